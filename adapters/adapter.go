@@ -1,0 +1,170 @@
+package adapters
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+)
+
+// Sentinel errors shared by all adapters. Wrap them with %w and context.
+var (
+	ErrNotInstalled     = errors.New("agent not installed")
+	ErrNotAuthenticated = errors.New("agent not authenticated")
+	ErrBusy             = errors.New("session is busy with another prompt")
+	ErrClosed           = errors.New("session closed")
+	ErrUnsupported      = errors.New("not supported by this agent")
+	ErrUnknownAgent     = errors.New("unknown agent")
+)
+
+// Adapter starts sessions with one kind of agent.
+type Adapter interface {
+	// Name is the registry key, e.g. "claude".
+	Name() string
+	// Capabilities describes what sessions of this adapter can do.
+	Capabilities() Capabilities
+	// Start opens a new session, or resumes one when opts.ResumeID is set.
+	Start(ctx context.Context, opts SessionOptions) (Session, error)
+}
+
+// Session is one conversation with an agent.
+type Session interface {
+	// ID returns the agent's own session id ("" until the agent reports it).
+	ID() string
+	// Prompt sends one user turn. The returned channel yields the turn's
+	// events and is closed after the final EventDone. The caller must drain
+	// it. A second Prompt while one is running returns ErrBusy.
+	Prompt(ctx context.Context, prompt []Content) (<-chan Event, error)
+	// Cancel interrupts the running turn, which then ends with
+	// EventDone{StopReason: StopCancelled}. It is a no-op when idle.
+	Cancel()
+	// Close cancels any turn and releases the agent process. Idempotent.
+	Close() error
+}
+
+// Configurable is implemented by sessions whose model or mode can change
+// between turns.
+type Configurable interface {
+	SetModel(ctx context.Context, model string) error
+	SetMode(ctx context.Context, mode string) error
+}
+
+// Capabilities describes an adapter honestly; the ACP server advertises
+// only what every path supports.
+type Capabilities struct {
+	Images          bool     `json:"images"`
+	Audio           bool     `json:"audio"`
+	EmbeddedContext bool     `json:"embeddedContext"`
+	Resume          bool     `json:"resume"`       // can continue an agent session by id
+	Permissions     bool     `json:"permissions"`  // tool permissions reach the editor
+	MCP             bool     `json:"mcp"`          // accepts stdio MCP servers
+	MCPHTTP         bool     `json:"mcpHttp"`      // accepts HTTP MCP servers
+	UsesEditorFS    bool     `json:"usesEditorFs"` // calls EditorClient fs methods when available
+	Models          []Option `json:"models,omitempty"`
+	Modes           []Option `json:"modes,omitempty"`
+	DefaultModel    string   `json:"defaultModel,omitempty"`
+	DefaultMode     string   `json:"defaultMode,omitempty"`
+	// Skills says how Agent Skills reach this agent: "native", "prompt" or "file".
+	Skills string `json:"skills,omitempty"`
+	// TestedVersions is the CLI version range the adapter was tested with.
+	TestedVersions string `json:"testedVersions,omitempty"`
+	// Notes explains limits, e.g. "pi has no permission hook".
+	Notes string `json:"notes,omitempty"`
+}
+
+// Option is one choice in a select (model or mode).
+type Option struct {
+	ID          string `json:"id"`
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+}
+
+// SessionOptions configures Start.
+type SessionOptions struct {
+	Cwd        string      // absolute working directory
+	MCPServers []MCPServer // editor-provided MCP servers
+	ResumeID   string      // agent session id to resume; "" for a new session
+	Model      string
+	Mode       string
+	Env        map[string]string // extra environment for the agent process
+	// Editor gives access to the editor's fs/terminal methods; nil outside
+	// ACP. Check its capability methods before calling.
+	Editor EditorClient
+	// Instructions is extra system-level text (e.g. skills) the adapter
+	// delivers through its best channel.
+	Instructions string
+	// SkillDirs are skill folders the adapter may expose natively.
+	SkillDirs []string
+}
+
+// ContentType discriminates Content.
+type ContentType string
+
+const (
+	ContentText         ContentType = "text"
+	ContentImage        ContentType = "image"
+	ContentAudio        ContentType = "audio"
+	ContentResourceLink ContentType = "resource_link"
+	ContentResource     ContentType = "resource"
+)
+
+// Content is one block of a user prompt.
+type Content struct {
+	Type     ContentType `json:"type"`
+	Text     string      `json:"text,omitempty"` // text; embedded resource text
+	Data     string      `json:"data,omitempty"` // base64 image/audio/blob
+	MimeType string      `json:"mimeType,omitempty"`
+	URI      string      `json:"uri,omitempty"` // resource_link, resource
+	Name     string      `json:"name,omitempty"`
+}
+
+// MCPServer is an MCP server the editor wants the agent to use.
+type MCPServer struct {
+	Name    string            `json:"name"`
+	Type    string            `json:"type"` // "stdio", "http" or "sse"
+	Command string            `json:"command,omitempty"`
+	Args    []string          `json:"args,omitempty"`
+	Env     map[string]string `json:"env,omitempty"`
+	URL     string            `json:"url,omitempty"`
+	Headers map[string]string `json:"headers,omitempty"`
+}
+
+// EditorClient is the editor side of an ACP connection, for adapters that
+// read and write files or run commands through the editor.
+type EditorClient interface {
+	CanReadFile() bool
+	CanWriteFile() bool
+	CanTerminal() bool
+	ReadTextFile(ctx context.Context, path string, line, limit int) (string, error)
+	WriteTextFile(ctx context.Context, path, content string) error
+	// Call forwards any client method (fs/*, terminal/*) verbatim, for
+	// adapters that proxy an ACP agent.
+	Call(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error)
+}
+
+// TextPrompt builds a one-block text prompt.
+func TextPrompt(s string) []Content { return []Content{{Type: ContentText, Text: s}} }
+
+// PromptText joins the text of all text blocks (and names resource links),
+// for agents that accept only plain text.
+func PromptText(prompt []Content) string {
+	var out []byte
+	for _, c := range prompt {
+		var s string
+		switch c.Type {
+		case ContentText:
+			s = c.Text
+		case ContentResourceLink:
+			s = "@" + c.URI
+		case ContentResource:
+			s = "<resource uri=\"" + c.URI + "\">\n" + c.Text + "\n</resource>"
+		}
+		if s == "" {
+			continue
+		}
+		if len(out) > 0 {
+			out = append(out, '\n')
+		}
+		out = append(out, s...)
+	}
+	return string(out)
+}

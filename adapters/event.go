@@ -1,0 +1,266 @@
+// Package adapters defines the seam between hub's front ends (ACP server, CI
+// runner) and the agents it drives: the normalized Event stream, the Adapter
+// and Session interfaces every backend implements, and the registry of
+// adapters by name.
+package adapters
+
+import (
+	"encoding/json"
+	"sync"
+)
+
+// EventType names the kind of a normalized Event.
+type EventType string
+
+const (
+	EventText        EventType = "text"         // assistant text delta
+	EventThought     EventType = "thought"      // reasoning / thinking delta
+	EventToolCall    EventType = "tool_call"    // a tool call started (full description)
+	EventToolUpdate  EventType = "tool_update"  // a change to a started tool call
+	EventPlan        EventType = "plan"         // the full, current plan
+	EventPermission  EventType = "permission"   // the agent asks before a side effect
+	EventUsage       EventType = "usage"        // token counts and cost
+	EventSessionInfo EventType = "session_info" // agent session id, title, model
+	EventCommands    EventType = "commands"     // slash commands the agent offers
+	EventError       EventType = "error"        // a failure the user should read
+	EventDone        EventType = "done"         // the turn ended; always the last event
+	EventRaw         EventType = "raw"          // a downstream record hub does not understand
+)
+
+// StopReason says why a turn ended. Values match ACP's StopReason enum.
+type StopReason string
+
+const (
+	StopEndTurn         StopReason = "end_turn"
+	StopMaxTokens       StopReason = "max_tokens"
+	StopMaxTurnRequests StopReason = "max_turn_requests"
+	StopRefusal         StopReason = "refusal"
+	StopCancelled       StopReason = "cancelled"
+)
+
+// Event is the one type every agent stream is normalized into. Exactly the
+// fields that belong to Type are set.
+type Event struct {
+	Type EventType `json:"type"`
+
+	// Text holds the delta for EventText and EventThought.
+	Text string `json:"text,omitempty"`
+	// MessageID groups text deltas into one message when the agent says so.
+	MessageID string `json:"messageId,omitempty"`
+
+	// Tool is set for EventToolCall (complete) and EventToolUpdate (only the
+	// fields that changed, plus ID).
+	Tool *ToolCall `json:"tool,omitempty"`
+
+	Plan       []PlanEntry        `json:"plan,omitempty"`
+	Permission *PermissionRequest `json:"permission,omitempty"`
+	Usage      *Usage             `json:"usage,omitempty"`
+	Session    *SessionInfo       `json:"session,omitempty"`
+	Commands   []Command          `json:"commands,omitempty"`
+	Error      *ErrorInfo         `json:"error,omitempty"`
+
+	// StopReason is set for EventDone.
+	StopReason StopReason `json:"stopReason,omitempty"`
+
+	// Raw carries the original record for EventRaw; Source names the wire
+	// format and record type it came from (e.g. "claude:system/hook").
+	Raw    json.RawMessage `json:"raw,omitempty"`
+	Source string          `json:"source,omitempty"`
+}
+
+// ToolKind matches ACP's ToolKind enum.
+type ToolKind string
+
+const (
+	KindRead       ToolKind = "read"
+	KindEdit       ToolKind = "edit"
+	KindDelete     ToolKind = "delete"
+	KindMove       ToolKind = "move"
+	KindSearch     ToolKind = "search"
+	KindExecute    ToolKind = "execute"
+	KindThink      ToolKind = "think"
+	KindFetch      ToolKind = "fetch"
+	KindSwitchMode ToolKind = "switch_mode"
+	KindOther      ToolKind = "other"
+)
+
+// ToolStatus matches ACP's ToolCallStatus enum.
+type ToolStatus string
+
+const (
+	StatusPending    ToolStatus = "pending"
+	StatusInProgress ToolStatus = "in_progress"
+	StatusCompleted  ToolStatus = "completed"
+	StatusFailed     ToolStatus = "failed"
+)
+
+// ToolCall describes one tool invocation. In an EventToolUpdate only ID and
+// the changed fields are set; Content and Locations replace earlier values.
+type ToolCall struct {
+	ID        string          `json:"id"`
+	Name      string          `json:"name,omitempty"`
+	Title     string          `json:"title,omitempty"`
+	Kind      ToolKind        `json:"kind,omitempty"`
+	Status    ToolStatus      `json:"status,omitempty"`
+	Locations []Location      `json:"locations,omitempty"`
+	Content   []ToolContent   `json:"content,omitempty"`
+	RawInput  json.RawMessage `json:"rawInput,omitempty"`
+	RawOutput json.RawMessage `json:"rawOutput,omitempty"`
+}
+
+// Location is a file (absolute path) and optional 1-based line a tool touches.
+type Location struct {
+	Path string `json:"path"`
+	Line int    `json:"line,omitempty"`
+}
+
+// ToolContentType discriminates ToolContent.
+type ToolContentType string
+
+const (
+	ToolContentText     ToolContentType = "text"
+	ToolContentImage    ToolContentType = "image"
+	ToolContentDiff     ToolContentType = "diff"
+	ToolContentTerminal ToolContentType = "terminal"
+)
+
+// ToolContent is output attached to a tool call: text, an image, a diff or a
+// reference to an editor terminal.
+type ToolContent struct {
+	Type       ToolContentType `json:"type"`
+	Text       string          `json:"text,omitempty"`
+	MimeType   string          `json:"mimeType,omitempty"`
+	Data       string          `json:"data,omitempty"` // base64 image data
+	Path       string          `json:"path,omitempty"` // diff: absolute path
+	OldText    *string         `json:"oldText,omitempty"`
+	NewText    string          `json:"newText,omitempty"`
+	TerminalID string          `json:"terminalId,omitempty"`
+}
+
+// PlanEntry is one item of the agent's plan.
+type PlanEntry struct {
+	Content  string `json:"content"`
+	Priority string `json:"priority"` // high | medium | low
+	Status   string `json:"status"`   // pending | in_progress | completed
+}
+
+// Usage reports token counts; zero means unknown. CostUSD is nil when unknown.
+type Usage struct {
+	InputTokens      int64    `json:"inputTokens,omitempty"`
+	OutputTokens     int64    `json:"outputTokens,omitempty"`
+	CacheReadTokens  int64    `json:"cacheReadTokens,omitempty"`
+	CacheWriteTokens int64    `json:"cacheWriteTokens,omitempty"`
+	ThoughtTokens    int64    `json:"thoughtTokens,omitempty"`
+	ContextUsed      int64    `json:"contextUsed,omitempty"`
+	ContextSize      int64    `json:"contextSize,omitempty"`
+	CostUSD          *float64 `json:"costUsd,omitempty"`
+}
+
+// SessionInfo reports what the agent knows about its own session.
+type SessionInfo struct {
+	AgentSessionID string `json:"agentSessionId,omitempty"` // pass back as SessionOptions.ResumeID
+	Title          string `json:"title,omitempty"`
+	Model          string `json:"model,omitempty"`
+}
+
+// Command is a slash command the agent offers.
+type Command struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	InputHint   string `json:"inputHint,omitempty"`
+}
+
+// ErrorInfo is a failure explained in one line. Fatal errors end the turn.
+type ErrorInfo struct {
+	Message string `json:"message"`          // one line the user can act on
+	Code    string `json:"code,omitempty"`   // auth, rate_limit, crash, protocol, provider, ...
+	Detail  string `json:"detail,omitempty"` // e.g. the agent's last stderr lines
+	Fatal   bool   `json:"fatal,omitempty"`
+}
+
+// PermissionOptionKind matches ACP's PermissionOptionKind enum.
+type PermissionOptionKind string
+
+const (
+	AllowOnce    PermissionOptionKind = "allow_once"
+	AllowAlways  PermissionOptionKind = "allow_always"
+	RejectOnce   PermissionOptionKind = "reject_once"
+	RejectAlways PermissionOptionKind = "reject_always"
+)
+
+// PermissionOption is one answer the user may pick.
+type PermissionOption struct {
+	ID   string               `json:"id"`
+	Name string               `json:"name"`
+	Kind PermissionOptionKind `json:"kind"`
+}
+
+// PermissionDecision is the answer to a PermissionRequest. Cancelled means
+// the turn was cancelled and the tool must not run.
+type PermissionDecision struct {
+	OptionID  string               `json:"optionId,omitempty"`
+	Kind      PermissionOptionKind `json:"kind,omitempty"`
+	Cancelled bool                 `json:"cancelled,omitempty"`
+}
+
+// Allowed reports whether the decision lets the tool run.
+func (d PermissionDecision) Allowed() bool {
+	return !d.Cancelled && (d.Kind == AllowOnce || d.Kind == AllowAlways)
+}
+
+// PermissionRequest asks the user before a tool runs. The consumer of the
+// event must call Respond exactly once; the adapter blocks in Wait (or reads
+// Decision()) until then. Extra calls to Respond are ignored.
+type PermissionRequest struct {
+	Tool    ToolCall           `json:"tool"`
+	Options []PermissionOption `json:"options"`
+
+	once     sync.Once
+	decision chan PermissionDecision
+}
+
+// NewPermissionRequest builds a request whose decision can be awaited.
+func NewPermissionRequest(tool ToolCall, options []PermissionOption) *PermissionRequest {
+	if len(options) == 0 {
+		options = DefaultPermissionOptions()
+	}
+	return &PermissionRequest{Tool: tool, Options: options, decision: make(chan PermissionDecision, 1)}
+}
+
+// DefaultPermissionOptions are the four ACP choices.
+func DefaultPermissionOptions() []PermissionOption {
+	return []PermissionOption{
+		{ID: "allow_once", Name: "Allow once", Kind: AllowOnce},
+		{ID: "allow_always", Name: "Always allow", Kind: AllowAlways},
+		{ID: "reject_once", Name: "Reject", Kind: RejectOnce},
+		{ID: "reject_always", Name: "Always reject", Kind: RejectAlways},
+	}
+}
+
+// Respond delivers the decision; only the first call counts. If the option
+// id is known its kind is filled in.
+func (p *PermissionRequest) Respond(d PermissionDecision) {
+	p.once.Do(func() {
+		if d.Kind == "" && d.OptionID != "" {
+			for _, o := range p.Options {
+				if o.ID == d.OptionID {
+					d.Kind = o.Kind
+				}
+			}
+		}
+		p.decision <- d
+	})
+}
+
+// Decision returns the channel the single decision arrives on.
+func (p *PermissionRequest) Decision() <-chan PermissionDecision { return p.decision }
+
+// OptionFor returns the first option of the given kind, if any.
+func (p *PermissionRequest) OptionFor(kind PermissionOptionKind) (PermissionOption, bool) {
+	for _, o := range p.Options {
+		if o.Kind == kind {
+			return o, true
+		}
+	}
+	return PermissionOption{}, false
+}

@@ -1,0 +1,50 @@
+package adapters
+
+import (
+	"fmt"
+	"sort"
+	"sync"
+)
+
+// Registry maps agent names to adapters.
+type Registry struct {
+	mu       sync.RWMutex
+	adapters map[string]Adapter
+}
+
+// NewRegistry returns an empty registry.
+func NewRegistry() *Registry { return &Registry{adapters: map[string]Adapter{}} }
+
+// Register adds or replaces an adapter under its Name.
+func (r *Registry) Register(a Adapter) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.adapters[a.Name()] = a
+}
+
+// Get returns the adapter called name.
+func (r *Registry) Get(name string) (Adapter, error) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	a, ok := r.adapters[name]
+	if !ok {
+		return nil, fmt.Errorf("%w %q (known: %v)", ErrUnknownAgent, name, r.namesLocked())
+	}
+	return a, nil
+}
+
+// Names lists registered adapters in sorted order.
+func (r *Registry) Names() []string {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.namesLocked()
+}
+
+func (r *Registry) namesLocked() []string {
+	names := make([]string, 0, len(r.adapters))
+	for n := range r.adapters {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}

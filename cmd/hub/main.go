@@ -1,0 +1,194 @@
+// Command hub lets any editor (over ACP) or CI job drive any coding agent.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/rs/zerolog"
+
+	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/adapters/all"
+	"github.com/hubdev/hub/internal/config"
+	"github.com/hubdev/hub/internal/logging"
+)
+
+// version is set by the Makefile with -ldflags.
+var version = "dev"
+
+// Exit codes shared by every subcommand; `hub run` documents more.
+const (
+	exitOK    = 0
+	exitError = 1
+	exitUsage = 2
+)
+
+// errUsage marks errors caused by a bad command line.
+var errUsage = errors.New("usage")
+
+const usage = `hub drives coding agents (claude, codex, gemini, qodercli, pi, any ACP agent,
+or any OpenAI-compatible endpoint) from editors and CI.
+
+Usage:
+  hub acp [flags]                 serve the Agent Client Protocol on stdio (for Zed, JetBrains, ...)
+  hub run --agent NAME [flags] P  run one prompt headless (CI); see 'hub run --help'
+  hub doctor [flags]              report every agent: installed, version, auth, fixes
+  hub agents                      list registered agents and their capabilities
+  hub skills list                 list discovered Agent Skills
+  hub version                     print the version
+
+Global flags (before or after the subcommand):
+  --config FILE     use FILE instead of the user config (~/.config/hub/config.toml)
+  --log-level LVL   trace|debug|info|warn|error (default warn, or $HUB_LOG)
+  --log-file FILE   write logs to FILE instead of stderr
+
+Configuration: user file, then .hub/config.toml in the project, then flags.
+`
+
+// env is what every subcommand gets.
+type env struct {
+	cfg      *config.Config
+	log      zerolog.Logger
+	registry *adapters.Registry
+	cwd      string
+	stdin    io.Reader
+	stdout   io.Writer
+	stderr   io.Writer
+}
+
+type globalFlags struct {
+	config, logLevel, logFile string
+}
+
+func (g *globalFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&g.config, "config", "", "config file replacing the user config")
+	fs.StringVar(&g.logLevel, "log-level", "", "log level: trace|debug|info|warn|error")
+	fs.StringVar(&g.logFile, "log-file", "", "write logs to this file instead of stderr")
+}
+
+type command struct {
+	run  func(ctx context.Context, e *env, args []string) int
+	help string
+}
+
+var commands = map[string]command{}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	os.Exit(realMain(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+func realMain(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	var g globalFlags
+	args = extractGlobal(&g, args)
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		fmt.Fprint(stderr, usage)
+		if len(args) == 0 {
+			return exitUsage
+		}
+		return exitOK
+	}
+	name := args[0]
+	if name == "version" || name == "--version" {
+		fmt.Fprintf(stdout, "hub %s\n", version)
+		return exitOK
+	}
+	cmd, ok := commands[name]
+	if !ok {
+		fmt.Fprintf(stderr, "hub: unknown command %q (run 'hub --help')\n", name)
+		return exitUsage
+	}
+	e, closer, err := newEnv(g, stdin, stdout, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "hub: %v\n", err)
+		return exitUsage
+	}
+	defer closer.Close()
+	return cmd.run(ctx, e, args[1:])
+}
+
+func newEnv(g globalFlags, stdin io.Reader, stdout, stderr io.Writer) (*env, io.Closer, error) {
+	cwd, err := os.Getwd()
+	if err != nil {
+		return nil, nil, fmt.Errorf("current directory: %w", err)
+	}
+	cfg, err := config.Load(cwd, g.config)
+	if err != nil {
+		return nil, nil, err
+	}
+	level, file := g.logLevel, g.logFile
+	if level == "" && os.Getenv("HUB_LOG") == "" {
+		level = cfg.Log.Level
+	}
+	if file == "" {
+		file = cfg.Log.File
+	}
+	log, closer, err := logging.New(level, file)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, w := range cfg.Warnings {
+		log.Warn().Msg(w)
+	}
+	reg := all.Registry(cfg, log)
+	return &env{cfg: cfg, log: log, registry: reg, cwd: cwd, stdin: stdin, stdout: stdout, stderr: stderr}, closer, nil
+}
+
+// extractGlobal pulls global flags out of args wherever they appear.
+func extractGlobal(g *globalFlags, args []string) []string {
+	var rest []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		var target *string
+		for _, f := range []struct {
+			name string
+			p    *string
+		}{{"config", &g.config}, {"log-level", &g.logLevel}, {"log-file", &g.logFile}} {
+			for _, prefix := range []string{"-" + f.name, "--" + f.name} {
+				if a == prefix && i+1 < len(args) {
+					target = f.p
+					*target = args[i+1]
+					i++
+				} else if len(a) > len(prefix)+1 && a[:len(prefix)+1] == prefix+"=" {
+					target = f.p
+					*target = a[len(prefix)+1:]
+				}
+			}
+		}
+		if target == nil {
+			rest = append(rest, a)
+		}
+	}
+	return rest
+}
+
+// newFlagSet builds a subcommand flag set whose errors go to stderr.
+func newFlagSet(name, help string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, help)
+		fmt.Fprintln(stderr, "\nFlags:")
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parseFlags parses and maps -h to exit 0 and bad flags to exit 2; ok is
+// false when the command should return code.
+func parseFlags(fs *flag.FlagSet, args []string) (code int, ok bool) {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK, false
+		}
+		return exitUsage, false
+	}
+	return 0, true
+}

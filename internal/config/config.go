@@ -1,0 +1,273 @@
+// Package config loads hub's TOML configuration: the user file under the XDG
+// config dir, then the project's .hub/config.toml, then flags on top.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+	"github.com/google/shlex"
+)
+
+// ErrInvalid marks a config file hub could not use.
+var ErrInvalid = errors.New("invalid config")
+
+// Config is the merged configuration.
+type Config struct {
+	DefaultAgent string                    `toml:"default_agent"`
+	Log          LogConfig                 `toml:"log"`
+	Agents       map[string]AgentConfig    `toml:"agents"`
+	Providers    map[string]ProviderConfig `toml:"providers"`
+	Permissions  PermissionsConfig         `toml:"permissions"`
+	// Files lists the files that were read, in merge order.
+	Files []string `toml:"-"`
+	// Warnings are non-fatal problems (unknown keys) worth a log line.
+	Warnings []string `toml:"-"`
+}
+
+// LogConfig sets logging defaults (flags and HUB_LOG win).
+type LogConfig struct {
+	Level string `toml:"level"`
+	File  string `toml:"file"`
+}
+
+// AgentConfig configures one agent. The shape mirrors Zed's and JetBrains'
+// agent_servers entries (command, args, env) so users can paste them.
+type AgentConfig struct {
+	// Protocol selects the adapter for custom agents: "acp" for any ACP
+	// agent. Built-in agents (claude, codex, ...) ignore it.
+	Protocol string `toml:"protocol"`
+	// Command is the program, or the whole argv as an array.
+	Command Command           `toml:"command"`
+	Args    []string          `toml:"args"`
+	Env     map[string]string `toml:"env"`
+	Model   string            `toml:"model"`
+	Mode    string            `toml:"mode"`
+	// Disabled hides the agent from the registry.
+	Disabled bool `toml:"disabled"`
+	// Options are adapter-specific settings.
+	Options map[string]any `toml:"options"`
+}
+
+// Argv returns the full argv: Command followed by Args.
+func (a AgentConfig) Argv() []string {
+	return append(append([]string{}, a.Command...), a.Args...)
+}
+
+// Command is an argv. In TOML it is a string (one program path, as in Zed's
+// settings) or an array of strings.
+type Command []string
+
+// UnmarshalTOML accepts a string or an array of strings.
+func (c *Command) UnmarshalTOML(v any) error {
+	switch x := v.(type) {
+	case string:
+		*c = Command{x}
+	case []any:
+		out := make(Command, 0, len(x))
+		for _, e := range x {
+			s, ok := e.(string)
+			if !ok {
+				return fmt.Errorf("command array must hold strings, found %T", e)
+			}
+			out = append(out, s)
+		}
+		*c = out
+	default:
+		return fmt.Errorf("command must be a string or an array of strings, found %T", v)
+	}
+	return nil
+}
+
+// SplitCommand parses a single-string command override ("claude --debug")
+// with shell quoting rules.
+func SplitCommand(s string) (Command, error) {
+	argv, err := shlex.Split(s)
+	if err != nil {
+		return nil, fmt.Errorf("parse command %q: %w", s, err)
+	}
+	if len(argv) == 0 {
+		return nil, fmt.Errorf("empty command")
+	}
+	return argv, nil
+}
+
+// ProviderConfig is an OpenAI-compatible endpoint profile for the native loop.
+type ProviderConfig struct {
+	Preset    string            `toml:"preset"`
+	BaseURL   string            `toml:"base_url"`
+	Model     string            `toml:"model"`
+	APIKeyEnv string            `toml:"api_key_env"`
+	Headers   map[string]string `toml:"headers"`
+	// Quirks
+	OmitTemperature bool     `toml:"omit_temperature"`
+	OmitToolChoice  bool     `toml:"omit_tool_choice"`
+	MaxTokensField  string   `toml:"max_tokens_field"` // "max_tokens" or "max_completion_tokens"
+	MaxTokens       int      `toml:"max_tokens"`
+	Temperature     *float64 `toml:"temperature"`
+	Vision          *bool    `toml:"vision"`
+	ContextWindow   int      `toml:"context_window"`
+	MaxTurnRequests int      `toml:"max_turn_requests"`
+	Stream          *bool    `toml:"stream"`
+	AzureAPIVersion string   `toml:"azure_api_version"`
+}
+
+// PermissionsConfig holds rules for the native loop's permission service.
+type PermissionsConfig struct {
+	Rules []PermissionRule `toml:"rules"`
+}
+
+// PermissionRule matches a tool plus a path glob or command prefix.
+type PermissionRule struct {
+	Tool     string `toml:"tool"`
+	Path     string `toml:"path"`
+	Command  string `toml:"command"`
+	Decision string `toml:"decision"` // allow | ask | deny
+}
+
+// UserPath returns the user config file path.
+func UserPath() string {
+	dir := os.Getenv("XDG_CONFIG_HOME")
+	if dir == "" {
+		home, _ := os.UserHomeDir()
+		dir = filepath.Join(home, ".config")
+	}
+	return filepath.Join(dir, "hub", "config.toml")
+}
+
+// UserDir returns hub's user config dir.
+func UserDir() string { return filepath.Dir(UserPath()) }
+
+// StateDir returns hub's XDG state dir (session index, caches).
+func StateDir() string {
+	dir := os.Getenv("XDG_STATE_HOME")
+	if dir == "" {
+		home, _ := os.UserHomeDir()
+		dir = filepath.Join(home, ".local", "state")
+	}
+	return filepath.Join(dir, "hub")
+}
+
+// CacheDir returns hub's XDG cache dir.
+func CacheDir() string {
+	dir := os.Getenv("XDG_CACHE_HOME")
+	if dir == "" {
+		home, _ := os.UserHomeDir()
+		dir = filepath.Join(home, ".cache")
+	}
+	return filepath.Join(dir, "hub")
+}
+
+// ProjectPath returns the project config file for cwd.
+func ProjectPath(cwd string) string { return filepath.Join(cwd, ".hub", "config.toml") }
+
+// Load reads the user file then the project file for cwd; missing files are
+// fine. An explicit path (from --config) replaces the user file and must exist.
+func Load(cwd, explicit string) (*Config, error) {
+	c := &Config{Agents: map[string]AgentConfig{}, Providers: map[string]ProviderConfig{}}
+	user, mustExist := UserPath(), false
+	if explicit != "" {
+		user, mustExist = explicit, true
+	}
+	for _, p := range []string{user, ProjectPath(cwd)} {
+		if err := c.mergeFile(p, mustExist); err != nil {
+			return nil, err
+		}
+		mustExist = false
+	}
+	return c, nil
+}
+
+func (c *Config) mergeFile(path string, mustExist bool) error {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) && !mustExist {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("%w: %s: %v", ErrInvalid, path, err)
+	}
+	f, err := Parse(path, data)
+	if err != nil {
+		return err
+	}
+	c.merge(f)
+	c.Files = append(c.Files, path)
+	return nil
+}
+
+// Parse decodes one file's bytes; path is used only in messages.
+func Parse(path string, data []byte) (*Config, error) {
+	var f Config
+	md, err := toml.Decode(string(data), &f)
+	if err != nil {
+		return nil, describe(path, err)
+	}
+	for _, k := range md.Undecoded() {
+		if under(k, "options") || under(k, "env") || under(k, "headers") {
+			continue
+		}
+		f.Warnings = append(f.Warnings, fmt.Sprintf("%s: unknown key %q ignored", path, k.String()))
+	}
+	for name, a := range f.Agents {
+		if len(a.Command) == 0 && a.Protocol == "acp" {
+			return nil, fmt.Errorf("%w: %s: key agents.%s.command: an acp agent needs a command", ErrInvalid, path, name)
+		}
+	}
+	return &f, nil
+}
+
+func under(k toml.Key, section string) bool {
+	for _, p := range k {
+		if p == section {
+			return true
+		}
+	}
+	return false
+}
+
+func describe(path string, err error) error {
+	var pe toml.ParseError
+	if errors.As(err, &pe) {
+		msg := strings.TrimSpace(pe.Message)
+		if pe.LastKey != "" {
+			return fmt.Errorf("%w: %s:%d: key %s: %s", ErrInvalid, path, pe.Position.Line, pe.LastKey, msg)
+		}
+		return fmt.Errorf("%w: %s:%d: %s", ErrInvalid, path, pe.Position.Line, msg)
+	}
+	return fmt.Errorf("%w: %s: %s", ErrInvalid, path, strings.ReplaceAll(err.Error(), "\n", " "))
+}
+
+func (c *Config) merge(f *Config) {
+	if f.DefaultAgent != "" {
+		c.DefaultAgent = f.DefaultAgent
+	}
+	if f.Log.Level != "" {
+		c.Log.Level = f.Log.Level
+	}
+	if f.Log.File != "" {
+		c.Log.File = f.Log.File
+	}
+	for k, v := range f.Agents {
+		c.Agents[k] = v
+	}
+	for k, v := range f.Providers {
+		c.Providers[k] = v
+	}
+	c.Permissions.Rules = append(c.Permissions.Rules, f.Permissions.Rules...)
+	c.Warnings = append(c.Warnings, f.Warnings...)
+}
+
+// AgentNames returns configured agent names, sorted.
+func (c *Config) AgentNames() []string {
+	names := make([]string, 0, len(c.Agents))
+	for n := range c.Agents {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}

@@ -1,0 +1,103 @@
+package config
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestParse_BadFileIsOneLineWithFileAndLine(t *testing.T) {
+	cases := []struct {
+		name, src, want string
+	}{
+		{"syntax", "default_agent = \"claude\"\nbad = = 1\n", "cfg.toml:2"},
+		{"type", "[agents.claude]\ncommand = 3\n", "command"},
+		{"acp without command", "[agents.goose]\nprotocol = \"acp\"\n", "agents.goose.command"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Parse("cfg.toml", []byte(tc.src))
+			if !errors.Is(err, ErrInvalid) {
+				t.Fatalf("want ErrInvalid, got %v", err)
+			}
+			if strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %q should be one line containing %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestParse_CommandStringOrArray(t *testing.T) {
+	c, err := Parse("c.toml", []byte(`
+[agents.a]
+command = "/usr/bin/goose"
+args = ["acp"]
+protocol = "acp"
+[agents.b]
+command = ["opencode", "acp"]
+protocol = "acp"
+env = { FOO = "bar" }
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(c.Agents["a"].Argv(), " "); got != "/usr/bin/goose acp" {
+		t.Fatalf("a: %q", got)
+	}
+	if got := strings.Join(c.Agents["b"].Argv(), " "); got != "opencode acp" {
+		t.Fatalf("b: %q", got)
+	}
+	if c.Agents["b"].Env["FOO"] != "bar" {
+		t.Fatal("env lost")
+	}
+}
+
+func TestParse_UnknownKeyWarns(t *testing.T) {
+	c, err := Parse("c.toml", []byte("defualt_agent = \"x\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Warnings) != 1 || !strings.Contains(c.Warnings[0], "defualt_agent") {
+		t.Fatalf("warnings %v", c.Warnings)
+	}
+}
+
+func TestLoad_ProjectOverridesUser(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", home)
+	must(t, os.MkdirAll(filepath.Join(home, "hub"), 0o755))
+	must(t, os.WriteFile(filepath.Join(home, "hub", "config.toml"), []byte("default_agent = \"codex\"\n[agents.claude]\nmodel = \"opus\"\n"), 0o644))
+	proj := t.TempDir()
+	must(t, os.MkdirAll(filepath.Join(proj, ".hub"), 0o755))
+	must(t, os.WriteFile(filepath.Join(proj, ".hub", "config.toml"), []byte("default_agent = \"claude\"\n"), 0o644))
+	c, err := Load(proj, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.DefaultAgent != "claude" || c.Agents["claude"].Model != "opus" || len(c.Files) != 2 {
+		t.Fatalf("merged %+v", c)
+	}
+}
+
+func TestLoad_ExplicitMissingFileFails(t *testing.T) {
+	_, err := Load(t.TempDir(), filepath.Join(t.TempDir(), "nope.toml"))
+	if !errors.Is(err, ErrInvalid) {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func TestSplitCommand_Quotes(t *testing.T) {
+	c, err := SplitCommand(`claude --append-system-prompt "be brief"`)
+	if err != nil || len(c) != 3 || c[2] != "be brief" {
+		t.Fatalf("got %q %v", c, err)
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,41 @@
+// Package logging builds hub's zerolog logger. Logs go to stderr or a file,
+// never stdout, because stdout carries protocol bytes in `hub acp`.
+package logging
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/rs/zerolog"
+)
+
+// New returns a logger at level (flag, else HUB_LOG, else "warn") writing to
+// file when set, else to stderr. The returned closer closes the file.
+func New(level, file string) (zerolog.Logger, io.Closer, error) {
+	if level == "" {
+		level = os.Getenv("HUB_LOG")
+	}
+	if level == "" {
+		level = "warn"
+	}
+	lvl, err := zerolog.ParseLevel(strings.ToLower(level))
+	if err != nil {
+		return zerolog.Nop(), nopCloser{}, fmt.Errorf("bad log level %q (use trace, debug, info, warn, error)", level)
+	}
+	var w io.Writer = zerolog.ConsoleWriter{Out: os.Stderr, NoColor: os.Getenv("NO_COLOR") != "", TimeFormat: "15:04:05.000"}
+	var closer io.Closer = nopCloser{}
+	if file != "" {
+		f, err := os.OpenFile(file, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+		if err != nil {
+			return zerolog.Nop(), nopCloser{}, fmt.Errorf("open log file: %w", err)
+		}
+		w, closer = f, f
+	}
+	return zerolog.New(w).Level(lvl).With().Timestamp().Logger(), closer, nil
+}
+
+type nopCloser struct{}
+
+func (nopCloser) Close() error { return nil }

@@ -1,0 +1,298 @@
+// Package proc supervises agent processes: each runs in its own process
+// group with piped stdio (or a PTY when asked), its stderr kept in a bounded
+// ring buffer for error messages, and stopping it signals the whole group,
+// waits a grace period, then kills and reaps. No child outlives Stop.
+package proc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/creack/pty"
+)
+
+// ErrNotFound means the program is not on PATH.
+var ErrNotFound = errors.New("program not found")
+
+// DefaultGrace is how long Stop waits after the first signal before SIGKILL.
+const DefaultGrace = 3 * time.Second
+
+// Spec describes a process to start.
+type Spec struct {
+	Path string   // program name or path; resolved with exec.LookPath
+	Args []string // arguments, without the program name
+	Dir  string
+	// Env is the full environment; nil means os.Environ().
+	Env []string
+	// PTY runs the program on a pseudo-terminal (stdin and stdout are the
+	// terminal; stderr is merged into it).
+	PTY bool
+	// StderrLimit bounds the kept stderr bytes (default 64 KiB).
+	StderrLimit int
+	// StderrTee also receives every stderr byte (e.g. a debug logger).
+	StderrTee io.Writer
+	// StopSignal is sent to the group first on Stop (default SIGTERM).
+	StopSignal syscall.Signal
+	// Grace is the wait between StopSignal and SIGKILL (default DefaultGrace).
+	Grace time.Duration
+}
+
+// Process is a running, supervised child.
+type Process struct {
+	Stdin  io.WriteCloser
+	Stdout io.ReadCloser
+
+	spec    Spec
+	cmd     *exec.Cmd
+	pgid    int
+	stderr  *Ring
+	done    chan struct{}
+	waitErr error
+	stopMu  sync.Mutex
+	stopped bool
+	tty     *os.File
+}
+
+// Start launches spec. Cancelling ctx stops the process as Stop does.
+func Start(ctx context.Context, spec Spec) (*Process, error) {
+	path, err := exec.LookPath(spec.Path)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s (is it installed and on PATH?)", ErrNotFound, spec.Path)
+	}
+	if spec.StderrLimit <= 0 {
+		spec.StderrLimit = 64 << 10
+	}
+	if spec.StopSignal == 0 {
+		spec.StopSignal = syscall.SIGTERM
+	}
+	if spec.Grace <= 0 {
+		spec.Grace = DefaultGrace
+	}
+	cmd := exec.Command(path, spec.Args...)
+	cmd.Dir = spec.Dir
+	cmd.Env = spec.Env
+	p := &Process{spec: spec, cmd: cmd, stderr: NewRing(spec.StderrLimit), done: make(chan struct{})}
+	if spec.PTY {
+		err = p.startPTY()
+	} else {
+		err = p.startPipes()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("start %s: %w", spec.Path, err)
+	}
+	track(p)
+	go p.wait()
+	go func() {
+		select {
+		case <-ctx.Done():
+			_ = p.Stop()
+		case <-p.done:
+		}
+	}()
+	return p, nil
+}
+
+func (p *Process) startPipes() error {
+	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return err
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		closeAll(inR, inW)
+		return err
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		closeAll(inR, inW, outR, outW)
+		return err
+	}
+	p.cmd.Stdin, p.cmd.Stdout, p.cmd.Stderr = inR, outW, errW
+	if err := p.cmd.Start(); err != nil {
+		closeAll(inR, inW, outR, outW, errR, errW)
+		return err
+	}
+	closeAll(inR, outW, errW)
+	p.Stdin, p.Stdout = inW, outR
+	p.pgid = p.cmd.Process.Pid
+	go p.copyStderr(errR)
+	return nil
+}
+
+func (p *Process) startPTY() error {
+	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Pdeathsig: syscall.SIGKILL}
+	tty, err := pty.StartWithAttrs(p.cmd, &pty.Winsize{Rows: 50, Cols: 200}, p.cmd.SysProcAttr)
+	if err != nil {
+		return err
+	}
+	p.tty = tty
+	p.Stdin, p.Stdout = tty, io.NopCloser(tty)
+	p.pgid = p.cmd.Process.Pid
+	return nil
+}
+
+func (p *Process) copyStderr(r *os.File) {
+	defer r.Close()
+	var w io.Writer = p.stderr
+	if p.spec.StderrTee != nil {
+		w = io.MultiWriter(p.stderr, p.spec.StderrTee)
+	}
+	_, _ = io.Copy(w, r)
+}
+
+func (p *Process) wait() {
+	p.waitErr = p.cmd.Wait()
+	// The leader is gone; end whatever it left behind in its group.
+	_ = syscall.Kill(-p.pgid, syscall.SIGKILL)
+	if p.tty != nil {
+		_ = p.tty.Close()
+	}
+	untrack(p)
+	close(p.done)
+}
+
+// Pid returns the leader's pid (also the process group id).
+func (p *Process) Pid() int { return p.pgid }
+
+// Done is closed once the process has exited and been reaped.
+func (p *Process) Done() <-chan struct{} { return p.done }
+
+// Wait blocks until exit and returns the exit error (nil on status 0).
+func (p *Process) Wait() error {
+	<-p.done
+	return p.waitErr
+}
+
+// ExitCode returns the exit status, -1 while running or when killed by a signal.
+func (p *Process) ExitCode() int {
+	select {
+	case <-p.done:
+		return p.cmd.ProcessState.ExitCode()
+	default:
+		return -1
+	}
+}
+
+// Exited reports whether the process has been reaped.
+func (p *Process) Exited() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// Signal sends sig to the whole process group.
+func (p *Process) Signal(sig syscall.Signal) error {
+	if p.Exited() {
+		return nil
+	}
+	if err := syscall.Kill(-p.pgid, sig); err != nil && !errors.Is(err, syscall.ESRCH) {
+		return fmt.Errorf("signal %v to group %d: %w", sig, p.pgid, err)
+	}
+	return nil
+}
+
+// Stop closes stdin, signals the group with StopSignal, waits the grace
+// period, then SIGKILLs the group and waits for the reap. Safe to call many
+// times and from many goroutines.
+func (p *Process) Stop() error {
+	return p.StopWithin(p.spec.Grace)
+}
+
+// StopWithin is Stop with an explicit grace period.
+func (p *Process) StopWithin(grace time.Duration) error {
+	p.stopMu.Lock()
+	first := !p.stopped
+	p.stopped = true
+	p.stopMu.Unlock()
+	if first && p.Stdin != nil && p.tty == nil {
+		_ = p.Stdin.Close()
+	}
+	if p.Exited() {
+		return nil
+	}
+	_ = p.Signal(p.spec.StopSignal)
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	select {
+	case <-p.done:
+		return nil
+	case <-t.C:
+	}
+	_ = p.Signal(syscall.SIGKILL)
+	<-p.done
+	return nil
+}
+
+// StderrTail returns up to the last n lines of stderr, trimmed.
+func (p *Process) StderrTail(n int) string { return p.stderr.TailLines(n) }
+
+// ExitError describes how the process ended, with its stderr tail, in one
+// line suitable for users. It returns nil if the process exited 0.
+func (p *Process) ExitError(name string) error {
+	err := p.Wait()
+	if err == nil {
+		return nil
+	}
+	tail := p.StderrTail(3)
+	if tail == "" {
+		return fmt.Errorf("%s exited: %w", name, err)
+	}
+	return fmt.Errorf("%s exited (%v): %s", name, err, tail)
+}
+
+func closeAll(fs ...*os.File) {
+	for _, f := range fs {
+		_ = f.Close()
+	}
+}
+
+var live = struct {
+	sync.Mutex
+	m map[*Process]struct{}
+}{m: map[*Process]struct{}{}}
+
+func track(p *Process) {
+	live.Lock()
+	live.m[p] = struct{}{}
+	live.Unlock()
+}
+
+func untrack(p *Process) {
+	live.Lock()
+	delete(live.m, p)
+	live.Unlock()
+}
+
+// StopAll stops every live process concurrently; call it on shutdown.
+func StopAll(grace time.Duration) {
+	live.Lock()
+	ps := make([]*Process, 0, len(live.m))
+	for p := range live.m {
+		ps = append(ps, p)
+	}
+	live.Unlock()
+	var wg sync.WaitGroup
+	for _, p := range ps {
+		wg.Add(1)
+		go func(p *Process) { defer wg.Done(); _ = p.StopWithin(grace) }(p)
+	}
+	wg.Wait()
+}
+
+// Live returns the number of supervised processes not yet reaped.
+func Live() int {
+	live.Lock()
+	defer live.Unlock()
+	return len(live.m)
+}
