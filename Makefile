@@ -29,7 +29,10 @@ lint:
 # End-to-end: real agent CLIs (pinned, cached under .cache/e2e) against local mock LLM servers,
 # and the official ACP TypeScript SDK as the client.
 e2e: build e2e-deps
+	@echo "== go e2e (real CLIs, replay agent)"
 	HUB_BIN=$(CURDIR)/$(BIN) HUB_E2E_CACHE=$(E2E_CACHE) $(GO) test -tags e2e -count=1 -timeout 40m ./e2e/...
+	@echo "== node e2e (official ACP SDK client)"
+	HUB_BIN=$(CURDIR)/$(BIN) HUB_E2E_CACHE=$(E2E_CACHE) node --test --test-reporter=spec e2e/node/*.test.mjs
 
 e2e-deps:
 	@bash scripts/e2e-deps.sh $(E2E_CACHE)

@@ -2,17 +2,66 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"os"
+	"time"
+
+	"github.com/mattn/go-isatty"
+
+	"github.com/hubdev/hub/detect"
 )
 
-const doctorHelp = `Usage: hub doctor
+const doctorHelp = `Usage: hub doctor [--json] [--agent NAME] [--probe] [--refresh] [--timeout 5s]
 
-Not implemented yet.
+Reports every agent hub knows (claude, codex, gemini, qodercli, pi, ACP
+agents from config, native provider profiles): where the binary is, its
+version against the tested range, config and skills dirs, how it would
+authenticate, warnings (e.g. an API key that silently changes billing) and
+one fix per problem. Results are cached for 10 minutes; --refresh probes
+again. --probe also asks each native endpoint for GET {base}/models.
+
+Exit codes: 0 report printed; 1 --agent NAME cannot run; 2 usage error.
 `
 
 func init() { commands["doctor"] = command{run: runDoctor, help: doctorHelp} }
 
-func runDoctor(_ context.Context, e *env, _ []string) int {
-	fmt.Fprintln(e.stderr, "hub doctor: not implemented yet")
-	return exitError
+func runDoctor(ctx context.Context, e *env, args []string) int {
+	fs := newFlagSet("doctor", doctorHelp, e.stderr)
+	asJSON := fs.Bool("json", false, "print the report as JSON (schema: detect.Report)")
+	agent := fs.String("agent", "", "report only this agent; exit 1 when it cannot run")
+	probe := fs.Bool("probe", false, "also check that native endpoints answer")
+	refresh := fs.Bool("refresh", false, "ignore the cached report")
+	timeout := fs.Duration("timeout", 5*time.Second, "timeout of each agent's probe")
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	o := detect.Options{Config: e.cfg, Registry: e.registry, Probe: *probe, Refresh: *refresh, Timeout: *timeout}
+	if *agent != "" {
+		o.Agents = []string{*agent}
+	}
+	r, err := detect.Run(ctx, o)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "hub doctor: %v\n", err)
+		if errors.Is(err, detect.ErrUnknownAgent) {
+			return exitUsage
+		}
+		return exitError
+	}
+	if *asJSON {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		_ = enc.Encode(r)
+	} else {
+		color := false
+		if f, ok := e.stdout.(*os.File); ok {
+			color = isatty.IsTerminal(f.Fd()) && os.Getenv("NO_COLOR") == ""
+		}
+		detect.Format(e.stdout, r, color)
+	}
+	if *agent != "" && (len(r.Agents) != 1 || !r.Agents[0].Ready) {
+		return exitError
+	}
+	return exitOK
 }

@@ -2,17 +2,94 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/mattn/go-isatty"
+
+	"github.com/hubdev/hub/internal/runner"
 )
 
-const runHelp = `Usage: hub run
+const runHelp = `Usage: hub run --agent NAME [flags] PROMPT
 
-Not implemented yet.
+Runs one prompt headless (CI). The prompt is the argument, or stdin when
+PROMPT is "-" or stdin is piped and no argument is given.
+
+  --format text   the final answer on stdout; progress on stderr
+  --format jsonl  one {"v":1,"type":...} event per line, then a "summary" line
+
+Permission requests are answered by --approve: all (allow everything),
+read-only (allow read/search/fetch/think, reject the rest; default), none.
+
+Exit codes:
+  0   completed                      4   not authenticated
+  1   agent error                    5   timeout
+  2   usage error                    6   completed, but a permission was denied
+  3   agent not installed            130 interrupted (SIGINT/SIGTERM)
 `
 
 func init() { commands["run"] = command{run: runRun, help: runHelp} }
 
-func runRun(_ context.Context, e *env, _ []string) int {
-	fmt.Fprintln(e.stderr, "hub run: not implemented yet")
-	return exitError
+type multiFlag []string
+
+func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
+func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
+
+func runRun(ctx context.Context, e *env, args []string) int {
+	fs := newFlagSet("run", runHelp, e.stderr)
+	o := runner.Options{Registry: e.registry, Stdout: e.stdout, Stderr: e.stderr, Log: e.log}
+	var skillNames, images multiFlag
+	var approve, format string
+	fs.StringVar(&o.Agent, "agent", e.cfg.DefaultAgent, "agent to run (see 'hub agents')")
+	fs.StringVar(&o.Model, "model", "", "model id")
+	fs.StringVar(&o.Cwd, "cwd", e.cwd, "working directory for the agent")
+	fs.DurationVar(&o.Timeout, "timeout", 0, "give up after this long (e.g. 10m; 0 = no limit)")
+	fs.StringVar(&approve, "approve", "read-only", "answer permission requests: all|read-only|none")
+	fs.Var(&skillNames, "skill", "activate an Agent Skill by name (repeatable)")
+	fs.BoolVar(&o.KeepSkills, "keep-skills", false, "leave natively placed skills in place afterwards")
+	fs.Var(&images, "image", "attach an image file (repeatable)")
+	fs.StringVar(&o.ResumeID, "resume", "", "agent session id to continue (printed by a previous run)")
+	fs.StringVar(&format, "format", "text", "output format: text|jsonl")
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	prompt, err := readPrompt(fs, e.stdin)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "hub run: %v\n", err)
+		return runner.ExitUsage
+	}
+	o.Prompt, o.Approve, o.Format = prompt, runner.Approve(approve), runner.Format(format)
+	o.Skills, o.Images = skillNames, images
+	if f, ok := e.stderr.(*os.File); ok {
+		o.StderrTTY = isatty.IsTerminal(f.Fd())
+	}
+	o.NoColor = os.Getenv("NO_COLOR") != ""
+	return runner.Run(ctx, o).ExitCode
+}
+
+// readPrompt takes the positional args, or stdin for "-" or when stdin is
+// piped and there is no argument.
+func readPrompt(fs *flag.FlagSet, stdin io.Reader) (string, error) {
+	rest := fs.Args()
+	useStdin := len(rest) == 1 && rest[0] == "-"
+	if len(rest) == 0 {
+		if f, ok := stdin.(*os.File); ok && isatty.IsTerminal(f.Fd()) {
+			return "", fmt.Errorf("no prompt: pass it as an argument or on stdin")
+		}
+		useStdin = true
+	}
+	if useStdin {
+		data, err := io.ReadAll(stdin)
+		if err != nil {
+			return "", fmt.Errorf("read prompt from stdin: %w", err)
+		}
+		if p := strings.TrimSpace(string(data)); p != "" {
+			return p, nil
+		}
+		return "", fmt.Errorf("no prompt: stdin was empty")
+	}
+	return strings.Join(rest, " "), nil
 }

@@ -2,17 +2,73 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/hubdev/hub/skills"
 )
 
-const skillsHelp = `Usage: hub skills
+const skillsHelp = `Usage: hub skills list [--json]
 
-Not implemented yet.
+Lists the Agent Skills (folders holding a SKILL.md) found in the project's
+.hub/skills and .agents/skills and in the user config dir's skills/, with
+where each came from. Malformed skills are reported as warnings on stderr.
+Use a skill with 'hub run --skill NAME' or '/NAME' in an ACP editor.
 `
 
 func init() { commands["skills"] = command{run: runSkills, help: skillsHelp} }
 
-func runSkills(_ context.Context, e *env, _ []string) int {
-	fmt.Fprintln(e.stderr, "hub skills: not implemented yet")
-	return exitError
+func runSkills(_ context.Context, e *env, args []string) int {
+	if len(args) > 0 && args[0] == "list" {
+		args = args[1:]
+	}
+	fs := newFlagSet("skills", skillsHelp, e.stderr)
+	asJSON := fs.Bool("json", false, "print JSON: {skills: [...], warnings: [...]}")
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(e.stderr, "hub skills: unknown subcommand %q (only 'list')\n", fs.Arg(0))
+		return exitUsage
+	}
+	list, warns := skills.Discover(e.cwd, "")
+	if *asJSON {
+		if list == nil {
+			list = []skills.Skill{}
+		}
+		if warns == nil {
+			warns = []skills.Warning{}
+		}
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		_ = enc.Encode(struct {
+			Skills   []skills.Skill   `json:"skills"`
+			Warnings []skills.Warning `json:"warnings"`
+		}{list, warns})
+		return exitOK
+	}
+	for _, w := range warns {
+		fmt.Fprintf(e.stderr, "warning: skipped skill %s\n", w)
+	}
+	if len(list) == 0 {
+		fmt.Fprintln(e.stderr, "no skills found (looked in .hub/skills, .agents/skills and the user config dir's skills/)")
+		return exitOK
+	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "SKILL\tSOURCE\tDESCRIPTION")
+	for _, s := range list {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Name, s.Source, truncate(s.Description, 50))
+	}
+	_ = tw.Flush()
+	return exitOK
+}
+
+func truncate(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
 }

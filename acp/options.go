@@ -1,0 +1,149 @@
+package acp
+
+import (
+	"context"
+	"slices"
+
+	"github.com/hubdev/hub/adapters"
+)
+
+func (ss *session) caps() adapters.Capabilities {
+	a, err := ss.adapter()
+	if err != nil {
+		return adapters.Capabilities{}
+	}
+	return a.Capabilities()
+}
+
+func current(v, def string, opts []adapters.Option) string {
+	for _, c := range []string{v, def} {
+		if slices.ContainsFunc(opts, func(o adapters.Option) bool { return o.ID == c }) {
+			return c
+		}
+	}
+	if len(opts) > 0 {
+		return opts[0].ID
+	}
+	return ""
+}
+
+func selectValues(opts []adapters.Option) []SessionConfigSelectOption {
+	out := make([]SessionConfigSelectOption, 0, len(opts))
+	for _, o := range opts {
+		name := o.Name
+		if name == "" {
+			name = o.ID
+		}
+		out = append(out, SessionConfigSelectOption{Value: o.ID, Name: name, Description: o.Description})
+	}
+	return out
+}
+
+// configOptions is the complete option list: agent, then model and mode
+// when the current adapter has them.
+func (ss *session) configOptions() []SessionConfigOption {
+	c := ss.caps()
+	ss.mu.Lock()
+	rec := *ss.rec
+	ss.mu.Unlock()
+	var agents []SessionConfigSelectOption
+	for _, n := range ss.srv.opts.Registry.Names() {
+		agents = append(agents, SessionConfigSelectOption{Value: n, Name: n})
+	}
+	out := []SessionConfigOption{{ID: "agent", Name: "Agent", Description: "Which coding agent hub drives", Type: "select", CurrentValue: rec.Agent, Options: agents}}
+	if len(c.Models) > 0 {
+		out = append(out, SessionConfigOption{ID: "model", Name: "Model", Category: "model", Type: "select", CurrentValue: current(rec.Model, c.DefaultModel, c.Models), Options: selectValues(c.Models)})
+	}
+	if len(c.Modes) > 0 {
+		out = append(out, SessionConfigOption{ID: "mode", Name: "Mode", Category: "mode", Type: "select", CurrentValue: current(rec.Mode, c.DefaultMode, c.Modes), Options: selectValues(c.Modes)})
+	}
+	return out
+}
+
+func (ss *session) modeState() *SessionModeState {
+	c := ss.caps()
+	if len(c.Modes) == 0 {
+		return nil
+	}
+	ss.mu.Lock()
+	mode := ss.rec.Mode
+	ss.mu.Unlock()
+	st := &SessionModeState{CurrentModeID: current(mode, c.DefaultMode, c.Modes)}
+	for _, m := range c.Modes {
+		st.AvailableModes = append(st.AvailableModes, SessionMode{ID: m.ID, Name: m.Name, Description: m.Description})
+	}
+	return st
+}
+
+// setOption applies a config option between (or, for model/mode on
+// configurable sessions, during) turns.
+func (ss *session) setOption(ctx context.Context, id, value string) error {
+	c := ss.caps()
+	has := func(opts []adapters.Option) bool {
+		return slices.ContainsFunc(opts, func(o adapters.Option) bool { return o.ID == value })
+	}
+	switch {
+	case id == "agent":
+		if _, err := ss.srv.opts.Registry.Get(value); err != nil {
+			return invalidParams("unknown agent %q", value)
+		}
+		return ss.switchAgent(value)
+	case id == "model" && has(c.Models):
+		return ss.apply(ctx, value, func(r *Record) { r.Model = value }, adapters.Configurable.SetModel)
+	case id == "mode" && has(c.Modes):
+		return ss.apply(ctx, value, func(r *Record) { r.Mode = value }, adapters.Configurable.SetMode)
+	case id == "model" || id == "mode":
+		return invalidParams("unknown %s %q", id, value)
+	}
+	return invalidParams("unknown config option %q", id)
+}
+
+// switchAgent starts a fresh adapter session on the next prompt.
+func (ss *session) switchAgent(name string) error {
+	ss.mu.Lock()
+	if ss.busy {
+		ss.mu.Unlock()
+		return invalidParams("cannot switch agent during a prompt; cancel it first")
+	}
+	if ss.rec.Agent == name {
+		ss.mu.Unlock()
+		return nil
+	}
+	b := ss.backend
+	ss.backend = nil
+	ss.rec.Agent, ss.rec.AgentSessionID, ss.rec.Model, ss.rec.Mode = name, "", "", ""
+	ss.agentCommands = nil
+	ss.mu.Unlock()
+	if b != nil {
+		_ = b.Close()
+	}
+	ss.save()
+	return nil
+}
+
+func (ss *session) apply(ctx context.Context, value string, set func(*Record), live func(adapters.Configurable, context.Context, string) error) error {
+	ss.mu.Lock()
+	b := ss.backend
+	busy := ss.busy
+	ss.mu.Unlock()
+	if b != nil {
+		if cfg, ok := b.(adapters.Configurable); ok {
+			if err := live(cfg, ctx, value); err != nil {
+				return NewError(CodeInternalError, err.Error(), nil)
+			}
+		} else if busy {
+			return invalidParams("%v", errNotConfigurable)
+		} else {
+			// Restart on the next prompt, resuming the agent's session.
+			ss.mu.Lock()
+			ss.backend = nil
+			ss.mu.Unlock()
+			_ = b.Close()
+		}
+	}
+	ss.mu.Lock()
+	set(ss.rec)
+	ss.mu.Unlock()
+	ss.save()
+	return nil
+}

@@ -1,0 +1,497 @@
+package acp
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/hubdev/hub/adapters"
+)
+
+// SkillSource supplies slash commands (Agent Skills) for a project.
+type SkillSource interface {
+	Commands(cwd string) []adapters.Command
+	Expand(cwd, name, args string) (prompt string, ok bool)
+}
+
+// Options configures Serve.
+type Options struct {
+	Registry *adapters.Registry
+	// DefaultAgent is the agent of new sessions ("" = "claude", or the
+	// first registered agent when there is no claude).
+	DefaultAgent string
+	Logger       zerolog.Logger
+	// StateDir holds the session index; "" keeps the index in memory.
+	StateDir string
+	// Skills may be nil.
+	Skills SkillSource
+	// AgentInfo is reported by initialize; Name defaults to "hub".
+	AgentInfo Implementation
+	// CancelGrace bounds how long a cancelled turn may take before the
+	// prompt is answered "cancelled" anyway (default 2s).
+	CancelGrace time.Duration
+	// Now is the clock (default time.Now).
+	Now func() time.Time
+}
+
+// Serve runs an ACP agent over in/out until in reaches EOF or ctx ends,
+// then closes every session (stopping agent processes).
+func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) error {
+	s := newServer(opts)
+	s.conn = newConn(in, out, s.log)
+	s.conn.handle = s.handle
+	s.conn.notify = s.handleNotification
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	s.ctx = ctx
+	err := s.conn.serve(ctx)
+	s.closeAll()
+	cancel()
+	s.conn.wg.Wait()
+	return err
+}
+
+type server struct {
+	opts  Options
+	log   zerolog.Logger
+	conn  *conn
+	ctx   context.Context
+	index *index
+
+	initialized atomic.Bool
+	mu          sync.Mutex
+	clientCaps  ClientCapabilities
+	caps        *AgentCapabilities
+	sessions    map[string]*session
+}
+
+func newServer(opts Options) *server {
+	if opts.Registry == nil {
+		opts.Registry = adapters.NewRegistry()
+	}
+	if opts.AgentInfo.Name == "" {
+		opts.AgentInfo.Name = "hub"
+	}
+	if opts.AgentInfo.Version == "" {
+		opts.AgentInfo.Version = "dev"
+	}
+	if opts.CancelGrace <= 0 {
+		opts.CancelGrace = 2 * time.Second
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	return &server{opts: opts, log: opts.Logger, index: newIndex(opts.StateDir), sessions: map[string]*session{}}
+}
+
+func (s *server) defaultAgent() string {
+	names := s.opts.Registry.Names()
+	for _, n := range []string{s.opts.DefaultAgent, "claude"} {
+		for _, m := range names {
+			if n != "" && n == m {
+				return n
+			}
+		}
+	}
+	if len(names) > 0 {
+		return names[0]
+	}
+	return s.opts.DefaultAgent
+}
+
+func (s *server) closeAll() {
+	s.mu.Lock()
+	all := make([]*session, 0, len(s.sessions))
+	for _, ss := range s.sessions {
+		all = append(all, ss)
+	}
+	s.sessions = map[string]*session{}
+	s.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, ss := range all {
+		wg.Add(1)
+		go func() { defer wg.Done(); ss.close() }()
+	}
+	wg.Wait()
+}
+
+func (s *server) lookup(id string) (*session, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if ss, ok := s.sessions[id]; ok {
+		return ss, nil
+	}
+	return nil, errUnknownSession(id)
+}
+
+func errUnknownSession(id string) *Error {
+	return NewError(CodeResourceNotFound, "Resource not found: unknown session "+id, map[string]any{"sessionId": id})
+}
+
+func invalidParams(format string, a ...any) *Error {
+	return NewError(CodeInvalidParams, "Invalid params: "+fmt.Sprintf(format, a...), nil)
+}
+
+// decode strictly parses params; missing params count as {}.
+func decode(params json.RawMessage, v any, required ...string) error {
+	if len(params) == 0 || string(params) == "null" {
+		params = json.RawMessage("{}")
+	}
+	if err := json.Unmarshal(params, v); err != nil {
+		return invalidParams("%v", err)
+	}
+	var m map[string]json.RawMessage
+	_ = json.Unmarshal(params, &m)
+	for _, k := range required {
+		if v, ok := m[k]; !ok || string(v) == "null" {
+			return invalidParams("missing %q", k)
+		}
+	}
+	return nil
+}
+
+func fail(err error) job { return func() (any, func(), error) { return nil, nil, err } }
+
+// handle runs in the read loop: initialize and the start of a prompt turn
+// happen inline so later messages (e.g. session/cancel) see their effect.
+func (s *server) handle(ctx context.Context, r *request) job {
+	m, ok := methods[r.Method]
+	switch {
+	case !ok:
+		return fail(NewError(CodeMethodNotFound, "Method not found", map[string]any{"method": r.Method}))
+	case r.Method == "initialize":
+		res, after, err := s.initialize(ctx, r.Params)
+		return func() (any, func(), error) { return res, after, err }
+	case !s.initialized.Load():
+		return fail(NewError(CodeInvalidRequest, "Invalid request: initialize first", nil))
+	case r.Method == "session/prompt":
+		return s.beginPrompt(r.Params)
+	}
+	return func() (any, func(), error) { return m(s, ctx, r.Params) }
+}
+
+type method func(s *server, ctx context.Context, params json.RawMessage) (any, func(), error)
+
+var methods map[string]method
+
+func init() {
+	methods = map[string]method{
+		"initialize":                (*server).initialize,
+		"authenticate":              (*server).authenticate,
+		"session/new":               (*server).newSession,
+		"session/load":              (*server).loadSession,
+		"session/resume":            (*server).resumeSession,
+		"session/close":             (*server).closeSession,
+		"session/list":              (*server).listSessions,
+		"session/delete":            (*server).deleteSession,
+		"session/prompt":            nil, // handled by beginPrompt
+		"session/set_mode":          (*server).setMode,
+		"session/set_config_option": (*server).setConfigOption,
+	}
+}
+
+func (s *server) handleNotification(r *request) {
+	switch r.Method {
+	case "session/cancel":
+		var p SessionIDRequest
+		if decode(r.Params, &p) != nil {
+			return
+		}
+		if ss, err := s.lookup(p.SessionID); err == nil {
+			ss.cancel()
+		}
+	default:
+		s.log.Debug().Str("method", r.Method).Msg("notification ignored")
+	}
+}
+
+func (s *server) initialize(_ context.Context, params json.RawMessage) (any, func(), error) {
+	var p InitializeRequest
+	if err := decode(params, &p, "protocolVersion"); err != nil {
+		return nil, nil, err
+	}
+	caps := s.agentCapabilities()
+	s.mu.Lock()
+	s.clientCaps = p.ClientCapabilities
+	s.caps = &caps
+	s.mu.Unlock()
+	s.initialized.Store(true)
+	return InitializeResponse{
+		ProtocolVersion:   ProtocolVersion,
+		AgentCapabilities: caps,
+		AuthMethods:       []AuthMethod{},
+		AgentInfo:         &Implementation{Name: s.opts.AgentInfo.Name, Version: s.opts.AgentInfo.Version, Title: s.opts.AgentInfo.Title},
+	}, nil, nil
+}
+
+// agentCapabilities advertises only what every registered adapter supports.
+func (s *server) agentCapabilities() AgentCapabilities {
+	image, audio, http := true, true, true
+	names := s.opts.Registry.Names()
+	for _, n := range names {
+		a, err := s.opts.Registry.Get(n)
+		if err != nil {
+			continue
+		}
+		c := a.Capabilities()
+		image, audio, http = image && c.Images, audio && c.Audio, http && c.MCPHTTP
+	}
+	if len(names) == 0 {
+		image, audio, http = false, false, false
+	}
+	return AgentCapabilities{
+		LoadSession:         true,
+		PromptCapabilities:  PromptCapabilities{Image: image, Audio: audio, EmbeddedContext: true},
+		McpCapabilities:     McpCapabilities{HTTP: http},
+		SessionCapabilities: SessionCapabilities{List: &Marker{}, Delete: &Marker{}, Resume: &Marker{}, Close: &Marker{}},
+	}
+}
+
+func (s *server) authenticate(_ context.Context, params json.RawMessage) (any, func(), error) {
+	var p AuthenticateRequest
+	if err := decode(params, &p, "methodId"); err != nil {
+		return nil, nil, err
+	}
+	return nil, nil, invalidParams("unknown auth method %q (hub advertises none; log in with the agent's own CLI)", p.MethodID)
+}
+
+func newSessionID() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return "hub_" + hex.EncodeToString(b[:])
+}
+
+func checkCwd(cwd string) error {
+	if cwd == "" || !filepath.IsAbs(cwd) {
+		return invalidParams("cwd must be an absolute path, got %q", cwd)
+	}
+	return nil
+}
+
+func (s *server) newSession(_ context.Context, params json.RawMessage) (any, func(), error) {
+	var p NewSessionRequest
+	if err := decode(params, &p, "cwd"); err != nil {
+		return nil, nil, err
+	}
+	if err := checkCwd(p.Cwd); err != nil {
+		return nil, nil, err
+	}
+	rec := &Record{SessionID: newSessionID(), Agent: s.defaultAgent(), Cwd: p.Cwd, UpdatedAt: s.opts.Now()}
+	ss, err := s.open(rec, p.McpServers)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := s.index.Save(rec); err != nil {
+		s.log.Warn().Err(err).Msg("session index not saved")
+	}
+	resp := NewSessionResponse{SessionID: rec.SessionID, Modes: ss.modeState(), ConfigOptions: ss.configOptions()}
+	return resp, ss.sendCommands, nil
+}
+
+// open registers an in-memory session for rec.
+func (s *server) open(rec *Record, mcp []McpServer) (*session, error) {
+	if _, err := s.opts.Registry.Get(rec.Agent); err != nil {
+		return nil, NewError(CodeInternalError, fmt.Sprintf("agent %q unavailable: %v", rec.Agent, err), nil)
+	}
+	s.mu.Lock()
+	caps := s.clientCaps
+	s.mu.Unlock()
+	ss := &session{srv: s, rec: rec, mcp: s.convertMCP(mcp), always: map[string]adapters.PermissionOptionKind{}, seenTools: map[string]bool{}}
+	ss.editor = &editorClient{conn: s.conn, sessionID: rec.SessionID, caps: caps}
+	s.mu.Lock()
+	if old, ok := s.sessions[rec.SessionID]; ok {
+		s.mu.Unlock()
+		old.close()
+		s.mu.Lock()
+	}
+	s.sessions[rec.SessionID] = ss
+	s.mu.Unlock()
+	return ss, nil
+}
+
+func (s *server) convertMCP(in []McpServer) []adapters.MCPServer {
+	out := []adapters.MCPServer{}
+	for _, m := range in {
+		switch m.Type {
+		case "", "stdio":
+			env := map[string]string{}
+			for _, e := range m.Env {
+				env[e.Name] = e.Value
+			}
+			out = append(out, adapters.MCPServer{Name: m.Name, Type: "stdio", Command: m.Command, Args: m.Args, Env: env})
+		case "http", "sse":
+			h := map[string]string{}
+			for _, e := range m.Headers {
+				h[e.Name] = e.Value
+			}
+			out = append(out, adapters.MCPServer{Name: m.Name, Type: m.Type, URL: m.URL, Headers: h})
+		default:
+			s.log.Warn().Str("name", m.Name).Str("type", m.Type).Msg("MCP server with unsupported transport skipped")
+		}
+	}
+	return out
+}
+
+// reopen loads rec from the index into memory for load or resume.
+func (s *server) reopen(params json.RawMessage) (*session, *Record, error) {
+	var p LoadSessionRequest
+	if err := decode(params, &p, "sessionId", "cwd"); err != nil {
+		return nil, nil, err
+	}
+	if err := checkCwd(p.Cwd); err != nil {
+		return nil, nil, err
+	}
+	rec, ok := s.index.Get(p.SessionID)
+	if !ok {
+		return nil, nil, errUnknownSession(p.SessionID)
+	}
+	rec.Cwd = p.Cwd
+	ss, err := s.open(rec, p.McpServers)
+	return ss, rec, err
+}
+
+func (s *server) loadSession(_ context.Context, params json.RawMessage) (any, func(), error) {
+	ss, rec, err := s.reopen(params)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, u := range rec.History {
+		ss.send(u)
+	}
+	return LoadSessionResponse{Modes: ss.modeState(), ConfigOptions: ss.configOptions()}, ss.sendCommands, nil
+}
+
+func (s *server) resumeSession(_ context.Context, params json.RawMessage) (any, func(), error) {
+	ss, _, err := s.reopen(params)
+	if err != nil {
+		return nil, nil, err
+	}
+	return ResumeSessionResponse{Modes: ss.modeState(), ConfigOptions: ss.configOptions()}, ss.sendCommands, nil
+}
+
+func (s *server) closeSession(_ context.Context, params json.RawMessage) (any, func(), error) {
+	var p SessionIDRequest
+	if err := decode(params, &p, "sessionId"); err != nil {
+		return nil, nil, err
+	}
+	s.mu.Lock()
+	ss := s.sessions[p.SessionID]
+	delete(s.sessions, p.SessionID)
+	s.mu.Unlock()
+	if ss != nil {
+		ss.close()
+	}
+	return struct{}{}, nil, nil
+}
+
+func (s *server) deleteSession(ctx context.Context, params json.RawMessage) (any, func(), error) {
+	res, _, err := s.closeSession(ctx, params)
+	if err != nil {
+		return nil, nil, err
+	}
+	var p SessionIDRequest
+	_ = decode(params, &p)
+	if err := s.index.Delete(p.SessionID); err != nil {
+		return nil, nil, NewError(CodeInternalError, err.Error(), nil)
+	}
+	return res, nil, nil
+}
+
+func (s *server) listSessions(_ context.Context, params json.RawMessage) (any, func(), error) {
+	var p ListSessionsRequest
+	if err := decode(params, &p); err != nil {
+		return nil, nil, err
+	}
+	if p.Cwd != "" {
+		if err := checkCwd(p.Cwd); err != nil {
+			return nil, nil, err
+		}
+	}
+	resp, err := s.index.List(p.Cwd, p.Cursor)
+	if err != nil {
+		return nil, nil, err
+	}
+	return resp, nil, nil
+}
+
+// beginPrompt validates and marks the session busy inline; the turn runs
+// in the returned job.
+func (s *server) beginPrompt(params json.RawMessage) job {
+	var p PromptRequest
+	if err := decode(params, &p, "sessionId", "prompt"); err != nil {
+		return fail(err)
+	}
+	ss, err := s.lookup(p.SessionID)
+	if err != nil {
+		return fail(err)
+	}
+	caps := s.promptCaps()
+	for _, b := range p.Prompt {
+		if (b.Type == BlockImage && !caps.Image) || (b.Type == BlockAudio && !caps.Audio) {
+			return fail(invalidParams("%s prompt blocks are not supported (see promptCapabilities)", b.Type))
+		}
+	}
+	turnCtx, err := ss.begin(s.ctx)
+	if err != nil {
+		return fail(err)
+	}
+	return func() (any, func(), error) {
+		return PromptResponse{StopReason: ss.runTurn(s.ctx, turnCtx, p.Prompt)}, nil, nil
+	}
+}
+
+func (s *server) promptCaps() PromptCapabilities {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.caps == nil {
+		c := s.agentCapabilities()
+		s.caps = &c
+	}
+	return s.caps.PromptCapabilities
+}
+
+func (s *server) setMode(ctx context.Context, params json.RawMessage) (any, func(), error) {
+	var p SetSessionModeRequest
+	if err := decode(params, &p, "sessionId", "modeId"); err != nil {
+		return nil, nil, err
+	}
+	ss, err := s.lookup(p.SessionID)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := ss.setOption(ctx, "mode", p.ModeID); err != nil {
+		return nil, nil, err
+	}
+	return struct{}{}, nil, nil
+}
+
+func (s *server) setConfigOption(ctx context.Context, params json.RawMessage) (any, func(), error) {
+	var p SetSessionConfigOptionRequest
+	if err := decode(params, &p, "sessionId", "configId", "value"); err != nil {
+		return nil, nil, err
+	}
+	ss, err := s.lookup(p.SessionID)
+	if err != nil {
+		return nil, nil, err
+	}
+	var value string
+	if json.Unmarshal(p.Value, &value) != nil {
+		return nil, nil, invalidParams("value of %q must be a string", p.ConfigID)
+	}
+	if err := ss.setOption(ctx, p.ConfigID, value); err != nil {
+		return nil, nil, err
+	}
+	return SetSessionConfigOptionResponse{ConfigOptions: ss.configOptions()}, nil, nil
+}
+
+var errBusy = errors.New("session is busy with another prompt; send session/cancel first")

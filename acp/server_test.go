@@ -1,0 +1,601 @@
+package acp
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/adapters/replay"
+)
+
+func TestInitialize_ProtocolVersionAlways1(t *testing.T) {
+	requireSchemaOptional(t)
+	c := newClient(t, "")
+	for _, v := range []int{1, 2, 0, 99} {
+		var r InitializeResponse
+		c.must("initialize", map[string]any{"protocolVersion": v, "_meta": map[string]any{"x": 1}, "extra": true}, &r)
+		if r.ProtocolVersion != 1 || r.AgentInfo == nil || r.AgentInfo.Name != "hub" || r.AuthMethods == nil {
+			t.Fatalf("v%d: %+v", v, r)
+		}
+	}
+}
+
+func requireSchemaOptional(t *testing.T) {
+	if schemaPath() == "" {
+		t.Log("schema not found; responses are not schema-validated")
+	}
+}
+
+func TestRequestIDs_EchoedExactly(t *testing.T) {
+	c := newClient(t, "")
+	for _, id := range []string{"0", "-7", "9223372036854775807", `"abc"`, `"0"`} {
+		m := c.wait(c.sendID(id, "initialize", InitializeRequest{ProtocolVersion: 1}))
+		if string(m.ID) != id || m.Error != nil {
+			t.Errorf("id %s echoed as %s (err %v)", id, m.ID, m.Error)
+		}
+	}
+}
+
+func TestParseError_KeepsConnection(t *testing.T) {
+	c := newClient(t, "")
+	c.raw(`{not json`)
+	c.raw(`[{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}]`)
+	c.raw(`{"jsonrpc":"2.0","foo":1}`)
+	c.raw(`"just a string"`)
+	c.raw("")
+	c.raw("\r")
+	c.waitFor(t, func() bool { return len(c.messages()) >= 4 })
+	want := []int{CodeParseError, CodeInvalidRequest, CodeInvalidRequest, CodeInvalidRequest}
+	for i, m := range c.messages()[:4] {
+		if m.Error == nil || m.Error.Code != want[i] || string(m.ID) != "null" {
+			t.Errorf("message %d: %+v", i, m)
+		}
+	}
+	c.init(ClientCapabilities{})
+}
+
+func TestUnknownMethod_NotFoundAndNotificationsIgnored(t *testing.T) {
+	c := newClient(t, "")
+	c.init(ClientCapabilities{})
+	for _, m := range []string{"foo/bar", "_zed.dev/x", "session/fork", "session/set_model"} {
+		if _, e := c.call(m, map[string]any{}); e == nil || e.Code != CodeMethodNotFound {
+			t.Errorf("%s: %v", m, e)
+		}
+	}
+	before := len(c.messages())
+	c.notify("_x/y", map[string]any{})
+	c.notify("$/cancel_request", map[string]any{"requestId": 1})
+	c.notify("session/cancel", map[string]any{"sessionId": "nope"})
+	c.raw(`{"jsonrpc":"2.0","method":"session/cancel"}`)
+	c.init(ClientCapabilities{})
+	if got := len(c.messages()); got != before+1 {
+		t.Fatalf("notifications were answered: %d extra messages", got-before-1)
+	}
+}
+
+func TestBeforeInitialize_Error(t *testing.T) {
+	c := newClient(t, "")
+	if _, e := c.call("session/new", NewSessionRequest{Cwd: "/tmp"}); e == nil || e.Code != CodeInvalidRequest {
+		t.Fatalf("got %v", e)
+	}
+	c.init(ClientCapabilities{})
+}
+
+func TestInvalidParams(t *testing.T) {
+	c := newClient(t, "")
+	c.init(ClientCapabilities{})
+	sid := c.newSession(t.TempDir())
+	cases := []struct {
+		method string
+		params any
+	}{
+		{"session/new", map[string]any{"mcpServers": []any{}}},
+		{"session/new", map[string]any{"cwd": "relative/dir", "mcpServers": []any{}}},
+		{"session/prompt", map[string]any{"sessionId": sid, "prompt": "text"}},
+		{"session/prompt", map[string]any{"sessionId": sid, "prompt": []any{map[string]any{"type": "video"}}}},
+		{"authenticate", map[string]any{}},
+		{"authenticate", map[string]any{"methodId": "nope"}},
+		{"session/set_config_option", map[string]any{"sessionId": sid, "configId": "nope", "value": "x"}},
+		{"session/set_config_option", map[string]any{"sessionId": sid, "configId": "model", "value": "nope"}},
+		{"session/set_mode", map[string]any{"sessionId": sid, "modeId": "nope"}},
+		{"session/list", map[string]any{"cursor": "!!"}},
+	}
+	for _, tc := range cases {
+		if _, e := c.call(tc.method, tc.params); e == nil || e.Code != CodeInvalidParams {
+			t.Errorf("%s %v: got %v", tc.method, tc.params, e)
+		}
+	}
+}
+
+func TestUnknownSession_ResourceNotFound(t *testing.T) {
+	c := newClient(t, "")
+	c.init(ClientCapabilities{})
+	cwd := t.TempDir()
+	for _, tc := range []struct {
+		method string
+		params any
+	}{
+		{"session/prompt", PromptRequest{SessionID: "nope", Prompt: []ContentBlock{TextBlock("hi")}}},
+		{"session/set_mode", SetSessionModeRequest{SessionID: "nope", ModeID: "plan"}},
+		{"session/set_config_option", map[string]any{"sessionId": "nope", "configId": "model", "value": "x"}},
+		{"session/load", LoadSessionRequest{SessionID: "nope", Cwd: cwd, McpServers: []McpServer{}}},
+		{"session/resume", LoadSessionRequest{SessionID: "nope", Cwd: cwd}},
+	} {
+		_, e := c.call(tc.method, tc.params)
+		if e == nil || e.Code != CodeResourceNotFound || fmt.Sprint(e.Data.(map[string]any)["sessionId"]) != "nope" {
+			t.Errorf("%s: %+v", tc.method, e)
+		}
+	}
+}
+
+func TestNewSession_MCPServersHandedOver(t *testing.T) {
+	c := newClient(t, "")
+	c.init(ClientCapabilities{})
+	cwd := t.TempDir()
+	raw := fmt.Sprintf(`{"cwd":%q,"mcpServers":[{"name":"fs","command":"/bin/mcp","args":null,"env":[{"name":"K","value":"V"}]},{"type":"http","name":"api","url":"https://x/mcp","headers":[]},{"type":"acp","name":"weird","id":"1"}]}`, cwd)
+	var r NewSessionResponse
+	c.must("session/new", json.RawMessage(raw), &r)
+	if r.SessionID == "" || r.SessionID == c.newSession(cwd) {
+		t.Fatal("session ids must be non-empty and unique")
+	}
+	c.prompt(r.SessionID, "hi")
+	a, _ := c.reg.Get("replay")
+	starts := a.(*replay.Adapter).Starts()
+	got := starts[0]
+	if got.Cwd != cwd || len(got.MCPServers) != 2 || got.MCPServers[0].Env["K"] != "V" || got.MCPServers[1].URL != "https://x/mcp" || got.Editor == nil {
+		t.Fatalf("start options %+v", got)
+	}
+	if c2, _ := c.call("session/new", json.RawMessage(fmt.Sprintf(`{"cwd":%q,"mcpServers":null}`, cwd))); c2 == nil {
+		t.Fatal("null mcpServers rejected")
+	}
+}
+
+func TestPromptWaitsForUpdates(t *testing.T) {
+	script := scriptFile(t,
+		`{"event":{"type":"thought","text":"hmm"}}`,
+		`{"event":{"type":"plan","plan":[{"content":"a","priority":"high","status":"pending"}]}}`,
+		`{"event":{"type":"tool_call","tool":{"id":"t1","name":"read_file","kind":"read","status":"pending","locations":[{"path":"main.go","line":3}]}}}`,
+		`{"event":{"type":"tool_update","tool":{"id":"t1","status":"completed","content":[{"type":"text","text":"ok"},{"type":"diff","path":"a.go","newText":"x"}]}}}`,
+		`{"event":{"type":"tool_update","tool":{"id":"t2","status":"failed"}}}`,
+		`{"event":{"type":"usage","usage":{"inputTokens":5}}}`,
+		`{"event":{"type":"usage","usage":{"contextUsed":10,"contextSize":100,"costUsd":0.5}}}`,
+		`{"event":{"type":"session_info","session":{"agentSessionId":"agent-1","title":"T"}}}`,
+		`{"event":{"type":"raw","source":"x:y","raw":{"a":1}}}`,
+		`{"event":{"type":"text","text":"hello "}}`,
+		`{"event":{"type":"text","text":"world"}}`,
+		`{"event":{"type":"done","stopReason":"max_tokens"}}`,
+	)
+	c := newClient(t, script)
+	sid, cwd := c.start(t)
+	ch := c.sendID("42", "session/prompt", PromptRequest{SessionID: sid, Prompt: []ContentBlock{TextBlock("go"), {Type: BlockResourceLink, URI: "file:///x", Name: "x"}}})
+	if r := c.wait(ch); !strings.Contains(string(r.Result), "max_tokens") {
+		t.Fatalf("result %s", r.Result)
+	}
+	var kinds []string
+	for _, u := range c.updates(sid) {
+		kinds = append(kinds, u.Kind())
+	}
+	want := "agent_thought_chunk plan tool_call tool_call_update tool_call usage_update session_info_update agent_message_chunk agent_message_chunk"
+	if strings.Join(kinds, " ") != want {
+		t.Fatalf("updates\n got %v\nwant %v", kinds, want)
+	}
+	last := 0
+	for i, m := range c.messages() {
+		if m.Method == "session/update" {
+			last = i
+		}
+	}
+	if resp := c.indexOfResponse("42"); resp < last {
+		t.Fatalf("update at %d after response at %d", last, resp)
+	}
+	ups := c.updates(sid)
+	if p := ups[2].ToolCall.Locations[0].Path; p != cwd+"/main.go" {
+		t.Errorf("location not absolute: %s", p)
+	}
+	if p := ups[3].ToolCallUpdate.Content[1].Path; p != cwd+"/a.go" {
+		t.Errorf("diff path not absolute: %s", p)
+	}
+	if ups[4].ToolCall == nil || ups[4].ToolCall.Title == "" {
+		t.Errorf("update for unknown tool id must become a titled tool_call: %+v", ups[4])
+	}
+	rec, _ := newIndex(c.state).Get(sid)
+	if rec == nil || rec.AgentSessionID != "agent-1" || rec.Title != "T" {
+		t.Fatalf("index record %+v", rec)
+	}
+}
+
+func TestErrorEvent_ReadableTextThenStop(t *testing.T) {
+	c := newClient(t, scriptFile(t, `{"fail":"agent crashed: boom"}`))
+	sid, _ := c.start(t)
+	if r := c.prompt(sid, "x"); r != StopEndTurn {
+		t.Fatalf("stop %s", r)
+	}
+	ups := c.updates(sid)
+	if len(ups) != 1 || !strings.Contains(ups[0].AgentMessageChunk.Content.Text, "agent crashed: boom") {
+		t.Fatalf("updates %+v", ups)
+	}
+}
+
+func TestCancel_AnswersCancelledPromptly(t *testing.T) {
+	c := newClient(t, scriptFile(t, `{"event":{"type":"text","text":"working"}}`, `{"wait_cancel":true}`, `{"turn":true}`, `{"event":{"type":"text","text":"second"}}`))
+	sid, _ := c.start(t)
+	ch := c.async("session/prompt", PromptRequest{SessionID: sid, Prompt: []ContentBlock{TextBlock("x")}})
+	c.waitFor(t, func() bool { return len(c.updates(sid)) == 1 })
+	start := time.Now()
+	c.notify("session/cancel", SessionIDRequest{SessionID: sid})
+	r := c.wait(ch)
+	if r.Error != nil || !strings.Contains(string(r.Result), `"cancelled"`) || time.Since(start) > 2*time.Second {
+		t.Fatalf("cancel answered %s %v after %v", r.Result, r.Error, time.Since(start))
+	}
+	c.notify("session/cancel", SessionIDRequest{SessionID: sid}) // idle: ignored
+	if s := c.prompt(sid, "y"); s != StopEndTurn {
+		t.Fatalf("next prompt %s", s)
+	}
+}
+
+func TestCancel_StuckAgentStillAnswered(t *testing.T) {
+	c := newClient(t, "", func(o *Options) {
+		o.Registry = adapters.NewRegistry()
+		o.Registry.Register(stuck{})
+		o.DefaultAgent = "stuck"
+		o.CancelGrace = 100 * time.Millisecond
+	})
+	sid, _ := c.start(t)
+	ch := c.async("session/prompt", PromptRequest{SessionID: sid, Prompt: []ContentBlock{TextBlock("x")}})
+	time.Sleep(50 * time.Millisecond)
+	c.notify("session/cancel", SessionIDRequest{SessionID: sid})
+	if r := c.wait(ch); !strings.Contains(string(r.Result), "cancelled") {
+		t.Fatalf("got %s %v", r.Result, r.Error)
+	}
+}
+
+func TestBusy_SecondPromptRejected(t *testing.T) {
+	c := newClient(t, scriptFile(t, `{"wait_cancel":true}`))
+	sid, _ := c.start(t)
+	first := c.async("session/prompt", PromptRequest{SessionID: sid, Prompt: []ContentBlock{TextBlock("x")}})
+	_, e := c.call("session/prompt", PromptRequest{SessionID: sid, Prompt: []ContentBlock{TextBlock("y")}})
+	if e == nil || e.Code != CodeInvalidParams || !strings.Contains(e.Message, "busy") {
+		t.Fatalf("second prompt: %v", e)
+	}
+	c.notify("session/cancel", SessionIDRequest{SessionID: sid})
+	if r := c.wait(first); !strings.Contains(string(r.Result), "cancelled") {
+		t.Fatalf("first prompt %s", r.Result)
+	}
+}
+
+func TestReadLoop_NotBlockedByPrompt(t *testing.T) {
+	c := newClient(t, scriptFile(t, `{"wait_cancel":true}`))
+	sid, _ := c.start(t)
+	p := c.async("session/prompt", PromptRequest{SessionID: sid, Prompt: []ContentBlock{TextBlock("x")}})
+	var l ListSessionsResponse
+	c.must("session/list", ListSessionsRequest{}, &l)
+	if len(l.Sessions) != 1 {
+		t.Fatalf("list during prompt: %+v", l)
+	}
+	c.notify("session/cancel", SessionIDRequest{SessionID: sid})
+	c.wait(p)
+}
+
+const permScript = `{"permission":{"tool":{"id":"t1","name":"bash","title":"Run ls","kind":"execute"}},"allowed":[{"event":{"type":"text","text":"ran"}}],"rejected":[{"event":{"type":"text","text":"skipped"}}]}`
+
+func TestPermission_Outcomes(t *testing.T) {
+	cases := []struct {
+		name   string
+		answer func(p RequestPermissionRequest) (any, *Error)
+		text   string
+		stop   string
+	}{
+		{"allow", selectKind("allow_once"), "ran", StopEndTurn},
+		{"reject", selectKind("reject_once"), "skipped", StopEndTurn},
+		{"cancelled outcome", func(RequestPermissionRequest) (any, *Error) {
+			return RequestPermissionResponse{Outcome: RequestPermissionOutcome{Outcome: "cancelled"}}, nil
+		}, "", StopCancelled},
+		{"rpc error is reject", func(RequestPermissionRequest) (any, *Error) { return nil, NewError(-32603, "boom", nil) }, "skipped", StopEndTurn},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newClient(t, scriptFile(t, permScript))
+			c.perm = tc.answer
+			sid, _ := c.start(t)
+			if s := c.prompt(sid, "x"); s != tc.stop {
+				t.Fatalf("stop %s", s)
+			}
+			var text string
+			for _, u := range c.updates(sid) {
+				if u.AgentMessageChunk != nil {
+					text += u.AgentMessageChunk.Content.Text
+				}
+			}
+			if text != tc.text {
+				t.Fatalf("text %q", text)
+			}
+			ups := c.updates(sid)
+			if len(ups) == 0 || ups[0].ToolCall == nil || ups[0].ToolCall.ToolCallID != "t1" {
+				t.Fatalf("tool_call must precede the permission request: %+v", ups)
+			}
+		})
+	}
+}
+
+func selectKind(kind string) func(p RequestPermissionRequest) (any, *Error) {
+	return func(p RequestPermissionRequest) (any, *Error) {
+		for _, o := range p.Options {
+			if o.Kind == kind {
+				return RequestPermissionResponse{Outcome: RequestPermissionOutcome{Outcome: "selected", OptionID: o.OptionID}}, nil
+			}
+		}
+		return nil, NewError(-32603, "no option", nil)
+	}
+}
+
+func TestPermission_AlwaysRemembered(t *testing.T) {
+	c := newClient(t, scriptFile(t, permScript, `{"turn":true}`, permScript))
+	asked := 0
+	c.perm = func(p RequestPermissionRequest) (any, *Error) { asked++; return selectKind("allow_always")(p) }
+	sid, _ := c.start(t)
+	c.prompt(sid, "1")
+	c.prompt(sid, "2")
+	if asked != 1 {
+		t.Fatalf("asked %d times", asked)
+	}
+	n := 0
+	for _, u := range c.updates(sid) {
+		if u.AgentMessageChunk != nil && u.AgentMessageChunk.Content.Text == "ran" {
+			n++
+		}
+	}
+	if n != 2 {
+		t.Fatalf("tool ran %d times", n)
+	}
+}
+
+func TestPermission_PendingResolvedOnCancel(t *testing.T) {
+	c := newClient(t, scriptFile(t, permScript))
+	asked := make(chan struct{}, 1)
+	c.perm = func(RequestPermissionRequest) (any, *Error) { asked <- struct{}{}; return nil, nil } // never answers
+	sid, _ := c.start(t)
+	p := c.async("session/prompt", PromptRequest{SessionID: sid, Prompt: []ContentBlock{TextBlock("x")}})
+	<-asked
+	c.notify("session/cancel", SessionIDRequest{SessionID: sid})
+	r := c.wait(p)
+	if !strings.Contains(string(r.Result), "cancelled") {
+		t.Fatalf("got %s %v", r.Result, r.Error)
+	}
+	for _, u := range c.updates(sid) {
+		if u.AgentMessageChunk != nil {
+			t.Fatalf("tool ran after cancel: %+v", u)
+		}
+	}
+}
+
+func TestLoad_ReplaysHistoryBeforeResponse(t *testing.T) {
+	c := newClient(t, scriptFile(t, `{"event":{"type":"text","text":"a"}}`, `{"event":{"type":"text","text":"b"}}`, `{"event":{"type":"tool_call","tool":{"id":"t","title":"T","kind":"read"}}}`))
+	sid, cwd := c.start(t)
+	c.prompt(sid, "question")
+	c.close()
+
+	c2 := startClient(t, Options{Registry: c.reg, StateDir: c.state, DefaultAgent: "replay"})
+	c2.init(ClientCapabilities{})
+	var l ListSessionsResponse
+	c2.must("session/list", ListSessionsRequest{Cwd: cwd}, &l)
+	if len(l.Sessions) != 1 || l.Sessions[0].SessionID != sid {
+		t.Fatalf("list %+v", l)
+	}
+	c2.wait(c2.sendID("9", "session/load", LoadSessionRequest{SessionID: sid, Cwd: cwd, McpServers: []McpServer{}}))
+	ups := c2.updates(sid)
+	if len(ups) != 3 || ups[0].UserMessageChunk.Content.Text != "question" || ups[1].AgentMessageChunk.Content.Text != "ab" || ups[2].ToolCall == nil {
+		t.Fatalf("replay %+v", ups)
+	}
+	if resp := c2.indexOfResponse("9"); resp < len(c2.messages())-1 {
+		t.Fatalf("updates after load response")
+	}
+}
+
+func TestResume_NoReplayAndResumeID(t *testing.T) {
+	c := newClient(t, scriptFile(t, `{"event":{"type":"session_info","session":{"agentSessionId":"agent-7"}}}`, `{"event":{"type":"text","text":"a"}}`))
+	sid, cwd := c.start(t)
+	c.prompt(sid, "q")
+	c.must("session/close", SessionIDRequest{SessionID: sid}, nil)
+	before := len(c.updates(sid))
+	c.must("session/resume", LoadSessionRequest{SessionID: sid, Cwd: cwd}, nil)
+	if len(c.updates(sid)) != before {
+		t.Fatal("resume replayed history")
+	}
+	c.prompt(sid, "again")
+	a, _ := c.reg.Get("replay")
+	starts := a.(*replay.Adapter).Starts()
+	if starts[len(starts)-1].ResumeID != "agent-7" {
+		t.Fatalf("resume id %q", starts[len(starts)-1].ResumeID)
+	}
+}
+
+func TestClose_CancelsInflightPrompt(t *testing.T) {
+	c := newClient(t, scriptFile(t, `{"wait_cancel":true}`))
+	sid, _ := c.start(t)
+	p := c.async("session/prompt", PromptRequest{SessionID: sid, Prompt: []ContentBlock{TextBlock("x")}})
+	time.Sleep(20 * time.Millisecond)
+	c.must("session/close", SessionIDRequest{SessionID: sid}, nil)
+	if r := c.wait(p); !strings.Contains(string(r.Result), "cancelled") {
+		t.Fatalf("got %s %v", r.Result, r.Error)
+	}
+	c.must("session/close", SessionIDRequest{SessionID: "unknown"}, nil)
+}
+
+func TestList_PagingFilterDelete(t *testing.T) {
+	c := newClient(t, "")
+	c.init(ClientCapabilities{})
+	var empty ListSessionsResponse
+	res, _ := c.call("session/list", map[string]any{})
+	if string(res) != `{"sessions":[]}` {
+		t.Fatalf("empty list %s", res)
+	}
+	_ = empty
+	a, b := t.TempDir(), t.TempDir()
+	for range listPageSize + 2 {
+		c.newSession(a)
+	}
+	only := c.newSession(b)
+	var p1, p2, fb ListSessionsResponse
+	c.must("session/list", ListSessionsRequest{Cwd: a}, &p1)
+	c.must("session/list", ListSessionsRequest{Cwd: a, Cursor: p1.NextCursor}, &p2)
+	if len(p1.Sessions) != listPageSize || p1.NextCursor == "" || len(p2.Sessions) != 2 || p2.NextCursor != "" {
+		t.Fatalf("pages %d/%q %d/%q", len(p1.Sessions), p1.NextCursor, len(p2.Sessions), p2.NextCursor)
+	}
+	c.must("session/list", ListSessionsRequest{Cwd: b}, &fb)
+	if len(fb.Sessions) != 1 || fb.Sessions[0].SessionID != only {
+		t.Fatalf("cwd filter %+v", fb)
+	}
+	c.must("session/delete", SessionIDRequest{SessionID: only}, nil)
+	c.must("session/delete", SessionIDRequest{SessionID: "never-existed"}, nil)
+	c.must("session/list", ListSessionsRequest{Cwd: b}, &fb)
+	if len(fb.Sessions) != 0 {
+		t.Fatalf("deleted session listed %+v", fb)
+	}
+}
+
+func TestConfigOptions_AgentModelMode(t *testing.T) {
+	c := newClient(t, "", func(o *Options) { o.Registry.Register(named{replay.New(""), "other"}) })
+	c.init(ClientCapabilities{})
+	var r NewSessionResponse
+	c.must("session/new", NewSessionRequest{Cwd: t.TempDir(), McpServers: []McpServer{}}, &r)
+	ids := []string{}
+	for _, o := range r.ConfigOptions {
+		ids = append(ids, o.ID+"="+o.CurrentValue)
+	}
+	if strings.Join(ids, ",") != "agent=replay,model=replay-fast,mode=default" || r.Modes == nil || r.Modes.CurrentModeID != "default" {
+		t.Fatalf("options %v modes %+v", ids, r.Modes)
+	}
+	c.prompt(r.SessionID, "x")
+	var s SetSessionConfigOptionResponse
+	c.must("session/set_config_option", map[string]any{"sessionId": r.SessionID, "configId": "model", "value": "replay-smart"}, &s)
+	if len(s.ConfigOptions) != 3 || s.ConfigOptions[1].CurrentValue != "replay-smart" {
+		t.Fatalf("after model %+v", s)
+	}
+	c.must("session/set_mode", SetSessionModeRequest{SessionID: r.SessionID, ModeID: "plan"}, nil)
+	c.must("session/set_config_option", map[string]any{"sessionId": r.SessionID, "configId": "agent", "value": "other"}, &s)
+	if s.ConfigOptions[0].CurrentValue != "other" {
+		t.Fatalf("agent not switched %+v", s)
+	}
+	c.prompt(r.SessionID, "y")
+	a, _ := c.reg.Get("other")
+	if n := len(a.(named).Starts()); n != 1 {
+		t.Fatalf("switching agent must start a fresh adapter session, got %d starts", n)
+	}
+}
+
+func TestLargeMessage_SeveralMB(t *testing.T) {
+	c := newClient(t, "")
+	sid, _ := c.start(t)
+	big := strings.Repeat("x", 3<<20)
+	if s := c.prompt(sid, big); s != StopEndTurn {
+		t.Fatalf("stop %s", s)
+	}
+	ups := c.updates(sid)
+	if len(ups) != 1 || len(ups[0].AgentMessageChunk.Content.Text) != len(big) {
+		t.Fatal("echo of a 3 MB prompt lost")
+	}
+	c.raw(`{"jsonrpc":"2.0","id":"crlf","method":"session/list","params":{}}` + "\r\n")
+	c.waitFor(t, func() bool { return c.indexOfResponse(`"crlf"`) >= 0 })
+}
+
+func TestEOF_ClosesSessions(t *testing.T) {
+	c := newClient(t, scriptFile(t, `{"wait_cancel":true}`))
+	sid, _ := c.start(t)
+	c.async("session/prompt", PromptRequest{SessionID: sid, Prompt: []ContentBlock{TextBlock("x")}})
+	time.Sleep(20 * time.Millisecond)
+	start := time.Now()
+	c.close()
+	if time.Since(start) > 3*time.Second {
+		t.Fatal("Serve slow to return on EOF")
+	}
+}
+
+type fakeSkills struct{}
+
+func (fakeSkills) Commands(string) []adapters.Command {
+	return []adapters.Command{{Name: "review", Description: "Review code", InputHint: "what"}}
+}
+
+func (fakeSkills) Expand(_, name, args string) (string, bool) {
+	return "EXPANDED " + name + ": " + args, name == "review"
+}
+
+func TestSkills_CommandsAfterNewResponseAndExpansion(t *testing.T) {
+	c := newClient(t, "", func(o *Options) { o.Skills = fakeSkills{} })
+	c.init(ClientCapabilities{})
+	ch := c.sendID("77", "session/new", NewSessionRequest{Cwd: t.TempDir(), McpServers: []McpServer{}})
+	var r NewSessionResponse
+	_ = json.Unmarshal(c.wait(ch).Result, &r)
+	c.waitFor(t, func() bool { return len(c.updates(r.SessionID)) == 1 })
+	ups := c.updates(r.SessionID)
+	if ups[0].AvailableCommands == nil || ups[0].AvailableCommands.AvailableCommands[0].Input.Hint != "what" {
+		t.Fatalf("commands %+v", ups)
+	}
+	for i, m := range c.messages() {
+		if m.Method == "session/update" && i < c.indexOfResponse("77") {
+			t.Fatal("update before session/new response (C44)")
+		}
+	}
+	c.prompt(r.SessionID, "/review the diff")
+	ups = c.updates(r.SessionID)
+	if got := ups[len(ups)-1].AgentMessageChunk.Content.Text; got != "EXPANDED review: the diff" {
+		t.Fatalf("echo %q", got)
+	}
+	c.prompt(r.SessionID, "/other x")
+	ups = c.updates(r.SessionID)
+	if got := ups[len(ups)-1].AgentMessageChunk.Content.Text; got != "/other x" {
+		t.Fatalf("non-skill command changed: %q", got)
+	}
+}
+
+func TestEditorClient_RespectsCapabilities(t *testing.T) {
+	c := newClient(t, "")
+	var calls []string
+	c.fs = func(method string, params json.RawMessage) (any, *Error) {
+		calls = append(calls, method+" "+string(params))
+		if method == "fs/read_text_file" {
+			return ReadTextFileResponse{Content: "data"}, nil
+		}
+		return json.RawMessage("null"), nil
+	}
+	c.init(ClientCapabilities{FS: FileSystemCapabilities{ReadTextFile: true}})
+	sid := c.newSession(t.TempDir())
+	c.prompt(sid, "x")
+	a, _ := c.reg.Get("replay")
+	ed := a.(*replay.Adapter).Starts()[0].Editor
+	if !ed.CanReadFile() || ed.CanWriteFile() || ed.CanTerminal() {
+		t.Fatal("capabilities not as advertised")
+	}
+	ctx := t.Context()
+	if s, err := ed.ReadTextFile(ctx, "/a", 2, 3); err != nil || s != "data" {
+		t.Fatalf("read %q %v", s, err)
+	}
+	if err := ed.WriteTextFile(ctx, "/a", "x"); err == nil {
+		t.Fatal("write without capability must fail locally")
+	}
+	if _, err := ed.Call(ctx, "terminal/create", json.RawMessage(`{}`)); err == nil {
+		t.Fatal("terminal without capability must fail locally")
+	}
+	if len(calls) != 1 || !strings.Contains(calls[0], `"sessionId":"`+sid+`"`) {
+		t.Fatalf("calls %v", calls)
+	}
+}
+
+func TestEditorClient_NullResultAccepted(t *testing.T) {
+	c := newClient(t, "")
+	c.fs = func(string, json.RawMessage) (any, *Error) { return json.RawMessage("null"), nil }
+	c.init(ClientCapabilities{FS: FileSystemCapabilities{WriteTextFile: true}, Terminal: true})
+	sid := c.newSession(t.TempDir())
+	c.prompt(sid, "x")
+	a, _ := c.reg.Get("replay")
+	ed := a.(*replay.Adapter).Starts()[0].Editor
+	if err := ed.WriteTextFile(t.Context(), "/a", "x"); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := ed.Call(t.Context(), "terminal/release", json.RawMessage(`{"terminalId":"t"}`)); err != nil || string(res) != "{}" {
+		t.Fatalf("release %s %v", res, err)
+	}
+}

@@ -1,0 +1,419 @@
+package acp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hubdev/hub/adapters"
+)
+
+// session is one editor session; it owns at most one adapter session,
+// started lazily on the first prompt so agent switches are cheap.
+type session struct {
+	srv    *server
+	mcp    []adapters.MCPServer
+	editor *editorClient
+
+	// sendMu makes every update of this session leave through one ordered path.
+	sendMu sync.Mutex
+
+	mu            sync.Mutex
+	rec           *Record
+	backend       adapters.Session
+	busy          bool
+	cancelled     bool
+	closed        bool
+	turnCancel    context.CancelFunc
+	always        map[string]adapters.PermissionOptionKind
+	seenTools     map[string]bool
+	agentCommands []adapters.Command
+}
+
+func (ss *session) id() string { return ss.rec.SessionID }
+
+func (ss *session) send(u SessionUpdate) {
+	ss.sendMu.Lock()
+	defer ss.sendMu.Unlock()
+	if err := ss.srv.conn.Notify("session/update", SessionNotification{SessionID: ss.id(), Update: u}); err != nil {
+		ss.srv.log.Error().Err(err).Msg("session/update not sent")
+	}
+}
+
+// cancel ends the running turn, if any; pending permission requests are
+// resolved as cancelled through the turn context.
+func (ss *session) cancel() {
+	ss.mu.Lock()
+	if !ss.busy {
+		ss.mu.Unlock()
+		return
+	}
+	ss.cancelled = true
+	if ss.turnCancel != nil {
+		ss.turnCancel()
+	}
+	b := ss.backend
+	ss.mu.Unlock()
+	if b != nil {
+		b.Cancel()
+	}
+}
+
+func (ss *session) close() {
+	ss.cancel()
+	ss.mu.Lock()
+	ss.closed = true
+	b := ss.backend
+	ss.backend = nil
+	ss.mu.Unlock()
+	if b != nil {
+		if err := b.Close(); err != nil {
+			ss.srv.log.Debug().Err(err).Str("session", ss.id()).Msg("adapter close")
+		}
+	}
+}
+
+func (ss *session) save() {
+	ss.mu.Lock()
+	ss.rec.UpdatedAt = ss.srv.opts.Now()
+	rec := *ss.rec
+	ss.mu.Unlock()
+	if err := ss.srv.index.Save(&rec); err != nil {
+		ss.srv.log.Warn().Err(err).Msg("session index not saved")
+	}
+}
+
+func (ss *session) adapter() (adapters.Adapter, error) {
+	ss.mu.Lock()
+	name := ss.rec.Agent
+	ss.mu.Unlock()
+	return ss.srv.opts.Registry.Get(name)
+}
+
+func (ss *session) ensureBackend(ctx context.Context) (adapters.Session, error) {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	if ss.backend != nil {
+		return ss.backend, nil
+	}
+	a, err := ss.srv.opts.Registry.Get(ss.rec.Agent)
+	if err != nil {
+		return nil, err
+	}
+	opts := adapters.SessionOptions{Cwd: ss.rec.Cwd, MCPServers: ss.mcp, Model: ss.rec.Model, Mode: ss.rec.Mode, Editor: ss.editor}
+	if a.Capabilities().Resume {
+		opts.ResumeID = ss.rec.AgentSessionID
+	}
+	b, err := a.Start(ctx, opts)
+	if err != nil {
+		return nil, fmt.Errorf("start %s: %w", ss.rec.Agent, err)
+	}
+	ss.backend = b
+	return b, nil
+}
+
+// begin reserves the session for one turn; a busy session is an error.
+func (ss *session) begin(ctx context.Context) (context.Context, error) {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	switch {
+	case ss.closed:
+		return nil, errUnknownSession(ss.id())
+	case ss.busy:
+		return nil, NewError(CodeInvalidParams, "Invalid params: "+errBusy.Error(), map[string]any{"sessionId": ss.id()})
+	}
+	turnCtx, cancel := context.WithCancel(ctx)
+	ss.busy, ss.cancelled, ss.turnCancel = true, false, cancel
+	return turnCtx, nil
+}
+
+// runTurn runs one reserved turn and returns its stop reason. Every update
+// of the turn is written before it returns.
+func (ss *session) runTurn(ctx, turnCtx context.Context, prompt []ContentBlock) string {
+	defer func() {
+		ss.mu.Lock()
+		if ss.turnCancel != nil {
+			ss.turnCancel()
+		}
+		ss.busy, ss.turnCancel = false, nil
+		ss.mu.Unlock()
+		ss.save()
+	}()
+	for _, b := range prompt {
+		ss.record(SessionUpdate{UserMessageChunk: &ContentChunk{Content: b}})
+	}
+	reason := ss.drive(ctx, turnCtx, ss.toAdapterContent(prompt))
+	ss.mu.Lock()
+	if ss.cancelled {
+		reason = StopCancelled
+	}
+	ss.mu.Unlock()
+	return reason
+}
+
+func (ss *session) drive(ctx, turnCtx context.Context, content []adapters.Content) string {
+	b, err := ss.ensureBackend(ctx)
+	if err == nil {
+		var ch <-chan adapters.Event
+		if ch, err = b.Prompt(ctx, content); err == nil {
+			return ss.consume(turnCtx, ch)
+		}
+	}
+	ss.emitError(&adapters.ErrorInfo{Message: err.Error()})
+	return StopEndTurn
+}
+
+// consume forwards the turn's events. After a cancel the adapter gets
+// CancelGrace to finish; then the turn is abandoned and the adapter
+// session closed so the prompt is still answered promptly.
+func (ss *session) consume(turnCtx context.Context, ch <-chan adapters.Event) string {
+	reason := StopEndTurn
+	cancelled := turnCtx.Done()
+	var grace <-chan time.Time
+	for {
+		select {
+		case ev, ok := <-ch:
+			if !ok {
+				return reason
+			}
+			if ev.Type == adapters.EventDone {
+				reason = stopReason(ev.StopReason)
+				continue
+			}
+			if ev.Type == adapters.EventPermission && ev.Permission != nil {
+				ss.permission(turnCtx, ev.Permission)
+				continue
+			}
+			for _, u := range ss.mapEvent(ev) {
+				ss.send(u)
+				ss.record(u)
+			}
+		case <-cancelled:
+			cancelled = nil
+			grace = time.After(ss.srv.opts.CancelGrace)
+		case <-grace:
+			ss.srv.log.Warn().Str("session", ss.id()).Msg("agent did not stop after cancel; restarting it")
+			ss.abandon(ch)
+			return StopCancelled
+		}
+	}
+}
+
+func (ss *session) abandon(ch <-chan adapters.Event) {
+	ss.mu.Lock()
+	b := ss.backend
+	ss.backend = nil
+	ss.mu.Unlock()
+	go func() {
+		for ev := range ch {
+			if ev.Permission != nil {
+				ev.Permission.Respond(adapters.PermissionDecision{Cancelled: true})
+			}
+		}
+	}()
+	if b != nil {
+		go b.Close()
+	}
+}
+
+func stopReason(r adapters.StopReason) string {
+	switch s := string(r); s {
+	case StopEndTurn, StopMaxTokens, StopMaxTurnRequests, StopRefusal, StopCancelled:
+		return s
+	}
+	return StopEndTurn
+}
+
+func (ss *session) emitError(e *adapters.ErrorInfo) {
+	u := SessionUpdate{AgentMessageChunk: &ContentChunk{Content: TextBlock(errorText(e))}}
+	ss.send(u)
+	ss.record(u)
+}
+
+func errorText(e *adapters.ErrorInfo) string {
+	s := "Error: " + e.Message
+	if e.Detail != "" {
+		s += "\n\n```\n" + e.Detail + "\n```"
+	}
+	return s + "\n"
+}
+
+// record appends a history-worthy update, merging consecutive chunks.
+func (ss *session) record(u SessionUpdate) {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	h := ss.rec.History
+	switch u.Kind() {
+	case UpdateUserMessageChunk, UpdateAgentMessageChunk, UpdateAgentThoughtChunk:
+		if n := len(h); n > 0 && h[n-1].Kind() == u.Kind() {
+			if merged, ok := mergeChunks(chunkOf(h[n-1]), chunkOf(u)); ok {
+				h[n-1] = withChunk(u.Kind(), merged)
+				return
+			}
+		}
+	case UpdateToolCall, UpdateToolCallUpdate, UpdatePlan:
+	default:
+		return
+	}
+	ss.rec.History = append(h, u)
+}
+
+func chunkOf(u SessionUpdate) *ContentChunk {
+	switch {
+	case u.UserMessageChunk != nil:
+		return u.UserMessageChunk
+	case u.AgentMessageChunk != nil:
+		return u.AgentMessageChunk
+	}
+	return u.AgentThoughtChunk
+}
+
+func mergeChunks(a, b *ContentChunk) (*ContentChunk, bool) {
+	if a.Content.Type != BlockText || b.Content.Type != BlockText || a.MessageID != b.MessageID {
+		return nil, false
+	}
+	return &ContentChunk{Content: TextBlock(a.Content.Text + b.Content.Text), MessageID: a.MessageID}, true
+}
+
+func withChunk(kind string, c *ContentChunk) SessionUpdate {
+	switch kind {
+	case UpdateUserMessageChunk:
+		return SessionUpdate{UserMessageChunk: c}
+	case UpdateAgentMessageChunk:
+		return SessionUpdate{AgentMessageChunk: c}
+	}
+	return SessionUpdate{AgentThoughtChunk: c}
+}
+
+// toAdapterContent converts prompt blocks and expands a leading skill command.
+func (ss *session) toAdapterContent(prompt []ContentBlock) []adapters.Content {
+	out := make([]adapters.Content, 0, len(prompt))
+	for _, b := range prompt {
+		c := adapters.Content{Type: adapters.ContentType(b.Type), Text: b.Text, Data: b.Data, MimeType: b.MimeType, URI: b.URI, Name: b.Name}
+		if b.Resource != nil {
+			c.URI, c.Text, c.MimeType = b.Resource.URI, b.Resource.Text, b.Resource.MimeType
+			if b.Resource.Blob != "" {
+				c.Data = b.Resource.Blob
+			}
+		}
+		out = append(out, c)
+	}
+	if len(out) > 0 && out[0].Type == adapters.ContentText && strings.HasPrefix(out[0].Text, "/") && ss.srv.opts.Skills != nil {
+		name, args, _ := strings.Cut(strings.TrimPrefix(out[0].Text, "/"), " ")
+		if p, ok := ss.srv.opts.Skills.Expand(ss.rec.Cwd, name, strings.TrimSpace(args)); ok {
+			out[0].Text = p
+		}
+	}
+	return out
+}
+
+// sendCommands announces skills and agent commands; it runs after the
+// session/new (or load/resume) response line.
+func (ss *session) sendCommands() {
+	var cmds []AvailableCommand
+	if ss.srv.opts.Skills != nil {
+		cmds = appendCommands(cmds, ss.srv.opts.Skills.Commands(ss.rec.Cwd))
+	}
+	ss.mu.Lock()
+	cmds = appendCommands(cmds, ss.agentCommands)
+	ss.mu.Unlock()
+	if len(cmds) > 0 {
+		ss.send(SessionUpdate{AvailableCommands: &AvailableCommandsUpdate{AvailableCommands: cmds}})
+	}
+}
+
+func appendCommands(out []AvailableCommand, in []adapters.Command) []AvailableCommand {
+	for _, c := range in {
+		if slices.ContainsFunc(out, func(o AvailableCommand) bool { return o.Name == c.Name }) {
+			continue
+		}
+		ac := AvailableCommand{Name: c.Name, Description: c.Description}
+		if c.InputHint != "" {
+			ac.Input = &AvailableCommandInput{Hint: c.InputHint}
+		}
+		out = append(out, ac)
+	}
+	return out
+}
+
+// permission asks the editor (or answers from a remembered "always").
+func (ss *session) permission(ctx context.Context, p *adapters.PermissionRequest) {
+	key := p.Tool.Name
+	if key == "" {
+		key = string(p.Tool.Kind)
+	}
+	ss.mu.Lock()
+	kind, remembered := ss.always[key]
+	ss.mu.Unlock()
+	if ctx.Err() != nil {
+		p.Respond(adapters.PermissionDecision{Cancelled: true})
+		return
+	}
+	if remembered {
+		if o, ok := p.OptionFor(kind); ok {
+			p.Respond(adapters.PermissionDecision{OptionID: o.ID, Kind: kind})
+			return
+		}
+	}
+	if u := ss.toolUpdate(p.Tool); u.ToolCall != nil {
+		ss.send(u)
+		ss.record(u)
+	}
+	req := RequestPermissionRequest{SessionID: ss.id(), Options: permissionOptions(p.Options), ToolCall: ss.fullToolUpdate(p.Tool)}
+	res, err := ss.srv.conn.Call(ctx, "session/request_permission", req)
+	if ctx.Err() != nil {
+		p.Respond(adapters.PermissionDecision{Cancelled: true})
+		return
+	}
+	var resp RequestPermissionResponse
+	if err == nil {
+		err = json.Unmarshal(res, &resp)
+	}
+	if err != nil {
+		ss.srv.log.Warn().Err(err).Msg("permission request failed; treating as reject")
+		p.Respond(adapters.PermissionDecision{Kind: adapters.RejectOnce})
+		return
+	}
+	if resp.Outcome.Outcome == "cancelled" {
+		p.Respond(adapters.PermissionDecision{Cancelled: true})
+		return
+	}
+	d := adapters.PermissionDecision{OptionID: resp.Outcome.OptionID}
+	for _, o := range p.Options {
+		if o.ID == d.OptionID {
+			d.Kind = o.Kind
+		}
+	}
+	if d.Kind == "" {
+		d.Kind = adapters.RejectOnce // unknown option id: be safe
+	}
+	if d.Kind == adapters.AllowAlways || d.Kind == adapters.RejectAlways {
+		ss.mu.Lock()
+		ss.always[key] = d.Kind
+		ss.mu.Unlock()
+	}
+	p.Respond(d)
+}
+
+func permissionOptions(in []adapters.PermissionOption) []PermissionOption {
+	if len(in) == 0 {
+		in = adapters.DefaultPermissionOptions()
+	}
+	out := make([]PermissionOption, 0, len(in))
+	seen := map[string]bool{}
+	for _, o := range in {
+		if seen[o.ID] || o.ID == "" {
+			continue
+		}
+		seen[o.ID] = true
+		out = append(out, PermissionOption{OptionID: o.ID, Name: o.Name, Kind: string(o.Kind)})
+	}
+	return out
+}
+
+var errNotConfigurable = errors.New("agent cannot change this while the session runs")

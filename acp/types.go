@@ -1,0 +1,920 @@
+package acp
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+)
+
+// ProtocolVersion is the only ACP major version hub speaks.
+const ProtocolVersion = 1
+
+// Meta is the reserved _meta object; receivers must not interpret it.
+type Meta map[string]any
+
+// Implementation names a client or agent (clientInfo / agentInfo).
+type Implementation struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+	Title   string `json:"title,omitempty"`
+}
+
+// Marker is an "object capability": supported when present and non-null.
+type Marker struct{}
+
+// FileSystemCapabilities says which fs/* methods the client offers.
+type FileSystemCapabilities struct {
+	ReadTextFile  bool `json:"readTextFile"`
+	WriteTextFile bool `json:"writeTextFile"`
+}
+
+// ClientSessionCapabilities gates optional update kinds and option types.
+type ClientSessionCapabilities struct {
+	ConfigOptions *struct {
+		Boolean *Marker `json:"boolean,omitempty"`
+	} `json:"configOptions,omitempty"`
+	Notices    *Marker `json:"notices,omitempty"`
+	Compaction *Marker `json:"compaction,omitempty"`
+}
+
+// AuthCapabilities are the client's auth abilities.
+type AuthCapabilities struct {
+	Terminal bool `json:"terminal"`
+}
+
+// ClientCapabilities is what the editor supports.
+type ClientCapabilities struct {
+	FS       FileSystemCapabilities     `json:"fs"`
+	Terminal bool                       `json:"terminal"`
+	Auth     *AuthCapabilities          `json:"auth,omitempty"`
+	Session  *ClientSessionCapabilities `json:"session,omitempty"`
+	Meta     Meta                       `json:"_meta,omitempty"`
+}
+
+// InitializeRequest is the params of initialize.
+type InitializeRequest struct {
+	ProtocolVersion    int                `json:"protocolVersion"`
+	ClientCapabilities ClientCapabilities `json:"clientCapabilities"`
+	ClientInfo         *Implementation    `json:"clientInfo,omitempty"`
+}
+
+// PromptCapabilities lists the optional prompt block types accepted.
+type PromptCapabilities struct {
+	Image           bool `json:"image"`
+	Audio           bool `json:"audio"`
+	EmbeddedContext bool `json:"embeddedContext"`
+}
+
+// McpCapabilities lists the non-stdio MCP transports accepted.
+type McpCapabilities struct {
+	HTTP bool `json:"http"`
+	SSE  bool `json:"sse"`
+}
+
+// SessionCapabilities advertises optional session methods.
+type SessionCapabilities struct {
+	List                  *Marker `json:"list,omitempty"`
+	Delete                *Marker `json:"delete,omitempty"`
+	Resume                *Marker `json:"resume,omitempty"`
+	Close                 *Marker `json:"close,omitempty"`
+	AdditionalDirectories *Marker `json:"additionalDirectories,omitempty"`
+}
+
+// AgentAuthCapabilities advertises logout.
+type AgentAuthCapabilities struct {
+	Logout *Marker `json:"logout,omitempty"`
+}
+
+// AgentCapabilities is what the agent supports.
+type AgentCapabilities struct {
+	LoadSession         bool                   `json:"loadSession"`
+	PromptCapabilities  PromptCapabilities     `json:"promptCapabilities"`
+	McpCapabilities     McpCapabilities        `json:"mcpCapabilities"`
+	SessionCapabilities SessionCapabilities    `json:"sessionCapabilities"`
+	Auth                *AgentAuthCapabilities `json:"auth,omitempty"`
+}
+
+// AuthMethod is an agent-handled (Type "") or terminal auth method.
+type AuthMethod struct {
+	ID          string            `json:"id"`
+	Name        string            `json:"name"`
+	Description string            `json:"description,omitempty"`
+	Type        string            `json:"type,omitempty"`
+	Args        []string          `json:"args,omitempty"`
+	Env         map[string]string `json:"env,omitempty"`
+}
+
+// InitializeResponse is the result of initialize.
+type InitializeResponse struct {
+	ProtocolVersion   int               `json:"protocolVersion"`
+	AgentCapabilities AgentCapabilities `json:"agentCapabilities"`
+	AuthMethods       []AuthMethod      `json:"authMethods"`
+	AgentInfo         *Implementation   `json:"agentInfo,omitempty"`
+}
+
+// AuthenticateRequest is the params of authenticate.
+type AuthenticateRequest struct {
+	MethodID string `json:"methodId"`
+}
+
+// EnvVariable is one name=value pair.
+type EnvVariable struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+// HTTPHeader is one header.
+type HTTPHeader struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+// McpServer is a union: stdio (Type ""), "http" or "sse".
+type McpServer struct {
+	Type    string        `json:"type,omitempty"`
+	Name    string        `json:"name"`
+	Command string        `json:"command,omitempty"`
+	Args    []string      `json:"args,omitempty"`
+	Env     []EnvVariable `json:"env,omitempty"`
+	URL     string        `json:"url,omitempty"`
+	Headers []HTTPHeader  `json:"headers,omitempty"`
+}
+
+// MarshalJSON writes the required arrays of each variant as [] not null.
+func (m McpServer) MarshalJSON() ([]byte, error) {
+	if m.Type == "" || m.Type == "stdio" {
+		return json.Marshal(struct {
+			Name    string        `json:"name"`
+			Command string        `json:"command"`
+			Args    []string      `json:"args"`
+			Env     []EnvVariable `json:"env"`
+		}{m.Name, m.Command, nonNil(m.Args), nonNil(m.Env)})
+	}
+	return json.Marshal(struct {
+		Type    string       `json:"type"`
+		Name    string       `json:"name"`
+		URL     string       `json:"url"`
+		Headers []HTTPHeader `json:"headers"`
+	}{m.Type, m.Name, m.URL, nonNil(m.Headers)})
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+// NewSessionRequest is the params of session/new.
+type NewSessionRequest struct {
+	Cwd                   string      `json:"cwd"`
+	McpServers            []McpServer `json:"mcpServers"`
+	AdditionalDirectories []string    `json:"additionalDirectories,omitempty"`
+}
+
+// SessionMode is one mode.
+type SessionMode struct {
+	ID          string `json:"id"`
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+}
+
+// SessionModeState is the current mode and the choices.
+type SessionModeState struct {
+	CurrentModeID  string        `json:"currentModeId"`
+	AvailableModes []SessionMode `json:"availableModes"`
+}
+
+// NewSessionResponse is the result of session/new.
+type NewSessionResponse struct {
+	SessionID     string                `json:"sessionId"`
+	Modes         *SessionModeState     `json:"modes,omitempty"`
+	ConfigOptions []SessionConfigOption `json:"configOptions,omitempty"`
+}
+
+// LoadSessionRequest is the params of session/load.
+type LoadSessionRequest struct {
+	SessionID  string      `json:"sessionId"`
+	Cwd        string      `json:"cwd"`
+	McpServers []McpServer `json:"mcpServers"`
+}
+
+// LoadSessionResponse is the result of session/load (and resume).
+type LoadSessionResponse struct {
+	Modes         *SessionModeState     `json:"modes,omitempty"`
+	ConfigOptions []SessionConfigOption `json:"configOptions,omitempty"`
+}
+
+// ResumeSessionRequest is the params of session/resume.
+type ResumeSessionRequest = LoadSessionRequest
+
+// ResumeSessionResponse is the result of session/resume.
+type ResumeSessionResponse = LoadSessionResponse
+
+// SessionIDRequest is the params of session/close, session/delete and session/cancel.
+type SessionIDRequest struct {
+	SessionID string `json:"sessionId"`
+}
+
+// ListSessionsRequest is the params of session/list.
+type ListSessionsRequest struct {
+	Cwd    string `json:"cwd,omitempty"`
+	Cursor string `json:"cursor,omitempty"`
+}
+
+// SessionInfo is one entry of session/list.
+type SessionInfo struct {
+	SessionID string `json:"sessionId"`
+	Cwd       string `json:"cwd"`
+	Title     string `json:"title,omitempty"`
+	UpdatedAt string `json:"updatedAt,omitempty"`
+}
+
+// ListSessionsResponse is the result of session/list.
+type ListSessionsResponse struct {
+	Sessions   []SessionInfo `json:"sessions"`
+	NextCursor string        `json:"nextCursor,omitempty"`
+}
+
+// SetSessionModeRequest is the params of session/set_mode.
+type SetSessionModeRequest struct {
+	SessionID string `json:"sessionId"`
+	ModeID    string `json:"modeId"`
+}
+
+// SetSessionConfigOptionRequest is the params of session/set_config_option.
+// Value is a string for select options, a bool when Type is "boolean".
+type SetSessionConfigOptionRequest struct {
+	SessionID string          `json:"sessionId"`
+	ConfigID  string          `json:"configId"`
+	Type      string          `json:"type,omitempty"`
+	Value     json.RawMessage `json:"value"`
+}
+
+// SetSessionConfigOptionResponse carries the complete option list.
+type SetSessionConfigOptionResponse struct {
+	ConfigOptions []SessionConfigOption `json:"configOptions"`
+}
+
+// SessionConfigSelectOption is one value of a select.
+type SessionConfigSelectOption struct {
+	Value       string `json:"value"`
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+}
+
+// SessionConfigSelectGroup is a named group of select values.
+type SessionConfigSelectGroup struct {
+	Group   string                      `json:"group"`
+	Name    string                      `json:"name"`
+	Options []SessionConfigSelectOption `json:"options"`
+}
+
+// SessionConfigOption is a select (Type "select") or boolean option.
+type SessionConfigOption struct {
+	ID          string `json:"id"`
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+	Category    string `json:"category,omitempty"`
+	Type        string `json:"type"`
+	// CurrentValue is the select value; BoolValue the boolean one.
+	CurrentValue string
+	BoolValue    bool
+	Options      []SessionConfigSelectOption
+	Groups       []SessionConfigSelectGroup
+}
+
+type configOptionWire struct {
+	ID           string          `json:"id"`
+	Name         string          `json:"name"`
+	Description  string          `json:"description,omitempty"`
+	Category     string          `json:"category,omitempty"`
+	Type         string          `json:"type"`
+	CurrentValue json.RawMessage `json:"currentValue"`
+	Options      json.RawMessage `json:"options,omitempty"`
+}
+
+// MarshalJSON writes the select or boolean variant.
+func (o SessionConfigOption) MarshalJSON() ([]byte, error) {
+	w := configOptionWire{ID: o.ID, Name: o.Name, Description: o.Description, Category: o.Category, Type: o.Type}
+	var err error
+	if o.Type == "boolean" {
+		w.CurrentValue, _ = json.Marshal(o.BoolValue)
+		return json.Marshal(w)
+	}
+	w.Type = "select"
+	w.CurrentValue, _ = json.Marshal(o.CurrentValue)
+	if len(o.Groups) > 0 {
+		w.Options, err = json.Marshal(o.Groups)
+	} else {
+		w.Options, err = json.Marshal(nonNil(o.Options))
+	}
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(w)
+}
+
+// UnmarshalJSON reads either variant and grouped or flat options.
+func (o *SessionConfigOption) UnmarshalJSON(b []byte) error {
+	var w configOptionWire
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	*o = SessionConfigOption{ID: w.ID, Name: w.Name, Description: w.Description, Category: w.Category, Type: w.Type}
+	switch w.Type {
+	case "boolean":
+		return json.Unmarshal(w.CurrentValue, &o.BoolValue)
+	case "select":
+		if err := json.Unmarshal(w.CurrentValue, &o.CurrentValue); err != nil {
+			return err
+		}
+		var probe []map[string]json.RawMessage
+		if err := json.Unmarshal(w.Options, &probe); err != nil {
+			return err
+		}
+		if len(probe) > 0 && probe[0]["group"] != nil {
+			return json.Unmarshal(w.Options, &o.Groups)
+		}
+		return json.Unmarshal(w.Options, &o.Options)
+	default:
+		return fmt.Errorf("config option %q: unknown type %q", w.ID, w.Type)
+	}
+}
+
+// Values lists every select value, across groups.
+func (o SessionConfigOption) Values() []string {
+	var out []string
+	for _, v := range o.Options {
+		out = append(out, v.Value)
+	}
+	for _, g := range o.Groups {
+		for _, v := range g.Options {
+			out = append(out, v.Value)
+		}
+	}
+	return out
+}
+
+// PromptRequest is the params of session/prompt.
+type PromptRequest struct {
+	SessionID string         `json:"sessionId"`
+	Prompt    []ContentBlock `json:"prompt"`
+}
+
+// StopReason values.
+const (
+	StopEndTurn         = "end_turn"
+	StopMaxTokens       = "max_tokens"
+	StopMaxTurnRequests = "max_turn_requests"
+	StopRefusal         = "refusal"
+	StopCancelled       = "cancelled"
+)
+
+// PromptResponse is the result of session/prompt.
+type PromptResponse struct {
+	StopReason string `json:"stopReason"`
+}
+
+// ResourceContents is an embedded resource: text or blob.
+type ResourceContents struct {
+	URI      string `json:"uri"`
+	MimeType string `json:"mimeType,omitempty"`
+	Text     string `json:"text,omitempty"`
+	Blob     string `json:"blob,omitempty"`
+}
+
+// MarshalJSON keeps the required text or blob field.
+func (r ResourceContents) MarshalJSON() ([]byte, error) {
+	if r.Blob != "" {
+		return json.Marshal(struct {
+			URI      string `json:"uri"`
+			MimeType string `json:"mimeType,omitempty"`
+			Blob     string `json:"blob"`
+		}{r.URI, r.MimeType, r.Blob})
+	}
+	return json.Marshal(struct {
+		URI      string `json:"uri"`
+		MimeType string `json:"mimeType,omitempty"`
+		Text     string `json:"text"`
+	}{r.URI, r.MimeType, r.Text})
+}
+
+// Content block types.
+const (
+	BlockText         = "text"
+	BlockImage        = "image"
+	BlockAudio        = "audio"
+	BlockResourceLink = "resource_link"
+	BlockResource     = "resource"
+)
+
+// ContentBlock is the ContentBlock union, flattened; Type selects the fields.
+type ContentBlock struct {
+	Type        string            `json:"type"`
+	Text        string            `json:"text,omitempty"`
+	Data        string            `json:"data,omitempty"`
+	MimeType    string            `json:"mimeType,omitempty"`
+	URI         string            `json:"uri,omitempty"`
+	Name        string            `json:"name,omitempty"`
+	Title       string            `json:"title,omitempty"`
+	Description string            `json:"description,omitempty"`
+	Size        *int64            `json:"size,omitempty"`
+	Resource    *ResourceContents `json:"resource,omitempty"`
+	Annotations json.RawMessage   `json:"annotations,omitempty"`
+}
+
+// TextBlock builds a text block.
+func TextBlock(s string) ContentBlock { return ContentBlock{Type: BlockText, Text: s} }
+
+type contentBlockAlias ContentBlock
+
+// MarshalJSON writes required fields of each variant even when empty.
+func (c ContentBlock) MarshalJSON() ([]byte, error) {
+	switch c.Type {
+	case BlockText:
+		return json.Marshal(struct {
+			Type        string          `json:"type"`
+			Text        string          `json:"text"`
+			Annotations json.RawMessage `json:"annotations,omitempty"`
+		}{c.Type, c.Text, c.Annotations})
+	case BlockResourceLink:
+		return json.Marshal(struct {
+			Type string `json:"type"`
+			URI  string `json:"uri"`
+			Name string `json:"name"`
+			contentBlockAlias
+		}{c.Type, c.URI, c.Name, contentBlockAlias{MimeType: c.MimeType, Title: c.Title, Description: c.Description, Size: c.Size, Annotations: c.Annotations}})
+	}
+	return json.Marshal(contentBlockAlias(c))
+}
+
+// UnmarshalJSON rejects unknown block types and missing required fields.
+func (c *ContentBlock) UnmarshalJSON(b []byte) error {
+	var a contentBlockAlias
+	if err := json.Unmarshal(b, &a); err != nil {
+		return err
+	}
+	*c = ContentBlock(a)
+	switch c.Type {
+	case BlockText:
+		if !hasKey(b, "text") {
+			return fmt.Errorf("text block without text")
+		}
+	case BlockImage, BlockAudio:
+		if c.Data == "" || c.MimeType == "" {
+			return fmt.Errorf("%s block needs data and mimeType", c.Type)
+		}
+	case BlockResourceLink:
+		if c.URI == "" {
+			return fmt.Errorf("resource_link block needs uri")
+		}
+	case BlockResource:
+		if c.Resource == nil {
+			return fmt.Errorf("resource block needs resource")
+		}
+	default:
+		return fmt.Errorf("unknown content block type %q", c.Type)
+	}
+	return nil
+}
+
+func hasKey(b []byte, key string) bool {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(b, &m) != nil {
+		return false
+	}
+	_, ok := m[key]
+	return ok
+}
+
+// ContentChunk is a streamed piece of a user, agent or thought message.
+type ContentChunk struct {
+	Content   ContentBlock `json:"content"`
+	MessageID string       `json:"messageId,omitempty"`
+}
+
+// ToolCallLocation is a file (absolute path) a tool touches.
+type ToolCallLocation struct {
+	Path string `json:"path"`
+	Line *int   `json:"line,omitempty"`
+}
+
+// ToolCallContent is the union content | diff | terminal.
+type ToolCallContent struct {
+	Type       string        `json:"type"`
+	Content    *ContentBlock `json:"content,omitempty"`
+	Path       string        `json:"path,omitempty"`
+	OldText    *string       `json:"oldText,omitempty"`
+	NewText    string        `json:"newText,omitempty"`
+	TerminalID string        `json:"terminalId,omitempty"`
+}
+
+type toolCallContentAlias ToolCallContent
+
+// MarshalJSON writes exactly the fields of the variant.
+func (t ToolCallContent) MarshalJSON() ([]byte, error) {
+	switch t.Type {
+	case "diff":
+		return json.Marshal(struct {
+			Type    string  `json:"type"`
+			Path    string  `json:"path"`
+			OldText *string `json:"oldText"`
+			NewText string  `json:"newText"`
+		}{t.Type, t.Path, t.OldText, t.NewText})
+	case "terminal":
+		return json.Marshal(struct {
+			Type       string `json:"type"`
+			TerminalID string `json:"terminalId"`
+		}{t.Type, t.TerminalID})
+	case "content":
+		c := ContentBlock{Type: BlockText}
+		if t.Content != nil {
+			c = *t.Content
+		}
+		return json.Marshal(struct {
+			Type    string       `json:"type"`
+			Content ContentBlock `json:"content"`
+		}{t.Type, c})
+	}
+	return nil, fmt.Errorf("unknown tool call content type %q", t.Type)
+}
+
+// UnmarshalJSON reads any variant, rejecting unknown types.
+func (t *ToolCallContent) UnmarshalJSON(b []byte) error {
+	var a toolCallContentAlias
+	if err := json.Unmarshal(b, &a); err != nil {
+		return err
+	}
+	switch a.Type {
+	case "content", "diff", "terminal":
+	default:
+		return fmt.Errorf("unknown tool call content type %q", a.Type)
+	}
+	*t = ToolCallContent(a)
+	return nil
+}
+
+// ToolCall is a tool_call update (and the shape of a full description).
+type ToolCall struct {
+	ToolCallID string             `json:"toolCallId"`
+	Title      string             `json:"title"`
+	Name       string             `json:"name,omitempty"`
+	Kind       string             `json:"kind,omitempty"`
+	Status     string             `json:"status,omitempty"`
+	Content    []ToolCallContent  `json:"content,omitempty"`
+	Locations  []ToolCallLocation `json:"locations,omitempty"`
+	RawInput   json.RawMessage    `json:"rawInput,omitempty"`
+	RawOutput  json.RawMessage    `json:"rawOutput,omitempty"`
+}
+
+// ToolCallUpdate changes a tool call; only set fields are sent. A non-nil
+// empty Content or Locations clears the collection.
+type ToolCallUpdate struct {
+	ToolCallID string             `json:"toolCallId"`
+	Title      string             `json:"title,omitempty"`
+	Name       string             `json:"name,omitempty"`
+	Kind       string             `json:"kind,omitempty"`
+	Status     string             `json:"status,omitempty"`
+	Content    []ToolCallContent  `json:"content,omitempty"`
+	Locations  []ToolCallLocation `json:"locations,omitempty"`
+	RawInput   json.RawMessage    `json:"rawInput,omitempty"`
+	RawOutput  json.RawMessage    `json:"rawOutput,omitempty"`
+}
+
+// PlanEntry is one plan item.
+type PlanEntry struct {
+	Content  string `json:"content"`
+	Priority string `json:"priority"`
+	Status   string `json:"status"`
+}
+
+// Plan is the complete current plan.
+type Plan struct {
+	Entries []PlanEntry `json:"entries"`
+}
+
+// AvailableCommandInput describes a command's argument.
+type AvailableCommandInput struct {
+	Hint string `json:"hint"`
+}
+
+// AvailableCommand is one slash command.
+type AvailableCommand struct {
+	Name        string                 `json:"name"`
+	Description string                 `json:"description"`
+	Input       *AvailableCommandInput `json:"input,omitempty"`
+}
+
+// AvailableCommandsUpdate replaces the command list.
+type AvailableCommandsUpdate struct {
+	AvailableCommands []AvailableCommand `json:"availableCommands"`
+}
+
+// CurrentModeUpdate reports a mode change.
+type CurrentModeUpdate struct {
+	CurrentModeID string `json:"currentModeId"`
+}
+
+// ConfigOptionUpdate carries the complete option list.
+type ConfigOptionUpdate struct {
+	ConfigOptions []SessionConfigOption `json:"configOptions"`
+}
+
+// SessionInfoUpdate changes the title or timestamp.
+type SessionInfoUpdate struct {
+	Title     string `json:"title,omitempty"`
+	UpdatedAt string `json:"updatedAt,omitempty"`
+}
+
+// Cost is a cumulative cost.
+type Cost struct {
+	Amount   float64 `json:"amount"`
+	Currency string  `json:"currency"`
+}
+
+// UsageUpdate reports context use.
+type UsageUpdate struct {
+	Used uint64 `json:"used"`
+	Size uint64 `json:"size"`
+	Cost *Cost  `json:"cost,omitempty"`
+}
+
+// SessionUpdate kinds (the sessionUpdate discriminator).
+const (
+	UpdateUserMessageChunk  = "user_message_chunk"
+	UpdateAgentMessageChunk = "agent_message_chunk"
+	UpdateAgentThoughtChunk = "agent_thought_chunk"
+	UpdateToolCall          = "tool_call"
+	UpdateToolCallUpdate    = "tool_call_update"
+	UpdatePlan              = "plan"
+	UpdateAvailableCommands = "available_commands_update"
+	UpdateCurrentMode       = "current_mode_update"
+	UpdateConfigOption      = "config_option_update"
+	UpdateSessionInfo       = "session_info_update"
+	UpdateUsage             = "usage_update"
+)
+
+// SessionUpdate is the union of update variants; exactly one field is set.
+type SessionUpdate struct {
+	UserMessageChunk  *ContentChunk
+	AgentMessageChunk *ContentChunk
+	AgentThoughtChunk *ContentChunk
+	ToolCall          *ToolCall
+	ToolCallUpdate    *ToolCallUpdate
+	Plan              *Plan
+	AvailableCommands *AvailableCommandsUpdate
+	CurrentMode       *CurrentModeUpdate
+	ConfigOption      *ConfigOptionUpdate
+	SessionInfo       *SessionInfoUpdate
+	Usage             *UsageUpdate
+}
+
+// Kind returns the discriminator of the set variant ("" if none).
+func (u SessionUpdate) Kind() string {
+	kind, _ := u.variant()
+	return kind
+}
+
+func (u SessionUpdate) variant() (string, any) {
+	switch {
+	case u.UserMessageChunk != nil:
+		return UpdateUserMessageChunk, u.UserMessageChunk
+	case u.AgentMessageChunk != nil:
+		return UpdateAgentMessageChunk, u.AgentMessageChunk
+	case u.AgentThoughtChunk != nil:
+		return UpdateAgentThoughtChunk, u.AgentThoughtChunk
+	case u.ToolCall != nil:
+		return UpdateToolCall, u.ToolCall
+	case u.ToolCallUpdate != nil:
+		return UpdateToolCallUpdate, u.ToolCallUpdate
+	case u.Plan != nil:
+		return UpdatePlan, planWire{Entries: nonNil(u.Plan.Entries)}
+	case u.AvailableCommands != nil:
+		return UpdateAvailableCommands, AvailableCommandsUpdate{AvailableCommands: nonNil(u.AvailableCommands.AvailableCommands)}
+	case u.CurrentMode != nil:
+		return UpdateCurrentMode, u.CurrentMode
+	case u.ConfigOption != nil:
+		return UpdateConfigOption, ConfigOptionUpdate{ConfigOptions: nonNil(u.ConfigOption.ConfigOptions)}
+	case u.SessionInfo != nil:
+		return UpdateSessionInfo, u.SessionInfo
+	case u.Usage != nil:
+		return UpdateUsage, u.Usage
+	}
+	return "", nil
+}
+
+type planWire struct {
+	Entries []PlanEntry `json:"entries"`
+}
+
+// MarshalJSON writes the variant's fields next to "sessionUpdate".
+func (u SessionUpdate) MarshalJSON() ([]byte, error) {
+	kind, v := u.variant()
+	if kind == "" {
+		return nil, fmt.Errorf("empty session update")
+	}
+	body, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return withTag("sessionUpdate", kind, body), nil
+}
+
+// withTag inserts "key":"value" as the first member of the object body.
+func withTag(key, value string, body []byte) []byte {
+	var buf bytes.Buffer
+	buf.Grow(len(body) + len(key) + len(value) + 8)
+	buf.WriteString(`{"`)
+	buf.WriteString(key)
+	buf.WriteString(`":"`)
+	buf.WriteString(value)
+	buf.WriteByte('"')
+	if rest := bytes.TrimSpace(body[1:]); len(rest) > 1 {
+		buf.WriteByte(',')
+	}
+	buf.Write(body[1:])
+	return buf.Bytes()
+}
+
+// UnmarshalJSON picks the variant by "sessionUpdate".
+func (u *SessionUpdate) UnmarshalJSON(b []byte) error {
+	var tag struct {
+		SessionUpdate string `json:"sessionUpdate"`
+	}
+	if err := json.Unmarshal(b, &tag); err != nil {
+		return err
+	}
+	*u = SessionUpdate{}
+	var target any
+	switch tag.SessionUpdate {
+	case UpdateUserMessageChunk:
+		u.UserMessageChunk = &ContentChunk{}
+		target = u.UserMessageChunk
+	case UpdateAgentMessageChunk:
+		u.AgentMessageChunk = &ContentChunk{}
+		target = u.AgentMessageChunk
+	case UpdateAgentThoughtChunk:
+		u.AgentThoughtChunk = &ContentChunk{}
+		target = u.AgentThoughtChunk
+	case UpdateToolCall:
+		u.ToolCall = &ToolCall{}
+		target = u.ToolCall
+	case UpdateToolCallUpdate:
+		u.ToolCallUpdate = &ToolCallUpdate{}
+		target = u.ToolCallUpdate
+	case UpdatePlan:
+		u.Plan = &Plan{}
+		target = u.Plan
+	case UpdateAvailableCommands:
+		u.AvailableCommands = &AvailableCommandsUpdate{}
+		target = u.AvailableCommands
+	case UpdateCurrentMode:
+		u.CurrentMode = &CurrentModeUpdate{}
+		target = u.CurrentMode
+	case UpdateConfigOption:
+		u.ConfigOption = &ConfigOptionUpdate{}
+		target = u.ConfigOption
+	case UpdateSessionInfo:
+		u.SessionInfo = &SessionInfoUpdate{}
+		target = u.SessionInfo
+	case UpdateUsage:
+		u.Usage = &UsageUpdate{}
+		target = u.Usage
+	default:
+		return fmt.Errorf("%w: %q", ErrUnknownUpdate, tag.SessionUpdate)
+	}
+	return json.Unmarshal(b, target)
+}
+
+// SessionNotification is the params of session/update.
+type SessionNotification struct {
+	SessionID string        `json:"sessionId"`
+	Update    SessionUpdate `json:"update"`
+}
+
+// PermissionOption is one choice of a permission request.
+type PermissionOption struct {
+	OptionID string `json:"optionId"`
+	Name     string `json:"name"`
+	Kind     string `json:"kind"`
+}
+
+// RequestPermissionRequest is the params of session/request_permission.
+type RequestPermissionRequest struct {
+	SessionID string             `json:"sessionId"`
+	ToolCall  ToolCallUpdate     `json:"toolCall"`
+	Options   []PermissionOption `json:"options"`
+}
+
+// RequestPermissionOutcome is {"outcome":"cancelled"} or
+// {"outcome":"selected","optionId":...}.
+type RequestPermissionOutcome struct {
+	Outcome  string `json:"outcome"`
+	OptionID string `json:"optionId,omitempty"`
+}
+
+// UnmarshalJSON validates the discriminator.
+func (o *RequestPermissionOutcome) UnmarshalJSON(b []byte) error {
+	type alias RequestPermissionOutcome
+	var a alias
+	if err := json.Unmarshal(b, &a); err != nil {
+		return err
+	}
+	switch {
+	case a.Outcome == "cancelled":
+	case a.Outcome == "selected" && a.OptionID != "":
+	default:
+		return fmt.Errorf("invalid permission outcome %q", a.Outcome)
+	}
+	*o = RequestPermissionOutcome(a)
+	return nil
+}
+
+// RequestPermissionResponse is the result of session/request_permission.
+type RequestPermissionResponse struct {
+	Outcome RequestPermissionOutcome `json:"outcome"`
+}
+
+// ReadTextFileRequest is the params of fs/read_text_file.
+type ReadTextFileRequest struct {
+	SessionID string `json:"sessionId"`
+	Path      string `json:"path"`
+	Line      *int   `json:"line,omitempty"`
+	Limit     *int   `json:"limit,omitempty"`
+}
+
+// ReadTextFileResponse is its result.
+type ReadTextFileResponse struct {
+	Content string `json:"content"`
+}
+
+// WriteTextFileRequest is the params of fs/write_text_file.
+type WriteTextFileRequest struct {
+	SessionID string `json:"sessionId"`
+	Path      string `json:"path"`
+	Content   string `json:"content"`
+}
+
+// CreateTerminalRequest is the params of terminal/create.
+type CreateTerminalRequest struct {
+	SessionID       string        `json:"sessionId"`
+	Command         string        `json:"command"`
+	Args            []string      `json:"args,omitempty"`
+	Env             []EnvVariable `json:"env,omitempty"`
+	Cwd             string        `json:"cwd,omitempty"`
+	OutputByteLimit *uint64       `json:"outputByteLimit,omitempty"`
+}
+
+// CreateTerminalResponse is its result.
+type CreateTerminalResponse struct {
+	TerminalID string `json:"terminalId"`
+}
+
+// TerminalRequest is the params of terminal/output, wait_for_exit, kill, release.
+type TerminalRequest struct {
+	SessionID  string `json:"sessionId"`
+	TerminalID string `json:"terminalId"`
+}
+
+// TerminalExitStatus is how a command ended.
+type TerminalExitStatus struct {
+	ExitCode *uint32 `json:"exitCode"`
+	Signal   *string `json:"signal"`
+}
+
+// TerminalOutputResponse is the result of terminal/output.
+type TerminalOutputResponse struct {
+	Output     string              `json:"output"`
+	Truncated  bool                `json:"truncated"`
+	ExitStatus *TerminalExitStatus `json:"exitStatus,omitempty"`
+}
+
+// WaitForTerminalExitResponse is the result of terminal/wait_for_exit.
+type WaitForTerminalExitResponse = TerminalExitStatus
+
+// JSON-RPC and ACP error codes.
+const (
+	CodeParseError       = -32700
+	CodeInvalidRequest   = -32600
+	CodeMethodNotFound   = -32601
+	CodeInvalidParams    = -32602
+	CodeInternalError    = -32603
+	CodeRequestCancelled = -32800
+	CodeAuthRequired     = -32000
+	CodeResourceNotFound = -32002
+)
+
+// Error is a JSON-RPC error object; it implements error.
+type Error struct {
+	Code    int    `json:"code"`
+	Message string `json:"message"`
+	Data    any    `json:"data,omitempty"`
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("acp error %d: %s", e.Code, e.Message) }
+
+// NewError builds an *Error.
+func NewError(code int, msg string, data any) *Error {
+	return &Error{Code: code, Message: msg, Data: data}
+}

@@ -1,0 +1,123 @@
+package acp
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// goldenTypes maps a schema $defs name to a fresh Go value of that type.
+var goldenTypes = map[string]func() any{
+	"InitializeRequest":              func() any { return &InitializeRequest{} },
+	"InitializeResponse":             func() any { return &InitializeResponse{} },
+	"NewSessionRequest":              func() any { return &NewSessionRequest{} },
+	"NewSessionResponse":             func() any { return &NewSessionResponse{} },
+	"LoadSessionRequest":             func() any { return &LoadSessionRequest{} },
+	"LoadSessionResponse":            func() any { return &LoadSessionResponse{} },
+	"ListSessionsRequest":            func() any { return &ListSessionsRequest{} },
+	"ListSessionsResponse":           func() any { return &ListSessionsResponse{} },
+	"SetSessionModeRequest":          func() any { return &SetSessionModeRequest{} },
+	"SetSessionConfigOptionRequest":  func() any { return &SetSessionConfigOptionRequest{} },
+	"SetSessionConfigOptionResponse": func() any { return &SetSessionConfigOptionResponse{} },
+	"PromptRequest":                  func() any { return &PromptRequest{} },
+	"PromptResponse":                 func() any { return &PromptResponse{} },
+	"RequestPermissionRequest":       func() any { return &RequestPermissionRequest{} },
+	"RequestPermissionResponse":      func() any { return &RequestPermissionResponse{} },
+	"ReadTextFileRequest":            func() any { return &ReadTextFileRequest{} },
+	"ReadTextFileResponse":           func() any { return &ReadTextFileResponse{} },
+	"WriteTextFileRequest":           func() any { return &WriteTextFileRequest{} },
+	"CreateTerminalRequest":          func() any { return &CreateTerminalRequest{} },
+	"CreateTerminalResponse":         func() any { return &CreateTerminalResponse{} },
+	"TerminalOutputRequest":          func() any { return &TerminalRequest{} },
+	"TerminalOutputResponse":         func() any { return &TerminalOutputResponse{} },
+	"WaitForTerminalExitResponse":    func() any { return &WaitForTerminalExitResponse{} },
+	"Error":                          func() any { return &Error{} },
+	"CancelNotification":             func() any { return &SessionIDRequest{} },
+	"SessionNotification":            func() any { return &SessionNotification{} },
+}
+
+func TestGolden_RoundTripAndSchema(t *testing.T) {
+	files, err := filepath.Glob("../testdata/acp/golden/*.json")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no golden files: %v", err)
+	}
+	for _, f := range files {
+		name := strings.TrimSuffix(filepath.Base(f), ".json")
+		def, _, _ := strings.Cut(name, "__")
+		t.Run(name, func(t *testing.T) {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			mk, ok := goldenTypes[def]
+			if !ok {
+				t.Fatalf("no Go type for $defs/%s", def)
+			}
+			v := mk()
+			if err := json.Unmarshal(data, v); err != nil {
+				t.Fatalf("unmarshal: %v", err)
+			}
+			out, err := json.Marshal(v)
+			if err != nil {
+				t.Fatalf("marshal: %v", err)
+			}
+			if !jsonEqual(data, out) {
+				t.Errorf("round trip differs\n got: %s\nwant: %s", out, data)
+			}
+			validateDef(t, def, data)
+			validateDef(t, def, out)
+		})
+	}
+}
+
+func TestContentBlock_RejectsUnknownType(t *testing.T) {
+	for _, in := range []string{
+		`{"type":"video","data":"x"}`,
+		`{"type":"image","data":"x"}`,
+		`{"type":"resource_link","name":"a"}`,
+		`{"type":"text"}`,
+	} {
+		var c ContentBlock
+		if err := json.Unmarshal([]byte(in), &c); err == nil {
+			t.Errorf("%s: accepted", in)
+		}
+	}
+}
+
+func TestSessionUpdate_RejectsUnknownKind(t *testing.T) {
+	var u SessionUpdate
+	if err := json.Unmarshal([]byte(`{"sessionUpdate":"nope"}`), &u); err == nil {
+		t.Fatal("unknown kind accepted")
+	}
+}
+
+func TestSessionUpdate_EmptyMarshalFails(t *testing.T) {
+	if _, err := json.Marshal(SessionUpdate{}); err == nil {
+		t.Fatal("empty update marshalled")
+	}
+}
+
+func TestUsageUpdate_KeepsZeroRequiredFields(t *testing.T) {
+	b, _ := json.Marshal(SessionNotification{SessionID: "s", Update: SessionUpdate{Usage: &UsageUpdate{}}})
+	if !strings.Contains(string(b), `"used":0`) || !strings.Contains(string(b), `"size":0`) {
+		t.Fatalf("zero used/size dropped: %s", b)
+	}
+	validateDef(t, "SessionNotification", b)
+}
+
+func TestConfigOption_GroupedAndBoolean(t *testing.T) {
+	in := `[{"id":"m","name":"M","type":"select","currentValue":"a","options":[{"group":"g","name":"G","options":[{"value":"a","name":"A"}]}]},{"id":"b","name":"B","type":"boolean","currentValue":true}]`
+	var opts []SessionConfigOption
+	if err := json.Unmarshal([]byte(in), &opts); err != nil {
+		t.Fatal(err)
+	}
+	if len(opts[0].Groups) != 1 || opts[0].Values()[0] != "a" || !opts[1].BoolValue {
+		t.Fatalf("decoded %+v", opts)
+	}
+	out, _ := json.Marshal(opts)
+	if !jsonEqual([]byte(in), out) {
+		t.Fatalf("round trip: %s", out)
+	}
+}

@@ -1,0 +1,136 @@
+// Package acpclient drives any Agent Client Protocol agent: hub spawns the
+// agent process, acts as its ACP client (initialize, session/new|load|resume,
+// session/prompt, session/cancel) and normalizes its session/update
+// notifications into adapters.Events. Permission requests become permission
+// events; fs/* and terminal/* requests go to the editor when it supports
+// them and are served locally otherwise, so headless runs work too.
+package acpclient
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/hubdev/hub/adapters"
+)
+
+// Sentinel errors.
+var (
+	ErrInitialize = errors.New("acp agent failed to initialize")
+	ErrProtocol   = errors.New("acp protocol error")
+)
+
+// Defaults for Config timeouts.
+const (
+	DefaultInitTimeout = 90 * time.Second
+	DefaultCancelGrace = 15 * time.Second
+)
+
+// Config describes one ACP agent.
+type Config struct {
+	Name string   // registry name
+	Argv []string // program and arguments
+	Env  map[string]string
+	// Model and Mode are applied after the session starts unless
+	// SessionOptions names others.
+	Model, Mode string
+	// Caps is what the adapter advertises before any session ran; models
+	// and modes learned from sessions are added.
+	Caps adapters.Capabilities
+	// InitTimeout bounds process start + initialize + session setup.
+	InitTimeout time.Duration
+	// CancelGrace is how long a cancelled turn waits for the agent's
+	// "cancelled" answer before ending on its own.
+	CancelGrace time.Duration
+	// StopGrace is the wait between SIGTERM and SIGKILL on Close.
+	StopGrace time.Duration
+	// Fallback, when set, is used if the ACP handshake fails.
+	Fallback Fallback
+	// ClientVersion is sent as clientInfo.version.
+	ClientVersion string
+	Logger        zerolog.Logger
+}
+
+// Fallback opens a non-ACP session (e.g. a stream-json channel) when the
+// ACP handshake fails.
+type Fallback func(ctx context.Context, opts adapters.SessionOptions, acpErr error) (adapters.Session, error)
+
+// Adapter starts ACP sessions with one agent program.
+type Adapter struct {
+	cfg     Config
+	mu      sync.Mutex
+	learned adapters.Capabilities
+}
+
+var _ adapters.Adapter = (*Adapter)(nil)
+
+// New returns an adapter for cfg.
+func New(cfg Config) *Adapter {
+	if cfg.InitTimeout <= 0 {
+		cfg.InitTimeout = DefaultInitTimeout
+	}
+	if cfg.CancelGrace <= 0 {
+		cfg.CancelGrace = DefaultCancelGrace
+	}
+	if cfg.ClientVersion == "" {
+		cfg.ClientVersion = "dev"
+	}
+	return &Adapter{cfg: cfg}
+}
+
+// Name implements adapters.Adapter.
+func (a *Adapter) Name() string { return a.cfg.Name }
+
+// Capabilities implements adapters.Adapter: the configured capabilities
+// plus models and modes reported by the last session.
+func (a *Adapter) Capabilities() adapters.Capabilities {
+	c := a.cfg.Caps
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if len(a.learned.Models) > 0 {
+		c.Models, c.DefaultModel = a.learned.Models, a.learned.DefaultModel
+	}
+	if len(a.learned.Modes) > 0 {
+		c.Modes, c.DefaultMode = a.learned.Modes, a.learned.DefaultMode
+	}
+	return c
+}
+
+func (a *Adapter) learn(models, modes []adapters.Option, model, mode string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if len(models) > 0 {
+		a.learned.Models, a.learned.DefaultModel = models, model
+	}
+	if len(modes) > 0 {
+		a.learned.Modes, a.learned.DefaultMode = modes, mode
+	}
+}
+
+// Start implements adapters.Adapter.
+func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adapters.Session, error) {
+	if len(a.cfg.Argv) == 0 {
+		return nil, fmt.Errorf("%w: agent %q has no command", adapters.ErrNotInstalled, a.cfg.Name)
+	}
+	if opts.Cwd == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, fmt.Errorf("%s: working directory: %w", a.cfg.Name, err)
+		}
+		opts.Cwd = wd
+	}
+	s, err := a.startACP(ctx, opts)
+	if err == nil {
+		return s, nil
+	}
+	if a.cfg.Fallback != nil && errors.Is(err, ErrInitialize) && !errors.Is(err, adapters.ErrNotInstalled) {
+		a.cfg.Logger.Warn().Err(err).Str("agent", a.cfg.Name).Msg("acp handshake failed; using the stream-json fallback")
+		return a.cfg.Fallback(ctx, opts, err)
+	}
+	return nil, err
+}

@@ -1,0 +1,359 @@
+package acpclient
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/proc"
+)
+
+func TestMain(m *testing.M) {
+	if os.Getenv(fakeEnv) == "1" {
+		runFakeAgent()
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+func fakeAdapter(t *testing.T) *Adapter {
+	t.Helper()
+	return New(Config{
+		Name: "fake", Argv: []string{os.Args[0]}, Env: map[string]string{fakeEnv: "1"},
+		InitTimeout: 20 * time.Second, CancelGrace: 5 * time.Second, StopGrace: time.Second,
+		Logger: zerolog.Nop(),
+	})
+}
+
+func startFake(t *testing.T, opts adapters.SessionOptions) *Session {
+	t.Helper()
+	if opts.Cwd == "" {
+		opts.Cwd = t.TempDir()
+	}
+	s, err := fakeAdapter(t).Start(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	return s.(*Session)
+}
+
+// collect drains a turn, answering permissions with decide.
+func collect(t *testing.T, ch <-chan adapters.Event, decide func(*adapters.PermissionRequest)) []adapters.Event {
+	t.Helper()
+	var evs []adapters.Event
+	timeout := time.After(20 * time.Second)
+	for {
+		select {
+		case ev, ok := <-ch:
+			if !ok {
+				if len(evs) == 0 || evs[len(evs)-1].Type != adapters.EventDone {
+					t.Fatalf("stream closed without done: %+v", evs)
+				}
+				return evs
+			}
+			if ev.Type == adapters.EventPermission && decide != nil {
+				decide(ev.Permission)
+			}
+			evs = append(evs, ev)
+		case <-timeout:
+			t.Fatalf("turn did not end; got %+v", evs)
+		}
+	}
+}
+
+func texts(evs []adapters.Event) string {
+	var b strings.Builder
+	for _, ev := range evs {
+		if ev.Type == adapters.EventText {
+			b.WriteString(ev.Text)
+		}
+	}
+	return b.String()
+}
+
+func last(evs []adapters.Event) adapters.Event { return evs[len(evs)-1] }
+
+func prompt(t *testing.T, s *Session, text string, decide func(*adapters.PermissionRequest)) []adapters.Event {
+	t.Helper()
+	ch, err := s.Prompt(context.Background(), adapters.TextPrompt(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return collect(t, ch, decide)
+}
+
+func TestSession_UpdatesForwarded(t *testing.T) {
+	s := startFake(t, adapters.SessionOptions{})
+	if s.ID() != "fake-1" {
+		t.Fatalf("ID = %q", s.ID())
+	}
+	evs := prompt(t, s, "hello", nil)
+	var types []string
+	for _, ev := range evs {
+		types = append(types, string(ev.Type))
+	}
+	want := "commands thought text plan usage done"
+	if got := strings.Join(types, " "); got != want {
+		t.Fatalf("event types = %q, want %q", got, want)
+	}
+	if evs[2].Text != "Hello" || evs[4].Usage.InputTokens != 10 || last(evs).StopReason != adapters.StopEndTurn {
+		t.Fatalf("unexpected events %+v", evs)
+	}
+	// The session continues.
+	if got := texts(prompt(t, s, "again", nil)); got != "echo:again" {
+		t.Fatalf("second turn text = %q", got)
+	}
+}
+
+func TestSession_Permission(t *testing.T) {
+	tests := []struct {
+		name     string
+		decision adapters.PermissionDecision
+		text     string
+		status   adapters.ToolStatus
+		stop     adapters.StopReason
+	}{
+		{"allow", adapters.PermissionDecision{Kind: adapters.AllowOnce}, "ran", adapters.StatusCompleted, adapters.StopEndTurn},
+		{"allow always maps to once", adapters.PermissionDecision{Kind: adapters.AllowAlways}, "ran", adapters.StatusCompleted, adapters.StopEndTurn},
+		{"reject", adapters.PermissionDecision{Kind: adapters.RejectOnce}, "rejected:no-1", adapters.StatusFailed, adapters.StopEndTurn},
+		{"cancelled", adapters.PermissionDecision{Cancelled: true}, "", adapters.StatusFailed, adapters.StopCancelled},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := startFake(t, adapters.SessionOptions{})
+			var seen *adapters.PermissionRequest
+			evs := prompt(t, s, "perm", func(pr *adapters.PermissionRequest) { seen = pr; pr.Respond(tt.decision) })
+			if seen == nil || seen.Tool.ID != "t1" || len(seen.Options) != 2 || seen.Options[0].ID != "yes-1" {
+				t.Fatalf("permission event = %+v", seen)
+			}
+			if got := texts(evs); got != tt.text {
+				t.Errorf("text = %q, want %q", got, tt.text)
+			}
+			var status adapters.ToolStatus
+			for _, ev := range evs {
+				if ev.Type == adapters.EventToolUpdate {
+					status = ev.Tool.Status
+				}
+			}
+			if status != tt.status || last(evs).StopReason != tt.stop {
+				t.Errorf("status=%s stop=%s, want %s %s", status, last(evs).StopReason, tt.status, tt.stop)
+			}
+		})
+	}
+}
+
+type fakeEditor struct {
+	mu    sync.Mutex
+	calls []string
+}
+
+func (e *fakeEditor) CanReadFile() bool  { return true }
+func (e *fakeEditor) CanWriteFile() bool { return true }
+func (e *fakeEditor) CanTerminal() bool  { return false }
+func (e *fakeEditor) ReadTextFile(context.Context, string, int, int) (string, error) {
+	return "", errors.New("unused")
+}
+func (e *fakeEditor) WriteTextFile(context.Context, string, string) error {
+	return errors.New("unused")
+}
+func (e *fakeEditor) Call(_ context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	e.mu.Lock()
+	e.calls = append(e.calls, method+" "+string(params))
+	e.mu.Unlock()
+	if method == "fs/read_text_file" {
+		return json.RawMessage(`{"content":"from editor buffer"}`), nil
+	}
+	return json.RawMessage(`{}`), nil
+}
+
+func TestSession_FSForwardedToEditor(t *testing.T) {
+	ed := &fakeEditor{}
+	dir := t.TempDir()
+	s := startFake(t, adapters.SessionOptions{Cwd: dir, Editor: ed})
+	if got := texts(prompt(t, s, "/read "+filepath.Join(dir, "a.txt"), nil)); got != "read:from editor buffer" {
+		t.Fatalf("read text = %q", got)
+	}
+	if got := texts(prompt(t, s, "/write "+filepath.Join(dir, "b.txt"), nil)); got != "write:{}" {
+		t.Fatalf("write text = %q", got)
+	}
+	ed.mu.Lock()
+	defer ed.mu.Unlock()
+	if len(ed.calls) != 2 || !strings.HasPrefix(ed.calls[0], "fs/read_text_file ") || !strings.Contains(ed.calls[1], "written by agent") {
+		t.Fatalf("editor calls = %q", ed.calls)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "b.txt")); err == nil {
+		t.Fatal("write went to disk instead of the editor")
+	}
+}
+
+func TestSession_FSServedLocally(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("one\ntwo\nthree\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := startFake(t, adapters.SessionOptions{Cwd: dir})
+	tests := []struct{ prompt, want string }{
+		{"/read " + filepath.Join(dir, "a.txt"), "read:two\n"},
+		{"/write " + filepath.Join(dir, "sub", "b.txt"), "write:{}"},
+		{"/read /etc/passwd", "read:" + `{"code":-32602,"message":"path /etc/passwd is outside the session directory ` + dir + `"}`},
+		{"/read " + filepath.Join(dir, "missing"), "read:" + `{"code":-32002,"message":"file not found: ` + filepath.Join(dir, "missing") + `"}`},
+	}
+	for _, tt := range tests {
+		if got := texts(prompt(t, s, tt.prompt, nil)); got != tt.want {
+			t.Errorf("%s: text = %q, want %q", tt.prompt, got, tt.want)
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "sub", "b.txt")); err != nil || string(b) != "written by agent\n" {
+		t.Fatalf("local write: %q %v", b, err)
+	}
+}
+
+func TestSession_TerminalServedLocally(t *testing.T) {
+	s := startFake(t, adapters.SessionOptions{})
+	evs := prompt(t, s, "term", nil)
+	got := texts(evs)
+	if !strings.Contains(got, `exit:{"exitCode":4,"signal":null}`) || !strings.Contains(got, `"output":"term-out\n"`) {
+		t.Fatalf("text = %q", got)
+	}
+	for _, ev := range evs {
+		if ev.Type == adapters.EventToolCall && (len(ev.Tool.Content) != 1 || ev.Tool.Content[0].Text != "term-out\n") {
+			t.Fatalf("local terminal not inlined: %+v", ev.Tool.Content)
+		}
+	}
+}
+
+func TestSession_CancelEndsCancelled(t *testing.T) {
+	s := startFake(t, adapters.SessionOptions{})
+	ch, err := s.Prompt(context.Background(), adapters.TextPrompt("wait"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev := <-ch; ev.Type != adapters.EventCommands {
+		t.Fatalf("first event %+v", ev)
+	}
+	if ev := <-ch; ev.Text != "waiting" {
+		t.Fatalf("second event %+v", ev)
+	}
+	if _, err := s.Prompt(context.Background(), adapters.TextPrompt("x")); !errors.Is(err, adapters.ErrBusy) {
+		t.Fatalf("concurrent prompt err = %v, want ErrBusy", err)
+	}
+	s.Cancel()
+	evs := collect(t, ch, nil)
+	if last(evs).StopReason != adapters.StopCancelled {
+		t.Fatalf("stop = %q", last(evs).StopReason)
+	}
+	if got := texts(prompt(t, s, "after", nil)); got != "echo:after" {
+		t.Fatalf("turn after cancel = %q", got)
+	}
+}
+
+func TestSession_CrashReportsStderr(t *testing.T) {
+	s := startFake(t, adapters.SessionOptions{})
+	evs := prompt(t, s, "crash", nil)
+	var e *adapters.ErrorInfo
+	for _, ev := range evs {
+		if ev.Type == adapters.EventError {
+			e = ev.Error
+		}
+	}
+	if e == nil || e.Code != "crash" || !e.Fatal || !strings.Contains(e.Message, "exit code 3") ||
+		!strings.Contains(e.Message, "fake agent exploded") {
+		t.Fatalf("error = %+v", e)
+	}
+	if _, err := s.Prompt(context.Background(), adapters.TextPrompt("x")); !errors.Is(err, adapters.ErrClosed) {
+		t.Fatalf("prompt after crash err = %v", err)
+	}
+}
+
+func TestSession_ResumeViaLoad(t *testing.T) {
+	s := startFake(t, adapters.SessionOptions{ResumeID: "old-7"})
+	if s.ID() != "old-7" {
+		t.Fatalf("ID = %q", s.ID())
+	}
+	evs := prompt(t, s, "who", nil)
+	if got := texts(evs); got != "session=old-7" {
+		t.Fatalf("text = %q (replayed history must not leak into the turn)", got)
+	}
+}
+
+func TestAdapter_AuthRequired(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "needs-auth")
+	_ = os.Mkdir(dir, 0o755)
+	before := proc.Live()
+	_, err := fakeAdapter(t).Start(context.Background(), adapters.SessionOptions{Cwd: dir})
+	if !errors.Is(err, adapters.ErrNotAuthenticated) || !strings.Contains(err.Error(), "Authentication required") {
+		t.Fatalf("err = %v", err)
+	}
+	if proc.Live() != before {
+		t.Fatalf("agent process left running")
+	}
+}
+
+func TestAdapter_ModelsLearnedAndSet(t *testing.T) {
+	a := fakeAdapter(t)
+	s, err := a.Start(context.Background(), adapters.SessionOptions{Cwd: t.TempDir(), Model: "smart"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	c := a.Capabilities()
+	if len(c.Models) != 2 || c.Models[1].ID != "smart" || c.DefaultModel != "fast" {
+		t.Fatalf("models = %+v default %q", c.Models, c.DefaultModel)
+	}
+	if err := s.(*Session).SetMode(context.Background(), "x"); err == nil {
+		t.Fatal("SetMode on an agent without modes should fail")
+	}
+}
+
+func TestAdapter_FallbackWhenNotACP(t *testing.T) {
+	var gotErr error
+	a := New(Config{Name: "notacp", Argv: []string{"sh", "-c", "echo not acp; exit 1"}, Logger: zerolog.Nop(),
+		Fallback: func(_ context.Context, _ adapters.SessionOptions, err error) (adapters.Session, error) {
+			gotErr = err
+			return nil, errors.New("fallback used")
+		}})
+	_, err := a.Start(context.Background(), adapters.SessionOptions{Cwd: t.TempDir()})
+	if err == nil || err.Error() != "fallback used" || !errors.Is(gotErr, ErrInitialize) {
+		t.Fatalf("err = %v, acp err = %v", err, gotErr)
+	}
+	_, err = New(Config{Name: "missing", Argv: []string{"/nonexistent/agent"}, Logger: zerolog.Nop(),
+		Fallback: func(context.Context, adapters.SessionOptions, error) (adapters.Session, error) {
+			return nil, errors.New("no")
+		},
+	}).Start(context.Background(), adapters.SessionOptions{Cwd: t.TempDir()})
+	if !errors.Is(err, adapters.ErrNotInstalled) {
+		t.Fatalf("missing binary err = %v", err)
+	}
+}
+
+func TestDecide_MapsKinds(t *testing.T) {
+	pr := adapters.NewPermissionRequest(adapters.ToolCall{ID: "x"}, []adapters.PermissionOption{
+		{ID: "a", Kind: adapters.AllowAlways}, {ID: "r", Kind: adapters.RejectOnce}})
+	tests := []struct {
+		d    adapters.PermissionDecision
+		want string
+	}{
+		{adapters.PermissionDecision{Kind: adapters.AllowOnce}, "selected:a"},
+		{adapters.PermissionDecision{OptionID: "r"}, "selected:r"},
+		{adapters.PermissionDecision{Kind: adapters.RejectAlways}, "selected:r"},
+		{adapters.PermissionDecision{OptionID: "zzz", Kind: adapters.AllowAlways}, "selected:a"},
+		{adapters.PermissionDecision{Cancelled: true, Kind: adapters.AllowOnce}, "cancelled:"},
+		{adapters.PermissionDecision{}, "cancelled:"},
+	}
+	for _, tt := range tests {
+		r := decide(pr, tt.d)
+		if got := r.Outcome.Outcome + ":" + r.Outcome.OptionID; got != tt.want {
+			t.Errorf("decide(%+v) = %s, want %s", tt.d, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,236 @@
+package acpclient
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+)
+
+// The test binary doubles as a scripted ACP agent: with HUB_ACPCLIENT_FAKE=1
+// TestMain runs fakeAgent on stdio instead of the tests. The prompt text
+// selects the script.
+
+const fakeEnv = "HUB_ACPCLIENT_FAKE"
+
+type fakeMsg struct {
+	ID     json.RawMessage `json:"id,omitempty"`
+	Method string          `json:"method,omitempty"`
+	Params json.RawMessage `json:"params,omitempty"`
+	Result json.RawMessage `json:"result,omitempty"`
+	Error  json.RawMessage `json:"error,omitempty"`
+}
+
+type fakeAgent struct {
+	out     io.Writer
+	wmu     sync.Mutex
+	in      chan fakeMsg
+	seq     int
+	session string
+	caps    map[string]any
+	cancel  chan struct{}
+	cmu     sync.Mutex
+}
+
+func runFakeAgent() {
+	a := &fakeAgent{out: os.Stdout, in: make(chan fakeMsg, 64)}
+	go func() {
+		sc := bufio.NewScanner(os.Stdin)
+		sc.Buffer(make([]byte, 1<<20), 64<<20)
+		for sc.Scan() {
+			var m fakeMsg
+			if json.Unmarshal(sc.Bytes(), &m) != nil {
+				continue
+			}
+			if m.Method == "session/cancel" {
+				a.cmu.Lock()
+				if a.cancel != nil {
+					close(a.cancel)
+					a.cancel = nil
+				}
+				a.cmu.Unlock()
+				continue
+			}
+			a.in <- m
+		}
+		close(a.in)
+	}()
+	fmt.Fprintln(os.Stdout, "fake agent banner (not JSON)")
+	for m := range a.in {
+		a.handle(m)
+	}
+}
+
+func (a *fakeAgent) send(v any) {
+	b, _ := json.Marshal(v)
+	a.wmu.Lock()
+	defer a.wmu.Unlock()
+	_, _ = a.out.Write(append(b, '\n'))
+}
+
+func (a *fakeAgent) reply(id json.RawMessage, result any) {
+	a.send(map[string]any{"jsonrpc": "2.0", "id": id, "result": result})
+}
+
+func (a *fakeAgent) update(u map[string]any) {
+	a.send(map[string]any{"jsonrpc": "2.0", "method": "session/update", "params": map[string]any{"sessionId": a.session, "update": u}})
+}
+
+func (a *fakeAgent) text(s string) {
+	a.update(map[string]any{"sessionUpdate": "agent_message_chunk", "content": map[string]any{"type": "text", "text": s}})
+}
+
+// call sends a request to the client and waits for its response.
+func (a *fakeAgent) call(method string, params any) fakeMsg {
+	a.seq++
+	id := fmt.Sprintf(`"agent-%d"`, a.seq)
+	a.send(map[string]any{"jsonrpc": "2.0", "id": json.RawMessage(id), "method": method, "params": params})
+	for m := range a.in {
+		if string(m.ID) == id && m.Method == "" {
+			return m
+		}
+	}
+	os.Exit(0)
+	return fakeMsg{}
+}
+
+func (a *fakeAgent) handle(m fakeMsg) {
+	var p map[string]any
+	_ = json.Unmarshal(m.Params, &p)
+	switch m.Method {
+	case "initialize":
+		a.caps, _ = p["clientCapabilities"].(map[string]any)
+		a.reply(m.ID, map[string]any{"protocolVersion": 1, "agentCapabilities": map[string]any{"loadSession": true},
+			"agentInfo": map[string]any{"name": "fake", "version": "1"}})
+	case "session/new":
+		if strings.Contains(fmt.Sprint(p["cwd"]), "needs-auth") {
+			a.send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "error": map[string]any{"code": -32000, "message": "Authentication required"}})
+			return
+		}
+		a.session = "fake-1"
+		a.reply(m.ID, map[string]any{"sessionId": a.session,
+			"configOptions": []any{map[string]any{"id": "model", "name": "Model", "category": "model", "type": "select", "currentValue": "fast",
+				"options": []any{map[string]any{"value": "fast", "name": "Fast"}, map[string]any{"value": "smart", "name": "Smart"}}}}})
+		a.update(map[string]any{"sessionUpdate": "available_commands_update", "availableCommands": []any{map[string]any{"name": "web", "description": "search"}}})
+	case "session/load":
+		a.session = fmt.Sprint(p["sessionId"])
+		a.update(map[string]any{"sessionUpdate": "user_message_chunk", "content": map[string]any{"type": "text", "text": "old question"}})
+		a.text("old answer")
+		a.reply(m.ID, map[string]any{})
+	case "session/set_config_option":
+		a.reply(m.ID, map[string]any{"configOptions": []any{}})
+	case "session/prompt":
+		a.prompt(m.ID, p)
+	default:
+		if len(m.ID) > 0 {
+			a.send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "error": map[string]any{"code": -32601, "message": "nope"}})
+		}
+	}
+}
+
+func (a *fakeAgent) prompt(id json.RawMessage, p map[string]any) {
+	blocks, _ := p["prompt"].([]any)
+	var text string
+	for _, b := range blocks {
+		if bm, ok := b.(map[string]any); ok {
+			text += fmt.Sprint(bm["text"])
+		}
+	}
+	stop := "end_turn"
+	fields := strings.Fields(text)
+	cmd := ""
+	if len(fields) > 0 {
+		cmd = fields[len(fields)-1]
+		if len(fields) > 1 && strings.HasPrefix(fields[0], "/") {
+			cmd = fields[0]
+		}
+	}
+	switch {
+	case cmd == "hello":
+		a.update(map[string]any{"sessionUpdate": "agent_thought_chunk", "content": map[string]any{"type": "text", "text": "thinking"}})
+		a.text("Hello")
+		a.update(map[string]any{"sessionUpdate": "plan", "entries": []any{map[string]any{"content": "greet", "priority": "high", "status": "completed"}}})
+	case cmd == "who":
+		a.text("session=" + a.session)
+	case cmd == "perm":
+		stop = a.permission()
+	case strings.HasPrefix(cmd, "/read"), strings.HasPrefix(cmd, "/write"):
+		a.fs(cmd, fields[1])
+	case cmd == "term":
+		a.terminal()
+	case cmd == "wait":
+		a.cmu.Lock()
+		ch := make(chan struct{})
+		a.cancel = ch
+		a.cmu.Unlock()
+		a.text("waiting")
+		<-ch
+		stop = "cancelled"
+	case cmd == "crash":
+		fmt.Fprintln(os.Stderr, "panic: fake agent exploded")
+		os.Exit(3)
+	default:
+		a.text("echo:" + text)
+	}
+	a.reply(id, map[string]any{"stopReason": stop, "usage": map[string]any{"inputTokens": 10, "outputTokens": 5}})
+}
+
+func (a *fakeAgent) permission() string {
+	a.update(map[string]any{"sessionUpdate": "tool_call", "toolCallId": "t1", "title": "rm -rf build", "kind": "execute", "status": "pending"})
+	resp := a.call("session/request_permission", map[string]any{"sessionId": a.session,
+		"toolCall": map[string]any{"toolCallId": "t1", "title": "rm -rf build"},
+		"options": []any{
+			map[string]any{"optionId": "yes-1", "name": "Yes", "kind": "allow_once"},
+			map[string]any{"optionId": "no-1", "name": "No", "kind": "reject_once"},
+		}})
+	var r struct {
+		Outcome struct {
+			Outcome  string `json:"outcome"`
+			OptionID string `json:"optionId"`
+		} `json:"outcome"`
+	}
+	_ = json.Unmarshal(resp.Result, &r)
+	switch {
+	case r.Outcome.Outcome == "cancelled":
+		a.update(map[string]any{"sessionUpdate": "tool_call_update", "toolCallId": "t1", "status": "failed"})
+		return "cancelled"
+	case r.Outcome.OptionID == "yes-1":
+		a.update(map[string]any{"sessionUpdate": "tool_call_update", "toolCallId": "t1", "status": "completed"})
+		a.text("ran")
+	default:
+		a.update(map[string]any{"sessionUpdate": "tool_call_update", "toolCallId": "t1", "status": "failed"})
+		a.text("rejected:" + r.Outcome.OptionID)
+	}
+	return "end_turn"
+}
+
+func (a *fakeAgent) fs(cmd, path string) {
+	if cmd == "/write" {
+		resp := a.call("fs/write_text_file", map[string]any{"sessionId": a.session, "path": path, "content": "written by agent\n"})
+		a.text("write:" + string(resp.Result) + string(resp.Error))
+		return
+	}
+	resp := a.call("fs/read_text_file", map[string]any{"sessionId": a.session, "path": path, "line": 2, "limit": 1})
+	var r struct {
+		Content string `json:"content"`
+	}
+	_ = json.Unmarshal(resp.Result, &r)
+	a.text("read:" + r.Content + string(resp.Error))
+}
+
+func (a *fakeAgent) terminal() {
+	resp := a.call("terminal/create", map[string]any{"sessionId": a.session, "command": "sh", "args": []string{"-c", "echo term-out; exit 4"}})
+	var c struct {
+		TerminalID string `json:"terminalId"`
+	}
+	_ = json.Unmarshal(resp.Result, &c)
+	w := a.call("terminal/wait_for_exit", map[string]any{"sessionId": a.session, "terminalId": c.TerminalID})
+	a.update(map[string]any{"sessionUpdate": "tool_call", "toolCallId": "t2", "title": "sh", "kind": "execute", "status": "completed",
+		"content": []any{map[string]any{"type": "terminal", "terminalId": c.TerminalID}}})
+	o := a.call("terminal/output", map[string]any{"sessionId": a.session, "terminalId": c.TerminalID})
+	a.call("terminal/release", map[string]any{"sessionId": a.session, "terminalId": c.TerminalID})
+	a.text("exit:" + string(w.Result) + " output:" + string(o.Result))
+}

@@ -1,0 +1,159 @@
+package acpclient
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+
+	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/hubdev/hub/adapters"
+)
+
+// handler serves the agent's notifications and requests. Notifications run
+// inline (they only queue events, and their order matters); requests run on
+// their own goroutines because they may wait for the user or the editor.
+type handler struct{ s *Session }
+
+func (h *handler) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
+	var params json.RawMessage
+	if req.Params != nil {
+		params = *req.Params
+	}
+	if req.Notif {
+		if req.Method == "session/update" {
+			h.s.onUpdate(params)
+		}
+		return
+	}
+	go func() {
+		result, err := h.s.serve(ctx, req.Method, params)
+		if err != nil {
+			re, ok := err.(*jsonrpc2.Error)
+			if !ok {
+				re = &jsonrpc2.Error{Code: jsonrpc2.CodeInternalError, Message: err.Error()}
+			}
+			_ = conn.ReplyWithError(ctx, req.ID, re)
+			return
+		}
+		_ = conn.Reply(ctx, req.ID, result)
+	}()
+}
+
+func (s *Session) onUpdate(params json.RawMessage) {
+	var p struct {
+		Update json.RawMessage `json:"update"`
+	}
+	if json.Unmarshal(params, &p) != nil || len(p.Update) == 0 {
+		return
+	}
+	evs := s.dec.DecodeUpdate(p.Update)
+	s.local.inlineTerminals(evs)
+	s.mu.Lock()
+	t, loading := s.cur, s.loading
+	if t == nil || loading {
+		s.keepBetweenTurns(evs, loading)
+	}
+	s.mu.Unlock()
+	if t != nil && !loading {
+		t.emit(evs...)
+	}
+}
+
+// keepBetweenTurns holds session-level updates (commands, title, usage)
+// that arrive outside a turn for the next turn; replayed history from
+// session/load is dropped.
+func (s *Session) keepBetweenTurns(evs []adapters.Event, loading bool) {
+	for _, ev := range evs {
+		switch ev.Type {
+		case adapters.EventCommands, adapters.EventSessionInfo, adapters.EventUsage:
+			s.pending = append(s.pending, ev)
+		default:
+			if !loading {
+				s.a.cfg.Logger.Debug().Str("type", string(ev.Type)).Msg("acp: update outside a turn dropped")
+			}
+		}
+	}
+}
+
+// serve answers one agent-to-client request.
+func (s *Session) serve(ctx context.Context, method string, params json.RawMessage) (any, error) {
+	switch {
+	case method == "session/request_permission":
+		return s.requestPermission(ctx, params)
+	case strings.HasPrefix(method, "fs/"), strings.HasPrefix(method, "terminal/"):
+		if s.editorServes(method) {
+			return s.editor.Call(ctx, method, params)
+		}
+		return s.local.serve(ctx, method, params)
+	}
+	return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeMethodNotFound, Message: "method not found: " + method}
+}
+
+func (s *Session) editorServes(method string) bool {
+	ed := s.editor
+	if ed == nil {
+		return false
+	}
+	switch method {
+	case "fs/read_text_file":
+		return ed.CanReadFile()
+	case "fs/write_text_file":
+		return ed.CanWriteFile()
+	}
+	return strings.HasPrefix(method, "terminal/") && ed.CanTerminal()
+}
+
+var cancelledOutcome = permissionResult{Outcome: permissionOutcome{Outcome: "cancelled"}}
+
+func (s *Session) requestPermission(ctx context.Context, params json.RawMessage) (any, error) {
+	pr, err := s.dec.DecodePermission(params)
+	if err != nil {
+		return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeInvalidParams, Message: "invalid session/request_permission params: " + err.Error()}
+	}
+	s.mu.Lock()
+	t := s.cur
+	s.mu.Unlock()
+	if t == nil || t.isCancelled() {
+		return cancelledOutcome, nil
+	}
+	t.emit(adapters.Event{Type: adapters.EventPermission, Permission: pr})
+	select {
+	case d := <-pr.Decision():
+		return decide(pr, d), nil
+	case <-t.cancelled:
+		pr.Respond(adapters.PermissionDecision{Cancelled: true})
+		return cancelledOutcome, nil
+	case <-ctx.Done():
+		return cancelledOutcome, nil
+	}
+}
+
+// decide maps hub's decision onto one of the agent's own options: the
+// chosen id if the agent offered it, else an option of the decided kind (or
+// its once/always sibling). With no matching option the tool must not run,
+// so the answer is "cancelled".
+func decide(pr *adapters.PermissionRequest, d adapters.PermissionDecision) permissionResult {
+	if d.Cancelled {
+		return cancelledOutcome
+	}
+	for _, o := range pr.Options {
+		if d.OptionID != "" && o.ID == d.OptionID && (d.Kind == "" || d.Kind == o.Kind) {
+			return selected(o.ID)
+		}
+	}
+	siblings := map[adapters.PermissionOptionKind]adapters.PermissionOptionKind{
+		adapters.AllowOnce: adapters.AllowAlways, adapters.AllowAlways: adapters.AllowOnce,
+		adapters.RejectOnce: adapters.RejectAlways, adapters.RejectAlways: adapters.RejectOnce,
+	}
+	for _, k := range []adapters.PermissionOptionKind{d.Kind, siblings[d.Kind]} {
+		if o, ok := pr.OptionFor(k); ok && k != "" {
+			return selected(o.ID)
+		}
+	}
+	return cancelledOutcome
+}
+
+func selected(id string) permissionResult {
+	return permissionResult{Outcome: permissionOutcome{Outcome: "selected", OptionID: id}}
+}

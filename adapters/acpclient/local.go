@@ -1,0 +1,306 @@
+package acpclient
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/rs/zerolog"
+	"github.com/sourcegraph/jsonrpc2"
+	"golang.org/x/sys/unix"
+
+	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/proc"
+)
+
+// ACP error codes used by the local client methods.
+const (
+	codeResourceNotFound = -32002
+	defaultOutputLimit   = 1 << 20
+	terminalStopGrace    = 2 * time.Second
+)
+
+// local serves fs/* and terminal/* requests when no editor does: files
+// inside the session cwd, commands run under internal/proc with output
+// bounded to the requested byte limit.
+type local struct {
+	root string
+	log  zerolog.Logger
+
+	mu    sync.Mutex
+	seq   int
+	terms map[string]*terminal
+}
+
+func newLocal(root string, log zerolog.Logger) *local {
+	return &local{root: root, log: log, terms: map[string]*terminal{}}
+}
+
+func rpcErr(code int64, format string, a ...any) *jsonrpc2.Error {
+	return &jsonrpc2.Error{Code: code, Message: fmt.Sprintf(format, a...)}
+}
+
+func (l *local) serve(ctx context.Context, method string, params json.RawMessage) (any, error) {
+	switch method {
+	case "fs/read_text_file":
+		return l.readFile(params)
+	case "fs/write_text_file":
+		return l.writeFile(params)
+	case "terminal/create":
+		return l.createTerminal(params)
+	case "terminal/output", "terminal/wait_for_exit", "terminal/kill", "terminal/release":
+		return l.terminalOp(ctx, method, params)
+	}
+	return nil, rpcErr(jsonrpc2.CodeMethodNotFound, "method not found: %s", method)
+}
+
+// inside resolves p and checks it is within the session root.
+func (l *local) inside(p string) (string, error) {
+	if !filepath.IsAbs(p) {
+		return "", rpcErr(jsonrpc2.CodeInvalidParams, "path must be absolute: %q", p)
+	}
+	p = filepath.Clean(p)
+	rel, err := filepath.Rel(l.root, p)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", rpcErr(jsonrpc2.CodeInvalidParams, "path %s is outside the session directory %s", p, l.root)
+	}
+	return p, nil
+}
+
+func (l *local) readFile(params json.RawMessage) (any, error) {
+	var p struct {
+		Path  string `json:"path"`
+		Line  int    `json:"line"`
+		Limit int    `json:"limit"`
+	}
+	if err := json.Unmarshal(params, &p); err != nil {
+		return nil, rpcErr(jsonrpc2.CodeInvalidParams, "invalid params: %v", err)
+	}
+	path, err := l.inside(p.Path)
+	if err != nil {
+		return nil, err
+	}
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, rpcErr(codeResourceNotFound, "file not found: %s", path)
+	}
+	if err != nil {
+		return nil, rpcErr(jsonrpc2.CodeInternalError, "read %s: %v", path, err)
+	}
+	return map[string]string{"content": sliceLines(string(data), p.Line, p.Limit)}, nil
+}
+
+// sliceLines returns limit lines starting at 1-based line (0 = all).
+func sliceLines(s string, line, limit int) string {
+	if line <= 1 && limit <= 0 {
+		return s
+	}
+	lines := strings.SplitAfter(s, "\n")
+	start := max(line-1, 0)
+	if start >= len(lines) {
+		return ""
+	}
+	end := len(lines)
+	if limit > 0 && start+limit < end {
+		end = start + limit
+	}
+	return strings.Join(lines[start:end], "")
+}
+
+func (l *local) writeFile(params json.RawMessage) (any, error) {
+	var p struct {
+		Path    string `json:"path"`
+		Content string `json:"content"`
+	}
+	if err := json.Unmarshal(params, &p); err != nil {
+		return nil, rpcErr(jsonrpc2.CodeInvalidParams, "invalid params: %v", err)
+	}
+	path, err := l.inside(p.Path)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, rpcErr(jsonrpc2.CodeInternalError, "create directory for %s: %v", path, err)
+	}
+	if err := os.WriteFile(path, []byte(p.Content), 0o644); err != nil {
+		return nil, rpcErr(jsonrpc2.CodeInternalError, "write %s: %v", path, err)
+	}
+	return struct{}{}, nil
+}
+
+// terminal is one locally run command.
+type terminal struct {
+	p   *proc.Process
+	out *tailBuffer
+}
+
+func (l *local) createTerminal(params json.RawMessage) (any, error) {
+	var p struct {
+		Command         string      `json:"command"`
+		Args            []string    `json:"args"`
+		Env             []nameValue `json:"env"`
+		Cwd             string      `json:"cwd"`
+		OutputByteLimit int         `json:"outputByteLimit"`
+	}
+	if err := json.Unmarshal(params, &p); err != nil || p.Command == "" {
+		return nil, rpcErr(jsonrpc2.CodeInvalidParams, "terminal/create needs a command")
+	}
+	dir := l.root
+	if p.Cwd != "" {
+		d, err := l.inside(p.Cwd)
+		if err != nil {
+			return nil, err
+		}
+		dir = d
+	}
+	limit := p.OutputByteLimit
+	if limit <= 0 {
+		limit = defaultOutputLimit
+	}
+	env := os.Environ()
+	for _, e := range p.Env {
+		env = append(env, e.Name+"="+e.Value)
+	}
+	buf := &tailBuffer{limit: limit}
+	pr, err := proc.Start(context.Background(), proc.Spec{Path: p.Command, Args: p.Args, Dir: dir, Env: env,
+		StderrTee: buf, StderrLimit: 1 << 10, Grace: terminalStopGrace})
+	if err != nil {
+		return nil, rpcErr(jsonrpc2.CodeInternalError, "%v", err)
+	}
+	_ = pr.Stdin.Close()
+	go func() { _, _ = io.Copy(buf, pr.Stdout) }()
+	l.mu.Lock()
+	l.seq++
+	id := "hub-term-" + strconv.Itoa(l.seq)
+	l.terms[id] = &terminal{p: pr, out: buf}
+	l.mu.Unlock()
+	return map[string]string{"terminalId": id}, nil
+}
+
+type exitStatus struct {
+	ExitCode *int    `json:"exitCode"`
+	Signal   *string `json:"signal"`
+}
+
+func statusOf(p *proc.Process) exitStatus {
+	err := p.Wait()
+	if code := p.ExitCode(); code >= 0 {
+		return exitStatus{ExitCode: &code}
+	}
+	sig := "SIGKILL"
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		if st, ok := ee.Sys().(syscall.WaitStatus); ok && st.Signaled() {
+			sig = "SIG" + strings.ToUpper(strings.TrimPrefix(unix.SignalName(st.Signal()), "SIG"))
+		}
+	}
+	return exitStatus{Signal: &sig}
+}
+
+func (l *local) terminalOp(ctx context.Context, method string, params json.RawMessage) (any, error) {
+	var p struct {
+		TerminalID string `json:"terminalId"`
+	}
+	_ = json.Unmarshal(params, &p)
+	l.mu.Lock()
+	t := l.terms[p.TerminalID]
+	l.mu.Unlock()
+	if t == nil {
+		return nil, rpcErr(codeResourceNotFound, "unknown terminal %q", p.TerminalID)
+	}
+	switch method {
+	case "terminal/output":
+		out, truncated := t.out.snapshot()
+		res := map[string]any{"output": out, "truncated": truncated}
+		if t.p.Exited() {
+			res["exitStatus"] = statusOf(t.p)
+		}
+		return res, nil
+	case "terminal/wait_for_exit":
+		select {
+		case <-t.p.Done():
+			return statusOf(t.p), nil
+		case <-ctx.Done():
+			return nil, rpcErr(-32800, "request cancelled")
+		}
+	case "terminal/kill":
+		_ = t.p.StopWithin(terminalStopGrace)
+		return struct{}{}, nil
+	}
+	_ = t.p.StopWithin(terminalStopGrace)
+	l.mu.Lock()
+	delete(l.terms, p.TerminalID)
+	l.mu.Unlock()
+	return struct{}{}, nil
+}
+
+// inlineTerminals replaces references to local terminals (which no editor
+// can show) with their current output as text.
+func (l *local) inlineTerminals(evs []adapters.Event) {
+	for _, ev := range evs {
+		if ev.Tool == nil {
+			continue
+		}
+		for i, c := range ev.Tool.Content {
+			if c.Type != adapters.ToolContentTerminal {
+				continue
+			}
+			l.mu.Lock()
+			t := l.terms[c.TerminalID]
+			l.mu.Unlock()
+			if t != nil {
+				out, _ := t.out.snapshot()
+				ev.Tool.Content[i] = adapters.ToolContent{Type: adapters.ToolContentText, Text: out}
+			}
+		}
+	}
+}
+
+func (l *local) releaseAll() {
+	l.mu.Lock()
+	terms := l.terms
+	l.terms = map[string]*terminal{}
+	l.mu.Unlock()
+	for _, t := range terms {
+		_ = t.p.StopWithin(terminalStopGrace)
+	}
+}
+
+// tailBuffer keeps the last limit bytes written, cut at a UTF-8 boundary.
+type tailBuffer struct {
+	mu        sync.Mutex
+	limit     int
+	buf       []byte
+	truncated bool
+}
+
+func (b *tailBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.buf = append(b.buf, p...)
+	if over := len(b.buf) - b.limit; over > 0 {
+		for over < len(b.buf) && b.buf[over]&0xC0 == 0x80 {
+			over++ // do not start inside a UTF-8 sequence
+		}
+		b.buf = append(b.buf[:0], b.buf[over:]...)
+		b.truncated = true
+	}
+	return len(p), nil
+}
+
+func (b *tailBuffer) snapshot() (string, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return string(b.buf), b.truncated
+}

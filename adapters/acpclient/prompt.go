@@ -1,0 +1,156 @@
+package acpclient
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/streamparse"
+)
+
+type promptParams struct {
+	SessionID string         `json:"sessionId"`
+	Prompt    []contentBlock `json:"prompt"`
+}
+
+// Prompt implements adapters.Session.
+func (s *Session) Prompt(ctx context.Context, prompt []adapters.Content) (<-chan adapters.Event, error) {
+	select {
+	case <-s.closed:
+		return nil, fmt.Errorf("%s: %w", s.a.cfg.Name, adapters.ErrClosed)
+	default:
+	}
+	if s.proc.Exited() {
+		return nil, fmt.Errorf("%w: %s is no longer running: %v", adapters.ErrClosed, s.a.cfg.Name, s.proc.ExitError(s.a.cfg.Name))
+	}
+	s.mu.Lock()
+	if s.cur != nil {
+		s.mu.Unlock()
+		return nil, fmt.Errorf("%s: %w", s.a.cfg.Name, adapters.ErrBusy)
+	}
+	t := newTurn()
+	s.cur = t
+	pending := s.pending
+	s.pending = nil
+	if s.opts.Instructions != "" && !s.instrSent {
+		s.instrSent = true
+		prompt = append([]adapters.Content{{Type: adapters.ContentText, Text: s.opts.Instructions}}, prompt...)
+	}
+	s.mu.Unlock()
+	t.emit(pending...)
+	params := promptParams{SessionID: s.id, Prompt: toBlocks(prompt, s.caps)}
+	go s.run(ctx, t, params)
+	return t.out, nil
+}
+
+func (s *Session) run(ctx context.Context, t *turn, params promptParams) {
+	cctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	go s.watch(ctx, cctx, t, stop)
+	var res json.RawMessage
+	err := s.call(cctx, "session/prompt", params, &res)
+	s.mu.Lock()
+	s.cur = nil
+	s.mu.Unlock()
+	t.finish(s.endEvents(t, res, err)...)
+}
+
+// watch cancels the turn when the caller's ctx ends, and gives up on the
+// agent CancelGrace after a cancel.
+func (s *Session) watch(ctx, cctx context.Context, t *turn, stop context.CancelFunc) {
+	select {
+	case <-ctx.Done():
+		s.cancelTurn(t)
+	case <-t.cancelled:
+	case <-cctx.Done():
+		return
+	}
+	timer := time.NewTimer(s.a.cfg.CancelGrace)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		s.a.cfg.Logger.Warn().Str("agent", s.a.cfg.Name).Msg("agent did not answer session/cancel in time; ending the turn")
+		stop()
+	case <-cctx.Done():
+	}
+}
+
+func (s *Session) endEvents(t *turn, res json.RawMessage, err error) []adapters.Event {
+	cancelled := t.isCancelled()
+	done := func(r adapters.StopReason) adapters.Event {
+		if cancelled {
+			r = adapters.StopCancelled
+		}
+		return adapters.Event{Type: adapters.EventDone, StopReason: r}
+	}
+	if err == nil {
+		stop, usage := streamparse.ACPPromptResult(res)
+		var out []adapters.Event
+		if usage != nil {
+			out = append(out, adapters.Event{Type: adapters.EventUsage, Usage: usage})
+		}
+		return append(out, done(stop))
+	}
+	var re *jsonrpc2.Error
+	switch {
+	case cancelled && (errors.As(err, &re) || errors.Is(err, context.Canceled)):
+		return []adapters.Event{done(adapters.StopCancelled)}
+	case errors.As(err, &re):
+		var data json.RawMessage
+		if re.Data != nil {
+			data = *re.Data
+		}
+		return []adapters.Event{{Type: adapters.EventError, Error: streamparse.ACPError(int(re.Code), re.Message, data)}, done(adapters.StopEndTurn)}
+	}
+	return []adapters.Event{{Type: adapters.EventError, Error: s.crashInfo(err)}, done(adapters.StopEndTurn)}
+}
+
+// crashInfo describes a lost agent process with its stderr tail.
+func (s *Session) crashInfo(err error) *adapters.ErrorInfo {
+	select {
+	case <-s.proc.Done():
+	case <-time.After(2 * time.Second):
+	}
+	info := &adapters.ErrorInfo{Code: "crash", Fatal: true, Detail: s.proc.StderrTail(10)}
+	if s.proc.Exited() {
+		info.Message = fmt.Sprintf("%s exited unexpectedly (exit code %d)", s.a.cfg.Name, s.proc.ExitCode())
+		if last := lastLine(info.Detail); last != "" {
+			info.Message += ": " + last
+		}
+	} else {
+		info.Message = fmt.Sprintf("%s: lost the ACP connection: %v", s.a.cfg.Name, err)
+	}
+	return info
+}
+
+func lastLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		s = s[i+1:]
+	}
+	return strings.TrimSpace(s)
+}
+
+// Cancel implements adapters.Session.
+func (s *Session) Cancel() {
+	s.mu.Lock()
+	t := s.cur
+	s.mu.Unlock()
+	if t != nil {
+		s.cancelTurn(t)
+	}
+}
+
+func (s *Session) cancelTurn(t *turn) {
+	first := !t.isCancelled()
+	t.cancel()
+	if first {
+		_ = s.conn.Notify(context.Background(), "session/cancel", map[string]string{"sessionId": s.id})
+	}
+}

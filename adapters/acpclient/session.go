@@ -1,0 +1,350 @@
+package acpclient
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	stdlog "log"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/proc"
+	"github.com/hubdev/hub/streamparse"
+)
+
+// Session is one ACP session with a dedicated agent process.
+type Session struct {
+	a      *Adapter
+	opts   adapters.SessionOptions
+	proc   *proc.Process
+	conn   *jsonrpc2.Conn
+	caps   agentCapabilities
+	id     string
+	dec    *streamparse.ACPDecoder
+	local  *local
+	editor adapters.EditorClient
+
+	mu        sync.Mutex
+	cur       *turn
+	loading   bool
+	pending   []adapters.Event // updates that arrived between turns
+	instrSent bool
+	config    []configOption
+	legacy    sessionResult // modes / models when configOptions are absent
+
+	closeOnce sync.Once
+	closed    chan struct{}
+}
+
+var (
+	_ adapters.Session      = (*Session)(nil)
+	_ adapters.Configurable = (*Session)(nil)
+)
+
+func (a *Adapter) env(opts adapters.SessionOptions) []string {
+	env := os.Environ()
+	for k, v := range a.cfg.Env {
+		env = append(env, k+"="+v)
+	}
+	for k, v := range opts.Env {
+		env = append(env, k+"="+v)
+	}
+	return env
+}
+
+func (a *Adapter) startACP(ctx context.Context, opts adapters.SessionOptions) (*Session, error) {
+	p, err := proc.Start(context.Background(), proc.Spec{
+		Path: a.cfg.Argv[0], Args: a.cfg.Argv[1:], Dir: opts.Cwd, Env: a.env(opts), Grace: a.cfg.StopGrace,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", ErrInitialize, a.cfg.Name, errors.Join(adapters.ErrNotInstalled, err))
+	}
+	s := &Session{a: a, opts: opts, proc: p, dec: streamparse.NewACPDecoder(), editor: opts.Editor, closed: make(chan struct{})}
+	s.local = newLocal(opts.Cwd, a.cfg.Logger)
+	log := a.cfg.Logger.With().Str("agent", a.cfg.Name).Logger()
+	stream := newLineStream(p.Stdout, p.Stdin, log)
+	s.conn = jsonrpc2.NewConn(context.Background(), stream, &handler{s: s},
+		jsonrpc2.SetLogger(stdlog.New(log, "", 0)))
+	sctx, cancel := context.WithTimeout(ctx, a.cfg.InitTimeout)
+	defer cancel()
+	if err := s.handshake(sctx); err != nil {
+		_ = s.Close()
+		return nil, s.explain(err)
+	}
+	go func() {
+		select {
+		case <-p.Done():
+			_ = s.conn.Close()
+		case <-s.closed:
+		}
+	}()
+	return s, nil
+}
+
+// explain adds the agent's stderr tail to a handshake failure.
+func (s *Session) explain(err error) error {
+	if errors.Is(err, adapters.ErrNotAuthenticated) || errors.Is(err, adapters.ErrUnsupported) {
+		return err
+	}
+	tail := strings.ReplaceAll(s.proc.StderrTail(3), "\n", " | ")
+	if tail != "" {
+		return fmt.Errorf("%w: %s: %w (stderr: %s)", ErrInitialize, s.a.cfg.Name, err, tail)
+	}
+	return fmt.Errorf("%w: %s: %w", ErrInitialize, s.a.cfg.Name, err)
+}
+
+func (s *Session) handshake(ctx context.Context) error {
+	var ed adapters.EditorClient = s.editor
+	caps := clientCapabilities{}
+	if ed != nil {
+		caps.FS = fsCapabilities{ReadTextFile: ed.CanReadFile(), WriteTextFile: ed.CanWriteFile()}
+		caps.Terminal = ed.CanTerminal()
+	}
+	var init initializeResult
+	err := s.call(ctx, "initialize", initializeParams{ProtocolVersion: 1, ClientCapabilities: caps,
+		ClientInfo: implementation{Name: "hub", Title: "hub", Version: s.a.cfg.ClientVersion}}, &init)
+	if err != nil {
+		return fmt.Errorf("initialize: %w", err)
+	}
+	if init.ProtocolVersion != 1 {
+		return fmt.Errorf("%w: agent speaks ACP version %d, hub speaks 1", ErrProtocol, init.ProtocolVersion)
+	}
+	s.caps = init.AgentCapabilities
+	if err := s.openSession(ctx); err != nil {
+		return err
+	}
+	return s.applyDefaults(ctx)
+}
+
+func (s *Session) openSession(ctx context.Context) error {
+	params := sessionParams{Cwd: s.opts.Cwd, MCPServers: s.mcpServers()}
+	var res sessionResult
+	var err error
+	switch {
+	case s.opts.ResumeID == "":
+		err = s.call(ctx, "session/new", params, &res)
+	case present(s.caps.SessionCapabilities.Resume):
+		params.SessionID = s.opts.ResumeID
+		err = s.call(ctx, "session/resume", params, &res)
+	case s.caps.LoadSession:
+		params.SessionID = s.opts.ResumeID
+		s.setLoading(true)
+		err = s.call(ctx, "session/load", params, &res)
+		s.setLoading(false)
+	default:
+		return fmt.Errorf("%w: %s cannot resume sessions (no loadSession or session resume capability)", adapters.ErrUnsupported, s.a.cfg.Name)
+	}
+	if err != nil {
+		return s.sessionError(err)
+	}
+	s.id = res.SessionID
+	if s.id == "" {
+		s.id = s.opts.ResumeID
+	}
+	if s.id == "" {
+		return fmt.Errorf("%w: session/new returned no sessionId", ErrProtocol)
+	}
+	s.remember(res)
+	return nil
+}
+
+func (s *Session) sessionError(err error) error {
+	var re *jsonrpc2.Error
+	if errors.As(err, &re) && re.Code == -32000 {
+		return fmt.Errorf("%w: %s: %s (log in with the agent's own CLI, then retry)", adapters.ErrNotAuthenticated, s.a.cfg.Name, re.Message)
+	}
+	return fmt.Errorf("open session: %w", err)
+}
+
+func (s *Session) setLoading(v bool) {
+	s.mu.Lock()
+	s.loading = v
+	s.mu.Unlock()
+}
+
+// remember keeps the session's model/mode choices for SetModel/SetMode and
+// for the adapter's advertised capabilities.
+func (s *Session) remember(res sessionResult) {
+	s.mu.Lock()
+	if len(res.ConfigOptions) > 0 {
+		s.config = res.ConfigOptions
+	}
+	if res.Modes != nil {
+		s.legacy.Modes = res.Modes
+	}
+	if res.Models != nil {
+		s.legacy.Models = res.Models
+	}
+	s.mu.Unlock()
+	var models, modes []adapters.Option
+	var model, mode string
+	for _, c := range res.ConfigOptions {
+		var cur string
+		_ = json.Unmarshal(c.CurrentValue, &cur)
+		switch c.Category {
+		case "model":
+			models, model = c.selectValues(), cur
+		case "mode":
+			modes, mode = c.selectValues(), cur
+		}
+	}
+	if models == nil && res.Models != nil {
+		for _, m := range res.Models.AvailableModels {
+			models = append(models, adapters.Option{ID: m.ModelID, Name: m.Name, Description: m.Description})
+		}
+		model = res.Models.CurrentModelID
+	}
+	if modes == nil && res.Modes != nil {
+		for _, m := range res.Modes.AvailableModes {
+			modes = append(modes, adapters.Option{ID: m.ID, Name: m.Name, Description: m.Description})
+		}
+		mode = res.Modes.CurrentModeID
+	}
+	s.a.learn(models, modes, model, mode)
+}
+
+func (s *Session) applyDefaults(ctx context.Context) error {
+	model, mode := s.opts.Model, s.opts.Mode
+	if model == "" {
+		model = s.a.cfg.Model
+	}
+	if mode == "" {
+		mode = s.a.cfg.Mode
+	}
+	if model != "" {
+		if err := s.SetModel(ctx, model); err != nil {
+			return err
+		}
+	}
+	if mode != "" {
+		if err := s.SetMode(ctx, mode); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Session) mcpServers() []mcpServer {
+	out := []mcpServer{}
+	for _, m := range s.opts.MCPServers {
+		srv := mcpServer{Name: m.Name, Command: m.Command, Args: m.Args, URL: m.URL}
+		switch m.Type {
+		case "http", "sse":
+			if (m.Type == "http" && !s.caps.MCPCapabilities.HTTP) || (m.Type == "sse" && !s.caps.MCPCapabilities.SSE) {
+				s.a.cfg.Logger.Warn().Str("server", m.Name).Msgf("%s does not accept %s MCP servers; skipped", s.a.cfg.Name, m.Type)
+				continue
+			}
+			srv.Type = m.Type
+			for k, v := range m.Headers {
+				srv.Headers = append(srv.Headers, nameValue{k, v})
+			}
+		default:
+			for k, v := range m.Env {
+				srv.Env = append(srv.Env, nameValue{k, v})
+			}
+		}
+		out = append(out, srv)
+	}
+	return out
+}
+
+// call is conn.Call that also gives up when the agent process exits.
+func (s *Session) call(ctx context.Context, method string, params, result any) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-s.proc.Done():
+			time.Sleep(50 * time.Millisecond) // let the read loop deliver a final answer
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	err := s.conn.Call(ctx, method, params, result)
+	if err != nil && s.proc.Exited() && !isRPCError(err) {
+		return fmt.Errorf("%s exited: %w", s.a.cfg.Name, s.proc.ExitError(s.a.cfg.Name))
+	}
+	return err
+}
+
+func isRPCError(err error) bool {
+	var re *jsonrpc2.Error
+	return errors.As(err, &re)
+}
+
+// ID implements adapters.Session.
+func (s *Session) ID() string { return s.id }
+
+// SetModel implements adapters.Configurable: a config option of category
+// "model" when the agent has one, else the legacy session/set_model.
+func (s *Session) SetModel(ctx context.Context, model string) error {
+	if id, ok := s.configID("model"); ok {
+		return s.setConfig(ctx, id, model)
+	}
+	s.mu.Lock()
+	legacy := s.legacy.Models != nil
+	s.mu.Unlock()
+	if !legacy {
+		return fmt.Errorf("%w: %s offers no model choice", adapters.ErrUnsupported, s.a.cfg.Name)
+	}
+	if err := s.call(ctx, "session/set_model", map[string]string{"sessionId": s.id, "modelId": model}, nil); err != nil {
+		return fmt.Errorf("%s: set model %q: %w", s.a.cfg.Name, model, err)
+	}
+	return nil
+}
+
+// SetMode implements adapters.Configurable.
+func (s *Session) SetMode(ctx context.Context, mode string) error {
+	if id, ok := s.configID("mode"); ok {
+		return s.setConfig(ctx, id, mode)
+	}
+	if err := s.call(ctx, "session/set_mode", map[string]string{"sessionId": s.id, "modeId": mode}, nil); err != nil {
+		return fmt.Errorf("%s: set mode %q: %w", s.a.cfg.Name, mode, err)
+	}
+	return nil
+}
+
+func (s *Session) configID(category string) (string, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, c := range s.config {
+		if c.Category == category || c.ID == category {
+			return c.ID, true
+		}
+	}
+	return "", false
+}
+
+func (s *Session) setConfig(ctx context.Context, id, value string) error {
+	var res struct {
+		ConfigOptions []configOption `json:"configOptions"`
+	}
+	err := s.call(ctx, "session/set_config_option", map[string]string{"sessionId": s.id, "configId": id, "value": value}, &res)
+	if err != nil {
+		return fmt.Errorf("%s: set %s to %q: %w", s.a.cfg.Name, id, value, err)
+	}
+	if len(res.ConfigOptions) > 0 {
+		s.mu.Lock()
+		s.config = res.ConfigOptions
+		s.mu.Unlock()
+	}
+	return nil
+}
+
+// Close implements adapters.Session.
+func (s *Session) Close() error {
+	s.closeOnce.Do(func() {
+		close(s.closed)
+		s.Cancel()
+		s.local.releaseAll()
+		_ = s.conn.Close()
+		_ = s.proc.Stop()
+	})
+	return nil
+}

@@ -1,0 +1,164 @@
+package acpclient
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/proc"
+)
+
+// LineDecoder decodes one stream-json line (streamparse decoders).
+type LineDecoder interface {
+	Decode(line []byte) []adapters.Event
+}
+
+// StreamJSON describes a one-process-per-prompt fallback channel such as
+// `gemini -p ... -o stream-json`.
+type StreamJSON struct {
+	Name string
+	// Argv builds the command line for one prompt; resumeID is the agent
+	// session id from an earlier turn ("" on the first).
+	Argv       func(prompt, resumeID string, opts adapters.SessionOptions) []string
+	NewDecoder func() LineDecoder
+	Env        map[string]string
+	Grace      time.Duration
+	Logger     zerolog.Logger
+}
+
+// Fallback returns a Fallback that opens stream-json sessions.
+func (c StreamJSON) Fallback() Fallback {
+	return func(_ context.Context, opts adapters.SessionOptions, _ error) (adapters.Session, error) {
+		return &streamSession{cfg: c, opts: opts, id: opts.ResumeID}, nil
+	}
+}
+
+// streamSession runs one agent process per prompt and resumes the agent's
+// session by id between prompts.
+type streamSession struct {
+	cfg  StreamJSON
+	opts adapters.SessionOptions
+
+	mu     sync.Mutex
+	id     string
+	cur    *proc.Process
+	cancel *turn
+	closed bool
+}
+
+var _ adapters.Session = (*streamSession)(nil)
+
+func (s *streamSession) ID() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.id
+}
+
+func (s *streamSession) Prompt(ctx context.Context, prompt []adapters.Content) (<-chan adapters.Event, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, fmt.Errorf("%s: %w", s.cfg.Name, adapters.ErrClosed)
+	}
+	if s.cur != nil {
+		return nil, fmt.Errorf("%s: %w", s.cfg.Name, adapters.ErrBusy)
+	}
+	text := adapters.PromptText(prompt)
+	if s.opts.Instructions != "" && s.id == "" {
+		text = s.opts.Instructions + "\n\n" + text
+	}
+	argv := s.cfg.Argv(text, s.id, s.opts)
+	env := os.Environ()
+	for _, m := range []map[string]string{s.cfg.Env, s.opts.Env} {
+		for k, v := range m {
+			env = append(env, k+"="+v)
+		}
+	}
+	p, err := proc.Start(context.Background(), proc.Spec{Path: argv[0], Args: argv[1:], Dir: s.opts.Cwd, Env: env,
+		StopSignal: syscall.SIGINT, Grace: s.cfg.Grace})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", adapters.ErrNotInstalled, s.cfg.Name, err)
+	}
+	_ = p.Stdin.Close()
+	t := newTurn()
+	s.cur, s.cancel = p, t
+	go s.run(ctx, p, t)
+	return t.out, nil
+}
+
+func (s *streamSession) run(ctx context.Context, p *proc.Process, t *turn) {
+	stop := context.AfterFunc(ctx, func() { s.cancelTurn(p, t) })
+	defer stop()
+	dec := s.cfg.NewDecoder()
+	r := bufio.NewReaderSize(p.Stdout, 1<<20)
+	var done *adapters.Event
+	for {
+		line, err := r.ReadBytes('\n')
+		for _, ev := range dec.Decode(line) {
+			if ev.Type == adapters.EventDone {
+				d := ev
+				done = &d
+				continue
+			}
+			if ev.Type == adapters.EventSessionInfo && ev.Session.AgentSessionID != "" {
+				s.mu.Lock()
+				s.id = ev.Session.AgentSessionID
+				s.mu.Unlock()
+			}
+			t.emit(ev)
+		}
+		if err != nil {
+			break
+		}
+	}
+	exitErr := p.Wait()
+	s.mu.Lock()
+	s.cur = nil
+	s.mu.Unlock()
+	switch {
+	case t.isCancelled():
+		t.finish(adapters.Event{Type: adapters.EventDone, StopReason: adapters.StopCancelled})
+	case done != nil:
+		t.finish(*done)
+	default:
+		msg := fmt.Sprintf("%s exited without a result (exit code %d)", s.cfg.Name, p.ExitCode())
+		if exitErr == nil {
+			msg = s.cfg.Name + " ended without a result"
+		}
+		t.finish(adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{Message: msg, Code: "crash", Fatal: true, Detail: p.StderrTail(10)}},
+			adapters.Event{Type: adapters.EventDone, StopReason: adapters.StopEndTurn})
+	}
+}
+
+func (s *streamSession) cancelTurn(p *proc.Process, t *turn) {
+	t.cancel()
+	go func() { _ = p.Stop() }()
+}
+
+func (s *streamSession) Cancel() {
+	s.mu.Lock()
+	p, t := s.cur, s.cancel
+	s.mu.Unlock()
+	if p != nil {
+		s.cancelTurn(p, t)
+	}
+}
+
+func (s *streamSession) Close() error {
+	s.mu.Lock()
+	s.closed = true
+	p := s.cur
+	s.mu.Unlock()
+	s.Cancel()
+	if p != nil {
+		<-p.Done()
+	}
+	return nil
+}

@@ -1,0 +1,187 @@
+// Package claude drives Claude Code (`claude`) as one persistent process per
+// session over its stream-json stdin/stdout protocol: user turns go in as
+// JSON lines, events come out as JSON lines decoded by streamparse, and tool
+// permission prompts arrive as can_use_tool control requests that are
+// answered with control responses.
+package claude
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/config"
+	"github.com/hubdev/hub/internal/proc"
+)
+
+// TestedVersions is the Claude Code release this adapter was verified with.
+const TestedVersions = "2.1.330"
+
+// ErrExited means the claude process ended; start a new session (with
+// ResumeID to keep the conversation).
+var ErrExited = errors.New("claude process exited")
+
+var (
+	_ adapters.Adapter      = (*Adapter)(nil)
+	_ adapters.Session      = (*Session)(nil)
+	_ adapters.Configurable = (*Session)(nil)
+)
+
+// Adapter starts claude sessions.
+type Adapter struct {
+	argv  []string
+	env   map[string]string
+	model string
+	mode  string
+	log   zerolog.Logger
+	// CancelGrace is how long Cancel waits for claude to end the turn after
+	// an interrupt before stopping the process.
+	CancelGrace time.Duration
+	warnOnce    sync.Once
+}
+
+// New builds the adapter from `[agents.claude]`; an empty command means
+// "claude" on PATH.
+func New(cfg config.AgentConfig, log zerolog.Logger) *Adapter {
+	argv := cfg.Argv()
+	if len(cfg.Command) == 0 {
+		argv = append([]string{"claude"}, cfg.Args...)
+	}
+	return &Adapter{argv: argv, env: cfg.Env, model: cfg.Model, mode: cfg.Mode,
+		log: log.With().Str("agent", "claude").Logger(), CancelGrace: 10 * time.Second}
+}
+
+// Name implements adapters.Adapter.
+func (a *Adapter) Name() string { return "claude" }
+
+// Capabilities implements adapters.Adapter.
+func (a *Adapter) Capabilities() adapters.Capabilities {
+	return adapters.Capabilities{
+		Images: true, EmbeddedContext: true, Resume: true, Permissions: true, MCP: true, MCPHTTP: true,
+		Models: []adapters.Option{
+			{ID: "default", Name: "Default", Description: "Claude Code's default model"},
+			{ID: "opus", Name: "Opus"}, {ID: "sonnet", Name: "Sonnet"}, {ID: "haiku", Name: "Haiku"},
+		},
+		Modes: []adapters.Option{
+			{ID: "default", Name: "Default", Description: "Ask before edits and commands"},
+			{ID: "acceptEdits", Name: "Accept edits", Description: "Edit files without asking"},
+			{ID: "plan", Name: "Plan", Description: "Read-only planning"},
+			{ID: "bypassPermissions", Name: "Bypass permissions", Description: "Never ask (refused as root unless IS_SANDBOX=1)"},
+		},
+		DefaultModel: "default", DefaultMode: "default", Skills: "native",
+		TestedVersions: TestedVersions,
+		Notes:          "permissions are allow/deny per call inside claude; hub remembers always-allow/always-reject per tool for the session",
+	}
+}
+
+// Start implements adapters.Adapter.
+func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adapters.Session, error) {
+	if opts.Model == "" {
+		opts.Model = a.model
+	}
+	if opts.Mode == "" {
+		opts.Mode = a.mode
+	}
+	args, err := a.args(opts)
+	if err != nil {
+		return nil, err
+	}
+	p, err := proc.Start(context.Background(), proc.Spec{Path: a.argv[0], Args: args, Dir: opts.Cwd, Env: a.environ(opts)})
+	if err != nil {
+		return nil, fmt.Errorf("claude: %w", err)
+	}
+	s := newSession(a, p, opts.ResumeID)
+	go s.readLoop()
+	return s, nil
+}
+
+// args builds claude's argv after the program name.
+func (a *Adapter) args(opts adapters.SessionOptions) ([]string, error) {
+	args := append([]string{}, a.argv[1:]...)
+	args = append(args, "-p", "--input-format", "stream-json", "--output-format", "stream-json",
+		"--verbose", "--include-partial-messages", "--permission-prompt-tool", "stdio")
+	if opts.Model != "" && opts.Model != "default" {
+		args = append(args, "--model", opts.Model)
+	}
+	if opts.Mode != "" && opts.Mode != "default" {
+		args = append(args, "--permission-mode", opts.Mode)
+	}
+	if opts.ResumeID != "" {
+		args = append(args, "--resume", opts.ResumeID)
+	}
+	if len(opts.MCPServers) > 0 {
+		cfg, err := mcpConfig(opts.MCPServers)
+		if err != nil {
+			return nil, err
+		}
+		args = append(args, "--mcp-config", cfg)
+	}
+	if opts.Instructions != "" {
+		args = append(args, "--append-system-prompt", opts.Instructions)
+	}
+	for _, d := range opts.SkillDirs {
+		args = append(args, "--add-dir", d)
+	}
+	return args, nil
+}
+
+// mcpConfig renders editor MCP servers in claude's --mcp-config JSON shape.
+func mcpConfig(servers []adapters.MCPServer) (string, error) {
+	type entry struct {
+		Type    string            `json:"type"`
+		Command string            `json:"command,omitempty"`
+		Args    []string          `json:"args,omitempty"`
+		Env     map[string]string `json:"env,omitempty"`
+		URL     string            `json:"url,omitempty"`
+		Headers map[string]string `json:"headers,omitempty"`
+	}
+	m := map[string]entry{}
+	for _, s := range servers {
+		t := s.Type
+		if t == "" {
+			t = "stdio"
+		}
+		m[s.Name] = entry{Type: t, Command: s.Command, Args: s.Args, Env: s.Env, URL: s.URL, Headers: s.Headers}
+	}
+	b, err := json.Marshal(map[string]any{"mcpServers": m})
+	if err != nil {
+		return "", fmt.Errorf("claude: encode MCP servers: %w", err)
+	}
+	return string(b), nil
+}
+
+// environ is the parent's environment without the markers of an enclosing
+// claude session, plus config and session env.
+func (a *Adapter) environ(opts adapters.SessionOptions) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if k == "CLAUDECODE" || k == "CLAUDE_CODE_ENTRYPOINT" || k == "CLAUDE_CODE_SSE_PORT" {
+			continue
+		}
+		env = append(env, kv)
+	}
+	for _, m := range []map[string]string{a.env, opts.Env} {
+		for k, v := range m {
+			env = append(env, k+"="+v)
+		}
+	}
+	return env
+}
+
+// warnUnknown logs once per adapter that claude sent a record hub does not
+// know, naming the CLI version so users can compare with TestedVersions.
+func (a *Adapter) warnUnknown(source, version string) {
+	a.warnOnce.Do(func() {
+		a.log.Warn().Str("source", source).Str("claude_version", version).Str("tested", TestedVersions).
+			Msg("claude sent a record type hub does not understand; passing it on raw")
+	})
+}

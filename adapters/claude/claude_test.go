@@ -1,0 +1,312 @@
+package claude
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/config"
+)
+
+func TestMain(m *testing.M) {
+	if s := os.Getenv("HUB_FAKE_CLAUDE"); s != "" {
+		claudeFake(s)
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+func startFake(t *testing.T, scenario string, opts adapters.SessionOptions) (*Adapter, *Session) {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := New(config.AgentConfig{Command: config.Command{exe},
+		Env: map[string]string{"HUB_FAKE_CLAUDE": scenario}}, zerolog.Nop())
+	a.CancelGrace = 2 * time.Second
+	if opts.Cwd == "" {
+		opts.Cwd = t.TempDir()
+	}
+	s, err := a.Start(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	return a, s.(*Session)
+}
+
+// collect drains a turn, answering permissions with decide.
+func collect(t *testing.T, ch <-chan adapters.Event, decide func(*adapters.PermissionRequest)) []adapters.Event {
+	t.Helper()
+	var out []adapters.Event
+	timeout := time.After(10 * time.Second)
+	for {
+		select {
+		case ev, ok := <-ch:
+			if !ok {
+				return out
+			}
+			if ev.Type == adapters.EventPermission && decide != nil {
+				decide(ev.Permission)
+			}
+			out = append(out, ev)
+		case <-timeout:
+			t.Fatalf("turn did not end; got %v", out)
+		}
+	}
+}
+
+func last(evs []adapters.Event) adapters.Event { return evs[len(evs)-1] }
+
+func find(evs []adapters.Event, typ adapters.EventType) *adapters.Event {
+	for i := range evs {
+		if evs[i].Type == typ {
+			return &evs[i]
+		}
+	}
+	return nil
+}
+
+func TestSession_TextTurns(t *testing.T) {
+	_, s := startFake(t, "text", adapters.SessionOptions{})
+	for i, want := range []string{"echo 1: hello", "echo 2: again"} {
+		ch, err := s.Prompt(context.Background(), adapters.TextPrompt(strings.Fields("hello again")[i]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		evs := collect(t, ch, nil)
+		text := find(evs, adapters.EventText)
+		if text == nil || text.Text != want {
+			t.Fatalf("turn %d text = %+v, want %q", i+1, text, want)
+		}
+		if n := strings.Count(eventTypes(evs), "text"); n != 1 {
+			t.Errorf("text emitted %d times (partial + assistant duplicated?)", n)
+		}
+		if d := last(evs); d.Type != adapters.EventDone || d.StopReason != adapters.StopEndTurn {
+			t.Errorf("last = %+v", d)
+		}
+	}
+	if s.ID() != fakeSession {
+		t.Errorf("ID = %q", s.ID())
+	}
+}
+
+func eventTypes(evs []adapters.Event) string {
+	var s []string
+	for _, e := range evs {
+		s = append(s, string(e.Type))
+	}
+	return strings.Join(s, ",")
+}
+
+func TestSession_PermissionRoundTrip(t *testing.T) {
+	tests := []struct {
+		kind       adapters.PermissionOptionKind
+		wantStatus adapters.ToolStatus
+		wantText   string
+	}{
+		{adapters.AllowOnce, adapters.StatusCompleted, `ran {"command":"echo hi \u003e f.txt"}`},
+		{adapters.RejectOnce, adapters.StatusFailed, "denied: The user rejected this tool call."},
+	}
+	for _, tt := range tests {
+		t.Run(string(tt.kind), func(t *testing.T) {
+			_, s := startFake(t, "permission", adapters.SessionOptions{})
+			ch, err := s.Prompt(context.Background(), adapters.TextPrompt("write f"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			evs := collect(t, ch, func(p *adapters.PermissionRequest) { p.Respond(adapters.PermissionDecision{Kind: tt.kind}) })
+			p := find(evs, adapters.EventPermission)
+			if p == nil || p.Permission.Tool.ID != "toolu_p" || p.Permission.Tool.Kind != adapters.KindExecute || p.Raw != nil {
+				t.Fatalf("permission event = %+v", p)
+			}
+			u := find(evs, adapters.EventToolUpdate)
+			if u == nil || u.Tool.Status != tt.wantStatus || u.Tool.Content[0].Text != tt.wantText {
+				t.Fatalf("tool update = %+v", u)
+			}
+		})
+	}
+}
+
+func TestSession_AlwaysAllowIsRemembered(t *testing.T) {
+	_, s := startFake(t, "permission", adapters.SessionOptions{})
+	asked := 0
+	for range 2 {
+		ch, err := s.Prompt(context.Background(), adapters.TextPrompt("write f"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		evs := collect(t, ch, func(p *adapters.PermissionRequest) {
+			asked++
+			p.Respond(adapters.PermissionDecision{Kind: adapters.AllowAlways})
+		})
+		if u := find(evs, adapters.EventToolUpdate); u == nil || u.Tool.Status != adapters.StatusCompleted {
+			t.Fatalf("tool update = %+v", u)
+		}
+	}
+	if asked != 1 {
+		t.Errorf("asked %d times, want 1", asked)
+	}
+}
+
+func TestSession_CancelMidTool(t *testing.T) {
+	for _, via := range []string{"Cancel", "context"} {
+		t.Run(via, func(t *testing.T) {
+			_, s := startFake(t, "cancel", adapters.SessionOptions{})
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			ch, err := s.Prompt(ctx, adapters.TextPrompt("sleep"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for ev := range ch {
+				if ev.Type == adapters.EventToolCall {
+					break
+				}
+			}
+			if via == "Cancel" {
+				s.Cancel()
+			} else {
+				cancel()
+			}
+			evs := collect(t, ch, nil)
+			if d := last(evs); d.StopReason != adapters.StopCancelled {
+				t.Fatalf("last = %+v", d)
+			}
+			if find(evs, adapters.EventError) != nil {
+				t.Errorf("cancel produced an error event: %s", eventTypes(evs))
+			}
+			if s.p.Exited() {
+				t.Error("interrupt killed the process; it should keep the session")
+			}
+		})
+	}
+}
+
+func TestSession_CancelWatchdogStopsHungProcess(t *testing.T) {
+	_, s := startFake(t, "hang", adapters.SessionOptions{})
+	ch, err := s.Prompt(context.Background(), adapters.TextPrompt("hang"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for ev := range ch {
+		if ev.Type == adapters.EventToolCall {
+			break
+		}
+	}
+	s.Cancel()
+	evs := collect(t, ch, nil)
+	if d := last(evs); d.StopReason != adapters.StopCancelled {
+		t.Fatalf("last = %+v", d)
+	}
+	<-s.p.Done()
+}
+
+func TestSession_CrashMidTurn(t *testing.T) {
+	_, s := startFake(t, "crash", adapters.SessionOptions{})
+	ch, err := s.Prompt(context.Background(), adapters.TextPrompt("go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs := collect(t, ch, nil)
+	e := find(evs, adapters.EventError)
+	if e == nil || !e.Error.Fatal || e.Error.Code != "crash" || !strings.Contains(e.Error.Detail, "something exploded") ||
+		!strings.Contains(e.Error.Message, "exit status 3") {
+		t.Fatalf("error = %+v", e)
+	}
+	if last(evs).Type != adapters.EventDone {
+		t.Errorf("last = %+v", last(evs))
+	}
+	if _, err := s.Prompt(context.Background(), adapters.TextPrompt("again")); !errors.Is(err, ErrExited) {
+		t.Errorf("prompt after crash: %v", err)
+	}
+}
+
+func TestAdapter_Args(t *testing.T) {
+	argsFile := filepath.Join(t.TempDir(), "args.json")
+	t.Setenv("HUB_FAKE_CLAUDE_ARGS", argsFile)
+	_, s := startFake(t, "text", adapters.SessionOptions{ResumeID: "abc-123", Model: "opus", Mode: "plan",
+		Instructions: "be brief", MCPServers: []adapters.MCPServer{
+			{Name: "fs", Type: "stdio", Command: "mcp-fs", Args: []string{"/tmp"}},
+			{Name: "web", Type: "http", URL: "http://127.0.0.1:1/mcp", Headers: map[string]string{"X": "y"}}}})
+	if s.ID() != "abc-123" {
+		t.Errorf("ID before first turn = %q, want the resume id", s.ID())
+	}
+	collect(t, mustPrompt(t, s, "hi"), nil)
+	var args []string
+	b, err := os.ReadFile(argsFile)
+	if err != nil || json.Unmarshal(b, &args) != nil {
+		t.Fatalf("args: %v %s", err, b)
+	}
+	for _, pair := range [][2]string{{"--resume", "abc-123"}, {"--model", "opus"}, {"--permission-mode", "plan"},
+		{"--append-system-prompt", "be brief"}, {"--input-format", "stream-json"}, {"--output-format", "stream-json"},
+		{"--permission-prompt-tool", "stdio"}} {
+		i := slices.Index(args, pair[0])
+		if i < 0 || i+1 >= len(args) || args[i+1] != pair[1] {
+			t.Errorf("args lack %s %s: %v", pair[0], pair[1], args)
+		}
+	}
+	for _, f := range []string{"-p", "--verbose", "--include-partial-messages"} {
+		if !slices.Contains(args, f) {
+			t.Errorf("args lack %s", f)
+		}
+	}
+	var mcp struct {
+		MCPServers map[string]map[string]any `json:"mcpServers"`
+	}
+	i := slices.Index(args, "--mcp-config")
+	if i < 0 || json.Unmarshal([]byte(args[i+1]), &mcp) != nil || mcp.MCPServers["fs"]["command"] != "mcp-fs" ||
+		mcp.MCPServers["web"]["type"] != "http" || mcp.MCPServers["web"]["url"] != "http://127.0.0.1:1/mcp" {
+		t.Errorf("mcp config = %v", args)
+	}
+}
+
+func mustPrompt(t *testing.T, s *Session, text string) <-chan adapters.Event {
+	t.Helper()
+	ch, err := s.Prompt(context.Background(), adapters.TextPrompt(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ch
+}
+
+func TestUserMessage_Content(t *testing.T) {
+	b, err := userMessage([]adapters.Content{{Type: adapters.ContentText, Text: "look"},
+		{Type: adapters.ContentImage, MimeType: "image/png", Data: "AAAA"},
+		{Type: adapters.ContentResourceLink, URI: "file:///repo/a.go"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"message":{"content":[{"text":"look","type":"text"},{"source":{"data":"AAAA","media_type":"image/png","type":"base64"},"type":"image"},{"text":"@/repo/a.go","type":"text"}],"role":"user"},"parent_tool_use_id":null,"session_id":"","type":"user"}`
+	if string(b) != want {
+		t.Errorf("got  %s\nwant %s", b, want)
+	}
+	if _, err := userMessage([]adapters.Content{{Type: adapters.ContentAudio}}); !errors.Is(err, adapters.ErrUnsupported) {
+		t.Errorf("audio: %v", err)
+	}
+}
+
+func TestSession_CloseLeavesNoProcess(t *testing.T) {
+	_, s := startFake(t, "text", adapters.SessionOptions{})
+	collect(t, mustPrompt(t, s, "hi"), nil)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if !s.p.Exited() {
+		t.Error("process still running after Close")
+	}
+	_ = s.Close()
+	if _, err := s.Prompt(context.Background(), adapters.TextPrompt("x")); err == nil {
+		t.Error("prompt after Close succeeded")
+	}
+}

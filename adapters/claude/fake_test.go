@@ -1,0 +1,144 @@
+package claude
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+)
+
+// The test binary doubles as a fake claude: when HUB_FAKE_CLAUDE names a
+// scenario, TestMain runs claudeFake instead of the tests. It speaks the
+// stream-json protocol the way claude 2.1.330 does (shapes copied from
+// recorded streams) and reads control responses from stdin.
+
+const fakeSession = "fake-session-1"
+
+type fake struct {
+	in  *bufio.Scanner
+	out *bufio.Writer
+}
+
+func (f *fake) send(v any) {
+	b, _ := json.Marshal(v)
+	f.out.Write(append(b, '\n'))
+	f.out.Flush()
+}
+
+func (f *fake) recv() map[string]any {
+	if !f.in.Scan() {
+		os.Exit(0)
+	}
+	var m map[string]any
+	_ = json.Unmarshal(f.in.Bytes(), &m)
+	return m
+}
+
+func (f *fake) init() {
+	f.send(map[string]any{"type": "system", "subtype": "init", "session_id": fakeSession, "model": "claude-fake",
+		"claude_code_version": "2.1.330", "slash_commands": []string{"compact"}})
+}
+
+func (f *fake) text(msg, s string) {
+	f.send(map[string]any{"type": "stream_event", "api_message_id": msg, "session_id": fakeSession,
+		"event": map[string]any{"type": "content_block_delta", "index": 0, "delta": map[string]any{"type": "text_delta", "text": s}}})
+	f.send(map[string]any{"type": "assistant", "session_id": fakeSession,
+		"message": map[string]any{"id": msg, "content": []any{map[string]any{"type": "text", "text": s}}}})
+}
+
+func (f *fake) result(subtype, terminal string, isErr bool) {
+	f.send(map[string]any{"type": "result", "subtype": subtype, "is_error": isErr, "terminal_reason": terminal,
+		"session_id": fakeSession, "total_cost_usd": 0.01, "usage": map[string]any{"input_tokens": 3, "output_tokens": 2}})
+}
+
+func (f *fake) toolUse(id, cmd string) {
+	f.send(map[string]any{"type": "assistant", "session_id": fakeSession, "message": map[string]any{"id": "msg_tool",
+		"content": []any{map[string]any{"type": "tool_use", "id": id, "name": "Bash", "input": map[string]any{"command": cmd}}}}})
+}
+
+func userText(m map[string]any) string {
+	msg, _ := m["message"].(map[string]any)
+	blocks, _ := msg["content"].([]any)
+	var s []string
+	for _, b := range blocks {
+		if bm, ok := b.(map[string]any); ok {
+			s = append(s, fmt.Sprint(bm["text"]))
+		}
+	}
+	return strings.Join(s, " ")
+}
+
+func claudeFake(scenario string) {
+	if path := os.Getenv("HUB_FAKE_CLAUDE_ARGS"); path != "" {
+		b, _ := json.Marshal(os.Args[1:])
+		_ = os.WriteFile(path, b, 0o644)
+	}
+	f := &fake{in: bufio.NewScanner(os.Stdin), out: bufio.NewWriter(os.Stdout)}
+	f.in.Buffer(nil, 1<<20)
+	for turn := 1; ; turn++ {
+		m := f.recv()
+		if m["type"] != "user" {
+			continue
+		}
+		f.init()
+		switch scenario {
+		case "text":
+			f.text(fmt.Sprintf("msg_%d", turn), fmt.Sprintf("echo %d: %s", turn, userText(m)))
+			f.result("success", "completed", false)
+		case "permission":
+			f.fakePermission()
+		case "cancel":
+			f.fakeCancel()
+		case "crash":
+			f.text("msg_1", "working")
+			fmt.Fprintln(os.Stderr, "Error: something exploded\n    at fake (fake.js:1)")
+			os.Exit(3)
+		case "hang":
+			f.toolUse("toolu_h", "sleep 100")
+			time.Sleep(time.Hour)
+		}
+	}
+}
+
+func (f *fake) fakePermission() {
+	f.toolUse("toolu_p", "echo hi > f.txt")
+	f.send(map[string]any{"type": "control_request", "request_id": "req_p", "request": map[string]any{
+		"subtype": "can_use_tool", "tool_name": "Bash", "tool_use_id": "toolu_p",
+		"input": map[string]any{"command": "echo hi > f.txt"}}})
+	var resp map[string]any
+	for {
+		m := f.recv()
+		if m["type"] == "control_response" {
+			resp = m["response"].(map[string]any)
+			break
+		}
+	}
+	r := resp["response"].(map[string]any)
+	result := map[string]any{"type": "tool_result", "tool_use_id": "toolu_p"}
+	if resp["request_id"] == "req_p" && r["behavior"] == "allow" {
+		in, _ := json.Marshal(r["updatedInput"])
+		result["content"] = "ran " + string(in)
+	} else {
+		result["content"], result["is_error"] = fmt.Sprint("denied: ", r["message"]), true
+	}
+	f.send(map[string]any{"type": "user", "session_id": fakeSession, "message": map[string]any{"role": "user", "content": []any{result}}})
+	f.result("success", "completed", false)
+}
+
+func (f *fake) fakeCancel() {
+	f.toolUse("toolu_c", "sleep 100")
+	for {
+		m := f.recv()
+		req, _ := m["request"].(map[string]any)
+		if m["type"] == "control_request" && req["subtype"] == "interrupt" {
+			f.send(map[string]any{"type": "control_response", "response": map[string]any{
+				"subtype": "success", "request_id": m["request_id"], "response": map[string]any{}}})
+			break
+		}
+	}
+	f.send(map[string]any{"type": "user", "session_id": fakeSession, "message": map[string]any{"role": "user", "content": []any{
+		map[string]any{"type": "tool_result", "tool_use_id": "toolu_c", "content": "Interrupted", "is_error": true}}}})
+	f.result("error_during_execution", "aborted_tools", true)
+}

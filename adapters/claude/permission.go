@@ -1,0 +1,131 @@
+package claude
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+
+	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/streamparse"
+)
+
+// permission forwards a can_use_tool request to the turn's consumer (or
+// answers it from a remembered "always" choice) and sends claude the answer.
+func (s *Session) permission(ev adapters.Event) {
+	req, ok := streamparse.ParseClaudeControlRequest(ev.Raw)
+	if !ok {
+		return
+	}
+	s.mu.Lock()
+	remembered, known := s.always[req.ToolName]
+	idle := s.turn == nil || s.cancelled
+	s.mu.Unlock()
+	switch {
+	case idle:
+		s.answer(req, adapters.PermissionDecision{Cancelled: true})
+		return
+	case known && remembered:
+		s.answer(req, adapters.PermissionDecision{Kind: adapters.AllowAlways})
+		return
+	case known:
+		s.answer(req, adapters.PermissionDecision{Kind: adapters.RejectAlways})
+		return
+	}
+	ev.Raw, ev.Source = nil, ""
+	s.emit(ev)
+	go func() {
+		var d adapters.PermissionDecision
+		select {
+		case d = <-ev.Permission.Decision():
+		case <-s.readDone:
+			return
+		}
+		s.remember(req.ToolName, d)
+		s.answer(req, d)
+	}()
+}
+
+func (s *Session) remember(tool string, d adapters.PermissionDecision) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch d.Kind {
+	case adapters.AllowAlways:
+		s.always[tool] = true
+	case adapters.RejectAlways:
+		s.always[tool] = false
+	}
+}
+
+// answer writes the control_response for a can_use_tool request.
+func (s *Session) answer(req streamparse.ClaudeControlRequest, d adapters.PermissionDecision) {
+	var result map[string]any
+	switch {
+	case d.Allowed():
+		input := req.Input
+		if len(input) == 0 {
+			input = json.RawMessage("{}")
+		}
+		result = map[string]any{"behavior": "allow", "updatedInput": input}
+		if d.Kind == adapters.AllowAlways && len(req.Suggestions) > 0 && string(req.Suggestions) != "null" {
+			result["updatedPermissions"] = req.Suggestions
+		}
+	case d.Cancelled:
+		result = map[string]any{"behavior": "deny", "message": "The user cancelled the turn.", "interrupt": true}
+	default:
+		result = map[string]any{"behavior": "deny", "message": "The user rejected this tool call."}
+	}
+	s.respond(req.RequestID, result)
+}
+
+func (s *Session) respond(id string, result map[string]any) {
+	b, _ := json.Marshal(map[string]any{"type": "control_response",
+		"response": map[string]any{"subtype": "success", "request_id": id, "response": result}})
+	if err := s.write(b); err != nil {
+		s.a.log.Debug().Err(err).Str("request_id", id).Msg("answer claude control request")
+	}
+}
+
+// handleControl consumes control records: responses to hub's own requests
+// and requests hub does not implement (answered with an error so claude does
+// not wait). It reports whether ev was consumed.
+func (s *Session) handleControl(ev adapters.Event) bool {
+	switch {
+	case ev.Source == streamparse.ClaudeSourceControlResponse:
+		s.controlResponse(ev.Raw)
+		return true
+	case strings.HasPrefix(ev.Source, streamparse.ClaudeSourceControlRequest):
+		req, _ := streamparse.ParseClaudeControlRequest(ev.Raw)
+		b, _ := json.Marshal(map[string]any{"type": "control_response", "response": map[string]any{
+			"subtype": "error", "request_id": req.RequestID, "error": "hub does not support " + req.Subtype}})
+		if err := s.write(b); err != nil {
+			s.a.log.Debug().Err(err).Msg("reject claude control request")
+		}
+		return true
+	}
+	return false
+}
+
+func (s *Session) controlResponse(raw []byte) {
+	var r struct {
+		Response struct {
+			Subtype   string `json:"subtype"`
+			RequestID string `json:"request_id"`
+			Error     string `json:"error"`
+		} `json:"response"`
+	}
+	if json.Unmarshal(raw, &r) != nil {
+		return
+	}
+	s.mu.Lock()
+	reply := s.pending[r.Response.RequestID]
+	delete(s.pending, r.Response.RequestID)
+	s.mu.Unlock()
+	if reply == nil {
+		return
+	}
+	if r.Response.Subtype == "error" {
+		reply <- errors.New(r.Response.Error)
+		return
+	}
+	reply <- nil
+}

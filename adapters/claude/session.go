@@ -1,0 +1,327 @@
+package claude
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/proc"
+	"github.com/hubdev/hub/streamparse"
+)
+
+// Session is one claude process and its conversation.
+type Session struct {
+	a   *Adapter
+	p   *proc.Process
+	dec *streamparse.ClaudeDecoder
+
+	writeMu sync.Mutex // serialises stdin lines
+
+	mu        sync.Mutex
+	id        string
+	turn      chan adapters.Event // nil when idle
+	turnEnd   chan struct{}       // closed when the running turn ends
+	cancelled bool
+	exited    bool
+	nextReq   int
+	pending   map[string]chan error // control requests hub sent, by request id
+	always    map[string]bool       // tool name -> remembered allow (true) / reject (false)
+	closeOnce sync.Once
+	readDone  chan struct{}
+}
+
+func newSession(a *Adapter, p *proc.Process, resumeID string) *Session {
+	return &Session{a: a, p: p, dec: streamparse.NewClaudeDecoder(), id: resumeID,
+		pending: map[string]chan error{}, always: map[string]bool{}, readDone: make(chan struct{})}
+}
+
+// ID implements adapters.Session.
+func (s *Session) ID() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.id
+}
+
+// Prompt implements adapters.Session.
+func (s *Session) Prompt(ctx context.Context, prompt []adapters.Content) (<-chan adapters.Event, error) {
+	line, err := userMessage(prompt)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	switch {
+	case s.exited:
+		s.mu.Unlock()
+		return nil, fmt.Errorf("%w: %s", ErrExited, s.p.StderrTail(3))
+	case s.turn != nil:
+		s.mu.Unlock()
+		return nil, adapters.ErrBusy
+	}
+	ch, end := make(chan adapters.Event, 64), make(chan struct{})
+	s.turn, s.turnEnd, s.cancelled = ch, end, false
+	s.mu.Unlock()
+	if err := s.write(line); err != nil {
+		s.mu.Lock()
+		s.endTurn()
+		s.mu.Unlock()
+		return nil, fmt.Errorf("claude: send prompt: %w", err)
+	}
+	go s.watchCtx(ctx, end)
+	return ch, nil
+}
+
+// watchCtx cancels the turn when the prompt's context ends first.
+func (s *Session) watchCtx(ctx context.Context, end chan struct{}) {
+	select {
+	case <-ctx.Done():
+		s.Cancel()
+	case <-end:
+	}
+}
+
+// endTurn clears the running turn; the caller holds s.mu.
+func (s *Session) endTurn() {
+	if s.turnEnd != nil {
+		close(s.turnEnd)
+	}
+	s.turn, s.turnEnd = nil, nil
+}
+
+// userMessage renders a prompt as a stream-json user message line.
+func userMessage(prompt []adapters.Content) ([]byte, error) {
+	var blocks []map[string]any
+	for _, c := range prompt {
+		switch c.Type {
+		case adapters.ContentText:
+			blocks = append(blocks, map[string]any{"type": "text", "text": c.Text})
+		case adapters.ContentImage:
+			blocks = append(blocks, map[string]any{"type": "image",
+				"source": map[string]any{"type": "base64", "media_type": c.MimeType, "data": c.Data}})
+		case adapters.ContentResourceLink:
+			blocks = append(blocks, map[string]any{"type": "text", "text": "@" + strings.TrimPrefix(c.URI, "file://")})
+		case adapters.ContentResource:
+			blocks = append(blocks, map[string]any{"type": "text",
+				"text": "<resource uri=\"" + c.URI + "\">\n" + c.Text + "\n</resource>"})
+		case adapters.ContentAudio:
+			return nil, fmt.Errorf("claude: audio prompts: %w", adapters.ErrUnsupported)
+		}
+	}
+	if len(blocks) == 0 {
+		blocks = append(blocks, map[string]any{"type": "text", "text": ""})
+	}
+	return json.Marshal(map[string]any{"type": "user", "session_id": "", "parent_tool_use_id": nil,
+		"message": map[string]any{"role": "user", "content": blocks}})
+}
+
+func (s *Session) write(line []byte) error {
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	if _, err := s.p.Stdin.Write(append(line, '\n')); err != nil {
+		return err
+	}
+	return nil
+}
+
+// Cancel implements adapters.Session: it asks claude to interrupt the turn
+// and stops the process if claude does not end the turn in time.
+func (s *Session) Cancel() {
+	s.mu.Lock()
+	ch := s.turn
+	if ch == nil || s.cancelled {
+		s.mu.Unlock()
+		return
+	}
+	s.cancelled = true
+	s.mu.Unlock()
+	if err := s.control(map[string]any{"subtype": "interrupt"}, nil); err != nil {
+		s.a.log.Debug().Err(err).Msg("interrupt failed; stopping claude")
+		go func() { _ = s.p.Stop() }()
+		return
+	}
+	go s.cancelWatchdog(ch)
+}
+
+func (s *Session) cancelWatchdog(ch chan adapters.Event) {
+	t := time.NewTimer(s.a.CancelGrace)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.readDone:
+			return
+		case <-t.C:
+			s.mu.Lock()
+			stuck := s.turn == ch
+			s.mu.Unlock()
+			if stuck {
+				s.a.log.Warn().Msg("claude did not end the turn after an interrupt; stopping it")
+				_ = s.p.Stop()
+			}
+			return
+		}
+	}
+}
+
+// control sends a control_request; reply (if non-nil) gets the outcome.
+func (s *Session) control(req map[string]any, reply chan error) error {
+	s.mu.Lock()
+	s.nextReq++
+	id := "hub_" + strconv.Itoa(s.nextReq)
+	if reply != nil {
+		s.pending[id] = reply
+	}
+	s.mu.Unlock()
+	b, err := json.Marshal(map[string]any{"type": "control_request", "request_id": id, "request": req})
+	if err != nil {
+		return err
+	}
+	return s.write(b)
+}
+
+// SetModel implements adapters.Configurable.
+func (s *Session) SetModel(ctx context.Context, model string) error {
+	if model == "default" {
+		model = ""
+	}
+	return s.controlWait(ctx, map[string]any{"subtype": "set_model", "model": model})
+}
+
+// SetMode implements adapters.Configurable.
+func (s *Session) SetMode(ctx context.Context, mode string) error {
+	return s.controlWait(ctx, map[string]any{"subtype": "set_permission_mode", "mode": mode})
+}
+
+func (s *Session) controlWait(ctx context.Context, req map[string]any) error {
+	reply := make(chan error, 1)
+	if err := s.control(req, reply); err != nil {
+		return fmt.Errorf("claude: %s: %w", req["subtype"], err)
+	}
+	select {
+	case err := <-reply:
+		if err != nil {
+			return fmt.Errorf("claude: %s: %w", req["subtype"], err)
+		}
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-s.readDone:
+		return fmt.Errorf("claude: %s: %w", req["subtype"], ErrExited)
+	}
+}
+
+// Close implements adapters.Session.
+func (s *Session) Close() error {
+	s.closeOnce.Do(func() {
+		s.Cancel()
+		_ = s.p.Stop()
+		<-s.readDone
+	})
+	return nil
+}
+
+// readLoop decodes stdout until EOF and routes events to the running turn.
+func (s *Session) readLoop() {
+	defer close(s.readDone)
+	r := bufio.NewReaderSize(s.p.Stdout, 1<<20)
+	for {
+		line, err := r.ReadBytes('\n')
+		if len(line) > 0 {
+			for _, ev := range s.dec.Decode(line) {
+				s.handle(ev)
+			}
+		}
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				s.a.log.Debug().Err(err).Msg("read claude stdout")
+			}
+			break
+		}
+	}
+	s.exit()
+}
+
+// exit ends a running turn after the process is gone.
+func (s *Session) exit() {
+	select {
+	case <-s.p.Done():
+	case <-time.After(2 * time.Second):
+	}
+	s.mu.Lock()
+	s.exited = true
+	ch, cancelled := s.turn, s.cancelled
+	s.endTurn()
+	for id, reply := range s.pending {
+		reply <- ErrExited
+		delete(s.pending, id)
+	}
+	s.mu.Unlock()
+	if ch == nil {
+		return
+	}
+	if !cancelled {
+		ch <- adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{
+			Message: "claude exited in the middle of a turn: " + exitText(s.p), Code: "crash",
+			Detail: s.p.StderrTail(20), Fatal: true}}
+	}
+	stop := adapters.StopEndTurn
+	if cancelled {
+		stop = adapters.StopCancelled
+	}
+	ch <- adapters.Event{Type: adapters.EventDone, StopReason: stop}
+	close(ch)
+}
+
+func exitText(p *proc.Process) string {
+	msg := "exit status " + strconv.Itoa(p.ExitCode())
+	if tail := p.StderrTail(1); tail != "" {
+		msg += ": " + tail
+	}
+	return msg
+}
+
+func (s *Session) handle(ev adapters.Event) {
+	switch ev.Type {
+	case adapters.EventSessionInfo:
+		s.mu.Lock()
+		s.id = ev.Session.AgentSessionID
+		s.mu.Unlock()
+	case adapters.EventPermission:
+		s.permission(ev)
+		return
+	case adapters.EventRaw:
+		if s.handleControl(ev) {
+			return
+		}
+		s.a.warnUnknown(ev.Source, s.dec.Version)
+	}
+	s.emit(ev)
+}
+
+// emit sends ev to the running turn; the done event ends it.
+func (s *Session) emit(ev adapters.Event) {
+	s.mu.Lock()
+	ch, cancelled := s.turn, s.cancelled
+	if ev.Type == adapters.EventDone {
+		s.endTurn()
+	}
+	s.mu.Unlock()
+	if ch == nil {
+		return // between turns: nothing listens
+	}
+	if ev.Type == adapters.EventDone {
+		if cancelled {
+			ev.StopReason = adapters.StopCancelled
+		}
+		ch <- ev
+		close(ch)
+		return
+	}
+	ch <- ev
+}

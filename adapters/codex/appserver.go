@@ -1,0 +1,276 @@
+package codex
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+
+	"github.com/rs/zerolog"
+
+	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/proc"
+	"github.com/hubdev/hub/streamparse"
+)
+
+var _ adapters.Session = (*appSession)(nil)
+
+// appSession is one codex thread on a persistent app-server process.
+type appSession struct {
+	p    *proc.Process
+	rpc  *rpcConn
+	dec  *streamparse.CodexDecoder
+	log  zerolog.Logger
+	opts adapters.SessionOptions
+
+	mu      sync.Mutex
+	thread  string
+	turnID  string
+	out     chan adapters.Event // nil when idle
+	perms   []*adapters.PermissionRequest
+	closing bool
+	once    sync.Once
+}
+
+func (a *Adapter) startAppServer(ctx context.Context, opts adapters.SessionOptions) (*appSession, error) {
+	argv := a.argv()
+	args := append(append(argv[1:], "app-server"), configOverrides(opts)...)
+	p, err := proc.Start(context.WithoutCancel(ctx), proc.Spec{Path: argv[0], Args: args, Dir: opts.Cwd, Env: a.env(opts)})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", adapters.ErrNotInstalled, err)
+	}
+	s := &appSession{p: p, rpc: newRPCConn(p.Stdin), dec: streamparse.NewCodexDecoder(), log: a.log, opts: opts}
+	s.dec.Cwd = opts.Cwd
+	go s.readLoop()
+	ictx, cancel := context.WithTimeout(ctx, a.InitTimeout)
+	defer cancel()
+	init := map[string]any{"clientInfo": map[string]any{"name": "hub", "title": "hub", "version": "0"}, "capabilities": nil}
+	if err := s.rpc.call(ictx, "initialize", init, nil); err != nil {
+		_ = p.Stop()
+		return nil, fmt.Errorf("%w: %w (%s)", errNoStart, err, oneLine(p.StderrTail(3)))
+	}
+	_ = s.rpc.notify("initialized", nil)
+	if err := s.openThread(ctx, a); err != nil {
+		_ = p.Stop()
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *appSession) openThread(ctx context.Context, a *Adapter) error {
+	params := map[string]any{"cwd": s.opts.Cwd, "approvalPolicy": orDefault(a.option("approval_policy"), "on-request"),
+		"sandbox": orDefault(a.option("sandbox"), "workspace-write")}
+	if s.opts.Model != "" {
+		params["model"] = s.opts.Model
+	}
+	if s.opts.Instructions != "" {
+		params["developerInstructions"] = s.opts.Instructions
+	}
+	method := "thread/start"
+	if s.opts.ResumeID != "" {
+		method = "thread/resume"
+		params["threadId"] = s.opts.ResumeID
+		params["excludeTurns"] = true
+	}
+	var r struct {
+		Thread struct {
+			ID string `json:"id"`
+		} `json:"thread"`
+	}
+	if err := s.rpc.call(ctx, method, params, &r); err != nil {
+		return fmt.Errorf("codex %s (thread %q): %w", method, s.opts.ResumeID, err)
+	}
+	s.mu.Lock()
+	s.thread = r.Thread.ID
+	s.mu.Unlock()
+	return nil
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+func (s *appSession) ID() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.thread
+}
+
+// readLoop routes notifications and server requests; on exit it ends any
+// running turn with the stderr tail.
+func (s *appSession) readLoop() {
+	s.rpc.readLoop(s.p.Stdout, s.handle)
+	err := s.p.Wait()
+	s.mu.Lock()
+	out, closing := s.out, s.closing
+	s.out = nil
+	s.mu.Unlock()
+	if out != nil {
+		if !closing {
+			for _, e := range crashEvents(exitMessage("codex app-server", s.p.StderrTail(3), err), s.p.StderrTail(10)) {
+				out <- e
+			}
+		} else {
+			out <- adapters.Event{Type: adapters.EventDone, StopReason: adapters.StopCancelled}
+		}
+		close(out)
+	}
+}
+
+func (s *appSession) handle(line []byte, m streamparse.CodexMessage) {
+	events := s.dec.Decode(line)
+	if m.IsRequest() && (len(events) != 1 || events[0].Type != adapters.EventPermission) {
+		_ = s.rpc.replyError(m.ID, -32601, "hub does not support "+m.Method)
+	}
+	for _, e := range events {
+		if e.Type == adapters.EventSessionInfo && e.Session.AgentSessionID != "" {
+			s.mu.Lock()
+			s.thread = e.Session.AgentSessionID
+			s.mu.Unlock()
+		}
+		if e.Type == adapters.EventPermission {
+			s.awaitDecision(m.ID, e.Permission)
+		}
+		s.emit(e)
+	}
+}
+
+// emit forwards an event to the running turn; the done event ends it.
+func (s *appSession) emit(e adapters.Event) {
+	s.mu.Lock()
+	out := s.out
+	if e.Type == adapters.EventDone {
+		s.out, s.turnID, s.perms = nil, "", nil
+	}
+	s.mu.Unlock()
+	if out == nil {
+		if e.Type == adapters.EventPermission {
+			e.Permission.Respond(adapters.PermissionDecision{Cancelled: true})
+		}
+		return
+	}
+	out <- e
+	if e.Type == adapters.EventDone {
+		close(out)
+	}
+}
+
+func (s *appSession) awaitDecision(id json.RawMessage, req *adapters.PermissionRequest) {
+	s.mu.Lock()
+	s.perms = append(s.perms, req)
+	s.mu.Unlock()
+	go func() {
+		select {
+		case d := <-req.Decision():
+			_ = s.rpc.reply(id, map[string]any{"decision": streamparse.CodexDecision(d)})
+		case <-s.rpc.closed:
+		}
+	}()
+}
+
+// Prompt implements adapters.Session.
+func (s *appSession) Prompt(ctx context.Context, prompt []adapters.Content) (<-chan adapters.Event, error) {
+	s.mu.Lock()
+	if s.closing {
+		s.mu.Unlock()
+		return nil, adapters.ErrClosed
+	}
+	if s.out != nil {
+		s.mu.Unlock()
+		return nil, adapters.ErrBusy
+	}
+	out := make(chan adapters.Event, 256)
+	s.out = out
+	thread := s.thread
+	s.mu.Unlock()
+	params := map[string]any{"threadId": thread, "input": userInput(prompt)}
+	var r struct {
+		Turn struct {
+			ID string `json:"id"`
+		} `json:"turn"`
+	}
+	if err := s.rpc.call(ctx, "turn/start", params, &r); err != nil {
+		s.mu.Lock()
+		mine := s.out == out
+		if mine {
+			s.out = nil
+		}
+		s.mu.Unlock()
+		if mine {
+			close(out)
+		}
+		return nil, fmt.Errorf("codex turn/start: %w", err)
+	}
+	s.mu.Lock()
+	if s.out == out {
+		s.turnID = r.Turn.ID
+	}
+	s.mu.Unlock()
+	return out, nil
+}
+
+// userInput maps prompt blocks to codex UserInput items.
+func userInput(prompt []adapters.Content) []map[string]any {
+	var items []map[string]any
+	if text := adapters.PromptText(prompt); text != "" {
+		items = append(items, map[string]any{"type": "text", "text": text, "text_elements": []any{}})
+	}
+	for _, c := range prompt {
+		if c.Type != adapters.ContentImage {
+			continue
+		}
+		switch {
+		case c.Data != "":
+			items = append(items, map[string]any{"type": "image", "url": "data:" + c.MimeType + ";base64," + c.Data})
+		case len(c.URI) > 7 && c.URI[:7] == "file://":
+			items = append(items, map[string]any{"type": "localImage", "path": c.URI[7:]})
+		case c.URI != "":
+			items = append(items, map[string]any{"type": "image", "url": c.URI})
+		}
+	}
+	return items
+}
+
+// Cancel implements adapters.Session: pending approvals are cancelled and
+// the turn interrupted; codex then reports turn/completed "interrupted".
+func (s *appSession) Cancel() {
+	s.mu.Lock()
+	thread, turn, perms, running := s.thread, s.turnID, s.perms, s.out != nil
+	s.mu.Unlock()
+	if !running {
+		return
+	}
+	for _, p := range perms {
+		p.Respond(adapters.PermissionDecision{Cancelled: true})
+	}
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10e9)
+		defer cancel()
+		if err := s.rpc.call(ctx, "turn/interrupt", map[string]any{"threadId": thread, "turnId": turn}, nil); err != nil {
+			s.log.Warn().Err(err).Msg("codex turn/interrupt failed; stopping the process")
+			s.mu.Lock()
+			s.closing = true
+			s.mu.Unlock()
+			_ = s.p.Stop()
+		}
+	}()
+}
+
+// Close implements adapters.Session.
+func (s *appSession) Close() error {
+	s.once.Do(func() {
+		s.mu.Lock()
+		s.closing = true
+		perms := s.perms
+		s.mu.Unlock()
+		for _, p := range perms {
+			p.Respond(adapters.PermissionDecision{Cancelled: true})
+		}
+		_ = s.p.Stop()
+		<-s.rpc.closed
+	})
+	return nil
+}

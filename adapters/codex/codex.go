@@ -1,0 +1,193 @@
+// Package codex drives OpenAI's Codex CLI through `codex app-server`
+// (JSON-RPC over stdio: threads, turns, items, approvals), falling back to
+// one `codex exec --json` process per turn when app-server is unavailable.
+package codex
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/config"
+)
+
+// Sentinel errors of this package.
+var (
+	errRPC     = errors.New("codex app-server error")
+	errExited  = errors.New("codex exited")
+	errNoStart = errors.New("codex app-server did not start")
+)
+
+// TestedVersions is the codex CLI version this adapter was tested with.
+const TestedVersions = "0.169.0"
+
+var _ adapters.Adapter = (*Adapter)(nil)
+
+// Adapter starts codex sessions.
+type Adapter struct {
+	cfg config.AgentConfig
+	log zerolog.Logger
+	// InitTimeout bounds the initialize handshake before falling back to exec.
+	InitTimeout time.Duration
+}
+
+// New returns the codex adapter for cfg (zero value: `codex` on PATH).
+// Options: transport = "exec" forces the exec fallback; sandbox sets the
+// thread sandbox mode (default "workspace-write"); approval_policy (default
+// "on-request"); models = [..] extra model ids.
+func New(cfg config.AgentConfig, log zerolog.Logger) *Adapter {
+	return &Adapter{cfg: cfg, log: log.With().Str("agent", "codex").Logger(), InitTimeout: 20 * time.Second}
+}
+
+// Name implements adapters.Adapter.
+func (a *Adapter) Name() string { return "codex" }
+
+// Capabilities implements adapters.Adapter.
+func (a *Adapter) Capabilities() adapters.Capabilities {
+	models := []adapters.Option{{ID: "gpt-5.5", Name: "GPT-5.5"}, {ID: "gpt-5.5-mini", Name: "GPT-5.5 mini"}}
+	if extra, ok := a.cfg.Options["models"].([]any); ok {
+		for _, m := range extra {
+			if s, ok := m.(string); ok {
+				models = append(models, adapters.Option{ID: s, Name: s})
+			}
+		}
+	}
+	return adapters.Capabilities{
+		Images: true, Resume: true, Permissions: true, MCP: true, MCPHTTP: true,
+		Models: models, DefaultModel: a.cfg.Model, Skills: "prompt",
+		TestedVersions: TestedVersions,
+		Notes:          "app-server JSON-RPC; falls back to `codex exec --json` (no permission prompts) when app-server is unavailable",
+	}
+}
+
+// Start implements adapters.Adapter: app-server first, exec as fallback.
+func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adapters.Session, error) {
+	if opts.Model == "" {
+		opts.Model = a.cfg.Model
+	}
+	if a.option("transport") != "exec" {
+		s, err := a.startAppServer(ctx, opts)
+		if err == nil {
+			return s, nil
+		}
+		if !errors.Is(err, errNoStart) {
+			return nil, err
+		}
+		a.log.Warn().Err(err).Msg("codex app-server unavailable; using codex exec --json")
+	}
+	return a.startExec(opts)
+}
+
+func (a *Adapter) option(key string) string {
+	s, _ := a.cfg.Options[key].(string)
+	return s
+}
+
+// argv returns the program and leading args (before the subcommand).
+func (a *Adapter) argv() []string {
+	if len(a.cfg.Command) > 0 {
+		return a.cfg.Argv()
+	}
+	return append([]string{"codex"}, a.cfg.Args...)
+}
+
+func (a *Adapter) env(opts adapters.SessionOptions) []string {
+	env := os.Environ()
+	for k, v := range a.cfg.Env {
+		env = append(env, k+"="+v)
+	}
+	for k, v := range opts.Env {
+		env = append(env, k+"="+v)
+	}
+	return env
+}
+
+// configOverrides turns MCP servers and instructions into `-c` flags.
+func configOverrides(opts adapters.SessionOptions) []string {
+	var out []string
+	for _, s := range opts.MCPServers {
+		key := "mcp_servers." + tomlKey(s.Name)
+		switch s.Type {
+		case "http", "sse":
+			out = append(out, "-c", key+".url="+tomlString(s.URL))
+			if len(s.Headers) > 0 {
+				out = append(out, "-c", key+".http_headers="+tomlTable(s.Headers))
+			}
+		default:
+			out = append(out, "-c", key+".command="+tomlString(s.Command))
+			out = append(out, "-c", key+".args="+tomlArray(s.Args))
+			if len(s.Env) > 0 {
+				out = append(out, "-c", key+".env="+tomlTable(s.Env))
+			}
+		}
+	}
+	return out
+}
+
+func tomlString(s string) string {
+	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`, "\r", `\r`, "\t", `\t`)
+	return `"` + r.Replace(s) + `"`
+}
+
+func tomlKey(s string) string {
+	for _, c := range s {
+		if !(c == '_' || c == '-' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			return tomlString(s)
+		}
+	}
+	return s
+}
+
+func tomlArray(a []string) string {
+	q := make([]string, len(a))
+	for i, s := range a {
+		q[i] = tomlString(s)
+	}
+	return "[" + strings.Join(q, ",") + "]"
+}
+
+func tomlTable(m map[string]string) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = tomlKey(k) + "=" + tomlString(m[k])
+	}
+	return "{" + strings.Join(parts, ",") + "}"
+}
+
+// crashEvents end a turn whose process died.
+func crashEvents(msg, tail string) []adapters.Event {
+	return []adapters.Event{
+		{Type: adapters.EventError, Error: &adapters.ErrorInfo{Message: msg, Code: "crash", Detail: tail, Fatal: true}},
+		{Type: adapters.EventDone, StopReason: adapters.StopEndTurn},
+	}
+}
+
+func oneLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		s = s[i+1:]
+	}
+	return s
+}
+
+func exitMessage(name, tail string, err error) string {
+	if tail != "" {
+		return fmt.Sprintf("%s exited: %s", name, oneLine(tail))
+	}
+	if err != nil {
+		return fmt.Sprintf("%s exited: %v", name, err)
+	}
+	return name + " exited unexpectedly"
+}

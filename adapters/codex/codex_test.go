@@ -1,0 +1,292 @@
+package codex
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/config"
+	"github.com/hubdev/hub/internal/proc"
+)
+
+// The test binary doubles as a fake `codex app-server`: with CODEX_FAKE set
+// to a fixture name it answers the handshake and replays the recorded turn
+// of testdata/codex/<fixture>/stream.jsonl, logging client replies.
+func TestMain(m *testing.M) {
+	if fx := os.Getenv("CODEX_FAKE"); fx != "" {
+		os.Exit(fakeCodex(fx))
+	}
+	os.Exit(m.Run())
+}
+
+func fakeCodex(fixture string) int {
+	data, err := os.ReadFile(filepath.Join(os.Getenv("CODEX_FAKE_DIR"), fixture, "stream.jsonl"))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	var turn [][]byte
+	seen := false
+	for _, l := range strings.Split(string(data), "\n") {
+		if strings.Contains(l, `"method":"turn/started"`) {
+			seen = true
+		}
+		if seen && l != "" && !strings.HasPrefix(l, `{"id":`) {
+			turn = append(turn, []byte(l))
+		}
+		if strings.Contains(l, `"method":"turn/completed"`) {
+			break
+		}
+	}
+	logf, _ := os.OpenFile(os.Getenv("CODEX_FAKE_LOG"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	in := bufio.NewScanner(os.Stdin)
+	in.Buffer(nil, 1<<20)
+	w := bufio.NewWriter(os.Stdout)
+	send := func(s string) { w.WriteString(s + "\n"); w.Flush() }
+	for in.Scan() {
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Params json.RawMessage `json:"params"`
+		}
+		_ = json.Unmarshal(in.Bytes(), &m)
+		if logf != nil {
+			fmt.Fprintf(logf, "%s\n", in.Bytes())
+		}
+		id := string(m.ID)
+		switch m.Method {
+		case "initialize":
+			send(`{"id":` + id + `,"result":{"userAgent":"fake"}}`)
+		case "thread/start":
+			send(`{"id":` + id + `,"result":{"thread":{"id":"thread-new"},"model":"mock"}}`)
+		case "thread/resume":
+			var p struct {
+				ThreadID string `json:"threadId"`
+			}
+			_ = json.Unmarshal(m.Params, &p)
+			send(`{"id":` + id + `,"result":{"thread":{"id":"` + p.ThreadID + `"},"model":"mock"}}`)
+		case "turn/start":
+			send(`{"id":` + id + `,"result":{"turn":{"id":"turn-1","status":"inProgress"}}}`)
+			if os.Getenv("CODEX_FAKE_CRASH") != "" {
+				time.Sleep(100 * time.Millisecond)
+				fmt.Fprintln(os.Stderr, "panic: fake codex crashed on purpose")
+				return 3
+			}
+			if !fakeReplay(turn, send, in, logf) {
+				return 0
+			}
+		case "turn/interrupt":
+			send(`{"id":` + id + `,"result":{}}`)
+			send(`{"method":"turn/completed","params":{"threadId":"t","turn":{"id":"turn-1","status":"interrupted","error":null}}}`)
+		}
+	}
+	return 0
+}
+
+// fakeReplay sends the turn; server requests wait for the client's reply.
+// A fixture whose turn ends "interrupted" stops before turn/completed and
+// waits for turn/interrupt.
+func fakeReplay(turn [][]byte, send func(string), in *bufio.Scanner, logf *os.File) bool {
+	for _, l := range turn {
+		s := string(l)
+		if strings.Contains(s, `"status":"interrupted"`) {
+			return true
+		}
+		send(s)
+		if strings.HasPrefix(s, `{"method":"item/`) && strings.Contains(s, `"id":0,`) && strings.Contains(s, "requestApproval") {
+			if !in.Scan() {
+				return false
+			}
+			if logf != nil {
+				fmt.Fprintf(logf, "%s\n", in.Bytes())
+			}
+		}
+	}
+	return true
+}
+
+type fakeRun struct {
+	log string
+	a   *Adapter
+}
+
+func newFake(t *testing.T, fixture string, extraEnv ...string) fakeRun {
+	t.Helper()
+	dir, _ := filepath.Abs(filepath.Join("..", "..", "testdata", "codex"))
+	log := filepath.Join(t.TempDir(), "client.log")
+	env := map[string]string{"CODEX_FAKE": fixture, "CODEX_FAKE_DIR": dir, "CODEX_FAKE_LOG": log}
+	for _, kv := range extraEnv {
+		k, v, _ := strings.Cut(kv, "=")
+		env[k] = v
+	}
+	a := New(config.AgentConfig{Command: config.Command{os.Args[0]}, Env: env}, zerolog.Nop())
+	a.InitTimeout = 5 * time.Second
+	return fakeRun{log: log, a: a}
+}
+
+func drain(t *testing.T, ch <-chan adapters.Event, onPerm func(*adapters.PermissionRequest)) []adapters.Event {
+	t.Helper()
+	var evs []adapters.Event
+	timeout := time.After(10 * time.Second)
+	for {
+		select {
+		case e, ok := <-ch:
+			if !ok {
+				return evs
+			}
+			if e.Type == adapters.EventPermission && onPerm != nil {
+				onPerm(e.Permission)
+			}
+			evs = append(evs, e)
+		case <-timeout:
+			t.Fatalf("turn did not end; got %d events", len(evs))
+		}
+	}
+}
+
+func kinds(evs []adapters.Event) string {
+	var s []string
+	for _, e := range evs {
+		s = append(s, string(e.Type))
+	}
+	return strings.Join(s, " ")
+}
+
+func TestAppServer_Turns(t *testing.T) {
+	tests := []struct {
+		name     string
+		fixture  string
+		decision adapters.PermissionOptionKind
+		cancel   bool
+		crash    bool
+		want     []string // substrings of the event kinds
+		wantStop adapters.StopReason
+		wantLog  string // a client message the fake must have received
+	}{
+		{name: "text turn", fixture: "appserver-text", want: []string{"thought", "text text"}, wantStop: adapters.StopEndTurn, wantLog: `"method":"thread/start"`},
+		{name: "approval allow", fixture: "appserver-approval-allow", decision: adapters.AllowOnce,
+			want: []string{"tool_call permission"}, wantStop: adapters.StopEndTurn, wantLog: `"result":{"decision":"accept"}`},
+		{name: "approval deny", fixture: "appserver-approval-deny", decision: adapters.RejectOnce,
+			want: []string{"tool_call permission tool_update"}, wantStop: adapters.StopEndTurn, wantLog: `"result":{"decision":"decline"}`},
+		{name: "interrupt", fixture: "appserver-cancel", cancel: true, want: []string{"tool_call"}, wantStop: adapters.StopCancelled, wantLog: `"method":"turn/interrupt"`},
+		{name: "crash with stderr tail", fixture: "appserver-text", crash: true, want: []string{"error"}, wantStop: adapters.StopEndTurn},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var env []string
+			if tc.crash {
+				env = append(env, "CODEX_FAKE_CRASH=1")
+			}
+			f := newFake(t, tc.fixture, env...)
+			s, err := f.a.Start(context.Background(), adapters.SessionOptions{Cwd: t.TempDir()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			if s.ID() != "thread-new" {
+				t.Errorf("ID = %q", s.ID())
+			}
+			ch, err := s.Prompt(context.Background(), adapters.TextPrompt("hi"))
+			if tc.crash {
+				if err != nil {
+					t.Fatal(err)
+				}
+				evs := drain(t, ch, nil)
+				if len(evs) < 2 || evs[len(evs)-2].Type != adapters.EventError ||
+					!strings.Contains(evs[len(evs)-2].Error.Message, "crashed on purpose") || evs[len(evs)-2].Error.Code != "crash" {
+					t.Errorf("crash events = %+v", evs)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.cancel {
+				go func() { time.Sleep(200 * time.Millisecond); s.Cancel() }()
+			}
+			evs := drain(t, ch, func(p *adapters.PermissionRequest) {
+				o, _ := p.OptionFor(tc.decision)
+				p.Respond(adapters.PermissionDecision{OptionID: o.ID})
+			})
+			got := kinds(evs)
+			for _, w := range tc.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("events %q missing %q", got, w)
+				}
+			}
+			if last := evs[len(evs)-1]; last.Type != adapters.EventDone || last.StopReason != tc.wantStop {
+				t.Errorf("last = %+v, want done/%s", last, tc.wantStop)
+			}
+			time.Sleep(50 * time.Millisecond)
+			logData, _ := os.ReadFile(f.log)
+			if !strings.Contains(string(logData), tc.wantLog) {
+				t.Errorf("client log lacks %s:\n%s", tc.wantLog, logData)
+			}
+		})
+	}
+	if n := proc.Live(); n != 0 {
+		t.Errorf("%d processes left", n)
+	}
+}
+
+func TestAppServer_ResumeByThreadID(t *testing.T) {
+	f := newFake(t, "appserver-two-turns")
+	s, err := f.a.Start(context.Background(), adapters.SessionOptions{Cwd: t.TempDir(), ResumeID: "thread-old", Instructions: "be brief"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if s.ID() != "thread-old" {
+		t.Errorf("ID = %q, want resumed thread", s.ID())
+	}
+	logData, _ := os.ReadFile(f.log)
+	for _, want := range []string{`"method":"thread/resume"`, `"threadId":"thread-old"`, `"developerInstructions":"be brief"`} {
+		if !strings.Contains(string(logData), want) {
+			t.Errorf("client log lacks %s", want)
+		}
+	}
+}
+
+func TestAppServer_BusyAndClose(t *testing.T) {
+	f := newFake(t, "appserver-cancel")
+	s, err := f.a.Start(context.Background(), adapters.SessionOptions{Cwd: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch, err := s.Prompt(context.Background(), adapters.TextPrompt("x"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Prompt(context.Background(), adapters.TextPrompt("y")); err != adapters.ErrBusy {
+		t.Errorf("second prompt err = %v, want ErrBusy", err)
+	}
+	_ = s.Close()
+	evs := drain(t, ch, nil)
+	if last := evs[len(evs)-1]; last.Type != adapters.EventDone {
+		t.Errorf("last = %+v", last)
+	}
+	if _, err := s.Prompt(context.Background(), adapters.TextPrompt("z")); err != adapters.ErrClosed {
+		t.Errorf("prompt after close err = %v", err)
+	}
+}
+
+func TestConfigOverrides_MCP(t *testing.T) {
+	got := strings.Join(configOverrides(adapters.SessionOptions{MCPServers: []adapters.MCPServer{
+		{Name: "fs", Type: "stdio", Command: "npx", Args: []string{"-y", "srv"}, Env: map[string]string{"K": "v"}},
+		{Name: "web docs", Type: "http", URL: "http://x/mcp"},
+	}}), " ")
+	for _, want := range []string{`mcp_servers.fs.command="npx"`, `mcp_servers.fs.args=["-y","srv"]`, `mcp_servers.fs.env={K="v"}`, `mcp_servers."web docs".url="http://x/mcp"`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("overrides %q lack %q", got, want)
+		}
+	}
+}

@@ -1,0 +1,155 @@
+package codex
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/proc"
+	"github.com/hubdev/hub/streamparse"
+)
+
+var _ adapters.Session = (*execSession)(nil)
+
+// execSession runs one `codex exec --json` process per turn and continues
+// the thread with `codex exec resume <thread_id>`. Codex exec never asks
+// for approval: the sandbox mode decides.
+type execSession struct {
+	a    *Adapter
+	opts adapters.SessionOptions
+	dec  *streamparse.CodexExecDecoder
+	log  zerolog.Logger
+
+	mu        sync.Mutex
+	thread    string
+	p         *proc.Process
+	cancelled bool
+	closed    bool
+}
+
+func (a *Adapter) startExec(opts adapters.SessionOptions) (*execSession, error) {
+	return &execSession{a: a, opts: opts, dec: streamparse.NewCodexExecDecoder(), log: a.log, thread: opts.ResumeID}, nil
+}
+
+func (s *execSession) ID() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.thread
+}
+
+func (s *execSession) args(prompt string) []string {
+	argv := s.a.argv()
+	args := append([]string{}, argv[1:]...)
+	args = append(args, "exec")
+	if s.thread != "" {
+		args = append(args, "resume", s.thread)
+	}
+	args = append(args, "--json", "--skip-git-repo-check")
+	args = append(args, "-c", "sandbox_mode="+tomlString(orDefault(s.a.option("sandbox"), "workspace-write")))
+	if s.opts.Model != "" {
+		args = append(args, "-m", s.opts.Model)
+	}
+	if s.opts.Instructions != "" {
+		args = append(args, "-c", "developer_instructions="+tomlString(s.opts.Instructions))
+	}
+	args = append(args, configOverrides(s.opts)...)
+	return append(args, "--", prompt)
+}
+
+// Prompt implements adapters.Session.
+func (s *execSession) Prompt(ctx context.Context, prompt []adapters.Content) (<-chan adapters.Event, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, adapters.ErrClosed
+	}
+	if s.p != nil {
+		return nil, adapters.ErrBusy
+	}
+	argv := s.a.argv()
+	p, err := proc.Start(context.WithoutCancel(ctx), proc.Spec{Path: argv[0], Args: s.args(adapters.PromptText(prompt)),
+		Dir: s.opts.Cwd, Env: s.a.env(s.opts), Grace: 2 * time.Second})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", adapters.ErrNotInstalled, err)
+	}
+	_ = p.Stdin.Close() // codex exec reads stdin to EOF when it is a pipe
+	s.p, s.cancelled = p, false
+	out := make(chan adapters.Event, 64)
+	go s.run(p, out)
+	return out, nil
+}
+
+func (s *execSession) run(p *proc.Process, out chan adapters.Event) {
+	defer close(out)
+	done := false
+	br := bufio.NewReaderSize(p.Stdout, 1<<20)
+	for {
+		line, err := br.ReadBytes('\n')
+		for _, e := range s.dec.Decode(line) {
+			if e.Type == adapters.EventSessionInfo && e.Session.AgentSessionID != "" {
+				s.mu.Lock()
+				s.thread = e.Session.AgentSessionID
+				s.mu.Unlock()
+			}
+			if e.Type == adapters.EventDone {
+				done = true
+			}
+			if !done || e.Type == adapters.EventDone {
+				out <- e
+			}
+		}
+		if err != nil {
+			break
+		}
+	}
+	waitErr := p.Wait()
+	s.mu.Lock()
+	cancelled := s.cancelled
+	s.p = nil
+	s.mu.Unlock()
+	switch {
+	case done:
+	case cancelled:
+		out <- adapters.Event{Type: adapters.EventDone, StopReason: adapters.StopCancelled}
+	default:
+		for _, e := range crashEvents(exitMessage("codex exec", p.StderrTail(3), waitErr), p.StderrTail(10)) {
+			out <- e
+		}
+	}
+}
+
+// Cancel implements adapters.Session: SIGINT to the group, then Stop.
+func (s *execSession) Cancel() {
+	s.mu.Lock()
+	p := s.p
+	if p != nil {
+		s.cancelled = true
+	}
+	s.mu.Unlock()
+	if p == nil {
+		return
+	}
+	_ = p.Signal(syscall.SIGINT)
+	go func() { _ = p.StopWithin(2 * time.Second) }()
+}
+
+// Close implements adapters.Session.
+func (s *execSession) Close() error {
+	s.mu.Lock()
+	s.closed = true
+	p := s.p
+	if p != nil {
+		s.cancelled = true
+	}
+	s.mu.Unlock()
+	if p != nil {
+		_ = p.Stop()
+	}
+	return nil
+}

@@ -1,0 +1,102 @@
+// Package gemini drives Google's Gemini CLI through its native ACP mode
+// (`gemini --acp --skip-trust`), falling back to `gemini -p ... -o
+// stream-json` when the ACP handshake fails.
+package gemini
+
+import (
+	"github.com/rs/zerolog"
+
+	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/adapters/acpclient"
+	"github.com/hubdev/hub/internal/config"
+	"github.com/hubdev/hub/streamparse"
+)
+
+// Name is the registry key.
+const Name = "gemini"
+
+// TestedVersions is the gemini-cli release the adapter was tested with.
+const TestedVersions = "0.61.0"
+
+// DefaultArgv starts gemini as an ACP agent; --skip-trust keeps approval
+// modes working in folders gemini has not been told to trust.
+var DefaultArgv = []string{"gemini", "--acp", "--skip-trust"}
+
+// DefaultEnv keeps gemini in one process (its relauncher parent ignores
+// SIGINT/SIGTERM).
+var DefaultEnv = map[string]string{"GEMINI_CLI_NO_RELAUNCH": "true"}
+
+// Capabilities of gemini in ACP mode.
+func Capabilities() adapters.Capabilities {
+	return adapters.Capabilities{
+		Images: true, Audio: true, EmbeddedContext: true, Resume: true, Permissions: true,
+		MCP: true, MCPHTTP: true, UsesEditorFS: true, Skills: "prompt", TestedVersions: TestedVersions,
+		Modes: []adapters.Option{
+			{ID: "default", Name: "Default", Description: "Prompts for approval"},
+			{ID: "autoEdit", Name: "Auto Edit", Description: "Auto-approves edit tools"},
+			{ID: "yolo", Name: "YOLO", Description: "Auto-approves all tools"},
+			{ID: "plan", Name: "Plan", Description: "Read-only mode"},
+		},
+		DefaultMode: "default",
+		Notes: "native ACP (gemini --acp); models and modes come from gemini's session; " +
+			"the stream-json fallback has no permission prompts and no thoughts",
+	}
+}
+
+// New builds the adapter from the [agents.gemini] config entry (zero value
+// for defaults). Command/args/env in the entry override the defaults.
+func New(ac config.AgentConfig, version string, log zerolog.Logger) *acpclient.Adapter {
+	argv := DefaultArgv
+	if len(ac.Command) > 0 {
+		argv = ac.Argv()
+	}
+	env := merge(DefaultEnv, ac.Env)
+	return acpclient.New(acpclient.Config{
+		Name: Name, Argv: argv, Env: env, Model: ac.Model, Mode: ac.Mode, Caps: Capabilities(),
+		ClientVersion: version, Logger: log,
+		Fallback: acpclient.StreamJSON{Name: Name, Env: env, Logger: log,
+			Argv:       func(p, id string, o adapters.SessionOptions) []string { return FallbackArgv(argv, p, id, o) },
+			NewDecoder: func() acpclient.LineDecoder { return streamparse.NewGeminiDecoder() },
+		}.Fallback(),
+	})
+}
+
+// FallbackArgv is the stream-json command line for one prompt: the
+// configured program and its non-ACP arguments plus headless flags.
+func FallbackArgv(argv []string, prompt, resumeID string, o adapters.SessionOptions) []string {
+	out := []string{argv[0]}
+	for _, a := range argv[1:] {
+		if a != "--acp" && a != "--experimental-acp" && a != "--skip-trust" {
+			out = append(out, a)
+		}
+	}
+	out = append(out, "-o", "stream-json", "--skip-trust")
+	if o.Model != "" {
+		out = append(out, "-m", o.Model)
+	}
+	if o.Mode != "" {
+		out = append(out, "--approval-mode", approvalMode(o.Mode))
+	}
+	if resumeID != "" {
+		out = append(out, "--resume", resumeID)
+	}
+	return append(out, "-p", prompt)
+}
+
+// approvalMode maps ACP mode ids to --approval-mode values.
+func approvalMode(mode string) string {
+	if mode == "autoEdit" {
+		return "auto_edit"
+	}
+	return mode
+}
+
+func merge(base, over map[string]string) map[string]string {
+	out := map[string]string{}
+	for _, m := range []map[string]string{base, over} {
+		for k, v := range m {
+			out[k] = v
+		}
+	}
+	return out
+}

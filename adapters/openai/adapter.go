@@ -1,0 +1,150 @@
+// Package openai is hub's native agent: a tool-using loop over any
+// OpenAI-compatible Chat Completions endpoint (OpenAI, Azure, OpenRouter,
+// Groq, Together, Gemini's OpenAI API, and local servers such as Ollama,
+// LM Studio, vLLM and llama.cpp). Tools are confined to the session's
+// working directory and gated by internal/permission.
+package openai
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/adapters/openai/tools"
+	"github.com/hubdev/hub/internal/config"
+	"github.com/hubdev/hub/internal/permission"
+)
+
+// Defaults for a profile that does not say.
+const (
+	DefaultMaxTurnRequests = 50
+	DefaultContextWindow   = 32768
+	DefaultIdleTimeout     = 3 * time.Minute
+)
+
+// Options tune an Adapter beyond its profile; zero values are defaults.
+type Options struct {
+	// Permissions checks each tool call (default: permission.New with no rules).
+	Permissions func() permission.Checker
+	HTTPClient  *http.Client
+	Clock       Clock
+	// IdleTimeout ends a request when the provider sends nothing for this long.
+	IdleTimeout time.Duration
+	// MaxRetries overrides the retry count for 429/5xx/connection errors.
+	MaxRetries *int
+	Logger     zerolog.Logger
+	// Now returns the date written into the system prompt.
+	Now func() time.Time
+	// BashTimeout overrides the default command timeout.
+	BashTimeout time.Duration
+}
+
+// Adapter starts native-loop sessions against one profile.
+type Adapter struct {
+	profile Profile
+	opts    Options
+}
+
+var _ adapters.Adapter = (*Adapter)(nil)
+
+// New returns an adapter for profile.
+func New(p Profile, opts Options) *Adapter {
+	if opts.Clock == nil {
+		opts.Clock = realClock{}
+	}
+	if opts.HTTPClient == nil {
+		opts.HTTPClient = &http.Client{Transport: http.DefaultTransport}
+	}
+	if opts.IdleTimeout == 0 {
+		opts.IdleTimeout = DefaultIdleTimeout
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Permissions == nil {
+		opts.Permissions = func() permission.Checker {
+			s, _ := permission.New(config.PermissionsConfig{})
+			return s
+		}
+	}
+	return &Adapter{profile: p, opts: opts}
+}
+
+// Name is the profile name.
+func (a *Adapter) Name() string { return a.profile.Name }
+
+// Profile returns the adapter's resolved profile (for doctor).
+func (a *Adapter) Profile() Profile { return a.profile }
+
+// Capabilities describes the native loop.
+func (a *Adapter) Capabilities() adapters.Capabilities {
+	c := adapters.Capabilities{
+		Images:          a.profile.Vision,
+		EmbeddedContext: true,
+		Permissions:     true,
+		UsesEditorFS:    true,
+		DefaultModel:    a.profile.Model,
+		Skills:          "prompt",
+		Notes:           "native OpenAI-compatible loop at " + a.profile.BaseURL + "; no MCP servers",
+	}
+	if a.profile.Model != "" {
+		c.Models = []adapters.Option{{ID: a.profile.Model, Name: a.profile.Model}}
+	}
+	return c
+}
+
+// Start opens a session in opts.Cwd.
+func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adapters.Session, error) {
+	if !a.profile.Local && a.profile.APIKeyEnv != "" && a.profile.key() == "" && a.profile.APIKey == "" {
+		return nil, fmt.Errorf("%w: %s needs an API key: set %s: %w", adapters.ErrNotAuthenticated, a.profile.Name, a.profile.APIKeyEnv, ErrNoAPIKey)
+	}
+	if opts.ResumeID != "" {
+		return nil, fmt.Errorf("resume %s: %w", opts.ResumeID, adapters.ErrUnsupported)
+	}
+	cwd := opts.Cwd
+	if cwd == "" {
+		var err error
+		if cwd, err = os.Getwd(); err != nil {
+			return nil, fmt.Errorf("session cwd: %w", err)
+		}
+	}
+	env, err := tools.NewEnv(cwd, opts.Editor)
+	if err != nil {
+		return nil, err
+	}
+	if a.opts.BashTimeout > 0 {
+		env.BashTimeout = a.opts.BashTimeout
+	}
+	p := a.profile
+	if opts.Model != "" {
+		p.Model = opts.Model
+	}
+	retry := defaultRetry
+	if a.opts.MaxRetries != nil {
+		retry.Max = *a.opts.MaxRetries
+	}
+	s := &Session{
+		id:     newSessionID(),
+		cwd:    filepath.Clean(cwd),
+		env:    env,
+		perm:   a.opts.Permissions(),
+		log:    a.opts.Logger.With().Str("agent", p.Name).Logger(),
+		client: &client{profile: p, http: a.opts.HTTPClient, clock: a.opts.Clock, retry: retry, idle: a.opts.IdleTimeout, stream: p.Stream},
+	}
+	s.system = systemPrompt(cwd, opts.Instructions, a.opts.Now())
+	s.history = []message{{Role: "system", Content: s.system}}
+	return s, nil
+}
+
+var sessionSeq atomic.Int64
+
+func newSessionID() string {
+	return fmt.Sprintf("native-%d-%d", time.Now().UnixNano(), sessionSeq.Add(1))
+}

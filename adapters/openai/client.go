@@ -1,0 +1,527 @@
+package openai
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hubdev/hub/adapters"
+)
+
+// Sentinel errors.
+var (
+	ErrNoAPIKey    = errors.New("no API key")
+	ErrAuth        = errors.New("provider rejected the credentials")
+	ErrUnreachable = errors.New("provider unreachable")
+	ErrProvider    = errors.New("provider error")
+	ErrMalformed   = errors.New("malformed provider response")
+	ErrIdle        = errors.New("provider stream stalled")
+)
+
+// Wire types of the Chat Completions API.
+type message struct {
+	Role       string     `json:"role"`
+	Content    any        `json:"content"` // string, []part or nil
+	ToolCalls  []toolCall `json:"tool_calls,omitempty"`
+	ToolCallID string     `json:"tool_call_id,omitempty"`
+	// size caches the estimated token count.
+	size int
+}
+
+type part struct {
+	Type     string    `json:"type"`
+	Text     string    `json:"text,omitempty"`
+	ImageURL *imageURL `json:"image_url,omitempty"`
+}
+
+type imageURL struct {
+	URL string `json:"url"`
+}
+
+type toolCall struct {
+	Index    *int         `json:"index,omitempty"`
+	ID       string       `json:"id,omitempty"`
+	Type     string       `json:"type,omitempty"`
+	Function functionCall `json:"function"`
+}
+
+type functionCall struct {
+	Name      string `json:"name,omitempty"`
+	Arguments string `json:"arguments"`
+}
+
+type toolDef struct {
+	Type     string      `json:"type"`
+	Function functionDef `json:"function"`
+}
+
+type functionDef struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Parameters  json.RawMessage `json:"parameters"`
+}
+
+type chatRequest struct {
+	Model               string         `json:"model"`
+	Messages            []message      `json:"messages"`
+	Tools               []toolDef      `json:"tools,omitempty"`
+	ToolChoice          string         `json:"tool_choice,omitempty"`
+	Stream              bool           `json:"stream"`
+	StreamOptions       *streamOptions `json:"stream_options,omitempty"`
+	Temperature         *float64       `json:"temperature,omitempty"`
+	MaxTokens           int            `json:"max_tokens,omitempty"`
+	MaxCompletionTokens int            `json:"max_completion_tokens,omitempty"`
+}
+
+type streamOptions struct {
+	IncludeUsage bool `json:"include_usage"`
+}
+
+type usage struct {
+	PromptTokens        int64 `json:"prompt_tokens"`
+	CompletionTokens    int64 `json:"completion_tokens"`
+	PromptTokensDetails *struct {
+		CachedTokens int64 `json:"cached_tokens"`
+	} `json:"prompt_tokens_details"`
+	CompletionTokensDetails *struct {
+		ReasoningTokens int64 `json:"reasoning_tokens"`
+	} `json:"completion_tokens_details"`
+}
+
+type delta struct {
+	Content          string     `json:"content"`
+	ReasoningContent string     `json:"reasoning_content"`
+	Reasoning        string     `json:"reasoning"`
+	ToolCalls        []toolCall `json:"tool_calls"`
+}
+
+type choice struct {
+	Delta        delta   `json:"delta"`
+	Message      delta   `json:"message"`
+	FinishReason *string `json:"finish_reason"`
+}
+
+type chunk struct {
+	Choices []choice  `json:"choices"`
+	Usage   *usage    `json:"usage"`
+	Error   *apiError `json:"error"`
+}
+
+type apiError struct {
+	Message string `json:"message"`
+	Type    string `json:"type"`
+	Code    any    `json:"code"`
+}
+
+// reply is one assistant answer.
+type reply struct {
+	Text      string
+	ToolCalls []toolCall
+	Finish    string
+	Usage     *usage
+}
+
+// Clock lets tests control backoff and idle timers.
+type Clock interface {
+	Now() time.Time
+	// Sleep waits d or until ctx ends (returning ctx.Err()).
+	Sleep(ctx context.Context, d time.Duration) error
+}
+
+type realClock struct{}
+
+func (realClock) Now() time.Time { return time.Now() }
+
+func (realClock) Sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// retryPolicy bounds retries of 429, 5xx and connection failures.
+type retryPolicy struct {
+	Max      int
+	Base     time.Duration
+	Cap      time.Duration
+	AfterCap time.Duration // cap on Retry-After
+}
+
+var defaultRetry = retryPolicy{Max: 4, Base: 500 * time.Millisecond, Cap: 20 * time.Second, AfterCap: 60 * time.Second}
+
+// client talks to one profile.
+type client struct {
+	profile Profile
+	http    *http.Client
+	clock   Clock
+	retry   retryPolicy
+	idle    time.Duration
+	// stream is cleared when the server rejects streaming.
+	mu     sync.Mutex
+	stream bool
+}
+
+// httpError is a non-2xx answer.
+type httpError struct {
+	status     int
+	retryAfter time.Duration
+	msg        string
+}
+
+func (e *httpError) Error() string { return fmt.Sprintf("HTTP %d: %s", e.status, e.msg) }
+
+func (c *client) streaming() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.stream
+}
+
+// complete sends req with retries; emit receives text and thought deltas.
+// It only retries when nothing was emitted yet for the attempt.
+func (c *client) complete(ctx context.Context, req *chatRequest, emit func(adapters.Event)) (*reply, error) {
+	for attempt := 0; ; attempt++ {
+		req.Stream = c.streaming()
+		req.StreamOptions = nil
+		if req.Stream {
+			req.StreamOptions = &streamOptions{IncludeUsage: true}
+		}
+		emitted := false
+		r, err := c.once(ctx, req, func(e adapters.Event) { emitted = true; emit(e) })
+		if err == nil {
+			return r, nil
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		var he *httpError
+		if errors.As(err, &he) && he.status == http.StatusBadRequest && req.Stream && mentionsStream(he.msg) {
+			c.mu.Lock()
+			c.stream = false
+			c.mu.Unlock()
+			attempt--
+			continue
+		}
+		if emitted || !retryable(err) || attempt >= c.retry.Max {
+			return nil, err
+		}
+		if err := c.clock.Sleep(ctx, c.backoff(attempt, err)); err != nil {
+			return nil, err
+		}
+	}
+}
+
+func mentionsStream(msg string) bool {
+	return strings.Contains(strings.ToLower(msg), "stream")
+}
+
+func retryable(err error) bool {
+	var he *httpError
+	if errors.As(err, &he) {
+		return he.status == http.StatusTooManyRequests || he.status >= 500
+	}
+	return errors.Is(err, ErrUnreachable)
+}
+
+func (c *client) backoff(attempt int, err error) time.Duration {
+	var he *httpError
+	if errors.As(err, &he) && he.retryAfter > 0 {
+		return min(he.retryAfter, c.retry.AfterCap)
+	}
+	d := c.retry.Base << attempt
+	if d > c.retry.Cap || d <= 0 {
+		d = c.retry.Cap
+	}
+	// ±20% jitter so parallel sessions do not retry in lockstep.
+	return d + time.Duration((rand.Float64()*0.4-0.2)*float64(d))
+}
+
+func (c *client) once(ctx context.Context, req *chatRequest, emit func(adapters.Event)) (*reply, error) {
+	body, err := json.Marshal(req)
+	if err != nil {
+		return nil, fmt.Errorf("encode request: %w", err)
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, c.profile.endpoint("/chat/completions"), bytes.NewReader(body))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrProvider, err)
+	}
+	hreq.Header.Set("Content-Type", "application/json")
+	if req.Stream {
+		hreq.Header.Set("Accept", "text/event-stream")
+	}
+	c.profile.authorize(hreq)
+	idle := newIdleTimer(c.idle, func() { cancel(ErrIdle) })
+	defer idle.stop()
+	resp, err := c.http.Do(hreq)
+	if err != nil {
+		if errors.Is(context.Cause(ctx), ErrIdle) {
+			return nil, fmt.Errorf("%w: no answer from %s within %s", ErrIdle, c.profile.BaseURL, c.idle)
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, fmt.Errorf("%w: %s: %v", ErrUnreachable, c.profile.BaseURL, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		return nil, readHTTPError(resp, c.clock.Now())
+	}
+	var r *reply
+	ct := resp.Header.Get("Content-Type")
+	if req.Stream && !strings.Contains(ct, "application/json") {
+		r, err = readStream(&idleReader{r: resp.Body, t: idle}, emit)
+	} else {
+		r, err = readJSON(resp.Body, emit)
+	}
+	if err != nil && errors.Is(context.Cause(ctx), ErrIdle) {
+		return nil, fmt.Errorf("%w: no data from %s for %s", ErrIdle, c.profile.BaseURL, c.idle)
+	}
+	if err != nil && ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	return r, err
+}
+
+func readHTTPError(resp *http.Response, now time.Time) error {
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 8192))
+	he := &httpError{status: resp.StatusCode, msg: errorMessage(b)}
+	if ra := resp.Header.Get("Retry-After"); ra != "" {
+		if s, err := strconv.Atoi(strings.TrimSpace(ra)); err == nil {
+			he.retryAfter = time.Duration(s) * time.Second
+		} else if t, err := http.ParseTime(ra); err == nil {
+			he.retryAfter = t.Sub(now)
+		}
+	}
+	if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
+		return fmt.Errorf("%w (%v)", ErrAuth, he)
+	}
+	return he
+}
+
+// errorMessage extracts error.message from an OpenAI-style body.
+func errorMessage(b []byte) string {
+	var v struct {
+		Error json.RawMessage `json:"error"`
+	}
+	if json.Unmarshal(b, &v) == nil && len(v.Error) > 0 {
+		var e apiError
+		if json.Unmarshal(v.Error, &e) == nil && e.Message != "" {
+			return e.Message
+		}
+		var s string
+		if json.Unmarshal(v.Error, &s) == nil {
+			return s
+		}
+	}
+	s := strings.Join(strings.Fields(string(b)), " ")
+	if len(s) > 300 {
+		s = s[:300] + "…"
+	}
+	return s
+}
+
+// accumulator builds a reply from deltas.
+type accumulator struct {
+	r     reply
+	text  strings.Builder
+	calls map[int]*toolCall
+	order []int
+}
+
+func (a *accumulator) add(d delta, emit func(adapters.Event)) {
+	if d.Content != "" {
+		a.text.WriteString(d.Content)
+		emit(adapters.Event{Type: adapters.EventText, Text: d.Content})
+	}
+	if t := d.ReasoningContent + d.Reasoning; t != "" {
+		emit(adapters.Event{Type: adapters.EventThought, Text: t})
+	}
+	for i, tc := range d.ToolCalls {
+		idx := i
+		if tc.Index != nil {
+			idx = *tc.Index
+		}
+		cur, ok := a.calls[idx]
+		if !ok {
+			if a.calls == nil {
+				a.calls = map[int]*toolCall{}
+			}
+			cur = &toolCall{Type: "function"}
+			a.calls[idx] = cur
+			a.order = append(a.order, idx)
+		}
+		if tc.ID != "" {
+			cur.ID = tc.ID
+		}
+		cur.Function.Name += tc.Function.Name
+		cur.Function.Arguments += tc.Function.Arguments
+	}
+}
+
+func (a *accumulator) finish() *reply {
+	a.r.Text = a.text.String()
+	for i, idx := range a.order {
+		tc := a.calls[idx]
+		if tc.ID == "" {
+			tc.ID = fmt.Sprintf("call_%d", i)
+		}
+		a.r.ToolCalls = append(a.r.ToolCalls, *tc)
+	}
+	return &a.r
+}
+
+func readStream(body io.Reader, emit func(adapters.Event)) (*reply, error) {
+	br := bufio.NewReaderSize(body, 64<<10)
+	var acc accumulator
+	finished := false
+	for {
+		line, err := readLine(br)
+		if len(line) > 0 {
+			done, perr := acc.line(line, emit)
+			if perr != nil {
+				return nil, perr
+			}
+			if done {
+				return acc.finish(), nil
+			}
+			finished = finished || acc.r.Finish != ""
+		}
+		if err == io.EOF {
+			if finished {
+				return acc.finish(), nil
+			}
+			return nil, fmt.Errorf("%w: stream ended before finish_reason", ErrMalformed)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%w: stream broke: %v", ErrUnreachable, err)
+		}
+	}
+}
+
+// readLine reads one line of any length.
+func readLine(br *bufio.Reader) ([]byte, error) {
+	line, err := br.ReadSlice('\n')
+	if err == bufio.ErrBufferFull {
+		buf := append([]byte(nil), line...)
+		for err == bufio.ErrBufferFull {
+			line, err = br.ReadSlice('\n')
+			buf = append(buf, line...)
+		}
+		line = buf
+	}
+	return bytes.TrimRight(line, "\r\n"), err
+}
+
+// line handles one SSE line; done is true at [DONE].
+func (a *accumulator) line(line []byte, emit func(adapters.Event)) (bool, error) {
+	if line[0] == ':' || bytes.HasPrefix(line, []byte("event:")) || bytes.HasPrefix(line, []byte("id:")) || bytes.HasPrefix(line, []byte("retry:")) {
+		return false, nil
+	}
+	data, ok := bytes.CutPrefix(line, []byte("data:"))
+	if !ok {
+		return false, fmt.Errorf("%w: unexpected line %q", ErrMalformed, truncate(string(line), 120))
+	}
+	data = bytes.TrimSpace(data)
+	if string(data) == "[DONE]" {
+		return true, nil
+	}
+	var c chunk
+	if err := json.Unmarshal(data, &c); err != nil {
+		return false, fmt.Errorf("%w: bad chunk %q: %v", ErrMalformed, truncate(string(data), 120), err)
+	}
+	if c.Error != nil {
+		return false, fmt.Errorf("%w: %s", ErrProvider, c.Error.Message)
+	}
+	if c.Usage != nil {
+		a.r.Usage = c.Usage
+	}
+	for _, ch := range c.Choices {
+		a.add(ch.Delta, emit)
+		if ch.FinishReason != nil && *ch.FinishReason != "" {
+			a.r.Finish = *ch.FinishReason
+		}
+	}
+	return false, nil
+}
+
+func readJSON(body io.Reader, emit func(adapters.Event)) (*reply, error) {
+	var c chunk
+	if err := json.NewDecoder(io.LimitReader(body, 64<<20)).Decode(&c); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrMalformed, err)
+	}
+	if c.Error != nil {
+		return nil, fmt.Errorf("%w: %s", ErrProvider, c.Error.Message)
+	}
+	if len(c.Choices) == 0 {
+		return nil, fmt.Errorf("%w: no choices in response", ErrMalformed)
+	}
+	var acc accumulator
+	ch := c.Choices[0]
+	acc.add(ch.Message, emit)
+	if ch.FinishReason != nil {
+		acc.r.Finish = *ch.FinishReason
+	}
+	acc.r.Usage = c.Usage
+	return acc.finish(), nil
+}
+
+func truncate(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
+}
+
+// idleTimer fires when no bytes arrived for d (d <= 0 disables it).
+type idleTimer struct {
+	d time.Duration
+	t *time.Timer
+}
+
+func newIdleTimer(d time.Duration, fire func()) *idleTimer {
+	it := &idleTimer{d: d}
+	if d > 0 {
+		it.t = time.AfterFunc(d, fire)
+	}
+	return it
+}
+
+func (it *idleTimer) reset() {
+	if it.t != nil {
+		it.t.Reset(it.d)
+	}
+}
+
+func (it *idleTimer) stop() {
+	if it.t != nil {
+		it.t.Stop()
+	}
+}
+
+type idleReader struct {
+	r io.Reader
+	t *idleTimer
+}
+
+func (r *idleReader) Read(p []byte) (int, error) {
+	n, err := r.r.Read(p)
+	if n > 0 {
+		r.t.reset()
+	}
+	return n, err
+}

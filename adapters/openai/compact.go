@@ -1,0 +1,143 @@
+package openai
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/hubdev/hub/adapters"
+)
+
+// compactAt is the share of the context window that triggers compaction.
+const compactAt = 0.75
+
+// estimateTokens is a cheap size estimate: about four bytes per token.
+func estimateTokens(msgs []message) int {
+	n := 0
+	for i := range msgs {
+		m := &msgs[i]
+		if m.size == 0 {
+			m.size = messageBytes(m)/4 + 4
+		}
+		n += m.size
+	}
+	return n
+}
+
+func messageBytes(m *message) int {
+	n := 0
+	switch c := m.Content.(type) {
+	case string:
+		n += len(c)
+	case []part:
+		for _, p := range c {
+			n += len(p.Text)
+			if p.ImageURL != nil {
+				n += 4000 // images cost roughly a fixed ~1k tokens
+			}
+		}
+	}
+	for _, tc := range m.ToolCalls {
+		n += len(tc.Function.Name) + len(tc.Function.Arguments)
+	}
+	return n
+}
+
+// maybeCompact replaces older history with a model-written summary when the
+// estimate passes the budget; the system prompt and recent turns stay.
+func (s *Session) maybeCompact(ctx context.Context, out chan<- adapters.Event) {
+	window := s.profile().ContextWindow
+	if window <= 0 {
+		window = DefaultContextWindow
+	}
+	budget := int(float64(window) * compactAt)
+	if estimateTokens(s.history)+toolDefsTokens() <= budget {
+		return
+	}
+	cut := s.compactionCut(budget / 2)
+	if cut <= 1 {
+		return
+	}
+	summary, err := s.summarize(ctx, s.history[1:cut])
+	if err != nil {
+		s.log.Warn().Err(err).Msg("compaction failed; continuing with full history")
+		return
+	}
+	kept := append([]message{
+		s.history[0],
+		{Role: "user", Content: "Summary of the earlier conversation (older messages were compacted):\n\n" + summary},
+	}, s.history[cut:]...)
+	raw, _ := json.Marshal(map[string]int{"summarizedMessages": cut - 1, "keptMessages": len(s.history) - cut})
+	s.history = kept
+	out <- adapters.Event{Type: adapters.EventRaw, Source: "openai:compaction", Raw: raw}
+}
+
+// compactionCut picks the first message to keep: the oldest user or
+// assistant message whose tail fits in keep tokens, but never later than
+// the last assistant message (so the current step stays intact).
+func (s *Session) compactionCut(keep int) int {
+	last := 0
+	for i := len(s.history) - 1; i > 0; i-- {
+		if s.history[i].Role == "assistant" || s.history[i].Role == "user" {
+			last = i
+			break
+		}
+	}
+	for i := 1; i < last; i++ {
+		r := s.history[i].Role
+		if (r == "user" || r == "assistant") && estimateTokens(s.history[i:]) <= keep {
+			return i
+		}
+	}
+	return last
+}
+
+func (s *Session) summarize(ctx context.Context, msgs []message) (string, error) {
+	req := s.request([]message{
+		{Role: "system", Content: compactText},
+		{Role: "user", Content: transcript(msgs)},
+	}, false)
+	r, err := s.client.complete(ctx, req, func(adapters.Event) {})
+	if err != nil {
+		return "", fmt.Errorf("summarize history: %w", err)
+	}
+	if strings.TrimSpace(r.Text) == "" {
+		return "", fmt.Errorf("summarize history: empty summary")
+	}
+	return r.Text, nil
+}
+
+// transcript renders messages as plain text for the summarizer.
+func transcript(msgs []message) string {
+	var b strings.Builder
+	for _, m := range msgs {
+		text := ""
+		switch c := m.Content.(type) {
+		case string:
+			text = c
+		case []part:
+			for _, p := range c {
+				text += p.Text
+			}
+		}
+		switch m.Role {
+		case "tool":
+			fmt.Fprintf(&b, "[tool result]\n%s\n\n", capText(text, 2000))
+		default:
+			if text != "" {
+				fmt.Fprintf(&b, "[%s]\n%s\n\n", m.Role, text)
+			}
+			for _, tc := range m.ToolCalls {
+				fmt.Fprintf(&b, "[%s called %s] %s\n\n", m.Role, tc.Function.Name, capText(tc.Function.Arguments, 1000))
+			}
+		}
+	}
+	return b.String()
+}
+
+var toolDefsTokens = sync.OnceValue(func() int {
+	b, _ := json.Marshal(toolDefs())
+	return len(b) / 4
+})

@@ -1,0 +1,68 @@
+package openai
+
+import (
+	"embed"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"text/template"
+	"time"
+)
+
+//go:embed prompts
+var promptFS embed.FS
+
+var (
+	systemTmpl  = template.Must(template.ParseFS(promptFS, "prompts/system.md"))
+	compactText = mustRead("prompts/compact.md")
+)
+
+// projectFileBudget caps the AGENTS.md text put into the system prompt.
+const projectFileBudget = 16 << 10
+
+func mustRead(name string) string {
+	b, err := promptFS.ReadFile(name)
+	if err != nil {
+		panic(err)
+	}
+	return strings.TrimSpace(string(b))
+}
+
+// systemPrompt renders the system prompt for cwd.
+func systemPrompt(cwd, instructions string, now time.Time) string {
+	file, text := projectInstructions(cwd)
+	var b strings.Builder
+	_ = systemTmpl.Execute(&b, map[string]string{
+		"Cwd": cwd, "OS": runtime.GOOS + "/" + runtime.GOARCH, "Date": now.Format("2006-01-02"),
+		"ProjectFile": file, "ProjectText": text, "Instructions": strings.TrimSpace(instructions),
+	})
+	return b.String()
+}
+
+// projectInstructions finds AGENTS.md (or CLAUDE.md) in cwd or the nearest
+// parent, stopping at the repository root or the home directory.
+func projectInstructions(cwd string) (string, string) {
+	home, _ := os.UserHomeDir()
+	dir := cwd
+	for {
+		for _, name := range []string{"AGENTS.md", "CLAUDE.md"} {
+			p := filepath.Join(dir, name)
+			if b, err := os.ReadFile(p); err == nil {
+				s := string(b)
+				if len(s) > projectFileBudget {
+					s = s[:projectFileBudget] + "\n[truncated]"
+				}
+				return p, strings.TrimSpace(s)
+			}
+		}
+		if _, err := os.Stat(filepath.Join(dir, ".git")); err == nil || dir == home {
+			return "", ""
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", ""
+		}
+		dir = parent
+	}
+}

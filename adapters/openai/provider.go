@@ -1,0 +1,247 @@
+package openai
+
+import (
+	"context"
+	_ "embed"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/hubdev/hub/internal/config"
+)
+
+//go:embed presets.toml
+var presetsTOML string
+
+// Profile is a resolved OpenAI-compatible endpoint.
+type Profile struct {
+	Name      string
+	BaseURL   string
+	Model     string
+	APIKeyEnv string
+	// APIKey overrides APIKeyEnv (tests, env-configured "openai").
+	APIKey  string
+	Headers map[string]string
+
+	OmitTemperature bool
+	OmitToolChoice  bool
+	MaxTokensField  string
+	MaxTokens       int
+	Temperature     *float64
+	Vision          bool
+	ContextWindow   int
+	MaxTurnRequests int
+	Stream          bool
+	AzureAPIVersion string
+	// Local presets need no API key.
+	Local bool
+}
+
+type presetData struct {
+	config.ProviderConfig
+	Local bool `toml:"local"`
+}
+
+var presets = func() map[string]presetData {
+	var m map[string]presetData
+	if _, err := toml.Decode(presetsTOML, &m); err != nil {
+		panic(fmt.Sprintf("openai: presets.toml: %v", err))
+	}
+	return m
+}()
+
+// PresetNames lists the shipped presets.
+func PresetNames() []string {
+	out := make([]string, 0, len(presets))
+	for n := range presets {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// LocalPreset reports whether name is a shipped preset for a local server.
+func LocalPreset(name string) bool { return presets[name].Local }
+
+// ResolveProfile merges a config profile over its preset (named by
+// pc.Preset, else by name when it is a preset) and fills defaults.
+func ResolveProfile(name string, pc config.ProviderConfig) (Profile, error) {
+	base := pc.Preset
+	if base == "" {
+		if _, ok := presets[name]; ok {
+			base = name
+		}
+	}
+	var p Profile
+	if base != "" {
+		pd, ok := presets[base]
+		if !ok {
+			return Profile{}, fmt.Errorf("providers.%s: unknown preset %q (known: %s)", name, base, strings.Join(PresetNames(), ", "))
+		}
+		p = apply(p, pd.ProviderConfig)
+		p.Local = pd.Local
+	}
+	p = apply(p, pc)
+	p.Name = name
+	if p.BaseURL == "" {
+		return Profile{}, fmt.Errorf("providers.%s: base_url is required", name)
+	}
+	if _, err := url.Parse(p.BaseURL); err != nil {
+		return Profile{}, fmt.Errorf("providers.%s: base_url: %w", name, err)
+	}
+	if isAzure(p.BaseURL) && p.AzureAPIVersion == "" {
+		p.AzureAPIVersion = presets["azure"].AzureAPIVersion
+	}
+	return p, nil
+}
+
+func apply(p Profile, c config.ProviderConfig) Profile {
+	set := func(dst *string, v string) {
+		if v != "" {
+			*dst = v
+		}
+	}
+	set(&p.BaseURL, c.BaseURL)
+	set(&p.Model, c.Model)
+	set(&p.APIKeyEnv, c.APIKeyEnv)
+	set(&p.MaxTokensField, c.MaxTokensField)
+	set(&p.AzureAPIVersion, c.AzureAPIVersion)
+	p.OmitTemperature = p.OmitTemperature || c.OmitTemperature
+	p.OmitToolChoice = p.OmitToolChoice || c.OmitToolChoice
+	if c.MaxTokens > 0 {
+		p.MaxTokens = c.MaxTokens
+	}
+	if c.Temperature != nil {
+		p.Temperature = c.Temperature
+	}
+	if c.Vision != nil {
+		p.Vision = *c.Vision
+	}
+	if c.ContextWindow > 0 {
+		p.ContextWindow = c.ContextWindow
+	}
+	if c.MaxTurnRequests > 0 {
+		p.MaxTurnRequests = c.MaxTurnRequests
+	}
+	p.Stream = c.Stream == nil || *c.Stream
+	if len(c.Headers) > 0 {
+		h := map[string]string{}
+		for k, v := range p.Headers {
+			h[k] = v
+		}
+		for k, v := range c.Headers {
+			h[k] = v
+		}
+		p.Headers = h
+	}
+	return p
+}
+
+// EnvProfile is the "openai" agent: the openai preset overridden by
+// OPENAI_BASE_URL, OPENAI_API_KEY and OPENAI_MODEL, then by a
+// [providers.openai] profile when the config has one.
+func EnvProfile(cfg *config.Config, getenv func(string) string) (Profile, error) {
+	pc := config.ProviderConfig{}
+	if cfg != nil {
+		if c, ok := cfg.Providers["openai"]; ok {
+			pc = c
+		}
+	}
+	if pc.BaseURL == "" {
+		pc.BaseURL = getenv("OPENAI_BASE_URL")
+	}
+	if pc.Model == "" {
+		pc.Model = getenv("OPENAI_MODEL")
+	}
+	p, err := ResolveProfile("openai", pc)
+	if err != nil {
+		return Profile{}, err
+	}
+	if p.BaseURL != presets["openai"].BaseURL {
+		// A custom endpoint (often a local server) may need no key, and
+		// compatible servers mostly know max_tokens only.
+		p.Local = true
+		if pc.MaxTokensField == "" {
+			p.MaxTokensField = ""
+		}
+	}
+	return p, nil
+}
+
+// key returns the API key (empty when none is configured).
+func (p Profile) key() string {
+	if p.APIKey != "" {
+		return p.APIKey
+	}
+	if p.APIKeyEnv != "" {
+		return os.Getenv(p.APIKeyEnv)
+	}
+	return ""
+}
+
+func isAzure(base string) bool {
+	u, err := url.Parse(base)
+	return err == nil && (strings.HasSuffix(u.Hostname(), ".openai.azure.com") || strings.HasSuffix(u.Hostname(), ".cognitiveservices.azure.com"))
+}
+
+// endpoint returns the URL for path ("/chat/completions", "/models").
+func (p Profile) endpoint(path string) string {
+	u := strings.TrimRight(p.BaseURL, "/") + path
+	if isAzure(p.BaseURL) && p.AzureAPIVersion != "" {
+		sep := "?"
+		if strings.Contains(u, "?") {
+			sep = "&"
+		}
+		u += sep + "api-version=" + url.QueryEscape(p.AzureAPIVersion)
+	}
+	return u
+}
+
+// authorize sets the auth and extra headers on req.
+func (p Profile) authorize(req *http.Request) {
+	if k := p.key(); k != "" {
+		if isAzure(p.BaseURL) {
+			req.Header.Set("api-key", k)
+		} else {
+			req.Header.Set("Authorization", "Bearer "+k)
+		}
+	}
+	for k, v := range p.Headers {
+		req.Header.Set(k, os.ExpandEnv(v))
+	}
+}
+
+// Probe checks that the endpoint answers GET /models with the profile's
+// credentials, for hub doctor. The error says what to fix.
+func Probe(ctx context.Context, p Profile) error {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if !p.Local && p.APIKeyEnv != "" && p.key() == "" {
+		return fmt.Errorf("%w: %s: set %s", ErrNoAPIKey, p.Name, p.APIKeyEnv)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.endpoint("/models"), nil)
+	if err != nil {
+		return fmt.Errorf("%s: %w", p.Name, err)
+	}
+	p.authorize(req)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("%w: %s: %s: %v", ErrUnreachable, p.Name, p.BaseURL, err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+	if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
+		return fmt.Errorf("%w: %s: %s rejected the key (HTTP %d): %s", ErrAuth, p.Name, p.BaseURL, resp.StatusCode, errorMessage(body))
+	}
+	if resp.StatusCode/100 != 2 {
+		return fmt.Errorf("%w: %s: GET /models: HTTP %d: %s", ErrProvider, p.Name, resp.StatusCode, errorMessage(body))
+	}
+	return nil
+}

@@ -1,0 +1,65 @@
+package openai
+
+import (
+	"sort"
+
+	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/config"
+)
+
+// Register adds the native agents to r: "openai" (env OPENAI_BASE_URL,
+// OPENAI_API_KEY, OPENAI_MODEL over the openai preset), one agent per
+// [providers.NAME] profile, local-server presets, and hosted presets whose
+// API key variable is set. Presets never replace an adapter already
+// registered under the same name; configured profiles do.
+func Register(r *adapters.Registry, cfg *config.Config, opts Options, getenv func(string) string) {
+	if cfg == nil {
+		cfg = &config.Config{}
+	}
+	disabled := func(name string) bool { return cfg.Agents[name].Disabled }
+	add := func(p Profile) {
+		if m := cfg.Agents[p.Name].Model; m != "" {
+			p.Model = m
+		}
+		r.Register(New(p, opts))
+	}
+	if p, err := EnvProfile(cfg, getenv); err != nil {
+		opts.Logger.Warn().Err(err).Msg("openai agent not registered")
+	} else if !disabled("openai") {
+		add(p)
+	}
+	names := make([]string, 0, len(cfg.Providers))
+	for n := range cfg.Providers {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		if n == "openai" || disabled(n) {
+			continue
+		}
+		p, err := ResolveProfile(n, cfg.Providers[n])
+		if err != nil {
+			opts.Logger.Warn().Err(err).Msg("provider profile not registered")
+			continue
+		}
+		add(p)
+	}
+	for _, n := range PresetNames() {
+		if n == "openai" || n == "azure" || disabled(n) {
+			continue
+		}
+		if _, ok := cfg.Providers[n]; ok {
+			continue
+		}
+		if _, err := r.Get(n); err == nil {
+			continue
+		}
+		p, err := ResolveProfile(n, config.ProviderConfig{})
+		if err != nil {
+			continue
+		}
+		if p.Local || (p.APIKeyEnv != "" && getenv(p.APIKeyEnv) != "") {
+			add(p)
+		}
+	}
+}

@@ -1,0 +1,290 @@
+package openai
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/rs/zerolog"
+
+	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/adapters/openai/tools"
+	"github.com/hubdev/hub/internal/permission"
+)
+
+// doomLoopRepeats is how many identical consecutive calls trigger a question.
+const doomLoopRepeats = 3
+
+// Session is one native-loop conversation. History lives in memory.
+type Session struct {
+	id     string
+	cwd    string
+	env    *tools.Env
+	perm   permission.Checker
+	log    zerolog.Logger
+	client *client
+	system string
+
+	mu      sync.Mutex
+	busy    bool
+	closed  bool
+	cancel  context.CancelFunc
+	history []message
+	turns   int
+
+	lastCall string
+	repeats  int
+}
+
+var (
+	_ adapters.Session      = (*Session)(nil)
+	_ adapters.Configurable = (*Session)(nil)
+)
+
+// ID returns hub's id for the session (native sessions cannot be resumed).
+func (s *Session) ID() string { return s.id }
+
+// SetModel switches the model for later requests.
+func (s *Session) SetModel(_ context.Context, model string) error {
+	s.client.mu.Lock()
+	s.client.profile.Model = model
+	s.client.mu.Unlock()
+	return nil
+}
+
+// SetMode is not supported: the native loop has one mode.
+func (s *Session) SetMode(_ context.Context, mode string) error {
+	return fmt.Errorf("mode %q: %w", mode, adapters.ErrUnsupported)
+}
+
+// Cancel stops the running turn, its request, backoff and tools.
+func (s *Session) Cancel() {
+	s.mu.Lock()
+	c := s.cancel
+	s.mu.Unlock()
+	if c != nil {
+		c()
+	}
+}
+
+// Close cancels any turn; the session cannot be used afterwards.
+func (s *Session) Close() error {
+	s.mu.Lock()
+	s.closed = true
+	c := s.cancel
+	s.mu.Unlock()
+	if c != nil {
+		c()
+	}
+	return nil
+}
+
+// Prompt runs one user turn: model requests and tool calls until the model
+// answers without tools.
+func (s *Session) Prompt(ctx context.Context, prompt []adapters.Content) (<-chan adapters.Event, error) {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil, adapters.ErrClosed
+	}
+	if s.busy {
+		s.mu.Unlock()
+		return nil, adapters.ErrBusy
+	}
+	tctx, cancel := context.WithCancel(ctx)
+	s.busy, s.cancel = true, cancel
+	s.turns++
+	s.mu.Unlock()
+	out := make(chan adapters.Event, 64)
+	go func() {
+		defer close(out)
+		stop := s.run(tctx, prompt, out)
+		s.mu.Lock()
+		s.busy, s.cancel = false, nil
+		s.mu.Unlock()
+		cancel()
+		out <- adapters.Event{Type: adapters.EventDone, StopReason: stop}
+	}()
+	return out, nil
+}
+
+func (s *Session) run(ctx context.Context, prompt []adapters.Content, out chan<- adapters.Event) adapters.StopReason {
+	p := s.profile()
+	s.history = append(s.history, userMessage(prompt, p.Vision))
+	maxReq := p.MaxTurnRequests
+	if maxReq <= 0 {
+		maxReq = DefaultMaxTurnRequests
+	}
+	for n := 0; ; n++ {
+		if ctx.Err() != nil {
+			return adapters.StopCancelled
+		}
+		if n >= maxReq {
+			return adapters.StopMaxTurnRequests
+		}
+		s.maybeCompact(ctx, out)
+		msgID := fmt.Sprintf("%s-%d-%d", s.id, s.turns, n)
+		r, err := s.client.complete(ctx, s.request(s.history, true), func(e adapters.Event) {
+			e.MessageID = msgID
+			out <- e
+		})
+		if err != nil {
+			if ctx.Err() != nil {
+				return adapters.StopCancelled
+			}
+			out <- errorEvent(err)
+			return adapters.StopEndTurn
+		}
+		if r.Usage != nil {
+			out <- usageEvent(r.Usage, p.ContextWindow)
+		}
+		s.history = append(s.history, assistantMessage(r))
+		if len(r.ToolCalls) == 0 {
+			return finishStop(r.Finish)
+		}
+		for i, tc := range r.ToolCalls {
+			if ctx.Err() != nil {
+				s.skipCalls(r.ToolCalls[i:])
+				return adapters.StopCancelled
+			}
+			result := s.runTool(ctx, tc, out)
+			s.history = append(s.history, message{Role: "tool", ToolCallID: tc.ID, Content: result})
+		}
+		if r.Finish == "content_filter" {
+			return adapters.StopRefusal
+		}
+	}
+}
+
+func finishStop(finish string) adapters.StopReason {
+	switch finish {
+	case "content_filter":
+		return adapters.StopRefusal
+	case "length":
+		return adapters.StopMaxTokens
+	}
+	return adapters.StopEndTurn
+}
+
+// skipCalls answers tool calls that will not run, keeping history valid.
+func (s *Session) skipCalls(calls []toolCall) {
+	for _, tc := range calls {
+		s.history = append(s.history, message{Role: "tool", ToolCallID: tc.ID, Content: "cancelled by the user before it ran"})
+	}
+}
+
+func (s *Session) profile() Profile {
+	s.client.mu.Lock()
+	defer s.client.mu.Unlock()
+	return s.client.profile
+}
+
+func (s *Session) request(history []message, withTools bool) *chatRequest {
+	p := s.profile()
+	req := &chatRequest{Model: p.Model, Messages: history}
+	if withTools {
+		req.Tools = toolDefs()
+		if !p.OmitToolChoice {
+			req.ToolChoice = "auto"
+		}
+	}
+	if !p.OmitTemperature && p.Temperature != nil {
+		req.Temperature = p.Temperature
+	}
+	if p.MaxTokens > 0 {
+		if p.MaxTokensField == "max_completion_tokens" {
+			req.MaxCompletionTokens = p.MaxTokens
+		} else {
+			req.MaxTokens = p.MaxTokens
+		}
+	}
+	return req
+}
+
+var toolDefs = sync.OnceValue(func() []toolDef {
+	defs := tools.Definitions()
+	out := make([]toolDef, len(defs))
+	for i, d := range defs {
+		out[i] = toolDef{Type: "function", Function: functionDef{Name: d.Name, Description: d.Description, Parameters: d.Parameters}}
+	}
+	return out
+})
+
+func errorEvent(err error) adapters.Event {
+	code := "provider"
+	switch {
+	case errors.Is(err, ErrAuth):
+		code = "auth"
+	case errors.Is(err, ErrUnreachable):
+		code = "network"
+	case errors.Is(err, ErrMalformed), errors.Is(err, ErrIdle):
+		code = "protocol"
+	}
+	var he *httpError
+	if errors.As(err, &he) && he.status == 429 {
+		code = "rate_limit"
+	}
+	return adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{Message: err.Error(), Code: code, Fatal: true}}
+}
+
+func usageEvent(u *usage, window int) adapters.Event {
+	ev := &adapters.Usage{InputTokens: u.PromptTokens, OutputTokens: u.CompletionTokens,
+		ContextUsed: u.PromptTokens + u.CompletionTokens, ContextSize: int64(window)}
+	if u.PromptTokensDetails != nil {
+		ev.CacheReadTokens = u.PromptTokensDetails.CachedTokens
+	}
+	if u.CompletionTokensDetails != nil {
+		ev.ThoughtTokens = u.CompletionTokensDetails.ReasoningTokens
+	}
+	return adapters.Event{Type: adapters.EventUsage, Usage: ev}
+}
+
+func userMessage(prompt []adapters.Content, vision bool) message {
+	var parts []part
+	hasImage := false
+	for _, c := range prompt {
+		switch c.Type {
+		case adapters.ContentText:
+			parts = append(parts, part{Type: "text", Text: c.Text})
+		case adapters.ContentImage:
+			if vision && c.Data != "" {
+				hasImage = true
+				parts = append(parts, part{Type: "image_url", ImageURL: &imageURL{URL: "data:" + c.MimeType + ";base64," + c.Data}})
+			} else {
+				parts = append(parts, part{Type: "text", Text: "[an image was attached but this model does not accept images]"})
+			}
+		case adapters.ContentResourceLink, adapters.ContentResource:
+			parts = append(parts, part{Type: "text", Text: adapters.PromptText([]adapters.Content{c})})
+		case adapters.ContentAudio:
+			parts = append(parts, part{Type: "text", Text: "[audio attachment not supported]"})
+		}
+	}
+	if !hasImage {
+		var text string
+		for i, p := range parts {
+			if i > 0 {
+				text += "\n"
+			}
+			text += p.Text
+		}
+		return message{Role: "user", Content: text}
+	}
+	return message{Role: "user", Content: parts}
+}
+
+func assistantMessage(r *reply) message {
+	m := message{Role: "assistant", ToolCalls: append([]toolCall(nil), r.ToolCalls...)}
+	if r.Text != "" || len(r.ToolCalls) == 0 {
+		m.Content = r.Text
+	}
+	for i := range m.ToolCalls {
+		m.ToolCalls[i].Index = nil
+		if !json.Valid([]byte(m.ToolCalls[i].Function.Arguments)) {
+			// Keep history acceptable to strict servers; the tool result explains.
+			m.ToolCalls[i].Function.Arguments = "{}"
+		}
+	}
+	return m
+}

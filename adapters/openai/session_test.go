@@ -1,0 +1,468 @@
+package openai
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/config"
+	"github.com/hubdev/hub/internal/mockllm"
+	"github.com/hubdev/hub/internal/permission"
+)
+
+type fakeClock struct {
+	mu     sync.Mutex
+	sleeps []time.Duration
+}
+
+func (c *fakeClock) Now() time.Time { return time.Unix(1_700_000_000, 0) }
+
+func (c *fakeClock) Sleep(ctx context.Context, d time.Duration) error {
+	c.mu.Lock()
+	c.sleeps = append(c.sleeps, d)
+	c.mu.Unlock()
+	return ctx.Err()
+}
+
+type testRig struct {
+	srv   *mockllm.OpenAIServer
+	clock *fakeClock
+	sess  *Session
+	root  string
+}
+
+func newRig(t *testing.T, mutate func(*Profile, *Options), turns ...mockllm.OpenAITurn) *testRig {
+	t.Helper()
+	srv := mockllm.NewOpenAIServer(turns...)
+	t.Cleanup(srv.Close)
+	clock := &fakeClock{}
+	p := Profile{Name: "test", BaseURL: srv.URL, Model: "mock-model", Local: true, Stream: true, ContextWindow: 200000}
+	o := Options{Clock: clock, IdleTimeout: 5 * time.Second}
+	if mutate != nil {
+		mutate(&p, &o)
+	}
+	root := t.TempDir()
+	s, err := New(p, o).Start(context.Background(), adapters.SessionOptions{Cwd: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	return &testRig{srv: srv, clock: clock, sess: s.(*Session), root: root}
+}
+
+// answer picks a permission option id for a request.
+type answer func(req *adapters.PermissionRequest) string
+
+func allowOnce(*adapters.PermissionRequest) string { return "allow_once" }
+
+func (r *testRig) prompt(t *testing.T, text string, ans answer) ([]adapters.Event, adapters.StopReason) {
+	t.Helper()
+	ch, err := r.sess.Prompt(context.Background(), adapters.TextPrompt(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return drain(t, ch, ans)
+}
+
+func drain(t *testing.T, ch <-chan adapters.Event, ans answer) ([]adapters.Event, adapters.StopReason) {
+	t.Helper()
+	var evs []adapters.Event
+	timeout := time.After(10 * time.Second)
+	for {
+		select {
+		case ev, ok := <-ch:
+			if !ok {
+				if len(evs) == 0 || evs[len(evs)-1].Type != adapters.EventDone {
+					t.Fatalf("stream closed without done: %+v", evs)
+				}
+				return evs, evs[len(evs)-1].StopReason
+			}
+			if ev.Type == adapters.EventPermission {
+				if ans == nil {
+					t.Fatalf("unexpected permission request %+v", ev.Permission.Tool)
+				}
+				ev.Permission.Respond(adapters.PermissionDecision{OptionID: ans(ev.Permission)})
+			}
+			evs = append(evs, ev)
+		case <-timeout:
+			t.Fatalf("turn did not end; events so far: %+v", evs)
+		}
+	}
+}
+
+func textOf(evs []adapters.Event) string {
+	var b strings.Builder
+	for _, e := range evs {
+		if e.Type == adapters.EventText {
+			b.WriteString(e.Text)
+		}
+	}
+	return b.String()
+}
+
+func count(evs []adapters.Event, typ adapters.EventType) int {
+	n := 0
+	for _, e := range evs {
+		if e.Type == typ {
+			n++
+		}
+	}
+	return n
+}
+
+func firstError(evs []adapters.Event) *adapters.ErrorInfo {
+	for _, e := range evs {
+		if e.Type == adapters.EventError {
+			return e.Error
+		}
+	}
+	return nil
+}
+
+func TestSession_StreamsTextAndUsage(t *testing.T) {
+	r := newRig(t, nil, mockllm.OpenAITurn{Text: "Hello there, world", Reasoning: "thinking"})
+	if err := os.WriteFile(filepath.Join(r.root, "AGENTS.md"), []byte("Always use tabs."), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	evs, stop := r.prompt(t, "hi", nil)
+	if stop != adapters.StopEndTurn || textOf(evs) != "Hello there, world" || count(evs, adapters.EventUsage) != 1 || count(evs, adapters.EventThought) == 0 {
+		t.Fatalf("stop=%s text=%q events=%+v", stop, textOf(evs), evs)
+	}
+	req := r.srv.Requests()[0]
+	sys := mockllm.MessageText(req.Messages[0])
+	if !req.Stream || len(req.Tools) != 6 || !strings.Contains(sys, r.root) || !strings.Contains(string(req.Body), `"include_usage":true`) {
+		t.Fatalf("request: stream=%v tools=%d sys=%q", req.Stream, len(req.Tools), sys)
+	}
+	// The system prompt was built at Start, before AGENTS.md existed.
+	if strings.Contains(sys, "Always use tabs") {
+		t.Fatal("unexpected project text")
+	}
+}
+
+func TestSession_ProjectInstructionsFromParent(t *testing.T) {
+	parent := t.TempDir()
+	child := filepath.Join(parent, "a", "b")
+	if err := os.MkdirAll(child, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(parent, "AGENTS.md"), []byte("Always use tabs."), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sys := systemPrompt(child, "Use skill X.", time.Date(2025, 1, 2, 0, 0, 0, 0, time.UTC))
+	for _, want := range []string{"Always use tabs.", "Use skill X.", "2025-01-02", child} {
+		if !strings.Contains(sys, want) {
+			t.Errorf("system prompt lacks %q:\n%s", want, sys)
+		}
+	}
+}
+
+func TestSession_ReadEditBashAcrossTurns(t *testing.T) {
+	r := newRig(t, nil,
+		mockllm.OpenAITurn{ToolCalls: []mockllm.OpenAIToolCall{{Name: "read_file", Args: `{"path":"a.txt"}`}}},
+		mockllm.OpenAITurn{Text: "Editing.", ToolCalls: []mockllm.OpenAIToolCall{{Name: "edit_file", Args: `{"path":"a.txt","old_string":"hello","new_string":"bye"}`}}},
+		mockllm.OpenAITurn{ToolCalls: []mockllm.OpenAIToolCall{{Name: "bash", Args: `{"command":"cat a.txt"}`}}},
+		mockllm.OpenAITurn{Text: "Done."},
+	)
+	if err := os.WriteFile(filepath.Join(r.root, "a.txt"), []byte("hello\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var asked []adapters.ToolKind
+	evs, stop := r.prompt(t, "change hello to bye", func(req *adapters.PermissionRequest) string {
+		asked = append(asked, req.Tool.Kind)
+		return "allow_once"
+	})
+	if stop != adapters.StopEndTurn || textOf(evs) != "Editing.Done." {
+		t.Fatalf("stop=%s text=%q", stop, textOf(evs))
+	}
+	if b, _ := os.ReadFile(filepath.Join(r.root, "a.txt")); string(b) != "bye\n" {
+		t.Fatalf("file %q", b)
+	}
+	if len(asked) != 2 || asked[0] != adapters.KindEdit || asked[1] != adapters.KindExecute {
+		t.Fatalf("asked %v", asked)
+	}
+	var kinds []adapters.ToolKind
+	var sawDiff bool
+	for _, e := range evs {
+		if e.Type == adapters.EventToolCall {
+			kinds = append(kinds, e.Tool.Kind)
+			if e.Tool.Locations[0].Path == "" || !filepath.IsAbs(e.Tool.Locations[0].Path) {
+				t.Errorf("location not absolute: %+v", e.Tool.Locations)
+			}
+		}
+		if e.Type == adapters.EventToolUpdate && len(e.Tool.Content) > 0 && e.Tool.Content[0].Type == adapters.ToolContentDiff {
+			sawDiff = *e.Tool.Content[0].OldText == "hello\n" && e.Tool.Content[0].NewText == "bye\n"
+		}
+	}
+	if len(kinds) != 3 || kinds[0] != adapters.KindRead || kinds[2] != adapters.KindExecute || !sawDiff {
+		t.Fatalf("kinds %v diff %v", kinds, sawDiff)
+	}
+	reqs := r.srv.Requests()
+	last := reqs[len(reqs)-1].Messages
+	tool := last[len(last)-1]
+	if tool["role"] != "tool" || !strings.Contains(mockllm.MessageText(tool), "bye") || !strings.Contains(mockllm.MessageText(last[3]), "1\thello") {
+		t.Fatalf("history: %+v", last)
+	}
+	// Multi-turn: the next prompt carries the earlier history.
+	r.srv.Add(mockllm.OpenAITurn{Text: "again"})
+	r.prompt(t, "thanks", nil)
+	reqs = r.srv.Requests()
+	if n := len(reqs[len(reqs)-1].Messages); n != len(last)+2 {
+		t.Fatalf("history not kept: %d messages, before %d", n, len(last))
+	}
+}
+
+func TestSession_Retries(t *testing.T) {
+	r := newRig(t, nil,
+		mockllm.OpenAITurn{Status: 429, RetryAfter: "7"},
+		mockllm.OpenAITurn{Status: 500},
+		mockllm.OpenAITurn{Reset: true},
+		mockllm.OpenAITurn{Text: "ok"},
+	)
+	evs, stop := r.prompt(t, "hi", nil)
+	if stop != adapters.StopEndTurn || textOf(evs) != "ok" || firstError(evs) != nil {
+		t.Fatalf("stop=%s evs=%+v", stop, evs)
+	}
+	s := r.clock.sleeps
+	if len(s) != 3 || s[0] != 7*time.Second || s[1] < 800*time.Millisecond || s[1] > 1200*time.Millisecond || s[2] < 1600*time.Millisecond || s[2] > 2400*time.Millisecond {
+		t.Fatalf("sleeps %v", s)
+	}
+}
+
+func TestSession_Errors(t *testing.T) {
+	tests := []struct {
+		name     string
+		turn     mockllm.OpenAITurn
+		code     string
+		requests int
+	}{
+		{"auth", mockllm.OpenAITurn{Status: 401, ErrorBody: "bad key"}, "auth", 1},
+		{"bad request", mockllm.OpenAITurn{Status: 400, ErrorBody: "model not found"}, "provider", 1},
+		{"malformed chunk", mockllm.OpenAITurn{Raw: "data: {not json\n\n"}, "protocol", 1},
+		{"early eof", mockllm.OpenAITurn{Raw: "data: {\"choices\":[{\"delta\":{\"content\":\"x\"}}]}\n\n"}, "protocol", 1},
+		{"retries exhausted", mockllm.OpenAITurn{Status: 503}, "provider", 5},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var turns []mockllm.OpenAITurn
+			for range tt.requests {
+				turns = append(turns, tt.turn)
+			}
+			r := newRig(t, nil, turns...)
+			evs, stop := r.prompt(t, "hi", nil)
+			e := firstError(evs)
+			if stop != adapters.StopEndTurn || e == nil || e.Code != tt.code || !e.Fatal || len(r.srv.Requests()) != tt.requests {
+				t.Fatalf("stop=%s err=%+v requests=%d", stop, e, len(r.srv.Requests()))
+			}
+		})
+	}
+}
+
+func TestSession_IdleStreamEnds(t *testing.T) {
+	r := newRig(t, func(_ *Profile, o *Options) { o.IdleTimeout = 200 * time.Millisecond; o.MaxRetries = new(int) },
+		mockllm.OpenAITurn{Hang: true})
+	start := time.Now()
+	evs, _ := r.prompt(t, "hi", nil)
+	if e := firstError(evs); e == nil || !strings.Contains(e.Message, "stalled") || time.Since(start) > 3*time.Second {
+		t.Fatalf("err=%+v after %s", e, time.Since(start))
+	}
+}
+
+func TestSession_CancelMidStreamAndMidBackoff(t *testing.T) {
+	tests := []struct {
+		name string
+		turn mockllm.OpenAITurn
+		real bool
+	}{
+		{"mid-stream", mockllm.OpenAITurn{Hang: true}, false},
+		{"mid-backoff", mockllm.OpenAITurn{Status: 429, RetryAfter: "60"}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := newRig(t, func(_ *Profile, o *Options) {
+				if tt.real {
+					o.Clock = realClock{}
+				}
+			}, tt.turn)
+			ch, err := r.sess.Prompt(context.Background(), adapters.TextPrompt("hi"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			time.AfterFunc(150*time.Millisecond, r.sess.Cancel)
+			start := time.Now()
+			_, stop := drain(t, ch, nil)
+			if stop != adapters.StopCancelled || time.Since(start) > 3*time.Second {
+				t.Fatalf("stop=%s after %s", stop, time.Since(start))
+			}
+			// The session is usable again.
+			r.srv.Add(mockllm.OpenAITurn{Text: "back"})
+			if evs, stop := r.prompt(t, "again", nil); stop != adapters.StopEndTurn || textOf(evs) != "back" {
+				t.Fatalf("after cancel: %s %q", stop, textOf(evs))
+			}
+		})
+	}
+}
+
+func TestSession_FinishReasons(t *testing.T) {
+	tests := []struct {
+		finish string
+		want   adapters.StopReason
+	}{
+		{"content_filter", adapters.StopRefusal},
+		{"length", adapters.StopMaxTokens},
+		{"stop", adapters.StopEndTurn},
+	}
+	for _, tt := range tests {
+		t.Run(tt.finish, func(t *testing.T) {
+			r := newRig(t, nil, mockllm.OpenAITurn{Text: "partial", FinishReason: tt.finish})
+			if _, stop := r.prompt(t, "hi", nil); stop != tt.want {
+				t.Fatalf("got %s", stop)
+			}
+		})
+	}
+}
+
+func TestSession_MaxTurnRequests(t *testing.T) {
+	call := func(p string) mockllm.OpenAITurn {
+		return mockllm.OpenAITurn{ToolCalls: []mockllm.OpenAIToolCall{{Name: "glob", Args: `{"pattern":"` + p + `"}`}}}
+	}
+	r := newRig(t, func(p *Profile, _ *Options) { p.MaxTurnRequests = 2 }, call("*.a"), call("*.b"), call("*.c"))
+	if _, stop := r.prompt(t, "loop", nil); stop != adapters.StopMaxTurnRequests || len(r.srv.Requests()) != 2 {
+		t.Fatalf("stop=%s requests=%d", stop, len(r.srv.Requests()))
+	}
+}
+
+func TestSession_DoomLoopAsks(t *testing.T) {
+	same := mockllm.OpenAITurn{ToolCalls: []mockllm.OpenAIToolCall{{Name: "glob", Args: `{"pattern":"*.go"}`}}}
+	reordered := mockllm.OpenAITurn{ToolCalls: []mockllm.OpenAIToolCall{{Name: "glob", Args: `{ "pattern" : "*.go" }`}}}
+	r := newRig(t, nil, same, reordered, same, mockllm.OpenAITurn{Text: "ok, stopping"})
+	var asked []string
+	evs, stop := r.prompt(t, "x", func(req *adapters.PermissionRequest) string {
+		asked = append(asked, req.Tool.Title)
+		return "stop"
+	})
+	if stop != adapters.StopEndTurn || len(asked) != 1 || !strings.Contains(asked[0], "Repeated 3 times") {
+		t.Fatalf("stop=%s asked=%v", stop, asked)
+	}
+	msgs := r.srv.Requests()[3].Messages
+	if !strings.Contains(mockllm.MessageText(msgs[len(msgs)-1]), "Stopped by the user") {
+		t.Fatalf("tool result %+v", msgs[len(msgs)-1])
+	}
+	_ = evs
+}
+
+func TestSession_PermissionDenials(t *testing.T) {
+	r := newRig(t, func(_ *Profile, o *Options) {
+		o.Permissions = func() permission.Checker {
+			s, _ := permission.New(config.PermissionsConfig{Rules: []config.PermissionRule{{Tool: "*", Decision: "allow"}}})
+			return s
+		}
+	},
+		mockllm.OpenAITurn{ToolCalls: []mockllm.OpenAIToolCall{{Name: "bash", Args: `{"command":"rm -rf /"}`}}},
+		mockllm.OpenAITurn{ToolCalls: []mockllm.OpenAIToolCall{{Name: "write_file", Args: `{"path":"../escape.txt","content":"x"}`}}},
+		mockllm.OpenAITurn{Text: "gave up"},
+	)
+	evs, stop := r.prompt(t, "x", nil) // nil answer: any permission event fails the test
+	reqs := r.srv.Requests()
+	m1 := reqs[1].Messages
+	m2 := reqs[2].Messages
+	if stop != adapters.StopEndTurn || !strings.Contains(mockllm.MessageText(m1[len(m1)-1]), "Permission denied") ||
+		!strings.Contains(mockllm.MessageText(m2[len(m2)-1]), "outside the workspace") {
+		t.Fatalf("stop=%s msgs %v / %v", stop, m1[len(m1)-1], m2[len(m2)-1])
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(r.root), "escape.txt")); err == nil {
+		t.Fatal("escaped write happened")
+	}
+	failed := 0
+	for _, e := range evs {
+		if e.Tool != nil && e.Tool.Status == adapters.StatusFailed {
+			failed++
+		}
+	}
+	if failed != 2 {
+		t.Fatalf("failed tool events %d", failed)
+	}
+}
+
+func TestSession_RejectAlwaysRemembered(t *testing.T) {
+	w := func(p string) mockllm.OpenAITurn {
+		return mockllm.OpenAITurn{ToolCalls: []mockllm.OpenAIToolCall{{Name: "write_file", Args: `{"path":"` + p + `","content":"x"}`}}}
+	}
+	r := newRig(t, nil, w("a"), w("b"), mockllm.OpenAITurn{Text: "ok"})
+	asks := 0
+	r.prompt(t, "x", func(*adapters.PermissionRequest) string { asks++; return "reject_always" })
+	if asks != 1 {
+		t.Fatalf("asked %d times", asks)
+	}
+	if _, err := os.Stat(filepath.Join(r.root, "b")); err == nil {
+		t.Fatal("rejected write happened")
+	}
+}
+
+func TestSession_StreamRejectedFallsBack(t *testing.T) {
+	r := newRig(t, nil, mockllm.OpenAITurn{Text: "plain"})
+	r.srv.SetRejectStream(true)
+	evs, stop := r.prompt(t, "hi", nil)
+	reqs := r.srv.Requests()
+	if stop != adapters.StopEndTurn || textOf(evs) != "plain" || len(reqs) != 2 || reqs[1].Stream {
+		t.Fatalf("stop=%s text=%q reqs=%d", stop, textOf(evs), len(reqs))
+	}
+}
+
+func TestSession_CompactsLongHistory(t *testing.T) {
+	big := strings.Repeat("word ", 800) // ~1000 tokens
+	r := newRig(t, func(p *Profile, _ *Options) { p.ContextWindow = 3500 },
+		mockllm.OpenAITurn{Text: "first answer"},
+		mockllm.OpenAITurn{Text: "- SUMMARY of turn one"},
+		mockllm.OpenAITurn{Text: "second answer"},
+	)
+	r.prompt(t, big, nil)
+	evs, stop := r.prompt(t, big+" again", nil)
+	reqs := r.srv.Requests()
+	if stop != adapters.StopEndTurn || len(reqs) != 3 {
+		t.Fatalf("stop=%s reqs=%d", stop, len(reqs))
+	}
+	if !strings.Contains(mockllm.MessageText(reqs[1].Messages[0]), "Summarize the conversation") || len(reqs[1].Tools) != 0 {
+		t.Fatalf("summary request %+v", reqs[1].Messages[0])
+	}
+	final := reqs[2].Messages
+	if len(final) != 4 || final[0]["role"] != "system" || !strings.Contains(mockllm.MessageText(final[1]), "SUMMARY of turn one") ||
+		mockllm.MessageText(final[2]) != "first answer" {
+		t.Fatalf("compacted history: %d messages: %v", len(final), final)
+	}
+	if count(evs, adapters.EventRaw) != 1 {
+		t.Fatal("no compaction event")
+	}
+}
+
+func TestSession_ImagesWhenVision(t *testing.T) {
+	prompt := []adapters.Content{{Type: adapters.ContentText, Text: "see"}, {Type: adapters.ContentImage, MimeType: "image/png", Data: "iVBORw0"}}
+	for _, vision := range []bool{true, false} {
+		r := newRig(t, func(p *Profile, _ *Options) { p.Vision = vision }, mockllm.OpenAITurn{Text: "ok"})
+		ch, _ := r.sess.Prompt(context.Background(), prompt)
+		drain(t, ch, nil)
+		body := string(r.srv.Requests()[0].Body)
+		if got := strings.Contains(body, `"image_url":{"url":"data:image/png;base64,iVBORw0"}`); got != vision {
+			t.Fatalf("vision=%v image sent=%v: %s", vision, got, body)
+		}
+	}
+}
+
+func TestSession_BusyAndClosed(t *testing.T) {
+	r := newRig(t, nil, mockllm.OpenAITurn{Hang: true})
+	ch, _ := r.sess.Prompt(context.Background(), adapters.TextPrompt("a"))
+	if _, err := r.sess.Prompt(context.Background(), adapters.TextPrompt("b")); err != adapters.ErrBusy {
+		t.Fatalf("got %v", err)
+	}
+	_ = r.sess.Close()
+	if _, stop := drain(t, ch, nil); stop != adapters.StopCancelled {
+		t.Fatalf("stop %s", stop)
+	}
+	if _, err := r.sess.Prompt(context.Background(), adapters.TextPrompt("c")); err != adapters.ErrClosed {
+		t.Fatalf("got %v", err)
+	}
+}

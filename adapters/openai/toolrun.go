@@ -1,0 +1,138 @@
+package openai
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+
+	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/adapters/openai/tools"
+	"github.com/hubdev/hub/internal/permission"
+)
+
+// uiTextCap bounds tool output copied into tool updates for the editor.
+const uiTextCap = 8 << 10
+
+// runTool validates, checks permission for, and runs one call, emitting the
+// ACP tool events. It returns the text the model reads.
+func (s *Session) runTool(ctx context.Context, tc toolCall, out chan<- adapters.Event) string {
+	name, args := tc.Function.Name, json.RawMessage(tc.Function.Arguments)
+	call := adapters.ToolCall{ID: tc.ID, Name: name, Title: name, Kind: tools.KindOf(name), Status: adapters.StatusPending}
+	if json.Valid(args) {
+		call.RawInput = args
+	}
+	p, err := s.env.Prepare(name, args)
+	if err != nil {
+		call.Status = adapters.StatusFailed
+		call.Content = []adapters.ToolContent{textContent(err.Error())}
+		out <- adapters.Event{Type: adapters.EventToolCall, Tool: &call}
+		return "error: " + err.Error()
+	}
+	call.Title, call.Locations = p.Title, p.Locations
+	out <- adapters.Event{Type: adapters.EventToolCall, Tool: &call}
+
+	if msg, ok := s.doomLoop(ctx, call, name, args, out); !ok {
+		return msg
+	}
+	req := permission.Request{Tool: name, Kind: p.Kind, Path: p.Path, Cwd: s.env.Root, Command: p.Command}
+	switch v := s.perm.Check(req); v.Decision {
+	case permission.Deny:
+		fail(out, call.ID, "denied: "+v.Reason)
+		return "Permission denied (" + v.Reason + "). Do not retry this call; choose another approach or ask the user."
+	case permission.Ask:
+		d := s.ask(ctx, call, nil, out)
+		s.perm.Remember(req, d.Kind)
+		if !d.Allowed() {
+			fail(out, call.ID, "rejected by the user")
+			if d.Cancelled {
+				return "cancelled by the user"
+			}
+			return "The user rejected this tool call. Do not retry it; ask the user how to proceed if needed."
+		}
+	}
+	out <- adapters.Event{Type: adapters.EventToolUpdate, Tool: &adapters.ToolCall{ID: call.ID, Status: adapters.StatusInProgress}}
+	res := p.Run(ctx, func(u adapters.ToolCall) {
+		u.ID = call.ID
+		out <- adapters.Event{Type: adapters.EventToolUpdate, Tool: &u}
+	})
+	upd := &adapters.ToolCall{ID: call.ID, Status: adapters.StatusCompleted, Content: res.Content, Locations: res.Locations}
+	if res.Failed {
+		upd.Status = adapters.StatusFailed
+	}
+	if len(upd.Content) == 0 {
+		upd.Content = []adapters.ToolContent{textContent(capText(res.Output, uiTextCap))}
+	}
+	out <- adapters.Event{Type: adapters.EventToolUpdate, Tool: upd}
+	return res.Output
+}
+
+// doomLoop asks the user before the same call runs doomLoopRepeats times in
+// a row; ok is false when the call must not run.
+func (s *Session) doomLoop(ctx context.Context, call adapters.ToolCall, name string, args json.RawMessage, out chan<- adapters.Event) (string, bool) {
+	sig := name + "\x00" + canonicalJSON(args)
+	if sig == s.lastCall {
+		s.repeats++
+	} else {
+		s.lastCall, s.repeats = sig, 1
+	}
+	if s.repeats < doomLoopRepeats {
+		return "", true
+	}
+	ask := call
+	ask.Title = "Repeated " + itoa(s.repeats) + " times in a row: " + call.Title
+	d := s.ask(ctx, ask, []adapters.PermissionOption{
+		{ID: "continue", Name: "Let it continue", Kind: adapters.AllowOnce},
+		{ID: "stop", Name: "Stop the repetition", Kind: adapters.RejectOnce},
+	}, out)
+	if d.Allowed() {
+		s.repeats = 0
+		return "", true
+	}
+	s.repeats = 0
+	fail(out, call.ID, "stopped: the same call repeated")
+	return "Stopped by the user: you made this exact call with the same input " + itoa(doomLoopRepeats) +
+		" times in a row. Do not repeat it; try a different approach or explain what is blocking you.", false
+}
+
+// ask emits a permission request and waits for the answer or cancellation.
+func (s *Session) ask(ctx context.Context, call adapters.ToolCall, opts []adapters.PermissionOption, out chan<- adapters.Event) adapters.PermissionDecision {
+	req := adapters.NewPermissionRequest(call, opts)
+	out <- adapters.Event{Type: adapters.EventPermission, Permission: req}
+	select {
+	case d := <-req.Decision():
+		return d
+	case <-ctx.Done():
+		req.Respond(adapters.PermissionDecision{Cancelled: true})
+		return adapters.PermissionDecision{Cancelled: true}
+	}
+}
+
+func fail(out chan<- adapters.Event, id, why string) {
+	out <- adapters.Event{Type: adapters.EventToolUpdate, Tool: &adapters.ToolCall{ID: id, Status: adapters.StatusFailed,
+		Content: []adapters.ToolContent{textContent(why)}}}
+}
+
+func textContent(s string) adapters.ToolContent {
+	return adapters.ToolContent{Type: adapters.ToolContentText, Text: s}
+}
+
+func capText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "\n[…]"
+}
+
+func canonicalJSON(raw json.RawMessage) string {
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return string(bytes.TrimSpace(raw))
+	}
+	b, _ := json.Marshal(v) // map keys come out sorted
+	return string(b)
+}
+
+func itoa(n int) string {
+	b, _ := json.Marshal(n)
+	return string(b)
+}

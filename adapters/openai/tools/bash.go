@@ -1,0 +1,215 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/proc"
+)
+
+const maxBashTimeout = 10 * time.Minute
+
+type bashArgs struct {
+	Command   string `json:"command"`
+	TimeoutMS int    `json:"timeout_ms"`
+}
+
+func prepareBash(e *Env, raw json.RawMessage) (*Prepared, error) {
+	var a bashArgs
+	if err := decode(raw, &a); err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(a.Command) == "" {
+		return nil, fmt.Errorf("%w: command is empty", ErrBadArgs)
+	}
+	timeout := e.BashTimeout
+	if a.TimeoutMS > 0 {
+		timeout = min(time.Duration(a.TimeoutMS)*time.Millisecond, maxBashTimeout)
+	}
+	return &Prepared{
+		Title:     firstLine(a.Command),
+		Command:   a.Command,
+		Locations: []adapters.Location{{Path: e.Root}},
+		Run: func(ctx context.Context, update func(adapters.ToolCall)) Result {
+			if e.Editor != nil && e.Editor.CanTerminal() {
+				return e.runTerminal(ctx, a.Command, timeout, update)
+			}
+			return e.runLocal(ctx, a.Command, timeout)
+		},
+	}, nil
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i] + " …"
+	}
+	if len(s) > 120 {
+		s = s[:120] + "…"
+	}
+	return s
+}
+
+// runLocal runs the command in its own process group; cancel or timeout
+// stops the whole group.
+func (e *Env) runLocal(ctx context.Context, command string, timeout time.Duration) Result {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	p, err := proc.Start(ctx, proc.Spec{
+		Path: "bash",
+		// exec 2>&1 merges stderr into stdout in order, for the model.
+		Args:  []string{"-c", "exec 2>&1\n" + command},
+		Dir:   e.Root,
+		Grace: 2 * time.Second,
+	})
+	if err != nil {
+		return failed("start bash: %v", err)
+	}
+	_ = p.Stdin.Close()
+	out := newHeadTail(e.OutputCap)
+	_, _ = io.Copy(out, p.Stdout)
+	waitErr := p.Wait()
+	body := out.String()
+	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return Result{Output: fmt.Sprintf("%s\n[command timed out after %s and was killed]", body, timeout), Failed: true}
+	case ctx.Err() != nil:
+		return Result{Output: body + "\n[command cancelled]", Failed: true}
+	}
+	code := p.ExitCode()
+	if waitErr != nil && code == 0 {
+		code = -1
+	}
+	return Result{Output: fmt.Sprintf("%s\n[exit code %d]", body, code), Failed: code != 0}
+}
+
+// headTail keeps the first and last half of cap bytes and counts the rest.
+type headTail struct {
+	cap     int
+	head    []byte
+	tail    []byte
+	dropped int
+}
+
+func newHeadTail(cap int) *headTail {
+	if cap <= 0 {
+		cap = 64 << 10
+	}
+	return &headTail{cap: cap}
+}
+
+func (h *headTail) Write(p []byte) (int, error) {
+	n := len(p)
+	if room := h.cap/2 - len(h.head); room > 0 {
+		k := min(room, len(p))
+		h.head = append(h.head, p[:k]...)
+		p = p[k:]
+	}
+	if len(p) == 0 {
+		return n, nil
+	}
+	h.tail = append(h.tail, p...)
+	if over := len(h.tail) - h.cap/2; over > 0 {
+		h.dropped += over
+		h.tail = append(h.tail[:0], h.tail[over:]...)
+	}
+	return n, nil
+}
+
+func (h *headTail) String() string {
+	if h.dropped == 0 {
+		return string(h.head) + string(h.tail)
+	}
+	return fmt.Sprintf("%s\n[… %d bytes omitted …]\n%s", h.head, h.dropped, h.tail)
+}
+
+// runTerminal runs the command in an editor terminal: create, wait with a
+// timeout, kill on timeout or cancel, read output, and always release.
+func (e *Env) runTerminal(ctx context.Context, command string, timeout time.Duration, update func(adapters.ToolCall)) Result {
+	var created struct {
+		TerminalID string `json:"terminalId"`
+	}
+	err := e.call(ctx, "terminal/create", map[string]any{
+		"command": "bash", "args": []string{"-c", command}, "cwd": e.Root, "outputByteLimit": e.OutputCap,
+	}, &created)
+	if err != nil || created.TerminalID == "" {
+		return failed("editor terminal/create: %v", err)
+	}
+	id := created.TerminalID
+	// Release and the final reads must happen even after cancel.
+	bg, stop := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer stop()
+	defer func() { _ = e.call(bg, "terminal/release", map[string]any{"terminalId": id}, nil) }()
+	if update != nil {
+		update(adapters.ToolCall{Content: []adapters.ToolContent{{Type: adapters.ToolContentTerminal, TerminalID: id}}})
+	}
+	wctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	var exit struct {
+		ExitCode *int    `json:"exitCode"`
+		Signal   *string `json:"signal"`
+	}
+	waitErr := e.call(wctx, "terminal/wait_for_exit", map[string]any{"terminalId": id}, &exit)
+	note := ""
+	if waitErr != nil {
+		_ = e.call(bg, "terminal/kill", map[string]any{"terminalId": id}, nil)
+		switch {
+		case errors.Is(wctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil:
+			note = fmt.Sprintf("[command timed out after %s and was killed]", timeout)
+		case ctx.Err() != nil:
+			note = "[command cancelled]"
+		default:
+			note = fmt.Sprintf("[editor terminal error: %v]", waitErr)
+		}
+	}
+	var out struct {
+		Output    string `json:"output"`
+		Truncated bool   `json:"truncated"`
+	}
+	_ = e.call(bg, "terminal/output", map[string]any{"terminalId": id}, &out)
+	res := Result{Content: []adapters.ToolContent{{Type: adapters.ToolContentTerminal, TerminalID: id}}}
+	body := out.Output
+	if out.Truncated {
+		body = "[earlier output truncated]\n" + body
+	}
+	switch {
+	case note != "":
+		res.Output, res.Failed = body+"\n"+note, true
+	case exit.ExitCode != nil:
+		res.Output, res.Failed = fmt.Sprintf("%s\n[exit code %d]", body, *exit.ExitCode), *exit.ExitCode != 0
+	default:
+		sig := "unknown"
+		if exit.Signal != nil {
+			sig = *exit.Signal
+		}
+		res.Output, res.Failed = fmt.Sprintf("%s\n[killed by signal %s]", body, sig), true
+	}
+	return res
+}
+
+func (e *Env) call(ctx context.Context, method string, params map[string]any, out any) error {
+	if e.SessionID != "" {
+		params["sessionId"] = e.SessionID
+	}
+	raw, err := json.Marshal(params)
+	if err != nil {
+		return err
+	}
+	res, err := e.Editor.Call(ctx, method, raw)
+	if err != nil {
+		return err
+	}
+	if out == nil || len(res) == 0 || string(res) == "null" {
+		return nil
+	}
+	if err := json.Unmarshal(res, out); err != nil {
+		return fmt.Errorf("%s: bad result: %w", method, err)
+	}
+	return nil
+}

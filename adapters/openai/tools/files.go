@@ -1,0 +1,255 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/hubdev/hub/adapters"
+)
+
+const (
+	defaultReadLimit = 2000
+	maxLineLen       = 2000
+	maxFileBytes     = 10 << 20
+)
+
+type readArgs struct {
+	Path   string `json:"path"`
+	Offset int    `json:"offset"`
+	Limit  int    `json:"limit"`
+}
+
+func prepareRead(e *Env, raw json.RawMessage) (*Prepared, error) {
+	var a readArgs
+	if err := decode(raw, &a); err != nil {
+		return nil, err
+	}
+	p, err := e.Resolve(a.Path)
+	if err != nil {
+		return nil, err
+	}
+	if a.Offset < 1 {
+		a.Offset = 1
+	}
+	if a.Limit <= 0 {
+		a.Limit = defaultReadLimit
+	}
+	return &Prepared{
+		Title:     "Read " + e.rel(p),
+		Path:      p,
+		Locations: []adapters.Location{{Path: p, Line: a.Offset}},
+		Run: func(ctx context.Context, _ func(adapters.ToolCall)) Result {
+			return e.read(ctx, p, a.Offset, a.Limit)
+		},
+	}, nil
+}
+
+func (e *Env) read(ctx context.Context, p string, offset, limit int) Result {
+	var body string
+	if e.Editor != nil && e.Editor.CanReadFile() {
+		s, err := e.Editor.ReadTextFile(ctx, p, offset, limit)
+		if err != nil {
+			return failed("read %s via editor: %v", e.rel(p), err)
+		}
+		return Result{Output: number(strings.Split(strings.TrimSuffix(s, "\n"), "\n"), offset, 0, e.OutputCap)}
+	}
+	st, err := os.Stat(p)
+	if err != nil {
+		return failed("read %s: %v", e.rel(p), err)
+	}
+	if st.IsDir() {
+		return failed("%s is a directory; use glob to list files", e.rel(p))
+	}
+	if st.Size() > maxFileBytes {
+		return failed("%s is %d bytes, over the %d byte limit; use grep or bash (head/sed) to read parts", e.rel(p), st.Size(), maxFileBytes)
+	}
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return failed("read %s: %v", e.rel(p), err)
+	}
+	if isBinary(data) {
+		return Result{Output: fmt.Sprintf("%s is a binary file (%d bytes); not shown", e.rel(p), len(data))}
+	}
+	body = string(data)
+	if body == "" {
+		return Result{Output: fmt.Sprintf("%s is empty", e.rel(p))}
+	}
+	lines := strings.Split(strings.TrimSuffix(body, "\n"), "\n")
+	if offset > len(lines) {
+		return failed("%s has %d lines; offset %d is past the end", e.rel(p), len(lines), offset)
+	}
+	end := min(len(lines), offset-1+limit)
+	out := number(lines[offset-1:end], offset, len(lines), e.OutputCap)
+	return Result{Output: out}
+}
+
+func number(lines []string, first, total, capBytes int) string {
+	var b strings.Builder
+	for i, l := range lines {
+		if len(l) > maxLineLen {
+			l = l[:maxLineLen] + "… [line cut]"
+		}
+		if capBytes > 0 && b.Len()+len(l) > capBytes {
+			fmt.Fprintf(&b, "[output cut at %d bytes; continue with offset=%d]\n", capBytes, first+i)
+			return b.String()
+		}
+		fmt.Fprintf(&b, "%6d\t%s\n", first+i, l)
+	}
+	if last := first + len(lines) - 1; total > last {
+		fmt.Fprintf(&b, "[%d more lines; continue with offset=%d]\n", total-last, last+1)
+	}
+	return b.String()
+}
+
+func isBinary(data []byte) bool {
+	head := data[:min(len(data), 8000)]
+	return bytes.IndexByte(head, 0) >= 0
+}
+
+type writeArgs struct {
+	Path    string `json:"path"`
+	Content string `json:"content"`
+}
+
+func prepareWrite(e *Env, raw json.RawMessage) (*Prepared, error) {
+	var a writeArgs
+	if err := decode(raw, &a); err != nil {
+		return nil, err
+	}
+	p, err := e.Resolve(a.Path)
+	if err != nil {
+		return nil, err
+	}
+	return &Prepared{
+		Title:     "Write " + e.rel(p),
+		Path:      p,
+		Locations: []adapters.Location{{Path: p}},
+		Run: func(ctx context.Context, _ func(adapters.ToolCall)) Result {
+			old, existed, err := e.current(ctx, p)
+			if err != nil {
+				return failed("%v", err)
+			}
+			if err := e.write(ctx, p, a.Content); err != nil {
+				return failed("%v", err)
+			}
+			var oldPtr *string
+			if existed {
+				oldPtr = &old
+			}
+			return Result{
+				Output:  fmt.Sprintf("wrote %d bytes to %s", len(a.Content), e.rel(p)),
+				Content: []adapters.ToolContent{{Type: adapters.ToolContentDiff, Path: p, OldText: oldPtr, NewText: a.Content}},
+			}
+		},
+	}, nil
+}
+
+type editArgs struct {
+	Path       string `json:"path"`
+	OldString  string `json:"old_string"`
+	NewString  string `json:"new_string"`
+	ReplaceAll bool   `json:"replace_all"`
+}
+
+func prepareEdit(e *Env, raw json.RawMessage) (*Prepared, error) {
+	var a editArgs
+	if err := decode(raw, &a); err != nil {
+		return nil, err
+	}
+	if a.OldString == "" {
+		return nil, fmt.Errorf("%w: old_string is empty; use write_file to create a file", ErrBadArgs)
+	}
+	if a.OldString == a.NewString {
+		return nil, fmt.Errorf("%w: old_string and new_string are identical", ErrBadArgs)
+	}
+	p, err := e.Resolve(a.Path)
+	if err != nil {
+		return nil, err
+	}
+	return &Prepared{
+		Title:     "Edit " + e.rel(p),
+		Path:      p,
+		Locations: []adapters.Location{{Path: p}},
+		Run: func(ctx context.Context, _ func(adapters.ToolCall)) Result {
+			return e.edit(ctx, p, a)
+		},
+	}, nil
+}
+
+func (e *Env) edit(ctx context.Context, p string, a editArgs) Result {
+	old, existed, err := e.current(ctx, p)
+	if err != nil {
+		return failed("%v", err)
+	}
+	if !existed {
+		return failed("%s does not exist; use write_file to create it", e.rel(p))
+	}
+	n := strings.Count(old, a.OldString)
+	switch {
+	case n == 0:
+		return failed("old_string not found in %s; read the file again and copy the exact text, including whitespace", e.rel(p))
+	case n > 1 && !a.ReplaceAll:
+		return failed("old_string matches %d times in %s; include more surrounding lines to make it unique, or set replace_all", n, e.rel(p))
+	}
+	updated := strings.Replace(old, a.OldString, a.NewString, map[bool]int{true: -1, false: 1}[a.ReplaceAll])
+	if err := e.write(ctx, p, updated); err != nil {
+		return failed("%v", err)
+	}
+	line := strings.Count(old[:strings.Index(old, a.OldString)], "\n") + 1
+	return Result{
+		Output:    fmt.Sprintf("edited %s (%d replacement(s))", e.rel(p), map[bool]int{true: n, false: 1}[a.ReplaceAll]),
+		Content:   []adapters.ToolContent{{Type: adapters.ToolContentDiff, Path: p, OldText: &old, NewText: updated}},
+		Locations: []adapters.Location{{Path: p, Line: line}},
+	}
+}
+
+// current returns the file's text and whether it exists.
+func (e *Env) current(ctx context.Context, p string) (string, bool, error) {
+	if e.Editor != nil && e.Editor.CanReadFile() {
+		if _, err := os.Stat(p); errors.Is(err, os.ErrNotExist) {
+			return "", false, nil
+		}
+		s, err := e.Editor.ReadTextFile(ctx, p, 0, 0)
+		if err != nil {
+			return "", false, fmt.Errorf("read %s via editor: %w", e.rel(p), err)
+		}
+		return s, true, nil
+	}
+	data, err := os.ReadFile(p)
+	if errors.Is(err, os.ErrNotExist) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, fmt.Errorf("read %s: %w", e.rel(p), err)
+	}
+	if isBinary(data) {
+		return "", true, fmt.Errorf("%s is a binary file; refusing to edit it as text", e.rel(p))
+	}
+	return string(data), true, nil
+}
+
+func (e *Env) write(ctx context.Context, p, content string) error {
+	if e.Editor != nil && e.Editor.CanWriteFile() {
+		if err := e.Editor.WriteTextFile(ctx, p, content); err != nil {
+			return fmt.Errorf("write %s via editor: %w", e.rel(p), err)
+		}
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return fmt.Errorf("create folder for %s: %w", e.rel(p), err)
+	}
+	mode := os.FileMode(0o644)
+	if st, err := os.Stat(p); err == nil {
+		mode = st.Mode().Perm()
+	}
+	if err := os.WriteFile(p, []byte(content), mode); err != nil {
+		return fmt.Errorf("write %s: %w", e.rel(p), err)
+	}
+	return nil
+}

@@ -1,0 +1,277 @@
+package tools
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/proc"
+)
+
+const (
+	maxMatches = 200
+	maxGlob    = 500
+)
+
+// skipDirs are never searched by the Go fallbacks.
+var skipDirs = map[string]bool{".git": true, "node_modules": true, ".hg": true, ".svn": true}
+
+type grepArgs struct {
+	Pattern    string `json:"pattern"`
+	Path       string `json:"path"`
+	Glob       string `json:"glob"`
+	IgnoreCase bool   `json:"ignore_case"`
+}
+
+// UseRipgrep lets tests force the Go fallback.
+var UseRipgrep = true
+
+func prepareGrep(e *Env, raw json.RawMessage) (*Prepared, error) {
+	var a grepArgs
+	if err := decode(raw, &a); err != nil {
+		return nil, err
+	}
+	if a.Pattern == "" {
+		return nil, fmt.Errorf("%w: pattern is empty", ErrBadArgs)
+	}
+	expr := a.Pattern
+	if a.IgnoreCase {
+		expr = "(?i)" + expr
+	}
+	re, err := regexp.Compile(expr)
+	if err != nil {
+		return nil, fmt.Errorf("%w: pattern: %v", ErrBadArgs, err)
+	}
+	root := e.Root
+	if a.Path != "" {
+		if root, err = e.Resolve(a.Path); err != nil {
+			return nil, err
+		}
+	}
+	return &Prepared{
+		Title:     fmt.Sprintf("grep %q in %s", a.Pattern, e.rel(root)),
+		Path:      root,
+		Locations: []adapters.Location{{Path: root}},
+		Run: func(ctx context.Context, _ func(adapters.ToolCall)) Result {
+			var lines []string
+			rg, lookErr := exec.LookPath("rg")
+			if UseRipgrep && lookErr == nil {
+				lines, err = e.ripgrep(ctx, rg, a, root)
+			} else {
+				lines, err = e.goGrep(ctx, re, a.Glob, root)
+			}
+			if err != nil {
+				return failed("grep: %v", err)
+			}
+			return searchResult(lines, maxMatches, "matches", e.OutputCap)
+		},
+	}, nil
+}
+
+func searchResult(lines []string, limit int, what string, capBytes int) Result {
+	if len(lines) == 0 {
+		return Result{Output: "no " + what}
+	}
+	more := ""
+	if len(lines) > limit {
+		more = fmt.Sprintf("\n[%d more %s not shown; narrow the search]", len(lines)-limit, what)
+		lines = lines[:limit]
+	}
+	out := strings.Join(lines, "\n") + more
+	if len(out) > capBytes {
+		out = out[:capBytes] + "\n[output cut]"
+	}
+	return Result{Output: out}
+}
+
+func (e *Env) ripgrep(ctx context.Context, rg string, a grepArgs, root string) ([]string, error) {
+	args := []string{"--line-number", "--no-heading", "--color", "never", "--max-columns", "500", "--max-count", "50"}
+	if a.IgnoreCase {
+		args = append(args, "--ignore-case")
+	}
+	if a.Glob != "" {
+		args = append(args, "--glob", a.Glob)
+	}
+	args = append(args, "-e", a.Pattern, "--", e.relArg(root))
+	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	defer cancel()
+	p, err := proc.Start(ctx, proc.Spec{Path: rg, Args: args, Dir: e.Root, Grace: time.Second})
+	if err != nil {
+		return nil, err
+	}
+	_ = p.Stdin.Close()
+	var lines []string
+	sc := bufio.NewScanner(p.Stdout)
+	sc.Buffer(make([]byte, 64<<10), 4<<20)
+	for sc.Scan() {
+		if len(lines) <= maxMatches {
+			lines = append(lines, sc.Text())
+		}
+	}
+	_, _ = io.Copy(io.Discard, p.Stdout)
+	err = p.Wait()
+	if err != nil && p.ExitCode() != 1 { // 1 = no match
+		return nil, fmt.Errorf("rg: %s", strings.TrimSpace(p.StderrTail(2)))
+	}
+	return lines, nil
+}
+
+func (e *Env) relArg(p string) string {
+	r := e.rel(p)
+	if r == "" {
+		return "."
+	}
+	return r
+}
+
+func (e *Env) goGrep(ctx context.Context, re *regexp.Regexp, glob, root string) ([]string, error) {
+	var globRe *regexp.Regexp
+	if glob != "" {
+		globRe = globRegexp(glob)
+	}
+	var lines []string
+	err := walk(ctx, root, func(path string) bool {
+		if globRe != nil && !globRe.MatchString(filepath.Base(path)) && !globRe.MatchString(e.rel(path)) {
+			return true
+		}
+		data, err := os.ReadFile(path)
+		if err != nil || isBinary(data) {
+			return true
+		}
+		for i, l := range strings.Split(string(data), "\n") {
+			if re.MatchString(l) {
+				if len(l) > 500 {
+					l = l[:500]
+				}
+				lines = append(lines, fmt.Sprintf("%s:%d:%s", e.rel(path), i+1, l))
+			}
+		}
+		return len(lines) <= maxMatches
+	})
+	return lines, err
+}
+
+// walk visits regular files under root, skipping VCS and dependency
+// folders, until visit returns false.
+func walk(ctx context.Context, root string, visit func(path string) bool) error {
+	st, err := os.Stat(root)
+	if err != nil {
+		return err
+	}
+	if !st.IsDir() {
+		visit(root)
+		return nil
+	}
+	stop := fmt.Errorf("stop")
+	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if err != nil {
+			return nil
+		}
+		if d.IsDir() {
+			if path != root && skipDirs[d.Name()] {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		if !visit(path) {
+			return stop
+		}
+		return nil
+	})
+	if err == stop {
+		return nil
+	}
+	return err
+}
+
+type globArgs struct {
+	Pattern string `json:"pattern"`
+	Path    string `json:"path"`
+}
+
+func prepareGlob(e *Env, raw json.RawMessage) (*Prepared, error) {
+	var a globArgs
+	if err := decode(raw, &a); err != nil {
+		return nil, err
+	}
+	if a.Pattern == "" {
+		return nil, fmt.Errorf("%w: pattern is empty", ErrBadArgs)
+	}
+	if filepath.IsAbs(a.Pattern) || strings.Contains(a.Pattern, "..") {
+		return nil, fmt.Errorf("%w: pattern %q must be relative to the workspace", ErrOutsideWorkspace, a.Pattern)
+	}
+	root := e.Root
+	var err error
+	if a.Path != "" {
+		if root, err = e.Resolve(a.Path); err != nil {
+			return nil, err
+		}
+	}
+	re := globRegexp(a.Pattern)
+	return &Prepared{
+		Title:     "glob " + a.Pattern,
+		Path:      root,
+		Locations: []adapters.Location{{Path: root}},
+		Run: func(ctx context.Context, _ func(adapters.ToolCall)) Result {
+			var found []string
+			err := walk(ctx, root, func(path string) bool {
+				rel, _ := filepath.Rel(root, path)
+				if re.MatchString(filepath.ToSlash(rel)) {
+					found = append(found, e.rel(path))
+				}
+				return len(found) <= maxGlob*4
+			})
+			if err != nil {
+				return failed("glob: %v", err)
+			}
+			sort.Strings(found)
+			return searchResult(found, maxGlob, "files", e.OutputCap)
+		},
+	}, nil
+}
+
+// globRegexp: ** crosses folders, * and ? do not.
+func globRegexp(glob string) *regexp.Regexp {
+	var b strings.Builder
+	b.WriteString("^")
+	g := filepath.ToSlash(glob)
+	for i := 0; i < len(g); i++ {
+		switch c := g[i]; c {
+		case '*':
+			if i+1 < len(g) && g[i+1] == '*' {
+				i++
+				if i+1 < len(g) && g[i+1] == '/' {
+					i++
+					b.WriteString("(?:.*/)?")
+				} else {
+					b.WriteString(".*")
+				}
+			} else {
+				b.WriteString("[^/]*")
+			}
+		case '?':
+			b.WriteString("[^/]")
+		default:
+			b.WriteString(regexp.QuoteMeta(string(c)))
+		}
+	}
+	b.WriteString("$")
+	return regexp.MustCompile(b.String())
+}

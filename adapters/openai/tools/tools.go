@@ -1,0 +1,214 @@
+// Package tools implements the native loop's tools (read_file, write_file,
+// edit_file, bash, grep, glob). Every path is confined to the workspace root,
+// symlinks included; file and terminal work goes through the editor when it
+// offers fs or terminal methods.
+package tools
+
+import (
+	"context"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/hubdev/hub/adapters"
+)
+
+// Sentinel errors.
+var (
+	ErrOutsideWorkspace = errors.New("path is outside the workspace")
+	ErrUnknownTool      = errors.New("unknown tool")
+	ErrBadArgs          = errors.New("invalid tool arguments")
+)
+
+//go:embed prompts
+var promptFS embed.FS
+
+// Env is what tools need from the session.
+type Env struct {
+	Root   string                // workspace root, absolute with symlinks resolved
+	Editor adapters.EditorClient // nil outside ACP
+	// SessionID is passed to editor terminal methods when set.
+	SessionID string
+	// BashTimeout is the default command timeout (default 120s).
+	BashTimeout time.Duration
+	// OutputCap bounds tool output in bytes (default 64 KiB).
+	OutputCap int
+}
+
+// NewEnv resolves root (which must exist) and returns an Env.
+func NewEnv(root string, editor adapters.EditorClient) (*Env, error) {
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return nil, fmt.Errorf("workspace %s: %w", root, err)
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return nil, fmt.Errorf("workspace %s: %w", root, err)
+	}
+	return &Env{Root: real, Editor: editor, BashTimeout: 120 * time.Second, OutputCap: 64 << 10}, nil
+}
+
+// Result is a finished tool call.
+type Result struct {
+	Output    string // what the model reads
+	Content   []adapters.ToolContent
+	Locations []adapters.Location
+	Failed    bool
+}
+
+// Prepared is a validated call, ready for a permission check and to run.
+type Prepared struct {
+	Name      string
+	Kind      adapters.ToolKind
+	Title     string
+	Path      string // resolved absolute path (file tools)
+	Command   string // bash
+	Locations []adapters.Location
+	// Run executes the call; update reports interim changes (e.g. a terminal).
+	Run func(ctx context.Context, update func(adapters.ToolCall)) Result
+}
+
+// Definition is a tool as the model sees it.
+type Definition struct {
+	Name        string
+	Description string
+	Parameters  json.RawMessage
+}
+
+type spec struct {
+	kind    adapters.ToolKind
+	prepare func(e *Env, args json.RawMessage) (*Prepared, error)
+}
+
+var specs = map[string]spec{
+	"read_file":  {adapters.KindRead, prepareRead},
+	"write_file": {adapters.KindEdit, prepareWrite},
+	"edit_file":  {adapters.KindEdit, prepareEdit},
+	"bash":       {adapters.KindExecute, prepareBash},
+	"grep":       {adapters.KindSearch, prepareGrep},
+	"glob":       {adapters.KindSearch, prepareGlob},
+}
+
+var order = []string{"read_file", "write_file", "edit_file", "bash", "grep", "glob"}
+
+// Definitions returns every tool's name, description and JSON schema.
+func Definitions() []Definition {
+	raw, err := promptFS.ReadFile("prompts/schemas.json")
+	if err != nil {
+		panic(err)
+	}
+	var schemas map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &schemas); err != nil {
+		panic(err)
+	}
+	out := make([]Definition, 0, len(order))
+	for _, n := range order {
+		desc, err := promptFS.ReadFile("prompts/" + n + ".md")
+		if err != nil {
+			panic(err)
+		}
+		out = append(out, Definition{Name: n, Description: strings.TrimSpace(string(desc)), Parameters: schemas[n]})
+	}
+	return out
+}
+
+// KindOf returns a tool's ACP kind (KindOther when unknown).
+func KindOf(name string) adapters.ToolKind {
+	if s, ok := specs[name]; ok {
+		return s.kind
+	}
+	return adapters.KindOther
+}
+
+// Prepare validates args for tool name and resolves its paths.
+func (e *Env) Prepare(name string, args json.RawMessage) (*Prepared, error) {
+	s, ok := specs[name]
+	if !ok {
+		return nil, fmt.Errorf("%w %q (available: %s)", ErrUnknownTool, name, strings.Join(order, ", "))
+	}
+	if len(args) == 0 || string(args) == "null" {
+		args = json.RawMessage("{}")
+	}
+	p, err := s.prepare(e, args)
+	if err != nil {
+		return nil, err
+	}
+	p.Name, p.Kind = name, s.kind
+	return p, nil
+}
+
+func decode(args json.RawMessage, v any) error {
+	if err := json.Unmarshal(args, v); err != nil {
+		return fmt.Errorf("%w: %v", ErrBadArgs, err)
+	}
+	return nil
+}
+
+// Resolve maps p (relative to Root, or absolute) to an absolute path inside
+// Root. Symlinks are resolved on the deepest existing ancestor so no link
+// can lead outside.
+func (e *Env) Resolve(p string) (string, error) {
+	if strings.TrimSpace(p) == "" {
+		return "", fmt.Errorf("%w: path is empty", ErrBadArgs)
+	}
+	if strings.HasPrefix(p, "~") {
+		return "", fmt.Errorf("%w: %s (use a path inside %s)", ErrOutsideWorkspace, p, e.Root)
+	}
+	abs := p
+	if !filepath.IsAbs(abs) {
+		abs = filepath.Join(e.Root, abs)
+	}
+	abs = filepath.Clean(abs)
+	real, err := evalDeepest(abs)
+	if err != nil {
+		return "", fmt.Errorf("resolve %s: %w", p, err)
+	}
+	if !within(e.Root, real) {
+		return "", fmt.Errorf("%w: %s resolves to %s, outside %s", ErrOutsideWorkspace, p, real, e.Root)
+	}
+	return real, nil
+}
+
+func evalDeepest(abs string) (string, error) {
+	existing, rest := abs, ""
+	for {
+		if _, err := os.Lstat(existing); err == nil {
+			break
+		}
+		parent := filepath.Dir(existing)
+		if parent == existing {
+			break
+		}
+		rest = filepath.Join(filepath.Base(existing), rest)
+		existing = parent
+	}
+	real, err := filepath.EvalSymlinks(existing)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(real, rest), nil
+}
+
+func within(root, p string) bool {
+	if p == root {
+		return true
+	}
+	return strings.HasPrefix(p, strings.TrimSuffix(root, string(filepath.Separator))+string(filepath.Separator))
+}
+
+// rel shows p relative to Root for titles.
+func (e *Env) rel(p string) string {
+	if r, err := filepath.Rel(e.Root, p); err == nil {
+		return r
+	}
+	return p
+}
+
+func failed(format string, a ...any) Result {
+	return Result{Output: fmt.Sprintf(format, a...), Failed: true}
+}

@@ -1,0 +1,181 @@
+// Package pi drives the pi coding agent (@mariozechner/pi-coding-agent,
+// tested with 0.73.1) through one long-lived `pi --mode rpc` process per
+// session: each user turn is a `prompt` command on stdin, Cancel sends
+// `abort`, and pi's JSONL events are normalized by streamparse.PiDecoder.
+// After start the adapter asks `get_state` for pi's session id and file,
+// reports them as session_info, and resumes later with `--session <id>`.
+//
+// pi has no permission hook: its tools (read, bash, edit, write, ...) run
+// without asking, so this adapter never emits permission events and
+// reports Capabilities.Permissions = false. Restrict pi with the `tools`
+// option (e.g. "read,grep,find,ls") when that matters.
+package pi
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/config"
+	"github.com/hubdev/hub/internal/proc"
+)
+
+// Name is the registry key.
+const Name = "pi"
+
+// TestedVersions is the pi release this adapter was verified against.
+const TestedVersions = "0.73.1"
+
+var (
+	// ErrStart means pi did not come up in RPC mode.
+	ErrStart = errors.New("pi did not start")
+	// ErrCommand means pi rejected an RPC command.
+	ErrCommand = errors.New("pi rejected the command")
+)
+
+var _ adapters.Adapter = (*Adapter)(nil)
+
+// Options configure the adapter; zero values pick defaults.
+type Options struct {
+	// Argv is the program and leading args (default ["pi"]).
+	Argv []string
+	Env  map[string]string
+	// Provider and Model select pi's --provider / --model.
+	Provider string
+	Model    string
+	// Tools is pi's --tools allowlist (comma separated), Thinking its
+	// --thinking level, SessionDir its --session-dir.
+	Tools, Thinking, SessionDir string
+	Log                         zerolog.Logger
+	// StartTimeout bounds the wait for the first get_state answer.
+	StartTimeout time.Duration
+	// AbortGrace is how long Cancel waits for pi to end the turn before
+	// ending it locally.
+	AbortGrace time.Duration
+	// StopGrace is the process stop grace (default proc.DefaultGrace).
+	StopGrace time.Duration
+}
+
+// Adapter starts pi sessions.
+type Adapter struct{ opts Options }
+
+// New builds the adapter from the [agents.pi] config entry.
+func New(ac config.AgentConfig, log zerolog.Logger) *Adapter {
+	o := Options{Argv: ac.Argv(), Env: ac.Env, Model: ac.Model, Log: log}
+	o.Provider = optString(ac.Options, "provider")
+	o.Tools = optString(ac.Options, "tools")
+	o.Thinking = optString(ac.Options, "thinking")
+	o.SessionDir = optString(ac.Options, "session_dir")
+	return NewWithOptions(o)
+}
+
+// NewWithOptions builds the adapter from explicit options.
+func NewWithOptions(o Options) *Adapter {
+	if len(o.Argv) == 0 {
+		o.Argv = []string{"pi"}
+	}
+	if o.StartTimeout <= 0 {
+		o.StartTimeout = 60 * time.Second
+	}
+	if o.AbortGrace <= 0 {
+		o.AbortGrace = 10 * time.Second
+	}
+	if o.StopGrace <= 0 {
+		o.StopGrace = proc.DefaultGrace
+	}
+	return &Adapter{opts: o}
+}
+
+func optString(m map[string]any, key string) string {
+	s, _ := m[key].(string)
+	return s
+}
+
+// Name implements adapters.Adapter.
+func (a *Adapter) Name() string { return Name }
+
+// Capabilities implements adapters.Adapter.
+func (a *Adapter) Capabilities() adapters.Capabilities {
+	return adapters.Capabilities{
+		Images:         true,
+		Resume:         true,
+		Permissions:    false,
+		DefaultModel:   a.opts.Model,
+		Skills:         "prompt",
+		TestedVersions: TestedVersions,
+		Notes: "pi has no permission hook: its tools run without asking, so no permission requests reach " +
+			"the editor (limit tools with the pi agent's tools option). No MCP support.",
+	}
+}
+
+// Args returns pi's command line (without the program) for opts.
+func (a *Adapter) Args(so adapters.SessionOptions) []string {
+	args := append([]string{}, a.opts.Argv[1:]...)
+	args = append(args, "--mode", "rpc")
+	provider, model := a.opts.Provider, a.opts.Model
+	if so.Model != "" {
+		model = so.Model
+	}
+	// A resumed session restores its own provider and model.
+	if so.ResumeID == "" {
+		if provider != "" {
+			args = append(args, "--provider", provider)
+		}
+		if model != "" {
+			args = append(args, "--model", model)
+		}
+	} else {
+		args = append(args, "--session", so.ResumeID)
+	}
+	if a.opts.SessionDir != "" {
+		args = append(args, "--session-dir", a.opts.SessionDir)
+	}
+	if a.opts.Tools != "" {
+		args = append(args, "--tools", a.opts.Tools)
+	}
+	if a.opts.Thinking != "" {
+		args = append(args, "--thinking", a.opts.Thinking)
+	}
+	if strings.TrimSpace(so.Instructions) != "" {
+		args = append(args, "--append-system-prompt", so.Instructions)
+	}
+	return args
+}
+
+func (a *Adapter) env(so adapters.SessionOptions) []string {
+	env := os.Environ()
+	for _, m := range []map[string]string{a.opts.Env, so.Env} {
+		for k, v := range m {
+			env = append(env, k+"="+v)
+		}
+	}
+	return env
+}
+
+// Start implements adapters.Adapter: it spawns pi and waits for its state.
+func (a *Adapter) Start(ctx context.Context, so adapters.SessionOptions) (adapters.Session, error) {
+	life, stop := context.WithCancel(context.Background())
+	p, err := proc.Start(life, proc.Spec{Path: a.opts.Argv[0], Args: a.Args(so), Dir: so.Cwd,
+		Env: a.env(so), Grace: a.opts.StopGrace})
+	if err != nil {
+		stop()
+		if errors.Is(err, proc.ErrNotFound) {
+			return nil, fmt.Errorf("%w: %v (npm install -g @mariozechner/pi-coding-agent)", adapters.ErrNotInstalled, err)
+		}
+		return nil, fmt.Errorf("%w: %v", ErrStart, err)
+	}
+	s := newSession(a.opts, so.Cwd, p, stop)
+	startCtx, cancel := context.WithTimeout(ctx, a.opts.StartTimeout)
+	defer cancel()
+	if err := s.loadState(startCtx); err != nil {
+		_ = s.Close()
+		return nil, fmt.Errorf("%w: %v", ErrStart, err)
+	}
+	return s, nil
+}

@@ -1,0 +1,312 @@
+package pi
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/proc"
+	"github.com/hubdev/hub/streamparse"
+)
+
+var (
+	_ adapters.Session      = (*session)(nil)
+	_ adapters.Configurable = (*session)(nil)
+)
+
+// piState is the part of get_state's data hub uses.
+type piState struct {
+	SessionID   string `json:"sessionId"`
+	SessionFile string `json:"sessionFile"`
+	Model       *struct {
+		ID            string `json:"id"`
+		Provider      string `json:"provider"`
+		ContextWindow int64  `json:"contextWindow"`
+	} `json:"model"`
+}
+
+func (st piState) model() string {
+	if st.Model == nil {
+		return ""
+	}
+	return st.Model.Provider + "/" + st.Model.ID
+}
+
+// session is one `pi --mode rpc` process. The reader goroutine owns the
+// decoder and routes events to the running turn.
+type session struct {
+	opts     Options
+	log      zerolog.Logger
+	proc     *proc.Process
+	stopLife context.CancelFunc
+	dec      *streamparse.PiDecoder
+	writeMu  sync.Mutex
+	done     chan struct{} // closed when the reader has seen the process exit
+
+	mu        sync.Mutex
+	turn      *turn
+	pending   map[string]chan streamparse.PiResponse
+	seq       int
+	closed    bool
+	dead      error
+	state     piState
+	announced bool
+}
+
+// turn is one prompt's event channel.
+type turn struct {
+	promptID string
+	ch       chan adapters.Event
+	finished chan struct{}
+
+	mu        sync.Mutex
+	cancelled bool
+	closed    bool
+	timer     *time.Timer
+}
+
+func newSession(o Options, cwd string, p *proc.Process, stop context.CancelFunc) *session {
+	s := &session{opts: o, log: o.Log.With().Str("agent", Name).Logger(), proc: p, stopLife: stop,
+		dec: streamparse.NewPiDecoder(cwd), done: make(chan struct{}), pending: map[string]chan streamparse.PiResponse{}}
+	s.dec.OnResponse = s.onResponse
+	go s.read()
+	return s
+}
+
+// ID implements adapters.Session.
+func (s *session) ID() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.state.SessionID
+}
+
+func (s *session) read() {
+	defer close(s.done)
+	r := bufio.NewReaderSize(s.proc.Stdout, 1<<20)
+	for {
+		line, err := r.ReadBytes('\n')
+		if len(line) > 0 {
+			for _, ev := range s.dec.Decode(line) {
+				s.route(ev)
+			}
+		}
+		if err != nil {
+			break
+		}
+	}
+	s.onExit(s.proc.ExitError(Name))
+}
+
+func (s *session) route(ev adapters.Event) {
+	if ev.Type == adapters.EventRaw && ev.Source == "pi:extension_ui_request" {
+		s.answerDialog(ev.Raw)
+	}
+	s.mu.Lock()
+	t := s.turn
+	ctxSize := int64(0)
+	if s.state.Model != nil {
+		ctxSize = s.state.Model.ContextWindow
+	}
+	s.mu.Unlock()
+	if t == nil {
+		s.log.Debug().Str("event", string(ev.Type)).Str("source", ev.Source).Msg("pi event outside a turn dropped")
+		return
+	}
+	switch ev.Type {
+	case adapters.EventUsage:
+		if ev.Usage.ContextSize == 0 {
+			ev.Usage.ContextSize = ctxSize
+		}
+	case adapters.EventDone:
+		s.finish(t, ev)
+		return
+	}
+	t.send(ev)
+}
+
+// send delivers ev unless the turn already ended.
+func (t *turn) send(ev adapters.Event) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !t.closed {
+		t.ch <- ev
+	}
+}
+
+// finish ends t with evs (the last must be EventDone); only the first call counts.
+func (s *session) finish(t *turn, evs ...adapters.Event) {
+	s.mu.Lock()
+	if s.turn == t {
+		s.turn = nil
+	}
+	s.mu.Unlock()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed {
+		return
+	}
+	t.closed = true
+	if t.timer != nil {
+		t.timer.Stop()
+	}
+	for _, ev := range evs {
+		if ev.Type == adapters.EventDone && t.cancelled {
+			ev.StopReason = adapters.StopCancelled
+		}
+		t.ch <- ev
+	}
+	close(t.ch)
+	close(t.finished)
+}
+
+func (s *session) onResponse(r streamparse.PiResponse) bool {
+	s.mu.Lock()
+	ch, ok := s.pending[r.ID]
+	delete(s.pending, r.ID)
+	t := s.turn
+	s.mu.Unlock()
+	switch {
+	case ok:
+		ch <- r
+		return true
+	case t != nil && r.ID == t.promptID:
+		if !r.Success {
+			s.finish(t, errorEvent("pi rejected the prompt: "+r.Error, "protocol", "", false), doneEvent(adapters.StopEndTurn))
+		}
+		return true
+	case strings.HasPrefix(r.ID, "hub-"):
+		if !r.Success {
+			s.log.Warn().Str("command", r.Command).Str("error", r.Error).Msg("pi rejected a command")
+		}
+		return true
+	}
+	return false
+}
+
+func (s *session) onExit(exitErr error) {
+	s.mu.Lock()
+	closing := s.closed
+	if exitErr == nil {
+		exitErr = fmt.Errorf("%s exited", Name)
+	}
+	s.dead = exitErr
+	t := s.turn
+	pending := s.pending
+	s.pending = map[string]chan streamparse.PiResponse{}
+	s.mu.Unlock()
+	for _, ch := range pending {
+		ch <- streamparse.PiResponse{Error: exitErr.Error()}
+	}
+	if t == nil {
+		return
+	}
+	if closing {
+		s.finish(t, doneEvent(adapters.StopCancelled))
+		return
+	}
+	s.finish(t, errorEvent("pi exited unexpectedly: "+exitErr.Error(), "crash", s.proc.StderrTail(20), true),
+		doneEvent(adapters.StopEndTurn))
+}
+
+func errorEvent(msg, code, detail string, fatal bool) adapters.Event {
+	return adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{Message: msg, Code: code, Detail: detail, Fatal: fatal}}
+}
+
+func doneEvent(r adapters.StopReason) adapters.Event {
+	return adapters.Event{Type: adapters.EventDone, StopReason: r}
+}
+
+// write sends one RPC command line.
+func (s *session) write(cmd map[string]any) error {
+	b, err := json.Marshal(cmd)
+	if err != nil {
+		return fmt.Errorf("encode pi %v command: %w", cmd["type"], err)
+	}
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	if _, err := s.proc.Stdin.Write(append(b, '\n')); err != nil {
+		return fmt.Errorf("send %v to pi: %w", cmd["type"], err)
+	}
+	return nil
+}
+
+func (s *session) nextID(kind string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.seq++
+	return fmt.Sprintf("hub-%s-%d", kind, s.seq)
+}
+
+// call sends cmd and waits for its response.
+func (s *session) call(ctx context.Context, cmd map[string]any) (streamparse.PiResponse, error) {
+	id := s.nextID(fmt.Sprint(cmd["type"]))
+	cmd["id"] = id
+	ch := make(chan streamparse.PiResponse, 1)
+	s.mu.Lock()
+	if s.dead != nil {
+		err := s.dead
+		s.mu.Unlock()
+		return streamparse.PiResponse{}, err
+	}
+	s.pending[id] = ch
+	s.mu.Unlock()
+	if err := s.write(cmd); err != nil {
+		return streamparse.PiResponse{}, err
+	}
+	select {
+	case r := <-ch:
+		if !r.Success {
+			return r, fmt.Errorf("%w: %v: %s", ErrCommand, cmd["type"], r.Error)
+		}
+		return r, nil
+	case <-ctx.Done():
+		s.mu.Lock()
+		delete(s.pending, id)
+		s.mu.Unlock()
+		return streamparse.PiResponse{}, fmt.Errorf("waiting for pi %v: %w (stderr: %s)", cmd["type"], ctx.Err(), s.proc.StderrTail(3))
+	}
+}
+
+func (s *session) loadState(ctx context.Context) error {
+	r, err := s.call(ctx, map[string]any{"type": "get_state"})
+	if err != nil {
+		if tail := s.proc.StderrTail(3); tail != "" && !strings.Contains(err.Error(), tail) {
+			return fmt.Errorf("%w: %s", err, tail)
+		}
+		return err
+	}
+	var st piState
+	if err := json.Unmarshal(r.Data, &st); err != nil {
+		return fmt.Errorf("decode pi get_state: %w", err)
+	}
+	s.mu.Lock()
+	s.state = st
+	s.mu.Unlock()
+	return nil
+}
+
+// answerDialog declines extension dialogs (select, confirm, input, editor),
+// which would otherwise block pi: hub has no UI to show them.
+func (s *session) answerDialog(raw json.RawMessage) {
+	var req struct {
+		ID     string `json:"id"`
+		Method string `json:"method"`
+	}
+	if json.Unmarshal(raw, &req) != nil || req.ID == "" {
+		return
+	}
+	switch req.Method {
+	case "select", "confirm", "input", "editor":
+		s.log.Warn().Str("method", req.Method).Msg("declining a pi extension dialog")
+		if err := s.write(map[string]any{"type": "extension_ui_response", "id": req.ID, "cancelled": true}); err != nil {
+			s.log.Warn().Err(err).Msg("answer pi extension dialog")
+		}
+	}
+}

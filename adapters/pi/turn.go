@@ -1,0 +1,132 @@
+package pi
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/hubdev/hub/adapters"
+)
+
+// Prompt implements adapters.Session: one `prompt` command per turn.
+func (s *session) Prompt(ctx context.Context, prompt []adapters.Content) (<-chan adapters.Event, error) {
+	t := &turn{ch: make(chan adapters.Event, 256), finished: make(chan struct{})}
+	s.mu.Lock()
+	switch {
+	case s.closed:
+		s.mu.Unlock()
+		return nil, fmt.Errorf("pi session: %w", adapters.ErrClosed)
+	case s.dead != nil:
+		err := s.dead
+		s.mu.Unlock()
+		return nil, fmt.Errorf("pi session: %w (%v); start a new session", adapters.ErrClosed, err)
+	case s.turn != nil:
+		s.mu.Unlock()
+		return nil, fmt.Errorf("pi session: %w", adapters.ErrBusy)
+	}
+	s.seq++
+	t.promptID = fmt.Sprintf("hub-prompt-%d", s.seq)
+	if !s.announced && s.state.SessionID != "" {
+		s.announced = true
+		t.ch <- adapters.Event{Type: adapters.EventSessionInfo, Session: &adapters.SessionInfo{
+			AgentSessionID: s.state.SessionID, Model: s.state.model()}}
+	}
+	s.turn = t
+	s.mu.Unlock()
+
+	if err := s.write(promptCommand(t.promptID, prompt)); err != nil {
+		s.finish(t, errorEvent(err.Error(), "crash", s.proc.StderrTail(5), true), doneEvent(adapters.StopEndTurn))
+		return t.ch, nil
+	}
+	go func() {
+		select {
+		case <-ctx.Done():
+			s.cancelTurn(t)
+		case <-t.finished:
+		}
+	}()
+	return t.ch, nil
+}
+
+func promptCommand(id string, prompt []adapters.Content) map[string]any {
+	cmd := map[string]any{"id": id, "type": "prompt", "message": adapters.PromptText(prompt)}
+	var images []map[string]string
+	for _, c := range prompt {
+		if c.Type == adapters.ContentImage && c.Data != "" {
+			images = append(images, map[string]string{"type": "image", "data": c.Data, "mimeType": c.MimeType})
+		}
+	}
+	if len(images) > 0 {
+		cmd["images"] = images
+	}
+	return cmd
+}
+
+// Cancel implements adapters.Session: it sends `abort`; the turn ends with
+// pi's agent_end, or locally after AbortGrace if pi stays silent.
+func (s *session) Cancel() {
+	s.mu.Lock()
+	t := s.turn
+	s.mu.Unlock()
+	if t != nil {
+		s.cancelTurn(t)
+	}
+}
+
+func (s *session) cancelTurn(t *turn) {
+	t.mu.Lock()
+	if t.cancelled || t.closed {
+		t.mu.Unlock()
+		return
+	}
+	t.cancelled = true
+	t.timer = time.AfterFunc(s.opts.AbortGrace, func() {
+		s.log.Warn().Msg("pi did not end the turn after abort; ending it locally")
+		s.finish(t, doneEvent(adapters.StopCancelled))
+	})
+	t.mu.Unlock()
+	if err := s.write(map[string]any{"id": s.nextID("abort"), "type": "abort"}); err != nil {
+		s.log.Warn().Err(err).Msg("send abort to pi")
+	}
+}
+
+// Close implements adapters.Session: stdin EOF ends pi; the group is then
+// signalled and reaped.
+func (s *session) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		<-s.done
+		return nil
+	}
+	s.closed = true
+	s.mu.Unlock()
+	err := s.proc.Stop()
+	<-s.done
+	s.stopLife()
+	return err
+}
+
+// SetModel implements adapters.Configurable via pi's set_model command.
+// model is "provider/id", or an id of the current provider.
+func (s *session) SetModel(ctx context.Context, model string) error {
+	provider, id, ok := strings.Cut(model, "/")
+	if !ok {
+		s.mu.Lock()
+		if s.state.Model != nil {
+			provider = s.state.Model.Provider
+		}
+		s.mu.Unlock()
+		id = model
+	}
+	if _, err := s.call(ctx, map[string]any{"type": "set_model", "provider": provider, "modelId": id}); err != nil {
+		return fmt.Errorf("switch pi to model %q: %w", model, err)
+	}
+	return s.loadState(ctx)
+}
+
+// SetMode implements adapters.Configurable; pi has no modes.
+func (s *session) SetMode(context.Context, string) error {
+	return fmt.Errorf("pi modes: %w", adapters.ErrUnsupported)
+}

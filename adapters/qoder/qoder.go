@@ -1,0 +1,94 @@
+// Package qoder drives Qoder CLI through its hidden ACP mode
+// (`qodercli --acp`), falling back to `qodercli -p ... --output-format
+// stream-json` (Claude-compatible records) when the handshake fails.
+package qoder
+
+import (
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/adapters/acpclient"
+	"github.com/hubdev/hub/internal/config"
+	"github.com/hubdev/hub/streamparse"
+)
+
+// Name is the registry key.
+const Name = "qodercli"
+
+// TestedVersions is the qodercli release the adapter was tested with.
+const TestedVersions = "1.1.52"
+
+// DefaultArgv starts qodercli as an ACP agent (the flag is hidden in --help).
+var DefaultArgv = []string{"qodercli", "--acp"}
+
+// stopGrace: qodercli does not exit on stdin EOF and flushes slowly.
+const stopGrace = 2 * time.Second
+
+// Capabilities of qodercli in ACP mode.
+func Capabilities() adapters.Capabilities {
+	return adapters.Capabilities{
+		Images: true, EmbeddedContext: true, Resume: true, Permissions: true, MCP: true,
+		UsesEditorFS: true, Skills: "prompt", TestedVersions: TestedVersions,
+		Modes: []adapters.Option{
+			{ID: "default", Name: "Default"}, {ID: "acceptEdits", Name: "Accept Edits"},
+			{ID: "auto", Name: "Auto"}, {ID: "dontAsk", Name: "Don't Ask"}, {ID: "yolo", Name: "Bypass Permissions"},
+		},
+		DefaultMode: "default",
+		Notes:       "needs a Qoder login (qodercli login or QODER_PERSONAL_ACCESS_TOKEN); cannot use a custom endpoint",
+	}
+}
+
+// New builds the adapter from the [agents.qodercli] config entry.
+func New(ac config.AgentConfig, version string, log zerolog.Logger) *acpclient.Adapter {
+	argv := DefaultArgv
+	if len(ac.Command) > 0 {
+		argv = ac.Argv()
+	}
+	return acpclient.New(acpclient.Config{
+		Name: Name, Argv: argv, Env: ac.Env, Model: ac.Model, Mode: ac.Mode, Caps: Capabilities(),
+		StopGrace: stopGrace, ClientVersion: version, Logger: log,
+		Fallback: acpclient.StreamJSON{Name: Name, Env: ac.Env, Logger: log, Grace: 10 * time.Second,
+			Argv:       func(p, id string, o adapters.SessionOptions) []string { return FallbackArgv(argv, p, id, o) },
+			NewDecoder: func() acpclient.LineDecoder { return streamparse.NewQoderDecoder() },
+		}.Fallback(),
+	})
+}
+
+// FallbackArgv is the stream-json command line for one prompt.
+func FallbackArgv(argv []string, prompt, resumeID string, o adapters.SessionOptions) []string {
+	out := []string{argv[0]}
+	for _, a := range argv[1:] {
+		if a != "--acp" {
+			out = append(out, a)
+		}
+	}
+	out = append(out, "--output-format", "stream-json", "--include-partial-messages")
+	if o.Cwd != "" {
+		out = append(out, "-w", o.Cwd)
+	}
+	if o.Model != "" {
+		out = append(out, "-m", o.Model)
+	}
+	if o.Mode != "" {
+		out = append(out, "--permission-mode", permissionMode(o.Mode))
+	}
+	if resumeID != "" {
+		out = append(out, "--resume", resumeID)
+	}
+	return append(out, "-p", prompt)
+}
+
+// permissionMode maps ACP mode ids to --permission-mode values.
+func permissionMode(mode string) string {
+	switch mode {
+	case "acceptEdits":
+		return "accept_edits"
+	case "dontAsk":
+		return "dont_ask"
+	case "yolo":
+		return "bypass_permissions"
+	}
+	return mode
+}

@@ -1,0 +1,327 @@
+// Package replay is a scripted adapter for tests and demos: it plays a JSONL
+// script of events, delays, permission requests and cancellation points,
+// or echoes the prompt back when it has no script.
+//
+// Script steps, one JSON object per line:
+//
+//	{"event": <adapters.Event>}                emit an event (a done event ends the turn)
+//	{"sleep_ms": N}                            cancellable delay
+//	{"permission": {"tool": {...}, "options": [...]}, "allowed": [steps], "rejected": [steps]}
+//	{"wait_cancel": true}                      block until Cancel
+//	{"turn": true}                             end of this prompt's steps
+//	{"fail": "message"}                        emit a fatal error (simulated crash)
+//
+// A turn without a done event ends with end_turn; a cancelled turn ends
+// with cancelled. Prompts beyond the script's last turn are echoed.
+package replay
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	"github.com/hubdev/hub/adapters"
+)
+
+// Name is the registry name.
+const Name = "replay"
+
+// EnvScript names the env var holding a script path when none is configured.
+const EnvScript = "HUB_REPLAY_SCRIPT"
+
+// ErrScript marks an unreadable or malformed script.
+var ErrScript = errors.New("invalid replay script")
+
+var (
+	_ adapters.Adapter      = (*Adapter)(nil)
+	_ adapters.Session      = (*Session)(nil)
+	_ adapters.Configurable = (*Session)(nil)
+)
+
+// Step is one script line.
+type Step struct {
+	Event      *adapters.Event `json:"event,omitempty"`
+	SleepMS    int             `json:"sleep_ms,omitempty"`
+	Permission *PermissionStep `json:"permission,omitempty"`
+	Allowed    []Step          `json:"allowed,omitempty"`
+	Rejected   []Step          `json:"rejected,omitempty"`
+	WaitCancel bool            `json:"wait_cancel,omitempty"`
+	Turn       bool            `json:"turn,omitempty"`
+	Fail       string          `json:"fail,omitempty"`
+}
+
+// PermissionStep asks before a tool runs.
+type PermissionStep struct {
+	Tool    adapters.ToolCall           `json:"tool"`
+	Options []adapters.PermissionOption `json:"options,omitempty"`
+}
+
+// Adapter plays scripts. Script "" means $HUB_REPLAY_SCRIPT, then echo.
+type Adapter struct {
+	Script string
+	Caps   adapters.Capabilities
+
+	mu     sync.Mutex
+	starts []adapters.SessionOptions
+	nextID atomic.Int64
+}
+
+// New returns a replay adapter with capabilities useful for tests: every
+// content type, resume, permissions, MCP, two models and two modes.
+func New(script string) *Adapter {
+	return &Adapter{Script: script, Caps: adapters.Capabilities{
+		Images: true, Audio: true, EmbeddedContext: true, Resume: true, Permissions: true, MCP: true, MCPHTTP: true,
+		Models:       []adapters.Option{{ID: "replay-fast", Name: "Replay fast"}, {ID: "replay-smart", Name: "Replay smart"}},
+		Modes:        []adapters.Option{{ID: "default", Name: "Default"}, {ID: "plan", Name: "Plan"}},
+		DefaultModel: "replay-fast", DefaultMode: "default",
+		Notes: "scripted adapter for tests",
+	}}
+}
+
+func (a *Adapter) Name() string                        { return Name }
+func (a *Adapter) Capabilities() adapters.Capabilities { return a.Caps }
+
+// Starts returns the options of every Start call so far.
+func (a *Adapter) Starts() []adapters.SessionOptions {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]adapters.SessionOptions(nil), a.starts...)
+}
+
+// Start loads the script and opens a session.
+func (a *Adapter) Start(_ context.Context, opts adapters.SessionOptions) (adapters.Session, error) {
+	path := a.Script
+	if path == "" {
+		path = os.Getenv(EnvScript)
+	}
+	var turns [][]Step
+	if path != "" {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrScript, err)
+		}
+		if turns, err = Parse(data); err != nil {
+			return nil, fmt.Errorf("%w: %s: %v", ErrScript, path, err)
+		}
+	}
+	a.mu.Lock()
+	a.starts = append(a.starts, opts)
+	a.mu.Unlock()
+	id := opts.ResumeID
+	if id == "" {
+		id = "replay-" + strconv.FormatInt(a.nextID.Add(1), 10)
+	}
+	return &Session{id: id, turns: turns, model: opts.Model, mode: opts.Mode}, nil
+}
+
+// Parse splits a JSONL script into turns.
+func Parse(data []byte) ([][]Step, error) {
+	var turns [][]Step
+	var cur []Step
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 64<<10), 64<<20)
+	for n := 1; sc.Scan(); n++ {
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 || line[0] == '#' {
+			continue
+		}
+		var s Step
+		if err := json.Unmarshal(line, &s); err != nil {
+			return nil, fmt.Errorf("line %d: %w", n, err)
+		}
+		if s.Turn {
+			turns = append(turns, cur)
+			cur = nil
+			continue
+		}
+		cur = append(cur, s)
+	}
+	if len(cur) > 0 {
+		turns = append(turns, cur)
+	}
+	return turns, sc.Err()
+}
+
+// Session plays one turn per Prompt.
+type Session struct {
+	id    string
+	turns [][]Step
+
+	mu     sync.Mutex
+	next   int
+	busy   bool
+	closed bool
+	cancel chan struct{}
+	model  string
+	mode   string
+}
+
+func (s *Session) ID() string { return s.id }
+
+// Model and Mode report the current settings.
+func (s *Session) Model() string { s.mu.Lock(); defer s.mu.Unlock(); return s.model }
+func (s *Session) Mode() string  { s.mu.Lock(); defer s.mu.Unlock(); return s.mode }
+
+func (s *Session) SetModel(_ context.Context, m string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.model = m
+	return nil
+}
+
+func (s *Session) SetMode(_ context.Context, m string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.mode = m
+	return nil
+}
+
+// Prompt plays the next turn, or echoes the prompt text.
+func (s *Session) Prompt(ctx context.Context, prompt []adapters.Content) (<-chan adapters.Event, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case s.closed:
+		return nil, adapters.ErrClosed
+	case s.busy:
+		return nil, adapters.ErrBusy
+	}
+	var steps []Step
+	if s.next < len(s.turns) {
+		steps = s.turns[s.next]
+	} else {
+		steps = []Step{{Event: &adapters.Event{Type: adapters.EventText, Text: adapters.PromptText(prompt)}}}
+	}
+	s.next++
+	s.busy = true
+	s.cancel = make(chan struct{})
+	out := make(chan adapters.Event, 16)
+	p := &player{ctx: ctx, cancel: s.cancel, out: out}
+	go func() {
+		reason := p.run(steps)
+		if reason == "" {
+			reason = adapters.StopEndTurn
+		}
+		if p.cancelled() {
+			reason = adapters.StopCancelled
+		}
+		out <- adapters.Event{Type: adapters.EventDone, StopReason: reason}
+		s.mu.Lock()
+		s.busy = false
+		s.mu.Unlock()
+		close(out)
+	}()
+	return out, nil
+}
+
+// Cancel interrupts the running turn.
+func (s *Session) Cancel() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.busy && s.cancel != nil {
+		select {
+		case <-s.cancel:
+		default:
+			close(s.cancel)
+		}
+	}
+}
+
+// Close cancels and marks the session closed.
+func (s *Session) Close() error {
+	s.Cancel()
+	s.mu.Lock()
+	s.closed = true
+	s.mu.Unlock()
+	return nil
+}
+
+type player struct {
+	ctx    context.Context
+	cancel chan struct{}
+	out    chan<- adapters.Event
+}
+
+func (p *player) cancelled() bool {
+	select {
+	case <-p.cancel:
+		return true
+	case <-p.ctx.Done():
+		return true
+	default:
+		return false
+	}
+}
+
+// run plays steps; it returns a stop reason when a done event or a
+// cancellation ends the turn early.
+func (p *player) run(steps []Step) adapters.StopReason {
+	for _, st := range steps {
+		if p.cancelled() {
+			return adapters.StopCancelled
+		}
+		if r := p.step(st); r != "" {
+			return r
+		}
+	}
+	return ""
+}
+
+func (p *player) step(st Step) adapters.StopReason {
+	switch {
+	case st.Event != nil:
+		if st.Event.Type == adapters.EventDone {
+			return st.Event.StopReason
+		}
+		p.out <- *st.Event
+	case st.SleepMS > 0:
+		t := newTimer(st.SleepMS)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-p.cancel:
+			return adapters.StopCancelled
+		case <-p.ctx.Done():
+			return adapters.StopCancelled
+		}
+	case st.Permission != nil:
+		return p.permission(st)
+	case st.WaitCancel:
+		select {
+		case <-p.cancel:
+		case <-p.ctx.Done():
+		}
+		return adapters.StopCancelled
+	case st.Fail != "":
+		p.out <- adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{Message: st.Fail, Code: "crash", Fatal: true}}
+		return adapters.StopEndTurn
+	}
+	return ""
+}
+
+func (p *player) permission(st Step) adapters.StopReason {
+	req := adapters.NewPermissionRequest(st.Permission.Tool, st.Permission.Options)
+	p.out <- adapters.Event{Type: adapters.EventPermission, Permission: req}
+	var d adapters.PermissionDecision
+	select {
+	case d = <-req.Decision():
+	case <-p.cancel:
+		return adapters.StopCancelled
+	case <-p.ctx.Done():
+		return adapters.StopCancelled
+	}
+	if d.Cancelled {
+		return adapters.StopCancelled
+	}
+	if d.Allowed() {
+		return p.run(st.Allowed)
+	}
+	return p.run(st.Rejected)
+}

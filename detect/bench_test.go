@@ -1,0 +1,43 @@
+package detect
+
+import (
+	"context"
+	"testing"
+)
+
+func benchSetup(b *testing.B) *world {
+	w := newWorld(b)
+	w.agent("claude", "2.1.330 (Claude Code)")
+	w.agent("codex", "codex-cli 0.169.0")
+	w.agent("gemini", "0.61.0")
+	w.agent("qodercli", "1.1.52")
+	w.agent("pi", "0.73.1")
+	w.file(".claude/.credentials.json", `{}`)
+	return w
+}
+
+// BenchmarkDoctor_Warm is a cached report: key computation plus one file read.
+func BenchmarkDoctor_Warm(b *testing.B) {
+	o := benchSetup(b).options()
+	if _, err := Run(context.Background(), o); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		r, err := Run(context.Background(), o)
+		if err != nil || !r.Cached {
+			b.Fatalf("not cached: %v", err)
+		}
+	}
+}
+
+// BenchmarkDoctor_Cold probes every agent (five fake CLIs) in parallel.
+func BenchmarkDoctor_Cold(b *testing.B) {
+	o := benchSetup(b).options()
+	o.Refresh = true
+	for i := 0; i < b.N; i++ {
+		if _, err := Run(context.Background(), o); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,102 @@
+package detect
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+)
+
+const cacheFile = "doctor-v1.json"
+
+type cacheEntry struct {
+	Key    string  `json:"key"`
+	Report *Report `json:"report"`
+}
+
+// cacheKey hashes everything a report depends on that is cheap to read:
+// env values, config, and the mtime and size of every binary and auth file.
+func (p *prober) cacheKey(jobs []job) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "schema=%d probe=%v timeout=%s agents=%v\n", SchemaVersion, p.o.Probe, p.o.Timeout, p.o.Agents)
+	for _, k := range relevantEnv {
+		fmt.Fprintf(h, "%s=%s\n", k, p.env[k])
+	}
+	keys := make([]string, 0)
+	for _, pr := range p.o.Config.Providers {
+		keys = append(keys, pr.APIKeyEnv)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		fmt.Fprintf(h, "%s=%s\n", k, p.env[k])
+	}
+	cfg, _ := json.Marshal(struct{ A, P any }{p.o.Config.Agents, p.o.Config.Providers})
+	h.Write(cfg)
+	if p.o.Registry != nil {
+		fmt.Fprintf(h, "\nregistry=%v\n", p.o.Registry.Names())
+	}
+	for _, j := range jobs {
+		fmt.Fprintf(h, "job %s\n", j.name)
+		for _, b := range j.bins {
+			stamp(h, lookPath(b, p.env["PATH"]))
+		}
+		for _, f := range j.files {
+			stamp(h, f)
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+func stamp(h interface{ Write([]byte) (int, error) }, path string) {
+	if path == "" {
+		fmt.Fprintln(h, "-")
+		return
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		fmt.Fprintf(h, "%s missing\n", path)
+		return
+	}
+	fmt.Fprintf(h, "%s %d %d\n", path, st.ModTime().UnixNano(), st.Size())
+}
+
+func (p *prober) cachePath() string { return filepath.Join(p.o.CacheDir, cacheFile) }
+
+func (p *prober) loadCache(key string) *Report {
+	data, err := os.ReadFile(p.cachePath())
+	if err != nil {
+		return nil
+	}
+	var e cacheEntry
+	if json.Unmarshal(data, &e) != nil || e.Key != key || e.Report == nil {
+		return nil
+	}
+	if age := p.o.Now().Sub(e.Report.GeneratedAt); age < 0 || age > p.o.TTL {
+		return nil
+	}
+	e.Report.Cached = true
+	return e.Report
+}
+
+// saveCache writes atomically; a failure only costs the next run a probe.
+func (p *prober) saveCache(key string, r *Report) {
+	data, err := json.Marshal(cacheEntry{Key: key, Report: r})
+	if err != nil {
+		return
+	}
+	if os.MkdirAll(p.o.CacheDir, 0o755) != nil {
+		return
+	}
+	tmp, err := os.CreateTemp(p.o.CacheDir, cacheFile+".*")
+	if err != nil {
+		return
+	}
+	_, werr := tmp.Write(data)
+	cerr := tmp.Close()
+	if werr != nil || cerr != nil || os.Rename(tmp.Name(), p.cachePath()) != nil {
+		_ = os.Remove(tmp.Name())
+	}
+}

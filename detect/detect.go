@@ -1,0 +1,356 @@
+package detect
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/config"
+	"github.com/hubdev/hub/internal/proc"
+)
+
+// ErrUnknownAgent means --agent named nothing doctor knows.
+var ErrUnknownAgent = errors.New("unknown agent")
+
+// Options configures Run. Zero values mean: os environment, config.CacheDir(),
+// 5s per-probe timeout, 10 minute cache TTL.
+type Options struct {
+	Config   *config.Config
+	Registry *adapters.Registry // capabilities and tested ranges, optional
+	// Agents restricts the report to these names.
+	Agents  []string
+	Probe   bool // also GET {base}/models for native profiles
+	Refresh bool // ignore the cache
+	Timeout time.Duration
+	TTL     time.Duration
+	// Env is the probed environment in os.Environ form; nil means os.Environ().
+	Env      []string
+	CacheDir string
+	// NoCache disables reading and writing the cache.
+	NoCache bool
+	HTTP    *http.Client
+	Now     func() time.Time
+}
+
+type prober struct {
+	o    Options
+	env  map[string]string
+	home string
+}
+
+func (o *Options) defaults() {
+	if o.Config == nil {
+		o.Config = &config.Config{}
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = 5 * time.Second
+	}
+	if o.TTL <= 0 {
+		o.TTL = 10 * time.Minute
+	}
+	if o.Env == nil {
+		o.Env = os.Environ()
+	}
+	if o.CacheDir == "" {
+		o.CacheDir = config.CacheDir()
+	}
+	if o.HTTP == nil {
+		o.HTTP = &http.Client{}
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+}
+
+func newProber(o Options) *prober {
+	p := &prober{o: o, env: map[string]string{}}
+	for _, kv := range o.Env {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			p.env[k] = v
+		}
+	}
+	p.home = p.env["HOME"]
+	return p
+}
+
+func (p *prober) getenv(k string) string { return p.env[k] }
+
+// Run builds the report, from the cache when it is fresh and its key (PATH,
+// binary mtimes, auth files, relevant env, config) still matches.
+func Run(ctx context.Context, o Options) (*Report, error) {
+	o.defaults()
+	p := newProber(o)
+	jobs, err := p.jobs()
+	if err != nil {
+		return nil, err
+	}
+	key := p.cacheKey(jobs)
+	if !o.Refresh && !o.NoCache {
+		if r := p.loadCache(key); r != nil {
+			return r, nil
+		}
+	}
+	r := &Report{Schema: SchemaVersion, GeneratedAt: o.Now().UTC(), Agents: make([]Agent, len(jobs))}
+	var wg sync.WaitGroup
+	for i, j := range jobs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			actx, cancel := context.WithTimeout(ctx, o.Timeout)
+			defer cancel()
+			begin := time.Now()
+			a := j.run(actx)
+			a.DurationMs = time.Since(begin).Milliseconds()
+			r.Agents[i] = a
+		}()
+	}
+	wg.Wait()
+	if !o.NoCache {
+		p.saveCache(key, r)
+	}
+	return r, nil
+}
+
+// job probes one agent.
+type job struct {
+	name string
+	run  func(ctx context.Context) Agent
+	// bins are binaries whose mtime keys the cache; files likewise.
+	bins  []string
+	files []string
+}
+
+func (p *prober) jobs() ([]job, error) {
+	cfg := p.o.Config
+	var out []job
+	for _, s := range specs {
+		s := s
+		ac, configured := cfg.Agents[s.name]
+		if ac.Disabled {
+			continue
+		}
+		bin := s.bin
+		if configured && len(ac.Command) > 0 {
+			bin = ac.Command[0]
+		}
+		cfgDir := s.configDir(p.getenv, p.home)
+		out = append(out, job{name: s.name, bins: []string{bin}, files: s.authFiles(cfgDir, p.home),
+			run: func(ctx context.Context) Agent { return p.probeCLI(ctx, s, bin, configured && len(ac.Command) > 0) }})
+	}
+	for _, name := range cfg.AgentNames() {
+		ac := cfg.Agents[name]
+		if ac.Disabled || ac.Protocol != "acp" || isSpec(name) || len(ac.Command) == 0 {
+			continue
+		}
+		name, ac := name, ac
+		out = append(out, job{name: name, bins: []string{ac.Command[0]}, run: func(ctx context.Context) Agent { return p.probeACP(ctx, name, ac) }})
+	}
+	for _, n := range p.providerNames() {
+		n := n
+		out = append(out, job{name: n, run: func(ctx context.Context) Agent { return p.probeNative(ctx, n) }})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
+	if len(p.o.Agents) == 0 {
+		return out, nil
+	}
+	var sel []job
+	for _, want := range p.o.Agents {
+		found := false
+		for _, j := range out {
+			if j.name == want {
+				sel, found = append(sel, j), true
+			}
+		}
+		if !found {
+			names := make([]string, 0, len(out))
+			for _, j := range out {
+				names = append(names, j.name)
+			}
+			return nil, fmt.Errorf("%w %q (known: %s)", ErrUnknownAgent, want, strings.Join(names, ", "))
+		}
+	}
+	return sel, nil
+}
+
+func isSpec(name string) bool {
+	for _, s := range specs {
+		if s.name == name {
+			return true
+		}
+	}
+	return false
+}
+
+func (p *prober) caps(name string) (*adapters.Capabilities, string) {
+	if p.o.Registry == nil {
+		return nil, ""
+	}
+	a, err := p.o.Registry.Get(name)
+	if err != nil {
+		return nil, ""
+	}
+	c := a.Capabilities()
+	return &c, c.TestedVersions
+}
+
+func (p *prober) probeCLI(ctx context.Context, s cliSpec, bin string, explicit bool) Agent {
+	a := Agent{Name: s.name, Kind: "cli", TestedRange: s.tested}
+	caps, tested := p.caps(s.name)
+	a.Capabilities = caps
+	if tested != "" {
+		a.TestedRange = tested
+	}
+	a.ConfigDir = s.configDir(p.getenv, p.home)
+	a.SkillsDir = s.skillsDir(a.ConfigDir, p.home)
+	var warns []string
+	a.Auth, warns = s.auth(p.getenv, a.ConfigDir, p.home)
+	a.Warnings = append(a.Warnings, warns...)
+	p.locate(ctx, &a, bin, explicit)
+	if !a.Installed {
+		if a.Fix == "" {
+			a.Fix = fmt.Sprintf("not installed: npm install -g %s", s.pkg)
+		}
+		return a
+	}
+	p.version(ctx, &a)
+	switch {
+	case a.VersionStatus == "timeout":
+		a.Fix = fmt.Sprintf("`%s --version` did not answer within %s: check the install (%s)", bin, p.o.Timeout, a.Path)
+	case a.VersionStatus == "too_old":
+		a.Fix = fmt.Sprintf("version %s is older than tested (%s): npm install -g %s@latest", a.Version, a.TestedRange, s.pkg)
+	case a.Auth.State == AuthNone:
+		a.Fix = "not logged in: " + s.loginFix
+	}
+	a.Ready = a.Fix == ""
+	return a
+}
+
+// locate finds bin on the probed PATH, else through a login shell.
+func (p *prober) locate(ctx context.Context, a *Agent, bin string, explicit bool) {
+	via := "path"
+	if explicit {
+		via = "config"
+	}
+	if path := lookPath(bin, p.getenv("PATH")); path != "" {
+		a.Installed, a.Path, a.FoundVia = true, path, via
+		return
+	}
+	if path := p.loginShellLookup(ctx, bin); path != "" {
+		a.Installed, a.Path, a.FoundVia = true, path, "login-shell"
+		a.Warnings = append(a.Warnings, fmt.Sprintf("%s is only on your login shell's PATH; editors started from a GUI will not find it", bin))
+		a.Fix = fmt.Sprintf("add %s to PATH, or set [agents.%s] command = %q in hub's config", filepath.Dir(path), a.Name, path)
+	}
+}
+
+func lookPath(bin, pathEnv string) string {
+	if strings.Contains(bin, "/") {
+		if isExec(bin) {
+			abs, _ := filepath.Abs(bin)
+			return abs
+		}
+		return ""
+	}
+	for _, dir := range filepath.SplitList(pathEnv) {
+		if dir == "" {
+			continue
+		}
+		if p := filepath.Join(dir, bin); isExec(p) {
+			return p
+		}
+	}
+	return ""
+}
+
+func isExec(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && !st.IsDir() && st.Mode()&0o111 != 0
+}
+
+func (p *prober) loginShellLookup(ctx context.Context, bin string) string {
+	sh := p.getenv("SHELL")
+	if sh == "" || strings.ContainsAny(bin, "'\"$`\\ ") {
+		return ""
+	}
+	out, err := p.output(ctx, sh, "-lc", "command -v '"+bin+"'")
+	if err != nil && out == "" {
+		return ""
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	path := strings.TrimSpace(lines[len(lines)-1])
+	if filepath.IsAbs(path) && isExec(path) {
+		return path
+	}
+	return ""
+}
+
+// output runs a short command under proc (own process group, killed at the
+// deadline) and returns its stdout, or stderr when stdout is empty.
+func (p *prober) output(ctx context.Context, path string, args ...string) (string, error) {
+	env := make([]string, 0, len(p.env))
+	for k, v := range p.env {
+		env = append(env, k+"="+v)
+	}
+	pr, err := proc.Start(ctx, proc.Spec{Path: path, Args: args, Env: env, Grace: 100 * time.Millisecond, StderrLimit: 8 << 10})
+	if err != nil {
+		return "", err
+	}
+	pr.Stdin.Close()
+	data, _ := io.ReadAll(io.LimitReader(pr.Stdout, 64<<10))
+	werr := pr.Wait()
+	if ctx.Err() != nil {
+		return "", ctx.Err()
+	}
+	out := string(data)
+	if strings.TrimSpace(out) == "" {
+		out = pr.StderrTail(5)
+	}
+	return out, werr
+}
+
+var semverRe = regexp.MustCompile(`\d+\.\d+\.\d+(?:-[0-9A-Za-z.]+)?`)
+
+func (p *prober) version(ctx context.Context, a *Agent) {
+	out, err := p.output(ctx, a.Path, "--version")
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		a.VersionStatus = "timeout"
+		return
+	}
+	a.Version = semverRe.FindString(firstLine(out))
+	if a.Version == "" {
+		a.Version = semverRe.FindString(out)
+	}
+	a.VersionStatus = checkRange(a.Version, a.TestedRange)
+}
+
+func firstLine(s string) string {
+	sc := bufio.NewScanner(strings.NewReader(s))
+	for sc.Scan() {
+		if l := strings.TrimSpace(sc.Text()); l != "" {
+			return l
+		}
+	}
+	return ""
+}
+
+func (p *prober) probeACP(ctx context.Context, name string, ac config.AgentConfig) Agent {
+	a := Agent{Name: name, Kind: "acp", Auth: Auth{State: AuthUnknown}}
+	a.Capabilities, _ = p.caps(name)
+	p.locate(ctx, &a, ac.Command[0], true)
+	if !a.Installed {
+		a.Fix = fmt.Sprintf("command %q of [agents.%s] not found: install it or fix the path in hub's config", ac.Command[0], name)
+		return a
+	}
+	a.Ready = a.Fix == ""
+	return a
+}

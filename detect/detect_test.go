@@ -1,0 +1,338 @@
+package detect
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hubdev/hub/internal/config"
+)
+
+// world is a temp HOME plus a PATH dir of fake agent binaries.
+type world struct {
+	t     testing.TB
+	home  string
+	bin   string
+	cache string
+	env   map[string]string
+	cfg   *config.Config
+}
+
+func newWorld(t testing.TB) *world {
+	t.Helper()
+	root := t.TempDir()
+	w := &world{t: t, home: filepath.Join(root, "home"), bin: filepath.Join(root, "bin"), cache: filepath.Join(root, "cache"),
+		cfg: &config.Config{Agents: map[string]config.AgentConfig{}, Providers: map[string]config.ProviderConfig{}}}
+	for _, d := range []string{w.home, w.bin} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.env = map[string]string{"HOME": w.home, "PATH": w.bin + ":/usr/bin:/bin"}
+	return w
+}
+
+// script writes an executable shell script into dir.
+func (w *world) script(dir, name, body string) string {
+	w.t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		w.t.Fatal(err)
+	}
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte("#!/bin/sh\n"+body+"\n"), 0o755); err != nil {
+		w.t.Fatal(err)
+	}
+	return p
+}
+
+func (w *world) agent(name, versionOut string) string {
+	return w.script(w.bin, name, "echo '"+versionOut+"'")
+}
+
+func (w *world) file(rel, content string) string {
+	w.t.Helper()
+	p := filepath.Join(w.home, rel)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		w.t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+		w.t.Fatal(err)
+	}
+	return p
+}
+
+func (w *world) options() Options {
+	env := make([]string, 0, len(w.env))
+	for k, v := range w.env {
+		env = append(env, k+"="+v)
+	}
+	return Options{Config: w.cfg, Env: env, CacheDir: w.cache, Timeout: 2 * time.Second}
+}
+
+func (w *world) run(mod func(*Options)) *Report {
+	w.t.Helper()
+	o := w.options()
+	if mod != nil {
+		mod(&o)
+	}
+	r, err := Run(context.Background(), o)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return r
+}
+
+func find(t *testing.T, r *Report, name string) Agent {
+	t.Helper()
+	for _, a := range r.Agents {
+		if a.Name == name {
+			return a
+		}
+	}
+	t.Fatalf("no %s in report", name)
+	return Agent{}
+}
+
+func TestRun_AgentStates(t *testing.T) {
+	cases := []struct {
+		name      string
+		agent     string
+		setup     func(w *world)
+		ready     bool
+		installed bool
+		version   string
+		vstatus   string
+		auth      string
+		source    string // suffix of Auth.Source
+		warn      string
+		fix       string
+	}{
+		{name: "missing", agent: "claude", setup: func(*world) {}, fix: "npm install -g @anthropic-ai/claude-code", auth: AuthNone},
+		{name: "installed without auth", agent: "claude", setup: func(w *world) { w.agent("claude", "2.1.330 (Claude Code)") },
+			installed: true, version: "2.1.330", vstatus: "ok", auth: AuthNone, fix: "not logged in: run `claude`"},
+		{name: "api key", agent: "claude", setup: func(w *world) { w.agent("claude", "2.1.330 (Claude Code)"); w.env["ANTHROPIC_API_KEY"] = "sk" },
+			ready: true, installed: true, version: "2.1.330", vstatus: "ok", auth: AuthAPIKey, source: "ANTHROPIC_API_KEY"},
+		{name: "subscription", agent: "claude", setup: func(w *world) {
+			w.agent("claude", "2.1.330 (Claude Code)")
+			w.file(".claude/.credentials.json", `{"claudeAiOauth":{}}`)
+		}, ready: true, installed: true, version: "2.1.330", vstatus: "ok", auth: AuthSubscription, source: ".credentials.json"},
+		{name: "api key beside subscription warns about billing", agent: "claude", setup: func(w *world) {
+			w.agent("claude", "2.1.330 (Claude Code)")
+			w.file(".claude/.credentials.json", `{}`)
+			w.env["ANTHROPIC_API_KEY"] = "sk"
+		}, ready: true, installed: true, version: "2.1.330", vstatus: "ok", auth: AuthAPIKey, source: "ANTHROPIC_API_KEY", warn: "bills this key instead of your subscription"},
+		{name: "claude config dir env", agent: "claude", setup: func(w *world) {
+			w.agent("claude", "2.1.330 (Claude Code)")
+			w.env["CLAUDE_CONFIG_DIR"] = w.home + "/alt"
+			w.file("alt/.credentials.json", `{}`)
+		}, ready: true, installed: true, version: "2.1.330", vstatus: "ok", auth: AuthSubscription, source: "alt/.credentials.json"},
+		{name: "codex too old", agent: "codex", setup: func(w *world) {
+			w.agent("codex", "codex-cli 0.50.0")
+			w.file(".codex/auth.json", `{"auth_mode":"apikey","OPENAI_API_KEY":"sk"}`)
+		}, installed: true, version: "0.50.0", vstatus: "too_old", auth: AuthAPIKey, source: "auth.json", fix: "older than tested"},
+		{name: "codex chatgpt with OPENAI_API_KEY warns", agent: "codex", setup: func(w *world) {
+			w.agent("codex", "codex-cli 0.169.0")
+			w.file(".codex/auth.json", `{"tokens":{"id_token":"x"}}`)
+			w.env["OPENAI_API_KEY"] = "sk"
+		}, ready: true, installed: true, version: "0.169.0", vstatus: "ok", auth: AuthSubscription, warn: "OPENAI_API_KEY is set beside a ChatGPT login"},
+		{name: "codex not logged in", agent: "codex", setup: func(w *world) { w.agent("codex", "codex-cli 0.169.0") },
+			installed: true, version: "0.169.0", vstatus: "ok", auth: AuthNone, fix: "codex login"},
+		{name: "gemini oauth plus key warns", agent: "gemini", setup: func(w *world) {
+			w.agent("gemini", "0.61.0")
+			w.file(".gemini/oauth_creds.json", `{}`)
+			w.env["GEMINI_API_KEY"] = "k"
+		}, ready: true, installed: true, version: "0.61.0", vstatus: "ok", auth: AuthAPIKey, source: "GEMINI_API_KEY", warn: "beside a Google login"},
+		{name: "gemini newer than tested still ready", agent: "gemini", setup: func(w *world) {
+			w.agent("gemini", "1.2.0")
+			w.file(".gemini/oauth_creds.json", `{}`)
+		}, ready: true, installed: true, version: "1.2.0", vstatus: "newer_than_tested", auth: AuthSubscription},
+		{name: "qodercli token", agent: "qodercli", setup: func(w *world) { w.agent("qodercli", "1.1.52"); w.env["QODER_PERSONAL_ACCESS_TOKEN"] = "t" },
+			ready: true, installed: true, version: "1.1.52", vstatus: "ok", auth: AuthAPIKey},
+		{name: "qodercli login", agent: "qodercli", setup: func(w *world) { w.agent("qodercli", "1.1.52"); w.file(".qoder/.auth/creds", "x") },
+			ready: true, installed: true, version: "1.1.52", vstatus: "ok", auth: AuthLoggedIn},
+		{name: "pi auth.json", agent: "pi", setup: func(w *world) { w.agent("pi", "0.73.1"); w.file(".pi/agent/auth.json", `{"anthropic":{}}`) },
+			ready: true, installed: true, version: "0.73.1", vstatus: "ok", auth: AuthLoggedIn},
+		{name: "login shell fallback", agent: "pi", setup: func(w *world) {
+			hidden := filepath.Join(w.home, ".nvm", "bin")
+			w.script(hidden, "pi", "echo 0.73.1")
+			w.env["SHELL"] = w.script(filepath.Join(w.home, "sh"), "fakesh", `PATH="`+hidden+`:$PATH"; shift; eval "$1"`)
+			w.env["OPENAI_API_KEY"] = "sk"
+		}, installed: true, version: "0.73.1", vstatus: "ok", auth: AuthAPIKey, warn: "only on your login shell's PATH", fix: "add "},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			w := newWorld(t)
+			c.setup(w)
+			a := find(t, w.run(func(o *Options) { o.Agents = []string{c.agent} }), c.agent)
+			if a.Ready != c.ready || a.Installed != c.installed || a.Version != c.version || a.VersionStatus != c.vstatus || a.Auth.State != c.auth {
+				t.Fatalf("got %+v", a)
+			}
+			if !strings.HasSuffix(a.Auth.Source, c.source) {
+				t.Errorf("auth source %q, want suffix %q", a.Auth.Source, c.source)
+			}
+			if c.warn != "" && !strings.Contains(strings.Join(a.Warnings, "\n"), c.warn) {
+				t.Errorf("warnings %q lack %q", a.Warnings, c.warn)
+			}
+			if c.warn == "" && len(a.Warnings) > 0 {
+				t.Errorf("unexpected warnings %q", a.Warnings)
+			}
+			if !strings.Contains(a.Fix, c.fix) || (c.fix == "") != (a.Fix == "") {
+				t.Errorf("fix %q, want %q", a.Fix, c.fix)
+			}
+			if a.ConfigDir == "" || a.SkillsDir == "" {
+				t.Errorf("dirs not reported: %+v", a)
+			}
+		})
+	}
+}
+
+func TestRun_HangingVersionTimesOutAlone(t *testing.T) {
+	w := newWorld(t)
+	w.script(w.bin, "gemini", "exec sleep 30")
+	w.agent("claude", "2.1.330 (Claude Code)")
+	begin := time.Now()
+	r := w.run(func(o *Options) { o.Timeout = 300 * time.Millisecond })
+	if el := time.Since(begin); el > 3*time.Second {
+		t.Fatalf("report took %s", el)
+	}
+	g := find(t, r, "gemini")
+	if g.VersionStatus != "timeout" || g.Ready || !strings.Contains(g.Fix, "did not answer") {
+		t.Fatalf("gemini %+v", g)
+	}
+	if c := find(t, r, "claude"); c.Version != "2.1.330" {
+		t.Fatalf("claude not probed: %+v", c)
+	}
+}
+
+func TestRun_CacheHitAndInvalidation(t *testing.T) {
+	w := newWorld(t)
+	p := w.agent("codex", "codex-cli 0.169.0")
+	if r := w.run(nil); r.Cached {
+		t.Fatal("first run cached")
+	}
+	if r := w.run(nil); !r.Cached || find(t, r, "codex").Version != "0.169.0" {
+		t.Fatal("second run not served from cache")
+	}
+	if r := w.run(func(o *Options) { o.Refresh = true }); r.Cached {
+		t.Fatal("--refresh served the cache")
+	}
+	// Upgrading the binary changes its mtime and size.
+	if err := os.WriteFile(p, []byte("#!/bin/sh\necho 'codex-cli 0.170.0'\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if r := w.run(nil); r.Cached || find(t, r, "codex").Version != "0.170.0" {
+		t.Fatal("binary change did not invalidate the cache")
+	}
+	w.file(".codex/auth.json", `{"tokens":{}}`)
+	if r := w.run(nil); r.Cached || find(t, r, "codex").Auth.State != AuthSubscription {
+		t.Fatal("login did not invalidate the cache")
+	}
+	w.env["CODEX_API_KEY"] = "x"
+	if r := w.run(nil); r.Cached {
+		t.Fatal("env change did not invalidate the cache")
+	}
+	if r := w.run(func(o *Options) { o.Now = func() time.Time { return time.Now().Add(time.Hour) } }); r.Cached {
+		t.Fatal("expired cache served")
+	}
+}
+
+func TestRun_ACPAndNative(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/v1/models" {
+			http.NotFound(rw, r)
+			return
+		}
+		if r.Header.Get("Authorization") != "Bearer good" {
+			rw.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		_, _ = rw.Write([]byte(`{"data":[]}`))
+	}))
+	defer srv.Close()
+	w := newWorld(t)
+	w.script(w.bin, "my-acp", "exit 0")
+	w.cfg.Agents["mine"] = config.AgentConfig{Protocol: "acp", Command: config.Command{"my-acp", "--acp"}}
+	w.cfg.Agents["gone"] = config.AgentConfig{Protocol: "acp", Command: config.Command{"no-such-acp"}}
+	w.cfg.Providers["local"] = config.ProviderConfig{BaseURL: srv.URL + "/v1", APIKeyEnv: "LOCAL_KEY"}
+	w.cfg.Providers["badkey"] = config.ProviderConfig{BaseURL: srv.URL + "/v1", APIKeyEnv: "BAD_KEY"}
+	w.cfg.Providers["nokey"] = config.ProviderConfig{BaseURL: srv.URL + "/v1"}
+	w.cfg.Providers["down"] = config.ProviderConfig{BaseURL: "http://127.0.0.1:1/v1"}
+	w.env["LOCAL_KEY"], w.env["BAD_KEY"] = "good", "bad"
+	r := w.run(func(o *Options) { o.Probe = true })
+	if a := find(t, r, "mine"); !a.Ready || a.Kind != "acp" || a.FoundVia != "config" {
+		t.Errorf("mine %+v", a)
+	}
+	if a := find(t, r, "gone"); a.Ready || !strings.Contains(a.Fix, "no-such-acp") {
+		t.Errorf("gone %+v", a)
+	}
+	if a := find(t, r, "local"); !a.Ready || !a.Endpoint.Reachable || !a.Endpoint.KeySet || a.Auth.State != AuthAPIKey {
+		t.Errorf("local %+v %+v", a, a.Endpoint)
+	}
+	if a := find(t, r, "badkey"); a.Ready || !strings.Contains(a.Fix, "rejected the key") {
+		t.Errorf("badkey %+v", a)
+	}
+	if a := find(t, r, "nokey"); a.Auth.State != AuthNotRequired {
+		t.Errorf("nokey %+v", a)
+	}
+	if a := find(t, r, "down"); a.Ready || a.Endpoint.Reachable || !strings.Contains(a.Fix, "does not answer") {
+		t.Errorf("down %+v", a)
+	}
+	if a := find(t, r, "openai"); a.Ready || a.Fix != "no API key: set OPENAI_API_KEY" || a.Endpoint.Probed != true {
+		t.Errorf("openai %+v", a)
+	}
+	// Without --probe the key alone decides.
+	if a := find(t, w.run(func(o *Options) { o.Refresh = true }), "down"); !a.Ready || a.Endpoint.Probed {
+		t.Errorf("down without probe %+v", a)
+	}
+}
+
+func TestRun_UnknownAgent(t *testing.T) {
+	w := newWorld(t)
+	if _, err := Run(context.Background(), func() Options { o := w.options(); o.Agents = []string{"nope"}; return o }()); !errors.Is(err, ErrUnknownAgent) {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestCheckRange(t *testing.T) {
+	cases := []struct{ v, r, want string }{
+		{"2.1.330", ">=2.1.0 <3.0.0", "ok"},
+		{"2.0.9", ">=2.1.0 <3.0.0", "too_old"},
+		{"3.0.0", ">=2.1.0 <3.0.0", "newer_than_tested"},
+		{"2.5.0", "2.1.0 - 2.5.0", "ok"},
+		{"0.73.1", "0.73.1", "ok"},
+		{"0.72.0", "0.73.1", "too_old"},
+		{"", ">=1.0.0", "unknown"},
+		{"1.0.0-beta.1", ">=1.0.0", "ok"},
+	}
+	for _, c := range cases {
+		if got := checkRange(c.v, c.r); got != c.want {
+			t.Errorf("checkRange(%q, %q) = %q, want %q", c.v, c.r, got, c.want)
+		}
+	}
+}
+
+func TestFormat_Fits80Columns(t *testing.T) {
+	w := newWorld(t)
+	w.agent("claude", "2.1.330 (Claude Code)")
+	w.file(".claude/.credentials.json", `{}`)
+	w.env["ANTHROPIC_API_KEY"] = "sk"
+	var b strings.Builder
+	Format(&b, w.run(nil), false)
+	out := b.String()
+	for _, l := range strings.Split(out, "\n") {
+		if len([]rune(l)) > 80 && !strings.HasPrefix(l, "  ") {
+			t.Errorf("row wider than 80: %q", l)
+		}
+	}
+	for _, want := range []string{"AGENT", "claude       ready", "warning:", "fix: not installed: npm install -g @openai/codex"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}

@@ -1,0 +1,91 @@
+// Package detect answers "can hub run this agent here, and if not, why?":
+// it finds each agent CLI (on PATH, or through a login shell for nvm/fnm/
+// volta installs a GUI editor cannot see), reads its version, config and
+// skills dirs and auth state from files and environment, checks native
+// provider profiles, and caches the report. Probes run in parallel, each
+// under its own timeout, and never run interactive commands.
+package detect
+
+import (
+	"time"
+
+	"github.com/hubdev/hub/adapters"
+)
+
+// SchemaVersion is Report.Schema; it changes only on incompatible edits.
+const SchemaVersion = 1
+
+// Report is what `hub doctor --json` prints.
+//
+// Schema (version 1): an object with "schema" (1), "generatedAt" (RFC 3339),
+// "cached" (true when served from the cache) and "agents", an array of Agent
+// sorted by name. Fields may be added; none is removed or retyped without a
+// schema bump.
+type Report struct {
+	Schema      int       `json:"schema"`
+	GeneratedAt time.Time `json:"generatedAt"`
+	Cached      bool      `json:"cached"`
+	Agents      []Agent   `json:"agents"`
+}
+
+// Agent is the verdict for one agent.
+type Agent struct {
+	Name string `json:"name"`
+	// Kind is "cli" (claude, codex, gemini, qodercli, pi), "acp" (an agent
+	// from [agents.NAME] with protocol = "acp") or "native" (an
+	// OpenAI-compatible provider profile).
+	Kind string `json:"kind"`
+	// Ready is true when hub can start the agent now; `hub doctor --agent
+	// NAME` exits 1 when it is false.
+	Ready     bool   `json:"ready"`
+	Installed bool   `json:"installed"`
+	Path      string `json:"path,omitempty"`
+	// FoundVia is "path", "login-shell" or "config" (an explicit command).
+	FoundVia string `json:"foundVia,omitempty"`
+	Version  string `json:"version,omitempty"`
+	// TestedRange is the version range hub was tested with, e.g. ">=2.1.0 <3.0.0".
+	TestedRange string `json:"testedRange,omitempty"`
+	// VersionStatus is "ok", "too_old", "newer_than_tested", "unknown" or
+	// "timeout".
+	VersionStatus string `json:"versionStatus,omitempty"`
+	ConfigDir     string `json:"configDir,omitempty"`
+	SkillsDir     string `json:"skillsDir,omitempty"`
+	Auth          Auth   `json:"auth"`
+	// Endpoint is set for native provider profiles.
+	Endpoint     *Endpoint              `json:"endpoint,omitempty"`
+	Capabilities *adapters.Capabilities `json:"capabilities,omitempty"`
+	// Warnings are things that work but may surprise (billing, PATH).
+	Warnings []string `json:"warnings,omitempty"`
+	// Fix is one command or step that resolves the main problem.
+	Fix        string `json:"fix,omitempty"`
+	DurationMs int64  `json:"durationMs"`
+}
+
+// Auth states.
+const (
+	AuthLoggedIn     = "logged_in"    // a login of unknown billing kind
+	AuthAPIKey       = "api_key"      // an API key or token (pay per use)
+	AuthSubscription = "subscription" // an account login (e.g. Claude Pro, ChatGPT, Google)
+	AuthNone         = "none"
+	AuthUnknown      = "unknown"
+	AuthNotRequired  = "not_required"
+)
+
+// Auth says how the agent would authenticate.
+type Auth struct {
+	State string `json:"state"`
+	// Source is the env var or file that decides the state.
+	Source string `json:"source,omitempty"`
+}
+
+// Endpoint describes a native provider profile.
+type Endpoint struct {
+	BaseURL string `json:"baseUrl"`
+	Model   string `json:"model,omitempty"`
+	KeyEnv  string `json:"keyEnv,omitempty"`
+	KeySet  bool   `json:"keySet"`
+	// Probed is true when --probe asked GET {baseUrl}/models.
+	Probed    bool   `json:"probed"`
+	Reachable bool   `json:"reachable"`
+	Status    string `json:"status,omitempty"` // HTTP status or error
+}

@@ -1,0 +1,327 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/adapters/claude"
+	"github.com/hubdev/hub/internal/config"
+	"github.com/hubdev/hub/internal/mockllm"
+)
+
+// claudeEnv points claude at the mock and keeps it off the network.
+func claudeEnv(mock *mockllm.AnthropicServer) map[string]string {
+	return map[string]string{
+		"ANTHROPIC_BASE_URL":                       mock.URL,
+		"ANTHROPIC_API_KEY":                        "sk-mock",
+		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+		"DISABLE_AUTOUPDATER":                      "1",
+	}
+}
+
+// claudeDirect starts a session with the adapter in-process (no hub), with
+// HOME in a temp dir.
+func claudeDirect(t *testing.T, mock *mockllm.AnthropicServer, opts adapters.SessionOptions) adapters.Session {
+	t.Helper()
+	bin := e2eCLI(t, "claude", "claude")
+	t.Setenv("HOME", t.TempDir())
+	a := claude.New(config.AgentConfig{Command: config.Command{bin}, Env: claudeEnv(mock)}, zerolog.New(os.Stderr))
+	if opts.Cwd == "" {
+		opts.Cwd = t.TempDir()
+	}
+	s, err := a.Start(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	return s
+}
+
+func claudeDrain(t *testing.T, ch <-chan adapters.Event, decide func(*adapters.PermissionRequest)) []adapters.Event {
+	t.Helper()
+	var out []adapters.Event
+	deadline := time.After(2 * time.Minute)
+	for {
+		select {
+		case ev, ok := <-ch:
+			if !ok {
+				return out
+			}
+			if ev.Type == adapters.EventPermission {
+				decide(ev.Permission)
+			}
+			out = append(out, ev)
+		case <-deadline:
+			t.Fatalf("turn did not end: %v", out)
+		}
+	}
+}
+
+func claudeText(evs []adapters.Event) string {
+	var b strings.Builder
+	for _, e := range evs {
+		if e.Type == adapters.EventText {
+			b.WriteString(e.Text)
+		}
+	}
+	return b.String()
+}
+
+func claudeDump(t *testing.T, evs []adapters.Event) string {
+	b, _ := json.Marshal(evs)
+	return string(b)
+}
+
+func TestClaudeAdapter_PermissionAndResume(t *testing.T) {
+	mock := mockllm.NewAnthropicServer(
+		mockllm.AnthropicTurn{Thinking: "Need a file.", Text: "Writing the file.", ToolUses: []mockllm.AnthropicToolUse{
+			{Name: "Bash", Input: `{"command":"echo hi > f.txt","description":"write f.txt"}`}}},
+		mockllm.AnthropicTurn{Text: "Done writing."},
+		mockllm.AnthropicTurn{Text: "Second turn."},
+	)
+	defer mock.Close()
+	cwd := t.TempDir()
+	s := claudeDirect(t, mock, adapters.SessionOptions{Cwd: cwd})
+	ch, err := s.Prompt(context.Background(), adapters.TextPrompt("write f.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs := claudeDrain(t, ch, func(p *adapters.PermissionRequest) { p.Respond(adapters.PermissionDecision{Kind: adapters.AllowOnce}) })
+	t.Logf("events: %s", claudeDump(t, evs))
+	if got, _ := os.ReadFile(filepath.Join(cwd, "f.txt")); string(got) != "hi\n" {
+		t.Errorf("f.txt = %q", got)
+	}
+	if !strings.Contains(claudeText(evs), "Done writing.") {
+		t.Errorf("text = %q", claudeText(evs))
+	}
+	ch, err = s.Prompt(context.Background(), adapters.TextPrompt("again"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs2 := claudeDrain(t, ch, func(p *adapters.PermissionRequest) { p.Respond(adapters.PermissionDecision{Kind: adapters.RejectOnce}) })
+	if !strings.Contains(claudeText(evs2), "Second turn.") {
+		t.Errorf("turn 2: %s", claudeDump(t, evs2))
+	}
+	reqs := mock.Requests()
+	if n := len(reqs[len(reqs)-1].Messages); n < 4 {
+		t.Errorf("second turn sent %d messages; the session history was lost", n)
+	}
+}
+
+// claudeHubConfig is a hub user config that runs the pinned claude against
+// the mock.
+func claudeHubConfig(t *testing.T, mock *mockllm.AnthropicServer) string {
+	bin := e2eCLI(t, "claude", "claude")
+	var env strings.Builder
+	for k, v := range claudeEnv(mock) {
+		env.WriteString(k + " = " + strconvQuote(v) + "\n")
+	}
+	return "default_agent = \"claude\"\n[agents.claude]\ncommand = " + strconvQuote(bin) + "\n[agents.claude.env]\n" + env.String()
+}
+
+func strconvQuote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// claudeUpdatesOf returns the updates whose sessionUpdate is kind.
+func claudeUpdatesOf(updates []map[string]any, kind string) []map[string]any {
+	var out []map[string]any
+	for _, u := range updates {
+		if u["sessionUpdate"] == kind {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+func claudeChunkText(updates []map[string]any) string {
+	var b strings.Builder
+	for _, u := range claudeUpdatesOf(updates, "agent_message_chunk") {
+		if c, ok := u["content"].(map[string]any); ok {
+			b.WriteString(c["text"].(string))
+		}
+	}
+	return b.String()
+}
+
+// claudeToolStatus returns the last status reported for a tool call id.
+func claudeToolStatus(updates []map[string]any, id string) string {
+	status := ""
+	for _, u := range updates {
+		if (u["sessionUpdate"] == "tool_call" || u["sessionUpdate"] == "tool_call_update") && u["toolCallId"] == id {
+			if s, ok := u["status"].(string); ok {
+				status = s
+			}
+		}
+	}
+	return status
+}
+
+func TestClaudeHub_ToolsPermissionsAndContinuation(t *testing.T) {
+	cwd := t.TempDir()
+	mock := mockllm.NewAnthropicServer(
+		mockllm.AnthropicTurn{Text: "Creating f.txt.", ToolUses: []mockllm.AnthropicToolUse{
+			{ID: "toolu_allow", Name: "Bash", Input: `{"command":"echo hi > f.txt","description":"write f.txt"}`}}},
+		mockllm.AnthropicTurn{Text: "Created."},
+		mockllm.AnthropicTurn{Text: "Trying g.txt.", ToolUses: []mockllm.AnthropicToolUse{
+			{ID: "toolu_reject", Name: "Write", Input: `{"file_path":` + strconvQuote(filepath.Join(cwd, "g.txt")) + `,"content":"no\n"}`}}},
+		mockllm.AnthropicTurn{Text: "Understood, not writing."},
+	)
+	defer mock.Close()
+	h := startHub(t, claudeHubConfig(t, mock), nil)
+	h.initialize(nil)
+	sid := h.newSession(cwd)
+
+	h.setPermissionHandler(func(map[string]any) string { return "allow_once" })
+	stop, updates, err := h.prompt(sid, "create f.txt")
+	if err != nil || stop != "end_turn" {
+		t.Fatalf("turn 1: stop=%q err=%v\n%s", stop, err, e2eTail(h.stderr(), 30))
+	}
+	if got := claudeChunkText(updates); !strings.Contains(got, "Creating f.txt.") || !strings.Contains(got, "Created.") {
+		t.Errorf("turn 1 text = %q", got)
+	}
+	if s := claudeToolStatus(updates, "toolu_allow"); s != "completed" {
+		t.Errorf("allowed tool status = %q; updates: %v", s, updates)
+	}
+	if b, _ := os.ReadFile(filepath.Join(cwd, "f.txt")); string(b) != "hi\n" {
+		t.Errorf("f.txt = %q", b)
+	}
+	if n := len(h.permissionRequests()); n != 1 {
+		t.Errorf("permission requests after turn 1 = %d, want 1", n)
+	}
+
+	h.setPermissionHandler(func(map[string]any) string { return "reject_once" })
+	stop, updates, err = h.prompt(sid, "now g.txt")
+	if err != nil || stop != "end_turn" {
+		t.Fatalf("turn 2: stop=%q err=%v", stop, err)
+	}
+	if _, err := os.Stat(filepath.Join(cwd, "g.txt")); !os.IsNotExist(err) {
+		t.Errorf("rejected Write created g.txt (stat err %v)", err)
+	}
+	if s := claudeToolStatus(updates, "toolu_reject"); s != "failed" {
+		t.Errorf("rejected tool status = %q", s)
+	}
+	reqs := mock.Requests()
+	if len(reqs) != 4 || len(reqs[2].Messages) < 5 {
+		t.Errorf("turn 2 did not continue the claude session: %d requests, last has %d messages", len(reqs), len(reqs[len(reqs)-1].Messages))
+	}
+}
+
+func TestClaudeHub_CancelMidTool(t *testing.T) {
+	cwd := t.TempDir()
+	mock := mockllm.NewAnthropicServer(
+		mockllm.AnthropicTurn{Text: "Waiting.", ToolUses: []mockllm.AnthropicToolUse{
+			{ID: "toolu_sleep", Name: "Bash", Input: `{"command":"timeout 31 tail -f /dev/null; echo done > late.txt"}`}}},
+		mockllm.AnthropicTurn{Text: "Back again."},
+	)
+	defer mock.Close()
+	h := startHub(t, claudeHubConfig(t, mock), nil)
+	h.initialize(nil)
+	sid := h.newSession(cwd)
+	h.setPermissionHandler(func(map[string]any) string { return "allow_once" })
+	res := h.promptAsync(sid, "sleep")
+	if _, ok := h.waitUpdate(func(u map[string]any) bool { return u["toolCallId"] == "toolu_sleep" }, time.Minute); !ok {
+		select {
+		case r := <-res:
+			t.Fatalf("turn ended before the tool call: stop=%q err=%v", r.StopReason, r.Err)
+		default:
+		}
+		t.Fatalf("no tool call before cancel\n%s", e2eTail(h.stderr(), 30))
+	}
+	time.Sleep(500 * time.Millisecond) // let the tool start
+	h.cancel(sid)
+	select {
+	case r := <-res:
+		if r.Err != nil || r.StopReason != "cancelled" {
+			t.Fatalf("cancelled turn: stop=%q err=%v", r.StopReason, r.Err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("turn did not end after cancel")
+	}
+	if left := claudeWaitGone("timeout\x0031\x00tail", 5*time.Second); len(left) > 0 {
+		t.Errorf("cancelled tool still running: pids %v", left)
+	}
+	stop, updates, err := h.prompt(sid, "are you there")
+	if err != nil || stop != "end_turn" || !strings.Contains(claudeChunkText(updates), "Back again.") {
+		t.Errorf("prompt after cancel: stop=%q err=%v text=%q", stop, err, claudeChunkText(updates))
+	}
+	h.close() // asserts the hub exits and leaves no process behind
+}
+
+// claudeWaitGone waits until no process's cmdline contains marker and
+// returns the pids still matching at the deadline.
+func claudeWaitGone(marker string, within time.Duration) []string {
+	deadline := time.Now().Add(within)
+	for {
+		var pids []string
+		matches, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+		for _, m := range matches {
+			if b, err := os.ReadFile(m); err == nil && strings.Contains(string(b), marker) {
+				pids = append(pids, filepath.Base(filepath.Dir(m)))
+			}
+		}
+		if len(pids) == 0 || time.Now().After(deadline) {
+			return pids
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func TestClaudeAdapter_CancelAndConfigure(t *testing.T) {
+	mock := mockllm.NewAnthropicServer(
+		mockllm.AnthropicTurn{Text: "Waiting.", ToolUses: []mockllm.AnthropicToolUse{
+			{Name: "Bash", Input: `{"command":"timeout 31 tail -f /dev/null; echo done > late.txt"}`}}},
+		mockllm.AnthropicTurn{Text: "Plan mode now."},
+	)
+	defer mock.Close()
+	cwd := t.TempDir()
+	s := claudeDirect(t, mock, adapters.SessionOptions{Cwd: cwd})
+	ch, err := s.Prompt(context.Background(), adapters.TextPrompt("sleep"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var evs []adapters.Event
+	for ev := range ch {
+		evs = append(evs, ev)
+		if ev.Type == adapters.EventPermission {
+			ev.Permission.Respond(adapters.PermissionDecision{Kind: adapters.AllowOnce})
+			go func() { time.Sleep(time.Second); s.Cancel() }()
+		}
+	}
+	if d := evs[len(evs)-1]; d.StopReason != adapters.StopCancelled {
+		t.Fatalf("cancelled turn ended with %+v: %s", d, claudeDump(t, evs))
+	}
+	if left := claudeWaitGone("timeout\x0031\x00tail", 5*time.Second); len(left) > 0 {
+		t.Errorf("cancelled tool still running: pids %v", left)
+	}
+	c := s.(adapters.Configurable)
+	if err := c.SetMode(context.Background(), "plan"); err != nil {
+		t.Errorf("SetMode: %v", err)
+	}
+	if err := c.SetModel(context.Background(), "sonnet"); err != nil {
+		t.Errorf("SetModel: %v", err)
+	}
+	ch, err = s.Prompt(context.Background(), adapters.TextPrompt("next"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs = claudeDrain(t, ch, func(p *adapters.PermissionRequest) { p.Respond(adapters.PermissionDecision{Kind: adapters.RejectOnce}) })
+	if !strings.Contains(claudeText(evs), "Plan mode now.") {
+		t.Errorf("turn after cancel: %s", claudeDump(t, evs))
+	}
+	reqs := mock.Requests()
+	if last := reqs[len(reqs)-1]; last.Model != "sonnet" && !strings.Contains(last.Model, "sonnet") {
+		t.Errorf("model after SetModel = %q", last.Model)
+	}
+}

@@ -1,0 +1,264 @@
+package mockllm
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"time"
+)
+
+// AnthropicToolUse is one tool_use block the scripted assistant emits.
+type AnthropicToolUse struct {
+	ID    string // default "toolu_mock_<turn>_<index>"
+	Name  string
+	Input string // JSON object, streamed as input_json_delta chunks
+}
+
+// AnthropicTurn is one scripted answer to one POST /v1/messages.
+type AnthropicTurn struct {
+	Thinking string // a thinking block (with a signature) before Text
+	Text     string
+	ToolUses []AnthropicToolUse
+	// StopReason defaults to "tool_use" when ToolUses is set, else "end_turn".
+	StopReason string
+	// Status (e.g. 400, 529) answers with an Anthropic error body instead.
+	Status    int
+	ErrorType string // default "invalid_request_error"
+	ErrorMsg  string // default "mock: forced error"
+	// Delay waits before answering; Hang streams message_start and the text,
+	// then blocks until the client goes away or the server closes.
+	Delay time.Duration
+	Hang  bool
+	// ChunkSize splits text and tool input into deltas (default 8 bytes).
+	ChunkSize int
+}
+
+// AnthropicRequest is one request the server received.
+type AnthropicRequest struct {
+	Path     string
+	Beta     bool // ?beta=true was set
+	Header   http.Header
+	Body     []byte
+	Model    string           `json:"model"`
+	Stream   bool             `json:"stream"`
+	System   json.RawMessage  `json:"system"`
+	Messages []map[string]any `json:"messages"`
+	Tools    []map[string]any `json:"tools"`
+}
+
+// AnthropicServer is a scripted Anthropic Messages API server on loopback.
+// Point Claude Code at it with ANTHROPIC_BASE_URL=URL and any ANTHROPIC_API_KEY.
+type AnthropicServer struct {
+	// URL is the base URL without /v1 (what ANTHROPIC_BASE_URL expects).
+	URL string
+
+	srv       *httptest.Server
+	mu        sync.Mutex
+	reqs      []AnthropicRequest
+	turns     []AnthropicTurn
+	next      int
+	done      chan struct{}
+	closeOnce sync.Once
+}
+
+// NewAnthropicServer starts a server answering requests with turns in order.
+// When the script runs out it answers 400 "mockllm: script exhausted" (a 4xx,
+// so clients fail fast instead of retrying).
+func NewAnthropicServer(turns ...AnthropicTurn) *AnthropicServer {
+	s := &AnthropicServer{turns: turns, done: make(chan struct{})}
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /v1/messages", s.messages)
+	mux.HandleFunc("POST /v1/messages/count_tokens", s.countTokens)
+	s.srv = httptest.NewServer(mux)
+	s.URL = s.srv.URL
+	return s
+}
+
+// Close unblocks hanging turns and stops the server.
+func (s *AnthropicServer) Close() {
+	s.closeOnce.Do(func() { close(s.done) })
+	s.srv.CloseClientConnections()
+	s.srv.Close()
+}
+
+// Add appends turns to the script.
+func (s *AnthropicServer) Add(turns ...AnthropicTurn) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.turns = append(s.turns, turns...)
+}
+
+// Requests returns a copy of the requests received so far.
+func (s *AnthropicServer) Requests() []AnthropicRequest {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]AnthropicRequest(nil), s.reqs...)
+}
+
+func (s *AnthropicServer) countTokens(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = io.WriteString(w, `{"input_tokens":42}`)
+}
+
+func (s *AnthropicServer) messages(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	req := AnthropicRequest{Path: r.URL.Path, Beta: r.URL.Query().Get("beta") == "true", Header: r.Header.Clone(), Body: body}
+	_ = json.Unmarshal(body, &req)
+	s.mu.Lock()
+	s.reqs = append(s.reqs, req)
+	idx, ok := s.next, s.next < len(s.turns)
+	var t AnthropicTurn
+	if ok {
+		t = s.turns[idx]
+		s.next++
+	}
+	s.mu.Unlock()
+	if !ok {
+		anthropicError(w, 400, "invalid_request_error", "mockllm: script exhausted")
+		return
+	}
+	if t.Delay > 0 && !s.sleep(r, t.Delay) {
+		return
+	}
+	if t.Status != 0 {
+		anthropicError(w, t.Status, anthropicOr(t.ErrorType, "invalid_request_error"), anthropicOr(t.ErrorMsg, "mock: forced error"))
+		return
+	}
+	if !req.Stream {
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(anthropicMessage(t, idx, req.Model, true))
+		return
+	}
+	s.stream(w, r, t, idx, req.Model)
+}
+
+func (s *AnthropicServer) sleep(r *http.Request, d time.Duration) bool {
+	select {
+	case <-time.After(d):
+		return true
+	case <-r.Context().Done():
+	case <-s.done:
+	}
+	return false
+}
+
+func anthropicError(w http.ResponseWriter, status int, typ, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(map[string]any{"type": "error", "error": map[string]any{"type": typ, "message": msg}})
+}
+
+func anthropicOr(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+func anthropicToolID(t AnthropicToolUse, turn, i int) string {
+	if t.ID != "" {
+		return t.ID
+	}
+	return fmt.Sprintf("toolu_mock_%d_%d", turn, i)
+}
+
+func anthropicStop(t AnthropicTurn) string {
+	switch {
+	case t.StopReason != "":
+		return t.StopReason
+	case len(t.ToolUses) > 0:
+		return "tool_use"
+	}
+	return "end_turn"
+}
+
+// anthropicMessage is the whole (non-streamed) message for a turn; with
+// full=false the content is empty, as in message_start.
+func anthropicMessage(t AnthropicTurn, idx int, model string, full bool) map[string]any {
+	content := []any{}
+	var stop any
+	if full {
+		stop = anthropicStop(t)
+		if t.Thinking != "" {
+			content = append(content, map[string]any{"type": "thinking", "thinking": t.Thinking, "signature": "c2lnbmF0dXJl"})
+		}
+		if t.Text != "" {
+			content = append(content, map[string]any{"type": "text", "text": t.Text})
+		}
+		for i, tu := range t.ToolUses {
+			content = append(content, map[string]any{"type": "tool_use", "id": anthropicToolID(tu, idx, i),
+				"name": tu.Name, "input": json.RawMessage(anthropicOr(tu.Input, "{}"))})
+		}
+	}
+	return map[string]any{"id": fmt.Sprintf("msg_mock_%d", idx), "type": "message", "role": "assistant",
+		"model": anthropicOr(model, "claude-mock"), "content": content, "stop_reason": stop, "stop_sequence": nil,
+		"usage": map[string]any{"input_tokens": 42, "output_tokens": 1, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}}
+}
+
+func (s *AnthropicServer) stream(w http.ResponseWriter, r *http.Request, t AnthropicTurn, idx int, model string) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	flusher, _ := w.(http.Flusher)
+	send := func(event string, data map[string]any) {
+		data["type"] = event
+		b, _ := json.Marshal(data)
+		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", event, b)
+		if flusher != nil {
+			flusher.Flush()
+		}
+	}
+	n := t.ChunkSize
+	if n <= 0 {
+		n = 8
+	}
+	send("message_start", map[string]any{"message": anthropicMessage(t, idx, model, false)})
+	block := 0
+	if t.Thinking != "" {
+		send("content_block_start", map[string]any{"index": block, "content_block": map[string]any{"type": "thinking", "thinking": "", "signature": ""}})
+		for _, part := range anthropicChunks(t.Thinking, n) {
+			send("content_block_delta", map[string]any{"index": block, "delta": map[string]any{"type": "thinking_delta", "thinking": part}})
+		}
+		send("content_block_delta", map[string]any{"index": block, "delta": map[string]any{"type": "signature_delta", "signature": "c2lnbmF0dXJl"}})
+		send("content_block_stop", map[string]any{"index": block})
+		block++
+	}
+	if t.Text != "" {
+		send("content_block_start", map[string]any{"index": block, "content_block": map[string]any{"type": "text", "text": ""}})
+		for _, part := range anthropicChunks(t.Text, n) {
+			send("content_block_delta", map[string]any{"index": block, "delta": map[string]any{"type": "text_delta", "text": part}})
+		}
+		if t.Hang {
+			select {
+			case <-r.Context().Done():
+			case <-s.done:
+			}
+			return
+		}
+		send("content_block_stop", map[string]any{"index": block})
+		block++
+	}
+	for i, tu := range t.ToolUses {
+		send("content_block_start", map[string]any{"index": block, "content_block": map[string]any{
+			"type": "tool_use", "id": anthropicToolID(tu, idx, i), "name": tu.Name, "input": map[string]any{}}})
+		for _, part := range anthropicChunks(anthropicOr(tu.Input, "{}"), n) {
+			send("content_block_delta", map[string]any{"index": block, "delta": map[string]any{"type": "input_json_delta", "partial_json": part}})
+		}
+		send("content_block_stop", map[string]any{"index": block})
+		block++
+	}
+	send("message_delta", map[string]any{"delta": map[string]any{"stop_reason": anthropicStop(t), "stop_sequence": nil},
+		"usage": map[string]any{"output_tokens": 17}})
+	send("message_stop", map[string]any{})
+}
+
+func anthropicChunks(s string, n int) []string {
+	var out []string
+	for len(s) > n {
+		out = append(out, s[:n])
+		s = s[n:]
+	}
+	return append(out, s)
+}

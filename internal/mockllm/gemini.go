@@ -1,0 +1,274 @@
+package mockllm
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"time"
+)
+
+// GeminiToolCall is one functionCall part the scripted model emits.
+type GeminiToolCall struct {
+	Name string
+	Args string // JSON object; default {}
+}
+
+// GeminiTurn is one scripted answer to one streamGenerateContent (or
+// non-JSON generateContent) request.
+type GeminiTurn struct {
+	Thought   string // sent first as a {"thought":true} part
+	Text      string
+	ToolCalls []GeminiToolCall
+	// Status, when set, answers with that HTTP status and a Google API
+	// error body.
+	Status int
+	// Hang sends the first chunk then blocks until the client goes away or
+	// the server closes (for cancellation tests).
+	Hang bool
+	// Delay waits before answering.
+	Delay time.Duration
+	// ChunkSize splits Text into parts of at most this many bytes (default 8).
+	ChunkSize int
+}
+
+// GeminiRequest is one request the server received.
+type GeminiRequest struct {
+	Path   string
+	Model  string
+	Method string // "streamGenerateContent", "generateContent", "countTokens"
+	Header http.Header
+	Body   []byte
+	// Contents is the parsed body.contents (zero when not JSON).
+	Contents []map[string]any `json:"contents"`
+	Tools    []map[string]any `json:"tools"`
+	Config   map[string]any   `json:"generationConfig"`
+}
+
+// GeminiServer is a scripted Gemini API (generativelanguage v1beta) server
+// on loopback: set GOOGLE_GEMINI_BASE_URL to URL.
+type GeminiServer struct {
+	URL string
+
+	srv       *httptest.Server
+	mu        sync.Mutex
+	reqs      []GeminiRequest
+	turns     []GeminiTurn
+	next      int
+	done      chan struct{}
+	closeOnce sync.Once
+}
+
+// NewGeminiServer starts a server answering model calls with turns in
+// order. Router/classifier calls (non-streaming, JSON response mime type)
+// and countTokens get canned answers and consume no turn. When the script
+// runs out it answers 500.
+func NewGeminiServer(turns ...GeminiTurn) *GeminiServer {
+	s := &GeminiServer{turns: turns, done: make(chan struct{})}
+	s.srv = httptest.NewServer(http.HandlerFunc(s.handle))
+	s.URL = s.srv.URL
+	return s
+}
+
+// Close unblocks hanging turns and stops the server.
+func (s *GeminiServer) Close() {
+	s.closeOnce.Do(func() { close(s.done) })
+	s.srv.CloseClientConnections()
+	s.srv.Close()
+}
+
+// Add appends turns to the script.
+func (s *GeminiServer) Add(turns ...GeminiTurn) {
+	s.mu.Lock()
+	s.turns = append(s.turns, turns...)
+	s.mu.Unlock()
+}
+
+// Requests returns a copy of the requests received so far.
+func (s *GeminiServer) Requests() []GeminiRequest {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]GeminiRequest(nil), s.reqs...)
+}
+
+// ModelRequests returns only the scripted (turn-consuming) requests.
+func (s *GeminiServer) ModelRequests() []GeminiRequest {
+	var out []GeminiRequest
+	for _, r := range s.Requests() {
+		if r.Method == "streamGenerateContent" || (r.Method == "generateContent" && !geminiWantsJSON(r)) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// Remaining is the number of unused turns.
+func (s *GeminiServer) Remaining() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.turns) - s.next
+}
+
+func (s *GeminiServer) handle(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	req := GeminiRequest{Path: r.URL.Path, Header: r.Header.Clone(), Body: body}
+	_ = json.Unmarshal(body, &req)
+	if i := strings.LastIndex(r.URL.Path, ":"); i >= 0 {
+		req.Method = r.URL.Path[i+1:]
+		req.Model = r.URL.Path[strings.LastIndex(r.URL.Path[:i], "/")+1 : i]
+	}
+	s.mu.Lock()
+	s.reqs = append(s.reqs, req)
+	s.mu.Unlock()
+	switch {
+	case req.Method == "countTokens":
+		geminiJSON(w, http.StatusOK, map[string]any{"totalTokens": 10})
+	case req.Method == "generateContent" && geminiWantsJSON(req):
+		geminiJSON(w, http.StatusOK, geminiResponse([]map[string]any{{"text": `{"complexity_reasoning":"mock","complexity_score":10}`}}, "STOP", true))
+	case req.Method == "streamGenerateContent" || req.Method == "generateContent":
+		s.answer(w, r, req)
+	default:
+		geminiJSON(w, http.StatusNotFound, geminiErrBody(404, "mockllm: unknown path "+r.URL.Path, "NOT_FOUND"))
+	}
+}
+
+func geminiWantsJSON(r GeminiRequest) bool {
+	mt, _ := r.Config["responseMimeType"].(string)
+	return mt == "application/json"
+}
+
+func (s *GeminiServer) answer(w http.ResponseWriter, r *http.Request, req GeminiRequest) {
+	s.mu.Lock()
+	if s.next >= len(s.turns) {
+		s.mu.Unlock()
+		geminiJSON(w, http.StatusInternalServerError, geminiErrBody(500, "mockllm: script exhausted", "INTERNAL"))
+		return
+	}
+	t := s.turns[s.next]
+	s.next++
+	s.mu.Unlock()
+	if t.Delay > 0 {
+		select {
+		case <-time.After(t.Delay):
+		case <-r.Context().Done():
+			return
+		case <-s.done:
+			return
+		}
+	}
+	if t.Status != 0 {
+		geminiJSON(w, t.Status, geminiErrBody(t.Status, "mockllm: forced error", "INVALID_ARGUMENT"))
+		return
+	}
+	chunks := geminiChunks(t)
+	if req.Method == "generateContent" {
+		var parts []map[string]any
+		for _, c := range chunks {
+			parts = append(parts, c...)
+		}
+		geminiJSON(w, http.StatusOK, geminiResponse(parts, "STOP", true))
+		return
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.WriteHeader(http.StatusOK)
+	for i, parts := range chunks {
+		last := i == len(chunks)-1
+		finish := ""
+		if last && !t.Hang {
+			finish = "STOP"
+		}
+		fmt.Fprintf(w, "data: %s\r\n\r\n", geminiMarshal(geminiResponse(parts, finish, last && !t.Hang)))
+		if f, ok := w.(http.Flusher); ok {
+			f.Flush()
+		}
+		if t.Hang {
+			select {
+			case <-r.Context().Done():
+			case <-s.done:
+			}
+			return
+		}
+	}
+}
+
+// geminiChunks splits a turn into the parts of each SSE chunk.
+func geminiChunks(t GeminiTurn) [][]map[string]any {
+	var chunks [][]map[string]any
+	if t.Thought != "" {
+		chunks = append(chunks, []map[string]any{{"text": t.Thought, "thought": true}})
+	}
+	n := t.ChunkSize
+	if n <= 0 {
+		n = 8
+	}
+	for rest := t.Text; rest != ""; {
+		cut := min(n, len(rest))
+		for cut < len(rest) && rest[cut]&0xC0 == 0x80 {
+			cut++
+		}
+		chunks = append(chunks, []map[string]any{{"text": rest[:cut]}})
+		rest = rest[cut:]
+	}
+	if len(t.ToolCalls) > 0 {
+		var parts []map[string]any
+		for _, tc := range t.ToolCalls {
+			args := json.RawMessage(tc.Args)
+			if len(args) == 0 {
+				args = json.RawMessage(`{}`)
+			}
+			parts = append(parts, map[string]any{"functionCall": map[string]any{"name": tc.Name, "args": args}})
+		}
+		chunks = append(chunks, parts)
+	}
+	if len(chunks) == 0 {
+		chunks = append(chunks, []map[string]any{{"text": ""}})
+	}
+	return chunks
+}
+
+func geminiResponse(parts []map[string]any, finish string, usage bool) map[string]any {
+	cand := map[string]any{"content": map[string]any{"role": "model", "parts": parts}, "index": 0}
+	if finish != "" {
+		cand["finishReason"] = finish
+	}
+	resp := map[string]any{"candidates": []any{cand}, "modelVersion": "mock"}
+	if usage {
+		resp["usageMetadata"] = map[string]any{"promptTokenCount": 42, "candidatesTokenCount": 17, "totalTokenCount": 59}
+	}
+	return resp
+}
+
+func geminiErrBody(code int, msg, status string) map[string]any {
+	return map[string]any{"error": map[string]any{"code": code, "message": msg, "status": status}}
+}
+
+func geminiMarshal(v any) []byte {
+	b, _ := json.Marshal(v)
+	return b
+}
+
+func geminiJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(geminiMarshal(v))
+}
+
+// GeminiFunctionResponses returns the functionResponse parts of a request
+// (what the CLI sent back after running tools).
+func GeminiFunctionResponses(r GeminiRequest) []map[string]any {
+	var out []map[string]any
+	for _, c := range r.Contents {
+		parts, _ := c["parts"].([]any)
+		for _, p := range parts {
+			if pm, ok := p.(map[string]any); ok {
+				if fr, ok := pm["functionResponse"].(map[string]any); ok {
+					out = append(out, fr)
+				}
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,443 @@
+// Package mockllm holds scripted, loopback-only mock LLM servers, one file per
+// wire API, for tests and local e2e runs. No server here touches a network.
+package mockllm
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// OpenAIToolCall is one function call the scripted assistant makes.
+type OpenAIToolCall struct {
+	ID   string // default "call_<turn>_<index>"
+	Name string
+	Args string // JSON arguments, sent split across chunks when streaming
+}
+
+// OpenAIUsage is the token usage a turn reports.
+type OpenAIUsage struct {
+	PromptTokens     int64 `json:"prompt_tokens"`
+	CompletionTokens int64 `json:"completion_tokens"`
+	TotalTokens      int64 `json:"total_tokens"`
+}
+
+// OpenAITurn is one scripted answer to one POST /chat/completions.
+type OpenAITurn struct {
+	Text      string
+	Reasoning string // sent as delta.reasoning_content before Text
+	ToolCalls []OpenAIToolCall
+	// FinishReason defaults to "tool_calls" when ToolCalls is set, else "stop".
+	FinishReason string
+	Usage        *OpenAIUsage // default: small non-zero counts
+
+	// Status, when set (e.g. 429, 500), answers with that HTTP status and an
+	// OpenAI-style error body (ErrorBody if set); RetryAfter sets the header.
+	Status     int
+	RetryAfter string
+	ErrorBody  string
+	// Reset closes the connection without a response (a connection reset).
+	Reset bool
+	// Delay waits before answering (aborted when the client goes away).
+	Delay time.Duration
+	// Hang sends the first chunk (if streaming) then blocks until the client
+	// disconnects or the server closes.
+	Hang bool
+	// Raw, when set, is written verbatim as the response body (e.g. a
+	// malformed SSE stream), with Content-Type text/event-stream.
+	Raw string
+	// ChunkSize splits text into deltas of at most this many bytes (default 8).
+	ChunkSize int
+}
+
+// OpenAIRequest is one request the server received.
+type OpenAIRequest struct {
+	Path   string
+	Header http.Header
+	Body   []byte
+	// Parsed fields of Body (zero when Body is not JSON).
+	Model    string           `json:"model"`
+	Stream   bool             `json:"stream"`
+	Messages []map[string]any `json:"messages"`
+	Tools    []map[string]any `json:"tools"`
+}
+
+// OpenAIServer is a scripted OpenAI Chat Completions server on loopback.
+type OpenAIServer struct {
+	// URL is the base URL, ending in /v1 (what OPENAI_BASE_URL expects).
+	URL string
+
+	srv  *httptest.Server
+	mu   sync.Mutex
+	reqs []OpenAIRequest
+	turn []OpenAITurn
+	next int
+	loop bool
+
+	rejectStream bool
+	models       []string
+	done         chan struct{}
+	closeOnce    sync.Once
+}
+
+// NewOpenAIServer starts a server that answers requests with turns in order.
+// When the script runs out it answers 500 "mockllm: script exhausted".
+func NewOpenAIServer(turns ...OpenAITurn) *OpenAIServer {
+	s := &OpenAIServer{turn: turns, models: []string{"mock-model"}, done: make(chan struct{})}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/v1/chat/completions", s.chat)
+	mux.HandleFunc("/chat/completions", s.chat)
+	mux.HandleFunc("/v1/models", s.listModels)
+	mux.HandleFunc("/models", s.listModels)
+	s.srv = httptest.NewServer(mux)
+	s.URL = s.srv.URL + "/v1"
+	return s
+}
+
+// Close unblocks hanging turns and stops the server.
+func (s *OpenAIServer) Close() {
+	s.closeOnce.Do(func() { close(s.done) })
+	s.srv.CloseClientConnections()
+	s.srv.Close()
+}
+
+// Add appends turns to the script.
+func (s *OpenAIServer) Add(turns ...OpenAITurn) {
+	s.mu.Lock()
+	s.turn = append(s.turn, turns...)
+	s.mu.Unlock()
+}
+
+// SetLoop makes the script restart from the first turn when it runs out
+// (for benchmarks).
+func (s *OpenAIServer) SetLoop(loop bool) {
+	s.mu.Lock()
+	s.loop = loop
+	s.mu.Unlock()
+}
+
+// SetRejectStream makes every stream:true request fail with 400, as some
+// servers do, without consuming a turn.
+func (s *OpenAIServer) SetRejectStream(reject bool) {
+	s.mu.Lock()
+	s.rejectStream = reject
+	s.mu.Unlock()
+}
+
+// SetModels sets the ids GET /models lists.
+func (s *OpenAIServer) SetModels(ids ...string) {
+	s.mu.Lock()
+	s.models = ids
+	s.mu.Unlock()
+}
+
+// Requests returns a copy of the chat requests received so far.
+func (s *OpenAIServer) Requests() []OpenAIRequest {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]OpenAIRequest(nil), s.reqs...)
+}
+
+// Remaining returns how many scripted turns have not been served.
+func (s *OpenAIServer) Remaining() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.turn) - s.next
+}
+
+func (s *OpenAIServer) listModels(w http.ResponseWriter, _ *http.Request) {
+	s.mu.Lock()
+	ids := append([]string(nil), s.models...)
+	s.mu.Unlock()
+	data := make([]map[string]any, len(ids))
+	for i, id := range ids {
+		data[i] = map[string]any{"id": id, "object": "model", "owned_by": "mockllm"}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"object": "list", "data": data})
+}
+
+func (s *OpenAIServer) chat(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		writeJSON(w, http.StatusMethodNotAllowed, errBody("method not allowed"))
+		return
+	}
+	body, _ := io.ReadAll(r.Body)
+	req := OpenAIRequest{Path: r.URL.Path, Header: r.Header.Clone(), Body: body}
+	_ = json.Unmarshal(body, &req)
+	turn, idx, ok := s.take(req)
+	if !ok {
+		return
+	}
+	if req.Stream && s.rejects() {
+		writeJSON(w, http.StatusBadRequest, errBody("stream is not supported"))
+		return
+	}
+	if !s.wait(r, turn.Delay) {
+		return
+	}
+	switch {
+	case turn.Reset:
+		resetConn(w)
+	case turn.Status != 0:
+		s.writeError(w, turn)
+	case turn.Raw != "":
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, turn.Raw)
+		if turn.Hang {
+			flush(w)
+			s.hang(r)
+		}
+	case req.Stream:
+		s.stream(w, r, turn, idx, includeUsage(body))
+	default:
+		writeJSON(w, http.StatusOK, completion(turn, idx))
+	}
+}
+
+// take records req and returns the next turn; a stream rejection does not
+// consume one.
+func (s *OpenAIServer) take(req OpenAIRequest) (OpenAITurn, int, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.reqs = append(s.reqs, req)
+	if req.Stream && s.rejectStream {
+		return OpenAITurn{}, 0, true
+	}
+	if s.next >= len(s.turn) && s.loop && len(s.turn) > 0 {
+		s.next = 0
+	}
+	if s.next >= len(s.turn) {
+		return OpenAITurn{Status: http.StatusInternalServerError, ErrorBody: "mockllm: script exhausted"}, s.next, true
+	}
+	t := s.turn[s.next]
+	s.next++
+	return t, s.next - 1, true
+}
+
+func (s *OpenAIServer) rejects() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.rejectStream
+}
+
+func (s *OpenAIServer) wait(r *http.Request, d time.Duration) bool {
+	if d <= 0 {
+		return true
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-r.Context().Done():
+	case <-s.done:
+	}
+	return false
+}
+
+func (s *OpenAIServer) hang(r *http.Request) {
+	select {
+	case <-r.Context().Done():
+	case <-s.done:
+	}
+}
+
+func (s *OpenAIServer) writeError(w http.ResponseWriter, t OpenAITurn) {
+	if t.RetryAfter != "" {
+		w.Header().Set("Retry-After", t.RetryAfter)
+	}
+	msg := t.ErrorBody
+	if msg == "" {
+		msg = http.StatusText(t.Status)
+	}
+	writeJSON(w, t.Status, errBody(msg))
+}
+
+func (s *OpenAIServer) stream(w http.ResponseWriter, r *http.Request, t OpenAITurn, idx int, usage bool) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	id := "chatcmpl-mock-" + strconv.Itoa(idx)
+	send := func(delta map[string]any, finish any) {
+		chunk := map[string]any{"id": id, "object": "chat.completion.chunk", "model": "mock-model",
+			"choices": []map[string]any{{"index": 0, "delta": delta, "finish_reason": finish}}}
+		writeEvent(w, chunk)
+	}
+	send(map[string]any{"role": "assistant", "content": ""}, nil)
+	if t.Hang {
+		flush(w)
+		s.hang(r)
+		return
+	}
+	for _, part := range split(t.Reasoning, t.ChunkSize) {
+		send(map[string]any{"reasoning_content": part}, nil)
+	}
+	for _, part := range split(t.Text, t.ChunkSize) {
+		send(map[string]any{"content": part}, nil)
+	}
+	for i, tc := range t.ToolCalls {
+		send(map[string]any{"tool_calls": []map[string]any{{"index": i, "id": toolID(tc, idx, i), "type": "function",
+			"function": map[string]any{"name": tc.Name, "arguments": ""}}}}, nil)
+		half := len(tc.Args) / 2
+		for _, part := range []string{tc.Args[:half], tc.Args[half:]} {
+			if part != "" {
+				send(map[string]any{"tool_calls": []map[string]any{{"index": i, "function": map[string]any{"arguments": part}}}}, nil)
+			}
+		}
+	}
+	send(map[string]any{}, finishReason(t))
+	if usage {
+		writeEvent(w, map[string]any{"id": id, "object": "chat.completion.chunk", "choices": []any{}, "usage": usageOf(t)})
+	}
+	_, _ = io.WriteString(w, "data: [DONE]\n\n")
+	flush(w)
+}
+
+func completion(t OpenAITurn, idx int) map[string]any {
+	msg := map[string]any{"role": "assistant", "content": t.Text}
+	if t.Reasoning != "" {
+		msg["reasoning_content"] = t.Reasoning
+	}
+	if len(t.ToolCalls) > 0 {
+		calls := make([]map[string]any, len(t.ToolCalls))
+		for i, tc := range t.ToolCalls {
+			calls[i] = map[string]any{"id": toolID(tc, idx, i), "type": "function",
+				"function": map[string]any{"name": tc.Name, "arguments": tc.Args}}
+		}
+		msg["tool_calls"] = calls
+	}
+	return map[string]any{"id": "chatcmpl-mock-" + strconv.Itoa(idx), "object": "chat.completion", "model": "mock-model",
+		"choices": []map[string]any{{"index": 0, "message": msg, "finish_reason": finishReason(t)}},
+		"usage":   usageOf(t)}
+}
+
+func toolID(tc OpenAIToolCall, turn, i int) string {
+	if tc.ID != "" {
+		return tc.ID
+	}
+	return fmt.Sprintf("call_%d_%d", turn, i)
+}
+
+func finishReason(t OpenAITurn) string {
+	switch {
+	case t.FinishReason != "":
+		return t.FinishReason
+	case len(t.ToolCalls) > 0:
+		return "tool_calls"
+	default:
+		return "stop"
+	}
+}
+
+func usageOf(t OpenAITurn) OpenAIUsage {
+	if t.Usage != nil {
+		return *t.Usage
+	}
+	out := int64(len(t.Text)/4 + 1)
+	return OpenAIUsage{PromptTokens: 10, CompletionTokens: out, TotalTokens: 10 + out}
+}
+
+func includeUsage(body []byte) bool {
+	var v struct {
+		StreamOptions struct {
+			IncludeUsage bool `json:"include_usage"`
+		} `json:"stream_options"`
+	}
+	_ = json.Unmarshal(body, &v)
+	return v.StreamOptions.IncludeUsage
+}
+
+func split(s string, n int) []string {
+	if n <= 0 {
+		n = 8
+	}
+	var out []string
+	for len(s) > n {
+		cut := n
+		for cut < len(s) && !utf8Start(s[cut]) {
+			cut++
+		}
+		out = append(out, s[:cut])
+		s = s[cut:]
+	}
+	if s != "" {
+		out = append(out, s)
+	}
+	return out
+}
+
+func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
+
+func writeEvent(w io.Writer, v any) {
+	b, _ := json.Marshal(v)
+	_, _ = fmt.Fprintf(w, "data: %s\n\n", b)
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func errBody(msg string) map[string]any {
+	return map[string]any{"error": map[string]any{"message": msg, "type": "mockllm_error"}}
+}
+
+func flush(w http.ResponseWriter) {
+	if f, ok := w.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// resetConn drops the TCP connection with an RST so the client sees a
+// connection reset rather than a clean EOF.
+func resetConn(w http.ResponseWriter) {
+	hj, ok := w.(http.Hijacker)
+	if !ok {
+		panic(http.ErrAbortHandler)
+	}
+	conn, _, err := hj.Hijack()
+	if err != nil {
+		return
+	}
+	if tc, ok := conn.(*net.TCPConn); ok {
+		_ = tc.SetLinger(0)
+	}
+	_ = conn.Close()
+}
+
+// LastMessages returns the messages of the last request, or nil.
+func (s *OpenAIServer) LastMessages() []map[string]any {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.reqs) == 0 {
+		return nil
+	}
+	return s.reqs[len(s.reqs)-1].Messages
+}
+
+// MessageText returns the string content of a recorded message (joining
+// text parts when content is an array).
+func MessageText(m map[string]any) string {
+	switch c := m["content"].(type) {
+	case string:
+		return c
+	case []any:
+		var b strings.Builder
+		for _, p := range c {
+			if pm, ok := p.(map[string]any); ok {
+				if t, ok := pm["text"].(string); ok {
+					b.WriteString(t)
+				}
+			}
+		}
+		return b.String()
+	}
+	return ""
+}

@@ -1,0 +1,327 @@
+package mockllm
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"time"
+)
+
+// ResponsesToolCall is one function call the scripted assistant makes.
+type ResponsesToolCall struct {
+	CallID string // default "call_<turn>_<index>"
+	Name   string
+	Args   string // JSON arguments as a string, as the Responses API sends them
+	// Custom sends a custom_tool_call (free-form Input, e.g. codex's
+	// apply_patch) instead of a function_call.
+	Custom bool
+	Input  string
+}
+
+// ResponsesUsage is the token usage a turn reports in response.completed.
+type ResponsesUsage struct {
+	InputTokens     int64
+	CachedTokens    int64
+	OutputTokens    int64
+	ReasoningTokens int64
+}
+
+// ResponsesTurn is one scripted answer to one POST /responses.
+type ResponsesTurn struct {
+	Text      string
+	Reasoning string // sent as a reasoning summary before Text
+	ToolCalls []ResponsesToolCall
+	Usage     *ResponsesUsage // default: small non-zero counts
+
+	// Status, when set (e.g. 429, 500), answers with that HTTP status and an
+	// OpenAI-style error body (ErrorBody if set); RetryAfter sets the header.
+	Status     int
+	RetryAfter string
+	ErrorBody  string
+	// Delay waits before answering (aborted when the client goes away).
+	Delay time.Duration
+	// Hang sends response.created then blocks until the client disconnects
+	// or the server closes.
+	Hang bool
+	// ChunkSize splits text into deltas of at most this many bytes (default 8).
+	ChunkSize int
+}
+
+// ResponsesRequest is one request the server received.
+type ResponsesRequest struct {
+	Path   string
+	Header http.Header
+	Body   []byte
+	// Parsed fields of Body (zero when Body is not JSON).
+	Model        string           `json:"model"`
+	Instructions string           `json:"instructions"`
+	Input        []map[string]any `json:"input"`
+	Tools        []map[string]any `json:"tools"`
+}
+
+// ResponsesServer is a scripted OpenAI Responses API (SSE) server on
+// loopback, the wire API codex speaks.
+type ResponsesServer struct {
+	// URL is the base URL ending in /v1 (a codex model provider base_url).
+	URL string
+
+	srv  *httptest.Server
+	mu   sync.Mutex
+	reqs []ResponsesRequest
+	turn []ResponsesTurn
+	n    int
+	loop bool
+	stop chan struct{}
+	once sync.Once
+}
+
+// NewResponsesServer starts a server answering turns in order. Once the
+// script is exhausted it answers 500 (or repeats the last turn with SetLoop).
+func NewResponsesServer(turns ...ResponsesTurn) *ResponsesServer {
+	s := &ResponsesServer{turn: turns, stop: make(chan struct{})}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/v1/responses", s.responses)
+	mux.HandleFunc("/responses", s.responses)
+	s.srv = httptest.NewServer(mux)
+	s.URL = s.srv.URL + "/v1"
+	return s
+}
+
+// Close releases hanging handlers and stops the server.
+func (s *ResponsesServer) Close() {
+	s.once.Do(func() { close(s.stop) })
+	s.srv.CloseClientConnections()
+	s.srv.Close()
+}
+
+// Add appends turns to the script.
+func (s *ResponsesServer) Add(turns ...ResponsesTurn) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.turn = append(s.turn, turns...)
+}
+
+// SetLoop makes the server repeat its last turn once the script runs out.
+func (s *ResponsesServer) SetLoop(loop bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.loop = loop
+}
+
+// Requests returns a copy of the POST requests received so far.
+func (s *ResponsesServer) Requests() []ResponsesRequest {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]ResponsesRequest(nil), s.reqs...)
+}
+
+// CodexConfig returns config.toml text that makes codex use this server as
+// its model provider "mock" with the given model; the API key is read from
+// the env var envKey (codex refuses a provider whose env_key is unset).
+func (s *ResponsesServer) CodexConfig(model, envKey string) string {
+	return fmt.Sprintf(`model = %q
+model_provider = "mock"
+
+[model_providers.mock]
+name = "Mock"
+base_url = %q
+env_key = %q
+wire_api = "responses"
+request_max_retries = 0
+stream_max_retries = 0
+`, model, s.URL, envKey)
+}
+
+func (s *ResponsesServer) responses(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		// codex probes a websocket transport first for some providers.
+		http.Error(w, "mockllm: only POST", http.StatusMethodNotAllowed)
+		return
+	}
+	body, _ := io.ReadAll(r.Body)
+	req := ResponsesRequest{Path: r.URL.Path, Header: r.Header.Clone(), Body: body}
+	_ = json.Unmarshal(body, &req)
+	t, idx, ok := s.take(req)
+	if !ok {
+		responsesError(w, http.StatusInternalServerError, "", "mockllm: no scripted turn left")
+		return
+	}
+	if t.Delay > 0 && !s.sleep(r, t.Delay) {
+		return
+	}
+	if t.Status != 0 {
+		if t.RetryAfter != "" {
+			w.Header().Set("Retry-After", t.RetryAfter)
+		}
+		responsesError(w, t.Status, t.ErrorBody, fmt.Sprintf("mockllm: scripted status %d", t.Status))
+		return
+	}
+	s.stream(w, r, t, idx)
+}
+
+func (s *ResponsesServer) take(req ResponsesRequest) (ResponsesTurn, int, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.reqs = append(s.reqs, req)
+	idx := s.n
+	switch {
+	case s.n < len(s.turn):
+		s.n++
+		return s.turn[idx], idx, true
+	case s.loop && len(s.turn) > 0:
+		return s.turn[len(s.turn)-1], idx, true
+	}
+	return ResponsesTurn{}, idx, false
+}
+
+func (s *ResponsesServer) sleep(r *http.Request, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-r.Context().Done():
+	case <-s.stop:
+	}
+	return false
+}
+
+func (s *ResponsesServer) stream(w http.ResponseWriter, r *http.Request, t ResponsesTurn, idx int) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	respID := fmt.Sprintf("resp_%d", idx)
+	responsesEvent(w, "response.created", map[string]any{"response": map[string]any{"id": respID}})
+	if t.Hang {
+		select {
+		case <-r.Context().Done():
+		case <-s.stop:
+		}
+		return
+	}
+	out := 0
+	if t.Reasoning != "" {
+		responsesReasoning(w, t, idx, out)
+		out++
+	}
+	if t.Text != "" {
+		responsesMessage(w, t, idx, out)
+		out++
+	}
+	for i, tc := range t.ToolCalls {
+		responsesFunctionCall(w, tc, idx, i, out)
+		out++
+	}
+	u := t.Usage
+	if u == nil {
+		u = &ResponsesUsage{InputTokens: 20, CachedTokens: 2, OutputTokens: 10, ReasoningTokens: 3}
+	}
+	responsesEvent(w, "response.completed", map[string]any{"response": map[string]any{
+		"id": respID,
+		"usage": map[string]any{
+			"input_tokens":          u.InputTokens,
+			"input_tokens_details":  map[string]any{"cached_tokens": u.CachedTokens},
+			"output_tokens":         u.OutputTokens,
+			"output_tokens_details": map[string]any{"reasoning_tokens": u.ReasoningTokens},
+			"total_tokens":          u.InputTokens + u.OutputTokens,
+		},
+	}})
+}
+
+func responsesReasoning(w io.Writer, t ResponsesTurn, idx, out int) {
+	id := fmt.Sprintf("rs_%d", idx)
+	responsesEvent(w, "response.output_item.added", map[string]any{"output_index": out,
+		"item": map[string]any{"type": "reasoning", "id": id, "summary": []any{}}})
+	responsesEvent(w, "response.reasoning_summary_part.added", map[string]any{"item_id": id,
+		"output_index": out, "summary_index": 0, "part": map[string]any{"type": "summary_text", "text": ""}})
+	for _, d := range split(t.Reasoning, chunkSize(t.ChunkSize)) {
+		responsesEvent(w, "response.reasoning_summary_text.delta", map[string]any{"item_id": id,
+			"output_index": out, "summary_index": 0, "delta": d})
+	}
+	responsesEvent(w, "response.output_item.done", map[string]any{"output_index": out,
+		"item": map[string]any{"type": "reasoning", "id": id,
+			"summary": []any{map[string]any{"type": "summary_text", "text": t.Reasoning}}}})
+}
+
+func responsesMessage(w io.Writer, t ResponsesTurn, idx, out int) {
+	id := fmt.Sprintf("msg_%d", idx)
+	responsesEvent(w, "response.output_item.added", map[string]any{"output_index": out,
+		"item": map[string]any{"type": "message", "id": id, "role": "assistant", "content": []any{}}})
+	for _, d := range split(t.Text, chunkSize(t.ChunkSize)) {
+		responsesEvent(w, "response.output_text.delta", map[string]any{"item_id": id,
+			"output_index": out, "content_index": 0, "delta": d})
+	}
+	responsesEvent(w, "response.output_item.done", map[string]any{"output_index": out,
+		"item": map[string]any{"type": "message", "id": id, "role": "assistant",
+			"content": []any{map[string]any{"type": "output_text", "text": t.Text}}}})
+}
+
+func responsesFunctionCall(w io.Writer, tc ResponsesToolCall, idx, i, out int) {
+	callID := tc.CallID
+	if callID == "" {
+		callID = fmt.Sprintf("call_%d_%d", idx, i)
+	}
+	id := fmt.Sprintf("fc_%d_%d", idx, i)
+	if tc.Custom {
+		item := map[string]any{"type": "custom_tool_call", "id": id, "call_id": callID, "name": tc.Name, "input": tc.Input}
+		responsesEvent(w, "response.output_item.added", map[string]any{"output_index": out, "item": item})
+		responsesEvent(w, "response.output_item.done", map[string]any{"output_index": out, "item": item})
+		return
+	}
+	responsesEvent(w, "response.output_item.added", map[string]any{"output_index": out,
+		"item": map[string]any{"type": "function_call", "id": id, "call_id": callID, "name": tc.Name, "arguments": ""}})
+	responsesEvent(w, "response.output_item.done", map[string]any{"output_index": out,
+		"item": map[string]any{"type": "function_call", "id": id, "call_id": callID, "name": tc.Name, "arguments": tc.Args}})
+}
+
+func chunkSize(n int) int {
+	if n <= 0 {
+		return 8
+	}
+	return n
+}
+
+func responsesEvent(w io.Writer, typ string, v map[string]any) {
+	v["type"] = typ
+	b, _ := json.Marshal(v)
+	fmt.Fprintf(w, "event: %s\ndata: %s\n\n", typ, b)
+	if f, ok := w.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+func responsesError(w http.ResponseWriter, status int, body, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	if body == "" {
+		typ := "server_error"
+		if status == http.StatusTooManyRequests {
+			typ = "rate_limit_exceeded"
+		}
+		b, _ := json.Marshal(map[string]any{"error": map[string]any{"message": msg, "type": typ, "code": typ}})
+		body = string(b)
+	}
+	_, _ = io.WriteString(w, strings.TrimSpace(body))
+}
+
+// InputText returns the concatenated text of a Responses input item
+// (message content parts or a function_call_output's output).
+func InputText(item map[string]any) string {
+	if s, ok := item["output"].(string); ok {
+		return s
+	}
+	var b strings.Builder
+	parts, _ := item["content"].([]any)
+	for _, p := range parts {
+		if m, ok := p.(map[string]any); ok {
+			if s, ok := m["text"].(string); ok {
+				b.WriteString(s)
+			}
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,251 @@
+// Package permission decides whether the native agent loop may run a tool:
+// configured rules (tool + path glob or command prefix -> allow/ask/deny),
+// defaults (reads allowed, writes and commands asked), answers the user gave
+// "always" for this session, and a built-in hard deny list no rule or grant
+// can lift. It also provides approval policies that answer permission
+// requests automatically for headless runs.
+package permission
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+
+	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/config"
+)
+
+// ErrInvalidRule marks a permission rule or policy hub cannot use.
+var ErrInvalidRule = errors.New("invalid permission rule")
+
+// Decision is the outcome of a check.
+type Decision string
+
+const (
+	Allow Decision = "allow"
+	Ask   Decision = "ask"
+	Deny  Decision = "deny"
+)
+
+// Request describes one tool call to check.
+type Request struct {
+	Tool    string            // tool name, e.g. "read_file", "bash"
+	Kind    adapters.ToolKind // read, edit, execute, search, ...
+	Path    string            // absolute path for file tools
+	Cwd     string            // session root; rule globs match relative to it
+	Command string            // shell command for bash
+}
+
+// Verdict is a decision with the reason a user can read.
+type Verdict struct {
+	Decision Decision
+	Reason   string
+	// Hard is true when the built-in deny list matched; nothing can lift it.
+	Hard bool
+}
+
+// Checker is what the agent loop consults before each tool call.
+type Checker interface {
+	Check(req Request) Verdict
+	// Remember records an answer; "always" kinds apply to later checks.
+	Remember(req Request, kind adapters.PermissionOptionKind)
+}
+
+// Rule is a parsed config rule.
+type Rule struct {
+	Tool     string
+	Path     string
+	Command  string
+	Decision Decision
+	pathRe   *regexp.Regexp
+}
+
+// Service is the default Checker.
+type Service struct {
+	rules  []Rule
+	mu     sync.Mutex
+	always map[string]Decision
+}
+
+var _ Checker = (*Service)(nil)
+
+// New builds a service from config rules. Invalid rules are an error.
+func New(cfg config.PermissionsConfig) (*Service, error) {
+	s := &Service{always: map[string]Decision{}}
+	for i, r := range cfg.Rules {
+		rule, err := parseRule(r)
+		if err != nil {
+			return nil, fmt.Errorf("permissions.rules[%d]: %w", i, err)
+		}
+		s.rules = append(s.rules, rule)
+	}
+	return s, nil
+}
+
+func parseRule(r config.PermissionRule) (Rule, error) {
+	d := Decision(strings.ToLower(strings.TrimSpace(r.Decision)))
+	if d != Allow && d != Ask && d != Deny {
+		return Rule{}, fmt.Errorf("%w: decision %q must be allow, ask or deny", ErrInvalidRule, r.Decision)
+	}
+	out := Rule{Tool: r.Tool, Path: r.Path, Command: strings.TrimSpace(r.Command), Decision: d}
+	if r.Path != "" {
+		out.pathRe = globRegexp(r.Path)
+	}
+	return out, nil
+}
+
+// Check returns the decision for req: hard deny first, then a remembered
+// "always" answer, then rules (a matching deny wins; otherwise the last
+// matching rule), then defaults.
+func (s *Service) Check(req Request) Verdict {
+	if reason, ok := HardDeny(req); ok {
+		return Verdict{Decision: Deny, Reason: reason, Hard: true}
+	}
+	s.mu.Lock()
+	d, ok := s.always[rememberKey(req)]
+	s.mu.Unlock()
+	if ok {
+		return Verdict{Decision: d, Reason: "remembered for this session"}
+	}
+	var last *Rule
+	for i := range s.rules {
+		r := &s.rules[i]
+		if !r.matches(req) {
+			continue
+		}
+		if r.Decision == Deny {
+			return Verdict{Decision: Deny, Reason: "denied by rule " + r.describe()}
+		}
+		last = r
+	}
+	if last != nil {
+		return Verdict{Decision: last.Decision, Reason: "rule " + last.describe()}
+	}
+	return Verdict{Decision: defaultFor(req), Reason: "default"}
+}
+
+// Remember stores allow_always / reject_always answers for the session.
+func (s *Service) Remember(req Request, kind adapters.PermissionOptionKind) {
+	var d Decision
+	switch kind {
+	case adapters.AllowAlways:
+		d = Allow
+	case adapters.RejectAlways:
+		d = Deny
+	default:
+		return
+	}
+	s.mu.Lock()
+	s.always[rememberKey(req)] = d
+	s.mu.Unlock()
+}
+
+// rememberKey scopes "always": a command's program and subcommand for bash
+// (so "always allow go test" does not allow "rm"), the tool otherwise.
+func rememberKey(req Request) string {
+	if req.Command != "" {
+		f := strings.Fields(req.Command)
+		if len(f) > 2 {
+			f = f[:2]
+		}
+		return req.Tool + "\x00" + strings.Join(f, " ")
+	}
+	return req.Tool
+}
+
+func defaultFor(req Request) Decision {
+	switch req.Kind {
+	case adapters.KindRead, adapters.KindSearch, adapters.KindThink:
+		return Allow
+	}
+	return Ask
+}
+
+func (r *Rule) matches(req Request) bool {
+	if r.Tool != "" && r.Tool != "*" && r.Tool != req.Tool && r.Tool != string(req.Kind) {
+		return false
+	}
+	if r.Command != "" && !commandHasPrefix(req.Command, r.Command) {
+		return false
+	}
+	if r.pathRe != nil {
+		if req.Path == "" {
+			return false
+		}
+		return matchPath(r.pathRe, r.Path, req)
+	}
+	return true
+}
+
+func (r *Rule) describe() string {
+	s := "tool=" + orStar(r.Tool)
+	if r.Path != "" {
+		s += " path=" + r.Path
+	}
+	if r.Command != "" {
+		s += " command=" + r.Command
+	}
+	return s + " -> " + string(r.Decision)
+}
+
+func orStar(s string) string {
+	if s == "" {
+		return "*"
+	}
+	return s
+}
+
+func commandHasPrefix(cmd, prefix string) bool {
+	c := strings.Join(strings.Fields(cmd), " ")
+	p := strings.Join(strings.Fields(prefix), " ")
+	return c == p || strings.HasPrefix(c, p+" ")
+}
+
+func matchPath(re *regexp.Regexp, pattern string, req Request) bool {
+	p := filepath.ToSlash(req.Path)
+	if re.MatchString(p) {
+		return true
+	}
+	if req.Cwd != "" {
+		if rel, err := filepath.Rel(req.Cwd, req.Path); err == nil && re.MatchString(filepath.ToSlash(rel)) {
+			return true
+		}
+	}
+	if !strings.Contains(pattern, "/") {
+		return re.MatchString(filepath.Base(req.Path))
+	}
+	return false
+}
+
+// globRegexp turns a glob into an anchored regexp: ** crosses directories,
+// * and ? do not.
+func globRegexp(glob string) *regexp.Regexp {
+	var b strings.Builder
+	b.WriteString("^")
+	g := filepath.ToSlash(glob)
+	for i := 0; i < len(g); i++ {
+		switch c := g[i]; c {
+		case '*':
+			if i+1 < len(g) && g[i+1] == '*' {
+				i++
+				if i+1 < len(g) && g[i+1] == '/' {
+					i++
+					b.WriteString("(?:.*/)?")
+				} else {
+					b.WriteString(".*")
+				}
+			} else {
+				b.WriteString("[^/]*")
+			}
+		case '?':
+			b.WriteString("[^/]")
+		default:
+			b.WriteString(regexp.QuoteMeta(string(c)))
+		}
+	}
+	b.WriteString("$")
+	return regexp.MustCompile(b.String())
+}

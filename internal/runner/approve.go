@@ -1,0 +1,45 @@
+package runner
+
+import "github.com/hubdev/hub/adapters"
+
+// Approve is the fixed policy that answers permission requests in CI.
+type Approve string
+
+const (
+	ApproveAll      Approve = "all"       // allow everything
+	ApproveReadOnly Approve = "read-only" // allow read, search, fetch, think
+	ApproveNone     Approve = "none"      // reject everything
+)
+
+func (a Approve) valid() bool {
+	return a == ApproveAll || a == ApproveReadOnly || a == ApproveNone
+}
+
+var readOnlyKinds = map[adapters.ToolKind]bool{
+	adapters.KindRead: true, adapters.KindSearch: true, adapters.KindFetch: true, adapters.KindThink: true,
+}
+
+// Allows reports whether the policy lets a tool of this kind run.
+func (a Approve) Allows(kind adapters.ToolKind) bool {
+	switch a {
+	case ApproveAll:
+		return true
+	case ApproveReadOnly:
+		return readOnlyKinds[kind]
+	}
+	return false
+}
+
+// Decide picks the answer to req: a one-time allow or reject option.
+func (a Approve) Decide(req *adapters.PermissionRequest) adapters.PermissionDecision {
+	kinds := []adapters.PermissionOptionKind{adapters.RejectOnce, adapters.RejectAlways}
+	if a.Allows(req.Tool.Kind) {
+		kinds = []adapters.PermissionOptionKind{adapters.AllowOnce, adapters.AllowAlways}
+	}
+	for _, k := range kinds {
+		if o, ok := req.OptionFor(k); ok {
+			return adapters.PermissionDecision{OptionID: o.ID, Kind: o.Kind}
+		}
+	}
+	return adapters.PermissionDecision{Kind: kinds[0]}
+}

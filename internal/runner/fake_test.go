@@ -1,0 +1,98 @@
+package runner
+
+import (
+	"context"
+	"sync"
+
+	"github.com/hubdev/hub/adapters"
+)
+
+// fakeScript plays one turn: it writes events to out and may wait on
+// cancelled. It must not close out.
+type fakeScript func(ctx context.Context, cancelled <-chan struct{}, out chan<- adapters.Event)
+
+type fakeAdapter struct {
+	name     string
+	caps     adapters.Capabilities
+	startErr error
+	script   fakeScript
+	sessID   string
+
+	mu       sync.Mutex
+	opts     adapters.SessionOptions
+	prompt   []adapters.Content
+	closed   bool
+	canceled bool
+}
+
+var _ adapters.Adapter = (*fakeAdapter)(nil)
+
+func (a *fakeAdapter) Name() string                        { return a.name }
+func (a *fakeAdapter) Capabilities() adapters.Capabilities { return a.caps }
+
+func (a *fakeAdapter) Start(_ context.Context, o adapters.SessionOptions) (adapters.Session, error) {
+	if a.startErr != nil {
+		return nil, a.startErr
+	}
+	a.mu.Lock()
+	a.opts = o
+	a.mu.Unlock()
+	return &fakeSession{a: a, cancel: make(chan struct{})}, nil
+}
+
+type fakeSession struct {
+	a      *fakeAdapter
+	once   sync.Once
+	cancel chan struct{}
+}
+
+func (s *fakeSession) ID() string { return s.a.sessID }
+
+func (s *fakeSession) Prompt(ctx context.Context, p []adapters.Content) (<-chan adapters.Event, error) {
+	s.a.mu.Lock()
+	s.a.prompt = p
+	s.a.mu.Unlock()
+	ch := make(chan adapters.Event)
+	go func() {
+		defer close(ch)
+		s.a.script(ctx, s.cancel, ch)
+	}()
+	return ch, nil
+}
+
+func (s *fakeSession) Cancel() {
+	s.a.mu.Lock()
+	s.a.canceled = true
+	s.a.mu.Unlock()
+	s.once.Do(func() { close(s.cancel) })
+}
+
+func (s *fakeSession) Close() error {
+	s.once.Do(func() { close(s.cancel) })
+	s.a.mu.Lock()
+	s.a.closed = true
+	s.a.mu.Unlock()
+	return nil
+}
+
+// steps builds a script from plain events; a permission event waits for
+// the decision and then runs allowed or rejected.
+func steps(evs ...adapters.Event) fakeScript {
+	return func(_ context.Context, _ <-chan struct{}, out chan<- adapters.Event) {
+		for _, e := range evs {
+			out <- e
+			if e.Permission != nil {
+				<-e.Permission.Decision()
+			}
+		}
+	}
+}
+
+func text(s string) adapters.Event { return adapters.Event{Type: adapters.EventText, Text: s} }
+func done(r adapters.StopReason) adapters.Event {
+	return adapters.Event{Type: adapters.EventDone, StopReason: r}
+}
+func perm(id string, kind adapters.ToolKind) adapters.Event {
+	return adapters.Event{Type: adapters.EventPermission, Permission: adapters.NewPermissionRequest(
+		adapters.ToolCall{ID: id, Title: "tool " + id, Kind: kind}, nil)}
+}

@@ -1,0 +1,193 @@
+package runner
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hubdev/hub/adapters"
+)
+
+// EnvelopeVersion is the "v" of every jsonl line.
+const EnvelopeVersion = 1
+
+// envelope is one jsonl line: the event's own fields beside "v", plus the
+// decision hub took for permission events.
+type envelope struct {
+	V int `json:"v"`
+	adapters.Event
+	Decision *adapters.PermissionDecision `json:"decision,omitempty"`
+}
+
+type summaryLine struct {
+	V    int    `json:"v"`
+	Type string `json:"type"`
+	Summary
+}
+
+// output writes stdout and stderr for one run; safe for the spinner
+// goroutine.
+type output struct {
+	o       Options
+	start   time.Time
+	mu      sync.Mutex
+	spin    bool
+	stopped chan struct{}
+	wg      sync.WaitGroup
+}
+
+var spinFrames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
+
+func newOutput(o Options) *output {
+	out := &output{o: o, start: o.Now(), stopped: make(chan struct{})}
+	if o.StderrTTY {
+		out.spin = true
+		out.wg.Add(1)
+		go out.spinner()
+	}
+	return out
+}
+
+func (w *output) spinner() {
+	defer w.wg.Done()
+	t := time.NewTicker(100 * time.Millisecond)
+	defer t.Stop()
+	for i := 0; ; i++ {
+		select {
+		case <-w.stopped:
+			return
+		case <-t.C:
+		}
+		w.mu.Lock()
+		fmt.Fprintf(w.o.Stderr, "\r\x1b[K%s %s %.1fs", spinFrames[i%len(spinFrames)], w.o.Agent, w.o.Now().Sub(w.startTime()).Seconds())
+		w.mu.Unlock()
+	}
+}
+
+func (w *output) startTime() time.Time { return w.start }
+
+func (w *output) close() {
+	select {
+	case <-w.stopped:
+		return
+	default:
+	}
+	close(w.stopped)
+	w.wg.Wait()
+	if w.spin {
+		w.mu.Lock()
+		fmt.Fprint(w.o.Stderr, "\r\x1b[K")
+		w.mu.Unlock()
+	}
+}
+
+func (w *output) color(code, s string) string {
+	if !w.o.StderrTTY || w.o.NoColor {
+		return s
+	}
+	return "\x1b[" + code + "m" + s + "\x1b[0m"
+}
+
+// line writes one progress line to stderr, clearing the spinner first.
+func (w *output) line(s string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.spin {
+		fmt.Fprint(w.o.Stderr, "\r\x1b[K")
+	}
+	fmt.Fprintln(w.o.Stderr, s)
+}
+
+func (w *output) progress(format string, args ...any) {
+	if w.o.Format != FormatText {
+		return
+	}
+	w.line(w.color("2", "hub: "+fmt.Sprintf(format, args...)))
+}
+
+func (w *output) event(ev adapters.Event, dec *adapters.PermissionDecision) {
+	if w.o.Format == FormatJSONL {
+		w.jsonl(envelope{V: EnvelopeVersion, Event: ev, Decision: dec})
+		return
+	}
+	switch ev.Type {
+	case adapters.EventToolCall:
+		if ev.Tool != nil {
+			w.line(w.color("36", "→ "+toolLabel(*ev.Tool)))
+		}
+	case adapters.EventToolUpdate:
+		if ev.Tool != nil && ev.Tool.Status == adapters.StatusFailed {
+			w.line(w.color("31", "✗ tool "+ev.Tool.ID+" failed"))
+		}
+	case adapters.EventPermission:
+		if ev.Permission != nil && dec != nil {
+			verdict := w.color("32", "allowed")
+			if !dec.Allowed() {
+				verdict = w.color("31", "denied")
+			}
+			w.line(fmt.Sprintf("? permission %s: %s (--approve %s)", toolLabel(ev.Permission.Tool), verdict, w.o.Approve))
+		}
+	case adapters.EventError:
+		if ev.Error != nil {
+			label := "error"
+			if !ev.Error.Fatal {
+				label = "warning"
+			}
+			msg := label + ": " + ev.Error.Message
+			if ev.Error.Code != "" {
+				msg += " [" + ev.Error.Code + "]"
+			}
+			w.line(w.color("31", msg))
+		}
+	}
+}
+
+func toolLabel(t adapters.ToolCall) string {
+	s := titleOf(t)
+	if s == "" {
+		s = t.ID
+	}
+	if t.Kind != "" {
+		s += " [" + string(t.Kind) + "]"
+	}
+	return s
+}
+
+func (w *output) jsonl(v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		b, _ = json.Marshal(map[string]any{"v": EnvelopeVersion, "type": "error", "error": map[string]string{"message": "encode event: " + err.Error()}})
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	_, _ = w.o.Stdout.Write(append(b, '\n'))
+}
+
+// summary prints the answer (text) or the summary line (jsonl), and the
+// outcome to stderr.
+func (w *output) summary(s Summary) {
+	if w.o.Format == FormatJSONL {
+		w.jsonl(summaryLine{V: EnvelopeVersion, Type: "summary", Summary: s})
+		return
+	}
+	if s.Answer != "" {
+		ans := s.Answer
+		if !strings.HasSuffix(ans, "\n") {
+			ans += "\n"
+		}
+		_, _ = fmt.Fprint(w.o.Stdout, ans)
+	}
+	if s.Error != "" {
+		w.line(w.color("31", fmt.Sprintf("hub: %s (exit %d)", s.Error, s.ExitCode)))
+	}
+	if s.Detail != "" {
+		for _, l := range strings.Split(strings.TrimRight(s.Detail, "\n"), "\n") {
+			w.line("  | " + l)
+		}
+	}
+	if s.AgentSessionID != "" {
+		w.line(w.color("2", "hub: session "+s.AgentSessionID+" (continue with --resume "+s.AgentSessionID+")"))
+	}
+}

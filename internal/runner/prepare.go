@@ -1,0 +1,94 @@
+package runner
+
+import (
+	"encoding/base64"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/skills"
+)
+
+var imageTypes = map[string]string{
+	".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif", ".webp": "image/webp",
+}
+
+// prepare builds the prompt blocks and session options, delivering skills
+// the way the adapter takes them. cleanup undoes skill placement.
+func (r *run) prepare(name string, caps adapters.Capabilities) (prompt []adapters.Content, so adapters.SessionOptions, cleanup func(), err error) {
+	cleanup = func() {}
+	o := r.o
+	cwd := o.Cwd
+	if cwd == "" {
+		cwd, _ = os.Getwd()
+	}
+	if cwd, err = filepath.Abs(cwd); err != nil {
+		return nil, so, cleanup, fmt.Errorf("%w: --cwd: %v", ErrUsage, err)
+	}
+	if st, err := os.Stat(cwd); err != nil || !st.IsDir() {
+		return nil, so, cleanup, fmt.Errorf("%w: --cwd %s is not a directory", ErrUsage, cwd)
+	}
+	so = adapters.SessionOptions{Cwd: cwd, Model: o.Model, ResumeID: o.ResumeID}
+	if o.ResumeID != "" && !caps.Resume {
+		return nil, so, cleanup, fmt.Errorf("%w: agent %s cannot resume sessions (--resume)", ErrUsage, name)
+	}
+	text := o.Prompt
+	if len(o.Skills) > 0 {
+		var list []skills.Skill
+		for _, n := range o.Skills {
+			s, err := skills.Find(cwd, o.SkillsUserDir, n)
+			if err != nil {
+				return nil, so, cleanup, fmt.Errorf("%w: --skill: %v", ErrUsage, err)
+			}
+			list = append(list, s)
+		}
+		switch caps.Skills {
+		case "native":
+			dir, undo, err := skills.PlaceTemp(list)
+			if err != nil {
+				return nil, so, cleanup, err
+			}
+			so.SkillDirs = []string{dir}
+			if !o.KeepSkills {
+				cleanup = func() { _ = undo() }
+			}
+		case "file":
+			so.Instructions = skills.Instructions(list)
+		default: // "prompt" and adapters that do not say
+			text = skills.PromptPrefix(list) + "\n\n" + text
+		}
+	}
+	if strings.TrimSpace(text) != "" {
+		prompt = append(prompt, adapters.Content{Type: adapters.ContentText, Text: text})
+	}
+	if len(o.Images) > 0 && !caps.Images {
+		return nil, so, cleanup, fmt.Errorf("%w: agent %s does not accept images (--image)", ErrUsage, name)
+	}
+	for _, p := range o.Images {
+		c, err := imageContent(p)
+		if err != nil {
+			return nil, so, cleanup, err
+		}
+		prompt = append(prompt, c)
+	}
+	return prompt, so, cleanup, nil
+}
+
+func imageContent(path string) (adapters.Content, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return adapters.Content{}, fmt.Errorf("%w: --image: %v", ErrUsage, err)
+	}
+	mime := imageTypes[strings.ToLower(filepath.Ext(path))]
+	if mime == "" {
+		mime = http.DetectContentType(data)
+	}
+	if !strings.HasPrefix(mime, "image/") {
+		return adapters.Content{}, fmt.Errorf("%w: --image %s is not an image (%s)", ErrUsage, path, mime)
+	}
+	abs, _ := filepath.Abs(path)
+	return adapters.Content{Type: adapters.ContentImage, MimeType: mime, Data: base64.StdEncoding.EncodeToString(data), URI: "file://" + abs}, nil
+}

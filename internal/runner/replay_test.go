@@ -1,0 +1,68 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/adapters/replay"
+)
+
+func TestRun_Replay(t *testing.T) {
+	cases := []struct {
+		script  string
+		format  Format
+		approve Approve
+		timeout time.Duration
+		cancel  bool
+		want    int
+		out     string
+	}{
+		{script: "ok", format: FormatText, want: ExitOK, out: "All good.\n"},
+		{script: "ok", format: FormatJSONL, want: ExitOK, out: `"agentSessionId":"r-1"`},
+		{script: "crash", format: FormatText, want: ExitAgentError, out: "Working on it\n"},
+		{script: "crash", format: FormatJSONL, want: ExitAgentError, out: `"error":"agent crashed"`},
+		{script: "denied", format: FormatText, approve: ApproveReadOnly, want: ExitDenied, out: "skipped\n"},
+		{script: "denied", format: FormatJSONL, approve: ApproveAll, want: ExitOK, out: `"text":"removed"`},
+		{script: "auth", format: FormatText, want: ExitNotAuthenticated},
+		{script: "auth", format: FormatJSONL, want: ExitNotAuthenticated, out: `"exitCode":4`},
+		{script: "hang", format: FormatText, timeout: 50 * time.Millisecond, want: ExitTimeout, out: "thinking\n"},
+		{script: "hang", format: FormatJSONL, timeout: 50 * time.Millisecond, want: ExitTimeout, out: `"stopReason":"cancelled"`},
+		{script: "hang", format: FormatText, cancel: true, want: ExitInterrupted, out: "thinking\n"},
+		{script: "hang", format: FormatJSONL, cancel: true, want: ExitInterrupted, out: `"exitCode":130`},
+	}
+	for _, c := range cases {
+		t.Run(c.script+"/"+string(c.format), func(t *testing.T) {
+			reg := adapters.NewRegistry()
+			reg.Register(replay.New(filepath.Join("testdata", "replay", c.script+".jsonl")))
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			if c.cancel {
+				time.AfterFunc(50*time.Millisecond, cancel)
+			}
+			var out, errb bytes.Buffer
+			approve := c.approve
+			if approve == "" {
+				approve = ApproveReadOnly
+			}
+			s := Run(ctx, Options{Registry: reg, Agent: replay.Name, Cwd: t.TempDir(), Prompt: "go", Format: c.format, Approve: approve,
+				Timeout: c.timeout, Stdout: &out, Stderr: &errb, Grace: time.Second, StopAll: func() {}, SkillsUserDir: t.TempDir()})
+			if s.ExitCode != c.want {
+				t.Fatalf("exit %d, want %d (%s)\nstdout:\n%s\nstderr:\n%s", s.ExitCode, c.want, s.Error, out.String(), errb.String())
+			}
+			if c.format == FormatText && c.out != "" && out.String() != c.out {
+				t.Errorf("stdout %q, want %q", out.String(), c.out)
+			}
+			if c.format == FormatJSONL {
+				lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+				if !strings.HasPrefix(lines[len(lines)-1], `{"v":1,"type":"summary"`) || !strings.Contains(out.String(), c.out) {
+					t.Errorf("jsonl lacks %q or summary:\n%s", c.out, out.String())
+				}
+			}
+		})
+	}
+}

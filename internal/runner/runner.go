@@ -1,0 +1,174 @@
+// Package runner runs one prompt against one agent headless, for CI: it
+// answers permission requests from a fixed policy, prints the answer (text)
+// or every normalized event (jsonl), and maps the outcome to an exit code.
+// Timeouts, signals and the clock are injectable so every path is testable.
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/proc"
+)
+
+// Exit codes of `hub run`.
+const (
+	ExitOK               = 0
+	ExitAgentError       = 1
+	ExitUsage            = 2
+	ExitNotInstalled     = 3
+	ExitNotAuthenticated = 4
+	ExitTimeout          = 5
+	ExitDenied           = 6
+	ExitInterrupted      = 130
+)
+
+// ErrUsage marks a bad command line or option.
+var ErrUsage = errors.New("usage error")
+
+// Format selects the stdout format.
+type Format string
+
+const (
+	FormatText  Format = "text"
+	FormatJSONL Format = "jsonl"
+)
+
+// Options configures Run.
+type Options struct {
+	Registry *adapters.Registry
+	Agent    string
+	Model    string
+	Cwd      string
+	Timeout  time.Duration // 0 = none
+	Approve  Approve
+	Skills   []string
+	// SkillsUserDir overrides config.UserDir() for skill lookup.
+	SkillsUserDir string
+	// KeepSkills leaves natively placed skills in place after the run.
+	KeepSkills bool
+	Images     []string
+	ResumeID   string
+	Format     Format
+	Prompt     string
+
+	Stdout io.Writer
+	Stderr io.Writer
+	// StderrTTY enables the spinner and, unless NoColor, colours.
+	StderrTTY bool
+	NoColor   bool
+	Log       zerolog.Logger
+
+	// Signals, when set, interrupts the run like cancelling ctx does; a
+	// second signal skips the graceful wait.
+	Signals <-chan os.Signal
+	// Now and After replace the clock (tests).
+	Now   func() time.Time
+	After func(time.Duration) <-chan time.Time
+	// Grace bounds the wait for the agent to end a cancelled turn before
+	// the session is closed (default 5s).
+	Grace time.Duration
+	// StopAll ends every process hub started (default proc.StopAll); the
+	// last line of defence so no child outlives the run.
+	StopAll func()
+}
+
+func (o *Options) defaults() error {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.After == nil {
+		o.After = time.After
+	}
+	if o.Grace <= 0 {
+		o.Grace = 5 * time.Second
+	}
+	if o.Stdout == nil {
+		o.Stdout = io.Discard
+	}
+	if o.Stderr == nil {
+		o.Stderr = io.Discard
+	}
+	if o.Format == "" {
+		o.Format = FormatText
+	}
+	if o.Approve == "" {
+		o.Approve = ApproveReadOnly
+	}
+	switch {
+	case o.Format != FormatText && o.Format != FormatJSONL:
+		return fmt.Errorf("%w: --format must be text or jsonl, not %q", ErrUsage, o.Format)
+	case !o.Approve.valid():
+		return fmt.Errorf("%w: --approve must be all, read-only or none, not %q", ErrUsage, o.Approve)
+	case o.Agent == "":
+		return fmt.Errorf("%w: --agent is required", ErrUsage)
+	case o.Prompt == "" && len(o.Images) == 0:
+		return fmt.Errorf("%w: empty prompt", ErrUsage)
+	case o.Timeout < 0:
+		return fmt.Errorf("%w: --timeout must be positive", ErrUsage)
+	}
+	return nil
+}
+
+// Denial is a permission hub rejected on the user's behalf.
+type Denial struct {
+	ToolID string            `json:"toolId"`
+	Title  string            `json:"title,omitempty"`
+	Kind   adapters.ToolKind `json:"kind,omitempty"`
+	Reason string            `json:"reason"`
+}
+
+// Summary is the outcome of a run; jsonl prints it as the last line.
+type Summary struct {
+	StopReason     adapters.StopReason `json:"stopReason,omitempty"`
+	AgentSessionID string              `json:"agentSessionId,omitempty"`
+	Usage          *adapters.Usage     `json:"usage,omitempty"`
+	DurationMs     int64               `json:"durationMs"`
+	Denied         []Denial            `json:"denied,omitempty"`
+	ExitCode       int                 `json:"exitCode"`
+	Error          string              `json:"error,omitempty"`
+	// Detail carries the agent's last stderr lines after a crash.
+	Detail string `json:"detail,omitempty"`
+	// Answer is the assistant text (text format prints it; not in jsonl).
+	Answer string `json:"-"`
+}
+
+// Run executes one prompt and returns the summary; ExitCode is what the
+// process should exit with. Cancelling ctx interrupts (exit 130).
+func Run(ctx context.Context, o Options) Summary {
+	err := o.defaults()
+	r := &run{o: o, start: o.Now(), out: newOutput(o)}
+	var s Summary
+	if err != nil {
+		s = r.summary(ExitUsage, err)
+	} else {
+		s = r.execute(ctx)
+	}
+	r.out.close()
+	r.out.summary(s)
+	return s
+}
+
+// classifyStartError maps an error before the turn started to an exit code.
+func classifyStartError(err error) int {
+	switch {
+	case errors.Is(err, ErrUsage), errors.Is(err, adapters.ErrUnknownAgent), errors.Is(err, adapters.ErrUnsupported):
+		return ExitUsage
+	case errors.Is(err, adapters.ErrNotInstalled), errors.Is(err, proc.ErrNotFound):
+		return ExitNotInstalled
+	case errors.Is(err, adapters.ErrNotAuthenticated):
+		return ExitNotAuthenticated
+	case errors.Is(err, context.DeadlineExceeded):
+		return ExitTimeout
+	case errors.Is(err, context.Canceled):
+		return ExitInterrupted
+	}
+	return ExitAgentError
+}

@@ -1,0 +1,252 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/proc"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+var fixedNow = func() time.Time { return time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC) }
+
+func runFake(t *testing.T, ctx context.Context, a *fakeAdapter, mod func(*Options)) (Summary, string, string) {
+	t.Helper()
+	reg := adapters.NewRegistry()
+	reg.Register(a)
+	var stdout, stderr bytes.Buffer
+	o := Options{
+		Registry: reg, Agent: a.name, Cwd: t.TempDir(), Prompt: "hi", Approve: ApproveReadOnly,
+		Stdout: &stdout, Stderr: &stderr, Now: fixedNow, Grace: 200 * time.Millisecond, StopAll: func() {},
+		SkillsUserDir: t.TempDir(),
+	}
+	if mod != nil {
+		mod(&o)
+	}
+	s := Run(ctx, o)
+	return s, stdout.String(), stderr.String()
+}
+
+func waitCancel(evs ...adapters.Event) fakeScript {
+	return func(_ context.Context, cancelled <-chan struct{}, out chan<- adapters.Event) {
+		for _, e := range evs {
+			out <- e
+		}
+		<-cancelled
+		out <- text(" (stopped)")
+		out <- done(adapters.StopCancelled)
+	}
+}
+
+func TestRun_ExitCodes(t *testing.T) {
+	cases := []struct {
+		name     string
+		a        *fakeAdapter
+		mod      func(*Options)
+		want     int
+		wantOut  string // text stdout
+		wantErr  string // text stderr fragment
+		canceled bool
+	}{
+		{name: "completed", a: &fakeAdapter{script: steps(text("Hello "), text("world"), done(adapters.StopEndTurn))}, want: ExitOK, wantOut: "Hello world\n"},
+		{name: "agent error keeps partial output and stderr tail", a: &fakeAdapter{script: steps(text("partial"),
+			adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{Message: "claude exited (exit status 2)", Code: "crash", Detail: "panic: boom\nat main.go:1", Fatal: true}},
+			done(adapters.StopEndTurn))}, want: ExitAgentError, wantOut: "partial\n", wantErr: "  | panic: boom"},
+		{name: "stream without done", a: &fakeAdapter{script: steps(text("cut"))}, want: ExitAgentError, wantOut: "cut\n", wantErr: "without finishing"},
+		{name: "agent cancelled on its own", a: &fakeAdapter{script: steps(done(adapters.StopCancelled))}, want: ExitAgentError},
+		{name: "start error", a: &fakeAdapter{startErr: errors.New("boom")}, want: ExitAgentError, wantErr: "start fake: boom"},
+		{name: "unknown agent", a: &fakeAdapter{}, mod: func(o *Options) { o.Agent = "nope" }, want: ExitUsage, wantErr: "unknown agent"},
+		{name: "bad format", a: &fakeAdapter{}, mod: func(o *Options) { o.Format = "xml" }, want: ExitUsage},
+		{name: "bad approve", a: &fakeAdapter{}, mod: func(o *Options) { o.Approve = "some" }, want: ExitUsage},
+		{name: "empty prompt", a: &fakeAdapter{}, mod: func(o *Options) { o.Prompt = "" }, want: ExitUsage},
+		{name: "unknown skill", a: &fakeAdapter{}, mod: func(o *Options) { o.Skills = []string{"ghost"} }, want: ExitUsage, wantErr: "skill not found"},
+		{name: "image unsupported", a: &fakeAdapter{}, mod: func(o *Options) { o.Images = []string{"x.png"} }, want: ExitUsage, wantErr: "does not accept images"},
+		{name: "resume unsupported", a: &fakeAdapter{}, mod: func(o *Options) { o.ResumeID = "abc" }, want: ExitUsage},
+		{name: "not installed (adapters)", a: &fakeAdapter{startErr: fmt.Errorf("claude: %w", adapters.ErrNotInstalled)}, want: ExitNotInstalled},
+		{name: "not installed (proc)", a: &fakeAdapter{startErr: fmt.Errorf("spawn: %w", proc.ErrNotFound)}, want: ExitNotInstalled},
+		{name: "not authenticated (start)", a: &fakeAdapter{startErr: fmt.Errorf("x: %w", adapters.ErrNotAuthenticated)}, want: ExitNotAuthenticated},
+		{name: "not authenticated (event)", a: &fakeAdapter{script: steps(
+			adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{Message: "Invalid API key", Code: "auth", Fatal: true}},
+			done(adapters.StopEndTurn))}, want: ExitNotAuthenticated, wantErr: "Invalid API key"},
+		{name: "timeout cancels gracefully", a: &fakeAdapter{script: waitCancel(text("so far"))}, mod: func(o *Options) { o.Timeout = 30 * time.Millisecond },
+			want: ExitTimeout, wantOut: "so far (stopped)\n", wantErr: "timed out", canceled: true},
+		{name: "timeout with agent ignoring cancel", a: &fakeAdapter{script: func(ctx context.Context, _ <-chan struct{}, out chan<- adapters.Event) {
+			out <- text("stuck")
+			<-ctx.Done()
+		}}, mod: func(o *Options) { o.Timeout = 20 * time.Millisecond; o.Grace = 20 * time.Millisecond },
+			want: ExitTimeout, wantOut: "stuck\n", wantErr: "did not stop", canceled: true},
+		{name: "read-only denies edit", a: &fakeAdapter{script: steps(perm("t1", adapters.KindRead), perm("t2", adapters.KindEdit), text("done"), done(adapters.StopEndTurn))},
+			want: ExitDenied, wantOut: "done\n", wantErr: "1 permission request(s) denied"},
+		{name: "all allows edit", a: &fakeAdapter{script: steps(perm("t2", adapters.KindEdit), done(adapters.StopEndTurn))},
+			mod: func(o *Options) { o.Approve = ApproveAll }, want: ExitOK},
+		{name: "none denies read", a: &fakeAdapter{script: steps(perm("t1", adapters.KindRead), done(adapters.StopEndTurn))},
+			mod: func(o *Options) { o.Approve = ApproveNone }, want: ExitDenied},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			c.a.name = "fake"
+			s, out, errOut := runFake(t, context.Background(), c.a, c.mod)
+			if s.ExitCode != c.want {
+				t.Fatalf("exit = %d, want %d (error %q)\nstderr:\n%s", s.ExitCode, c.want, s.Error, errOut)
+			}
+			if c.wantOut != "" && out != c.wantOut {
+				t.Errorf("stdout = %q, want %q", out, c.wantOut)
+			}
+			if !strings.Contains(errOut, c.wantErr) {
+				t.Errorf("stderr lacks %q:\n%s", c.wantErr, errOut)
+			}
+			if c.want != ExitOK && s.Error == "" {
+				t.Error("non-zero exit without an error message")
+			}
+			c.a.mu.Lock()
+			defer c.a.mu.Unlock()
+			if c.canceled != c.a.canceled && c.want != ExitUsage && c.a.startErr == nil {
+				t.Errorf("session cancelled = %v, want %v", c.a.canceled, c.canceled)
+			}
+			if c.a.startErr == nil && c.want != ExitUsage && !c.a.closed {
+				t.Error("session not closed")
+			}
+		})
+	}
+}
+
+func TestRun_InterruptWritesPartialOutput(t *testing.T) {
+	for _, via := range []string{"context", "signal"} {
+		t.Run(via, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			sigs := make(chan os.Signal, 1)
+			started := make(chan struct{})
+			a := &fakeAdapter{name: "fake", script: func(ctx context.Context, cancelled <-chan struct{}, out chan<- adapters.Event) {
+				out <- text("half")
+				close(started)
+				<-cancelled
+				out <- done(adapters.StopCancelled)
+			}}
+			go func() {
+				<-started
+				if via == "context" {
+					cancel()
+				} else {
+					sigs <- os.Interrupt
+				}
+			}()
+			stopped := false
+			s, out, _ := runFake(t, ctx, a, func(o *Options) {
+				o.Signals = sigs
+				o.StopAll = func() { stopped = true }
+			})
+			if s.ExitCode != ExitInterrupted || out != "half\n" || !a.closed || !stopped {
+				t.Fatalf("exit %d out %q closed %v stopAll %v", s.ExitCode, out, a.closed, stopped)
+			}
+		})
+	}
+}
+
+func TestRun_SecondSignalSkipsGrace(t *testing.T) {
+	sigs := make(chan os.Signal, 2)
+	a := &fakeAdapter{name: "fake", script: func(ctx context.Context, _ <-chan struct{}, out chan<- adapters.Event) {
+		out <- text("x")
+		sigs <- os.Interrupt
+		sigs <- os.Interrupt
+		<-ctx.Done() // ignores Cancel; only Close (runCtx cancel) ends it
+	}}
+	begin := time.Now()
+	s, _, _ := runFake(t, context.Background(), a, func(o *Options) { o.Signals = sigs; o.Grace = 10 * time.Second })
+	if s.ExitCode != ExitInterrupted || time.Since(begin) > 5*time.Second {
+		t.Fatalf("exit %d after %s", s.ExitCode, time.Since(begin))
+	}
+}
+
+func TestRun_SessionIDUsageAndResume(t *testing.T) {
+	cost := 0.5
+	a := &fakeAdapter{name: "fake", caps: adapters.Capabilities{Resume: true}, script: steps(
+		adapters.Event{Type: adapters.EventSessionInfo, Session: &adapters.SessionInfo{AgentSessionID: "sess-1"}},
+		adapters.Event{Type: adapters.EventUsage, Usage: &adapters.Usage{InputTokens: 10, OutputTokens: 2}},
+		adapters.Event{Type: adapters.EventUsage, Usage: &adapters.Usage{OutputTokens: 7, CostUSD: &cost}},
+		done(adapters.StopEndTurn))}
+	s, _, errOut := runFake(t, context.Background(), a, func(o *Options) { o.ResumeID = "sess-0"; o.Model = "m1" })
+	if s.AgentSessionID != "sess-1" || s.Usage.InputTokens != 10 || s.Usage.OutputTokens != 7 || *s.Usage.CostUSD != 0.5 {
+		t.Fatalf("summary %+v", s)
+	}
+	if a.opts.ResumeID != "sess-0" || a.opts.Model != "m1" || !filepath.IsAbs(a.opts.Cwd) {
+		t.Fatalf("opts %+v", a.opts)
+	}
+	if !strings.Contains(errOut, "--resume sess-1") {
+		t.Fatalf("stderr lacks resume hint:\n%s", errOut)
+	}
+}
+
+func TestRun_Images(t *testing.T) {
+	dir := t.TempDir()
+	png := filepath.Join(dir, "shot.png")
+	if err := os.WriteFile(png, []byte("\x89PNG\r\n\x1a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a := &fakeAdapter{name: "fake", caps: adapters.Capabilities{Images: true}, script: steps(done(adapters.StopEndTurn))}
+	s, _, _ := runFake(t, context.Background(), a, func(o *Options) { o.Images = []string{png} })
+	if s.ExitCode != 0 || len(a.prompt) != 2 || a.prompt[1].Type != adapters.ContentImage || a.prompt[1].MimeType != "image/png" {
+		t.Fatalf("exit %d prompt %+v", s.ExitCode, a.prompt)
+	}
+	s, _, _ = runFake(t, context.Background(), a, func(o *Options) { o.Images = []string{filepath.Join(dir, "missing.png")} })
+	if s.ExitCode != ExitUsage {
+		t.Fatalf("missing image exit %d", s.ExitCode)
+	}
+}
+
+func TestRun_SkillDelivery(t *testing.T) {
+	base, _ := filepath.Abs("../../testdata/skills")
+	cwd, user := filepath.Join(base, "project"), filepath.Join(base, "user")
+	cases := []struct{ mode string }{{"prompt"}, {"file"}, {"native"}, {""}}
+	for _, c := range cases {
+		t.Run("mode="+c.mode, func(t *testing.T) {
+			var placed string
+			a := &fakeAdapter{name: "fake", caps: adapters.Capabilities{Skills: c.mode}}
+			a.script = func(context.Context, <-chan struct{}, chan<- adapters.Event) {}
+			a.script = func(_ context.Context, _ <-chan struct{}, out chan<- adapters.Event) {
+				a.mu.Lock()
+				if len(a.opts.SkillDirs) == 1 {
+					if _, err := os.Stat(filepath.Join(a.opts.SkillDirs[0], "review", "SKILL.md")); err == nil {
+						placed = a.opts.SkillDirs[0]
+					}
+				}
+				a.mu.Unlock()
+				out <- done(adapters.StopEndTurn)
+			}
+			s, _, _ := runFake(t, context.Background(), a, func(o *Options) {
+				o.Cwd, o.SkillsUserDir, o.Skills, o.Prompt = cwd, user, []string{"review"}, "check PR 7"
+			})
+			if s.ExitCode != 0 {
+				t.Fatalf("exit %d: %s", s.ExitCode, s.Error)
+			}
+			p := adapters.PromptText(a.prompt)
+			switch c.mode {
+			case "prompt", "":
+				if !strings.Contains(p, `<skill name="review">`) || !strings.HasSuffix(p, "check PR 7") {
+					t.Fatalf("prompt %q", p)
+				}
+			case "file":
+				if !strings.Contains(a.opts.Instructions, "- tests added") || p != "check PR 7" {
+					t.Fatalf("instructions %q prompt %q", a.opts.Instructions, p)
+				}
+			case "native":
+				if placed == "" || p != "check PR 7" {
+					t.Fatalf("not placed natively; prompt %q", p)
+				}
+				if _, err := os.Stat(placed); !os.IsNotExist(err) {
+					t.Fatalf("native skills dir left behind: %v", err)
+				}
+			}
+		})
+	}
+}

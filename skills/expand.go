@@ -1,0 +1,182 @@
+package skills
+
+import (
+	"bytes"
+	"embed"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"text/template"
+	"unicode/utf8"
+)
+
+//go:embed templates/*.tmpl
+var templateFS embed.FS
+
+var tmpl = template.Must(template.ParseFS(templateFS, "templates/*.tmpl"))
+
+// maxFileBytes bounds one referenced file inlined into a prompt.
+const maxFileBytes = 256 << 10
+
+// File is a file of a skill folder inlined into a prompt.
+type File struct {
+	Path string // relative to the skill folder, slash-separated
+	Text string
+}
+
+// refPattern finds relative paths such as references/guide.md or
+// ./scripts/run.sh in a skill body.
+var refPattern = regexp.MustCompile(`(?:\./)?[A-Za-z0-9_.-]+(?:/[A-Za-z0-9_.-]+)*\.[A-Za-z0-9]+`)
+
+// ReferencedFiles returns the text files of the skill folder whose relative
+// path appears in the body, in order of first mention. Binary or huge
+// files are skipped: the agent can open them itself.
+func (s Skill) ReferencedFiles() []File {
+	var out []File
+	seen := map[string]bool{}
+	for _, m := range refPattern.FindAllString(s.Body, -1) {
+		rel := filepath.ToSlash(filepath.Clean(strings.TrimPrefix(m, "./")))
+		if seen[rel] || rel == FileName || strings.HasPrefix(rel, "..") {
+			continue
+		}
+		seen[rel] = true
+		data, err := os.ReadFile(filepath.Join(s.Dir, filepath.FromSlash(rel)))
+		if err != nil || len(data) > maxFileBytes || !utf8.Valid(data) || bytes.IndexByte(data, 0) >= 0 {
+			continue
+		}
+		out = append(out, File{Path: rel, Text: strings.TrimRight(string(data), "\n")})
+	}
+	return out
+}
+
+// Render returns the skill as prompt text: body plus referenced files.
+func (s Skill) Render() string {
+	var b strings.Builder
+	_ = tmpl.ExecuteTemplate(&b, "prompt.tmpl", struct {
+		Name, Body string
+		Files      []File
+	}{s.Name, s.Body, s.ReferencedFiles()})
+	return b.String()
+}
+
+// Prompt is the skill activated for one prompt: the rendered skill followed
+// by the user's text.
+func (s Skill) Prompt(args string) string {
+	r := s.Render()
+	if args = strings.TrimSpace(args); args != "" {
+		r += "\n\n" + args
+	}
+	return r
+}
+
+// Instructions renders skills as system-level text for agents that take
+// skills through an instructions file.
+func Instructions(list []Skill) string {
+	if len(list) == 0 {
+		return ""
+	}
+	parts := make([]string, 0, len(list))
+	for _, s := range list {
+		parts = append(parts, s.Render())
+	}
+	var b strings.Builder
+	_ = tmpl.ExecuteTemplate(&b, "instructions.tmpl", parts)
+	return strings.TrimSpace(b.String())
+}
+
+// PromptPrefix renders skills to prepend to a user prompt.
+func PromptPrefix(list []Skill) string {
+	parts := make([]string, 0, len(list))
+	for _, s := range list {
+		parts = append(parts, s.Render())
+	}
+	return strings.Join(parts, "\n\n")
+}
+
+// Place makes each skill folder visible under dir (created if needed) as
+// dir/<name>, by symlink, or by copy when symlinks fail. Existing entries
+// are left alone. The returned cleanup removes only what Place created.
+func Place(list []Skill, dir string) (cleanup func() error, err error) {
+	var created []string
+	cleanup = func() error {
+		var first error
+		for i := len(created) - 1; i >= 0; i-- {
+			if err := os.RemoveAll(created[i]); err != nil && first == nil {
+				first = err
+			}
+		}
+		created = nil
+		return first
+	}
+	if _, err := os.Stat(dir); os.IsNotExist(err) {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return cleanup, fmt.Errorf("create skills dir: %w", err)
+		}
+		created = append(created, dir)
+	}
+	for _, s := range list {
+		dst := filepath.Join(dir, s.Name)
+		if _, err := os.Lstat(dst); err == nil {
+			continue
+		}
+		if err := os.Symlink(s.Dir, dst); err != nil {
+			if err := copyDir(s.Dir, dst); err != nil {
+				_ = cleanup()
+				return func() error { return nil }, fmt.Errorf("place skill %s in %s: %w", s.Name, dir, err)
+			}
+		}
+		created = append(created, dst)
+	}
+	return cleanup, nil
+}
+
+// PlaceTemp places the skills in a fresh temp dir, for adapters that take
+// SessionOptions.SkillDirs.
+func PlaceTemp(list []Skill) (dir string, cleanup func() error, err error) {
+	dir, err = os.MkdirTemp("", "hub-skills-")
+	if err != nil {
+		return "", nil, fmt.Errorf("temp skills dir: %w", err)
+	}
+	if _, err := Place(list, dir); err != nil {
+		_ = os.RemoveAll(dir)
+		return "", nil, err
+	}
+	return dir, func() error { return os.RemoveAll(dir) }, nil
+}
+
+func copyDir(src, dst string) error {
+	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		info, _ := d.Info()
+		mode := fs.FileMode(0o644)
+		if info != nil {
+			mode = info.Mode().Perm()
+		}
+		return os.WriteFile(target, data, mode)
+	})
+}
+
+// Names returns the skills' names, sorted.
+func Names(list []Skill) []string {
+	out := make([]string, 0, len(list))
+	for _, s := range list {
+		out = append(out, s.Name)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,216 @@
+// Package skills discovers Agent Skills (agentskills.io format: a folder
+// holding SKILL.md with YAML front matter, a Markdown body and optional
+// references/, scripts/ and assets/) and delivers them to agents: as a
+// prompt prefix, as instructions, or by placing the folders where an agent
+// looks for them natively.
+package skills
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/hubdev/hub/internal/config"
+)
+
+// Sentinel errors.
+var (
+	ErrNotFound  = errors.New("skill not found")
+	ErrMalformed = errors.New("malformed skill")
+)
+
+// FileName is the file that makes a folder a skill.
+const FileName = "SKILL.md"
+
+// Source names where a skill was found, in lookup priority order.
+const (
+	SourceProjectHub    = "project:.hub/skills"
+	SourceProjectAgents = "project:.agents/skills"
+	SourceUser          = "user"
+)
+
+// Skill is one parsed SKILL.md folder.
+type Skill struct {
+	Name         string   `json:"name"`
+	Description  string   `json:"description"`
+	AllowedTools []string `json:"allowedTools,omitempty"`
+	Dir          string   `json:"dir"`
+	Source       string   `json:"source"`
+	Body         string   `json:"-"`
+}
+
+// Warning is a skill folder that could not be used, with the reason.
+type Warning struct {
+	Path    string `json:"path"`
+	Message string `json:"message"`
+}
+
+func (w Warning) String() string { return w.Path + ": " + w.Message }
+
+type frontMatter struct {
+	Name         string `yaml:"name"`
+	Description  string `yaml:"description"`
+	AllowedTools any    `yaml:"allowed-tools"`
+}
+
+var validName = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+
+// Roots returns the folders searched for cwd, with their source labels,
+// highest priority first.
+func Roots(cwd, userDir string) [][2]string {
+	roots := [][2]string{
+		{filepath.Join(cwd, ".hub", "skills"), SourceProjectHub},
+		{filepath.Join(cwd, ".agents", "skills"), SourceProjectAgents},
+	}
+	if userDir != "" {
+		roots = append(roots, [2]string{filepath.Join(userDir, "skills"), SourceUser})
+	}
+	return roots
+}
+
+// Discover lists the skills visible from cwd: project .hub/skills, project
+// .agents/skills, then userDir/skills (config.UserDir() when userDir is "").
+// A name found twice keeps the higher-priority copy. Unusable folders become
+// warnings; Discover never fails.
+func Discover(cwd, userDir string) ([]Skill, []Warning) {
+	if userDir == "" {
+		userDir = config.UserDir()
+	}
+	var out []Skill
+	var warns []Warning
+	seen := map[string]string{}
+	for _, root := range Roots(cwd, userDir) {
+		entries, err := os.ReadDir(root[0])
+		if err != nil {
+			if !errors.Is(err, os.ErrNotExist) {
+				warns = append(warns, Warning{root[0], err.Error()})
+			}
+			continue
+		}
+		for _, e := range entries {
+			dir := filepath.Join(root[0], e.Name())
+			if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+				continue
+			}
+			s, err := Load(dir)
+			if err != nil {
+				warns = append(warns, Warning{dir, strings.ReplaceAll(err.Error(), dir+": ", "")})
+				continue
+			}
+			if prev, dup := seen[s.Name]; dup {
+				warns = append(warns, Warning{dir, fmt.Sprintf("skill %q is shadowed by %s", s.Name, prev)})
+				continue
+			}
+			seen[s.Name] = dir
+			s.Source = root[1]
+			out = append(out, s)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, warns
+}
+
+// Find returns the named skill visible from cwd.
+func Find(cwd, userDir, name string) (Skill, error) {
+	all, _ := Discover(cwd, userDir)
+	for _, s := range all {
+		if s.Name == name {
+			return s, nil
+		}
+	}
+	names := make([]string, 0, len(all))
+	for _, s := range all {
+		names = append(names, s.Name)
+	}
+	return Skill{}, fmt.Errorf("%w: %q (available: %v; see 'hub skills list')", ErrNotFound, name, names)
+}
+
+// Load parses dir/SKILL.md.
+func Load(dir string) (Skill, error) {
+	data, err := os.ReadFile(filepath.Join(dir, FileName))
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return Skill{}, fmt.Errorf("%w: %s: no %s in folder", ErrMalformed, dir, FileName)
+		}
+		return Skill{}, fmt.Errorf("%w: %s: %v", ErrMalformed, dir, err)
+	}
+	s, err := Parse(data)
+	if err != nil {
+		return Skill{}, fmt.Errorf("%s: %w", dir, err)
+	}
+	s.Dir = dir
+	if s.Name != filepath.Base(dir) {
+		return Skill{}, fmt.Errorf("%w: %s: name %q does not match folder name %q", ErrMalformed, dir, s.Name, filepath.Base(dir))
+	}
+	return s, nil
+}
+
+// Parse decodes the bytes of a SKILL.md.
+func Parse(data []byte) (Skill, error) {
+	data = bytes.TrimPrefix(data, []byte("\ufeff"))
+	data = bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n"))
+	if !bytes.HasPrefix(data, []byte("---\n")) {
+		return Skill{}, fmt.Errorf("%w: SKILL.md must start with a '---' YAML front matter block", ErrMalformed)
+	}
+	rest := data[4:]
+	end := bytes.Index(rest, []byte("\n---"))
+	if end < 0 {
+		return Skill{}, fmt.Errorf("%w: front matter is not closed by '---'", ErrMalformed)
+	}
+	var fm frontMatter
+	if err := yaml.Unmarshal(rest[:end], &fm); err != nil {
+		return Skill{}, fmt.Errorf("%w: front matter: %s", ErrMalformed, oneLine(err.Error()))
+	}
+	body := rest[end+4:]
+	if i := bytes.IndexByte(body, '\n'); i >= 0 {
+		body = body[i+1:]
+	} else {
+		body = nil
+	}
+	s := Skill{Name: strings.TrimSpace(fm.Name), Description: strings.TrimSpace(fm.Description), Body: strings.TrimSpace(string(body))}
+	switch {
+	case s.Name == "":
+		return Skill{}, fmt.Errorf("%w: front matter lacks 'name'", ErrMalformed)
+	case len(s.Name) > 64 || !validName.MatchString(s.Name):
+		return Skill{}, fmt.Errorf("%w: name %q must be 1-64 lowercase letters, digits and single hyphens", ErrMalformed, s.Name)
+	case s.Description == "":
+		return Skill{}, fmt.Errorf("%w: front matter lacks 'description'", ErrMalformed)
+	}
+	tools, err := parseTools(fm.AllowedTools)
+	if err != nil {
+		return Skill{}, err
+	}
+	s.AllowedTools = tools
+	return s, nil
+}
+
+// parseTools accepts the spec's space-separated string or a YAML list.
+func parseTools(v any) ([]string, error) {
+	switch x := v.(type) {
+	case nil:
+		return nil, nil
+	case string:
+		return strings.Fields(x), nil
+	case []any:
+		out := make([]string, 0, len(x))
+		for _, e := range x {
+			s, ok := e.(string)
+			if !ok {
+				return nil, fmt.Errorf("%w: allowed-tools must hold strings", ErrMalformed)
+			}
+			out = append(out, s)
+		}
+		return out, nil
+	default:
+		return nil, fmt.Errorf("%w: allowed-tools must be a string or a list", ErrMalformed)
+	}
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

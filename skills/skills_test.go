@@ -1,0 +1,199 @@
+package skills
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func fixture(t *testing.T) (cwd, userDir string) {
+	t.Helper()
+	base, err := filepath.Abs("../testdata/skills")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(base, "project"), filepath.Join(base, "user")
+}
+
+func TestDiscover_SourcesPriorityAndWarnings(t *testing.T) {
+	cwd, user := fixture(t)
+	list, warns := Discover(cwd, user)
+	got := map[string]Skill{}
+	for _, s := range list {
+		got[s.Name] = s
+	}
+	want := map[string]string{
+		"pdf-tools":  SourceProjectHub,
+		"commit-msg": SourceProjectAgents,
+		"review":     SourceUser,
+	}
+	if len(got) != len(want) {
+		t.Fatalf("skills = %v, want %v", Names(list), want)
+	}
+	for name, src := range want {
+		if got[name].Source != src {
+			t.Errorf("%s source = %q, want %q", name, got[name].Source, src)
+		}
+	}
+	if tools := got["pdf-tools"].AllowedTools; len(tools) != 2 || tools[1] != "Bash(pdftotext:*)" {
+		t.Errorf("pdf-tools allowed-tools = %q", tools)
+	}
+	if tools := got["commit-msg"].AllowedTools; len(tools) != 2 {
+		t.Errorf("commit-msg allowed-tools (list form) = %q", tools)
+	}
+	wantWarn := map[string]string{
+		"no-frontmatter": "front matter",
+		"bad-yaml":       "front matter:",
+		"no-description": "lacks 'description'",
+		"wrong-name":     "does not match folder name",
+		"empty-folder":   "no SKILL.md",
+		"Bad_Name":       "lowercase",
+	}
+	joined := ""
+	for _, w := range warns {
+		joined += w.String() + "\n"
+		if strings.Contains(w.Message, "\n") {
+			t.Errorf("warning is not one line: %q", w.Message)
+		}
+	}
+	for dir, frag := range wantWarn {
+		found := false
+		for _, w := range warns {
+			if filepath.Base(w.Path) == dir && strings.Contains(w.Message, frag) {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("no warning for %s containing %q in:\n%s", dir, frag, joined)
+		}
+	}
+	if !strings.Contains(joined, "shadowed") {
+		t.Errorf("no shadow warning in:\n%s", joined)
+	}
+}
+
+func TestDiscover_MissingDirsAreFine(t *testing.T) {
+	list, warns := Discover(t.TempDir(), t.TempDir())
+	if len(list) != 0 || len(warns) != 0 {
+		t.Fatalf("got %v %v", list, warns)
+	}
+}
+
+func TestParse_Errors(t *testing.T) {
+	cases := []struct {
+		name, in string
+	}{
+		{"empty", ""},
+		{"unclosed", "---\nname: a\n"},
+		{"no name", "---\ndescription: d\n---\n"},
+		{"bad tools", "---\nname: a\ndescription: d\nallowed-tools: {x: 1}\n---\n"},
+		{"long name", "---\nname: " + strings.Repeat("a", 65) + "\ndescription: d\n---\n"},
+		{"double hyphen", "---\nname: a--b\ndescription: d\n---\n"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if _, err := Parse([]byte(c.in)); !errors.Is(err, ErrMalformed) {
+				t.Fatalf("err = %v, want ErrMalformed", err)
+			}
+		})
+	}
+}
+
+func TestParse_CRLFAndBOM(t *testing.T) {
+	s, err := Parse([]byte("\ufeff---\r\nname: x\r\ndescription: d\r\n---\r\nbody line\r\n"))
+	if err != nil || s.Name != "x" || s.Body != "body line" {
+		t.Fatalf("got %+v, %v", s, err)
+	}
+}
+
+func TestRender_InlinesOnlyReferencedTextFiles(t *testing.T) {
+	cwd, user := fixture(t)
+	s, err := Find(cwd, user, "pdf-tools")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := s.Prompt("extract invoice.pdf")
+	for _, want := range []string{`<skill name="pdf-tools">`, "Use `pdftotext`", `<file path="references/tables.md">`, "split columns", "extract invoice.pdf"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("prompt lacks %q:\n%s", want, out)
+		}
+	}
+	for _, bad := range []string{"not referenced", "PNG", "logo.png\">"} {
+		if strings.Contains(out, bad) {
+			t.Errorf("prompt has %q:\n%s", bad, out)
+		}
+	}
+	if !strings.HasSuffix(out, "\n\nextract invoice.pdf") {
+		t.Errorf("args not at the end:\n%s", out)
+	}
+}
+
+func TestSource_CommandsAndExpand(t *testing.T) {
+	cwd, user := fixture(t)
+	src := Source{UserDir: user}
+	cmds := src.Commands(cwd)
+	if len(cmds) != 3 || cmds[0].Name != "commit-msg" || cmds[0].Description == "" {
+		t.Fatalf("commands = %+v", cmds)
+	}
+	p, ok := src.Expand(cwd, "review", "PR 12")
+	if !ok || !strings.Contains(p, "- tests added") || !strings.HasSuffix(p, "PR 12") {
+		t.Fatalf("expand = %v %q", ok, p)
+	}
+	if _, ok := src.Expand(cwd, "nope", ""); ok {
+		t.Fatal("unknown skill expanded")
+	}
+	if _, err := Find(cwd, user, "nope"); !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "pdf-tools") {
+		t.Fatalf("find err = %v", err)
+	}
+}
+
+func TestPlace_CreatesAndCleansOnlyItsOwn(t *testing.T) {
+	cwd, user := fixture(t)
+	list, _ := Discover(cwd, user)
+	dir := filepath.Join(t.TempDir(), "agent", "skills")
+	if err := os.MkdirAll(filepath.Join(dir, "review"), 0o755); err != nil { // user's own skill
+		t.Fatal(err)
+	}
+	cleanup, err := Place(list, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "pdf-tools", "references", "tables.md")); err != nil {
+		t.Fatalf("placed skill not readable: %v", err)
+	}
+	if err := cleanup(); err != nil {
+		t.Fatal(err)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 || entries[0].Name() != "review" {
+		t.Fatalf("after cleanup: %v", entries)
+	}
+	if _, err := os.Stat(filepath.Join(list[0].Dir, FileName)); err != nil {
+		t.Fatalf("cleanup removed the source: %v", err)
+	}
+}
+
+func TestPlaceTemp_AndInstructions(t *testing.T) {
+	cwd, user := fixture(t)
+	list, _ := Discover(cwd, user)
+	dir, cleanup, err := PlaceTemp(list[:1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, list[0].Name, FileName)); err != nil {
+		t.Fatal(err)
+	}
+	_ = cleanup()
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Fatalf("temp dir left: %v", err)
+	}
+	ins := Instructions(list)
+	if !strings.HasPrefix(ins, "The user enabled") || strings.Count(ins, "<skill ") != 3 {
+		t.Fatalf("instructions:\n%s", ins)
+	}
+	if Instructions(nil) != "" {
+		t.Fatal("empty instructions not empty")
+	}
+}

@@ -1,0 +1,31 @@
+package skills
+
+import "github.com/hubdev/hub/adapters"
+
+// Source serves skills to the ACP server: each skill is a slash command, and
+// `/name args` expands into the skill body, its referenced files and args.
+// It satisfies acp.SkillSource.
+type Source struct {
+	// UserDir overrides config.UserDir() (tests).
+	UserDir string
+}
+
+// Commands lists the skills visible from cwd as slash commands.
+func (s Source) Commands(cwd string) []adapters.Command {
+	list, _ := Discover(cwd, s.UserDir)
+	out := make([]adapters.Command, 0, len(list))
+	for _, sk := range list {
+		out = append(out, adapters.Command{Name: sk.Name, Description: sk.Description, InputHint: "what to do with the " + sk.Name + " skill"})
+	}
+	return out
+}
+
+// Expand returns the prompt for `/name args`; ok is false when no skill of
+// that name is visible from cwd.
+func (s Source) Expand(cwd, name, args string) (string, bool) {
+	sk, err := Find(cwd, s.UserDir, name)
+	if err != nil {
+		return "", false
+	}
+	return sk.Prompt(args), true
+}

@@ -1,0 +1,210 @@
+package streamparse
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hubdev/hub/adapters"
+)
+
+// The -update flag may be defined by another decoder's tests in this
+// package; define it only if nobody did.
+func init() {
+	if flag.Lookup("update") == nil {
+		flag.Bool("update", false, "rewrite expected.json golden files")
+	}
+}
+
+func acpUpdateGolden() bool {
+	f := flag.Lookup("update")
+	return f != nil && f.Value.String() == "true"
+}
+
+// acpFixtureDecoder picks the decoder for a fixture dir: "acp-*" cases and
+// everything under acpagent/ are ACP streams.
+func acpFixtureDecoder(agent, name string) func([]byte) []adapters.Event {
+	if agent == "acpagent" || strings.HasPrefix(name, "acp-") {
+		return DecodeACP
+	}
+	if agent == "gemini" {
+		return DecodeGemini
+	}
+	return DecodeQoder
+}
+
+func TestACPFixtures_Golden(t *testing.T) {
+	for _, agent := range []string{"acpagent", "gemini", "qodercli"} {
+		dirs, _ := filepath.Glob(filepath.Join("..", "testdata", agent, "*", "stream.jsonl"))
+		if len(dirs) == 0 {
+			t.Fatalf("no fixtures for %s", agent)
+		}
+		for _, path := range dirs {
+			dir := filepath.Dir(path)
+			t.Run(agent+"/"+filepath.Base(dir), func(t *testing.T) {
+				data, err := os.ReadFile(path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := json.MarshalIndent(acpFixtureDecoder(agent, filepath.Base(dir))(data), "", "  ")
+				if err != nil {
+					t.Fatal(err)
+				}
+				got = append(got, '\n')
+				golden := filepath.Join(dir, "expected.json")
+				if acpUpdateGolden() {
+					if err := os.WriteFile(golden, got, 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+				want, err := os.ReadFile(golden)
+				if err != nil {
+					t.Fatalf("%v (run with -update)", err)
+				}
+				if !bytes.Equal(got, want) {
+					t.Errorf("decoded events differ from %s (run with -update and review the diff)\n%s", golden, got)
+				}
+			})
+		}
+	}
+}
+
+func TestACPDecoder_Updates(t *testing.T) {
+	tests := []struct {
+		name   string
+		update string
+		want   adapters.Event
+	}{
+		{"text", `{"sessionUpdate":"agent_message_chunk","messageId":"m","content":{"type":"text","text":"hi"}}`,
+			adapters.Event{Type: adapters.EventText, Text: "hi", MessageID: "m"}},
+		{"thought", `{"sessionUpdate":"agent_thought_chunk","content":{"type":"text","text":"hmm"}}`,
+			adapters.Event{Type: adapters.EventThought, Text: "hmm"}},
+		{"plan", `{"sessionUpdate":"plan","entries":[{"content":"a","priority":"high","status":"pending"}]}`,
+			adapters.Event{Type: adapters.EventPlan, Plan: []adapters.PlanEntry{{Content: "a", Priority: "high", Status: "pending"}}}},
+		{"commands", `{"sessionUpdate":"available_commands_update","availableCommands":[{"name":"x","description":"d","input":{"hint":"h"}}]}`,
+			adapters.Event{Type: adapters.EventCommands, Commands: []adapters.Command{{Name: "x", Description: "d", InputHint: "h"}}}},
+		{"usage", `{"sessionUpdate":"usage_update","used":5,"size":10}`,
+			adapters.Event{Type: adapters.EventUsage, Usage: &adapters.Usage{ContextUsed: 5, ContextSize: 10}}},
+		{"tool call defaults", `{"sessionUpdate":"tool_call","toolCallId":"t1","title":"ls"}`,
+			adapters.Event{Type: adapters.EventToolCall, Tool: &adapters.ToolCall{ID: "t1", Title: "ls", Kind: adapters.KindOther, Status: adapters.StatusPending}}},
+		{"unknown", `{"sessionUpdate":"zzz"}`,
+			adapters.Event{Type: adapters.EventRaw, Source: "acp:zzz", Raw: json.RawMessage(`{"sessionUpdate":"zzz"}`)}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := NewACPDecoder().DecodeUpdate(json.RawMessage(tt.update))
+			gj, _ := json.Marshal(got)
+			wj, _ := json.Marshal([]adapters.Event{tt.want})
+			if string(gj) != string(wj) {
+				t.Errorf("got %s\nwant %s", gj, wj)
+			}
+		})
+	}
+}
+
+func TestACPDecoder_UpdateAfterCallIsUpdate(t *testing.T) {
+	d := NewACPDecoder()
+	d.DecodeUpdate(json.RawMessage(`{"sessionUpdate":"tool_call","toolCallId":"t","title":"x"}`))
+	got := d.DecodeUpdate(json.RawMessage(`{"sessionUpdate":"tool_call_update","toolCallId":"t","status":"completed"}`))
+	if len(got) != 1 || got[0].Type != adapters.EventToolUpdate || got[0].Tool.Status != adapters.StatusCompleted || got[0].Tool.Kind != "" {
+		t.Fatalf("got %+v", got)
+	}
+}
+
+func TestACPPromptResult_Usage(t *testing.T) {
+	tests := []struct {
+		name     string
+		result   string
+		stop     adapters.StopReason
+		in, outT int64
+	}{
+		{"usage field", `{"stopReason":"max_tokens","usage":{"inputTokens":3,"outputTokens":4}}`, adapters.StopMaxTokens, 3, 4},
+		{"gemini quota", `{"stopReason":"end_turn","_meta":{"quota":{"token_count":{"input_tokens":84,"output_tokens":34}}}}`, adapters.StopEndTurn, 84, 34},
+		{"none", `{"stopReason":"cancelled"}`, adapters.StopCancelled, 0, 0},
+		{"garbage", `[]`, adapters.StopEndTurn, 0, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			stop, u := ACPPromptResult(json.RawMessage(tt.result))
+			if stop != tt.stop {
+				t.Errorf("stop = %q, want %q", stop, tt.stop)
+			}
+			var in, out int64
+			if u != nil {
+				in, out = u.InputTokens, u.OutputTokens
+			}
+			if in != tt.in || out != tt.outT {
+				t.Errorf("usage = %d/%d, want %d/%d", in, out, tt.in, tt.outT)
+			}
+		})
+	}
+}
+
+func acpBenchData(b *testing.B, rel string) []byte {
+	data, err := os.ReadFile(filepath.Join("..", "testdata", rel, "stream.jsonl"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return bytes.Repeat(data, 50)
+}
+
+func acpBench(b *testing.B, data []byte, decode func([]byte) []adapters.Event) {
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	events := 0
+	start := time.Now()
+	for b.Loop() {
+		events += len(decode(data))
+	}
+	b.ReportMetric(float64(events)/time.Since(start).Seconds(), "events/s")
+}
+
+func BenchmarkACP(b *testing.B) {
+	acpBench(b, append(acpBenchData(b, "gemini/acp-tool"), acpBenchData(b, "acpagent/permission-plan-usage")...), DecodeACP)
+}
+
+func BenchmarkGemini(b *testing.B) {
+	acpBench(b, acpBenchData(b, "gemini/streamjson-tool"), DecodeGemini)
+}
+
+func BenchmarkQoder(b *testing.B) {
+	acpBench(b, acpBenchData(b, "qodercli/streamjson-tool-partial"), DecodeQoder)
+}
+
+func acpFuzzSeeds(f *testing.F, rels ...string) {
+	for _, rel := range rels {
+		paths, _ := filepath.Glob(filepath.Join("..", "testdata", rel, "stream.jsonl"))
+		for _, p := range paths {
+			data, _ := os.ReadFile(p)
+			for _, line := range bytes.Split(data, []byte("\n")) {
+				f.Add(line)
+			}
+		}
+	}
+}
+
+func acpFuzzCheck(t *testing.T, evs []adapters.Event) {
+	if _, err := json.Marshal(evs); err != nil {
+		t.Fatalf("events not marshalable: %v", err)
+	}
+}
+
+func FuzzACP(f *testing.F) {
+	acpFuzzSeeds(f, "acpagent/*", "gemini/acp-*")
+	f.Fuzz(func(t *testing.T, line []byte) { acpFuzzCheck(t, NewACPDecoder().Decode(line)) })
+}
+
+func FuzzGemini(f *testing.F) {
+	acpFuzzSeeds(f, "gemini/streamjson-*")
+	f.Fuzz(func(t *testing.T, line []byte) { acpFuzzCheck(t, NewGeminiDecoder().Decode(line)) })
+}
+
+func FuzzQoder(f *testing.F) {
+	acpFuzzSeeds(f, "qodercli/*")
+	f.Fuzz(func(t *testing.T, line []byte) { acpFuzzCheck(t, NewQoderDecoder().Decode(line)) })
+}

@@ -1,0 +1,294 @@
+package streamparse
+
+import (
+	"encoding/json"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// A small validating JSON scanner for the decoder's large-line path:
+// encoding/json validates and then decodes (and again for every nested
+// RawMessage), which caps throughput on multi-MB tool results. The scanner
+// walks a value once with a plain byte loop and hands back sub-slices.
+
+// claudeSkip returns the index just past the JSON value starting at b[i]
+// (after leading whitespace), or -1 if it is not valid JSON.
+func claudeSkip(b []byte, i int) int {
+	i = claudeWS(b, i)
+	if i >= len(b) {
+		return -1
+	}
+	switch c := b[i]; {
+	case c == '"':
+		return claudeSkipString(b, i)
+	case c == '{':
+		end := -1
+		ok := claudeObject(b[i:], func(_, _ []byte) bool { return true }, &end)
+		if !ok {
+			return -1
+		}
+		return i + end
+	case c == '[':
+		end := -1
+		if !claudeArray(b[i:], func([]byte) bool { return true }, &end) {
+			return -1
+		}
+		return i + end
+	case c == 't':
+		return claudeLit(b, i, "true")
+	case c == 'f':
+		return claudeLit(b, i, "false")
+	case c == 'n':
+		return claudeLit(b, i, "null")
+	default:
+		return claudeSkipNumber(b, i)
+	}
+}
+
+func claudeWS(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\n' || b[i] == '\t' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+func claudeLit(b []byte, i int, lit string) int {
+	if len(b)-i < len(lit) || string(b[i:i+len(lit)]) != lit {
+		return -1
+	}
+	return i + len(lit)
+}
+
+func claudeSkipString(b []byte, i int) int {
+	for i++; i < len(b); i++ {
+		switch c := b[i]; {
+		case c == '"':
+			return i + 1
+		case c < 0x20:
+			return -1
+		case c == '\\':
+			i++
+			if i >= len(b) {
+				return -1
+			}
+			switch b[i] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			case 'u':
+				if i+4 >= len(b) || !claudeHex4(b[i+1:i+5]) {
+					return -1
+				}
+				i += 4
+			default:
+				return -1
+			}
+		}
+	}
+	return -1
+}
+
+func claudeHex4(h []byte) bool {
+	for _, c := range h {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			return false
+		}
+	}
+	return true
+}
+
+func claudeDigits(b []byte, i int) int {
+	j := i
+	for j < len(b) && '0' <= b[j] && b[j] <= '9' {
+		j++
+	}
+	if j == i {
+		return -1
+	}
+	return j
+}
+
+// claudeSkipNumber follows the JSON number grammar exactly.
+func claudeSkipNumber(b []byte, i int) int {
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	if i < len(b) && b[i] == '0' {
+		i++
+	} else if i = claudeDigits(b, i); i < 0 {
+		return -1
+	}
+	if i < len(b) && b[i] == '.' {
+		if i = claudeDigits(b, i+1); i < 0 {
+			return -1
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if i = claudeDigits(b, i); i < 0 {
+			return -1
+		}
+	}
+	return i
+}
+
+// claudeObject calls f with each raw key (quotes included) and value of the
+// object b starts with; f returning false stops early. end receives the
+// index past the object. It reports whether the object is valid JSON.
+func claudeObject(b []byte, f func(key, val []byte) bool, end *int) bool {
+	i := claudeWS(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return false
+	}
+	i = claudeWS(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		*end = i + 1
+		return true
+	}
+	for {
+		i = claudeWS(b, i)
+		if i >= len(b) || b[i] != '"' {
+			return false
+		}
+		k := claudeSkipString(b, i)
+		if k < 0 {
+			return false
+		}
+		key := b[i:k]
+		i = claudeWS(b, k)
+		if i >= len(b) || b[i] != ':' {
+			return false
+		}
+		vs := claudeWS(b, i+1)
+		ve := claudeSkip(b, vs)
+		if ve < 0 {
+			return false
+		}
+		if !f(key, b[vs:ve]) {
+			return true
+		}
+		i = claudeWS(b, ve)
+		if i >= len(b) {
+			return false
+		}
+		if b[i] == '}' {
+			*end = i + 1
+			return true
+		}
+		if b[i] != ',' {
+			return false
+		}
+		i++
+	}
+}
+
+// claudeArray is claudeObject for arrays.
+func claudeArray(b []byte, f func(val []byte) bool, end *int) bool {
+	i := claudeWS(b, 0)
+	if i >= len(b) || b[i] != '[' {
+		return false
+	}
+	i = claudeWS(b, i+1)
+	if i < len(b) && b[i] == ']' {
+		*end = i + 1
+		return true
+	}
+	for {
+		vs := claudeWS(b, i)
+		ve := claudeSkip(b, vs)
+		if ve < 0 {
+			return false
+		}
+		if !f(b[vs:ve]) {
+			return true
+		}
+		i = claudeWS(b, ve)
+		if i >= len(b) {
+			return false
+		}
+		if b[i] == ']' {
+			*end = i + 1
+			return true
+		}
+		if b[i] != ',' {
+			return false
+		}
+		i++
+	}
+}
+
+// claudeUnquote decodes a JSON string literal already checked by
+// claudeSkipString (quotes included).
+func claudeUnquote(s []byte) string {
+	s = s[1 : len(s)-1]
+	buf := make([]byte, 0, len(s))
+	for i := 0; i < len(s); {
+		j := i
+		for j < len(s) && s[j] != '\\' {
+			j++
+		}
+		buf = append(buf, s[i:j]...)
+		if j >= len(s) {
+			break
+		}
+		c := s[j+1]
+		i = j + 2
+		switch c {
+		case 'b':
+			buf = append(buf, '\b')
+		case 'f':
+			buf = append(buf, '\f')
+		case 'n':
+			buf = append(buf, '\n')
+		case 'r':
+			buf = append(buf, '\r')
+		case 't':
+			buf = append(buf, '\t')
+		case 'u':
+			r := claudeRune(s[i : i+4])
+			i += 4
+			if utf16.IsSurrogate(r) && i+6 <= len(s) && s[i] == '\\' && s[i+1] == 'u' {
+				if r2 := utf16.DecodeRune(r, claudeRune(s[i+2:i+6])); r2 != utf8.RuneError {
+					r, i = r2, i+6
+				}
+			}
+			if utf16.IsSurrogate(r) {
+				r = utf8.RuneError
+			}
+			buf = utf8.AppendRune(buf, r)
+		default:
+			buf = append(buf, c)
+		}
+	}
+	return string(buf)
+}
+
+func claudeRune(h []byte) rune {
+	var r rune
+	for _, c := range h {
+		r <<= 4
+		switch {
+		case c <= '9':
+			r |= rune(c - '0')
+		case c >= 'a':
+			r |= rune(c - 'a' + 10)
+		default:
+			r |= rune(c - 'A' + 10)
+		}
+	}
+	return r
+}
+
+// claudeString decodes a raw JSON value that should be a string; ok is false
+// for other values.
+func claudeString(v []byte) (string, bool) {
+	if len(v) < 2 || v[0] != '"' {
+		return "", false
+	}
+	if len(v) < 4096 {
+		var s string
+		return s, json.Unmarshal(v, &s) == nil
+	}
+	return claudeUnquote(v), true
+}

@@ -1,0 +1,255 @@
+package streamparse
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+
+	"github.com/hubdev/hub/adapters"
+)
+
+// CodexExecDecoder decodes `codex exec --json` lines. Reuse one decoder
+// across the processes of one thread (exec resume) so cumulative usage is
+// turned into per-turn usage. Not safe for concurrent use.
+type CodexExecDecoder struct {
+	started map[string]bool
+	total   codexExecUsage
+	pending *adapters.ErrorInfo
+}
+
+type codexExecUsage struct {
+	InputTokens           int64 `json:"input_tokens"`
+	CachedInputTokens     int64 `json:"cached_input_tokens"`
+	CacheWriteInputTokens int64 `json:"cache_write_input_tokens"`
+	OutputTokens          int64 `json:"output_tokens"`
+	ReasoningOutputTokens int64 `json:"reasoning_output_tokens"`
+}
+
+type codexExecItem struct {
+	ID               string          `json:"id"`
+	Type             string          `json:"type"`
+	Text             string          `json:"text"`
+	Message          string          `json:"message"`
+	Command          string          `json:"command"`
+	AggregatedOutput string          `json:"aggregated_output"`
+	ExitCode         *int            `json:"exit_code"`
+	Status           string          `json:"status"`
+	Changes          json.RawMessage `json:"changes"`
+	Server           string          `json:"server"`
+	Tool             string          `json:"tool"`
+	Arguments        json.RawMessage `json:"arguments"`
+	Result           json.RawMessage `json:"result"`
+	Error            json.RawMessage `json:"error"`
+	Query            string          `json:"query"`
+	Items            json.RawMessage `json:"items"`
+}
+
+// NewCodexExecDecoder returns a decoder for `codex exec --json` output.
+func NewCodexExecDecoder() *CodexExecDecoder {
+	return &CodexExecDecoder{started: map[string]bool{}}
+}
+
+// DecodeCodexExec decodes a whole `codex exec --json` stream.
+func DecodeCodexExec(data []byte) []adapters.Event {
+	d := NewCodexExecDecoder()
+	var out []adapters.Event
+	for _, line := range bytes.Split(data, []byte{'\n'}) {
+		out = append(out, d.Decode(line)...)
+	}
+	return out
+}
+
+// Decode turns one line into zero or more events.
+func (d *CodexExecDecoder) Decode(line []byte) []adapters.Event {
+	line = bytes.TrimSpace(line)
+	if len(line) == 0 {
+		return nil
+	}
+	var r struct {
+		Type     string          `json:"type"`
+		ThreadID string          `json:"thread_id"`
+		Item     *codexExecItem  `json:"item"`
+		Usage    *codexExecUsage `json:"usage"`
+		Message  string          `json:"message"`
+		Error    *struct {
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(line, &r); err != nil {
+		return []adapters.Event{codexRaw(line, "codexexec:invalid")}
+	}
+	var evs []adapters.Event
+	ok := true
+	switch r.Type {
+	case "thread.started":
+		evs = []adapters.Event{{Type: adapters.EventSessionInfo, Session: &adapters.SessionInfo{AgentSessionID: r.ThreadID}}}
+	case "turn.started":
+	case "item.started", "item.updated", "item.completed":
+		if r.Item == nil {
+			ok = false
+			break
+		}
+		evs, ok = d.item(*r.Item, r.Type)
+	case "turn.completed":
+		evs = d.turnCompleted(r.Usage)
+	case "turn.failed":
+		evs = d.turnFailed(r.Error)
+	case "error":
+		evs = d.errorLine(r.Message)
+	default:
+		ok = false
+	}
+	if !ok {
+		return []adapters.Event{codexRaw(line, "codexexec:"+r.Type)}
+	}
+	return evs
+}
+
+func (d *CodexExecDecoder) errorLine(msg string) []adapters.Event {
+	info := &adapters.ErrorInfo{Message: codexOneLine(msg), Code: "provider"}
+	if strings.HasPrefix(msg, "Reconnecting") {
+		return []adapters.Event{{Type: adapters.EventError, Error: info}}
+	}
+	info.Fatal = true
+	if strings.Contains(msg, "429") || strings.Contains(strings.ToLower(msg), "rate limit") {
+		info.Code = "rate_limit"
+	}
+	d.pending = info
+	return nil
+}
+
+func (d *CodexExecDecoder) turnFailed(e *struct {
+	Message string `json:"message"`
+}) []adapters.Event {
+	info := d.pending
+	if e != nil && e.Message != "" {
+		code := "provider"
+		if info != nil {
+			code = info.Code
+		}
+		info = &adapters.ErrorInfo{Message: codexOneLine(e.Message), Code: code, Fatal: true}
+	}
+	if info == nil {
+		info = &adapters.ErrorInfo{Message: "codex turn failed", Code: "provider", Fatal: true}
+	}
+	d.pending = nil
+	return []adapters.Event{{Type: adapters.EventError, Error: info}, {Type: adapters.EventDone, StopReason: adapters.StopEndTurn}}
+}
+
+func (d *CodexExecDecoder) turnCompleted(u *codexExecUsage) []adapters.Event {
+	var out []adapters.Event
+	if d.pending != nil {
+		p := *d.pending
+		p.Fatal = false
+		out = append(out, adapters.Event{Type: adapters.EventError, Error: &p})
+		d.pending = nil
+	}
+	if u != nil {
+		prev := d.total
+		d.total = *u
+		if u.InputTokens < prev.InputTokens {
+			prev = codexExecUsage{}
+		}
+		out = append(out, adapters.Event{Type: adapters.EventUsage, Usage: &adapters.Usage{
+			InputTokens: u.InputTokens - prev.InputTokens, OutputTokens: u.OutputTokens - prev.OutputTokens,
+			CacheReadTokens:  u.CachedInputTokens - prev.CachedInputTokens,
+			CacheWriteTokens: u.CacheWriteInputTokens - prev.CacheWriteInputTokens,
+			ThoughtTokens:    u.ReasoningOutputTokens - prev.ReasoningOutputTokens,
+		}})
+	}
+	return append(out, adapters.Event{Type: adapters.EventDone, StopReason: adapters.StopEndTurn})
+}
+
+func (d *CodexExecDecoder) item(it codexExecItem, phase string) ([]adapters.Event, bool) {
+	completed := phase == "item.completed"
+	switch it.Type {
+	case "agent_message":
+		return codexExecText(adapters.EventText, it, completed), true
+	case "reasoning":
+		return codexExecText(adapters.EventThought, it, completed), true
+	case "error":
+		if !completed {
+			return nil, true
+		}
+		return []adapters.Event{{Type: adapters.EventError, Error: &adapters.ErrorInfo{Message: codexOneLine(it.Message), Code: "warning"}}}, true
+	case "todo_list":
+		return codexExecPlan(it.Items), true
+	}
+	tool, ok := codexExecTool(it)
+	if !ok {
+		return nil, false
+	}
+	if !d.started[it.ID] || phase == "item.started" {
+		if !completed {
+			d.started[it.ID] = true
+		}
+		return []adapters.Event{{Type: adapters.EventToolCall, Tool: tool}}, true
+	}
+	if completed {
+		delete(d.started, it.ID)
+	}
+	upd := &adapters.ToolCall{ID: tool.ID, Status: tool.Status, Content: tool.Content, RawOutput: tool.RawOutput}
+	return []adapters.Event{{Type: adapters.EventToolUpdate, Tool: upd}}, true
+}
+
+func codexExecText(typ adapters.EventType, it codexExecItem, completed bool) []adapters.Event {
+	if !completed || it.Text == "" {
+		return nil
+	}
+	return []adapters.Event{{Type: typ, Text: it.Text, MessageID: it.ID}}
+}
+
+func codexExecPlan(raw json.RawMessage) []adapters.Event {
+	var items []struct {
+		Text      string `json:"text"`
+		Completed bool   `json:"completed"`
+	}
+	_ = json.Unmarshal(raw, &items)
+	plan := make([]adapters.PlanEntry, 0, len(items))
+	for _, i := range items {
+		st := "pending"
+		if i.Completed {
+			st = "completed"
+		}
+		plan = append(plan, adapters.PlanEntry{Content: i.Text, Priority: "medium", Status: st})
+	}
+	return []adapters.Event{{Type: adapters.EventPlan, Plan: plan}}
+}
+
+func codexExecTool(it codexExecItem) (*adapters.ToolCall, bool) {
+	t := &adapters.ToolCall{ID: it.ID, Status: codexStatus(it.Status)}
+	switch it.Type {
+	case "command_execution":
+		t.Name, t.Kind, t.Title = "shell", adapters.KindExecute, it.Command
+		t.RawInput, _ = json.Marshal(map[string]any{"command": it.Command})
+		if it.AggregatedOutput != "" {
+			t.Content = []adapters.ToolContent{{Type: adapters.ToolContentText, Text: codexTail(it.AggregatedOutput)}}
+		}
+		if it.ExitCode != nil {
+			t.RawOutput, _ = json.Marshal(map[string]any{"output": codexTail(it.AggregatedOutput), "exitCode": *it.ExitCode})
+		}
+	case "file_change":
+		var ch []struct {
+			Path string `json:"path"`
+			Kind string `json:"kind"`
+		}
+		_ = json.Unmarshal(it.Changes, &ch)
+		t.Name, t.Kind, t.Title = "apply_patch", adapters.KindEdit, "Edit files"
+		conv := make([]codexChange, len(ch))
+		for i, c := range ch {
+			t.Locations = append(t.Locations, adapters.Location{Path: c.Path})
+			conv[i].Path, conv[i].Kind.Type = c.Path, c.Kind
+		}
+		t.Title = codexChangeTitle(conv)
+		t.RawInput = codexRawOrNil(it.Changes)
+	case "mcp_tool_call":
+		t.Name, t.Kind, t.Title = it.Server+"."+it.Tool, adapters.KindOther, it.Server+": "+it.Tool
+		t.RawInput = codexRawOrNil(it.Arguments)
+		t.Content, t.RawOutput = codexMCPResult(codexItem{Result: it.Result, Error: it.Error})
+	case "web_search":
+		t.Name, t.Kind, t.Title = "web_search", adapters.KindFetch, "Search the web: "+it.Query
+	default:
+		return nil, false
+	}
+	return t, true
+}

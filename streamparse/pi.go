@@ -1,0 +1,365 @@
+package streamparse
+
+import (
+	"bytes"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+
+	"github.com/hubdev/hub/adapters"
+)
+
+// PiResponse is an RPC `response` record of `pi --mode rpc`: the answer to
+// one command sent on stdin.
+type PiResponse struct {
+	ID      string          `json:"id,omitempty"`
+	Command string          `json:"command"`
+	Success bool            `json:"success"`
+	Error   string          `json:"error,omitempty"`
+	Data    json.RawMessage `json:"data,omitempty"`
+}
+
+// PiDecoder decodes the event stream of pi 0.73 (`pi --mode json` and
+// `pi --mode rpc`, which share their events). It is stateful across the
+// lines of one stream: it remembers announced tool calls and the last
+// assistant stop reason so agent_end can become the right EventDone.
+type PiDecoder struct {
+	// Cwd resolves relative tool paths to absolute locations; the session
+	// header of --mode json sets it when empty.
+	Cwd string
+	// OnResponse, when set, sees every rpc response first; returning true
+	// consumes it (no event). Otherwise successes become EventRaw and
+	// failures non-fatal EventError.
+	OnResponse func(PiResponse) bool
+
+	tools     map[string]piToolState
+	stop      string
+	errMsg    string
+	costTotal float64
+	emitted   []int // per content index: bytes already emitted (fallback without assistantMessageEvent)
+}
+
+type piToolState struct {
+	name string
+	args json.RawMessage
+}
+
+// NewPiDecoder returns a decoder resolving tool paths against cwd.
+func NewPiDecoder(cwd string) *PiDecoder { return &PiDecoder{Cwd: cwd} }
+
+// DecodePi decodes a whole pi stream.
+func DecodePi(data []byte) []adapters.Event {
+	d := NewPiDecoder("")
+	var out []adapters.Event
+	for _, line := range bytes.Split(data, []byte{'\n'}) {
+		out = append(out, d.Decode(line)...)
+	}
+	return out
+}
+
+// piRecord holds the raw top-level members the decoder looks at.
+type piRecord struct {
+	typ, ame, message, messages, id                            []byte
+	toolCallID, toolName, args, partialResult, result, isError []byte
+	command, success, errorField, data, method, version, cwd   []byte
+}
+
+func (r *piRecord) set(key, val []byte) {
+	switch string(key) {
+	case "type":
+		r.typ = val
+	case "assistantMessageEvent":
+		r.ame = val
+	case "message":
+		r.message = val
+	case "id":
+		r.id = val
+	case "toolCallId":
+		r.toolCallID = val
+	case "toolName":
+		r.toolName = val
+	case "args":
+		r.args = val
+	case "partialResult":
+		r.partialResult = val
+	case "result":
+		r.result = val
+	case "isError":
+		r.isError = val
+	case "command":
+		r.command = val
+	case "success":
+		r.success = val
+	case "error":
+		r.errorField = val
+	case "data":
+		r.data = val
+	case "method":
+		r.method = val
+	case "cwd":
+		r.cwd = val
+	}
+}
+
+// Decode turns one line into zero or more events.
+func (d *PiDecoder) Decode(line []byte) []adapters.Event {
+	line = bytes.TrimRight(line, "\r\n")
+	if len(bytes.TrimSpace(line)) == 0 {
+		return nil
+	}
+	var r piRecord
+	if !piEachMember(line, r.set) || r.typ == nil {
+		return []adapters.Event{piRaw("pi:malformed", line)}
+	}
+	typ := piString(r.typ)
+	switch typ {
+	case "agent_start":
+		d.stop, d.errMsg = "", ""
+		return nil
+	case "turn_start", "turn_end":
+		return nil
+	case "message_start":
+		d.emitted = d.emitted[:0]
+		return nil
+	case "message_update":
+		return d.messageUpdate(&r)
+	case "message_end":
+		return d.messageEnd(&r)
+	case "tool_execution_start":
+		return d.toolStart(&r)
+	case "tool_execution_update":
+		return d.toolUpdate(&r)
+	case "tool_execution_end":
+		return d.toolEnd(&r)
+	case "agent_end":
+		return d.agentEnd()
+	case "response":
+		return d.response(&r, line)
+	case "session":
+		return d.session(&r)
+	case "extension_error":
+		return []adapters.Event{{Type: adapters.EventError, Error: &adapters.ErrorInfo{
+			Message: "pi extension failed: " + piOneLine(piString(r.errorField)), Code: "extension"}}}
+	}
+	return []adapters.Event{piRaw("pi:"+typ, line)}
+}
+
+func piRaw(source string, line []byte) adapters.Event {
+	return adapters.Event{Type: adapters.EventRaw, Source: source, Raw: piRawCopy(line)}
+}
+
+func piOneLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return s
+}
+
+type piAssistantEvent struct {
+	typ, delta, toolCall []byte
+}
+
+func (a *piAssistantEvent) set(key, val []byte) {
+	switch string(key) {
+	case "type":
+		a.typ = val
+	case "delta":
+		a.delta = val
+	case "toolCall":
+		a.toolCall = val
+	}
+}
+
+func (d *PiDecoder) messageUpdate(r *piRecord) []adapters.Event {
+	if r.ame == nil {
+		return d.partialFallback(r.message)
+	}
+	var a piAssistantEvent
+	if !piEachMember(r.ame, a.set) {
+		return nil
+	}
+	switch piString(a.typ) {
+	case "text_delta":
+		if s := piString(a.delta); s != "" {
+			return []adapters.Event{{Type: adapters.EventText, Text: s}}
+		}
+	case "thinking_delta":
+		if s := piString(a.delta); s != "" {
+			return []adapters.Event{{Type: adapters.EventThought, Text: s}}
+		}
+	case "toolcall_end":
+		var tc struct {
+			ID        string          `json:"id"`
+			Name      string          `json:"name"`
+			Arguments json.RawMessage `json:"arguments"`
+		}
+		if json.Unmarshal(a.toolCall, &tc) != nil || tc.ID == "" {
+			return nil
+		}
+		return d.announce(tc.ID, tc.Name, tc.Arguments, adapters.StatusPending)
+	}
+	return nil
+}
+
+// partialFallback emits text/thinking deltas by diffing the partial message
+// against what was already emitted, for streams without assistantMessageEvent.
+func (d *PiDecoder) partialFallback(message []byte) []adapters.Event {
+	var m struct {
+		Role    string `json:"role"`
+		Content []struct {
+			Type     string `json:"type"`
+			Text     string `json:"text"`
+			Thinking string `json:"thinking"`
+		} `json:"content"`
+	}
+	if message == nil || json.Unmarshal(message, &m) != nil || m.Role != "assistant" {
+		return nil
+	}
+	var out []adapters.Event
+	for i, c := range m.Content {
+		for len(d.emitted) <= i {
+			d.emitted = append(d.emitted, 0)
+		}
+		typ, s := adapters.EventText, c.Text
+		if c.Type == "thinking" {
+			typ, s = adapters.EventThought, c.Thinking
+		} else if c.Type != "text" {
+			continue
+		}
+		if len(s) > d.emitted[i] {
+			out = append(out, adapters.Event{Type: typ, Text: s[d.emitted[i]:]})
+			d.emitted[i] = len(s)
+		}
+	}
+	return out
+}
+
+type piMessageHead struct {
+	role, usage, stopReason, errorMessage []byte
+}
+
+func (m *piMessageHead) set(key, val []byte) {
+	switch string(key) {
+	case "role":
+		m.role = val
+	case "usage":
+		m.usage = val
+	case "stopReason":
+		m.stopReason = val
+	case "errorMessage":
+		m.errorMessage = val
+	}
+}
+
+type piUsage struct {
+	Input       int64 `json:"input"`
+	Output      int64 `json:"output"`
+	CacheRead   int64 `json:"cacheRead"`
+	CacheWrite  int64 `json:"cacheWrite"`
+	TotalTokens int64 `json:"totalTokens"`
+	Cost        *struct {
+		Total float64 `json:"total"`
+	} `json:"cost"`
+}
+
+func (d *PiDecoder) messageEnd(r *piRecord) []adapters.Event {
+	var m piMessageHead
+	if r.message == nil || !piEachMember(r.message, m.set) || piString(m.role) != "assistant" {
+		return nil
+	}
+	d.stop, d.errMsg = piString(m.stopReason), piString(m.errorMessage)
+	var u piUsage
+	if m.usage == nil || json.Unmarshal(m.usage, &u) != nil {
+		return nil
+	}
+	if u.TotalTokens == 0 {
+		u.TotalTokens = u.Input + u.Output + u.CacheRead + u.CacheWrite
+	}
+	if u.TotalTokens == 0 {
+		return nil
+	}
+	usage := &adapters.Usage{InputTokens: u.Input, OutputTokens: u.Output, CacheReadTokens: u.CacheRead,
+		CacheWriteTokens: u.CacheWrite, ContextUsed: u.TotalTokens}
+	if u.Cost != nil {
+		d.costTotal += u.Cost.Total
+		c := d.costTotal
+		usage.CostUSD = &c
+	}
+	return []adapters.Event{{Type: adapters.EventUsage, Usage: usage}}
+}
+
+func (d *PiDecoder) agentEnd() []adapters.Event {
+	var out []adapters.Event
+	reason := adapters.StopEndTurn
+	switch d.stop {
+	case "aborted":
+		reason = adapters.StopCancelled
+	case "length":
+		reason = adapters.StopMaxTokens
+	case "error":
+		msg := piOneLine(d.errMsg)
+		if msg == "" {
+			msg = "the model provider returned an error"
+		}
+		out = append(out, adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{
+			Message: "pi: " + msg, Code: piErrorCode(msg), Detail: d.errMsg}})
+	}
+	d.stop, d.errMsg = "", ""
+	d.tools = nil
+	return append(out, adapters.Event{Type: adapters.EventDone, StopReason: reason})
+}
+
+// piErrorCode classifies provider errors, which pi prefixes with the HTTP status.
+func piErrorCode(msg string) string {
+	switch {
+	case strings.HasPrefix(msg, "401"), strings.HasPrefix(msg, "403"),
+		strings.Contains(strings.ToLower(msg), "api key"):
+		return "auth"
+	case strings.HasPrefix(msg, "429"):
+		return "rate_limit"
+	}
+	return "provider"
+}
+
+func (d *PiDecoder) response(r *piRecord, line []byte) []adapters.Event {
+	resp := PiResponse{ID: piString(r.id), Command: piString(r.command), Success: string(r.success) == "true",
+		Error: piString(r.errorField)}
+	if r.data != nil {
+		resp.Data = piRawCopy(r.data)
+	}
+	if d.OnResponse != nil && d.OnResponse(resp) {
+		return nil
+	}
+	if resp.Success {
+		return []adapters.Event{piRaw("pi:response/"+resp.Command, line)}
+	}
+	return []adapters.Event{{Type: adapters.EventError, Error: &adapters.ErrorInfo{
+		Message: "pi rejected the " + resp.Command + " command: " + piOneLine(resp.Error), Code: "protocol"}}}
+}
+
+func (d *PiDecoder) session(r *piRecord) []adapters.Event {
+	if d.Cwd == "" {
+		d.Cwd = piString(r.cwd)
+	}
+	id := piString(r.id)
+	if id == "" {
+		return nil
+	}
+	return []adapters.Event{{Type: adapters.EventSessionInfo, Session: &adapters.SessionInfo{AgentSessionID: id}}}
+}
+
+// absPath resolves p against the decoder's cwd; "" if it cannot be made absolute.
+func (d *PiDecoder) absPath(p string) string {
+	p = strings.TrimPrefix(p, "@")
+	if p == "" {
+		return ""
+	}
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p)
+	}
+	if d.Cwd == "" || strings.HasPrefix(p, "~") {
+		return ""
+	}
+	return filepath.Join(d.Cwd, p)
+}
