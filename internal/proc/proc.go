@@ -58,6 +58,8 @@ type Process struct {
 	stopMu  sync.Mutex
 	stopped bool
 	tty     *os.File
+	// stderrDone is closed when the stderr copier has drained the pipe.
+	stderrDone chan struct{}
 }
 
 // Start launches spec. Cancelling ctx stops the process as Stop does.
@@ -123,6 +125,7 @@ func (p *Process) startPipes() error {
 	closeAll(inR, outW, errW)
 	p.Stdin, p.Stdout = inW, outR
 	p.pgid = p.cmd.Process.Pid
+	p.stderrDone = make(chan struct{})
 	go p.copyStderr(errR)
 	return nil
 }
@@ -140,6 +143,7 @@ func (p *Process) startPTY() error {
 }
 
 func (p *Process) copyStderr(r *os.File) {
+	defer close(p.stderrDone)
 	defer r.Close()
 	var w io.Writer = p.stderr
 	if p.spec.StderrTee != nil {
@@ -148,10 +152,29 @@ func (p *Process) copyStderr(r *os.File) {
 	_, _ = io.Copy(w, r)
 }
 
+// stderrDrainLimit bounds the wait for stderr EOF after exit: a process that
+// escaped the group may still hold the pipe open.
+const stderrDrainLimit = 2 * time.Second
+
+// awaitStderr lets the copier finish so StderrTail sees the last lines
+// written before exit.
+func (p *Process) awaitStderr() {
+	if p.stderrDone == nil {
+		return
+	}
+	t := time.NewTimer(stderrDrainLimit)
+	defer t.Stop()
+	select {
+	case <-p.stderrDone:
+	case <-t.C:
+	}
+}
+
 func (p *Process) wait() {
 	p.waitErr = p.cmd.Wait()
 	// The leader is gone; end whatever it left behind in its group.
 	_ = syscall.Kill(-p.pgid, syscall.SIGKILL)
+	p.awaitStderr()
 	if p.tty != nil {
 		_ = p.tty.Close()
 	}
