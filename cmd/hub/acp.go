@@ -1,8 +1,12 @@
 package main
 
 import (
+	"time"
+
 	"context"
 	"fmt"
+	"github.com/hubdev/hub/internal/proc"
+	"github.com/hubdev/hub/skills"
 
 	"github.com/hubdev/hub/acp"
 	"github.com/hubdev/hub/internal/config"
@@ -40,7 +44,9 @@ func runAcp(ctx context.Context, e *env, args []string) int {
 		Logger:       e.log,
 		StateDir:     *stateDir,
 		AgentInfo:    acp.Implementation{Name: "hub", Title: "hub", Version: version},
+		Skills:       skills.Source{},
 	}
+	defer proc.StopAll(time.Second)
 	if *agent != "" {
 		if _, err := e.registry.Get(*agent); err != nil {
 			fmt.Fprintf(e.stderr, "hub acp: %v\n", err)
