@@ -1,15 +1,14 @@
 package main
 
 import (
-	"time"
-
 	"context"
 	"fmt"
-	"github.com/hubdev/hub/internal/proc"
-	"github.com/hubdev/hub/skills"
+	"time"
 
 	"github.com/hubdev/hub/acp"
 	"github.com/hubdev/hub/internal/config"
+	"github.com/hubdev/hub/internal/proc"
+	"github.com/hubdev/hub/skills"
 )
 
 const acpHelp = `Usage: hub acp [--agent NAME] [--state-dir DIR]
