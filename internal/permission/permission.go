@@ -9,6 +9,7 @@ package permission
 import (
 	"errors"
 	"fmt"
+	"github.com/hubdev/hub/internal/glob"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -92,7 +93,7 @@ func parseRule(r config.PermissionRule) (Rule, error) {
 	}
 	out := Rule{Tool: r.Tool, Path: r.Path, Command: strings.TrimSpace(r.Command), Decision: d}
 	if r.Path != "" {
-		out.pathRe = globRegexp(r.Path)
+		out.pathRe = glob.Regexp(r.Path)
 	}
 	return out, nil
 }
@@ -218,34 +219,4 @@ func matchPath(re *regexp.Regexp, pattern string, req Request) bool {
 		return re.MatchString(filepath.Base(req.Path))
 	}
 	return false
-}
-
-// globRegexp turns a glob into an anchored regexp: ** crosses directories,
-// * and ? do not.
-func globRegexp(glob string) *regexp.Regexp {
-	var b strings.Builder
-	b.WriteString("^")
-	g := filepath.ToSlash(glob)
-	for i := 0; i < len(g); i++ {
-		switch c := g[i]; c {
-		case '*':
-			if i+1 < len(g) && g[i+1] == '*' {
-				i++
-				if i+1 < len(g) && g[i+1] == '/' {
-					i++
-					b.WriteString("(?:.*/)?")
-				} else {
-					b.WriteString(".*")
-				}
-			} else {
-				b.WriteString("[^/]*")
-			}
-		case '?':
-			b.WriteString("[^/]")
-		default:
-			b.WriteString(regexp.QuoteMeta(string(c)))
-		}
-	}
-	b.WriteString("$")
-	return regexp.MustCompile(b.String())
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	pathglob "github.com/hubdev/hub/internal/glob"
 	"io"
 	"io/fs"
 	"os"
@@ -138,7 +139,7 @@ func (e *Env) relArg(p string) string {
 func (e *Env) goGrep(ctx context.Context, re *regexp.Regexp, glob, root string) ([]string, error) {
 	var globRe *regexp.Regexp
 	if glob != "" {
-		globRe = globRegexp(glob)
+		globRe = pathglob.Regexp(glob)
 	}
 	var lines []string
 	err := walk(ctx, root, func(path string) bool {
@@ -224,7 +225,7 @@ func prepareGlob(e *Env, raw json.RawMessage) (*Prepared, error) {
 			return nil, err
 		}
 	}
-	re := globRegexp(a.Pattern)
+	re := pathglob.Regexp(a.Pattern)
 	return &Prepared{
 		Title:     "glob " + a.Pattern,
 		Path:      root,
@@ -245,33 +246,4 @@ func prepareGlob(e *Env, raw json.RawMessage) (*Prepared, error) {
 			return searchResult(found, maxGlob, "files", e.OutputCap)
 		},
 	}, nil
-}
-
-// globRegexp: ** crosses folders, * and ? do not.
-func globRegexp(glob string) *regexp.Regexp {
-	var b strings.Builder
-	b.WriteString("^")
-	g := filepath.ToSlash(glob)
-	for i := 0; i < len(g); i++ {
-		switch c := g[i]; c {
-		case '*':
-			if i+1 < len(g) && g[i+1] == '*' {
-				i++
-				if i+1 < len(g) && g[i+1] == '/' {
-					i++
-					b.WriteString("(?:.*/)?")
-				} else {
-					b.WriteString(".*")
-				}
-			} else {
-				b.WriteString("[^/]*")
-			}
-		case '?':
-			b.WriteString("[^/]")
-		default:
-			b.WriteString(regexp.QuoteMeta(string(c)))
-		}
-	}
-	b.WriteString("$")
-	return regexp.MustCompile(b.String())
 }
