@@ -137,7 +137,7 @@ func (p *Process) startPTY() error {
 		return err
 	}
 	p.tty = tty
-	p.Stdin, p.Stdout = tty, io.NopCloser(tty)
+	p.Stdin, p.Stdout = tty, ptyReader{tty}
 	p.pgid = p.cmd.Process.Pid
 	return nil
 }
@@ -175,9 +175,6 @@ func (p *Process) wait() {
 	// The leader is gone; end whatever it left behind in its group.
 	_ = syscall.Kill(-p.pgid, syscall.SIGKILL)
 	p.awaitStderr()
-	if p.tty != nil {
-		_ = p.tty.Close()
-	}
 	untrack(p)
 	close(p.done)
 }
@@ -234,6 +231,10 @@ func (p *Process) Stop() error {
 
 // StopWithin is Stop with an explicit grace period.
 func (p *Process) StopWithin(grace time.Duration) error {
+	if p.tty != nil {
+		// The master stays open after exit so unread output survives; Stop ends it.
+		defer p.tty.Close()
+	}
 	p.stopMu.Lock()
 	first := !p.stopped
 	p.stopped = true
@@ -273,6 +274,20 @@ func (p *Process) ExitError(name string) error {
 	}
 	return fmt.Errorf("%s exited (%v): %s", name, err, tail)
 }
+
+// ptyReader reads a PTY master, turning the EIO Linux returns once the
+// terminal's last writer is gone (after all output was read) into io.EOF.
+type ptyReader struct{ f *os.File }
+
+func (r ptyReader) Read(b []byte) (int, error) {
+	n, err := r.f.Read(b)
+	if errors.Is(err, syscall.EIO) {
+		err = io.EOF
+	}
+	return n, err
+}
+
+func (r ptyReader) Close() error { return r.f.Close() }
 
 func closeAll(fs ...*os.File) {
 	for _, f := range fs {

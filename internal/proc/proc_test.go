@@ -97,8 +97,9 @@ func TestStart_PTY(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	line, _ := bufio.NewReader(p.Stdout).ReadString('\n')
+	defer p.Stop()
 	_ = p.Wait()
+	line, _ := bufio.NewReader(p.Stdout).ReadString('\n')
 	if strings.TrimSpace(line) != "tty" {
 		t.Fatalf("got %q", line)
 	}
