@@ -89,6 +89,11 @@ func startClient(t testing.TB, opts Options) *tclient {
 	return c
 }
 
+// hangGuard bounds waits for a response: generous, because a 3 MB message is
+// schema-validated under the race detector on a loaded 2-core CI machine;
+// it catches hangs, it does not measure speed.
+const hangGuard = 60 * time.Second
+
 func (c *tclient) close() {
 	c.closeOnce.Do(func() {
 		c.w.Close()
@@ -221,8 +226,8 @@ func (c *tclient) wait(ch chan wire) wire {
 	select {
 	case m := <-ch:
 		return m
-	case <-time.After(5 * time.Second):
-		c.t.Fatalf("no response within 5s")
+	case <-time.After(hangGuard):
+		c.t.Fatalf("no response within %v", hangGuard)
 		return wire{}
 	}
 }
@@ -319,7 +324,7 @@ func (c *tclient) waitFor(t testing.TB, cond func() bool) {
 		case <-c.seen:
 		case <-time.After(20 * time.Millisecond):
 		case <-deadline:
-			t.Fatal("condition not met within 5s")
+			t.Fatal("condition not met within 20s")
 		}
 	}
 }
