@@ -14,7 +14,7 @@ func claudeDecodeLarge(line []byte, l *claudeLine) bool {
 	small := make([]byte, 0, 1024)
 	small = append(small, '{')
 	end := -1
-	ok := claudeObject(line, func(k, v []byte) bool {
+	ok := jsonObject(line, func(k, v []byte) bool {
 		switch string(k) {
 		case `"message"`:
 			l.Message = v
@@ -30,7 +30,7 @@ func claudeDecodeLarge(line []byte, l *claudeLine) bool {
 		}
 		return true
 	}, &end)
-	if !ok || claudeWS(line, end) != len(line) {
+	if !ok || jsonWS(line, end) != len(line) {
 		return false
 	}
 	return json.Unmarshal(append(small, '}'), l) == nil
@@ -40,10 +40,10 @@ func claudeDecodeLarge(line []byte, l *claudeLine) bool {
 func claudeDecodeLargeMessage(raw []byte) (claudeMessage, []claudeBlockJSON, bool) {
 	var m claudeMessage
 	end := -1
-	if !claudeObject(raw, func(k, v []byte) bool {
+	if !jsonObject(raw, func(k, v []byte) bool {
 		switch string(k) {
 		case `"id"`:
-			m.ID, _ = claudeString(v)
+			m.ID, _ = jsonString(v)
 		case `"content"`:
 			m.Content = v
 		}
@@ -51,14 +51,14 @@ func claudeDecodeLargeMessage(raw []byte) (claudeMessage, []claudeBlockJSON, boo
 	}, &end) {
 		return m, nil, false
 	}
-	if s, ok := claudeString(m.Content); ok {
+	if s, ok := jsonString(m.Content); ok {
 		return m, []claudeBlockJSON{{Type: "text", Text: s}}, true
 	}
 	var blocks []claudeBlockJSON
 	if len(m.Content) == 0 {
 		return m, nil, true
 	}
-	ok := claudeArray(m.Content, func(v []byte) bool {
+	ok := jsonArray(m.Content, func(v []byte) bool {
 		blocks = append(blocks, claudeLargeBlock(v))
 		return true
 	}, &end)
@@ -73,16 +73,16 @@ func claudeLargeBlock(v []byte) claudeBlockJSON {
 	}
 	small := []byte{'{'}
 	end := -1
-	claudeObject(v, func(k, val []byte) bool {
+	jsonObject(v, func(k, val []byte) bool {
 		switch string(k) {
 		case `"content"`:
 			b.Content = val
 		case `"input"`:
 			b.Input = val
 		case `"text"`:
-			b.Text, _ = claudeString(val)
+			b.Text, _ = jsonString(val)
 		case `"thinking"`:
-			b.Thinking, _ = claudeString(val)
+			b.Thinking, _ = jsonString(val)
 		default:
 			if len(small) > 1 {
 				small = append(small, ',')

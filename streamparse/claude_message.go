@@ -246,7 +246,7 @@ func claudeResultContent(raw json.RawMessage) []adapters.ToolContent {
 		return nil
 	}
 	if raw[0] == '"' {
-		s, ok := claudeString(raw)
+		s, ok := jsonString(raw)
 		if !ok || s == "" {
 			return nil
 		}

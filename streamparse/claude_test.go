@@ -355,16 +355,16 @@ func FuzzClaudeScan(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		end := claudeSkip(data, 0)
-		ok := end >= 0 && claudeWS(data, end) == len(data)
+		end := jsonSkip(data, 0)
+		ok := end >= 0 && jsonWS(data, end) == len(data)
 		if ok != json.Valid(data) {
 			t.Fatalf("scanner valid=%v, encoding/json valid=%v for %q", ok, json.Valid(data), data)
 		}
-		if ok && len(data) > 0 && claudeWS(data, 0) < len(data) && data[claudeWS(data, 0)] == '"' {
-			v := data[claudeWS(data, 0):end]
+		if ok && len(data) > 0 && jsonWS(data, 0) < len(data) && data[jsonWS(data, 0)] == '"' {
+			v := data[jsonWS(data, 0):end]
 			var want string
 			_ = json.Unmarshal(v, &want)
-			if got := claudeUnquote(v); got != want && utf8.ValidString(want) && utf8.Valid(v) {
+			if got := jsonUnquote(v); got != want && utf8.ValidString(want) && utf8.Valid(v) {
 				t.Fatalf("unquote %q = %q, want %q", v, got, want)
 			}
 		}

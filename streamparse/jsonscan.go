@@ -6,60 +6,60 @@ import (
 	"unicode/utf8"
 )
 
-// A small validating JSON scanner for the decoder's large-line path:
+// A small validating JSON scanner shared by the decoders for large lines:
 // encoding/json validates and then decodes (and again for every nested
 // RawMessage), which caps throughput on multi-MB tool results. The scanner
 // walks a value once with a plain byte loop and hands back sub-slices.
 
-// claudeSkip returns the index just past the JSON value starting at b[i]
+// jsonSkip returns the index just past the JSON value starting at b[i]
 // (after leading whitespace), or -1 if it is not valid JSON.
-func claudeSkip(b []byte, i int) int {
-	i = claudeWS(b, i)
+func jsonSkip(b []byte, i int) int {
+	i = jsonWS(b, i)
 	if i >= len(b) {
 		return -1
 	}
 	switch c := b[i]; {
 	case c == '"':
-		return claudeSkipString(b, i)
+		return jsonSkipString(b, i)
 	case c == '{':
 		end := -1
-		ok := claudeObject(b[i:], func(_, _ []byte) bool { return true }, &end)
+		ok := jsonObject(b[i:], func(_, _ []byte) bool { return true }, &end)
 		if !ok {
 			return -1
 		}
 		return i + end
 	case c == '[':
 		end := -1
-		if !claudeArray(b[i:], func([]byte) bool { return true }, &end) {
+		if !jsonArray(b[i:], func([]byte) bool { return true }, &end) {
 			return -1
 		}
 		return i + end
 	case c == 't':
-		return claudeLit(b, i, "true")
+		return jsonLit(b, i, "true")
 	case c == 'f':
-		return claudeLit(b, i, "false")
+		return jsonLit(b, i, "false")
 	case c == 'n':
-		return claudeLit(b, i, "null")
+		return jsonLit(b, i, "null")
 	default:
-		return claudeSkipNumber(b, i)
+		return jsonSkipNumber(b, i)
 	}
 }
 
-func claudeWS(b []byte, i int) int {
+func jsonWS(b []byte, i int) int {
 	for i < len(b) && (b[i] == ' ' || b[i] == '\n' || b[i] == '\t' || b[i] == '\r') {
 		i++
 	}
 	return i
 }
 
-func claudeLit(b []byte, i int, lit string) int {
+func jsonLit(b []byte, i int, lit string) int {
 	if len(b)-i < len(lit) || string(b[i:i+len(lit)]) != lit {
 		return -1
 	}
 	return i + len(lit)
 }
 
-func claudeSkipString(b []byte, i int) int {
+func jsonSkipString(b []byte, i int) int {
 	for i++; i < len(b); i++ {
 		switch c := b[i]; {
 		case c == '"':
@@ -74,7 +74,7 @@ func claudeSkipString(b []byte, i int) int {
 			switch b[i] {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 			case 'u':
-				if i+4 >= len(b) || !claudeHex4(b[i+1:i+5]) {
+				if i+4 >= len(b) || !jsonHex4(b[i+1:i+5]) {
 					return -1
 				}
 				i += 4
@@ -86,7 +86,7 @@ func claudeSkipString(b []byte, i int) int {
 	return -1
 }
 
-func claudeHex4(h []byte) bool {
+func jsonHex4(h []byte) bool {
 	for _, c := range h {
 		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
 			return false
@@ -95,7 +95,7 @@ func claudeHex4(h []byte) bool {
 	return true
 }
 
-func claudeDigits(b []byte, i int) int {
+func jsonDigits(b []byte, i int) int {
 	j := i
 	for j < len(b) && '0' <= b[j] && b[j] <= '9' {
 		j++
@@ -106,18 +106,18 @@ func claudeDigits(b []byte, i int) int {
 	return j
 }
 
-// claudeSkipNumber follows the JSON number grammar exactly.
-func claudeSkipNumber(b []byte, i int) int {
+// jsonSkipNumber follows the JSON number grammar exactly.
+func jsonSkipNumber(b []byte, i int) int {
 	if i < len(b) && b[i] == '-' {
 		i++
 	}
 	if i < len(b) && b[i] == '0' {
 		i++
-	} else if i = claudeDigits(b, i); i < 0 {
+	} else if i = jsonDigits(b, i); i < 0 {
 		return -1
 	}
 	if i < len(b) && b[i] == '.' {
-		if i = claudeDigits(b, i+1); i < 0 {
+		if i = jsonDigits(b, i+1); i < 0 {
 			return -1
 		}
 	}
@@ -126,49 +126,49 @@ func claudeSkipNumber(b []byte, i int) int {
 		if i < len(b) && (b[i] == '+' || b[i] == '-') {
 			i++
 		}
-		if i = claudeDigits(b, i); i < 0 {
+		if i = jsonDigits(b, i); i < 0 {
 			return -1
 		}
 	}
 	return i
 }
 
-// claudeObject calls f with each raw key (quotes included) and value of the
+// jsonObject calls f with each raw key (quotes included) and value of the
 // object b starts with; f returning false stops early. end receives the
 // index past the object. It reports whether the object is valid JSON.
-func claudeObject(b []byte, f func(key, val []byte) bool, end *int) bool {
-	i := claudeWS(b, 0)
+func jsonObject(b []byte, f func(key, val []byte) bool, end *int) bool {
+	i := jsonWS(b, 0)
 	if i >= len(b) || b[i] != '{' {
 		return false
 	}
-	i = claudeWS(b, i+1)
+	i = jsonWS(b, i+1)
 	if i < len(b) && b[i] == '}' {
 		*end = i + 1
 		return true
 	}
 	for {
-		i = claudeWS(b, i)
+		i = jsonWS(b, i)
 		if i >= len(b) || b[i] != '"' {
 			return false
 		}
-		k := claudeSkipString(b, i)
+		k := jsonSkipString(b, i)
 		if k < 0 {
 			return false
 		}
 		key := b[i:k]
-		i = claudeWS(b, k)
+		i = jsonWS(b, k)
 		if i >= len(b) || b[i] != ':' {
 			return false
 		}
-		vs := claudeWS(b, i+1)
-		ve := claudeSkip(b, vs)
+		vs := jsonWS(b, i+1)
+		ve := jsonSkip(b, vs)
 		if ve < 0 {
 			return false
 		}
 		if !f(key, b[vs:ve]) {
 			return true
 		}
-		i = claudeWS(b, ve)
+		i = jsonWS(b, ve)
 		if i >= len(b) {
 			return false
 		}
@@ -183,27 +183,27 @@ func claudeObject(b []byte, f func(key, val []byte) bool, end *int) bool {
 	}
 }
 
-// claudeArray is claudeObject for arrays.
-func claudeArray(b []byte, f func(val []byte) bool, end *int) bool {
-	i := claudeWS(b, 0)
+// jsonArray is jsonObject for arrays.
+func jsonArray(b []byte, f func(val []byte) bool, end *int) bool {
+	i := jsonWS(b, 0)
 	if i >= len(b) || b[i] != '[' {
 		return false
 	}
-	i = claudeWS(b, i+1)
+	i = jsonWS(b, i+1)
 	if i < len(b) && b[i] == ']' {
 		*end = i + 1
 		return true
 	}
 	for {
-		vs := claudeWS(b, i)
-		ve := claudeSkip(b, vs)
+		vs := jsonWS(b, i)
+		ve := jsonSkip(b, vs)
 		if ve < 0 {
 			return false
 		}
 		if !f(b[vs:ve]) {
 			return true
 		}
-		i = claudeWS(b, ve)
+		i = jsonWS(b, ve)
 		if i >= len(b) {
 			return false
 		}
@@ -218,9 +218,9 @@ func claudeArray(b []byte, f func(val []byte) bool, end *int) bool {
 	}
 }
 
-// claudeUnquote decodes a JSON string literal already checked by
-// claudeSkipString (quotes included).
-func claudeUnquote(s []byte) string {
+// jsonUnquote decodes a JSON string literal already checked by
+// jsonSkipString (quotes included).
+func jsonUnquote(s []byte) string {
 	s = s[1 : len(s)-1]
 	buf := make([]byte, 0, len(s))
 	for i := 0; i < len(s); {
@@ -246,10 +246,10 @@ func claudeUnquote(s []byte) string {
 		case 't':
 			buf = append(buf, '\t')
 		case 'u':
-			r := claudeRune(s[i : i+4])
+			r := jsonRune(s[i : i+4])
 			i += 4
 			if utf16.IsSurrogate(r) && i+6 <= len(s) && s[i] == '\\' && s[i+1] == 'u' {
-				if r2 := utf16.DecodeRune(r, claudeRune(s[i+2:i+6])); r2 != utf8.RuneError {
+				if r2 := utf16.DecodeRune(r, jsonRune(s[i+2:i+6])); r2 != utf8.RuneError {
 					r, i = r2, i+6
 				}
 			}
@@ -264,7 +264,7 @@ func claudeUnquote(s []byte) string {
 	return string(buf)
 }
 
-func claudeRune(h []byte) rune {
+func jsonRune(h []byte) rune {
 	var r rune
 	for _, c := range h {
 		r <<= 4
@@ -280,9 +280,9 @@ func claudeRune(h []byte) rune {
 	return r
 }
 
-// claudeString decodes a raw JSON value that should be a string; ok is false
+// jsonString decodes a raw JSON value that should be a string; ok is false
 // for other values.
-func claudeString(v []byte) (string, bool) {
+func jsonString(v []byte) (string, bool) {
 	if len(v) < 2 || v[0] != '"' {
 		return "", false
 	}
@@ -290,5 +290,5 @@ func claudeString(v []byte) (string, bool) {
 		var s string
 		return s, json.Unmarshal(v, &s) == nil
 	}
-	return claudeUnquote(v), true
+	return jsonUnquote(v), true
 }
