@@ -1,6 +1,7 @@
 package streamparse
 
 import (
+	"bytes"
 	"encoding/json"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -281,14 +282,36 @@ func jsonRune(h []byte) rune {
 }
 
 // jsonString decodes a raw JSON value that should be a string; ok is false
-// for other values.
+// for other values. v must come from the scanner or encoding/json (already
+// validated), so escape-free valid UTF-8 is taken as is.
 func jsonString(v []byte) (string, bool) {
 	if len(v) < 2 || v[0] != '"' {
 		return "", false
+	}
+	inner := v[1 : len(v)-1]
+	if bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
+		return string(inner), true
 	}
 	if len(v) < 4096 {
 		var s string
 		return s, json.Unmarshal(v, &s) == nil
 	}
 	return jsonUnquote(v), true
+}
+
+// jsonFields sets vals[i] to the raw value of member keys[i] (given quoted,
+// e.g. `"method"`) of the object b, in one pass; members not present stay
+// as they were. It reports whether b is exactly one valid JSON object.
+func jsonFields(b []byte, keys []string, vals [][]byte) bool {
+	end := -1
+	ok := jsonObject(b, func(k, v []byte) bool {
+		for i, want := range keys {
+			if string(k) == want {
+				vals[i] = v
+				break
+			}
+		}
+		return true
+	}, &end)
+	return ok && jsonWS(b, end) == len(b)
 }
