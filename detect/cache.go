@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 )
 
 const cacheFile = "doctor-v1.json"
@@ -25,12 +24,7 @@ func (p *prober) cacheKey(jobs []job) string {
 	for _, k := range relevantEnv {
 		fmt.Fprintf(h, "%s=%s\n", k, p.env[k])
 	}
-	keys := make([]string, 0)
-	for _, pr := range p.o.Config.Providers {
-		keys = append(keys, pr.APIKeyEnv)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range keyEnvs(p.native) {
 		fmt.Fprintf(h, "%s=%s\n", k, p.env[k])
 	}
 	cfg, _ := json.Marshal(struct{ A, P any }{p.o.Config.Agents, p.o.Config.Providers})

@@ -29,8 +29,11 @@ type Options struct {
 	Config   *config.Config
 	Registry *adapters.Registry // capabilities and tested ranges, optional
 	// Agents restricts the report to these names.
-	Agents  []string
-	Probe   bool // also GET {base}/models for native profiles
+	Agents []string
+	// Probe also asks GET {base}/models of native profiles; a probed
+	// report is neither read from nor written to the cache (servers come
+	// and go).
+	Probe   bool
 	Refresh bool // ignore the cache
 	Timeout time.Duration
 	TTL     time.Duration
@@ -44,9 +47,10 @@ type Options struct {
 }
 
 type prober struct {
-	o    Options
-	env  map[string]string
-	home string
+	o      Options
+	env    map[string]string
+	home   string
+	native []nativeJob
 }
 
 func (o *Options) defaults() {
@@ -96,7 +100,8 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		return nil, err
 	}
 	key := p.cacheKey(jobs)
-	if !o.Refresh && !o.NoCache {
+	useCache := !o.NoCache && !o.Probe
+	if !o.Refresh && useCache {
 		if r := p.loadCache(key); r != nil {
 			return r, nil
 		}
@@ -116,7 +121,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		}()
 	}
 	wg.Wait()
-	if !o.NoCache {
+	if useCache {
 		p.saveCache(key, r)
 	}
 	return r, nil
@@ -156,9 +161,10 @@ func (p *prober) jobs() ([]job, error) {
 		name, ac := name, ac
 		out = append(out, job{name: name, bins: []string{ac.Command[0]}, run: func(ctx context.Context) Agent { return p.probeACP(ctx, name, ac) }})
 	}
-	for _, n := range p.providerNames() {
+	p.native = p.nativeJobs()
+	for _, n := range p.native {
 		n := n
-		out = append(out, job{name: n, run: func(ctx context.Context) Agent { return p.probeNative(ctx, n) }})
+		out = append(out, job{name: n.name, run: func(ctx context.Context) Agent { return p.probeNative(ctx, n) }})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
 	if len(p.o.Agents) == 0 {

@@ -7,7 +7,10 @@ import (
 )
 
 // Format writes the human report, readable at 80 columns: one row per
-// agent, then indented warning and fix lines.
+// agent, then indented endpoint, warning and fix lines. Shipped native
+// presets the user has not set up (no key, local server not checked or not
+// answering, azure without a base_url) are folded into summary lines at the
+// end unless the report holds only one agent; --json lists every one.
 func Format(w io.Writer, r *Report, color bool) {
 	paint := func(code, s string) string {
 		if !color {
@@ -16,7 +19,12 @@ func Format(w io.Writer, r *Report, color bool) {
 		return "\x1b[" + code + "m" + s + "\x1b[0m"
 	}
 	fmt.Fprintf(w, "%-12s %-10s %-10s %s\n", "AGENT", "STATUS", "VERSION", "AUTH")
+	var folded []Agent
 	for _, a := range r.Agents {
+		if len(r.Agents) > 1 && foldable(a) {
+			folded = append(folded, a)
+			continue
+		}
 		status, code := "ready", "32"
 		switch {
 		case !a.Installed:
@@ -39,6 +47,9 @@ func Format(w io.Writer, r *Report, color bool) {
 		if a.Path != "" && a.FoundVia != "path" {
 			fmt.Fprintf(w, "  found via %s: %s\n", a.FoundVia, cut(shortPath(a.Path), 60))
 		}
+		if a.Endpoint != nil && a.Endpoint.BaseURL != "" {
+			fmt.Fprintf(w, "  endpoint: %s (%s)\n", a.Endpoint.BaseURL, endpointState(a.Endpoint))
+		}
 		for _, warn := range a.Warnings {
 			fmt.Fprintf(w, "  %s %s\n", paint("33", "warning:"), warn)
 		}
@@ -46,6 +57,7 @@ func Format(w io.Writer, r *Report, color bool) {
 			fmt.Fprintf(w, "  %s %s\n", paint("36", "fix:"), a.Fix)
 		}
 	}
+	formatFolded(w, folded)
 	if r.Cached {
 		fmt.Fprintf(w, "(cached %s; --refresh to probe again)\n", r.GeneratedAt.Local().Format("15:04:05"))
 	}
@@ -64,4 +76,79 @@ func shortPath(p string) string {
 		return "…/" + strings.Join(parts[len(parts)-2:], "/")
 	}
 	return p
+}
+
+// foldable is an unconfigured shipped preset that is not usable as is.
+func foldable(a Agent) bool {
+	ep := a.Endpoint
+	if a.Kind != "native" || ep == nil || ep.Configured || ep.Preset == "" || a.Name == "openai" {
+		return false
+	}
+	if ep.Local {
+		return !ep.Probed || !ep.Reachable
+	}
+	return !a.Ready
+}
+
+func endpointState(ep *Endpoint) string {
+	switch {
+	case !ep.Probed:
+		return "not checked; --probe"
+	case ep.Reachable:
+		return "answers " + ep.Status
+	}
+	return "does not answer"
+}
+
+// formatFolded prints one wrapped line per kind of unused preset.
+func formatFolded(w io.Writer, folded []Agent) {
+	var nokey, unchecked, down, other []string
+	for _, a := range folded {
+		ep := a.Endpoint
+		switch {
+		case ep.Local && !ep.Probed:
+			unchecked = append(unchecked, a.Name+" "+hostPort(ep.BaseURL))
+		case ep.Local:
+			down = append(down, a.Name+" "+hostPort(ep.BaseURL))
+		case a.Auth.State == AuthNone:
+			nokey = append(nokey, a.Name+" "+ep.KeyEnv)
+		default:
+			other = append(other, a.Name)
+		}
+	}
+	wrapList(w, "native presets without API key (set it to enable):", nokey)
+	wrapList(w, "local servers (not checked; --probe):", unchecked)
+	wrapList(w, "local servers not answering:", down)
+	wrapList(w, "native presets needing config (hub doctor --agent NAME):", other)
+}
+
+func hostPort(base string) string {
+	s := base
+	if i := strings.Index(s, "://"); i >= 0 {
+		s = s[i+3:]
+	}
+	if i := strings.IndexByte(s, '/'); i >= 0 {
+		s = s[:i]
+	}
+	return s
+}
+
+// wrapList prints title and comma-separated items within 80 columns.
+func wrapList(w io.Writer, title string, items []string) {
+	if len(items) == 0 {
+		return
+	}
+	line := title
+	for i, it := range items {
+		if i < len(items)-1 {
+			it += ","
+		}
+		if len([]rune(line))+1+len([]rune(it)) > 80 {
+			fmt.Fprintln(w, line)
+			line = "  " + it
+			continue
+		}
+		line += " " + it
+	}
+	fmt.Fprintln(w, line)
 }

@@ -6,56 +6,126 @@ import (
 	"net/http"
 	"sort"
 	"strings"
+
+	"github.com/hubdev/hub/adapters/openai"
+	"github.com/hubdev/hub/internal/config"
 )
 
-const defaultOpenAIBase = "https://api.openai.com/v1"
-
-func (p *prober) providerNames() []string {
-	names := []string{"openai"}
-	for n := range p.o.Config.Providers {
-		if n != "openai" {
-			names = append(names, n)
-		}
-	}
-	sort.Strings(names)
-	return names
+// nativeJob is one native profile: "openai" (env over the preset), a
+// [providers.NAME] profile, or a shipped preset of adapters/openai that the
+// config does not mention.
+type nativeJob struct {
+	name       string
+	configured bool
+	prof       openai.Profile
+	err        error
 }
 
-func (p *prober) probeNative(ctx context.Context, name string) Agent {
-	a := Agent{Name: name, Kind: "native"}
-	a.Capabilities, _ = p.caps(name)
-	prof, ok := p.o.Config.Providers[name]
-	ep := &Endpoint{BaseURL: prof.BaseURL, Model: prof.Model, KeyEnv: prof.APIKeyEnv}
-	if !ok && name == "openai" {
-		ep.BaseURL, ep.KeyEnv = p.getenv("OPENAI_BASE_URL"), "OPENAI_API_KEY"
-		if ep.BaseURL == "" {
-			ep.BaseURL = defaultOpenAIBase
+// nativeJobs lists the native profiles; the preset list comes from
+// adapters/openai so doctor reports exactly what hub can register.
+func (p *prober) nativeJobs() []nativeJob {
+	cfg := p.o.Config
+	seen := map[string]bool{}
+	var out []nativeJob
+	add := func(n string, configured bool) {
+		if seen[n] || cfg.Agents[n].Disabled {
+			return
+		}
+		seen[n] = true
+		j := nativeJob{name: n, configured: configured}
+		if n == "openai" {
+			j.prof, j.err = openai.EnvProfile(cfg, p.getenv)
+		} else {
+			j.prof, j.err = openai.ResolveProfile(n, cfg.Providers[n])
+		}
+		out = append(out, j)
+	}
+	_, hasOpenAI := cfg.Providers["openai"]
+	add("openai", hasOpenAI)
+	names := make([]string, 0, len(cfg.Providers))
+	for n := range cfg.Providers {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		add(n, true)
+	}
+	for _, n := range openai.PresetNames() {
+		add(n, false)
+	}
+	return out
+}
+
+// keyEnvs are the API key variables of the native profiles (cache key).
+func keyEnvs(jobs []nativeJob) []string {
+	var out []string
+	for _, j := range jobs {
+		if j.prof.APIKeyEnv != "" {
+			out = append(out, j.prof.APIKeyEnv)
 		}
 	}
+	sort.Strings(out)
+	return out
+}
+
+func (p *prober) probeNative(ctx context.Context, j nativeJob) Agent {
+	a := Agent{Name: j.name, Kind: "native"}
+	a.Capabilities, _ = p.caps(j.name)
+	prof := j.prof
+	ep := &Endpoint{BaseURL: prof.BaseURL, Model: prof.Model, KeyEnv: prof.APIKeyEnv, Local: prof.Local, Configured: j.configured}
+	ep.Preset = presetOf(j.name, p.o.Config.Providers[j.name])
 	a.Endpoint = ep
+	if j.err != nil {
+		a.Auth = Auth{State: AuthUnknown}
+		a.Fix = nativeConfigFix(j, ep)
+		return a
+	}
 	key := ""
 	if ep.KeyEnv != "" {
 		key = p.getenv(ep.KeyEnv)
 		ep.KeySet = key != ""
 	}
 	switch {
-	case ep.BaseURL == "":
-		a.Auth = Auth{State: AuthUnknown}
-		a.Fix = fmt.Sprintf("[providers.%s] has no base_url (or preset hub knows)", name)
-	case ep.KeyEnv == "":
-		a.Auth = Auth{State: AuthNotRequired}
 	case ep.KeySet:
 		a.Auth = Auth{State: AuthAPIKey, Source: ep.KeyEnv}
+	case ep.KeyEnv == "" || prof.Local:
+		a.Auth = Auth{State: AuthNotRequired}
 	default:
 		a.Auth = Auth{State: AuthNone, Source: ep.KeyEnv}
 		a.Fix = fmt.Sprintf("no API key: set %s", ep.KeyEnv)
 	}
-	if p.o.Probe && ep.BaseURL != "" {
+	// Without a required key there is nothing to learn from the network.
+	if p.o.Probe && a.Auth.State != AuthNone {
 		p.probeEndpoint(ctx, &a, key)
 	}
-	a.Installed = ep.BaseURL != ""
+	a.Installed = true
 	a.Ready = a.Fix == ""
 	return a
+}
+
+// presetOf names the shipped preset a profile starts from, if any.
+func presetOf(name string, pc config.ProviderConfig) string {
+	if pc.Preset != "" {
+		return pc.Preset
+	}
+	for _, n := range openai.PresetNames() {
+		if n == name {
+			return n
+		}
+	}
+	return ""
+}
+
+func nativeConfigFix(j nativeJob, ep *Endpoint) string {
+	if ep.Preset != "" && !j.configured {
+		// The azure preset: the endpoint is per resource, so the preset has
+		// no base_url; resolve with a placeholder to learn the rest.
+		if pr, err := openai.ResolveProfile(j.name, config.ProviderConfig{BaseURL: "https://resource.invalid"}); err == nil {
+			ep.KeyEnv, ep.Model = pr.APIKeyEnv, pr.Model
+		}
+		return fmt.Sprintf("add [providers.%s] base_url = \"https://RESOURCE.openai.azure.com/openai/deployments/DEPLOYMENT\" to hub's config and set %s", j.name, ep.KeyEnv)
+	}
+	return oneLine(j.err.Error())
 }
 
 func (p *prober) probeEndpoint(ctx context.Context, a *Agent, key string) {

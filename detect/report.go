@@ -84,6 +84,13 @@ type Endpoint struct {
 	Model   string `json:"model,omitempty"`
 	KeyEnv  string `json:"keyEnv,omitempty"`
 	KeySet  bool   `json:"keySet"`
+	// Preset is the shipped adapters/openai preset the profile starts from.
+	Preset string `json:"preset,omitempty"`
+	// Configured is true for a [providers.NAME] profile (or
+	// [providers.openai]); false for a shipped preset or env-only "openai".
+	Configured bool `json:"configured"`
+	// Local is true for local-server presets, which need no API key.
+	Local bool `json:"local,omitempty"`
 	// Probed is true when --probe asked GET {baseUrl}/models.
 	Probed    bool   `json:"probed"`
 	Reachable bool   `json:"reachable"`

@@ -16,11 +16,14 @@ import (
 const doctorHelp = `Usage: hub doctor [--json] [--agent NAME] [--probe] [--refresh] [--timeout 5s]
 
 Reports every agent hub knows (claude, codex, gemini, qodercli, pi, ACP
-agents from config, native provider profiles): where the binary is, its
-version against the tested range, config and skills dirs, how it would
-authenticate, warnings (e.g. an API key that silently changes billing) and
-one fix per problem. Results are cached for 10 minutes; --refresh probes
-again. --probe also asks each native endpoint for GET {base}/models.
+agents from config, native provider profiles and the shipped presets such
+as groq or ollama): where the binary is, its version against the tested
+range, config and skills dirs, how it would authenticate, warnings (e.g. an
+API key that silently changes billing) and one fix per problem. Presets you
+have not set up are summed up in a few lines at the end (--json lists all).
+Results are cached for 10 minutes; --refresh probes again. --probe also asks
+each native endpoint for GET {base}/models (never cached); without it
+doctor does not use the network.
 
 Exit codes: 0 report printed; 1 --agent NAME cannot run; 2 usage error.
 `

@@ -181,13 +181,22 @@ func newFlagSet(name, help string, stderr io.Writer) *flag.FlagSet {
 	return fs
 }
 
-// parseFlags parses and maps -h to exit 0 and bad flags to exit 2; ok is
-// false when the command should return code.
+// parseFlags parses and maps -h to exit 0 (help on stderr) and bad flags to
+// exit 2 with one line naming the problem; ok is false when the command
+// should return code.
 func parseFlags(fs *flag.FlagSet, args []string) (code int, ok bool) {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK, false
-		}
+	usage, out := fs.Usage, fs.Output()
+	fs.Usage = func() {}
+	fs.SetOutput(io.Discard)
+	err := fs.Parse(args)
+	fs.Usage = usage
+	fs.SetOutput(out)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		usage()
+		return exitOK, false
+	case err != nil:
+		fmt.Fprintf(out, "hub %s: %v (see 'hub %s --help')\n", fs.Name(), err, fs.Name())
 		return exitUsage, false
 	}
 	return 0, true

@@ -91,5 +91,9 @@ func readPrompt(fs *flag.FlagSet, stdin io.Reader) (string, error) {
 		}
 		return "", fmt.Errorf("no prompt: stdin was empty")
 	}
-	return strings.Join(rest, " "), nil
+	p := strings.Join(rest, " ")
+	if strings.TrimSpace(p) == "" {
+		return "", fmt.Errorf("no prompt: the argument is empty")
+	}
+	return p, nil
 }

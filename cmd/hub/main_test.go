@@ -1,0 +1,251 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/creack/pty"
+)
+
+// isolate gives the in-process hub an empty HOME, XDG dirs and PATH, so
+// no user config, cache or agent binary of the machine leaks in.
+func isolate(t *testing.T) string {
+	t.Helper()
+	root := t.TempDir()
+	for _, k := range []string{"HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME"} {
+		d := filepath.Join(root, strings.ToLower(k))
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		t.Setenv(k, d)
+	}
+	bin := filepath.Join(root, "bin")
+	if err := os.MkdirAll(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin)
+	t.Setenv("SHELL", "")
+	t.Setenv("HUB_LOG", "")
+	t.Setenv("HUB_REPLAY_SCRIPT", "")
+	for _, k := range []string{"OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "GEMINI_API_KEY"} {
+		t.Setenv(k, "")
+	}
+	return root
+}
+
+func hub(t *testing.T, stdin io.Reader, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	if stdin == nil {
+		stdin = strings.NewReader("")
+	}
+	var out, errb bytes.Buffer
+	code = realMain(context.Background(), args, stdin, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestRealMain_TopLevel(t *testing.T) {
+	isolate(t)
+	cases := []struct {
+		args           []string
+		code           int
+		stdout, stderr string
+	}{
+		{args: []string{"version"}, code: exitOK, stdout: "hub dev\n"},
+		{args: []string{"--version"}, code: exitOK, stdout: "hub dev\n"},
+		{args: nil, code: exitUsage, stderr: "Usage:"},
+		{args: []string{"--help"}, code: exitOK, stderr: "Usage:"},
+		{args: []string{"help"}, code: exitOK, stderr: "Usage:"},
+		{args: []string{"frobnicate"}, code: exitUsage, stderr: "hub: unknown command \"frobnicate\" (run 'hub --help')\n"},
+		{args: []string{"--log-level", "loud", "agents"}, code: exitUsage, stderr: "bad log level"},
+	}
+	for _, c := range cases {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			code, out, errOut := hub(t, nil, c.args...)
+			if code != c.code {
+				t.Fatalf("exit %d, want %d\nstdout %q\nstderr %q", code, c.code, out, errOut)
+			}
+			if c.stdout != "" && out != c.stdout || c.stdout == "" && out != "" {
+				t.Errorf("stdout %q, want %q", out, c.stdout)
+			}
+			if !strings.Contains(errOut, c.stderr) {
+				t.Errorf("stderr %q lacks %q", errOut, c.stderr)
+			}
+		})
+	}
+}
+
+func TestRealMain_HelpOnEverySubcommand(t *testing.T) {
+	isolate(t)
+	for name, cmd := range commands {
+		for _, flagName := range []string{"--help", "-h"} {
+			t.Run(name+flagName, func(t *testing.T) {
+				code, out, errOut := hub(t, nil, name, flagName)
+				if code != exitOK || out != "" {
+					t.Fatalf("exit %d, stdout %q", code, out)
+				}
+				if !strings.HasPrefix(errOut, cmd.help) || !strings.Contains(errOut, "\nFlags:\n") {
+					t.Errorf("help of %s is not usage + flags:\n%s", name, errOut)
+				}
+			})
+		}
+	}
+}
+
+func TestRealMain_BadFlagsOneLine(t *testing.T) {
+	isolate(t)
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--nope", "x"}, "hub run: flag provided but not defined: -nope (see 'hub run --help')\n"},
+		{[]string{"run", "--timeout", "soon", "x"}, "hub run: invalid value \"soon\" for flag -timeout: parse error (see 'hub run --help')\n"},
+		{[]string{"doctor", "--timeout"}, "hub doctor: flag needs an argument: -timeout (see 'hub doctor --help')\n"},
+		{[]string{"agents", "--yaml"}, "hub agents: flag provided but not defined: -yaml (see 'hub agents --help')\n"},
+		{[]string{"skills", "list", "--all"}, "hub skills: flag provided but not defined: -all (see 'hub skills --help')\n"},
+		{[]string{"acp", "--port", "1"}, "hub acp: flag provided but not defined: -port (see 'hub acp --help')\n"},
+	}
+	for _, c := range cases {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			code, out, errOut := hub(t, nil, c.args...)
+			if code != exitUsage || out != "" || errOut != c.want {
+				t.Fatalf("exit %d stdout %q stderr %q, want exit 2 and %q", code, out, errOut, c.want)
+			}
+		})
+	}
+}
+
+type ttyless struct{ io.Reader }
+
+func TestReadPrompt(t *testing.T) {
+	cases := []struct {
+		name  string
+		args  []string
+		stdin io.Reader
+		want  string
+		err   string
+	}{
+		{name: "argument", args: []string{"fix", "the", "bug"}, stdin: strings.NewReader("ignored"), want: "fix the bug"},
+		{name: "dash reads stdin", args: []string{"-"}, stdin: strings.NewReader("  from stdin\n"), want: "from stdin"},
+		{name: "piped stdin without argument", stdin: strings.NewReader("piped\nprompt\n"), want: "piped\nprompt"},
+		{name: "empty stdin", args: []string{"-"}, stdin: strings.NewReader(" \n"), err: "no prompt: stdin was empty"},
+		{name: "empty argument", args: []string{""}, stdin: strings.NewReader("x"), err: "no prompt: the argument is empty"},
+		{name: "stdin error", args: []string{"-"}, stdin: ttyless{iotestErr{}}, err: "read prompt from stdin"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			fs := flag.NewFlagSet("run", flag.ContinueOnError)
+			if err := fs.Parse(c.args); err != nil {
+				t.Fatal(err)
+			}
+			got, err := readPrompt(fs, c.stdin)
+			if c.err != "" {
+				if err == nil || !strings.Contains(err.Error(), c.err) {
+					t.Fatalf("err %v, want %q", err, c.err)
+				}
+				return
+			}
+			if err != nil || got != c.want {
+				t.Fatalf("got %q, %v; want %q", got, err, c.want)
+			}
+		})
+	}
+}
+
+func TestReadPrompt_TerminalStdinNeedsArgument(t *testing.T) {
+	ptmx, tty, err := pty.Open()
+	if err != nil {
+		t.Skipf("no pty: %v", err)
+	}
+	defer ptmx.Close()
+	defer tty.Close()
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	if _, err := readPrompt(fs, tty); err == nil || err.Error() != "no prompt: pass it as an argument or on stdin" {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+type iotestErr struct{}
+
+func (iotestErr) Read([]byte) (int, error) { return 0, os.ErrClosed }
+
+func TestRun_PromptSources(t *testing.T) {
+	isolate(t)
+	cases := []struct {
+		name  string
+		args  []string
+		stdin string
+		code  int
+		out   string
+		err   string
+	}{
+		{name: "argument", args: []string{"--agent", "replay", "hello there"}, code: 0, out: "hello there\n"},
+		{name: "dash", args: []string{"--agent", "replay", "-"}, stdin: "from stdin\n", code: 0, out: "from stdin\n"},
+		{name: "piped", args: []string{"--agent", "replay"}, stdin: "piped prompt", code: 0, out: "piped prompt\n"},
+		{name: "empty prompt", args: []string{"--agent", "replay"}, stdin: "", code: 2, err: "hub run: no prompt: stdin was empty\n"},
+		{name: "empty argument", args: []string{"--agent", "replay", "  "}, code: 2, err: "hub run: no prompt: the argument is empty\n"},
+		{name: "unknown agent", args: []string{"--agent", "nope", "hi"}, code: 2, err: "unknown agent"},
+		{name: "bad format", args: []string{"--agent", "replay", "--format", "xml", "hi"}, code: 2, err: "--format must be text or jsonl"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			code, out, errOut := hub(t, strings.NewReader(c.stdin), append([]string{"run"}, c.args...)...)
+			if code != c.code || out != c.out || !strings.Contains(errOut, c.err) {
+				t.Fatalf("exit %d stdout %q stderr %q; want %d %q %q", code, out, errOut, c.code, c.out, c.err)
+			}
+		})
+	}
+}
+
+func TestRun_JSONLSummary(t *testing.T) {
+	isolate(t)
+	code, out, _ := hub(t, strings.NewReader(""), "run", "--agent", "replay", "--format", "jsonl", "ping")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	var sum struct {
+		Type     string `json:"type"`
+		ExitCode int    `json:"exitCode"`
+	}
+	if code != 0 || json.Unmarshal([]byte(lines[len(lines)-1]), &sum) != nil || sum.Type != "summary" || sum.ExitCode != 0 {
+		t.Fatalf("exit %d, jsonl:\n%s", code, out)
+	}
+}
+
+func TestDoctor_AgentExitCodes(t *testing.T) {
+	root := isolate(t)
+	// A claude that answers --version and an API key: ready.
+	if err := os.WriteFile(filepath.Join(root, "bin", "claude"), []byte("#!/bin/sh\necho '2.1.330 (Claude Code)'\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name string
+		args []string
+		env  map[string]string
+		code int
+		out  string
+		err  string
+	}{
+		{name: "missing agent", args: []string{"--agent", "codex"}, code: exitError, out: "fix: not installed: npm install -g @openai/codex"},
+		{name: "not logged in", args: []string{"--agent", "claude"}, code: exitError, out: "fix: not logged in"},
+		{name: "ready", args: []string{"--agent", "claude"}, env: map[string]string{"ANTHROPIC_API_KEY": "sk"}, code: exitOK, out: "claude       ready"},
+		{name: "preset without key", args: []string{"--agent", "groq", "--json"}, code: exitError, out: `"fix": "no API key: set GROQ_API_KEY"`},
+		{name: "unknown agent", args: []string{"--agent", "nope"}, code: exitUsage, err: "hub doctor: unknown agent \"nope\""},
+		{name: "full report", args: []string{"--refresh"}, code: exitOK, out: "native presets without API key"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			for k, v := range c.env {
+				t.Setenv(k, v)
+			}
+			code, out, errOut := hub(t, nil, append([]string{"doctor", "--timeout", "3s"}, c.args...)...)
+			if code != c.code || !strings.Contains(out, c.out) || !strings.Contains(errOut, c.err) {
+				t.Fatalf("exit %d (want %d)\nstdout:\n%s\nstderr:\n%s", code, c.code, out, errOut)
+			}
+		})
+	}
+}
