@@ -28,6 +28,7 @@ type CodexDecoder struct {
 	base     *codexTokens      // cumulative usage when the turn started
 	total    *codexTokens
 	pending  *adapters.ErrorInfo // last non-retried error, reported at turn end
+	slow     bool                // encoding/json only (tests compare both paths)
 }
 
 // NewCodexDecoder returns a decoder for one app-server stream.
@@ -38,7 +39,7 @@ func NewCodexDecoder() *CodexDecoder {
 // DecodeCodex decodes a whole app-server stream.
 func DecodeCodex(data []byte) []adapters.Event {
 	d := NewCodexDecoder()
-	var out []adapters.Event
+	out := make([]adapters.Event, 0, bytes.Count(data, []byte{'\n'})+1)
 	for _, line := range bytes.Split(data, []byte{'\n'}) {
 		out = append(out, d.Decode(line)...)
 	}
@@ -75,19 +76,28 @@ func (d *CodexDecoder) Decode(line []byte) []adapters.Event {
 		return nil
 	}
 	var m CodexMessage
-	if err := json.Unmarshal(line, &m); err != nil {
-		return []adapters.Event{codexRaw(line, "codex:invalid")}
+	fast := false
+	if !d.slow {
+		m, fast = codexMessage(line)
+	}
+	if !fast {
+		if err := json.Unmarshal(line, &m); err != nil {
+			return []adapters.Event{codexRaw(line, "codex:invalid")}
+		}
 	}
 	switch {
 	case m.IsResponse():
-		return d.response(m, line)
+		return d.response(m, line, fast)
 	case m.IsRequest():
 		return d.request(m, line)
 	case codexQuiet[m.Method]:
 		return nil
 	}
-	if evs, ok := d.notification(m); ok {
+	if evs, ok := d.notification(m, fast); ok {
 		return evs
+	}
+	if fast {
+		return []adapters.Event{codexRawValid(line, "codex:"+m.Method)}
 	}
 	return []adapters.Event{codexRaw(line, "codex:"+m.Method)}
 }
@@ -101,13 +111,21 @@ func codexRaw(line []byte, source string) adapters.Event {
 	return adapters.Event{Type: adapters.EventRaw, Raw: raw, Source: source}
 }
 
-func (d *CodexDecoder) response(m CodexMessage, line []byte) []adapters.Event {
+func (d *CodexDecoder) response(m CodexMessage, line []byte, fast bool) []adapters.Event {
 	var r struct {
 		Thread *codexThread `json:"thread"`
 		Model  string       `json:"model"`
 	}
-	if json.Unmarshal(m.Result, &r) == nil && r.Thread != nil && r.Thread.ID != "" {
+	ok := fast && codexFastResponse(m.Result, &r.Thread, &r.Model)
+	if !ok {
+		r.Thread, r.Model = nil, ""
+		ok = json.Unmarshal(m.Result, &r) == nil
+	}
+	if ok && r.Thread != nil && r.Thread.ID != "" {
 		return []adapters.Event{codexSessionInfo(r.Thread, r.Model)}
+	}
+	if fast {
+		return []adapters.Event{codexRawValid(line, "codex:response")}
 	}
 	return []adapters.Event{codexRaw(line, "codex:response")}
 }
@@ -129,7 +147,12 @@ func codexSessionInfo(t *codexThread, model string) adapters.Event {
 	return adapters.Event{Type: adapters.EventSessionInfo, Session: info}
 }
 
-func (d *CodexDecoder) notification(m CodexMessage) ([]adapters.Event, bool) {
+func (d *CodexDecoder) notification(m CodexMessage, fast bool) ([]adapters.Event, bool) {
+	if fast {
+		if evs, ok, handled := d.fastNotification(m); handled {
+			return evs, ok
+		}
+	}
 	switch m.Method {
 	case "thread/started":
 		var p struct {
@@ -177,11 +200,15 @@ func (d *CodexDecoder) delta(params json.RawMessage, typ adapters.EventType) ([]
 	if json.Unmarshal(params, &p) != nil {
 		return nil, false
 	}
-	d.streamed[p.ItemID] = true
-	if p.Delta == "" {
-		return nil, true
+	return d.deltaEvents(p.ItemID, p.Delta, typ), true
+}
+
+func (d *CodexDecoder) deltaEvents(itemID, delta string, typ adapters.EventType) []adapters.Event {
+	d.streamed[itemID] = true
+	if delta == "" {
+		return nil
 	}
-	return []adapters.Event{{Type: typ, Text: p.Delta, MessageID: p.ItemID}}, true
+	return []adapters.Event{{Type: typ, Text: delta, MessageID: itemID}}
 }
 
 func codexPlan(params json.RawMessage) ([]adapters.Event, bool) {
@@ -228,7 +255,11 @@ func (d *CodexDecoder) usage(params json.RawMessage) ([]adapters.Event, bool) {
 	if json.Unmarshal(params, &p) != nil {
 		return nil, false
 	}
-	tu := p.TokenUsage
+	return d.usageEvents(p.TokenUsage.Total, p.TokenUsage.Last, p.TokenUsage.Context), true
+}
+
+func (d *CodexDecoder) usageEvents(total, last codexTokens, context *int64) []adapters.Event {
+	tu := struct{ Total, Last codexTokens }{total, last}
 	if d.base == nil {
 		// First report of this turn: usage before it is total minus last call.
 		b := codexSub(tu.Total, tu.Last)
@@ -242,10 +273,10 @@ func (d *CodexDecoder) usage(params json.RawMessage) ([]adapters.Event, bool) {
 		ThoughtTokens: turn.ReasoningOutputTokens,
 		ContextUsed:   tu.Last.InputTokens + tu.Last.OutputTokens,
 	}
-	if tu.Context != nil {
-		u.ContextSize = *tu.Context
+	if context != nil {
+		u.ContextSize = *context
 	}
-	return []adapters.Event{{Type: adapters.EventUsage, Usage: u}}, true
+	return []adapters.Event{{Type: adapters.EventUsage, Usage: u}}
 }
 
 func codexSub(a, b codexTokens) codexTokens {
@@ -297,15 +328,19 @@ func (d *CodexDecoder) turnCompleted(params json.RawMessage) ([]adapters.Event, 
 	if json.Unmarshal(params, &p) != nil {
 		return nil, false
 	}
+	return d.turnEvents(p.Turn.Status, p.Turn.Error), true
+}
+
+func (d *CodexDecoder) turnEvents(status string, turnErr *codexTurnError) []adapters.Event {
 	var out []adapters.Event
 	stop := adapters.StopEndTurn
-	switch p.Turn.Status {
+	switch status {
 	case "interrupted":
 		stop = adapters.StopCancelled
 	case "failed":
 		info := d.pending
-		if p.Turn.Error != nil && p.Turn.Error.Message != "" {
-			info = p.Turn.Error.info(true)
+		if turnErr != nil && turnErr.Message != "" {
+			info = turnErr.info(true)
 		}
 		if info == nil {
 			info = &adapters.ErrorInfo{Message: "codex turn failed", Code: "provider", Fatal: true}
@@ -313,7 +348,7 @@ func (d *CodexDecoder) turnCompleted(params json.RawMessage) ([]adapters.Event, 
 		out = append(out, adapters.Event{Type: adapters.EventError, Error: info})
 	}
 	d.pending, d.base = nil, nil
-	return append(out, adapters.Event{Type: adapters.EventDone, StopReason: stop}), true
+	return append(out, adapters.Event{Type: adapters.EventDone, StopReason: stop})
 }
 
 // codexErrorCode maps codexErrorInfo (a string or a one-key object) to an

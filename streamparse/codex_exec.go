@@ -15,6 +15,7 @@ type CodexExecDecoder struct {
 	started map[string]bool
 	total   codexExecUsage
 	pending *adapters.ErrorInfo
+	slow    bool // encoding/json only (tests compare both paths)
 }
 
 type codexExecUsage struct {
@@ -52,7 +53,7 @@ func NewCodexExecDecoder() *CodexExecDecoder {
 // DecodeCodexExec decodes a whole `codex exec --json` stream.
 func DecodeCodexExec(data []byte) []adapters.Event {
 	d := NewCodexExecDecoder()
-	var out []adapters.Event
+	out := make([]adapters.Event, 0, bytes.Count(data, []byte{'\n'})+1)
 	for _, line := range bytes.Split(data, []byte{'\n'}) {
 		out = append(out, d.Decode(line)...)
 	}
@@ -65,19 +66,23 @@ func (d *CodexExecDecoder) Decode(line []byte) []adapters.Event {
 	if len(line) == 0 {
 		return nil
 	}
-	var r struct {
-		Type     string          `json:"type"`
-		ThreadID string          `json:"thread_id"`
-		Item     *codexExecItem  `json:"item"`
-		Usage    *codexExecUsage `json:"usage"`
-		Message  string          `json:"message"`
-		Error    *struct {
-			Message string `json:"message"`
-		} `json:"error"`
+	var item codexExecItem
+	r, fast := codexExecFast(line, &item)
+	if !fast || d.slow {
+		return d.decodeSlow(line)
 	}
+	return d.record(&r, line, fast)
+}
+
+func (d *CodexExecDecoder) decodeSlow(line []byte) []adapters.Event {
+	var r codexExecRecord
 	if err := json.Unmarshal(line, &r); err != nil {
 		return []adapters.Event{codexRaw(line, "codexexec:invalid")}
 	}
+	return d.record(&r, line, false)
+}
+
+func (d *CodexExecDecoder) record(r *codexExecRecord, line []byte, fast bool) []adapters.Event {
 	var evs []adapters.Event
 	ok := true
 	switch r.Type {
@@ -99,10 +104,26 @@ func (d *CodexExecDecoder) Decode(line []byte) []adapters.Event {
 	default:
 		ok = false
 	}
+	if !ok && fast {
+		return []adapters.Event{codexRawValid(line, "codexexec:"+r.Type)}
+	}
 	if !ok {
 		return []adapters.Event{codexRaw(line, "codexexec:"+r.Type)}
 	}
 	return evs
+}
+
+type codexExecRecord struct {
+	Type     string          `json:"type"`
+	ThreadID string          `json:"thread_id"`
+	Item     *codexExecItem  `json:"item"`
+	Usage    *codexExecUsage `json:"usage"`
+	Message  string          `json:"message"`
+	Error    *codexExecError `json:"error"`
+}
+
+type codexExecError struct {
+	Message string `json:"message"`
 }
 
 func (d *CodexExecDecoder) errorLine(msg string) []adapters.Event {
@@ -118,9 +139,7 @@ func (d *CodexExecDecoder) errorLine(msg string) []adapters.Event {
 	return nil
 }
 
-func (d *CodexExecDecoder) turnFailed(e *struct {
-	Message string `json:"message"`
-}) []adapters.Event {
+func (d *CodexExecDecoder) turnFailed(e *codexExecError) []adapters.Event {
 	info := d.pending
 	if e != nil && e.Message != "" {
 		code := "provider"
@@ -204,6 +223,9 @@ func codexExecPlan(raw json.RawMessage) []adapters.Event {
 		Text      string `json:"text"`
 		Completed bool   `json:"completed"`
 	}
+	if plan, ok := codexExecFastPlan(raw); ok {
+		return []adapters.Event{{Type: adapters.EventPlan, Plan: plan}}
+	}
 	_ = json.Unmarshal(raw, &items)
 	plan := make([]adapters.PlanEntry, 0, len(items))
 	for _, i := range items {
@@ -221,12 +243,18 @@ func codexExecTool(it codexExecItem) (*adapters.ToolCall, bool) {
 	switch it.Type {
 	case "command_execution":
 		t.Name, t.Kind, t.Title = "shell", adapters.KindExecute, it.Command
-		t.RawInput, _ = json.Marshal(map[string]any{"command": it.Command})
+		t.RawInput, _ = json.Marshal(struct {
+			Command string `json:"command"`
+		}{it.Command})
 		if it.AggregatedOutput != "" {
 			t.Content = []adapters.ToolContent{{Type: adapters.ToolContentText, Text: codexTail(it.AggregatedOutput)}}
 		}
 		if it.ExitCode != nil {
-			t.RawOutput, _ = json.Marshal(map[string]any{"output": codexTail(it.AggregatedOutput), "exitCode": *it.ExitCode})
+			// Fields in map key order: the bytes match the former map encoding.
+			t.RawOutput, _ = json.Marshal(struct {
+				ExitCode int    `json:"exitCode"`
+				Output   string `json:"output"`
+			}{*it.ExitCode, codexTail(it.AggregatedOutput)})
 		}
 	case "file_change":
 		var ch []struct {

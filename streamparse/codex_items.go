@@ -53,10 +53,16 @@ func (d *CodexDecoder) item(params json.RawMessage, completed bool) ([]adapters.
 	var p struct {
 		Item codexItem `json:"item"`
 	}
-	if json.Unmarshal(params, &p) != nil || p.Item.Type == "" {
+	if json.Unmarshal(params, &p) != nil {
 		return nil, false
 	}
-	it := p.Item
+	return d.itemEvents(p.Item, completed)
+}
+
+func (d *CodexDecoder) itemEvents(it codexItem, completed bool) ([]adapters.Event, bool) {
+	if it.Type == "" {
+		return nil, false
+	}
 	switch it.Type {
 	case "userMessage", "hookPrompt", "contextCompaction":
 		return nil, true
@@ -141,7 +147,11 @@ func (d *CodexDecoder) tool(it codexItem) (*adapters.ToolCall, bool) {
 func (d *CodexDecoder) command(t *adapters.ToolCall, it codexItem) {
 	t.Name, t.Kind = "shell", adapters.KindExecute
 	t.Title = codexCommandTitle(it.Command, it.CommandActions)
-	t.RawInput, _ = json.Marshal(map[string]any{"command": it.Command, "cwd": it.Cwd})
+	// Structs with fields in map key order: same bytes as a map, less work.
+	t.RawInput, _ = json.Marshal(struct {
+		Command string `json:"command"`
+		Cwd     string `json:"cwd"`
+	}{it.Command, it.Cwd})
 	if it.AggregatedOutput != nil || it.ExitCode != nil {
 		out := ""
 		if it.AggregatedOutput != nil {
@@ -150,7 +160,10 @@ func (d *CodexDecoder) command(t *adapters.ToolCall, it codexItem) {
 		if out != "" {
 			t.Content = []adapters.ToolContent{{Type: adapters.ToolContentText, Text: codexTail(out)}}
 		}
-		t.RawOutput, _ = json.Marshal(map[string]any{"output": codexTail(out), "exitCode": it.ExitCode})
+		t.RawOutput, _ = json.Marshal(struct {
+			ExitCode *int   `json:"exitCode"`
+			Output   string `json:"output"`
+		}{it.ExitCode, codexTail(out)})
 	}
 }
 
@@ -162,11 +175,15 @@ func (d *CodexDecoder) outputDelta(params json.RawMessage) ([]adapters.Event, bo
 	if json.Unmarshal(params, &p) != nil {
 		return nil, false
 	}
-	out := codexTail(d.output[p.ItemID] + p.Delta)
-	d.output[p.ItemID] = out
+	return d.outputEvents(p.ItemID, p.Delta), true
+}
+
+func (d *CodexDecoder) outputEvents(itemID, delta string) []adapters.Event {
+	out := codexTail(d.output[itemID] + delta)
+	d.output[itemID] = out
 	return []adapters.Event{{Type: adapters.EventToolUpdate, Tool: &adapters.ToolCall{
-		ID: p.ItemID, Content: []adapters.ToolContent{{Type: adapters.ToolContentText, Text: out}},
-	}}}, true
+		ID: itemID, Content: []adapters.ToolContent{{Type: adapters.ToolContentText, Text: out}},
+	}}}
 }
 
 func (d *CodexDecoder) patchUpdated(params json.RawMessage) ([]adapters.Event, bool) {
@@ -208,6 +225,9 @@ func codexStatus(s string) adapters.ToolStatus {
 
 // codexCommandTitle prefers the parsed command over the shell wrapper.
 func codexCommandTitle(command string, actions json.RawMessage) string {
+	if len(actions) <= 2 { // absent or [] (null is also left to the command)
+		return command
+	}
 	var acts []struct {
 		Command string `json:"command"`
 	}
@@ -307,7 +327,7 @@ func codexMCPResult(it codexItem) ([]adapters.ToolContent, json.RawMessage) {
 	var e struct {
 		Message string `json:"message"`
 	}
-	if json.Unmarshal(it.Error, &e) == nil && e.Message != "" {
+	if !codexNull(it.Error) && json.Unmarshal(it.Error, &e) == nil && e.Message != "" {
 		return []adapters.ToolContent{{Type: adapters.ToolContentText, Text: e.Message}}, codexRawOrNil(it.Result)
 	}
 	var r struct {
@@ -317,6 +337,12 @@ func codexMCPResult(it codexItem) ([]adapters.ToolContent, json.RawMessage) {
 			Data     string `json:"data"`
 			MimeType string `json:"mimeType"`
 		} `json:"content"`
+	}
+	if codexNull(it.Result) {
+		return nil, nil
+	}
+	if out, ok := codexFastMCPContent(it.Result); ok {
+		return out, codexRawOrNil(it.Result)
 	}
 	if json.Unmarshal(it.Result, &r) != nil {
 		return nil, nil

@@ -263,9 +263,64 @@ func TestCodexDecision_Mapping(t *testing.T) {
 func FuzzCodex(f *testing.F) {
 	codexSeed(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		_ = DecodeCodex(data)
-		_ = DecodeCodexExec(data)
+		codexSameBothPaths(t, data)
 	})
+}
+
+// codexSameBothPaths decodes data line by line with the scanner paths and
+// with encoding/json only; the events must be identical.
+func codexSameBothPaths(t *testing.T, data []byte) {
+	t.Helper()
+	fast, slow := NewCodexDecoder(), NewCodexDecoder()
+	fastExec, slowExec := NewCodexExecDecoder(), NewCodexExecDecoder()
+	slow.slow, slowExec.slow = true, true
+	fast.Cwd, slow.Cwd = "/w", "/w"
+	for _, l := range bytes.Split(data, []byte{'\n'}) {
+		a, _ := json.Marshal(fast.Decode(l))
+		b, _ := json.Marshal(slow.Decode(l))
+		if !bytes.Equal(a, b) {
+			t.Fatalf("app-server paths differ on %q:\nscanner       %s\nencoding/json %s", l, a, b)
+		}
+		a, _ = json.Marshal(fastExec.Decode(l))
+		b, _ = json.Marshal(slowExec.Decode(l))
+		if !bytes.Equal(a, b) {
+			t.Fatalf("exec paths differ on %q:\nscanner       %s\nencoding/json %s", l, a, b)
+		}
+	}
+}
+
+func TestCodexDecoder_ScannerMatchesEncodingJSON(t *testing.T) {
+	paths, _ := filepath.Glob(filepath.Join("..", "testdata", "codex", "*", "stream.jsonl"))
+	extra := []string{
+		`{"Method":"item/agentMessage/delta","params":{"itemId":"a","delta":"x"}}`,
+		`{"method":"item/agentMessage/delta","params":{"itemId":"a","ITEMID":"b","delta":"x"}}`,
+		`{"method":"item/agentMessage/delta","params":{"itemId":"a","delta":"x","delta":"y"}}`,
+		`{"method":"item/agentMessage/delta","params":{"\u0069temId":"a","delta":"\ud83d\ude00 \ud800 \u00e9"}}`,
+		`{"method":"item/agentMessage/delta","params":{"itemId":"a","delta":"bad ÿ utf8"}}`,
+		`{"method":"item/agentMessage/delta","params":null}`,
+		`{"method":"item/completed","params":{"item":{"type":"commandExecution","id":"c","exitCode":1.5}}}`,
+		`{"method":"item/completed","params":{"item":{"type":"commandExecution","id":"c","exitCode":3,"aggregatedOutput":"o","commandActions":[{"command":"ls"}]}}}`,
+		`{"method":"item/completed","params":{"item":{"type":"mcpToolCall","id":"m","server":"s","tool":"t","result":{"content":[{"type":"text","text":"hi"},{"type":"image","data":"AA","mimeType":"image/png"}]}}}}`,
+		`{"method":"thread/tokenUsage/updated","params":{"tokenUsage":{"total":{"inputTokens":5},"last":{"inputTokens":2.0}}}}`,
+		`{"method":"turn/completed","params":{"turn":{"status":"failed","error":{"message":"boom"}}}}`,
+		`{"id":3,"result":{"thread":{"id":"t","model":7}}}`,
+		`{"id":3,"result":{"thread":{"id":"t","name":"n"},"model":"m"}}`,
+		`{"method":5}`, `null`, `[]`, `{"method":"x"} trailing`,
+		`{"type":"item.completed","item":{"id":"i","type":"todo_list","items":[{"text":"a","completed":true},{"text":"b","completed":"no"}]}}`,
+		`{"type":"item.completed","item":{"id":"i","type":"todo_list","items":[{"text":"a","completed":false}]}}`,
+		`{"type":"item.completed","item":null}`,
+		`{"type":"turn.completed","usage":{"input_tokens":1e3}}`,
+		`{"type":"turn.failed","error":{"message":"x"}}`,
+	}
+	data := []byte(strings.Join(extra, "\n"))
+	for _, p := range paths {
+		d, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data = append(append(data, '\n'), d...)
+	}
+	codexSameBothPaths(t, data)
 }
 
 func codexSeed(f *testing.F) {
@@ -310,3 +365,9 @@ func codexBench(b *testing.B, glob string, decode func([]byte) []adapters.Event)
 func BenchmarkCodex(b *testing.B) { codexBench(b, "appserver-*", DecodeCodex) }
 
 func BenchmarkCodexExec(b *testing.B) { codexBench(b, "exec-*", DecodeCodexExec) }
+
+// BenchmarkCodexSmallLines is the app-server corpus without the multi-MB
+// long-line case: per-line overhead rather than string scanning.
+func BenchmarkCodexSmallLines(b *testing.B) {
+	codexBench(b, "appserver-[^l]*", DecodeCodex)
+}

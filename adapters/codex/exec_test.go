@@ -1,0 +1,206 @@
+package codex
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/config"
+	"github.com/hubdev/hub/internal/proc"
+)
+
+// execFakeScript is a codex without app-server: `codex exec` replays a
+// recorded exec stream; CODEX_FAKE_MODE=hang leaves a grandchild running,
+// fail exits 3 with an error on stderr.
+const execFakeScript = `#!/bin/sh
+if [ "$1" = app-server ]; then
+  echo "error: unrecognized subcommand 'app-server'" >&2
+  exit 2
+fi
+printf '%s\n' "$*" >> "$CODEX_FAKE_ARGS"
+case "$CODEX_FAKE_MODE" in
+hang)
+  head -n 1 "$CODEX_FAKE_STREAM"
+  sleep 300 &
+  echo $! > "$CODEX_FAKE_CHILD"
+  wait
+  ;;
+fail)
+  head -n 1 "$CODEX_FAKE_STREAM"
+  echo "loading model" >&2
+  echo "error: model exploded" >&2
+  exit 3
+  ;;
+*)
+  cat "$CODEX_FAKE_STREAM"
+  ;;
+esac
+`
+
+type execFake struct {
+	a           *Adapter
+	args, child string
+}
+
+func newExecFake(t *testing.T, fixture, mode string) execFake {
+	t.Helper()
+	dir := t.TempDir()
+	script := filepath.Join(dir, "codex")
+	if err := os.WriteFile(script, []byte(execFakeScript), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	stream, _ := filepath.Abs(filepath.Join("..", "..", "testdata", "codex", fixture, "stream.jsonl"))
+	f := execFake{args: filepath.Join(dir, "args"), child: filepath.Join(dir, "child.pid")}
+	f.a = New(config.AgentConfig{Command: config.Command{script}, Env: map[string]string{
+		"CODEX_FAKE_ARGS": f.args, "CODEX_FAKE_CHILD": f.child, "CODEX_FAKE_STREAM": stream, "CODEX_FAKE_MODE": mode,
+	}}, zerolog.Nop())
+	f.a.InitTimeout = 5 * time.Second
+	return f
+}
+
+func TestExecFallback_Turn(t *testing.T) {
+	f := newExecFake(t, "exec-tool", "")
+	s, err := f.a.Start(context.Background(), adapters.SessionOptions{Cwd: t.TempDir(), Model: "mock-model"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, ok := s.(*execSession); !ok {
+		t.Fatalf("session %T, want the exec fallback", s)
+	}
+	evs := drain(t, mustPrompt(t, s, "run it"), nil)
+	if got, want := kinds(evs), "session_info error thought text tool_call tool_update text usage done"; got != want {
+		t.Errorf("events %q, want %q", got, want)
+	}
+	var text string
+	for _, e := range evs {
+		switch e.Type {
+		case adapters.EventText:
+			text += e.Text
+		case adapters.EventToolCall:
+			if e.Tool.Kind != adapters.KindExecute || e.Tool.Status != adapters.StatusInProgress || !strings.Contains(e.Tool.Title, "echo hello-from-tool") {
+				t.Errorf("tool call = %+v", e.Tool)
+			}
+		case adapters.EventToolUpdate:
+			if e.Tool.Status != adapters.StatusCompleted || len(e.Tool.Content) != 1 || e.Tool.Content[0].Text != "hello-from-tool\n" {
+				t.Errorf("tool result = %+v", e.Tool)
+			}
+		}
+	}
+	if text != "Running a command now.The command printed hello-from-tool. Done." {
+		t.Errorf("text = %q", text)
+	}
+	if last := evs[len(evs)-1]; last.StopReason != adapters.StopEndTurn {
+		t.Errorf("last = %+v", last)
+	}
+	const thread = "01a2002c-19ef-7fa1-8553-aac986afb916"
+	if s.ID() != thread {
+		t.Errorf("ID = %q, want the exec thread id", s.ID())
+	}
+	drain(t, mustPrompt(t, s, "again"), nil)
+	args, _ := os.ReadFile(f.args)
+	lines := strings.Split(strings.TrimSpace(string(args)), "\n")
+	if len(lines) != 2 || !strings.HasPrefix(lines[0], "exec --json") || !strings.HasSuffix(lines[0], "-- run it") ||
+		!strings.Contains(lines[0], "-m mock-model") || !strings.HasPrefix(lines[1], "exec resume "+thread+" --json") {
+		t.Errorf("codex invocations:\n%s", args)
+	}
+	if n := proc.Live(); n != 0 {
+		t.Errorf("%d processes left", n)
+	}
+}
+
+func mustPrompt(t *testing.T, s adapters.Session, text string) <-chan adapters.Event {
+	t.Helper()
+	ch, err := s.Prompt(context.Background(), adapters.TextPrompt(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ch
+}
+
+func TestExecFallback_CancelKillsGroup(t *testing.T) {
+	f := newExecFake(t, "exec-tool", "hang")
+	s, err := f.a.Start(context.Background(), adapters.SessionOptions{Cwd: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ch := mustPrompt(t, s, "wait")
+	if e := <-ch; e.Type != adapters.EventSessionInfo {
+		t.Fatalf("first event %+v", e)
+	}
+	pid := execWaitPid(t, f.child)
+	s.Cancel()
+	evs := drain(t, ch, nil)
+	if last := evs[len(evs)-1]; last.Type != adapters.EventDone || last.StopReason != adapters.StopCancelled {
+		t.Errorf("last = %+v, want done/cancelled", last)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for execAlive(pid) {
+		if time.Now().After(deadline) {
+			t.Fatalf("grandchild %d survived cancel", pid)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if n := proc.Live(); n != 0 {
+		t.Errorf("%d processes left", n)
+	}
+}
+
+func execWaitPid(t *testing.T, path string) int {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		if b, err := os.ReadFile(path); err == nil && len(b) > 0 && b[len(b)-1] == '\n' {
+			pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+			if err == nil {
+				return pid
+			}
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatal("fake codex did not start its child")
+	return 0
+}
+
+// execAlive treats a zombie (exited, not yet reaped by init) as dead.
+func execAlive(pid int) bool {
+	if syscall.Kill(pid, 0) != nil {
+		return false
+	}
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	fields := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+	return len(fields) > 0 && fields[0] != "Z"
+}
+
+func TestExecFallback_ExitErrorHasStderrTail(t *testing.T) {
+	f := newExecFake(t, "exec-tool", "fail")
+	s, err := f.a.Start(context.Background(), adapters.SessionOptions{Cwd: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	evs := drain(t, mustPrompt(t, s, "boom"), nil)
+	if got := kinds(evs); got != "session_info error done" {
+		t.Fatalf("events %q", got)
+	}
+	e := evs[1].Error
+	if !e.Fatal || e.Code != "crash" || !strings.Contains(e.Message, "model exploded") ||
+		!strings.Contains(e.Detail, "loading model") || !strings.Contains(e.Detail, "model exploded") {
+		t.Errorf("error = %+v", e)
+	}
+	if evs[2].StopReason != adapters.StopEndTurn {
+		t.Errorf("done = %+v", evs[2])
+	}
+}

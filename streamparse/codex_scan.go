@@ -1,0 +1,166 @@
+package streamparse
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/hubdev/hub/adapters"
+)
+
+// The codex decoders pick members with the shared scanner and decode only
+// clean records this way; anything where encoding/json semantics could
+// differ (escaped, non-ASCII or case-folded keys, duplicate members, an
+// unexpected type) is left to the encoding/json path, so both agree.
+
+// codexFields sets vals[i] to the raw value of member keys[i] of the object
+// b (nil when absent). It reports false when b is not exactly one valid
+// object or when a member needs encoding/json's key matching.
+func codexFields(b []byte, keys []string, vals [][]byte) bool {
+	o := codexObj{keys: keys, vals: vals}
+	end := o.scan(b, jsonWS(b, 0))
+	return end >= 0 && jsonWS(b, end) == len(b)
+}
+
+// codexObj picks members of one object. When sub is set and member subIdx
+// is an object, sub picks its members in the same pass (sub.found).
+type codexObj struct {
+	keys   []string
+	vals   [][]byte
+	sub    *codexObj
+	subIdx int
+	found  bool
+}
+
+// scan reads the object at b[i] and returns the index past it, or -1.
+func (o *codexObj) scan(b []byte, i int) int {
+	if i >= len(b) || b[i] != '{' {
+		return -1
+	}
+	o.found = true
+	i = jsonWS(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return i + 1
+	}
+	for {
+		if i >= len(b) || b[i] != '"' {
+			return -1
+		}
+		k := jsonSkipString(b, i)
+		if k < 0 {
+			return -1
+		}
+		idx, ok := codexKey(b[i+1:k-1], o.keys, o.vals)
+		if !ok {
+			return -1
+		}
+		i = jsonWS(b, k)
+		if i >= len(b) || b[i] != ':' {
+			return -1
+		}
+		vs := jsonWS(b, i+1)
+		var ve int
+		if o.sub != nil && idx == o.subIdx && vs < len(b) && b[vs] == '{' {
+			ve = o.sub.scan(b, vs)
+		} else {
+			ve = jsonSkip(b, vs)
+		}
+		if ve < 0 {
+			return -1
+		}
+		if idx >= 0 {
+			o.vals[idx] = b[vs:ve]
+		}
+		i = jsonWS(b, ve)
+		if i >= len(b) {
+			return -1
+		}
+		if b[i] == '}' {
+			return i + 1
+		}
+		if b[i] != ',' {
+			return -1
+		}
+		i = jsonWS(b, i+1)
+	}
+}
+
+// codexKey returns the index of key in keys (-1 for an ignored member); ok
+// is false for a duplicate, escaped or non-ASCII key, or one that only
+// matches case-insensitively.
+func codexKey(key []byte, keys []string, vals [][]byte) (int, bool) {
+	for i, want := range keys {
+		if string(key) == want {
+			return i, vals[i] == nil
+		}
+	}
+	for _, c := range key {
+		if c == '\\' || c >= utf8.RuneSelf {
+			return -1, false
+		}
+	}
+	for _, want := range keys {
+		if len(want) == len(key) && bytes.EqualFold(key, []byte(want)) {
+			return -1, false
+		}
+	}
+	return -1, true
+}
+
+// codexStr decodes a string member as encoding/json would into a string
+// field: absent and null give "", other types ok=false. Invalid UTF-8
+// (replaced per byte by encoding/json) is left to encoding/json.
+func codexStr(v []byte) (string, bool) {
+	if len(v) == 0 || string(v) == "null" {
+		return "", true
+	}
+	if len(v) < 2 || v[0] != '"' {
+		return "", false
+	}
+	inner := v[1 : len(v)-1]
+	if !utf8.Valid(inner) {
+		var s string
+		return s, json.Unmarshal(v, &s) == nil
+	}
+	if bytes.IndexByte(inner, '\\') < 0 {
+		return string(inner), true
+	}
+	return jsonUnquote(v), true
+}
+
+// codexStrPtr is codexStr for a *string field.
+func codexStrPtr(v []byte) (*string, bool) {
+	if len(v) == 0 || string(v) == "null" {
+		return nil, true
+	}
+	s, ok := codexStr(v)
+	return &s, ok
+}
+
+// codexInt decodes an integer member like encoding/json into an int64.
+func codexInt(v []byte) (int64, bool) {
+	if len(v) == 0 || string(v) == "null" {
+		return 0, true
+	}
+	n, err := strconv.ParseInt(string(v), 10, 64)
+	return n, err == nil
+}
+
+// codexIntPtr is codexInt for a *int field.
+func codexIntPtr(v []byte) (*int, bool) {
+	if len(v) == 0 || string(v) == "null" {
+		return nil, true
+	}
+	n, ok := codexInt(v)
+	i := int(n)
+	return &i, ok
+}
+
+// codexIsObj reports whether v is an object (not absent, not null).
+func codexIsObj(v []byte) bool { return len(v) > 0 && v[0] == '{' }
+
+// codexRawValid is codexRaw for a line the scanner already validated.
+func codexRawValid(line []byte, source string) adapters.Event {
+	return adapters.Event{Type: adapters.EventRaw, Raw: append(json.RawMessage(nil), line...), Source: source}
+}
