@@ -133,6 +133,9 @@ func (d *ACPDecoder) Decode(line []byte) []adapters.Event {
 	if len(line) == 0 {
 		return nil
 	}
+	if evs, ok := d.decodeFast(line); ok {
+		return evs
+	}
 	var m acpMessage
 	if err := json.Unmarshal(line, &m); err != nil {
 		return []adapters.Event{acpRaw("acp:invalid", line)}
@@ -196,7 +199,11 @@ func (d *ACPDecoder) DecodeUpdate(update json.RawMessage) []adapters.Event {
 	}
 	switch u.SessionUpdate {
 	case "agent_message_chunk", "agent_thought_chunk":
-		return d.chunk(u, update)
+		var c acpContentBlock
+		if json.Unmarshal(u.Content, &c) != nil {
+			return []adapters.Event{acpRaw("acp:"+u.SessionUpdate, update)}
+		}
+		return d.chunk(u, c, update)
 	case "tool_call", "tool_call_update":
 		return d.tool(u.SessionUpdate, update)
 	case "plan":
@@ -214,11 +221,7 @@ func (d *ACPDecoder) DecodeUpdate(update json.RawMessage) []adapters.Event {
 	return []adapters.Event{acpRaw("acp:"+u.SessionUpdate, update)}
 }
 
-func (d *ACPDecoder) chunk(u acpUpdate, update json.RawMessage) []adapters.Event {
-	var c acpContentBlock
-	if json.Unmarshal(u.Content, &c) != nil {
-		return []adapters.Event{acpRaw("acp:"+u.SessionUpdate, update)}
-	}
+func (d *ACPDecoder) chunk(u acpUpdate, c acpContentBlock, update json.RawMessage) []adapters.Event {
 	text, ok := acpBlockText(c)
 	if !ok {
 		return []adapters.Event{acpRaw("acp:"+u.SessionUpdate+"/"+c.Type, update)}
@@ -247,7 +250,14 @@ func acpBlockText(c acpContentBlock) (string, bool) {
 
 func (d *ACPDecoder) tool(kind string, update json.RawMessage) []adapters.Event {
 	var tc acpToolCall
-	if json.Unmarshal(update, &tc) != nil || tc.ToolCallID == "" {
+	if json.Unmarshal(update, &tc) != nil {
+		return []adapters.Event{acpRaw("acp:"+kind, update)}
+	}
+	return d.toolCall(kind, tc, update)
+}
+
+func (d *ACPDecoder) toolCall(kind string, tc acpToolCall, update json.RawMessage) []adapters.Event {
+	if tc.ToolCallID == "" {
 		return []adapters.Event{acpRaw("acp:"+kind, update)}
 	}
 	if d.tools == nil {

@@ -56,6 +56,9 @@ func (d *GeminiDecoder) Decode(line []byte) []adapters.Event {
 	if len(line) == 0 {
 		return nil
 	}
+	if evs, ok := d.decodeFast(line); ok {
+		return evs
+	}
 	var l geminiLine
 	if err := json.Unmarshal(line, &l); err != nil {
 		return []adapters.Event{acpRaw("gemini:invalid", line)}
@@ -171,6 +174,9 @@ func geminiToolTitle(name string, params json.RawMessage) string {
 
 // geminiParam returns the first string parameter among keys.
 func geminiParam(params json.RawMessage, keys ...string) string {
+	if s, ok := geminiParamFast(params, keys...); ok {
+		return s
+	}
 	if len(params) == 0 {
 		return ""
 	}

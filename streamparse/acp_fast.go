@@ -1,0 +1,342 @@
+package streamparse
+
+import (
+	"encoding/json"
+
+	"github.com/hubdev/hub/adapters"
+)
+
+// The scanner fast path of ACPDecoder: the frequent messages (session/update
+// chunks, tool calls, command lists, responses) are picked apart in one pass
+// over the line. It returns ok=false for anything it cannot decode exactly
+// like the encoding/json path, which then runs instead.
+
+var acpEnvelopeKeys = []string{`"id"`, `"method"`, `"params"`, `"result"`, `"error"`}
+
+const (
+	acpEnvMethod = iota + 1
+	acpEnvParams
+	acpEnvResult
+	acpEnvError
+)
+
+// acpFastUpdate collects a session/update's members during the one pass.
+type acpFastUpdate struct {
+	v       [acpUpN][]byte
+	raw     []byte
+	bv      [7][]byte
+	blockOK bool
+}
+
+func (u *acpFastUpdate) parse(b []byte) int {
+	if b[0] != '{' {
+		return jsonSkip(b, 0)
+	}
+	n := acpScanDeep(b, acpUpdateKeys, u.v[:], acpUpContent, u.content)
+	if n >= 0 {
+		u.raw = b[:n]
+	}
+	return n
+}
+
+func (u *acpFastUpdate) content(b []byte) int {
+	if b[0] != '{' {
+		return jsonSkip(b, 0)
+	}
+	n := acpScanDeep(b, acpBlockKeys, u.bv[:], -1, nil)
+	u.blockOK = n >= 0
+	return n
+}
+
+func (d *ACPDecoder) decodeFast(line []byte) ([]adapters.Event, bool) {
+	var v [5][]byte
+	var u acpFastUpdate
+	params := func(p []byte) int {
+		if p[0] != '{' || string(v[acpEnvMethod]) != `"session/update"` {
+			return jsonSkip(p, 0)
+		}
+		var pv [1][]byte
+		return acpScanDeep(p, []string{`"update"`}, pv[:], 0, u.parse)
+	}
+	end := acpScanDeep(line, acpEnvelopeKeys, v[:], acpEnvParams, params)
+	if end < 0 || jsonWS(line, end) != len(line) || v[acpEnvError] != nil {
+		return nil, false
+	}
+	method, ok := acpStr(v[acpEnvMethod])
+	switch {
+	case !ok || method == "session/request_permission":
+		return nil, false
+	case method == "session/update":
+		if u.raw == nil {
+			return nil, false
+		}
+		return d.updateFast(&u)
+	case method != "":
+		return []adapters.Event{acpRawValid("acp:"+method, line)}, true
+	}
+	return d.resultFast(v[acpEnvResult], line)
+}
+
+func (d *ACPDecoder) resultFast(result, line []byte) ([]adapters.Event, bool) {
+	var v [2][]byte
+	if !acpIsObj(result) || !acpScan(result, []string{`"stopReason"`, `"sessionId"`}, v[:]) {
+		return nil, false
+	}
+	stop, ok1 := acpStr(v[0])
+	sid, ok2 := acpStr(v[1])
+	if !ok1 || !ok2 || stop != "" {
+		return nil, false // prompt results are rare and carry usage: slow path
+	}
+	if sid != "" {
+		return []adapters.Event{{Type: adapters.EventSessionInfo, Session: &adapters.SessionInfo{AgentSessionID: sid}}}, true
+	}
+	return []adapters.Event{acpRawValid("acp:response", line)}, true
+}
+
+// acpUpdateKeys lists acpUpdate's members, then acpToolCall's extra ones.
+var acpUpdateKeys = []string{
+	`"sessionUpdate"`, `"content"`, `"messageId"`, `"toolCallId"`, `"entries"`, `"availableCommands"`,
+	`"used"`, `"size"`, `"cost"`, `"title"`,
+	`"name"`, `"kind"`, `"status"`, `"locations"`, `"rawInput"`, `"rawOutput"`, `"_meta"`,
+}
+
+const (
+	acpUpKind = iota
+	acpUpContent
+	acpUpMessageID
+	acpUpToolCallID
+	acpUpEntries
+	acpUpCommands
+	acpUpUsed
+	acpUpSize
+	acpUpCost
+	acpUpTitle
+	acpUpName
+	acpUpToolKind
+	acpUpStatus
+	acpUpLocations
+	acpUpRawInput
+	acpUpRawOutput
+	acpUpMeta
+	acpUpN
+)
+
+func (d *ACPDecoder) updateFast(u *acpFastUpdate) ([]adapters.Event, bool) {
+	v, update := &u.v, u.raw
+	kind, ok1 := acpStr(v[acpUpKind])
+	msgID, ok2 := acpStr(v[acpUpMessageID])
+	_, ok3 := acpStr(v[acpUpToolCallID])
+	_, ok4 := acpStrPtr(v[acpUpTitle])
+	if !ok1 || !ok2 || !ok3 || !ok4 || !acpAbsent(v[acpUpEntries], v[acpUpUsed], v[acpUpSize], v[acpUpCost]) {
+		return nil, false
+	}
+	switch kind {
+	case "agent_message_chunk", "agent_thought_chunk":
+		if v[acpUpCommands] != nil || !u.blockOK {
+			return nil, false
+		}
+		c, ok := acpBlockVals(&u.bv)
+		if !ok {
+			return nil, false
+		}
+		return d.chunk(acpUpdate{SessionUpdate: kind, MessageID: msgID}, c, update), true
+	case "tool_call", "tool_call_update":
+		if v[acpUpCommands] != nil {
+			return nil, false
+		}
+		tc, ok := acpToolCallFast(v)
+		if !ok {
+			return nil, false
+		}
+		return d.toolCall(kind, tc, update), true
+	case "available_commands_update":
+		cmds, ok := acpCommandsFast(v[acpUpCommands])
+		if !ok {
+			return nil, false
+		}
+		return []adapters.Event{{Type: adapters.EventCommands, Commands: acpCommands(cmds)}}, true
+	case "plan", "usage_update":
+		return nil, false
+	}
+	if v[acpUpCommands] != nil {
+		return nil, false
+	}
+	if kind == "session_info_update" {
+		if title, _ := acpStrPtr(v[acpUpTitle]); title != nil {
+			return []adapters.Event{{Type: adapters.EventSessionInfo, Session: &adapters.SessionInfo{Title: *title}}}, true
+		}
+	}
+	return []adapters.Event{acpRawValid("acp:"+kind, update)}, true
+}
+
+var acpBlockKeys = []string{`"type"`, `"text"`, `"data"`, `"mimeType"`, `"uri"`, `"name"`, `"resource"`}
+
+// acpBlockFast decodes a ContentBlock object.
+func acpBlockFast(b []byte) (acpContentBlock, bool) {
+	var v [7][]byte
+	if !acpScan(b, acpBlockKeys, v[:]) {
+		return acpContentBlock{}, false
+	}
+	return acpBlockVals(&v)
+}
+
+// acpBlockVals decodes a ContentBlock from its scanned members.
+func acpBlockVals(v *[7][]byte) (acpContentBlock, bool) {
+	var c acpContentBlock
+	dst := []*string{&c.Type, &c.Text, &c.Data, &c.MimeType, &c.URI, &c.Name}
+	for i, p := range dst {
+		s, ok := acpStr(v[i])
+		if !ok {
+			return c, false
+		}
+		*p = s
+	}
+	if r := v[6]; r != nil && string(r) != "null" {
+		var rv [2][]byte
+		if !acpIsObj(r) || !acpScan(r, []string{`"uri"`, `"text"`}, rv[:]) {
+			return c, false
+		}
+		uri, ok1 := acpStr(rv[0])
+		text, ok2 := acpStr(rv[1])
+		if !ok1 || !ok2 {
+			return c, false
+		}
+		c.Resource = &struct {
+			URI  string `json:"uri"`
+			Text string `json:"text"`
+		}{uri, text}
+	}
+	return c, true
+}
+
+func acpToolCallFast(v *[acpUpN][]byte) (acpToolCall, bool) {
+	var tc acpToolCall
+	ok := true
+	for _, f := range []struct {
+		dst *string
+		src []byte
+	}{{&tc.ToolCallID, v[acpUpToolCallID]}, {&tc.Name, v[acpUpName]}, {&tc.Kind, v[acpUpToolKind]}, {&tc.Status, v[acpUpStatus]}} {
+		s, good := acpStr(f.src)
+		*f.dst, ok = s, ok && good
+	}
+	tc.Title, _ = acpStrPtr(v[acpUpTitle])
+	if !ok || !acpToolContentsFast(v[acpUpContent], &tc.Content) || !acpMetaFast(v[acpUpMeta], &tc.Meta) {
+		return tc, false
+	}
+	if l := v[acpUpLocations]; string(l) == "[]" {
+		tc.Locations = []adapters.Location{}
+	} else if l != nil && json.Unmarshal(l, &tc.Locations) != nil {
+		return tc, false
+	}
+	tc.RawInput = acpRawClone(v[acpUpRawInput])
+	tc.RawOutput = acpRawClone(v[acpUpRawOutput])
+	return tc, true
+}
+
+var acpToolContentKeys = []string{`"type"`, `"content"`, `"path"`, `"oldText"`, `"newText"`, `"terminalId"`}
+
+func acpToolContentsFast(b []byte, out *[]acpToolContent) bool {
+	if b == nil || string(b) == "null" {
+		return true
+	}
+	if b[0] != '[' {
+		return false
+	}
+	good := true
+	end := -1
+	jsonArray(b, func(item []byte) bool {
+		var v [6][]byte
+		if !acpIsObj(item) || !acpScan(item, acpToolContentKeys, v[:]) {
+			good = false
+			return false
+		}
+		var c acpToolContent
+		var ok [5]bool
+		c.Type, ok[0] = acpStr(v[0])
+		c.Path, ok[1] = acpStr(v[2])
+		c.OldText, ok[2] = acpStrPtr(v[3])
+		c.NewText, ok[3] = acpStr(v[4])
+		c.TerminalID, ok[4] = acpStr(v[5])
+		good = ok[0] && ok[1] && ok[2] && ok[3] && ok[4]
+		if cb := v[1]; good && cb != nil && string(cb) != "null" {
+			var blk acpContentBlock
+			blk, good = acpBlockFast(cb)
+			good = good && acpIsObj(cb)
+			c.Content = &blk
+		}
+		*out = append(*out, c)
+		return good
+	}, &end)
+	return good
+}
+
+// acpMetaFast decodes _meta like map[string]acpMetaNS, keeping document
+// order in a one-entry-per-namespace map.
+func acpMetaFast(b []byte, out *map[string]acpMetaNS) bool {
+	if b == nil || string(b) == "null" {
+		return true
+	}
+	if !acpIsObj(b) {
+		return false
+	}
+	end := -1
+	good := true
+	jsonObject(b, func(k, val []byte) bool {
+		if *out == nil {
+			*out = map[string]acpMetaNS{}
+		}
+		var ns acpMetaNS
+		_ = ns.UnmarshalJSON(val)
+		name, ok := jsonString(k)
+		if !ok {
+			good = false
+			return false
+		}
+		if _, dup := (*out)[name]; dup {
+			good = false // encoding/json would let the last one win
+			return false
+		}
+		(*out)[name] = ns
+		return true
+	}, &end)
+	return good
+}
+
+var acpCommandKeys = []string{`"name"`, `"description"`, `"input"`}
+
+func acpCommandsFast(b []byte) ([]acpCommand, bool) {
+	if b == nil || string(b) == "null" {
+		return nil, true
+	}
+	if b[0] != '[' {
+		return nil, false
+	}
+	var out []acpCommand
+	good := true
+	end := -1
+	jsonArray(b, func(item []byte) bool {
+		var v [3][]byte
+		if good = acpIsObj(item) && acpScan(item, acpCommandKeys, v[:]); !good {
+			return false
+		}
+		var c acpCommand
+		var ok1, ok2 bool
+		c.Name, ok1 = acpStr(v[0])
+		c.Description, ok2 = acpStr(v[1])
+		good = ok1 && ok2
+		if in := v[2]; good && in != nil && string(in) != "null" {
+			var hv [1][]byte
+			good = acpIsObj(in) && acpScan(in, []string{`"hint"`}, hv[:])
+			var hint string
+			var ok3 bool
+			hint, ok3 = acpStr(hv[0])
+			good = good && ok3
+			c.Input = &struct {
+				Hint string `json:"hint"`
+			}{hint}
+		}
+		out = append(out, c)
+		return good
+	}, &end)
+	return out, good
+}
