@@ -24,6 +24,7 @@ type ClaudeDecoder struct {
 	streamed map[string]bool              // message ids whose text arrived as deltas
 	tools    map[string]*claudeToolRecord // tool_use id -> what was emitted
 	msgID    map[string]string            // parent tool id -> current streamed message id
+	tasks    []*claudeTask                // task list built from TaskCreate/TaskUpdate/TaskList
 	session  string
 	model    string
 	commands string
@@ -45,7 +46,7 @@ type claudeBlock struct {
 
 type claudeToolRecord struct {
 	name string
-	plan bool // TodoWrite: shown as a plan, its result is not a tool update
+	plan bool // TodoWrite and task tools: shown as a plan, their results are not tool updates
 	edit bool
 }
 

@@ -173,6 +173,10 @@ func (d *ClaudeDecoder) toolUse(id, name string, input []byte) []adapters.Event 
 			return []adapters.Event{{Type: adapters.EventPlan, Plan: plan}}
 		}
 	}
+	if claudeIsTaskTool(name) {
+		rec.plan = true
+		return d.taskUse(id, name, input)
+	}
 	tc := ClaudeToolCall(id, name, input)
 	rec.edit = tc.Kind == adapters.KindEdit
 	return []adapters.Event{{Type: adapters.EventToolCall, Tool: &tc}}
@@ -217,6 +221,9 @@ func (d *ClaudeDecoder) user(l *claudeLine) []adapters.Event {
 		}
 		rec := d.tools[b.ToolUseID]
 		if rec != nil && rec.plan {
+			if claudeIsTaskTool(rec.name) {
+				out = append(out, d.taskResult(b, rec, l.ToolUseResult)...)
+			}
 			continue
 		}
 		out = append(out, adapters.Event{Type: adapters.EventToolUpdate, Tool: claudeToolResult(b, rec, l.ToolUseResult)})

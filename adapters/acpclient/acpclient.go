@@ -29,6 +29,7 @@ var (
 const (
 	DefaultInitTimeout = 90 * time.Second
 	DefaultCancelGrace = 15 * time.Second
+	DefaultCloseWait   = 2 * time.Second
 )
 
 // Config describes one ACP agent.
@@ -47,6 +48,9 @@ type Config struct {
 	// CancelGrace is how long a cancelled turn waits for the agent's
 	// "cancelled" answer before ending on its own.
 	CancelGrace time.Duration
+	// CloseWait bounds the session/close request sent on Close to agents
+	// that advertise it.
+	CloseWait time.Duration
 	// StopGrace is the wait between SIGTERM and SIGKILL on Close.
 	StopGrace time.Duration
 	// Fallback, when set, is used if the ACP handshake fails.
@@ -76,6 +80,9 @@ func New(cfg Config) *Adapter {
 	}
 	if cfg.CancelGrace <= 0 {
 		cfg.CancelGrace = DefaultCancelGrace
+	}
+	if cfg.CloseWait <= 0 {
+		cfg.CloseWait = DefaultCloseWait
 	}
 	if cfg.ClientVersion == "" {
 		cfg.ClientVersion = "dev"

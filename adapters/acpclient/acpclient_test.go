@@ -102,16 +102,20 @@ func TestSession_UpdatesForwarded(t *testing.T) {
 	for _, ev := range evs {
 		types = append(types, string(ev.Type))
 	}
-	want := "commands thought text plan usage done"
+	want := "session_info commands thought text plan usage done"
 	if got := strings.Join(types, " "); got != want {
 		t.Fatalf("event types = %q, want %q", got, want)
 	}
-	if evs[2].Text != "Hello" || evs[4].Usage.InputTokens != 10 || last(evs).StopReason != adapters.StopEndTurn {
+	if evs[0].Session.AgentSessionID != "fake-1" {
+		t.Fatalf("session info %+v, want the agent's session id (the hub resumes with it)", evs[0].Session)
+	}
+	if evs[3].Text != "Hello" || evs[5].Usage.InputTokens != 10 || last(evs).StopReason != adapters.StopEndTurn {
 		t.Fatalf("unexpected events %+v", evs)
 	}
-	// The session continues.
-	if got := texts(prompt(t, s, "again", nil)); got != "echo:again" {
-		t.Fatalf("second turn text = %q", got)
+	// The session continues; its id was already reported.
+	again := prompt(t, s, "again", nil)
+	if got := texts(again); got != "echo:again" || again[0].Type == adapters.EventSessionInfo {
+		t.Fatalf("second turn = %+v", again)
 	}
 }
 
@@ -238,6 +242,9 @@ func TestSession_CancelEndsCancelled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if ev := <-ch; ev.Type != adapters.EventSessionInfo {
+		t.Fatalf("first event %+v", ev)
+	}
 	if ev := <-ch; ev.Type != adapters.EventCommands {
 		t.Fatalf("first event %+v", ev)
 	}
@@ -355,5 +362,41 @@ func TestDecide_MapsKinds(t *testing.T) {
 		if got := r.Outcome.Outcome + ":" + r.Outcome.OptionID; got != tt.want {
 			t.Errorf("decide(%+v) = %s, want %s", tt.d, got, tt.want)
 		}
+	}
+}
+
+func TestSession_CloseSendsSessionClose(t *testing.T) {
+	tests := []struct {
+		mode string
+		want string
+		max  time.Duration
+	}{
+		{"advertise", "close fake-1\n", 5 * time.Second},
+		{"off", "", 5 * time.Second},
+		{"hang", "close fake-1\n", 3 * time.Second},
+	}
+	for _, tt := range tests {
+		t.Run(tt.mode, func(t *testing.T) {
+			log := filepath.Join(t.TempDir(), "close.log")
+			a := fakeAdapter(t)
+			a.cfg.CloseWait = 300 * time.Millisecond
+			s, err := a.Start(context.Background(), adapters.SessionOptions{Cwd: t.TempDir(),
+				Env: map[string]string{fakeCloseEnv: tt.mode + ":" + log}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := texts(prompt(t, s.(*Session), "hi", nil)); got != "echo:hi" {
+				t.Fatalf("turn = %q", got)
+			}
+			start := time.Now()
+			_ = s.Close()
+			if d := time.Since(start); d > tt.max {
+				t.Errorf("Close took %v", d)
+			}
+			got, _ := os.ReadFile(log)
+			if string(got) != tt.want {
+				t.Errorf("agent saw %q, want %q", got, tt.want)
+			}
+		})
 	}
 }

@@ -16,6 +16,11 @@ import (
 
 const fakeEnv = "HUB_ACPCLIENT_FAKE"
 
+// fakeCloseEnv names a file the fake appends every session/close to; its
+// value "advertise:PATH" also makes the fake advertise session close, and
+// "hang:PATH" advertises it but never answers.
+const fakeCloseEnv = "HUB_ACPCLIENT_FAKE_CLOSE"
+
 type fakeMsg struct {
 	ID     json.RawMessage `json:"id,omitempty"`
 	Method string          `json:"method,omitempty"`
@@ -103,7 +108,11 @@ func (a *fakeAgent) handle(m fakeMsg) {
 	switch m.Method {
 	case "initialize":
 		a.caps, _ = p["clientCapabilities"].(map[string]any)
-		a.reply(m.ID, map[string]any{"protocolVersion": 1, "agentCapabilities": map[string]any{"loadSession": true},
+		caps := map[string]any{"loadSession": true}
+		if mode, _, _ := strings.Cut(os.Getenv(fakeCloseEnv), ":"); mode == "advertise" || mode == "hang" {
+			caps["sessionCapabilities"] = map[string]any{"close": map[string]any{}}
+		}
+		a.reply(m.ID, map[string]any{"protocolVersion": 1, "agentCapabilities": caps,
 			"agentInfo": map[string]any{"name": "fake", "version": "1"}})
 	case "session/new":
 		if strings.Contains(fmt.Sprint(p["cwd"]), "needs-auth") {
@@ -124,6 +133,8 @@ func (a *fakeAgent) handle(m fakeMsg) {
 		a.reply(m.ID, map[string]any{"configOptions": []any{}})
 	case "session/prompt":
 		a.prompt(m.ID, p)
+	case "session/close":
+		a.closeSession(m.ID, p)
 	default:
 		if len(m.ID) > 0 {
 			a.send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "error": map[string]any{"code": -32601, "message": "nope"}})
@@ -233,4 +244,15 @@ func (a *fakeAgent) terminal() {
 	o := a.call("terminal/output", map[string]any{"sessionId": a.session, "terminalId": c.TerminalID})
 	a.call("terminal/release", map[string]any{"sessionId": a.session, "terminalId": c.TerminalID})
 	a.text("exit:" + string(w.Result) + " output:" + string(o.Result))
+}
+
+func (a *fakeAgent) closeSession(id json.RawMessage, p map[string]any) {
+	mode, path, _ := strings.Cut(os.Getenv(fakeCloseEnv), ":")
+	if f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
+		fmt.Fprintf(f, "close %v\n", p["sessionId"])
+		_ = f.Close()
+	}
+	if mode != "hang" {
+		a.reply(id, map[string]any{})
+	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/sourcegraph/jsonrpc2"
 
+	"github.com/hubdev/hub/acp"
 	"github.com/hubdev/hub/adapters"
 )
 
@@ -104,7 +105,7 @@ func (s *Session) editorServes(method string) bool {
 	return strings.HasPrefix(method, "terminal/") && ed.CanTerminal()
 }
 
-var cancelledOutcome = permissionResult{Outcome: permissionOutcome{Outcome: "cancelled"}}
+var cancelledOutcome = acp.RequestPermissionResponse{Outcome: acp.RequestPermissionOutcome{Outcome: "cancelled"}}
 
 func (s *Session) requestPermission(ctx context.Context, params json.RawMessage) (any, error) {
 	pr, err := s.dec.DecodePermission(params)
@@ -133,7 +134,7 @@ func (s *Session) requestPermission(ctx context.Context, params json.RawMessage)
 // chosen id if the agent offered it, else an option of the decided kind (or
 // its once/always sibling). With no matching option the tool must not run,
 // so the answer is "cancelled".
-func decide(pr *adapters.PermissionRequest, d adapters.PermissionDecision) permissionResult {
+func decide(pr *adapters.PermissionRequest, d adapters.PermissionDecision) acp.RequestPermissionResponse {
 	if d.Cancelled {
 		return cancelledOutcome
 	}
@@ -154,6 +155,6 @@ func decide(pr *adapters.PermissionRequest, d adapters.PermissionDecision) permi
 	return cancelledOutcome
 }
 
-func selected(id string) permissionResult {
-	return permissionResult{Outcome: permissionOutcome{Outcome: "selected", OptionID: id}}
+func selected(id string) acp.RequestPermissionResponse {
+	return acp.RequestPermissionResponse{Outcome: acp.RequestPermissionOutcome{Outcome: "selected", OptionID: id}}
 }

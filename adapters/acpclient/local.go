@@ -20,6 +20,7 @@ import (
 	"github.com/sourcegraph/jsonrpc2"
 	"golang.org/x/sys/unix"
 
+	"github.com/hubdev/hub/acp"
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/proc"
 )
@@ -79,11 +80,7 @@ func (l *local) inside(p string) (string, error) {
 }
 
 func (l *local) readFile(params json.RawMessage) (any, error) {
-	var p struct {
-		Path  string `json:"path"`
-		Line  int    `json:"line"`
-		Limit int    `json:"limit"`
-	}
+	var p acp.ReadTextFileRequest
 	if err := json.Unmarshal(params, &p); err != nil {
 		return nil, rpcErr(jsonrpc2.CodeInvalidParams, "invalid params: %v", err)
 	}
@@ -98,7 +95,14 @@ func (l *local) readFile(params json.RawMessage) (any, error) {
 	if err != nil {
 		return nil, rpcErr(jsonrpc2.CodeInternalError, "read %s: %v", path, err)
 	}
-	return map[string]string{"content": sliceLines(string(data), p.Line, p.Limit)}, nil
+	return acp.ReadTextFileResponse{Content: sliceLines(string(data), deref(p.Line), deref(p.Limit))}, nil
+}
+
+func deref(p *int) int {
+	if p == nil {
+		return 0
+	}
+	return *p
 }
 
 // sliceLines returns limit lines starting at 1-based line (0 = all).
@@ -119,10 +123,7 @@ func sliceLines(s string, line, limit int) string {
 }
 
 func (l *local) writeFile(params json.RawMessage) (any, error) {
-	var p struct {
-		Path    string `json:"path"`
-		Content string `json:"content"`
-	}
+	var p acp.WriteTextFileRequest
 	if err := json.Unmarshal(params, &p); err != nil {
 		return nil, rpcErr(jsonrpc2.CodeInvalidParams, "invalid params: %v", err)
 	}
@@ -146,13 +147,7 @@ type terminal struct {
 }
 
 func (l *local) createTerminal(params json.RawMessage) (any, error) {
-	var p struct {
-		Command         string      `json:"command"`
-		Args            []string    `json:"args"`
-		Env             []nameValue `json:"env"`
-		Cwd             string      `json:"cwd"`
-		OutputByteLimit int         `json:"outputByteLimit"`
-	}
+	var p acp.CreateTerminalRequest
 	if err := json.Unmarshal(params, &p); err != nil || p.Command == "" {
 		return nil, rpcErr(jsonrpc2.CodeInvalidParams, "terminal/create needs a command")
 	}
@@ -164,9 +159,9 @@ func (l *local) createTerminal(params json.RawMessage) (any, error) {
 		}
 		dir = d
 	}
-	limit := p.OutputByteLimit
-	if limit <= 0 {
-		limit = defaultOutputLimit
+	limit := defaultOutputLimit
+	if p.OutputByteLimit != nil && *p.OutputByteLimit > 0 && *p.OutputByteLimit < 1<<40 {
+		limit = int(*p.OutputByteLimit)
 	}
 	env := os.Environ()
 	for _, e := range p.Env {
@@ -185,18 +180,14 @@ func (l *local) createTerminal(params json.RawMessage) (any, error) {
 	id := "hub-term-" + strconv.Itoa(l.seq)
 	l.terms[id] = &terminal{p: pr, out: buf}
 	l.mu.Unlock()
-	return map[string]string{"terminalId": id}, nil
+	return acp.CreateTerminalResponse{TerminalID: id}, nil
 }
 
-type exitStatus struct {
-	ExitCode *int    `json:"exitCode"`
-	Signal   *string `json:"signal"`
-}
-
-func statusOf(p *proc.Process) exitStatus {
+func statusOf(p *proc.Process) acp.TerminalExitStatus {
 	err := p.Wait()
 	if code := p.ExitCode(); code >= 0 {
-		return exitStatus{ExitCode: &code}
+		c := uint32(code)
+		return acp.TerminalExitStatus{ExitCode: &c}
 	}
 	sig := "SIGKILL"
 	var ee *exec.ExitError
@@ -205,13 +196,11 @@ func statusOf(p *proc.Process) exitStatus {
 			sig = "SIG" + strings.ToUpper(strings.TrimPrefix(unix.SignalName(st.Signal()), "SIG"))
 		}
 	}
-	return exitStatus{Signal: &sig}
+	return acp.TerminalExitStatus{Signal: &sig}
 }
 
 func (l *local) terminalOp(ctx context.Context, method string, params json.RawMessage) (any, error) {
-	var p struct {
-		TerminalID string `json:"terminalId"`
-	}
+	var p acp.TerminalRequest
 	_ = json.Unmarshal(params, &p)
 	l.mu.Lock()
 	t := l.terms[p.TerminalID]
@@ -222,9 +211,10 @@ func (l *local) terminalOp(ctx context.Context, method string, params json.RawMe
 	switch method {
 	case "terminal/output":
 		out, truncated := t.out.snapshot()
-		res := map[string]any{"output": out, "truncated": truncated}
+		res := acp.TerminalOutputResponse{Output: out, Truncated: truncated}
 		if t.p.Exited() {
-			res["exitStatus"] = statusOf(t.p)
+			st := statusOf(t.p)
+			res.ExitStatus = &st
 		}
 		return res, nil
 	case "terminal/wait_for_exit":

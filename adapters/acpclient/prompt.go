@@ -10,14 +10,10 @@ import (
 
 	"github.com/sourcegraph/jsonrpc2"
 
+	"github.com/hubdev/hub/acp"
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/streamparse"
 )
-
-type promptParams struct {
-	SessionID string         `json:"sessionId"`
-	Prompt    []contentBlock `json:"prompt"`
-}
 
 // Prompt implements adapters.Session.
 func (s *Session) Prompt(ctx context.Context, prompt []adapters.Content) (<-chan adapters.Event, error) {
@@ -38,18 +34,23 @@ func (s *Session) Prompt(ctx context.Context, prompt []adapters.Content) (<-chan
 	s.cur = t
 	pending := s.pending
 	s.pending = nil
+	if !s.infoSent {
+		// The hub keeps this id to resume the agent's session after a restart.
+		s.infoSent = true
+		pending = append([]adapters.Event{{Type: adapters.EventSessionInfo, Session: &adapters.SessionInfo{AgentSessionID: s.id}}}, pending...)
+	}
 	if s.opts.Instructions != "" && !s.instrSent {
 		s.instrSent = true
 		prompt = append([]adapters.Content{{Type: adapters.ContentText, Text: s.opts.Instructions}}, prompt...)
 	}
 	s.mu.Unlock()
 	t.emit(pending...)
-	params := promptParams{SessionID: s.id, Prompt: toBlocks(prompt, s.caps)}
+	params := acp.PromptRequest{SessionID: s.id, Prompt: toBlocks(prompt, s.caps)}
 	go s.run(ctx, t, params)
 	return t.out, nil
 }
 
-func (s *Session) run(ctx context.Context, t *turn, params promptParams) {
+func (s *Session) run(ctx context.Context, t *turn, params acp.PromptRequest) {
 	cctx, stop := context.WithCancel(context.Background())
 	defer stop()
 	go s.watch(ctx, cctx, t, stop)

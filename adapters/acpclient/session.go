@@ -13,6 +13,7 @@ import (
 
 	"github.com/sourcegraph/jsonrpc2"
 
+	"github.com/hubdev/hub/acp"
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/proc"
 	"github.com/hubdev/hub/streamparse"
@@ -24,7 +25,7 @@ type Session struct {
 	opts   adapters.SessionOptions
 	proc   *proc.Process
 	conn   *jsonrpc2.Conn
-	caps   agentCapabilities
+	caps   acp.AgentCapabilities
 	id     string
 	dec    *streamparse.ACPDecoder
 	local  *local
@@ -35,6 +36,7 @@ type Session struct {
 	loading   bool
 	pending   []adapters.Event // updates that arrived between turns
 	instrSent bool
+	infoSent  bool
 	config    []configOption
 	legacy    sessionResult // modes / models when configOptions are absent
 
@@ -101,18 +103,18 @@ func (s *Session) explain(err error) error {
 
 func (s *Session) handshake(ctx context.Context) error {
 	var ed adapters.EditorClient = s.editor
-	caps := clientCapabilities{}
+	caps := acp.ClientCapabilities{}
 	if ed != nil {
-		caps.FS = fsCapabilities{ReadTextFile: ed.CanReadFile(), WriteTextFile: ed.CanWriteFile()}
+		caps.FS = acp.FileSystemCapabilities{ReadTextFile: ed.CanReadFile(), WriteTextFile: ed.CanWriteFile()}
 		caps.Terminal = ed.CanTerminal()
 	}
-	var init initializeResult
-	err := s.call(ctx, "initialize", initializeParams{ProtocolVersion: 1, ClientCapabilities: caps,
-		ClientInfo: implementation{Name: "hub", Title: "hub", Version: s.a.cfg.ClientVersion}}, &init)
+	var init acp.InitializeResponse
+	err := s.call(ctx, "initialize", acp.InitializeRequest{ProtocolVersion: acp.ProtocolVersion, ClientCapabilities: caps,
+		ClientInfo: &acp.Implementation{Name: "hub", Title: "hub", Version: s.a.cfg.ClientVersion}}, &init)
 	if err != nil {
 		return fmt.Errorf("initialize: %w", err)
 	}
-	if init.ProtocolVersion != 1 {
+	if init.ProtocolVersion != acp.ProtocolVersion {
 		return fmt.Errorf("%w: agent speaks ACP version %d, hub speaks 1", ErrProtocol, init.ProtocolVersion)
 	}
 	s.caps = init.AgentCapabilities
@@ -123,19 +125,17 @@ func (s *Session) handshake(ctx context.Context) error {
 }
 
 func (s *Session) openSession(ctx context.Context) error {
-	params := sessionParams{Cwd: s.opts.Cwd, MCPServers: s.mcpServers()}
+	load := acp.LoadSessionRequest{SessionID: s.opts.ResumeID, Cwd: s.opts.Cwd, McpServers: s.mcpServers()}
 	var res sessionResult
 	var err error
 	switch {
 	case s.opts.ResumeID == "":
-		err = s.call(ctx, "session/new", params, &res)
-	case present(s.caps.SessionCapabilities.Resume):
-		params.SessionID = s.opts.ResumeID
-		err = s.call(ctx, "session/resume", params, &res)
+		err = s.call(ctx, "session/new", acp.NewSessionRequest{Cwd: load.Cwd, McpServers: load.McpServers}, &res)
+	case s.caps.SessionCapabilities.Resume != nil:
+		err = s.call(ctx, "session/resume", load, &res)
 	case s.caps.LoadSession:
-		params.SessionID = s.opts.ResumeID
 		s.setLoading(true)
-		err = s.call(ctx, "session/load", params, &res)
+		err = s.call(ctx, "session/load", load, &res)
 		s.setLoading(false)
 	default:
 		return fmt.Errorf("%w: %s cannot resume sessions (no loadSession or session resume capability)", adapters.ErrUnsupported, s.a.cfg.Name)
@@ -230,23 +230,23 @@ func (s *Session) applyDefaults(ctx context.Context) error {
 	return nil
 }
 
-func (s *Session) mcpServers() []mcpServer {
-	out := []mcpServer{}
+func (s *Session) mcpServers() []acp.McpServer {
+	out := []acp.McpServer{}
 	for _, m := range s.opts.MCPServers {
-		srv := mcpServer{Name: m.Name, Command: m.Command, Args: m.Args, URL: m.URL}
+		srv := acp.McpServer{Name: m.Name, Command: m.Command, Args: m.Args, URL: m.URL}
 		switch m.Type {
 		case "http", "sse":
-			if (m.Type == "http" && !s.caps.MCPCapabilities.HTTP) || (m.Type == "sse" && !s.caps.MCPCapabilities.SSE) {
+			if (m.Type == "http" && !s.caps.McpCapabilities.HTTP) || (m.Type == "sse" && !s.caps.McpCapabilities.SSE) {
 				s.a.cfg.Logger.Warn().Str("server", m.Name).Msgf("%s does not accept %s MCP servers; skipped", s.a.cfg.Name, m.Type)
 				continue
 			}
 			srv.Type = m.Type
 			for k, v := range m.Headers {
-				srv.Headers = append(srv.Headers, nameValue{k, v})
+				srv.Headers = append(srv.Headers, acp.HTTPHeader{Name: k, Value: v})
 			}
 		default:
 			for k, v := range m.Env {
-				srv.Env = append(srv.Env, nameValue{k, v})
+				srv.Env = append(srv.Env, acp.EnvVariable{Name: k, Value: v})
 			}
 		}
 		out = append(out, srv)
@@ -342,9 +342,24 @@ func (s *Session) Close() error {
 	s.closeOnce.Do(func() {
 		close(s.closed)
 		s.Cancel()
+		s.closeSession()
 		s.local.releaseAll()
 		_ = s.conn.Close()
 		_ = s.proc.Stop()
 	})
 	return nil
+}
+
+// closeSession lets an agent that advertises session/close release the
+// session before its process is stopped; a slow agent only delays Close by
+// CloseWait.
+func (s *Session) closeSession() {
+	if s.caps.SessionCapabilities.Close == nil || s.id == "" || s.proc.Exited() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), s.a.cfg.CloseWait)
+	defer cancel()
+	if err := s.call(ctx, "session/close", acp.SessionIDRequest{SessionID: s.id}, nil); err != nil {
+		s.a.cfg.Logger.Debug().Err(err).Str("agent", s.a.cfg.Name).Msg("session/close failed")
+	}
 }
