@@ -37,8 +37,10 @@ e2e: build e2e-deps
 e2e-deps:
 	@bash scripts/e2e-deps.sh $(E2E_CACHE)
 
-bench:
-	$(GO) test -run '^$$' -bench . -benchmem -count=1 ./...
+# Benchmarks print figures only (no timing asserts). ./bench/ measures the built
+# binary: spawn -> initialize latency and RSS after session/new (HUB_BIN).
+bench: build
+	HUB_BIN=$(CURDIR)/$(BIN) $(GO) test -run '^$$' -bench . -benchmem -count=1 ./...
 
 fuzz:
 	@bash scripts/fuzz.sh 20s

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/hubdev/hub/adapters"
 )
@@ -17,7 +19,15 @@ type editorClient struct {
 	conn      *conn
 	sessionID string
 	caps      ClientCapabilities
+
+	// terms tracks terminals created through this session (C33): a
+	// terminal content item must name one that is live when first sent, and
+	// every live one is released when the session ends.
+	tmu   sync.Mutex
+	terms map[string]*terminalState
 }
+
+type terminalState struct{ live, sent bool }
 
 func (e *editorClient) CanReadFile() bool  { return e.caps.FS.ReadTextFile }
 func (e *editorClient) CanWriteFile() bool { return e.caps.FS.WriteTextFile }
@@ -73,6 +83,7 @@ func (e *editorClient) Call(ctx context.Context, method string, params json.RawM
 	}
 	m["sessionId"], _ = json.Marshal(e.sessionID)
 	res, err := e.conn.Call(ctx, method, m)
+	e.track(method, m["terminalId"], res, err)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", method, err)
 	}
@@ -80,4 +91,74 @@ func (e *editorClient) Call(ctx context.Context, method string, params json.RawM
 		return json.RawMessage("{}"), nil
 	}
 	return res, nil
+}
+
+// track records terminal/create results and terminal/release calls; a
+// failed release counts as released so it is not retried forever.
+func (e *editorClient) track(method string, idParam, res json.RawMessage, err error) {
+	var id string
+	switch method {
+	case "terminal/create":
+		var r CreateTerminalResponse
+		if err != nil || json.Unmarshal(res, &r) != nil || r.TerminalID == "" {
+			return
+		}
+		id = r.TerminalID
+	case "terminal/release":
+		if json.Unmarshal(idParam, &id) != nil {
+			return
+		}
+	default:
+		return
+	}
+	e.tmu.Lock()
+	defer e.tmu.Unlock()
+	if e.terms == nil {
+		e.terms = map[string]*terminalState{}
+	}
+	st := e.terms[id]
+	if st == nil {
+		st = &terminalState{}
+		e.terms[id] = st
+	}
+	st.live = method == "terminal/create"
+}
+
+// referenceTerminal reports whether a terminal content item may name id:
+// it was created in this session and was live when first sent.
+func (e *editorClient) referenceTerminal(id string) bool {
+	e.tmu.Lock()
+	defer e.tmu.Unlock()
+	st := e.terms[id]
+	if st == nil || !(st.live || st.sent) {
+		return false
+	}
+	st.sent = true
+	return true
+}
+
+// releaseTimeout bounds releasing leftover terminals when a session ends.
+const releaseTimeout = 2 * time.Second
+
+// releaseAll releases every terminal still live, for agents that did not.
+func (e *editorClient) releaseAll() {
+	e.tmu.Lock()
+	var ids []string
+	for id, st := range e.terms {
+		if st.live {
+			ids = append(ids, id)
+		}
+	}
+	e.tmu.Unlock()
+	if len(ids) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), releaseTimeout)
+	defer cancel()
+	for _, id := range ids {
+		p, _ := json.Marshal(TerminalRequest{TerminalID: id})
+		if _, err := e.Call(ctx, "terminal/release", p); err != nil {
+			e.conn.log.Debug().Err(err).Str("terminal", id).Msg("leftover terminal not released")
+		}
+	}
 }

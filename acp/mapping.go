@@ -187,7 +187,11 @@ func (ss *session) toolContent(c adapters.ToolContent) (ToolCallContent, bool) {
 	case adapters.ToolContentDiff:
 		return ToolCallContent{Type: "diff", Path: ss.abs(c.Path), OldText: c.OldText, NewText: c.NewText}, true
 	case adapters.ToolContentTerminal:
-		return ToolCallContent{Type: "terminal", TerminalID: c.TerminalID}, c.TerminalID != ""
+		if c.TerminalID == "" || ss.editor == nil || !ss.editor.referenceTerminal(c.TerminalID) {
+			ss.srv.log.Warn().Str("terminal", c.TerminalID).Msg("terminal content dropped: not a live terminal of this session")
+			return ToolCallContent{}, false
+		}
+		return ToolCallContent{Type: "terminal", TerminalID: c.TerminalID}, true
 	}
 	return ToolCallContent{}, false
 }

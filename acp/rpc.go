@@ -198,7 +198,11 @@ func (c *conn) write(m message) {
 		c.log.Error().Err(err).Msg("marshal outgoing message")
 		return
 	}
-	b = append(b, '\n')
+	c.writeLine(append(b, '\n'))
+}
+
+// writeLine writes one complete line under the write lock.
+func (c *conn) writeLine(b []byte) {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	if _, err := c.w.Write(b); err != nil {
@@ -212,7 +216,13 @@ func (c *conn) Notify(method string, params any) error {
 	if err != nil {
 		return fmt.Errorf("marshal %s params: %w", method, err)
 	}
-	c.write(message{JSONRPC: "2.0", Method: method, Params: b})
+	// Built by hand: re-marshalling b as a RawMessage would scan it again.
+	line := make([]byte, 0, len(b)+len(method)+48)
+	line = append(line, `{"jsonrpc":"2.0","method":`...)
+	line = strconv.AppendQuote(line, method)
+	line = append(line, `,"params":`...)
+	line = append(append(line, b...), "}\n"...)
+	c.writeLine(line)
 	return nil
 }
 

@@ -20,7 +20,11 @@ type session struct {
 	mcp    []adapters.MCPServer
 	editor *editorClient
 
-	// sendMu makes every update of this session leave through one ordered path.
+	// sendMu makes every update of this session leave through one ordered
+	// path. Sends are synchronous: a turn's updates all come from its one
+	// consume goroutine and each is written before the next event is read,
+	// so they precede the prompt response without a queue to flush, and a
+	// slow editor back-pressures the adapter instead of growing memory.
 	sendMu sync.Mutex
 
 	mu            sync.Mutex
@@ -33,6 +37,10 @@ type session struct {
 	always        map[string]adapters.PermissionOptionKind
 	seenTools     map[string]bool
 	agentCommands []adapters.Command
+	// chunk accumulates the text of the last history entry while streamed
+	// chunks keep merging into it, so a long answer costs O(n), not O(n²).
+	chunk     strings.Builder
+	chunkOpen bool
 }
 
 func (ss *session) id() string { return ss.rec.SessionID }
@@ -45,22 +53,19 @@ func (ss *session) send(u SessionUpdate) {
 	}
 }
 
-// cancel ends the running turn, if any; pending permission requests are
-// resolved as cancelled through the turn context.
+// cancel ends the running turn, if any. It runs in the read loop, so it
+// only marks the turn and cancels its context; the turn goroutine calls the
+// adapter's Cancel (which may block on a pipe), and pending permission
+// requests resolve as cancelled through the same context.
 func (ss *session) cancel() {
 	ss.mu.Lock()
+	defer ss.mu.Unlock()
 	if !ss.busy {
-		ss.mu.Unlock()
 		return
 	}
 	ss.cancelled = true
 	if ss.turnCancel != nil {
 		ss.turnCancel()
-	}
-	b := ss.backend
-	ss.mu.Unlock()
-	if b != nil {
-		b.Cancel()
 	}
 }
 
@@ -76,10 +81,12 @@ func (ss *session) close() {
 			ss.srv.log.Debug().Err(err).Str("session", ss.id()).Msg("adapter close")
 		}
 	}
+	ss.editor.releaseAll()
 }
 
 func (ss *session) save() {
 	ss.mu.Lock()
+	ss.flushChunk()
 	ss.rec.UpdatedAt = ss.srv.opts.Now()
 	rec := *ss.rec
 	ss.mu.Unlock()
@@ -161,47 +168,62 @@ func (ss *session) drive(ctx, turnCtx context.Context, content []adapters.Conten
 	if err == nil {
 		var ch <-chan adapters.Event
 		if ch, err = b.Prompt(ctx, content); err == nil {
-			return ss.consume(turnCtx, ch)
+			return ss.consume(turnCtx, b, ch)
 		}
 	}
 	ss.emitError(&adapters.ErrorInfo{Message: err.Error()})
 	return StopEndTurn
 }
 
-// consume forwards the turn's events. After a cancel the adapter gets
-// CancelGrace to finish; then the turn is abandoned and the adapter
-// session closed so the prompt is still answered promptly.
-func (ss *session) consume(turnCtx context.Context, ch <-chan adapters.Event) string {
+// consume forwards the turn's events; it is the one path this turn's
+// updates take, and each is written before the next is read. After a cancel
+// the adapter's Cancel runs beside it and the adapter gets CancelGrace to
+// finish; then the turn is abandoned and the adapter session closed so the
+// prompt is still answered promptly, and a late Cancel cannot hit the next
+// turn.
+func (ss *session) consume(turnCtx context.Context, b adapters.Session, ch <-chan adapters.Event) string {
 	reason := StopEndTurn
 	cancelled := turnCtx.Done()
 	var grace <-chan time.Time
-	for {
+	var stopping chan struct{} // open while the adapter's Cancel runs
+	for ch != nil || stopping != nil {
 		select {
 		case ev, ok := <-ch:
 			if !ok {
-				return reason
-			}
-			if ev.Type == adapters.EventDone {
-				reason = stopReason(ev.StopReason)
+				ch = nil
 				continue
 			}
-			if ev.Type == adapters.EventPermission && ev.Permission != nil {
-				ss.permission(turnCtx, ev.Permission)
-				continue
-			}
-			for _, u := range ss.mapEvent(ev) {
-				ss.send(u)
-				ss.record(u)
-			}
+			reason = ss.forward(turnCtx, ev, reason)
 		case <-cancelled:
 			cancelled = nil
 			grace = time.After(ss.srv.opts.CancelGrace)
+			stopping = make(chan struct{})
+			go func(done chan struct{}) { defer close(done); b.Cancel() }(stopping)
+		case <-stopping:
+			stopping = nil
 		case <-grace:
 			ss.srv.log.Warn().Str("session", ss.id()).Msg("agent did not stop after cancel; restarting it")
 			ss.abandon(ch)
 			return StopCancelled
 		}
 	}
+	return reason
+}
+
+// forward handles one adapter event and returns the turn's stop reason so far.
+func (ss *session) forward(turnCtx context.Context, ev adapters.Event, reason string) string {
+	switch {
+	case ev.Type == adapters.EventDone:
+		return stopReason(ev.StopReason)
+	case ev.Type == adapters.EventPermission && ev.Permission != nil:
+		ss.permission(turnCtx, ev.Permission)
+		return reason
+	}
+	for _, u := range ss.mapEvent(ev) {
+		ss.send(u)
+		ss.record(u)
+	}
+	return reason
 }
 
 func (ss *session) abandon(ch <-chan adapters.Event) {
@@ -209,15 +231,17 @@ func (ss *session) abandon(ch <-chan adapters.Event) {
 	b := ss.backend
 	ss.backend = nil
 	ss.mu.Unlock()
-	go func() {
-		for ev := range ch {
-			if ev.Permission != nil {
-				ev.Permission.Respond(adapters.PermissionDecision{Cancelled: true})
+	if ch != nil {
+		go func() {
+			for ev := range ch {
+				if ev.Permission != nil {
+					ev.Permission.Respond(adapters.PermissionDecision{Cancelled: true})
+				}
 			}
-		}
-	}()
+		}()
+	}
 	if b != nil {
-		go b.Close()
+		go func() { _ = b.Close(); ss.editor.releaseAll() }()
 	}
 }
 
@@ -250,17 +274,33 @@ func (ss *session) record(u SessionUpdate) {
 	h := ss.rec.History
 	switch u.Kind() {
 	case UpdateUserMessageChunk, UpdateAgentMessageChunk, UpdateAgentThoughtChunk:
-		if n := len(h); n > 0 && h[n-1].Kind() == u.Kind() {
-			if merged, ok := mergeChunks(chunkOf(h[n-1]), chunkOf(u)); ok {
-				h[n-1] = withChunk(u.Kind(), merged)
-				return
+		if n := len(h); n > 0 && h[n-1].Kind() == u.Kind() && mergeable(chunkOf(h[n-1]), chunkOf(u)) {
+			if !ss.chunkOpen {
+				ss.chunk.Reset()
+				ss.chunk.WriteString(chunkOf(h[n-1]).Content.Text)
+				ss.chunkOpen = true
 			}
+			ss.chunk.WriteString(chunkOf(u).Content.Text)
+			return
 		}
 	case UpdateToolCall, UpdateToolCallUpdate, UpdatePlan:
 	default:
 		return
 	}
-	ss.rec.History = append(h, u)
+	ss.flushChunk()
+	ss.chunkOpen = false
+	ss.rec.History = append(ss.rec.History, u)
+}
+
+// flushChunk writes the accumulated chunk text into the last history
+// entry; ss.mu must be held.
+func (ss *session) flushChunk() {
+	h := ss.rec.History
+	if !ss.chunkOpen || len(h) == 0 {
+		return
+	}
+	last := h[len(h)-1]
+	h[len(h)-1] = withChunk(last.Kind(), &ContentChunk{Content: TextBlock(ss.chunk.String()), MessageID: chunkOf(last).MessageID})
 }
 
 func chunkOf(u SessionUpdate) *ContentChunk {
@@ -273,11 +313,8 @@ func chunkOf(u SessionUpdate) *ContentChunk {
 	return u.AgentThoughtChunk
 }
 
-func mergeChunks(a, b *ContentChunk) (*ContentChunk, bool) {
-	if a.Content.Type != BlockText || b.Content.Type != BlockText || a.MessageID != b.MessageID {
-		return nil, false
-	}
-	return &ContentChunk{Content: TextBlock(a.Content.Text + b.Content.Text), MessageID: a.MessageID}, true
+func mergeable(a, b *ContentChunk) bool {
+	return a.Content.Type == BlockText && b.Content.Type == BlockText && a.MessageID == b.MessageID
 }
 
 func withChunk(kind string, c *ContentChunk) SessionUpdate {
@@ -407,13 +444,24 @@ func permissionOptions(in []adapters.PermissionOption) []PermissionOption {
 	out := make([]PermissionOption, 0, len(in))
 	seen := map[string]bool{}
 	for _, o := range in {
-		if seen[o.ID] || o.ID == "" {
+		if seen[o.ID] || o.ID == "" || !validKind(o.Kind) {
 			continue
 		}
 		seen[o.ID] = true
 		out = append(out, PermissionOption{OptionID: o.ID, Name: o.Name, Kind: string(o.Kind)})
 	}
+	if len(out) == 0 { // C35: never ask with no valid option
+		return permissionOptions(adapters.DefaultPermissionOptions())
+	}
 	return out
+}
+
+func validKind(k adapters.PermissionOptionKind) bool {
+	switch k {
+	case adapters.AllowOnce, adapters.AllowAlways, adapters.RejectOnce, adapters.RejectAlways:
+		return true
+	}
+	return false
 }
 
 var errNotConfigurable = errors.New("agent cannot change this while the session runs")
