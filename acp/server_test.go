@@ -599,3 +599,15 @@ func TestEditorClient_NullResultAccepted(t *testing.T) {
 		t.Fatalf("release %s %v", res, err)
 	}
 }
+
+func TestSessionIndex_KeepsBackendIDWithoutSessionInfo(t *testing.T) {
+	c := newClient(t, scriptFile(t, `{"event":{"type":"text","text":"hi"}}`))
+	sid, _ := c.start(t)
+	if r := c.prompt(sid, "x"); r != StopEndTurn {
+		t.Fatalf("stop %s", r)
+	}
+	rec, _ := newIndex(c.state).Get(sid)
+	if rec == nil || !strings.HasPrefix(rec.AgentSessionID, "replay-") {
+		t.Fatalf("index record lacks the backend's session id: %+v", rec)
+	}
+}

@@ -124,6 +124,16 @@ func (ss *session) ensureBackend(ctx context.Context) (adapters.Session, error) 
 	return b, nil
 }
 
+// noteAgentSessionID keeps the backend's own session id for resume even
+// when its session_info event came before any turn and had no one to reach.
+// Caller holds ss.mu.
+func (ss *session) noteAgentSessionID() {
+	if ss.backend == nil || ss.rec.AgentSessionID != "" {
+		return
+	}
+	ss.rec.AgentSessionID = ss.backend.ID()
+}
+
 // begin reserves the session for one turn; a busy session is an error.
 func (ss *session) begin(ctx context.Context) (context.Context, error) {
 	ss.mu.Lock()
@@ -148,6 +158,7 @@ func (ss *session) runTurn(ctx, turnCtx context.Context, prompt []ContentBlock) 
 			ss.turnCancel()
 		}
 		ss.busy, ss.turnCancel = false, nil
+		ss.noteAgentSessionID()
 		ss.mu.Unlock()
 		ss.save()
 	}()
