@@ -66,12 +66,16 @@ func (d *CodexExecDecoder) Decode(line []byte) []adapters.Event {
 	if len(line) == 0 {
 		return nil
 	}
+	// The item stays out of r so that it does not escape to the heap.
 	var item codexExecItem
-	r, fast := codexExecFast(line, &item)
+	r, hasItem, fast := codexExecFast(line, &item)
 	if !fast || d.slow {
 		return d.decodeSlow(line)
 	}
-	return d.record(&r, line, fast)
+	if !hasItem {
+		return d.record(&r, nil, line, fast)
+	}
+	return d.record(&r, &item, line, fast)
 }
 
 func (d *CodexExecDecoder) decodeSlow(line []byte) []adapters.Event {
@@ -79,10 +83,12 @@ func (d *CodexExecDecoder) decodeSlow(line []byte) []adapters.Event {
 	if err := json.Unmarshal(line, &r); err != nil {
 		return []adapters.Event{codexRaw(line, "codexexec:invalid")}
 	}
-	return d.record(&r, line, false)
+	return d.record(&r, r.Item, line, false)
 }
 
-func (d *CodexExecDecoder) record(r *codexExecRecord, line []byte, fast bool) []adapters.Event {
+// record maps one record; item is r's item (kept apart from r by the
+// scanner path).
+func (d *CodexExecDecoder) record(r *codexExecRecord, item *codexExecItem, line []byte, fast bool) []adapters.Event {
 	var evs []adapters.Event
 	ok := true
 	switch r.Type {
@@ -90,11 +96,11 @@ func (d *CodexExecDecoder) record(r *codexExecRecord, line []byte, fast bool) []
 		evs = []adapters.Event{{Type: adapters.EventSessionInfo, Session: &adapters.SessionInfo{AgentSessionID: r.ThreadID}}}
 	case "turn.started":
 	case "item.started", "item.updated", "item.completed":
-		if r.Item == nil {
+		if item == nil {
 			ok = false
 			break
 		}
-		evs, ok = d.item(*r.Item, r.Type)
+		evs, ok = d.item(item, r.Type)
 	case "turn.completed":
 		evs = d.turnCompleted(r.Usage)
 	case "turn.failed":
@@ -179,7 +185,7 @@ func (d *CodexExecDecoder) turnCompleted(u *codexExecUsage) []adapters.Event {
 	return append(out, adapters.Event{Type: adapters.EventDone, StopReason: adapters.StopEndTurn})
 }
 
-func (d *CodexExecDecoder) item(it codexExecItem, phase string) ([]adapters.Event, bool) {
+func (d *CodexExecDecoder) item(it *codexExecItem, phase string) ([]adapters.Event, bool) {
 	completed := phase == "item.completed"
 	switch it.Type {
 	case "agent_message":
@@ -192,9 +198,9 @@ func (d *CodexExecDecoder) item(it codexExecItem, phase string) ([]adapters.Even
 		}
 		return []adapters.Event{{Type: adapters.EventError, Error: &adapters.ErrorInfo{Message: codexOneLine(it.Message), Code: "warning"}}}, true
 	case "todo_list":
-		return codexExecPlan(it.Items), true
+		return codexExecPlan(it.Items, d.slow), true
 	}
-	tool, ok := codexExecTool(it)
+	tool, ok := codexExecTool(it, d.slow)
 	if !ok {
 		return nil, false
 	}
@@ -211,19 +217,20 @@ func (d *CodexExecDecoder) item(it codexExecItem, phase string) ([]adapters.Even
 	return []adapters.Event{{Type: adapters.EventToolUpdate, Tool: upd}}, true
 }
 
-func codexExecText(typ adapters.EventType, it codexExecItem, completed bool) []adapters.Event {
+func codexExecText(typ adapters.EventType, it *codexExecItem, completed bool) []adapters.Event {
 	if !completed || it.Text == "" {
 		return nil
 	}
 	return []adapters.Event{{Type: typ, Text: it.Text, MessageID: it.ID}}
 }
 
-func codexExecPlan(raw json.RawMessage) []adapters.Event {
+// codexExecPlan decodes todo_list items; slow skips the scanner path.
+func codexExecPlan(raw json.RawMessage, slow bool) []adapters.Event {
 	var items []struct {
 		Text      string `json:"text"`
 		Completed bool   `json:"completed"`
 	}
-	if plan, ok := codexExecFastPlan(raw); ok {
+	if plan, ok := codexExecFastPlan(raw); ok && !slow {
 		return []adapters.Event{{Type: adapters.EventPlan, Plan: plan}}
 	}
 	_ = json.Unmarshal(raw, &items)
@@ -238,7 +245,8 @@ func codexExecPlan(raw json.RawMessage) []adapters.Event {
 	return []adapters.Event{{Type: adapters.EventPlan, Plan: plan}}
 }
 
-func codexExecTool(it codexExecItem) (*adapters.ToolCall, bool) {
+// codexExecTool maps a tool item; slow skips the scanner paths.
+func codexExecTool(it *codexExecItem, slow bool) (*adapters.ToolCall, bool) {
 	t := &adapters.ToolCall{ID: it.ID, Status: codexStatus(it.Status)}
 	switch it.Type {
 	case "command_execution":
@@ -257,27 +265,39 @@ func codexExecTool(it codexExecItem) (*adapters.ToolCall, bool) {
 			}{*it.ExitCode, codexTail(it.AggregatedOutput)})
 		}
 	case "file_change":
-		var ch []struct {
-			Path string `json:"path"`
-			Kind string `json:"kind"`
+		ch, ok := codexExecFastChanges(it.Changes)
+		if !ok || slow {
+			ch = codexExecChanges(it.Changes)
 		}
-		_ = json.Unmarshal(it.Changes, &ch)
-		t.Name, t.Kind, t.Title = "apply_patch", adapters.KindEdit, "Edit files"
-		conv := make([]codexChange, len(ch))
-		for i, c := range ch {
+		t.Name, t.Kind = "apply_patch", adapters.KindEdit
+		for _, c := range ch {
 			t.Locations = append(t.Locations, adapters.Location{Path: c.Path})
-			conv[i].Path, conv[i].Kind.Type = c.Path, c.Kind
 		}
-		t.Title = codexChangeTitle(conv)
+		t.Title = codexChangeTitle(ch)
 		t.RawInput = codexRawOrNil(it.Changes)
 	case "mcp_tool_call":
 		t.Name, t.Kind, t.Title = it.Server+"."+it.Tool, adapters.KindOther, it.Server+": "+it.Tool
 		t.RawInput = codexRawOrNil(it.Arguments)
-		t.Content, t.RawOutput = codexMCPResult(codexItem{Result: it.Result, Error: it.Error})
+		t.Content, t.RawOutput = codexMCPResult(codexItem{Result: it.Result, Error: it.Error}, slow)
 	case "web_search":
 		t.Name, t.Kind, t.Title = "web_search", adapters.KindFetch, "Search the web: "+it.Query
 	default:
 		return nil, false
 	}
 	return t, true
+}
+
+// codexExecChanges decodes file_change changes (kind is a plain string in
+// exec output); a malformed list keeps what encoding/json filled in.
+func codexExecChanges(raw json.RawMessage) []codexChange {
+	var ch []struct {
+		Path string `json:"path"`
+		Kind string `json:"kind"`
+	}
+	_ = json.Unmarshal(raw, &ch)
+	conv := make([]codexChange, len(ch))
+	for i, c := range ch {
+		conv[i].Path, conv[i].Kind.Type = c.Path, c.Kind
+	}
+	return conv
 }

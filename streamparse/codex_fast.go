@@ -35,7 +35,7 @@ func codexFastThread(b []byte, t **codexThread) bool {
 		return true
 	}
 	var v [3][]byte
-	if !codexFields(b, codexThreadKeys, v[:]) {
+	if !codexValidFields(b, codexThreadKeys, v[:]) {
 		return false
 	}
 	id, ok1 := codexStr(v[0])
@@ -47,7 +47,7 @@ func codexFastThread(b []byte, t **codexThread) bool {
 
 func codexFastResponse(result []byte, t **codexThread, model *string) bool {
 	var v [2][]byte
-	if !codexIsObj(result) || !codexFields(result, codexResultKeys, v[:]) {
+	if !codexIsObj(result) || !codexValidFields(result, codexResultKeys, v[:]) {
 		return false
 	}
 	var ok bool
@@ -84,7 +84,7 @@ func (d *CodexDecoder) fastNotification(m CodexMessage) (evs []adapters.Event, o
 		return nil, false, false
 	}
 	var v [1][]byte
-	if !codexIsObj(m.Params) || !codexFields(m.Params, keys, v[:]) || !codexIsObj(v[0]) {
+	if !codexIsObj(m.Params) || !codexValidFields(m.Params, keys, v[:]) || !codexIsObj(v[0]) {
 		return nil, false, false
 	}
 	return d.fastParam(m.Method, v[0])
@@ -92,7 +92,7 @@ func (d *CodexDecoder) fastNotification(m CodexMessage) (evs []adapters.Event, o
 
 func codexFastDelta(params []byte) (itemID, delta string, ok bool) {
 	var v [2][]byte
-	if !codexIsObj(params) || !codexFields(params, codexDeltaKeys, v[:]) {
+	if !codexIsObj(params) || !codexValidFields(params, codexDeltaKeys, v[:]) {
 		return "", "", false
 	}
 	itemID, ok1 := codexStr(v[0])
@@ -123,7 +123,7 @@ func (d *CodexDecoder) fastParam(method string, obj []byte) (evs []adapters.Even
 		return d.fastUsage(obj)
 	case "turn/completed":
 		var v [2][]byte
-		if !codexFields(obj, codexTurnKeys, v[:]) || (len(v[1]) > 0 && string(v[1]) != "null") {
+		if !codexValidFields(obj, codexTurnKeys, v[:]) || (len(v[1]) > 0 && string(v[1]) != "null") {
 			return nil, false, false
 		}
 		status, ok := codexStr(v[0])
@@ -143,7 +143,7 @@ var (
 
 func (d *CodexDecoder) fastUsage(obj []byte) (evs []adapters.Event, ok, handled bool) {
 	var v [3][]byte
-	if !codexFields(obj, codexUsageKeys, v[:]) {
+	if !codexValidFields(obj, codexUsageKeys, v[:]) {
 		return nil, false, false
 	}
 	total, ok1 := codexFastTokens(v[0])
@@ -165,7 +165,7 @@ func (d *CodexDecoder) fastUsage(obj []byte) (evs []adapters.Event, ok, handled 
 func codexFastTokens(b []byte) (codexTokens, bool) {
 	var t codexTokens
 	var v [6][]byte
-	if !codexIsObj(b) || !codexFields(b, codexTokensKeys, v[:]) {
+	if !codexIsObj(b) || !codexValidFields(b, codexTokensKeys, v[:]) {
 		return t, false
 	}
 	dst := []*int64{&t.TotalTokens, &t.InputTokens, &t.CachedInputTokens, &t.CacheWriteInputTokens, &t.OutputTokens, &t.ReasoningOutputTokens}
@@ -190,7 +190,7 @@ var codexItemKeys = []string{
 func codexFastItem(obj []byte) (codexItem, bool) {
 	var it codexItem
 	var v [21][]byte
-	if !codexFields(obj, codexItemKeys, v[:]) || (len(v[13]) > 0 && string(v[13]) != "null") {
+	if !codexValidFields(obj, codexItemKeys, v[:]) || (len(v[13]) > 0 && string(v[13]) != "null") {
 		return it, false
 	}
 	strs := [...]*string{&it.Type, &it.ID, &it.Text, &it.Status, &it.Command, &it.Cwd, &it.Server, &it.Tool, &it.Query, &it.Path}
@@ -222,14 +222,15 @@ var (
 )
 
 // codexExecFast decodes an exec record with the scanner (the item in the
-// same pass, into *item); false leaves it to encoding/json.
-func codexExecFast(line []byte, item *codexExecItem) (r codexExecRecord, fast bool) {
+// same pass, into *item, hasItem when it is an object); fast false leaves
+// it to encoding/json.
+func codexExecFast(line []byte, item *codexExecItem) (r codexExecRecord, hasItem, fast bool) {
 	var v [6][]byte
 	var iv [16][]byte
 	sub := codexObj{keys: codexExecItemKeys, vals: iv[:]}
 	top := codexObj{keys: codexExecKeys, vals: v[:], sub: &sub, subIdx: 3}
 	if end := top.scan(line, 0); end < 0 || end != len(line) {
-		return r, false
+		return r, false, false
 	}
 	var ok [6]bool
 	r.Type, ok[0] = codexStr(v[0])
@@ -237,11 +238,11 @@ func codexExecFast(line []byte, item *codexExecItem) (r codexExecRecord, fast bo
 	r.Message, ok[2] = codexStr(v[2])
 	ok[3] = codexNull(v[3])
 	if sub.found {
-		r.Item, ok[3] = item, codexExecFastItem(&iv, item)
+		ok[3] = codexExecFastItem(&iv, item)
 	}
 	r.Usage, ok[4] = codexExecFastUsage(v[4])
 	r.Error, ok[5] = codexExecFastError(v[5])
-	return r, ok == [6]bool{true, true, true, true, true, true}
+	return r, sub.found, ok == [6]bool{true, true, true, true, true, true}
 }
 
 func codexNull(b []byte) bool { return len(b) == 0 || string(b) == "null" }
@@ -268,7 +269,7 @@ func codexExecFastUsage(b []byte) (*codexExecUsage, bool) {
 		return nil, true
 	}
 	var v [5][]byte
-	if !codexFields(b, codexExecUsageKeys, v[:]) {
+	if !codexValidFields(b, codexExecUsageKeys, v[:]) {
 		return nil, false
 	}
 	u := &codexExecUsage{}
@@ -288,7 +289,7 @@ func codexExecFastError(b []byte) (*codexExecError, bool) {
 		return nil, true
 	}
 	var v [1][]byte
-	if !codexFields(b, codexExecErrorKeys, v[:]) {
+	if !codexValidFields(b, codexExecErrorKeys, v[:]) {
 		return nil, false
 	}
 	msg, ok := codexStr(v[0])
@@ -306,7 +307,7 @@ func codexExecFastPlan(raw []byte) ([]adapters.PlanEntry, bool) {
 	ok, end := true, -1
 	valid := jsonArray(raw, func(el []byte) bool {
 		var v [2][]byte
-		if !codexIsObj(el) || !codexFields(el, codexPlanItemKeys, v[:]) {
+		if !codexIsObj(el) || !codexValidFields(el, codexPlanItemKeys, v[:]) {
 			ok = false
 			return false
 		}
@@ -331,14 +332,14 @@ var codexMCPKeys = [][]string{{"content"}, {"type", "text", "data", "mimeType"}}
 // codexFastMCPContent decodes a clean MCP result's content list.
 func codexFastMCPContent(raw []byte) ([]adapters.ToolContent, bool) {
 	var v [1][]byte
-	if !codexIsObj(raw) || !codexFields(raw, codexMCPKeys[0], v[:]) || codexNull(v[0]) || v[0][0] != '[' {
+	if !codexIsObj(raw) || !codexValidFields(raw, codexMCPKeys[0], v[:]) || codexNull(v[0]) || v[0][0] != '[' {
 		return nil, false
 	}
 	var out []adapters.ToolContent
 	ok, end := true, -1
 	jsonArray(v[0], func(el []byte) bool {
 		var f [4][]byte
-		if !codexIsObj(el) || !codexFields(el, codexMCPKeys[1], f[:]) {
+		if !codexIsObj(el) || !codexValidFields(el, codexMCPKeys[1], f[:]) {
 			ok = false
 			return false
 		}
@@ -359,4 +360,33 @@ func codexFastMCPContent(raw []byte) ([]adapters.ToolContent, bool) {
 		return true
 	}, &end)
 	return out, ok && end == len(v[0])
+}
+
+var codexExecChangeKeys = []string{"path", "kind"}
+
+// codexExecFastChanges decodes a clean file_change changes array.
+func codexExecFastChanges(raw []byte) ([]codexChange, bool) {
+	if codexNull(raw) {
+		return nil, true
+	}
+	if raw[0] != '[' {
+		return nil, false
+	}
+	var out []codexChange
+	ok, end := true, -1
+	valid := jsonArray(raw, func(el []byte) bool {
+		var v [2][]byte
+		if !codexIsObj(el) || !codexValidFields(el, codexExecChangeKeys, v[:]) {
+			ok = false
+			return false
+		}
+		var c codexChange
+		var ok1, ok2 bool
+		c.Path, ok1 = codexStr(v[0])
+		c.Kind.Type, ok2 = codexStr(v[1])
+		ok = ok1 && ok2
+		out = append(out, c)
+		return ok
+	}, &end)
+	return out, ok && valid && end == len(raw)
 }

@@ -124,7 +124,7 @@ func (d *CodexDecoder) tool(it codexItem) (*adapters.ToolCall, bool) {
 		t.Name, t.Kind = it.Server+"."+it.Tool, adapters.KindOther
 		t.Title = it.Server + ": " + it.Tool
 		t.RawInput = codexRawOrNil(it.Arguments)
-		t.Content, t.RawOutput = codexMCPResult(it)
+		t.Content, t.RawOutput = codexMCPResult(it, d.slow)
 	case "dynamicToolCall":
 		t.Name, t.Title, t.Kind = it.Tool, it.Tool, adapters.KindOther
 		t.RawInput = codexRawOrNil(it.Arguments)
@@ -249,9 +249,12 @@ func codexChangeTitle(changes []codexChange) string {
 	if len(changes) == 0 {
 		return "Edit files"
 	}
-	verb := map[string]string{"add": "Create", "delete": "Delete"}[changes[0].Kind.Type]
-	if verb == "" {
-		verb = "Edit"
+	verb := "Edit"
+	switch changes[0].Kind.Type {
+	case "add":
+		verb = "Create"
+	case "delete":
+		verb = "Delete"
 	}
 	title := verb + " " + filepath.Base(changes[0].Path)
 	if len(changes) > 1 {
@@ -323,7 +326,9 @@ func codexUnified(diff string) (old, nw string) {
 	return o.String(), n.String()
 }
 
-func codexMCPResult(it codexItem) ([]adapters.ToolContent, json.RawMessage) {
+// codexMCPResult maps an MCP call's result or error; slow skips the
+// scanner path.
+func codexMCPResult(it codexItem, slow bool) ([]adapters.ToolContent, json.RawMessage) {
 	var e struct {
 		Message string `json:"message"`
 	}
@@ -341,7 +346,7 @@ func codexMCPResult(it codexItem) ([]adapters.ToolContent, json.RawMessage) {
 	if codexNull(it.Result) {
 		return nil, nil
 	}
-	if out, ok := codexFastMCPContent(it.Result); ok {
+	if out, ok := codexFastMCPContent(it.Result); ok && !slow {
 		return out, codexRawOrNil(it.Result)
 	}
 	if json.Unmarshal(it.Result, &r) != nil {

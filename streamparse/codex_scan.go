@@ -23,6 +23,14 @@ func codexFields(b []byte, keys []string, vals [][]byte) bool {
 	return end >= 0 && jsonWS(b, end) == len(b)
 }
 
+// codexValidFields is codexFields for b already validated as part of its
+// line: it skips values without checking the grammar again.
+func codexValidFields(b []byte, keys []string, vals [][]byte) bool {
+	o := codexObj{keys: keys, vals: vals, valid: true}
+	end := o.scan(b, jsonWS(b, 0))
+	return end >= 0 && jsonWS(b, end) == len(b)
+}
+
 // codexObj picks members of one object. When sub is set and member subIdx
 // is an object, sub picks its members in the same pass (sub.found).
 type codexObj struct {
@@ -31,6 +39,7 @@ type codexObj struct {
 	sub    *codexObj
 	subIdx int
 	found  bool
+	valid  bool // b is known to be valid JSON
 }
 
 // scan reads the object at b[i] and returns the index past it, or -1.
@@ -47,7 +56,7 @@ func (o *codexObj) scan(b []byte, i int) int {
 		if i >= len(b) || b[i] != '"' {
 			return -1
 		}
-		k := jsonSkipString(b, i)
+		k := o.skip(b, i)
 		if k < 0 {
 			return -1
 		}
@@ -64,7 +73,7 @@ func (o *codexObj) scan(b []byte, i int) int {
 		if o.sub != nil && idx == o.subIdx && vs < len(b) && b[vs] == '{' {
 			ve = o.sub.scan(b, vs)
 		} else {
-			ve = jsonSkip(b, vs)
+			ve = o.skip(b, vs)
 		}
 		if ve < 0 {
 			return -1
@@ -84,6 +93,60 @@ func (o *codexObj) scan(b []byte, i int) int {
 		}
 		i = jsonWS(b, i+1)
 	}
+}
+
+// skip returns the index past the value at b[i] (-1 if invalid).
+func (o *codexObj) skip(b []byte, i int) int {
+	if !o.valid {
+		return jsonSkip(b, i)
+	}
+	if i >= len(b) {
+		return -1
+	}
+	switch b[i] {
+	case '"':
+		return codexStringEnd(b, i)
+	case '{', '[':
+		depth := 0
+		for ; i < len(b); i++ {
+			switch b[i] {
+			case '"':
+				if i = codexStringEnd(b, i) - 1; i < 0 {
+					return -1
+				}
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return i + 1
+				}
+			}
+		}
+		return -1
+	}
+	for i < len(b) && b[i] != ',' && b[i] != '}' && b[i] != ']' && b[i] != ' ' && b[i] != '\t' && b[i] != '\n' && b[i] != '\r' {
+		i++
+	}
+	return i
+}
+
+// codexStringEnd returns the index past the valid string literal at b[i].
+func codexStringEnd(b []byte, i int) int {
+	for j := i + 1; j < len(b); j++ {
+		k := bytes.IndexByte(b[j:], '"')
+		if k < 0 {
+			return -1
+		}
+		j += k
+		n := 0
+		for p := j - 1; p > i && b[p] == '\\'; p-- {
+			n++
+		}
+		if n%2 == 0 {
+			return j + 1
+		}
+	}
+	return -1
 }
 
 // codexKey returns the index of key in keys (-1 for an ignored member); ok
@@ -119,6 +182,9 @@ func codexStr(v []byte) (string, bool) {
 		return "", false
 	}
 	inner := v[1 : len(v)-1]
+	if k, ok := codexKnown[string(inner)]; ok {
+		return k, true
+	}
 	if !utf8.Valid(inner) {
 		var s string
 		return s, json.Unmarshal(v, &s) == nil
@@ -128,6 +194,28 @@ func codexStr(v []byte) (string, bool) {
 	}
 	return jsonUnquote(v), true
 }
+
+// codexKnown holds the frequent short strings (methods, record and item
+// types, statuses) so decoding them does not allocate. All are plain ASCII
+// without escapes, so the result equals the decoded string.
+var codexKnown = func() map[string]string {
+	m := map[string]string{}
+	for _, s := range []string{
+		"item/started", "item/completed", "item/agentMessage/delta", "thread/status/changed",
+		"thread/tokenUsage/updated", "account/rateLimits/updated", "turn/started", "turn/completed",
+		"thread/started", "warning", "configWarning", "remoteControl/status/changed", "turn/diff/updated",
+		"item/reasoning/summaryTextDelta", "item/reasoning/textDelta", "item/reasoning/summaryPartAdded",
+		"item/commandExecution/outputDelta", "item/fileChange/patchUpdated", "serverRequest/resolved",
+		"turn/plan/updated", "error",
+		"agentMessage", "userMessage", "reasoning", "commandExecution", "fileChange", "mcpToolCall", "webSearch",
+		"inProgress", "completed", "failed", "declined", "interrupted",
+		"thread.started", "turn.started", "turn.completed", "turn.failed", "item.started", "item.updated", "item.completed",
+		"agent_message", "command_execution", "file_change", "mcp_tool_call", "web_search", "todo_list", "in_progress",
+	} {
+		m[s] = s
+	}
+	return m
+}()
 
 // codexStrPtr is codexStr for a *string field.
 func codexStrPtr(v []byte) (*string, bool) {

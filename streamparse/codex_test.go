@@ -311,6 +311,15 @@ func TestCodexDecoder_ScannerMatchesEncodingJSON(t *testing.T) {
 		`{"type":"item.completed","item":null}`,
 		`{"type":"turn.completed","usage":{"input_tokens":1e3}}`,
 		`{"type":"turn.failed","error":{"message":"x"}}`,
+		`{"type":"item.completed","item":{"id":"f","type":"file_change","changes":[{"path":"a.go","kind":"add"},{"path":"b","kind":"update"}],"status":"completed"}}`,
+		`{"type":"item.completed","item":{"id":"f","type":"file_change","changes":[{"path":"a","kind":{"type":"add"}}]}}`,
+		`{"type":"item.completed","item":{"id":"f","type":"file_change","changes":[{"PATH":"a","kind":"delete"}]}}`,
+		`{"type":"item.completed","item":{"id":"f","type":"file_change","changes":[{"path":"a"},{"path":5,"kind":"add"}]}}`,
+		`{"type":"item.completed","item":{"id":"f","type":"file_change","changes":[null,{"path":"x\u00e9","kind":"delete"}]}}`,
+		`{"type":"item.completed","item":{"id":"f","type":"file_change","changes":{"path":"a"}}}`,
+		`{"type":"item.completed","item":{"id":"f","type":"file_change","changes":[]}}`,
+		`{"type":"item.completed","item":{"id":"m","type":"mcp_tool_call","server":"s","tool":"t","result":{"content":[{"type":"text","text":"hi"},{"type":"text","text":7}]}}}`,
+		`{"type":"item.completed","item":{"id":"i","type":"todo_list","items":[{"TEXT":"a"}]}}`,
 	}
 	data := []byte(strings.Join(extra, "\n"))
 	for _, p := range paths {

@@ -50,10 +50,21 @@ func (a *Adapter) startAppServer(ctx context.Context, opts adapters.SessionOptio
 		return nil, fmt.Errorf("%w: %w (%s)", errNoStart, err, oneLine(p.StderrTail(3)))
 	}
 	_ = s.rpc.notify("initialized", nil)
+	listed := make(chan struct{})
+	go func() {
+		defer close(listed)
+		c, err := s.listModels(ctx, a.ModelListTimeout)
+		if err != nil {
+			a.log.Debug().Err(err).Msg("codex model/list unavailable; keeping the static model list")
+		}
+		a.setCatalog(c)
+	}()
 	if err := s.openThread(ctx, a); err != nil {
 		_ = p.Stop()
+		<-listed
 		return nil, err
 	}
+	<-listed
 	return s, nil
 }
 
@@ -76,9 +87,13 @@ func (s *appSession) openThread(ctx context.Context, a *Adapter) error {
 		Thread struct {
 			ID string `json:"id"`
 		} `json:"thread"`
+		Model string `json:"model"`
 	}
 	if err := s.rpc.call(ctx, method, params, &r); err != nil {
 		return fmt.Errorf("codex %s (thread %q): %w", method, s.opts.ResumeID, err)
+	}
+	if r.Model != "" {
+		a.setCurrentModel(r.Model)
 	}
 	s.mu.Lock()
 	s.thread = r.Thread.ID

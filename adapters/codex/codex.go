@@ -10,6 +10,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -36,14 +37,21 @@ type Adapter struct {
 	log zerolog.Logger
 	// InitTimeout bounds the initialize handshake before falling back to exec.
 	InitTimeout time.Duration
+	// ModelListTimeout bounds the wait for app-server's model/list after
+	// the thread is open (it runs alongside thread/start).
+	ModelListTimeout time.Duration
+
+	mu      sync.Mutex
+	catalog modelCatalog
 }
 
 // New returns the codex adapter for cfg (zero value: `codex` on PATH).
 // Options: transport = "exec" forces the exec fallback; sandbox sets the
 // thread sandbox mode (default "workspace-write"); approval_policy (default
-// "on-request"); models = [..] extra model ids.
+// "on-request"); models = [..] extra model ids. The model list comes from
+// app-server's model/list once a session started, else a static list.
 func New(cfg config.AgentConfig, log zerolog.Logger) *Adapter {
-	return &Adapter{cfg: cfg, log: log.With().Str("agent", "codex").Logger(), InitTimeout: 20 * time.Second}
+	return &Adapter{cfg: cfg, log: log.With().Str("agent", "codex").Logger(), InitTimeout: 20 * time.Second, ModelListTimeout: 2 * time.Second}
 }
 
 // Name implements adapters.Adapter.
@@ -51,17 +59,10 @@ func (a *Adapter) Name() string { return "codex" }
 
 // Capabilities implements adapters.Adapter.
 func (a *Adapter) Capabilities() adapters.Capabilities {
-	models := []adapters.Option{{ID: "gpt-5.5", Name: "GPT-5.5"}, {ID: "gpt-5.5-mini", Name: "GPT-5.5 mini"}}
-	if extra, ok := a.cfg.Options["models"].([]any); ok {
-		for _, m := range extra {
-			if s, ok := m.(string); ok {
-				models = append(models, adapters.Option{ID: s, Name: s})
-			}
-		}
-	}
+	models, def := a.models()
 	return adapters.Capabilities{
 		Images: true, Resume: true, Permissions: true, MCP: true, MCPHTTP: true,
-		Models: models, DefaultModel: a.cfg.Model, Skills: "prompt",
+		Models: models, DefaultModel: def, Skills: "prompt",
 		TestedVersions: TestedVersions,
 		Notes:          "app-server JSON-RPC; falls back to `codex exec --json` (no permission prompts) when app-server is unavailable",
 	}

@@ -84,12 +84,30 @@ func fakeCodex(fixture string) int {
 			if !fakeReplay(turn, send, in, logf) {
 				return 0
 			}
+		case "model/list":
+			fakeModelList(id, send)
 		case "turn/interrupt":
 			send(`{"id":` + id + `,"result":{}}`)
 			send(`{"method":"turn/completed","params":{"threadId":"t","turn":{"id":"turn-1","status":"interrupted","error":null}}}`)
 		}
 	}
 	return 0
+}
+
+// fakeModelList answers model/list per CODEX_FAKE_MODELS: "list" replays
+// the recorded catalog, "silent" never answers, "error" fails; unset
+// answers like a CLI without the method.
+func fakeModelList(id string, send func(string)) {
+	switch os.Getenv("CODEX_FAKE_MODELS") {
+	case "list":
+		data, _ := os.ReadFile(filepath.Join(os.Getenv("CODEX_FAKE_DIR"), "model-list.json"))
+		send(`{"id":` + id + `,"result":` + strings.TrimSpace(string(data)) + `}`)
+	case "silent":
+	case "error":
+		send(`{"id":` + id + `,"error":{"code":-32603,"message":"catalog unavailable"}}`)
+	default:
+		send(`{"error":{"code":-32600,"message":"Invalid request: unknown variant ` + "`model/list`" + `"},"id":` + id + `}`)
+	}
 }
 
 // fakeReplay sends the turn; server requests wait for the client's reply.
@@ -130,6 +148,7 @@ func newFake(t *testing.T, fixture string, extraEnv ...string) fakeRun {
 	}
 	a := New(config.AgentConfig{Command: config.Command{os.Args[0]}, Env: env}, zerolog.Nop())
 	a.InitTimeout = 5 * time.Second
+	a.ModelListTimeout = 5 * time.Second
 	return fakeRun{log: log, a: a}
 }
 
@@ -289,4 +308,66 @@ func TestConfigOverrides_MCP(t *testing.T) {
 			t.Errorf("overrides %q lack %q", got, want)
 		}
 	}
+}
+
+func TestAppServer_ModelList(t *testing.T) {
+	static := "gpt-5.5 gpt-5.5-mini extra"
+	tests := []struct {
+		name, mode, cfgModel string
+		want, wantDef        string
+	}{
+		{name: "listed models used, thread model first", mode: "list",
+			want: "mock gpt-6.1-sol gpt-6-astra gpt-6-sol gpt-6-luna gpt-5.6-sol gpt-6.1-terra gpt-5.6-terra gpt-5.6-luna gpt-5.5 extra", wantDef: "mock"},
+		{name: "configured model is the default", mode: "list", cfgModel: "gpt-6-sol",
+			want: "gpt-6.1-sol gpt-6-astra gpt-6-sol gpt-6-luna gpt-5.6-sol gpt-6.1-terra gpt-5.6-terra gpt-5.6-luna gpt-5.5 extra", wantDef: "gpt-6-sol"},
+		{name: "unknown method keeps static", mode: "", want: static},
+		{name: "error keeps static", mode: "error", want: static},
+		{name: "timeout keeps static", mode: "silent", want: static},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFake(t, "appserver-text", "CODEX_FAKE_MODELS="+tc.mode)
+			f.a.cfg.Model = tc.cfgModel
+			f.a.cfg.Options = map[string]any{"models": []any{"extra", "gpt-5.5"}}
+			f.a.ModelListTimeout = 300 * time.Millisecond
+			if got := optionIDs(f.a.Capabilities().Models); got != static {
+				t.Errorf("models before a session = %q, want static %q", got, static)
+			}
+			start := time.Now()
+			s, err := f.a.Start(context.Background(), adapters.SessionOptions{Cwd: t.TempDir()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			if d := time.Since(start); d > 3*time.Second {
+				t.Errorf("Start took %v; model/list must not hold it past its timeout", d)
+			}
+			c := f.a.Capabilities()
+			if got := optionIDs(c.Models); got != tc.want {
+				t.Errorf("models = %q\nwant     %q", got, tc.want)
+			}
+			wantDef := tc.wantDef
+			if wantDef == "" {
+				wantDef = tc.cfgModel
+			}
+			if c.DefaultModel != wantDef {
+				t.Errorf("default model = %q, want %q", c.DefaultModel, wantDef)
+			}
+			if tc.mode == "list" && c.Models[1].Name != "GPT-6.1-Sol" && c.Models[0].Name != "GPT-6.1-Sol" {
+				t.Errorf("display names not used: %+v", c.Models[:2])
+			}
+			logData, _ := os.ReadFile(f.log)
+			if !strings.Contains(string(logData), `"method":"model/list"`) {
+				t.Errorf("model/list not requested:\n%s", logData)
+			}
+		})
+	}
+}
+
+func optionIDs(opts []adapters.Option) string {
+	var ids []string
+	for _, o := range opts {
+		ids = append(ids, o.ID)
+	}
+	return strings.Join(ids, " ")
 }

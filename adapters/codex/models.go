@@ -1,0 +1,116 @@
+package codex
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/hubdev/hub/adapters"
+)
+
+// staticModels is the model list when app-server's model/list is missing
+// (older CLIs, exec fallback) or does not answer in time.
+var staticModels = []adapters.Option{{ID: "gpt-5.5", Name: "GPT-5.5"}, {ID: "gpt-5.5-mini", Name: "GPT-5.5 mini"}}
+
+// modelCatalog is what model/list reported, plus the model codex resolved
+// for a thread (its config.toml default, e.g. a custom provider's model
+// that the bundled catalog lacks).
+type modelCatalog struct {
+	models  []adapters.Option
+	def     string // the catalog's isDefault entry
+	current string // the model of the last thread/start
+}
+
+type modelListResult struct {
+	Data []struct {
+		ID          string `json:"id"`
+		Model       string `json:"model"`
+		DisplayName string `json:"displayName"`
+		Description string `json:"description"`
+		Hidden      bool   `json:"hidden"`
+		IsDefault   bool   `json:"isDefault"`
+	} `json:"data"`
+}
+
+// listModels asks app-server for its visible models; it gives up after
+// timeout so session start is not held up.
+func (s *appSession) listModels(ctx context.Context, timeout time.Duration) (modelCatalog, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	var r modelListResult
+	if err := s.rpc.call(ctx, "model/list", map[string]any{}, &r); err != nil {
+		return modelCatalog{}, err
+	}
+	var c modelCatalog
+	for _, m := range r.Data {
+		id := m.Model
+		if id == "" {
+			id = m.ID
+		}
+		if m.Hidden || id == "" || slices.ContainsFunc(c.models, func(o adapters.Option) bool { return o.ID == id }) {
+			continue
+		}
+		name := m.DisplayName
+		if name == "" {
+			name = id
+		}
+		c.models = append(c.models, adapters.Option{ID: id, Name: name, Description: m.Description})
+		if m.IsDefault {
+			c.def = id
+		}
+	}
+	return c, nil
+}
+
+// setCatalog records a model/list answer for Capabilities; an empty list
+// keeps the previous one.
+func (a *Adapter) setCatalog(c modelCatalog) {
+	if len(c.models) == 0 {
+		return
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	c.current = a.catalog.current
+	a.catalog = c
+}
+
+// setCurrentModel records the model codex chose for a thread.
+func (a *Adapter) setCurrentModel(model string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.catalog.current = model
+}
+
+// models returns the model choices and the default: the app-server catalog
+// when one was listed, else the static list; configured extras appended.
+func (a *Adapter) models() ([]adapters.Option, string) {
+	a.mu.Lock()
+	c := a.catalog
+	a.mu.Unlock()
+	models, def := slices.Clone(staticModels), a.cfg.Model
+	if len(c.models) > 0 {
+		models = slices.Clone(c.models)
+		def = firstNonEmpty(a.cfg.Model, c.current, c.def)
+		if !slices.ContainsFunc(models, func(o adapters.Option) bool { return o.ID == def }) {
+			models = append([]adapters.Option{{ID: def, Name: def}}, models...)
+		}
+	}
+	if extra, ok := a.cfg.Options["models"].([]any); ok {
+		for _, m := range extra {
+			s, ok := m.(string)
+			if ok && !slices.ContainsFunc(models, func(o adapters.Option) bool { return o.ID == s }) {
+				models = append(models, adapters.Option{ID: s, Name: s})
+			}
+		}
+	}
+	return models, def
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, v := range s {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
