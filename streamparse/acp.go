@@ -14,6 +14,7 @@ import (
 // an unknown id is reported as a new tool call.
 type ACPDecoder struct {
 	tools map[string]bool
+	slow  bool // tests: encoding/json only
 }
 
 // acpMessage is any JSON-RPC message on the wire.
@@ -111,12 +112,14 @@ type acpToolContent struct {
 }
 
 type acpPermissionParams struct {
-	ToolCall acpToolCall `json:"toolCall"`
-	Options  []struct {
-		OptionID string `json:"optionId"`
-		Name     string `json:"name"`
-		Kind     string `json:"kind"`
-	} `json:"options"`
+	ToolCall acpToolCall     `json:"toolCall"`
+	Options  []acpPermOption `json:"options"`
+}
+
+type acpPermOption struct {
+	OptionID string `json:"optionId"`
+	Name     string `json:"name"`
+	Kind     string `json:"kind"`
 }
 
 // NewACPDecoder returns a decoder for one ACP session stream.
@@ -133,8 +136,10 @@ func (d *ACPDecoder) Decode(line []byte) []adapters.Event {
 	if len(line) == 0 {
 		return nil
 	}
-	if evs, ok := d.decodeFast(line); ok {
-		return evs
+	if !d.slow {
+		if evs, ok := d.decodeFast(line); ok {
+			return evs
+		}
 	}
 	var m acpMessage
 	if err := json.Unmarshal(line, &m); err != nil {
@@ -302,12 +307,7 @@ func acpConvertTool(tc acpToolCall) adapters.ToolCall {
 		t.Title = *tc.Title
 	}
 	if t.Name == "" {
-		for _, ns := range tc.Meta {
-			if ns.ToolName != "" {
-				t.Name = ns.ToolName
-				break
-			}
-		}
+		t.Name = acpMetaToolName(tc.Meta)
 	}
 	for _, c := range tc.Content {
 		if tcc, ok := acpConvertToolContent(c); ok {
@@ -315,6 +315,18 @@ func acpConvertTool(tc acpToolCall) adapters.ToolCall {
 		}
 	}
 	return t
+}
+
+// acpMetaToolName picks the first namespace (by name, so the choice is
+// stable) that names the tool.
+func acpMetaToolName(meta map[string]acpMetaNS) string {
+	var ns, name string
+	for k, v := range meta {
+		if v.ToolName != "" && (name == "" || k < ns) {
+			ns, name = k, v.ToolName
+		}
+	}
+	return name
 }
 
 func acpConvertToolContent(c acpToolContent) (adapters.ToolContent, bool) {
@@ -344,6 +356,10 @@ func (d *ACPDecoder) DecodePermission(params json.RawMessage) (*adapters.Permiss
 	if err := json.Unmarshal(params, &p); err != nil {
 		return nil, err
 	}
+	return acpPermission(p), nil
+}
+
+func acpPermission(p acpPermissionParams) *adapters.PermissionRequest {
 	tool := acpConvertTool(p.ToolCall)
 	acpFillDefaults(&tool)
 	opts := make([]adapters.PermissionOption, 0, len(p.Options))
@@ -353,8 +369,7 @@ func (d *ACPDecoder) DecodePermission(params json.RawMessage) (*adapters.Permiss
 	if len(opts) == 0 {
 		opts = []adapters.PermissionOption{}
 	}
-	pr := adapters.NewPermissionRequest(tool, opts)
-	return pr, nil
+	return adapters.NewPermissionRequest(tool, opts)
 }
 
 func acpCommands(in []acpCommand) []adapters.Command {
@@ -384,42 +399,54 @@ func acpUsage(u acpUpdate) *adapters.Usage {
 	return us
 }
 
+// acpPromptUsage is the unstable `usage` field of a prompt result.
+type acpPromptUsage struct {
+	InputTokens       int64 `json:"inputTokens"`
+	OutputTokens      int64 `json:"outputTokens"`
+	ThoughtTokens     int64 `json:"thoughtTokens"`
+	CachedReadTokens  int64 `json:"cachedReadTokens"`
+	CachedWriteTokens int64 `json:"cachedWriteTokens"`
+}
+
+// acpQuota is gemini's `_meta.quota` of a prompt result.
+type acpQuota struct {
+	TokenCount struct {
+		InputTokens  int64 `json:"input_tokens"`
+		OutputTokens int64 `json:"output_tokens"`
+	} `json:"token_count"`
+}
+
 // ACPPromptResult reads a session/prompt result: the stop reason and token
 // usage from the unstable `usage` field or gemini's `_meta.quota`.
 func ACPPromptResult(result json.RawMessage) (adapters.StopReason, *adapters.Usage) {
 	var r struct {
-		StopReason string `json:"stopReason"`
-		Usage      *struct {
-			InputTokens       int64 `json:"inputTokens"`
-			OutputTokens      int64 `json:"outputTokens"`
-			ThoughtTokens     int64 `json:"thoughtTokens"`
-			CachedReadTokens  int64 `json:"cachedReadTokens"`
-			CachedWriteTokens int64 `json:"cachedWriteTokens"`
-		} `json:"usage"`
-		Meta struct {
-			Quota *struct {
-				TokenCount struct {
-					InputTokens  int64 `json:"input_tokens"`
-					OutputTokens int64 `json:"output_tokens"`
-				} `json:"token_count"`
-			} `json:"quota"`
+		StopReason string          `json:"stopReason"`
+		Usage      *acpPromptUsage `json:"usage"`
+		Meta       struct {
+			Quota *acpQuota `json:"quota"`
 		} `json:"_meta"`
 	}
 	_ = json.Unmarshal(result, &r)
-	stop := adapters.StopReason(r.StopReason)
-	if stop == "" {
-		stop = adapters.StopEndTurn
+	return acpStopReason(r.StopReason), acpResultUsage(r.Usage, r.Meta.Quota)
+}
+
+func acpStopReason(s string) adapters.StopReason {
+	if s == "" {
+		return adapters.StopEndTurn
 	}
-	var u *adapters.Usage
+	return adapters.StopReason(s)
+}
+
+func acpResultUsage(pu *acpPromptUsage, q *acpQuota) *adapters.Usage {
 	switch {
-	case r.Usage != nil && r.Usage.InputTokens+r.Usage.OutputTokens > 0:
-		u = &adapters.Usage{InputTokens: r.Usage.InputTokens, OutputTokens: r.Usage.OutputTokens,
-			ThoughtTokens: r.Usage.ThoughtTokens, CacheReadTokens: r.Usage.CachedReadTokens,
-			CacheWriteTokens: r.Usage.CachedWriteTokens}
-	case r.Meta.Quota != nil && r.Meta.Quota.TokenCount.InputTokens+r.Meta.Quota.TokenCount.OutputTokens > 0:
-		u = &adapters.Usage{InputTokens: r.Meta.Quota.TokenCount.InputTokens, OutputTokens: r.Meta.Quota.TokenCount.OutputTokens}
+	case pu != nil && pu.InputTokens+pu.OutputTokens > 0:
+		return &adapters.Usage{InputTokens: pu.InputTokens, OutputTokens: pu.OutputTokens,
+			ThoughtTokens: pu.ThoughtTokens, CacheReadTokens: pu.CachedReadTokens,
+			CacheWriteTokens: pu.CachedWriteTokens}
+	case q != nil && q.TokenCount.InputTokens+q.TokenCount.OutputTokens > 0:
+		return &adapters.Usage{InputTokens: q.TokenCount.InputTokens, OutputTokens: q.TokenCount.OutputTokens}
 	}
-	return stop, u
+	return nil
 }
 
 // ACPError turns a JSON-RPC error from an ACP agent into a user-facing error.

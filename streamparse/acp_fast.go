@@ -1,8 +1,6 @@
 package streamparse
 
 import (
-	"encoding/json"
-
 	"github.com/hubdev/hub/adapters"
 )
 
@@ -64,8 +62,10 @@ func (d *ACPDecoder) decodeFast(line []byte) ([]adapters.Event, bool) {
 	}
 	method, ok := acpStr(v[acpEnvMethod])
 	switch {
-	case !ok || method == "session/request_permission":
+	case !ok:
 		return nil, false
+	case method == "session/request_permission":
+		return d.permissionFast(v[acpEnvParams])
 	case method == "session/update":
 		if u.raw == nil {
 			return nil, false
@@ -78,16 +78,18 @@ func (d *ACPDecoder) decodeFast(line []byte) ([]adapters.Event, bool) {
 }
 
 func (d *ACPDecoder) resultFast(result, line []byte) ([]adapters.Event, bool) {
-	var v [2][]byte
-	if !acpIsObj(result) || !acpScan(result, []string{`"stopReason"`, `"sessionId"`}, v[:]) {
+	var v [4][]byte
+	if !acpIsObj(result) || !acpScan(result, acpResultKeys, v[:]) {
 		return nil, false
 	}
 	stop, ok1 := acpStr(v[0])
 	sid, ok2 := acpStr(v[1])
-	if !ok1 || !ok2 || stop != "" {
-		return nil, false // prompt results are rare and carry usage: slow path
-	}
-	if sid != "" {
+	switch {
+	case !ok1 || !ok2:
+		return nil, false
+	case stop != "":
+		return acpPromptResultFast(stop, v[2], v[3])
+	case sid != "":
 		return []adapters.Event{{Type: adapters.EventSessionInfo, Session: &adapters.SessionInfo{AgentSessionID: sid}}}, true
 	}
 	return []adapters.Event{acpRawValid("acp:response", line)}, true
@@ -122,51 +124,42 @@ const (
 )
 
 func (d *ACPDecoder) updateFast(u *acpFastUpdate) ([]adapters.Event, bool) {
-	v, update := &u.v, u.raw
-	kind, ok1 := acpStr(v[acpUpKind])
-	msgID, ok2 := acpStr(v[acpUpMessageID])
-	_, ok3 := acpStr(v[acpUpToolCallID])
-	_, ok4 := acpStrPtr(v[acpUpTitle])
-	if !ok1 || !ok2 || !ok3 || !ok4 || !acpAbsent(v[acpUpEntries], v[acpUpUsed], v[acpUpSize], v[acpUpCost]) {
+	au, cmds, ok := acpUpdateFast(&u.v)
+	if !ok {
 		return nil, false
 	}
-	switch kind {
+	update := u.raw
+	switch au.SessionUpdate {
 	case "agent_message_chunk", "agent_thought_chunk":
-		if v[acpUpCommands] != nil || !u.blockOK {
+		if !u.blockOK {
 			return nil, false
 		}
 		c, ok := acpBlockVals(&u.bv)
 		if !ok {
 			return nil, false
 		}
-		return d.chunk(acpUpdate{SessionUpdate: kind, MessageID: msgID}, c, update), true
+		return d.chunk(au, c, update), true
 	case "tool_call", "tool_call_update":
-		if v[acpUpCommands] != nil {
-			return nil, false
-		}
-		tc, ok := acpToolCallFast(v)
+		tc, ok := acpToolCallFast(&u.v)
 		if !ok {
 			return nil, false
 		}
-		return d.toolCall(kind, tc, update), true
+		return d.toolCall(au.SessionUpdate, tc, update), true
+	case "plan":
+		return []adapters.Event{{Type: adapters.EventPlan, Plan: au.Entries}}, true
 	case "available_commands_update":
-		cmds, ok := acpCommandsFast(v[acpUpCommands])
-		if !ok {
-			return nil, false
+		if cmds == nil {
+			cmds = []adapters.Command{}
 		}
-		return []adapters.Event{{Type: adapters.EventCommands, Commands: acpCommands(cmds)}}, true
-	case "plan", "usage_update":
-		return nil, false
-	}
-	if v[acpUpCommands] != nil {
-		return nil, false
-	}
-	if kind == "session_info_update" {
-		if title, _ := acpStrPtr(v[acpUpTitle]); title != nil {
-			return []adapters.Event{{Type: adapters.EventSessionInfo, Session: &adapters.SessionInfo{Title: *title}}}, true
+		return []adapters.Event{{Type: adapters.EventCommands, Commands: cmds}}, true
+	case "usage_update":
+		return []adapters.Event{{Type: adapters.EventUsage, Usage: acpUsage(au)}}, true
+	case "session_info_update":
+		if au.Title != nil {
+			return []adapters.Event{{Type: adapters.EventSessionInfo, Session: &adapters.SessionInfo{Title: *au.Title}}}, true
 		}
 	}
-	return []adapters.Event{acpRawValid("acp:"+kind, update)}, true
+	return []adapters.Event{acpRawValid("acp:"+au.SessionUpdate, update)}, true
 }
 
 var acpBlockKeys = []string{`"type"`, `"text"`, `"data"`, `"mimeType"`, `"uri"`, `"name"`, `"resource"`}
@@ -223,9 +216,7 @@ func acpToolCallFast(v *[acpUpN][]byte) (acpToolCall, bool) {
 	if !ok || !acpToolContentsFast(v[acpUpContent], &tc.Content) || !acpMetaFast(v[acpUpMeta], &tc.Meta) {
 		return tc, false
 	}
-	if l := v[acpUpLocations]; string(l) == "[]" {
-		tc.Locations = []adapters.Location{}
-	} else if l != nil && json.Unmarshal(l, &tc.Locations) != nil {
+	if tc.Locations, ok = acpLocationsFast(v[acpUpLocations]); !ok {
 		return tc, false
 	}
 	tc.RawInput = acpRawClone(v[acpUpRawInput])
@@ -285,8 +276,7 @@ func acpMetaFast(b []byte, out *map[string]acpMetaNS) bool {
 		if *out == nil {
 			*out = map[string]acpMetaNS{}
 		}
-		var ns acpMetaNS
-		_ = ns.UnmarshalJSON(val)
+		ns := acpMetaNSFast(val)
 		name, ok := jsonString(k)
 		if !ok {
 			good = false
@@ -304,14 +294,17 @@ func acpMetaFast(b []byte, out *map[string]acpMetaNS) bool {
 
 var acpCommandKeys = []string{`"name"`, `"description"`, `"input"`}
 
-func acpCommandsFast(b []byte) ([]acpCommand, bool) {
+// acpCommandsFast decodes availableCommands straight into hub's commands:
+// like acpCommands over the encoding/json result, but without the
+// intermediate slice.
+func acpCommandsFast(b []byte) ([]adapters.Command, bool) {
 	if b == nil || string(b) == "null" {
 		return nil, true
 	}
 	if b[0] != '[' {
 		return nil, false
 	}
-	var out []acpCommand
+	var out []adapters.Command
 	good := true
 	end := -1
 	jsonArray(b, func(item []byte) bool {
@@ -319,7 +312,7 @@ func acpCommandsFast(b []byte) ([]acpCommand, bool) {
 		if good = acpIsObj(item) && acpScan(item, acpCommandKeys, v[:]); !good {
 			return false
 		}
-		var c acpCommand
+		var c adapters.Command
 		var ok1, ok2 bool
 		c.Name, ok1 = acpStr(v[0])
 		c.Description, ok2 = acpStr(v[1])
@@ -327,16 +320,30 @@ func acpCommandsFast(b []byte) ([]acpCommand, bool) {
 		if in := v[2]; good && in != nil && string(in) != "null" {
 			var hv [1][]byte
 			good = acpIsObj(in) && acpScan(in, []string{`"hint"`}, hv[:])
-			var hint string
 			var ok3 bool
-			hint, ok3 = acpStr(hv[0])
+			c.InputHint, ok3 = acpStr(hv[0])
 			good = good && ok3
-			c.Input = &struct {
-				Hint string `json:"hint"`
-			}{hint}
 		}
 		out = append(out, c)
 		return good
 	}, &end)
 	return out, good
+}
+
+var acpToolNameKey = []string{`"toolName"`}
+
+// acpMetaNSFast decodes like acpMetaNS.UnmarshalJSON: only an object with a
+// string toolName names the tool.
+func acpMetaNSFast(val []byte) acpMetaNS {
+	if !acpIsObj(val) {
+		return acpMetaNS{}
+	}
+	var v [1][]byte
+	if !acpScan(val, acpToolNameKey, v[:]) {
+		var ns acpMetaNS
+		_ = ns.UnmarshalJSON(val)
+		return ns
+	}
+	name, _ := acpStr(v[0])
+	return acpMetaNS{ToolName: name}
 }

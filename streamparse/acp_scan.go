@@ -79,8 +79,34 @@ func acpStr(v []byte) (string, bool) {
 	if v == nil || string(v) == "null" {
 		return "", true
 	}
+	if len(v) <= acpConstMax {
+		if s, ok := acpConsts[string(v)]; ok {
+			return s, true
+		}
+	}
 	return jsonString(v)
 }
+
+// acpConsts maps the quoted form of frequent enum values (record types,
+// kinds, statuses) to shared strings, saving an allocation per member.
+var acpConsts = func() map[string]string {
+	m := map[string]string{}
+	for _, s := range []string{
+		"agent_message_chunk", "agent_thought_chunk", "user_message_chunk", "tool_call", "tool_call_update",
+		"plan", "usage_update", "available_commands_update", "session_info_update", "current_mode_update",
+		"text", "image", "resource_link", "resource", "content", "diff", "terminal",
+		"pending", "in_progress", "completed", "failed", "high", "medium", "low",
+		"read", "edit", "delete", "move", "search", "execute", "think", "fetch", "other",
+		"allow_once", "allow_always", "reject_once", "reject_always", "USD",
+		"init", "message", "tool_use", "tool_result", "error", "result", "user", "assistant",
+		"success", "fatal", "warning",
+	} {
+		m[`"`+s+`"`] = s
+	}
+	return m
+}()
+
+const acpConstMax = len(`"available_commands_update"`)
 
 // acpStrPtr reads an optional *string member: absent and null give nil.
 func acpStrPtr(v []byte) (*string, bool) {

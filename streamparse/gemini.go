@@ -14,6 +14,7 @@ import (
 type GeminiDecoder struct {
 	tools map[string]string // tool_id -> tool_name
 	done  bool
+	slow  bool // tests: encoding/json only
 }
 
 type geminiLine struct {
@@ -56,8 +57,10 @@ func (d *GeminiDecoder) Decode(line []byte) []adapters.Event {
 	if len(line) == 0 {
 		return nil
 	}
-	if evs, ok := d.decodeFast(line); ok {
-		return evs
+	if !d.slow {
+		if evs, ok := d.decodeFast(line); ok {
+			return evs
+		}
 	}
 	var l geminiLine
 	if err := json.Unmarshal(line, &l); err != nil {
