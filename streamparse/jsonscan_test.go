@@ -3,6 +3,7 @@ package streamparse
 import (
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 	"unicode/utf8"
 )
@@ -82,4 +83,26 @@ func FuzzJSONScan(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestJSONSkipString_SpecialByteAtEveryOffset(t *testing.T) {
+	for _, special := range []string{`"`, `\n`, `\u00e9`, "\x01", "\xc3\xa9"} {
+		for n := 0; n < 20; n++ {
+			for tail := 0; tail < 10; tail++ {
+				in := []byte(`"` + strings.Repeat("a", n) + special + strings.Repeat("b", tail) + `"`)
+				if special == `"` {
+					in = []byte(`"` + strings.Repeat("a", n) + `"` + strings.Repeat("b", tail))
+				}
+				end := jsonSkipString(in, 0)
+				var s string
+				err := json.Unmarshal(in[:max(end, 0)], &s)
+				if (end >= 0) != (err == nil) {
+					t.Fatalf("%q: end %d, encoding/json err %v", in, end, err)
+				}
+				if special == `"` && end != n+2 {
+					t.Fatalf("%q: end %d, want %d", in, end, n+2)
+				}
+			}
+		}
+	}
 }
