@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -19,6 +20,8 @@ type editorClient struct {
 	conn      *conn
 	sessionID string
 	caps      ClientCapabilities
+	// cwd (absolute) resolves relative paths adapters pass on (C31).
+	cwd string
 
 	// terms tracks terminals created through this session (C33): a
 	// terminal content item must name one that is live when first sent, and
@@ -38,7 +41,7 @@ func (e *editorClient) ReadTextFile(ctx context.Context, path string, line, limi
 	if !e.CanReadFile() {
 		return "", fmt.Errorf("fs/read_text_file %s: %w", path, ErrNoCapability)
 	}
-	req := ReadTextFileRequest{SessionID: e.sessionID, Path: path}
+	req := ReadTextFileRequest{SessionID: e.sessionID, Path: e.abs(path)}
 	if line > 0 {
 		req.Line = &line
 	}
@@ -61,7 +64,7 @@ func (e *editorClient) WriteTextFile(ctx context.Context, path, content string) 
 	if !e.CanWriteFile() {
 		return fmt.Errorf("fs/write_text_file %s: %w", path, ErrNoCapability)
 	}
-	if _, err := e.conn.Call(ctx, "fs/write_text_file", WriteTextFileRequest{SessionID: e.sessionID, Path: path, Content: content}); err != nil {
+	if _, err := e.conn.Call(ctx, "fs/write_text_file", WriteTextFileRequest{SessionID: e.sessionID, Path: e.abs(path), Content: content}); err != nil {
 		return fmt.Errorf("fs/write_text_file %s: %w", path, err)
 	}
 	return nil
@@ -82,6 +85,10 @@ func (e *editorClient) Call(ctx context.Context, method string, params json.RawM
 		m = map[string]json.RawMessage{}
 	}
 	m["sessionId"], _ = json.Marshal(e.sessionID)
+	e.absParam(m, "path")
+	if method == "terminal/create" {
+		e.absParam(m, "cwd")
+	}
 	res, err := e.conn.Call(ctx, method, m)
 	e.track(method, m["terminalId"], res, err)
 	if err != nil {
@@ -91,6 +98,26 @@ func (e *editorClient) Call(ctx context.Context, method string, params json.RawM
 		return json.RawMessage("{}"), nil
 	}
 	return res, nil
+}
+
+// abs makes p absolute against the session cwd: agents behind hub may use
+// relative paths, and ACP clients require absolute ones.
+func (e *editorClient) abs(p string) string {
+	if p == "" || filepath.IsAbs(p) || e.cwd == "" {
+		return p
+	}
+	return filepath.Join(e.cwd, p)
+}
+
+// absParam rewrites the string member key of m with abs.
+func (e *editorClient) absParam(m map[string]json.RawMessage, key string) {
+	var p string
+	if raw, ok := m[key]; !ok || json.Unmarshal(raw, &p) != nil {
+		return
+	}
+	if a := e.abs(p); a != p {
+		m[key], _ = json.Marshal(a)
+	}
 }
 
 // track records terminal/create results and terminal/release calls; a

@@ -307,7 +307,7 @@ func (s *server) open(rec *Record, mcp []McpServer) (*session, error) {
 	caps := s.clientCaps
 	s.mu.Unlock()
 	ss := &session{srv: s, rec: rec, mcp: s.convertMCP(mcp), always: map[string]adapters.PermissionOptionKind{}, seenTools: map[string]bool{}}
-	ss.editor = &editorClient{conn: s.conn, sessionID: rec.SessionID, caps: caps}
+	ss.editor = &editorClient{conn: s.conn, sessionID: rec.SessionID, caps: caps, cwd: rec.Cwd}
 	s.mu.Lock()
 	if old, ok := s.sessions[rec.SessionID]; ok {
 		s.mu.Unlock()

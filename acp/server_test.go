@@ -611,3 +611,42 @@ func TestSessionIndex_KeepsBackendIDWithoutSessionInfo(t *testing.T) {
 		t.Fatalf("index record lacks the backend's session id: %+v", rec)
 	}
 }
+
+func TestEditorClient_RelativePathsMadeAbsolute(t *testing.T) {
+	c := newClient(t, "")
+	var calls []map[string]any
+	c.fs = func(method string, params json.RawMessage) (any, *Error) {
+		var m map[string]any
+		_ = json.Unmarshal(params, &m)
+		m["method"] = method
+		calls = append(calls, m)
+		if method == "terminal/create" {
+			return map[string]any{"terminalId": "t1"}, nil
+		}
+		return ReadTextFileResponse{Content: "data"}, nil
+	}
+	c.init(ClientCapabilities{FS: FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true}, Terminal: true})
+	cwd := t.TempDir()
+	sid := c.newSession(cwd)
+	c.prompt(sid, "x")
+	a, _ := c.reg.Get("replay")
+	ed := a.(*replay.Adapter).Starts()[0].Editor
+	ctx := t.Context()
+	_, _ = ed.ReadTextFile(ctx, "src/a.go", 0, 0)
+	_ = ed.WriteTextFile(ctx, "/abs/b.go", "x")
+	_, _ = ed.Call(ctx, "fs/read_text_file", json.RawMessage(`{"path":"c.go"}`))
+	_, _ = ed.Call(ctx, "terminal/create", json.RawMessage(`{"command":"ls","cwd":"sub"}`))
+	want := []string{cwd + "/src/a.go", "/abs/b.go", cwd + "/c.go", cwd + "/sub"}
+	if len(calls) != len(want) {
+		t.Fatalf("calls %v", calls)
+	}
+	for i, w := range want {
+		got := calls[i]["path"]
+		if calls[i]["method"] == "terminal/create" {
+			got = calls[i]["cwd"]
+		}
+		if got != w {
+			t.Errorf("call %d (%v): path %v, want %s", i, calls[i]["method"], got, w)
+		}
+	}
+}
