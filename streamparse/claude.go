@@ -25,9 +25,14 @@ type ClaudeDecoder struct {
 	tools    map[string]*claudeToolRecord // tool_use id -> what was emitted
 	msgID    map[string]string            // parent tool id -> current streamed message id
 	tasks    []*claudeTask                // task list built from TaskCreate/TaskUpdate/TaskList
-	session  string
-	model    string
-	commands string
+	// unclaimed holds text streamed without a known message id (qodercli
+	// sends no message_start); the assistant block that repeats it claims it.
+	unclaimed []claudeUnclaimed
+	cli       string // CLI named in error messages; "" means claude
+	slow      bool   // encoding/json only (tests compare both paths)
+	session   string
+	model     string
+	commands  string
 	// Version is the CLI version from the last system/init ("" before).
 	Version string
 }
@@ -137,8 +142,11 @@ func (d *ClaudeDecoder) Decode(line []byte) []adapters.Event {
 		if !claudeDecodeLarge(line, &l) {
 			return []adapters.Event{claudeRaw(line, "claude:malformed")}
 		}
-	} else if err := json.Unmarshal(line, &l); err != nil {
-		return []adapters.Event{claudeRaw(line, "claude:malformed")}
+	} else if d.slow || !claudeFastLine(line, &l) {
+		l = claudeLine{}
+		if err := json.Unmarshal(line, &l); err != nil {
+			return []adapters.Event{claudeRaw(line, "claude:malformed")}
+		}
 	}
 	switch l.Type {
 	case "system":
@@ -177,7 +185,7 @@ func (d *ClaudeDecoder) system(l *claudeLine, line []byte) []adapters.Event {
 	case "status", "thinking_tokens":
 		return nil
 	case "api_retry":
-		return []adapters.Event{claudeRetry(l)}
+		return []adapters.Event{claudeRetry(l, d.cliName())}
 	}
 	return []adapters.Event{claudeRaw(line, "claude:system/"+l.Subtype)}
 }
@@ -203,7 +211,7 @@ func (d *ClaudeDecoder) init(l *claudeLine) []adapters.Event {
 	return out
 }
 
-func claudeRetry(l *claudeLine) adapters.Event {
+func claudeRetry(l *claudeLine, cli string) adapters.Event {
 	code, status := "provider", 0
 	if l.ErrorStatus != nil {
 		status = *l.ErrorStatus
@@ -211,7 +219,7 @@ func claudeRetry(l *claudeLine) adapters.Event {
 	if status == 429 {
 		code = "rate_limit"
 	}
-	msg := "claude: API request failed"
+	msg := cli + ": API request failed"
 	if status != 0 {
 		msg += " with HTTP " + itoa(status)
 	}
@@ -225,7 +233,7 @@ func (d *ClaudeDecoder) rateLimit(l *claudeLine, line []byte) []adapters.Event {
 		return []adapters.Event{claudeRaw(line, "claude:rate_limit_event")}
 	}
 	return []adapters.Event{{Type: adapters.EventError, Error: &adapters.ErrorInfo{
-		Message: "claude: usage limit reached (" + l.RateLimitInfo.RateLimitType + "); try again after it resets",
+		Message: d.cliName() + ": usage limit reached (" + l.RateLimitInfo.RateLimitType + "); try again after it resets",
 		Code:    "rate_limit"}}}
 }
 
@@ -253,6 +261,14 @@ func claudeErrorText(raw json.RawMessage) string {
 		}
 	}
 	return string(raw)
+}
+
+// cliName is the CLI named in error messages.
+func (d *ClaudeDecoder) cliName() string {
+	if d.cli == "" {
+		return "claude"
+	}
+	return d.cli
 }
 
 func parentKey(p *string) string {

@@ -28,8 +28,11 @@ type claudeStreamEvent struct {
 
 func (d *ClaudeDecoder) streamEvent(l *claudeLine, line []byte) []adapters.Event {
 	var ev claudeStreamEvent
-	if err := json.Unmarshal(l.Event, &ev); err != nil {
-		return []adapters.Event{claudeRaw(line, "claude:stream_event")}
+	if d.slow || !claudeFastEvent(l.Event, &ev) {
+		ev = claudeStreamEvent{}
+		if err := json.Unmarshal(l.Event, &ev); err != nil {
+			return []adapters.Event{claudeRaw(line, "claude:stream_event")}
+		}
 	}
 	parent := parentKey(l.ParentToolUseID)
 	key := claudeBlockKey{parent: parent, index: ev.Index}
@@ -64,13 +67,13 @@ func (d *ClaudeDecoder) blockDelta(l *claudeLine, parent string, key claudeBlock
 	}
 	switch ev.Delta.Type {
 	case "text_delta":
-		d.streamed[msgID] = true
+		d.markStreamed(parent, msgID, key.index, "text", ev.Delta.Text)
 		if ev.Delta.Text == "" {
 			return nil
 		}
 		return []adapters.Event{{Type: adapters.EventText, Text: ev.Delta.Text, MessageID: msgID}}
 	case "thinking_delta":
-		d.streamed[msgID] = true
+		d.markStreamed(parent, msgID, key.index, "thinking", ev.Delta.Thinking)
 		if ev.Delta.Thinking == "" {
 			return nil
 		}
@@ -81,6 +84,17 @@ func (d *ClaudeDecoder) blockDelta(l *claudeLine, parent string, key claudeBlock
 		}
 	}
 	return nil
+}
+
+// markStreamed remembers streamed text so the assistant block repeating it
+// is not shown again: by message id when known (Claude Code sends
+// message_start), else per content block (qodercli does not).
+func (d *ClaudeDecoder) markStreamed(parent, msgID string, index int, kind, text string) {
+	if msgID != "" {
+		d.streamed[msgID] = true
+		return
+	}
+	d.noteUnclaimed(parent, index, kind, text)
 }
 
 // claudeMessage is the `message` of assistant and user lines.
@@ -105,6 +119,15 @@ type claudeBlockJSON struct {
 	} `json:"source"`
 }
 
+func (d *ClaudeDecoder) message(raw json.RawMessage) (claudeMessage, []claudeBlockJSON, bool) {
+	if !d.slow && len(raw) < claudeLargeLine {
+		if m, blocks, ok := claudeFastMessage(raw); ok {
+			return m, blocks, true
+		}
+	}
+	return decodeClaudeMessage(raw)
+}
+
 func decodeClaudeMessage(raw json.RawMessage) (claudeMessage, []claudeBlockJSON, bool) {
 	if len(raw) >= claudeLargeLine {
 		return claudeDecodeLargeMessage(raw)
@@ -126,7 +149,7 @@ func decodeClaudeMessage(raw json.RawMessage) (claudeMessage, []claudeBlockJSON,
 }
 
 func (d *ClaudeDecoder) assistant(l *claudeLine, line []byte) []adapters.Event {
-	m, blocks, ok := decodeClaudeMessage(l.Message)
+	m, blocks, ok := d.message(l.Message)
 	if !ok {
 		return []adapters.Event{claudeRaw(line, "claude:assistant")}
 	}
@@ -134,17 +157,21 @@ func (d *ClaudeDecoder) assistant(l *claudeLine, line []byte) []adapters.Event {
 		return nil // the result line carries the same error
 	}
 	streamed := d.streamed[m.ID]
+	parent := parentKey(l.ParentToolUseID)
 	var out []adapters.Event
 	for i := range blocks {
 		b := &blocks[i]
 		switch b.Type {
-		case "text":
-			if !streamed && b.Text != "" {
-				out = append(out, adapters.Event{Type: adapters.EventText, Text: b.Text, MessageID: m.ID})
+		case "text", "thinking":
+			text := b.Text
+			if b.Type == "thinking" {
+				text = b.Thinking
 			}
-		case "thinking":
-			if !streamed && b.Thinking != "" {
-				out = append(out, adapters.Event{Type: adapters.EventThought, Text: b.Thinking, MessageID: m.ID})
+			if !streamed && len(d.unclaimed) > 0 {
+				text = d.claimStreamed(parent, b.Type, text)
+			}
+			if !streamed && text != "" {
+				out = append(out, claudeBlockEvent(b.Type, text, m.ID))
 			}
 		case "tool_use", "server_tool_use":
 			out = append(out, d.toolUse(b.ID, b.Name, b.Input)...)
@@ -209,7 +236,7 @@ func claudePlan(input []byte) ([]adapters.PlanEntry, bool) {
 }
 
 func (d *ClaudeDecoder) user(l *claudeLine) []adapters.Event {
-	_, blocks, ok := decodeClaudeMessage(l.Message)
+	_, blocks, ok := d.message(l.Message)
 	if !ok {
 		return nil
 	}

@@ -11,6 +11,7 @@ func (d *ClaudeDecoder) result(l *claudeLine) []adapters.Event {
 	// A turn ends here; drop half-streamed blocks so the next turn starts clean.
 	clear(d.blocks)
 	clear(d.streamed)
+	d.unclaimed = d.unclaimed[:0]
 	out := []adapters.Event{}
 	if u := claudeResultUsage(l); u != nil {
 		out = append(out, adapters.Event{Type: adapters.EventUsage, Usage: u})
@@ -26,7 +27,7 @@ func (d *ClaudeDecoder) result(l *claudeLine) []adapters.Event {
 	case l.StopReason != nil && *l.StopReason == "refusal":
 		stop = adapters.StopRefusal
 	case l.IsError:
-		out = append(out, adapters.Event{Type: adapters.EventError, Error: claudeResultError(l)})
+		out = append(out, adapters.Event{Type: adapters.EventError, Error: claudeResultError(l, d.cliName())})
 	}
 	return append(out, adapters.Event{Type: adapters.EventDone, StopReason: stop})
 }
@@ -52,7 +53,7 @@ func claudeResultUsage(l *claudeLine) *adapters.Usage {
 	return u
 }
 
-func claudeResultError(l *claudeLine) *adapters.ErrorInfo {
+func claudeResultError(l *claudeLine, cli string) *adapters.ErrorInfo {
 	e := &adapters.ErrorInfo{Code: "provider", Fatal: true}
 	status := 0
 	if l.APIErrorStatus != nil {
@@ -73,9 +74,9 @@ func claudeResultError(l *claudeLine) *adapters.ErrorInfo {
 		msg = firstLine(l.Errors[0])
 	}
 	if msg == "" {
-		msg = "claude turn failed (" + l.Subtype + ", " + l.TerminalReason + ")"
+		msg = cli + " turn failed (" + l.Subtype + ", " + l.TerminalReason + ")"
 	}
-	e.Message = "claude: " + msg
+	e.Message = cli + ": " + msg
 	e.Detail = strings.Join(l.Errors, "\n")
 	return e
 }

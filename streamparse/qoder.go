@@ -16,7 +16,11 @@ type QoderDecoder struct {
 }
 
 // NewQoderDecoder returns a decoder for one qodercli run.
-func NewQoderDecoder() *QoderDecoder { return &QoderDecoder{inner: NewClaudeDecoder()} }
+func NewQoderDecoder() *QoderDecoder {
+	inner := NewClaudeDecoder()
+	inner.cli = "qodercli"
+	return &QoderDecoder{inner: inner}
+}
 
 // DecodeQoder decodes a whole stream-json output.
 func DecodeQoder(data []byte) []adapters.Event { return acpDecodeLines(NewQoderDecoder(), data) }

@@ -1,0 +1,55 @@
+package qoder
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/config"
+)
+
+// A qodercli without ACP falls back to stream-json; the recorded partial
+// stream must reach the user with each text once (deltas, not the repeat).
+func TestAdapter_FallbackTextOnce(t *testing.T) {
+	fixture, err := filepath.Abs("../../testdata/qodercli/streamjson-tool-partial/stream.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	script := filepath.Join(t.TempDir(), "fake-qodercli.sh")
+	body := "#!/bin/sh\nfor a in \"$@\"; do [ \"$a\" = --acp ] && exit 3; done\nexec cat '" + fixture + "'\n"
+	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	a := New(config.AgentConfig{Command: config.Command{"sh", script, "--acp"}}, "test", zerolog.Nop())
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	s, err := a.Start(ctx, adapters.SessionOptions{Cwd: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ch, err := s.Prompt(ctx, adapters.TextPrompt("hi"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text strings.Builder
+	var last adapters.Event
+	for ev := range ch {
+		if ev.Type == adapters.EventText {
+			text.WriteString(ev.Text)
+		}
+		last = ev
+	}
+	if got, want := text.String(), "I'll run a command. Done: the tool said hello."; got != want {
+		t.Errorf("text = %q, want %q", got, want)
+	}
+	if last.Type != adapters.EventDone || last.StopReason != adapters.StopEndTurn {
+		t.Errorf("last event = %+v, want done/end_turn", last)
+	}
+}

@@ -1,0 +1,307 @@
+package streamparse
+
+import (
+	"encoding/json"
+	"strconv"
+)
+
+// Scanner paths for the frequent small records (stream_event deltas,
+// assistant and user messages, system lines). Each either fills exactly
+// what encoding/json would, or reports false before touching decoder state
+// so encoding/json decides (odd keys, duplicates, unexpected types, and the
+// rarer members such as usage or rate_limit_info).
+
+var claudeTopKeys = []string{
+	"type", "subtype", "session_id", "model", "claude_code_version", "api_message_id", "result",
+	"terminal_reason", "request_id", "parent_tool_use_id", "stop_reason", "is_api_error_message", "is_error",
+	"event", "message", "tool_use_result", "error", "request", "slash_commands",
+	"usage", "modelUsage", "total_cost_usd",
+	// members left to encoding/json when present and not null
+	"errors", "api_error_status", "attempt", "max_retries", "retry_delay_ms",
+	"error_status", "rate_limit_info",
+}
+
+const claudeTopRare = 22 // index of the first member left to encoding/json
+
+// claudeFastLine fills l from a small line with the scanner.
+func claudeFastLine(line []byte, l *claudeLine) bool {
+	var v [29][]byte
+	if !codexFields(line, claudeTopKeys, v[:]) {
+		return false
+	}
+	for _, r := range v[claudeTopRare:] {
+		if len(r) > 0 && string(r) != "null" {
+			return false
+		}
+	}
+	strs := [...]*string{&l.Type, &l.Subtype, &l.SessionID, &l.Model, &l.Version, &l.APIMessageID, &l.Result,
+		&l.TerminalReason, &l.RequestID}
+	for i, p := range strs {
+		s, ok := codexStr(v[i])
+		if !ok {
+			return false
+		}
+		*p = s
+	}
+	var ok1, ok2, ok3, ok4 bool
+	l.ParentToolUseID, ok1 = codexStrPtr(v[9])
+	l.StopReason, ok2 = codexStrPtr(v[10])
+	l.IsAPIError, ok3 = claudeBool(v[11])
+	l.IsError, ok4 = claudeBool(v[12])
+	l.Event, l.Message, l.ToolUseResult, l.Error, l.Request = v[13], v[14], v[15], v[16], v[17]
+	return ok1 && ok2 && ok3 && ok4 && claudeStrings(v[18], &l.SlashCommands) &&
+		claudeFastUsage(v[19], &l.Usage) && claudeFastModelUsage(v[20], l) && claudeFastCost(v[21], &l.TotalCostUSD)
+}
+
+var (
+	claudeUsageKeys  = []string{"input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens", "output_tokens_details"}
+	claudeThinkKeys  = []string{"thinking_tokens"}
+	claudeWindowKeys = []string{"contextWindow"}
+)
+
+func claudeFastUsage(raw []byte, out **claudeUsage) bool {
+	if len(raw) == 0 || string(raw) == "null" {
+		return true
+	}
+	var v [5][]byte
+	if !codexIsObj(raw) || !codexValidFields(raw, claudeUsageKeys, v[:]) {
+		return false
+	}
+	u := &claudeUsage{}
+	*out = u
+	for i, p := range [...]*int64{&u.InputTokens, &u.OutputTokens, &u.CacheReadTokens, &u.CacheCreationTokens} {
+		n, ok := codexInt(v[i])
+		if !ok {
+			return false
+		}
+		*p = n
+	}
+	if len(v[4]) == 0 || string(v[4]) == "null" {
+		return true
+	}
+	var t [1][]byte
+	if !codexIsObj(v[4]) || !codexValidFields(v[4], claudeThinkKeys, t[:]) {
+		return false
+	}
+	n, ok := codexInt(t[0])
+	u.OutputDetails = &struct {
+		ThinkingTokens int64 `json:"thinking_tokens"`
+	}{n}
+	return ok
+}
+
+func claudeFastModelUsage(raw []byte, l *claudeLine) bool {
+	if len(raw) == 0 || string(raw) == "null" {
+		return true
+	}
+	if !codexIsObj(raw) {
+		return false
+	}
+	m := map[string]struct {
+		ContextWindow int64 `json:"contextWindow"`
+	}{}
+	ok := true
+	end := -1
+	jsonObject(raw, func(k, val []byte) bool {
+		key, good := codexStr(k)
+		var w [1][]byte
+		if !good || val[0] != '{' || !codexValidFields(val, claudeWindowKeys, w[:]) {
+			ok = false
+			return false
+		}
+		n, good := codexInt(w[0])
+		e := m[key]
+		e.ContextWindow = n
+		m[key], ok = e, good
+		return good
+	}, &end)
+	l.ModelUsage = m
+	return ok
+}
+
+func claudeFastCost(raw []byte, out **float64) bool {
+	if len(raw) == 0 || string(raw) == "null" {
+		return true
+	}
+	f, err := strconv.ParseFloat(string(raw), 64)
+	*out = &f
+	return err == nil
+}
+
+// claudeBool decodes a bool member as encoding/json would.
+func claudeBool(v []byte) (bool, bool) {
+	switch string(v) {
+	case "", "null", "false":
+		return false, true
+	case "true":
+		return true, true
+	}
+	return false, false
+}
+
+// claudeStrings decodes a []string member (absent and null leave it nil).
+func claudeStrings(v []byte, out *[]string) bool {
+	if len(v) == 0 || string(v) == "null" {
+		return true
+	}
+	if v[0] != '[' {
+		return false
+	}
+	ss := []string{}
+	ok := true
+	end := -1
+	jsonArray(v, func(e []byte) bool {
+		s, good := codexStr(e)
+		ss, ok = append(ss, s), good
+		return good
+	}, &end)
+	*out = ss
+	return ok
+}
+
+var (
+	claudeEventKeys = []string{"type", "index", "content_block", "delta", "message"}
+	claudeCBKeys    = []string{"type", "id", "name"}
+	claudeDeltaKeys = []string{"type", "text", "thinking", "partial_json"}
+	claudeIDKeys    = []string{"id"}
+)
+
+// claudeFastEvent decodes a stream_event's event object.
+func claudeFastEvent(raw []byte, ev *claudeStreamEvent) bool {
+	var v [5][]byte
+	if !codexIsObj(raw) || !codexValidFields(raw, claudeEventKeys, v[:]) {
+		return false
+	}
+	var ok bool
+	if ev.Type, ok = codexStr(v[0]); !ok {
+		return false
+	}
+	if len(v[1]) > 0 && string(v[1]) != "null" {
+		n, err := strconv.ParseInt(string(v[1]), 10, 0)
+		if err != nil {
+			return false
+		}
+		ev.Index = int(n)
+	}
+	return claudeFastCB(v[2], ev) && claudeFastDelta(v[3], ev) && claudeFastMsgID(v[4], ev)
+}
+
+func claudeFastCB(raw []byte, ev *claudeStreamEvent) bool {
+	if len(raw) == 0 || string(raw) == "null" {
+		return true
+	}
+	var v [3][]byte
+	if !codexIsObj(raw) || !codexValidFields(raw, claudeCBKeys, v[:]) {
+		return false
+	}
+	cb := &struct {
+		Type string `json:"type"`
+		ID   string `json:"id"`
+		Name string `json:"name"`
+	}{}
+	var ok1, ok2, ok3 bool
+	cb.Type, ok1 = codexStr(v[0])
+	cb.ID, ok2 = codexStr(v[1])
+	cb.Name, ok3 = codexStr(v[2])
+	ev.ContentBlock = cb
+	return ok1 && ok2 && ok3
+}
+
+func claudeFastDelta(raw []byte, ev *claudeStreamEvent) bool {
+	if len(raw) == 0 || string(raw) == "null" {
+		return true
+	}
+	var v [4][]byte
+	if !codexIsObj(raw) || !codexValidFields(raw, claudeDeltaKeys, v[:]) {
+		return false
+	}
+	d := &struct {
+		Type        string `json:"type"`
+		Text        string `json:"text"`
+		Thinking    string `json:"thinking"`
+		PartialJSON string `json:"partial_json"`
+	}{}
+	var ok1, ok2, ok3, ok4 bool
+	d.Type, ok1 = codexStr(v[0])
+	d.Text, ok2 = codexStr(v[1])
+	d.Thinking, ok3 = codexStr(v[2])
+	d.PartialJSON, ok4 = codexStr(v[3])
+	ev.Delta = d
+	return ok1 && ok2 && ok3 && ok4
+}
+
+func claudeFastMsgID(raw []byte, ev *claudeStreamEvent) bool {
+	if len(raw) == 0 || string(raw) == "null" {
+		return true
+	}
+	var v [1][]byte
+	if !codexIsObj(raw) || !codexValidFields(raw, claudeIDKeys, v[:]) {
+		return false
+	}
+	id, ok := codexStr(v[0])
+	ev.Message = &struct {
+		ID string `json:"id"`
+	}{ID: id}
+	return ok
+}
+
+var (
+	claudeMsgKeys   = []string{"id", "content"}
+	claudeBlockKeys = []string{"type", "text", "thinking", "id", "name", "input", "tool_use_id", "content", "is_error", "source"}
+)
+
+// claudeFastMessage is decodeClaudeMessage for a small message object.
+func claudeFastMessage(raw []byte) (m claudeMessage, blocks []claudeBlockJSON, ok bool) {
+	var v [2][]byte
+	if !codexIsObj(raw) || !codexValidFields(raw, claudeMsgKeys, v[:]) {
+		return m, nil, false
+	}
+	if m.ID, ok = codexStr(v[0]); !ok {
+		return m, nil, false
+	}
+	m.Content = json.RawMessage(v[1])
+	c := v[1]
+	switch {
+	case len(c) == 0 || string(c) == "null":
+		return m, nil, true
+	case c[0] == '"':
+		s, ok := codexStr(c)
+		return m, []claudeBlockJSON{{Type: "text", Text: s}}, ok
+	case c[0] != '[':
+		return m, nil, false
+	}
+	ok = true
+	end := -1
+	jsonArray(c, func(e []byte) bool {
+		var b claudeBlockJSON
+		b, ok = claudeFastBlock(e)
+		blocks = append(blocks, b)
+		return ok
+	}, &end)
+	return m, blocks, ok
+}
+
+func claudeFastBlock(raw []byte) (b claudeBlockJSON, ok bool) {
+	if string(raw) == "null" {
+		return b, true
+	}
+	var v [10][]byte
+	if !codexIsObj(raw) || !codexValidFields(raw, claudeBlockKeys, v[:]) {
+		return b, false
+	}
+	if len(v[9]) > 0 && string(v[9]) != "null" {
+		return b, false // image source: rare, left to encoding/json
+	}
+	strs := [...]*string{&b.Type, &b.Text, &b.Thinking, &b.ID, &b.Name}
+	for i, p := range strs {
+		if *p, ok = codexStr(v[i]); !ok {
+			return b, false
+		}
+	}
+	if b.ToolUseID, ok = codexStr(v[6]); !ok {
+		return b, false
+	}
+	b.Input, b.Content = json.RawMessage(v[5]), json.RawMessage(v[7])
+	b.IsError, ok = claudeBool(v[8])
+	return b, ok
+}
