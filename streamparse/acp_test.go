@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/hubdev/hub/adapters"
 )
@@ -144,37 +143,6 @@ func TestACPPromptResult_Usage(t *testing.T) {
 			}
 		})
 	}
-}
-
-func acpBenchData(b *testing.B, rel string) []byte {
-	data, err := os.ReadFile(filepath.Join("..", "testdata", rel, "stream.jsonl"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	return bytes.Repeat(data, 50)
-}
-
-func acpBench(b *testing.B, data []byte, decode func([]byte) []adapters.Event) {
-	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	events := 0
-	start := time.Now()
-	for b.Loop() {
-		events += len(decode(data))
-	}
-	b.ReportMetric(float64(events)/time.Since(start).Seconds(), "events/s")
-}
-
-func BenchmarkACP(b *testing.B) {
-	acpBench(b, append(acpBenchData(b, "gemini/acp-tool"), acpBenchData(b, "acpagent/permission-plan-usage")...), DecodeACP)
-}
-
-func BenchmarkGemini(b *testing.B) {
-	acpBench(b, acpBenchData(b, "gemini/streamjson-tool"), DecodeGemini)
-}
-
-func BenchmarkQoder(b *testing.B) {
-	acpBench(b, acpBenchData(b, "qodercli/streamjson-tool-partial"), DecodeQoder)
 }
 
 func acpFuzzSeeds(f *testing.F, rels ...string) {

@@ -299,48 +299,6 @@ func FuzzClaude(f *testing.F) {
 	})
 }
 
-func BenchmarkClaude(b *testing.B) {
-	var data []byte
-	for _, name := range []string{"tool-partial", "tool-nopartial", "edit-plan", "long-line"} {
-		d, err := os.ReadFile(filepath.Join("../testdata/claude", name, "stream.jsonl"))
-		if err != nil {
-			b.Fatal(err)
-		}
-		data = append(data, d...)
-	}
-	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	events := 0
-	for b.Loop() {
-		events += len(DecodeClaude(data))
-	}
-	b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
-}
-
-// BenchmarkClaudeSmallLines is every claude fixture but the long-line ones:
-// the small records that go through the per-record paths.
-func BenchmarkClaudeSmallLines(b *testing.B) {
-	paths, _ := filepath.Glob("../testdata/claude/*/stream.jsonl")
-	var data []byte
-	for _, p := range paths {
-		if strings.Contains(p, "long-line") {
-			continue
-		}
-		d, err := os.ReadFile(p)
-		if err != nil {
-			b.Fatal(err)
-		}
-		data = append(data, d...)
-	}
-	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	events := 0
-	for b.Loop() {
-		events += len(DecodeClaude(data))
-	}
-	b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
-}
-
 // Padding every fixture line past claudeLargeLine sends it through the
 // scanner path; the events must not change.
 func TestDecodeClaude_LargePathMatches(t *testing.T) {

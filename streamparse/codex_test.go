@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/hubdev/hub/adapters"
 )
@@ -352,31 +351,4 @@ func FuzzCodexExec(f *testing.F) {
 			_ = d.Decode(l)
 		}
 	})
-}
-
-func codexBench(b *testing.B, glob string, decode func([]byte) []adapters.Event) {
-	paths, _ := filepath.Glob(filepath.Join("..", "testdata", "codex", glob, "stream.jsonl"))
-	var data []byte
-	for _, p := range paths {
-		d, _ := os.ReadFile(p)
-		data = append(data, d...)
-	}
-	b.SetBytes(int64(len(data)))
-	b.ResetTimer()
-	start := time.Now()
-	events := 0
-	for i := 0; i < b.N; i++ {
-		events += len(decode(data))
-	}
-	b.ReportMetric(float64(events)/time.Since(start).Seconds(), "events/s")
-}
-
-func BenchmarkCodex(b *testing.B) { codexBench(b, "appserver-*", DecodeCodex) }
-
-func BenchmarkCodexExec(b *testing.B) { codexBench(b, "exec-*", DecodeCodexExec) }
-
-// BenchmarkCodexSmallLines is the app-server corpus without the multi-MB
-// long-line case: per-line overhead rather than string scanning.
-func BenchmarkCodexSmallLines(b *testing.B) {
-	codexBench(b, "appserver-[^l]*", DecodeCodex)
 }

@@ -275,25 +275,3 @@ func FuzzPi(f *testing.F) {
 		}
 	})
 }
-
-func BenchmarkPi(b *testing.B) {
-	var data []byte
-	for _, name := range []string{"long-lines", "tool-use", "thinking"} {
-		d, err := os.ReadFile(filepath.Join("..", "testdata", "pi", name, "stream.jsonl"))
-		if err != nil {
-			b.Fatal(err)
-		}
-		data = append(data, d...)
-	}
-	lines := bytes.Split(data, []byte{'\n'})
-	b.SetBytes(int64(len(data)))
-	b.ResetTimer()
-	events := 0
-	for i := 0; i < b.N; i++ {
-		d := NewPiDecoder("/repo")
-		for _, l := range lines {
-			events += len(d.Decode(l))
-		}
-	}
-	b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
-}
