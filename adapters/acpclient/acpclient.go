@@ -55,6 +55,10 @@ type Config struct {
 	StopGrace time.Duration
 	// Fallback, when set, is used if the ACP handshake fails.
 	Fallback Fallback
+	// BeforeLoad, when set, runs before session/load or session/resume with
+	// the session id and the agent's environment (agent-specific repairs of
+	// its on-disk state); an error is logged and the load goes ahead.
+	BeforeLoad func(sessionID string, env []string) error
 	// ClientVersion is sent as clientInfo.version.
 	ClientVersion string
 	Logger        zerolog.Logger

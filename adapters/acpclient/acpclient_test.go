@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -396,6 +397,43 @@ func TestSession_CloseSendsSessionClose(t *testing.T) {
 			got, _ := os.ReadFile(log)
 			if string(got) != tt.want {
 				t.Errorf("agent saw %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestSession_BeforeLoadHook(t *testing.T) {
+	tests := []struct {
+		name      string
+		resume    string
+		hookErr   error
+		wantCalls int
+	}{
+		{"new session skips it", "", nil, 0},
+		{"load runs it", "old-7", nil, 1},
+		{"load goes ahead when it fails", "old-7", errors.New("disk full"), 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var calls []string
+			a := fakeAdapter(t)
+			a.cfg.BeforeLoad = func(id string, env []string) error {
+				if !slices.Contains(env, fakeEnv+"=1") {
+					t.Errorf("hook env lacks the agent's env: %d entries", len(env))
+				}
+				calls = append(calls, id)
+				return tt.hookErr
+			}
+			s, err := a.Start(context.Background(), adapters.SessionOptions{Cwd: t.TempDir(), ResumeID: tt.resume})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			if len(calls) != tt.wantCalls || (tt.wantCalls > 0 && calls[0] != tt.resume) {
+				t.Fatalf("hook calls = %q, want %d with %q", calls, tt.wantCalls, tt.resume)
+			}
+			if tt.resume != "" && s.ID() != tt.resume {
+				t.Fatalf("ID = %q, want the loaded %q", s.ID(), tt.resume)
 			}
 		})
 	}

@@ -30,6 +30,7 @@ type Session struct {
 	dec    *streamparse.ACPDecoder
 	local  *local
 	editor adapters.EditorClient
+	env    []string
 
 	mu        sync.Mutex
 	cur       *turn
@@ -61,13 +62,14 @@ func (a *Adapter) env(opts adapters.SessionOptions) []string {
 }
 
 func (a *Adapter) startACP(ctx context.Context, opts adapters.SessionOptions) (*Session, error) {
+	env := a.env(opts)
 	p, err := proc.Start(context.Background(), proc.Spec{
-		Path: a.cfg.Argv[0], Args: a.cfg.Argv[1:], Dir: opts.Cwd, Env: a.env(opts), Grace: a.cfg.StopGrace,
+		Path: a.cfg.Argv[0], Args: a.cfg.Argv[1:], Dir: opts.Cwd, Env: env, Grace: a.cfg.StopGrace,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrInitialize, a.cfg.Name, errors.Join(adapters.ErrNotInstalled, err))
 	}
-	s := &Session{a: a, opts: opts, proc: p, dec: streamparse.NewACPDecoder(), editor: opts.Editor, closed: make(chan struct{})}
+	s := &Session{a: a, opts: opts, proc: p, dec: streamparse.NewACPDecoder(), editor: opts.Editor, env: env, closed: make(chan struct{})}
 	s.local = newLocal(opts.Cwd, a.cfg.Logger)
 	log := a.cfg.Logger.With().Str("agent", a.cfg.Name).Logger()
 	stream := newLineStream(p.Stdout, p.Stdin, log)
@@ -128,6 +130,11 @@ func (s *Session) openSession(ctx context.Context) error {
 	load := acp.LoadSessionRequest{SessionID: s.opts.ResumeID, Cwd: s.opts.Cwd, McpServers: s.mcpServers()}
 	var res sessionResult
 	var err error
+	if s.opts.ResumeID != "" && s.a.cfg.BeforeLoad != nil {
+		if err := s.a.cfg.BeforeLoad(s.opts.ResumeID, s.env); err != nil {
+			s.a.cfg.Logger.Warn().Err(err).Str("agent", s.a.cfg.Name).Msg("preparing the session load failed")
+		}
+	}
 	switch {
 	case s.opts.ResumeID == "":
 		err = s.call(ctx, "session/new", acp.NewSessionRequest{Cwd: load.Cwd, McpServers: load.McpServers}, &res)

@@ -4,6 +4,8 @@
 package gemini
 
 import (
+	"time"
+
 	"github.com/rs/zerolog"
 
 	"github.com/hubdev/hub/adapters"
@@ -53,12 +55,24 @@ func New(ac config.AgentConfig, version string, log zerolog.Logger) *acpclient.A
 	env := merge(DefaultEnv, ac.Env)
 	return acpclient.New(acpclient.Config{
 		Name: Name, Argv: argv, Env: env, Model: ac.Model, Mode: ac.Mode, Caps: Capabilities(),
-		ClientVersion: version, Logger: log,
+		ClientVersion: version, Logger: log, BeforeLoad: beforeLoad(log, time.Now),
 		Fallback: acpclient.StreamJSON{Name: Name, Env: env, Logger: log,
 			Argv:       func(p, id string, o adapters.SessionOptions) []string { return FallbackArgv(argv, p, id, o) },
 			NewDecoder: func() acpclient.LineDecoder { return streamparse.NewGeminiDecoder() },
 		}.Fallback(),
 	})
+}
+
+// beforeLoad moves the session's chat file out of session/load's way (see
+// MoveAsideChat).
+func beforeLoad(log zerolog.Logger, now func() time.Time) func(string, []string) error {
+	return func(id string, env []string) error {
+		moved, err := MoveAsideChat(stateHome(env), id, now())
+		if moved != "" {
+			log.Debug().Str("agent", Name).Str("path", moved).Msg("moved the chat file of a session created this minute")
+		}
+		return err
+	}
 }
 
 // FallbackArgv is the stream-json command line for one prompt: the

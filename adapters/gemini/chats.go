@@ -1,0 +1,104 @@
+package gemini
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// ErrChatFile reports a gemini chat file hub could not move aside.
+var ErrChatFile = errors.New("gemini chat file")
+
+// gemini 0.61's session/load starts recording the loaded id before it
+// looks the session up, appending to chats/session-<UTC minute>-<id[:8]>.jsonl;
+// within the minute the session was created that is the session's own
+// file, whose history the appended record replaces ("No previous sessions
+// found for this project", for good). MoveAsideChat renames such a file to a
+// name gemini still lists (session-*-<id[:8]>.jsonl) but never writes to.
+
+// MoveAsideChat renames the chat file of sessionID that gemini would append
+// to if it loaded the session at now; it returns the new path, or "" when
+// no file is in the way.
+func MoveAsideChat(home, sessionID string, now time.Time) (string, error) {
+	short, ok := chatShortID(sessionID)
+	if !ok {
+		return "", nil
+	}
+	stamp := now.UTC().Format("2006-01-02T15-04") // Date.toISOString() minute, ':' -> '-'
+	name := "session-" + stamp + "-" + short + ".jsonl"
+	matches, err := filepath.Glob(filepath.Join(home, ".gemini", "tmp", "*", "chats", name))
+	if err != nil {
+		return "", fmt.Errorf("%w: %w", ErrChatFile, err)
+	}
+	for _, path := range matches {
+		if chatSessionID(path) != sessionID {
+			continue
+		}
+		dst := filepath.Join(filepath.Dir(path), "session-"+stamp+"-hub-"+short+".jsonl")
+		if err := os.Link(path, dst); err != nil {
+			if errors.Is(err, fs.ErrExist) {
+				continue // moved before; path only holds an earlier load's preamble
+			}
+			return "", fmt.Errorf("%w: keep %s: %w", ErrChatFile, path, err)
+		}
+		if err := os.Remove(path); err != nil {
+			return "", fmt.Errorf("%w: move %s: %w", ErrChatFile, path, err)
+		}
+		return dst, nil
+	}
+	return "", nil
+}
+
+// chatShortID is the id part of gemini's chat file names, when the id is
+// one gemini names files after unchanged.
+func chatShortID(id string) (string, bool) {
+	if len(id) < 8 {
+		return "", false
+	}
+	for _, r := range id[:8] {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			return "", false
+		}
+	}
+	return id[:8], true
+}
+
+// chatSessionID reads the sessionId of a chat file's metadata line.
+func chatSessionID(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	line, _ := bufio.NewReaderSize(f, 64<<10).ReadSlice('\n')
+	var meta struct {
+		SessionID string `json:"sessionId"`
+	}
+	_ = json.Unmarshal(line, &meta)
+	return meta.SessionID
+}
+
+// stateHome is the directory gemini keeps .gemini under for env (last
+// assignment wins, as in exec): GEMINI_CLI_HOME, else HOME.
+func stateHome(env []string) string {
+	vals := map[string]string{}
+	for _, kv := range env {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			vals[k] = v
+		}
+	}
+	if h := vals["GEMINI_CLI_HOME"]; h != "" {
+		return h
+	}
+	if h := vals["HOME"]; h != "" {
+		return h
+	}
+	h, _ := os.UserHomeDir()
+	return h
+}
