@@ -33,6 +33,7 @@ type ClaudeDecoder struct {
 	session   string
 	model     string
 	commands  string
+	strs      claudeStrs
 	// Version is the CLI version from the last system/init ("" before).
 	Version string
 }
@@ -142,7 +143,7 @@ func (d *ClaudeDecoder) Decode(line []byte) []adapters.Event {
 		if !claudeDecodeLarge(line, &l) {
 			return []adapters.Event{claudeRaw(line, "claude:malformed")}
 		}
-	} else if d.slow || !claudeFastLine(line, &l) {
+	} else if d.slow || !claudeFastLine(line, &l, &d.strs) {
 		l = claudeLine{}
 		if err := json.Unmarshal(line, &l); err != nil {
 			return []adapters.Event{claudeRaw(line, "claude:malformed")}

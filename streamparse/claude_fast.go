@@ -16,15 +16,15 @@ var claudeTopKeys = []string{
 	"terminal_reason", "request_id", "parent_tool_use_id", "stop_reason", "is_api_error_message", "is_error",
 	"event", "message", "tool_use_result", "error", "request", "slash_commands",
 	"usage", "modelUsage", "total_cost_usd",
+	"errors", "api_error_status", "attempt", "max_retries", "retry_delay_ms", "error_status",
 	// members left to encoding/json when present and not null
-	"errors", "api_error_status", "attempt", "max_retries", "retry_delay_ms",
-	"error_status", "rate_limit_info",
+	"rate_limit_info",
 }
 
-const claudeTopRare = 22 // index of the first member left to encoding/json
+const claudeTopRare = 28 // index of the first member left to encoding/json
 
 // claudeFastLine fills l from a small line with the scanner.
-func claudeFastLine(line []byte, l *claudeLine) bool {
+func claudeFastLine(line []byte, l *claudeLine, c *claudeStrs) bool {
 	var v [29][]byte
 	if !codexFields(line, claudeTopKeys, v[:]) {
 		return false
@@ -37,20 +37,37 @@ func claudeFastLine(line []byte, l *claudeLine) bool {
 	strs := [...]*string{&l.Type, &l.Subtype, &l.SessionID, &l.Model, &l.Version, &l.APIMessageID, &l.Result,
 		&l.TerminalReason, &l.RequestID}
 	for i, p := range strs {
-		s, ok := codexStr(v[i])
+		s, ok := c.str(v[i])
 		if !ok {
 			return false
 		}
 		*p = s
 	}
 	var ok1, ok2, ok3, ok4 bool
-	l.ParentToolUseID, ok1 = codexStrPtr(v[9])
+	l.ParentToolUseID, ok1 = c.ptr(v[9])
 	l.StopReason, ok2 = codexStrPtr(v[10])
 	l.IsAPIError, ok3 = claudeBool(v[11])
 	l.IsError, ok4 = claudeBool(v[12])
 	l.Event, l.Message, l.ToolUseResult, l.Error, l.Request = v[13], v[14], v[15], v[16], v[17]
 	return ok1 && ok2 && ok3 && ok4 && claudeStrings(v[18], &l.SlashCommands) &&
-		claudeFastUsage(v[19], &l.Usage) && claudeFastModelUsage(v[20], l) && claudeFastCost(v[21], &l.TotalCostUSD)
+		claudeFastUsage(v[19], &l.Usage) && claudeFastModelUsage(v[20], l) && claudeFastCost(v[21], &l.TotalCostUSD) &&
+		claudeStrings(v[22], &l.Errors) && claudeFastRetry(&v, l)
+}
+
+// claudeFastRetry fills the api_retry and api error status members.
+func claudeFastRetry(v *[29][]byte, l *claudeLine) bool {
+	var ok [5]bool
+	l.APIErrorStatus, ok[0] = codexIntPtr(v[23])
+	attempt, ok1 := codexInt(v[24])
+	retries, ok2 := codexInt(v[25])
+	l.Attempt, ok[1], l.MaxRetries, ok[2] = int(attempt), ok1, int(retries), ok2
+	l.ErrorStatus, ok[4] = codexIntPtr(v[27])
+	ok[3] = true
+	if r := v[26]; len(r) > 0 && string(r) != "null" {
+		f, err := strconv.ParseFloat(string(r), 64)
+		l.RetryDelayMS, ok[3] = f, err == nil
+	}
+	return ok == [5]bool{true, true, true, true, true}
 }
 
 var (
@@ -167,13 +184,13 @@ var (
 )
 
 // claudeFastEvent decodes a stream_event's event object.
-func claudeFastEvent(raw []byte, ev *claudeStreamEvent) bool {
+func claudeFastEvent(raw []byte, ev *claudeStreamEvent, c *claudeStrs) bool {
 	var v [5][]byte
 	if !codexIsObj(raw) || !codexValidFields(raw, claudeEventKeys, v[:]) {
 		return false
 	}
 	var ok bool
-	if ev.Type, ok = codexStr(v[0]); !ok {
+	if ev.Type, ok = c.str(v[0]); !ok {
 		return false
 	}
 	if len(v[1]) > 0 && string(v[1]) != "null" {
@@ -183,10 +200,10 @@ func claudeFastEvent(raw []byte, ev *claudeStreamEvent) bool {
 		}
 		ev.Index = int(n)
 	}
-	return claudeFastCB(v[2], ev) && claudeFastDelta(v[3], ev) && claudeFastMsgID(v[4], ev)
+	return claudeFastCB(v[2], ev, c) && claudeFastDelta(v[3], ev, c) && claudeFastMsgID(v[4], ev, c)
 }
 
-func claudeFastCB(raw []byte, ev *claudeStreamEvent) bool {
+func claudeFastCB(raw []byte, ev *claudeStreamEvent, c *claudeStrs) bool {
 	if len(raw) == 0 || string(raw) == "null" {
 		return true
 	}
@@ -200,14 +217,14 @@ func claudeFastCB(raw []byte, ev *claudeStreamEvent) bool {
 		Name string `json:"name"`
 	}{}
 	var ok1, ok2, ok3 bool
-	cb.Type, ok1 = codexStr(v[0])
-	cb.ID, ok2 = codexStr(v[1])
-	cb.Name, ok3 = codexStr(v[2])
+	cb.Type, ok1 = c.str(v[0])
+	cb.ID, ok2 = c.str(v[1])
+	cb.Name, ok3 = c.str(v[2])
 	ev.ContentBlock = cb
 	return ok1 && ok2 && ok3
 }
 
-func claudeFastDelta(raw []byte, ev *claudeStreamEvent) bool {
+func claudeFastDelta(raw []byte, ev *claudeStreamEvent, c *claudeStrs) bool {
 	if len(raw) == 0 || string(raw) == "null" {
 		return true
 	}
@@ -222,7 +239,7 @@ func claudeFastDelta(raw []byte, ev *claudeStreamEvent) bool {
 		PartialJSON string `json:"partial_json"`
 	}{}
 	var ok1, ok2, ok3, ok4 bool
-	d.Type, ok1 = codexStr(v[0])
+	d.Type, ok1 = c.str(v[0])
 	d.Text, ok2 = codexStr(v[1])
 	d.Thinking, ok3 = codexStr(v[2])
 	d.PartialJSON, ok4 = codexStr(v[3])
@@ -230,7 +247,7 @@ func claudeFastDelta(raw []byte, ev *claudeStreamEvent) bool {
 	return ok1 && ok2 && ok3 && ok4
 }
 
-func claudeFastMsgID(raw []byte, ev *claudeStreamEvent) bool {
+func claudeFastMsgID(raw []byte, ev *claudeStreamEvent, c *claudeStrs) bool {
 	if len(raw) == 0 || string(raw) == "null" {
 		return true
 	}
@@ -238,7 +255,7 @@ func claudeFastMsgID(raw []byte, ev *claudeStreamEvent) bool {
 	if !codexIsObj(raw) || !codexValidFields(raw, claudeIDKeys, v[:]) {
 		return false
 	}
-	id, ok := codexStr(v[0])
+	id, ok := c.str(v[0])
 	ev.Message = &struct {
 		ID string `json:"id"`
 	}{ID: id}
@@ -251,37 +268,37 @@ var (
 )
 
 // claudeFastMessage is decodeClaudeMessage for a small message object.
-func claudeFastMessage(raw []byte) (m claudeMessage, blocks []claudeBlockJSON, ok bool) {
+func claudeFastMessage(raw []byte, c *claudeStrs) (m claudeMessage, blocks []claudeBlockJSON, ok bool) {
 	var v [2][]byte
 	if !codexIsObj(raw) || !codexValidFields(raw, claudeMsgKeys, v[:]) {
 		return m, nil, false
 	}
-	if m.ID, ok = codexStr(v[0]); !ok {
+	if m.ID, ok = c.str(v[0]); !ok {
 		return m, nil, false
 	}
 	m.Content = json.RawMessage(v[1])
-	c := v[1]
+	cont := v[1]
 	switch {
-	case len(c) == 0 || string(c) == "null":
+	case len(cont) == 0 || string(cont) == "null":
 		return m, nil, true
-	case c[0] == '"':
-		s, ok := codexStr(c)
+	case cont[0] == '"':
+		s, ok := codexStr(cont)
 		return m, []claudeBlockJSON{{Type: "text", Text: s}}, ok
-	case c[0] != '[':
+	case cont[0] != '[':
 		return m, nil, false
 	}
 	ok = true
 	end := -1
-	jsonArray(c, func(e []byte) bool {
+	jsonArray(cont, func(e []byte) bool {
 		var b claudeBlockJSON
-		b, ok = claudeFastBlock(e)
+		b, ok = claudeFastBlock(e, c)
 		blocks = append(blocks, b)
 		return ok
 	}, &end)
 	return m, blocks, ok
 }
 
-func claudeFastBlock(raw []byte) (b claudeBlockJSON, ok bool) {
+func claudeFastBlock(raw []byte, c *claudeStrs) (b claudeBlockJSON, ok bool) {
 	if string(raw) == "null" {
 		return b, true
 	}
@@ -294,14 +311,45 @@ func claudeFastBlock(raw []byte) (b claudeBlockJSON, ok bool) {
 	}
 	strs := [...]*string{&b.Type, &b.Text, &b.Thinking, &b.ID, &b.Name}
 	for i, p := range strs {
-		if *p, ok = codexStr(v[i]); !ok {
+		if *p, ok = c.str(v[i]); !ok {
 			return b, false
 		}
 	}
-	if b.ToolUseID, ok = codexStr(v[6]); !ok {
+	if b.ToolUseID, ok = c.str(v[6]); !ok {
 		return b, false
 	}
 	b.Input, b.Content = json.RawMessage(v[5]), json.RawMessage(v[7])
 	b.IsError, ok = claudeBool(v[8])
 	return b, ok
+}
+
+// claudeStrs remembers recent short strings of one stream (session, model,
+// message and tool ids repeat on many lines) so decoding them again does
+// not allocate. A nil *claudeStrs just decodes.
+type claudeStrs [16]string
+
+func (c *claudeStrs) str(v []byte) (string, bool) {
+	n := len(v) - 2
+	if c == nil || n < 1 || n > 64 || v[0] != '"' {
+		return codexStr(v)
+	}
+	inner := v[1 : n+1]
+	slot := &c[(n^int(inner[n-1])*7^int(inner[n/2])*13)&15]
+	if *slot == string(inner) {
+		return *slot, true
+	}
+	s, ok := codexStr(v)
+	if ok && s == string(inner) {
+		*slot = s // raw equals decoded, so the same raw decodes to s again
+	}
+	return s, ok
+}
+
+// ptr is codexStrPtr through the cache.
+func (c *claudeStrs) ptr(v []byte) (*string, bool) {
+	if len(v) == 0 || string(v) == "null" {
+		return nil, true
+	}
+	s, ok := c.str(v)
+	return &s, ok
 }

@@ -28,7 +28,7 @@ type claudeStreamEvent struct {
 
 func (d *ClaudeDecoder) streamEvent(l *claudeLine, line []byte) []adapters.Event {
 	var ev claudeStreamEvent
-	if d.slow || !claudeFastEvent(l.Event, &ev) {
+	if d.slow || !claudeFastEvent(l.Event, &ev, &d.strs) {
 		ev = claudeStreamEvent{}
 		if err := json.Unmarshal(l.Event, &ev); err != nil {
 			return []adapters.Event{claudeRaw(line, "claude:stream_event")}
@@ -121,7 +121,7 @@ type claudeBlockJSON struct {
 
 func (d *ClaudeDecoder) message(raw json.RawMessage) (claudeMessage, []claudeBlockJSON, bool) {
 	if !d.slow && len(raw) < claudeLargeLine {
-		if m, blocks, ok := claudeFastMessage(raw); ok {
+		if m, blocks, ok := claudeFastMessage(raw, &d.strs); ok {
 			return m, blocks, true
 		}
 	}

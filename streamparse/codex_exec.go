@@ -54,7 +54,13 @@ func NewCodexExecDecoder() *CodexExecDecoder {
 func DecodeCodexExec(data []byte) []adapters.Event {
 	d := NewCodexExecDecoder()
 	out := make([]adapters.Event, 0, bytes.Count(data, []byte{'\n'})+1)
-	for _, line := range bytes.Split(data, []byte{'\n'}) {
+	for len(data) > 0 {
+		line := data
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			line, data = data[:i], data[i+1:]
+		} else {
+			data = nil
+		}
 		out = append(out, d.Decode(line)...)
 	}
 	return out
@@ -251,9 +257,7 @@ func codexExecTool(it *codexExecItem, slow bool) (*adapters.ToolCall, bool) {
 	switch it.Type {
 	case "command_execution":
 		t.Name, t.Kind, t.Title = "shell", adapters.KindExecute, it.Command
-		t.RawInput, _ = json.Marshal(struct {
-			Command string `json:"command"`
-		}{it.Command})
+		t.RawInput = codexCommandJSON(it.Command)
 		if it.AggregatedOutput != "" {
 			t.Content = []adapters.ToolContent{{Type: adapters.ToolContentText, Text: codexTail(it.AggregatedOutput)}}
 		}
@@ -300,4 +304,21 @@ func codexExecChanges(raw json.RawMessage) []codexChange {
 		conv[i].Path, conv[i].Kind.Type = c.Path, c.Kind
 	}
 	return conv
+}
+
+// codexCommandJSON is json.Marshal of {"command": cmd}, built directly when
+// cmd needs no escaping (the usual case).
+func codexCommandJSON(cmd string) json.RawMessage {
+	for i := 0; i < len(cmd); i++ {
+		if c := cmd[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			b, _ := json.Marshal(struct {
+				Command string `json:"command"`
+			}{cmd})
+			return b
+		}
+	}
+	b := make([]byte, 0, len(cmd)+14)
+	b = append(b, `{"command":"`...)
+	b = append(b, cmd...)
+	return append(b, `"}`...)
 }

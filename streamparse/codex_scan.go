@@ -211,6 +211,11 @@ var codexKnown = func() map[string]string {
 		"inProgress", "completed", "failed", "declined", "interrupted",
 		"thread.started", "turn.started", "turn.completed", "turn.failed", "item.started", "item.updated", "item.completed",
 		"agent_message", "command_execution", "file_change", "mcp_tool_call", "web_search", "todo_list", "in_progress",
+		// claude
+		"system", "stream_event", "assistant", "user", "result", "control_request", "control_response",
+		"init", "status", "success", "message_start", "message_delta", "message_stop", "content_block_start",
+		"content_block_delta", "content_block_stop", "text_delta", "input_json_delta", "thinking_delta",
+		"signature_delta", "text", "thinking", "tool_use", "tool_result", "end_turn",
 	} {
 		m[s] = s
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"math/bits"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -97,16 +98,22 @@ const (
 )
 
 // jsonPlainRun skips, eight bytes at a time, string bytes that need no
-// attention (not '"', '\\' or a control byte) from b[i]; the byte loop in
-// jsonSkipString was the decoders' top CPU cost on long strings.
+// attention (not '"', '\\' or a control byte) from b[i] and returns the
+// index of the first such byte (len(b) if none); the byte loop in
+// jsonSkipString was the decoders' top CPU cost on long strings. The lowest
+// flagged byte of a word is exact (borrows only cause false flags above a
+// real one), so escape-dense strings need no byte-by-byte rescan.
 func jsonPlainRun(b []byte, i int) int {
 	for ; i+8 <= len(b); i += 8 {
 		x := binary.LittleEndian.Uint64(b[i:])
 		q := x ^ (swarOnes * '"')
 		s := x ^ (swarOnes * '\\')
-		if ((q-swarOnes)&^q|(s-swarOnes)&^s|(x-swarOnes*0x20)&^x)&swarHigh != 0 {
-			return i
+		if m := ((q-swarOnes)&^q | (s-swarOnes)&^s | (x-swarOnes*0x20)&^x) & swarHigh; m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
 		}
+	}
+	for i < len(b) && b[i] != '"' && b[i] != '\\' && b[i] >= 0x20 {
+		i++
 	}
 	return i
 }
