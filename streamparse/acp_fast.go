@@ -9,7 +9,7 @@ import (
 // over the line. It returns ok=false for anything it cannot decode exactly
 // like the encoding/json path, which then runs instead.
 
-var acpEnvelopeKeys = []string{`"id"`, `"method"`, `"params"`, `"result"`, `"error"`}
+var acpEnvelopeKeys = []string{"id", "method", "params", "result", "error"}
 
 const (
 	acpEnvMethod = iota + 1
@@ -54,13 +54,13 @@ func (d *ACPDecoder) decodeFast(line []byte) ([]adapters.Event, bool) {
 			return jsonSkip(p, 0)
 		}
 		var pv [1][]byte
-		return acpScanDeep(p, []string{`"update"`}, pv[:], 0, u.parse)
+		return acpScanDeep(p, []string{"update"}, pv[:], 0, u.parse)
 	}
 	end := acpScanDeep(line, acpEnvelopeKeys, v[:], acpEnvParams, params)
 	if end < 0 || jsonWS(line, end) != len(line) || v[acpEnvError] != nil {
 		return nil, false
 	}
-	method, ok := acpStr(v[acpEnvMethod])
+	method, ok := jsonStr(v[acpEnvMethod])
 	switch {
 	case !ok:
 		return nil, false
@@ -72,18 +72,18 @@ func (d *ACPDecoder) decodeFast(line []byte) ([]adapters.Event, bool) {
 		}
 		return d.updateFast(&u)
 	case method != "":
-		return []adapters.Event{acpRawValid("acp:"+method, line)}, true
+		return []adapters.Event{jsonRawEvent("acp:"+method, line)}, true
 	}
 	return d.resultFast(v[acpEnvResult], line)
 }
 
 func (d *ACPDecoder) resultFast(result, line []byte) ([]adapters.Event, bool) {
 	var v [4][]byte
-	if !acpIsObj(result) || !acpScan(result, acpResultKeys, v[:]) {
+	if !jsonIsObj(result) || !jsonPick(result, acpResultKeys, v[:]) {
 		return nil, false
 	}
-	stop, ok1 := acpStr(v[0])
-	sid, ok2 := acpStr(v[1])
+	stop, ok1 := jsonStr(v[0])
+	sid, ok2 := jsonStr(v[1])
 	switch {
 	case !ok1 || !ok2:
 		return nil, false
@@ -92,14 +92,14 @@ func (d *ACPDecoder) resultFast(result, line []byte) ([]adapters.Event, bool) {
 	case sid != "":
 		return []adapters.Event{{Type: adapters.EventSessionInfo, Session: &adapters.SessionInfo{AgentSessionID: sid}}}, true
 	}
-	return []adapters.Event{acpRawValid("acp:response", line)}, true
+	return []adapters.Event{jsonRawEvent("acp:response", line)}, true
 }
 
 // acpUpdateKeys lists acpUpdate's members, then acpToolCall's extra ones.
 var acpUpdateKeys = []string{
-	`"sessionUpdate"`, `"content"`, `"messageId"`, `"toolCallId"`, `"entries"`, `"availableCommands"`,
-	`"used"`, `"size"`, `"cost"`, `"title"`,
-	`"name"`, `"kind"`, `"status"`, `"locations"`, `"rawInput"`, `"rawOutput"`, `"_meta"`,
+	"sessionUpdate", "content", "messageId", "toolCallId", "entries", "availableCommands",
+	"used", "size", "cost", "title",
+	"name", "kind", "status", "locations", "rawInput", "rawOutput", "_meta",
 }
 
 const (
@@ -159,15 +159,15 @@ func (d *ACPDecoder) updateFast(u *acpFastUpdate) ([]adapters.Event, bool) {
 			return []adapters.Event{{Type: adapters.EventSessionInfo, Session: &adapters.SessionInfo{Title: *au.Title}}}, true
 		}
 	}
-	return []adapters.Event{acpRawValid("acp:"+au.SessionUpdate, update)}, true
+	return []adapters.Event{jsonRawEvent("acp:"+au.SessionUpdate, update)}, true
 }
 
-var acpBlockKeys = []string{`"type"`, `"text"`, `"data"`, `"mimeType"`, `"uri"`, `"name"`, `"resource"`}
+var acpBlockKeys = []string{"type", "text", "data", "mimeType", "uri", "name", "resource"}
 
 // acpBlockFast decodes a ContentBlock object.
 func acpBlockFast(b []byte) (acpContentBlock, bool) {
 	var v [7][]byte
-	if !acpScan(b, acpBlockKeys, v[:]) {
+	if !jsonPick(b, acpBlockKeys, v[:]) {
 		return acpContentBlock{}, false
 	}
 	return acpBlockVals(&v)
@@ -178,7 +178,7 @@ func acpBlockVals(v *[7][]byte) (acpContentBlock, bool) {
 	var c acpContentBlock
 	dst := []*string{&c.Type, &c.Text, &c.Data, &c.MimeType, &c.URI, &c.Name}
 	for i, p := range dst {
-		s, ok := acpStr(v[i])
+		s, ok := jsonStr(v[i])
 		if !ok {
 			return c, false
 		}
@@ -186,11 +186,11 @@ func acpBlockVals(v *[7][]byte) (acpContentBlock, bool) {
 	}
 	if r := v[6]; r != nil && string(r) != "null" {
 		var rv [2][]byte
-		if !acpIsObj(r) || !acpScan(r, []string{`"uri"`, `"text"`}, rv[:]) {
+		if !jsonIsObj(r) || !jsonPick(r, []string{"uri", "text"}, rv[:]) {
 			return c, false
 		}
-		uri, ok1 := acpStr(rv[0])
-		text, ok2 := acpStr(rv[1])
+		uri, ok1 := jsonStr(rv[0])
+		text, ok2 := jsonStr(rv[1])
 		if !ok1 || !ok2 {
 			return c, false
 		}
@@ -209,10 +209,10 @@ func acpToolCallFast(v *[acpUpN][]byte) (acpToolCall, bool) {
 		dst *string
 		src []byte
 	}{{&tc.ToolCallID, v[acpUpToolCallID]}, {&tc.Name, v[acpUpName]}, {&tc.Kind, v[acpUpToolKind]}, {&tc.Status, v[acpUpStatus]}} {
-		s, good := acpStr(f.src)
+		s, good := jsonStr(f.src)
 		*f.dst, ok = s, ok && good
 	}
-	tc.Title, _ = acpStrPtr(v[acpUpTitle])
+	tc.Title, _ = jsonStrPtr(v[acpUpTitle])
 	if !ok || !acpToolContentsFast(v[acpUpContent], &tc.Content) || !acpMetaFast(v[acpUpMeta], &tc.Meta) {
 		return tc, false
 	}
@@ -224,7 +224,7 @@ func acpToolCallFast(v *[acpUpN][]byte) (acpToolCall, bool) {
 	return tc, true
 }
 
-var acpToolContentKeys = []string{`"type"`, `"content"`, `"path"`, `"oldText"`, `"newText"`, `"terminalId"`}
+var acpToolContentKeys = []string{"type", "content", "path", "oldText", "newText", "terminalId"}
 
 func acpToolContentsFast(b []byte, out *[]acpToolContent) bool {
 	if b == nil || string(b) == "null" {
@@ -237,22 +237,22 @@ func acpToolContentsFast(b []byte, out *[]acpToolContent) bool {
 	end := -1
 	jsonArray(b, func(item []byte) bool {
 		var v [6][]byte
-		if !acpIsObj(item) || !acpScan(item, acpToolContentKeys, v[:]) {
+		if !jsonIsObj(item) || !jsonPick(item, acpToolContentKeys, v[:]) {
 			good = false
 			return false
 		}
 		var c acpToolContent
 		var ok [5]bool
-		c.Type, ok[0] = acpStr(v[0])
-		c.Path, ok[1] = acpStr(v[2])
-		c.OldText, ok[2] = acpStrPtr(v[3])
-		c.NewText, ok[3] = acpStr(v[4])
-		c.TerminalID, ok[4] = acpStr(v[5])
+		c.Type, ok[0] = jsonStr(v[0])
+		c.Path, ok[1] = jsonStr(v[2])
+		c.OldText, ok[2] = jsonStrPtr(v[3])
+		c.NewText, ok[3] = jsonStr(v[4])
+		c.TerminalID, ok[4] = jsonStr(v[5])
 		good = ok[0] && ok[1] && ok[2] && ok[3] && ok[4]
 		if cb := v[1]; good && cb != nil && string(cb) != "null" {
 			var blk acpContentBlock
 			blk, good = acpBlockFast(cb)
-			good = good && acpIsObj(cb)
+			good = good && jsonIsObj(cb)
 			c.Content = &blk
 		}
 		*out = append(*out, c)
@@ -267,7 +267,7 @@ func acpMetaFast(b []byte, out *map[string]acpMetaNS) bool {
 	if b == nil || string(b) == "null" {
 		return true
 	}
-	if !acpIsObj(b) {
+	if !jsonIsObj(b) {
 		return false
 	}
 	end := -1
@@ -292,7 +292,7 @@ func acpMetaFast(b []byte, out *map[string]acpMetaNS) bool {
 	return good
 }
 
-var acpCommandKeys = []string{`"name"`, `"description"`, `"input"`}
+var acpCommandKeys = []string{"name", "description", "input"}
 
 // acpCommandsFast decodes availableCommands straight into hub's commands:
 // like acpCommands over the encoding/json result, but without the
@@ -309,19 +309,19 @@ func acpCommandsFast(b []byte) ([]adapters.Command, bool) {
 	end := -1
 	jsonArray(b, func(item []byte) bool {
 		var v [3][]byte
-		if good = acpIsObj(item) && acpScan(item, acpCommandKeys, v[:]); !good {
+		if good = jsonIsObj(item) && jsonPick(item, acpCommandKeys, v[:]); !good {
 			return false
 		}
 		var c adapters.Command
 		var ok1, ok2 bool
-		c.Name, ok1 = acpStr(v[0])
-		c.Description, ok2 = acpStr(v[1])
+		c.Name, ok1 = jsonStr(v[0])
+		c.Description, ok2 = jsonStr(v[1])
 		good = ok1 && ok2
 		if in := v[2]; good && in != nil && string(in) != "null" {
 			var hv [1][]byte
-			good = acpIsObj(in) && acpScan(in, []string{`"hint"`}, hv[:])
+			good = jsonIsObj(in) && jsonPick(in, []string{"hint"}, hv[:])
 			var ok3 bool
-			c.InputHint, ok3 = acpStr(hv[0])
+			c.InputHint, ok3 = jsonStr(hv[0])
 			good = good && ok3
 		}
 		out = append(out, c)
@@ -330,20 +330,20 @@ func acpCommandsFast(b []byte) ([]adapters.Command, bool) {
 	return out, good
 }
 
-var acpToolNameKey = []string{`"toolName"`}
+var acpToolNameKey = []string{"toolName"}
 
 // acpMetaNSFast decodes like acpMetaNS.UnmarshalJSON: only an object with a
 // string toolName names the tool.
 func acpMetaNSFast(val []byte) acpMetaNS {
-	if !acpIsObj(val) {
+	if !jsonIsObj(val) {
 		return acpMetaNS{}
 	}
 	var v [1][]byte
-	if !acpScan(val, acpToolNameKey, v[:]) {
+	if !jsonPick(val, acpToolNameKey, v[:]) {
 		var ns acpMetaNS
 		_ = ns.UnmarshalJSON(val)
 		return ns
 	}
-	name, _ := acpStr(v[0])
+	name, _ := jsonStr(v[0])
 	return acpMetaNS{ToolName: name}
 }

@@ -18,10 +18,10 @@ func acpUpdateFast(v *[acpUpN][]byte) (acpUpdate, []adapters.Command, bool) {
 	var u acpUpdate
 	var cmds []adapters.Command
 	var ok [9]bool
-	u.SessionUpdate, ok[0] = acpStr(v[acpUpKind])
-	u.MessageID, ok[1] = acpStr(v[acpUpMessageID])
-	u.ToolCallID, ok[2] = acpStr(v[acpUpToolCallID])
-	u.Title, ok[3] = acpStrPtr(v[acpUpTitle])
+	u.SessionUpdate, ok[0] = jsonStr(v[acpUpKind])
+	u.MessageID, ok[1] = jsonStr(v[acpUpMessageID])
+	u.ToolCallID, ok[2] = jsonStr(v[acpUpToolCallID])
+	u.Title, ok[3] = jsonStrPtr(v[acpUpTitle])
 	u.Entries, ok[4] = acpPlanFast(v[acpUpEntries])
 	cmds, ok[5] = acpCommandsFast(v[acpUpCommands])
 	u.Used, ok[6] = acpInt64Ptr(v[acpUpUsed])
@@ -58,7 +58,7 @@ func acpCostFast(b []byte) (*acpCost, bool) {
 		return nil, true
 	}
 	var v [2][]byte
-	if !acpIsObj(b) || !acpScan(b, []string{`"amount"`, `"currency"`}, v[:]) {
+	if !jsonIsObj(b) || !jsonPick(b, []string{"amount", "currency"}, v[:]) {
 		return nil, false
 	}
 	c := &acpCost{}
@@ -70,11 +70,11 @@ func acpCostFast(b []byte) (*acpCost, bool) {
 		c.Amount = f
 	}
 	var ok bool
-	c.Currency, ok = acpStr(v[1])
+	c.Currency, ok = jsonStr(v[1])
 	return c, ok
 }
 
-var acpPlanKeys = []string{`"content"`, `"priority"`, `"status"`}
+var acpPlanKeys = []string{"content", "priority", "status"}
 
 func acpPlanFast(b []byte) ([]adapters.PlanEntry, bool) {
 	if b == nil || string(b) == "null" {
@@ -88,14 +88,14 @@ func acpPlanFast(b []byte) ([]adapters.PlanEntry, bool) {
 	end := -1
 	jsonArray(b, func(item []byte) bool {
 		var v [3][]byte
-		if good = acpIsObj(item) && acpScan(item, acpPlanKeys, v[:]); !good {
+		if good = jsonIsObj(item) && jsonPick(item, acpPlanKeys, v[:]); !good {
 			return false
 		}
 		var e adapters.PlanEntry
 		var ok [3]bool
-		e.Content, ok[0] = acpStr(v[0])
-		e.Priority, ok[1] = acpStr(v[1])
-		e.Status, ok[2] = acpStr(v[2])
+		e.Content, ok[0] = jsonStr(v[0])
+		e.Priority, ok[1] = jsonStr(v[1])
+		e.Status, ok[2] = jsonStr(v[2])
 		good = ok[0] && ok[1] && ok[2]
 		out = append(out, e)
 		return good
@@ -103,7 +103,7 @@ func acpPlanFast(b []byte) ([]adapters.PlanEntry, bool) {
 	return out, good
 }
 
-var acpLocationKeys = []string{`"path"`, `"line"`}
+var acpLocationKeys = []string{"path", "line"}
 
 func acpLocationsFast(b []byte) ([]adapters.Location, bool) {
 	if b == nil || string(b) == "null" {
@@ -117,10 +117,10 @@ func acpLocationsFast(b []byte) ([]adapters.Location, bool) {
 	end := -1
 	jsonArray(b, func(item []byte) bool {
 		var v [2][]byte
-		if good = acpIsObj(item) && acpScan(item, acpLocationKeys, v[:]); !good {
+		if good = jsonIsObj(item) && jsonPick(item, acpLocationKeys, v[:]); !good {
 			return false
 		}
-		path, ok1 := acpStr(v[0])
+		path, ok1 := jsonStr(v[0])
 		line, ok2 := acpInt(v[1], strconv.IntSize)
 		good = ok1 && ok2
 		out = append(out, adapters.Location{Path: path, Line: int(line)})
@@ -132,13 +132,13 @@ func acpLocationsFast(b []byte) ([]adapters.Location, bool) {
 // permissionFast decodes session/request_permission params.
 func (d *ACPDecoder) permissionFast(params []byte) ([]adapters.Event, bool) {
 	var v [2][]byte
-	if !acpIsObj(params) || !acpScan(params, []string{`"toolCall"`, `"options"`}, v[:]) {
+	if !jsonIsObj(params) || !jsonPick(params, []string{"toolCall", "options"}, v[:]) {
 		return nil, false
 	}
 	var p acpPermissionParams
 	if tcb := v[0]; tcb != nil && string(tcb) != "null" {
 		var tv [acpUpN][]byte
-		if !acpIsObj(tcb) || !acpScan(tcb, acpUpdateKeys, tv[:]) {
+		if !jsonIsObj(tcb) || !jsonPick(tcb, acpUpdateKeys, tv[:]) {
 			return nil, false
 		}
 		tc, ok := acpToolCallFast(&tv)
@@ -155,7 +155,7 @@ func (d *ACPDecoder) permissionFast(params []byte) ([]adapters.Event, bool) {
 	return []adapters.Event{{Type: adapters.EventPermission, Permission: acpPermission(p)}}, true
 }
 
-var acpOptionKeys = []string{`"optionId"`, `"name"`, `"kind"`}
+var acpOptionKeys = []string{"optionId", "name", "kind"}
 
 func acpPermOptionsFast(b []byte) ([]acpPermOption, bool) {
 	if b == nil || string(b) == "null" {
@@ -169,14 +169,14 @@ func acpPermOptionsFast(b []byte) ([]acpPermOption, bool) {
 	end := -1
 	jsonArray(b, func(item []byte) bool {
 		var v [3][]byte
-		if good = acpIsObj(item) && acpScan(item, acpOptionKeys, v[:]); !good {
+		if good = jsonIsObj(item) && jsonPick(item, acpOptionKeys, v[:]); !good {
 			return false
 		}
 		var o acpPermOption
 		var ok [3]bool
-		o.OptionID, ok[0] = acpStr(v[0])
-		o.Name, ok[1] = acpStr(v[1])
-		o.Kind, ok[2] = acpStr(v[2])
+		o.OptionID, ok[0] = jsonStr(v[0])
+		o.Name, ok[1] = jsonStr(v[1])
+		o.Kind, ok[2] = jsonStr(v[2])
 		good = ok[0] && ok[1] && ok[2]
 		out = append(out, o)
 		return good
@@ -185,8 +185,8 @@ func acpPermOptionsFast(b []byte) ([]acpPermOption, bool) {
 }
 
 var (
-	acpResultKeys = []string{`"stopReason"`, `"sessionId"`, `"usage"`, `"_meta"`}
-	acpUsageKeys  = []string{`"inputTokens"`, `"outputTokens"`, `"thoughtTokens"`, `"cachedReadTokens"`, `"cachedWriteTokens"`}
+	acpResultKeys = []string{"stopReason", "sessionId", "usage", "_meta"}
+	acpUsageKeys  = []string{"inputTokens", "outputTokens", "thoughtTokens", "cachedReadTokens", "cachedWriteTokens"}
 )
 
 // promptResultFast decodes a prompt result like ACPPromptResult.
@@ -194,7 +194,7 @@ func acpPromptResultFast(stop string, usage, meta []byte) ([]adapters.Event, boo
 	var pu *acpPromptUsage
 	if usage != nil && string(usage) != "null" {
 		var v [5][]byte
-		if !acpIsObj(usage) || !acpScan(usage, acpUsageKeys, v[:]) {
+		if !jsonIsObj(usage) || !jsonPick(usage, acpUsageKeys, v[:]) {
 			return nil, false
 		}
 		pu = &acpPromptUsage{}
@@ -223,19 +223,19 @@ func acpQuotaFast(meta []byte) (*acpQuota, bool) {
 		return nil, true
 	}
 	var mv, qv [1][]byte
-	if !acpIsObj(meta) || !acpScan(meta, []string{`"quota"`}, mv[:]) {
+	if !jsonIsObj(meta) || !jsonPick(meta, []string{"quota"}, mv[:]) {
 		return nil, false
 	}
 	if mv[0] == nil || string(mv[0]) == "null" {
 		return nil, true
 	}
-	if !acpIsObj(mv[0]) || !acpScan(mv[0], []string{`"token_count"`}, qv[:]) {
+	if !jsonIsObj(mv[0]) || !jsonPick(mv[0], []string{"token_count"}, qv[:]) {
 		return nil, false
 	}
 	q := &acpQuota{}
 	if tc := qv[0]; tc != nil && string(tc) != "null" {
 		var v [2][]byte
-		if !acpIsObj(tc) || !acpScan(tc, []string{`"input_tokens"`, `"output_tokens"`}, v[:]) {
+		if !jsonIsObj(tc) || !jsonPick(tc, []string{"input_tokens", "output_tokens"}, v[:]) {
 			return nil, false
 		}
 		var ok1, ok2 bool

@@ -26,7 +26,7 @@ const claudeTopRare = 28 // index of the first member left to encoding/json
 // claudeFastLine fills l from a small line with the scanner.
 func claudeFastLine(line []byte, l *claudeLine, c *claudeStrs) bool {
 	var v [29][]byte
-	if !codexFields(line, claudeTopKeys, v[:]) {
+	if !jsonPick(line, claudeTopKeys, v[:]) {
 		return false
 	}
 	for _, r := range v[claudeTopRare:] {
@@ -45,7 +45,7 @@ func claudeFastLine(line []byte, l *claudeLine, c *claudeStrs) bool {
 	}
 	var ok1, ok2, ok3, ok4 bool
 	l.ParentToolUseID, ok1 = c.ptr(v[9])
-	l.StopReason, ok2 = codexStrPtr(v[10])
+	l.StopReason, ok2 = jsonStrPtr(v[10])
 	l.IsAPIError, ok3 = claudeBool(v[11])
 	l.IsError, ok4 = claudeBool(v[12])
 	l.Event, l.Message, l.ToolUseResult, l.Error, l.Request = v[13], v[14], v[15], v[16], v[17]
@@ -57,11 +57,11 @@ func claudeFastLine(line []byte, l *claudeLine, c *claudeStrs) bool {
 // claudeFastRetry fills the api_retry and api error status members.
 func claudeFastRetry(v *[29][]byte, l *claudeLine) bool {
 	var ok [5]bool
-	l.APIErrorStatus, ok[0] = codexIntPtr(v[23])
-	attempt, ok1 := codexInt(v[24])
-	retries, ok2 := codexInt(v[25])
+	l.APIErrorStatus, ok[0] = jsonIntPtr(v[23])
+	attempt, ok1 := jsonInt(v[24])
+	retries, ok2 := jsonInt(v[25])
 	l.Attempt, ok[1], l.MaxRetries, ok[2] = int(attempt), ok1, int(retries), ok2
-	l.ErrorStatus, ok[4] = codexIntPtr(v[27])
+	l.ErrorStatus, ok[4] = jsonIntPtr(v[27])
 	ok[3] = true
 	if r := v[26]; len(r) > 0 && string(r) != "null" {
 		f, err := strconv.ParseFloat(string(r), 64)
@@ -81,13 +81,13 @@ func claudeFastUsage(raw []byte, out **claudeUsage) bool {
 		return true
 	}
 	var v [5][]byte
-	if !codexIsObj(raw) || !codexValidFields(raw, claudeUsageKeys, v[:]) {
+	if !jsonIsObj(raw) || !jsonPickValid(raw, claudeUsageKeys, v[:]) {
 		return false
 	}
 	u := &claudeUsage{}
 	*out = u
 	for i, p := range [...]*int64{&u.InputTokens, &u.OutputTokens, &u.CacheReadTokens, &u.CacheCreationTokens} {
-		n, ok := codexInt(v[i])
+		n, ok := jsonInt(v[i])
 		if !ok {
 			return false
 		}
@@ -97,10 +97,10 @@ func claudeFastUsage(raw []byte, out **claudeUsage) bool {
 		return true
 	}
 	var t [1][]byte
-	if !codexIsObj(v[4]) || !codexValidFields(v[4], claudeThinkKeys, t[:]) {
+	if !jsonIsObj(v[4]) || !jsonPickValid(v[4], claudeThinkKeys, t[:]) {
 		return false
 	}
-	n, ok := codexInt(t[0])
+	n, ok := jsonInt(t[0])
 	u.OutputDetails = &struct {
 		ThinkingTokens int64 `json:"thinking_tokens"`
 	}{n}
@@ -111,7 +111,7 @@ func claudeFastModelUsage(raw []byte, l *claudeLine) bool {
 	if len(raw) == 0 || string(raw) == "null" {
 		return true
 	}
-	if !codexIsObj(raw) {
+	if !jsonIsObj(raw) {
 		return false
 	}
 	m := map[string]struct {
@@ -120,13 +120,13 @@ func claudeFastModelUsage(raw []byte, l *claudeLine) bool {
 	ok := true
 	end := -1
 	jsonObject(raw, func(k, val []byte) bool {
-		key, good := codexStr(k)
+		key, good := jsonStr(k)
 		var w [1][]byte
-		if !good || val[0] != '{' || !codexValidFields(val, claudeWindowKeys, w[:]) {
+		if !good || val[0] != '{' || !jsonPickValid(val, claudeWindowKeys, w[:]) {
 			ok = false
 			return false
 		}
-		n, good := codexInt(w[0])
+		n, good := jsonInt(w[0])
 		e := m[key]
 		e.ContextWindow = n
 		m[key], ok = e, good
@@ -168,7 +168,7 @@ func claudeStrings(v []byte, out *[]string) bool {
 	ok := true
 	end := -1
 	jsonArray(v, func(e []byte) bool {
-		s, good := codexStr(e)
+		s, good := jsonStr(e)
 		ss, ok = append(ss, s), good
 		return good
 	}, &end)
@@ -186,7 +186,7 @@ var (
 // claudeFastEvent decodes a stream_event's event object.
 func claudeFastEvent(raw []byte, ev *claudeStreamEvent, c *claudeStrs) bool {
 	var v [5][]byte
-	if !codexIsObj(raw) || !codexValidFields(raw, claudeEventKeys, v[:]) {
+	if !jsonIsObj(raw) || !jsonPickValid(raw, claudeEventKeys, v[:]) {
 		return false
 	}
 	var ok bool
@@ -208,7 +208,7 @@ func claudeFastCB(raw []byte, ev *claudeStreamEvent, c *claudeStrs) bool {
 		return true
 	}
 	var v [3][]byte
-	if !codexIsObj(raw) || !codexValidFields(raw, claudeCBKeys, v[:]) {
+	if !jsonIsObj(raw) || !jsonPickValid(raw, claudeCBKeys, v[:]) {
 		return false
 	}
 	cb := &struct {
@@ -229,7 +229,7 @@ func claudeFastDelta(raw []byte, ev *claudeStreamEvent, c *claudeStrs) bool {
 		return true
 	}
 	var v [4][]byte
-	if !codexIsObj(raw) || !codexValidFields(raw, claudeDeltaKeys, v[:]) {
+	if !jsonIsObj(raw) || !jsonPickValid(raw, claudeDeltaKeys, v[:]) {
 		return false
 	}
 	d := &struct {
@@ -240,9 +240,9 @@ func claudeFastDelta(raw []byte, ev *claudeStreamEvent, c *claudeStrs) bool {
 	}{}
 	var ok1, ok2, ok3, ok4 bool
 	d.Type, ok1 = c.str(v[0])
-	d.Text, ok2 = codexStr(v[1])
-	d.Thinking, ok3 = codexStr(v[2])
-	d.PartialJSON, ok4 = codexStr(v[3])
+	d.Text, ok2 = jsonStr(v[1])
+	d.Thinking, ok3 = jsonStr(v[2])
+	d.PartialJSON, ok4 = jsonStr(v[3])
 	ev.Delta = d
 	return ok1 && ok2 && ok3 && ok4
 }
@@ -252,7 +252,7 @@ func claudeFastMsgID(raw []byte, ev *claudeStreamEvent, c *claudeStrs) bool {
 		return true
 	}
 	var v [1][]byte
-	if !codexIsObj(raw) || !codexValidFields(raw, claudeIDKeys, v[:]) {
+	if !jsonIsObj(raw) || !jsonPickValid(raw, claudeIDKeys, v[:]) {
 		return false
 	}
 	id, ok := c.str(v[0])
@@ -270,7 +270,7 @@ var (
 // claudeFastMessage is decodeClaudeMessage for a small message object.
 func claudeFastMessage(raw []byte, c *claudeStrs) (m claudeMessage, blocks []claudeBlockJSON, ok bool) {
 	var v [2][]byte
-	if !codexIsObj(raw) || !codexValidFields(raw, claudeMsgKeys, v[:]) {
+	if !jsonIsObj(raw) || !jsonPickValid(raw, claudeMsgKeys, v[:]) {
 		return m, nil, false
 	}
 	if m.ID, ok = c.str(v[0]); !ok {
@@ -282,7 +282,7 @@ func claudeFastMessage(raw []byte, c *claudeStrs) (m claudeMessage, blocks []cla
 	case len(cont) == 0 || string(cont) == "null":
 		return m, nil, true
 	case cont[0] == '"':
-		s, ok := codexStr(cont)
+		s, ok := jsonStr(cont)
 		return m, []claudeBlockJSON{{Type: "text", Text: s}}, ok
 	case cont[0] != '[':
 		return m, nil, false
@@ -303,7 +303,7 @@ func claudeFastBlock(raw []byte, c *claudeStrs) (b claudeBlockJSON, ok bool) {
 		return b, true
 	}
 	var v [10][]byte
-	if !codexIsObj(raw) || !codexValidFields(raw, claudeBlockKeys, v[:]) {
+	if !jsonIsObj(raw) || !jsonPickValid(raw, claudeBlockKeys, v[:]) {
 		return b, false
 	}
 	if len(v[9]) > 0 && string(v[9]) != "null" {
@@ -331,21 +331,21 @@ type claudeStrs [16]string
 func (c *claudeStrs) str(v []byte) (string, bool) {
 	n := len(v) - 2
 	if c == nil || n < 1 || n > 64 || v[0] != '"' {
-		return codexStr(v)
+		return jsonStr(v)
 	}
 	inner := v[1 : n+1]
 	slot := &c[(n^int(inner[n-1])*7^int(inner[n/2])*13)&15]
 	if *slot == string(inner) {
 		return *slot, true
 	}
-	s, ok := codexStr(v)
+	s, ok := jsonStr(v)
 	if ok && s == string(inner) {
 		*slot = s // raw equals decoded, so the same raw decodes to s again
 	}
 	return s, ok
 }
 
-// ptr is codexStrPtr through the cache.
+// ptr is jsonStrPtr through the cache.
 func (c *claudeStrs) ptr(v []byte) (*string, bool) {
 	if len(v) == 0 || string(v) == "null" {
 		return nil, true

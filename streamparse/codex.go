@@ -97,7 +97,7 @@ func (d *CodexDecoder) Decode(line []byte) []adapters.Event {
 		return evs
 	}
 	if fast {
-		return []adapters.Event{codexRawValid(line, "codex:"+m.Method)}
+		return []adapters.Event{jsonRawEvent("codex:"+m.Method, line)}
 	}
 	return []adapters.Event{codexRaw(line, "codex:"+m.Method)}
 }
@@ -125,7 +125,7 @@ func (d *CodexDecoder) response(m CodexMessage, line []byte, fast bool) []adapte
 		return []adapters.Event{codexSessionInfo(r.Thread, r.Model)}
 	}
 	if fast {
-		return []adapters.Event{codexRawValid(line, "codex:response")}
+		return []adapters.Event{jsonRawEvent("codex:response", line)}
 	}
 	return []adapters.Event{codexRaw(line, "codex:response")}
 }

@@ -117,7 +117,7 @@ func (d *CodexExecDecoder) record(r *codexExecRecord, item *codexExecItem, line 
 		ok = false
 	}
 	if !ok && fast {
-		return []adapters.Event{codexRawValid(line, "codexexec:"+r.Type)}
+		return []adapters.Event{jsonRawEvent("codexexec:"+r.Type, line)}
 	}
 	if !ok {
 		return []adapters.Event{codexRaw(line, "codexexec:"+r.Type)}

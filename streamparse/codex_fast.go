@@ -14,10 +14,10 @@ var codexTopKeys = []string{"id", "method", "params", "result", "error"}
 // encoding/json path must decode it.
 func codexMessage(line []byte) (m CodexMessage, fast bool) {
 	var v [5][]byte
-	if !codexFields(line, codexTopKeys, v[:]) {
+	if !jsonPick(line, codexTopKeys, v[:]) {
 		return m, false
 	}
-	method, ok := codexStr(v[1])
+	method, ok := jsonStr(v[1])
 	if !ok {
 		return m, false
 	}
@@ -35,23 +35,23 @@ func codexFastThread(b []byte, t **codexThread) bool {
 		return true
 	}
 	var v [3][]byte
-	if !codexValidFields(b, codexThreadKeys, v[:]) {
+	if !jsonPickValid(b, codexThreadKeys, v[:]) {
 		return false
 	}
-	id, ok1 := codexStr(v[0])
-	model, ok2 := codexStrPtr(v[1])
-	name, ok3 := codexStrPtr(v[2])
+	id, ok1 := jsonStr(v[0])
+	model, ok2 := jsonStrPtr(v[1])
+	name, ok3 := jsonStrPtr(v[2])
 	*t = &codexThread{ID: id, Model: model, Name: name}
 	return ok1 && ok2 && ok3
 }
 
 func codexFastResponse(result []byte, t **codexThread, model *string) bool {
 	var v [2][]byte
-	if !codexIsObj(result) || !codexValidFields(result, codexResultKeys, v[:]) {
+	if !jsonIsObj(result) || !jsonPickValid(result, codexResultKeys, v[:]) {
 		return false
 	}
 	var ok bool
-	*model, ok = codexStr(v[1])
+	*model, ok = jsonStr(v[1])
 	return ok && codexFastThread(v[0], t)
 }
 
@@ -84,7 +84,7 @@ func (d *CodexDecoder) fastNotification(m CodexMessage) (evs []adapters.Event, o
 		return nil, false, false
 	}
 	var v [1][]byte
-	if !codexIsObj(m.Params) || !codexValidFields(m.Params, keys, v[:]) || !codexIsObj(v[0]) {
+	if !jsonIsObj(m.Params) || !jsonPickValid(m.Params, keys, v[:]) || !jsonIsObj(v[0]) {
 		return nil, false, false
 	}
 	return d.fastParam(m.Method, v[0])
@@ -92,11 +92,11 @@ func (d *CodexDecoder) fastNotification(m CodexMessage) (evs []adapters.Event, o
 
 func codexFastDelta(params []byte) (itemID, delta string, ok bool) {
 	var v [2][]byte
-	if !codexIsObj(params) || !codexValidFields(params, codexDeltaKeys, v[:]) {
+	if !jsonIsObj(params) || !jsonPickValid(params, codexDeltaKeys, v[:]) {
 		return "", "", false
 	}
-	itemID, ok1 := codexStr(v[0])
-	delta, ok2 := codexStr(v[1])
+	itemID, ok1 := jsonStr(v[0])
+	delta, ok2 := jsonStr(v[1])
 	return itemID, delta, ok1 && ok2
 }
 
@@ -123,10 +123,10 @@ func (d *CodexDecoder) fastParam(method string, obj []byte) (evs []adapters.Even
 		return d.fastUsage(obj)
 	case "turn/completed":
 		var v [2][]byte
-		if !codexValidFields(obj, codexTurnKeys, v[:]) || (len(v[1]) > 0 && string(v[1]) != "null") {
+		if !jsonPickValid(obj, codexTurnKeys, v[:]) || (len(v[1]) > 0 && string(v[1]) != "null") {
 			return nil, false, false
 		}
-		status, ok := codexStr(v[0])
+		status, ok := jsonStr(v[0])
 		if !ok {
 			return nil, false, false
 		}
@@ -143,14 +143,14 @@ var (
 
 func (d *CodexDecoder) fastUsage(obj []byte) (evs []adapters.Event, ok, handled bool) {
 	var v [3][]byte
-	if !codexValidFields(obj, codexUsageKeys, v[:]) {
+	if !jsonPickValid(obj, codexUsageKeys, v[:]) {
 		return nil, false, false
 	}
 	total, ok1 := codexFastTokens(v[0])
 	last, ok2 := codexFastTokens(v[1])
 	var context *int64
 	if len(v[2]) > 0 && string(v[2]) != "null" {
-		n, ok := codexInt(v[2])
+		n, ok := jsonInt(v[2])
 		if !ok {
 			return nil, false, false
 		}
@@ -165,12 +165,12 @@ func (d *CodexDecoder) fastUsage(obj []byte) (evs []adapters.Event, ok, handled 
 func codexFastTokens(b []byte) (codexTokens, bool) {
 	var t codexTokens
 	var v [6][]byte
-	if !codexIsObj(b) || !codexValidFields(b, codexTokensKeys, v[:]) {
+	if !jsonIsObj(b) || !jsonPickValid(b, codexTokensKeys, v[:]) {
 		return t, false
 	}
 	dst := []*int64{&t.TotalTokens, &t.InputTokens, &t.CachedInputTokens, &t.CacheWriteInputTokens, &t.OutputTokens, &t.ReasoningOutputTokens}
 	for i, p := range dst {
-		n, ok := codexInt(v[i])
+		n, ok := jsonInt(v[i])
 		if !ok {
 			return t, false
 		}
@@ -190,21 +190,21 @@ var codexItemKeys = []string{
 func codexFastItem(obj []byte) (codexItem, bool) {
 	var it codexItem
 	var v [21][]byte
-	if !codexValidFields(obj, codexItemKeys, v[:]) || (len(v[13]) > 0 && string(v[13]) != "null") {
+	if !jsonPickValid(obj, codexItemKeys, v[:]) || (len(v[13]) > 0 && string(v[13]) != "null") {
 		return it, false
 	}
 	strs := [...]*string{&it.Type, &it.ID, &it.Text, &it.Status, &it.Command, &it.Cwd, &it.Server, &it.Tool, &it.Query, &it.Path}
 	for i, p := range strs {
-		s, ok := codexStr(v[i])
+		s, ok := jsonStr(v[i])
 		if !ok {
 			return it, false
 		}
 		*p = s
 	}
 	var ok1, ok2, ok3 bool
-	it.AggregatedOutput, ok1 = codexStrPtr(v[10])
-	it.Namespace, ok2 = codexStrPtr(v[11])
-	it.ExitCode, ok3 = codexIntPtr(v[12])
+	it.AggregatedOutput, ok1 = jsonStrPtr(v[10])
+	it.Namespace, ok2 = jsonStrPtr(v[11])
+	it.ExitCode, ok3 = jsonIntPtr(v[12])
 	it.Summary, it.Content, it.CommandActions = v[14], v[15], v[16]
 	it.Arguments, it.Result, it.Error, it.ContentItems = v[17], v[18], v[19], v[20]
 	return it, ok1 && ok2 && ok3
@@ -227,15 +227,15 @@ var (
 func codexExecFast(line []byte, item *codexExecItem) (r codexExecRecord, hasItem, fast bool) {
 	var v [6][]byte
 	var iv [16][]byte
-	sub := codexObj{keys: codexExecItemKeys, vals: iv[:]}
-	top := codexObj{keys: codexExecKeys, vals: v[:], sub: &sub, subIdx: 3}
+	sub := jsonPicker{keys: codexExecItemKeys, vals: iv[:]}
+	top := jsonPicker{keys: codexExecKeys, vals: v[:], sub: &sub, subIdx: 3}
 	if end := top.scan(line, 0); end < 0 || end != len(line) {
 		return r, false, false
 	}
 	var ok [6]bool
-	r.Type, ok[0] = codexStr(v[0])
-	r.ThreadID, ok[1] = codexStr(v[1])
-	r.Message, ok[2] = codexStr(v[2])
+	r.Type, ok[0] = jsonStr(v[0])
+	r.ThreadID, ok[1] = jsonStr(v[1])
+	r.Message, ok[2] = jsonStr(v[2])
 	ok[3] = codexNull(v[3])
 	if sub.found {
 		ok[3] = codexExecFastItem(&iv, item)
@@ -250,14 +250,14 @@ func codexNull(b []byte) bool { return len(b) == 0 || string(b) == "null" }
 func codexExecFastItem(v *[16][]byte, it *codexExecItem) bool {
 	strs := [...]*string{&it.ID, &it.Type, &it.Text, &it.Message, &it.Command, &it.AggregatedOutput, &it.Status, &it.Server, &it.Tool, &it.Query}
 	for i, p := range strs {
-		s, ok := codexStr(v[i])
+		s, ok := jsonStr(v[i])
 		if !ok {
 			return false
 		}
 		*p = s
 	}
 	var ok bool
-	if it.ExitCode, ok = codexIntPtr(v[10]); !ok {
+	if it.ExitCode, ok = jsonIntPtr(v[10]); !ok {
 		return false
 	}
 	it.Changes, it.Arguments, it.Result, it.Error, it.Items = v[11], v[12], v[13], v[14], v[15]
@@ -269,13 +269,13 @@ func codexExecFastUsage(b []byte) (*codexExecUsage, bool) {
 		return nil, true
 	}
 	var v [5][]byte
-	if !codexValidFields(b, codexExecUsageKeys, v[:]) {
+	if !jsonPickValid(b, codexExecUsageKeys, v[:]) {
 		return nil, false
 	}
 	u := &codexExecUsage{}
 	dst := [...]*int64{&u.InputTokens, &u.CachedInputTokens, &u.CacheWriteInputTokens, &u.OutputTokens, &u.ReasoningOutputTokens}
 	for i, p := range dst {
-		n, ok := codexInt(v[i])
+		n, ok := jsonInt(v[i])
 		if !ok {
 			return nil, false
 		}
@@ -289,10 +289,10 @@ func codexExecFastError(b []byte) (*codexExecError, bool) {
 		return nil, true
 	}
 	var v [1][]byte
-	if !codexValidFields(b, codexExecErrorKeys, v[:]) {
+	if !jsonPickValid(b, codexExecErrorKeys, v[:]) {
 		return nil, false
 	}
-	msg, ok := codexStr(v[0])
+	msg, ok := jsonStr(v[0])
 	return &codexExecError{Message: msg}, ok
 }
 
@@ -307,11 +307,11 @@ func codexExecFastPlan(raw []byte) ([]adapters.PlanEntry, bool) {
 	ok, end := true, -1
 	valid := jsonArray(raw, func(el []byte) bool {
 		var v [2][]byte
-		if !codexIsObj(el) || !codexValidFields(el, codexPlanItemKeys, v[:]) {
+		if !jsonIsObj(el) || !jsonPickValid(el, codexPlanItemKeys, v[:]) {
 			ok = false
 			return false
 		}
-		text, ok1 := codexStr(v[0])
+		text, ok1 := jsonStr(v[0])
 		st := "pending"
 		switch string(v[1]) {
 		case "true":
@@ -332,21 +332,21 @@ var codexMCPKeys = [][]string{{"content"}, {"type", "text", "data", "mimeType"}}
 // codexFastMCPContent decodes a clean MCP result's content list.
 func codexFastMCPContent(raw []byte) ([]adapters.ToolContent, bool) {
 	var v [1][]byte
-	if !codexIsObj(raw) || !codexValidFields(raw, codexMCPKeys[0], v[:]) || codexNull(v[0]) || v[0][0] != '[' {
+	if !jsonIsObj(raw) || !jsonPickValid(raw, codexMCPKeys[0], v[:]) || codexNull(v[0]) || v[0][0] != '[' {
 		return nil, false
 	}
 	var out []adapters.ToolContent
 	ok, end := true, -1
 	jsonArray(v[0], func(el []byte) bool {
 		var f [4][]byte
-		if !codexIsObj(el) || !codexValidFields(el, codexMCPKeys[1], f[:]) {
+		if !jsonIsObj(el) || !jsonPickValid(el, codexMCPKeys[1], f[:]) {
 			ok = false
 			return false
 		}
 		var s [4]string
 		for i := range f {
 			var oki bool
-			if s[i], oki = codexStr(f[i]); !oki {
+			if s[i], oki = jsonStr(f[i]); !oki {
 				ok = false
 				return false
 			}
@@ -376,14 +376,14 @@ func codexExecFastChanges(raw []byte) ([]codexChange, bool) {
 	ok, end := true, -1
 	valid := jsonArray(raw, func(el []byte) bool {
 		var v [2][]byte
-		if !codexIsObj(el) || !codexValidFields(el, codexExecChangeKeys, v[:]) {
+		if !jsonIsObj(el) || !jsonPickValid(el, codexExecChangeKeys, v[:]) {
 			ok = false
 			return false
 		}
 		var c codexChange
 		var ok1, ok2 bool
-		c.Path, ok1 = codexStr(v[0])
-		c.Kind.Type, ok2 = codexStr(v[1])
+		c.Path, ok1 = jsonStr(v[0])
+		c.Kind.Type, ok2 = jsonStr(v[1])
 		ok = ok1 && ok2
 		out = append(out, c)
 		return ok

@@ -13,8 +13,8 @@ import (
 // exactly like the encoding/json path (rare records, type mismatches).
 
 var geminiKeys = []string{
-	`"type"`, `"session_id"`, `"model"`, `"role"`, `"content"`, `"tool_name"`, `"tool_id"`,
-	`"parameters"`, `"status"`, `"output"`, `"severity"`, `"message"`, `"error"`, `"stats"`,
+	"type", "session_id", "model", "role", "content", "tool_name", "tool_id",
+	"parameters", "status", "output", "severity", "message", "error", "stats",
 }
 
 const (
@@ -37,7 +37,7 @@ const (
 
 func (d *GeminiDecoder) decodeFast(line []byte) ([]adapters.Event, bool) {
 	var v [geminiKN][]byte
-	if !acpScan(line, geminiKeys, v[:]) {
+	if !jsonPick(line, geminiKeys, v[:]) {
 		return nil, false
 	}
 	var l geminiLine
@@ -46,14 +46,14 @@ func (d *GeminiDecoder) decodeFast(line []byte) ([]adapters.Event, bool) {
 	}
 	for i, dst := range []*string{&l.Type, &l.SessionID, &l.Model, &l.Role, &l.Content, &l.ToolName, &l.ToolID, &l.Status, &l.Severity, &l.Message} {
 		src := [...]int{geminiKType, geminiKSession, geminiKModel, geminiKRole, geminiKContent, geminiKToolName, geminiKToolID, geminiKStatus, geminiKSeverity, geminiKMessage}[i]
-		s, ok := acpStr(v[src])
+		s, ok := jsonStr(v[src])
 		if !ok {
 			return nil, false
 		}
 		*dst = s
 	}
 	var ok bool
-	if l.Output, ok = acpStrPtr(v[geminiKOutput]); !ok {
+	if l.Output, ok = jsonStrPtr(v[geminiKOutput]); !ok {
 		return nil, false
 	}
 	switch l.Type {
@@ -114,11 +114,11 @@ func geminiErrorFast(b []byte, l *geminiLine) bool {
 		return true
 	}
 	var v [2][]byte
-	if !acpIsObj(b) || !acpScan(b, []string{`"type"`, `"message"`}, v[:]) {
+	if !jsonIsObj(b) || !jsonPick(b, []string{"type", "message"}, v[:]) {
 		return false
 	}
-	t, ok1 := acpStr(v[0])
-	m, ok2 := acpStr(v[1])
+	t, ok1 := jsonStr(v[0])
+	m, ok2 := jsonStr(v[1])
 	l.Error = &struct {
 		Type    string `json:"type"`
 		Message string `json:"message"`
@@ -131,7 +131,7 @@ func geminiStatsFast(b []byte, l *geminiLine) bool {
 		return true
 	}
 	var v [3][]byte
-	if !acpIsObj(b) || !acpScan(b, []string{`"input_tokens"`, `"output_tokens"`, `"cached"`}, v[:]) {
+	if !jsonIsObj(b) || !jsonPick(b, []string{"input_tokens", "output_tokens", "cached"}, v[:]) {
 		return false
 	}
 	var n [3]int64

@@ -7,6 +7,8 @@ import (
 	"math/bits"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/hubdev/hub/adapters"
 )
 
 // A small validating JSON scanner shared by the decoders for large lines:
@@ -320,29 +322,102 @@ func jsonString(v []byte) (string, bool) {
 		return "", false
 	}
 	inner := v[1 : len(v)-1]
-	if bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
-		return string(inner), true
-	}
-	if len(v) < 4096 {
+	if !utf8.Valid(inner) { // encoding/json replaces bad bytes its own way
 		var s string
 		return s, json.Unmarshal(v, &s) == nil
+	}
+	if bytes.IndexByte(inner, '\\') < 0 {
+		return string(inner), true
 	}
 	return jsonUnquote(v), true
 }
 
-// jsonFields sets vals[i] to the raw value of member keys[i] (given quoted,
-// e.g. `"method"`) of the object b, in one pass; members not present stay
-// as they were. It reports whether b is exactly one valid JSON object.
-func jsonFields(b []byte, keys []string, vals [][]byte) bool {
-	end := -1
-	ok := jsonObject(b, func(k, v []byte) bool {
-		for i, want := range keys {
-			if string(k) == want {
-				vals[i] = v
-				break
-			}
+// The helpers below serve the decoders' fast paths. A fast path only accepts
+// input whose meaning it reproduces exactly as encoding/json would decode it
+// into the slow path's structs; anything else falls back to that path.
+
+// jsonKey returns the index of the raw key in keys (-1 for a member to
+// ignore); ok is false when encoding/json could read the member differently:
+// a repeated wanted key, an escaped or non-ASCII key, or one that matches a
+// wanted key only case-insensitively.
+func jsonKey(key []byte, keys []string, vals [][]byte) (int, bool) {
+	for i, want := range keys {
+		if string(key) == want {
+			return i, vals[i] == nil
 		}
-		return true
-	}, &end)
-	return ok && jsonWS(b, end) == len(b)
+	}
+	for _, c := range key {
+		if c == '\\' || c >= utf8.RuneSelf {
+			return -1, false
+		}
+	}
+	for _, want := range keys {
+		if len(want) == len(key) && bytes.EqualFold(key, []byte(want)) {
+			return -1, false
+		}
+	}
+	return -1, true
+}
+
+// jsonStr decodes a member as encoding/json would into a string field:
+// absent and null give "", other types ok=false. Frequent values come back
+// as shared strings, saving an allocation per member.
+func jsonStr(v []byte) (string, bool) {
+	if len(v) == 0 || string(v) == "null" {
+		return "", true
+	}
+	if len(v) >= 2 && v[0] == '"' && len(v)-2 <= jsonKnownMax {
+		if k, ok := jsonKnown[string(v[1:len(v)-1])]; ok {
+			return k, true
+		}
+	}
+	return jsonString(v)
+}
+
+// jsonStrPtr is jsonStr for a *string field.
+func jsonStrPtr(v []byte) (*string, bool) {
+	if len(v) == 0 || string(v) == "null" {
+		return nil, true
+	}
+	s, ok := jsonStr(v)
+	return &s, ok
+}
+
+// jsonIsObj reports whether a scanned value is an object (not absent or null).
+func jsonIsObj(v []byte) bool { return len(v) > 0 && v[0] == '{' }
+
+// jsonKnown holds the wire formats' frequent enum strings (methods, record
+// and item types, kinds, statuses). All are plain ASCII without escapes, so
+// the shared string equals the decoded one.
+var jsonKnown, jsonKnownMax = func() (map[string]string, int) {
+	m, longest := map[string]string{}, 0
+	for _, s := range []string{
+		"item/started", "item/completed", "item/agentMessage/delta", "thread/status/changed",
+		"thread/tokenUsage/updated", "account/rateLimits/updated", "turn/started", "turn/completed",
+		"thread/started", "warning", "configWarning", "remoteControl/status/changed", "turn/diff/updated",
+		"item/reasoning/summaryTextDelta", "item/reasoning/textDelta", "item/reasoning/summaryPartAdded",
+		"item/commandExecution/outputDelta", "item/fileChange/patchUpdated", "serverRequest/resolved",
+		"turn/plan/updated", "error",
+		"agentMessage", "userMessage", "reasoning", "commandExecution", "fileChange", "mcpToolCall", "webSearch",
+		"inProgress", "completed", "failed", "declined", "interrupted",
+		"thread.started", "turn.started", "turn.completed", "turn.failed", "item.started", "item.updated", "item.completed",
+		"agent_message", "command_execution", "file_change", "mcp_tool_call", "web_search", "todo_list", "in_progress",
+		// claude
+		"system", "stream_event", "assistant", "user", "result", "control_request", "control_response",
+		"init", "status", "success", "message_start", "message_delta", "message_stop", "content_block_start",
+		"content_block_delta", "content_block_stop", "text_delta", "input_json_delta", "thinking_delta",
+		"signature_delta", "text", "thinking", "tool_use", "tool_result", "end_turn",
+		// acp, gemini, qoder
+		"agent_message_chunk", "agent_thought_chunk", "user_message_chunk", "tool_call", "tool_call_update", "plan", "usage_update", "available_commands_update", "session_info_update", "current_mode_update", "image", "resource_link", "resource", "content", "diff", "terminal", "pending", "high", "medium", "low", "read", "edit", "delete", "move", "search", "execute", "think", "fetch", "other", "allow_once", "allow_always", "reject_once", "reject_always", "USD", "message", "fatal",
+	} {
+		m[s] = s
+		longest = max(longest, len(s))
+	}
+	return m, longest
+}()
+
+// jsonRawEvent keeps a record the scanner already validated as a raw Event,
+// copied so it never aliases the caller's line buffer.
+func jsonRawEvent(source string, rec []byte) adapters.Event {
+	return adapters.Event{Type: adapters.EventRaw, Source: source, Raw: bytes.Clone(rec)}
 }

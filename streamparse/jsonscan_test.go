@@ -8,7 +8,7 @@ import (
 	"unicode/utf8"
 )
 
-func TestJSONFields_PicksMembersInOnePass(t *testing.T) {
+func TestJSONPick_PicksMembersInOnePass(t *testing.T) {
 	tests := []struct {
 		name string
 		in   string
@@ -18,16 +18,19 @@ func TestJSONFields_PicksMembersInOnePass(t *testing.T) {
 		{"all present", `{"method":"x","params":{"a":[1,2]},"id":7}`, true, []string{`"x"`, `{"a":[1,2]}`, `7`}},
 		{"some missing", ` {"id":"s","other":null} `, true, []string{"", "", `"s"`}},
 		{"nested keys ignored", `{"params":{"method":"inner"}}`, true, []string{"", `{"method":"inner"}`, ""}},
-		{"last duplicate wins", `{"id":1,"id":2}`, true, []string{"", "", "2"}},
+		{"duplicate refused", `{"id":1,"id":2}`, false, nil},
+		{"case-variant key refused", `{"ID":1}`, false, nil},
+		{"escaped key refused", `{"\u0069d":1}`, false, nil},
+		{"non-ASCII key refused", `{"idx":1,"méthode":2}`, false, nil},
 		{"not an object", `[1]`, false, nil},
 		{"trailing garbage", `{"id":1} x`, false, nil},
 		{"truncated", `{"method":"x","params":{`, false, nil},
 	}
-	keys := []string{`"method"`, `"params"`, `"id"`}
+	keys := []string{"method", "params", "id"}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			vals := make([][]byte, len(keys))
-			ok := jsonFields([]byte(tt.in), keys, vals)
+			ok := jsonPick([]byte(tt.in), keys, vals)
 			if ok != tt.ok {
 				t.Fatalf("ok = %v, want %v", ok, tt.ok)
 			}
