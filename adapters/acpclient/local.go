@@ -142,8 +142,24 @@ func (l *local) writeFile(params json.RawMessage) (any, error) {
 
 // terminal is one locally run command.
 type terminal struct {
-	p   *proc.Process
-	out *tailBuffer
+	p       *proc.Process
+	out     *tailBuffer
+	outDone chan struct{} // closed once stdout reached EOF
+}
+
+// outputDrainLimit bounds the wait for stdout EOF after exit: a process that
+// escaped the group may still hold the pipe open.
+const outputDrainLimit = 2 * time.Second
+
+// drained waits, after exit, until the output copier has everything the
+// command wrote, so an exit status never comes with output still in flight.
+func (t *terminal) drained() {
+	timer := time.NewTimer(outputDrainLimit)
+	defer timer.Stop()
+	select {
+	case <-t.outDone:
+	case <-timer.C:
+	}
 }
 
 func (l *local) createTerminal(params json.RawMessage) (any, error) {
@@ -174,11 +190,15 @@ func (l *local) createTerminal(params json.RawMessage) (any, error) {
 		return nil, rpcErr(jsonrpc2.CodeInternalError, "%v", err)
 	}
 	_ = pr.Stdin.Close()
-	go func() { _, _ = io.Copy(buf, pr.Stdout) }()
+	t := &terminal{p: pr, out: buf, outDone: make(chan struct{})}
+	go func() {
+		defer close(t.outDone)
+		_, _ = io.Copy(buf, pr.Stdout)
+	}()
 	l.mu.Lock()
 	l.seq++
 	id := "hub-term-" + strconv.Itoa(l.seq)
-	l.terms[id] = &terminal{p: pr, out: buf}
+	l.terms[id] = t
 	l.mu.Unlock()
 	return acp.CreateTerminalResponse{TerminalID: id}, nil
 }
@@ -210,16 +230,18 @@ func (l *local) terminalOp(ctx context.Context, method string, params json.RawMe
 	}
 	switch method {
 	case "terminal/output":
-		out, truncated := t.out.snapshot()
-		res := acp.TerminalOutputResponse{Output: out, Truncated: truncated}
+		var st *acp.TerminalExitStatus
 		if t.p.Exited() {
-			st := statusOf(t.p)
-			res.ExitStatus = &st
+			t.drained()
+			s := statusOf(t.p)
+			st = &s
 		}
-		return res, nil
+		out, truncated := t.out.snapshot()
+		return acp.TerminalOutputResponse{Output: out, Truncated: truncated, ExitStatus: st}, nil
 	case "terminal/wait_for_exit":
 		select {
 		case <-t.p.Done():
+			t.drained()
 			return statusOf(t.p), nil
 		case <-ctx.Done():
 			return nil, rpcErr(-32800, "request cancelled")
