@@ -175,6 +175,11 @@ func TestRun_AgentStates(t *testing.T) {
 			ready: true, installed: true, version: "1.1.52", vstatus: "ok", auth: AuthAPIKey},
 		{name: "qodercli login", agent: "qodercli", setup: func(w *world) { w.agent("qodercli", "1.1.52"); w.file(".qoder/.auth/creds", "x") },
 			ready: true, installed: true, version: "1.1.52", vstatus: "ok", auth: AuthLoggedIn},
+		{name: "qodercli run but never logged in", agent: "qodercli", setup: func(w *world) {
+			w.agent("qodercli", "1.1.52")
+			w.file(".qoder/.auth/machine_id", "0f6c1c2e-5d1b-4c1e-9d7e-2f4b3a1c9e77")
+			w.file(".qoder/.auth/.credential-transaction", "")
+		}, installed: true, version: "1.1.52", vstatus: "ok", auth: AuthNone, fix: "qodercli login"},
 		{name: "pi auth.json", agent: "pi", setup: func(w *world) { w.agent("pi", "0.73.1"); w.file(".pi/agent/auth.json", `{"anthropic":{}}`) },
 			ready: true, installed: true, version: "0.73.1", vstatus: "ok", auth: AuthLoggedIn},
 		{name: "login shell fallback", agent: "pi", setup: func(w *world) {

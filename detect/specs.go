@@ -182,10 +182,30 @@ func qoderAuth(env envFn, cfgDir, _ string) (Auth, []string) {
 		return Auth{AuthAPIKey, "QODER_PERSONAL_ACCESS_TOKEN"}, nil
 	}
 	dir := filepath.Join(cfgDir, ".auth")
-	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
+	if hasQoderCredential(dir) {
 		return Auth{AuthLoggedIn, dir}, nil
 	}
 	return Auth{AuthNone, ""}, nil
+}
+
+// hasQoderCredential reports a non-empty credential file in dir. Any
+// qodercli run (even --version) leaves machine_id and an empty
+// .credential-transaction there, so neither counts as a login.
+func hasQoderCredential(dir string) bool {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if !e.Type().IsRegular() || name == "machine_id" || strings.HasPrefix(name, ".") {
+			continue
+		}
+		if info, err := e.Info(); err == nil && info.Size() > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 var piKeyEnv = []string{"ANTHROPIC_API_KEY", "ANTHROPIC_OAUTH_TOKEN", "OPENAI_API_KEY", "GEMINI_API_KEY", "OPENROUTER_API_KEY", "GROQ_API_KEY", "XAI_API_KEY", "MISTRAL_API_KEY", "CEREBRAS_API_KEY"}

@@ -26,12 +26,19 @@ installed_version() {
 	[[ -f $pj ]] && node -p "require(process.argv[1]).version" "$pj" 2>/dev/null
 }
 
+# Install scripts run with HOME inside the cache: qodercli's postinstall
+# otherwise writes ~/.qoder (which doctor would then read) and touches the
+# user's global git ignore. npm keeps its own download cache.
+npm_cache=$(npm config get cache 2>/dev/null) || npm_cache=
+install_home="$cache/home"
+
 # npm_install PREFIX LOG SPEC... runs one quiet npm install into PREFIX.
 npm_install() {
 	local prefix=$1 log=$2
 	shift 2
-	mkdir -p "$prefix"
-	npm install --prefix "$prefix" --no-audit --no-fund --loglevel=error "$@" >"$log" 2>&1
+	mkdir -p "$prefix" "$install_home"
+	HOME=$install_home npm_config_cache=${npm_cache:-$install_home/.npm} \
+		npm install --prefix "$prefix" --no-audit --no-fund --loglevel=error "$@" >"$log" 2>&1
 }
 
 # install_agent NAME PKG VER BIN: prints one status line or fails with one.
