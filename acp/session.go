@@ -41,6 +41,9 @@ type session struct {
 	// chunks keep merging into it, so a long answer costs O(n), not O(n²).
 	chunk     strings.Builder
 	chunkOpen bool
+	// crashed marks the backend dead for the rest of this turn: the next
+	// prompt starts a fresh one (resuming the agent's session where it can).
+	crashed bool
 }
 
 func (ss *session) id() string { return ss.rec.SessionID }
@@ -179,11 +182,42 @@ func (ss *session) drive(ctx, turnCtx context.Context, content []adapters.Conten
 	if err == nil {
 		var ch <-chan adapters.Event
 		if ch, err = b.Prompt(ctx, content); err == nil {
-			return ss.consume(turnCtx, b, ch)
+			reason := ss.consume(turnCtx, b, ch)
+			ss.retireIfCrashed(b)
+			return reason
+		}
+		if errors.Is(err, adapters.ErrClosed) {
+			ss.retire(b)
 		}
 	}
 	ss.emitError(&adapters.ErrorInfo{Message: err.Error()})
 	return StopEndTurn
+}
+
+// retireIfCrashed drops b when its turn reported that the agent process is
+// gone, so a crash costs one turn and not the whole editor session.
+func (ss *session) retireIfCrashed(b adapters.Session) {
+	ss.mu.Lock()
+	crashed := ss.crashed
+	ss.crashed = false
+	ss.mu.Unlock()
+	if crashed {
+		ss.retire(b)
+	}
+}
+
+// retire closes b and forgets it if it is still this session's backend.
+func (ss *session) retire(b adapters.Session) {
+	ss.mu.Lock()
+	mine := ss.backend == b
+	if mine {
+		ss.noteAgentSessionID()
+		ss.backend = nil
+	}
+	ss.mu.Unlock()
+	if mine {
+		go func() { _ = b.Close(); ss.editor.releaseAll() }()
+	}
 }
 
 // consume forwards the turn's events; it is the one path this turn's
@@ -229,6 +263,10 @@ func (ss *session) forward(turnCtx context.Context, ev adapters.Event, reason st
 	case ev.Type == adapters.EventPermission && ev.Permission != nil:
 		ss.permission(turnCtx, ev.Permission)
 		return reason
+	case ev.Type == adapters.EventError && ev.Error != nil && ev.Error.Code == adapters.ErrorCodeCrash:
+		ss.mu.Lock()
+		ss.crashed = true
+		ss.mu.Unlock()
 	}
 	for _, u := range ss.mapEvent(ev) {
 		ss.send(u)
@@ -240,7 +278,6 @@ func (ss *session) forward(turnCtx context.Context, ev adapters.Event, reason st
 func (ss *session) abandon(ch <-chan adapters.Event) {
 	ss.mu.Lock()
 	b := ss.backend
-	ss.backend = nil
 	ss.mu.Unlock()
 	if ch != nil {
 		go func() {
@@ -252,7 +289,7 @@ func (ss *session) abandon(ch <-chan adapters.Event) {
 		}()
 	}
 	if b != nil {
-		go func() { _ = b.Close(); ss.editor.releaseAll() }()
+		ss.retire(b)
 	}
 }
 

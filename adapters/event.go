@@ -178,6 +178,10 @@ type ErrorInfo struct {
 	Fatal   bool   `json:"fatal,omitempty"`
 }
 
+// ErrorCodeCrash marks an error whose agent process is gone: the session
+// cannot take another prompt and must be started again.
+const ErrorCodeCrash = "crash"
+
 // PermissionOptionKind matches ACP's PermissionOptionKind enum.
 type PermissionOptionKind string
 

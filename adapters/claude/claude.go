@@ -8,7 +8,6 @@ package claude
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -26,8 +25,8 @@ import (
 const TestedVersions = "2.1.330"
 
 // ErrExited means the claude process ended; start a new session (with
-// ResumeID to keep the conversation).
-var ErrExited = errors.New("claude process exited")
+// ResumeID to keep the conversation). It is an adapters.ErrClosed.
+var ErrExited = fmt.Errorf("claude process exited (%w)", adapters.ErrClosed)
 
 var (
 	_ adapters.Adapter      = (*Adapter)(nil)

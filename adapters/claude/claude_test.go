@@ -227,7 +227,7 @@ func TestSession_CrashMidTurn(t *testing.T) {
 	if last(evs).Type != adapters.EventDone {
 		t.Errorf("last = %+v", last(evs))
 	}
-	if _, err := s.Prompt(context.Background(), adapters.TextPrompt("again")); !errors.Is(err, ErrExited) {
+	if _, err := s.Prompt(context.Background(), adapters.TextPrompt("again")); !errors.Is(err, ErrExited) || !errors.Is(err, adapters.ErrClosed) {
 		t.Errorf("prompt after crash: %v", err)
 	}
 }

@@ -267,7 +267,7 @@ func (s *Session) exit() {
 	}
 	if !cancelled {
 		ch <- adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{
-			Message: "claude exited in the middle of a turn: " + exitText(s.p), Code: "crash",
+			Message: "claude exited in the middle of a turn: " + exitText(s.p), Code: adapters.ErrorCodeCrash,
 			Detail: s.p.StderrTail(20), Fatal: true}}
 	}
 	stop := adapters.StopEndTurn

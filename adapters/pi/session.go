@@ -211,7 +211,7 @@ func (s *session) onExit(exitErr error) {
 		s.finish(t, doneEvent(adapters.StopCancelled))
 		return
 	}
-	s.finish(t, errorEvent("pi exited unexpectedly: "+exitErr.Error(), "crash", s.proc.StderrTail(20), true),
+	s.finish(t, errorEvent("pi exited unexpectedly: "+exitErr.Error(), adapters.ErrorCodeCrash, s.proc.StderrTail(20), true),
 		doneEvent(adapters.StopEndTurn))
 }
 

@@ -1,0 +1,120 @@
+package acp
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/hubdev/hub/adapters"
+)
+
+// crashy is an adapter whose sessions die: "crash" ends the turn with a
+// crash error, "die" leaves the process dead so the next Prompt fails with
+// ErrClosed. Every start is recorded with the resume id it was given.
+type crashy struct {
+	mu      sync.Mutex
+	resumes []string
+}
+
+func (a *crashy) Name() string { return "crashy" }
+func (a *crashy) Capabilities() adapters.Capabilities {
+	return adapters.Capabilities{Resume: true}
+}
+func (a *crashy) Start(_ context.Context, o adapters.SessionOptions) (adapters.Session, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.resumes = append(a.resumes, o.ResumeID)
+	return &crashySession{n: len(a.resumes)}, nil
+}
+
+func (a *crashy) starts() []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]string(nil), a.resumes...)
+}
+
+type crashySession struct {
+	n    int
+	mu   sync.Mutex
+	dead bool
+}
+
+func (s *crashySession) ID() string   { return "agent-session-1" }
+func (s *crashySession) Cancel()      {}
+func (s *crashySession) Close() error { return nil }
+func (s *crashySession) Prompt(_ context.Context, p []adapters.Content) (<-chan adapters.Event, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.dead {
+		return nil, fmt.Errorf("crashy: %w", adapters.ErrClosed)
+	}
+	ch := make(chan adapters.Event, 4)
+	defer close(ch)
+	switch text := adapters.PromptText(p); text {
+	case "crash":
+		ch <- adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{Message: "crashy exited: boom", Code: adapters.ErrorCodeCrash, Fatal: true}}
+	case "die":
+		s.dead = true
+		ch <- adapters.Event{Type: adapters.EventText, Text: "last words"}
+	default:
+		ch <- adapters.Event{Type: adapters.EventText, Text: fmt.Sprintf("process %d: %s", s.n, text)}
+	}
+	ch <- adapters.Event{Type: adapters.EventDone, StopReason: adapters.StopEndTurn}
+	return ch, nil
+}
+
+func newCrashyClient(t *testing.T) (*tclient, *crashy) {
+	a := &crashy{}
+	c := newClient(t, "", func(o *Options) {
+		o.Registry = adapters.NewRegistry()
+		o.Registry.Register(a)
+		o.DefaultAgent = "crashy"
+	})
+	return c, a
+}
+
+func lastText(c *tclient, sid string) string {
+	ups := c.updates(sid)
+	if len(ups) == 0 || ups[len(ups)-1].AgentMessageChunk == nil {
+		return ""
+	}
+	return ups[len(ups)-1].AgentMessageChunk.Content.Text
+}
+
+// A crash costs one turn, not the session: the next prompt starts the agent
+// again, resuming its own session id.
+func TestCrash_NextPromptRestartsAgent(t *testing.T) {
+	tests := []struct {
+		name       string
+		first      string
+		firstReply string
+	}{
+		{name: "crash error event", first: "crash", firstReply: "crashy exited: boom"},
+		{name: "process gone before the next prompt", first: "die", firstReply: "last words"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, a := newCrashyClient(t)
+			sid, _ := c.start(t)
+			c.prompt(sid, tt.first)
+			if got := lastText(c, sid); !strings.Contains(got, tt.firstReply) {
+				t.Fatalf("first turn text %q, want %q", got, tt.firstReply)
+			}
+			if tt.first == "die" {
+				c.prompt(sid, "are you there")
+				if got := lastText(c, sid); !strings.Contains(got, "session closed") {
+					t.Fatalf("prompt to a dead process: text %q", got)
+				}
+			}
+			c.prompt(sid, "hello again")
+			if got := lastText(c, sid); got != "process 2: hello again" {
+				t.Fatalf("after the crash: text %q, want a restarted process", got)
+			}
+			if starts := a.starts(); len(starts) != 2 || starts[1] != "agent-session-1" {
+				t.Fatalf("starts with resume ids %q, want a second start resuming agent-session-1", starts)
+			}
+		})
+	}
+}
