@@ -352,6 +352,44 @@ func TestPermission_AlwaysRemembered(t *testing.T) {
 	}
 }
 
+// "Always" covers the command's program and subcommand, never another
+// command, and a compound command only itself.
+func TestPermission_AlwaysScopedToCommand(t *testing.T) {
+	perm := func(id, cmd string) string {
+		return `{"permission":{"tool":{"id":"` + id + `","name":"Bash","title":"` + cmd + `","kind":"execute","rawInput":{"command":"` + cmd + `"}}},"allowed":[{"event":{"type":"text","text":"ran ` + id + `"}}],"rejected":[{"event":{"type":"text","text":"skipped ` + id + `"}}]}`
+	}
+	c := newClient(t, scriptFile(t,
+		perm("a", "go test ./a"), `{"turn":true}`,
+		perm("b", "go test ./b"), `{"turn":true}`,
+		perm("c", "rm -rf build"), `{"turn":true}`,
+		perm("d", "go test ./a && rm -rf /tmp/x"), `{"turn":true}`,
+		perm("e", "go test ./a && rm -rf /tmp/x")))
+	var asked []string
+	c.perm = func(p RequestPermissionRequest) (any, *Error) {
+		asked = append(asked, p.ToolCall.ToolCallID)
+		if p.ToolCall.ToolCallID == "c" {
+			return selectKind("reject_once")(p)
+		}
+		return selectKind("allow_always")(p)
+	}
+	sid, _ := c.start(t)
+	for i := range 5 {
+		c.prompt(sid, fmt.Sprint(i))
+	}
+	if got := strings.Join(asked, ","); got != "a,c,d" {
+		t.Fatalf("editor asked for %q, want a,c,d (b covered by go test, e by its own exact command)", got)
+	}
+	var ran []string
+	for _, u := range c.updates(sid) {
+		if u.AgentMessageChunk != nil {
+			ran = append(ran, u.AgentMessageChunk.Content.Text)
+		}
+	}
+	if got := strings.Join(ran, ","); got != "ran a,ran b,skipped c,ran d,ran e" {
+		t.Fatalf("outcomes %q", got)
+	}
+}
+
 func TestPermission_PendingResolvedOnCancel(t *testing.T) {
 	c := newClient(t, scriptFile(t, permScript))
 	asked := make(chan struct{}, 1)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/permission"
 )
 
 // session is one editor session; it owns at most one adapter session,
@@ -432,6 +433,7 @@ func (ss *session) permission(ctx context.Context, p *adapters.PermissionRequest
 	if key == "" {
 		key = string(p.Tool.Kind)
 	}
+	key = permission.AlwaysScope(key, permission.CommandOf(p.Tool))
 	ss.mu.Lock()
 	kind, remembered := ss.always[key]
 	ss.mu.Unlock()

@@ -138,24 +138,34 @@ func TestSession_PermissionRoundTrip(t *testing.T) {
 	}
 }
 
-func TestSession_AlwaysAllowIsRemembered(t *testing.T) {
-	_, s := startFake(t, "permission", adapters.SessionOptions{})
-	asked := 0
-	for range 2 {
-		ch, err := s.Prompt(context.Background(), adapters.TextPrompt("write f"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		evs := collect(t, ch, func(p *adapters.PermissionRequest) {
-			asked++
-			p.Respond(adapters.PermissionDecision{Kind: adapters.AllowAlways})
-		})
-		if u := find(evs, adapters.EventToolUpdate); u == nil || u.Tool.Status != adapters.StatusCompleted {
-			t.Fatalf("tool update = %+v", u)
-		}
+// "Always" is remembered by claude through the rule it suggested (and by
+// hub's ACP layer per command); once-answers hand claude no rule.
+func TestSession_AlwaysAllowHandsClaudeItsRule(t *testing.T) {
+	tests := []struct {
+		kind      adapters.PermissionOptionKind
+		wantRules bool
+	}{
+		{adapters.AllowAlways, true},
+		{adapters.AllowOnce, false},
 	}
-	if asked != 1 {
-		t.Errorf("asked %d times, want 1", asked)
+	for _, tt := range tests {
+		t.Run(string(tt.kind), func(t *testing.T) {
+			_, s := startFake(t, "permission", adapters.SessionOptions{})
+			ch, err := s.Prompt(context.Background(), adapters.TextPrompt("write f"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			evs := collect(t, ch, func(p *adapters.PermissionRequest) {
+				p.Respond(adapters.PermissionDecision{Kind: tt.kind})
+			})
+			u := find(evs, adapters.EventToolUpdate)
+			if u == nil || u.Tool.Status != adapters.StatusCompleted {
+				t.Fatalf("tool update = %+v", u)
+			}
+			if got := strings.Contains(u.Tool.Content[0].Text, `"ruleContent":"echo:*"`); got != tt.wantRules {
+				t.Errorf("tool result %q: rule handed to claude = %v, want %v", u.Tool.Content[0].Text, got, tt.wantRules)
+			}
+		})
 	}
 }
 

@@ -106,7 +106,8 @@ func (f *fake) fakePermission() {
 	f.toolUse("toolu_p", "echo hi > f.txt")
 	f.send(map[string]any{"type": "control_request", "request_id": "req_p", "request": map[string]any{
 		"subtype": "can_use_tool", "tool_name": "Bash", "tool_use_id": "toolu_p",
-		"input": map[string]any{"command": "echo hi > f.txt"}}})
+		"input":                  map[string]any{"command": "echo hi > f.txt"},
+		"permission_suggestions": []any{map[string]any{"type": "addRules", "rules": []any{map[string]any{"toolName": "Bash", "ruleContent": "echo:*"}}, "behavior": "allow", "destination": "session"}}}})
 	var resp map[string]any
 	for {
 		m := f.recv()
@@ -120,6 +121,10 @@ func (f *fake) fakePermission() {
 	if resp["request_id"] == "req_p" && r["behavior"] == "allow" {
 		in, _ := json.Marshal(r["updatedInput"])
 		result["content"] = "ran " + string(in)
+		if rules, ok := r["updatedPermissions"]; ok {
+			b, _ := json.Marshal(rules)
+			result["content"] = "ran " + string(in) + " rules " + string(b)
+		}
 	} else {
 		result["content"], result["is_error"] = fmt.Sprint("denied: ", r["message"]), true
 	}

@@ -9,26 +9,19 @@ import (
 	"github.com/hubdev/hub/streamparse"
 )
 
-// permission forwards a can_use_tool request to the turn's consumer (or
-// answers it from a remembered "always" choice) and sends claude the answer.
+// permission forwards a can_use_tool request to the turn's consumer and
+// sends claude the answer. "Always" answers are remembered by the consumer
+// (scoped per command) and by claude itself through its suggested rules.
 func (s *Session) permission(ev adapters.Event) {
 	req, ok := streamparse.ParseClaudeControlRequest(ev.Raw)
 	if !ok {
 		return
 	}
 	s.mu.Lock()
-	remembered, known := s.always[req.ToolName]
 	idle := s.turn == nil || s.cancelled
 	s.mu.Unlock()
-	switch {
-	case idle:
+	if idle {
 		s.answer(req, adapters.PermissionDecision{Cancelled: true})
-		return
-	case known && remembered:
-		s.answer(req, adapters.PermissionDecision{Kind: adapters.AllowAlways})
-		return
-	case known:
-		s.answer(req, adapters.PermissionDecision{Kind: adapters.RejectAlways})
 		return
 	}
 	ev.Raw, ev.Source = nil, ""
@@ -40,20 +33,8 @@ func (s *Session) permission(ev adapters.Event) {
 		case <-s.readDone:
 			return
 		}
-		s.remember(req.ToolName, d)
 		s.answer(req, d)
 	}()
-}
-
-func (s *Session) remember(tool string, d adapters.PermissionDecision) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	switch d.Kind {
-	case adapters.AllowAlways:
-		s.always[tool] = true
-	case adapters.RejectAlways:
-		s.always[tool] = false
-	}
 }
 
 // answer writes the control_response for a can_use_tool request.

@@ -33,14 +33,13 @@ type Session struct {
 	exited    bool
 	nextReq   int
 	pending   map[string]chan error // control requests hub sent, by request id
-	always    map[string]bool       // tool name -> remembered allow (true) / reject (false)
 	closeOnce sync.Once
 	readDone  chan struct{}
 }
 
 func newSession(a *Adapter, p *proc.Process, resumeID string) *Session {
 	return &Session{a: a, p: p, dec: streamparse.NewClaudeDecoder(), id: resumeID,
-		pending: map[string]chan error{}, always: map[string]bool{}, readDone: make(chan struct{})}
+		pending: map[string]chan error{}, readDone: make(chan struct{})}
 }
 
 // ID implements adapters.Session.

@@ -7,16 +7,19 @@
 package permission
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/hubdev/hub/internal/glob"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
 
+	"github.com/google/shlex"
+
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/config"
+	"github.com/hubdev/hub/internal/glob"
 )
 
 // ErrInvalidRule marks a permission rule or policy hub cannot use.
@@ -144,17 +147,63 @@ func (s *Service) Remember(req Request, kind adapters.PermissionOptionKind) {
 	s.mu.Unlock()
 }
 
-// rememberKey scopes "always": a command's program and subcommand for bash
-// (so "always allow go test" does not allow "rm"), the tool otherwise.
-func rememberKey(req Request) string {
-	if req.Command != "" {
-		f := strings.Fields(req.Command)
-		if len(f) > 2 {
-			f = f[:2]
-		}
-		return req.Tool + "\x00" + strings.Join(f, " ")
+func rememberKey(req Request) string { return AlwaysScope(req.Tool, req.Command) }
+
+// AlwaysScope is what an "always" answer covers: a command's program and
+// subcommand ("always allow go test" does not allow "rm"); a compound
+// command (pipes, lists, redirects, substitutions) only itself, since its
+// first word says little about what it runs; the tool otherwise.
+func AlwaysScope(tool, command string) string {
+	if command == "" {
+		return tool
 	}
-	return req.Tool
+	command = unwrapShell(command)
+	if strings.ContainsAny(command, ";&|<>`\n") || strings.Contains(command, "$(") {
+		return tool + "\x00=" + strings.TrimSpace(command)
+	}
+	f := strings.Fields(command)
+	if len(f) > 2 {
+		f = f[:2]
+	}
+	return tool + "\x00" + strings.Join(f, " ")
+}
+
+// unwrapShell returns the script of `bash -lc 'script'` (codex wraps every
+// command so), so that "always" scopes what runs, not the shell.
+func unwrapShell(command string) string {
+	argv, err := shlex.Split(command)
+	if err != nil || len(argv) != 3 || !strings.HasPrefix(argv[1], "-") || !strings.HasSuffix(argv[1], "c") {
+		return command
+	}
+	switch filepath.Base(argv[0]) {
+	case "bash", "sh", "zsh", "dash":
+		return argv[2]
+	}
+	return command
+}
+
+// CommandOf returns the shell command an execute tool call runs: its raw
+// input's "command" (a string or an argv array), else its title.
+func CommandOf(tc adapters.ToolCall) string {
+	if tc.Kind != adapters.KindExecute {
+		return ""
+	}
+	var in struct {
+		Command json.RawMessage `json:"command"`
+		Cmd     json.RawMessage `json:"cmd"`
+	}
+	_ = json.Unmarshal(tc.RawInput, &in)
+	for _, raw := range []json.RawMessage{in.Command, in.Cmd} {
+		var s string
+		if json.Unmarshal(raw, &s) == nil && s != "" {
+			return s
+		}
+		var argv []string
+		if json.Unmarshal(raw, &argv) == nil && len(argv) > 0 {
+			return strings.Join(argv, " ")
+		}
+	}
+	return tc.Title
 }
 
 func defaultFor(req Request) Decision {

@@ -159,3 +159,46 @@ func TestPolicy_Modes(t *testing.T) {
 		t.Error("bad policy accepted")
 	}
 }
+
+func TestAlwaysScope_CommandShapes(t *testing.T) {
+	tests := []struct {
+		a, b string
+		same bool
+	}{
+		{"go test ./a", "go test ./b", true},
+		{"ls", "ls", true},
+		{"go test ./a", "go build ./a", false},
+		{"git status", "git push --force", false},
+		{"go test ./a && rm -rf x", "go test ./a && rm -rf y", false},
+		{"go test ./a | tee log", "go test ./a | tee log", true},
+		{"echo $(id)", "echo hi", false},
+		{"cat x > y", "cat x", false},
+		{"/bin/bash -lc 'touch a.txt'", "/bin/bash -lc 'ls'", false},
+		{"/bin/bash -lc 'go test ./a'", "go test ./b", true},
+		{"bash -c 'go test ./a && rm -rf x'", "bash -c 'go test ./a'", false},
+	}
+	for _, tt := range tests {
+		if got := AlwaysScope("Bash", tt.a) == AlwaysScope("Bash", tt.b); got != tt.same {
+			t.Errorf("%q vs %q: same scope = %v, want %v", tt.a, tt.b, got, tt.same)
+		}
+	}
+}
+
+func TestCommandOf_RawInputShapes(t *testing.T) {
+	tests := []struct {
+		name string
+		tc   adapters.ToolCall
+		want string
+	}{
+		{"string command", adapters.ToolCall{Kind: adapters.KindExecute, RawInput: []byte(`{"command":"go test"}`)}, "go test"},
+		{"argv command", adapters.ToolCall{Kind: adapters.KindExecute, RawInput: []byte(`{"command":["bash","-lc","ls"]}`)}, "bash -lc ls"},
+		{"cmd field", adapters.ToolCall{Kind: adapters.KindExecute, RawInput: []byte(`{"cmd":"make"}`)}, "make"},
+		{"title fallback", adapters.ToolCall{Kind: adapters.KindExecute, Title: "npm test"}, "npm test"},
+		{"not a command", adapters.ToolCall{Kind: adapters.KindEdit, Title: "Edit a.go", RawInput: []byte(`{"command":"x"}`)}, ""},
+	}
+	for _, tt := range tests {
+		if got := CommandOf(tt.tc); got != tt.want {
+			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
