@@ -153,15 +153,15 @@ func (p *prober) jobs() ([]job, error) {
 		out = append(out, job{name: s.name, bins: []string{bin}, files: s.authFiles(cfgDir, p.home),
 			run: func(ctx context.Context) Agent { return p.probeCLI(ctx, s, bin, configured && len(ac.Command) > 0) }})
 	}
+	p.native = p.nativeJobs()
 	for _, name := range cfg.AgentNames() {
 		ac := cfg.Agents[name]
-		if ac.Disabled || ac.Protocol != "acp" || isSpec(name) || len(ac.Command) == 0 {
+		if isSpec(name) || !ac.IsACP(p.isNative(name)) {
 			continue
 		}
 		name, ac := name, ac
 		out = append(out, job{name: name, bins: []string{ac.Command[0]}, run: func(ctx context.Context) Agent { return p.probeACP(ctx, name, ac) }})
 	}
-	p.native = p.nativeJobs()
 	for _, n := range p.native {
 		n := n
 		out = append(out, job{name: n.name, run: func(ctx context.Context) Agent { return p.probeNative(ctx, n) }})
@@ -187,6 +187,15 @@ func (p *prober) jobs() ([]job, error) {
 		}
 	}
 	return sel, nil
+}
+
+func (p *prober) isNative(name string) bool {
+	for _, n := range p.native {
+		if n.name == name {
+			return true
+		}
+	}
+	return name == "replay"
 }
 
 func isSpec(name string) bool {

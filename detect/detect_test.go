@@ -283,6 +283,7 @@ func TestRun_ACPAndNative(t *testing.T) {
 	w.script(w.bin, "my-acp", "exit 0")
 	w.cfg.Agents["mine"] = config.AgentConfig{Protocol: "acp", Command: config.Command{"my-acp", "--acp"}}
 	w.cfg.Agents["gone"] = config.AgentConfig{Protocol: "acp", Command: config.Command{"no-such-acp"}}
+	w.cfg.Agents["pasted"] = config.AgentConfig{Type: "custom", Command: config.Command{"my-acp"}}
 	w.cfg.Providers["local"] = config.ProviderConfig{BaseURL: srv.URL + "/v1", APIKeyEnv: "LOCAL_KEY"}
 	w.cfg.Providers["badkey"] = config.ProviderConfig{BaseURL: srv.URL + "/v1", APIKeyEnv: "BAD_KEY"}
 	w.cfg.Providers["nokey"] = config.ProviderConfig{BaseURL: srv.URL + "/v1"}
@@ -291,6 +292,9 @@ func TestRun_ACPAndNative(t *testing.T) {
 	r := w.run(func(o *Options) { o.Probe = true })
 	if a := find(t, r, "mine"); !a.Ready || a.Kind != "acp" || a.FoundVia != "config" {
 		t.Errorf("mine %+v", a)
+	}
+	if a := find(t, r, "pasted"); !a.Ready || a.Kind != "acp" {
+		t.Errorf("pasted Zed entry %+v", a)
 	}
 	if a := find(t, r, "gone"); a.Ready || !strings.Contains(a.Fix, "no-such-acp") {
 		t.Errorf("gone %+v", a)

@@ -10,8 +10,7 @@ import (
 	"github.com/hubdev/hub/internal/config"
 )
 
-// ACP agents: gemini and qodercli built in, plus every [agents.NAME] with
-// protocol = "acp" and a command (the Zed/JetBrains agent_servers shape).
+// The built-in ACP agents: gemini and qodercli.
 func init() {
 	builders = append(builders, func(r *adapters.Registry, cfg *config.Config, log zerolog.Logger) {
 		if ac := cfg.Agents[gemini.Name]; !ac.Disabled {
@@ -20,16 +19,23 @@ func init() {
 		if ac := cfg.Agents[qoder.Name]; !ac.Disabled {
 			r.Register(qoder.New(ac, "", log))
 		}
-		for _, name := range cfg.AgentNames() {
-			ac := cfg.Agents[name]
-			if ac.Protocol != "acp" || len(ac.Command) == 0 || ac.Disabled || name == gemini.Name || name == qoder.Name {
-				continue
-			}
-			r.Register(acpclient.New(acpclient.Config{
-				Name: name, Argv: ac.Argv(), Env: ac.Env, Model: ac.Model, Mode: ac.Mode, Logger: log,
-				Caps: adapters.Capabilities{Permissions: true, MCP: true, UsesEditorFS: true, Resume: true, Skills: "prompt",
-					Notes: "generic ACP agent from config; capabilities are the agent's own"},
-			}))
-		}
 	})
+}
+
+// registerConfigACP registers every ACP agent from config (the Zed/JetBrains
+// agent_servers shape). It runs after the built-in builders: protocol = "acp"
+// replaces a built-in of that name, a pasted entry only fills a free name.
+func registerConfigACP(r *adapters.Registry, cfg *config.Config, log zerolog.Logger) {
+	for _, name := range cfg.AgentNames() {
+		ac := cfg.Agents[name]
+		_, err := r.Get(name)
+		if !ac.IsACP(err == nil) || name == gemini.Name || name == qoder.Name {
+			continue
+		}
+		r.Register(acpclient.New(acpclient.Config{
+			Name: name, Argv: ac.Argv(), Env: ac.Env, Model: ac.Model, Mode: ac.Mode, Logger: log,
+			Caps: adapters.Capabilities{Permissions: true, MCP: true, UsesEditorFS: true, Resume: true, Skills: "prompt",
+				Notes: "generic ACP agent from config; capabilities are the agent's own"},
+		}))
+	}
 }

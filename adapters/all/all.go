@@ -22,5 +22,6 @@ func Registry(cfg *config.Config, log zerolog.Logger) *adapters.Registry {
 	for _, b := range builders {
 		b(r, cfg, log)
 	}
+	registerConfigACP(r, cfg, log)
 	return r
 }

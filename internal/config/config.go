@@ -40,8 +40,11 @@ type LogConfig struct {
 // agent_servers entries (command, args, env) so users can paste them.
 type AgentConfig struct {
 	// Protocol selects the adapter for custom agents: "acp" for any ACP
-	// agent. Built-in agents (claude, codex, ...) ignore it.
+	// agent, also under a built-in name (e.g. claude through an ACP bridge).
+	// Empty means the built-in adapter of that name, else ACP.
 	Protocol string `toml:"protocol"`
+	// Type is Zed's agent_servers "type"; only "custom" (or none) can run.
+	Type string `toml:"type"`
 	// Command is the program, or the whole argv as an array.
 	Command Command           `toml:"command"`
 	Args    []string          `toml:"args"`
@@ -52,6 +55,19 @@ type AgentConfig struct {
 	Disabled bool `toml:"disabled"`
 	// Options are adapter-specific settings.
 	Options map[string]any `toml:"options"`
+}
+
+// IsACP reports whether the entry is an ACP agent hub should start:
+// protocol = "acp", or a pasted Zed/JetBrains agent_servers entry (a command,
+// type "custom" or none) under a name no built-in adapter has.
+func (a AgentConfig) IsACP(builtinName bool) bool {
+	if a.Disabled || len(a.Command) == 0 {
+		return false
+	}
+	if a.Protocol == "acp" {
+		return true
+	}
+	return a.Protocol == "" && !builtinName && (a.Type == "" || a.Type == "custom")
 }
 
 // Argv returns the full argv: Command followed by Args.
@@ -213,9 +229,15 @@ func Parse(path string, data []byte) (*Config, error) {
 		}
 		f.Warnings = append(f.Warnings, fmt.Sprintf("%s: unknown key %q ignored", path, k.String()))
 	}
-	for name, a := range f.Agents {
-		if len(a.Command) == 0 && a.Protocol == "acp" {
+	for _, name := range f.AgentNames() {
+		a := f.Agents[name]
+		switch {
+		case a.Protocol != "" && a.Protocol != "acp":
+			return nil, fmt.Errorf("%w: %s: key agents.%s.protocol: %q is not a protocol hub speaks (use \"acp\", or leave it out for a built-in agent)", ErrInvalid, path, name, a.Protocol)
+		case len(a.Command) == 0 && a.Protocol == "acp":
 			return nil, fmt.Errorf("%w: %s: key agents.%s.command: an acp agent needs a command", ErrInvalid, path, name)
+		case a.Type != "" && a.Type != "custom":
+			f.Warnings = append(f.Warnings, fmt.Sprintf("%s: agents.%s: type %q is a Zed registry/extension entry hub cannot start; give it a command (type \"custom\")", path, name, a.Type))
 		}
 	}
 	return &f, nil

@@ -15,6 +15,7 @@ func TestParse_BadFileIsOneLineWithFileAndLine(t *testing.T) {
 		{"syntax", "default_agent = \"claude\"\nbad = = 1\n", "cfg.toml:2"},
 		{"type", "[agents.claude]\ncommand = 3\n", "command"},
 		{"acp without command", "[agents.goose]\nprotocol = \"acp\"\n", "agents.goose.command"},
+		{"unknown protocol", "[agents.goose]\nprotocol = \"mcp\"\ncommand = \"goose\"\n", "agents.goose.protocol"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -51,6 +52,30 @@ env = { FOO = "bar" }
 	}
 	if c.Agents["b"].Env["FOO"] != "bar" {
 		t.Fatal("env lost")
+	}
+}
+
+func TestAgentConfig_IsACP(t *testing.T) {
+	cmd := Command{"x"}
+	tests := []struct {
+		name    string
+		a       AgentConfig
+		builtin bool
+		want    bool
+	}{
+		{"explicit acp", AgentConfig{Protocol: "acp", Command: cmd}, false, true},
+		{"explicit acp replaces a built-in", AgentConfig{Protocol: "acp", Command: cmd}, true, true},
+		{"pasted Zed custom entry", AgentConfig{Type: "custom", Command: cmd}, false, true},
+		{"pasted JetBrains entry", AgentConfig{Command: cmd}, false, true},
+		{"command override of a built-in", AgentConfig{Command: cmd}, true, false},
+		{"Zed registry entry", AgentConfig{Type: "registry", Command: cmd}, false, false},
+		{"no command", AgentConfig{Type: "custom"}, false, false},
+		{"disabled", AgentConfig{Protocol: "acp", Command: cmd, Disabled: true}, false, false},
+	}
+	for _, tt := range tests {
+		if got := tt.a.IsACP(tt.builtin); got != tt.want {
+			t.Errorf("%s: IsACP = %v, want %v", tt.name, got, tt.want)
+		}
 	}
 }
 
