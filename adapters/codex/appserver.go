@@ -22,8 +22,10 @@ type appSession struct {
 	dec  *streamparse.CodexDecoder
 	log  zerolog.Logger
 	opts adapters.SessionOptions
+	raw  *unknownRecords
 
 	mu      sync.Mutex
+	version string // from initialize's userAgent
 	thread  string
 	turnID  string
 	out     chan adapters.Event // nil when idle
@@ -40,15 +42,29 @@ func (a *Adapter) startAppServer(ctx context.Context, opts adapters.SessionOptio
 		return nil, fmt.Errorf("%w: %w", adapters.ErrNotInstalled, err)
 	}
 	s := &appSession{p: p, rpc: newRPCConn(p.Stdin), dec: streamparse.NewCodexDecoder(), log: a.log, opts: opts}
+	s.raw = newUnknownRecords(a.log, func() string {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return s.version
+	})
 	s.dec.Cwd = opts.Cwd
 	go s.readLoop()
 	ictx, cancel := context.WithTimeout(ctx, a.InitTimeout)
 	defer cancel()
 	init := map[string]any{"clientInfo": map[string]any{"name": "hub", "title": "hub", "version": "0"}, "capabilities": nil}
-	if err := s.rpc.call(ictx, "initialize", init, nil); err != nil {
+	var res json.RawMessage
+	if err := s.rpc.call(ictx, "initialize", init, &res); err != nil {
 		_ = p.Stop()
 		return nil, fmt.Errorf("%w: %w (%s)", errNoStart, err, oneLine(p.StderrTail(3)))
 	}
+	var ir struct {
+		UserAgent string `json:"userAgent"`
+	}
+	_ = json.Unmarshal(res, &ir) // the version only labels warnings
+	s.mu.Lock()
+	s.version = userAgentVersion(ir.UserAgent)
+	s.mu.Unlock()
+	a.setCLIVersion(s.version)
 	_ = s.rpc.notify("initialized", nil)
 	listed := make(chan struct{})
 	go func() {
@@ -148,6 +164,9 @@ func (s *appSession) handle(line []byte, m streamparse.CodexMessage) {
 		}
 		if e.Type == adapters.EventPermission {
 			s.awaitDecision(m.ID, e.Permission)
+		}
+		if e.Type == adapters.EventRaw {
+			s.raw.note(e.Source)
 		}
 		s.emit(e)
 	}

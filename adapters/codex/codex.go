@@ -43,6 +43,7 @@ type Adapter struct {
 
 	mu      sync.Mutex
 	catalog modelCatalog
+	version string // the codex version an app-server session reported
 }
 
 // New returns the codex adapter for cfg (zero value: `codex` on PATH).

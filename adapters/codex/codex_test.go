@@ -2,6 +2,7 @@ package codex
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -65,7 +66,8 @@ func fakeCodex(fixture string) int {
 		id := string(m.ID)
 		switch m.Method {
 		case "initialize":
-			send(`{"id":` + id + `,"result":{"userAgent":"fake"}}`)
+			ua, _ := json.Marshal(cmp.Or(os.Getenv("CODEX_FAKE_UA"), "fake"))
+			send(`{"id":` + id + `,"result":{"userAgent":` + string(ua) + `}}`)
 		case "thread/start":
 			send(`{"id":` + id + `,"result":{"thread":{"id":"thread-new"},"model":"mock"}}`)
 		case "thread/resume":
@@ -76,6 +78,11 @@ func fakeCodex(fixture string) int {
 			send(`{"id":` + id + `,"result":{"thread":{"id":"` + p.ThreadID + `"},"model":"mock"}}`)
 		case "turn/start":
 			send(`{"id":` + id + `,"result":{"turn":{"id":"turn-1","status":"inProgress"}}}`)
+			for _, l := range strings.Split(os.Getenv("CODEX_FAKE_INJECT"), "\n") {
+				if l != "" {
+					send(l)
+				}
+			}
 			if os.Getenv("CODEX_FAKE_CRASH") != "" {
 				time.Sleep(100 * time.Millisecond)
 				fmt.Fprintln(os.Stderr, "panic: fake codex crashed on purpose")

@@ -25,6 +25,7 @@ type execSession struct {
 	opts adapters.SessionOptions
 	dec  *streamparse.CodexExecDecoder
 	log  zerolog.Logger
+	raw  *unknownRecords
 
 	mu        sync.Mutex
 	thread    string
@@ -34,7 +35,8 @@ type execSession struct {
 }
 
 func (a *Adapter) startExec(opts adapters.SessionOptions) (*execSession, error) {
-	return &execSession{a: a, opts: opts, dec: streamparse.NewCodexExecDecoder(), log: a.log, thread: opts.ResumeID}, nil
+	return &execSession{a: a, opts: opts, dec: streamparse.NewCodexExecDecoder(), log: a.log, thread: opts.ResumeID,
+		raw: newUnknownRecords(a.log, a.cliVersion)}, nil
 }
 
 func (s *execSession) ID() string {
@@ -43,7 +45,7 @@ func (s *execSession) ID() string {
 	return s.thread
 }
 
-func (s *execSession) args(prompt string) []string {
+func (s *execSession) args(prompt string, images []string) []string {
 	argv := s.a.argv()
 	args := append([]string{}, argv[1:]...)
 	args = append(args, "exec")
@@ -59,6 +61,9 @@ func (s *execSession) args(prompt string) []string {
 		args = append(args, "-c", "developer_instructions="+tomlString(s.opts.Instructions))
 	}
 	args = append(args, configOverrides(s.opts)...)
+	for _, img := range images {
+		args = append(args, "--image", img)
+	}
 	return append(args, "--", prompt)
 }
 
@@ -72,21 +77,27 @@ func (s *execSession) Prompt(ctx context.Context, prompt []adapters.Content) (<-
 	if s.p != nil {
 		return nil, adapters.ErrBusy
 	}
+	images, cleanup, err := imageFiles(prompt)
+	if err != nil {
+		return nil, err
+	}
 	argv := s.a.argv()
-	p, err := proc.Start(context.WithoutCancel(ctx), proc.Spec{Path: argv[0], Args: s.args(adapters.PromptText(prompt)),
+	p, err := proc.Start(context.WithoutCancel(ctx), proc.Spec{Path: argv[0], Args: s.args(adapters.PromptText(prompt), images),
 		Dir: s.opts.Cwd, Env: s.a.env(s.opts), Grace: 2 * time.Second})
 	if err != nil {
+		cleanup()
 		return nil, fmt.Errorf("%w: %w", adapters.ErrNotInstalled, err)
 	}
 	_ = p.Stdin.Close() // codex exec reads stdin to EOF when it is a pipe
 	s.p, s.cancelled = p, false
 	out := make(chan adapters.Event, 64)
-	go s.run(p, out)
+	go s.run(p, out, cleanup)
 	return out, nil
 }
 
-func (s *execSession) run(p *proc.Process, out chan adapters.Event) {
+func (s *execSession) run(p *proc.Process, out chan adapters.Event, cleanup func()) {
 	defer close(out)
+	defer cleanup()
 	done := false
 	br := bufio.NewReaderSize(p.Stdout, 1<<20)
 	for {
@@ -99,6 +110,9 @@ func (s *execSession) run(p *proc.Process, out chan adapters.Event) {
 			}
 			if e.Type == adapters.EventDone {
 				done = true
+			}
+			if e.Type == adapters.EventRaw {
+				s.raw.note(e.Source)
 			}
 			if !done || e.Type == adapters.EventDone {
 				out <- e

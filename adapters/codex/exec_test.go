@@ -2,6 +2,9 @@ package codex
 
 import (
 	"context"
+	"encoding/base64"
+	"errors"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -18,14 +21,22 @@ import (
 )
 
 // execFakeScript is a codex without app-server: `codex exec` replays a
-// recorded exec stream; CODEX_FAKE_MODE=hang leaves a grandchild running,
-// fail exits 3 with an error on stderr.
+// recorded exec stream and logs each --image file's content;
+// CODEX_FAKE_MODE=hang leaves a grandchild running, fail exits 3 with an
+// error on stderr.
 const execFakeScript = `#!/bin/sh
 if [ "$1" = app-server ]; then
   echo "error: unrecognized subcommand 'app-server'" >&2
   exit 2
 fi
 printf '%s\n' "$*" >> "$CODEX_FAKE_ARGS"
+prev=
+for a in "$@"; do
+  if [ "$prev" = --image ]; then
+    printf '%s=%s\n' "$a" "$(cat "$a" 2>&1)" >> "$CODEX_FAKE_IMAGES"
+  fi
+  prev=$a
+done
 case "$CODEX_FAKE_MODE" in
 hang)
   head -n 1 "$CODEX_FAKE_STREAM"
@@ -46,8 +57,8 @@ esac
 `
 
 type execFake struct {
-	a           *Adapter
-	args, child string
+	a                   *Adapter
+	args, child, images string
 }
 
 func newExecFake(t *testing.T, fixture, mode string) execFake {
@@ -58,9 +69,10 @@ func newExecFake(t *testing.T, fixture, mode string) execFake {
 		t.Fatal(err)
 	}
 	stream, _ := filepath.Abs(filepath.Join("..", "..", "testdata", "codex", fixture, "stream.jsonl"))
-	f := execFake{args: filepath.Join(dir, "args"), child: filepath.Join(dir, "child.pid")}
+	f := execFake{args: filepath.Join(dir, "args"), child: filepath.Join(dir, "child.pid"), images: filepath.Join(dir, "images")}
 	f.a = New(config.AgentConfig{Command: config.Command{script}, Env: map[string]string{
 		"CODEX_FAKE_ARGS": f.args, "CODEX_FAKE_CHILD": f.child, "CODEX_FAKE_STREAM": stream, "CODEX_FAKE_MODE": mode,
+		"CODEX_FAKE_IMAGES": f.images,
 	}}, zerolog.Nop())
 	f.a.InitTimeout = 5 * time.Second
 	return f
@@ -202,5 +214,84 @@ func TestExecFallback_ExitErrorHasStderrTail(t *testing.T) {
 	}
 	if evs[2].StopReason != adapters.StopEndTurn {
 		t.Errorf("done = %+v", evs[2])
+	}
+}
+
+func TestExecFallback_ImagesPassedAsFiles(t *testing.T) {
+	dir := t.TempDir()
+	onDisk := filepath.Join(dir, "shot, final.png")
+	plain := filepath.Join(dir, "plain.jpg")
+	for path, data := range map[string]string{onDisk: "FROM-DISK", plain: "PLAIN"} {
+		if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		name    string
+		images  []adapters.Content
+		want    []string // "=content" per --image, in order
+		wantErr error
+	}{
+		{name: "inline data goes through a temp file",
+			images: []adapters.Content{{Type: adapters.ContentImage, MimeType: "image/png", Data: base64.StdEncoding.EncodeToString([]byte("INLINE"))}},
+			want:   []string{"=INLINE"}},
+		{name: "file URIs are passed as paths", images: []adapters.Content{
+			{Type: adapters.ContentImage, MimeType: "image/jpeg", URI: "file://" + plain},
+			{Type: adapters.ContentImage, MimeType: "image/png", URI: (&url.URL{Scheme: "file", Path: onDisk}).String()}},
+			want: []string{"=PLAIN", "=FROM-DISK"}},
+		{name: "http URI cannot be attached",
+			images:  []adapters.Content{{Type: adapters.ContentImage, URI: "https://example.com/a.png"}},
+			wantErr: adapters.ErrUnsupported},
+		{name: "bad base64 is refused",
+			images:  []adapters.Content{{Type: adapters.ContentImage, MimeType: "image/png", Data: "%%%"}},
+			wantErr: base64.CorruptInputError(0)},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newExecFake(t, "exec-tool", "")
+			s, err := f.a.Start(context.Background(), adapters.SessionOptions{Cwd: t.TempDir()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			prompt := append(adapters.TextPrompt("describe"), tc.images...)
+			ch, err := s.Prompt(context.Background(), prompt)
+			if tc.wantErr != nil {
+				if !errors.Is(err, tc.wantErr) {
+					t.Fatalf("Prompt err = %v, want %v", err, tc.wantErr)
+				}
+				if _, statErr := os.Stat(f.args); !os.IsNotExist(statErr) {
+					t.Errorf("codex ran despite the refused image (stat %v)", statErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			drain(t, ch, nil)
+			logged, _ := os.ReadFile(f.images)
+			got := strings.Split(strings.TrimSpace(string(logged)), "\n")
+			if len(got) != len(tc.want) {
+				t.Fatalf("codex got images %q, want %d", got, len(tc.want))
+			}
+			args, _ := os.ReadFile(f.args)
+			for i, line := range got {
+				path, content, _ := strings.Cut(line, "=")
+				if "="+content != tc.want[i] {
+					t.Errorf("image %d %s had content %q, want %q", i, path, content, tc.want[i][1:])
+				}
+				if !strings.Contains(string(args), "--image "+path+" ") || strings.Contains(path, ",") {
+					t.Errorf("argv %q lacks a comma-free --image %s", args, path)
+				}
+				if tc.images[i].Data != "" {
+					if _, err := os.Stat(path); !os.IsNotExist(err) {
+						t.Errorf("temp image %s left behind after the turn (stat %v)", path, err)
+					}
+				}
+			}
+			if !strings.HasSuffix(strings.TrimSpace(string(args)), "-- describe") {
+				t.Errorf("argv %q does not end with the prompt", args)
+			}
+		})
 	}
 }

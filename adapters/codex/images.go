@@ -1,0 +1,100 @@
+package codex
+
+import (
+	"encoding/base64"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/hubdev/hub/adapters"
+)
+
+// imageExt names temp image files so codex can tell the format.
+var imageExt = map[string]string{"image/png": ".png", "image/jpeg": ".jpg", "image/gif": ".gif", "image/webp": ".webp"}
+
+// imageFiles turns the prompt's images into paths for `codex exec --image`:
+// file:// images are passed as they are, inline data is written to a temp
+// directory that cleanup removes. cleanup is never nil.
+func imageFiles(prompt []adapters.Content) (paths []string, cleanup func(), err error) {
+	dir := ""
+	cleanup = func() {
+		if dir != "" {
+			_ = os.RemoveAll(dir)
+		}
+	}
+	tempFile := func(name string) (string, error) {
+		if dir == "" {
+			d, err := os.MkdirTemp("", "hub-codex-images-")
+			if err != nil {
+				return "", fmt.Errorf("codex exec: temp directory for images: %w", err)
+			}
+			dir = d
+		}
+		return filepath.Join(dir, name), nil
+	}
+	for i, c := range prompt {
+		if c.Type != adapters.ContentImage {
+			continue
+		}
+		var path string
+		switch {
+		case c.Data != "":
+			path, err = writeImage(c, i, tempFile)
+		case strings.HasPrefix(c.URI, "file://"):
+			path, err = localImage(c.URI, i, tempFile)
+		default:
+			err = fmt.Errorf("codex exec: image %q: only file:// or inline images can be attached without app-server (%w)", c.URI, adapters.ErrUnsupported)
+		}
+		if err != nil {
+			cleanup()
+			return nil, func() {}, err
+		}
+		paths = append(paths, path)
+	}
+	return paths, cleanup, nil
+}
+
+func writeImage(c adapters.Content, i int, tempFile func(string) (string, error)) (string, error) {
+	b, err := base64.StdEncoding.DecodeString(c.Data)
+	if err != nil {
+		return "", fmt.Errorf("codex exec: image %d is not valid base64: %w", i, err)
+	}
+	ext := imageExt[c.MimeType]
+	if ext == "" {
+		ext = ".png"
+	}
+	path, err := tempFile("image-" + strconv.Itoa(i) + ext)
+	if err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		return "", fmt.Errorf("codex exec: write image %d: %w", i, err)
+	}
+	return path, nil
+}
+
+// localImage resolves a file:// URI. codex splits --image values on commas,
+// so a path with one is passed through a symlink.
+func localImage(uri string, i int, tempFile func(string) (string, error)) (string, error) {
+	u, err := url.Parse(uri)
+	if err != nil {
+		return "", fmt.Errorf("codex exec: image URI %q: %w", uri, err)
+	}
+	if u.Path == "" {
+		return "", fmt.Errorf("codex exec: image URI %q names no file", uri)
+	}
+	if !strings.Contains(u.Path, ",") {
+		return u.Path, nil
+	}
+	link, err := tempFile("image-" + strconv.Itoa(i) + filepath.Ext(strings.ReplaceAll(u.Path, ",", "_")))
+	if err != nil {
+		return "", err
+	}
+	if err := os.Symlink(u.Path, link); err != nil {
+		return "", fmt.Errorf("codex exec: link image %s: %w", u.Path, err)
+	}
+	return link, nil
+}
