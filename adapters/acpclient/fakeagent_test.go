@@ -21,6 +21,9 @@ const fakeEnv = "HUB_ACPCLIENT_FAKE"
 // "hang:PATH" advertises it but never answers.
 const fakeCloseEnv = "HUB_ACPCLIENT_FAKE_CLOSE"
 
+// fakeVersionEnv sets agentInfo.version ("none" leaves agentInfo out).
+const fakeVersionEnv = "HUB_ACPCLIENT_FAKE_VERSION"
+
 type fakeMsg struct {
 	ID     json.RawMessage `json:"id,omitempty"`
 	Method string          `json:"method,omitempty"`
@@ -112,8 +115,15 @@ func (a *fakeAgent) handle(m fakeMsg) {
 		if mode, _, _ := strings.Cut(os.Getenv(fakeCloseEnv), ":"); mode == "advertise" || mode == "hang" {
 			caps["sessionCapabilities"] = map[string]any{"close": map[string]any{}}
 		}
-		a.reply(m.ID, map[string]any{"protocolVersion": 1, "agentCapabilities": caps,
-			"agentInfo": map[string]any{"name": "fake", "version": "1"}})
+		res := map[string]any{"protocolVersion": 1, "agentCapabilities": caps}
+		switch v := os.Getenv(fakeVersionEnv); v {
+		case "none":
+		case "":
+			res["agentInfo"] = map[string]any{"name": "fake", "version": "1"}
+		default:
+			res["agentInfo"] = map[string]any{"name": "fake", "version": v}
+		}
+		a.reply(m.ID, res)
 	case "session/new":
 		if strings.Contains(fmt.Sprint(p["cwd"]), "needs-auth") {
 			a.send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "error": map[string]any{"code": -32000, "message": "Authentication required"}})
@@ -172,6 +182,8 @@ func (a *fakeAgent) prompt(id json.RawMessage, p map[string]any) {
 		a.fs(cmd, fields[1])
 	case cmd == "term":
 		a.terminal()
+	case cmd == "unknown":
+		a.unknown()
 	case cmd == "wait":
 		a.cmu.Lock()
 		ch := make(chan struct{})
@@ -255,4 +267,17 @@ func (a *fakeAgent) closeSession(id json.RawMessage, p map[string]any) {
 	if mode != "hang" {
 		a.reply(id, map[string]any{})
 	}
+}
+
+// unknown sends records hub does not understand: a new update kind twice,
+// a known-but-unmapped one, an unknown notification, an extension
+// notification and an unknown request.
+func (a *fakeAgent) unknown() {
+	a.update(map[string]any{"sessionUpdate": "hologram_update", "n": 1})
+	a.update(map[string]any{"sessionUpdate": "hologram_update", "n": 2})
+	a.update(map[string]any{"sessionUpdate": "user_message_chunk", "content": map[string]any{"type": "text", "text": "echo"}})
+	a.send(map[string]any{"jsonrpc": "2.0", "method": "x/telemetry", "params": map[string]any{"k": "v"}})
+	a.send(map[string]any{"jsonrpc": "2.0", "method": "_fake/ping", "params": map[string]any{}})
+	resp := a.call("x/ask", map[string]any{"sessionId": a.session})
+	a.text("ask:" + string(resp.Error))
 }

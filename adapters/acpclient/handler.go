@@ -24,6 +24,8 @@ func (h *handler) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2
 	if req.Notif {
 		if req.Method == "session/update" {
 			h.s.onUpdate(params)
+		} else {
+			h.s.onUnknown(req.Method, params)
 		}
 		return
 	}
@@ -49,6 +51,7 @@ func (s *Session) onUpdate(params json.RawMessage) {
 		return
 	}
 	evs := s.dec.DecodeUpdate(p.Update)
+	s.raw.noteEvents(evs)
 	s.local.inlineTerminals(evs)
 	s.mu.Lock()
 	t, loading := s.cur, s.loading
@@ -58,6 +61,19 @@ func (s *Session) onUpdate(params json.RawMessage) {
 	s.mu.Unlock()
 	if t != nil && !loading {
 		t.emit(evs...)
+	}
+}
+
+// onUnknown passes an agent-to-client method hub does not serve to the
+// running turn as a raw event.
+func (s *Session) onUnknown(method string, params json.RawMessage) {
+	ev := methodEvent(method, params)
+	s.raw.note(ev.Source)
+	s.mu.Lock()
+	t, loading := s.cur, s.loading
+	s.mu.Unlock()
+	if t != nil && !loading {
+		t.emit(ev)
 	}
 }
 
@@ -88,6 +104,7 @@ func (s *Session) serve(ctx context.Context, method string, params json.RawMessa
 		}
 		return s.local.serve(ctx, method, params)
 	}
+	s.onUnknown(method, params)
 	return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeMethodNotFound, Message: "method not found: " + method}
 }
 

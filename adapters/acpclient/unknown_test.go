@@ -1,0 +1,113 @@
+package acpclient
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/hubdev/hub/adapters"
+)
+
+// logBuffer collects zerolog JSON lines from concurrent writers.
+type logBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *logBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+// entries returns the log entries at level that name a record.
+func (b *logBuffer) entries(t *testing.T, level string) []map[string]string {
+	t.Helper()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var out []map[string]string
+	for _, l := range strings.Split(strings.TrimSpace(b.buf.String()), "\n") {
+		var m map[string]string
+		if l == "" || json.Unmarshal([]byte(l), &m) != nil {
+			continue
+		}
+		if m["level"] == level && m["record"] != "" {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+func TestSession_UnknownRecordsWarnOncePerTypeWithVersion(t *testing.T) {
+	tests := []struct {
+		name, agentVersion, tested string
+		wantVersion, wantAbout     string
+	}{
+		{name: "agent newer than tested", agentVersion: "0.62.0", tested: "0.61.0", wantVersion: "0.62.0", wantAbout: "(fake 0.62.0, tested with 0.61.0)"},
+		{name: "no agentInfo", agentVersion: "none", tested: "0.61.0", wantVersion: "unknown", wantAbout: "(fake unknown, tested with 0.61.0)"},
+		{name: "config agent without tested versions", agentVersion: "1.2.3", wantVersion: "1.2.3", wantAbout: "(fake 1.2.3)"},
+	}
+	wantRaw := []string{"acp:_fake/ping", "acp:hologram_update", "acp:hologram_update", "acp:user_message_chunk", "acp:x/ask", "acp:x/telemetry"}
+	wantWarned := []string{"acp:hologram_update", "acp:x/ask", "acp:x/telemetry"}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var logs logBuffer
+			a := New(Config{
+				Name: "fake", Argv: []string{os.Args[0]}, Env: map[string]string{fakeEnv: "1", fakeVersionEnv: tc.agentVersion},
+				Caps: adapters.Capabilities{TestedVersions: tc.tested}, InitTimeout: 20 * time.Second, StopGrace: time.Second,
+				Logger: zerolog.New(&logs).Level(zerolog.DebugLevel),
+			})
+			for session := 1; session <= 2; session++ {
+				as, err := a.Start(context.Background(), adapters.SessionOptions{Cwd: t.TempDir()})
+				if err != nil {
+					t.Fatal(err)
+				}
+				s := as.(*Session)
+				for range 2 {
+					evs := prompt(t, s, "unknown", nil)
+					var raw []string
+					for _, ev := range evs {
+						if ev.Type == adapters.EventRaw {
+							raw = append(raw, ev.Source)
+						}
+					}
+					slices.Sort(raw)
+					if !slices.Equal(raw, wantRaw) {
+						t.Errorf("raw events = %q, want %q", raw, wantRaw)
+					}
+					if got := texts(evs); !strings.Contains(got, "-32601") {
+						t.Errorf("unknown request answered %q, want method not found", got)
+					}
+				}
+				_ = s.Close()
+				warns := logs.entries(t, "warn")
+				if len(warns) != len(wantWarned)*session {
+					t.Fatalf("after session %d: %d warnings, want %d (once per type per session): %+v", session, len(warns), len(wantWarned)*session, warns)
+				}
+				var warned []string
+				for _, w := range warns[len(wantWarned)*(session-1):] {
+					warned = append(warned, w["record"])
+					if w["agent_version"] != tc.wantVersion || w["tested"] != tc.tested ||
+						!strings.Contains(w["message"], w["record"]+", which hub does not understand "+tc.wantAbout) {
+						t.Errorf("warning = %+v, want version %s and %q", w, tc.wantVersion, tc.wantAbout)
+					}
+				}
+				slices.Sort(warned)
+				if !slices.Equal(warned, wantWarned) {
+					t.Errorf("warned about %q, want %q", warned, wantWarned)
+				}
+				if debug := logs.entries(t, "debug"); !slices.ContainsFunc(debug, func(m map[string]string) bool { return m["record"] == "acp:_fake/ping" }) {
+					t.Errorf("extension method not logged at debug: %+v", debug)
+				}
+			}
+		})
+	}
+}
