@@ -3,10 +3,14 @@ package claude
 import (
 	"bufio"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
+	"net/url"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -94,6 +98,59 @@ func (s *Session) endTurn() {
 	s.turn, s.turnEnd = nil, nil
 }
 
+// maxImageBytes bounds a file:// image read into a prompt; the Anthropic
+// API refuses larger requests anyway.
+const maxImageBytes = 20 << 20
+
+var errImageTooLarge = errors.New("image is larger than 20 MB")
+
+// imageBlock renders an image as an Anthropic image block: inline data and
+// file:// images as base64, http(s) images as a URL source for the API to
+// fetch.
+func imageBlock(c adapters.Content) (map[string]any, error) {
+	if c.Data != "" {
+		return base64Image(c.MimeType, c.Data), nil
+	}
+	u, err := url.Parse(c.URI)
+	if err != nil {
+		return nil, fmt.Errorf("claude: image URI %q: %w", c.URI, err)
+	}
+	switch strings.ToLower(u.Scheme) {
+	case "file":
+		return fileImage(u.Path, c.MimeType)
+	case "http", "https":
+		return map[string]any{"type": "image", "source": map[string]any{"type": "url", "url": c.URI}}, nil
+	}
+	return nil, fmt.Errorf("claude: image %q: attach image data or a file:// or http(s) URI (%w)", c.URI, adapters.ErrUnsupported)
+}
+
+func base64Image(mimeType, data string) map[string]any {
+	return map[string]any{"type": "image", "source": map[string]any{"type": "base64", "media_type": mimeType, "data": data}}
+}
+
+func fileImage(path, mimeType string) (map[string]any, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("claude: read image: %w", err)
+	}
+	defer f.Close()
+	tooLarge := fmt.Errorf("claude: %s: %w; attach a smaller or compressed image", path, errImageTooLarge)
+	if st, err := f.Stat(); err == nil && st.Size() > maxImageBytes {
+		return nil, tooLarge
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxImageBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("claude: read image %s: %w", path, err)
+	}
+	if len(b) > maxImageBytes {
+		return nil, tooLarge
+	}
+	if mimeType == "" {
+		mimeType = http.DetectContentType(b)
+	}
+	return base64Image(mimeType, base64.StdEncoding.EncodeToString(b)), nil
+}
+
 // userMessage renders a prompt as a stream-json user message line.
 func userMessage(prompt []adapters.Content) ([]byte, error) {
 	var blocks []map[string]any
@@ -102,8 +159,11 @@ func userMessage(prompt []adapters.Content) ([]byte, error) {
 		case adapters.ContentText:
 			blocks = append(blocks, map[string]any{"type": "text", "text": c.Text})
 		case adapters.ContentImage:
-			blocks = append(blocks, map[string]any{"type": "image",
-				"source": map[string]any{"type": "base64", "media_type": c.MimeType, "data": c.Data}})
+			b, err := imageBlock(c)
+			if err != nil {
+				return nil, err
+			}
+			blocks = append(blocks, b)
 		case adapters.ContentResourceLink:
 			blocks = append(blocks, map[string]any{"type": "text", "text": "@" + strings.TrimPrefix(c.URI, "file://")})
 		case adapters.ContentResource:
