@@ -3,8 +3,14 @@
 package e2e
 
 import (
+	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
+	"image"
+	"image/color"
+	pngenc "image/png"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -323,5 +329,60 @@ func TestClaudeAdapter_CancelAndConfigure(t *testing.T) {
 	reqs := mock.Requests()
 	if last := reqs[len(reqs)-1]; last.Model != "sonnet" && !strings.Contains(last.Model, "sonnet") {
 		t.Errorf("model after SetModel = %q", last.Model)
+	}
+}
+
+// TestClaude_ImageURIs prompts the adapter with images given only by URI
+// (ACP clients must send data, so only direct callers do this): a file://
+// image must reach the API as that file's base64, an https one as a url
+// source.
+func TestClaude_ImageURIs(t *testing.T) {
+	cwd := t.TempDir()
+	var png bytes.Buffer
+	img := image.NewRGBA(image.Rect(0, 0, 2, 2))
+	img.Set(0, 0, color.RGBA{R: 255, A: 255})
+	if err := pngenc.Encode(&png, img); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(cwd, "red dot.png")
+	if err := os.WriteFile(path, png.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const remote = "https://example.com/diagram.png"
+	mock := mockllm.NewAnthropicServer(mockllm.AnthropicTurn{Text: "Two images."})
+	defer mock.Close()
+	s := claudeDirect(t, mock, adapters.SessionOptions{Cwd: cwd})
+	ch, err := s.Prompt(context.Background(), []adapters.Content{
+		{Type: adapters.ContentText, Text: "describe these"},
+		{Type: adapters.ContentImage, MimeType: "image/png", URI: (&url.URL{Scheme: "file", Path: path}).String()},
+		{Type: adapters.ContentImage, MimeType: "image/png", URI: remote},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs := claudeDrain(t, ch, nil)
+	if last := evs[len(evs)-1]; last.Type != adapters.EventDone || last.StopReason != adapters.StopEndTurn {
+		t.Fatalf("turn ended %+v", last)
+	}
+	var sources []map[string]any
+	for _, req := range mock.Requests() {
+		for _, m := range req.Messages {
+			blocks, _ := m["content"].([]any)
+			for _, b := range blocks {
+				if bm, _ := b.(map[string]any); bm["type"] == "image" {
+					src, _ := bm["source"].(map[string]any)
+					sources = append(sources, src)
+				}
+			}
+		}
+	}
+	if len(sources) != 2 {
+		t.Fatalf("API got %d image blocks, want 2: %v", len(sources), sources)
+	}
+	if s := sources[0]; s["type"] != "base64" || s["media_type"] != "image/png" || s["data"] != base64.StdEncoding.EncodeToString(png.Bytes()) {
+		t.Errorf("file image source = %v, want the file's base64", s)
+	}
+	if s := sources[1]; s["type"] != "url" || s["url"] != remote {
+		t.Errorf("https image source = %v, want url %s", s, remote)
 	}
 }

@@ -87,8 +87,8 @@ func TestCodexHub_ToolsPermissionsAndContinuation(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(cwd, "g.txt")); !os.IsNotExist(err) {
 		t.Errorf("rejected command created g.txt (stat err %v)", err)
 	}
-	if s := claudeToolStatus(updates, "call_reject"); s == "completed" {
-		t.Errorf("rejected tool status = %q, want not completed", s)
+	if s := claudeToolStatus(updates, "call_reject"); s != "failed" {
+		t.Errorf("rejected tool status = %q, want the tool call reported and ended failed; updates: %v", s, updates)
 	}
 	if n := len(h.permissionRequests()); n != 2 {
 		t.Errorf("permission requests after turn 2 = %d, want 2", n)

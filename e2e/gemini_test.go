@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -35,11 +36,22 @@ func geminiEnv(mock *mockllm.GeminiServer) map[string]string {
 // custom base URL) under home.
 func geminiSettings(t *testing.T, home string) {
 	t.Helper()
+	geminiWriteSettings(t, home, "")
+}
+
+// geminiPlainShell turns off gemini's pty shell: 0.61 reports a pty
+// command's output to ACP clients as no content at all (its display value
+// is a terminal snapshot, which the ACP bridge drops), while the plain
+// shell reports it as text.
+const geminiPlainShell = `"tools":{"shell":{"enableInteractiveShell":false}},`
+
+func geminiWriteSettings(t *testing.T, home, extra string) {
+	t.Helper()
 	dir := filepath.Join(home, ".gemini")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	settings := `{"security":{"auth":{"selectedType":"gemini-api-key"}},"general":{"disableAutoUpdate":true},"privacy":{"usageStatisticsEnabled":false}}`
+	settings := `{` + extra + `"security":{"auth":{"selectedType":"gemini-api-key"}},"general":{"disableAutoUpdate":true},"privacy":{"usageStatisticsEnabled":false}}`
 	if err := os.WriteFile(filepath.Join(dir, "settings.json"), []byte(settings), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -54,14 +66,31 @@ func geminiHubCfg(bin string, mock *mockllm.GeminiServer) string {
 		bin, geminiModel, strings.Join(env, ", "))
 }
 
-func geminiStartHub(t *testing.T, mock *mockllm.GeminiServer) (*hubConn, string) {
+// geminiStartHub returns the hub, a session and the session's directory;
+// settings are extra gemini settings members.
+func geminiStartHub(t *testing.T, mock *mockllm.GeminiServer, settings ...string) (*hubConn, string, string) {
 	t.Helper()
 	bin := e2eCLI(t, "gemini", "gemini")
 	h := startHub(t, geminiHubCfg(bin, mock), nil)
-	geminiSettings(t, h.home)
+	geminiWriteSettings(t, h.home, strings.Join(settings, ""))
 	h.initialize(map[string]any{})
 	cwd := t.TempDir()
-	return h, h.newSession(cwd)
+	return h, h.newSession(cwd), cwd
+}
+
+// geminiToolResult returns the JSON of the first completed tool_call_update
+// whose content or rawOutput carries want, "" when none does.
+func geminiToolResult(ups []map[string]any, want string) string {
+	for _, u := range claudeUpdatesOf(ups, "tool_call_update") {
+		if u["status"] != "completed" {
+			continue
+		}
+		out, _ := json.Marshal(map[string]any{"content": u["content"], "rawOutput": u["rawOutput"]})
+		if strings.Contains(string(out), want) {
+			return string(out)
+		}
+	}
+	return ""
 }
 
 func geminiToolTurn() mockllm.GeminiTurn {
@@ -112,7 +141,7 @@ func TestGemini_DirectAdapter(t *testing.T) {
 func TestGemini_TextThroughHub(t *testing.T) {
 	mock := mockllm.NewGeminiServer(mockllm.GeminiTurn{Text: "Hello from mock."})
 	defer mock.Close()
-	h, sid := geminiStartHub(t, mock)
+	h, sid, _ := geminiStartHub(t, mock)
 	stop, ups, err := h.prompt(sid, "say hello")
 	if err != nil || stop != "end_turn" || e2eText(ups) != "Hello from mock." {
 		t.Fatalf("stop=%q err=%v text=%q\n%s", stop, err, e2eText(ups), e2eTail(h.stderr(), 20))
@@ -123,7 +152,7 @@ func TestGemini_ToolAllowedAndSecondPrompt(t *testing.T) {
 	mock := mockllm.NewGeminiServer(geminiToolTurn(), mockllm.GeminiTurn{Text: "It printed hello-from-tool."},
 		mockllm.GeminiTurn{Text: "Second answer."})
 	defer mock.Close()
-	h, sid := geminiStartHub(t, mock)
+	h, sid, _ := geminiStartHub(t, mock, geminiPlainShell)
 	h.setPermissionHandler(func(map[string]any) string { return "allow_once" })
 	stop, ups, err := h.prompt(sid, "run echo")
 	if err != nil || stop != "end_turn" {
@@ -132,6 +161,9 @@ func TestGemini_ToolAllowedAndSecondPrompt(t *testing.T) {
 	kinds := strings.Join(e2eKinds(ups), " ")
 	if !strings.Contains(kinds, "tool_call") || !strings.Contains(e2eText(ups), "It printed hello-from-tool.") {
 		t.Fatalf("kinds=%s text=%q", kinds, e2eText(ups))
+	}
+	if geminiToolResult(ups, "hello-from-tool") == "" {
+		t.Errorf("no completed tool_call_update carried the tool output to the client: %v", claudeUpdatesOf(ups, "tool_call_update"))
 	}
 	reqs := mock.ModelRequests()
 	if len(reqs) < 2 || !strings.Contains(fmt.Sprint(mockllm.GeminiFunctionResponses(reqs[1])), "hello-from-tool") {
@@ -149,7 +181,7 @@ func TestGemini_ToolAllowedAndSecondPrompt(t *testing.T) {
 func TestGemini_PermissionRejectedStopsTool(t *testing.T) {
 	mock := mockllm.NewGeminiServer(geminiWriteTurn(), mockllm.GeminiTurn{Text: "Okay, not running it."})
 	defer mock.Close()
-	h, sid := geminiStartHub(t, mock)
+	h, sid, cwd := geminiStartHub(t, mock)
 	h.setPermissionHandler(func(map[string]any) string { return "reject_once" })
 	stop, ups, err := h.prompt(sid, "run echo")
 	if err != nil {
@@ -158,22 +190,20 @@ func TestGemini_PermissionRejectedStopsTool(t *testing.T) {
 	if len(h.permissionRequests()) == 0 {
 		t.Fatalf("no permission request reached the editor (stop=%s updates=%v)\n%s", stop, ups, e2eTail(h.stderr(), 30))
 	}
-	var created []string
-	_ = filepath.WalkDir(os.TempDir(), func(p string, d os.DirEntry, err error) error {
-		if err == nil && d.Name() == "created-by-tool.txt" && strings.Contains(p, t.Name()) {
-			created = append(created, p)
-		}
-		return nil
-	})
-	if len(created) > 0 {
-		t.Fatalf("tool ran despite rejection (stop=%s): %v", stop, created)
+	// gemini names the directory the command would run in; that is where
+	// the file must be missing.
+	if calls := claudeUpdatesOf(ups, "tool_call"); len(calls) != 1 || !strings.Contains(fmt.Sprint(calls[0]["content"]), cwd) {
+		t.Fatalf("tool call does not run in the session directory %s: %v", cwd, calls)
+	}
+	if _, err := os.Stat(filepath.Join(cwd, "created-by-tool.txt")); !os.IsNotExist(err) {
+		t.Fatalf("tool ran despite rejection (stop=%s; stat err %v)", stop, err)
 	}
 }
 
 func TestGemini_CancelNoLeftovers(t *testing.T) {
 	mock := mockllm.NewGeminiServer(mockllm.GeminiTurn{Text: "partial answer that hangs", Hang: true})
 	defer mock.Close()
-	h, sid := geminiStartHub(t, mock)
+	h, sid, _ := geminiStartHub(t, mock)
 	res := h.promptAsync(sid, "hang")
 	if _, ok := h.waitUpdate(func(u map[string]any) bool { return u["sessionUpdate"] == "agent_message_chunk" }, 90*time.Second); !ok {
 		t.Fatalf("no chunk before cancel\n%s", e2eTail(h.stderr(), 20))
