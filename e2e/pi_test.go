@@ -116,7 +116,12 @@ func TestPi_ACPSession(t *testing.T) {
 	}
 	time.Sleep(300 * time.Millisecond)
 	h.cancel(sid)
-	r := <-res
+	var r promptResult
+	select {
+	case r = <-res:
+	case <-time.After(time.Minute):
+		t.Fatalf("cancelled prompt never answered\nhub stderr:\n%s", h.stderr())
+	}
 	if r.Err != nil || r.StopReason != "cancelled" {
 		t.Fatalf("cancelled turn: stop=%q err=%v", r.StopReason, r.Err)
 	}
@@ -165,7 +170,8 @@ func TestPi_DirectAdapter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	evs := piDrain(t, s, "hi", nil)
+	const marker = "direct-resume-marker-7c1"
+	evs := piDrain(t, s, marker, nil)
 	if evs[0].Type != adapters.EventSessionInfo || evs[0].Session.AgentSessionID == "" || evs[len(evs)-1].StopReason != adapters.StopEndTurn {
 		t.Fatalf("text turn events: %+v", evs)
 	}
@@ -192,7 +198,7 @@ func TestPi_DirectAdapter(t *testing.T) {
 	for _, m := range mock.LastMessages() {
 		history = append(history, mockllm.MessageText(m))
 	}
-	if !strings.Contains(strings.Join(history, "\n"), "hi") {
+	if !strings.Contains(strings.Join(history, "\n"), marker) {
 		t.Errorf("resumed request lacks the earlier prompt: %q", history)
 	}
 }
@@ -220,6 +226,28 @@ func piDrain(t *testing.T, s adapters.Session, text string, cancelWhen func(adap
 			t.Fatalf("turn %q did not end: %+v", text, evs)
 		}
 	}
+}
+
+// TestPi_RateLimitRetried: pi retries a 429 on its own after ending the
+// failed run; the retried answer must reach the client in the same turn.
+// The OpenAI SDK inside pi retries twice itself, so the third 429 is pi's.
+func TestPi_RateLimitRetried(t *testing.T) {
+	bin := e2eCLI(t, "pi", "pi")
+	limited := mockllm.OpenAITurn{Status: 429, RetryAfter: "0",
+		ErrorBody: `{"error":{"message":"Rate limit reached for mock-model.","type":"rate_limit_error"}}`}
+	mock := mockllm.NewOpenAIServer(limited, limited, limited, mockllm.OpenAITurn{Text: "Answer after the retry."})
+	defer mock.Close()
+	h := startHub(t, piHubCfg(bin, piAgentDir(t, mock)), nil)
+	h.initialize(map[string]any{})
+	sid := h.newSession(t.TempDir())
+	stop, updates, err := h.prompt(sid, "say hi RETRY")
+	if err != nil || stop != "end_turn" || !strings.Contains(piAgentText(updates), "Answer after the retry.") {
+		t.Fatalf("retried turn: stop=%q err=%v text=%q\nhub stderr:\n%s", stop, err, piAgentText(updates), h.stderr())
+	}
+	if !strings.Contains(piAgentText(updates), "pi retries in") {
+		t.Errorf("the retry notice did not reach the client: %q", piAgentText(updates))
+	}
+	h.close()
 }
 
 func TestPi_CapabilitiesHaveNoPermissions(t *testing.T) {

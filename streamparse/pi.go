@@ -3,8 +3,11 @@ package streamparse
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/hubdev/hub/adapters"
 )
@@ -23,6 +26,12 @@ type PiResponse struct {
 // `pi --mode rpc`, which share their events). It is stateful across the
 // lines of one stream: it remembers announced tool calls and the last
 // assistant stop reason so agent_end can become the right EventDone.
+//
+// pi retries rate limits and server errors on its own: the failed run ends
+// with agent_end and only then does auto_retry_start follow, so the end of
+// a failed run is held back (see PendingEnd) until the next record shows
+// whether pi retries; a retry becomes a non-fatal error event and the
+// retried run continues the same turn.
 type PiDecoder struct {
 	// Cwd resolves relative tool paths to absolute locations; the session
 	// header of --mode json sets it when empty.
@@ -37,6 +46,8 @@ type PiDecoder struct {
 	errMsg    string
 	costTotal float64
 	emitted   []int // per content index: bytes already emitted (fallback without assistantMessageEvent)
+	held      []adapters.Event
+	retrying  bool // between auto_retry_start and the end of the retried run
 }
 
 type piToolState struct {
@@ -54,7 +65,7 @@ func DecodePi(data []byte) []adapters.Event {
 	for _, line := range bytes.Split(data, []byte{'\n'}) {
 		out = append(out, d.Decode(line)...)
 	}
-	return out
+	return append(out, d.Flush()...)
 }
 
 // piRecord holds the raw top-level members the decoder looks at.
@@ -62,6 +73,8 @@ type piRecord struct {
 	typ, ame, message, messages, id                            []byte
 	toolCallID, toolName, args, partialResult, result, isError []byte
 	command, success, errorField, data, method, version, cwd   []byte
+	attempt, maxAttempts, delayMs, errorMessage, finalError    []byte
+	willRetry                                                  []byte
 }
 
 func (r *piRecord) set(key, val []byte) {
@@ -98,6 +111,18 @@ func (r *piRecord) set(key, val []byte) {
 		r.method = val
 	case "cwd":
 		r.cwd = val
+	case "attempt":
+		r.attempt = val
+	case "maxAttempts":
+		r.maxAttempts = val
+	case "delayMs":
+		r.delayMs = val
+	case "errorMessage":
+		r.errorMessage = val
+	case "finalError":
+		r.finalError = val
+	case "willRetry":
+		r.willRetry = val
 	}
 }
 
@@ -108,10 +133,32 @@ func (d *PiDecoder) Decode(line []byte) []adapters.Event {
 		return nil
 	}
 	var r piRecord
-	if !piEachMember(line, r.set) || r.typ == nil {
-		return []adapters.Event{piRaw("pi:malformed", line)}
-	}
+	ok := piEachMember(line, r.set) && r.typ != nil
 	typ := piString(r.typ)
+	var out []adapters.Event
+	if d.held != nil && (!ok || (typ != "auto_retry_start" && typ != "auto_retry_end")) {
+		out, d.held = d.held, nil
+	}
+	if !ok {
+		return append(out, piRaw("pi:malformed", line))
+	}
+	return append(out, d.record(typ, &r, line)...)
+}
+
+// PendingEnd reports whether the end of a failed run is held back until the
+// next record shows whether pi retries it. pi writes auto_retry_start right
+// after agent_end, so an RPC client that sends any command (get_state) when
+// this turns true gets a response that releases the end if no retry came.
+func (d *PiDecoder) PendingEnd() bool { return d.held != nil }
+
+// Flush returns the held end of a failed run, for a stream that ended.
+func (d *PiDecoder) Flush() []adapters.Event {
+	out := d.held
+	d.held = nil
+	return out
+}
+
+func (d *PiDecoder) record(typ string, r *piRecord, line []byte) []adapters.Event {
 	switch typ {
 	case "agent_start":
 		d.stop, d.errMsg = "", ""
@@ -122,26 +169,100 @@ func (d *PiDecoder) Decode(line []byte) []adapters.Event {
 		d.emitted = d.emitted[:0]
 		return nil
 	case "message_update":
-		return d.messageUpdate(&r)
+		return d.messageUpdate(r)
 	case "message_end":
-		return d.messageEnd(&r)
+		return d.messageEnd(r)
 	case "tool_execution_start":
-		return d.toolStart(&r)
+		return d.toolStart(r)
 	case "tool_execution_update":
-		return d.toolUpdate(&r)
+		return d.toolUpdate(r)
 	case "tool_execution_end":
-		return d.toolEnd(&r)
+		return d.toolEnd(r)
 	case "agent_end":
-		return d.agentEnd()
+		failed := d.stop == "error"
+		evs := d.agentEnd()
+		// pi 1.x says whether it retries; 0.73 only tells with the next record.
+		if failed && string(r.willRetry) != "false" {
+			d.held = evs
+			return nil
+		}
+		d.retrying = false
+		return evs
+	case "auto_retry_start":
+		return d.retryStart(r)
+	case "auto_retry_end":
+		return d.retryEnd(r)
 	case "response":
-		return d.response(&r, line)
+		return d.response(r, line)
 	case "session":
-		return d.session(&r)
+		return d.session(r)
 	case "extension_error":
 		return []adapters.Event{{Type: adapters.EventError, Error: &adapters.ErrorInfo{
 			Message: "pi extension failed: " + piOneLine(piString(r.errorField)), Code: "extension"}}}
 	}
 	return []adapters.Event{piRaw("pi:"+typ, line)}
+}
+
+// piPassThrough are documented pi records hub has no use for; they pass on
+// raw and are not news to the user.
+var piPassThrough = map[string]bool{"queue_update": true, "compaction_start": true, "compaction_end": true,
+	"extension_ui_request": true}
+
+// PiUnknownRecord returns the record type behind a raw event that pi 0.73 does
+// not document ("malformed" for a line that is not a pi record), or "" when
+// the event is not one.
+func PiUnknownRecord(ev adapters.Event) string {
+	typ, ok := strings.CutPrefix(ev.Source, "pi:")
+	if ev.Type != adapters.EventRaw || !ok || piPassThrough[typ] || strings.HasPrefix(typ, "response/") {
+		return ""
+	}
+	return typ
+}
+
+func (d *PiDecoder) retryStart(r *piRecord) []adapters.Event {
+	d.held, d.retrying = nil, true
+	msg := piOneLine(piString(r.errorMessage))
+	if msg == "" {
+		msg = "the model provider returned an error"
+	}
+	code := piErrorCode(msg)
+	if code != "rate_limit" {
+		code = "retry"
+	}
+	delay, _ := strconv.ParseInt(string(r.delayMs), 10, 64)
+	return []adapters.Event{{Type: adapters.EventError, Error: &adapters.ErrorInfo{
+		Message: fmt.Sprintf("pi: %s (pi retries in %s, attempt %s of %s)", msg, time.Duration(delay)*time.Millisecond,
+			piNumber(r.attempt), piNumber(r.maxAttempts)),
+		Code: code, Detail: piString(r.errorMessage)}}}
+}
+
+func (d *PiDecoder) retryEnd(r *piRecord) []adapters.Event {
+	pending := d.held != nil || d.retrying
+	d.held, d.retrying = nil, false
+	if string(r.success) == "true" || !pending {
+		return nil
+	}
+	final := piString(r.finalError)
+	if final == "Retry cancelled" {
+		return []adapters.Event{{Type: adapters.EventDone, StopReason: adapters.StopCancelled}}
+	}
+	msg := piOneLine(final)
+	if msg == "" {
+		msg = "the model provider kept failing"
+	}
+	return []adapters.Event{
+		{Type: adapters.EventError, Error: &adapters.ErrorInfo{
+			Message: fmt.Sprintf("pi: %s (gave up after %s retries)", msg, piNumber(r.attempt)),
+			Code:    piErrorCode(msg), Detail: final, Fatal: true}},
+		{Type: adapters.EventDone, StopReason: adapters.StopEndTurn},
+	}
+}
+
+func piNumber(v []byte) string {
+	if _, err := strconv.ParseFloat(string(v), 64); err != nil {
+		return "?"
+	}
+	return string(v)
 }
 
 func piRaw(source string, line []byte) adapters.Event {
@@ -316,7 +437,8 @@ func piErrorCode(msg string) string {
 	case strings.HasPrefix(msg, "401"), strings.HasPrefix(msg, "403"),
 		strings.Contains(strings.ToLower(msg), "api key"):
 		return "auth"
-	case strings.HasPrefix(msg, "429"):
+	case strings.HasPrefix(msg, "429"), strings.Contains(strings.ToLower(msg), "rate limit"),
+		strings.Contains(strings.ToLower(msg), "too many requests"):
 		return "rate_limit"
 	}
 	return "provider"

@@ -32,7 +32,7 @@ func piDecodeAll(data []byte) []adapters.Event {
 	for _, line := range bytes.Split(data, []byte{'\n'}) {
 		out = append(out, d.Decode(line)...)
 	}
-	return out
+	return append(out, d.Flush()...)
 }
 
 func piFixtureDirs(t testing.TB) []string {
@@ -83,6 +83,9 @@ func piSummary(evs []adapters.Event) []string {
 			s += ":" + e.Tool.ID + ":" + string(e.Tool.Status)
 		case adapters.EventError:
 			s += ":" + e.Error.Code
+			if e.Error.Fatal {
+				s += ":fatal"
+			}
 		case adapters.EventRaw:
 			s += ":" + e.Source
 		}
@@ -186,6 +189,42 @@ func TestPiDecoder_Behaviour(t *testing.T) {
 				t.Errorf("no positive running cost in usage events")
 			}
 		}},
+		{"rate-limit", func(t *testing.T, evs []adapters.Event) {
+			want := []string{"raw:pi:response/prompt", "error:rate_limit", "text", "text", "usage", "done:end_turn", "raw:pi:response/get_state"}
+			if s := piSummary(evs); strings.Join(s, " ") != strings.Join(want, " ") {
+				t.Errorf("events = %v\nwant %v", s, want)
+			}
+			if msg := piErrorMessages(evs); len(msg) != 1 || msg[0] != "pi: 429 Rate limit reached for mock-model. Please try again in 1s. (pi retries in 2s, attempt 1 of 3)" {
+				t.Errorf("retry notice = %q", msg)
+			}
+			if got := piJoin(evs, adapters.EventText); got != "Answer after the retry." {
+				t.Errorf("text = %q", got)
+			}
+		}},
+		{"rate-limit-exhausted", func(t *testing.T, evs []adapters.Event) {
+			want := []string{"raw:pi:response/prompt", "error:rate_limit", "error:rate_limit", "error:rate_limit",
+				"error:rate_limit:fatal", "done:end_turn", "raw:pi:response/get_state"}
+			if s := piSummary(evs); strings.Join(s, " ") != strings.Join(want, " ") {
+				t.Errorf("events = %v\nwant %v", s, want)
+			}
+			if msg := piErrorMessages(evs); len(msg) != 4 || !strings.HasSuffix(msg[2], "(pi retries in 8s, attempt 3 of 3)") ||
+				!strings.HasSuffix(msg[3], "(gave up after 3 retries)") {
+				t.Errorf("error messages = %q", msg)
+			}
+		}},
+		{"rate-limit-abort", func(t *testing.T, evs []adapters.Event) {
+			want := []string{"raw:pi:response/prompt", "error:rate_limit", "done:cancelled", "raw:pi:response/abort", "raw:pi:response/get_state"}
+			if s := piSummary(evs); strings.Join(s, " ") != strings.Join(want, " ") {
+				t.Errorf("events = %v\nwant %v", s, want)
+			}
+		}},
+		{"rate-limit-no-retry", func(t *testing.T, evs []adapters.Event) {
+			// Retries off: the next record (the get_state answer) releases the held end.
+			want := []string{"raw:pi:response/prompt", "error:rate_limit", "done:end_turn", "raw:pi:response/get_state"}
+			if s := piSummary(evs); strings.Join(s, " ") != strings.Join(want, " ") {
+				t.Errorf("events = %v\nwant %v", s, want)
+			}
+		}},
 		{"malformed", func(t *testing.T, evs []adapters.Event) {
 			s := piSummary(evs)
 			for _, want := range []string{"raw:pi:malformed", "raw:pi:queue_update", "error:extension", "raw:pi:extension_ui_request", "error:protocol", "done:max_tokens"} {
@@ -220,6 +259,16 @@ func TestPiDecoder_OnResponseConsumes(t *testing.T) {
 	}
 }
 
+func piErrorMessages(evs []adapters.Event) []string {
+	var out []string
+	for _, e := range evs {
+		if e.Type == adapters.EventError {
+			out = append(out, e.Error.Message)
+		}
+	}
+	return out
+}
+
 func piJoin(evs []adapters.Event, typ adapters.EventType) string {
 	var b strings.Builder
 	for _, e := range evs {
@@ -252,6 +301,89 @@ func piWantLast(t *testing.T, evs []adapters.Event, want string) {
 		return
 	}
 	t.Errorf("no events")
+}
+
+func TestPiDecoder_RetryHold(t *testing.T) {
+	const (
+		failedEnd = `{"type":"message_end","message":{"role":"assistant","content":[],"stopReason":"error","errorMessage":"503 upstream overloaded"}}`
+		agentEnd  = `{"type":"agent_end","messages":[]}`
+		okEnd     = `{"type":"message_end","message":{"role":"assistant","content":[{"type":"text","text":"ok"}],"stopReason":"stop"}}`
+		retry     = `{"type":"auto_retry_start","attempt":1,"maxAttempts":3,"delayMs":500,"errorMessage":"503 upstream overloaded"}`
+	)
+	tests := []struct {
+		name    string
+		lines   []string
+		pending bool // PendingEnd after the last line
+		want    []string
+	}{
+		{"failed run is held", []string{failedEnd, agentEnd}, true, nil},
+		{"pi 1.x willRetry false ends at once", []string{failedEnd, `{"type":"agent_end","messages":[],"willRetry":false}`}, false,
+			[]string{"error:provider", "done:end_turn"}},
+		{"pi 1.x willRetry true is held", []string{failedEnd, `{"type":"agent_end","messages":[],"willRetry":true}`}, true, nil},
+		{"any other record releases", []string{failedEnd, agentEnd, `{"type":"agent_settled"}`}, false,
+			[]string{"error:provider", "done:end_turn", "raw:pi:agent_settled"}},
+		{"malformed line releases", []string{failedEnd, agentEnd, `oops`}, false,
+			[]string{"error:provider", "done:end_turn", "raw:pi:malformed"}},
+		{"retry continues the turn", []string{failedEnd, agentEnd, retry, `{"type":"agent_start"}`, okEnd,
+			`{"type":"auto_retry_end","success":true,"attempt":1}`, agentEnd}, false,
+			[]string{"error:retry", "done:end_turn"}},
+		{"retried run fails again and is held", []string{failedEnd, agentEnd, retry, `{"type":"agent_start"}`, failedEnd, agentEnd}, true,
+			[]string{"error:retry"}},
+		{"cancel during the wait", []string{failedEnd, agentEnd, retry,
+			`{"type":"auto_retry_end","success":false,"attempt":1,"finalError":"Retry cancelled"}`}, false,
+			[]string{"error:retry", "done:cancelled"}},
+		{"stray retry end without a pending run", []string{okEnd, agentEnd,
+			`{"type":"auto_retry_end","success":false,"attempt":1,"finalError":"x"}`}, false,
+			[]string{"done:end_turn"}},
+		{"successful run is not held", []string{okEnd, agentEnd}, false, []string{"done:end_turn"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := NewPiDecoder("/repo")
+			var evs []adapters.Event
+			for _, l := range tt.lines {
+				evs = append(evs, d.Decode([]byte(l))...)
+			}
+			if d.PendingEnd() != tt.pending {
+				t.Errorf("PendingEnd = %v, want %v", d.PendingEnd(), tt.pending)
+			}
+			if got := piSummary(evs); strings.Join(got, " ") != strings.Join(tt.want, " ") {
+				t.Errorf("events = %v, want %v", got, tt.want)
+			}
+			if tt.pending {
+				if got := piSummary(d.Flush()); len(got) == 0 || got[len(got)-1] != "done:end_turn" || d.PendingEnd() {
+					t.Errorf("Flush = %v, want the held end once", got)
+				}
+			}
+		})
+	}
+}
+
+func TestPiUnknownRecord_NamesUndocumentedTypes(t *testing.T) {
+	tests := []struct {
+		line, want string
+	}{
+		{`{"type":"agent_settled","aborted":false}`, "agent_settled"},
+		{`not json`, "malformed"},
+		{`{"type":"queue_update","steering":[],"followUp":[]}`, ""},
+		{`{"type":"compaction_start","reason":"threshold"}`, ""},
+		{`{"type":"extension_ui_request","id":"u1","method":"notify"}`, ""},
+		{`{"id":"x","type":"response","command":"bash","success":true}`, ""},
+		{`{"type":"message_update","assistantMessageEvent":{"type":"text_delta","delta":"hi"}}`, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.line, func(t *testing.T) {
+			var got []string
+			for _, e := range NewPiDecoder("/repo").Decode([]byte(tt.line)) {
+				if typ := PiUnknownRecord(e); typ != "" {
+					got = append(got, typ)
+				}
+			}
+			if want := []string{tt.want}; tt.want == "" && len(got) != 0 || tt.want != "" && strings.Join(got, ",") != strings.Join(want, ",") {
+				t.Errorf("unknown records = %q, want %q", got, tt.want)
+			}
+		})
+	}
 }
 
 func FuzzPi(f *testing.F) {

@@ -72,6 +72,10 @@ func fakePiMain(scenario string) int {
 	if p := os.Getenv(fakeEnvArgs); p != "" {
 		_ = os.WriteFile(p, []byte(strings.Join(os.Args[1:], "\n")), 0o644)
 	}
+	if len(os.Args) > 1 && os.Args[1] == "--version" {
+		fmt.Println("0.73.1-fake")
+		return 0
+	}
 	if scenario == "exit-at-start" {
 		fmt.Fprintln(os.Stderr, "No session found matching 'nope'")
 		return 1
@@ -115,6 +119,13 @@ func (f *fakePi) prompt(scenario string) (int, bool) {
 	switch {
 	case scenario == "tool":
 		f.emit(fakeFixture("tool-use")...)
+	case scenario == "retry":
+		f.emit(fakeFixture("rate-limit")...)
+	case scenario == "no-retry":
+		f.emit(fakeFixture("rate-limit-no-retry")...)
+	case scenario == "unknown":
+		f.emit([]byte(`{"type":"agent_settled","aborted":false}`))
+		f.emit(fakeFixture("text")...)
 	case scenario == "abort" && f.prompts == 1:
 		lines := fakeFixture("abort-mid-tool")
 		for i, l := range lines {

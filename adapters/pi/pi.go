@@ -63,7 +63,10 @@ type Options struct {
 }
 
 // Adapter starts pi sessions.
-type Adapter struct{ opts Options }
+type Adapter struct {
+	opts    Options
+	unknown *unknownRecords
+}
 
 // New builds the adapter from the [agents.pi] config entry.
 func New(ac config.AgentConfig, log zerolog.Logger) *Adapter {
@@ -89,7 +92,7 @@ func NewWithOptions(o Options) *Adapter {
 	if o.StopGrace <= 0 {
 		o.StopGrace = proc.DefaultGrace
 	}
-	return &Adapter{opts: o}
+	return &Adapter{opts: o, unknown: newUnknownRecords(o.Log, o.Argv[0], o.Env)}
 }
 
 func optString(m map[string]any, key string) string {
@@ -170,7 +173,7 @@ func (a *Adapter) Start(ctx context.Context, so adapters.SessionOptions) (adapte
 		}
 		return nil, fmt.Errorf("%w: %v", ErrStart, err)
 	}
-	s := newSession(a.opts, so.Cwd, p, stop)
+	s := newSession(a.opts, so.Cwd, p, stop, a.unknown)
 	startCtx, cancel := context.WithTimeout(ctx, a.opts.StartTimeout)
 	defer cancel()
 	if err := s.loadState(startCtx); err != nil {

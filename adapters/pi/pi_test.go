@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -313,5 +314,121 @@ func TestAdapter_CapabilitiesSayNoPermissions(t *testing.T) {
 	c := NewWithOptions(Options{}).Capabilities()
 	if c.Permissions || !strings.Contains(c.Notes, "no permission hook") || c.TestedVersions != "0.73.1" || !c.Resume {
 		t.Errorf("capabilities = %+v", c)
+	}
+}
+
+func TestSession_RetryKeepsTurn(t *testing.T) {
+	s, _ := startFake(t, "retry", adapters.SessionOptions{})
+	ch, err := s.Prompt(context.Background(), adapters.TextPrompt("say hi RETRY"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs := drain(t, ch)
+	if got := textOf(evs); got != "Answer after the retry." {
+		t.Errorf("text = %q, want the retried run's answer", got)
+	}
+	var notices []*adapters.ErrorInfo
+	for _, e := range evs {
+		if e.Type == adapters.EventError {
+			notices = append(notices, e.Error)
+		}
+	}
+	if len(notices) != 1 || notices[0].Fatal || notices[0].Code != "rate_limit" || !strings.Contains(notices[0].Message, "pi retries in 2s") {
+		t.Errorf("retry notices = %+v, want one non-fatal rate_limit notice", notices)
+	}
+	if r := lastDone(t, evs); r != adapters.StopEndTurn {
+		t.Errorf("stop = %s", r)
+	}
+}
+
+func TestSession_FailedRunWithoutRetryEnds(t *testing.T) {
+	s, _ := startFake(t, "no-retry", adapters.SessionOptions{})
+	ch, err := s.Prompt(context.Background(), adapters.TextPrompt("say hi RETRY"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs := drain(t, ch)
+	if r := lastDone(t, evs); r != adapters.StopEndTurn {
+		t.Errorf("stop = %s", r)
+	}
+	found := false
+	for _, e := range evs {
+		found = found || (e.Type == adapters.EventError && e.Error.Code == "rate_limit")
+	}
+	if !found {
+		t.Errorf("no rate_limit error in %+v", evs)
+	}
+	// The session stays usable for the next prompt.
+	ch, err = s.Prompt(context.Background(), adapters.TextPrompt("again"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := lastDone(t, drain(t, ch)); r != adapters.StopEndTurn {
+		t.Errorf("second stop = %s", r)
+	}
+}
+
+// signalWriter collects log lines and signals each write.
+type signalWriter struct {
+	mu    sync.Mutex
+	lines []string
+	wrote chan struct{}
+}
+
+func (w *signalWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	w.lines = append(w.lines, string(p))
+	w.mu.Unlock()
+	select {
+	case w.wrote <- struct{}{}:
+	default:
+	}
+	return len(p), nil
+}
+
+func (w *signalWriter) find(sub string) string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, l := range w.lines {
+		if strings.Contains(l, sub) {
+			return l
+		}
+	}
+	return ""
+}
+
+func TestSession_UnknownRecordWarnsWithVersion(t *testing.T) {
+	a, _ := fakeAdapter(t, "unknown")
+	logs := &signalWriter{wrote: make(chan struct{}, 1)}
+	a.opts.Log = zerolog.New(logs)
+	a.unknown = newUnknownRecords(a.opts.Log, a.opts.Argv[0], a.opts.Env)
+	sess, err := a.Start(context.Background(), adapters.SessionOptions{Cwd: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = sess.Close() })
+	ch, err := sess.Prompt(context.Background(), adapters.TextPrompt("say hello"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs := drain(t, ch)
+	raw := false
+	for _, e := range evs {
+		raw = raw || (e.Type == adapters.EventRaw && e.Source == "pi:agent_settled")
+	}
+	if !raw || textOf(evs) != "Hi! say hello" {
+		t.Errorf("unknown record not passed on raw beside the answer: %+v", evs)
+	}
+	deadline := time.After(10 * time.Second)
+	for logs.find("agent_settled") == "" {
+		select {
+		case <-logs.wrote:
+		case <-deadline:
+			t.Fatalf("no warning for agent_settled; logs: %v", logs.lines)
+		}
+	}
+	if l := logs.find("agent_settled"); !strings.Contains(l, `"pi_version":"0.73.1-fake"`) || !strings.Contains(l, `"level":"warn"`) ||
+		!strings.Contains(l, TestedVersions) {
+		t.Errorf("warning = %s, want level warn naming pi 0.73.1-fake and the tested version", l)
 	}
 }

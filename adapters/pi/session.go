@@ -47,6 +47,7 @@ type session struct {
 	proc     *proc.Process
 	stopLife context.CancelFunc
 	dec      *streamparse.PiDecoder
+	unknown  *unknownRecords
 	writeMu  sync.Mutex
 	done     chan struct{} // closed when the reader has seen the process exit
 
@@ -72,8 +73,8 @@ type turn struct {
 	timer     *time.Timer
 }
 
-func newSession(o Options, cwd string, p *proc.Process, stop context.CancelFunc) *session {
-	s := &session{opts: o, log: o.Log.With().Str("agent", Name).Logger(), proc: p, stopLife: stop,
+func newSession(o Options, cwd string, p *proc.Process, stop context.CancelFunc, unknown *unknownRecords) *session {
+	s := &session{opts: o, log: o.Log.With().Str("agent", Name).Logger(), proc: p, stopLife: stop, unknown: unknown,
 		dec: streamparse.NewPiDecoder(cwd), done: make(chan struct{}), pending: map[string]chan streamparse.PiResponse{}}
 	s.dec.OnResponse = s.onResponse
 	go s.read()
@@ -96,17 +97,35 @@ func (s *session) read() {
 			for _, ev := range s.dec.Decode(line) {
 				s.route(ev)
 			}
+			if s.dec.PendingEnd() {
+				go s.probeRetry()
+			}
 		}
 		if err != nil {
 			break
 		}
 	}
+	for _, ev := range s.dec.Flush() {
+		s.route(ev)
+	}
 	s.onExit(s.proc.ExitError(Name))
+}
+
+// probeRetry asks pi for its state after a failed run: pi writes
+// auto_retry_start before answering, so the answer releases the held end of
+// a run pi does not retry, and a retried run keeps its turn.
+func (s *session) probeRetry() {
+	if err := s.write(map[string]any{"id": s.nextID("retry-probe"), "type": "get_state"}); err != nil {
+		s.log.Debug().Err(err).Msg("probe pi after a failed run")
+	}
 }
 
 func (s *session) route(ev adapters.Event) {
 	if ev.Type == adapters.EventRaw && ev.Source == "pi:extension_ui_request" {
 		s.answerDialog(ev.Raw)
+	}
+	if rec := streamparse.PiUnknownRecord(ev); rec != "" {
+		s.unknown.note(rec)
 	}
 	s.mu.Lock()
 	t := s.turn
