@@ -79,10 +79,36 @@ type command struct {
 
 var commands = map[string]command{}
 
+// laterSignals receives every SIGINT/SIGTERM after the first (which cancels
+// the command's context): `hub run` stops waiting for a graceful end then.
+var laterSignals <-chan os.Signal
+
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	laterSignals = splitSignals(sigs, cancel)
 	os.Exit(realMain(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// splitSignals calls cancel on the first signal and passes the later ones
+// on (dropping any the reader is not ready for).
+func splitSignals(sigs <-chan os.Signal, cancel func()) <-chan os.Signal {
+	later := make(chan os.Signal, 1)
+	go func() {
+		if _, ok := <-sigs; !ok {
+			return
+		}
+		cancel()
+		for s := range sigs {
+			select {
+			case later <- s:
+			default:
+			}
+		}
+	}()
+	return later
 }
 
 func realMain(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -185,10 +211,34 @@ func newFlagSet(name, help string, stderr io.Writer) *flag.FlagSet {
 // exit 2 with one line naming the problem; ok is false when the command
 // should return code.
 func parseFlags(fs *flag.FlagSet, args []string) (code int, ok bool) {
+	return parseWith(fs, func() error { return fs.Parse(args) })
+}
+
+// parseInterspersed is parseFlags for commands whose flags may also follow
+// their positional arguments (`hub run "fix it" --format jsonl`); "--" ends
+// the flags. It returns the positional arguments in order.
+func parseInterspersed(fs *flag.FlagSet, args []string) (pos []string, code int, ok bool) {
+	code, ok = parseWith(fs, func() error {
+		for {
+			if err := fs.Parse(args); err != nil {
+				return err
+			}
+			rest := fs.Args()
+			if n := len(args) - len(rest); n > 0 && args[n-1] == "--" || len(rest) == 0 {
+				pos = append(pos, rest...)
+				return nil
+			}
+			pos, args = append(pos, rest[0]), rest[1:]
+		}
+	})
+	return pos, code, ok
+}
+
+func parseWith(fs *flag.FlagSet, parse func() error) (code int, ok bool) {
 	usage, out := fs.Usage, fs.Output()
 	fs.Usage = func() {}
 	fs.SetOutput(io.Discard)
-	err := fs.Parse(args)
+	err := parse()
 	fs.Usage = usage
 	fs.SetOutput(out)
 	switch {

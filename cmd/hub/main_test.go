@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"io"
 	"os"
 	"path/filepath"
@@ -140,11 +139,7 @@ func TestReadPrompt(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			fs := flag.NewFlagSet("run", flag.ContinueOnError)
-			if err := fs.Parse(c.args); err != nil {
-				t.Fatal(err)
-			}
-			got, err := readPrompt(fs, c.stdin)
+			got, err := readPrompt(c.args, c.stdin)
 			if c.err != "" {
 				if err == nil || !strings.Contains(err.Error(), c.err) {
 					t.Fatalf("err %v, want %q", err, c.err)
@@ -165,8 +160,7 @@ func TestReadPrompt_TerminalStdinNeedsArgument(t *testing.T) {
 	}
 	defer ptmx.Close()
 	defer tty.Close()
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	if _, err := readPrompt(fs, tty); err == nil || err.Error() != "no prompt: pass it as an argument or on stdin" {
+	if _, err := readPrompt(nil, tty); err == nil || err.Error() != "no prompt: pass it as an argument or on stdin" {
 		t.Fatalf("err = %v", err)
 	}
 }
@@ -190,12 +184,21 @@ func TestRun_PromptSources(t *testing.T) {
 		{name: "piped", args: []string{"--agent", "replay"}, stdin: "piped prompt", code: 0, out: "piped prompt\n"},
 		{name: "empty prompt", args: []string{"--agent", "replay"}, stdin: "", code: 2, err: "hub run: no prompt: stdin was empty\n"},
 		{name: "empty argument", args: []string{"--agent", "replay", "  "}, code: 2, err: "hub run: no prompt: the argument is empty\n"},
+		{name: "flags after the prompt", args: []string{"--agent", "replay", "hello", "--format", "jsonl"}, code: 0,
+			out: "{\"v\":1,\"type\":\"text\",\"text\":\"hello\"}\n"},
+		{name: "words and flags mixed", args: []string{"fix", "--agent", "replay", "the", "bug"}, code: 0, out: "fix the bug\n"},
+		{name: "double dash ends flags", args: []string{"--agent", "replay", "--", "--format", "jsonl"}, code: 0, out: "--format jsonl\n"},
+		{name: "dash after flags", args: []string{"-", "--agent", "replay"}, stdin: "late flags", code: 0, out: "late flags\n"},
 		{name: "unknown agent", args: []string{"--agent", "nope", "hi"}, code: 2, err: "unknown agent"},
 		{name: "bad format", args: []string{"--agent", "replay", "--format", "xml", "hi"}, code: 2, err: "--format must be text or jsonl"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			code, out, errOut := hub(t, strings.NewReader(c.stdin), append([]string{"run"}, c.args...)...)
+			if strings.HasPrefix(c.out, "{") {
+				out, _, _ = strings.Cut(out, "\n")
+				out += "\n"
+			}
 			if code != c.code || out != c.out || !strings.Contains(errOut, c.err) {
 				t.Fatalf("exit %d stdout %q stderr %q; want %d %q %q", code, out, errOut, c.code, c.out, c.err)
 			}
@@ -248,4 +251,22 @@ func TestDoctor_AgentExitCodes(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestSplitSignals_FirstCancelsLaterPassOn(t *testing.T) {
+	sigs := make(chan os.Signal)
+	cancelled := make(chan struct{})
+	later := splitSignals(sigs, func() { close(cancelled) })
+	sigs <- os.Interrupt
+	<-cancelled
+	select {
+	case s := <-later:
+		t.Fatalf("first signal passed on as a later one: %v", s)
+	default:
+	}
+	sigs <- os.Interrupt
+	if s := <-later; s != os.Interrupt {
+		t.Fatalf("later signal %v", s)
+	}
+	close(sigs)
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -16,7 +15,8 @@ import (
 const runHelp = `Usage: hub run --agent NAME [flags] PROMPT
 
 Runs one prompt headless (CI). The prompt is the argument, or stdin when
-PROMPT is "-" or stdin is piped and no argument is given.
+PROMPT is "-" or stdin is piped and no argument is given. Flags may come
+before or after the prompt; "--" ends them (for a prompt starting with "-").
 
   --format text   the final answer on stdout; progress on stderr
   --format jsonl  one {"v":1,"type":...} event per line, then a "summary" line
@@ -53,10 +53,11 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	fs.Var(&images, "image", "attach an image file (repeatable)")
 	fs.StringVar(&o.ResumeID, "resume", "", "agent session id to continue (printed by a previous run)")
 	fs.StringVar(&format, "format", "text", "output format: text|jsonl")
-	if code, ok := parseFlags(fs, args); !ok {
+	pos, code, ok := parseInterspersed(fs, args)
+	if !ok {
 		return code
 	}
-	prompt, err := readPrompt(fs, e.stdin)
+	prompt, err := readPrompt(pos, e.stdin)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "hub run: %v\n", err)
 		return runner.ExitUsage
@@ -67,13 +68,13 @@ func runRun(ctx context.Context, e *env, args []string) int {
 		o.StderrTTY = isatty.IsTerminal(f.Fd())
 	}
 	o.NoColor = os.Getenv("NO_COLOR") != ""
+	o.Signals = laterSignals
 	return runner.Run(ctx, o).ExitCode
 }
 
 // readPrompt takes the positional args, or stdin for "-" or when stdin is
 // piped and there is no argument.
-func readPrompt(fs *flag.FlagSet, stdin io.Reader) (string, error) {
-	rest := fs.Args()
+func readPrompt(rest []string, stdin io.Reader) (string, error) {
 	useStdin := len(rest) == 1 && rest[0] == "-"
 	if len(rest) == 0 {
 		if f, ok := stdin.(*os.File); ok && isatty.IsTerminal(f.Fd()) {
