@@ -13,7 +13,7 @@ import (
 )
 
 func TestRun_JSONLGolden(t *testing.T) {
-	a := &fakeAdapter{name: "fake", script: steps(
+	a := &fakeAdapter{name: "fake", caps: adapters.Capabilities{Permissions: true}, script: steps(
 		adapters.Event{Type: adapters.EventSessionInfo, Session: &adapters.SessionInfo{AgentSessionID: "s-42", Model: "m"}},
 		adapters.Event{Type: adapters.EventToolCall, Tool: &adapters.ToolCall{ID: "t1", Title: "Read go.mod", Kind: adapters.KindRead, Status: adapters.StatusPending}},
 		perm("t1", adapters.KindRead),

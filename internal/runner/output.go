@@ -101,10 +101,43 @@ func (w *output) line(s string) {
 }
 
 func (w *output) progress(format string, args ...any) {
-	if w.o.Format != FormatText {
-		return
+	w.textLine(w.color("2", "hub: "+fmt.Sprintf(format, args...)))
+}
+
+// textLine writes a progress line in text format only: jsonl leaves
+// stderr to logs.
+func (w *output) textLine(s string) {
+	if w.o.Format == FormatText {
+		w.line(s)
 	}
-	w.line(w.color("2", "hub: "+fmt.Sprintf(format, args...)))
+}
+
+// narration shows assistant text that a tool call followed: progress, not
+// the final answer.
+func (w *output) narration(text string) {
+	for _, l := range strings.Split(text, "\n") {
+		w.textLine(w.color("2", "│ "+l))
+	}
+}
+
+// fatalLine shows a fatal error that a later one replaced in the summary.
+func (w *output) fatalLine(e *adapters.ErrorInfo) {
+	msg := "error: " + trimDetail(e.Message, e.Detail)
+	if e.Code != "" {
+		msg += " [" + e.Code + "]"
+	}
+	w.textLine(w.color("31", msg))
+	w.detail(e.Detail)
+}
+
+// detail writes an agent's stderr tail, one line each (adapters join the
+// lines with " | " or newlines).
+func (w *output) detail(d string) {
+	for _, l := range strings.Split(strings.ReplaceAll(d, " | ", "\n"), "\n") {
+		if l = strings.TrimRight(l, " \r"); strings.TrimSpace(l) != "" {
+			w.textLine("  | " + l)
+		}
+	}
 }
 
 func (w *output) event(ev adapters.Event, dec *adapters.PermissionDecision) {
@@ -130,16 +163,14 @@ func (w *output) event(ev adapters.Event, dec *adapters.PermissionDecision) {
 			w.line(fmt.Sprintf("? permission %s: %s (--approve %s)", toolLabel(ev.Permission.Tool), verdict, w.o.Approve))
 		}
 	case adapters.EventError:
-		if ev.Error != nil {
-			label := "error"
-			if !ev.Error.Fatal {
-				label = "warning"
-			}
-			msg := label + ": " + ev.Error.Message
+		// Fatal errors end up in the summary line (with their stderr tail);
+		// the others are warnings and retries.
+		if ev.Error != nil && !ev.Error.Fatal {
+			msg := "warning: " + oneLine(ev.Error.Message)
 			if ev.Error.Code != "" {
 				msg += " [" + ev.Error.Code + "]"
 			}
-			w.line(w.color("31", msg))
+			w.line(w.color("33", msg))
 		}
 	}
 }
@@ -182,11 +213,7 @@ func (w *output) summary(s Summary) {
 	if s.Error != "" {
 		w.line(w.color("31", fmt.Sprintf("hub: %s (exit %d)", s.Error, s.ExitCode)))
 	}
-	if s.Detail != "" {
-		for _, l := range strings.Split(strings.TrimRight(s.Detail, "\n"), "\n") {
-			w.line("  | " + l)
-		}
-	}
+	w.detail(s.Detail)
 	if s.AgentSessionID != "" {
 		w.line(w.color("2", "hub: session "+s.AgentSessionID+" (continue with --resume "+s.AgentSessionID+")"))
 	}

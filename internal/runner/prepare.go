@@ -52,7 +52,9 @@ func (r *run) prepare(name string, caps adapters.Capabilities) (prompt []adapter
 				return nil, so, cleanup, err
 			}
 			so.SkillDirs = []string{dir}
-			if !o.KeepSkills {
+			if o.KeepSkills {
+				r.out.progress("skills placed in %s (kept: --keep-skills)", dir)
+			} else {
 				cleanup = func() { _ = undo() }
 			}
 		case "file":

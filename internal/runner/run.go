@@ -2,7 +2,9 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
 
@@ -24,8 +26,15 @@ type run struct {
 	start time.Time
 	out   *output
 
+	// answer is all the assistant text; final is the text since the last
+	// tool call, the "final answer" a successful run prints.
 	answer    strings.Builder
+	final     strings.Builder
+	lastFinal string // the last non-empty final segment
+	tools     int    // tool calls seen
 	lastMsgID string
+	errs      []string // messages of non-fatal errors
+	warnings  []string
 	sessionID string
 	usage     *adapters.Usage
 	denied    []Denial
@@ -47,10 +56,14 @@ func (r *run) execute(ctx context.Context) Summary {
 	if err != nil {
 		return r.summary(classifyStartError(err), err)
 	}
-	prompt, so, cleanup, err := r.prepare(a.Name(), a.Capabilities())
+	caps := a.Capabilities()
+	prompt, so, cleanup, err := r.prepare(a.Name(), caps)
 	defer cleanup()
 	if err != nil {
 		return r.summary(classifyStartError(err), err)
+	}
+	if !caps.Permissions && r.o.Approve != ApproveAll {
+		r.warn("%s cannot ask for permission: its tools run without asking, whatever --approve %s says", a.Name(), r.o.Approve)
 	}
 	st := r.stopper(ctx)
 	runCtx, cancelRun := context.WithCancel(context.WithoutCancel(ctx))
@@ -62,19 +75,40 @@ func (r *run) execute(ctx context.Context) Summary {
 		return r.finish(c, nil)
 	}
 	if err != nil {
-		return r.summary(classifyStartError(err), fmt.Errorf("start %s: %w", a.Name(), err))
+		return r.startFailed(fmt.Errorf("start %s: %w", a.Name(), err))
 	}
 	defer func() { _ = sess.Close() }()
 	r.out.progress("started %s", a.Name())
 	events, err := sess.Prompt(runCtx, prompt)
 	if err != nil {
-		return r.summary(classifyStartError(err), fmt.Errorf("prompt %s: %w", a.Name(), err))
+		return r.startFailed(fmt.Errorf("prompt %s: %w", a.Name(), err))
 	}
 	c = r.consume(sess, events, st)
 	if id := sess.ID(); id != "" && r.sessionID == "" {
 		r.sessionID = id
 	}
 	return r.finish(c, nil)
+}
+
+// startFailed reports an error before the turn began, on one line, with
+// the doctor command that explains a missing or logged-out agent.
+func (r *run) startFailed(err error) Summary {
+	code := classifyStartError(err)
+	msg := oneLine(err.Error())
+	if code == ExitAgentError && looksLikeAuth(msg) {
+		code = ExitNotAuthenticated
+	}
+	if code == ExitNotInstalled || code == ExitNotAuthenticated {
+		msg += fmt.Sprintf(" (run 'hub doctor --agent %s')", r.o.Agent)
+	}
+	return r.summary(code, errors.New(msg))
+}
+
+// warn records a warning for the summary and shows it in text format.
+func (r *run) warn(format string, args ...any) {
+	w := fmt.Sprintf(format, args...)
+	r.warnings = append(r.warnings, w)
+	r.out.textLine(r.out.color("33", "warning: "+w))
 }
 
 func (r *run) stopper(ctx context.Context) *stopper {
@@ -187,13 +221,27 @@ func (r *run) handle(ev adapters.Event) {
 	var dec *adapters.PermissionDecision
 	switch ev.Type {
 	case adapters.EventText:
-		if ev.MessageID != "" && ev.MessageID != r.lastMsgID && r.answer.Len() > 0 && !strings.HasSuffix(r.answer.String(), "\n") {
+		newMsg := ev.MessageID != "" && ev.MessageID != r.lastMsgID
+		if (newMsg || r.final.Len() == 0) && r.answer.Len() > 0 && !strings.HasSuffix(r.answer.String(), "\n") {
+			// A new message, or text after a tool call, starts a paragraph.
 			r.answer.WriteString("\n\n")
+		}
+		if newMsg && r.final.Len() > 0 && !strings.HasSuffix(r.final.String(), "\n") {
+			r.final.WriteString("\n\n")
 		}
 		if ev.MessageID != "" {
 			r.lastMsgID = ev.MessageID
 		}
 		r.answer.WriteString(ev.Text)
+		r.final.WriteString(ev.Text)
+	case adapters.EventToolCall:
+		// Text before a tool call is narration, not the final answer.
+		r.tools++
+		if seg := strings.TrimSpace(r.final.String()); seg != "" {
+			r.lastFinal = seg
+			r.out.narration(seg)
+		}
+		r.final.Reset()
 	case adapters.EventSessionInfo:
 		if ev.Session != nil && ev.Session.AgentSessionID != "" {
 			r.sessionID = ev.Session.AgentSessionID
@@ -204,6 +252,14 @@ func (r *run) handle(ev adapters.Event) {
 		if ev.Error != nil {
 			if ev.Error.Code == "auth" {
 				r.authErr = true
+			}
+			if !ev.Error.Fatal {
+				r.errs = append(r.errs, oneLine(ev.Error.Message))
+			}
+			if r.fatal != nil && r.fatal.Fatal && ev.Error.Fatal {
+				// Only the last fatal error reaches the summary; show
+				// the one it replaces now.
+				r.out.fatalLine(r.fatal)
 			}
 			if ev.Error.Fatal || r.fatal == nil {
 				e := *ev.Error
@@ -262,35 +318,93 @@ func (r *run) finish(c cause, _ error) Summary {
 	code := ExitOK
 	switch {
 	case c == causeInterrupt:
-		code, err = ExitInterrupted, fmt.Errorf("interrupted")
+		code, err = ExitInterrupted, fmt.Errorf("interrupted%s", r.lastError())
 	case c == causeTimeout:
-		code, err = ExitTimeout, fmt.Errorf("timed out after %s", r.o.Timeout)
-	case r.authErr:
+		code, err = ExitTimeout, fmt.Errorf("timed out after %s%s", r.o.Timeout, r.lastError())
+	case r.authErr || r.fatal != nil && r.fatal.Fatal && looksLikeAuth(r.fatal.Message):
 		code, err = ExitNotAuthenticated, fmt.Errorf("not authenticated: %s (run 'hub doctor --agent %s')", r.fatalMsg(), r.o.Agent)
 	case r.fatal != nil && r.fatal.Fatal:
-		code, err = ExitAgentError, fmt.Errorf("%s", r.fatal.Message)
+		code, err = ExitAgentError, fmt.Errorf("%s", r.fatalMsg())
 	case !r.gotDone:
 		code, err = ExitAgentError, fmt.Errorf("agent stream ended without finishing the turn")
 	case r.stop == adapters.StopCancelled:
 		code, err = ExitAgentError, fmt.Errorf("the agent cancelled the turn")
+	case len(r.errs) > 0 && r.tools == 0 && strings.TrimSpace(r.answer.String()) == "":
+		// The agent refused the prompt with a "non-fatal" error and did
+		// nothing else: not a completed run.
+		last := r.errs[len(r.errs)-1]
+		code, err = ExitAgentError, fmt.Errorf("the agent answered only with an error: %s", last)
+		if looksLikeAuth(last) {
+			code, err = ExitNotAuthenticated, fmt.Errorf("not authenticated: %s (run 'hub doctor --agent %s')", last, r.o.Agent)
+		}
 	case len(r.denied) > 0:
 		code, err = ExitDenied, fmt.Errorf("%d permission request(s) denied by --approve %s", len(r.denied), r.o.Approve)
 	}
 	return r.summary(code, err)
 }
 
+// lastError names the agent's last error, if any, for an interrupted or
+// timed-out run.
+func (r *run) lastError() string {
+	switch {
+	case r.fatal != nil && r.fatal.Fatal:
+		return " (last error: " + r.fatalMsg() + ")"
+	case len(r.errs) > 0:
+		return " (last warning: " + r.errs[len(r.errs)-1] + ")"
+	}
+	return ""
+}
+
+// fatalMsg is the fatal error's message on one line, without the stderr
+// tail when it only repeats Detail (which the summary shows line by line).
 func (r *run) fatalMsg() string {
 	if r.fatal == nil {
 		return "the agent reported an auth error"
 	}
-	return r.fatal.Message
+	return trimDetail(r.fatal.Message, r.fatal.Detail)
 }
+
+func trimDetail(msg, detail string) string {
+	msg = oneLine(msg)
+	if d := oneLine(detail); d != "" && strings.HasSuffix(msg, d) && len(msg) > len(d) {
+		msg = strings.TrimRight(strings.TrimSuffix(msg, d), ": |")
+	}
+	return msg
+}
+
+// oneLine joins a multi-line message with "; ".
+func oneLine(s string) string {
+	var parts []string
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			parts = append(parts, l)
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+// authPhrases are what agents say when they have no usable credentials;
+// adapters that do not tag such errors "auth" still exit 4 through them.
+var authPhrases = regexp.MustCompile(`(?i)not logged in|please run /login|\blog ?in required|not authenticated|unauthenticated|authentication (?:failed|error|required)|authentication_error|invalid[ _-](?:x-)?api[ _-]?key|incorrect api key|api key (?:is )?(?:missing|not (?:set|found|configured|valid))|no api key|missing api key|\b401\b|unauthorized`)
+
+func looksLikeAuth(msg string) bool { return authPhrases.MatchString(msg) }
 
 func (r *run) summary(code int, err error) Summary {
 	s := Summary{
 		StopReason: r.stop, AgentSessionID: r.sessionID, Usage: r.usage,
 		DurationMs: r.o.Now().Sub(r.start).Milliseconds(), Denied: r.denied, ExitCode: code,
-		Answer: r.answer.String(),
+		Answer: r.answer.String(), Warnings: r.warnings,
+	}
+	if s.Denied == nil {
+		s.Denied = []Denial{}
+	}
+	if code == ExitOK || code == ExitDenied {
+		// A completed run prints its final answer: the text after the
+		// last tool call, else the last text before it.
+		s.Answer = strings.TrimSpace(r.final.String())
+		if s.Answer == "" {
+			s.Answer = r.lastFinal
+		}
 	}
 	if err != nil {
 		s.Error = err.Error()

@@ -126,17 +126,27 @@ type Denial struct {
 }
 
 // Summary is the outcome of a run; jsonl prints it as the last line.
+//
+// stopReason ("" when the turn never ended), agentSessionId ("" when the
+// agent reported none), usage (null when unknown), durationMs, denied ([]
+// when none) and exitCode are always present; error, detail and warnings
+// only when set.
 type Summary struct {
-	StopReason     adapters.StopReason `json:"stopReason,omitempty"`
-	AgentSessionID string              `json:"agentSessionId,omitempty"`
-	Usage          *adapters.Usage     `json:"usage,omitempty"`
+	StopReason     adapters.StopReason `json:"stopReason"`
+	AgentSessionID string              `json:"agentSessionId"`
+	Usage          *adapters.Usage     `json:"usage"`
 	DurationMs     int64               `json:"durationMs"`
-	Denied         []Denial            `json:"denied,omitempty"`
+	Denied         []Denial            `json:"denied"`
 	ExitCode       int                 `json:"exitCode"`
 	Error          string              `json:"error,omitempty"`
 	// Detail carries the agent's last stderr lines after a crash.
 	Detail string `json:"detail,omitempty"`
-	// Answer is the assistant text (text format prints it; not in jsonl).
+	// Warnings are things that did not stop the run but may surprise,
+	// e.g. an agent that cannot ask for permission.
+	Warnings []string `json:"warnings,omitempty"`
+	// Answer is what text format prints on stdout: the final answer of a
+	// completed run (exit 0 or 6), else all the text that arrived. Not in
+	// jsonl, whose text events carry it.
 	Answer string `json:"-"`
 }
 
