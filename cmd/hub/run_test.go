@@ -1,0 +1,298 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The test binary doubles as a fake ACP agent (HUB_TEST_FAKE_ACP=MODE) and
+// as the child that agent leaves running (HUB_TEST_SLEEP=1), so `hub run`
+// is tested against real processes without any interpreter.
+func TestMain(m *testing.M) {
+	switch {
+	case os.Getenv("HUB_TEST_SLEEP") != "":
+		time.Sleep(time.Minute)
+		os.Exit(0)
+	case os.Getenv("HUB_TEST_FAKE_ACP") != "":
+		fakeACPAgent(os.Getenv("HUB_TEST_FAKE_ACP"), os.Getenv("HUB_TEST_PIDS"))
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// fakeACPAgent answers initialize and session/new; on session/prompt it
+// sends one chunk, then either crashes with stderr output ("crash") or
+// starts a child and waits to be cancelled ("hang"), writing its own and
+// the child's pid to pidFile.
+func fakeACPAgent(mode, pidFile string) {
+	out := json.NewEncoder(os.Stdout)
+	send := func(v map[string]any) { v["jsonrpc"] = "2.0"; _ = out.Encode(v) }
+	sc := bufio.NewScanner(os.Stdin)
+	sc.Buffer(nil, 1<<20)
+	var promptID any
+	for sc.Scan() {
+		var m struct {
+			ID     any    `json:"id"`
+			Method string `json:"method"`
+		}
+		if json.Unmarshal(sc.Bytes(), &m) != nil {
+			continue
+		}
+		switch m.Method {
+		case "initialize":
+			send(map[string]any{"id": m.ID, "result": map[string]any{"protocolVersion": 1, "agentCapabilities": map[string]any{}}})
+		case "session/new":
+			send(map[string]any{"id": m.ID, "result": map[string]any{"sessionId": "fake-1"}})
+		case "session/prompt":
+			promptID = m.ID
+			send(map[string]any{"method": "session/update", "params": map[string]any{"sessionId": "fake-1",
+				"update": map[string]any{"sessionUpdate": "agent_message_chunk", "content": map[string]any{"type": "text", "text": "partial answer"}}}})
+			if mode == "crash" {
+				// Wait until hub has read the chunk: acpclient closes the
+				// connection as soon as the process exits and may drop
+				// output still in the pipe (reported, not hub run's part).
+				send(map[string]any{"id": "sync", "method": "_hub_test/ping", "params": map[string]any{}})
+				for sc.Scan() && !strings.Contains(sc.Text(), `"sync"`) {
+				}
+				for i := 1; i <= 3; i++ {
+					fmt.Fprintf(os.Stderr, "fake stderr %d\n", i)
+				}
+				os.Exit(3)
+			}
+			child := exec.Command(os.Args[0])
+			child.Env = append(os.Environ(), "HUB_TEST_SLEEP=1", "HUB_TEST_FAKE_ACP=")
+			if err := child.Start(); err != nil {
+				os.Exit(4)
+			}
+			_ = os.WriteFile(pidFile+".tmp", []byte(fmt.Sprintf("%d %d", os.Getpid(), child.Process.Pid)), 0o644)
+			_ = os.Rename(pidFile+".tmp", pidFile)
+		case "session/cancel":
+			if mode == "ignore-cancel" {
+				continue
+			}
+			send(map[string]any{"id": promptID, "result": map[string]any{"stopReason": "cancelled"}})
+		}
+	}
+}
+
+// fakeAgentConfig writes a project config with [agents.fake] running the
+// fake ACP agent in mode, and [agents.ghost] naming a missing program.
+func fakeAgentConfig(t *testing.T, root, mode string) (cwd, pidFile string) {
+	t.Helper()
+	cwd = filepath.Join(root, "project")
+	if err := os.MkdirAll(filepath.Join(cwd, ".hub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	pidFile = filepath.Join(root, "pids")
+	cfg := fmt.Sprintf("[agents.fake]\ncommand = [%q]\nenv = { HUB_TEST_FAKE_ACP = %q, HUB_TEST_PIDS = %q }\n\n[agents.ghost]\ncommand = [\"no-such-agent-binary\"]\n",
+		os.Args[0], mode, pidFile)
+	if err := os.WriteFile(filepath.Join(cwd, ".hub", "config.toml"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return cwd, pidFile
+}
+
+// chdir runs the rest of the test in dir (hub reads .hub/config.toml there).
+func chdir(t *testing.T, dir string) {
+	t.Helper()
+	old, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chdir(dir); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.Chdir(old) })
+}
+
+// TestRun_EveryExitCodeBothFormats drives `hub run` end to end (flags,
+// config, registry, runner, output) with the replay adapter, and with a
+// configured ACP agent whose program is missing for exit 3.
+func TestRun_EveryExitCodeBothFormats(t *testing.T) {
+	scripts, err := filepath.Abs(filepath.Join("..", "..", "internal", "runner", "testdata", "replay"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name   string
+		script string
+		args   []string
+		cancel bool
+		want   int
+		text   string // text stdout
+		errTxt string // text stderr fragment
+	}{
+		{name: "completed", script: "ok", want: 0, text: "All good.\n"},
+		{name: "agent error", script: "crash", want: 1, text: "Working on it\n", errTxt: "agent crashed (exit 1)"},
+		{name: "usage error", script: "ok", args: []string{"--approve", "sometimes"}, want: 2, errTxt: "--approve must be all, read-only or none"},
+		{name: "not installed", args: []string{"--agent", "ghost"}, want: 3, errTxt: "no-such-agent-binary"},
+		{name: "not authenticated", script: "auth", want: 4, errTxt: "not authenticated: 401 invalid x-api-key"},
+		{name: "timeout", script: "hang", args: []string{"--timeout", "100ms"}, want: 5, text: "thinking\n", errTxt: "timed out after 100ms"},
+		{name: "denied", script: "denied", want: 6, text: "skipped\n", errTxt: "permission rm -rf build [execute]: denied (--approve read-only)"},
+		{name: "interrupted", script: "hang", cancel: true, want: 130, text: "thinking\n", errTxt: "interrupted (exit 130)"},
+	}
+	for _, c := range cases {
+		for _, format := range []string{"text", "jsonl"} {
+			t.Run(c.name+"/"+format, func(t *testing.T) {
+				root := isolate(t)
+				cwd, _ := fakeAgentConfig(t, root, "hang")
+				chdir(t, cwd)
+				if c.script != "" {
+					t.Setenv("HUB_REPLAY_SCRIPT", filepath.Join(scripts, c.script+".jsonl"))
+				}
+				ctx, cancel := context.WithCancel(context.Background())
+				defer cancel()
+				if c.cancel {
+					time.AfterFunc(100*time.Millisecond, cancel)
+				}
+				args := append([]string{"run", "--agent", "replay", "--format", format}, c.args...)
+				var out, errb bytes.Buffer
+				code := realMain(ctx, append(args, "go"), strings.NewReader(""), &out, &errb)
+				if code != c.want {
+					t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, c.want, out.String(), errb.String())
+				}
+				if format == "text" {
+					if out.String() != c.text || !strings.Contains(errb.String(), c.errTxt) {
+						t.Fatalf("stdout %q (want %q)\nstderr (want %q):\n%s", out.String(), c.text, c.errTxt, errb.String())
+					}
+					return
+				}
+				checkJSONL(t, out.String(), c.want)
+			})
+		}
+	}
+}
+
+// checkJSONL checks every line is a v1 envelope and the last a summary
+// with the exit code.
+func checkJSONL(t *testing.T, out string, want int) map[string]any {
+	t.Helper()
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	var last map[string]any
+	for _, l := range lines {
+		last = nil
+		if err := json.Unmarshal([]byte(l), &last); err != nil || last["v"] != float64(1) || last["type"] == nil {
+			t.Fatalf("not a v1 envelope (%v): %q", err, l)
+		}
+	}
+	if last["type"] != "summary" || last["exitCode"] != float64(want) {
+		t.Fatalf("last line is not a summary with exitCode %d: %v", want, last)
+	}
+	return last
+}
+
+// alive reports whether pid is a process that has not exited.
+func alive(pid int) bool {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return syscall.Kill(pid, 0) == nil
+	}
+	// state is the field after the parenthesised command name.
+	s := string(data)
+	if i := strings.LastIndexByte(s, ')'); i >= 0 && i+2 < len(s) {
+		return s[i+2] != 'Z' && s[i+2] != 'X'
+	}
+	return true
+}
+
+func waitPIDs(t *testing.T, pidFile string) (agent, child int) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		data, err := os.ReadFile(pidFile)
+		if err != nil {
+			continue
+		}
+		f := strings.Fields(string(data))
+		agent, _ = strconv.Atoi(f[0])
+		child, _ = strconv.Atoi(f[1])
+		return agent, child
+	}
+	t.Fatal("the fake agent never got the prompt")
+	return 0, 0
+}
+
+// TestRun_RealProcesses covers what only real processes show: an interrupt
+// writes what arrived and leaves no process behind (also when the agent
+// ignores session/cancel), and a crash reports the partial answer and the
+// agent's last stderr lines.
+func TestRun_RealProcesses(t *testing.T) {
+	cases := []struct {
+		name    string
+		mode    string
+		format  string
+		cancel  bool
+		want    int
+		stdout  string
+		stderr  []string
+		summary string
+	}{
+		{name: "interrupt text", mode: "hang", format: "text", cancel: true, want: 130, stdout: "partial answer\n", stderr: []string{"interrupted (exit 130)"}},
+		{name: "interrupt jsonl", mode: "hang", format: "jsonl", cancel: true, want: 130, stdout: `"text":"partial answer"`, summary: "interrupted"},
+		{name: "interrupt with cancel ignored", mode: "ignore-cancel", format: "text", cancel: true, want: 130, stdout: "partial answer\n",
+			stderr: []string{"did not stop within"}},
+		{name: "crash text", mode: "crash", format: "text", want: 1, stdout: "partial answer\n",
+			stderr: []string{"exit code 3", "  | fake stderr 2\n", "  | fake stderr 3\n"}},
+		{name: "crash jsonl", mode: "crash", format: "jsonl", want: 1, stdout: `"text":"partial answer"`, summary: "exit code 3"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			root := isolate(t)
+			cwd, pidFile := fakeAgentConfig(t, root, c.mode)
+			chdir(t, cwd)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			pids := make(chan [2]int, 1)
+			if c.cancel {
+				go func() {
+					a, ch := waitPIDs(t, pidFile)
+					pids <- [2]int{a, ch}
+					cancel()
+				}()
+			}
+			var out, errb bytes.Buffer
+			code := realMain(ctx, []string{"run", "--agent", "fake", "--format", c.format, "go"}, strings.NewReader(""), &out, &errb)
+			if code != c.want {
+				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, c.want, out.String(), errb.String())
+			}
+			if c.format == "text" && out.String() != c.stdout || !strings.Contains(out.String(), c.stdout) {
+				t.Errorf("stdout %q, want %q", out.String(), c.stdout)
+			}
+			for _, f := range c.stderr {
+				if !strings.Contains(errb.String(), f) {
+					t.Errorf("stderr lacks %q:\n%s", f, errb.String())
+				}
+			}
+			if c.format == "jsonl" {
+				if sum := checkJSONL(t, out.String(), c.want); !strings.Contains(fmt.Sprint(sum["error"], sum["detail"]), c.summary) {
+					t.Errorf("summary %v lacks %q", sum, c.summary)
+				}
+			}
+			if !c.cancel {
+				return
+			}
+			// The group was signalled before hub returned; give the kernel
+			// a moment to finish the exits it started.
+			p := <-pids
+			for i, pid := range p {
+				deadline := time.Now().Add(5 * time.Second)
+				for alive(pid) && time.Now().Before(deadline) {
+					time.Sleep(10 * time.Millisecond)
+				}
+				if alive(pid) {
+					t.Errorf("%s %d survived hub run", [2]string{"agent", "agent's child"}[i], pid)
+				}
+			}
+		})
+	}
+}
