@@ -11,9 +11,14 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
-// schemaPath finds shared/acp/schema.json by walking up from the package
-// directory (the shared folder sits next to the repository clone).
+// schemaPath finds the ACP schema: $ACP_SCHEMA, else shared/acp/schema.json
+// by walking up from the package directory (the shared folder sits next to
+// the repository clone), else the byte-identical copy in the official SDK
+// that `make e2e-deps` installs under .cache/e2e (or $HUB_E2E_CACHE).
 func schemaPath() string {
+	if p := os.Getenv("ACP_SCHEMA"); p != "" {
+		return p
+	}
 	dir, _ := os.Getwd()
 	for range 6 {
 		p := filepath.Join(dir, "shared", "acp", "schema.json")
@@ -21,6 +26,14 @@ func schemaPath() string {
 			return p
 		}
 		dir = filepath.Dir(dir)
+	}
+	cache := os.Getenv("HUB_E2E_CACHE")
+	if cache == "" {
+		cache = filepath.Join("..", ".cache", "e2e")
+	}
+	p := filepath.Join(cache, "acp-sdk", "node_modules", "@agentclientprotocol", "sdk", "schema", "v1", "schema.json")
+	if _, err := os.Stat(p); err == nil {
+		return p
 	}
 	return ""
 }
