@@ -12,8 +12,18 @@
 //   - session/cancel for an unknown or idle session is ignored.
 //   - session/close and session/delete of unknown sessions succeed.
 //   - "Always" permission answers are remembered per session and per tool
-//     name (or kind when the tool has no name) and answered without asking.
+//     name (or kind when the tool has no name), narrowed for commands to
+//     the program and subcommand, and answered without asking.
 //   - A client JSON-RPC error to session/request_permission is a rejection.
+//   - A tool call the agent leaves pending or in progress when its turn
+//     ends is reported failed before the prompt response (not after a
+//     cancel: the client marks those itself).
+//   - A request with "id": null is answered with "id": null.
+//   - MCP servers go to the agent when it takes them; an agent without MCP
+//     support gets none, and each skipped server is logged.
+//   - session/set_mode is followed by a config_option_update and a "mode"
+//     set_config_option by a current_mode_update, keeping both in sync;
+//     switching the "agent" option replaces the old agent's slash commands.
 //
 // Logs go to the Logger (stderr); only protocol bytes are written to out.
 package acp

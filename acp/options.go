@@ -76,8 +76,9 @@ func (ss *session) modeState() *SessionModeState {
 }
 
 // setOption applies a config option between (or, for model/mode on
-// configurable sessions, during) turns.
-func (ss *session) setOption(ctx context.Context, id, value string) error {
+// configurable sessions, during) turns. after, when not nil, sends the
+// updates that follow the change; it runs once the response is written.
+func (ss *session) setOption(ctx context.Context, id, value string) (after func(), err error) {
 	c := ss.caps()
 	has := func(opts []adapters.Option) bool {
 		return slices.ContainsFunc(opts, func(o adapters.Option) bool { return o.ID == value })
@@ -85,40 +86,46 @@ func (ss *session) setOption(ctx context.Context, id, value string) error {
 	switch {
 	case id == "agent":
 		if _, err := ss.srv.opts.Registry.Get(value); err != nil {
-			return invalidParams("unknown agent %q", value)
+			return nil, invalidParams("unknown agent %q", value)
 		}
 		return ss.switchAgent(value)
 	case id == "model" && has(c.Models):
-		return ss.apply(ctx, value, func(r *Record) { r.Model = value }, adapters.Configurable.SetModel)
+		return nil, ss.apply(ctx, value, func(r *Record) { r.Model = value }, adapters.Configurable.SetModel)
 	case id == "mode" && has(c.Modes):
-		return ss.apply(ctx, value, func(r *Record) { r.Mode = value }, adapters.Configurable.SetMode)
+		return nil, ss.apply(ctx, value, func(r *Record) { r.Mode = value }, adapters.Configurable.SetMode)
 	case id == "model" || id == "mode":
-		return invalidParams("unknown %s %q", id, value)
+		return nil, invalidParams("unknown %s %q", id, value)
 	}
-	return invalidParams("unknown config option %q", id)
+	return nil, invalidParams("unknown config option %q", id)
 }
 
-// switchAgent starts a fresh adapter session on the next prompt.
-func (ss *session) switchAgent(name string) error {
+// switchAgent starts a fresh adapter session on the next prompt. The old
+// agent's slash commands no longer apply: after replaces the editor's list
+// with the skills alone.
+func (ss *session) switchAgent(name string) (after func(), err error) {
 	ss.mu.Lock()
 	if ss.busy {
 		ss.mu.Unlock()
-		return invalidParams("cannot switch agent during a prompt; cancel it first")
+		return nil, invalidParams("cannot switch agent during a prompt; cancel it first")
 	}
 	if ss.rec.Agent == name {
 		ss.mu.Unlock()
-		return nil
+		return nil, nil
 	}
 	b := ss.backend
 	ss.backend = nil
 	ss.rec.Agent, ss.rec.AgentSessionID, ss.rec.Model, ss.rec.Mode = name, "", "", ""
+	hadCommands := len(ss.agentCommands) > 0
 	ss.agentCommands = nil
 	ss.mu.Unlock()
 	if b != nil {
 		_ = b.Close()
 	}
 	ss.save()
-	return nil
+	if hadCommands {
+		after = func() { ss.sendCommands(true) }
+	}
+	return after, nil
 }
 
 func (ss *session) apply(ctx context.Context, value string, set func(*Record), live func(adapters.Configurable, context.Context, string) error) error {

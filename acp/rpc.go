@@ -119,9 +119,12 @@ func (c *conn) dispatch(ctx context.Context, line []byte) {
 		}
 		return
 	}
+	// A request is a message with a method and an "id" member, even
+	// "id":null (RequestId allows null; it is echoed back as null). Only
+	// responses need a non-null id to find their caller.
 	hasID := len(m.ID) > 0 && !bytes.Equal(m.ID, nullID)
 	switch {
-	case m.Method != "" && hasID:
+	case m.Method != "" && len(m.ID) > 0:
 		r := &request{ID: m.ID, Method: m.Method, Params: m.Params}
 		c.wg.Add(1)
 		go c.runRequest(r, c.handle(ctx, r))

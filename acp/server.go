@@ -295,7 +295,7 @@ func (s *server) newSession(_ context.Context, params json.RawMessage) (any, fun
 		s.log.Warn().Err(err).Msg("session index not saved")
 	}
 	resp := NewSessionResponse{SessionID: rec.SessionID, Modes: ss.modeState(), ConfigOptions: ss.configOptions()}
-	return resp, ss.sendCommands, nil
+	return resp, ss.announceCommands, nil
 }
 
 // open registers an in-memory session for rec.
@@ -368,7 +368,7 @@ func (s *server) loadSession(_ context.Context, params json.RawMessage) (any, fu
 	for _, u := range rec.History {
 		ss.send(u)
 	}
-	return LoadSessionResponse{Modes: ss.modeState(), ConfigOptions: ss.configOptions()}, ss.sendCommands, nil
+	return LoadSessionResponse{Modes: ss.modeState(), ConfigOptions: ss.configOptions()}, ss.announceCommands, nil
 }
 
 func (s *server) resumeSession(_ context.Context, params json.RawMessage) (any, func(), error) {
@@ -376,7 +376,7 @@ func (s *server) resumeSession(_ context.Context, params json.RawMessage) (any, 
 	if err != nil {
 		return nil, nil, err
 	}
-	return ResumeSessionResponse{Modes: ss.modeState(), ConfigOptions: ss.configOptions()}, ss.sendCommands, nil
+	return ResumeSessionResponse{Modes: ss.modeState(), ConfigOptions: ss.configOptions()}, ss.announceCommands, nil
 }
 
 func (s *server) closeSession(_ context.Context, params json.RawMessage) (any, func(), error) {
@@ -469,10 +469,11 @@ func (s *server) setMode(ctx context.Context, params json.RawMessage) (any, func
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := ss.setOption(ctx, "mode", p.ModeID); err != nil {
+	if _, err := ss.setOption(ctx, "mode", p.ModeID); err != nil {
 		return nil, nil, err
 	}
-	return struct{}{}, nil, nil
+	// Keep the mode config option in sync with the legacy mode (§7).
+	return struct{}{}, func() { ss.send(SessionUpdate{ConfigOption: &ConfigOptionUpdate{ConfigOptions: ss.configOptions()}}) }, nil
 }
 
 func (s *server) setConfigOption(ctx context.Context, params json.RawMessage) (any, func(), error) {
@@ -488,10 +489,15 @@ func (s *server) setConfigOption(ctx context.Context, params json.RawMessage) (a
 	if json.Unmarshal(p.Value, &value) != nil {
 		return nil, nil, invalidParams("value of %q must be a string", p.ConfigID)
 	}
-	if err := ss.setOption(ctx, p.ConfigID, value); err != nil {
+	after, err := ss.setOption(ctx, p.ConfigID, value)
+	if err != nil {
 		return nil, nil, err
 	}
-	return SetSessionConfigOptionResponse{ConfigOptions: ss.configOptions()}, nil, nil
+	if p.ConfigID == "mode" {
+		// Keep the legacy mode in sync with the mode config option (§7).
+		after = func() { ss.send(SessionUpdate{CurrentMode: &CurrentModeUpdate{CurrentModeID: value}}) }
+	}
+	return SetSessionConfigOptionResponse{ConfigOptions: ss.configOptions()}, after, nil
 }
 
 var errBusy = errors.New("session is busy with another prompt; send session/cancel first")

@@ -28,15 +28,18 @@ type session struct {
 	// slow editor back-pressures the adapter instead of growing memory.
 	sendMu sync.Mutex
 
-	mu            sync.Mutex
-	rec           *Record
-	backend       adapters.Session
-	busy          bool
-	cancelled     bool
-	closed        bool
-	turnCancel    context.CancelFunc
-	always        map[string]adapters.PermissionOptionKind
-	seenTools     map[string]bool
+	mu         sync.Mutex
+	rec        *Record
+	backend    adapters.Session
+	busy       bool
+	cancelled  bool
+	closed     bool
+	turnCancel context.CancelFunc
+	always     map[string]adapters.PermissionOptionKind
+	seenTools  map[string]bool
+	// openTools lists, in order, this turn's tool calls whose last
+	// reported status is neither completed nor failed.
+	openTools     []string
 	agentCommands []adapters.Command
 	// chunk accumulates the text of the last history entry while streamed
 	// chunks keep merging into it, so a long answer costs O(n), not O(n²).
@@ -54,6 +57,58 @@ func (ss *session) send(u SessionUpdate) {
 	defer ss.sendMu.Unlock()
 	if err := ss.srv.conn.Notify("session/update", SessionNotification{SessionID: ss.id(), Update: u}); err != nil {
 		ss.srv.log.Error().Err(err).Msg("session/update not sent")
+	}
+}
+
+// emit sends an update of the running turn and keeps it in the history.
+func (ss *session) emit(u SessionUpdate) {
+	ss.send(u)
+	ss.record(u)
+	ss.trackTool(u)
+}
+
+// trackTool notes whether u leaves its tool call open.
+func (ss *session) trackTool(u SessionUpdate) {
+	var id, status string
+	switch {
+	case u.ToolCall != nil:
+		id, status = u.ToolCall.ToolCallID, u.ToolCall.Status
+	case u.ToolCallUpdate != nil:
+		id, status = u.ToolCallUpdate.ToolCallID, u.ToolCallUpdate.Status
+		if status == "" {
+			return // no status change
+		}
+	default:
+		return
+	}
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	i := slices.Index(ss.openTools, id)
+	switch {
+	case status == "completed" || status == "failed":
+		if i >= 0 {
+			ss.openTools = slices.Delete(ss.openTools, i, i+1)
+		}
+	case i < 0:
+		ss.openTools = append(ss.openTools, id)
+	}
+}
+
+// closeOpenTools ends, as failed, every tool call of the turn the agent left
+// pending or in progress, so each one ends completed or failed (C30) — a
+// rejected tool the agent did not report, for one (C36). After a cancel the
+// client marks unfinished calls itself, so nothing is sent then.
+func (ss *session) closeOpenTools(cancelled bool) {
+	ss.mu.Lock()
+	open := ss.openTools
+	ss.openTools = nil
+	ss.mu.Unlock()
+	if cancelled {
+		return
+	}
+	for _, id := range open {
+		ss.srv.log.Debug().Str("session", ss.id()).Str("tool", id).Msg("tool call left open by the agent; reported failed")
+		ss.emit(SessionUpdate{ToolCallUpdate: &ToolCallUpdate{ToolCallID: id, Status: "failed"}})
 	}
 }
 
@@ -116,7 +171,7 @@ func (ss *session) ensureBackend(ctx context.Context) (adapters.Session, error) 
 	if err != nil {
 		return nil, err
 	}
-	opts := adapters.SessionOptions{Cwd: ss.rec.Cwd, MCPServers: ss.mcp, Model: ss.rec.Model, Mode: ss.rec.Mode, Editor: ss.editor}
+	opts := adapters.SessionOptions{Cwd: ss.rec.Cwd, MCPServers: ss.mcpFor(a), Model: ss.rec.Model, Mode: ss.rec.Mode, Editor: ss.editor}
 	if a.Capabilities().Resume {
 		opts.ResumeID = ss.rec.AgentSessionID
 	}
@@ -126,6 +181,38 @@ func (ss *session) ensureBackend(ctx context.Context) (adapters.Session, error) 
 	}
 	ss.backend = b
 	return b, nil
+}
+
+// mcpFor returns the editor's MCP servers that adapter a takes, logging
+// the ones it is given and the ones it cannot take (C19). An adapter
+// without MCP support gets none. One that takes MCP gets every entry: the
+// ones without MCPHTTP (today the ACP proxies: qodercli and config agents)
+// check the downstream agent's own mcpCapabilities and skip, with a log
+// line, what it rules out.
+func (ss *session) mcpFor(a adapters.Adapter) []adapters.MCPServer {
+	if len(ss.mcp) == 0 {
+		return ss.mcp
+	}
+	c := a.Capabilities()
+	log := ss.srv.log.With().Str("session", ss.rec.SessionID).Str("agent", a.Name()).Logger()
+	if !c.MCP && !c.MCPHTTP {
+		names := make([]string, 0, len(ss.mcp))
+		for _, m := range ss.mcp {
+			names = append(names, m.Name)
+		}
+		log.Warn().Strs("servers", names).Msgf("%s takes no MCP servers; the editor's servers are skipped", a.Name())
+		return nil
+	}
+	out := make([]adapters.MCPServer, 0, len(ss.mcp))
+	for _, m := range ss.mcp {
+		if m.Type == "stdio" && !c.MCP {
+			log.Warn().Str("server", m.Name).Msgf("%s takes no stdio MCP servers; skipped", a.Name())
+			continue
+		}
+		log.Info().Str("server", m.Name).Str("type", m.Type).Msg("MCP server handed to the agent")
+		out = append(out, m)
+	}
+	return out
 }
 
 // noteAgentSessionID keeps the backend's own session id for resume even
@@ -175,6 +262,7 @@ func (ss *session) runTurn(ctx, turnCtx context.Context, prompt []ContentBlock) 
 		reason = StopCancelled
 	}
 	ss.mu.Unlock()
+	ss.closeOpenTools(reason == StopCancelled)
 	return reason
 }
 
@@ -270,8 +358,7 @@ func (ss *session) forward(turnCtx context.Context, ev adapters.Event, reason st
 		ss.mu.Unlock()
 	}
 	for _, u := range ss.mapEvent(ev) {
-		ss.send(u)
-		ss.record(u)
+		ss.emit(u)
 	}
 	return reason
 }
@@ -303,9 +390,7 @@ func stopReason(r adapters.StopReason) string {
 }
 
 func (ss *session) emitError(e *adapters.ErrorInfo) {
-	u := SessionUpdate{AgentMessageChunk: &ContentChunk{Content: TextBlock(errorText(e))}}
-	ss.send(u)
-	ss.record(u)
+	ss.emit(SessionUpdate{AgentMessageChunk: &ContentChunk{Content: TextBlock(errorText(e))}})
 }
 
 func errorText(e *adapters.ErrorInfo) string {
@@ -398,9 +483,14 @@ func (ss *session) toAdapterContent(prompt []ContentBlock) []adapters.Content {
 	return out
 }
 
-// sendCommands announces skills and agent commands; it runs after the
-// session/new (or load/resume) response line.
-func (ss *session) sendCommands() {
+// announceCommands announces skills and agent commands, if any; it runs
+// after the session/new (or load/resume) response line.
+func (ss *session) announceCommands() { ss.sendCommands(false) }
+
+// sendCommands sends available_commands_update with the skills and the
+// agent's commands; an empty list only when replace is set (to clear the
+// editor's list).
+func (ss *session) sendCommands(replace bool) {
 	var cmds []AvailableCommand
 	if ss.srv.opts.Skills != nil {
 		cmds = appendCommands(cmds, ss.srv.opts.Skills.Commands(ss.rec.Cwd))
@@ -408,7 +498,7 @@ func (ss *session) sendCommands() {
 	ss.mu.Lock()
 	cmds = appendCommands(cmds, ss.agentCommands)
 	ss.mu.Unlock()
-	if len(cmds) > 0 {
+	if len(cmds) > 0 || replace {
 		ss.send(SessionUpdate{AvailableCommands: &AvailableCommandsUpdate{AvailableCommands: cmds}})
 	}
 }
@@ -448,8 +538,7 @@ func (ss *session) permission(ctx context.Context, p *adapters.PermissionRequest
 		}
 	}
 	if u := ss.toolUpdate(p.Tool); u.ToolCall != nil {
-		ss.send(u)
-		ss.record(u)
+		ss.emit(u)
 	}
 	req := RequestPermissionRequest{SessionID: ss.id(), Options: permissionOptions(p.Options), ToolCall: ss.fullToolUpdate(p.Tool)}
 	res, err := ss.srv.conn.Call(ctx, "session/request_permission", req)
