@@ -33,25 +33,16 @@ func geminiEnv(mock *mockllm.GeminiServer) map[string]string {
 }
 
 // geminiSettings pins the api-key auth type (else 0.61 exits 41 with a
-// custom base URL) under home.
+// custom base URL) under home. It leaves the shell alone: hub itself must
+// pick the plain shell, whose output reaches ACP clients (0.61's pty shell
+// reports none).
 func geminiSettings(t *testing.T, home string) {
-	t.Helper()
-	geminiWriteSettings(t, home, "")
-}
-
-// geminiPlainShell turns off gemini's pty shell: 0.61 reports a pty
-// command's output to ACP clients as no content at all (its display value
-// is a terminal snapshot, which the ACP bridge drops), while the plain
-// shell reports it as text.
-const geminiPlainShell = `"tools":{"shell":{"enableInteractiveShell":false}},`
-
-func geminiWriteSettings(t *testing.T, home, extra string) {
 	t.Helper()
 	dir := filepath.Join(home, ".gemini")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	settings := `{` + extra + `"security":{"auth":{"selectedType":"gemini-api-key"}},"general":{"disableAutoUpdate":true},"privacy":{"usageStatisticsEnabled":false}}`
+	settings := `{"security":{"auth":{"selectedType":"gemini-api-key"}},"general":{"disableAutoUpdate":true},"privacy":{"usageStatisticsEnabled":false}}`
 	if err := os.WriteFile(filepath.Join(dir, "settings.json"), []byte(settings), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -66,13 +57,12 @@ func geminiHubCfg(bin string, mock *mockllm.GeminiServer) string {
 		bin, geminiModel, strings.Join(env, ", "))
 }
 
-// geminiStartHub returns the hub, a session and the session's directory;
-// settings are extra gemini settings members.
-func geminiStartHub(t *testing.T, mock *mockllm.GeminiServer, settings ...string) (*hubConn, string, string) {
+// geminiStartHub returns the hub, a session and the session's directory.
+func geminiStartHub(t *testing.T, mock *mockllm.GeminiServer) (*hubConn, string, string) {
 	t.Helper()
 	bin := e2eCLI(t, "gemini", "gemini")
 	h := startHub(t, geminiHubCfg(bin, mock), nil)
-	geminiWriteSettings(t, h.home, strings.Join(settings, ""))
+	geminiSettings(t, h.home)
 	h.initialize(map[string]any{})
 	cwd := t.TempDir()
 	return h, h.newSession(cwd), cwd
@@ -152,7 +142,7 @@ func TestGemini_ToolAllowedAndSecondPrompt(t *testing.T) {
 	mock := mockllm.NewGeminiServer(geminiToolTurn(), mockllm.GeminiTurn{Text: "It printed hello-from-tool."},
 		mockllm.GeminiTurn{Text: "Second answer."})
 	defer mock.Close()
-	h, sid, _ := geminiStartHub(t, mock, geminiPlainShell)
+	h, sid, _ := geminiStartHub(t, mock)
 	h.setPermissionHandler(func(map[string]any) string { return "allow_once" })
 	stop, ups, err := h.prompt(sid, "run echo")
 	if err != nil || stop != "end_turn" {
@@ -163,7 +153,8 @@ func TestGemini_ToolAllowedAndSecondPrompt(t *testing.T) {
 		t.Fatalf("kinds=%s text=%q", kinds, e2eText(ups))
 	}
 	if geminiToolResult(ups, "hello-from-tool") == "" {
-		t.Errorf("no completed tool_call_update carried the tool output to the client: %v", claudeUpdatesOf(ups, "tool_call_update"))
+		t.Errorf("no completed tool_call_update carried the tool output to the client (hub must start gemini with the plain shell): %v",
+			claudeUpdatesOf(ups, "tool_call_update"))
 	}
 	reqs := mock.ModelRequests()
 	if len(reqs) < 2 || !strings.Contains(fmt.Sprint(mockllm.GeminiFunctionResponses(reqs[1])), "hello-from-tool") {
@@ -197,6 +188,26 @@ func TestGemini_PermissionRejectedStopsTool(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(cwd, "created-by-tool.txt")); !os.IsNotExist(err) {
 		t.Fatalf("tool ran despite rejection (stop=%s; stat err %v)", stop, err)
+	}
+	// gemini never ends a rejected call itself; hub must, as soon as gemini
+	// goes on (its answer to the rejection) rather than only when the turn
+	// ends, or the editor shows the call pending meanwhile.
+	id := claudeUpdatesOf(ups, "tool_call")[0]["toolCallId"]
+	var ends []string
+	var called, ended bool
+	for _, u := range ups {
+		switch {
+		case u["sessionUpdate"] == "tool_call" && u["toolCallId"] == id:
+			called = true
+		case u["sessionUpdate"] == "tool_call_update" && u["toolCallId"] == id:
+			ends = append(ends, fmt.Sprint(u["status"]))
+			ended = true
+		case u["sessionUpdate"] == "agent_message_chunk" && called && !ended:
+			t.Fatalf("gemini answered the rejection before hub ended tool call %v: %v", id, ups)
+		}
+	}
+	if len(ends) != 1 || ends[0] != "failed" {
+		t.Fatalf("rejected tool call %v got status updates %q, want one \"failed\"", id, ends)
 	}
 }
 

@@ -35,8 +35,11 @@ type geminirecCase struct {
 	// geminirecStreamJSONFile).
 	stdoutFile bool
 	longLine   bool // the stream must carry a line of at least a megabyte
-	want       adapters.EventType
-	timeout    time.Duration
+	// answer, when set, runs ACP without --yolo and answers each permission
+	// request with the option of this kind.
+	answer  string
+	want    adapters.EventType
+	timeout time.Duration
 }
 
 func geminirecCases() []geminirecCase {
@@ -54,6 +57,8 @@ func geminirecCases() []geminirecCase {
 		{name: "long-line", modes: []string{"streamjson"}, want: adapters.EventToolUpdate, stdoutFile: true, longLine: true, turns: []mockllm.GeminiTurn{{Text: "Printing a lot.",
 			ToolCalls: []mockllm.GeminiToolCall{{Name: "run_shell_command", Args: fmt.Sprintf(`{"command":%q,"description":"big output"}`, long)}}},
 			{Text: "That was a megabyte of x."}}},
+		{name: "reject", modes: []string{"acp"}, answer: "reject_once", want: adapters.EventPermission, turns: []mockllm.GeminiTurn{geminiWriteTurn(),
+			{Text: "Okay, not running it."}}},
 	}
 }
 
@@ -179,7 +184,11 @@ func geminirecStreamJSONFile(t *testing.T, bin string, args []string, mock *mock
 }
 
 func geminirecACP(t *testing.T, bin string, mock *mockllm.GeminiServer, c geminirecCase) [][]byte {
-	p, r, cwd := geminirecStart(t, bin, []string{"--acp", "--skip-trust", "--yolo", "-m", geminiModel}, mock, c)
+	args := []string{"--acp", "--skip-trust", "--yolo", "-m", geminiModel}
+	if c.answer != "" {
+		args = slices.DeleteFunc(args, func(a string) bool { return a == "--yolo" })
+	}
+	p, r, cwd := geminirecStart(t, bin, args, mock, c)
 	send := func(v map[string]any) {
 		v["jsonrpc"] = "2.0"
 		b, _ := json.Marshal(v)
@@ -197,16 +206,19 @@ func geminirecACP(t *testing.T, bin string, mock *mockllm.GeminiServer, c gemini
 		if len(strings.TrimSpace(string(line))) > 0 {
 			lines = append(lines, line)
 			var m struct {
-				ID     *int            `json:"id"`
+				ID     json.RawMessage `json:"id"`
 				Method string          `json:"method"`
+				Params json.RawMessage `json:"params"`
 				Result json.RawMessage `json:"result"`
 				Error  json.RawMessage `json:"error"`
 			}
 			_ = json.Unmarshal(line, &m)
 			switch {
-			case m.ID != nil && *m.ID == 1:
+			case m.Method == "session/request_permission" && c.answer != "":
+				send(map[string]any{"id": m.ID, "result": map[string]any{"outcome": geminirecAnswer(m.Params, c.answer)}})
+			case string(m.ID) == "1" && m.Method == "":
 				send(map[string]any{"id": 2, "method": "session/new", "params": map[string]any{"cwd": cwd, "mcpServers": []any{}}})
-			case m.ID != nil && *m.ID == 2:
+			case string(m.ID) == "2" && m.Method == "":
 				var res struct {
 					SessionID string `json:"sessionId"`
 				}
@@ -214,7 +226,7 @@ func geminirecACP(t *testing.T, bin string, mock *mockllm.GeminiServer, c gemini
 				sid = res.SessionID
 				send(map[string]any{"id": 3, "method": "session/prompt", "params": map[string]any{"sessionId": sid,
 					"prompt": []any{map[string]any{"type": "text", "text": "Please help with the " + c.name + " case"}}}})
-			case m.ID != nil && *m.ID == 3:
+			case string(m.ID) == "3" && m.Method == "":
 				_ = p.Stdin.Close()
 				_ = p.Wait()
 				return lines
@@ -228,6 +240,24 @@ func geminirecACP(t *testing.T, bin string, mock *mockllm.GeminiServer, c gemini
 			t.Fatalf("gemini --acp ended before the prompt answer: %v\n%s", err, p.StderrTail(20))
 		}
 	}
+}
+
+// geminirecAnswer picks the permission option of kind, "cancelled" when
+// gemini offers none.
+func geminirecAnswer(params json.RawMessage, kind string) map[string]any {
+	var p struct {
+		Options []struct {
+			OptionID string `json:"optionId"`
+			Kind     string `json:"kind"`
+		} `json:"options"`
+	}
+	_ = json.Unmarshal(params, &p)
+	for _, o := range p.Options {
+		if o.Kind == kind {
+			return map[string]any{"outcome": "selected", "optionId": o.OptionID}
+		}
+	}
+	return map[string]any{"outcome": "cancelled"}
 }
 
 // geminirecCalls summarises the model requests the mock answered, to tell

@@ -59,6 +59,9 @@ type Config struct {
 	// the session id and the agent's environment (agent-specific repairs of
 	// its on-disk state); an error is logged and the load goes ahead.
 	BeforeLoad func(sessionID string, env []string) error
+	// WrapStart, when set, runs every Start: it may adjust the options
+	// and wrap the session start returns (agent-specific repairs).
+	WrapStart func(ctx context.Context, opts adapters.SessionOptions, start StartFunc) (adapters.Session, error)
 	// ClientVersion is sent as clientInfo.version.
 	ClientVersion string
 	Logger        zerolog.Logger
@@ -123,8 +126,18 @@ func (a *Adapter) learn(models, modes []adapters.Option, model, mode string) {
 	}
 }
 
+// StartFunc starts a session; Config.WrapStart gets the adapter's own.
+type StartFunc func(ctx context.Context, opts adapters.SessionOptions) (adapters.Session, error)
+
 // Start implements adapters.Adapter.
 func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adapters.Session, error) {
+	if a.cfg.WrapStart != nil {
+		return a.cfg.WrapStart(ctx, opts, a.start)
+	}
+	return a.start(ctx, opts)
+}
+
+func (a *Adapter) start(ctx context.Context, opts adapters.SessionOptions) (adapters.Session, error) {
 	if len(a.cfg.Argv) == 0 {
 		return nil, fmt.Errorf("%w: agent %q has no command", adapters.ErrNotInstalled, a.cfg.Name)
 	}

@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 )
 
@@ -86,19 +85,4 @@ func chatSessionID(path string) string {
 
 // stateHome is the directory gemini keeps .gemini under for env (last
 // assignment wins, as in exec): GEMINI_CLI_HOME, else HOME.
-func stateHome(env []string) string {
-	vals := map[string]string{}
-	for _, kv := range env {
-		if k, v, ok := strings.Cut(kv, "="); ok {
-			vals[k] = v
-		}
-	}
-	if h := vals["GEMINI_CLI_HOME"]; h != "" {
-		return h
-	}
-	if h := vals["HOME"]; h != "" {
-		return h
-	}
-	h, _ := os.UserHomeDir()
-	return h
-}
+func stateHome(env []string) string { return homeOf(envMap(env)) }

@@ -4,6 +4,8 @@
 package gemini
 
 import (
+	"context"
+	"os"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -11,7 +13,6 @@ import (
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/adapters/acpclient"
 	"github.com/hubdev/hub/internal/config"
-	"github.com/hubdev/hub/streamparse"
 )
 
 // Name is the registry key.
@@ -41,26 +42,62 @@ func Capabilities() adapters.Capabilities {
 		},
 		DefaultMode: "default",
 		Notes: "native ACP (gemini --acp); models and modes come from gemini's session; " +
+			"shell commands run without a pty so their output reaches the editor (options.plain_shell = false keeps gemini's pty); " +
 			"the stream-json fallback has no permission prompts and no thoughts",
 	}
 }
 
 // New builds the adapter from the [agents.gemini] config entry (zero value
-// for defaults). Command/args/env in the entry override the defaults.
+// for defaults). Command/args/env in the entry override the defaults;
+// options.plain_shell = false keeps gemini's pty shell (see shell.go).
 func New(ac config.AgentConfig, version string, log zerolog.Logger) *acpclient.Adapter {
 	argv := DefaultArgv
 	if len(ac.Command) > 0 {
 		argv = ac.Argv()
 	}
 	env := merge(DefaultEnv, ac.Env)
+	plainShell := true
+	if v, ok := ac.Options[OptionPlainShell].(bool); ok {
+		plainShell = v
+	}
+	cli := &cliVersion{argv: versionArgv(argv), env: env}
 	return acpclient.New(acpclient.Config{
 		Name: Name, Argv: argv, Env: env, Model: ac.Model, Mode: ac.Mode, Caps: Capabilities(),
 		ClientVersion: version, Logger: log, BeforeLoad: beforeLoad(log, time.Now),
-		Fallback: acpclient.StreamJSON{Name: Name, Env: env, Logger: log,
-			Argv:       func(p, id string, o adapters.SessionOptions) []string { return FallbackArgv(argv, p, id, o) },
-			NewDecoder: func() acpclient.LineDecoder { return streamparse.NewGeminiDecoder() },
-		}.Fallback(),
+		WrapStart: wrapStart(env, plainShell, log),
+		Fallback: streamJSONFallback(acpclient.StreamJSON{Name: Name, Env: env, Logger: log,
+			Argv: func(p, id string, o adapters.SessionOptions) []string { return FallbackArgv(argv, p, id, o) },
+		}, cli.get),
 	})
+}
+
+// wrapStart starts gemini with the plain shell unless told otherwise, and
+// ends the tool calls the client rejected.
+func wrapStart(env map[string]string, plainShell bool, log zerolog.Logger) func(context.Context, adapters.SessionOptions, acpclient.StartFunc) (adapters.Session, error) {
+	return func(ctx context.Context, opts adapters.SessionOptions, start acpclient.StartFunc) (adapters.Session, error) {
+		if plainShell {
+			cwd := opts.Cwd
+			if cwd == "" {
+				cwd, _ = os.Getwd()
+			}
+			full := os.Environ()
+			for _, m := range []map[string]string{env, opts.Env} {
+				for k, v := range m {
+					full = append(full, k+"="+v)
+				}
+			}
+			var kept string
+			opts.Env, kept = plainShellEnv(opts.Env, full, cwd)
+			if kept != "" {
+				log.Debug().Str("agent", Name).Msgf("keeping gemini's shell as configured: %s", kept)
+			}
+		}
+		s, err := start(ctx, opts)
+		if err != nil {
+			return nil, err
+		}
+		return endRejectedTools(s), nil
+	}
 }
 
 // beforeLoad moves the session's chat file out of session/load's way (see
@@ -80,7 +117,7 @@ func beforeLoad(log zerolog.Logger, now func() time.Time) func(string, []string)
 func FallbackArgv(argv []string, prompt, resumeID string, o adapters.SessionOptions) []string {
 	out := []string{argv[0]}
 	for _, a := range argv[1:] {
-		if a != "--acp" && a != "--experimental-acp" && a != "--skip-trust" {
+		if !acpFlag(a) {
 			out = append(out, a)
 		}
 	}
@@ -95,6 +132,11 @@ func FallbackArgv(argv []string, prompt, resumeID string, o adapters.SessionOpti
 		out = append(out, "--resume", resumeID)
 	}
 	return append(out, "-p", prompt)
+}
+
+// acpFlag reports the flags of DefaultArgv that the other modes do not take.
+func acpFlag(a string) bool {
+	return a == "--acp" || a == "--experimental-acp" || a == "--skip-trust"
 }
 
 // approvalMode maps ACP mode ids to --approval-mode values.

@@ -1,0 +1,172 @@
+package gemini
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+)
+
+// gemini 0.61 runs shell commands in a pty by default, and its ACP bridge
+// then reports the command's output as no content at all (the result is a
+// terminal snapshot, which toToolCallContent drops), so the editor never
+// sees it. The plain child_process shell reports the output as text.
+//
+// The documented way to change a default under the user's settings is a
+// system defaults file (GEMINI_CLI_SYSTEM_DEFAULTS_PATH), but gemini only
+// reads it when the file and every directory above it are owned by root
+// and not group- or world-writable, which a file hub writes never is. So
+// hub sets GEMINI_PTY_INFO=child_process (gemini's own "no pty available"
+// switch, equivalent to tools.shell.enableInteractiveShell=false) unless a
+// settings file gemini reads sets that key: an explicit choice still wins.
+
+// ptyInfoEnv is gemini's pty override; "child_process" means no pty.
+const ptyInfoEnv = "GEMINI_PTY_INFO"
+
+// OptionPlainShell is the [agents.gemini.options] key that, set to false,
+// keeps gemini's default interactive (pty) shell.
+const OptionPlainShell = "plain_shell"
+
+// plainShellEnv returns opts.Env with gemini's pty turned off, and a
+// reason when it leaves the shell alone instead. env is the environment
+// gemini will get (last assignment wins); cwd is the session directory.
+func plainShellEnv(optsEnv map[string]string, env []string, cwd string) (map[string]string, string) {
+	vals := envMap(env)
+	if v, ok := vals[ptyInfoEnv]; ok {
+		return optsEnv, ptyInfoEnv + "=" + v + " is set"
+	}
+	if f := shellSettingFile(vals, cwd); f != "" {
+		return optsEnv, f + " sets tools.shell.enableInteractiveShell"
+	}
+	out := make(map[string]string, len(optsEnv)+1)
+	for k, v := range optsEnv {
+		out[k] = v
+	}
+	out[ptyInfoEnv] = "child_process"
+	return out, ""
+}
+
+// shellSettingFile returns the first settings file gemini reads for cwd
+// that sets tools.shell.enableInteractiveShell, "" when none does.
+func shellSettingFile(env map[string]string, cwd string) string {
+	for _, f := range settingsFiles(env, cwd) {
+		if setsInteractiveShell(f) {
+			return f
+		}
+	}
+	return ""
+}
+
+// settingsFiles lists gemini's settings layers (system defaults, user,
+// workspace, system), as gemini 0.61's loadSettings finds them.
+func settingsFiles(env map[string]string, cwd string) []string {
+	system := env["GEMINI_CLI_SYSTEM_SETTINGS_PATH"]
+	if system == "" {
+		system = filepath.Join(systemConfigDir(), "settings.json")
+	}
+	defaults := env["GEMINI_CLI_SYSTEM_DEFAULTS_PATH"]
+	if defaults == "" {
+		defaults = filepath.Join(filepath.Dir(system), "system-defaults.json")
+	}
+	files := []string{defaults, filepath.Join(homeOf(env), ".gemini", "settings.json")}
+	if cwd != "" {
+		files = append(files, filepath.Join(cwd, ".gemini", "settings.json"))
+	}
+	return append(files, system)
+}
+
+func systemConfigDir() string {
+	switch runtime.GOOS {
+	case "darwin":
+		return "/Library/Application Support/GeminiCli"
+	case "windows":
+		return `C:\ProgramData\gemini-cli`
+	}
+	return "/etc/gemini-cli"
+}
+
+// setsInteractiveShell reports whether the settings file at path (JSON
+// with comments) gives tools.shell.enableInteractiveShell a value.
+func setsInteractiveShell(path string) bool {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return false
+	}
+	var s struct {
+		Tools struct {
+			Shell struct {
+				EnableInteractiveShell json.RawMessage `json:"enableInteractiveShell"`
+			} `json:"shell"`
+		} `json:"tools"`
+	}
+	if json.Unmarshal(stripJSONComments(data), &s) != nil {
+		return false
+	}
+	v := string(s.Tools.Shell.EnableInteractiveShell)
+	return v != "" && v != "null"
+}
+
+// stripJSONComments blanks // and /* */ comments outside strings, as the
+// strip-json-comments package gemini reads its settings with does.
+func stripJSONComments(b []byte) []byte {
+	out := make([]byte, 0, len(b))
+	inString := false
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		switch {
+		case inString:
+			out = append(out, c)
+			if c == '\\' && i+1 < len(b) {
+				i++
+				out = append(out, b[i])
+			} else if c == '"' {
+				inString = false
+			}
+		case c == '"':
+			inString = true
+			out = append(out, c)
+		case c == '/' && i+1 < len(b) && b[i+1] == '/':
+			end := bytes.IndexByte(b[i:], '\n')
+			if end < 0 {
+				return out
+			}
+			i += end - 1 // the newline itself is kept
+		case c == '/' && i+1 < len(b) && b[i+1] == '*':
+			end := bytes.Index(b[i+2:], []byte("*/"))
+			if end < 0 {
+				return out
+			}
+			i += end + 3
+			out = append(out, ' ')
+		default:
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// envMap reads an exec-style environment; the last assignment wins.
+func envMap(env []string) map[string]string {
+	vals := make(map[string]string, len(env))
+	for _, kv := range env {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			vals[k] = v
+		}
+	}
+	return vals
+}
+
+// homeOf is the directory gemini keeps .gemini under: GEMINI_CLI_HOME,
+// else HOME.
+func homeOf(env map[string]string) string {
+	if h := env["GEMINI_CLI_HOME"]; h != "" {
+		return h
+	}
+	if h := env["HOME"]; h != "" {
+		return h
+	}
+	h, _ := os.UserHomeDir()
+	return h
+}

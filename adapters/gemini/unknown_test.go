@@ -1,0 +1,141 @@
+package gemini
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/config"
+)
+
+// logBuffer collects zerolog JSON lines from concurrent writers.
+type logBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *logBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+// warnings returns the warnings that name a record.
+func (b *logBuffer) warnings() []map[string]string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var out []map[string]string
+	for _, l := range strings.Split(b.buf.String(), "\n") {
+		var m map[string]string
+		if json.Unmarshal([]byte(l), &m) == nil && m["level"] == "warn" && m["record"] != "" {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// awaitWarnings waits for n warnings: they are logged once the version
+// lookup (a process) returns.
+func (b *logBuffer) awaitWarnings(t *testing.T, n int) []map[string]string {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		w := b.warnings()
+		if len(w) >= n || time.Now().After(deadline) {
+			return w
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestStreamJSON_UnknownRecordsWarnOncePerTypeWithVersion(t *testing.T) {
+	tests := []struct {
+		name, version, wantVersion string
+	}{
+		{"gemini newer than tested", "0.62.0", "0.62.0"},
+		{"no version printed", "", "unknown"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			base, err := os.ReadFile(fixture(t, "streamjson-text"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			stream := filepath.Join(dir, "stream.jsonl")
+			extra := "Loaded cached credentials.\n" + `{"type":"hologram","n":1}` + "\n" + `{"type":"hologram","n":2}` + "\n" + `{"type":"telemetry"}` + "\n"
+			writeFile(t, stream, extra+string(base))
+			env := hermeticEnv(dir)
+			env[fakeEnv], env[fakeStreamEnv], env[fakeVersionEnv] = "1", stream, tt.version
+			var logs logBuffer
+			a := New(config.AgentConfig{Command: config.Command{os.Args[0], "--acp"}, Env: env}, "test", zerolog.New(&logs))
+			wantRaw := []string{"gemini:hologram", "gemini:hologram", "gemini:invalid", "gemini:telemetry"}
+			wantWarned := []string{"gemini:hologram", "gemini:telemetry"}
+			for session := 1; session <= 2; session++ {
+				s, err := a.Start(context.Background(), adapters.SessionOptions{Cwd: t.TempDir()})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for range 2 {
+					ch, err := s.Prompt(context.Background(), adapters.TextPrompt("hi"))
+					if err != nil {
+						t.Fatal(err)
+					}
+					var raw []string
+					var text string
+					for _, ev := range drain(t, ch, adapters.PermissionDecision{}) {
+						switch ev.Type {
+						case adapters.EventRaw:
+							raw = append(raw, ev.Source)
+						case adapters.EventText:
+							text += ev.Text
+						}
+					}
+					slices.Sort(raw)
+					if !slices.Equal(raw, wantRaw) || text == "" {
+						t.Errorf("raw events %q (want %q), text %q", raw, wantRaw, text)
+					}
+				}
+				_ = s.Close()
+				warns := logs.awaitWarnings(t, len(wantWarned)*session)
+				if len(warns) != len(wantWarned)*session {
+					t.Fatalf("after session %d: %d warnings, want %d (once per type per session): %+v", session, len(warns), len(wantWarned)*session, warns)
+				}
+				var warned []string
+				for _, w := range warns[len(wantWarned)*(session-1):] {
+					warned = append(warned, w["record"])
+					about := "(gemini " + tt.wantVersion + ", tested with " + TestedVersions + ")"
+					if w["agent_version"] != tt.wantVersion || w["tested"] != TestedVersions || !strings.Contains(w["message"], w["record"]+", which hub does not understand "+about) {
+						t.Errorf("warning %+v, want version %s and %q", w, tt.wantVersion, about)
+					}
+				}
+				slices.Sort(warned)
+				if !slices.Equal(warned, wantWarned) {
+					t.Errorf("warned about %q, want %q", warned, wantWarned)
+				}
+			}
+		})
+	}
+}
+
+func TestVersionArgv_DropsACPFlags(t *testing.T) {
+	tests := []struct{ argv, want []string }{
+		{DefaultArgv, []string{"gemini", "--version"}},
+		{[]string{"npx", "@google/gemini-cli", "--experimental-acp", "-m", "x"}, []string{"npx", "@google/gemini-cli", "-m", "x", "--version"}},
+	}
+	for _, tt := range tests {
+		if got := versionArgv(tt.argv); !slices.Equal(got, tt.want) {
+			t.Errorf("versionArgv(%q) = %q, want %q", tt.argv, got, tt.want)
+		}
+	}
+}
