@@ -53,20 +53,24 @@ func (s Skill) ReferencedFiles() []File {
 	return out
 }
 
-// Render returns the skill as prompt text: body plus referenced files.
+// Render returns the skill as prompt text: body plus referenced files,
+// with the folder the skill's relative paths (scripts, assets) resolve to.
 func (s Skill) Render() string {
 	var b strings.Builder
 	_ = tmpl.ExecuteTemplate(&b, "prompt.tmpl", struct {
-		Name, Body string
-		Files      []File
-	}{s.Name, s.Body, s.ReferencedFiles()})
-	return b.String()
+		Name, Dir, Body string
+		Files           []File
+	}{s.Name, s.Dir, s.Body, s.ReferencedFiles()})
+	return strings.TrimRight(b.String(), "\n")
 }
+
+// promptHeader introduces skills placed in front of a user prompt.
+const promptHeader = "Apply the following Agent Skill to the request after it. Paths in a skill are relative to its folder."
 
 // Prompt is the skill activated for one prompt: the rendered skill followed
 // by the user's text.
 func (s Skill) Prompt(args string) string {
-	r := s.Render()
+	r := PromptPrefix([]Skill{s})
 	if args = strings.TrimSpace(args); args != "" {
 		r += "\n\n" + args
 	}
@@ -90,7 +94,12 @@ func Instructions(list []Skill) string {
 
 // PromptPrefix renders skills to prepend to a user prompt.
 func PromptPrefix(list []Skill) string {
-	parts := make([]string, 0, len(list))
+	parts := make([]string, 0, len(list)+1)
+	header := promptHeader
+	if len(list) > 1 {
+		header = "Apply the following Agent Skills to the request after them. Paths in a skill are relative to its folder."
+	}
+	parts = append(parts, header)
 	for _, s := range list {
 		parts = append(parts, s.Render())
 	}
@@ -134,18 +143,28 @@ func Place(list []Skill, dir string) (cleanup func() error, err error) {
 	return cleanup, nil
 }
 
-// PlaceTemp places the skills in a fresh temp dir, for adapters that take
-// SessionOptions.SkillDirs.
-func PlaceTemp(list []Skill) (dir string, cleanup func() error, err error) {
-	dir, err = os.MkdirTemp("", "hub-skills-")
+// NativeDirs are where agents that scan a project for skills look, relative
+// to the project (or to an extra directory such as claude's --add-dir):
+// claude reads .claude/skills, codex and others the shared .agents/skills.
+var NativeDirs = []string{filepath.Join(".claude", "skills"), filepath.Join(".agents", "skills")}
+
+// PlaceTemp lays the skills out in a fresh temp dir as a project would hold
+// them (root/.claude/skills/NAME, root/.agents/skills/NAME), for adapters
+// that take SessionOptions.SkillDirs and add the root as a directory the
+// agent scans. cleanup removes the whole dir; nothing is written to the
+// user's own directories.
+func PlaceTemp(list []Skill) (root string, cleanup func() error, err error) {
+	root, err = os.MkdirTemp("", "hub-skills-")
 	if err != nil {
 		return "", nil, fmt.Errorf("temp skills dir: %w", err)
 	}
-	if _, err := Place(list, dir); err != nil {
-		_ = os.RemoveAll(dir)
-		return "", nil, err
+	for _, d := range NativeDirs {
+		if _, err := Place(list, filepath.Join(root, d)); err != nil {
+			_ = os.RemoveAll(root)
+			return "", nil, err
+		}
 	}
-	return dir, func() error { return os.RemoveAll(dir) }, nil
+	return root, func() error { return os.RemoveAll(root) }, nil
 }
 
 func copyDir(src, dst string) error {

@@ -117,12 +117,18 @@ func Discover(cwd, userDir string) ([]Skill, []Warning) {
 	return out, warns
 }
 
-// Find returns the named skill visible from cwd.
+// Find returns the named skill visible from cwd. A folder of that name
+// that is not a valid skill is reported with the reason (ErrMalformed).
 func Find(cwd, userDir, name string) (Skill, error) {
-	all, _ := Discover(cwd, userDir)
+	all, warns := Discover(cwd, userDir)
 	for _, s := range all {
 		if s.Name == name {
 			return s, nil
+		}
+	}
+	for _, w := range warns {
+		if filepath.Base(w.Path) == name && strings.HasPrefix(w.Message, ErrMalformed.Error()) {
+			return Skill{}, fmt.Errorf("skill %q in %s cannot be used: %s", name, w.Path, w.Message)
 		}
 	}
 	names := make([]string, 0, len(all))
@@ -159,7 +165,9 @@ func Parse(data []byte) (Skill, error) {
 	if !bytes.HasPrefix(data, []byte("---\n")) {
 		return Skill{}, fmt.Errorf("%w: SKILL.md must start with a '---' YAML front matter block", ErrMalformed)
 	}
-	rest := data[4:]
+	// Keep the newline before the closing '---' so an empty block
+	// ("---\n---") is found like any other.
+	rest := data[3:]
 	end := bytes.Index(rest, []byte("\n---"))
 	if end < 0 {
 		return Skill{}, fmt.Errorf("%w: front matter is not closed by '---'", ErrMalformed)

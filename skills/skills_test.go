@@ -115,7 +115,7 @@ func TestRender_InlinesOnlyReferencedTextFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := s.Prompt("extract invoice.pdf")
-	for _, want := range []string{`<skill name="pdf-tools">`, "Use `pdftotext`", `<file path="references/tables.md">`, "split columns", "extract invoice.pdf"} {
+	for _, want := range []string{"Apply the following Agent Skill", `<skill name="pdf-tools" folder="` + s.Dir + `">`, "Use `pdftotext`", `<file path="references/tables.md">`, "split columns", "extract invoice.pdf"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("prompt lacks %q:\n%s", want, out)
 		}
@@ -140,6 +140,10 @@ func TestSource_CommandsAndExpand(t *testing.T) {
 	p, ok := src.Expand(cwd, "review", "PR 12")
 	if !ok || !strings.Contains(p, "- tests added") || !strings.HasSuffix(p, "PR 12") {
 		t.Fatalf("expand = %v %q", ok, p)
+	}
+	p, ok = src.Expand(cwd, "review\nPR 13", "")
+	if !ok || !strings.HasSuffix(p, "- errors wrapped\n</file>\n</skill>\n\nPR 13") {
+		t.Fatalf("expand of /review followed by a newline = %v %q", ok, p)
 	}
 	if _, ok := src.Expand(cwd, "nope", ""); ok {
 		t.Fatal("unknown skill expanded")
@@ -182,8 +186,12 @@ func TestPlaceTemp_AndInstructions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, list[0].Name, FileName)); err != nil {
-		t.Fatal(err)
+	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	// Laid out as a project: claude loads <--add-dir>/.claude/skills.
+	for _, sub := range []string{".claude/skills", ".agents/skills"} {
+		if _, err := os.Stat(filepath.Join(dir, sub, list[0].Name, FileName)); err != nil {
+			t.Fatal(err)
+		}
 	}
 	_ = cleanup()
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
@@ -195,5 +203,20 @@ func TestPlaceTemp_AndInstructions(t *testing.T) {
 	}
 	if Instructions(nil) != "" {
 		t.Fatal("empty instructions not empty")
+	}
+}
+
+func TestParse_EmptyFrontMatterNamesTheMissingField(t *testing.T) {
+	_, err := Parse([]byte("---\n---\nbody\n"))
+	if !errors.Is(err, ErrMalformed) || !strings.Contains(err.Error(), "lacks 'name'") {
+		t.Fatalf("err = %v, want the missing name", err)
+	}
+}
+
+func TestFind_MalformedSkillSaysWhy(t *testing.T) {
+	cwd, user := fixture(t)
+	_, err := Find(cwd, user, "no-description")
+	if err == nil || !strings.Contains(err.Error(), "cannot be used") || !strings.Contains(err.Error(), "lacks 'description'") {
+		t.Fatalf("err = %v", err)
 	}
 }

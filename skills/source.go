@@ -1,6 +1,10 @@
 package skills
 
-import "github.com/hubdev/hub/adapters"
+import (
+	"strings"
+
+	"github.com/hubdev/hub/adapters"
+)
 
 // Source serves skills to the ACP server: each skill is a slash command, and
 // `/name args` expands into the skill body, its referenced files and args.
@@ -23,6 +27,10 @@ func (s Source) Commands(cwd string) []adapters.Command {
 // Expand returns the prompt for `/name args`; ok is false when no skill of
 // that name is visible from cwd.
 func (s Source) Expand(cwd, name, args string) (string, bool) {
+	// "/name" may be followed by a newline or tab rather than a space.
+	if i := strings.IndexAny(name, " \t\r\n"); i >= 0 {
+		name, args = name[:i], strings.TrimSpace(name[i+1:]+" "+args)
+	}
 	sk, err := Find(cwd, s.UserDir, name)
 	if err != nil {
 		return "", false

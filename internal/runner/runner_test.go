@@ -216,7 +216,7 @@ func TestRun_SkillDelivery(t *testing.T) {
 			a.script = func(_ context.Context, _ <-chan struct{}, out chan<- adapters.Event) {
 				a.mu.Lock()
 				if len(a.opts.SkillDirs) == 1 {
-					if _, err := os.Stat(filepath.Join(a.opts.SkillDirs[0], "review", "SKILL.md")); err == nil {
+					if _, err := os.Stat(filepath.Join(a.opts.SkillDirs[0], ".claude", "skills", "review", "SKILL.md")); err == nil {
 						placed = a.opts.SkillDirs[0]
 					}
 				}
@@ -232,7 +232,7 @@ func TestRun_SkillDelivery(t *testing.T) {
 			p := adapters.PromptText(a.prompt)
 			switch c.mode {
 			case "prompt", "":
-				if !strings.Contains(p, `<skill name="review">`) || !strings.HasSuffix(p, "check PR 7") {
+				if !strings.Contains(p, `<skill name="review" folder="`+filepath.Join(user, "skills", "review")+`">`) || !strings.HasSuffix(p, "</skill>\n\ncheck PR 7") {
 					t.Fatalf("prompt %q", p)
 				}
 			case "file":
