@@ -18,11 +18,11 @@ const text = (t) => ev({ type: "text", text: t });
  * handler answers from permAnswers (option kinds, in order), runs body, then
  * closes stdin and asserts a clean exit and schema-valid traffic.
  */
-async function runHub(t, steps, body, { permAnswers = [], caps = {} } = {}) {
-  const hub = startHub(steps);
+async function runHub(t, steps, body, { permAnswers = [], caps = {}, home, cwd: givenCwd } = {}) {
+  const hub = startHub(steps, { home });
   const updates = []; // {sessionId, update}
   const permissions = [];
-  const cwd = fs.mkdtempSync(path.join(os.tmpdir(), "hub-node-cwd-"));
+  const cwd = givenCwd ?? fs.mkdtempSync(path.join(os.tmpdir(), "hub-node-cwd-"));
   const app = acp
     .client({ name: "hub-node-e2e" })
     .onNotification(acp.methods.client.session.update, ({ params }) => {
@@ -55,7 +55,7 @@ async function runHub(t, steps, body, { permAnswers = [], caps = {} } = {}) {
     err.message += `\n--- hub stderr (tail) ---\n${hub.stderrTail()}`;
     throw err;
   } finally {
-    fs.rmSync(cwd, { recursive: true, force: true });
+    if (!givenCwd) fs.rmSync(cwd, { recursive: true, force: true });
   }
 }
 
@@ -224,6 +224,101 @@ test("unknown method -32601, bad params -32602, connection stays usable", async 
     const res = await prompt(ctx, sid, "echo me");
     assert.equal(res.stopReason, "end_turn");
   });
+});
+
+test("an 8 MB prompt and its 8 MB echo pass both ways (C10)", async (t) => {
+  await runHub(t, null, async ({ ctx, hub, updates, cwd }) => {
+    const sid = await newSession(ctx, cwd);
+    const big = "x".repeat(8 << 20);
+    const res = await prompt(ctx, sid, big);
+    assert.equal(res.stopReason, "end_turn");
+    assert.equal(turnText(updates).length, big.length);
+    assert.ok(hub.lines.some((l) => l.length > 8 << 20), "no 8 MB line on stdout");
+    assertUpdatesBeforeResponse(hub, sid);
+  });
+});
+
+test("raw bad input gets JSON-RPC errors and the connection keeps working (C02, C05, C07)", async () => {
+  const hub = startHub(null);
+  try {
+    hub.writeRaw("{not json");
+    hub.writeRaw('[{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}]');
+    hub.writeRaw('{"jsonrpc":"2.0","method":"_hub.test/notify","params":{}}');
+    hub.writeRaw('{"jsonrpc":"2.0","id":null,"method":"initialize","params":{"protocolVersion":1}}');
+    hub.writeRaw('{"jsonrpc":"2.0","id":"s-1","method":"_hub.test/request","params":{}}');
+    hub.writeRaw('{"jsonrpc":"2.0","id":-7,"method":"initialize","params":{"protocolVersion":2}}');
+    assert.ok(await hub.waitMessages((ms) => ms.length >= 5), `got ${hub.lines.length} lines: ${hub.lines.join("\n")}`);
+    const ms = hub.messages();
+    const byId = (id) => ms.filter((m) => JSON.stringify(m.id) === JSON.stringify(id));
+    const nulls = byId(null);
+    assert.deepEqual(
+      nulls.map((m) => m.error?.code ?? "result").sort(),
+      [-32700, -32600, "result"].sort(),
+      "parse error, batch and the id-null request answer with id null",
+    );
+    assert.equal(nulls.find((m) => m.result).result.protocolVersion, 1);
+    assert.equal(byId("s-1")[0].error.code, -32601);
+    assert.equal(byId(-7)[0].result.protocolVersion, 1);
+    assert.equal(ms.length, 5, "the notification was answered");
+    assert.deepEqual(hub.problems, []);
+  } finally {
+    const exit = await hub.close();
+    assert.equal(exit?.code, 0, `hub exit ${JSON.stringify(exit)}`);
+  }
+});
+
+test("set_config_option returns the complete options with the new model (C21)", async (t) => {
+  await runHub(t, null, async ({ ctx, cwd }) => {
+    const res = await ctx.request(acp.methods.agent.session.new, { cwd, mcpServers: [] });
+    const ids = res.configOptions.map((o) => o.id);
+    assert.deepEqual(ids, ["agent", "model", "mode"]);
+    for (const o of res.configOptions) assert.ok(o.options.some((v) => v.value === o.currentValue), `${o.id} current value not among its options`);
+    const set = await ctx.request(acp.methods.agent.session.setConfigOption, { sessionId: res.sessionId, configId: "model", value: "replay-smart" });
+    assert.deepEqual(set.configOptions.map((o) => o.id), ids);
+    assert.equal(set.configOptions.find((o) => o.id === "model").currentValue, "replay-smart");
+    await assert.rejects(
+      ctx.request(acp.methods.agent.session.setConfigOption, { sessionId: res.sessionId, configId: "model", value: "nope" }),
+      (err) => err.code === -32602,
+    );
+    await assert.rejects(
+      ctx.request(acp.methods.agent.session.setConfigOption, { sessionId: "nope", configId: "model", value: "replay-smart" }),
+      (err) => err.code === -32002,
+    );
+  });
+});
+
+test("after a restart: session/list finds the session, load replays it, resume sends nothing (C22, C23, C25)", async (t) => {
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), "hub-node-home-"));
+  const cwd = fs.mkdtempSync(path.join(os.tmpdir(), "hub-node-cwd-"));
+  const steps = [ev({ type: "tool_call", tool: { id: "t1", title: "Read a", kind: "read", status: "completed" } }), text("answer"), { turn: true }];
+  try {
+    let sid;
+    await runHub(t, steps, async ({ ctx }) => {
+      sid = await newSession(ctx, cwd);
+      assert.equal((await prompt(ctx, sid, "question")).stopReason, "end_turn");
+    }, { home, cwd });
+    await runHub(t, steps, async ({ ctx, hub, updates }) => {
+      const list = await ctx.request(acp.methods.agent.session.list, { cwd });
+      assert.deepEqual(list.sessions.map((s) => s.sessionId), [sid]);
+      assert.equal(list.nextCursor, undefined);
+      const other = await ctx.request(acp.methods.agent.session.list, { cwd: path.join(cwd, "elsewhere") });
+      assert.deepEqual(other.sessions, []);
+      const load = await ctx.request(acp.methods.agent.session.load, { sessionId: sid, cwd, mcpServers: [] });
+      assert.equal(typeof load, "object");
+      assert.notEqual(load, null);
+      assert.deepEqual(kinds(updates), ["user_message_chunk", "tool_call", "agent_message_chunk"]);
+      assert.equal(updates[0].update.content.text, "question");
+      const loadAt = hub.responseIndex("session/load");
+      assert.ok(hub.messages().every((m, i) => i < loadAt || m?.method !== "session/update"), "replay after the load response");
+      const n = updates.length;
+      await ctx.request(acp.methods.agent.session.resume, { sessionId: sid, cwd, mcpServers: [] });
+      assert.equal(updates.length, n, "session/resume replayed updates");
+      assert.equal((await prompt(ctx, sid, "again")).stopReason, "end_turn");
+    }, { home, cwd });
+  } finally {
+    fs.rmSync(home, { recursive: true, force: true });
+    fs.rmSync(cwd, { recursive: true, force: true });
+  }
 });
 
 test("harness flags schema and framing violations", () => {

@@ -106,9 +106,12 @@ export function writeScript(dir, steps) {
  * Starts `hub acp` with the replay agent playing steps (or echoing when
  * steps is null). Returns a Hub with the raw stdout lines, the schema
  * problems found so far, and an SDK stream connected to the process.
+ * With opts.home the hub runs in that HOME (its session index survives the
+ * process; the caller removes the directory), else in a fresh one that
+ * close() removes.
  */
-export function startHub(steps) {
-  const home = fs.mkdtempSync(path.join(os.tmpdir(), "hub-node-e2e-"));
+export function startHub(steps, opts = {}) {
+  const home = opts.home ?? fs.mkdtempSync(path.join(os.tmpdir(), "hub-node-e2e-"));
   const cfgDir = path.join(home, ".config", "hub");
   fs.mkdirSync(cfgDir, { recursive: true });
   let cfg = 'default_agent = "replay"\n\n[agents.replay]\n';
@@ -122,7 +125,9 @@ export function startHub(steps) {
     XDG_CACHE_HOME: path.join(home, ".cache"),
   });
   const child = spawn(hubBin, ["acp"], { cwd: home, env, stdio: ["pipe", "pipe", "pipe"] });
-  return new Hub(child, home);
+  const hub = new Hub(child, home);
+  hub.ownHome = !opts.home;
+  return hub;
 }
 
 export class Hub {
@@ -135,6 +140,7 @@ export class Hub {
     this.problems = []; // schema / framing violations
     this.sent = new Map(); // our request id -> method
     this.stderr = "";
+    this.ownHome = true; // close() removes home
     this.exited = new Promise((resolve) => child.on("exit", (code, signal) => resolve({ code, signal })));
     child.stderr.on("data", (d) => (this.stderr += d.toString("utf8")));
 
@@ -206,6 +212,22 @@ export class Hub {
     if (def) check(def, msg.result, `${method} result`, this.problems);
   }
 
+  /** Writes one raw line to hub's stdin, bypassing the SDK. */
+  writeRaw(line) {
+    this.onStdinLine(line);
+    this.child.stdin.write(line + "\n");
+  }
+
+  /** Waits until pred(parsed stdout messages) holds, or ms pass. */
+  async waitMessages(pred, ms = 10000) {
+    const end = Date.now() + ms;
+    while (Date.now() < end) {
+      if (pred(this.messages())) return true;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    return false;
+  }
+
   /** Parsed stdout messages, in order. */
   messages() {
     return this.lines.map((l) => {
@@ -239,7 +261,7 @@ export class Hub {
       this.child.kill("SIGKILL");
       await this.exited;
     }
-    fs.rmSync(this.home, { recursive: true, force: true });
+    if (this.ownHome) fs.rmSync(this.home, { recursive: true, force: true });
     return res;
   }
 
