@@ -7,7 +7,9 @@
 //
 //   - A second session/prompt while a turn is running on the same session is
 //     rejected at once with JSON-RPC error -32602 ("session is busy"); the
-//     running turn is not affected. Clients cancel first, then prompt.
+//     running turn is not affected, even when it is already cancelled and
+//     winding down. Clients cancel, wait for the prompt's answer, then
+//     prompt again (as Zed does).
 //   - Requests other than initialize before initialize get -32600.
 //   - session/cancel for an unknown or idle session is ignored.
 //   - session/close and session/delete of unknown sessions succeed.

@@ -500,4 +500,4 @@ func (s *server) setConfigOption(ctx context.Context, params json.RawMessage) (a
 	return SetSessionConfigOptionResponse{ConfigOptions: ss.configOptions()}, after, nil
 }
 
-var errBusy = errors.New("session is busy with another prompt; send session/cancel first")
+var errBusy = errors.New("session is busy with another prompt; send session/cancel and wait for that prompt's answer first")

@@ -295,6 +295,29 @@ func TestBusy_SecondPromptRejected(t *testing.T) {
 	}
 }
 
+// C34: a turn that was cancelled but has not answered yet still holds the
+// session: a prompt sent right after session/cancel is rejected, the same
+// way, and the cancelled prompt is answered once its turn ends.
+func TestBusy_CancelledTurnStillBusyUntilAnswered(t *testing.T) {
+	c := newClient(t, "", func(o *Options) {
+		o.Registry = adapters.NewRegistry()
+		o.Registry.Register(stuck{})
+		o.DefaultAgent = "stuck"
+		o.CancelGrace = hangGuard // the turn winds down only when closed below
+	})
+	sid, _ := c.start(t)
+	first := c.async("session/prompt", promptReq(sid, "x"))
+	c.notify("session/cancel", SessionIDRequest{SessionID: sid})
+	_, e := c.call("session/prompt", promptReq(sid, "y"))
+	if e == nil || e.Code != CodeInvalidParams || !strings.Contains(e.Message, "wait for that prompt's answer") {
+		t.Fatalf("prompt after cancel, before the answer: %v", e)
+	}
+	c.must("session/close", SessionIDRequest{SessionID: sid}, nil)
+	if r := c.wait(first); !strings.Contains(string(r.Result), "cancelled") {
+		t.Fatalf("cancelled prompt answered %s %v", r.Result, r.Error)
+	}
+}
+
 // C09: other requests are served while a prompt runs.
 func TestReadLoop_NotBlockedByPrompt(t *testing.T) {
 	c := newClient(t, scriptFile(t, `{"wait_cancel":true}`))
