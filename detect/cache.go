@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
+	"strings"
 )
 
 const cacheFile = "doctor-v1.json"
@@ -26,6 +28,18 @@ func (p *prober) cacheKey(jobs []job) string {
 	}
 	for _, k := range keyEnvs(p.native) {
 		fmt.Fprintf(h, "%s=%s\n", k, p.env[k])
+	}
+	// Credentials named by agent configs (codex's env_key, ...) are not
+	// known up front: every *_KEY and *_TOKEN variable counts.
+	var creds []string
+	for k := range p.env {
+		if strings.HasSuffix(k, "_KEY") || strings.HasSuffix(k, "_TOKEN") {
+			creds = append(creds, k)
+		}
+	}
+	sort.Strings(creds)
+	for _, k := range creds {
+		fmt.Fprintf(h, "cred %s=%s\n", k, p.env[k])
 	}
 	cfg, _ := json.Marshal(struct{ A, P any }{p.o.Config.Agents, p.o.Config.Providers})
 	h.Write(cfg)

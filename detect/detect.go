@@ -223,8 +223,15 @@ func (p *prober) probeCLI(ctx context.Context, s cliSpec, bin string, explicit b
 	a := Agent{Name: s.name, Kind: "cli", TestedRange: s.tested}
 	caps, tested := p.caps(s.name)
 	a.Capabilities = caps
+	// The adapter names the exact version it was tested with; the spec's
+	// range is what hub supports. A bare version must not become the
+	// minimum (an older patch release is not "too old").
 	if tested != "" {
-		a.TestedRange = tested
+		if strings.ContainsAny(tested, "<> ") {
+			a.TestedRange = tested
+		} else {
+			a.TestedVersion = tested
+		}
 	}
 	a.ConfigDir = s.configDir(p.getenv, p.home)
 	a.SkillsDir = s.skillsDir(a.ConfigDir, p.home)
@@ -238,12 +245,21 @@ func (p *prober) probeCLI(ctx context.Context, s cliSpec, bin string, explicit b
 		}
 		return a
 	}
-	p.version(ctx, &a)
+	p.version(ctx, &a, s.pkg)
+	if a.VersionStatus == "newer_than_tested" {
+		pin := ""
+		if a.TestedVersion != "" {
+			pin = fmt.Sprintf("; if it misbehaves: npm install -g %s@%s", s.pkg, a.TestedVersion)
+		}
+		a.Warnings = append(a.Warnings, fmt.Sprintf("version %s is newer than hub was tested with (%s)%s", a.Version, a.TestedRange, pin))
+	}
 	switch {
 	case a.VersionStatus == "timeout":
 		a.Fix = fmt.Sprintf("`%s --version` did not answer within %s: check the install (%s)", bin, p.o.Timeout, a.Path)
 	case a.VersionStatus == "too_old":
 		a.Fix = fmt.Sprintf("version %s is older than tested (%s): npm install -g %s@latest", a.Version, a.TestedRange, s.pkg)
+	case a.Auth.State == AuthNone && a.Auth.Source != "":
+		a.Fix = fmt.Sprintf("no API key: set %s", a.Auth.Source)
 	case a.Auth.State == AuthNone:
 		a.Fix = "not logged in: " + s.loginFix
 	}
@@ -335,17 +351,51 @@ func (p *prober) output(ctx context.Context, path string, args ...string) (strin
 
 var semverRe = regexp.MustCompile(`\d+\.\d+\.\d+(?:-[0-9A-Za-z.]+)?`)
 
-func (p *prober) version(ctx context.Context, a *Agent) {
+// version reads the version from the npm package the binary belongs to
+// when there is one (instant, and it does not run the CLI, which for some
+// writes to the user's home), else from `--version` under the timeout.
+func (p *prober) version(ctx context.Context, a *Agent, pkg string) {
+	if v := npmVersion(a.Path, pkg); v != "" {
+		a.Version, a.VersionFrom = v, "package.json"
+		a.VersionStatus = checkRange(a.Version, a.TestedRange)
+		return
+	}
 	out, err := p.output(ctx, a.Path, "--version")
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
 		a.VersionStatus = "timeout"
 		return
 	}
+	a.VersionFrom = "--version"
 	a.Version = semverRe.FindString(firstLine(out))
 	if a.Version == "" {
 		a.Version = semverRe.FindString(out)
 	}
 	a.VersionStatus = checkRange(a.Version, a.TestedRange)
+}
+
+// npmVersion returns the version in the package.json of npm package pkg
+// that the (symlink-resolved) binary at path lives in, or "".
+func npmVersion(path, pkg string) string {
+	if pkg == "" {
+		return ""
+	}
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return ""
+	}
+	dir := filepath.Dir(real)
+	for i := 0; i < 5; i++ {
+		if m := readJSON(filepath.Join(dir, "package.json")); m != nil && m["name"] == pkg {
+			v, _ := m["version"].(string)
+			return semverRe.FindString(v)
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			break
+		}
+		dir = parent
+	}
+	return ""
 }
 
 func firstLine(s string) string {

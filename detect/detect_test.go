@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/config"
 )
 
@@ -170,7 +171,41 @@ func TestRun_AgentStates(t *testing.T) {
 		{name: "gemini newer than tested still ready", agent: "gemini", setup: func(w *world) {
 			w.agent("gemini", "1.2.0")
 			w.file(".gemini/oauth_creds.json", `{}`)
-		}, ready: true, installed: true, version: "1.2.0", vstatus: "newer_than_tested", auth: AuthSubscription},
+		}, ready: true, installed: true, version: "1.2.0", vstatus: "newer_than_tested", auth: AuthSubscription, warn: "version 1.2.0 is newer than hub was tested with (>=0.50.0 <1.0.0)"},
+		{name: "codex CODEX_API_KEY beside ChatGPT warns", agent: "codex", setup: func(w *world) {
+			w.agent("codex", "codex-cli 0.169.0")
+			w.file(".codex/auth.json", `{"tokens":{"id_token":"x"}}`)
+			w.env["CODEX_API_KEY"] = "sk"
+		}, ready: true, installed: true, version: "0.169.0", vstatus: "ok", auth: AuthAPIKey, source: "CODEX_API_KEY", warn: "codex bills the key instead of your ChatGPT plan"},
+		{name: "codex custom provider with its key", agent: "codex", setup: func(w *world) {
+			w.agent("codex", "codex-cli 0.169.0")
+			w.file(".codex/config.toml", "model_provider = \"azure\"\n[model_providers.azure]\nenv_key = \"AZURE_OPENAI_API_KEY\"\n")
+			w.env["AZURE_OPENAI_API_KEY"] = "k"
+		}, ready: true, installed: true, version: "0.169.0", vstatus: "ok", auth: AuthAPIKey, source: "AZURE_OPENAI_API_KEY"},
+		{name: "codex custom provider without its key", agent: "codex", setup: func(w *world) {
+			w.agent("codex", "codex-cli 0.169.0")
+			w.file(".codex/config.toml", "model_provider = \"azure\"\n[model_providers.azure]\nenv_key = \"AZURE_OPENAI_API_KEY\"\n")
+		}, installed: true, version: "0.169.0", vstatus: "ok", auth: AuthNone, source: "AZURE_OPENAI_API_KEY", fix: "no API key: set AZURE_OPENAI_API_KEY"},
+		{name: "codex keyless local provider", agent: "codex", setup: func(w *world) {
+			w.agent("codex", "codex-cli 0.169.0")
+			w.file(".codex/config.toml", "model_provider = \"mock\"\n[model_providers.mock]\nbase_url = \"http://127.0.0.1:9/v1\"\n")
+		}, ready: true, installed: true, version: "0.169.0", vstatus: "ok", auth: AuthNotRequired, source: "(model_provider mock)"},
+		{name: "codex oss provider", agent: "codex", setup: func(w *world) {
+			w.agent("codex", "codex-cli 0.169.0")
+			w.file(".codex/config.toml", "model_provider = \"oss\"\n")
+		}, ready: true, installed: true, version: "0.169.0", vstatus: "ok", auth: AuthNotRequired, source: "(model_provider oss)"},
+		{name: "claude apiKeyHelper", agent: "claude", setup: func(w *world) {
+			w.agent("claude", "2.1.330 (Claude Code)")
+			w.file(".claude/settings.json", `{"apiKeyHelper":"~/bin/get-key"}`)
+		}, ready: true, installed: true, version: "2.1.330", vstatus: "ok", auth: AuthAPIKey, source: "settings.json (apiKeyHelper)"},
+		{name: "pi oauth login is a subscription", agent: "pi", setup: func(w *world) {
+			w.agent("pi", "0.73.1")
+			w.file(".pi/agent/auth.json", `{"anthropic":{"type":"oauth","refresh":"r"}}`)
+		}, ready: true, installed: true, version: "0.73.1", vstatus: "ok", auth: AuthSubscription, source: "auth.json"},
+		{name: "pi stored key", agent: "pi", setup: func(w *world) {
+			w.agent("pi", "0.73.1")
+			w.file(".pi/agent/auth.json", `{"openai":{"type":"api_key","key":"sk"}}`)
+		}, ready: true, installed: true, version: "0.73.1", vstatus: "ok", auth: AuthAPIKey, source: "auth.json"},
 		{name: "qodercli token", agent: "qodercli", setup: func(w *world) { w.agent("qodercli", "1.1.52"); w.env["QODER_PERSONAL_ACCESS_TOKEN"] = "t" },
 			ready: true, installed: true, version: "1.1.52", vstatus: "ok", auth: AuthAPIKey},
 		{name: "qodercli login", agent: "qodercli", setup: func(w *world) { w.agent("qodercli", "1.1.52"); w.file(".qoder/.auth/creds", "x") },
@@ -260,6 +295,12 @@ func TestRun_CacheHitAndInvalidation(t *testing.T) {
 	w.env["CODEX_API_KEY"] = "x"
 	if r := w.run(nil); r.Cached {
 		t.Fatal("env change did not invalidate the cache")
+	}
+	// A key only an agent's own config names (codex env_key) counts too.
+	w.run(nil)
+	w.env["MY_PROVIDER_API_KEY"] = "k"
+	if r := w.run(nil); r.Cached {
+		t.Fatal("a new *_KEY variable did not invalidate the cache")
 	}
 	if r := w.run(func(o *Options) { o.Now = func() time.Time { return time.Now().Add(time.Hour) } }); r.Cached {
 		t.Fatal("expired cache served")
@@ -364,4 +405,63 @@ func TestFormat_Fits80Columns(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
+}
+
+// An npm install is versioned from its package.json: the CLI is not run
+// (qodercli writes to ~/.qoder on every run; node start-up dominates a cold
+// doctor). The binary here would hang if it were run.
+func TestRun_VersionFromNPMPackage(t *testing.T) {
+	w := newWorld(t)
+	pkgDir := filepath.Join(w.home, "lib", "node_modules", "@google", "gemini-cli")
+	w.script(filepath.Join(pkgDir, "bundle"), "gemini.js", "exec sleep 30")
+	if err := os.WriteFile(filepath.Join(pkgDir, "package.json"), []byte(`{"name":"@google/gemini-cli","version":"0.61.0"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(pkgDir, "bundle", "gemini.js"), filepath.Join(w.bin, "gemini")); err != nil {
+		t.Fatal(err)
+	}
+	// Another package's package.json does not count.
+	other := filepath.Join(w.home, "lib", "node_modules", "not-gemini")
+	w.script(other, "gemini2", "echo 9.9.9")
+	if err := os.WriteFile(filepath.Join(other, "package.json"), []byte(`{"name":"not-gemini","version":"1.0.0"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w.file(".gemini/oauth_creds.json", `{}`)
+	a := find(t, w.run(func(o *Options) { o.Agents, o.Timeout = []string{"gemini"}, 200*time.Millisecond }), "gemini")
+	if a.Version != "0.61.0" || a.VersionFrom != "package.json" || a.VersionStatus != "ok" || !a.Ready {
+		t.Fatalf("got %+v", a)
+	}
+	if v := npmVersion(filepath.Join(other, "gemini2"), "@google/gemini-cli"); v != "" {
+		t.Fatalf("version %q from another package", v)
+	}
+}
+
+// The adapter's exact tested version is reported but does not become the
+// minimum: an older patch release inside the supported range is ready.
+func TestRun_TestedVersionIsNotTheMinimum(t *testing.T) {
+	w := newWorld(t)
+	w.agent("claude", "2.1.100 (Claude Code)")
+	w.env["ANTHROPIC_API_KEY"] = "sk"
+	reg := adapters.NewRegistry()
+	reg.Register(stubAdapter{name: "claude", caps: adapters.Capabilities{TestedVersions: "2.1.330"}})
+	a := find(t, w.run(func(o *Options) { o.Agents, o.Registry = []string{"claude"}, reg }), "claude")
+	if !a.Ready || a.VersionStatus != "ok" || a.TestedRange != ">=2.1.0 <3.0.0" || a.TestedVersion != "2.1.330" {
+		t.Fatalf("got %+v", a)
+	}
+	w.agent("claude", "3.0.1 (Claude Code)")
+	a = find(t, w.run(func(o *Options) { o.Agents, o.Registry, o.Refresh = []string{"claude"}, reg, true }), "claude")
+	if !a.Ready || a.VersionStatus != "newer_than_tested" || !strings.Contains(strings.Join(a.Warnings, "\n"), "npm install -g @anthropic-ai/claude-code@2.1.330") {
+		t.Fatalf("got %+v", a)
+	}
+}
+
+type stubAdapter struct {
+	name string
+	caps adapters.Capabilities
+}
+
+func (s stubAdapter) Name() string                        { return s.name }
+func (s stubAdapter) Capabilities() adapters.Capabilities { return s.caps }
+func (s stubAdapter) Start(context.Context, adapters.SessionOptions) (adapters.Session, error) {
+	return nil, errors.New("stub")
 }

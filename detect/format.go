@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/hubdev/hub/adapters"
 )
 
 // Format writes the human report, readable at 80 columns: one row per
@@ -151,4 +153,121 @@ func wrapList(w io.Writer, title string, items []string) {
 		line += " " + it
 	}
 	fmt.Fprintln(w, line)
+}
+
+// FormatDetails writes one block per agent with everything the report
+// knows: path and how it was found, version against the supported range,
+// config and skills dirs, auth and what decides it, endpoint,
+// capabilities, warnings and the fix. `hub doctor --agent NAME` and
+// `hub doctor -v` print it.
+func FormatDetails(w io.Writer, r *Report, color bool) {
+	paint := func(code, s string) string {
+		if !color {
+			return s
+		}
+		return "\x1b[" + code + "m" + s + "\x1b[0m"
+	}
+	for i, a := range r.Agents {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		status, code := "ready", "32"
+		switch {
+		case !a.Installed:
+			status, code = "missing", "2"
+		case !a.Ready:
+			status, code = "not ready", "31"
+		}
+		fmt.Fprintf(w, "%s (%s): %s\n", a.Name, a.Kind, paint(code, status))
+		field := func(k, v string) {
+			if v != "" {
+				fmt.Fprintf(w, "  %-13s %s\n", k+":", v)
+			}
+		}
+		if a.Path != "" {
+			field("path", a.Path+" (found via "+a.FoundVia+")")
+		}
+		field("version", versionLine(a))
+		field("config dir", a.ConfigDir)
+		field("skills dir", a.SkillsDir)
+		auth := a.Auth.State
+		if a.Auth.Source != "" {
+			auth += " (decided by " + a.Auth.Source + ")"
+		}
+		field("auth", auth)
+		if ep := a.Endpoint; ep != nil && ep.BaseURL != "" {
+			s := ep.BaseURL + " (" + endpointState(ep) + ")"
+			if ep.Model != "" {
+				s += ", model " + ep.Model
+			}
+			field("endpoint", s)
+		}
+		field("capabilities", capsLine(a.Capabilities))
+		for _, warn := range a.Warnings {
+			fmt.Fprintf(w, "  %s %s\n", paint("33", "warning:"), warn)
+		}
+		if a.Fix != "" {
+			fmt.Fprintf(w, "  %s %s\n", paint("36", "fix:"), a.Fix)
+		}
+	}
+	if r.Cached {
+		fmt.Fprintf(w, "(cached %s; --refresh to probe again)\n", r.GeneratedAt.Local().Format("15:04:05"))
+	}
+}
+
+func versionLine(a Agent) string {
+	v := a.Version
+	switch {
+	case a.VersionStatus == "timeout":
+		v = "`--version` timed out"
+	case v == "" && a.Kind != "cli":
+		return ""
+	case v == "":
+		v = "unknown"
+	}
+	if a.VersionFrom != "" {
+		v += " (from " + a.VersionFrom + ")"
+	}
+	var notes []string
+	if a.TestedRange != "" {
+		notes = append(notes, "supported "+a.TestedRange)
+	}
+	if a.TestedVersion != "" {
+		notes = append(notes, "tested "+a.TestedVersion)
+	}
+	if a.VersionStatus != "" && a.VersionStatus != "ok" && a.VersionStatus != "timeout" {
+		notes = append(notes, strings.ReplaceAll(a.VersionStatus, "_", " "))
+	}
+	if len(notes) > 0 {
+		v += "; " + strings.Join(notes, ", ")
+	}
+	return v
+}
+
+func capsLine(c *adapters.Capabilities) string {
+	if c == nil {
+		return ""
+	}
+	var out []string
+	for _, f := range []struct {
+		on   bool
+		name string
+	}{{c.Images, "images"}, {c.Audio, "audio"}, {c.Resume, "resume"}, {c.Permissions, "permissions"}, {c.MCP, "mcp"}, {c.MCPHTTP, "mcp-http"}} {
+		if f.on {
+			out = append(out, f.name)
+		}
+	}
+	if !c.Permissions {
+		out = append(out, "no permission prompts")
+	}
+	if c.Skills != "" {
+		out = append(out, "skills "+c.Skills)
+	}
+	if n := len(c.Models); n > 0 {
+		out = append(out, fmt.Sprintf("%d models", n))
+	}
+	if n := len(c.Modes); n > 0 {
+		out = append(out, fmt.Sprintf("%d modes", n))
+	}
+	return strings.Join(out, ", ")
 }

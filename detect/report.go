@@ -43,10 +43,17 @@ type Agent struct {
 	// FoundVia is "path", "login-shell" or "config" (an explicit command).
 	FoundVia string `json:"foundVia,omitempty"`
 	Version  string `json:"version,omitempty"`
-	// TestedRange is the version range hub was tested with, e.g. ">=2.1.0 <3.0.0".
+	// VersionFrom is "package.json" (read from the npm package the binary
+	// belongs to, without running it) or "--version".
+	VersionFrom string `json:"versionFrom,omitempty"`
+	// TestedRange is the version range hub supports, e.g. ">=2.1.0 <3.0.0";
+	// VersionStatus compares Version with it.
 	TestedRange string `json:"testedRange,omitempty"`
-	// VersionStatus is "ok", "too_old", "newer_than_tested", "unknown" or
-	// "timeout".
+	// TestedVersion is the exact version the adapter was last tested with.
+	TestedVersion string `json:"testedVersion,omitempty"`
+	// VersionStatus is "ok", "too_old" (below TestedRange: not ready),
+	// "newer_than_tested" (above it: ready, with a warning), "unknown" or
+	// "timeout" (`--version` did not answer: not ready).
 	VersionStatus string `json:"versionStatus,omitempty"`
 	ConfigDir     string `json:"configDir,omitempty"`
 	SkillsDir     string `json:"skillsDir,omitempty"`

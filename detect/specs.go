@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/BurntSushi/toml"
 )
 
 // envFn reads one variable of the probed environment.
@@ -41,7 +43,7 @@ var specs = []cliSpec{
 		name: "claude", bin: "claude", pkg: "@anthropic-ai/claude-code", tested: ">=2.1.0 <3.0.0",
 		configDir: dirFrom("CLAUDE_CONFIG_DIR", ".claude"), skillsDir: sub("skills"),
 		authFiles: func(c, h string) []string {
-			return []string{filepath.Join(c, ".credentials.json"), filepath.Join(h, ".claude.json")}
+			return []string{filepath.Join(c, ".credentials.json"), filepath.Join(c, "settings.json"), filepath.Join(h, ".claude.json")}
 		},
 		auth:     claudeAuth,
 		loginFix: "run `claude` then /login, or set ANTHROPIC_API_KEY",
@@ -49,9 +51,11 @@ var specs = []cliSpec{
 	{
 		name: "codex", bin: "codex", pkg: "@openai/codex", tested: ">=0.160.0 <1.0.0",
 		configDir: dirFrom("CODEX_HOME", ".codex"), skillsDir: sub("skills"),
-		authFiles: func(c, _ string) []string { return []string{filepath.Join(c, "auth.json")} },
-		auth:      codexAuth,
-		loginFix:  "run `codex login` (or `printenv OPENAI_API_KEY | codex login --with-api-key`)",
+		authFiles: func(c, _ string) []string {
+			return []string{filepath.Join(c, "auth.json"), filepath.Join(c, "config.toml")}
+		},
+		auth:     codexAuth,
+		loginFix: "run `codex login` (or `printenv OPENAI_API_KEY | codex login --with-api-key`)",
 	},
 	{
 		name: "gemini", bin: "gemini", pkg: "@google/gemini-cli", tested: ">=0.50.0 <1.0.0",
@@ -101,18 +105,24 @@ func claudeAuth(env envFn, cfgDir, home string) (Auth, []string) {
 	} else if p := filepath.Join(home, ".claude.json"); readJSON(p)["oauthAccount"] != nil {
 		sub = Auth{AuthSubscription, p + " (keychain)"}
 	}
+	billing := func(what string) []string {
+		if sub.State == "" {
+			return nil
+		}
+		return []string{what + ": claude bills this key instead of your subscription login (" + sub.Source + "); remove it to use the subscription"}
+	}
 	for _, k := range []string{"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"} {
 		if env(k) != "" {
-			var warns []string
-			if sub.State != "" {
-				warns = append(warns, k+" is set: claude bills this key instead of your subscription login ("+sub.Source+"); unset it to use the subscription")
-			}
-			return Auth{AuthAPIKey, k}, warns
+			return Auth{AuthAPIKey, k}, billing(k + " is set")
 		}
+	}
+	settings := filepath.Join(cfgDir, "settings.json")
+	if h, _ := readJSON(settings)["apiKeyHelper"].(string); strings.TrimSpace(h) != "" {
+		return Auth{AuthAPIKey, settings + " (apiKeyHelper)"}, billing("apiKeyHelper is set in " + settings)
 	}
 	for _, k := range []string{"CLAUDE_CODE_USE_BEDROCK", "CLAUDE_CODE_USE_VERTEX", "CLAUDE_CODE_USE_FOUNDRY"} {
 		if env(k) != "" && env(k) != "0" {
-			return Auth{AuthAPIKey, k}, nil
+			return Auth{AuthAPIKey, k}, billing(k + " is set")
 		}
 	}
 	if sub.State != "" {
@@ -122,18 +132,26 @@ func claudeAuth(env envFn, cfgDir, home string) (Auth, []string) {
 }
 
 func codexAuth(env envFn, cfgDir, _ string) (Auth, []string) {
-	if env("CODEX_API_KEY") != "" {
-		return Auth{AuthAPIKey, "CODEX_API_KEY"}, nil
+	if a, ok := codexProviderAuth(env, cfgDir); ok {
+		return a, nil
 	}
 	p := filepath.Join(cfgDir, "auth.json")
 	m := readJSON(p)
+	chatgpt := m["tokens"] != nil
+	if env("CODEX_API_KEY") != "" {
+		var warns []string
+		if chatgpt {
+			warns = append(warns, "CODEX_API_KEY is set beside a ChatGPT login ("+p+"): codex bills the key instead of your ChatGPT plan; unset it to use the plan")
+		}
+		return Auth{AuthAPIKey, "CODEX_API_KEY"}, warns
+	}
 	if m == nil {
 		return Auth{AuthNone, ""}, nil
 	}
 	if key, _ := m["OPENAI_API_KEY"].(string); key != "" || m["auth_mode"] == "apikey" {
 		return Auth{AuthAPIKey, p}, nil
 	}
-	if m["tokens"] != nil {
+	if chatgpt {
 		var warns []string
 		if env("OPENAI_API_KEY") != "" {
 			warns = append(warns, "OPENAI_API_KEY is set beside a ChatGPT login ("+p+"): tools and providers that read it bill the API key, not your ChatGPT plan")
@@ -141,6 +159,39 @@ func codexAuth(env envFn, cfgDir, _ string) (Auth, []string) {
 		return Auth{AuthSubscription, p}, warns
 	}
 	return Auth{AuthNone, ""}, nil
+}
+
+// codexLocalProviders are codex's built-in providers that need no login.
+var codexLocalProviders = map[string]bool{"oss": true, "ollama": true, "lmstudio": true}
+
+// codexProviderAuth decides auth for a config.toml whose model_provider is
+// not OpenAI: the provider's env_key, or nothing for a keyless one. ok is
+// false when the OpenAI login applies.
+func codexProviderAuth(env envFn, cfgDir string) (Auth, bool) {
+	path := filepath.Join(cfgDir, "config.toml")
+	var c struct {
+		ModelProvider string `toml:"model_provider"`
+		Providers     map[string]struct {
+			EnvKey             string `toml:"env_key"`
+			RequiresOpenAIAuth bool   `toml:"requires_openai_auth"`
+		} `toml:"model_providers"`
+	}
+	if _, err := toml.DecodeFile(path, &c); err != nil || c.ModelProvider == "" || c.ModelProvider == "openai" {
+		return Auth{}, false
+	}
+	src := path + " (model_provider " + c.ModelProvider + ")"
+	prov, ok := c.Providers[c.ModelProvider]
+	switch {
+	case !ok && codexLocalProviders[c.ModelProvider]:
+		return Auth{AuthNotRequired, src}, true
+	case !ok || prov.RequiresOpenAIAuth:
+		return Auth{}, false
+	case prov.EnvKey == "":
+		return Auth{AuthNotRequired, src}, true
+	case env(prov.EnvKey) != "":
+		return Auth{AuthAPIKey, prov.EnvKey}, true
+	}
+	return Auth{AuthNone, prov.EnvKey}, true
 }
 
 func geminiAuth(env envFn, cfgDir, _ string) (Auth, []string) {
@@ -213,6 +264,21 @@ var piKeyEnv = []string{"ANTHROPIC_API_KEY", "ANTHROPIC_OAUTH_TOKEN", "OPENAI_AP
 func piAuth(env envFn, cfgDir, _ string) (Auth, []string) {
 	p := filepath.Join(cfgDir, "auth.json")
 	if m := readJSON(p); len(m) > 0 {
+		// Entries are {"type":"oauth"} (a subscription login such as
+		// Claude Pro or ChatGPT) or {"type":"api_key"}; pi prefers them
+		// over env vars.
+		kinds := map[string]bool{}
+		for _, v := range m {
+			e, _ := v.(map[string]any)
+			t, _ := e["type"].(string)
+			kinds[t] = true
+		}
+		switch {
+		case len(kinds) == 1 && kinds["oauth"]:
+			return Auth{AuthSubscription, p}, nil
+		case len(kinds) == 1 && kinds["api_key"]:
+			return Auth{AuthAPIKey, p}, nil
+		}
 		return Auth{AuthLoggedIn, p}, nil
 	}
 	for _, k := range piKeyEnv {

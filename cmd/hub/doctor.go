@@ -13,7 +13,7 @@ import (
 	"github.com/hubdev/hub/detect"
 )
 
-const doctorHelp = `Usage: hub doctor [--json] [--agent NAME] [--probe] [--refresh] [--timeout 5s]
+const doctorHelp = `Usage: hub doctor [--json] [--agent NAME] [-v] [--probe] [--refresh] [--timeout 5s]
 
 Reports every agent hub knows (claude, codex, gemini, qodercli, pi, ACP
 agents from config, native provider profiles and the shipped presets such
@@ -21,6 +21,8 @@ as groq or ollama): where the binary is, its version against the tested
 range, config and skills dirs, how it would authenticate, warnings (e.g. an
 API key that silently changes billing) and one fix per problem. Presets you
 have not set up are summed up in a few lines at the end (--json lists all).
+--agent NAME and -v show the details: path, version against the supported
+range, config and skills dirs, what decides auth, capabilities.
 Results are cached for 10 minutes; --refresh probes again. --probe also asks
 each native endpoint for GET {base}/models (never cached); without it
 doctor does not use the network.
@@ -37,6 +39,7 @@ func runDoctor(ctx context.Context, e *env, args []string) int {
 	probe := fs.Bool("probe", false, "also check that native endpoints answer")
 	refresh := fs.Bool("refresh", false, "ignore the cached report")
 	timeout := fs.Duration("timeout", 5*time.Second, "timeout of each agent's probe")
+	verbose := fs.Bool("v", false, "details for every agent (path, version range, dirs, auth source, capabilities)")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
@@ -61,7 +64,11 @@ func runDoctor(ctx context.Context, e *env, args []string) int {
 		if f, ok := e.stdout.(*os.File); ok {
 			color = isatty.IsTerminal(f.Fd()) && os.Getenv("NO_COLOR") == ""
 		}
-		detect.Format(e.stdout, r, color)
+		if *verbose || *agent != "" {
+			detect.FormatDetails(e.stdout, r, color)
+		} else {
+			detect.Format(e.stdout, r, color)
+		}
 	}
 	if *agent != "" && (len(r.Agents) != 1 || !r.Agents[0].Ready) {
 		return exitError

@@ -235,7 +235,12 @@ func TestDoctor_AgentExitCodes(t *testing.T) {
 	}{
 		{name: "missing agent", args: []string{"--agent", "codex"}, code: exitError, out: "fix: not installed: npm install -g @openai/codex"},
 		{name: "not logged in", args: []string{"--agent", "claude"}, code: exitError, out: "fix: not logged in"},
-		{name: "ready", args: []string{"--agent", "claude"}, env: map[string]string{"ANTHROPIC_API_KEY": "sk"}, code: exitOK, out: "claude       ready"},
+		{name: "ready", args: []string{"--agent", "claude"}, env: map[string]string{"ANTHROPIC_API_KEY": "sk"}, code: exitOK, out: "claude (cli): ready\n"},
+		{name: "details name path, range, dirs, auth source and capabilities", args: []string{"--agent", "claude"}, env: map[string]string{"ANTHROPIC_API_KEY": "sk"}, code: exitOK,
+			out: "(found via path)\n  version:      2.1.330 (from --version); supported >=2.1.0 <3.0.0, tested 2.1.330\n  config dir:   "},
+		{name: "details auth and capabilities", args: []string{"--agent", "claude"}, env: map[string]string{"ANTHROPIC_API_KEY": "sk"}, code: exitOK,
+			out: "  auth:         api_key (decided by ANTHROPIC_API_KEY)\n  capabilities: images, resume, permissions, mcp, mcp-http, skills native"},
+		{name: "verbose report", args: []string{"-v", "--refresh"}, code: exitOK, out: "codex (cli): missing\n"},
 		{name: "preset without key", args: []string{"--agent", "groq", "--json"}, code: exitError, out: `"fix": "no API key: set GROQ_API_KEY"`},
 		{name: "unknown agent", args: []string{"--agent", "nope"}, code: exitUsage, err: "hub doctor: unknown agent \"nope\""},
 		{name: "full report", args: []string{"--refresh"}, code: exitOK, out: "native presets without API key"},
