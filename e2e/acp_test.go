@@ -264,6 +264,8 @@ func TestACP_ListAndResumeAfterRestart(t *testing.T) {
 const (
 	e2eFakeACPEnv     = "HUB_E2E_FAKE_ACP"
 	e2eFakeACPPidFile = "HUB_E2E_FAKE_PIDFILE"
+	// e2eFakeACPHang makes the fake agent's prompt never answer.
+	e2eFakeACPHang = "HUB_E2E_FAKE_HANG"
 )
 
 func e2eFakeACPAgent(in io.Reader, out io.Writer) int {
@@ -294,7 +296,9 @@ func e2eFakeACPAgent(in io.Reader, out io.Writer) int {
 				"sessionId": "fake-1",
 				"update":    map[string]any{"sessionUpdate": "agent_message_chunk", "content": map[string]any{"type": "text", "text": "spawned"}},
 			}})
-			reply(map[string]any{"stopReason": "end_turn"})
+			if os.Getenv(e2eFakeACPHang) == "" {
+				reply(map[string]any{"stopReason": "end_turn"})
+			}
 		default:
 			enc.Encode(map[string]any{"jsonrpc": "2.0", "id": m.ID, "error": map[string]any{"code": -32601, "message": "Method not found"}})
 		}
@@ -302,14 +306,59 @@ func e2eFakeACPAgent(in io.Reader, out io.Writer) int {
 	select {} // a stuck agent: ignores EOF
 }
 
-func TestACP_NoLeftoverProcesses(t *testing.T) {
+// e2eFakeACPConfig is a hub config whose default agent is the fake ACP
+// agent (this test binary), writing its child's pid to pidFile.
+func e2eFakeACPConfig(t *testing.T, pidFile string, extraEnv string) string {
+	t.Helper()
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatalf("executable: %v", err)
 	}
+	return fmt.Sprintf("default_agent = \"fake\"\n\n[agents.fake]\nprotocol = \"acp\"\ncommand = %q\nenv = { %s = \"1\", %s = %q%s }\n",
+		self, e2eFakeACPEnv, e2eFakeACPPidFile, pidFile, extraEnv)
+}
+
+// e2eWaitPidFile waits for the fake agent to write its child's pid.
+func e2eWaitPidFile(t *testing.T, pidFile string) int {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if data, err := os.ReadFile(pidFile); err == nil && len(data) > 0 {
+			pid, _ := strconv.Atoi(string(data))
+			return pid
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("the fake agent did not spawn its child")
+	return 0
+}
+
+// C11: stdin EOF while a prompt is still running (the agent never answers
+// it) ends hub promptly, and neither the agent nor its child survives.
+func TestACP_EOFMidTurnLeavesNoProcesses(t *testing.T) {
 	pidFile := filepath.Join(t.TempDir(), "sleep.pid")
-	cfg := fmt.Sprintf("default_agent = \"fake\"\n\n[agents.fake]\nprotocol = \"acp\"\ncommand = %q\nenv = { %s = \"1\", %s = %q }\n",
-		self, e2eFakeACPEnv, e2eFakeACPPidFile, pidFile)
+	h := startHub(t, e2eFakeACPConfig(t, pidFile, fmt.Sprintf(", %s = \"1\"", e2eFakeACPHang)), nil)
+	h.initialize(map[string]any{})
+	sid := h.newSession(t.TempDir())
+	res := h.promptAsync(sid, "hang")
+	pid := e2eWaitPidFile(t, pidFile)
+	if _, ok := h.waitUpdate(func(u map[string]any) bool { return u["sessionUpdate"] == "agent_message_chunk" }, 10*time.Second); !ok {
+		t.Fatal("no update from the hanging turn")
+	}
+	select {
+	case r := <-res:
+		t.Fatalf("the hanging prompt was answered before EOF: %q %v", r.StopReason, r.Err)
+	default:
+	}
+	h.close() // fails the test if hub is slow to exit or anything survives
+	if info, ok := e2eScanProcs()[pid]; ok && info.state != "Z" {
+		t.Errorf("the agent's child %d still running after EOF (state %s)", pid, info.state)
+	}
+}
+
+func TestACP_NoLeftoverProcesses(t *testing.T) {
+	pidFile := filepath.Join(t.TempDir(), "sleep.pid")
+	cfg := e2eFakeACPConfig(t, pidFile, "")
 	h := startHub(t, cfg, nil)
 	h.initialize(map[string]any{})
 	sid := h.newSession(t.TempDir())
