@@ -42,7 +42,7 @@ var spinFrames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧"
 
 func newOutput(o Options) *output {
 	out := &output{o: o, start: o.Now(), stopped: make(chan struct{})}
-	if o.StderrTTY {
+	if o.StderrTTY && o.Format == FormatText {
 		out.spin = true
 		out.wg.Add(1)
 		go out.spinner()

@@ -139,3 +139,21 @@ func TestRun_JSONLSummaryFieldsAlwaysPresent(t *testing.T) {
 		})
 	}
 }
+
+// On a terminal, text shows a spinner; jsonl leaves stderr alone.
+func TestRun_SpinnerOnlyInTextOnATerminal(t *testing.T) {
+	for _, c := range []struct {
+		format  Format
+		spinner bool
+	}{{FormatText, true}, {FormatJSONL, false}} {
+		t.Run(string(c.format), func(t *testing.T) {
+			// The spinner's line is cleared before output and at the end,
+			// whether or not it ticked.
+			a := &fakeAdapter{name: "fake", caps: adapters.Capabilities{Permissions: true}, script: steps(done(adapters.StopEndTurn))}
+			_, _, errOut := runFake(t, context.Background(), a, func(o *Options) { o.Format, o.StderrTTY, o.Now = c.format, true, time.Now })
+			if got := strings.Contains(errOut, "\r\x1b[K"); got != c.spinner {
+				t.Fatalf("spinner shown = %v, want %v; stderr %q", got, c.spinner, errOut)
+			}
+		})
+	}
+}
