@@ -45,6 +45,39 @@ func TestPromptBlocks_UnadvertisedRejected(t *testing.T) {
 	}
 }
 
+// C14: hub advertises what the default agent takes, so a preset without
+// vision registered beside claude does not hide images; a session switched
+// to that agent gets a placeholder and a notice, not an error.
+func TestPromptBlocks_AdvertisedByDefaultAgent(t *testing.T) {
+	blind := replay.New("")
+	blind.Caps.Images, blind.Caps.Audio = false, false
+	c := newClient(t, "", func(o *Options) { o.Registry.Register(named{blind, "blind"}) })
+	var init InitializeResponse
+	c.must("initialize", InitializeRequest{ProtocolVersion: 1}, &init)
+	if !init.AgentCapabilities.PromptCapabilities.Image {
+		t.Fatalf("default agent takes images, advertised %+v", init.AgentCapabilities.PromptCapabilities)
+	}
+	sid := c.newSession(t.TempDir())
+	c.must("session/set_config_option", map[string]any{"sessionId": sid, "configId": "agent", "value": "blind"}, nil)
+	var r PromptResponse
+	c.must("session/prompt", PromptRequest{SessionID: sid, Prompt: []ContentBlock{TextBlock("look"),
+		{Type: BlockImage, Data: "aGk=", MimeType: "image/png", URI: "file:///shot.png"}}}, &r)
+	if r.StopReason != StopEndTurn {
+		t.Fatalf("stop %q", r.StopReason)
+	}
+	var text strings.Builder
+	for _, u := range c.updates(sid) {
+		if u.AgentMessageChunk != nil {
+			text.WriteString(u.AgentMessageChunk.Content.Text)
+		}
+	}
+	for _, want := range []string{"Note: blind does not accept image file:///shot.png", "[image file:///shot.png attached, but this agent does not accept image input]"} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("agent messages %q lack %q", text.String(), want)
+		}
+	}
+}
+
 // C27: whatever the adapter reports, stopReason is one of the five values.
 func TestStopReason_AlwaysFromEnum(t *testing.T) {
 	for in, want := range map[adapters.StopReason]string{
@@ -341,22 +374,34 @@ func TestConformance_C14_AdvertisedMethodsWorkOthersNotFound(t *testing.T) {
 	}
 }
 
-// C14: mcpCapabilities.http is advertised only when every agent takes HTTP
-// MCP servers.
-func TestConformance_C14_MCPHTTPOnlyWhenEveryAgentTakesIt(t *testing.T) {
+// C14: mcpCapabilities.http follows the default agent; a session switched
+// to an agent without HTTP MCP support gets only its stdio servers.
+func TestConformance_C14_MCPHTTPAsTheDefaultAgentTakesIt(t *testing.T) {
 	for _, tc := range []struct {
-		name      string
-		otherHTTP bool
-		want      bool
-	}{{"all agents take http", true, true}, {"one agent does not", false, false}} {
+		name        string
+		defaultHTTP bool
+	}{{"default agent takes http", true}, {"default agent does not", false}} {
 		t.Run(tc.name, func(t *testing.T) {
 			other := replay.New("")
-			other.Caps.MCPHTTP = tc.otherHTTP
-			c := newClient(t, "", func(o *Options) { o.Registry.Register(named{other, "other"}) })
+			other.Caps.MCPHTTP = false
+			c := newClient(t, "", func(o *Options) {
+				o.Registry.Register(named{other, "other"})
+				if !tc.defaultHTTP {
+					o.DefaultAgent = "other"
+				}
+			})
 			var init InitializeResponse
 			c.must("initialize", InitializeRequest{ProtocolVersion: 1}, &init)
-			if init.AgentCapabilities.McpCapabilities.HTTP != tc.want {
-				t.Fatalf("mcpCapabilities %+v, want http=%v", init.AgentCapabilities.McpCapabilities, tc.want)
+			if init.AgentCapabilities.McpCapabilities.HTTP != tc.defaultHTTP {
+				t.Fatalf("mcpCapabilities %+v, want http=%v", init.AgentCapabilities.McpCapabilities, tc.defaultHTTP)
+			}
+			var r NewSessionResponse
+			c.must("session/new", json.RawMessage(fmt.Sprintf(`{"cwd":%q,"mcpServers":[{"name":"fs","command":"/bin/mcp","args":[],"env":[]},{"type":"http","name":"api","url":"https://x/mcp","headers":[]}]}`, t.TempDir())), &r)
+			c.must("session/set_config_option", map[string]any{"sessionId": r.SessionID, "configId": "agent", "value": "other"}, nil)
+			c.prompt(r.SessionID, "x")
+			starts := startsOf(t, c, "other")
+			if got := starts[len(starts)-1].MCPServers; len(got) != 1 || got[0].Name != "fs" {
+				t.Errorf("agent without http MCP got %+v, want only the stdio server", got)
 			}
 		})
 	}

@@ -234,25 +234,21 @@ func (s *server) initialize(_ context.Context, params json.RawMessage) (any, fun
 	}, nil, nil
 }
 
-// agentCapabilities advertises only what every registered adapter supports.
+// agentCapabilities advertises prompt blocks and MCP transports as the
+// default agent (the one session/new picks) takes them: an editor shows its
+// attach button for the agent most sessions use, and a session switched to
+// an agent without images gets a placeholder and a notice instead (see
+// session.fitContent). Presets the user never picks must not hide images
+// from claude users.
 func (s *server) agentCapabilities() AgentCapabilities {
-	image, audio, http := true, true, true
-	names := s.opts.Registry.Names()
-	for _, n := range names {
-		a, err := s.opts.Registry.Get(n)
-		if err != nil {
-			continue
-		}
-		c := a.Capabilities()
-		image, audio, http = image && c.Images, audio && c.Audio, http && c.MCPHTTP
-	}
-	if len(names) == 0 {
-		image, audio, http = false, false, false
+	var c adapters.Capabilities
+	if a, err := s.opts.Registry.Get(s.defaultAgent()); err == nil {
+		c = a.Capabilities()
 	}
 	return AgentCapabilities{
 		LoadSession:         true,
-		PromptCapabilities:  PromptCapabilities{Image: image, Audio: audio, EmbeddedContext: true},
-		McpCapabilities:     McpCapabilities{HTTP: http},
+		PromptCapabilities:  PromptCapabilities{Image: c.Images, Audio: c.Audio, EmbeddedContext: true},
+		McpCapabilities:     McpCapabilities{HTTP: c.MCPHTTP},
 		SessionCapabilities: SessionCapabilities{List: &Marker{}, Delete: &Marker{}, Resume: &Marker{}, Close: &Marker{}},
 	}
 }

@@ -1,6 +1,7 @@
 package acp
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -209,6 +210,10 @@ func (ss *session) mcpFor(a adapters.Adapter) []adapters.MCPServer {
 			log.Warn().Str("server", m.Name).Msgf("%s takes no stdio MCP servers; skipped", a.Name())
 			continue
 		}
+		if m.Type != "stdio" && !c.MCPHTTP {
+			log.Warn().Str("server", m.Name).Msgf("%s takes no %s MCP servers; skipped", a.Name(), m.Type)
+			continue
+		}
 		log.Info().Str("server", m.Name).Str("type", m.Type).Msg("MCP server handed to the agent")
 		out = append(out, m)
 	}
@@ -256,7 +261,7 @@ func (ss *session) runTurn(ctx, turnCtx context.Context, prompt []ContentBlock) 
 	for _, b := range prompt {
 		ss.record(SessionUpdate{UserMessageChunk: &ContentChunk{Content: b}})
 	}
-	reason := ss.drive(ctx, turnCtx, ss.toAdapterContent(prompt))
+	reason := ss.drive(ctx, turnCtx, ss.fitContent(ss.toAdapterContent(prompt)))
 	ss.mu.Lock()
 	if ss.cancelled {
 		reason = StopCancelled
@@ -481,6 +486,34 @@ func (ss *session) toAdapterContent(prompt []ContentBlock) []adapters.Content {
 		}
 	}
 	return out
+}
+
+// fitContent replaces image and audio blocks the session's agent cannot
+// take (hub advertises the default agent's abilities, and the session may
+// have switched) with a text placeholder, and tells the user once per turn.
+func (ss *session) fitContent(content []adapters.Content) []adapters.Content {
+	a, err := ss.adapter()
+	if err != nil {
+		return content
+	}
+	caps := a.Capabilities()
+	var dropped []string
+	for i, c := range content {
+		if (c.Type == adapters.ContentImage && !caps.Images) || (c.Type == adapters.ContentAudio && !caps.Audio) {
+			what := string(c.Type)
+			if c.Name != "" || c.URI != "" {
+				what += " " + cmp.Or(c.Name, c.URI)
+			}
+			dropped = append(dropped, what)
+			content[i] = adapters.Content{Type: adapters.ContentText,
+				Text: fmt.Sprintf("[%s attached, but this agent does not accept %s input]", what, c.Type)}
+		}
+	}
+	if len(dropped) > 0 {
+		ss.emit(SessionUpdate{AgentMessageChunk: &ContentChunk{Content: TextBlock(fmt.Sprintf(
+			"Note: %s does not accept %s; the prompt was sent without it.\n", a.Name(), strings.Join(dropped, ", ")))}})
+	}
+	return content
 }
 
 // announceCommands announces skills and agent commands, if any; it runs
