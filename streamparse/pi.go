@@ -225,7 +225,7 @@ func (d *PiDecoder) retryStart(r *piRecord) []adapters.Event {
 	if msg == "" {
 		msg = "the model provider returned an error"
 	}
-	code := piErrorCode(msg)
+	code := PiErrorCode(msg)
 	if code != "rate_limit" {
 		code = "retry"
 	}
@@ -253,7 +253,7 @@ func (d *PiDecoder) retryEnd(r *piRecord) []adapters.Event {
 	return []adapters.Event{
 		{Type: adapters.EventError, Error: &adapters.ErrorInfo{
 			Message: fmt.Sprintf("pi: %s (gave up after %s retries)", msg, piNumber(r.attempt)),
-			Code:    piErrorCode(msg), Detail: final, Fatal: true}},
+			Code:    PiErrorCode(msg), Detail: final, Fatal: true}},
 		{Type: adapters.EventDone, StopReason: adapters.StopEndTurn},
 	}
 }
@@ -424,15 +424,16 @@ func (d *PiDecoder) agentEnd() []adapters.Event {
 			msg = "the model provider returned an error"
 		}
 		out = append(out, adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{
-			Message: "pi: " + msg, Code: piErrorCode(msg), Detail: d.errMsg}})
+			Message: "pi: " + msg, Code: PiErrorCode(msg), Detail: d.errMsg}})
 	}
 	d.stop, d.errMsg = "", ""
 	d.tools = nil
 	return append(out, adapters.Event{Type: adapters.EventDone, StopReason: reason})
 }
 
-// piErrorCode classifies provider errors, which pi prefixes with the HTTP status.
-func piErrorCode(msg string) string {
+// PiErrorCode classifies pi errors (provider errors carry the HTTP status
+// first): auth, rate_limit or provider.
+func PiErrorCode(msg string) string {
 	switch {
 	case strings.HasPrefix(msg, "401"), strings.HasPrefix(msg, "403"),
 		strings.Contains(strings.ToLower(msg), "api key"):

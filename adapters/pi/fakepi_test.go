@@ -108,6 +108,10 @@ func (f *fakePi) handle(scenario, id, typ string) (code int, exit bool) {
 	case "set_model":
 		f.respond(id, typ, nil)
 	case "prompt":
+		if scenario == "no-key" {
+			f.emit([]byte(`{"id":"` + id + `","type":"response","command":"prompt","success":false,"error":"No API key found for mock. Set MOCK_API_KEY or run /login."}`))
+			return 0, false
+		}
 		f.respond(id, typ, nil)
 		f.prompts++
 		return f.prompt(scenario)

@@ -432,3 +432,24 @@ func TestSession_UnknownRecordWarnsWithVersion(t *testing.T) {
 		t.Errorf("warning = %s, want level warn naming pi 0.73.1-fake and the tested version", l)
 	}
 }
+
+func TestSession_RejectedPromptIsFatalAuth(t *testing.T) {
+	s, _ := startFake(t, "no-key", adapters.SessionOptions{})
+	ch, err := s.Prompt(context.Background(), adapters.TextPrompt("hi"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs := drain(t, ch)
+	var e *adapters.ErrorInfo
+	for _, ev := range evs {
+		if ev.Type == adapters.EventError {
+			e = ev.Error
+		}
+	}
+	if e == nil || e.Code != "auth" || !e.Fatal || !strings.Contains(e.Message, "No API key found") {
+		t.Fatalf("error = %+v, want a fatal auth error naming the missing key", e)
+	}
+	if r := lastDone(t, evs); r != adapters.StopEndTurn {
+		t.Errorf("stop = %s", r)
+	}
+}

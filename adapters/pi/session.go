@@ -197,7 +197,11 @@ func (s *session) onResponse(r streamparse.PiResponse) bool {
 		return true
 	case t != nil && r.ID == t.promptID:
 		if !r.Success {
-			s.finish(t, errorEvent("pi rejected the prompt: "+r.Error, "protocol", "", false), doneEvent(adapters.StopEndTurn))
+			code := streamparse.PiErrorCode(r.Error)
+			if code == "provider" {
+				code = "protocol"
+			}
+			s.finish(t, errorEvent("pi rejected the prompt: "+r.Error, code, "", true), doneEvent(adapters.StopEndTurn))
 		}
 		return true
 	case strings.HasPrefix(r.ID, "hub-"):
