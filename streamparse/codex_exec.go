@@ -138,17 +138,26 @@ type codexExecError struct {
 	Message string `json:"message"`
 }
 
+// errorLine maps a top-level error record. "Reconnecting... n/m (...)" is a
+// retry codex makes on its own: a non-fatal notice, rate_limit when the
+// cause is a 429 (real codex 0.169: "Reconnecting... 1/2 (exceeded retry
+// limit, last status: 429 Too Many Requests)"). Any other error is held
+// until the turn ends: fatal if the turn fails, a notice if it completes.
 func (d *CodexExecDecoder) errorLine(msg string) []adapters.Event {
-	info := &adapters.ErrorInfo{Message: codexOneLine(msg), Code: "provider"}
+	info := &adapters.ErrorInfo{Message: codexOneLine(msg), Code: codexExecErrorCode(msg)}
 	if strings.HasPrefix(msg, "Reconnecting") {
 		return []adapters.Event{{Type: adapters.EventError, Error: info}}
 	}
 	info.Fatal = true
-	if strings.Contains(msg, "429") || strings.Contains(strings.ToLower(msg), "rate limit") {
-		info.Code = "rate_limit"
-	}
 	d.pending = info
 	return nil
+}
+
+func codexExecErrorCode(msg string) string {
+	if strings.Contains(msg, "429") || strings.Contains(strings.ToLower(msg), "rate limit") {
+		return "rate_limit"
+	}
+	return "provider"
 }
 
 func (d *CodexExecDecoder) turnFailed(e *codexExecError) []adapters.Event {

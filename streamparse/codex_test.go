@@ -103,6 +103,9 @@ func TestCodexDecoder_Behaviour(t *testing.T) {
 		fixture  string
 		contains []string
 		check    func(t *testing.T, evs []adapters.Event)
+		// noDone: the stream ends without a done (codex exec prints nothing
+		// after SIGINT; the adapter that sent it ends the turn cancelled).
+		noDone bool
 	}{
 		{name: "text streams deltas once", fixture: "appserver-text",
 			contains: []string{"thought thought thought text text text text", "usage", "done:end_turn"},
@@ -202,6 +205,43 @@ func TestCodexDecoder_Behaviour(t *testing.T) {
 					t.Errorf("second turn usage = %+v, want diff of cumulative", last)
 				}
 			}},
+		// Recorded from codex 0.169.0 exec --json against internal/mockllm
+		// (adapters/codex/record_test.go, TestRecordExec).
+		{name: "exec text and reasoning", fixture: "exec-text", contains: []string{"session_info error:warning thought text usage done:end_turn"},
+			check: func(t *testing.T, evs []adapters.Event) {
+				if evs[3].Text != "Hello from the mock model." || evs[2].Text != "Thinking about greeting." {
+					t.Errorf("thought %q, text %q", evs[2].Text, evs[3].Text)
+				}
+			}},
+		{name: "exec long lines decode fully", fixture: "exec-long-line", contains: []string{"text tool_call:in_progress tool_update:completed text usage done:end_turn"},
+			check: func(t *testing.T, evs []adapters.Event) {
+				out := evs[4].Tool.Content[0].Text
+				if len(out) != codexOutputLimit || strings.Trim(out, "x") != "" {
+					t.Errorf("tool output: %d bytes, want the last %d x of a megabyte", len(out), codexOutputLimit)
+				}
+				if text := evs[5].Text; len(text) != 1_000_000+len(" That was a megabyte.") || !strings.HasSuffix(text, "y That was a megabyte.") {
+					t.Errorf("long text: %d bytes", len(text))
+				}
+			}},
+		{name: "exec 429 retries are rate_limit notices", fixture: "exec-rate-limit",
+			contains: []string{"error:warning error:rate_limit error:rate_limit text usage done:end_turn"},
+			check: func(t *testing.T, evs []adapters.Event) {
+				for _, e := range evs {
+					if e.Type == adapters.EventError && e.Error.Code == "rate_limit" && !strings.Contains(e.Error.Message, "429") {
+						t.Errorf("retry notice %q does not name the status", e.Error.Message)
+					}
+				}
+			}},
+		{name: "exec 429 until codex gives up is fatal once", fixture: "exec-rate-limit-exhausted",
+			contains: []string{"error:rate_limit error:rate_limit error:rate_limit:fatal done:end_turn"}},
+		{name: "exec SIGINT mid-tool leaves the command open", fixture: "exec-cancel-mid-tool", noDone: true,
+			contains: []string{"text tool_call:in_progress"},
+			check: func(t *testing.T, evs []adapters.Event) {
+				last := evs[len(evs)-1]
+				if last.Type != adapters.EventToolCall || !strings.Contains(last.Tool.Title, "sleep 30") {
+					t.Errorf("last event %+v, want the running sleep command", last)
+				}
+			}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -212,7 +252,7 @@ func TestCodexDecoder_Behaviour(t *testing.T) {
 					t.Errorf("events %q\nmissing %q", got, want)
 				}
 			}
-			if evs[len(evs)-1].Type != adapters.EventDone && !strings.HasPrefix(tc.fixture, "exec-error") {
+			if evs[len(evs)-1].Type != adapters.EventDone && !strings.HasPrefix(tc.fixture, "exec-error") && !tc.noDone {
 				t.Errorf("last event %s, want done", evs[len(evs)-1].Type)
 			}
 			if tc.check != nil {

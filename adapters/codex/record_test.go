@@ -8,16 +8,20 @@ package codex
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/hubdev/hub/internal/mockllm"
+	"github.com/hubdev/hub/internal/proc"
 )
 
 type recCase struct {
@@ -171,4 +175,114 @@ func handle(t *testing.T, in interface{ Write([]byte) (int, error) }, m map[stri
 	t.Logf("server request %s", method)
 	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": m["id"], "result": map[string]any{"decision": decision}})
 	in.Write(append(b, '\n'))
+}
+
+// Exec recordings: real `codex exec --json` runs against the mock Responses
+// server, stored as testdata/codex/exec-<case>/stream.jsonl (goldens:
+// go test ./streamparse -run CodexFixtures -update). Run by hand:
+//   CODEX_BIN=$PWD/.cache/e2e/codex/node_modules/.bin/codex \
+//     go test -tags codexrecord -run TestRecordExec -v ./adapters/codex/
+// (CASE=exec-text records one case.) The temp cwd becomes /home/dev/project
+// and the temp CODEX_HOME /home/dev/.codex, as in the other fixtures.
+
+type execRecCase struct {
+	name  string
+	turns []mockllm.ResponsesTurn
+	loop  bool // the mock repeats its last turn (a 429 that never ends)
+	// retries sets the provider's request_max_retries and
+	// stream_max_retries (the mock config has 0).
+	retries int
+	// cancelFile: SIGINT to the process group once the tool has created
+	// this file in the cwd (the command is then running).
+	cancelFile string
+}
+
+func TestRecordExec(t *testing.T) {
+	bin := os.Getenv("CODEX_BIN")
+	if bin == "" {
+		t.Skip("CODEX_BIN unset")
+	}
+	big := strings.Repeat("y", 1_000_000)
+	cases := []execRecCase{
+		{name: "exec-text", turns: []mockllm.ResponsesTurn{{Reasoning: "Thinking about greeting.", Text: "Hello from the mock model."}}},
+		{name: "exec-long-line", turns: []mockllm.ResponsesTurn{
+			{Text: "Printing a lot.", ToolCalls: []mockllm.ResponsesToolCall{{Name: "exec_command",
+				Args: `{"cmd":"head -c 1000000 /dev/zero | tr '\\0' x","yield_time_ms":60000,"max_output_tokens":1000000}`}}},
+			{Text: big + " That was a megabyte.", ChunkSize: 64 << 10}}},
+		{name: "exec-rate-limit", retries: 2, turns: []mockllm.ResponsesTurn{
+			{Status: 429, RetryAfter: "0"}, {Status: 429, RetryAfter: "0"}, {Text: "Answer after the retry."}}},
+		{name: "exec-rate-limit-exhausted", retries: 2, loop: true, turns: []mockllm.ResponsesTurn{{Status: 429, RetryAfter: "0"}}},
+		{name: "exec-cancel-mid-tool", cancelFile: "started.txt", turns: []mockllm.ResponsesTurn{
+			{Text: "Waiting.", ToolCalls: []mockllm.ResponsesToolCall{{Name: "exec_command",
+				Args: `{"cmd":"touch started.txt; sleep 30; echo late","yield_time_ms":60000}`}}},
+			{Text: "never"}}},
+	}
+	only := os.Getenv("CASE")
+	for _, c := range cases {
+		if only != "" && only != c.name {
+			continue
+		}
+		t.Run(c.name, func(t *testing.T) { recordExec(t, bin, c) })
+	}
+}
+
+func recordExec(t *testing.T, bin string, c execRecCase) {
+	srv := mockllm.NewResponsesServer(c.turns...)
+	defer srv.Close()
+	srv.SetLoop(c.loop)
+	root := t.TempDir()
+	home, cwd := filepath.Join(root, "codex-home"), filepath.Join(root, "project")
+	for _, d := range []string{home, cwd} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := srv.CodexConfig("mock-model", "MOCK_API_KEY")
+	if c.retries > 0 {
+		n := fmt.Sprint(c.retries)
+		cfg = strings.NewReplacer("request_max_retries = 0", "request_max_retries = "+n,
+			"stream_max_retries = 0", "stream_max_retries = "+n).Replace(cfg)
+	}
+	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	p, err := proc.Start(ctx, proc.Spec{Path: bin, Dir: cwd, StopSignal: syscall.SIGINT, Grace: 5 * time.Second,
+		Args: []string{"exec", "--json", "--skip-git-repo-check", "-c", `sandbox_mode="danger-full-access"`, "--", "Please help with the " + c.name + " case"},
+		Env:  append(os.Environ(), "CODEX_HOME="+home, "MOCK_API_KEY=k", "HOME="+root)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = p.Stop() }()
+	_ = p.Stdin.Close()
+	if c.cancelFile != "" {
+		go func() {
+			for ctx.Err() == nil {
+				if _, err := os.Stat(filepath.Join(cwd, c.cancelFile)); err == nil {
+					time.Sleep(500 * time.Millisecond)
+					_ = p.Signal(syscall.SIGINT)
+					return
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+		}()
+	}
+	data, err := io.ReadAll(p.Stdout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = p.Wait()
+	t.Logf("exit %d; %d model requests; stderr:\n%s", p.ExitCode(), len(srv.Requests()), p.StderrTail(20))
+	out := strings.NewReplacer(cwd, "/home/dev/project", home, "/home/dev/.codex", root, "/home/dev").Replace(string(data))
+	if out == "" {
+		t.Fatal("no output")
+	}
+	dir := filepath.Join("..", "..", "testdata", "codex", c.name)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "stream.jsonl"), []byte(out), 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
