@@ -249,6 +249,35 @@ func TestDecodeClaude_Behaviour(t *testing.T) {
 				t.Errorf("subagent partial tool calls = %d, want 1", calls)
 			}
 		}},
+		// rec-rate-limit*: recorded from claude 2.1.330 against the Anthropic
+		// mock behind a 429 rate_limit_error with retry-after: 1
+		// (adapters/claude/record_test.go).
+		{"real 429 retries are non-fatal rate_limit notices", "rec-rate-limit", func(t *testing.T, ev []adapters.Event) {
+			if got := claudeTypes(ev); got != "session_info,commands,error,error,text,text,text,usage,done" {
+				t.Fatalf("types = %s", got)
+			}
+			for i, e := range ev[2:4] {
+				if e.Error.Fatal || e.Error.Code != "rate_limit" || !strings.Contains(e.Error.Message, "HTTP 429, retrying (attempt "+itoa(i+1)+" of 10)") {
+					t.Errorf("retry notice %d = %+v", i+1, e.Error)
+				}
+			}
+			if done := ev[len(ev)-1]; done.StopReason != adapters.StopEndTurn {
+				t.Errorf("stop = %s", done.StopReason)
+			}
+		}},
+		{"real 429 until claude gives up is fatal once", "rec-rate-limit-exhausted", func(t *testing.T, ev []adapters.Event) {
+			if got := claudeTypes(ev); got != "session_info,commands,error,error,usage,error,done" {
+				t.Fatalf("types = %s (the API error message must not be echoed as text)", got)
+			}
+			for _, e := range ev[2:4] {
+				if e.Error.Fatal || e.Error.Code != "rate_limit" {
+					t.Errorf("retry notice = %+v", e.Error)
+				}
+			}
+			if e := ev[5].Error; !e.Fatal || e.Code != "rate_limit" || !strings.Contains(e.Message, "429") {
+				t.Errorf("final error = %+v", e)
+			}
+		}},
 		{"long line decodes whole", "long-line", func(t *testing.T, ev []adapters.Event) {
 			for _, e := range ev {
 				if e.Type == adapters.EventToolUpdate && len(e.Tool.Content[0].Text) < 1<<20-64 {
