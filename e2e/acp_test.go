@@ -224,7 +224,7 @@ func TestACP_ListAndResumeAfterRestart(t *testing.T) {
 	caps, _ := init["agentCapabilities"].(map[string]any)
 	sc, _ := caps["sessionCapabilities"].(map[string]any)
 	if sc["list"] == nil || sc["resume"] == nil {
-		t.Skipf("hub does not advertise session list+resume: %v", caps)
+		t.Fatalf("hub does not advertise session list+resume: %v", caps)
 	}
 	list, err := h2.call("session/list", map[string]any{})
 	if err != nil {
