@@ -51,7 +51,7 @@ func (s *Session) onUpdate(params json.RawMessage) {
 		return
 	}
 	evs := s.dec.DecodeUpdate(p.Update)
-	s.raw.noteEvents(evs)
+	noteUnknown(s.raw, evs)
 	s.local.inlineTerminals(evs)
 	s.mu.Lock()
 	t, loading := s.cur, s.loading
@@ -68,7 +68,7 @@ func (s *Session) onUpdate(params json.RawMessage) {
 // running turn as a raw event.
 func (s *Session) onUnknown(method string, params json.RawMessage) {
 	ev := methodEvent(method, params)
-	s.raw.note(ev.Source)
+	s.raw.Note(ev.Source)
 	s.mu.Lock()
 	t, loading := s.cur, s.loading
 	s.mu.Unlock()

@@ -31,7 +31,7 @@ type Session struct {
 	local  *local
 	editor adapters.EditorClient
 	env    []string
-	raw    *unknownRecords
+	raw    *adapters.UnknownRecords
 
 	mu        sync.Mutex
 	cur       *turn
@@ -41,6 +41,7 @@ type Session struct {
 	infoSent  bool
 	config    []configOption
 	legacy    sessionResult // modes / models when configOptions are absent
+	version   string        // initialize's agentInfo.version
 
 	closeOnce sync.Once
 	closed    chan struct{}
@@ -72,7 +73,7 @@ func (a *Adapter) startACP(ctx context.Context, opts adapters.SessionOptions) (*
 	}
 	s := &Session{a: a, opts: opts, proc: p, dec: streamparse.NewACPDecoder(), editor: opts.Editor, env: env, closed: make(chan struct{})}
 	s.local = newLocal(opts.Cwd, a.cfg.Logger)
-	s.raw = newUnknownRecords(a.cfg.Logger, a.cfg.Name, a.cfg.Caps.TestedVersions)
+	s.raw = newUnknownRecords(a.cfg.Logger, a.cfg.Name, a.cfg.Caps.TestedVersions, s.agentVersion)
 	log := a.cfg.Logger.With().Str("agent", a.cfg.Name).Logger()
 	stream := newLineStream(p.Stdout, p.Stdin, log)
 	s.conn = jsonrpc2.NewConn(context.Background(), stream, &handler{s: s},
@@ -122,7 +123,7 @@ func (s *Session) handshake(ctx context.Context) error {
 		return fmt.Errorf("%w: agent speaks ACP version %d, hub speaks 1", ErrProtocol, init.ProtocolVersion)
 	}
 	s.caps = init.AgentCapabilities
-	s.raw.setVersion(init.AgentInfo)
+	s.setAgentVersion(init.AgentInfo)
 	if err := s.openSession(ctx); err != nil {
 		return err
 	}

@@ -28,16 +28,30 @@ type StreamJSON struct {
 	// session id from an earlier turn ("" on the first).
 	Argv       func(prompt, resumeID string, opts adapters.SessionOptions) []string
 	NewDecoder func() LineDecoder
-	Env        map[string]string
-	Grace      time.Duration
-	Logger     zerolog.Logger
+	// TestedVersions and Version name the agent's version in the warning
+	// for a record hub does not know; Version may run the CLI (it is asked
+	// only once such a record shows up). Quiet sources warn at debug.
+	TestedVersions string
+	Version        func() string
+	Quiet          func(source string) bool
+	Env            map[string]string
+	Grace          time.Duration
+	Logger         zerolog.Logger
 }
 
 // Fallback returns a Fallback that opens stream-json sessions.
 func (c StreamJSON) Fallback() Fallback {
 	return func(_ context.Context, opts adapters.SessionOptions, _ error) (adapters.Session, error) {
-		return &streamSession{cfg: c, opts: opts, id: opts.ResumeID}, nil
+		raw := adapters.NewUnknownRecords(c.Logger, c.Name, c.TestedVersions,
+			adapters.UnknownOptions{Version: c.Version, SlowVersion: true, Quiet: c.Quiet})
+		return &streamSession{cfg: c, opts: opts, id: opts.ResumeID, raw: raw}, nil
 	}
+}
+
+// flusher is a decoder that holds records back until the next line shows
+// what they mean; the end of the stream releases them.
+type flusher interface {
+	Flush() []adapters.Event
 }
 
 // streamSession runs one agent process per prompt and resumes the agent's
@@ -45,6 +59,7 @@ func (c StreamJSON) Fallback() Fallback {
 type streamSession struct {
 	cfg  StreamJSON
 	opts adapters.SessionOptions
+	raw  *adapters.UnknownRecords
 
 	mu     sync.Mutex
 	id     string
@@ -99,9 +114,9 @@ func (s *streamSession) run(ctx context.Context, p *proc.Process, t *turn) {
 	dec := s.cfg.NewDecoder()
 	r := bufio.NewReaderSize(p.Stdout, 1<<20)
 	var done *adapters.Event
-	for {
-		line, err := r.ReadBytes('\n')
-		for _, ev := range dec.Decode(line) {
+	deliver := func(evs []adapters.Event) {
+		s.raw.NoteRaw(evs)
+		for _, ev := range evs {
 			if ev.Type == adapters.EventDone {
 				d := ev
 				done = &d
@@ -114,9 +129,16 @@ func (s *streamSession) run(ctx context.Context, p *proc.Process, t *turn) {
 			}
 			t.emit(ev)
 		}
+	}
+	for {
+		line, err := r.ReadBytes('\n')
+		deliver(dec.Decode(line))
 		if err != nil {
 			break
 		}
+	}
+	if f, ok := dec.(flusher); ok {
+		deliver(f.Flush())
 	}
 	exitErr := p.Wait()
 	s.mu.Lock()

@@ -2,6 +2,7 @@ package acpclient
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -45,5 +46,35 @@ func TestStreamJSON_FallbackSession(t *testing.T) {
 	}
 	if e := evs[len(evs)-2]; e.Type != adapters.EventError || !strings.Contains(e.Error.Message, "exit code 41") || e.Error.Detail != "oops" {
 		t.Fatalf("error event = %+v", e)
+	}
+}
+
+// A decoder that holds a record back (qodercli's <synthetic> error message)
+// must not lose it when the stream ends without the record that decides.
+func TestStreamJSON_HeldRecordReleasedAtEnd(t *testing.T) {
+	data, err := os.ReadFile("../../testdata/qodercli/streamjson-error/stream.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(data), "\n")
+	cut := filepath.Join(t.TempDir(), "cut.jsonl")
+	if err := os.WriteFile(cut, []byte(strings.Join(lines[:5], "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sj := StreamJSON{Name: "qodercli",
+		Argv:       func(string, string, adapters.SessionOptions) []string { return []string{"cat", cut} },
+		NewDecoder: func() LineDecoder { return streamparse.NewQoderDecoder() }}
+	s, err := sj.Fallback()(context.Background(), adapters.SessionOptions{Cwd: t.TempDir()}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ch, err := s.Prompt(context.Background(), adapters.TextPrompt("x"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs := collect(t, ch, nil)
+	if texts(evs) == "" {
+		t.Fatalf("the held assistant message was lost: %+v", evs)
 	}
 }

@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -44,7 +43,6 @@ type Adapter struct {
 	// CancelGrace is how long Cancel waits for claude to end the turn after
 	// an interrupt before stopping the process.
 	CancelGrace time.Duration
-	warnOnce    sync.Once
 }
 
 // New builds the adapter from `[agents.claude]`; an empty command means
@@ -176,11 +174,8 @@ func (a *Adapter) environ(opts adapters.SessionOptions) []string {
 	return env
 }
 
-// warnUnknown logs once per adapter that claude sent a record hub does not
-// know, naming the CLI version so users can compare with TestedVersions.
-func (a *Adapter) warnUnknown(source, version string) {
-	a.warnOnce.Do(func() {
-		a.log.Warn().Str("source", source).Str("claude_version", version).Str("tested", TestedVersions).
-			Msg("claude sent a record type hub does not understand; passing it on raw")
-	})
+// quietRecords are claude records hub knows and leaves raw on purpose
+// (allowed rate-limit status, hook progress): not news to warn about.
+func quietRecord(source string) bool {
+	return source == "claude:rate_limit_event" || strings.HasPrefix(source, "claude:system/hook_")
 }

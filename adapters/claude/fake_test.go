@@ -87,6 +87,12 @@ func claudeFake(scenario string) {
 		case "text":
 			f.text(fmt.Sprintf("msg_%d", turn), fmt.Sprintf("echo %d: %s", turn, userText(m)))
 			f.result("success", "completed", false)
+		case "unknown":
+			f.send(map[string]any{"type": "brand_new_thing", "n": 1})
+			f.send(map[string]any{"type": "brand_new_thing", "n": 2})
+			f.send(map[string]any{"type": "rate_limit_event", "rate_limit_info": map[string]any{"status": "allowed"}})
+			f.text(fmt.Sprintf("msg_%d", turn), "ok")
+			f.result("success", "completed", false)
 		case "permission":
 			f.fakePermission()
 		case "cancel":

@@ -39,11 +39,16 @@ type Session struct {
 	pending   map[string]chan error // control requests hub sent, by request id
 	closeOnce sync.Once
 	readDone  chan struct{}
+	raw       *adapters.UnknownRecords
 }
 
 func newSession(a *Adapter, p *proc.Process, resumeID string) *Session {
-	return &Session{a: a, p: p, dec: streamparse.NewClaudeDecoder(), id: resumeID,
+	s := &Session{a: a, p: p, dec: streamparse.NewClaudeDecoder(), id: resumeID,
 		pending: map[string]chan error{}, readDone: make(chan struct{})}
+	// Note runs on the reader goroutine, which owns the decoder.
+	s.raw = adapters.NewUnknownRecords(a.log, "claude", TestedVersions, adapters.UnknownOptions{
+		Version: func() string { return s.dec.Version }, Quiet: quietRecord})
+	return s
 }
 
 // ID implements adapters.Session.
@@ -358,7 +363,7 @@ func (s *Session) handle(ev adapters.Event) {
 		if s.handleControl(ev) {
 			return
 		}
-		s.a.warnUnknown(ev.Source, s.dec.Version)
+		s.raw.Note(ev.Source)
 	}
 	s.emit(ev)
 }

@@ -22,7 +22,7 @@ type appSession struct {
 	dec  *streamparse.CodexDecoder
 	log  zerolog.Logger
 	opts adapters.SessionOptions
-	raw  *unknownRecords
+	raw  *adapters.UnknownRecords
 
 	mu      sync.Mutex
 	version string // from initialize's userAgent
@@ -166,7 +166,7 @@ func (s *appSession) handle(line []byte, m streamparse.CodexMessage) {
 			s.awaitDecision(m.ID, e.Permission)
 		}
 		if e.Type == adapters.EventRaw {
-			s.raw.note(e.Source)
+			s.raw.Note(e.Source)
 		}
 		s.emit(e)
 	}

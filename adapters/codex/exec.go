@@ -25,7 +25,7 @@ type execSession struct {
 	opts adapters.SessionOptions
 	dec  *streamparse.CodexExecDecoder
 	log  zerolog.Logger
-	raw  *unknownRecords
+	raw  *adapters.UnknownRecords
 
 	mu        sync.Mutex
 	thread    string
@@ -112,7 +112,7 @@ func (s *execSession) run(p *proc.Process, out chan adapters.Event, cleanup func
 				done = true
 			}
 			if e.Type == adapters.EventRaw {
-				s.raw.note(e.Source)
+				s.raw.Note(e.Source)
 			}
 			if !done || e.Type == adapters.EventDone {
 				out <- e

@@ -2,41 +2,16 @@ package codex
 
 import (
 	"strings"
-	"sync"
 
 	"github.com/rs/zerolog"
+
+	"github.com/hubdev/hub/adapters"
 )
 
-// unknownRecords warns the first time a session meets each record type hub
-// does not understand, naming the codex version so a user can tell an
-// untested upgrade from a hub bug; repeats stay quiet so logs do not flood.
-type unknownRecords struct {
-	log     zerolog.Logger
-	version func() string
-
-	mu   sync.Mutex
-	seen map[string]bool
-}
-
-func newUnknownRecords(log zerolog.Logger, version func() string) *unknownRecords {
-	return &unknownRecords{log: log, version: version, seen: map[string]bool{}}
-}
-
-// note logs source (the raw event's record type) once.
-func (u *unknownRecords) note(source string) {
-	u.mu.Lock()
-	first := !u.seen[source]
-	u.seen[source] = true
-	u.mu.Unlock()
-	if !first {
-		return
-	}
-	v := u.version()
-	if v == "" {
-		v = "unknown"
-	}
-	u.log.Warn().Str("record", source).Str("codex_version", v).Str("tested", TestedVersions).
-		Msgf("codex sent %s, which hub does not understand (codex %s, tested with %s); passing it on raw", source, v, TestedVersions)
+// newUnknownRecords warns about records hub does not understand, naming the
+// codex version version reports.
+func newUnknownRecords(log zerolog.Logger, version func() string) *adapters.UnknownRecords {
+	return adapters.NewUnknownRecords(log, "codex", TestedVersions, adapters.UnknownOptions{Version: version})
 }
 
 // userAgentVersion extracts the CLI version from app-server's initialize

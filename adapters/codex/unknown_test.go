@@ -106,7 +106,7 @@ func TestAppServer_UnknownRecordWarnsOncePerTypePerSession(t *testing.T) {
 					t.Fatalf("after session %d: %d warnings, want one per record type per session: %+v", session, len(warns), warns)
 				}
 				for _, w := range warns[2*(session-1):] {
-					if w["codex_version"] != tc.wantVersion || w["tested"] != TestedVersions || !strings.Contains(w["message"], tc.wantMsg) ||
+					if w["agent_version"] != tc.wantVersion || w["tested"] != TestedVersions || !strings.Contains(w["message"], tc.wantMsg) ||
 						!strings.Contains(w["message"], w["record"]) {
 						t.Errorf("warning = %+v, want version %s and %q", w, tc.wantVersion, tc.wantMsg)
 					}

@@ -13,6 +13,7 @@ import (
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/adapters/acpclient"
 	"github.com/hubdev/hub/internal/config"
+	"github.com/hubdev/hub/streamparse"
 )
 
 // Name is the registry key.
@@ -60,14 +61,16 @@ func New(ac config.AgentConfig, version string, log zerolog.Logger) *acpclient.A
 	if v, ok := ac.Options[OptionPlainShell].(bool); ok {
 		plainShell = v
 	}
-	cli := &cliVersion{argv: versionArgv(argv), env: env}
 	return acpclient.New(acpclient.Config{
 		Name: Name, Argv: argv, Env: env, Model: ac.Model, Mode: ac.Mode, Caps: Capabilities(),
 		ClientVersion: version, Logger: log, BeforeLoad: beforeLoad(log, time.Now),
 		WrapStart: wrapStart(env, plainShell, log),
-		Fallback: streamJSONFallback(acpclient.StreamJSON{Name: Name, Env: env, Logger: log,
-			Argv: func(p, id string, o adapters.SessionOptions) []string { return FallbackArgv(argv, p, id, o) },
-		}, cli.get),
+		Fallback: acpclient.StreamJSON{Name: Name, Env: env, Logger: log,
+			Argv:           func(p, id string, o adapters.SessionOptions) []string { return FallbackArgv(argv, p, id, o) },
+			NewDecoder:     func() acpclient.LineDecoder { return streamparse.NewGeminiDecoder() },
+			TestedVersions: TestedVersions, Version: adapters.CLIVersion(plainArgv(argv), env, versionTimeout),
+			Quiet: func(source string) bool { return source == invalidSource },
+		}.Fallback(),
 	})
 }
 

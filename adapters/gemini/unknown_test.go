@@ -128,14 +128,14 @@ func TestStreamJSON_UnknownRecordsWarnOncePerTypeWithVersion(t *testing.T) {
 	}
 }
 
-func TestVersionArgv_DropsACPFlags(t *testing.T) {
+func TestPlainArgv_DropsACPFlags(t *testing.T) {
 	tests := []struct{ argv, want []string }{
-		{DefaultArgv, []string{"gemini", "--version"}},
-		{[]string{"npx", "@google/gemini-cli", "--experimental-acp", "-m", "x"}, []string{"npx", "@google/gemini-cli", "-m", "x", "--version"}},
+		{DefaultArgv, []string{"gemini"}},
+		{[]string{"npx", "@google/gemini-cli", "--experimental-acp", "-m", "x"}, []string{"npx", "@google/gemini-cli", "-m", "x"}},
 	}
 	for _, tt := range tests {
-		if got := versionArgv(tt.argv); !slices.Equal(got, tt.want) {
-			t.Errorf("versionArgv(%q) = %q, want %q", tt.argv, got, tt.want)
+		if got := plainArgv(tt.argv); !slices.Equal(got, tt.want) {
+			t.Errorf("plainArgv(%q) = %q, want %q", tt.argv, got, tt.want)
 		}
 	}
 }

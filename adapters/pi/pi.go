@@ -65,7 +65,7 @@ type Options struct {
 // Adapter starts pi sessions.
 type Adapter struct {
 	opts    Options
-	unknown *unknownRecords
+	unknown *adapters.UnknownRecords
 }
 
 // New builds the adapter from the [agents.pi] config entry.
@@ -92,7 +92,18 @@ func NewWithOptions(o Options) *Adapter {
 	if o.StopGrace <= 0 {
 		o.StopGrace = proc.DefaultGrace
 	}
-	return &Adapter{opts: o, unknown: newUnknownRecords(o.Log, o.Argv[0], o.Env)}
+	return &Adapter{opts: o, unknown: newUnknownRecords(o)}
+}
+
+// versionTimeout bounds `pi --version`, asked only once a record hub does
+// not know shows up (pi's RPC channel does not report its version).
+const versionTimeout = 5 * time.Second
+
+// newUnknownRecords warns once per adapter about each pi record type hub
+// does not understand.
+func newUnknownRecords(o Options) *adapters.UnknownRecords {
+	return adapters.NewUnknownRecords(o.Log, Name, TestedVersions, adapters.UnknownOptions{
+		Version: adapters.CLIVersion(o.Argv, o.Env, versionTimeout), SlowVersion: true})
 }
 
 func optString(m map[string]any, key string) string {

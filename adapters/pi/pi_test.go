@@ -401,7 +401,7 @@ func TestSession_UnknownRecordWarnsWithVersion(t *testing.T) {
 	a, _ := fakeAdapter(t, "unknown")
 	logs := &signalWriter{wrote: make(chan struct{}, 1)}
 	a.opts.Log = zerolog.New(logs)
-	a.unknown = newUnknownRecords(a.opts.Log, a.opts.Argv[0], a.opts.Env)
+	a.unknown = newUnknownRecords(a.opts)
 	sess, err := a.Start(context.Background(), adapters.SessionOptions{Cwd: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
@@ -427,7 +427,7 @@ func TestSession_UnknownRecordWarnsWithVersion(t *testing.T) {
 			t.Fatalf("no warning for agent_settled; logs: %v", logs.lines)
 		}
 	}
-	if l := logs.find("agent_settled"); !strings.Contains(l, `"pi_version":"0.73.1-fake"`) || !strings.Contains(l, `"level":"warn"`) ||
+	if l := logs.find("agent_settled"); !strings.Contains(l, `"agent_version":"0.73.1-fake"`) || !strings.Contains(l, `"level":"warn"`) ||
 		!strings.Contains(l, TestedVersions) {
 		t.Errorf("warning = %s, want level warn naming pi 0.73.1-fake and the tested version", l)
 	}

@@ -47,7 +47,7 @@ type session struct {
 	proc     *proc.Process
 	stopLife context.CancelFunc
 	dec      *streamparse.PiDecoder
-	unknown  *unknownRecords
+	unknown  *adapters.UnknownRecords
 	writeMu  sync.Mutex
 	done     chan struct{} // closed when the reader has seen the process exit
 
@@ -73,7 +73,7 @@ type turn struct {
 	timer     *time.Timer
 }
 
-func newSession(o Options, cwd string, p *proc.Process, stop context.CancelFunc, unknown *unknownRecords) *session {
+func newSession(o Options, cwd string, p *proc.Process, stop context.CancelFunc, unknown *adapters.UnknownRecords) *session {
 	s := &session{opts: o, log: o.Log.With().Str("agent", Name).Logger(), proc: p, stopLife: stop, unknown: unknown,
 		dec: streamparse.NewPiDecoder(cwd), done: make(chan struct{}), pending: map[string]chan streamparse.PiResponse{}}
 	s.dec.OnResponse = s.onResponse
@@ -125,7 +125,7 @@ func (s *session) route(ev adapters.Event) {
 		s.answerDialog(ev.Raw)
 	}
 	if rec := streamparse.PiUnknownRecord(ev); rec != "" {
-		s.unknown.note(rec)
+		s.unknown.Note(rec)
 	}
 	s.mu.Lock()
 	t := s.turn

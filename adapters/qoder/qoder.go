@@ -50,20 +50,27 @@ func New(ac config.AgentConfig, version string, log zerolog.Logger) *acpclient.A
 		Name: Name, Argv: argv, Env: ac.Env, Model: ac.Model, Mode: ac.Mode, Caps: Capabilities(),
 		StopGrace: stopGrace, ClientVersion: version, Logger: log,
 		Fallback: acpclient.StreamJSON{Name: Name, Env: ac.Env, Logger: log, Grace: 10 * time.Second,
-			Argv:       func(p, id string, o adapters.SessionOptions) []string { return FallbackArgv(argv, p, id, o) },
-			NewDecoder: func() acpclient.LineDecoder { return streamparse.NewQoderDecoder() },
+			Argv:           func(p, id string, o adapters.SessionOptions) []string { return FallbackArgv(argv, p, id, o) },
+			NewDecoder:     func() acpclient.LineDecoder { return streamparse.NewQoderDecoder() },
+			TestedVersions: TestedVersions, Version: adapters.CLIVersion(plainArgv(argv), ac.Env, 10*time.Second),
 		}.Fallback(),
 	})
 }
 
-// FallbackArgv is the stream-json command line for one prompt.
-func FallbackArgv(argv []string, prompt, resumeID string, o adapters.SessionOptions) []string {
+// plainArgv is argv without --acp.
+func plainArgv(argv []string) []string {
 	out := []string{argv[0]}
 	for _, a := range argv[1:] {
 		if a != "--acp" {
 			out = append(out, a)
 		}
 	}
+	return out
+}
+
+// FallbackArgv is the stream-json command line for one prompt.
+func FallbackArgv(argv []string, prompt, resumeID string, o adapters.SessionOptions) []string {
+	out := plainArgv(argv)
 	out = append(out, "--output-format", "stream-json", "--include-partial-messages")
 	if o.Cwd != "" {
 		out = append(out, "-w", o.Cwd)

@@ -1,0 +1,110 @@
+package adapters
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/rs/zerolog"
+)
+
+// UnknownRecords warns the first time a stream meets each record type hub
+// does not understand, naming the agent's version against the version the
+// adapter was tested with, so a user can tell an untested upgrade from a hub
+// bug; repeats stay quiet so logs do not flood. One value per session (or
+// per adapter) decides the scope of "first".
+type UnknownRecords struct {
+	log    zerolog.Logger
+	agent  string
+	tested string
+	opts   UnknownOptions
+
+	mu   sync.Mutex
+	seen map[string]bool
+}
+
+// UnknownOptions tune UnknownRecords.
+type UnknownOptions struct {
+	// Version names the agent's version ("" = unknown).
+	Version func() string
+	// SlowVersion means Version may run a process: the warning is then
+	// logged off the caller's goroutine so a stream reader never waits.
+	SlowVersion bool
+	// Quiet sources are logged at debug (extensions, banners): not news.
+	Quiet func(source string) bool
+}
+
+// NewUnknownRecords returns a warner for agent, tested with tested.
+func NewUnknownRecords(log zerolog.Logger, agent, tested string, o UnknownOptions) *UnknownRecords {
+	if o.Version == nil {
+		o.Version = func() string { return "" }
+	}
+	return &UnknownRecords{log: log, agent: agent, tested: tested, opts: o, seen: map[string]bool{}}
+}
+
+// Note logs source (a raw event's record type) once.
+func (u *UnknownRecords) Note(source string) {
+	u.mu.Lock()
+	first := !u.seen[source]
+	u.seen[source] = true
+	u.mu.Unlock()
+	if !first {
+		return
+	}
+	if u.opts.SlowVersion {
+		go u.warn(source)
+		return
+	}
+	u.warn(source)
+}
+
+// NoteRaw notes the raw events among evs.
+func (u *UnknownRecords) NoteRaw(evs []Event) {
+	for _, ev := range evs {
+		if ev.Type == EventRaw {
+			u.Note(ev.Source)
+		}
+	}
+}
+
+func (u *UnknownRecords) warn(source string) {
+	v := u.opts.Version()
+	if v == "" {
+		v = "unknown"
+	}
+	about := u.agent + " " + v
+	if u.tested != "" {
+		about += ", tested with " + u.tested
+	}
+	e := u.log.Warn()
+	if u.opts.Quiet != nil && u.opts.Quiet(source) {
+		e = u.log.Debug()
+	}
+	e.Str("agent", u.agent).Str("record", source).Str("agent_version", v).Str("tested", u.tested).
+		Msgf("%s sent %s, which hub does not understand (%s); passing it on raw", u.agent, source, about)
+}
+
+// CLIVersion returns a func that runs `argv --version` once (bounded by
+// timeout) and reports the first line of its output, "" when it fails: for
+// channels that do not name the agent's version themselves.
+func CLIVersion(argv []string, env map[string]string, timeout time.Duration) func() string {
+	return sync.OnceValue(func() string {
+		ctx, cancel := context.WithTimeout(context.Background(), timeout)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, argv[0], append(append([]string{}, argv[1:]...), "--version")...)
+		cmd.Env = os.Environ()
+		for k, v := range env {
+			cmd.Env = append(cmd.Env, k+"="+v)
+		}
+		cmd.WaitDelay = time.Second // a child holding stdout must not outlast the timeout
+		out, err := cmd.Output()
+		if err != nil {
+			return ""
+		}
+		v, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
+		return strings.TrimSpace(v)
+	})
+}

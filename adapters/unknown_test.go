@@ -1,0 +1,76 @@
+package adapters
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+)
+
+func TestUnknownRecords_OncePerTypeWithVersion(t *testing.T) {
+	tests := []struct {
+		name, tested, version, wantAbout string
+	}{
+		{"version and tested", "1.0.0", "1.2.0", "(fake 1.2.0, tested with 1.0.0)"},
+		{"no version", "1.0.0", "", "(fake unknown, tested with 1.0.0)"},
+		{"no tested version", "", "2.0", "(fake 2.0)"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			u := NewUnknownRecords(zerolog.New(&buf).Level(zerolog.DebugLevel), "fake", tc.tested, UnknownOptions{
+				Version: func() string { return tc.version },
+				Quiet:   func(s string) bool { return s == "fake:banner" }})
+			u.NoteRaw([]Event{{Type: EventRaw, Source: "fake:new"}, {Type: EventText, Text: "x"}, {Type: EventRaw, Source: "fake:new"}})
+			u.Note("fake:banner")
+			var levels []string
+			for _, line := range strings.Split(strings.TrimSpace(buf.String()), "\n") {
+				var m map[string]string
+				if err := json.Unmarshal([]byte(line), &m); err != nil {
+					t.Fatal(err)
+				}
+				levels = append(levels, m["level"]+":"+m["record"])
+				if !strings.Contains(m["message"], tc.wantAbout) {
+					t.Errorf("message %q lacks %q", m["message"], tc.wantAbout)
+				}
+			}
+			if got := strings.Join(levels, " "); got != "warn:fake:new debug:fake:banner" {
+				t.Errorf("logged %q, want one warning for fake:new and the banner at debug", got)
+			}
+		})
+	}
+}
+
+func TestCLIVersion_FirstLineOrEmpty(t *testing.T) {
+	dir := t.TempDir()
+	script := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte("#!/bin/sh\n"+body+"\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	tests := []struct {
+		name string
+		argv []string
+		want string
+	}{
+		{"first line", []string{script("ok", `[ "$1" = --version ] && printf ' 1.2.3 \nextra\n'`)}, "1.2.3"},
+		{"failing", []string{script("fail", "exit 3")}, ""},
+		{"missing", []string{filepath.Join(dir, "nope")}, ""},
+		{"hanging", []string{script("hang", "exec sleep 30")}, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			v := CLIVersion(tc.argv, nil, 500*time.Millisecond)
+			if got := v(); got != tc.want {
+				t.Errorf("version = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
