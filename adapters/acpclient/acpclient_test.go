@@ -275,8 +275,11 @@ func TestSession_CrashReportsStderr(t *testing.T) {
 		}
 	}
 	if e == nil || e.Code != "crash" || !e.Fatal || !strings.Contains(e.Message, "exit code 3") ||
-		!strings.Contains(e.Message, "fake agent exploded") {
+		!strings.HasSuffix(e.Message, ": panic: fake agent exploded") || !strings.Contains(e.Detail, "loading model") {
 		t.Fatalf("error = %+v", e)
+	}
+	if got := texts(evs); !strings.HasSuffix(got, "partial 499;") {
+		t.Errorf("output written just before the crash was lost: text ends %q", got[max(0, len(got)-40):])
 	}
 	if _, err := s.Prompt(context.Background(), adapters.TextPrompt("x")); !errors.Is(err, adapters.ErrClosed) {
 		t.Fatalf("prompt after crash err = %v", err)

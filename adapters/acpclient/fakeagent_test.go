@@ -193,7 +193,10 @@ func (a *fakeAgent) prompt(id json.RawMessage, p map[string]any) {
 		<-ch
 		stop = "cancelled"
 	case cmd == "crash":
-		fmt.Fprintln(os.Stderr, "panic: fake agent exploded")
+		for i := range 500 {
+			a.text(fmt.Sprintf("partial %d;", i))
+		}
+		fmt.Fprintln(os.Stderr, "loading model\npanic: fake agent exploded")
 		os.Exit(3)
 	default:
 		a.text("echo:" + text)

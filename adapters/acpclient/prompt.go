@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/sourcegraph/jsonrpc2"
@@ -121,7 +120,7 @@ func (s *Session) crashInfo(err error) *adapters.ErrorInfo {
 	info := &adapters.ErrorInfo{Code: adapters.ErrorCodeCrash, Fatal: true, Detail: s.proc.StderrTail(10)}
 	if s.proc.Exited() {
 		info.Message = fmt.Sprintf("%s exited unexpectedly (exit code %d)", s.a.cfg.Name, s.proc.ExitCode())
-		if last := lastLine(info.Detail); last != "" {
+		if last := s.proc.StderrTail(1); last != "" {
 			info.Message += ": " + last
 		}
 	} else {
@@ -130,13 +129,6 @@ func (s *Session) crashInfo(err error) *adapters.ErrorInfo {
 	return info
 }
 
-func lastLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
-		s = s[i+1:]
-	}
-	return strings.TrimSpace(s)
-}
 
 // Cancel implements adapters.Session.
 func (s *Session) Cancel() {

@@ -84,14 +84,37 @@ func (a *Adapter) startACP(ctx context.Context, opts adapters.SessionOptions) (*
 		_ = s.Close()
 		return nil, s.explain(err)
 	}
-	go func() {
-		select {
-		case <-p.Done():
-			_ = s.conn.Close()
-		case <-s.closed:
-		}
-	}()
+	go s.closeAfterExit()
 	return s, nil
+}
+
+// exitDrain bounds how long the connection keeps reading after the agent
+// exited: what it wrote last is still in the pipe, but a child it left
+// behind may hold the pipe open forever.
+const exitDrain = 2 * time.Second
+
+// closeAfterExit closes the connection once the agent exited and its
+// stdout is drained (or exitDrain passed), so nothing it said is lost.
+func (s *Session) closeAfterExit() {
+	select {
+	case <-s.proc.Done():
+	case <-s.closed:
+		return
+	}
+	s.drained()
+	_ = s.conn.Close()
+}
+
+// drained waits, after the agent exited, until the read loop reached the
+// end of its stdout, at most exitDrain.
+func (s *Session) drained() {
+	t := time.NewTimer(exitDrain)
+	defer t.Stop()
+	select {
+	case <-s.conn.DisconnectNotify():
+	case <-t.C:
+	case <-s.closed:
+	}
 }
 
 // explain adds the agent's stderr tail to a handshake failure.
@@ -272,7 +295,7 @@ func (s *Session) call(ctx context.Context, method string, params, result any) e
 	go func() {
 		select {
 		case <-s.proc.Done():
-			time.Sleep(50 * time.Millisecond) // let the read loop deliver a final answer
+			s.drained() // the read loop may still deliver updates and a final answer
 			cancel()
 		case <-ctx.Done():
 		}
