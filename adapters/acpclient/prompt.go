@@ -129,7 +129,6 @@ func (s *Session) crashInfo(err error) *adapters.ErrorInfo {
 	return info
 }
 
-
 // Cancel implements adapters.Session.
 func (s *Session) Cancel() {
 	s.mu.Lock()
