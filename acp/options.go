@@ -104,7 +104,7 @@ func (ss *session) setOption(ctx context.Context, id, value string) (after func(
 // with the skills alone.
 func (ss *session) switchAgent(name string) (after func(), err error) {
 	ss.mu.Lock()
-	if ss.busy {
+	if ss.running {
 		ss.mu.Unlock()
 		return nil, invalidParams("cannot switch agent during a prompt; cancel it first")
 	}
@@ -131,7 +131,7 @@ func (ss *session) switchAgent(name string) (after func(), err error) {
 func (ss *session) apply(ctx context.Context, value string, set func(*Record), live func(adapters.Configurable, context.Context, string) error) error {
 	ss.mu.Lock()
 	b := ss.backend
-	busy := ss.busy
+	busy := ss.running
 	ss.mu.Unlock()
 	if b != nil {
 		if cfg, ok := b.(adapters.Configurable); ok {

@@ -176,8 +176,31 @@ func (s *server) handle(ctx context.Context, r *request) job {
 		return fail(NewError(CodeInvalidRequest, "Invalid request: initialize first", nil))
 	case r.Method == "session/prompt":
 		return s.beginPrompt(r.Params)
+	case r.Method == "session/set_mode" || r.Method == "session/set_config_option":
+		return s.inOrder(r.Params, func() (any, func(), error) { return m(s, ctx, r.Params) })
 	}
 	return func() (any, func(), error) { return m(s, ctx, r.Params) }
+}
+
+// inOrder makes a session's mode/config changes and prompt starts take
+// effect in the order they arrived, though each runs on its own goroutine:
+// a client may pipeline set_config_option and session/prompt. (A prompt
+// passes the order on once its turn runs; see beginPrompt.)
+func (s *server) inOrder(params json.RawMessage, j job) job {
+	var p SessionIDRequest
+	if decode(params, &p) != nil {
+		return j
+	}
+	ss, err := s.lookup(p.SessionID)
+	if err != nil {
+		return j
+	}
+	prev, done := ss.nextInOrder()
+	return func() (any, func(), error) {
+		<-prev
+		defer close(done)
+		return j()
+	}
 }
 
 type method func(s *server, ctx context.Context, params json.RawMessage) (any, func(), error)
@@ -441,7 +464,11 @@ func (s *server) beginPrompt(params json.RawMessage) job {
 	if err != nil {
 		return fail(err)
 	}
+	prev, done := ss.nextInOrder()
 	return func() (any, func(), error) {
+		<-prev
+		ss.setRunning(true)
+		close(done) // a change sent during the turn is not held until it ends
 		return PromptResponse{StopReason: ss.runTurn(s.ctx, turnCtx, p.Prompt)}, nil, nil
 	}
 }

@@ -32,7 +32,8 @@ type session struct {
 	mu         sync.Mutex
 	rec        *Record
 	backend    adapters.Session
-	busy       bool
+	busy       bool // a prompt was accepted (set inline on the read loop)
+	running    bool // its turn runs: changes ordered before it took effect
 	cancelled  bool
 	closed     bool
 	turnCancel context.CancelFunc
@@ -49,6 +50,30 @@ type session struct {
 	// crashed marks the backend dead for the rest of this turn: the next
 	// prompt starts a fresh one (resuming the agent's session where it can).
 	crashed bool
+	// lastInOrder closes when the latest ordered request has taken effect.
+	lastInOrder chan struct{}
+}
+
+func (ss *session) setRunning(v bool) {
+	ss.mu.Lock()
+	ss.running = v
+	ss.mu.Unlock()
+}
+
+// nextInOrder returns the channel the next ordered request waits for and
+// the one it closes when done. It runs on the read loop, in arrival order.
+func (ss *session) nextInOrder() (prev <-chan struct{}, done chan struct{}) {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	done = make(chan struct{})
+	prev = ss.lastInOrder
+	if prev == nil {
+		c := make(chan struct{})
+		close(c)
+		prev = c
+	}
+	ss.lastInOrder = done
+	return prev, done
 }
 
 func (ss *session) id() string { return ss.rec.SessionID }
@@ -253,7 +278,7 @@ func (ss *session) runTurn(ctx, turnCtx context.Context, prompt []ContentBlock) 
 		if ss.turnCancel != nil {
 			ss.turnCancel()
 		}
-		ss.busy, ss.turnCancel = false, nil
+		ss.busy, ss.running, ss.turnCancel = false, false, nil
 		ss.noteAgentSessionID()
 		ss.mu.Unlock()
 		ss.save()
