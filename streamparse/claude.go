@@ -33,7 +33,11 @@ type ClaudeDecoder struct {
 	session   string
 	model     string
 	commands  string
-	strs      claudeStrs
+	// apiError is the "error" kind (authentication_failed, rate_limit, ...)
+	// of an is_api_error_message assistant line; its result line only
+	// carries the text, and "Not logged in" has no HTTP status.
+	apiError string
+	strs     claudeStrs
 	// Version is the CLI version from the last system/init ("" before).
 	Version string
 }

@@ -154,6 +154,7 @@ func (d *ClaudeDecoder) assistant(l *claudeLine, line []byte) []adapters.Event {
 		return []adapters.Event{claudeRaw(line, "claude:assistant")}
 	}
 	if l.IsAPIError {
+		d.apiError = claudeErrorText(l.Error)
 		return nil // the result line carries the same error
 	}
 	streamed := d.streamed[m.ID]

@@ -12,6 +12,8 @@ func (d *ClaudeDecoder) result(l *claudeLine) []adapters.Event {
 	clear(d.blocks)
 	clear(d.streamed)
 	d.unclaimed = d.unclaimed[:0]
+	kind := d.apiError
+	d.apiError = ""
 	out := []adapters.Event{}
 	if u := claudeResultUsage(l); u != nil {
 		out = append(out, adapters.Event{Type: adapters.EventUsage, Usage: u})
@@ -27,7 +29,7 @@ func (d *ClaudeDecoder) result(l *claudeLine) []adapters.Event {
 	case l.StopReason != nil && *l.StopReason == "refusal":
 		stop = adapters.StopRefusal
 	case l.IsError:
-		out = append(out, adapters.Event{Type: adapters.EventError, Error: claudeResultError(l, d.cliName())})
+		out = append(out, adapters.Event{Type: adapters.EventError, Error: claudeResultError(l, d.cli, kind)})
 	}
 	return append(out, adapters.Event{Type: adapters.EventDone, StopReason: stop})
 }
@@ -53,31 +55,45 @@ func claudeResultUsage(l *claudeLine) *adapters.Usage {
 	return u
 }
 
-func claudeResultError(l *claudeLine, cli string) *adapters.ErrorInfo {
+// claudeResultError classifies a failed result. kind is the error kind of
+// the api error message before it ("" if none); cli is "" for claude.
+func claudeResultError(l *claudeLine, cli, kind string) *adapters.ErrorInfo {
 	e := &adapters.ErrorInfo{Code: "provider", Fatal: true}
 	status := 0
 	if l.APIErrorStatus != nil {
 		status = *l.APIErrorStatus
 	}
+	notLoggedIn := strings.Contains(strings.ToLower(l.Result), "not logged in")
 	switch {
-	case status == 401 || status == 403 || strings.Contains(l.Result, "authentication") || strings.Contains(l.Result, "Invalid API key"):
+	case status == 401 || status == 403 || kind == "authentication_failed" || notLoggedIn ||
+		strings.Contains(l.Result, "authentication") || strings.Contains(l.Result, "Invalid API key"):
 		e.Code = "auth"
-	case status == 429:
+	case status == 429 || kind == "rate_limit":
 		e.Code = "rate_limit"
 	case l.Subtype == "error_max_budget_usd":
 		e.Code = "budget"
 	case l.Subtype != "" && l.Subtype != "success":
 		e.Code = "agent"
 	}
+	name := cli
+	if name == "" {
+		name = "claude"
+	}
 	msg := firstLine(l.Result)
 	if msg == "" && len(l.Errors) > 0 {
 		msg = firstLine(l.Errors[0])
 	}
 	if msg == "" {
-		msg = cli + " turn failed (" + l.Subtype + ", " + l.TerminalReason + ")"
+		msg = name + " turn failed (" + l.Subtype + ", " + l.TerminalReason + ")"
 	}
-	e.Message = cli + ": " + msg
-	e.Detail = strings.Join(l.Errors, "\n")
+	detail := l.Errors
+	if notLoggedIn && cli == "" {
+		// claude's own text names /login, which a headless run cannot reach.
+		detail = append([]string{strings.TrimSpace(l.Result)}, detail...)
+		msg = "not logged in — run `claude` and /login, or set ANTHROPIC_API_KEY"
+	}
+	e.Message = name + ": " + msg
+	e.Detail = strings.Join(detail, "\n")
 	return e
 }
 

@@ -278,6 +278,20 @@ func TestDecodeClaude_Behaviour(t *testing.T) {
 				t.Errorf("final error = %+v", e)
 			}
 		}},
+		// not-logged-in: recorded from claude 2.1.330 with an empty HOME, no
+		// ANTHROPIC_API_KEY and no network (see its README.md).
+		{"real not logged in is one fatal auth error naming the fix", "not-logged-in", func(t *testing.T, ev []adapters.Event) {
+			if got := claudeTypes(ev); got != "session_info,commands,usage,error,done" {
+				t.Fatalf("types = %s (the API error message must not be echoed as text)", got)
+			}
+			e := ev[3].Error
+			if !e.Fatal || e.Code != "auth" || !strings.Contains(e.Message, "ANTHROPIC_API_KEY") || strings.Contains(e.Message, "\n") {
+				t.Errorf("error = %+v", e)
+			}
+			if !strings.Contains(e.Detail, "Not logged in · Please run /login") {
+				t.Errorf("detail %q lost claude's own text", e.Detail)
+			}
+		}},
 		{"long line decodes whole", "long-line", func(t *testing.T, ev []adapters.Event) {
 			for _, e := range ev {
 				if e.Type == adapters.EventToolUpdate && len(e.Tool.Content[0].Text) < 1<<20-64 {
