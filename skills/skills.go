@@ -63,11 +63,16 @@ type frontMatter struct {
 var validName = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
 
 // Roots returns the folders searched for cwd, with their source labels,
-// highest priority first.
+// highest priority first: .hub/skills and .agents/skills of cwd and of each
+// parent up to the repository root (config.ProjectDirs), nearest first, so
+// a subproject's skill shadows the repository's of the same name; then the
+// user's.
 func Roots(cwd, userDir string) [][2]string {
-	roots := [][2]string{
-		{filepath.Join(cwd, ".hub", "skills"), SourceProjectHub},
-		{filepath.Join(cwd, ".agents", "skills"), SourceProjectAgents},
+	var roots [][2]string
+	for _, dir := range config.ProjectDirs(cwd) {
+		roots = append(roots,
+			[2]string{filepath.Join(dir, ".hub", "skills"), SourceProjectHub},
+			[2]string{filepath.Join(dir, ".agents", "skills"), SourceProjectAgents})
 	}
 	if userDir != "" {
 		roots = append(roots, [2]string{filepath.Join(userDir, "skills"), SourceUser})
@@ -75,8 +80,9 @@ func Roots(cwd, userDir string) [][2]string {
 	return roots
 }
 
-// Discover lists the skills visible from cwd: project .hub/skills, project
-// .agents/skills, then userDir/skills (config.UserDir() when userDir is "").
+// Discover lists the skills visible from cwd: the project's .hub/skills and
+// .agents/skills from cwd up to the repository root, then userDir/skills
+// (config.UserDir() when userDir is "").
 // A name found twice keeps the higher-priority copy. Unusable folders become
 // warnings; Discover never fails.
 func Discover(cwd, userDir string) ([]Skill, []Warning) {

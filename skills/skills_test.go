@@ -74,6 +74,73 @@ func TestDiscover_SourcesPriorityAndWarnings(t *testing.T) {
 	}
 }
 
+// writeSkill writes a valid SKILL.md for name under root (a skills folder).
+func writeSkill(t *testing.T, root, name, desc string) {
+	t.Helper()
+	dir := filepath.Join(root, name)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	src := "---\nname: " + name + "\ndescription: " + desc + "\n---\nbody\n"
+	if err := os.WriteFile(filepath.Join(dir, FileName), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestDiscover_WalksUpToRepoRootNearestShadows(t *testing.T) {
+	base := t.TempDir()
+	repo := filepath.Join(base, "repo")
+	cwd := filepath.Join(repo, "svc", "api")
+	user := filepath.Join(base, "user")
+	if err := os.MkdirAll(filepath.Join(repo, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(cwd, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeSkill(t, filepath.Join(base, ".agents", "skills"), "above-repo", "beyond the repository root")
+	writeSkill(t, filepath.Join(repo, ".agents", "skills"), "lint", "repo lint")
+	writeSkill(t, filepath.Join(repo, ".hub", "skills"), "deploy", "repo deploy")
+	writeSkill(t, filepath.Join(repo, "svc", ".agents", "skills"), "deploy", "svc deploy")
+	writeSkill(t, filepath.Join(cwd, ".hub", "skills"), "lint", "api lint")
+	writeSkill(t, filepath.Join(user, "skills"), "notes", "user notes")
+	writeSkill(t, filepath.Join(user, "skills"), "lint", "user lint")
+
+	tests := []struct {
+		name, cwd string
+		want      map[string]string // name -> description
+	}{
+		{name: "from a nested dir", cwd: cwd, want: map[string]string{"lint": "api lint", "deploy": "svc deploy", "notes": "user notes"}},
+		{name: "from the middle", cwd: filepath.Join(repo, "svc"), want: map[string]string{"lint": "repo lint", "deploy": "svc deploy", "notes": "user notes"}},
+		{name: "from the repo root", cwd: repo, want: map[string]string{"lint": "repo lint", "deploy": "repo deploy", "notes": "user notes"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			list, warns := Discover(tc.cwd, user)
+			got := map[string]string{}
+			for _, s := range list {
+				got[s.Name] = s.Description
+			}
+			if len(got) != len(tc.want) {
+				t.Errorf("skills = %v, want %v", got, tc.want)
+			}
+			for n, d := range tc.want {
+				if got[n] != d {
+					t.Errorf("%s = %q, want %q (all: %v)", n, got[n], d, got)
+				}
+			}
+			for _, w := range warns {
+				if !strings.Contains(w.Message, "shadowed") {
+					t.Errorf("unexpected warning %s", w)
+				}
+			}
+			if _, err := Find(tc.cwd, user, "above-repo"); !errors.Is(err, ErrNotFound) {
+				t.Errorf("a skill above the repository root was found: %v", err)
+			}
+		})
+	}
+}
+
 func TestDiscover_MissingDirsAreFine(t *testing.T) {
 	list, warns := Discover(t.TempDir(), t.TempDir())
 	if len(list) != 0 || len(warns) != 0 {

@@ -1,5 +1,6 @@
 // Package config loads hub's TOML configuration: the user file under the XDG
-// config dir, then the project's .hub/config.toml, then flags on top.
+// config dir, then the project's .hub/config.toml files from the repository
+// root down to the working directory, then flags on top.
 package config
 
 import (
@@ -179,18 +180,46 @@ func CacheDir() string {
 	return filepath.Join(dir, "hub")
 }
 
-// ProjectPath returns the project config file for cwd.
-func ProjectPath(cwd string) string { return filepath.Join(cwd, ".hub", "config.toml") }
+// ProjectPath returns the project config file of the directory dir.
+func ProjectPath(dir string) string { return filepath.Join(dir, ".hub", "config.toml") }
 
-// Load reads the user file then the project file for cwd; missing files are
-// fine. An explicit path (from --config) replaces the user file and must exist.
+// ProjectDirs returns cwd and its parents up to the repository root (the
+// nearest directory holding .git) or the filesystem root, nearest first:
+// the directories whose .hub and .agents folders apply to cwd, as git
+// finds its repository from a subdirectory.
+func ProjectDirs(cwd string) []string {
+	if abs, err := filepath.Abs(cwd); err == nil {
+		cwd = abs
+	}
+	var dirs []string
+	for dir := filepath.Clean(cwd); ; {
+		dirs = append(dirs, dir)
+		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
+			return dirs
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return dirs
+		}
+		dir = parent
+	}
+}
+
+// Load reads the user file, then the project files of cwd's ProjectDirs
+// from the outermost in, so the nearest wins; missing files are fine. An
+// explicit path (from --config) replaces the user file and must exist.
 func Load(cwd, explicit string) (*Config, error) {
 	c := &Config{Agents: map[string]AgentConfig{}, Providers: map[string]ProviderConfig{}}
 	user, mustExist := UserPath(), false
 	if explicit != "" {
 		user, mustExist = explicit, true
 	}
-	for _, p := range []string{user, ProjectPath(cwd)} {
+	paths := []string{user}
+	dirs := ProjectDirs(cwd)
+	for i := len(dirs) - 1; i >= 0; i-- {
+		paths = append(paths, ProjectPath(dirs[i]))
+	}
+	for _, p := range paths {
 		if err := c.mergeFile(p, mustExist); err != nil {
 			return nil, err
 		}

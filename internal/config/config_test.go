@@ -106,6 +106,87 @@ func TestLoad_ProjectOverridesUser(t *testing.T) {
 	}
 }
 
+// writeTree creates files (slash paths relative to root, "" content for a
+// directory).
+func writeTree(t *testing.T, root string, files map[string]string) {
+	t.Helper()
+	for rel, content := range files {
+		p := filepath.Join(root, filepath.FromSlash(rel))
+		if content == "" {
+			must(t, os.MkdirAll(p, 0o755))
+			continue
+		}
+		must(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		must(t, os.WriteFile(p, []byte(content), 0o644))
+	}
+}
+
+func TestProjectDirs_StopAtRepositoryRoot(t *testing.T) {
+	tests := []struct {
+		name  string
+		tree  map[string]string
+		cwd   string
+		want  []string
+		whole bool // no .git: the walk reaches the filesystem root
+	}{
+		{name: "cwd is the repo root", tree: map[string]string{"repo/.git/HEAD": "ref"}, cwd: "repo", want: []string{"repo"}},
+		{name: "nested dir walks up to the repo root", tree: map[string]string{"repo/.git/HEAD": "ref", "repo/a/b": ""},
+			cwd: "repo/a/b", want: []string{"repo/a/b", "repo/a", "repo"}},
+		{name: "a .git file (worktree) marks the root", tree: map[string]string{"repo/.git/HEAD": "ref", "repo/wt/.git": "gitdir: x", "repo/wt/sub": ""},
+			cwd: "repo/wt/sub", want: []string{"repo/wt/sub", "repo/wt"}},
+		{name: "no repository", tree: map[string]string{"plain/a": ""}, cwd: "plain/a", want: []string{"plain/a", "plain"}, whole: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			writeTree(t, root, tc.tree)
+			got := ProjectDirs(filepath.Join(root, filepath.FromSlash(tc.cwd)))
+			for i, w := range tc.want {
+				if i >= len(got) || got[i] != filepath.Join(root, filepath.FromSlash(w)) {
+					t.Fatalf("ProjectDirs = %v, want it to start with %v under %s", got, tc.want, root)
+				}
+			}
+			if last := got[len(got)-1]; tc.whole && last != filepath.Dir(last) {
+				t.Errorf("walk without .git ended at %s, want the filesystem root", last)
+			}
+			if !tc.whole && len(got) != len(tc.want) {
+				t.Errorf("ProjectDirs = %v, want %d dirs ending at the repo root", got, len(tc.want))
+			}
+		})
+	}
+}
+
+func TestLoad_ProjectFilesFromRepoRootToCwdNearestWins(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", home)
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{
+		".hub/config.toml":            "default_agent = \"outside\"\n[log]\nfile = \"outside.log\"\n",
+		"repo/.git/HEAD":              "ref",
+		"repo/.hub/config.toml":       "default_agent = \"codex\"\n[log]\nlevel = \"debug\"\n[agents.claude]\nmodel = \"opus\"\n",
+		"repo/svc/.hub/config.toml":   "default_agent = \"claude\"\n",
+		"repo/svc/deep/dir/keep.txt":  "x",
+		"repo/other/.hub/config.toml": "default_agent = \"gemini\"\n",
+	})
+	c, err := Load(filepath.Join(root, "repo", "svc", "deep", "dir"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.DefaultAgent != "claude" {
+		t.Errorf("default_agent = %q, want the nearest file's claude", c.DefaultAgent)
+	}
+	if c.Log.Level != "debug" || c.Agents["claude"].Model != "opus" {
+		t.Errorf("repo-root settings lost: log %+v, agents %+v", c.Log, c.Agents)
+	}
+	if c.Log.File != "" {
+		t.Errorf("log.file = %q read from above the repository root", c.Log.File)
+	}
+	want := []string{filepath.Join(root, "repo", ".hub", "config.toml"), filepath.Join(root, "repo", "svc", ".hub", "config.toml")}
+	if strings.Join(c.Files, "\n") != strings.Join(want, "\n") {
+		t.Errorf("files read = %v, want %v", c.Files, want)
+	}
+}
+
 func TestLoad_ExplicitMissingFileFails(t *testing.T) {
 	_, err := Load(t.TempDir(), filepath.Join(t.TempDir(), "nope.toml"))
 	if !errors.Is(err, ErrInvalid) {
