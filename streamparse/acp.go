@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"strings"
+	"sync/atomic"
 
 	"github.com/hubdev/hub/adapters"
 )
@@ -12,9 +13,18 @@ import (
 // (session/update notifications, permission requests, the prompt response)
 // into Events. It remembers which tool calls were announced so an update for
 // an unknown id is reported as a new tool call.
+//
+// qodercli reports a failed model call twice: an "[Error] <message>" message
+// chunk, then a JSON-RPC error on session/prompt with the same message. The
+// decoder holds such a chunk until the next content: dropped when the
+// prompt's error repeats it, emitted before it otherwise. Adapters that see
+// the prompt's answer elsewhere pass its events through EndTurn.
 type ACPDecoder struct {
 	tools map[string]bool
-	slow  bool // tests: encoding/json only
+	// held is atomic because an adapter ends the turn on another goroutine
+	// than the one reading updates.
+	held atomic.Pointer[adapters.Event]
+	slow bool // tests: encoding/json only
 }
 
 // acpMessage is any JSON-RPC message on the wire.
@@ -132,6 +142,10 @@ func DecodeACP(data []byte) []adapters.Event {
 
 // Decode decodes one JSON-RPC message line written by the agent.
 func (d *ACPDecoder) Decode(line []byte) []adapters.Event {
+	return d.settle(d.decodeLine(line))
+}
+
+func (d *ACPDecoder) decodeLine(line []byte) []adapters.Event {
 	line = bytes.TrimSpace(line)
 	if len(line) == 0 {
 		return nil
@@ -153,7 +167,7 @@ func (d *ACPDecoder) Decode(line []byte) []adapters.Event {
 		if json.Unmarshal(m.Params, &p) != nil || len(p.Update) == 0 {
 			return []adapters.Event{acpRaw("acp:session/update", line)}
 		}
-		return d.DecodeUpdate(p.Update)
+		return d.decodeUpdate(p.Update)
 	case m.Method == "session/request_permission":
 		pr, err := d.DecodePermission(m.Params)
 		if err != nil {
@@ -198,6 +212,70 @@ func (d *ACPDecoder) decodeResult(result json.RawMessage, line []byte) []adapter
 
 // DecodeUpdate decodes the `update` object of one session/update notification.
 func (d *ACPDecoder) DecodeUpdate(update json.RawMessage) []adapters.Event {
+	return d.settle(d.decodeUpdate(update))
+}
+
+// EndTurn passes the events that end a prompt turn (its result or error, as
+// the adapter built them) through the decoder: a held "[Error]" chunk comes
+// out before them, or not at all when their error repeats it.
+func (d *ACPDecoder) EndTurn(evs []adapters.Event) []adapters.Event {
+	return d.settle(evs)
+}
+
+// settle holds an "[Error]" chunk and releases the one held before, unless
+// evs repeat it as an error; session-level updates leave it held.
+func (d *ACPDecoder) settle(evs []adapters.Event) []adapters.Event {
+	if len(evs) == 1 && evs[0].Type == adapters.EventText && acpErrorText(evs[0].Text) != "" {
+		ev := evs[0]
+		evs = nil
+		if prev := d.held.Swap(&ev); prev != nil {
+			evs = []adapters.Event{*prev}
+		}
+		return evs
+	}
+	if d.held.Load() == nil || acpSessionLevel(evs) {
+		return evs
+	}
+	prev := d.held.Swap(nil)
+	if prev == nil || acpErrorRepeats(evs, acpErrorText(prev.Text)) {
+		return evs
+	}
+	return append([]adapters.Event{*prev}, evs...)
+}
+
+// acpErrorText is the message of an "[Error] <message>" chunk, else "".
+func acpErrorText(text string) string {
+	rest, ok := strings.CutPrefix(text, "[Error]")
+	if !ok {
+		return ""
+	}
+	return acpOneLine(rest)
+}
+
+func acpErrorRepeats(evs []adapters.Event, msg string) bool {
+	for _, e := range evs {
+		if e.Type == adapters.EventError && e.Error != nil &&
+			(strings.Contains(e.Error.Message, msg) || strings.Contains(e.Error.Detail, msg)) {
+			return true
+		}
+	}
+	return false
+}
+
+// acpSessionLevel reports whether evs carry only session state (usage,
+// commands, session info), which may come between the chunk and the error.
+func acpSessionLevel(evs []adapters.Event) bool {
+	for _, e := range evs {
+		switch e.Type {
+		case adapters.EventUsage, adapters.EventCommands, adapters.EventSessionInfo:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+func (d *ACPDecoder) decodeUpdate(update json.RawMessage) []adapters.Event {
 	var u acpUpdate
 	if err := json.Unmarshal(update, &u); err != nil {
 		return []adapters.Event{acpRaw("acp:invalid", update)}
@@ -452,8 +530,13 @@ func acpResultUsage(pu *acpPromptUsage, q *acpQuota) *adapters.Usage {
 // ACPError turns a JSON-RPC error from an ACP agent into a user-facing error.
 func ACPError(code int, message string, data json.RawMessage) *adapters.ErrorInfo {
 	e := &adapters.ErrorInfo{Message: acpOneLine(message), Code: "protocol", Fatal: true}
-	if code == -32000 {
+	switch {
+	case code == -32000:
 		e.Code = "auth"
+	case code >= 500 && code <= 599:
+		// Not a JSON-RPC code: qodercli passes the model service's HTTP
+		// status on when a model call fails.
+		e.Code = "provider"
 	}
 	if len(data) > 0 && string(data) != "null" {
 		e.Detail = acpOneLine(string(data))

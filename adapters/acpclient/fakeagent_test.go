@@ -192,6 +192,12 @@ func (a *fakeAgent) prompt(id json.RawMessage, p map[string]any) {
 		a.text("waiting")
 		<-ch
 		stop = "cancelled"
+	case cmd == "modelerror": // qodercli's model error: a chunk, then the same message as error 500
+		a.text("[Error] The model service did not respond in time.")
+		a.send(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": 500, "message": "The model service did not respond in time."}})
+		return
+	case cmd == "errortext":
+		a.text("[Error] is what the log says")
 	case cmd == "crash":
 		for i := range 500 {
 			a.text(fmt.Sprintf("partial %d;", i))

@@ -43,6 +43,7 @@ func (s *Session) Prompt(ctx context.Context, prompt []adapters.Content) (<-chan
 		prompt = append([]adapters.Content{{Type: adapters.ContentText, Text: s.opts.Instructions}}, prompt...)
 	}
 	s.mu.Unlock()
+	_ = s.dec.EndTurn(nil) // an "[Error]" chunk held since a session/load replay is no part of this turn
 	t.emit(pending...)
 	params := acp.PromptRequest{SessionID: s.id, Prompt: toBlocks(prompt, s.caps)}
 	go s.run(ctx, t, params)
@@ -58,7 +59,7 @@ func (s *Session) run(ctx context.Context, t *turn, params acp.PromptRequest) {
 	s.mu.Lock()
 	s.cur = nil
 	s.mu.Unlock()
-	t.finish(s.endEvents(t, res, err)...)
+	t.finish(s.dec.EndTurn(s.endEvents(t, res, err))...)
 }
 
 // watch cancels the turn when the caller's ctx ends, and gives up on the
