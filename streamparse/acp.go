@@ -533,9 +533,13 @@ func ACPError(code int, message string, data json.RawMessage) *adapters.ErrorInf
 	switch {
 	case code == -32000:
 		e.Code = "auth"
-	case code >= 500 && code <= 599:
-		// Not a JSON-RPC code: qodercli passes the model service's HTTP
-		// status on when a model call fails.
+	// Not JSON-RPC codes: qodercli and gemini pass the model service's HTTP
+	// status on when a model call fails.
+	case code == 401 || code == 403:
+		e.Code = "auth"
+	case code == 429:
+		e.Code = "rate_limit"
+	case code >= 400 && code <= 599:
 		e.Code = "provider"
 	}
 	if len(data) > 0 && string(data) != "null" {

@@ -121,8 +121,13 @@ func TestACPError_Codes(t *testing.T) {
 		{-32000, "auth"},
 		{-32603, "protocol"},
 		{-32601, "protocol"},
+		{400, "provider"},
+		{401, "auth"},
+		{403, "auth"},
+		{429, "rate_limit"},
 		{500, "provider"},
 		{503, "provider"},
+		{600, "protocol"},
 		{0, "protocol"},
 	}
 	for _, tt := range tests {
