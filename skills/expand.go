@@ -167,6 +167,35 @@ func PlaceTemp(list []Skill) (root string, cleanup func() error, err error) {
 	return root, func() error { return os.RemoveAll(root) }, nil
 }
 
+// SharedDir is the folder under a PlaceTemp root that holds the skills in
+// the shared .agents/skills layout, for agents given a skills folder
+// rather than a project.
+func SharedDir(root string) string { return filepath.Join(root, ".agents", "skills") }
+
+// Placed reads back the skills PlaceTemp laid out under root, each with the
+// folder it stands for (not the temp link), for an adapter that has to fall
+// back to PromptPrefix when its agent cannot load them natively.
+func Placed(root string) ([]Skill, error) {
+	dir := SharedDir(root)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("read placed skills: %w", err)
+	}
+	var out []Skill
+	for _, e := range entries {
+		p := filepath.Join(dir, e.Name())
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			p = real
+		}
+		s, err := Load(p)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
 func copyDir(src, dst string) error {
 	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {

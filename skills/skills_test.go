@@ -287,3 +287,28 @@ func TestFind_MalformedSkillSaysWhy(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+func TestPlaced_ReadsBackTheOriginalFolders(t *testing.T) {
+	cwd, user := fixture(t)
+	list, _ := Discover(cwd, user)
+	root, cleanup, err := PlaceTemp(list)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cleanup() }()
+	got, err := Placed(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(Names(got), ",") != strings.Join(Names(list), ",") {
+		t.Fatalf("placed = %v, want %v", Names(got), Names(list))
+	}
+	for _, s := range got {
+		if strings.HasPrefix(s.Dir, root) {
+			t.Errorf("%s points into the temp dir %s, want its own folder", s.Name, s.Dir)
+		}
+	}
+	if _, err := Placed(t.TempDir()); err == nil {
+		t.Error("Placed on a dir PlaceTemp did not lay out: no error")
+	}
+}

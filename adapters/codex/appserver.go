@@ -26,6 +26,9 @@ type appSession struct {
 
 	mu      sync.Mutex
 	version string // from initialize's userAgent
+	// skills goes in front of the next prompt when codex could not load
+	// the session's skills natively.
+	skills  string
 	thread  string
 	turnID  string
 	out     chan adapters.Event // nil when idle
@@ -66,6 +69,10 @@ func (a *Adapter) startAppServer(ctx context.Context, opts adapters.SessionOptio
 	s.mu.Unlock()
 	a.setCLIVersion(s.version)
 	_ = s.rpc.notify("initialized", nil)
+	if err := s.addSkillRoots(ictx); err != nil {
+		_ = p.Stop()
+		return nil, err
+	}
 	listed := make(chan struct{})
 	go func() {
 		defer close(listed)
@@ -82,6 +89,28 @@ func (a *Adapter) startAppServer(ctx context.Context, opts adapters.SessionOptio
 	}
 	<-listed
 	return s, nil
+}
+
+// addSkillRoots makes codex scan the session's skill folders (it lists
+// them in the thread's instructions like its own); a codex without
+// skills/extraRoots/set gets the skills in front of the first prompt.
+func (s *appSession) addSkillRoots(ctx context.Context) error {
+	if len(s.opts.SkillDirs) == 0 {
+		return nil
+	}
+	err := s.rpc.call(ctx, "skills/extraRoots/set", map[string]any{"extraRoots": skillRoots(s.opts.SkillDirs)}, nil)
+	if err == nil {
+		return nil
+	}
+	s.log.Warn().Err(err).Msg("codex cannot load skills natively; putting them in front of the prompt")
+	text, perr := skillPrompt(s.opts.SkillDirs)
+	if perr != nil {
+		return fmt.Errorf("codex skills: %w", perr)
+	}
+	s.mu.Lock()
+	s.skills = text
+	s.mu.Unlock()
+	return nil
 }
 
 func (s *appSession) openThread(ctx context.Context, a *Adapter) error {
@@ -218,9 +247,9 @@ func (s *appSession) Prompt(ctx context.Context, prompt []adapters.Content) (<-c
 	}
 	out := make(chan adapters.Event, 256)
 	s.out = out
-	thread := s.thread
+	thread, skillText := s.thread, s.skills
 	s.mu.Unlock()
-	params := map[string]any{"threadId": thread, "input": userInput(prompt)}
+	params := map[string]any{"threadId": thread, "input": userInput(withSkills(prompt, skillText))}
 	var r struct {
 		Turn struct {
 			ID string `json:"id"`
@@ -241,6 +270,9 @@ func (s *appSession) Prompt(ctx context.Context, prompt []adapters.Content) (<-c
 	s.mu.Lock()
 	if s.out == out {
 		s.turnID = r.Turn.ID
+	}
+	if s.skills == skillText {
+		s.skills = ""
 	}
 	s.mu.Unlock()
 	return out, nil

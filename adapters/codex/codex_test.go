@@ -91,6 +91,12 @@ func fakeCodex(fixture string) int {
 			if !fakeReplay(turn, send, in, logf) {
 				return 0
 			}
+		case "skills/extraRoots/set":
+			if os.Getenv("CODEX_FAKE_NO_SKILL_ROOTS") != "" {
+				send(`{"error":{"code":-32600,"message":"Invalid request: unknown variant ` + "`skills/extraRoots/set`" + `"},"id":` + id + `}`)
+			} else {
+				send(`{"id":` + id + `,"result":{}}`)
+			}
 		case "model/list":
 			fakeModelList(id, send)
 		case "turn/interrupt":

@@ -27,7 +27,10 @@ type execSession struct {
 	log  zerolog.Logger
 	raw  *adapters.UnknownRecords
 
-	mu        sync.Mutex
+	mu sync.Mutex
+	// skills goes in front of the first prompt: codex exec has no way to
+	// add a skills folder.
+	skills    string
 	thread    string
 	p         *proc.Process
 	cancelled bool
@@ -35,8 +38,12 @@ type execSession struct {
 }
 
 func (a *Adapter) startExec(opts adapters.SessionOptions) (*execSession, error) {
+	text, err := skillPrompt(opts.SkillDirs)
+	if err != nil {
+		return nil, fmt.Errorf("codex skills: %w", err)
+	}
 	return &execSession{a: a, opts: opts, dec: streamparse.NewCodexExecDecoder(), log: a.log, thread: opts.ResumeID,
-		raw: newUnknownRecords(a.log, a.cliVersion)}, nil
+		raw: newUnknownRecords(a.log, a.cliVersion), skills: text}, nil
 }
 
 func (s *execSession) ID() string {
@@ -82,14 +89,14 @@ func (s *execSession) Prompt(ctx context.Context, prompt []adapters.Content) (<-
 		return nil, err
 	}
 	argv := s.a.argv()
-	p, err := proc.Start(context.WithoutCancel(ctx), proc.Spec{Path: argv[0], Args: s.args(adapters.PromptText(prompt), images),
+	p, err := proc.Start(context.WithoutCancel(ctx), proc.Spec{Path: argv[0], Args: s.args(adapters.PromptText(withSkills(prompt, s.skills)), images),
 		Dir: s.opts.Cwd, Env: s.a.env(s.opts), Grace: 2 * time.Second})
 	if err != nil {
 		cleanup()
 		return nil, fmt.Errorf("%w: %w", adapters.ErrNotInstalled, err)
 	}
 	_ = p.Stdin.Close() // codex exec reads stdin to EOF when it is a pipe
-	s.p, s.cancelled = p, false
+	s.p, s.cancelled, s.skills = p, false, ""
 	out := make(chan adapters.Event, 64)
 	go s.run(p, out, cleanup)
 	return out, nil

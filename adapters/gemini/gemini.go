@@ -44,7 +44,10 @@ func Capabilities() adapters.Capabilities {
 		DefaultMode: "default",
 		Notes: "native ACP (gemini --acp); models and modes come from gemini's session; " +
 			"shell commands run without a pty so their output reaches the editor (options.plain_shell = false keeps gemini's pty); " +
-			"the stream-json fallback has no permission prompts and no thoughts",
+			"the stream-json fallback has no permission prompts and no thoughts; " +
+			"skills arrive in the prompt: gemini 0.61 loads skills natively only from its bundle, installed extensions, " +
+			"~/.gemini/skills, ~/.agents/skills and the workspace's .gemini/skills and .agents/skills, with no flag, setting " +
+			"or ACP field for another dir, and moving its home (GEMINI_CLI_HOME) would also move its auth, settings and chats",
 	}
 }
 
