@@ -737,7 +737,6 @@ func TestConfigOptions_AgentSwitchReplacesCommands(t *testing.T) {
 			o.Registry.Register(named{replay.New(""), "other"})
 		})
 	sid, _ := c.start(t)
-	c.prompt(sid, "x")
 	commands := func() []string {
 		var out []string
 		for _, u := range c.updates(sid) {
@@ -751,6 +750,10 @@ func TestConfigOptions_AgentSwitchReplacesCommands(t *testing.T) {
 		}
 		return out
 	}
+	// The skills are announced after session/new's answer, on their own
+	// path; a prompt sent at once may race them (both lists are complete).
+	c.waitFor(t, func() bool { return len(commands()) == 1 })
+	c.prompt(sid, "x")
 	if got := commands(); fmt.Sprint(got) != "[review review,compact]" {
 		t.Fatalf("commands before the switch %q", got)
 	}
