@@ -12,9 +12,10 @@ import (
 
 const skillsHelp = `Usage: hub skills list [--json]
 
-Lists the Agent Skills (folders holding a SKILL.md) found in the project's
-.hub/skills and .agents/skills and in the user config dir's skills/, with
-where each came from. Malformed skills are reported as warnings on stderr.
+Lists the Agent Skills (folders holding a SKILL.md) found in .hub/skills and
+.agents/skills of the current directory and each parent up to the repository
+root (nearest first; a nearer skill hides one of the same name), then in the
+user config dir's skills/, with where each came from. Malformed skills are reported as warnings on stderr.
 Use a skill with 'hub run --skill NAME' or '/NAME' in an ACP editor.
 `
 
@@ -53,7 +54,7 @@ func runSkills(_ context.Context, e *env, args []string) int {
 		fmt.Fprintf(e.stderr, "warning: skipped skill %s\n", w)
 	}
 	if len(list) == 0 {
-		fmt.Fprintln(e.stderr, "no skills found (looked in .hub/skills, .agents/skills and the user config dir's skills/)")
+		fmt.Fprintln(e.stderr, "no skills found (looked in .hub/skills and .agents/skills up to the repository root, and the user config dir's skills/)")
 		return exitOK
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
