@@ -1,7 +1,6 @@
 package acp
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/adapters/replay"
+	"github.com/hubdev/hub/internal/testlog"
 )
 
 // C14, C29: with an agent that takes no images, image and audio prompt
@@ -205,33 +205,15 @@ func turnText(ups []SessionUpdate) string {
 	return b.String()
 }
 
-// syncBuffer is a log sink safe for the server's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // withLog sends the server's debug log to buf.
-func withLog(buf *syncBuffer) func(*Options) {
+func withLog(buf *testlog.Buffer) func(*Options) {
 	return func(o *Options) { o.Logger = zerolog.New(buf).Level(zerolog.DebugLevel) }
 }
 
 // C01: with debug logging on, stdout still carries only JSON-RPC lines
 // (tclient fails on any other line); the logs go to the logger.
 func TestConformance_C01_OnlyProtocolOnStdoutWithDebugLogs(t *testing.T) {
-	var log syncBuffer
+	var log testlog.Buffer
 	c := newClient(t, scriptFile(t,
 		`{"event":{"type":"raw","source":"x:y","raw":{"a":1}}}`,
 		`{"event":{"type":"text","text":"hi"}}`), withLog(&log))
@@ -477,7 +459,7 @@ func TestConformance_C17_NoAuthRequired(t *testing.T) {
 func TestConformance_C19_MCPServersSkippedWithLogLine(t *testing.T) {
 	nomcp := replay.New("")
 	nomcp.Caps.MCP, nomcp.Caps.MCPHTTP = false, false
-	var log syncBuffer
+	var log testlog.Buffer
 	c := newClient(t, "", withLog(&log), func(o *Options) { o.Registry.Register(named{nomcp, "nomcp"}) })
 	c.init(ClientCapabilities{})
 	cwd := t.TempDir()

@@ -1,50 +1,20 @@
 package acpclient
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"os"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/rs/zerolog"
 
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/testlog"
 )
 
-// logBuffer collects zerolog JSON lines from concurrent writers.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *logBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
 // entries returns the log entries at level that name a record.
-func (b *logBuffer) entries(t *testing.T, level string) []map[string]string {
-	t.Helper()
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	var out []map[string]string
-	for _, l := range strings.Split(strings.TrimSpace(b.buf.String()), "\n") {
-		var m map[string]string
-		if l == "" || json.Unmarshal([]byte(l), &m) != nil {
-			continue
-		}
-		if m["level"] == level && m["record"] != "" {
-			out = append(out, m)
-		}
-	}
-	return out
-}
 
 func TestSession_UnknownRecordsWarnOncePerTypeWithVersion(t *testing.T) {
 	tests := []struct {
@@ -59,7 +29,7 @@ func TestSession_UnknownRecordsWarnOncePerTypeWithVersion(t *testing.T) {
 	wantWarned := []string{"acp:hologram_update", "acp:x/ask", "acp:x/telemetry"}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			var logs logBuffer
+			var logs testlog.Buffer
 			a := New(Config{
 				Name: "fake", Argv: []string{os.Args[0]}, Env: map[string]string{fakeEnv: "1", fakeVersionEnv: tc.agentVersion},
 				Caps: adapters.Capabilities{TestedVersions: tc.tested}, InitTimeout: 20 * time.Second, StopGrace: time.Second,
@@ -88,7 +58,7 @@ func TestSession_UnknownRecordsWarnOncePerTypeWithVersion(t *testing.T) {
 					}
 				}
 				_ = s.Close()
-				warns := logs.entries(t, "warn")
+				warns := logs.Records("warn")
 				if len(warns) != len(wantWarned)*session {
 					t.Fatalf("after session %d: %d warnings, want %d (once per type per session): %+v", session, len(warns), len(wantWarned)*session, warns)
 				}
@@ -104,7 +74,7 @@ func TestSession_UnknownRecordsWarnOncePerTypeWithVersion(t *testing.T) {
 				if !slices.Equal(warned, wantWarned) {
 					t.Errorf("warned about %q, want %q", warned, wantWarned)
 				}
-				if debug := logs.entries(t, "debug"); !slices.ContainsFunc(debug, func(m map[string]string) bool { return m["record"] == "acp:_fake/ping" }) {
+				if debug := logs.Records("debug"); !slices.ContainsFunc(debug, func(m map[string]string) bool { return m["record"] == "acp:_fake/ping" }) {
 					t.Errorf("extension method not logged at debug: %+v", debug)
 				}
 			}

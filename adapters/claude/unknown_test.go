@@ -1,57 +1,24 @@
 package claude
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/rs/zerolog"
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/config"
+	"github.com/hubdev/hub/internal/testlog"
 )
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) entries(t *testing.T, level string) []map[string]any {
-	t.Helper()
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	var out []map[string]any
-	for _, line := range strings.Split(strings.TrimSpace(l.b.String()), "\n") {
-		var m map[string]any
-		if line == "" {
-			continue
-		}
-		if err := json.Unmarshal([]byte(line), &m); err != nil {
-			t.Fatalf("log line %q: %v", line, err)
-		}
-		if m["level"] == level {
-			out = append(out, m)
-		}
-	}
-	return out
-}
 
 func TestSession_UnknownRecordWarnsOncePerTypePerSession(t *testing.T) {
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	var logs lockedBuffer
+	var logs testlog.Buffer
 	a := New(config.AgentConfig{Command: config.Command{exe}, Env: map[string]string{"HUB_FAKE_CLAUDE": "unknown"}},
 		zerolog.New(&logs).Level(zerolog.DebugLevel))
 	for session := 1; session <= 2; session++ {
@@ -70,17 +37,17 @@ func TestSession_UnknownRecordWarnsOncePerTypePerSession(t *testing.T) {
 			}
 		}
 		_ = s.Close()
-		warns := logs.entries(t, "warn")
+		warns := logs.Records("warn")
 		if len(warns) != session {
 			t.Fatalf("after session %d: %d warnings, want one per unknown type per session: %v", session, len(warns), warns)
 		}
 		w := warns[session-1]
 		if w["record"] != "claude:brand_new_thing" || w["agent_version"] != "2.1.330" || w["tested"] != TestedVersions ||
-			!strings.Contains(w["message"].(string), "(claude 2.1.330, tested with "+TestedVersions+")") {
+			!strings.Contains(w["message"], "(claude 2.1.330, tested with "+TestedVersions+")") {
 			t.Errorf("warning = %v", w)
 		}
 	}
-	for _, d := range logs.entries(t, "debug") {
+	for _, d := range logs.Records("debug") {
 		if d["record"] == "claude:rate_limit_event" {
 			return
 		}

@@ -1,52 +1,19 @@
 package codex
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/rs/zerolog"
 
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/testlog"
 )
 
-// logBuffer collects zerolog JSON lines from concurrent writers.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *logBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
 // warnings returns the warn-level entries that name an unknown record.
-func (b *logBuffer) warnings(t *testing.T) []map[string]string {
-	t.Helper()
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	var out []map[string]string
-	for _, l := range strings.Split(strings.TrimSpace(b.buf.String()), "\n") {
-		if l == "" {
-			continue
-		}
-		var m map[string]string
-		if err := json.Unmarshal([]byte(l), &m); err != nil {
-			t.Fatalf("log line %q: %v", l, err)
-		}
-		if m["level"] == "warn" && m["record"] != "" {
-			out = append(out, m)
-		}
-	}
-	return out
-}
 
 func rawSources(evs []adapters.Event) []string {
 	var out []string
@@ -89,7 +56,7 @@ func TestAppServer_UnknownRecordWarnsOncePerTypePerSession(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFake(t, "appserver-text", "CODEX_FAKE_UA="+tc.ua, "CODEX_FAKE_INJECT="+inject)
-			var logs logBuffer
+			var logs testlog.Buffer
 			f.a.log = zerolog.New(&logs)
 			for session := 1; session <= 2; session++ {
 				s, err := f.a.Start(context.Background(), adapters.SessionOptions{Cwd: t.TempDir()})
@@ -101,7 +68,7 @@ func TestAppServer_UnknownRecordWarnsOncePerTypePerSession(t *testing.T) {
 				if got := strings.Join(rawSources(evs), " "); got != "codex:thread/futureThing codex:thread/futureThing codex:item/hologram/delta" {
 					t.Errorf("session %d raw events = %q, want every unknown record passed on", session, got)
 				}
-				warns := logs.warnings(t)
+				warns := logs.Records("warn")
 				if len(warns) != 2*session {
 					t.Fatalf("after session %d: %d warnings, want one per record type per session: %+v", session, len(warns), warns)
 				}
@@ -143,7 +110,7 @@ func TestExecFallback_UnknownRecordWarnsWithKnownOrUnknownVersion(t *testing.T) 
 		t.Run(tc.name, func(t *testing.T) {
 			f := newExecFake(t, "exec-tool", "")
 			f.a.cfg.Env["CODEX_FAKE_STREAM"] = stream
-			var logs logBuffer
+			var logs testlog.Buffer
 			f.a.log = zerolog.New(&logs)
 			f.a.setCLIVersion(tc.known)
 			s, err := f.a.Start(context.Background(), adapters.SessionOptions{Cwd: t.TempDir()})
@@ -155,7 +122,7 @@ func TestExecFallback_UnknownRecordWarnsWithKnownOrUnknownVersion(t *testing.T) 
 			if got := rawSources(evs); len(got) != 2 || got[0] != "codexexec:thread.hologram" {
 				t.Errorf("raw events = %q, want both unknown records", got)
 			}
-			warns := logs.warnings(t)
+			warns := logs.Records("warn")
 			if len(warns) != 1 || warns[0]["record"] != "codexexec:thread.hologram" || !strings.Contains(warns[0]["message"], tc.wantMsg) {
 				t.Errorf("warnings = %+v, want one naming the record and %q", warns, tc.wantMsg)
 			}

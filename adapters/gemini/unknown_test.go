@@ -1,62 +1,24 @@
 package gemini
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/rs/zerolog"
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/config"
+	"github.com/hubdev/hub/internal/testlog"
 )
 
-// logBuffer collects zerolog JSON lines from concurrent writers.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *logBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
 // warnings returns the warnings that name a record.
-func (b *logBuffer) warnings() []map[string]string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	var out []map[string]string
-	for _, l := range strings.Split(b.buf.String(), "\n") {
-		var m map[string]string
-		if json.Unmarshal([]byte(l), &m) == nil && m["level"] == "warn" && m["record"] != "" {
-			out = append(out, m)
-		}
-	}
-	return out
-}
 
 // awaitWarnings waits for n warnings: they are logged once the version
 // lookup (a process) returns.
-func (b *logBuffer) awaitWarnings(t *testing.T, n int) []map[string]string {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		w := b.warnings()
-		if len(w) >= n || time.Now().After(deadline) {
-			return w
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
 
 func TestStreamJSON_UnknownRecordsWarnOncePerTypeWithVersion(t *testing.T) {
 	tests := []struct {
@@ -77,7 +39,7 @@ func TestStreamJSON_UnknownRecordsWarnOncePerTypeWithVersion(t *testing.T) {
 			writeFile(t, stream, extra+string(base))
 			env := hermeticEnv(dir)
 			env[fakeEnv], env[fakeStreamEnv], env[fakeVersionEnv] = "1", stream, tt.version
-			var logs logBuffer
+			var logs testlog.Buffer
 			a := New(config.AgentConfig{Command: config.Command{os.Args[0], "--acp"}, Env: env}, "test", zerolog.New(&logs))
 			wantRaw := []string{"gemini:hologram", "gemini:hologram", "gemini:invalid", "gemini:telemetry"}
 			wantWarned := []string{"gemini:hologram", "gemini:telemetry"}
@@ -107,7 +69,7 @@ func TestStreamJSON_UnknownRecordsWarnOncePerTypeWithVersion(t *testing.T) {
 					}
 				}
 				_ = s.Close()
-				warns := logs.awaitWarnings(t, len(wantWarned)*session)
+				warns := logs.AwaitRecords(t, "warn", len(wantWarned)*session)
 				if len(warns) != len(wantWarned)*session {
 					t.Fatalf("after session %d: %d warnings, want %d (once per type per session): %+v", session, len(warns), len(wantWarned)*session, warns)
 				}

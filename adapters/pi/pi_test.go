@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -15,6 +14,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/testlog"
 )
 
 // fakeAdapter returns an adapter whose "pi" is this test binary in the
@@ -368,39 +368,10 @@ func TestSession_FailedRunWithoutRetryEnds(t *testing.T) {
 	}
 }
 
-// signalWriter collects log lines and signals each write.
-type signalWriter struct {
-	mu    sync.Mutex
-	lines []string
-	wrote chan struct{}
-}
-
-func (w *signalWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	w.lines = append(w.lines, string(p))
-	w.mu.Unlock()
-	select {
-	case w.wrote <- struct{}{}:
-	default:
-	}
-	return len(p), nil
-}
-
-func (w *signalWriter) find(sub string) string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	for _, l := range w.lines {
-		if strings.Contains(l, sub) {
-			return l
-		}
-	}
-	return ""
-}
-
 func TestSession_UnknownRecordWarnsWithVersion(t *testing.T) {
 	a, _ := fakeAdapter(t, "unknown")
-	logs := &signalWriter{wrote: make(chan struct{}, 1)}
-	a.opts.Log = zerolog.New(logs)
+	var logs testlog.Buffer
+	a.opts.Log = zerolog.New(&logs)
 	a.unknown = newUnknownRecords(a.opts)
 	sess, err := a.Start(context.Background(), adapters.SessionOptions{Cwd: t.TempDir()})
 	if err != nil {
@@ -419,17 +390,9 @@ func TestSession_UnknownRecordWarnsWithVersion(t *testing.T) {
 	if !raw || textOf(evs) != "Hi! say hello" {
 		t.Errorf("unknown record not passed on raw beside the answer: %+v", evs)
 	}
-	deadline := time.After(10 * time.Second)
-	for logs.find("agent_settled") == "" {
-		select {
-		case <-logs.wrote:
-		case <-deadline:
-			t.Fatalf("no warning for agent_settled; logs: %v", logs.lines)
-		}
-	}
-	if l := logs.find("agent_settled"); !strings.Contains(l, `"agent_version":"0.73.1-fake"`) || !strings.Contains(l, `"level":"warn"`) ||
-		!strings.Contains(l, TestedVersions) {
-		t.Errorf("warning = %s, want level warn naming pi 0.73.1-fake and the tested version", l)
+	w := logs.AwaitRecords(t, "warn", 1)[0]
+	if w["record"] != "pi:agent_settled" || w["agent_version"] != "0.73.1-fake" || w["tested"] != TestedVersions {
+		t.Errorf("warning = %v, want pi:agent_settled naming pi 0.73.1-fake and the tested version", w)
 	}
 }
 

@@ -124,8 +124,8 @@ func (s *session) route(ev adapters.Event) {
 	if ev.Type == adapters.EventRaw && ev.Source == "pi:extension_ui_request" {
 		s.answerDialog(ev.Raw)
 	}
-	if rec := streamparse.PiUnknownRecord(ev); rec != "" {
-		s.unknown.Note(rec)
+	if streamparse.PiUnknownRecord(ev) != "" {
+		s.unknown.Note(ev.Source)
 	}
 	s.mu.Lock()
 	t := s.turn
