@@ -11,11 +11,20 @@ import (
 	"strings"
 )
 
-const cacheFile = "doctor-v1.json"
+const cacheFile = "doctor-v2.json"
+
+// cacheEntries is how many reports the cache keeps: one per recent set of
+// options (a full report, `--agent X`, `--probe`) so switching between them
+// does not probe again.
+const cacheEntries = 8
 
 type cacheEntry struct {
 	Key    string  `json:"key"`
 	Report *Report `json:"report"`
+}
+
+type cacheFileData struct {
+	Entries []cacheEntry `json:"entries"`
 }
 
 // cacheKey hashes everything a report depends on that is cheap to read:
@@ -73,25 +82,46 @@ func stamp(h interface{ Write([]byte) (int, error) }, path string) {
 
 func (p *prober) cachePath() string { return filepath.Join(p.o.CacheDir, cacheFile) }
 
-func (p *prober) loadCache(key string) *Report {
+func (p *prober) readCache() []cacheEntry {
 	data, err := os.ReadFile(p.cachePath())
 	if err != nil {
 		return nil
 	}
-	var e cacheEntry
-	if json.Unmarshal(data, &e) != nil || e.Key != key || e.Report == nil {
+	var f cacheFileData
+	if json.Unmarshal(data, &f) != nil {
 		return nil
 	}
-	if age := p.o.Now().Sub(e.Report.GeneratedAt); age < 0 || age > p.o.TTL {
-		return nil
-	}
-	e.Report.Cached = true
-	return e.Report
+	return f.Entries
 }
 
-// saveCache writes atomically; a failure only costs the next run a probe.
+func (p *prober) fresh(r *Report) bool {
+	if r == nil {
+		return false
+	}
+	age := p.o.Now().Sub(r.GeneratedAt)
+	return age >= 0 && age <= p.o.TTL
+}
+
+func (p *prober) loadCache(key string) *Report {
+	for _, e := range p.readCache() {
+		if e.Key == key && p.fresh(e.Report) {
+			e.Report.Cached = true
+			return e.Report
+		}
+	}
+	return nil
+}
+
+// saveCache puts r first, keeps the other fresh entries up to
+// cacheEntries, and writes atomically; a failure only costs a probe.
 func (p *prober) saveCache(key string, r *Report) {
-	data, err := json.Marshal(cacheEntry{Key: key, Report: r})
+	entries := []cacheEntry{{Key: key, Report: r}}
+	for _, e := range p.readCache() {
+		if e.Key != key && p.fresh(e.Report) && len(entries) < cacheEntries {
+			entries = append(entries, e)
+		}
+	}
+	data, err := json.Marshal(cacheFileData{Entries: entries})
 	if err != nil {
 		return
 	}

@@ -307,6 +307,21 @@ func TestRun_CacheHitAndInvalidation(t *testing.T) {
 	}
 }
 
+func TestRun_CacheKeepsOneReportPerOptionSet(t *testing.T) {
+	w := newWorld(t)
+	w.agent("codex", "codex-cli 0.169.0")
+	w.agent("claude", "2.1.330 (Claude Code)")
+	only := func(o *Options) { o.Agents = []string{"codex"} }
+	w.run(nil)
+	w.run(only)
+	if r := w.run(nil); !r.Cached {
+		t.Fatal("the full report was probed again after an --agent run")
+	}
+	if r := w.run(only); !r.Cached || len(r.Agents) != 1 {
+		t.Fatalf("the --agent report was not kept beside the full one: cached=%v agents=%d", r.Cached, len(r.Agents))
+	}
+}
+
 func TestRun_ACPAndNative(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/v1/models" {
