@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -22,7 +23,12 @@ const (
 // where only hub looks: the agent can know it only from hub.
 func skillsE2EUser(t *testing.T, home string) {
 	t.Helper()
-	dir := filepath.Join(home, ".config", "hub", "skills", skillsE2EName)
+	skillsE2EWrite(t, filepath.Join(home, ".config", "hub", "skills", skillsE2EName))
+}
+
+// skillsE2EWrite writes the test skill's SKILL.md into dir.
+func skillsE2EWrite(t *testing.T, dir string) {
+	t.Helper()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -124,4 +130,134 @@ func TestSkills_GeminiPrompt(t *testing.T) {
 		t.Errorf("want the skill body before the user's prompt; request:\n%s", body)
 	}
 	skillsE2EEmpty(t, cwd)
+}
+
+// skillsE2EProject writes the skill into the project's .hub/skills, where
+// only hub looks.
+func skillsE2EProject(t *testing.T, cwd string) {
+	t.Helper()
+	skillsE2EWrite(t, filepath.Join(cwd, ".hub", "skills", skillsE2EName))
+}
+
+// skillsE2ETree lists every path under dir, relative to it.
+func skillsE2ETree(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	err := filepath.WalkDir(dir, func(p string, _ os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		out = append(out, rel)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// claudeUserTexts returns the text blocks of the request's user messages.
+func claudeUserTexts(req mockllm.AnthropicRequest) []string {
+	var out []string
+	for _, m := range req.Messages {
+		if m["role"] != "user" {
+			continue
+		}
+		switch c := m["content"].(type) {
+		case string:
+			out = append(out, c)
+		case []any:
+			for _, b := range c {
+				if b, ok := b.(map[string]any); ok && b["type"] == "text" {
+					s, _ := b["text"].(string)
+					out = append(out, s)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// Claude loads the skill natively from hub's temp dir (passed as --add-dir):
+// it lists the skill's name and description among those available to its
+// Skill tool, the body stays out of the request until the model invokes
+// the skill, the user's prompt goes through as typed, and the temp dir is
+// gone after the run.
+func TestSkills_Claude(t *testing.T) {
+	mock := mockllm.NewAnthropicServer(mockllm.AnthropicTurn{Text: "Noted."})
+	defer mock.Close()
+	home, cwd := t.TempDir(), t.TempDir()
+	skillsE2EProject(t, cwd)
+	before := skillsE2ETree(t, cwd)
+	r := runHub(t, home, claudeHubConfig(t, mock), "", "--agent", "claude", "--cwd", cwd, "--skill", skillsE2EName, "--format", "jsonl", "take a note")
+	if r.code != 0 || !strings.Contains(runText(r), "Noted.") {
+		t.Fatalf("exit %d stdout %q\n%s", r.code, r.stdout, e2eTail(r.stderr, 30))
+	}
+	reqs := mock.Requests()
+	if len(reqs) == 0 {
+		t.Fatal("claude sent no request")
+	}
+	body := string(reqs[0].Body)
+	if !strings.Contains(body, "- "+skillsE2EName+": "+skillsE2EDesc) {
+		t.Errorf("skill %q is not in claude's list of available skills", skillsE2EName)
+	}
+	if strings.Contains(body, skillsE2EBody) {
+		t.Errorf("the skill body was sent before the model asked for it")
+	}
+	if texts := claudeUserTexts(reqs[0]); !slices.Contains(texts, "take a note") {
+		t.Errorf("the user's prompt did not go through as typed: %q", texts)
+	}
+	if tmp := skillsE2ETempDir.FindString(body); tmp == "" {
+		t.Errorf("no hub-skills temp dir named in the request")
+	} else if _, err := os.Stat(tmp); !os.IsNotExist(err) {
+		t.Errorf("skills temp dir %s left after the run (stat err %v)", tmp, err)
+	}
+	if after := skillsE2ETree(t, cwd); !slices.Equal(before, after) {
+		t.Errorf("project dir changed: before %q, after %q", before, after)
+	}
+}
+
+// Over ACP hub announces the project's skills as slash commands and expands
+// `/name args` into the skill in front of the args.
+func TestSkills_ClaudeACPCommand(t *testing.T) {
+	mock := mockllm.NewAnthropicServer(mockllm.AnthropicTurn{Text: "Noted."})
+	defer mock.Close()
+	cwd := t.TempDir()
+	skillsE2EProject(t, cwd)
+	before := skillsE2ETree(t, cwd)
+	h := startHub(t, claudeHubConfig(t, mock), nil)
+	h.initialize(nil)
+	sid := h.newSession(cwd)
+	announced := func(u map[string]any) bool {
+		cmds, _ := u["availableCommands"].([]any)
+		for _, c := range cmds {
+			if c, ok := c.(map[string]any); ok && c["name"] == skillsE2EName {
+				return true
+			}
+		}
+		return false
+	}
+	if _, ok := h.waitUpdate(announced, e2eCallTimeout); !ok {
+		t.Fatalf("skill %q never announced as a command\n%s", skillsE2EName, e2eTail(h.stderr(), 30))
+	}
+	stop, updates, err := h.prompt(sid, "/"+skillsE2EName+" take a note")
+	if err != nil || stop != "end_turn" || !strings.Contains(claudeChunkText(updates), "Noted.") {
+		t.Fatalf("stop=%q err=%v text %q\n%s", stop, err, claudeChunkText(updates), e2eTail(h.stderr(), 30))
+	}
+	reqs := mock.Requests()
+	if len(reqs) == 0 {
+		t.Fatal("claude sent no request")
+	}
+	expanded := false
+	for _, s := range claudeUserTexts(reqs[len(reqs)-1]) {
+		i, j := strings.Index(s, skillsE2EBody), strings.LastIndex(s, "take a note")
+		expanded = expanded || (i >= 0 && j > i && !strings.HasPrefix(s, "/"))
+	}
+	if !expanded {
+		t.Errorf("want the skill body before the args in the prompt; user texts: %q", claudeUserTexts(reqs[len(reqs)-1]))
+	}
+	if after := skillsE2ETree(t, cwd); !slices.Equal(before, after) {
+		t.Errorf("project dir changed: before %q, after %q", before, after)
+	}
 }
