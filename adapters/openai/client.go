@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/hubdev/hub/adapters"
@@ -218,7 +219,9 @@ func (c *client) complete(ctx context.Context, req *chatRequest, emit func(adapt
 		if emitted || !retryable(err) || attempt >= c.retry.Max {
 			return nil, err
 		}
-		if err := c.clock.Sleep(ctx, c.backoff(attempt, err)); err != nil {
+		d := c.backoff(attempt, err)
+		emit(c.retryNotice(err, d, attempt))
+		if err := c.clock.Sleep(ctx, d); err != nil {
 			return nil, err
 		}
 	}
@@ -228,12 +231,26 @@ func mentionsStream(msg string) bool {
 	return strings.Contains(strings.ToLower(msg), "stream")
 }
 
+// retryable: rate limits, server errors and broken connections; not a
+// refused connection, where nothing listens (a local server that is not
+// running) and waiting only delays the one-line answer.
 func retryable(err error) bool {
 	var he *httpError
 	if errors.As(err, &he) {
 		return he.status == http.StatusTooManyRequests || he.status >= 500
 	}
-	return errors.Is(err, ErrUnreachable)
+	return errors.Is(err, ErrUnreachable) && !errors.Is(err, syscall.ECONNREFUSED)
+}
+
+// retryNotice tells the user, without ending the turn, why the loop waits.
+func (c *client) retryNotice(err error, wait time.Duration, attempt int) adapters.Event {
+	code := "provider"
+	var he *httpError
+	if errors.As(err, &he) && he.status == http.StatusTooManyRequests {
+		code = "rate_limit"
+	}
+	msg := fmt.Sprintf("%s: %v; retrying in %s (retry %d of %d)", c.profile.Name, err, wait.Round(100*time.Millisecond), attempt+1, c.retry.Max)
+	return adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{Message: msg, Code: code}}
 }
 
 func (c *client) backoff(attempt int, err error) time.Duration {
@@ -275,7 +292,10 @@ func (c *client) once(ctx context.Context, req *chatRequest, emit func(adapters.
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return nil, fmt.Errorf("%w: %s: %v", ErrUnreachable, c.profile.BaseURL, err)
+		if errors.Is(err, syscall.ECONNREFUSED) {
+			return nil, fmt.Errorf("%w: nothing listens at %s; is the server running? (%w)", ErrUnreachable, c.profile.BaseURL, err)
+		}
+		return nil, fmt.Errorf("%w: %s: %w", ErrUnreachable, c.profile.BaseURL, err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode/100 != 2 {

@@ -124,6 +124,16 @@ func firstError(evs []adapters.Event) *adapters.ErrorInfo {
 	return nil
 }
 
+// fatalError returns the error that ended the turn, if any.
+func fatalError(evs []adapters.Event) *adapters.ErrorInfo {
+	for _, e := range evs {
+		if e.Type == adapters.EventError && e.Error.Fatal {
+			return e.Error
+		}
+	}
+	return nil
+}
+
 func TestSession_StreamsTextAndUsage(t *testing.T) {
 	r := newRig(t, nil, mockllm.OpenAITurn{Text: "Hello there, world", Reasoning: "thinking"})
 	if err := os.WriteFile(filepath.Join(r.root, "AGENTS.md"), []byte("Always use tabs."), 0o644); err != nil {
@@ -224,8 +234,20 @@ func TestSession_Retries(t *testing.T) {
 		mockllm.OpenAITurn{Text: "ok"},
 	)
 	evs, stop := r.prompt(t, "hi", nil)
-	if stop != adapters.StopEndTurn || textOf(evs) != "ok" || firstError(evs) != nil {
+	if stop != adapters.StopEndTurn || textOf(evs) != "ok" || fatalError(evs) != nil {
 		t.Fatalf("stop=%s evs=%+v", stop, evs)
+	}
+	var notices []string
+	for _, e := range evs {
+		if e.Type == adapters.EventError {
+			notices = append(notices, e.Error.Code)
+			if !strings.Contains(e.Error.Message, "retrying in") {
+				t.Errorf("retry notice %q does not say when", e.Error.Message)
+			}
+		}
+	}
+	if strings.Join(notices, " ") != "rate_limit provider provider" {
+		t.Errorf("retry notices %q, want one non-fatal notice per retry", notices)
 	}
 	s := r.clock.sleeps
 	if len(s) != 3 || s[0] != 7*time.Second || s[1] < 800*time.Millisecond || s[1] > 1200*time.Millisecond || s[2] < 1600*time.Millisecond || s[2] > 2400*time.Millisecond {
@@ -254,11 +276,21 @@ func TestSession_Errors(t *testing.T) {
 			}
 			r := newRig(t, nil, turns...)
 			evs, stop := r.prompt(t, "hi", nil)
-			e := firstError(evs)
-			if stop != adapters.StopEndTurn || e == nil || e.Code != tt.code || !e.Fatal || len(r.srv.Requests()) != tt.requests {
+			e := fatalError(evs)
+			if stop != adapters.StopEndTurn || e == nil || e.Code != tt.code || len(r.srv.Requests()) != tt.requests {
 				t.Fatalf("stop=%s err=%+v requests=%d", stop, e, len(r.srv.Requests()))
 			}
 		})
+	}
+}
+
+// Nothing listens: the turn ends at once with one line, no backoff.
+func TestSession_RefusedConnectionNotRetried(t *testing.T) {
+	r := newRig(t, func(p *Profile, _ *Options) { p.BaseURL = "http://127.0.0.1:1/v1" })
+	evs, stop := r.prompt(t, "hi", nil)
+	e := fatalError(evs)
+	if stop != adapters.StopEndTurn || e == nil || !strings.Contains(e.Message, "is the server running?") || len(r.clock.sleeps) != 0 {
+		t.Fatalf("err=%+v sleeps=%v", e, r.clock.sleeps)
 	}
 }
 
