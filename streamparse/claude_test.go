@@ -278,6 +278,33 @@ func TestDecodeClaude_Behaviour(t *testing.T) {
 				t.Errorf("final error = %+v", e)
 			}
 		}},
+		// rec-max-*: recorded from claude 2.1.330 against the Anthropic mock
+		// (adapters/claude/record_test.go).
+		{"real --max-turns 1 with a tool call ends max_turn_requests", "rec-max-turns", func(t *testing.T, ev []adapters.Event) {
+			if got := claudeTypes(ev); got != "session_info,commands,text,text,text,tool_call,tool_update,usage,done" {
+				t.Fatalf("types = %s (hitting the turn limit is no error)", got)
+			}
+			if done := ev[len(ev)-1]; done.StopReason != adapters.StopMaxTurnRequests {
+				t.Errorf("stop = %s", done.StopReason)
+			}
+		}},
+		{"real max_tokens cut ends max_tokens once claude stops resuming", "rec-max-tokens", func(t *testing.T, ev []adapters.Event) {
+			var text strings.Builder
+			for _, e := range ev {
+				switch e.Type {
+				case adapters.EventText:
+					text.WriteString(e.Text)
+				case adapters.EventError:
+					t.Errorf("error = %+v (the cut is a stop reason, not a failure)", e.Error)
+				}
+			}
+			if want := "This answer is cut off in the middle and again and again and again"; text.String() != want {
+				t.Errorf("text = %q, want %q (claude's synthetic API error must not be echoed)", text.String(), want)
+			}
+			if done := ev[len(ev)-1]; done.Type != adapters.EventDone || done.StopReason != adapters.StopMaxTokens {
+				t.Errorf("last event = %s stop %s", done.Type, done.StopReason)
+			}
+		}},
 		// not-logged-in: recorded from claude 2.1.330 with an empty HOME, no
 		// ANTHROPIC_API_KEY and no network (see its README.md).
 		{"real not logged in is one fatal auth error naming the fix", "not-logged-in", func(t *testing.T, ev []adapters.Event) {

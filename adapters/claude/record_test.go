@@ -11,7 +11,8 @@ package claude
 //	  go test -tags clauderecord -run TestRecord -v ./adapters/claude/
 //	go test ./streamparse -run DecodeClaude_Fixtures -update
 //
-// CASE=<name> records one case. HOME and the cwd are temp dirs; in the
+// CASE=<name> records one case (and -run DecodeClaude_Fixtures/<name>
+// updates its golden only). HOME and the cwd are temp dirs; in the
 // stored stream they read /home/dev and /home/dev/project like the other
 // fixtures.
 
@@ -42,6 +43,7 @@ type recCase struct {
 	retryAfter string
 	turns      []mockllm.AnthropicTurn
 	env        []string
+	args       []string // extra claude flags
 }
 
 func TestRecord(t *testing.T) {
@@ -54,6 +56,18 @@ func TestRecord(t *testing.T) {
 			turns: []mockllm.AnthropicTurn{{Text: "Answer after the retry."}}},
 		// CLAUDE_CODE_MAX_RETRIES keeps the give-up short (default 10).
 		{name: "rec-rate-limit-exhausted", limited: -1, retryAfter: "1", env: []string{"CLAUDE_CODE_MAX_RETRIES=2"}},
+		// The one allowed turn asks for a tool (Read needs no permission), so
+		// claude stops before sending the tool's result back (error_max_turns).
+		{name: "rec-max-turns", args: []string{"--max-turns", "1"}, turns: []mockllm.AnthropicTurn{
+			{Text: "Reading the notes.", ToolUses: []mockllm.AnthropicToolUse{{Name: "Read", Input: `{"file_path":"notes.txt"}`}}},
+			{Text: "Not reached: the second turn is over the limit."}}},
+		// claude answers a max_tokens cut with "Output token limit hit.
+		// Resume directly" three times, then gives up on the fourth.
+		{name: "rec-max-tokens", turns: []mockllm.AnthropicTurn{
+			{Text: "This answer is cut off in the mid", StopReason: "max_tokens"},
+			{Text: "dle and again", StopReason: "max_tokens"},
+			{Text: " and again", StopReason: "max_tokens"},
+			{Text: " and again", StopReason: "max_tokens"}}},
 	}
 	only := os.Getenv("CASE")
 	for _, c := range cases {
@@ -107,8 +121,8 @@ func record(t *testing.T, bin string, c recCase) {
 	env = append(env, c.env...)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	p, err := proc.Start(ctx, proc.Spec{Path: bin, Dir: cwd, Env: env, Args: []string{"-p", "--input-format", "stream-json",
-		"--output-format", "stream-json", "--verbose", "--include-partial-messages", "--permission-prompt-tool", "stdio"}})
+	p, err := proc.Start(ctx, proc.Spec{Path: bin, Dir: cwd, Env: env, Args: append([]string{"-p", "--input-format", "stream-json",
+		"--output-format", "stream-json", "--verbose", "--include-partial-messages", "--permission-prompt-tool", "stdio"}, c.args...)})
 	if err != nil {
 		t.Fatal(err)
 	}
