@@ -187,25 +187,42 @@ func (ss *session) adapter() (adapters.Adapter, error) {
 	return ss.srv.opts.Registry.Get(name)
 }
 
+// ensureBackend returns the session's agent, starting it if needed. The
+// start (seconds for a node CLI's handshake) runs without holding ss.mu,
+// which session/cancel takes on the read loop, and ends with the turn's
+// ctx. Only the running turn starts a backend, so no two starts race.
 func (ss *session) ensureBackend(ctx context.Context) (adapters.Session, error) {
 	ss.mu.Lock()
-	defer ss.mu.Unlock()
 	if ss.backend != nil {
-		return ss.backend, nil
+		b := ss.backend
+		ss.mu.Unlock()
+		return b, nil
 	}
-	a, err := ss.srv.opts.Registry.Get(ss.rec.Agent)
+	name := ss.rec.Agent
+	a, err := ss.srv.opts.Registry.Get(name)
 	if err != nil {
+		ss.mu.Unlock()
 		return nil, err
 	}
 	opts := adapters.SessionOptions{Cwd: ss.rec.Cwd, MCPServers: ss.mcpFor(a), Model: ss.rec.Model, Mode: ss.rec.Mode, Editor: ss.editor}
 	if a.Capabilities().Resume {
 		opts.ResumeID = ss.rec.AgentSessionID
 	}
+	ss.mu.Unlock()
 	b, err := a.Start(ctx, opts)
 	if err != nil {
-		return nil, fmt.Errorf("start %s: %w", ss.rec.Agent, err)
+		return nil, fmt.Errorf("start %s: %w", name, err)
 	}
-	ss.backend = b
+	ss.mu.Lock()
+	closed := ss.closed
+	if !closed {
+		ss.backend = b
+	}
+	ss.mu.Unlock()
+	if closed {
+		_ = b.Close()
+		return nil, fmt.Errorf("start %s: %w", name, adapters.ErrClosed)
+	}
 	return b, nil
 }
 
@@ -297,7 +314,10 @@ func (ss *session) runTurn(ctx, turnCtx context.Context, prompt []ContentBlock) 
 }
 
 func (ss *session) drive(ctx, turnCtx context.Context, content []adapters.Content) string {
-	b, err := ss.ensureBackend(ctx)
+	b, err := ss.ensureBackend(turnCtx)
+	if err != nil && turnCtx.Err() != nil {
+		return StopCancelled // cancelled (or closed) while the agent was starting
+	}
 	if err == nil {
 		var ch <-chan adapters.Event
 		if ch, err = b.Prompt(ctx, content); err == nil {
