@@ -24,7 +24,6 @@ type ACPDecoder struct {
 	// held is atomic because an adapter ends the turn on another goroutine
 	// than the one reading updates.
 	held atomic.Pointer[adapters.Event]
-	slow bool // tests: encoding/json only
 }
 
 // acpMessage is any JSON-RPC message on the wire.
@@ -149,11 +148,6 @@ func (d *ACPDecoder) decodeLine(line []byte) []adapters.Event {
 	line = bytes.TrimSpace(line)
 	if len(line) == 0 {
 		return nil
-	}
-	if !d.slow {
-		if evs, ok := d.decodeFast(line); ok {
-			return evs
-		}
 	}
 	var m acpMessage
 	if err := json.Unmarshal(line, &m); err != nil {

@@ -69,14 +69,13 @@ func TestACPDecoder_ModelErrorShownOnce(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			for _, d := range []*ACPDecoder{NewACPDecoder(), acpSlowDecoder()} {
-				var evs []adapters.Event
-				for _, l := range tt.lines {
-					evs = append(evs, d.Decode([]byte(l))...)
-				}
-				if got := acpTurnSummary(evs); got != tt.want {
-					t.Errorf("slow=%v:\n got %s\nwant %s", d.slow, got, tt.want)
-				}
+			d := NewACPDecoder()
+			var evs []adapters.Event
+			for _, l := range tt.lines {
+				evs = append(evs, d.Decode([]byte(l))...)
+			}
+			if got := acpTurnSummary(evs); got != tt.want {
+				t.Errorf("\n got %s\nwant %s", got, tt.want)
 			}
 		})
 	}

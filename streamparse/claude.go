@@ -29,7 +29,6 @@ type ClaudeDecoder struct {
 	// sends no message_start); the assistant block that repeats it claims it.
 	unclaimed []claudeUnclaimed
 	cli       string // CLI named in error messages; "" means claude
-	slow      bool   // encoding/json only (tests compare both paths)
 	session   string
 	model     string
 	commands  string
@@ -37,7 +36,6 @@ type ClaudeDecoder struct {
 	// of an is_api_error_message assistant line; its result line only
 	// carries the text, and "Not logged in" has no HTTP status.
 	apiError string
-	strs     claudeStrs
 	// Version is the CLI version from the last system/init ("" before).
 	Version string
 }
@@ -143,15 +141,8 @@ func (d *ClaudeDecoder) Decode(line []byte) []adapters.Event {
 		return nil
 	}
 	var l claudeLine
-	if len(line) >= claudeLargeLine {
-		if !claudeDecodeLarge(line, &l) {
-			return []adapters.Event{claudeRaw(line, "claude:malformed")}
-		}
-	} else if d.slow || !claudeFastLine(line, &l, &d.strs) {
-		l = claudeLine{}
-		if err := json.Unmarshal(line, &l); err != nil {
-			return []adapters.Event{claudeRaw(line, "claude:malformed")}
-		}
+	if err := json.Unmarshal(line, &l); err != nil {
+		return []adapters.Event{claudeRaw(line, "claude:malformed")}
 	}
 	switch l.Type {
 	case "system":

@@ -28,11 +28,8 @@ type claudeStreamEvent struct {
 
 func (d *ClaudeDecoder) streamEvent(l *claudeLine, line []byte) []adapters.Event {
 	var ev claudeStreamEvent
-	if d.slow || !claudeFastEvent(l.Event, &ev, &d.strs) {
-		ev = claudeStreamEvent{}
-		if err := json.Unmarshal(l.Event, &ev); err != nil {
-			return []adapters.Event{claudeRaw(line, "claude:stream_event")}
-		}
+	if err := json.Unmarshal(l.Event, &ev); err != nil {
+		return []adapters.Event{claudeRaw(line, "claude:stream_event")}
 	}
 	parent := parentKey(l.ParentToolUseID)
 	key := claudeBlockKey{parent: parent, index: ev.Index}
@@ -119,19 +116,7 @@ type claudeBlockJSON struct {
 	} `json:"source"`
 }
 
-func (d *ClaudeDecoder) message(raw json.RawMessage) (claudeMessage, []claudeBlockJSON, bool) {
-	if !d.slow && len(raw) < claudeLargeLine {
-		if m, blocks, ok := claudeFastMessage(raw, &d.strs); ok {
-			return m, blocks, true
-		}
-	}
-	return decodeClaudeMessage(raw)
-}
-
 func decodeClaudeMessage(raw json.RawMessage) (claudeMessage, []claudeBlockJSON, bool) {
-	if len(raw) >= claudeLargeLine {
-		return claudeDecodeLargeMessage(raw)
-	}
 	var m claudeMessage
 	if json.Unmarshal(raw, &m) != nil {
 		return m, nil, false
@@ -149,7 +134,7 @@ func decodeClaudeMessage(raw json.RawMessage) (claudeMessage, []claudeBlockJSON,
 }
 
 func (d *ClaudeDecoder) assistant(l *claudeLine, line []byte) []adapters.Event {
-	m, blocks, ok := d.message(l.Message)
+	m, blocks, ok := decodeClaudeMessage(l.Message)
 	if !ok {
 		return []adapters.Event{claudeRaw(line, "claude:assistant")}
 	}
@@ -237,7 +222,7 @@ func claudePlan(input []byte) ([]adapters.PlanEntry, bool) {
 }
 
 func (d *ClaudeDecoder) user(l *claudeLine) []adapters.Event {
-	_, blocks, ok := d.message(l.Message)
+	_, blocks, ok := decodeClaudeMessage(l.Message)
 	if !ok {
 		return nil
 	}
@@ -281,8 +266,8 @@ func claudeResultContent(raw json.RawMessage) []adapters.ToolContent {
 		return nil
 	}
 	if raw[0] == '"' {
-		s, ok := jsonString(raw)
-		if !ok || s == "" {
+		var s string
+		if json.Unmarshal(raw, &s) != nil || s == "" {
 			return nil
 		}
 		return []adapters.ToolContent{{Type: adapters.ToolContentText, Text: s}}

@@ -28,7 +28,6 @@ type CodexDecoder struct {
 	base     *codexTokens      // cumulative usage when the turn started
 	total    *codexTokens
 	pending  *adapters.ErrorInfo // last non-retried error, reported at turn end
-	slow     bool                // encoding/json only (tests compare both paths)
 }
 
 // NewCodexDecoder returns a decoder for one app-server stream.
@@ -76,28 +75,19 @@ func (d *CodexDecoder) Decode(line []byte) []adapters.Event {
 		return nil
 	}
 	var m CodexMessage
-	fast := false
-	if !d.slow {
-		m, fast = codexMessage(line)
-	}
-	if !fast {
-		if err := json.Unmarshal(line, &m); err != nil {
-			return []adapters.Event{codexRaw(line, "codex:invalid")}
-		}
+	if err := json.Unmarshal(line, &m); err != nil {
+		return []adapters.Event{codexRaw(line, "codex:invalid")}
 	}
 	switch {
 	case m.IsResponse():
-		return d.response(m, line, fast)
+		return d.response(m, line)
 	case m.IsRequest():
 		return d.request(m, line)
 	case codexQuiet[m.Method]:
 		return nil
 	}
-	if evs, ok := d.notification(m, fast); ok {
+	if evs, ok := d.notification(m); ok {
 		return evs
-	}
-	if fast {
-		return []adapters.Event{jsonRawEvent("codex:"+m.Method, line)}
 	}
 	return []adapters.Event{codexRaw(line, "codex:"+m.Method)}
 }
@@ -111,21 +101,13 @@ func codexRaw(line []byte, source string) adapters.Event {
 	return adapters.Event{Type: adapters.EventRaw, Raw: raw, Source: source}
 }
 
-func (d *CodexDecoder) response(m CodexMessage, line []byte, fast bool) []adapters.Event {
+func (d *CodexDecoder) response(m CodexMessage, line []byte) []adapters.Event {
 	var r struct {
 		Thread *codexThread `json:"thread"`
 		Model  string       `json:"model"`
 	}
-	ok := fast && codexFastResponse(m.Result, &r.Thread, &r.Model)
-	if !ok {
-		r.Thread, r.Model = nil, ""
-		ok = json.Unmarshal(m.Result, &r) == nil
-	}
-	if ok && r.Thread != nil && r.Thread.ID != "" {
+	if json.Unmarshal(m.Result, &r) == nil && r.Thread != nil && r.Thread.ID != "" {
 		return []adapters.Event{codexSessionInfo(r.Thread, r.Model)}
-	}
-	if fast {
-		return []adapters.Event{jsonRawEvent("codex:response", line)}
 	}
 	return []adapters.Event{codexRaw(line, "codex:response")}
 }
@@ -147,12 +129,7 @@ func codexSessionInfo(t *codexThread, model string) adapters.Event {
 	return adapters.Event{Type: adapters.EventSessionInfo, Session: info}
 }
 
-func (d *CodexDecoder) notification(m CodexMessage, fast bool) ([]adapters.Event, bool) {
-	if fast {
-		if evs, ok, handled := d.fastNotification(m); handled {
-			return evs, ok
-		}
-	}
+func (d *CodexDecoder) notification(m CodexMessage) ([]adapters.Event, bool) {
 	switch m.Method {
 	case "thread/started":
 		var p struct {

@@ -15,7 +15,6 @@ type CodexExecDecoder struct {
 	started map[string]bool
 	total   codexExecUsage
 	pending *adapters.ErrorInfo
-	slow    bool // encoding/json only (tests compare both paths)
 }
 
 type codexExecUsage struct {
@@ -72,29 +71,15 @@ func (d *CodexExecDecoder) Decode(line []byte) []adapters.Event {
 	if len(line) == 0 {
 		return nil
 	}
-	// The item stays out of r so that it does not escape to the heap.
-	var item codexExecItem
-	r, hasItem, fast := codexExecFast(line, &item)
-	if !fast || d.slow {
-		return d.decodeSlow(line)
-	}
-	if !hasItem {
-		return d.record(&r, nil, line, fast)
-	}
-	return d.record(&r, &item, line, fast)
-}
-
-func (d *CodexExecDecoder) decodeSlow(line []byte) []adapters.Event {
 	var r codexExecRecord
 	if err := json.Unmarshal(line, &r); err != nil {
 		return []adapters.Event{codexRaw(line, "codexexec:invalid")}
 	}
-	return d.record(&r, r.Item, line, false)
+	return d.record(&r, line)
 }
 
-// record maps one record; item is r's item (kept apart from r by the
-// scanner path).
-func (d *CodexExecDecoder) record(r *codexExecRecord, item *codexExecItem, line []byte, fast bool) []adapters.Event {
+// record maps one record.
+func (d *CodexExecDecoder) record(r *codexExecRecord, line []byte) []adapters.Event {
 	var evs []adapters.Event
 	ok := true
 	switch r.Type {
@@ -102,11 +87,11 @@ func (d *CodexExecDecoder) record(r *codexExecRecord, item *codexExecItem, line 
 		evs = []adapters.Event{{Type: adapters.EventSessionInfo, Session: &adapters.SessionInfo{AgentSessionID: r.ThreadID}}}
 	case "turn.started":
 	case "item.started", "item.updated", "item.completed":
-		if item == nil {
+		if r.Item == nil {
 			ok = false
 			break
 		}
-		evs, ok = d.item(item, r.Type)
+		evs, ok = d.item(r.Item, r.Type)
 	case "turn.completed":
 		evs = d.turnCompleted(r.Usage)
 	case "turn.failed":
@@ -115,9 +100,6 @@ func (d *CodexExecDecoder) record(r *codexExecRecord, item *codexExecItem, line 
 		evs = d.errorLine(r.Message)
 	default:
 		ok = false
-	}
-	if !ok && fast {
-		return []adapters.Event{jsonRawEvent("codexexec:"+r.Type, line)}
 	}
 	if !ok {
 		return []adapters.Event{codexRaw(line, "codexexec:"+r.Type)}
@@ -213,9 +195,9 @@ func (d *CodexExecDecoder) item(it *codexExecItem, phase string) ([]adapters.Eve
 		}
 		return []adapters.Event{{Type: adapters.EventError, Error: &adapters.ErrorInfo{Message: codexOneLine(it.Message), Code: "warning"}}}, true
 	case "todo_list":
-		return codexExecPlan(it.Items, d.slow), true
+		return codexExecPlan(it.Items), true
 	}
-	tool, ok := codexExecTool(it, d.slow)
+	tool, ok := codexExecTool(it)
 	if !ok {
 		return nil, false
 	}
@@ -239,14 +221,11 @@ func codexExecText(typ adapters.EventType, it *codexExecItem, completed bool) []
 	return []adapters.Event{{Type: typ, Text: it.Text, MessageID: it.ID}}
 }
 
-// codexExecPlan decodes todo_list items; slow skips the scanner path.
-func codexExecPlan(raw json.RawMessage, slow bool) []adapters.Event {
+// codexExecPlan decodes todo_list items.
+func codexExecPlan(raw json.RawMessage) []adapters.Event {
 	var items []struct {
 		Text      string `json:"text"`
 		Completed bool   `json:"completed"`
-	}
-	if plan, ok := codexExecFastPlan(raw); ok && !slow {
-		return []adapters.Event{{Type: adapters.EventPlan, Plan: plan}}
 	}
 	_ = json.Unmarshal(raw, &items)
 	plan := make([]adapters.PlanEntry, 0, len(items))
@@ -260,8 +239,8 @@ func codexExecPlan(raw json.RawMessage, slow bool) []adapters.Event {
 	return []adapters.Event{{Type: adapters.EventPlan, Plan: plan}}
 }
 
-// codexExecTool maps a tool item; slow skips the scanner paths.
-func codexExecTool(it *codexExecItem, slow bool) (*adapters.ToolCall, bool) {
+// codexExecTool maps a tool item.
+func codexExecTool(it *codexExecItem) (*adapters.ToolCall, bool) {
 	t := &adapters.ToolCall{ID: it.ID, Status: codexStatus(it.Status)}
 	switch it.Type {
 	case "command_execution":
@@ -278,10 +257,7 @@ func codexExecTool(it *codexExecItem, slow bool) (*adapters.ToolCall, bool) {
 			}{*it.ExitCode, codexTail(it.AggregatedOutput)})
 		}
 	case "file_change":
-		ch, ok := codexExecFastChanges(it.Changes)
-		if !ok || slow {
-			ch = codexExecChanges(it.Changes)
-		}
+		ch := codexExecChanges(it.Changes)
 		t.Name, t.Kind = "apply_patch", adapters.KindEdit
 		for _, c := range ch {
 			t.Locations = append(t.Locations, adapters.Location{Path: c.Path})
@@ -291,7 +267,7 @@ func codexExecTool(it *codexExecItem, slow bool) (*adapters.ToolCall, bool) {
 	case "mcp_tool_call":
 		t.Name, t.Kind, t.Title = it.Server+"."+it.Tool, adapters.KindOther, it.Server+": "+it.Tool
 		t.RawInput = codexRawOrNil(it.Arguments)
-		t.Content, t.RawOutput = codexMCPResult(codexItem{Result: it.Result, Error: it.Error}, slow)
+		t.Content, t.RawOutput = codexMCPResult(codexItem{Result: it.Result, Error: it.Error})
 	case "web_search":
 		t.Name, t.Kind, t.Title = "web_search", adapters.KindFetch, "Search the web: "+it.Query
 	default:

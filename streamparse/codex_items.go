@@ -124,7 +124,7 @@ func (d *CodexDecoder) tool(it codexItem) (*adapters.ToolCall, bool) {
 		t.Name, t.Kind = it.Server+"."+it.Tool, adapters.KindOther
 		t.Title = it.Server + ": " + it.Tool
 		t.RawInput = codexRawOrNil(it.Arguments)
-		t.Content, t.RawOutput = codexMCPResult(it, d.slow)
+		t.Content, t.RawOutput = codexMCPResult(it)
 	case "dynamicToolCall":
 		t.Name, t.Title, t.Kind = it.Tool, it.Tool, adapters.KindOther
 		t.RawInput = codexRawOrNil(it.Arguments)
@@ -326,9 +326,8 @@ func codexUnified(diff string) (old, nw string) {
 	return o.String(), n.String()
 }
 
-// codexMCPResult maps an MCP call's result or error; slow skips the
-// scanner path.
-func codexMCPResult(it codexItem, slow bool) ([]adapters.ToolContent, json.RawMessage) {
+// codexMCPResult maps an MCP call's result or error.
+func codexMCPResult(it codexItem) ([]adapters.ToolContent, json.RawMessage) {
 	var e struct {
 		Message string `json:"message"`
 	}
@@ -345,9 +344,6 @@ func codexMCPResult(it codexItem, slow bool) ([]adapters.ToolContent, json.RawMe
 	}
 	if codexNull(it.Result) {
 		return nil, nil
-	}
-	if out, ok := codexFastMCPContent(it.Result); ok && !slow {
-		return out, codexRawOrNil(it.Result)
 	}
 	if json.Unmarshal(it.Result, &r) != nil {
 		return nil, nil
@@ -437,3 +433,5 @@ func CodexDecision(d adapters.PermissionDecision) string {
 	}
 	return "decline"
 }
+
+func codexNull(b []byte) bool { return len(b) == 0 || string(b) == "null" }

@@ -14,7 +14,6 @@ import (
 type GeminiDecoder struct {
 	tools map[string]string // tool_id -> tool_name
 	done  bool
-	slow  bool // tests: encoding/json only
 }
 
 type geminiLine struct {
@@ -56,11 +55,6 @@ func (d *GeminiDecoder) Decode(line []byte) []adapters.Event {
 	line = bytes.TrimSpace(line)
 	if len(line) == 0 {
 		return nil
-	}
-	if !d.slow {
-		if evs, ok := d.decodeFast(line); ok {
-			return evs
-		}
 	}
 	var l geminiLine
 	if err := json.Unmarshal(line, &l); err != nil {
@@ -177,18 +171,13 @@ func geminiToolTitle(name string, params json.RawMessage) string {
 
 // geminiParam returns the first string parameter among keys.
 func geminiParam(params json.RawMessage, keys ...string) string {
-	if s, ok := geminiParamFast(params, keys...); ok {
-		return s
-	}
-	if len(params) == 0 {
-		return ""
-	}
-	var m map[string]any
-	if json.Unmarshal(params, &m) != nil {
+	var m map[string]json.RawMessage
+	if len(params) == 0 || json.Unmarshal(params, &m) != nil {
 		return ""
 	}
 	for _, k := range keys {
-		if s, ok := m[k].(string); ok && s != "" {
+		var s string
+		if json.Unmarshal(m[k], &s) == nil && s != "" {
 			return s
 		}
 	}

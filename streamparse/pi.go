@@ -68,62 +68,34 @@ func DecodePi(data []byte) []adapters.Event {
 	return append(out, d.Flush()...)
 }
 
-// piRecord holds the raw top-level members the decoder looks at.
+// piRecord holds the raw top-level members the decoder looks at; pi 0.73
+// repeats the whole partial message in every message_update, so the bulky
+// members stay raw until a record's type says which are needed.
 type piRecord struct {
-	typ, ame, message, messages, id                            []byte
-	toolCallID, toolName, args, partialResult, result, isError []byte
-	command, success, errorField, data, method, version, cwd   []byte
-	attempt, maxAttempts, delayMs, errorMessage, finalError    []byte
-	willRetry                                                  []byte
-}
-
-func (r *piRecord) set(key, val []byte) {
-	switch string(key) {
-	case "type":
-		r.typ = val
-	case "assistantMessageEvent":
-		r.ame = val
-	case "message":
-		r.message = val
-	case "id":
-		r.id = val
-	case "toolCallId":
-		r.toolCallID = val
-	case "toolName":
-		r.toolName = val
-	case "args":
-		r.args = val
-	case "partialResult":
-		r.partialResult = val
-	case "result":
-		r.result = val
-	case "isError":
-		r.isError = val
-	case "command":
-		r.command = val
-	case "success":
-		r.success = val
-	case "error":
-		r.errorField = val
-	case "data":
-		r.data = val
-	case "method":
-		r.method = val
-	case "cwd":
-		r.cwd = val
-	case "attempt":
-		r.attempt = val
-	case "maxAttempts":
-		r.maxAttempts = val
-	case "delayMs":
-		r.delayMs = val
-	case "errorMessage":
-		r.errorMessage = val
-	case "finalError":
-		r.finalError = val
-	case "willRetry":
-		r.willRetry = val
-	}
+	Typ           json.RawMessage `json:"type"`
+	Ame           json.RawMessage `json:"assistantMessageEvent"`
+	Message       json.RawMessage `json:"message"`
+	Messages      json.RawMessage `json:"messages"`
+	ID            json.RawMessage `json:"id"`
+	ToolCallID    json.RawMessage `json:"toolCallId"`
+	ToolName      json.RawMessage `json:"toolName"`
+	Args          json.RawMessage `json:"args"`
+	PartialResult json.RawMessage `json:"partialResult"`
+	Result        json.RawMessage `json:"result"`
+	IsError       json.RawMessage `json:"isError"`
+	Command       json.RawMessage `json:"command"`
+	Success       json.RawMessage `json:"success"`
+	ErrorField    json.RawMessage `json:"error"`
+	Data          json.RawMessage `json:"data"`
+	Method        json.RawMessage `json:"method"`
+	Version       json.RawMessage `json:"version"`
+	Cwd           json.RawMessage `json:"cwd"`
+	Attempt       json.RawMessage `json:"attempt"`
+	MaxAttempts   json.RawMessage `json:"maxAttempts"`
+	DelayMs       json.RawMessage `json:"delayMs"`
+	ErrorMessage  json.RawMessage `json:"errorMessage"`
+	FinalError    json.RawMessage `json:"finalError"`
+	WillRetry     json.RawMessage `json:"willRetry"`
 }
 
 // Decode turns one line into zero or more events.
@@ -133,8 +105,8 @@ func (d *PiDecoder) Decode(line []byte) []adapters.Event {
 		return nil
 	}
 	var r piRecord
-	ok := piEachMember(line, r.set) && r.typ != nil
-	typ := piString(r.typ)
+	ok := json.Unmarshal(line, &r) == nil && r.Typ != nil
+	typ := piString(r.Typ)
 	var out []adapters.Event
 	if d.held != nil && (!ok || (typ != "auto_retry_start" && typ != "auto_retry_end")) {
 		out, d.held = d.held, nil
@@ -182,7 +154,7 @@ func (d *PiDecoder) record(typ string, r *piRecord, line []byte) []adapters.Even
 		failed := d.stop == "error"
 		evs := d.agentEnd()
 		// pi 1.x says whether it retries; 0.73 only tells with the next record.
-		if failed && string(r.willRetry) != "false" {
+		if failed && string(r.WillRetry) != "false" {
 			d.held = evs
 			return nil
 		}
@@ -198,7 +170,7 @@ func (d *PiDecoder) record(typ string, r *piRecord, line []byte) []adapters.Even
 		return d.session(r)
 	case "extension_error":
 		return []adapters.Event{{Type: adapters.EventError, Error: &adapters.ErrorInfo{
-			Message: "pi extension failed: " + piOneLine(piString(r.errorField)), Code: "extension"}}}
+			Message: "pi extension failed: " + piOneLine(piString(r.ErrorField)), Code: "extension"}}}
 	}
 	return []adapters.Event{piRaw("pi:"+typ, line)}
 }
@@ -221,7 +193,7 @@ func PiUnknownRecord(ev adapters.Event) string {
 
 func (d *PiDecoder) retryStart(r *piRecord) []adapters.Event {
 	d.held, d.retrying = nil, true
-	msg := piOneLine(piString(r.errorMessage))
+	msg := piOneLine(piString(r.ErrorMessage))
 	if msg == "" {
 		msg = "the model provider returned an error"
 	}
@@ -229,20 +201,20 @@ func (d *PiDecoder) retryStart(r *piRecord) []adapters.Event {
 	if code != "rate_limit" {
 		code = "retry"
 	}
-	delay, _ := strconv.ParseInt(string(r.delayMs), 10, 64)
+	delay, _ := strconv.ParseInt(string(r.DelayMs), 10, 64)
 	return []adapters.Event{{Type: adapters.EventError, Error: &adapters.ErrorInfo{
 		Message: fmt.Sprintf("pi: %s (pi retries in %s, attempt %s of %s)", msg, time.Duration(delay)*time.Millisecond,
-			piNumber(r.attempt), piNumber(r.maxAttempts)),
-		Code: code, Detail: piString(r.errorMessage)}}}
+			piNumber(r.Attempt), piNumber(r.MaxAttempts)),
+		Code: code, Detail: piString(r.ErrorMessage)}}}
 }
 
 func (d *PiDecoder) retryEnd(r *piRecord) []adapters.Event {
 	pending := d.held != nil || d.retrying
 	d.held, d.retrying = nil, false
-	if string(r.success) == "true" || !pending {
+	if string(r.Success) == "true" || !pending {
 		return nil
 	}
-	final := piString(r.finalError)
+	final := piString(r.FinalError)
 	if final == "Retry cancelled" {
 		return []adapters.Event{{Type: adapters.EventDone, StopReason: adapters.StopCancelled}}
 	}
@@ -252,7 +224,7 @@ func (d *PiDecoder) retryEnd(r *piRecord) []adapters.Event {
 	}
 	return []adapters.Event{
 		{Type: adapters.EventError, Error: &adapters.ErrorInfo{
-			Message: fmt.Sprintf("pi: %s (gave up after %s retries)", msg, piNumber(r.attempt)),
+			Message: fmt.Sprintf("pi: %s (gave up after %s retries)", msg, piNumber(r.Attempt)),
 			Code:    PiErrorCode(msg), Detail: final, Fatal: true}},
 		{Type: adapters.EventDone, StopReason: adapters.StopEndTurn},
 	}
@@ -277,37 +249,30 @@ func piOneLine(s string) string {
 	return s
 }
 
+// piAssistantEvent is the assistantMessageEvent of a message_update; its
+// bulky "partial" member is not decoded.
 type piAssistantEvent struct {
-	typ, delta, toolCall []byte
-}
-
-func (a *piAssistantEvent) set(key, val []byte) {
-	switch string(key) {
-	case "type":
-		a.typ = val
-	case "delta":
-		a.delta = val
-	case "toolCall":
-		a.toolCall = val
-	}
+	Type     string          `json:"type"`
+	Delta    string          `json:"delta"`
+	ToolCall json.RawMessage `json:"toolCall"`
 }
 
 func (d *PiDecoder) messageUpdate(r *piRecord) []adapters.Event {
-	if r.ame == nil {
-		return d.partialFallback(r.message)
+	if r.Ame == nil {
+		return d.partialFallback(r.Message)
 	}
 	var a piAssistantEvent
-	if !piEachMember(r.ame, a.set) {
+	if json.Unmarshal(r.Ame, &a) != nil {
 		return nil
 	}
-	switch piString(a.typ) {
+	switch a.Type {
 	case "text_delta":
-		if s := piString(a.delta); s != "" {
-			return []adapters.Event{{Type: adapters.EventText, Text: s}}
+		if a.Delta != "" {
+			return []adapters.Event{{Type: adapters.EventText, Text: a.Delta}}
 		}
 	case "thinking_delta":
-		if s := piString(a.delta); s != "" {
-			return []adapters.Event{{Type: adapters.EventThought, Text: s}}
+		if a.Delta != "" {
+			return []adapters.Event{{Type: adapters.EventThought, Text: a.Delta}}
 		}
 	case "toolcall_end":
 		var tc struct {
@@ -315,7 +280,7 @@ func (d *PiDecoder) messageUpdate(r *piRecord) []adapters.Event {
 			Name      string          `json:"name"`
 			Arguments json.RawMessage `json:"arguments"`
 		}
-		if json.Unmarshal(a.toolCall, &tc) != nil || tc.ID == "" {
+		if json.Unmarshal(a.ToolCall, &tc) != nil || tc.ID == "" {
 			return nil
 		}
 		return d.announce(tc.ID, tc.Name, tc.Arguments, adapters.StatusPending)
@@ -356,21 +321,13 @@ func (d *PiDecoder) partialFallback(message []byte) []adapters.Event {
 	return out
 }
 
+// piMessageHead is what message_end needs of a message; its content is
+// not decoded.
 type piMessageHead struct {
-	role, usage, stopReason, errorMessage []byte
-}
-
-func (m *piMessageHead) set(key, val []byte) {
-	switch string(key) {
-	case "role":
-		m.role = val
-	case "usage":
-		m.usage = val
-	case "stopReason":
-		m.stopReason = val
-	case "errorMessage":
-		m.errorMessage = val
-	}
+	Role         string          `json:"role"`
+	Usage        json.RawMessage `json:"usage"`
+	StopReason   string          `json:"stopReason"`
+	ErrorMessage string          `json:"errorMessage"`
 }
 
 type piUsage struct {
@@ -386,12 +343,12 @@ type piUsage struct {
 
 func (d *PiDecoder) messageEnd(r *piRecord) []adapters.Event {
 	var m piMessageHead
-	if r.message == nil || !piEachMember(r.message, m.set) || piString(m.role) != "assistant" {
+	if r.Message == nil || json.Unmarshal(r.Message, &m) != nil || m.Role != "assistant" {
 		return nil
 	}
-	d.stop, d.errMsg = piString(m.stopReason), piString(m.errorMessage)
+	d.stop, d.errMsg = m.StopReason, m.ErrorMessage
 	var u piUsage
-	if m.usage == nil || json.Unmarshal(m.usage, &u) != nil {
+	if m.Usage == nil || json.Unmarshal(m.Usage, &u) != nil {
 		return nil
 	}
 	if u.TotalTokens == 0 {
@@ -446,10 +403,10 @@ func PiErrorCode(msg string) string {
 }
 
 func (d *PiDecoder) response(r *piRecord, line []byte) []adapters.Event {
-	resp := PiResponse{ID: piString(r.id), Command: piString(r.command), Success: string(r.success) == "true",
-		Error: piString(r.errorField)}
-	if r.data != nil {
-		resp.Data = piRawCopy(r.data)
+	resp := PiResponse{ID: piString(r.ID), Command: piString(r.Command), Success: string(r.Success) == "true",
+		Error: piString(r.ErrorField)}
+	if r.Data != nil {
+		resp.Data = piRawCopy(r.Data)
 	}
 	if d.OnResponse != nil && d.OnResponse(resp) {
 		return nil
@@ -463,9 +420,9 @@ func (d *PiDecoder) response(r *piRecord, line []byte) []adapters.Event {
 
 func (d *PiDecoder) session(r *piRecord) []adapters.Event {
 	if d.Cwd == "" {
-		d.Cwd = piString(r.cwd)
+		d.Cwd = piString(r.Cwd)
 	}
-	id := piString(r.id)
+	id := piString(r.ID)
 	if id == "" {
 		return nil
 	}
@@ -485,4 +442,21 @@ func (d *PiDecoder) absPath(p string) string {
 		return ""
 	}
 	return filepath.Join(d.Cwd, p)
+}
+
+// piString decodes a raw JSON string value; non-strings yield "".
+func piString(raw json.RawMessage) string {
+	var s string
+	_ = json.Unmarshal(raw, &s)
+	return s
+}
+
+// piRawCopy returns an owned copy of a raw value that is valid JSON: the
+// bytes themselves when valid, else the bytes as a JSON string.
+func piRawCopy(raw []byte) json.RawMessage {
+	if json.Valid(raw) {
+		return append(json.RawMessage(nil), raw...)
+	}
+	q, _ := json.Marshal(string(raw))
+	return q
 }

@@ -155,17 +155,17 @@ func (res piToolResult) toolContent() []adapters.ToolContent {
 }
 
 func (d *PiDecoder) toolStart(r *piRecord) []adapters.Event {
-	id := piString(r.toolCallID)
+	id := piString(r.ToolCallID)
 	if id == "" {
 		return nil
 	}
-	return d.announce(id, piString(r.toolName), r.args, adapters.StatusInProgress)
+	return d.announce(id, piString(r.ToolName), r.Args, adapters.StatusInProgress)
 }
 
 func (d *PiDecoder) toolUpdate(r *piRecord) []adapters.Event {
-	id := piString(r.toolCallID)
+	id := piString(r.ToolCallID)
 	var res piToolResult
-	if id == "" || r.partialResult == nil || json.Unmarshal(r.partialResult, &res) != nil {
+	if id == "" || r.PartialResult == nil || json.Unmarshal(r.PartialResult, &res) != nil {
 		return nil
 	}
 	content := res.toolContent()
@@ -176,19 +176,19 @@ func (d *PiDecoder) toolUpdate(r *piRecord) []adapters.Event {
 }
 
 func (d *PiDecoder) toolEnd(r *piRecord) []adapters.Event {
-	id := piString(r.toolCallID)
+	id := piString(r.ToolCallID)
 	if id == "" {
 		return nil
 	}
 	var out []adapters.Event
 	if _, ok := d.tools[id]; !ok {
-		out = d.announce(id, piString(r.toolName), r.args, adapters.StatusInProgress)
+		out = d.announce(id, piString(r.ToolName), r.Args, adapters.StatusInProgress)
 	}
 	var res piToolResult
-	if r.result != nil {
-		_ = json.Unmarshal(r.result, &res)
+	if r.Result != nil {
+		_ = json.Unmarshal(r.Result, &res)
 	}
-	failed := string(r.isError) == "true"
+	failed := string(r.IsError) == "true"
 	tc := &adapters.ToolCall{ID: id, Status: adapters.StatusCompleted, RawOutput: nil}
 	if failed {
 		tc.Status = adapters.StatusFailed
@@ -200,8 +200,8 @@ func (d *PiDecoder) toolEnd(r *piRecord) []adapters.Event {
 		tc.Content = d.piDiffs(st.name, a)
 	}
 	tc.Content = append(tc.Content, res.toolContent()...)
-	if r.result != nil {
-		tc.RawOutput = piRawCopy(r.result)
+	if r.Result != nil {
+		tc.RawOutput = piRawCopy(r.Result)
 	}
 	return append(out, adapters.Event{Type: adapters.EventToolUpdate, Tool: tc})
 }
