@@ -149,25 +149,6 @@ func (s *Service) Remember(req Request, kind adapters.PermissionOptionKind) {
 
 func rememberKey(req Request) string { return AlwaysScope(req.Tool, req.Command) }
 
-// AlwaysScope is what an "always" answer covers: a command's program and
-// subcommand ("always allow go test" does not allow "rm"); a compound
-// command (pipes, lists, redirects, substitutions) only itself, since its
-// first word says little about what it runs; the tool otherwise.
-func AlwaysScope(tool, command string) string {
-	if command == "" {
-		return tool
-	}
-	command = unwrapShell(command)
-	if strings.ContainsAny(command, ";&|<>`\n") || strings.Contains(command, "$(") {
-		return tool + "\x00=" + strings.TrimSpace(command)
-	}
-	f := strings.Fields(command)
-	if len(f) > 2 {
-		f = f[:2]
-	}
-	return tool + "\x00" + strings.Join(f, " ")
-}
-
 // unwrapShell returns the script of `bash -lc 'script'` (codex wraps every
 // command so), so that "always" scopes what runs, not the shell.
 func unwrapShell(command string) string {

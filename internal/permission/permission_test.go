@@ -176,11 +176,46 @@ func TestAlwaysScope_CommandShapes(t *testing.T) {
 		{"/bin/bash -lc 'touch a.txt'", "/bin/bash -lc 'ls'", false},
 		{"/bin/bash -lc 'go test ./a'", "go test ./b", true},
 		{"bash -c 'go test ./a && rm -rf x'", "bash -c 'go test ./a'", false},
+		{"go test ./a", "go test -exec x ./b", false},
+		{"go test -run A ./a", "go test -run B ./b", true},
 	}
 	for _, tt := range tests {
 		if got := AlwaysScope("Bash", tt.a) == AlwaysScope("Bash", tt.b); got != tt.same {
 			t.Errorf("%q vs %q: same scope = %v, want %v", tt.a, tt.b, got, tt.same)
 		}
+	}
+}
+
+// An "always" never covers more than the command shown: destructive
+// commands match exactly.
+func TestAlwaysScope_NeverBroaderThanShown(t *testing.T) {
+	tests := []struct{ allowed, later string }{
+		{"rm -rf ./build", "rm -rf ~"},
+		{"rm -rf ./build", "rm -rf ./build/../.."},
+		{"git push origin x", "git push --force origin main"},
+		{"git push origin x", "git push origin +main"},
+		{"git push origin x", "git push -f origin main"},
+		{"git reset HEAD~1", "git reset --hard HEAD~1"},
+		{"git status", "git clean -fdx"},
+		{"git checkout main", "git checkout -- ."},
+		{"chmod 644 a", "chmod -R 777 /"},
+		{"chown me a", "chown -R me /"},
+		{"find . -name x", "find . -name x -delete"},
+		{"dd if=a of=b", "dd if=/dev/zero of=/dev/sda"},
+		{"mkfs.ext4 /dev/loop0", "mkfs.ext4 /dev/sda"},
+		{"git branch feature", "git branch -D main"},
+		{"FOO=1 go test", "FOO=1 rm -rf /"},
+		{"sudo ls", "sudo rm -rf /"},
+		{"git stash list", "git stash drop"},
+	}
+	for _, tt := range tests {
+		if AlwaysScope("Bash", tt.allowed) == AlwaysScope("Bash", tt.later) {
+			t.Errorf("always %q covers %q", tt.allowed, tt.later)
+		}
+	}
+	// Destructive commands still match themselves exactly.
+	if AlwaysScope("Bash", "rm -rf ./build") != AlwaysScope("Bash", "  rm -rf ./build ") {
+		t.Error("an exact destructive command does not cover itself")
 	}
 }
 
