@@ -14,6 +14,10 @@ import (
 // New returns a logger at level (flag, else HUB_LOG, else "warn") writing to
 // file when set, else to stderr. The returned closer closes the file.
 func New(level, file string) (zerolog.Logger, io.Closer, error) {
+	return newLogger(level, file, os.Stderr)
+}
+
+func newLogger(level, file string, stderr *os.File) (zerolog.Logger, io.Closer, error) {
 	if level == "" {
 		level = os.Getenv("HUB_LOG")
 	}
@@ -24,7 +28,7 @@ func New(level, file string) (zerolog.Logger, io.Closer, error) {
 	if err != nil {
 		return zerolog.Nop(), nopCloser{}, fmt.Errorf("bad log level %q (use trace, debug, info, warn, error)", level)
 	}
-	var w io.Writer = zerolog.ConsoleWriter{Out: os.Stderr, NoColor: os.Getenv("NO_COLOR") != "", TimeFormat: "15:04:05.000"}
+	var w io.Writer = zerolog.ConsoleWriter{Out: stderr, NoColor: !colour(stderr), TimeFormat: "15:04:05.000"}
 	var closer io.Closer = nopCloser{}
 	if file != "" {
 		f, err := os.OpenFile(file, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
@@ -39,3 +43,14 @@ func New(level, file string) (zerolog.Logger, io.Closer, error) {
 type nopCloser struct{}
 
 func (nopCloser) Close() error { return nil }
+
+// colour reports whether logs to f may carry colour escapes: only on a
+// terminal (editors and CI read stderr through a pipe and show escapes
+// raw), and never with NO_COLOR set.
+func colour(f *os.File) bool {
+	if os.Getenv("NO_COLOR") != "" {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
