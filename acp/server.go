@@ -95,18 +95,26 @@ func newServer(opts Options) *server {
 }
 
 func (s *server) defaultAgent() string {
-	names := s.opts.Registry.Names()
-	for _, n := range []string{s.opts.DefaultAgent, "claude"} {
+	name, _ := DefaultAgent(s.opts.Registry, s.opts.DefaultAgent)
+	return name
+}
+
+// DefaultAgent is the agent new sessions use when name is configured:
+// name if the registry knows it (known is then true), else claude, else
+// the first registered agent.
+func DefaultAgent(r *adapters.Registry, name string) (agent string, known bool) {
+	names := r.Names()
+	for _, n := range []string{name, "claude"} {
 		for _, m := range names {
 			if n != "" && n == m {
-				return n
+				return n, n == name
 			}
 		}
 	}
 	if len(names) > 0 {
-		return names[0]
+		return names[0], false
 	}
-	return s.opts.DefaultAgent
+	return name, false
 }
 
 func (s *server) closeAll() {

@@ -52,6 +52,11 @@ func runAcp(ctx context.Context, e *env, args []string) int {
 			return exitUsage
 		}
 		opts.DefaultAgent = *agent
+	} else if opts.DefaultAgent != "" {
+		if use, known := acp.DefaultAgent(e.registry, opts.DefaultAgent); !known {
+			fmt.Fprintf(e.stderr, "hub acp: default_agent %q in the config is not an agent hub knows; new sessions use %q instead (see 'hub agents')\n",
+				opts.DefaultAgent, use)
+		}
 	}
 	if opts.StateDir == "" {
 		opts.StateDir = config.StateDir()

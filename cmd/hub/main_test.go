@@ -275,3 +275,29 @@ func TestSplitSignals_FirstCancelsLaterPassOn(t *testing.T) {
 	}
 	close(sigs)
 }
+
+// An unknown default_agent is not replaced silently: hub acp says so in
+// one line naming it, and still serves.
+func TestAcp_UnknownDefaultAgentSaysSo(t *testing.T) {
+	root := isolate(t)
+	cfgDir := filepath.Join(root, "xdg_config_home", "hub")
+	if err := os.MkdirAll(cfgDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(cfgDir, "config.toml"), []byte("default_agent = \"no-such-agent\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := hub(t, nil, "acp")
+	if code != exitOK || out != "" {
+		t.Fatalf("exit %d, stdout %q", code, out)
+	}
+	var lines []string
+	for _, l := range strings.Split(strings.TrimSpace(errOut), "\n") {
+		if strings.Contains(l, `"no-such-agent"`) {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) != 1 {
+		t.Fatalf("want one line naming the unknown default_agent, stderr:\n%s", errOut)
+	}
+}
