@@ -214,7 +214,7 @@ func (w *output) summary(s Summary) {
 		w.line(w.color("31", fmt.Sprintf("hub: %s (exit %d)", s.Error, s.ExitCode)))
 	}
 	w.detail(s.Detail)
-	if s.AgentSessionID != "" {
+	if s.AgentSessionID != "" && s.Resumable {
 		w.line(w.color("2", "hub: session "+s.AgentSessionID+" (continue with --resume "+s.AgentSessionID+")"))
 	}
 }

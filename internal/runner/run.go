@@ -42,6 +42,7 @@ type run struct {
 	authErr   bool
 	stop      adapters.StopReason
 	gotDone   bool
+	resumable bool
 }
 
 // stopper delivers interrupts and the timeout; each fires at most once.
@@ -57,6 +58,7 @@ func (r *run) execute(ctx context.Context) Summary {
 		return r.summary(classifyStartError(err), err)
 	}
 	caps := a.Capabilities()
+	r.resumable = caps.Resume
 	prompt, so, cleanup, err := r.prepare(a.Name(), caps)
 	defer cleanup()
 	if err != nil {
@@ -393,7 +395,7 @@ func (r *run) summary(code int, err error) Summary {
 	s := Summary{
 		StopReason: r.stop, AgentSessionID: r.sessionID, Usage: r.usage,
 		DurationMs: r.o.Now().Sub(r.start).Milliseconds(), Denied: r.denied, ExitCode: code,
-		Answer: r.answer.String(), Warnings: r.warnings,
+		Answer: r.answer.String(), Warnings: r.warnings, Resumable: r.resumable,
 	}
 	if s.Denied == nil {
 		s.Denied = []Denial{}

@@ -148,6 +148,9 @@ type Summary struct {
 	// completed run (exit 0 or 6), else all the text that arrived. Not in
 	// jsonl, whose text events carry it.
 	Answer string `json:"-"`
+	// Resumable says whether the agent can continue AgentSessionID with
+	// --resume; text format prints the hint only then.
+	Resumable bool `json:"-"`
 }
 
 // Run executes one prompt and returns the summary; ExitCode is what the

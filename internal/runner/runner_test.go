@@ -187,6 +187,21 @@ func TestRun_SessionIDUsageAndResume(t *testing.T) {
 	}
 }
 
+// The resume hint is printed only for agents that can resume: the native
+// loop cannot, and the suggested command would fail with a usage error.
+func TestRun_NoResumeHintWithoutResume(t *testing.T) {
+	a := &fakeAdapter{name: "fake", script: steps(
+		adapters.Event{Type: adapters.EventSessionInfo, Session: &adapters.SessionInfo{AgentSessionID: "sess-1"}},
+		done(adapters.StopEndTurn))}
+	s, _, errOut := runFake(t, context.Background(), a, nil)
+	if s.ExitCode != ExitOK {
+		t.Fatalf("summary %+v", s)
+	}
+	if strings.Contains(errOut, "--resume") {
+		t.Fatalf("resume hint for an agent that cannot resume:\n%s", errOut)
+	}
+}
+
 func TestRun_Images(t *testing.T) {
 	dir := t.TempDir()
 	png := filepath.Join(dir, "shot.png")
