@@ -52,12 +52,11 @@ func safeName(id string) string {
 	}, id)
 }
 
-// Save writes rec.
+// Save writes rec, which the index owns from then on.
 func (x *index) Save(rec *Record) error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	cp := *rec
-	cp.History = append([]SessionUpdate(nil), rec.History...)
 	x.mem[rec.SessionID] = &cp
 	if x.dir == "" {
 		return nil

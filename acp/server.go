@@ -318,9 +318,7 @@ func (s *server) newSession(_ context.Context, params json.RawMessage) (any, fun
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := s.index.Save(rec); err != nil {
-		s.log.Warn().Err(err).Msg("session index not saved")
-	}
+	ss.save()
 	resp := NewSessionResponse{SessionID: rec.SessionID, Modes: ss.modeState(), ConfigOptions: ss.configOptions()}
 	return resp, ss.announceCommands, nil
 }

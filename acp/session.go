@@ -29,6 +29,7 @@ type session struct {
 	// slow editor back-pressures the adapter instead of growing memory.
 	sendMu sync.Mutex
 
+	saveMu     sync.Mutex // one save at a time
 	mu         sync.Mutex
 	rec        *Record
 	backend    adapters.Session
@@ -169,11 +170,17 @@ func (ss *session) close() {
 	ss.editor.releaseAll()
 }
 
+// save writes a snapshot of the record to the index. The history is copied
+// under ss.mu, since the chunk merge rewrites its last entry, and saves run
+// one at a time so an older snapshot never overwrites a newer one.
 func (ss *session) save() {
+	ss.saveMu.Lock()
+	defer ss.saveMu.Unlock()
 	ss.mu.Lock()
 	ss.flushChunk()
 	ss.rec.UpdatedAt = ss.srv.opts.Now()
 	rec := *ss.rec
+	rec.History = slices.Clone(ss.rec.History)
 	ss.mu.Unlock()
 	if err := ss.srv.index.Save(&rec); err != nil {
 		ss.srv.log.Warn().Err(err).Msg("session index not saved")
