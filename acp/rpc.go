@@ -73,22 +73,44 @@ func newConn(in io.Reader, out io.Writer, log zerolog.Logger) *conn {
 	}
 }
 
-// serve reads until EOF or ctx ends; it returns nil on EOF.
+// serve reads until EOF or ctx ends; it returns nil on EOF. The read runs
+// on its own goroutine so that an editor keeping stdin open cannot hold hub
+// past a signal; it ends with the process or the input.
 func (c *conn) serve(ctx context.Context) error {
 	defer c.shutdown()
+	type read struct {
+		line []byte
+		err  error
+	}
+	lines := make(chan read)
+	go func() {
+		for {
+			line, err := c.r.ReadBytes('\n')
+			select {
+			case lines <- read{line, err}:
+			case <-ctx.Done():
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
 	for {
-		line, err := c.r.ReadBytes('\n')
-		if len(bytes.TrimSpace(line)) > 0 {
-			c.dispatch(ctx, bytes.TrimSpace(line))
+		var r read
+		select {
+		case <-ctx.Done():
+			return nil
+		case r = <-lines:
 		}
-		if errors.Is(err, io.EOF) {
+		if line := bytes.TrimSpace(r.line); len(line) > 0 {
+			c.dispatch(ctx, line)
+		}
+		if errors.Is(r.err, io.EOF) {
 			return nil
 		}
-		if err != nil {
-			return fmt.Errorf("read stdin: %w", err)
-		}
-		if ctx.Err() != nil {
-			return nil
+		if r.err != nil {
+			return fmt.Errorf("read stdin: %w", r.err)
 		}
 	}
 }

@@ -85,7 +85,7 @@ var laterSignals <-chan os.Signal
 
 func main() {
 	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	laterSignals = splitSignals(sigs, cancel)
