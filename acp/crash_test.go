@@ -54,7 +54,7 @@ func (s *crashySession) Prompt(_ context.Context, p []adapters.Content) (<-chan 
 	defer close(ch)
 	switch text := adapters.PromptText(p); text {
 	case "crash":
-		ch <- adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{Message: "crashy exited: boom", Code: adapters.ErrorCodeCrash, Fatal: true}}
+		ch <- adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{Message: "crashy exited: boom", Code: adapters.CodeCrash, Fatal: true}}
 	case "die":
 		s.dead = true
 		ch <- adapters.Event{Type: adapters.EventText, Text: "last words"}

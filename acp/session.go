@@ -409,7 +409,7 @@ func (ss *session) forward(turnCtx context.Context, ev adapters.Event, reason st
 	case ev.Type == adapters.EventPermission && ev.Permission != nil:
 		ss.permission(turnCtx, ev.Permission)
 		return reason
-	case ev.Type == adapters.EventError && ev.Error != nil && ev.Error.Code == adapters.ErrorCodeCrash:
+	case ev.Type == adapters.EventError && ev.Error != nil && ev.Error.Code == adapters.CodeCrash:
 		ss.mu.Lock()
 		ss.crashed = true
 		ss.mu.Unlock()

@@ -172,15 +172,32 @@ type Command struct {
 
 // ErrorInfo is a failure explained in one line. Fatal errors end the turn.
 type ErrorInfo struct {
-	Message string `json:"message"`          // one line the user can act on
-	Code    string `json:"code,omitempty"`   // auth, rate_limit, crash, protocol, provider, ...
-	Detail  string `json:"detail,omitempty"` // e.g. the agent's last stderr lines
-	Fatal   bool   `json:"fatal,omitempty"`
+	Message string    `json:"message"` // one line the user can act on
+	Code    ErrorCode `json:"code,omitempty"`
+	Detail  string    `json:"detail,omitempty"` // e.g. the agent's last stderr lines
+	Fatal   bool      `json:"fatal,omitempty"`
 }
 
-// ErrorCodeCrash marks an error whose agent process is gone: the session
-// cannot take another prompt and must be started again.
-const ErrorCodeCrash = "crash"
+// ErrorCode classifies an ErrorInfo for scripts (hub run's jsonl) and for
+// the front ends, which map it to exit codes and JSON-RPC errors.
+type ErrorCode string
+
+const (
+	CodeAuth      ErrorCode = "auth"       // not logged in, bad or missing key
+	CodeRateLimit ErrorCode = "rate_limit" // rate limit or quota
+	CodeProvider  ErrorCode = "provider"   // the model service failed
+	CodeNetwork   ErrorCode = "network"    // the model service cannot be reached
+	CodeContext   ErrorCode = "context"    // the context window is full
+	CodeBudget    ErrorCode = "budget"     // a spending limit was reached
+	CodeProtocol  ErrorCode = "protocol"   // the agent broke its own protocol
+	CodeAgent     ErrorCode = "agent"      // the agent failed on its own
+	CodeExtension ErrorCode = "extension"  // an agent extension failed
+	CodeRetry     ErrorCode = "retry"      // non-fatal: the agent retries
+	CodeWarning   ErrorCode = "warning"    // non-fatal notice
+	// CodeCrash marks an error whose agent process is gone: the session
+	// cannot take another prompt and must be started again.
+	CodeCrash ErrorCode = "crash"
+)
 
 // PermissionOptionKind matches ACP's PermissionOptionKind enum.
 type PermissionOptionKind string

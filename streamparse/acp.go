@@ -523,18 +523,18 @@ func acpResultUsage(pu *acpPromptUsage, q *acpQuota) *adapters.Usage {
 
 // ACPError turns a JSON-RPC error from an ACP agent into a user-facing error.
 func ACPError(code int, message string, data json.RawMessage) *adapters.ErrorInfo {
-	e := &adapters.ErrorInfo{Message: acpOneLine(message), Code: "protocol", Fatal: true}
+	e := &adapters.ErrorInfo{Message: acpOneLine(message), Code: adapters.CodeProtocol, Fatal: true}
 	switch {
 	case code == -32000:
-		e.Code = "auth"
+		e.Code = adapters.CodeAuth
 	// Not JSON-RPC codes: qodercli and gemini pass the model service's HTTP
 	// status on when a model call fails.
 	case code == 401 || code == 403:
-		e.Code = "auth"
+		e.Code = adapters.CodeAuth
 	case code == 429:
-		e.Code = "rate_limit"
+		e.Code = adapters.CodeRateLimit
 	case code >= 400 && code <= 599:
-		e.Code = "provider"
+		e.Code = adapters.CodeProvider
 	}
 	if len(data) > 0 && string(data) != "null" {
 		e.Detail = acpOneLine(string(data))

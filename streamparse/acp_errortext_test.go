@@ -19,7 +19,7 @@ func acpTurnSummary(evs []adapters.Event) string {
 		case adapters.EventText:
 			s = append(s, "text:"+e.Text)
 		case adapters.EventError:
-			s = append(s, "error:"+e.Error.Code+":"+e.Error.Message)
+			s = append(s, "error:"+string(e.Error.Code)+":"+e.Error.Message)
 		case adapters.EventUsage, adapters.EventDone:
 			s = append(s, string(e.Type))
 		}
@@ -94,7 +94,7 @@ func TestACPDecoder_EndTurnDropsRepeatedErrorText(t *testing.T) {
 		{"prompt error repeats it", []adapters.Event{{Type: adapters.EventError, Error: ACPError(500, acpTimeout, nil)}, done},
 			"error:provider:" + acpTimeout + " | done"},
 		{"prompt answered", []adapters.Event{done}, "text:[Error] " + acpTimeout + " | done"},
-		{"agent crashed", []adapters.Event{{Type: adapters.EventError, Error: &adapters.ErrorInfo{Code: adapters.ErrorCodeCrash, Message: "qodercli exited"}}, done},
+		{"agent crashed", []adapters.Event{{Type: adapters.EventError, Error: &adapters.ErrorInfo{Code: adapters.CodeCrash, Message: "qodercli exited"}}, done},
 			"text:[Error] " + acpTimeout + " | error:crash:qodercli exited | done"},
 	}
 	for _, tt := range tests {
@@ -132,7 +132,7 @@ func TestACPError_Codes(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(itoa(tt.code), func(t *testing.T) {
 			e := ACPError(tt.code, "m", nil)
-			if e.Code != tt.want || !e.Fatal {
+			if string(e.Code) != tt.want || !e.Fatal {
 				t.Errorf("ACPError(%d) = %+v, want code %s, fatal", tt.code, e, tt.want)
 			}
 		})

@@ -208,12 +208,12 @@ func (d *ClaudeDecoder) init(l *claudeLine) []adapters.Event {
 }
 
 func claudeRetry(l *claudeLine, cli string) adapters.Event {
-	code, status := "provider", 0
+	code, status := adapters.CodeProvider, 0
 	if l.ErrorStatus != nil {
 		status = *l.ErrorStatus
 	}
 	if status == 429 {
-		code = "rate_limit"
+		code = adapters.CodeRateLimit
 	}
 	msg := cli + ": API request failed"
 	if status != 0 {
@@ -230,7 +230,7 @@ func (d *ClaudeDecoder) rateLimit(l *claudeLine, line []byte) []adapters.Event {
 	}
 	return []adapters.Event{{Type: adapters.EventError, Error: &adapters.ErrorInfo{
 		Message: d.cliName() + ": usage limit reached (" + l.RateLimitInfo.RateLimitType + "); try again after it resets",
-		Code:    "rate_limit"}}}
+		Code:    adapters.CodeRateLimit}}}
 }
 
 // claudeErrorText renders an "error" field that may be a string or object.

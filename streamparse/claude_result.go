@@ -61,7 +61,7 @@ func claudeResultUsage(l *claudeLine) *adapters.Usage {
 // claudeResultError classifies a failed result. kind is the error kind of
 // the api error message before it ("" if none); cli is "" for claude.
 func claudeResultError(l *claudeLine, cli, kind string) *adapters.ErrorInfo {
-	e := &adapters.ErrorInfo{Code: "provider", Fatal: true}
+	e := &adapters.ErrorInfo{Code: adapters.CodeProvider, Fatal: true}
 	status := 0
 	if l.APIErrorStatus != nil {
 		status = *l.APIErrorStatus
@@ -70,13 +70,13 @@ func claudeResultError(l *claudeLine, cli, kind string) *adapters.ErrorInfo {
 	switch {
 	case status == 401 || status == 403 || kind == "authentication_failed" || notLoggedIn ||
 		strings.Contains(l.Result, "authentication") || strings.Contains(l.Result, "Invalid API key"):
-		e.Code = "auth"
+		e.Code = adapters.CodeAuth
 	case status == 429 || kind == "rate_limit":
-		e.Code = "rate_limit"
+		e.Code = adapters.CodeRateLimit
 	case l.Subtype == "error_max_budget_usd":
-		e.Code = "budget"
+		e.Code = adapters.CodeBudget
 	case l.Subtype != "" && l.Subtype != "success":
-		e.Code = "agent"
+		e.Code = adapters.CodeAgent
 	}
 	name := cli
 	if name == "" {

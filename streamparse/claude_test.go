@@ -219,7 +219,7 @@ func TestDecodeClaude_Behaviour(t *testing.T) {
 					stops = append(stops, string(e.StopReason))
 				}
 				if e.Type == adapters.EventError {
-					codes[e.Error.Code]++
+					codes[string(e.Error.Code)]++
 				}
 			}
 			if got := strings.Join(stops, ","); got != "max_turn_requests,max_tokens,end_turn,end_turn" {
@@ -257,7 +257,7 @@ func TestDecodeClaude_Behaviour(t *testing.T) {
 				t.Fatalf("types = %s", got)
 			}
 			for i, e := range ev[2:4] {
-				if e.Error.Fatal || e.Error.Code != "rate_limit" || !strings.Contains(e.Error.Message, "HTTP 429, retrying (attempt "+itoa(i+1)+" of 10)") {
+				if e.Error.Fatal || e.Error.Code != adapters.CodeRateLimit || !strings.Contains(e.Error.Message, "HTTP 429, retrying (attempt "+itoa(i+1)+" of 10)") {
 					t.Errorf("retry notice %d = %+v", i+1, e.Error)
 				}
 			}
@@ -270,11 +270,11 @@ func TestDecodeClaude_Behaviour(t *testing.T) {
 				t.Fatalf("types = %s (the API error message must not be echoed as text)", got)
 			}
 			for _, e := range ev[2:4] {
-				if e.Error.Fatal || e.Error.Code != "rate_limit" {
+				if e.Error.Fatal || e.Error.Code != adapters.CodeRateLimit {
 					t.Errorf("retry notice = %+v", e.Error)
 				}
 			}
-			if e := ev[5].Error; !e.Fatal || e.Code != "rate_limit" || !strings.Contains(e.Message, "429") {
+			if e := ev[5].Error; !e.Fatal || e.Code != adapters.CodeRateLimit || !strings.Contains(e.Message, "429") {
 				t.Errorf("final error = %+v", e)
 			}
 		}},
@@ -312,7 +312,7 @@ func TestDecodeClaude_Behaviour(t *testing.T) {
 				t.Fatalf("types = %s (the API error message must not be echoed as text)", got)
 			}
 			e := ev[3].Error
-			if !e.Fatal || e.Code != "auth" || !strings.Contains(e.Message, "ANTHROPIC_API_KEY") || strings.Contains(e.Message, "\n") {
+			if !e.Fatal || e.Code != adapters.CodeAuth || !strings.Contains(e.Message, "ANTHROPIC_API_KEY") || strings.Contains(e.Message, "\n") {
 				t.Errorf("error = %+v", e)
 			}
 			if !strings.Contains(e.Detail, "Not logged in · Please run /login") {

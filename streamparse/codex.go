@@ -320,7 +320,7 @@ func (d *CodexDecoder) turnEvents(status string, turnErr *codexTurnError) []adap
 			info = turnErr.info(true)
 		}
 		if info == nil {
-			info = &adapters.ErrorInfo{Message: "codex turn failed", Code: "provider", Fatal: true}
+			info = &adapters.ErrorInfo{Message: "codex turn failed", Code: adapters.CodeProvider, Fatal: true}
 		}
 		out = append(out, adapters.Event{Type: adapters.EventError, Error: info})
 	}
@@ -330,7 +330,7 @@ func (d *CodexDecoder) turnEvents(status string, turnErr *codexTurnError) []adap
 
 // codexErrorCode maps codexErrorInfo (a string or a one-key object) to an
 // ErrorInfo code.
-func codexErrorCode(raw json.RawMessage) string {
+func codexErrorCode(raw json.RawMessage) adapters.ErrorCode {
 	var s string
 	if json.Unmarshal(raw, &s) != nil {
 		var obj map[string]struct {
@@ -340,25 +340,25 @@ func codexErrorCode(raw json.RawMessage) string {
 			for k, v := range obj {
 				s = k
 				if v.HTTPStatusCode != nil && *v.HTTPStatusCode == 429 {
-					return "rate_limit"
+					return adapters.CodeRateLimit
 				}
 				if v.HTTPStatusCode != nil && (*v.HTTPStatusCode == 401 || *v.HTTPStatusCode == 403) {
-					return "auth"
+					return adapters.CodeAuth
 				}
 			}
 		}
 	}
 	switch s {
 	case "rateLimitExceeded", "usageLimitExceeded", "sessionBudgetExceeded":
-		return "rate_limit"
+		return adapters.CodeRateLimit
 	case "unauthorized":
-		return "auth"
+		return adapters.CodeAuth
 	case "contextWindowExceeded":
-		return "context"
+		return adapters.CodeContext
 	case "":
-		return "provider"
+		return adapters.CodeProvider
 	}
-	return "provider"
+	return adapters.CodeProvider
 }
 
 func codexOneLine(s string) string {

@@ -135,24 +135,24 @@ func (d *CodexExecDecoder) errorLine(msg string) []adapters.Event {
 	return nil
 }
 
-func codexExecErrorCode(msg string) string {
+func codexExecErrorCode(msg string) adapters.ErrorCode {
 	if strings.Contains(msg, "429") || strings.Contains(strings.ToLower(msg), "rate limit") {
-		return "rate_limit"
+		return adapters.CodeRateLimit
 	}
-	return "provider"
+	return adapters.CodeProvider
 }
 
 func (d *CodexExecDecoder) turnFailed(e *codexExecError) []adapters.Event {
 	info := d.pending
 	if e != nil && e.Message != "" {
-		code := "provider"
+		code := adapters.CodeProvider
 		if info != nil {
 			code = info.Code
 		}
 		info = &adapters.ErrorInfo{Message: codexOneLine(e.Message), Code: code, Fatal: true}
 	}
 	if info == nil {
-		info = &adapters.ErrorInfo{Message: "codex turn failed", Code: "provider", Fatal: true}
+		info = &adapters.ErrorInfo{Message: "codex turn failed", Code: adapters.CodeProvider, Fatal: true}
 	}
 	d.pending = nil
 	return []adapters.Event{{Type: adapters.EventError, Error: info}, {Type: adapters.EventDone, StopReason: adapters.StopEndTurn}}
@@ -193,7 +193,7 @@ func (d *CodexExecDecoder) item(it *codexExecItem, phase string) ([]adapters.Eve
 		if !completed {
 			return nil, true
 		}
-		return []adapters.Event{{Type: adapters.EventError, Error: &adapters.ErrorInfo{Message: codexOneLine(it.Message), Code: "warning"}}}, true
+		return []adapters.Event{{Type: adapters.EventError, Error: &adapters.ErrorInfo{Message: codexOneLine(it.Message), Code: adapters.CodeWarning}}}, true
 	case "todo_list":
 		return codexExecPlan(it.Items), true
 	}

@@ -74,7 +74,7 @@ func codexTypes(evs []adapters.Event) string {
 		case e.Type == adapters.EventDone:
 			s += ":" + string(e.StopReason)
 		case e.Type == adapters.EventError:
-			s += ":" + e.Error.Code
+			s += ":" + string(e.Error.Code)
 			if e.Error.Fatal {
 				s += ":fatal"
 			}
@@ -227,7 +227,7 @@ func TestCodexDecoder_Behaviour(t *testing.T) {
 			contains: []string{"error:warning error:rate_limit error:rate_limit text usage done:end_turn"},
 			check: func(t *testing.T, evs []adapters.Event) {
 				for _, e := range evs {
-					if e.Type == adapters.EventError && e.Error.Code == "rate_limit" && !strings.Contains(e.Error.Message, "429") {
+					if e.Type == adapters.EventError && e.Error.Code == adapters.CodeRateLimit && !strings.Contains(e.Error.Message, "429") {
 						t.Errorf("retry notice %q does not name the status", e.Error.Message)
 					}
 				}

@@ -74,7 +74,7 @@ func (d *GeminiDecoder) Decode(line []byte) []adapters.Event {
 		return d.toolResult(&l)
 	case "error":
 		return []adapters.Event{{Type: adapters.EventError, Error: &adapters.ErrorInfo{
-			Message: acpOneLine(l.Message), Code: "provider", Fatal: l.Severity == "fatal"}}}
+			Message: acpOneLine(l.Message), Code: adapters.CodeProvider, Fatal: l.Severity == "fatal"}}}
 	case "result":
 		return d.result(&l)
 	}
@@ -131,11 +131,11 @@ func (d *GeminiDecoder) result(l *geminiLine) []adapters.Event {
 	}
 	if l.Status == "error" {
 		msg := "gemini reported an error"
-		code := "provider"
+		code := adapters.CodeProvider
 		if l.Error != nil {
 			msg = acpOneLine(l.Error.Message)
 			if strings.Contains(strings.ToLower(l.Error.Type), "auth") {
-				code = "auth"
+				code = adapters.CodeAuth
 			}
 		}
 		out = append(out, adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{Message: msg, Code: code, Fatal: true}})

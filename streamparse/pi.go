@@ -170,7 +170,7 @@ func (d *PiDecoder) record(typ string, r *piRecord, line []byte) []adapters.Even
 		return d.session(r)
 	case "extension_error":
 		return []adapters.Event{{Type: adapters.EventError, Error: &adapters.ErrorInfo{
-			Message: "pi extension failed: " + piOneLine(piString(r.ErrorField)), Code: "extension"}}}
+			Message: "pi extension failed: " + piOneLine(piString(r.ErrorField)), Code: adapters.CodeExtension}}}
 	}
 	return []adapters.Event{piRaw("pi:"+typ, line)}
 }
@@ -198,8 +198,8 @@ func (d *PiDecoder) retryStart(r *piRecord) []adapters.Event {
 		msg = "the model provider returned an error"
 	}
 	code := PiErrorCode(msg)
-	if code != "rate_limit" {
-		code = "retry"
+	if code != adapters.CodeRateLimit {
+		code = adapters.CodeRetry
 	}
 	delay, _ := strconv.ParseInt(string(r.DelayMs), 10, 64)
 	return []adapters.Event{{Type: adapters.EventError, Error: &adapters.ErrorInfo{
@@ -390,16 +390,16 @@ func (d *PiDecoder) agentEnd() []adapters.Event {
 
 // PiErrorCode classifies pi errors (provider errors carry the HTTP status
 // first): auth, rate_limit or provider.
-func PiErrorCode(msg string) string {
+func PiErrorCode(msg string) adapters.ErrorCode {
 	switch {
 	case strings.HasPrefix(msg, "401"), strings.HasPrefix(msg, "403"),
 		strings.Contains(strings.ToLower(msg), "api key"):
-		return "auth"
+		return adapters.CodeAuth
 	case strings.HasPrefix(msg, "429"), strings.Contains(strings.ToLower(msg), "rate limit"),
 		strings.Contains(strings.ToLower(msg), "too many requests"):
-		return "rate_limit"
+		return adapters.CodeRateLimit
 	}
-	return "provider"
+	return adapters.CodeProvider
 }
 
 func (d *PiDecoder) response(r *piRecord, line []byte) []adapters.Event {
@@ -415,7 +415,7 @@ func (d *PiDecoder) response(r *piRecord, line []byte) []adapters.Event {
 		return []adapters.Event{piRaw("pi:response/"+resp.Command, line)}
 	}
 	return []adapters.Event{{Type: adapters.EventError, Error: &adapters.ErrorInfo{
-		Message: "pi rejected the " + resp.Command + " command: " + piOneLine(resp.Error), Code: "protocol"}}}
+		Message: "pi rejected the " + resp.Command + " command: " + piOneLine(resp.Error), Code: adapters.CodeProtocol}}}
 }
 
 func (d *PiDecoder) session(r *piRecord) []adapters.Event {

@@ -82,7 +82,7 @@ func piSummary(evs []adapters.Event) []string {
 		case adapters.EventToolCall, adapters.EventToolUpdate:
 			s += ":" + e.Tool.ID + ":" + string(e.Tool.Status)
 		case adapters.EventError:
-			s += ":" + e.Error.Code
+			s += ":" + string(e.Error.Code)
 			if e.Error.Fatal {
 				s += ":fatal"
 			}

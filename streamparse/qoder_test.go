@@ -206,7 +206,7 @@ func TestQoderFixtures_Behaviour(t *testing.T) {
 			return e.Type == adapters.EventError && e.Error.Fatal && e.Error.Message == "qodercli: The model service did not respond in time. Please try again."
 		}), adapters.StopEndTurn},
 		{"synthetic-rate-limit", qoderWant(func(e adapters.Event) bool {
-			return e.Type == adapters.EventError && !e.Error.Fatal && e.Error.Code == "rate_limit"
+			return e.Type == adapters.EventError && !e.Error.Fatal && e.Error.Code == adapters.CodeRateLimit
 		}), adapters.StopEndTurn},
 		// qodercli keeps the last 30000 characters of a command's output.
 		{"streamjson-long-line", qoderWant(func(e adapters.Event) bool { return xs(e, 30000) },

@@ -274,7 +274,7 @@ func TestSession_CrashReportsStderr(t *testing.T) {
 			e = ev.Error
 		}
 	}
-	if e == nil || e.Code != "crash" || !e.Fatal || !strings.Contains(e.Message, "exit code 3") ||
+	if e == nil || e.Code != adapters.CodeCrash || !e.Fatal || !strings.Contains(e.Message, "exit code 3") ||
 		!strings.HasSuffix(e.Message, ": panic: fake agent exploded") || !strings.Contains(e.Detail, "loading model") {
 		t.Fatalf("error = %+v", e)
 	}

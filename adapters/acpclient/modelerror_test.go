@@ -28,7 +28,7 @@ func TestSession_ErrorTextChunk(t *testing.T) {
 			var codes []string
 			for _, ev := range evs {
 				if ev.Type == adapters.EventError {
-					codes = append(codes, ev.Error.Code)
+					codes = append(codes, string(ev.Error.Code))
 				}
 			}
 			if !slices.Equal(codes, tt.codes) {

@@ -118,7 +118,7 @@ func (s *Session) crashInfo(err error) *adapters.ErrorInfo {
 	case <-s.proc.Done():
 	case <-time.After(2 * time.Second):
 	}
-	info := &adapters.ErrorInfo{Code: adapters.ErrorCodeCrash, Fatal: true, Detail: s.proc.StderrTail(10)}
+	info := &adapters.ErrorInfo{Code: adapters.CodeCrash, Fatal: true, Detail: s.proc.StderrTail(10)}
 	if s.proc.Exited() {
 		info.Message = fmt.Sprintf("%s exited unexpectedly (exit code %d)", s.a.cfg.Name, s.proc.ExitCode())
 		if last := s.proc.StderrTail(1); last != "" {

@@ -154,7 +154,7 @@ func (s *streamSession) run(ctx context.Context, p *proc.Process, t *turn) {
 		if exitErr == nil {
 			msg = s.cfg.Name + " ended without a result"
 		}
-		t.finish(adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{Message: msg, Code: adapters.ErrorCodeCrash, Fatal: true, Detail: p.StderrTail(10)}},
+		t.finish(adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{Message: msg, Code: adapters.CodeCrash, Fatal: true, Detail: p.StderrTail(10)}},
 			adapters.Event{Type: adapters.EventDone, StopReason: adapters.StopEndTurn})
 	}
 }

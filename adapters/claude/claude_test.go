@@ -230,7 +230,7 @@ func TestSession_CrashMidTurn(t *testing.T) {
 	}
 	evs := collect(t, ch, nil)
 	e := find(evs, adapters.EventError)
-	if e == nil || !e.Error.Fatal || e.Error.Code != "crash" || !strings.Contains(e.Error.Detail, "something exploded") ||
+	if e == nil || !e.Error.Fatal || e.Error.Code != adapters.CodeCrash || !strings.Contains(e.Error.Detail, "something exploded") ||
 		!strings.Contains(e.Error.Message, "exit status 3") {
 		t.Fatalf("error = %+v", e)
 	}

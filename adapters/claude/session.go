@@ -331,7 +331,7 @@ func (s *Session) exit() {
 	}
 	if !cancelled {
 		ch <- adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{
-			Message: "claude exited in the middle of a turn: " + exitText(s.p), Code: adapters.ErrorCodeCrash,
+			Message: "claude exited in the middle of a turn: " + exitText(s.p), Code: adapters.CodeCrash,
 			Detail: s.p.StderrTail(20), Fatal: true}}
 	}
 	stop := adapters.StopEndTurn

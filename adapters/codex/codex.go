@@ -173,7 +173,7 @@ func tomlTable(m map[string]string) string {
 // crashEvents end a turn whose process died.
 func crashEvents(msg, tail string) []adapters.Event {
 	return []adapters.Event{
-		{Type: adapters.EventError, Error: &adapters.ErrorInfo{Message: msg, Code: adapters.ErrorCodeCrash, Detail: tail, Fatal: true}},
+		{Type: adapters.EventError, Error: &adapters.ErrorInfo{Message: msg, Code: adapters.CodeCrash, Detail: tail, Fatal: true}},
 		{Type: adapters.EventDone, StopReason: adapters.StopEndTurn},
 	}
 }

@@ -234,7 +234,7 @@ func TestAppServer_Turns(t *testing.T) {
 				}
 				evs := drain(t, ch, nil)
 				if len(evs) < 2 || evs[len(evs)-2].Type != adapters.EventError ||
-					!strings.Contains(evs[len(evs)-2].Error.Message, "crashed on purpose") || evs[len(evs)-2].Error.Code != "crash" {
+					!strings.Contains(evs[len(evs)-2].Error.Message, "crashed on purpose") || evs[len(evs)-2].Error.Code != adapters.CodeCrash {
 					t.Errorf("crash events = %+v", evs)
 				}
 				return

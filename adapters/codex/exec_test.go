@@ -208,7 +208,7 @@ func TestExecFallback_ExitErrorHasStderrTail(t *testing.T) {
 		t.Fatalf("events %q", got)
 	}
 	e := evs[1].Error
-	if !e.Fatal || e.Code != "crash" || !strings.Contains(e.Message, "model exploded") ||
+	if !e.Fatal || e.Code != adapters.CodeCrash || !strings.Contains(e.Message, "model exploded") ||
 		!strings.Contains(e.Detail, "loading model") || !strings.Contains(e.Detail, "model exploded") {
 		t.Errorf("error = %+v", e)
 	}

@@ -244,10 +244,10 @@ func retryable(err error) bool {
 
 // retryNotice tells the user, without ending the turn, why the loop waits.
 func (c *client) retryNotice(err error, wait time.Duration, attempt int) adapters.Event {
-	code := "provider"
+	code := adapters.CodeProvider
 	var he *httpError
 	if errors.As(err, &he) && he.status == http.StatusTooManyRequests {
-		code = "rate_limit"
+		code = adapters.CodeRateLimit
 	}
 	msg := fmt.Sprintf("%s: %v; retrying in %s (retry %d of %d)", c.profile.Name, err, wait.Round(100*time.Millisecond), attempt+1, c.retry.Max)
 	return adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{Message: msg, Code: code}}

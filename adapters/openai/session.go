@@ -213,18 +213,18 @@ var toolDefs = sync.OnceValue(func() []toolDef {
 })
 
 func errorEvent(err error) adapters.Event {
-	code := "provider"
+	code := adapters.CodeProvider
 	switch {
 	case errors.Is(err, ErrAuth):
-		code = "auth"
+		code = adapters.CodeAuth
 	case errors.Is(err, ErrUnreachable):
-		code = "network"
+		code = adapters.CodeNetwork
 	case errors.Is(err, ErrMalformed), errors.Is(err, ErrIdle):
-		code = "protocol"
+		code = adapters.CodeProtocol
 	}
 	var he *httpError
 	if errors.As(err, &he) && he.status == 429 {
-		code = "rate_limit"
+		code = adapters.CodeRateLimit
 	}
 	return adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{Message: err.Error(), Code: code, Fatal: true}}
 }

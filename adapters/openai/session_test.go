@@ -240,7 +240,7 @@ func TestSession_Retries(t *testing.T) {
 	var notices []string
 	for _, e := range evs {
 		if e.Type == adapters.EventError {
-			notices = append(notices, e.Error.Code)
+			notices = append(notices, string(e.Error.Code))
 			if !strings.Contains(e.Error.Message, "retrying in") {
 				t.Errorf("retry notice %q does not say when", e.Error.Message)
 			}
@@ -277,7 +277,7 @@ func TestSession_Errors(t *testing.T) {
 			r := newRig(t, nil, turns...)
 			evs, stop := r.prompt(t, "hi", nil)
 			e := fatalError(evs)
-			if stop != adapters.StopEndTurn || e == nil || e.Code != tt.code || len(r.srv.Requests()) != tt.requests {
+			if stop != adapters.StopEndTurn || e == nil || string(e.Code) != tt.code || len(r.srv.Requests()) != tt.requests {
 				t.Fatalf("stop=%s err=%+v requests=%d", stop, e, len(r.srv.Requests()))
 			}
 		})

@@ -213,7 +213,7 @@ func TestSession_CrashReportsStderr(t *testing.T) {
 			crash = e.Error
 		}
 	}
-	if crash == nil || crash.Code != "crash" || !crash.Fatal || !strings.Contains(crash.Detail, "fatal: provider exploded") ||
+	if crash == nil || crash.Code != adapters.CodeCrash || !crash.Fatal || !strings.Contains(crash.Detail, "fatal: provider exploded") ||
 		!strings.Contains(crash.Message, "exit status 3") {
 		t.Fatalf("crash error = %+v", crash)
 	}
@@ -333,7 +333,7 @@ func TestSession_RetryKeepsTurn(t *testing.T) {
 			notices = append(notices, e.Error)
 		}
 	}
-	if len(notices) != 1 || notices[0].Fatal || notices[0].Code != "rate_limit" || !strings.Contains(notices[0].Message, "pi retries in 2s") {
+	if len(notices) != 1 || notices[0].Fatal || notices[0].Code != adapters.CodeRateLimit || !strings.Contains(notices[0].Message, "pi retries in 2s") {
 		t.Errorf("retry notices = %+v, want one non-fatal rate_limit notice", notices)
 	}
 	if r := lastDone(t, evs); r != adapters.StopEndTurn {
@@ -353,7 +353,7 @@ func TestSession_FailedRunWithoutRetryEnds(t *testing.T) {
 	}
 	found := false
 	for _, e := range evs {
-		found = found || (e.Type == adapters.EventError && e.Error.Code == "rate_limit")
+		found = found || (e.Type == adapters.EventError && e.Error.Code == adapters.CodeRateLimit)
 	}
 	if !found {
 		t.Errorf("no rate_limit error in %+v", evs)
@@ -409,7 +409,7 @@ func TestSession_RejectedPromptIsFatalAuth(t *testing.T) {
 			e = ev.Error
 		}
 	}
-	if e == nil || e.Code != "auth" || !e.Fatal || !strings.Contains(e.Message, "No API key found") {
+	if e == nil || e.Code != adapters.CodeAuth || !e.Fatal || !strings.Contains(e.Message, "No API key found") {
 		t.Fatalf("error = %+v, want a fatal auth error naming the missing key", e)
 	}
 	if r := lastDone(t, evs); r != adapters.StopEndTurn {

@@ -198,8 +198,8 @@ func (s *session) onResponse(r streamparse.PiResponse) bool {
 	case t != nil && r.ID == t.promptID:
 		if !r.Success {
 			code := streamparse.PiErrorCode(r.Error)
-			if code == "provider" {
-				code = "protocol"
+			if code == adapters.CodeProvider {
+				code = adapters.CodeProtocol
 			}
 			s.finish(t, errorEvent("pi rejected the prompt: "+r.Error, code, "", true), doneEvent(adapters.StopEndTurn))
 		}
@@ -234,11 +234,11 @@ func (s *session) onExit(exitErr error) {
 		s.finish(t, doneEvent(adapters.StopCancelled))
 		return
 	}
-	s.finish(t, errorEvent("pi exited unexpectedly: "+exitErr.Error(), adapters.ErrorCodeCrash, s.proc.StderrTail(20), true),
+	s.finish(t, errorEvent("pi exited unexpectedly: "+exitErr.Error(), adapters.CodeCrash, s.proc.StderrTail(20), true),
 		doneEvent(adapters.StopEndTurn))
 }
 
-func errorEvent(msg, code, detail string, fatal bool) adapters.Event {
+func errorEvent(msg string, code adapters.ErrorCode, detail string, fatal bool) adapters.Event {
 	return adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{Message: msg, Code: code, Detail: detail, Fatal: fatal}}
 }
 

@@ -36,7 +36,7 @@ func (s *session) Prompt(ctx context.Context, prompt []adapters.Content) (<-chan
 	s.mu.Unlock()
 
 	if err := s.write(promptCommand(t.promptID, prompt)); err != nil {
-		s.finish(t, errorEvent(err.Error(), adapters.ErrorCodeCrash, s.proc.StderrTail(5), true), doneEvent(adapters.StopEndTurn))
+		s.finish(t, errorEvent(err.Error(), adapters.CodeCrash, s.proc.StderrTail(5), true), doneEvent(adapters.StopEndTurn))
 		return t.ch, nil
 	}
 	go func() {

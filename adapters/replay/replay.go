@@ -300,7 +300,7 @@ func (p *player) step(st Step) adapters.StopReason {
 		}
 		return adapters.StopCancelled
 	case st.Fail != "":
-		p.out <- adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{Message: st.Fail, Code: adapters.ErrorCodeCrash, Fatal: true}}
+		p.out <- adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{Message: st.Fail, Code: adapters.CodeCrash, Fatal: true}}
 		return adapters.StopEndTurn
 	}
 	return ""

@@ -124,7 +124,7 @@ func (w *output) narration(text string) {
 func (w *output) fatalLine(e *adapters.ErrorInfo) {
 	msg := "error: " + trimDetail(e.Message, e.Detail)
 	if e.Code != "" {
-		msg += " [" + e.Code + "]"
+		msg += " [" + string(e.Code) + "]"
 	}
 	w.textLine(w.color("31", msg))
 	w.detail(e.Detail)
@@ -168,7 +168,7 @@ func (w *output) event(ev adapters.Event, dec *adapters.PermissionDecision) {
 		if ev.Error != nil && !ev.Error.Fatal {
 			msg := "warning: " + oneLine(ev.Error.Message)
 			if ev.Error.Code != "" {
-				msg += " [" + ev.Error.Code + "]"
+				msg += " [" + string(ev.Error.Code) + "]"
 			}
 			w.line(w.color("33", msg))
 		}

@@ -252,7 +252,7 @@ func (r *run) handle(ev adapters.Event) {
 		r.usage = mergeUsage(r.usage, ev.Usage)
 	case adapters.EventError:
 		if ev.Error != nil {
-			if ev.Error.Code == "auth" {
+			if ev.Error.Code == adapters.CodeAuth {
 				r.authErr = true
 			}
 			if !ev.Error.Fatal {

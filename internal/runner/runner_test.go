@@ -60,7 +60,7 @@ func TestRun_ExitCodes(t *testing.T) {
 	}{
 		{name: "completed", a: &fakeAdapter{script: steps(text("Hello "), text("world"), done(adapters.StopEndTurn))}, want: ExitOK, wantOut: "Hello world\n"},
 		{name: "agent error keeps partial output and stderr tail", a: &fakeAdapter{script: steps(text("partial"),
-			adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{Message: "claude exited (exit status 2)", Code: "crash", Detail: "panic: boom\nat main.go:1", Fatal: true}},
+			adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{Message: "claude exited (exit status 2)", Code: adapters.CodeCrash, Detail: "panic: boom\nat main.go:1", Fatal: true}},
 			done(adapters.StopEndTurn))}, want: ExitAgentError, wantOut: "partial\n", wantErr: "  | panic: boom"},
 		{name: "stream without done", a: &fakeAdapter{script: steps(text("cut"))}, want: ExitAgentError, wantOut: "cut\n", wantErr: "without finishing"},
 		{name: "agent cancelled on its own", a: &fakeAdapter{script: steps(done(adapters.StopCancelled))}, want: ExitAgentError},
@@ -76,7 +76,7 @@ func TestRun_ExitCodes(t *testing.T) {
 		{name: "not installed (proc)", a: &fakeAdapter{startErr: fmt.Errorf("spawn: %w", proc.ErrNotFound)}, want: ExitNotInstalled},
 		{name: "not authenticated (start)", a: &fakeAdapter{startErr: fmt.Errorf("x: %w", adapters.ErrNotAuthenticated)}, want: ExitNotAuthenticated},
 		{name: "not authenticated (event)", a: &fakeAdapter{script: steps(
-			adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{Message: "Invalid API key", Code: "auth", Fatal: true}},
+			adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{Message: "Invalid API key", Code: adapters.CodeAuth, Fatal: true}},
 			done(adapters.StopEndTurn))}, want: ExitNotAuthenticated, wantErr: "Invalid API key"},
 		{name: "timeout cancels gracefully", a: &fakeAdapter{script: waitCancel(text("so far"))}, mod: func(o *Options) { o.Timeout = 30 * time.Millisecond },
 			want: ExitTimeout, wantOut: "so far (stopped)\n", wantErr: "timed out", canceled: true},

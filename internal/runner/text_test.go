@@ -16,7 +16,7 @@ func toolCall(id string) adapters.Event {
 	return adapters.Event{Type: adapters.EventToolCall, Tool: &adapters.ToolCall{ID: id, Title: "Read " + id, Kind: adapters.KindRead}}
 }
 
-func agentErr(msg, code, detail string, fatal bool) adapters.Event {
+func agentErr(msg string, code adapters.ErrorCode, detail string, fatal bool) adapters.Event {
 	return adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{Message: msg, Code: code, Detail: detail, Fatal: fatal}}
 }
 
@@ -40,7 +40,7 @@ func TestRun_TextOutput(t *testing.T) {
 			text("Summary: fine."), toolCall("t1"), done(adapters.StopEndTurn))},
 			want: ExitOK, stdout: "Summary: fine.\n"},
 		{name: "failed run keeps all text", a: &fakeAdapter{caps: adapters.Capabilities{Permissions: true}, script: steps(
-			text("Reading."), toolCall("t1"), text("Half an ans"), agentErr("fake exited unexpectedly (exit code 3): "+crashDetail, adapters.ErrorCodeCrash, crashDetail, true),
+			text("Reading."), toolCall("t1"), text("Half an ans"), agentErr("fake exited unexpectedly (exit code 3): "+crashDetail, adapters.CodeCrash, crashDetail, true),
 			done(adapters.StopEndTurn))},
 			want: ExitAgentError, stdout: "Reading.\n\nHalf an ans\n",
 			stderr:   []string{"hub: fake exited unexpectedly (exit code 3) (exit 1)\n", "  | stderr line 1\n", "  | Traceback: boom\n"},
