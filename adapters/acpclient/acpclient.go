@@ -152,7 +152,7 @@ func (a *Adapter) start(ctx context.Context, opts adapters.SessionOptions) (adap
 	if err == nil {
 		return s, nil
 	}
-	if a.cfg.Fallback != nil && errors.Is(err, ErrInitialize) && !errors.Is(err, adapters.ErrNotInstalled) {
+	if a.cfg.Fallback != nil && errors.Is(err, ErrInitialize) {
 		a.cfg.Logger.Warn().Err(err).Str("agent", a.cfg.Name).Msg("acp handshake failed; using the stream-json fallback")
 		return a.cfg.Fallback(ctx, opts, err)
 	}

@@ -347,6 +347,25 @@ func TestAdapter_FallbackWhenNotACP(t *testing.T) {
 	}
 }
 
+// A working directory that does not exist is a usage error naming it, not
+// "agent not installed", and it does not send the agent to its fallback.
+func TestAdapter_BadCwdIsNotNotInstalled(t *testing.T) {
+	cwd := filepath.Join(t.TempDir(), "gone")
+	fellBack := false
+	_, err := New(Config{Name: "demo", Argv: []string{"sh", "-c", "exit 1"}, Logger: zerolog.Nop(),
+		Fallback: func(context.Context, adapters.SessionOptions, error) (adapters.Session, error) {
+			fellBack = true
+			return nil, errors.New("fallback used")
+		},
+	}).Start(context.Background(), adapters.SessionOptions{Cwd: cwd})
+	if !errors.Is(err, adapters.ErrBadCwd) || errors.Is(err, adapters.ErrNotInstalled) || !strings.Contains(err.Error(), cwd) {
+		t.Fatalf("err = %v, want a bad working directory naming %s", err, cwd)
+	}
+	if fellBack {
+		t.Fatal("a bad working directory sent the agent to its fallback")
+	}
+}
+
 func TestDecide_MapsKinds(t *testing.T) {
 	pr := adapters.NewPermissionRequest(adapters.ToolCall{ID: "x"}, []adapters.PermissionOption{
 		{ID: "a", Kind: adapters.AllowAlways}, {ID: "r", Kind: adapters.RejectOnce}})

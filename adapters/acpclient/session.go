@@ -69,7 +69,7 @@ func (a *Adapter) startACP(ctx context.Context, opts adapters.SessionOptions) (*
 		Path: a.cfg.Argv[0], Args: a.cfg.Argv[1:], Dir: opts.Cwd, Env: env, Grace: a.cfg.StopGrace,
 	})
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %w", ErrInitialize, a.cfg.Name, errors.Join(adapters.ErrNotInstalled, err))
+		return nil, adapters.StartError(a.cfg.Name, err)
 	}
 	s := &Session{a: a, opts: opts, proc: p, dec: streamparse.NewACPDecoder(), editor: opts.Editor, env: env, closed: make(chan struct{})}
 	s.local = newLocal(opts.Cwd, a.cfg.Logger)

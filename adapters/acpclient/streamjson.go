@@ -99,7 +99,7 @@ func (s *streamSession) Prompt(ctx context.Context, prompt []adapters.Content) (
 	p, err := proc.Start(context.Background(), proc.Spec{Path: argv[0], Args: argv[1:], Dir: s.opts.Cwd, Env: env,
 		StopSignal: syscall.SIGINT, Grace: s.cfg.Grace})
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %w", adapters.ErrNotInstalled, s.cfg.Name, err)
+		return nil, adapters.StartError(s.cfg.Name, err)
 	}
 	_ = p.Stdin.Close()
 	t := newTurn()

@@ -93,7 +93,7 @@ func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adap
 	}
 	p, err := proc.Start(context.Background(), proc.Spec{Path: a.argv[0], Args: args, Dir: opts.Cwd, Env: a.environ(opts)})
 	if err != nil {
-		return nil, fmt.Errorf("claude: %w", err)
+		return nil, adapters.StartError("claude", err)
 	}
 	s := newSession(a, p, opts.ResumeID)
 	go s.readLoop()

@@ -42,7 +42,7 @@ func (a *Adapter) startAppServer(ctx context.Context, opts adapters.SessionOptio
 	args := append(append(argv[1:], "app-server"), configOverrides(opts)...)
 	p, err := proc.Start(context.WithoutCancel(ctx), proc.Spec{Path: argv[0], Args: args, Dir: opts.Cwd, Env: a.env(opts)})
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", adapters.ErrNotInstalled, err)
+		return nil, adapters.StartError("codex", err)
 	}
 	s := &appSession{p: p, rpc: newRPCConn(p.Stdin), dec: streamparse.NewCodexDecoder(), log: a.log, opts: opts}
 	s.raw = newUnknownRecords(a.log, func() string {

@@ -93,7 +93,7 @@ func (s *execSession) Prompt(ctx context.Context, prompt []adapters.Content) (<-
 		Dir: s.opts.Cwd, Env: s.a.env(s.opts), Grace: 2 * time.Second})
 	if err != nil {
 		cleanup()
-		return nil, fmt.Errorf("%w: %w", adapters.ErrNotInstalled, err)
+		return nil, adapters.StartError("codex", err)
 	}
 	_ = p.Stdin.Close() // codex exec reads stdin to EOF when it is a pipe
 	s.p, s.cancelled, s.skills = p, false, ""

@@ -180,9 +180,9 @@ func (a *Adapter) Start(ctx context.Context, so adapters.SessionOptions) (adapte
 	if err != nil {
 		stop()
 		if errors.Is(err, proc.ErrNotFound) {
-			return nil, fmt.Errorf("%w: %v (npm install -g @mariozechner/pi-coding-agent)", adapters.ErrNotInstalled, err)
+			return nil, fmt.Errorf("%w (npm install -g @mariozechner/pi-coding-agent)", adapters.StartError("pi", err))
 		}
-		return nil, fmt.Errorf("%w: %v", ErrStart, err)
+		return nil, adapters.StartError("pi", err)
 	}
 	s := newSession(a.opts, so.Cwd, p, stop, a.unknown)
 	startCtx, cancel := context.WithTimeout(ctx, a.opts.StartTimeout)

@@ -18,8 +18,12 @@ import (
 	"github.com/creack/pty"
 )
 
-// ErrNotFound means the program is not on PATH.
-var ErrNotFound = errors.New("program not found")
+var (
+	// ErrNotFound means the program is not on PATH.
+	ErrNotFound = errors.New("program not found")
+	// ErrBadDir means the working directory cannot be used.
+	ErrBadDir = errors.New("bad working directory")
+)
 
 // DefaultGrace is how long Stop waits after the first signal before SIGKILL.
 const DefaultGrace = 3 * time.Second
@@ -67,6 +71,13 @@ func Start(ctx context.Context, spec Spec) (*Process, error) {
 	path, err := exec.LookPath(spec.Path)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s (is it installed and on PATH?)", ErrNotFound, spec.Path)
+	}
+	// A missing directory fails the child's chdir with ENOENT, which the
+	// exec error does not tell from a missing program.
+	if spec.Dir != "" {
+		if st, err := os.Stat(spec.Dir); err != nil || !st.IsDir() {
+			return nil, fmt.Errorf("%w: %s is not a directory", ErrBadDir, spec.Dir)
+		}
 	}
 	if spec.StderrLimit <= 0 {
 		spec.StderrLimit = 64 << 10

@@ -172,7 +172,8 @@ func Run(ctx context.Context, o Options) Summary {
 // classifyStartError maps an error before the turn started to an exit code.
 func classifyStartError(err error) int {
 	switch {
-	case errors.Is(err, ErrUsage), errors.Is(err, adapters.ErrUnknownAgent), errors.Is(err, adapters.ErrUnsupported):
+	case errors.Is(err, ErrUsage), errors.Is(err, adapters.ErrUnknownAgent), errors.Is(err, adapters.ErrUnsupported),
+		errors.Is(err, adapters.ErrBadCwd):
 		return ExitUsage
 	case errors.Is(err, adapters.ErrNotInstalled), errors.Is(err, proc.ErrNotFound):
 		return ExitNotInstalled

@@ -73,6 +73,8 @@ func TestRun_ExitCodes(t *testing.T) {
 		{name: "image unsupported", a: &fakeAdapter{}, mod: func(o *Options) { o.Images = []string{"x.png"} }, want: ExitUsage, wantErr: "does not accept images"},
 		{name: "resume unsupported", a: &fakeAdapter{}, mod: func(o *Options) { o.ResumeID = "abc" }, want: ExitUsage},
 		{name: "not installed (adapters)", a: &fakeAdapter{startErr: fmt.Errorf("claude: %w", adapters.ErrNotInstalled)}, want: ExitNotInstalled},
+		{name: "bad working directory (start)", a: &fakeAdapter{startErr: adapters.StartError("fake", fmt.Errorf("%w: /gone is not a directory", proc.ErrBadDir))},
+			want: ExitUsage, wantErr: "/gone"},
 		{name: "not installed (proc)", a: &fakeAdapter{startErr: fmt.Errorf("spawn: %w", proc.ErrNotFound)}, want: ExitNotInstalled},
 		{name: "not authenticated (start)", a: &fakeAdapter{startErr: fmt.Errorf("x: %w", adapters.ErrNotAuthenticated)}, want: ExitNotAuthenticated},
 		{name: "not authenticated (event)", a: &fakeAdapter{script: steps(

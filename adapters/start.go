@@ -1,0 +1,32 @@
+package adapters
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/hubdev/hub/internal/proc"
+)
+
+var (
+	// ErrBadCwd means the session's working directory cannot be used; a
+	// usage error, not the agent's.
+	ErrBadCwd = errors.New("bad working directory")
+	// ErrStart means the agent's program exists but did not start.
+	ErrStart = errors.New("agent did not start")
+)
+
+// StartError maps a failure to spawn agent's program to the sentinel a
+// front end acts on: a program that is not found is ErrNotInstalled, an
+// unusable working directory ErrBadCwd, anything else ErrStart with the
+// cause.
+func StartError(agent string, err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, proc.ErrNotFound):
+		return fmt.Errorf("%w: %s: %w", ErrNotInstalled, agent, err)
+	case errors.Is(err, proc.ErrBadDir):
+		return fmt.Errorf("%w: %w", ErrBadCwd, err)
+	}
+	return fmt.Errorf("%w: %s: %w", ErrStart, agent, err)
+}
