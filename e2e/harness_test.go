@@ -932,7 +932,7 @@ func (b *e2eBuffer) String() string {
 // e2eReplayCfg is a hub config whose default agent is the replay adapter,
 // playing script (or echoing prompts when script is "").
 func e2eReplayCfg(script string) string {
-	cfg := "default_agent = \"replay\"\n\n[agents.replay]\n"
+	cfg := "default_agent = \"replay\"\n\n[agents.replay]\ntype = \"replay\"\n"
 	if script != "" {
 		cfg += fmt.Sprintf("options = { script = %q }\n", script)
 	}

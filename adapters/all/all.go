@@ -23,5 +23,6 @@ func Registry(cfg *config.Config, log zerolog.Logger) *adapters.Registry {
 		b(r, cfg, log)
 	}
 	registerConfigACP(r, cfg, log)
+	registerReplay(r, cfg)
 	return r
 }

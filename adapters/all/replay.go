@@ -1,22 +1,26 @@
 package all
 
 import (
-	"github.com/rs/zerolog"
-
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/adapters/replay"
 	"github.com/hubdev/hub/internal/config"
 )
 
-func init() {
-	builders = append(builders, func(r *adapters.Registry, cfg *config.Config, _ zerolog.Logger) {
-		script := ""
-		if a, ok := cfg.Agents[replay.Name]; ok {
-			if a.Disabled {
-				return
-			}
-			script, _ = a.Options["script"].(string)
+// registerReplay registers the scripted test agent only where the config
+// asks for it (type = "replay"), under the entry's name; it is never listed
+// by default.
+func registerReplay(r *adapters.Registry, cfg *config.Config) {
+	for _, name := range cfg.AgentNames() {
+		ac := cfg.Agents[name]
+		if ac.Type != config.TypeReplay || ac.Disabled {
+			continue
 		}
-		r.Register(replay.New(script))
-	})
+		script := ac.Script
+		if script == "" {
+			script, _ = ac.Options["script"].(string)
+		}
+		a := replay.New(script)
+		a.AgentName = name
+		r.Register(a)
+	}
 }

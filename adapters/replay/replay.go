@@ -65,8 +65,10 @@ type PermissionStep struct {
 
 // Adapter plays scripts. Script "" means $HUB_REPLAY_SCRIPT, then echo.
 type Adapter struct {
-	Script string
-	Caps   adapters.Capabilities
+	// AgentName is the registry name; "" means Name.
+	AgentName string
+	Script    string
+	Caps      adapters.Capabilities
 
 	mu     sync.Mutex
 	starts []adapters.SessionOptions
@@ -85,7 +87,12 @@ func New(script string) *Adapter {
 	}}
 }
 
-func (a *Adapter) Name() string                        { return Name }
+func (a *Adapter) Name() string {
+	if a.AgentName != "" {
+		return a.AgentName
+	}
+	return Name
+}
 func (a *Adapter) Capabilities() adapters.Capabilities { return a.Caps }
 
 // Starts returns the options of every Start call so far.

@@ -30,6 +30,14 @@ func isolate(t *testing.T) string {
 		t.Fatal(err)
 	}
 	t.Setenv("PATH", bin)
+	// The scripted replay agent exists only where the config names it.
+	cfg := filepath.Join(root, "xdg_config_home", "hub")
+	if err := os.MkdirAll(cfg, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(cfg, "config.toml"), []byte("[agents.replay]\ntype = \"replay\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	t.Setenv("SHELL", "")
 	t.Setenv("HUB_LOG", "")
 	t.Setenv("HUB_REPLAY_SCRIPT", "")

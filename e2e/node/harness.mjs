@@ -114,7 +114,7 @@ export function startHub(steps, opts = {}) {
   const home = opts.home ?? fs.mkdtempSync(path.join(os.tmpdir(), "hub-node-e2e-"));
   const cfgDir = path.join(home, ".config", "hub");
   fs.mkdirSync(cfgDir, { recursive: true });
-  let cfg = 'default_agent = "replay"\n\n[agents.replay]\n';
+  let cfg = 'default_agent = "replay"\n\n[agents.replay]\ntype = "replay"\n';
   if (steps) cfg += `options = { script = ${JSON.stringify(writeScript(home, steps))} }\n`;
   fs.writeFileSync(path.join(cfgDir, "config.toml"), cfg);
   const env = { ...process.env, HOME: home, HUB_LOG: "debug" };

@@ -44,8 +44,11 @@ type AgentConfig struct {
 	// agent, also under a built-in name (e.g. claude through an ACP bridge).
 	// Empty means the built-in adapter of that name, else ACP.
 	Protocol string `toml:"protocol"`
-	// Type is Zed's agent_servers "type"; only "custom" (or none) can run.
+	// Type is Zed's agent_servers "type"; only "custom" (or none) can run,
+	// and "replay" plays Script (a test agent, never registered otherwise).
 	Type string `toml:"type"`
+	// Script is the replay agent's script.
+	Script string `toml:"script"`
 	// Command is the program, or the whole argv as an array.
 	Command Command           `toml:"command"`
 	Args    []string          `toml:"args"`
@@ -57,6 +60,9 @@ type AgentConfig struct {
 	// Options are adapter-specific settings.
 	Options map[string]any `toml:"options"`
 }
+
+// TypeReplay is the agent type of the scripted test agent.
+const TypeReplay = "replay"
 
 // IsACP reports whether the entry is an ACP agent hub should start:
 // protocol = "acp", or a pasted Zed/JetBrains agent_servers entry (a command,
@@ -265,7 +271,7 @@ func Parse(path string, data []byte) (*Config, error) {
 			return nil, fmt.Errorf("%w: %s: key agents.%s.protocol: %q is not a protocol hub speaks (use \"acp\", or leave it out for a built-in agent)", ErrInvalid, path, name, a.Protocol)
 		case len(a.Command) == 0 && a.Protocol == "acp":
 			return nil, fmt.Errorf("%w: %s: key agents.%s.command: an acp agent needs a command", ErrInvalid, path, name)
-		case a.Type != "" && a.Type != "custom":
+		case a.Type != "" && a.Type != "custom" && a.Type != TypeReplay:
 			f.Warnings = append(f.Warnings, fmt.Sprintf("%s: agents.%s: type %q is a Zed registry/extension entry hub cannot start; give it a command (type \"custom\")", path, name, a.Type))
 		}
 	}
