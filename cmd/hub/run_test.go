@@ -1,3 +1,5 @@
+//go:build linux
+
 package main
 
 import (
@@ -13,6 +15,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hubdev/hub/internal/proc/proctest"
 )
 
 // The test binary doubles as a fake ACP agent (HUB_TEST_FAKE_ACP=MODE) and
@@ -271,7 +275,7 @@ func TestRun_RealProcesses(t *testing.T) {
 			// The group was signalled before hub returned; the exits it
 			// started end on their own.
 			for _, pid := range <-pids {
-				waitGone(t, pid)
+				proctest.WaitGone(t, pid)
 			}
 		})
 	}

@@ -1,9 +1,10 @@
+//go:build linux
+
 package main
 
 import (
 	"bufio"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -12,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
+	"github.com/hubdev/hub/internal/proc/proctest"
 )
 
 // hub acp ends on SIGTERM, SIGINT and SIGHUP even while the editor keeps
@@ -65,7 +66,7 @@ func TestAcp_SignalEndsServerWithStdinOpen(t *testing.T) {
 				t.Fatalf("hub acp still running 20 s after %v with stdin open", sig)
 			}
 			for _, pid := range []int{agent, child} {
-				waitGone(t, pid)
+				proctest.WaitGone(t, pid)
 			}
 		})
 	}
@@ -110,28 +111,4 @@ func (c *lineClient) call(t *testing.T, id int, method, params string) json.RawM
 	}
 	t.Fatalf("%s: no answer (%v)", method, c.sc.Err())
 	return nil
-}
-
-// waitGone waits for pid to exit, on a pidfd rather than by polling.
-func waitGone(t *testing.T, pid int) {
-	t.Helper()
-	fd, err := unix.PidfdOpen(pid, 0)
-	if errors.Is(err, unix.ESRCH) {
-		return
-	}
-	if err != nil {
-		t.Fatalf("pidfd_open %d: %v", pid, err)
-	}
-	defer unix.Close(fd)
-	fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
-	for {
-		n, err := unix.Poll(fds, 10_000)
-		if errors.Is(err, unix.EINTR) {
-			continue
-		}
-		if err != nil || n == 0 {
-			t.Fatalf("process %d survived hub (%v)", pid, err)
-		}
-		return
-	}
 }

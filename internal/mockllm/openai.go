@@ -85,12 +85,14 @@ type OpenAIServer struct {
 	models       []string
 	done         chan struct{}
 	closeOnce    sync.Once
+	hanging      chan struct{}
+	hangOnce     sync.Once
 }
 
 // NewOpenAIServer starts a server that answers requests with turns in order.
 // When the script runs out it answers 500 "mockllm: script exhausted".
 func NewOpenAIServer(turns ...OpenAITurn) *OpenAIServer {
-	s := &OpenAIServer{turn: turns, models: []string{"mock-model"}, done: make(chan struct{})}
+	s := &OpenAIServer{turn: turns, models: []string{"mock-model"}, done: make(chan struct{}), hanging: make(chan struct{})}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/v1/chat/completions", s.chat)
 	mux.HandleFunc("/chat/completions", s.chat)
@@ -100,6 +102,10 @@ func NewOpenAIServer(turns ...OpenAITurn) *OpenAIServer {
 	s.URL = s.srv.URL + "/v1"
 	return s
 }
+
+// Hanging is closed once a Hang turn has sent its first chunk and blocks:
+// the client is then in the middle of a streamed answer.
+func (s *OpenAIServer) Hanging() <-chan struct{} { return s.hanging }
 
 // Close unblocks hanging turns and stops the server.
 func (s *OpenAIServer) Close() {
@@ -272,6 +278,7 @@ func (s *OpenAIServer) stream(w http.ResponseWriter, r *http.Request, t OpenAITu
 	send(map[string]any{"role": "assistant", "content": ""}, nil)
 	if t.Hang {
 		flush(w)
+		s.hangOnce.Do(func() { close(s.hanging) })
 		s.hang(r)
 		return
 	}

@@ -6,12 +6,12 @@ import (
 	"errors"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/hubdev/hub/internal/proc/proctest"
 )
 
-func alive(pid int) bool { return syscall.Kill(pid, 0) == nil }
 
 func startShell(t *testing.T, ctx context.Context, script string, grace time.Duration) *Process {
 	t.Helper()
@@ -36,16 +36,6 @@ func readGrandchild(t *testing.T, p *Process) int {
 	return pid
 }
 
-func waitGone(t *testing.T, pid int) {
-	t.Helper()
-	for i := 0; i < 200 && alive(pid); i++ {
-		time.Sleep(10 * time.Millisecond)
-	}
-	if alive(pid) {
-		t.Fatalf("pid %d survived", pid)
-	}
-}
-
 func TestStop_KillsWholeGroupAfterGrace(t *testing.T) {
 	p := startShell(t, context.Background(), `trap "" TERM; sleep 60 & echo $!; wait`, 50*time.Millisecond)
 	child := readGrandchild(t, p)
@@ -55,7 +45,7 @@ func TestStop_KillsWholeGroupAfterGrace(t *testing.T) {
 	if !p.Exited() {
 		t.Fatal("leader not reaped")
 	}
-	waitGone(t, child)
+	proctest.WaitGone(t, child)
 }
 
 func TestStart_ContextCancelStops(t *testing.T) {
@@ -64,14 +54,14 @@ func TestStart_ContextCancelStops(t *testing.T) {
 	child := readGrandchild(t, p)
 	cancel()
 	<-p.Done()
-	waitGone(t, child)
+	proctest.WaitGone(t, child)
 }
 
 func TestWait_LeaderExitKillsStragglers(t *testing.T) {
 	p := startShell(t, context.Background(), `sleep 60 & echo $!`, time.Second)
 	child := readGrandchild(t, p)
 	_ = p.Wait()
-	waitGone(t, child)
+	proctest.WaitGone(t, child)
 }
 
 func TestExitError_CarriesStderrTail(t *testing.T) {

@@ -73,10 +73,7 @@ func TestRun_NativeLoopMock(t *testing.T) {
 				sigs := make(chan os.Signal, 1)
 				if c.cancel || c.signal {
 					go func() {
-						for srv.Remaining() == len(c.turns) {
-							time.Sleep(5 * time.Millisecond)
-						}
-						time.Sleep(50 * time.Millisecond)
+						<-srv.Hanging()
 						if c.cancel {
 							cancel()
 						} else {
