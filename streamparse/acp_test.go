@@ -3,7 +3,6 @@ package streamparse
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,19 +10,6 @@ import (
 
 	"github.com/hubdev/hub/adapters"
 )
-
-// The -update flag may be defined by another decoder's tests in this
-// package; define it only if nobody did.
-func init() {
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite expected.json golden files")
-	}
-}
-
-func acpUpdateGolden() bool {
-	f := flag.Lookup("update")
-	return f != nil && f.Value.String() == "true"
-}
 
 // acpFixtureDecoder picks the decoder for a fixture dir: "acp-*" cases and
 // everything under acpagent/ are ACP streams.
@@ -56,7 +42,7 @@ func TestACPFixtures_Golden(t *testing.T) {
 				}
 				got = append(got, '\n')
 				golden := filepath.Join(dir, "expected.json")
-				if acpUpdateGolden() {
+				if *update {
 					if err := os.WriteFile(golden, got, 0o644); err != nil {
 						t.Fatal(err)
 					}

@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,18 +12,6 @@ import (
 
 	"github.com/hubdev/hub/adapters"
 )
-
-// claudeUpdate is the shared -update flag; other decoders' tests may define
-// it first, so look it up instead of redefining it.
-var claudeUpdate = func() flag.Value {
-	if f := flag.Lookup("update"); f != nil {
-		return f.Value
-	}
-	flag.Bool("update", false, "rewrite golden expected.json files")
-	return flag.Lookup("update").Value
-}()
-
-func claudeUpdating() bool { return claudeUpdate.String() == "true" }
 
 // claudeGolden renders events as stable, reviewable JSON; strings longer
 // than 512 bytes are replaced by their length and hash.
@@ -80,7 +67,7 @@ func TestDecodeClaude_Fixtures(t *testing.T) {
 			}
 			got := claudeGolden(t, DecodeClaude(data))
 			golden := filepath.Join(dir, "expected.json")
-			if claudeUpdating() {
+			if *update {
 				if err := os.WriteFile(golden, got, 0o644); err != nil {
 					t.Fatal(err)
 				}

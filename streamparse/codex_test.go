@@ -3,7 +3,6 @@ package streamparse
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,17 +10,6 @@ import (
 
 	"github.com/hubdev/hub/adapters"
 )
-
-func init() {
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite expected.json golden files")
-	}
-}
-
-func codexUpdateGolden() bool {
-	f := flag.Lookup("update")
-	return f != nil && f.Value.String() == "true"
-}
 
 // codexFixtureDecoder: exec-* cases are `codex exec --json`, the rest app-server.
 func codexFixtureDecoder(name string) func([]byte) []adapters.Event {
@@ -49,7 +37,7 @@ func TestCodexFixtures_Golden(t *testing.T) {
 			}
 			got = append(got, '\n')
 			golden := filepath.Join(dir, "expected.json")
-			if codexUpdateGolden() {
+			if *update {
 				if err := os.WriteFile(golden, got, 0o644); err != nil {
 					t.Fatal(err)
 				}

@@ -3,7 +3,6 @@ package streamparse
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,19 +11,8 @@ import (
 	"github.com/hubdev/hub/adapters"
 )
 
-func init() {
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite expected.json golden files")
-	}
-}
-
 // piFixtureCwd is the cwd fixture streams are decoded against.
 const piFixtureCwd = "/repo"
-
-func piUpdateGolden() bool {
-	f := flag.Lookup("update")
-	return f != nil && f.Value.String() == "true"
-}
 
 func piDecodeAll(data []byte) []adapters.Event {
 	d := NewPiDecoder(piFixtureCwd)
@@ -55,7 +43,7 @@ func TestPiDecoder_Fixtures(t *testing.T) {
 				t.Fatalf("events do not marshal: %v", err)
 			}
 			golden := filepath.Join(dir, "expected.json")
-			if piUpdateGolden() {
+			if *update {
 				if err := os.WriteFile(golden, append(got, '\n'), 0o644); err != nil {
 					t.Fatal(err)
 				}
