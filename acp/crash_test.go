@@ -98,14 +98,17 @@ func TestCrash_NextPromptRestartsAgent(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			c, a := newCrashyClient(t)
 			sid, _ := c.start(t)
-			c.prompt(sid, tt.first)
-			if got := lastText(c, sid); !strings.Contains(got, tt.firstReply) {
-				t.Fatalf("first turn text %q, want %q", got, tt.firstReply)
-			}
-			if tt.first == "die" {
-				c.prompt(sid, "are you there")
-				if got := lastText(c, sid); !strings.Contains(got, "session closed") {
-					t.Fatalf("prompt to a dead process: text %q", got)
+			if tt.first == "crash" {
+				if _, e := c.call("session/prompt", promptOf(sid, tt.first)); e == nil || !strings.Contains(e.Message, tt.firstReply) {
+					t.Fatalf("crashed turn answered %v, want an error saying %q", e, tt.firstReply)
+				}
+			} else {
+				c.prompt(sid, tt.first)
+				if got := lastText(c, sid); !strings.Contains(got, tt.firstReply) {
+					t.Fatalf("first turn text %q, want %q", got, tt.firstReply)
+				}
+				if _, e := c.call("session/prompt", promptOf(sid, "are you there")); e == nil || !strings.Contains(e.Message, "session closed") {
+					t.Fatalf("prompt to a dead process answered %v", e)
 				}
 			}
 			c.prompt(sid, "hello again")
@@ -117,4 +120,8 @@ func TestCrash_NextPromptRestartsAgent(t *testing.T) {
 			}
 		})
 	}
+}
+
+func promptOf(sid, text string) PromptRequest {
+	return PromptRequest{SessionID: sid, Prompt: []ContentBlock{TextBlock(text)}}
 }

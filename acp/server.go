@@ -475,7 +475,11 @@ func (s *server) beginPrompt(params json.RawMessage) job {
 		<-prev
 		ss.setRunning(true)
 		close(done) // a change sent during the turn is not held until it ends
-		return PromptResponse{StopReason: ss.runTurn(s.ctx, turnCtx, p.Prompt)}, nil, nil
+		reason, err := ss.runTurn(s.ctx, turnCtx, p.Prompt)
+		if err != nil {
+			return nil, nil, err
+		}
+		return PromptResponse{StopReason: reason}, nil, nil
 	}
 }
 

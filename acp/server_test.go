@@ -228,17 +228,41 @@ func TestPromptWaitsForUpdates(t *testing.T) {
 	}
 }
 
-// An agent error reaches the editor as readable text, then the turn ends
-// normally.
-func TestErrorEvent_ReadableTextThenStop(t *testing.T) {
-	c := newClient(t, scriptFile(t, `{"fail":"agent crashed: boom"}`))
-	sid, _ := c.start(t)
-	if r := c.prompt(sid, "x"); r != StopEndTurn {
-		t.Fatalf("stop %s", r)
+// A turn that ends in an error answers session/prompt with a JSON-RPC
+// error (a missing login with -32000, which editors turn into their login
+// UI), after the updates that arrived; data carries hub's code and detail.
+func TestPrompt_FailedTurnAnswersError(t *testing.T) {
+	tests := []struct {
+		name, step string
+		code       int
+		hubCode    string
+	}{
+		{"crash", `{"fail":"agent crashed: boom"}`, CodeInternalError, "crash"},
+		{"provider", `{"event":{"type":"error","error":{"message":"HTTP 400: bad request","code":"provider","detail":"body","fatal":true}}}`,
+			CodeInternalError, "provider"},
+		{"auth", `{"event":{"type":"error","error":{"message":"Not logged in","code":"auth","fatal":true}}}`, CodeAuthRequired, "auth"},
+		{"only a warning", `{"event":{"type":"error","error":{"message":"model refused: 400","code":"provider"}}}`, CodeInternalError, "provider"},
 	}
-	ups := c.updates(sid)
-	if len(ups) != 1 || !strings.Contains(ups[0].AgentMessageChunk.Content.Text, "agent crashed: boom") {
-		t.Fatalf("updates %+v", ups)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := newClient(t, scriptFile(t, `{"event":{"type":"thought","text":"thinking"}}`, tt.step))
+			sid, _ := c.start(t)
+			_, e := c.call("session/prompt", PromptRequest{SessionID: sid, Prompt: []ContentBlock{TextBlock("x")}})
+			if e == nil || e.Code != tt.code {
+				t.Fatalf("prompt answered error %v, want code %d", e, tt.code)
+			}
+			var data struct {
+				Code  string `json:"code"`
+				Agent string `json:"agent"`
+			}
+			if b, _ := json.Marshal(e.Data); json.Unmarshal(b, &data) != nil || data.Code != tt.hubCode || data.Agent == "" {
+				t.Fatalf("error data %s, want code %q and the agent", b, tt.hubCode)
+			}
+			ups := c.updates(sid)
+			if len(ups) == 0 || ups[0].AgentThoughtChunk == nil {
+				t.Fatalf("the update before the error is missing: %+v", ups)
+			}
+		})
 	}
 }
 

@@ -51,6 +51,9 @@ type session struct {
 	// crashed marks the backend dead for the rest of this turn: the next
 	// prompt starts a fresh one (resuming the agent's session where it can).
 	crashed bool
+	// outcome is what the running turn has shown so far; it decides whether
+	// session/prompt answers a stop reason or an error.
+	outcome adapters.TurnOutcome
 	// lastInOrder closes when the latest ordered request has taken effect.
 	lastInOrder chan struct{}
 }
@@ -294,9 +297,10 @@ func (ss *session) begin(ctx context.Context) (context.Context, error) {
 	return turnCtx, nil
 }
 
-// runTurn runs one reserved turn and returns its stop reason. Every update
-// of the turn is written before it returns.
-func (ss *session) runTurn(ctx, turnCtx context.Context, prompt []ContentBlock) string {
+// runTurn runs one reserved turn and returns its stop reason, or the error
+// the turn ended in (after every update that arrived). Every update of the
+// turn is written before it returns.
+func (ss *session) runTurn(ctx, turnCtx context.Context, prompt []ContentBlock) (string, error) {
 	defer func() {
 		ss.mu.Lock()
 		if ss.turnCancel != nil {
@@ -310,14 +314,43 @@ func (ss *session) runTurn(ctx, turnCtx context.Context, prompt []ContentBlock) 
 	for _, b := range prompt {
 		ss.record(SessionUpdate{UserMessageChunk: &ContentChunk{Content: b}})
 	}
+	ss.mu.Lock()
+	ss.outcome = adapters.TurnOutcome{}
+	ss.mu.Unlock()
 	reason := ss.drive(ctx, turnCtx, ss.fitContent(ss.toAdapterContent(prompt)))
 	ss.mu.Lock()
 	if ss.cancelled {
 		reason = StopCancelled
 	}
+	failure := ss.outcome.Failure()
 	ss.mu.Unlock()
 	ss.closeOpenTools(reason == StopCancelled)
-	return reason
+	if reason != StopCancelled && failure != nil {
+		return "", ss.turnError(failure)
+	}
+	return reason, nil
+}
+
+// turnError is the JSON-RPC error a failed turn answers: a missing login is
+// -32000 "Authentication required", which editors turn into their login
+// UI; anything else an internal error. The message is for a person; data
+// carries hub's error code and the agent's detail.
+func (ss *session) turnError(e *adapters.ErrorInfo) *Error {
+	code := CodeInternalError
+	if e.Code == adapters.CodeAuth {
+		code = CodeAuthRequired
+	}
+	data := map[string]any{"code": e.Code, "agent": ss.agentName()}
+	if e.Detail != "" {
+		data["detail"] = e.Detail
+	}
+	return NewError(code, e.Message, data)
+}
+
+func (ss *session) agentName() string {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	return ss.rec.Agent
 }
 
 func (ss *session) drive(ctx, turnCtx context.Context, content []adapters.Content) string {
@@ -336,7 +369,9 @@ func (ss *session) drive(ctx, turnCtx context.Context, content []adapters.Conten
 			ss.retire(b)
 		}
 	}
-	ss.emitError(&adapters.ErrorInfo{Message: err.Error()})
+	ss.mu.Lock()
+	ss.outcome.Fail(adapters.ErrorOf(err))
+	ss.mu.Unlock()
 	return StopEndTurn
 }
 
@@ -414,6 +449,12 @@ func (ss *session) forward(turnCtx context.Context, ev adapters.Event, reason st
 		ss.crashed = true
 		ss.mu.Unlock()
 	}
+	ss.mu.Lock()
+	ss.outcome.Note(ev)
+	ss.mu.Unlock()
+	if ev.Type == adapters.EventError && ev.Error != nil && ev.Error.Fatal {
+		return reason // answered as the prompt's error, after the updates
+	}
 	for _, u := range ss.mapEvent(ev) {
 		ss.emit(u)
 	}
@@ -444,10 +485,6 @@ func stopReason(r adapters.StopReason) string {
 		return s
 	}
 	return StopEndTurn
-}
-
-func (ss *session) emitError(e *adapters.ErrorInfo) {
-	ss.emit(SessionUpdate{AgentMessageChunk: &ContentChunk{Content: TextBlock(errorText(e))}})
 }
 
 func errorText(e *adapters.ErrorInfo) string {

@@ -183,17 +183,19 @@ type ErrorInfo struct {
 type ErrorCode string
 
 const (
-	CodeAuth      ErrorCode = "auth"       // not logged in, bad or missing key
-	CodeRateLimit ErrorCode = "rate_limit" // rate limit or quota
-	CodeProvider  ErrorCode = "provider"   // the model service failed
-	CodeNetwork   ErrorCode = "network"    // the model service cannot be reached
-	CodeContext   ErrorCode = "context"    // the context window is full
-	CodeBudget    ErrorCode = "budget"     // a spending limit was reached
-	CodeProtocol  ErrorCode = "protocol"   // the agent broke its own protocol
-	CodeAgent     ErrorCode = "agent"      // the agent failed on its own
-	CodeExtension ErrorCode = "extension"  // an agent extension failed
-	CodeRetry     ErrorCode = "retry"      // non-fatal: the agent retries
-	CodeWarning   ErrorCode = "warning"    // non-fatal notice
+	CodeAuth         ErrorCode = "auth"          // not logged in, bad or missing key
+	CodeRateLimit    ErrorCode = "rate_limit"    // rate limit or quota
+	CodeProvider     ErrorCode = "provider"      // the model service failed
+	CodeNetwork      ErrorCode = "network"       // the model service cannot be reached
+	CodeContext      ErrorCode = "context"       // the context window is full
+	CodeBudget       ErrorCode = "budget"        // a spending limit was reached
+	CodeProtocol     ErrorCode = "protocol"      // the agent broke its own protocol
+	CodeAgent        ErrorCode = "agent"         // the agent failed on its own
+	CodeExtension    ErrorCode = "extension"     // an agent extension failed
+	CodeRetry        ErrorCode = "retry"         // non-fatal: the agent retries
+	CodeWarning      ErrorCode = "warning"       // non-fatal notice
+	CodeNotInstalled ErrorCode = "not_installed" // the agent's program is missing
+	CodeUsage        ErrorCode = "usage"         // hub was asked for something impossible
 	// CodeCrash marks an error whose agent process is gone: the session
 	// cannot take another prompt and must be started again.
 	CodeCrash ErrorCode = "crash"

@@ -12,7 +12,6 @@ import (
 	"github.com/hubdev/hub/internal/proc/proctest"
 )
 
-
 func startShell(t *testing.T, ctx context.Context, script string, grace time.Duration) *Process {
 	t.Helper()
 	p, err := Start(ctx, Spec{Path: "sh", Args: []string{"-c", script}, Grace: grace})
