@@ -129,6 +129,8 @@ func (ss *session) switchAgent(name string) (after func(), err error) {
 }
 
 func (ss *session) apply(ctx context.Context, value string, set func(*Record), live func(adapters.Configurable, context.Context, string) error) error {
+	ss.cfgMu.Lock()
+	defer ss.cfgMu.Unlock()
 	ss.mu.Lock()
 	b := ss.backend
 	busy := ss.running

@@ -29,7 +29,10 @@ type session struct {
 	// slow editor back-pressures the adapter instead of growing memory.
 	sendMu sync.Mutex
 
-	saveMu     sync.Mutex // one save at a time
+	saveMu sync.Mutex // one save at a time
+	// cfgMu orders model and mode changes with an agent start, so a change
+	// sent while the agent starts reaches the started agent.
+	cfgMu      sync.Mutex
 	mu         sync.Mutex
 	rec        *Record
 	backend    adapters.Session
@@ -200,19 +203,44 @@ func (ss *session) adapter() (adapters.Adapter, error) {
 // ensureBackend returns the session's agent, starting it if needed. The
 // start (seconds for a node CLI's handshake) runs without holding ss.mu,
 // which session/cancel takes on the read loop, and ends with the turn's
-// ctx. Only the running turn starts a backend, so no two starts race.
+// ctx. Only the running turn starts a backend, so no two starts race. A
+// model or mode chosen while the agent started is applied to it then: live
+// where the agent can change it, else by starting it again once.
 func (ss *session) ensureBackend(ctx context.Context) (adapters.Session, error) {
+	for restarted := false; ; restarted = true {
+		b, opts, err := ss.startBackend(ctx)
+		if err != nil || opts == nil {
+			return b, err
+		}
+		ss.cfgMu.Lock()
+		err = ss.catchUp(ctx, b, *opts)
+		ss.cfgMu.Unlock()
+		if err != errRestart || restarted {
+			if err == errRestart {
+				err = nil
+			}
+			return b, err
+		}
+		ss.retire(b)
+	}
+}
+
+var errRestart = errors.New("restart the agent to apply a change")
+
+// startBackend returns the running backend (opts nil), or starts one with
+// the record's settings and returns the options it was started with.
+func (ss *session) startBackend(ctx context.Context) (adapters.Session, *adapters.SessionOptions, error) {
 	ss.mu.Lock()
 	if ss.backend != nil {
 		b := ss.backend
 		ss.mu.Unlock()
-		return b, nil
+		return b, nil, nil
 	}
 	name := ss.rec.Agent
 	a, err := ss.srv.opts.Registry.Get(name)
 	if err != nil {
 		ss.mu.Unlock()
-		return nil, err
+		return nil, nil, err
 	}
 	opts := adapters.SessionOptions{Cwd: ss.rec.Cwd, MCPServers: ss.mcpFor(a), Model: ss.rec.Model, Mode: ss.rec.Mode, Editor: ss.editor}
 	if a.Capabilities().Resume {
@@ -221,7 +249,7 @@ func (ss *session) ensureBackend(ctx context.Context) (adapters.Session, error) 
 	ss.mu.Unlock()
 	b, err := a.Start(ctx, opts)
 	if err != nil {
-		return nil, fmt.Errorf("start %s: %w", name, err)
+		return nil, nil, fmt.Errorf("start %s: %w", name, err)
 	}
 	ss.mu.Lock()
 	closed := ss.closed
@@ -231,9 +259,36 @@ func (ss *session) ensureBackend(ctx context.Context) (adapters.Session, error) 
 	ss.mu.Unlock()
 	if closed {
 		_ = b.Close()
-		return nil, fmt.Errorf("start %s: %w", name, adapters.ErrClosed)
+		return nil, nil, fmt.Errorf("start %s: %w", name, adapters.ErrClosed)
 	}
-	return b, nil
+	return b, &opts, nil
+}
+
+// catchUp applies to b the model and mode the record names now, if they
+// changed since b was started with opts; errRestart when b cannot change
+// them live. Caller holds ss.cfgMu.
+func (ss *session) catchUp(ctx context.Context, b adapters.Session, opts adapters.SessionOptions) error {
+	ss.mu.Lock()
+	model, mode := ss.rec.Model, ss.rec.Mode
+	ss.mu.Unlock()
+	if model == opts.Model && mode == opts.Mode {
+		return nil
+	}
+	cfg, ok := b.(adapters.Configurable)
+	if !ok {
+		return errRestart
+	}
+	if model != opts.Model {
+		if err := cfg.SetModel(ctx, model); err != nil {
+			return fmt.Errorf("set model %s: %w", model, err)
+		}
+	}
+	if mode != opts.Mode {
+		if err := cfg.SetMode(ctx, mode); err != nil {
+			return fmt.Errorf("set mode %s: %w", mode, err)
+		}
+	}
+	return nil
 }
 
 // mcpFor returns the editor's MCP servers that adapter a takes, logging
