@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/hubdev/hub/acp/schema"
 	"io"
 	"os"
 	"path/filepath"
@@ -33,7 +34,7 @@ type wire struct {
 	Method  string          `json:"method,omitempty"`
 	Params  json.RawMessage `json:"params,omitempty"`
 	Result  json.RawMessage `json:"result,omitempty"`
-	Error   *Error          `json:"error,omitempty"`
+	Error   *schema.Error   `json:"error,omitempty"`
 }
 
 // tclient is a scripted editor talking to Serve over io.Pipe. Every line
@@ -48,8 +49,8 @@ type tclient struct {
 	waits  map[string]chan wire
 	method map[string]string
 	nextID int
-	perm   func(params RequestPermissionRequest) (any, *Error)
-	fs     func(method string, params json.RawMessage) (any, *Error)
+	perm   func(params schema.RequestPermissionRequest) (any, *schema.Error)
+	fs     func(method string, params json.RawMessage) (any, *schema.Error)
 	seen   chan struct{}
 	reg    *adapters.Registry
 	state  string
@@ -171,16 +172,16 @@ func (c *tclient) validate(m wire) {
 
 func (c *tclient) serveRequest(m wire) {
 	var res any
-	var e *Error
+	var e *schema.Error
 	switch {
 	case m.Method == "session/request_permission" && c.perm != nil:
-		var p RequestPermissionRequest
+		var p schema.RequestPermissionRequest
 		_ = json.Unmarshal(m.Params, &p)
 		res, e = c.perm(p)
 	case c.fs != nil:
 		res, e = c.fs(m.Method, m.Params)
 	default:
-		e = NewError(CodeMethodNotFound, "no handler", nil)
+		e = schema.NewError(schema.CodeMethodNotFound, "no handler", nil)
 	}
 	if res == nil && e == nil {
 		return // test answers later or never
@@ -232,7 +233,7 @@ func (c *tclient) wait(ch chan wire) wire {
 	}
 }
 
-func (c *tclient) call(method string, params any) (json.RawMessage, *Error) {
+func (c *tclient) call(method string, params any) (json.RawMessage, *schema.Error) {
 	c.t.Helper()
 	m := c.wait(c.async(method, params))
 	return m.Result, m.Error
@@ -256,28 +257,28 @@ func (c *tclient) notify(method string, params any) {
 	c.raw(fmt.Sprintf(`{"jsonrpc":"2.0","method":%q,"params":%s}`, method, b))
 }
 
-func (c *tclient) init(caps ClientCapabilities) {
+func (c *tclient) init(caps schema.ClientCapabilities) {
 	c.t.Helper()
-	c.must("initialize", InitializeRequest{ProtocolVersion: 1, ClientCapabilities: caps}, nil)
+	c.must("initialize", schema.InitializeRequest{ProtocolVersion: 1, ClientCapabilities: caps}, nil)
 }
 
 func (c *tclient) newSession(cwd string) string {
 	c.t.Helper()
-	var r NewSessionResponse
-	c.must("session/new", NewSessionRequest{Cwd: cwd, McpServers: []McpServer{}}, &r)
+	var r schema.NewSessionResponse
+	c.must("session/new", schema.NewSessionRequest{Cwd: cwd, McpServers: []schema.McpServer{}}, &r)
 	return r.SessionID
 }
 
 func (c *tclient) start(t testing.TB) (string, string) {
-	c.init(ClientCapabilities{})
+	c.init(schema.ClientCapabilities{})
 	cwd := t.TempDir()
 	return c.newSession(cwd), cwd
 }
 
 func (c *tclient) prompt(sid, text string) string {
 	c.t.Helper()
-	var r PromptResponse
-	c.must("session/prompt", PromptRequest{SessionID: sid, Prompt: []ContentBlock{TextBlock(text)}}, &r)
+	var r schema.PromptResponse
+	c.must("session/prompt", schema.PromptRequest{SessionID: sid, Prompt: []schema.ContentBlock{schema.TextBlock(text)}}, &r)
 	return r.StopReason
 }
 
@@ -289,13 +290,13 @@ func (c *tclient) messages() []wire {
 }
 
 // updates returns the session/update updates for sid, in order.
-func (c *tclient) updates(sid string) []SessionUpdate {
-	var out []SessionUpdate
+func (c *tclient) updates(sid string) []schema.SessionUpdate {
+	var out []schema.SessionUpdate
 	for _, m := range c.messages() {
 		if m.Method != "session/update" {
 			continue
 		}
-		var n SessionNotification
+		var n schema.SessionNotification
 		if err := json.Unmarshal(m.Params, &n); err != nil {
 			c.t.Errorf("bad update: %v", err)
 		}

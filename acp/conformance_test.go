@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/hubdev/hub/acp/schema"
 	"strings"
 	"sync"
 	"testing"
@@ -27,20 +28,20 @@ func TestPromptBlocks_UnadvertisedRejected(t *testing.T) {
 		o.Registry = adapters.NewRegistry()
 		o.Registry.Register(a)
 	})
-	var init InitializeResponse
-	c.must("initialize", InitializeRequest{ProtocolVersion: 1}, &init)
+	var init schema.InitializeResponse
+	c.must("initialize", schema.InitializeRequest{ProtocolVersion: 1}, &init)
 	if init.AgentCapabilities.PromptCapabilities.Image || init.AgentCapabilities.PromptCapabilities.Audio {
 		t.Fatalf("advertised %+v", init.AgentCapabilities.PromptCapabilities)
 	}
 	sid := c.newSession(t.TempDir())
-	for _, b := range []ContentBlock{{Type: BlockImage, Data: "aGk=", MimeType: "image/png"}, {Type: BlockAudio, Data: "aGk=", MimeType: "audio/wav"}} {
-		if _, e := c.call("session/prompt", PromptRequest{SessionID: sid, Prompt: []ContentBlock{b}}); e == nil || e.Code != CodeInvalidParams {
+	for _, b := range []schema.ContentBlock{{Type: schema.BlockImage, Data: "aGk=", MimeType: "image/png"}, {Type: schema.BlockAudio, Data: "aGk=", MimeType: "audio/wav"}} {
+		if _, e := c.call("session/prompt", schema.PromptRequest{SessionID: sid, Prompt: []schema.ContentBlock{b}}); e == nil || e.Code != schema.CodeInvalidParams {
 			t.Errorf("%s block: %v", b.Type, e)
 		}
 	}
-	var r PromptResponse
-	c.must("session/prompt", PromptRequest{SessionID: sid, Prompt: []ContentBlock{TextBlock("hi"), {Type: BlockResourceLink, URI: "file:///a", Name: "a"}}}, &r)
-	if r.StopReason != StopEndTurn {
+	var r schema.PromptResponse
+	c.must("session/prompt", schema.PromptRequest{SessionID: sid, Prompt: []schema.ContentBlock{schema.TextBlock("hi"), {Type: schema.BlockResourceLink, URI: "file:///a", Name: "a"}}}, &r)
+	if r.StopReason != schema.StopEndTurn {
 		t.Fatalf("stop %q", r.StopReason)
 	}
 }
@@ -52,17 +53,17 @@ func TestPromptBlocks_AdvertisedByDefaultAgent(t *testing.T) {
 	blind := replay.New("")
 	blind.Caps.Images, blind.Caps.Audio = false, false
 	c := newClient(t, "", func(o *Options) { o.Registry.Register(named{blind, "blind"}) })
-	var init InitializeResponse
-	c.must("initialize", InitializeRequest{ProtocolVersion: 1}, &init)
+	var init schema.InitializeResponse
+	c.must("initialize", schema.InitializeRequest{ProtocolVersion: 1}, &init)
 	if !init.AgentCapabilities.PromptCapabilities.Image {
 		t.Fatalf("default agent takes images, advertised %+v", init.AgentCapabilities.PromptCapabilities)
 	}
 	sid := c.newSession(t.TempDir())
 	c.must("session/set_config_option", map[string]any{"sessionId": sid, "configId": "agent", "value": "blind"}, nil)
-	var r PromptResponse
-	c.must("session/prompt", PromptRequest{SessionID: sid, Prompt: []ContentBlock{TextBlock("look"),
-		{Type: BlockImage, Data: "aGk=", MimeType: "image/png", URI: "file:///shot.png"}}}, &r)
-	if r.StopReason != StopEndTurn {
+	var r schema.PromptResponse
+	c.must("session/prompt", schema.PromptRequest{SessionID: sid, Prompt: []schema.ContentBlock{schema.TextBlock("look"),
+		{Type: schema.BlockImage, Data: "aGk=", MimeType: "image/png", URI: "file:///shot.png"}}}, &r)
+	if r.StopReason != schema.StopEndTurn {
 		t.Fatalf("stop %q", r.StopReason)
 	}
 	var text strings.Builder
@@ -81,8 +82,8 @@ func TestPromptBlocks_AdvertisedByDefaultAgent(t *testing.T) {
 // C27: whatever the adapter reports, stopReason is one of the five values.
 func TestStopReason_AlwaysFromEnum(t *testing.T) {
 	for in, want := range map[adapters.StopReason]string{
-		"end_turn": StopEndTurn, "max_tokens": StopMaxTokens, "max_turn_requests": StopMaxTurnRequests,
-		"refusal": StopRefusal, "cancelled": StopCancelled, "": StopEndTurn, "error": StopEndTurn, "tool_use": StopEndTurn,
+		"end_turn": schema.StopEndTurn, "max_tokens": schema.StopMaxTokens, "max_turn_requests": schema.StopMaxTurnRequests,
+		"refusal": schema.StopRefusal, "cancelled": schema.StopCancelled, "": schema.StopEndTurn, "error": schema.StopEndTurn, "tool_use": schema.StopEndTurn,
 	} {
 		if got := stopReason(in); got != want {
 			t.Errorf("stopReason(%q) = %q, want %q", in, got, want)
@@ -134,15 +135,15 @@ func TestCancelRequest_PromptAnsweredOnce(t *testing.T) {
 	sid, _ := c.start(t)
 	c.sendID("70", "session/prompt", promptReq(sid, "x"))
 	c.notify("$/cancel_request", map[string]any{"requestId": 70})
-	c.notify("session/cancel", SessionIDRequest{SessionID: sid})
+	c.notify("session/cancel", schema.SessionIDRequest{SessionID: sid})
 	c.waitFor(t, func() bool { return c.indexOfResponse("70") >= 0 })
-	c.must("session/list", ListSessionsRequest{}, nil) // later traffic flushes any duplicate
+	c.must("session/list", schema.ListSessionsRequest{}, nil) // later traffic flushes any duplicate
 	time.Sleep(20 * time.Millisecond)
 	n := 0
 	for _, m := range c.messages() {
 		if m.Method == "" && string(m.ID) == "70" {
 			n++
-			if m.Error != nil || !strings.Contains(string(m.Result), StopCancelled) {
+			if m.Error != nil || !strings.Contains(string(m.Result), schema.StopCancelled) {
 				t.Fatalf("prompt answered %s %v", m.Result, m.Error)
 			}
 		}
@@ -156,9 +157,9 @@ func TestCancelRequest_PromptAnsweredOnce(t *testing.T) {
 // are among their choices.
 func TestConfigOptions_CurrentValuesValid(t *testing.T) {
 	c := newClient(t, "")
-	c.init(ClientCapabilities{})
-	var r NewSessionResponse
-	c.must("session/new", NewSessionRequest{Cwd: t.TempDir(), McpServers: []McpServer{}}, &r)
+	c.init(schema.ClientCapabilities{})
+	var r schema.NewSessionResponse
+	c.must("session/new", schema.NewSessionRequest{Cwd: t.TempDir(), McpServers: []schema.McpServer{}}, &r)
 	if r.Modes == nil || !hasMode(r.Modes.AvailableModes, r.Modes.CurrentModeID) {
 		t.Fatalf("modes %+v", r.Modes)
 	}
@@ -169,7 +170,7 @@ func TestConfigOptions_CurrentValuesValid(t *testing.T) {
 	}
 }
 
-func hasMode(modes []SessionMode, id string) bool {
+func hasMode(modes []schema.SessionMode, id string) bool {
 	for _, m := range modes {
 		if m.ID == id {
 			return true
@@ -178,7 +179,7 @@ func hasMode(modes []SessionMode, id string) bool {
 	return false
 }
 
-func hasValue(o SessionConfigOption, v string) bool {
+func hasValue(o schema.SessionConfigOption, v string) bool {
 	if o.Type != "select" {
 		return true
 	}
@@ -195,7 +196,7 @@ func hasValue(o SessionConfigOption, v string) bool {
 }
 
 // turnText joins the agent message text of updates.
-func turnText(ups []SessionUpdate) string {
+func turnText(ups []schema.SessionUpdate) string {
 	var b strings.Builder
 	for _, u := range ups {
 		if u.AgentMessageChunk != nil {
@@ -235,7 +236,7 @@ func TestConformance_C01_OnlyProtocolOnStdoutWithDebugLogs(t *testing.T) {
 // "id": null (RequestId allows null), not dropped as a notification.
 func TestConformance_C02_NullIDRequestAnswered(t *testing.T) {
 	c := newClient(t, "")
-	m := c.wait(c.sendID("null", "initialize", InitializeRequest{ProtocolVersion: 1}))
+	m := c.wait(c.sendID("null", "initialize", schema.InitializeRequest{ProtocolVersion: 1}))
 	if string(m.ID) != "null" || m.Error != nil || !strings.Contains(string(m.Result), `"protocolVersion":1`) {
 		t.Fatalf("id null answered %+v", m)
 	}
@@ -246,18 +247,18 @@ func TestConformance_C08_UnknownFieldsAndMetaIgnored(t *testing.T) {
 	c := newClient(t, "")
 	c.must("initialize", json.RawMessage(`{"protocolVersion":1,"clientCapabilities":{"fs":{"readTextFile":false,"_meta":{}},"_meta":{"terminal_output":true},"future":1},"clientInfo":{"name":"z","version":"1","_meta":{}},"_meta":{"traceparent":"x"}}`), nil)
 	cwd := t.TempDir()
-	var r NewSessionResponse
+	var r schema.NewSessionResponse
 	c.must("session/new", json.RawMessage(fmt.Sprintf(`{"cwd":%q,"mcpServers":[{"name":"m","command":"/bin/m","args":[],"env":[],"_meta":{}}],"_meta":{"a":1},"unknown":[1]}`, cwd)), &r)
 	sid := r.SessionID
-	var p PromptResponse
+	var p schema.PromptResponse
 	c.must("session/prompt", json.RawMessage(fmt.Sprintf(`{"sessionId":%q,"prompt":[{"type":"text","text":"hi","annotations":{"audience":["user"],"priority":1},"_meta":{"x":1},"later":true},{"type":"resource_link","uri":"file:///a","name":"a","size":3,"_meta":{}}],"_meta":{"y":2}}`, sid)), &p)
-	if p.StopReason != StopEndTurn {
+	if p.StopReason != schema.StopEndTurn {
 		t.Fatalf("stop %q", p.StopReason)
 	}
 	c.must("session/set_config_option", json.RawMessage(fmt.Sprintf(`{"sessionId":%q,"configId":"model","value":"replay-smart","_meta":{}}`, sid)), nil)
 	c.must("session/list", json.RawMessage(`{"_meta":{},"extra":null}`), nil)
 	c.notify("session/cancel", json.RawMessage(fmt.Sprintf(`{"sessionId":%q,"_meta":{}}`, sid)))
-	if s := c.prompt(sid, "still fine"); s != StopEndTurn {
+	if s := c.prompt(sid, "still fine"); s != schema.StopEndTurn {
 		t.Fatalf("after _meta cancel: %s", s)
 	}
 }
@@ -302,12 +303,12 @@ func TestConformance_C11_EOFClosesEveryAgentSession(t *testing.T) {
 		o.Registry = adapters.NewRegistry()
 		o.Registry.Register(a)
 	})
-	c.init(ClientCapabilities{})
+	c.init(schema.ClientCapabilities{})
 	cwd := t.TempDir()
 	idle, busy := c.newSession(cwd), c.newSession(cwd)
 	first := c.async("session/prompt", promptReq(idle, "x")) // its scripted turn waits for a cancel
 	c.waitFor(t, func() bool { return len(a.Starts()) == 1 })
-	c.notify("session/cancel", SessionIDRequest{SessionID: idle})
+	c.notify("session/cancel", schema.SessionIDRequest{SessionID: idle})
 	c.wait(first)
 	c.sendID("1000", "session/prompt", promptReq(busy, "y"))
 	c.waitFor(t, func() bool { return len(a.Starts()) == 2 })
@@ -321,8 +322,8 @@ func TestConformance_C11_EOFClosesEveryAgentSession(t *testing.T) {
 // (logout without auth.logout, unstable and removed methods) are -32601.
 func TestConformance_C14_AdvertisedMethodsWorkOthersNotFound(t *testing.T) {
 	c := newClient(t, "")
-	var init InitializeResponse
-	c.must("initialize", InitializeRequest{ProtocolVersion: 1}, &init)
+	var init schema.InitializeResponse
+	c.must("initialize", schema.InitializeRequest{ProtocolVersion: 1}, &init)
 	caps := init.AgentCapabilities
 	if !caps.LoadSession || caps.SessionCapabilities.List == nil || caps.SessionCapabilities.Resume == nil ||
 		caps.SessionCapabilities.Close == nil || caps.SessionCapabilities.Delete == nil {
@@ -334,23 +335,23 @@ func TestConformance_C14_AdvertisedMethodsWorkOthersNotFound(t *testing.T) {
 	cwd := t.TempDir()
 	sid := c.newSession(cwd)
 	c.prompt(sid, "x")
-	load := LoadSessionRequest{SessionID: sid, Cwd: cwd, McpServers: []McpServer{}}
+	load := schema.LoadSessionRequest{SessionID: sid, Cwd: cwd, McpServers: []schema.McpServer{}}
 	for _, m := range []struct {
 		method string
 		params any
 	}{
-		{"session/list", ListSessionsRequest{}},
+		{"session/list", schema.ListSessionsRequest{}},
 		{"session/load", load},
 		{"session/resume", load},
-		{"session/close", SessionIDRequest{SessionID: sid}},
-		{"session/delete", SessionIDRequest{SessionID: sid}},
+		{"session/close", schema.SessionIDRequest{SessionID: sid}},
+		{"session/delete", schema.SessionIDRequest{SessionID: sid}},
 	} {
 		if _, e := c.call(m.method, m.params); e != nil {
 			t.Errorf("advertised %s fails: %v", m.method, e)
 		}
 	}
 	for _, m := range []string{"logout", "session/fork", "session/set_model", "session/archive", "providers/list"} {
-		if _, e := c.call(m, map[string]any{"sessionId": sid}); e == nil || e.Code != CodeMethodNotFound {
+		if _, e := c.call(m, map[string]any{"sessionId": sid}); e == nil || e.Code != schema.CodeMethodNotFound {
 			t.Errorf("not advertised %s: %v, want -32601", m, e)
 		}
 	}
@@ -372,12 +373,12 @@ func TestConformance_C14_MCPHTTPAsTheDefaultAgentTakesIt(t *testing.T) {
 					o.DefaultAgent = "other"
 				}
 			})
-			var init InitializeResponse
-			c.must("initialize", InitializeRequest{ProtocolVersion: 1}, &init)
+			var init schema.InitializeResponse
+			c.must("initialize", schema.InitializeRequest{ProtocolVersion: 1}, &init)
 			if init.AgentCapabilities.McpCapabilities.HTTP != tc.defaultHTTP {
 				t.Fatalf("mcpCapabilities %+v, want http=%v", init.AgentCapabilities.McpCapabilities, tc.defaultHTTP)
 			}
-			var r NewSessionResponse
+			var r schema.NewSessionResponse
 			c.must("session/new", json.RawMessage(fmt.Sprintf(`{"cwd":%q,"mcpServers":[{"name":"fs","command":"/bin/mcp","args":[],"env":[]},{"type":"http","name":"api","url":"https://x/mcp","headers":[]}]}`, t.TempDir())), &r)
 			c.must("session/set_config_option", map[string]any{"sessionId": r.SessionID, "configId": "agent", "value": "other"}, nil)
 			c.prompt(r.SessionID, "x")
@@ -396,15 +397,15 @@ func TestConformance_C15_NoUnadvertisedClientFeatures(t *testing.T) {
 	c := newClient(t, scriptFile(t,
 		`{"event":{"type":"tool_call","tool":{"id":"t1","title":"Run","kind":"execute","content":[{"type":"terminal","terminalId":"term-1"}]}}}`,
 		`{"event":{"type":"text","text":"done"}}`))
-	var init InitializeResponse
+	var init schema.InitializeResponse
 	c.must("initialize", json.RawMessage(`{"protocolVersion":1,"clientCapabilities":{}}`), &init)
 	for _, m := range init.AuthMethods {
 		if m.Type == "terminal" {
 			t.Errorf("terminal auth method advertised without auth.terminal: %+v", m)
 		}
 	}
-	var r NewSessionResponse
-	c.must("session/new", NewSessionRequest{Cwd: t.TempDir(), McpServers: []McpServer{}}, &r)
+	var r schema.NewSessionResponse
+	c.must("session/new", schema.NewSessionRequest{Cwd: t.TempDir(), McpServers: []schema.McpServer{}}, &r)
 	c.prompt(r.SessionID, "x")
 	ed := startsOf(t, c, "replay")[0].Editor
 	ctx := t.Context()
@@ -440,15 +441,15 @@ func TestConformance_C15_NoUnadvertisedClientFeatures(t *testing.T) {
 // session/new works without authenticate, and an unknown methodId is -32602.
 func TestConformance_C17_NoAuthRequired(t *testing.T) {
 	c := newClient(t, "")
-	var init InitializeResponse
-	c.must("initialize", InitializeRequest{ProtocolVersion: 1}, &init)
+	var init schema.InitializeResponse
+	c.must("initialize", schema.InitializeRequest{ProtocolVersion: 1}, &init)
 	if init.AuthMethods == nil || len(init.AuthMethods) != 0 {
 		t.Fatalf("authMethods %+v, want []", init.AuthMethods)
 	}
 	if sid := c.newSession(t.TempDir()); sid == "" {
 		t.Fatal("session/new without authenticate failed")
 	}
-	if _, e := c.call("authenticate", AuthenticateRequest{MethodID: "agent-login"}); e == nil || e.Code != CodeInvalidParams {
+	if _, e := c.call("authenticate", schema.AuthenticateRequest{MethodID: "agent-login"}); e == nil || e.Code != schema.CodeInvalidParams {
 		t.Fatalf("unknown methodId: %v, want -32602", e)
 	}
 }
@@ -461,7 +462,7 @@ func TestConformance_C19_MCPServersSkippedWithLogLine(t *testing.T) {
 	nomcp.Caps.MCP, nomcp.Caps.MCPHTTP = false, false
 	var log testlog.Buffer
 	c := newClient(t, "", withLog(&log), func(o *Options) { o.Registry.Register(named{nomcp, "nomcp"}) })
-	c.init(ClientCapabilities{})
+	c.init(schema.ClientCapabilities{})
 	cwd := t.TempDir()
 	servers := `[{"name":"fs","command":"/bin/mcp","args":null,"env":[]},{"type":"http","name":"api","url":"https://x/mcp","headers":null},{"type":"sse","name":"old","url":"https://x/sse","headers":[]},{"type":"acp","name":"weird","id":"1"}]`
 	for _, tc := range []struct {
@@ -473,7 +474,7 @@ func TestConformance_C19_MCPServersSkippedWithLogLine(t *testing.T) {
 		{"nomcp", "", []string{"nomcp takes no MCP servers", `"servers":["fs","api","old"]`}},
 	} {
 		t.Run(tc.agent, func(t *testing.T) {
-			var r NewSessionResponse
+			var r schema.NewSessionResponse
 			c.must("session/new", json.RawMessage(fmt.Sprintf(`{"cwd":%q,"mcpServers":%s}`, cwd, servers)), &r)
 			c.must("session/set_config_option", map[string]any{"sessionId": r.SessionID, "configId": "agent", "value": tc.agent}, nil)
 			c.prompt(r.SessionID, "x")
@@ -512,7 +513,7 @@ func startsOf(t testing.TB, c *tclient, agent string) []adapters.SessionOptions 
 
 // toolStatuses returns, per tool call id, the kinds and statuses of its
 // updates in order, e.g. "tool_call:pending tool_call_update:failed".
-func toolStatuses(ups []SessionUpdate) map[string]string {
+func toolStatuses(ups []schema.SessionUpdate) map[string]string {
 	out := map[string]string{}
 	add := func(id, kind, status string) {
 		if out[id] != "" {
@@ -549,26 +550,26 @@ func TestConformance_C30_ToolCallsEndCompletedOrFailed(t *testing.T) {
 		{
 			name:   "completed and failed calls are left alone",
 			script: []string{tool("tool_call", "a", "pending"), tool("tool_update", "a", "completed"), tool("tool_call", "b", "in_progress"), tool("tool_update", "b", "failed")},
-			stop:   StopEndTurn,
+			stop:   schema.StopEndTurn,
 			want:   map[string]string{"a": "tool_call:pending tool_call_update:completed", "b": "tool_call:in_progress tool_call_update:failed"},
 		},
 		{
 			name:   "calls left open end failed",
 			script: []string{tool("tool_call", "a", "pending"), tool("tool_update", "b", "in_progress"), tool("tool_update", "b", "")},
-			stop:   StopEndTurn,
+			stop:   schema.StopEndTurn,
 			want:   map[string]string{"a": "tool_call:pending tool_call_update:failed", "b": "tool_call:in_progress tool_call_update: tool_call_update:failed"},
 		},
 		{
 			name:   "a rejected call the agent did not report ends failed",
 			script: []string{`{"permission":{"tool":{"id":"p","title":"Edit","kind":"edit"}},"rejected":[{"event":{"type":"text","text":"skipped"}}]}`},
 			answer: "reject_once",
-			stop:   StopEndTurn,
+			stop:   schema.StopEndTurn,
 			want:   map[string]string{"p": "tool_call:pending tool_call_update:failed"},
 		},
 		{
 			name:   "a cancelled turn leaves unfinished calls alone",
 			script: []string{tool("tool_call", "a", "in_progress"), `{"wait_cancel":true}`},
-			stop:   StopCancelled,
+			stop:   schema.StopCancelled,
 			want:   map[string]string{"a": "tool_call:in_progress"},
 		},
 	}
@@ -580,11 +581,11 @@ func TestConformance_C30_ToolCallsEndCompletedOrFailed(t *testing.T) {
 			}
 			sid, _ := c.start(t)
 			p := c.sendID("900", "session/prompt", promptReq(sid, "x"))
-			if tc.stop == StopCancelled {
+			if tc.stop == schema.StopCancelled {
 				c.waitFor(t, func() bool { return len(c.updates(sid)) > 0 })
-				c.notify("session/cancel", SessionIDRequest{SessionID: sid})
+				c.notify("session/cancel", schema.SessionIDRequest{SessionID: sid})
 			}
-			var r PromptResponse
+			var r schema.PromptResponse
 			_ = json.Unmarshal(c.wait(p).Result, &r)
 			if r.StopReason != tc.stop {
 				t.Fatalf("stop %q, want %q", r.StopReason, tc.stop)
@@ -632,17 +633,17 @@ func TestConformance_C32_PlanUpdatesCarryTheFullList(t *testing.T) {
 func TestConformance_C38_CancelWhilePermissionPending(t *testing.T) {
 	c := newClient(t, scriptFile(t, permScript))
 	sid, _ := c.start(t)
-	c.perm = func(RequestPermissionRequest) (any, *Error) {
-		c.notify("session/cancel", SessionIDRequest{SessionID: sid})
-		return RequestPermissionResponse{Outcome: RequestPermissionOutcome{Outcome: "cancelled"}}, nil
+	c.perm = func(schema.RequestPermissionRequest) (any, *schema.Error) {
+		c.notify("session/cancel", schema.SessionIDRequest{SessionID: sid})
+		return schema.RequestPermissionResponse{Outcome: schema.RequestPermissionOutcome{Outcome: "cancelled"}}, nil
 	}
-	if s := c.prompt(sid, "x"); s != StopCancelled {
+	if s := c.prompt(sid, "x"); s != schema.StopCancelled {
 		t.Fatalf("stop %q, want cancelled", s)
 	}
 	if txt := turnText(c.updates(sid)); txt != "" {
 		t.Fatalf("tool ran or was reported after cancel: %q", txt)
 	}
-	if s := c.prompt(sid, "again"); s != StopEndTurn {
+	if s := c.prompt(sid, "again"); s != schema.StopEndTurn {
 		t.Fatalf("next prompt %q", s)
 	}
 }
@@ -651,14 +652,14 @@ func TestConformance_C38_CancelWhilePermissionPending(t *testing.T) {
 // params or before initialize is never answered and breaks nothing.
 func TestConformance_C40_CancelWithoutTurnIgnored(t *testing.T) {
 	c := newClient(t, "")
-	c.notify("session/cancel", SessionIDRequest{SessionID: "early"})
+	c.notify("session/cancel", schema.SessionIDRequest{SessionID: "early"})
 	sid, _ := c.start(t)
 	before := len(c.messages())
-	c.notify("session/cancel", SessionIDRequest{SessionID: sid})
-	c.notify("session/cancel", SessionIDRequest{SessionID: "unknown"})
+	c.notify("session/cancel", schema.SessionIDRequest{SessionID: sid})
+	c.notify("session/cancel", schema.SessionIDRequest{SessionID: "unknown"})
 	c.raw(`{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":42}}`)
 	c.raw(`{"jsonrpc":"2.0","method":"session/cancel"}`)
-	if s := c.prompt(sid, "x"); s != StopEndTurn {
+	if s := c.prompt(sid, "x"); s != schema.StopEndTurn {
 		t.Fatalf("prompt after idle cancels: %q", s)
 	}
 	// The prompt added its echo update and its response, nothing else.
@@ -674,16 +675,16 @@ func TestConformance_C43_ClientResultsNullOrEmptyAndErrors(t *testing.T) {
 	for _, result := range []string{"null", "{}"} {
 		t.Run(result, func(t *testing.T) {
 			c := newClient(t, "")
-			c.fs = func(method string, _ json.RawMessage) (any, *Error) {
+			c.fs = func(method string, _ json.RawMessage) (any, *schema.Error) {
 				switch method {
 				case "terminal/create":
-					return CreateTerminalResponse{TerminalID: "term-1"}, nil
+					return schema.CreateTerminalResponse{TerminalID: "term-1"}, nil
 				case "fs/read_text_file":
-					return nil, NewError(CodeResourceNotFound, "no such file", nil)
+					return nil, schema.NewError(schema.CodeResourceNotFound, "no such file", nil)
 				}
 				return json.RawMessage(result), nil
 			}
-			c.init(ClientCapabilities{FS: FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true}, Terminal: true})
+			c.init(schema.ClientCapabilities{FS: schema.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true}, Terminal: true})
 			sid := c.newSession(t.TempDir())
 			c.prompt(sid, "x")
 			ed := startsOf(t, c, "replay")[0].Editor
@@ -699,11 +700,11 @@ func TestConformance_C43_ClientResultsNullOrEmptyAndErrors(t *testing.T) {
 					t.Errorf("%s -> %s: %s %v", m, result, res, err)
 				}
 			}
-			var e *Error
-			if _, err := ed.ReadTextFile(ctx, "/w/missing", 0, 0); !errors.As(err, &e) || e.Code != CodeResourceNotFound {
+			var e *schema.Error
+			if _, err := ed.ReadTextFile(ctx, "/w/missing", 0, 0); !errors.As(err, &e) || e.Code != schema.CodeResourceNotFound {
 				t.Errorf("client error not passed to the agent: %v", err)
 			}
-			if s := c.prompt(sid, "y"); s != StopEndTurn {
+			if s := c.prompt(sid, "y"); s != schema.StopEndTurn {
 				t.Fatalf("connection after client errors: %q", s)
 			}
 		})
@@ -767,7 +768,7 @@ func TestConfigOptions_AgentSwitchReplacesCommands(t *testing.T) {
 func TestConfigOptions_ModeKeptInSync(t *testing.T) {
 	c := newClient(t, "")
 	sid, _ := c.start(t)
-	c.sendID("801", "session/set_mode", SetSessionModeRequest{SessionID: sid, ModeID: "plan"})
+	c.sendID("801", "session/set_mode", schema.SetSessionModeRequest{SessionID: sid, ModeID: "plan"})
 	c.waitFor(t, func() bool { return len(c.updates(sid)) == 1 })
 	u := c.updates(sid)[0]
 	if u.ConfigOption == nil || u.ConfigOption.ConfigOptions[2].ID != "mode" || u.ConfigOption.ConfigOptions[2].CurrentValue != "plan" {

@@ -3,6 +3,7 @@ package acp
 import (
 	"context"
 	"fmt"
+	"github.com/hubdev/hub/acp/schema"
 	"strings"
 	"sync"
 	"testing"
@@ -122,6 +123,6 @@ func TestCrash_NextPromptRestartsAgent(t *testing.T) {
 	}
 }
 
-func promptOf(sid, text string) PromptRequest {
-	return PromptRequest{SessionID: sid, Prompt: []ContentBlock{TextBlock(text)}}
+func promptOf(sid, text string) schema.PromptRequest {
+	return schema.PromptRequest{SessionID: sid, Prompt: []schema.ContentBlock{schema.TextBlock(text)}}
 }

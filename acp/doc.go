@@ -1,5 +1,4 @@
-// Package acp implements hub's Agent Client Protocol (v1) agent side: the
-// protocol types, a newline-delimited JSON-RPC 2.0 connection, and a server
+// Package acp implements hub's Agent Client Protocol (v1) agent side: a server
 // (Serve) that maps editor sessions onto adapters.Session and the normalized
 // adapters.Event stream onto session/update notifications.
 //
@@ -14,8 +13,8 @@
 //   - session/cancel for an unknown or idle session is ignored.
 //   - session/close and session/delete of unknown sessions succeed.
 //   - "Always" permission answers are remembered per session and per tool
-//     name (or kind when the tool has no name), narrowed for commands to
-//     the program and subcommand, and answered without asking.
+//     name (or kind when the tool has no name), never broader than the
+//     command shown (see permission.AlwaysScope), and answered without asking.
 //   - A client JSON-RPC error to session/request_permission is a rejection.
 //   - A tool call the agent leaves pending or in progress when its turn
 //     ends is reported failed before the prompt response (not after a
@@ -34,7 +33,6 @@ import "errors"
 
 // Sentinel errors.
 var (
-	ErrUnknownUpdate = errors.New("unknown session update kind")
-	ErrConnClosed    = errors.New("acp connection closed")
-	ErrNoCapability  = errors.New("client did not advertise this capability")
+	ErrConnClosed   = errors.New("acp connection closed")
+	ErrNoCapability = errors.New("client did not advertise this capability")
 )

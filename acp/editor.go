@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/hubdev/hub/acp/schema"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -19,7 +20,7 @@ var _ adapters.EditorClient = (*editorClient)(nil)
 type editorClient struct {
 	conn      *conn
 	sessionID string
-	caps      ClientCapabilities
+	caps      schema.ClientCapabilities
 	// cwd (absolute) resolves relative paths adapters pass on (C31).
 	cwd string
 
@@ -41,7 +42,7 @@ func (e *editorClient) ReadTextFile(ctx context.Context, path string, line, limi
 	if !e.CanReadFile() {
 		return "", fmt.Errorf("fs/read_text_file %s: %w", path, ErrNoCapability)
 	}
-	req := ReadTextFileRequest{SessionID: e.sessionID, Path: e.abs(path)}
+	req := schema.ReadTextFileRequest{SessionID: e.sessionID, Path: e.abs(path)}
 	if line > 0 {
 		req.Line = &line
 	}
@@ -52,7 +53,7 @@ func (e *editorClient) ReadTextFile(ctx context.Context, path string, line, limi
 	if err != nil {
 		return "", fmt.Errorf("fs/read_text_file %s: %w", path, err)
 	}
-	var out ReadTextFileResponse
+	var out schema.ReadTextFileResponse
 	if err := json.Unmarshal(res, &out); err != nil {
 		return "", fmt.Errorf("fs/read_text_file %s: bad result: %w", path, err)
 	}
@@ -64,7 +65,7 @@ func (e *editorClient) WriteTextFile(ctx context.Context, path, content string) 
 	if !e.CanWriteFile() {
 		return fmt.Errorf("fs/write_text_file %s: %w", path, ErrNoCapability)
 	}
-	if _, err := e.conn.Call(ctx, "fs/write_text_file", WriteTextFileRequest{SessionID: e.sessionID, Path: e.abs(path), Content: content}); err != nil {
+	if _, err := e.conn.Call(ctx, "fs/write_text_file", schema.WriteTextFileRequest{SessionID: e.sessionID, Path: e.abs(path), Content: content}); err != nil {
 		return fmt.Errorf("fs/write_text_file %s: %w", path, err)
 	}
 	return nil
@@ -126,7 +127,7 @@ func (e *editorClient) track(method string, idParam, res json.RawMessage, err er
 	var id string
 	switch method {
 	case "terminal/create":
-		var r CreateTerminalResponse
+		var r schema.CreateTerminalResponse
 		if err != nil || json.Unmarshal(res, &r) != nil || r.TerminalID == "" {
 			return
 		}
@@ -183,7 +184,7 @@ func (e *editorClient) releaseAll() {
 	ctx, cancel := context.WithTimeout(context.Background(), releaseTimeout)
 	defer cancel()
 	for _, id := range ids {
-		p, _ := json.Marshal(TerminalRequest{TerminalID: id})
+		p, _ := json.Marshal(schema.TerminalRequest{TerminalID: id})
 		if _, err := e.Call(ctx, "terminal/release", p); err != nil {
 			e.conn.log.Debug().Err(err).Str("terminal", id).Msg("leftover terminal not released")
 		}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/hubdev/hub/acp/schema"
 	"os"
 	"path/filepath"
 	"sort"
@@ -16,15 +17,15 @@ import (
 
 // Record is one session in the on-disk index.
 type Record struct {
-	SessionID      string          `json:"sessionId"`
-	Agent          string          `json:"agent"`
-	AgentSessionID string          `json:"agentSessionId,omitempty"`
-	Cwd            string          `json:"cwd"`
-	Title          string          `json:"title,omitempty"`
-	Model          string          `json:"model,omitempty"`
-	Mode           string          `json:"mode,omitempty"`
-	UpdatedAt      time.Time       `json:"updatedAt"`
-	History        []SessionUpdate `json:"history,omitempty"`
+	SessionID      string                 `json:"sessionId"`
+	Agent          string                 `json:"agent"`
+	AgentSessionID string                 `json:"agentSessionId,omitempty"`
+	Cwd            string                 `json:"cwd"`
+	Title          string                 `json:"title,omitempty"`
+	Model          string                 `json:"model,omitempty"`
+	Mode           string                 `json:"mode,omitempty"`
+	UpdatedAt      time.Time              `json:"updatedAt"`
+	History        []schema.SessionUpdate `json:"history,omitempty"`
 }
 
 // index stores one JSON file per session under dir; writes are atomic
@@ -146,13 +147,13 @@ func (x *index) all() []*Record {
 }
 
 // List returns one page of sessions, newest first, optionally for one cwd.
-func (x *index) List(cwd, cursor string) (ListSessionsResponse, error) {
+func (x *index) List(cwd, cursor string) (schema.ListSessionsResponse, error) {
 	start := 0
 	if cursor != "" {
 		b, err := base64.RawURLEncoding.DecodeString(cursor)
 		n, err2 := strconv.Atoi(string(b))
 		if err != nil || err2 != nil || n < 0 {
-			return ListSessionsResponse{}, NewError(CodeInvalidParams, "invalid cursor", map[string]any{"cursor": cursor})
+			return schema.ListSessionsResponse{}, schema.NewError(schema.CodeInvalidParams, "invalid cursor", map[string]any{"cursor": cursor})
 		}
 		start = n
 	}
@@ -162,10 +163,10 @@ func (x *index) List(cwd, cursor string) (ListSessionsResponse, error) {
 			match = append(match, r)
 		}
 	}
-	resp := ListSessionsResponse{Sessions: []SessionInfo{}}
+	resp := schema.ListSessionsResponse{Sessions: []schema.SessionInfo{}}
 	for i := start; i < len(match) && i < start+listPageSize; i++ {
 		r := match[i]
-		resp.Sessions = append(resp.Sessions, SessionInfo{SessionID: r.SessionID, Cwd: r.Cwd, Title: r.Title, UpdatedAt: r.UpdatedAt.UTC().Format(time.RFC3339)})
+		resp.Sessions = append(resp.Sessions, schema.SessionInfo{SessionID: r.SessionID, Cwd: r.Cwd, Title: r.Title, UpdatedAt: r.UpdatedAt.UTC().Format(time.RFC3339)})
 	}
 	if start+listPageSize < len(match) {
 		resp.NextCursor = base64.RawURLEncoding.EncodeToString([]byte(strconv.Itoa(start + listPageSize)))

@@ -1,6 +1,7 @@
 package acp
 
 import (
+	"github.com/hubdev/hub/acp/schema"
 	"path/filepath"
 
 	"github.com/hubdev/hub/adapters"
@@ -8,47 +9,47 @@ import (
 
 // mapEvent is the one place adapters.Event becomes ACP session updates
 // (permission and done are handled by the turn loop).
-func (ss *session) mapEvent(ev adapters.Event) []SessionUpdate {
+func (ss *session) mapEvent(ev adapters.Event) []schema.SessionUpdate {
 	switch ev.Type {
 	case adapters.EventText:
 		if ev.Text == "" {
 			return nil
 		}
-		return []SessionUpdate{{AgentMessageChunk: &ContentChunk{Content: TextBlock(ev.Text), MessageID: ev.MessageID}}}
+		return []schema.SessionUpdate{{AgentMessageChunk: &schema.ContentChunk{Content: schema.TextBlock(ev.Text), MessageID: ev.MessageID}}}
 	case adapters.EventThought:
 		if ev.Text == "" {
 			return nil
 		}
-		return []SessionUpdate{{AgentThoughtChunk: &ContentChunk{Content: TextBlock(ev.Text), MessageID: ev.MessageID}}}
+		return []schema.SessionUpdate{{AgentThoughtChunk: &schema.ContentChunk{Content: schema.TextBlock(ev.Text), MessageID: ev.MessageID}}}
 	case adapters.EventToolCall, adapters.EventToolUpdate:
 		if ev.Tool == nil || ev.Tool.ID == "" {
 			return nil
 		}
-		return []SessionUpdate{ss.toolUpdate(*ev.Tool)}
+		return []schema.SessionUpdate{ss.toolUpdate(*ev.Tool)}
 	case adapters.EventPlan:
-		entries := make([]PlanEntry, 0, len(ev.Plan))
+		entries := make([]schema.PlanEntry, 0, len(ev.Plan))
 		for _, e := range ev.Plan {
-			entries = append(entries, PlanEntry{Content: e.Content, Priority: oneOf(e.Priority, "medium", "high", "medium", "low"), Status: oneOf(e.Status, "pending", "pending", "in_progress", "completed")})
+			entries = append(entries, schema.PlanEntry{Content: e.Content, Priority: oneOf(e.Priority, "medium", "high", "medium", "low"), Status: oneOf(e.Status, "pending", "pending", "in_progress", "completed")})
 		}
-		return []SessionUpdate{{Plan: &Plan{Entries: entries}}}
+		return []schema.SessionUpdate{{Plan: &schema.Plan{Entries: entries}}}
 	case adapters.EventUsage:
 		return usageUpdate(ev.Usage)
 	case adapters.EventCommands:
 		ss.mu.Lock()
 		ss.agentCommands = ev.Commands
 		ss.mu.Unlock()
-		var cmds []AvailableCommand
+		var cmds []schema.AvailableCommand
 		if ss.srv.opts.Skills != nil {
 			cmds = appendCommands(cmds, ss.srv.opts.Skills.Commands(ss.rec.Cwd))
 		}
-		return []SessionUpdate{{AvailableCommands: &AvailableCommandsUpdate{AvailableCommands: appendCommands(cmds, ev.Commands)}}}
+		return []schema.SessionUpdate{{AvailableCommands: &schema.AvailableCommandsUpdate{AvailableCommands: appendCommands(cmds, ev.Commands)}}}
 	case adapters.EventSessionInfo:
 		return ss.sessionInfo(ev.Session)
 	case adapters.EventError:
 		if ev.Error == nil {
 			return nil
 		}
-		return []SessionUpdate{{AgentMessageChunk: &ContentChunk{Content: TextBlock(errorText(ev.Error))}}}
+		return []schema.SessionUpdate{{AgentMessageChunk: &schema.ContentChunk{Content: schema.TextBlock(errorText(ev.Error))}}}
 	case adapters.EventRaw:
 		ss.srv.log.Debug().Str("source", ev.Source).RawJSON("raw", rawOr(ev.Raw)).Msg("unmapped agent record")
 	}
@@ -62,7 +63,7 @@ func rawOr(b []byte) []byte {
 	return b
 }
 
-func usageUpdate(u *adapters.Usage) []SessionUpdate {
+func usageUpdate(u *adapters.Usage) []schema.SessionUpdate {
 	if u == nil || u.ContextSize <= 0 {
 		return nil
 	}
@@ -70,14 +71,14 @@ func usageUpdate(u *adapters.Usage) []SessionUpdate {
 	if used == 0 {
 		used = u.InputTokens + u.CacheReadTokens + u.CacheWriteTokens
 	}
-	up := &UsageUpdate{Used: uint64(max(used, 0)), Size: uint64(u.ContextSize)}
+	up := &schema.UsageUpdate{Used: uint64(max(used, 0)), Size: uint64(u.ContextSize)}
 	if u.CostUSD != nil {
-		up.Cost = &Cost{Amount: *u.CostUSD, Currency: "USD"}
+		up.Cost = &schema.Cost{Amount: *u.CostUSD, Currency: "USD"}
 	}
-	return []SessionUpdate{{Usage: up}}
+	return []schema.SessionUpdate{{Usage: up}}
 }
 
-func (ss *session) sessionInfo(info *adapters.SessionInfo) []SessionUpdate {
+func (ss *session) sessionInfo(info *adapters.SessionInfo) []schema.SessionUpdate {
 	if info == nil {
 		return nil
 	}
@@ -95,7 +96,7 @@ func (ss *session) sessionInfo(info *adapters.SessionInfo) []SessionUpdate {
 		return nil
 	}
 	now := ss.srv.opts.Now().UTC().Format("2006-01-02T15:04:05Z")
-	return []SessionUpdate{{SessionInfo: &SessionInfoUpdate{Title: info.Title, UpdatedAt: now}}}
+	return []schema.SessionUpdate{{SessionInfo: &schema.SessionInfoUpdate{Title: info.Title, UpdatedAt: now}}}
 }
 
 func oneOf(v, def string, allowed ...string) string {
@@ -111,14 +112,14 @@ var toolKinds = []string{"read", "edit", "delete", "move", "search", "execute", 
 
 // toolUpdate returns tool_call for the first report of an id (so a
 // tool_call always precedes its updates) and tool_call_update afterwards.
-func (ss *session) toolUpdate(t adapters.ToolCall) SessionUpdate {
+func (ss *session) toolUpdate(t adapters.ToolCall) schema.SessionUpdate {
 	ss.mu.Lock()
 	seen := ss.seenTools[t.ID]
 	ss.seenTools[t.ID] = true
 	ss.mu.Unlock()
 	u := ss.convertTool(t)
 	if seen {
-		return SessionUpdate{ToolCallUpdate: &u}
+		return schema.SessionUpdate{ToolCallUpdate: &u}
 	}
 	if u.Title == "" {
 		u.Title = toolTitle(t)
@@ -129,12 +130,12 @@ func (ss *session) toolUpdate(t adapters.ToolCall) SessionUpdate {
 	if u.Status == "" {
 		u.Status = "pending"
 	}
-	tc := ToolCall(u)
-	return SessionUpdate{ToolCall: &tc}
+	tc := schema.ToolCall(u)
+	return schema.SessionUpdate{ToolCall: &tc}
 }
 
 // fullToolUpdate describes a tool inside a permission request.
-func (ss *session) fullToolUpdate(t adapters.ToolCall) ToolCallUpdate {
+func (ss *session) fullToolUpdate(t adapters.ToolCall) schema.ToolCallUpdate {
 	u := ss.convertTool(t)
 	if u.Title == "" {
 		u.Title = toolTitle(t)
@@ -152,8 +153,8 @@ func toolTitle(t adapters.ToolCall) string {
 	return "Tool call"
 }
 
-func (ss *session) convertTool(t adapters.ToolCall) ToolCallUpdate {
-	u := ToolCallUpdate{ToolCallID: t.ID, Title: t.Title, Name: t.Name, RawInput: t.RawInput, RawOutput: t.RawOutput}
+func (ss *session) convertTool(t adapters.ToolCall) schema.ToolCallUpdate {
+	u := schema.ToolCallUpdate{ToolCallID: t.ID, Title: t.Title, Name: t.Name, RawInput: t.RawInput, RawOutput: t.RawOutput}
 	if t.Kind != "" {
 		u.Kind = oneOf(string(t.Kind), "other", toolKinds...)
 	}
@@ -161,7 +162,7 @@ func (ss *session) convertTool(t adapters.ToolCall) ToolCallUpdate {
 		u.Status = oneOf(string(t.Status), "", "pending", "in_progress", "completed", "failed")
 	}
 	for _, l := range t.Locations {
-		loc := ToolCallLocation{Path: ss.abs(l.Path)}
+		loc := schema.ToolCallLocation{Path: ss.abs(l.Path)}
 		if l.Line > 0 {
 			line := l.Line
 			loc.Line = &line
@@ -176,24 +177,24 @@ func (ss *session) convertTool(t adapters.ToolCall) ToolCallUpdate {
 	return u
 }
 
-func (ss *session) toolContent(c adapters.ToolContent) (ToolCallContent, bool) {
+func (ss *session) toolContent(c adapters.ToolContent) (schema.ToolCallContent, bool) {
 	switch c.Type {
 	case adapters.ToolContentText:
-		b := TextBlock(c.Text)
-		return ToolCallContent{Type: "content", Content: &b}, true
+		b := schema.TextBlock(c.Text)
+		return schema.ToolCallContent{Type: "content", Content: &b}, true
 	case adapters.ToolContentImage:
-		b := ContentBlock{Type: BlockImage, Data: c.Data, MimeType: c.MimeType}
-		return ToolCallContent{Type: "content", Content: &b}, true
+		b := schema.ContentBlock{Type: schema.BlockImage, Data: c.Data, MimeType: c.MimeType}
+		return schema.ToolCallContent{Type: "content", Content: &b}, true
 	case adapters.ToolContentDiff:
-		return ToolCallContent{Type: "diff", Path: ss.abs(c.Path), OldText: c.OldText, NewText: c.NewText}, true
+		return schema.ToolCallContent{Type: "diff", Path: ss.abs(c.Path), OldText: c.OldText, NewText: c.NewText}, true
 	case adapters.ToolContentTerminal:
 		if c.TerminalID == "" || ss.editor == nil || !ss.editor.referenceTerminal(c.TerminalID) {
 			ss.srv.log.Warn().Str("terminal", c.TerminalID).Msg("terminal content dropped: not a live terminal of this session")
-			return ToolCallContent{}, false
+			return schema.ToolCallContent{}, false
 		}
-		return ToolCallContent{Type: "terminal", TerminalID: c.TerminalID}, true
+		return schema.ToolCallContent{Type: "terminal", TerminalID: c.TerminalID}, true
 	}
-	return ToolCallContent{}, false
+	return schema.ToolCallContent{}, false
 }
 
 // abs makes a path absolute against the session cwd.

@@ -2,6 +2,7 @@ package acp
 
 import (
 	"context"
+	"github.com/hubdev/hub/acp/schema"
 	"slices"
 
 	"github.com/hubdev/hub/adapters"
@@ -27,40 +28,40 @@ func current(v, def string, opts []adapters.Option) string {
 	return ""
 }
 
-func selectValues(opts []adapters.Option) []SessionConfigSelectOption {
-	out := make([]SessionConfigSelectOption, 0, len(opts))
+func selectValues(opts []adapters.Option) []schema.SessionConfigSelectOption {
+	out := make([]schema.SessionConfigSelectOption, 0, len(opts))
 	for _, o := range opts {
 		name := o.Name
 		if name == "" {
 			name = o.ID
 		}
-		out = append(out, SessionConfigSelectOption{Value: o.ID, Name: name, Description: o.Description})
+		out = append(out, schema.SessionConfigSelectOption{Value: o.ID, Name: name, Description: o.Description})
 	}
 	return out
 }
 
 // configOptions is the complete option list: agent, then model and mode
 // when the current adapter has them.
-func (ss *session) configOptions() []SessionConfigOption {
+func (ss *session) configOptions() []schema.SessionConfigOption {
 	c := ss.caps()
 	ss.mu.Lock()
 	rec := *ss.rec
 	ss.mu.Unlock()
-	var agents []SessionConfigSelectOption
+	var agents []schema.SessionConfigSelectOption
 	for _, n := range ss.srv.opts.Registry.Names() {
-		agents = append(agents, SessionConfigSelectOption{Value: n, Name: n})
+		agents = append(agents, schema.SessionConfigSelectOption{Value: n, Name: n})
 	}
-	out := []SessionConfigOption{{ID: "agent", Name: "Agent", Description: "Which coding agent hub drives", Type: "select", CurrentValue: rec.Agent, Options: agents}}
+	out := []schema.SessionConfigOption{{ID: "agent", Name: "Agent", Description: "Which coding agent hub drives", Type: "select", CurrentValue: rec.Agent, Options: agents}}
 	if len(c.Models) > 0 {
-		out = append(out, SessionConfigOption{ID: "model", Name: "Model", Category: "model", Type: "select", CurrentValue: current(rec.Model, c.DefaultModel, c.Models), Options: selectValues(c.Models)})
+		out = append(out, schema.SessionConfigOption{ID: "model", Name: "Model", Category: "model", Type: "select", CurrentValue: current(rec.Model, c.DefaultModel, c.Models), Options: selectValues(c.Models)})
 	}
 	if len(c.Modes) > 0 {
-		out = append(out, SessionConfigOption{ID: "mode", Name: "Mode", Category: "mode", Type: "select", CurrentValue: current(rec.Mode, c.DefaultMode, c.Modes), Options: selectValues(c.Modes)})
+		out = append(out, schema.SessionConfigOption{ID: "mode", Name: "Mode", Category: "mode", Type: "select", CurrentValue: current(rec.Mode, c.DefaultMode, c.Modes), Options: selectValues(c.Modes)})
 	}
 	return out
 }
 
-func (ss *session) modeState() *SessionModeState {
+func (ss *session) modeState() *schema.SessionModeState {
 	c := ss.caps()
 	if len(c.Modes) == 0 {
 		return nil
@@ -68,9 +69,9 @@ func (ss *session) modeState() *SessionModeState {
 	ss.mu.Lock()
 	mode := ss.rec.Mode
 	ss.mu.Unlock()
-	st := &SessionModeState{CurrentModeID: current(mode, c.DefaultMode, c.Modes)}
+	st := &schema.SessionModeState{CurrentModeID: current(mode, c.DefaultMode, c.Modes)}
 	for _, m := range c.Modes {
-		st.AvailableModes = append(st.AvailableModes, SessionMode{ID: m.ID, Name: m.Name, Description: m.Description})
+		st.AvailableModes = append(st.AvailableModes, schema.SessionMode{ID: m.ID, Name: m.Name, Description: m.Description})
 	}
 	return st
 }
@@ -138,7 +139,7 @@ func (ss *session) apply(ctx context.Context, value string, set func(*Record), l
 	if b != nil {
 		if cfg, ok := b.(adapters.Configurable); ok {
 			if err := live(cfg, ctx, value); err != nil {
-				return NewError(CodeInternalError, err.Error(), nil)
+				return schema.NewError(schema.CodeInternalError, err.Error(), nil)
 			}
 		} else if busy {
 			return invalidParams("%v", errNotConfigurable)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/hubdev/hub/acp/schema"
 	"strings"
 	"sync"
 	"testing"
@@ -60,8 +61,8 @@ func (s *slowCancelSession) Prompt(context.Context, []adapters.Content) (<-chan 
 	return ch, nil
 }
 
-func promptReq(sid, text string) PromptRequest {
-	return PromptRequest{SessionID: sid, Prompt: []ContentBlock{TextBlock(text)}}
+func promptReq(sid, text string) schema.PromptRequest {
+	return schema.PromptRequest{SessionID: sid, Prompt: []schema.ContentBlock{schema.TextBlock(text)}}
 }
 
 // within fails the test unless ch yields within d (a hang guard for rules
@@ -91,16 +92,16 @@ func TestCancel_BlockingAdapterCancelKeepsReadLoop(t *testing.T) {
 	sid, _ := c.start(t)
 	c.sendID("50", "session/prompt", promptReq(sid, "x"))
 	c.waitFor(t, func() bool { return len(c.updates(sid)) == 1 })
-	c.notify("session/cancel", SessionIDRequest{SessionID: sid})
-	within(t, c.async("session/list", ListSessionsRequest{}), 5*time.Second, "session/list after cancel")
+	c.notify("session/cancel", schema.SessionIDRequest{SessionID: sid})
+	within(t, c.async("session/list", schema.ListSessionsRequest{}), 5*time.Second, "session/list after cancel")
 	c.waitFor(t, func() bool { return c.indexOfResponse("50") >= 0 })
-	var r PromptResponse
+	var r schema.PromptResponse
 	for _, m := range c.messages() {
 		if string(m.ID) == "50" && m.Method == "" {
 			_ = json.Unmarshal(m.Result, &r)
 		}
 	}
-	if r.StopReason != StopCancelled {
+	if r.StopReason != schema.StopCancelled {
 		t.Fatalf("stop reason %q", r.StopReason)
 	}
 	if ups := c.updates(sid); len(ups) != 2 || ups[1].AgentMessageChunk.Content.Text != "after cancel" {
@@ -112,7 +113,7 @@ func TestCancel_BlockingAdapterCancelKeepsReadLoop(t *testing.T) {
 			t.Fatalf("update after the cancelled prompt's response: %s", m.Params)
 		}
 	}
-	if s := c.prompt(sid, "again"); s != StopEndTurn {
+	if s := c.prompt(sid, "again"); s != schema.StopEndTurn {
 		t.Fatalf("next prompt %q", s)
 	}
 	a.mu.Lock()
@@ -132,14 +133,14 @@ func TestUpdatesKeepOrderUnderLoad(t *testing.T) {
 		lines[i] = fmt.Sprintf(`{"event":{"type":"text","text":"%d,","messageId":"m"}}`, i)
 	}
 	c := newClient(t, scriptFile(t, lines...))
-	c.init(ClientCapabilities{})
+	c.init(schema.ClientCapabilities{})
 	cwd := t.TempDir()
 	sids := []string{c.newSession(cwd), c.newSession(cwd), c.newSession(cwd)}
 	for i, sid := range sids {
 		c.sendID(fmt.Sprint(100+i), "session/prompt", promptReq(sid, "go"))
 	}
 	for range 20 {
-		c.must("session/list", ListSessionsRequest{}, nil)
+		c.must("session/list", schema.ListSessionsRequest{}, nil)
 	}
 	c.waitFor(t, func() bool {
 		for i := range sids {
@@ -158,7 +159,7 @@ func TestUpdatesKeepOrderUnderLoad(t *testing.T) {
 		if m.Method != "session/update" {
 			continue
 		}
-		var sn SessionNotification
+		var sn schema.SessionNotification
 		if err := json.Unmarshal(m.Params, &sn); err != nil {
 			t.Fatal(err)
 		}
@@ -196,7 +197,7 @@ func TestUpdatesKeepOrderUnderLoad(t *testing.T) {
 func TestPermissionWaitDoesNotBlockReadLoop(t *testing.T) {
 	c := newClient(t, scriptFile(t, permScript))
 	asked := make(chan wire, 1)
-	c.perm = func(RequestPermissionRequest) (any, *Error) { return nil, nil } // answered below
+	c.perm = func(schema.RequestPermissionRequest) (any, *schema.Error) { return nil, nil } // answered below
 	sid, cwd := c.start(t)
 	c.sendID("60", "session/prompt", promptReq(sid, "x"))
 	c.waitFor(t, func() bool {
@@ -209,12 +210,12 @@ func TestPermissionWaitDoesNotBlockReadLoop(t *testing.T) {
 		return false
 	})
 	req := <-asked
-	within(t, c.async("session/list", ListSessionsRequest{}), 5*time.Second, "session/list while permission pending")
-	within(t, c.async("session/new", NewSessionRequest{Cwd: cwd, McpServers: []McpServer{}}), 5*time.Second, "session/new while permission pending")
+	within(t, c.async("session/list", schema.ListSessionsRequest{}), 5*time.Second, "session/list while permission pending")
+	within(t, c.async("session/new", schema.NewSessionRequest{Cwd: cwd, McpServers: []schema.McpServer{}}), 5*time.Second, "session/new while permission pending")
 	if c.indexOfResponse("60") >= 0 {
 		t.Fatal("prompt answered before its permission was decided")
 	}
-	var p RequestPermissionRequest
+	var p schema.RequestPermissionRequest
 	_ = json.Unmarshal(req.Params, &p)
 	opt := ""
 	for _, o := range p.Options {

@@ -1,6 +1,7 @@
 package acp
 
 import (
+	"github.com/hubdev/hub/acp/schema"
 	"testing"
 
 	"github.com/hubdev/hub/adapters/replay"
@@ -11,11 +12,11 @@ import (
 func TestConfigOption_PipelinedBeforePromptApplies(t *testing.T) {
 	other := replay.New("")
 	c := newClient(t, "", func(o *Options) { o.Registry.Register(named{other, "other"}) })
-	c.init(ClientCapabilities{})
+	c.init(schema.ClientCapabilities{})
 	for i := range 20 {
 		sid := c.newSession(t.TempDir())
 		set := c.async("session/set_config_option", map[string]any{"sessionId": sid, "configId": "agent", "value": "other"})
-		prompt := c.async("session/prompt", PromptRequest{SessionID: sid, Prompt: []ContentBlock{TextBlock("x")}})
+		prompt := c.async("session/prompt", schema.PromptRequest{SessionID: sid, Prompt: []schema.ContentBlock{schema.TextBlock("x")}})
 		if m := c.wait(set); m.Error != nil {
 			t.Fatalf("set_config_option: %+v", m.Error)
 		}

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/hubdev/hub/acp/schema"
 	"io"
 	"strconv"
 	"sync"
@@ -22,7 +23,7 @@ type message struct {
 	Method  string          `json:"method,omitempty"`
 	Params  json.RawMessage `json:"params,omitempty"`
 	Result  json.RawMessage `json:"result,omitempty"`
-	Error   *Error          `json:"error,omitempty"`
+	Error   *schema.Error   `json:"error,omitempty"`
 }
 
 // request is an inbound request or notification (ID nil).
@@ -34,7 +35,7 @@ type request struct {
 
 type response struct {
 	result json.RawMessage
-	err    *Error
+	err    *schema.Error
 }
 
 // job computes a response off the read loop. after, when set, runs once
@@ -119,7 +120,7 @@ func (c *conn) shutdown() {
 	close(c.done)
 	c.pmu.Lock()
 	for id, ch := range c.pending {
-		ch <- response{err: NewError(CodeInternalError, ErrConnClosed.Error(), nil)}
+		ch <- response{err: schema.NewError(schema.CodeInternalError, ErrConnClosed.Error(), nil)}
 		delete(c.pending, id)
 	}
 	c.pmu.Unlock()
@@ -129,15 +130,15 @@ var nullID = json.RawMessage("null")
 
 func (c *conn) dispatch(ctx context.Context, line []byte) {
 	if line[0] == '[' {
-		c.writeError(nullID, NewError(CodeInvalidRequest, "Invalid request: batches are not supported", nil))
+		c.writeError(nullID, schema.NewError(schema.CodeInvalidRequest, "Invalid request: batches are not supported", nil))
 		return
 	}
 	var m message
 	if err := json.Unmarshal(line, &m); err != nil {
 		if json.Valid(line) {
-			c.writeError(nullID, NewError(CodeInvalidRequest, "Invalid request: not a JSON-RPC object", nil))
+			c.writeError(nullID, schema.NewError(schema.CodeInvalidRequest, "Invalid request: not a JSON-RPC object", nil))
 		} else {
-			c.writeError(nullID, NewError(CodeParseError, "Parse error", nil))
+			c.writeError(nullID, schema.NewError(schema.CodeParseError, "Parse error", nil))
 		}
 		return
 	}
@@ -164,7 +165,7 @@ func (c *conn) dispatch(ctx context.Context, line []byte) {
 		if hasID {
 			id = m.ID
 		}
-		c.writeError(id, NewError(CodeInvalidRequest, "Invalid request", nil))
+		c.writeError(id, schema.NewError(schema.CodeInvalidRequest, "Invalid request", nil))
 	}
 }
 
@@ -173,14 +174,14 @@ func (c *conn) runRequest(r *request, j job) {
 	defer func() {
 		if p := recover(); p != nil {
 			c.log.Error().Interface("panic", p).Str("method", r.Method).Msg("handler panicked")
-			c.writeError(r.ID, NewError(CodeInternalError, fmt.Sprintf("internal error: %v", p), nil))
+			c.writeError(r.ID, schema.NewError(schema.CodeInternalError, fmt.Sprintf("internal error: %v", p), nil))
 		}
 	}()
 	res, after, err := j()
 	if err != nil {
-		var e *Error
+		var e *schema.Error
 		if !errors.As(err, &e) {
-			e = NewError(CodeInternalError, err.Error(), nil)
+			e = schema.NewError(schema.CodeInternalError, err.Error(), nil)
 		}
 		c.writeError(r.ID, e)
 	} else {
@@ -206,13 +207,13 @@ func (c *conn) deliver(m message) {
 func (c *conn) writeResult(id json.RawMessage, res any) {
 	b, err := json.Marshal(res)
 	if err != nil {
-		c.writeError(id, NewError(CodeInternalError, "marshal result: "+err.Error(), nil))
+		c.writeError(id, schema.NewError(schema.CodeInternalError, "marshal result: "+err.Error(), nil))
 		return
 	}
 	c.write(message{JSONRPC: "2.0", ID: id, Result: b})
 }
 
-func (c *conn) writeError(id json.RawMessage, e *Error) {
+func (c *conn) writeError(id json.RawMessage, e *schema.Error) {
 	c.write(message{JSONRPC: "2.0", ID: id, Error: e})
 }
 
@@ -282,4 +283,13 @@ func (c *conn) Call(ctx context.Context, method string, params any) (json.RawMes
 		c.pmu.Unlock()
 		return nil, ctx.Err()
 	}
+}
+
+func hasKey(b []byte, key string) bool {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(b, &m) != nil {
+		return false
+	}
+	_, ok := m[key]
+	return ok
 }

@@ -1,6 +1,7 @@
 package acp
 
 import (
+	"github.com/hubdev/hub/acp/schema"
 	"runtime"
 	"sync/atomic"
 	"testing"
@@ -16,8 +17,8 @@ func TestSession_SaveDuringStreamingDoesNotRace(t *testing.T) {
 	var tick atomic.Int64
 	s := newServer(Options{Logger: zerolog.Nop(), Now: func() time.Time { return time.Unix(tick.Add(1), 0) }})
 	ss := &session{srv: s, rec: &Record{SessionID: "s1", Cwd: "/w"}, seenTools: map[string]bool{}}
-	chunk := func(text string) SessionUpdate {
-		return withChunk(UpdateAgentMessageChunk, &ContentChunk{Content: TextBlock(text)})
+	chunk := func(text string) schema.SessionUpdate {
+		return withChunk(schema.UpdateAgentMessageChunk, &schema.ContentChunk{Content: schema.TextBlock(text)})
 	}
 	ss.record(chunk("a"))
 	for range 50 {

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/hubdev/hub/acp/schema"
 	"io"
 	"path/filepath"
 	"sync"
@@ -36,7 +37,7 @@ type Options struct {
 	// Skills may be nil.
 	Skills SkillSource
 	// AgentInfo is reported by initialize; Name defaults to "hub".
-	AgentInfo Implementation
+	AgentInfo schema.Implementation
 	// CancelGrace bounds how long a cancelled turn may take before the
 	// prompt is answered "cancelled" anyway (default 2s).
 	CancelGrace time.Duration
@@ -70,8 +71,8 @@ type server struct {
 
 	initialized atomic.Bool
 	mu          sync.Mutex
-	clientCaps  ClientCapabilities
-	caps        *AgentCapabilities
+	clientCaps  schema.ClientCapabilities
+	caps        *schema.AgentCapabilities
 	sessions    map[string]*session
 }
 
@@ -142,12 +143,12 @@ func (s *server) lookup(id string) (*session, error) {
 	return nil, errUnknownSession(id)
 }
 
-func errUnknownSession(id string) *Error {
-	return NewError(CodeResourceNotFound, "Resource not found: unknown session "+id, map[string]any{"sessionId": id})
+func errUnknownSession(id string) *schema.Error {
+	return schema.NewError(schema.CodeResourceNotFound, "Resource not found: unknown session "+id, map[string]any{"sessionId": id})
 }
 
-func invalidParams(format string, a ...any) *Error {
-	return NewError(CodeInvalidParams, "Invalid params: "+fmt.Sprintf(format, a...), nil)
+func invalidParams(format string, a ...any) *schema.Error {
+	return schema.NewError(schema.CodeInvalidParams, "Invalid params: "+fmt.Sprintf(format, a...), nil)
 }
 
 // decode strictly parses params; missing params count as {}.
@@ -176,12 +177,12 @@ func (s *server) handle(ctx context.Context, r *request) job {
 	m, ok := methods[r.Method]
 	switch {
 	case !ok:
-		return fail(NewError(CodeMethodNotFound, "Method not found", map[string]any{"method": r.Method}))
+		return fail(schema.NewError(schema.CodeMethodNotFound, "Method not found", map[string]any{"method": r.Method}))
 	case r.Method == "initialize":
 		res, after, err := s.initialize(ctx, r.Params)
 		return func() (any, func(), error) { return res, after, err }
 	case !s.initialized.Load():
-		return fail(NewError(CodeInvalidRequest, "Invalid request: initialize first", nil))
+		return fail(schema.NewError(schema.CodeInvalidRequest, "Invalid request: initialize first", nil))
 	case r.Method == "session/prompt":
 		return s.beginPrompt(r.Params)
 	case r.Method == "session/set_mode" || r.Method == "session/set_config_option":
@@ -195,7 +196,7 @@ func (s *server) handle(ctx context.Context, r *request) job {
 // a client may pipeline set_config_option and session/prompt. (A prompt
 // passes the order on once its turn runs; see beginPrompt.)
 func (s *server) inOrder(params json.RawMessage, j job) job {
-	var p SessionIDRequest
+	var p schema.SessionIDRequest
 	if decode(params, &p) != nil {
 		return j
 	}
@@ -234,7 +235,7 @@ func init() {
 func (s *server) handleNotification(r *request) {
 	switch r.Method {
 	case "session/cancel":
-		var p SessionIDRequest
+		var p schema.SessionIDRequest
 		if decode(r.Params, &p) != nil {
 			return
 		}
@@ -247,7 +248,7 @@ func (s *server) handleNotification(r *request) {
 }
 
 func (s *server) initialize(_ context.Context, params json.RawMessage) (any, func(), error) {
-	var p InitializeRequest
+	var p schema.InitializeRequest
 	if err := decode(params, &p, "protocolVersion"); err != nil {
 		return nil, nil, err
 	}
@@ -257,11 +258,11 @@ func (s *server) initialize(_ context.Context, params json.RawMessage) (any, fun
 	s.caps = &caps
 	s.mu.Unlock()
 	s.initialized.Store(true)
-	return InitializeResponse{
-		ProtocolVersion:   ProtocolVersion,
+	return schema.InitializeResponse{
+		ProtocolVersion:   schema.ProtocolVersion,
 		AgentCapabilities: caps,
-		AuthMethods:       []AuthMethod{},
-		AgentInfo:         &Implementation{Name: s.opts.AgentInfo.Name, Version: s.opts.AgentInfo.Version, Title: s.opts.AgentInfo.Title},
+		AuthMethods:       []schema.AuthMethod{},
+		AgentInfo:         &schema.Implementation{Name: s.opts.AgentInfo.Name, Version: s.opts.AgentInfo.Version, Title: s.opts.AgentInfo.Title},
 	}, nil, nil
 }
 
@@ -271,21 +272,21 @@ func (s *server) initialize(_ context.Context, params json.RawMessage) (any, fun
 // an agent without images gets a placeholder and a notice instead (see
 // session.fitContent). Presets the user never picks must not hide images
 // from claude users.
-func (s *server) agentCapabilities() AgentCapabilities {
+func (s *server) agentCapabilities() schema.AgentCapabilities {
 	var c adapters.Capabilities
 	if a, err := s.opts.Registry.Get(s.defaultAgent()); err == nil {
 		c = a.Capabilities()
 	}
-	return AgentCapabilities{
+	return schema.AgentCapabilities{
 		LoadSession:         true,
-		PromptCapabilities:  PromptCapabilities{Image: c.Images, Audio: c.Audio, EmbeddedContext: true},
-		McpCapabilities:     McpCapabilities{HTTP: c.MCPHTTP},
-		SessionCapabilities: SessionCapabilities{List: &Marker{}, Delete: &Marker{}, Resume: &Marker{}, Close: &Marker{}},
+		PromptCapabilities:  schema.PromptCapabilities{Image: c.Images, Audio: c.Audio, EmbeddedContext: true},
+		McpCapabilities:     schema.McpCapabilities{HTTP: c.MCPHTTP},
+		SessionCapabilities: schema.SessionCapabilities{List: &schema.Marker{}, Delete: &schema.Marker{}, Resume: &schema.Marker{}, Close: &schema.Marker{}},
 	}
 }
 
 func (s *server) authenticate(_ context.Context, params json.RawMessage) (any, func(), error) {
-	var p AuthenticateRequest
+	var p schema.AuthenticateRequest
 	if err := decode(params, &p, "methodId"); err != nil {
 		return nil, nil, err
 	}
@@ -306,7 +307,7 @@ func checkCwd(cwd string) error {
 }
 
 func (s *server) newSession(_ context.Context, params json.RawMessage) (any, func(), error) {
-	var p NewSessionRequest
+	var p schema.NewSessionRequest
 	if err := decode(params, &p, "cwd"); err != nil {
 		return nil, nil, err
 	}
@@ -319,14 +320,14 @@ func (s *server) newSession(_ context.Context, params json.RawMessage) (any, fun
 		return nil, nil, err
 	}
 	ss.save()
-	resp := NewSessionResponse{SessionID: rec.SessionID, Modes: ss.modeState(), ConfigOptions: ss.configOptions()}
+	resp := schema.NewSessionResponse{SessionID: rec.SessionID, Modes: ss.modeState(), ConfigOptions: ss.configOptions()}
 	return resp, ss.announceCommands, nil
 }
 
 // open registers an in-memory session for rec.
-func (s *server) open(rec *Record, mcp []McpServer) (*session, error) {
+func (s *server) open(rec *Record, mcp []schema.McpServer) (*session, error) {
 	if _, err := s.opts.Registry.Get(rec.Agent); err != nil {
-		return nil, NewError(CodeInternalError, fmt.Sprintf("agent %q unavailable: %v", rec.Agent, err), nil)
+		return nil, schema.NewError(schema.CodeInternalError, fmt.Sprintf("agent %q unavailable: %v", rec.Agent, err), nil)
 	}
 	s.mu.Lock()
 	caps := s.clientCaps
@@ -344,7 +345,7 @@ func (s *server) open(rec *Record, mcp []McpServer) (*session, error) {
 	return ss, nil
 }
 
-func (s *server) convertMCP(in []McpServer) []adapters.MCPServer {
+func (s *server) convertMCP(in []schema.McpServer) []adapters.MCPServer {
 	out := []adapters.MCPServer{}
 	for _, m := range in {
 		switch m.Type {
@@ -369,7 +370,7 @@ func (s *server) convertMCP(in []McpServer) []adapters.MCPServer {
 
 // reopen loads rec from the index into memory for load or resume.
 func (s *server) reopen(params json.RawMessage) (*session, *Record, error) {
-	var p LoadSessionRequest
+	var p schema.LoadSessionRequest
 	if err := decode(params, &p, "sessionId", "cwd"); err != nil {
 		return nil, nil, err
 	}
@@ -393,7 +394,7 @@ func (s *server) loadSession(_ context.Context, params json.RawMessage) (any, fu
 	for _, u := range rec.History {
 		ss.send(u)
 	}
-	return LoadSessionResponse{Modes: ss.modeState(), ConfigOptions: ss.configOptions()}, ss.announceCommands, nil
+	return schema.LoadSessionResponse{Modes: ss.modeState(), ConfigOptions: ss.configOptions()}, ss.announceCommands, nil
 }
 
 func (s *server) resumeSession(_ context.Context, params json.RawMessage) (any, func(), error) {
@@ -401,11 +402,11 @@ func (s *server) resumeSession(_ context.Context, params json.RawMessage) (any, 
 	if err != nil {
 		return nil, nil, err
 	}
-	return ResumeSessionResponse{Modes: ss.modeState(), ConfigOptions: ss.configOptions()}, ss.announceCommands, nil
+	return schema.ResumeSessionResponse{Modes: ss.modeState(), ConfigOptions: ss.configOptions()}, ss.announceCommands, nil
 }
 
 func (s *server) closeSession(_ context.Context, params json.RawMessage) (any, func(), error) {
-	var p SessionIDRequest
+	var p schema.SessionIDRequest
 	if err := decode(params, &p, "sessionId"); err != nil {
 		return nil, nil, err
 	}
@@ -424,16 +425,16 @@ func (s *server) deleteSession(ctx context.Context, params json.RawMessage) (any
 	if err != nil {
 		return nil, nil, err
 	}
-	var p SessionIDRequest
+	var p schema.SessionIDRequest
 	_ = decode(params, &p)
 	if err := s.index.Delete(p.SessionID); err != nil {
-		return nil, nil, NewError(CodeInternalError, err.Error(), nil)
+		return nil, nil, schema.NewError(schema.CodeInternalError, err.Error(), nil)
 	}
 	return res, nil, nil
 }
 
 func (s *server) listSessions(_ context.Context, params json.RawMessage) (any, func(), error) {
-	var p ListSessionsRequest
+	var p schema.ListSessionsRequest
 	if err := decode(params, &p); err != nil {
 		return nil, nil, err
 	}
@@ -452,7 +453,7 @@ func (s *server) listSessions(_ context.Context, params json.RawMessage) (any, f
 // beginPrompt validates and marks the session busy inline; the turn runs
 // in the returned job.
 func (s *server) beginPrompt(params json.RawMessage) job {
-	var p PromptRequest
+	var p schema.PromptRequest
 	if err := decode(params, &p, "sessionId", "prompt"); err != nil {
 		return fail(err)
 	}
@@ -462,7 +463,7 @@ func (s *server) beginPrompt(params json.RawMessage) job {
 	}
 	caps := s.promptCaps()
 	for _, b := range p.Prompt {
-		if (b.Type == BlockImage && !caps.Image) || (b.Type == BlockAudio && !caps.Audio) {
+		if (b.Type == schema.BlockImage && !caps.Image) || (b.Type == schema.BlockAudio && !caps.Audio) {
 			return fail(invalidParams("%s prompt blocks are not supported (see promptCapabilities)", b.Type))
 		}
 	}
@@ -479,11 +480,11 @@ func (s *server) beginPrompt(params json.RawMessage) job {
 		if err != nil {
 			return nil, nil, err
 		}
-		return PromptResponse{StopReason: reason}, nil, nil
+		return schema.PromptResponse{StopReason: reason}, nil, nil
 	}
 }
 
-func (s *server) promptCaps() PromptCapabilities {
+func (s *server) promptCaps() schema.PromptCapabilities {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.caps == nil {
@@ -494,7 +495,7 @@ func (s *server) promptCaps() PromptCapabilities {
 }
 
 func (s *server) setMode(ctx context.Context, params json.RawMessage) (any, func(), error) {
-	var p SetSessionModeRequest
+	var p schema.SetSessionModeRequest
 	if err := decode(params, &p, "sessionId", "modeId"); err != nil {
 		return nil, nil, err
 	}
@@ -506,11 +507,13 @@ func (s *server) setMode(ctx context.Context, params json.RawMessage) (any, func
 		return nil, nil, err
 	}
 	// Keep the mode config option in sync with the legacy mode (§7).
-	return struct{}{}, func() { ss.send(SessionUpdate{ConfigOption: &ConfigOptionUpdate{ConfigOptions: ss.configOptions()}}) }, nil
+	return struct{}{}, func() {
+		ss.send(schema.SessionUpdate{ConfigOption: &schema.ConfigOptionUpdate{ConfigOptions: ss.configOptions()}})
+	}, nil
 }
 
 func (s *server) setConfigOption(ctx context.Context, params json.RawMessage) (any, func(), error) {
-	var p SetSessionConfigOptionRequest
+	var p schema.SetSessionConfigOptionRequest
 	if err := decode(params, &p, "sessionId", "configId", "value"); err != nil {
 		return nil, nil, err
 	}
@@ -528,9 +531,9 @@ func (s *server) setConfigOption(ctx context.Context, params json.RawMessage) (a
 	}
 	if p.ConfigID == "mode" {
 		// Keep the legacy mode in sync with the mode config option (§7).
-		after = func() { ss.send(SessionUpdate{CurrentMode: &CurrentModeUpdate{CurrentModeID: value}}) }
+		after = func() { ss.send(schema.SessionUpdate{CurrentMode: &schema.CurrentModeUpdate{CurrentModeID: value}}) }
 	}
-	return SetSessionConfigOptionResponse{ConfigOptions: ss.configOptions()}, after, nil
+	return schema.SetSessionConfigOptionResponse{ConfigOptions: ss.configOptions()}, after, nil
 }
 
 var errBusy = errors.New("session is busy with another prompt; send session/cancel and wait for that prompt's answer first")

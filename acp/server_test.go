@@ -3,6 +3,7 @@ package acp
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/hubdev/hub/acp/schema"
 	"strings"
 	"sync"
 	"testing"
@@ -19,7 +20,7 @@ func TestInitialize_ProtocolVersionAlways1(t *testing.T) {
 	requireSchemaOptional(t)
 	c := newClient(t, "")
 	for _, v := range []int{1, 2, 0, 99} {
-		var r InitializeResponse
+		var r schema.InitializeResponse
 		c.must("initialize", map[string]any{"protocolVersion": v, "_meta": map[string]any{"x": 1}, "extra": true}, &r)
 		if r.ProtocolVersion != 1 || r.AgentInfo == nil || r.AgentInfo.Name != "hub" || r.AuthMethods == nil {
 			t.Fatalf("v%d: %+v", v, r)
@@ -37,7 +38,7 @@ func requireSchemaOptional(t *testing.T) {
 func TestRequestIDs_EchoedExactly(t *testing.T) {
 	c := newClient(t, "")
 	for _, id := range []string{"0", "-7", "9223372036854775807", `"abc"`, `"0"`} {
-		m := c.wait(c.sendID(id, "initialize", InitializeRequest{ProtocolVersion: 1}))
+		m := c.wait(c.sendID(id, "initialize", schema.InitializeRequest{ProtocolVersion: 1}))
 		if string(m.ID) != id || m.Error != nil {
 			t.Errorf("id %s echoed as %s (err %v)", id, m.ID, m.Error)
 		}
@@ -56,22 +57,22 @@ func TestParseError_KeepsConnection(t *testing.T) {
 	c.raw("")
 	c.raw("\r")
 	c.waitFor(t, func() bool { return len(c.messages()) >= 4 })
-	want := []int{CodeParseError, CodeInvalidRequest, CodeInvalidRequest, CodeInvalidRequest}
+	want := []int{schema.CodeParseError, schema.CodeInvalidRequest, schema.CodeInvalidRequest, schema.CodeInvalidRequest}
 	for i, m := range c.messages()[:4] {
 		if m.Error == nil || m.Error.Code != want[i] || string(m.ID) != "null" {
 			t.Errorf("message %d: %+v", i, m)
 		}
 	}
-	c.init(ClientCapabilities{})
+	c.init(schema.ClientCapabilities{})
 }
 
 // C03, C04, C05: unknown requests (also "_" ones) get -32601; notifications,
 // known or not, are never answered.
 func TestUnknownMethod_NotFoundAndNotificationsIgnored(t *testing.T) {
 	c := newClient(t, "")
-	c.init(ClientCapabilities{})
+	c.init(schema.ClientCapabilities{})
 	for _, m := range []string{"foo/bar", "_zed.dev/x", "session/fork", "session/set_model"} {
-		if _, e := c.call(m, map[string]any{}); e == nil || e.Code != CodeMethodNotFound {
+		if _, e := c.call(m, map[string]any{}); e == nil || e.Code != schema.CodeMethodNotFound {
 			t.Errorf("%s: %v", m, e)
 		}
 	}
@@ -80,7 +81,7 @@ func TestUnknownMethod_NotFoundAndNotificationsIgnored(t *testing.T) {
 	c.notify("$/cancel_request", map[string]any{"requestId": 1})
 	c.notify("session/cancel", map[string]any{"sessionId": "nope"})
 	c.raw(`{"jsonrpc":"2.0","method":"session/cancel"}`)
-	c.init(ClientCapabilities{})
+	c.init(schema.ClientCapabilities{})
 	if got := len(c.messages()); got != before+1 {
 		t.Fatalf("notifications were answered: %d extra messages", got-before-1)
 	}
@@ -89,10 +90,10 @@ func TestUnknownMethod_NotFoundAndNotificationsIgnored(t *testing.T) {
 // C16: requests before initialize get -32600, and initialize still works.
 func TestBeforeInitialize_Error(t *testing.T) {
 	c := newClient(t, "")
-	if _, e := c.call("session/new", NewSessionRequest{Cwd: "/tmp"}); e == nil || e.Code != CodeInvalidRequest {
+	if _, e := c.call("session/new", schema.NewSessionRequest{Cwd: "/tmp"}); e == nil || e.Code != schema.CodeInvalidRequest {
 		t.Fatalf("got %v", e)
 	}
-	c.init(ClientCapabilities{})
+	c.init(schema.ClientCapabilities{})
 }
 
 // C06, C19, C21: bad params (missing cwd, relative cwd, prompt not an array,
@@ -100,7 +101,7 @@ func TestBeforeInitialize_Error(t *testing.T) {
 // unknown config option or value or mode, bad cursor) get -32602.
 func TestInvalidParams(t *testing.T) {
 	c := newClient(t, "")
-	c.init(ClientCapabilities{})
+	c.init(schema.ClientCapabilities{})
 	sid := c.newSession(t.TempDir())
 	cases := []struct {
 		method string
@@ -118,7 +119,7 @@ func TestInvalidParams(t *testing.T) {
 		{"session/list", map[string]any{"cursor": "!!"}},
 	}
 	for _, tc := range cases {
-		if _, e := c.call(tc.method, tc.params); e == nil || e.Code != CodeInvalidParams {
+		if _, e := c.call(tc.method, tc.params); e == nil || e.Code != schema.CodeInvalidParams {
 			t.Errorf("%s %v: got %v", tc.method, tc.params, e)
 		}
 	}
@@ -127,20 +128,20 @@ func TestInvalidParams(t *testing.T) {
 // C20: an unknown sessionId gets -32002 with data.sessionId.
 func TestUnknownSession_ResourceNotFound(t *testing.T) {
 	c := newClient(t, "")
-	c.init(ClientCapabilities{})
+	c.init(schema.ClientCapabilities{})
 	cwd := t.TempDir()
 	for _, tc := range []struct {
 		method string
 		params any
 	}{
-		{"session/prompt", PromptRequest{SessionID: "nope", Prompt: []ContentBlock{TextBlock("hi")}}},
-		{"session/set_mode", SetSessionModeRequest{SessionID: "nope", ModeID: "plan"}},
+		{"session/prompt", schema.PromptRequest{SessionID: "nope", Prompt: []schema.ContentBlock{schema.TextBlock("hi")}}},
+		{"session/set_mode", schema.SetSessionModeRequest{SessionID: "nope", ModeID: "plan"}},
 		{"session/set_config_option", map[string]any{"sessionId": "nope", "configId": "model", "value": "x"}},
-		{"session/load", LoadSessionRequest{SessionID: "nope", Cwd: cwd, McpServers: []McpServer{}}},
-		{"session/resume", LoadSessionRequest{SessionID: "nope", Cwd: cwd}},
+		{"session/load", schema.LoadSessionRequest{SessionID: "nope", Cwd: cwd, McpServers: []schema.McpServer{}}},
+		{"session/resume", schema.LoadSessionRequest{SessionID: "nope", Cwd: cwd}},
 	} {
 		_, e := c.call(tc.method, tc.params)
-		if e == nil || e.Code != CodeResourceNotFound || fmt.Sprint(e.Data.(map[string]any)["sessionId"]) != "nope" {
+		if e == nil || e.Code != schema.CodeResourceNotFound || fmt.Sprint(e.Data.(map[string]any)["sessionId"]) != "nope" {
 			t.Errorf("%s: %+v", tc.method, e)
 		}
 	}
@@ -151,10 +152,10 @@ func TestUnknownSession_ResourceNotFound(t *testing.T) {
 // transport is skipped).
 func TestNewSession_MCPServersHandedOver(t *testing.T) {
 	c := newClient(t, "")
-	c.init(ClientCapabilities{})
+	c.init(schema.ClientCapabilities{})
 	cwd := t.TempDir()
 	raw := fmt.Sprintf(`{"cwd":%q,"mcpServers":[{"name":"fs","command":"/bin/mcp","args":null,"env":[{"name":"K","value":"V"}]},{"type":"http","name":"api","url":"https://x/mcp","headers":[]},{"type":"acp","name":"weird","id":"1"}]}`, cwd)
-	var r NewSessionResponse
+	var r schema.NewSessionResponse
 	c.must("session/new", json.RawMessage(raw), &r)
 	if r.SessionID == "" || r.SessionID == c.newSession(cwd) {
 		t.Fatal("session ids must be non-empty and unique")
@@ -191,7 +192,7 @@ func TestPromptWaitsForUpdates(t *testing.T) {
 	)
 	c := newClient(t, script)
 	sid, cwd := c.start(t)
-	ch := c.sendID("42", "session/prompt", PromptRequest{SessionID: sid, Prompt: []ContentBlock{TextBlock("go"), {Type: BlockResourceLink, URI: "file:///x", Name: "x"}}})
+	ch := c.sendID("42", "session/prompt", schema.PromptRequest{SessionID: sid, Prompt: []schema.ContentBlock{schema.TextBlock("go"), {Type: schema.BlockResourceLink, URI: "file:///x", Name: "x"}}})
 	if r := c.wait(ch); !strings.Contains(string(r.Result), "max_tokens") {
 		t.Fatalf("result %s", r.Result)
 	}
@@ -237,17 +238,17 @@ func TestPrompt_FailedTurnAnswersError(t *testing.T) {
 		code       int
 		hubCode    string
 	}{
-		{"crash", `{"fail":"agent crashed: boom"}`, CodeInternalError, "crash"},
+		{"crash", `{"fail":"agent crashed: boom"}`, schema.CodeInternalError, "crash"},
 		{"provider", `{"event":{"type":"error","error":{"message":"HTTP 400: bad request","code":"provider","detail":"body","fatal":true}}}`,
-			CodeInternalError, "provider"},
-		{"auth", `{"event":{"type":"error","error":{"message":"Not logged in","code":"auth","fatal":true}}}`, CodeAuthRequired, "auth"},
-		{"only a warning", `{"event":{"type":"error","error":{"message":"model refused: 400","code":"provider"}}}`, CodeInternalError, "provider"},
+			schema.CodeInternalError, "provider"},
+		{"auth", `{"event":{"type":"error","error":{"message":"Not logged in","code":"auth","fatal":true}}}`, schema.CodeAuthRequired, "auth"},
+		{"only a warning", `{"event":{"type":"error","error":{"message":"model refused: 400","code":"provider"}}}`, schema.CodeInternalError, "provider"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c := newClient(t, scriptFile(t, `{"event":{"type":"thought","text":"thinking"}}`, tt.step))
 			sid, _ := c.start(t)
-			_, e := c.call("session/prompt", PromptRequest{SessionID: sid, Prompt: []ContentBlock{TextBlock("x")}})
+			_, e := c.call("session/prompt", schema.PromptRequest{SessionID: sid, Prompt: []schema.ContentBlock{schema.TextBlock("x")}})
 			if e == nil || e.Code != tt.code {
 				t.Fatalf("prompt answered error %v, want code %d", e, tt.code)
 			}
@@ -272,15 +273,15 @@ func TestPrompt_FailedTurnAnswersError(t *testing.T) {
 func TestCancel_AnswersCancelledPromptly(t *testing.T) {
 	c := newClient(t, scriptFile(t, `{"event":{"type":"text","text":"working"}}`, `{"wait_cancel":true}`, `{"turn":true}`, `{"event":{"type":"text","text":"second"}}`))
 	sid, _ := c.start(t)
-	ch := c.async("session/prompt", PromptRequest{SessionID: sid, Prompt: []ContentBlock{TextBlock("x")}})
+	ch := c.async("session/prompt", schema.PromptRequest{SessionID: sid, Prompt: []schema.ContentBlock{schema.TextBlock("x")}})
 	c.waitFor(t, func() bool { return len(c.updates(sid)) == 1 })
-	c.notify("session/cancel", SessionIDRequest{SessionID: sid})
+	c.notify("session/cancel", schema.SessionIDRequest{SessionID: sid})
 	r := within(t, ch, 10*time.Second, "prompt after session/cancel") // a hang guard, not a speed check
 	if r.Error != nil || !strings.Contains(string(r.Result), `"cancelled"`) {
 		t.Fatalf("cancel answered %s %v", r.Result, r.Error)
 	}
-	c.notify("session/cancel", SessionIDRequest{SessionID: sid}) // idle: ignored
-	if s := c.prompt(sid, "y"); s != StopEndTurn {
+	c.notify("session/cancel", schema.SessionIDRequest{SessionID: sid}) // idle: ignored
+	if s := c.prompt(sid, "y"); s != schema.StopEndTurn {
 		t.Fatalf("next prompt %s", s)
 	}
 }
@@ -295,9 +296,9 @@ func TestCancel_StuckAgentStillAnswered(t *testing.T) {
 		o.CancelGrace = 100 * time.Millisecond
 	})
 	sid, _ := c.start(t)
-	ch := c.async("session/prompt", PromptRequest{SessionID: sid, Prompt: []ContentBlock{TextBlock("x")}})
+	ch := c.async("session/prompt", schema.PromptRequest{SessionID: sid, Prompt: []schema.ContentBlock{schema.TextBlock("x")}})
 	time.Sleep(50 * time.Millisecond)
-	c.notify("session/cancel", SessionIDRequest{SessionID: sid})
+	c.notify("session/cancel", schema.SessionIDRequest{SessionID: sid})
 	if r := c.wait(ch); !strings.Contains(string(r.Result), "cancelled") {
 		t.Fatalf("got %s %v", r.Result, r.Error)
 	}
@@ -308,12 +309,12 @@ func TestCancel_StuckAgentStillAnswered(t *testing.T) {
 func TestBusy_SecondPromptRejected(t *testing.T) {
 	c := newClient(t, scriptFile(t, `{"wait_cancel":true}`))
 	sid, _ := c.start(t)
-	first := c.async("session/prompt", PromptRequest{SessionID: sid, Prompt: []ContentBlock{TextBlock("x")}})
-	_, e := c.call("session/prompt", PromptRequest{SessionID: sid, Prompt: []ContentBlock{TextBlock("y")}})
-	if e == nil || e.Code != CodeInvalidParams || !strings.Contains(e.Message, "busy") {
+	first := c.async("session/prompt", schema.PromptRequest{SessionID: sid, Prompt: []schema.ContentBlock{schema.TextBlock("x")}})
+	_, e := c.call("session/prompt", schema.PromptRequest{SessionID: sid, Prompt: []schema.ContentBlock{schema.TextBlock("y")}})
+	if e == nil || e.Code != schema.CodeInvalidParams || !strings.Contains(e.Message, "busy") {
 		t.Fatalf("second prompt: %v", e)
 	}
-	c.notify("session/cancel", SessionIDRequest{SessionID: sid})
+	c.notify("session/cancel", schema.SessionIDRequest{SessionID: sid})
 	if r := c.wait(first); !strings.Contains(string(r.Result), "cancelled") {
 		t.Fatalf("first prompt %s", r.Result)
 	}
@@ -331,12 +332,12 @@ func TestBusy_CancelledTurnStillBusyUntilAnswered(t *testing.T) {
 	})
 	sid, _ := c.start(t)
 	first := c.async("session/prompt", promptReq(sid, "x"))
-	c.notify("session/cancel", SessionIDRequest{SessionID: sid})
+	c.notify("session/cancel", schema.SessionIDRequest{SessionID: sid})
 	_, e := c.call("session/prompt", promptReq(sid, "y"))
-	if e == nil || e.Code != CodeInvalidParams || !strings.Contains(e.Message, "wait for that prompt's answer") {
+	if e == nil || e.Code != schema.CodeInvalidParams || !strings.Contains(e.Message, "wait for that prompt's answer") {
 		t.Fatalf("prompt after cancel, before the answer: %v", e)
 	}
-	c.must("session/close", SessionIDRequest{SessionID: sid}, nil)
+	c.must("session/close", schema.SessionIDRequest{SessionID: sid}, nil)
 	if r := c.wait(first); !strings.Contains(string(r.Result), "cancelled") {
 		t.Fatalf("cancelled prompt answered %s %v", r.Result, r.Error)
 	}
@@ -346,13 +347,13 @@ func TestBusy_CancelledTurnStillBusyUntilAnswered(t *testing.T) {
 func TestReadLoop_NotBlockedByPrompt(t *testing.T) {
 	c := newClient(t, scriptFile(t, `{"wait_cancel":true}`))
 	sid, _ := c.start(t)
-	p := c.async("session/prompt", PromptRequest{SessionID: sid, Prompt: []ContentBlock{TextBlock("x")}})
-	var l ListSessionsResponse
-	c.must("session/list", ListSessionsRequest{}, &l)
+	p := c.async("session/prompt", schema.PromptRequest{SessionID: sid, Prompt: []schema.ContentBlock{schema.TextBlock("x")}})
+	var l schema.ListSessionsResponse
+	c.must("session/list", schema.ListSessionsRequest{}, &l)
 	if len(l.Sessions) != 1 {
 		t.Fatalf("list during prompt: %+v", l)
 	}
-	c.notify("session/cancel", SessionIDRequest{SessionID: sid})
+	c.notify("session/cancel", schema.SessionIDRequest{SessionID: sid})
 	c.wait(p)
 }
 
@@ -364,16 +365,18 @@ const permScript = `{"permission":{"tool":{"id":"t1","name":"bash","title":"Run 
 func TestPermission_Outcomes(t *testing.T) {
 	cases := []struct {
 		name   string
-		answer func(p RequestPermissionRequest) (any, *Error)
+		answer func(p schema.RequestPermissionRequest) (any, *schema.Error)
 		text   string
 		stop   string
 	}{
-		{"allow", selectKind("allow_once"), "ran", StopEndTurn},
-		{"reject", selectKind("reject_once"), "skipped", StopEndTurn},
-		{"cancelled outcome", func(RequestPermissionRequest) (any, *Error) {
-			return RequestPermissionResponse{Outcome: RequestPermissionOutcome{Outcome: "cancelled"}}, nil
-		}, "", StopCancelled},
-		{"rpc error is reject", func(RequestPermissionRequest) (any, *Error) { return nil, NewError(-32603, "boom", nil) }, "skipped", StopEndTurn},
+		{"allow", selectKind("allow_once"), "ran", schema.StopEndTurn},
+		{"reject", selectKind("reject_once"), "skipped", schema.StopEndTurn},
+		{"cancelled outcome", func(schema.RequestPermissionRequest) (any, *schema.Error) {
+			return schema.RequestPermissionResponse{Outcome: schema.RequestPermissionOutcome{Outcome: "cancelled"}}, nil
+		}, "", schema.StopCancelled},
+		{"rpc error is reject", func(schema.RequestPermissionRequest) (any, *schema.Error) {
+			return nil, schema.NewError(-32603, "boom", nil)
+		}, "skipped", schema.StopEndTurn},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -400,14 +403,14 @@ func TestPermission_Outcomes(t *testing.T) {
 	}
 }
 
-func selectKind(kind string) func(p RequestPermissionRequest) (any, *Error) {
-	return func(p RequestPermissionRequest) (any, *Error) {
+func selectKind(kind string) func(p schema.RequestPermissionRequest) (any, *schema.Error) {
+	return func(p schema.RequestPermissionRequest) (any, *schema.Error) {
 		for _, o := range p.Options {
 			if o.Kind == kind {
-				return RequestPermissionResponse{Outcome: RequestPermissionOutcome{Outcome: "selected", OptionID: o.OptionID}}, nil
+				return schema.RequestPermissionResponse{Outcome: schema.RequestPermissionOutcome{Outcome: "selected", OptionID: o.OptionID}}, nil
 			}
 		}
-		return nil, NewError(-32603, "no option", nil)
+		return nil, schema.NewError(-32603, "no option", nil)
 	}
 }
 
@@ -423,7 +426,7 @@ func TestPermission_AlwaysRemembered(t *testing.T) {
 			c := newClient(t, scriptFile(t, permScript, `{"turn":true}`, permScript))
 			var mu sync.Mutex
 			asked := 0
-			c.perm = func(p RequestPermissionRequest) (any, *Error) {
+			c.perm = func(p schema.RequestPermissionRequest) (any, *schema.Error) {
 				mu.Lock()
 				asked++
 				mu.Unlock()
@@ -457,7 +460,7 @@ func TestPermission_AlwaysScopedToCommand(t *testing.T) {
 		perm("d", "go test ./a && rm -rf /tmp/x"), `{"turn":true}`,
 		perm("e", "go test ./a && rm -rf /tmp/x")))
 	var asked []string
-	c.perm = func(p RequestPermissionRequest) (any, *Error) {
+	c.perm = func(p schema.RequestPermissionRequest) (any, *schema.Error) {
 		asked = append(asked, p.ToolCall.ToolCallID)
 		if p.ToolCall.ToolCallID == "c" {
 			return selectKind("reject_once")(p)
@@ -487,11 +490,11 @@ func TestPermission_AlwaysScopedToCommand(t *testing.T) {
 func TestPermission_PendingResolvedOnCancel(t *testing.T) {
 	c := newClient(t, scriptFile(t, permScript))
 	asked := make(chan struct{}, 1)
-	c.perm = func(RequestPermissionRequest) (any, *Error) { asked <- struct{}{}; return nil, nil } // never answers
+	c.perm = func(schema.RequestPermissionRequest) (any, *schema.Error) { asked <- struct{}{}; return nil, nil } // never answers
 	sid, _ := c.start(t)
-	p := c.async("session/prompt", PromptRequest{SessionID: sid, Prompt: []ContentBlock{TextBlock("x")}})
+	p := c.async("session/prompt", schema.PromptRequest{SessionID: sid, Prompt: []schema.ContentBlock{schema.TextBlock("x")}})
 	<-asked
-	c.notify("session/cancel", SessionIDRequest{SessionID: sid})
+	c.notify("session/cancel", schema.SessionIDRequest{SessionID: sid})
 	r := c.wait(p)
 	if !strings.Contains(string(r.Result), "cancelled") {
 		t.Fatalf("got %s %v", r.Result, r.Error)
@@ -512,13 +515,13 @@ func TestLoad_ReplaysHistoryBeforeResponse(t *testing.T) {
 	c.close()
 
 	c2 := startClient(t, Options{Registry: c.reg, StateDir: c.state, DefaultAgent: "replay"})
-	c2.init(ClientCapabilities{})
-	var l ListSessionsResponse
-	c2.must("session/list", ListSessionsRequest{Cwd: cwd}, &l)
+	c2.init(schema.ClientCapabilities{})
+	var l schema.ListSessionsResponse
+	c2.must("session/list", schema.ListSessionsRequest{Cwd: cwd}, &l)
 	if len(l.Sessions) != 1 || l.Sessions[0].SessionID != sid {
 		t.Fatalf("list %+v", l)
 	}
-	if r := c2.wait(c2.sendID("9", "session/load", LoadSessionRequest{SessionID: sid, Cwd: cwd, McpServers: []McpServer{}})); r.Error != nil || !strings.HasPrefix(string(r.Result), "{") {
+	if r := c2.wait(c2.sendID("9", "session/load", schema.LoadSessionRequest{SessionID: sid, Cwd: cwd, McpServers: []schema.McpServer{}})); r.Error != nil || !strings.HasPrefix(string(r.Result), "{") {
 		t.Fatalf("session/load answered %s %v, want an object", r.Result, r.Error)
 	}
 	ups := c2.updates(sid)
@@ -538,9 +541,9 @@ func TestResume_NoReplayAndResumeID(t *testing.T) {
 	c := newClient(t, scriptFile(t, `{"event":{"type":"session_info","session":{"agentSessionId":"agent-7"}}}`, `{"event":{"type":"text","text":"a"}}`))
 	sid, cwd := c.start(t)
 	c.prompt(sid, "q")
-	c.must("session/close", SessionIDRequest{SessionID: sid}, nil)
+	c.must("session/close", schema.SessionIDRequest{SessionID: sid}, nil)
 	before := len(c.updates(sid))
-	c.must("session/resume", LoadSessionRequest{SessionID: sid, Cwd: cwd}, nil)
+	c.must("session/resume", schema.LoadSessionRequest{SessionID: sid, Cwd: cwd}, nil)
 	if len(c.updates(sid)) != before {
 		t.Fatal("resume replayed history")
 	}
@@ -557,21 +560,21 @@ func TestResume_NoReplayAndResumeID(t *testing.T) {
 func TestClose_CancelsInflightPrompt(t *testing.T) {
 	c := newClient(t, scriptFile(t, `{"wait_cancel":true}`))
 	sid, _ := c.start(t)
-	p := c.async("session/prompt", PromptRequest{SessionID: sid, Prompt: []ContentBlock{TextBlock("x")}})
+	p := c.async("session/prompt", schema.PromptRequest{SessionID: sid, Prompt: []schema.ContentBlock{schema.TextBlock("x")}})
 	time.Sleep(20 * time.Millisecond)
-	c.must("session/close", SessionIDRequest{SessionID: sid}, nil)
+	c.must("session/close", schema.SessionIDRequest{SessionID: sid}, nil)
 	if r := c.wait(p); !strings.Contains(string(r.Result), "cancelled") {
 		t.Fatalf("got %s %v", r.Result, r.Error)
 	}
-	c.must("session/close", SessionIDRequest{SessionID: "unknown"}, nil)
+	c.must("session/close", schema.SessionIDRequest{SessionID: "unknown"}, nil)
 }
 
 // C25: an empty list is {"sessions":[]}; pages end without nextCursor; the
 // cwd filter holds; deleted and unknown sessions delete fine.
 func TestList_PagingFilterDelete(t *testing.T) {
 	c := newClient(t, "")
-	c.init(ClientCapabilities{})
-	var empty ListSessionsResponse
+	c.init(schema.ClientCapabilities{})
+	var empty schema.ListSessionsResponse
 	res, _ := c.call("session/list", map[string]any{})
 	if string(res) != `{"sessions":[]}` {
 		t.Fatalf("empty list %s", res)
@@ -582,19 +585,19 @@ func TestList_PagingFilterDelete(t *testing.T) {
 		c.newSession(a)
 	}
 	only := c.newSession(b)
-	var p1, p2, fb ListSessionsResponse
-	c.must("session/list", ListSessionsRequest{Cwd: a}, &p1)
-	c.must("session/list", ListSessionsRequest{Cwd: a, Cursor: p1.NextCursor}, &p2)
+	var p1, p2, fb schema.ListSessionsResponse
+	c.must("session/list", schema.ListSessionsRequest{Cwd: a}, &p1)
+	c.must("session/list", schema.ListSessionsRequest{Cwd: a, Cursor: p1.NextCursor}, &p2)
 	if len(p1.Sessions) != listPageSize || p1.NextCursor == "" || len(p2.Sessions) != 2 || p2.NextCursor != "" {
 		t.Fatalf("pages %d/%q %d/%q", len(p1.Sessions), p1.NextCursor, len(p2.Sessions), p2.NextCursor)
 	}
-	c.must("session/list", ListSessionsRequest{Cwd: b}, &fb)
+	c.must("session/list", schema.ListSessionsRequest{Cwd: b}, &fb)
 	if len(fb.Sessions) != 1 || fb.Sessions[0].SessionID != only {
 		t.Fatalf("cwd filter %+v", fb)
 	}
-	c.must("session/delete", SessionIDRequest{SessionID: only}, nil)
-	c.must("session/delete", SessionIDRequest{SessionID: "never-existed"}, nil)
-	c.must("session/list", ListSessionsRequest{Cwd: b}, &fb)
+	c.must("session/delete", schema.SessionIDRequest{SessionID: only}, nil)
+	c.must("session/delete", schema.SessionIDRequest{SessionID: "never-existed"}, nil)
+	c.must("session/list", schema.ListSessionsRequest{Cwd: b}, &fb)
 	if len(fb.Sessions) != 0 {
 		t.Fatalf("deleted session listed %+v", fb)
 	}
@@ -604,9 +607,9 @@ func TestList_PagingFilterDelete(t *testing.T) {
 // the complete list with the new value; switching agent starts the new one.
 func TestConfigOptions_AgentModelMode(t *testing.T) {
 	c := newClient(t, "", func(o *Options) { o.Registry.Register(named{replay.New(""), "other"}) })
-	c.init(ClientCapabilities{})
-	var r NewSessionResponse
-	c.must("session/new", NewSessionRequest{Cwd: t.TempDir(), McpServers: []McpServer{}}, &r)
+	c.init(schema.ClientCapabilities{})
+	var r schema.NewSessionResponse
+	c.must("session/new", schema.NewSessionRequest{Cwd: t.TempDir(), McpServers: []schema.McpServer{}}, &r)
 	ids := []string{}
 	for _, o := range r.ConfigOptions {
 		ids = append(ids, o.ID+"="+o.CurrentValue)
@@ -615,12 +618,12 @@ func TestConfigOptions_AgentModelMode(t *testing.T) {
 		t.Fatalf("options %v modes %+v", ids, r.Modes)
 	}
 	c.prompt(r.SessionID, "x")
-	var s SetSessionConfigOptionResponse
+	var s schema.SetSessionConfigOptionResponse
 	c.must("session/set_config_option", map[string]any{"sessionId": r.SessionID, "configId": "model", "value": "replay-smart"}, &s)
 	if len(s.ConfigOptions) != 3 || s.ConfigOptions[1].CurrentValue != "replay-smart" {
 		t.Fatalf("after model %+v", s)
 	}
-	c.must("session/set_mode", SetSessionModeRequest{SessionID: r.SessionID, ModeID: "plan"}, nil)
+	c.must("session/set_mode", schema.SetSessionModeRequest{SessionID: r.SessionID, ModeID: "plan"}, nil)
 	c.must("session/set_config_option", map[string]any{"sessionId": r.SessionID, "configId": "agent", "value": "other"}, &s)
 	if s.ConfigOptions[0].CurrentValue != "other" {
 		t.Fatalf("agent not switched %+v", s)
@@ -637,7 +640,7 @@ func TestLargeMessage_SeveralMB(t *testing.T) {
 	c := newClient(t, "")
 	sid, _ := c.start(t)
 	big := strings.Repeat("x", 3<<20)
-	if s := c.prompt(sid, big); s != StopEndTurn {
+	if s := c.prompt(sid, big); s != schema.StopEndTurn {
 		t.Fatalf("stop %s", s)
 	}
 	ups := c.updates(sid)
@@ -652,7 +655,7 @@ func TestLargeMessage_SeveralMB(t *testing.T) {
 func TestEOF_ClosesSessions(t *testing.T) {
 	c := newClient(t, scriptFile(t, `{"wait_cancel":true}`))
 	sid, _ := c.start(t)
-	c.async("session/prompt", PromptRequest{SessionID: sid, Prompt: []ContentBlock{TextBlock("x")}})
+	c.async("session/prompt", schema.PromptRequest{SessionID: sid, Prompt: []schema.ContentBlock{schema.TextBlock("x")}})
 	time.Sleep(20 * time.Millisecond)
 	start := time.Now()
 	c.close()
@@ -675,9 +678,9 @@ func (fakeSkills) Expand(_, name, args string) (string, bool) {
 // command expands.
 func TestSkills_CommandsAfterNewResponseAndExpansion(t *testing.T) {
 	c := newClient(t, "", func(o *Options) { o.Skills = fakeSkills{} })
-	c.init(ClientCapabilities{})
-	ch := c.sendID("77", "session/new", NewSessionRequest{Cwd: t.TempDir(), McpServers: []McpServer{}})
-	var r NewSessionResponse
+	c.init(schema.ClientCapabilities{})
+	ch := c.sendID("77", "session/new", schema.NewSessionRequest{Cwd: t.TempDir(), McpServers: []schema.McpServer{}})
+	var r schema.NewSessionResponse
 	_ = json.Unmarshal(c.wait(ch).Result, &r)
 	c.waitFor(t, func() bool { return len(c.updates(r.SessionID)) == 1 })
 	ups := c.updates(r.SessionID)
@@ -706,14 +709,14 @@ func TestSkills_CommandsAfterNewResponseAndExpansion(t *testing.T) {
 func TestEditorClient_RespectsCapabilities(t *testing.T) {
 	c := newClient(t, "")
 	var calls []string
-	c.fs = func(method string, params json.RawMessage) (any, *Error) {
+	c.fs = func(method string, params json.RawMessage) (any, *schema.Error) {
 		calls = append(calls, method+" "+string(params))
 		if method == "fs/read_text_file" {
-			return ReadTextFileResponse{Content: "data"}, nil
+			return schema.ReadTextFileResponse{Content: "data"}, nil
 		}
 		return json.RawMessage("null"), nil
 	}
-	c.init(ClientCapabilities{FS: FileSystemCapabilities{ReadTextFile: true}})
+	c.init(schema.ClientCapabilities{FS: schema.FileSystemCapabilities{ReadTextFile: true}})
 	sid := c.newSession(t.TempDir())
 	c.prompt(sid, "x")
 	a, _ := c.reg.Get("replay")
@@ -739,8 +742,8 @@ func TestEditorClient_RespectsCapabilities(t *testing.T) {
 // C43: null results of client methods count as {}.
 func TestEditorClient_NullResultAccepted(t *testing.T) {
 	c := newClient(t, "")
-	c.fs = func(string, json.RawMessage) (any, *Error) { return json.RawMessage("null"), nil }
-	c.init(ClientCapabilities{FS: FileSystemCapabilities{WriteTextFile: true}, Terminal: true})
+	c.fs = func(string, json.RawMessage) (any, *schema.Error) { return json.RawMessage("null"), nil }
+	c.init(schema.ClientCapabilities{FS: schema.FileSystemCapabilities{WriteTextFile: true}, Terminal: true})
 	sid := c.newSession(t.TempDir())
 	c.prompt(sid, "x")
 	a, _ := c.reg.Get("replay")
@@ -756,7 +759,7 @@ func TestEditorClient_NullResultAccepted(t *testing.T) {
 func TestSessionIndex_KeepsBackendIDWithoutSessionInfo(t *testing.T) {
 	c := newClient(t, scriptFile(t, `{"event":{"type":"text","text":"hi"}}`))
 	sid, _ := c.start(t)
-	if r := c.prompt(sid, "x"); r != StopEndTurn {
+	if r := c.prompt(sid, "x"); r != schema.StopEndTurn {
 		t.Fatalf("stop %s", r)
 	}
 	rec, _ := newIndex(c.state).Get(sid)
@@ -770,7 +773,7 @@ func TestSessionIndex_KeepsBackendIDWithoutSessionInfo(t *testing.T) {
 func TestEditorClient_RelativePathsMadeAbsolute(t *testing.T) {
 	c := newClient(t, "")
 	var calls []map[string]any
-	c.fs = func(method string, params json.RawMessage) (any, *Error) {
+	c.fs = func(method string, params json.RawMessage) (any, *schema.Error) {
 		var m map[string]any
 		_ = json.Unmarshal(params, &m)
 		m["method"] = method
@@ -778,9 +781,9 @@ func TestEditorClient_RelativePathsMadeAbsolute(t *testing.T) {
 		if method == "terminal/create" {
 			return map[string]any{"terminalId": "t1"}, nil
 		}
-		return ReadTextFileResponse{Content: "data"}, nil
+		return schema.ReadTextFileResponse{Content: "data"}, nil
 	}
-	c.init(ClientCapabilities{FS: FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true}, Terminal: true})
+	c.init(schema.ClientCapabilities{FS: schema.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true}, Terminal: true})
 	cwd := t.TempDir()
 	sid := c.newSession(cwd)
 	c.prompt(sid, "x")

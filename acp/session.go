@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/hubdev/hub/acp/schema"
 	"slices"
 	"strings"
 	"sync"
@@ -85,23 +86,23 @@ func (ss *session) nextInOrder() (prev <-chan struct{}, done chan struct{}) {
 
 func (ss *session) id() string { return ss.rec.SessionID }
 
-func (ss *session) send(u SessionUpdate) {
+func (ss *session) send(u schema.SessionUpdate) {
 	ss.sendMu.Lock()
 	defer ss.sendMu.Unlock()
-	if err := ss.srv.conn.Notify("session/update", SessionNotification{SessionID: ss.id(), Update: u}); err != nil {
+	if err := ss.srv.conn.Notify("session/update", schema.SessionNotification{SessionID: ss.id(), Update: u}); err != nil {
 		ss.srv.log.Error().Err(err).Msg("session/update not sent")
 	}
 }
 
 // emit sends an update of the running turn and keeps it in the history.
-func (ss *session) emit(u SessionUpdate) {
+func (ss *session) emit(u schema.SessionUpdate) {
 	ss.send(u)
 	ss.record(u)
 	ss.trackTool(u)
 }
 
 // trackTool notes whether u leaves its tool call open.
-func (ss *session) trackTool(u SessionUpdate) {
+func (ss *session) trackTool(u schema.SessionUpdate) {
 	var id, status string
 	switch {
 	case u.ToolCall != nil:
@@ -141,7 +142,7 @@ func (ss *session) closeOpenTools(cancelled bool) {
 	}
 	for _, id := range open {
 		ss.srv.log.Debug().Str("session", ss.id()).Str("tool", id).Msg("tool call left open by the agent; reported failed")
-		ss.emit(SessionUpdate{ToolCallUpdate: &ToolCallUpdate{ToolCallID: id, Status: "failed"}})
+		ss.emit(schema.SessionUpdate{ToolCallUpdate: &schema.ToolCallUpdate{ToolCallID: id, Status: "failed"}})
 	}
 }
 
@@ -345,7 +346,7 @@ func (ss *session) begin(ctx context.Context) (context.Context, error) {
 	case ss.closed:
 		return nil, errUnknownSession(ss.id())
 	case ss.busy:
-		return nil, NewError(CodeInvalidParams, "Invalid params: "+errBusy.Error(), map[string]any{"sessionId": ss.id()})
+		return nil, schema.NewError(schema.CodeInvalidParams, "Invalid params: "+errBusy.Error(), map[string]any{"sessionId": ss.id()})
 	}
 	turnCtx, cancel := context.WithCancel(ctx)
 	ss.busy, ss.cancelled, ss.turnCancel = true, false, cancel
@@ -355,7 +356,7 @@ func (ss *session) begin(ctx context.Context) (context.Context, error) {
 // runTurn runs one reserved turn and returns its stop reason, or the error
 // the turn ended in (after every update that arrived). Every update of the
 // turn is written before it returns.
-func (ss *session) runTurn(ctx, turnCtx context.Context, prompt []ContentBlock) (string, error) {
+func (ss *session) runTurn(ctx, turnCtx context.Context, prompt []schema.ContentBlock) (string, error) {
 	defer func() {
 		ss.mu.Lock()
 		if ss.turnCancel != nil {
@@ -367,7 +368,7 @@ func (ss *session) runTurn(ctx, turnCtx context.Context, prompt []ContentBlock) 
 		ss.save()
 	}()
 	for _, b := range prompt {
-		ss.record(SessionUpdate{UserMessageChunk: &ContentChunk{Content: b}})
+		ss.record(schema.SessionUpdate{UserMessageChunk: &schema.ContentChunk{Content: b}})
 	}
 	ss.mu.Lock()
 	ss.outcome = adapters.TurnOutcome{}
@@ -375,12 +376,12 @@ func (ss *session) runTurn(ctx, turnCtx context.Context, prompt []ContentBlock) 
 	reason := ss.drive(ctx, turnCtx, ss.fitContent(ss.toAdapterContent(prompt)))
 	ss.mu.Lock()
 	if ss.cancelled {
-		reason = StopCancelled
+		reason = schema.StopCancelled
 	}
 	failure := ss.outcome.Failure()
 	ss.mu.Unlock()
-	ss.closeOpenTools(reason == StopCancelled)
-	if reason != StopCancelled && failure != nil {
+	ss.closeOpenTools(reason == schema.StopCancelled)
+	if reason != schema.StopCancelled && failure != nil {
 		return "", ss.turnError(failure)
 	}
 	return reason, nil
@@ -390,16 +391,16 @@ func (ss *session) runTurn(ctx, turnCtx context.Context, prompt []ContentBlock) 
 // -32000 "Authentication required", which editors turn into their login
 // UI; anything else an internal error. The message is for a person; data
 // carries hub's error code and the agent's detail.
-func (ss *session) turnError(e *adapters.ErrorInfo) *Error {
-	code := CodeInternalError
+func (ss *session) turnError(e *adapters.ErrorInfo) *schema.Error {
+	code := schema.CodeInternalError
 	if e.Code == adapters.CodeAuth {
-		code = CodeAuthRequired
+		code = schema.CodeAuthRequired
 	}
 	data := map[string]any{"code": e.Code, "agent": ss.agentName()}
 	if e.Detail != "" {
 		data["detail"] = e.Detail
 	}
-	return NewError(code, e.Message, data)
+	return schema.NewError(code, e.Message, data)
 }
 
 func (ss *session) agentName() string {
@@ -411,7 +412,7 @@ func (ss *session) agentName() string {
 func (ss *session) drive(ctx, turnCtx context.Context, content []adapters.Content) string {
 	b, err := ss.ensureBackend(turnCtx)
 	if err != nil && turnCtx.Err() != nil {
-		return StopCancelled // cancelled (or closed) while the agent was starting
+		return schema.StopCancelled // cancelled (or closed) while the agent was starting
 	}
 	if err == nil {
 		var ch <-chan adapters.Event
@@ -427,7 +428,7 @@ func (ss *session) drive(ctx, turnCtx context.Context, content []adapters.Conten
 	ss.mu.Lock()
 	ss.outcome.Fail(adapters.ErrorOf(err))
 	ss.mu.Unlock()
-	return StopEndTurn
+	return schema.StopEndTurn
 }
 
 // retireIfCrashed drops b when its turn reported that the agent process is
@@ -463,7 +464,7 @@ func (ss *session) retire(b adapters.Session) {
 // prompt is still answered promptly, and a late Cancel cannot hit the next
 // turn.
 func (ss *session) consume(turnCtx context.Context, b adapters.Session, ch <-chan adapters.Event) string {
-	reason := StopEndTurn
+	reason := schema.StopEndTurn
 	cancelled := turnCtx.Done()
 	var grace <-chan time.Time
 	var stopping chan struct{} // open while the adapter's Cancel runs
@@ -485,7 +486,7 @@ func (ss *session) consume(turnCtx context.Context, b adapters.Session, ch <-cha
 		case <-grace:
 			ss.srv.log.Warn().Str("session", ss.id()).Msg("agent did not stop after cancel; restarting it")
 			ss.abandon(ch)
-			return StopCancelled
+			return schema.StopCancelled
 		}
 	}
 	return reason
@@ -536,10 +537,10 @@ func (ss *session) abandon(ch <-chan adapters.Event) {
 
 func stopReason(r adapters.StopReason) string {
 	switch s := string(r); s {
-	case StopEndTurn, StopMaxTokens, StopMaxTurnRequests, StopRefusal, StopCancelled:
+	case schema.StopEndTurn, schema.StopMaxTokens, schema.StopMaxTurnRequests, schema.StopRefusal, schema.StopCancelled:
 		return s
 	}
-	return StopEndTurn
+	return schema.StopEndTurn
 }
 
 func errorText(e *adapters.ErrorInfo) string {
@@ -551,12 +552,12 @@ func errorText(e *adapters.ErrorInfo) string {
 }
 
 // record appends a history-worthy update, merging consecutive chunks.
-func (ss *session) record(u SessionUpdate) {
+func (ss *session) record(u schema.SessionUpdate) {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	h := ss.rec.History
 	switch u.Kind() {
-	case UpdateUserMessageChunk, UpdateAgentMessageChunk, UpdateAgentThoughtChunk:
+	case schema.UpdateUserMessageChunk, schema.UpdateAgentMessageChunk, schema.UpdateAgentThoughtChunk:
 		if n := len(h); n > 0 && h[n-1].Kind() == u.Kind() && mergeable(chunkOf(h[n-1]), chunkOf(u)) {
 			if !ss.chunkOpen {
 				ss.chunk.Reset()
@@ -566,7 +567,7 @@ func (ss *session) record(u SessionUpdate) {
 			ss.chunk.WriteString(chunkOf(u).Content.Text)
 			return
 		}
-	case UpdateToolCall, UpdateToolCallUpdate, UpdatePlan:
+	case schema.UpdateToolCall, schema.UpdateToolCallUpdate, schema.UpdatePlan:
 	default:
 		return
 	}
@@ -583,10 +584,10 @@ func (ss *session) flushChunk() {
 		return
 	}
 	last := h[len(h)-1]
-	h[len(h)-1] = withChunk(last.Kind(), &ContentChunk{Content: TextBlock(ss.chunk.String()), MessageID: chunkOf(last).MessageID})
+	h[len(h)-1] = withChunk(last.Kind(), &schema.ContentChunk{Content: schema.TextBlock(ss.chunk.String()), MessageID: chunkOf(last).MessageID})
 }
 
-func chunkOf(u SessionUpdate) *ContentChunk {
+func chunkOf(u schema.SessionUpdate) *schema.ContentChunk {
 	switch {
 	case u.UserMessageChunk != nil:
 		return u.UserMessageChunk
@@ -596,22 +597,22 @@ func chunkOf(u SessionUpdate) *ContentChunk {
 	return u.AgentThoughtChunk
 }
 
-func mergeable(a, b *ContentChunk) bool {
-	return a.Content.Type == BlockText && b.Content.Type == BlockText && a.MessageID == b.MessageID
+func mergeable(a, b *schema.ContentChunk) bool {
+	return a.Content.Type == schema.BlockText && b.Content.Type == schema.BlockText && a.MessageID == b.MessageID
 }
 
-func withChunk(kind string, c *ContentChunk) SessionUpdate {
+func withChunk(kind string, c *schema.ContentChunk) schema.SessionUpdate {
 	switch kind {
-	case UpdateUserMessageChunk:
-		return SessionUpdate{UserMessageChunk: c}
-	case UpdateAgentMessageChunk:
-		return SessionUpdate{AgentMessageChunk: c}
+	case schema.UpdateUserMessageChunk:
+		return schema.SessionUpdate{UserMessageChunk: c}
+	case schema.UpdateAgentMessageChunk:
+		return schema.SessionUpdate{AgentMessageChunk: c}
 	}
-	return SessionUpdate{AgentThoughtChunk: c}
+	return schema.SessionUpdate{AgentThoughtChunk: c}
 }
 
 // toAdapterContent converts prompt blocks and expands a leading skill command.
-func (ss *session) toAdapterContent(prompt []ContentBlock) []adapters.Content {
+func (ss *session) toAdapterContent(prompt []schema.ContentBlock) []adapters.Content {
 	out := make([]adapters.Content, 0, len(prompt))
 	for _, b := range prompt {
 		c := adapters.Content{Type: adapters.ContentType(b.Type), Text: b.Text, Data: b.Data, MimeType: b.MimeType, URI: b.URI, Name: b.Name}
@@ -654,7 +655,7 @@ func (ss *session) fitContent(content []adapters.Content) []adapters.Content {
 		}
 	}
 	if len(dropped) > 0 {
-		ss.emit(SessionUpdate{AgentMessageChunk: &ContentChunk{Content: TextBlock(fmt.Sprintf(
+		ss.emit(schema.SessionUpdate{AgentMessageChunk: &schema.ContentChunk{Content: schema.TextBlock(fmt.Sprintf(
 			"Note: %s does not accept %s; the prompt was sent without it.\n", a.Name(), strings.Join(dropped, ", ")))}})
 	}
 	return content
@@ -668,7 +669,7 @@ func (ss *session) announceCommands() { ss.sendCommands(false) }
 // agent's commands; an empty list only when replace is set (to clear the
 // editor's list).
 func (ss *session) sendCommands(replace bool) {
-	var cmds []AvailableCommand
+	var cmds []schema.AvailableCommand
 	if ss.srv.opts.Skills != nil {
 		cmds = appendCommands(cmds, ss.srv.opts.Skills.Commands(ss.rec.Cwd))
 	}
@@ -676,18 +677,18 @@ func (ss *session) sendCommands(replace bool) {
 	cmds = appendCommands(cmds, ss.agentCommands)
 	ss.mu.Unlock()
 	if len(cmds) > 0 || replace {
-		ss.send(SessionUpdate{AvailableCommands: &AvailableCommandsUpdate{AvailableCommands: cmds}})
+		ss.send(schema.SessionUpdate{AvailableCommands: &schema.AvailableCommandsUpdate{AvailableCommands: cmds}})
 	}
 }
 
-func appendCommands(out []AvailableCommand, in []adapters.Command) []AvailableCommand {
+func appendCommands(out []schema.AvailableCommand, in []adapters.Command) []schema.AvailableCommand {
 	for _, c := range in {
-		if slices.ContainsFunc(out, func(o AvailableCommand) bool { return o.Name == c.Name }) {
+		if slices.ContainsFunc(out, func(o schema.AvailableCommand) bool { return o.Name == c.Name }) {
 			continue
 		}
-		ac := AvailableCommand{Name: c.Name, Description: c.Description}
+		ac := schema.AvailableCommand{Name: c.Name, Description: c.Description}
 		if c.InputHint != "" {
-			ac.Input = &AvailableCommandInput{Hint: c.InputHint}
+			ac.Input = &schema.AvailableCommandInput{Hint: c.InputHint}
 		}
 		out = append(out, ac)
 	}
@@ -717,13 +718,13 @@ func (ss *session) permission(ctx context.Context, p *adapters.PermissionRequest
 	if u := ss.toolUpdate(p.Tool); u.ToolCall != nil {
 		ss.emit(u)
 	}
-	req := RequestPermissionRequest{SessionID: ss.id(), Options: permissionOptions(p.Options), ToolCall: ss.fullToolUpdate(p.Tool)}
+	req := schema.RequestPermissionRequest{SessionID: ss.id(), Options: permissionOptions(p.Options), ToolCall: ss.fullToolUpdate(p.Tool)}
 	res, err := ss.srv.conn.Call(ctx, "session/request_permission", req)
 	if ctx.Err() != nil {
 		p.Respond(adapters.PermissionDecision{Cancelled: true})
 		return
 	}
-	var resp RequestPermissionResponse
+	var resp schema.RequestPermissionResponse
 	if err == nil {
 		err = json.Unmarshal(res, &resp)
 	}
@@ -753,18 +754,18 @@ func (ss *session) permission(ctx context.Context, p *adapters.PermissionRequest
 	p.Respond(d)
 }
 
-func permissionOptions(in []adapters.PermissionOption) []PermissionOption {
+func permissionOptions(in []adapters.PermissionOption) []schema.PermissionOption {
 	if len(in) == 0 {
 		in = adapters.DefaultPermissionOptions()
 	}
-	out := make([]PermissionOption, 0, len(in))
+	out := make([]schema.PermissionOption, 0, len(in))
 	seen := map[string]bool{}
 	for _, o := range in {
 		if seen[o.ID] || o.ID == "" || !validKind(o.Kind) {
 			continue
 		}
 		seen[o.ID] = true
-		out = append(out, PermissionOption{OptionID: o.ID, Name: o.Name, Kind: string(o.Kind)})
+		out = append(out, schema.PermissionOption{OptionID: o.ID, Name: o.Name, Kind: string(o.Kind)})
 	}
 	if len(out) == 0 { // C35: never ask with no valid option
 		return permissionOptions(adapters.DefaultPermissionOptions())

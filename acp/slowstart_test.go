@@ -2,6 +2,7 @@ package acp
 
 import (
 	"context"
+	"github.com/hubdev/hub/acp/schema"
 	"strings"
 	"testing"
 
@@ -41,13 +42,13 @@ func TestPrompt_CancelDuringAgentStart(t *testing.T) {
 		o.DefaultAgent = "slow"
 	})
 	sid, _ := c.start(t)
-	prompt := c.async("session/prompt", PromptRequest{SessionID: sid, Prompt: []ContentBlock{TextBlock("x")}})
+	prompt := c.async("session/prompt", schema.PromptRequest{SessionID: sid, Prompt: []schema.ContentBlock{schema.TextBlock("x")}})
 	<-slow.started
-	c.notify("session/cancel", SessionIDRequest{SessionID: sid})
-	var l ListSessionsResponse
-	c.must("session/list", ListSessionsRequest{}, &l)
+	c.notify("session/cancel", schema.SessionIDRequest{SessionID: sid})
+	var l schema.ListSessionsResponse
+	c.must("session/list", schema.ListSessionsRequest{}, &l)
 	r := c.wait(prompt)
-	if r.Error != nil || !strings.Contains(string(r.Result), StopCancelled) {
+	if r.Error != nil || !strings.Contains(string(r.Result), schema.StopCancelled) {
 		t.Fatalf("prompt answered %s %v, want cancelled", r.Result, r.Error)
 	}
 	for _, u := range c.updates(sid) {

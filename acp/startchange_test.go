@@ -2,6 +2,7 @@ package acp
 
 import (
 	"context"
+	"github.com/hubdev/hub/acp/schema"
 	"sync"
 	"testing"
 
@@ -76,7 +77,7 @@ func TestSetModel_DuringAgentStartTakesEffect(t *testing.T) {
 		sid, _ := c.start(t)
 		done := c.async("session/prompt", promptOf(sid, "x"))
 		<-a.started
-		if _, e := c.call("session/set_config_option", SetSessionConfigOptionRequest{SessionID: sid, ConfigID: "model", Value: []byte(`"m2"`)}); e != nil {
+		if _, e := c.call("session/set_config_option", schema.SetSessionConfigOptionRequest{SessionID: sid, ConfigID: "model", Value: []byte(`"m2"`)}); e != nil {
 			t.Fatalf("set model during start: %v", e)
 		}
 		close(a.release)

@@ -3,6 +3,7 @@ package acp
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/hubdev/hub/acp/schema"
 	"strings"
 	"sync"
 	"testing"
@@ -20,21 +21,21 @@ func TestTerminals_LeftoversReleasedOnClose(t *testing.T) {
 	var mu sync.Mutex
 	var released []string
 	next := 0
-	c.fs = func(method string, params json.RawMessage) (any, *Error) {
+	c.fs = func(method string, params json.RawMessage) (any, *schema.Error) {
 		mu.Lock()
 		defer mu.Unlock()
-		var p TerminalRequest
+		var p schema.TerminalRequest
 		_ = json.Unmarshal(params, &p)
 		switch method {
 		case "terminal/create":
 			next++
-			return CreateTerminalResponse{TerminalID: fmt.Sprintf("term-%d", next)}, nil
+			return schema.CreateTerminalResponse{TerminalID: fmt.Sprintf("term-%d", next)}, nil
 		case "terminal/release":
 			released = append(released, p.TerminalID)
 		}
 		return json.RawMessage("null"), nil
 	}
-	c.init(ClientCapabilities{Terminal: true})
+	c.init(schema.ClientCapabilities{Terminal: true})
 	sid := c.newSession(t.TempDir())
 	c.prompt(sid, "x")
 	a, _ := c.reg.Get("replay")
@@ -47,7 +48,7 @@ func TestTerminals_LeftoversReleasedOnClose(t *testing.T) {
 	if _, err := ed.Call(t.Context(), "terminal/release", json.RawMessage(`{"terminalId":"term-2"}`)); err != nil {
 		t.Fatal(err)
 	}
-	c.must("session/close", SessionIDRequest{SessionID: sid}, nil)
+	c.must("session/close", schema.SessionIDRequest{SessionID: sid}, nil)
 	mu.Lock()
 	defer mu.Unlock()
 	got := strings.Join(released, ",")
@@ -65,7 +66,7 @@ func TestToolContent_TerminalMustBeLive(t *testing.T) {
 	ed.track("terminal/create", nil, json.RawMessage(`{"terminalId":"live"}`), nil)
 	ed.track("terminal/create", nil, json.RawMessage(`{"terminalId":"gone"}`), nil)
 	ed.track("terminal/release", json.RawMessage(`"gone"`), nil, nil)
-	ed.track("terminal/create", nil, nil, NewError(CodeInternalError, "no", nil))
+	ed.track("terminal/create", nil, nil, schema.NewError(schema.CodeInternalError, "no", nil))
 	cases := []struct {
 		id   string
 		keep bool

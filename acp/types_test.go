@@ -2,6 +2,7 @@ package acp
 
 import (
 	"encoding/json"
+	"github.com/hubdev/hub/acp/schema"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,40 +11,40 @@ import (
 
 // goldenTypes maps a schema $defs name to a fresh Go value of that type.
 var goldenTypes = map[string]func() any{
-	"InitializeRequest":              func() any { return &InitializeRequest{} },
-	"InitializeResponse":             func() any { return &InitializeResponse{} },
-	"NewSessionRequest":              func() any { return &NewSessionRequest{} },
-	"NewSessionResponse":             func() any { return &NewSessionResponse{} },
-	"LoadSessionRequest":             func() any { return &LoadSessionRequest{} },
-	"LoadSessionResponse":            func() any { return &LoadSessionResponse{} },
-	"ListSessionsRequest":            func() any { return &ListSessionsRequest{} },
-	"ListSessionsResponse":           func() any { return &ListSessionsResponse{} },
-	"SetSessionModeRequest":          func() any { return &SetSessionModeRequest{} },
-	"SetSessionConfigOptionRequest":  func() any { return &SetSessionConfigOptionRequest{} },
-	"SetSessionConfigOptionResponse": func() any { return &SetSessionConfigOptionResponse{} },
-	"PromptRequest":                  func() any { return &PromptRequest{} },
-	"PromptResponse":                 func() any { return &PromptResponse{} },
-	"RequestPermissionRequest":       func() any { return &RequestPermissionRequest{} },
-	"RequestPermissionResponse":      func() any { return &RequestPermissionResponse{} },
-	"ReadTextFileRequest":            func() any { return &ReadTextFileRequest{} },
-	"ReadTextFileResponse":           func() any { return &ReadTextFileResponse{} },
-	"WriteTextFileRequest":           func() any { return &WriteTextFileRequest{} },
-	"CreateTerminalRequest":          func() any { return &CreateTerminalRequest{} },
-	"CreateTerminalResponse":         func() any { return &CreateTerminalResponse{} },
-	"TerminalOutputRequest":          func() any { return &TerminalRequest{} },
-	"TerminalOutputResponse":         func() any { return &TerminalOutputResponse{} },
-	"WaitForTerminalExitResponse":    func() any { return &WaitForTerminalExitResponse{} },
-	"Error":                          func() any { return &Error{} },
-	"CancelNotification":             func() any { return &SessionIDRequest{} },
-	"SessionNotification":            func() any { return &SessionNotification{} },
-	"AuthenticateRequest":            func() any { return &AuthenticateRequest{} },
-	"ResumeSessionRequest":           func() any { return &ResumeSessionRequest{} },
-	"ResumeSessionResponse":          func() any { return &ResumeSessionResponse{} },
-	"CloseSessionRequest":            func() any { return &SessionIDRequest{} },
-	"DeleteSessionRequest":           func() any { return &SessionIDRequest{} },
-	"WaitForTerminalExitRequest":     func() any { return &TerminalRequest{} },
-	"KillTerminalRequest":            func() any { return &TerminalRequest{} },
-	"ReleaseTerminalRequest":         func() any { return &TerminalRequest{} },
+	"InitializeRequest":              func() any { return &schema.InitializeRequest{} },
+	"InitializeResponse":             func() any { return &schema.InitializeResponse{} },
+	"NewSessionRequest":              func() any { return &schema.NewSessionRequest{} },
+	"NewSessionResponse":             func() any { return &schema.NewSessionResponse{} },
+	"LoadSessionRequest":             func() any { return &schema.LoadSessionRequest{} },
+	"LoadSessionResponse":            func() any { return &schema.LoadSessionResponse{} },
+	"ListSessionsRequest":            func() any { return &schema.ListSessionsRequest{} },
+	"ListSessionsResponse":           func() any { return &schema.ListSessionsResponse{} },
+	"SetSessionModeRequest":          func() any { return &schema.SetSessionModeRequest{} },
+	"SetSessionConfigOptionRequest":  func() any { return &schema.SetSessionConfigOptionRequest{} },
+	"SetSessionConfigOptionResponse": func() any { return &schema.SetSessionConfigOptionResponse{} },
+	"PromptRequest":                  func() any { return &schema.PromptRequest{} },
+	"PromptResponse":                 func() any { return &schema.PromptResponse{} },
+	"RequestPermissionRequest":       func() any { return &schema.RequestPermissionRequest{} },
+	"RequestPermissionResponse":      func() any { return &schema.RequestPermissionResponse{} },
+	"ReadTextFileRequest":            func() any { return &schema.ReadTextFileRequest{} },
+	"ReadTextFileResponse":           func() any { return &schema.ReadTextFileResponse{} },
+	"WriteTextFileRequest":           func() any { return &schema.WriteTextFileRequest{} },
+	"CreateTerminalRequest":          func() any { return &schema.CreateTerminalRequest{} },
+	"CreateTerminalResponse":         func() any { return &schema.CreateTerminalResponse{} },
+	"TerminalOutputRequest":          func() any { return &schema.TerminalRequest{} },
+	"TerminalOutputResponse":         func() any { return &schema.TerminalOutputResponse{} },
+	"WaitForTerminalExitResponse":    func() any { return &schema.WaitForTerminalExitResponse{} },
+	"Error":                          func() any { return &schema.Error{} },
+	"CancelNotification":             func() any { return &schema.SessionIDRequest{} },
+	"SessionNotification":            func() any { return &schema.SessionNotification{} },
+	"AuthenticateRequest":            func() any { return &schema.AuthenticateRequest{} },
+	"ResumeSessionRequest":           func() any { return &schema.ResumeSessionRequest{} },
+	"ResumeSessionResponse":          func() any { return &schema.ResumeSessionResponse{} },
+	"CloseSessionRequest":            func() any { return &schema.SessionIDRequest{} },
+	"DeleteSessionRequest":           func() any { return &schema.SessionIDRequest{} },
+	"WaitForTerminalExitRequest":     func() any { return &schema.TerminalRequest{} },
+	"KillTerminalRequest":            func() any { return &schema.TerminalRequest{} },
+	"ReleaseTerminalRequest":         func() any { return &schema.TerminalRequest{} },
 	// Results that are always {} (hub answers with struct{}{}).
 	"AuthenticateResponse":    func() any { return &struct{}{} },
 	"CloseSessionResponse":    func() any { return &struct{}{} },
@@ -151,7 +152,7 @@ func TestContentBlock_RejectsUnknownType(t *testing.T) {
 		`{"type":"resource_link","name":"a"}`,
 		`{"type":"text"}`,
 	} {
-		var c ContentBlock
+		var c schema.ContentBlock
 		if err := json.Unmarshal([]byte(in), &c); err == nil {
 			t.Errorf("%s: accepted", in)
 		}
@@ -159,20 +160,20 @@ func TestContentBlock_RejectsUnknownType(t *testing.T) {
 }
 
 func TestSessionUpdate_RejectsUnknownKind(t *testing.T) {
-	var u SessionUpdate
+	var u schema.SessionUpdate
 	if err := json.Unmarshal([]byte(`{"sessionUpdate":"nope"}`), &u); err == nil {
 		t.Fatal("unknown kind accepted")
 	}
 }
 
 func TestSessionUpdate_EmptyMarshalFails(t *testing.T) {
-	if _, err := json.Marshal(SessionUpdate{}); err == nil {
+	if _, err := json.Marshal(schema.SessionUpdate{}); err == nil {
 		t.Fatal("empty update marshalled")
 	}
 }
 
 func TestUsageUpdate_KeepsZeroRequiredFields(t *testing.T) {
-	b, _ := json.Marshal(SessionNotification{SessionID: "s", Update: SessionUpdate{Usage: &UsageUpdate{}}})
+	b, _ := json.Marshal(schema.SessionNotification{SessionID: "s", Update: schema.SessionUpdate{Usage: &schema.UsageUpdate{}}})
 	if !strings.Contains(string(b), `"used":0`) || !strings.Contains(string(b), `"size":0`) {
 		t.Fatalf("zero used/size dropped: %s", b)
 	}
@@ -181,7 +182,7 @@ func TestUsageUpdate_KeepsZeroRequiredFields(t *testing.T) {
 
 func TestConfigOption_GroupedAndBoolean(t *testing.T) {
 	in := `[{"id":"m","name":"M","type":"select","currentValue":"a","options":[{"group":"g","name":"G","options":[{"value":"a","name":"A"}]}]},{"id":"b","name":"B","type":"boolean","currentValue":true}]`
-	var opts []SessionConfigOption
+	var opts []schema.SessionConfigOption
 	if err := json.Unmarshal([]byte(in), &opts); err != nil {
 		t.Fatal(err)
 	}

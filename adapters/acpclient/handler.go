@@ -7,7 +7,7 @@ import (
 
 	"github.com/sourcegraph/jsonrpc2"
 
-	"github.com/hubdev/hub/acp"
+	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/adapters"
 )
 
@@ -122,7 +122,7 @@ func (s *Session) editorServes(method string) bool {
 	return strings.HasPrefix(method, "terminal/") && ed.CanTerminal()
 }
 
-var cancelledOutcome = acp.RequestPermissionResponse{Outcome: acp.RequestPermissionOutcome{Outcome: "cancelled"}}
+var cancelledOutcome = schema.RequestPermissionResponse{Outcome: schema.RequestPermissionOutcome{Outcome: "cancelled"}}
 
 func (s *Session) requestPermission(ctx context.Context, params json.RawMessage) (any, error) {
 	pr, err := s.dec.DecodePermission(params)
@@ -151,7 +151,7 @@ func (s *Session) requestPermission(ctx context.Context, params json.RawMessage)
 // chosen id if the agent offered it, else an option of the decided kind (or
 // its once/always sibling). With no matching option the tool must not run,
 // so the answer is "cancelled".
-func decide(pr *adapters.PermissionRequest, d adapters.PermissionDecision) acp.RequestPermissionResponse {
+func decide(pr *adapters.PermissionRequest, d adapters.PermissionDecision) schema.RequestPermissionResponse {
 	if d.Cancelled {
 		return cancelledOutcome
 	}
@@ -172,6 +172,6 @@ func decide(pr *adapters.PermissionRequest, d adapters.PermissionDecision) acp.R
 	return cancelledOutcome
 }
 
-func selected(id string) acp.RequestPermissionResponse {
-	return acp.RequestPermissionResponse{Outcome: acp.RequestPermissionOutcome{Outcome: "selected", OptionID: id}}
+func selected(id string) schema.RequestPermissionResponse {
+	return schema.RequestPermissionResponse{Outcome: schema.RequestPermissionOutcome{Outcome: "selected", OptionID: id}}
 }

@@ -20,7 +20,7 @@ import (
 	"github.com/sourcegraph/jsonrpc2"
 	"golang.org/x/sys/unix"
 
-	"github.com/hubdev/hub/acp"
+	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/proc"
 )
@@ -80,7 +80,7 @@ func (l *local) inside(p string) (string, error) {
 }
 
 func (l *local) readFile(params json.RawMessage) (any, error) {
-	var p acp.ReadTextFileRequest
+	var p schema.ReadTextFileRequest
 	if err := json.Unmarshal(params, &p); err != nil {
 		return nil, rpcErr(jsonrpc2.CodeInvalidParams, "invalid params: %v", err)
 	}
@@ -95,7 +95,7 @@ func (l *local) readFile(params json.RawMessage) (any, error) {
 	if err != nil {
 		return nil, rpcErr(jsonrpc2.CodeInternalError, "read %s: %v", path, err)
 	}
-	return acp.ReadTextFileResponse{Content: sliceLines(string(data), deref(p.Line), deref(p.Limit))}, nil
+	return schema.ReadTextFileResponse{Content: sliceLines(string(data), deref(p.Line), deref(p.Limit))}, nil
 }
 
 func deref(p *int) int {
@@ -123,7 +123,7 @@ func sliceLines(s string, line, limit int) string {
 }
 
 func (l *local) writeFile(params json.RawMessage) (any, error) {
-	var p acp.WriteTextFileRequest
+	var p schema.WriteTextFileRequest
 	if err := json.Unmarshal(params, &p); err != nil {
 		return nil, rpcErr(jsonrpc2.CodeInvalidParams, "invalid params: %v", err)
 	}
@@ -163,7 +163,7 @@ func (t *terminal) drained() {
 }
 
 func (l *local) createTerminal(params json.RawMessage) (any, error) {
-	var p acp.CreateTerminalRequest
+	var p schema.CreateTerminalRequest
 	if err := json.Unmarshal(params, &p); err != nil || p.Command == "" {
 		return nil, rpcErr(jsonrpc2.CodeInvalidParams, "terminal/create needs a command")
 	}
@@ -200,14 +200,14 @@ func (l *local) createTerminal(params json.RawMessage) (any, error) {
 	id := "hub-term-" + strconv.Itoa(l.seq)
 	l.terms[id] = t
 	l.mu.Unlock()
-	return acp.CreateTerminalResponse{TerminalID: id}, nil
+	return schema.CreateTerminalResponse{TerminalID: id}, nil
 }
 
-func statusOf(p *proc.Process) acp.TerminalExitStatus {
+func statusOf(p *proc.Process) schema.TerminalExitStatus {
 	err := p.Wait()
 	if code := p.ExitCode(); code >= 0 {
 		c := uint32(code)
-		return acp.TerminalExitStatus{ExitCode: &c}
+		return schema.TerminalExitStatus{ExitCode: &c}
 	}
 	sig := "SIGKILL"
 	var ee *exec.ExitError
@@ -216,11 +216,11 @@ func statusOf(p *proc.Process) acp.TerminalExitStatus {
 			sig = "SIG" + strings.ToUpper(strings.TrimPrefix(unix.SignalName(st.Signal()), "SIG"))
 		}
 	}
-	return acp.TerminalExitStatus{Signal: &sig}
+	return schema.TerminalExitStatus{Signal: &sig}
 }
 
 func (l *local) terminalOp(ctx context.Context, method string, params json.RawMessage) (any, error) {
-	var p acp.TerminalRequest
+	var p schema.TerminalRequest
 	_ = json.Unmarshal(params, &p)
 	l.mu.Lock()
 	t := l.terms[p.TerminalID]
@@ -230,14 +230,14 @@ func (l *local) terminalOp(ctx context.Context, method string, params json.RawMe
 	}
 	switch method {
 	case "terminal/output":
-		var st *acp.TerminalExitStatus
+		var st *schema.TerminalExitStatus
 		if t.p.Exited() {
 			t.drained()
 			s := statusOf(t.p)
 			st = &s
 		}
 		out, truncated := t.out.snapshot()
-		return acp.TerminalOutputResponse{Output: out, Truncated: truncated, ExitStatus: st}, nil
+		return schema.TerminalOutputResponse{Output: out, Truncated: truncated, ExitStatus: st}, nil
 	case "terminal/wait_for_exit":
 		select {
 		case <-t.p.Done():

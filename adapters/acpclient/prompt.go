@@ -9,7 +9,7 @@ import (
 
 	"github.com/sourcegraph/jsonrpc2"
 
-	"github.com/hubdev/hub/acp"
+	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/streamparse"
 )
@@ -45,12 +45,12 @@ func (s *Session) Prompt(ctx context.Context, prompt []adapters.Content) (<-chan
 	s.mu.Unlock()
 	_ = s.dec.EndTurn(nil) // an "[Error]" chunk held since a session/load replay is no part of this turn
 	t.emit(pending...)
-	params := acp.PromptRequest{SessionID: s.id, Prompt: toBlocks(prompt, s.caps)}
+	params := schema.PromptRequest{SessionID: s.id, Prompt: toBlocks(prompt, s.caps)}
 	go s.run(ctx, t, params)
 	return t.out, nil
 }
 
-func (s *Session) run(ctx context.Context, t *turn, params acp.PromptRequest) {
+func (s *Session) run(ctx context.Context, t *turn, params schema.PromptRequest) {
 	cctx, stop := context.WithCancel(context.Background())
 	defer stop()
 	go s.watch(ctx, cctx, t, stop)

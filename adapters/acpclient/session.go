@@ -13,7 +13,7 @@ import (
 
 	"github.com/sourcegraph/jsonrpc2"
 
-	"github.com/hubdev/hub/acp"
+	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/proc"
 	"github.com/hubdev/hub/streamparse"
@@ -25,7 +25,7 @@ type Session struct {
 	opts   adapters.SessionOptions
 	proc   *proc.Process
 	conn   *jsonrpc2.Conn
-	caps   acp.AgentCapabilities
+	caps   schema.AgentCapabilities
 	id     string
 	dec    *streamparse.ACPDecoder
 	local  *local
@@ -131,18 +131,18 @@ func (s *Session) explain(err error) error {
 
 func (s *Session) handshake(ctx context.Context) error {
 	var ed adapters.EditorClient = s.editor
-	caps := acp.ClientCapabilities{}
+	caps := schema.ClientCapabilities{}
 	if ed != nil {
-		caps.FS = acp.FileSystemCapabilities{ReadTextFile: ed.CanReadFile(), WriteTextFile: ed.CanWriteFile()}
+		caps.FS = schema.FileSystemCapabilities{ReadTextFile: ed.CanReadFile(), WriteTextFile: ed.CanWriteFile()}
 		caps.Terminal = ed.CanTerminal()
 	}
-	var init acp.InitializeResponse
-	err := s.call(ctx, "initialize", acp.InitializeRequest{ProtocolVersion: acp.ProtocolVersion, ClientCapabilities: caps,
-		ClientInfo: &acp.Implementation{Name: "hub", Title: "hub", Version: s.a.cfg.ClientVersion}}, &init)
+	var init schema.InitializeResponse
+	err := s.call(ctx, "initialize", schema.InitializeRequest{ProtocolVersion: schema.ProtocolVersion, ClientCapabilities: caps,
+		ClientInfo: &schema.Implementation{Name: "hub", Title: "hub", Version: s.a.cfg.ClientVersion}}, &init)
 	if err != nil {
 		return fmt.Errorf("initialize: %w", err)
 	}
-	if init.ProtocolVersion != acp.ProtocolVersion {
+	if init.ProtocolVersion != schema.ProtocolVersion {
 		return fmt.Errorf("%w: agent speaks ACP version %d, hub speaks 1", ErrProtocol, init.ProtocolVersion)
 	}
 	s.caps = init.AgentCapabilities
@@ -154,7 +154,7 @@ func (s *Session) handshake(ctx context.Context) error {
 }
 
 func (s *Session) openSession(ctx context.Context) error {
-	load := acp.LoadSessionRequest{SessionID: s.opts.ResumeID, Cwd: s.opts.Cwd, McpServers: s.mcpServers()}
+	load := schema.LoadSessionRequest{SessionID: s.opts.ResumeID, Cwd: s.opts.Cwd, McpServers: s.mcpServers()}
 	var res sessionResult
 	var err error
 	if s.opts.ResumeID != "" && s.a.cfg.BeforeLoad != nil {
@@ -164,7 +164,7 @@ func (s *Session) openSession(ctx context.Context) error {
 	}
 	switch {
 	case s.opts.ResumeID == "":
-		err = s.call(ctx, "session/new", acp.NewSessionRequest{Cwd: load.Cwd, McpServers: load.McpServers}, &res)
+		err = s.call(ctx, "session/new", schema.NewSessionRequest{Cwd: load.Cwd, McpServers: load.McpServers}, &res)
 	case s.caps.SessionCapabilities.Resume != nil:
 		err = s.call(ctx, "session/resume", load, &res)
 	case s.caps.LoadSession:
@@ -264,10 +264,10 @@ func (s *Session) applyDefaults(ctx context.Context) error {
 	return nil
 }
 
-func (s *Session) mcpServers() []acp.McpServer {
-	out := []acp.McpServer{}
+func (s *Session) mcpServers() []schema.McpServer {
+	out := []schema.McpServer{}
 	for _, m := range s.opts.MCPServers {
-		srv := acp.McpServer{Name: m.Name, Command: m.Command, Args: m.Args, URL: m.URL}
+		srv := schema.McpServer{Name: m.Name, Command: m.Command, Args: m.Args, URL: m.URL}
 		switch m.Type {
 		case "http", "sse":
 			if (m.Type == "http" && !s.caps.McpCapabilities.HTTP) || (m.Type == "sse" && !s.caps.McpCapabilities.SSE) {
@@ -276,11 +276,11 @@ func (s *Session) mcpServers() []acp.McpServer {
 			}
 			srv.Type = m.Type
 			for k, v := range m.Headers {
-				srv.Headers = append(srv.Headers, acp.HTTPHeader{Name: k, Value: v})
+				srv.Headers = append(srv.Headers, schema.HTTPHeader{Name: k, Value: v})
 			}
 		default:
 			for k, v := range m.Env {
-				srv.Env = append(srv.Env, acp.EnvVariable{Name: k, Value: v})
+				srv.Env = append(srv.Env, schema.EnvVariable{Name: k, Value: v})
 			}
 		}
 		out = append(out, srv)
@@ -393,7 +393,7 @@ func (s *Session) closeSession() {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), s.a.cfg.CloseWait)
 	defer cancel()
-	if err := s.call(ctx, "session/close", acp.SessionIDRequest{SessionID: s.id}, nil); err != nil {
+	if err := s.call(ctx, "session/close", schema.SessionIDRequest{SessionID: s.id}, nil); err != nil {
 		s.a.cfg.Logger.Debug().Err(err).Str("agent", s.a.cfg.Name).Msg("session/close failed")
 	}
 }

@@ -6,7 +6,7 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/hubdev/hub/acp"
+	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/adapters"
 )
 
@@ -14,9 +14,9 @@ import (
 // (replayed user turns, mode and config echoes); they are not news to warn
 // about.
 var specUnmapped = map[string]bool{
-	"acp:" + acp.UpdateUserMessageChunk: true,
-	"acp:" + acp.UpdateCurrentMode:      true,
-	"acp:" + acp.UpdateConfigOption:     true,
+	"acp:" + schema.UpdateUserMessageChunk: true,
+	"acp:" + schema.UpdateCurrentMode:      true,
+	"acp:" + schema.UpdateConfigOption:     true,
 }
 
 // newUnknownRecords warns about records hub does not understand, naming the
@@ -26,7 +26,7 @@ func newUnknownRecords(log zerolog.Logger, agent, tested string, version func() 
 		Quiet: func(source string) bool { return strings.HasPrefix(source, "acp:_") }}) // "_" methods are extensions any client may ignore
 }
 
-func (s *Session) setAgentVersion(info *acp.Implementation) {
+func (s *Session) setAgentVersion(info *schema.Implementation) {
 	if info == nil {
 		return
 	}

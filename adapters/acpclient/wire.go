@@ -4,18 +4,18 @@ import (
 	"encoding/json"
 	"path"
 
-	"github.com/hubdev/hub/acp"
+	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/adapters"
 )
 
 // The ACP wire types come from package acp; only what differs on the client
 // side is declared here.
 
-// sessionResult is acp.NewSessionResponse plus the unstable `models` field
+// sessionResult is schema.NewSessionResponse plus the unstable `models` field
 // agents still send, with lenient config options.
 type sessionResult struct {
-	SessionID string                `json:"sessionId"`
-	Modes     *acp.SessionModeState `json:"modes"`
+	SessionID string                   `json:"sessionId"`
+	Modes     *schema.SessionModeState `json:"modes"`
 	Models    *struct {
 		CurrentModelID  string `json:"currentModelId"`
 		AvailableModels []struct {
@@ -27,7 +27,7 @@ type sessionResult struct {
 	ConfigOptions []configOption `json:"configOptions"`
 }
 
-// configOption stays local: acp.SessionConfigOption rejects unknown option
+// configOption stays local: schema.SessionConfigOption rejects unknown option
 // types, and one new option kind from an agent must not fail its session.
 type configOption struct {
 	ID           string          `json:"id"`
@@ -66,36 +66,36 @@ func (c configOption) selectValues() []adapters.Option {
 
 // toBlocks converts a hub prompt into ACP content blocks the agent accepts;
 // blocks it cannot take are rendered as text.
-func toBlocks(prompt []adapters.Content, caps acp.AgentCapabilities) []acp.ContentBlock {
-	out := make([]acp.ContentBlock, 0, len(prompt))
+func toBlocks(prompt []adapters.Content, caps schema.AgentCapabilities) []schema.ContentBlock {
+	out := make([]schema.ContentBlock, 0, len(prompt))
 	for _, c := range prompt {
 		switch c.Type {
 		case adapters.ContentImage, adapters.ContentAudio:
 			ok := (c.Type == adapters.ContentImage && caps.PromptCapabilities.Image) ||
 				(c.Type == adapters.ContentAudio && caps.PromptCapabilities.Audio)
 			if ok {
-				out = append(out, acp.ContentBlock{Type: string(c.Type), Data: c.Data, MimeType: c.MimeType})
+				out = append(out, schema.ContentBlock{Type: string(c.Type), Data: c.Data, MimeType: c.MimeType})
 			} else {
-				out = append(out, acp.ContentBlock{Type: "text", Text: "[" + string(c.Type) + " omitted: the agent does not accept it]"})
+				out = append(out, schema.ContentBlock{Type: "text", Text: "[" + string(c.Type) + " omitted: the agent does not accept it]"})
 			}
 		case adapters.ContentResourceLink:
 			name := c.Name
 			if name == "" {
 				name = path.Base(c.URI)
 			}
-			out = append(out, acp.ContentBlock{Type: "resource_link", URI: c.URI, Name: name, MimeType: c.MimeType})
+			out = append(out, schema.ContentBlock{Type: "resource_link", URI: c.URI, Name: name, MimeType: c.MimeType})
 		case adapters.ContentResource:
 			if caps.PromptCapabilities.EmbeddedContext {
-				r := &acp.ResourceContents{URI: c.URI, MimeType: c.MimeType, Text: c.Text}
+				r := &schema.ResourceContents{URI: c.URI, MimeType: c.MimeType, Text: c.Text}
 				if c.Text == "" {
 					r.Blob = c.Data
 				}
-				out = append(out, acp.ContentBlock{Type: "resource", Resource: r})
+				out = append(out, schema.ContentBlock{Type: "resource", Resource: r})
 			} else {
-				out = append(out, acp.ContentBlock{Type: "text", Text: adapters.PromptText([]adapters.Content{c})})
+				out = append(out, schema.ContentBlock{Type: "text", Text: adapters.PromptText([]adapters.Content{c})})
 			}
 		default:
-			out = append(out, acp.ContentBlock{Type: "text", Text: c.Text})
+			out = append(out, schema.ContentBlock{Type: "text", Text: c.Text})
 		}
 	}
 	return out

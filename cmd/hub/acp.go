@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hubdev/hub/acp"
+	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/internal/config"
 	"github.com/hubdev/hub/internal/proc"
 	"github.com/hubdev/hub/skills"
@@ -42,7 +43,7 @@ func runAcp(ctx context.Context, e *env, args []string) int {
 		DefaultAgent: e.cfg.DefaultAgent,
 		Logger:       e.log,
 		StateDir:     *stateDir,
-		AgentInfo:    acp.Implementation{Name: "hub", Title: "hub", Version: version},
+		AgentInfo:    schema.Implementation{Name: "hub", Title: "hub", Version: version},
 		Skills:       skills.Source{},
 	}
 	defer proc.StopAll(time.Second)

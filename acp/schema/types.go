@@ -1,10 +1,18 @@
-package acp
+// Package schema holds the Agent Client Protocol (v1) types and error codes,
+// close to the JSON Schema in ../shared/acp: strict for what hub sends,
+// lenient for what agents send. It imports nothing of hub, so the ACP
+// server, the ACP client adapter and the decoders share one set of types.
+package schema
 
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 )
+
+// ErrUnknownUpdate marks a session/update kind this version does not know.
+var ErrUnknownUpdate = errors.New("unknown session update kind")
 
 // ProtocolVersion is the only ACP major version hub speaks.
 const ProtocolVersion = 1
