@@ -1,0 +1,435 @@
+// Package jsonrpc is hub's one JSON-RPC 2.0 connection over newline-delimited
+// JSON, used by every peer: the ACP server towards editors, the ACP client
+// towards agents, and codex app-server. Its rules: an undecodable line is
+// answered with -32700 and the connection goes on; ids (negative, null,
+// strings) are echoed as sent; batches are refused with an error; requests
+// flow both ways and may nest, since the read loop never waits for a
+// handler; notifications are handled in arrival order; an oversized line is
+// refused with a clear error; closing fails every pending call.
+package jsonrpc
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	"github.com/rs/zerolog"
+)
+
+// Standard JSON-RPC 2.0 error codes.
+const (
+	CodeParseError     = -32700
+	CodeInvalidRequest = -32600
+	CodeMethodNotFound = -32601
+	CodeInvalidParams  = -32602
+	CodeInternalError  = -32603
+)
+
+// DefaultMaxLine bounds one message (a prompt with images fits easily).
+const DefaultMaxLine = 64 << 20
+
+// ErrClosed is returned by calls on a connection that ended.
+var ErrClosed = errors.New("json-rpc connection closed")
+
+// Error is a JSON-RPC error object; it implements error.
+type Error struct {
+	Code    int    `json:"code"`
+	Message string `json:"message"`
+	Data    any    `json:"data,omitempty"`
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("json-rpc error %d: %s", e.Code, e.Message) }
+
+// NewError builds an *Error.
+func NewError(code int, msg string, data any) *Error {
+	return &Error{Code: code, Message: msg, Data: data}
+}
+
+// Request is an inbound request, or a notification when ID is nil. Raw is
+// the whole message as received.
+type Request struct {
+	ID     json.RawMessage
+	Method string
+	Params json.RawMessage
+	Raw    json.RawMessage
+}
+
+// Job computes a response off the read loop. after, when set, runs once the
+// response has been written (for messages that must follow it).
+type Job func() (result any, after func(), err error)
+
+// Options configures a connection.
+type Options struct {
+	// Request runs on the read loop, in arrival order, and must be quick:
+	// it validates and reserves state, and returns the slow part as a Job,
+	// which runs on its own goroutine. Nil answers -32601.
+	Request func(ctx context.Context, r *Request) Job
+	// Notify handles a notification inline, in arrival order.
+	Notify func(r *Request)
+	// MaxLine bounds one inbound message; 0 means DefaultMaxLine.
+	MaxLine int
+	Logger  zerolog.Logger
+}
+
+// Conn is one JSON-RPC 2.0 peer on a pair of streams.
+type Conn struct {
+	r    *bufio.Reader
+	w    io.Writer
+	wmu  sync.Mutex
+	opts Options
+	log  zerolog.Logger
+
+	nextID  atomic.Int64
+	pmu     sync.Mutex
+	pending map[string]chan message
+	done    chan struct{}
+	quit    chan struct{}
+	stop    sync.Once
+	jobs    sync.WaitGroup
+}
+
+type message struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id,omitempty"`
+	Method  string          `json:"method,omitempty"`
+	Params  json.RawMessage `json:"params,omitempty"`
+	Result  json.RawMessage `json:"result,omitempty"`
+	Error   *Error          `json:"error,omitempty"`
+}
+
+var (
+	nullID    = json.RawMessage("null")
+	errClosed = NewError(CodeInternalError, ErrClosed.Error(), nil) // marks calls ended by shutdown
+)
+
+// New returns a connection reading r and writing w; Serve starts it.
+func New(r io.Reader, w io.Writer, opts Options) *Conn {
+	if opts.MaxLine <= 0 {
+		opts.MaxLine = DefaultMaxLine
+	}
+	return &Conn{r: bufio.NewReaderSize(r, 64<<10), w: w, opts: opts, log: opts.Logger,
+		pending: map[string]chan message{}, done: make(chan struct{}), quit: make(chan struct{})}
+}
+
+// Serve reads until EOF (nil), a read error, ctx's end or Close. The reads
+// run on their own goroutine, so a peer that keeps its end open cannot
+// hold Serve past ctx. Pending calls fail once Serve returns.
+func (c *Conn) Serve(ctx context.Context) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-c.quit:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	defer c.shutdown()
+	type read struct {
+		line []byte
+		err  error
+	}
+	lines := make(chan read)
+	go func() {
+		for {
+			line, err := c.readLine()
+			select {
+			case lines <- read{line, err}:
+			case <-ctx.Done():
+				return
+			}
+			if err != nil && !errors.Is(err, errTooLong) {
+				return
+			}
+		}
+	}()
+	for {
+		var r read
+		select {
+		case <-ctx.Done():
+			return nil
+		case r = <-lines:
+		}
+		if errors.Is(r.err, errTooLong) {
+			c.writeError(nullID, NewError(CodeInvalidRequest, fmt.Sprintf("Invalid request: message longer than %d bytes", c.opts.MaxLine), nil))
+			continue
+		}
+		if line := bytes.TrimSpace(r.line); len(line) > 0 {
+			c.dispatch(ctx, line)
+		}
+		if errors.Is(r.err, io.EOF) {
+			return nil
+		}
+		if r.err != nil {
+			return fmt.Errorf("read: %w", r.err)
+		}
+	}
+}
+
+var errTooLong = errors.New("line too long")
+
+// readLine returns the next line; a line over MaxLine is skipped to its end
+// and reported as errTooLong.
+func (c *Conn) readLine() ([]byte, error) {
+	var line []byte
+	tooLong := false
+	for {
+		chunk, err := c.r.ReadSlice('\n')
+		if !tooLong {
+			if len(line)+len(chunk) > c.opts.MaxLine {
+				tooLong, line = true, nil
+			} else {
+				line = append(line, chunk...)
+			}
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if tooLong && err == nil {
+			return nil, errTooLong
+		}
+		return line, err
+	}
+}
+
+// Done is closed when Serve has returned.
+func (c *Conn) Done() <-chan struct{} { return c.done }
+
+// Close stops Serve and fails pending calls. It does not close the streams.
+func (c *Conn) Close() { c.stop.Do(func() { close(c.quit) }) }
+
+// Wait waits for the jobs of inbound requests to finish.
+func (c *Conn) Wait() { c.jobs.Wait() }
+
+func (c *Conn) shutdown() {
+	c.pmu.Lock()
+	close(c.done)
+	for id, ch := range c.pending {
+		ch <- message{Error: errClosed}
+		delete(c.pending, id)
+	}
+	c.pmu.Unlock()
+}
+
+func (c *Conn) dispatch(ctx context.Context, line []byte) {
+	if line[0] == '[' {
+		c.writeError(nullID, NewError(CodeInvalidRequest, "Invalid request: batches are not supported", nil))
+		return
+	}
+	var m message
+	if err := json.Unmarshal(line, &m); err != nil {
+		if json.Valid(line) {
+			c.writeError(nullID, NewError(CodeInvalidRequest, "Invalid request: not a JSON-RPC object", nil))
+		} else {
+			c.writeError(nullID, NewError(CodeParseError, "Parse error", nil))
+		}
+		return
+	}
+	// A request has a method and an "id" member, even "id":null (echoed
+	// back as null). Only responses need a non-null id to find their call.
+	hasID := len(m.ID) > 0 && !bytes.Equal(m.ID, nullID)
+	switch {
+	case m.Method != "" && len(m.ID) > 0:
+		r := &Request{ID: m.ID, Method: m.Method, Params: m.Params, Raw: line}
+		var j Job
+		if c.opts.Request != nil {
+			j = c.opts.Request(ctx, r)
+		}
+		if j == nil {
+			c.writeError(r.ID, NewError(CodeMethodNotFound, "Method not found: "+r.Method, nil))
+			return
+		}
+		c.jobs.Add(1)
+		go c.run(r, j)
+	case m.Method != "":
+		if c.opts.Notify != nil {
+			c.opts.Notify(&Request{Method: m.Method, Params: m.Params, Raw: line})
+		}
+	case hasID && (m.Result != nil || m.Error != nil || hasResult(line)):
+		if m.Result == nil && m.Error == nil {
+			m.Result = json.RawMessage("null")
+		}
+		c.deliver(m)
+	default:
+		id := nullID
+		if hasID {
+			id = m.ID
+		}
+		c.writeError(id, NewError(CodeInvalidRequest, "Invalid request", nil))
+	}
+}
+
+// hasResult tells {"id":1,"result":null} (a response) from {"id":1}.
+func hasResult(line []byte) bool {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(line, &m) != nil {
+		return false
+	}
+	_, ok := m["result"]
+	return ok
+}
+
+func (c *Conn) run(r *Request, j Job) {
+	defer c.jobs.Done()
+	defer func() {
+		if p := recover(); p != nil {
+			c.log.Error().Interface("panic", p).Str("method", r.Method).Msg("handler panicked")
+			c.writeError(r.ID, NewError(CodeInternalError, fmt.Sprintf("internal error: %v", p), nil))
+		}
+	}()
+	res, after, err := j()
+	if err != nil {
+		var e *Error
+		if !errors.As(err, &e) {
+			e = NewError(CodeInternalError, err.Error(), nil)
+		}
+		c.writeError(r.ID, e)
+	} else {
+		c.writeResult(r.ID, res)
+	}
+	if after != nil {
+		after()
+	}
+}
+
+func (c *Conn) deliver(m message) {
+	c.pmu.Lock()
+	ch, ok := c.pending[string(m.ID)]
+	delete(c.pending, string(m.ID))
+	c.pmu.Unlock()
+	if !ok {
+		c.log.Debug().RawJSON("id", m.ID).Msg("response to unknown request id dropped")
+		return
+	}
+	ch <- m
+}
+
+func (c *Conn) writeResult(id json.RawMessage, res any) {
+	b, err := json.Marshal(res)
+	if err != nil {
+		c.writeError(id, NewError(CodeInternalError, "marshal result: "+err.Error(), nil))
+		return
+	}
+	c.write(message{JSONRPC: "2.0", ID: id, Result: b})
+}
+
+func (c *Conn) writeError(id json.RawMessage, e *Error) {
+	c.write(message{JSONRPC: "2.0", ID: id, Error: e})
+}
+
+func (c *Conn) write(m message) {
+	b, err := json.Marshal(m)
+	if err != nil {
+		c.log.Error().Err(err).Msg("marshal outgoing message")
+		return
+	}
+	_ = c.writeLine(append(b, '\n'))
+}
+
+// writeLine writes one complete line under the write lock.
+func (c *Conn) writeLine(b []byte) error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	if _, err := c.w.Write(b); err != nil {
+		c.log.Debug().Err(err).Msg("write to peer failed")
+		return err
+	}
+	return nil
+}
+
+// Reply answers an inbound request outside a Job (for peers that answer
+// later, in order with other messages).
+func (c *Conn) Reply(id json.RawMessage, result any, err error) {
+	if err != nil {
+		var e *Error
+		if !errors.As(err, &e) {
+			e = NewError(CodeInternalError, err.Error(), nil)
+		}
+		c.writeError(id, e)
+		return
+	}
+	c.writeResult(id, result)
+}
+
+// Notify sends a notification.
+func (c *Conn) Notify(method string, params any) error {
+	b, err := json.Marshal(params)
+	if err != nil {
+		return fmt.Errorf("marshal %s params: %w", method, err)
+	}
+	// Built by hand: re-marshalling b as a RawMessage would scan it again.
+	line := make([]byte, 0, len(b)+len(method)+48)
+	line = append(line, `{"jsonrpc":"2.0","method":`...)
+	line = strconv.AppendQuote(line, method)
+	line = append(line, `,"params":`...)
+	line = append(append(line, b...), "}\n"...)
+	return c.writeLine(line)
+}
+
+// Call sends a request and waits for its response, ctx, or the end of the
+// connection. A JSON-RPC error answer is returned as *Error; the result is
+// decoded into result when it is not nil.
+func (c *Conn) Call(ctx context.Context, method string, params, result any) error {
+	raw, err := c.CallRaw(ctx, method, params)
+	if err != nil || result == nil {
+		return err
+	}
+	if err := json.Unmarshal(raw, result); err != nil {
+		return fmt.Errorf("decode %s result: %w", method, err)
+	}
+	return nil
+}
+
+// CallRaw is Call returning the raw result.
+func (c *Conn) CallRaw(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	b, err := json.Marshal(params)
+	if err != nil {
+		return nil, fmt.Errorf("marshal %s params: %w", method, err)
+	}
+	id := json.RawMessage(strconv.FormatInt(c.nextID.Add(1)-1, 10))
+	ch := make(chan message, 1)
+	c.pmu.Lock()
+	select {
+	case <-c.done:
+		c.pmu.Unlock()
+		return nil, fmt.Errorf("%s: %w", method, ErrClosed)
+	default:
+	}
+	c.pending[string(id)] = ch
+	c.pmu.Unlock()
+	if err := c.writeLine(mustLine(message{JSONRPC: "2.0", ID: id, Method: method, Params: b})); err != nil {
+		c.forget(id)
+		return nil, fmt.Errorf("%s: %w", method, err)
+	}
+	select {
+	case m := <-ch:
+		if m.Error == errClosed {
+			return nil, fmt.Errorf("%s: %w", method, ErrClosed)
+		}
+		if m.Error != nil {
+			return nil, m.Error
+		}
+		return m.Result, nil
+	case <-ctx.Done():
+		c.forget(id)
+		return nil, ctx.Err()
+	}
+}
+
+func (c *Conn) forget(id json.RawMessage) {
+	c.pmu.Lock()
+	delete(c.pending, string(id))
+	c.pmu.Unlock()
+}
+
+func mustLine(m message) []byte {
+	b, _ := json.Marshal(m) // a message of raw parts always marshals
+	return append(b, '\n')
+}

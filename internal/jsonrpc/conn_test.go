@@ -1,0 +1,212 @@
+package jsonrpc
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// peer is the far end of a Conn under test, over io.Pipe.
+type peer struct {
+	t    *testing.T
+	w    io.WriteCloser
+	sc   *bufio.Scanner
+	conn *Conn
+	done chan error
+}
+
+func newPeer(t *testing.T, opts Options) *peer {
+	t.Helper()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	c := New(inR, outW, opts)
+	p := &peer{t: t, w: inW, sc: bufio.NewScanner(outR), conn: c, done: make(chan error, 1)}
+	p.sc.Buffer(nil, 1<<20)
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { p.done <- c.Serve(ctx); _ = outW.Close() }()
+	t.Cleanup(func() { cancel(); _ = inW.Close(); <-p.done })
+	return p
+}
+
+func (p *peer) send(line string) {
+	p.t.Helper()
+	if _, err := io.WriteString(p.w, line+"\n"); err != nil {
+		p.t.Fatal(err)
+	}
+}
+
+func (p *peer) next() map[string]json.RawMessage {
+	p.t.Helper()
+	if !p.sc.Scan() {
+		p.t.Fatalf("no message: %v", p.sc.Err())
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(p.sc.Bytes(), &m); err != nil {
+		p.t.Fatalf("bad line %q: %v", p.sc.Text(), err)
+	}
+	return m
+}
+
+func echo(_ context.Context, r *Request) Job {
+	return func() (any, func(), error) { return r.Params, nil, nil }
+}
+
+func errCode(t *testing.T, m map[string]json.RawMessage) int {
+	t.Helper()
+	var e Error
+	if err := json.Unmarshal(m["error"], &e); err != nil {
+		t.Fatalf("not an error: %v", m)
+	}
+	return e.Code
+}
+
+func TestConn_ParseErrorAndConnectionGoesOn(t *testing.T) {
+	p := newPeer(t, Options{Request: echo})
+	p.send(`{"jsonrpc":"2.0","id":1,"method":"x",`)
+	if m := p.next(); errCode(t, m) != CodeParseError || string(m["id"]) != "null" {
+		t.Fatalf("answer %v", m)
+	}
+	p.send(`{"jsonrpc":"2.0","id":2,"method":"x","params":[7]}`)
+	if m := p.next(); string(m["result"]) != "[7]" {
+		t.Fatalf("after a bad line: %v", m)
+	}
+}
+
+func TestConn_EchoesIDs(t *testing.T) {
+	p := newPeer(t, Options{Request: echo})
+	for _, id := range []string{"-5", "null", `"abc"`, "0"} {
+		p.send(`{"jsonrpc":"2.0","id":` + id + `,"method":"x","params":1}`)
+		if m := p.next(); string(m["id"]) != id || string(m["result"]) != "1" {
+			t.Fatalf("id %s answered %v", id, m)
+		}
+	}
+}
+
+func TestConn_RefusesBatch(t *testing.T) {
+	p := newPeer(t, Options{Request: echo})
+	p.send(`[{"jsonrpc":"2.0","id":1,"method":"x"}]`)
+	if m := p.next(); errCode(t, m) != CodeInvalidRequest {
+		t.Fatalf("batch answered %v", m)
+	}
+	p.send(`{"jsonrpc":"2.0","id":3,"method":"x","params":3}`)
+	if m := p.next(); string(m["result"]) != "3" {
+		t.Fatalf("after a batch: %v", m)
+	}
+}
+
+func TestConn_UnknownMethodWithoutHandler(t *testing.T) {
+	p := newPeer(t, Options{})
+	p.send(`{"jsonrpc":"2.0","id":1,"method":"nope"}`)
+	if m := p.next(); errCode(t, m) != CodeMethodNotFound {
+		t.Fatalf("answer %v", m)
+	}
+}
+
+// A handler may call the peer while its request is open; the read loop
+// keeps reading, so the nested answer arrives.
+func TestConn_NestedCallsBothWays(t *testing.T) {
+	var p *peer
+	p = newPeer(t, Options{Request: func(ctx context.Context, r *Request) Job {
+		return func() (any, func(), error) {
+			var inner int
+			if err := p.conn.Call(ctx, "inner", nil, &inner); err != nil {
+				return nil, nil, err
+			}
+			return inner + 1, nil, nil
+		}
+	}})
+	p.send(`{"jsonrpc":"2.0","id":"outer","method":"outer"}`)
+	m := p.next() // the nested call
+	if string(m["method"]) != `"inner"` {
+		t.Fatalf("want the nested call, got %v", m)
+	}
+	p.send(`{"jsonrpc":"2.0","id":` + string(m["id"]) + `,"result":41}`)
+	if m := p.next(); string(m["id"]) != `"outer"` || string(m["result"]) != "42" {
+		t.Fatalf("outer answered %v", m)
+	}
+}
+
+func TestConn_NotificationsInOrder(t *testing.T) {
+	var mu sync.Mutex
+	var got []string
+	all := make(chan struct{})
+	p := newPeer(t, Options{Notify: func(r *Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		got = append(got, string(r.Params))
+		if len(got) == 100 {
+			close(all)
+		}
+	}})
+	var want []string
+	for i := range 100 {
+		n, _ := json.Marshal(i)
+		want = append(want, string(n))
+		p.send(`{"jsonrpc":"2.0","method":"n","params":` + string(n) + `}`)
+	}
+	<-all
+	mu.Lock()
+	defer mu.Unlock()
+	if strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Fatalf("order %v", got)
+	}
+}
+
+func TestConn_OversizedLineRefused(t *testing.T) {
+	p := newPeer(t, Options{Request: echo, MaxLine: 100})
+	p.send(`{"jsonrpc":"2.0","id":1,"method":"x","params":"` + strings.Repeat("a", 200) + `"}`)
+	var e Error
+	m := p.next()
+	if err := json.Unmarshal(m["error"], &e); err != nil || e.Code != CodeInvalidRequest || !strings.Contains(e.Message, "longer than 100 bytes") {
+		t.Fatalf("oversized line answered %v", m)
+	}
+	p.send(`{"jsonrpc":"2.0","id":2,"method":"x","params":2}`)
+	if m := p.next(); string(m["result"]) != "2" {
+		t.Fatalf("after an oversized line: %v", m)
+	}
+}
+
+func TestConn_CloseFailsPendingCalls(t *testing.T) {
+	p := newPeer(t, Options{})
+	errc := make(chan error, 1)
+	go func() { errc <- p.conn.Call(context.Background(), "never", nil, nil) }()
+	p.next() // the call went out
+	p.conn.Close()
+	if err := <-errc; !errors.Is(err, ErrClosed) {
+		t.Fatalf("pending call ended with %v", err)
+	}
+	if err := p.conn.Call(context.Background(), "late", nil, nil); !errors.Is(err, ErrClosed) {
+		t.Fatalf("call after close: %v", err)
+	}
+}
+
+// Serve ends when ctx ends even though the peer keeps its end open.
+func TestConn_ServeEndsOnContextWithInputOpen(t *testing.T) {
+	inR, _ := io.Pipe()
+	c := New(inR, io.Discard, Options{})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- c.Serve(ctx) }()
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	<-c.Done()
+}
+
+func TestConn_ErrorAnswerIsError(t *testing.T) {
+	p := newPeer(t, Options{})
+	errc := make(chan error, 1)
+	go func() { errc <- p.conn.Call(context.Background(), "x", nil, nil) }()
+	m := p.next()
+	p.send(`{"jsonrpc":"2.0","id":` + string(m["id"]) + `,"error":{"code":-32000,"message":"Authentication required"}}`)
+	var e *Error
+	if err := <-errc; !errors.As(err, &e) || e.Code != -32000 {
+		t.Fatalf("call ended with %v", err)
+	}
+}
