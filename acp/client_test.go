@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/hubdev/hub/acp/schema"
 	"io"
 	"os"
 	"path/filepath"
@@ -17,8 +16,10 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/adapters/replay"
+	"github.com/hubdev/hub/internal/jsonrpc"
 )
 
 // named renames a replay adapter so tests can have two agents.
@@ -35,7 +36,7 @@ type wire struct {
 	Method  string          `json:"method,omitempty"`
 	Params  json.RawMessage `json:"params,omitempty"`
 	Result  json.RawMessage `json:"result,omitempty"`
-	Error   *schema.Error   `json:"error,omitempty"`
+	Error   *jsonrpc.Error  `json:"error,omitempty"`
 }
 
 // tclient is a scripted editor talking to Serve over io.Pipe. Every line
@@ -50,8 +51,8 @@ type tclient struct {
 	waits  map[string]chan wire
 	method map[string]string
 	nextID int
-	perm   func(params schema.RequestPermissionRequest) (any, *schema.Error)
-	fs     func(method string, params json.RawMessage) (any, *schema.Error)
+	perm   func(params schema.RequestPermissionRequest) (any, *jsonrpc.Error)
+	fs     func(method string, params json.RawMessage) (any, *jsonrpc.Error)
 	seen   chan struct{}
 	reg    *adapters.Registry
 	state  string
@@ -175,7 +176,7 @@ func (c *tclient) validate(m wire) {
 
 func (c *tclient) serveRequest(m wire) {
 	var res any
-	var e *schema.Error
+	var e *jsonrpc.Error
 	switch {
 	case m.Method == "session/request_permission" && c.perm != nil:
 		var p schema.RequestPermissionRequest
@@ -184,7 +185,7 @@ func (c *tclient) serveRequest(m wire) {
 	case c.fs != nil:
 		res, e = c.fs(m.Method, m.Params)
 	default:
-		e = schema.NewError(schema.CodeMethodNotFound, "no handler", nil)
+		e = jsonrpc.NewError(schema.CodeMethodNotFound, "no handler", nil)
 	}
 	if res == nil && e == nil {
 		return // test answers later or never
@@ -239,7 +240,7 @@ func (c *tclient) wait(ch chan wire) wire {
 	}
 }
 
-func (c *tclient) call(method string, params any) (json.RawMessage, *schema.Error) {
+func (c *tclient) call(method string, params any) (json.RawMessage, *jsonrpc.Error) {
 	c.t.Helper()
 	m := c.wait(c.async(method, params))
 	return m.Result, m.Error

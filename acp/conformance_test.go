@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/hubdev/hub/acp/schema"
 	"strings"
 	"sync"
 	"testing"
@@ -13,8 +12,10 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/adapters/replay"
+	"github.com/hubdev/hub/internal/jsonrpc"
 	"github.com/hubdev/hub/internal/testlog"
 )
 
@@ -633,7 +634,7 @@ func TestConformance_C32_PlanUpdatesCarryTheFullList(t *testing.T) {
 func TestConformance_C38_CancelWhilePermissionPending(t *testing.T) {
 	c := newClient(t, scriptFile(t, permScript))
 	sid, _ := c.start(t)
-	c.perm = func(schema.RequestPermissionRequest) (any, *schema.Error) {
+	c.perm = func(schema.RequestPermissionRequest) (any, *jsonrpc.Error) {
 		c.notify("session/cancel", schema.SessionIDRequest{SessionID: sid})
 		return schema.RequestPermissionResponse{Outcome: schema.RequestPermissionOutcome{Outcome: "cancelled"}}, nil
 	}
@@ -675,12 +676,12 @@ func TestConformance_C43_ClientResultsNullOrEmptyAndErrors(t *testing.T) {
 	for _, result := range []string{"null", "{}"} {
 		t.Run(result, func(t *testing.T) {
 			c := newClient(t, "")
-			c.fs = func(method string, _ json.RawMessage) (any, *schema.Error) {
+			c.fs = func(method string, _ json.RawMessage) (any, *jsonrpc.Error) {
 				switch method {
 				case "terminal/create":
 					return schema.CreateTerminalResponse{TerminalID: "term-1"}, nil
 				case "fs/read_text_file":
-					return nil, schema.NewError(schema.CodeResourceNotFound, "no such file", nil)
+					return nil, jsonrpc.NewError(schema.CodeResourceNotFound, "no such file", nil)
 				}
 				return json.RawMessage(result), nil
 			}
@@ -700,7 +701,7 @@ func TestConformance_C43_ClientResultsNullOrEmptyAndErrors(t *testing.T) {
 					t.Errorf("%s -> %s: %s %v", m, result, res, err)
 				}
 			}
-			var e *schema.Error
+			var e *jsonrpc.Error
 			if _, err := ed.ReadTextFile(ctx, "/w/missing", 0, 0); !errors.As(err, &e) || e.Code != schema.CodeResourceNotFound {
 				t.Errorf("client error not passed to the agent: %v", err)
 			}

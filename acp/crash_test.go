@@ -3,11 +3,11 @@ package acp
 import (
 	"context"
 	"fmt"
-	"github.com/hubdev/hub/acp/schema"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/adapters"
 )
 

@@ -33,6 +33,5 @@ import "errors"
 
 // Sentinel errors.
 var (
-	ErrConnClosed   = errors.New("acp connection closed")
 	ErrNoCapability = errors.New("client did not advertise this capability")
 )

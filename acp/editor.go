@@ -4,13 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/hubdev/hub/acp/schema"
 	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/rs/zerolog"
+
+	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/jsonrpc"
 )
 
 var _ adapters.EditorClient = (*editorClient)(nil)
@@ -18,7 +21,8 @@ var _ adapters.EditorClient = (*editorClient)(nil)
 // editorClient exposes the editor's fs/terminal methods to adapters, only
 // as far as the client advertised them.
 type editorClient struct {
-	conn      *conn
+	conn      *jsonrpc.Conn
+	log       zerolog.Logger
 	sessionID string
 	caps      schema.ClientCapabilities
 	// cwd (absolute) resolves relative paths adapters pass on (C31).
@@ -49,7 +53,7 @@ func (e *editorClient) ReadTextFile(ctx context.Context, path string, line, limi
 	if limit > 0 {
 		req.Limit = &limit
 	}
-	res, err := e.conn.Call(ctx, "fs/read_text_file", req)
+	res, err := e.conn.CallRaw(ctx, "fs/read_text_file", req)
 	if err != nil {
 		return "", fmt.Errorf("fs/read_text_file %s: %w", path, err)
 	}
@@ -65,7 +69,7 @@ func (e *editorClient) WriteTextFile(ctx context.Context, path, content string) 
 	if !e.CanWriteFile() {
 		return fmt.Errorf("fs/write_text_file %s: %w", path, ErrNoCapability)
 	}
-	if _, err := e.conn.Call(ctx, "fs/write_text_file", schema.WriteTextFileRequest{SessionID: e.sessionID, Path: e.abs(path), Content: content}); err != nil {
+	if _, err := e.conn.CallRaw(ctx, "fs/write_text_file", schema.WriteTextFileRequest{SessionID: e.sessionID, Path: e.abs(path), Content: content}); err != nil {
 		return fmt.Errorf("fs/write_text_file %s: %w", path, err)
 	}
 	return nil
@@ -90,7 +94,7 @@ func (e *editorClient) Call(ctx context.Context, method string, params json.RawM
 	if method == "terminal/create" {
 		e.absParam(m, "cwd")
 	}
-	res, err := e.conn.Call(ctx, method, m)
+	res, err := e.conn.CallRaw(ctx, method, m)
 	e.track(method, m["terminalId"], res, err)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", method, err)
@@ -186,7 +190,7 @@ func (e *editorClient) releaseAll() {
 	for _, id := range ids {
 		p, _ := json.Marshal(schema.TerminalRequest{TerminalID: id})
 		if _, err := e.Call(ctx, "terminal/release", p); err != nil {
-			e.conn.log.Debug().Err(err).Str("terminal", id).Msg("leftover terminal not released")
+			e.log.Debug().Err(err).Str("terminal", id).Msg("leftover terminal not released")
 		}
 	}
 }

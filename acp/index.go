@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/hubdev/hub/acp/schema"
 	"os"
 	"path/filepath"
 	"sort"
@@ -13,6 +12,9 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/hubdev/hub/acp/schema"
+	"github.com/hubdev/hub/internal/jsonrpc"
 )
 
 // Record is one session in the on-disk index.
@@ -153,7 +155,7 @@ func (x *index) List(cwd, cursor string) (schema.ListSessionsResponse, error) {
 		b, err := base64.RawURLEncoding.DecodeString(cursor)
 		n, err2 := strconv.Atoi(string(b))
 		if err != nil || err2 != nil || n < 0 {
-			return schema.ListSessionsResponse{}, schema.NewError(schema.CodeInvalidParams, "invalid cursor", map[string]any{"cursor": cursor})
+			return schema.ListSessionsResponse{}, jsonrpc.NewError(schema.CodeInvalidParams, "invalid cursor", map[string]any{"cursor": cursor})
 		}
 		start = n
 	}

@@ -1,9 +1,9 @@
 package acp
 
 import (
-	"github.com/hubdev/hub/acp/schema"
 	"path/filepath"
 
+	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/adapters"
 )
 

@@ -2,10 +2,11 @@ package acp
 
 import (
 	"context"
-	"github.com/hubdev/hub/acp/schema"
 	"slices"
 
+	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/jsonrpc"
 )
 
 func (ss *session) caps() adapters.Capabilities {
@@ -139,7 +140,7 @@ func (ss *session) apply(ctx context.Context, value string, set func(*Record), l
 	if b != nil {
 		if cfg, ok := b.(adapters.Configurable); ok {
 			if err := live(cfg, ctx, value); err != nil {
-				return schema.NewError(schema.CodeInternalError, err.Error(), nil)
+				return jsonrpc.NewError(schema.CodeInternalError, err.Error(), nil)
 			}
 		} else if busy {
 			return invalidParams("%v", errNotConfigurable)

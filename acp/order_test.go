@@ -4,13 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/hubdev/hub/acp/schema"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/jsonrpc"
 )
 
 // slowCancel is an adapter whose Cancel blocks until release is closed (an
@@ -197,7 +198,7 @@ func TestUpdatesKeepOrderUnderLoad(t *testing.T) {
 func TestPermissionWaitDoesNotBlockReadLoop(t *testing.T) {
 	c := newClient(t, scriptFile(t, permScript))
 	asked := make(chan wire, 1)
-	c.perm = func(schema.RequestPermissionRequest) (any, *schema.Error) { return nil, nil } // answered below
+	c.perm = func(schema.RequestPermissionRequest) (any, *jsonrpc.Error) { return nil, nil } // answered below
 	sid, cwd := c.start(t)
 	c.sendID("60", "session/prompt", promptReq(sid, "x"))
 	c.waitFor(t, func() bool {

@@ -1,9 +1,9 @@
 package acp
 
 import (
-	"github.com/hubdev/hub/acp/schema"
 	"testing"
 
+	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/adapters/replay"
 )
 

@@ -1,13 +1,14 @@
 package acp
 
 import (
-	"github.com/hubdev/hub/acp/schema"
 	"runtime"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/rs/zerolog"
+
+	"github.com/hubdev/hub/acp/schema"
 )
 
 // A save (a model change, say) while chunks stream must not race with the

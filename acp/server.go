@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/hubdev/hub/acp/schema"
 	"io"
 	"path/filepath"
 	"sync"
@@ -16,7 +15,9 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/jsonrpc"
 )
 
 // SkillSource supplies slash commands (Agent Skills) for a project.
@@ -49,23 +50,21 @@ type Options struct {
 // then closes every session (stopping agent processes).
 func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) error {
 	s := newServer(opts)
-	s.conn = newConn(in, out, s.log)
-	s.conn.handle = s.handle
-	s.conn.notify = s.handleNotification
+	s.conn = jsonrpc.New(in, out, jsonrpc.Options{Request: s.handle, Notify: s.handleNotification, Logger: s.log})
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	s.ctx = ctx
-	err := s.conn.serve(ctx)
+	err := s.conn.Serve(ctx)
 	s.closeAll()
 	cancel()
-	s.conn.wg.Wait()
+	s.conn.Wait()
 	return err
 }
 
 type server struct {
 	opts  Options
 	log   zerolog.Logger
-	conn  *conn
+	conn  *jsonrpc.Conn
 	ctx   context.Context
 	index *index
 
@@ -143,12 +142,12 @@ func (s *server) lookup(id string) (*session, error) {
 	return nil, errUnknownSession(id)
 }
 
-func errUnknownSession(id string) *schema.Error {
-	return schema.NewError(schema.CodeResourceNotFound, "Resource not found: unknown session "+id, map[string]any{"sessionId": id})
+func errUnknownSession(id string) *jsonrpc.Error {
+	return jsonrpc.NewError(schema.CodeResourceNotFound, "Resource not found: unknown session "+id, map[string]any{"sessionId": id})
 }
 
-func invalidParams(format string, a ...any) *schema.Error {
-	return schema.NewError(schema.CodeInvalidParams, "Invalid params: "+fmt.Sprintf(format, a...), nil)
+func invalidParams(format string, a ...any) *jsonrpc.Error {
+	return jsonrpc.NewError(schema.CodeInvalidParams, "Invalid params: "+fmt.Sprintf(format, a...), nil)
 }
 
 // decode strictly parses params; missing params count as {}.
@@ -169,20 +168,20 @@ func decode(params json.RawMessage, v any, required ...string) error {
 	return nil
 }
 
-func fail(err error) job { return func() (any, func(), error) { return nil, nil, err } }
+func fail(err error) jsonrpc.Job { return func() (any, func(), error) { return nil, nil, err } }
 
 // handle runs in the read loop: initialize and the start of a prompt turn
 // happen inline so later messages (e.g. session/cancel) see their effect.
-func (s *server) handle(ctx context.Context, r *request) job {
+func (s *server) handle(ctx context.Context, r *jsonrpc.Request) jsonrpc.Job {
 	m, ok := methods[r.Method]
 	switch {
 	case !ok:
-		return fail(schema.NewError(schema.CodeMethodNotFound, "Method not found", map[string]any{"method": r.Method}))
+		return fail(jsonrpc.NewError(schema.CodeMethodNotFound, "Method not found", map[string]any{"method": r.Method}))
 	case r.Method == "initialize":
 		res, after, err := s.initialize(ctx, r.Params)
 		return func() (any, func(), error) { return res, after, err }
 	case !s.initialized.Load():
-		return fail(schema.NewError(schema.CodeInvalidRequest, "Invalid request: initialize first", nil))
+		return fail(jsonrpc.NewError(schema.CodeInvalidRequest, "Invalid request: initialize first", nil))
 	case r.Method == "session/prompt":
 		return s.beginPrompt(r.Params)
 	case r.Method == "session/set_mode" || r.Method == "session/set_config_option":
@@ -195,7 +194,7 @@ func (s *server) handle(ctx context.Context, r *request) job {
 // effect in the order they arrived, though each runs on its own goroutine:
 // a client may pipeline set_config_option and session/prompt. (A prompt
 // passes the order on once its turn runs; see beginPrompt.)
-func (s *server) inOrder(params json.RawMessage, j job) job {
+func (s *server) inOrder(params json.RawMessage, j jsonrpc.Job) jsonrpc.Job {
 	var p schema.SessionIDRequest
 	if decode(params, &p) != nil {
 		return j
@@ -232,7 +231,7 @@ func init() {
 	}
 }
 
-func (s *server) handleNotification(r *request) {
+func (s *server) handleNotification(r *jsonrpc.Request) {
 	switch r.Method {
 	case "session/cancel":
 		var p schema.SessionIDRequest
@@ -327,13 +326,13 @@ func (s *server) newSession(_ context.Context, params json.RawMessage) (any, fun
 // open registers an in-memory session for rec.
 func (s *server) open(rec *Record, mcp []schema.McpServer) (*session, error) {
 	if _, err := s.opts.Registry.Get(rec.Agent); err != nil {
-		return nil, schema.NewError(schema.CodeInternalError, fmt.Sprintf("agent %q unavailable: %v", rec.Agent, err), nil)
+		return nil, jsonrpc.NewError(schema.CodeInternalError, fmt.Sprintf("agent %q unavailable: %v", rec.Agent, err), nil)
 	}
 	s.mu.Lock()
 	caps := s.clientCaps
 	s.mu.Unlock()
 	ss := &session{srv: s, rec: rec, mcp: s.convertMCP(mcp), always: map[string]adapters.PermissionOptionKind{}, seenTools: map[string]bool{}}
-	ss.editor = &editorClient{conn: s.conn, sessionID: rec.SessionID, caps: caps, cwd: rec.Cwd}
+	ss.editor = &editorClient{conn: s.conn, log: s.log, sessionID: rec.SessionID, caps: caps, cwd: rec.Cwd}
 	s.mu.Lock()
 	if old, ok := s.sessions[rec.SessionID]; ok {
 		s.mu.Unlock()
@@ -428,7 +427,7 @@ func (s *server) deleteSession(ctx context.Context, params json.RawMessage) (any
 	var p schema.SessionIDRequest
 	_ = decode(params, &p)
 	if err := s.index.Delete(p.SessionID); err != nil {
-		return nil, nil, schema.NewError(schema.CodeInternalError, err.Error(), nil)
+		return nil, nil, jsonrpc.NewError(schema.CodeInternalError, err.Error(), nil)
 	}
 	return res, nil, nil
 }
@@ -451,8 +450,8 @@ func (s *server) listSessions(_ context.Context, params json.RawMessage) (any, f
 }
 
 // beginPrompt validates and marks the session busy inline; the turn runs
-// in the returned job.
-func (s *server) beginPrompt(params json.RawMessage) job {
+// in the returned jsonrpc.Job.
+func (s *server) beginPrompt(params json.RawMessage) jsonrpc.Job {
 	var p schema.PromptRequest
 	if err := decode(params, &p, "sessionId", "prompt"); err != nil {
 		return fail(err)

@@ -3,14 +3,15 @@ package acp
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/hubdev/hub/acp/schema"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/adapters/replay"
+	"github.com/hubdev/hub/internal/jsonrpc"
 )
 
 // C12, C13, C08: protocolVersion is 1 whatever the client asks; the response
@@ -365,17 +366,17 @@ const permScript = `{"permission":{"tool":{"id":"t1","name":"bash","title":"Run 
 func TestPermission_Outcomes(t *testing.T) {
 	cases := []struct {
 		name   string
-		answer func(p schema.RequestPermissionRequest) (any, *schema.Error)
+		answer func(p schema.RequestPermissionRequest) (any, *jsonrpc.Error)
 		text   string
 		stop   string
 	}{
 		{"allow", selectKind("allow_once"), "ran", schema.StopEndTurn},
 		{"reject", selectKind("reject_once"), "skipped", schema.StopEndTurn},
-		{"cancelled outcome", func(schema.RequestPermissionRequest) (any, *schema.Error) {
+		{"cancelled outcome", func(schema.RequestPermissionRequest) (any, *jsonrpc.Error) {
 			return schema.RequestPermissionResponse{Outcome: schema.RequestPermissionOutcome{Outcome: "cancelled"}}, nil
 		}, "", schema.StopCancelled},
-		{"rpc error is reject", func(schema.RequestPermissionRequest) (any, *schema.Error) {
-			return nil, schema.NewError(-32603, "boom", nil)
+		{"rpc error is reject", func(schema.RequestPermissionRequest) (any, *jsonrpc.Error) {
+			return nil, jsonrpc.NewError(-32603, "boom", nil)
 		}, "skipped", schema.StopEndTurn},
 	}
 	for _, tc := range cases {
@@ -403,14 +404,14 @@ func TestPermission_Outcomes(t *testing.T) {
 	}
 }
 
-func selectKind(kind string) func(p schema.RequestPermissionRequest) (any, *schema.Error) {
-	return func(p schema.RequestPermissionRequest) (any, *schema.Error) {
+func selectKind(kind string) func(p schema.RequestPermissionRequest) (any, *jsonrpc.Error) {
+	return func(p schema.RequestPermissionRequest) (any, *jsonrpc.Error) {
 		for _, o := range p.Options {
 			if o.Kind == kind {
 				return schema.RequestPermissionResponse{Outcome: schema.RequestPermissionOutcome{Outcome: "selected", OptionID: o.OptionID}}, nil
 			}
 		}
-		return nil, schema.NewError(-32603, "no option", nil)
+		return nil, jsonrpc.NewError(-32603, "no option", nil)
 	}
 }
 
@@ -426,7 +427,7 @@ func TestPermission_AlwaysRemembered(t *testing.T) {
 			c := newClient(t, scriptFile(t, permScript, `{"turn":true}`, permScript))
 			var mu sync.Mutex
 			asked := 0
-			c.perm = func(p schema.RequestPermissionRequest) (any, *schema.Error) {
+			c.perm = func(p schema.RequestPermissionRequest) (any, *jsonrpc.Error) {
 				mu.Lock()
 				asked++
 				mu.Unlock()
@@ -460,7 +461,7 @@ func TestPermission_AlwaysScopedToCommand(t *testing.T) {
 		perm("d", "go test ./a && rm -rf /tmp/x"), `{"turn":true}`,
 		perm("e", "go test ./a && rm -rf /tmp/x")))
 	var asked []string
-	c.perm = func(p schema.RequestPermissionRequest) (any, *schema.Error) {
+	c.perm = func(p schema.RequestPermissionRequest) (any, *jsonrpc.Error) {
 		asked = append(asked, p.ToolCall.ToolCallID)
 		if p.ToolCall.ToolCallID == "c" {
 			return selectKind("reject_once")(p)
@@ -490,7 +491,7 @@ func TestPermission_AlwaysScopedToCommand(t *testing.T) {
 func TestPermission_PendingResolvedOnCancel(t *testing.T) {
 	c := newClient(t, scriptFile(t, permScript))
 	asked := make(chan struct{}, 1)
-	c.perm = func(schema.RequestPermissionRequest) (any, *schema.Error) { asked <- struct{}{}; return nil, nil } // never answers
+	c.perm = func(schema.RequestPermissionRequest) (any, *jsonrpc.Error) { asked <- struct{}{}; return nil, nil } // never answers
 	sid, _ := c.start(t)
 	p := c.async("session/prompt", schema.PromptRequest{SessionID: sid, Prompt: []schema.ContentBlock{schema.TextBlock("x")}})
 	<-asked
@@ -709,7 +710,7 @@ func TestSkills_CommandsAfterNewResponseAndExpansion(t *testing.T) {
 func TestEditorClient_RespectsCapabilities(t *testing.T) {
 	c := newClient(t, "")
 	var calls []string
-	c.fs = func(method string, params json.RawMessage) (any, *schema.Error) {
+	c.fs = func(method string, params json.RawMessage) (any, *jsonrpc.Error) {
 		calls = append(calls, method+" "+string(params))
 		if method == "fs/read_text_file" {
 			return schema.ReadTextFileResponse{Content: "data"}, nil
@@ -742,7 +743,7 @@ func TestEditorClient_RespectsCapabilities(t *testing.T) {
 // C43: null results of client methods count as {}.
 func TestEditorClient_NullResultAccepted(t *testing.T) {
 	c := newClient(t, "")
-	c.fs = func(string, json.RawMessage) (any, *schema.Error) { return json.RawMessage("null"), nil }
+	c.fs = func(string, json.RawMessage) (any, *jsonrpc.Error) { return json.RawMessage("null"), nil }
 	c.init(schema.ClientCapabilities{FS: schema.FileSystemCapabilities{WriteTextFile: true}, Terminal: true})
 	sid := c.newSession(t.TempDir())
 	c.prompt(sid, "x")
@@ -773,7 +774,7 @@ func TestSessionIndex_KeepsBackendIDWithoutSessionInfo(t *testing.T) {
 func TestEditorClient_RelativePathsMadeAbsolute(t *testing.T) {
 	c := newClient(t, "")
 	var calls []map[string]any
-	c.fs = func(method string, params json.RawMessage) (any, *schema.Error) {
+	c.fs = func(method string, params json.RawMessage) (any, *jsonrpc.Error) {
 		var m map[string]any
 		_ = json.Unmarshal(params, &m)
 		m["method"] = method

@@ -6,13 +6,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/hubdev/hub/acp/schema"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/jsonrpc"
 	"github.com/hubdev/hub/internal/permission"
 )
 
@@ -346,7 +347,7 @@ func (ss *session) begin(ctx context.Context) (context.Context, error) {
 	case ss.closed:
 		return nil, errUnknownSession(ss.id())
 	case ss.busy:
-		return nil, schema.NewError(schema.CodeInvalidParams, "Invalid params: "+errBusy.Error(), map[string]any{"sessionId": ss.id()})
+		return nil, jsonrpc.NewError(schema.CodeInvalidParams, "Invalid params: "+errBusy.Error(), map[string]any{"sessionId": ss.id()})
 	}
 	turnCtx, cancel := context.WithCancel(ctx)
 	ss.busy, ss.cancelled, ss.turnCancel = true, false, cancel
@@ -391,7 +392,7 @@ func (ss *session) runTurn(ctx, turnCtx context.Context, prompt []schema.Content
 // -32000 "Authentication required", which editors turn into their login
 // UI; anything else an internal error. The message is for a person; data
 // carries hub's error code and the agent's detail.
-func (ss *session) turnError(e *adapters.ErrorInfo) *schema.Error {
+func (ss *session) turnError(e *adapters.ErrorInfo) *jsonrpc.Error {
 	code := schema.CodeInternalError
 	if e.Code == adapters.CodeAuth {
 		code = schema.CodeAuthRequired
@@ -400,7 +401,7 @@ func (ss *session) turnError(e *adapters.ErrorInfo) *schema.Error {
 	if e.Detail != "" {
 		data["detail"] = e.Detail
 	}
-	return schema.NewError(code, e.Message, data)
+	return jsonrpc.NewError(code, e.Message, data)
 }
 
 func (ss *session) agentName() string {
@@ -719,7 +720,7 @@ func (ss *session) permission(ctx context.Context, p *adapters.PermissionRequest
 		ss.emit(u)
 	}
 	req := schema.RequestPermissionRequest{SessionID: ss.id(), Options: permissionOptions(p.Options), ToolCall: ss.fullToolUpdate(p.Tool)}
-	res, err := ss.srv.conn.Call(ctx, "session/request_permission", req)
+	res, err := ss.srv.conn.CallRaw(ctx, "session/request_permission", req)
 	if ctx.Err() != nil {
 		p.Respond(adapters.PermissionDecision{Cancelled: true})
 		return

@@ -2,10 +2,10 @@ package acp
 
 import (
 	"context"
-	"github.com/hubdev/hub/acp/schema"
 	"sync"
 	"testing"
 
+	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/adapters"
 )
 

@@ -3,15 +3,16 @@ package acp
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/hubdev/hub/acp/schema"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/rs/zerolog"
 
+	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/adapters/replay"
+	"github.com/hubdev/hub/internal/jsonrpc"
 )
 
 // C33: terminals an agent created through the session and did not release
@@ -21,7 +22,7 @@ func TestTerminals_LeftoversReleasedOnClose(t *testing.T) {
 	var mu sync.Mutex
 	var released []string
 	next := 0
-	c.fs = func(method string, params json.RawMessage) (any, *schema.Error) {
+	c.fs = func(method string, params json.RawMessage) (any, *jsonrpc.Error) {
 		mu.Lock()
 		defer mu.Unlock()
 		var p schema.TerminalRequest
@@ -66,7 +67,7 @@ func TestToolContent_TerminalMustBeLive(t *testing.T) {
 	ed.track("terminal/create", nil, json.RawMessage(`{"terminalId":"live"}`), nil)
 	ed.track("terminal/create", nil, json.RawMessage(`{"terminalId":"gone"}`), nil)
 	ed.track("terminal/release", json.RawMessage(`"gone"`), nil, nil)
-	ed.track("terminal/create", nil, nil, schema.NewError(schema.CodeInternalError, "no", nil))
+	ed.track("terminal/create", nil, nil, jsonrpc.NewError(schema.CodeInternalError, "no", nil))
 	cases := []struct {
 		id   string
 		keep bool

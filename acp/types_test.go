@@ -2,11 +2,13 @@ package acp
 
 import (
 	"encoding/json"
-	"github.com/hubdev/hub/acp/schema"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/hubdev/hub/acp/schema"
+	"github.com/hubdev/hub/internal/jsonrpc"
 )
 
 // goldenTypes maps a schema $defs name to a fresh Go value of that type.
@@ -34,7 +36,7 @@ var goldenTypes = map[string]func() any{
 	"TerminalOutputRequest":          func() any { return &schema.TerminalRequest{} },
 	"TerminalOutputResponse":         func() any { return &schema.TerminalOutputResponse{} },
 	"WaitForTerminalExitResponse":    func() any { return &schema.WaitForTerminalExitResponse{} },
-	"Error":                          func() any { return &schema.Error{} },
+	"Error":                          func() any { return &jsonrpc.Error{} },
 	"CancelNotification":             func() any { return &schema.SessionIDRequest{} },
 	"SessionNotification":            func() any { return &schema.SessionNotification{} },
 	"AuthenticateRequest":            func() any { return &schema.AuthenticateRequest{} },

@@ -912,17 +912,3 @@ const (
 	CodeAuthRequired     = -32000
 	CodeResourceNotFound = -32002
 )
-
-// Error is a JSON-RPC error object; it implements error.
-type Error struct {
-	Code    int    `json:"code"`
-	Message string `json:"message"`
-	Data    any    `json:"data,omitempty"`
-}
-
-func (e *Error) Error() string { return fmt.Sprintf("acp error %d: %s", e.Code, e.Message) }
-
-// NewError builds an *Error.
-func NewError(code int, msg string, data any) *Error {
-	return &Error{Code: code, Message: msg, Data: data}
-}

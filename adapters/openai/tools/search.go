@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	pathglob "github.com/hubdev/hub/internal/glob"
 	"io"
 	"io/fs"
 	"os"
@@ -17,6 +16,7 @@ import (
 	"time"
 
 	"github.com/hubdev/hub/adapters"
+	pathglob "github.com/hubdev/hub/internal/glob"
 	"github.com/hubdev/hub/internal/proc"
 )
 
