@@ -5,10 +5,9 @@ import (
 	"encoding/json"
 	"strings"
 
-	"github.com/sourcegraph/jsonrpc2"
-
 	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/jsonrpc"
 )
 
 // handler serves the agent's notifications and requests. Notifications run
@@ -16,31 +15,19 @@ import (
 // their own goroutines because they may wait for the user or the editor.
 type handler struct{ s *Session }
 
-func (h *handler) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
-	var params json.RawMessage
-	if req.Params != nil {
-		params = *req.Params
+func (h *handler) notify(r *jsonrpc.Request) {
+	if r.Method == "session/update" {
+		h.s.onUpdate(r.Params)
+	} else {
+		h.s.onUnknown(r.Method, r.Params)
 	}
-	if req.Notif {
-		if req.Method == "session/update" {
-			h.s.onUpdate(params)
-		} else {
-			h.s.onUnknown(req.Method, params)
-		}
-		return
+}
+
+func (h *handler) request(ctx context.Context, r *jsonrpc.Request) jsonrpc.Job {
+	return func() (any, func(), error) {
+		res, err := h.s.serve(ctx, r.Method, r.Params)
+		return res, nil, err
 	}
-	go func() {
-		result, err := h.s.serve(ctx, req.Method, params)
-		if err != nil {
-			re, ok := err.(*jsonrpc2.Error)
-			if !ok {
-				re = &jsonrpc2.Error{Code: jsonrpc2.CodeInternalError, Message: err.Error()}
-			}
-			_ = conn.ReplyWithError(ctx, req.ID, re)
-			return
-		}
-		_ = conn.Reply(ctx, req.ID, result)
-	}()
 }
 
 func (s *Session) onUpdate(params json.RawMessage) {
@@ -105,7 +92,7 @@ func (s *Session) serve(ctx context.Context, method string, params json.RawMessa
 		return s.local.serve(ctx, method, params)
 	}
 	s.onUnknown(method, params)
-	return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeMethodNotFound, Message: "method not found: " + method}
+	return nil, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "method not found: "+method, nil)
 }
 
 func (s *Session) editorServes(method string) bool {
@@ -127,7 +114,7 @@ var cancelledOutcome = schema.RequestPermissionResponse{Outcome: schema.RequestP
 func (s *Session) requestPermission(ctx context.Context, params json.RawMessage) (any, error) {
 	pr, err := s.dec.DecodePermission(params)
 	if err != nil {
-		return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeInvalidParams, Message: "invalid session/request_permission params: " + err.Error()}
+		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid session/request_permission params: "+err.Error(), nil)
 	}
 	s.mu.Lock()
 	t := s.cur

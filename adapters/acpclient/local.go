@@ -17,11 +17,11 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
-	"github.com/sourcegraph/jsonrpc2"
 	"golang.org/x/sys/unix"
 
 	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/jsonrpc"
 	"github.com/hubdev/hub/internal/proc"
 )
 
@@ -48,8 +48,8 @@ func newLocal(root string, log zerolog.Logger) *local {
 	return &local{root: root, log: log, terms: map[string]*terminal{}}
 }
 
-func rpcErr(code int64, format string, a ...any) *jsonrpc2.Error {
-	return &jsonrpc2.Error{Code: code, Message: fmt.Sprintf(format, a...)}
+func rpcErr(code int, format string, a ...any) *jsonrpc.Error {
+	return jsonrpc.NewError(code, fmt.Sprintf(format, a...), nil)
 }
 
 func (l *local) serve(ctx context.Context, method string, params json.RawMessage) (any, error) {
@@ -63,18 +63,18 @@ func (l *local) serve(ctx context.Context, method string, params json.RawMessage
 	case "terminal/output", "terminal/wait_for_exit", "terminal/kill", "terminal/release":
 		return l.terminalOp(ctx, method, params)
 	}
-	return nil, rpcErr(jsonrpc2.CodeMethodNotFound, "method not found: %s", method)
+	return nil, rpcErr(jsonrpc.CodeMethodNotFound, "method not found: %s", method)
 }
 
 // inside resolves p and checks it is within the session root.
 func (l *local) inside(p string) (string, error) {
 	if !filepath.IsAbs(p) {
-		return "", rpcErr(jsonrpc2.CodeInvalidParams, "path must be absolute: %q", p)
+		return "", rpcErr(jsonrpc.CodeInvalidParams, "path must be absolute: %q", p)
 	}
 	p = filepath.Clean(p)
 	rel, err := filepath.Rel(l.root, p)
 	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return "", rpcErr(jsonrpc2.CodeInvalidParams, "path %s is outside the session directory %s", p, l.root)
+		return "", rpcErr(jsonrpc.CodeInvalidParams, "path %s is outside the session directory %s", p, l.root)
 	}
 	return p, nil
 }
@@ -82,7 +82,7 @@ func (l *local) inside(p string) (string, error) {
 func (l *local) readFile(params json.RawMessage) (any, error) {
 	var p schema.ReadTextFileRequest
 	if err := json.Unmarshal(params, &p); err != nil {
-		return nil, rpcErr(jsonrpc2.CodeInvalidParams, "invalid params: %v", err)
+		return nil, rpcErr(jsonrpc.CodeInvalidParams, "invalid params: %v", err)
 	}
 	path, err := l.inside(p.Path)
 	if err != nil {
@@ -93,7 +93,7 @@ func (l *local) readFile(params json.RawMessage) (any, error) {
 		return nil, rpcErr(codeResourceNotFound, "file not found: %s", path)
 	}
 	if err != nil {
-		return nil, rpcErr(jsonrpc2.CodeInternalError, "read %s: %v", path, err)
+		return nil, rpcErr(jsonrpc.CodeInternalError, "read %s: %v", path, err)
 	}
 	return schema.ReadTextFileResponse{Content: sliceLines(string(data), deref(p.Line), deref(p.Limit))}, nil
 }
@@ -125,17 +125,17 @@ func sliceLines(s string, line, limit int) string {
 func (l *local) writeFile(params json.RawMessage) (any, error) {
 	var p schema.WriteTextFileRequest
 	if err := json.Unmarshal(params, &p); err != nil {
-		return nil, rpcErr(jsonrpc2.CodeInvalidParams, "invalid params: %v", err)
+		return nil, rpcErr(jsonrpc.CodeInvalidParams, "invalid params: %v", err)
 	}
 	path, err := l.inside(p.Path)
 	if err != nil {
 		return nil, err
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, rpcErr(jsonrpc2.CodeInternalError, "create directory for %s: %v", path, err)
+		return nil, rpcErr(jsonrpc.CodeInternalError, "create directory for %s: %v", path, err)
 	}
 	if err := os.WriteFile(path, []byte(p.Content), 0o644); err != nil {
-		return nil, rpcErr(jsonrpc2.CodeInternalError, "write %s: %v", path, err)
+		return nil, rpcErr(jsonrpc.CodeInternalError, "write %s: %v", path, err)
 	}
 	return struct{}{}, nil
 }
@@ -165,7 +165,7 @@ func (t *terminal) drained() {
 func (l *local) createTerminal(params json.RawMessage) (any, error) {
 	var p schema.CreateTerminalRequest
 	if err := json.Unmarshal(params, &p); err != nil || p.Command == "" {
-		return nil, rpcErr(jsonrpc2.CodeInvalidParams, "terminal/create needs a command")
+		return nil, rpcErr(jsonrpc.CodeInvalidParams, "terminal/create needs a command")
 	}
 	dir := l.root
 	if p.Cwd != "" {
@@ -187,7 +187,7 @@ func (l *local) createTerminal(params json.RawMessage) (any, error) {
 	pr, err := proc.Start(context.Background(), proc.Spec{Path: p.Command, Args: p.Args, Dir: dir, Env: env,
 		StderrTee: buf, StderrLimit: 1 << 10, Grace: terminalStopGrace})
 	if err != nil {
-		return nil, rpcErr(jsonrpc2.CodeInternalError, "%v", err)
+		return nil, rpcErr(jsonrpc.CodeInternalError, "%v", err)
 	}
 	_ = pr.Stdin.Close()
 	t := &terminal{p: pr, out: buf, outDone: make(chan struct{})}

@@ -7,10 +7,9 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/sourcegraph/jsonrpc2"
-
 	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/jsonrpc"
 	"github.com/hubdev/hub/streamparse"
 )
 
@@ -98,16 +97,16 @@ func (s *Session) endEvents(t *turn, res json.RawMessage, err error) []adapters.
 		}
 		return append(out, done(stop))
 	}
-	var re *jsonrpc2.Error
+	var re *jsonrpc.Error
 	switch {
 	case cancelled && (errors.As(err, &re) || errors.Is(err, context.Canceled)):
 		return []adapters.Event{done(adapters.StopCancelled)}
 	case errors.As(err, &re):
 		var data json.RawMessage
 		if re.Data != nil {
-			data = *re.Data
+			data, _ = json.Marshal(re.Data)
 		}
-		return []adapters.Event{{Type: adapters.EventError, Error: streamparse.ACPError(int(re.Code), re.Message, data)}, done(adapters.StopEndTurn)}
+		return []adapters.Event{{Type: adapters.EventError, Error: streamparse.ACPError(re.Code, re.Message, data)}, done(adapters.StopEndTurn)}
 	}
 	return []adapters.Event{{Type: adapters.EventError, Error: s.crashInfo(err)}, done(adapters.StopEndTurn)}
 }
@@ -144,6 +143,6 @@ func (s *Session) cancelTurn(t *turn) {
 	first := !t.isCancelled()
 	t.cancel()
 	if first {
-		_ = s.conn.Notify(context.Background(), "session/cancel", map[string]string{"sessionId": s.id})
+		_ = s.conn.Notify("session/cancel", map[string]string{"sessionId": s.id})
 	}
 }

@@ -5,16 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	stdlog "log"
 	"os"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/sourcegraph/jsonrpc2"
-
 	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/jsonrpc"
 	"github.com/hubdev/hub/internal/proc"
 	"github.com/hubdev/hub/streamparse"
 )
@@ -24,7 +22,7 @@ type Session struct {
 	a      *Adapter
 	opts   adapters.SessionOptions
 	proc   *proc.Process
-	conn   *jsonrpc2.Conn
+	conn   *jsonrpc.Conn
 	caps   schema.AgentCapabilities
 	id     string
 	dec    *streamparse.ACPDecoder
@@ -75,9 +73,9 @@ func (a *Adapter) startACP(ctx context.Context, opts adapters.SessionOptions) (*
 	s.local = newLocal(opts.Cwd, a.cfg.Logger)
 	s.raw = newUnknownRecords(a.cfg.Logger, a.cfg.Name, a.cfg.Caps.TestedVersions, s.agentVersion)
 	log := a.cfg.Logger.With().Str("agent", a.cfg.Name).Logger()
-	stream := newLineStream(p.Stdout, p.Stdin, log)
-	s.conn = jsonrpc2.NewConn(context.Background(), stream, &handler{s: s},
-		jsonrpc2.SetLogger(stdlog.New(log, "", 0)))
+	h := &handler{s: s}
+	s.conn = jsonrpc.New(p.Stdout, p.Stdin, jsonrpc.Options{Request: h.request, Notify: h.notify, Logger: log})
+	go func() { _ = s.conn.Serve(context.Background()) }()
 	sctx, cancel := context.WithTimeout(ctx, a.cfg.InitTimeout)
 	defer cancel()
 	if err := s.handshake(sctx); err != nil {
@@ -102,7 +100,7 @@ func (s *Session) closeAfterExit() {
 		return
 	}
 	s.drained()
-	_ = s.conn.Close()
+	s.conn.Close()
 }
 
 // drained waits, after the agent exited, until the read loop reached the
@@ -111,7 +109,7 @@ func (s *Session) drained() {
 	t := time.NewTimer(exitDrain)
 	defer t.Stop()
 	select {
-	case <-s.conn.DisconnectNotify():
+	case <-s.conn.Done():
 	case <-t.C:
 	case <-s.closed:
 	}
@@ -189,7 +187,7 @@ func (s *Session) openSession(ctx context.Context) error {
 }
 
 func (s *Session) sessionError(err error) error {
-	var re *jsonrpc2.Error
+	var re *jsonrpc.Error
 	if errors.As(err, &re) && re.Code == -32000 {
 		return fmt.Errorf("%w: %s: %s (log in with the agent's own CLI, then retry)", adapters.ErrNotAuthenticated, s.a.cfg.Name, re.Message)
 	}
@@ -308,7 +306,7 @@ func (s *Session) call(ctx context.Context, method string, params, result any) e
 }
 
 func isRPCError(err error) bool {
-	var re *jsonrpc2.Error
+	var re *jsonrpc.Error
 	return errors.As(err, &re)
 }
 
@@ -378,7 +376,7 @@ func (s *Session) Close() error {
 		s.Cancel()
 		s.closeSession()
 		s.local.releaseAll()
-		_ = s.conn.Close()
+		s.conn.Close()
 		_ = s.proc.Stop()
 	})
 	return nil
