@@ -78,6 +78,12 @@ func (d *CodexDecoder) Decode(line []byte) []adapters.Event {
 	if err := json.Unmarshal(line, &m); err != nil {
 		return []adapters.Event{codexRaw(line, "codex:invalid")}
 	}
+	return d.DecodeMessage(m, line)
+}
+
+// DecodeMessage decodes one message already split into its members; line
+// is the whole message, kept for records hub does not understand.
+func (d *CodexDecoder) DecodeMessage(m CodexMessage, line []byte) []adapters.Event {
 	switch {
 	case m.IsResponse():
 		return d.response(m, line)

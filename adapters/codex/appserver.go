@@ -3,12 +3,14 @@ package codex
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sync"
 
 	"github.com/rs/zerolog"
 
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/jsonrpc"
 	"github.com/hubdev/hub/internal/proc"
 	"github.com/hubdev/hub/streamparse"
 )
@@ -18,7 +20,7 @@ var _ adapters.Session = (*appSession)(nil)
 // appSession is one codex thread on a persistent app-server process.
 type appSession struct {
 	p    *proc.Process
-	rpc  *rpcConn
+	rpc  *jsonrpc.Conn
 	dec  *streamparse.CodexDecoder
 	log  zerolog.Logger
 	opts adapters.SessionOptions
@@ -44,7 +46,8 @@ func (a *Adapter) startAppServer(ctx context.Context, opts adapters.SessionOptio
 	if err != nil {
 		return nil, adapters.StartError("codex", err)
 	}
-	s := &appSession{p: p, rpc: newRPCConn(p.Stdin), dec: streamparse.NewCodexDecoder(), log: a.log, opts: opts}
+	s := &appSession{p: p, dec: streamparse.NewCodexDecoder(), log: a.log, opts: opts}
+	s.rpc = jsonrpc.New(p.Stdout, p.Stdin, jsonrpc.Options{Request: s.request, Notify: s.notify, Logger: a.log})
 	s.raw = newUnknownRecords(a.log, func() string {
 		s.mu.Lock()
 		defer s.mu.Unlock()
@@ -56,7 +59,7 @@ func (a *Adapter) startAppServer(ctx context.Context, opts adapters.SessionOptio
 	defer cancel()
 	init := map[string]any{"clientInfo": map[string]any{"name": "hub", "title": "hub", "version": "0"}, "capabilities": nil}
 	var res json.RawMessage
-	if err := s.rpc.call(ictx, "initialize", init, &res); err != nil {
+	if err := s.call(ictx, "initialize", init, &res); err != nil {
 		_ = p.Stop()
 		return nil, fmt.Errorf("%w: %w (%s)", errNoStart, err, oneLine(p.StderrTail(3)))
 	}
@@ -68,7 +71,7 @@ func (a *Adapter) startAppServer(ctx context.Context, opts adapters.SessionOptio
 	s.version = userAgentVersion(ir.UserAgent)
 	s.mu.Unlock()
 	a.setCLIVersion(s.version)
-	_ = s.rpc.notify("initialized", nil)
+	_ = s.rpc.Notify("initialized", nil)
 	if err := s.addSkillRoots(ictx); err != nil {
 		_ = p.Stop()
 		return nil, err
@@ -98,7 +101,7 @@ func (s *appSession) addSkillRoots(ctx context.Context) error {
 	if len(s.opts.SkillDirs) == 0 {
 		return nil
 	}
-	err := s.rpc.call(ctx, "skills/extraRoots/set", map[string]any{"extraRoots": skillRoots(s.opts.SkillDirs)}, nil)
+	err := s.call(ctx, "skills/extraRoots/set", map[string]any{"extraRoots": skillRoots(s.opts.SkillDirs)}, nil)
 	if err == nil {
 		return nil
 	}
@@ -134,7 +137,7 @@ func (s *appSession) openThread(ctx context.Context, a *Adapter) error {
 		} `json:"thread"`
 		Model string `json:"model"`
 	}
-	if err := s.rpc.call(ctx, method, params, &r); err != nil {
+	if err := s.call(ctx, method, params, &r); err != nil {
 		return fmt.Errorf("codex %s (thread %q): %w", method, s.opts.ResumeID, err)
 	}
 	if r.Model != "" {
@@ -162,7 +165,7 @@ func (s *appSession) ID() string {
 // readLoop routes notifications and server requests; on exit it ends any
 // running turn with the stderr tail.
 func (s *appSession) readLoop() {
-	s.rpc.readLoop(s.p.Stdout, s.handle)
+	_ = s.rpc.Serve(context.Background())
 	err := s.p.Wait()
 	s.mu.Lock()
 	out, closing := s.out, s.closing
@@ -180,25 +183,64 @@ func (s *appSession) readLoop() {
 	}
 }
 
-func (s *appSession) handle(line []byte, m streamparse.CodexMessage) {
-	events := s.dec.Decode(line)
-	if m.IsRequest() && (len(events) != 1 || events[0].Type != adapters.EventPermission) {
-		_ = s.rpc.replyError(m.ID, -32601, "hub does not support "+m.Method)
+// notify decodes a notification, in order with server requests.
+func (s *appSession) notify(r *jsonrpc.Request) {
+	s.route(s.dec.DecodeMessage(streamparse.CodexMessage{Method: r.Method, Params: r.Params}, r.Raw))
+}
+
+// request decodes a server request in order with notifications; an
+// approval is answered once the user decides, anything else is refused.
+func (s *appSession) request(_ context.Context, r *jsonrpc.Request) jsonrpc.Job {
+	events := s.dec.DecodeMessage(streamparse.CodexMessage{ID: r.ID, Method: r.Method, Params: r.Params}, r.Raw)
+	if len(events) != 1 || events[0].Type != adapters.EventPermission {
+		s.route(events)
+		return func() (any, func(), error) {
+			return nil, nil, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "hub does not support "+r.Method, nil)
+		}
 	}
+	req := events[0].Permission
+	s.mu.Lock()
+	s.perms = append(s.perms, req)
+	s.mu.Unlock()
+	s.route(events)
+	return func() (any, func(), error) {
+		select {
+		case d := <-req.Decision():
+			return map[string]any{"decision": streamparse.CodexDecision(d)}, nil, nil
+		case <-s.rpc.Done():
+			return nil, nil, jsonrpc.ErrClosed
+		}
+	}
+}
+
+func (s *appSession) route(events []adapters.Event) {
 	for _, e := range events {
 		if e.Type == adapters.EventSessionInfo && e.Session.AgentSessionID != "" {
 			s.mu.Lock()
 			s.thread = e.Session.AgentSessionID
 			s.mu.Unlock()
 		}
-		if e.Type == adapters.EventPermission {
-			s.awaitDecision(m.ID, e.Permission)
-		}
 		if e.Type == adapters.EventRaw {
 			s.raw.Note(e.Source)
 		}
 		s.emit(e)
 	}
+}
+
+// call is a request to the app-server, its errors told apart: a JSON-RPC
+// error answer, or the app-server gone.
+func (s *appSession) call(ctx context.Context, method string, params, result any) error {
+	err := s.rpc.Call(ctx, method, params, result)
+	var re *jsonrpc.Error
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &re):
+		return fmt.Errorf("%w: codex %s: %s", errRPC, method, re.Message)
+	case errors.Is(err, jsonrpc.ErrClosed):
+		return fmt.Errorf("codex %s: %w", method, errExited)
+	}
+	return fmt.Errorf("codex %s: %w", method, err)
 }
 
 // emit forwards an event to the running turn; the done event ends it.
@@ -219,19 +261,6 @@ func (s *appSession) emit(e adapters.Event) {
 	if e.Type == adapters.EventDone {
 		close(out)
 	}
-}
-
-func (s *appSession) awaitDecision(id json.RawMessage, req *adapters.PermissionRequest) {
-	s.mu.Lock()
-	s.perms = append(s.perms, req)
-	s.mu.Unlock()
-	go func() {
-		select {
-		case d := <-req.Decision():
-			_ = s.rpc.reply(id, map[string]any{"decision": streamparse.CodexDecision(d)})
-		case <-s.rpc.closed:
-		}
-	}()
 }
 
 // Prompt implements adapters.Session.
@@ -255,7 +284,7 @@ func (s *appSession) Prompt(ctx context.Context, prompt []adapters.Content) (<-c
 			ID string `json:"id"`
 		} `json:"turn"`
 	}
-	if err := s.rpc.call(ctx, "turn/start", params, &r); err != nil {
+	if err := s.call(ctx, "turn/start", params, &r); err != nil {
 		s.mu.Lock()
 		mine := s.out == out
 		if mine {
@@ -315,7 +344,7 @@ func (s *appSession) Cancel() {
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10e9)
 		defer cancel()
-		if err := s.rpc.call(ctx, "turn/interrupt", map[string]any{"threadId": thread, "turnId": turn}, nil); err != nil {
+		if err := s.call(ctx, "turn/interrupt", map[string]any{"threadId": thread, "turnId": turn}, nil); err != nil {
 			s.log.Warn().Err(err).Msg("codex turn/interrupt failed; stopping the process")
 			s.mu.Lock()
 			s.closing = true
@@ -336,7 +365,7 @@ func (s *appSession) Close() error {
 			p.Respond(adapters.PermissionDecision{Cancelled: true})
 		}
 		_ = s.p.Stop()
-		<-s.rpc.closed
+		<-s.rpc.Done()
 	})
 	return nil
 }

@@ -38,7 +38,7 @@ func (s *appSession) listModels(ctx context.Context, timeout time.Duration) (mod
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	var r modelListResult
-	if err := s.rpc.call(ctx, "model/list", map[string]any{}, &r); err != nil {
+	if err := s.call(ctx, "model/list", map[string]any{}, &r); err != nil {
 		return modelCatalog{}, err
 	}
 	var c modelCatalog

@@ -358,8 +358,11 @@ func (c *Conn) Reply(id json.RawMessage, result any, err error) {
 	c.writeResult(id, result)
 }
 
-// Notify sends a notification.
+// Notify sends a notification; nil params are left out.
 func (c *Conn) Notify(method string, params any) error {
+	if params == nil {
+		return c.writeLine(mustLine(message{JSONRPC: "2.0", Method: method}))
+	}
 	b, err := json.Marshal(params)
 	if err != nil {
 		return fmt.Errorf("marshal %s params: %w", method, err)
