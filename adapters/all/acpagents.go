@@ -10,18 +10,6 @@ import (
 	"github.com/hubdev/hub/internal/config"
 )
 
-// The built-in ACP agents: gemini and qodercli.
-func init() {
-	builders = append(builders, func(r *adapters.Registry, cfg *config.Config, log zerolog.Logger) {
-		if ac := cfg.Agents[gemini.Name]; !ac.Disabled {
-			r.Register(gemini.New(ac, "", log))
-		}
-		if ac := cfg.Agents[qoder.Name]; !ac.Disabled {
-			r.Register(qoder.New(ac, "", log))
-		}
-	})
-}
-
 // registerConfigACP registers every ACP agent from config (the Zed/JetBrains
 // agent_servers shape). It runs after the built-in builders: protocol = "acp"
 // replaces a built-in of that name, a pasted entry only fills a free name.
