@@ -59,6 +59,7 @@ type tclient struct {
 
 	closeOnce sync.Once
 	closing   atomic.Bool
+	readDone  chan struct{}
 }
 
 func scriptFile(t testing.TB, lines ...string) string {
@@ -82,13 +83,13 @@ func newClient(t testing.TB, script string, mod ...func(*Options)) *tclient {
 func startClient(t testing.TB, opts Options) *tclient {
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	c := &tclient{t: t, w: inW, done: make(chan error, 1), waits: map[string]chan wire{}, method: map[string]string{}, seen: make(chan struct{}, 1024), reg: opts.Registry, state: opts.StateDir}
+	c := &tclient{t: t, w: inW, done: make(chan error, 1), readDone: make(chan struct{}), waits: map[string]chan wire{}, method: map[string]string{}, seen: make(chan struct{}, 1024), reg: opts.Registry, state: opts.StateDir}
 	go func() {
 		err := Serve(context.Background(), inR, outW, opts)
 		outW.Close()
 		c.done <- err
 	}()
-	go c.read(outR)
+	go func() { c.read(outR); close(c.readDone) }()
 	t.Cleanup(c.close)
 	return c
 }
@@ -108,6 +109,13 @@ func (c *tclient) close() {
 			c.t.Errorf("Serve did not return after stdin EOF")
 		}
 	})
+}
+
+// drain ends the connection and waits until every message the server
+// wrote has been read.
+func (c *tclient) drain() {
+	c.close()
+	<-c.readDone
 }
 
 func (c *tclient) read(r io.Reader) {

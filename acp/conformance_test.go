@@ -8,7 +8,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/rs/zerolog"
 
@@ -138,8 +137,8 @@ func TestCancelRequest_PromptAnsweredOnce(t *testing.T) {
 	c.notify("$/cancel_request", map[string]any{"requestId": 70})
 	c.notify("session/cancel", schema.SessionIDRequest{SessionID: sid})
 	c.waitFor(t, func() bool { return c.indexOfResponse("70") >= 0 })
-	c.must("session/list", schema.ListSessionsRequest{}, nil) // later traffic flushes any duplicate
-	time.Sleep(20 * time.Millisecond)
+	c.drain() // every response the server will ever write is in
+
 	n := 0
 	for _, m := range c.messages() {
 		if m.Method == "" && string(m.ID) == "70" {

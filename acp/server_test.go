@@ -298,7 +298,7 @@ func TestCancel_StuckAgentStillAnswered(t *testing.T) {
 	})
 	sid, _ := c.start(t)
 	ch := c.async("session/prompt", schema.PromptRequest{SessionID: sid, Prompt: []schema.ContentBlock{schema.TextBlock("x")}})
-	time.Sleep(50 * time.Millisecond)
+	c.waitFor(t, func() bool { return len(c.updates(sid)) == 1 })
 	c.notify("session/cancel", schema.SessionIDRequest{SessionID: sid})
 	if r := c.wait(ch); !strings.Contains(string(r.Result), "cancelled") {
 		t.Fatalf("got %s %v", r.Result, r.Error)
@@ -559,10 +559,10 @@ func TestResume_NoReplayAndResumeID(t *testing.T) {
 // C24: session/close cancels the running prompt (answered cancelled) and
 // returns {}; closing an unknown session succeeds.
 func TestClose_CancelsInflightPrompt(t *testing.T) {
-	c := newClient(t, scriptFile(t, `{"wait_cancel":true}`))
+	c := newClient(t, scriptFile(t, `{"event":{"type":"text","text":"running"}}`, `{"wait_cancel":true}`))
 	sid, _ := c.start(t)
 	p := c.async("session/prompt", schema.PromptRequest{SessionID: sid, Prompt: []schema.ContentBlock{schema.TextBlock("x")}})
-	time.Sleep(20 * time.Millisecond)
+	c.waitFor(t, func() bool { return len(c.updates(sid)) == 1 })
 	c.must("session/close", schema.SessionIDRequest{SessionID: sid}, nil)
 	if r := c.wait(p); !strings.Contains(string(r.Result), "cancelled") {
 		t.Fatalf("got %s %v", r.Result, r.Error)
@@ -654,10 +654,10 @@ func TestLargeMessage_SeveralMB(t *testing.T) {
 
 // C11: stdin EOF during a turn ends Serve.
 func TestEOF_ClosesSessions(t *testing.T) {
-	c := newClient(t, scriptFile(t, `{"wait_cancel":true}`))
+	c := newClient(t, scriptFile(t, `{"event":{"type":"text","text":"running"}}`, `{"wait_cancel":true}`))
 	sid, _ := c.start(t)
 	c.async("session/prompt", schema.PromptRequest{SessionID: sid, Prompt: []schema.ContentBlock{schema.TextBlock("x")}})
-	time.Sleep(20 * time.Millisecond)
+	c.waitFor(t, func() bool { return len(c.updates(sid)) == 1 })
 	start := time.Now()
 	c.close()
 	if time.Since(start) > 3*time.Second {

@@ -20,7 +20,12 @@ type stuckSession struct{ stop chan struct{} }
 func (s *stuckSession) ID() string { return "stuck" }
 func (s *stuckSession) Prompt(context.Context, []adapters.Content) (<-chan adapters.Event, error) {
 	ch := make(chan adapters.Event)
-	go func() { <-s.stop; close(ch) }()
+	go func() {
+		// The first event tells a test the turn runs.
+		ch <- adapters.Event{Type: adapters.EventText, Text: "stuck"}
+		<-s.stop
+		close(ch)
+	}()
 	return ch, nil
 }
 func (s *stuckSession) Cancel() {}

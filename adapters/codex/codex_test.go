@@ -185,6 +185,24 @@ func drain(t *testing.T, ch <-chan adapters.Event, onPerm func(*adapters.Permiss
 	}
 }
 
+// cancelOnFirst passes ch on and calls cancel once an event of type typ
+// went through.
+func cancelOnFirst(ch <-chan adapters.Event, typ adapters.EventType, cancel func()) <-chan adapters.Event {
+	out := make(chan adapters.Event)
+	go func() {
+		defer close(out)
+		once := false
+		for e := range ch {
+			out <- e
+			if e.Type == typ && !once {
+				once = true
+				cancel()
+			}
+		}
+	}()
+	return out
+}
+
 func kinds(evs []adapters.Event) string {
 	var s []string
 	for _, e := range evs {
@@ -243,7 +261,8 @@ func TestAppServer_Turns(t *testing.T) {
 				t.Fatal(err)
 			}
 			if tc.cancel {
-				go func() { time.Sleep(200 * time.Millisecond); s.Cancel() }()
+				// The fixture stops after its tool call until interrupted.
+				ch = cancelOnFirst(ch, adapters.EventToolCall, s.Cancel)
 			}
 			evs := drain(t, ch, func(p *adapters.PermissionRequest) {
 				o, _ := p.OptionFor(tc.decision)
@@ -258,7 +277,8 @@ func TestAppServer_Turns(t *testing.T) {
 			if last := evs[len(evs)-1]; last.Type != adapters.EventDone || last.StopReason != tc.wantStop {
 				t.Errorf("last = %+v, want done/%s", last, tc.wantStop)
 			}
-			time.Sleep(50 * time.Millisecond)
+			// The fake logs each message before it answers, so the log is
+			// complete once the turn ended.
 			logData, _ := os.ReadFile(f.log)
 			if !strings.Contains(string(logData), tc.wantLog) {
 				t.Errorf("client log lacks %s:\n%s", tc.wantLog, logData)

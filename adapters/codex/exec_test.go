@@ -1,3 +1,5 @@
+//go:build linux
+
 package codex
 
 import (
@@ -9,7 +11,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -18,6 +19,7 @@ import (
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/config"
 	"github.com/hubdev/hub/internal/proc"
+	"github.com/hubdev/hub/internal/proc/proctest"
 )
 
 // execFakeScript is a codex without app-server: `codex exec` replays a
@@ -155,13 +157,7 @@ func TestExecFallback_CancelKillsGroup(t *testing.T) {
 	if last := evs[len(evs)-1]; last.Type != adapters.EventDone || last.StopReason != adapters.StopCancelled {
 		t.Errorf("last = %+v, want done/cancelled", last)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for execAlive(pid) {
-		if time.Now().After(deadline) {
-			t.Fatalf("grandchild %d survived cancel", pid)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	proctest.WaitGone(t, pid)
 	if n := proc.Live(); n != 0 {
 		t.Errorf("%d processes left", n)
 	}
@@ -184,18 +180,6 @@ func execWaitPid(t *testing.T, path string) int {
 }
 
 // execAlive treats a zombie (exited, not yet reaped by init) as dead.
-func execAlive(pid int) bool {
-	if syscall.Kill(pid, 0) != nil {
-		return false
-	}
-	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	fields := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
-	return len(fields) > 0 && fields[0] != "Z"
-}
-
 func TestExecFallback_ExitErrorHasStderrTail(t *testing.T) {
 	f := newExecFake(t, "exec-tool", "fail")
 	s, err := f.a.Start(context.Background(), adapters.SessionOptions{Cwd: t.TempDir()})

@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/hubdev/hub/adapters"
 )
@@ -80,9 +79,13 @@ func TestReplay_PermissionBranches(t *testing.T) {
 
 func TestReplay_CancelEndsWaitAndSleep(t *testing.T) {
 	for _, script := range []string{`{"wait_cancel":true}`, `{"sleep_ms":60000}`} {
-		s := start(t, script)
-		go func() { time.Sleep(20 * time.Millisecond); s.Cancel() }()
-		evs := run(t, s, "x", nil)
+		// The text step tells the turn is running; the cancel comes then.
+		s := start(t, `{"event":{"type":"text","text":"running"}}`+"\n"+script)
+		evs := run(t, s, "x", func(ev adapters.Event) {
+			if ev.Type == adapters.EventText {
+				s.Cancel()
+			}
+		})
 		if evs[len(evs)-1].StopReason != adapters.StopCancelled {
 			t.Errorf("%s: %+v", script, evs)
 		}
