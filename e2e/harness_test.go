@@ -668,13 +668,6 @@ func (h *hubConn) permissionRequests() []map[string]any {
 	return out
 }
 
-// setConfigOption sends session/set_config_option and returns the result.
-func (h *hubConn) setConfigOption(sessionID, configID, value string) (map[string]any, error) {
-	return h.call("session/set_config_option", map[string]any{
-		"sessionId": sessionID, "configId": configID, "value": value,
-	})
-}
-
 // waitUpdate returns the first params.update (of any session, earliest
 // first, including ones already received) for which pred is true.
 func (h *hubConn) waitUpdate(pred func(map[string]any) bool, timeout time.Duration) (map[string]any, bool) {

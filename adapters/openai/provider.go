@@ -67,9 +67,6 @@ func PresetNames() []string {
 	return out
 }
 
-// LocalPreset reports whether name is a shipped preset for a local server.
-func LocalPreset(name string) bool { return presets[name].Local }
-
 // ResolveProfile merges a config profile over its preset (named by
 // pc.Preset, else by name when it is a preset) and fills defaults.
 func ResolveProfile(name string, pc config.ProviderConfig) (Profile, error) {

@@ -66,12 +66,6 @@ type globalFlags struct {
 	config, logLevel, logFile string
 }
 
-func (g *globalFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&g.config, "config", "", "config file replacing the user config")
-	fs.StringVar(&g.logLevel, "log-level", "", "log level: trace|debug|info|warn|error")
-	fs.StringVar(&g.logFile, "log-file", "", "write logs to this file instead of stderr")
-}
-
 type command struct {
 	run  func(ctx context.Context, e *env, args []string) int
 	help string

@@ -84,13 +84,6 @@ func (s *AnthropicServer) Close() {
 	s.srv.Close()
 }
 
-// Add appends turns to the script.
-func (s *AnthropicServer) Add(turns ...AnthropicTurn) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.turns = append(s.turns, turns...)
-}
-
 // Requests returns a copy of the requests received so far.
 func (s *AnthropicServer) Requests() []AnthropicRequest {
 	s.mu.Lock()

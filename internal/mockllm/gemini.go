@@ -80,13 +80,6 @@ func (s *GeminiServer) Close() {
 	s.srv.Close()
 }
 
-// Add appends turns to the script.
-func (s *GeminiServer) Add(turns ...GeminiTurn) {
-	s.mu.Lock()
-	s.turns = append(s.turns, turns...)
-	s.mu.Unlock()
-}
-
 // Requests returns a copy of the requests received so far.
 func (s *GeminiServer) Requests() []GeminiRequest {
 	s.mu.Lock()

@@ -137,13 +137,6 @@ func (s *OpenAIServer) SetRejectStream(reject bool) {
 	s.mu.Unlock()
 }
 
-// SetModels sets the ids GET /models lists.
-func (s *OpenAIServer) SetModels(ids ...string) {
-	s.mu.Lock()
-	s.models = ids
-	s.mu.Unlock()
-}
-
 // Requests returns a copy of the chat requests received so far.
 func (s *OpenAIServer) Requests() []OpenAIRequest {
 	s.mu.Lock()

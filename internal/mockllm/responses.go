@@ -98,20 +98,6 @@ func (s *ResponsesServer) Close() {
 	s.srv.Close()
 }
 
-// Add appends turns to the script.
-func (s *ResponsesServer) Add(turns ...ResponsesTurn) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.turn = append(s.turn, turns...)
-}
-
-// SetLoop makes the server repeat its last turn once the script runs out.
-func (s *ResponsesServer) SetLoop(loop bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.loop = loop
-}
-
 // Requests returns a copy of the POST requests received so far.
 func (s *ResponsesServer) Requests() []ResponsesRequest {
 	s.mu.Lock()

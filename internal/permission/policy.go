@@ -37,9 +37,6 @@ func NewPolicy(mode string) (*Policy, error) {
 	return nil, fmt.Errorf("%w: approval policy %q must be all, read-only or none", ErrInvalidRule, mode)
 }
 
-// Mode returns the policy's mode.
-func (p *Policy) Mode() PolicyMode { return p.mode }
-
 // Allows reports whether the policy approves a tool of this kind.
 func (p *Policy) Allows(kind adapters.ToolKind) bool {
 	switch p.mode {
