@@ -16,15 +16,16 @@ import (
 	"time"
 
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/adapters/acpclient"
+	"github.com/hubdev/hub/adapters/gemini"
 	"github.com/hubdev/hub/internal/mockllm"
 	"github.com/hubdev/hub/internal/proc"
-	"github.com/hubdev/hub/streamparse"
 )
 
 // The gemini recorder runs the pinned gemini CLI against the scripted mock
 // and checks what hub's decoders make of each stream. With
 // HUB_GEMINIREC_WRITE=1 it also stores the streams as fixtures under
-// testdata/gemini/<case>/stream.jsonl (goldens: go test ./streamparse -update).
+// testdata/gemini/<case>/stream.jsonl (goldens: go test ./adapters/gemini ./adapters/acpclient -update).
 
 type geminirecCase struct {
 	name   string
@@ -76,10 +77,10 @@ func TestGeminirec_Record(t *testing.T) {
 				var evs []adapters.Event
 				if mode == "acp" {
 					lines = geminirecACP(t, bin, mock, c)
-					evs = streamparse.DecodeACP(geminirecJoin(lines))
+					evs = acpclient.DecodeACP(geminirecJoin(lines))
 				} else {
 					lines = geminirecStreamJSON(t, bin, mock, c)
-					evs = streamparse.DecodeGemini(geminirecJoin(lines))
+					evs = gemini.DecodeGemini(geminirecJoin(lines))
 				}
 				if !geminirecHas(evs, c.want) {
 					t.Fatalf("no %s event in %d decoded events from:\n%s\nmodel calls: %s", c.want, len(evs), geminirecHead(lines), geminirecCalls(mock))
@@ -299,7 +300,7 @@ func geminirecHead(lines [][]byte) string {
 }
 
 func geminirecWrite(t *testing.T, name string, lines [][]byte) {
-	dir := filepath.Join("..", "testdata", "gemini", name)
+	dir := filepath.Join("..", "adapters", "gemini", "testdata", name)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}

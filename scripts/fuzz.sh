@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# Runs every fuzz target in streamparse for a short time each (default 20s).
+# Runs every decoder fuzz target (in each agent's package) for a short time each (default 20s).
 set -euo pipefail
 t=${1:-20s}
 cd "$(dirname "$0")/.."
-for f in $(grep -ho '^func Fuzz[A-Za-z0-9_]*' streamparse/*_test.go | sed 's/^func //' | sort -u); do
-  echo "== $f"
-  go test -run '^$' -fuzz "^${f}\$" -fuzztime "$t" ./streamparse
+for file in $(grep -l '^func Fuzz' adapters/*/*_test.go); do
+  pkg=./$(dirname "$file")
+  for f in $(grep -ho '^func Fuzz[A-Za-z0-9_]*' "$file" | sed 's/^func //'); do
+    echo "== $f"
+    go test -run '^$' -fuzz "^${f}\$" -fuzztime "$t" "$pkg"
+  done
 done

@@ -10,7 +10,6 @@ import (
 	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/jsonrpc"
-	"github.com/hubdev/hub/streamparse"
 )
 
 // Prompt implements adapters.Session.
@@ -90,7 +89,7 @@ func (s *Session) endEvents(t *turn, res json.RawMessage, err error) []adapters.
 		return adapters.Event{Type: adapters.EventDone, StopReason: r}
 	}
 	if err == nil {
-		stop, usage := streamparse.ACPPromptResult(res)
+		stop, usage := ACPPromptResult(res)
 		var out []adapters.Event
 		if usage != nil {
 			out = append(out, adapters.Event{Type: adapters.EventUsage, Usage: usage})
@@ -106,7 +105,7 @@ func (s *Session) endEvents(t *turn, res json.RawMessage, err error) []adapters.
 		if re.Data != nil {
 			data, _ = json.Marshal(re.Data)
 		}
-		return []adapters.Event{{Type: adapters.EventError, Error: streamparse.ACPError(re.Code, re.Message, data)}, done(adapters.StopEndTurn)}
+		return []adapters.Event{{Type: adapters.EventError, Error: ACPError(re.Code, re.Message, data)}, done(adapters.StopEndTurn)}
 	}
 	return []adapters.Event{{Type: adapters.EventError, Error: s.crashInfo(err)}, done(adapters.StopEndTurn)}
 }

@@ -14,7 +14,6 @@ import (
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/jsonrpc"
 	"github.com/hubdev/hub/internal/proc"
-	"github.com/hubdev/hub/streamparse"
 )
 
 // Session is one ACP session with a dedicated agent process.
@@ -25,7 +24,7 @@ type Session struct {
 	conn   *jsonrpc.Conn
 	caps   schema.AgentCapabilities
 	id     string
-	dec    *streamparse.ACPDecoder
+	dec    *ACPDecoder
 	local  *local
 	editor adapters.EditorClient
 	env    []string
@@ -69,7 +68,7 @@ func (a *Adapter) startACP(ctx context.Context, opts adapters.SessionOptions) (*
 	if err != nil {
 		return nil, adapters.StartError(a.cfg.Name, err)
 	}
-	s := &Session{a: a, opts: opts, proc: p, dec: streamparse.NewACPDecoder(), editor: opts.Editor, env: env, closed: make(chan struct{})}
+	s := &Session{a: a, opts: opts, proc: p, dec: NewACPDecoder(), editor: opts.Editor, env: env, closed: make(chan struct{})}
 	s.local = newLocal(opts.Cwd, a.cfg.Logger)
 	s.raw = newUnknownRecords(a.cfg.Logger, a.cfg.Name, a.cfg.Caps.TestedVersions, s.agentVersion)
 	log := a.cfg.Logger.With().Str("agent", a.cfg.Name).Logger()

@@ -15,7 +15,7 @@ import (
 	"github.com/hubdev/hub/internal/proc"
 )
 
-// LineDecoder decodes one stream-json line (streamparse decoders).
+// LineDecoder decodes one stream-json line (each agent's decoder).
 type LineDecoder interface {
 	Decode(line []byte) []adapters.Event
 }

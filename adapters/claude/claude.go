@@ -1,6 +1,6 @@
 // Package claude drives Claude Code (`claude`) as one persistent process per
 // session over its stream-json stdin/stdout protocol: user turns go in as
-// JSON lines, events come out as JSON lines decoded by streamparse, and tool
+// JSON lines, events come out as JSON lines decoded by its Decoder (decoder.go), and tool
 // permission prompts arrive as can_use_tool control requests that are
 // answered with control responses.
 package claude

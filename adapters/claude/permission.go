@@ -6,14 +6,13 @@ import (
 	"strings"
 
 	"github.com/hubdev/hub/adapters"
-	"github.com/hubdev/hub/streamparse"
 )
 
 // permission forwards a can_use_tool request to the turn's consumer and
 // sends claude the answer. "Always" answers are remembered by the consumer
 // (scoped per command) and by claude itself through its suggested rules.
 func (s *Session) permission(ev adapters.Event) {
-	req, ok := streamparse.ParseClaudeControlRequest(ev.Raw)
+	req, ok := ParseClaudeControlRequest(ev.Raw)
 	if !ok {
 		return
 	}
@@ -38,7 +37,7 @@ func (s *Session) permission(ev adapters.Event) {
 }
 
 // answer writes the control_response for a can_use_tool request.
-func (s *Session) answer(req streamparse.ClaudeControlRequest, d adapters.PermissionDecision) {
+func (s *Session) answer(req ClaudeControlRequest, d adapters.PermissionDecision) {
 	var result map[string]any
 	switch {
 	case d.Allowed():
@@ -71,11 +70,11 @@ func (s *Session) respond(id string, result map[string]any) {
 // not wait). It reports whether ev was consumed.
 func (s *Session) handleControl(ev adapters.Event) bool {
 	switch {
-	case ev.Source == streamparse.ClaudeSourceControlResponse:
+	case ev.Source == ClaudeSourceControlResponse:
 		s.controlResponse(ev.Raw)
 		return true
-	case strings.HasPrefix(ev.Source, streamparse.ClaudeSourceControlRequest):
-		req, _ := streamparse.ParseClaudeControlRequest(ev.Raw)
+	case strings.HasPrefix(ev.Source, ClaudeSourceControlRequest):
+		req, _ := ParseClaudeControlRequest(ev.Raw)
 		b, _ := json.Marshal(map[string]any{"type": "control_response", "response": map[string]any{
 			"subtype": "error", "request_id": req.RequestID, "error": "hub does not support " + req.Subtype}})
 		if err := s.write(b); err != nil {

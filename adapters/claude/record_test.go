@@ -3,13 +3,13 @@
 package claude
 
 // Records real Claude Code stream-json runs against the scripted Anthropic
-// mock (internal/mockllm) into testdata/claude/<case>/stream.jsonl, with the
+// mock (internal/mockllm) into adapters/claude/testdata/<case>/stream.jsonl, with the
 // flags the adapter uses (stream-json in and out, partial messages, stdio
 // permission tool). Run by hand, then regenerate and review the goldens:
 //
 //	CLAUDE_BIN=$PWD/.cache/e2e/claude/node_modules/.bin/claude \
 //	  go test -tags clauderecord -run TestRecord -v ./adapters/claude/
-//	go test ./streamparse -run DecodeClaude_Fixtures -update
+//	go test ./adapters/claude -run DecodeClaude_Fixtures -update
 //
 // CASE=<name> records one case (and -run DecodeClaude_Fixtures/<name>
 // updates its golden only). HOME and the cwd are temp dirs; in the
@@ -154,7 +154,7 @@ func record(t *testing.T, bin string, c recCase) {
 	if !strings.Contains(data, `"type":"result"`) {
 		t.Fatalf("no result line in:\n%s", data)
 	}
-	dir := filepath.Join("..", "..", "testdata", "claude", c.name)
+	dir := filepath.Join("testdata", c.name)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}

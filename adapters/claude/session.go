@@ -18,14 +18,13 @@ import (
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/proc"
-	"github.com/hubdev/hub/streamparse"
 )
 
 // Session is one claude process and its conversation.
 type Session struct {
 	a   *Adapter
 	p   *proc.Process
-	dec *streamparse.ClaudeDecoder
+	dec *ClaudeDecoder
 
 	writeMu sync.Mutex // serialises stdin lines
 
@@ -43,7 +42,7 @@ type Session struct {
 }
 
 func newSession(a *Adapter, p *proc.Process, resumeID string) *Session {
-	s := &Session{a: a, p: p, dec: streamparse.NewClaudeDecoder(), id: resumeID,
+	s := &Session{a: a, p: p, dec: NewClaudeDecoder(), id: resumeID,
 		pending: map[string]chan error{}, readDone: make(chan struct{})}
 	// Note runs on the reader goroutine, which owns the decoder.
 	s.raw = adapters.NewUnknownRecords(a.log, "claude", TestedVersions, adapters.UnknownOptions{

@@ -12,7 +12,6 @@ import (
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/jsonrpc"
 	"github.com/hubdev/hub/internal/proc"
-	"github.com/hubdev/hub/streamparse"
 )
 
 var _ adapters.Session = (*appSession)(nil)
@@ -21,7 +20,7 @@ var _ adapters.Session = (*appSession)(nil)
 type appSession struct {
 	p    *proc.Process
 	rpc  *jsonrpc.Conn
-	dec  *streamparse.CodexDecoder
+	dec  *CodexDecoder
 	log  zerolog.Logger
 	opts adapters.SessionOptions
 	raw  *adapters.UnknownRecords
@@ -46,7 +45,7 @@ func (a *Adapter) startAppServer(ctx context.Context, opts adapters.SessionOptio
 	if err != nil {
 		return nil, adapters.StartError("codex", err)
 	}
-	s := &appSession{p: p, dec: streamparse.NewCodexDecoder(), log: a.log, opts: opts}
+	s := &appSession{p: p, dec: NewCodexDecoder(), log: a.log, opts: opts}
 	s.rpc = jsonrpc.New(p.Stdout, p.Stdin, jsonrpc.Options{Request: s.request, Notify: s.notify, Logger: a.log})
 	s.raw = newUnknownRecords(a.log, func() string {
 		s.mu.Lock()
@@ -185,13 +184,13 @@ func (s *appSession) readLoop() {
 
 // notify decodes a notification, in order with server requests.
 func (s *appSession) notify(r *jsonrpc.Request) {
-	s.route(s.dec.DecodeMessage(streamparse.CodexMessage{Method: r.Method, Params: r.Params}, r.Raw))
+	s.route(s.dec.DecodeMessage(CodexMessage{Method: r.Method, Params: r.Params}, r.Raw))
 }
 
 // request decodes a server request in order with notifications; an
 // approval is answered once the user decides, anything else is refused.
 func (s *appSession) request(_ context.Context, r *jsonrpc.Request) jsonrpc.Job {
-	events := s.dec.DecodeMessage(streamparse.CodexMessage{ID: r.ID, Method: r.Method, Params: r.Params}, r.Raw)
+	events := s.dec.DecodeMessage(CodexMessage{ID: r.ID, Method: r.Method, Params: r.Params}, r.Raw)
 	if len(events) != 1 || events[0].Type != adapters.EventPermission {
 		s.route(events)
 		return func() (any, func(), error) {
@@ -206,7 +205,7 @@ func (s *appSession) request(_ context.Context, r *jsonrpc.Request) jsonrpc.Job 
 	return func() (any, func(), error) {
 		select {
 		case d := <-req.Decision():
-			return map[string]any{"decision": streamparse.CodexDecision(d)}, nil, nil
+			return map[string]any{"decision": CodexDecision(d)}, nil, nil
 		case <-s.rpc.Done():
 			return nil, nil, jsonrpc.ErrClosed
 		}

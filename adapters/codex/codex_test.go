@@ -152,7 +152,7 @@ type fakeRun struct {
 
 func newFake(t *testing.T, fixture string, extraEnv ...string) fakeRun {
 	t.Helper()
-	dir, _ := filepath.Abs(filepath.Join("..", "..", "testdata", "codex"))
+	dir, _ := filepath.Abs("testdata")
 	log := filepath.Join(t.TempDir(), "client.log")
 	env := map[string]string{"CODEX_FAKE": fixture, "CODEX_FAKE_DIR": dir, "CODEX_FAKE_LOG": log}
 	for _, kv := range extraEnv {

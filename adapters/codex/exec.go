@@ -12,7 +12,6 @@ import (
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/proc"
-	"github.com/hubdev/hub/streamparse"
 )
 
 var _ adapters.Session = (*execSession)(nil)
@@ -23,7 +22,7 @@ var _ adapters.Session = (*execSession)(nil)
 type execSession struct {
 	a    *Adapter
 	opts adapters.SessionOptions
-	dec  *streamparse.CodexExecDecoder
+	dec  *CodexExecDecoder
 	log  zerolog.Logger
 	raw  *adapters.UnknownRecords
 
@@ -42,7 +41,7 @@ func (a *Adapter) startExec(opts adapters.SessionOptions) (*execSession, error) 
 	if err != nil {
 		return nil, fmt.Errorf("codex skills: %w", err)
 	}
-	return &execSession{a: a, opts: opts, dec: streamparse.NewCodexExecDecoder(), log: a.log, thread: opts.ResumeID,
+	return &execSession{a: a, opts: opts, dec: NewCodexExecDecoder(), log: a.log, thread: opts.ResumeID,
 		raw: newUnknownRecords(a.log, a.cliVersion), skills: text}, nil
 }
 

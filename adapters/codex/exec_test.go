@@ -70,7 +70,7 @@ func newExecFake(t *testing.T, fixture, mode string) execFake {
 	if err := os.WriteFile(script, []byte(execFakeScript), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	stream, _ := filepath.Abs(filepath.Join("..", "..", "testdata", "codex", fixture, "stream.jsonl"))
+	stream, _ := filepath.Abs(filepath.Join("testdata", fixture, "stream.jsonl"))
 	f := execFake{args: filepath.Join(dir, "args"), child: filepath.Join(dir, "child.pid"), images: filepath.Join(dir, "images")}
 	f.a = New(config.AgentConfig{Command: config.Command{script}, Env: map[string]string{
 		"CODEX_FAKE_ARGS": f.args, "CODEX_FAKE_CHILD": f.child, "CODEX_FAKE_STREAM": stream, "CODEX_FAKE_MODE": mode,

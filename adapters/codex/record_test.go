@@ -3,7 +3,7 @@
 package codex
 
 // Records real `codex app-server` traffic against the mock Responses server
-// into testdata/codex/<case>/stream.jsonl. Run by hand:
+// into adapters/codex/testdata/<case>/stream.jsonl. Run by hand:
 //   CODEX_BIN=... go test -tags codexrecord -run TestRecord ./adapters/codex/
 
 import (
@@ -101,7 +101,7 @@ func record(t *testing.T, bin string, c recCase) {
 		t.Fatal(err)
 	}
 	defer cmd.Process.Kill()
-	dir := filepath.Join("..", "..", "testdata", "codex", c.name)
+	dir := filepath.Join("testdata", c.name)
 	os.MkdirAll(dir, 0o755)
 	f, _ := os.Create(filepath.Join(dir, "stream.jsonl"))
 	defer f.Close()
@@ -178,8 +178,8 @@ func handle(t *testing.T, in interface{ Write([]byte) (int, error) }, m map[stri
 }
 
 // Exec recordings: real `codex exec --json` runs against the mock Responses
-// server, stored as testdata/codex/exec-<case>/stream.jsonl (goldens:
-// go test ./streamparse -run CodexFixtures -update). Run by hand:
+// server, stored as adapters/codex/testdata/exec-<case>/stream.jsonl (goldens:
+// go test ./adapters/codex -run CodexFixtures -update). Run by hand:
 //   CODEX_BIN=$PWD/.cache/e2e/codex/node_modules/.bin/codex \
 //     go test -tags codexrecord -run TestRecordExec -v ./adapters/codex/
 // (CASE=exec-text records one case.) The temp cwd becomes /home/dev/project
@@ -278,7 +278,7 @@ func recordExec(t *testing.T, bin string, c execRecCase) {
 	if out == "" {
 		t.Fatal("no output")
 	}
-	dir := filepath.Join("..", "..", "testdata", "codex", c.name)
+	dir := filepath.Join("testdata", c.name)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}

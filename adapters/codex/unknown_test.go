@@ -90,7 +90,7 @@ func TestAppServer_UnknownRecordWarnsOncePerTypePerSession(t *testing.T) {
 }
 
 func TestExecFallback_UnknownRecordWarnsWithKnownOrUnknownVersion(t *testing.T) {
-	recorded, err := os.ReadFile(filepath.Join("..", "..", "testdata", "codex", "exec-tool", "stream.jsonl"))
+	recorded, err := os.ReadFile(filepath.Join("testdata", "exec-tool", "stream.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}

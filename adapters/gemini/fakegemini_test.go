@@ -136,7 +136,7 @@ func replayACP(path string) {
 // fixture is the absolute path of a recorded gemini stream.
 func fixture(t *testing.T, name string) string {
 	t.Helper()
-	p, err := filepath.Abs(filepath.Join("..", "..", "testdata", "gemini", name, "stream.jsonl"))
+	p, err := filepath.Abs(filepath.Join("testdata", name, "stream.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,6 @@ import (
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/adapters/acpclient"
 	"github.com/hubdev/hub/internal/config"
-	"github.com/hubdev/hub/streamparse"
 )
 
 // Name is the registry key.
@@ -70,7 +69,7 @@ func New(ac config.AgentConfig, version string, log zerolog.Logger) *acpclient.A
 		WrapStart: wrapStart(env, plainShell, log),
 		Fallback: acpclient.StreamJSON{Name: Name, Env: env, Logger: log,
 			Argv:           func(p, id string, o adapters.SessionOptions) []string { return FallbackArgv(argv, p, id, o) },
-			NewDecoder:     func() acpclient.LineDecoder { return streamparse.NewGeminiDecoder() },
+			NewDecoder:     func() acpclient.LineDecoder { return NewGeminiDecoder() },
 			TestedVersions: TestedVersions, Version: adapters.CLIVersion(plainArgv(argv), env, versionTimeout),
 			Quiet: func(source string) bool { return source == invalidSource },
 		}.Fallback(),

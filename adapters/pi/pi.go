@@ -1,7 +1,7 @@
 // Package pi drives the pi coding agent (@mariozechner/pi-coding-agent,
 // tested with 0.73.1) through one long-lived `pi --mode rpc` process per
 // session: each user turn is a `prompt` command on stdin, Cancel sends
-// `abort`, and pi's JSONL events are normalized by streamparse.PiDecoder.
+// `abort`, and pi's JSONL events are normalized by PiDecoder.
 // After start the adapter asks `get_state` for pi's session id and file,
 // reports them as session_info, and resumes later with `--session <id>`.
 //

@@ -25,7 +25,7 @@ func fakeAdapter(t *testing.T, scenario string) (*Adapter, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, err := filepath.Abs(filepath.Join("..", "..", "testdata", "pi"))
+	data, err := filepath.Abs("testdata")
 	if err != nil {
 		t.Fatal(err)
 	}

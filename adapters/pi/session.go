@@ -13,7 +13,6 @@ import (
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/proc"
-	"github.com/hubdev/hub/streamparse"
 )
 
 var (
@@ -46,14 +45,14 @@ type session struct {
 	log      zerolog.Logger
 	proc     *proc.Process
 	stopLife context.CancelFunc
-	dec      *streamparse.PiDecoder
+	dec      *PiDecoder
 	unknown  *adapters.UnknownRecords
 	writeMu  sync.Mutex
 	done     chan struct{} // closed when the reader has seen the process exit
 
 	mu        sync.Mutex
 	turn      *turn
-	pending   map[string]chan streamparse.PiResponse
+	pending   map[string]chan PiResponse
 	seq       int
 	closed    bool
 	dead      error
@@ -75,7 +74,7 @@ type turn struct {
 
 func newSession(o Options, cwd string, p *proc.Process, stop context.CancelFunc, unknown *adapters.UnknownRecords) *session {
 	s := &session{opts: o, log: o.Log.With().Str("agent", Name).Logger(), proc: p, stopLife: stop, unknown: unknown,
-		dec: streamparse.NewPiDecoder(cwd), done: make(chan struct{}), pending: map[string]chan streamparse.PiResponse{}}
+		dec: NewPiDecoder(cwd), done: make(chan struct{}), pending: map[string]chan PiResponse{}}
 	s.dec.OnResponse = s.onResponse
 	go s.read()
 	return s
@@ -124,7 +123,7 @@ func (s *session) route(ev adapters.Event) {
 	if ev.Type == adapters.EventRaw && ev.Source == "pi:extension_ui_request" {
 		s.answerDialog(ev.Raw)
 	}
-	if streamparse.PiUnknownRecord(ev) != "" {
+	if PiUnknownRecord(ev) != "" {
 		s.unknown.Note(ev.Source)
 	}
 	s.mu.Lock()
@@ -185,7 +184,7 @@ func (s *session) finish(t *turn, evs ...adapters.Event) {
 	close(t.finished)
 }
 
-func (s *session) onResponse(r streamparse.PiResponse) bool {
+func (s *session) onResponse(r PiResponse) bool {
 	s.mu.Lock()
 	ch, ok := s.pending[r.ID]
 	delete(s.pending, r.ID)
@@ -197,7 +196,7 @@ func (s *session) onResponse(r streamparse.PiResponse) bool {
 		return true
 	case t != nil && r.ID == t.promptID:
 		if !r.Success {
-			code := streamparse.PiErrorCode(r.Error)
+			code := PiErrorCode(r.Error)
 			if code == adapters.CodeProvider {
 				code = adapters.CodeProtocol
 			}
@@ -222,10 +221,10 @@ func (s *session) onExit(exitErr error) {
 	s.dead = exitErr
 	t := s.turn
 	pending := s.pending
-	s.pending = map[string]chan streamparse.PiResponse{}
+	s.pending = map[string]chan PiResponse{}
 	s.mu.Unlock()
 	for _, ch := range pending {
-		ch <- streamparse.PiResponse{Error: exitErr.Error()}
+		ch <- PiResponse{Error: exitErr.Error()}
 	}
 	if t == nil {
 		return
@@ -268,20 +267,20 @@ func (s *session) nextID(kind string) string {
 }
 
 // call sends cmd and waits for its response.
-func (s *session) call(ctx context.Context, cmd map[string]any) (streamparse.PiResponse, error) {
+func (s *session) call(ctx context.Context, cmd map[string]any) (PiResponse, error) {
 	id := s.nextID(fmt.Sprint(cmd["type"]))
 	cmd["id"] = id
-	ch := make(chan streamparse.PiResponse, 1)
+	ch := make(chan PiResponse, 1)
 	s.mu.Lock()
 	if s.dead != nil {
 		err := s.dead
 		s.mu.Unlock()
-		return streamparse.PiResponse{}, err
+		return PiResponse{}, err
 	}
 	s.pending[id] = ch
 	s.mu.Unlock()
 	if err := s.write(cmd); err != nil {
-		return streamparse.PiResponse{}, err
+		return PiResponse{}, err
 	}
 	select {
 	case r := <-ch:
@@ -293,7 +292,7 @@ func (s *session) call(ctx context.Context, cmd map[string]any) (streamparse.PiR
 		s.mu.Lock()
 		delete(s.pending, id)
 		s.mu.Unlock()
-		return streamparse.PiResponse{}, fmt.Errorf("waiting for pi %v: %w (stderr: %s)", cmd["type"], ctx.Err(), s.proc.StderrTail(3))
+		return PiResponse{}, fmt.Errorf("waiting for pi %v: %w (stderr: %s)", cmd["type"], ctx.Err(), s.proc.StderrTail(3))
 	}
 }
 

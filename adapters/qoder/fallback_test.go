@@ -17,7 +17,7 @@ import (
 // A qodercli without ACP falls back to stream-json; the recorded partial
 // stream must reach the user with each text once (deltas, not the repeat).
 func TestAdapter_FallbackTextOnce(t *testing.T) {
-	fixture, err := filepath.Abs("../../testdata/qodercli/streamjson-tool-partial/stream.jsonl")
+	fixture, err := filepath.Abs("testdata/streamjson-tool-partial/stream.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}

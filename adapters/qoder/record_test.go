@@ -2,7 +2,7 @@
 
 package qoder
 
-// Records real qodercli output into testdata/qodercli/<case>/stream.jsonl.
+// Records real qodercli output into adapters/qoder/testdata/<case>/stream.jsonl.
 // qodercli cannot use a custom model endpoint (clis.md §4.4), so the model
 // side is its hidden test hook: --fake-responses <file> with canned Gemini
 // GenerateContentResponse chunks (one line per model call), user settings
@@ -166,7 +166,7 @@ func record(t *testing.T, bin string, c recCase) {
 	} else {
 		lines = recordStreamJSON(ctx, t, bin, e, c)
 	}
-	dir := filepath.Join("..", "..", "testdata", "qodercli", c.name)
+	dir := filepath.Join("testdata", c.name)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}

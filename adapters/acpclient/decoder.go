@@ -1,0 +1,543 @@
+package acpclient
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"sync/atomic"
+
+	"github.com/hubdev/hub/adapters"
+)
+
+// ACPDecoder turns the agent-to-client side of an ACP JSON-RPC stream
+// (session/update notifications, permission requests, the prompt response)
+// into Events. It remembers which tool calls were announced so an update for
+// an unknown id is reported as a new tool call.
+//
+// qodercli reports a failed model call twice: an "[Error] <message>" message
+// chunk, then a JSON-RPC error on session/prompt with the same message. The
+// decoder holds such a chunk until the next content: dropped when the
+// prompt's error repeats it, emitted before it otherwise. Adapters that see
+// the prompt's answer elsewhere pass its events through EndTurn.
+type ACPDecoder struct {
+	tools map[string]bool
+	// held is atomic because an adapter ends the turn on another goroutine
+	// than the one reading updates.
+	held atomic.Pointer[adapters.Event]
+}
+
+// acpMessage is any JSON-RPC message on the wire.
+type acpMessage struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Params json.RawMessage `json:"params"`
+	Result json.RawMessage `json:"result"`
+	Error  *acpRPCError    `json:"error"`
+}
+
+type acpRPCError struct {
+	Code    int             `json:"code"`
+	Message string          `json:"message"`
+	Data    json.RawMessage `json:"data"`
+}
+
+// acpUpdate is the flattened union of every SessionUpdate variant hub reads.
+type acpUpdate struct {
+	SessionUpdate     string               `json:"sessionUpdate"`
+	Content           json.RawMessage      `json:"content"`
+	MessageID         string               `json:"messageId"`
+	ToolCallID        string               `json:"toolCallId"`
+	Entries           []adapters.PlanEntry `json:"entries"`
+	AvailableCommands []acpCommand         `json:"availableCommands"`
+	Used              *int64               `json:"used"`
+	Size              *int64               `json:"size"`
+	Cost              *acpCost             `json:"cost"`
+	Title             *string              `json:"title"`
+}
+
+type acpCommand struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	Input       *struct {
+		Hint string `json:"hint"`
+	} `json:"input"`
+}
+
+type acpCost struct {
+	Amount   float64 `json:"amount"`
+	Currency string  `json:"currency"`
+}
+
+// acpContentBlock is an ACP ContentBlock (text, image, audio, resource_link, resource).
+type acpContentBlock struct {
+	Type     string `json:"type"`
+	Text     string `json:"text"`
+	Data     string `json:"data"`
+	MimeType string `json:"mimeType"`
+	URI      string `json:"uri"`
+	Name     string `json:"name"`
+	Resource *struct {
+		URI  string `json:"uri"`
+		Text string `json:"text"`
+	} `json:"resource"`
+}
+
+// acpToolCall is the union of ToolCall and ToolCallUpdate.
+type acpToolCall struct {
+	ToolCallID string               `json:"toolCallId"`
+	Name       string               `json:"name"`
+	Title      *string              `json:"title"`
+	Kind       string               `json:"kind"`
+	Status     string               `json:"status"`
+	Content    []acpToolContent     `json:"content"`
+	Locations  []adapters.Location  `json:"locations"`
+	RawInput   json.RawMessage      `json:"rawInput"`
+	RawOutput  json.RawMessage      `json:"rawOutput"`
+	Meta       map[string]acpMetaNS `json:"_meta"`
+}
+
+// acpMetaNS reads vendor tool names such as _meta.qoder.toolName.
+type acpMetaNS struct {
+	ToolName string `json:"toolName"`
+}
+
+func (m *acpMetaNS) UnmarshalJSON(b []byte) error {
+	var v struct {
+		ToolName string `json:"toolName"`
+	}
+	if json.Unmarshal(b, &v) == nil {
+		m.ToolName = v.ToolName
+	}
+	return nil
+}
+
+type acpToolContent struct {
+	Type       string           `json:"type"`
+	Content    *acpContentBlock `json:"content"`
+	Path       string           `json:"path"`
+	OldText    *string          `json:"oldText"`
+	NewText    string           `json:"newText"`
+	TerminalID string           `json:"terminalId"`
+}
+
+type acpPermissionParams struct {
+	ToolCall acpToolCall     `json:"toolCall"`
+	Options  []acpPermOption `json:"options"`
+}
+
+type acpPermOption struct {
+	OptionID string `json:"optionId"`
+	Name     string `json:"name"`
+	Kind     string `json:"kind"`
+}
+
+// NewACPDecoder returns a decoder for one ACP session stream.
+func NewACPDecoder() *ACPDecoder { return &ACPDecoder{} }
+
+// DecodeACP decodes a whole newline-separated ACP stream.
+func DecodeACP(data []byte) []adapters.Event {
+	return adapters.DecodeLines(NewACPDecoder(), data)
+}
+
+// Decode decodes one JSON-RPC message line written by the agent.
+func (d *ACPDecoder) Decode(line []byte) []adapters.Event {
+	return d.settle(d.decodeLine(line))
+}
+
+func (d *ACPDecoder) decodeLine(line []byte) []adapters.Event {
+	line = bytes.TrimSpace(line)
+	if len(line) == 0 {
+		return nil
+	}
+	var m acpMessage
+	if err := json.Unmarshal(line, &m); err != nil {
+		return []adapters.Event{adapters.RawEvent("acp:invalid", line)}
+	}
+	switch {
+	case m.Method == "session/update":
+		var p struct {
+			Update json.RawMessage `json:"update"`
+		}
+		if json.Unmarshal(m.Params, &p) != nil || len(p.Update) == 0 {
+			return []adapters.Event{adapters.RawEvent("acp:session/update", line)}
+		}
+		return d.decodeUpdate(p.Update)
+	case m.Method == "session/request_permission":
+		pr, err := d.DecodePermission(m.Params)
+		if err != nil {
+			return []adapters.Event{adapters.RawEvent("acp:session/request_permission", line)}
+		}
+		return []adapters.Event{{Type: adapters.EventPermission, Permission: pr}}
+	case m.Method != "":
+		return []adapters.Event{adapters.RawEvent("acp:"+m.Method, line)}
+	case m.Error != nil:
+		return []adapters.Event{
+			{Type: adapters.EventError, Error: ACPError(m.Error.Code, m.Error.Message, m.Error.Data)},
+			{Type: adapters.EventDone, StopReason: adapters.StopEndTurn},
+		}
+	default:
+		return d.decodeResult(m.Result, line)
+	}
+}
+
+// decodeResult handles responses: a prompt result ends the turn, a
+// session/new result names the session, others are raw.
+func (d *ACPDecoder) decodeResult(result json.RawMessage, line []byte) []adapters.Event {
+	var r struct {
+		StopReason string `json:"stopReason"`
+		SessionID  string `json:"sessionId"`
+	}
+	if json.Unmarshal(result, &r) != nil {
+		return []adapters.Event{adapters.RawEvent("acp:response", line)}
+	}
+	switch {
+	case r.StopReason != "":
+		stop, usage := ACPPromptResult(result)
+		var out []adapters.Event
+		if usage != nil {
+			out = append(out, adapters.Event{Type: adapters.EventUsage, Usage: usage})
+		}
+		return append(out, adapters.Event{Type: adapters.EventDone, StopReason: stop})
+	case r.SessionID != "":
+		return []adapters.Event{{Type: adapters.EventSessionInfo, Session: &adapters.SessionInfo{AgentSessionID: r.SessionID}}}
+	}
+	return []adapters.Event{adapters.RawEvent("acp:response", line)}
+}
+
+// DecodeUpdate decodes the `update` object of one session/update notification.
+func (d *ACPDecoder) DecodeUpdate(update json.RawMessage) []adapters.Event {
+	return d.settle(d.decodeUpdate(update))
+}
+
+// EndTurn passes the events that end a prompt turn (its result or error, as
+// the adapter built them) through the decoder: a held "[Error]" chunk comes
+// out before them, or not at all when their error repeats it.
+func (d *ACPDecoder) EndTurn(evs []adapters.Event) []adapters.Event {
+	return d.settle(evs)
+}
+
+// settle holds an "[Error]" chunk and releases the one held before, unless
+// evs repeat it as an error; session-level updates leave it held.
+func (d *ACPDecoder) settle(evs []adapters.Event) []adapters.Event {
+	if len(evs) == 1 && evs[0].Type == adapters.EventText && acpErrorText(evs[0].Text) != "" {
+		ev := evs[0]
+		evs = nil
+		if prev := d.held.Swap(&ev); prev != nil {
+			evs = []adapters.Event{*prev}
+		}
+		return evs
+	}
+	if d.held.Load() == nil || acpSessionLevel(evs) {
+		return evs
+	}
+	prev := d.held.Swap(nil)
+	if prev == nil || acpErrorRepeats(evs, acpErrorText(prev.Text)) {
+		return evs
+	}
+	return append([]adapters.Event{*prev}, evs...)
+}
+
+// acpErrorText is the message of an "[Error] <message>" chunk, else "".
+func acpErrorText(text string) string {
+	rest, ok := strings.CutPrefix(text, "[Error]")
+	if !ok {
+		return ""
+	}
+	return adapters.OneLine(rest)
+}
+
+func acpErrorRepeats(evs []adapters.Event, msg string) bool {
+	for _, e := range evs {
+		if e.Type == adapters.EventError && e.Error != nil &&
+			(strings.Contains(e.Error.Message, msg) || strings.Contains(e.Error.Detail, msg)) {
+			return true
+		}
+	}
+	return false
+}
+
+// acpSessionLevel reports whether evs carry only session state (usage,
+// commands, session info), which may come between the chunk and the error.
+func acpSessionLevel(evs []adapters.Event) bool {
+	for _, e := range evs {
+		switch e.Type {
+		case adapters.EventUsage, adapters.EventCommands, adapters.EventSessionInfo:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+func (d *ACPDecoder) decodeUpdate(update json.RawMessage) []adapters.Event {
+	var u acpUpdate
+	if err := json.Unmarshal(update, &u); err != nil {
+		return []adapters.Event{adapters.RawEvent("acp:invalid", update)}
+	}
+	switch u.SessionUpdate {
+	case "agent_message_chunk", "agent_thought_chunk":
+		var c acpContentBlock
+		if json.Unmarshal(u.Content, &c) != nil {
+			return []adapters.Event{adapters.RawEvent("acp:"+u.SessionUpdate, update)}
+		}
+		return d.chunk(u, c, update)
+	case "tool_call", "tool_call_update":
+		return d.tool(u.SessionUpdate, update)
+	case "plan":
+		return []adapters.Event{{Type: adapters.EventPlan, Plan: u.Entries}}
+	case "available_commands_update":
+		return []adapters.Event{{Type: adapters.EventCommands, Commands: acpCommands(u.AvailableCommands)}}
+	case "usage_update":
+		return []adapters.Event{{Type: adapters.EventUsage, Usage: acpUsage(u)}}
+	case "session_info_update":
+		if u.Title == nil {
+			break
+		}
+		return []adapters.Event{{Type: adapters.EventSessionInfo, Session: &adapters.SessionInfo{Title: *u.Title}}}
+	}
+	return []adapters.Event{adapters.RawEvent("acp:"+u.SessionUpdate, update)}
+}
+
+func (d *ACPDecoder) chunk(u acpUpdate, c acpContentBlock, update json.RawMessage) []adapters.Event {
+	text, ok := acpBlockText(c)
+	if !ok {
+		return []adapters.Event{adapters.RawEvent("acp:"+u.SessionUpdate+"/"+c.Type, update)}
+	}
+	t := adapters.EventText
+	if u.SessionUpdate == "agent_thought_chunk" {
+		t = adapters.EventThought
+	}
+	return []adapters.Event{{Type: t, Text: text, MessageID: u.MessageID}}
+}
+
+// acpBlockText renders the text-like content blocks as text.
+func acpBlockText(c acpContentBlock) (string, bool) {
+	switch c.Type {
+	case "text":
+		return c.Text, true
+	case "resource_link":
+		return c.URI, true
+	case "resource":
+		if c.Resource != nil && c.Resource.Text != "" {
+			return c.Resource.Text, true
+		}
+	}
+	return "", false
+}
+
+func (d *ACPDecoder) tool(kind string, update json.RawMessage) []adapters.Event {
+	var tc acpToolCall
+	if json.Unmarshal(update, &tc) != nil {
+		return []adapters.Event{adapters.RawEvent("acp:"+kind, update)}
+	}
+	return d.toolCall(kind, tc, update)
+}
+
+func (d *ACPDecoder) toolCall(kind string, tc acpToolCall, update json.RawMessage) []adapters.Event {
+	if tc.ToolCallID == "" {
+		return []adapters.Event{adapters.RawEvent("acp:"+kind, update)}
+	}
+	if d.tools == nil {
+		d.tools = map[string]bool{}
+	}
+	tool := acpConvertTool(tc)
+	if kind == "tool_call" || !d.tools[tc.ToolCallID] {
+		d.tools[tc.ToolCallID] = true
+		acpFillDefaults(&tool)
+		return []adapters.Event{{Type: adapters.EventToolCall, Tool: &tool}}
+	}
+	return []adapters.Event{{Type: adapters.EventToolUpdate, Tool: &tool}}
+}
+
+// acpFillDefaults applies ACP's defaults to a newly announced tool call.
+func acpFillDefaults(t *adapters.ToolCall) {
+	if t.Title == "" {
+		t.Title = t.Name
+	}
+	if t.Title == "" {
+		t.Title = t.ID
+	}
+	if t.Kind == "" {
+		t.Kind = adapters.KindOther
+	}
+	if t.Status == "" {
+		t.Status = adapters.StatusPending
+	}
+}
+
+func acpConvertTool(tc acpToolCall) adapters.ToolCall {
+	t := adapters.ToolCall{
+		ID:        tc.ToolCallID,
+		Name:      tc.Name,
+		Kind:      adapters.ToolKind(tc.Kind),
+		Status:    adapters.ToolStatus(tc.Status),
+		Locations: tc.Locations,
+		RawInput:  adapters.RawOrNil(tc.RawInput),
+		RawOutput: adapters.RawOrNil(tc.RawOutput),
+	}
+	if tc.Title != nil {
+		t.Title = *tc.Title
+	}
+	if t.Name == "" {
+		t.Name = acpMetaToolName(tc.Meta)
+	}
+	for _, c := range tc.Content {
+		if tcc, ok := acpConvertToolContent(c); ok {
+			t.Content = append(t.Content, tcc)
+		}
+	}
+	return t
+}
+
+// acpMetaToolName picks the first namespace (by name, so the choice is
+// stable) that names the tool.
+func acpMetaToolName(meta map[string]acpMetaNS) string {
+	var ns, name string
+	for k, v := range meta {
+		if v.ToolName != "" && (name == "" || k < ns) {
+			ns, name = k, v.ToolName
+		}
+	}
+	return name
+}
+
+func acpConvertToolContent(c acpToolContent) (adapters.ToolContent, bool) {
+	switch c.Type {
+	case "diff":
+		return adapters.ToolContent{Type: adapters.ToolContentDiff, Path: c.Path, OldText: c.OldText, NewText: c.NewText}, true
+	case "terminal":
+		return adapters.ToolContent{Type: adapters.ToolContentTerminal, TerminalID: c.TerminalID}, true
+	case "content":
+		if c.Content == nil {
+			return adapters.ToolContent{}, false
+		}
+		if c.Content.Type == "image" {
+			return adapters.ToolContent{Type: adapters.ToolContentImage, Data: c.Content.Data, MimeType: c.Content.MimeType}, true
+		}
+		if text, ok := acpBlockText(*c.Content); ok {
+			return adapters.ToolContent{Type: adapters.ToolContentText, Text: text}, true
+		}
+	}
+	return adapters.ToolContent{}, false
+}
+
+// DecodePermission decodes session/request_permission params into a request
+// whose options keep the agent's optionIds.
+func (d *ACPDecoder) DecodePermission(params json.RawMessage) (*adapters.PermissionRequest, error) {
+	var p acpPermissionParams
+	if err := json.Unmarshal(params, &p); err != nil {
+		return nil, err
+	}
+	return acpPermission(p), nil
+}
+
+func acpPermission(p acpPermissionParams) *adapters.PermissionRequest {
+	tool := acpConvertTool(p.ToolCall)
+	acpFillDefaults(&tool)
+	opts := make([]adapters.PermissionOption, 0, len(p.Options))
+	for _, o := range p.Options {
+		opts = append(opts, adapters.PermissionOption{ID: o.OptionID, Name: o.Name, Kind: adapters.PermissionOptionKind(o.Kind)})
+	}
+	if len(opts) == 0 {
+		opts = []adapters.PermissionOption{}
+	}
+	return adapters.NewPermissionRequest(tool, opts)
+}
+
+func acpCommands(in []acpCommand) []adapters.Command {
+	out := make([]adapters.Command, 0, len(in))
+	for _, c := range in {
+		cmd := adapters.Command{Name: c.Name, Description: c.Description}
+		if c.Input != nil {
+			cmd.InputHint = c.Input.Hint
+		}
+		out = append(out, cmd)
+	}
+	return out
+}
+
+func acpUsage(u acpUpdate) *adapters.Usage {
+	us := &adapters.Usage{}
+	if u.Used != nil {
+		us.ContextUsed = *u.Used
+	}
+	if u.Size != nil {
+		us.ContextSize = *u.Size
+	}
+	if u.Cost != nil && strings.EqualFold(u.Cost.Currency, "USD") {
+		amount := u.Cost.Amount
+		us.CostUSD = &amount
+	}
+	return us
+}
+
+// acpPromptUsage is the unstable `usage` field of a prompt result.
+type acpPromptUsage struct {
+	InputTokens       int64 `json:"inputTokens"`
+	OutputTokens      int64 `json:"outputTokens"`
+	ThoughtTokens     int64 `json:"thoughtTokens"`
+	CachedReadTokens  int64 `json:"cachedReadTokens"`
+	CachedWriteTokens int64 `json:"cachedWriteTokens"`
+}
+
+// acpQuota is gemini's `_meta.quota` of a prompt result.
+type acpQuota struct {
+	TokenCount struct {
+		InputTokens  int64 `json:"input_tokens"`
+		OutputTokens int64 `json:"output_tokens"`
+	} `json:"token_count"`
+}
+
+// ACPPromptResult reads a session/prompt result: the stop reason and token
+// usage from the unstable `usage` field or gemini's `_meta.quota`.
+func ACPPromptResult(result json.RawMessage) (adapters.StopReason, *adapters.Usage) {
+	var r struct {
+		StopReason string          `json:"stopReason"`
+		Usage      *acpPromptUsage `json:"usage"`
+		Meta       struct {
+			Quota *acpQuota `json:"quota"`
+		} `json:"_meta"`
+	}
+	_ = json.Unmarshal(result, &r)
+	return acpStopReason(r.StopReason), acpResultUsage(r.Usage, r.Meta.Quota)
+}
+
+func acpStopReason(s string) adapters.StopReason {
+	if s == "" {
+		return adapters.StopEndTurn
+	}
+	return adapters.StopReason(s)
+}
+
+func acpResultUsage(pu *acpPromptUsage, q *acpQuota) *adapters.Usage {
+	switch {
+	case pu != nil && pu.InputTokens+pu.OutputTokens > 0:
+		return &adapters.Usage{InputTokens: pu.InputTokens, OutputTokens: pu.OutputTokens,
+			ThoughtTokens: pu.ThoughtTokens, CacheReadTokens: pu.CachedReadTokens,
+			CacheWriteTokens: pu.CachedWriteTokens}
+	case q != nil && q.TokenCount.InputTokens+q.TokenCount.OutputTokens > 0:
+		return &adapters.Usage{InputTokens: q.TokenCount.InputTokens, OutputTokens: q.TokenCount.OutputTokens}
+	}
+	return nil
+}
+
+// ACPError turns a JSON-RPC error from an ACP agent into a user-facing error.
+func ACPError(code int, message string, data json.RawMessage) *adapters.ErrorInfo {
+	e := &adapters.ErrorInfo{Message: adapters.OneLine(message), Code: adapters.CodeProtocol, Fatal: true}
+	switch {
+	case code == -32000:
+		e.Code = adapters.CodeAuth
+	// Not JSON-RPC codes: qodercli and gemini pass the model service's HTTP
+	// status on when a model call fails.
+	case code == 401 || code == 403:
+		e.Code = adapters.CodeAuth
+	case code == 429:
+		e.Code = adapters.CodeRateLimit
+	case code >= 400 && code <= 599:
+		e.Code = adapters.CodeProvider
+	}
+	if len(data) > 0 && string(data) != "null" {
+		e.Detail = adapters.OneLine(string(data))
+	}
+	return e
+}

@@ -1,0 +1,289 @@
+package claude
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+
+	"github.com/hubdev/hub/adapters"
+)
+
+// Source prefixes used by the claude decoder for EventRaw and permission
+// events; adapters match on them.
+const (
+	ClaudeSourceControlRequest  = "claude:control_request/"
+	ClaudeSourceControlResponse = "claude:control_response"
+	ClaudeSourceCanUseTool      = "claude:control_request/can_use_tool"
+)
+
+// ClaudeDecoder decodes Claude Code's `--output-format stream-json` lines,
+// with or without `--include-partial-messages`. It is stateful across the
+// lines of one stream and not safe for concurrent use.
+type ClaudeDecoder struct {
+	blocks   map[claudeBlockKey]*claudeBlock
+	streamed map[string]bool              // message ids whose text arrived as deltas
+	tools    map[string]*claudeToolRecord // tool_use id -> what was emitted
+	msgID    map[string]string            // parent tool id -> current streamed message id
+	tasks    []*claudeTask                // task list built from TaskCreate/TaskUpdate/TaskList
+	// unclaimed holds text streamed without a known message id (qodercli
+	// sends no message_start); the assistant block that repeats it claims it.
+	unclaimed []claudeUnclaimed
+	// CLI is the program named in error messages; "" means claude.
+	CLI      string
+	session  string
+	model    string
+	commands string
+	// apiError is the "error" kind (authentication_failed, rate_limit, ...)
+	// of an is_api_error_message assistant line; its result line only
+	// carries the text, and "Not logged in" has no HTTP status.
+	apiError string
+	// Version is the CLI version from the last system/init ("" before).
+	Version string
+}
+
+type claudeBlockKey struct {
+	parent string
+	index  int
+}
+
+type claudeBlock struct {
+	kind  string // text | thinking | tool_use | other
+	id    string
+	name  string
+	input []byte
+}
+
+type claudeToolRecord struct {
+	name string
+	plan bool // TodoWrite and task tools: shown as a plan, their results are not tool updates
+	edit bool
+}
+
+// NewClaudeDecoder returns a decoder for one stream.
+func NewClaudeDecoder() *ClaudeDecoder {
+	return &ClaudeDecoder{
+		blocks:   map[claudeBlockKey]*claudeBlock{},
+		streamed: map[string]bool{},
+		tools:    map[string]*claudeToolRecord{},
+		msgID:    map[string]string{},
+	}
+}
+
+// DecodeClaude decodes a whole stream, one record per line.
+func DecodeClaude(data []byte) []adapters.Event {
+	d := NewClaudeDecoder()
+	var out []adapters.Event
+	for len(data) > 0 {
+		line := data
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			line, data = data[:i], data[i+1:]
+		} else {
+			data = nil
+		}
+		out = append(out, d.Decode(line)...)
+	}
+	return out
+}
+
+// claudeLine is the union of every record shape the decoder reads. Large
+// nested parts stay json.RawMessage until their type is known.
+type claudeLine struct {
+	Type            string          `json:"type"`
+	Subtype         string          `json:"subtype"`
+	SessionID       string          `json:"session_id"`
+	ParentToolUseID *string         `json:"parent_tool_use_id"`
+	Model           string          `json:"model"`
+	SlashCommands   []string        `json:"slash_commands"`
+	Version         string          `json:"claude_code_version"`
+	Event           json.RawMessage `json:"event"`
+	APIMessageID    string          `json:"api_message_id"`
+	Message         json.RawMessage `json:"message"`
+	IsAPIError      bool            `json:"is_api_error_message"`
+	ToolUseResult   json.RawMessage `json:"tool_use_result"`
+	IsError         bool            `json:"is_error"`
+	Result          string          `json:"result"`
+	StopReason      *string         `json:"stop_reason"`
+	TerminalReason  string          `json:"terminal_reason"`
+	TotalCostUSD    *float64        `json:"total_cost_usd"`
+	Usage           *claudeUsage    `json:"usage"`
+	ModelUsage      map[string]struct {
+		ContextWindow int64 `json:"contextWindow"`
+	} `json:"modelUsage"`
+	Errors         []string        `json:"errors"`
+	APIErrorStatus *int            `json:"api_error_status"`
+	Attempt        int             `json:"attempt"`
+	MaxRetries     int             `json:"max_retries"`
+	RetryDelayMS   float64         `json:"retry_delay_ms"`
+	ErrorStatus    *int            `json:"error_status"`
+	Error          json.RawMessage `json:"error"`
+	RequestID      string          `json:"request_id"`
+	Request        json.RawMessage `json:"request"`
+	RateLimitInfo  *struct {
+		Status        string `json:"status"`
+		ResetsAt      int64  `json:"resetsAt"`
+		RateLimitType string `json:"rateLimitType"`
+	} `json:"rate_limit_info"`
+}
+
+type claudeUsage struct {
+	InputTokens         int64 `json:"input_tokens"`
+	OutputTokens        int64 `json:"output_tokens"`
+	CacheReadTokens     int64 `json:"cache_read_input_tokens"`
+	CacheCreationTokens int64 `json:"cache_creation_input_tokens"`
+	OutputDetails       *struct {
+		ThinkingTokens int64 `json:"thinking_tokens"`
+	} `json:"output_tokens_details"`
+}
+
+// Decode turns one line into zero or more events.
+func (d *ClaudeDecoder) Decode(line []byte) []adapters.Event {
+	line = bytes.TrimSpace(line)
+	if len(line) == 0 {
+		return nil
+	}
+	var l claudeLine
+	if err := json.Unmarshal(line, &l); err != nil {
+		return []adapters.Event{adapters.RawEvent("claude:malformed", line)}
+	}
+	switch l.Type {
+	case "system":
+		return d.system(&l, line)
+	case "stream_event":
+		return d.streamEvent(&l, line)
+	case "assistant":
+		return d.assistant(&l, line)
+	case "user":
+		return d.user(&l)
+	case "result":
+		return d.result(&l)
+	case "control_request":
+		return d.controlRequest(&l, line)
+	case "control_response":
+		return []adapters.Event{adapters.RawEvent(ClaudeSourceControlResponse, line)}
+	case "rate_limit_event":
+		return d.rateLimit(&l, line)
+	}
+	return []adapters.Event{adapters.RawEvent("claude:"+l.Type, line)}
+}
+
+func (d *ClaudeDecoder) system(l *claudeLine, line []byte) []adapters.Event {
+	switch l.Subtype {
+	case "init":
+		return d.init(l)
+	case "status", "thinking_tokens":
+		return nil
+	case "api_retry":
+		return []adapters.Event{claudeRetry(l, d.cliName())}
+	}
+	return []adapters.Event{adapters.RawEvent("claude:system/"+l.Subtype, line)}
+}
+
+func (d *ClaudeDecoder) init(l *claudeLine) []adapters.Event {
+	var out []adapters.Event
+	if l.Version != "" {
+		d.Version = l.Version
+	}
+	if l.SessionID != d.session || l.Model != d.model {
+		d.session, d.model = l.SessionID, l.Model
+		out = append(out, adapters.Event{Type: adapters.EventSessionInfo,
+			Session: &adapters.SessionInfo{AgentSessionID: l.SessionID, Model: l.Model}})
+	}
+	if key := strings.Join(l.SlashCommands, "\x00"); key != d.commands && len(l.SlashCommands) > 0 {
+		d.commands = key
+		cmds := make([]adapters.Command, 0, len(l.SlashCommands))
+		for _, c := range l.SlashCommands {
+			cmds = append(cmds, adapters.Command{Name: c})
+		}
+		out = append(out, adapters.Event{Type: adapters.EventCommands, Commands: cmds})
+	}
+	return out
+}
+
+func claudeRetry(l *claudeLine, cli string) adapters.Event {
+	code, status := adapters.CodeProvider, 0
+	if l.ErrorStatus != nil {
+		status = *l.ErrorStatus
+	}
+	if status == 429 {
+		code = adapters.CodeRateLimit
+	}
+	msg := cli + ": API request failed"
+	if status != 0 {
+		msg += " with HTTP " + itoa(status)
+	}
+	msg += ", retrying (attempt " + itoa(l.Attempt) + " of " + itoa(l.MaxRetries) + ")"
+	return adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{
+		Message: msg, Code: code, Detail: claudeErrorText(l.Error)}}
+}
+
+func (d *ClaudeDecoder) rateLimit(l *claudeLine, line []byte) []adapters.Event {
+	if l.RateLimitInfo == nil || l.RateLimitInfo.Status != "rejected" {
+		return []adapters.Event{adapters.RawEvent("claude:rate_limit_event", line)}
+	}
+	return []adapters.Event{{Type: adapters.EventError, Error: &adapters.ErrorInfo{
+		Message: d.cliName() + ": usage limit reached (" + l.RateLimitInfo.RateLimitType + "); try again after it resets",
+		Code:    adapters.CodeRateLimit}}}
+}
+
+// claudeErrorText renders an "error" field that may be a string or object.
+func claudeErrorText(raw json.RawMessage) string {
+	if len(raw) == 0 || string(raw) == "null" {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var o struct {
+		Message string `json:"message"`
+		Error   struct {
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(raw, &o) == nil {
+		if o.Error.Message != "" {
+			return o.Error.Message
+		}
+		if o.Message != "" {
+			return o.Message
+		}
+	}
+	return string(raw)
+}
+
+// cliName is the CLI named in error messages.
+func (d *ClaudeDecoder) cliName() string {
+	if d.CLI == "" {
+		return "claude"
+	}
+	return d.CLI
+}
+
+func parentKey(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}
+
+func itoa(n int) string {
+	var b [20]byte
+	i := len(b)
+	neg := n < 0
+	if neg {
+		n = -n
+	}
+	for {
+		i--
+		b[i] = byte('0' + n%10)
+		n /= 10
+		if n == 0 {
+			break
+		}
+	}
+	if neg {
+		i--
+		b[i] = '-'
+	}
+	return string(b[i:])
+}

@@ -1,0 +1,289 @@
+package claude
+
+import (
+	"encoding/json"
+
+	"github.com/hubdev/hub/adapters"
+)
+
+// claudeStreamEvent is one raw Anthropic Messages SSE event.
+type claudeStreamEvent struct {
+	Type         string `json:"type"`
+	Index        int    `json:"index"`
+	ContentBlock *struct {
+		Type string `json:"type"`
+		ID   string `json:"id"`
+		Name string `json:"name"`
+	} `json:"content_block"`
+	Delta *struct {
+		Type        string `json:"type"`
+		Text        string `json:"text"`
+		Thinking    string `json:"thinking"`
+		PartialJSON string `json:"partial_json"`
+	} `json:"delta"`
+	Message *struct {
+		ID string `json:"id"`
+	} `json:"message"`
+}
+
+func (d *ClaudeDecoder) streamEvent(l *claudeLine, line []byte) []adapters.Event {
+	var ev claudeStreamEvent
+	if err := json.Unmarshal(l.Event, &ev); err != nil {
+		return []adapters.Event{adapters.RawEvent("claude:stream_event", line)}
+	}
+	parent := parentKey(l.ParentToolUseID)
+	key := claudeBlockKey{parent: parent, index: ev.Index}
+	switch ev.Type {
+	case "message_start":
+		if ev.Message != nil {
+			d.msgID[parent] = ev.Message.ID
+		}
+	case "content_block_start":
+		if ev.ContentBlock != nil {
+			d.blocks[key] = &claudeBlock{kind: ev.ContentBlock.Type, id: ev.ContentBlock.ID, name: ev.ContentBlock.Name}
+		}
+	case "content_block_delta":
+		return d.blockDelta(l, parent, key, &ev)
+	case "content_block_stop":
+		b := d.blocks[key]
+		delete(d.blocks, key)
+		if b != nil && b.kind == "tool_use" {
+			return d.toolUse(b.id, b.name, b.input)
+		}
+	}
+	return nil
+}
+
+func (d *ClaudeDecoder) blockDelta(l *claudeLine, parent string, key claudeBlockKey, ev *claudeStreamEvent) []adapters.Event {
+	if ev.Delta == nil {
+		return nil
+	}
+	msgID := l.APIMessageID
+	if msgID == "" {
+		msgID = d.msgID[parent]
+	}
+	switch ev.Delta.Type {
+	case "text_delta":
+		d.markStreamed(parent, msgID, key.index, "text", ev.Delta.Text)
+		if ev.Delta.Text == "" {
+			return nil
+		}
+		return []adapters.Event{{Type: adapters.EventText, Text: ev.Delta.Text, MessageID: msgID}}
+	case "thinking_delta":
+		d.markStreamed(parent, msgID, key.index, "thinking", ev.Delta.Thinking)
+		if ev.Delta.Thinking == "" {
+			return nil
+		}
+		return []adapters.Event{{Type: adapters.EventThought, Text: ev.Delta.Thinking, MessageID: msgID}}
+	case "input_json_delta":
+		if b := d.blocks[key]; b != nil {
+			b.input = append(b.input, ev.Delta.PartialJSON...)
+		}
+	}
+	return nil
+}
+
+// markStreamed remembers streamed text so the assistant block repeating it
+// is not shown again: by message id when known (Claude Code sends
+// message_start), else per content block (qodercli does not).
+func (d *ClaudeDecoder) markStreamed(parent, msgID string, index int, kind, text string) {
+	if msgID != "" {
+		d.streamed[msgID] = true
+		return
+	}
+	d.noteUnclaimed(parent, index, kind, text)
+}
+
+// claudeMessage is the `message` of assistant and user lines.
+type claudeMessage struct {
+	ID      string          `json:"id"`
+	Content json.RawMessage `json:"content"`
+}
+
+type claudeBlockJSON struct {
+	Type      string          `json:"type"`
+	Text      string          `json:"text"`
+	Thinking  string          `json:"thinking"`
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Input     json.RawMessage `json:"input"`
+	ToolUseID string          `json:"tool_use_id"`
+	Content   json.RawMessage `json:"content"`
+	IsError   bool            `json:"is_error"`
+	Source    *struct {
+		MediaType string `json:"media_type"`
+		Data      string `json:"data"`
+	} `json:"source"`
+}
+
+func decodeClaudeMessage(raw json.RawMessage) (claudeMessage, []claudeBlockJSON, bool) {
+	var m claudeMessage
+	if json.Unmarshal(raw, &m) != nil {
+		return m, nil, false
+	}
+	if len(m.Content) > 0 && m.Content[0] == '"' {
+		var s string
+		_ = json.Unmarshal(m.Content, &s)
+		return m, []claudeBlockJSON{{Type: "text", Text: s}}, true
+	}
+	var blocks []claudeBlockJSON
+	if len(m.Content) > 0 && json.Unmarshal(m.Content, &blocks) != nil {
+		return m, nil, false
+	}
+	return m, blocks, true
+}
+
+func (d *ClaudeDecoder) assistant(l *claudeLine, line []byte) []adapters.Event {
+	m, blocks, ok := decodeClaudeMessage(l.Message)
+	if !ok {
+		return []adapters.Event{adapters.RawEvent("claude:assistant", line)}
+	}
+	if l.IsAPIError {
+		d.apiError = claudeErrorText(l.Error)
+		return nil // the result line carries the same error
+	}
+	streamed := d.streamed[m.ID]
+	parent := parentKey(l.ParentToolUseID)
+	var out []adapters.Event
+	for i := range blocks {
+		b := &blocks[i]
+		switch b.Type {
+		case "text", "thinking":
+			text := b.Text
+			if b.Type == "thinking" {
+				text = b.Thinking
+			}
+			if !streamed && len(d.unclaimed) > 0 {
+				text = d.claimStreamed(parent, b.Type, text)
+			}
+			if !streamed && text != "" {
+				out = append(out, claudeBlockEvent(b.Type, text, m.ID))
+			}
+		case "tool_use", "server_tool_use":
+			out = append(out, d.toolUse(b.ID, b.Name, b.Input)...)
+		}
+	}
+	return out
+}
+
+// toolUse emits a tool call once per id, whichever of the partial stream or
+// the complete assistant block arrives first.
+func (d *ClaudeDecoder) toolUse(id, name string, input []byte) []adapters.Event {
+	if id == "" || d.tools[id] != nil {
+		return nil
+	}
+	if len(input) == 0 {
+		input = []byte("{}")
+	}
+	if !json.Valid(input) {
+		return nil // incomplete partial JSON; the assistant block will follow
+	}
+	rec := &claudeToolRecord{name: name}
+	d.tools[id] = rec
+	if name == "TodoWrite" {
+		if plan, ok := claudePlan(input); ok {
+			rec.plan = true
+			return []adapters.Event{{Type: adapters.EventPlan, Plan: plan}}
+		}
+	}
+	if claudeIsTaskTool(name) {
+		rec.plan = true
+		return d.taskUse(id, name, input)
+	}
+	tc := ClaudeToolCall(id, name, input)
+	rec.edit = tc.Kind == adapters.KindEdit
+	return []adapters.Event{{Type: adapters.EventToolCall, Tool: &tc}}
+}
+
+func claudePlan(input []byte) ([]adapters.PlanEntry, bool) {
+	var in struct {
+		Todos []struct {
+			Content  string `json:"content"`
+			Status   string `json:"status"`
+			Priority string `json:"priority"`
+		} `json:"todos"`
+	}
+	if json.Unmarshal(input, &in) != nil || in.Todos == nil {
+		return nil, false
+	}
+	plan := make([]adapters.PlanEntry, 0, len(in.Todos))
+	for _, t := range in.Todos {
+		p := t.Priority
+		if p != "high" && p != "low" {
+			p = "medium"
+		}
+		s := t.Status
+		if s != "in_progress" && s != "completed" {
+			s = "pending"
+		}
+		plan = append(plan, adapters.PlanEntry{Content: t.Content, Priority: p, Status: s})
+	}
+	return plan, true
+}
+
+func (d *ClaudeDecoder) user(l *claudeLine) []adapters.Event {
+	_, blocks, ok := decodeClaudeMessage(l.Message)
+	if !ok {
+		return nil
+	}
+	var out []adapters.Event
+	for i := range blocks {
+		b := &blocks[i]
+		if b.Type != "tool_result" {
+			continue
+		}
+		rec := d.tools[b.ToolUseID]
+		if rec != nil && rec.plan {
+			if claudeIsTaskTool(rec.name) {
+				out = append(out, d.taskResult(b, rec, l.ToolUseResult)...)
+			}
+			continue
+		}
+		out = append(out, adapters.Event{Type: adapters.EventToolUpdate, Tool: claudeToolResult(b, rec, l.ToolUseResult)})
+	}
+	return out
+}
+
+func claudeToolResult(b *claudeBlockJSON, rec *claudeToolRecord, structured json.RawMessage) *adapters.ToolCall {
+	tc := &adapters.ToolCall{ID: b.ToolUseID, Status: adapters.StatusCompleted}
+	if b.IsError {
+		tc.Status = adapters.StatusFailed
+	}
+	out := b.Content
+	if len(structured) > 0 && string(structured) != "null" {
+		out = structured
+	}
+	tc.RawOutput = append(json.RawMessage(nil), out...)
+	if rec != nil && rec.edit && !b.IsError {
+		return tc // keep the diff shown by the tool call
+	}
+	tc.Content = claudeResultContent(b.Content)
+	return tc
+}
+
+func claudeResultContent(raw json.RawMessage) []adapters.ToolContent {
+	if len(raw) == 0 {
+		return nil
+	}
+	if raw[0] == '"' {
+		var s string
+		if json.Unmarshal(raw, &s) != nil || s == "" {
+			return nil
+		}
+		return []adapters.ToolContent{{Type: adapters.ToolContentText, Text: s}}
+	}
+	var blocks []claudeBlockJSON
+	if json.Unmarshal(raw, &blocks) != nil {
+		return nil
+	}
+	var out []adapters.ToolContent
+	for _, c := range blocks {
+		switch {
+		case c.Type == "text" && c.Text != "":
+			out = append(out, adapters.ToolContent{Type: adapters.ToolContentText, Text: c.Text})
+		case c.Type == "image" && c.Source != nil:
+			out = append(out, adapters.ToolContent{Type: adapters.ToolContentImage, MimeType: c.Source.MediaType, Data: c.Source.Data})
+		}
+	}
+	return out
+}

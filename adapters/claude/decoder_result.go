@@ -1,0 +1,167 @@
+package claude
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/hubdev/hub/adapters"
+)
+
+func (d *ClaudeDecoder) result(l *claudeLine) []adapters.Event {
+	// A turn ends here; drop half-streamed blocks so the next turn starts clean.
+	clear(d.blocks)
+	clear(d.streamed)
+	d.unclaimed = d.unclaimed[:0]
+	kind := d.apiError
+	d.apiError = ""
+	out := []adapters.Event{}
+	if u := claudeResultUsage(l); u != nil {
+		out = append(out, adapters.Event{Type: adapters.EventUsage, Usage: u})
+	}
+	stop := adapters.StopEndTurn
+	switch {
+	case l.Subtype == "error_max_turns":
+		stop = adapters.StopMaxTurnRequests
+	case strings.HasPrefix(l.TerminalReason, "aborted"):
+		stop = adapters.StopCancelled
+	case l.StopReason != nil && *l.StopReason == "max_tokens",
+		// claude resumes a cut answer itself a few times, then gives up with
+		// an api error result whose stop_reason is stop_sequence.
+		kind == "max_output_tokens":
+		stop = adapters.StopMaxTokens
+	case l.StopReason != nil && *l.StopReason == "refusal":
+		stop = adapters.StopRefusal
+	case l.IsError:
+		out = append(out, adapters.Event{Type: adapters.EventError, Error: claudeResultError(l, d.CLI, kind)})
+	}
+	return append(out, adapters.Event{Type: adapters.EventDone, StopReason: stop})
+}
+
+func claudeResultUsage(l *claudeLine) *adapters.Usage {
+	if l.Usage == nil && l.TotalCostUSD == nil {
+		return nil
+	}
+	u := &adapters.Usage{CostUSD: l.TotalCostUSD}
+	if l.Usage != nil {
+		u.InputTokens = l.Usage.InputTokens
+		u.OutputTokens = l.Usage.OutputTokens
+		u.CacheReadTokens = l.Usage.CacheReadTokens
+		u.CacheWriteTokens = l.Usage.CacheCreationTokens
+		if l.Usage.OutputDetails != nil {
+			u.ThoughtTokens = l.Usage.OutputDetails.ThinkingTokens
+		}
+		u.ContextUsed = u.InputTokens + u.CacheReadTokens + u.CacheWriteTokens + u.OutputTokens
+	}
+	for _, m := range l.ModelUsage {
+		u.ContextSize = max(u.ContextSize, m.ContextWindow)
+	}
+	return u
+}
+
+// claudeResultError classifies a failed result. kind is the error kind of
+// the api error message before it ("" if none); cli is "" for claude.
+func claudeResultError(l *claudeLine, cli, kind string) *adapters.ErrorInfo {
+	e := &adapters.ErrorInfo{Code: adapters.CodeProvider, Fatal: true}
+	status := 0
+	if l.APIErrorStatus != nil {
+		status = *l.APIErrorStatus
+	}
+	notLoggedIn := strings.Contains(strings.ToLower(l.Result), "not logged in")
+	switch {
+	case status == 401 || status == 403 || kind == "authentication_failed" || notLoggedIn ||
+		strings.Contains(l.Result, "authentication") || strings.Contains(l.Result, "Invalid API key"):
+		e.Code = adapters.CodeAuth
+	case status == 429 || kind == "rate_limit":
+		e.Code = adapters.CodeRateLimit
+	case l.Subtype == "error_max_budget_usd":
+		e.Code = adapters.CodeBudget
+	case l.Subtype != "" && l.Subtype != "success":
+		e.Code = adapters.CodeAgent
+	}
+	name := cli
+	if name == "" {
+		name = "claude"
+	}
+	msg := firstLine(l.Result)
+	if msg == "" && len(l.Errors) > 0 {
+		msg = firstLine(l.Errors[0])
+	}
+	if msg == "" {
+		msg = name + " turn failed (" + l.Subtype + ", " + l.TerminalReason + ")"
+	}
+	detail := l.Errors
+	if notLoggedIn && cli == "" {
+		// claude's own text names /login, which a headless run cannot reach.
+		detail = append([]string{strings.TrimSpace(l.Result)}, detail...)
+		msg = "not logged in — run `claude` and /login, or set ANTHROPIC_API_KEY"
+	}
+	e.Message = name + ": " + msg
+	e.Detail = strings.Join(detail, "\n")
+	return e
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return s
+}
+
+// ClaudeControlRequest is a `control_request` line claude writes to stdout;
+// the adapter must answer each with a control_response on stdin.
+type ClaudeControlRequest struct {
+	RequestID string
+	Subtype   string
+	ToolName  string
+	ToolUseID string
+	Input     json.RawMessage
+	// Suggestions are claude's permission_suggestions; echoing them back as
+	// updatedPermissions makes an "always allow" stick inside claude.
+	Suggestions json.RawMessage
+}
+
+// ParseClaudeControlRequest reads a control_request line (as carried in the
+// Raw field of the events the decoder emits for it).
+func ParseClaudeControlRequest(line []byte) (ClaudeControlRequest, bool) {
+	var l struct {
+		Type      string `json:"type"`
+		RequestID string `json:"request_id"`
+		Request   struct {
+			Subtype     string          `json:"subtype"`
+			ToolName    string          `json:"tool_name"`
+			ToolUseID   string          `json:"tool_use_id"`
+			Input       json.RawMessage `json:"input"`
+			Suggestions json.RawMessage `json:"permission_suggestions"`
+		} `json:"request"`
+	}
+	if json.Unmarshal(line, &l) != nil || l.Type != "control_request" {
+		return ClaudeControlRequest{}, false
+	}
+	r := l.Request
+	return ClaudeControlRequest{RequestID: l.RequestID, Subtype: r.Subtype, ToolName: r.ToolName,
+		ToolUseID: r.ToolUseID, Input: r.Input, Suggestions: r.Suggestions}, true
+}
+
+func (d *ClaudeDecoder) controlRequest(l *claudeLine, line []byte) []adapters.Event {
+	req, ok := ParseClaudeControlRequest(line)
+	if !ok || req.Subtype != "can_use_tool" {
+		return []adapters.Event{adapters.RawEvent(ClaudeSourceControlRequest+req.Subtype, line)}
+	}
+	id := req.ToolUseID
+	if id == "" {
+		id = "perm_" + req.RequestID
+	}
+	input := req.Input
+	if len(input) == 0 || !json.Valid(input) {
+		input = json.RawMessage("{}")
+	}
+	tc := ClaudeToolCall(id, req.ToolName, input)
+	tc.Status = adapters.StatusPending
+	return []adapters.Event{{
+		Type:       adapters.EventPermission,
+		Permission: adapters.NewPermissionRequest(tc, nil),
+		Raw:        append(json.RawMessage(nil), line...),
+		Source:     ClaudeSourceCanUseTool,
+	}}
+}

@@ -1,0 +1,185 @@
+package claude
+
+import (
+	"encoding/json"
+	"regexp"
+
+	"github.com/hubdev/hub/adapters"
+)
+
+// Claude Code 2.x replaced TodoWrite (which sent the whole list) by task
+// tools that each touch one task; the decoder keeps the list so every plan
+// event still carries all entries.
+const (
+	claudeTaskCreate = "TaskCreate"
+	claudeTaskUpdate = "TaskUpdate"
+	claudeTaskList   = "TaskList"
+	claudeTaskGet    = "TaskGet"
+)
+
+// claudeTask is one entry of the task list. id stays "" until the
+// TaskCreate result names it; toolID is the creating tool_use id.
+type claudeTask struct {
+	id, toolID string
+	content    string
+	status     string
+}
+
+type claudeTaskInput struct {
+	TaskID  string `json:"taskId"`
+	Subject string `json:"subject"`
+	Status  string `json:"status"`
+}
+
+// claudeTaskResult is the union of the task tools' structured results.
+type claudeTaskResult struct {
+	Task *struct {
+		ID      string `json:"id"`
+		Subject string `json:"subject"`
+		Status  string `json:"status"`
+	} `json:"task"`
+	Tasks *[]struct {
+		ID      string `json:"id"`
+		Subject string `json:"subject"`
+		Status  string `json:"status"`
+	} `json:"tasks"`
+}
+
+var claudeTaskCreatedRE = regexp.MustCompile(`Task #(\S+) created`)
+
+func claudeIsTaskTool(name string) bool {
+	switch name {
+	case claudeTaskCreate, claudeTaskUpdate, claudeTaskList, claudeTaskGet:
+		return true
+	}
+	return false
+}
+
+// taskUse applies a task tool's input; it returns a plan event when the list
+// changed.
+func (d *ClaudeDecoder) taskUse(id, name string, input []byte) []adapters.Event {
+	var in claudeTaskInput
+	_ = json.Unmarshal(input, &in)
+	switch name {
+	case claudeTaskCreate:
+		d.tasks = append(d.tasks, &claudeTask{toolID: id, content: in.Subject, status: "pending"})
+	case claudeTaskUpdate:
+		if !d.updateTask(in) {
+			return nil
+		}
+	default:
+		return nil // TaskList, TaskGet: their results carry the state
+	}
+	return d.taskPlan()
+}
+
+func (d *ClaudeDecoder) updateTask(in claudeTaskInput) bool {
+	i := d.taskIndex(in.TaskID)
+	if in.Status == "deleted" {
+		if i < 0 {
+			return false
+		}
+		d.tasks = append(d.tasks[:i], d.tasks[i+1:]...)
+		return true
+	}
+	if i < 0 {
+		if in.TaskID == "" {
+			return false
+		}
+		// A task created before this stream (resumed session).
+		d.tasks = append(d.tasks, &claudeTask{id: in.TaskID, content: claudeOr(in.Subject, "Task #"+in.TaskID), status: "pending"})
+		i = len(d.tasks) - 1
+	}
+	t := d.tasks[i]
+	if in.Subject != "" {
+		t.content = in.Subject
+	}
+	if in.Status != "" {
+		t.status = in.Status
+	}
+	return true
+}
+
+func (d *ClaudeDecoder) taskIndex(id string) int {
+	for i, t := range d.tasks {
+		if id != "" && t.id == id {
+			return i
+		}
+	}
+	return -1
+}
+
+// taskResult binds created task ids and adopts the lists the CLI reports.
+func (d *ClaudeDecoder) taskResult(b *claudeBlockJSON, rec *claudeToolRecord, structured json.RawMessage) []adapters.Event {
+	var res claudeTaskResult
+	_ = json.Unmarshal(structured, &res)
+	switch rec.name {
+	case claudeTaskCreate:
+		return d.taskCreated(b, &res)
+	case claudeTaskList:
+		if b.IsError || res.Tasks == nil {
+			return nil
+		}
+		d.tasks = d.tasks[:0]
+		for _, t := range *res.Tasks {
+			d.tasks = append(d.tasks, &claudeTask{id: t.ID, content: t.Subject, status: t.Status})
+		}
+		return d.taskPlan()
+	case claudeTaskGet:
+		if b.IsError || res.Task == nil || res.Task.ID == "" {
+			return nil
+		}
+		return d.taskPlanIf(d.updateTask(claudeTaskInput{TaskID: res.Task.ID, Subject: res.Task.Subject, Status: res.Task.Status}))
+	}
+	return nil
+}
+
+func (d *ClaudeDecoder) taskCreated(b *claudeBlockJSON, res *claudeTaskResult) []adapters.Event {
+	i := -1
+	for j, t := range d.tasks {
+		if t.toolID == b.ToolUseID {
+			i = j
+		}
+	}
+	if i < 0 {
+		return nil
+	}
+	if b.IsError {
+		d.tasks = append(d.tasks[:i], d.tasks[i+1:]...)
+		return d.taskPlan()
+	}
+	t := d.tasks[i]
+	if res.Task != nil {
+		t.id = res.Task.ID
+		if res.Task.Subject != "" && res.Task.Subject != t.content {
+			t.content = res.Task.Subject
+			return d.taskPlan()
+		}
+		return nil
+	}
+	for _, c := range claudeResultContent(b.Content) {
+		if m := claudeTaskCreatedRE.FindStringSubmatch(c.Text); m != nil {
+			t.id = m[1]
+		}
+	}
+	return nil
+}
+
+func (d *ClaudeDecoder) taskPlanIf(changed bool) []adapters.Event {
+	if !changed {
+		return nil
+	}
+	return d.taskPlan()
+}
+
+func (d *ClaudeDecoder) taskPlan() []adapters.Event {
+	plan := make([]adapters.PlanEntry, 0, len(d.tasks))
+	for _, t := range d.tasks {
+		s := t.status
+		if s != "in_progress" && s != "completed" {
+			s = "pending"
+		}
+		plan = append(plan, adapters.PlanEntry{Content: t.content, Priority: "medium", Status: s})
+	}
+	return []adapters.Event{{Type: adapters.EventPlan, Plan: plan}}
+}

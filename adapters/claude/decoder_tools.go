@@ -1,0 +1,129 @@
+package claude
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/hubdev/hub/adapters"
+)
+
+// claudeToolInput is the union of the inputs of Claude Code's built-in tools.
+type claudeToolInput struct {
+	FilePath     string `json:"file_path"`
+	NotebookPath string `json:"notebook_path"`
+	Path         string `json:"path"`
+	OldString    string `json:"old_string"`
+	NewString    string `json:"new_string"`
+	Content      string `json:"content"`
+	Edits        []struct {
+		OldString string `json:"old_string"`
+		NewString string `json:"new_string"`
+	} `json:"edits"`
+	Offset      int    `json:"offset"`
+	Command     string `json:"command"`
+	Description string `json:"description"`
+	Pattern     string `json:"pattern"`
+	URL         string `json:"url"`
+	Query       string `json:"query"`
+	Prompt      string `json:"prompt"`
+	Plan        string `json:"plan"`
+	Skill       string `json:"skill"`
+}
+
+// ClaudeToolCall describes a Claude Code tool invocation for the editor:
+// kind, a short title, touched files and, for edits, diffs.
+func ClaudeToolCall(id, name string, input json.RawMessage) adapters.ToolCall {
+	tc := adapters.ToolCall{ID: id, Name: name, Title: name, Kind: adapters.KindOther,
+		Status: adapters.StatusPending, RawInput: append(json.RawMessage(nil), input...)}
+	var in claudeToolInput
+	_ = json.Unmarshal(input, &in)
+	path := in.FilePath
+	if path == "" {
+		path = in.NotebookPath
+	}
+	switch name {
+	case "Read":
+		tc.Kind, tc.Title = adapters.KindRead, "Read "+path
+		tc.Locations = claudeLocation(path, in.Offset)
+	case "Edit", "MultiEdit":
+		tc.Kind, tc.Title = adapters.KindEdit, "Edit "+path
+		tc.Locations = claudeLocation(path, 0)
+		tc.Content = claudeEditDiffs(path, &in)
+	case "Write":
+		tc.Kind, tc.Title = adapters.KindEdit, "Write "+path
+		tc.Locations = claudeLocation(path, 0)
+		tc.Content = []adapters.ToolContent{{Type: adapters.ToolContentDiff, Path: path, NewText: in.Content}}
+	case "NotebookEdit":
+		tc.Kind, tc.Title = adapters.KindEdit, "Edit notebook "+path
+		tc.Locations = claudeLocation(path, 0)
+	case "Bash", "BashOutput", "KillShell", "KillBash":
+		tc.Kind, tc.Title = adapters.KindExecute, claudeOr(in.Command, in.Description, name)
+	case "Grep":
+		tc.Kind, tc.Title = adapters.KindSearch, strings.TrimSpace("grep "+claudeQuote(in.Pattern)+" "+in.Path)
+	case "Glob":
+		tc.Kind, tc.Title = adapters.KindSearch, strings.TrimSpace("Find "+in.Pattern+" "+in.Path)
+	case "LS":
+		tc.Kind, tc.Title = adapters.KindSearch, "List "+in.Path
+	case "WebFetch":
+		tc.Kind, tc.Title = adapters.KindFetch, "Fetch "+in.URL
+	case "WebSearch":
+		tc.Kind, tc.Title = adapters.KindFetch, "Search the web: "+in.Query
+	case "Task", "Agent":
+		tc.Kind, tc.Title = adapters.KindThink, claudeOr(in.Description, "Run subagent", "")
+	case "ExitPlanMode":
+		tc.Kind, tc.Title = adapters.KindSwitchMode, "Ready to code?"
+		if in.Plan != "" {
+			tc.Content = []adapters.ToolContent{{Type: adapters.ToolContentText, Text: in.Plan}}
+		}
+	case "Skill":
+		tc.Title = "Skill " + in.Skill
+	default:
+		if server, tool, ok := claudeMCPName(name); ok {
+			tc.Title = server + ": " + tool
+		}
+	}
+	return tc
+}
+
+func claudeEditDiffs(path string, in *claudeToolInput) []adapters.ToolContent {
+	if len(in.Edits) == 0 {
+		old := in.OldString
+		return []adapters.ToolContent{{Type: adapters.ToolContentDiff, Path: path, OldText: &old, NewText: in.NewString}}
+	}
+	out := make([]adapters.ToolContent, 0, len(in.Edits))
+	for _, e := range in.Edits {
+		old := e.OldString
+		out = append(out, adapters.ToolContent{Type: adapters.ToolContentDiff, Path: path, OldText: &old, NewText: e.NewString})
+	}
+	return out
+}
+
+func claudeLocation(path string, line int) []adapters.Location {
+	if path == "" {
+		return nil
+	}
+	return []adapters.Location{{Path: path, Line: line}}
+}
+
+func claudeMCPName(name string) (server, tool string, ok bool) {
+	rest, found := strings.CutPrefix(name, "mcp__")
+	if !found {
+		return "", "", false
+	}
+	server, tool, ok = strings.Cut(rest, "__")
+	return server, tool, ok
+}
+
+func claudeOr(vals ...string) string {
+	for _, v := range vals {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+func claudeQuote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}

@@ -1,0 +1,358 @@
+package codex
+
+import (
+	"bytes"
+	"encoding/json"
+
+	"github.com/hubdev/hub/adapters"
+)
+
+// Codex app-server server-request methods that ask for approval; the
+// decoder turns them into permission events and adapters answer them.
+const (
+	CodexMethodCommandApproval = "item/commandExecution/requestApproval"
+	CodexMethodFileApproval    = "item/fileChange/requestApproval"
+)
+
+// CodexDecoder decodes `codex app-server` JSON-RPC lines (responses,
+// notifications and server requests). It is stateful across the lines of
+// one stream and not safe for concurrent use.
+type CodexDecoder struct {
+	// Cwd makes relative file-change paths absolute.
+	Cwd string
+
+	streamed map[string]bool   // items whose text arrived as deltas
+	started  map[string]bool   // tool items already announced
+	output   map[string]string // command output so far, by item id
+	base     *codexTokens      // cumulative usage when the turn started
+	total    *codexTokens
+	pending  *adapters.ErrorInfo // last non-retried error, reported at turn end
+}
+
+// NewCodexDecoder returns a decoder for one app-server stream.
+func NewCodexDecoder() *CodexDecoder {
+	return &CodexDecoder{streamed: map[string]bool{}, started: map[string]bool{}, output: map[string]string{}}
+}
+
+// DecodeCodex decodes a whole app-server stream.
+func DecodeCodex(data []byte) []adapters.Event {
+	d := NewCodexDecoder()
+	out := make([]adapters.Event, 0, bytes.Count(data, []byte{'\n'})+1)
+	for _, line := range bytes.Split(data, []byte{'\n'}) {
+		out = append(out, d.Decode(line)...)
+	}
+	return out
+}
+
+// CodexMessage is one JSON-RPC message of the app-server stream.
+type CodexMessage struct {
+	ID     json.RawMessage `json:"id,omitempty"`
+	Method string          `json:"method,omitempty"`
+	Params json.RawMessage `json:"params,omitempty"`
+	Result json.RawMessage `json:"result,omitempty"`
+	Error  json.RawMessage `json:"error,omitempty"`
+}
+
+// IsRequest reports whether the server asks the client something.
+func (m CodexMessage) IsRequest() bool { return len(m.ID) > 0 && m.Method != "" }
+
+// IsResponse reports whether this answers one of the client's requests.
+func (m CodexMessage) IsResponse() bool { return len(m.ID) > 0 && m.Method == "" }
+
+// codexQuiet are notifications with nothing for the user.
+var codexQuiet = map[string]bool{
+	"turn/started": true, "thread/status/changed": true, "serverRequest/resolved": true,
+	"item/reasoning/summaryPartAdded": true, "account/rateLimits/updated": true,
+	"remoteControl/status/changed": true, "mcpServer/startupStatus/updated": true,
+	"thread/settings/updated": true, "turn/diff/updated": true, "skills/changed": true,
+}
+
+// Decode turns one line into zero or more events.
+func (d *CodexDecoder) Decode(line []byte) []adapters.Event {
+	line = bytes.TrimSpace(line)
+	if len(line) == 0 {
+		return nil
+	}
+	var m CodexMessage
+	if err := json.Unmarshal(line, &m); err != nil {
+		return []adapters.Event{adapters.RawEvent("codex:invalid", line)}
+	}
+	return d.DecodeMessage(m, line)
+}
+
+// DecodeMessage decodes one message already split into its members; line
+// is the whole message, kept for records hub does not understand.
+func (d *CodexDecoder) DecodeMessage(m CodexMessage, line []byte) []adapters.Event {
+	switch {
+	case m.IsResponse():
+		return d.response(m, line)
+	case m.IsRequest():
+		return d.request(m, line)
+	case codexQuiet[m.Method]:
+		return nil
+	}
+	if evs, ok := d.notification(m); ok {
+		return evs
+	}
+	return []adapters.Event{adapters.RawEvent("codex:"+m.Method, line)}
+}
+
+func (d *CodexDecoder) response(m CodexMessage, line []byte) []adapters.Event {
+	var r struct {
+		Thread *codexThread `json:"thread"`
+		Model  string       `json:"model"`
+	}
+	if json.Unmarshal(m.Result, &r) == nil && r.Thread != nil && r.Thread.ID != "" {
+		return []adapters.Event{codexSessionInfo(r.Thread, r.Model)}
+	}
+	return []adapters.Event{adapters.RawEvent("codex:response", line)}
+}
+
+type codexThread struct {
+	ID    string  `json:"id"`
+	Model *string `json:"model"`
+	Name  *string `json:"name"`
+}
+
+func codexSessionInfo(t *codexThread, model string) adapters.Event {
+	info := &adapters.SessionInfo{AgentSessionID: t.ID, Model: model}
+	if info.Model == "" && t.Model != nil {
+		info.Model = *t.Model
+	}
+	if t.Name != nil {
+		info.Title = *t.Name
+	}
+	return adapters.Event{Type: adapters.EventSessionInfo, Session: info}
+}
+
+func (d *CodexDecoder) notification(m CodexMessage) ([]adapters.Event, bool) {
+	switch m.Method {
+	case "thread/started":
+		var p struct {
+			Thread codexThread `json:"thread"`
+		}
+		if json.Unmarshal(m.Params, &p) != nil || p.Thread.ID == "" {
+			return nil, false
+		}
+		return []adapters.Event{codexSessionInfo(&p.Thread, "")}, true
+	case "thread/name/updated":
+		var p struct {
+			ThreadName string `json:"threadName"`
+		}
+		if json.Unmarshal(m.Params, &p) != nil {
+			return nil, false
+		}
+		return []adapters.Event{{Type: adapters.EventSessionInfo, Session: &adapters.SessionInfo{Title: p.ThreadName}}}, true
+	case "item/agentMessage/delta":
+		return d.delta(m.Params, adapters.EventText)
+	case "item/reasoning/summaryTextDelta", "item/reasoning/textDelta":
+		return d.delta(m.Params, adapters.EventThought)
+	case "item/commandExecution/outputDelta":
+		return d.outputDelta(m.Params)
+	case "item/fileChange/patchUpdated":
+		return d.patchUpdated(m.Params)
+	case "item/started", "item/completed":
+		return d.item(m.Params, m.Method == "item/completed")
+	case "turn/plan/updated":
+		return codexPlan(m.Params)
+	case "thread/tokenUsage/updated":
+		return d.usage(m.Params)
+	case "error":
+		return d.errorNote(m.Params)
+	case "turn/completed":
+		return d.turnCompleted(m.Params)
+	}
+	return nil, false
+}
+
+func (d *CodexDecoder) delta(params json.RawMessage, typ adapters.EventType) ([]adapters.Event, bool) {
+	var p struct {
+		ItemID string `json:"itemId"`
+		Delta  string `json:"delta"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return nil, false
+	}
+	return d.deltaEvents(p.ItemID, p.Delta, typ), true
+}
+
+func (d *CodexDecoder) deltaEvents(itemID, delta string, typ adapters.EventType) []adapters.Event {
+	d.streamed[itemID] = true
+	if delta == "" {
+		return nil
+	}
+	return []adapters.Event{{Type: typ, Text: delta, MessageID: itemID}}
+}
+
+func codexPlan(params json.RawMessage) ([]adapters.Event, bool) {
+	var p struct {
+		Plan []struct {
+			Step   string `json:"step"`
+			Status string `json:"status"`
+		} `json:"plan"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return nil, false
+	}
+	entries := make([]adapters.PlanEntry, 0, len(p.Plan))
+	for _, s := range p.Plan {
+		st := "pending"
+		switch s.Status {
+		case "inProgress", "in_progress":
+			st = "in_progress"
+		case "completed":
+			st = "completed"
+		}
+		entries = append(entries, adapters.PlanEntry{Content: s.Step, Priority: "medium", Status: st})
+	}
+	return []adapters.Event{{Type: adapters.EventPlan, Plan: entries}}, true
+}
+
+type codexTokens struct {
+	TotalTokens           int64 `json:"totalTokens"`
+	InputTokens           int64 `json:"inputTokens"`
+	CachedInputTokens     int64 `json:"cachedInputTokens"`
+	CacheWriteInputTokens int64 `json:"cacheWriteInputTokens"`
+	OutputTokens          int64 `json:"outputTokens"`
+	ReasoningOutputTokens int64 `json:"reasoningOutputTokens"`
+}
+
+func (d *CodexDecoder) usage(params json.RawMessage) ([]adapters.Event, bool) {
+	var p struct {
+		TokenUsage struct {
+			Total   codexTokens `json:"total"`
+			Last    codexTokens `json:"last"`
+			Context *int64      `json:"modelContextWindow"`
+		} `json:"tokenUsage"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return nil, false
+	}
+	return d.usageEvents(p.TokenUsage.Total, p.TokenUsage.Last, p.TokenUsage.Context), true
+}
+
+func (d *CodexDecoder) usageEvents(total, last codexTokens, context *int64) []adapters.Event {
+	tu := struct{ Total, Last codexTokens }{total, last}
+	if d.base == nil {
+		// First report of this turn: usage before it is total minus last call.
+		b := codexSub(tu.Total, tu.Last)
+		d.base = &b
+	}
+	d.total = &tu.Total
+	turn := codexSub(tu.Total, *d.base)
+	u := &adapters.Usage{
+		InputTokens: turn.InputTokens, OutputTokens: turn.OutputTokens,
+		CacheReadTokens: turn.CachedInputTokens, CacheWriteTokens: turn.CacheWriteInputTokens,
+		ThoughtTokens: turn.ReasoningOutputTokens,
+		ContextUsed:   tu.Last.InputTokens + tu.Last.OutputTokens,
+	}
+	if context != nil {
+		u.ContextSize = *context
+	}
+	return []adapters.Event{{Type: adapters.EventUsage, Usage: u}}
+}
+
+func codexSub(a, b codexTokens) codexTokens {
+	return codexTokens{
+		TotalTokens: a.TotalTokens - b.TotalTokens, InputTokens: a.InputTokens - b.InputTokens,
+		CachedInputTokens:     a.CachedInputTokens - b.CachedInputTokens,
+		CacheWriteInputTokens: a.CacheWriteInputTokens - b.CacheWriteInputTokens,
+		OutputTokens:          a.OutputTokens - b.OutputTokens,
+		ReasoningOutputTokens: a.ReasoningOutputTokens - b.ReasoningOutputTokens,
+	}
+}
+
+type codexTurnError struct {
+	Message          string          `json:"message"`
+	CodexErrorInfo   json.RawMessage `json:"codexErrorInfo"`
+	AdditionalDetail *string         `json:"additionalDetails"`
+}
+
+func (e codexTurnError) info(fatal bool) *adapters.ErrorInfo {
+	info := &adapters.ErrorInfo{Message: adapters.FirstLine(e.Message), Code: codexErrorCode(e.CodexErrorInfo), Fatal: fatal}
+	if e.AdditionalDetail != nil {
+		info.Detail = *e.AdditionalDetail
+	}
+	return info
+}
+
+func (d *CodexDecoder) errorNote(params json.RawMessage) ([]adapters.Event, bool) {
+	var p struct {
+		Error     codexTurnError `json:"error"`
+		WillRetry bool           `json:"willRetry"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return nil, false
+	}
+	if !p.WillRetry {
+		d.pending = p.Error.info(true)
+		return nil, true
+	}
+	return []adapters.Event{{Type: adapters.EventError, Error: p.Error.info(false)}}, true
+}
+
+func (d *CodexDecoder) turnCompleted(params json.RawMessage) ([]adapters.Event, bool) {
+	var p struct {
+		Turn struct {
+			Status string          `json:"status"`
+			Error  *codexTurnError `json:"error"`
+		} `json:"turn"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return nil, false
+	}
+	return d.turnEvents(p.Turn.Status, p.Turn.Error), true
+}
+
+func (d *CodexDecoder) turnEvents(status string, turnErr *codexTurnError) []adapters.Event {
+	var out []adapters.Event
+	stop := adapters.StopEndTurn
+	switch status {
+	case "interrupted":
+		stop = adapters.StopCancelled
+	case "failed":
+		info := d.pending
+		if turnErr != nil && turnErr.Message != "" {
+			info = turnErr.info(true)
+		}
+		if info == nil {
+			info = &adapters.ErrorInfo{Message: "codex turn failed", Code: adapters.CodeProvider, Fatal: true}
+		}
+		out = append(out, adapters.Event{Type: adapters.EventError, Error: info})
+	}
+	d.pending, d.base = nil, nil
+	return append(out, adapters.Event{Type: adapters.EventDone, StopReason: stop})
+}
+
+// codexErrorCode maps codexErrorInfo (a string or a one-key object) to an
+// ErrorInfo code.
+func codexErrorCode(raw json.RawMessage) adapters.ErrorCode {
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		var obj map[string]struct {
+			HTTPStatusCode *int `json:"httpStatusCode"`
+		}
+		if json.Unmarshal(raw, &obj) == nil {
+			for k, v := range obj {
+				s = k
+				if v.HTTPStatusCode != nil && *v.HTTPStatusCode == 429 {
+					return adapters.CodeRateLimit
+				}
+				if v.HTTPStatusCode != nil && (*v.HTTPStatusCode == 401 || *v.HTTPStatusCode == 403) {
+					return adapters.CodeAuth
+				}
+			}
+		}
+	}
+	switch s {
+	case "rateLimitExceeded", "usageLimitExceeded", "sessionBudgetExceeded":
+		return adapters.CodeRateLimit
+	case "unauthorized":
+		return adapters.CodeAuth
+	case "contextWindowExceeded":
+		return adapters.CodeContext
+	case "":
+		return adapters.CodeProvider
+	}
+	return adapters.CodeProvider
+}

@@ -1,0 +1,309 @@
+package codex
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+
+	"github.com/hubdev/hub/adapters"
+)
+
+// CodexExecDecoder decodes `codex exec --json` lines. Reuse one decoder
+// across the processes of one thread (exec resume) so cumulative usage is
+// turned into per-turn usage. Not safe for concurrent use.
+type CodexExecDecoder struct {
+	started map[string]bool
+	total   codexExecUsage
+	pending *adapters.ErrorInfo
+}
+
+type codexExecUsage struct {
+	InputTokens           int64 `json:"input_tokens"`
+	CachedInputTokens     int64 `json:"cached_input_tokens"`
+	CacheWriteInputTokens int64 `json:"cache_write_input_tokens"`
+	OutputTokens          int64 `json:"output_tokens"`
+	ReasoningOutputTokens int64 `json:"reasoning_output_tokens"`
+}
+
+type codexExecItem struct {
+	ID               string          `json:"id"`
+	Type             string          `json:"type"`
+	Text             string          `json:"text"`
+	Message          string          `json:"message"`
+	Command          string          `json:"command"`
+	AggregatedOutput string          `json:"aggregated_output"`
+	ExitCode         *int            `json:"exit_code"`
+	Status           string          `json:"status"`
+	Changes          json.RawMessage `json:"changes"`
+	Server           string          `json:"server"`
+	Tool             string          `json:"tool"`
+	Arguments        json.RawMessage `json:"arguments"`
+	Result           json.RawMessage `json:"result"`
+	Error            json.RawMessage `json:"error"`
+	Query            string          `json:"query"`
+	Items            json.RawMessage `json:"items"`
+}
+
+// NewCodexExecDecoder returns a decoder for `codex exec --json` output.
+func NewCodexExecDecoder() *CodexExecDecoder {
+	return &CodexExecDecoder{started: map[string]bool{}}
+}
+
+// DecodeCodexExec decodes a whole `codex exec --json` stream.
+func DecodeCodexExec(data []byte) []adapters.Event {
+	d := NewCodexExecDecoder()
+	out := make([]adapters.Event, 0, bytes.Count(data, []byte{'\n'})+1)
+	for len(data) > 0 {
+		line := data
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			line, data = data[:i], data[i+1:]
+		} else {
+			data = nil
+		}
+		out = append(out, d.Decode(line)...)
+	}
+	return out
+}
+
+// Decode turns one line into zero or more events.
+func (d *CodexExecDecoder) Decode(line []byte) []adapters.Event {
+	line = bytes.TrimSpace(line)
+	if len(line) == 0 {
+		return nil
+	}
+	var r codexExecRecord
+	if err := json.Unmarshal(line, &r); err != nil {
+		return []adapters.Event{adapters.RawEvent("codexexec:invalid", line)}
+	}
+	return d.record(&r, line)
+}
+
+// record maps one record.
+func (d *CodexExecDecoder) record(r *codexExecRecord, line []byte) []adapters.Event {
+	var evs []adapters.Event
+	ok := true
+	switch r.Type {
+	case "thread.started":
+		evs = []adapters.Event{{Type: adapters.EventSessionInfo, Session: &adapters.SessionInfo{AgentSessionID: r.ThreadID}}}
+	case "turn.started":
+	case "item.started", "item.updated", "item.completed":
+		if r.Item == nil {
+			ok = false
+			break
+		}
+		evs, ok = d.item(r.Item, r.Type)
+	case "turn.completed":
+		evs = d.turnCompleted(r.Usage)
+	case "turn.failed":
+		evs = d.turnFailed(r.Error)
+	case "error":
+		evs = d.errorLine(r.Message)
+	default:
+		ok = false
+	}
+	if !ok {
+		return []adapters.Event{adapters.RawEvent("codexexec:"+r.Type, line)}
+	}
+	return evs
+}
+
+type codexExecRecord struct {
+	Type     string          `json:"type"`
+	ThreadID string          `json:"thread_id"`
+	Item     *codexExecItem  `json:"item"`
+	Usage    *codexExecUsage `json:"usage"`
+	Message  string          `json:"message"`
+	Error    *codexExecError `json:"error"`
+}
+
+type codexExecError struct {
+	Message string `json:"message"`
+}
+
+// errorLine maps a top-level error record. "Reconnecting... n/m (...)" is a
+// retry codex makes on its own: a non-fatal notice, rate_limit when the
+// cause is a 429 (real codex 0.169: "Reconnecting... 1/2 (exceeded retry
+// limit, last status: 429 Too Many Requests)"). Any other error is held
+// until the turn ends: fatal if the turn fails, a notice if it completes.
+func (d *CodexExecDecoder) errorLine(msg string) []adapters.Event {
+	info := &adapters.ErrorInfo{Message: adapters.FirstLine(msg), Code: codexExecErrorCode(msg)}
+	if strings.HasPrefix(msg, "Reconnecting") {
+		return []adapters.Event{{Type: adapters.EventError, Error: info}}
+	}
+	info.Fatal = true
+	d.pending = info
+	return nil
+}
+
+func codexExecErrorCode(msg string) adapters.ErrorCode {
+	if strings.Contains(msg, "429") || strings.Contains(strings.ToLower(msg), "rate limit") {
+		return adapters.CodeRateLimit
+	}
+	return adapters.CodeProvider
+}
+
+func (d *CodexExecDecoder) turnFailed(e *codexExecError) []adapters.Event {
+	info := d.pending
+	if e != nil && e.Message != "" {
+		code := adapters.CodeProvider
+		if info != nil {
+			code = info.Code
+		}
+		info = &adapters.ErrorInfo{Message: adapters.FirstLine(e.Message), Code: code, Fatal: true}
+	}
+	if info == nil {
+		info = &adapters.ErrorInfo{Message: "codex turn failed", Code: adapters.CodeProvider, Fatal: true}
+	}
+	d.pending = nil
+	return []adapters.Event{{Type: adapters.EventError, Error: info}, {Type: adapters.EventDone, StopReason: adapters.StopEndTurn}}
+}
+
+func (d *CodexExecDecoder) turnCompleted(u *codexExecUsage) []adapters.Event {
+	var out []adapters.Event
+	if d.pending != nil {
+		p := *d.pending
+		p.Fatal = false
+		out = append(out, adapters.Event{Type: adapters.EventError, Error: &p})
+		d.pending = nil
+	}
+	if u != nil {
+		prev := d.total
+		d.total = *u
+		if u.InputTokens < prev.InputTokens {
+			prev = codexExecUsage{}
+		}
+		out = append(out, adapters.Event{Type: adapters.EventUsage, Usage: &adapters.Usage{
+			InputTokens: u.InputTokens - prev.InputTokens, OutputTokens: u.OutputTokens - prev.OutputTokens,
+			CacheReadTokens:  u.CachedInputTokens - prev.CachedInputTokens,
+			CacheWriteTokens: u.CacheWriteInputTokens - prev.CacheWriteInputTokens,
+			ThoughtTokens:    u.ReasoningOutputTokens - prev.ReasoningOutputTokens,
+		}})
+	}
+	return append(out, adapters.Event{Type: adapters.EventDone, StopReason: adapters.StopEndTurn})
+}
+
+func (d *CodexExecDecoder) item(it *codexExecItem, phase string) ([]adapters.Event, bool) {
+	completed := phase == "item.completed"
+	switch it.Type {
+	case "agent_message":
+		return codexExecText(adapters.EventText, it, completed), true
+	case "reasoning":
+		return codexExecText(adapters.EventThought, it, completed), true
+	case "error":
+		if !completed {
+			return nil, true
+		}
+		return []adapters.Event{{Type: adapters.EventError, Error: &adapters.ErrorInfo{Message: adapters.FirstLine(it.Message), Code: adapters.CodeWarning}}}, true
+	case "todo_list":
+		return codexExecPlan(it.Items), true
+	}
+	tool, ok := codexExecTool(it)
+	if !ok {
+		return nil, false
+	}
+	if !d.started[it.ID] || phase == "item.started" {
+		if !completed {
+			d.started[it.ID] = true
+		}
+		return []adapters.Event{{Type: adapters.EventToolCall, Tool: tool}}, true
+	}
+	if completed {
+		delete(d.started, it.ID)
+	}
+	upd := &adapters.ToolCall{ID: tool.ID, Status: tool.Status, Content: tool.Content, RawOutput: tool.RawOutput}
+	return []adapters.Event{{Type: adapters.EventToolUpdate, Tool: upd}}, true
+}
+
+func codexExecText(typ adapters.EventType, it *codexExecItem, completed bool) []adapters.Event {
+	if !completed || it.Text == "" {
+		return nil
+	}
+	return []adapters.Event{{Type: typ, Text: it.Text, MessageID: it.ID}}
+}
+
+// codexExecPlan decodes todo_list items.
+func codexExecPlan(raw json.RawMessage) []adapters.Event {
+	var items []struct {
+		Text      string `json:"text"`
+		Completed bool   `json:"completed"`
+	}
+	_ = json.Unmarshal(raw, &items)
+	plan := make([]adapters.PlanEntry, 0, len(items))
+	for _, i := range items {
+		st := "pending"
+		if i.Completed {
+			st = "completed"
+		}
+		plan = append(plan, adapters.PlanEntry{Content: i.Text, Priority: "medium", Status: st})
+	}
+	return []adapters.Event{{Type: adapters.EventPlan, Plan: plan}}
+}
+
+// codexExecTool maps a tool item.
+func codexExecTool(it *codexExecItem) (*adapters.ToolCall, bool) {
+	t := &adapters.ToolCall{ID: it.ID, Status: codexStatus(it.Status)}
+	switch it.Type {
+	case "command_execution":
+		t.Name, t.Kind, t.Title = "shell", adapters.KindExecute, it.Command
+		t.RawInput = codexCommandJSON(it.Command)
+		if it.AggregatedOutput != "" {
+			t.Content = []adapters.ToolContent{{Type: adapters.ToolContentText, Text: codexTail(it.AggregatedOutput)}}
+		}
+		if it.ExitCode != nil {
+			// Fields in map key order: the bytes match the former map encoding.
+			t.RawOutput, _ = json.Marshal(struct {
+				ExitCode int    `json:"exitCode"`
+				Output   string `json:"output"`
+			}{*it.ExitCode, codexTail(it.AggregatedOutput)})
+		}
+	case "file_change":
+		ch := codexExecChanges(it.Changes)
+		t.Name, t.Kind = "apply_patch", adapters.KindEdit
+		for _, c := range ch {
+			t.Locations = append(t.Locations, adapters.Location{Path: c.Path})
+		}
+		t.Title = codexChangeTitle(ch)
+		t.RawInput = adapters.RawOrNil(it.Changes)
+	case "mcp_tool_call":
+		t.Name, t.Kind, t.Title = it.Server+"."+it.Tool, adapters.KindOther, it.Server+": "+it.Tool
+		t.RawInput = adapters.RawOrNil(it.Arguments)
+		t.Content, t.RawOutput = codexMCPResult(codexItem{Result: it.Result, Error: it.Error})
+	case "web_search":
+		t.Name, t.Kind, t.Title = "web_search", adapters.KindFetch, "Search the web: "+it.Query
+	default:
+		return nil, false
+	}
+	return t, true
+}
+
+// codexExecChanges decodes file_change changes (kind is a plain string in
+// exec output); a malformed list keeps what encoding/json filled in.
+func codexExecChanges(raw json.RawMessage) []codexChange {
+	var ch []struct {
+		Path string `json:"path"`
+		Kind string `json:"kind"`
+	}
+	_ = json.Unmarshal(raw, &ch)
+	conv := make([]codexChange, len(ch))
+	for i, c := range ch {
+		conv[i].Path, conv[i].Kind.Type = c.Path, c.Kind
+	}
+	return conv
+}
+
+// codexCommandJSON is json.Marshal of {"command": cmd}, built directly when
+// cmd needs no escaping (the usual case).
+func codexCommandJSON(cmd string) json.RawMessage {
+	for i := 0; i < len(cmd); i++ {
+		if c := cmd[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			b, _ := json.Marshal(struct {
+				Command string `json:"command"`
+			}{cmd})
+			return b
+		}
+	}
+	b := make([]byte, 0, len(cmd)+14)
+	b = append(b, `{"command":"`...)
+	b = append(b, cmd...)
+	return append(b, `"}`...)
+}

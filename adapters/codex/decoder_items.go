@@ -1,0 +1,430 @@
+package codex
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/hubdev/hub/adapters"
+)
+
+// codexOutputLimit bounds the command output kept for tool updates.
+const codexOutputLimit = 64 << 10
+
+type codexItem struct {
+	Type    string          `json:"type"`
+	ID      string          `json:"id"`
+	Text    string          `json:"text"`
+	Status  string          `json:"status"`
+	Summary json.RawMessage `json:"summary"`
+	Content json.RawMessage `json:"content"`
+
+	Command          string          `json:"command"`
+	Cwd              string          `json:"cwd"`
+	CommandActions   json.RawMessage `json:"commandActions"`
+	AggregatedOutput *string         `json:"aggregatedOutput"`
+	ExitCode         *int            `json:"exitCode"`
+
+	Changes []codexChange `json:"changes"`
+
+	Server       string          `json:"server"`
+	Tool         string          `json:"tool"`
+	Namespace    *string         `json:"namespace"`
+	Arguments    json.RawMessage `json:"arguments"`
+	Result       json.RawMessage `json:"result"`
+	Error        json.RawMessage `json:"error"`
+	ContentItems json.RawMessage `json:"contentItems"`
+
+	Query string `json:"query"`
+	Path  string `json:"path"`
+}
+
+type codexChange struct {
+	Path string `json:"path"`
+	Kind struct {
+		Type     string  `json:"type"`
+		MovePath *string `json:"move_path"`
+	} `json:"kind"`
+	Diff string `json:"diff"`
+}
+
+func (d *CodexDecoder) item(params json.RawMessage, completed bool) ([]adapters.Event, bool) {
+	var p struct {
+		Item codexItem `json:"item"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return nil, false
+	}
+	return d.itemEvents(p.Item, completed)
+}
+
+func (d *CodexDecoder) itemEvents(it codexItem, completed bool) ([]adapters.Event, bool) {
+	if it.Type == "" {
+		return nil, false
+	}
+	switch it.Type {
+	case "userMessage", "hookPrompt", "contextCompaction":
+		return nil, true
+	case "agentMessage":
+		return d.finalText(it, adapters.EventText, it.Text, completed), true
+	case "reasoning":
+		return d.finalText(it, adapters.EventThought, codexReasoningText(it), completed), true
+	}
+	tool, ok := d.tool(it)
+	if !ok {
+		return nil, false
+	}
+	if !completed {
+		d.started[it.ID] = true
+		return []adapters.Event{{Type: adapters.EventToolCall, Tool: tool}}, true
+	}
+	delete(d.output, it.ID)
+	if !d.started[it.ID] {
+		return []adapters.Event{{Type: adapters.EventToolCall, Tool: tool}}, true
+	}
+	delete(d.started, it.ID)
+	upd := &adapters.ToolCall{ID: tool.ID, Status: tool.Status, Content: tool.Content, RawOutput: tool.RawOutput, Locations: tool.Locations}
+	return []adapters.Event{{Type: adapters.EventToolUpdate, Tool: upd}}, true
+}
+
+func codexReasoningText(it codexItem) string {
+	var summary, content []string
+	_ = json.Unmarshal(it.Summary, &summary)
+	_ = json.Unmarshal(it.Content, &content)
+	return strings.Join(append(summary, content...), "\n\n")
+}
+
+// finalText emits a completed message only when no deltas carried it.
+func (d *CodexDecoder) finalText(it codexItem, typ adapters.EventType, text string, completed bool) []adapters.Event {
+	if !completed {
+		return nil
+	}
+	if d.streamed[it.ID] {
+		delete(d.streamed, it.ID)
+		return nil
+	}
+	if text == "" {
+		return nil
+	}
+	return []adapters.Event{{Type: typ, Text: text, MessageID: it.ID}}
+}
+
+func (d *CodexDecoder) tool(it codexItem) (*adapters.ToolCall, bool) {
+	t := &adapters.ToolCall{ID: it.ID, Status: codexStatus(it.Status)}
+	switch it.Type {
+	case "commandExecution":
+		d.command(t, it)
+	case "fileChange":
+		t.Name, t.Kind = "apply_patch", adapters.KindEdit
+		t.Title = codexChangeTitle(it.Changes)
+		t.Locations, t.Content = d.changes(it.Changes)
+		t.RawInput, _ = json.Marshal(map[string]any{"changes": it.Changes})
+	case "mcpToolCall":
+		t.Name, t.Kind = it.Server+"."+it.Tool, adapters.KindOther
+		t.Title = it.Server + ": " + it.Tool
+		t.RawInput = adapters.RawOrNil(it.Arguments)
+		t.Content, t.RawOutput = codexMCPResult(it)
+	case "dynamicToolCall":
+		t.Name, t.Title, t.Kind = it.Tool, it.Tool, adapters.KindOther
+		t.RawInput = adapters.RawOrNil(it.Arguments)
+		t.RawOutput = adapters.RawOrNil(it.ContentItems)
+	case "webSearch":
+		t.Name, t.Kind, t.Title = "web_search", adapters.KindFetch, "Search the web: "+it.Query
+		if t.Status == "" {
+			t.Status = adapters.StatusCompleted
+		}
+	case "imageView":
+		t.Name, t.Kind, t.Title = "view_image", adapters.KindRead, "View "+it.Path
+		t.Locations = []adapters.Location{{Path: d.abs(it.Path)}}
+		t.Status = adapters.StatusCompleted
+	default:
+		return nil, false
+	}
+	return t, true
+}
+
+func (d *CodexDecoder) command(t *adapters.ToolCall, it codexItem) {
+	t.Name, t.Kind = "shell", adapters.KindExecute
+	t.Title = codexCommandTitle(it.Command, it.CommandActions)
+	// Structs with fields in map key order: same bytes as a map, less work.
+	t.RawInput, _ = json.Marshal(struct {
+		Command string `json:"command"`
+		Cwd     string `json:"cwd"`
+	}{it.Command, it.Cwd})
+	if it.AggregatedOutput != nil || it.ExitCode != nil {
+		out := ""
+		if it.AggregatedOutput != nil {
+			out = *it.AggregatedOutput
+		}
+		if out != "" {
+			t.Content = []adapters.ToolContent{{Type: adapters.ToolContentText, Text: codexTail(out)}}
+		}
+		t.RawOutput, _ = json.Marshal(struct {
+			ExitCode *int   `json:"exitCode"`
+			Output   string `json:"output"`
+		}{it.ExitCode, codexTail(out)})
+	}
+}
+
+func (d *CodexDecoder) outputDelta(params json.RawMessage) ([]adapters.Event, bool) {
+	var p struct {
+		ItemID string `json:"itemId"`
+		Delta  string `json:"delta"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return nil, false
+	}
+	return d.outputEvents(p.ItemID, p.Delta), true
+}
+
+func (d *CodexDecoder) outputEvents(itemID, delta string) []adapters.Event {
+	out := codexTail(d.output[itemID] + delta)
+	d.output[itemID] = out
+	return []adapters.Event{{Type: adapters.EventToolUpdate, Tool: &adapters.ToolCall{
+		ID: itemID, Content: []adapters.ToolContent{{Type: adapters.ToolContentText, Text: out}},
+	}}}
+}
+
+func (d *CodexDecoder) patchUpdated(params json.RawMessage) ([]adapters.Event, bool) {
+	var p struct {
+		ItemID  string        `json:"itemId"`
+		Changes []codexChange `json:"changes"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return nil, false
+	}
+	locs, content := d.changes(p.Changes)
+	return []adapters.Event{{Type: adapters.EventToolUpdate, Tool: &adapters.ToolCall{ID: p.ItemID, Locations: locs, Content: content}}}, true
+}
+
+func codexTail(s string) string {
+	if len(s) <= codexOutputLimit {
+		return s
+	}
+	s = s[len(s)-codexOutputLimit:]
+	for i := 0; i < len(s) && i < 4; i++ {
+		if s[i]&0xC0 != 0x80 {
+			return s[i:]
+		}
+	}
+	return s
+}
+
+func codexStatus(s string) adapters.ToolStatus {
+	switch s {
+	case "inProgress", "in_progress":
+		return adapters.StatusInProgress
+	case "completed":
+		return adapters.StatusCompleted
+	case "failed", "declined":
+		return adapters.StatusFailed
+	}
+	return ""
+}
+
+// codexCommandTitle prefers the parsed command over the shell wrapper.
+func codexCommandTitle(command string, actions json.RawMessage) string {
+	if len(actions) <= 2 { // absent or [] (null is also left to the command)
+		return command
+	}
+	var acts []struct {
+		Command string `json:"command"`
+	}
+	if json.Unmarshal(actions, &acts) == nil && len(acts) > 0 {
+		parts := make([]string, 0, len(acts))
+		for _, a := range acts {
+			if a.Command != "" {
+				parts = append(parts, a.Command)
+			}
+		}
+		if len(parts) > 0 {
+			return strings.Join(parts, " && ")
+		}
+	}
+	return command
+}
+
+func codexChangeTitle(changes []codexChange) string {
+	if len(changes) == 0 {
+		return "Edit files"
+	}
+	verb := "Edit"
+	switch changes[0].Kind.Type {
+	case "add":
+		verb = "Create"
+	case "delete":
+		verb = "Delete"
+	}
+	title := verb + " " + filepath.Base(changes[0].Path)
+	if len(changes) > 1 {
+		title += fmt.Sprintf(" and %d more", len(changes)-1)
+	}
+	return title
+}
+
+func (d *CodexDecoder) abs(p string) string {
+	if p == "" || filepath.IsAbs(p) || d.Cwd == "" {
+		return p
+	}
+	return filepath.Join(d.Cwd, p)
+}
+
+func (d *CodexDecoder) changes(changes []codexChange) ([]adapters.Location, []adapters.ToolContent) {
+	var locs []adapters.Location
+	var content []adapters.ToolContent
+	for _, c := range changes {
+		path := d.abs(c.Path)
+		locs = append(locs, adapters.Location{Path: path})
+		content = append(content, codexDiff(path, c))
+		if c.Kind.MovePath != nil && *c.Kind.MovePath != "" {
+			locs = append(locs, adapters.Location{Path: d.abs(*c.Kind.MovePath)})
+		}
+	}
+	return locs, content
+}
+
+// codexDiff converts codex's per-file diff: whole content for add/delete,
+// a unified diff for update (rebuilt into old/new hunk text).
+func codexDiff(path string, c codexChange) adapters.ToolContent {
+	tc := adapters.ToolContent{Type: adapters.ToolContentDiff, Path: path}
+	switch c.Kind.Type {
+	case "add":
+		tc.NewText = c.Diff
+	case "delete":
+		old := c.Diff
+		tc.OldText = &old
+	default:
+		old, nw := codexUnified(c.Diff)
+		tc.OldText, tc.NewText = &old, nw
+	}
+	return tc
+}
+
+func codexUnified(diff string) (old, nw string) {
+	var o, n strings.Builder
+	for _, l := range strings.SplitAfter(diff, "\n") {
+		switch {
+		case l == "", strings.HasPrefix(l, "---"), strings.HasPrefix(l, "+++"), strings.HasPrefix(l, "\\"):
+		case strings.HasPrefix(l, "@@"):
+			if o.Len() > 0 || n.Len() > 0 {
+				o.WriteString("...\n")
+				n.WriteString("...\n")
+			}
+		case l[0] == '-':
+			o.WriteString(l[1:])
+		case l[0] == '+':
+			n.WriteString(l[1:])
+		case l[0] == ' ':
+			o.WriteString(l[1:])
+			n.WriteString(l[1:])
+		default:
+			o.WriteString(l)
+			n.WriteString(l)
+		}
+	}
+	return o.String(), n.String()
+}
+
+// codexMCPResult maps an MCP call's result or error.
+func codexMCPResult(it codexItem) ([]adapters.ToolContent, json.RawMessage) {
+	var e struct {
+		Message string `json:"message"`
+	}
+	if !codexNull(it.Error) && json.Unmarshal(it.Error, &e) == nil && e.Message != "" {
+		return []adapters.ToolContent{{Type: adapters.ToolContentText, Text: e.Message}}, adapters.RawOrNil(it.Result)
+	}
+	var r struct {
+		Content []struct {
+			Type     string `json:"type"`
+			Text     string `json:"text"`
+			Data     string `json:"data"`
+			MimeType string `json:"mimeType"`
+		} `json:"content"`
+	}
+	if codexNull(it.Result) {
+		return nil, nil
+	}
+	if json.Unmarshal(it.Result, &r) != nil {
+		return nil, nil
+	}
+	var out []adapters.ToolContent
+	for _, c := range r.Content {
+		switch c.Type {
+		case "text":
+			out = append(out, adapters.ToolContent{Type: adapters.ToolContentText, Text: c.Text})
+		case "image":
+			out = append(out, adapters.ToolContent{Type: adapters.ToolContentImage, Data: c.Data, MimeType: c.MimeType})
+		}
+	}
+	return out, adapters.RawOrNil(it.Result)
+}
+
+// request turns approval requests into permission events; other server
+// requests become raw events (the adapter answers them).
+func (d *CodexDecoder) request(m CodexMessage, line []byte) []adapters.Event {
+	var p struct {
+		ItemID             string          `json:"itemId"`
+		Command            *string         `json:"command"`
+		Cwd                *string         `json:"cwd"`
+		Reason             *string         `json:"reason"`
+		CommandActions     json.RawMessage `json:"commandActions"`
+		AvailableDecisions []any           `json:"availableDecisions"`
+	}
+	if json.Unmarshal(m.Params, &p) != nil {
+		return []adapters.Event{adapters.RawEvent("codex:request/"+m.Method, line)}
+	}
+	var tool adapters.ToolCall
+	switch m.Method {
+	case CodexMethodCommandApproval:
+		cmd := ""
+		if p.Command != nil {
+			cmd = *p.Command
+		}
+		tool = adapters.ToolCall{ID: p.ItemID, Name: "shell", Kind: adapters.KindExecute,
+			Title: codexCommandTitle(cmd, p.CommandActions), Status: adapters.StatusPending}
+		tool.RawInput, _ = json.Marshal(map[string]any{"command": cmd, "cwd": p.Cwd, "reason": p.Reason})
+	case CodexMethodFileApproval:
+		tool = adapters.ToolCall{ID: p.ItemID, Name: "apply_patch", Kind: adapters.KindEdit,
+			Title: "Apply file changes", Status: adapters.StatusPending}
+		if p.Reason != nil && *p.Reason != "" {
+			tool.Title += ": " + *p.Reason
+		}
+	default:
+		return []adapters.Event{adapters.RawEvent("codex:request/"+m.Method, line)}
+	}
+	req := adapters.NewPermissionRequest(tool, CodexPermissionOptions(p.AvailableDecisions))
+	return []adapters.Event{{Type: adapters.EventPermission, Permission: req, Source: "codex:" + m.Method}}
+}
+
+// CodexPermissionOptions lists the choices for an approval request; option
+// ids are the codex decisions they send. accept and decline are always
+// offered; acceptForSession only when codex lists it (or lists nothing).
+func CodexPermissionOptions(available []any) []adapters.PermissionOption {
+	session := len(available) == 0
+	for _, a := range available {
+		if s, ok := a.(string); ok && s == "acceptForSession" {
+			session = true
+		}
+	}
+	opts := []adapters.PermissionOption{{ID: "accept", Name: "Allow once", Kind: adapters.AllowOnce}}
+	if session {
+		opts = append(opts, adapters.PermissionOption{ID: "acceptForSession", Name: "Allow for this session", Kind: adapters.AllowAlways})
+	}
+	return append(opts, adapters.PermissionOption{ID: "decline", Name: "Reject", Kind: adapters.RejectOnce})
+}
+
+// CodexDecision maps a permission decision to the codex approval decision.
+func CodexDecision(d adapters.PermissionDecision) string {
+	switch {
+	case d.Cancelled:
+		return "cancel"
+	case d.Kind == adapters.AllowAlways:
+		return "acceptForSession"
+	case d.Kind == adapters.AllowOnce:
+		return "accept"
+	}
+	return "decline"
+}
+
+func codexNull(b []byte) bool { return len(b) == 0 || string(b) == "null" }

@@ -1,0 +1,61 @@
+package adapters
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+)
+
+// LineDecoder turns one line an agent wrote into events; every agent's
+// decoder is one.
+type LineDecoder interface {
+	Decode(line []byte) []Event
+}
+
+// DecodeLines feeds data to dec one '\n'-separated line at a time.
+func DecodeLines(dec LineDecoder, data []byte) []Event {
+	// About one event per line: sizing once saves regrowing a slice of
+	// large structs.
+	out := make([]Event, 0, bytes.Count(data, []byte{'\n'})+1)
+	for len(data) > 0 {
+		line := data
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			line, data = data[:i], data[i+1:]
+		} else {
+			data = nil
+		}
+		out = append(out, dec.Decode(line)...)
+	}
+	return out
+}
+
+// RawEvent wraps a record hub does not understand, copied so it never
+// aliases the reader's buffer. Invalid JSON is kept as a JSON string so the
+// event stays marshalable.
+func RawEvent(source string, rec []byte) Event {
+	raw := json.RawMessage(bytes.Clone(rec))
+	if !json.Valid(raw) {
+		raw, _ = json.Marshal(string(rec))
+	}
+	return Event{Type: EventRaw, Source: source, Raw: raw}
+}
+
+// RawOrNil returns a copy of v, or nil for an absent or JSON-null value.
+func RawOrNil(v json.RawMessage) json.RawMessage {
+	if len(v) == 0 || string(v) == "null" {
+		return nil
+	}
+	return bytes.Clone(v)
+}
+
+// OneLine collapses whitespace runs so a message fits on one line.
+func OneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// FirstLine is the first line of s, trimmed.
+func FirstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return s
+}

@@ -1,0 +1,187 @@
+package gemini
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+
+	"github.com/hubdev/hub/adapters"
+)
+
+// GeminiDecoder decodes `gemini -o stream-json` lines (init, message,
+// tool_use, tool_result, error, result). Gemini's ACP mode is decoded by
+// ACPDecoder instead; this is the fallback channel.
+type GeminiDecoder struct {
+	tools map[string]string // tool_id -> tool_name
+	done  bool
+}
+
+type geminiLine struct {
+	Type       string          `json:"type"`
+	SessionID  string          `json:"session_id"`
+	Model      string          `json:"model"`
+	Role       string          `json:"role"`
+	Content    string          `json:"content"`
+	ToolName   string          `json:"tool_name"`
+	ToolID     string          `json:"tool_id"`
+	Parameters json.RawMessage `json:"parameters"`
+	Status     string          `json:"status"`
+	Output     *string         `json:"output"`
+	Severity   string          `json:"severity"`
+	Message    string          `json:"message"`
+	Error      *struct {
+		Type    string `json:"type"`
+		Message string `json:"message"`
+	} `json:"error"`
+	Stats *struct {
+		InputTokens  int64 `json:"input_tokens"`
+		OutputTokens int64 `json:"output_tokens"`
+		Cached       int64 `json:"cached"`
+	} `json:"stats"`
+}
+
+// NewGeminiDecoder returns a decoder for one stream-json run.
+func NewGeminiDecoder() *GeminiDecoder { return &GeminiDecoder{tools: map[string]string{}} }
+
+// DecodeGemini decodes a whole stream-json output.
+func DecodeGemini(data []byte) []adapters.Event {
+	return adapters.DecodeLines(NewGeminiDecoder(), data)
+}
+
+// Done reports whether the final result line was seen (a run that exits
+// without one was cancelled or crashed).
+func (d *GeminiDecoder) Done() bool { return d.done }
+
+// Decode decodes one line. Non-JSON lines (banners) become raw events.
+func (d *GeminiDecoder) Decode(line []byte) []adapters.Event {
+	line = bytes.TrimSpace(line)
+	if len(line) == 0 {
+		return nil
+	}
+	var l geminiLine
+	if err := json.Unmarshal(line, &l); err != nil {
+		return []adapters.Event{adapters.RawEvent("gemini:invalid", line)}
+	}
+	switch l.Type {
+	case "init":
+		return []adapters.Event{{Type: adapters.EventSessionInfo, Session: &adapters.SessionInfo{AgentSessionID: l.SessionID, Model: l.Model}}}
+	case "message":
+		if l.Role == "user" {
+			return nil // echo of the prompt
+		}
+		return []adapters.Event{{Type: adapters.EventText, Text: l.Content}}
+	case "tool_use":
+		return d.toolUse(&l)
+	case "tool_result":
+		return d.toolResult(&l)
+	case "error":
+		return []adapters.Event{{Type: adapters.EventError, Error: &adapters.ErrorInfo{
+			Message: adapters.OneLine(l.Message), Code: adapters.CodeProvider, Fatal: l.Severity == "fatal"}}}
+	case "result":
+		return d.result(&l)
+	}
+	return []adapters.Event{adapters.RawEvent("gemini:"+l.Type, line)}
+}
+
+func (d *GeminiDecoder) toolUse(l *geminiLine) []adapters.Event {
+	if d.tools == nil {
+		d.tools = map[string]string{}
+	}
+	d.tools[l.ToolID] = l.ToolName
+	t := &adapters.ToolCall{
+		ID:       l.ToolID,
+		Name:     l.ToolName,
+		Title:    geminiToolTitle(l.ToolName, l.Parameters),
+		Kind:     GeminiToolKind(l.ToolName),
+		Status:   adapters.StatusInProgress,
+		RawInput: adapters.RawOrNil(l.Parameters),
+	}
+	if p := geminiParam(l.Parameters, "file_path", "absolute_path", "path", "dir_path"); p != "" {
+		t.Locations = []adapters.Location{{Path: p}}
+	}
+	return []adapters.Event{{Type: adapters.EventToolCall, Tool: t}}
+}
+
+func (d *GeminiDecoder) toolResult(l *geminiLine) []adapters.Event {
+	t := &adapters.ToolCall{ID: l.ToolID, Status: adapters.StatusCompleted}
+	text := ""
+	if l.Output != nil {
+		text = *l.Output
+		raw, _ := json.Marshal(map[string]string{"output": text})
+		t.RawOutput = raw
+	}
+	if l.Status == "error" {
+		t.Status = adapters.StatusFailed
+		if l.Error != nil {
+			text = l.Error.Message
+			raw, _ := json.Marshal(l.Error)
+			t.RawOutput = raw
+		}
+	}
+	if text != "" {
+		t.Content = []adapters.ToolContent{{Type: adapters.ToolContentText, Text: text}}
+	}
+	return []adapters.Event{{Type: adapters.EventToolUpdate, Tool: t}}
+}
+
+func (d *GeminiDecoder) result(l *geminiLine) []adapters.Event {
+	d.done = true
+	var out []adapters.Event
+	if l.Stats != nil {
+		out = append(out, adapters.Event{Type: adapters.EventUsage, Usage: &adapters.Usage{
+			InputTokens: l.Stats.InputTokens, OutputTokens: l.Stats.OutputTokens, CacheReadTokens: l.Stats.Cached}})
+	}
+	if l.Status == "error" {
+		msg := "gemini reported an error"
+		code := adapters.CodeProvider
+		if l.Error != nil {
+			msg = adapters.OneLine(l.Error.Message)
+			if strings.Contains(strings.ToLower(l.Error.Type), "auth") {
+				code = adapters.CodeAuth
+			}
+		}
+		out = append(out, adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{Message: msg, Code: code, Fatal: true}})
+	}
+	return append(out, adapters.Event{Type: adapters.EventDone, StopReason: adapters.StopEndTurn})
+}
+
+// GeminiToolKind maps gemini-cli's built-in tool names to ACP tool kinds.
+func GeminiToolKind(name string) adapters.ToolKind {
+	switch name {
+	case "run_shell_command":
+		return adapters.KindExecute
+	case "read_file", "read_many_files":
+		return adapters.KindRead
+	case "write_file", "replace", "edit":
+		return adapters.KindEdit
+	case "glob", "grep_search", "search_file_content", "list_directory":
+		return adapters.KindSearch
+	case "web_fetch", "google_web_search":
+		return adapters.KindFetch
+	case "enter_plan_mode", "exit_plan_mode":
+		return adapters.KindSwitchMode
+	}
+	return adapters.KindOther
+}
+
+func geminiToolTitle(name string, params json.RawMessage) string {
+	if s := geminiParam(params, "command", "file_path", "absolute_path", "pattern", "query", "url", "dir_path", "path"); s != "" {
+		return s
+	}
+	return name
+}
+
+// geminiParam returns the first string parameter among keys.
+func geminiParam(params json.RawMessage, keys ...string) string {
+	var m map[string]json.RawMessage
+	if len(params) == 0 || json.Unmarshal(params, &m) != nil {
+		return ""
+	}
+	for _, k := range keys {
+		var s string
+		if json.Unmarshal(m[k], &s) == nil && s != "" {
+			return s
+		}
+	}
+	return ""
+}

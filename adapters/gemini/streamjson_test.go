@@ -1,0 +1,68 @@
+package gemini
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/adapters/acpclient"
+)
+
+func TestStreamJSON_FallbackSession(t *testing.T) {
+	fixture, _ := filepath.Abs("testdata/streamjson-tool/stream.jsonl")
+	var argvs [][]string
+	sj := acpclient.StreamJSON{Name: "gemini",
+		Argv: func(prompt, resume string, _ adapters.SessionOptions) []string {
+			argvs = append(argvs, []string{prompt, resume})
+			if prompt == "die" {
+				return []string{"sh", "-c", "echo oops >&2; exit 41"}
+			}
+			return []string{"cat", fixture}
+		},
+		NewDecoder: func() acpclient.LineDecoder { return NewGeminiDecoder() }}
+	s, err := sj.Fallback()(context.Background(), adapters.SessionOptions{Cwd: t.TempDir()}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ch, err := s.Prompt(context.Background(), adapters.TextPrompt("first"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs := drainTurn(ch)
+	if got := turnText(evs); got != "Running a command now.The command printed hello-from-tool. Done." {
+		t.Fatalf("text = %q", got)
+	}
+	if s.ID() != "2b2c9acb-3d2b-409b-9b42-32152bfe2b5a" || evs[len(evs)-1].StopReason != adapters.StopEndTurn {
+		t.Fatalf("id=%q stop=%q", s.ID(), evs[len(evs)-1].StopReason)
+	}
+	ch, _ = s.Prompt(context.Background(), adapters.TextPrompt("die"))
+	evs = drainTurn(ch)
+	if argvs[1][1] != s.ID() {
+		t.Fatalf("second prompt did not resume: %q", argvs[1])
+	}
+	if e := evs[len(evs)-2]; e.Type != adapters.EventError || !strings.Contains(e.Error.Message, "exit code 41") || e.Error.Detail != "oops" {
+		t.Fatalf("error event = %+v", e)
+	}
+}
+
+// drainTurn collects one turn's events.
+func drainTurn(ch <-chan adapters.Event) []adapters.Event {
+	var evs []adapters.Event
+	for ev := range ch {
+		evs = append(evs, ev)
+	}
+	return evs
+}
+
+func turnText(evs []adapters.Event) string {
+	var b strings.Builder
+	for _, ev := range evs {
+		if ev.Type == adapters.EventText {
+			b.WriteString(ev.Text)
+		}
+	}
+	return b.String()
+}

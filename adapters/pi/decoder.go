@@ -1,0 +1,450 @@
+package pi
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hubdev/hub/adapters"
+)
+
+// PiResponse is an RPC `response` record of `pi --mode rpc`: the answer to
+// one command sent on stdin.
+type PiResponse struct {
+	ID      string          `json:"id,omitempty"`
+	Command string          `json:"command"`
+	Success bool            `json:"success"`
+	Error   string          `json:"error,omitempty"`
+	Data    json.RawMessage `json:"data,omitempty"`
+}
+
+// PiDecoder decodes the event stream of pi 0.73 (`pi --mode json` and
+// `pi --mode rpc`, which share their events). It is stateful across the
+// lines of one stream: it remembers announced tool calls and the last
+// assistant stop reason so agent_end can become the right EventDone.
+//
+// pi retries rate limits and server errors on its own: the failed run ends
+// with agent_end and only then does auto_retry_start follow, so the end of
+// a failed run is held back (see PendingEnd) until the next record shows
+// whether pi retries; a retry becomes a non-fatal error event and the
+// retried run continues the same turn.
+type PiDecoder struct {
+	// Cwd resolves relative tool paths to absolute locations; the session
+	// header of --mode json sets it when empty.
+	Cwd string
+	// OnResponse, when set, sees every rpc response first; returning true
+	// consumes it (no event). Otherwise successes become EventRaw and
+	// failures non-fatal EventError.
+	OnResponse func(PiResponse) bool
+
+	tools     map[string]piToolState
+	stop      string
+	errMsg    string
+	costTotal float64
+	emitted   []int // per content index: bytes already emitted (fallback without assistantMessageEvent)
+	held      []adapters.Event
+	retrying  bool // between auto_retry_start and the end of the retried run
+}
+
+type piToolState struct {
+	name string
+	args json.RawMessage
+}
+
+// NewPiDecoder returns a decoder resolving tool paths against cwd.
+func NewPiDecoder(cwd string) *PiDecoder { return &PiDecoder{Cwd: cwd} }
+
+// DecodePi decodes a whole pi stream.
+func DecodePi(data []byte) []adapters.Event {
+	d := NewPiDecoder("")
+	var out []adapters.Event
+	for _, line := range bytes.Split(data, []byte{'\n'}) {
+		out = append(out, d.Decode(line)...)
+	}
+	return append(out, d.Flush()...)
+}
+
+// piRecord holds the raw top-level members the decoder looks at; pi 0.73
+// repeats the whole partial message in every message_update, so the bulky
+// members stay raw until a record's type says which are needed.
+type piRecord struct {
+	Typ           json.RawMessage `json:"type"`
+	Ame           json.RawMessage `json:"assistantMessageEvent"`
+	Message       json.RawMessage `json:"message"`
+	Messages      json.RawMessage `json:"messages"`
+	ID            json.RawMessage `json:"id"`
+	ToolCallID    json.RawMessage `json:"toolCallId"`
+	ToolName      json.RawMessage `json:"toolName"`
+	Args          json.RawMessage `json:"args"`
+	PartialResult json.RawMessage `json:"partialResult"`
+	Result        json.RawMessage `json:"result"`
+	IsError       json.RawMessage `json:"isError"`
+	Command       json.RawMessage `json:"command"`
+	Success       json.RawMessage `json:"success"`
+	ErrorField    json.RawMessage `json:"error"`
+	Data          json.RawMessage `json:"data"`
+	Method        json.RawMessage `json:"method"`
+	Version       json.RawMessage `json:"version"`
+	Cwd           json.RawMessage `json:"cwd"`
+	Attempt       json.RawMessage `json:"attempt"`
+	MaxAttempts   json.RawMessage `json:"maxAttempts"`
+	DelayMs       json.RawMessage `json:"delayMs"`
+	ErrorMessage  json.RawMessage `json:"errorMessage"`
+	FinalError    json.RawMessage `json:"finalError"`
+	WillRetry     json.RawMessage `json:"willRetry"`
+}
+
+// Decode turns one line into zero or more events.
+func (d *PiDecoder) Decode(line []byte) []adapters.Event {
+	line = bytes.TrimRight(line, "\r\n")
+	if len(bytes.TrimSpace(line)) == 0 {
+		return nil
+	}
+	var r piRecord
+	ok := json.Unmarshal(line, &r) == nil && r.Typ != nil
+	typ := piString(r.Typ)
+	var out []adapters.Event
+	if d.held != nil && (!ok || (typ != "auto_retry_start" && typ != "auto_retry_end")) {
+		out, d.held = d.held, nil
+	}
+	if !ok {
+		return append(out, adapters.RawEvent("pi:malformed", line))
+	}
+	return append(out, d.record(typ, &r, line)...)
+}
+
+// PendingEnd reports whether the end of a failed run is held back until the
+// next record shows whether pi retries it. pi writes auto_retry_start right
+// after agent_end, so an RPC client that sends any command (get_state) when
+// this turns true gets a response that releases the end if no retry came.
+func (d *PiDecoder) PendingEnd() bool { return d.held != nil }
+
+// Flush returns the held end of a failed run, for a stream that ended.
+func (d *PiDecoder) Flush() []adapters.Event {
+	out := d.held
+	d.held = nil
+	return out
+}
+
+func (d *PiDecoder) record(typ string, r *piRecord, line []byte) []adapters.Event {
+	switch typ {
+	case "agent_start":
+		d.stop, d.errMsg = "", ""
+		return nil
+	case "turn_start", "turn_end":
+		return nil
+	case "message_start":
+		d.emitted = d.emitted[:0]
+		return nil
+	case "message_update":
+		return d.messageUpdate(r)
+	case "message_end":
+		return d.messageEnd(r)
+	case "tool_execution_start":
+		return d.toolStart(r)
+	case "tool_execution_update":
+		return d.toolUpdate(r)
+	case "tool_execution_end":
+		return d.toolEnd(r)
+	case "agent_end":
+		failed := d.stop == "error"
+		evs := d.agentEnd()
+		// pi 1.x says whether it retries; 0.73 only tells with the next record.
+		if failed && string(r.WillRetry) != "false" {
+			d.held = evs
+			return nil
+		}
+		d.retrying = false
+		return evs
+	case "auto_retry_start":
+		return d.retryStart(r)
+	case "auto_retry_end":
+		return d.retryEnd(r)
+	case "response":
+		return d.response(r, line)
+	case "session":
+		return d.session(r)
+	case "extension_error":
+		return []adapters.Event{{Type: adapters.EventError, Error: &adapters.ErrorInfo{
+			Message: "pi extension failed: " + adapters.FirstLine(piString(r.ErrorField)), Code: adapters.CodeExtension}}}
+	}
+	return []adapters.Event{adapters.RawEvent("pi:"+typ, line)}
+}
+
+// piPassThrough are documented pi records hub has no use for; they pass on
+// raw and are not news to the user.
+var piPassThrough = map[string]bool{"queue_update": true, "compaction_start": true, "compaction_end": true,
+	"extension_ui_request": true}
+
+// PiUnknownRecord returns the record type behind a raw event that pi 0.73 does
+// not document ("malformed" for a line that is not a pi record), or "" when
+// the event is not one.
+func PiUnknownRecord(ev adapters.Event) string {
+	typ, ok := strings.CutPrefix(ev.Source, "pi:")
+	if ev.Type != adapters.EventRaw || !ok || piPassThrough[typ] || strings.HasPrefix(typ, "response/") {
+		return ""
+	}
+	return typ
+}
+
+func (d *PiDecoder) retryStart(r *piRecord) []adapters.Event {
+	d.held, d.retrying = nil, true
+	msg := adapters.FirstLine(piString(r.ErrorMessage))
+	if msg == "" {
+		msg = "the model provider returned an error"
+	}
+	code := PiErrorCode(msg)
+	if code != adapters.CodeRateLimit {
+		code = adapters.CodeRetry
+	}
+	delay, _ := strconv.ParseInt(string(r.DelayMs), 10, 64)
+	return []adapters.Event{{Type: adapters.EventError, Error: &adapters.ErrorInfo{
+		Message: fmt.Sprintf("pi: %s (pi retries in %s, attempt %s of %s)", msg, time.Duration(delay)*time.Millisecond,
+			piNumber(r.Attempt), piNumber(r.MaxAttempts)),
+		Code: code, Detail: piString(r.ErrorMessage)}}}
+}
+
+func (d *PiDecoder) retryEnd(r *piRecord) []adapters.Event {
+	pending := d.held != nil || d.retrying
+	d.held, d.retrying = nil, false
+	if string(r.Success) == "true" || !pending {
+		return nil
+	}
+	final := piString(r.FinalError)
+	if final == "Retry cancelled" {
+		return []adapters.Event{{Type: adapters.EventDone, StopReason: adapters.StopCancelled}}
+	}
+	msg := adapters.FirstLine(final)
+	if msg == "" {
+		msg = "the model provider kept failing"
+	}
+	return []adapters.Event{
+		{Type: adapters.EventError, Error: &adapters.ErrorInfo{
+			Message: fmt.Sprintf("pi: %s (gave up after %s retries)", msg, piNumber(r.Attempt)),
+			Code:    PiErrorCode(msg), Detail: final, Fatal: true}},
+		{Type: adapters.EventDone, StopReason: adapters.StopEndTurn},
+	}
+}
+
+func piNumber(v []byte) string {
+	if _, err := strconv.ParseFloat(string(v), 64); err != nil {
+		return "?"
+	}
+	return string(v)
+}
+
+// piAssistantEvent is the assistantMessageEvent of a message_update; its
+// bulky "partial" member is not decoded.
+type piAssistantEvent struct {
+	Type     string          `json:"type"`
+	Delta    string          `json:"delta"`
+	ToolCall json.RawMessage `json:"toolCall"`
+}
+
+func (d *PiDecoder) messageUpdate(r *piRecord) []adapters.Event {
+	if r.Ame == nil {
+		return d.partialFallback(r.Message)
+	}
+	var a piAssistantEvent
+	if json.Unmarshal(r.Ame, &a) != nil {
+		return nil
+	}
+	switch a.Type {
+	case "text_delta":
+		if a.Delta != "" {
+			return []adapters.Event{{Type: adapters.EventText, Text: a.Delta}}
+		}
+	case "thinking_delta":
+		if a.Delta != "" {
+			return []adapters.Event{{Type: adapters.EventThought, Text: a.Delta}}
+		}
+	case "toolcall_end":
+		var tc struct {
+			ID        string          `json:"id"`
+			Name      string          `json:"name"`
+			Arguments json.RawMessage `json:"arguments"`
+		}
+		if json.Unmarshal(a.ToolCall, &tc) != nil || tc.ID == "" {
+			return nil
+		}
+		return d.announce(tc.ID, tc.Name, tc.Arguments, adapters.StatusPending)
+	}
+	return nil
+}
+
+// partialFallback emits text/thinking deltas by diffing the partial message
+// against what was already emitted, for streams without assistantMessageEvent.
+func (d *PiDecoder) partialFallback(message []byte) []adapters.Event {
+	var m struct {
+		Role    string `json:"role"`
+		Content []struct {
+			Type     string `json:"type"`
+			Text     string `json:"text"`
+			Thinking string `json:"thinking"`
+		} `json:"content"`
+	}
+	if message == nil || json.Unmarshal(message, &m) != nil || m.Role != "assistant" {
+		return nil
+	}
+	var out []adapters.Event
+	for i, c := range m.Content {
+		for len(d.emitted) <= i {
+			d.emitted = append(d.emitted, 0)
+		}
+		typ, s := adapters.EventText, c.Text
+		if c.Type == "thinking" {
+			typ, s = adapters.EventThought, c.Thinking
+		} else if c.Type != "text" {
+			continue
+		}
+		if len(s) > d.emitted[i] {
+			out = append(out, adapters.Event{Type: typ, Text: s[d.emitted[i]:]})
+			d.emitted[i] = len(s)
+		}
+	}
+	return out
+}
+
+// piMessageHead is what message_end needs of a message; its content is
+// not decoded.
+type piMessageHead struct {
+	Role         string          `json:"role"`
+	Usage        json.RawMessage `json:"usage"`
+	StopReason   string          `json:"stopReason"`
+	ErrorMessage string          `json:"errorMessage"`
+}
+
+type piUsage struct {
+	Input       int64 `json:"input"`
+	Output      int64 `json:"output"`
+	CacheRead   int64 `json:"cacheRead"`
+	CacheWrite  int64 `json:"cacheWrite"`
+	TotalTokens int64 `json:"totalTokens"`
+	Cost        *struct {
+		Total float64 `json:"total"`
+	} `json:"cost"`
+}
+
+func (d *PiDecoder) messageEnd(r *piRecord) []adapters.Event {
+	var m piMessageHead
+	if r.Message == nil || json.Unmarshal(r.Message, &m) != nil || m.Role != "assistant" {
+		return nil
+	}
+	d.stop, d.errMsg = m.StopReason, m.ErrorMessage
+	var u piUsage
+	if m.Usage == nil || json.Unmarshal(m.Usage, &u) != nil {
+		return nil
+	}
+	if u.TotalTokens == 0 {
+		u.TotalTokens = u.Input + u.Output + u.CacheRead + u.CacheWrite
+	}
+	if u.TotalTokens == 0 {
+		return nil
+	}
+	usage := &adapters.Usage{InputTokens: u.Input, OutputTokens: u.Output, CacheReadTokens: u.CacheRead,
+		CacheWriteTokens: u.CacheWrite, ContextUsed: u.TotalTokens}
+	if u.Cost != nil {
+		d.costTotal += u.Cost.Total
+		c := d.costTotal
+		usage.CostUSD = &c
+	}
+	return []adapters.Event{{Type: adapters.EventUsage, Usage: usage}}
+}
+
+func (d *PiDecoder) agentEnd() []adapters.Event {
+	var out []adapters.Event
+	reason := adapters.StopEndTurn
+	switch d.stop {
+	case "aborted":
+		reason = adapters.StopCancelled
+	case "length":
+		reason = adapters.StopMaxTokens
+	case "error":
+		msg := adapters.FirstLine(d.errMsg)
+		if msg == "" {
+			msg = "the model provider returned an error"
+		}
+		out = append(out, adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{
+			Message: "pi: " + msg, Code: PiErrorCode(msg), Detail: d.errMsg}})
+	}
+	d.stop, d.errMsg = "", ""
+	d.tools = nil
+	return append(out, adapters.Event{Type: adapters.EventDone, StopReason: reason})
+}
+
+// PiErrorCode classifies pi errors (provider errors carry the HTTP status
+// first): auth, rate_limit or provider.
+func PiErrorCode(msg string) adapters.ErrorCode {
+	switch {
+	case strings.HasPrefix(msg, "401"), strings.HasPrefix(msg, "403"),
+		strings.Contains(strings.ToLower(msg), "api key"):
+		return adapters.CodeAuth
+	case strings.HasPrefix(msg, "429"), strings.Contains(strings.ToLower(msg), "rate limit"),
+		strings.Contains(strings.ToLower(msg), "too many requests"):
+		return adapters.CodeRateLimit
+	}
+	return adapters.CodeProvider
+}
+
+func (d *PiDecoder) response(r *piRecord, line []byte) []adapters.Event {
+	resp := PiResponse{ID: piString(r.ID), Command: piString(r.Command), Success: string(r.Success) == "true",
+		Error: piString(r.ErrorField)}
+	if r.Data != nil {
+		resp.Data = piRawCopy(r.Data)
+	}
+	if d.OnResponse != nil && d.OnResponse(resp) {
+		return nil
+	}
+	if resp.Success {
+		return []adapters.Event{adapters.RawEvent("pi:response/"+resp.Command, line)}
+	}
+	return []adapters.Event{{Type: adapters.EventError, Error: &adapters.ErrorInfo{
+		Message: "pi rejected the " + resp.Command + " command: " + adapters.FirstLine(resp.Error), Code: adapters.CodeProtocol}}}
+}
+
+func (d *PiDecoder) session(r *piRecord) []adapters.Event {
+	if d.Cwd == "" {
+		d.Cwd = piString(r.Cwd)
+	}
+	id := piString(r.ID)
+	if id == "" {
+		return nil
+	}
+	return []adapters.Event{{Type: adapters.EventSessionInfo, Session: &adapters.SessionInfo{AgentSessionID: id}}}
+}
+
+// absPath resolves p against the decoder's cwd; "" if it cannot be made absolute.
+func (d *PiDecoder) absPath(p string) string {
+	p = strings.TrimPrefix(p, "@")
+	if p == "" {
+		return ""
+	}
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p)
+	}
+	if d.Cwd == "" || strings.HasPrefix(p, "~") {
+		return ""
+	}
+	return filepath.Join(d.Cwd, p)
+}
+
+// piString decodes a raw JSON string value; non-strings yield "".
+func piString(raw json.RawMessage) string {
+	var s string
+	_ = json.Unmarshal(raw, &s)
+	return s
+}
+
+// piRawCopy returns an owned copy of a raw value that is valid JSON: the
+// bytes themselves when valid, else the bytes as a JSON string.
+func piRawCopy(raw []byte) json.RawMessage {
+	if json.Valid(raw) {
+		return append(json.RawMessage(nil), raw...)
+	}
+	q, _ := json.Marshal(string(raw))
+	return q
+}

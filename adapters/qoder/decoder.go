@@ -1,0 +1,115 @@
+package qoder
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+
+	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/adapters/claude"
+)
+
+// QoderDecoder decodes `qodercli --output-format stream-json` lines. Qoder's
+// headless protocol is a clone of Claude Code's stream-json, so the records
+// go through claude.ClaudeDecoder; raw sources are renamed "qoder:..." and qoder's
+// extra records (system/artifacts_update) stay raw.
+//
+// qodercli reports a failed model call as an assistant message from model
+// "<synthetic>" carrying the error text, then a result with is_error and the
+// same text in errors (or result). Unlike Claude Code it does not mark the
+// message is_api_error_message, so the decoder holds such a message until
+// the next record: dropped when that record's error repeats it (the error
+// is shown once), emitted before it otherwise.
+type QoderDecoder struct {
+	inner *claude.ClaudeDecoder
+	done  bool
+	held  []adapters.Event // text of a <synthetic> assistant message
+}
+
+// NewQoderDecoder returns a decoder for one qodercli run.
+func NewQoderDecoder() *QoderDecoder {
+	inner := claude.NewClaudeDecoder()
+	inner.CLI = "qodercli"
+	return &QoderDecoder{inner: inner}
+}
+
+// DecodeQoder decodes a whole stream-json output.
+func DecodeQoder(data []byte) []adapters.Event {
+	d := NewQoderDecoder()
+	return append(adapters.DecodeLines(d, data), d.Flush()...)
+}
+
+// Done reports whether the final result line was seen.
+func (d *QoderDecoder) Done() bool { return d.done }
+
+// Flush returns what the decoder still holds (a "<synthetic>" message not
+// yet followed by another record), at the end of the stream.
+func (d *QoderDecoder) Flush() []adapters.Event {
+	held := d.held
+	d.held = nil
+	return held
+}
+
+// Decode decodes one line.
+func (d *QoderDecoder) Decode(line []byte) []adapters.Event {
+	evs := d.inner.Decode(line)
+	for i := range evs {
+		if strings.HasPrefix(evs[i].Source, "claude:") {
+			evs[i].Source = "qoder:" + strings.TrimPrefix(evs[i].Source, "claude:")
+		}
+		if evs[i].Type == adapters.EventDone {
+			d.done = true
+		}
+	}
+	if len(evs) == 0 {
+		return nil // blank lines and status records do not decide a held message
+	}
+	if held := d.held; len(held) > 0 {
+		d.held = nil
+		if !qoderErrorRepeats(evs, held) {
+			evs = append(held, evs...)
+		}
+	}
+	if qoderSyntheticText(line, evs) {
+		d.held = evs
+		return nil
+	}
+	return evs
+}
+
+// qoderSyntheticText reports whether line is an assistant message from
+// model "<synthetic>" that decoded to text only.
+func qoderSyntheticText(line []byte, evs []adapters.Event) bool {
+	if !bytes.Contains(line, []byte(`"<synthetic>"`)) {
+		return false
+	}
+	for _, e := range evs {
+		if e.Type != adapters.EventText {
+			return false
+		}
+	}
+	var l struct {
+		Type    string `json:"type"`
+		Message struct {
+			Model string `json:"model"`
+		} `json:"message"`
+	}
+	return json.Unmarshal(line, &l) == nil && l.Type == "assistant" && l.Message.Model == "<synthetic>"
+}
+
+// qoderErrorRepeats reports whether evs hold a fatal error whose message or
+// detail contains the held text.
+func qoderErrorRepeats(evs, held []adapters.Event) bool {
+	var b strings.Builder
+	for _, e := range held {
+		b.WriteString(e.Text)
+	}
+	text := strings.TrimSpace(b.String())
+	for _, e := range evs {
+		if e.Type == adapters.EventError && e.Error.Fatal &&
+			(strings.Contains(e.Error.Message, text) || strings.Contains(e.Error.Detail, text)) {
+			return true
+		}
+	}
+	return false
+}

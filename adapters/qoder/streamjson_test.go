@@ -1,0 +1,61 @@
+package qoder
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/adapters/acpclient"
+)
+
+// A decoder that holds a record back (qodercli's <synthetic> error message)
+// must not lose it when the stream ends without the record that decides.
+func TestStreamJSON_HeldRecordReleasedAtEnd(t *testing.T) {
+	data, err := os.ReadFile("testdata/streamjson-error/stream.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(data), "\n")
+	cut := filepath.Join(t.TempDir(), "cut.jsonl")
+	if err := os.WriteFile(cut, []byte(strings.Join(lines[:5], "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sj := acpclient.StreamJSON{Name: "qodercli",
+		Argv:       func(string, string, adapters.SessionOptions) []string { return []string{"cat", cut} },
+		NewDecoder: func() acpclient.LineDecoder { return NewQoderDecoder() }}
+	s, err := sj.Fallback()(context.Background(), adapters.SessionOptions{Cwd: t.TempDir()}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ch, err := s.Prompt(context.Background(), adapters.TextPrompt("x"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs := drainTurn(ch)
+	if turnText(evs) == "" {
+		t.Fatalf("the held assistant message was lost: %+v", evs)
+	}
+}
+
+// drainTurn collects one turn's events.
+func drainTurn(ch <-chan adapters.Event) []adapters.Event {
+	var evs []adapters.Event
+	for ev := range ch {
+		evs = append(evs, ev)
+	}
+	return evs
+}
+
+func turnText(evs []adapters.Event) string {
+	var b strings.Builder
+	for _, ev := range evs {
+		if ev.Type == adapters.EventText {
+			b.WriteString(ev.Text)
+		}
+	}
+	return b.String()
+}
