@@ -71,18 +71,7 @@ func NewClaudeDecoder() *ClaudeDecoder {
 
 // DecodeClaude decodes a whole stream, one record per line.
 func DecodeClaude(data []byte) []adapters.Event {
-	d := NewClaudeDecoder()
-	var out []adapters.Event
-	for len(data) > 0 {
-		line := data
-		if i := bytes.IndexByte(data, '\n'); i >= 0 {
-			line, data = data[:i], data[i+1:]
-		} else {
-			data = nil
-		}
-		out = append(out, d.Decode(line)...)
-	}
-	return out
+	return adapters.DecodeLines(NewClaudeDecoder(), data)
 }
 
 // claudeLine is the union of every record shape the decoder reads. Large

@@ -36,12 +36,7 @@ func NewCodexDecoder() *CodexDecoder {
 
 // DecodeCodex decodes a whole app-server stream.
 func DecodeCodex(data []byte) []adapters.Event {
-	d := NewCodexDecoder()
-	out := make([]adapters.Event, 0, bytes.Count(data, []byte{'\n'})+1)
-	for _, line := range bytes.Split(data, []byte{'\n'}) {
-		out = append(out, d.Decode(line)...)
-	}
-	return out
+	return adapters.DecodeLines(NewCodexDecoder(), data)
 }
 
 // CodexMessage is one JSON-RPC message of the app-server stream.

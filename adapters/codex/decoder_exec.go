@@ -51,18 +51,7 @@ func NewCodexExecDecoder() *CodexExecDecoder {
 
 // DecodeCodexExec decodes a whole `codex exec --json` stream.
 func DecodeCodexExec(data []byte) []adapters.Event {
-	d := NewCodexExecDecoder()
-	out := make([]adapters.Event, 0, bytes.Count(data, []byte{'\n'})+1)
-	for len(data) > 0 {
-		line := data
-		if i := bytes.IndexByte(data, '\n'); i >= 0 {
-			line, data = data[:i], data[i+1:]
-		} else {
-			data = nil
-		}
-		out = append(out, d.Decode(line)...)
-	}
-	return out
+	return adapters.DecodeLines(NewCodexExecDecoder(), data)
 }
 
 // Decode turns one line into zero or more events.

@@ -61,11 +61,7 @@ func NewPiDecoder(cwd string) *PiDecoder { return &PiDecoder{Cwd: cwd} }
 // DecodePi decodes a whole pi stream.
 func DecodePi(data []byte) []adapters.Event {
 	d := NewPiDecoder("")
-	var out []adapters.Event
-	for _, line := range bytes.Split(data, []byte{'\n'}) {
-		out = append(out, d.Decode(line)...)
-	}
-	return append(out, d.Flush()...)
+	return append(adapters.DecodeLines(d, data), d.Flush()...)
 }
 
 // piRecord holds the raw top-level members the decoder looks at; pi 0.73
