@@ -244,7 +244,8 @@ func (ss *session) startBackend(ctx context.Context) (adapters.Session, *adapter
 		ss.mu.Unlock()
 		return nil, nil, err
 	}
-	opts := adapters.SessionOptions{Cwd: ss.rec.Cwd, MCPServers: ss.mcpFor(a), Model: ss.rec.Model, Mode: ss.rec.Mode, Editor: ss.editor}
+	opts := adapters.SessionOptions{Cwd: ss.rec.Cwd, MCPServers: ss.mcpFor(a), Model: ss.rec.Model, Mode: ss.rec.Mode, Editor: ss.editor,
+		CancelGrace: ss.srv.opts.CancelGrace}
 	if a.Capabilities().Resume {
 		opts.ResumeID = ss.rec.AgentSessionID
 	}

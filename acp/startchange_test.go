@@ -4,9 +4,11 @@ import (
 	"context"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/adapters/replay"
 )
 
 // startGate is an adapter whose Start waits for release; its sessions
@@ -87,5 +89,18 @@ func TestSetModel_DuringAgentStartTakesEffect(t *testing.T) {
 		if got := a.last(); got != "m2" {
 			t.Errorf("configurable=%v: the agent runs model %q after the editor chose m2 (history %v)", configurable, got, a.models)
 		}
+	}
+}
+
+// The front end owns the one grace period of a cancelled turn: the agent
+// is started with the server's, so both give up together.
+func TestStart_AgentGetsServerCancelGrace(t *testing.T) {
+	c := newClient(t, "")
+	sid, _ := c.start(t)
+	c.prompt(sid, "hi")
+	a, _ := c.reg.Get("replay")
+	starts := a.(*replay.Adapter).Starts()
+	if len(starts) != 1 || starts[0].CancelGrace != 500*time.Millisecond {
+		t.Fatalf("agent started with %+v, want the server's CancelGrace", starts)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"time"
 )
 
 // Sentinel errors shared by all adapters. Wrap them with %w and context.
@@ -94,6 +95,10 @@ type SessionOptions struct {
 	Instructions string
 	// SkillDirs are skill folders the adapter may expose natively.
 	SkillDirs []string
+	// CancelGrace is how long a cancelled turn may take to end before the
+	// adapter ends it itself. The front end (ACP server or runner) sets its
+	// own, so both give up together; 0 means the adapter's default.
+	CancelGrace time.Duration
 }
 
 // ContentType discriminates Content.

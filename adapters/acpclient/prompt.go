@@ -1,6 +1,7 @@
 package acpclient
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -70,7 +71,7 @@ func (s *Session) watch(ctx, cctx context.Context, t *turn, stop context.CancelF
 	case <-cctx.Done():
 		return
 	}
-	timer := time.NewTimer(s.a.cfg.CancelGrace)
+	timer := time.NewTimer(cmp.Or(s.opts.CancelGrace, s.a.cfg.CancelGrace))
 	defer timer.Stop()
 	select {
 	case <-timer.C:

@@ -95,7 +95,7 @@ func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adap
 	if err != nil {
 		return nil, adapters.StartError("claude", err)
 	}
-	s := newSession(a, p, opts.ResumeID)
+	s := newSession(a, p, opts)
 	go s.readLoop()
 	return s, nil
 }

@@ -2,6 +2,7 @@ package claude
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -22,9 +23,10 @@ import (
 
 // Session is one claude process and its conversation.
 type Session struct {
-	a   *Adapter
-	p   *proc.Process
-	dec *ClaudeDecoder
+	a     *Adapter
+	p     *proc.Process
+	dec   *ClaudeDecoder
+	grace time.Duration // a cancelled turn's wait for claude to end it
 
 	writeMu sync.Mutex // serialises stdin lines
 
@@ -41,8 +43,8 @@ type Session struct {
 	raw       *adapters.UnknownRecords
 }
 
-func newSession(a *Adapter, p *proc.Process, resumeID string) *Session {
-	s := &Session{a: a, p: p, dec: NewClaudeDecoder(), id: resumeID,
+func newSession(a *Adapter, p *proc.Process, opts adapters.SessionOptions) *Session {
+	s := &Session{a: a, p: p, dec: NewClaudeDecoder(), id: opts.ResumeID, grace: cmp.Or(opts.CancelGrace, a.CancelGrace),
 		pending: map[string]chan error{}, readDone: make(chan struct{})}
 	// Note runs on the reader goroutine, which owns the decoder.
 	s.raw = adapters.NewUnknownRecords(a.log, "claude", TestedVersions, adapters.UnknownOptions{
@@ -213,7 +215,7 @@ func (s *Session) Cancel() {
 }
 
 func (s *Session) cancelWatchdog(ch chan adapters.Event) {
-	t := time.NewTimer(s.a.CancelGrace)
+	t := time.NewTimer(s.grace)
 	defer t.Stop()
 	for {
 		select {

@@ -12,6 +12,7 @@
 package pi
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -184,7 +185,9 @@ func (a *Adapter) Start(ctx context.Context, so adapters.SessionOptions) (adapte
 		}
 		return nil, adapters.StartError("pi", err)
 	}
-	s := newSession(a.opts, so.Cwd, p, stop, a.unknown)
+	o := a.opts
+	o.AbortGrace = cmp.Or(so.CancelGrace, o.AbortGrace)
+	s := newSession(o, so.Cwd, p, stop, a.unknown)
 	startCtx, cancel := context.WithTimeout(ctx, a.opts.StartTimeout)
 	defer cancel()
 	if err := s.loadState(startCtx); err != nil {

@@ -181,7 +181,7 @@ func TestRun_SessionIDUsageAndResume(t *testing.T) {
 	if s.AgentSessionID != "sess-1" || s.Usage.InputTokens != 10 || s.Usage.OutputTokens != 7 || *s.Usage.CostUSD != 0.5 {
 		t.Fatalf("summary %+v", s)
 	}
-	if a.opts.ResumeID != "sess-0" || a.opts.Model != "m1" || !filepath.IsAbs(a.opts.Cwd) {
+	if a.opts.ResumeID != "sess-0" || a.opts.Model != "m1" || !filepath.IsAbs(a.opts.Cwd) || a.opts.CancelGrace <= 0 {
 		t.Fatalf("opts %+v", a.opts)
 	}
 	if !strings.Contains(errOut, "--resume sess-1") {
