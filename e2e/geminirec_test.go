@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/hubdev/hub/adapters"
-	"github.com/hubdev/hub/adapters/acpclient"
 	"github.com/hubdev/hub/adapters/gemini"
 	"github.com/hubdev/hub/internal/mockllm"
 	"github.com/hubdev/hub/internal/proc"
@@ -77,7 +76,7 @@ func TestGeminirec_Record(t *testing.T) {
 				var evs []adapters.Event
 				if mode == "acp" {
 					lines = geminirecACP(t, bin, mock, c)
-					evs = acpclient.DecodeACP(geminirecJoin(lines))
+					evs = gemini.DecodeACP(geminirecJoin(lines))
 				} else {
 					lines = geminirecStreamJSON(t, bin, mock, c)
 					evs = gemini.DecodeGemini(geminirecJoin(lines))

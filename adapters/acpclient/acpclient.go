@@ -34,9 +34,10 @@ const (
 
 // Config describes one ACP agent.
 type Config struct {
-	Name string   // registry name
-	Argv []string // program and arguments
-	Env  map[string]string
+	Name   string   // registry name
+	Quirks Quirks   // the agent's departures from ACP
+	Argv   []string // program and arguments
+	Env    map[string]string
 	// Model and Mode are applied after the session starts unless
 	// SessionOptions names others.
 	Model, Mode string

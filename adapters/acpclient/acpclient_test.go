@@ -31,7 +31,8 @@ func fakeAdapter(t *testing.T) *Adapter {
 	return New(Config{
 		Name: "fake", Argv: []string{os.Args[0]}, Env: map[string]string{fakeEnv: "1"},
 		InitTimeout: 20 * time.Second, CancelGrace: 5 * time.Second, StopGrace: time.Second,
-		Logger: zerolog.Nop(),
+		// The fake repeats model errors as "[Error]" chunks, as qodercli does.
+		Quirks: errorChunkQuirks, Logger: zerolog.Nop(),
 	})
 }
 

@@ -14,16 +14,29 @@ import (
 // into Events. It remembers which tool calls were announced so an update for
 // an unknown id is reported as a new tool call.
 //
-// qodercli reports a failed model call twice: an "[Error] <message>" message
-// chunk, then a JSON-RPC error on session/prompt with the same message. The
-// decoder holds such a chunk until the next content: dropped when the
-// prompt's error repeats it, emitted before it otherwise. Adapters that see
-// the prompt's answer elsewhere pass its events through EndTurn.
+// An agent's departures from ACP reach it as Quirks, kept with that agent.
+// Adapters that see the prompt's answer elsewhere pass its events through
+// EndTurn.
 type ACPDecoder struct {
-	tools map[string]bool
+	Quirks Quirks
+	tools  map[string]bool
 	// held is atomic because an adapter ends the turn on another goroutine
 	// than the one reading updates.
 	held atomic.Pointer[adapters.Event]
+}
+
+// Quirks are one agent's departures from ACP, declared in its own package
+// and handed to the generic client (Config.Quirks).
+type Quirks struct {
+	// ErrorChunk returns the message of a message chunk that announces a
+	// failed model call which the prompt's JSON-RPC error repeats ("" for
+	// an ordinary chunk). Such a chunk is held until the next content:
+	// dropped when the prompt's error repeats it, emitted before it
+	// otherwise.
+	ErrorChunk func(text string) string
+	// ResultUsage reads token usage an agent reports outside ACP's usage
+	// field of a prompt result.
+	ResultUsage func(result json.RawMessage) *adapters.Usage
 }
 
 // acpMessage is any JSON-RPC message on the wire.
@@ -192,7 +205,7 @@ func (d *ACPDecoder) decodeResult(result json.RawMessage, line []byte) []adapter
 	}
 	switch {
 	case r.StopReason != "":
-		stop, usage := ACPPromptResult(result)
+		stop, usage := d.PromptResult(result)
 		var out []adapters.Event
 		if usage != nil {
 			out = append(out, adapters.Event{Type: adapters.EventUsage, Usage: usage})
@@ -210,16 +223,20 @@ func (d *ACPDecoder) DecodeUpdate(update json.RawMessage) []adapters.Event {
 }
 
 // EndTurn passes the events that end a prompt turn (its result or error, as
-// the adapter built them) through the decoder: a held "[Error]" chunk comes
-// out before them, or not at all when their error repeats it.
+// the adapter built them) through the decoder: a held error chunk comes out
+// before them, or not at all when their error repeats it.
 func (d *ACPDecoder) EndTurn(evs []adapters.Event) []adapters.Event {
 	return d.settle(evs)
 }
 
-// settle holds an "[Error]" chunk and releases the one held before, unless
-// evs repeat it as an error; session-level updates leave it held.
+// settle holds an error chunk (Quirks.ErrorChunk) and releases the one held
+// before, unless evs repeat it as an error; session-level updates leave it
+// held.
 func (d *ACPDecoder) settle(evs []adapters.Event) []adapters.Event {
-	if len(evs) == 1 && evs[0].Type == adapters.EventText && acpErrorText(evs[0].Text) != "" {
+	if d.Quirks.ErrorChunk == nil {
+		return evs
+	}
+	if len(evs) == 1 && evs[0].Type == adapters.EventText && d.Quirks.ErrorChunk(evs[0].Text) != "" {
 		ev := evs[0]
 		evs = nil
 		if prev := d.held.Swap(&ev); prev != nil {
@@ -231,19 +248,10 @@ func (d *ACPDecoder) settle(evs []adapters.Event) []adapters.Event {
 		return evs
 	}
 	prev := d.held.Swap(nil)
-	if prev == nil || acpErrorRepeats(evs, acpErrorText(prev.Text)) {
+	if prev == nil || acpErrorRepeats(evs, d.Quirks.ErrorChunk(prev.Text)) {
 		return evs
 	}
 	return append([]adapters.Event{*prev}, evs...)
-}
-
-// acpErrorText is the message of an "[Error] <message>" chunk, else "".
-func acpErrorText(text string) string {
-	rest, ok := strings.CutPrefix(text, "[Error]")
-	if !ok {
-		return ""
-	}
-	return adapters.OneLine(rest)
 }
 
 func acpErrorRepeats(evs []adapters.Event, msg string) bool {
@@ -480,26 +488,19 @@ type acpPromptUsage struct {
 	CachedWriteTokens int64 `json:"cachedWriteTokens"`
 }
 
-// acpQuota is gemini's `_meta.quota` of a prompt result.
-type acpQuota struct {
-	TokenCount struct {
-		InputTokens  int64 `json:"input_tokens"`
-		OutputTokens int64 `json:"output_tokens"`
-	} `json:"token_count"`
-}
-
-// ACPPromptResult reads a session/prompt result: the stop reason and token
-// usage from the unstable `usage` field or gemini's `_meta.quota`.
-func ACPPromptResult(result json.RawMessage) (adapters.StopReason, *adapters.Usage) {
+// PromptResult reads a session/prompt result: the stop reason and token
+// usage from the unstable `usage` field, else from the agent's quirk.
+func (d *ACPDecoder) PromptResult(result json.RawMessage) (adapters.StopReason, *adapters.Usage) {
 	var r struct {
 		StopReason string          `json:"stopReason"`
 		Usage      *acpPromptUsage `json:"usage"`
-		Meta       struct {
-			Quota *acpQuota `json:"quota"`
-		} `json:"_meta"`
 	}
 	_ = json.Unmarshal(result, &r)
-	return acpStopReason(r.StopReason), acpResultUsage(r.Usage, r.Meta.Quota)
+	usage := acpResultUsage(r.Usage)
+	if usage == nil && d.Quirks.ResultUsage != nil {
+		usage = d.Quirks.ResultUsage(result)
+	}
+	return acpStopReason(r.StopReason), usage
 }
 
 func acpStopReason(s string) adapters.StopReason {
@@ -509,16 +510,13 @@ func acpStopReason(s string) adapters.StopReason {
 	return adapters.StopReason(s)
 }
 
-func acpResultUsage(pu *acpPromptUsage, q *acpQuota) *adapters.Usage {
-	switch {
-	case pu != nil && pu.InputTokens+pu.OutputTokens > 0:
-		return &adapters.Usage{InputTokens: pu.InputTokens, OutputTokens: pu.OutputTokens,
-			ThoughtTokens: pu.ThoughtTokens, CacheReadTokens: pu.CachedReadTokens,
-			CacheWriteTokens: pu.CachedWriteTokens}
-	case q != nil && q.TokenCount.InputTokens+q.TokenCount.OutputTokens > 0:
-		return &adapters.Usage{InputTokens: q.TokenCount.InputTokens, OutputTokens: q.TokenCount.OutputTokens}
+func acpResultUsage(pu *acpPromptUsage) *adapters.Usage {
+	if pu == nil || pu.InputTokens+pu.OutputTokens == 0 {
+		return nil
 	}
-	return nil
+	return &adapters.Usage{InputTokens: pu.InputTokens, OutputTokens: pu.OutputTokens,
+		ThoughtTokens: pu.ThoughtTokens, CacheReadTokens: pu.CachedReadTokens,
+		CacheWriteTokens: pu.CachedWriteTokens}
 }
 
 // ACPError turns a JSON-RPC error from an ACP agent into a user-facing error.

@@ -35,6 +35,16 @@ func acpChunkLine(text string) string {
 
 const acpTimeout = "The model service did not respond in time. Please try again."
 
+// errorChunkQuirks holds "[Error] <message>" chunks, the way qodercli's
+// quirk does (adapters/qoder), to test the holding the decoder does.
+var errorChunkQuirks = Quirks{ErrorChunk: func(text string) string {
+	rest, ok := strings.CutPrefix(text, "[Error]")
+	if !ok {
+		return ""
+	}
+	return adapters.OneLine(rest)
+}}
+
 func TestACPDecoder_ModelErrorShownOnce(t *testing.T) {
 	fixture, err := os.ReadFile(filepath.Join("..", "qoder", "testdata", "acp-error", "stream.jsonl"))
 	if err != nil {
@@ -70,7 +80,7 @@ func TestACPDecoder_ModelErrorShownOnce(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			d := NewACPDecoder()
+			d := &ACPDecoder{Quirks: errorChunkQuirks}
 			var evs []adapters.Event
 			for _, l := range tt.lines {
 				evs = append(evs, d.Decode([]byte(l))...)
@@ -100,7 +110,7 @@ func TestACPDecoder_EndTurnDropsRepeatedErrorText(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			d := NewACPDecoder()
+			d := &ACPDecoder{Quirks: errorChunkQuirks}
 			evs := d.DecodeUpdate(chunk)
 			evs = append(evs, d.EndTurn(tt.end)...)
 			if got := acpTurnSummary(evs); got != tt.want {

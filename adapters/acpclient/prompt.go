@@ -90,7 +90,7 @@ func (s *Session) endEvents(t *turn, res json.RawMessage, err error) []adapters.
 		return adapters.Event{Type: adapters.EventDone, StopReason: r}
 	}
 	if err == nil {
-		stop, usage := ACPPromptResult(res)
+		stop, usage := s.dec.PromptResult(res)
 		var out []adapters.Event
 		if usage != nil {
 			out = append(out, adapters.Event{Type: adapters.EventUsage, Usage: usage})

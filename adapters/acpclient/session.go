@@ -68,7 +68,7 @@ func (a *Adapter) startACP(ctx context.Context, opts adapters.SessionOptions) (*
 	if err != nil {
 		return nil, adapters.StartError(a.cfg.Name, err)
 	}
-	s := &Session{a: a, opts: opts, proc: p, dec: NewACPDecoder(), editor: opts.Editor, env: env, closed: make(chan struct{})}
+	s := &Session{a: a, opts: opts, proc: p, dec: &ACPDecoder{Quirks: a.cfg.Quirks}, editor: opts.Editor, env: env, closed: make(chan struct{})}
 	s.local = newLocal(opts.Cwd, a.cfg.Logger)
 	s.raw = newUnknownRecords(a.cfg.Logger, a.cfg.Name, a.cfg.Caps.TestedVersions, s.agentVersion)
 	log := a.cfg.Logger.With().Str("agent", a.cfg.Name).Logger()

@@ -5,11 +5,25 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/adapters/acpclient"
 	fx "github.com/hubdev/hub/internal/fixture"
 )
 
 func TestGeminiFixtures_Golden(t *testing.T) {
 	fx.Golden(t, DecodeGemini, *update, "testdata/streamjson-*")
+	fx.Golden(t, DecodeACP, *update, "testdata/acp-*")
+}
+
+func TestQuirks_QuotaUsage(t *testing.T) {
+	res := `{"stopReason":"end_turn","_meta":{"quota":{"token_count":{"input_tokens":84,"output_tokens":34}}}}`
+	stop, u := (&acpclient.ACPDecoder{Quirks: Quirks}).PromptResult([]byte(res))
+	if stop != adapters.StopEndTurn || u == nil || u.InputTokens != 84 || u.OutputTokens != 34 {
+		t.Fatalf("stop %q usage %+v", stop, u)
+	}
+	if _, u := acpclient.NewACPDecoder().PromptResult([]byte(res)); u != nil {
+		t.Fatalf("a generic ACP agent read gemini's quota: %+v", u)
+	}
 }
 
 var geminiAwkwardLines = []string{

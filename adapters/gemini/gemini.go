@@ -64,7 +64,7 @@ func New(ac config.AgentConfig, version string, log zerolog.Logger) *acpclient.A
 		plainShell = v
 	}
 	return acpclient.New(acpclient.Config{
-		Name: Name, Argv: argv, Env: env, Model: ac.Model, Mode: ac.Mode, Caps: Capabilities(),
+		Name: Name, Quirks: Quirks, Argv: argv, Env: env, Model: ac.Model, Mode: ac.Mode, Caps: Capabilities(),
 		ClientVersion: version, Logger: log, BeforeLoad: beforeLoad(log, time.Now),
 		WrapStart: wrapStart(env, plainShell, log),
 		Fallback: acpclient.StreamJSON{Name: Name, Env: env, Logger: log,

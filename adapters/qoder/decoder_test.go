@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/hubdev/hub/adapters"
-	"github.com/hubdev/hub/adapters/acpclient"
 	"github.com/hubdev/hub/internal/fixture"
 )
 
@@ -288,13 +287,22 @@ func qoderFixture(t *testing.T, name string) []adapters.Event {
 		t.Fatal(err)
 	}
 	if strings.HasPrefix(name, "acp-") {
-		return acpclient.DecodeACP(data)
+		return DecodeACP(data)
 	}
 	return DecodeQoder(data)
 }
 
 func TestQoderFixtures_Golden(t *testing.T) {
 	fixture.Golden(t, DecodeQoder, *update, "testdata/streamjson-*", "testdata/synthetic-*")
+	fixture.Golden(t, DecodeACP, *update, "testdata/acp-*")
+}
+
+func TestQuirks_ErrorChunk(t *testing.T) {
+	for text, want := range map[string]string{"[Error] quota  exceeded\n": "quota exceeded", "Error: x": "", "[Error]": ""} {
+		if got := errorChunk(text); got != want {
+			t.Errorf("errorChunk(%q) = %q, want %q", text, got, want)
+		}
+	}
 }
 
 func FuzzQoder(f *testing.F) {

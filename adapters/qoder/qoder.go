@@ -46,7 +46,7 @@ func New(ac config.AgentConfig, version string, log zerolog.Logger) *acpclient.A
 		argv = ac.Argv()
 	}
 	return acpclient.New(acpclient.Config{
-		Name: Name, Argv: argv, Env: ac.Env, Model: ac.Model, Mode: ac.Mode, Caps: Capabilities(),
+		Name: Name, Quirks: Quirks, Argv: argv, Env: ac.Env, Model: ac.Model, Mode: ac.Mode, Caps: Capabilities(),
 		StopGrace: stopGrace, ClientVersion: version, Logger: log,
 		Fallback: acpclient.StreamJSON{Name: Name, Env: ac.Env, Logger: log, Grace: 10 * time.Second,
 			Argv:           func(p, id string, o adapters.SessionOptions) []string { return FallbackArgv(argv, p, id, o) },

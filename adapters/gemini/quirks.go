@@ -1,0 +1,38 @@
+package gemini
+
+import (
+	"encoding/json"
+
+	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/adapters/acpclient"
+)
+
+// Quirks are gemini's departures from ACP: it reports a prompt's token
+// usage in `_meta.quota` of the result.
+var Quirks = acpclient.Quirks{ResultUsage: quotaUsage}
+
+func quotaUsage(result json.RawMessage) *adapters.Usage {
+	var r struct {
+		Meta struct {
+			Quota *struct {
+				TokenCount struct {
+					InputTokens  int64 `json:"input_tokens"`
+					OutputTokens int64 `json:"output_tokens"`
+				} `json:"token_count"`
+			} `json:"quota"`
+		} `json:"_meta"`
+	}
+	if json.Unmarshal(result, &r) != nil || r.Meta.Quota == nil {
+		return nil
+	}
+	tc := r.Meta.Quota.TokenCount
+	if tc.InputTokens+tc.OutputTokens == 0 {
+		return nil
+	}
+	return &adapters.Usage{InputTokens: tc.InputTokens, OutputTokens: tc.OutputTokens}
+}
+
+// DecodeACP decodes a recorded `gemini --acp` stream with gemini's quirks.
+func DecodeACP(data []byte) []adapters.Event {
+	return adapters.DecodeLines(&acpclient.ACPDecoder{Quirks: Quirks}, data)
+}

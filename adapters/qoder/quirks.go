@@ -1,0 +1,28 @@
+package qoder
+
+import (
+	"strings"
+
+	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/adapters/acpclient"
+)
+
+// Quirks are qodercli's departures from ACP: it reports a failed model call
+// twice, as an "[Error] <message>" message chunk and then as the JSON-RPC
+// error of session/prompt, so the chunk is held and shown only when the
+// error does not repeat it.
+var Quirks = acpclient.Quirks{ErrorChunk: errorChunk}
+
+func errorChunk(text string) string {
+	rest, ok := strings.CutPrefix(text, "[Error]")
+	if !ok {
+		return ""
+	}
+	return adapters.OneLine(rest)
+}
+
+// DecodeACP decodes a recorded `qodercli --acp` stream with qodercli's
+// quirks.
+func DecodeACP(data []byte) []adapters.Event {
+	return adapters.DecodeLines(&acpclient.ACPDecoder{Quirks: Quirks}, data)
+}
