@@ -1,8 +1,10 @@
-package detect
+package detect_test
 
 import (
 	"context"
 	"testing"
+
+	"github.com/hubdev/hub/detect"
 )
 
 func benchSetup(b *testing.B) *world {
@@ -19,12 +21,12 @@ func benchSetup(b *testing.B) *world {
 // BenchmarkDoctor_Warm is a cached report: key computation plus one file read.
 func BenchmarkDoctor_Warm(b *testing.B) {
 	o := benchSetup(b).options()
-	if _, err := Run(context.Background(), o); err != nil {
+	if _, err := detect.Run(context.Background(), o); err != nil {
 		b.Fatal(err)
 	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		r, err := Run(context.Background(), o)
+		r, err := detect.Run(context.Background(), o)
 		if err != nil || !r.Cached {
 			b.Fatalf("not cached: %v", err)
 		}
@@ -36,7 +38,7 @@ func BenchmarkDoctor_Cold(b *testing.B) {
 	o := benchSetup(b).options()
 	o.Refresh = true
 	for i := 0; i < b.N; i++ {
-		if _, err := Run(context.Background(), o); err != nil {
+		if _, err := detect.Run(context.Background(), o); err != nil {
 			b.Fatal(err)
 		}
 	}

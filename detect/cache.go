@@ -32,8 +32,13 @@ type cacheFileData struct {
 func (p *prober) cacheKey(jobs []job) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "schema=%d probe=%v timeout=%s agents=%v\n", SchemaVersion, p.o.Probe, p.o.Timeout, p.o.Agents)
-	for _, k := range relevantEnv {
+	for _, k := range baseEnv {
 		fmt.Fprintf(h, "%s=%s\n", k, p.env[k])
+	}
+	for _, s := range p.o.Specs {
+		for _, k := range s.EnvVars {
+			fmt.Fprintf(h, "%s=%s\n", k, p.env[k])
+		}
 	}
 	for _, k := range keyEnvs(p.native) {
 		fmt.Fprintf(h, "%s=%s\n", k, p.env[k])

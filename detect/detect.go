@@ -27,7 +27,9 @@ var ErrUnknownAgent = errors.New("unknown agent")
 // 5s per-probe timeout, 10 minute cache TTL.
 type Options struct {
 	Config   *config.Config
-	Registry *adapters.Registry // capabilities and tested ranges, optional
+	Registry *adapters.Registry // capabilities, optional
+	// Specs are the agent CLIs to check (adapters/all.DoctorSpecs()).
+	Specs []Spec
 	// Agents restricts the report to these names.
 	Agents []string
 	// Probe also asks GET {base}/models of native profiles; a probed
@@ -139,24 +141,23 @@ type job struct {
 func (p *prober) jobs() ([]job, error) {
 	cfg := p.o.Config
 	var out []job
-	for _, s := range specs {
-		s := s
-		ac, configured := cfg.Agents[s.name]
+	for _, s := range p.o.Specs {
+		ac, configured := cfg.Agents[s.Name]
 		if ac.Disabled {
 			continue
 		}
-		bin := s.bin
+		bin := s.Bin
 		if configured && len(ac.Command) > 0 {
 			bin = ac.Command[0]
 		}
-		cfgDir := s.configDir(p.getenv, p.home)
-		out = append(out, job{name: s.name, bins: []string{bin}, files: s.authFiles(cfgDir, p.home),
+		cfgDir := s.ConfigDir(p.getenv, p.home)
+		out = append(out, job{name: s.Name, bins: []string{bin}, files: s.AuthFiles(cfgDir, p.home),
 			run: func(ctx context.Context) Agent { return p.probeCLI(ctx, s, bin, configured && len(ac.Command) > 0) }})
 	}
 	p.native = p.nativeJobs()
 	for _, name := range cfg.AgentNames() {
 		ac := cfg.Agents[name]
-		if isSpec(name) || !ac.IsACP(p.isNative(name)) {
+		if p.isSpec(name) || !ac.IsACP(p.isNative(name)) {
 			continue
 		}
 		name, ac := name, ac
@@ -198,58 +199,48 @@ func (p *prober) isNative(name string) bool {
 	return name == "replay"
 }
 
-func isSpec(name string) bool {
-	for _, s := range specs {
-		if s.name == name {
+func (p *prober) isSpec(name string) bool {
+	for _, s := range p.o.Specs {
+		if s.Name == name {
 			return true
 		}
 	}
 	return false
 }
 
-func (p *prober) caps(name string) (*adapters.Capabilities, string) {
+func (p *prober) caps(name string) *adapters.Capabilities {
 	if p.o.Registry == nil {
-		return nil, ""
+		return nil
 	}
 	a, err := p.o.Registry.Get(name)
 	if err != nil {
-		return nil, ""
+		return nil
 	}
 	c := a.Capabilities()
-	return &c, c.TestedVersions
+	return &c
 }
 
-func (p *prober) probeCLI(ctx context.Context, s cliSpec, bin string, explicit bool) Agent {
-	a := Agent{Name: s.name, Kind: "cli", TestedRange: s.tested}
-	caps, tested := p.caps(s.name)
-	a.Capabilities = caps
-	// The adapter names the exact version it was tested with; the spec's
-	// range is what hub supports. A bare version must not become the
-	// minimum (an older patch release is not "too old").
-	if tested != "" {
-		if strings.ContainsAny(tested, "<> ") {
-			a.TestedRange = tested
-		} else {
-			a.TestedVersion = tested
-		}
-	}
-	a.ConfigDir = s.configDir(p.getenv, p.home)
-	a.SkillsDir = s.skillsDir(a.ConfigDir, p.home)
+func (p *prober) probeCLI(ctx context.Context, s Spec, bin string, explicit bool) Agent {
+	// Tested is the range hub supports, Verified the exact release the
+	// adapter was tested with (an older patch release is not "too old").
+	a := Agent{Name: s.Name, Kind: "cli", TestedRange: s.Tested, TestedVersion: s.Verified, Capabilities: p.caps(s.Name)}
+	a.ConfigDir = s.ConfigDir(p.getenv, p.home)
+	a.SkillsDir = s.SkillsDir(a.ConfigDir, p.home)
 	var warns []string
-	a.Auth, warns = s.auth(p.getenv, a.ConfigDir, p.home)
+	a.Auth, warns = s.Auth(p.getenv, a.ConfigDir, p.home)
 	a.Warnings = append(a.Warnings, warns...)
 	p.locate(ctx, &a, bin, explicit)
 	if !a.Installed {
 		if a.Fix == "" {
-			a.Fix = fmt.Sprintf("not installed: npm install -g %s", s.pkg)
+			a.Fix = fmt.Sprintf("not installed: npm install -g %s", s.Package)
 		}
 		return a
 	}
-	p.version(ctx, &a, s.pkg)
+	p.version(ctx, &a, s.Package)
 	if a.VersionStatus == "newer_than_tested" {
 		pin := ""
 		if a.TestedVersion != "" {
-			pin = fmt.Sprintf("; if it misbehaves: npm install -g %s@%s", s.pkg, a.TestedVersion)
+			pin = fmt.Sprintf("; if it misbehaves: npm install -g %s@%s", s.Package, a.TestedVersion)
 		}
 		a.Warnings = append(a.Warnings, fmt.Sprintf("version %s is newer than hub was tested with (%s)%s", a.Version, a.TestedRange, pin))
 	}
@@ -257,11 +248,11 @@ func (p *prober) probeCLI(ctx context.Context, s cliSpec, bin string, explicit b
 	case a.VersionStatus == "timeout":
 		a.Fix = fmt.Sprintf("`%s --version` did not answer within %s: check the install (%s)", bin, p.o.Timeout, a.Path)
 	case a.VersionStatus == "too_old":
-		a.Fix = fmt.Sprintf("version %s is older than tested (%s): npm install -g %s@latest", a.Version, a.TestedRange, s.pkg)
+		a.Fix = fmt.Sprintf("version %s is older than tested (%s): npm install -g %s@latest", a.Version, a.TestedRange, s.Package)
 	case a.Auth.State == AuthNone && a.Auth.Source != "":
 		a.Fix = fmt.Sprintf("no API key: set %s", a.Auth.Source)
 	case a.Auth.State == AuthNone:
-		a.Fix = "not logged in: " + s.loginFix
+		a.Fix = "not logged in: " + s.LoginFix
 	}
 	a.Ready = a.Fix == ""
 	return a
@@ -385,7 +376,7 @@ func npmVersion(path, pkg string) string {
 	}
 	dir := filepath.Dir(real)
 	for i := 0; i < 5; i++ {
-		if m := readJSON(filepath.Join(dir, "package.json")); m != nil && m["name"] == pkg {
+		if m := ReadJSON(filepath.Join(dir, "package.json")); m != nil && m["name"] == pkg {
 			v, _ := m["version"].(string)
 			return semverRe.FindString(v)
 		}
@@ -410,7 +401,7 @@ func firstLine(s string) string {
 
 func (p *prober) probeACP(ctx context.Context, name string, ac config.AgentConfig) Agent {
 	a := Agent{Name: name, Kind: "acp", Auth: Auth{State: AuthUnknown}}
-	a.Capabilities, _ = p.caps(name)
+	a.Capabilities = p.caps(name)
 	p.locate(ctx, &a, ac.Command[0], true)
 	if !a.Installed {
 		a.Fix = fmt.Sprintf("command %q of [agents.%s] not found: install it or fix the path in hub's config", ac.Command[0], name)

@@ -70,7 +70,7 @@ func keyEnvs(jobs []nativeJob) []string {
 
 func (p *prober) probeNative(ctx context.Context, j nativeJob) Agent {
 	a := Agent{Name: j.name, Kind: "native"}
-	a.Capabilities, _ = p.caps(j.name)
+	a.Capabilities = p.caps(j.name)
 	prof := j.prof
 	ep := &Endpoint{BaseURL: prof.BaseURL, Model: prof.Model, KeyEnv: prof.APIKeyEnv, Local: prof.Local, Configured: j.configured}
 	ep.Preset = presetOf(j.name, p.o.Config.Providers[j.name])

@@ -1,4 +1,4 @@
-package detect
+package detect_test
 
 import (
 	"net/http"
@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/hubdev/hub/adapters/openai"
+	"github.com/hubdev/hub/detect"
 	"github.com/hubdev/hub/internal/config"
 )
 
@@ -54,39 +55,39 @@ func TestRun_NativePresetStates(t *testing.T) {
 		hits    int32
 		cfgured bool
 	}{
-		{name: "keyed without key", agent: "groq", setup: func(*world, string) {}, auth: AuthNone,
+		{name: "keyed without key", agent: "groq", setup: func(*world, string) {}, auth: detect.AuthNone,
 			base: "https://api.groq.com/openai/v1", keyEnv: "GROQ_API_KEY", fix: "no API key: set GROQ_API_KEY"},
-		{name: "keyed without key is not probed", agent: "together", setup: func(*world, string) {}, probe: true, auth: AuthNone,
+		{name: "keyed without key is not probed", agent: "together", setup: func(*world, string) {}, probe: true, auth: detect.AuthNone,
 			base: "https://api.together.xyz/v1", keyEnv: "TOGETHER_API_KEY", fix: "set TOGETHER_API_KEY"},
 		{name: "keyed with key", agent: "groq", setup: func(w *world, _ string) { w.env["GROQ_API_KEY"] = "gsk" },
-			ready: true, auth: AuthAPIKey, base: "https://api.groq.com/openai/v1", keyEnv: "GROQ_API_KEY"},
+			ready: true, auth: detect.AuthAPIKey, base: "https://api.groq.com/openai/v1", keyEnv: "GROQ_API_KEY"},
 		{name: "keyed with key probed", agent: "openrouter", setup: func(w *world, host string) {
 			w.env["OPENROUTER_API_KEY"] = "k"
 			w.routes["openrouter.ai"] = host
-		}, probe: true, auth: AuthAPIKey, base: "https://openrouter.ai/api/v1", keyEnv: "OPENROUTER_API_KEY",
+		}, probe: true, auth: detect.AuthAPIKey, base: "https://openrouter.ai/api/v1", keyEnv: "OPENROUTER_API_KEY",
 			probed: true, reach: true, ready: true, hits: 0 /* path /api/v1/models: 404 still reachable */},
 		{name: "local without probe stays offline", agent: "ollama", setup: func(w *world, host string) { w.routes["localhost:11434"] = host },
-			ready: true, auth: AuthNotRequired, base: "http://localhost:11434/v1"},
+			ready: true, auth: detect.AuthNotRequired, base: "http://localhost:11434/v1"},
 		{name: "local up", agent: "ollama", setup: func(w *world, host string) { w.routes["localhost:11434"] = host }, probe: true,
-			ready: true, auth: AuthNotRequired, base: "http://localhost:11434/v1", probed: true, reach: true, hits: 1},
+			ready: true, auth: detect.AuthNotRequired, base: "http://localhost:11434/v1", probed: true, reach: true, hits: 1},
 		{name: "local down", agent: "lmstudio", setup: func(*world, string) {}, probe: true,
-			auth: AuthNotRequired, base: "http://localhost:1234/v1", probed: true, fix: "does not answer: is the server running?"},
-		{name: "azure needs a base_url", agent: "azure", setup: func(*world, string) {}, auth: AuthUnknown,
+			auth: detect.AuthNotRequired, base: "http://localhost:1234/v1", probed: true, fix: "does not answer: is the server running?"},
+		{name: "azure needs a base_url", agent: "azure", setup: func(*world, string) {}, auth: detect.AuthUnknown,
 			keyEnv: "AZURE_OPENAI_API_KEY", fix: "[providers.azure] base_url"},
 		{name: "configured profile from a preset", agent: "work", setup: func(w *world, _ string) {
 			w.cfg.Providers["work"] = config.ProviderConfig{Preset: "groq", Model: "m"}
 			w.env["GROQ_API_KEY"] = "gsk"
-		}, ready: true, auth: AuthAPIKey, base: "https://api.groq.com/openai/v1", keyEnv: "GROQ_API_KEY", cfgured: true},
+		}, ready: true, auth: detect.AuthAPIKey, base: "https://api.groq.com/openai/v1", keyEnv: "GROQ_API_KEY", cfgured: true},
 		{name: "configured profile with unknown preset", agent: "bad", setup: func(w *world, _ string) {
 			w.cfg.Providers["bad"] = config.ProviderConfig{Preset: "nope"}
-		}, auth: AuthUnknown, fix: `unknown preset "nope"`, cfgured: true},
+		}, auth: detect.AuthUnknown, fix: `unknown preset "nope"`, cfgured: true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			srv, hits := modelsServer(t)
 			w := newWorld(t)
 			c.setup(w, strings.TrimPrefix(srv.URL, "http://"))
-			a := find(t, w.run(func(o *Options) { o.Agents, o.Probe = []string{c.agent}, c.probe }), c.agent)
+			a := find(t, w.run(func(o *detect.Options) { o.Agents, o.Probe = []string{c.agent}, c.probe }), c.agent)
 			ep := a.Endpoint
 			if a.Ready != c.ready || a.Auth.State != c.auth || ep == nil || ep.BaseURL != c.base || ep.KeyEnv != c.keyEnv ||
 				ep.Probed != c.probed || ep.Reachable != c.reach || ep.Configured != c.cfgured {
@@ -118,7 +119,7 @@ func TestRun_NativePresetDisabledAndCacheKey(t *testing.T) {
 	if r := w.run(nil); r.Cached || !find(t, r, "together").Ready {
 		t.Fatal("setting a preset's key did not invalidate the cache")
 	}
-	if r := w.run(func(o *Options) { o.Probe = true }); r.Cached {
+	if r := w.run(func(o *detect.Options) { o.Probe = true }); r.Cached {
 		t.Fatal("--probe served the cache")
 	}
 }
@@ -128,9 +129,9 @@ func TestFormat_FoldsUnusedPresets(t *testing.T) {
 	w := newWorld(t)
 	w.env["GROQ_API_KEY"] = "gsk"
 	w.routes["localhost:8000"] = strings.TrimPrefix(srv.URL, "http://")
-	render := func(mod func(*Options)) string {
+	render := func(mod func(*detect.Options)) string {
 		var b strings.Builder
-		Format(&b, w.run(mod), false)
+		detect.Format(&b, w.run(mod), false)
 		return b.String()
 	}
 	out := render(nil)
@@ -155,12 +156,12 @@ func TestFormat_FoldsUnusedPresets(t *testing.T) {
 			t.Errorf("unused preset has a row %q:\n%s", row, out)
 		}
 	}
-	probed := render(func(o *Options) { o.Probe = true })
+	probed := render(func(o *detect.Options) { o.Probe = true })
 	if !strings.Contains(probed, "vllm         ready") || !strings.Contains(probed, "(answers 200 OK)") ||
 		!strings.Contains(probed, "local servers not answering: llamacpp localhost:8080, lmstudio localhost:1234,") {
 		t.Errorf("probed output:\n%s", probed)
 	}
-	single := render(func(o *Options) { o.Agents = []string{"together"} })
+	single := render(func(o *detect.Options) { o.Agents = []string{"together"} })
 	if !strings.Contains(single, "together     not ready") || !strings.Contains(single, "fix: no API key: set TOGETHER_API_KEY") {
 		t.Errorf("--agent together output:\n%s", single)
 	}

@@ -1,5 +1,5 @@
 // Package all builds the registry of every adapter hub ships, plus the
-// agents and provider profiles named in config. The list below is the one
+// agents and provider profiles named in config. The agents list is the one
 // place an agent is added: its package, and one line here.
 package all
 
@@ -15,26 +15,38 @@ import (
 	"github.com/hubdev/hub/adapters/openai"
 	"github.com/hubdev/hub/adapters/pi"
 	"github.com/hubdev/hub/adapters/qoder"
+	"github.com/hubdev/hub/detect"
 	"github.com/hubdev/hub/internal/config"
 	"github.com/hubdev/hub/internal/permission"
 )
 
+// agent is one agent CLI hub ships: its doctor spec and its adapter.
+type agent struct {
+	doctor detect.Spec
+	build  func(config.AgentConfig, zerolog.Logger) adapters.Adapter
+}
+
+// agents is the list of every agent CLI hub ships.
+var agents = []agent{
+	{claude.Doctor, func(ac config.AgentConfig, log zerolog.Logger) adapters.Adapter { return claude.New(ac, log) }},
+	{codex.Doctor, func(ac config.AgentConfig, log zerolog.Logger) adapters.Adapter { return codex.New(ac, log) }},
+	{gemini.Doctor, func(ac config.AgentConfig, log zerolog.Logger) adapters.Adapter { return gemini.New(ac, "", log) }},
+	{qoder.Doctor, func(ac config.AgentConfig, log zerolog.Logger) adapters.Adapter { return qoder.New(ac, "", log) }},
+	{pi.Doctor, func(ac config.AgentConfig, log zerolog.Logger) adapters.Adapter { return pi.New(ac, log) }},
+}
+
 // Registry returns a registry with the built-in adapters and every agent
 // and provider profile from cfg. A later registration replaces an earlier
-// one of the same name.
+// one of the same name: a provider profile or an ACP agent from config wins
+// over a CLI of that name.
 func Registry(cfg *config.Config, log zerolog.Logger) *adapters.Registry {
 	r := adapters.NewRegistry()
-	cli := func(name string, build func(config.AgentConfig) adapters.Adapter) {
-		if ac := cfg.Agents[name]; !ac.Disabled {
-			r.Register(build(ac))
+	for _, a := range agents {
+		if ac := cfg.Agents[a.doctor.Name]; !ac.Disabled {
+			r.Register(a.build(ac, log))
 		}
 	}
-	cli(gemini.Name, func(ac config.AgentConfig) adapters.Adapter { return gemini.New(ac, "", log) })
-	cli(qoder.Name, func(ac config.AgentConfig) adapters.Adapter { return qoder.New(ac, "", log) })
-	cli("claude", func(ac config.AgentConfig) adapters.Adapter { return claude.New(ac, log) })
-	cli("codex", func(ac config.AgentConfig) adapters.Adapter { return codex.New(ac, log) })
 	registerNative(r, cfg, log)
-	cli(pi.Name, func(ac config.AgentConfig) adapters.Adapter { return pi.New(ac, log) })
 	registerConfigACP(r, cfg, log)
 	registerReplay(r, cfg)
 	return r
@@ -51,4 +63,13 @@ func registerNative(r *adapters.Registry, cfg *config.Config, log zerolog.Logger
 		return s
 	}
 	openai.Register(r, cfg, openai.Options{Logger: log, Permissions: perms}, os.Getenv)
+}
+
+// DoctorSpecs are the agent CLIs `hub doctor` checks.
+func DoctorSpecs() []detect.Spec {
+	specs := make([]detect.Spec, len(agents))
+	for i, a := range agents {
+		specs[i] = a.doctor
+	}
+	return specs
 }

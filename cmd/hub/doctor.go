@@ -10,6 +10,7 @@ import (
 
 	"github.com/mattn/go-isatty"
 
+	"github.com/hubdev/hub/adapters/all"
 	"github.com/hubdev/hub/detect"
 )
 
@@ -43,7 +44,7 @@ func runDoctor(ctx context.Context, e *env, args []string) int {
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
-	o := detect.Options{Config: e.cfg, Registry: e.registry, Probe: *probe, Refresh: *refresh, Timeout: *timeout}
+	o := detect.Options{Config: e.cfg, Registry: e.registry, Specs: all.DoctorSpecs(), Probe: *probe, Refresh: *refresh, Timeout: *timeout}
 	if *agent != "" {
 		o.Agents = []string{*agent}
 	}

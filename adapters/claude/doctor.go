@@ -1,0 +1,56 @@
+package claude
+
+import (
+	"path/filepath"
+	"strings"
+
+	"github.com/hubdev/hub/detect"
+)
+
+// Doctor is what `hub doctor` checks for claude: one tested range for the
+// doctor and the warning about records hub does not know.
+var Doctor = detect.Spec{
+	Name: "claude", Bin: "claude", Package: "@anthropic-ai/claude-code", Tested: ">=2.1.0 <3.0.0", Verified: TestedVersions,
+	ConfigDir: detect.DirFrom("CLAUDE_CONFIG_DIR", ".claude"), SkillsDir: detect.Sub("skills"),
+	AuthFiles: func(c, h string) []string {
+		return []string{filepath.Join(c, ".credentials.json"), filepath.Join(c, "settings.json"), filepath.Join(h, ".claude.json")}
+	},
+	Auth:     claudeAuth,
+	LoginFix: "run `claude` then /login, or set ANTHROPIC_API_KEY",
+	EnvVars:  []string{"CLAUDE_CONFIG_DIR", "ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN", "CLAUDE_CODE_USE_BEDROCK", "CLAUDE_CODE_USE_VERTEX", "CLAUDE_CODE_USE_FOUNDRY"},
+}
+
+func claudeAuth(env detect.Env, cfgDir, home string) (detect.Auth, []string) {
+	var sub detect.Auth
+	if v := env("CLAUDE_CODE_OAUTH_TOKEN"); v != "" {
+		sub = detect.Auth{State: detect.AuthSubscription, Source: "CLAUDE_CODE_OAUTH_TOKEN"}
+	} else if p := filepath.Join(cfgDir, ".credentials.json"); detect.FileExists(p) {
+		sub = detect.Auth{State: detect.AuthSubscription, Source: p}
+	} else if p := filepath.Join(home, ".claude.json"); detect.ReadJSON(p)["oauthAccount"] != nil {
+		sub = detect.Auth{State: detect.AuthSubscription, Source: p + " (keychain)"}
+	}
+	billing := func(what string) []string {
+		if sub.State == "" {
+			return nil
+		}
+		return []string{what + ": claude bills this key instead of your subscription login (" + sub.Source + "); remove it to use the subscription"}
+	}
+	for _, k := range []string{"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"} {
+		if env(k) != "" {
+			return detect.Auth{State: detect.AuthAPIKey, Source: k}, billing(k + " is set")
+		}
+	}
+	settings := filepath.Join(cfgDir, "settings.json")
+	if h, _ := detect.ReadJSON(settings)["apiKeyHelper"].(string); strings.TrimSpace(h) != "" {
+		return detect.Auth{State: detect.AuthAPIKey, Source: settings + " (apiKeyHelper)"}, billing("apiKeyHelper is set in " + settings)
+	}
+	for _, k := range []string{"CLAUDE_CODE_USE_BEDROCK", "CLAUDE_CODE_USE_VERTEX", "CLAUDE_CODE_USE_FOUNDRY"} {
+		if env(k) != "" && env(k) != "0" {
+			return detect.Auth{State: detect.AuthAPIKey, Source: k}, billing(k + " is set")
+		}
+	}
+	if sub.State != "" {
+		return sub, nil
+	}
+	return detect.Auth{State: detect.AuthNone, Source: ""}, nil
+}

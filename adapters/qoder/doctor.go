@@ -1,0 +1,51 @@
+package qoder
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/hubdev/hub/detect"
+)
+
+// Doctor is what `hub doctor` checks for qodercli: one tested range for the
+// doctor and the warning about records hub does not know.
+var Doctor = detect.Spec{
+	Name: Name, Bin: "qodercli", Package: "@qoder-ai/qodercli", Tested: ">=1.1.0 <2.0.0", Verified: TestedVersions,
+	ConfigDir: detect.DirFrom("QODER_CONFIG_DIR", ".qoder"), SkillsDir: detect.Sub("skills"),
+	AuthFiles: func(c, _ string) []string { return []string{filepath.Join(c, ".auth")} },
+	Auth:      qoderAuth,
+	LoginFix:  "run `qodercli login`, or set QODER_PERSONAL_ACCESS_TOKEN",
+	EnvVars:   []string{"QODER_CONFIG_DIR", "QODER_PERSONAL_ACCESS_TOKEN"},
+}
+
+func qoderAuth(env detect.Env, cfgDir, _ string) (detect.Auth, []string) {
+	if env("QODER_PERSONAL_ACCESS_TOKEN") != "" {
+		return detect.Auth{State: detect.AuthAPIKey, Source: "QODER_PERSONAL_ACCESS_TOKEN"}, nil
+	}
+	dir := filepath.Join(cfgDir, ".auth")
+	if hasQoderCredential(dir) {
+		return detect.Auth{State: detect.AuthLoggedIn, Source: dir}, nil
+	}
+	return detect.Auth{State: detect.AuthNone, Source: ""}, nil
+}
+
+// hasQoderCredential reports a non-empty credential file in dir. Any
+// qodercli run (even --version) leaves machine_id and an empty
+// .credential-transaction there, so neither counts as a login.
+func hasQoderCredential(dir string) bool {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if !e.Type().IsRegular() || name == "machine_id" || strings.HasPrefix(name, ".") {
+			continue
+		}
+		if info, err := e.Info(); err == nil && info.Size() > 0 {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,63 @@
+package detect
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+)
+
+// Env reads one variable of the probed environment.
+type Env func(string) string
+
+// Spec is what hub knows about one agent CLI for `hub doctor`. Each agent
+// declares its own (adapters/<agent>/doctor.go) and the doctor receives
+// them in Options.Specs.
+type Spec struct {
+	Name, Bin, Package string
+	// Tested is the version range hub supports (">=2.1.0 <3.0.0");
+	// Verified the exact release the adapter was tested with.
+	Tested, Verified string
+	ConfigDir        func(env Env, home string) string
+	SkillsDir        func(cfgDir, home string) string
+	// AuthFiles are the files whose change invalidates the cache.
+	AuthFiles func(cfgDir, home string) []string
+	// Auth decides the login state; the strings are warnings.
+	Auth     func(env Env, cfgDir, home string) (Auth, []string)
+	LoginFix string
+	// EnvVars are the variables whose value changes the report.
+	EnvVars []string
+}
+
+// DirFrom is envVar's value, else def under home.
+func DirFrom(envVar, def string) func(Env, string) string {
+	return func(env Env, home string) string {
+		if v := env(envVar); v != "" {
+			return v
+		}
+		return filepath.Join(home, def)
+	}
+}
+
+// Sub is the directory name under the agent's config directory.
+func Sub(name string) func(string, string) string {
+	return func(cfgDir, _ string) string { return filepath.Join(cfgDir, name) }
+}
+
+// FileExists reports whether p exists.
+func FileExists(p string) bool { _, err := os.Stat(p); return err == nil }
+
+// ReadJSON reads a JSON object file; nil when missing or not an object.
+func ReadJSON(p string) map[string]any {
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return nil
+	}
+	var m map[string]any
+	if json.Unmarshal(data, &m) != nil {
+		return nil
+	}
+	return m
+}
+
+// baseEnv are the variables every report depends on.
+var baseEnv = []string{"PATH", "SHELL", "HOME", "OPENAI_API_KEY", "OPENAI_BASE_URL"}
