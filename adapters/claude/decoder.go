@@ -8,13 +8,14 @@ import (
 	"github.com/hubdev/hub/adapters"
 )
 
-// Source prefixes used by the claude decoder for EventRaw and permission
-// events; adapters match on them.
-const (
-	ClaudeSourceControlRequest  = "claude:control_request/"
-	ClaudeSourceControlResponse = "claude:control_response"
-	ClaudeSourceCanUseTool      = "claude:control_request/can_use_tool"
-)
+// ClaudeSourceCanUseTool is the Source of permission events.
+const ClaudeSourceCanUseTool = "claude:control_request/can_use_tool"
+
+func (d *ClaudeDecoder) control(c ClaudeControl) {
+	if d.Control != nil {
+		d.Control(c)
+	}
+}
 
 // ClaudeDecoder decodes Claude Code's `--output-format stream-json` lines,
 // with or without `--include-partial-messages`. It is stateful across the
@@ -39,6 +40,16 @@ type ClaudeDecoder struct {
 	apiError string
 	// Version is the CLI version from the last system/init ("" before).
 	Version string
+	// Control receives the control records that are not events: responses
+	// to the client's own requests (Response set) and requests other than
+	// can_use_tool (Request set). Nil drops them.
+	Control func(ClaudeControl)
+}
+
+// ClaudeControl is one control record for the adapter, never an event.
+type ClaudeControl struct {
+	Request  *ClaudeControlRequest
+	Response json.RawMessage // the control_response line
 }
 
 type claudeBlockKey struct {
@@ -148,7 +159,8 @@ func (d *ClaudeDecoder) Decode(line []byte) []adapters.Event {
 	case "control_request":
 		return d.controlRequest(&l, line)
 	case "control_response":
-		return []adapters.Event{adapters.RawEvent(ClaudeSourceControlResponse, line)}
+		d.control(ClaudeControl{Response: bytes.Clone(line)})
+		return nil
 	case "rate_limit_event":
 		return d.rateLimit(&l, line)
 	}

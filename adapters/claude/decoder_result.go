@@ -145,8 +145,12 @@ func ParseClaudeControlRequest(line []byte) (ClaudeControlRequest, bool) {
 
 func (d *ClaudeDecoder) controlRequest(l *claudeLine, line []byte) []adapters.Event {
 	req, ok := ParseClaudeControlRequest(line)
-	if !ok || req.Subtype != "can_use_tool" {
-		return []adapters.Event{adapters.RawEvent(ClaudeSourceControlRequest+req.Subtype, line)}
+	if !ok {
+		return []adapters.Event{adapters.RawEvent("claude:control_request", line)}
+	}
+	if req.Subtype != "can_use_tool" {
+		d.control(ClaudeControl{Request: &req})
+		return nil
 	}
 	id := req.ToolUseID
 	if id == "" {

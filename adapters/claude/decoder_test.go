@@ -387,3 +387,18 @@ func claudeNoRaw(evs []adapters.Event) []adapters.Event {
 	}
 	return evs
 }
+
+// Control records reach the adapter as typed values, never as raw events.
+func TestDecodeClaude_ControlRecordsAreNotEvents(t *testing.T) {
+	d := NewClaudeDecoder()
+	var got []ClaudeControl
+	d.Control = func(c ClaudeControl) { got = append(got, c) }
+	evs := d.Decode([]byte(`{"type":"control_response","response":{"subtype":"success","request_id":"req_1"}}`))
+	evs = append(evs, d.Decode([]byte(`{"type":"control_request","request_id":"r2","request":{"subtype":"hook_callback"}}`))...)
+	if len(evs) != 0 {
+		t.Fatalf("control records became events: %+v", evs)
+	}
+	if len(got) != 2 || got[0].Response == nil || got[1].Request == nil || got[1].Request.RequestID != "r2" || got[1].Request.Subtype != "hook_callback" {
+		t.Fatalf("control records %+v", got)
+	}
+}

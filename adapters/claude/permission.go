@@ -3,7 +3,6 @@ package claude
 import (
 	"encoding/json"
 	"errors"
-	"strings"
 
 	"github.com/hubdev/hub/adapters"
 )
@@ -65,24 +64,19 @@ func (s *Session) respond(id string, result map[string]any) {
 	}
 }
 
-// handleControl consumes control records: responses to hub's own requests
-// and requests hub does not implement (answered with an error so claude does
-// not wait). It reports whether ev was consumed.
-func (s *Session) handleControl(ev adapters.Event) bool {
-	switch {
-	case ev.Source == ClaudeSourceControlResponse:
-		s.controlResponse(ev.Raw)
-		return true
-	case strings.HasPrefix(ev.Source, ClaudeSourceControlRequest):
-		req, _ := ParseClaudeControlRequest(ev.Raw)
-		b, _ := json.Marshal(map[string]any{"type": "control_response", "response": map[string]any{
-			"subtype": "error", "request_id": req.RequestID, "error": "hub does not support " + req.Subtype}})
-		if err := s.write(b); err != nil {
-			s.a.log.Debug().Err(err).Msg("reject claude control request")
-		}
-		return true
+// onControl handles the decoder's control records: responses to hub's own
+// requests, and requests hub does not implement (answered with an error so
+// claude does not wait).
+func (s *Session) onControl(c ClaudeControl) {
+	if c.Response != nil {
+		s.controlResponse(c.Response)
+		return
 	}
-	return false
+	b, _ := json.Marshal(map[string]any{"type": "control_response", "response": map[string]any{
+		"subtype": "error", "request_id": c.Request.RequestID, "error": "hub does not support " + c.Request.Subtype}})
+	if err := s.write(b); err != nil {
+		s.a.log.Debug().Err(err).Msg("reject claude control request")
+	}
 }
 
 func (s *Session) controlResponse(raw []byte) {

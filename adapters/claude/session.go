@@ -46,6 +46,7 @@ type Session struct {
 func newSession(a *Adapter, p *proc.Process, opts adapters.SessionOptions) *Session {
 	s := &Session{a: a, p: p, dec: NewClaudeDecoder(), id: opts.ResumeID, grace: cmp.Or(opts.CancelGrace, a.CancelGrace),
 		pending: map[string]chan error{}, readDone: make(chan struct{})}
+	s.dec.Control = s.onControl
 	// Note runs on the reader goroutine, which owns the decoder.
 	s.raw = adapters.NewUnknownRecords(a.log, "claude", TestedVersions, adapters.UnknownOptions{
 		Version: func() string { return s.dec.Version }, Quiet: quietRecord})
@@ -361,9 +362,6 @@ func (s *Session) handle(ev adapters.Event) {
 		s.permission(ev)
 		return
 	case adapters.EventRaw:
-		if s.handleControl(ev) {
-			return
-		}
 		s.raw.Note(ev.Source)
 	}
 	s.emit(ev)
