@@ -40,6 +40,9 @@ type PiDecoder struct {
 	// consumes it (no event). Otherwise successes become EventRaw and
 	// failures non-fatal EventError.
 	OnResponse func(PiResponse) bool
+	// OnUIRequest, when set, receives extension_ui_request records (a
+	// dialog an extension opens) instead of their becoming raw events.
+	OnUIRequest func(json.RawMessage)
 
 	tools     map[string]piToolState
 	stop      string
@@ -164,6 +167,11 @@ func (d *PiDecoder) record(typ string, r *piRecord, line []byte) []adapters.Even
 		return d.response(r, line)
 	case "session":
 		return d.session(r)
+	case "extension_ui_request":
+		if d.OnUIRequest != nil {
+			d.OnUIRequest(bytes.Clone(line))
+			return nil
+		}
 	case "extension_error":
 		return []adapters.Event{{Type: adapters.EventError, Error: &adapters.ErrorInfo{
 			Message: "pi extension failed: " + adapters.FirstLine(piString(r.ErrorField)), Code: adapters.CodeExtension}}}

@@ -75,6 +75,7 @@ type turn struct {
 func newSession(o Options, cwd string, p *proc.Process, stop context.CancelFunc, unknown *adapters.UnknownRecords) *session {
 	s := &session{opts: o, log: o.Log.With().Str("agent", Name).Logger(), proc: p, stopLife: stop, unknown: unknown,
 		dec: NewPiDecoder(cwd), done: make(chan struct{}), pending: map[string]chan PiResponse{}}
+	s.dec.OnUIRequest = s.answerDialog
 	s.dec.OnResponse = s.onResponse
 	go s.read()
 	return s
@@ -120,9 +121,6 @@ func (s *session) probeRetry() {
 }
 
 func (s *session) route(ev adapters.Event) {
-	if ev.Type == adapters.EventRaw && ev.Source == "pi:extension_ui_request" {
-		s.answerDialog(ev.Raw)
-	}
 	if PiUnknownRecord(ev) != "" {
 		s.unknown.Note(ev.Source)
 	}
