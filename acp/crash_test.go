@@ -43,7 +43,6 @@ type crashySession struct {
 }
 
 func (s *crashySession) ID() string   { return "agent-session-1" }
-func (s *crashySession) Cancel()      {}
 func (s *crashySession) Close() error { return nil }
 func (s *crashySession) Prompt(_ context.Context, p []adapters.Content) (<-chan adapters.Event, error) {
 	s.mu.Lock()

@@ -35,7 +35,6 @@ func (p *paced) Start(context.Context, adapters.SessionOptions) (adapters.Sessio
 type pacedSession struct{ p *paced }
 
 func (pacedSession) ID() string   { return "paced" }
-func (pacedSession) Cancel()      {}
 func (pacedSession) Close() error { return nil }
 
 func (s pacedSession) Prompt(context.Context, []adapters.Content) (<-chan adapters.Event, error) {

@@ -475,7 +475,7 @@ func (s *server) beginPrompt(params json.RawMessage) jsonrpc.Job {
 		<-prev
 		ss.setRunning(true)
 		close(done) // a change sent during the turn is not held until it ends
-		reason, err := ss.runTurn(s.ctx, turnCtx, p.Prompt)
+		reason, err := ss.runTurn(turnCtx, p.Prompt)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -148,9 +148,9 @@ func (ss *session) closeOpenTools(cancelled bool) {
 }
 
 // cancel ends the running turn, if any. It runs in the read loop, so it
-// only marks the turn and cancels its context; the turn goroutine calls the
-// adapter's Cancel (which may block on a pipe), and pending permission
-// requests resolve as cancelled through the same context.
+// only marks the turn and cancels its context: the adapter's Prompt watches
+// that context and interrupts its agent, and pending permission requests
+// resolve as cancelled through it.
 func (ss *session) cancel() {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
@@ -358,7 +358,7 @@ func (ss *session) begin(ctx context.Context) (context.Context, error) {
 // runTurn runs one reserved turn and returns its stop reason, or the error
 // the turn ended in (after every update that arrived). Every update of the
 // turn is written before it returns.
-func (ss *session) runTurn(ctx, turnCtx context.Context, prompt []schema.ContentBlock) (string, error) {
+func (ss *session) runTurn(turnCtx context.Context, prompt []schema.ContentBlock) (string, error) {
 	defer func() {
 		ss.mu.Lock()
 		if ss.turnCancel != nil {
@@ -375,7 +375,7 @@ func (ss *session) runTurn(ctx, turnCtx context.Context, prompt []schema.Content
 	ss.mu.Lock()
 	ss.outcome = adapters.TurnOutcome{}
 	ss.mu.Unlock()
-	reason := ss.drive(ctx, turnCtx, ss.fitContent(ss.toAdapterContent(prompt)))
+	reason := ss.drive(turnCtx, ss.fitContent(ss.toAdapterContent(prompt)))
 	ss.mu.Lock()
 	if ss.cancelled {
 		reason = schema.StopCancelled
@@ -411,15 +411,15 @@ func (ss *session) agentName() string {
 	return ss.rec.Agent
 }
 
-func (ss *session) drive(ctx, turnCtx context.Context, content []adapters.Content) string {
+func (ss *session) drive(turnCtx context.Context, content []adapters.Content) string {
 	b, err := ss.ensureBackend(turnCtx)
 	if err != nil && turnCtx.Err() != nil {
 		return schema.StopCancelled // cancelled (or closed) while the agent was starting
 	}
 	if err == nil {
 		var ch <-chan adapters.Event
-		if ch, err = b.Prompt(ctx, content); err == nil {
-			reason := ss.consume(turnCtx, b, ch)
+		if ch, err = b.Prompt(turnCtx, content); err == nil {
+			reason := ss.consume(turnCtx, ch)
 			ss.retireIfCrashed(b)
 			return reason
 		}
@@ -460,17 +460,15 @@ func (ss *session) retire(b adapters.Session) {
 }
 
 // consume forwards the turn's events; it is the one path this turn's
-// updates take, and each is written before the next is read. After a cancel
-// the adapter's Cancel runs beside it and the adapter gets CancelGrace to
-// finish; then the turn is abandoned and the adapter session closed so the
-// prompt is still answered promptly, and a late Cancel cannot hit the next
-// turn.
-func (ss *session) consume(turnCtx context.Context, b adapters.Session, ch <-chan adapters.Event) string {
+// updates take, and each is written before the next is read. A cancel ends
+// turnCtx, which the adapter's Prompt watches; the adapter gets CancelGrace
+// (the one it was started with) to finish, then the turn is abandoned and
+// the adapter session closed so the prompt is still answered promptly.
+func (ss *session) consume(turnCtx context.Context, ch <-chan adapters.Event) string {
 	reason := schema.StopEndTurn
 	cancelled := turnCtx.Done()
 	var grace <-chan time.Time
-	var stopping chan struct{} // open while the adapter's Cancel runs
-	for ch != nil || stopping != nil {
+	for ch != nil {
 		select {
 		case ev, ok := <-ch:
 			if !ok {
@@ -481,10 +479,6 @@ func (ss *session) consume(turnCtx context.Context, b adapters.Session, ch <-cha
 		case <-cancelled:
 			cancelled = nil
 			grace = time.After(ss.srv.opts.CancelGrace)
-			stopping = make(chan struct{})
-			go func(done chan struct{}) { defer close(done); b.Cancel() }(stopping)
-		case <-stopping:
-			stopping = nil
 		case <-grace:
 			ss.srv.log.Warn().Str("session", ss.id()).Msg("agent did not stop after cancel; restarting it")
 			ss.abandon(ch)

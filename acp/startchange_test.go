@@ -51,7 +51,6 @@ func (a *startGate) last() string {
 type gateSession struct{ a *startGate }
 
 func (s *gateSession) ID() string   { return "" }
-func (s *gateSession) Cancel()      {}
 func (s *gateSession) Close() error { return nil }
 func (s *gateSession) Prompt(context.Context, []adapters.Content) (<-chan adapters.Event, error) {
 	ch := make(chan adapters.Event, 1)

@@ -28,7 +28,6 @@ func (s *stuckSession) Prompt(context.Context, []adapters.Content) (<-chan adapt
 	}()
 	return ch, nil
 }
-func (s *stuckSession) Cancel() {}
 func (s *stuckSession) Close() error {
 	select {
 	case <-s.stop:

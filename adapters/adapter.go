@@ -33,11 +33,10 @@ type Session interface {
 	ID() string
 	// Prompt sends one user turn. The returned channel yields the turn's
 	// events and is closed after the final EventDone. The caller must drain
-	// it. A second Prompt while one is running returns ErrBusy.
+	// it. A second Prompt while one is running returns ErrBusy. Ending ctx
+	// cancels the turn, which then ends with EventDone{StopCancelled}
+	// within SessionOptions.CancelGrace.
 	Prompt(ctx context.Context, prompt []Content) (<-chan Event, error)
-	// Cancel interrupts the running turn, which then ends with
-	// EventDone{StopReason: StopCancelled}. It is a no-op when idle.
-	Cancel()
 	// Close cancels any turn and releases the agent process. Idempotent.
 	Close() error
 }

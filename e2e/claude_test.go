@@ -293,7 +293,9 @@ func TestClaudeAdapter_CancelAndConfigure(t *testing.T) {
 	defer mock.Close()
 	cwd := t.TempDir()
 	s := claudeDirect(t, mock, adapters.SessionOptions{Cwd: cwd})
-	ch, err := s.Prompt(context.Background(), adapters.TextPrompt("sleep"))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ch, err := s.Prompt(ctx, adapters.TextPrompt("sleep"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -302,7 +304,7 @@ func TestClaudeAdapter_CancelAndConfigure(t *testing.T) {
 		evs = append(evs, ev)
 		if ev.Type == adapters.EventPermission {
 			ev.Permission.Respond(adapters.PermissionDecision{Kind: adapters.AllowOnce})
-			go func() { time.Sleep(time.Second); s.Cancel() }()
+			go func() { time.Sleep(time.Second); cancel() }()
 		}
 	}
 	if d := evs[len(evs)-1]; d.StopReason != adapters.StopCancelled {

@@ -206,7 +206,9 @@ func TestPi_DirectAdapter(t *testing.T) {
 // piDrain prompts and collects the turn, cancelling once cancelWhen matches.
 func piDrain(t *testing.T, s adapters.Session, text string, cancelWhen func(adapters.Event) bool) []adapters.Event {
 	t.Helper()
-	ch, err := s.Prompt(context.Background(), adapters.TextPrompt(text))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ch, err := s.Prompt(ctx, adapters.TextPrompt(text))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,7 +222,7 @@ func piDrain(t *testing.T, s adapters.Session, text string, cancelWhen func(adap
 			}
 			evs = append(evs, ev)
 			if cancelWhen != nil && cancelWhen(ev) {
-				s.Cancel()
+				cancel()
 			}
 		case <-timeout:
 			t.Fatalf("turn %q did not end: %+v", text, evs)

@@ -240,7 +240,9 @@ func TestSession_TerminalServedLocally(t *testing.T) {
 
 func TestSession_CancelEndsCancelled(t *testing.T) {
 	s := startFake(t, adapters.SessionOptions{})
-	ch, err := s.Prompt(context.Background(), adapters.TextPrompt("wait"))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ch, err := s.Prompt(ctx, adapters.TextPrompt("wait"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -256,7 +258,7 @@ func TestSession_CancelEndsCancelled(t *testing.T) {
 	if _, err := s.Prompt(context.Background(), adapters.TextPrompt("x")); !errors.Is(err, adapters.ErrBusy) {
 		t.Fatalf("concurrent prompt err = %v, want ErrBusy", err)
 	}
-	s.Cancel()
+	cancel()
 	evs := collect(t, ch, nil)
 	if last(evs).StopReason != adapters.StopCancelled {
 		t.Fatalf("stop = %q", last(evs).StopReason)

@@ -129,8 +129,8 @@ func (s *Session) crashInfo(err error) *adapters.ErrorInfo {
 	return info
 }
 
-// Cancel implements adapters.Session.
-func (s *Session) Cancel() {
+// interrupt interrupts the running turn.
+func (s *Session) interrupt() {
 	s.mu.Lock()
 	t := s.cur
 	s.mu.Unlock()

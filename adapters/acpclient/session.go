@@ -372,7 +372,7 @@ func (s *Session) setConfig(ctx context.Context, id, value string) error {
 func (s *Session) Close() error {
 	s.closeOnce.Do(func() {
 		close(s.closed)
-		s.Cancel()
+		s.interrupt()
 		s.closeSession()
 		s.local.releaseAll()
 		s.conn.Close()

@@ -105,7 +105,7 @@ func (s *streamSession) Prompt(ctx context.Context, prompt []adapters.Content) (
 	t := newTurn()
 	s.cur, s.cancel = p, t
 	go s.run(ctx, p, t)
-	return t.out, nil
+	return adapters.WatchTurn(ctx, t.out, s.interrupt), nil
 }
 
 func (s *streamSession) run(ctx context.Context, p *proc.Process, t *turn) {
@@ -164,7 +164,7 @@ func (s *streamSession) cancelTurn(p *proc.Process, t *turn) {
 	go func() { _ = p.Stop() }()
 }
 
-func (s *streamSession) Cancel() {
+func (s *streamSession) interrupt() {
 	s.mu.Lock()
 	p, t := s.cur, s.cancel
 	s.mu.Unlock()
@@ -178,7 +178,7 @@ func (s *streamSession) Close() error {
 	s.closed = true
 	p := s.cur
 	s.mu.Unlock()
-	s.Cancel()
+	s.interrupt()
 	if p != nil {
 		<-p.Done()
 	}

@@ -185,7 +185,7 @@ func TestSession_CancelMidTool(t *testing.T) {
 				}
 			}
 			if via == "Cancel" {
-				s.Cancel()
+				s.interrupt()
 			} else {
 				cancel()
 			}
@@ -214,7 +214,7 @@ func TestSession_CancelWatchdogStopsHungProcess(t *testing.T) {
 			break
 		}
 	}
-	s.Cancel()
+	s.interrupt()
 	evs := collect(t, ch, nil)
 	if d := last(evs); d.StopReason != adapters.StopCancelled {
 		t.Fatalf("last = %+v", d)

@@ -92,7 +92,7 @@ func (s *Session) Prompt(ctx context.Context, prompt []adapters.Content) (<-chan
 func (s *Session) watchCtx(ctx context.Context, end chan struct{}) {
 	select {
 	case <-ctx.Done():
-		s.Cancel()
+		s.interrupt()
 	case <-end:
 	}
 }
@@ -196,9 +196,9 @@ func (s *Session) write(line []byte) error {
 	return nil
 }
 
-// Cancel implements adapters.Session: it asks claude to interrupt the turn
+// interrupt it asks claude to interrupt the turn
 // and stops the process if claude does not end the turn in time.
-func (s *Session) Cancel() {
+func (s *Session) interrupt() {
 	s.mu.Lock()
 	ch := s.turn
 	if ch == nil || s.cancelled {
@@ -285,7 +285,7 @@ func (s *Session) controlWait(ctx context.Context, req map[string]any) error {
 // Close implements adapters.Session.
 func (s *Session) Close() error {
 	s.closeOnce.Do(func() {
-		s.Cancel()
+		s.interrupt()
 		_ = s.p.Stop()
 		<-s.readDone
 	})

@@ -303,7 +303,7 @@ func (s *appSession) Prompt(ctx context.Context, prompt []adapters.Content) (<-c
 		s.skills = ""
 	}
 	s.mu.Unlock()
-	return out, nil
+	return adapters.WatchTurn(ctx, out, s.interrupt), nil
 }
 
 // userInput maps prompt blocks to codex UserInput items.
@@ -328,9 +328,9 @@ func userInput(prompt []adapters.Content) []map[string]any {
 	return items
 }
 
-// Cancel implements adapters.Session: pending approvals are cancelled and
+// interrupt pending approvals are cancelled and
 // the turn interrupted; codex then reports turn/completed "interrupted".
-func (s *appSession) Cancel() {
+func (s *appSession) interrupt() {
 	s.mu.Lock()
 	thread, turn, perms, running := s.thread, s.turnID, s.perms, s.out != nil
 	s.mu.Unlock()

@@ -245,7 +245,9 @@ func TestAppServer_Turns(t *testing.T) {
 			if s.ID() != "thread-new" {
 				t.Errorf("ID = %q", s.ID())
 			}
-			ch, err := s.Prompt(context.Background(), adapters.TextPrompt("hi"))
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			ch, err := s.Prompt(ctx, adapters.TextPrompt("hi"))
 			if tc.crash {
 				if err != nil {
 					t.Fatal(err)
@@ -262,7 +264,7 @@ func TestAppServer_Turns(t *testing.T) {
 			}
 			if tc.cancel {
 				// The fixture stops after its tool call until interrupted.
-				ch = cancelOnFirst(ch, adapters.EventToolCall, s.Cancel)
+				ch = cancelOnFirst(ch, adapters.EventToolCall, cancel)
 			}
 			evs := drain(t, ch, func(p *adapters.PermissionRequest) {
 				o, _ := p.OptionFor(tc.decision)

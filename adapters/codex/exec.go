@@ -98,7 +98,7 @@ func (s *execSession) Prompt(ctx context.Context, prompt []adapters.Content) (<-
 	s.p, s.cancelled, s.skills = p, false, ""
 	out := make(chan adapters.Event, 64)
 	go s.run(p, out, cleanup)
-	return out, nil
+	return adapters.WatchTurn(ctx, out, s.interrupt), nil
 }
 
 func (s *execSession) run(p *proc.Process, out chan adapters.Event, cleanup func()) {
@@ -144,8 +144,8 @@ func (s *execSession) run(p *proc.Process, out chan adapters.Event, cleanup func
 	}
 }
 
-// Cancel implements adapters.Session: SIGINT to the group, then Stop.
-func (s *execSession) Cancel() {
+// interrupt SIGINT to the group, then Stop.
+func (s *execSession) interrupt() {
 	s.mu.Lock()
 	p := s.p
 	if p != nil {

@@ -147,12 +147,17 @@ func TestExecFallback_CancelKillsGroup(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	ch := mustPrompt(t, s, "wait")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ch, err := s.Prompt(ctx, adapters.TextPrompt("wait"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	if e := <-ch; e.Type != adapters.EventSessionInfo {
 		t.Fatalf("first event %+v", e)
 	}
 	pid := execWaitPid(t, f.child)
-	s.Cancel()
+	cancel()
 	evs := drain(t, ch, nil)
 	if last := evs[len(evs)-1]; last.Type != adapters.EventDone || last.StopReason != adapters.StopCancelled {
 		t.Errorf("last = %+v, want done/cancelled", last)

@@ -21,7 +21,6 @@ type scriptSession struct {
 }
 
 func (s *scriptSession) ID() string { return "script" }
-func (s *scriptSession) Cancel()    {}
 func (s *scriptSession) Close() error {
 	return nil
 }

@@ -59,8 +59,8 @@ func (s *Session) SetMode(_ context.Context, mode string) error {
 	return fmt.Errorf("mode %q: %w", mode, adapters.ErrUnsupported)
 }
 
-// Cancel stops the running turn, its request, backoff and tools.
-func (s *Session) Cancel() {
+// interrupt stops the running turn, its request, backoff and tools.
+func (s *Session) interrupt() {
 	s.mu.Lock()
 	c := s.cancel
 	s.mu.Unlock()

@@ -320,11 +320,13 @@ func TestSession_CancelMidStreamAndMidBackoff(t *testing.T) {
 					o.Clock = realClock{}
 				}
 			}, tt.turn)
-			ch, err := r.sess.Prompt(context.Background(), adapters.TextPrompt("hi"))
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			ch, err := r.sess.Prompt(ctx, adapters.TextPrompt("hi"))
 			if err != nil {
 				t.Fatal(err)
 			}
-			time.AfterFunc(150*time.Millisecond, r.sess.Cancel)
+			time.AfterFunc(150*time.Millisecond, cancel)
 			start := time.Now()
 			_, stop := drain(t, ch, nil)
 			if stop != adapters.StopCancelled || time.Since(start) > 3*time.Second {

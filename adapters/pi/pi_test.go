@@ -161,8 +161,8 @@ func TestSession_AbortMidTool(t *testing.T) {
 			if _, err := s.Prompt(context.Background(), adapters.TextPrompt("again")); !errors.Is(err, adapters.ErrBusy) {
 				t.Errorf("second prompt during a turn: err = %v, want ErrBusy", err)
 			}
-			s.Cancel()
-			s.Cancel() // idempotent
+			s.interrupt()
+			s.interrupt() // idempotent
 		}
 	}
 	if r := lastDone(t, evs); r != adapters.StopCancelled {

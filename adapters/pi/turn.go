@@ -63,9 +63,9 @@ func promptCommand(id string, prompt []adapters.Content) map[string]any {
 	return cmd
 }
 
-// Cancel implements adapters.Session: it sends `abort`; the turn ends with
+// interrupt it sends `abort`; the turn ends with
 // pi's agent_end, or locally after AbortGrace if pi stays silent.
-func (s *session) Cancel() {
+func (s *session) interrupt() {
 	s.mu.Lock()
 	t := s.turn
 	s.mu.Unlock()

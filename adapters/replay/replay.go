@@ -228,8 +228,8 @@ func (s *Session) Prompt(ctx context.Context, prompt []adapters.Content) (<-chan
 	return out, nil
 }
 
-// Cancel interrupts the running turn.
-func (s *Session) Cancel() {
+// interrupt interrupts the running turn.
+func (s *Session) interrupt() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.busy && s.cancel != nil {
@@ -243,7 +243,7 @@ func (s *Session) Cancel() {
 
 // Close cancels and marks the session closed.
 func (s *Session) Close() error {
-	s.Cancel()
+	s.interrupt()
 	s.mu.Lock()
 	s.closed = true
 	s.mu.Unlock()

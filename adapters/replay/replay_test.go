@@ -81,11 +81,19 @@ func TestReplay_CancelEndsWaitAndSleep(t *testing.T) {
 	for _, script := range []string{`{"wait_cancel":true}`, `{"sleep_ms":60000}`} {
 		// The text step tells the turn is running; the cancel comes then.
 		s := start(t, `{"event":{"type":"text","text":"running"}}`+"\n"+script)
-		evs := run(t, s, "x", func(ev adapters.Event) {
+		ctx, cancel := context.WithCancel(context.Background())
+		ch, err := s.Prompt(ctx, adapters.TextPrompt("x"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var evs []adapters.Event
+		for ev := range ch {
+			evs = append(evs, ev)
 			if ev.Type == adapters.EventText {
-				s.Cancel()
+				cancel()
 			}
-		})
+		}
+		cancel()
 		if evs[len(evs)-1].StopReason != adapters.StopCancelled {
 			t.Errorf("%s: %+v", script, evs)
 		}

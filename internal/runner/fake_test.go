@@ -52,19 +52,23 @@ func (s *fakeSession) Prompt(ctx context.Context, p []adapters.Content) (<-chan 
 	s.a.mu.Lock()
 	s.a.prompt = p
 	s.a.mu.Unlock()
-	ch := make(chan adapters.Event)
+	ch, done := make(chan adapters.Event), make(chan struct{})
 	go func() {
 		defer close(ch)
+		defer close(done)
 		s.a.script(ctx, s.cancel, ch)
 	}()
+	go func() { // the seam cancels through ctx
+		select {
+		case <-ctx.Done():
+			s.a.mu.Lock()
+			s.a.canceled = true
+			s.a.mu.Unlock()
+			s.once.Do(func() { close(s.cancel) })
+		case <-done:
+		}
+	}()
 	return ch, nil
-}
-
-func (s *fakeSession) Cancel() {
-	s.a.mu.Lock()
-	s.a.canceled = true
-	s.a.mu.Unlock()
-	s.once.Do(func() { close(s.cancel) })
 }
 
 func (s *fakeSession) Close() error {

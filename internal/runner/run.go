@@ -85,7 +85,7 @@ func (r *run) execute(ctx context.Context) Summary {
 	if err != nil {
 		return r.startFailed(fmt.Errorf("prompt %s: %w", a.Name(), err))
 	}
-	c = r.consume(sess, events, st)
+	c = r.consume(sess, cancelRun, events, st)
 	if id := sess.ID(); id != "" && r.sessionID == "" {
 		r.sessionID = id
 	}
@@ -171,7 +171,7 @@ func (r *run) startSession(ctx context.Context, cancel func(), a adapters.Adapte
 // it cancels the turn and keeps reading for the grace period, so what the
 // agent says while stopping is kept; a second interrupt or the end of the
 // grace period closes the session.
-func (r *run) consume(sess adapters.Session, events <-chan adapters.Event, st *stopper) cause {
+func (r *run) consume(sess adapters.Session, cancelTurn context.CancelFunc, events <-chan adapters.Event, st *stopper) cause {
 	c := causeNone
 	var grace <-chan time.Time
 	begin := func(why cause) {
@@ -180,7 +180,7 @@ func (r *run) consume(sess adapters.Session, events <-chan adapters.Event, st *s
 		}
 		c = why
 		r.out.progress("%s: cancelling the agent", map[cause]string{causeInterrupt: "interrupted", causeTimeout: "timeout"}[why])
-		sess.Cancel()
+		cancelTurn()
 		grace = r.o.After(r.o.Grace)
 	}
 	for {

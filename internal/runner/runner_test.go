@@ -82,9 +82,9 @@ func TestRun_ExitCodes(t *testing.T) {
 			done(adapters.StopEndTurn))}, want: ExitNotAuthenticated, wantErr: "Invalid API key"},
 		{name: "timeout cancels gracefully", a: &fakeAdapter{script: waitCancel(text("so far"))}, mod: func(o *Options) { o.Timeout = 30 * time.Millisecond },
 			want: ExitTimeout, wantOut: "so far (stopped)\n", wantErr: "timed out", canceled: true},
-		{name: "timeout with agent ignoring cancel", a: &fakeAdapter{script: func(ctx context.Context, _ <-chan struct{}, out chan<- adapters.Event) {
+		{name: "timeout with agent ignoring cancel", a: &fakeAdapter{script: func(_ context.Context, _ <-chan struct{}, out chan<- adapters.Event) {
 			out <- text("stuck")
-			<-ctx.Done()
+			<-neverClosed
 		}}, mod: func(o *Options) { o.Timeout = 20 * time.Millisecond; o.Grace = 20 * time.Millisecond },
 			want: ExitTimeout, wantOut: "stuck\n", wantErr: "did not stop", canceled: true},
 		{name: "read-only denies edit", a: &fakeAdapter{script: steps(perm("t1", adapters.KindRead), perm("t2", adapters.KindEdit), text("done"), done(adapters.StopEndTurn))},
@@ -267,3 +267,6 @@ func TestRun_SkillDelivery(t *testing.T) {
 		})
 	}
 }
+
+// neverClosed blocks a fake agent that ignores every cancel.
+var neverClosed = make(chan struct{})
