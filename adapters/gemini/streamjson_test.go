@@ -8,6 +8,7 @@ import (
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/adapters/acpclient"
+	fx "github.com/hubdev/hub/internal/fixture"
 )
 
 func TestStreamJSON_FallbackSession(t *testing.T) {
@@ -31,38 +32,19 @@ func TestStreamJSON_FallbackSession(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	evs := drainTurn(ch)
-	if got := turnText(evs); got != "Running a command now.The command printed hello-from-tool. Done." {
+	evs := fx.Collect(ch)
+	if got := fx.Text(evs); got != "Running a command now.The command printed hello-from-tool. Done." {
 		t.Fatalf("text = %q", got)
 	}
 	if s.ID() != "2b2c9acb-3d2b-409b-9b42-32152bfe2b5a" || evs[len(evs)-1].StopReason != adapters.StopEndTurn {
 		t.Fatalf("id=%q stop=%q", s.ID(), evs[len(evs)-1].StopReason)
 	}
 	ch, _ = s.Prompt(context.Background(), adapters.TextPrompt("die"))
-	evs = drainTurn(ch)
+	evs = fx.Collect(ch)
 	if argvs[1][1] != s.ID() {
 		t.Fatalf("second prompt did not resume: %q", argvs[1])
 	}
 	if e := evs[len(evs)-2]; e.Type != adapters.EventError || !strings.Contains(e.Error.Message, "exit code 41") || e.Error.Detail != "oops" {
 		t.Fatalf("error event = %+v", e)
 	}
-}
-
-// drainTurn collects one turn's events.
-func drainTurn(ch <-chan adapters.Event) []adapters.Event {
-	var evs []adapters.Event
-	for ev := range ch {
-		evs = append(evs, ev)
-	}
-	return evs
-}
-
-func turnText(evs []adapters.Event) string {
-	var b strings.Builder
-	for _, ev := range evs {
-		if ev.Type == adapters.EventText {
-			b.WriteString(ev.Text)
-		}
-	}
-	return b.String()
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/adapters/acpclient"
+	"github.com/hubdev/hub/internal/fixture"
 )
 
 // A decoder that holds a record back (qodercli's <synthetic> error message)
@@ -35,27 +36,8 @@ func TestStreamJSON_HeldRecordReleasedAtEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	evs := drainTurn(ch)
-	if turnText(evs) == "" {
+	evs := fixture.Collect(ch)
+	if fixture.Text(evs) == "" {
 		t.Fatalf("the held assistant message was lost: %+v", evs)
 	}
-}
-
-// drainTurn collects one turn's events.
-func drainTurn(ch <-chan adapters.Event) []adapters.Event {
-	var evs []adapters.Event
-	for ev := range ch {
-		evs = append(evs, ev)
-	}
-	return evs
-}
-
-func turnText(evs []adapters.Event) string {
-	var b strings.Builder
-	for _, ev := range evs {
-		if ev.Type == adapters.EventText {
-			b.WriteString(ev.Text)
-		}
-	}
-	return b.String()
 }
