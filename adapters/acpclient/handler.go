@@ -47,7 +47,7 @@ func (s *Session) onUpdate(params json.RawMessage) {
 	}
 	s.mu.Unlock()
 	if t != nil && !loading {
-		t.emit(evs...)
+		t.Emit(evs...)
 	}
 }
 
@@ -60,7 +60,7 @@ func (s *Session) onUnknown(method string, params json.RawMessage) {
 	t, loading := s.cur, s.loading
 	s.mu.Unlock()
 	if t != nil && !loading {
-		t.emit(ev)
+		t.Emit(ev)
 	}
 }
 
@@ -122,7 +122,7 @@ func (s *Session) requestPermission(ctx context.Context, params json.RawMessage)
 	if t == nil || t.isCancelled() {
 		return cancelledOutcome, nil
 	}
-	t.emit(adapters.Event{Type: adapters.EventPermission, Permission: pr})
+	t.Emit(adapters.Event{Type: adapters.EventPermission, Permission: pr})
 	select {
 	case d := <-pr.Decision():
 		return decide(pr, d), nil

@@ -43,10 +43,10 @@ func (s *Session) Prompt(ctx context.Context, prompt []adapters.Content) (<-chan
 	}
 	s.mu.Unlock()
 	_ = s.dec.EndTurn(nil) // an "[Error]" chunk held since a session/load replay is no part of this turn
-	t.emit(pending...)
+	t.Emit(pending...)
 	params := schema.PromptRequest{SessionID: s.id, Prompt: toBlocks(prompt, s.caps)}
 	go s.run(ctx, t, params)
-	return t.out, nil
+	return t.Events(), nil
 }
 
 func (s *Session) run(ctx context.Context, t *turn, params schema.PromptRequest) {
@@ -58,7 +58,7 @@ func (s *Session) run(ctx context.Context, t *turn, params schema.PromptRequest)
 	s.mu.Lock()
 	s.cur = nil
 	s.mu.Unlock()
-	t.finish(s.dec.EndTurn(s.endEvents(t, res, err))...)
+	t.Close(s.dec.EndTurn(s.endEvents(t, res, err))...)
 }
 
 // watch cancels the turn when the caller's ctx ends, and gives up on the

@@ -105,7 +105,7 @@ func (s *streamSession) Prompt(ctx context.Context, prompt []adapters.Content) (
 	t := newTurn()
 	s.cur, s.cancel = p, t
 	go s.run(ctx, p, t)
-	return adapters.WatchTurn(ctx, t.out, s.interrupt), nil
+	return adapters.WatchTurn(ctx, t.Events(), s.interrupt), nil
 }
 
 func (s *streamSession) run(ctx context.Context, p *proc.Process, t *turn) {
@@ -127,7 +127,7 @@ func (s *streamSession) run(ctx context.Context, p *proc.Process, t *turn) {
 				s.id = ev.Session.AgentSessionID
 				s.mu.Unlock()
 			}
-			t.emit(ev)
+			t.Emit(ev)
 		}
 	}
 	for {
@@ -146,15 +146,15 @@ func (s *streamSession) run(ctx context.Context, p *proc.Process, t *turn) {
 	s.mu.Unlock()
 	switch {
 	case t.isCancelled():
-		t.finish(adapters.Event{Type: adapters.EventDone, StopReason: adapters.StopCancelled})
+		t.Close(adapters.Event{Type: adapters.EventDone, StopReason: adapters.StopCancelled})
 	case done != nil:
-		t.finish(*done)
+		t.Close(*done)
 	default:
 		msg := fmt.Sprintf("%s exited without a result (exit code %d)", s.cfg.Name, p.ExitCode())
 		if exitErr == nil {
 			msg = s.cfg.Name + " ended without a result"
 		}
-		t.finish(adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{Message: msg, Code: adapters.CodeCrash, Fatal: true, Detail: p.StderrTail(10)}},
+		t.Close(adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{Message: msg, Code: adapters.CodeCrash, Fatal: true, Detail: p.StderrTail(10)}},
 			adapters.Event{Type: adapters.EventDone, StopReason: adapters.StopEndTurn})
 	}
 }

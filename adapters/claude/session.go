@@ -32,7 +32,7 @@ type Session struct {
 
 	mu        sync.Mutex
 	id        string
-	turn      chan adapters.Event // nil when idle
+	turn      *adapters.Queue // nil when idle
 	turnEnd   chan struct{}       // closed when the running turn ends
 	cancelled bool
 	exited    bool
@@ -75,7 +75,7 @@ func (s *Session) Prompt(ctx context.Context, prompt []adapters.Content) (<-chan
 		s.mu.Unlock()
 		return nil, adapters.ErrBusy
 	}
-	ch, end := make(chan adapters.Event, 64), make(chan struct{})
+	ch, end := adapters.NewQueue(), make(chan struct{})
 	s.turn, s.turnEnd, s.cancelled = ch, end, false
 	s.mu.Unlock()
 	if err := s.write(line); err != nil {
@@ -85,7 +85,7 @@ func (s *Session) Prompt(ctx context.Context, prompt []adapters.Content) (<-chan
 		return nil, fmt.Errorf("claude: send prompt: %w", err)
 	}
 	go s.watchCtx(ctx, end)
-	return ch, nil
+	return ch.Events(), nil
 }
 
 // watchCtx cancels the turn when the prompt's context ends first.
@@ -215,7 +215,7 @@ func (s *Session) interrupt() {
 	go s.cancelWatchdog(ch)
 }
 
-func (s *Session) cancelWatchdog(ch chan adapters.Event) {
+func (s *Session) cancelWatchdog(ch *adapters.Queue) {
 	t := time.NewTimer(s.grace)
 	defer t.Stop()
 	for {
@@ -332,16 +332,15 @@ func (s *Session) exit() {
 		return
 	}
 	if !cancelled {
-		ch <- adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{
+		ch.Emit(adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{
 			Message: "claude exited in the middle of a turn: " + exitText(s.p), Code: adapters.CodeCrash,
-			Detail: s.p.StderrTail(20), Fatal: true}}
+			Detail: s.p.StderrTail(20), Fatal: true}})
 	}
 	stop := adapters.StopEndTurn
 	if cancelled {
 		stop = adapters.StopCancelled
 	}
-	ch <- adapters.Event{Type: adapters.EventDone, StopReason: stop}
-	close(ch)
+	ch.Close(adapters.Event{Type: adapters.EventDone, StopReason: stop})
 }
 
 func exitText(p *proc.Process) string {
@@ -382,9 +381,8 @@ func (s *Session) emit(ev adapters.Event) {
 		if cancelled {
 			ev.StopReason = adapters.StopCancelled
 		}
-		ch <- ev
-		close(ch)
+		ch.Close(ev)
 		return
 	}
-	ch <- ev
+	ch.Emit(ev)
 }

@@ -32,7 +32,7 @@ type appSession struct {
 	skills  string
 	thread  string
 	turnID  string
-	out     chan adapters.Event // nil when idle
+	out     *adapters.Queue // nil when idle
 	perms   []*adapters.PermissionRequest
 	closing bool
 	once    sync.Once
@@ -172,13 +172,10 @@ func (s *appSession) readLoop() {
 	s.mu.Unlock()
 	if out != nil {
 		if !closing {
-			for _, e := range crashEvents(exitMessage("codex app-server", s.p.StderrTail(3), err), s.p.StderrTail(10)) {
-				out <- e
-			}
+			out.Close(crashEvents(exitMessage("codex app-server", s.p.StderrTail(3), err), s.p.StderrTail(10))...)
 		} else {
-			out <- adapters.Event{Type: adapters.EventDone, StopReason: adapters.StopCancelled}
+			out.Close(adapters.Event{Type: adapters.EventDone, StopReason: adapters.StopCancelled})
 		}
-		close(out)
 	}
 }
 
@@ -256,10 +253,11 @@ func (s *appSession) emit(e adapters.Event) {
 		}
 		return
 	}
-	out <- e
 	if e.Type == adapters.EventDone {
-		close(out)
+		out.Close(e)
+		return
 	}
+	out.Emit(e)
 }
 
 // Prompt implements adapters.Session.
@@ -273,7 +271,7 @@ func (s *appSession) Prompt(ctx context.Context, prompt []adapters.Content) (<-c
 		s.mu.Unlock()
 		return nil, adapters.ErrBusy
 	}
-	out := make(chan adapters.Event, 256)
+	out := adapters.NewQueue()
 	s.out = out
 	thread, skillText := s.thread, s.skills
 	s.mu.Unlock()
@@ -291,7 +289,7 @@ func (s *appSession) Prompt(ctx context.Context, prompt []adapters.Content) (<-c
 		}
 		s.mu.Unlock()
 		if mine {
-			close(out)
+			out.Close()
 		}
 		return nil, fmt.Errorf("codex turn/start: %w", err)
 	}
@@ -303,7 +301,7 @@ func (s *appSession) Prompt(ctx context.Context, prompt []adapters.Content) (<-c
 		s.skills = ""
 	}
 	s.mu.Unlock()
-	return adapters.WatchTurn(ctx, out, s.interrupt), nil
+	return adapters.WatchTurn(ctx, out.Events(), s.interrupt), nil
 }
 
 // userInput maps prompt blocks to codex UserInput items.

@@ -96,13 +96,13 @@ func (s *execSession) Prompt(ctx context.Context, prompt []adapters.Content) (<-
 	}
 	_ = p.Stdin.Close() // codex exec reads stdin to EOF when it is a pipe
 	s.p, s.cancelled, s.skills = p, false, ""
-	out := make(chan adapters.Event, 64)
+	out := adapters.NewQueue()
 	go s.run(p, out, cleanup)
-	return adapters.WatchTurn(ctx, out, s.interrupt), nil
+	return adapters.WatchTurn(ctx, out.Events(), s.interrupt), nil
 }
 
-func (s *execSession) run(p *proc.Process, out chan adapters.Event, cleanup func()) {
-	defer close(out)
+func (s *execSession) run(p *proc.Process, out *adapters.Queue, cleanup func()) {
+	defer out.Close()
 	defer cleanup()
 	done := false
 	br := bufio.NewReaderSize(p.Stdout, 1<<20)
@@ -121,7 +121,7 @@ func (s *execSession) run(p *proc.Process, out chan adapters.Event, cleanup func
 				s.raw.Note(e.Source)
 			}
 			if !done || e.Type == adapters.EventDone {
-				out <- e
+				out.Emit(e)
 			}
 		}
 		if err != nil {
@@ -136,11 +136,9 @@ func (s *execSession) run(p *proc.Process, out chan adapters.Event, cleanup func
 	switch {
 	case done:
 	case cancelled:
-		out <- adapters.Event{Type: adapters.EventDone, StopReason: adapters.StopCancelled}
+		out.Emit(adapters.Event{Type: adapters.EventDone, StopReason: adapters.StopCancelled})
 	default:
-		for _, e := range crashEvents(exitMessage("codex exec", p.StderrTail(3), waitErr), p.StderrTail(10)) {
-			out <- e
-		}
+		out.Emit(crashEvents(exitMessage("codex exec", p.StderrTail(3), waitErr), p.StderrTail(10))...)
 	}
 }
 

@@ -63,7 +63,7 @@ type session struct {
 // turn is one prompt's event channel.
 type turn struct {
 	promptID string
-	ch       chan adapters.Event
+	q        *adapters.Queue
 	finished chan struct{}
 
 	mu        sync.Mutex
@@ -152,7 +152,7 @@ func (t *turn) send(ev adapters.Event) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if !t.closed {
-		t.ch <- ev
+		t.q.Emit(ev)
 	}
 }
 
@@ -172,13 +172,12 @@ func (s *session) finish(t *turn, evs ...adapters.Event) {
 	if t.timer != nil {
 		t.timer.Stop()
 	}
-	for _, ev := range evs {
-		if ev.Type == adapters.EventDone && t.cancelled {
-			ev.StopReason = adapters.StopCancelled
+	for i := range evs {
+		if evs[i].Type == adapters.EventDone && t.cancelled {
+			evs[i].StopReason = adapters.StopCancelled
 		}
-		t.ch <- ev
 	}
-	close(t.ch)
+	t.q.Close(evs...)
 	close(t.finished)
 }
 

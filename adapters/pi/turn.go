@@ -11,7 +11,7 @@ import (
 
 // Prompt implements adapters.Session: one `prompt` command per turn.
 func (s *session) Prompt(ctx context.Context, prompt []adapters.Content) (<-chan adapters.Event, error) {
-	t := &turn{ch: make(chan adapters.Event, 256), finished: make(chan struct{})}
+	t := &turn{q: adapters.NewQueue(), finished: make(chan struct{})}
 	s.mu.Lock()
 	switch {
 	case s.closed:
@@ -29,15 +29,15 @@ func (s *session) Prompt(ctx context.Context, prompt []adapters.Content) (<-chan
 	t.promptID = fmt.Sprintf("hub-prompt-%d", s.seq)
 	if !s.announced && s.state.SessionID != "" {
 		s.announced = true
-		t.ch <- adapters.Event{Type: adapters.EventSessionInfo, Session: &adapters.SessionInfo{
-			AgentSessionID: s.state.SessionID, Model: s.state.model()}}
+		t.q.Emit(adapters.Event{Type: adapters.EventSessionInfo, Session: &adapters.SessionInfo{
+			AgentSessionID: s.state.SessionID, Model: s.state.model()}})
 	}
 	s.turn = t
 	s.mu.Unlock()
 
 	if err := s.write(promptCommand(t.promptID, prompt)); err != nil {
 		s.finish(t, errorEvent(err.Error(), adapters.CodeCrash, s.proc.StderrTail(5), true), doneEvent(adapters.StopEndTurn))
-		return t.ch, nil
+		return t.q.Events(), nil
 	}
 	go func() {
 		select {
@@ -46,7 +46,7 @@ func (s *session) Prompt(ctx context.Context, prompt []adapters.Content) (<-chan
 		case <-t.finished:
 		}
 	}()
-	return t.ch, nil
+	return t.q.Events(), nil
 }
 
 func promptCommand(id string, prompt []adapters.Content) map[string]any {
