@@ -33,7 +33,7 @@ type Session struct {
 	mu        sync.Mutex
 	id        string
 	turn      *adapters.Queue // nil when idle
-	turnEnd   chan struct{}       // closed when the running turn ends
+	turnEnd   chan struct{}   // closed when the running turn ends
 	cancelled bool
 	exited    bool
 	nextReq   int
