@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+	"golang.org/x/sys/unix"
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/config"
@@ -72,6 +73,11 @@ func newExecFake(t *testing.T, fixture, mode string) execFake {
 	}
 	stream, _ := filepath.Abs(filepath.Join("testdata", fixture, "stream.jsonl"))
 	f := execFake{args: filepath.Join(dir, "args"), child: filepath.Join(dir, "child.pid"), images: filepath.Join(dir, "images")}
+	if mode == "hang" {
+		if err := unix.Mkfifo(f.child, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
 	f.a = New(config.AgentConfig{Command: config.Command{script}, Env: map[string]string{
 		"CODEX_FAKE_ARGS": f.args, "CODEX_FAKE_CHILD": f.child, "CODEX_FAKE_STREAM": stream, "CODEX_FAKE_MODE": mode,
 		"CODEX_FAKE_IMAGES": f.images,
@@ -168,20 +174,26 @@ func TestExecFallback_CancelKillsGroup(t *testing.T) {
 	}
 }
 
+// execWaitPid reads the pid the fake's child writes into the FIFO at path:
+// the read returns when the fake wrote it, no polling.
 func execWaitPid(t *testing.T, path string) int {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for time.Now().Before(deadline) {
-		if b, err := os.ReadFile(path); err == nil && len(b) > 0 && b[len(b)-1] == '\n' {
-			pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
-			if err == nil {
-				return pid
-			}
+	got := make(chan string, 1)
+	go func() {
+		b, _ := os.ReadFile(path)
+		got <- string(b)
+	}()
+	select {
+	case b := <-got:
+		pid, err := strconv.Atoi(strings.TrimSpace(b))
+		if err != nil {
+			t.Fatalf("child pid %q: %v", b, err)
 		}
-		time.Sleep(10 * time.Millisecond)
+		return pid
+	case <-time.After(30 * time.Second): // a hang guard, not a speed check
+		t.Fatal("fake codex did not start its child")
+		return 0
 	}
-	t.Fatal("fake codex did not start its child")
-	return 0
 }
 
 // execAlive treats a zombie (exited, not yet reaped by init) as dead.
