@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/hubdev/hub/internal/proc/proctest"
 )
 
@@ -80,8 +82,8 @@ func fakeACPAgent(mode, pidFile string) {
 			if err := child.Start(); err != nil {
 				os.Exit(4)
 			}
-			_ = os.WriteFile(pidFile+".tmp", []byte(fmt.Sprintf("%d %d", os.Getpid(), child.Process.Pid)), 0o644)
-			_ = os.Rename(pidFile+".tmp", pidFile)
+			// A FIFO when the test waits for the pids (pidFIFO).
+			_ = os.WriteFile(pidFile, []byte(fmt.Sprintf("%d %d", os.Getpid(), child.Process.Pid)), 0o644)
 		case "session/cancel":
 			if mode == "ignore-cancel" {
 				continue
@@ -197,20 +199,35 @@ func checkJSONL(t *testing.T, out string, want int) map[string]any {
 	return last
 }
 
+// pidFIFO makes pidFile a FIFO, so that waitPIDs returns when the fake
+// agent writes its pids, with no polling.
+func pidFIFO(t *testing.T, pidFile string) {
+	t.Helper()
+	if err := unix.Mkfifo(pidFile, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func waitPIDs(t *testing.T, pidFile string) (agent, child int) {
 	t.Helper()
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		data, err := os.ReadFile(pidFile)
-		if err != nil {
-			continue
+	got := make(chan string, 1)
+	go func() {
+		b, _ := os.ReadFile(pidFile)
+		got <- string(b)
+	}()
+	select {
+	case b := <-got:
+		f := strings.Fields(b)
+		if len(f) != 2 {
+			t.Fatalf("pids %q", b)
 		}
-		f := strings.Fields(string(data))
 		agent, _ = strconv.Atoi(f[0])
 		child, _ = strconv.Atoi(f[1])
 		return agent, child
+	case <-time.After(30 * time.Second): // a hang guard, not a speed check
+		t.Fatal("the fake agent never got the prompt")
+		return 0, 0
 	}
-	t.Fatal("the fake agent never got the prompt")
-	return 0, 0
 }
 
 // TestRun_RealProcesses covers what only real processes show: an interrupt
@@ -240,6 +257,9 @@ func TestRun_RealProcesses(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			root := isolate(t)
 			cwd, pidFile := fakeAgentConfig(t, root, c.mode)
+			if c.cancel {
+				pidFIFO(t, pidFile)
+			}
 			chdir(t, cwd)
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()

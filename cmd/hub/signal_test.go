@@ -23,6 +23,7 @@ func TestAcp_SignalEndsServerWithStdinOpen(t *testing.T) {
 		t.Run(sig.String(), func(t *testing.T) {
 			root := isolate(t)
 			cwd, pidFile := fakeAgentConfig(t, root, "hang")
+			pidFIFO(t, pidFile)
 			cmd := exec.Command(os.Args[0], "acp", "--agent", "fake")
 			cmd.Dir = cwd
 			cmd.Env = append(os.Environ(), "HUB_TEST_MAIN=1")
