@@ -9,6 +9,7 @@ import (
 
 	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/fixture"
 )
 
 // crashy is an adapter whose sessions die: "crash" ends the turn with a
@@ -44,14 +45,13 @@ type crashySession struct {
 
 func (s *crashySession) ID() string   { return "agent-session-1" }
 func (s *crashySession) Close() error { return nil }
-func (s *crashySession) Prompt(_ context.Context, p []adapters.Content) (<-chan adapters.Event, error) {
+func (s *crashySession) Prompt(ctx context.Context, p []adapters.Content, emit func(adapters.Event)) (adapters.StopReason, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.dead {
-		return nil, fmt.Errorf("crashy: %w", adapters.ErrClosed)
+		return "", fmt.Errorf("crashy: %w", adapters.ErrClosed)
 	}
 	ch := make(chan adapters.Event, 4)
-	defer close(ch)
 	switch text := adapters.PromptText(p); text {
 	case "crash":
 		ch <- adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{Message: "crashy exited: boom", Code: adapters.CodeCrash, Fatal: true}}
@@ -62,7 +62,8 @@ func (s *crashySession) Prompt(_ context.Context, p []adapters.Content) (<-chan 
 		ch <- adapters.Event{Type: adapters.EventText, Text: fmt.Sprintf("process %d: %s", s.n, text)}
 	}
 	ch <- adapters.Event{Type: adapters.EventDone, StopReason: adapters.StopEndTurn}
-	return ch, nil
+	close(ch)
+	return fixture.Serve(ctx, ch, emit, adapters.TurnRules{})
 }
 
 func newCrashyClient(t *testing.T) (*tclient, *crashy) {

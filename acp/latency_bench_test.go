@@ -15,6 +15,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/fixture"
 )
 
 // paced is an adapter whose turn emits n text events "ev-<i>" at a fixed
@@ -37,7 +38,7 @@ type pacedSession struct{ p *paced }
 func (pacedSession) ID() string   { return "paced" }
 func (pacedSession) Close() error { return nil }
 
-func (s pacedSession) Prompt(context.Context, []adapters.Content) (<-chan adapters.Event, error) {
+func (s pacedSession) Prompt(ctx context.Context, _ []adapters.Content, emit func(adapters.Event)) (adapters.StopReason, error) {
 	p := s.p
 	ch := make(chan adapters.Event, 64)
 	p.emitted = make([]time.Time, p.n)
@@ -49,8 +50,9 @@ func (s pacedSession) Prompt(context.Context, []adapters.Content) (<-chan adapte
 			p.emitted[i] = p.clock()
 			ch <- adapters.Event{Type: adapters.EventText, Text: "ev-" + strconv.Itoa(i)}
 		}
+		ch <- adapters.Event{Type: adapters.EventDone, StopReason: adapters.StopEndTurn}
 	}()
-	return ch, nil
+	return fixture.Serve(ctx, ch, emit, adapters.TurnRules{})
 }
 
 // waitUntil sleeps until t; an emitter that falls behind catches up at

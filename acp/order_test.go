@@ -11,6 +11,7 @@ import (
 
 	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/fixture"
 	"github.com/hubdev/hub/internal/jsonrpc"
 )
 
@@ -24,26 +25,28 @@ type slowCancel struct {
 
 func (a *slowCancel) Name() string                        { return "slowcancel" }
 func (a *slowCancel) Capabilities() adapters.Capabilities { return adapters.Capabilities{} }
-func (a *slowCancel) Start(context.Context, adapters.SessionOptions) (adapters.Session, error) {
+func (a *slowCancel) Start(_ context.Context, o adapters.SessionOptions) (adapters.Session, error) {
 	a.mu.Lock()
 	a.starts++
 	a.mu.Unlock()
-	return &slowCancelSession{a: a, first: true}, nil
+	return &slowCancelSession{a: a, first: true, grace: o.CancelGrace}, nil
 }
 
 type slowCancelSession struct {
 	a     *slowCancel
+	grace time.Duration
 	first bool // only the first turn waits for a cancel
 }
 
 func (s *slowCancelSession) ID() string   { return "" }
 func (s *slowCancelSession) Close() error { return nil }
-func (s *slowCancelSession) Prompt(ctx context.Context, _ []adapters.Content) (<-chan adapters.Event, error) {
+func (s *slowCancelSession) Prompt(ctx context.Context, _ []adapters.Content, emit func(adapters.Event)) (adapters.StopReason, error) {
 	ch := make(chan adapters.Event)
 	go func() {
 		defer close(ch)
 		ch <- adapters.Event{Type: adapters.EventText, Text: "working"}
 		if !s.first {
+			ch <- adapters.Event{Type: adapters.EventDone, StopReason: adapters.StopEndTurn}
 			return
 		}
 		s.first = false
@@ -51,7 +54,7 @@ func (s *slowCancelSession) Prompt(ctx context.Context, _ []adapters.Content) (<
 		ch <- adapters.Event{Type: adapters.EventText, Text: "after cancel"}
 		ch <- adapters.Event{Type: adapters.EventDone, StopReason: adapters.StopCancelled}
 	}()
-	return ch, nil
+	return fixture.Serve(ctx, ch, emit, adapters.TurnRules{Grace: s.grace})
 }
 
 func promptReq(sid, text string) schema.PromptRequest {

@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/adapters"
@@ -34,20 +33,17 @@ type session struct {
 	saveMu sync.Mutex // one save at a time
 	// cfgMu orders model and mode changes with an agent start, so a change
 	// sent while the agent starts reaches the started agent.
-	cfgMu      sync.Mutex
-	mu         sync.Mutex
-	rec        *Record
-	backend    adapters.Session
-	busy       bool // a prompt was accepted (set inline on the read loop)
-	running    bool // its turn runs: changes ordered before it took effect
-	cancelled  bool
-	closed     bool
-	turnCancel context.CancelFunc
-	always     map[string]adapters.PermissionOptionKind
-	seenTools  map[string]bool
-	// openTools lists, in order, this turn's tool calls whose last
-	// reported status is neither completed nor failed.
-	openTools     []string
+	cfgMu         sync.Mutex
+	mu            sync.Mutex
+	rec           *Record
+	backend       adapters.Session
+	busy          bool // a prompt was accepted (set inline on the read loop)
+	running       bool // its turn runs: changes ordered before it took effect
+	cancelled     bool
+	closed        bool
+	turnCancel    context.CancelFunc
+	always        map[string]adapters.PermissionOptionKind
+	seenTools     map[string]bool
 	agentCommands []adapters.Command
 	// chunk accumulates the text of the last history entry while streamed
 	// chunks keep merging into it, so a long answer costs O(n), not O(n²).
@@ -56,9 +52,6 @@ type session struct {
 	// crashed marks the backend dead for the rest of this turn: the next
 	// prompt starts a fresh one (resuming the agent's session where it can).
 	crashed bool
-	// outcome is what the running turn has shown so far; it decides whether
-	// session/prompt answers a stop reason or an error.
-	outcome adapters.TurnOutcome
 	// lastInOrder closes when the latest ordered request has taken effect.
 	lastInOrder chan struct{}
 }
@@ -99,52 +92,6 @@ func (ss *session) send(u schema.SessionUpdate) {
 func (ss *session) emit(u schema.SessionUpdate) {
 	ss.send(u)
 	ss.record(u)
-	ss.trackTool(u)
-}
-
-// trackTool notes whether u leaves its tool call open.
-func (ss *session) trackTool(u schema.SessionUpdate) {
-	var id, status string
-	switch {
-	case u.ToolCall != nil:
-		id, status = u.ToolCall.ToolCallID, u.ToolCall.Status
-	case u.ToolCallUpdate != nil:
-		id, status = u.ToolCallUpdate.ToolCallID, u.ToolCallUpdate.Status
-		if status == "" {
-			return // no status change
-		}
-	default:
-		return
-	}
-	ss.mu.Lock()
-	defer ss.mu.Unlock()
-	i := slices.Index(ss.openTools, id)
-	switch {
-	case status == "completed" || status == "failed":
-		if i >= 0 {
-			ss.openTools = slices.Delete(ss.openTools, i, i+1)
-		}
-	case i < 0:
-		ss.openTools = append(ss.openTools, id)
-	}
-}
-
-// closeOpenTools ends, as failed, every tool call of the turn the agent left
-// pending or in progress, so each one ends completed or failed (C30) — a
-// rejected tool the agent did not report, for one (C36). After a cancel the
-// client marks unfinished calls itself, so nothing is sent then.
-func (ss *session) closeOpenTools(cancelled bool) {
-	ss.mu.Lock()
-	open := ss.openTools
-	ss.openTools = nil
-	ss.mu.Unlock()
-	if cancelled {
-		return
-	}
-	for _, id := range open {
-		ss.srv.log.Debug().Str("session", ss.id()).Str("tool", id).Msg("tool call left open by the agent; reported failed")
-		ss.emit(schema.SessionUpdate{ToolCallUpdate: &schema.ToolCallUpdate{ToolCallID: id, Status: "failed"}})
-	}
 }
 
 // cancel ends the running turn, if any. It runs in the read loop, so it
@@ -245,7 +192,7 @@ func (ss *session) startBackend(ctx context.Context) (adapters.Session, *adapter
 		return nil, nil, err
 	}
 	opts := adapters.SessionOptions{Cwd: ss.rec.Cwd, MCPServers: ss.mcpFor(a), Model: ss.rec.Model, Mode: ss.rec.Mode, Editor: ss.editor,
-		CancelGrace: ss.srv.opts.CancelGrace}
+		CancelGrace: ss.srv.opts.CancelGrace, Permission: ss.permission}
 	if a.Capabilities().Resume {
 		opts.ResumeID = ss.rec.AgentSessionID
 	}
@@ -372,17 +319,12 @@ func (ss *session) runTurn(turnCtx context.Context, prompt []schema.ContentBlock
 	for _, b := range prompt {
 		ss.record(schema.SessionUpdate{UserMessageChunk: &schema.ContentChunk{Content: b}})
 	}
-	ss.mu.Lock()
-	ss.outcome = adapters.TurnOutcome{}
-	ss.mu.Unlock()
-	reason := ss.drive(turnCtx, ss.fitContent(ss.toAdapterContent(prompt)))
+	reason, failure := ss.drive(turnCtx, ss.fitContent(ss.toAdapterContent(prompt)))
 	ss.mu.Lock()
 	if ss.cancelled {
 		reason = schema.StopCancelled
 	}
-	failure := ss.outcome.Failure()
 	ss.mu.Unlock()
-	ss.closeOpenTools(reason == schema.StopCancelled)
 	if reason != schema.StopCancelled && failure != nil {
 		return "", ss.turnError(failure)
 	}
@@ -411,26 +353,33 @@ func (ss *session) agentName() string {
 	return ss.rec.Agent
 }
 
-func (ss *session) drive(turnCtx context.Context, content []adapters.Content) string {
+// drive runs the turn on the backend; every update it makes is written
+// before it returns. A failed turn returns why.
+func (ss *session) drive(turnCtx context.Context, content []adapters.Content) (string, *adapters.ErrorInfo) {
 	b, err := ss.ensureBackend(turnCtx)
 	if err != nil && turnCtx.Err() != nil {
-		return schema.StopCancelled // cancelled (or closed) while the agent was starting
+		return schema.StopCancelled, nil // cancelled (or closed) while the agent was starting
 	}
-	if err == nil {
-		var ch <-chan adapters.Event
-		if ch, err = b.Prompt(turnCtx, content); err == nil {
-			reason := ss.consume(turnCtx, ch)
-			ss.retireIfCrashed(b)
-			return reason
-		}
-		if errors.Is(err, adapters.ErrClosed) {
-			ss.retire(b)
-		}
+	if err != nil {
+		return schema.StopEndTurn, adapters.ErrorOf(err)
 	}
-	ss.mu.Lock()
-	ss.outcome.Fail(adapters.ErrorOf(err))
-	ss.mu.Unlock()
-	return schema.StopEndTurn
+	reason, err := b.Prompt(turnCtx, content, func(ev adapters.Event) { ss.forward(ev) })
+	var failed *adapters.TurnError
+	switch {
+	case err == nil:
+		ss.retireIfCrashed(b)
+		return stopReason(reason), nil
+	case errors.As(err, &failed):
+		ss.retireIfCrashed(b)
+		return schema.StopEndTurn, &failed.Info
+	case errors.Is(err, adapters.ErrCancelTimeout):
+		ss.srv.log.Warn().Str("session", ss.id()).Msg("agent did not stop after cancel; restarting it")
+		ss.retire(b)
+		return schema.StopCancelled, nil
+	case errors.Is(err, adapters.ErrClosed):
+		ss.retire(b)
+	}
+	return schema.StopEndTurn, adapters.ErrorOf(err)
 }
 
 // retireIfCrashed drops b when its turn reported that the agent process is
@@ -459,75 +408,21 @@ func (ss *session) retire(b adapters.Session) {
 	}
 }
 
-// consume forwards the turn's events; it is the one path this turn's
-// updates take, and each is written before the next is read. A cancel ends
-// turnCtx, which the adapter's Prompt watches; the adapter gets CancelGrace
-// (the one it was started with) to finish, then the turn is abandoned and
-// the adapter session closed so the prompt is still answered promptly.
-func (ss *session) consume(turnCtx context.Context, ch <-chan adapters.Event) string {
-	reason := schema.StopEndTurn
-	cancelled := turnCtx.Done()
-	var grace <-chan time.Time
-	for ch != nil {
-		select {
-		case ev, ok := <-ch:
-			if !ok {
-				ch = nil
-				continue
-			}
-			reason = ss.forward(turnCtx, ev, reason)
-		case <-cancelled:
-			cancelled = nil
-			grace = time.After(ss.srv.opts.CancelGrace)
-		case <-grace:
-			ss.srv.log.Warn().Str("session", ss.id()).Msg("agent did not stop after cancel; restarting it")
-			ss.abandon(ch)
-			return schema.StopCancelled
+// forward sends one event of the turn as updates. A fatal error is not
+// shown: it answers the prompt, after the updates.
+func (ss *session) forward(ev adapters.Event) {
+	if ev.Type == adapters.EventError && ev.Error != nil {
+		if ev.Error.Code == adapters.CodeCrash {
+			ss.mu.Lock()
+			ss.crashed = true
+			ss.mu.Unlock()
 		}
-	}
-	return reason
-}
-
-// forward handles one adapter event and returns the turn's stop reason so far.
-func (ss *session) forward(turnCtx context.Context, ev adapters.Event, reason string) string {
-	switch {
-	case ev.Type == adapters.EventDone:
-		return stopReason(ev.StopReason)
-	case ev.Type == adapters.EventPermission && ev.Permission != nil:
-		ss.permission(turnCtx, ev.Permission)
-		return reason
-	case ev.Type == adapters.EventError && ev.Error != nil && ev.Error.Code == adapters.CodeCrash:
-		ss.mu.Lock()
-		ss.crashed = true
-		ss.mu.Unlock()
-	}
-	ss.mu.Lock()
-	ss.outcome.Note(ev)
-	ss.mu.Unlock()
-	if ev.Type == adapters.EventError && ev.Error != nil && ev.Error.Fatal {
-		return reason // answered as the prompt's error, after the updates
+		if ev.Error.Fatal {
+			return
+		}
 	}
 	for _, u := range ss.mapEvent(ev) {
 		ss.emit(u)
-	}
-	return reason
-}
-
-func (ss *session) abandon(ch <-chan adapters.Event) {
-	ss.mu.Lock()
-	b := ss.backend
-	ss.mu.Unlock()
-	if ch != nil {
-		go func() {
-			for ev := range ch {
-				if ev.Permission != nil {
-					ev.Permission.Respond(adapters.PermissionDecision{Cancelled: true})
-				}
-			}
-		}()
-	}
-	if b != nil {
-		ss.retire(b)
 	}
 }
 
@@ -692,7 +587,7 @@ func appendCommands(out []schema.AvailableCommand, in []adapters.Command) []sche
 }
 
 // permission asks the editor (or answers from a remembered "always").
-func (ss *session) permission(ctx context.Context, p *adapters.PermissionRequest) {
+func (ss *session) permission(ctx context.Context, p *adapters.PermissionRequest) adapters.PermissionDecision {
 	key := p.Tool.Name
 	if key == "" {
 		key = string(p.Tool.Kind)
@@ -702,13 +597,11 @@ func (ss *session) permission(ctx context.Context, p *adapters.PermissionRequest
 	kind, remembered := ss.always[key]
 	ss.mu.Unlock()
 	if ctx.Err() != nil {
-		p.Respond(adapters.PermissionDecision{Cancelled: true})
-		return
+		return adapters.PermissionDecision{Cancelled: true}
 	}
 	if remembered {
 		if o, ok := p.OptionFor(kind); ok {
-			p.Respond(adapters.PermissionDecision{OptionID: o.ID, Kind: kind})
-			return
+			return adapters.PermissionDecision{OptionID: o.ID, Kind: kind}
 		}
 	}
 	if u := ss.toolUpdate(p.Tool); u.ToolCall != nil {
@@ -717,8 +610,7 @@ func (ss *session) permission(ctx context.Context, p *adapters.PermissionRequest
 	req := schema.RequestPermissionRequest{SessionID: ss.id(), Options: permissionOptions(p.Options), ToolCall: ss.fullToolUpdate(p.Tool)}
 	res, err := ss.srv.conn.CallRaw(ctx, "session/request_permission", req)
 	if ctx.Err() != nil {
-		p.Respond(adapters.PermissionDecision{Cancelled: true})
-		return
+		return adapters.PermissionDecision{Cancelled: true}
 	}
 	var resp schema.RequestPermissionResponse
 	if err == nil {
@@ -726,12 +618,10 @@ func (ss *session) permission(ctx context.Context, p *adapters.PermissionRequest
 	}
 	if err != nil {
 		ss.srv.log.Warn().Err(err).Msg("permission request failed; treating as reject")
-		p.Respond(adapters.PermissionDecision{Kind: adapters.RejectOnce})
-		return
+		return adapters.PermissionDecision{Kind: adapters.RejectOnce}
 	}
 	if resp.Outcome.Outcome == "cancelled" {
-		p.Respond(adapters.PermissionDecision{Cancelled: true})
-		return
+		return adapters.PermissionDecision{Cancelled: true}
 	}
 	d := adapters.PermissionDecision{OptionID: resp.Outcome.OptionID}
 	for _, o := range p.Options {
@@ -747,7 +637,7 @@ func (ss *session) permission(ctx context.Context, p *adapters.PermissionRequest
 		ss.always[key] = d.Kind
 		ss.mu.Unlock()
 	}
-	p.Respond(d)
+	return d
 }
 
 func permissionOptions(in []adapters.PermissionOption) []schema.PermissionOption {

@@ -52,11 +52,8 @@ type gateSession struct{ a *startGate }
 
 func (s *gateSession) ID() string   { return "" }
 func (s *gateSession) Close() error { return nil }
-func (s *gateSession) Prompt(context.Context, []adapters.Content) (<-chan adapters.Event, error) {
-	ch := make(chan adapters.Event, 1)
-	ch <- adapters.Event{Type: adapters.EventDone, StopReason: adapters.StopEndTurn}
-	close(ch)
-	return ch, nil
+func (s *gateSession) Prompt(context.Context, []adapters.Content, func(adapters.Event)) (adapters.StopReason, error) {
+	return adapters.StopEndTurn, nil
 }
 
 type gateConfigurable struct{ gateSession }

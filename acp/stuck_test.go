@@ -2,8 +2,10 @@ package acp
 
 import (
 	"context"
+	"time"
 
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/fixture"
 )
 
 // stuck is an adapter whose turns ignore Cancel, to test CancelGrace.
@@ -11,14 +13,17 @@ type stuck struct{}
 
 func (stuck) Name() string                        { return "stuck" }
 func (stuck) Capabilities() adapters.Capabilities { return adapters.Capabilities{} }
-func (stuck) Start(context.Context, adapters.SessionOptions) (adapters.Session, error) {
-	return &stuckSession{stop: make(chan struct{})}, nil
+func (stuck) Start(_ context.Context, o adapters.SessionOptions) (adapters.Session, error) {
+	return &stuckSession{stop: make(chan struct{}), grace: o.CancelGrace}, nil
 }
 
-type stuckSession struct{ stop chan struct{} }
+type stuckSession struct {
+	stop  chan struct{}
+	grace time.Duration
+}
 
 func (s *stuckSession) ID() string { return "stuck" }
-func (s *stuckSession) Prompt(context.Context, []adapters.Content) (<-chan adapters.Event, error) {
+func (s *stuckSession) Prompt(ctx context.Context, _ []adapters.Content, emit func(adapters.Event)) (adapters.StopReason, error) {
 	ch := make(chan adapters.Event)
 	go func() {
 		// The first event tells a test the turn runs.
@@ -26,7 +31,7 @@ func (s *stuckSession) Prompt(context.Context, []adapters.Content) (<-chan adapt
 		<-s.stop
 		close(ch)
 	}()
-	return ch, nil
+	return fixture.Serve(ctx, ch, emit, adapters.TurnRules{Grace: s.grace})
 }
 func (s *stuckSession) Close() error {
 	select {

@@ -31,12 +31,14 @@ type Adapter interface {
 type Session interface {
 	// ID returns the agent's own session id ("" until the agent reports it).
 	ID() string
-	// Prompt sends one user turn. The returned channel yields the turn's
-	// events and is closed after the final EventDone. The caller must drain
-	// it. A second Prompt while one is running returns ErrBusy. Ending ctx
-	// cancels the turn, which then ends with EventDone{StopCancelled}
-	// within SessionOptions.CancelGrace.
-	Prompt(ctx context.Context, prompt []Content) (<-chan Event, error)
+	// Prompt runs one user turn and returns when it has ended. emit gets
+	// the turn's events in order, on the caller's goroutine; the end of the
+	// turn is the return value, never an event. A turn that fails returns
+	// a *TurnError after its events; one that cannot start returns its
+	// cause (ErrBusy while another turn runs). Ending ctx cancels the turn,
+	// which returns StopCancelled within SessionOptions.CancelGrace, or
+	// ErrCancelTimeout when the agent did not stop (then Close the session).
+	Prompt(ctx context.Context, prompt []Content, emit func(Event)) (StopReason, error)
 	// Close cancels any turn and releases the agent process. Idempotent.
 	Close() error
 }
@@ -98,6 +100,8 @@ type SessionOptions struct {
 	// adapter ends it itself. The front end (ACP server or runner) sets its
 	// own, so both give up together; 0 means the adapter's default.
 	CancelGrace time.Duration
+	// Permission asks the user before a tool runs; see TurnRules.
+	Permission PermissionFunc
 }
 
 // ContentType discriminates Content.

@@ -1,28 +1,249 @@
 package adapters
 
-import "context"
+import (
+	"cmp"
+	"context"
+	"errors"
+	"slices"
+	"sync"
+	"time"
+)
 
-// WatchTurn passes a turn's events on and calls cancel once if ctx ends
-// before the turn does: how an adapter whose agent has its own interrupt
-// honours the seam's cancellation through ctx. The returned channel closes
-// after events does.
-func WatchTurn(ctx context.Context, events <-chan Event, cancel func()) <-chan Event {
-	out := make(chan Event)
-	go func() {
-		defer close(out)
-		done := ctx.Done()
-		for {
-			select {
-			case ev, ok := <-events:
-				if !ok {
-					return
-				}
-				out <- ev
-			case <-done:
-				done = nil
-				cancel()
-			}
+// DefaultGrace is how long a cancelled turn may take to end when the front
+// end sets no SessionOptions.CancelGrace.
+const DefaultGrace = 5 * time.Second
+
+// ErrCancelTimeout means the agent did not end a cancelled turn within the
+// grace period: Prompt returned without it, and the session must be closed.
+var ErrCancelTimeout = errors.New("the agent did not stop within the grace period after a cancel")
+
+// PermissionFunc asks the user whether a tool may run. Prompt calls it on
+// its own goroutine, in order with the turn's events; it must return when
+// ctx ends.
+type PermissionFunc func(ctx context.Context, req *PermissionRequest) PermissionDecision
+
+// TurnError is a turn that ended in failure; Info says why, for a person
+// and, through its code, for a script.
+type TurnError struct{ Info ErrorInfo }
+
+func (e *TurnError) Error() string { return e.Info.Message }
+
+// TurnRules are what every turn of one session shares.
+type TurnRules struct {
+	// Permission answers the agent's permission requests; nil passes each
+	// on to emit as an EventPermission, whose consumer must Respond.
+	Permission PermissionFunc
+	// Grace bounds the wait for a cancelled turn to end (0: DefaultGrace).
+	Grace time.Duration
+	// Interrupt asks the agent to stop the turn; Run calls it once when
+	// the prompt's context ends first.
+	Interrupt func()
+	// Unknown, when set, warns about records hub does not understand.
+	Unknown *UnknownRecords
+}
+
+// RulesOf returns the rules opts set for a session's turns.
+func RulesOf(opts SessionOptions, interrupt func()) TurnRules {
+	return TurnRules{Permission: opts.Permission, Grace: opts.CancelGrace, Interrupt: interrupt}
+}
+
+// Turn carries one prompt's events from an agent's reader to the caller of
+// Prompt. Emit never blocks: a reader that waited on a slow consumer would
+// stop reading the agent, which then stalls on a full pipe. Events wait in
+// memory, in order, until Run hands them on; Close ends the turn after
+// the events it queues, the last of which is normally EventDone.
+type Turn struct {
+	out    chan Event
+	wake   chan struct{}
+	mu     sync.Mutex
+	items  []Event
+	closed bool
+}
+
+// NewTurn returns a turn ready for Emit and Run.
+func NewTurn() *Turn {
+	t := &Turn{out: make(chan Event), wake: make(chan struct{}, 1)}
+	go t.pump()
+	return t
+}
+
+// Events is the turn's raw stream, for a consumer that does not Run it
+// (a test reading a turn as a channel).
+func (t *Turn) Events() <-chan Event { return t.out }
+
+// Emit queues events; after Close it drops them.
+func (t *Turn) Emit(evs ...Event) {
+	if len(evs) == 0 {
+		return
+	}
+	t.mu.Lock()
+	if !t.closed {
+		t.items = append(t.items, evs...)
+	}
+	t.mu.Unlock()
+	t.signal()
+}
+
+// Close queues the final events and ends the turn after them; only the
+// first call counts.
+func (t *Turn) Close(evs ...Event) {
+	t.mu.Lock()
+	if !t.closed {
+		t.items = append(t.items, evs...)
+		t.closed = true
+	}
+	t.mu.Unlock()
+	t.signal()
+}
+
+// Closed reports whether Close was called.
+func (t *Turn) Closed() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.closed
+}
+
+func (t *Turn) signal() {
+	select {
+	case t.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (t *Turn) pump() {
+	for {
+		t.mu.Lock()
+		items, done := t.items, t.closed
+		t.items = nil
+		t.mu.Unlock()
+		for _, ev := range items {
+			t.out <- ev
 		}
-	}()
-	return out
+		if len(items) == 0 {
+			if done {
+				close(t.out)
+				return
+			}
+			<-t.wake
+		}
+	}
+}
+
+// Run hands the turn's events to emit, on the caller's goroutine and in
+// order, until the turn ends, and returns its stop reason. It does what
+// every adapter would otherwise repeat: it asks permission through the
+// rules, notes unknown records, interrupts the agent when ctx ends and
+// gives it the grace period, ends as failed the tool calls the agent left
+// open, and decides whether the turn failed (a *TurnError).
+func (t *Turn) Run(ctx context.Context, emit func(Event), r TurnRules) (StopReason, error) {
+	run := turnRun{emit: emit, rules: r}
+	stop, cancelled := ctx.Done(), false
+	var grace <-chan time.Time
+	for {
+		select {
+		case ev, ok := <-t.out:
+			if !ok {
+				return run.finish(cancelled)
+			}
+			run.handle(ctx, ev)
+		case <-stop:
+			stop, cancelled = nil, true
+			if r.Interrupt != nil {
+				r.Interrupt()
+			}
+			grace = time.After(cmp.Or(r.Grace, DefaultGrace))
+		case <-grace:
+			go drain(t.out)
+			return StopCancelled, ErrCancelTimeout
+		}
+	}
+}
+
+// drain empties an abandoned turn, refusing what it still asks.
+func drain(events <-chan Event) {
+	for ev := range events {
+		if ev.Permission != nil {
+			ev.Permission.Respond(PermissionDecision{Cancelled: true})
+		}
+	}
+}
+
+// turnRun is the state of one Run.
+type turnRun struct {
+	emit    func(Event)
+	rules   TurnRules
+	outcome TurnOutcome
+	open    []ToolCall // tool calls neither completed nor failed
+	reason  StopReason
+	done    bool
+}
+
+func (r *turnRun) handle(ctx context.Context, ev Event) {
+	switch ev.Type {
+	case EventDone:
+		r.reason, r.done = ev.StopReason, true
+		return
+	case EventPermission:
+		if ev.Permission != nil {
+			r.ask(ctx, ev)
+			return
+		}
+	case EventToolCall, EventToolUpdate:
+		if ev.Tool != nil {
+			r.track(*ev.Tool, ev.Type == EventToolCall || ev.Tool.Status != "")
+		}
+	case EventRaw:
+		if r.rules.Unknown != nil {
+			r.rules.Unknown.Note(ev.Source)
+		}
+	}
+	r.outcome.Note(ev)
+	r.emit(ev)
+}
+
+func (r *turnRun) ask(ctx context.Context, ev Event) {
+	p := ev.Permission
+	r.track(ToolCall{ID: p.Tool.ID, Title: p.Tool.Title, Kind: p.Tool.Kind}, true)
+	switch {
+	case ctx.Err() != nil:
+		p.Respond(PermissionDecision{Cancelled: true})
+	case r.rules.Permission == nil:
+		r.emit(ev)
+	default:
+		p.Respond(r.rules.Permission(ctx, p))
+	}
+}
+
+// track notes whether a tool call is open; started says the event may
+// open one the turn has not seen.
+func (r *turnRun) track(t ToolCall, started bool) {
+	i := slices.IndexFunc(r.open, func(o ToolCall) bool { return o.ID == t.ID })
+	switch {
+	case t.ID == "":
+	case t.Status == StatusCompleted || t.Status == StatusFailed:
+		if i >= 0 {
+			r.open = slices.Delete(r.open, i, i+1)
+		}
+	case i < 0 && started:
+		r.open = append(r.open, ToolCall{ID: t.ID, Title: t.Title, Kind: t.Kind})
+	}
+}
+
+// finish ends the turn. After a cancel the stop reason is cancelled and
+// open tool calls are left to the client, which marks them itself.
+func (r *turnRun) finish(cancelled bool) (StopReason, error) {
+	if cancelled {
+		return StopCancelled, nil
+	}
+	for _, t := range r.open {
+		t.Status = StatusFailed
+		r.emit(Event{Type: EventToolUpdate, Tool: &t})
+	}
+	if !r.done && r.outcome.Failure() == nil {
+		r.outcome.Fail(&ErrorInfo{Message: "the agent's stream ended without finishing the turn", Code: CodeProtocol})
+	}
+	if f := r.outcome.Failure(); f != nil {
+		return StopEndTurn, &TurnError{Info: *f}
+	}
+	return cmp.Or(r.reason, StopEndTurn), nil
 }

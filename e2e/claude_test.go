@@ -22,6 +22,7 @@ import (
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/adapters/claude"
 	"github.com/hubdev/hub/internal/config"
+	"github.com/hubdev/hub/internal/fixture"
 	"github.com/hubdev/hub/internal/mockllm"
 )
 
@@ -98,7 +99,7 @@ func TestClaudeAdapter_PermissionAndResume(t *testing.T) {
 	defer mock.Close()
 	cwd := t.TempDir()
 	s := claudeDirect(t, mock, adapters.SessionOptions{Cwd: cwd})
-	ch, err := s.Prompt(context.Background(), adapters.TextPrompt("write f.txt"))
+	ch, err := fixture.Prompt(context.Background(), s, adapters.TextPrompt("write f.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +111,7 @@ func TestClaudeAdapter_PermissionAndResume(t *testing.T) {
 	if !strings.Contains(claudeText(evs), "Done writing.") {
 		t.Errorf("text = %q", claudeText(evs))
 	}
-	ch, err = s.Prompt(context.Background(), adapters.TextPrompt("again"))
+	ch, err = fixture.Prompt(context.Background(), s, adapters.TextPrompt("again"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -295,7 +296,7 @@ func TestClaudeAdapter_CancelAndConfigure(t *testing.T) {
 	s := claudeDirect(t, mock, adapters.SessionOptions{Cwd: cwd})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	ch, err := s.Prompt(ctx, adapters.TextPrompt("sleep"))
+	ch, err := fixture.Prompt(ctx, s, adapters.TextPrompt("sleep"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -320,7 +321,7 @@ func TestClaudeAdapter_CancelAndConfigure(t *testing.T) {
 	if err := c.SetModel(context.Background(), "sonnet"); err != nil {
 		t.Errorf("SetModel: %v", err)
 	}
-	ch, err = s.Prompt(context.Background(), adapters.TextPrompt("next"))
+	ch, err = fixture.Prompt(context.Background(), s, adapters.TextPrompt("next"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -354,7 +355,7 @@ func TestClaude_ImageURIs(t *testing.T) {
 	mock := mockllm.NewAnthropicServer(mockllm.AnthropicTurn{Text: "Two images."})
 	defer mock.Close()
 	s := claudeDirect(t, mock, adapters.SessionOptions{Cwd: cwd})
-	ch, err := s.Prompt(context.Background(), []adapters.Content{
+	ch, err := fixture.Prompt(context.Background(), s, []adapters.Content{
 		{Type: adapters.ContentText, Text: "describe these"},
 		{Type: adapters.ContentImage, MimeType: "image/png", URI: (&url.URL{Scheme: "file", Path: path}).String()},
 		{Type: adapters.ContentImage, MimeType: "image/png", URI: remote},

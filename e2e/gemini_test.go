@@ -17,6 +17,7 @@ import (
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/adapters/gemini"
 	"github.com/hubdev/hub/internal/config"
+	"github.com/hubdev/hub/internal/fixture"
 	"github.com/hubdev/hub/internal/mockllm"
 )
 
@@ -108,7 +109,7 @@ func TestGemini_DirectAdapter(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	ch, err := s.Prompt(context.Background(), adapters.TextPrompt("say hello"))
+	ch, err := fixture.Prompt(context.Background(), s, adapters.TextPrompt("say hello"))
 	if err != nil {
 		t.Fatal(err)
 	}

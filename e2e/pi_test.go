@@ -16,6 +16,7 @@ import (
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/adapters/pi"
 	"github.com/hubdev/hub/internal/config"
+	"github.com/hubdev/hub/internal/fixture"
 	"github.com/hubdev/hub/internal/mockllm"
 )
 
@@ -208,7 +209,7 @@ func piDrain(t *testing.T, s adapters.Session, text string, cancelWhen func(adap
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	ch, err := s.Prompt(ctx, adapters.TextPrompt(text))
+	ch, err := fixture.Prompt(ctx, s, adapters.TextPrompt(text))
 	if err != nil {
 		t.Fatal(err)
 	}

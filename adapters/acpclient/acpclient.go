@@ -28,7 +28,6 @@ var (
 // Defaults for Config timeouts.
 const (
 	DefaultInitTimeout = 90 * time.Second
-	DefaultCancelGrace = 15 * time.Second
 	DefaultCloseWait   = 2 * time.Second
 )
 
@@ -46,9 +45,6 @@ type Config struct {
 	Caps adapters.Capabilities
 	// InitTimeout bounds process start + initialize + session setup.
 	InitTimeout time.Duration
-	// CancelGrace is how long a cancelled turn waits for the agent's
-	// "cancelled" answer before ending on its own.
-	CancelGrace time.Duration
 	// CloseWait bounds the session/close request sent on Close to agents
 	// that advertise it.
 	CloseWait time.Duration
@@ -85,9 +81,6 @@ var _ adapters.Adapter = (*Adapter)(nil)
 func New(cfg Config) *Adapter {
 	if cfg.InitTimeout <= 0 {
 		cfg.InitTimeout = DefaultInitTimeout
-	}
-	if cfg.CancelGrace <= 0 {
-		cfg.CancelGrace = DefaultCancelGrace
 	}
 	if cfg.CloseWait <= 0 {
 		cfg.CloseWait = DefaultCloseWait

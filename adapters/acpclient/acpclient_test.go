@@ -15,6 +15,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/fixture"
 	"github.com/hubdev/hub/internal/proc"
 )
 
@@ -30,7 +31,7 @@ func fakeAdapter(t *testing.T) *Adapter {
 	t.Helper()
 	return New(Config{
 		Name: "fake", Argv: []string{os.Args[0]}, Env: map[string]string{fakeEnv: "1"},
-		InitTimeout: 20 * time.Second, CancelGrace: 5 * time.Second, StopGrace: time.Second,
+		InitTimeout: 20 * time.Second, StopGrace: time.Second,
 		// The fake repeats model errors as "[Error]" chunks, as qodercli does.
 		Quirks: errorChunkQuirks, Logger: zerolog.Nop(),
 	})
@@ -87,7 +88,7 @@ func last(evs []adapters.Event) adapters.Event { return evs[len(evs)-1] }
 
 func prompt(t *testing.T, s *Session, text string, decide func(*adapters.PermissionRequest)) []adapters.Event {
 	t.Helper()
-	ch, err := s.Prompt(context.Background(), adapters.TextPrompt(text))
+	ch, err := fixture.Prompt(context.Background(), s, adapters.TextPrompt(text))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -242,7 +243,7 @@ func TestSession_CancelEndsCancelled(t *testing.T) {
 	s := startFake(t, adapters.SessionOptions{})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	ch, err := s.Prompt(ctx, adapters.TextPrompt("wait"))
+	ch, err := fixture.Prompt(ctx, s, adapters.TextPrompt("wait"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -255,7 +256,7 @@ func TestSession_CancelEndsCancelled(t *testing.T) {
 	if ev := <-ch; ev.Text != "waiting" {
 		t.Fatalf("second event %+v", ev)
 	}
-	if _, err := s.Prompt(context.Background(), adapters.TextPrompt("x")); !errors.Is(err, adapters.ErrBusy) {
+	if _, err := s.Prompt(context.Background(), adapters.TextPrompt("x"), func(adapters.Event) {}); !errors.Is(err, adapters.ErrBusy) {
 		t.Fatalf("concurrent prompt err = %v, want ErrBusy", err)
 	}
 	cancel()
@@ -284,7 +285,7 @@ func TestSession_CrashReportsStderr(t *testing.T) {
 	if got := texts(evs); !strings.HasSuffix(got, "partial 499;") {
 		t.Errorf("output written just before the crash was lost: text ends %q", got[max(0, len(got)-40):])
 	}
-	if _, err := s.Prompt(context.Background(), adapters.TextPrompt("x")); !errors.Is(err, adapters.ErrClosed) {
+	if _, err := s.Prompt(context.Background(), adapters.TextPrompt("x"), func(adapters.Event) {}); !errors.Is(err, adapters.ErrClosed) {
 		t.Fatalf("prompt after crash err = %v", err)
 	}
 }

@@ -1,7 +1,6 @@
 package acpclient
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -14,19 +13,19 @@ import (
 )
 
 // Prompt implements adapters.Session.
-func (s *Session) Prompt(ctx context.Context, prompt []adapters.Content) (<-chan adapters.Event, error) {
+func (s *Session) Prompt(ctx context.Context, prompt []adapters.Content, emit func(adapters.Event)) (adapters.StopReason, error) {
 	select {
 	case <-s.closed:
-		return nil, fmt.Errorf("%s: %w", s.a.cfg.Name, adapters.ErrClosed)
+		return "", fmt.Errorf("%s: %w", s.a.cfg.Name, adapters.ErrClosed)
 	default:
 	}
 	if s.proc.Exited() {
-		return nil, fmt.Errorf("%w: %s is no longer running: %v", adapters.ErrClosed, s.a.cfg.Name, s.proc.ExitError(s.a.cfg.Name))
+		return "", fmt.Errorf("%w: %s is no longer running: %v", adapters.ErrClosed, s.a.cfg.Name, s.proc.ExitError(s.a.cfg.Name))
 	}
 	s.mu.Lock()
 	if s.cur != nil {
 		s.mu.Unlock()
-		return nil, fmt.Errorf("%s: %w", s.a.cfg.Name, adapters.ErrBusy)
+		return "", fmt.Errorf("%s: %w", s.a.cfg.Name, adapters.ErrBusy)
 	}
 	t := newTurn()
 	s.cur = t
@@ -45,40 +44,19 @@ func (s *Session) Prompt(ctx context.Context, prompt []adapters.Content) (<-chan
 	_ = s.dec.EndTurn(nil) // an "[Error]" chunk held since a session/load replay is no part of this turn
 	t.Emit(pending...)
 	params := schema.PromptRequest{SessionID: s.id, Prompt: toBlocks(prompt, s.caps)}
-	go s.run(ctx, t, params)
-	return t.Events(), nil
+	go s.run(t, params)
+	return t.Run(ctx, emit, adapters.RulesOf(s.opts, s.interrupt))
 }
 
-func (s *Session) run(ctx context.Context, t *turn, params schema.PromptRequest) {
-	cctx, stop := context.WithCancel(context.Background())
-	defer stop()
-	go s.watch(ctx, cctx, t, stop)
+// run sends the prompt; the turn ends when the agent answers it. A stuck
+// agent is the front end's to close after its grace period.
+func (s *Session) run(t *turn, params schema.PromptRequest) {
 	var res json.RawMessage
-	err := s.call(cctx, "session/prompt", params, &res)
+	err := s.call(context.Background(), "session/prompt", params, &res)
 	s.mu.Lock()
 	s.cur = nil
 	s.mu.Unlock()
 	t.Close(s.dec.EndTurn(s.endEvents(t, res, err))...)
-}
-
-// watch cancels the turn when the caller's ctx ends, and gives up on the
-// agent CancelGrace after a cancel.
-func (s *Session) watch(ctx, cctx context.Context, t *turn, stop context.CancelFunc) {
-	select {
-	case <-ctx.Done():
-		s.cancelTurn(t)
-	case <-t.cancelled:
-	case <-cctx.Done():
-		return
-	}
-	timer := time.NewTimer(cmp.Or(s.opts.CancelGrace, s.a.cfg.CancelGrace))
-	defer timer.Stop()
-	select {
-	case <-timer.C:
-		s.a.cfg.Logger.Warn().Str("agent", s.a.cfg.Name).Msg("agent did not answer session/cancel in time; ending the turn")
-		stop()
-	case <-cctx.Done():
-	}
 }
 
 func (s *Session) endEvents(t *turn, res json.RawMessage, err error) []adapters.Event {

@@ -6,16 +6,16 @@ import (
 	"github.com/hubdev/hub/adapters"
 )
 
-// turn is one running prompt: its events (an adapters.Queue, so the
+// turn is one running prompt: its events (an adapters.Turn, so the
 // JSON-RPC read loop never waits on the consumer) and its cancellation.
 type turn struct {
-	*adapters.Queue
+	*adapters.Turn
 	cancelOnce sync.Once
 	cancelled  chan struct{}
 }
 
 func newTurn() *turn {
-	return &turn{Queue: adapters.NewQueue(), cancelled: make(chan struct{})}
+	return &turn{Turn: adapters.NewTurn(), cancelled: make(chan struct{})}
 }
 
 func (t *turn) cancel() { t.cancelOnce.Do(func() { close(t.cancelled) }) }

@@ -76,7 +76,15 @@ func (s *streamSession) ID() string {
 	return s.id
 }
 
-func (s *streamSession) Prompt(ctx context.Context, prompt []adapters.Content) (<-chan adapters.Event, error) {
+func (s *streamSession) Prompt(ctx context.Context, prompt []adapters.Content, emit func(adapters.Event)) (adapters.StopReason, error) {
+	t, err := s.start(prompt)
+	if err != nil {
+		return "", err
+	}
+	return t.Run(ctx, emit, adapters.TurnRules{Permission: s.opts.Permission, Grace: s.opts.CancelGrace, Interrupt: s.interrupt, Unknown: s.raw})
+}
+
+func (s *streamSession) start(prompt []adapters.Content) (*turn, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -104,18 +112,15 @@ func (s *streamSession) Prompt(ctx context.Context, prompt []adapters.Content) (
 	_ = p.Stdin.Close()
 	t := newTurn()
 	s.cur, s.cancel = p, t
-	go s.run(ctx, p, t)
-	return adapters.WatchTurn(ctx, t.Events(), s.interrupt), nil
+	go s.run(p, t)
+	return t, nil
 }
 
-func (s *streamSession) run(ctx context.Context, p *proc.Process, t *turn) {
-	stop := context.AfterFunc(ctx, func() { s.cancelTurn(p, t) })
-	defer stop()
+func (s *streamSession) run(p *proc.Process, t *turn) {
 	dec := s.cfg.NewDecoder()
 	r := bufio.NewReaderSize(p.Stdout, 1<<20)
 	var done *adapters.Event
 	deliver := func(evs []adapters.Event) {
-		s.raw.NoteRaw(evs)
 		for _, ev := range evs {
 			if ev.Type == adapters.EventDone {
 				d := ev

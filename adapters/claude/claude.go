@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/rs/zerolog"
 
@@ -40,9 +39,6 @@ type Adapter struct {
 	model string
 	mode  string
 	log   zerolog.Logger
-	// CancelGrace is how long Cancel waits for claude to end the turn after
-	// an interrupt before stopping the process.
-	CancelGrace time.Duration
 }
 
 // New builds the adapter from `[agents.claude]`; an empty command means
@@ -53,7 +49,7 @@ func New(cfg config.AgentConfig, log zerolog.Logger) *Adapter {
 		argv = append([]string{"claude"}, cfg.Args...)
 	}
 	return &Adapter{argv: argv, env: cfg.Env, model: cfg.Model, mode: cfg.Mode,
-		log: log.With().Str("agent", "claude").Logger(), CancelGrace: 10 * time.Second}
+		log: log.With().Str("agent", "claude").Logger()}
 }
 
 // Name implements adapters.Adapter.

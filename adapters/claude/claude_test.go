@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/config"
+	"github.com/hubdev/hub/internal/fixture"
 )
 
 func TestMain(m *testing.M) {
@@ -33,7 +35,9 @@ func startFake(t *testing.T, scenario string, opts adapters.SessionOptions) (*Ad
 	}
 	a := New(config.AgentConfig{Command: config.Command{exe},
 		Env: map[string]string{"HUB_FAKE_CLAUDE": scenario}}, zerolog.Nop())
-	a.CancelGrace = 2 * time.Second
+	if opts.CancelGrace == 0 {
+		opts.CancelGrace = 2 * time.Second
+	}
 	if opts.Cwd == "" {
 		opts.Cwd = t.TempDir()
 	}
@@ -80,7 +84,7 @@ func find(evs []adapters.Event, typ adapters.EventType) *adapters.Event {
 func TestSession_TextTurns(t *testing.T) {
 	_, s := startFake(t, "text", adapters.SessionOptions{})
 	for i, want := range []string{"echo 1: hello", "echo 2: again"} {
-		ch, err := s.Prompt(context.Background(), adapters.TextPrompt(strings.Fields("hello again")[i]))
+		ch, err := fixture.Prompt(context.Background(), s, adapters.TextPrompt(strings.Fields("hello again")[i]))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -121,7 +125,7 @@ func TestSession_PermissionRoundTrip(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(string(tt.kind), func(t *testing.T) {
 			_, s := startFake(t, "permission", adapters.SessionOptions{})
-			ch, err := s.Prompt(context.Background(), adapters.TextPrompt("write f"))
+			ch, err := fixture.Prompt(context.Background(), s, adapters.TextPrompt("write f"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -151,7 +155,7 @@ func TestSession_AlwaysAllowHandsClaudeItsRule(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(string(tt.kind), func(t *testing.T) {
 			_, s := startFake(t, "permission", adapters.SessionOptions{})
-			ch, err := s.Prompt(context.Background(), adapters.TextPrompt("write f"))
+			ch, err := fixture.Prompt(context.Background(), s, adapters.TextPrompt("write f"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -175,7 +179,7 @@ func TestSession_CancelMidTool(t *testing.T) {
 			_, s := startFake(t, "cancel", adapters.SessionOptions{})
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			ch, err := s.Prompt(ctx, adapters.TextPrompt("sleep"))
+			ch, err := fixture.Prompt(ctx, s, adapters.TextPrompt("sleep"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -203,28 +207,32 @@ func TestSession_CancelMidTool(t *testing.T) {
 	}
 }
 
-func TestSession_CancelWatchdogStopsHungProcess(t *testing.T) {
-	_, s := startFake(t, "hang", adapters.SessionOptions{})
-	ch, err := s.Prompt(context.Background(), adapters.TextPrompt("hang"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for ev := range ch {
+// A claude that ignores the interrupt does not hold the turn: it ends
+// cancelled after the grace period (ErrCancelTimeout), and Close then
+// stops the process.
+func TestSession_HungCancelEndsAfterGrace(t *testing.T) {
+	_, s := startFake(t, "hang", adapters.SessionOptions{CancelGrace: 100 * time.Millisecond})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var once sync.Once
+	reason, err := s.Prompt(ctx, adapters.TextPrompt("hang"), func(ev adapters.Event) {
 		if ev.Type == adapters.EventToolCall {
-			break
+			once.Do(cancel)
 		}
+	})
+	if reason != adapters.StopCancelled || !errors.Is(err, adapters.ErrCancelTimeout) {
+		t.Fatalf("reason %q err %v", reason, err)
 	}
-	s.interrupt()
-	evs := collect(t, ch, nil)
-	if d := last(evs); d.StopReason != adapters.StopCancelled {
-		t.Fatalf("last = %+v", d)
+	if s.p.Exited() {
+		t.Fatal("the process ended before Close")
 	}
+	_ = s.Close()
 	<-s.p.Done()
 }
 
 func TestSession_CrashMidTurn(t *testing.T) {
 	_, s := startFake(t, "crash", adapters.SessionOptions{})
-	ch, err := s.Prompt(context.Background(), adapters.TextPrompt("go"))
+	ch, err := fixture.Prompt(context.Background(), s, adapters.TextPrompt("go"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,7 +245,7 @@ func TestSession_CrashMidTurn(t *testing.T) {
 	if last(evs).Type != adapters.EventDone {
 		t.Errorf("last = %+v", last(evs))
 	}
-	if _, err := s.Prompt(context.Background(), adapters.TextPrompt("again")); !errors.Is(err, ErrExited) || !errors.Is(err, adapters.ErrClosed) {
+	if _, err := s.Prompt(context.Background(), adapters.TextPrompt("again"), func(adapters.Event) {}); !errors.Is(err, ErrExited) || !errors.Is(err, adapters.ErrClosed) {
 		t.Errorf("prompt after crash: %v", err)
 	}
 }
@@ -283,7 +291,7 @@ func TestAdapter_Args(t *testing.T) {
 
 func mustPrompt(t *testing.T, s *Session, text string) <-chan adapters.Event {
 	t.Helper()
-	ch, err := s.Prompt(context.Background(), adapters.TextPrompt(text))
+	ch, err := fixture.Prompt(context.Background(), s, adapters.TextPrompt(text))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -316,7 +324,7 @@ func TestSession_CloseLeavesNoProcess(t *testing.T) {
 		t.Error("process still running after Close")
 	}
 	_ = s.Close()
-	if _, err := s.Prompt(context.Background(), adapters.TextPrompt("x")); err == nil {
+	if _, err := s.Prompt(context.Background(), adapters.TextPrompt("x"), func(adapters.Event) {}); err == nil {
 		t.Error("prompt after Close succeeded")
 	}
 }

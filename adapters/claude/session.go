@@ -2,7 +2,6 @@ package claude
 
 import (
 	"bufio"
-	"cmp"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -26,14 +25,13 @@ type Session struct {
 	a     *Adapter
 	p     *proc.Process
 	dec   *ClaudeDecoder
-	grace time.Duration // a cancelled turn's wait for claude to end it
+	rules adapters.TurnRules
 
 	writeMu sync.Mutex // serialises stdin lines
 
 	mu        sync.Mutex
 	id        string
-	turn      *adapters.Queue // nil when idle
-	turnEnd   chan struct{}   // closed when the running turn ends
+	turn      *adapters.Turn // nil when idle
 	cancelled bool
 	exited    bool
 	nextReq   int
@@ -44,9 +42,10 @@ type Session struct {
 }
 
 func newSession(a *Adapter, p *proc.Process, opts adapters.SessionOptions) *Session {
-	s := &Session{a: a, p: p, dec: NewClaudeDecoder(), id: opts.ResumeID, grace: cmp.Or(opts.CancelGrace, a.CancelGrace),
+	s := &Session{a: a, p: p, dec: NewClaudeDecoder(), id: opts.ResumeID,
 		pending: map[string]chan error{}, readDone: make(chan struct{})}
 	s.dec.Control = s.onControl
+	s.rules = adapters.RulesOf(opts, s.interrupt)
 	// Note runs on the reader goroutine, which owns the decoder.
 	s.raw = adapters.NewUnknownRecords(a.log, "claude", TestedVersions, adapters.UnknownOptions{
 		Version: func() string { return s.dec.Version }, Quiet: quietRecord})
@@ -61,48 +60,30 @@ func (s *Session) ID() string {
 }
 
 // Prompt implements adapters.Session.
-func (s *Session) Prompt(ctx context.Context, prompt []adapters.Content) (<-chan adapters.Event, error) {
+func (s *Session) Prompt(ctx context.Context, prompt []adapters.Content, emit func(adapters.Event)) (adapters.StopReason, error) {
 	line, err := userMessage(prompt)
 	if err != nil {
-		return nil, err
+		return "", err
 	}
 	s.mu.Lock()
 	switch {
 	case s.exited:
 		s.mu.Unlock()
-		return nil, fmt.Errorf("%w: %s", ErrExited, s.p.StderrTail(3))
+		return "", fmt.Errorf("%w: %s", ErrExited, s.p.StderrTail(3))
 	case s.turn != nil:
 		s.mu.Unlock()
-		return nil, adapters.ErrBusy
+		return "", adapters.ErrBusy
 	}
-	ch, end := adapters.NewQueue(), make(chan struct{})
-	s.turn, s.turnEnd, s.cancelled = ch, end, false
+	t := adapters.NewTurn()
+	s.turn, s.cancelled = t, false
 	s.mu.Unlock()
 	if err := s.write(line); err != nil {
 		s.mu.Lock()
-		s.endTurn()
+		s.turn = nil
 		s.mu.Unlock()
-		return nil, fmt.Errorf("claude: send prompt: %w", err)
+		return "", fmt.Errorf("claude: send prompt: %w", err)
 	}
-	go s.watchCtx(ctx, end)
-	return ch.Events(), nil
-}
-
-// watchCtx cancels the turn when the prompt's context ends first.
-func (s *Session) watchCtx(ctx context.Context, end chan struct{}) {
-	select {
-	case <-ctx.Done():
-		s.interrupt()
-	case <-end:
-	}
-}
-
-// endTurn clears the running turn; the caller holds s.mu.
-func (s *Session) endTurn() {
-	if s.turnEnd != nil {
-		close(s.turnEnd)
-	}
-	s.turn, s.turnEnd = nil, nil
+	return t.Run(ctx, emit, s.rules)
 }
 
 // maxImageBytes bounds a file:// image read into a prompt; the Anthropic
@@ -196,12 +177,11 @@ func (s *Session) write(line []byte) error {
 	return nil
 }
 
-// interrupt it asks claude to interrupt the turn
-// and stops the process if claude does not end the turn in time.
+// interrupt asks claude to interrupt the turn, and stops claude if it
+// cannot be asked.
 func (s *Session) interrupt() {
 	s.mu.Lock()
-	ch := s.turn
-	if ch == nil || s.cancelled {
+	if s.turn == nil || s.cancelled {
 		s.mu.Unlock()
 		return
 	}
@@ -210,28 +190,6 @@ func (s *Session) interrupt() {
 	if err := s.control(map[string]any{"subtype": "interrupt"}, nil); err != nil {
 		s.a.log.Debug().Err(err).Msg("interrupt failed; stopping claude")
 		go func() { _ = s.p.Stop() }()
-		return
-	}
-	go s.cancelWatchdog(ch)
-}
-
-func (s *Session) cancelWatchdog(ch *adapters.Queue) {
-	t := time.NewTimer(s.grace)
-	defer t.Stop()
-	for {
-		select {
-		case <-s.readDone:
-			return
-		case <-t.C:
-			s.mu.Lock()
-			stuck := s.turn == ch
-			s.mu.Unlock()
-			if stuck {
-				s.a.log.Warn().Msg("claude did not end the turn after an interrupt; stopping it")
-				_ = s.p.Stop()
-			}
-			return
-		}
 	}
 }
 
@@ -322,7 +280,7 @@ func (s *Session) exit() {
 	s.mu.Lock()
 	s.exited = true
 	ch, cancelled := s.turn, s.cancelled
-	s.endTurn()
+	s.turn = nil
 	for id, reply := range s.pending {
 		reply <- ErrExited
 		delete(s.pending, id)
@@ -371,7 +329,7 @@ func (s *Session) emit(ev adapters.Event) {
 	s.mu.Lock()
 	ch, cancelled := s.turn, s.cancelled
 	if ev.Type == adapters.EventDone {
-		s.endTurn()
+		s.turn = nil
 	}
 	s.mu.Unlock()
 	if ch == nil {

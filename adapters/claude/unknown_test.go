@@ -10,6 +10,7 @@ import (
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/config"
+	"github.com/hubdev/hub/internal/fixture"
 	"github.com/hubdev/hub/internal/testlog"
 )
 
@@ -27,7 +28,7 @@ func TestSession_UnknownRecordWarnsOncePerTypePerSession(t *testing.T) {
 			t.Fatal(err)
 		}
 		for range 2 {
-			ch, err := s.Prompt(context.Background(), adapters.TextPrompt("hi"))
+			ch, err := fixture.Prompt(context.Background(), s, adapters.TextPrompt("hi"))
 			if err != nil {
 				t.Fatal(err)
 			}

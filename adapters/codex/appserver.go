@@ -32,7 +32,7 @@ type appSession struct {
 	skills  string
 	thread  string
 	turnID  string
-	out     *adapters.Queue // nil when idle
+	out     *adapters.Turn // nil when idle
 	perms   []*adapters.PermissionRequest
 	closing bool
 	once    sync.Once
@@ -261,17 +261,17 @@ func (s *appSession) emit(e adapters.Event) {
 }
 
 // Prompt implements adapters.Session.
-func (s *appSession) Prompt(ctx context.Context, prompt []adapters.Content) (<-chan adapters.Event, error) {
+func (s *appSession) Prompt(ctx context.Context, prompt []adapters.Content, emit func(adapters.Event)) (adapters.StopReason, error) {
 	s.mu.Lock()
 	if s.closing {
 		s.mu.Unlock()
-		return nil, adapters.ErrClosed
+		return "", adapters.ErrClosed
 	}
 	if s.out != nil {
 		s.mu.Unlock()
-		return nil, adapters.ErrBusy
+		return "", adapters.ErrBusy
 	}
-	out := adapters.NewQueue()
+	out := adapters.NewTurn()
 	s.out = out
 	thread, skillText := s.thread, s.skills
 	s.mu.Unlock()
@@ -291,7 +291,7 @@ func (s *appSession) Prompt(ctx context.Context, prompt []adapters.Content) (<-c
 		if mine {
 			out.Close()
 		}
-		return nil, fmt.Errorf("codex turn/start: %w", err)
+		return "", fmt.Errorf("codex turn/start: %w", err)
 	}
 	s.mu.Lock()
 	if s.out == out {
@@ -301,7 +301,7 @@ func (s *appSession) Prompt(ctx context.Context, prompt []adapters.Content) (<-c
 		s.skills = ""
 	}
 	s.mu.Unlock()
-	return adapters.WatchTurn(ctx, out.Events(), s.interrupt), nil
+	return out.Run(ctx, emit, adapters.RulesOf(s.opts, s.interrupt))
 }
 
 // userInput maps prompt blocks to codex UserInput items.

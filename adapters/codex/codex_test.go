@@ -16,6 +16,7 @@ import (
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/config"
+	"github.com/hubdev/hub/internal/fixture"
 	"github.com/hubdev/hub/internal/proc"
 )
 
@@ -247,7 +248,7 @@ func TestAppServer_Turns(t *testing.T) {
 			}
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			ch, err := s.Prompt(ctx, adapters.TextPrompt("hi"))
+			ch, err := fixture.Prompt(ctx, s, adapters.TextPrompt("hi"))
 			if tc.crash {
 				if err != nil {
 					t.Fatal(err)
@@ -316,11 +317,11 @@ func TestAppServer_BusyAndClose(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ch, err := s.Prompt(context.Background(), adapters.TextPrompt("x"))
+	ch, err := fixture.Prompt(context.Background(), s, adapters.TextPrompt("x"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Prompt(context.Background(), adapters.TextPrompt("y")); err != adapters.ErrBusy {
+	if _, err := s.Prompt(context.Background(), adapters.TextPrompt("y"), func(adapters.Event) {}); err != adapters.ErrBusy {
 		t.Errorf("second prompt err = %v, want ErrBusy", err)
 	}
 	_ = s.Close()
@@ -328,7 +329,7 @@ func TestAppServer_BusyAndClose(t *testing.T) {
 	if last := evs[len(evs)-1]; last.Type != adapters.EventDone {
 		t.Errorf("last = %+v", last)
 	}
-	if _, err := s.Prompt(context.Background(), adapters.TextPrompt("z")); err != adapters.ErrClosed {
+	if _, err := s.Prompt(context.Background(), adapters.TextPrompt("z"), func(adapters.Event) {}); err != adapters.ErrClosed {
 		t.Errorf("prompt after close err = %v", err)
 	}
 }

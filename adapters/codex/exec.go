@@ -74,7 +74,15 @@ func (s *execSession) args(prompt string, images []string) []string {
 }
 
 // Prompt implements adapters.Session.
-func (s *execSession) Prompt(ctx context.Context, prompt []adapters.Content) (<-chan adapters.Event, error) {
+func (s *execSession) Prompt(ctx context.Context, prompt []adapters.Content, emit func(adapters.Event)) (adapters.StopReason, error) {
+	out, err := s.start(ctx, prompt)
+	if err != nil {
+		return "", err
+	}
+	return out.Run(ctx, emit, adapters.TurnRules{Permission: s.opts.Permission, Grace: s.opts.CancelGrace, Interrupt: s.interrupt, Unknown: s.raw})
+}
+
+func (s *execSession) start(ctx context.Context, prompt []adapters.Content) (*adapters.Turn, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -96,12 +104,12 @@ func (s *execSession) Prompt(ctx context.Context, prompt []adapters.Content) (<-
 	}
 	_ = p.Stdin.Close() // codex exec reads stdin to EOF when it is a pipe
 	s.p, s.cancelled, s.skills = p, false, ""
-	out := adapters.NewQueue()
+	out := adapters.NewTurn()
 	go s.run(p, out, cleanup)
-	return adapters.WatchTurn(ctx, out.Events(), s.interrupt), nil
+	return out, nil
 }
 
-func (s *execSession) run(p *proc.Process, out *adapters.Queue, cleanup func()) {
+func (s *execSession) run(p *proc.Process, out *adapters.Turn, cleanup func()) {
 	defer out.Close()
 	defer cleanup()
 	done := false
@@ -116,9 +124,6 @@ func (s *execSession) run(p *proc.Process, out *adapters.Queue, cleanup func()) 
 			}
 			if e.Type == adapters.EventDone {
 				done = true
-			}
-			if e.Type == adapters.EventRaw {
-				s.raw.Note(e.Source)
 			}
 			if !done || e.Type == adapters.EventDone {
 				out.Emit(e)

@@ -19,6 +19,7 @@ import (
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/config"
+	"github.com/hubdev/hub/internal/fixture"
 	"github.com/hubdev/hub/internal/proc"
 	"github.com/hubdev/hub/internal/proc/proctest"
 )
@@ -139,7 +140,7 @@ func TestExecFallback_Turn(t *testing.T) {
 
 func mustPrompt(t *testing.T, s adapters.Session, text string) <-chan adapters.Event {
 	t.Helper()
-	ch, err := s.Prompt(context.Background(), adapters.TextPrompt(text))
+	ch, err := fixture.Prompt(context.Background(), s, adapters.TextPrompt(text))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +156,7 @@ func TestExecFallback_CancelKillsGroup(t *testing.T) {
 	defer s.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	ch, err := s.Prompt(ctx, adapters.TextPrompt("wait"))
+	ch, err := fixture.Prompt(ctx, s, adapters.TextPrompt("wait"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -256,7 +257,7 @@ func TestExecFallback_ImagesPassedAsFiles(t *testing.T) {
 			}
 			defer s.Close()
 			prompt := append(adapters.TextPrompt("describe"), tc.images...)
-			ch, err := s.Prompt(context.Background(), prompt)
+			ch, err := fixture.Prompt(context.Background(), s, prompt)
 			if tc.wantErr != nil {
 				if !errors.Is(err, tc.wantErr) {
 					t.Fatalf("Prompt err = %v, want %v", err, tc.wantErr)

@@ -134,7 +134,7 @@ func replayACP(path string) {
 }
 
 // fixture is the absolute path of a recorded gemini stream.
-func fixture(t *testing.T, name string) string {
+func recorded(t *testing.T, name string) string {
 	t.Helper()
 	p, err := filepath.Abs(filepath.Join("testdata", name, "stream.jsonl"))
 	if err != nil {

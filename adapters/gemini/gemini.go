@@ -97,11 +97,13 @@ func wrapStart(env map[string]string, plainShell bool, log zerolog.Logger) func(
 				log.Debug().Str("agent", Name).Msgf("keeping gemini's shell as configured: %s", kept)
 			}
 		}
+		r := &rejecter{}
+		opts.Permission = r.permission(opts.Permission)
 		s, err := start(ctx, opts)
 		if err != nil {
 			return nil, err
 		}
-		return endRejectedTools(s), nil
+		return r.wrap(s), nil
 	}
 }
 

@@ -5,18 +5,19 @@ import (
 	"os"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/rs/zerolog"
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/config"
+	"github.com/hubdev/hub/internal/fixture"
 )
 
-// scriptSession plays events as one turn; after a permission event it
-// waits for the decision before going on, as gemini does.
+// scriptSession plays events as one turn; a permission event is asked
+// through perm and gemini goes on only after the answer, as it does.
 type scriptSession struct {
 	script  []adapters.Event
+	perm    adapters.PermissionFunc
 	decided chan adapters.PermissionDecision
 }
 
@@ -25,7 +26,7 @@ func (s *scriptSession) Close() error {
 	return nil
 }
 
-func (s *scriptSession) Prompt(context.Context, []adapters.Content) (<-chan adapters.Event, error) {
+func (s *scriptSession) Prompt(ctx context.Context, _ []adapters.Content, emit func(adapters.Event)) (adapters.StopReason, error) {
 	ch := make(chan adapters.Event)
 	go func() {
 		defer close(ch)
@@ -39,7 +40,7 @@ func (s *scriptSession) Prompt(context.Context, []adapters.Content) (<-chan adap
 			ch <- ev
 		}
 	}()
-	return ch, nil
+	return fixture.Serve(ctx, ch, emit, adapters.TurnRules{Permission: s.perm})
 }
 
 type configurableScript struct{ scriptSession }
@@ -77,25 +78,23 @@ func summary(evs []adapters.Event) string {
 	return strings.Join(parts, " ")
 }
 
-// drain reads a turn, answering every permission with d.
-func drain(t *testing.T, ch <-chan adapters.Event, d adapters.PermissionDecision) []adapters.Event {
-	t.Helper()
-	var evs []adapters.Event
-	timeout := time.After(20 * time.Second)
-	for {
-		select {
-		case ev, ok := <-ch:
-			if !ok {
-				return evs
-			}
-			if ev.Permission != nil {
-				ev.Permission.Respond(d)
-			}
-			evs = append(evs, ev)
-		case <-timeout:
-			t.Fatalf("turn did not end; got %s", summary(evs))
-		}
+// answer returns a permission callback that answers d and notes the
+// request in *evs, where the turn's events also go.
+func answer(d adapters.PermissionDecision, evs *[]adapters.Event) adapters.PermissionFunc {
+	return func(_ context.Context, p *adapters.PermissionRequest) adapters.PermissionDecision {
+		*evs = append(*evs, adapters.Event{Type: adapters.EventPermission, Permission: p})
+		return d
 	}
+}
+
+// run plays one turn of s into *evs, ending with a done event.
+func run(t *testing.T, s adapters.Session, evs *[]adapters.Event) {
+	t.Helper()
+	reason, err := s.Prompt(context.Background(), adapters.TextPrompt("go"), func(ev adapters.Event) { *evs = append(*evs, ev) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	*evs = append(*evs, adapters.Event{Type: adapters.EventDone, StopReason: reason})
 }
 
 func TestEndRejectedTools_EndsWhatGeminiLeavesPending(t *testing.T) {
@@ -124,12 +123,10 @@ func TestEndRejectedTools_EndsWhatGeminiLeavesPending(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			inner := &scriptSession{script: tt.script, decided: make(chan adapters.PermissionDecision, len(tt.script))}
-			ch, err := endRejectedTools(inner).Prompt(context.Background(), adapters.TextPrompt("go"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			evs := drain(t, ch, tt.decision)
+			var evs []adapters.Event
+			r := &rejecter{}
+			inner := &scriptSession{script: tt.script, perm: r.permission(answer(tt.decision, &evs)), decided: make(chan adapters.PermissionDecision, len(tt.script))}
+			run(t, r.wrap(inner), &evs)
 			if got := summary(evs); got != tt.want {
 				t.Errorf("events = %q, want %q", got, tt.want)
 			}
@@ -146,10 +143,10 @@ func TestEndRejectedTools_EndsWhatGeminiLeavesPending(t *testing.T) {
 }
 
 func TestEndRejectedTools_KeepsConfigurable(t *testing.T) {
-	if _, ok := endRejectedTools(&configurableScript{}).(adapters.Configurable); !ok {
+	if _, ok := (&rejecter{}).wrap(&configurableScript{}).(adapters.Configurable); !ok {
 		t.Error("a configurable session lost SetModel/SetMode")
 	}
-	if _, ok := endRejectedTools(&scriptSession{}).(adapters.Configurable); ok {
+	if _, ok := (&rejecter{}).wrap(&scriptSession{}).(adapters.Configurable); ok {
 		t.Error("a session without SetModel/SetMode claims them")
 	}
 }
@@ -160,18 +157,16 @@ func TestEndRejectedTools_KeepsConfigurable(t *testing.T) {
 func TestNew_RejectedToolCallEndsFailed(t *testing.T) {
 	home := t.TempDir()
 	env := hermeticEnv(home)
-	env[fakeEnv], env[fakeACPEnv] = "1", fixture(t, "acp-reject")
+	env[fakeEnv], env[fakeACPEnv] = "1", recorded(t, "acp-reject")
 	a := New(config.AgentConfig{Command: config.Command{os.Args[0], "--acp"}, Env: env}, "test", zerolog.Nop())
-	s, err := a.Start(context.Background(), adapters.SessionOptions{Cwd: t.TempDir()})
+	var evs []adapters.Event
+	s, err := a.Start(context.Background(), adapters.SessionOptions{Cwd: t.TempDir(),
+		Permission: answer(adapters.PermissionDecision{OptionID: "cancel"}, &evs)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	ch, err := s.Prompt(context.Background(), adapters.TextPrompt("touch a file"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	evs := drain(t, ch, adapters.PermissionDecision{OptionID: "cancel"})
+	run(t, s, &evs)
 	var tool string
 	var failed, after []string
 	for _, ev := range evs {

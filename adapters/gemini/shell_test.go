@@ -101,7 +101,7 @@ func TestNew_PlainShellByDefault(t *testing.T) {
 			home := t.TempDir()
 			env := hermeticEnv(home)
 			envFile := filepath.Join(home, "env")
-			env[fakeEnv], env[fakeACPEnv], env[fakeEnvFile] = "1", fixture(t, "acp-text"), envFile
+			env[fakeEnv], env[fakeACPEnv], env[fakeEnvFile] = "1", recorded(t, "acp-text"), envFile
 			a := New(config.AgentConfig{Command: config.Command{os.Args[0], "--acp"}, Env: env, Options: tt.options}, "test", zerolog.Nop())
 			s, err := a.Start(context.Background(), adapters.SessionOptions{Cwd: t.TempDir()})
 			if err != nil {

@@ -28,7 +28,7 @@ func TestStreamJSON_FallbackSession(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	ch, err := s.Prompt(context.Background(), adapters.TextPrompt("first"))
+	ch, err := fx.Prompt(context.Background(), s, adapters.TextPrompt("first"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +39,7 @@ func TestStreamJSON_FallbackSession(t *testing.T) {
 	if s.ID() != "2b2c9acb-3d2b-409b-9b42-32152bfe2b5a" || evs[len(evs)-1].StopReason != adapters.StopEndTurn {
 		t.Fatalf("id=%q stop=%q", s.ID(), evs[len(evs)-1].StopReason)
 	}
-	ch, _ = s.Prompt(context.Background(), adapters.TextPrompt("die"))
+	ch, _ = fx.Prompt(context.Background(), s, adapters.TextPrompt("die"))
 	evs = fx.Collect(ch)
 	if argvs[1][1] != s.ID() {
 		t.Fatalf("second prompt did not resume: %q", argvs[1])

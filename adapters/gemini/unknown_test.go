@@ -30,7 +30,7 @@ func TestStreamJSON_UnknownRecordsWarnOncePerTypeWithVersion(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
-			base, err := os.ReadFile(fixture(t, "streamjson-text"))
+			base, err := os.ReadFile(recorded(t, "streamjson-text"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -49,13 +49,11 @@ func TestStreamJSON_UnknownRecordsWarnOncePerTypeWithVersion(t *testing.T) {
 					t.Fatal(err)
 				}
 				for range 2 {
-					ch, err := s.Prompt(context.Background(), adapters.TextPrompt("hi"))
-					if err != nil {
-						t.Fatal(err)
-					}
+					var evs []adapters.Event
+					run(t, s, &evs)
 					var raw []string
 					var text string
-					for _, ev := range drain(t, ch, adapters.PermissionDecision{}) {
+					for _, ev := range evs {
 						switch ev.Type {
 						case adapters.EventRaw:
 							raw = append(raw, ev.Source)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/fixture"
 	"github.com/hubdev/hub/internal/mockllm"
 )
 
@@ -24,7 +25,7 @@ func BenchmarkLoopTurn(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		ch, err := s.Prompt(context.Background(), adapters.TextPrompt("question"))
+		ch, err := fixture.Prompt(context.Background(), s, adapters.TextPrompt("question"))
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -47,7 +47,7 @@ func messageBytes(m *message) int {
 
 // maybeCompact replaces older history with a model-written summary when the
 // estimate passes the budget; the system prompt and recent turns stay.
-func (s *Session) maybeCompact(ctx context.Context, out chan<- adapters.Event) {
+func (s *Session) maybeCompact(ctx context.Context, out *adapters.Turn) {
 	window := s.profile().ContextWindow
 	if window <= 0 {
 		window = DefaultContextWindow
@@ -71,7 +71,7 @@ func (s *Session) maybeCompact(ctx context.Context, out chan<- adapters.Event) {
 	}, s.history[cut:]...)
 	raw, _ := json.Marshal(map[string]int{"summarizedMessages": cut - 1, "keptMessages": len(s.history) - cut})
 	s.history = kept
-	out <- adapters.Event{Type: adapters.EventRaw, Source: "openai:compaction", Raw: raw}
+	out.Emit(adapters.Event{Type: adapters.EventRaw, Source: "openai:compaction", Raw: raw})
 }
 
 // compactionCut picks the first message to keep: the oldest user or

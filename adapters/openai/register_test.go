@@ -16,6 +16,7 @@ import (
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/config"
+	"github.com/hubdev/hub/internal/fixture"
 	"github.com/hubdev/hub/internal/mockllm"
 )
 
@@ -72,7 +73,7 @@ func TestProfile_AzureAndQuirks(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	ch, _ := s.Prompt(context.Background(), adapters.TextPrompt("x"))
+	ch, _ := fixture.Prompt(context.Background(), s, adapters.TextPrompt("x"))
 	for range ch {
 	}
 	if got.Get("api-key") != "secret" || got.Get("Authorization") != "" || !strings.Contains(gotURL, "api-version=2024-10-21") {
@@ -160,7 +161,7 @@ func TestSession_UsesEditorFSAndTerminal(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	ch, _ := s.Prompt(context.Background(), adapters.TextPrompt("go"))
+	ch, _ := fixture.Prompt(context.Background(), s, adapters.TextPrompt("go"))
 	evs, stop := drain(t, ch, allowOnce)
 	real, _ := filepath.EvalSymlinks(root)
 	if stop != adapters.StopEndTurn || ed.files[filepath.Join(real, "n.txt")] != "hi" {

@@ -26,6 +26,7 @@ type Session struct {
 	log    zerolog.Logger
 	client *client
 	system string
+	rules  adapters.TurnRules
 
 	mu      sync.Mutex
 	busy    bool
@@ -83,34 +84,33 @@ func (s *Session) Close() error {
 
 // Prompt runs one user turn: model requests and tool calls until the model
 // answers without tools.
-func (s *Session) Prompt(ctx context.Context, prompt []adapters.Content) (<-chan adapters.Event, error) {
+func (s *Session) Prompt(ctx context.Context, prompt []adapters.Content, emit func(adapters.Event)) (adapters.StopReason, error) {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
-		return nil, adapters.ErrClosed
+		return "", adapters.ErrClosed
 	}
 	if s.busy {
 		s.mu.Unlock()
-		return nil, adapters.ErrBusy
+		return "", adapters.ErrBusy
 	}
 	tctx, cancel := context.WithCancel(ctx)
 	s.busy, s.cancel = true, cancel
 	s.turns++
 	s.mu.Unlock()
-	out := make(chan adapters.Event, 64)
+	t := adapters.NewTurn()
 	go func() {
-		defer close(out)
-		stop := s.run(tctx, prompt, out)
+		stop := s.run(tctx, prompt, t)
 		s.mu.Lock()
 		s.busy, s.cancel = false, nil
 		s.mu.Unlock()
 		cancel()
-		out <- adapters.Event{Type: adapters.EventDone, StopReason: stop}
+		t.Close(adapters.Event{Type: adapters.EventDone, StopReason: stop})
 	}()
-	return out, nil
+	return t.Run(ctx, emit, s.rules)
 }
 
-func (s *Session) run(ctx context.Context, prompt []adapters.Content, out chan<- adapters.Event) adapters.StopReason {
+func (s *Session) run(ctx context.Context, prompt []adapters.Content, out *adapters.Turn) adapters.StopReason {
 	p := s.profile()
 	s.history = append(s.history, userMessage(prompt, p.Vision))
 	maxReq := p.MaxTurnRequests
@@ -128,17 +128,17 @@ func (s *Session) run(ctx context.Context, prompt []adapters.Content, out chan<-
 		msgID := fmt.Sprintf("%s-%d-%d", s.id, s.turns, n)
 		r, err := s.client.complete(ctx, s.request(s.history, true), func(e adapters.Event) {
 			e.MessageID = msgID
-			out <- e
+			out.Emit(e)
 		})
 		if err != nil {
 			if ctx.Err() != nil {
 				return adapters.StopCancelled
 			}
-			out <- errorEvent(err)
+			out.Emit(errorEvent(err))
 			return adapters.StopEndTurn
 		}
 		if r.Usage != nil {
-			out <- usageEvent(r.Usage, p.ContextWindow)
+			out.Emit(usageEvent(r.Usage, p.ContextWindow))
 		}
 		s.history = append(s.history, assistantMessage(r))
 		if len(r.ToolCalls) == 0 {

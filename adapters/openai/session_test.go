@@ -11,6 +11,7 @@ import (
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/config"
+	"github.com/hubdev/hub/internal/fixture"
 	"github.com/hubdev/hub/internal/mockllm"
 	"github.com/hubdev/hub/internal/permission"
 )
@@ -62,7 +63,7 @@ func allowOnce(*adapters.PermissionRequest) string { return "allow_once" }
 
 func (r *testRig) prompt(t *testing.T, text string, ans answer) ([]adapters.Event, adapters.StopReason) {
 	t.Helper()
-	ch, err := r.sess.Prompt(context.Background(), adapters.TextPrompt(text))
+	ch, err := fixture.Prompt(context.Background(), r.sess, adapters.TextPrompt(text))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -310,7 +311,7 @@ func TestSession_CancelMidStreamAndMidBackoff(t *testing.T) {
 		turn mockllm.OpenAITurn
 		real bool
 	}{
-		{"mid-stream", mockllm.OpenAITurn{Hang: true}, false},
+		{"mid-stream", mockllm.OpenAITurn{Text: "so far", Hang: true}, false},
 		{"mid-backoff", mockllm.OpenAITurn{Status: 429, RetryAfter: "60"}, true},
 	}
 	for _, tt := range tests {
@@ -322,7 +323,7 @@ func TestSession_CancelMidStreamAndMidBackoff(t *testing.T) {
 			}, tt.turn)
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			ch, err := r.sess.Prompt(ctx, adapters.TextPrompt("hi"))
+			ch, err := fixture.Prompt(ctx, r.sess, adapters.TextPrompt("hi"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -477,7 +478,7 @@ func TestSession_ImagesWhenVision(t *testing.T) {
 	prompt := []adapters.Content{{Type: adapters.ContentText, Text: "see"}, {Type: adapters.ContentImage, MimeType: "image/png", Data: "iVBORw0"}}
 	for _, vision := range []bool{true, false} {
 		r := newRig(t, func(p *Profile, _ *Options) { p.Vision = vision }, mockllm.OpenAITurn{Text: "ok"})
-		ch, _ := r.sess.Prompt(context.Background(), prompt)
+		ch, _ := fixture.Prompt(context.Background(), r.sess, prompt)
 		drain(t, ch, nil)
 		body := string(r.srv.Requests()[0].Body)
 		if got := strings.Contains(body, `"image_url":{"url":"data:image/png;base64,iVBORw0"}`); got != vision {
@@ -487,16 +488,16 @@ func TestSession_ImagesWhenVision(t *testing.T) {
 }
 
 func TestSession_BusyAndClosed(t *testing.T) {
-	r := newRig(t, nil, mockllm.OpenAITurn{Hang: true})
-	ch, _ := r.sess.Prompt(context.Background(), adapters.TextPrompt("a"))
-	if _, err := r.sess.Prompt(context.Background(), adapters.TextPrompt("b")); err != adapters.ErrBusy {
+	r := newRig(t, nil, mockllm.OpenAITurn{Text: "so far", Hang: true})
+	ch, _ := fixture.Prompt(context.Background(), r.sess, adapters.TextPrompt("a"))
+	if _, err := r.sess.Prompt(context.Background(), adapters.TextPrompt("b"), func(adapters.Event) {}); err != adapters.ErrBusy {
 		t.Fatalf("got %v", err)
 	}
 	_ = r.sess.Close()
 	if _, stop := drain(t, ch, nil); stop != adapters.StopCancelled {
 		t.Fatalf("stop %s", stop)
 	}
-	if _, err := r.sess.Prompt(context.Background(), adapters.TextPrompt("c")); err != adapters.ErrClosed {
+	if _, err := r.sess.Prompt(context.Background(), adapters.TextPrompt("c"), func(adapters.Event) {}); err != adapters.ErrClosed {
 		t.Fatalf("got %v", err)
 	}
 }

@@ -15,7 +15,7 @@ const uiTextCap = 8 << 10
 
 // runTool validates, checks permission for, and runs one call, emitting the
 // ACP tool events. It returns the text the model reads.
-func (s *Session) runTool(ctx context.Context, tc toolCall, out chan<- adapters.Event) string {
+func (s *Session) runTool(ctx context.Context, tc toolCall, out *adapters.Turn) string {
 	name, args := tc.Function.Name, json.RawMessage(tc.Function.Arguments)
 	call := adapters.ToolCall{ID: tc.ID, Name: name, Title: name, Kind: tools.KindOf(name), Status: adapters.StatusPending}
 	if json.Valid(args) {
@@ -25,11 +25,11 @@ func (s *Session) runTool(ctx context.Context, tc toolCall, out chan<- adapters.
 	if err != nil {
 		call.Status = adapters.StatusFailed
 		call.Content = []adapters.ToolContent{textContent(err.Error())}
-		out <- adapters.Event{Type: adapters.EventToolCall, Tool: &call}
+		out.Emit(adapters.Event{Type: adapters.EventToolCall, Tool: &call})
 		return "error: " + err.Error()
 	}
 	call.Title, call.Locations = p.Title, p.Locations
-	out <- adapters.Event{Type: adapters.EventToolCall, Tool: &call}
+	out.Emit(adapters.Event{Type: adapters.EventToolCall, Tool: &call})
 
 	if msg, ok := s.doomLoop(ctx, call, name, args, out); !ok {
 		return msg
@@ -50,10 +50,10 @@ func (s *Session) runTool(ctx context.Context, tc toolCall, out chan<- adapters.
 			return "The user rejected this tool call. Do not retry it; ask the user how to proceed if needed."
 		}
 	}
-	out <- adapters.Event{Type: adapters.EventToolUpdate, Tool: &adapters.ToolCall{ID: call.ID, Status: adapters.StatusInProgress}}
+	out.Emit(adapters.Event{Type: adapters.EventToolUpdate, Tool: &adapters.ToolCall{ID: call.ID, Status: adapters.StatusInProgress}})
 	res := p.Run(ctx, func(u adapters.ToolCall) {
 		u.ID = call.ID
-		out <- adapters.Event{Type: adapters.EventToolUpdate, Tool: &u}
+		out.Emit(adapters.Event{Type: adapters.EventToolUpdate, Tool: &u})
 	})
 	upd := &adapters.ToolCall{ID: call.ID, Status: adapters.StatusCompleted, Content: res.Content, Locations: res.Locations}
 	if res.Failed {
@@ -62,13 +62,13 @@ func (s *Session) runTool(ctx context.Context, tc toolCall, out chan<- adapters.
 	if len(upd.Content) == 0 {
 		upd.Content = []adapters.ToolContent{textContent(capText(res.Output, uiTextCap))}
 	}
-	out <- adapters.Event{Type: adapters.EventToolUpdate, Tool: upd}
+	out.Emit(adapters.Event{Type: adapters.EventToolUpdate, Tool: upd})
 	return res.Output
 }
 
 // doomLoop asks the user before the same call runs doomLoopRepeats times in
 // a row; ok is false when the call must not run.
-func (s *Session) doomLoop(ctx context.Context, call adapters.ToolCall, name string, args json.RawMessage, out chan<- adapters.Event) (string, bool) {
+func (s *Session) doomLoop(ctx context.Context, call adapters.ToolCall, name string, args json.RawMessage, out *adapters.Turn) (string, bool) {
 	sig := name + "\x00" + canonicalJSON(args)
 	if sig == s.lastCall {
 		s.repeats++
@@ -95,9 +95,9 @@ func (s *Session) doomLoop(ctx context.Context, call adapters.ToolCall, name str
 }
 
 // ask emits a permission request and waits for the answer or cancellation.
-func (s *Session) ask(ctx context.Context, call adapters.ToolCall, opts []adapters.PermissionOption, out chan<- adapters.Event) adapters.PermissionDecision {
+func (s *Session) ask(ctx context.Context, call adapters.ToolCall, opts []adapters.PermissionOption, out *adapters.Turn) adapters.PermissionDecision {
 	req := adapters.NewPermissionRequest(call, opts)
-	out <- adapters.Event{Type: adapters.EventPermission, Permission: req}
+	out.Emit(adapters.Event{Type: adapters.EventPermission, Permission: req})
 	select {
 	case d := <-req.Decision():
 		return d
@@ -107,9 +107,9 @@ func (s *Session) ask(ctx context.Context, call adapters.ToolCall, opts []adapte
 	}
 }
 
-func fail(out chan<- adapters.Event, id, why string) {
-	out <- adapters.Event{Type: adapters.EventToolUpdate, Tool: &adapters.ToolCall{ID: id, Status: adapters.StatusFailed,
-		Content: []adapters.ToolContent{textContent(why)}}}
+func fail(out *adapters.Turn, id, why string) {
+	out.Emit(adapters.Event{Type: adapters.EventToolUpdate, Tool: &adapters.ToolCall{ID: id, Status: adapters.StatusFailed,
+		Content: []adapters.ToolContent{textContent(why)}}})
 }
 
 func textContent(s string) adapters.ToolContent {

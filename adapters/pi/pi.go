@@ -12,7 +12,6 @@
 package pi
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -56,9 +55,6 @@ type Options struct {
 	Log                         zerolog.Logger
 	// StartTimeout bounds the wait for the first get_state answer.
 	StartTimeout time.Duration
-	// AbortGrace is how long Cancel waits for pi to end the turn before
-	// ending it locally.
-	AbortGrace time.Duration
 	// StopGrace is the process stop grace (default proc.DefaultGrace).
 	StopGrace time.Duration
 }
@@ -86,9 +82,6 @@ func NewWithOptions(o Options) *Adapter {
 	}
 	if o.StartTimeout <= 0 {
 		o.StartTimeout = 60 * time.Second
-	}
-	if o.AbortGrace <= 0 {
-		o.AbortGrace = 10 * time.Second
 	}
 	if o.StopGrace <= 0 {
 		o.StopGrace = proc.DefaultGrace
@@ -185,9 +178,8 @@ func (a *Adapter) Start(ctx context.Context, so adapters.SessionOptions) (adapte
 		}
 		return nil, adapters.StartError("pi", err)
 	}
-	o := a.opts
-	o.AbortGrace = cmp.Or(so.CancelGrace, o.AbortGrace)
-	s := newSession(o, so.Cwd, p, stop, a.unknown)
+	s := newSession(a.opts, so.Cwd, p, stop, a.unknown)
+	s.rules = adapters.RulesOf(so, s.interrupt)
 	startCtx, cancel := context.WithTimeout(ctx, a.opts.StartTimeout)
 	defer cancel()
 	if err := s.loadState(startCtx); err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/fixture"
 	"github.com/hubdev/hub/internal/testlog"
 )
 
@@ -32,7 +33,7 @@ func fakeAdapter(t *testing.T, scenario string) (*Adapter, string) {
 	argsFile := filepath.Join(t.TempDir(), "argv")
 	a := NewWithOptions(Options{Argv: []string{exe}, Provider: "mock", Model: "mock-model", Log: zerolog.Nop(),
 		Env:          map[string]string{fakeEnvScenario: scenario, fakeEnvArgs: argsFile, fakeEnvData: data},
-		StartTimeout: 10 * time.Second, AbortGrace: 5 * time.Second, StopGrace: time.Second})
+		StartTimeout: 10 * time.Second, StopGrace: time.Second})
 	return a, argsFile
 }
 
@@ -91,7 +92,7 @@ func TestSession_TextTurn(t *testing.T) {
 		t.Errorf("ID = %q, want fake-sess", s.ID())
 	}
 	for turn := 1; turn <= 2; turn++ {
-		ch, err := s.Prompt(context.Background(), adapters.TextPrompt("say hello"))
+		ch, err := fixture.Prompt(context.Background(), s, adapters.TextPrompt("say hello"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -120,7 +121,7 @@ func TestSession_TextTurn(t *testing.T) {
 func TestSession_ToolUse(t *testing.T) {
 	cwd := t.TempDir()
 	s, _ := startFake(t, "tool", adapters.SessionOptions{Cwd: cwd})
-	ch, err := s.Prompt(context.Background(), adapters.TextPrompt("TOOLS"))
+	ch, err := fixture.Prompt(context.Background(), s, adapters.TextPrompt("TOOLS"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +151,7 @@ func TestSession_ToolUse(t *testing.T) {
 
 func TestSession_AbortMidTool(t *testing.T) {
 	s, _ := startFake(t, "abort", adapters.SessionOptions{})
-	ch, err := s.Prompt(context.Background(), adapters.TextPrompt("SLOWTOOL"))
+	ch, err := fixture.Prompt(context.Background(), s, adapters.TextPrompt("SLOWTOOL"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +159,7 @@ func TestSession_AbortMidTool(t *testing.T) {
 	for ev := range ch {
 		evs = append(evs, ev)
 		if ev.Type == adapters.EventToolUpdate && len(ev.Tool.Content) > 0 && ev.Tool.Status == "" {
-			if _, err := s.Prompt(context.Background(), adapters.TextPrompt("again")); !errors.Is(err, adapters.ErrBusy) {
+			if _, err := s.Prompt(context.Background(), adapters.TextPrompt("again"), func(adapters.Event) {}); !errors.Is(err, adapters.ErrBusy) {
 				t.Errorf("second prompt during a turn: err = %v, want ErrBusy", err)
 			}
 			s.interrupt()
@@ -171,7 +172,7 @@ func TestSession_AbortMidTool(t *testing.T) {
 	if s.proc.Exited() {
 		t.Fatal("pi exited on abort; it must stay up for the next prompt")
 	}
-	ch, err = s.Prompt(context.Background(), adapters.TextPrompt("say hello"))
+	ch, err = fixture.Prompt(context.Background(), s, adapters.TextPrompt("say hello"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +185,7 @@ func TestSession_ContextCancelAborts(t *testing.T) {
 	s, _ := startFake(t, "abort", adapters.SessionOptions{})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	ch, err := s.Prompt(ctx, adapters.TextPrompt("SLOWTOOL"))
+	ch, err := fixture.Prompt(ctx, s, adapters.TextPrompt("SLOWTOOL"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,7 +203,7 @@ func TestSession_ContextCancelAborts(t *testing.T) {
 
 func TestSession_CrashReportsStderr(t *testing.T) {
 	s, _ := startFake(t, "crash", adapters.SessionOptions{})
-	ch, err := s.Prompt(context.Background(), adapters.TextPrompt("hi"))
+	ch, err := fixture.Prompt(context.Background(), s, adapters.TextPrompt("hi"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,7 +221,7 @@ func TestSession_CrashReportsStderr(t *testing.T) {
 	if r := lastDone(t, evs); r != adapters.StopEndTurn {
 		t.Errorf("stop = %s", r)
 	}
-	if _, err := s.Prompt(context.Background(), adapters.TextPrompt("again")); !errors.Is(err, adapters.ErrClosed) {
+	if _, err := s.Prompt(context.Background(), adapters.TextPrompt("again"), func(adapters.Event) {}); !errors.Is(err, adapters.ErrClosed) {
 		t.Errorf("prompt after crash: err = %v, want ErrClosed", err)
 	}
 }
@@ -279,7 +280,7 @@ func TestSession_ResumePassesSession(t *testing.T) {
 
 func TestSession_CloseStopsProcess(t *testing.T) {
 	s, _ := startFake(t, "abort", adapters.SessionOptions{})
-	ch, err := s.Prompt(context.Background(), adapters.TextPrompt("SLOWTOOL"))
+	ch, err := fixture.Prompt(context.Background(), s, adapters.TextPrompt("SLOWTOOL"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -295,7 +296,7 @@ func TestSession_CloseStopsProcess(t *testing.T) {
 	if !s.proc.Exited() || syscall.Kill(-s.proc.Pid(), 0) == nil {
 		t.Error("pi process group still alive after Close")
 	}
-	if _, err := s.Prompt(context.Background(), adapters.TextPrompt("x")); !errors.Is(err, adapters.ErrClosed) {
+	if _, err := s.Prompt(context.Background(), adapters.TextPrompt("x"), func(adapters.Event) {}); !errors.Is(err, adapters.ErrClosed) {
 		t.Errorf("prompt after close: %v", err)
 	}
 }
@@ -319,7 +320,7 @@ func TestAdapter_CapabilitiesSayNoPermissions(t *testing.T) {
 
 func TestSession_RetryKeepsTurn(t *testing.T) {
 	s, _ := startFake(t, "retry", adapters.SessionOptions{})
-	ch, err := s.Prompt(context.Background(), adapters.TextPrompt("say hi RETRY"))
+	ch, err := fixture.Prompt(context.Background(), s, adapters.TextPrompt("say hi RETRY"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -343,7 +344,7 @@ func TestSession_RetryKeepsTurn(t *testing.T) {
 
 func TestSession_FailedRunWithoutRetryEnds(t *testing.T) {
 	s, _ := startFake(t, "no-retry", adapters.SessionOptions{})
-	ch, err := s.Prompt(context.Background(), adapters.TextPrompt("say hi RETRY"))
+	ch, err := fixture.Prompt(context.Background(), s, adapters.TextPrompt("say hi RETRY"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -359,7 +360,7 @@ func TestSession_FailedRunWithoutRetryEnds(t *testing.T) {
 		t.Errorf("no rate_limit error in %+v", evs)
 	}
 	// The session stays usable for the next prompt.
-	ch, err = s.Prompt(context.Background(), adapters.TextPrompt("again"))
+	ch, err = fixture.Prompt(context.Background(), s, adapters.TextPrompt("again"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -378,7 +379,7 @@ func TestSession_UnknownRecordWarnsWithVersion(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = sess.Close() })
-	ch, err := sess.Prompt(context.Background(), adapters.TextPrompt("say hello"))
+	ch, err := fixture.Prompt(context.Background(), sess, adapters.TextPrompt("say hello"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -398,7 +399,7 @@ func TestSession_UnknownRecordWarnsWithVersion(t *testing.T) {
 
 func TestSession_RejectedPromptIsFatalAuth(t *testing.T) {
 	s, _ := startFake(t, "no-key", adapters.SessionOptions{})
-	ch, err := s.Prompt(context.Background(), adapters.TextPrompt("hi"))
+	ch, err := fixture.Prompt(context.Background(), s, adapters.TextPrompt("hi"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/rs/zerolog"
 
@@ -49,6 +48,7 @@ type session struct {
 	unknown  *adapters.UnknownRecords
 	writeMu  sync.Mutex
 	done     chan struct{} // closed when the reader has seen the process exit
+	rules    adapters.TurnRules
 
 	mu        sync.Mutex
 	turn      *turn
@@ -63,13 +63,12 @@ type session struct {
 // turn is one prompt's event channel.
 type turn struct {
 	promptID string
-	q        *adapters.Queue
+	q        *adapters.Turn
 	finished chan struct{}
 
 	mu        sync.Mutex
 	cancelled bool
 	closed    bool
-	timer     *time.Timer
 }
 
 func newSession(o Options, cwd string, p *proc.Process, stop context.CancelFunc, unknown *adapters.UnknownRecords) *session {
@@ -169,9 +168,6 @@ func (s *session) finish(t *turn, evs ...adapters.Event) {
 		return
 	}
 	t.closed = true
-	if t.timer != nil {
-		t.timer.Stop()
-	}
 	for i := range evs {
 		if evs[i].Type == adapters.EventDone && t.cancelled {
 			evs[i].StopReason = adapters.StopCancelled

@@ -4,26 +4,25 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/hubdev/hub/adapters"
 )
 
 // Prompt implements adapters.Session: one `prompt` command per turn.
-func (s *session) Prompt(ctx context.Context, prompt []adapters.Content) (<-chan adapters.Event, error) {
-	t := &turn{q: adapters.NewQueue(), finished: make(chan struct{})}
+func (s *session) Prompt(ctx context.Context, prompt []adapters.Content, emit func(adapters.Event)) (adapters.StopReason, error) {
+	t := &turn{q: adapters.NewTurn(), finished: make(chan struct{})}
 	s.mu.Lock()
 	switch {
 	case s.closed:
 		s.mu.Unlock()
-		return nil, fmt.Errorf("pi session: %w", adapters.ErrClosed)
+		return "", fmt.Errorf("pi session: %w", adapters.ErrClosed)
 	case s.dead != nil:
 		err := s.dead
 		s.mu.Unlock()
-		return nil, fmt.Errorf("pi session: %w (%v); start a new session", adapters.ErrClosed, err)
+		return "", fmt.Errorf("pi session: %w (%v); start a new session", adapters.ErrClosed, err)
 	case s.turn != nil:
 		s.mu.Unlock()
-		return nil, fmt.Errorf("pi session: %w", adapters.ErrBusy)
+		return "", fmt.Errorf("pi session: %w", adapters.ErrBusy)
 	}
 	s.seq++
 	t.promptID = fmt.Sprintf("hub-prompt-%d", s.seq)
@@ -37,16 +36,8 @@ func (s *session) Prompt(ctx context.Context, prompt []adapters.Content) (<-chan
 
 	if err := s.write(promptCommand(t.promptID, prompt)); err != nil {
 		s.finish(t, errorEvent(err.Error(), adapters.CodeCrash, s.proc.StderrTail(5), true), doneEvent(adapters.StopEndTurn))
-		return t.q.Events(), nil
 	}
-	go func() {
-		select {
-		case <-ctx.Done():
-			s.cancelTurn(t)
-		case <-t.finished:
-		}
-	}()
-	return t.q.Events(), nil
+	return t.q.Run(ctx, emit, s.rules)
 }
 
 func promptCommand(id string, prompt []adapters.Content) map[string]any {
@@ -63,8 +54,7 @@ func promptCommand(id string, prompt []adapters.Content) map[string]any {
 	return cmd
 }
 
-// interrupt it sends `abort`; the turn ends with
-// pi's agent_end, or locally after AbortGrace if pi stays silent.
+// interrupt sends `abort`; the turn ends with pi's agent_end.
 func (s *session) interrupt() {
 	s.mu.Lock()
 	t := s.turn
@@ -81,10 +71,6 @@ func (s *session) cancelTurn(t *turn) {
 		return
 	}
 	t.cancelled = true
-	t.timer = time.AfterFunc(s.opts.AbortGrace, func() {
-		s.log.Warn().Msg("pi did not end the turn after abort; ending it locally")
-		s.finish(t, doneEvent(adapters.StopCancelled))
-	})
 	t.mu.Unlock()
 	if err := s.write(map[string]any{"id": s.nextID("abort"), "type": "abort"}); err != nil {
 		s.log.Warn().Err(err).Msg("send abort to pi")

@@ -12,17 +12,18 @@ import (
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/config"
+	"github.com/hubdev/hub/internal/fixture"
 )
 
 // A qodercli without ACP falls back to stream-json; the recorded partial
 // stream must reach the user with each text once (deltas, not the repeat).
 func TestAdapter_FallbackTextOnce(t *testing.T) {
-	fixture, err := filepath.Abs("testdata/streamjson-tool-partial/stream.jsonl")
+	fix, err := filepath.Abs("testdata/streamjson-tool-partial/stream.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}
 	script := filepath.Join(t.TempDir(), "fake-qodercli.sh")
-	body := "#!/bin/sh\nfor a in \"$@\"; do [ \"$a\" = --acp ] && exit 3; done\nexec cat '" + fixture + "'\n"
+	body := "#!/bin/sh\nfor a in \"$@\"; do [ \"$a\" = --acp ] && exit 3; done\nexec cat '" + fix + "'\n"
 	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +35,7 @@ func TestAdapter_FallbackTextOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	ch, err := s.Prompt(ctx, adapters.TextPrompt("hi"))
+	ch, err := fixture.Prompt(ctx, s, adapters.TextPrompt("hi"))
 	if err != nil {
 		t.Fatal(err)
 	}

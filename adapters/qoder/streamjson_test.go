@@ -32,7 +32,7 @@ func TestStreamJSON_HeldRecordReleasedAtEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	ch, err := s.Prompt(context.Background(), adapters.TextPrompt("x"))
+	ch, err := fixture.Prompt(context.Background(), s, adapters.TextPrompt("x"))
 	if err != nil {
 		t.Fatal(err)
 	}

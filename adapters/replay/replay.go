@@ -18,6 +18,7 @@ package replay
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -125,7 +126,7 @@ func (a *Adapter) Start(_ context.Context, opts adapters.SessionOptions) (adapte
 	if id == "" {
 		id = "replay-" + strconv.FormatInt(a.nextID.Add(1), 10)
 	}
-	return &Session{id: id, turns: turns, model: opts.Model, mode: opts.Mode}, nil
+	return &Session{id: id, turns: turns, model: opts.Model, mode: opts.Mode, opts: opts}, nil
 }
 
 // Parse splits a JSONL script into turns.
@@ -159,6 +160,7 @@ func Parse(data []byte) ([][]Step, error) {
 // Session plays one turn per Prompt.
 type Session struct {
 	id    string
+	opts  adapters.SessionOptions
 	turns [][]Step
 
 	mu     sync.Mutex
@@ -191,7 +193,15 @@ func (s *Session) SetMode(_ context.Context, m string) error {
 }
 
 // Prompt plays the next turn, or echoes the prompt text.
-func (s *Session) Prompt(ctx context.Context, prompt []adapters.Content) (<-chan adapters.Event, error) {
+func (s *Session) Prompt(ctx context.Context, prompt []adapters.Content, emit func(adapters.Event)) (adapters.StopReason, error) {
+	t, err := s.start(ctx, prompt)
+	if err != nil {
+		return "", err
+	}
+	return t.Run(ctx, emit, adapters.RulesOf(s.opts, s.interrupt))
+}
+
+func (s *Session) start(ctx context.Context, prompt []adapters.Content) (*adapters.Turn, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch {
@@ -209,23 +219,19 @@ func (s *Session) Prompt(ctx context.Context, prompt []adapters.Content) (<-chan
 	s.next++
 	s.busy = true
 	s.cancel = make(chan struct{})
-	out := make(chan adapters.Event, 16)
-	p := &player{ctx: ctx, cancel: s.cancel, out: out}
+	t := adapters.NewTurn()
+	p := &player{ctx: ctx, cancel: s.cancel, out: t}
 	go func() {
-		reason := p.run(steps)
-		if reason == "" {
-			reason = adapters.StopEndTurn
-		}
+		reason := cmp.Or(p.run(steps), adapters.StopEndTurn)
 		if p.cancelled() {
 			reason = adapters.StopCancelled
 		}
-		out <- adapters.Event{Type: adapters.EventDone, StopReason: reason}
 		s.mu.Lock()
 		s.busy = false
 		s.mu.Unlock()
-		close(out)
+		t.Close(adapters.Event{Type: adapters.EventDone, StopReason: reason})
 	}()
-	return out, nil
+	return t, nil
 }
 
 // interrupt interrupts the running turn.
@@ -253,7 +259,7 @@ func (s *Session) Close() error {
 type player struct {
 	ctx    context.Context
 	cancel chan struct{}
-	out    chan<- adapters.Event
+	out    *adapters.Turn
 }
 
 func (p *player) cancelled() bool {
@@ -287,7 +293,7 @@ func (p *player) step(st Step) adapters.StopReason {
 		if st.Event.Type == adapters.EventDone {
 			return st.Event.StopReason
 		}
-		p.out <- *st.Event
+		p.out.Emit(*st.Event)
 	case st.SleepMS > 0:
 		t := newTimer(st.SleepMS)
 		defer t.Stop()
@@ -307,7 +313,7 @@ func (p *player) step(st Step) adapters.StopReason {
 		}
 		return adapters.StopCancelled
 	case st.Fail != "":
-		p.out <- adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{Message: st.Fail, Code: adapters.CodeCrash, Fatal: true}}
+		p.out.Emit(adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{Message: st.Fail, Code: adapters.CodeCrash, Fatal: true}})
 		return adapters.StopEndTurn
 	}
 	return ""
@@ -315,7 +321,7 @@ func (p *player) step(st Step) adapters.StopReason {
 
 func (p *player) permission(st Step) adapters.StopReason {
 	req := adapters.NewPermissionRequest(st.Permission.Tool, st.Permission.Options)
-	p.out <- adapters.Event{Type: adapters.EventPermission, Permission: req}
+	p.out.Emit(adapters.Event{Type: adapters.EventPermission, Permission: req})
 	var d adapters.PermissionDecision
 	select {
 	case d = <-req.Decision():

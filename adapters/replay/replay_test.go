@@ -7,11 +7,12 @@ import (
 	"testing"
 
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/fixture"
 )
 
 func run(t *testing.T, s adapters.Session, text string, onEvent func(adapters.Event)) []adapters.Event {
 	t.Helper()
-	ch, err := s.Prompt(context.Background(), adapters.TextPrompt(text))
+	ch, err := fixture.Prompt(context.Background(), s, adapters.TextPrompt(text))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +83,7 @@ func TestReplay_CancelEndsWaitAndSleep(t *testing.T) {
 		// The text step tells the turn is running; the cancel comes then.
 		s := start(t, `{"event":{"type":"text","text":"running"}}`+"\n"+script)
 		ctx, cancel := context.WithCancel(context.Background())
-		ch, err := s.Prompt(ctx, adapters.TextPrompt("x"))
+		ch, err := fixture.Prompt(ctx, s, adapters.TextPrompt("x"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -106,15 +107,16 @@ func TestReplay_FailAndBusyAndClosed(t *testing.T) {
 	if evs[0].Error == nil || !evs[0].Error.Fatal {
 		t.Fatalf("%+v", evs)
 	}
-	s = start(t, `{"wait_cancel":true}`)
-	ch, _ := s.Prompt(context.Background(), nil)
-	if _, err := s.Prompt(context.Background(), nil); err != adapters.ErrBusy {
+	// The text step tells the turn is running.
+	s = start(t, `{"event":{"type":"text","text":"running"}}`+"\n"+`{"wait_cancel":true}`)
+	ch, _ := fixture.Prompt(context.Background(), s, nil)
+	if _, err := s.Prompt(context.Background(), nil, func(adapters.Event) {}); err != adapters.ErrBusy {
 		t.Fatalf("busy: %v", err)
 	}
 	_ = s.Close()
 	for range ch {
 	}
-	if _, err := s.Prompt(context.Background(), nil); err != adapters.ErrClosed {
+	if _, err := s.Prompt(context.Background(), nil, func(adapters.Event) {}); err != adapters.ErrClosed {
 		t.Fatalf("closed: %v", err)
 	}
 }

@@ -47,8 +47,8 @@ type OpenAITurn struct {
 	Reset bool
 	// Delay waits before answering (aborted when the client goes away).
 	Delay time.Duration
-	// Hang sends the first chunk (if streaming) then blocks until the client
-	// disconnects or the server closes.
+	// Hang sends the first chunk and any Text (if streaming) then blocks
+	// until the client disconnects or the server closes.
 	Hang bool
 	// Raw, when set, is written verbatim as the response body (e.g. a
 	// malformed SSE stream), with Content-Type text/event-stream.
@@ -269,17 +269,17 @@ func (s *OpenAIServer) stream(w http.ResponseWriter, r *http.Request, t OpenAITu
 		writeEvent(w, chunk)
 	}
 	send(map[string]any{"role": "assistant", "content": ""}, nil)
-	if t.Hang {
-		flush(w)
-		s.hangOnce.Do(func() { close(s.hanging) })
-		s.hang(r)
-		return
-	}
 	for _, part := range split(t.Reasoning, t.ChunkSize) {
 		send(map[string]any{"reasoning_content": part}, nil)
 	}
 	for _, part := range split(t.Text, t.ChunkSize) {
 		send(map[string]any{"content": part}, nil)
+	}
+	if t.Hang {
+		flush(w)
+		s.hangOnce.Do(func() { close(s.hanging) })
+		s.hang(r)
+		return
 	}
 	for i, tc := range t.ToolCalls {
 		send(map[string]any{"tool_calls": []map[string]any{{"index": i, "id": toolID(tc, idx, i), "type": "function",

@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/fixture"
 )
 
 // fakeScript plays one turn: it writes events to out and may wait on
@@ -48,27 +49,23 @@ type fakeSession struct {
 
 func (s *fakeSession) ID() string { return s.a.sessID }
 
-func (s *fakeSession) Prompt(ctx context.Context, p []adapters.Content) (<-chan adapters.Event, error) {
+func (s *fakeSession) Prompt(ctx context.Context, p []adapters.Content, emit func(adapters.Event)) (adapters.StopReason, error) {
 	s.a.mu.Lock()
 	s.a.prompt = p
+	o := s.a.opts
 	s.a.mu.Unlock()
-	ch, done := make(chan adapters.Event), make(chan struct{})
+	ch := make(chan adapters.Event)
 	go func() {
 		defer close(ch)
-		defer close(done)
 		s.a.script(ctx, s.cancel, ch)
 	}()
-	go func() { // the seam cancels through ctx
-		select {
-		case <-ctx.Done():
-			s.a.mu.Lock()
-			s.a.canceled = true
-			s.a.mu.Unlock()
-			s.once.Do(func() { close(s.cancel) })
-		case <-done:
-		}
-	}()
-	return ch, nil
+	interrupt := func() {
+		s.a.mu.Lock()
+		s.a.canceled = true
+		s.a.mu.Unlock()
+		s.once.Do(func() { close(s.cancel) })
+	}
+	return fixture.Serve(ctx, ch, emit, adapters.TurnRules{Permission: o.Permission, Grace: o.CancelGrace, Interrupt: interrupt})
 }
 
 func (s *fakeSession) Close() error {

@@ -31,7 +31,7 @@ func (r *run) prepare(name string, caps adapters.Capabilities) (prompt []adapter
 	if st, err := os.Stat(cwd); err != nil || !st.IsDir() {
 		return nil, so, cleanup, fmt.Errorf("%w: --cwd %s is not a directory", ErrUsage, cwd)
 	}
-	so = adapters.SessionOptions{Cwd: cwd, Model: o.Model, ResumeID: o.ResumeID, CancelGrace: o.Grace}
+	so = adapters.SessionOptions{Cwd: cwd, Model: o.Model, ResumeID: o.ResumeID, CancelGrace: o.Grace, Permission: r.permission}
 	if o.ResumeID != "" && !caps.Resume {
 		return nil, so, cleanup, fmt.Errorf("%w: agent %s cannot resume sessions (--resume)", ErrUsage, name)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/hubdev/hub/adapters"
@@ -38,11 +39,13 @@ type run struct {
 	sessionID string
 	usage     *adapters.Usage
 	denied    []Denial
-	fatal     *adapters.ErrorInfo
-	authErr   bool
+	fatal     *adapters.ErrorInfo // the error events show
+	failure   *adapters.ErrorInfo // why the turn failed, if it did
 	stop      adapters.StopReason
-	gotDone   bool
 	resumable bool
+
+	mu    sync.Mutex
+	cause cause // why the run stopped early
 }
 
 // stopper delivers interrupts and the timeout; each fires at most once.
@@ -74,22 +77,34 @@ func (r *run) execute(ctx context.Context) Summary {
 
 	sess, c, err := r.startSession(runCtx, cancelRun, a, so, st)
 	if c != causeNone {
-		return r.finish(c, nil)
+		return r.finish(c)
 	}
 	if err != nil {
 		return r.startFailed(fmt.Errorf("start %s: %w", a.Name(), err))
 	}
 	defer func() { _ = sess.Close() }()
 	r.out.progress("started %s", a.Name())
-	events, err := sess.Prompt(runCtx, prompt)
-	if err != nil {
+	ended := make(chan struct{})
+	go r.watch(sess, cancelRun, st, ended)
+	reason, err := sess.Prompt(runCtx, prompt, r.handle)
+	close(ended)
+	var failed *adapters.TurnError
+	switch {
+	case errors.As(err, &failed):
+		r.failure = &failed.Info
+	case errors.Is(err, adapters.ErrCancelTimeout):
+		r.out.progress("agent did not stop within %s; closing it", r.o.Grace)
+	case err != nil && r.stopCause() == causeNone:
 		return r.startFailed(fmt.Errorf("prompt %s: %w", a.Name(), err))
 	}
-	c = r.consume(sess, cancelRun, events, st)
+	if err == nil || failed != nil {
+		r.stop = reason
+		r.out.event(adapters.Event{Type: adapters.EventDone, StopReason: reason}, nil)
+	}
 	if id := sess.ID(); id != "" && r.sessionID == "" {
 		r.sessionID = id
 	}
-	return r.finish(c, nil)
+	return r.finish(r.stopCause())
 }
 
 // startFailed reports an error before the turn began, on one line, with
@@ -167,60 +182,60 @@ func (r *run) startSession(ctx context.Context, cancel func(), a adapters.Adapte
 	return nil, c, nil
 }
 
-// consume handles events until the channel closes. On interrupt or timeout
-// it cancels the turn and keeps reading for the grace period, so what the
-// agent says while stopping is kept; a second interrupt or the end of the
-// grace period closes the session.
-func (r *run) consume(sess adapters.Session, cancelTurn context.CancelFunc, events <-chan adapters.Event, st *stopper) cause {
-	c := causeNone
-	var grace <-chan time.Time
-	begin := func(why cause) {
-		if c != causeNone {
-			return
-		}
-		c = why
-		r.out.progress("%s: cancelling the agent", map[cause]string{causeInterrupt: "interrupted", causeTimeout: "timeout"}[why])
-		cancelTurn()
-		grace = r.o.After(r.o.Grace)
-	}
+// watch turns an interrupt or the timeout into a cancel of the turn, which
+// then has the grace period to end, so what the agent says while stopping
+// is kept; a second interrupt closes the session at once.
+func (r *run) watch(sess adapters.Session, cancelTurn context.CancelFunc, st *stopper, ended <-chan struct{}) {
 	for {
 		select {
-		case ev, ok := <-events:
-			if !ok {
-				return c
-			}
-			r.handle(ev)
+		case <-ended:
+			return
 		case <-st.done:
 			st.done = nil
-			begin(causeInterrupt)
+			r.begin(causeInterrupt, cancelTurn)
 		case <-st.sigs:
-			if c != causeNone {
-				r.abandon(sess, events)
-				return c
+			if r.stopCause() != causeNone {
+				_ = sess.Close()
+				return
 			}
-			begin(causeInterrupt)
+			r.begin(causeInterrupt, cancelTurn)
 		case <-st.timeout:
 			st.timeout = nil
-			begin(causeTimeout)
-		case <-grace:
-			r.out.progress("agent did not stop within %s; closing it", r.o.Grace)
-			r.abandon(sess, events)
-			return c
+			r.begin(causeTimeout, cancelTurn)
 		}
 	}
 }
 
-// abandon closes the session and drains what is left in the background.
-func (r *run) abandon(sess adapters.Session, events <-chan adapters.Event) {
-	go func() {
-		for range events {
-		}
-	}()
-	_ = sess.Close()
+func (r *run) begin(why cause, cancelTurn context.CancelFunc) {
+	r.mu.Lock()
+	first := r.cause == causeNone
+	if first {
+		r.cause = why
+	}
+	r.mu.Unlock()
+	if first {
+		r.out.progress("%s: cancelling the agent", map[cause]string{causeInterrupt: "interrupted", causeTimeout: "timeout"}[why])
+		cancelTurn()
+	}
+}
+
+func (r *run) stopCause() cause {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.cause
+}
+
+// permission answers a permission request by --approve, and shows it.
+func (r *run) permission(_ context.Context, p *adapters.PermissionRequest) adapters.PermissionDecision {
+	d := r.o.Approve.Decide(p)
+	if !d.Allowed() {
+		r.denied = append(r.denied, Denial{ToolID: p.Tool.ID, Title: titleOf(p.Tool), Kind: p.Tool.Kind, Reason: "--approve " + string(r.o.Approve)})
+	}
+	r.out.event(adapters.Event{Type: adapters.EventPermission, Permission: p}, &d)
+	return d
 }
 
 func (r *run) handle(ev adapters.Event) {
-	var dec *adapters.PermissionDecision
 	switch ev.Type {
 	case adapters.EventText:
 		newMsg := ev.MessageID != "" && ev.MessageID != r.lastMsgID
@@ -252,9 +267,6 @@ func (r *run) handle(ev adapters.Event) {
 		r.usage = mergeUsage(r.usage, ev.Usage)
 	case adapters.EventError:
 		if ev.Error != nil {
-			if ev.Error.Code == adapters.CodeAuth {
-				r.authErr = true
-			}
 			if !ev.Error.Fatal {
 				r.errs = append(r.errs, oneLine(ev.Error.Message))
 			}
@@ -268,19 +280,8 @@ func (r *run) handle(ev adapters.Event) {
 				r.fatal = &e
 			}
 		}
-	case adapters.EventDone:
-		r.gotDone, r.stop = true, ev.StopReason
-	case adapters.EventPermission:
-		if ev.Permission != nil {
-			d := r.o.Approve.Decide(ev.Permission)
-			dec = &d
-			if !d.Allowed() {
-				r.denied = append(r.denied, Denial{ToolID: ev.Permission.Tool.ID, Title: titleOf(ev.Permission.Tool), Kind: ev.Permission.Tool.Kind, Reason: "--approve " + string(r.o.Approve)})
-			}
-			defer ev.Permission.Respond(d)
-		}
 	}
-	r.out.event(ev, dec)
+	r.out.event(ev, nil)
 }
 
 func titleOf(t adapters.ToolCall) string {
@@ -315,30 +316,25 @@ func mergeUsage(acc, u *adapters.Usage) *adapters.Usage {
 }
 
 // finish maps what happened to an exit code.
-func (r *run) finish(c cause, _ error) Summary {
+func (r *run) finish(c cause) Summary {
 	var err error
 	code := ExitOK
+	f := r.failure
 	switch {
 	case c == causeInterrupt:
 		code, err = ExitInterrupted, fmt.Errorf("interrupted%s", r.lastError())
 	case c == causeTimeout:
 		code, err = ExitTimeout, fmt.Errorf("timed out after %s%s", r.o.Timeout, r.lastError())
-	case r.authErr || r.fatal != nil && r.fatal.Fatal && looksLikeAuth(r.fatal.Message):
-		code, err = ExitNotAuthenticated, fmt.Errorf("not authenticated: %s (run 'hub doctor --agent %s')", r.fatalMsg(), r.o.Agent)
-	case r.fatal != nil && r.fatal.Fatal:
-		code, err = ExitAgentError, fmt.Errorf("%s", r.fatalMsg())
-	case !r.gotDone:
-		code, err = ExitAgentError, fmt.Errorf("agent stream ended without finishing the turn")
-	case r.stop == adapters.StopCancelled:
-		code, err = ExitAgentError, fmt.Errorf("the agent cancelled the turn")
-	case len(r.errs) > 0 && r.tools == 0 && strings.TrimSpace(r.answer.String()) == "":
+	case f != nil && (f.Code == adapters.CodeAuth || looksLikeAuth(f.Message)):
+		code, err = ExitNotAuthenticated, fmt.Errorf("not authenticated: %s (run 'hub doctor --agent %s')", trimDetail(f.Message, f.Detail), r.o.Agent)
+	case f != nil && !f.Fatal:
 		// The agent refused the prompt with a "non-fatal" error and did
 		// nothing else: not a completed run.
-		last := r.errs[len(r.errs)-1]
-		code, err = ExitAgentError, fmt.Errorf("the agent answered only with an error: %s", last)
-		if looksLikeAuth(last) {
-			code, err = ExitNotAuthenticated, fmt.Errorf("not authenticated: %s (run 'hub doctor --agent %s')", last, r.o.Agent)
-		}
+		code, err = ExitAgentError, fmt.Errorf("the agent answered only with an error: %s", oneLine(f.Message))
+	case f != nil:
+		code, err = ExitAgentError, errors.New(trimDetail(f.Message, f.Detail))
+	case r.stop == adapters.StopCancelled:
+		code, err = ExitAgentError, fmt.Errorf("the agent cancelled the turn")
 	case len(r.denied) > 0:
 		code, err = ExitDenied, fmt.Errorf("%d permission request(s) denied by --approve %s", len(r.denied), r.o.Approve)
 	}
@@ -411,7 +407,11 @@ func (r *run) summary(code int, err error) Summary {
 	if err != nil {
 		s.Error = err.Error()
 	}
-	if r.fatal != nil && code != ExitOK && code != ExitDenied {
+	switch {
+	case code == ExitOK || code == ExitDenied:
+	case r.failure != nil:
+		s.Detail = r.failure.Detail
+	case r.fatal != nil:
 		s.Detail = r.fatal.Detail
 	}
 	return s
