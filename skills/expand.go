@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strings"
 	"text/template"
 	"unicode/utf8"
@@ -217,14 +216,4 @@ func copyDir(src, dst string) error {
 		}
 		return os.WriteFile(target, data, mode)
 	})
-}
-
-// Names returns the skills' names, sorted.
-func Names(list []Skill) []string {
-	out := make([]string, 0, len(list))
-	for _, s := range list {
-		out = append(out, s.Name)
-	}
-	sort.Strings(out)
-	return out
 }

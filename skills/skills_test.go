@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 )
@@ -311,4 +312,14 @@ func TestPlaced_ReadsBackTheOriginalFolders(t *testing.T) {
 	if _, err := Placed(t.TempDir()); err == nil {
 		t.Error("Placed on a dir PlaceTemp did not lay out: no error")
 	}
+}
+
+// Names returns the skills' names, sorted.
+func Names(list []Skill) []string {
+	out := make([]string, 0, len(list))
+	for _, s := range list {
+		out = append(out, s.Name)
+	}
+	sort.Strings(out)
+	return out
 }

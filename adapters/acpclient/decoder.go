@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/adapters"
 )
 
@@ -56,29 +57,16 @@ type acpRPCError struct {
 
 // acpUpdate is the flattened union of every SessionUpdate variant hub reads.
 type acpUpdate struct {
-	SessionUpdate     string               `json:"sessionUpdate"`
-	Content           json.RawMessage      `json:"content"`
-	MessageID         string               `json:"messageId"`
-	ToolCallID        string               `json:"toolCallId"`
-	Entries           []adapters.PlanEntry `json:"entries"`
-	AvailableCommands []acpCommand         `json:"availableCommands"`
-	Used              *int64               `json:"used"`
-	Size              *int64               `json:"size"`
-	Cost              *acpCost             `json:"cost"`
-	Title             *string              `json:"title"`
-}
-
-type acpCommand struct {
-	Name        string `json:"name"`
-	Description string `json:"description"`
-	Input       *struct {
-		Hint string `json:"hint"`
-	} `json:"input"`
-}
-
-type acpCost struct {
-	Amount   float64 `json:"amount"`
-	Currency string  `json:"currency"`
+	SessionUpdate     string                    `json:"sessionUpdate"`
+	Content           json.RawMessage           `json:"content"`
+	MessageID         string                    `json:"messageId"`
+	ToolCallID        string                    `json:"toolCallId"`
+	Entries           []adapters.PlanEntry      `json:"entries"`
+	AvailableCommands []schema.AvailableCommand `json:"availableCommands"`
+	Used              *int64                    `json:"used"`
+	Size              *int64                    `json:"size"`
+	Cost              *schema.Cost              `json:"cost"`
+	Title             *string                   `json:"title"`
 }
 
 // acpContentBlock is an ACP ContentBlock (text, image, audio, resource_link, resource).
@@ -134,14 +122,8 @@ type acpToolContent struct {
 }
 
 type acpPermissionParams struct {
-	ToolCall acpToolCall     `json:"toolCall"`
-	Options  []acpPermOption `json:"options"`
-}
-
-type acpPermOption struct {
-	OptionID string `json:"optionId"`
-	Name     string `json:"name"`
-	Kind     string `json:"kind"`
+	ToolCall acpToolCall               `json:"toolCall"`
+	Options  []schema.PermissionOption `json:"options"`
 }
 
 // NewACPDecoder returns a decoder for one ACP session stream.
@@ -452,7 +434,7 @@ func acpPermission(p acpPermissionParams) *adapters.PermissionRequest {
 	return adapters.NewPermissionRequest(tool, opts)
 }
 
-func acpCommands(in []acpCommand) []adapters.Command {
+func acpCommands(in []schema.AvailableCommand) []adapters.Command {
 	out := make([]adapters.Command, 0, len(in))
 	for _, c := range in {
 		cmd := adapters.Command{Name: c.Name, Description: c.Description}

@@ -64,7 +64,6 @@ type session struct {
 type turn struct {
 	promptID string
 	q        *adapters.Turn
-	finished chan struct{}
 
 	mu        sync.Mutex
 	cancelled bool
@@ -174,7 +173,6 @@ func (s *session) finish(t *turn, evs ...adapters.Event) {
 		}
 	}
 	t.q.Close(evs...)
-	close(t.finished)
 }
 
 func (s *session) onResponse(r PiResponse) bool {

@@ -10,7 +10,7 @@ import (
 
 // Prompt implements adapters.Session: one `prompt` command per turn.
 func (s *session) Prompt(ctx context.Context, prompt []adapters.Content, emit func(adapters.Event)) (adapters.StopReason, error) {
-	t := &turn{q: adapters.NewTurn(), finished: make(chan struct{})}
+	t := &turn{q: adapters.NewTurn()}
 	s.mu.Lock()
 	switch {
 	case s.closed:

@@ -12,7 +12,6 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
-	"github.com/google/shlex"
 )
 
 // ErrInvalid marks a config file hub could not use.
@@ -105,19 +104,6 @@ func (c *Command) UnmarshalTOML(v any) error {
 		return fmt.Errorf("command must be a string or an array of strings, found %T", v)
 	}
 	return nil
-}
-
-// SplitCommand parses a single-string command override ("claude --debug")
-// with shell quoting rules.
-func SplitCommand(s string) (Command, error) {
-	argv, err := shlex.Split(s)
-	if err != nil {
-		return nil, fmt.Errorf("parse command %q: %w", s, err)
-	}
-	if len(argv) == 0 {
-		return nil, fmt.Errorf("empty command")
-	}
-	return argv, nil
 }
 
 // ProviderConfig is an OpenAI-compatible endpoint profile for the native loop.

@@ -194,13 +194,6 @@ func TestLoad_ExplicitMissingFileFails(t *testing.T) {
 	}
 }
 
-func TestSplitCommand_Quotes(t *testing.T) {
-	c, err := SplitCommand(`claude --append-system-prompt "be brief"`)
-	if err != nil || len(c) != 3 || c[2] != "be brief" {
-		t.Fatalf("got %q %v", c, err)
-	}
-}
-
 func must(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {

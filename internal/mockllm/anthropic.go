@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
-	"sync"
 	"time"
 )
 
@@ -55,40 +53,20 @@ type AnthropicServer struct {
 	// URL is the base URL without /v1 (what ANTHROPIC_BASE_URL expects).
 	URL string
 
-	srv       *httptest.Server
-	mu        sync.Mutex
-	reqs      []AnthropicRequest
-	turns     []AnthropicTurn
-	next      int
-	done      chan struct{}
-	closeOnce sync.Once
+	script[AnthropicTurn, AnthropicRequest]
 }
 
 // NewAnthropicServer starts a server answering requests with turns in order.
 // When the script runs out it answers 400 "mockllm: script exhausted" (a 4xx,
 // so clients fail fast instead of retrying).
 func NewAnthropicServer(turns ...AnthropicTurn) *AnthropicServer {
-	s := &AnthropicServer{turns: turns, done: make(chan struct{})}
+	s := &AnthropicServer{}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/messages", s.messages)
 	mux.HandleFunc("POST /v1/messages/count_tokens", s.countTokens)
-	s.srv = httptest.NewServer(mux)
+	s.start(turns, mux)
 	s.URL = s.srv.URL
 	return s
-}
-
-// Close unblocks hanging turns and stops the server.
-func (s *AnthropicServer) Close() {
-	s.closeOnce.Do(func() { close(s.done) })
-	s.srv.CloseClientConnections()
-	s.srv.Close()
-}
-
-// Requests returns a copy of the requests received so far.
-func (s *AnthropicServer) Requests() []AnthropicRequest {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]AnthropicRequest(nil), s.reqs...)
 }
 
 func (s *AnthropicServer) countTokens(w http.ResponseWriter, _ *http.Request) {
@@ -100,20 +78,12 @@ func (s *AnthropicServer) messages(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	req := AnthropicRequest{Path: r.URL.Path, Beta: r.URL.Query().Get("beta") == "true", Header: r.Header.Clone(), Body: body}
 	_ = json.Unmarshal(body, &req)
-	s.mu.Lock()
-	s.reqs = append(s.reqs, req)
-	idx, ok := s.next, s.next < len(s.turns)
-	var t AnthropicTurn
-	if ok {
-		t = s.turns[idx]
-		s.next++
-	}
-	s.mu.Unlock()
+	t, idx, ok := s.take(req)
 	if !ok {
 		anthropicError(w, 400, "invalid_request_error", "mockllm: script exhausted")
 		return
 	}
-	if t.Delay > 0 && !s.sleep(r, t.Delay) {
+	if !s.wait(r, t.Delay) {
 		return
 	}
 	if t.Status != 0 {
@@ -126,16 +96,6 @@ func (s *AnthropicServer) messages(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.stream(w, r, t, idx, req.Model)
-}
-
-func (s *AnthropicServer) sleep(r *http.Request, d time.Duration) bool {
-	select {
-	case <-time.After(d):
-		return true
-	case <-r.Context().Done():
-	case <-s.done:
-	}
-	return false
 }
 
 func anthropicError(w http.ResponseWriter, status int, typ, msg string) {

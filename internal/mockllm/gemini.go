@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -53,13 +51,7 @@ type GeminiRequest struct {
 type GeminiServer struct {
 	URL string
 
-	srv       *httptest.Server
-	mu        sync.Mutex
-	reqs      []GeminiRequest
-	turns     []GeminiTurn
-	next      int
-	done      chan struct{}
-	closeOnce sync.Once
+	script[GeminiTurn, GeminiRequest]
 }
 
 // NewGeminiServer starts a server answering model calls with turns in
@@ -67,24 +59,10 @@ type GeminiServer struct {
 // and countTokens get canned answers and consume no turn. When the script
 // runs out it answers 500.
 func NewGeminiServer(turns ...GeminiTurn) *GeminiServer {
-	s := &GeminiServer{turns: turns, done: make(chan struct{})}
-	s.srv = httptest.NewServer(http.HandlerFunc(s.handle))
+	s := &GeminiServer{}
+	s.start(turns, http.HandlerFunc(s.handle))
 	s.URL = s.srv.URL
 	return s
-}
-
-// Close unblocks hanging turns and stops the server.
-func (s *GeminiServer) Close() {
-	s.closeOnce.Do(func() { close(s.done) })
-	s.srv.CloseClientConnections()
-	s.srv.Close()
-}
-
-// Requests returns a copy of the requests received so far.
-func (s *GeminiServer) Requests() []GeminiRequest {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]GeminiRequest(nil), s.reqs...)
 }
 
 // ModelRequests returns only the scripted (turn-consuming) requests.
@@ -98,13 +76,6 @@ func (s *GeminiServer) ModelRequests() []GeminiRequest {
 	return out
 }
 
-// Remaining is the number of unused turns.
-func (s *GeminiServer) Remaining() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.turns) - s.next
-}
-
 func (s *GeminiServer) handle(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	req := GeminiRequest{Path: r.URL.Path, Header: r.Header.Clone(), Body: body}
@@ -113,9 +84,7 @@ func (s *GeminiServer) handle(w http.ResponseWriter, r *http.Request) {
 		req.Method = r.URL.Path[i+1:]
 		req.Model = r.URL.Path[strings.LastIndex(r.URL.Path[:i], "/")+1 : i]
 	}
-	s.mu.Lock()
-	s.reqs = append(s.reqs, req)
-	s.mu.Unlock()
+	s.record(req)
 	switch {
 	case req.Method == "countTokens":
 		geminiJSON(w, http.StatusOK, map[string]any{"totalTokens": 10})
@@ -134,23 +103,13 @@ func geminiWantsJSON(r GeminiRequest) bool {
 }
 
 func (s *GeminiServer) answer(w http.ResponseWriter, r *http.Request, req GeminiRequest) {
-	s.mu.Lock()
-	if s.next >= len(s.turns) {
-		s.mu.Unlock()
+	t, _, ok := s.pop()
+	if !ok {
 		geminiJSON(w, http.StatusInternalServerError, geminiErrBody(500, "mockllm: script exhausted", "INTERNAL"))
 		return
 	}
-	t := s.turns[s.next]
-	s.next++
-	s.mu.Unlock()
-	if t.Delay > 0 {
-		select {
-		case <-time.After(t.Delay):
-		case <-r.Context().Done():
-			return
-		case <-s.done:
-			return
-		}
+	if !s.wait(r, t.Delay) {
+		return
 	}
 	if t.Status != 0 {
 		geminiJSON(w, t.Status, geminiErrBody(t.Status, "mockllm: forced error", "INVALID_ARGUMENT"))

@@ -8,7 +8,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"strconv"
 	"strings"
 	"sync"
@@ -74,17 +73,10 @@ type OpenAIServer struct {
 	// URL is the base URL, ending in /v1 (what OPENAI_BASE_URL expects).
 	URL string
 
-	srv  *httptest.Server
-	mu   sync.Mutex
-	reqs []OpenAIRequest
-	turn []OpenAITurn
-	next int
-	loop bool
-
+	script[OpenAITurn, OpenAIRequest]
+	loop         bool
 	rejectStream bool
 	models       []string
-	done         chan struct{}
-	closeOnce    sync.Once
 	hanging      chan struct{}
 	hangOnce     sync.Once
 }
@@ -92,13 +84,13 @@ type OpenAIServer struct {
 // NewOpenAIServer starts a server that answers requests with turns in order.
 // When the script runs out it answers 500 "mockllm: script exhausted".
 func NewOpenAIServer(turns ...OpenAITurn) *OpenAIServer {
-	s := &OpenAIServer{turn: turns, models: []string{"mock-model"}, done: make(chan struct{}), hanging: make(chan struct{})}
+	s := &OpenAIServer{models: []string{"mock-model"}, hanging: make(chan struct{})}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/v1/chat/completions", s.chat)
 	mux.HandleFunc("/chat/completions", s.chat)
 	mux.HandleFunc("/v1/models", s.listModels)
 	mux.HandleFunc("/models", s.listModels)
-	s.srv = httptest.NewServer(mux)
+	s.start(turns, mux)
 	s.URL = s.srv.URL + "/v1"
 	return s
 }
@@ -106,20 +98,6 @@ func NewOpenAIServer(turns ...OpenAITurn) *OpenAIServer {
 // Hanging is closed once a Hang turn has sent its first chunk and blocks:
 // the client is then in the middle of a streamed answer.
 func (s *OpenAIServer) Hanging() <-chan struct{} { return s.hanging }
-
-// Close unblocks hanging turns and stops the server.
-func (s *OpenAIServer) Close() {
-	s.closeOnce.Do(func() { close(s.done) })
-	s.srv.CloseClientConnections()
-	s.srv.Close()
-}
-
-// Add appends turns to the script.
-func (s *OpenAIServer) Add(turns ...OpenAITurn) {
-	s.mu.Lock()
-	s.turn = append(s.turn, turns...)
-	s.mu.Unlock()
-}
 
 // SetLoop makes the script restart from the first turn when it runs out
 // (for benchmarks).
@@ -135,20 +113,6 @@ func (s *OpenAIServer) SetRejectStream(reject bool) {
 	s.mu.Lock()
 	s.rejectStream = reject
 	s.mu.Unlock()
-}
-
-// Requests returns a copy of the chat requests received so far.
-func (s *OpenAIServer) Requests() []OpenAIRequest {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]OpenAIRequest(nil), s.reqs...)
-}
-
-// Remaining returns how many scripted turns have not been served.
-func (s *OpenAIServer) Remaining() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.turn) - s.next
 }
 
 func (s *OpenAIServer) listModels(w http.ResponseWriter, _ *http.Request) {
@@ -170,10 +134,7 @@ func (s *OpenAIServer) chat(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	req := OpenAIRequest{Path: r.URL.Path, Header: r.Header.Clone(), Body: body}
 	_ = json.Unmarshal(body, &req)
-	turn, idx, ok := s.take(req)
-	if !ok {
-		return
-	}
+	turn, idx := s.turnFor(req)
 	if req.Stream && s.rejects() {
 		writeJSON(w, http.StatusBadRequest, errBody("stream is not supported"))
 		return
@@ -200,52 +161,30 @@ func (s *OpenAIServer) chat(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// take records req and returns the next turn; a stream rejection does not
-// consume one.
-func (s *OpenAIServer) take(req OpenAIRequest) (OpenAITurn, int, bool) {
+// turnFor records req and returns the next turn (from the first again
+// when looping); a stream rejection does not consume one.
+func (s *OpenAIServer) turnFor(req OpenAIRequest) (OpenAITurn, int) {
+	s.record(req)
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.reqs = append(s.reqs, req)
 	if req.Stream && s.rejectStream {
-		return OpenAITurn{}, 0, true
+		s.mu.Unlock()
+		return OpenAITurn{}, 0
 	}
-	if s.next >= len(s.turn) && s.loop && len(s.turn) > 0 {
+	if s.next >= len(s.turns) && s.loop {
 		s.next = 0
 	}
-	if s.next >= len(s.turn) {
-		return OpenAITurn{Status: http.StatusInternalServerError, ErrorBody: "mockllm: script exhausted"}, s.next, true
+	s.mu.Unlock()
+	t, idx, ok := s.pop()
+	if !ok {
+		return OpenAITurn{Status: http.StatusInternalServerError, ErrorBody: "mockllm: script exhausted"}, idx
 	}
-	t := s.turn[s.next]
-	s.next++
-	return t, s.next - 1, true
+	return t, idx
 }
 
 func (s *OpenAIServer) rejects() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.rejectStream
-}
-
-func (s *OpenAIServer) wait(r *http.Request, d time.Duration) bool {
-	if d <= 0 {
-		return true
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-r.Context().Done():
-	case <-s.done:
-	}
-	return false
-}
-
-func (s *OpenAIServer) hang(r *http.Request) {
-	select {
-	case <-r.Context().Done():
-	case <-s.done:
-	}
 }
 
 func (s *OpenAIServer) writeError(w http.ResponseWriter, t OpenAITurn) {

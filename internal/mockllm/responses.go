@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -69,40 +67,19 @@ type ResponsesServer struct {
 	// URL is the base URL ending in /v1 (a codex model provider base_url).
 	URL string
 
-	srv  *httptest.Server
-	mu   sync.Mutex
-	reqs []ResponsesRequest
-	turn []ResponsesTurn
-	n    int
-	loop bool
-	stop chan struct{}
-	once sync.Once
+	script[ResponsesTurn, ResponsesRequest]
 }
 
 // NewResponsesServer starts a server answering turns in order. Once the
-// script is exhausted it answers 500 (or repeats the last turn with SetLoop).
+// script is exhausted it answers 500.
 func NewResponsesServer(turns ...ResponsesTurn) *ResponsesServer {
-	s := &ResponsesServer{turn: turns, stop: make(chan struct{})}
+	s := &ResponsesServer{}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/v1/responses", s.responses)
 	mux.HandleFunc("/responses", s.responses)
-	s.srv = httptest.NewServer(mux)
+	s.start(turns, mux)
 	s.URL = s.srv.URL + "/v1"
 	return s
-}
-
-// Close releases hanging handlers and stops the server.
-func (s *ResponsesServer) Close() {
-	s.once.Do(func() { close(s.stop) })
-	s.srv.CloseClientConnections()
-	s.srv.Close()
-}
-
-// Requests returns a copy of the POST requests received so far.
-func (s *ResponsesServer) Requests() []ResponsesRequest {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]ResponsesRequest(nil), s.reqs...)
 }
 
 // CodexConfig returns config.toml text that makes codex use this server as
@@ -136,7 +113,7 @@ func (s *ResponsesServer) responses(w http.ResponseWriter, r *http.Request) {
 		responsesError(w, http.StatusInternalServerError, "", "mockllm: no scripted turn left")
 		return
 	}
-	if t.Delay > 0 && !s.sleep(r, t.Delay) {
+	if !s.wait(r, t.Delay) {
 		return
 	}
 	if t.Status != 0 {
@@ -149,33 +126,6 @@ func (s *ResponsesServer) responses(w http.ResponseWriter, r *http.Request) {
 	s.stream(w, r, t, idx)
 }
 
-func (s *ResponsesServer) take(req ResponsesRequest) (ResponsesTurn, int, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.reqs = append(s.reqs, req)
-	idx := s.n
-	switch {
-	case s.n < len(s.turn):
-		s.n++
-		return s.turn[idx], idx, true
-	case s.loop && len(s.turn) > 0:
-		return s.turn[len(s.turn)-1], idx, true
-	}
-	return ResponsesTurn{}, idx, false
-}
-
-func (s *ResponsesServer) sleep(r *http.Request, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-r.Context().Done():
-	case <-s.stop:
-	}
-	return false
-}
-
 func (s *ResponsesServer) stream(w http.ResponseWriter, r *http.Request, t ResponsesTurn, idx int) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
@@ -185,7 +135,7 @@ func (s *ResponsesServer) stream(w http.ResponseWriter, r *http.Request, t Respo
 	if t.Hang {
 		select {
 		case <-r.Context().Done():
-		case <-s.stop:
+		case <-s.done:
 		}
 		return
 	}

@@ -121,45 +121,6 @@ func TestService_AlwaysRemembered(t *testing.T) {
 	}
 }
 
-func TestPolicy_Modes(t *testing.T) {
-	read := adapters.ToolCall{ID: "1", Kind: adapters.KindRead}
-	edit := adapters.ToolCall{ID: "2", Kind: adapters.KindEdit}
-	tests := []struct {
-		mode             string
-		readOK, editOK   bool
-		wantDeniedLength int
-	}{
-		{"all", true, true, 0},
-		{"read-only", true, false, 1},
-		{"none", false, false, 2},
-	}
-	for _, tt := range tests {
-		t.Run(tt.mode, func(t *testing.T) {
-			p, err := NewPolicy(tt.mode)
-			if err != nil {
-				t.Fatal(err)
-			}
-			r1 := adapters.NewPermissionRequest(read, nil)
-			r2 := adapters.NewPermissionRequest(edit, nil)
-			if got := p.Respond(r1).Allowed(); got != tt.readOK {
-				t.Errorf("read allowed=%v", got)
-			}
-			if got := p.Respond(r2).Allowed(); got != tt.editOK {
-				t.Errorf("edit allowed=%v", got)
-			}
-			if d := (<-r2.Decision()); d.Allowed() != tt.editOK {
-				t.Errorf("request got %+v", d)
-			}
-			if n := len(p.Denied()); n != tt.wantDeniedLength {
-				t.Errorf("denied %d, want %d", n, tt.wantDeniedLength)
-			}
-		})
-	}
-	if _, err := NewPolicy("sometimes"); err == nil {
-		t.Error("bad policy accepted")
-	}
-}
-
 func TestAlwaysScope_CommandShapes(t *testing.T) {
 	tests := []struct {
 		a, b string

@@ -1,0 +1,138 @@
+package adapters
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+	"time"
+)
+
+// An agent's reader never waits on the consumer: Emit returns with nobody
+// reading, and Run later hands on every event in order.
+func TestTurn_EmitNeverBlocksAndKeepsOrder(t *testing.T) {
+	tr := NewTurn()
+	for i := range 10000 {
+		tr.Emit(Event{Type: EventText, Text: string(rune('a' + i%26))})
+	}
+	tr.Close(Event{Type: EventDone, StopReason: StopMaxTokens})
+	tr.Emit(Event{Type: EventText, Text: "late"}) // after Close: dropped
+	n := 0
+	reason, err := tr.Run(context.Background(), func(ev Event) {
+		if ev.Text != string(rune('a'+n%26)) {
+			t.Fatalf("event %d out of order: %q", n, ev.Text)
+		}
+		n++
+	}, TurnRules{})
+	if n != 10000 || reason != StopMaxTokens || err != nil {
+		t.Fatalf("%d events, reason %q, err %v", n, reason, err)
+	}
+}
+
+// kinds renders events as "type:id:status" for tools, "type" otherwise.
+func kinds(evs []Event) []string {
+	var out []string
+	for _, ev := range evs {
+		s := string(ev.Type)
+		if ev.Tool != nil {
+			s += ":" + ev.Tool.ID + ":" + string(ev.Tool.Status)
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func tool(typ EventType, id string, st ToolStatus) Event {
+	return Event{Type: typ, Tool: &ToolCall{ID: id, Title: "t " + id, Status: st}}
+}
+
+// The one failure rule and the end of a turn, the same for every adapter.
+func TestTurn_EndsOpenToolsAndDecidesFailure(t *testing.T) {
+	fatal := Event{Type: EventError, Error: &ErrorInfo{Message: "boom", Code: CodeProvider, Fatal: true}}
+	warn := Event{Type: EventError, Error: &ErrorInfo{Message: "quota", Code: CodeRateLimit}}
+	done := Event{Type: EventDone, StopReason: StopEndTurn}
+	tests := []struct {
+		name     string
+		evs      []Event
+		want     []string
+		wantCode ErrorCode // "" = the turn succeeds
+	}{
+		{"open tool ends failed", []Event{tool(EventToolCall, "a", StatusPending), tool(EventToolCall, "b", StatusInProgress),
+			tool(EventToolUpdate, "b", StatusCompleted), done},
+			[]string{"tool_call:a:pending", "tool_call:b:in_progress", "tool_update:b:completed", "tool_update:a:failed"}, ""},
+		{"an update opens a call it names first", []Event{tool(EventToolUpdate, "c", StatusInProgress), done},
+			[]string{"tool_update:c:in_progress", "tool_update:c:failed"}, ""},
+		{"fatal error fails the turn", []Event{{Type: EventText, Text: "x"}, fatal, done}, []string{"text", "error"}, CodeProvider},
+		{"only a warning fails the turn", []Event{warn, done}, []string{"error"}, CodeRateLimit},
+		{"a warning beside work does not", []Event{warn, {Type: EventText, Text: "x"}, done}, []string{"error", "text"}, ""},
+		{"no end is a protocol failure", []Event{{Type: EventText, Text: "x"}}, []string{"text"}, CodeProtocol},
+		{"no end after a fatal keeps the fatal", []Event{fatal}, []string{"error"}, CodeProvider},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tr := NewTurn()
+			tr.Emit(tt.evs...)
+			tr.Close()
+			var got []Event
+			_, err := tr.Run(context.Background(), func(ev Event) { got = append(got, ev) }, TurnRules{})
+			if !slices.Equal(kinds(got), tt.want) {
+				t.Errorf("events %q, want %q", kinds(got), tt.want)
+			}
+			var failed *TurnError
+			switch {
+			case tt.wantCode == "" && err != nil:
+				t.Errorf("err %v, want none", err)
+			case tt.wantCode != "" && (!errors.As(err, &failed) || failed.Info.Code != tt.wantCode):
+				t.Errorf("err %v, want a %s failure", err, tt.wantCode)
+			}
+		})
+	}
+}
+
+// Permission is asked through the rules, on Run's goroutine, after the
+// events before it and before those after it; the asked tool is open.
+func TestTurn_PermissionInOrder(t *testing.T) {
+	tr := NewTurn()
+	req := NewPermissionRequest(ToolCall{ID: "p", Title: "rm"}, nil)
+	tr.Emit(Event{Type: EventText, Text: "before"}, Event{Type: EventPermission, Permission: req})
+	var order []string
+	go func() {
+		d := <-req.Decision()
+		tr.Emit(Event{Type: EventText, Text: "after " + string(d.Kind)})
+		tr.Close(Event{Type: EventDone, StopReason: StopEndTurn})
+	}()
+	_, err := tr.Run(context.Background(), func(ev Event) { order = append(order, ev.Text+string(ev.Type)) },
+		TurnRules{Permission: func(_ context.Context, p *PermissionRequest) PermissionDecision {
+			order = append(order, "ask "+p.Tool.ID)
+			return PermissionDecision{Kind: RejectOnce}
+		}})
+	want := []string{"beforetext", "ask p", "after reject_oncetext", "tool_update"}
+	if err != nil || !slices.Equal(order, want) {
+		t.Fatalf("order %q err %v, want %q", order, err, want)
+	}
+}
+
+// Ending ctx interrupts the agent once; a turn that then ends is
+// cancelled, and one that does not is given up after the grace period.
+func TestTurn_CancelInterruptsThenGivesUpAfterGrace(t *testing.T) {
+	for _, agentStops := range []bool{true, false} {
+		tr := NewTurn()
+		ctx, cancel := context.WithCancel(context.Background())
+		interrupts := 0
+		tr.Emit(Event{Type: EventText, Text: "working"})
+		reason, err := tr.Run(ctx, func(Event) { cancel() }, TurnRules{Grace: 50 * time.Millisecond, Interrupt: func() {
+			interrupts++
+			if agentStops {
+				tr.Close(Event{Type: EventDone, StopReason: StopEndTurn})
+			}
+		}})
+		wantErr := error(nil)
+		if !agentStops {
+			wantErr = ErrCancelTimeout
+		}
+		if reason != StopCancelled || !errors.Is(err, wantErr) || interrupts != 1 {
+			t.Errorf("agent stops %v: reason %q err %v interrupts %d", agentStops, reason, err, interrupts)
+		}
+		cancel()
+	}
+}

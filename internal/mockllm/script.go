@@ -1,0 +1,103 @@
+package mockllm
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"time"
+)
+
+// script is what every mock server shares: its scripted turns of type T,
+// the requests of type R it received, and the lifetime that ends hanging
+// handlers.
+type script[T, R any] struct {
+	srv       *httptest.Server
+	mu        sync.Mutex
+	reqs      []R
+	turns     []T
+	next      int
+	done      chan struct{}
+	closeOnce sync.Once
+}
+
+func (s *script[T, R]) start(turns []T, h http.Handler) {
+	s.turns, s.done = turns, make(chan struct{})
+	s.srv = httptest.NewServer(h)
+}
+
+// Close unblocks hanging turns and stops the server.
+func (s *script[T, R]) Close() {
+	s.closeOnce.Do(func() { close(s.done) })
+	s.srv.CloseClientConnections()
+	s.srv.Close()
+}
+
+// Requests returns a copy of the requests received so far.
+func (s *script[T, R]) Requests() []R {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]R(nil), s.reqs...)
+}
+
+// Remaining returns how many scripted turns have not been served.
+func (s *script[T, R]) Remaining() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.turns) - s.next
+}
+
+// Add appends turns to the script.
+func (s *script[T, R]) Add(turns ...T) {
+	s.mu.Lock()
+	s.turns = append(s.turns, turns...)
+	s.mu.Unlock()
+}
+
+func (s *script[T, R]) record(req R) {
+	s.mu.Lock()
+	s.reqs = append(s.reqs, req)
+	s.mu.Unlock()
+}
+
+// take records req and hands out the next turn.
+func (s *script[T, R]) take(req R) (T, int, bool) {
+	s.record(req)
+	return s.pop()
+}
+
+// pop hands out the next turn and its index; ok is false when the script
+// is exhausted.
+func (s *script[T, R]) pop() (t T, idx int, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	idx = s.next
+	if idx >= len(s.turns) {
+		return t, idx, false
+	}
+	s.next++
+	return s.turns[idx], idx, true
+}
+
+// wait sleeps d unless the request or the server ends first.
+func (s *script[T, R]) wait(r *http.Request, d time.Duration) bool {
+	if d <= 0 {
+		return true
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-r.Context().Done():
+	case <-s.done:
+	}
+	return false
+}
+
+// hang blocks until the request or the server ends.
+func (s *script[T, R]) hang(r *http.Request) {
+	select {
+	case <-r.Context().Done():
+	case <-s.done:
+	}
+}
