@@ -42,9 +42,10 @@ type TurnRules struct {
 	Unknown *UnknownRecords
 }
 
-// RulesOf returns the rules opts set for a session's turns.
-func RulesOf(opts SessionOptions, interrupt func()) TurnRules {
-	return TurnRules{Permission: opts.Permission, Grace: opts.CancelGrace, Interrupt: interrupt}
+// RulesOf returns the rules opts set for a session's turns; unknown may
+// be nil when the adapter notes unknown records itself.
+func RulesOf(opts SessionOptions, interrupt func(), unknown *UnknownRecords) TurnRules {
+	return TurnRules{Permission: opts.Permission, Grace: opts.CancelGrace, Interrupt: interrupt, Unknown: unknown}
 }
 
 // Turn carries one prompt's events from an agent's reader to the caller of

@@ -45,7 +45,7 @@ func (s *Session) Prompt(ctx context.Context, prompt []adapters.Content, emit fu
 	t.Emit(pending...)
 	params := schema.PromptRequest{SessionID: s.id, Prompt: toBlocks(prompt, s.caps)}
 	go s.run(t, params)
-	return t.Run(ctx, emit, adapters.RulesOf(s.opts, s.interrupt))
+	return t.Run(ctx, emit, adapters.RulesOf(s.opts, s.interrupt, nil))
 }
 
 // run sends the prompt; the turn ends when the agent answers it. A stuck

@@ -81,7 +81,7 @@ func (s *streamSession) Prompt(ctx context.Context, prompt []adapters.Content, e
 	if err != nil {
 		return "", err
 	}
-	return t.Run(ctx, emit, adapters.TurnRules{Permission: s.opts.Permission, Grace: s.opts.CancelGrace, Interrupt: s.interrupt, Unknown: s.raw})
+	return t.Run(ctx, emit, adapters.RulesOf(s.opts, s.interrupt, s.raw))
 }
 
 func (s *streamSession) start(prompt []adapters.Content) (*turn, error) {

@@ -45,7 +45,7 @@ func newSession(a *Adapter, p *proc.Process, opts adapters.SessionOptions) *Sess
 	s := &Session{a: a, p: p, dec: NewClaudeDecoder(), id: opts.ResumeID,
 		pending: map[string]chan error{}, readDone: make(chan struct{})}
 	s.dec.Control = s.onControl
-	s.rules = adapters.RulesOf(opts, s.interrupt)
+	s.rules = adapters.RulesOf(opts, s.interrupt, nil)
 	// Note runs on the reader goroutine, which owns the decoder.
 	s.raw = adapters.NewUnknownRecords(a.log, "claude", TestedVersions, adapters.UnknownOptions{
 		Version: func() string { return s.dec.Version }, Quiet: quietRecord})

@@ -301,7 +301,7 @@ func (s *appSession) Prompt(ctx context.Context, prompt []adapters.Content, emit
 		s.skills = ""
 	}
 	s.mu.Unlock()
-	return out.Run(ctx, emit, adapters.RulesOf(s.opts, s.interrupt))
+	return out.Run(ctx, emit, adapters.RulesOf(s.opts, s.interrupt, nil))
 }
 
 // userInput maps prompt blocks to codex UserInput items.

@@ -79,7 +79,7 @@ func (s *execSession) Prompt(ctx context.Context, prompt []adapters.Content, emi
 	if err != nil {
 		return "", err
 	}
-	return out.Run(ctx, emit, adapters.TurnRules{Permission: s.opts.Permission, Grace: s.opts.CancelGrace, Interrupt: s.interrupt, Unknown: s.raw})
+	return out.Run(ctx, emit, adapters.RulesOf(s.opts, s.interrupt, s.raw))
 }
 
 func (s *execSession) start(ctx context.Context, prompt []adapters.Content) (*adapters.Turn, error) {

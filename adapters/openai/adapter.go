@@ -138,7 +138,7 @@ func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adap
 		log:    a.opts.Logger.With().Str("agent", p.Name).Logger(),
 		client: &client{profile: p, http: a.opts.HTTPClient, clock: a.opts.Clock, retry: retry, idle: a.opts.IdleTimeout, stream: p.Stream},
 	}
-	s.rules = adapters.RulesOf(opts, s.interrupt)
+	s.rules = adapters.RulesOf(opts, s.interrupt, nil)
 	s.system = systemPrompt(cwd, opts.Instructions, a.opts.Now())
 	s.history = []message{{Role: "system", Content: s.system}}
 	return s, nil

@@ -179,7 +179,7 @@ func (a *Adapter) Start(ctx context.Context, so adapters.SessionOptions) (adapte
 		return nil, adapters.StartError("pi", err)
 	}
 	s := newSession(a.opts, so.Cwd, p, stop, a.unknown)
-	s.rules = adapters.RulesOf(so, s.interrupt)
+	s.rules = adapters.RulesOf(so, s.interrupt, nil)
 	startCtx, cancel := context.WithTimeout(ctx, a.opts.StartTimeout)
 	defer cancel()
 	if err := s.loadState(startCtx); err != nil {

@@ -198,7 +198,7 @@ func (s *Session) Prompt(ctx context.Context, prompt []adapters.Content, emit fu
 	if err != nil {
 		return "", err
 	}
-	return t.Run(ctx, emit, adapters.RulesOf(s.opts, s.interrupt))
+	return t.Run(ctx, emit, adapters.RulesOf(s.opts, s.interrupt, nil))
 }
 
 func (s *Session) start(ctx context.Context, prompt []adapters.Content) (*adapters.Turn, error) {
