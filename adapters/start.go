@@ -30,3 +30,20 @@ func StartError(agent string, err error) error {
 	}
 	return fmt.Errorf("%w: %s: %w", ErrStart, agent, err)
 }
+
+// ErrorOf describes err, a failure to start an agent or send it a prompt,
+// with the code its sentinel stands for.
+func ErrorOf(err error) *ErrorInfo {
+	e := &ErrorInfo{Message: err.Error(), Code: CodeAgent, Fatal: true}
+	switch {
+	case errors.Is(err, ErrNotInstalled):
+		e.Code = CodeNotInstalled
+	case errors.Is(err, ErrNotAuthenticated):
+		e.Code = CodeAuth
+	case errors.Is(err, ErrBadCwd), errors.Is(err, ErrUnsupported), errors.Is(err, ErrUnknownAgent):
+		e.Code = CodeUsage
+	case errors.Is(err, ErrClosed):
+		e.Code = CodeCrash
+	}
+	return e
+}

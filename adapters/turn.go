@@ -171,12 +171,14 @@ func drain(events <-chan Event) {
 
 // turnRun is the state of one Run.
 type turnRun struct {
-	emit    func(Event)
-	rules   TurnRules
-	outcome TurnOutcome
-	open    []ToolCall // tool calls neither completed nor failed
-	reason  StopReason
-	done    bool
+	emit     func(Event)
+	rules    TurnRules
+	open     []ToolCall // tool calls neither completed nor failed
+	reason   StopReason
+	done     bool
+	fatal    *ErrorInfo // the last fatal error
+	lastWarn *ErrorInfo
+	worked   bool // text or a tool call arrived
 }
 
 func (r *turnRun) handle(ctx context.Context, ev Event) {
@@ -198,8 +200,34 @@ func (r *turnRun) handle(ctx context.Context, ev Event) {
 			r.rules.Unknown.Note(ev.Source)
 		}
 	}
-	r.outcome.Note(ev)
+	r.note(ev)
 	r.emit(ev)
+}
+
+// note keeps what decides whether the turn failed.
+func (r *turnRun) note(ev Event) {
+	switch {
+	case ev.Type == EventText || ev.Type == EventToolCall:
+		r.worked = true
+	case ev.Type != EventError || ev.Error == nil:
+	case ev.Error.Fatal:
+		r.fatal = ev.Error
+	default:
+		r.lastWarn = ev.Error
+	}
+}
+
+// failure is the one rule for a failed turn: a fatal error (the last one
+// wins), or nothing but non-fatal errors (the agent refused the prompt
+// with an "error" notice).
+func (r *turnRun) failure() *ErrorInfo {
+	switch {
+	case r.fatal != nil:
+		return r.fatal
+	case !r.worked && r.lastWarn != nil && r.lastWarn.Code != CodeRetry:
+		return r.lastWarn
+	}
+	return nil
 }
 
 func (r *turnRun) ask(ctx context.Context, ev Event) {
@@ -240,10 +268,10 @@ func (r *turnRun) finish(cancelled bool) (StopReason, error) {
 		t.Status = StatusFailed
 		r.emit(Event{Type: EventToolUpdate, Tool: &t})
 	}
-	if !r.done && r.outcome.Failure() == nil {
-		r.outcome.Fail(&ErrorInfo{Message: "the agent's stream ended without finishing the turn", Code: CodeProtocol})
+	if !r.done && r.failure() == nil {
+		r.fatal = &ErrorInfo{Message: "the agent's stream ended without finishing the turn", Code: CodeProtocol, Fatal: true}
 	}
-	if f := r.outcome.Failure(); f != nil {
+	if f := r.failure(); f != nil {
 		return StopEndTurn, &TurnError{Info: *f}
 	}
 	return cmp.Or(r.reason, StopEndTurn), nil

@@ -126,14 +126,6 @@ type acpPermissionParams struct {
 	Options  []schema.PermissionOption `json:"options"`
 }
 
-// NewACPDecoder returns a decoder for one ACP session stream.
-func NewACPDecoder() *ACPDecoder { return &ACPDecoder{} }
-
-// DecodeACP decodes a whole newline-separated ACP stream.
-func DecodeACP(data []byte) []adapters.Event {
-	return adapters.DecodeLines(NewACPDecoder(), data)
-}
-
 // Decode decodes one JSON-RPC message line written by the agent.
 func (d *ACPDecoder) Decode(line []byte) []adapters.Event {
 	return d.settle(d.decodeLine(line))

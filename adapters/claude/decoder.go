@@ -80,11 +80,6 @@ func NewClaudeDecoder() *ClaudeDecoder {
 	}
 }
 
-// DecodeClaude decodes a whole stream, one record per line.
-func DecodeClaude(data []byte) []adapters.Event {
-	return adapters.DecodeLines(NewClaudeDecoder(), data)
-}
-
 // claudeLine is the union of every record shape the decoder reads. Large
 // nested parts stay json.RawMessage until their type is known.
 type claudeLine struct {

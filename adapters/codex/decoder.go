@@ -34,11 +34,6 @@ func NewCodexDecoder() *CodexDecoder {
 	return &CodexDecoder{streamed: map[string]bool{}, started: map[string]bool{}, output: map[string]string{}}
 }
 
-// DecodeCodex decodes a whole app-server stream.
-func DecodeCodex(data []byte) []adapters.Event {
-	return adapters.DecodeLines(NewCodexDecoder(), data)
-}
-
 // CodexMessage is one JSON-RPC message of the app-server stream.
 type CodexMessage struct {
 	ID     json.RawMessage `json:"id,omitempty"`

@@ -49,11 +49,6 @@ func NewCodexExecDecoder() *CodexExecDecoder {
 	return &CodexExecDecoder{started: map[string]bool{}}
 }
 
-// DecodeCodexExec decodes a whole `codex exec --json` stream.
-func DecodeCodexExec(data []byte) []adapters.Event {
-	return adapters.DecodeLines(NewCodexExecDecoder(), data)
-}
-
 // Decode turns one line into zero or more events.
 func (d *CodexExecDecoder) Decode(line []byte) []adapters.Event {
 	line = bytes.TrimSpace(line)
@@ -280,19 +275,10 @@ func codexExecChanges(raw json.RawMessage) []codexChange {
 	return conv
 }
 
-// codexCommandJSON is json.Marshal of {"command": cmd}, built directly when
-// cmd needs no escaping (the usual case).
+// codexCommandJSON is {"command": cmd}.
 func codexCommandJSON(cmd string) json.RawMessage {
-	for i := 0; i < len(cmd); i++ {
-		if c := cmd[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			b, _ := json.Marshal(struct {
-				Command string `json:"command"`
-			}{cmd})
-			return b
-		}
-	}
-	b := make([]byte, 0, len(cmd)+14)
-	b = append(b, `{"command":"`...)
-	b = append(b, cmd...)
-	return append(b, `"}`...)
+	b, _ := json.Marshal(struct {
+		Command string `json:"command"`
+	}{cmd})
+	return b
 }

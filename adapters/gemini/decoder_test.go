@@ -21,7 +21,7 @@ func TestQuirks_QuotaUsage(t *testing.T) {
 	if stop != adapters.StopEndTurn || u == nil || u.InputTokens != 84 || u.OutputTokens != 34 {
 		t.Fatalf("stop %q usage %+v", stop, u)
 	}
-	if _, u := acpclient.NewACPDecoder().PromptResult([]byte(res)); u != nil {
+	if _, u := (&acpclient.ACPDecoder{}).PromptResult([]byte(res)); u != nil {
 		t.Fatalf("a generic ACP agent read gemini's quota: %+v", u)
 	}
 }

@@ -1,16 +1,13 @@
 package openai
 
 import (
-	"context"
 	_ "embed"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"os"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/BurntSushi/toml"
 
@@ -213,32 +210,4 @@ func (p Profile) authorize(req *http.Request) {
 	for k, v := range p.Headers {
 		req.Header.Set(k, os.ExpandEnv(v))
 	}
-}
-
-// Probe checks that the endpoint answers GET /models with the profile's
-// credentials, for hub doctor. The error says what to fix.
-func Probe(ctx context.Context, p Profile) error {
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	if !p.Local && p.APIKeyEnv != "" && p.key() == "" {
-		return fmt.Errorf("%w: %s: set %s", ErrNoAPIKey, p.Name, p.APIKeyEnv)
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.endpoint("/models"), nil)
-	if err != nil {
-		return fmt.Errorf("%s: %w", p.Name, err)
-	}
-	p.authorize(req)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return fmt.Errorf("%w: %s: %s: %v", ErrUnreachable, p.Name, p.BaseURL, err)
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
-	if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
-		return fmt.Errorf("%w: %s: %s rejected the key (HTTP %d): %s", ErrAuth, p.Name, p.BaseURL, resp.StatusCode, errorMessage(body))
-	}
-	if resp.StatusCode/100 != 2 {
-		return fmt.Errorf("%w: %s: GET /models: HTTP %d: %s", ErrProvider, p.Name, resp.StatusCode, errorMessage(body))
-	}
-	return nil
 }

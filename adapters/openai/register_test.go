@@ -3,7 +3,6 @@ package openai
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -92,20 +91,6 @@ func (r *rewrite) RoundTrip(req *http.Request) (*http.Response, error) {
 	req2 := req.Clone(req.Context())
 	req2.URL = &u
 	return http.DefaultTransport.RoundTrip(req2)
-}
-
-func TestProbe(t *testing.T) {
-	srv := mockllm.NewOpenAIServer()
-	defer srv.Close()
-	if err := Probe(context.Background(), Profile{Name: "m", BaseURL: srv.URL, Local: true}); err != nil {
-		t.Fatal(err)
-	}
-	if err := Probe(context.Background(), Profile{Name: "m", BaseURL: "http://127.0.0.1:1/v1", Local: true}); !errors.Is(err, ErrUnreachable) {
-		t.Fatalf("got %v", err)
-	}
-	if err := Probe(context.Background(), Profile{Name: "k", BaseURL: srv.URL, APIKeyEnv: "HUB_TEST_UNSET_KEY"}); !errors.Is(err, ErrNoAPIKey) {
-		t.Fatalf("got %v", err)
-	}
 }
 
 // fakeEditor records calls and serves fs and terminal methods.

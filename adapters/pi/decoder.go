@@ -61,12 +61,6 @@ type piToolState struct {
 // NewPiDecoder returns a decoder resolving tool paths against cwd.
 func NewPiDecoder(cwd string) *PiDecoder { return &PiDecoder{Cwd: cwd} }
 
-// DecodePi decodes a whole pi stream.
-func DecodePi(data []byte) []adapters.Event {
-	d := NewPiDecoder("")
-	return append(adapters.DecodeLines(d, data), d.Flush()...)
-}
-
 // piRecord holds the raw top-level members the decoder looks at; pi 0.73
 // repeats the whole partial message in every message_update, so the bulky
 // members stay raw until a record's type says which are needed.

@@ -33,12 +33,6 @@ func NewQoderDecoder() *QoderDecoder {
 	return &QoderDecoder{inner: inner}
 }
 
-// DecodeQoder decodes a whole stream-json output.
-func DecodeQoder(data []byte) []adapters.Event {
-	d := NewQoderDecoder()
-	return append(adapters.DecodeLines(d, data), d.Flush()...)
-}
-
 // Done reports whether the final result line was seen.
 func (d *QoderDecoder) Done() bool { return d.done }
 

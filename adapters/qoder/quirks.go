@@ -20,9 +20,3 @@ func errorChunk(text string) string {
 	}
 	return adapters.OneLine(rest)
 }
-
-// DecodeACP decodes a recorded `qodercli --acp` stream with qodercli's
-// quirks.
-func DecodeACP(data []byte) []adapters.Event {
-	return adapters.DecodeLines(&acpclient.ACPDecoder{Quirks: Quirks}, data)
-}
