@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/adapters/openai"
 	"github.com/hubdev/hub/internal/config"
 )
@@ -125,7 +126,7 @@ func nativeConfigFix(j nativeJob, ep *Endpoint) string {
 		}
 		return fmt.Sprintf("add [providers.%s] base_url = \"https://RESOURCE.openai.azure.com/openai/deployments/DEPLOYMENT\" to hub's config and set %s", j.name, ep.KeyEnv)
 	}
-	return oneLine(j.err.Error())
+	return adapters.OneLine(j.err.Error())
 }
 
 func (p *prober) probeEndpoint(ctx context.Context, a *Agent, key string) {
@@ -142,7 +143,7 @@ func (p *prober) probeEndpoint(ctx context.Context, a *Agent, key string) {
 	}
 	resp, err := p.o.HTTP.Do(req)
 	if err != nil {
-		ep.Status = oneLine(err.Error())
+		ep.Status = adapters.OneLine(err.Error())
 		if a.Fix == "" {
 			a.Fix = fmt.Sprintf("endpoint %s does not answer: is the server running?", ep.BaseURL)
 		}
@@ -168,4 +169,3 @@ func (p *prober) probeEndpoint(ctx context.Context, a *Agent, key string) {
 	}
 }
 
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

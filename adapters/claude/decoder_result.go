@@ -82,9 +82,9 @@ func claudeResultError(l *claudeLine, cli, kind string) *adapters.ErrorInfo {
 	if name == "" {
 		name = "claude"
 	}
-	msg := firstLine(l.Result)
+	msg := adapters.FirstLine(l.Result)
 	if msg == "" && len(l.Errors) > 0 {
-		msg = firstLine(l.Errors[0])
+		msg = adapters.FirstLine(l.Errors[0])
 	}
 	if msg == "" {
 		msg = name + " turn failed (" + l.Subtype + ", " + l.TerminalReason + ")"
@@ -98,14 +98,6 @@ func claudeResultError(l *claudeLine, cli, kind string) *adapters.ErrorInfo {
 	e.Message = name + ": " + msg
 	e.Detail = strings.Join(detail, "\n")
 	return e
-}
-
-func firstLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
-	}
-	return s
 }
 
 // ClaudeControlRequest is a `control_request` line claude writes to stdout;
