@@ -3,6 +3,8 @@ package adapters
 import (
 	"errors"
 	"fmt"
+	"os"
+	"slices"
 
 	"github.com/hubdev/hub/internal/proc"
 )
@@ -46,4 +48,19 @@ func ErrorOf(err error) *ErrorInfo {
 		e.Code = CodeCrash
 	}
 	return e
+}
+
+// Environ is base (os.Environ() when nil) plus each map's entries in
+// order, so a later map wins: an agent process's environment.
+func Environ(base []string, maps ...map[string]string) []string {
+	if base == nil {
+		base = os.Environ()
+	}
+	env := slices.Clone(base)
+	for _, m := range maps {
+		for k, v := range m {
+			env = append(env, k+"="+v)
+		}
+	}
+	return env
 }

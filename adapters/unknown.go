@@ -2,7 +2,6 @@ package adapters
 
 import (
 	"context"
-	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -95,10 +94,7 @@ func CLIVersion(argv []string, env map[string]string, timeout time.Duration) fun
 		ctx, cancel := context.WithTimeout(context.Background(), timeout)
 		defer cancel()
 		cmd := exec.CommandContext(ctx, argv[0], append(append([]string{}, argv[1:]...), "--version")...)
-		cmd.Env = os.Environ()
-		for k, v := range env {
-			cmd.Env = append(cmd.Env, k+"="+v)
-		}
+		cmd.Env = Environ(nil, env)
 		cmd.WaitDelay = time.Second // a child holding stdout must not outlast the timeout
 		out, err := cmd.Output()
 		if err != nil {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"sync"
 	"time"
@@ -50,14 +49,7 @@ var (
 )
 
 func (a *Adapter) env(opts adapters.SessionOptions) []string {
-	env := os.Environ()
-	for k, v := range a.cfg.Env {
-		env = append(env, k+"="+v)
-	}
-	for k, v := range opts.Env {
-		env = append(env, k+"="+v)
-	}
-	return env
+	return adapters.Environ(nil, a.cfg.Env, opts.Env)
 }
 
 func (a *Adapter) startACP(ctx context.Context, opts adapters.SessionOptions) (*Session, error) {

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"fmt"
-	"os"
 	"sync"
 	"syscall"
 	"time"
@@ -98,13 +97,7 @@ func (s *streamSession) start(prompt []adapters.Content) (*turn, error) {
 		text = s.opts.Instructions + "\n\n" + text
 	}
 	argv := s.cfg.Argv(text, s.id, s.opts)
-	env := os.Environ()
-	for _, m := range []map[string]string{s.cfg.Env, s.opts.Env} {
-		for k, v := range m {
-			env = append(env, k+"="+v)
-		}
-	}
-	p, err := proc.Start(context.Background(), proc.Spec{Path: argv[0], Args: argv[1:], Dir: s.opts.Cwd, Env: env,
+	p, err := proc.Start(context.Background(), proc.Spec{Path: argv[0], Args: argv[1:], Dir: s.opts.Cwd, Env: adapters.Environ(nil, s.cfg.Env, s.opts.Env),
 		StopSignal: syscall.SIGINT, Grace: s.cfg.Grace})
 	if err != nil {
 		return nil, adapters.StartError(s.cfg.Name, err)

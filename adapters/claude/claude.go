@@ -154,7 +154,7 @@ func mcpConfig(servers []adapters.MCPServer) (string, error) {
 // environ is the parent's environment without the markers of an enclosing
 // claude session, plus config and session env.
 func (a *Adapter) environ(opts adapters.SessionOptions) []string {
-	var env []string
+	env := []string{}
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
 		if k == "CLAUDECODE" || k == "CLAUDE_CODE_ENTRYPOINT" || k == "CLAUDE_CODE_SSE_PORT" {
@@ -162,12 +162,7 @@ func (a *Adapter) environ(opts adapters.SessionOptions) []string {
 		}
 		env = append(env, kv)
 	}
-	for _, m := range []map[string]string{a.env, opts.Env} {
-		for k, v := range m {
-			env = append(env, k+"="+v)
-		}
-	}
-	return env
+	return adapters.Environ(env, a.env, opts.Env)
 }
 
 // quietRecords are claude records hub knows and leaves raw on purpose

@@ -7,7 +7,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"sort"
 	"strings"
 	"sync"
@@ -103,14 +102,7 @@ func (a *Adapter) argv() []string {
 }
 
 func (a *Adapter) env(opts adapters.SessionOptions) []string {
-	env := os.Environ()
-	for k, v := range a.cfg.Env {
-		env = append(env, k+"="+v)
-	}
-	for k, v := range opts.Env {
-		env = append(env, k+"="+v)
-	}
-	return env
+	return adapters.Environ(nil, a.cfg.Env, opts.Env)
 }
 
 // configOverrides turns MCP servers and instructions into `-c` flags.

@@ -85,12 +85,7 @@ func wrapStart(env map[string]string, plainShell bool, log zerolog.Logger) func(
 			if cwd == "" {
 				cwd, _ = os.Getwd()
 			}
-			full := os.Environ()
-			for _, m := range []map[string]string{env, opts.Env} {
-				for k, v := range m {
-					full = append(full, k+"="+v)
-				}
-			}
+			full := adapters.Environ(nil, env, opts.Env)
 			var kept string
 			opts.Env, kept = plainShellEnv(opts.Env, full, cwd)
 			if kept != "" {
@@ -122,13 +117,7 @@ func beforeLoad(log zerolog.Logger, now func() time.Time) func(string, []string)
 // FallbackArgv is the stream-json command line for one prompt: the
 // configured program and its non-ACP arguments plus headless flags.
 func FallbackArgv(argv []string, prompt, resumeID string, o adapters.SessionOptions) []string {
-	out := []string{argv[0]}
-	for _, a := range argv[1:] {
-		if !acpFlag(a) {
-			out = append(out, a)
-		}
-	}
-	out = append(out, "-o", "stream-json", "--skip-trust")
+	out := append(plainArgv(argv), "-o", "stream-json", "--skip-trust")
 	if o.Model != "" {
 		out = append(out, "-m", o.Model)
 	}

@@ -15,7 +15,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
@@ -157,13 +156,7 @@ func (a *Adapter) Args(so adapters.SessionOptions) []string {
 }
 
 func (a *Adapter) env(so adapters.SessionOptions) []string {
-	env := os.Environ()
-	for _, m := range []map[string]string{a.opts.Env, so.Env} {
-		for k, v := range m {
-			env = append(env, k+"="+v)
-		}
-	}
-	return env
+	return adapters.Environ(nil, a.opts.Env, so.Env)
 }
 
 // Start implements adapters.Adapter: it spawns pi and waits for its state.
