@@ -754,45 +754,30 @@ func (u *SessionUpdate) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	*u = SessionUpdate{}
-	var target any
-	switch tag.SessionUpdate {
-	case UpdateUserMessageChunk:
-		u.UserMessageChunk = &ContentChunk{}
-		target = u.UserMessageChunk
-	case UpdateAgentMessageChunk:
-		u.AgentMessageChunk = &ContentChunk{}
-		target = u.AgentMessageChunk
-	case UpdateAgentThoughtChunk:
-		u.AgentThoughtChunk = &ContentChunk{}
-		target = u.AgentThoughtChunk
-	case UpdateToolCall:
-		u.ToolCall = &ToolCall{}
-		target = u.ToolCall
-	case UpdateToolCallUpdate:
-		u.ToolCallUpdate = &ToolCallUpdate{}
-		target = u.ToolCallUpdate
-	case UpdatePlan:
-		u.Plan = &Plan{}
-		target = u.Plan
-	case UpdateAvailableCommands:
-		u.AvailableCommands = &AvailableCommandsUpdate{}
-		target = u.AvailableCommands
-	case UpdateCurrentMode:
-		u.CurrentMode = &CurrentModeUpdate{}
-		target = u.CurrentMode
-	case UpdateConfigOption:
-		u.ConfigOption = &ConfigOptionUpdate{}
-		target = u.ConfigOption
-	case UpdateSessionInfo:
-		u.SessionInfo = &SessionInfoUpdate{}
-		target = u.SessionInfo
-	case UpdateUsage:
-		u.Usage = &UsageUpdate{}
-		target = u.Usage
-	default:
+	variants := map[string]func() any{
+		UpdateUserMessageChunk:  func() any { return alloc(&u.UserMessageChunk) },
+		UpdateAgentMessageChunk: func() any { return alloc(&u.AgentMessageChunk) },
+		UpdateAgentThoughtChunk: func() any { return alloc(&u.AgentThoughtChunk) },
+		UpdateToolCall:          func() any { return alloc(&u.ToolCall) },
+		UpdateToolCallUpdate:    func() any { return alloc(&u.ToolCallUpdate) },
+		UpdatePlan:              func() any { return alloc(&u.Plan) },
+		UpdateAvailableCommands: func() any { return alloc(&u.AvailableCommands) },
+		UpdateCurrentMode:       func() any { return alloc(&u.CurrentMode) },
+		UpdateConfigOption:      func() any { return alloc(&u.ConfigOption) },
+		UpdateSessionInfo:       func() any { return alloc(&u.SessionInfo) },
+		UpdateUsage:             func() any { return alloc(&u.Usage) },
+	}
+	target, ok := variants[tag.SessionUpdate]
+	if !ok {
 		return fmt.Errorf("%w: %q", ErrUnknownUpdate, tag.SessionUpdate)
 	}
-	return json.Unmarshal(b, target)
+	return json.Unmarshal(b, target())
+}
+
+// alloc points *p at a new zero T and returns it.
+func alloc[T any](p **T) *T {
+	*p = new(T)
+	return *p
 }
 
 // SessionNotification is the params of session/update.

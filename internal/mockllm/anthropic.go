@@ -1,6 +1,7 @@
 package mockllm
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -87,7 +88,7 @@ func (s *AnthropicServer) messages(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if t.Status != 0 {
-		anthropicError(w, t.Status, anthropicOr(t.ErrorType, "invalid_request_error"), anthropicOr(t.ErrorMsg, "mock: forced error"))
+		anthropicError(w, t.Status, cmp.Or(t.ErrorType, "invalid_request_error"), cmp.Or(t.ErrorMsg, "mock: forced error"))
 		return
 	}
 	if !req.Stream {
@@ -99,16 +100,7 @@ func (s *AnthropicServer) messages(w http.ResponseWriter, r *http.Request) {
 }
 
 func anthropicError(w http.ResponseWriter, status int, typ, msg string) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(map[string]any{"type": "error", "error": map[string]any{"type": typ, "message": msg}})
-}
-
-func anthropicOr(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
+	writeJSON(w, status, map[string]any{"type": "error", "error": map[string]any{"type": typ, "message": msg}})
 }
 
 func anthropicToolID(t AnthropicToolUse, turn, i int) string {
@@ -143,11 +135,11 @@ func anthropicMessage(t AnthropicTurn, idx int, model string, full bool) map[str
 		}
 		for i, tu := range t.ToolUses {
 			content = append(content, map[string]any{"type": "tool_use", "id": anthropicToolID(tu, idx, i),
-				"name": tu.Name, "input": json.RawMessage(anthropicOr(tu.Input, "{}"))})
+				"name": tu.Name, "input": json.RawMessage(cmp.Or(tu.Input, "{}"))})
 		}
 	}
 	return map[string]any{"id": fmt.Sprintf("msg_mock_%d", idx), "type": "message", "role": "assistant",
-		"model": anthropicOr(model, "claude-mock"), "content": content, "stop_reason": stop, "stop_sequence": nil,
+		"model": cmp.Or(model, "claude-mock"), "content": content, "stop_reason": stop, "stop_sequence": nil,
 		"usage": map[string]any{"input_tokens": 42, "output_tokens": 1, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}}
 }
 
@@ -196,7 +188,7 @@ func (s *AnthropicServer) stream(w http.ResponseWriter, r *http.Request, t Anthr
 	for i, tu := range t.ToolUses {
 		send("content_block_start", map[string]any{"index": block, "content_block": map[string]any{
 			"type": "tool_use", "id": anthropicToolID(tu, idx, i), "name": tu.Name, "input": map[string]any{}}})
-		for _, part := range anthropicChunks(anthropicOr(tu.Input, "{}"), n) {
+		for _, part := range anthropicChunks(cmp.Or(tu.Input, "{}"), n) {
 			send("content_block_delta", map[string]any{"index": block, "delta": map[string]any{"type": "input_json_delta", "partial_json": part}})
 		}
 		send("content_block_stop", map[string]any{"index": block})

@@ -87,13 +87,13 @@ func (s *GeminiServer) handle(w http.ResponseWriter, r *http.Request) {
 	s.record(req)
 	switch {
 	case req.Method == "countTokens":
-		geminiJSON(w, http.StatusOK, map[string]any{"totalTokens": 10})
+		writeJSON(w, http.StatusOK, map[string]any{"totalTokens": 10})
 	case req.Method == "generateContent" && geminiWantsJSON(req):
-		geminiJSON(w, http.StatusOK, geminiResponse([]map[string]any{{"text": `{"complexity_reasoning":"mock","complexity_score":10}`}}, "STOP", true))
+		writeJSON(w, http.StatusOK, geminiResponse([]map[string]any{{"text": `{"complexity_reasoning":"mock","complexity_score":10}`}}, "STOP", true))
 	case req.Method == "streamGenerateContent" || req.Method == "generateContent":
 		s.answer(w, r, req)
 	default:
-		geminiJSON(w, http.StatusNotFound, geminiErrBody(404, "mockllm: unknown path "+r.URL.Path, "NOT_FOUND"))
+		writeJSON(w, http.StatusNotFound, geminiErrBody(404, "mockllm: unknown path "+r.URL.Path, "NOT_FOUND"))
 	}
 }
 
@@ -105,14 +105,14 @@ func geminiWantsJSON(r GeminiRequest) bool {
 func (s *GeminiServer) answer(w http.ResponseWriter, r *http.Request, req GeminiRequest) {
 	t, _, ok := s.pop()
 	if !ok {
-		geminiJSON(w, http.StatusInternalServerError, geminiErrBody(500, "mockllm: script exhausted", "INTERNAL"))
+		writeJSON(w, http.StatusInternalServerError, geminiErrBody(500, "mockllm: script exhausted", "INTERNAL"))
 		return
 	}
 	if !s.wait(r, t.Delay) {
 		return
 	}
 	if t.Status != 0 {
-		geminiJSON(w, t.Status, geminiErrBody(t.Status, "mockllm: forced error", "INVALID_ARGUMENT"))
+		writeJSON(w, t.Status, geminiErrBody(t.Status, "mockllm: forced error", "INVALID_ARGUMENT"))
 		return
 	}
 	chunks := geminiChunks(t)
@@ -121,7 +121,7 @@ func (s *GeminiServer) answer(w http.ResponseWriter, r *http.Request, req Gemini
 		for _, c := range chunks {
 			parts = append(parts, c...)
 		}
-		geminiJSON(w, http.StatusOK, geminiResponse(parts, "STOP", true))
+		writeJSON(w, http.StatusOK, geminiResponse(parts, "STOP", true))
 		return
 	}
 	w.Header().Set("Content-Type", "text/event-stream")
@@ -200,12 +200,6 @@ func geminiErrBody(code int, msg, status string) map[string]any {
 func geminiMarshal(v any) []byte {
 	b, _ := json.Marshal(v)
 	return b
-}
-
-func geminiJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_, _ = w.Write(geminiMarshal(v))
 }
 
 // GeminiFunctionResponses returns the functionResponse parts of a request
