@@ -1,7 +1,6 @@
 package acpclient
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"sync"
@@ -14,11 +13,6 @@ import (
 	"github.com/hubdev/hub/internal/proc"
 )
 
-// LineDecoder decodes one stream-json line (each agent's decoder).
-type LineDecoder interface {
-	Decode(line []byte) []adapters.Event
-}
-
 // StreamJSON describes a one-process-per-prompt fallback channel such as
 // `gemini -p ... -o stream-json`.
 type StreamJSON struct {
@@ -26,7 +20,7 @@ type StreamJSON struct {
 	// Argv builds the command line for one prompt; resumeID is the agent
 	// session id from an earlier turn ("" on the first).
 	Argv       func(prompt, resumeID string, opts adapters.SessionOptions) []string
-	NewDecoder func() LineDecoder
+	NewDecoder func() adapters.LineDecoder
 	// TestedVersions and Version name the agent's version in the warning
 	// for a record hub does not know; Version may run the CLI (it is asked
 	// only once such a record shows up). Quiet sources warn at debug.
@@ -45,12 +39,6 @@ func (c StreamJSON) Fallback() Fallback {
 			adapters.UnknownOptions{Version: c.Version, SlowVersion: true, Quiet: c.Quiet})
 		return &streamSession{cfg: c, opts: opts, id: opts.ResumeID, raw: raw}, nil
 	}
-}
-
-// flusher is a decoder that holds records back until the next line shows
-// what they mean; the end of the stream releases them.
-type flusher interface {
-	Flush() []adapters.Event
 }
 
 // streamSession runs one agent process per prompt and resumes the agent's
@@ -109,52 +97,28 @@ func (s *streamSession) start(prompt []adapters.Content) (*turn, error) {
 	return t, nil
 }
 
+// run reads the prompt's process; what it says of the agent session id
+// is the id the next prompt resumes.
 func (s *streamSession) run(p *proc.Process, t *turn) {
-	dec := s.cfg.NewDecoder()
-	r := bufio.NewReaderSize(p.Stdout, 1<<20)
-	var done *adapters.Event
-	deliver := func(evs []adapters.Event) {
-		for _, ev := range evs {
-			if ev.Type == adapters.EventDone {
-				d := ev
-				done = &d
-				continue
-			}
-			if ev.Type == adapters.EventSessionInfo && ev.Session.AgentSessionID != "" {
-				s.mu.Lock()
-				s.id = ev.Session.AgentSessionID
-				s.mu.Unlock()
-			}
-			t.Emit(ev)
+	adapters.ProcessTurn(p, t.Turn, s.cfg.NewDecoder(), func(ev adapters.Event) {
+		if ev.Type == adapters.EventSessionInfo && ev.Session.AgentSessionID != "" {
+			s.mu.Lock()
+			s.id = ev.Session.AgentSessionID
+			s.mu.Unlock()
 		}
-	}
-	for {
-		line, err := r.ReadBytes('\n')
-		deliver(dec.Decode(line))
-		if err != nil {
-			break
-		}
-	}
-	if f, ok := dec.(flusher); ok {
-		deliver(f.Flush())
-	}
-	exitErr := p.Wait()
-	s.mu.Lock()
-	s.cur = nil
-	s.mu.Unlock()
-	switch {
-	case t.isCancelled():
-		t.Close(adapters.Event{Type: adapters.EventDone, StopReason: adapters.StopCancelled})
-	case done != nil:
-		t.Close(*done)
-	default:
+	}, func() bool {
+		s.mu.Lock()
+		s.cur = nil
+		s.mu.Unlock()
+		return t.isCancelled()
+	}, func(exitErr error) []adapters.Event {
 		msg := fmt.Sprintf("%s exited without a result (exit code %d)", s.cfg.Name, p.ExitCode())
 		if exitErr == nil {
 			msg = s.cfg.Name + " ended without a result"
 		}
-		t.Close(adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{Message: msg, Code: adapters.CodeCrash, Fatal: true, Detail: p.StderrTail(10)}},
-			adapters.Event{Type: adapters.EventDone, StopReason: adapters.StopEndTurn})
-	}
+		return []adapters.Event{{Type: adapters.EventError, Error: &adapters.ErrorInfo{Message: msg, Code: adapters.CodeCrash, Fatal: true, Detail: p.StderrTail(10)}},
+			{Type: adapters.EventDone, StopReason: adapters.StopEndTurn}}
+	})
 }
 
 func (s *streamSession) cancelTurn(p *proc.Process, t *turn) {

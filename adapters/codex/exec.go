@@ -1,7 +1,6 @@
 package codex
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"sync"
@@ -109,42 +108,24 @@ func (s *execSession) start(ctx context.Context, prompt []adapters.Content) (*ad
 	return out, nil
 }
 
+// run reads the turn's process; the thread id it reports is the one the
+// next turn resumes.
 func (s *execSession) run(p *proc.Process, out *adapters.Turn, cleanup func()) {
-	defer out.Close()
-	defer cleanup()
-	done := false
-	br := bufio.NewReaderSize(p.Stdout, 1<<20)
-	for {
-		line, err := br.ReadBytes('\n')
-		for _, e := range s.dec.Decode(line) {
-			if e.Type == adapters.EventSessionInfo && e.Session.AgentSessionID != "" {
-				s.mu.Lock()
-				s.thread = e.Session.AgentSessionID
-				s.mu.Unlock()
-			}
-			if e.Type == adapters.EventDone {
-				done = true
-			}
-			if !done || e.Type == adapters.EventDone {
-				out.Emit(e)
-			}
+	adapters.ProcessTurn(p, out, s.dec, func(e adapters.Event) {
+		if e.Type == adapters.EventSessionInfo && e.Session.AgentSessionID != "" {
+			s.mu.Lock()
+			s.thread = e.Session.AgentSessionID
+			s.mu.Unlock()
 		}
-		if err != nil {
-			break
-		}
-	}
-	waitErr := p.Wait()
-	s.mu.Lock()
-	cancelled := s.cancelled
-	s.p = nil
-	s.mu.Unlock()
-	switch {
-	case done:
-	case cancelled:
-		out.Emit(adapters.Event{Type: adapters.EventDone, StopReason: adapters.StopCancelled})
-	default:
-		out.Emit(crashEvents(exitMessage("codex exec", p.StderrTail(3), waitErr), p.StderrTail(10))...)
-	}
+	}, func() bool {
+		cleanup()
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.p = nil
+		return s.cancelled
+	}, func(waitErr error) []adapters.Event {
+		return crashEvents(exitMessage("codex exec", p.StderrTail(3), waitErr), p.StderrTail(10))
+	})
 }
 
 // interrupt SIGINT to the group, then Stop.

@@ -69,7 +69,7 @@ func New(ac config.AgentConfig, version string, log zerolog.Logger) *acpclient.A
 		WrapStart: wrapStart(env, plainShell, log),
 		Fallback: acpclient.StreamJSON{Name: Name, Env: env, Logger: log,
 			Argv:           func(p, id string, o adapters.SessionOptions) []string { return FallbackArgv(argv, p, id, o) },
-			NewDecoder:     func() acpclient.LineDecoder { return NewGeminiDecoder() },
+			NewDecoder:     func() adapters.LineDecoder { return NewGeminiDecoder() },
 			TestedVersions: TestedVersions, Version: adapters.CLIVersion(plainArgv(argv), env, versionTimeout),
 			Quiet: func(source string) bool { return source == invalidSource },
 		}.Fallback(),

@@ -22,7 +22,7 @@ func TestStreamJSON_FallbackSession(t *testing.T) {
 			}
 			return []string{"cat", fixture}
 		},
-		NewDecoder: func() acpclient.LineDecoder { return NewGeminiDecoder() }}
+		NewDecoder: func() adapters.LineDecoder { return NewGeminiDecoder() }}
 	s, err := sj.Fallback()(context.Background(), adapters.SessionOptions{Cwd: t.TempDir()}, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -50,7 +50,7 @@ func New(ac config.AgentConfig, version string, log zerolog.Logger) *acpclient.A
 		StopGrace: stopGrace, ClientVersion: version, Logger: log,
 		Fallback: acpclient.StreamJSON{Name: Name, Env: ac.Env, Logger: log, Grace: 10 * time.Second,
 			Argv:           func(p, id string, o adapters.SessionOptions) []string { return FallbackArgv(argv, p, id, o) },
-			NewDecoder:     func() acpclient.LineDecoder { return NewQoderDecoder() },
+			NewDecoder:     func() adapters.LineDecoder { return NewQoderDecoder() },
 			TestedVersions: TestedVersions, Version: adapters.CLIVersion(plainArgv(argv), ac.Env, 10*time.Second),
 		}.Fallback(),
 	})

@@ -26,7 +26,7 @@ func TestStreamJSON_HeldRecordReleasedAtEnd(t *testing.T) {
 	}
 	sj := acpclient.StreamJSON{Name: "qodercli",
 		Argv:       func(string, string, adapters.SessionOptions) []string { return []string{"cat", cut} },
-		NewDecoder: func() acpclient.LineDecoder { return NewQoderDecoder() }}
+		NewDecoder: func() adapters.LineDecoder { return NewQoderDecoder() }}
 	s, err := sj.Fallback()(context.Background(), adapters.SessionOptions{Cwd: t.TempDir()}, nil)
 	if err != nil {
 		t.Fatal(err)
