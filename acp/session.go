@@ -24,10 +24,10 @@ type session struct {
 	editor *editorClient
 
 	// sendMu makes every update of this session leave through one ordered
-	// path. Sends are synchronous: a turn's updates all come from its one
-	// consume goroutine and each is written before the next event is read,
-	// so they precede the prompt response without a queue to flush, and a
-	// slow editor back-pressures the adapter instead of growing memory.
+	// path. Sends are synchronous: a turn's updates all come from the one
+	// goroutine running the adapter's Prompt, each written before the next
+	// event is handed on, so they precede the prompt response without a
+	// queue to flush (the adapter's Turn queues, so its reader never waits).
 	sendMu sync.Mutex
 
 	saveMu sync.Mutex // one save at a time
