@@ -168,4 +168,3 @@ func (p *prober) probeEndpoint(ctx context.Context, a *Agent, key string) {
 		}
 	}
 }
-
