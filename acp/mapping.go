@@ -1,6 +1,7 @@
 package acp
 
 import (
+	"cmp"
 	"path/filepath"
 
 	"github.com/hubdev/hub/acp/schema"
@@ -68,9 +69,7 @@ func usageUpdate(u *adapters.Usage) []schema.SessionUpdate {
 		return nil
 	}
 	used := u.ContextUsed
-	if used == 0 {
-		used = u.InputTokens + u.CacheReadTokens + u.CacheWriteTokens
-	}
+	used = cmp.Or(used, u.InputTokens+u.CacheReadTokens+u.CacheWriteTokens)
 	up := &schema.UsageUpdate{Used: uint64(max(used, 0)), Size: uint64(u.ContextSize)}
 	if u.CostUSD != nil {
 		up.Cost = &schema.Cost{Amount: *u.CostUSD, Currency: "USD"}
@@ -121,15 +120,9 @@ func (ss *session) toolUpdate(t adapters.ToolCall) schema.SessionUpdate {
 	if seen {
 		return schema.SessionUpdate{ToolCallUpdate: &u}
 	}
-	if u.Title == "" {
-		u.Title = toolTitle(t)
-	}
-	if u.Kind == "" {
-		u.Kind = "other"
-	}
-	if u.Status == "" {
-		u.Status = "pending"
-	}
+	u.Title = cmp.Or(u.Title, toolTitle(t))
+	u.Kind = cmp.Or(u.Kind, "other")
+	u.Status = cmp.Or(u.Status, "pending")
 	tc := schema.ToolCall(u)
 	return schema.SessionUpdate{ToolCall: &tc}
 }
@@ -137,9 +130,7 @@ func (ss *session) toolUpdate(t adapters.ToolCall) schema.SessionUpdate {
 // fullToolUpdate describes a tool inside a permission request.
 func (ss *session) fullToolUpdate(t adapters.ToolCall) schema.ToolCallUpdate {
 	u := ss.convertTool(t)
-	if u.Title == "" {
-		u.Title = toolTitle(t)
-	}
+	u.Title = cmp.Or(u.Title, toolTitle(t))
 	return u
 }
 

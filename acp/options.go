@@ -1,6 +1,7 @@
 package acp
 
 import (
+	"cmp"
 	"context"
 	"slices"
 
@@ -33,9 +34,7 @@ func selectValues(opts []adapters.Option) []schema.SessionConfigSelectOption {
 	out := make([]schema.SessionConfigSelectOption, 0, len(opts))
 	for _, o := range opts {
 		name := o.Name
-		if name == "" {
-			name = o.ID
-		}
+		name = cmp.Or(name, o.ID)
 		out = append(out, schema.SessionConfigSelectOption{Value: o.ID, Name: name, Description: o.Description})
 	}
 	return out

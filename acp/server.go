@@ -1,6 +1,7 @@
 package acp
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -79,12 +80,8 @@ func newServer(opts Options) *server {
 	if opts.Registry == nil {
 		opts.Registry = adapters.NewRegistry()
 	}
-	if opts.AgentInfo.Name == "" {
-		opts.AgentInfo.Name = "hub"
-	}
-	if opts.AgentInfo.Version == "" {
-		opts.AgentInfo.Version = "dev"
-	}
+	opts.AgentInfo.Name = cmp.Or(opts.AgentInfo.Name, "hub")
+	opts.AgentInfo.Version = cmp.Or(opts.AgentInfo.Version, "dev")
 	if opts.CancelGrace <= 0 {
 		opts.CancelGrace = 2 * time.Second
 	}

@@ -589,9 +589,7 @@ func appendCommands(out []schema.AvailableCommand, in []adapters.Command) []sche
 // permission asks the editor (or answers from a remembered "always").
 func (ss *session) permission(ctx context.Context, p *adapters.PermissionRequest) adapters.PermissionDecision {
 	key := p.Tool.Name
-	if key == "" {
-		key = string(p.Tool.Kind)
-	}
+	key = cmp.Or(key, string(p.Tool.Kind))
 	key = permission.AlwaysScope(key, permission.CommandOf(p.Tool))
 	ss.mu.Lock()
 	kind, remembered := ss.always[key]

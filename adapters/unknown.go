@@ -1,6 +1,7 @@
 package adapters
 
 import (
+	"cmp"
 	"context"
 	"os/exec"
 	"strings"
@@ -71,9 +72,7 @@ func (u *UnknownRecords) NoteRaw(evs []Event) {
 
 func (u *UnknownRecords) warn(source string) {
 	v := u.opts.Version()
-	if v == "" {
-		v = "unknown"
-	}
+	v = cmp.Or(v, "unknown")
 	about := u.agent + " " + v
 	if u.tested != "" {
 		about += ", tested with " + u.tested

@@ -2,6 +2,7 @@ package detect
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -68,9 +69,7 @@ func (o *Options) defaults() {
 	if o.Env == nil {
 		o.Env = os.Environ()
 	}
-	if o.CacheDir == "" {
-		o.CacheDir = config.CacheDir()
-	}
+	o.CacheDir = cmp.Or(o.CacheDir, config.CacheDir())
 	if o.HTTP == nil {
 		o.HTTP = &http.Client{}
 	}
@@ -231,9 +230,7 @@ func (p *prober) probeCLI(ctx context.Context, s Spec, bin string, explicit bool
 	a.Warnings = append(a.Warnings, warns...)
 	p.locate(ctx, &a, bin, explicit)
 	if !a.Installed {
-		if a.Fix == "" {
-			a.Fix = fmt.Sprintf("not installed: npm install -g %s", s.Package)
-		}
+		a.Fix = cmp.Or(a.Fix, fmt.Sprintf("not installed: npm install -g %s", s.Package))
 		return a
 	}
 	p.version(ctx, &a, s.Package)
@@ -358,9 +355,7 @@ func (p *prober) version(ctx context.Context, a *Agent, pkg string) {
 	}
 	a.VersionFrom = "--version"
 	a.Version = semverRe.FindString(firstLine(out))
-	if a.Version == "" {
-		a.Version = semverRe.FindString(out)
-	}
+	a.Version = cmp.Or(a.Version, semverRe.FindString(out))
 	a.VersionStatus = checkRange(a.Version, a.TestedRange)
 }
 

@@ -1,6 +1,7 @@
 package detect
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"strings"
@@ -35,9 +36,7 @@ func Format(w io.Writer, r *Report, color bool) {
 			status, code = "not ready", "31"
 		}
 		ver := a.Version
-		if ver == "" {
-			ver = "-"
-		}
+		ver = cmp.Or(ver, "-")
 		if a.VersionStatus == "timeout" {
 			ver = "timeout"
 		}

@@ -1,6 +1,7 @@
 package detect
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net/http"
@@ -144,9 +145,7 @@ func (p *prober) probeEndpoint(ctx context.Context, a *Agent, key string) {
 	resp, err := p.o.HTTP.Do(req)
 	if err != nil {
 		ep.Status = adapters.OneLine(err.Error())
-		if a.Fix == "" {
-			a.Fix = fmt.Sprintf("endpoint %s does not answer: is the server running?", ep.BaseURL)
-		}
+		a.Fix = cmp.Or(a.Fix, fmt.Sprintf("endpoint %s does not answer: is the server running?", ep.BaseURL))
 		return
 	}
 	resp.Body.Close()
@@ -154,17 +153,13 @@ func (p *prober) probeEndpoint(ctx context.Context, a *Agent, key string) {
 	switch {
 	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
 		ep.Reachable = true
-		if a.Fix == "" {
-			a.Fix = fmt.Sprintf("endpoint rejected the key (%s): check %s", resp.Status, ep.KeyEnv)
-		}
+		a.Fix = cmp.Or(a.Fix, fmt.Sprintf("endpoint rejected the key (%s): check %s", resp.Status, ep.KeyEnv))
 	case resp.StatusCode < 500:
 		ep.Reachable = true
 		if resp.StatusCode >= 300 {
 			a.Warnings = append(a.Warnings, "GET /models answered "+resp.Status+" (some servers do not list models)")
 		}
 	default:
-		if a.Fix == "" {
-			a.Fix = fmt.Sprintf("endpoint %s answered %s", ep.BaseURL, resp.Status)
-		}
+		a.Fix = cmp.Or(a.Fix, fmt.Sprintf("endpoint %s answered %s", ep.BaseURL, resp.Status))
 	}
 }

@@ -139,7 +139,7 @@ func TestPi_ACPSession(t *testing.T) {
 		t.Fatalf("second prompt after cancel: stop=%q err=%v", stop, err)
 	}
 	var history []string
-	for _, m := range mock.LastMessages() {
+	for _, m := range lastMessages(mock) {
 		history = append(history, mockllm.MessageText(m))
 	}
 	if !strings.Contains(strings.Join(history, "\n"), "first prompt marker") {
@@ -196,7 +196,7 @@ func TestPi_DirectAdapter(t *testing.T) {
 	}
 	piDrain(t, s2, "again", nil)
 	var history []string
-	for _, m := range mock.LastMessages() {
+	for _, m := range lastMessages(mock) {
 		history = append(history, mockllm.MessageText(m))
 	}
 	if !strings.Contains(strings.Join(history, "\n"), marker) {
@@ -258,4 +258,13 @@ func TestPi_CapabilitiesHaveNoPermissions(t *testing.T) {
 	if c.Permissions || !strings.Contains(c.Notes, "no permission hook") {
 		t.Errorf("pi capabilities = %+v, want Permissions=false with a note", c)
 	}
+}
+
+// lastMessages returns the messages of the mock's last request.
+func lastMessages(mock *mockllm.OpenAIServer) []map[string]any {
+	reqs := mock.Requests()
+	if len(reqs) == 0 {
+		return nil
+	}
+	return reqs[len(reqs)-1].Messages
 }

@@ -7,6 +7,7 @@ package skills
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -86,9 +87,7 @@ func Roots(cwd, userDir string) [][2]string {
 // A name found twice keeps the higher-priority copy. Unusable folders become
 // warnings; Discover never fails.
 func Discover(cwd, userDir string) ([]Skill, []Warning) {
-	if userDir == "" {
-		userDir = config.UserDir()
-	}
+	userDir = cmp.Or(userDir, config.UserDir())
 	var out []Skill
 	var warns []Warning
 	seen := map[string]string{}

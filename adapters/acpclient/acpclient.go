@@ -7,6 +7,7 @@
 package acpclient
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -85,9 +86,7 @@ func New(cfg Config) *Adapter {
 	if cfg.CloseWait <= 0 {
 		cfg.CloseWait = DefaultCloseWait
 	}
-	if cfg.ClientVersion == "" {
-		cfg.ClientVersion = "dev"
-	}
+	cfg.ClientVersion = cmp.Or(cfg.ClientVersion, "dev")
 	return &Adapter{cfg: cfg}
 }
 

@@ -2,6 +2,7 @@ package acpclient
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"strings"
 	"sync/atomic"
@@ -333,18 +334,9 @@ func (d *ACPDecoder) toolCall(kind string, tc acpToolCall, update json.RawMessag
 
 // acpFillDefaults applies ACP's defaults to a newly announced tool call.
 func acpFillDefaults(t *adapters.ToolCall) {
-	if t.Title == "" {
-		t.Title = t.Name
-	}
-	if t.Title == "" {
-		t.Title = t.ID
-	}
-	if t.Kind == "" {
-		t.Kind = adapters.KindOther
-	}
-	if t.Status == "" {
-		t.Status = adapters.StatusPending
-	}
+	t.Title = cmp.Or(t.Title, t.Name, t.ID)
+	t.Kind = cmp.Or(t.Kind, adapters.KindOther)
+	t.Status = cmp.Or(t.Status, adapters.StatusPending)
 }
 
 func acpConvertTool(tc acpToolCall) adapters.ToolCall {
@@ -360,9 +352,7 @@ func acpConvertTool(tc acpToolCall) adapters.ToolCall {
 	if tc.Title != nil {
 		t.Title = *tc.Title
 	}
-	if t.Name == "" {
-		t.Name = acpMetaToolName(tc.Meta)
-	}
+	t.Name = cmp.Or(t.Name, acpMetaToolName(tc.Meta))
 	for _, c := range tc.Content {
 		if tcc, ok := acpConvertToolContent(c); ok {
 			t.Content = append(t.Content, tcc)

@@ -1,6 +1,7 @@
 package acpclient
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -167,9 +168,7 @@ func (s *Session) openSession(ctx context.Context) error {
 		return s.sessionError(err)
 	}
 	s.id = res.SessionID
-	if s.id == "" {
-		s.id = s.opts.ResumeID
-	}
+	s.id = cmp.Or(s.id, s.opts.ResumeID)
 	if s.id == "" {
 		return fmt.Errorf("%w: session/new returned no sessionId", ErrProtocol)
 	}
@@ -234,12 +233,8 @@ func (s *Session) remember(res sessionResult) {
 
 func (s *Session) applyDefaults(ctx context.Context) error {
 	model, mode := s.opts.Model, s.opts.Mode
-	if model == "" {
-		model = s.a.cfg.Model
-	}
-	if mode == "" {
-		mode = s.a.cfg.Mode
-	}
+	model = cmp.Or(model, s.a.cfg.Model)
+	mode = cmp.Or(mode, s.a.cfg.Mode)
 	if model != "" {
 		if err := s.SetModel(ctx, model); err != nil {
 			return err

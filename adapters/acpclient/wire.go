@@ -1,6 +1,7 @@
 package acpclient
 
 import (
+	"cmp"
 	"encoding/json"
 	"path"
 
@@ -80,9 +81,7 @@ func toBlocks(prompt []adapters.Content, caps schema.AgentCapabilities) []schema
 			}
 		case adapters.ContentResourceLink:
 			name := c.Name
-			if name == "" {
-				name = path.Base(c.URI)
-			}
+			name = cmp.Or(name, path.Base(c.URI))
 			out = append(out, schema.ContentBlock{Type: "resource_link", URI: c.URI, Name: name, MimeType: c.MimeType})
 		case adapters.ContentResource:
 			if caps.PromptCapabilities.EmbeddedContext {

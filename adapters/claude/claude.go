@@ -6,6 +6,7 @@
 package claude
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -77,12 +78,8 @@ func (a *Adapter) Capabilities() adapters.Capabilities {
 
 // Start implements adapters.Adapter.
 func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adapters.Session, error) {
-	if opts.Model == "" {
-		opts.Model = a.model
-	}
-	if opts.Mode == "" {
-		opts.Mode = a.mode
-	}
+	opts.Model = cmp.Or(opts.Model, a.model)
+	opts.Mode = cmp.Or(opts.Mode, a.mode)
 	args, err := a.args(opts)
 	if err != nil {
 		return nil, err
@@ -139,9 +136,7 @@ func mcpConfig(servers []adapters.MCPServer) (string, error) {
 	m := map[string]entry{}
 	for _, s := range servers {
 		t := s.Type
-		if t == "" {
-			t = "stdio"
-		}
+		t = cmp.Or(t, "stdio")
 		m[s.Name] = entry{Type: t, Command: s.Command, Args: s.Args, Env: s.Env, URL: s.URL, Headers: s.Headers}
 	}
 	b, err := json.Marshal(map[string]any{"mcpServers": m})

@@ -1,6 +1,7 @@
 package claude
 
 import (
+	"cmp"
 	"encoding/json"
 
 	"github.com/hubdev/hub/adapters"
@@ -59,9 +60,7 @@ func (d *ClaudeDecoder) blockDelta(l *claudeLine, parent string, key claudeBlock
 		return nil
 	}
 	msgID := l.APIMessageID
-	if msgID == "" {
-		msgID = d.msgID[parent]
-	}
+	msgID = cmp.Or(msgID, d.msgID[parent])
 	switch ev.Delta.Type {
 	case "text_delta":
 		d.markStreamed(parent, msgID, key.index, "text", ev.Delta.Text)

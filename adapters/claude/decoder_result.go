@@ -1,6 +1,7 @@
 package claude
 
 import (
+	"cmp"
 	"encoding/json"
 	"strings"
 
@@ -79,16 +80,12 @@ func claudeResultError(l *claudeLine, cli, kind string) *adapters.ErrorInfo {
 		e.Code = adapters.CodeAgent
 	}
 	name := cli
-	if name == "" {
-		name = "claude"
-	}
+	name = cmp.Or(name, "claude")
 	msg := adapters.FirstLine(l.Result)
 	if msg == "" && len(l.Errors) > 0 {
 		msg = adapters.FirstLine(l.Errors[0])
 	}
-	if msg == "" {
-		msg = name + " turn failed (" + l.Subtype + ", " + l.TerminalReason + ")"
-	}
+	msg = cmp.Or(msg, name+" turn failed ("+l.Subtype+", "+l.TerminalReason+")")
 	detail := l.Errors
 	if notLoggedIn && cli == "" {
 		// claude's own text names /login, which a headless run cannot reach.
@@ -145,9 +142,7 @@ func (d *ClaudeDecoder) controlRequest(l *claudeLine, line []byte) []adapters.Ev
 		return nil
 	}
 	id := req.ToolUseID
-	if id == "" {
-		id = "perm_" + req.RequestID
-	}
+	id = cmp.Or(id, "perm_"+req.RequestID)
 	input := req.Input
 	if len(input) == 0 || !json.Valid(input) {
 		input = json.RawMessage("{}")

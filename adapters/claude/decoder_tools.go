@@ -1,6 +1,7 @@
 package claude
 
 import (
+	"cmp"
 	"encoding/json"
 	"strings"
 
@@ -38,9 +39,7 @@ func ClaudeToolCall(id, name string, input json.RawMessage) adapters.ToolCall {
 	var in claudeToolInput
 	_ = json.Unmarshal(input, &in)
 	path := in.FilePath
-	if path == "" {
-		path = in.NotebookPath
-	}
+	path = cmp.Or(path, in.NotebookPath)
 	switch name {
 	case "Read":
 		tc.Kind, tc.Title = adapters.KindRead, "Read "+path

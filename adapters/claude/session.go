@@ -2,6 +2,7 @@ package claude
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -133,9 +134,7 @@ func fileImage(path, mimeType string) (map[string]any, error) {
 	if len(b) > maxImageBytes {
 		return nil, tooLarge
 	}
-	if mimeType == "" {
-		mimeType = http.DetectContentType(b)
-	}
+	mimeType = cmp.Or(mimeType, http.DetectContentType(b))
 	return base64Image(mimeType, base64.StdEncoding.EncodeToString(b)), nil
 }
 

@@ -4,6 +4,7 @@
 package codex
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -72,9 +73,7 @@ func (a *Adapter) Capabilities() adapters.Capabilities {
 
 // Start implements adapters.Adapter: app-server first, exec as fallback.
 func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adapters.Session, error) {
-	if opts.Model == "" {
-		opts.Model = a.cfg.Model
-	}
+	opts.Model = cmp.Or(opts.Model, a.cfg.Model)
 	if a.option("transport") != "exec" {
 		s, err := a.startAppServer(ctx, opts)
 		if err == nil {

@@ -1,6 +1,7 @@
 package codex
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
@@ -131,9 +132,7 @@ func (d *CodexDecoder) tool(it codexItem) (*adapters.ToolCall, bool) {
 		t.RawOutput = adapters.RawOrNil(it.ContentItems)
 	case "webSearch":
 		t.Name, t.Kind, t.Title = "web_search", adapters.KindFetch, "Search the web: "+it.Query
-		if t.Status == "" {
-			t.Status = adapters.StatusCompleted
-		}
+		t.Status = cmp.Or(t.Status, adapters.StatusCompleted)
 	case "imageView":
 		t.Name, t.Kind, t.Title = "view_image", adapters.KindRead, "View "+it.Path
 		t.Locations = []adapters.Location{{Path: d.abs(it.Path)}}

@@ -1,6 +1,7 @@
 package codex
 
 import (
+	"cmp"
 	"encoding/base64"
 	"fmt"
 	"net/url"
@@ -63,9 +64,7 @@ func writeImage(c adapters.Content, i int, tempFile func(string) (string, error)
 		return "", fmt.Errorf("codex exec: image %d is not valid base64: %w", i, err)
 	}
 	ext := imageExt[c.MimeType]
-	if ext == "" {
-		ext = ".png"
-	}
+	ext = cmp.Or(ext, ".png")
 	path, err := tempFile("image-" + strconv.Itoa(i) + ext)
 	if err != nil {
 		return "", err

@@ -1,6 +1,7 @@
 package codex
 
 import (
+	"cmp"
 	"context"
 	"slices"
 	"time"
@@ -44,16 +45,12 @@ func (s *appSession) listModels(ctx context.Context, timeout time.Duration) (mod
 	var c modelCatalog
 	for _, m := range r.Data {
 		id := m.Model
-		if id == "" {
-			id = m.ID
-		}
+		id = cmp.Or(id, m.ID)
 		if m.Hidden || id == "" || slices.ContainsFunc(c.models, func(o adapters.Option) bool { return o.ID == id }) {
 			continue
 		}
 		name := m.DisplayName
-		if name == "" {
-			name = id
-		}
+		name = cmp.Or(name, id)
 		c.models = append(c.models, adapters.Option{ID: id, Name: name, Description: m.Description})
 		if m.IsDefault {
 			c.def = id

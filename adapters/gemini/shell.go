@@ -2,6 +2,7 @@ package gemini
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -63,13 +64,9 @@ func shellSettingFile(env map[string]string, cwd string) string {
 // workspace, system), as gemini 0.61's loadSettings finds them.
 func settingsFiles(env map[string]string, cwd string) []string {
 	system := env["GEMINI_CLI_SYSTEM_SETTINGS_PATH"]
-	if system == "" {
-		system = filepath.Join(systemConfigDir(), "settings.json")
-	}
+	system = cmp.Or(system, filepath.Join(systemConfigDir(), "settings.json"))
 	defaults := env["GEMINI_CLI_SYSTEM_DEFAULTS_PATH"]
-	if defaults == "" {
-		defaults = filepath.Join(filepath.Dir(system), "system-defaults.json")
-	}
+	defaults = cmp.Or(defaults, filepath.Join(filepath.Dir(system), "system-defaults.json"))
 	files := []string{defaults, filepath.Join(homeOf(env), ".gemini", "settings.json")}
 	if cwd != "" {
 		files = append(files, filepath.Join(cwd, ".gemini", "settings.json"))

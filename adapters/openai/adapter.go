@@ -6,6 +6,7 @@
 package openai
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net/http"
@@ -62,9 +63,7 @@ func New(p Profile, opts Options) *Adapter {
 	if opts.HTTPClient == nil {
 		opts.HTTPClient = &http.Client{Transport: http.DefaultTransport}
 	}
-	if opts.IdleTimeout == 0 {
-		opts.IdleTimeout = DefaultIdleTimeout
-	}
+	opts.IdleTimeout = cmp.Or(opts.IdleTimeout, DefaultIdleTimeout)
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}

@@ -3,6 +3,7 @@ package openai
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -397,9 +398,7 @@ func (a *accumulator) finish() *reply {
 	a.r.Text = a.text.String()
 	for i, idx := range a.order {
 		tc := a.calls[idx]
-		if tc.ID == "" {
-			tc.ID = fmt.Sprintf("call_%d", i)
-		}
+		tc.ID = cmp.Or(tc.ID, fmt.Sprintf("call_%d", i))
 		a.r.ToolCalls = append(a.r.ToolCalls, *tc)
 	}
 	return &a.r

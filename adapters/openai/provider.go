@@ -1,6 +1,7 @@
 package openai
 
 import (
+	"cmp"
 	_ "embed"
 	"fmt"
 	"net/http"
@@ -148,12 +149,8 @@ func EnvProfile(cfg *config.Config, getenv func(string) string) (Profile, error)
 			pc = c
 		}
 	}
-	if pc.BaseURL == "" {
-		pc.BaseURL = getenv("OPENAI_BASE_URL")
-	}
-	if pc.Model == "" {
-		pc.Model = getenv("OPENAI_MODEL")
-	}
+	pc.BaseURL = cmp.Or(pc.BaseURL, getenv("OPENAI_BASE_URL"))
+	pc.Model = cmp.Or(pc.Model, getenv("OPENAI_MODEL"))
 	p, err := ResolveProfile("openai", pc)
 	if err != nil {
 		return Profile{}, err

@@ -2,6 +2,7 @@ package pi
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
@@ -192,9 +193,7 @@ func PiUnknownRecord(ev adapters.Event) string {
 func (d *PiDecoder) retryStart(r *piRecord) []adapters.Event {
 	d.held, d.retrying = nil, true
 	msg := adapters.FirstLine(piString(r.ErrorMessage))
-	if msg == "" {
-		msg = "the model provider returned an error"
-	}
+	msg = cmp.Or(msg, "the model provider returned an error")
 	code := PiErrorCode(msg)
 	if code != adapters.CodeRateLimit {
 		code = adapters.CodeRetry
@@ -217,9 +216,7 @@ func (d *PiDecoder) retryEnd(r *piRecord) []adapters.Event {
 		return []adapters.Event{{Type: adapters.EventDone, StopReason: adapters.StopCancelled}}
 	}
 	msg := adapters.FirstLine(final)
-	if msg == "" {
-		msg = "the model provider kept failing"
-	}
+	msg = cmp.Or(msg, "the model provider kept failing")
 	return []adapters.Event{
 		{Type: adapters.EventError, Error: &adapters.ErrorInfo{
 			Message: fmt.Sprintf("pi: %s (gave up after %s retries)", msg, piNumber(r.Attempt)),
@@ -337,9 +334,7 @@ func (d *PiDecoder) messageEnd(r *piRecord) []adapters.Event {
 	if m.Usage == nil || json.Unmarshal(m.Usage, &u) != nil {
 		return nil
 	}
-	if u.TotalTokens == 0 {
-		u.TotalTokens = u.Input + u.Output + u.CacheRead + u.CacheWrite
-	}
+	u.TotalTokens = cmp.Or(u.TotalTokens, u.Input+u.Output+u.CacheRead+u.CacheWrite)
 	if u.TotalTokens == 0 {
 		return nil
 	}
@@ -363,9 +358,7 @@ func (d *PiDecoder) agentEnd() []adapters.Event {
 		reason = adapters.StopMaxTokens
 	case "error":
 		msg := adapters.FirstLine(d.errMsg)
-		if msg == "" {
-			msg = "the model provider returned an error"
-		}
+		msg = cmp.Or(msg, "the model provider returned an error")
 		out = append(out, adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{
 			Message: "pi: " + msg, Code: PiErrorCode(msg), Detail: d.errMsg}})
 	}
@@ -405,9 +398,7 @@ func (d *PiDecoder) response(r *piRecord, line []byte) []adapters.Event {
 }
 
 func (d *PiDecoder) session(r *piRecord) []adapters.Event {
-	if d.Cwd == "" {
-		d.Cwd = piString(r.Cwd)
-	}
+	d.Cwd = cmp.Or(d.Cwd, piString(r.Cwd))
 	id := piString(r.ID)
 	if id == "" {
 		return nil

@@ -2,6 +2,7 @@ package pi
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -135,9 +136,7 @@ func (s *session) route(ev adapters.Event) {
 	}
 	switch ev.Type {
 	case adapters.EventUsage:
-		if ev.Usage.ContextSize == 0 {
-			ev.Usage.ContextSize = ctxSize
-		}
+		ev.Usage.ContextSize = cmp.Or(ev.Usage.ContextSize, ctxSize)
 	case adapters.EventDone:
 		s.finish(t, ev)
 		return

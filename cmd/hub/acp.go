@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"time"
@@ -59,9 +60,7 @@ func runAcp(ctx context.Context, e *env, args []string) int {
 				opts.DefaultAgent, use)
 		}
 	}
-	if opts.StateDir == "" {
-		opts.StateDir = config.StateDir()
-	}
+	opts.StateDir = cmp.Or(opts.StateDir, config.StateDir())
 	if err := acp.Serve(ctx, e.stdin, e.stdout, opts); err != nil {
 		e.log.Error().Err(err).Msg("acp server stopped")
 		return exitError

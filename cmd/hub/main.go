@@ -2,6 +2,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -147,9 +148,7 @@ func newEnv(g globalFlags, stdin io.Reader, stdout, stderr io.Writer) (*env, io.
 	if level == "" && os.Getenv("HUB_LOG") == "" {
 		level = cfg.Log.Level
 	}
-	if file == "" {
-		file = cfg.Log.File
-	}
+	file = cmp.Or(file, cfg.Log.File)
 	log, closer, err := logging.New(level, file)
 	if err != nil {
 		return nil, nil, err

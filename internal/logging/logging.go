@@ -3,6 +3,7 @@
 package logging
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"os"
@@ -18,12 +19,7 @@ func New(level, file string) (zerolog.Logger, io.Closer, error) {
 }
 
 func newLogger(level, file string, stderr *os.File) (zerolog.Logger, io.Closer, error) {
-	if level == "" {
-		level = os.Getenv("HUB_LOG")
-	}
-	if level == "" {
-		level = "warn"
-	}
+	level = cmp.Or(level, os.Getenv("HUB_LOG"), "warn")
 	lvl, err := zerolog.ParseLevel(strings.ToLower(level))
 	if err != nil {
 		return zerolog.Nop(), nopCloser{}, fmt.Errorf("bad log level %q (use trace, debug, info, warn, error)", level)

@@ -146,64 +146,40 @@ func anthropicMessage(t AnthropicTurn, idx int, model string, full bool) map[str
 func (s *AnthropicServer) stream(w http.ResponseWriter, r *http.Request, t AnthropicTurn, idx int, model string) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
-	flusher, _ := w.(http.Flusher)
-	send := func(event string, data map[string]any) {
-		data["type"] = event
-		b, _ := json.Marshal(data)
-		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", event, b)
-		if flusher != nil {
-			flusher.Flush()
-		}
-	}
 	n := t.ChunkSize
-	if n <= 0 {
-		n = 8
-	}
-	send("message_start", map[string]any{"message": anthropicMessage(t, idx, model, false)})
+	namedEvent(w, "message_start", map[string]any{"message": anthropicMessage(t, idx, model, false)})
 	block := 0
 	if t.Thinking != "" {
-		send("content_block_start", map[string]any{"index": block, "content_block": map[string]any{"type": "thinking", "thinking": "", "signature": ""}})
-		for _, part := range anthropicChunks(t.Thinking, n) {
-			send("content_block_delta", map[string]any{"index": block, "delta": map[string]any{"type": "thinking_delta", "thinking": part}})
+		namedEvent(w, "content_block_start", map[string]any{"index": block, "content_block": map[string]any{"type": "thinking", "thinking": "", "signature": ""}})
+		for _, part := range split(t.Thinking, n) {
+			namedEvent(w, "content_block_delta", map[string]any{"index": block, "delta": map[string]any{"type": "thinking_delta", "thinking": part}})
 		}
-		send("content_block_delta", map[string]any{"index": block, "delta": map[string]any{"type": "signature_delta", "signature": "c2lnbmF0dXJl"}})
-		send("content_block_stop", map[string]any{"index": block})
+		namedEvent(w, "content_block_delta", map[string]any{"index": block, "delta": map[string]any{"type": "signature_delta", "signature": "c2lnbmF0dXJl"}})
+		namedEvent(w, "content_block_stop", map[string]any{"index": block})
 		block++
 	}
 	if t.Text != "" {
-		send("content_block_start", map[string]any{"index": block, "content_block": map[string]any{"type": "text", "text": ""}})
-		for _, part := range anthropicChunks(t.Text, n) {
-			send("content_block_delta", map[string]any{"index": block, "delta": map[string]any{"type": "text_delta", "text": part}})
+		namedEvent(w, "content_block_start", map[string]any{"index": block, "content_block": map[string]any{"type": "text", "text": ""}})
+		for _, part := range split(t.Text, n) {
+			namedEvent(w, "content_block_delta", map[string]any{"index": block, "delta": map[string]any{"type": "text_delta", "text": part}})
 		}
 		if t.Hang {
-			select {
-			case <-r.Context().Done():
-			case <-s.done:
-			}
+			s.hang(r)
 			return
 		}
-		send("content_block_stop", map[string]any{"index": block})
+		namedEvent(w, "content_block_stop", map[string]any{"index": block})
 		block++
 	}
 	for i, tu := range t.ToolUses {
-		send("content_block_start", map[string]any{"index": block, "content_block": map[string]any{
+		namedEvent(w, "content_block_start", map[string]any{"index": block, "content_block": map[string]any{
 			"type": "tool_use", "id": anthropicToolID(tu, idx, i), "name": tu.Name, "input": map[string]any{}}})
-		for _, part := range anthropicChunks(cmp.Or(tu.Input, "{}"), n) {
-			send("content_block_delta", map[string]any{"index": block, "delta": map[string]any{"type": "input_json_delta", "partial_json": part}})
+		for _, part := range split(cmp.Or(tu.Input, "{}"), n) {
+			namedEvent(w, "content_block_delta", map[string]any{"index": block, "delta": map[string]any{"type": "input_json_delta", "partial_json": part}})
 		}
-		send("content_block_stop", map[string]any{"index": block})
+		namedEvent(w, "content_block_stop", map[string]any{"index": block})
 		block++
 	}
-	send("message_delta", map[string]any{"delta": map[string]any{"stop_reason": anthropicStop(t), "stop_sequence": nil},
+	namedEvent(w, "message_delta", map[string]any{"delta": map[string]any{"stop_reason": anthropicStop(t), "stop_sequence": nil},
 		"usage": map[string]any{"output_tokens": 17}})
-	send("message_stop", map[string]any{})
-}
-
-func anthropicChunks(s string, n int) []string {
-	var out []string
-	for len(s) > n {
-		out = append(out, s[:n])
-		s = s[n:]
-	}
-	return append(out, s)
+	namedEvent(w, "message_stop", map[string]any{})
 }

@@ -132,15 +132,11 @@ func (s *GeminiServer) answer(w http.ResponseWriter, r *http.Request, req Gemini
 		if last && !t.Hang {
 			finish = "STOP"
 		}
-		fmt.Fprintf(w, "data: %s\r\n\r\n", geminiMarshal(geminiResponse(parts, finish, last && !t.Hang)))
-		if f, ok := w.(http.Flusher); ok {
-			f.Flush()
-		}
+		b, _ := json.Marshal(geminiResponse(parts, finish, last && !t.Hang))
+		fmt.Fprintf(w, "data: %s\r\n\r\n", b)
+		flush(w)
 		if t.Hang {
-			select {
-			case <-r.Context().Done():
-			case <-s.done:
-			}
+			s.hang(r)
 			return
 		}
 	}
@@ -152,17 +148,8 @@ func geminiChunks(t GeminiTurn) [][]map[string]any {
 	if t.Thought != "" {
 		chunks = append(chunks, []map[string]any{{"text": t.Thought, "thought": true}})
 	}
-	n := t.ChunkSize
-	if n <= 0 {
-		n = 8
-	}
-	for rest := t.Text; rest != ""; {
-		cut := min(n, len(rest))
-		for cut < len(rest) && rest[cut]&0xC0 == 0x80 {
-			cut++
-		}
-		chunks = append(chunks, []map[string]any{{"text": rest[:cut]}})
-		rest = rest[cut:]
+	for _, part := range split(t.Text, t.ChunkSize) {
+		chunks = append(chunks, []map[string]any{{"text": part}})
 	}
 	if len(t.ToolCalls) > 0 {
 		var parts []map[string]any
@@ -195,11 +182,6 @@ func geminiResponse(parts []map[string]any, finish string, usage bool) map[strin
 
 func geminiErrBody(code int, msg, status string) map[string]any {
 	return map[string]any{"error": map[string]any{"code": code, "message": msg, "status": status}}
-}
-
-func geminiMarshal(v any) []byte {
-	b, _ := json.Marshal(v)
-	return b
 }
 
 // GeminiFunctionResponses returns the functionResponse parts of a request

@@ -3,6 +3,7 @@
 package mockllm
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -192,9 +193,7 @@ func (s *OpenAIServer) writeError(w http.ResponseWriter, t OpenAITurn) {
 		w.Header().Set("Retry-After", t.RetryAfter)
 	}
 	msg := t.ErrorBody
-	if msg == "" {
-		msg = http.StatusText(t.Status)
-	}
+	msg = cmp.Or(msg, http.StatusText(t.Status))
 	writeJSON(w, t.Status, errBody(msg))
 }
 
@@ -351,16 +350,6 @@ func resetConn(w http.ResponseWriter) {
 	_ = conn.Close()
 }
 
-// LastMessages returns the messages of the last request, or nil.
-func (s *OpenAIServer) LastMessages() []map[string]any {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if len(s.reqs) == 0 {
-		return nil
-	}
-	return s.reqs[len(s.reqs)-1].Messages
-}
-
 // MessageText returns the string content of a recorded message (joining
 // text parts when content is an array).
 func MessageText(m map[string]any) string {
@@ -368,15 +357,20 @@ func MessageText(m map[string]any) string {
 	case string:
 		return c
 	case []any:
-		var b strings.Builder
-		for _, p := range c {
-			if pm, ok := p.(map[string]any); ok {
-				if t, ok := pm["text"].(string); ok {
-					b.WriteString(t)
-				}
-			}
-		}
-		return b.String()
+		return partsText(c)
 	}
 	return ""
+}
+
+// partsText joins the text of content parts.
+func partsText(parts []any) string {
+	var b strings.Builder
+	for _, p := range parts {
+		if m, ok := p.(map[string]any); ok {
+			if s, ok := m["text"].(string); ok {
+				b.WriteString(s)
+			}
+		}
+	}
+	return b.String()
 }

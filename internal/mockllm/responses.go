@@ -1,6 +1,7 @@
 package mockllm
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -131,12 +132,9 @@ func (s *ResponsesServer) stream(w http.ResponseWriter, r *http.Request, t Respo
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
 	respID := fmt.Sprintf("resp_%d", idx)
-	responsesEvent(w, "response.created", map[string]any{"response": map[string]any{"id": respID}})
+	namedEvent(w, "response.created", map[string]any{"response": map[string]any{"id": respID}})
 	if t.Hang {
-		select {
-		case <-r.Context().Done():
-		case <-s.done:
-		}
+		s.hang(r)
 		return
 	}
 	out := 0
@@ -156,7 +154,7 @@ func (s *ResponsesServer) stream(w http.ResponseWriter, r *http.Request, t Respo
 	if u == nil {
 		u = &ResponsesUsage{InputTokens: 20, CachedTokens: 2, OutputTokens: 10, ReasoningTokens: 3}
 	}
-	responsesEvent(w, "response.completed", map[string]any{"response": map[string]any{
+	namedEvent(w, "response.completed", map[string]any{"response": map[string]any{
 		"id": respID,
 		"usage": map[string]any{
 			"input_tokens":          u.InputTokens,
@@ -170,58 +168,51 @@ func (s *ResponsesServer) stream(w http.ResponseWriter, r *http.Request, t Respo
 
 func responsesReasoning(w io.Writer, t ResponsesTurn, idx, out int) {
 	id := fmt.Sprintf("rs_%d", idx)
-	responsesEvent(w, "response.output_item.added", map[string]any{"output_index": out,
+	namedEvent(w, "response.output_item.added", map[string]any{"output_index": out,
 		"item": map[string]any{"type": "reasoning", "id": id, "summary": []any{}}})
-	responsesEvent(w, "response.reasoning_summary_part.added", map[string]any{"item_id": id,
+	namedEvent(w, "response.reasoning_summary_part.added", map[string]any{"item_id": id,
 		"output_index": out, "summary_index": 0, "part": map[string]any{"type": "summary_text", "text": ""}})
-	for _, d := range split(t.Reasoning, chunkSize(t.ChunkSize)) {
-		responsesEvent(w, "response.reasoning_summary_text.delta", map[string]any{"item_id": id,
+	for _, d := range split(t.Reasoning, t.ChunkSize) {
+		namedEvent(w, "response.reasoning_summary_text.delta", map[string]any{"item_id": id,
 			"output_index": out, "summary_index": 0, "delta": d})
 	}
-	responsesEvent(w, "response.output_item.done", map[string]any{"output_index": out,
+	namedEvent(w, "response.output_item.done", map[string]any{"output_index": out,
 		"item": map[string]any{"type": "reasoning", "id": id,
 			"summary": []any{map[string]any{"type": "summary_text", "text": t.Reasoning}}}})
 }
 
 func responsesMessage(w io.Writer, t ResponsesTurn, idx, out int) {
 	id := fmt.Sprintf("msg_%d", idx)
-	responsesEvent(w, "response.output_item.added", map[string]any{"output_index": out,
+	namedEvent(w, "response.output_item.added", map[string]any{"output_index": out,
 		"item": map[string]any{"type": "message", "id": id, "role": "assistant", "content": []any{}}})
-	for _, d := range split(t.Text, chunkSize(t.ChunkSize)) {
-		responsesEvent(w, "response.output_text.delta", map[string]any{"item_id": id,
+	for _, d := range split(t.Text, t.ChunkSize) {
+		namedEvent(w, "response.output_text.delta", map[string]any{"item_id": id,
 			"output_index": out, "content_index": 0, "delta": d})
 	}
-	responsesEvent(w, "response.output_item.done", map[string]any{"output_index": out,
+	namedEvent(w, "response.output_item.done", map[string]any{"output_index": out,
 		"item": map[string]any{"type": "message", "id": id, "role": "assistant",
 			"content": []any{map[string]any{"type": "output_text", "text": t.Text}}}})
 }
 
 func responsesFunctionCall(w io.Writer, tc ResponsesToolCall, idx, i, out int) {
 	callID := tc.CallID
-	if callID == "" {
-		callID = fmt.Sprintf("call_%d_%d", idx, i)
-	}
+	callID = cmp.Or(callID, fmt.Sprintf("call_%d_%d", idx, i))
 	id := fmt.Sprintf("fc_%d_%d", idx, i)
 	if tc.Custom {
 		item := map[string]any{"type": "custom_tool_call", "id": id, "call_id": callID, "name": tc.Name, "input": tc.Input}
-		responsesEvent(w, "response.output_item.added", map[string]any{"output_index": out, "item": item})
-		responsesEvent(w, "response.output_item.done", map[string]any{"output_index": out, "item": item})
+		namedEvent(w, "response.output_item.added", map[string]any{"output_index": out, "item": item})
+		namedEvent(w, "response.output_item.done", map[string]any{"output_index": out, "item": item})
 		return
 	}
-	responsesEvent(w, "response.output_item.added", map[string]any{"output_index": out,
+	namedEvent(w, "response.output_item.added", map[string]any{"output_index": out,
 		"item": map[string]any{"type": "function_call", "id": id, "call_id": callID, "name": tc.Name, "arguments": ""}})
-	responsesEvent(w, "response.output_item.done", map[string]any{"output_index": out,
+	namedEvent(w, "response.output_item.done", map[string]any{"output_index": out,
 		"item": map[string]any{"type": "function_call", "id": id, "call_id": callID, "name": tc.Name, "arguments": tc.Args}})
 }
 
-func chunkSize(n int) int {
-	if n <= 0 {
-		return 8
-	}
-	return n
-}
-
-func responsesEvent(w io.Writer, typ string, v map[string]any) {
+// namedEvent writes one SSE event with a name, v's type set to it, and
+// flushes it.
+func namedEvent(w io.Writer, typ string, v map[string]any) {
 	v["type"] = typ
 	b, _ := json.Marshal(v)
 	fmt.Fprintf(w, "event: %s\ndata: %s\n\n", typ, b)
@@ -250,14 +241,6 @@ func InputText(item map[string]any) string {
 	if s, ok := item["output"].(string); ok {
 		return s
 	}
-	var b strings.Builder
 	parts, _ := item["content"].([]any)
-	for _, p := range parts {
-		if m, ok := p.(map[string]any); ok {
-			if s, ok := m["text"].(string); ok {
-				b.WriteString(s)
-			}
-		}
-	}
-	return b.String()
+	return partsText(parts)
 }

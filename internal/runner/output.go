@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -177,9 +178,7 @@ func (w *output) event(ev adapters.Event, dec *adapters.PermissionDecision) {
 
 func toolLabel(t adapters.ToolCall) string {
 	s := titleOf(t)
-	if s == "" {
-		s = t.ID
-	}
+	s = cmp.Or(s, t.ID)
 	if t.Kind != "" {
 		s += " [" + string(t.Kind) + "]"
 	}

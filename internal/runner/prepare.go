@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"cmp"
 	"encoding/base64"
 	"fmt"
 	"net/http"
@@ -85,9 +86,7 @@ func imageContent(path string) (adapters.Content, error) {
 		return adapters.Content{}, fmt.Errorf("%w: --image: %v", ErrUsage, err)
 	}
 	mime := imageTypes[strings.ToLower(filepath.Ext(path))]
-	if mime == "" {
-		mime = http.DetectContentType(data)
-	}
+	mime = cmp.Or(mime, http.DetectContentType(data))
 	if !strings.HasPrefix(mime, "image/") {
 		return adapters.Content{}, fmt.Errorf("%w: --image %s is not an image (%s)", ErrUsage, path, mime)
 	}

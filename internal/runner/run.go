@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -400,9 +401,7 @@ func (r *run) summary(code int, err error) Summary {
 		// A completed run prints its final answer: the text after the
 		// last tool call, else the last text before it.
 		s.Answer = strings.TrimSpace(r.final.String())
-		if s.Answer == "" {
-			s.Answer = r.lastFinal
-		}
+		s.Answer = cmp.Or(s.Answer, r.lastFinal)
 	}
 	if err != nil {
 		s.Error = err.Error()

@@ -5,6 +5,7 @@
 package runner
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -96,12 +97,8 @@ func (o *Options) defaults() error {
 	if o.Stderr == nil {
 		o.Stderr = io.Discard
 	}
-	if o.Format == "" {
-		o.Format = FormatText
-	}
-	if o.Approve == "" {
-		o.Approve = ApproveReadOnly
-	}
+	o.Format = cmp.Or(o.Format, FormatText)
+	o.Approve = cmp.Or(o.Approve, ApproveReadOnly)
 	switch {
 	case o.Format != FormatText && o.Format != FormatJSONL:
 		return fmt.Errorf("%w: --format must be text or jsonl, not %q", ErrUsage, o.Format)
