@@ -7,7 +7,7 @@ E2E_CACHE ?= $(CURDIR)/.cache/e2e
 SHELL     := /bin/bash
 export CGO_ENABLED ?= 0
 
-.PHONY: all build install test unit race e2e e2e-deps bench lint fuzz clean
+.PHONY: all build install test unit race e2e e2e-deps bench lint cross fuzz clean
 
 all: build
 
@@ -21,10 +21,20 @@ install:
 test: lint
 	CGO_ENABLED=1 $(GO) test -race -count=1 -timeout 15m ./...
 
-lint:
+lint: cross
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+
+# Only Linux runs the tests here; every other target is built and vetted
+# (go vet type-checks each package's tests too).
+CROSS := linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
+cross:
+	@for t in $(CROSS); do \
+	  echo "== build and vet $$t"; \
+	  GOOS=$${t%/*} GOARCH=$${t#*/} CGO_ENABLED=0 $(GO) build ./... && \
+	  GOOS=$${t%/*} GOARCH=$${t#*/} CGO_ENABLED=0 $(GO) vet ./... || exit 1; \
+	done
 
 # End-to-end: real agent CLIs (pinned, cached under .cache/e2e) against local mock LLM servers,
 # and the official ACP TypeScript SDK as the client.

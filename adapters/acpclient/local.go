@@ -1,6 +1,7 @@
 package acpclient
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -8,16 +9,13 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/rs/zerolog"
-	"golang.org/x/sys/unix"
 
 	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/adapters"
@@ -204,18 +202,12 @@ func (l *local) createTerminal(params json.RawMessage) (any, error) {
 }
 
 func statusOf(p *proc.Process) schema.TerminalExitStatus {
-	err := p.Wait()
+	_ = p.Wait()
 	if code := p.ExitCode(); code >= 0 {
 		c := uint32(code)
 		return schema.TerminalExitStatus{ExitCode: &c}
 	}
-	sig := "SIGKILL"
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		if st, ok := ee.Sys().(syscall.WaitStatus); ok && st.Signaled() {
-			sig = "SIG" + strings.ToUpper(strings.TrimPrefix(unix.SignalName(st.Signal()), "SIG"))
-		}
-	}
+	sig := cmp.Or(p.ExitSignal(), "SIGKILL")
 	return schema.TerminalExitStatus{Signal: &sig}
 }
 

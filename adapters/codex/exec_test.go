@@ -1,4 +1,4 @@
-//go:build linux
+//go:build unix
 
 package codex
 
@@ -136,15 +136,6 @@ func TestExecFallback_Turn(t *testing.T) {
 	if n := proc.Live(); n != 0 {
 		t.Errorf("%d processes left", n)
 	}
-}
-
-func mustPrompt(t *testing.T, s adapters.Session, text string) <-chan adapters.Event {
-	t.Helper()
-	ch, err := fixture.Prompt(context.Background(), s, adapters.TextPrompt(text))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ch
 }
 
 func TestExecFallback_CancelKillsGroup(t *testing.T) {

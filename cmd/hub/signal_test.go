@@ -17,9 +17,11 @@ import (
 )
 
 // hub acp ends on SIGTERM, SIGINT and SIGHUP even while the editor keeps
-// stdin open and a turn runs, and reaps its agent's process group.
+// stdin open and a turn runs, and reaps its agent's process group. When
+// SIGKILL ends hub mid-turn, nothing of the agent's group survives either:
+// not the agent, not the child it started.
 func TestAcp_SignalEndsServerWithStdinOpen(t *testing.T) {
-	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP} {
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGKILL} {
 		t.Run(sig.String(), func(t *testing.T) {
 			root := isolate(t)
 			cwd, pidFile := fakeAgentConfig(t, root, "hang")

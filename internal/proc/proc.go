@@ -1,7 +1,14 @@
-// Package proc supervises agent processes: each runs in its own process
-// group with piped stdio (or a PTY when asked), its stderr kept in a bounded
-// ring buffer for error messages, and stopping it signals the whole group,
-// waits a grace period, then kills and reaps. No child outlives Stop.
+// Package proc supervises agent processes: each runs with piped stdio (or a
+// PTY when asked, on Unix), its stderr kept in a bounded ring buffer for
+// error messages, and stopping it signals its whole process tree, waits a
+// grace period, then kills and reaps. No child outlives Stop, and none
+// outlives hub, however hub ends:
+//
+//   - Unix (Linux, macOS): the agent runs in its own process group under a
+//     small supervisor (hub itself, re-executed; see supervise_unix.go) that
+//     kills the group when hub's end of a pipe closes.
+//   - Windows: the agent's tree runs in a Job object that kills it when the
+//     job's last handle, held by hub, closes (see proc_windows.go).
 package proc
 
 import (
@@ -14,8 +21,6 @@ import (
 	"sync"
 	"syscall"
 	"time"
-
-	"github.com/creack/pty"
 )
 
 var (
@@ -23,6 +28,8 @@ var (
 	ErrNotFound = errors.New("program not found")
 	// ErrBadDir means the working directory cannot be used.
 	ErrBadDir = errors.New("bad working directory")
+	// ErrNoPTY means the OS offers no pseudo-terminal hub can use (Windows).
+	ErrNoPTY = errors.New("no pseudo-terminal on this OS")
 )
 
 // DefaultGrace is how long Stop waits after the first signal before SIGKILL.
@@ -36,13 +43,15 @@ type Spec struct {
 	// Env is the full environment; nil means os.Environ().
 	Env []string
 	// PTY runs the program on a pseudo-terminal (stdin and stdout are the
-	// terminal; stderr is merged into it).
+	// terminal; stderr is merged into it). Unix only: Start fails with
+	// ErrNoPTY on Windows.
 	PTY bool
 	// StderrLimit bounds the kept stderr bytes (default 64 KiB).
 	StderrLimit int
 	// StderrTee also receives every stderr byte (e.g. a debug logger).
 	StderrTee io.Writer
-	// StopSignal is sent to the group first on Stop (default SIGTERM).
+	// StopSignal is sent to the group first on Stop (default SIGTERM). On
+	// Windows any signal but SIGKILL becomes CTRL_BREAK_EVENT.
 	StopSignal syscall.Signal
 	// Grace is the wait between StopSignal and SIGKILL (default DefaultGrace).
 	Grace time.Duration
@@ -56,6 +65,7 @@ type Process struct {
 	spec    Spec
 	cmd     *exec.Cmd
 	pgid    int
+	sys     sysState
 	stderr  *Ring
 	done    chan struct{}
 	waitErr error
@@ -88,14 +98,11 @@ func Start(ctx context.Context, spec Spec) (*Process, error) {
 	if spec.Grace <= 0 {
 		spec.Grace = DefaultGrace
 	}
-	cmd := exec.Command(path, spec.Args...)
-	cmd.Dir = spec.Dir
-	cmd.Env = spec.Env
-	p := &Process{spec: spec, cmd: cmd, stderr: NewRing(spec.StderrLimit), done: make(chan struct{})}
+	p := &Process{spec: spec, stderr: NewRing(spec.StderrLimit), done: make(chan struct{})}
 	if spec.PTY {
-		err = p.startPTY()
+		err = p.startPTY(path)
 	} else {
-		err = p.startPipes()
+		err = p.startPipes(path)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("start %s: %w", spec.Path, err)
@@ -112,8 +119,13 @@ func Start(ctx context.Context, spec Spec) (*Process, error) {
 	return p, nil
 }
 
-func (p *Process) startPipes() error {
-	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+// startPipes starts cmd with stdin, stdout and stderr on fresh pipes.
+func (p *Process) startPipes(path string) error {
+	cmd, err := p.command(path)
+	if err != nil {
+		return err
+	}
+	p.cmd = cmd
 	inR, inW, err := os.Pipe()
 	if err != nil {
 		return err
@@ -128,28 +140,16 @@ func (p *Process) startPipes() error {
 		closeAll(inR, inW, outR, outW)
 		return err
 	}
-	p.cmd.Stdin, p.cmd.Stdout, p.cmd.Stderr = inR, outW, errW
-	if err := p.cmd.Start(); err != nil {
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
+	if err := p.launch(cmd.Start); err != nil {
 		closeAll(inR, inW, outR, outW, errR, errW)
 		return err
 	}
 	closeAll(inR, outW, errW)
 	p.Stdin, p.Stdout = inW, outR
-	p.pgid = p.cmd.Process.Pid
+	p.pgid = cmd.Process.Pid
 	p.stderrDone = make(chan struct{})
 	go p.copyStderr(errR)
-	return nil
-}
-
-func (p *Process) startPTY() error {
-	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Pdeathsig: syscall.SIGKILL}
-	tty, err := pty.StartWithAttrs(p.cmd, &pty.Winsize{Rows: 50, Cols: 200}, p.cmd.SysProcAttr)
-	if err != nil {
-		return err
-	}
-	p.tty = tty
-	p.Stdin, p.Stdout = tty, ptyReader{tty}
-	p.pgid = p.cmd.Process.Pid
 	return nil
 }
 
@@ -183,14 +183,15 @@ func (p *Process) awaitStderr() {
 
 func (p *Process) wait() {
 	p.waitErr = p.cmd.Wait()
-	// The leader is gone; end whatever it left behind in its group.
-	_ = syscall.Kill(-p.pgid, syscall.SIGKILL)
+	// The leader is gone; end whatever it left behind in its tree.
+	p.killTree()
 	p.awaitStderr()
 	untrack(p)
 	close(p.done)
 }
 
-// Pid returns the leader's pid (also the process group id).
+// Pid returns the leader's pid: on Unix the supervisor, whose pid is also
+// the process group id.
 func (p *Process) Pid() int { return p.pgid }
 
 // Done is closed once the process has exited and been reaped.
@@ -222,12 +223,13 @@ func (p *Process) Exited() bool {
 	}
 }
 
-// Signal sends sig to the whole process group.
+// Signal sends sig to the whole process group (see Spec.StopSignal for
+// Windows).
 func (p *Process) Signal(sig syscall.Signal) error {
 	if p.Exited() {
 		return nil
 	}
-	if err := syscall.Kill(-p.pgid, sig); err != nil && !errors.Is(err, syscall.ESRCH) {
+	if err := p.signalTree(sig); err != nil {
 		return fmt.Errorf("signal %v to group %d: %w", sig, p.pgid, err)
 	}
 	return nil
@@ -285,20 +287,6 @@ func (p *Process) ExitError(name string) error {
 	}
 	return fmt.Errorf("%s exited (%v): %s", name, err, tail)
 }
-
-// ptyReader reads a PTY master, turning the EIO Linux returns once the
-// terminal's last writer is gone (after all output was read) into io.EOF.
-type ptyReader struct{ f *os.File }
-
-func (r ptyReader) Read(b []byte) (int, error) {
-	n, err := r.f.Read(b)
-	if errors.Is(err, syscall.EIO) {
-		err = io.EOF
-	}
-	return n, err
-}
-
-func (r ptyReader) Close() error { return r.f.Close() }
 
 func closeAll(fs ...*os.File) {
 	for _, f := range fs {

@@ -1,0 +1,138 @@
+//go:build unix
+
+package proc
+
+import (
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+
+	"github.com/creack/pty"
+	"golang.org/x/sys/unix"
+)
+
+// sysState is what a Unix process keeps: hub's end of the supervisor's
+// watch pipe. It stays open, unread and unwritten, for the life of hub (a
+// dead hub's descriptors are closed by the kernel, which is the signal).
+type sysState struct {
+	watch  *os.File
+	status *os.File
+}
+
+// command returns the supervisor command that runs path with the spec's
+// arguments in a new process group. It passes the read end of the watch
+// pipe (hub keeps the write end) and the write end of a status pipe on
+// which the supervisor reports whether the agent started.
+func (p *Process) command(path string) (*exec.Cmd, error) {
+	exe, err := supervisorExe()
+	if err != nil {
+		return nil, err
+	}
+	watchR, watchW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	statusR, statusW, err := os.Pipe()
+	if err != nil {
+		closeAll(watchR, watchW)
+		return nil, err
+	}
+	cmd := exec.Command(exe)
+	cmd.Args = append([]string{superviseArg0, path}, p.spec.Args...)
+	cmd.Dir = p.spec.Dir
+	cmd.Env = p.spec.Env
+	cmd.ExtraFiles = []*os.File{watchR, statusW}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	p.sys = sysState{watch: watchW, status: statusR}
+	return cmd, nil
+}
+
+// launch runs start (which starts p.cmd) and waits for the supervisor to
+// report that the agent started; an agent that cannot be executed fails
+// here, as a direct start would.
+func (p *Process) launch(start func() error) error {
+	err := start()
+	closeAll(p.cmd.ExtraFiles...)
+	defer p.sys.status.Close()
+	if err != nil {
+		_ = p.sys.watch.Close()
+		return err
+	}
+	msg, _ := io.ReadAll(p.sys.status)
+	if len(msg) == 0 {
+		return nil
+	}
+	_ = p.cmd.Wait()
+	_ = p.sys.watch.Close()
+	return errors.New(string(msg))
+}
+
+// startPTY runs the supervisor as the leader of a new session whose
+// controlling terminal is a fresh PTY; the agent inherits both.
+func (p *Process) startPTY(path string) error {
+	cmd, err := p.command(path)
+	if err != nil {
+		return err
+	}
+	p.cmd = cmd
+	var tty *os.File
+	err = p.launch(func() (err error) {
+		tty, err = pty.StartWithAttrs(cmd, &pty.Winsize{Rows: 50, Cols: 200}, &syscall.SysProcAttr{Setsid: true, Setctty: true})
+		return err
+	})
+	if err != nil {
+		if tty != nil {
+			_ = tty.Close()
+		}
+		return err
+	}
+	p.tty = tty
+	p.Stdin, p.Stdout = tty, ptyReader{tty}
+	p.pgid = cmd.Process.Pid
+	return nil
+}
+
+// signalTree sends sig to the process group.
+func (p *Process) signalTree(sig syscall.Signal) error {
+	if err := syscall.Kill(-p.pgid, sig); err != nil && !errors.Is(err, syscall.ESRCH) {
+		return err
+	}
+	return nil
+}
+
+// killTree kills what is left of the group once its leader has been reaped,
+// and releases the watch pipe.
+func (p *Process) killTree() {
+	_ = syscall.Kill(-p.pgid, syscall.SIGKILL)
+	_ = p.sys.watch.Close()
+}
+
+// ptyReader reads a PTY master, turning the EIO Linux returns once the
+// terminal's last writer is gone (after all output was read) into io.EOF.
+type ptyReader struct{ f *os.File }
+
+func (r ptyReader) Read(b []byte) (int, error) {
+	n, err := r.f.Read(b)
+	if errors.Is(err, syscall.EIO) {
+		err = io.EOF
+	}
+	return n, err
+}
+
+func (r ptyReader) Close() error { return r.f.Close() }
+
+// ExitSignal names the signal that ended the process ("SIGTERM"), or ""
+// while it runs or when it exited on its own.
+func (p *Process) ExitSignal() string {
+	if !p.Exited() {
+		return ""
+	}
+	ws, ok := p.cmd.ProcessState.Sys().(syscall.WaitStatus)
+	if !ok || !ws.Signaled() {
+		return ""
+	}
+	return "SIG" + strings.ToUpper(strings.TrimPrefix(unix.SignalName(ws.Signal()), "SIG"))
+}

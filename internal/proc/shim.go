@@ -1,0 +1,48 @@
+package proc
+
+import (
+	"regexp"
+	"strings"
+)
+
+// npm installs a CLI on Windows as a .cmd shim (claude.cmd, codex.cmd, …).
+// Starting a .cmd runs cmd.exe, whose quoting rules differ from the ones Go
+// applies to a program's arguments, so a prompt with quotes, & or % would
+// reach the agent changed (or run as a command). hub therefore starts what
+// the shim starts: node with the package's script, or the package's own
+// binary, with ordinary argument quoting.
+
+// shimTarget matches the program a cmd-shim runs: "%dp0%\<path>" %*.
+var shimTarget = regexp.MustCompile(`"%dp0%\\([^"]+)"\s+%\*`)
+
+// shimArgv returns the argv that the npm shim at path (its text in body)
+// runs with args. ok is false when body is not an npm shim. exists reports
+// whether a file exists and lookPath finds a program on PATH.
+func shimArgv(path, body string, args []string, exists func(string) bool, lookPath func(string) (string, error)) ([]string, bool) {
+	m := shimTarget.FindAllStringSubmatch(body, -1)
+	if len(m) == 0 {
+		return nil, false
+	}
+	dir := winDir(path)
+	target := dir + `\` + m[len(m)-1][1]
+	if !strings.Contains(body, `"%_prog%"`) {
+		return append([]string{target}, args...), true
+	}
+	node := dir + `\node.exe`
+	if !exists(node) {
+		p, err := lookPath("node")
+		if err != nil {
+			return nil, false
+		}
+		node = p
+	}
+	return append([]string{node, target}, args...), true
+}
+
+// winDir is the directory part of a Windows path (either slash).
+func winDir(p string) string {
+	if i := strings.LastIndexAny(p, `\/`); i >= 0 {
+		return p[:i]
+	}
+	return "."
+}

@@ -1,0 +1,110 @@
+//go:build unix
+
+package proc
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"runtime"
+	"syscall"
+	"time"
+)
+
+// Why a supervisor: an agent CLI starts children of its own (shells, MCP
+// servers, language servers). Linux's Pdeathsig ends only the direct child
+// when hub dies, and it fires when the *thread* that forked exits, which Go
+// does not pin; macOS has no Pdeathsig at all. So every agent runs under a
+// supervisor in the agent's own process group: hub re-executes its own
+// binary with argv[0] = superviseArg0, and the supervisor starts the agent,
+// relays its exit status, and holds the read end of a pipe whose write end
+// only hub holds. However hub ends (SIGKILL included), the kernel closes
+// hub's descriptors, the supervisor reads EOF and kills the whole group,
+// grandchildren included. Reading EOF works the same on Linux and macOS, so
+// no kqueue NOTE_EXIT (macOS) or prctl (Linux) watch is needed; macOS runs
+// the very code Linux tests run.
+const superviseArg0 = "hub-supervise"
+
+// supervisorExe is the binary to re-execute: on Linux /proc/self/exe,
+// which still works when the installed binary was replaced or deleted
+// while hub runs (an upgrade); elsewhere os.Executable.
+func supervisorExe() (string, error) {
+	if runtime.GOOS == "linux" {
+		if _, err := os.Stat("/proc/self/exe"); err == nil {
+			return "/proc/self/exe", nil
+		}
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("find hub's own binary to supervise agents: %w", err)
+	}
+	return exe, nil
+}
+
+// init turns this process into a supervisor when hub started it as one.
+// It runs in every binary that links proc (hub and the tests), before main.
+func init() {
+	if len(os.Args) >= 2 && os.Args[0] == superviseArg0 {
+		// syscall.Exit, not os.Exit: nothing to flush, and a race-enabled test
+		// binary would otherwise linger a second at exit.
+		syscall.Exit(supervise(os.Args[1], os.Args[2:]))
+	}
+}
+
+// The pipes from hub: ExtraFiles[0] and [1].
+const (
+	watchFD  = 3 // hub holds the write end for as long as it lives
+	statusFD = 4 // the supervisor writes why the agent did not start
+)
+
+// supervise runs the agent in this process group and returns the exit
+// code to leave with when the agent did not die of a signal.
+func supervise(path string, args []string) int {
+	// Catch (not ignore: an ignored signal stays ignored in the agent) the
+	// signals hub sends the group: they are for the agent; the supervisor
+	// waits to report how it ended.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT)
+	// Inherited descriptors lose close-on-exec; without it the agent's tree
+	// would hold the status pipe open and hub would wait for it to end.
+	syscall.CloseOnExec(watchFD)
+	syscall.CloseOnExec(statusFD)
+	watch := os.NewFile(watchFD, "hub-watch")
+	status := os.NewFile(statusFD, "hub-status")
+	cmd := exec.Command(path, args...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	if err := cmd.Start(); err != nil {
+		fmt.Fprint(status, err)
+		return 127
+	}
+	_ = status.Close()
+	// Hold no end of the agent's pipes, so hub sees EOF when the agent's
+	// tree closes them, not when the supervisor exits.
+	for _, f := range []*os.File{os.Stdin, os.Stdout, os.Stderr} {
+		_ = f.Close()
+	}
+	go func() {
+		_, _ = io.Copy(io.Discard, watch)
+		_ = syscall.Kill(0, syscall.SIGKILL) // hub is gone: end the group
+	}()
+	_ = cmd.Wait()
+	return exitLike(cmd.ProcessState)
+}
+
+// exitLike ends the supervisor the way the agent ended: killed by the same
+// signal, or with the same exit code, so hub reads the agent's status.
+func exitLike(st *os.ProcessState) int {
+	ws, ok := st.Sys().(syscall.WaitStatus)
+	if !ok || !ws.Signaled() {
+		return st.ExitCode()
+	}
+	sig := ws.Signal()
+	signal.Reset(sig)
+	_ = syscall.Kill(os.Getpid(), sig)
+	// A default action that does not terminate (or a signal Go keeps)
+	// leaves the shell's convention.
+	t := time.NewTimer(time.Second)
+	<-t.C
+	return 128 + int(sig)
+}
