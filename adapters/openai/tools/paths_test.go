@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -149,5 +150,18 @@ func TestResolve_LinksJudgedByTarget(t *testing.T) {
 	}
 	if r, err := runTool(t, e, "write_file", `{"path":"dangling","content":"x"}`); err == nil {
 		t.Errorf("write through a dangling link to outside ran: %+v", r)
+	}
+}
+
+func TestResolve_CaseFoldedPathSpelledFromRoot(t *testing.T) {
+	e := newTestEnv(t)
+	defer func(goos string) { hostOS = goos }(hostOS)
+	hostOS = "darwin"
+	got, err := e.Resolve(strings.ToUpper(e.Root) + "/Sub/x.go")
+	if err != nil || got != filepath.Join(e.Root, "Sub", "x.go") {
+		t.Fatalf("got %q, %v; want it under %q", got, err, e.Root)
+	}
+	if _, err := e.Resolve(strings.ToUpper(e.Root) + "x/a"); !errors.Is(err, ErrOutsideWorkspace) {
+		t.Fatalf("sibling with the root's name as prefix: %v", err)
 	}
 }

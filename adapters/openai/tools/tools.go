@@ -175,10 +175,13 @@ func (e *Env) Resolve(p string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("resolve %s: %w", p, err)
 	}
-	if !within(hostOS, e.Root, real) {
+	names, ok := relNames(hostOS, e.Root, real)
+	if !ok {
 		return "", fmt.Errorf("%w: %s resolves to %s, outside %s", ErrOutsideWorkspace, p, real, e.Root)
 	}
-	return real, nil
+	// Spelled from Root, so permission rules and the editor see one
+	// prefix whatever case or \\?\ form the model wrote.
+	return filepath.Join(append([]string{e.Root}, names...)...), nil
 }
 
 // evalDeepest resolves links in the longest existing prefix of abs, so a
