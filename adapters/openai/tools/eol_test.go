@@ -79,3 +79,28 @@ func TestGrep_LineEndAnchorInCRLFFile(t *testing.T) {
 		t.Fatalf("%q", r.Output)
 	}
 }
+
+func TestReadFile_UTF16WithBOM(t *testing.T) {
+	tests := []struct {
+		name string
+		data []byte
+		want string
+	}{
+		{"little endian", []byte{0xFF, 0xFE, 'h', 0, 'i', 0, '\r', 0, '\n', 0, 0xE9, 0, '\n', 0}, "     1\thi\n     2\té\n"},
+		{"big endian", []byte{0xFE, 0xFF, 0, 'o', 0, 'k', 0, '\n'}, "     1\tok\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newTestEnv(t)
+			must(t, os.WriteFile(filepath.Join(e.Root, "u.txt"), tt.data, 0o644))
+			r, _ := runTool(t, e, "read_file", `{"path":"u.txt"}`)
+			if r.Failed || r.Output != tt.want {
+				t.Fatalf("%+v", r)
+			}
+			r, _ = runTool(t, e, "edit_file", `{"path":"u.txt","old_string":"o","new_string":"x"}`)
+			if !r.Failed || !strings.Contains(r.Output, "UTF-16") {
+				t.Fatalf("edit of UTF-16 must be refused: %+v", r)
+			}
+		})
+	}
+}

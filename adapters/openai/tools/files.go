@@ -73,10 +73,12 @@ func (e *Env) read(ctx context.Context, p string, offset, limit int) Result {
 	if err != nil {
 		return failed("read %s: %v", e.rel(p), err)
 	}
-	if isBinary(data) {
+	body = string(data)
+	if text, ok := utf16Text(data); ok {
+		body = text
+	} else if isBinary(data) {
 		return Result{Output: fmt.Sprintf("%s is a binary file (%d bytes); not shown", e.rel(p), len(data))}
 	}
-	body = string(data)
 	if body == "" {
 		return Result{Output: fmt.Sprintf("%s is empty", e.rel(p))}
 	}
@@ -243,6 +245,9 @@ func (e *Env) current(ctx context.Context, p string) (string, bool, error) {
 	}
 	if err != nil {
 		return "", false, fmt.Errorf("read %s: %w", e.rel(p), err)
+	}
+	if _, ok := utf16Text(data); ok {
+		return "", true, fmt.Errorf("%s is UTF-16 text; edit_file and write_file keep UTF-8 only, so change it with the bash tool or convert it to UTF-8 first", e.rel(p))
 	}
 	if isBinary(data) {
 		return "", true, fmt.Errorf("%s is a binary file; refusing to edit it as text", e.rel(p))
