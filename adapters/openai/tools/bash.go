@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/hubdev/hub/adapters"
@@ -48,7 +49,7 @@ func prepareBash(e *Env, raw json.RawMessage) (*Prepared, error) {
 func firstLine(s string) string {
 	s = strings.TrimSpace(s)
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i] + " …"
+		s = strings.TrimSuffix(s[:i], "\r") + " …"
 	}
 	if len(s) > 120 {
 		s = s[:120] + "…"
@@ -61,18 +62,21 @@ func firstLine(s string) string {
 func (e *Env) runLocal(ctx context.Context, command string, timeout time.Duration) Result {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	sh := e.sh()
+	// Shells that cannot merge stderr into stdout themselves (PowerShell)
+	// get it merged here, in arrival order.
+	out := &lockedWriter{w: newHeadTail(e.OutputCap)}
 	p, err := proc.Start(ctx, proc.Spec{
-		Path: "bash",
-		// exec 2>&1 merges stderr into stdout in order, for the model.
-		Args:  []string{"-c", "exec 2>&1\n" + command},
-		Dir:   e.Root,
-		Grace: 2 * time.Second,
+		Path:      sh.Path,
+		Args:      sh.args(command, true),
+		Dir:       e.Root,
+		Grace:     2 * time.Second,
+		StderrTee: out,
 	})
 	if err != nil {
-		return failed("start bash: %v", err)
+		return failed("start %s: %v", sh.Name, err)
 	}
 	_ = p.Stdin.Close()
-	out := newHeadTail(e.OutputCap)
 	_, _ = io.Copy(out, p.Stdout)
 	waitErr := p.Wait()
 	body := out.String()
@@ -87,6 +91,31 @@ func (e *Env) runLocal(ctx context.Context, command string, timeout time.Duratio
 		code = -1
 	}
 	return Result{Output: fmt.Sprintf("%s\n[exit code %d]", body, code), Failed: code != 0}
+}
+
+func (e *Env) sh() shell {
+	if e.shell.Path == "" {
+		return hostShell()
+	}
+	return e.shell
+}
+
+// lockedWriter serialises the stdout copy and proc's stderr tee.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  *headTail
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+func (l *lockedWriter) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.String()
 }
 
 // headTail keeps the first and last half of cap bytes and counts the rest.
@@ -135,8 +164,9 @@ func (e *Env) runTerminal(ctx context.Context, command string, timeout time.Dura
 	var created struct {
 		TerminalID string `json:"terminalId"`
 	}
+	sh := e.sh()
 	err := e.call(ctx, "terminal/create", map[string]any{
-		"command": "bash", "args": []string{"-c", command}, "cwd": e.Root, "outputByteLimit": e.OutputCap,
+		"command": sh.Path, "args": sh.args(command, false), "cwd": e.Root, "outputByteLimit": e.OutputCap,
 	}, &created)
 	if err != nil || created.TerminalID == "" {
 		return failed("editor terminal/create: %v", err)

@@ -73,10 +73,12 @@ func (e *Env) read(ctx context.Context, p string, offset, limit int) Result {
 	if err != nil {
 		return failed("read %s: %v", e.rel(p), err)
 	}
-	if isBinary(data) {
+	body = string(data)
+	if text, ok := utf16Text(data); ok {
+		body = text
+	} else if isBinary(data) {
 		return Result{Output: fmt.Sprintf("%s is a binary file (%d bytes); not shown", e.rel(p), len(data))}
 	}
-	body = string(data)
 	if body == "" {
 		return Result{Output: fmt.Sprintf("%s is empty", e.rel(p))}
 	}
@@ -92,6 +94,7 @@ func (e *Env) read(ctx context.Context, p string, offset, limit int) Result {
 func number(lines []string, first, total, capBytes int) string {
 	var b strings.Builder
 	for i, l := range lines {
+		l = strings.TrimSuffix(l, "\r")
 		if len(l) > maxLineLen {
 			l = l[:maxLineLen] + "… [line cut]"
 		}
@@ -135,7 +138,12 @@ func prepareWrite(e *Env, raw json.RawMessage) (*Prepared, error) {
 			if err != nil {
 				return failed("%v", err)
 			}
-			if err := e.write(ctx, p, a.Content); err != nil {
+			content := a.Content
+			// Models write \n; a file that uses \r\n keeps it.
+			if existed && isCRLF(old) && !strings.Contains(content, "\r") {
+				content = toCRLF(content)
+			}
+			if err := e.write(ctx, p, content); err != nil {
 				return failed("%v", err)
 			}
 			var oldPtr *string
@@ -143,8 +151,8 @@ func prepareWrite(e *Env, raw json.RawMessage) (*Prepared, error) {
 				oldPtr = &old
 			}
 			return Result{
-				Output:  fmt.Sprintf("wrote %d bytes to %s", len(a.Content), e.rel(p)),
-				Content: []adapters.ToolContent{{Type: adapters.ToolContentDiff, Path: p, OldText: oldPtr, NewText: a.Content}},
+				Output:  fmt.Sprintf("wrote %d bytes to %s", len(content), e.rel(p)),
+				Content: []adapters.ToolContent{{Type: adapters.ToolContentDiff, Path: p, OldText: oldPtr, NewText: content}},
 			}
 		},
 	}, nil
@@ -190,18 +198,28 @@ func (e *Env) edit(ctx context.Context, p string, a editArgs) Result {
 	if !existed {
 		return failed("%s does not exist; use write_file to create it", e.rel(p))
 	}
-	n := strings.Count(old, a.OldString)
+	// A \r\n file is matched and edited as \n text, then written back
+	// with \r\n, so old_string copied from read_file (which hides \r) fits.
+	text, from, to := old, a.OldString, a.NewString
+	crlf := isCRLF(old)
+	if crlf {
+		text, from, to = toLF(old), toLF(from), toLF(to)
+	}
+	n := strings.Count(text, from)
 	switch {
 	case n == 0:
 		return failed("old_string not found in %s; read the file again and copy the exact text, including whitespace", e.rel(p))
 	case n > 1 && !a.ReplaceAll:
 		return failed("old_string matches %d times in %s; include more surrounding lines to make it unique, or set replace_all", n, e.rel(p))
 	}
-	updated := strings.Replace(old, a.OldString, a.NewString, map[bool]int{true: -1, false: 1}[a.ReplaceAll])
+	updated := strings.Replace(text, from, to, map[bool]int{true: -1, false: 1}[a.ReplaceAll])
+	if crlf {
+		updated = toCRLF(updated)
+	}
 	if err := e.write(ctx, p, updated); err != nil {
 		return failed("%v", err)
 	}
-	line := strings.Count(old[:strings.Index(old, a.OldString)], "\n") + 1
+	line := strings.Count(text[:strings.Index(text, from)], "\n") + 1
 	return Result{
 		Output:    fmt.Sprintf("edited %s (%d replacement(s))", e.rel(p), map[bool]int{true: n, false: 1}[a.ReplaceAll]),
 		Content:   []adapters.ToolContent{{Type: adapters.ToolContentDiff, Path: p, OldText: &old, NewText: updated}},
@@ -227,6 +245,9 @@ func (e *Env) current(ctx context.Context, p string) (string, bool, error) {
 	}
 	if err != nil {
 		return "", false, fmt.Errorf("read %s: %w", e.rel(p), err)
+	}
+	if _, ok := utf16Text(data); ok {
+		return "", true, fmt.Errorf("%s is UTF-16 text; edit_file and write_file keep UTF-8 only, so change it with the bash tool or convert it to UTF-8 first", e.rel(p))
 	}
 	if isBinary(data) {
 		return "", true, fmt.Errorf("%s is a binary file; refusing to edit it as text", e.rel(p))

@@ -97,14 +97,14 @@ func searchResult(lines []string, limit int, what string, capBytes int) Result {
 }
 
 func (e *Env) ripgrep(ctx context.Context, rg string, a grepArgs, root string) ([]string, error) {
-	args := []string{"--line-number", "--no-heading", "--color", "never", "--max-columns", "500", "--max-count", "50"}
+	args := []string{"--line-number", "--no-heading", "--color", "never", "--max-columns", "500", "--max-count", "50", "--crlf", "--path-separator", "/"}
 	if a.IgnoreCase {
 		args = append(args, "--ignore-case")
 	}
 	if a.Glob != "" {
 		args = append(args, "--glob", a.Glob)
 	}
-	args = append(args, "-e", a.Pattern, "--", e.relArg(root))
+	args = append(args, "-e", a.Pattern, "--", e.rel(root))
 	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
 	p, err := proc.Start(ctx, proc.Spec{Path: rg, Args: args, Dir: e.Root, Grace: time.Second})
@@ -117,7 +117,7 @@ func (e *Env) ripgrep(ctx context.Context, rg string, a grepArgs, root string) (
 	sc.Buffer(make([]byte, 64<<10), 4<<20)
 	for sc.Scan() {
 		if len(lines) <= maxMatches {
-			lines = append(lines, sc.Text())
+			lines = append(lines, strings.TrimSuffix(sc.Text(), "\r"))
 		}
 	}
 	_, _ = io.Copy(io.Discard, p.Stdout)
@@ -126,14 +126,6 @@ func (e *Env) ripgrep(ctx context.Context, rg string, a grepArgs, root string) (
 		return nil, fmt.Errorf("rg: %s", strings.TrimSpace(p.StderrTail(2)))
 	}
 	return lines, nil
-}
-
-func (e *Env) relArg(p string) string {
-	r := e.rel(p)
-	if r == "" {
-		return "."
-	}
-	return r
 }
 
 func (e *Env) goGrep(ctx context.Context, re *regexp.Regexp, glob, root string) ([]string, error) {
@@ -151,6 +143,7 @@ func (e *Env) goGrep(ctx context.Context, re *regexp.Regexp, glob, root string) 
 			return true
 		}
 		for i, l := range strings.Split(string(data), "\n") {
+			l = strings.TrimSuffix(l, "\r") // so $ matches at a \r\n line end, as with rg --crlf
 			if re.MatchString(l) {
 				if len(l) > 500 {
 					l = l[:500]

@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"text/template"
 	"time"
 
 	"github.com/hubdev/hub/adapters"
@@ -38,6 +39,8 @@ type Env struct {
 	BashTimeout time.Duration
 	// OutputCap bounds tool output in bytes (default 64 KiB).
 	OutputCap int
+
+	shell shell // what the bash tool runs
 }
 
 // NewEnv resolves root (which must exist) and returns an Env.
@@ -46,11 +49,11 @@ func NewEnv(root string, editor adapters.EditorClient) (*Env, error) {
 	if err != nil {
 		return nil, fmt.Errorf("workspace %s: %w", root, err)
 	}
-	real, err := filepath.EvalSymlinks(abs)
+	real, err := realPath(abs)
 	if err != nil {
 		return nil, fmt.Errorf("workspace %s: %w", root, err)
 	}
-	return &Env{Root: real, Editor: editor, BashTimeout: 120 * time.Second, OutputCap: 64 << 10}, nil
+	return &Env{Root: real, Editor: editor, BashTimeout: 120 * time.Second, OutputCap: 64 << 10, shell: hostShell()}, nil
 }
 
 // Result is a finished tool call.
@@ -96,8 +99,13 @@ var specs = map[string]spec{
 
 var order = []string{"read_file", "write_file", "edit_file", "bash", "grep", "glob"}
 
-// Definitions returns every tool's name, description and JSON schema.
-func Definitions() []Definition {
+var descriptions = template.Must(template.ParseFS(promptFS, "prompts/*.md"))
+
+// Definitions returns every tool's name, description and JSON schema; the
+// bash tool's description names the shell it runs on this host.
+func Definitions() []Definition { return definitions(hostShell()) }
+
+func definitions(sh shell) []Definition {
 	raw, err := promptFS.ReadFile("prompts/schemas.json")
 	if err != nil {
 		panic(err)
@@ -108,11 +116,11 @@ func Definitions() []Definition {
 	}
 	out := make([]Definition, 0, len(order))
 	for _, n := range order {
-		desc, err := promptFS.ReadFile("prompts/" + n + ".md")
-		if err != nil {
+		var desc strings.Builder
+		if err := descriptions.ExecuteTemplate(&desc, n+".md", sh); err != nil {
 			panic(err)
 		}
-		out = append(out, Definition{Name: n, Description: strings.TrimSpace(string(desc)), Parameters: schemas[n]})
+		out = append(out, Definition{Name: n, Description: strings.TrimSpace(desc.String()), Parameters: schemas[n]})
 	}
 	return out
 }
@@ -150,8 +158,8 @@ func decode(args json.RawMessage, v any) error {
 }
 
 // Resolve maps p (relative to Root, or absolute) to an absolute path inside
-// Root. Symlinks are resolved on the deepest existing ancestor so no link
-// can lead outside.
+// Root. Links (symlinks, and junctions on Windows) are resolved on the
+// deepest existing ancestor so none can lead outside.
 func (e *Env) Resolve(p string) (string, error) {
 	if strings.TrimSpace(p) == "" {
 		return "", fmt.Errorf("%w: path is empty", ErrBadArgs)
@@ -159,21 +167,25 @@ func (e *Env) Resolve(p string) (string, error) {
 	if strings.HasPrefix(p, "~") {
 		return "", fmt.Errorf("%w: %s (use a path inside %s)", ErrOutsideWorkspace, p, e.Root)
 	}
-	abs := p
-	if !filepath.IsAbs(abs) {
-		abs = filepath.Join(e.Root, abs)
+	abs, err := joinRoot(hostOS, e.Root, p)
+	if err != nil {
+		return "", err
 	}
-	abs = filepath.Clean(abs)
-	real, err := evalDeepest(abs)
+	real, err := evalDeepest(filepath.Clean(abs))
 	if err != nil {
 		return "", fmt.Errorf("resolve %s: %w", p, err)
 	}
-	if !within(e.Root, real) {
+	names, ok := relNames(hostOS, e.Root, real)
+	if !ok {
 		return "", fmt.Errorf("%w: %s resolves to %s, outside %s", ErrOutsideWorkspace, p, real, e.Root)
 	}
-	return real, nil
+	// Spelled from Root, so permission rules and the editor see one
+	// prefix whatever case or \\?\ form the model wrote.
+	return filepath.Join(append([]string{e.Root}, names...)...), nil
 }
 
+// evalDeepest resolves links in the longest existing prefix of abs, so a
+// file about to be created is judged by the folder it lands in.
 func evalDeepest(abs string) (string, error) {
 	existing, rest := abs, ""
 	for {
@@ -187,27 +199,15 @@ func evalDeepest(abs string) (string, error) {
 		rest = filepath.Join(filepath.Base(existing), rest)
 		existing = parent
 	}
-	real, err := filepath.EvalSymlinks(existing)
+	real, err := realPath(existing)
 	if err != nil {
 		return "", err
 	}
 	return filepath.Join(real, rest), nil
 }
 
-func within(root, p string) bool {
-	if p == root {
-		return true
-	}
-	return strings.HasPrefix(p, strings.TrimSuffix(root, string(filepath.Separator))+string(filepath.Separator))
-}
-
-// rel shows p relative to Root for titles.
-func (e *Env) rel(p string) string {
-	if r, err := filepath.Rel(e.Root, p); err == nil {
-		return r
-	}
-	return p
-}
+// rel shows p relative to Root, with forward slashes, for titles and output.
+func (e *Env) rel(p string) string { return relTo(hostOS, e.Root, p) }
 
 func failed(format string, a ...any) Result {
 	return Result{Output: fmt.Sprintf(format, a...), Failed: true}
