@@ -1,21 +1,34 @@
 # hub — build, test, e2e, bench, lint.
 GO        ?= go
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-LDFLAGS   := -s -w -X main.version=$(VERSION)
+COMMIT    ?= $(shell git rev-parse HEAD 2>/dev/null)
+# The source date (the last commit's) stamps builds and every file of a release.
+SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
+BUILD_DATE := $(shell date -u -d @$(SOURCE_DATE_EPOCH) +%Y-%m-%dT%H:%M:%SZ 2>/dev/null || date -u -r $(SOURCE_DATE_EPOCH) +%Y-%m-%dT%H:%M:%SZ)
+LDFLAGS   := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT) -X main.date=$(BUILD_DATE)
+PREFIX    ?= $(HOME)/.local
+DIST      ?= dist
 BIN       := bin/hub
 E2E_CACHE ?= $(CURDIR)/.cache/e2e
 SHELL     := /bin/bash
 export CGO_ENABLED ?= 0
 
-.PHONY: all build install test unit race e2e e2e-deps bench lint cross fuzz clean
+.PHONY: all build install dist test unit race e2e e2e-deps bench lint cross fuzz clean
 
 all: build
 
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/hub
 
+# Installs $(PREFIX)/bin/hub (default ~/.local/bin) and says so when that
+# directory is not on PATH, with the line to add.
 install:
-	$(GO) install -trimpath -ldflags '$(LDFLAGS)' ./cmd/hub
+	@GO='$(GO)' LDFLAGS='$(LDFLAGS)' bash scripts/install.sh '$(PREFIX)'
+
+# Release: six static archives, checksums.txt, the ACP registry entry and the
+# npm packages under $(DIST), reproducible from the commit (make dist VERSION=1.2.3).
+dist:
+	SOURCE_DATE_EPOCH=$(SOURCE_DATE_EPOCH) $(GO) run ./scripts/dist -version '$(VERSION)' -commit '$(COMMIT)' -out '$(DIST)'
 
 # Unit and conformance tests: network-free, deterministic, with the race detector.
 test: lint
@@ -56,4 +69,4 @@ fuzz:
 	@bash scripts/fuzz.sh 20s
 
 clean:
-	rm -rf bin .cache
+	rm -rf bin .cache dist

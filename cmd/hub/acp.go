@@ -44,7 +44,7 @@ func runAcp(ctx context.Context, e *env, args []string) int {
 		DefaultAgent: e.cfg.DefaultAgent,
 		Logger:       e.log,
 		StateDir:     *stateDir,
-		AgentInfo:    schema.Implementation{Name: "hub", Title: "hub", Version: version},
+		AgentInfo:    schema.Implementation{Name: "hub", Title: "hub", Version: currentBuild().Version},
 		Skills:       skills.Source{},
 	}
 	defer proc.StopAll(time.Second)

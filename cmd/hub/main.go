@@ -20,9 +20,6 @@ import (
 	"github.com/hubdev/hub/internal/logging"
 )
 
-// version is set by the Makefile with -ldflags.
-var version = "dev"
-
 // Exit codes shared by every subcommand; `hub run` documents more.
 const (
 	exitOK    = 0
@@ -42,7 +39,7 @@ Usage:
   hub doctor [flags]              report every agent: installed, version, auth, fixes
   hub agents                      list registered agents and their capabilities
   hub skills list                 list discovered Agent Skills
-  hub version                     print the version
+  hub version                     print the version, commit, build date and platform
 
 Global flags (before or after the subcommand):
   --config FILE     use FILE instead of the user config (~/.config/hub/config.toml)
@@ -118,7 +115,7 @@ func realMain(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	}
 	name := args[0]
 	if name == "version" || name == "--version" {
-		fmt.Fprintf(stdout, "hub %s\n", version)
+		fmt.Fprintln(stdout, currentBuild())
 		return exitOK
 	}
 	cmd, ok := commands[name]

@@ -1,0 +1,254 @@
+package release
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"embed"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+//go:embed templates
+var templates embed.FS
+
+// npmScope owns hub's npm packages; the launcher is npmScope/hub and each
+// platform package npmScope/hub-<os>-<cpu>.
+const npmScope = "@hubdev"
+
+// Package writes, under out: one archive per binary, checksums.txt, the
+// ACP registry entry (registry/hub/agent.json and icon.svg) and the npm
+// packages (npm/hub, npm/hub-<os>-<cpu>). bins maps each target to its
+// built binary.
+func (r Release) Package(out string, bins map[Target]string) error {
+	targets := sortedTargets(bins)
+	sums := map[string]string{}
+	for _, t := range targets {
+		name := t.Archive(r.Version)
+		if err := writeArchive(filepath.Join(out, name), t, r.entries(t, bins[t]), r.Date); err != nil {
+			return fmt.Errorf("archive %s: %w", name, err)
+		}
+		sum, err := sha256File(filepath.Join(out, name))
+		if err != nil {
+			return err
+		}
+		sums[name] = sum
+	}
+	if err := writeChecksums(filepath.Join(out, "checksums.txt"), sums); err != nil {
+		return err
+	}
+	if err := r.writeRegistry(filepath.Join(out, "registry", "hub"), targets, sums); err != nil {
+		return fmt.Errorf("registry entry: %w", err)
+	}
+	if err := r.writeNPM(filepath.Join(out, "npm"), targets, bins); err != nil {
+		return fmt.Errorf("npm packages: %w", err)
+	}
+	return nil
+}
+
+func sortedTargets(bins map[Target]string) []Target {
+	var ts []Target
+	for _, t := range Targets {
+		if _, ok := bins[t]; ok {
+			ts = append(ts, t)
+		}
+	}
+	return ts
+}
+
+// entries are the binary at the archive's root (the registry's cmd is
+// "./hub") and the docs beside it.
+func (r Release) entries(t Target, bin string) []entry {
+	es := []entry{{name: t.Exe(), src: bin, mode: 0o755}}
+	for _, d := range r.Docs {
+		es = append(es, entry{name: filepath.Base(d), src: d, mode: 0o644})
+	}
+	return es
+}
+
+func sha256File(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// writeChecksums writes "sum  name" lines sorted by name, the format
+// `sha256sum -c` and `shasum -a 256 -c` read.
+func writeChecksums(path string, sums map[string]string) error {
+	names := make([]string, 0, len(sums))
+	for n := range sums {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	for _, n := range names {
+		fmt.Fprintf(&b, "%s  %s\n", sums[n], n)
+	}
+	return os.WriteFile(path, []byte(b.String()), 0o644)
+}
+
+// registryAgent is an agent.json of the ACP agent registry
+// (github.com/agentclientprotocol/registry, agent.schema.json).
+type registryAgent struct {
+	ID           string               `json:"id"`
+	Name         string               `json:"name"`
+	Version      string               `json:"version"`
+	Description  string               `json:"description"`
+	Repository   string               `json:"repository,omitempty"`
+	Authors      []string             `json:"authors,omitempty"`
+	Distribution registryDistribution `json:"distribution"`
+}
+
+type registryDistribution struct {
+	Binary map[string]registryBinary `json:"binary,omitempty"`
+	NPX    *registryPackage          `json:"npx,omitempty"`
+}
+
+type registryBinary struct {
+	Archive string   `json:"archive"`
+	SHA256  string   `json:"sha256,omitempty"`
+	Cmd     string   `json:"cmd"`
+	Args    []string `json:"args,omitempty"`
+}
+
+type registryPackage struct {
+	Package string   `json:"package"`
+	Args    []string `json:"args,omitempty"`
+}
+
+const (
+	description = "One agent for every coding agent: claude, codex, gemini, qodercli, pi, any ACP agent or any OpenAI-compatible endpoint"
+	repository  = "https://github.com/hubdev/hub"
+)
+
+func (r Release) writeRegistry(dir string, targets []Target, sums map[string]string) error {
+	a := registryAgent{
+		ID: "hub", Name: "hub", Version: r.Version, Description: description,
+		Repository: repository, Authors: []string{"hub developers"},
+		Distribution: registryDistribution{
+			Binary: map[string]registryBinary{},
+			NPX:    &registryPackage{Package: npmScope + "/hub@" + r.Version, Args: []string{"acp"}},
+		},
+	}
+	for _, t := range targets {
+		name := t.Archive(r.Version)
+		a.Distribution.Binary[t.registryPlatform()] = registryBinary{
+			Archive: r.BaseURL + "/" + name, SHA256: sums[name], Cmd: "./" + t.Exe(), Args: []string{"acp"},
+		}
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if err := writeJSON(filepath.Join(dir, "agent.json"), a); err != nil {
+		return err
+	}
+	return copyTemplate("templates/icon.svg", filepath.Join(dir, "icon.svg"), 0o644)
+}
+
+// npmPackage is the part of package.json hub's packages use.
+type npmPackage struct {
+	Name                 string            `json:"name"`
+	Version              string            `json:"version"`
+	Description          string            `json:"description"`
+	Homepage             string            `json:"homepage"`
+	Repository           map[string]string `json:"repository"`
+	Bin                  map[string]string `json:"bin,omitempty"`
+	OS                   []string          `json:"os,omitempty"`
+	CPU                  []string          `json:"cpu,omitempty"`
+	Files                []string          `json:"files"`
+	OptionalDependencies map[string]string `json:"optionalDependencies,omitempty"`
+}
+
+func (r Release) npmBase(name, desc string) npmPackage {
+	return npmPackage{Name: name, Version: r.Version, Description: desc, Homepage: repository,
+		Repository: map[string]string{"type": "git", "url": "git+" + repository + ".git"}, Files: []string{"bin"}}
+}
+
+// platformPackage is the npm name of t's binary package.
+func platformPackage(t Target) string {
+	return fmt.Sprintf("%s/hub-%s-%s", npmScope, t.npmOS(), t.npmCPU())
+}
+
+// writeNPM writes the platform packages, which carry the binary and install
+// only where os and cpu match, and the launcher, which depends on all of
+// them as optional and starts the one that installed.
+func (r Release) writeNPM(dir string, targets []Target, bins map[Target]string) error {
+	launcher := r.npmBase(npmScope+"/hub", description)
+	launcher.Bin = map[string]string{"hub": "bin/hub.js"}
+	launcher.OptionalDependencies = map[string]string{}
+	for _, t := range targets {
+		name := platformPackage(t)
+		launcher.OptionalDependencies[name] = r.Version
+		p := r.npmBase(name, fmt.Sprintf("hub binary for %s", t))
+		p.OS, p.CPU = []string{t.npmOS()}, []string{t.npmCPU()}
+		pdir := filepath.Join(dir, strings.TrimPrefix(name, npmScope+"/"))
+		if err := writePackage(pdir, p, r.Docs); err != nil {
+			return err
+		}
+		if err := copyFile(bins[t], filepath.Join(pdir, "bin", t.Exe()), 0o755); err != nil {
+			return err
+		}
+	}
+	ldir := filepath.Join(dir, "hub")
+	if err := writePackage(ldir, launcher, r.Docs); err != nil {
+		return err
+	}
+	return copyTemplate("templates/launcher.js", filepath.Join(ldir, "bin", "hub.js"), 0o755)
+}
+
+func writePackage(dir string, p npmPackage, docs []string) error {
+	if err := os.MkdirAll(filepath.Join(dir, "bin"), 0o755); err != nil {
+		return err
+	}
+	for _, d := range docs {
+		if err := copyFile(d, filepath.Join(dir, filepath.Base(d)), 0o644); err != nil {
+			return err
+		}
+	}
+	return writeJSON(filepath.Join(dir, "package.json"), p)
+}
+
+func writeJSON(path string, v any) error {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	return os.WriteFile(path, b.Bytes(), 0o644)
+}
+
+func copyTemplate(name, dst string, mode os.FileMode) error {
+	b, err := templates.ReadFile(name)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(dst, b, mode)
+}
+
+func copyFile(src, dst string, mode os.FileMode) error {
+	b, err := os.ReadFile(src)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(dst, b, mode); err != nil {
+		return err
+	}
+	return os.Chmod(dst, mode)
+}

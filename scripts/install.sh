@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Installs hub into PREFIX/bin (make install [PREFIX=~/.local]). When that
+# directory is not on PATH, or another hub comes first on PATH, it says so
+# and prints the line that fixes it.
+set -euo pipefail
+prefix=${1:-$HOME/.local}
+bindir=$prefix/bin
+exe=hub$(${GO:-go} env GOEXE)
+mkdir -p "$bindir"
+CGO_ENABLED=0 ${GO:-go} build -trimpath -ldflags "${LDFLAGS:-}" -o "$bindir/$exe" ./cmd/hub
+# Messages go to stderr: `make install && hub acp` keeps stdout for ACP.
+echo "installed $("$bindir/$exe" version) to $bindir/$exe" >&2
+# The PATH line names $HOME rather than this user's home, for copying.
+shown=${bindir/#$HOME/\$HOME}
+
+case ":$PATH:" in
+*":$bindir:"* | *":$bindir/:"*)
+	found=$(command -v hub || true)
+	if [ -n "$found" ] && [ "$found" != "$bindir/$exe" ] && [ "$found" != "$bindir/hub" ]; then
+		echo "note: $found comes before $bindir on PATH; run $bindir/$exe, or put $bindir first in PATH" >&2
+	fi
+	;;
+*)
+	shell=$(basename "${SHELL:-sh}")
+	case $shell in
+	zsh) rc='~/.zshrc' ;;
+	bash) rc='~/.bashrc (and ~/.profile)' ;;
+	fish) rc=''; echo "note: $bindir is not on PATH; run: fish_add_path $shown" >&2 ;;
+	*) rc='~/.profile' ;;
+	esac
+	if [ -n "$rc" ]; then
+		echo "note: $bindir is not on PATH. Until you add this line to $rc, run $bindir/$exe:" >&2
+		echo "  export PATH=\"$shown:\$PATH\"" >&2
+	fi
+	;;
+esac
