@@ -63,7 +63,7 @@ func (p *prober) cacheKey(jobs []job) string {
 	for _, j := range jobs {
 		fmt.Fprintf(h, "job %s\n", j.name)
 		for _, b := range j.bins {
-			stamp(h, lookPath(b, p.env["PATH"]))
+			stamp(h, p.lookPath(b))
 		}
 		for _, f := range j.files {
 			stamp(h, f)

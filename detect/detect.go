@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -47,12 +48,16 @@ type Options struct {
 	NoCache bool
 	HTTP    *http.Client
 	Now     func() time.Time
+	// GOOS picks the OS's lookup rules (PATHEXT, known install dirs, login
+	// shell); "" means this machine's.
+	GOOS string
 }
 
 type prober struct {
 	o      Options
 	env    map[string]string
 	home   string
+	goos   string // whose lookup rules apply (Options.GOOS)
 	native []nativeJob
 }
 
@@ -85,8 +90,21 @@ func newProber(o Options) *prober {
 			p.env[k] = v
 		}
 	}
-	p.home = p.env["HOME"]
+	p.goos = cmp.Or(o.GOOS, runtime.GOOS)
+	p.home = homeDir(p.goos, p.getenv)
 	return p
+}
+
+// lookPath finds bin on the probed PATH.
+func (p *prober) lookPath(bin string) string {
+	return lookPath(p.goos, bin, p.getenv("PATH"), p.getenv("PATHEXT"))
+}
+
+func listSep(goos string) string {
+	if goos == "windows" {
+		return ";"
+	}
+	return ":"
 }
 
 func (p *prober) getenv(k string) string { return p.env[k] }
@@ -261,8 +279,13 @@ func (p *prober) locate(ctx context.Context, a *Agent, bin string, explicit bool
 	if explicit {
 		via = "config"
 	}
-	if path := lookPath(bin, p.getenv("PATH")); path != "" {
+	if path := p.lookPath(bin); path != "" {
 		a.Installed, a.Path, a.FoundVia = true, path, via
+		return
+	}
+	if path := lookPath(p.goos, bin, strings.Join(proc.KnownDirs(p.goos, p.getenv, p.home), listSep(p.goos)), p.getenv("PATHEXT")); path != "" {
+		// proc.Start looks there too, so the agent runs as it is.
+		a.Installed, a.Path, a.FoundVia = true, path, "known-dir"
 		return
 	}
 	if path := p.loginShellLookup(ctx, bin); path != "" {
@@ -272,32 +295,8 @@ func (p *prober) locate(ctx context.Context, a *Agent, bin string, explicit bool
 	}
 }
 
-func lookPath(bin, pathEnv string) string {
-	if strings.Contains(bin, "/") {
-		if isExec(bin) {
-			abs, _ := filepath.Abs(bin)
-			return abs
-		}
-		return ""
-	}
-	for _, dir := range filepath.SplitList(pathEnv) {
-		if dir == "" {
-			continue
-		}
-		if p := filepath.Join(dir, bin); isExec(p) {
-			return p
-		}
-	}
-	return ""
-}
-
-func isExec(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && !st.IsDir() && st.Mode()&0o111 != 0
-}
-
 func (p *prober) loginShellLookup(ctx context.Context, bin string) string {
-	sh := p.getenv("SHELL")
+	sh := loginShell(p.goos, p.getenv)
 	if sh == "" || strings.ContainsAny(bin, "'\"$`\\ ") {
 		return ""
 	}
@@ -307,7 +306,7 @@ func (p *prober) loginShellLookup(ctx context.Context, bin string) string {
 	}
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	path := strings.TrimSpace(lines[len(lines)-1])
-	if filepath.IsAbs(path) && isExec(path) {
+	if filepath.IsAbs(path) && findExec(p.goos, path, "") != "" {
 		return path
 	}
 	return ""

@@ -455,3 +455,35 @@ func (s stubAdapter) Capabilities() adapters.Capabilities { return s.caps }
 func (s stubAdapter) Start(context.Context, adapters.SessionOptions) (adapters.Session, error) {
 	return nil, errors.New("stub")
 }
+
+// An agent CLI outside the PATH hub got (an editor started from the Dock
+// or Start menu) is found where its package manager put it, and is ready:
+// hub starts it from there.
+func TestRun_FindsAgentInKnownInstallDir(t *testing.T) {
+	tests := []struct {
+		name, goos, dir, bin string
+		env                  map[string]string
+	}{
+		{"windows npm prefix", "windows", "AppData/Roaming/npm", "claude.cmd", map[string]string{"APPDATA": "AppData/Roaming"}},
+		{"macOS ~/.local/bin", "darwin", ".local/bin", "claude", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := newWorld(t)
+			w.env["PATH"] = w.bin
+			w.env["SHELL"] = "/nonexistent/shell"
+			for k, v := range tt.env {
+				w.env[k] = filepath.Join(w.home, v)
+			}
+			p := w.script(filepath.Join(w.home, tt.dir), tt.bin, "echo '2.1.330 (Claude Code)'")
+			w.env["ANTHROPIC_API_KEY"] = "k"
+			a := find(t, w.run(func(o *detect.Options) { o.GOOS = tt.goos; o.NoCache = true; o.Agents = []string{"claude"} }), "claude")
+			if !a.Installed || a.Path != p || a.FoundVia != "known-dir" {
+				t.Fatalf("installed %v path %q via %q, want %q via known-dir", a.Installed, a.Path, a.FoundVia, p)
+			}
+			if !a.Ready || a.Fix != "" {
+				t.Errorf("ready %v, fix %q; want ready", a.Ready, a.Fix)
+			}
+		})
+	}
+}

@@ -44,6 +44,9 @@ func Format(w io.Writer, r *Report, color bool) {
 		if a.Auth.Source != "" {
 			auth += " (" + shortPath(a.Auth.Source) + ")"
 		}
+		if a.Auth.Reason != "" {
+			auth += ": " + a.Auth.Reason
+		}
 		fmt.Fprintf(w, "%-12s %s %-10s %s\n", cut(a.Name, 12), paint(code, fmt.Sprintf("%-10s", status)), cut(ver, 10), cut(auth, 44))
 		if a.Path != "" && a.FoundVia != "path" {
 			fmt.Fprintf(w, "  found via %s: %s\n", a.FoundVia, cut(shortPath(a.Path), 60))
@@ -192,6 +195,9 @@ func FormatDetails(w io.Writer, r *Report, color bool) {
 		auth := a.Auth.State
 		if a.Auth.Source != "" {
 			auth += " (decided by " + a.Auth.Source + ")"
+		}
+		if a.Auth.Reason != "" {
+			auth += ": " + a.Auth.Reason
 		}
 		field("auth", auth)
 		if ep := a.Endpoint; ep != nil && ep.BaseURL != "" {

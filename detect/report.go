@@ -40,7 +40,8 @@ type Agent struct {
 	Ready     bool   `json:"ready"`
 	Installed bool   `json:"installed"`
 	Path      string `json:"path,omitempty"`
-	// FoundVia is "path", "login-shell" or "config" (an explicit command).
+	// FoundVia is "path", "known-dir" (a package manager's install dir off
+	// PATH), "login-shell" or "config" (an explicit command).
 	FoundVia string `json:"foundVia,omitempty"`
 	Version  string `json:"version,omitempty"`
 	// VersionFrom is "package.json" (read from the npm package the binary
@@ -83,6 +84,8 @@ type Auth struct {
 	State string `json:"state"`
 	// Source is the env var or file that decides the state.
 	Source string `json:"source,omitempty"`
+	// Reason says why the state is unknown, in one line.
+	Reason string `json:"reason,omitempty"`
 }
 
 // Endpoint describes a native provider profile.

@@ -60,4 +60,4 @@ func ReadJSON(p string) map[string]any {
 }
 
 // baseEnv are the variables every report depends on.
-var baseEnv = []string{"PATH", "SHELL", "HOME", "OPENAI_API_KEY", "OPENAI_BASE_URL"}
+var baseEnv = []string{"PATH", "PATHEXT", "SHELL", "HOME", "USERPROFILE", "APPDATA", "LOCALAPPDATA", "SCOOP", "OPENAI_API_KEY", "OPENAI_BASE_URL"}

@@ -2,6 +2,7 @@ package claude
 
 import (
 	"path/filepath"
+	"runtime"
 	"strings"
 
 	"github.com/hubdev/hub/detect"
@@ -15,9 +16,25 @@ var Doctor = detect.Spec{
 	AuthFiles: func(c, h string) []string {
 		return []string{filepath.Join(c, ".credentials.json"), filepath.Join(c, "settings.json"), filepath.Join(h, ".claude.json")}
 	},
-	Auth:     claudeAuth,
+	Auth:     claudeAuthOn(runtime.GOOS),
 	LoginFix: "run `claude` then /login, or set ANTHROPIC_API_KEY",
 	EnvVars:  []string{"CLAUDE_CONFIG_DIR", "ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN", "CLAUDE_CODE_USE_BEDROCK", "CLAUDE_CODE_USE_VERTEX", "CLAUDE_CODE_USE_FOUNDRY"},
+}
+
+// keychainReason is why doctor cannot see a macOS subscription login.
+const keychainReason = "on macOS claude keeps its login in the Keychain, which hub does not read; run `claude` to check"
+
+// claudeAuthOn decides claude's login state by goos's rules: on macOS a
+// subscription login lives in the Keychain, so finding no file there means
+// "unknown", not "not logged in".
+func claudeAuthOn(goos string) func(detect.Env, string, string) (detect.Auth, []string) {
+	return func(env detect.Env, cfgDir, home string) (detect.Auth, []string) {
+		a, warns := claudeAuth(env, cfgDir, home)
+		if a.State == detect.AuthNone && goos == "darwin" {
+			a = detect.Auth{State: detect.AuthUnknown, Reason: keychainReason}
+		}
+		return a, warns
+	}
 }
 
 func claudeAuth(env detect.Env, cfgDir, home string) (detect.Auth, []string) {

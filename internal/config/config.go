@@ -140,37 +140,16 @@ type PermissionRule struct {
 }
 
 // UserPath returns the user config file path.
-func UserPath() string {
-	dir := os.Getenv("XDG_CONFIG_HOME")
-	if dir == "" {
-		home, _ := os.UserHomeDir()
-		dir = filepath.Join(home, ".config")
-	}
-	return filepath.Join(dir, "hub", "config.toml")
-}
+func UserPath() string { return filepath.Join(UserDir(), "config.toml") }
 
 // UserDir returns hub's user config dir.
-func UserDir() string { return filepath.Dir(UserPath()) }
+func UserDir() string { return hostDirs().Config }
 
-// StateDir returns hub's XDG state dir (session index, caches).
-func StateDir() string {
-	dir := os.Getenv("XDG_STATE_HOME")
-	if dir == "" {
-		home, _ := os.UserHomeDir()
-		dir = filepath.Join(home, ".local", "state")
-	}
-	return filepath.Join(dir, "hub")
-}
+// StateDir returns hub's state dir (session index).
+func StateDir() string { return hostDirs().State }
 
-// CacheDir returns hub's XDG cache dir.
-func CacheDir() string {
-	dir := os.Getenv("XDG_CACHE_HOME")
-	if dir == "" {
-		home, _ := os.UserHomeDir()
-		dir = filepath.Join(home, ".cache")
-	}
-	return filepath.Join(dir, "hub")
-}
+// CacheDir returns hub's cache dir (doctor's report).
+func CacheDir() string { return hostDirs().Cache }
 
 // ProjectPath returns the project config file of the directory dir.
 func ProjectPath(dir string) string { return filepath.Join(dir, ".hub", "config.toml") }

@@ -37,7 +37,7 @@ const DefaultGrace = 3 * time.Second
 
 // Spec describes a process to start.
 type Spec struct {
-	Path string   // program name or path; resolved with exec.LookPath
+	Path string   // program name or path; resolved with exec.LookPath, then KnownDirs
 	Args []string // arguments, without the program name
 	Dir  string
 	// Env is the full environment; nil means os.Environ().
@@ -78,7 +78,7 @@ type Process struct {
 
 // Start launches spec. Cancelling ctx stops the process as Stop does.
 func Start(ctx context.Context, spec Spec) (*Process, error) {
-	path, err := exec.LookPath(spec.Path)
+	path, err := lookPath(spec.Path)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s (is it installed and on PATH?)", ErrNotFound, spec.Path)
 	}
