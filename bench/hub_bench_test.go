@@ -59,7 +59,8 @@ func hubBin(b *testing.B) string {
 }
 
 // isolatedEnv gives the process its own HOME and XDG dirs so neither the
-// user's config nor their session index is read or written.
+// user's config nor their session index is read or written, and a config
+// naming the replay agent (which echoes; hub lists it only when configured).
 func isolatedEnv(b *testing.B) []string {
 	root := b.TempDir()
 	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + root}
@@ -69,6 +70,13 @@ func isolatedEnv(b *testing.B) []string {
 			b.Fatal(err)
 		}
 		env = append(env, k+"="+dir)
+	}
+	cfg := filepath.Join(root, "xdg_config_home", "hub", "config.toml")
+	if err := os.MkdirAll(filepath.Dir(cfg), 0o700); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(cfg, []byte("[agents.replay]\ntype = \"replay\"\n"), 0o600); err != nil {
+		b.Fatal(err)
 	}
 	return env
 }
