@@ -88,7 +88,8 @@ func isExec(p string) bool {
 }
 
 // loginShell is the shell whose login PATH hub asks as a last resort: the
-// user's $SHELL, else the OS default (zsh on macOS); none on Windows.
+// user's $SHELL, else zsh on macOS (its default, which GUI apps may not
+// have in $SHELL); none on Windows, nor on Linux without $SHELL.
 func loginShell(goos string, env Env) string {
 	switch {
 	case goos == "windows":
@@ -98,6 +99,6 @@ func loginShell(goos string, env Env) string {
 	case goos == "darwin":
 		return "/bin/zsh"
 	default:
-		return "/bin/sh"
+		return ""
 	}
 }

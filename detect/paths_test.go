@@ -53,7 +53,7 @@ func TestLoginShell_UsersShellElseOSDefault(t *testing.T) {
 	}{
 		{"darwin", "", "/bin/zsh"},
 		{"darwin", "/opt/homebrew/bin/fish", "/opt/homebrew/bin/fish"},
-		{"linux", "", "/bin/sh"},
+		{"linux", "", ""},
 		{"linux", "/bin/bash", "/bin/bash"},
 		{"windows", `C:\Program Files\Git\bin\bash.exe`, ""},
 	}
