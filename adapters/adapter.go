@@ -102,7 +102,23 @@ type SessionOptions struct {
 	CancelGrace time.Duration
 	// Permission asks the user before a tool runs; see TurnRules.
 	Permission PermissionFunc
+	// Access bounds what the agent may do without asking. An agent whose
+	// own sandbox lets some tools run unasked (codex writes in the
+	// workspace) must narrow that sandbox to it, since no permission
+	// request would reach the front end.
+	Access Access
 }
+
+// Access is the widest tool access a session may use without asking.
+type Access string
+
+const (
+	// AccessAgentDefault leaves the agent's own sandbox and approval rules.
+	AccessAgentDefault Access = ""
+	// AccessAskFirst means nothing writes or runs a command unasked: every
+	// such tool call becomes a permission request or is refused.
+	AccessAskFirst Access = "ask-first"
+)
 
 // ContentType discriminates Content.
 type ContentType string

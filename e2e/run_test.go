@@ -220,3 +220,28 @@ func runText(r runResult) string {
 	}
 	return b.String()
 }
+
+// With codex's own defaults (workspace-write, on-request), which let it
+// write in the workspace without asking, --approve none and read-only
+// still deny the write: hub makes codex ask (untrusted, read-only sandbox),
+// so the denial shows in the summary and the exit code.
+func TestRunCodex_ApproveBindsCodexDefaults(t *testing.T) {
+	for _, approve := range []string{"none", "read-only"} {
+		t.Run(approve, func(t *testing.T) {
+			cwd := t.TempDir()
+			mock := mockllm.NewResponsesServer(
+				mockllm.ResponsesTurn{Text: "Writing g.txt.", ToolCalls: []mockllm.ResponsesToolCall{codexExec("call_w", "echo no > g.txt")}},
+				mockllm.ResponsesTurn{Text: "Done."},
+			)
+			defer mock.Close()
+			cfg := strings.Replace(codexHubConfig(t, mock), "options = { approval_policy = \"untrusted\", sandbox = \"danger-full-access\" }\n", "", 1)
+			r := runHub(t, t.TempDir(), cfg, "", "--agent", "codex", "--cwd", cwd, "--approve", approve, "--format", "jsonl", "write g.txt")
+			if _, err := os.Stat(filepath.Join(cwd, "g.txt")); !os.IsNotExist(err) {
+				t.Fatalf("--approve %s: codex wrote g.txt (exit %d, summary %v)", approve, r.code, runSummary(t, r))
+			}
+			if denied, _ := runSummary(t, r)["denied"].([]any); r.code != 6 || len(denied) == 0 {
+				t.Errorf("--approve %s: exit %d, summary %v; want exit 6 with the denial", approve, r.code, runSummary(t, r))
+			}
+		})
+	}
+}

@@ -116,8 +116,8 @@ func (s *appSession) addSkillRoots(ctx context.Context) error {
 }
 
 func (s *appSession) openThread(ctx context.Context, a *Adapter) error {
-	params := map[string]any{"cwd": s.opts.Cwd, "approvalPolicy": orDefault(a.option("approval_policy"), "on-request"),
-		"sandbox": orDefault(a.option("sandbox"), "workspace-write")}
+	params := map[string]any{"cwd": s.opts.Cwd, "approvalPolicy": a.approvalPolicy(s.opts),
+		"sandbox": a.sandbox(s.opts)}
 	if s.opts.Model != "" {
 		params["model"] = s.opts.Model
 	}
@@ -146,13 +146,6 @@ func (s *appSession) openThread(ctx context.Context, a *Adapter) error {
 	s.thread = r.Thread.ID
 	s.mu.Unlock()
 	return nil
-}
-
-func orDefault(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }
 
 func (s *appSession) ID() string {

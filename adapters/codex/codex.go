@@ -87,6 +87,27 @@ func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adap
 	return a.startExec(opts)
 }
 
+// sandbox is the thread's sandbox mode: the configured one (default
+// workspace-write, where codex writes without asking), or read-only when
+// the session must ask first, whatever the config says.
+func (a *Adapter) sandbox(opts adapters.SessionOptions) string {
+	if opts.Access == adapters.AccessAskFirst {
+		return "read-only"
+	}
+	return cmp.Or(a.option("sandbox"), "workspace-write")
+}
+
+// approvalPolicy is the configured one (default on-request), or untrusted
+// when the session must ask first: then every command codex does not
+// know to be read-only becomes an approval request the front end answers,
+// rather than a write the sandbox silently refuses.
+func (a *Adapter) approvalPolicy(opts adapters.SessionOptions) string {
+	if opts.Access == adapters.AccessAskFirst {
+		return "untrusted"
+	}
+	return cmp.Or(a.option("approval_policy"), "on-request")
+}
+
 func (a *Adapter) option(key string) string {
 	s, _ := a.cfg.Options[key].(string)
 	return s

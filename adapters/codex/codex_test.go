@@ -407,3 +407,47 @@ func optionIDs(opts []adapters.Option) string {
 	}
 	return strings.Join(ids, " ")
 }
+
+// A session that must ask first runs codex in a read-only sandbox, whatever
+// the config says, so a write becomes an approval request instead of
+// happening unasked; otherwise the configured sandbox (or workspace-write)
+// stands. Both transports follow it.
+func TestSandbox_FollowsSessionAccess(t *testing.T) {
+	tests := []struct {
+		name       string
+		configured string
+		access     adapters.Access
+		want       string
+		policy     string
+	}{
+		{"agent default", "", adapters.AccessAgentDefault, "workspace-write", "on-request"},
+		{"configured", "danger-full-access", adapters.AccessAgentDefault, "danger-full-access", "never"},
+		{"ask first beats the config", "danger-full-access", adapters.AccessAskFirst, "read-only", "untrusted"},
+		{"ask first", "", adapters.AccessAskFirst, "read-only", "untrusted"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFake(t, "appserver-text")
+			if tt.configured != "" {
+				f.a.cfg.Options = map[string]any{"sandbox": tt.configured, "approval_policy": "never"}
+			}
+			opts := adapters.SessionOptions{Cwd: t.TempDir(), Access: tt.access}
+			s, err := f.a.Start(context.Background(), opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.Close()
+			logData, _ := os.ReadFile(f.log)
+			if want := `"approvalPolicy":"` + tt.policy + `"`; !strings.Contains(string(logData), want) {
+				t.Errorf("thread/start lacks %s:\n%s", want, logData)
+			}
+			if want := `"sandbox":"` + tt.want + `"`; !strings.Contains(string(logData), want) {
+				t.Errorf("thread/start lacks %s:\n%s", want, logData)
+			}
+			exec := &execSession{a: f.a, opts: opts}
+			if args := strings.Join(exec.args("hi", nil), " "); !strings.Contains(args, `sandbox_mode="`+tt.want+`"`) {
+				t.Errorf("codex exec args %q lack sandbox_mode=%q", args, tt.want)
+			}
+		})
+	}
+}

@@ -58,7 +58,7 @@ func (s *execSession) args(prompt string, images []string) []string {
 		args = append(args, "resume", s.thread)
 	}
 	args = append(args, "--json", "--skip-git-repo-check")
-	args = append(args, "-c", "sandbox_mode="+tomlString(orDefault(s.a.option("sandbox"), "workspace-write")))
+	args = append(args, "-c", "sandbox_mode="+tomlString(s.a.sandbox(s.opts)))
 	if s.opts.Model != "" {
 		args = append(args, "-m", s.opts.Model)
 	}

@@ -43,3 +43,13 @@ func (a Approve) Decide(req *adapters.PermissionRequest) adapters.PermissionDeci
 	}
 	return adapters.PermissionDecision{Kind: kinds[0]}
 }
+
+// access is what the agent may do unasked under a: only --approve all lets
+// an agent's own sandbox decide; otherwise every write and command must
+// reach Decide as a permission request.
+func (a Approve) access() adapters.Access {
+	if a == ApproveAll {
+		return adapters.AccessAgentDefault
+	}
+	return adapters.AccessAskFirst
+}

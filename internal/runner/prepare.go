@@ -32,7 +32,8 @@ func (r *run) prepare(name string, caps adapters.Capabilities) (prompt []adapter
 	if st, err := os.Stat(cwd); err != nil || !st.IsDir() {
 		return nil, so, cleanup, fmt.Errorf("%w: --cwd %s is not a directory", ErrUsage, cwd)
 	}
-	so = adapters.SessionOptions{Cwd: cwd, Model: o.Model, ResumeID: o.ResumeID, CancelGrace: o.Grace, Permission: r.permission}
+	so = adapters.SessionOptions{Cwd: cwd, Model: o.Model, ResumeID: o.ResumeID, CancelGrace: o.Grace, Permission: r.permission,
+		Access: o.Approve.access()}
 	if o.ResumeID != "" && !caps.Resume {
 		return nil, so, cleanup, fmt.Errorf("%w: agent %s cannot resume sessions (--resume)", ErrUsage, name)
 	}

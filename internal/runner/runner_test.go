@@ -270,3 +270,30 @@ func TestRun_SkillDelivery(t *testing.T) {
 
 // neverClosed blocks a fake agent that ignores every cancel.
 var neverClosed = make(chan struct{})
+
+// Only --approve all leaves an agent's own sandbox in charge; under
+// read-only and none the agent must ask before it writes or runs anything.
+func TestRun_ApproveBoundsWhatTheAgentDoesUnasked(t *testing.T) {
+	tests := []struct {
+		approve Approve
+		want    adapters.Access
+	}{
+		{ApproveAll, adapters.AccessAgentDefault},
+		{ApproveReadOnly, adapters.AccessAskFirst},
+		{ApproveNone, adapters.AccessAskFirst},
+		{"", adapters.AccessAskFirst}, // the default is read-only
+	}
+	for _, tt := range tests {
+		t.Run(string(tt.approve), func(t *testing.T) {
+			a := &fakeAdapter{name: "fake", caps: adapters.Capabilities{Permissions: true}}
+			a.script = func(_ context.Context, _ <-chan struct{}, out chan<- adapters.Event) { out <- done(adapters.StopEndTurn) }
+			s, _, _ := runFake(t, context.Background(), a, func(o *Options) { o.Approve, o.Prompt = tt.approve, "go" })
+			if s.ExitCode != 0 {
+				t.Fatalf("exit %d: %s", s.ExitCode, s.Error)
+			}
+			if a.opts.Access != tt.want {
+				t.Fatalf("--approve %q gave access %q, want %q", tt.approve, a.opts.Access, tt.want)
+			}
+		})
+	}
+}
