@@ -286,7 +286,9 @@ func TestRun_ApproveBoundsWhatTheAgentDoesUnasked(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(string(tt.approve), func(t *testing.T) {
 			a := &fakeAdapter{name: "fake", caps: adapters.Capabilities{Permissions: true}}
-			a.script = func(_ context.Context, _ <-chan struct{}, out chan<- adapters.Event) { out <- done(adapters.StopEndTurn) }
+			a.script = func(_ context.Context, _ <-chan struct{}, out chan<- adapters.Event) {
+				out <- done(adapters.StopEndTurn)
+			}
 			s, _, _ := runFake(t, context.Background(), a, func(o *Options) { o.Approve, o.Prompt = tt.approve, "go" })
 			if s.ExitCode != 0 {
 				t.Fatalf("exit %d: %s", s.ExitCode, s.Error)
