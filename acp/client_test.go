@@ -162,6 +162,7 @@ var resultDefs = map[string]string{
 var requestDefs = map[string]string{
 	"session/update": "SessionNotification", "session/request_permission": "RequestPermissionRequest",
 	"fs/read_text_file": "ReadTextFileRequest", "fs/write_text_file": "WriteTextFileRequest",
+	"elicitation/create": "CreateElicitationRequest",
 }
 
 func (c *tclient) validate(m wire) {

@@ -306,12 +306,11 @@ func TestConformance_C11_EOFClosesEveryAgentSession(t *testing.T) {
 	c.init(schema.ClientCapabilities{})
 	cwd := t.TempDir()
 	idle, busy := c.newSession(cwd), c.newSession(cwd)
-	first := c.async("session/prompt", promptReq(idle, "x")) // its scripted turn waits for a cancel
-	c.waitFor(t, func() bool { return len(a.Starts()) == 1 })
+	c.waitFor(t, func() bool { return len(a.Starts()) == 2 }) // both warm
+	first := c.async("session/prompt", promptReq(idle, "x"))  // its scripted turn waits for a cancel
 	c.notify("session/cancel", schema.SessionIDRequest{SessionID: idle})
 	c.wait(first)
 	c.sendID("1000", "session/prompt", promptReq(busy, "y"))
-	c.waitFor(t, func() bool { return len(a.Starts()) == 2 })
 	c.close() // EOF; fails the test if Serve does not return
 	if n := a.closes(); n != 2 {
 		t.Fatalf("%d of 2 agent sessions closed on EOF", n)

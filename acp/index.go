@@ -26,6 +26,7 @@ type Record struct {
 	Title          string                 `json:"title,omitempty"`
 	Model          string                 `json:"model,omitempty"`
 	Mode           string                 `json:"mode,omitempty"`
+	Options        map[string]string      `json:"options,omitempty"`
 	UpdatedAt      time.Time              `json:"updatedAt"`
 	History        []schema.SessionUpdate `json:"history,omitempty"`
 }

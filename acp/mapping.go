@@ -64,13 +64,15 @@ func rawOr(b []byte) []byte {
 	return b
 }
 
+// usageUpdate reports the context window and cost. Without a context
+// size it is sent only for the cost, with size 0 (unknown).
 func usageUpdate(u *adapters.Usage) []schema.SessionUpdate {
-	if u == nil || u.ContextSize <= 0 {
+	if u == nil || (u.ContextSize <= 0 && u.CostUSD == nil) {
 		return nil
 	}
 	used := u.ContextUsed
 	used = cmp.Or(used, u.InputTokens+u.CacheReadTokens+u.CacheWriteTokens)
-	up := &schema.UsageUpdate{Used: uint64(max(used, 0)), Size: uint64(u.ContextSize)}
+	up := &schema.UsageUpdate{Used: uint64(max(used, 0)), Size: uint64(max(u.ContextSize, 0))}
 	if u.CostUSD != nil {
 		up.Cost = &schema.Cost{Amount: *u.CostUSD, Currency: "USD"}
 	}

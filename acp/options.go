@@ -3,6 +3,8 @@ package acp
 import (
 	"cmp"
 	"context"
+	"errors"
+	"maps"
 	"slices"
 
 	"github.com/hubdev/hub/acp/schema"
@@ -40,18 +42,24 @@ func selectValues(opts []adapters.Option) []schema.SessionConfigSelectOption {
 	return out
 }
 
-// configOptions is the complete option list: agent, then model and mode
-// when the current adapter has them.
+// configOptions is the complete option list: agent, then what the running
+// agent reported it offers (its live surface), else the adapter's static
+// model and mode lists.
 func (ss *session) configOptions() []schema.SessionConfigOption {
 	c := ss.caps()
 	ss.mu.Lock()
 	rec := *ss.rec
+	rec.Options = maps.Clone(ss.rec.Options)
+	live := ss.live
 	ss.mu.Unlock()
-	var agents []schema.SessionConfigSelectOption
-	for _, n := range ss.srv.opts.Registry.Names() {
-		agents = append(agents, schema.SessionConfigSelectOption{Value: n, Name: n})
-	}
+	agents := ss.srv.agentChoices(rec.Agent)
 	out := []schema.SessionConfigOption{{ID: "agent", Name: "Agent", Description: "Which coding agent hub drives", Type: "select", CurrentValue: rec.Agent, Options: agents}}
+	if live != nil && len(live.Options) > 0 {
+		for _, o := range live.Options {
+			out = append(out, liveOption(o, chosen(&rec, o)))
+		}
+		return out
+	}
 	if len(c.Models) > 0 {
 		out = append(out, schema.SessionConfigOption{ID: "model", Name: "Model", Category: "model", Type: "select", CurrentValue: current(rec.Model, c.DefaultModel, c.Models), Options: selectValues(c.Models)})
 	}
@@ -61,16 +69,64 @@ func (ss *session) configOptions() []schema.SessionConfigOption {
 	return out
 }
 
-func (ss *session) modeState() *schema.SessionModeState {
+// chosen is the value the user picked for o in this session, if the option
+// still takes it, else the agent's own.
+func chosen(rec *Record, o adapters.ConfigOption) string {
+	var v string
+	switch o.ID {
+	case adapters.OptionModel:
+		v = rec.Model
+	case adapters.OptionMode:
+		v = rec.Mode
+	default:
+		v = rec.Options[o.ID]
+	}
+	if v != "" && o.Accepts(v) {
+		return v
+	}
+	return o.Value
+}
+
+func liveOption(o adapters.ConfigOption, value string) schema.SessionConfigOption {
+	out := schema.SessionConfigOption{ID: o.ID, Name: cmp.Or(o.Name, o.ID), Description: o.Description, Category: o.Category}
+	if o.Boolean {
+		out.Type, out.BoolValue = "boolean", value == "true"
+		return out
+	}
+	out.Type, out.CurrentValue, out.Options = "select", value, selectValues(o.Choices)
+	return out
+}
+
+// modes is the session's mode choices and current mode: the live ones
+// when the agent reported them, else the adapter's static list.
+func (ss *session) modes() ([]adapters.Option, string) {
+	ss.mu.Lock()
+	live, mode := ss.live, ss.rec.Mode
+	ss.mu.Unlock()
+	if live != nil && len(live.Options) > 0 {
+		o, ok := live.Find(adapters.OptionMode)
+		if !ok || o.Boolean {
+			return nil, ""
+		}
+		if mode == "" || !o.Accepts(mode) {
+			mode = o.Value
+		}
+		return o.Choices, mode
+	}
 	c := ss.caps()
 	if len(c.Modes) == 0 {
+		return nil, ""
+	}
+	return c.Modes, current(mode, c.DefaultMode, c.Modes)
+}
+
+func (ss *session) modeState() *schema.SessionModeState {
+	modes, cur := ss.modes()
+	if len(modes) == 0 {
 		return nil
 	}
-	ss.mu.Lock()
-	mode := ss.rec.Mode
-	ss.mu.Unlock()
-	st := &schema.SessionModeState{CurrentModeID: current(mode, c.DefaultMode, c.Modes)}
-	for _, m := range c.Modes {
+	st := &schema.SessionModeState{CurrentModeID: cur}
+	for _, m := range modes {
 		st.AvailableModes = append(st.AvailableModes, schema.SessionMode{ID: m.ID, Name: m.Name, Description: m.Description})
 	}
 	return st
@@ -80,29 +136,81 @@ func (ss *session) modeState() *schema.SessionModeState {
 // configurable sessions, during) turns. after, when not nil, sends the
 // updates that follow the change; it runs once the response is written.
 func (ss *session) setOption(ctx context.Context, id, value string) (after func(), err error) {
-	c := ss.caps()
-	has := func(opts []adapters.Option) bool {
-		return slices.ContainsFunc(opts, func(o adapters.Option) bool { return o.ID == value })
-	}
-	switch {
-	case id == "agent":
+	if id == "agent" {
 		if _, err := ss.srv.opts.Registry.Get(value); err != nil {
 			return nil, invalidParams("unknown agent %q", value)
 		}
 		return ss.switchAgent(value)
-	case id == "model" && has(c.Models):
-		return nil, ss.apply(ctx, value, func(r *Record) { r.Model = value }, adapters.Configurable.SetModel)
-	case id == "mode" && has(c.Modes):
-		return nil, ss.apply(ctx, value, func(r *Record) { r.Mode = value }, adapters.Configurable.SetMode)
-	case id == "model" || id == "mode":
-		return nil, invalidParams("unknown %s %q", id, value)
 	}
-	return nil, invalidParams("unknown config option %q", id)
+	accepts, known := ss.optionAccepts(id)
+	switch {
+	case !known:
+		return nil, invalidParams("unknown config option %q", id)
+	case !accepts(value):
+		return nil, invalidParams("unknown %s %q", id, value)
+	case id == adapters.OptionModel:
+		return nil, ss.apply(ctx, func(r *Record) { r.Model = value }, func(b adapters.Session) error {
+			return configurable(b).SetModel(ctx, value)
+		})
+	case id == adapters.OptionMode:
+		return nil, ss.apply(ctx, func(r *Record) { r.Mode = value }, func(b adapters.Session) error {
+			return configurable(b).SetMode(ctx, value)
+		})
+	}
+	return nil, ss.apply(ctx, func(r *Record) {
+		if r.Options == nil {
+			r.Options = map[string]string{}
+		}
+		r.Options[id] = value
+	}, func(b adapters.Session) error {
+		set, ok := b.(adapters.OptionSetter)
+		if !ok {
+			return errRestart
+		}
+		return set.SetOption(ctx, id, value)
+	})
 }
 
-// switchAgent starts a fresh adapter session on the next prompt. The old
-// agent's slash commands no longer apply: after replaces the editor's list
-// with the skills alone.
+// optionAccepts returns the validator of option id: from the agent's live
+// surface when it reported one, else the adapter's static lists.
+func (ss *session) optionAccepts(id string) (func(string) bool, bool) {
+	ss.mu.Lock()
+	live := ss.live
+	ss.mu.Unlock()
+	if live != nil && len(live.Options) > 0 {
+		o, ok := live.Find(id)
+		return o.Accepts, ok
+	}
+	c := ss.caps()
+	var opts []adapters.Option
+	switch id {
+	case adapters.OptionModel:
+		opts = c.Models
+	case adapters.OptionMode:
+		opts = c.Modes
+	}
+	return func(v string) bool {
+		return slices.ContainsFunc(opts, func(o adapters.Option) bool { return o.ID == v })
+	}, len(opts) > 0
+}
+
+// configurable is b's live model and mode setter; one that cannot change
+// them live asks for a restart.
+func configurable(b adapters.Session) adapters.Configurable {
+	if c, ok := b.(adapters.Configurable); ok {
+		return c
+	}
+	return restartOnly{}
+}
+
+type restartOnly struct{}
+
+func (restartOnly) SetModel(context.Context, string) error { return errRestart }
+func (restartOnly) SetMode(context.Context, string) error  { return errRestart }
+
+// switchAgent closes the old agent and warms the new one at once. The old
+// agent's slash commands and options no longer apply: after replaces the
+// editor's command list with the skills alone.
 func (ss *session) switchAgent(name string) (after func(), err error) {
 	ss.mu.Lock()
 	if ss.running {
@@ -113,23 +221,31 @@ func (ss *session) switchAgent(name string) (after func(), err error) {
 		ss.mu.Unlock()
 		return nil, nil
 	}
-	b := ss.backend
-	ss.backend = nil
-	ss.rec.Agent, ss.rec.AgentSessionID, ss.rec.Model, ss.rec.Mode = name, "", "", ""
+	b, st := ss.backend, ss.starting
+	ss.backend, ss.starting, ss.live = nil, nil, nil
+	ss.rec.Agent, ss.rec.AgentSessionID, ss.rec.Model, ss.rec.Mode, ss.rec.Options = name, "", "", "", nil
 	hadCommands := len(ss.agentCommands) > 0
 	ss.agentCommands = nil
 	ss.mu.Unlock()
+	if st != nil {
+		st.cancel()
+	}
 	if b != nil {
 		_ = b.Close()
 	}
 	ss.save()
-	if hadCommands {
-		after = func() { ss.sendCommands(true) }
-	}
-	return after, nil
+	return func() {
+		if hadCommands {
+			ss.sendCommands(true)
+		}
+		ss.warm()
+	}, nil
 }
 
-func (ss *session) apply(ctx context.Context, value string, set func(*Record), live func(adapters.Configurable, context.Context, string) error) error {
+// apply changes a setting: live on the running agent where it can, else
+// by restarting the agent (resuming its session) once no turn runs. A
+// start in flight picks the change up when it is done (see runStart).
+func (ss *session) apply(ctx context.Context, set func(*Record), live func(adapters.Session) error) error {
 	ss.cfgMu.Lock()
 	defer ss.cfgMu.Unlock()
 	ss.mu.Lock()
@@ -137,18 +253,20 @@ func (ss *session) apply(ctx context.Context, value string, set func(*Record), l
 	busy := ss.running
 	ss.mu.Unlock()
 	if b != nil {
-		if cfg, ok := b.(adapters.Configurable); ok {
-			if err := live(cfg, ctx, value); err != nil {
-				return jsonrpc.NewError(schema.CodeInternalError, err.Error(), nil)
-			}
-		} else if busy {
+		err := live(b)
+		switch {
+		case errors.Is(err, errRestart) && busy:
 			return invalidParams("%v", errNotConfigurable)
-		} else {
-			// Restart on the next prompt, resuming the agent's session.
+		case errors.Is(err, errRestart):
 			ss.mu.Lock()
-			ss.backend = nil
+			if ss.backend == b {
+				ss.backend = nil
+			}
 			ss.mu.Unlock()
 			_ = b.Close()
+			defer ss.warm()
+		case err != nil:
+			return jsonrpc.NewError(schema.CodeInternalError, err.Error(), nil)
 		}
 	}
 	ss.mu.Lock()

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -45,6 +46,20 @@ type Options struct {
 	CancelGrace time.Duration
 	// Now is the clock (default time.Now).
 	Now func() time.Time
+	// WarmAgents caps the agents started ahead of a prompt and kept up
+	// while idle (default DefaultWarmAgents; negative: no warm starts).
+	WarmAgents int
+	// IdleTimeout closes an agent no prompt used for this long; the next
+	// prompt resumes it (default DefaultIdleTimeout; negative: never).
+	IdleTimeout time.Duration
+	// Agents pins the agents the editor's agent select offers, in order
+	// ("" = every registered agent that can run here).
+	Agents []string
+	// Model and Mode are the settings of new sessions ("" = the agent's).
+	Model, Mode string
+	// AuthMethods are the terminal logins offered to a client that can
+	// run them (clientCapabilities.auth.terminal); nil offers none.
+	AuthMethods func() []schema.AuthMethod
 }
 
 // Serve runs an ACP agent over in/out until in reaches EOF or ctx ends,
@@ -74,6 +89,9 @@ type server struct {
 	clientCaps  schema.ClientCapabilities
 	caps        *schema.AgentCapabilities
 	sessions    map[string]*session
+	authMethods []schema.AuthMethod
+	pool        *pool
+	ready       readiness
 }
 
 func newServer(opts Options) *server {
@@ -88,10 +106,26 @@ func newServer(opts Options) *server {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	return &server{opts: opts, log: opts.Logger, index: newIndex(opts.StateDir), sessions: map[string]*session{}}
+	if opts.WarmAgents == 0 {
+		opts.WarmAgents = DefaultWarmAgents
+	}
+	if opts.IdleTimeout == 0 {
+		opts.IdleTimeout = DefaultIdleTimeout
+	}
+	return &server{opts: opts, log: opts.Logger, index: newIndex(opts.StateDir), sessions: map[string]*session{},
+		pool: &pool{limit: opts.WarmAgents}}
 }
 
+// defaultAgent is the configured agent of new sessions, else claude if it
+// can run here, else the first agent that can.
 func (s *server) defaultAgent() string {
+	if s.opts.DefaultAgent == "" {
+		for _, n := range append([]string{"claude"}, s.opts.Registry.Names()...) {
+			if a, err := s.opts.Registry.Get(n); err == nil && s.ready.check(a) == nil {
+				return n
+			}
+		}
+	}
 	name, _ := DefaultAgent(s.opts.Registry, s.opts.DefaultAgent)
 	return name
 }
@@ -254,10 +288,17 @@ func (s *server) initialize(_ context.Context, params json.RawMessage) (any, fun
 	s.caps = &caps
 	s.mu.Unlock()
 	s.initialized.Store(true)
+	methods := []schema.AuthMethod{}
+	if p.ClientCapabilities.Auth != nil && p.ClientCapabilities.Auth.Terminal && s.opts.AuthMethods != nil {
+		methods = append(methods, s.opts.AuthMethods()...)
+	}
+	s.mu.Lock()
+	s.authMethods = methods
+	s.mu.Unlock()
 	return schema.InitializeResponse{
 		ProtocolVersion:   schema.ProtocolVersion,
 		AgentCapabilities: caps,
-		AuthMethods:       []schema.AuthMethod{},
+		AuthMethods:       methods,
 		AgentInfo:         &schema.Implementation{Name: s.opts.AgentInfo.Name, Version: s.opts.AgentInfo.Version, Title: s.opts.AgentInfo.Title},
 	}, nil, nil
 }
@@ -286,7 +327,15 @@ func (s *server) authenticate(_ context.Context, params json.RawMessage) (any, f
 	if err := decode(params, &p, "methodId"); err != nil {
 		return nil, nil, err
 	}
-	return nil, nil, invalidParams("unknown auth method %q (hub advertises none; log in with the agent's own CLI)", p.MethodID)
+	s.mu.Lock()
+	methods := s.authMethods
+	s.mu.Unlock()
+	for _, m := range methods {
+		if m.ID == p.MethodID {
+			return nil, nil, invalidParams("auth method %q runs in a terminal: start 'hub acp %s' there", p.MethodID, strings.Join(m.Args, " "))
+		}
+	}
+	return nil, nil, invalidParams("unknown auth method %q (log in with 'hub login AGENT' or the agent's own CLI)", p.MethodID)
 }
 
 func newSessionID() string {
@@ -310,14 +359,14 @@ func (s *server) newSession(_ context.Context, params json.RawMessage) (any, fun
 	if err := checkCwd(p.Cwd); err != nil {
 		return nil, nil, err
 	}
-	rec := &Record{SessionID: newSessionID(), Agent: s.defaultAgent(), Cwd: p.Cwd, UpdatedAt: s.opts.Now()}
+	rec := &Record{SessionID: newSessionID(), Agent: s.defaultAgent(), Cwd: p.Cwd, Model: s.opts.Model, Mode: s.opts.Mode, UpdatedAt: s.opts.Now()}
 	ss, err := s.open(rec, p.McpServers)
 	if err != nil {
 		return nil, nil, err
 	}
 	ss.save()
 	resp := schema.NewSessionResponse{SessionID: rec.SessionID, Modes: ss.modeState(), ConfigOptions: ss.configOptions()}
-	return resp, ss.announceCommands, nil
+	return resp, ss.opened, nil
 }
 
 // open registers an in-memory session for rec.
@@ -390,7 +439,7 @@ func (s *server) loadSession(_ context.Context, params json.RawMessage) (any, fu
 	for _, u := range rec.History {
 		ss.send(u)
 	}
-	return schema.LoadSessionResponse{Modes: ss.modeState(), ConfigOptions: ss.configOptions()}, ss.announceCommands, nil
+	return schema.LoadSessionResponse{Modes: ss.modeState(), ConfigOptions: ss.configOptions()}, ss.opened, nil
 }
 
 func (s *server) resumeSession(_ context.Context, params json.RawMessage) (any, func(), error) {
@@ -398,7 +447,7 @@ func (s *server) resumeSession(_ context.Context, params json.RawMessage) (any, 
 	if err != nil {
 		return nil, nil, err
 	}
-	return schema.ResumeSessionResponse{Modes: ss.modeState(), ConfigOptions: ss.configOptions()}, ss.announceCommands, nil
+	return schema.ResumeSessionResponse{Modes: ss.modeState(), ConfigOptions: ss.configOptions()}, ss.opened, nil
 }
 
 func (s *server) closeSession(_ context.Context, params json.RawMessage) (any, func(), error) {
@@ -476,7 +525,12 @@ func (s *server) beginPrompt(params json.RawMessage) jsonrpc.Job {
 		if err != nil {
 			return nil, nil, err
 		}
-		return schema.PromptResponse{StopReason: reason}, nil, nil
+		// _meta.hub.waitedForAgent tells a client (and hub's benchmarks)
+		// whether the agent was already up when the prompt arrived.
+		ss.mu.Lock()
+		waited := ss.waited
+		ss.mu.Unlock()
+		return schema.PromptResponse{StopReason: reason, Meta: schema.Meta{"hub": map[string]any{"waitedForAgent": waited}}}, nil, nil
 	}
 }
 
@@ -518,8 +572,13 @@ func (s *server) setConfigOption(ctx context.Context, params json.RawMessage) (a
 		return nil, nil, err
 	}
 	var value string
-	if json.Unmarshal(p.Value, &value) != nil {
-		return nil, nil, invalidParams("value of %q must be a string", p.ConfigID)
+	var flag bool
+	switch {
+	case json.Unmarshal(p.Value, &value) == nil:
+	case json.Unmarshal(p.Value, &flag) == nil:
+		value = fmt.Sprint(flag) // a boolean option
+	default:
+		return nil, nil, invalidParams("value of %q must be a value id or a boolean", p.ConfigID)
 	}
 	after, err := ss.setOption(ctx, p.ConfigID, value)
 	if err != nil {

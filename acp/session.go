@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -54,6 +55,15 @@ type session struct {
 	crashed bool
 	// lastInOrder closes when the latest ordered request has taken effect.
 	lastInOrder chan struct{}
+	// starting is the agent start in flight, or one that failed and waits
+	// for the next prompt to report it (see warm.go).
+	starting *start
+	// live is what the running agent reported it offers; nil until then.
+	live *adapters.Surface
+	// idleGen invalidates an armed idle timeout when the session is used.
+	idleGen int
+	// waited says whether the last prompt waited for its agent to start.
+	waited bool
 }
 
 func (ss *session) setRunning(v bool) {
@@ -112,11 +122,16 @@ func (ss *session) cancel() {
 
 func (ss *session) close() {
 	ss.cancel()
+	ss.srv.pool.remove(ss)
 	ss.mu.Lock()
 	ss.closed = true
-	b := ss.backend
-	ss.backend = nil
+	b, st := ss.backend, ss.starting
+	ss.backend, ss.starting = nil, nil
+	ss.idleGen++
 	ss.mu.Unlock()
+	if st != nil {
+		st.cancel()
+	}
 	if b != nil {
 		if err := b.Close(); err != nil {
 			ss.srv.log.Debug().Err(err).Str("session", ss.id()).Msg("adapter close")
@@ -136,6 +151,7 @@ func (ss *session) save() {
 	ss.rec.UpdatedAt = ss.srv.opts.Now()
 	rec := *ss.rec
 	rec.History = slices.Clone(ss.rec.History)
+	rec.Options = maps.Clone(ss.rec.Options)
 	ss.mu.Unlock()
 	if err := ss.srv.index.Save(&rec); err != nil {
 		ss.srv.log.Warn().Err(err).Msg("session index not saved")
@@ -149,79 +165,22 @@ func (ss *session) adapter() (adapters.Adapter, error) {
 	return ss.srv.opts.Registry.Get(name)
 }
 
-// ensureBackend returns the session's agent, starting it if needed. The
-// start (seconds for a node CLI's handshake) runs without holding ss.mu,
-// which session/cancel takes on the read loop, and ends with the turn's
-// ctx. Only the running turn starts a backend, so no two starts race. A
-// model or mode chosen while the agent started is applied to it then: live
-// where the agent can change it, else by starting it again once.
-func (ss *session) ensureBackend(ctx context.Context) (adapters.Session, error) {
-	for restarted := false; ; restarted = true {
-		b, opts, err := ss.startBackend(ctx)
-		if err != nil || opts == nil {
-			return b, err
-		}
-		ss.cfgMu.Lock()
-		err = ss.catchUp(ctx, b, *opts)
-		ss.cfgMu.Unlock()
-		if err != errRestart || restarted {
-			if err == errRestart {
-				err = nil
-			}
-			return b, err
-		}
-		ss.retire(b)
-	}
-}
+var errRestart = adapters.ErrNeedsRestart
 
-var errRestart = errors.New("restart the agent to apply a change")
-
-// startBackend returns the running backend (opts nil), or starts one with
-// the record's settings and returns the options it was started with.
-func (ss *session) startBackend(ctx context.Context) (adapters.Session, *adapters.SessionOptions, error) {
-	ss.mu.Lock()
-	if ss.backend != nil {
-		b := ss.backend
-		ss.mu.Unlock()
-		return b, nil, nil
-	}
-	name := ss.rec.Agent
-	a, err := ss.srv.opts.Registry.Get(name)
-	if err != nil {
-		ss.mu.Unlock()
-		return nil, nil, err
-	}
-	opts := adapters.SessionOptions{Cwd: ss.rec.Cwd, MCPServers: ss.mcpFor(a), Model: ss.rec.Model, Mode: ss.rec.Mode, Editor: ss.editor,
-		CancelGrace: ss.srv.opts.CancelGrace, Permission: ss.permission}
-	if a.Capabilities().Resume {
-		opts.ResumeID = ss.rec.AgentSessionID
-	}
-	ss.mu.Unlock()
-	b, err := a.Start(ctx, opts)
-	if err != nil {
-		return nil, nil, fmt.Errorf("start %s: %w", name, err)
-	}
-	ss.mu.Lock()
-	closed := ss.closed
-	if !closed {
-		ss.backend = b
-	}
-	ss.mu.Unlock()
-	if closed {
-		_ = b.Close()
-		return nil, nil, fmt.Errorf("start %s: %w", name, adapters.ErrClosed)
-	}
-	return b, &opts, nil
-}
-
-// catchUp applies to b the model and mode the record names now, if they
-// changed since b was started with opts; errRestart when b cannot change
-// them live. Caller holds ss.cfgMu.
+// catchUp applies to b the model, mode and options the record names now,
+// if they changed since b was started with opts; errRestart when b cannot
+// change them live. Caller holds ss.cfgMu.
 func (ss *session) catchUp(ctx context.Context, b adapters.Session, opts adapters.SessionOptions) error {
 	ss.mu.Lock()
-	model, mode := ss.rec.Model, ss.rec.Mode
+	model, mode, options := ss.rec.Model, ss.rec.Mode, maps.Clone(ss.rec.Options)
 	ss.mu.Unlock()
-	if model == opts.Model && mode == opts.Mode {
+	var changed []string
+	for id, v := range options {
+		if opts.Options[id] != v {
+			changed = append(changed, id)
+		}
+	}
+	if model == opts.Model && mode == opts.Mode && len(changed) == 0 {
 		return nil
 	}
 	cfg, ok := b.(adapters.Configurable)
@@ -236,6 +195,19 @@ func (ss *session) catchUp(ctx context.Context, b adapters.Session, opts adapter
 	if mode != opts.Mode {
 		if err := cfg.SetMode(ctx, mode); err != nil {
 			return fmt.Errorf("set mode %s: %w", mode, err)
+		}
+	}
+	if len(changed) == 0 {
+		return nil
+	}
+	set, ok := b.(adapters.OptionSetter)
+	if !ok {
+		return errRestart
+	}
+	slices.Sort(changed)
+	for _, id := range changed {
+		if err := set.SetOption(ctx, id, options[id]); err != nil {
+			return fmt.Errorf("set %s %s: %w", id, options[id], err)
 		}
 	}
 	return nil
@@ -315,7 +287,9 @@ func (ss *session) runTurn(turnCtx context.Context, prompt []schema.ContentBlock
 		ss.noteAgentSessionID()
 		ss.mu.Unlock()
 		ss.save()
+		ss.idle()
 	}()
+	ss.active()
 	for _, b := range prompt {
 		ss.record(schema.SessionUpdate{UserMessageChunk: &schema.ContentChunk{Content: b}})
 	}
@@ -356,7 +330,10 @@ func (ss *session) agentName() string {
 // drive runs the turn on the backend; every update it makes is written
 // before it returns. A failed turn returns why.
 func (ss *session) drive(turnCtx context.Context, content []adapters.Content) (string, *adapters.ErrorInfo) {
-	b, err := ss.ensureBackend(turnCtx)
+	b, waited, err := ss.awaitBackend(turnCtx)
+	ss.mu.Lock()
+	ss.waited = waited
+	ss.mu.Unlock()
 	if err != nil && turnCtx.Err() != nil {
 		return schema.StopCancelled, nil // cancelled (or closed) while the agent was starting
 	}
@@ -552,9 +529,12 @@ func (ss *session) fitContent(content []adapters.Content) []adapters.Content {
 	return content
 }
 
-// announceCommands announces skills and agent commands, if any; it runs
-// after the session/new (or load/resume) response line.
-func (ss *session) announceCommands() { ss.sendCommands(false) }
+// opened runs after the session/new (or load/resume) response line: it
+// announces the skills and starts the agent ahead of the first prompt.
+func (ss *session) opened() {
+	ss.sendCommands(false)
+	ss.warm()
+}
 
 // sendCommands sends available_commands_update with the skills and the
 // agent's commands; an empty list only when replace is set (to clear the

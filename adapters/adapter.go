@@ -15,6 +15,9 @@ var (
 	ErrClosed           = errors.New("session closed")
 	ErrUnsupported      = errors.New("not supported by this agent")
 	ErrUnknownAgent     = errors.New("unknown agent")
+	// ErrNeedsRestart means a setting cannot change while the agent runs:
+	// the front end restarts the agent (resuming its session) to apply it.
+	ErrNeedsRestart = errors.New("restart the agent to apply this change")
 )
 
 // Adapter starts sessions with one kind of agent.
@@ -87,7 +90,10 @@ type SessionOptions struct {
 	ResumeID   string      // agent session id to resume; "" for a new session
 	Model      string
 	Mode       string
-	Env        map[string]string // extra environment for the agent process
+	// Options holds the values of the session's other options (see
+	// Surface), by option ID, e.g. "effort".
+	Options map[string]string
+	Env     map[string]string // extra environment for the agent process
 	// Editor gives access to the editor's fs/terminal methods; nil outside
 	// ACP. Check its capability methods before calling.
 	Editor EditorClient
@@ -102,6 +108,8 @@ type SessionOptions struct {
 	CancelGrace time.Duration
 	// Permission asks the user before a tool runs; see TurnRules.
 	Permission PermissionFunc
+	// Ask puts the agent's questions to the user; see TurnRules.
+	Ask AskFunc
 	// Access bounds what the agent may do without asking. An agent whose
 	// own sandbox lets some tools run unasked (codex writes in the
 	// workspace) must narrow that sandbox to it, since no permission

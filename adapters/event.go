@@ -54,6 +54,7 @@ type Event struct {
 
 	Plan       []PlanEntry        `json:"plan,omitempty"`
 	Permission *PermissionRequest `json:"permission,omitempty"`
+	Question   *QuestionRequest   `json:"question,omitempty"`
 	Usage      *Usage             `json:"usage,omitempty"`
 	Session    *SessionInfo       `json:"session,omitempty"`
 	Commands   []Command          `json:"commands,omitempty"`

@@ -33,6 +33,9 @@ type TurnRules struct {
 	// Permission answers the agent's permission requests; nil passes each
 	// on to emit as an EventPermission, whose consumer must Respond.
 	Permission PermissionFunc
+	// Ask puts the agent's questions to the user; nil answers that the
+	// front end cannot ask.
+	Ask AskFunc
 	// Grace bounds the wait for a cancelled turn to end (0: DefaultGrace).
 	Grace time.Duration
 	// Interrupt asks the agent to stop the turn; Run calls it once when
@@ -45,7 +48,7 @@ type TurnRules struct {
 // RulesOf returns the rules opts set for a session's turns; unknown may
 // be nil when the adapter notes unknown records itself.
 func RulesOf(opts SessionOptions, interrupt func(), unknown *UnknownRecords) TurnRules {
-	return TurnRules{Permission: opts.Permission, Grace: opts.CancelGrace, Interrupt: interrupt, Unknown: unknown}
+	return TurnRules{Permission: opts.Permission, Ask: opts.Ask, Grace: opts.CancelGrace, Interrupt: interrupt, Unknown: unknown}
 }
 
 // Turn carries one prompt's events from an agent's reader to the caller of
@@ -166,6 +169,9 @@ func drain(events <-chan Event) {
 		if ev.Permission != nil {
 			ev.Permission.Respond(PermissionDecision{Cancelled: true})
 		}
+		if ev.Question != nil {
+			ev.Question.Respond(Answers{Cancelled: true})
+		}
 	}
 }
 
@@ -189,6 +195,11 @@ func (r *turnRun) handle(ctx context.Context, ev Event) {
 	case EventPermission:
 		if ev.Permission != nil {
 			r.ask(ctx, ev)
+			return
+		}
+	case EventQuestion:
+		if ev.Question != nil {
+			r.question(ctx, ev.Question)
 			return
 		}
 	case EventToolCall, EventToolUpdate:
@@ -240,6 +251,18 @@ func (r *turnRun) ask(ctx context.Context, ev Event) {
 		r.emit(ev)
 	default:
 		p.Respond(r.rules.Permission(ctx, p))
+	}
+}
+
+// question puts the agent's question to the user, or says it cannot.
+func (r *turnRun) question(ctx context.Context, q *QuestionRequest) {
+	switch {
+	case ctx.Err() != nil:
+		q.Respond(Answers{Cancelled: true})
+	case r.rules.Ask == nil:
+		q.Respond(Answers{Err: ErrCannotAsk})
+	default:
+		q.Respond(r.rules.Ask(ctx, q))
 	}
 }
 

@@ -24,6 +24,11 @@ type Spec struct {
 	// Auth decides the login state; the strings are warnings.
 	Auth     func(env Env, cfgDir, home string) (Auth, []string)
 	LoginFix string
+	// Login and Logout are the arguments of the agent's own login and
+	// logout, after its command (`claude auth login`); nil when it has
+	// none. An empty Login runs the agent bare, for CLIs that ask how to
+	// sign in when they start.
+	Login, Logout []string
 	// EnvVars are the variables whose value changes the report.
 	EnvVars []string
 }

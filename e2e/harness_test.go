@@ -192,6 +192,8 @@ type hubConn struct {
 	badLines  []string
 	requests  []rpcMsg // agent->client requests, in arrival order
 	perm      func(params map[string]any) string
+	// elicit answers elicitation/create; nil answers "Method not found".
+	elicit    func(params map[string]any) map[string]any
 	permOpen  map[string][]func(string) // session id -> answer funcs of pending permissions
 	fsRead    bool
 	fsWrite   bool
@@ -385,6 +387,15 @@ func (h *hubConn) serveRequest(msg rpcMsg) {
 		}
 		res, err := e2eWriteFile(params)
 		h.reply(msg.ID, res, err)
+	case "elicitation/create":
+		h.mu.Lock()
+		elicit := h.elicit
+		h.mu.Unlock()
+		if elicit == nil {
+			h.reply(msg.ID, nil, &rpcError{Code: -32601, Message: "Method not found"})
+			return
+		}
+		h.reply(msg.ID, elicit(params), nil)
 	default:
 		h.reply(msg.ID, nil, &rpcError{Code: -32601, Message: "Method not found"})
 	}

@@ -50,13 +50,73 @@ type AuthCapabilities struct {
 	Terminal bool `json:"terminal"`
 }
 
+// ElicitationCapabilities lists the elicitation modes a client renders; a
+// mode counts only when its key is present and not null.
+type ElicitationCapabilities struct {
+	Form json.RawMessage `json:"form,omitempty"`
+	URL  json.RawMessage `json:"url,omitempty"`
+}
+
+// Supports reports whether mode ("form" or "url") was advertised.
+func (e *ElicitationCapabilities) Supports(mode string) bool {
+	if e == nil {
+		return false
+	}
+	v := e.Form
+	if mode == "url" {
+		v = e.URL
+	}
+	return len(v) > 0 && string(v) != "null"
+}
+
+// CreateElicitationRequest is the params of elicitation/create in form
+// mode, scoped to a session (and a tool call).
+type CreateElicitationRequest struct {
+	SessionID       string            `json:"sessionId"`
+	ToolCallID      string            `json:"toolCallId,omitempty"`
+	Mode            string            `json:"mode"`
+	Message         string            `json:"message"`
+	RequestedSchema ElicitationSchema `json:"requestedSchema"`
+}
+
+// ElicitationSchema is a flat object schema of the form's fields.
+type ElicitationSchema struct {
+	Type       string                      `json:"type"`
+	Properties map[string]ElicitationField `json:"properties"`
+	Required   []string                    `json:"required,omitempty"`
+}
+
+// ElicitationField is one field: a string (an enum when Enum is set) or a
+// multi-select array of strings.
+type ElicitationField struct {
+	Type        string            `json:"type"`
+	Title       string            `json:"title,omitempty"`
+	Description string            `json:"description,omitempty"`
+	Enum        []string          `json:"enum,omitempty"`
+	Items       *ElicitationItems `json:"items,omitempty"`
+}
+
+// ElicitationItems are the choices of a multi-select field.
+type ElicitationItems struct {
+	Type string   `json:"type"`
+	Enum []string `json:"enum"`
+}
+
+// CreateElicitationResponse is the client's answer: accept (with content),
+// decline or cancel.
+type CreateElicitationResponse struct {
+	Action  string                     `json:"action"`
+	Content map[string]json.RawMessage `json:"content,omitempty"`
+}
+
 // ClientCapabilities is what the editor supports.
 type ClientCapabilities struct {
-	FS       FileSystemCapabilities     `json:"fs"`
-	Terminal bool                       `json:"terminal"`
-	Auth     *AuthCapabilities          `json:"auth,omitempty"`
-	Session  *ClientSessionCapabilities `json:"session,omitempty"`
-	Meta     Meta                       `json:"_meta,omitempty"`
+	FS          FileSystemCapabilities     `json:"fs"`
+	Terminal    bool                       `json:"terminal"`
+	Auth        *AuthCapabilities          `json:"auth,omitempty"`
+	Elicitation *ElicitationCapabilities   `json:"elicitation,omitempty"`
+	Session     *ClientSessionCapabilities `json:"session,omitempty"`
+	Meta        Meta                       `json:"_meta,omitempty"`
 }
 
 // InitializeRequest is the params of initialize.
@@ -382,6 +442,7 @@ const (
 // PromptResponse is the result of session/prompt.
 type PromptResponse struct {
 	StopReason string `json:"stopReason"`
+	Meta       Meta   `json:"_meta,omitempty"`
 }
 
 // ResourceContents is an embedded resource: text or blob.

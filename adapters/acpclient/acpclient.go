@@ -93,6 +93,9 @@ func New(cfg Config) *Adapter {
 // Name implements adapters.Adapter.
 func (a *Adapter) Name() string { return a.cfg.Name }
 
+// Ready implements adapters.Checker.
+func (a *Adapter) Ready() error { return adapters.FindCLI(a.cfg.Argv[0]) }
+
 // Capabilities implements adapters.Adapter: the configured capabilities
 // plus models and modes reported by the last session.
 func (a *Adapter) Capabilities() adapters.Capabilities {

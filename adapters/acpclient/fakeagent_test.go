@@ -72,6 +72,22 @@ func runFakeAgent() {
 	}
 }
 
+// fakeConfig is the fake's config options, with id set to value: a model
+// and an effort select and a boolean.
+func fakeConfig(id string, value any) []any {
+	cur := map[string]any{"model": "fast", "effort": "medium", "web": false}
+	if id != "" {
+		cur[id] = value
+	}
+	return []any{
+		map[string]any{"id": "model", "name": "Model", "category": "model", "type": "select", "currentValue": cur["model"],
+			"options": []any{map[string]any{"value": "fast", "name": "Fast"}, map[string]any{"value": "smart", "name": "Smart"}}},
+		map[string]any{"id": "effort", "name": "Effort", "category": "thought_level", "type": "select", "currentValue": cur["effort"],
+			"options": []any{map[string]any{"value": "low", "name": "Low"}, map[string]any{"value": "medium", "name": "Medium"}}},
+		map[string]any{"id": "web", "name": "Web search", "type": "boolean", "currentValue": cur["web"]},
+	}
+}
+
 func (a *fakeAgent) send(v any) {
 	b, _ := json.Marshal(v)
 	a.wmu.Lock()
@@ -130,9 +146,7 @@ func (a *fakeAgent) handle(m fakeMsg) {
 			return
 		}
 		a.session = "fake-1"
-		a.reply(m.ID, map[string]any{"sessionId": a.session,
-			"configOptions": []any{map[string]any{"id": "model", "name": "Model", "category": "model", "type": "select", "currentValue": "fast",
-				"options": []any{map[string]any{"value": "fast", "name": "Fast"}, map[string]any{"value": "smart", "name": "Smart"}}}}})
+		a.reply(m.ID, map[string]any{"sessionId": a.session, "configOptions": fakeConfig("", nil)})
 		a.update(map[string]any{"sessionUpdate": "available_commands_update", "availableCommands": []any{map[string]any{"name": "web", "description": "search"}}})
 	case "session/load":
 		a.session = fmt.Sprint(p["sessionId"])
@@ -140,7 +154,7 @@ func (a *fakeAgent) handle(m fakeMsg) {
 		a.text("old answer")
 		a.reply(m.ID, map[string]any{})
 	case "session/set_config_option":
-		a.reply(m.ID, map[string]any{"configOptions": []any{}})
+		a.reply(m.ID, map[string]any{"configOptions": fakeConfig(fmt.Sprint(p["configId"]), p["value"])})
 	case "session/prompt":
 		a.prompt(m.ID, p)
 	case "session/close":

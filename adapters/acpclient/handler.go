@@ -72,6 +72,10 @@ func (s *Session) keepBetweenTurns(evs []adapters.Event, loading bool) {
 		switch ev.Type {
 		case adapters.EventCommands, adapters.EventSessionInfo, adapters.EventUsage:
 			s.pending = append(s.pending, ev)
+			if s.pendingWake != nil {
+				close(s.pendingWake)
+			}
+			s.pendingWake = make(chan struct{})
 		default:
 			if !loading {
 				s.a.cfg.Logger.Debug().Str("type", string(ev.Type)).Msg("acp: update outside a turn dropped")

@@ -30,15 +30,18 @@ type Session struct {
 	env    []string
 	raw    *adapters.UnknownRecords
 
-	mu        sync.Mutex
-	cur       *turn
-	loading   bool
-	pending   []adapters.Event // updates that arrived between turns
-	instrSent bool
-	infoSent  bool
-	config    []configOption
-	legacy    sessionResult // modes / models when configOptions are absent
-	version   string        // initialize's agentInfo.version
+	mu      sync.Mutex
+	cur     *turn
+	loading bool
+	pending []adapters.Event // updates that arrived between turns
+	// pendingWake is closed (and replaced) when an update is kept
+	// between turns.
+	pendingWake chan struct{}
+	instrSent   bool
+	infoSent    bool
+	config      []configOption
+	legacy      sessionResult // modes / models when configOptions are absent
+	version     string        // initialize's agentInfo.version
 
 	closeOnce sync.Once
 	closed    chan struct{}
@@ -61,7 +64,7 @@ func (a *Adapter) startACP(ctx context.Context, opts adapters.SessionOptions) (*
 	if err != nil {
 		return nil, adapters.StartError(a.cfg.Name, err)
 	}
-	s := &Session{a: a, opts: opts, proc: p, dec: &ACPDecoder{Quirks: a.cfg.Quirks}, editor: opts.Editor, env: env, closed: make(chan struct{})}
+	s := &Session{a: a, opts: opts, proc: p, dec: &ACPDecoder{Quirks: a.cfg.Quirks}, editor: opts.Editor, env: env, closed: make(chan struct{}), pendingWake: make(chan struct{})}
 	s.local = newLocal(opts.Cwd, a.cfg.Logger)
 	s.raw = newUnknownRecords(a.cfg.Logger, a.cfg.Name, a.cfg.Caps.TestedVersions, s.agentVersion)
 	log := a.cfg.Logger.With().Str("agent", a.cfg.Name).Logger()
@@ -245,6 +248,11 @@ func (s *Session) applyDefaults(ctx context.Context) error {
 			return err
 		}
 	}
+	for id, v := range s.opts.Options {
+		if err := s.SetOption(ctx, id, v); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -340,12 +348,21 @@ func (s *Session) configID(category string) (string, bool) {
 }
 
 func (s *Session) setConfig(ctx context.Context, id, value string) error {
+	return s.setConfigValue(ctx, id, map[string]any{"value": value})
+}
+
+// setConfigValue sends session/set_config_option with the value fields
+// (a value id, or a typed boolean) and keeps the options it answers.
+func (s *Session) setConfigValue(ctx context.Context, id string, value map[string]any) error {
 	var res struct {
 		ConfigOptions []configOption `json:"configOptions"`
 	}
-	err := s.call(ctx, "session/set_config_option", map[string]string{"sessionId": s.id, "configId": id, "value": value}, &res)
-	if err != nil {
-		return fmt.Errorf("%s: set %s to %q: %w", s.a.cfg.Name, id, value, err)
+	params := map[string]any{"sessionId": s.id, "configId": id}
+	for k, v := range value {
+		params[k] = v
+	}
+	if err := s.call(ctx, "session/set_config_option", params, &res); err != nil {
+		return fmt.Errorf("%s: set %s to %v: %w", s.a.cfg.Name, id, value["value"], err)
 	}
 	if len(res.ConfigOptions) > 0 {
 		s.mu.Lock()

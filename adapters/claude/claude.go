@@ -56,6 +56,9 @@ func New(cfg config.AgentConfig, log zerolog.Logger) *Adapter {
 // Name implements adapters.Adapter.
 func (a *Adapter) Name() string { return "claude" }
 
+// Ready implements adapters.Checker.
+func (a *Adapter) Ready() error { return adapters.FindCLI(a.argv[0]) }
+
 // Capabilities implements adapters.Adapter.
 func (a *Adapter) Capabilities() adapters.Capabilities {
 	return adapters.Capabilities{
@@ -90,6 +93,7 @@ func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adap
 	}
 	s := newSession(a, p, opts)
 	go s.readLoop()
+	s.sendInitialize()
 	return s, nil
 }
 
@@ -103,6 +107,9 @@ func (a *Adapter) args(opts adapters.SessionOptions) ([]string, error) {
 	}
 	if opts.Mode != "" && opts.Mode != "default" {
 		args = append(args, "--permission-mode", opts.Mode)
+	}
+	if e := opts.Options[adapters.OptionEffort]; e != "" && e != "default" {
+		args = append(args, "--effort", e)
 	}
 	if opts.ResumeID != "" {
 		args = append(args, "--resume", opts.ResumeID)

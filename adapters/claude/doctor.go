@@ -18,6 +18,8 @@ var Doctor = detect.Spec{
 	},
 	Auth:     claudeAuthOn(runtime.GOOS),
 	LoginFix: "run `claude` then /login, or set ANTHROPIC_API_KEY",
+	Login:    []string{"auth", "login"},
+	Logout:   []string{"auth", "logout"},
 	EnvVars:  []string{"CLAUDE_CONFIG_DIR", "ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN", "CLAUDE_CODE_USE_BEDROCK", "CLAUDE_CODE_USE_VERTEX", "CLAUDE_CODE_USE_FOUNDRY"},
 }
 

@@ -2,6 +2,7 @@ package claude
 
 import (
 	"bufio"
+	_ "embed"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -15,6 +16,11 @@ import (
 // recorded streams) and reads control responses from stdin.
 
 const fakeSession = "fake-session-1"
+
+// initializeJSON is claude 2.1.330's answer to initialize, trimmed.
+//
+//go:embed testdata/initialize.json
+var initializeJSON []byte
 
 type fake struct {
 	in  *bufio.Scanner
@@ -58,6 +64,14 @@ func (f *fake) toolUse(id, cmd string) {
 		"content": []any{map[string]any{"type": "tool_use", "id": id, "name": "Bash", "input": map[string]any{"command": cmd}}}}})
 }
 
+// initialize answers the initialize control request like claude 2.1.330
+// does (trimmed to what hub reads; see testdata/initialize.json).
+func (f *fake) initialize(id any) {
+	var res map[string]any
+	_ = json.Unmarshal(initializeJSON, &res)
+	f.send(map[string]any{"type": "control_response", "response": map[string]any{"subtype": "success", "request_id": id, "response": res}})
+}
+
 func userText(m map[string]any) string {
 	msg, _ := m["message"].(map[string]any)
 	blocks, _ := msg["content"].([]any)
@@ -77,11 +91,16 @@ func claudeFake(scenario string) {
 	}
 	f := &fake{in: bufio.NewScanner(os.Stdin), out: bufio.NewWriter(os.Stdout)}
 	f.in.Buffer(nil, 1<<20)
-	for turn := 1; ; turn++ {
+	for turn := 0; ; {
 		m := f.recv()
+		if req, _ := m["request"].(map[string]any); m["type"] == "control_request" && req["subtype"] == "initialize" {
+			f.initialize(m["request_id"])
+			continue
+		}
 		if m["type"] != "user" {
 			continue
 		}
+		turn++
 		f.init()
 		switch scenario {
 		case "text":
@@ -95,6 +114,8 @@ func claudeFake(scenario string) {
 			f.result("success", "completed", false)
 		case "permission":
 			f.fakePermission()
+		case "ask":
+			f.fakeAsk()
 		case "cancel":
 			f.fakeCancel()
 		case "crash":
@@ -106,6 +127,33 @@ func claudeFake(scenario string) {
 			time.Sleep(time.Hour)
 		}
 	}
+}
+
+// fakeAsk asks an AskUserQuestion and reports what claude got back.
+func (f *fake) fakeAsk() {
+	input := map[string]any{"questions": []any{map[string]any{"question": "Which language?", "header": "Language", "multiSelect": false,
+		"options": []any{map[string]any{"label": "Go", "description": "fast builds"}, map[string]any{"label": "Rust", "description": ""}}}}}
+	f.send(map[string]any{"type": "assistant", "session_id": fakeSession, "message": map[string]any{"id": "msg_ask",
+		"content": []any{map[string]any{"type": "tool_use", "id": "toolu_q", "name": "AskUserQuestion", "input": input}}}})
+	f.send(map[string]any{"type": "control_request", "request_id": "req_q", "request": map[string]any{
+		"subtype": "can_use_tool", "tool_name": "AskUserQuestion", "tool_use_id": "toolu_q", "input": input}})
+	var r map[string]any
+	for {
+		m := f.recv()
+		if m["type"] == "control_response" {
+			r = m["response"].(map[string]any)["response"].(map[string]any)
+			break
+		}
+	}
+	result := map[string]any{"type": "tool_result", "tool_use_id": "toolu_q"}
+	if r["behavior"] == "allow" {
+		b, _ := json.Marshal(r["updatedInput"].(map[string]any)["answers"])
+		result["content"] = "answered " + string(b)
+	} else {
+		result["content"], result["is_error"] = fmt.Sprint("denied: ", r["message"]), true
+	}
+	f.send(map[string]any{"type": "user", "session_id": fakeSession, "message": map[string]any{"role": "user", "content": []any{result}}})
+	f.result("success", "completed", false)
 }
 
 func (f *fake) fakePermission() {

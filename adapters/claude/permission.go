@@ -3,6 +3,7 @@ package claude
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 
 	"github.com/hubdev/hub/adapters"
 )
@@ -21,6 +22,12 @@ func (s *Session) permission(ev adapters.Event) {
 	if idle {
 		s.answer(req, adapters.PermissionDecision{Cancelled: true})
 		return
+	}
+	if req.ToolName == askTool {
+		if q, ok := questionOf(req); ok {
+			s.ask(req, q)
+			return
+		}
 	}
 	ev.Raw, ev.Source = nil, ""
 	s.emit(ev)
@@ -82,12 +89,21 @@ func (s *Session) onControl(c ClaudeControl) {
 func (s *Session) controlResponse(raw []byte) {
 	var r struct {
 		Response struct {
-			Subtype   string `json:"subtype"`
-			RequestID string `json:"request_id"`
-			Error     string `json:"error"`
+			Subtype   string          `json:"subtype"`
+			RequestID string          `json:"request_id"`
+			Error     string          `json:"error"`
+			Response  json.RawMessage `json:"response"`
 		} `json:"response"`
 	}
 	if json.Unmarshal(raw, &r) != nil {
+		return
+	}
+	if r.Response.RequestID == initRequestID {
+		var err error
+		if r.Response.Subtype == "error" {
+			err = fmt.Errorf("claude: initialize: %s", r.Response.Error)
+		}
+		s.onInit(r.Response.Response, err)
 		return
 	}
 	s.mu.Lock()

@@ -40,11 +40,17 @@ type Session struct {
 	closeOnce sync.Once
 	readDone  chan struct{}
 	raw       *adapters.UnknownRecords
+	opts      adapters.SessionOptions
+
+	initOnce sync.Once
+	initDone chan struct{} // closed once claude answered initialize (or cannot)
+	init     initResponse
+	initErr  error
 }
 
 func newSession(a *Adapter, p *proc.Process, opts adapters.SessionOptions) *Session {
-	s := &Session{a: a, p: p, dec: NewClaudeDecoder(), id: opts.ResumeID,
-		pending: map[string]chan error{}, readDone: make(chan struct{})}
+	s := &Session{a: a, p: p, dec: NewClaudeDecoder(), id: opts.ResumeID, opts: opts,
+		pending: map[string]chan error{}, readDone: make(chan struct{}), initDone: make(chan struct{})}
 	s.dec.Control = s.onControl
 	s.rules = adapters.RulesOf(opts, s.interrupt, nil)
 	// Note runs on the reader goroutine, which owns the decoder.
@@ -276,6 +282,7 @@ func (s *Session) exit() {
 	case <-s.p.Done():
 	case <-time.After(2 * time.Second):
 	}
+	s.onInit(nil, ErrExited)
 	s.mu.Lock()
 	s.exited = true
 	ch, cancelled := s.turn, s.cancelled
@@ -302,6 +309,9 @@ func (s *Session) exit() {
 
 func exitText(p *proc.Process) string {
 	msg := "exit status " + strconv.Itoa(p.ExitCode())
+	if sig := p.ExitSignal(); sig != "" {
+		msg = "killed by " + sig
+	}
 	if tail := p.StderrTail(1); tail != "" {
 		msg += ": " + tail
 	}

@@ -1,6 +1,7 @@
 package codex
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -18,6 +19,7 @@ var _ adapters.Session = (*appSession)(nil)
 
 // appSession is one codex thread on a persistent app-server process.
 type appSession struct {
+	a    *Adapter
 	p    *proc.Process
 	rpc  *jsonrpc.Conn
 	dec  *CodexDecoder
@@ -35,7 +37,11 @@ type appSession struct {
 	out     *adapters.Turn // nil when idle
 	perms   []*adapters.PermissionRequest
 	closing bool
-	once    sync.Once
+	// model, mode and effort are what the thread runs; next holds the
+	// turn/start overrides of changes made since the last turn.
+	model, mode, effort string
+	next                map[string]any
+	once                sync.Once
 }
 
 func (a *Adapter) startAppServer(ctx context.Context, opts adapters.SessionOptions) (*appSession, error) {
@@ -45,7 +51,10 @@ func (a *Adapter) startAppServer(ctx context.Context, opts adapters.SessionOptio
 	if err != nil {
 		return nil, adapters.StartError("codex", err)
 	}
-	s := &appSession{p: p, dec: NewCodexDecoder(), log: a.log, opts: opts}
+	s := &appSession{a: a, p: p, dec: NewCodexDecoder(), log: a.log, opts: opts, mode: a.mode(opts), next: map[string]any{}}
+	if e := opts.Options[adapters.OptionEffort]; e != "" {
+		s.effort, s.next["effort"] = e, e
+	}
 	s.rpc = jsonrpc.New(p.Stdout, p.Stdin, jsonrpc.Options{Request: s.request, Notify: s.notify, Logger: a.log})
 	s.raw = newUnknownRecords(a.log, func() string {
 		s.mu.Lock()
@@ -134,7 +143,8 @@ func (s *appSession) openThread(ctx context.Context, a *Adapter) error {
 		Thread struct {
 			ID string `json:"id"`
 		} `json:"thread"`
-		Model string `json:"model"`
+		Model           string `json:"model"`
+		ReasoningEffort string `json:"reasoningEffort"`
 	}
 	if err := s.call(ctx, method, params, &r); err != nil {
 		return fmt.Errorf("codex %s (thread %q): %w", method, s.opts.ResumeID, err)
@@ -144,6 +154,8 @@ func (s *appSession) openThread(ctx context.Context, a *Adapter) error {
 	}
 	s.mu.Lock()
 	s.thread = r.Thread.ID
+	s.model = cmp.Or(r.Model, s.opts.Model)
+	s.effort = cmp.Or(s.effort, r.ReasoningEffort)
 	s.mu.Unlock()
 	return nil
 }
@@ -180,6 +192,9 @@ func (s *appSession) notify(r *jsonrpc.Request) {
 // request decodes a server request in order with notifications; an
 // approval is answered once the user decides, anything else is refused.
 func (s *appSession) request(_ context.Context, r *jsonrpc.Request) jsonrpc.Job {
+	if r.Method == methodUserInput {
+		return s.userInput(r.Params)
+	}
 	events := s.dec.DecodeMessage(CodexMessage{ID: r.ID, Method: r.Method, Params: r.Params}, r.Raw)
 	if len(events) != 1 || events[0].Type != adapters.EventPermission {
 		s.route(events)
@@ -244,6 +259,9 @@ func (s *appSession) emit(e adapters.Event) {
 		if e.Type == adapters.EventPermission {
 			e.Permission.Respond(adapters.PermissionDecision{Cancelled: true})
 		}
+		if e.Type == adapters.EventQuestion {
+			e.Question.Respond(adapters.Answers{Cancelled: true})
+		}
 		return
 	}
 	if e.Type == adapters.EventDone {
@@ -267,8 +285,13 @@ func (s *appSession) Prompt(ctx context.Context, prompt []adapters.Content, emit
 	out := adapters.NewTurn()
 	s.out = out
 	thread, skillText := s.thread, s.skills
-	s.mu.Unlock()
 	params := map[string]any{"threadId": thread, "input": userInput(withSkills(prompt, skillText))}
+	next := s.next
+	for k, v := range next {
+		params[k] = v
+	}
+	s.next = map[string]any{}
+	s.mu.Unlock()
 	var r struct {
 		Turn struct {
 			ID string `json:"id"`
@@ -279,6 +302,11 @@ func (s *appSession) Prompt(ctx context.Context, prompt []adapters.Content, emit
 		mine := s.out == out
 		if mine {
 			s.out = nil
+		}
+		for k, v := range next { // not applied: the next turn carries them
+			if _, newer := s.next[k]; !newer {
+				s.next[k] = v
+			}
 		}
 		s.mu.Unlock()
 		if mine {

@@ -58,12 +58,15 @@ func New(cfg config.AgentConfig, log zerolog.Logger) *Adapter {
 // Name implements adapters.Adapter.
 func (a *Adapter) Name() string { return "codex" }
 
+// Ready implements adapters.Checker.
+func (a *Adapter) Ready() error { return adapters.FindCLI(a.argv()[0]) }
+
 // Capabilities implements adapters.Adapter.
 func (a *Adapter) Capabilities() adapters.Capabilities {
 	models, def := a.models()
 	return adapters.Capabilities{
 		Images: true, Resume: true, Permissions: true, MCP: true, MCPHTTP: true,
-		Models: models, DefaultModel: def, Skills: "native",
+		Models: models, DefaultModel: def, Modes: modes, DefaultMode: a.mode(adapters.SessionOptions{}), Skills: "native",
 		TestedVersions: TestedVersions,
 		Notes: "app-server JSON-RPC; falls back to `codex exec --json` (no permission prompts) when app-server is unavailable; " +
 			"skills load natively from hub's temp dir through app-server's skills/extraRoots/set (CODEX_HOME and the project stay untouched); " +
@@ -85,27 +88,6 @@ func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adap
 		a.log.Warn().Err(err).Msg("codex app-server unavailable; using codex exec --json")
 	}
 	return a.startExec(opts)
-}
-
-// sandbox is the thread's sandbox mode: the configured one (default
-// workspace-write, where codex writes without asking), or read-only when
-// the session must ask first, whatever the config says.
-func (a *Adapter) sandbox(opts adapters.SessionOptions) string {
-	if opts.Access == adapters.AccessAskFirst {
-		return "read-only"
-	}
-	return cmp.Or(a.option("sandbox"), "workspace-write")
-}
-
-// approvalPolicy is the configured one (default on-request), or untrusted
-// when the session must ask first: then every command codex does not
-// know to be read-only becomes an approval request the front end answers,
-// rather than a write the sandbox silently refuses.
-func (a *Adapter) approvalPolicy(opts adapters.SessionOptions) string {
-	if opts.Access == adapters.AccessAskFirst {
-		return "untrusted"
-	}
-	return cmp.Or(a.option("approval_policy"), "on-request")
 }
 
 func (a *Adapter) option(key string) string {

@@ -70,7 +70,8 @@ func fakeCodex(fixture string) int {
 			ua, _ := json.Marshal(cmp.Or(os.Getenv("CODEX_FAKE_UA"), "fake"))
 			send(`{"id":` + id + `,"result":{"userAgent":` + string(ua) + `}}`)
 		case "thread/start":
-			send(`{"id":` + id + `,"result":{"thread":{"id":"thread-new"},"model":"mock"}}`)
+			model, _ := json.Marshal(cmp.Or(os.Getenv("CODEX_FAKE_THREAD_MODEL"), "mock"))
+			send(`{"id":` + id + `,"result":{"thread":{"id":"thread-new"},"model":` + string(model) + `}}`)
 		case "thread/resume":
 			var p struct {
 				ThreadID string `json:"threadId"`

@@ -18,6 +18,8 @@ var Doctor = detect.Spec{
 	},
 	Auth:     codexAuth,
 	LoginFix: "run `codex login` (or `printenv OPENAI_API_KEY | codex login --with-api-key`)",
+	Login:    []string{"login"},
+	Logout:   []string{"logout"},
 	EnvVars:  []string{"CODEX_HOME", "CODEX_API_KEY", "OPENAI_API_KEY"},
 }
 

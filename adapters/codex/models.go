@@ -17,9 +17,12 @@ var staticModels = []adapters.Option{{ID: "gpt-5.5", Name: "GPT-5.5"}, {ID: "gpt
 // for a thread (its config.toml default, e.g. a custom provider's model
 // that the bundled catalog lacks).
 type modelCatalog struct {
-	models  []adapters.Option
-	def     string // the catalog's isDefault entry
-	current string // the model of the last thread/start
+	models []adapters.Option
+	// efforts are the reasoning efforts each model takes, and its default.
+	efforts   map[string][]adapters.Option
+	defEffort map[string]string
+	def       string // the catalog's isDefault entry
+	current   string // the model of the last thread/start
 }
 
 type modelListResult struct {
@@ -30,6 +33,11 @@ type modelListResult struct {
 		Description string `json:"description"`
 		Hidden      bool   `json:"hidden"`
 		IsDefault   bool   `json:"isDefault"`
+		Efforts     []struct {
+			ReasoningEffort string `json:"reasoningEffort"`
+			Description     string `json:"description"`
+		} `json:"supportedReasoningEfforts"`
+		DefaultEffort string `json:"defaultReasoningEffort"`
 	} `json:"data"`
 }
 
@@ -42,7 +50,7 @@ func (s *appSession) listModels(ctx context.Context, timeout time.Duration) (mod
 	if err := s.call(ctx, "model/list", map[string]any{}, &r); err != nil {
 		return modelCatalog{}, err
 	}
-	var c modelCatalog
+	c := modelCatalog{efforts: map[string][]adapters.Option{}, defEffort: map[string]string{}}
 	for _, m := range r.Data {
 		id := m.Model
 		id = cmp.Or(id, m.ID)
@@ -55,6 +63,10 @@ func (s *appSession) listModels(ctx context.Context, timeout time.Duration) (mod
 		if m.IsDefault {
 			c.def = id
 		}
+		for _, e := range m.Efforts {
+			c.efforts[id] = append(c.efforts[id], adapters.Option{ID: e.ReasoningEffort, Name: e.ReasoningEffort, Description: e.Description})
+		}
+		c.defEffort[id] = m.DefaultEffort
 	}
 	return c, nil
 }

@@ -17,6 +17,7 @@ var Doctor = detect.Spec{
 	},
 	Auth:     geminiAuth,
 	LoginFix: "run `gemini` and choose \"Login with Google\", or set GEMINI_API_KEY",
+	Login:    []string{},
 	EnvVars:  []string{"GEMINI_CLI_HOME", "GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI"},
 }
 

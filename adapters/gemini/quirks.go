@@ -8,7 +8,7 @@ import (
 )
 
 // Quirks are gemini's departures from ACP: it reports a prompt's token
-// usage in `_meta.quota` of the result.
+// usage in `_meta.quota` of the result, which becomes a usage update.
 var Quirks = acpclient.Quirks{ResultUsage: quotaUsage}
 
 func quotaUsage(result json.RawMessage) *adapters.Usage {
@@ -29,8 +29,13 @@ func quotaUsage(result json.RawMessage) *adapters.Usage {
 	if tc.InputTokens+tc.OutputTokens == 0 {
 		return nil
 	}
-	return &adapters.Usage{InputTokens: tc.InputTokens, OutputTokens: tc.OutputTokens}
+	return &adapters.Usage{InputTokens: tc.InputTokens, OutputTokens: tc.OutputTokens, ContextUsed: tc.InputTokens, ContextSize: contextWindow}
 }
+
+// contextWindow is the context window of the Gemini models gemini CLI
+// runs (2.5 Pro and Flash, 3 Pro: 1,048,576 tokens); the quota reports
+// none.
+const contextWindow = 1 << 20
 
 // DecodeACP decodes a recorded `gemini --acp` stream with gemini's quirks.
 func DecodeACP(data []byte) []adapters.Event {

@@ -2,6 +2,7 @@ package gemini
 
 import (
 	"context"
+	"errors"
 	"os"
 	"strings"
 	"testing"
@@ -143,11 +144,13 @@ func TestEndRejectedTools_EndsWhatGeminiLeavesPending(t *testing.T) {
 }
 
 func TestEndRejectedTools_KeepsConfigurable(t *testing.T) {
-	if _, ok := (&rejecter{}).wrap(&configurableScript{}).(adapters.Configurable); !ok {
+	c, ok := (&rejecter{}).wrap(&configurableScript{}).(adapters.Configurable)
+	if !ok || c.SetModel(context.Background(), "m") != nil {
 		t.Error("a configurable session lost SetModel/SetMode")
 	}
-	if _, ok := (&rejecter{}).wrap(&scriptSession{}).(adapters.Configurable); ok {
-		t.Error("a session without SetModel/SetMode claims them")
+	c = (&rejecter{}).wrap(&scriptSession{}).(adapters.Configurable)
+	if err := c.SetModel(context.Background(), "m"); !errors.Is(err, adapters.ErrNeedsRestart) {
+		t.Errorf("a session without SetModel answers %v, want ErrNeedsRestart so the front end restarts it", err)
 	}
 }
 

@@ -79,6 +79,14 @@ func New(p Profile, opts Options) *Adapter {
 // Name is the profile name.
 func (a *Adapter) Name() string { return a.profile.Name }
 
+// Ready implements adapters.Checker: a hosted endpoint needs its API key.
+func (a *Adapter) Ready() error {
+	if !a.profile.Local && a.profile.APIKeyEnv != "" && a.profile.key() == "" && a.profile.APIKey == "" {
+		return fmt.Errorf("%w: set %s", adapters.ErrNotAuthenticated, a.profile.APIKeyEnv)
+	}
+	return nil
+}
+
 // Profile returns the adapter's resolved profile (for doctor).
 func (a *Adapter) Profile() Profile { return a.profile }
 

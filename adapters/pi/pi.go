@@ -107,6 +107,9 @@ func optString(m map[string]any, key string) string {
 // Name implements adapters.Adapter.
 func (a *Adapter) Name() string { return Name }
 
+// Ready implements adapters.Checker.
+func (a *Adapter) Ready() error { return adapters.FindCLI(a.opts.Argv[0]) }
+
 // Capabilities implements adapters.Adapter.
 func (a *Adapter) Capabilities() adapters.Capabilities {
 	return adapters.Capabilities{

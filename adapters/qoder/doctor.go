@@ -16,6 +16,7 @@ var Doctor = detect.Spec{
 	AuthFiles: func(c, _ string) []string { return []string{filepath.Join(c, ".auth")} },
 	Auth:      qoderAuth,
 	LoginFix:  "run `qodercli login`, or set QODER_PERSONAL_ACCESS_TOKEN",
+	Login:     []string{"login"},
 	EnvVars:   []string{"QODER_CONFIG_DIR", "QODER_PERSONAL_ACCESS_TOKEN"},
 }
 

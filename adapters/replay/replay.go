@@ -51,11 +51,14 @@ type Step struct {
 	Event      *adapters.Event `json:"event,omitempty"`
 	SleepMS    int             `json:"sleep_ms,omitempty"`
 	Permission *PermissionStep `json:"permission,omitempty"`
-	Allowed    []Step          `json:"allowed,omitempty"`
-	Rejected   []Step          `json:"rejected,omitempty"`
-	WaitCancel bool            `json:"wait_cancel,omitempty"`
-	Turn       bool            `json:"turn,omitempty"`
-	Fail       string          `json:"fail,omitempty"`
+	// Question asks the user; the answers come back as a text event
+	// ("answers: {...}", "declined", "cannot ask").
+	Question   *adapters.QuestionRequest `json:"question,omitempty"`
+	Allowed    []Step                    `json:"allowed,omitempty"`
+	Rejected   []Step                    `json:"rejected,omitempty"`
+	WaitCancel bool                      `json:"wait_cancel,omitempty"`
+	Turn       bool                      `json:"turn,omitempty"`
+	Fail       string                    `json:"fail,omitempty"`
 }
 
 // PermissionStep asks before a tool runs.
@@ -304,6 +307,8 @@ func (p *player) step(st Step) adapters.StopReason {
 		}
 	case st.Permission != nil:
 		return p.permission(st)
+	case st.Question != nil:
+		return p.question(st.Question)
 	case st.WaitCancel:
 		select {
 		case <-p.cancel:
@@ -314,6 +319,31 @@ func (p *player) step(st Step) adapters.StopReason {
 		p.out.Emit(adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{Message: st.Fail, Code: adapters.CodeCrash, Fatal: true}})
 		return adapters.StopEndTurn
 	}
+	return ""
+}
+
+func (p *player) question(q *adapters.QuestionRequest) adapters.StopReason {
+	req := adapters.NewQuestionRequest(q.ToolID, q.Questions)
+	p.out.Emit(adapters.Event{Type: adapters.EventQuestion, Question: req})
+	var a adapters.Answers
+	select {
+	case a = <-req.Answer():
+	case <-p.cancel:
+		return adapters.StopCancelled
+	case <-p.ctx.Done():
+		return adapters.StopCancelled
+	}
+	text := "declined"
+	switch {
+	case a.Cancelled:
+		return adapters.StopCancelled
+	case a.Err != nil:
+		text = "cannot ask"
+	case !a.Declined:
+		b, _ := json.Marshal(a.Values)
+		text = "answers: " + string(b)
+	}
+	p.out.Emit(adapters.Event{Type: adapters.EventText, Text: text})
 	return ""
 }
 

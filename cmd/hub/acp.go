@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/hubdev/hub/acp"
@@ -13,7 +14,7 @@ import (
 	"github.com/hubdev/hub/skills"
 )
 
-const acpHelp = `Usage: hub acp [--agent NAME] [--state-dir DIR]
+const acpHelp = `Usage: hub acp [--agent NAME] [--model M] [--mode X] [--state-dir DIR]
 
 Serve the Agent Client Protocol (v1) on stdin/stdout, for editors such as Zed
 and JetBrains IDEs. stdout carries protocol messages only; logs go to stderr
@@ -22,8 +23,14 @@ it with the "agent" session option, and pick "model"/"mode" when the agent
 offers them. Sessions are kept in DIR so the editor can list, load and
 resume them.
 
+Each session's agent starts as soon as the session opens, so the first
+prompt finds it ready; [acp] warm_agents (default 4, 0 = off) caps the
+agents kept up that way and idle_timeout (default "30m") closes one no prompt
+used, to be resumed on the next. [acp] agents = ["claude", "codex"] pins the
+editor's agent list; otherwise it lists every agent that can run here.
+
 Zed settings.json:
-  "agent_servers": { "hub": { "type": "custom", "command": "hub", "args": ["acp"] } }
+  "agent_servers": { "hub": { "type": "custom", "command": "hub", "args": ["acp", "--agent", "codex", "--mode", "read-only"] } }
 `
 
 func init() { commands["acp"] = command{run: runAcp, help: acpHelp} }
@@ -32,8 +39,15 @@ func runAcp(ctx context.Context, e *env, args []string) int {
 	fs := newFlagSet("acp", acpHelp, e.stderr)
 	agent := fs.String("agent", "", "agent for new sessions (default: config default_agent, else claude)")
 	stateDir := fs.String("state-dir", "", "session index directory (default: "+config.StateDir()+")")
+	model := fs.String("model", "", "model of new sessions (default: the agent's own)")
+	mode := fs.String("mode", "", "mode of new sessions, e.g. read-only or plan (default: the agent's own)")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
+	}
+	if fs.NArg() == 2 && (fs.Arg(0) == "login" || fs.Arg(0) == "logout") {
+		// An editor's terminal auth runs the server's command with the
+		// method's args appended: the agent's own login, in its terminal.
+		return runLogin(ctx, e, fs.Args()[1:], fs.Arg(0) == "logout")
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(e.stderr, "hub acp: unexpected argument %q\n", fs.Arg(0))
@@ -46,6 +60,16 @@ func runAcp(ctx context.Context, e *env, args []string) int {
 		StateDir:     *stateDir,
 		AgentInfo:    schema.Implementation{Name: "hub", Title: "hub", Version: currentBuild().Version},
 		Skills:       skills.Source{},
+		Model:        *model,
+		Mode:         *mode,
+		Agents:       e.cfg.ACP.Agents,
+		AuthMethods:  func() []schema.AuthMethod { return authMethods(e) },
+	}
+	if w := e.cfg.ACP.WarmAgents; w != nil {
+		opts.WarmAgents = cmp.Or(*w, -1) // 0 in the config turns warm starts off
+	}
+	if t := e.cfg.ACP.IdleTimeout; t.Set {
+		opts.IdleTimeout = cmp.Or(t.Duration, -1) // "0" means never
 	}
 	defer proc.StopAll(time.Second)
 	if *agent != "" {
@@ -60,10 +84,37 @@ func runAcp(ctx context.Context, e *env, args []string) int {
 				opts.DefaultAgent, use)
 		}
 	}
+	if err := checkMode(e, opts); err != nil {
+		fmt.Fprintf(e.stderr, "hub acp: %v\n", err)
+		return exitUsage
+	}
 	opts.StateDir = cmp.Or(opts.StateDir, config.StateDir())
 	if err := acp.Serve(ctx, e.stdin, e.stdout, opts); err != nil {
 		e.log.Error().Err(err).Msg("acp server stopped")
 		return exitError
 	}
 	return exitOK
+}
+
+// checkMode refuses a --mode the agent of new sessions does not have.
+func checkMode(e *env, opts acp.Options) error {
+	if opts.Mode == "" {
+		return nil
+	}
+	name, _ := acp.DefaultAgent(e.registry, opts.DefaultAgent)
+	a, err := e.registry.Get(name)
+	if err != nil {
+		return err
+	}
+	var ids []string
+	for _, m := range a.Capabilities().Modes {
+		if m.ID == opts.Mode {
+			return nil
+		}
+		ids = append(ids, m.ID)
+	}
+	if len(ids) == 0 {
+		return fmt.Errorf("--mode %s: %s has no modes", opts.Mode, name)
+	}
+	return fmt.Errorf("--mode %s: %s's modes are %s", opts.Mode, name, strings.Join(ids, ", "))
 }

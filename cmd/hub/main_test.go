@@ -193,7 +193,7 @@ func TestRun_PromptSources(t *testing.T) {
 		{name: "argument", args: []string{"--agent", "replay", "hello there"}, code: 0, out: "hello there\n"},
 		{name: "dash", args: []string{"--agent", "replay", "-"}, stdin: "from stdin\n", code: 0, out: "from stdin\n"},
 		{name: "piped", args: []string{"--agent", "replay"}, stdin: "piped prompt", code: 0, out: "piped prompt\n"},
-		{name: "empty prompt", args: []string{"--agent", "replay"}, stdin: "", code: 2, err: "hub run: no prompt: stdin was empty\n"},
+		{name: "empty prompt", args: []string{"--agent", "replay"}, stdin: "", code: 2, err: "hub: usage error: no prompt: stdin was empty (exit 2)\n"},
 		{name: "empty argument", args: []string{"--agent", "replay", "  "}, code: 2, err: "hub run: no prompt: the argument is empty\n"},
 		{name: "flags after the prompt", args: []string{"--agent", "replay", "hello", "--format", "jsonl"}, code: 0,
 			out: "{\"v\":1,\"type\":\"text\",\"text\":\"hello\"}\n"},
@@ -311,4 +311,34 @@ func TestAcp_UnknownDefaultAgentSaysSo(t *testing.T) {
 	if len(lines) != 1 {
 		t.Fatalf("want one line naming the unknown default_agent, stderr:\n%s", errOut)
 	}
+}
+
+// hub acp --mode takes only a mode of the agent of new sessions.
+func TestAcp_ModeMustBeTheAgentsOwn(t *testing.T) {
+	isolate(t)
+	tests := []struct {
+		args []string
+		code int
+	}{
+		{[]string{"acp", "--agent", "codex", "--mode", "read-only"}, exitOK},
+		{[]string{"acp", "--agent", "claude", "--mode", "plan"}, exitOK},
+		{[]string{"acp", "--agent", "claude", "--mode", "read-only"}, exitUsage},
+	}
+	for _, tc := range tests {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			code, _, errOut := hub(t, strings.NewReader(""), tc.args...)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d; stderr:\n%s", code, tc.code, errOut)
+			}
+		})
+	}
+}
+
+// readPrompt is what hub run ends up with: the argument, or stdin.
+func readPrompt(args []string, stdin io.Reader) (string, error) {
+	p, fromStdin, err := promptArgs(args, stdin)
+	if err != nil || !fromStdin {
+		return p, err
+	}
+	return readStdinPrompt(stdin)
 }

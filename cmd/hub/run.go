@@ -57,10 +57,13 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	if !ok {
 		return code
 	}
-	prompt, err := readPrompt(pos, e.stdin)
+	prompt, fromStdin, err := promptArgs(pos, e.stdin)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "hub run: %v\n", err)
 		return runner.ExitUsage
+	}
+	if fromStdin { // read while the agent starts
+		o.ReadPrompt = func() (string, error) { return readStdinPrompt(e.stdin) }
 	}
 	o.Prompt, o.Approve, o.Format = prompt, runner.Approve(approve), runner.Format(format)
 	o.Skills, o.Images = skillNames, images
@@ -72,29 +75,33 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	return runner.Run(ctx, o).ExitCode
 }
 
-// readPrompt takes the positional args, or stdin for "-" or when stdin is
-// piped and there is no argument.
-func readPrompt(rest []string, stdin io.Reader) (string, error) {
-	useStdin := len(rest) == 1 && rest[0] == "-"
+// promptArgs takes the prompt from the positional args; fromStdin says it
+// is to be read from stdin instead ("-", or piped with no argument).
+func promptArgs(rest []string, stdin io.Reader) (prompt string, fromStdin bool, err error) {
+	if len(rest) == 1 && rest[0] == "-" {
+		return "", true, nil
+	}
 	if len(rest) == 0 {
 		if f, ok := stdin.(*os.File); ok && isatty.IsTerminal(f.Fd()) {
-			return "", fmt.Errorf("no prompt: pass it as an argument or on stdin")
+			return "", false, fmt.Errorf("no prompt: pass it as an argument or on stdin")
 		}
-		useStdin = true
-	}
-	if useStdin {
-		data, err := io.ReadAll(stdin)
-		if err != nil {
-			return "", fmt.Errorf("read prompt from stdin: %w", err)
-		}
-		if p := strings.TrimSpace(string(data)); p != "" {
-			return p, nil
-		}
-		return "", fmt.Errorf("no prompt: stdin was empty")
+		return "", true, nil
 	}
 	p := strings.Join(rest, " ")
 	if strings.TrimSpace(p) == "" {
-		return "", fmt.Errorf("no prompt: the argument is empty")
+		return "", false, fmt.Errorf("no prompt: the argument is empty")
 	}
-	return p, nil
+	return p, false, nil
+}
+
+// readStdinPrompt reads the whole prompt from stdin.
+func readStdinPrompt(stdin io.Reader) (string, error) {
+	data, err := io.ReadAll(stdin)
+	if err != nil {
+		return "", fmt.Errorf("read prompt from stdin: %w", err)
+	}
+	if p := strings.TrimSpace(string(data)); p != "" {
+		return p, nil
+	}
+	return "", fmt.Errorf("no prompt: stdin was empty")
 }

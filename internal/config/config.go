@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/BurntSushi/toml"
 )
@@ -24,10 +25,43 @@ type Config struct {
 	Agents       map[string]AgentConfig    `toml:"agents"`
 	Providers    map[string]ProviderConfig `toml:"providers"`
 	Permissions  PermissionsConfig         `toml:"permissions"`
+	ACP          ACPConfig                 `toml:"acp"`
 	// Files lists the files that were read, in merge order.
 	Files []string `toml:"-"`
 	// Warnings are non-fatal problems (unknown keys) worth a log line.
 	Warnings []string `toml:"-"`
+}
+
+// ACPConfig tunes `hub acp`.
+type ACPConfig struct {
+	// WarmAgents caps the agents started ahead of a prompt and kept up
+	// while idle; 0 turns warm starts off. Unset means hub's default.
+	WarmAgents *int `toml:"warm_agents"`
+	// IdleTimeout closes an agent no prompt used for that long ("30m",
+	// "0" for never); the next prompt resumes it.
+	IdleTimeout Duration `toml:"idle_timeout"`
+	// Agents pins the agents the editor's agent select lists, in order.
+	Agents []string `toml:"agents"`
+}
+
+// Duration is a TOML string such as "90s" or "30m".
+type Duration struct {
+	time.Duration
+	Set bool
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (d *Duration) UnmarshalText(b []byte) error {
+	if string(b) == "0" {
+		d.Duration, d.Set = 0, true
+		return nil
+	}
+	v, err := time.ParseDuration(string(b))
+	if err != nil || v < 0 {
+		return fmt.Errorf("%q is not a duration such as \"30m\" or \"90s\"", b)
+	}
+	d.Duration, d.Set = v, true
+	return nil
 }
 
 // LogConfig sets logging defaults (flags and HUB_LOG win).
@@ -281,6 +315,15 @@ func (c *Config) merge(f *Config) {
 		c.Providers[k] = v
 	}
 	c.Permissions.Rules = append(c.Permissions.Rules, f.Permissions.Rules...)
+	if f.ACP.WarmAgents != nil {
+		c.ACP.WarmAgents = f.ACP.WarmAgents
+	}
+	if f.ACP.IdleTimeout.Set {
+		c.ACP.IdleTimeout = f.ACP.IdleTimeout
+	}
+	if f.ACP.Agents != nil {
+		c.ACP.Agents = f.ACP.Agents
+	}
 	c.Warnings = append(c.Warnings, f.Warnings...)
 }
 

@@ -46,10 +46,10 @@ func homeDirs(home string) []string {
 	return []string{j(home, ".local", "bin"), j(home, ".npm-global", "bin"), j(home, ".bun", "bin"), j(home, ".volta", "bin")}
 }
 
-// lookPath is exec.LookPath, then the KnownDirs of this OS: an editor
+// LookPath is exec.LookPath, then the KnownDirs of this OS: an editor
 // started from the Dock or Start menu gives hub a PATH without the
 // directories npm or Homebrew install agent CLIs to.
-func lookPath(name string) (string, error) {
+func LookPath(name string) (string, error) {
 	path, err := exec.LookPath(name)
 	if err == nil || strings.ContainsAny(name, `/\`) {
 		return path, err

@@ -78,7 +78,7 @@ type Process struct {
 
 // Start launches spec. Cancelling ctx stops the process as Stop does.
 func Start(ctx context.Context, spec Spec) (*Process, error) {
-	path, err := lookPath(spec.Path)
+	path, err := LookPath(spec.Path)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s (is it installed and on PATH?)", ErrNotFound, spec.Path)
 	}

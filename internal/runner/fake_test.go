@@ -18,6 +18,8 @@ type fakeAdapter struct {
 	startErr error
 	script   fakeScript
 	sessID   string
+	// started, when set, is closed by the first Start.
+	started chan struct{}
 
 	mu       sync.Mutex
 	opts     adapters.SessionOptions
@@ -37,6 +39,10 @@ func (a *fakeAdapter) Start(_ context.Context, o adapters.SessionOptions) (adapt
 	}
 	a.mu.Lock()
 	a.opts = o
+	if a.started != nil {
+		close(a.started)
+		a.started = nil
+	}
 	a.mu.Unlock()
 	return &fakeSession{a: a, cancel: make(chan struct{})}, nil
 }

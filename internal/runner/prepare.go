@@ -17,9 +17,10 @@ var imageTypes = map[string]string{
 	".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif", ".webp": "image/webp",
 }
 
-// prepare builds the prompt blocks and session options, delivering skills
-// the way the adapter takes them. cleanup undoes skill placement.
-func (r *run) prepare(name string, caps adapters.Capabilities) (prompt []adapters.Content, so adapters.SessionOptions, cleanup func(), err error) {
+// sessionOptions builds the session options, placing skills the way the
+// adapter takes them; prefix goes in front of the prompt for agents that
+// take skills by prompt. cleanup undoes skill placement.
+func (r *run) sessionOptions(name string, caps adapters.Capabilities) (so adapters.SessionOptions, prefix string, cleanup func(), err error) {
 	cleanup = func() {}
 	o := r.o
 	cwd := o.Cwd
@@ -27,58 +28,75 @@ func (r *run) prepare(name string, caps adapters.Capabilities) (prompt []adapter
 		cwd, _ = os.Getwd()
 	}
 	if cwd, err = filepath.Abs(cwd); err != nil {
-		return nil, so, cleanup, fmt.Errorf("%w: --cwd: %v", ErrUsage, err)
+		return so, "", cleanup, fmt.Errorf("%w: --cwd: %v", ErrUsage, err)
 	}
 	if st, err := os.Stat(cwd); err != nil || !st.IsDir() {
-		return nil, so, cleanup, fmt.Errorf("%w: --cwd %s is not a directory", ErrUsage, cwd)
+		return so, "", cleanup, fmt.Errorf("%w: --cwd %s is not a directory", ErrUsage, cwd)
 	}
 	so = adapters.SessionOptions{Cwd: cwd, Model: o.Model, ResumeID: o.ResumeID, CancelGrace: o.Grace, Permission: r.permission,
 		Access: o.Approve.access()}
 	if o.ResumeID != "" && !caps.Resume {
-		return nil, so, cleanup, fmt.Errorf("%w: agent %s cannot resume sessions (--resume)", ErrUsage, name)
-	}
-	text := o.Prompt
-	if len(o.Skills) > 0 {
-		var list []skills.Skill
-		for _, n := range o.Skills {
-			s, err := skills.Find(cwd, o.SkillsUserDir, n)
-			if err != nil {
-				return nil, so, cleanup, fmt.Errorf("%w: --skill: %v", ErrUsage, err)
-			}
-			list = append(list, s)
-		}
-		switch caps.Skills {
-		case "native":
-			dir, undo, err := skills.PlaceTemp(list)
-			if err != nil {
-				return nil, so, cleanup, err
-			}
-			so.SkillDirs = []string{dir}
-			if o.KeepSkills {
-				r.out.progress("skills placed in %s (kept: --keep-skills)", dir)
-			} else {
-				cleanup = func() { _ = undo() }
-			}
-		case "file":
-			so.Instructions = skills.Instructions(list)
-		default: // "prompt" and adapters that do not say
-			text = skills.PromptPrefix(list) + "\n\n" + text
-		}
-	}
-	if strings.TrimSpace(text) != "" {
-		prompt = append(prompt, adapters.Content{Type: adapters.ContentText, Text: text})
+		return so, "", cleanup, fmt.Errorf("%w: agent %s cannot resume sessions (--resume)", ErrUsage, name)
 	}
 	if len(o.Images) > 0 && !caps.Images {
-		return nil, so, cleanup, fmt.Errorf("%w: agent %s does not accept images (--image)", ErrUsage, name)
+		return so, "", cleanup, fmt.Errorf("%w: agent %s does not accept images (--image)", ErrUsage, name)
 	}
-	for _, p := range o.Images {
+	if len(o.Skills) == 0 {
+		return so, "", cleanup, nil
+	}
+	var list []skills.Skill
+	for _, n := range o.Skills {
+		s, err := skills.Find(cwd, o.SkillsUserDir, n)
+		if err != nil {
+			return so, "", cleanup, fmt.Errorf("%w: --skill: %v", ErrUsage, err)
+		}
+		list = append(list, s)
+	}
+	switch caps.Skills {
+	case "native":
+		dir, undo, err := skills.PlaceTemp(list)
+		if err != nil {
+			return so, "", cleanup, err
+		}
+		so.SkillDirs = []string{dir}
+		if o.KeepSkills {
+			r.out.progress("skills placed in %s (kept: --keep-skills)", dir)
+		} else {
+			cleanup = func() { _ = undo() }
+		}
+	case "file":
+		so.Instructions = skills.Instructions(list)
+	default: // "prompt" and adapters that do not say
+		prefix = skills.PromptPrefix(list) + "\n\n"
+	}
+	return so, prefix, cleanup, nil
+}
+
+// promptContent builds the prompt blocks: the text (read now when it comes
+// from stdin, while the agent starts) and the images.
+func (r *run) promptContent(prefix string) ([]adapters.Content, error) {
+	text := r.o.Prompt
+	if text == "" && r.o.ReadPrompt != nil {
+		var err error
+		if text, err = r.o.ReadPrompt(); err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrUsage, err)
+		}
+	}
+	if strings.TrimSpace(text) == "" && len(r.o.Images) == 0 {
+		return nil, fmt.Errorf("%w: empty prompt", ErrUsage)
+	}
+	var prompt []adapters.Content
+	if text = prefix + text; strings.TrimSpace(text) != "" {
+		prompt = append(prompt, adapters.Content{Type: adapters.ContentText, Text: text})
+	}
+	for _, p := range r.o.Images {
 		c, err := imageContent(p)
 		if err != nil {
-			return nil, so, cleanup, err
+			return nil, err
 		}
 		prompt = append(prompt, c)
 	}
-	return prompt, so, cleanup, nil
+	return prompt, nil
 }
 
 func imageContent(path string) (adapters.Content, error) {

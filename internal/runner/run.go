@@ -63,7 +63,7 @@ func (r *run) execute(ctx context.Context) Summary {
 	}
 	caps := a.Capabilities()
 	r.resumable = caps.Resume
-	prompt, so, cleanup, err := r.prepare(a.Name(), caps)
+	so, prefix, cleanup, err := r.sessionOptions(a.Name(), caps)
 	defer cleanup()
 	if err != nil {
 		return r.summary(classifyStartError(err), err)
@@ -76,7 +76,22 @@ func (r *run) execute(ctx context.Context) Summary {
 	defer cancelRun()
 	defer r.o.stopAll()
 
-	sess, c, err := r.startSession(runCtx, cancelRun, a, so, st)
+	// The agent starts while the prompt is read and the images loaded.
+	started := make(chan startResult, 1)
+	go func() {
+		s, c, err := r.startSession(runCtx, cancelRun, a, so, st)
+		started <- startResult{s, c, err}
+	}()
+	prompt, err := r.promptContent(prefix)
+	if err != nil {
+		cancelRun()
+		if x := <-started; x.s != nil {
+			_ = x.s.Close()
+		}
+		return r.summary(classifyStartError(err), err)
+	}
+	x := <-started
+	sess, c, err := x.s, x.c, x.err
 	if c != causeNone {
 		return r.finish(c)
 	}
@@ -106,6 +121,12 @@ func (r *run) execute(ctx context.Context) Summary {
 		r.sessionID = id
 	}
 	return r.finish(r.stopCause())
+}
+
+type startResult struct {
+	s   adapters.Session
+	c   cause
+	err error
 }
 
 // startFailed reports an error before the turn began, on one line, with

@@ -59,6 +59,9 @@ type Options struct {
 	ResumeID   string
 	Format     Format
 	Prompt     string
+	// ReadPrompt, when Prompt is empty, reads the prompt (from stdin)
+	// while the agent starts.
+	ReadPrompt func() (string, error)
 
 	Stdout io.Writer
 	Stderr io.Writer
@@ -106,7 +109,7 @@ func (o *Options) defaults() error {
 		return fmt.Errorf("%w: --approve must be all, read-only or none, not %q", ErrUsage, o.Approve)
 	case o.Agent == "":
 		return fmt.Errorf("%w: --agent is required", ErrUsage)
-	case o.Prompt == "" && len(o.Images) == 0:
+	case o.Prompt == "" && len(o.Images) == 0 && o.ReadPrompt == nil:
 		return fmt.Errorf("%w: empty prompt", ErrUsage)
 	case o.Timeout < 0:
 		return fmt.Errorf("%w: --timeout must be positive", ErrUsage)

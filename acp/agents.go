@@ -1,0 +1,72 @@
+package acp
+
+import (
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hubdev/hub/acp/schema"
+	"github.com/hubdev/hub/adapters"
+)
+
+// readyFor is how long a readiness check is trusted: an agent installed
+// while the editor runs shows up in the select soon after.
+const readyFor = 10 * time.Second
+
+// readiness caches whether each agent can run here.
+type readiness struct {
+	mu   sync.Mutex
+	at   map[string]time.Time
+	errs map[string]error
+}
+
+func (r *readiness) check(a adapters.Adapter) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.at == nil {
+		r.at, r.errs = map[string]time.Time{}, map[string]error{}
+	}
+	name := a.Name()
+	if at, ok := r.at[name]; ok && time.Since(at) < readyFor {
+		return r.errs[name]
+	}
+	err := adapters.Ready(a)
+	r.at[name], r.errs[name] = time.Now(), err
+	return err
+}
+
+// agentChoices is the agent select: the pinned agents, else every
+// registered one, that can run here. The session's own agent stays listed
+// when it cannot, marked with the reason.
+func (s *server) agentChoices(current string) []schema.SessionConfigSelectOption {
+	names := s.opts.Registry.Names()
+	if len(s.opts.Agents) > 0 {
+		names = slices.DeleteFunc(slices.Clone(s.opts.Agents), func(n string) bool {
+			_, err := s.opts.Registry.Get(n)
+			return err != nil
+		})
+	}
+	if !slices.Contains(names, current) {
+		names = append(names, current)
+	}
+	var out []schema.SessionConfigSelectOption
+	for _, n := range names {
+		a, err := s.opts.Registry.Get(n)
+		if err == nil {
+			err = s.ready.check(a)
+		}
+		switch {
+		case err == nil:
+			out = append(out, schema.SessionConfigSelectOption{Value: n, Name: n})
+		case n == current:
+			out = append(out, schema.SessionConfigSelectOption{Value: n, Name: n + " (not ready)", Description: firstLine(err.Error())})
+		}
+	}
+	return out
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}

@@ -1,0 +1,357 @@
+package acp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/hubdev/hub/acp/schema"
+	"github.com/hubdev/hub/adapters"
+)
+
+// Defaults of Options.WarmAgents and Options.IdleTimeout.
+const (
+	DefaultWarmAgents  = 4
+	DefaultIdleTimeout = 30 * time.Minute
+	// surfaceWait bounds how long hub waits for a started agent to report
+	// its commands and options.
+	surfaceWait = 15 * time.Second
+)
+
+// errAbandoned marks a start given up because the session closed,
+// switched agent or gave its warm slot away; whoever waits starts again.
+var errAbandoned = errors.New("agent start abandoned")
+
+// start is one agent start of a session, shared by everyone who needs the
+// agent: the warm-up after session/new and a prompt that arrives before it
+// is done. It ends once: done closes with b published as the session's
+// backend, or with err kept for the next prompt to report.
+type start struct {
+	done   chan struct{}
+	cancel context.CancelFunc
+	err    error
+	began  time.Time
+	warm   bool // started ahead of a prompt
+}
+
+// launchLocked starts the session's agent in the background. Caller holds
+// ss.mu, and the session has neither a backend nor a start.
+func (ss *session) launchLocked(warm bool) *start {
+	ctx, cancel := context.WithCancel(ss.srv.ctx)
+	st := &start{done: make(chan struct{}), cancel: cancel, began: ss.srv.opts.Now(), warm: warm}
+	ss.starting = st
+	go ss.runStart(ctx, st)
+	return st
+}
+
+// runStart starts the agent with the record's settings, brings it up to
+// date with any change made meanwhile, and publishes it.
+func (ss *session) runStart(ctx context.Context, st *start) {
+	defer st.cancel()
+	defer close(st.done)
+	for restarted := false; ; restarted = true {
+		b, opts, err := ss.startAgent(ctx, st)
+		if err != nil {
+			ss.failStart(st, err)
+			return
+		}
+		ss.cfgMu.Lock()
+		err = ss.catchUp(ctx, b, opts)
+		if err == nil || (errors.Is(err, errRestart) && restarted) {
+			ok := ss.publish(st, b)
+			ss.cfgMu.Unlock()
+			if ok {
+				ss.started(st, b)
+			}
+			return
+		}
+		ss.cfgMu.Unlock()
+		_ = b.Close()
+		if !errors.Is(err, errRestart) {
+			ss.failStart(st, err)
+			return
+		}
+	}
+}
+
+// startAgent runs the adapter's Start with the record's settings, unless
+// st was abandoned (the record may name another agent by then).
+func (ss *session) startAgent(ctx context.Context, st *start) (adapters.Session, adapters.SessionOptions, error) {
+	ss.mu.Lock()
+	if ss.starting != st {
+		ss.mu.Unlock()
+		return nil, adapters.SessionOptions{}, errAbandoned
+	}
+	name := ss.rec.Agent
+	a, err := ss.srv.opts.Registry.Get(name)
+	if err != nil {
+		ss.mu.Unlock()
+		return nil, adapters.SessionOptions{}, err
+	}
+	opts := adapters.SessionOptions{Cwd: ss.rec.Cwd, MCPServers: ss.mcpFor(a), Model: ss.rec.Model, Mode: ss.rec.Mode,
+		Options: maps.Clone(ss.rec.Options), Editor: ss.editor, CancelGrace: ss.srv.opts.CancelGrace, Permission: ss.permission, Ask: ss.ask}
+	if a.Capabilities().Resume {
+		opts.ResumeID = ss.rec.AgentSessionID
+	}
+	ss.mu.Unlock()
+	b, err := a.Start(ctx, opts)
+	if err != nil {
+		return nil, opts, fmt.Errorf("start %s: %w", name, err)
+	}
+	return b, opts, nil
+}
+
+// failStart keeps err for the prompt that waits, or the next one; a start
+// that was abandoned meanwhile just ends.
+func (ss *session) failStart(st *start, err error) {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	if ss.starting != st {
+		st.err = errAbandoned
+		return
+	}
+	st.err = err
+	ss.srv.log.Warn().Err(err).Str("session", ss.rec.SessionID).Bool("warm", st.warm).Msg("agent start failed; the next prompt reports it")
+}
+
+// publish makes b the session's backend unless the start was abandoned
+// (then b is closed). Caller holds ss.cfgMu.
+func (ss *session) publish(st *start, b adapters.Session) bool {
+	ss.mu.Lock()
+	mine := ss.starting == st && !ss.closed
+	if mine {
+		ss.starting, ss.backend = nil, b
+	} else {
+		st.err = errAbandoned
+	}
+	ss.mu.Unlock()
+	if !mine {
+		go func() { _ = b.Close() }()
+	}
+	return mine
+}
+
+// started logs the start, arms the idle timer and fetches what the agent
+// offers, which the editor then sees before any prompt.
+func (ss *session) started(st *start, b adapters.Session) {
+	ss.srv.log.Info().Str("session", ss.id()).Str("agent", ss.agentName()).Bool("warm", st.warm).
+		Dur("took", ss.srv.opts.Now().Sub(st.began)).Msg("agent up")
+	ss.idle()
+	if sf, ok := b.(adapters.Surfacer); ok {
+		go ss.fetchSurface(sf, b)
+	}
+}
+
+// fetchSurface asks a started agent for its commands and options and sends
+// them as updates, unless the session moved on to another backend.
+func (ss *session) fetchSurface(sf adapters.Surfacer, b adapters.Session) {
+	ctx, cancel := context.WithTimeout(ss.srv.ctx, surfaceWait)
+	defer cancel()
+	sur, err := sf.Surface(ctx)
+	if err != nil {
+		ss.srv.log.Debug().Err(err).Str("session", ss.id()).Msg("agent reported no commands or options")
+		return
+	}
+	ss.mu.Lock()
+	current := ss.backend == b && !ss.closed
+	if current {
+		ss.live = &sur
+		if len(sur.Commands) > 0 {
+			ss.agentCommands = sur.Commands
+		}
+	}
+	ss.mu.Unlock()
+	if !current {
+		return
+	}
+	ss.send(schema.SessionUpdate{ConfigOption: &schema.ConfigOptionUpdate{ConfigOptions: ss.configOptions()}})
+	if m := ss.modeState(); m != nil {
+		ss.send(schema.SessionUpdate{CurrentMode: &schema.CurrentModeUpdate{CurrentModeID: m.CurrentModeID}})
+	}
+	if len(sur.Commands) > 0 {
+		ss.sendCommands(false)
+	}
+}
+
+// awaitBackend returns the session's agent: the running one, the start in
+// flight (warm) or a new start. It tells whether the prompt had to wait.
+// A start that failed before this prompt is reported here, once.
+func (ss *session) awaitBackend(ctx context.Context) (adapters.Session, bool, error) {
+	waited := false
+	for {
+		ss.mu.Lock()
+		b, st, closed := ss.backend, ss.starting, ss.closed
+		ss.mu.Unlock()
+		switch {
+		case closed:
+			return nil, waited, adapters.ErrClosed
+		case b != nil:
+			return b, waited, nil
+		}
+		if st == nil {
+			ss.srv.pool.admit(ss, func() { st = ss.launch(false) })
+			if st == nil {
+				continue
+			}
+		}
+		select {
+		case <-st.done:
+		default:
+			waited = true
+			select {
+			case <-st.done:
+			case <-ctx.Done():
+				return nil, waited, ctx.Err()
+			}
+		}
+		ss.mu.Lock()
+		if ss.starting == st {
+			ss.starting = nil // the error is reported now, and only now
+		}
+		ss.mu.Unlock()
+		if st.err != nil && !errors.Is(st.err, errAbandoned) {
+			return nil, waited, st.err
+		}
+	}
+}
+
+// warm starts the session's agent ahead of its first prompt, within the
+// server's cap on warm agents.
+func (ss *session) warm() {
+	if ss.srv.pool.limit > 0 {
+		ss.srv.pool.admit(ss, func() { ss.launch(true) })
+	}
+}
+
+// launch starts the agent unless the session has one up or starting, or
+// is closed; nil then.
+func (ss *session) launch(warm bool) *start {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	if ss.closed || ss.backend != nil || ss.starting != nil {
+		return nil
+	}
+	return ss.launchLocked(warm)
+}
+
+// holdsAgent says whether the session has an agent up or starting, and
+// whether a turn runs on it.
+func (ss *session) holdsAgent() (holds, busy bool) {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	return ss.backend != nil || ss.starting != nil, ss.busy
+}
+
+// sleep closes an idle session's agent (or abandons its start) to free a
+// warm slot or after the idle timeout; the next prompt starts it again,
+// resuming the agent's own session where it can.
+func (ss *session) sleep(why string) {
+	ss.mu.Lock()
+	if ss.busy || ss.closed {
+		ss.mu.Unlock()
+		return
+	}
+	b, st := ss.backend, ss.starting
+	if b != nil {
+		ss.noteAgentSessionID()
+	}
+	ss.backend, ss.starting = nil, nil
+	ss.mu.Unlock()
+	if st != nil {
+		st.cancel()
+	}
+	if b != nil {
+		ss.srv.log.Info().Str("session", ss.id()).Str("why", why).Msg("idle agent closed")
+		go func() { _ = b.Close(); ss.editor.releaseAll() }()
+	}
+}
+
+// idle arms the idle timeout: the agent is closed when no turn started
+// before it fires.
+func (ss *session) idle() {
+	ttl := ss.srv.opts.IdleTimeout
+	if ttl <= 0 {
+		return
+	}
+	ss.mu.Lock()
+	ss.idleGen++
+	gen := ss.idleGen
+	ss.mu.Unlock()
+	time.AfterFunc(ttl, func() {
+		ss.mu.Lock()
+		same := ss.idleGen == gen
+		ss.mu.Unlock()
+		if same {
+			ss.sleep("idle timeout")
+		}
+	})
+}
+
+// active cancels the idle timeout and marks the session most recently used.
+func (ss *session) active() {
+	ss.mu.Lock()
+	ss.idleGen++
+	ss.mu.Unlock()
+	ss.srv.pool.touch(ss)
+}
+
+// pool keeps the number of sessions that hold an idle agent within the
+// configured cap, closing the least recently used ones first. A session
+// whose turn runs is never closed.
+type pool struct {
+	limit int
+	// admitMu makes counting, closing and starting one step, so two
+	// sessions opened at once neither both take the last slot nor both
+	// free one.
+	admitMu sync.Mutex
+	mu      sync.Mutex
+	lru     []*session // least recently used first
+}
+
+// admit makes room for one more agent for ss, then runs launch. It locks
+// other sessions, so the caller must not hold ss.mu.
+func (p *pool) admit(ss *session, launch func()) {
+	p.admitMu.Lock()
+	defer p.admitMu.Unlock()
+	others := p.touch(ss)
+	if p.limit > 0 {
+		holders := 1
+		var idle []*session
+		for i := len(others) - 1; i >= 0; i-- { // newest first
+			holds, busy := others[i].holdsAgent()
+			if !holds {
+				continue
+			}
+			holders++
+			if !busy {
+				idle = append(idle, others[i])
+			}
+		}
+		for i := len(idle) - 1; i >= 0 && holders > p.limit; i-- { // oldest first
+			idle[i].sleep("warm agent cap")
+			holders--
+		}
+	}
+	launch()
+}
+
+// touch moves ss to the most recent end and returns the other sessions,
+// least recently used first.
+func (p *pool) touch(ss *session) []*session {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.lru = slices.DeleteFunc(p.lru, func(o *session) bool { return o == ss })
+	others := slices.Clone(p.lru)
+	p.lru = append(p.lru, ss)
+	return others
+}
+
+func (p *pool) remove(ss *session) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.lru = slices.DeleteFunc(p.lru, func(o *session) bool { return o == ss })
+}

@@ -1,0 +1,135 @@
+package acpclient
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/hubdev/hub/adapters"
+)
+
+var (
+	_ adapters.Surfacer     = (*Session)(nil)
+	_ adapters.OptionSetter = (*Session)(nil)
+)
+
+// commandsWait bounds how long Surface waits for the agent's slash
+// commands, which ACP agents send in an update right after session/new.
+const commandsWait = 500 * time.Millisecond
+
+// Surface implements adapters.Surfacer: the agent's own config options
+// (select and boolean, effort included) pass through, with model and mode
+// under hub's IDs; legacy modes and models when it has no config options;
+// and the commands it announced since session/new.
+func (s *Session) Surface(ctx context.Context) (adapters.Surface, error) {
+	ctx, cancel := context.WithTimeout(ctx, commandsWait)
+	defer cancel()
+	cmds := s.awaitCommands(ctx)
+	s.mu.Lock()
+	config, legacy := s.config, s.legacy
+	s.mu.Unlock()
+	sur := adapters.Surface{Commands: cmds}
+	for _, c := range config {
+		if o, ok := surfaceOption(c); ok {
+			sur.Options = append(sur.Options, o)
+		}
+	}
+	if len(config) > 0 {
+		return sur, nil
+	}
+	if m := legacy.Models; m != nil {
+		o := adapters.ConfigOption{ID: adapters.OptionModel, Name: "Model", Category: "model", Value: m.CurrentModelID}
+		for _, am := range m.AvailableModels {
+			o.Choices = append(o.Choices, adapters.Option{ID: am.ModelID, Name: am.Name, Description: am.Description})
+		}
+		sur.Options = append(sur.Options, o)
+	}
+	if m := legacy.Modes; m != nil {
+		o := adapters.ConfigOption{ID: adapters.OptionMode, Name: "Mode", Category: "mode", Value: m.CurrentModeID}
+		for _, am := range m.AvailableModes {
+			o.Choices = append(o.Choices, adapters.Option{ID: am.ID, Name: am.Name, Description: am.Description})
+		}
+		sur.Options = append(sur.Options, o)
+	}
+	return sur, nil
+}
+
+// awaitCommands returns the last commands update that arrived between
+// turns, waiting for one until ctx ends.
+func (s *Session) awaitCommands(ctx context.Context) []adapters.Command {
+	for {
+		s.mu.Lock()
+		var cmds []adapters.Command
+		for _, ev := range s.pending {
+			if ev.Type == adapters.EventCommands {
+				cmds = ev.Commands
+			}
+		}
+		wake := s.pendingWake
+		s.mu.Unlock()
+		if cmds != nil {
+			return cmds
+		}
+		select {
+		case <-wake:
+		case <-ctx.Done():
+			return nil
+		case <-s.closed:
+			return nil
+		}
+	}
+}
+
+// surfaceOption maps one of the agent's config options; its model and
+// mode options take hub's IDs, the rest keep the agent's.
+func surfaceOption(c configOption) (adapters.ConfigOption, bool) {
+	o := adapters.ConfigOption{ID: hubOptionID(c), Name: cmp.Or(c.Name, c.ID), Category: c.Category}
+	switch c.Type {
+	case "select":
+		_ = json.Unmarshal(c.CurrentValue, &o.Value)
+		o.Choices = c.selectValues()
+		return o, len(o.Choices) > 0
+	case "boolean":
+		var b bool
+		if json.Unmarshal(c.CurrentValue, &b) != nil {
+			return o, false
+		}
+		o.Boolean, o.Value = true, fmt.Sprint(b)
+		return o, true
+	}
+	return o, false // an option kind hub does not know yet
+}
+
+func hubOptionID(c configOption) string {
+	switch {
+	case c.Category == "model" || c.ID == "model":
+		return adapters.OptionModel
+	case c.Category == "mode" || c.ID == "mode":
+		return adapters.OptionMode
+	case c.ID == "agent": // hub's own agent select
+		return "agent_" + c.ID
+	}
+	return c.ID
+}
+
+// SetOption implements adapters.OptionSetter for the agent's other config
+// options (model and mode go through SetModel and SetMode).
+func (s *Session) SetOption(ctx context.Context, id, value string) error {
+	s.mu.Lock()
+	var found *configOption
+	for i, c := range s.config {
+		if hubOptionID(c) == id {
+			found = &s.config[i]
+		}
+	}
+	s.mu.Unlock()
+	if found == nil {
+		return fmt.Errorf("%s has no option %q (%w)", s.a.cfg.Name, id, adapters.ErrUnsupported)
+	}
+	if found.Type == "boolean" {
+		return s.setConfigValue(ctx, found.ID, map[string]any{"type": "boolean", "value": value == "true"})
+	}
+	return s.setConfig(ctx, found.ID, value)
+}

@@ -1,0 +1,84 @@
+package claude
+
+import (
+	"encoding/json"
+	"errors"
+	"strconv"
+	"strings"
+
+	"github.com/hubdev/hub/adapters"
+)
+
+// askTool is claude's tool for clarifying questions. Its can_use_tool
+// request is a question, not a permission: claude takes the answers in
+// updatedInput.answers, keyed by question text, labels joined by ", ".
+const askTool = "AskUserQuestion"
+
+type askInput struct {
+	Questions []struct {
+		Question string `json:"question"`
+		Header   string `json:"header"`
+		Options  []struct {
+			Label       string `json:"label"`
+			Description string `json:"description"`
+		} `json:"options"`
+		MultiSelect bool `json:"multiSelect"`
+	} `json:"questions"`
+}
+
+// questionOf turns an AskUserQuestion request into a question event; ok is
+// false when its input is not the known shape.
+func questionOf(req ClaudeControlRequest) (*adapters.QuestionRequest, bool) {
+	var in askInput
+	if json.Unmarshal(req.Input, &in) != nil || len(in.Questions) == 0 {
+		return nil, false
+	}
+	var qs []adapters.Question
+	for i, q := range in.Questions {
+		aq := adapters.Question{ID: strconv.Itoa(i), Header: q.Header, Text: q.Question, Multi: q.MultiSelect}
+		for _, o := range q.Options {
+			aq.Options = append(aq.Options, adapters.QuestionOption{Label: o.Label, Description: o.Description})
+		}
+		qs = append(qs, aq)
+	}
+	return adapters.NewQuestionRequest(req.ToolUseID, qs), true
+}
+
+// ask puts claude's question to the user and answers the control request.
+func (s *Session) ask(req ClaudeControlRequest, q *adapters.QuestionRequest) {
+	s.emit(adapters.Event{Type: adapters.EventQuestion, Question: q})
+	go func() {
+		var a adapters.Answers
+		select {
+		case a = <-q.Answer():
+		case <-s.readDone:
+			return
+		}
+		s.respond(req.RequestID, askResult(req, q, a))
+	}()
+}
+
+// askResult is the control response for the user's answers.
+func askResult(req ClaudeControlRequest, q *adapters.QuestionRequest, a adapters.Answers) map[string]any {
+	switch {
+	case a.Cancelled:
+		return map[string]any{"behavior": "deny", "message": "The user cancelled the turn.", "interrupt": true}
+	case errors.Is(a.Err, adapters.ErrCannotAsk):
+		return map[string]any{"behavior": "deny", "message": "The user's editor cannot show this question. Ask it in your reply as plain text instead, with the options, and wait for the answer."}
+	case a.Declined || a.Err != nil:
+		return map[string]any{"behavior": "deny", "message": "The user declined to answer. Go on with your best judgement, or ask in plain text."}
+	}
+	answers := map[string]string{}
+	for _, qq := range q.Questions {
+		if v := a.Values[qq.ID]; len(v) > 0 {
+			answers[qq.Text] = strings.Join(v, ", ")
+		}
+	}
+	var input map[string]any
+	_ = json.Unmarshal(req.Input, &input)
+	if input == nil {
+		input = map[string]any{}
+	}
+	input["answers"] = answers
+	return map[string]any{"behavior": "allow", "updatedInput": input}
+}

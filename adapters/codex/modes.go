@@ -1,0 +1,151 @@
+package codex
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/hubdev/hub/adapters"
+)
+
+var (
+	_ adapters.Configurable = (*appSession)(nil)
+	_ adapters.OptionSetter = (*appSession)(nil)
+	_ adapters.Surfacer     = (*appSession)(nil)
+)
+
+// modes are codex's approval presets, named as codex-acp names them.
+var modes = []adapters.Option{
+	{ID: "read-only", Name: "Read Only", Description: "Codex reads files; it asks before any edit or command"},
+	{ID: "auto", Name: "Default", Description: "Codex edits and runs commands in the workspace; it asks before leaving it"},
+	{ID: "full-access", Name: "Full Access", Description: "Codex edits and runs anything without asking"},
+}
+
+// preset is what a mode means to codex: its sandbox (thread/start's name
+// and turn/start's policy type) and its approval policy. Read-only uses
+// the untrusted policy, so every command codex does not know to be safe
+// becomes a request the user answers instead of a silent sandbox refusal.
+type preset struct{ sandbox, policyType, approval string }
+
+var presets = map[string]preset{
+	"read-only":   {"read-only", "readOnly", "untrusted"},
+	"auto":        {"workspace-write", "workspaceWrite", "on-request"},
+	"full-access": {"danger-full-access", "dangerFullAccess", "never"},
+}
+
+// mode is the session's mode: read-only when it must ask first, whatever
+// was chosen; else the chosen one; else the one codex's configured
+// sandbox amounts to.
+func (a *Adapter) mode(opts adapters.SessionOptions) string {
+	if opts.Access == adapters.AccessAskFirst {
+		return "read-only"
+	}
+	if _, ok := presets[opts.Mode]; ok {
+		return opts.Mode
+	}
+	for id, p := range presets {
+		if p.sandbox == a.option("sandbox") {
+			return id
+		}
+	}
+	return "auto"
+}
+
+// sandbox is the thread's sandbox mode: the mode's, or the configured one
+// (default workspace-write) when no mode was chosen.
+func (a *Adapter) sandbox(opts adapters.SessionOptions) string {
+	if _, ok := presets[opts.Mode]; ok || opts.Access == adapters.AccessAskFirst {
+		return presets[a.mode(opts)].sandbox
+	}
+	return cmp.Or(a.option("sandbox"), "workspace-write")
+}
+
+// approvalPolicy is the mode's approval policy, or the configured one
+// (default on-request) when no mode was chosen.
+func (a *Adapter) approvalPolicy(opts adapters.SessionOptions) string {
+	if _, ok := presets[opts.Mode]; ok || opts.Access == adapters.AccessAskFirst {
+		return presets[a.mode(opts)].approval
+	}
+	return cmp.Or(a.option("approval_policy"), "on-request")
+}
+
+// SetModel implements adapters.Configurable: the next turn runs model.
+func (s *appSession) SetModel(_ context.Context, model string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.model = model
+	s.next["model"] = model
+	return nil
+}
+
+// SetMode implements adapters.Configurable: the next turn runs with the
+// mode's sandbox and approval policy. A session that must ask first stays
+// read-only.
+func (s *appSession) SetMode(_ context.Context, mode string) error {
+	p, ok := presets[mode]
+	switch {
+	case !ok:
+		return fmt.Errorf("codex has no mode %q (%w)", mode, adapters.ErrUnsupported)
+	case s.opts.Access == adapters.AccessAskFirst && mode != "read-only":
+		return fmt.Errorf("this session asks before every write, so codex stays read-only (%w)", adapters.ErrUnsupported)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.mode = mode
+	s.next["approvalPolicy"] = p.approval
+	s.next["sandboxPolicy"] = map[string]any{"type": p.policyType}
+	return nil
+}
+
+// SetOption implements adapters.OptionSetter for the reasoning effort.
+func (s *appSession) SetOption(_ context.Context, id, value string) error {
+	if id != adapters.OptionEffort {
+		return fmt.Errorf("codex has no option %q (%w)", id, adapters.ErrUnsupported)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.effort = value
+	s.next["effort"] = value
+	return nil
+}
+
+// Surface implements adapters.Surfacer: the models of app-server's
+// model/list with the one this thread runs (codex's config.toml
+// included), the modes, and the efforts that model takes.
+func (s *appSession) Surface(context.Context) (adapters.Surface, error) {
+	models, _ := s.a.models()
+	s.mu.Lock()
+	model, mode, effort := s.model, s.mode, s.effort
+	s.mu.Unlock()
+	var sur adapters.Surface
+	if model != "" {
+		m := adapters.ConfigOption{ID: adapters.OptionModel, Name: "Model", Category: "model", Value: model, Choices: models}
+		if !m.Accepts(model) {
+			m.Choices = append([]adapters.Option{{ID: model, Name: model}}, models...)
+		}
+		sur.Options = append(sur.Options, m)
+	}
+	choices := modes
+	if s.opts.Access == adapters.AccessAskFirst {
+		choices = modes[:1]
+	}
+	sur.Options = append(sur.Options, adapters.ConfigOption{ID: adapters.OptionMode, Name: "Mode", Category: "mode", Value: mode, Choices: choices})
+	if efforts, def := s.a.efforts(model); len(efforts) > 0 {
+		e := adapters.ConfigOption{ID: adapters.OptionEffort, Name: "Reasoning effort", Category: "thought_level",
+			Value: cmp.Or(effort, def), Choices: efforts}
+		if !e.Accepts(e.Value) {
+			e.Value = efforts[0].ID
+		}
+		sur.Options = append(sur.Options, e)
+	}
+	return sur, nil
+}
+
+// efforts returns the reasoning efforts model takes and its default, from
+// the model/list catalog.
+func (a *Adapter) efforts(model string) ([]adapters.Option, string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return slices.Clone(a.catalog.efforts[model]), a.catalog.defEffort[model]
+}

@@ -1,0 +1,70 @@
+package adapters
+
+import "context"
+
+// Surface is what a started session offers the user before any turn: the
+// agent's own slash commands and its settings, each with the value the
+// agent actually runs (its own config included). Front ends show it as
+// soon as the agent reports it, so the editor's selects are live.
+type Surface struct {
+	Commands []Command
+	// Options replaces the adapter's static Models and Modes when set.
+	Options []ConfigOption
+}
+
+// Option IDs the front ends know by meaning; an agent's other options keep
+// the agent's own IDs.
+const (
+	OptionModel  = "model"
+	OptionMode   = "mode"
+	OptionEffort = "effort"
+)
+
+// ConfigOption is one setting of a session: a select (Choices) or a
+// boolean (Value "true" or "false").
+type ConfigOption struct {
+	ID          string
+	Name        string
+	Description string
+	// Category is ACP's: "model", "mode", "thought_level" or "".
+	Category string
+	Boolean  bool
+	Value    string
+	Choices  []Option
+}
+
+// Find returns the option with id.
+func (s Surface) Find(id string) (ConfigOption, bool) {
+	for _, o := range s.Options {
+		if o.ID == id {
+			return o, true
+		}
+	}
+	return ConfigOption{}, false
+}
+
+// Accepts says whether value is a valid value of the option.
+func (o ConfigOption) Accepts(value string) bool {
+	if o.Boolean {
+		return value == "true" || value == "false"
+	}
+	for _, c := range o.Choices {
+		if c.ID == value {
+			return true
+		}
+	}
+	return false
+}
+
+// Surfacer is implemented by sessions that learn their surface from the
+// agent once started. Surface waits, bounded by ctx, for the agent's
+// answer; the front end calls it once, right after Start.
+type Surfacer interface {
+	Surface(ctx context.Context) (Surface, error)
+}
+
+// OptionSetter is implemented by sessions that change an option other than
+// model and mode (see Configurable) while they run.
+type OptionSetter interface {
+	SetOption(ctx context.Context, id, value string) error
+}

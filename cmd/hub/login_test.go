@@ -1,0 +1,96 @@
+//go:build unix
+
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// fakeCLI puts a program named name on the isolated PATH that records its
+// arguments and exits with code.
+func fakeCLI(t *testing.T, root, name, code string) (argsFile string) {
+	t.Helper()
+	argsFile = filepath.Join(root, name+".args")
+	script := "#!/bin/sh\necho \"$@\" > " + argsFile + "\nexit " + code + "\n"
+	if err := os.WriteFile(filepath.Join(root, "bin", name), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return argsFile
+}
+
+func TestLogin_RunsTheAgentsOwnLogin(t *testing.T) {
+	tests := []struct {
+		name     string
+		args     []string
+		cli      string
+		code     string
+		wantArgs string
+		wantExit int
+	}{
+		{name: "claude", args: []string{"login", "claude"}, cli: "claude", code: "0", wantArgs: "auth login", wantExit: 0},
+		{name: "exit code passes through", args: []string{"login", "codex"}, cli: "codex", code: "3", wantArgs: "login", wantExit: 3},
+		{name: "logout", args: []string{"logout", "codex"}, cli: "codex", code: "0", wantArgs: "logout", wantExit: 0},
+		{name: "from an editor's terminal auth", args: []string{"acp", "--agent", "claude", "login", "claude"}, cli: "claude", code: "0", wantArgs: "auth login"},
+		{name: "an agent without a login", args: []string{"login", "pi"}, wantExit: exitUsage},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			root := isolate(t)
+			var argsFile string
+			if tc.cli != "" {
+				argsFile = fakeCLI(t, root, tc.cli, tc.code)
+			}
+			code, _, errOut := hub(t, strings.NewReader(""), tc.args...)
+			if code != tc.wantExit {
+				t.Fatalf("exit %d, want %d; stderr:\n%s", code, tc.wantExit, errOut)
+			}
+			if argsFile == "" {
+				return
+			}
+			b, err := os.ReadFile(argsFile)
+			if err != nil || strings.TrimSpace(string(b)) != tc.wantArgs {
+				t.Fatalf("agent ran with %q (%v), want %q", b, err, tc.wantArgs)
+			}
+		})
+	}
+}
+
+// An editor that can run terminal auth is offered the login of each agent
+// here that is not logged in; others are offered none.
+func TestAcp_OffersTerminalLoginsForAgentsNotLoggedIn(t *testing.T) {
+	root := isolate(t)
+	t.Setenv("ANTHROPIC_API_KEY", "")
+	t.Setenv("CLAUDE_CODE_OAUTH_TOKEN", "")
+	fakeCLI(t, root, "claude", "0")
+	for _, terminal := range []bool{true, false} {
+		in := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{"auth":{"terminal":` +
+			map[bool]string{true: "true", false: "false"}[terminal] + `}}}}` + "\n"
+		code, out, errOut := hub(t, strings.NewReader(in), "acp")
+		if code != exitOK {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		var res struct {
+			Result struct {
+				AuthMethods []struct {
+					ID   string   `json:"id"`
+					Type string   `json:"type"`
+					Args []string `json:"args"`
+				} `json:"authMethods"`
+			} `json:"result"`
+		}
+		if err := json.Unmarshal([]byte(strings.SplitN(out, "\n", 2)[0]), &res); err != nil {
+			t.Fatalf("initialize answer %q: %v", out, err)
+		}
+		m := res.Result.AuthMethods
+		switch {
+		case !terminal && len(m) != 0:
+			t.Errorf("a client without terminal auth was offered %+v", m)
+		case terminal && (len(m) != 1 || m[0].ID != "login-claude" || m[0].Type != "terminal" || strings.Join(m[0].Args, " ") != "login claude"):
+			t.Errorf("auth methods %+v, want claude's terminal login only", m)
+		}
+	}
+}

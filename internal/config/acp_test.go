@@ -1,0 +1,39 @@
+package config
+
+import (
+	"testing"
+	"time"
+)
+
+func TestParse_ACPSettings(t *testing.T) {
+	tests := []struct {
+		name, toml string
+		warm       int
+		warmSet    bool
+		idle       time.Duration
+		idleSet    bool
+		wantErr    bool
+	}{
+		{name: "unset keeps hub's defaults", toml: ""},
+		{name: "cap and timeout", toml: "[acp]\nwarm_agents = 2\nidle_timeout = \"90s\"\n", warm: 2, warmSet: true, idle: 90 * time.Second, idleSet: true},
+		{name: "off and never", toml: "[acp]\nwarm_agents = 0\nidle_timeout = \"0\"\n", warmSet: true, idleSet: true},
+		{name: "bad duration", toml: "[acp]\nidle_timeout = \"soon\"\n", wantErr: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := Parse("config.toml", []byte(tc.toml))
+			if (err != nil) != tc.wantErr {
+				t.Fatalf("err = %v, want error %v", err, tc.wantErr)
+			}
+			if err != nil {
+				return
+			}
+			if (c.ACP.WarmAgents != nil) != tc.warmSet || (tc.warmSet && *c.ACP.WarmAgents != tc.warm) {
+				t.Errorf("warm_agents = %v, want %d (set %v)", c.ACP.WarmAgents, tc.warm, tc.warmSet)
+			}
+			if c.ACP.IdleTimeout.Set != tc.idleSet || c.ACP.IdleTimeout.Duration != tc.idle {
+				t.Errorf("idle_timeout = %+v, want %v (set %v)", c.ACP.IdleTimeout, tc.idle, tc.idleSet)
+			}
+		})
+	}
+}

@@ -1,0 +1,51 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/hubdev/hub/adapters"
+)
+
+// The agent starts while the prompt is still being read from stdin.
+func TestRun_AgentStartsWhileThePromptIsRead(t *testing.T) {
+	tests := []struct {
+		name     string
+		readErr  error
+		wantCode int
+	}{
+		{name: "prompt read", wantCode: ExitOK},
+		{name: "prompt read fails", readErr: errors.New("stdin was empty"), wantCode: ExitUsage},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			started := make(chan struct{})
+			a := &fakeAdapter{name: "fake", caps: adapters.Capabilities{Permissions: true}, started: started,
+				script: steps(text("answer"), done(adapters.StopEndTurn))}
+			s, _, _ := runFake(t, context.Background(), a, func(o *Options) {
+				o.Prompt = ""
+				o.ReadPrompt = func() (string, error) {
+					select {
+					case <-started:
+					case <-time.After(time.Minute): // a hang guard, not a timing
+						return "", errors.New("the agent was not started before the prompt was read")
+					}
+					return "from stdin", tc.readErr
+				}
+			})
+			if s.ExitCode != tc.wantCode {
+				t.Fatalf("exit %d (%s), want %d", s.ExitCode, s.Error, tc.wantCode)
+			}
+			a.mu.Lock()
+			defer a.mu.Unlock()
+			if tc.readErr == nil && (len(a.prompt) != 1 || a.prompt[0].Text != "from stdin") {
+				t.Errorf("prompt %+v, want the text read from stdin", a.prompt)
+			}
+			if tc.readErr != nil && !a.closed {
+				t.Error("the started agent was left running after the prompt could not be read")
+			}
+		})
+	}
+}
