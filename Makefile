@@ -61,9 +61,13 @@ e2e-deps:
 	@bash scripts/e2e-deps.sh $(E2E_CACHE)
 
 # Benchmarks print figures only (no timing asserts). ./bench/ measures the built
-# binary: spawn -> initialize latency and RSS after session/new (HUB_BIN).
+# binary: spawn -> initialize latency and RSS after session/new (HUB_BIN). The
+# first-prompt table runs hub and the dedicated ACP adapters (installed into the
+# e2e cache) on the real CLIs against the mock LLMs.
 bench: build
 	HUB_BIN=$(CURDIR)/$(BIN) $(GO) test -run '^$$' -bench . -benchmem -count=1 ./...
+	@HUB_E2E_BENCH=1 bash scripts/e2e-deps.sh $(E2E_CACHE)
+	HUB_BENCH_AGENTS=1 HUB_BIN=$(CURDIR)/$(BIN) HUB_E2E_CACHE=$(E2E_CACHE) $(GO) test -tags e2e -count=1 -run TestBench_FirstPrompt -v ./e2e/ | grep -E '^(\||first prompt)'
 
 fuzz:
 	@bash scripts/fuzz.sh 20s

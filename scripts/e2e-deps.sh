@@ -17,6 +17,12 @@ agents=(
 	"qodercli|@qoder-ai/qodercli|1.1.52|qodercli"
 	"pi|@mariozechner/pi-coding-agent|0.73.1|pi"
 )
+# The dedicated ACP adapters hub is measured against (make bench only:
+# HUB_E2E_BENCH=1). name | npm package | version | bin
+adapters=(
+	"claude-agent-acp|@agentclientprotocol/claude-agent-acp|0.101.0|claude-agent-acp"
+	"codex-acp|@agentclientprotocol/codex-acp|2.6.0|codex-acp"
+)
 # The Node conformance client: ACP SDK, its zod peer, Ajv for schema checks.
 sdk_pkgs=("@agentclientprotocol/sdk@2.4.0" "zod@4.6.7" "ajv@8.20.0")
 
@@ -64,6 +70,22 @@ install_agent() {
 	echo "e2e-deps: $name $ver ok ($state)"
 }
 
+# install_adapter NAME PKG VER BIN installs a dedicated ACP adapter (they
+# have no --version to check; the installed package version is checked).
+install_adapter() {
+	local name=$1 pkg=$2 ver=$3 bin=$4
+	local prefix="$cache/bench/$name" log="$cache/bench/$name.log" start=$SECONDS state="cached"
+	mkdir -p "$cache/bench"
+	if [[ $(installed_version "$prefix" "$pkg") != "$ver" || ! -x $prefix/node_modules/.bin/$bin ]]; then
+		npm_install "$prefix" "$log" "$pkg@$ver" ||
+			{ echo "e2e-deps: FAILED $name: npm install $pkg@$ver (see $log)"; return 1; }
+		state="installed in $((SECONDS - start))s"
+	fi
+	[[ $(installed_version "$prefix" "$pkg") == "$ver" ]] ||
+		{ echo "e2e-deps: FAILED $name: $pkg@$ver not installed (see $log)"; return 1; }
+	echo "e2e-deps: $name $ver ok ($state)"
+}
+
 install_sdk() {
 	local prefix="$cache/acp-sdk" log="$cache/acp-sdk.log" start=$SECONDS spec ok=1
 	for spec in "${sdk_pkgs[@]}"; do
@@ -94,6 +116,13 @@ done
 if want acp-sdk; then
 	install_sdk &
 	pids+=($!)
+fi
+if [[ ${HUB_E2E_BENCH:-} == 1 ]]; then
+	for row in "${adapters[@]}"; do
+		IFS='|' read -r name pkg ver bin <<<"$row"
+		install_adapter "$name" "$pkg" "$ver" "$bin" &
+		pids+=($!)
+	done
 fi
 
 failed=0
