@@ -325,16 +325,16 @@ func TestConformance_C14_AdvertisedMethodsWorkOthersNotFound(t *testing.T) {
 	c.must("initialize", schema.InitializeRequest{ProtocolVersion: 1}, &init)
 	caps := init.AgentCapabilities
 	if !caps.LoadSession || caps.SessionCapabilities.List == nil || caps.SessionCapabilities.Resume == nil ||
-		caps.SessionCapabilities.Close == nil || caps.SessionCapabilities.Delete == nil {
-		t.Fatalf("advertised %+v; this test expects load, list, resume, close and delete", caps)
+		caps.SessionCapabilities.Close == nil || caps.SessionCapabilities.Delete == nil || caps.SessionCapabilities.AdditionalDirectories == nil {
+		t.Fatalf("advertised %+v; this test expects load, list, resume, close, delete and additionalDirectories", caps)
 	}
-	if caps.Auth != nil || caps.SessionCapabilities.AdditionalDirectories != nil || caps.McpCapabilities.SSE {
+	if caps.Auth != nil || caps.McpCapabilities.SSE {
 		t.Fatalf("advertised what hub does not do: %+v", caps)
 	}
 	cwd := t.TempDir()
 	sid := c.newSession(cwd)
 	c.prompt(sid, "x")
-	load := schema.LoadSessionRequest{SessionID: sid, Cwd: cwd, McpServers: []schema.McpServer{}}
+	load := schema.LoadSessionRequest{SessionID: sid, Cwd: cwd, McpServers: []schema.McpServer{}, AdditionalDirectories: []string{t.TempDir()}}
 	for _, m := range []struct {
 		method string
 		params any

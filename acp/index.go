@@ -27,6 +27,7 @@ type Record struct {
 	Model          string                 `json:"model,omitempty"`
 	Mode           string                 `json:"mode,omitempty"`
 	Options        map[string]string      `json:"options,omitempty"`
+	AddDirs        []string               `json:"additionalDirectories,omitempty"`
 	UpdatedAt      time.Time              `json:"updatedAt"`
 	History        []schema.SessionUpdate `json:"history,omitempty"`
 }

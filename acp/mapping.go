@@ -46,6 +46,8 @@ func (ss *session) mapEvent(ev adapters.Event) []schema.SessionUpdate {
 		return []schema.SessionUpdate{{AvailableCommands: &schema.AvailableCommandsUpdate{AvailableCommands: appendCommands(cmds, ev.Commands)}}}
 	case adapters.EventSessionInfo:
 		return ss.sessionInfo(ev.Session)
+	case adapters.EventCompaction:
+		return ss.compaction(ev.Compaction)
 	case adapters.EventError:
 		if ev.Error == nil {
 			return nil
@@ -77,6 +79,22 @@ func usageUpdate(u *adapters.Usage) []schema.SessionUpdate {
 		up.Cost = &schema.Cost{Amount: *u.CostUSD, Currency: "USD"}
 	}
 	return []schema.SessionUpdate{{Usage: up}}
+}
+
+// compaction reports the agent's context compaction to a client that
+// advertised session.compaction; others get nothing (ACP forbids it).
+func (ss *session) compaction(c *adapters.Compaction) []schema.SessionUpdate {
+	ss.srv.mu.Lock()
+	caps := ss.srv.clientCaps.Session
+	ss.srv.mu.Unlock()
+	if c == nil || c.ID == "" || caps == nil || caps.Compaction == nil {
+		return nil
+	}
+	u := &schema.CompactionUpdate{CompactionID: c.ID, Status: c.Status, Error: c.Error}
+	if c.Summary != "" {
+		u.Summary = []schema.ContentBlock{schema.TextBlock(c.Summary)}
+	}
+	return []schema.SessionUpdate{{Compaction: u}}
 }
 
 func (ss *session) sessionInfo(info *adapters.SessionInfo) []schema.SessionUpdate {

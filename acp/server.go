@@ -315,10 +315,11 @@ func (s *server) agentCapabilities() schema.AgentCapabilities {
 		c = a.Capabilities()
 	}
 	return schema.AgentCapabilities{
-		LoadSession:         true,
-		PromptCapabilities:  schema.PromptCapabilities{Image: c.Images, Audio: c.Audio, EmbeddedContext: true},
-		McpCapabilities:     schema.McpCapabilities{HTTP: c.MCPHTTP},
-		SessionCapabilities: schema.SessionCapabilities{List: &schema.Marker{}, Delete: &schema.Marker{}, Resume: &schema.Marker{}, Close: &schema.Marker{}},
+		LoadSession:        true,
+		PromptCapabilities: schema.PromptCapabilities{Image: c.Images, Audio: c.Audio, EmbeddedContext: true},
+		McpCapabilities:    schema.McpCapabilities{HTTP: c.MCPHTTP},
+		SessionCapabilities: schema.SessionCapabilities{List: &schema.Marker{}, Delete: &schema.Marker{}, Resume: &schema.Marker{}, Close: &schema.Marker{},
+			AdditionalDirectories: &schema.Marker{}},
 	}
 }
 
@@ -351,15 +352,29 @@ func checkCwd(cwd string) error {
 	return nil
 }
 
+// checkDirs requires an absolute cwd and absolute additional roots.
+func checkDirs(cwd string, more []string) error {
+	if err := checkCwd(cwd); err != nil {
+		return err
+	}
+	for _, d := range more {
+		if !filepath.IsAbs(d) {
+			return invalidParams("additionalDirectories must be absolute paths, got %q", d)
+		}
+	}
+	return nil
+}
+
 func (s *server) newSession(_ context.Context, params json.RawMessage) (any, func(), error) {
 	var p schema.NewSessionRequest
 	if err := decode(params, &p, "cwd"); err != nil {
 		return nil, nil, err
 	}
-	if err := checkCwd(p.Cwd); err != nil {
+	if err := checkDirs(p.Cwd, p.AdditionalDirectories); err != nil {
 		return nil, nil, err
 	}
-	rec := &Record{SessionID: newSessionID(), Agent: s.defaultAgent(), Cwd: p.Cwd, Model: s.opts.Model, Mode: s.opts.Mode, UpdatedAt: s.opts.Now()}
+	rec := &Record{SessionID: newSessionID(), Agent: s.defaultAgent(), Cwd: p.Cwd, AddDirs: p.AdditionalDirectories,
+		Model: s.opts.Model, Mode: s.opts.Mode, UpdatedAt: s.opts.Now()}
 	ss, err := s.open(rec, p.McpServers)
 	if err != nil {
 		return nil, nil, err
@@ -419,14 +434,14 @@ func (s *server) reopen(params json.RawMessage) (*session, *Record, error) {
 	if err := decode(params, &p, "sessionId", "cwd"); err != nil {
 		return nil, nil, err
 	}
-	if err := checkCwd(p.Cwd); err != nil {
+	if err := checkDirs(p.Cwd, p.AdditionalDirectories); err != nil {
 		return nil, nil, err
 	}
 	rec, ok := s.index.Get(p.SessionID)
 	if !ok {
 		return nil, nil, errUnknownSession(p.SessionID)
 	}
-	rec.Cwd = p.Cwd
+	rec.Cwd, rec.AddDirs = p.Cwd, p.AdditionalDirectories
 	ss, err := s.open(rec, p.McpServers)
 	return ss, rec, err
 }

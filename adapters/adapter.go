@@ -85,7 +85,10 @@ type Option struct {
 
 // SessionOptions configures Start.
 type SessionOptions struct {
-	Cwd        string      // absolute working directory
+	Cwd string // absolute working directory
+	// AddDirs are more workspace roots (ACP additionalDirectories): the
+	// agent may read and write there as in Cwd.
+	AddDirs    []string
 	MCPServers []MCPServer // editor-provided MCP servers
 	ResumeID   string      // agent session id to resume; "" for a new session
 	Model      string

@@ -25,6 +25,7 @@ const (
 	EventError       EventType = "error"        // a failure the user should read
 	EventDone        EventType = "done"         // the turn ended; always the last event
 	EventRaw         EventType = "raw"          // a downstream record hub does not understand
+	EventCompaction  EventType = "compaction"   // the agent compacts its context
 )
 
 // StopReason says why a turn ended. Values match ACP's StopReason enum.
@@ -55,6 +56,7 @@ type Event struct {
 	Plan       []PlanEntry        `json:"plan,omitempty"`
 	Permission *PermissionRequest `json:"permission,omitempty"`
 	Question   *QuestionRequest   `json:"question,omitempty"`
+	Compaction *Compaction        `json:"compaction,omitempty"`
 	Usage      *Usage             `json:"usage,omitempty"`
 	Session    *SessionInfo       `json:"session,omitempty"`
 	Commands   []Command          `json:"commands,omitempty"`
@@ -67,6 +69,14 @@ type Event struct {
 	// format and record type it came from (e.g. "claude:system/hook").
 	Raw    json.RawMessage `json:"raw,omitempty"`
 	Source string          `json:"source,omitempty"`
+}
+
+// Compaction is one context compaction; updates with the same ID patch it.
+type Compaction struct {
+	ID      string `json:"id"`
+	Status  string `json:"status"` // in_progress | completed | failed | cancelled
+	Summary string `json:"summary,omitempty"`
+	Error   string `json:"error,omitempty"`
 }
 
 // ToolKind matches ACP's ToolKind enum.

@@ -262,9 +262,10 @@ type NewSessionResponse struct {
 
 // LoadSessionRequest is the params of session/load.
 type LoadSessionRequest struct {
-	SessionID  string      `json:"sessionId"`
-	Cwd        string      `json:"cwd"`
-	McpServers []McpServer `json:"mcpServers"`
+	SessionID             string      `json:"sessionId"`
+	Cwd                   string      `json:"cwd"`
+	McpServers            []McpServer `json:"mcpServers"`
+	AdditionalDirectories []string    `json:"additionalDirectories,omitempty"`
 }
 
 // LoadSessionResponse is the result of session/load (and resume).
@@ -722,6 +723,7 @@ const (
 	UpdateConfigOption      = "config_option_update"
 	UpdateSessionInfo       = "session_info_update"
 	UpdateUsage             = "usage_update"
+	UpdateCompaction        = "compaction_update"
 )
 
 // SessionUpdate is the union of update variants; exactly one field is set.
@@ -737,6 +739,16 @@ type SessionUpdate struct {
 	ConfigOption      *ConfigOptionUpdate
 	SessionInfo       *SessionInfoUpdate
 	Usage             *UsageUpdate
+	Compaction        *CompactionUpdate
+}
+
+// CompactionUpdate reports a context compaction (only to clients that
+// advertised session.compaction); later updates with the same ID patch it.
+type CompactionUpdate struct {
+	CompactionID string         `json:"compactionId"`
+	Status       string         `json:"status"` // in_progress | completed | failed | cancelled
+	Summary      []ContentBlock `json:"summary,omitempty"`
+	Error        string         `json:"error,omitempty"`
 }
 
 // Kind returns the discriminator of the set variant ("" if none).
@@ -769,6 +781,8 @@ func (u SessionUpdate) variant() (string, any) {
 		return UpdateSessionInfo, u.SessionInfo
 	case u.Usage != nil:
 		return UpdateUsage, u.Usage
+	case u.Compaction != nil:
+		return UpdateCompaction, u.Compaction
 	}
 	return "", nil
 }
@@ -827,6 +841,7 @@ func (u *SessionUpdate) UnmarshalJSON(b []byte) error {
 		UpdateConfigOption:      func() any { return alloc(&u.ConfigOption) },
 		UpdateSessionInfo:       func() any { return alloc(&u.SessionInfo) },
 		UpdateUsage:             func() any { return alloc(&u.Usage) },
+		UpdateCompaction:        func() any { return alloc(&u.Compaction) },
 	}
 	target, ok := variants[tag.SessionUpdate]
 	if !ok {

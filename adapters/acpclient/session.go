@@ -147,7 +147,7 @@ func (s *Session) handshake(ctx context.Context) error {
 }
 
 func (s *Session) openSession(ctx context.Context) error {
-	load := schema.LoadSessionRequest{SessionID: s.opts.ResumeID, Cwd: s.opts.Cwd, McpServers: s.mcpServers()}
+	load := schema.LoadSessionRequest{SessionID: s.opts.ResumeID, Cwd: s.opts.Cwd, McpServers: s.mcpServers(), AdditionalDirectories: s.addDirs()}
 	var res sessionResult
 	var err error
 	if s.opts.ResumeID != "" && s.a.cfg.BeforeLoad != nil {
@@ -157,7 +157,7 @@ func (s *Session) openSession(ctx context.Context) error {
 	}
 	switch {
 	case s.opts.ResumeID == "":
-		err = s.call(ctx, "session/new", schema.NewSessionRequest{Cwd: load.Cwd, McpServers: load.McpServers}, &res)
+		err = s.call(ctx, "session/new", schema.NewSessionRequest{Cwd: load.Cwd, McpServers: load.McpServers, AdditionalDirectories: load.AdditionalDirectories}, &res)
 	case s.caps.SessionCapabilities.Resume != nil:
 		err = s.call(ctx, "session/resume", load, &res)
 	case s.caps.LoadSession:
@@ -177,6 +177,20 @@ func (s *Session) openSession(ctx context.Context) error {
 	}
 	s.remember(res)
 	return nil
+}
+
+// addDirs are the session's more workspace roots when the agent takes
+// them; an agent that does not is told nothing, with a warning here.
+func (s *Session) addDirs() []string {
+	if len(s.opts.AddDirs) == 0 {
+		return nil
+	}
+	if s.caps.SessionCapabilities.AdditionalDirectories == nil {
+		s.a.cfg.Logger.Warn().Str("agent", s.a.cfg.Name).Strs("dirs", s.opts.AddDirs).
+			Msg("the agent takes no additionalDirectories; it works in the session's cwd only")
+		return nil
+	}
+	return s.opts.AddDirs
 }
 
 func (s *Session) sessionError(err error) error {

@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/rs/zerolog"
@@ -124,7 +125,7 @@ func (a *Adapter) args(opts adapters.SessionOptions) ([]string, error) {
 	if opts.Instructions != "" {
 		args = append(args, "--append-system-prompt", opts.Instructions)
 	}
-	for _, d := range opts.SkillDirs {
+	for _, d := range append(slices.Clone(opts.AddDirs), opts.SkillDirs...) {
 		args = append(args, "--add-dir", d)
 	}
 	return args, nil

@@ -3,6 +3,7 @@ package claude
 import (
 	"bytes"
 	"encoding/json"
+	"strconv"
 	"strings"
 
 	"github.com/hubdev/hub/adapters"
@@ -38,6 +39,7 @@ type ClaudeDecoder struct {
 	// of an is_api_error_message assistant line; its result line only
 	// carries the text, and "Not logged in" has no HTTP status.
 	apiError string
+	compacts int // compact_boundary records seen, for compaction IDs
 	// Version is the CLI version from the last system/init ("" before).
 	Version string
 	// Control receives the control records that are not events: responses
@@ -170,6 +172,10 @@ func (d *ClaudeDecoder) system(l *claudeLine, line []byte) []adapters.Event {
 		return nil
 	case "api_retry":
 		return []adapters.Event{claudeRetry(l, d.cliName())}
+	case "compact_boundary":
+		d.compacts++
+		return []adapters.Event{{Type: adapters.EventCompaction, Compaction: &adapters.Compaction{
+			ID: "claude-compaction-" + strconv.Itoa(d.compacts), Status: "completed"}}}
 	}
 	return []adapters.Event{adapters.RawEvent("claude:system/"+l.Subtype, line)}
 }

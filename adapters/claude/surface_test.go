@@ -3,6 +3,7 @@ package claude
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -60,5 +61,17 @@ func TestArgs_EffortBecomesTheEffortFlag(t *testing.T) {
 	args, _ = a.args(adapters.SessionOptions{Options: map[string]string{"effort": "default"}})
 	if slices.Contains(args, "--effort") {
 		t.Fatalf("args %v pass --effort for claude's default", args)
+	}
+}
+
+func TestArgs_AdditionalDirectoriesBecomeAddDir(t *testing.T) {
+	a := New(config.AgentConfig{}, zerolog.Nop())
+	args, err := a.args(adapters.SessionOptions{AddDirs: []string{"/work/lib"}, SkillDirs: []string{"/tmp/skills"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(args, " ")
+	if !strings.Contains(got, "--add-dir /work/lib") || !strings.Contains(got, "--add-dir /tmp/skills") {
+		t.Fatalf("args %q lack the session's roots and skills as --add-dir", got)
 	}
 }

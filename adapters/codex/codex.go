@@ -107,9 +107,13 @@ func (a *Adapter) env(opts adapters.SessionOptions) []string {
 	return adapters.Environ(nil, a.cfg.Env, opts.Env)
 }
 
-// configOverrides turns MCP servers and instructions into `-c` flags.
+// configOverrides turns MCP servers and more workspace roots into `-c`
+// flags.
 func configOverrides(opts adapters.SessionOptions) []string {
 	var out []string
+	if len(opts.AddDirs) > 0 {
+		out = append(out, "-c", "sandbox_workspace_write.writable_roots="+tomlArray(opts.AddDirs))
+	}
 	for _, s := range opts.MCPServers {
 		key := "mcp_servers." + tomlKey(s.Name)
 		switch s.Type {

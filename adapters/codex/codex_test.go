@@ -347,6 +347,13 @@ func TestConfigOverrides_MCP(t *testing.T) {
 	}
 }
 
+func TestConfigOverrides_AdditionalRootsAreWritable(t *testing.T) {
+	got := strings.Join(configOverrides(adapters.SessionOptions{AddDirs: []string{"/work/lib", "/work/docs"}}), " ")
+	if want := `sandbox_workspace_write.writable_roots=["/work/lib","/work/docs"]`; !strings.Contains(got, want) {
+		t.Fatalf("overrides %q lack %s", got, want)
+	}
+}
+
 func TestAppServer_ModelList(t *testing.T) {
 	static := "gpt-5.5 gpt-5.5-mini extra"
 	tests := []struct {

@@ -65,8 +65,14 @@ func (d *CodexDecoder) itemEvents(it codexItem, completed bool) ([]adapters.Even
 		return nil, false
 	}
 	switch it.Type {
-	case "userMessage", "hookPrompt", "contextCompaction":
+	case "userMessage", "hookPrompt":
 		return nil, true
+	case "contextCompaction":
+		status := "in_progress"
+		if completed {
+			status = "completed"
+		}
+		return []adapters.Event{{Type: adapters.EventCompaction, Compaction: &adapters.Compaction{ID: it.ID, Status: status}}}, true
 	case "agentMessage":
 		return d.finalText(it, adapters.EventText, it.Text, completed), true
 	case "reasoning":

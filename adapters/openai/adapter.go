@@ -109,6 +109,9 @@ func (a *Adapter) Capabilities() adapters.Capabilities {
 
 // Start opens a session in opts.Cwd.
 func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adapters.Session, error) {
+	if len(opts.AddDirs) > 0 {
+		a.opts.Logger.Warn().Strs("dirs", opts.AddDirs).Msg("the native loop's tools stay in the session's cwd; additional roots are not used")
+	}
 	if !a.profile.Local && a.profile.APIKeyEnv != "" && a.profile.key() == "" && a.profile.APIKey == "" {
 		return nil, fmt.Errorf("%w: %s needs an API key: set %s: %w", adapters.ErrNotAuthenticated, a.profile.Name, a.profile.APIKeyEnv, ErrNoAPIKey)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -60,18 +61,20 @@ func (s *Session) maybeCompact(ctx context.Context, out *adapters.Turn) {
 	if cut <= 1 {
 		return
 	}
+	s.compacts++
+	id := "openai-compaction-" + strconv.Itoa(s.compacts)
+	out.Emit(adapters.Event{Type: adapters.EventCompaction, Compaction: &adapters.Compaction{ID: id, Status: "in_progress"}})
 	summary, err := s.summarize(ctx, s.history[1:cut])
 	if err != nil {
 		s.log.Warn().Err(err).Msg("compaction failed; continuing with full history")
+		out.Emit(adapters.Event{Type: adapters.EventCompaction, Compaction: &adapters.Compaction{ID: id, Status: "failed", Error: adapters.FirstLine(err.Error())}})
 		return
 	}
-	kept := append([]message{
+	s.history = append([]message{
 		s.history[0],
 		{Role: "user", Content: "Summary of the earlier conversation (older messages were compacted):\n\n" + summary},
 	}, s.history[cut:]...)
-	raw, _ := json.Marshal(map[string]int{"summarizedMessages": cut - 1, "keptMessages": len(s.history) - cut})
-	s.history = kept
-	out.Emit(adapters.Event{Type: adapters.EventRaw, Source: "openai:compaction", Raw: raw})
+	out.Emit(adapters.Event{Type: adapters.EventCompaction, Compaction: &adapters.Compaction{ID: id, Status: "completed", Summary: summary}})
 }
 
 // compactionCut picks the first message to keep: the oldest user or

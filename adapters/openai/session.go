@@ -19,14 +19,15 @@ const doomLoopRepeats = 3
 
 // Session is one native-loop conversation. History lives in memory.
 type Session struct {
-	id     string
-	cwd    string
-	env    *tools.Env
-	perm   permission.Checker
-	log    zerolog.Logger
-	client *client
-	system string
-	rules  adapters.TurnRules
+	id       string
+	cwd      string
+	env      *tools.Env
+	perm     permission.Checker
+	log      zerolog.Logger
+	client   *client
+	system   string
+	rules    adapters.TurnRules
+	compacts int // compactions so far, for their IDs
 
 	mu      sync.Mutex
 	busy    bool

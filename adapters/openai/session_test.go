@@ -469,8 +469,14 @@ func TestSession_CompactsLongHistory(t *testing.T) {
 		mockllm.MessageText(final[2]) != "first answer" {
 		t.Fatalf("compacted history: %d messages: %v", len(final), final)
 	}
-	if count(evs, adapters.EventRaw) != 1 {
-		t.Fatal("no compaction event")
+	var statuses []string
+	for _, ev := range evs {
+		if ev.Type == adapters.EventCompaction {
+			statuses = append(statuses, ev.Compaction.Status)
+		}
+	}
+	if strings.Join(statuses, " ") != "in_progress completed" {
+		t.Fatalf("compaction events %v, want in_progress then completed", statuses)
 	}
 }
 

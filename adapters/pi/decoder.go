@@ -52,6 +52,7 @@ type PiDecoder struct {
 	emitted   []int // per content index: bytes already emitted (fallback without assistantMessageEvent)
 	held      []adapters.Event
 	retrying  bool // between auto_retry_start and the end of the retried run
+	compacts  int  // compactions seen, for their IDs
 }
 
 type piToolState struct {
@@ -90,6 +91,7 @@ type piRecord struct {
 	ErrorMessage  json.RawMessage `json:"errorMessage"`
 	FinalError    json.RawMessage `json:"finalError"`
 	WillRetry     json.RawMessage `json:"willRetry"`
+	Aborted       json.RawMessage `json:"aborted"`
 }
 
 // Decode turns one line into zero or more events.
@@ -154,6 +156,11 @@ func (d *PiDecoder) record(typ string, r *piRecord, line []byte) []adapters.Even
 		}
 		d.retrying = false
 		return evs
+	case "compaction_start":
+		d.compacts++
+		return []adapters.Event{d.compaction("in_progress", "")}
+	case "compaction_end":
+		return []adapters.Event{d.compactionEnd(r)}
 	case "auto_retry_start":
 		return d.retryStart(r)
 	case "auto_retry_end":
@@ -176,8 +183,30 @@ func (d *PiDecoder) record(typ string, r *piRecord, line []byte) []adapters.Even
 
 // piPassThrough are documented pi records hub has no use for; they pass on
 // raw and are not news to the user.
-var piPassThrough = map[string]bool{"queue_update": true, "compaction_start": true, "compaction_end": true,
-	"extension_ui_request": true}
+var piPassThrough = map[string]bool{"queue_update": true, "extension_ui_request": true}
+
+func (d *PiDecoder) compaction(status, errMsg string) adapters.Event {
+	return adapters.Event{Type: adapters.EventCompaction, Compaction: &adapters.Compaction{
+		ID: "pi-compaction-" + strconv.Itoa(max(d.compacts, 1)), Status: status, Error: errMsg}}
+}
+
+// compactionEnd reports how pi's compaction ended, with its summary.
+func (d *PiDecoder) compactionEnd(r *piRecord) adapters.Event {
+	if errMsg := piString(r.ErrorMessage); errMsg != "" {
+		return d.compaction("failed", adapters.FirstLine(errMsg))
+	}
+	if string(r.Aborted) == "true" {
+		return d.compaction("cancelled", "")
+	}
+	ev := d.compaction("completed", "")
+	var res struct {
+		Summary string `json:"summary"`
+	}
+	if json.Unmarshal(r.Result, &res) == nil {
+		ev.Compaction.Summary = res.Summary
+	}
+	return ev
+}
 
 // PiUnknownRecord returns the record type behind a raw event that pi 0.73 does
 // not document ("malformed" for a line that is not a pi record), or "" when

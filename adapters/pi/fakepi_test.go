@@ -3,6 +3,7 @@ package pi
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -46,6 +47,8 @@ type fakePi struct {
 	w       *bufio.Writer
 	prompts int
 	rest    [][]byte // lines to emit after an abort
+	// thinking is the thinking level; level the one set_thinking_level asked.
+	thinking, level string
 }
 
 func (f *fakePi) emit(lines ...[]byte) {
@@ -84,11 +87,12 @@ func fakePiMain(scenario string) int {
 	in := bufio.NewScanner(os.Stdin)
 	in.Buffer(make([]byte, 1<<20), 16<<20)
 	for in.Scan() {
-		var cmd struct{ ID, Type string }
+		var cmd struct{ ID, Type, Level string }
 		if json.Unmarshal(in.Bytes(), &cmd) != nil {
 			f.emit([]byte(`{"type":"response","command":"parse","success":false,"error":"Failed to parse command"}`))
 			continue
 		}
+		f.level = cmd.Level
 		if code, exit := f.handle(scenario, cmd.ID, cmd.Type); exit {
 			return code
 		}
@@ -99,8 +103,17 @@ func fakePiMain(scenario string) int {
 func (f *fakePi) handle(scenario, id, typ string) (code int, exit bool) {
 	switch typ {
 	case "get_state":
-		f.respond(id, typ, map[string]any{"sessionId": "fake-sess", "sessionFile": "/tmp/fake-sess.jsonl",
-			"model": map[string]any{"id": "mock-model", "provider": "mock", "contextWindow": 128000}})
+		f.respond(id, typ, map[string]any{"sessionId": "fake-sess", "sessionFile": "/tmp/fake-sess.jsonl", "thinkingLevel": cmp.Or(f.thinking, "medium"),
+			"model": map[string]any{"id": "mock-model", "provider": "mock", "contextWindow": 128000, "reasoning": true}})
+	case "get_available_models":
+		f.respond(id, typ, map[string]any{"models": []any{
+			map[string]any{"id": "mock-model", "name": "Mock", "provider": "mock", "reasoning": true},
+			map[string]any{"id": "other-model", "name": "Other", "provider": "mock"}}})
+	case "get_commands":
+		f.respond(id, typ, map[string]any{"commands": []any{map[string]any{"name": "review", "description": "a prompt template"}}})
+	case "set_thinking_level":
+		f.thinking = f.level
+		f.respond(id, typ, nil)
 	case "abort":
 		f.emit(f.rest...)
 		f.rest = nil

@@ -12,6 +12,7 @@
 package pi
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -149,8 +150,8 @@ func (a *Adapter) Args(so adapters.SessionOptions) []string {
 	if a.opts.Tools != "" {
 		args = append(args, "--tools", a.opts.Tools)
 	}
-	if a.opts.Thinking != "" {
-		args = append(args, "--thinking", a.opts.Thinking)
+	if t := cmp.Or(so.Options[adapters.OptionEffort], a.opts.Thinking); t != "" {
+		args = append(args, "--thinking", t)
 	}
 	if strings.TrimSpace(so.Instructions) != "" {
 		args = append(args, "--append-system-prompt", so.Instructions)
@@ -164,6 +165,9 @@ func (a *Adapter) env(so adapters.SessionOptions) []string {
 
 // Start implements adapters.Adapter: it spawns pi and waits for its state.
 func (a *Adapter) Start(ctx context.Context, so adapters.SessionOptions) (adapters.Session, error) {
+	if len(so.AddDirs) > 0 {
+		a.opts.Log.Warn().Strs("dirs", so.AddDirs).Msg("pi takes no additional workspace roots; it works in the session's cwd")
+	}
 	life, stop := context.WithCancel(context.Background())
 	p, err := proc.Start(life, proc.Spec{Path: a.opts.Argv[0], Args: a.Args(so), Dir: so.Cwd,
 		Env: a.env(so), Grace: a.opts.StopGrace})

@@ -22,12 +22,14 @@ var (
 
 // piState is the part of get_state's data hub uses.
 type piState struct {
-	SessionID   string `json:"sessionId"`
-	SessionFile string `json:"sessionFile"`
-	Model       *struct {
+	SessionID     string `json:"sessionId"`
+	SessionFile   string `json:"sessionFile"`
+	ThinkingLevel string `json:"thinkingLevel"`
+	Model         *struct {
 		ID            string `json:"id"`
 		Provider      string `json:"provider"`
 		ContextWindow int64  `json:"contextWindow"`
+		Reasoning     bool   `json:"reasoning"`
 	} `json:"model"`
 }
 

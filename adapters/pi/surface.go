@@ -1,0 +1,90 @@
+package pi
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/hubdev/hub/adapters"
+)
+
+var (
+	_ adapters.Surfacer     = (*session)(nil)
+	_ adapters.OptionSetter = (*session)(nil)
+)
+
+// thinkingLevels are pi's thinking levels (`--thinking`).
+var thinkingLevels = []adapters.Option{
+	{ID: "off", Name: "Off"}, {ID: "minimal", Name: "Minimal"}, {ID: "low", Name: "Low"},
+	{ID: "medium", Name: "Medium"}, {ID: "high", Name: "High"}, {ID: "xhigh", Name: "Extra high"},
+}
+
+type piModels struct {
+	Models []struct {
+		ID        string `json:"id"`
+		Name      string `json:"name"`
+		Provider  string `json:"provider"`
+		Reasoning bool   `json:"reasoning"`
+	} `json:"models"`
+}
+
+type piCommands struct {
+	Commands []struct {
+		Name        string `json:"name"`
+		Description string `json:"description"`
+	} `json:"commands"`
+}
+
+// Surface implements adapters.Surfacer: pi's available models (those its
+// keys and models.json unlock) with the one it runs, its thinking level
+// when that model reasons, and its commands. pi has no modes: it has no
+// permission hook that a mode could change.
+func (s *session) Surface(ctx context.Context) (adapters.Surface, error) {
+	r, err := s.call(ctx, map[string]any{"type": "get_available_models"})
+	if err != nil {
+		return adapters.Surface{}, fmt.Errorf("pi get_available_models: %w", err)
+	}
+	var ms piModels
+	if err := json.Unmarshal(r.Data, &ms); err != nil {
+		return adapters.Surface{}, fmt.Errorf("decode pi models: %w", err)
+	}
+	s.mu.Lock()
+	st := s.state
+	s.mu.Unlock()
+	model := adapters.ConfigOption{ID: adapters.OptionModel, Name: "Model", Category: "model", Value: st.model()}
+	for _, m := range ms.Models {
+		model.Choices = append(model.Choices, adapters.Option{ID: m.Provider + "/" + m.ID, Name: cmp.Or(m.Name, m.ID), Description: m.Provider})
+	}
+	var sur adapters.Surface
+	if model.Value != "" && len(model.Choices) > 0 {
+		if !model.Accepts(model.Value) {
+			model.Choices = append([]adapters.Option{{ID: model.Value, Name: model.Value}}, model.Choices...)
+		}
+		sur.Options = append(sur.Options, model)
+	}
+	if st.Model != nil && st.Model.Reasoning {
+		sur.Options = append(sur.Options, adapters.ConfigOption{ID: adapters.OptionEffort, Name: "Thinking", Category: "thought_level",
+			Value: cmp.Or(st.ThinkingLevel, "medium"), Choices: thinkingLevels})
+	}
+	if r, err := s.call(ctx, map[string]any{"type": "get_commands"}); err == nil {
+		var cs piCommands
+		if json.Unmarshal(r.Data, &cs) == nil {
+			for _, c := range cs.Commands {
+				sur.Commands = append(sur.Commands, adapters.Command{Name: c.Name, Description: c.Description})
+			}
+		}
+	}
+	return sur, nil
+}
+
+// SetOption implements adapters.OptionSetter for the thinking level.
+func (s *session) SetOption(ctx context.Context, id, value string) error {
+	if id != adapters.OptionEffort {
+		return fmt.Errorf("pi has no option %q (%w)", id, adapters.ErrUnsupported)
+	}
+	if _, err := s.call(ctx, map[string]any{"type": "set_thinking_level", "level": value}); err != nil {
+		return fmt.Errorf("set pi thinking level %q: %w", value, err)
+	}
+	return s.loadState(ctx)
+}
