@@ -137,6 +137,11 @@ func TestGemini_TextThroughHub(t *testing.T) {
 	if err != nil || stop != "end_turn" || e2eText(ups) != "Hello from mock." {
 		t.Fatalf("stop=%q err=%v text=%q\n%s", stop, err, e2eText(ups), e2eTail(h.stderr(), 20))
 	}
+	// gemini reports its token counts only in the result's _meta.quota.
+	usage := claudeUpdatesOf(ups, "usage_update")
+	if len(usage) == 0 || usage[0]["used"].(float64) <= 0 || usage[0]["size"].(float64) <= 0 {
+		t.Errorf("gemini's token counts did not reach usage_update: %v", usage)
+	}
 }
 
 func TestGemini_ToolAllowedAndSecondPrompt(t *testing.T) {
