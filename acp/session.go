@@ -568,16 +568,22 @@ func appendCommands(out []schema.AvailableCommand, in []adapters.Command) []sche
 
 // permission asks the editor (or answers from a remembered "always").
 func (ss *session) permission(ctx context.Context, p *adapters.PermissionRequest) adapters.PermissionDecision {
-	key := p.Tool.Name
-	key = cmp.Or(key, string(p.Tool.Kind))
-	key = permission.AlwaysScope(key, permission.CommandOf(p.Tool))
+	req := permission.RequestOf(p.Tool, ss.rec.Cwd)
+	if why, hard := permission.HardDeny(req); hard {
+		return ss.refuse(p, why)
+	}
+	key := permission.AlwaysKey(req)
+	unclear := permission.Unclear(req.Command)
 	ss.mu.Lock()
 	kind, remembered := ss.always[key]
+	if k := ss.always[permission.RejectKey(req)]; !remembered && k == adapters.RejectAlways {
+		kind, remembered = k, true
+	}
 	ss.mu.Unlock()
 	if ctx.Err() != nil {
 		return adapters.PermissionDecision{Cancelled: true}
 	}
-	if remembered {
+	if remembered && !unclear {
 		if o, ok := p.OptionFor(kind); ok {
 			return adapters.PermissionDecision{OptionID: o.ID, Kind: kind}
 		}
@@ -585,8 +591,8 @@ func (ss *session) permission(ctx context.Context, p *adapters.PermissionRequest
 	if u := ss.toolUpdate(p.Tool); u.ToolCall != nil {
 		ss.emit(u)
 	}
-	req := schema.RequestPermissionRequest{SessionID: ss.id(), Options: permissionOptions(p.Options), ToolCall: ss.fullToolUpdate(p.Tool)}
-	res, err := ss.srv.conn.CallRaw(ctx, "session/request_permission", req)
+	ask := schema.RequestPermissionRequest{SessionID: ss.id(), Options: permissionOptions(p.Options), ToolCall: ss.fullToolUpdate(p.Tool)}
+	res, err := ss.srv.conn.CallRaw(ctx, "session/request_permission", ask)
 	if ctx.Err() != nil {
 		return adapters.PermissionDecision{Cancelled: true}
 	}
@@ -610,10 +616,26 @@ func (ss *session) permission(ctx context.Context, p *adapters.PermissionRequest
 	if d.Kind == "" {
 		d.Kind = adapters.RejectOnce // unknown option id: be safe
 	}
-	if d.Kind == adapters.AllowAlways || d.Kind == adapters.RejectAlways {
+	if (d.Kind == adapters.AllowAlways || d.Kind == adapters.RejectAlways) && !unclear {
+		if d.Kind == adapters.RejectAlways {
+			key = permission.RejectKey(req)
+		}
 		ss.mu.Lock()
 		ss.always[key] = d.Kind
 		ss.mu.Unlock()
+	}
+	return d
+}
+
+// refuse rejects a tool call the hard deny list forbids, without asking:
+// no answer could allow it. The user reads why in the session.
+func (ss *session) refuse(p *adapters.PermissionRequest, why string) adapters.PermissionDecision {
+	ss.srv.log.Warn().Str("session", ss.id()).Str("tool", p.Tool.Title).Str("why", why).Msg("hard deny")
+	ss.emit(schema.SessionUpdate{AgentMessageChunk: &schema.ContentChunk{Content: schema.TextBlock(
+		fmt.Sprintf("\nhub refused %q: %s.\n", cmp.Or(p.Tool.Title, p.Tool.Name, "a tool call"), why))}})
+	d := adapters.PermissionDecision{Kind: adapters.RejectOnce}
+	if o, ok := p.OptionFor(adapters.RejectOnce); ok {
+		d.OptionID = o.ID
 	}
 	return d
 }

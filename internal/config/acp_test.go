@@ -1,6 +1,8 @@
 package config
 
 import (
+	"errors"
+	"strings"
 	"testing"
 	"time"
 )
@@ -35,5 +37,15 @@ func TestParse_ACPSettings(t *testing.T) {
 				t.Errorf("idle_timeout = %+v, want %v (set %v)", c.ACP.IdleTimeout, tc.idle, tc.idleSet)
 			}
 		})
+	}
+}
+
+// One bad permission rule stops hub, naming file and rule; it never drops
+// the valid rules silently.
+func TestParse_BadPermissionRuleFailsClosed(t *testing.T) {
+	toml := "[[permissions.rules]]\ntool = \"bash\"\ncommand = \"rm\"\ndecision = \"deny\"\n\n[[permissions.rules]]\ntool = \"bash\"\ncommand = \"npm run deploy\"\ndecision = \"alow\"\n"
+	_, err := Parse("/p/.hub/config.toml", []byte(toml))
+	if err == nil || !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "permissions.rules[1]") || !strings.Contains(err.Error(), "/p/.hub/config.toml") {
+		t.Fatalf("err = %v; want the file and the bad rule named", err)
 	}
 }

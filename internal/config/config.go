@@ -165,6 +165,19 @@ type PermissionsConfig struct {
 	Rules []PermissionRule `toml:"rules"`
 }
 
+// check reports a rule hub could not apply.
+func (r PermissionRule) check() error {
+	switch strings.ToLower(strings.TrimSpace(r.Decision)) {
+	case "allow", "ask", "deny":
+	default:
+		return fmt.Errorf("decision %q must be allow, ask or deny", r.Decision)
+	}
+	if r.Tool == "" && r.Path == "" && r.Command == "" {
+		return errors.New("it names no tool, path or command")
+	}
+	return nil
+}
+
 // PermissionRule matches a tool plus a path glob or command prefix.
 type PermissionRule struct {
 	Tool     string `toml:"tool"`
@@ -262,6 +275,12 @@ func Parse(path string, data []byte) (*Config, error) {
 			continue
 		}
 		f.Warnings = append(f.Warnings, fmt.Sprintf("%s: unknown key %q ignored", path, k.String()))
+	}
+	for i, r := range f.Permissions.Rules {
+		if err := r.check(); err != nil {
+			return nil, fmt.Errorf("%w: %s: permissions.rules[%d] (tool %q, path %q, command %q): %v; every rule must be valid, or none would hold",
+				ErrInvalid, path, i, r.Tool, r.Path, r.Command, err)
+		}
 	}
 	for _, name := range f.AgentNames() {
 		a := f.Agents[name]

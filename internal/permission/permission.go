@@ -109,9 +109,12 @@ func (s *Service) Check(req Request) Verdict {
 		return Verdict{Decision: Deny, Reason: reason, Hard: true}
 	}
 	s.mu.Lock()
-	d, ok := s.always[rememberKey(req)]
+	d, ok := s.always[AlwaysKey(req)]
+	if !ok && s.always[RejectKey(req)] == Deny {
+		d, ok = Deny, true
+	}
 	s.mu.Unlock()
-	if ok {
+	if ok && !Unclear(req.Command) {
 		return Verdict{Decision: d, Reason: "remembered for this session"}
 	}
 	var last *Rule
@@ -142,12 +145,40 @@ func (s *Service) Remember(req Request, kind adapters.PermissionOptionKind) {
 	default:
 		return
 	}
+	if Unclear(req.Command) {
+		return // asked every time
+	}
+	key := AlwaysKey(req)
+	if d == Deny {
+		key = RejectKey(req)
+	}
 	s.mu.Lock()
-	s.always[rememberKey(req)] = d
+	s.always[key] = d
 	s.mu.Unlock()
 }
 
-func rememberKey(req Request) string { return AlwaysScope(req.Tool, req.Command) }
+// RejectKey is what a "reject always" answer covers: like AlwaysKey, but
+// a file tool's refusal covers the whole tool (refusing more never grants
+// anything).
+func RejectKey(req Request) string {
+	if req.Command != "" {
+		return AlwaysScope(req.Tool, req.Command)
+	}
+	return req.Tool
+}
+
+// AlwaysKey is what an "always" answer to req covers: the command's scope
+// (see AlwaysScope), else the file a file tool touches (never the whole
+// tool), else the tool.
+func AlwaysKey(req Request) string {
+	switch {
+	case req.Command != "":
+		return AlwaysScope(req.Tool, req.Command)
+	case req.Path != "":
+		return req.Tool + "\x00path=" + filepath.Clean(req.Path)
+	}
+	return req.Tool
+}
 
 // unwrapShell returns the script of `bash -lc 'script'` (codex wraps every
 // command so), so that "always" scopes what runs, not the shell.
@@ -164,7 +195,8 @@ func unwrapShell(command string) string {
 }
 
 // CommandOf returns the shell command an execute tool call runs: its raw
-// input's "command" (a string or an argv array), else its title.
+// input's "command" or "cmd" (a string or an argv array), else its title.
+// Other kinds have none (an editor tool's "command" is "create" or "view").
 func CommandOf(tc adapters.ToolCall) string {
 	if tc.Kind != adapters.KindExecute {
 		return ""
@@ -185,6 +217,23 @@ func CommandOf(tc adapters.ToolCall) string {
 		}
 	}
 	return tc.Title
+}
+
+// RequestOf describes a tool call for the deny list and "always" scopes:
+// its name, kind, command and the first file it touches (absolute against
+// cwd).
+func RequestOf(tc adapters.ToolCall, cwd string) Request {
+	req := Request{Tool: tc.Name, Kind: tc.Kind, Cwd: cwd, Command: CommandOf(tc)}
+	if req.Tool == "" {
+		req.Tool = string(tc.Kind)
+	}
+	if len(tc.Locations) > 0 {
+		req.Path = tc.Locations[0].Path
+		if !filepath.IsAbs(req.Path) && cwd != "" {
+			req.Path = filepath.Join(cwd, req.Path)
+		}
+	}
+	return req
 }
 
 func defaultFor(req Request) Decision {

@@ -49,3 +49,14 @@ func TestRun_AgentStartsWhileThePromptIsRead(t *testing.T) {
 		})
 	}
 }
+
+// --approve all does not lift the hard deny list.
+func TestRun_HardDenyBeatsApproveAll(t *testing.T) {
+	tool := adapters.ToolCall{ID: "rm1", Title: "rm -rf ~", Kind: adapters.KindExecute, RawInput: []byte(`{"command":"bash -lc 'rm -rf ~'"}`)}
+	ev := adapters.Event{Type: adapters.EventPermission, Permission: adapters.NewPermissionRequest(tool, nil)}
+	a := &fakeAdapter{name: "fake", caps: adapters.Capabilities{Permissions: true}, script: steps(ev, done(adapters.StopEndTurn))}
+	s, _, _ := runFake(t, context.Background(), a, func(o *Options) { o.Approve = ApproveAll })
+	if s.ExitCode != ExitDenied || len(s.Denied) != 1 || s.Denied[0].Reason == "--approve all" {
+		t.Fatalf("exit %d, denied %+v; want exit 6 with the deny list's reason", s.ExitCode, s.Denied)
+	}
+}

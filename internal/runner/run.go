@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/permission"
 	"github.com/hubdev/hub/internal/proc"
 )
 
@@ -44,6 +45,7 @@ type run struct {
 	failure   *adapters.ErrorInfo // why the turn failed, if it did
 	stop      adapters.StopReason
 	resumable bool
+	cwd       string // the session's, for the deny list's paths
 
 	mu    sync.Mutex
 	cause cause // why the run stopped early
@@ -68,6 +70,7 @@ func (r *run) execute(ctx context.Context) Summary {
 	if err != nil {
 		return r.summary(classifyStartError(err), err)
 	}
+	r.cwd = so.Cwd
 	if !caps.Permissions && r.o.Approve != ApproveAll {
 		r.warn("%s cannot ask for permission: its tools run without asking, whatever --approve %s says", a.Name(), r.o.Approve)
 	}
@@ -249,9 +252,12 @@ func (r *run) stopCause() cause {
 
 // permission answers a permission request by --approve, and shows it.
 func (r *run) permission(_ context.Context, p *adapters.PermissionRequest) adapters.PermissionDecision {
-	d := r.o.Approve.Decide(p)
+	d, reason := r.o.Approve.Decide(p), "--approve "+string(r.o.Approve)
+	if why, hard := permission.HardDeny(permission.RequestOf(p.Tool, r.cwd)); hard {
+		d, reason = Approve(ApproveNone).Decide(p), why // whatever --approve says
+	}
 	if !d.Allowed() {
-		r.denied = append(r.denied, Denial{ToolID: p.Tool.ID, Title: titleOf(p.Tool), Kind: p.Tool.Kind, Reason: "--approve " + string(r.o.Approve)})
+		r.denied = append(r.denied, Denial{ToolID: p.Tool.ID, Title: titleOf(p.Tool), Kind: p.Tool.Kind, Reason: reason})
 	}
 	r.out.event(adapters.Event{Type: adapters.EventPermission, Permission: p}, &d)
 	return d
