@@ -73,6 +73,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) error
 	err := s.conn.Serve(ctx)
 	s.closeAll()
 	cancel()
+	s.starts.Wait() // a start that ends now closes its agent itself
 	s.conn.Wait()
 	return err
 }
@@ -91,6 +92,7 @@ type server struct {
 	sessions    map[string]*session
 	authMethods []schema.AuthMethod
 	pool        *pool
+	starts      sync.WaitGroup // agent starts in flight
 	ready       readiness
 }
 

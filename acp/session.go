@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/adapters"
@@ -64,6 +65,11 @@ type session struct {
 	idleGen int
 	// waited says whether the last prompt waited for its agent to start.
 	waited bool
+	// crashes are the times of the agent's latest crashes.
+	crashes []time.Time
+	// needsBriefing: the agent started without the conversation; the next
+	// prompt carries hub's record of it.
+	needsBriefing bool
 }
 
 func (ss *session) setRunning(v bool) {
@@ -330,6 +336,9 @@ func (ss *session) agentName() string {
 // drive runs the turn on the backend; every update it makes is written
 // before it returns. A failed turn returns why.
 func (ss *session) drive(turnCtx context.Context, content []adapters.Content) (string, *adapters.ErrorInfo) {
+	if err := ss.crashLooping(); err != nil {
+		return schema.StopEndTurn, adapters.ErrorOf(err)
+	}
 	b, waited, err := ss.awaitBackend(turnCtx)
 	ss.mu.Lock()
 	ss.waited = waited
@@ -340,6 +349,7 @@ func (ss *session) drive(turnCtx context.Context, content []adapters.Content) (s
 	if err != nil {
 		return schema.StopEndTurn, adapters.ErrorOf(err)
 	}
+	content = ss.withBriefing(content)
 	reason, err := b.Prompt(turnCtx, content, func(ev adapters.Event) { ss.forward(ev) })
 	var failed *adapters.TurnError
 	switch {
@@ -354,6 +364,7 @@ func (ss *session) drive(turnCtx context.Context, content []adapters.Content) (s
 		ss.retire(b)
 		return schema.StopCancelled, nil
 	case errors.Is(err, adapters.ErrClosed):
+		ss.noteCrash()
 		ss.retire(b)
 	}
 	return schema.StopEndTurn, adapters.ErrorOf(err)
@@ -367,6 +378,7 @@ func (ss *session) retireIfCrashed(b adapters.Session) {
 	ss.crashed = false
 	ss.mu.Unlock()
 	if crashed {
+		ss.noteCrash()
 		ss.retire(b)
 	}
 }

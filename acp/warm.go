@@ -44,7 +44,11 @@ func (ss *session) launchLocked(warm bool) *start {
 	ctx, cancel := context.WithCancel(ss.srv.ctx)
 	st := &start{done: make(chan struct{}), cancel: cancel, began: ss.srv.opts.Now(), warm: warm}
 	ss.starting = st
-	go ss.runStart(ctx, st)
+	ss.srv.starts.Add(1)
+	go func() {
+		defer ss.srv.starts.Done()
+		ss.runStart(ctx, st)
+	}()
 	return st
 }
 
@@ -97,10 +101,16 @@ func (ss *session) startAgent(ctx context.Context, st *start) (adapters.Session,
 	if a.Capabilities().Resume {
 		opts.ResumeID = ss.rec.AgentSessionID
 	}
+	hasHistory := ss.answeredBefore()
 	ss.mu.Unlock()
-	b, err := a.Start(ctx, opts)
+	b, fresh, err := ss.startWithResume(ctx, a, opts)
 	if err != nil {
 		return nil, opts, fmt.Errorf("start %s: %w", name, err)
+	}
+	if fresh && hasHistory {
+		ss.mu.Lock()
+		ss.needsBriefing = true
+		ss.mu.Unlock()
 	}
 	return b, opts, nil
 }
@@ -130,7 +140,7 @@ func (ss *session) publish(st *start, b adapters.Session) bool {
 	}
 	ss.mu.Unlock()
 	if !mine {
-		go func() { _ = b.Close() }()
+		_ = b.Close() // on the start's goroutine, which Serve waits for
 	}
 	return mine
 }

@@ -1,0 +1,134 @@
+package acp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/hubdev/hub/acp/schema"
+	"github.com/hubdev/hub/adapters"
+)
+
+// Crash recovery: a crash costs one turn. The next prompt starts the agent
+// again, resuming its own session where it can; an agent that comes back
+// without the conversation (it cannot resume, its resume failed, or the
+// session switched to it) gets a briefing of hub's record with the next
+// prompt. Three crashes within a minute stop the restarts.
+
+const (
+	crashLimit  = 3
+	crashWindow = time.Minute
+	// briefingMax bounds the briefing: the latest part of the record.
+	briefingMax = 12000
+)
+
+// errCrashLoop is the prompt's error while the agent keeps crashing.
+var errCrashLoop = errors.New("the agent crashed 3 times within a minute; hub stopped restarting it")
+
+// noteCrash records a crash of the session's agent.
+func (ss *session) noteCrash() {
+	now := ss.srv.opts.Now()
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	ss.crashes = append(ss.crashes, now)
+	if len(ss.crashes) > crashLimit {
+		ss.crashes = ss.crashes[len(ss.crashes)-crashLimit:]
+	}
+}
+
+// crashLooping reports whether the last crashes came too fast to restart.
+func (ss *session) crashLooping() error {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	if len(ss.crashes) < crashLimit || ss.srv.opts.Now().Sub(ss.crashes[0]) > crashWindow {
+		return nil
+	}
+	return fmt.Errorf("%s: %w; see its stderr in hub's log, fix the cause, then prompt again after a minute", ss.rec.Agent, errCrashLoop)
+}
+
+// startFresh says whether a start that failed to resume should start the
+// agent afresh: not when the agent cannot run at all.
+func startFresh(err error) bool {
+	return !errors.Is(err, adapters.ErrNotInstalled) && !errors.Is(err, adapters.ErrNotAuthenticated) &&
+		!errors.Is(err, adapters.ErrBadCwd) && !errors.Is(err, context.Canceled)
+}
+
+// startWithResume starts a, resuming the agent's session when opts say so;
+// a resume that fails starts the agent afresh (losing its context, which
+// the briefing restores).
+func (ss *session) startWithResume(ctx context.Context, a adapters.Adapter, opts adapters.SessionOptions) (adapters.Session, bool, error) {
+	b, err := a.Start(ctx, opts)
+	if err == nil || opts.ResumeID == "" || !startFresh(err) {
+		return b, opts.ResumeID == "", err
+	}
+	ss.srv.log.Warn().Err(err).Str("session", ss.id()).Str("agent", a.Name()).Msg("resume failed; starting the agent afresh")
+	opts.ResumeID = ""
+	b, err = a.Start(ctx, opts)
+	return b, true, err
+}
+
+// briefing is hub's record of the conversation so far, for an agent that
+// starts without it; "" when there is nothing to tell.
+func (ss *session) briefing() string {
+	ss.mu.Lock()
+	ss.flushChunk()
+	hist := ss.rec.History
+	// The prompt being answered is the last user entries: not history.
+	for len(hist) > 0 && hist[len(hist)-1].UserMessageChunk != nil {
+		hist = hist[:len(hist)-1]
+	}
+	var b strings.Builder
+	for _, u := range hist {
+		switch {
+		case u.UserMessageChunk != nil:
+			b.WriteString("\nUser: " + u.UserMessageChunk.Content.Text)
+		case u.AgentMessageChunk != nil:
+			b.WriteString("\nAssistant: " + u.AgentMessageChunk.Content.Text)
+		case u.ToolCall != nil:
+			b.WriteString("\n[tool: " + u.ToolCall.Title + "]")
+		}
+	}
+	ss.mu.Unlock()
+	text := strings.TrimSpace(b.String())
+	if text == "" {
+		return ""
+	}
+	if len(text) > briefingMax {
+		text = "…" + text[len(text)-briefingMax:]
+	}
+	return "<conversation_so_far>\nYou are taking over this conversation; you do not have its earlier turns, so here is hub's record of them (the latest part). Continue from it.\n" +
+		text + "\n</conversation_so_far>\n\n"
+}
+
+// answeredBefore reports whether an earlier turn got an answer: only then
+// does an agent starting without the conversation miss something. Caller
+// holds ss.mu.
+func (ss *session) answeredBefore() bool {
+	for _, u := range ss.rec.History {
+		if u.AgentMessageChunk != nil || u.ToolCall != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// withBriefing puts the briefing in front of the prompt when the agent
+// started without the conversation, once, and tells the user.
+func (ss *session) withBriefing(content []adapters.Content) []adapters.Content {
+	ss.mu.Lock()
+	need := ss.needsBriefing
+	ss.needsBriefing = false
+	ss.mu.Unlock()
+	if !need {
+		return content
+	}
+	brief := ss.briefing()
+	if brief == "" {
+		return content
+	}
+	ss.emit(schema.SessionUpdate{AgentThoughtChunk: &schema.ContentChunk{Content: schema.TextBlock(
+		"hub gave the agent its record of the conversation: the agent started without it.\n")}})
+	return append([]adapters.Content{{Type: adapters.ContentText, Text: brief}}, content...)
+}

@@ -1,0 +1,158 @@
+package acp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hubdev/hub/acp/schema"
+	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/fixture"
+)
+
+// forgetful is an agent that may not resume: resume=false lacks the
+// capability, failResume has it but every resume fails. "crash" kills the
+// turn with a crash; every prompt's text is recorded.
+type forgetful struct {
+	resume, failResume bool
+
+	mu      sync.Mutex
+	starts  int
+	prompts []string
+}
+
+func (a *forgetful) Name() string { return "forgetful" }
+func (a *forgetful) Capabilities() adapters.Capabilities {
+	return adapters.Capabilities{Resume: a.resume || a.failResume}
+}
+func (a *forgetful) Start(_ context.Context, o adapters.SessionOptions) (adapters.Session, error) {
+	if a.failResume && o.ResumeID != "" {
+		return nil, fmt.Errorf("forgetful cannot resume sessions: %w", adapters.ErrUnsupported)
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.starts++
+	return &forgetfulSession{a: a}, nil
+}
+
+func (a *forgetful) seen() (int, []string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.starts, append([]string(nil), a.prompts...)
+}
+
+type forgetfulSession struct{ a *forgetful }
+
+func (s *forgetfulSession) ID() string   { return "forgetful-1" }
+func (s *forgetfulSession) Close() error { return nil }
+func (s *forgetfulSession) Prompt(ctx context.Context, p []adapters.Content, emit func(adapters.Event)) (adapters.StopReason, error) {
+	text := adapters.PromptText(p)
+	s.a.mu.Lock()
+	s.a.prompts = append(s.a.prompts, text)
+	s.a.mu.Unlock()
+	ch := make(chan adapters.Event, 3)
+	if strings.HasSuffix(text, "crash") {
+		ch <- adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{Message: "forgetful exited: exit status 3", Code: adapters.CodeCrash, Fatal: true}}
+	} else {
+		ch <- adapters.Event{Type: adapters.EventText, Text: "answer to " + text[max(0, strings.LastIndex(text, "\n")+1):]}
+	}
+	ch <- adapters.Event{Type: adapters.EventDone, StopReason: adapters.StopEndTurn}
+	close(ch)
+	return fixture.Serve(ctx, ch, emit, adapters.TurnRules{})
+}
+
+// An agent that comes back after a crash without the conversation (it
+// cannot resume, or its resume fails) gets hub's record with the next
+// prompt, and the user is told.
+func TestCrash_AgentWithoutResumeIsBriefed(t *testing.T) {
+	for _, a := range []*forgetful{{}, {failResume: true}} {
+		t.Run(fmt.Sprintf("resume capability %v", a.failResume), func(t *testing.T) {
+			c := newClient(t, "", func(o *Options) {
+				o.Registry = adapters.NewRegistry()
+				o.Registry.Register(a)
+				o.DefaultAgent = "forgetful"
+			})
+			sid, _ := c.start(t)
+			c.prompt(sid, "remember the number 42")
+			if _, e := c.call("session/prompt", promptOf(sid, "now crash")); e == nil || !strings.Contains(e.Message, "exit status 3") {
+				t.Fatalf("the crashed turn answered %v; want its exit status", e)
+			}
+			c.prompt(sid, "what was the number?")
+			starts, prompts := a.seen()
+			last := prompts[len(prompts)-1]
+			if starts != 2 || !strings.Contains(last, "remember the number 42") || !strings.HasSuffix(last, "what was the number?") {
+				t.Fatalf("%d starts; the restarted agent's prompt %q lacks hub's record of the conversation", starts, last)
+			}
+			told := false
+			for _, u := range c.updates(sid) {
+				told = told || (u.AgentThoughtChunk != nil && strings.Contains(u.AgentThoughtChunk.Content.Text, "record of the conversation"))
+			}
+			if !told {
+				t.Error("the user was not told the agent restarted without its context")
+			}
+		})
+	}
+}
+
+// Three crashes within a minute stop the restarts with a clear error; a
+// minute later the agent may start again.
+func TestCrash_ThreeInAMinuteStopRestarts(t *testing.T) {
+	a := &forgetful{resume: true}
+	var mu sync.Mutex
+	now := time.Date(2026, 11, 25, 9, 0, 0, 0, time.UTC)
+	c := newClient(t, "", func(o *Options) {
+		o.Registry = adapters.NewRegistry()
+		o.Registry.Register(a)
+		o.DefaultAgent = "forgetful"
+		o.Now = func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	})
+	sid, _ := c.start(t)
+	for range 3 {
+		if _, e := c.call("session/prompt", promptOf(sid, "crash")); e == nil {
+			t.Fatal("a crash answered no error")
+		}
+	}
+	startsBefore, _ := a.seen()
+	_, e := c.call("session/prompt", promptOf(sid, "hello"))
+	if e == nil || !strings.Contains(e.Message, "crashed 3 times") {
+		t.Fatalf("the fourth prompt answered %v; want the crash-loop error", e)
+	}
+	if starts, _ := a.seen(); starts != startsBefore {
+		t.Fatalf("hub started the agent again (%d -> %d) while it crash-looped", startsBefore, starts)
+	}
+	mu.Lock()
+	now = now.Add(2 * time.Minute)
+	mu.Unlock()
+	c.prompt(sid, "hello")
+	if _, prompts := a.seen(); !strings.HasSuffix(prompts[len(prompts)-1], "hello") {
+		t.Fatalf("after a minute the agent did not get the prompt: %q", prompts)
+	}
+}
+
+// Switching the agent hands the new one the conversation so far.
+func TestSwitchAgent_CarriesTheConversation(t *testing.T) {
+	first, second := &forgetful{}, &forgetful{}
+	reg := adapters.NewRegistry()
+	reg.Register(first)
+	reg.Register(renamed{second, "second"})
+	c := newClient(t, "", func(o *Options) { o.Registry, o.DefaultAgent = reg, "forgetful" })
+	sid, _ := c.start(t)
+	c.prompt(sid, "the bug is in parser.go")
+	c.must("session/set_config_option", schema.SetSessionConfigOptionRequest{SessionID: sid, ConfigID: "agent", Value: json.RawMessage(`"second"`)}, nil)
+	c.prompt(sid, "fix it")
+	_, prompts := second.seen()
+	if len(prompts) != 1 || !strings.Contains(prompts[0], "the bug is in parser.go") || !strings.Contains(prompts[0], "answer to the bug is in parser.go") {
+		t.Fatalf("the new agent's first prompt %q lacks the earlier turn", prompts)
+	}
+}
+
+type renamed struct {
+	*forgetful
+	name string
+}
+
+func (r renamed) Name() string { return r.name }
