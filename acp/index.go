@@ -1,12 +1,14 @@
 package acp
 
 import (
+	"bufio"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -32,20 +34,31 @@ type Record struct {
 	History        []schema.SessionUpdate `json:"history,omitempty"`
 }
 
-// index stores one JSON file per session under dir; writes are atomic
-// (temp file + rename). A nil dir keeps everything in memory.
+// index stores each session as two files under dir: <id>.json holds its
+// metadata (rewritten atomically, temp file + rename, small), <id>.jsonl
+// its history, one update per line, appended a turn at a time, so a turn
+// costs the same however long the session is. A nil dir keeps everything
+// in memory. Records written by older versions kept the history in the
+// .json file; it is read first.
 type index struct {
-	dir string
-	mu  sync.Mutex
-	mem map[string]*Record
+	dir     string
+	mu      sync.Mutex
+	mem     map[string]*Record                // metadata only
+	memHist map[string][]schema.SessionUpdate // history when dir is ""
 }
 
 const listPageSize = 50
 
-func newIndex(dir string) *index { return &index{dir: dir, mem: map[string]*Record{}} }
+func newIndex(dir string) *index {
+	return &index{dir: dir, mem: map[string]*Record{}, memHist: map[string][]schema.SessionUpdate{}}
+}
 
 func (x *index) path(id string) string {
 	return filepath.Join(x.dir, "sessions", safeName(id)+".json")
+}
+
+func (x *index) historyPath(id string) string {
+	return filepath.Join(x.dir, "sessions", safeName(id)+".jsonl")
 }
 
 func safeName(id string) string {
@@ -57,14 +70,24 @@ func safeName(id string) string {
 	}, id)
 }
 
-// Save writes rec, which the index owns from then on.
-func (x *index) Save(rec *Record) error {
+// Save writes rec's metadata (its History is ignored) and appends more to
+// its history. persist false keeps it in memory only (a session without a
+// turn is not worth a file).
+func (x *index) Save(rec *Record, more []schema.SessionUpdate, persist bool) error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	cp := *rec
+	cp.History = nil
 	x.mem[rec.SessionID] = &cp
 	if x.dir == "" {
+		x.memHist[rec.SessionID] = append(x.memHist[rec.SessionID], more...)
 		return nil
+	}
+	if !persist {
+		return nil
+	}
+	if err := x.append(rec.SessionID, more); err != nil {
+		return err
 	}
 	b, err := json.Marshal(&cp)
 	if err != nil {
@@ -79,6 +102,67 @@ func (x *index) Save(rec *Record) error {
 		return fmt.Errorf("write session index: %w", err)
 	}
 	return os.Rename(tmp, p)
+}
+
+// append adds history lines to a session's .jsonl. Caller holds x.mu.
+func (x *index) append(id string, more []schema.SessionUpdate) error {
+	if len(more) == 0 {
+		return nil
+	}
+	var buf []byte
+	for _, u := range more {
+		b, err := json.Marshal(u)
+		if err != nil {
+			return fmt.Errorf("encode session %s history: %w", id, err)
+		}
+		buf = append(append(buf, b...), '\n')
+	}
+	p := x.historyPath(id)
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		return fmt.Errorf("session index dir: %w", err)
+	}
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("session history: %w", err)
+	}
+	_, err = f.Write(buf)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("session history: %w", err)
+	}
+	return nil
+}
+
+// History reads a session's whole history, oldest first.
+func (x *index) History(id string) []schema.SessionUpdate {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.dir == "" {
+		return slices.Clone(x.memHist[id])
+	}
+	var out []schema.SessionUpdate
+	if b, err := os.ReadFile(x.path(id)); err == nil {
+		var legacy Record
+		if json.Unmarshal(b, &legacy) == nil {
+			out = legacy.History
+		}
+	}
+	f, err := os.Open(x.historyPath(id))
+	if err != nil {
+		return out
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 256<<20)
+	for sc.Scan() {
+		var u schema.SessionUpdate
+		if json.Unmarshal(sc.Bytes(), &u) == nil {
+			out = append(out, u)
+		}
+	}
+	return out
 }
 
 // Get reads one record; ok is false when unknown.
@@ -100,6 +184,7 @@ func (x *index) Get(id string) (*Record, bool) {
 	if json.Unmarshal(b, &r) != nil || r.SessionID != id {
 		return nil, false
 	}
+	r.History = nil // see History
 	return &r, true
 }
 
@@ -108,11 +193,14 @@ func (x *index) Delete(id string) error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	delete(x.mem, id)
+	delete(x.memHist, id)
 	if x.dir == "" {
 		return nil
 	}
-	if err := os.Remove(x.path(id)); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("delete session %s: %w", id, err)
+	for _, p := range []string{x.path(id), x.historyPath(id)} {
+		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("delete session %s: %w", id, err)
+		}
 	}
 	return nil
 }

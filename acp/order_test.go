@@ -182,9 +182,9 @@ func TestUpdatesKeepOrderUnderLoad(t *testing.T) {
 			t.Fatalf("session %s got %d bytes out of order or incomplete", sid, b.Len())
 		}
 	}
-	rec, _ := newIndex(c.state).Get(sids[0])
-	if rec == nil || len(rec.History) != 2 || rec.History[1].AgentMessageChunk.Content.Text != want.String() {
-		t.Fatalf("history did not merge the streamed chunks: %+v", rec)
+	hist := newIndex(c.state).History(sids[0])
+	if len(hist) != 2 || hist[1].AgentMessageChunk.Content.Text != want.String() {
+		t.Fatalf("history did not merge the streamed chunks: %+v", hist)
 	}
 }
 

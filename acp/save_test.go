@@ -1,7 +1,10 @@
 package acp
 
 import (
+	"os"
+	"path/filepath"
 	"runtime"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -13,7 +16,8 @@ import (
 
 // A save (a model change, say) while chunks stream must not race with the
 // chunk merge rewriting the last history entry (-race catches it), and the
-// saved record holds the text streamed before it.
+// saved history holds every byte streamed, once (a saved entry is never
+// merged into again, so it is never saved stale).
 func TestSession_SaveDuringStreamingDoesNotRace(t *testing.T) {
 	var tick atomic.Int64
 	s := newServer(Options{Logger: zerolog.Nop(), Now: func() time.Time { return time.Unix(tick.Add(1), 0) }})
@@ -39,12 +43,12 @@ func TestSession_SaveDuringStreamingDoesNotRace(t *testing.T) {
 		<-saved
 	}
 	ss.save()
-	rec, ok := s.index.Get("s1")
-	if !ok || len(rec.History) != 1 {
-		t.Fatalf("saved record %+v", rec)
+	var text strings.Builder
+	for _, u := range s.index.History("s1") {
+		text.WriteString(u.AgentMessageChunk.Content.Text)
 	}
-	if got := rec.History[0].AgentMessageChunk.Content.Text; len(got) != 101 {
-		t.Fatalf("saved text has %d bytes, want 101", len(got))
+	if text.Len() != 101 || strings.Count(text.String(), "b") != 50 {
+		t.Fatalf("saved text %q: want the 101 bytes streamed, each once", text.String())
 	}
 }
 
@@ -52,4 +56,33 @@ func (ss *session) snapshotTime() time.Time {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	return ss.rec.UpdatedAt
+}
+
+// A session reaches the disk with its first turn; then each turn appends
+// its history and rewrites only the small metadata file.
+func TestIndex_WritesNothingBeforeATurnThenAppends(t *testing.T) {
+	state := t.TempDir()
+	c := newClient(t, scriptFile(t, `{"event":{"type":"text","text":"answer"}}`), func(o *Options) { o.StateDir = state })
+	sid, _ := c.start(t)
+	files := func() []string {
+		m, _ := filepath.Glob(filepath.Join(state, "sessions", "*"))
+		return m
+	}
+	if f := files(); len(f) != 0 {
+		t.Fatalf("session/new wrote %v", f)
+	}
+	lines := func() int {
+		b, _ := os.ReadFile(filepath.Join(state, "sessions", sid+".jsonl"))
+		return strings.Count(string(b), "\n")
+	}
+	c.prompt(sid, "one")
+	first := lines()
+	c.prompt(sid, "two")
+	if first == 0 || lines() != 2*first {
+		t.Fatalf("history lines %d then %d: want each turn appended", first, lines())
+	}
+	meta, _ := os.ReadFile(filepath.Join(state, "sessions", sid+".json"))
+	if strings.Contains(string(meta), "history") {
+		t.Fatalf("the metadata file holds the history: %s", meta)
+	}
 }

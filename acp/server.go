@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -430,8 +431,9 @@ func (s *server) convertMCP(in []schema.McpServer) []adapters.MCPServer {
 	return out
 }
 
-// reopen loads rec from the index into memory for load or resume.
-func (s *server) reopen(params json.RawMessage) (*session, *Record, error) {
+// reopen loads a session from the index into memory for load or resume,
+// and returns its whole history.
+func (s *server) reopen(params json.RawMessage) (*session, []schema.SessionUpdate, error) {
 	var p schema.LoadSessionRequest
 	if err := decode(params, &p, "sessionId", "cwd"); err != nil {
 		return nil, nil, err
@@ -444,16 +446,23 @@ func (s *server) reopen(params json.RawMessage) (*session, *Record, error) {
 		return nil, nil, errUnknownSession(p.SessionID)
 	}
 	rec.Cwd, rec.AddDirs = p.Cwd, p.AdditionalDirectories
+	hist := s.index.History(p.SessionID)
+	keep := hist[max(0, len(hist)-memHistory):]
+	rec.History = slices.Clone(keep)
 	ss, err := s.open(rec, p.McpServers)
-	return ss, rec, err
-}
-
-func (s *server) loadSession(_ context.Context, params json.RawMessage) (any, func(), error) {
-	ss, rec, err := s.reopen(params)
 	if err != nil {
 		return nil, nil, err
 	}
-	for _, u := range rec.History {
+	ss.persisted, ss.dropped = len(keep), len(hist)-len(keep)
+	return ss, hist, nil
+}
+
+func (s *server) loadSession(_ context.Context, params json.RawMessage) (any, func(), error) {
+	ss, hist, err := s.reopen(params)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, u := range hist {
 		ss.send(u)
 	}
 	return schema.LoadSessionResponse{Modes: ss.modeState(), ConfigOptions: ss.configOptions()}, ss.opened, nil

@@ -70,6 +70,9 @@ type session struct {
 	// needsBriefing: the agent started without the conversation; the next
 	// prompt carries hub's record of it.
 	needsBriefing bool
+	// persisted counts the History entries already saved; dropped those
+	// no longer kept in memory (they are on disk).
+	persisted, dropped int
 }
 
 func (ss *session) setRunning(v bool) {
@@ -146,20 +149,35 @@ func (ss *session) close() {
 	ss.editor.releaseAll()
 }
 
-// save writes a snapshot of the record to the index. The history is copied
-// under ss.mu, since the chunk merge rewrites its last entry, and saves run
-// one at a time so an older snapshot never overwrites a newer one.
+// memHistory bounds the history a session keeps in memory (for the
+// briefing); the whole history is on disk, read back for session/load.
+const memHistory = 1000
+
+// save writes the record's metadata and appends the history entries added
+// since the last save; saves run one at a time, in order. Nothing reaches
+// the disk before the session's first turn.
 func (ss *session) save() {
 	ss.saveMu.Lock()
 	defer ss.saveMu.Unlock()
 	ss.mu.Lock()
 	ss.flushChunk()
+	ss.chunkOpen = false // a saved entry is never merged into again
 	ss.rec.UpdatedAt = ss.srv.opts.Now()
-	rec := *ss.rec
-	rec.History = slices.Clone(ss.rec.History)
-	rec.Options = maps.Clone(ss.rec.Options)
+	meta := *ss.rec
+	meta.History = nil
+	meta.Options = maps.Clone(ss.rec.Options)
+	meta.AddDirs = slices.Clone(ss.rec.AddDirs)
+	more := slices.Clone(ss.rec.History[ss.persisted:])
+	ss.persisted = len(ss.rec.History)
+	persist := ss.persisted > 0 || ss.dropped > 0
+	if n := len(ss.rec.History); n > 2*memHistory {
+		drop := n - memHistory
+		ss.rec.History = slices.Clone(ss.rec.History[drop:])
+		ss.persisted -= drop
+		ss.dropped += drop
+	}
 	ss.mu.Unlock()
-	if err := ss.srv.index.Save(&rec); err != nil {
+	if err := ss.srv.index.Save(&meta, more, persist); err != nil {
 		ss.srv.log.Warn().Err(err).Msg("session index not saved")
 	}
 }
@@ -438,7 +456,7 @@ func (ss *session) record(u schema.SessionUpdate) {
 	h := ss.rec.History
 	switch u.Kind() {
 	case schema.UpdateUserMessageChunk, schema.UpdateAgentMessageChunk, schema.UpdateAgentThoughtChunk:
-		if n := len(h); n > 0 && h[n-1].Kind() == u.Kind() && mergeable(chunkOf(h[n-1]), chunkOf(u)) {
+		if n := len(h); n > ss.persisted && h[n-1].Kind() == u.Kind() && mergeable(chunkOf(h[n-1]), chunkOf(u)) {
 			if !ss.chunkOpen {
 				ss.chunk.Reset()
 				ss.chunk.WriteString(chunkOf(h[n-1]).Content.Text)

@@ -27,6 +27,7 @@ type countingAdapter struct {
 	mu      sync.Mutex
 	began   int
 	open    int
+	closed  int
 	options []string
 }
 
@@ -69,7 +70,7 @@ type countingSession struct {
 }
 
 func (s *countingSession) Close() error {
-	s.once.Do(func() { s.a.mu.Lock(); s.a.open--; s.a.mu.Unlock() })
+	s.once.Do(func() { s.a.mu.Lock(); s.a.open--; s.a.closed++; s.a.mu.Unlock() })
 	return s.Session.Close()
 }
 
@@ -169,7 +170,9 @@ func TestWarmStart_CapHoldsWithFiftySessionsLoaded(t *testing.T) {
 	cwd := t.TempDir()
 	var ids []string
 	for range 50 {
-		ids = append(ids, first.newSession(cwd))
+		id := first.newSession(cwd)
+		first.prompt(id, "a turn, so the session is saved")
+		ids = append(ids, id)
 	}
 	first.drain()
 
@@ -216,7 +219,7 @@ func TestIdleTimeout_ClosesTheAgentAndTheNextPromptResumesIt(t *testing.T) {
 	a := &countingAdapter{Adapter: replay.New("")}
 	c := countingClient(t, a, func(o *Options) { o.IdleTimeout = time.Millisecond })
 	sid, _ := c.start(t)
-	c.waitFor(t, func() bool { began, open := a.counts(); return began == 1 && open == 0 })
+	c.waitFor(t, func() bool { a.mu.Lock(); defer a.mu.Unlock(); return a.began == 1 && a.closed == 1 })
 	c.prompt(sid, "hi")
 	starts := a.Starts()
 	if len(starts) != 2 || starts[1].ResumeID != "replay-1" { // replay's id of the first start
