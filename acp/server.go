@@ -58,6 +58,10 @@ type Options struct {
 	Agents []string
 	// Model and Mode are the settings of new sessions ("" = the agent's).
 	Model, Mode string
+	// MaxLine bounds one message from the editor, in bytes (default
+	// jsonrpc.DefaultMaxLine); a longer one is refused and the connection
+	// goes on.
+	MaxLine int
 	// AuthMethods are the terminal logins offered to a client that can
 	// run them (clientCapabilities.auth.terminal); nil offers none.
 	AuthMethods func() []schema.AuthMethod
@@ -67,7 +71,7 @@ type Options struct {
 // then closes every session (stopping agent processes).
 func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) error {
 	s := newServer(opts)
-	s.conn = jsonrpc.New(in, out, jsonrpc.Options{Request: s.handle, Notify: s.handleNotification, Logger: s.log})
+	s.conn = jsonrpc.New(in, out, jsonrpc.Options{Request: s.handle, Notify: s.handleNotification, Logger: s.log, Strict: true, MaxLine: opts.MaxLine})
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	s.ctx = ctx

@@ -64,6 +64,7 @@ func runAcp(ctx context.Context, e *env, args []string) int {
 		Mode:         *mode,
 		Agents:       e.cfg.ACP.Agents,
 		AuthMethods:  func() []schema.AuthMethod { return authMethods(e) },
+		MaxLine:      e.cfg.ACP.MaxMessageMB << 20,
 	}
 	if w := e.cfg.ACP.WarmAgents; w != nil {
 		opts.WarmAgents = cmp.Or(*w, -1) // 0 in the config turns warm starts off

@@ -18,6 +18,7 @@ import (
 	"github.com/hubdev/hub/adapters/all"
 	"github.com/hubdev/hub/internal/config"
 	"github.com/hubdev/hub/internal/logging"
+	"github.com/hubdev/hub/internal/proc"
 )
 
 // Exit codes shared by every subcommand; `hub run` documents more.
@@ -153,6 +154,7 @@ func newEnv(g globalFlags, stdin io.Reader, stdout, stderr io.Writer) (*env, io.
 	for _, w := range cfg.Warnings {
 		log.Warn().Msg(w)
 	}
+	proc.Log = log
 	reg := all.Registry(cfg, log)
 	return &env{cfg: cfg, log: log, registry: reg, cwd: cwd, stdin: stdin, stdout: stdout, stderr: stderr}, closer, nil
 }

@@ -42,6 +42,8 @@ type ACPConfig struct {
 	IdleTimeout Duration `toml:"idle_timeout"`
 	// Agents pins the agents the editor's agent select lists, in order.
 	Agents []string `toml:"agents"`
+	// MaxMessageMB bounds one message from the editor (default 64).
+	MaxMessageMB int `toml:"max_message_mb"`
 }
 
 // Duration is a TOML string such as "90s" or "30m".
@@ -342,6 +344,9 @@ func (c *Config) merge(f *Config) {
 	}
 	if f.ACP.Agents != nil {
 		c.ACP.Agents = f.ACP.Agents
+	}
+	if f.ACP.MaxMessageMB > 0 {
+		c.ACP.MaxMessageMB = f.ACP.MaxMessageMB
 	}
 	c.Warnings = append(c.Warnings, f.Warnings...)
 }

@@ -75,7 +75,12 @@ type Options struct {
 	Notify func(r *Request)
 	// MaxLine bounds one inbound message; 0 means DefaultMaxLine.
 	MaxLine int
-	Logger  zerolog.Logger
+	// Strict refuses what JSON-RPC 2.0 forbids: a "jsonrpc" other than
+	// "2.0", an id that is not a string, a number or null. The ACP server
+	// is strict toward editors; clients of agent CLIs that omit "jsonrpc"
+	// (codex app-server) are not.
+	Strict bool
+	Logger zerolog.Logger
 }
 
 // Conn is one JSON-RPC 2.0 peer on a pair of streams.
@@ -162,6 +167,7 @@ func (c *Conn) Serve(ctx context.Context) error {
 			continue
 		}
 		if line := bytes.TrimSpace(r.line); len(line) > 0 {
+			c.trace("in", line)
 			c.dispatch(ctx, line)
 		}
 		if errors.Is(r.err, io.EOF) {
@@ -219,17 +225,8 @@ func (c *Conn) shutdown() {
 }
 
 func (c *Conn) dispatch(ctx context.Context, line []byte) {
-	if line[0] == '[' {
-		c.writeError(nullID, NewError(CodeInvalidRequest, "Invalid request: batches are not supported", nil))
-		return
-	}
-	var m message
-	if err := json.Unmarshal(line, &m); err != nil {
-		if json.Valid(line) {
-			c.writeError(nullID, NewError(CodeInvalidRequest, "Invalid request: not a JSON-RPC object", nil))
-		} else {
-			c.writeError(nullID, NewError(CodeParseError, "Parse error", nil))
-		}
+	m, ok := c.decode(line)
+	if !ok {
 		return
 	}
 	// A request has a method and an "id" member, even "id":null (echoed
@@ -264,6 +261,66 @@ func (c *Conn) dispatch(ctx context.Context, line []byte) {
 		}
 		c.writeError(id, NewError(CodeInvalidRequest, "Invalid request", nil))
 	}
+}
+
+// decode parses one message, answering what it cannot accept: -32700 for
+// a line that is not JSON, -32600 for anything else wrong, with the id
+// echoed whenever it can be read.
+func (c *Conn) decode(line []byte) (message, bool) {
+	if !json.Valid(line) {
+		c.writeError(nullID, NewError(CodeParseError, "Parse error", nil))
+		return message{}, false
+	}
+	if line[0] == '[' {
+		c.writeError(nullID, NewError(CodeInvalidRequest, "Invalid request: batches are not supported", nil))
+		return message{}, false
+	}
+	var raw map[string]json.RawMessage
+	if json.Unmarshal(line, &raw) != nil {
+		c.writeError(nullID, NewError(CodeInvalidRequest, "Invalid request: not a JSON-RPC object", nil))
+		return message{}, false
+	}
+	id, idOK := raw["id"], validID(raw["id"])
+	echo := nullID
+	if idOK && len(id) > 0 {
+		echo = id
+	}
+	switch {
+	case c.opts.Strict && !idOK:
+		c.writeError(nullID, NewError(CodeInvalidRequest, "Invalid request: id must be a string, a number or null", nil))
+		return message{}, false
+	case c.opts.Strict && string(bytes.TrimSpace(raw["jsonrpc"])) != `"2.0"`:
+		c.writeError(echo, NewError(CodeInvalidRequest, `Invalid request: "jsonrpc" must be "2.0"`, nil))
+		return message{}, false
+	}
+	var m message
+	if err := json.Unmarshal(line, &m); err != nil {
+		c.writeError(echo, NewError(CodeInvalidRequest, "Invalid request: "+typeError(err), nil))
+		return message{}, false
+	}
+	return m, true
+}
+
+// validID reports an id JSON-RPC allows: absent, null, a string, a number.
+func validID(id json.RawMessage) bool {
+	id = bytes.TrimSpace(id)
+	if len(id) == 0 {
+		return true
+	}
+	switch id[0] {
+	case '"', 'n', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		return true
+	}
+	return false
+}
+
+// typeError names the member of the wrong type.
+func typeError(err error) string {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) && te.Field != "" {
+		return fmt.Sprintf("member %q has the wrong type", te.Field)
+	}
+	return "malformed message"
 }
 
 // hasResult tells {"id":1,"result":null} (a response) from {"id":1}.
@@ -335,6 +392,7 @@ func (c *Conn) write(m message) {
 
 // writeLine writes one complete line under the write lock.
 func (c *Conn) writeLine(b []byte) error {
+	c.trace("out", b)
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	if _, err := c.w.Write(b); err != nil {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -208,5 +209,45 @@ func TestConn_ErrorAnswerIsError(t *testing.T) {
 	var e *Error
 	if err := <-errc; !errors.As(err, &e) || e.Code != -32000 {
 		t.Fatalf("call ended with %v", err)
+	}
+}
+
+// A strict connection (hub's ACP server) answers every malformed message
+// with the right code, echoing the id when it can be read, and goes on.
+func TestConn_StrictRefusesWhatJSONRPCForbids(t *testing.T) {
+	tests := []struct {
+		line, code, id string
+	}{
+		{`[[[`, "-32700", "null"},
+		{`{"jsonrpc":"2.0","id":1,"method":`, "-32700", "null"},
+		{`[{"jsonrpc":"2.0","id":1,"method":"x"}]`, "-32600", "null"},
+		{`{"jsonrpc":"1.0","id":4,"method":"x"}`, "-32600", "4"},
+		{`{"id":5,"method":"x"}`, "-32600", "5"},
+		{`{"jsonrpc":"2.0","id":{"a":1},"method":"x"}`, "-32600", "null"},
+		{`{"jsonrpc":"2.0","id":[1],"method":"x"}`, "-32600", "null"},
+		{`{"jsonrpc":"2.0","id":7,"method":42}`, "-32600", "7"},
+		{`"just a string"`, "-32600", "null"},
+	}
+	p := newPeer(t, Options{Request: echo, Strict: true})
+	for _, tc := range tests {
+		p.send(tc.line)
+		m := p.next()
+		if code := strconv.Itoa(errCode(t, m)); code != tc.code || string(m["id"]) != tc.id {
+			t.Errorf("%s answered %v; want %s with id %s", tc.line, m, tc.code, tc.id)
+		}
+	}
+	p.send(`{"jsonrpc":"2.0","id":9,"method":"x","params":9}`)
+	if m := p.next(); string(m["result"]) != "9" {
+		t.Fatalf("after the bad lines: %v", m)
+	}
+}
+
+// A lenient connection (to codex app-server, which omits "jsonrpc")
+// accepts messages without the version.
+func TestConn_LenientAcceptsAMissingVersion(t *testing.T) {
+	p := newPeer(t, Options{Request: echo})
+	p.send(`{"id":1,"method":"x","params":1}`)
+	if m := p.next(); string(m["result"]) != "1" {
+		t.Fatalf("answer %v", m)
 	}
 }

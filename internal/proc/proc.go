@@ -18,9 +18,12 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/rs/zerolog"
 )
 
 var (
@@ -76,6 +79,11 @@ type Process struct {
 	stderrDone chan struct{}
 }
 
+// Log receives a debug line per agent start and exit (program, args with
+// long values cut, pid, exit status and stderr tail); hub sets it from its
+// logger. The environment is never logged (it carries API keys).
+var Log = zerolog.Nop()
+
 // Start launches spec. Cancelling ctx stops the process as Stop does.
 func Start(ctx context.Context, spec Spec) (*Process, error) {
 	path, err := LookPath(spec.Path)
@@ -108,6 +116,7 @@ func Start(ctx context.Context, spec Spec) (*Process, error) {
 		return nil, fmt.Errorf("start %s: %w", spec.Path, err)
 	}
 	track(p)
+	Log.Debug().Str("program", path).Strs("args", logArgs(spec.Args)).Str("dir", spec.Dir).Int("pid", p.pgid).Msg("agent process started")
 	go p.wait()
 	go func() {
 		select {
@@ -187,7 +196,24 @@ func (p *Process) wait() {
 	p.killTree()
 	p.awaitStderr()
 	untrack(p)
+	ev := Log.Debug().Str("program", p.spec.Path).Int("pid", p.pgid).Int("exit", p.cmd.ProcessState.ExitCode())
+	if p.waitErr != nil {
+		ev = ev.Str("status", p.waitErr.Error()).Str("stderr", p.stderr.TailLines(5))
+	}
+	ev.Msg("agent process exited")
 	close(p.done)
+}
+
+// logArgs cuts long arguments (prompts, MCP configs with headers) short.
+func logArgs(args []string) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		if len(a) > 80 || strings.Contains(strings.ToLower(a), "authorization") || strings.Contains(a, "token") {
+			a = a[:min(len(a), 20)] + "…[cut]"
+		}
+		out[i] = a
+	}
+	return out
 }
 
 // Pid returns the leader's pid: on Unix the supervisor, whose pid is also

@@ -1,0 +1,75 @@
+package jsonrpc
+
+import (
+	"bytes"
+	"encoding/json"
+	"regexp"
+
+	"github.com/rs/zerolog"
+)
+
+// Every message in both directions is logged at debug level (HUB_LOG=debug
+// or --log-level debug, to --log-file), so an editor session can be
+// replayed from the log. Secrets are redacted first: values of members
+// whose names say key, token, secret, password or authorization, and the
+// values of env and header lists.
+
+var secretName = regexp.MustCompile(`(?i)(api[_-]?key|token|secret|password|passwd|authorization|credential|cookie)`)
+
+// trace logs one message; dir is "in" or "out".
+func (c *Conn) trace(dir string, line []byte) {
+	if c.log.GetLevel() > zerolog.DebugLevel {
+		return
+	}
+	c.log.Debug().Str("rpc", dir).RawJSON("msg", redact(bytes.TrimSpace(line))).Msg("jsonrpc")
+}
+
+// redact returns line with secret values replaced; a line that is not
+// JSON is logged as a string.
+func redact(line []byte) []byte {
+	var v any
+	if json.Unmarshal(line, &v) != nil {
+		b, _ := json.Marshal(string(line))
+		return b
+	}
+	v = redactValue("", v)
+	b, err := json.Marshal(v)
+	if err != nil {
+		return []byte(`"unloggable message"`)
+	}
+	return b
+}
+
+func redactValue(name string, v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		for k, x := range t {
+			if s, ok := x.(string); ok && secretName.MatchString(k) && s != "" {
+				t[k] = "[redacted]"
+				continue
+			}
+			t[k] = redactValue(k, x)
+		}
+		if name == "env" || name == "headers" || name == "Env" {
+			for k, x := range t { // {"NAME": "value"}
+				if _, ok := x.(string); ok {
+					t[k] = "[redacted]"
+				}
+			}
+		}
+		return t
+	case []any:
+		for i, x := range t {
+			if m, ok := x.(map[string]any); ok && (name == "env" || name == "headers") {
+				if _, has := m["value"]; has { // [{"name": "X", "value": "…"}]
+					m["value"] = "[redacted]"
+				}
+				t[i] = redactValue("", m)
+				continue
+			}
+			t[i] = redactValue(name, x)
+		}
+		return t
+	}
+	return v
+}
