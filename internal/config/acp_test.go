@@ -49,3 +49,18 @@ func TestParse_BadPermissionRuleFailsClosed(t *testing.T) {
 		t.Fatalf("err = %v; want the file and the bad rule named", err)
 	}
 }
+
+// A TOML error names the line that holds the mistake.
+func TestParse_ErrorNamesTheRightLine(t *testing.T) {
+	tests := []struct{ toml, line string }{
+		{"default_agent = \"claude\"\n[agents.claude\ncommand = \"x\"\n", ":2:"},
+		{"default_agent = \"claude\"\nfoo = \n", ":2:"},
+		{"a = 1\nb = 2\nc = [1,\n", ":3:"},
+	}
+	for _, tc := range tests {
+		_, err := Parse("c.toml", []byte(tc.toml))
+		if err == nil || !strings.Contains(err.Error(), "c.toml"+tc.line) {
+			t.Errorf("%q: %v, want line %s", tc.toml, err, tc.line)
+		}
+	}
+}

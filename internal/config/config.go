@@ -4,6 +4,7 @@
 package config
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -270,7 +271,7 @@ func Parse(path string, data []byte) (*Config, error) {
 	var f Config
 	md, err := toml.Decode(string(data), &f)
 	if err != nil {
-		return nil, describe(path, err)
+		return nil, describe(path, data, err)
 	}
 	for _, k := range md.Undecoded() {
 		if under(k, "options") || under(k, "env") || under(k, "headers") {
@@ -307,14 +308,20 @@ func under(k toml.Key, section string) bool {
 	return false
 }
 
-func describe(path string, err error) error {
+func describe(path string, data []byte, err error) error {
 	var pe toml.ParseError
 	if errors.As(err, &pe) {
 		msg := strings.TrimSpace(pe.Message)
-		if pe.LastKey != "" {
-			return fmt.Errorf("%w: %s:%d: key %s: %s", ErrInvalid, path, pe.Position.Line, pe.LastKey, msg)
+		line := pe.Position.Line
+		// The parser counts the newline that ends a line as the next one;
+		// the line is the one that holds the offending byte.
+		if off := pe.Position.Start; off >= 0 && off < len(data) {
+			line = bytes.Count(data[:off], []byte("\n")) + 1
 		}
-		return fmt.Errorf("%w: %s:%d: %s", ErrInvalid, path, pe.Position.Line, msg)
+		if pe.LastKey != "" {
+			return fmt.Errorf("%w: %s:%d: key %s: %s", ErrInvalid, path, line, pe.LastKey, msg)
+		}
+		return fmt.Errorf("%w: %s:%d: %s", ErrInvalid, path, line, msg)
 	}
 	return fmt.Errorf("%w: %s: %s", ErrInvalid, path, strings.ReplaceAll(err.Error(), "\n", " "))
 }
