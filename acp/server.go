@@ -62,6 +62,9 @@ type Options struct {
 	// jsonrpc.DefaultMaxLine); a longer one is refused and the connection
 	// goes on.
 	MaxLine int
+	// Broken, when set, is why hub cannot serve sessions (an invalid
+	// config): initialize answers, every session request fails with it.
+	Broken error
 	// AuthMethods are the terminal logins offered to a client that can
 	// run them (clientCapabilities.auth.terminal); nil offers none.
 	AuthMethods func() []schema.AuthMethod
@@ -220,6 +223,8 @@ func (s *server) handle(ctx context.Context, r *jsonrpc.Request) jsonrpc.Job {
 		return func() (any, func(), error) { return res, after, err }
 	case !s.initialized.Load():
 		return fail(jsonrpc.NewError(schema.CodeInvalidRequest, "Invalid request: initialize first", nil))
+	case s.opts.Broken != nil && r.Method != "authenticate":
+		return fail(jsonrpc.NewError(schema.CodeInternalError, s.opts.Broken.Error(), map[string]any{"code": "config"}))
 	case r.Method == "session/prompt":
 		return s.beginPrompt(r.Params)
 	case r.Method == "session/set_mode" || r.Method == "session/set_config_option":

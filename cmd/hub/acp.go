@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -95,6 +96,16 @@ func runAcp(ctx context.Context, e *env, args []string) int {
 		return exitError
 	}
 	return exitOK
+}
+
+// serveBroken serves ACP with a config hub cannot use: initialize works,
+// and every session request answers the config error.
+func serveBroken(ctx context.Context, stdin io.Reader, stdout io.Writer, cfgErr error) int {
+	opts := acp.Options{AgentInfo: schema.Implementation{Name: "hub", Title: "hub", Version: currentBuild().Version}, Broken: cfgErr}
+	if err := acp.Serve(ctx, stdin, stdout, opts); err != nil {
+		return exitError
+	}
+	return exitUsage
 }
 
 // checkMode refuses a --mode the agent of new sessions does not have.

@@ -94,3 +94,24 @@ func TestAcp_OffersTerminalLoginsForAgentsNotLoggedIn(t *testing.T) {
 		}
 	}
 }
+
+// An invalid config does not kill hub acp: the editor's session request
+// answers the error naming the file and the rule, and stderr says it.
+func TestAcp_InvalidConfigFailsSessionsNamingIt(t *testing.T) {
+	root := isolate(t)
+	cfg := filepath.Join(root, "xdg_config_home", "hub", "config.toml")
+	if err := os.WriteFile(cfg, []byte("[[permissions.rules]]\ntool = \"bash\"\ndecision = \"alow\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	in := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}` + "\n" +
+		`{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":"/tmp","mcpServers":[]}}` + "\n"
+	_, out, errOut := hub(t, strings.NewReader(in), "acp")
+	var initOK, newRefused bool
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") { // answers may come in either order
+		initOK = initOK || (strings.Contains(l, `"id":1,`) && strings.Contains(l, `"result"`))
+		newRefused = newRefused || (strings.Contains(l, `"id":2,`) && strings.Contains(l, `"error"`) && strings.Contains(l, "permissions.rules[0]"))
+	}
+	if !initOK || !newRefused || !strings.Contains(errOut, "config.toml") {
+		t.Fatalf("stdout:\n%s\nstderr:\n%s\nwant initialize answered and session/new refused naming the rule", out, errOut)
+	}
+}
