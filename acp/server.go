@@ -62,6 +62,9 @@ type Options struct {
 	// jsonrpc.DefaultMaxLine); a longer one is refused and the connection
 	// goes on.
 	MaxLine int
+	// Notice, when set, is said once in every session as it opens (e.g.
+	// the project config keys hub ignored).
+	Notice string
 	// Broken, when set, is why hub cannot serve sessions (an invalid
 	// config): initialize answers, every session request fails with it.
 	Broken error

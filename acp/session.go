@@ -563,6 +563,9 @@ func (ss *session) fitContent(content []adapters.Content) []adapters.Content {
 // announces the skills and starts the agent ahead of the first prompt.
 func (ss *session) opened() {
 	ss.sendCommands(false)
+	if n := ss.srv.opts.Notice; n != "" {
+		ss.send(schema.SessionUpdate{AgentMessageChunk: &schema.ContentChunk{Content: schema.TextBlock(n + "\n")}})
+	}
 	ss.warm()
 }
 

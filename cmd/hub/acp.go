@@ -66,6 +66,7 @@ func runAcp(ctx context.Context, e *env, args []string) int {
 		Agents:       e.cfg.ACP.Agents,
 		AuthMethods:  func() []schema.AuthMethod { return authMethods(e) },
 		MaxLine:      e.cfg.ACP.MaxMessageMB << 20,
+		Notice:       untrustedNotice(e.cfg),
 	}
 	if w := e.cfg.ACP.WarmAgents; w != nil {
 		opts.WarmAgents = cmp.Or(*w, -1) // 0 in the config turns warm starts off

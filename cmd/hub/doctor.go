@@ -70,9 +70,26 @@ func runDoctor(ctx context.Context, e *env, args []string) int {
 		} else {
 			detect.Format(e.stdout, r, color)
 		}
+		formatProjects(e)
 	}
 	if *agent != "" && (len(r.Agents) != 1 || !r.Agents[0].Ready) {
 		return exitError
 	}
 	return exitOK
+}
+
+// formatProjects lists the project config files and whether hub trusts
+// them (see 'hub trust').
+func formatProjects(e *env) {
+	if len(e.cfg.Projects) == 0 {
+		return
+	}
+	fmt.Fprintln(e.stdout, "\nProject config:")
+	for _, p := range e.cfg.Projects {
+		state := "trusted"
+		if !p.Trusted {
+			state = "not trusted: its commands, env, endpoints, allow rules and wider modes are ignored; run 'hub trust' to use them"
+		}
+		fmt.Fprintf(e.stdout, "  %s  %s\n", p.Path, state)
+	}
 }

@@ -41,13 +41,18 @@ Usage:
   hub agents                      list registered agents and their capabilities
   hub skills list                 list discovered Agent Skills
   hub version                     print the version, commit, build date and platform
+  hub login AGENT / logout AGENT  the agent's own login, in this terminal
+  hub trust [DIR]                 trust the project's .hub/config.toml files as they are now
 
 Global flags (before or after the subcommand):
   --config FILE     use FILE instead of the user config (~/.config/hub/config.toml)
   --log-level LVL   trace|debug|info|warn|error (default warn, or $HUB_LOG)
   --log-file FILE   write logs to FILE instead of stderr
+  --trust-project   trust the project's .hub/config.toml for this run
 
 Configuration: user file, then .hub/config.toml in the project, then flags.
+A project file hub does not trust yet ('hub trust') cannot name programs,
+environment, endpoints, allow rules or wider modes; those keys are ignored.
 `
 
 // env is what every subcommand gets.
@@ -63,6 +68,7 @@ type env struct {
 
 type globalFlags struct {
 	config, logLevel, logFile string
+	trustProject              bool
 }
 
 type command struct {
@@ -144,7 +150,7 @@ func newEnv(g globalFlags, stdin io.Reader, stdout, stderr io.Writer) (*env, io.
 	if err != nil {
 		return nil, nil, fmt.Errorf("current directory: %w", err)
 	}
-	cfg, err := config.Load(cwd, g.config)
+	cfg, err := config.LoadTrusting(cwd, g.config, g.trustProject)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -170,6 +176,10 @@ func extractGlobal(g *globalFlags, args []string) []string {
 	var rest []string
 	for i := 0; i < len(args); i++ {
 		a := args[i]
+		if a == "--trust-project" || a == "-trust-project" {
+			g.trustProject = true
+			continue
+		}
 		var target *string
 		for _, f := range []struct {
 			name string

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -56,6 +57,12 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	pos, code, ok := parseInterspersed(fs, args)
 	if !ok {
 		return code
+	}
+	agentFlag := false
+	fs.Visit(func(f *flag.Flag) { agentFlag = agentFlag || f.Name == "agent" })
+	if err := untrustedAgent(e.cfg, o.Agent, !agentFlag); err != nil {
+		fmt.Fprintf(e.stderr, "hub run: %v\n", err)
+		return runner.ExitUsage
 	}
 	prompt, fromStdin, err := promptArgs(pos, e.stdin)
 	if err != nil {

@@ -93,7 +93,7 @@ func fakeACPAgent(mode, pidFile string) {
 	}
 }
 
-// fakeAgentConfig writes a project config with [agents.fake] running the
+// fakeAgentConfig writes a user config with [agents.fake] running the
 // fake ACP agent in mode, and [agents.ghost] naming a missing program.
 func fakeAgentConfig(t *testing.T, root, mode string) (cwd, pidFile string) {
 	t.Helper()
@@ -104,7 +104,11 @@ func fakeAgentConfig(t *testing.T, root, mode string) (cwd, pidFile string) {
 	pidFile = filepath.Join(root, "pids")
 	cfg := fmt.Sprintf("[agents.fake]\ncommand = [%q]\nenv = { HUB_TEST_FAKE_ACP = %q, HUB_TEST_PIDS = %q }\n\n[agents.ghost]\ncommand = [\"no-such-agent-binary\"]\n",
 		os.Args[0], mode, pidFile)
-	if err := os.WriteFile(filepath.Join(cwd, ".hub", "config.toml"), []byte(cfg), 0o644); err != nil {
+	// The user's config: a project file could not name a program until
+	// trusted.
+	user := filepath.Join(root, "xdg_config_home", "hub", "config.toml")
+	old, _ := os.ReadFile(user)
+	if err := os.WriteFile(user, append(old, "\n"+cfg...), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return cwd, pidFile

@@ -5,6 +5,7 @@ package config
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -29,6 +30,15 @@ type Config struct {
 	ACP          ACPConfig                 `toml:"acp"`
 	// Files lists the files that were read, in merge order.
 	Files []string `toml:"-"`
+	// Projects lists the project files that were read and whether each
+	// is trusted; Ignored the keys hub dropped from the untrusted ones.
+	Projects []ProjectFile `toml:"-"`
+	Ignored  []Ignored     `toml:"-"`
+	// UntrustedAgents names the agents an untrusted project file defines
+	// with a command (not registered), by file; UntrustedDefault is the
+	// default_agent such a file set, ignored.
+	UntrustedAgents  map[string]string `toml:"-"`
+	UntrustedDefault string            `toml:"-"`
 	// Warnings are non-fatal problems (unknown keys) worth a log line.
 	Warnings []string `toml:"-"`
 }
@@ -229,27 +239,35 @@ func ProjectDirs(cwd string) []string {
 // Load reads the user file, then the project files of cwd's ProjectDirs
 // from the outermost in, so the nearest wins; missing files are fine. An
 // explicit path (from --config) replaces the user file and must exist.
-func Load(cwd, explicit string) (*Config, error) {
-	c := &Config{Agents: map[string]AgentConfig{}, Providers: map[string]ProviderConfig{}}
-	user, mustExist := UserPath(), false
+func Load(cwd, explicit string) (*Config, error) { return LoadTrusting(cwd, explicit, false) }
+
+// ProjectFile is a project config file and whether the user trusts it.
+type ProjectFile struct {
+	Path    string `json:"path"`
+	Trusted bool   `json:"trusted"`
+}
+
+// LoadTrusting is Load; trustProject trusts the project files for this run
+// (--trust-project) whatever the trust store says.
+func LoadTrusting(cwd, explicit string, trustProject bool) (*Config, error) {
+	c := &Config{Agents: map[string]AgentConfig{}, Providers: map[string]ProviderConfig{}, UntrustedAgents: map[string]string{}}
+	user := UserPath()
 	if explicit != "" {
-		user, mustExist = explicit, true
+		user = explicit
 	}
-	paths := []string{user}
+	if err := c.mergeFile(user, explicit != "", false, true); err != nil {
+		return nil, err
+	}
 	dirs := ProjectDirs(cwd)
 	for i := len(dirs) - 1; i >= 0; i-- {
-		paths = append(paths, ProjectPath(dirs[i]))
-	}
-	for _, p := range paths {
-		if err := c.mergeFile(p, mustExist); err != nil {
+		if err := c.mergeFile(ProjectPath(dirs[i]), false, true, trustProject); err != nil {
 			return nil, err
 		}
-		mustExist = false
 	}
 	return c, nil
 }
 
-func (c *Config) mergeFile(path string, mustExist bool) error {
+func (c *Config) mergeFile(path string, mustExist, project, trusted bool) error {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) && !mustExist {
 		return nil
@@ -261,9 +279,60 @@ func (c *Config) mergeFile(path string, mustExist bool) error {
 	if err != nil {
 		return err
 	}
-	c.merge(f)
+	if project {
+		trusted = trusted || IsTrusted(path, data)
+		abs, _ := filepath.Abs(path)
+		c.Projects = append(c.Projects, ProjectFile{Path: abs, Trusted: trusted})
+	}
+	if !trusted {
+		def := f.DefaultAgent
+		ignored, agents := f.restrict(path)
+		for _, ig := range ignored {
+			f.Warnings = append(f.Warnings, fmt.Sprintf("%s: %s ignored: the project config is not trusted (run 'hub trust' in %s)",
+				ig.File, ig.Key, filepath.Dir(filepath.Dir(ig.File))))
+		}
+		c.Ignored = append(c.Ignored, ignored...)
+		for name := range agents {
+			c.UntrustedAgents[name] = path
+		}
+		if f.DefaultAgent == "" && def != "" {
+			c.UntrustedDefault = def
+		}
+		c.mergeNarrow(f)
+	} else {
+		c.merge(f)
+	}
 	c.Files = append(c.Files, path)
 	return nil
+}
+
+// mergeNarrow merges a restricted file field by field: what it may set
+// changes the entries of earlier files, never replaces them.
+func (c *Config) mergeNarrow(f *Config) {
+	if f.DefaultAgent != "" {
+		c.DefaultAgent = f.DefaultAgent
+	}
+	if f.Log.Level != "" {
+		c.Log.Level = f.Log.Level
+	}
+	for k, v := range f.Agents {
+		cur := c.Agents[k]
+		cur.Model = cmp.Or(v.Model, cur.Model)
+		cur.Mode = cmp.Or(v.Mode, cur.Mode)
+		cur.Disabled = cur.Disabled || v.Disabled
+		c.Agents[k] = cur
+	}
+	for k, v := range f.Providers {
+		cur, ok := c.Providers[k]
+		if !ok {
+			cur = v
+		}
+		cur.Model = cmp.Or(v.Model, cur.Model)
+		c.Providers[k] = cur
+	}
+	c.Permissions.Rules = append(c.Permissions.Rules, f.Permissions.Rules...)
+	c.mergeACP(f)
+	c.Warnings = append(c.Warnings, f.Warnings...)
 }
 
 // Parse decodes one file's bytes; path is used only in messages.
@@ -343,6 +412,11 @@ func (c *Config) merge(f *Config) {
 		c.Providers[k] = v
 	}
 	c.Permissions.Rules = append(c.Permissions.Rules, f.Permissions.Rules...)
+	c.mergeACP(f)
+	c.Warnings = append(c.Warnings, f.Warnings...)
+}
+
+func (c *Config) mergeACP(f *Config) {
 	if f.ACP.WarmAgents != nil {
 		c.ACP.WarmAgents = f.ACP.WarmAgents
 	}
@@ -355,7 +429,6 @@ func (c *Config) merge(f *Config) {
 	if f.ACP.MaxMessageMB > 0 {
 		c.ACP.MaxMessageMB = f.ACP.MaxMessageMB
 	}
-	c.Warnings = append(c.Warnings, f.Warnings...)
 }
 
 // AgentNames returns configured agent names, sorted.
