@@ -8,7 +8,9 @@ import (
 
 	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/config"
 	"github.com/hubdev/hub/internal/jsonrpc"
+	"github.com/hubdev/hub/internal/permission"
 )
 
 // After "always allow" for one rm, every command on the hard deny list is
@@ -62,4 +64,66 @@ func TestRelay_HardDenyBeatsAnAlways(t *testing.T) {
 func strconvQuote(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
+}
+
+// The same rule file decides the same for an agent relayed through hub acp
+// as for the native loop: deny without asking, allow without asking, or
+// ask the editor.
+func TestRelay_SameRulesAsTheNativeLoop(t *testing.T) {
+	rules := config.PermissionsConfig{Rules: []config.PermissionRule{
+		{Tool: "bash", Command: "npm run deploy", Decision: "deny"},
+		{Tool: "bash", Command: "go test", Decision: "allow"},
+		{Tool: "edit", Path: "secrets/**", Decision: "deny"},
+	}}
+	native, err := permission.New(rules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		cmd  string
+		want permission.Decision
+	}{
+		{"go test ./...", permission.Allow},
+		{"bash -lc 'go test ./pkg'", permission.Allow},
+		{"npm run deploy", permission.Deny},
+		{"rm old.txt", permission.Ask},
+		{"go test ./... && npm run deploy", permission.Deny},
+	}
+	for _, tc := range tests {
+		t.Run(tc.cmd, func(t *testing.T) {
+			if got := native.Check(permission.Request{Tool: "bash", Kind: adapters.KindExecute, Command: tc.cmd, Cwd: "/w"}).Decision; got != tc.want {
+				t.Fatalf("native loop: %s, want %s", got, tc.want)
+			}
+			tool := adapters.ToolCall{ID: "t1", Name: "Bash", Title: tc.cmd, Kind: adapters.KindExecute,
+				RawInput: json.RawMessage(`{"command":` + strconvQuote(tc.cmd) + `}`)}
+			step, _ := json.Marshal(map[string]any{"permission": map[string]any{"tool": tool},
+				"allowed":  []any{map[string]any{"event": map[string]any{"type": "text", "text": "ran"}}},
+				"rejected": []any{map[string]any{"event": map[string]any{"type": "text", "text": "not run"}}}})
+			c := newClient(t, scriptFile(t, string(step)), func(o *Options) { o.Permissions = rules })
+			var asked atomic.Int32
+			c.perm = func(schema.RequestPermissionRequest) (any, *jsonrpc.Error) {
+				asked.Add(1)
+				return map[string]any{"outcome": map[string]any{"outcome": "selected", "optionId": "reject_once"}}, nil
+			}
+			sid, _ := c.start(t)
+			c.prompt(sid, "go")
+			var text strings.Builder
+			for _, u := range c.updates(sid) {
+				if u.AgentMessageChunk != nil {
+					text.WriteString(u.AgentMessageChunk.Content.Text)
+				}
+			}
+			got := permission.Ask
+			switch {
+			case asked.Load() > 0:
+			case strings.Contains(text.String(), "not run"):
+				got = permission.Deny
+			case strings.Contains(text.String(), "ran"):
+				got = permission.Allow
+			}
+			if got != tc.want {
+				t.Fatalf("relayed: %s (asked %d, %q), want %s", got, asked.Load(), text.String(), tc.want)
+			}
+		})
+	}
 }

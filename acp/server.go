@@ -20,7 +20,9 @@ import (
 
 	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/config"
 	"github.com/hubdev/hub/internal/jsonrpc"
+	"github.com/hubdev/hub/internal/permission"
 )
 
 // SkillSource supplies slash commands (Agent Skills) for a project.
@@ -62,6 +64,9 @@ type Options struct {
 	// jsonrpc.DefaultMaxLine); a longer one is refused and the connection
 	// goes on.
 	MaxLine int
+	// Permissions are the configured rules every relayed permission
+	// request goes through (deny rules beat every allow).
+	Permissions config.PermissionsConfig
 	// Notice, when set, is said once in every session as it opens (e.g.
 	// the project config keys hub ignored).
 	Notice string
@@ -407,7 +412,11 @@ func (s *server) open(rec *Record, mcp []schema.McpServer) (*session, error) {
 	s.mu.Lock()
 	caps := s.clientCaps
 	s.mu.Unlock()
-	ss := &session{srv: s, rec: rec, mcp: s.convertMCP(mcp), always: map[string]adapters.PermissionOptionKind{}, seenTools: map[string]bool{}}
+	perms, err := permission.New(s.opts.Permissions)
+	if err != nil {
+		return nil, jsonrpc.NewError(schema.CodeInternalError, err.Error(), nil)
+	}
+	ss := &session{srv: s, rec: rec, mcp: s.convertMCP(mcp), perms: perms, seenTools: map[string]bool{}}
 	ss.editor = &editorClient{conn: s.conn, log: s.log, sessionID: rec.SessionID, caps: caps, cwd: rec.Cwd}
 	s.mu.Lock()
 	if old, ok := s.sessions[rec.SessionID]; ok {

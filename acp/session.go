@@ -44,7 +44,7 @@ type session struct {
 	cancelled     bool
 	closed        bool
 	turnCancel    context.CancelFunc
-	always        map[string]adapters.PermissionOptionKind
+	perms         *permission.Service // the session's rules and "always" answers
 	seenTools     map[string]bool
 	agentCommands []adapters.Command
 	// chunk accumulates the text of the last history entry while streamed
@@ -599,27 +599,20 @@ func appendCommands(out []schema.AvailableCommand, in []adapters.Command) []sche
 	return out
 }
 
-// permission asks the editor (or answers from a remembered "always").
+// permission decides a tool call through hub's one evaluation order (the
+// deny list, the configured rules, the session's "always" answers): what
+// it decides is answered without asking; the rest goes to the editor.
 func (ss *session) permission(ctx context.Context, p *adapters.PermissionRequest) adapters.PermissionDecision {
 	req := permission.RequestOf(p.Tool, ss.rec.Cwd)
-	if why, hard := permission.HardDeny(req); hard {
-		return ss.refuse(p, why)
-	}
-	key := permission.AlwaysKey(req)
-	unclear := permission.Unclear(req.Command)
-	ss.mu.Lock()
-	kind, remembered := ss.always[key]
-	if k := ss.always[permission.RejectKey(req)]; !remembered && k == adapters.RejectAlways {
-		kind, remembered = k, true
-	}
-	ss.mu.Unlock()
+	v, decided := ss.perms.Decide(req)
 	if ctx.Err() != nil {
 		return adapters.PermissionDecision{Cancelled: true}
 	}
-	if remembered && !unclear {
-		if o, ok := p.OptionFor(kind); ok {
-			return adapters.PermissionDecision{OptionID: o.ID, Kind: kind}
-		}
+	switch {
+	case decided && v.Decision == permission.Deny:
+		return ss.refuse(p, v)
+	case decided && v.Decision == permission.Allow:
+		return allowOption(p)
 	}
 	if u := ss.toolUpdate(p.Tool); u.ToolCall != nil {
 		ss.emit(u)
@@ -649,23 +642,29 @@ func (ss *session) permission(ctx context.Context, p *adapters.PermissionRequest
 	if d.Kind == "" {
 		d.Kind = adapters.RejectOnce // unknown option id: be safe
 	}
-	if (d.Kind == adapters.AllowAlways || d.Kind == adapters.RejectAlways) && !unclear {
-		if d.Kind == adapters.RejectAlways {
-			key = permission.RejectKey(req)
-		}
-		ss.mu.Lock()
-		ss.always[key] = d.Kind
-		ss.mu.Unlock()
-	}
+	ss.perms.Remember(req, d.Kind)
 	return d
 }
 
-// refuse rejects a tool call the hard deny list forbids, without asking:
-// no answer could allow it. The user reads why in the session.
-func (ss *session) refuse(p *adapters.PermissionRequest, why string) adapters.PermissionDecision {
-	ss.srv.log.Warn().Str("session", ss.id()).Str("tool", p.Tool.Title).Str("why", why).Msg("hard deny")
-	ss.emit(schema.SessionUpdate{AgentMessageChunk: &schema.ContentChunk{Content: schema.TextBlock(
-		fmt.Sprintf("\nhub refused %q: %s.\n", cmp.Or(p.Tool.Title, p.Tool.Name, "a tool call"), why))}})
+// allowOption answers a request the rules or an "always" allow, once.
+func allowOption(p *adapters.PermissionRequest) adapters.PermissionDecision {
+	for _, k := range []adapters.PermissionOptionKind{adapters.AllowOnce, adapters.AllowAlways} {
+		if o, ok := p.OptionFor(k); ok {
+			return adapters.PermissionDecision{OptionID: o.ID, Kind: k}
+		}
+	}
+	return adapters.PermissionDecision{Kind: adapters.AllowOnce}
+}
+
+// refuse rejects a tool call without asking: the deny list or a deny rule
+// forbids it (the user reads why in the session), or the user rejected it
+// "always".
+func (ss *session) refuse(p *adapters.PermissionRequest, v permission.Verdict) adapters.PermissionDecision {
+	if v.Hard || strings.HasPrefix(v.Reason, "denied by") {
+		ss.srv.log.Warn().Str("session", ss.id()).Str("tool", p.Tool.Title).Str("why", v.Reason).Msg("tool call refused")
+		ss.emit(schema.SessionUpdate{AgentMessageChunk: &schema.ContentChunk{Content: schema.TextBlock(
+			fmt.Sprintf("\nhub refused %q: %s.\n", cmp.Or(p.Tool.Title, p.Tool.Name, "a tool call"), v.Reason))}})
+	}
 	d := adapters.PermissionDecision{Kind: adapters.RejectOnce}
 	if o, ok := p.OptionFor(adapters.RejectOnce); ok {
 		d.OptionID = o.ID

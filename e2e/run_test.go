@@ -245,3 +245,31 @@ func TestRunCodex_ApproveBindsCodexDefaults(t *testing.T) {
 		})
 	}
 }
+
+// hub run with --approve read-only and an allow pattern: a real claude
+// runs the allowed command, and the one nothing allows is denied (exit 6).
+func TestRunClaude_AllowToolLiftsReadOnlyForItsCommandOnly(t *testing.T) {
+	cwd := t.TempDir()
+	mock := mockllm.NewAnthropicServer(
+		mockllm.AnthropicTurn{Text: "Testing.", ToolUses: []mockllm.AnthropicToolUse{{ID: "toolu_test", Name: "Bash", Input: `{"command":"echo testing > t.txt","description":"test"}`}}},
+		mockllm.AnthropicTurn{Text: "Cleaning.", ToolUses: []mockllm.AnthropicToolUse{{ID: "toolu_rm", Name: "Bash", Input: `{"command":"rm -rf build","description":"clean"}`}}},
+		mockllm.AnthropicTurn{Text: "Done."},
+	)
+	defer mock.Close()
+	if err := os.MkdirAll(filepath.Join(cwd, "build"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r := runHub(t, t.TempDir(), claudeHubConfig(t, mock), "", "--agent", "claude", "--cwd", cwd, "--approve", "read-only",
+		"--allow-tool", "Bash(echo testing:*)", "--format", "jsonl", "test and clean")
+	s := runSummary(t, r)
+	denied, _ := s["denied"].([]any)
+	if r.code != 6 || len(denied) != 1 {
+		t.Fatalf("exit %d, denied %v; want exit 6 with rm denied only\n%s", r.code, denied, e2eTail(r.stderr, 30))
+	}
+	if b, _ := os.ReadFile(filepath.Join(cwd, "t.txt")); string(b) != "testing\n" {
+		t.Errorf("the allowed command did not run: t.txt = %q", b)
+	}
+	if _, err := os.Stat(filepath.Join(cwd, "build")); err != nil {
+		t.Errorf("the denied rm ran: %v", err)
+	}
+}

@@ -67,6 +67,7 @@ func runAcp(ctx context.Context, e *env, args []string) int {
 		AuthMethods:  func() []schema.AuthMethod { return authMethods(e) },
 		MaxLine:      e.cfg.ACP.MaxMessageMB << 20,
 		Notice:       untrustedNotice(e.cfg),
+		Permissions:  e.cfg.Permissions,
 	}
 	if w := e.cfg.ACP.WarmAgents; w != nil {
 		opts.WarmAgents = cmp.Or(*w, -1) // 0 in the config turns warm starts off

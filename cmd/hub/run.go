@@ -22,8 +22,11 @@ before or after the prompt; "--" ends them (for a prompt starting with "-").
   --format text   the final answer on stdout; progress on stderr
   --format jsonl  one {"v":1,"type":...} event per line, then a "summary" line
 
-Permission requests are answered by --approve: all (allow everything),
-read-only (allow read/search/fetch/think, reject the rest; default), none.
+Permission requests go through one order: the hard deny list, the config's
+deny rules, its allow and ask rules, --allow-tool patterns and the --skill's
+allowed-tools; what none of them decides, --approve answers: all (allow
+everything), read-only (allow read/search/fetch/think, reject the rest;
+default), none. A deny always wins, and names its reason in the summary.
 
 Exit codes:
   0   completed                      4   not authenticated
@@ -42,7 +45,7 @@ func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 func runRun(ctx context.Context, e *env, args []string) int {
 	fs := newFlagSet("run", runHelp, e.stderr)
 	o := runner.Options{Registry: e.registry, Stdout: e.stdout, Stderr: e.stderr, Log: e.log}
-	var skillNames, images multiFlag
+	var skillNames, images, allowTools multiFlag
 	var approve, format string
 	fs.StringVar(&o.Agent, "agent", e.cfg.DefaultAgent, "agent to run (see 'hub agents')")
 	fs.StringVar(&o.Model, "model", "", "model id")
@@ -52,6 +55,7 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	fs.Var(&skillNames, "skill", "activate an Agent Skill by name (repeatable)")
 	fs.BoolVar(&o.KeepSkills, "keep-skills", false, "leave natively placed skills in place afterwards")
 	fs.Var(&images, "image", "attach an image file (repeatable)")
+	fs.Var(&allowTools, "allow-tool", "allow a tool for this run, in Claude's syntax: Bash(go test:*), Edit(docs/**), WebFetch (repeatable)")
 	fs.StringVar(&o.ResumeID, "resume", "", "agent session id to continue (printed by a previous run)")
 	fs.StringVar(&format, "format", "text", "output format: text|jsonl")
 	pos, code, ok := parseInterspersed(fs, args)
@@ -73,7 +77,7 @@ func runRun(ctx context.Context, e *env, args []string) int {
 		o.ReadPrompt = func() (string, error) { return readStdinPrompt(e.stdin) }
 	}
 	o.Prompt, o.Approve, o.Format = prompt, runner.Approve(approve), runner.Format(format)
-	o.Skills, o.Images = skillNames, images
+	o.Skills, o.Images, o.AllowTools, o.Rules = skillNames, images, allowTools, e.cfg.Permissions
 	if f, ok := e.stderr.(*os.File); ok {
 		o.StderrTTY = isatty.IsTerminal(f.Fd())
 	}

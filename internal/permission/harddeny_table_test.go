@@ -1,6 +1,11 @@
 package permission
 
-import "testing"
+import (
+	"strings"
+	"testing"
+
+	"github.com/hubdev/hub/internal/config"
+)
 
 // The deny list, command by command: deny (nothing lifts it), ask (hub
 // cannot tell what runs, so no "always" covers it) or free (the usual
@@ -167,6 +172,54 @@ func TestService_AlwaysScopes(t *testing.T) {
 	for _, cmd := range []string{"rm -rf ~", "bash -lc 'rm -rf /'", "git push --force origin main"} {
 		if v := s.Check(Request{Tool: "bash", Kind: "execute", Command: cmd}); v.Decision != Deny || !v.Hard {
 			t.Errorf("%q after an always: %+v, want the hard deny", cmd, v)
+		}
+	}
+}
+
+// One evaluation order: a deny rule beats an "always" and an allow rule;
+// an allow rule covers a command only if every part of it matches;
+// Claude-syntax allow patterns scope to their command or path.
+func TestService_EvaluationOrder(t *testing.T) {
+	s, err := New(config.PermissionsConfig{Rules: []config.PermissionRule{
+		{Tool: "bash", Command: "npm run deploy", Decision: "deny"},
+		{Tool: "edit", Path: "secrets/**", Decision: "deny"},
+		{Tool: "bash", Command: "npm run", Decision: "allow"},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pdf, err := AllowRule("Bash(pdftotext:*)", "skill pdf-tools")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Add(pdf)
+	sh := func(cmd string) Request { return Request{Tool: "Bash", Kind: "execute", Command: cmd, Cwd: "/w"} }
+	edit := func(p string) Request { return Request{Tool: "Write", Kind: "edit", Path: p, Cwd: "/w"} }
+	s.Remember(sh("npm run test"), "allow_always")
+	s.Remember(edit("/w/secrets/key.pem"), "allow_always")
+	tests := []struct {
+		req     Request
+		want    Decision
+		decided bool
+	}{
+		{sh("npm run deploy"), Deny, true},                   // a deny rule beats the allow rule
+		{sh("bash -lc 'npm run deploy --prod'"), Deny, true}, // seen through the shell
+		{edit("/w/secrets/key.pem"), Deny, true},             // and beats an always
+		{sh("npm run test"), Allow, true},                    // the always
+		{sh("npm run lint"), Allow, true},                    // the allow rule
+		{sh("npm run lint && rm -rf build"), "", false},      // not every part is allowed
+		{sh("pdftotext a.pdf out.txt"), Allow, true},         // the skill's pattern
+		{sh("pdfinfo a.pdf"), "", false},                     // nothing else
+		{sh("exec_command"), "", false},
+		{Request{Tool: "exec_command", Kind: "execute", Command: "npm run deploy"}, Deny, true}, // by kind
+	}
+	for _, tc := range tests {
+		v, decided := s.Decide(tc.req)
+		if decided != tc.decided || v.Decision != tc.want {
+			t.Errorf("%+v: %+v (decided %v), want %s", tc.req, v, decided, tc.want)
+		}
+		if tc.want == Deny && !strings.Contains(v.Reason, "permissions.rules[") && !v.Hard {
+			t.Errorf("%+v: reason %q does not name the rule", tc.req, v.Reason)
 		}
 	}
 }

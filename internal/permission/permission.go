@@ -64,10 +64,15 @@ type Rule struct {
 	Path     string
 	Command  string
 	Decision Decision
-	pathRe   *regexp.Regexp
+	// Name says where the rule comes from, for the reason a decision
+	// gives ("permissions.rules[2]", "--allow-tool Bash(go test:*)").
+	Name   string
+	pathRe *regexp.Regexp
 }
 
-// Service is the default Checker.
+// Service is the one permission decision of hub, for the native loop and
+// for the requests of every CLI and ACP agent that hub acp and hub run
+// relay.
 type Service struct {
 	rules  []Rule
 	mu     sync.Mutex
@@ -84,10 +89,14 @@ func New(cfg config.PermissionsConfig) (*Service, error) {
 		if err != nil {
 			return nil, fmt.Errorf("permissions.rules[%d]: %w", i, err)
 		}
+		rule.Name = fmt.Sprintf("permissions.rules[%d]", i)
 		s.rules = append(s.rules, rule)
 	}
 	return s, nil
 }
+
+// Add appends rules (from --allow-tool, or a skill's allowed-tools).
+func (s *Service) Add(rules ...Rule) { s.rules = append(s.rules, rules...) }
 
 func parseRule(r config.PermissionRule) (Rule, error) {
 	d := Decision(strings.ToLower(strings.TrimSpace(r.Decision)))
@@ -101,12 +110,20 @@ func parseRule(r config.PermissionRule) (Rule, error) {
 	return out, nil
 }
 
-// Check returns the decision for req: hard deny first, then a remembered
-// "always" answer, then rules (a matching deny wins; otherwise the last
-// matching rule), then defaults.
-func (s *Service) Check(req Request) Verdict {
+// Decide is the one evaluation order: the hard deny list, configured deny
+// rules, the session's "always" answers, configured allow and ask rules
+// (the last that matches), then allow rules from --allow-tool and the
+// active skill. decided is false when none of them speaks: the caller's
+// default (the mode, --approve, or asking the user) decides. Deny always
+// dominates.
+func (s *Service) Decide(req Request) (v Verdict, decided bool) {
 	if reason, ok := HardDeny(req); ok {
-		return Verdict{Decision: Deny, Reason: reason, Hard: true}
+		return Verdict{Decision: Deny, Reason: "hard deny: " + reason, Hard: true}, true
+	}
+	for i := range s.rules {
+		if r := &s.rules[i]; r.Decision == Deny && r.matches(req) {
+			return Verdict{Decision: Deny, Reason: "denied by " + r.label()}, true
+		}
 	}
 	s.mu.Lock()
 	d, ok := s.always[AlwaysKey(req)]
@@ -115,21 +132,25 @@ func (s *Service) Check(req Request) Verdict {
 	}
 	s.mu.Unlock()
 	if ok && !Unclear(req.Command) {
-		return Verdict{Decision: d, Reason: "remembered for this session"}
+		return Verdict{Decision: d, Reason: "remembered for this session"}, true
 	}
 	var last *Rule
 	for i := range s.rules {
-		r := &s.rules[i]
-		if !r.matches(req) {
-			continue
+		if r := &s.rules[i]; r.Decision != Deny && r.matches(req) {
+			last = r
 		}
-		if r.Decision == Deny {
-			return Verdict{Decision: Deny, Reason: "denied by rule " + r.describe()}
-		}
-		last = r
 	}
 	if last != nil {
-		return Verdict{Decision: last.Decision, Reason: "rule " + last.describe()}
+		return Verdict{Decision: last.Decision, Reason: string(last.Decision) + " by " + last.label()}, true
+	}
+	return Verdict{}, false
+}
+
+// Check is Decide with the native loop's defaults: reads allowed, writes
+// and commands asked.
+func (s *Service) Check(req Request) Verdict {
+	if v, ok := s.Decide(req); ok {
+		return v
 	}
 	return Verdict{Decision: defaultFor(req), Reason: "default"}
 }
@@ -245,10 +266,10 @@ func defaultFor(req Request) Decision {
 }
 
 func (r *Rule) matches(req Request) bool {
-	if r.Tool != "" && r.Tool != "*" && r.Tool != req.Tool && r.Tool != string(req.Kind) {
+	if !toolMatches(r.Tool, req) {
 		return false
 	}
-	if r.Command != "" && !commandHasPrefix(req.Command, r.Command) {
+	if r.Command != "" && !commandMatches(req.Command, r.Command, r.Decision == Deny) {
 		return false
 	}
 	if r.pathRe != nil {
@@ -258,6 +279,74 @@ func (r *Rule) matches(req Request) bool {
 		return matchPath(r.pathRe, r.Path, req)
 	}
 	return true
+}
+
+// toolKinds are the tool names rules may use for a kind of tool, whatever
+// the agent calls its own ("Bash", "exec_command", "shell", …).
+var toolKinds = map[string]adapters.ToolKind{
+	"bash": adapters.KindExecute, "shell": adapters.KindExecute, "exec": adapters.KindExecute, "execute": adapters.KindExecute,
+	"run_command": adapters.KindExecute, "exec_command": adapters.KindExecute,
+	"edit": adapters.KindEdit, "write": adapters.KindEdit, "write_file": adapters.KindEdit, "multiedit": adapters.KindEdit,
+	"str_replace": adapters.KindEdit, "apply_patch": adapters.KindEdit,
+	"read": adapters.KindRead, "read_file": adapters.KindRead, "grep": adapters.KindSearch, "glob": adapters.KindSearch,
+	"webfetch": adapters.KindFetch, "fetch": adapters.KindFetch,
+}
+
+func toolMatches(tool string, req Request) bool {
+	if tool == "" || tool == "*" {
+		return true
+	}
+	t := strings.ToLower(tool)
+	return t == strings.ToLower(req.Tool) || t == string(req.Kind) || (toolKinds[t] != "" && toolKinds[t] == req.Kind)
+}
+
+// commandMatches applies a rule's command prefix to each simple command of
+// cmd, shells and wrappers unwrapped as the hard deny list does. A deny
+// matches when any of them does; an allow or ask only when all do, so "go
+// test" never allows "go test && rm -rf build".
+func commandMatches(cmd, prefix string, any bool) bool {
+	cmds := simpleCommands(cmd, 0)
+	if len(cmds) == 0 {
+		return false
+	}
+	for _, c := range cmds {
+		hit := commandHasPrefix(c, prefix)
+		if hit && any {
+			return true
+		}
+		if !hit && !any {
+			return false
+		}
+	}
+	return !any
+}
+
+// simpleCommands lists the simple commands cmd runs (shells unwrapped,
+// wrappers stripped), as text.
+func simpleCommands(cmd string, depth int) []string {
+	if depth > 5 {
+		return []string{cmd}
+	}
+	var out []string
+	for _, sc := range parseShell(cmd).cmds {
+		c, _ := view(sc)
+		if c.prog == "" {
+			continue
+		}
+		if script, ok := shellScript(c); ok {
+			out = append(out, simpleCommands(script.text, depth+1)...)
+			continue
+		}
+		out = append(out, strings.TrimSpace(c.prog+" "+joinWords(c.args)))
+	}
+	return out
+}
+
+func (r *Rule) label() string {
+	if r.Name != "" {
+		return r.Name
+	}
+	return "rule " + r.describe()
 }
 
 func (r *Rule) describe() string {

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/permission"
 	"github.com/hubdev/hub/skills"
 )
 
@@ -41,6 +42,16 @@ func (r *run) sessionOptions(name string, caps adapters.Capabilities) (so adapte
 	if len(o.Images) > 0 && !caps.Images {
 		return so, "", cleanup, fmt.Errorf("%w: agent %s does not accept images (--image)", ErrUsage, name)
 	}
+	if r.perms, err = permission.New(o.Rules); err != nil {
+		return so, "", cleanup, fmt.Errorf("%w: %v", ErrUsage, err)
+	}
+	for _, pat := range o.AllowTools {
+		rule, err := permission.AllowRule(pat, "--allow-tool "+pat)
+		if err != nil {
+			return so, "", cleanup, fmt.Errorf("%w: --allow-tool: %v", ErrUsage, err)
+		}
+		r.perms.Add(rule)
+	}
 	if len(o.Skills) == 0 {
 		return so, "", cleanup, nil
 	}
@@ -51,6 +62,14 @@ func (r *run) sessionOptions(name string, caps adapters.Capabilities) (so adapte
 			return so, "", cleanup, fmt.Errorf("%w: --skill: %v", ErrUsage, err)
 		}
 		list = append(list, s)
+		for _, pat := range s.AllowedTools {
+			rule, err := permission.AllowRule(pat, "skill "+s.Name+" allowed-tools "+pat)
+			if err != nil {
+				r.warn("skill %s: allowed-tools %q ignored: %v", s.Name, pat, err)
+				continue
+			}
+			r.perms.Add(rule)
+		}
 	}
 	switch caps.Skills {
 	case "native":

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/config"
 )
 
 // The agent starts while the prompt is still being read from stdin.
@@ -58,5 +59,40 @@ func TestRun_HardDenyBeatsApproveAll(t *testing.T) {
 	s, _, _ := runFake(t, context.Background(), a, func(o *Options) { o.Approve = ApproveAll })
 	if s.ExitCode != ExitDenied || len(s.Denied) != 1 || s.Denied[0].Reason == "--approve all" {
 		t.Fatalf("exit %d, denied %+v; want exit 6 with the deny list's reason", s.ExitCode, s.Denied)
+	}
+}
+
+// hub run decides every request in one order: deny rules beat --allow-tool
+// and --approve all; an allow pattern lifts --approve read-only for its
+// command only; each denial names its reason.
+func TestRun_OneEvaluationOrder(t *testing.T) {
+	sh := func(id, cmd string) adapters.Event {
+		tool := adapters.ToolCall{ID: id, Title: cmd, Name: "Bash", Kind: adapters.KindExecute, RawInput: []byte(`{"command":"` + cmd + `"}`)}
+		return adapters.Event{Type: adapters.EventPermission, Permission: adapters.NewPermissionRequest(tool, nil)}
+	}
+	rules := config.PermissionsConfig{Rules: []config.PermissionRule{{Tool: "bash", Command: "npm run deploy", Decision: "deny"}}}
+	tests := []struct {
+		name    string
+		approve Approve
+		allow   []string
+		cmd     string
+		denied  string // the denial's reason, "" when allowed
+	}{
+		{"deny rule beats approve all", ApproveAll, nil, "npm run deploy", "denied by permissions.rules[0]"},
+		{"deny rule beats an allow pattern", ApproveAll, []string{"Bash(npm run:*)"}, "npm run deploy", "denied by permissions.rules[0]"},
+		{"allow pattern lifts read-only", ApproveReadOnly, []string{"Bash(go test:*)"}, "go test ./...", ""},
+		{"only its command", ApproveReadOnly, []string{"Bash(go test:*)"}, "rm -rf build", "--approve read-only"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			a := &fakeAdapter{name: "fake", caps: adapters.Capabilities{Permissions: true}, script: steps(sh("t1", tc.cmd), done(adapters.StopEndTurn))}
+			s, _, _ := runFake(t, context.Background(), a, func(o *Options) { o.Approve, o.AllowTools, o.Rules = tc.approve, tc.allow, rules })
+			switch {
+			case tc.denied == "" && (s.ExitCode != ExitOK || len(s.Denied) != 0):
+				t.Fatalf("exit %d, denied %+v; want it allowed", s.ExitCode, s.Denied)
+			case tc.denied != "" && (s.ExitCode != ExitDenied || len(s.Denied) != 1 || s.Denied[0].Reason != tc.denied):
+				t.Fatalf("exit %d, denied %+v; want exit 6 denied by %q", s.ExitCode, s.Denied, tc.denied)
+			}
+		})
 	}
 }

@@ -45,7 +45,8 @@ type run struct {
 	failure   *adapters.ErrorInfo // why the turn failed, if it did
 	stop      adapters.StopReason
 	resumable bool
-	cwd       string // the session's, for the deny list's paths
+	cwd       string              // the session's, for the rules' paths
+	perms     *permission.Service // rules, --allow-tool, the skills' allowed-tools
 
 	mu    sync.Mutex
 	cause cause // why the run stopped early
@@ -251,10 +252,18 @@ func (r *run) stopCause() cause {
 }
 
 // permission answers a permission request by --approve, and shows it.
+// permission decides through hub's one evaluation order (the deny list,
+// the configured rules, --allow-tool and the skills' allowed-tools), and
+// by --approve where none of them speaks.
 func (r *run) permission(_ context.Context, p *adapters.PermissionRequest) adapters.PermissionDecision {
 	d, reason := r.o.Approve.Decide(p), "--approve "+string(r.o.Approve)
-	if why, hard := permission.HardDeny(permission.RequestOf(p.Tool, r.cwd)); hard {
-		d, reason = Approve(ApproveNone).Decide(p), why // whatever --approve says
+	if v, decided := r.perms.Decide(permission.RequestOf(p.Tool, r.cwd)); decided {
+		switch v.Decision {
+		case permission.Deny:
+			d, reason = Approve(ApproveNone).Decide(p), v.Reason // whatever --approve says
+		case permission.Allow:
+			d, reason = Approve(ApproveAll).Decide(p), v.Reason
+		}
 	}
 	if !d.Allowed() {
 		r.denied = append(r.denied, Denial{ToolID: p.Tool.ID, Title: titleOf(p.Tool), Kind: p.Tool.Kind, Reason: reason})

@@ -16,6 +16,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/config"
 	"github.com/hubdev/hub/internal/proc"
 )
 
@@ -50,7 +51,11 @@ type Options struct {
 	Cwd      string
 	Timeout  time.Duration // 0 = none
 	Approve  Approve
-	Skills   []string
+	// Rules are the configured permission rules; AllowTools more allow
+	// patterns for this run (Claude syntax, --allow-tool).
+	Rules      config.PermissionsConfig
+	AllowTools []string
+	Skills     []string
 	// SkillsUserDir overrides config.UserDir() for skill lookup.
 	SkillsUserDir string
 	// KeepSkills leaves natively placed skills in place after the run.
