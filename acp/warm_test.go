@@ -289,3 +289,21 @@ func valueOf(opts []schema.SessionConfigOption, id string) string {
 	}
 	return ""
 }
+
+// Options.Notice (the project keys hub ignored) is said once per session.
+func TestNotice_SaidOnceInEverySession(t *testing.T) {
+	c := newClient(t, "", func(o *Options) { o.Notice = "hub ignored agents.evil.command" })
+	c.init(schema.ClientCapabilities{})
+	for range 2 {
+		sid := c.newSession(t.TempDir())
+		c.waitFor(t, func() bool {
+			n := 0
+			for _, u := range c.updates(sid) {
+				if u.AgentMessageChunk != nil && strings.Contains(u.AgentMessageChunk.Content.Text, "agents.evil.command") {
+					n++
+				}
+			}
+			return n == 1
+		})
+	}
+}

@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -94,5 +95,21 @@ func TestRun_OneEvaluationOrder(t *testing.T) {
 				t.Fatalf("exit %d, denied %+v; want exit 6 denied by %q", s.ExitCode, s.Denied, tc.denied)
 			}
 		})
+	}
+}
+
+// A --skill's allowed-tools allow its commands only.
+func TestRun_SkillAllowedToolsAllowOnlyTheirCommands(t *testing.T) {
+	base, _ := filepath.Abs("../../testdata/skills")
+	for cmd, allowed := range map[string]bool{"pdftotext -layout a.pdf out.txt": true, "pdfinfo a.pdf": false} {
+		tool := adapters.ToolCall{ID: "t1", Title: cmd, Name: "Bash", Kind: adapters.KindExecute, RawInput: []byte(`{"command":"` + cmd + `"}`)}
+		ev := adapters.Event{Type: adapters.EventPermission, Permission: adapters.NewPermissionRequest(tool, nil)}
+		a := &fakeAdapter{name: "fake", caps: adapters.Capabilities{Permissions: true, Skills: "prompt"}, script: steps(ev, done(adapters.StopEndTurn))}
+		s, _, _ := runFake(t, context.Background(), a, func(o *Options) {
+			o.Cwd, o.SkillsUserDir, o.Skills = filepath.Join(base, "project"), filepath.Join(base, "user"), []string{"pdf-tools"}
+		})
+		if got := len(s.Denied) == 0; got != allowed {
+			t.Errorf("%q: denied %+v; the skill allows pdftotext only", cmd, s.Denied)
+		}
 	}
 }
