@@ -20,6 +20,9 @@ type envelope struct {
 	V int `json:"v"`
 	adapters.Event
 	Decision *adapters.PermissionDecision `json:"decision,omitempty"`
+	// Reason says what decided: "--approve read-only", "denied by
+	// permissions.rules[2]", "hard deny: …".
+	Reason string `json:"reason,omitempty"`
 }
 
 type summaryLine struct {
@@ -139,6 +142,15 @@ func (w *output) detail(d string) {
 			w.textLine("  | " + l)
 		}
 	}
+}
+
+// decided writes a permission event with hub's decision and its reason.
+func (w *output) decided(ev adapters.Event, dec adapters.PermissionDecision, reason string) {
+	if w.o.Format == FormatJSONL {
+		w.jsonl(envelope{V: EnvelopeVersion, Event: ev, Decision: &dec, Reason: reason})
+		return
+	}
+	w.event(ev, &dec)
 }
 
 func (w *output) event(ev adapters.Event, dec *adapters.PermissionDecision) {

@@ -268,7 +268,7 @@ func (r *run) permission(_ context.Context, p *adapters.PermissionRequest) adapt
 	if !d.Allowed() {
 		r.denied = append(r.denied, Denial{ToolID: p.Tool.ID, Title: titleOf(p.Tool), Kind: p.Tool.Kind, Reason: reason})
 	}
-	r.out.event(adapters.Event{Type: adapters.EventPermission, Permission: p}, &d)
+	r.out.decided(adapters.Event{Type: adapters.EventPermission, Permission: p}, d, reason)
 	return d
 }
 
