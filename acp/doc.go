@@ -5,10 +5,10 @@
 // Behaviour choices the spec leaves open:
 //
 //   - A second session/prompt while a turn is running on the same session is
-//     rejected at once with JSON-RPC error -32602 ("session is busy"); the
-//     running turn is not affected, even when it is already cancelled and
-//     winding down. Clients cancel, wait for the prompt's answer, then
-//     prompt again (as Zed does).
+//     queued: it runs when the turns before it end and is answered after
+//     them, in order. session/cancel ends the running turn and drops the
+//     queued prompts; each answers "cancelled". A prompt sent after the
+//     cancel waits for the cancelled turn to wind down, then runs.
 //   - Requests other than initialize before initialize get -32600.
 //   - session/cancel for an unknown or idle session is ignored.
 //   - session/close and session/delete of unknown sessions succeed.

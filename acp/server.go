@@ -6,7 +6,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -559,25 +558,32 @@ func (s *server) beginPrompt(params json.RawMessage) jsonrpc.Job {
 			return fail(invalidParams("%s prompt blocks are not supported (see promptCapabilities)", b.Type))
 		}
 	}
-	turnCtx, err := ss.begin(s.ctx)
+	sl, err := ss.begin(s.ctx)
 	if err != nil {
 		return fail(err)
 	}
 	prev, done := ss.nextInOrder()
 	return func() (any, func(), error) {
 		<-prev
+		if !ss.await(sl) {
+			close(done)
+			return schema.PromptResponse{StopReason: schema.StopCancelled}, nil, nil
+		}
 		ss.setRunning(true)
 		close(done) // a change sent during the turn is not held until it ends
-		reason, err := ss.runTurn(turnCtx, p.Prompt)
+		reason, err := ss.runTurn(sl.ctx, p.Prompt)
+		// The next queued prompt starts once this answer is written, so
+		// answers keep the order of the prompts.
+		next := func() { close(sl.done) }
 		if err != nil {
-			return nil, nil, err
+			return nil, next, err
 		}
 		// _meta.hub.waitedForAgent tells a client (and hub's benchmarks)
 		// whether the agent was already up when the prompt arrived.
 		ss.mu.Lock()
 		waited := ss.waited
 		ss.mu.Unlock()
-		return schema.PromptResponse{StopReason: reason, Meta: schema.Meta{"hub": map[string]any{"waitedForAgent": waited}}}, nil, nil
+		return schema.PromptResponse{StopReason: reason, Meta: schema.Meta{"hub": map[string]any{"waitedForAgent": waited}}}, next, nil
 	}
 }
 
@@ -637,5 +643,3 @@ func (s *server) setConfigOption(ctx context.Context, params json.RawMessage) (a
 	}
 	return schema.SetSessionConfigOptionResponse{ConfigOptions: ss.configOptions()}, after, nil
 }
-
-var errBusy = errors.New("session is busy with another prompt; send session/cancel and wait for that prompt's answer first")

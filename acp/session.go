@@ -65,6 +65,10 @@ type session struct {
 	idleGen int
 	// waited says whether the last prompt waited for its agent to start.
 	waited bool
+	// lastTurn closes when the last accepted prompt's turn ended; queue
+	// holds the prompts waiting for the running turn.
+	lastTurn chan struct{}
+	queue    []*slot
 	// crashes are the times of the agent's latest crashes.
 	crashes []time.Time
 	// needsBriefing: the agent started without the conversation; the next
@@ -126,6 +130,9 @@ func (ss *session) cancel() {
 	ss.cancelled = true
 	if ss.turnCancel != nil {
 		ss.turnCancel()
+	}
+	for _, q := range ss.queue { // queued prompts are dropped: each answers cancelled
+		q.cancel()
 	}
 }
 
@@ -283,19 +290,61 @@ func (ss *session) noteAgentSessionID() {
 	ss.rec.AgentSessionID = ss.backend.ID()
 }
 
-// begin reserves the session for one turn; a busy session is an error.
-func (ss *session) begin(ctx context.Context) (context.Context, error) {
+// slot is one accepted prompt: it runs once the turn before it ended
+// (after), and closes done when its own turn ended (or it was dropped).
+type slot struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+	after  <-chan struct{}
+	done   chan struct{}
+}
+
+// begin accepts a prompt inline on the read loop. A prompt sent while a
+// turn runs is queued: it runs when the turns before it end, and a cancel
+// drops it.
+func (ss *session) begin(ctx context.Context) (*slot, error) {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
-	switch {
-	case ss.closed:
+	if ss.closed {
 		return nil, errUnknownSession(ss.id())
-	case ss.busy:
-		return nil, jsonrpc.NewError(schema.CodeInvalidParams, "Invalid params: "+errBusy.Error(), map[string]any{"sessionId": ss.id()})
 	}
 	turnCtx, cancel := context.WithCancel(ctx)
-	ss.busy, ss.cancelled, ss.turnCancel = true, false, cancel
-	return turnCtx, nil
+	after := ss.lastTurn
+	if after == nil {
+		c := make(chan struct{})
+		close(c)
+		after = c
+	}
+	sl := &slot{ctx: turnCtx, cancel: cancel, after: after, done: make(chan struct{})}
+	ss.lastTurn = sl.done
+	if ss.busy {
+		ss.queue = append(ss.queue, sl)
+	} else {
+		ss.busy, ss.cancelled, ss.turnCancel = true, false, cancel
+	}
+	return sl, nil
+}
+
+// await waits for the slot's turn; false when the prompt was dropped (its
+// done then closes once the turn before it ended, keeping the order).
+func (ss *session) await(sl *slot) bool {
+	select {
+	case <-sl.after:
+	case <-sl.ctx.Done():
+	}
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	i := slices.Index(ss.queue, sl)
+	if i < 0 {
+		return true // it was never queued: the session was idle
+	}
+	ss.queue = slices.Delete(ss.queue, i, i+1)
+	if sl.ctx.Err() != nil {
+		go func() { <-sl.after; close(sl.done) }()
+		return false
+	}
+	ss.busy, ss.cancelled, ss.turnCancel = true, false, sl.cancel
+	return true
 }
 
 // runTurn runs one reserved turn and returns its stop reason, or the error
@@ -307,7 +356,8 @@ func (ss *session) runTurn(turnCtx context.Context, prompt []schema.ContentBlock
 		if ss.turnCancel != nil {
 			ss.turnCancel()
 		}
-		ss.busy, ss.running, ss.turnCancel = false, false, nil
+		ss.running, ss.turnCancel = false, nil
+		ss.busy = len(ss.queue) > 0
 		ss.noteAgentSessionID()
 		ss.mu.Unlock()
 		ss.save()
