@@ -21,17 +21,27 @@ import (
 
 // Record is one session in the on-disk index.
 type Record struct {
-	SessionID      string                 `json:"sessionId"`
-	Agent          string                 `json:"agent"`
-	AgentSessionID string                 `json:"agentSessionId,omitempty"`
-	Cwd            string                 `json:"cwd"`
-	Title          string                 `json:"title,omitempty"`
-	Model          string                 `json:"model,omitempty"`
-	Mode           string                 `json:"mode,omitempty"`
-	Options        map[string]string      `json:"options,omitempty"`
-	AddDirs        []string               `json:"additionalDirectories,omitempty"`
-	UpdatedAt      time.Time              `json:"updatedAt"`
-	History        []schema.SessionUpdate `json:"history,omitempty"`
+	SessionID      string            `json:"sessionId"`
+	Agent          string            `json:"agent"`
+	AgentSessionID string            `json:"agentSessionId,omitempty"`
+	Cwd            string            `json:"cwd"`
+	Title          string            `json:"title,omitempty"`
+	Model          string            `json:"model,omitempty"`
+	Mode           string            `json:"mode,omitempty"`
+	Options        map[string]string `json:"options,omitempty"`
+	AddDirs        []string          `json:"additionalDirectories,omitempty"`
+	// Left holds, per agent the session switched away from, its own
+	// session id and how many history entries it had seen, so switching
+	// back resumes it and tells it only what happened since.
+	Left      map[string]AgentMark   `json:"left,omitempty"`
+	UpdatedAt time.Time              `json:"updatedAt"`
+	History   []schema.SessionUpdate `json:"history,omitempty"`
+}
+
+// AgentMark is where an agent left a session.
+type AgentMark struct {
+	SessionID string `json:"sessionId"`
+	Seen      int    `json:"seen"`
 }
 
 // index stores each session as two files under dir: <id>.json holds its

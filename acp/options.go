@@ -223,7 +223,19 @@ func (ss *session) switchAgent(name string) (after func(), err error) {
 	}
 	b, st := ss.backend, ss.starting
 	ss.backend, ss.starting, ss.live = nil, nil, nil
-	ss.rec.Agent, ss.rec.AgentSessionID, ss.rec.Model, ss.rec.Mode, ss.rec.Options = name, "", "", "", nil
+	if b != nil {
+		ss.noteAgentSessionID()
+	}
+	if ss.rec.Left == nil {
+		ss.rec.Left = map[string]AgentMark{}
+	}
+	if ss.rec.AgentSessionID != "" {
+		ss.rec.Left[ss.rec.Agent] = AgentMark{SessionID: ss.rec.AgentSessionID, Seen: ss.dropped + len(ss.rec.History)}
+	}
+	back := ss.rec.Left[name]
+	delete(ss.rec.Left, name)
+	ss.rec.Agent, ss.rec.AgentSessionID, ss.rec.Model, ss.rec.Mode, ss.rec.Options = name, back.SessionID, "", "", nil
+	ss.since = back.Seen // the new agent has seen the history up to here
 	hadCommands := len(ss.agentCommands) > 0
 	ss.agentCommands = nil
 	ss.mu.Unlock()

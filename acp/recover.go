@@ -75,6 +75,9 @@ func (ss *session) briefing() string {
 	ss.mu.Lock()
 	ss.flushChunk()
 	hist := ss.rec.History
+	if seen := ss.since - ss.dropped; seen > 0 && seen <= len(hist) { // what the agent saw already
+		hist = hist[seen:]
+	}
 	// The prompt being answered is the last user entries: not history.
 	for len(hist) > 0 && hist[len(hist)-1].UserMessageChunk != nil {
 		hist = hist[:len(hist)-1]
@@ -102,11 +105,15 @@ func (ss *session) briefing() string {
 		text + "\n</conversation_so_far>\n\n"
 }
 
-// answeredBefore reports whether an earlier turn got an answer: only then
-// does an agent starting without the conversation miss something. Caller
-// holds ss.mu.
+// answeredBefore reports whether an earlier turn got an answer the agent
+// has not seen: only then does an agent starting without the conversation
+// (or coming back to it) miss something. Caller holds ss.mu.
 func (ss *session) answeredBefore() bool {
-	for _, u := range ss.rec.History {
+	hist := ss.rec.History
+	if seen := ss.since - ss.dropped; seen > 0 {
+		hist = hist[min(seen, len(hist)):]
+	}
+	for _, u := range hist {
 		if u.AgentMessageChunk != nil || u.ToolCall != nil {
 			return true
 		}
@@ -118,17 +125,23 @@ func (ss *session) answeredBefore() bool {
 // started without the conversation, once, and tells the user.
 func (ss *session) withBriefing(content []adapters.Content) []adapters.Content {
 	ss.mu.Lock()
-	need := ss.needsBriefing
-	ss.needsBriefing = false
+	brief, briefed := ss.pendingBrief, ss.briefed
+	ss.pendingBrief, ss.briefed = "", false
 	ss.mu.Unlock()
-	if !need {
-		return content
-	}
-	brief := ss.briefing()
-	if brief == "" {
+	if brief == "" && !briefed {
 		return content
 	}
 	ss.emit(schema.SessionUpdate{AgentThoughtChunk: &schema.ContentChunk{Content: schema.TextBlock(
-		"hub gave the agent its record of the conversation: the agent started without it.\n")}})
+		"hub gave the agent its record of the conversation it missed.\n")}})
+	if brief == "" {
+		return content
+	}
 	return append([]adapters.Content{{Type: adapters.ContentText, Text: brief}}, content...)
+}
+
+// missed is answeredBefore, taking ss.mu itself.
+func (ss *session) missed() bool {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	return ss.answeredBefore()
 }

@@ -18,16 +18,17 @@ import (
 // capability, failResume has it but every resume fails. "crash" kills the
 // turn with a crash; every prompt's text is recorded.
 type forgetful struct {
-	resume, failResume bool
+	resume, failResume, instructions bool
 
 	mu      sync.Mutex
 	starts  int
 	prompts []string
+	instr   []string // each start's Instructions
 }
 
 func (a *forgetful) Name() string { return "forgetful" }
 func (a *forgetful) Capabilities() adapters.Capabilities {
-	return adapters.Capabilities{Resume: a.resume || a.failResume}
+	return adapters.Capabilities{Resume: a.resume || a.failResume, Instructions: a.instructions}
 }
 func (a *forgetful) Start(_ context.Context, o adapters.SessionOptions) (adapters.Session, error) {
 	if a.failResume && o.ResumeID != "" {
@@ -36,6 +37,7 @@ func (a *forgetful) Start(_ context.Context, o adapters.SessionOptions) (adapter
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.starts++
+	a.instr = append(a.instr, o.Instructions)
 	return &forgetfulSession{a: a}, nil
 }
 
@@ -156,3 +158,49 @@ type renamed struct {
 }
 
 func (r renamed) Name() string { return r.name }
+
+// An agent with a system-level channel gets the briefing there, never as
+// the user's words in its prompt.
+func TestSwitchAgent_BriefingGoesThroughInstructions(t *testing.T) {
+	first, second := &forgetful{}, &forgetful{instructions: true}
+	reg := adapters.NewRegistry()
+	reg.Register(first)
+	reg.Register(renamed{second, "second"})
+	c := newClient(t, "", func(o *Options) { o.Registry, o.DefaultAgent = reg, "forgetful" })
+	sid, _ := c.start(t)
+	c.prompt(sid, "the bug is in parser.go")
+	c.must("session/set_config_option", schema.SetSessionConfigOptionRequest{SessionID: sid, ConfigID: "agent", Value: json.RawMessage(`"second"`)}, nil)
+	c.prompt(sid, "fix it")
+	second.mu.Lock()
+	defer second.mu.Unlock()
+	if len(second.instr) != 1 || !strings.Contains(second.instr[0], "the bug is in parser.go") {
+		t.Fatalf("instructions %q lack the earlier turn", second.instr)
+	}
+	if len(second.prompts) != 1 || second.prompts[0] != "fix it" {
+		t.Fatalf("prompt %q: want the user's words only", second.prompts)
+	}
+}
+
+// Switching back to an agent resumes its own session and tells it only
+// what happened while it was away.
+func TestSwitchAgent_BackResumesAndBriefsWhatWasMissed(t *testing.T) {
+	first, second := &forgetful{resume: true}, &forgetful{}
+	reg := adapters.NewRegistry()
+	reg.Register(first)
+	reg.Register(renamed{second, "second"})
+	c := newClient(t, "", func(o *Options) { o.Registry, o.DefaultAgent = reg, "forgetful" })
+	sid, _ := c.start(t)
+	set := func(agent string) {
+		c.must("session/set_config_option", schema.SetSessionConfigOptionRequest{SessionID: sid, ConfigID: "agent", Value: json.RawMessage(`"` + agent + `"`)}, nil)
+	}
+	c.prompt(sid, "first question")
+	set("second")
+	c.prompt(sid, "second question")
+	set("forgetful")
+	c.prompt(sid, "third question")
+	_, prompts := first.seen()
+	last := prompts[len(prompts)-1]
+	if !strings.Contains(last, "second question") || strings.Contains(last, "first question") || !strings.HasSuffix(last, "third question") {
+		t.Fatalf("back on the first agent, its prompt %q: want only what it missed", last)
+	}
+}

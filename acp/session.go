@@ -71,9 +71,15 @@ type session struct {
 	queue    []*slot
 	// crashes are the times of the agent's latest crashes.
 	crashes []time.Time
-	// needsBriefing: the agent started without the conversation; the next
-	// prompt carries hub's record of it.
-	needsBriefing bool
+	// pendingBrief is hub's record of what the agent missed, for the next
+	// prompt (when it did not go with the agent's start).
+	pendingBrief string
+	// briefed: the agent got the briefing with its start; the user hears
+	// of it with the next prompt.
+	briefed bool
+	// since is how much of the history the session's agent has seen (an
+	// agent switched back to resumes with the rest); 0 for none.
+	since int
 	// persisted counts the History entries already saved; dropped those
 	// no longer kept in memory (they are on disk).
 	persisted, dropped int

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -101,17 +102,32 @@ func (ss *session) startAgent(ctx context.Context, st *start) (adapters.Session,
 	if a.Capabilities().Resume {
 		opts.ResumeID = ss.rec.AgentSessionID
 	}
-	hasHistory := ss.answeredBefore()
+	missed := ss.answeredBefore()
+	back := opts.ResumeID != "" && ss.since > 0 // switched back to: it resumes, and hears what it missed
 	ss.mu.Unlock()
+	viaStart := false
+	if missed && opts.ResumeID == "" && a.Capabilities().Instructions {
+		// The best channel: system-level, never as the user's words.
+		opts.Instructions = strings.TrimSpace(ss.briefing() + opts.Instructions)
+		viaStart = true
+	}
+	var pending string
+	if missed && back {
+		pending = ss.briefing() // only what happened since it left
+	}
 	b, fresh, err := ss.startWithResume(ctx, a, opts)
 	if err != nil {
 		return nil, opts, fmt.Errorf("start %s: %w", name, err)
 	}
-	if fresh && hasHistory {
-		ss.mu.Lock()
-		ss.needsBriefing = true
-		ss.mu.Unlock()
+	ss.mu.Lock()
+	ss.since = 0
+	ss.mu.Unlock()
+	if fresh && !viaStart && ss.missed() {
+		pending = ss.briefing() // it lost its session: all of it
 	}
+	ss.mu.Lock()
+	ss.pendingBrief, ss.briefed = pending, viaStart
+	ss.mu.Unlock()
 	return b, opts, nil
 }
 

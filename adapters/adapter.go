@@ -68,6 +68,10 @@ type Capabilities struct {
 	Modes           []Option `json:"modes,omitempty"`
 	DefaultModel    string   `json:"defaultModel,omitempty"`
 	DefaultMode     string   `json:"defaultMode,omitempty"`
+	// Instructions says the agent takes SessionOptions.Instructions through
+	// a system-level channel (a system prompt, developer instructions, or
+	// ahead of its first prompt), not as the user's words.
+	Instructions bool `json:"instructions,omitempty"`
 	// Skills says how Agent Skills reach this agent: "native", "prompt" or "file".
 	Skills string `json:"skills,omitempty"`
 	// TestedVersions is the CLI version range the adapter was tested with.

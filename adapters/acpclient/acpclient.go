@@ -100,6 +100,7 @@ func (a *Adapter) Ready() error { return adapters.FindCLI(a.cfg.Argv[0]) }
 // plus models and modes reported by the last session.
 func (a *Adapter) Capabilities() adapters.Capabilities {
 	c := a.cfg.Caps
+	c.Instructions = true // ahead of the first prompt
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if len(a.learned.Models) > 0 {

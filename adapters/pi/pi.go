@@ -119,6 +119,7 @@ func (a *Adapter) Capabilities() adapters.Capabilities {
 		Permissions:    false,
 		DefaultModel:   a.opts.Model,
 		Skills:         "prompt",
+		Instructions:   true,
 		TestedVersions: TestedVersions,
 		Notes: "pi has no permission hook: its tools run without asking, so no permission requests reach " +
 			"the editor (limit tools with the pi agent's tools option). No MCP support.",
