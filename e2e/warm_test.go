@@ -175,3 +175,36 @@ func TestClaudeHub_AskUserQuestionBecomesElicitation(t *testing.T) {
 	}
 	h.close()
 }
+
+// Switching from claude to another agent and back resumes claude's own
+// session: its next request holds the first turn once, and what happened
+// while it was away.
+func TestClaudeHub_SwitchBackResumesClaudesSession(t *testing.T) {
+	mock := mockllm.NewAnthropicServer(mockllm.AnthropicTurn{Text: "First answer."}, mockllm.AnthropicTurn{Text: "Third answer."})
+	defer mock.Close()
+	script := acpScript(t, acpText("Replay's answer about the parser."), acpTurn)
+	cfg := claudeHubConfig(t, mock) + "\n[agents.replay]\ntype = \"replay\"\noptions = { script = " + strconvQuote(script) + " }\n"
+	h := startHub(t, cfg, nil)
+	h.initialize(nil)
+	sid := h.newSession(t.TempDir())
+	set := func(agent string) {
+		if _, err := h.call("session/set_config_option", map[string]any{"sessionId": sid, "configId": "agent", "value": agent}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, step := range []struct{ agent, prompt string }{{"", "first question"}, {"replay", "second question"}, {"claude", "third question"}} {
+		if step.agent != "" {
+			set(step.agent)
+		}
+		if stop, _, err := h.prompt(sid, step.prompt); err != nil || stop != "end_turn" {
+			t.Fatalf("%s: stop=%q err=%v\n%s", step.prompt, stop, err, e2eTail(h.stderr(), 30))
+		}
+	}
+	reqs := mock.Requests()
+	last := reqs[len(reqs)-1]
+	body := string(last.Body)
+	if len(last.Messages) < 3 || strings.Count(body, "first question") != 1 || !strings.Contains(body, "Replay's answer about the parser.") || !strings.Contains(body, "third question") {
+		t.Fatalf("claude's last request (%d messages): want its own resumed conversation, the first turn once, and what it missed\n%s", len(last.Messages), body)
+	}
+	h.close()
+}
