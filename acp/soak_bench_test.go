@@ -24,6 +24,7 @@ func BenchmarkSoak_Prompts(b *testing.B) {
 		c := newClient(b, script, func(o *Options) { o.StateDir = b.TempDir() })
 		c.init(schema.ClientCapabilities{})
 		sid := c.newSession(b.TempDir())
+		c.forget.Store(true)
 		start := time.Now()
 		var lines []string
 		for i := 1; i <= total; i++ {
