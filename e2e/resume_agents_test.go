@@ -77,6 +77,11 @@ func resumeRun(t *testing.T, c resumeCase) {
 	if err != nil || stop != "end_turn" || !strings.Contains(e2eText(ups), "beta") {
 		t.Fatalf("prompt after %s: stop=%q err=%v text=%q\nhub stderr:\n%s", method, stop, err, e2eText(ups), e2eTail(h2.stderr(), 40))
 	}
+	// History an agent replays while it loads belongs to the load, never
+	// to the next prompt's answer.
+	if strings.Contains(e2eText(ups), "alpha") {
+		t.Fatalf("the answer after %s replays the first turn: %q", method, e2eText(ups))
+	}
 	if msg := resumeCheckHistory(c.bodies()); msg != "" {
 		t.Fatalf("%s\nsecond hub stderr:\n%s", msg, e2eTail(h2.stderr(), 60))
 	}
@@ -133,4 +138,19 @@ func TestResume_Pi(t *testing.T) {
 	resumeRun(t, resumeCase{cfg: piHubCfg(bin, piAgentDir(t, mock)), bodies: func() [][]byte {
 		return resumeBodies(mock.Requests(), func(r mockllm.OpenAIRequest) []byte { return r.Body })
 	}})
+}
+
+// After a restart, gemini's first prompt must not stream the previous turn
+// (its thought, text and tool call) before the new answer; a first turn
+// with a tool call is the case seen replayed.
+func TestResume_GeminiToolTurnIsNotReplayed(t *testing.T) {
+	bin := e2eCLI(t, "gemini", "gemini")
+	first := geminiToolTurn()
+	first.Thought = "thinking-alpha"
+	mock := mockllm.NewGeminiServer(first, mockllm.GeminiTurn{Text: "alpha done"}, mockllm.GeminiTurn{Text: "beta"})
+	defer mock.Close()
+	resumeRun(t, resumeCase{cfg: geminiHubCfg(bin, mock), prep: func(home string) { geminiSettings(t, home) },
+		bodies: func() [][]byte {
+			return resumeBodies(mock.Requests(), func(r mockllm.GeminiRequest) []byte { return r.Body })
+		}})
 }

@@ -163,6 +163,9 @@ func (s *Session) openSession(ctx context.Context) error {
 	case s.caps.LoadSession:
 		s.setLoading(true)
 		err = s.call(ctx, "session/load", load, &res)
+		if err == nil {
+			s.flushReplay(ctx)
+		}
 		s.setLoading(false)
 	default:
 		return fmt.Errorf("%w: %s cannot resume sessions (no loadSession or session resume capability)", adapters.ErrUnsupported, s.a.cfg.Name)
@@ -199,6 +202,18 @@ func (s *Session) sessionError(err error) error {
 		return fmt.Errorf("%w: %s: %s (log in with the agent's own CLI, then retry)", adapters.ErrNotAuthenticated, s.a.cfg.Name, re.Message)
 	}
 	return fmt.Errorf("open session: %w", err)
+}
+
+// flushReplay waits for the history an agent replays after answering
+// session/load (gemini sends it late): a round trip the agent answers after
+// the updates it queued before it, so they belong to the load and never to
+// the next prompt. An agent that does not know the method still answers.
+func (s *Session) flushReplay(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	for range 2 { // twice: a replay may itself be queued behind one more hop
+		_ = s.conn.Call(ctx, "_hub/flush", map[string]any{}, nil)
+	}
 }
 
 func (s *Session) setLoading(v bool) {
