@@ -49,13 +49,10 @@ func (ss *session) elicit(ctx context.Context, q *adapters.QuestionRequest) adap
 	}
 	req := schema.CreateElicitationRequest{SessionID: ss.id(), ToolCallID: q.ToolID, Mode: "form",
 		Message: questionMessage(q), RequestedSchema: form}
-	res, err := ss.srv.conn.CallRaw(ctx, "elicitation/create", req)
-	if ctx.Err() != nil {
-		return adapters.Answers{Cancelled: true}
-	}
 	var resp schema.CreateElicitationResponse
-	if err == nil {
-		err = json.Unmarshal(res, &resp)
+	cancelled, err := ss.callEditor(ctx, "elicitation/create", req, &resp)
+	if cancelled {
+		return adapters.Answers{Cancelled: true}
 	}
 	if err != nil {
 		ss.srv.log.Warn().Err(err).Msg("elicitation failed; the agent hears the user declined")
@@ -100,13 +97,10 @@ func (ss *session) askByPermission(ctx context.Context, q *adapters.QuestionRequ
 	title := cmp.Or(qq.Text, qq.Header)
 	req := schema.RequestPermissionRequest{SessionID: ss.id(), Options: opts,
 		ToolCall: schema.ToolCallUpdate{ToolCallID: cmp.Or(q.ToolID, "question"), Title: title, Kind: "other"}}
-	res, err := ss.srv.conn.CallRaw(ctx, "session/request_permission", req)
-	if ctx.Err() != nil {
-		return adapters.Answers{Cancelled: true}
-	}
 	var resp schema.RequestPermissionResponse
-	if err == nil {
-		err = json.Unmarshal(res, &resp)
+	cancelled, err := ss.callEditor(ctx, "session/request_permission", req, &resp)
+	if cancelled {
+		return adapters.Answers{Cancelled: true}
 	}
 	switch {
 	case err != nil:

@@ -2,7 +2,6 @@ package acp
 
 import (
 	"encoding/json"
-	"strings"
 	"testing"
 
 	"github.com/hubdev/hub/acp/schema"
@@ -69,14 +68,8 @@ func TestQuestion_ReachesTheUser(t *testing.T) {
 			c.init(caps)
 			sid := c.newSession(t.TempDir())
 			c.prompt(sid, "go")
-			var text strings.Builder
-			for _, u := range c.updates(sid) {
-				if u.AgentMessageChunk != nil {
-					text.WriteString(u.AgentMessageChunk.Content.Text)
-				}
-			}
-			if text.String() != tc.want {
-				t.Fatalf("the agent heard %q, want %q", text.String(), tc.want)
+			if text := c.agentText(sid); text != tc.want {
+				t.Fatalf("the agent heard %q, want %q", text, tc.want)
 			}
 			if tc.elicit && (elicitReq.ToolCallID != "ask_1" || len(elicitReq.RequestedSchema.Properties) != len(tc.questions)) {
 				t.Errorf("elicitation request %+v: want one field per question, tied to the tool call", elicitReq)

@@ -138,18 +138,28 @@ func TestCrash_ThreeInAMinuteStopRestarts(t *testing.T) {
 // Switching the agent hands the new one the conversation so far.
 func TestSwitchAgent_CarriesTheConversation(t *testing.T) {
 	first, second := &forgetful{}, &forgetful{}
-	reg := adapters.NewRegistry()
-	reg.Register(first)
-	reg.Register(renamed{second, "second"})
-	c := newClient(t, "", func(o *Options) { o.Registry, o.DefaultAgent = reg, "forgetful" })
-	sid, _ := c.start(t)
+	c, sid := twoAgents(t, first, second)
 	c.prompt(sid, "the bug is in parser.go")
-	c.must("session/set_config_option", schema.SetSessionConfigOptionRequest{SessionID: sid, ConfigID: "agent", Value: json.RawMessage(`"second"`)}, nil)
+	switchTo(c, sid, "second")
 	c.prompt(sid, "fix it")
 	_, prompts := second.seen()
 	if len(prompts) != 1 || !strings.Contains(prompts[0], "the bug is in parser.go") || !strings.Contains(prompts[0], "answer to the bug is in parser.go") {
 		t.Fatalf("the new agent's first prompt %q lacks the earlier turn", prompts)
 	}
+}
+
+// twoAgents serves first (default, "forgetful") and second (as "second").
+func twoAgents(t *testing.T, first, second *forgetful) (*tclient, string) {
+	reg := adapters.NewRegistry()
+	reg.Register(first)
+	reg.Register(renamed{second, "second"})
+	c := newClient(t, "", func(o *Options) { o.Registry, o.DefaultAgent = reg, "forgetful" })
+	sid, _ := c.start(t)
+	return c, sid
+}
+
+func switchTo(c *tclient, sid, agent string) {
+	c.must("session/set_config_option", schema.SetSessionConfigOptionRequest{SessionID: sid, ConfigID: "agent", Value: json.RawMessage(`"` + agent + `"`)}, nil)
 }
 
 type renamed struct {
@@ -163,13 +173,9 @@ func (r renamed) Name() string { return r.name }
 // the user's words in its prompt.
 func TestSwitchAgent_BriefingGoesThroughInstructions(t *testing.T) {
 	first, second := &forgetful{}, &forgetful{instructions: true}
-	reg := adapters.NewRegistry()
-	reg.Register(first)
-	reg.Register(renamed{second, "second"})
-	c := newClient(t, "", func(o *Options) { o.Registry, o.DefaultAgent = reg, "forgetful" })
-	sid, _ := c.start(t)
+	c, sid := twoAgents(t, first, second)
 	c.prompt(sid, "the bug is in parser.go")
-	c.must("session/set_config_option", schema.SetSessionConfigOptionRequest{SessionID: sid, ConfigID: "agent", Value: json.RawMessage(`"second"`)}, nil)
+	switchTo(c, sid, "second")
 	c.prompt(sid, "fix it")
 	second.mu.Lock()
 	defer second.mu.Unlock()
@@ -185,18 +191,11 @@ func TestSwitchAgent_BriefingGoesThroughInstructions(t *testing.T) {
 // what happened while it was away.
 func TestSwitchAgent_BackResumesAndBriefsWhatWasMissed(t *testing.T) {
 	first, second := &forgetful{resume: true}, &forgetful{}
-	reg := adapters.NewRegistry()
-	reg.Register(first)
-	reg.Register(renamed{second, "second"})
-	c := newClient(t, "", func(o *Options) { o.Registry, o.DefaultAgent = reg, "forgetful" })
-	sid, _ := c.start(t)
-	set := func(agent string) {
-		c.must("session/set_config_option", schema.SetSessionConfigOptionRequest{SessionID: sid, ConfigID: "agent", Value: json.RawMessage(`"` + agent + `"`)}, nil)
-	}
+	c, sid := twoAgents(t, first, second)
 	c.prompt(sid, "first question")
-	set("second")
+	switchTo(c, sid, "second")
 	c.prompt(sid, "second question")
-	set("forgetful")
+	switchTo(c, sid, "forgetful")
 	c.prompt(sid, "third question")
 	_, prompts := first.seen()
 	last := prompts[len(prompts)-1]

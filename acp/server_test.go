@@ -321,14 +321,8 @@ func TestQueue_SecondPromptRunsAfterTheFirst(t *testing.T) {
 	if c.indexOfResponse("101") > c.indexOfResponse("102") {
 		t.Fatal("the queued prompt answered before the first")
 	}
-	var text strings.Builder
-	for _, u := range c.updates(sid) {
-		if u.AgentMessageChunk != nil {
-			text.WriteString(u.AgentMessageChunk.Content.Text)
-		}
-	}
-	if text.String() != "onetwo" {
-		t.Fatalf("turns ran out of order: %q", text.String())
+	if text := c.agentText(sid); text != "onetwo" {
+		t.Fatalf("turns ran out of order: %q", text)
 	}
 }
 

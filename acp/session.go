@@ -674,13 +674,10 @@ func (ss *session) permission(ctx context.Context, p *adapters.PermissionRequest
 		ss.emit(u)
 	}
 	ask := schema.RequestPermissionRequest{SessionID: ss.id(), Options: permissionOptions(p.Options), ToolCall: ss.fullToolUpdate(p.Tool)}
-	res, err := ss.srv.conn.CallRaw(ctx, "session/request_permission", ask)
-	if ctx.Err() != nil {
-		return adapters.PermissionDecision{Cancelled: true}
-	}
 	var resp schema.RequestPermissionResponse
-	if err == nil {
-		err = json.Unmarshal(res, &resp)
+	cancelled, err := ss.callEditor(ctx, "session/request_permission", ask, &resp)
+	if cancelled {
+		return adapters.PermissionDecision{Cancelled: true}
 	}
 	if err != nil {
 		ss.srv.log.Warn().Err(err).Msg("permission request failed; treating as reject")
@@ -700,6 +697,20 @@ func (ss *session) permission(ctx context.Context, p *adapters.PermissionRequest
 	}
 	ss.perms.Remember(req, d.Kind)
 	return d
+}
+
+// callEditor sends the editor a request of the session and decodes its
+// answer into out; cancelled when ctx ended meanwhile (the turn was
+// cancelled, whatever the editor answered).
+func (ss *session) callEditor(ctx context.Context, method string, params, out any) (cancelled bool, err error) {
+	res, err := ss.srv.conn.CallRaw(ctx, method, params)
+	if ctx.Err() != nil {
+		return true, nil
+	}
+	if err == nil {
+		err = json.Unmarshal(res, out)
+	}
+	return false, err
 }
 
 // allowOption answers a request the rules or an "always" allow, once.

@@ -260,11 +260,8 @@ func benchSystems(t *testing.T) []benchSystem {
 		t.Cleanup(m.Close)
 		return m
 	}
-	plainCodex := func(t *testing.T, m *mockllm.ResponsesServer) string {
-		return strings.Replace(codexHubConfig(t, m), "options = { approval_policy = \"untrusted\", sandbox = \"danger-full-access\" }\n", "", 1)
-	}
 	out = append(out, benchSystem{"codex " + cliVersion("codex"), "hub", hubRun(func(t *testing.T, _ string) string {
-		return plainCodex(t, responses(t))
+		return codexPlainConfig(t, responses(t))
 	})})
 	if bin := adapter("codex-acp"); bin != "" {
 		out = append(out, benchSystem{"codex", "codex-acp 2.6.0", func(t *testing.T) ([]string, []string, string) {

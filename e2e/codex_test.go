@@ -27,6 +27,12 @@ func codexHubConfig(t *testing.T, mock *mockllm.ResponsesServer) string {
 		"[agents.codex.env]\nCODEX_HOME = " + strconvQuote(home) + "\nMOCK_API_KEY = \"sk-mock\"\n"
 }
 
+// codexPlainConfig is codexHubConfig without hub's options for codex: codex
+// runs with its own sandbox and approval defaults (and hub's modes).
+func codexPlainConfig(t *testing.T, mock *mockllm.ResponsesServer) string {
+	return strings.Replace(codexHubConfig(t, mock), "options = { approval_policy = \"untrusted\", sandbox = \"danger-full-access\" }\n", "", 1)
+}
+
 // codexExec is a scripted exec_command call (codex's shell tool).
 func codexExec(callID, cmd string) mockllm.ResponsesToolCall {
 	return mockllm.ResponsesToolCall{CallID: callID, Name: "exec_command", Args: `{"cmd":` + strconvQuote(cmd) + `}`}

@@ -234,7 +234,7 @@ func TestRunCodex_ApproveBindsCodexDefaults(t *testing.T) {
 				mockllm.ResponsesTurn{Text: "Done."},
 			)
 			defer mock.Close()
-			cfg := strings.Replace(codexHubConfig(t, mock), "options = { approval_policy = \"untrusted\", sandbox = \"danger-full-access\" }\n", "", 1)
+			cfg := codexPlainConfig(t, mock)
 			r := runHub(t, t.TempDir(), cfg, "", "--agent", "codex", "--cwd", cwd, "--approve", approve, "--format", "jsonl", "write g.txt")
 			if _, err := os.Stat(filepath.Join(cwd, "g.txt")); !os.IsNotExist(err) {
 				t.Fatalf("--approve %s: codex wrote g.txt (exit %d, summary %v)", approve, r.code, runSummary(t, r))

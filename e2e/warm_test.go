@@ -112,7 +112,7 @@ func TestCodexHub_ReadOnlyModeAsksAndTheModelComesFromConfig(t *testing.T) {
 		mockllm.ResponsesTurn{Text: "Understood, not writing."},
 	)
 	defer mock.Close()
-	cfg := strings.Replace(codexHubConfig(t, mock), "options = { approval_policy = \"untrusted\", sandbox = \"danger-full-access\" }\n", "", 1)
+	cfg := codexPlainConfig(t, mock)
 	h := startHub(t, cfg, nil)
 	h.initialize(nil)
 	sid := h.newSession(cwd)
