@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/hubdev/hub/adapters/all"
 	"github.com/hubdev/hub/detect"
 )
 
@@ -41,5 +42,19 @@ func BenchmarkDoctor_Cold(b *testing.B) {
 		if _, err := detect.Run(context.Background(), o); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkFindPrograms is what finding hub's catalogue of ACP agents on
+// this machine's PATH costs each hub start (none of them installed here).
+func BenchmarkFindPrograms(b *testing.B) {
+	var bins []string
+	for _, s := range all.DoctorSpecs() {
+		if s.Catalog {
+			bins = append(bins, s.Bin)
+		}
+	}
+	for i := 0; i < b.N; i++ {
+		detect.FindProgramsUncached(bins)
 	}
 }

@@ -31,7 +31,7 @@ type cacheFileData struct {
 // env values, config, and the mtime and size of every binary and auth file.
 func (p *prober) cacheKey(jobs []job) string {
 	h := sha256.New()
-	fmt.Fprintf(h, "schema=%d probe=%v timeout=%s agents=%v\n", SchemaVersion, p.o.Probe, p.o.Timeout, p.o.Agents)
+	fmt.Fprintf(h, "schema=%d probe=%v timeout=%s agents=%v all=%v\n", SchemaVersion, p.o.Probe, p.o.Timeout, p.o.Agents, p.o.All)
 	for _, k := range baseEnv {
 		fmt.Fprintf(h, "%s=%s\n", k, p.env[k])
 	}

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -34,13 +35,18 @@ type Options struct {
 	Specs []Spec
 	// Agents restricts the report to these names.
 	Agents []string
+	// All also lists catalogued agents that are not installed.
+	All bool
 	// Probe also asks GET {base}/models of native profiles; a probed
 	// report is neither read from nor written to the cache (servers come
 	// and go).
 	Probe   bool
 	Refresh bool // ignore the cache
 	Timeout time.Duration
-	TTL     time.Duration
+	// InitTimeout is the extra time an ACP agent gets to answer initialize
+	// (default 20s): asked once per build of the agent, then cached.
+	InitTimeout time.Duration
+	TTL         time.Duration
 	// Env is the probed environment in os.Environ form; nil means os.Environ().
 	Env      []string
 	CacheDir string
@@ -59,6 +65,8 @@ type prober struct {
 	home   string
 	goos   string // whose lookup rules apply (Options.GOOS)
 	native []nativeJob
+	// catalog maps each catalogued program found to its path.
+	catalog map[string]string
 }
 
 func (o *Options) defaults() {
@@ -70,6 +78,9 @@ func (o *Options) defaults() {
 	}
 	if o.TTL <= 0 {
 		o.TTL = 10 * time.Minute
+	}
+	if o.InitTimeout <= 0 {
+		o.InitTimeout = 20 * time.Second
 	}
 	if o.Env == nil {
 		o.Env = os.Environ()
@@ -131,7 +142,11 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			actx, cancel := context.WithTimeout(ctx, o.Timeout)
+			limit := o.Timeout
+			if j.acp {
+				limit += o.InitTimeout
+			}
+			actx, cancel := context.WithTimeout(ctx, limit)
 			defer cancel()
 			begin := time.Now()
 			a := j.run(actx)
@@ -153,14 +168,23 @@ type job struct {
 	// bins are binaries whose mtime keys the cache; files likewise.
 	bins  []string
 	files []string
+	// acp is set for ACP agents, which may be asked initialize.
+	acp bool
 }
 
 func (p *prober) jobs() ([]job, error) {
 	cfg := p.o.Config
 	var out []job
+	p.findCatalog()
 	for _, s := range p.o.Specs {
 		ac, configured := cfg.Agents[s.Name]
 		if ac.Disabled {
+			continue
+		}
+		if s.Catalog {
+			if j, ok := p.catalogJob(s, ac); ok {
+				out = append(out, j)
+			}
 			continue
 		}
 		bin := s.Bin
@@ -178,7 +202,7 @@ func (p *prober) jobs() ([]job, error) {
 			continue
 		}
 		name, ac := name, ac
-		out = append(out, job{name: name, bins: []string{ac.Command[0]}, run: func(ctx context.Context) Agent { return p.probeACP(ctx, name, ac) }})
+		out = append(out, job{name: name, bins: []string{ac.Command[0]}, acp: true, run: func(ctx context.Context) Agent { return p.probeACP(ctx, name, ac) }})
 	}
 	for _, n := range p.native {
 		n := n
@@ -315,11 +339,7 @@ func (p *prober) loginShellLookup(ctx context.Context, bin string) string {
 // output runs a short command under proc (own process group, killed at the
 // deadline) and returns its stdout, or stderr when stdout is empty.
 func (p *prober) output(ctx context.Context, path string, args ...string) (string, error) {
-	env := make([]string, 0, len(p.env))
-	for k, v := range p.env {
-		env = append(env, k+"="+v)
-	}
-	pr, err := proc.Start(ctx, proc.Spec{Path: path, Args: args, Env: env, Grace: 100 * time.Millisecond, StderrLimit: 8 << 10})
+	pr, err := proc.Start(ctx, proc.Spec{Path: path, Args: args, Env: p.environ(), Grace: 100 * time.Millisecond, StderrLimit: 8 << 10})
 	if err != nil {
 		return "", err
 	}
@@ -400,6 +420,73 @@ func (p *prober) probeACP(ctx context.Context, name string, ac config.AgentConfi
 	if !a.Installed {
 		a.Fix = fmt.Sprintf("command %q of [agents.%s] not found: install it or fix the path in hub's config", ac.Command[0], name)
 		return a
+	}
+	if a.Fix == "" {
+		p.initialize(ctx, &a, ac.Argv(), ac.Env)
+	}
+	a.Ready = a.Fix == ""
+	return a
+}
+
+// catalogJob is the probe of a catalogued agent: one whose program is
+// found (searching PATH and the package managers' dirs only, no process),
+// or any when the report lists all or names it.
+func (p *prober) catalogJob(s Spec, ac config.AgentConfig) (job, bool) {
+	eff := catalogArgv(s, ac)
+	explicit := len(ac.Command) > 0
+	path := ""
+	if !explicit {
+		path = p.findQuiet(s.Bin)
+		if path == "" && !p.o.All && !slices.Contains(p.o.Agents, s.Name) {
+			return job{}, false
+		}
+	}
+	cfgDir := s.ConfigDir(p.getenv, p.home)
+	return job{name: s.Name, bins: []string{eff.Command[0]}, files: s.AuthFiles(cfgDir, p.home), acp: true,
+		run: func(ctx context.Context) Agent { return p.probeCatalog(ctx, s, eff, path, explicit) }}, true
+}
+
+// findCatalog finds the catalogued programs on PATH or in the package
+// managers' install dirs, all in one pass.
+func (p *prober) findCatalog() {
+	var bins []string
+	for _, s := range p.o.Specs {
+		if s.Catalog {
+			bins = append(bins, s.Bin)
+		}
+	}
+	dirs := append(strings.Split(p.getenv("PATH"), listSep(p.goos)), proc.KnownDirs(p.goos, p.getenv, p.home)...)
+	p.catalog = findPrograms(p.goos, bins, dirs, p.getenv("PATHEXT"))
+}
+
+// findQuiet is where findCatalog found bin, or "".
+func (p *prober) findQuiet(bin string) string { return p.catalog[bin] }
+
+func (p *prober) probeCatalog(ctx context.Context, s Spec, eff config.AgentConfig, path string, explicit bool) Agent {
+	a := Agent{Name: s.Name, Kind: "acp", Catalog: true, Auth: Auth{State: AuthUnknown}}
+	a.ConfigDir = s.ConfigDir(p.getenv, p.home)
+	switch {
+	case explicit:
+		p.locate(ctx, &a, eff.Command[0], true)
+	case path != "":
+		a.Installed, a.Path, a.FoundVia = true, path, "path"
+		if p.lookPath(s.Bin) == "" {
+			a.FoundVia = "known-dir"
+		}
+	}
+	if !a.Installed {
+		a.Fix = cmp.Or(a.Fix, "not installed: "+s.Install)
+		return a
+	}
+	var warns []string
+	a.Auth, warns = s.Auth(p.getenv, a.ConfigDir, p.home)
+	a.Warnings = append(a.Warnings, warns...)
+	p.version(ctx, &a, s.Package)
+	if a.Fix == "" {
+		p.initialize(ctx, &a, eff.Argv(), eff.Env)
+	}
+	if a.Fix == "" && a.Auth.State == AuthNone {
+		a.Fix = "not logged in: " + s.LoginFix
 	}
 	a.Ready = a.Fix == ""
 	return a

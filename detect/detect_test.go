@@ -15,6 +15,7 @@ import (
 	"github.com/hubdev/hub/adapters/all"
 	"github.com/hubdev/hub/detect"
 	"github.com/hubdev/hub/internal/config"
+	"github.com/hubdev/hub/internal/fixture"
 )
 
 // world is a temp HOME plus a PATH dir of fake agent binaries.
@@ -338,7 +339,9 @@ func TestRun_ACPAndNative(t *testing.T) {
 	}))
 	defer srv.Close()
 	w := newWorld(t)
-	w.script(w.bin, "my-acp", "exit 0")
+	w.script(w.bin, "my-acp", strings.TrimPrefix(fixture.ACPScript, "#!/bin/sh\n"))
+	w.script(w.bin, "not-acp", "exit 0")
+	w.cfg.Agents["broken"] = config.AgentConfig{Protocol: "acp", Command: config.Command{"not-acp"}}
 	w.cfg.Agents["mine"] = config.AgentConfig{Protocol: "acp", Command: config.Command{"my-acp", "--acp"}}
 	w.cfg.Agents["gone"] = config.AgentConfig{Protocol: "acp", Command: config.Command{"no-such-acp"}}
 	w.cfg.Agents["pasted"] = config.AgentConfig{Type: "custom", Command: config.Command{"my-acp"}}
@@ -348,8 +351,11 @@ func TestRun_ACPAndNative(t *testing.T) {
 	w.cfg.Providers["down"] = config.ProviderConfig{BaseURL: "http://127.0.0.1:1/v1"}
 	w.env["LOCAL_KEY"], w.env["BAD_KEY"] = "good", "bad"
 	r := w.run(func(o *detect.Options) { o.Probe = true })
-	if a := find(t, r, "mine"); !a.Ready || a.Kind != "acp" || a.FoundVia != "config" {
-		t.Errorf("mine %+v", a)
+	if a := find(t, r, "mine"); !a.Ready || a.Kind != "acp" || a.FoundVia != "config" || a.Capabilities == nil || !a.Capabilities.Images {
+		t.Errorf("mine (capabilities from its initialize answer) %+v", a)
+	}
+	if a := find(t, r, "broken"); a.Ready || !strings.Contains(a.Fix, "does not speak ACP") {
+		t.Errorf("an agent that exits instead of answering initialize: %+v", a)
 	}
 	if a := find(t, r, "pasted"); !a.Ready || a.Kind != "acp" {
 		t.Errorf("pasted Zed entry %+v", a)

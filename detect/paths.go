@@ -3,8 +3,12 @@ package detect
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
+
+	"github.com/hubdev/hub/internal/proc"
 )
 
 // The lookup rules take the OS as a parameter, so Linux tests cover the
@@ -101,4 +105,90 @@ func loginShell(goos string, env Env) string {
 	default:
 		return ""
 	}
+}
+
+// findPrograms resolves many bare program names at once, each as lookPath
+// would over dirs in order, listing every directory once instead of
+// probing each name in each directory: hub checks its whole catalogue of
+// agents on every start, and most of them are not installed.
+func findPrograms(goos string, bins, dirs []string, pathext string) map[string]string {
+	key := strings.Join([]string{goos, pathext, strings.Join(bins, "\x00"), strings.Join(dirs, "\x00")}, "\x01")
+	foundMu.Lock()
+	defer foundMu.Unlock()
+	if m, ok := foundMemo[key]; ok {
+		return m
+	}
+	m := scanPrograms(goos, bins, dirs, pathext)
+	foundMemo[key] = m
+	return m
+}
+
+// foundMemo keeps findPrograms' answers for the life of the process: the
+// registry and doctor ask the same question within one command.
+var (
+	foundMu   sync.Mutex
+	foundMemo = map[string]map[string]string{}
+)
+
+func scanPrograms(goos string, bins, dirs []string, pathext string) map[string]string {
+	stem := func(name string) string {
+		if goos != "windows" {
+			return name
+		}
+		name = strings.ToLower(name)
+		if ext := filepath.Ext(name); ext != "" && slices.Contains(winExts(pathext), ext) {
+			return strings.TrimSuffix(name, ext)
+		}
+		return name
+	}
+	want := map[string]string{} // stem -> bin
+	for _, b := range bins {
+		want[stem(b)] = b
+	}
+	found := map[string]string{}
+	for _, dir := range dirs {
+		if dir == "" || len(found) == len(want) {
+			continue
+		}
+		names, err := readNames(dir)
+		if err != nil {
+			continue
+		}
+		for _, n := range names {
+			b, ok := want[stem(n)]
+			if !ok || found[b] != "" {
+				continue
+			}
+			if p := findExec(goos, filepath.Join(dir, b), pathext); p != "" {
+				found[b] = p
+			}
+		}
+	}
+	return found
+}
+
+func readNames(dir string) ([]string, error) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return f.Readdirnames(-1)
+}
+
+// FindPrograms finds each of bins as hub would start it here: on PATH,
+// then in the package managers' install dirs. Missing ones are absent
+// from the result, which callers must not change.
+func FindPrograms(bins []string) map[string]string {
+	return findPrograms(runtime.GOOS, bins, hereDirs(), os.Getenv("PATHEXT"))
+}
+
+// FindProgramsUncached is FindPrograms scanning again (for benchmarks).
+func FindProgramsUncached(bins []string) map[string]string {
+	return scanPrograms(runtime.GOOS, bins, hereDirs(), os.Getenv("PATHEXT"))
+}
+
+func hereDirs() []string {
+	home, _ := os.UserHomeDir()
+	return append(filepath.SplitList(os.Getenv("PATH")), proc.KnownDirs(runtime.GOOS, os.Getenv, home)...)
 }

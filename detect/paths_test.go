@@ -75,3 +75,27 @@ func TestHomeDir_UserProfileOnWindows(t *testing.T) {
 		t.Fatalf("linux home %q, want HOME only", got)
 	}
 }
+
+func TestFindPrograms_SameAnswersAsLookPathPerName(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
+	touch(t, filepath.Join(a, "claude.cmd"), 0o644)
+	touch(t, filepath.Join(a, "gemini.ps1"), 0o644)
+	touch(t, filepath.Join(b, "CODEX.EXE"), 0o644)
+	touch(t, filepath.Join(b, "pi"), 0o755)
+	touch(t, filepath.Join(a, "pi"), 0o644) // not executable: b's wins on Unix
+	touch(t, filepath.Join(a, "kilo"), 0o755)
+	touch(t, filepath.Join(b, "kilo"), 0o755) // the first directory wins
+	bins := []string{"claude", "gemini", "codex", "pi", "kilo", "absent"}
+	for _, goos := range []string{"linux", "darwin", "windows"} {
+		for _, pathext := range []string{"", ".Exe;.Cmd"} {
+			got := scanPrograms(goos, bins, []string{a, "", b}, pathext)
+			sep := map[bool]string{true: ";", false: ":"}[goos == "windows"]
+			for _, bin := range bins {
+				if want := lookPath(goos, bin, a+sep+sep+b, pathext); got[bin] != want {
+					t.Errorf("%s PATHEXT=%q %s: found %q, lookPath %q", goos, pathext, bin, got[bin], want)
+				}
+			}
+		}
+	}
+}

@@ -35,6 +35,9 @@ type Agent struct {
 	// from [agents.NAME] with protocol = "acp") or "native" (an
 	// OpenAI-compatible provider profile).
 	Kind string `json:"kind"`
+	// Catalog is true for an agent of hub's built-in catalogue of ACP
+	// agents (kind "acp"), found with no configuration.
+	Catalog bool `json:"catalog,omitempty"`
 	// Ready is true when hub can start the agent now; `hub doctor --agent
 	// NAME` exits 1 when it is false.
 	Ready     bool   `json:"ready"`

@@ -31,6 +31,15 @@ type Spec struct {
 	Login, Logout []string
 	// EnvVars are the variables whose value changes the report.
 	EnvVars []string
+	// Catalog marks a catalogued ACP agent (adapters/catalog): it is
+	// reported only when its program is found (or with Options.All), and
+	// only PATH and the package managers' dirs are searched, so an absent
+	// one costs no process. ACPArgs make Bin speak ACP; Install says how
+	// to install it; Env is set when it runs.
+	Catalog bool
+	ACPArgs []string
+	Install string
+	Env     map[string]string
 }
 
 // DirFrom is envVar's value, else def under home.

@@ -17,6 +17,16 @@ agents=(
 	"qodercli|@qoder-ai/qodercli|1.1.52|qodercli"
 	"pi|@mariozechner/pi-coding-agent|0.73.1|pi"
 )
+# Catalogued ACP agents (adapters/catalog) whose handshake e2e checks, under
+# CACHE/catalog/<name>. kilo is pinned at 7.7.7: the npm registry this runs
+# against serves @kilocode/cli 7.8.1 without its platform binaries.
+catalog=(
+	"opencode|opencode-ai|1.18.33|opencode"
+	"copilot|@github/copilot|1.0.102|copilot"
+	"qwen|@qwen-code/qwen-code|0.24.4|qwen"
+	"auggie|@augmentcode/auggie|0.36.0|auggie"
+	"kilo|@kilocode/cli|7.7.7|kilo"
+)
 # The dedicated ACP adapters hub is measured against (make bench only:
 # HUB_E2E_BENCH=1). name | npm package | version | bin
 adapters=(
@@ -47,10 +57,12 @@ npm_install() {
 		npm install --prefix "$prefix" --no-audit --no-fund --loglevel=error "$@" >"$log" 2>&1
 }
 
-# install_agent NAME PKG VER BIN: prints one status line or fails with one.
+# install_agent NAME PKG VER BIN [DIR]: prints one status line or fails with
+# one. The prefix is CACHE/DIR/NAME (DIR defaults to the cache itself).
 install_agent() {
-	local name=$1 pkg=$2 ver=$3 bin=$4
-	local prefix="$cache/$name" log="$cache/$name.log" start=$SECONDS state
+	local name=$1 pkg=$2 ver=$3 bin=$4 dir=${5:-.}
+	mkdir -p "$cache/$dir"
+	local prefix="$cache/$dir/$name" log="$cache/$dir/$name.log" start=$SECONDS state
 	if [[ $(installed_version "$prefix" "$pkg") == "$ver" && -x $prefix/node_modules/.bin/$bin ]]; then
 		state="cached"
 	else
@@ -111,6 +123,12 @@ for row in "${agents[@]}"; do
 	IFS='|' read -r name pkg ver bin <<<"$row"
 	want "$name" || continue
 	install_agent "$name" "$pkg" "$ver" "$bin" &
+	pids+=($!)
+done
+for row in "${catalog[@]}"; do
+	IFS='|' read -r name pkg ver bin <<<"$row"
+	want "catalog" || want "$name" || continue
+	install_agent "$name" "$pkg" "$ver" "$bin" catalog &
 	pids+=($!)
 done
 if want acp-sdk; then

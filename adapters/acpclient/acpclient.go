@@ -17,6 +17,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/adapters"
 )
 
@@ -60,6 +61,12 @@ type Config struct {
 	// WrapStart, when set, runs every Start: it may adjust the options
 	// and wrap the session start returns (agent-specific repairs).
 	WrapStart func(ctx context.Context, opts adapters.SessionOptions, start StartFunc) (adapters.Session, error)
+	// LearnCaps replaces Caps' prompt, resume and MCP transport flags with
+	// what the agent's initialize answer says, once a session started.
+	LearnCaps bool
+	// LoginHint says how to log in (`run copilot login`); it ends the
+	// error of a session the agent refuses for want of a login.
+	LoginHint string
 	// ClientVersion is sent as clientInfo.version.
 	ClientVersion string
 	Logger        zerolog.Logger
@@ -74,6 +81,8 @@ type Adapter struct {
 	cfg     Config
 	mu      sync.Mutex
 	learned adapters.Capabilities
+	// initCaps is the last initialize answer's capabilities (LearnCaps).
+	initCaps *adapters.Capabilities
 }
 
 var _ adapters.Adapter = (*Adapter)(nil)
@@ -93,6 +102,11 @@ func New(cfg Config) *Adapter {
 // Name implements adapters.Adapter.
 func (a *Adapter) Name() string { return a.cfg.Name }
 
+// Argv is the command line the adapter starts, and Env what it adds to
+// the environment.
+func (a *Adapter) Argv() []string         { return a.cfg.Argv }
+func (a *Adapter) Env() map[string]string { return a.cfg.Env }
+
 // Ready implements adapters.Checker.
 func (a *Adapter) Ready() error { return adapters.FindCLI(a.cfg.Argv[0]) }
 
@@ -103,6 +117,9 @@ func (a *Adapter) Capabilities() adapters.Capabilities {
 	c.Instructions = true // ahead of the first prompt
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	if ic := a.initCaps; ic != nil {
+		c.Images, c.Audio, c.EmbeddedContext, c.Resume, c.MCPHTTP = ic.Images, ic.Audio, ic.EmbeddedContext, ic.Resume, ic.MCPHTTP
+	}
 	if len(a.learned.Models) > 0 {
 		c.Models, c.DefaultModel = a.learned.Models, a.learned.DefaultModel
 	}
@@ -110,6 +127,17 @@ func (a *Adapter) Capabilities() adapters.Capabilities {
 		c.Modes, c.DefaultMode = a.learned.Modes, a.learned.DefaultMode
 	}
 	return c
+}
+
+// learnInit keeps what an initialize answer says the agent can do.
+func (a *Adapter) learnInit(init schema.InitializeResponse) {
+	if !a.cfg.LearnCaps {
+		return
+	}
+	c := CapsFromInit(init)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.initCaps = &c
 }
 
 func (a *Adapter) learn(models, modes []adapters.Option, model, mode string) {

@@ -139,6 +139,7 @@ func (s *Session) handshake(ctx context.Context) error {
 		return fmt.Errorf("%w: agent speaks ACP version %d, hub speaks 1", ErrProtocol, init.ProtocolVersion)
 	}
 	s.caps = init.AgentCapabilities
+	s.a.learnInit(init)
 	s.setAgentVersion(init.AgentInfo)
 	if err := s.openSession(ctx); err != nil {
 		return err
@@ -199,7 +200,8 @@ func (s *Session) addDirs() []string {
 func (s *Session) sessionError(err error) error {
 	var re *jsonrpc.Error
 	if errors.As(err, &re) && re.Code == -32000 {
-		return fmt.Errorf("%w: %s: %s (log in with the agent's own CLI, then retry)", adapters.ErrNotAuthenticated, s.a.cfg.Name, re.Message)
+		hint := cmp.Or(s.a.cfg.LoginHint, "log in with the agent's own CLI")
+		return fmt.Errorf("%w: %s: %s (%s, then retry)", adapters.ErrNotAuthenticated, s.a.cfg.Name, re.Message, hint)
 	}
 	return fmt.Errorf("open session: %w", err)
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/adapters/acpclient"
+	"github.com/hubdev/hub/adapters/catalog"
 	"github.com/hubdev/hub/adapters/gemini"
 	"github.com/hubdev/hub/adapters/qoder"
 	"github.com/hubdev/hub/internal/config"
@@ -17,8 +18,8 @@ func registerConfigACP(r *adapters.Registry, cfg *config.Config, log zerolog.Log
 	for _, name := range cfg.AgentNames() {
 		ac := cfg.Agents[name]
 		_, err := r.Get(name)
-		if !ac.IsACP(err == nil) || name == gemini.Name || name == qoder.Name {
-			continue
+		if _, catalogued := catalog.Lookup(name); catalogued || !ac.IsACP(err == nil) || name == gemini.Name || name == qoder.Name {
+			continue // a catalogued name is registered with its entry underneath
 		}
 		r.Register(acpclient.New(acpclient.Config{
 			Name: name, Argv: ac.Argv(), Env: ac.Env, Model: ac.Model, Mode: ac.Mode, Logger: log,

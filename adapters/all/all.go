@@ -47,6 +47,7 @@ func Registry(cfg *config.Config, log zerolog.Logger) *adapters.Registry {
 		}
 	}
 	registerNative(r, cfg, log)
+	registerCatalog(r, cfg, log)
 	registerConfigACP(r, cfg, log)
 	registerReplay(r, cfg)
 	return r
@@ -65,11 +66,12 @@ func registerNative(r *adapters.Registry, cfg *config.Config, log zerolog.Logger
 	openai.Register(r, cfg, openai.Options{Logger: log, Permissions: perms}, os.Getenv)
 }
 
-// DoctorSpecs are the agent CLIs `hub doctor` checks.
+// DoctorSpecs are the agent CLIs `hub doctor` checks: the built-in ones,
+// then the catalogued ACP agents.
 func DoctorSpecs() []detect.Spec {
-	specs := make([]detect.Spec, len(agents))
-	for i, a := range agents {
-		specs[i] = a.doctor
+	specs := make([]detect.Spec, 0, len(agents))
+	for _, a := range agents {
+		specs = append(specs, a.doctor)
 	}
-	return specs
+	return append(specs, catalogSpecs()...)
 }

@@ -14,16 +14,20 @@ import (
 	"github.com/hubdev/hub/detect"
 )
 
-const doctorHelp = `Usage: hub doctor [--json] [--agent NAME] [-v] [--probe] [--refresh] [--timeout 5s]
+const doctorHelp = `Usage: hub doctor [--json] [--agent NAME] [--all] [-v] [--probe] [--refresh] [--timeout 5s]
 
-Reports every agent hub knows (claude, codex, gemini, qodercli, pi, ACP
-agents from config, native provider profiles and the shipped presets such
-as groq or ollama): where the binary is, its version against the tested
+Reports every agent hub knows (claude, codex, gemini, qodercli, pi, the
+installed agents of hub's catalogue of ACP agents such as opencode or
+copilot, ACP agents from config, native provider profiles and the shipped
+presets such as groq or ollama): where the binary is, its version against the tested
 range, config and skills dirs, how it would authenticate, warnings (e.g. an
 API key that silently changes billing) and one fix per problem. Presets you
 have not set up are summed up in a few lines at the end (--json lists all).
 --agent NAME and -v show the details: path, version against the supported
 range, config and skills dirs, what decides auth, capabilities.
+--all also lists the catalogued agents that are not installed, with how to
+install each. An ACP agent's capabilities are its own initialize answer,
+asked once per build of the agent and cached.
 Results are cached for 10 minutes; --refresh probes again. --probe also asks
 each native endpoint for GET {base}/models (never cached); without it
 doctor does not use the network.
@@ -40,11 +44,12 @@ func runDoctor(ctx context.Context, e *env, args []string) int {
 	probe := fs.Bool("probe", false, "also check that native endpoints answer")
 	refresh := fs.Bool("refresh", false, "ignore the cached report")
 	timeout := fs.Duration("timeout", 5*time.Second, "timeout of each agent's probe")
+	listAll := fs.Bool("all", false, "also list the catalogued ACP agents that are not installed, with how to install them")
 	verbose := fs.Bool("v", false, "details for every agent (path, version range, dirs, auth source, capabilities)")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
-	o := detect.Options{Config: e.cfg, Registry: e.registry, Specs: all.DoctorSpecs(), Probe: *probe, Refresh: *refresh, Timeout: *timeout}
+	o := detect.Options{Config: e.cfg, Registry: e.registry, Specs: all.DoctorSpecs(), Probe: *probe, Refresh: *refresh, Timeout: *timeout, All: *listAll}
 	if *agent != "" {
 		o.Agents = []string{*agent}
 	}

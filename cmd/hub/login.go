@@ -81,6 +81,9 @@ func loginArgv(e *env, name string, logout bool) ([]string, error) {
 	argv := []string{spec.Bin}
 	if ac, ok := e.cfg.Agents[name]; ok && len(ac.Command) > 0 {
 		argv = ac.Argv()
+		if spec.Catalog { // its args make it speak ACP, not log in
+			argv = ac.Command
+		}
 	}
 	return append(argv, what...), nil
 }

@@ -101,8 +101,10 @@ type AgentConfig struct {
 	Env     map[string]string `toml:"env"`
 	Model   string            `toml:"model"`
 	Mode    string            `toml:"mode"`
-	// Disabled hides the agent from the registry.
-	Disabled bool `toml:"disabled"`
+	// Disabled hides the agent from the registry; enabled = false says
+	// the same (Parse folds it into Disabled).
+	Disabled bool  `toml:"disabled"`
+	Enabled  *bool `toml:"enabled"`
 	// Options are adapter-specific settings.
 	Options map[string]any `toml:"options"`
 }
@@ -121,6 +123,39 @@ func (a AgentConfig) IsACP(builtinName bool) bool {
 		return true
 	}
 	return a.Protocol == "" && !builtinName && (a.Type == "" || a.Type == "custom")
+}
+
+// Over returns a laid over base field by field: each field a sets wins
+// and env merges with a's values winning. A command array of more than one
+// element is a whole argv, so it drops base's args unless a sets its own.
+func (a AgentConfig) Over(base AgentConfig) AgentConfig {
+	out := base
+	if len(a.Command) > 0 {
+		out.Command = a.Command
+		if len(a.Command) > 1 {
+			out.Args = nil
+		}
+	}
+	if a.Args != nil {
+		out.Args = a.Args
+	}
+	if len(a.Env) > 0 {
+		out.Env = make(map[string]string, len(base.Env)+len(a.Env))
+		for _, m := range []map[string]string{base.Env, a.Env} {
+			for k, v := range m {
+				out.Env[k] = v
+			}
+		}
+	}
+	out.Protocol = cmp.Or(a.Protocol, base.Protocol)
+	out.Type = cmp.Or(a.Type, base.Type)
+	out.Model = cmp.Or(a.Model, base.Model)
+	out.Mode = cmp.Or(a.Mode, base.Mode)
+	out.Disabled = a.Disabled || base.Disabled
+	if a.Options != nil {
+		out.Options = a.Options
+	}
+	return out
 }
 
 // Argv returns the full argv: Command followed by Args.
@@ -356,6 +391,10 @@ func Parse(path string, data []byte) (*Config, error) {
 	}
 	for _, name := range f.AgentNames() {
 		a := f.Agents[name]
+		if a.Enabled != nil && !*a.Enabled {
+			a.Disabled = true
+			f.Agents[name] = a
+		}
 		switch {
 		case a.Protocol != "" && a.Protocol != "acp":
 			return nil, fmt.Errorf("%w: %s: key agents.%s.protocol: %q is not a protocol hub speaks (use \"acp\", or leave it out for a built-in agent)", ErrInvalid, path, name, a.Protocol)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -198,5 +199,45 @@ func must(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+func TestAgentConfig_OverFieldByField(t *testing.T) {
+	base := AgentConfig{Command: Command{"opencode"}, Args: []string{"acp"}, Env: map[string]string{"A": "1", "B": "1"}}
+	tests := []struct {
+		name     string
+		user     AgentConfig
+		wantArgv string
+		wantEnv  map[string]string
+	}{
+		{"nothing set keeps the entry", AgentConfig{}, "opencode acp", map[string]string{"A": "1", "B": "1"}},
+		{"a program path keeps the args", AgentConfig{Command: Command{"/opt/oc"}}, "/opt/oc acp", nil},
+		{"a command array is the whole argv", AgentConfig{Command: Command{"node", "/x/cli.js"}}, "node /x/cli.js", nil},
+		{"args replace args", AgentConfig{Args: []string{"acp", "--print-logs"}}, "opencode acp --print-logs", nil},
+		{"env merges, the user's values win", AgentConfig{Env: map[string]string{"B": "2", "C": "3"}}, "opencode acp", map[string]string{"A": "1", "B": "2", "C": "3"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := tt.user.Over(base)
+			if argv := strings.Join(got.Argv(), " "); argv != tt.wantArgv {
+				t.Errorf("argv = %q, want %q", argv, tt.wantArgv)
+			}
+			if tt.wantEnv != nil && !reflect.DeepEqual(got.Env, tt.wantEnv) {
+				t.Errorf("env = %v, want %v", got.Env, tt.wantEnv)
+			}
+		})
+	}
+	if base.Env["B"] != "1" {
+		t.Fatal("Over changed the entry's env")
+	}
+}
+
+func TestParse_EnabledFalseDisables(t *testing.T) {
+	c, err := Parse("t.toml", []byte("[agents.opencode]\nenabled = false\n[agents.kilo]\nenabled = true\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.Agents["opencode"].Disabled || c.Agents["kilo"].Disabled {
+		t.Fatalf("opencode disabled %v, kilo disabled %v", c.Agents["opencode"].Disabled, c.Agents["kilo"].Disabled)
 	}
 }
