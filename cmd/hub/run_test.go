@@ -39,7 +39,7 @@ func TestMain(m *testing.M) {
 }
 
 // fakeACPAgent answers initialize and session/new; on session/prompt it
-// sends one chunk, then either crashes with stderr output ("crash") or
+// sends one chunk, then ends the turn ("answer"), crashes with stderr output ("crash") or
 // starts a child and waits to be cancelled ("hang"), writing its own and
 // the child's pid to pidFile.
 func fakeACPAgent(mode, pidFile string) {
@@ -65,6 +65,10 @@ func fakeACPAgent(mode, pidFile string) {
 			promptID = m.ID
 			send(map[string]any{"method": "session/update", "params": map[string]any{"sessionId": "fake-1",
 				"update": map[string]any{"sessionUpdate": "agent_message_chunk", "content": map[string]any{"type": "text", "text": "partial answer"}}}})
+			if mode == "answer" {
+				send(map[string]any{"id": promptID, "result": map[string]any{"stopReason": "end_turn"}})
+				continue
+			}
 			if mode == "crash" {
 				// Wait until hub has read the chunk: acpclient closes the
 				// connection as soon as the process exits and may drop
@@ -300,6 +304,36 @@ func TestRun_RealProcesses(t *testing.T) {
 			// started end on their own.
 			for _, pid := range <-pids {
 				proctest.WaitGone(t, pid)
+			}
+		})
+	}
+}
+
+// TestRun_CatalogAgentWithNoConfig: a catalogued agent's program on PATH is
+// an agent `hub run` drives with no [agents.NAME] entry; enabled = false
+// takes it away again.
+func TestRun_CatalogAgentWithNoConfig(t *testing.T) {
+	for _, disabled := range []bool{false, true} {
+		t.Run(fmt.Sprintf("disabled=%v", disabled), func(t *testing.T) {
+			root := isolate(t)
+			if err := os.Symlink(os.Args[0], filepath.Join(root, "bin", "kilo")); err != nil {
+				t.Fatal(err)
+			}
+			if disabled {
+				cfg := filepath.Join(root, "xdg_config_home", "hub", "config.toml")
+				old, _ := os.ReadFile(cfg)
+				if err := os.WriteFile(cfg, append(old, "\n[agents.kilo]\nenabled = false\n"...), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			t.Setenv("HUB_TEST_FAKE_ACP", "answer")
+			var out, errb bytes.Buffer
+			code := realMain(context.Background(), []string{"run", "--agent", "kilo", "hi"}, strings.NewReader(""), &out, &errb)
+			switch {
+			case disabled && code == 0:
+				t.Fatalf("a disabled catalogued agent ran: %q", out.String())
+			case !disabled && (code != 0 || out.String() != "partial answer\n"):
+				t.Fatalf("exit %d stdout %q\nstderr:\n%s", code, out.String(), errb.String())
 			}
 		})
 	}
