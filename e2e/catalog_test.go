@@ -168,7 +168,9 @@ func TestCatalog_QwenOnTheMockLLM(t *testing.T) {
 		t.Fatal("the rejected command ran: out.txt exists")
 	}
 	if !piHasUpdate(updates, func(u map[string]any) bool { return u["sessionUpdate"] == "tool_call" && u["kind"] == "execute" }) ||
-		!piHasUpdate(updates, func(u map[string]any) bool { return u["sessionUpdate"] == "tool_call_update" && u["status"] == "failed" }) {
+		!piHasUpdate(updates, func(u map[string]any) bool {
+			return u["sessionUpdate"] == "tool_call_update" && u["status"] == "failed"
+		}) {
 		t.Errorf("want an execute tool call that ends failed: %v", updates)
 	}
 	if !strings.Contains(piAgentText(updates), "Running it.") {
