@@ -89,6 +89,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) error
 	s.closeAll()
 	cancel()
 	s.starts.Wait() // a start that ends now closes its agent itself
+	s.detached.Wait()
 	s.conn.Wait()
 	return err
 }
@@ -108,6 +109,7 @@ type server struct {
 	authMethods []schema.AuthMethod
 	pool        *pool
 	starts      sync.WaitGroup // agent starts in flight
+	detached    sync.WaitGroup // turns steering queued, which answer no request
 	ready       readiness
 }
 
@@ -278,6 +280,7 @@ func init() {
 		"session/prompt":            nil, // handled by beginPrompt
 		"session/set_mode":          (*server).setMode,
 		"session/set_config_option": (*server).setConfigOption,
+		"_session/steering":         (*server).steer,
 	}
 }
 
@@ -319,6 +322,7 @@ func (s *server) initialize(_ context.Context, params json.RawMessage) (any, fun
 		AgentCapabilities: caps,
 		AuthMethods:       methods,
 		AgentInfo:         &schema.Implementation{Name: s.opts.AgentInfo.Name, Version: s.opts.AgentInfo.Version, Title: s.opts.AgentInfo.Title},
+		Meta:              schema.Meta{"steering": map[string]any{"supported": true}},
 	}, nil, nil
 }
 

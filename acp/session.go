@@ -31,6 +31,10 @@ type session struct {
 	// event is handed on, so they precede the prompt response without a
 	// queue to flush (the adapter's Turn queues, so its reader never waits).
 	sendMu sync.Mutex
+	// emitMu makes sending and recording a turn's update one step, so
+	// input steered into the turn lands in the history where the editor
+	// saw it arrive.
+	emitMu sync.Mutex
 
 	saveMu sync.Mutex // one save at a time
 	// cfgMu orders model and mode changes with an agent start, so a change
@@ -117,8 +121,11 @@ func (ss *session) send(u schema.SessionUpdate) {
 	}
 }
 
-// emit sends an update of the running turn and keeps it in the history.
+// emit sends an update of the running turn and keeps it in the history,
+// as one step (see recordSteered).
 func (ss *session) emit(u schema.SessionUpdate) {
+	ss.emitMu.Lock()
+	defer ss.emitMu.Unlock()
 	ss.send(u)
 	ss.record(u)
 }

@@ -178,6 +178,38 @@ type InitializeResponse struct {
 	AgentCapabilities AgentCapabilities `json:"agentCapabilities"`
 	AuthMethods       []AuthMethod      `json:"authMethods"`
 	AgentInfo         *Implementation   `json:"agentInfo,omitempty"`
+	// Meta carries extensions, e.g. steering: {supported: true} for the
+	// _session/steering request.
+	Meta Meta `json:"_meta,omitempty"`
+}
+
+// SteeringRequest is the params of _session/steering, the steering
+// extension claude-agent-acp and codex-acp serve: input for the turn that
+// runs now. _meta.steering.idleBehavior "promptRequired" asks the agent to
+// hand the input back when it cannot steer, instead of running it as a
+// turn of its own.
+type SteeringRequest struct {
+	SessionID string         `json:"sessionId"`
+	Prompt    []ContentBlock `json:"prompt"`
+	Meta      struct {
+		Steering struct {
+			IdleBehavior string `json:"idleBehavior,omitempty"`
+		} `json:"steering"`
+	} `json:"_meta"`
+}
+
+// Steering outcomes and reasons.
+const (
+	SteerInjected       = "injected"
+	SteerStartedNewTurn = "startedNewTurn"
+	SteerPromptRequired = "promptRequired"
+	SteerIdleBehavior   = "promptRequired" // the idleBehavior that opts in
+)
+
+// SteeringResponse is the result of _session/steering.
+type SteeringResponse struct {
+	Outcome string `json:"outcome"`
+	Reason  string `json:"reason,omitempty"`
 }
 
 // AuthenticateRequest is the params of authenticate.

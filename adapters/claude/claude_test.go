@@ -301,15 +301,15 @@ func mustPrompt(t *testing.T, s *Session, text string) <-chan adapters.Event {
 func TestUserMessage_Content(t *testing.T) {
 	b, err := userMessage([]adapters.Content{{Type: adapters.ContentText, Text: "look"},
 		{Type: adapters.ContentImage, MimeType: "image/png", Data: "AAAA"},
-		{Type: adapters.ContentResourceLink, URI: "file:///repo/a.go"}})
+		{Type: adapters.ContentResourceLink, URI: "file:///repo/a.go"}}, "u-1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"message":{"content":[{"text":"look","type":"text"},{"source":{"data":"AAAA","media_type":"image/png","type":"base64"},"type":"image"},{"text":"@/repo/a.go","type":"text"}],"role":"user"},"parent_tool_use_id":null,"session_id":"","type":"user"}`
+	want := `{"message":{"content":[{"text":"look","type":"text"},{"source":{"data":"AAAA","media_type":"image/png","type":"base64"},"type":"image"},{"text":"@/repo/a.go","type":"text"}],"role":"user"},"parent_tool_use_id":null,"session_id":"","type":"user","uuid":"u-1"}`
 	if string(b) != want {
 		t.Errorf("got  %s\nwant %s", b, want)
 	}
-	if _, err := userMessage([]adapters.Content{{Type: adapters.ContentAudio}}); !errors.Is(err, adapters.ErrUnsupported) {
+	if _, err := userMessage([]adapters.Content{{Type: adapters.ContentAudio}}, "u-2"); !errors.Is(err, adapters.ErrUnsupported) {
 		t.Errorf("audio: %v", err)
 	}
 }

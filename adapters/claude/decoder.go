@@ -52,6 +52,14 @@ type ClaudeDecoder struct {
 type ClaudeControl struct {
 	Request  *ClaudeControlRequest
 	Response json.RawMessage // the control_response line
+	// Lifecycle is a command_lifecycle record: where a user message sent
+	// with a uuid stands ("queued", "started", "completed", "cancelled").
+	Lifecycle *ClaudeLifecycle
+}
+
+// ClaudeLifecycle is the state of one user message claude took.
+type ClaudeLifecycle struct {
+	Command, State string
 }
 
 type claudeBlockKey struct {
@@ -92,6 +100,8 @@ type claudeLine struct {
 	Model           string          `json:"model"`
 	SlashCommands   []string        `json:"slash_commands"`
 	Version         string          `json:"claude_code_version"`
+	CommandUUID     string          `json:"command_uuid"`
+	State           string          `json:"state"`
 	Event           json.RawMessage `json:"event"`
 	APIMessageID    string          `json:"api_message_id"`
 	Message         json.RawMessage `json:"message"`
@@ -160,6 +170,9 @@ func (d *ClaudeDecoder) Decode(line []byte) []adapters.Event {
 		return nil
 	case "rate_limit_event":
 		return d.rateLimit(&l, line)
+	case "command_lifecycle":
+		d.control(ClaudeControl{Lifecycle: &ClaudeLifecycle{Command: l.CommandUUID, State: l.State}})
+		return nil
 	}
 	return []adapters.Event{adapters.RawEvent("claude:"+l.Type, line)}
 }

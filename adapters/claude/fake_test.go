@@ -125,6 +125,8 @@ func claudeFake(scenario string) {
 		case "hang":
 			f.toolUse("toolu_h", "sleep 100")
 			time.Sleep(time.Hour)
+		case "steer-join", "steer-later":
+			f.fakeSteer(scenario, m)
 		}
 	}
 }
@@ -200,4 +202,34 @@ func (f *fake) fakeCancel() {
 	f.send(map[string]any{"type": "user", "session_id": fakeSession, "message": map[string]any{"role": "user", "content": []any{
 		map[string]any{"type": "tool_result", "tool_use_id": "toolu_c", "content": "Interrupted", "is_error": true}}}})
 	f.result("error_during_execution", "aborted_tools", true)
+}
+
+func (f *fake) lifecycle(m map[string]any, state string) {
+	f.send(map[string]any{"type": "command_lifecycle", "command_uuid": m["uuid"], "state": state, "session_id": fakeSession})
+}
+
+// fakeSteer answers a prompt, waits for a message steered into the turn,
+// and takes it as claude 2.1.330 does: into the running cycle after the
+// tool call ("steer-join": one result), or after the model had finished,
+// as a cycle of its own ("steer-later": a second result).
+func (f *fake) fakeSteer(scenario string, prompt map[string]any) {
+	f.lifecycle(prompt, "started")
+	f.text("msg_1", "working;")
+	var steer map[string]any
+	for steer == nil {
+		if m := f.recv(); m["type"] == "user" {
+			steer = m
+		}
+	}
+	f.lifecycle(steer, "queued")
+	if scenario == "steer-later" {
+		f.result("success", "completed", false)
+		f.lifecycle(prompt, "completed")
+	}
+	f.lifecycle(steer, "started")
+	f.text("msg_2", "answering "+userText(steer)+";")
+	if scenario == "steer-join" {
+		f.lifecycle(steer, "completed")
+	}
+	f.result("success", "completed", false)
 }

@@ -75,6 +75,10 @@ func (s *Session) respond(id string, result map[string]any) {
 // requests, and requests hub does not implement (answered with an error so
 // claude does not wait).
 func (s *Session) onControl(c ClaudeControl) {
+	if c.Lifecycle != nil {
+		s.lifecycle(*c.Lifecycle)
+		return
+	}
 	if c.Response != nil {
 		s.controlResponse(c.Response)
 		return

@@ -42,6 +42,15 @@ type Session struct {
 	raw       *adapters.UnknownRecords
 	opts      adapters.SessionOptions
 
+	// steered are the user messages sent into the running turn, by uuid,
+	// with claude's last word on each ("" before any, "queued" while it
+	// waits for a cycle of its own; see lifecycle).
+	steered map[string]string
+	steers  int
+	// lifecycles: this claude reports command_lifecycle records (for
+	// messages sent with a uuid, as every prompt is).
+	lifecycles bool
+
 	initOnce sync.Once
 	initDone chan struct{} // closed once claude answered initialize (or cannot)
 	init     initResponse
@@ -68,7 +77,7 @@ func (s *Session) ID() string {
 
 // Prompt implements adapters.Session.
 func (s *Session) Prompt(ctx context.Context, prompt []adapters.Content, emit func(adapters.Event)) (adapters.StopReason, error) {
-	line, err := userMessage(prompt)
+	line, err := s.userLine(prompt, "prompt")
 	if err != nil {
 		return "", err
 	}
@@ -82,7 +91,7 @@ func (s *Session) Prompt(ctx context.Context, prompt []adapters.Content, emit fu
 		return "", adapters.ErrBusy
 	}
 	t := adapters.NewTurn()
-	s.turn, s.cancelled = t, false
+	s.turn, s.cancelled, s.steered = t, false, nil
 	s.mu.Unlock()
 	if err := s.write(line); err != nil {
 		s.mu.Lock()
@@ -91,6 +100,66 @@ func (s *Session) Prompt(ctx context.Context, prompt []adapters.Content, emit fu
 		return "", fmt.Errorf("claude: send prompt: %w", err)
 	}
 	return t.Run(ctx, emit, s.rules)
+}
+
+// Steer implements adapters.Steerer: a user message on the stream-json
+// input while the turn runs. claude takes it into the running cycle after
+// the current tool call (one result), or, when the model had already
+// finished, as a cycle of its own (a second result); its command_lifecycle
+// records say which, so the turn ends after the cycle that answers it.
+func (s *Session) Steer(_ context.Context, prompt []adapters.Content) error {
+	id := s.nextUUID("steer")
+	line, err := userMessage(prompt, id)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	if s.turn == nil || s.exited {
+		s.mu.Unlock()
+		return adapters.ErrNoTurn
+	}
+	if s.steered == nil {
+		s.steered = map[string]string{}
+	}
+	s.steered[id] = ""
+	s.mu.Unlock()
+	return s.write(line)
+}
+
+// userLine is prompt as a stream-json user line with a uuid of its own
+// (claude then reports its command_lifecycle).
+func (s *Session) userLine(prompt []adapters.Content, kind string) ([]byte, error) {
+	return userMessage(prompt, s.nextUUID(kind))
+}
+
+func (s *Session) nextUUID(kind string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.steers++
+	return fmt.Sprintf("hub-%s-%d-%d", kind, s.p.Pid(), s.steers)
+}
+
+// lifecycle notes where claude stands with a steered message.
+func (s *Session) lifecycle(l ClaudeLifecycle) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.lifecycles = true
+	if _, ok := s.steered[l.Command]; ok {
+		s.steered[l.Command] = l.State
+	}
+}
+
+// steerWaiting says a steered message waits for a cycle of its own, so the
+// result at hand does not end the turn: claude queued it, or has not said
+// yet (a claude without lifecycle records is not waited for); s.mu must be
+// held.
+func (s *Session) steerWaiting() bool {
+	for _, state := range s.steered {
+		if state == "queued" || (state == "" && s.lifecycles) {
+			return true
+		}
+	}
+	return false
 }
 
 // maxImageBytes bounds a file:// image read into a prompt; the Anthropic
@@ -145,7 +214,7 @@ func fileImage(path, mimeType string) (map[string]any, error) {
 }
 
 // userMessage renders a prompt as a stream-json user message line.
-func userMessage(prompt []adapters.Content) ([]byte, error) {
+func userMessage(prompt []adapters.Content, uuid string) ([]byte, error) {
 	var blocks []map[string]any
 	for _, c := range prompt {
 		switch c.Type {
@@ -169,7 +238,7 @@ func userMessage(prompt []adapters.Content) ([]byte, error) {
 	if len(blocks) == 0 {
 		blocks = append(blocks, map[string]any{"type": "text", "text": ""})
 	}
-	return json.Marshal(map[string]any{"type": "user", "session_id": "", "parent_tool_use_id": nil,
+	return json.Marshal(map[string]any{"type": "user", "session_id": "", "parent_tool_use_id": nil, "uuid": uuid,
 		"message": map[string]any{"role": "user", "content": blocks}})
 }
 
@@ -333,12 +402,18 @@ func (s *Session) handle(ev adapters.Event) {
 	s.emit(ev)
 }
 
-// emit sends ev to the running turn; the done event ends it.
+// emit sends ev to the running turn; the done event ends it, unless input
+// steered into the turn still waits for a cycle of its own (claude then
+// sends another result).
 func (s *Session) emit(ev adapters.Event) {
 	s.mu.Lock()
 	ch, cancelled := s.turn, s.cancelled
+	if ev.Type == adapters.EventDone && !cancelled && s.steerWaiting() {
+		s.mu.Unlock()
+		return
+	}
 	if ev.Type == adapters.EventDone {
-		s.turn = nil
+		s.turn, s.steered = nil, nil
 	}
 	s.mu.Unlock()
 	if ch == nil {

@@ -1,6 +1,7 @@
 package claude
 
 import (
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -8,9 +9,11 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/fixture"
 )
 
 func TestUserMessage_ImageURIs(t *testing.T) {
@@ -57,7 +60,7 @@ func TestUserMessage_ImageURIs(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.image.Type = adapters.ContentImage
-			line, err := userMessage([]adapters.Content{{Type: adapters.ContentText, Text: "look"}, tc.image})
+			line, err := userMessage([]adapters.Content{{Type: adapters.ContentText, Text: "look"}, tc.image}, "u")
 			if tc.wantErr != nil {
 				if !errors.Is(err, tc.wantErr) {
 					t.Fatalf("err = %v, want %v", err, tc.wantErr)
@@ -86,6 +89,39 @@ func TestUserMessage_ImageURIs(t *testing.T) {
 			want, _ := json.Marshal(tc.want)
 			if string(got) != string(want) {
 				t.Errorf("image source = %s, want %s", got, want)
+			}
+		})
+	}
+}
+
+func TestSession_SteeredInputEndsTheTurnOnlyWhenAnswered(t *testing.T) {
+	for _, scenario := range []string{"steer-join", "steer-later"} {
+		t.Run(scenario, func(t *testing.T) {
+			_, s := startFake(t, scenario, adapters.SessionOptions{})
+			if err := s.Steer(context.Background(), adapters.TextPrompt("early")); !errors.Is(err, adapters.ErrNoTurn) {
+				t.Fatalf("steer with no turn: %v, want ErrNoTurn", err)
+			}
+			ch, err := fixture.Prompt(context.Background(), s, adapters.TextPrompt("go"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var text strings.Builder
+			dones := 0
+			for ev := range ch {
+				switch ev.Type {
+				case adapters.EventText:
+					text.WriteString(ev.Text)
+					if ev.Text == "working;" {
+						if err := s.Steer(context.Background(), adapters.TextPrompt("use -n")); err != nil {
+							t.Fatalf("steer: %v", err)
+						}
+					}
+				case adapters.EventDone:
+					dones++
+				}
+			}
+			if got := text.String(); got != "working;answering use -n;" || dones != 1 {
+				t.Fatalf("turn text %q with %d done events: the answer to the steered input belongs to the turn", got, dones)
 			}
 		})
 	}

@@ -325,6 +325,18 @@ func (s *appSession) Prompt(ctx context.Context, prompt []adapters.Content, emit
 	return out.Run(ctx, emit, adapters.RulesOf(s.opts, s.interrupt, nil))
 }
 
+// Steer implements adapters.Steerer: turn/steer adds the input to the
+// running turn (codex checks it is still the turn hub started).
+func (s *appSession) Steer(ctx context.Context, prompt []adapters.Content) error {
+	s.mu.Lock()
+	thread, turn := s.thread, s.turnID
+	s.mu.Unlock()
+	if turn == "" {
+		return adapters.ErrNoTurn
+	}
+	return s.call(ctx, "turn/steer", map[string]any{"threadId": thread, "expectedTurnId": turn, "input": userInput(prompt)}, nil)
+}
+
 // userInput maps prompt blocks to codex UserInput items.
 func userInput(prompt []adapters.Content) []map[string]any {
 	var items []map[string]any

@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -101,6 +102,9 @@ func fakeCodex(fixture string) int {
 			}
 		case "model/list":
 			fakeModelList(id, send)
+		case "turn/steer": // taken into the waiting turn, which then ends
+			send(`{"id":` + id + `,"result":{"turnId":"turn-1"}}`)
+			send(`{"method":"turn/completed","params":{"threadId":"t","turn":{"id":"turn-1","status":"completed","error":null}}}`)
 		case "turn/interrupt":
 			send(`{"id":` + id + `,"result":{}}`)
 			send(`{"method":"turn/completed","params":{"threadId":"t","turn":{"id":"turn-1","status":"interrupted","error":null}}}`)
@@ -457,5 +461,38 @@ func TestSandbox_FollowsSessionAccess(t *testing.T) {
 				t.Errorf("codex exec args %q lack sandbox_mode=%q", args, tt.want)
 			}
 		})
+	}
+}
+
+func TestAppServer_SteerJoinsTheRunningTurn(t *testing.T) {
+	f := newFake(t, "appserver-cancel") // waits after its tool call
+	s, err := f.a.Start(context.Background(), adapters.SessionOptions{Cwd: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	st := s.(adapters.Steerer)
+	if err := st.Steer(context.Background(), adapters.TextPrompt("early")); !errors.Is(err, adapters.ErrNoTurn) {
+		t.Fatalf("steer with no turn: %v, want ErrNoTurn", err)
+	}
+	ch, err := fixture.Prompt(context.Background(), s, adapters.TextPrompt("hi"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var evs []adapters.Event
+	for ev := range ch {
+		evs = append(evs, ev)
+		if ev.Type == adapters.EventToolCall {
+			if err := st.Steer(context.Background(), adapters.TextPrompt("also check the tests")); err != nil {
+				t.Fatalf("steer: %v", err)
+			}
+		}
+	}
+	if last := evs[len(evs)-1]; last.StopReason != adapters.StopEndTurn {
+		t.Fatalf("turn ended %+v", last)
+	}
+	logData, _ := os.ReadFile(f.log)
+	if !strings.Contains(string(logData), `"method":"turn/steer","params":{"expectedTurnId":"turn-1","input":[{"text":"also check the tests"`) {
+		t.Fatalf("client log lacks the turn/steer:\n%s", logData)
 	}
 }

@@ -35,6 +35,10 @@ type Session struct {
 	cancel  context.CancelFunc
 	history []message
 	turns   int
+	// steered is input that arrived during the turn, for the next request;
+	// steerable says a turn runs that will still read it.
+	steered   []message
+	steerable bool
 
 	lastCall string
 	repeats  int
@@ -96,19 +100,47 @@ func (s *Session) Prompt(ctx context.Context, prompt []adapters.Content, emit fu
 		return "", adapters.ErrBusy
 	}
 	tctx, cancel := context.WithCancel(ctx)
-	s.busy, s.cancel = true, cancel
+	s.busy, s.cancel, s.steerable = true, cancel, true
 	s.turns++
 	s.mu.Unlock()
 	t := adapters.NewTurn()
 	go func() {
 		stop := s.run(tctx, prompt, t)
 		s.mu.Lock()
-		s.busy, s.cancel = false, nil
+		s.busy, s.cancel, s.steerable, s.steered = false, nil, false, nil
 		s.mu.Unlock()
 		cancel()
 		t.Close(adapters.Event{Type: adapters.EventDone, StopReason: stop})
 	}()
 	return t.Run(ctx, emit, s.rules)
+}
+
+// Steer implements adapters.Steerer: the input joins the history before
+// the turn's next model request, and a turn whose model had finished asks
+// it once more.
+func (s *Session) Steer(_ context.Context, prompt []adapters.Content) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.steerable {
+		return adapters.ErrNoTurn
+	}
+	s.steered = append(s.steered, userMessage(prompt, s.profile().Vision))
+	return nil
+}
+
+// takeSteered moves steered input into the history; false when none. A
+// final call that finds none closes the turn to steering, in the same
+// step, so no input is accepted that the turn would not read.
+func (s *Session) takeSteered(final bool) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.history = append(s.history, s.steered...)
+	n := len(s.steered)
+	s.steered = nil
+	if final && n == 0 {
+		s.steerable = false
+	}
+	return n > 0
 }
 
 func (s *Session) run(ctx context.Context, prompt []adapters.Content, out *adapters.Turn) adapters.StopReason {
@@ -143,6 +175,9 @@ func (s *Session) run(ctx context.Context, prompt []adapters.Content, out *adapt
 		}
 		s.history = append(s.history, assistantMessage(r))
 		if len(r.ToolCalls) == 0 {
+			if s.takeSteered(true) {
+				continue
+			}
 			return finishStop(r.Finish)
 		}
 		for i, tc := range r.ToolCalls {
@@ -156,6 +191,7 @@ func (s *Session) run(ctx context.Context, prompt []adapters.Content, out *adapt
 		if r.Finish == "content_filter" {
 			return adapters.StopRefusal
 		}
+		s.takeSteered(false)
 	}
 }
 

@@ -2,6 +2,7 @@ package openai
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -505,5 +506,40 @@ func TestSession_BusyAndClosed(t *testing.T) {
 	}
 	if _, err := r.sess.Prompt(context.Background(), adapters.TextPrompt("c"), func(adapters.Event) {}); err != adapters.ErrClosed {
 		t.Fatalf("got %v", err)
+	}
+}
+
+// Input steered while a tool waits for permission reaches the next model
+// request of the same turn, after the tool's result.
+func TestSession_SteeredInputReachesTheNextRequest(t *testing.T) {
+	r := newRig(t, nil,
+		mockllm.OpenAITurn{Text: "Running.", ToolCalls: []mockllm.OpenAIToolCall{{Name: "bash", Args: `{"command":"echo hi"}`}}},
+		mockllm.OpenAITurn{Text: "Done, and noted."},
+	)
+	if err := r.sess.Steer(context.Background(), adapters.TextPrompt("before")); !errors.Is(err, adapters.ErrNoTurn) {
+		t.Fatalf("steer with no turn: %v, want ErrNoTurn", err)
+	}
+	evs, stop := r.prompt(t, "run it", func(*adapters.PermissionRequest) string {
+		if err := r.sess.Steer(context.Background(), adapters.TextPrompt("also use -n")); err != nil {
+			t.Errorf("steer mid-turn: %v", err)
+		}
+		return "allow_once"
+	})
+	if stop != adapters.StopEndTurn || textOf(evs) != "Running.Done, and noted." {
+		t.Fatalf("stop=%s text=%q", stop, textOf(evs))
+	}
+	reqs := r.srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests, want 2", len(reqs))
+	}
+	msgs := reqs[1].Messages
+	if last := msgs[len(msgs)-1]; last["role"] != "user" || mockllm.MessageText(last) != "also use -n" {
+		t.Fatalf("second request ends %+v, want the steered input after the tool result", last)
+	}
+	if prev := msgs[len(msgs)-2]; prev["role"] != "tool" {
+		t.Fatalf("steered input is not right after the tool result: %+v", msgs)
+	}
+	if err := r.sess.Steer(context.Background(), adapters.TextPrompt("after")); !errors.Is(err, adapters.ErrNoTurn) {
+		t.Fatalf("steer after the turn: %v, want ErrNoTurn", err)
 	}
 }

@@ -19,6 +19,7 @@ const (
 	fakeEnvScenario = "HUB_PI_FAKE"
 	fakeEnvArgs     = "HUB_PI_FAKE_ARGS"
 	fakeEnvData     = "HUB_PI_FAKE_DATA"
+	fakeEnvSteer    = "HUB_PI_FAKE_STEER" // file the fake appends steered messages to
 )
 
 func TestMain(m *testing.M) {
@@ -49,6 +50,7 @@ type fakePi struct {
 	rest    [][]byte // lines to emit after an abort
 	// thinking is the thinking level; level the one set_thinking_level asked.
 	thinking, level string
+	message         string // the last command's message
 }
 
 func (f *fakePi) emit(lines ...[]byte) {
@@ -87,12 +89,12 @@ func fakePiMain(scenario string) int {
 	in := bufio.NewScanner(os.Stdin)
 	in.Buffer(make([]byte, 1<<20), 16<<20)
 	for in.Scan() {
-		var cmd struct{ ID, Type, Level string }
+		var cmd struct{ ID, Type, Level, Message string }
 		if json.Unmarshal(in.Bytes(), &cmd) != nil {
 			f.emit([]byte(`{"type":"response","command":"parse","success":false,"error":"Failed to parse command"}`))
 			continue
 		}
-		f.level = cmd.Level
+		f.level, f.message = cmd.Level, cmd.Message
 		if code, exit := f.handle(scenario, cmd.ID, cmd.Type); exit {
 			return code
 		}
@@ -120,6 +122,13 @@ func (f *fakePi) handle(scenario, id, typ string) (code int, exit bool) {
 		f.respond(id, typ, nil)
 	case "set_model":
 		f.respond(id, typ, nil)
+	case "steer": // taken into the paused turn, which then ends
+		if p := os.Getenv(fakeEnvSteer); p != "" {
+			_ = os.WriteFile(p, []byte(f.message), 0o644)
+		}
+		f.respond(id, typ, nil)
+		f.emit(f.rest...)
+		f.rest = nil
 	case "prompt":
 		if scenario == "no-key" {
 			f.emit([]byte(`{"id":"` + id + `","type":"response","command":"prompt","success":false,"error":"No API key found for mock. Set MOCK_API_KEY or run /login."}`))

@@ -419,3 +419,28 @@ func TestSession_RejectedPromptIsFatalAuth(t *testing.T) {
 		t.Errorf("stop = %s", r)
 	}
 }
+
+func TestSession_SteerGoesToTheRunningTurn(t *testing.T) {
+	steered := filepath.Join(t.TempDir(), "steered")
+	t.Setenv(fakeEnvSteer, steered)
+	s, _ := startFake(t, "abort", adapters.SessionOptions{})
+	if err := s.Steer(context.Background(), adapters.TextPrompt("early")); !errors.Is(err, adapters.ErrNoTurn) {
+		t.Fatalf("steer with no turn: %v, want ErrNoTurn", err)
+	}
+	ch, err := fixture.Prompt(context.Background(), s, adapters.TextPrompt("SLOWTOOL"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	steeredOnce := false
+	for ev := range ch {
+		if ev.Type == adapters.EventToolUpdate && len(ev.Tool.Content) > 0 && !steeredOnce {
+			steeredOnce = true
+			if err := s.Steer(context.Background(), adapters.TextPrompt("use the fast path")); err != nil {
+				t.Fatalf("steer mid-turn: %v", err)
+			}
+		}
+	}
+	if got, _ := os.ReadFile(steered); string(got) != "use the fast path" {
+		t.Fatalf("pi got steer message %q", got)
+	}
+}

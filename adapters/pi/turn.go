@@ -54,6 +54,22 @@ func promptCommand(id string, prompt []adapters.Content) map[string]any {
 	return cmd
 }
 
+// Steer implements adapters.Steerer: pi's `steer` command, which pi
+// delivers before its next model request within the running turn.
+func (s *session) Steer(ctx context.Context, prompt []adapters.Content) error {
+	s.mu.Lock()
+	running := s.turn != nil
+	s.mu.Unlock()
+	if !running {
+		return adapters.ErrNoTurn
+	}
+	cmd := promptCommand("", prompt)
+	delete(cmd, "id")
+	cmd["type"] = "steer"
+	_, err := s.call(ctx, cmd)
+	return err
+}
+
 // interrupt sends `abort`; the turn ends with pi's agent_end.
 func (s *session) interrupt() {
 	s.mu.Lock()

@@ -1,0 +1,120 @@
+package acp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/hubdev/hub/acp/schema"
+	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/jsonrpc"
+)
+
+// steer serves _session/steering: input for the turn that runs now. An
+// agent that takes input mid-turn gets it at once ("injected"); otherwise
+// it runs as the next turn of its own, queued like a prompt sent while the
+// agent works ("startedNewTurn"), unless the client asked to get it back
+// ("promptRequired"), to send it as a session/prompt of its own.
+func (s *server) steer(ctx context.Context, params json.RawMessage) (any, func(), error) {
+	var p schema.SteeringRequest
+	if err := decode(params, &p, "sessionId", "prompt"); err != nil {
+		return nil, nil, err
+	}
+	if len(p.Prompt) == 0 {
+		return nil, nil, invalidParams("steering needs a non-empty prompt")
+	}
+	ss, err := s.lookup(p.SessionID)
+	if err != nil {
+		return nil, nil, err
+	}
+	injected, busy, err := ss.steer(ctx, p.Prompt)
+	switch {
+	case err != nil:
+		return nil, nil, err
+	case injected:
+		return schema.SteeringResponse{Outcome: schema.SteerInjected}, nil, nil
+	case p.Meta.Steering.IdleBehavior == schema.SteerIdleBehavior && !busy:
+		return schema.SteeringResponse{Outcome: schema.SteerPromptRequired, Reason: "noRunningTurn"}, nil, nil
+	case p.Meta.Steering.IdleBehavior == schema.SteerIdleBehavior:
+		return schema.SteeringResponse{Outcome: schema.SteerPromptRequired, Reason: "steeringUnsupported"}, nil, nil
+	}
+	prompt, _ := json.Marshal(schema.PromptRequest{SessionID: p.SessionID, Prompt: p.Prompt})
+	job := s.beginPrompt(prompt)
+	s.detached.Add(1)
+	go func() { // its updates stream as any turn's; its answer has no one to go to
+		defer s.detached.Done()
+		if _, after, _ := job(); after != nil {
+			after()
+		}
+	}()
+	return schema.SteeringResponse{Outcome: schema.SteerStartedNewTurn}, nil, nil
+}
+
+// steer hands prompt to the running turn when the agent takes input
+// mid-turn. It reports whether it did, and whether a prompt is running or
+// queued (busy) when it did not.
+func (ss *session) steer(ctx context.Context, prompt []schema.ContentBlock) (injected, busy bool, err error) {
+	ss.mu.Lock()
+	b, running, busy := ss.backend, ss.running && !ss.crashed, ss.busy
+	ss.mu.Unlock()
+	st, ok := b.(adapters.Steerer)
+	if !running || !ok {
+		return false, busy, nil
+	}
+	content := ss.fitContent(ss.toAdapterContent(prompt))
+	// Recorded first: the agent's answer to it must follow it.
+	mark := ss.recordSteered(prompt)
+	switch err := st.Steer(ctx, content); {
+	case errors.Is(err, adapters.ErrNoTurn):
+		ss.unrecord(mark)
+		return false, busy, nil
+	case err != nil:
+		ss.unrecord(mark)
+		return false, busy, jsonrpc.NewError(schema.CodeInternalError, "steering failed: "+err.Error(), map[string]any{"agent": ss.agentName()})
+	}
+	return true, busy, nil
+}
+
+// steeredMark is where recordSteered put steered input in the history.
+type steeredMark struct {
+	at int
+	id string
+}
+
+// recordSteered keeps steered input in the history, after the updates
+// the editor has seen, as a user message of its own.
+func (ss *session) recordSteered(prompt []schema.ContentBlock) steeredMark {
+	ss.emitMu.Lock()
+	defer ss.emitMu.Unlock()
+	m := steeredMark{id: fmt.Sprintf("steered-%d", time.Now().UnixNano())}
+	ss.mu.Lock()
+	m.at = len(ss.rec.History)
+	ss.mu.Unlock()
+	for _, blk := range prompt {
+		ss.record(schema.SessionUpdate{UserMessageChunk: &schema.ContentChunk{Content: blk, MessageID: m.id}})
+	}
+	return m
+}
+
+// unrecord takes back steered input the agent did not take, while nothing
+// followed it and it is not saved yet (it then runs as a prompt, which
+// records it again).
+func (ss *session) unrecord(m steeredMark) {
+	ss.emitMu.Lock()
+	defer ss.emitMu.Unlock()
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	h := ss.rec.History
+	if m.at < ss.persisted || m.at > len(h) {
+		return
+	}
+	for _, u := range h[m.at:] {
+		if c := u.UserMessageChunk; c == nil || c.MessageID != m.id {
+			return
+		}
+	}
+	ss.rec.History = h[:m.at]
+	ss.chunkOpen = false
+}
