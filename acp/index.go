@@ -30,6 +30,9 @@ type Record struct {
 	Mode           string            `json:"mode,omitempty"`
 	Options        map[string]string `json:"options,omitempty"`
 	AddDirs        []string          `json:"additionalDirectories,omitempty"`
+	// Handover is "none" when agents taking the session over start blank
+	// (the handover option); "" means hub's default, brief.
+	Handover string `json:"handover,omitempty"`
 	// Left holds, per agent the session switched away from, its own
 	// session id and how many history entries it had seen, so switching
 	// back resumes it and tells it only what happened since.

@@ -45,7 +45,7 @@ func selectValues(opts []adapters.Option) []schema.SessionConfigSelectOption {
 // configOptions is the complete option list: agent, then what the running
 // agent reported it offers (its live surface), else the adapter's static
 // model and mode lists.
-func (ss *session) configOptions() []schema.SessionConfigOption {
+func (ss *session) configOptions() (out []schema.SessionConfigOption) {
 	c := ss.caps()
 	ss.mu.Lock()
 	rec := *ss.rec
@@ -53,7 +53,8 @@ func (ss *session) configOptions() []schema.SessionConfigOption {
 	live := ss.live
 	ss.mu.Unlock()
 	agents := ss.srv.agentChoices(rec.Agent)
-	out := []schema.SessionConfigOption{{ID: "agent", Name: "Agent", Description: "Which coding agent hub drives", Type: "select", CurrentValue: rec.Agent, Options: agents}}
+	out = []schema.SessionConfigOption{{ID: "agent", Name: "Agent", Description: "Which coding agent hub drives", Type: "select", CurrentValue: rec.Agent, Options: agents}}
+	defer func() { out = append(out, handoverOption(rec.Handover)) }() // hub's own, last
 	if live != nil && len(live.Options) > 0 {
 		for _, o := range live.Options {
 			out = append(out, liveOption(o, chosen(&rec, o)))
@@ -67,6 +68,23 @@ func (ss *session) configOptions() []schema.SessionConfigOption {
 		out = append(out, schema.SessionConfigOption{ID: "mode", Name: "Mode", Category: "mode", Type: "select", CurrentValue: current(rec.Mode, c.DefaultMode, c.Modes), Options: selectValues(c.Modes)})
 	}
 	return out
+}
+
+// Handover option values: brief an agent that takes the session over on
+// the conversation so far, or start it blank.
+const (
+	optionHandover = "handover"
+	handoverBrief  = "brief"
+	handoverNone   = "none"
+)
+
+// handoverOption is hub's own option: what an agent switched to learns.
+func handoverOption(v string) schema.SessionConfigOption {
+	return schema.SessionConfigOption{ID: optionHandover, Name: "Handover", Type: "select",
+		Description:  "What an agent you switch to is told of the conversation so far",
+		CurrentValue: cmp.Or(v, handoverBrief), Options: []schema.SessionConfigSelectOption{
+			{Value: handoverBrief, Name: "Brief it", Description: "hub's record: requests, answers, files changed, plan"},
+			{Value: handoverNone, Name: "Start it blank"}}}
 }
 
 // chosen is the value the user picked for o in this session, if the option
@@ -141,6 +159,16 @@ func (ss *session) setOption(ctx context.Context, id, value string) (after func(
 			return nil, invalidParams("unknown agent %q", value)
 		}
 		return ss.switchAgent(value)
+	}
+	if id == optionHandover {
+		if value != handoverBrief && value != handoverNone {
+			return nil, invalidParams("unknown handover %q (brief or none)", value)
+		}
+		ss.mu.Lock()
+		ss.rec.Handover = value
+		ss.mu.Unlock()
+		ss.save()
+		return nil, nil
 	}
 	accepts, known := ss.optionAccepts(id)
 	switch {

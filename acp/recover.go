@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/hubdev/hub/acp/schema"
@@ -20,8 +19,6 @@ import (
 const (
 	crashLimit  = 3
 	crashWindow = time.Minute
-	// briefingMax bounds the briefing: the latest part of the record.
-	briefingMax = 12000
 )
 
 // errCrashLoop is the prompt's error while the agent keeps crashing.
@@ -69,42 +66,6 @@ func (ss *session) startWithResume(ctx context.Context, a adapters.Adapter, opts
 	return b, true, err
 }
 
-// briefing is hub's record of the conversation so far, for an agent that
-// starts without it; "" when there is nothing to tell.
-func (ss *session) briefing() string {
-	ss.mu.Lock()
-	ss.flushChunk()
-	hist := ss.rec.History
-	if seen := ss.since - ss.dropped; seen > 0 && seen <= len(hist) { // what the agent saw already
-		hist = hist[seen:]
-	}
-	// The prompt being answered is the last user entries: not history.
-	for len(hist) > 0 && hist[len(hist)-1].UserMessageChunk != nil {
-		hist = hist[:len(hist)-1]
-	}
-	var b strings.Builder
-	for _, u := range hist {
-		switch {
-		case u.UserMessageChunk != nil:
-			b.WriteString("\nUser: " + u.UserMessageChunk.Content.Text)
-		case u.AgentMessageChunk != nil:
-			b.WriteString("\nAssistant: " + u.AgentMessageChunk.Content.Text)
-		case u.ToolCall != nil:
-			b.WriteString("\n[tool: " + u.ToolCall.Title + "]")
-		}
-	}
-	ss.mu.Unlock()
-	text := strings.TrimSpace(b.String())
-	if text == "" {
-		return ""
-	}
-	if len(text) > briefingMax {
-		text = "…" + text[len(text)-briefingMax:]
-	}
-	return "<conversation_so_far>\nYou are taking over this conversation; you do not have its earlier turns, so here is hub's record of them (the latest part). Continue from it.\n" +
-		text + "\n</conversation_so_far>\n\n"
-}
-
 // answeredBefore reports whether an earlier turn got an answer the agent
 // has not seen: only then does an agent starting without the conversation
 // (or coming back to it) miss something. Caller holds ss.mu.
@@ -137,6 +98,13 @@ func (ss *session) withBriefing(content []adapters.Content) []adapters.Content {
 		return content
 	}
 	return append([]adapters.Content{{Type: adapters.ContentText, Text: brief}}, content...)
+}
+
+// handover says agents taking the session over are briefed (not "none").
+func (ss *session) handover() bool {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	return ss.rec.Handover != handoverNone
 }
 
 // missed is answeredBefore, taking ss.mu itself.

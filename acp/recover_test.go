@@ -56,7 +56,12 @@ func (s *forgetfulSession) Prompt(ctx context.Context, p []adapters.Content, emi
 	s.a.mu.Lock()
 	s.a.prompts = append(s.a.prompts, text)
 	s.a.mu.Unlock()
-	ch := make(chan adapters.Event, 3)
+	ch := make(chan adapters.Event, 5)
+	if strings.HasSuffix(text, "edit parser.go") {
+		ch <- adapters.Event{Type: adapters.EventToolCall, Tool: &adapters.ToolCall{ID: "t1", Title: "Edit parser.go", Kind: adapters.KindEdit,
+			Locations: []adapters.Location{{Path: "/repo/parser.go"}}}}
+		ch <- adapters.Event{Type: adapters.EventPlan, Plan: []adapters.PlanEntry{{Content: "fix the parser", Priority: "high", Status: "in_progress"}}}
+	}
 	if strings.HasSuffix(text, "crash") {
 		ch <- adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{Message: "forgetful exited: exit status 3", Code: adapters.CodeCrash, Fatal: true}}
 	} else {
@@ -201,5 +206,52 @@ func TestSwitchAgent_BackResumesAndBriefsWhatWasMissed(t *testing.T) {
 	last := prompts[len(prompts)-1]
 	if !strings.Contains(last, "second question") || strings.Contains(last, "first question") || !strings.HasSuffix(last, "third question") {
 		t.Fatalf("back on the first agent, its prompt %q: want only what it missed", last)
+	}
+}
+
+// The handover briefing carries the newest turn whole, older turns cut to
+// their request and answer, the files changed, the plan and the MCP
+// servers in use.
+func TestSwitchAgent_BriefingHasFilesPlanAndBoundedOlderTurns(t *testing.T) {
+	first, second := &forgetful{}, &forgetful{instructions: true}
+	c, sid := twoAgents(t, first, second)
+	long := strings.Repeat("a very long early request ", 100)
+	c.prompt(sid, long)
+	c.prompt(sid, "please edit parser.go")
+	switchTo(c, sid, "second")
+	c.prompt(sid, "go on")
+	second.mu.Lock()
+	instr := second.instr[0]
+	second.mu.Unlock()
+	for _, want := range []string{"## Files changed so far\n- /repo/parser.go", "## Current plan\n- [in_progress] fix the parser",
+		"User: please edit parser.go", "[tools: Edit parser.go]", "Assistant: answer to please edit parser.go"} {
+		if !strings.Contains(instr, want) {
+			t.Errorf("briefing lacks %q:\n%s", want, instr)
+		}
+	}
+	if strings.Contains(instr, long) || !strings.Contains(instr, "User: a very long early request") {
+		t.Errorf("the older turn is not cut to its start:\n%s", instr)
+	}
+}
+
+// handover = none starts an agent switched to blank.
+func TestSwitchAgent_HandoverNoneStartsBlank(t *testing.T) {
+	first, second := &forgetful{}, &forgetful{instructions: true}
+	c, sid := twoAgents(t, first, second)
+	if _, e := c.call("session/set_config_option", schema.SetSessionConfigOptionRequest{SessionID: sid, ConfigID: "handover", Value: json.RawMessage(`"sometimes"`)}); e == nil {
+		t.Fatal("an unknown handover value was accepted")
+	}
+	var r schema.SetSessionConfigOptionResponse
+	c.must("session/set_config_option", schema.SetSessionConfigOptionRequest{SessionID: sid, ConfigID: "handover", Value: json.RawMessage(`"none"`)}, &r)
+	if last := r.ConfigOptions[len(r.ConfigOptions)-1]; last.ID != "handover" || last.CurrentValue != "none" {
+		t.Fatalf("options after the change: %+v", r.ConfigOptions)
+	}
+	c.prompt(sid, "the bug is in parser.go")
+	switchTo(c, sid, "second")
+	c.prompt(sid, "fix it")
+	second.mu.Lock()
+	defer second.mu.Unlock()
+	if len(second.instr) != 1 || second.instr[0] != "" || second.prompts[0] != "fix it" {
+		t.Fatalf("instructions %q prompts %q: want a blank start", second.instr, second.prompts)
 	}
 }

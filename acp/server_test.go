@@ -613,13 +613,13 @@ func TestConfigOptions_AgentModelMode(t *testing.T) {
 	for _, o := range r.ConfigOptions {
 		ids = append(ids, o.ID+"="+o.CurrentValue)
 	}
-	if strings.Join(ids, ",") != "agent=replay,model=replay-fast,mode=default" || r.Modes == nil || r.Modes.CurrentModeID != "default" {
+	if strings.Join(ids, ",") != "agent=replay,model=replay-fast,mode=default,handover=brief" || r.Modes == nil || r.Modes.CurrentModeID != "default" {
 		t.Fatalf("options %v modes %+v", ids, r.Modes)
 	}
 	c.prompt(r.SessionID, "x")
 	var s schema.SetSessionConfigOptionResponse
 	c.must("session/set_config_option", map[string]any{"sessionId": r.SessionID, "configId": "model", "value": "replay-smart"}, &s)
-	if len(s.ConfigOptions) != 3 || s.ConfigOptions[1].CurrentValue != "replay-smart" {
+	if len(s.ConfigOptions) != 4 || s.ConfigOptions[1].CurrentValue != "replay-smart" {
 		t.Fatalf("after model %+v", s)
 	}
 	c.must("session/set_mode", schema.SetSessionModeRequest{SessionID: r.SessionID, ModeID: "plan"}, nil)

@@ -102,7 +102,7 @@ func (ss *session) startAgent(ctx context.Context, st *start) (adapters.Session,
 	if a.Capabilities().Resume {
 		opts.ResumeID = ss.rec.AgentSessionID
 	}
-	missed := ss.answeredBefore()
+	missed := ss.answeredBefore() && ss.rec.Handover != handoverNone
 	back := opts.ResumeID != "" && ss.since > 0 // switched back to: it resumes, and hears what it missed
 	ss.mu.Unlock()
 	viaStart := false
@@ -122,7 +122,7 @@ func (ss *session) startAgent(ctx context.Context, st *start) (adapters.Session,
 	ss.mu.Lock()
 	ss.since = 0
 	ss.mu.Unlock()
-	if fresh && !viaStart && ss.missed() {
+	if fresh && !viaStart && ss.missed() && ss.handover() {
 		pending = ss.briefing() // it lost its session: all of it
 	}
 	ss.mu.Lock()
