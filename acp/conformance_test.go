@@ -325,8 +325,9 @@ func TestConformance_C14_AdvertisedMethodsWorkOthersNotFound(t *testing.T) {
 	c.must("initialize", schema.InitializeRequest{ProtocolVersion: 1}, &init)
 	caps := init.AgentCapabilities
 	if !caps.LoadSession || caps.SessionCapabilities.List == nil || caps.SessionCapabilities.Resume == nil ||
-		caps.SessionCapabilities.Close == nil || caps.SessionCapabilities.Delete == nil || caps.SessionCapabilities.AdditionalDirectories == nil {
-		t.Fatalf("advertised %+v; this test expects load, list, resume, close, delete and additionalDirectories", caps)
+		caps.SessionCapabilities.Close == nil || caps.SessionCapabilities.Delete == nil || caps.SessionCapabilities.AdditionalDirectories == nil ||
+		caps.SessionCapabilities.Fork == nil {
+		t.Fatalf("advertised %+v; this test expects load, list, resume, close, delete, additionalDirectories and fork", caps)
 	}
 	if caps.Auth != nil || caps.McpCapabilities.SSE {
 		t.Fatalf("advertised what hub does not do: %+v", caps)
@@ -342,6 +343,7 @@ func TestConformance_C14_AdvertisedMethodsWorkOthersNotFound(t *testing.T) {
 		{"session/list", schema.ListSessionsRequest{}},
 		{"session/load", load},
 		{"session/resume", load},
+		{"session/fork", load},
 		{"session/close", schema.SessionIDRequest{SessionID: sid}},
 		{"session/delete", schema.SessionIDRequest{SessionID: sid}},
 	} {
@@ -349,7 +351,7 @@ func TestConformance_C14_AdvertisedMethodsWorkOthersNotFound(t *testing.T) {
 			t.Errorf("advertised %s fails: %v", m.method, e)
 		}
 	}
-	for _, m := range []string{"logout", "session/fork", "session/set_model", "session/archive", "providers/list"} {
+	for _, m := range []string{"logout", "session/set_model", "session/archive", "providers/list"} {
 		if _, e := c.call(m, map[string]any{"sessionId": sid}); e == nil || e.Code != schema.CodeMethodNotFound {
 			t.Errorf("not advertised %s: %v, want -32601", m, e)
 		}

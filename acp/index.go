@@ -30,6 +30,9 @@ type Record struct {
 	Mode           string            `json:"mode,omitempty"`
 	Options        map[string]string `json:"options,omitempty"`
 	AddDirs        []string          `json:"additionalDirectories,omitempty"`
+	// ForkOf is the agent session this forked session copies, until its
+	// agent started on a copy of it (an agent that cannot fork is briefed).
+	ForkOf string `json:"forkOf,omitempty"`
 	// Handover is "none" when agents taking the session over start blank
 	// (the handover option); "" means hub's default, brief.
 	Handover string `json:"handover,omitempty"`

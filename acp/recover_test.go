@@ -18,17 +18,18 @@ import (
 // capability, failResume has it but every resume fails. "crash" kills the
 // turn with a crash; every prompt's text is recorded.
 type forgetful struct {
-	resume, failResume, instructions bool
+	resume, failResume, instructions, fork bool
 
 	mu      sync.Mutex
 	starts  int
 	prompts []string
 	instr   []string // each start's Instructions
+	opts    []adapters.SessionOptions
 }
 
 func (a *forgetful) Name() string { return "forgetful" }
 func (a *forgetful) Capabilities() adapters.Capabilities {
-	return adapters.Capabilities{Resume: a.resume || a.failResume, Instructions: a.instructions}
+	return adapters.Capabilities{Resume: a.resume || a.failResume, Instructions: a.instructions, Fork: a.fork}
 }
 func (a *forgetful) Start(_ context.Context, o adapters.SessionOptions) (adapters.Session, error) {
 	if a.failResume && o.ResumeID != "" {
@@ -38,6 +39,7 @@ func (a *forgetful) Start(_ context.Context, o adapters.SessionOptions) (adapter
 	defer a.mu.Unlock()
 	a.starts++
 	a.instr = append(a.instr, o.Instructions)
+	a.opts = append(a.opts, o)
 	return &forgetfulSession{a: a}, nil
 }
 

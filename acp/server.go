@@ -281,6 +281,7 @@ func init() {
 		"session/set_mode":          (*server).setMode,
 		"session/set_config_option": (*server).setConfigOption,
 		"_session/steering":         (*server).steer,
+		"session/fork":              (*server).forkSession,
 	}
 }
 
@@ -342,7 +343,7 @@ func (s *server) agentCapabilities() schema.AgentCapabilities {
 		PromptCapabilities: schema.PromptCapabilities{Image: c.Images, Audio: c.Audio, EmbeddedContext: true},
 		McpCapabilities:    schema.McpCapabilities{HTTP: c.MCPHTTP},
 		SessionCapabilities: schema.SessionCapabilities{List: &schema.Marker{}, Delete: &schema.Marker{}, Resume: &schema.Marker{}, Close: &schema.Marker{},
-			AdditionalDirectories: &schema.Marker{}},
+			AdditionalDirectories: &schema.Marker{}, Fork: &schema.Marker{}},
 	}
 }
 

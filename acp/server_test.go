@@ -72,7 +72,7 @@ func TestParseError_KeepsConnection(t *testing.T) {
 func TestUnknownMethod_NotFoundAndNotificationsIgnored(t *testing.T) {
 	c := newClient(t, "")
 	c.init(schema.ClientCapabilities{})
-	for _, m := range []string{"foo/bar", "_zed.dev/x", "session/fork", "session/set_model"} {
+	for _, m := range []string{"foo/bar", "_zed.dev/x", "session/archive", "session/set_model"} {
 		if _, e := c.call(m, map[string]any{}); e == nil || e.Code != schema.CodeMethodNotFound {
 			t.Errorf("%s: %v", m, e)
 		}

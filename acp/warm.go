@@ -102,7 +102,11 @@ func (ss *session) startAgent(ctx context.Context, st *start) (adapters.Session,
 	if a.Capabilities().Resume {
 		opts.ResumeID = ss.rec.AgentSessionID
 	}
-	missed := ss.answeredBefore() && ss.rec.Handover != handoverNone
+	forking := ss.rec.ForkOf != "" && opts.ResumeID == "" && a.Capabilities().Fork
+	if forking { // a fork: the agent continues a copy of the source's session
+		opts.ResumeID, opts.Fork = ss.rec.ForkOf, true
+	}
+	missed := ss.answeredBefore() && ss.rec.Handover != handoverNone && !forking
 	back := opts.ResumeID != "" && ss.since > 0 // switched back to: it resumes, and hears what it missed
 	ss.mu.Unlock()
 	viaStart := false
@@ -121,6 +125,9 @@ func (ss *session) startAgent(ctx context.Context, st *start) (adapters.Session,
 	}
 	ss.mu.Lock()
 	ss.since = 0
+	if forking {
+		ss.rec.ForkOf = "" // its own copy (or, when forking failed, a briefed start) from now on
+	}
 	ss.mu.Unlock()
 	if fresh && !viaStart && ss.missed() && ss.handover() {
 		pending = ss.briefing() // it lost its session: all of it

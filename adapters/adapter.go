@@ -60,6 +60,7 @@ type Capabilities struct {
 	Audio           bool     `json:"audio"`
 	EmbeddedContext bool     `json:"embeddedContext"`
 	Resume          bool     `json:"resume"`       // can continue an agent session by id
+	Fork            bool     `json:"fork"`         // can continue a copy of one (SessionOptions.Fork)
 	Permissions     bool     `json:"permissions"`  // tool permissions reach the editor
 	MCP             bool     `json:"mcp"`          // accepts stdio MCP servers
 	MCPHTTP         bool     `json:"mcpHttp"`      // accepts HTTP MCP servers
@@ -95,8 +96,11 @@ type SessionOptions struct {
 	AddDirs    []string
 	MCPServers []MCPServer // editor-provided MCP servers
 	ResumeID   string      // agent session id to resume; "" for a new session
-	Model      string
-	Mode       string
+	// Fork continues a copy of ResumeID's session under a new id, leaving
+	// the original as it was (Capabilities.Fork).
+	Fork  bool
+	Model string
+	Mode  string
 	// Options holds the values of the session's other options (see
 	// Surface), by option ID, e.g. "effort".
 	Options map[string]string

@@ -145,6 +145,7 @@ type SessionCapabilities struct {
 	Delete                *Marker `json:"delete,omitempty"`
 	Resume                *Marker `json:"resume,omitempty"`
 	Close                 *Marker `json:"close,omitempty"`
+	Fork                  *Marker `json:"fork,omitempty"` // unstable: session/fork
 	AdditionalDirectories *Marker `json:"additionalDirectories,omitempty"`
 }
 
@@ -181,6 +182,28 @@ type InitializeResponse struct {
 	// Meta carries extensions, e.g. steering: {supported: true} for the
 	// _session/steering request.
 	Meta Meta `json:"_meta,omitempty"`
+}
+
+// ForkSessionRequest is the params of session/fork (unstable in ACP; the
+// session-fork RFD): the same options as session/load. _meta.hub.agent
+// names another agent to fork into.
+type ForkSessionRequest struct {
+	SessionID             string      `json:"sessionId"`
+	Cwd                   string      `json:"cwd"`
+	McpServers            []McpServer `json:"mcpServers"`
+	AdditionalDirectories []string    `json:"additionalDirectories,omitempty"`
+	Meta                  struct {
+		Hub struct {
+			Agent string `json:"agent,omitempty"`
+		} `json:"hub"`
+	} `json:"_meta"`
+}
+
+// ForkSessionResponse is the result of session/fork: the new session.
+type ForkSessionResponse struct {
+	SessionID     string                `json:"sessionId"`
+	Modes         *SessionModeState     `json:"modes,omitempty"`
+	ConfigOptions []SessionConfigOption `json:"configOptions,omitempty"`
 }
 
 // SteeringRequest is the params of _session/steering, the steering

@@ -63,7 +63,7 @@ func (a *Adapter) Ready() error { return adapters.FindCLI(a.argv[0]) }
 // Capabilities implements adapters.Adapter.
 func (a *Adapter) Capabilities() adapters.Capabilities {
 	return adapters.Capabilities{
-		Images: true, EmbeddedContext: true, Resume: true, Permissions: true, MCP: true, MCPHTTP: true,
+		Images: true, EmbeddedContext: true, Resume: true, Fork: true, Permissions: true, MCP: true, MCPHTTP: true,
 		Models: []adapters.Option{
 			{ID: "default", Name: "Default", Description: "Claude Code's default model"},
 			{ID: "opus", Name: "Opus"}, {ID: "sonnet", Name: "Sonnet"}, {ID: "haiku", Name: "Haiku"},
@@ -114,6 +114,9 @@ func (a *Adapter) args(opts adapters.SessionOptions) ([]string, error) {
 	}
 	if opts.ResumeID != "" {
 		args = append(args, "--resume", opts.ResumeID)
+		if opts.Fork {
+			args = append(args, "--fork-session")
+		}
 	}
 	if len(opts.MCPServers) > 0 {
 		cfg, err := mcpConfig(opts.MCPServers)

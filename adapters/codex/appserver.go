@@ -136,6 +136,9 @@ func (s *appSession) openThread(ctx context.Context, a *Adapter) error {
 	method := "thread/start"
 	if s.opts.ResumeID != "" {
 		method = "thread/resume"
+		if s.opts.Fork {
+			method = "thread/fork"
+		}
 		params["threadId"] = s.opts.ResumeID
 		params["excludeTurns"] = true
 	}

@@ -65,7 +65,7 @@ func (a *Adapter) Ready() error { return adapters.FindCLI(a.argv()[0]) }
 func (a *Adapter) Capabilities() adapters.Capabilities {
 	models, def := a.models()
 	return adapters.Capabilities{
-		Images: true, Resume: true, Permissions: true, MCP: true, MCPHTTP: true,
+		Images: true, Resume: true, Fork: true, Permissions: true, MCP: true, MCPHTTP: true,
 		Models: models, DefaultModel: def, Modes: modes, DefaultMode: a.mode(adapters.SessionOptions{}), Skills: "native", Instructions: true,
 		TestedVersions: TestedVersions,
 		Notes: "app-server JSON-RPC; falls back to `codex exec --json` (no permission prompts) when app-server is unavailable; " +

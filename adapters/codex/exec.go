@@ -36,6 +36,9 @@ type execSession struct {
 }
 
 func (a *Adapter) startExec(opts adapters.SessionOptions) (*execSession, error) {
+	if opts.Fork { // codex exec resume would continue the original thread
+		return nil, fmt.Errorf("codex exec cannot fork a thread: %w", adapters.ErrUnsupported)
+	}
 	text, err := skillPrompt(opts.SkillDirs)
 	if err != nil {
 		return nil, fmt.Errorf("codex skills: %w", err)

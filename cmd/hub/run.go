@@ -22,6 +22,10 @@ before or after the prompt; "--" ends them (for a prompt starting with "-").
   --format text   the final answer on stdout; progress on stderr
   --format jsonl  one {"v":1,"type":...} event per line, then a "summary" line
 
+--resume ID continues the agent session a previous run printed; with --fork
+it continues a copy under a new id and leaves that session as it was
+(claude --fork-session, codex thread/fork; other agents refuse --fork).
+
 Permission requests go through one order: the hard deny list, the config's
 deny rules, its allow and ask rules, --allow-tool patterns and the --skill's
 allowed-tools; what none of them decides, --approve answers: all (allow
@@ -57,6 +61,7 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	fs.Var(&images, "image", "attach an image file (repeatable)")
 	fs.Var(&allowTools, "allow-tool", "allow a tool for this run, in Claude's syntax: Bash(go test:*), Edit(docs/**), WebFetch (repeatable)")
 	fs.StringVar(&o.ResumeID, "resume", "", "agent session id to continue (printed by a previous run)")
+	fs.BoolVar(&o.Fork, "fork", false, "with --resume: continue a copy of that session under a new id, leaving it as it was (claude, codex)")
 	fs.StringVar(&format, "format", "text", "output format: text|jsonl")
 	pos, code, ok := parseInterspersed(fs, args)
 	if !ok {

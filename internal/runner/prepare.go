@@ -34,10 +34,15 @@ func (r *run) sessionOptions(name string, caps adapters.Capabilities) (so adapte
 	if st, err := os.Stat(cwd); err != nil || !st.IsDir() {
 		return so, "", cleanup, fmt.Errorf("%w: --cwd %s is not a directory", ErrUsage, cwd)
 	}
-	so = adapters.SessionOptions{Cwd: cwd, Model: o.Model, ResumeID: o.ResumeID, CancelGrace: o.Grace, Permission: r.permission,
+	so = adapters.SessionOptions{Cwd: cwd, Model: o.Model, ResumeID: o.ResumeID, Fork: o.Fork, CancelGrace: o.Grace, Permission: r.permission,
 		Access: o.Approve.access()}
-	if o.ResumeID != "" && !caps.Resume {
+	switch {
+	case o.ResumeID != "" && !caps.Resume:
 		return so, "", cleanup, fmt.Errorf("%w: agent %s cannot resume sessions (--resume)", ErrUsage, name)
+	case o.Fork && o.ResumeID == "":
+		return so, "", cleanup, fmt.Errorf("%w: --fork needs --resume ID, the session to copy", ErrUsage)
+	case o.Fork && !caps.Fork:
+		return so, "", cleanup, fmt.Errorf("%w: agent %s cannot fork sessions (--fork); resume it, or start a new one", ErrUsage, name)
 	}
 	if len(o.Images) > 0 && !caps.Images {
 		return so, "", cleanup, fmt.Errorf("%w: agent %s does not accept images (--image)", ErrUsage, name)

@@ -62,8 +62,10 @@ type Options struct {
 	KeepSkills bool
 	Images     []string
 	ResumeID   string
-	Format     Format
-	Prompt     string
+	// Fork continues a copy of ResumeID's session, leaving it as it was.
+	Fork   bool
+	Format Format
+	Prompt string
 	// ReadPrompt, when Prompt is empty, reads the prompt (from stdin)
 	// while the agent starts.
 	ReadPrompt func() (string, error)

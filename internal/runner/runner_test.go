@@ -72,6 +72,10 @@ func TestRun_ExitCodes(t *testing.T) {
 		{name: "unknown skill", a: &fakeAdapter{}, mod: func(o *Options) { o.Skills = []string{"ghost"} }, want: ExitUsage, wantErr: "skill not found"},
 		{name: "image unsupported", a: &fakeAdapter{}, mod: func(o *Options) { o.Images = []string{"x.png"} }, want: ExitUsage, wantErr: "does not accept images"},
 		{name: "resume unsupported", a: &fakeAdapter{}, mod: func(o *Options) { o.ResumeID = "abc" }, want: ExitUsage},
+		{name: "fork without resume", a: &fakeAdapter{caps: adapters.Capabilities{Resume: true, Fork: true}}, mod: func(o *Options) { o.Fork = true },
+			want: ExitUsage, wantErr: "--fork needs --resume"},
+		{name: "fork unsupported", a: &fakeAdapter{caps: adapters.Capabilities{Resume: true}}, mod: func(o *Options) { o.ResumeID, o.Fork = "abc", true },
+			want: ExitUsage, wantErr: "cannot fork"},
 		{name: "not installed (adapters)", a: &fakeAdapter{startErr: fmt.Errorf("claude: %w", adapters.ErrNotInstalled)}, want: ExitNotInstalled},
 		{name: "bad working directory (start)", a: &fakeAdapter{startErr: adapters.StartError("fake", fmt.Errorf("%w: /gone is not a directory", proc.ErrBadDir))},
 			want: ExitUsage, wantErr: "/gone"},
@@ -297,5 +301,18 @@ func TestRun_ApproveBoundsWhatTheAgentDoesUnasked(t *testing.T) {
 				t.Fatalf("--approve %q gave access %q, want %q", tt.approve, a.opts.Access, tt.want)
 			}
 		})
+	}
+}
+
+func TestRun_ForkStartsTheAgentOnACopy(t *testing.T) {
+	a := &fakeAdapter{name: "fake", caps: adapters.Capabilities{Resume: true, Fork: true}, script: steps(text("ok"), done(adapters.StopEndTurn))}
+	s, _, errOut := runFake(t, context.Background(), a, func(o *Options) { o.ResumeID, o.Fork = "sess-1", true })
+	if s.ExitCode != ExitOK {
+		t.Fatalf("exit %d: %s", s.ExitCode, errOut)
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.opts.ResumeID != "sess-1" || !a.opts.Fork {
+		t.Fatalf("started with %+v, want a fork of sess-1", a.opts)
 	}
 }

@@ -1,0 +1,53 @@
+package acp
+
+import (
+	"context"
+	"encoding/json"
+	"maps"
+	"slices"
+
+	"github.com/hubdev/hub/acp/schema"
+	"github.com/hubdev/hub/internal/jsonrpc"
+)
+
+// forkSession serves session/fork (the ACP session-fork RFD, unstable): a
+// new session holding a copy of the source's record, which the two then
+// grow apart from. The agent continues a copy of its own session where it
+// can fork one (claude --fork-session, codex thread/fork); else, or when
+// _meta.hub.agent names another agent, the fork's agent is briefed on the
+// record like a handover.
+func (s *server) forkSession(_ context.Context, params json.RawMessage) (any, func(), error) {
+	var p schema.ForkSessionRequest
+	if err := decode(params, &p, "sessionId", "cwd"); err != nil {
+		return nil, nil, err
+	}
+	if err := checkDirs(p.Cwd, p.AdditionalDirectories); err != nil {
+		return nil, nil, err
+	}
+	if live, err := s.lookup(p.SessionID); err == nil {
+		live.save() // what it has so far, unsaved turns included
+	}
+	src, ok := s.index.Get(p.SessionID)
+	if !ok {
+		return nil, nil, errUnknownSession(p.SessionID)
+	}
+	rec := &Record{SessionID: newSessionID(), Agent: src.Agent, Cwd: p.Cwd, AddDirs: p.AdditionalDirectories, Title: src.Title,
+		Model: src.Model, Mode: src.Mode, Options: maps.Clone(src.Options), Handover: src.Handover, ForkOf: src.AgentSessionID,
+		UpdatedAt: s.opts.Now()}
+	if other := p.Meta.Hub.Agent; other != "" && other != src.Agent {
+		if _, err := s.opts.Registry.Get(other); err != nil {
+			return nil, nil, invalidParams("unknown agent %q", other)
+		}
+		rec.Agent, rec.ForkOf, rec.Model, rec.Mode, rec.Options = other, "", "", "", nil
+	}
+	rec.History = slices.Clone(s.index.History(p.SessionID))
+	ss, err := s.open(rec, p.McpServers)
+	if err != nil {
+		return nil, nil, err
+	}
+	ss.save() // the copy is the fork's own from now on
+	if len(rec.History) > 0 && ss.persisted == 0 {
+		return nil, nil, jsonrpc.NewError(schema.CodeInternalError, "fork not saved", nil)
+	}
+	return schema.ForkSessionResponse{SessionID: rec.SessionID, Modes: ss.modeState(), ConfigOptions: ss.configOptions()}, ss.opened, nil
+}

@@ -1,0 +1,86 @@
+package acp
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/hubdev/hub/acp/schema"
+)
+
+func fork(t *testing.T, c *tclient, sid, cwd, agent string) string {
+	t.Helper()
+	p := map[string]any{"sessionId": sid, "cwd": cwd, "mcpServers": []any{}}
+	if agent != "" {
+		p["_meta"] = map[string]any{"hub": map[string]any{"agent": agent}}
+	}
+	var r schema.ForkSessionResponse
+	c.must("session/fork", p, &r)
+	if r.SessionID == "" || r.SessionID == sid {
+		t.Fatalf("fork answered session %q", r.SessionID)
+	}
+	return r.SessionID
+}
+
+// userTexts is what a session/load of sid replays as the user's words.
+func userTexts(t *testing.T, c *tclient, sid, cwd string) string {
+	t.Helper()
+	c.must("session/close", schema.SessionIDRequest{SessionID: sid}, nil)
+	before := len(c.updates(sid))
+	c.must("session/load", schema.LoadSessionRequest{SessionID: sid, Cwd: cwd, McpServers: []schema.McpServer{}}, nil)
+	var out []string
+	for _, u := range c.updates(sid)[before:] {
+		if u.UserMessageChunk != nil {
+			out = append(out, u.UserMessageChunk.Content.Text)
+		}
+	}
+	return strings.Join(out, "|")
+}
+
+// The fork and the original grow apart without touching each other's
+// record; an agent that can fork continues a copy of its own session.
+func TestFork_DivergesAndForksTheAgentSession(t *testing.T) {
+	a := &forgetful{resume: true, fork: true}
+	c, sid := twoAgents(t, a, &forgetful{})
+	cwd := t.TempDir()
+	c.prompt(sid, "shared start")
+	fid := fork(t, c, sid, cwd, "")
+	c.prompt(fid, "only in the fork")
+	c.prompt(sid, "only in the original")
+	a.mu.Lock()
+	last := a.opts[len(a.opts)-1]
+	prompts := append([]string(nil), a.prompts...)
+	a.mu.Unlock()
+	if !last.Fork || last.ResumeID != "forgetful-1" {
+		t.Errorf("the fork's agent started with %+v, want a fork of forgetful-1", last)
+	}
+	for _, p := range prompts {
+		if strings.Contains(p, "conversation_so_far") {
+			t.Errorf("an agent that forks its own session was briefed: %q", p)
+		}
+	}
+	if got := userTexts(t, c, fid, cwd); got != "shared start|only in the fork" {
+		t.Errorf("fork history %q", got)
+	}
+	if got := userTexts(t, c, sid, cwd); got != "shared start|only in the original" {
+		t.Errorf("original history %q", got)
+	}
+}
+
+// An agent that cannot fork, or another agent named in _meta.hub.agent,
+// starts the fork briefed on the record.
+func TestFork_IntoAnAgentThatCannotForkBriefsIt(t *testing.T) {
+	first, second := &forgetful{resume: true}, &forgetful{}
+	c, sid := twoAgents(t, first, second)
+	c.prompt(sid, "the bug is in parser.go")
+	for _, agent := range []string{"", "second"} {
+		fid := fork(t, c, sid, t.TempDir(), agent)
+		c.prompt(fid, "fix it")
+	}
+	for _, a := range []*forgetful{first, second} {
+		_, prompts := a.seen()
+		last := prompts[len(prompts)-1]
+		if !strings.Contains(last, "the bug is in parser.go") || !strings.HasSuffix(last, "fix it") {
+			t.Errorf("the fork's first prompt %q lacks the briefing", last)
+		}
+	}
+}
