@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/mattn/go-isatty"
 
+	"github.com/hubdev/hub/internal/config"
 	"github.com/hubdev/hub/internal/runner"
 )
 
@@ -25,6 +27,9 @@ before or after the prompt; "--" ends them (for a prompt starting with "-").
 --resume ID continues the agent session a previous run printed; with --fork
 it continues a copy under a new id and leaves that session as it was
 (claude --fork-session, codex thread/fork; other agents refuse --fork).
+hub keeps each run's conversation in its state dir (runs/ID.json), so
+--resume ID with another --agent starts that agent briefed on it (the same
+handover as switching agents in an editor).
 
 Permission requests go through one order: the hard deny list, the config's
 deny rules, its allow and ask rules, --allow-tool patterns and the --skill's
@@ -48,7 +53,8 @@ func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 
 func runRun(ctx context.Context, e *env, args []string) int {
 	fs := newFlagSet("run", runHelp, e.stderr)
-	o := runner.Options{Registry: e.registry, Stdout: e.stdout, Stderr: e.stderr, Log: e.log}
+	o := runner.Options{Registry: e.registry, Stdout: e.stdout, Stderr: e.stderr, Log: e.log,
+		TranscriptDir: filepath.Join(config.StateDir(), "runs")}
 	var skillNames, images, allowTools multiFlag
 	var approve, format string
 	fs.StringVar(&o.Agent, "agent", e.cfg.DefaultAgent, "agent to run (see 'hub agents')")

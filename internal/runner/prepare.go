@@ -36,12 +36,15 @@ func (r *run) sessionOptions(name string, caps adapters.Capabilities) (so adapte
 	}
 	so = adapters.SessionOptions{Cwd: cwd, Model: o.Model, ResumeID: o.ResumeID, Fork: o.Fork, CancelGrace: o.Grace, Permission: r.permission,
 		Access: o.Approve.access()}
+	if r.from != nil && r.from.Agent != name {
+		so.ResumeID, so.Fork = "", false // another agent's session: a handover
+	}
 	switch {
-	case o.ResumeID != "" && !caps.Resume:
+	case so.ResumeID != "" && !caps.Resume:
 		return so, "", cleanup, fmt.Errorf("%w: agent %s cannot resume sessions (--resume)", ErrUsage, name)
 	case o.Fork && o.ResumeID == "":
 		return so, "", cleanup, fmt.Errorf("%w: --fork needs --resume ID, the session to copy", ErrUsage)
-	case o.Fork && !caps.Fork:
+	case so.Fork && !caps.Fork:
 		return so, "", cleanup, fmt.Errorf("%w: agent %s cannot fork sessions (--fork); resume it, or start a new one", ErrUsage, name)
 	}
 	if len(o.Images) > 0 && !caps.Images {
@@ -109,6 +112,7 @@ func (r *run) promptContent(prefix string) ([]adapters.Content, error) {
 	if strings.TrimSpace(text) == "" && len(r.o.Images) == 0 {
 		return nil, fmt.Errorf("%w: empty prompt", ErrUsage)
 	}
+	r.promptText = text
 	var prompt []adapters.Content
 	if text = prefix + text; strings.TrimSpace(text) != "" {
 		prompt = append(prompt, adapters.Content{Type: adapters.ContentText, Text: text})

@@ -47,6 +47,11 @@ type run struct {
 	resumable bool
 	cwd       string              // the session's, for the rules' paths
 	perms     *permission.Service // rules, --allow-tool, the skills' allowed-tools
+	// from is the transcript of the session --resume names, if hub has it;
+	// notes and promptText make this run's turn of the transcript.
+	from       *transcript
+	notes      turnNotes
+	promptText string
 
 	mu    sync.Mutex
 	cause cause // why the run stopped early
@@ -66,11 +71,15 @@ func (r *run) execute(ctx context.Context) Summary {
 	}
 	caps := a.Capabilities()
 	r.resumable = caps.Resume
+	if r.o.ResumeID != "" {
+		r.from = loadTranscript(r.o.TranscriptDir, r.o.ResumeID)
+	}
 	so, prefix, cleanup, err := r.sessionOptions(a.Name(), caps)
 	defer cleanup()
 	if err != nil {
 		return r.summary(classifyStartError(err), err)
 	}
+	r.handover(a.Name(), caps, &so, &prefix)
 	r.cwd = so.Cwd
 	if !caps.Permissions && r.o.Approve != ApproveAll {
 		r.warn("%s cannot ask for permission: its tools run without asking, whatever --approve %s says", a.Name(), r.o.Approve)
@@ -124,6 +133,7 @@ func (r *run) execute(ctx context.Context) Summary {
 	if id := sess.ID(); id != "" && r.sessionID == "" {
 		r.sessionID = id
 	}
+	r.saveTranscript(r.promptText)
 	return r.finish(r.stopCause())
 }
 
@@ -273,6 +283,7 @@ func (r *run) permission(_ context.Context, p *adapters.PermissionRequest) adapt
 }
 
 func (r *run) handle(ev adapters.Event) {
+	r.notes.note(ev)
 	switch ev.Type {
 	case adapters.EventText:
 		newMsg := ev.MessageID != "" && ev.MessageID != r.lastMsgID

@@ -63,9 +63,13 @@ type Options struct {
 	Images     []string
 	ResumeID   string
 	// Fork continues a copy of ResumeID's session, leaving it as it was.
-	Fork   bool
-	Format Format
-	Prompt string
+	Fork bool
+	// TranscriptDir keeps each run's conversation by the session id it
+	// printed, so --resume ID with another agent briefs that agent; ""
+	// keeps none.
+	TranscriptDir string
+	Format        Format
+	Prompt        string
 	// ReadPrompt, when Prompt is empty, reads the prompt (from stdin)
 	// while the agent starts.
 	ReadPrompt func() (string, error)

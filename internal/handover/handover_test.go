@@ -1,4 +1,4 @@
-package acp
+package handover
 
 import (
 	"os"
@@ -38,13 +38,13 @@ func TestGitDiffStat_OnlyInARepository(t *testing.T) {
 }
 
 func TestRenderTurns_NewestWholeOlderCutWithinBudget(t *testing.T) {
-	var turns []briefTurn
+	var turns []Turn
 	for i := 0; i < 200; i++ {
-		turns = append(turns, briefTurn{request: strings.Repeat("r", 1000), answer: strings.Repeat("a", 1000)})
+		turns = append(turns, Turn{Request: strings.Repeat("r", 1000), Answer: strings.Repeat("a", 1000)})
 	}
-	turns = append(turns, briefTurn{request: "newest " + strings.Repeat("n", 3000), answer: "final"})
+	turns = append(turns, Turn{Request: "newest " + strings.Repeat("n", 3000), Answer: "final"})
 	got := renderTurns(turns)
-	if len(got) > briefingMax || !strings.Contains(got, "newest "+strings.Repeat("n", 3000)) || !strings.Contains(got, "earlier turns left out") {
+	if len(got) > Max || !strings.Contains(got, "newest "+strings.Repeat("n", 3000)) || !strings.Contains(got, "earlier turns left out") {
 		t.Fatalf("len %d, newest whole %v, omission noted %v", len(got), strings.Contains(got, strings.Repeat("n", 3000)), strings.Contains(got, "left out"))
 	}
 }

@@ -1,0 +1,147 @@
+package runner
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/handover"
+)
+
+// transcript is what hub keeps of a run's conversation, by the agent
+// session id the run printed: enough to brief another agent that
+// continues it (hub run --resume ID --agent OTHER).
+type transcript struct {
+	Agent     string         `json:"agent"`
+	SessionID string         `json:"sessionId"`
+	Brief     handover.Brief `json:"brief"`
+}
+
+var safeID = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,200}$`)
+
+func transcriptPath(dir, id string) (string, error) {
+	if !safeID.MatchString(id) || strings.Contains(id, "..") {
+		return "", fmt.Errorf("session id %q cannot name a transcript", id)
+	}
+	return filepath.Join(dir, id+".json"), nil
+}
+
+// loadTranscript reads the transcript of session id; nil when hub has none.
+func loadTranscript(dir, id string) *transcript {
+	if dir == "" {
+		return nil
+	}
+	p, err := transcriptPath(dir, id)
+	if err != nil {
+		return nil
+	}
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return nil
+	}
+	var t transcript
+	if json.Unmarshal(data, &t) != nil {
+		return nil
+	}
+	return &t
+}
+
+func (t *transcript) save(dir string) error {
+	p, err := transcriptPath(dir, t.SessionID)
+	if err != nil {
+		return err
+	}
+	data, err := json.Marshal(t)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	tmp := p + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp, p)
+}
+
+// turnNotes collects this run's turn for the transcript.
+type turnNotes struct {
+	tools []string
+	files []string
+	plan  []handover.PlanEntry
+}
+
+func (n *turnNotes) note(ev adapters.Event) {
+	switch ev.Type {
+	case adapters.EventToolCall, adapters.EventToolUpdate:
+		if ev.Tool == nil {
+			return
+		}
+		if ev.Type == adapters.EventToolCall {
+			n.tools = append(n.tools, titleOf(*ev.Tool))
+		}
+		if k := ev.Tool.Kind; k == adapters.KindEdit || k == adapters.KindDelete || k == adapters.KindMove {
+			for _, l := range ev.Tool.Locations {
+				n.files = append(n.files, l.Path)
+			}
+		}
+	case adapters.EventPlan:
+		n.plan = n.plan[:0]
+		for _, e := range ev.Plan {
+			n.plan = append(n.plan, handover.PlanEntry{Content: e.Content, Status: e.Status})
+		}
+	}
+}
+
+// handover prepares a run that continues another agent's session: the
+// agent starts afresh, briefed on the transcript through its best channel.
+// It reports whether the run is such a handover.
+func (r *run) handover(name string, caps adapters.Capabilities, so *adapters.SessionOptions, prefix *string) bool {
+	t := r.from
+	if t == nil || t.Agent == name {
+		return false
+	}
+	b := t.Brief
+	b.Cwd = so.Cwd
+	brief := handover.Render(b)
+	so.ResumeID, so.Fork = "", false
+	if caps.Instructions {
+		so.Instructions = strings.TrimSpace(brief + so.Instructions)
+	} else {
+		*prefix = brief + *prefix
+	}
+	r.out.progress("continuing %s session %s: %s is briefed on it", t.Agent, t.SessionID, name)
+	return true
+}
+
+// saveTranscript keeps this run's conversation (the resumed one's first)
+// under the session id the run printed.
+func (r *run) saveTranscript(prompt string) {
+	if r.o.TranscriptDir == "" || r.sessionID == "" {
+		return
+	}
+	t := transcript{Agent: r.o.Agent, SessionID: r.sessionID}
+	if r.from != nil {
+		t.Brief = r.from.Brief
+	}
+	answer := strings.TrimSpace(r.final.String())
+	if answer == "" {
+		answer = r.lastFinal
+	}
+	t.Brief.Turns = append(t.Brief.Turns, handover.Turn{Request: prompt, Answer: answer, Tools: r.notes.tools})
+	for _, f := range r.notes.files {
+		t.Brief.AddFile(f)
+	}
+	if len(r.notes.plan) > 0 {
+		t.Brief.Plan = r.notes.plan
+	}
+	if err := t.save(r.o.TranscriptDir); err != nil && !errors.Is(err, os.ErrNotExist) {
+		r.o.Log.Warn().Err(err).Msg("run transcript not saved")
+	}
+}
