@@ -1,6 +1,8 @@
 package acp
 
 import (
+	"strings"
+
 	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/internal/handover"
 )
@@ -30,7 +32,31 @@ func (ss *session) brief() handover.Brief {
 	for _, m := range ss.mcp {
 		b.MCP = append(b.MCP, m.Name)
 	}
+	b.Skills = ss.skillsUsed(b.Turns)
 	return b
+}
+
+// skillsUsed are the Agent Skills the turns' requests invoked as /commands.
+func (ss *session) skillsUsed(turns []handover.Turn) []string {
+	if ss.srv.opts.Skills == nil {
+		return nil
+	}
+	var out []string
+	seen := map[string]bool{}
+	cmds := ss.srv.opts.Skills.Commands(ss.rec.Cwd)
+	for _, t := range turns {
+		name, _, _ := strings.Cut(strings.TrimPrefix(t.Request, "/"), " ")
+		if !strings.HasPrefix(t.Request, "/") || seen[name] {
+			continue
+		}
+		for _, c := range cmds {
+			if c.Name == name {
+				seen[name] = true
+				out = append(out, c.Name+": "+c.Description)
+			}
+		}
+	}
+	return out
 }
 
 // briefOf groups a history into turns (a user message starts one; its

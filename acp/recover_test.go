@@ -257,3 +257,21 @@ func TestSwitchAgent_HandoverNoneStartsBlank(t *testing.T) {
 		t.Fatalf("instructions %q prompts %q: want a blank start", second.instr, second.prompts)
 	}
 }
+
+// The briefing names the skills the conversation used.
+func TestSwitchAgent_BriefingNamesTheSkillsUsed(t *testing.T) {
+	first, second := &forgetful{}, &forgetful{instructions: true}
+	reg := adapters.NewRegistry()
+	reg.Register(first)
+	reg.Register(renamed{second, "second"})
+	c := newClient(t, "", func(o *Options) { o.Registry, o.DefaultAgent, o.Skills = reg, "forgetful", fakeSkills{} })
+	sid, _ := c.start(t)
+	c.prompt(sid, "/review parser.go")
+	switchTo(c, sid, "second")
+	c.prompt(sid, "go on")
+	second.mu.Lock()
+	defer second.mu.Unlock()
+	if !strings.Contains(second.instr[0], "## Skills in use (the user's /commands)\n- review: Review code") {
+		t.Fatalf("briefing lacks the skill used:\n%s", second.instr[0])
+	}
+}

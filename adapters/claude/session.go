@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"cmp"
 	"context"
+	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -46,7 +47,6 @@ type Session struct {
 	// with claude's last word on each ("" before any, "queued" while it
 	// waits for a cycle of its own; see lifecycle).
 	steered map[string]string
-	steers  int
 	// lifecycles: this claude reports command_lifecycle records (for
 	// messages sent with a uuid, as every prompt is).
 	lifecycles bool
@@ -77,7 +77,7 @@ func (s *Session) ID() string {
 
 // Prompt implements adapters.Session.
 func (s *Session) Prompt(ctx context.Context, prompt []adapters.Content, emit func(adapters.Event)) (adapters.StopReason, error) {
-	line, err := s.userLine(prompt, "prompt")
+	line, err := s.userLine(prompt)
 	if err != nil {
 		return "", err
 	}
@@ -108,7 +108,7 @@ func (s *Session) Prompt(ctx context.Context, prompt []adapters.Content, emit fu
 // finished, as a cycle of its own (a second result); its command_lifecycle
 // records say which, so the turn ends after the cycle that answers it.
 func (s *Session) Steer(_ context.Context, prompt []adapters.Content) error {
-	id := s.nextUUID("steer")
+	id := s.nextUUID()
 	line, err := userMessage(prompt, id)
 	if err != nil {
 		return err
@@ -128,15 +128,18 @@ func (s *Session) Steer(_ context.Context, prompt []adapters.Content) error {
 
 // userLine is prompt as a stream-json user line with a uuid of its own
 // (claude then reports its command_lifecycle).
-func (s *Session) userLine(prompt []adapters.Content, kind string) ([]byte, error) {
-	return userMessage(prompt, s.nextUUID(kind))
+func (s *Session) userLine(prompt []adapters.Content) ([]byte, error) {
+	return userMessage(prompt, s.nextUUID())
 }
 
-func (s *Session) nextUUID(kind string) string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.steers++
-	return fmt.Sprintf("hub-%s-%d-%d", kind, s.p.Pid(), s.steers)
+// nextUUID is a random UUID (claude keeps it as the message's uuid in its
+// session file, so it must look like one of its own).
+func (s *Session) nextUUID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40 // version 4
+	b[8] = b[8]&0x3f | 0x80 // RFC 4122 variant
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
 }
 
 // lifecycle notes where claude stands with a steered message.

@@ -45,7 +45,10 @@ type Brief struct {
 	Files []string    `json:"files,omitempty"`
 	Plan  []PlanEntry `json:"plan,omitempty"`
 	MCP   []string    `json:"mcp,omitempty"`
-	Cwd   string      `json:"cwd,omitempty"`
+	// Skills are the Agent Skills the conversation used ("name: what it
+	// does").
+	Skills []string `json:"skills,omitempty"`
+	Cwd    string   `json:"cwd,omitempty"`
 }
 
 // AddFile notes a file a tool changed, once, up to MaxFiles.
@@ -84,6 +87,9 @@ func Render(br Brief) string {
 	}
 	if len(br.MCP) > 0 {
 		b.WriteString("\n## MCP servers in use\n- " + strings.Join(br.MCP, "\n- ") + "\n")
+	}
+	if len(br.Skills) > 0 {
+		b.WriteString("\n## Skills in use (the user's /commands)\n- " + strings.Join(br.Skills, "\n- ") + "\n")
 	}
 	b.WriteString("</conversation_so_far>\n\n")
 	return b.String()
