@@ -27,6 +27,13 @@ before or after the prompt; "--" ends them (for a prompt starting with "-").
 --resume ID continues the agent session a previous run printed; with --fork
 it continues a copy under a new id and leaves that session as it was
 (claude --fork-session, codex thread/fork; other agents refuse --fork).
+--fallback codex,gemini (or fallback = [...] under the agent in config)
+tries each agent in turn when the one before could not do the work: not
+installed, not logged in, rate-limited past its retries, or crashed, and
+only before any tool call started. Each fallback is a stderr line and a
+jsonl {"type":"fallback"} event; the summary names the agent that answered
+and every attempt; the exit code is the last attempt's.
+
 hub keeps each run's conversation in its state dir (runs/ID.json), so
 --resume ID with another --agent starts that agent briefed on it (the same
 handover as switching agents in an editor).
@@ -67,6 +74,7 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	fs.Var(&images, "image", "attach an image file (repeatable)")
 	fs.Var(&allowTools, "allow-tool", "allow a tool for this run, in Claude's syntax: Bash(go test:*), Edit(docs/**), WebFetch (repeatable)")
 	fs.StringVar(&o.ResumeID, "resume", "", "agent session id to continue (printed by a previous run)")
+	fallback := fs.String("fallback", "", "agents to try in turn when --agent cannot do the work (e.g. codex,gemini; default: the agent's fallback in config)")
 	fs.BoolVar(&o.Fork, "fork", false, "with --resume: continue a copy of that session under a new id, leaving it as it was (claude, codex)")
 	fs.StringVar(&format, "format", "text", "output format: text|jsonl")
 	pos, code, ok := parseInterspersed(fs, args)
@@ -89,6 +97,15 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	}
 	o.Prompt, o.Approve, o.Format = prompt, runner.Approve(approve), runner.Format(format)
 	o.Skills, o.Images, o.AllowTools, o.Rules = skillNames, images, allowTools, e.cfg.Permissions
+	o.Fallback = e.cfg.Agents[o.Agent].Fallback
+	if *fallback != "" {
+		o.Fallback = nil
+		for _, n := range strings.Split(*fallback, ",") {
+			if n = strings.TrimSpace(n); n != "" {
+				o.Fallback = append(o.Fallback, n)
+			}
+		}
+	}
 	if f, ok := e.stderr.(*os.File); ok {
 		o.StderrTTY = isatty.IsTerminal(f.Fd())
 	}

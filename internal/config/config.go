@@ -107,6 +107,10 @@ type AgentConfig struct {
 	Enabled  *bool `toml:"enabled"`
 	// Options are adapter-specific settings.
 	Options map[string]any `toml:"options"`
+	// Fallback are the agents hub run tries in turn when this one cannot
+	// do the work (not installed, not logged in, rate-limited, crashed)
+	// before any tool call started.
+	Fallback []string `toml:"fallback"`
 }
 
 // TypeReplay is the agent type of the scripted test agent.
@@ -154,6 +158,9 @@ func (a AgentConfig) Over(base AgentConfig) AgentConfig {
 	out.Disabled = a.Disabled || base.Disabled
 	if a.Options != nil {
 		out.Options = a.Options
+	}
+	if a.Fallback != nil {
+		out.Fallback = a.Fallback
 	}
 	return out
 }

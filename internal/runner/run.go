@@ -49,6 +49,7 @@ type run struct {
 	perms     *permission.Service // rules, --allow-tool, the skills' allowed-tools
 	// from is the transcript of the session --resume names, if hub has it;
 	// notes and promptText make this run's turn of the transcript.
+	startErr   bool // the agent failed to start
 	from       *transcript
 	notes      turnNotes
 	promptText string
@@ -146,6 +147,7 @@ type startResult struct {
 // startFailed reports an error before the turn began, on one line, with
 // the doctor command that explains a missing or logged-out agent.
 func (r *run) startFailed(err error) Summary {
+	r.startErr = true
 	code := classifyStartError(err)
 	msg := oneLine(err.Error())
 	if code == ExitAgentError && looksLikeAuth(msg) {

@@ -62,6 +62,10 @@ type Options struct {
 	KeepSkills bool
 	Images     []string
 	ResumeID   string
+	// Fallback are the agents tried in turn when Agent cannot do the work
+	// (not installed, not logged in, rate-limited, crashed) before any
+	// tool call started.
+	Fallback []string
 	// Fork continues a copy of ResumeID's session, leaving it as it was.
 	Fork bool
 	// TranscriptDir keeps each run's conversation by the session id it
@@ -143,6 +147,8 @@ type Denial struct {
 // when none) and exitCode are always present; error, detail and warnings
 // only when set.
 type Summary struct {
+	// Agent is the agent that answered: the last one tried.
+	Agent          string              `json:"agent"`
 	StopReason     adapters.StopReason `json:"stopReason"`
 	AgentSessionID string              `json:"agentSessionId"`
 	Usage          *adapters.Usage     `json:"usage"`
@@ -152,6 +158,8 @@ type Summary struct {
 	Error          string              `json:"error,omitempty"`
 	// Detail carries the agent's last stderr lines after a crash.
 	Detail string `json:"detail,omitempty"`
+	// Attempts are the agents tried, in order, when --fallback named more.
+	Attempts []Attempt `json:"attempts,omitempty"`
 	// Warnings are things that did not stop the run but may surprise,
 	// e.g. an agent that cannot ask for permission.
 	Warnings []string `json:"warnings,omitempty"`
@@ -168,15 +176,17 @@ type Summary struct {
 // process should exit with. Cancelling ctx interrupts (exit 130).
 func Run(ctx context.Context, o Options) Summary {
 	err := o.defaults()
-	r := &run{o: o, start: o.Now(), out: newOutput(o)}
+	out := newOutput(o)
 	var s Summary
 	if err != nil {
+		r := &run{o: o, start: o.Now(), out: out}
 		s = r.summary(ExitUsage, err)
+		s.Agent = o.Agent
 	} else {
-		s = r.execute(ctx)
+		s = runChain(ctx, o, out)
 	}
-	r.out.close()
-	r.out.summary(s)
+	out.close()
+	out.summary(s)
 	return s
 }
 
