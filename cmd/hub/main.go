@@ -37,6 +37,7 @@ or any OpenAI-compatible endpoint) from editors and CI.
 Usage:
   hub acp [flags]                 serve the Agent Client Protocol on stdio (for Zed, JetBrains, ...)
   hub run --agent NAME [flags] P  run one prompt headless (CI); see 'hub run --help'
+  hub mcp [flags]                 serve every agent as MCP tools on stdio (delegate, continue)
   hub doctor [flags]              report every agent: installed, version, auth, fixes
   hub agents                      list registered agents and their capabilities
   hub skills list                 list discovered Agent Skills

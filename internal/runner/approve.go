@@ -1,6 +1,9 @@
 package runner
 
-import "github.com/hubdev/hub/adapters"
+import (
+	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/permission"
+)
 
 // Approve is the fixed policy that answers permission requests in CI.
 type Approve string
@@ -52,4 +55,26 @@ func (a Approve) access() adapters.Access {
 		return adapters.AccessAgentDefault
 	}
 	return adapters.AccessAskFirst
+}
+
+// Access is what the agent may do unasked under a (see access).
+func (a Approve) Access() adapters.Access { return a.access() }
+
+// Valid reports whether a is all, read-only or none.
+func (a Approve) Valid() bool { return a.valid() }
+
+// Decide answers a permission request in hub's one evaluation order: the
+// rules service (hard denies, the config's rules, --allow-tool, skills)
+// first, then the --approve policy; reason names what decided.
+func Decide(rules *permission.Service, a Approve, cwd string, p *adapters.PermissionRequest) (adapters.PermissionDecision, string) {
+	d, reason := a.Decide(p), "--approve "+string(a)
+	if v, decided := rules.Decide(permission.RequestOf(p.Tool, cwd)); decided {
+		switch v.Decision {
+		case permission.Deny:
+			d, reason = Approve(ApproveNone).Decide(p), v.Reason // whatever --approve says
+		case permission.Allow:
+			d, reason = Approve(ApproveAll).Decide(p), v.Reason
+		}
+	}
+	return d, reason
 }

@@ -268,15 +268,7 @@ func (r *run) stopCause() cause {
 // the configured rules, --allow-tool and the skills' allowed-tools), and
 // by --approve where none of them speaks.
 func (r *run) permission(_ context.Context, p *adapters.PermissionRequest) adapters.PermissionDecision {
-	d, reason := r.o.Approve.Decide(p), "--approve "+string(r.o.Approve)
-	if v, decided := r.perms.Decide(permission.RequestOf(p.Tool, r.cwd)); decided {
-		switch v.Decision {
-		case permission.Deny:
-			d, reason = Approve(ApproveNone).Decide(p), v.Reason // whatever --approve says
-		case permission.Allow:
-			d, reason = Approve(ApproveAll).Decide(p), v.Reason
-		}
-	}
+	d, reason := Decide(r.perms, r.o.Approve, r.cwd, p)
 	if !d.Allowed() {
 		r.denied = append(r.denied, Denial{ToolID: p.Tool.ID, Title: titleOf(p.Tool), Kind: p.Tool.Kind, Reason: reason})
 	}

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/hubdev/hub/internal/delegate"
+	"github.com/hubdev/hub/internal/runner"
+)
+
+const mcpHelp = `Usage: hub mcp [--approve all|read-only|none] [--cwd DIR] [--timeout 10m]
+
+Serves hub as an MCP server on stdio, so any MCP client (claude, codex, an
+IDE) gets every agent on this machine as a tool:
+
+  agents    the agents that can run here, with their capabilities
+  delegate  {agent, prompt, cwd?, model?, mode?, timeout?}: one turn of that
+            agent through hub; progress as MCP progress notifications; the
+            final answer and a summary (stop reason, tool calls, files
+            changed, usage, and the session to continue)
+  continue  {session, prompt}: a follow-up on a delegate session
+
+A delegate's permission requests are answered as 'hub run' answers them:
+hub's rules first, then --approve (default read-only). Every agent started
+ends with the server. stdout carries only MCP messages.
+`
+
+func init() { commands["mcp"] = command{run: runMCP, help: mcpHelp} }
+
+func runMCP(ctx context.Context, e *env, args []string) int {
+	fs := newFlagSet("mcp", mcpHelp, e.stderr)
+	approve := fs.String("approve", "read-only", "answer the delegates' permission requests: all|read-only|none")
+	cwd := fs.String("cwd", e.cwd, "default working directory of the delegates")
+	timeout := fs.Duration("timeout", 10*time.Minute, "default limit of a delegate turn")
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	if a := runner.Approve(*approve); !a.Valid() {
+		fmt.Fprintf(e.stderr, "hub mcp: --approve must be all, read-only or none\n")
+		return exitUsage
+	}
+	d := delegate.New(delegate.Options{Registry: e.registry, Approve: runner.Approve(*approve), Rules: e.cfg.Permissions,
+		Cwd: *cwd, Timeout: *timeout, Log: e.log})
+	defer d.Close()
+	s := delegate.NewServer(d, currentBuild().Version)
+	if err := s.Run(ctx, &mcp.IOTransport{Reader: nopCloser{e.stdin}, Writer: nopWriteCloser{e.stdout}}); err != nil && ctx.Err() == nil {
+		fmt.Fprintf(e.stderr, "hub mcp: %v\n", err)
+		return exitError
+	}
+	return exitOK
+}
+
+// nopCloser and nopWriteCloser hand stdio to the MCP transport without
+// letting it close hub's own streams.
+type nopCloser struct{ io.Reader }
+
+func (nopCloser) Close() error { return nil }
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }

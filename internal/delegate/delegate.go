@@ -1,0 +1,322 @@
+// Package delegate runs turns on hub's agents for another agent: what
+// `hub mcp` serves as the delegate and continue tools. Each delegate turn
+// goes through hub's own adapters; its permission requests are answered by
+// hub's rules and an --approve policy, its sessions are kept for follow-ups
+// and closed with the delegator, so no process outlives it.
+package delegate
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/config"
+	"github.com/hubdev/hub/internal/permission"
+	"github.com/hubdev/hub/internal/runner"
+)
+
+// Errors a delegate can end in before any turn ran.
+var (
+	ErrUnknownSession = errors.New("unknown delegate session")
+	ErrBusy           = errors.New("the delegate session is answering another prompt")
+)
+
+// Options configures a Delegator.
+type Options struct {
+	Registry *adapters.Registry
+	// Approve answers what the rules leave open (default read-only).
+	Approve runner.Approve
+	Rules   config.PermissionsConfig
+	// Cwd is the default working directory (default: the process's).
+	Cwd string
+	// Timeout bounds a turn that names none (default 10 minutes).
+	Timeout time.Duration
+	Log     zerolog.Logger
+}
+
+// Request is one delegate turn.
+type Request struct {
+	Agent, Prompt, Cwd, Model, Mode string
+	Timeout                         time.Duration
+}
+
+// ToolCall is one tool call of a delegate turn, as it ended.
+type ToolCall struct {
+	Title  string `json:"title"`
+	Kind   string `json:"kind,omitempty"`
+	Status string `json:"status,omitempty"`
+}
+
+// Result is what a delegate turn produced.
+type Result struct {
+	Agent string `json:"agent"`
+	// Session continues this delegate conversation (the continue tool).
+	Session        string          `json:"session"`
+	AgentSessionID string          `json:"agentSessionId,omitempty"`
+	StopReason     string          `json:"stopReason"`
+	Answer         string          `json:"answer"`
+	ToolCalls      []ToolCall      `json:"toolCalls"`
+	FilesChanged   []string        `json:"filesChanged"`
+	Usage          *adapters.Usage `json:"usage,omitempty"`
+	// Denied are the tool calls hub's rules or the policy refused.
+	Denied []string `json:"denied,omitempty"`
+	Error  string   `json:"error,omitempty"`
+}
+
+// Progress receives one line per step of a turn (a tool call, its end).
+type Progress func(message string)
+
+// Delegator runs delegate turns and keeps their sessions.
+type Delegator struct {
+	o  Options
+	mu sync.Mutex
+	// sessions are the live delegate conversations, by Result.Session.
+	sessions map[string]*live
+	seq      int
+	closed   bool
+}
+
+type live struct {
+	agent string
+	cwd   string
+	sess  adapters.Session
+	rules *permission.Service
+	busy  bool
+	turn  *turn // the running turn, for its permission decisions
+	tmu   sync.Mutex
+}
+
+// New returns a delegator; Close ends every session it started.
+func New(o Options) *Delegator {
+	o.Approve = cmp.Or(o.Approve, runner.ApproveReadOnly)
+	if o.Timeout <= 0 {
+		o.Timeout = 10 * time.Minute
+	}
+	if o.Cwd == "" {
+		o.Cwd, _ = os.Getwd()
+	}
+	return &Delegator{o: o, sessions: map[string]*live{}}
+}
+
+// AgentInfo is one agent that can run here.
+type AgentInfo struct {
+	Name         string                `json:"name"`
+	Capabilities adapters.Capabilities `json:"capabilities"`
+}
+
+// Agents are the agents that can run here, with their capabilities.
+func (d *Delegator) Agents() []AgentInfo {
+	var out []AgentInfo
+	for _, n := range d.o.Registry.Names() {
+		a, err := d.o.Registry.Get(n)
+		if err != nil || adapters.Ready(a) != nil {
+			continue
+		}
+		out = append(out, AgentInfo{Name: n, Capabilities: a.Capabilities()})
+	}
+	return out
+}
+
+// Delegate starts a session on r.Agent and runs r.Prompt as its first turn.
+func (d *Delegator) Delegate(ctx context.Context, r Request, progress Progress) (Result, error) {
+	a, err := d.o.Registry.Get(r.Agent)
+	if err != nil {
+		return Result{}, fmt.Errorf("%w (see the agents tool)", err)
+	}
+	if err := adapters.Ready(a); err != nil {
+		return Result{}, err
+	}
+	rules, err := permission.New(d.o.Rules)
+	if err != nil {
+		return Result{}, err
+	}
+	l := &live{agent: r.Agent, cwd: cmp.Or(r.Cwd, d.o.Cwd), rules: rules}
+	sess, err := a.Start(ctx, adapters.SessionOptions{Cwd: l.cwd, Model: r.Model, Mode: r.Mode, Access: d.o.Approve.Access(),
+		Permission: l.permission(d.o.Approve), CancelGrace: 2 * time.Second})
+	if err != nil {
+		return Result{}, fmt.Errorf("start %s: %w", r.Agent, err)
+	}
+	l.sess = sess
+	id, err := d.keep(l)
+	if err != nil {
+		_ = sess.Close()
+		return Result{}, err
+	}
+	return d.run(ctx, id, l, r.Prompt, r.Timeout, progress)
+}
+
+// Continue runs a follow-up turn on a delegate session.
+func (d *Delegator) Continue(ctx context.Context, session, prompt string, timeout time.Duration, progress Progress) (Result, error) {
+	d.mu.Lock()
+	l, ok := d.sessions[session]
+	d.mu.Unlock()
+	if !ok {
+		return Result{}, fmt.Errorf("%w %q", ErrUnknownSession, session)
+	}
+	return d.run(ctx, session, l, prompt, timeout, progress)
+}
+
+func (d *Delegator) keep(l *live) (string, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return "", adapters.ErrClosed
+	}
+	d.seq++
+	id := fmt.Sprintf("%s-%d", l.agent, d.seq)
+	d.sessions[id] = l
+	return id, nil
+}
+
+// Close ends every delegate session.
+func (d *Delegator) Close() {
+	d.mu.Lock()
+	d.closed = true
+	all := d.sessions
+	d.sessions = map[string]*live{}
+	d.mu.Unlock()
+	for _, l := range all {
+		_ = l.sess.Close()
+	}
+}
+
+func (d *Delegator) run(ctx context.Context, id string, l *live, prompt string, timeout time.Duration, progress Progress) (Result, error) {
+	l.tmu.Lock()
+	if l.busy {
+		l.tmu.Unlock()
+		return Result{}, ErrBusy
+	}
+	t := &turn{res: Result{Agent: l.agent, Session: id, ToolCalls: []ToolCall{}, FilesChanged: []string{}}, progress: progress}
+	l.busy, l.turn = true, t
+	l.tmu.Unlock()
+	defer func() {
+		l.tmu.Lock()
+		l.busy, l.turn = false, nil
+		l.tmu.Unlock()
+	}()
+	ctx, cancel := context.WithTimeout(ctx, cmp.Or(timeout, d.o.Timeout))
+	defer cancel()
+	stop, err := l.sess.Prompt(ctx, adapters.TextPrompt(prompt), t.handle)
+	t.res.StopReason = string(stop)
+	t.res.AgentSessionID = cmp.Or(t.res.AgentSessionID, l.sess.ID())
+	t.res.Answer = t.answer()
+	var failed *adapters.TurnError
+	switch {
+	case errors.As(err, &failed):
+		t.res.Error = failed.Info.Message
+	case ctx.Err() != nil && err != nil:
+		t.res.Error = fmt.Sprintf("the delegate turn ended early: %v", ctx.Err())
+	case err != nil:
+		return t.res, fmt.Errorf("%s: %w", l.agent, err)
+	}
+	return t.res, nil
+}
+
+// permission answers the delegate's requests by the rules, then approve.
+func (l *live) permission(approve runner.Approve) adapters.PermissionFunc {
+	return func(_ context.Context, p *adapters.PermissionRequest) adapters.PermissionDecision {
+		dec, reason := runner.Decide(l.rules, approve, l.cwd, p)
+		l.tmu.Lock()
+		t := l.turn
+		l.tmu.Unlock()
+		if t != nil && !dec.Allowed() {
+			t.res.Denied = append(t.res.Denied, fmt.Sprintf("%s: %s", p.Tool.Title, reason))
+		}
+		return dec
+	}
+}
+
+// turn collects one delegate turn's result from its events.
+type turn struct {
+	res      Result
+	progress Progress
+	final    strings.Builder // text since the last tool call
+	last     string          // the last non-empty final segment
+	byID     map[string]int  // tool call id -> index in res.ToolCalls
+}
+
+func (t *turn) handle(ev adapters.Event) {
+	switch ev.Type {
+	case adapters.EventText:
+		t.final.WriteString(ev.Text)
+	case adapters.EventToolCall, adapters.EventToolUpdate:
+		t.tool(ev)
+	case adapters.EventSessionInfo:
+		if ev.Session != nil && ev.Session.AgentSessionID != "" {
+			t.res.AgentSessionID = ev.Session.AgentSessionID
+		}
+	case adapters.EventUsage:
+		t.res.Usage = ev.Usage
+	case adapters.EventError:
+		if ev.Error != nil && ev.Error.Fatal {
+			t.res.Error = ev.Error.Message
+		}
+	}
+}
+
+func (t *turn) tool(ev adapters.Event) {
+	if ev.Tool == nil {
+		return
+	}
+	if t.byID == nil {
+		t.byID = map[string]int{}
+	}
+	tc := ev.Tool
+	i, ok := t.byID[tc.ID]
+	if !ok && ev.Type == adapters.EventToolCall {
+		if seg := strings.TrimSpace(t.final.String()); seg != "" {
+			t.last = seg
+		}
+		t.final.Reset()
+		t.res.ToolCalls = append(t.res.ToolCalls, ToolCall{Title: cmp.Or(tc.Title, tc.Name, tc.ID), Kind: string(tc.Kind), Status: string(tc.Status)})
+		i, ok = len(t.res.ToolCalls)-1, true
+		t.byID[tc.ID] = i
+		t.say("%s: %s", t.res.Agent, t.res.ToolCalls[i].Title)
+	}
+	if !ok {
+		return
+	}
+	if tc.Status != "" {
+		t.res.ToolCalls[i].Status = string(tc.Status)
+		if tc.Status == adapters.StatusCompleted || tc.Status == adapters.StatusFailed {
+			t.say("%s: %s %s", t.res.Agent, t.res.ToolCalls[i].Title, tc.Status)
+		}
+	}
+	if k := tc.Kind; k == adapters.KindEdit || k == adapters.KindDelete || k == adapters.KindMove {
+		for _, l := range tc.Locations {
+			t.file(l.Path)
+		}
+	}
+}
+
+func (t *turn) file(path string) {
+	for _, f := range t.res.FilesChanged {
+		if f == path {
+			return
+		}
+	}
+	t.res.FilesChanged = append(t.res.FilesChanged, path)
+}
+
+func (t *turn) say(format string, args ...any) {
+	if t.progress != nil {
+		t.progress(fmt.Sprintf(format, args...))
+	}
+}
+
+// answer is the final answer: the text after the last tool call, else the
+// last text before it.
+func (t *turn) answer() string {
+	if s := strings.TrimSpace(t.final.String()); s != "" {
+		return s
+	}
+	return t.last
+}

@@ -1,0 +1,96 @@
+package delegate
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// DelegateInput is the delegate tool's input.
+type DelegateInput struct {
+	Agent   string `json:"agent" jsonschema:"the agent to run (see the agents tool), e.g. codex"`
+	Prompt  string `json:"prompt" jsonschema:"what the agent should do"`
+	Cwd     string `json:"cwd,omitempty" jsonschema:"working directory (default: hub's)"`
+	Model   string `json:"model,omitempty" jsonschema:"model id"`
+	Mode    string `json:"mode,omitempty" jsonschema:"the agent's mode"`
+	Timeout string `json:"timeout,omitempty" jsonschema:"give up after this long, e.g. 5m (default 10m)"`
+}
+
+// ContinueInput is the continue tool's input.
+type ContinueInput struct {
+	Session string `json:"session" jsonschema:"the session a delegate call returned"`
+	Prompt  string `json:"prompt" jsonschema:"the follow-up"`
+	Timeout string `json:"timeout,omitempty" jsonschema:"give up after this long, e.g. 5m (default 10m)"`
+}
+
+// AgentsOutput is the agents tool's result.
+type AgentsOutput struct {
+	Agents []AgentInfo `json:"agents"`
+}
+
+// NewServer is hub's MCP server: the agents, delegate and continue tools
+// over d.
+func NewServer(d *Delegator, version string) *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "hub", Title: "hub: every coding agent", Version: version}, nil)
+	mcp.AddTool(s, &mcp.Tool{Name: "agents", Description: "The coding agents that can run here, with what each can do."},
+		func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, AgentsOutput, error) {
+			return nil, AgentsOutput{Agents: d.Agents()}, nil
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "delegate", Description: "Run one turn of another coding agent (claude, codex, gemini, …) on a task, " +
+		"through hub. Returns its final answer and a summary: stop reason, tool calls, files changed, usage, and a session to continue."},
+		func(ctx context.Context, req *mcp.CallToolRequest, in DelegateInput) (*mcp.CallToolResult, Result, error) {
+			timeout, err := duration(in.Timeout)
+			if err != nil {
+				return nil, Result{}, err
+			}
+			res, err := d.Delegate(ctx, Request{Agent: in.Agent, Prompt: in.Prompt, Cwd: in.Cwd, Model: in.Model, Mode: in.Mode, Timeout: timeout}, progress(ctx, req))
+			return outcome(res, err)
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "continue", Description: "Send a follow-up to a delegate session (from an earlier delegate call)."},
+		func(ctx context.Context, req *mcp.CallToolRequest, in ContinueInput) (*mcp.CallToolResult, Result, error) {
+			timeout, err := duration(in.Timeout)
+			if err != nil {
+				return nil, Result{}, err
+			}
+			res, err := d.Continue(ctx, in.Session, in.Prompt, timeout, progress(ctx, req))
+			return outcome(res, err)
+		})
+	return s
+}
+
+// outcome is the tool result: the answer as text and the summary as
+// structured content; a turn that failed is a tool error naming why.
+func outcome(res Result, err error) (*mcp.CallToolResult, Result, error) {
+	if err != nil {
+		return nil, Result{}, err
+	}
+	summary, _ := json.Marshal(res)
+	text := res.Answer
+	if res.Error != "" {
+		text = res.Agent + " failed: " + res.Error
+	}
+	return &mcp.CallToolResult{IsError: res.Error != "", Content: []mcp.Content{&mcp.TextContent{Text: text}, &mcp.TextContent{Text: string(summary)}}}, res, nil
+}
+
+// progress sends each step as an MCP progress notification when the
+// caller asked for them (a progress token).
+func progress(ctx context.Context, req *mcp.CallToolRequest) Progress {
+	token := req.Params.GetProgressToken()
+	if token == nil {
+		return nil
+	}
+	n := 0.0
+	return func(msg string) {
+		n++
+		_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token, Message: msg, Progress: n})
+	}
+}
+
+func duration(s string) (time.Duration, error) {
+	if s == "" {
+		return 0, nil
+	}
+	return time.ParseDuration(s)
+}

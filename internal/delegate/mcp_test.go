@@ -1,0 +1,156 @@
+package delegate
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/rs/zerolog"
+
+	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/adapters/openai"
+	"github.com/hubdev/hub/adapters/replay"
+	"github.com/hubdev/hub/internal/mockllm"
+	"github.com/hubdev/hub/internal/runner"
+)
+
+// connect serves d over in-memory transports and returns a client session
+// whose progress notifications land in progress.
+func connect(t testing.TB, d *Delegator, progress *[]string, mu *sync.Mutex) *mcp.ClientSession {
+	t.Helper()
+	ct, st := mcp.NewInMemoryTransports()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	srv := NewServer(d, "test")
+	ss, err := srv.Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ss.Close() })
+	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "0"}, &mcp.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
+			mu.Lock()
+			*progress = append(*progress, r.Params.Message)
+			mu.Unlock()
+		}})
+	cs, err := c.Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cs.Close() })
+	return cs
+}
+
+func call(t testing.TB, cs *mcp.ClientSession, tool string, args map[string]any) (*mcp.CallToolResult, Result) {
+	t.Helper()
+	p := &mcp.CallToolParams{Name: tool, Arguments: args}
+	p.SetProgressToken("p1")
+	res, err := cs.CallTool(context.Background(), p)
+	if err != nil {
+		t.Fatalf("%s: %v", tool, err)
+	}
+	var r Result
+	b, _ := json.Marshal(res.StructuredContent)
+	_ = json.Unmarshal(b, &r)
+	return res, r
+}
+
+func scriptFile(t *testing.T, lines ...string) string {
+	p := filepath.Join(t.TempDir(), "script.jsonl")
+	if err := os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestMCP_ListsToolsAndDelegatesToTheReplayAgent(t *testing.T) {
+	reg := adapters.NewRegistry()
+	reg.Register(replay.New(scriptFile(t,
+		`{"event":{"type":"session_info","session":{"agentSessionId":"r-1"}}}`,
+		`{"event":{"type":"tool_call","tool":{"id":"t1","title":"Edit a.go","kind":"edit","status":"completed","locations":[{"path":"/repo/a.go"}]}}}`,
+		`{"event":{"type":"text","text":"Done: a.go fixed."}}`)))
+	d := New(Options{Registry: reg, Cwd: t.TempDir(), Log: zerolog.Nop()})
+	defer d.Close()
+	var progress []string
+	var mu sync.Mutex
+	cs := connect(t, d, &progress, &mu)
+	tools, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tl := range tools.Tools {
+		names = append(names, tl.Name)
+	}
+	slices.Sort(names)
+	if strings.Join(names, ",") != "agents,continue,delegate" {
+		t.Fatalf("tools %v", names)
+	}
+	agents, _ := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "agents", Arguments: map[string]any{}})
+	if b, _ := json.Marshal(agents.StructuredContent); !strings.Contains(string(b), `"name":"replay"`) {
+		t.Fatalf("agents tool: %s", b)
+	}
+	res, r := call(t, cs, "delegate", map[string]any{"agent": "replay", "prompt": "fix a.go"})
+	if res.IsError || r.Answer != "Done: a.go fixed." || r.AgentSessionID != "r-1" || r.Session == "" ||
+		len(r.ToolCalls) != 1 || r.ToolCalls[0].Title != "Edit a.go" || !slices.Equal(r.FilesChanged, []string{"/repo/a.go"}) {
+		t.Fatalf("delegate: error %v result %+v", res.IsError, r)
+	}
+	if txt := res.Content[0].(*mcp.TextContent).Text; txt != "Done: a.go fixed." {
+		t.Fatalf("text content %q", txt)
+	}
+	mu.Lock()
+	got := slices.Clone(progress)
+	mu.Unlock()
+	if !slices.Contains(got, "replay: Edit a.go") {
+		t.Errorf("progress notifications %q lack the tool call", got)
+	}
+	if _, r2 := call(t, cs, "continue", map[string]any{"session": r.Session, "prompt": "again"}); r2.Session != r.Session {
+		t.Errorf("continue answered session %q, want %q", r2.Session, r.Session)
+	}
+	if res, _ := call(t, cs, "continue", map[string]any{"session": "nope", "prompt": "x"}); !res.IsError {
+		t.Error("continue on an unknown session is not a tool error")
+	}
+	if res, _ := call(t, cs, "delegate", map[string]any{"agent": "ghost", "prompt": "x"}); !res.IsError {
+		t.Error("an unknown agent is not a tool error")
+	}
+}
+
+// The native loop on the mock provider, delegated to: its tool call is
+// answered by --approve, and the summary carries usage.
+func TestMCP_DelegatesToTheNativeLoop(t *testing.T) {
+	mock := mockllm.NewOpenAIServer(
+		mockllm.OpenAITurn{Text: "Checking.", ToolCalls: []mockllm.OpenAIToolCall{{Name: "bash", Args: `{"command":"echo hi > out.txt"}`}}},
+		mockllm.OpenAITurn{Text: "Wrote out.txt."},
+	)
+	defer mock.Close()
+	reg := adapters.NewRegistry()
+	reg.Register(openai.New(openai.Profile{Name: "native", BaseURL: mock.URL, Model: "mock-model", Local: true, Stream: true, ContextWindow: 100000},
+		openai.Options{IdleTimeout: 10 * time.Second}))
+	for _, tc := range []struct {
+		approve runner.Approve
+		ran     bool
+	}{{runner.ApproveAll, true}, {runner.ApproveReadOnly, false}} {
+		cwd := t.TempDir()
+		if !tc.ran {
+			mock.Add(mockllm.OpenAITurn{Text: "Checking.", ToolCalls: []mockllm.OpenAIToolCall{{Name: "bash", Args: `{"command":"echo hi > out.txt"}`}}},
+				mockllm.OpenAITurn{Text: "Not allowed."})
+		}
+		d := New(Options{Registry: reg, Cwd: cwd, Approve: tc.approve, Log: zerolog.Nop()})
+		var progress []string
+		var mu sync.Mutex
+		cs := connect(t, d, &progress, &mu)
+		_, r := call(t, cs, "delegate", map[string]any{"agent": "native", "prompt": "write out.txt"})
+		_, err := os.Stat(filepath.Join(cwd, "out.txt"))
+		if (err == nil) != tc.ran || len(r.ToolCalls) != 1 || r.Usage == nil || (len(r.Denied) > 0) == tc.ran {
+			t.Errorf("--approve %s: ran %v, result %+v", tc.approve, err == nil, r)
+		}
+		d.Close()
+	}
+}
