@@ -249,6 +249,21 @@ func (ss *session) switchAgent(name string) (after func(), err error) {
 		ss.mu.Unlock()
 		return nil, nil
 	}
+	hadCommands := ss.switchLocked(name)
+	return func() {
+		if hadCommands {
+			ss.sendCommands(true)
+		}
+		ss.warm()
+	}, nil
+}
+
+// switchLocked makes name the session's agent: the old one is closed (its
+// session id kept, to resume if the user switches back) and the new one
+// starts on the next prompt, resuming its own session if it had one. It
+// reports whether the old agent had slash commands to take back. Called
+// with ss.mu held; returns with it released.
+func (ss *session) switchLocked(name string) (hadCommands bool) {
 	b, st := ss.backend, ss.starting
 	ss.backend, ss.starting, ss.live = nil, nil, nil
 	if b != nil {
@@ -264,7 +279,7 @@ func (ss *session) switchAgent(name string) (after func(), err error) {
 	delete(ss.rec.Left, name)
 	ss.rec.Agent, ss.rec.AgentSessionID, ss.rec.Model, ss.rec.Mode, ss.rec.Options = name, back.SessionID, "", "", nil
 	ss.since = back.Seen // the new agent has seen the history up to here
-	hadCommands := len(ss.agentCommands) > 0
+	hadCommands = len(ss.agentCommands) > 0
 	ss.agentCommands = nil
 	ss.mu.Unlock()
 	if st != nil {
@@ -274,12 +289,7 @@ func (ss *session) switchAgent(name string) (after func(), err error) {
 		_ = b.Close()
 	}
 	ss.save()
-	return func() {
-		if hadCommands {
-			ss.sendCommands(true)
-		}
-		ss.warm()
-	}, nil
+	return hadCommands
 }
 
 // apply changes a setting: live on the running agent where it can, else

@@ -41,6 +41,9 @@ type Options struct {
 	StateDir string
 	// Skills may be nil.
 	Skills SkillSource
+	// Fallback names, per agent, the agents that take a turn over when it
+	// could not do the work ([agents.NAME] fallback); nil for none.
+	Fallback map[string][]string
 	// AgentInfo is reported by initialize; Name defaults to "hub".
 	AgentInfo schema.Implementation
 	// CancelGrace bounds how long a cancelled turn may take before the

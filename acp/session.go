@@ -73,6 +73,9 @@ type session struct {
 	// holds the prompts waiting for the running turn.
 	lastTurn chan struct{}
 	queue    []*slot
+	// toolStarted: a tool call of the running turn started, so it must not
+	// fall back to another agent (its effects may have happened).
+	toolStarted bool
 	// crashes are the times of the agent's latest crashes.
 	crashes []time.Time
 	// pendingBrief is hub's record of what the agent missed, for the next
@@ -380,7 +383,10 @@ func (ss *session) runTurn(turnCtx context.Context, prompt []schema.ContentBlock
 	for _, b := range prompt {
 		ss.record(schema.SessionUpdate{UserMessageChunk: &schema.ContentChunk{Content: b}})
 	}
-	reason, failure := ss.drive(turnCtx, ss.fitContent(ss.toAdapterContent(prompt)))
+	ss.mu.Lock()
+	ss.toolStarted = false
+	ss.mu.Unlock()
+	reason, failure := ss.driveWithFallback(turnCtx, ss.fitContent(ss.toAdapterContent(prompt)))
 	ss.mu.Lock()
 	if ss.cancelled {
 		reason = schema.StopCancelled
@@ -481,6 +487,11 @@ func (ss *session) retire(b adapters.Session) {
 // forward sends one event of the turn as updates. A fatal error is not
 // shown: it answers the prompt, after the updates.
 func (ss *session) forward(ev adapters.Event) {
+	if ev.Type == adapters.EventToolCall {
+		ss.mu.Lock()
+		ss.toolStarted = true
+		ss.mu.Unlock()
+	}
 	if ev.Type == adapters.EventError && ev.Error != nil {
 		if ev.Error.Code == adapters.CodeCrash {
 			ss.mu.Lock()

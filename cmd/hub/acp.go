@@ -64,6 +64,7 @@ func runAcp(ctx context.Context, e *env, args []string) int {
 		Model:        *model,
 		Mode:         *mode,
 		Agents:       e.cfg.ACP.Agents,
+		Fallback:     fallbacks(e.cfg),
 		AuthMethods:  func() []schema.AuthMethod { return authMethods(e) },
 		MaxLine:      e.cfg.ACP.MaxMessageMB << 20,
 		Notice:       untrustedNotice(e.cfg),
@@ -131,4 +132,15 @@ func checkMode(e *env, opts acp.Options) error {
 		return fmt.Errorf("--mode %s: %s has no modes", opts.Mode, name)
 	}
 	return fmt.Errorf("--mode %s: %s's modes are %s", opts.Mode, name, strings.Join(ids, ", "))
+}
+
+// fallbacks are the fallback agents config names, per agent.
+func fallbacks(cfg *config.Config) map[string][]string {
+	out := map[string][]string{}
+	for name, ac := range cfg.Agents {
+		if len(ac.Fallback) > 0 {
+			out[name] = ac.Fallback
+		}
+	}
+	return out
 }

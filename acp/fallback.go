@@ -1,0 +1,82 @@
+package acp
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hubdev/hub/acp/schema"
+	"github.com/hubdev/hub/adapters"
+)
+
+// Fallback over ACP: when the session's agent could not do the work (not
+// installed, not logged in, rate-limited past its retries, crashed) and
+// no tool call of the turn started, the next agent its [agents.NAME]
+// fallback names takes the turn over. The user is told in the
+// conversation, and the agent option follows.
+
+// fallbackReason says why the next agent should take the turn over; ""
+// when the failure stands.
+func (ss *session) fallbackReason(f *adapters.ErrorInfo) string {
+	ss.mu.Lock()
+	started, agent := ss.toolStarted, ss.rec.Agent
+	ss.mu.Unlock()
+	if f == nil || started {
+		return ""
+	}
+	switch f.Code {
+	case adapters.CodeNotInstalled:
+		return agent + " is not installed"
+	case adapters.CodeAuth:
+		return agent + " is not logged in"
+	case adapters.CodeRateLimit:
+		return agent + " is rate-limited"
+	case adapters.CodeCrash:
+		return agent + " crashed"
+	}
+	return ""
+}
+
+// nextFallback is the first agent of the session agent's fallback list
+// that this turn has not tried and that can run here.
+func (ss *session) nextFallback(tried map[string]bool) string {
+	ss.mu.Lock()
+	agent := ss.rec.Agent
+	ss.mu.Unlock()
+	for _, n := range ss.srv.opts.Fallback[agent] {
+		a, err := ss.srv.opts.Registry.Get(n)
+		if err != nil || tried[n] || ss.srv.ready.check(a) != nil {
+			continue
+		}
+		return n
+	}
+	return ""
+}
+
+// driveWithFallback is drive, handing the turn to the fallback agents in
+// turn while the agent before could not do the work.
+func (ss *session) driveWithFallback(turnCtx context.Context, content []adapters.Content) (string, *adapters.ErrorInfo) {
+	tried := map[string]bool{ss.agentName(): true}
+	for {
+		reason, failure := ss.drive(turnCtx, content)
+		why := ss.fallbackReason(failure)
+		if why == "" || turnCtx.Err() != nil {
+			return reason, failure
+		}
+		next := ss.nextFallback(tried)
+		if next == "" {
+			return reason, failure
+		}
+		tried[next] = true
+		ss.emit(schema.SessionUpdate{AgentMessageChunk: &schema.ContentChunk{Content: schema.TextBlock(
+			fmt.Sprintf("hub: %s; continuing with %s.\n\n", why, next))}})
+		ss.mu.Lock()
+		hadCommands := ss.switchLocked(next)
+		ss.mu.Lock()
+		ss.crashed = false
+		ss.mu.Unlock()
+		if hadCommands {
+			ss.sendCommands(true)
+		}
+		ss.send(schema.SessionUpdate{ConfigOption: &schema.ConfigOptionUpdate{ConfigOptions: ss.configOptions()}})
+	}
+}

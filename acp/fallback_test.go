@@ -1,0 +1,92 @@
+package acp
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/rs/zerolog"
+
+	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/fixture"
+)
+
+// scripted is an agent that fails to start with startErr, or plays events.
+type scripted struct {
+	name     string
+	startErr error
+	events   []adapters.Event
+}
+
+func (a *scripted) Name() string                        { return a.name }
+func (a *scripted) Capabilities() adapters.Capabilities { return adapters.Capabilities{} }
+func (a *scripted) Start(context.Context, adapters.SessionOptions) (adapters.Session, error) {
+	if a.startErr != nil {
+		return nil, a.startErr
+	}
+	return &scriptedSession{a: a}, nil
+}
+
+type scriptedSession struct{ a *scripted }
+
+func (s *scriptedSession) ID() string   { return s.a.name + "-1" }
+func (s *scriptedSession) Close() error { return nil }
+func (s *scriptedSession) Prompt(ctx context.Context, _ []adapters.Content, emit func(adapters.Event)) (adapters.StopReason, error) {
+	ch := make(chan adapters.Event, len(s.a.events)+1)
+	for _, e := range s.a.events {
+		ch <- e
+	}
+	close(ch)
+	return fixture.Serve(ctx, ch, emit, adapters.TurnRules{})
+}
+
+func TestFallback_OverACPOnlyBeforeAnyToolCall(t *testing.T) {
+	crash := adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{Message: "first exited", Code: adapters.CodeCrash, Fatal: true}}
+	end := adapters.Event{Type: adapters.EventDone, StopReason: adapters.StopEndTurn}
+	tool := adapters.Event{Type: adapters.EventToolCall, Tool: &adapters.ToolCall{ID: "t1", Title: "Run make", Kind: adapters.KindExecute}}
+	tests := []struct {
+		name     string
+		first    *scripted
+		fellBack string // the message's reason, "" for none
+	}{
+		{"not logged in", &scripted{startErr: fmt.Errorf("first: %w", adapters.ErrNotAuthenticated)}, "first is not logged in"},
+		{"crash before tools", &scripted{events: []adapters.Event{crash, end}}, "first crashed"},
+		{"crash after a tool started", &scripted{events: []adapters.Event{tool, crash, end}}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.first.name = "first"
+			reg := adapters.NewRegistry()
+			reg.Register(tt.first)
+			reg.Register(&scripted{name: "second", events: []adapters.Event{{Type: adapters.EventText, Text: "second answered"}, end}})
+			c := startClient(t, Options{Registry: reg, DefaultAgent: "first", Logger: zerolog.Nop(), StateDir: t.TempDir(),
+				Fallback: map[string][]string{"first": {"second"}}})
+			sid, _ := c.start(t)
+			_, e := c.call("session/prompt", promptOf(sid, "fix it"))
+			text := c.agentText(sid)
+			if tt.fellBack == "" {
+				if e == nil || strings.Contains(text, "continuing with") {
+					t.Fatalf("fell back after a tool started: error %v, text %q", e, text)
+				}
+				return
+			}
+			if e != nil || !strings.Contains(text, "hub: "+tt.fellBack+"; continuing with second.") || !strings.HasSuffix(text, "second answered") {
+				t.Fatalf("error %v, text %q", e, text)
+			}
+			var agent string
+			for _, u := range c.updates(sid) {
+				if u.ConfigOption != nil {
+					for _, o := range u.ConfigOption.ConfigOptions {
+						if o.ID == "agent" {
+							agent = o.CurrentValue
+						}
+					}
+				}
+			}
+			if agent != "second" {
+				t.Fatalf("agent option after the fallback = %q", agent)
+			}
+		})
+	}
+}
