@@ -8,9 +8,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/mattn/go-isatty"
 
+	"github.com/hubdev/hub/internal/compare"
 	"github.com/hubdev/hub/internal/config"
 	"github.com/hubdev/hub/internal/runner"
 )
@@ -33,6 +35,16 @@ installed, not logged in, rate-limited past its retries, or crashed, and
 only before any tool call started. Each fallback is a stderr line and a
 jsonl {"type":"fallback"} event; the summary names the agent that answered
 and every attempt; the exit code is the last attempt's.
+
+Best of N: --agents claude,codex [--n 2] [--check CMD] [--apply] [--keep]
+[--jobs J] runs the prompt on each agent (n times), each candidate in its
+own git worktree made from HEAD plus your uncommitted changes (branch
+hub/<run>/<agent>-<i>), runs --check in each, and picks the winner: the
+candidates whose check passed (all that completed, without --check), by the
+smaller diff, then fewer denials, then the shorter time. --apply brings the
+winner's change into your working tree as uncommitted changes, only if the
+tree did not change meanwhile. Worktrees and branches are removed unless
+--keep. Exit 0 with a winner, 1 without, 2 outside a git repository.
 
 hub keeps each run's conversation in its state dir (runs/ID.json), so
 --resume ID with another --agent starts that agent briefed on it (the same
@@ -77,6 +89,14 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	fallback := fs.String("fallback", "", "agents to try in turn when --agent cannot do the work (e.g. codex,gemini; default: the agent's fallback in config)")
 	fs.BoolVar(&o.Fork, "fork", false, "with --resume: continue a copy of that session under a new id, leaving it as it was (claude, codex)")
 	fs.StringVar(&format, "format", "text", "output format: text|jsonl")
+	var bo compare.Options
+	agentsFlag := fs.String("agents", "", "best of N: run the prompt on each of these agents (e.g. claude,codex), each in its own git worktree")
+	fs.IntVar(&bo.N, "n", 1, "with --agents: candidates per agent")
+	fs.StringVar(&bo.Check, "check", "", "with --agents: command run in each candidate's worktree; exit 0 passes (e.g. \"go test ./...\")")
+	fs.DurationVar(&bo.CheckTimeout, "check-timeout", 10*time.Minute, "with --agents: limit of each check")
+	fs.BoolVar(&bo.Apply, "apply", false, "with --agents: bring the winner's change into the working tree (if it did not change meanwhile)")
+	fs.BoolVar(&bo.Keep, "keep", false, "with --agents: keep the worktrees and branches")
+	fs.IntVar(&bo.Jobs, "jobs", 0, "with --agents: candidates run at once (default: the number of agents)")
 	pos, code, ok := parseInterspersed(fs, args)
 	if !ok {
 		return code
@@ -111,6 +131,9 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	}
 	o.NoColor = os.Getenv("NO_COLOR") != ""
 	o.Signals = laterSignals
+	if *agentsFlag != "" {
+		return runBestOf(ctx, e, o, bo, *agentsFlag)
+	}
 	return runner.Run(ctx, o).ExitCode
 }
 
@@ -143,4 +166,28 @@ func readStdinPrompt(stdin io.Reader) (string, error) {
 		return p, nil
 	}
 	return "", fmt.Errorf("no prompt: stdin was empty")
+}
+
+// runBestOf runs the prompt on several agents, each in its own worktree.
+func runBestOf(ctx context.Context, e *env, o runner.Options, bo compare.Options, agents string) int {
+	if !o.Approve.Valid() {
+		fmt.Fprintf(e.stderr, "hub run: --approve must be all, read-only or none\n")
+		return runner.ExitUsage
+	}
+	if o.Prompt == "" && o.ReadPrompt != nil {
+		p, err := o.ReadPrompt()
+		if err != nil {
+			fmt.Fprintf(e.stderr, "hub run: %v\n", err)
+			return runner.ExitUsage
+		}
+		o.Prompt = p
+	}
+	for _, a := range strings.Split(agents, ",") {
+		if a = strings.TrimSpace(a); a != "" {
+			bo.Agents = append(bo.Agents, a)
+		}
+	}
+	bo.Registry, bo.Cwd, bo.Prompt, bo.Model, bo.Timeout = o.Registry, o.Cwd, o.Prompt, o.Model, o.Timeout
+	bo.Approve, bo.Rules, bo.Format, bo.Stdout, bo.Stderr, bo.Log = o.Approve, o.Rules, o.Format, e.stdout, e.stderr, e.log
+	return compare.Run(ctx, bo).ExitCode
 }

@@ -18,6 +18,8 @@ const EnvelopeVersion = 1
 // decision hub took for permission events.
 type envelope struct {
 	V int `json:"v"`
+	// Candidate names the best-of-N candidate the event belongs to.
+	Candidate string `json:"candidate,omitempty"`
 	adapters.Event
 	Decision *adapters.PermissionDecision `json:"decision,omitempty"`
 	// Reason says what decided: "--approve read-only", "denied by
@@ -26,8 +28,9 @@ type envelope struct {
 }
 
 type summaryLine struct {
-	V    int    `json:"v"`
-	Type string `json:"type"`
+	V         int    `json:"v"`
+	Type      string `json:"type"`
+	Candidate string `json:"candidate,omitempty"`
 	Summary
 }
 
@@ -147,7 +150,7 @@ func (w *output) detail(d string) {
 // decided writes a permission event with hub's decision and its reason.
 func (w *output) decided(ev adapters.Event, dec adapters.PermissionDecision, reason string) {
 	if w.o.Format == FormatJSONL {
-		w.jsonl(envelope{V: EnvelopeVersion, Event: ev, Decision: &dec, Reason: reason})
+		w.jsonl(envelope{V: EnvelopeVersion, Candidate: w.o.Candidate, Event: ev, Decision: &dec, Reason: reason})
 		return
 	}
 	w.event(ev, &dec)
@@ -155,7 +158,7 @@ func (w *output) decided(ev adapters.Event, dec adapters.PermissionDecision, rea
 
 func (w *output) event(ev adapters.Event, dec *adapters.PermissionDecision) {
 	if w.o.Format == FormatJSONL {
-		w.jsonl(envelope{V: EnvelopeVersion, Event: ev, Decision: dec})
+		w.jsonl(envelope{V: EnvelopeVersion, Candidate: w.o.Candidate, Event: ev, Decision: dec})
 		return
 	}
 	switch ev.Type {
@@ -211,7 +214,11 @@ func (w *output) jsonl(v any) {
 // outcome to stderr.
 func (w *output) summary(s Summary) {
 	if w.o.Format == FormatJSONL {
-		w.jsonl(summaryLine{V: EnvelopeVersion, Type: "summary", Summary: s})
+		typ := "summary"
+		if w.o.Candidate != "" { // the run's own summary comes after every candidate
+			typ = "candidate"
+		}
+		w.jsonl(summaryLine{V: EnvelopeVersion, Type: typ, Candidate: w.o.Candidate, Summary: s})
 		return
 	}
 	if s.Answer != "" {

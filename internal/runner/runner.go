@@ -68,6 +68,9 @@ type Options struct {
 	Fallback []string
 	// Fork continues a copy of ResumeID's session, leaving it as it was.
 	Fork bool
+	// Candidate names this run as one candidate of a best-of-N run: its
+	// jsonl lines carry it and its summary line is typed "candidate".
+	Candidate string
 	// TranscriptDir keeps each run's conversation by the session id it
 	// printed, so --resume ID with another agent briefs that agent; ""
 	// keeps none.

@@ -1,0 +1,168 @@
+//go:build unix
+
+package compare
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/adapters/openai"
+	"github.com/hubdev/hub/internal/mockllm"
+	"github.com/hubdev/hub/internal/runner"
+)
+
+// gitRepo makes a repository with one commit and an uncommitted file.
+func gitRepo(t testing.TB) string {
+	t.Helper()
+	dir := t.TempDir()
+	run := func(args ...string) {
+		cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+		cmd.Env = append(os.Environ(), gitIdentity...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	run("init", "-q")
+	if err := os.WriteFile(filepath.Join(dir, "README"), []byte("base\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run("add", ".")
+	run("commit", "-qm", "base")
+	if err := os.WriteFile(filepath.Join(dir, "dirty.txt"), []byte("uncommitted\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// writer is a native agent on the mock that writes result.txt.
+func writer(t *testing.T, reg *adapters.Registry, name, content string) {
+	mock := mockllm.NewOpenAIServer(
+		mockllm.OpenAITurn{Text: "Writing.", ToolCalls: []mockllm.OpenAIToolCall{{Name: "write_file",
+			Args: `{"path":"result.txt","content":"` + content + `\n"}`}}},
+		mockllm.OpenAITurn{Text: "Wrote " + content + "."},
+	)
+	t.Cleanup(mock.Close)
+	reg.Register(openai.New(openai.Profile{Name: name, BaseURL: mock.URL, Model: "mock-model", Local: true, Stream: true, ContextWindow: 100000},
+		openai.Options{IdleTimeout: 10 * time.Second}))
+}
+
+func hubRefs(t *testing.T, dir string) (worktrees, branches string) {
+	w, _ := git(context.Background(), dir, nil, "worktree", "list")
+	b, _ := git(context.Background(), dir, nil, "branch", "--list", "hub/*")
+	return strings.TrimSpace(string(w)), strings.TrimSpace(string(b))
+}
+
+func TestRun_CheckPicksTheWinnerAndApplyBringsItIn(t *testing.T) {
+	for _, format := range []runner.Format{runner.FormatText, runner.FormatJSONL} {
+		t.Run(string(format), func(t *testing.T) {
+			dir := gitRepo(t)
+			reg := adapters.NewRegistry()
+			writer(t, reg, "bad", "fail")
+			writer(t, reg, "good", "pass")
+			var stdout, stderr bytes.Buffer
+			s := Run(context.Background(), Options{Registry: reg, Agents: []string{"bad", "good"}, Cwd: dir, Prompt: "write result.txt",
+				Check: `test "$(cat result.txt)" = pass && test -f dirty.txt`, Apply: true, Approve: runner.ApproveAll, Format: format,
+				Stdout: &stdout, Stderr: &stderr, Log: zerolog.Nop()})
+			if s.ExitCode != 0 || s.Winner != "good-1" || !s.Applied {
+				t.Fatalf("exit %d winner %q applied %v error %q\nstderr:\n%s", s.ExitCode, s.Winner, s.Applied, s.Error, stderr.String())
+			}
+			byName := map[string]*Candidate{}
+			for _, c := range s.Candidates {
+				byName[c.Name] = c
+			}
+			if b, g := byName["bad-1"], byName["good-1"]; b.Check != "failed" || g.Check != "passed" || g.Files != 1 || g.Added != 1 {
+				t.Fatalf("candidates %+v %+v", b, g)
+			}
+			if got, _ := os.ReadFile(filepath.Join(dir, "result.txt")); string(got) != "pass\n" {
+				t.Fatalf("applied result.txt = %q", got)
+			}
+			if w, b := hubRefs(t, dir); strings.Count(w, "\n") != 0 || b != "" {
+				t.Fatalf("left behind: worktrees\n%s\nbranches %q", w, b)
+			}
+			if format == runner.FormatJSONL {
+				checkJSONL(t, stdout.String())
+			} else if !strings.Contains(stdout.String(), "winner: good-1") {
+				t.Fatalf("text output:\n%s", stdout.String())
+			}
+		})
+	}
+}
+
+func checkJSONL(t *testing.T, out string) {
+	t.Helper()
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	for _, l := range lines[:len(lines)-1] {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l), &m); err != nil || m["candidate"] == nil {
+			t.Fatalf("a candidate's line without its candidate: %q", l)
+		}
+	}
+	var last map[string]any
+	_ = json.Unmarshal([]byte(lines[len(lines)-1]), &last)
+	if last["type"] != "summary" || last["winner"] != "good-1" || len(last["candidates"].([]any)) != 2 {
+		t.Fatalf("summary line %v", last)
+	}
+}
+
+func TestRun_NoPassNoApplyKeepAndUsage(t *testing.T) {
+	dir := gitRepo(t)
+	reg := adapters.NewRegistry()
+	writer(t, reg, "bad", "fail")
+	var stdout, stderr bytes.Buffer
+	o := Options{Registry: reg, Agents: []string{"bad"}, Cwd: dir, Prompt: "write result.txt", Check: "false",
+		Apply: true, Keep: true, Approve: runner.ApproveAll, Stdout: &stdout, Stderr: &stderr, Log: zerolog.Nop()}
+	s := Run(context.Background(), o)
+	if s.ExitCode != runner.ExitAgentError || s.Winner != "" || s.Applied {
+		t.Fatalf("exit %d winner %q applied %v", s.ExitCode, s.Winner, s.Applied)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "result.txt")); err == nil {
+		t.Fatal("a failing candidate was applied")
+	}
+	if _, b := hubRefs(t, dir); !strings.Contains(b, "hub/") || s.Candidates[0].Worktree == "" {
+		t.Fatalf("--keep kept no branch (%q) or worktree", b)
+	}
+	_ = os.RemoveAll(s.Candidates[0].Worktree)
+	o.Cwd = t.TempDir() // not a repository
+	if s := Run(context.Background(), o); s.ExitCode != runner.ExitUsage {
+		t.Fatalf("outside a repository: exit %d", s.ExitCode)
+	}
+}
+
+func TestRun_InterruptLeavesNoWorktree(t *testing.T) {
+	dir := gitRepo(t)
+	reg := adapters.NewRegistry()
+	mock := mockllm.NewOpenAIServer(mockllm.OpenAITurn{Hang: true}, mockllm.OpenAITurn{Hang: true}, mockllm.OpenAITurn{Hang: true})
+	defer mock.Close()
+	reg.Register(openai.New(openai.Profile{Name: "slow", BaseURL: mock.URL, Model: "mock-model", Local: true, Stream: true, ContextWindow: 100000},
+		openai.Options{IdleTimeout: time.Minute}))
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { // cancel once all three candidates wait on the model
+		for len(mock.Requests()) < 3 {
+			select {
+			case <-time.After(10 * time.Millisecond):
+			case <-ctx.Done():
+				return
+			}
+		}
+		cancel()
+	}()
+	var stdout, stderr bytes.Buffer
+	s := Run(ctx, Options{Registry: reg, Agents: []string{"slow"}, N: 3, Jobs: 3, Cwd: dir, Prompt: "wait", Approve: runner.ApproveAll,
+		Stdout: &stdout, Stderr: &stderr, Log: zerolog.Nop()})
+	if s.ExitCode != runner.ExitInterrupted || len(s.Candidates) != 3 {
+		t.Fatalf("exit %d, %d candidates", s.ExitCode, len(s.Candidates))
+	}
+	if w, b := hubRefs(t, dir); strings.Count(w, "\n") != 0 || b != "" {
+		t.Fatalf("left behind: worktrees\n%s\nbranches %q", w, b)
+	}
+}
