@@ -57,11 +57,14 @@ func TestRun_EveryStateForEveryCLI(t *testing.T) {
 				t.Parallel()
 				w := newWorld(t)
 				s.setup(w)
-				begin := time.Now()
-				a := find(t, w.run(func(o *detect.Options) { o.Agents, o.Timeout = []string{f.agent}, 500*time.Millisecond }), f.agent)
-				if el := time.Since(begin); el > 3*time.Second {
-					t.Errorf("probe took %s", el)
+				// Only the hanging CLI meets the probe's timeout; the others
+				// get room for a loaded machine (the suite runs in parallel
+				// under -race).
+				timeout := 10 * time.Second
+				if s.vstatus == "timeout" {
+					timeout = 500 * time.Millisecond
 				}
+				a := find(t, w.run(func(o *detect.Options) { o.Agents, o.Timeout = []string{f.agent}, timeout }), f.agent)
 				if a.Ready != s.ready || a.Installed != s.inst || a.VersionStatus != s.vstatus || a.Auth.State != s.auth {
 					t.Fatalf("got %+v", a)
 				}

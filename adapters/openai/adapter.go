@@ -99,7 +99,9 @@ func (a *Adapter) Capabilities() adapters.Capabilities {
 		UsesEditorFS:    true,
 		DefaultModel:    a.profile.Model,
 		Skills:          "prompt",
-		Notes:           "native OpenAI-compatible loop at " + a.profile.BaseURL + "; no MCP servers",
+		MCP:             true,
+		MCPHTTP:         true,
+		Notes:           "native OpenAI-compatible loop at " + a.profile.BaseURL + "; MCP servers' tools offered as mcp__server__tool",
 	}
 	if a.profile.Model != "" {
 		c.Models = []adapters.Option{{ID: a.profile.Model, Name: a.profile.Model}}
@@ -149,6 +151,7 @@ func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adap
 		client: &client{profile: p, http: a.opts.HTTPClient, clock: a.opts.Clock, retry: retry, idle: a.opts.IdleTimeout, stream: p.Stream},
 	}
 	s.rules = adapters.RulesOf(opts, s.interrupt, nil)
+	s.mcp = startMCP(ctx, opts.MCPServers, s.log)
 	s.system = systemPrompt(cwd, opts.Instructions, a.opts.Now())
 	s.history = []message{{Role: "system", Content: s.system}}
 	return s, nil

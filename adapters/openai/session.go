@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/rs/zerolog"
@@ -42,6 +43,8 @@ type Session struct {
 
 	lastCall string
 	repeats  int
+	// mcp are the tools of the session's MCP servers.
+	mcp *mcpTools
 }
 
 var (
@@ -84,6 +87,7 @@ func (s *Session) Close() error {
 	if c != nil {
 		c()
 	}
+	s.mcp.close()
 	return nil
 }
 
@@ -144,6 +148,9 @@ func (s *Session) takeSteered(final bool) bool {
 }
 
 func (s *Session) run(ctx context.Context, prompt []adapters.Content, out *adapters.Turn) adapters.StopReason {
+	for _, w := range s.mcp.takeWarnings() {
+		out.Emit(adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{Message: w, Code: adapters.CodeWarning}})
+	}
 	p := s.profile()
 	s.history = append(s.history, userMessage(prompt, p.Vision))
 	maxReq := p.MaxTurnRequests
@@ -222,7 +229,7 @@ func (s *Session) request(history []message, withTools bool) *chatRequest {
 	p := s.profile()
 	req := &chatRequest{Model: p.Model, Messages: history}
 	if withTools {
-		req.Tools = toolDefs()
+		req.Tools = append(slices.Clip(toolDefs()), s.mcp.defs...)
 		if !p.OmitToolChoice {
 			req.ToolChoice = "auto"
 		}

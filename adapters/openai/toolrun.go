@@ -21,6 +21,9 @@ func (s *Session) runTool(ctx context.Context, tc toolCall, out *adapters.Turn) 
 	if json.Valid(args) {
 		call.RawInput = args
 	}
+	if t, ok := s.mcp.tools[name]; ok {
+		return s.runMCPTool(ctx, call, t, args, out)
+	}
 	p, err := s.env.Prepare(name, args)
 	if err != nil {
 		call.Status = adapters.StatusFailed
@@ -35,20 +38,8 @@ func (s *Session) runTool(ctx context.Context, tc toolCall, out *adapters.Turn) 
 		return msg
 	}
 	req := permission.Request{Tool: name, Kind: p.Kind, Path: p.Path, Cwd: s.env.Root, Command: p.Command}
-	switch v := s.perm.Check(req); v.Decision {
-	case permission.Deny:
-		fail(out, call.ID, "denied: "+v.Reason)
-		return "Permission denied (" + v.Reason + "). Do not retry this call; choose another approach or ask the user."
-	case permission.Ask:
-		d := s.ask(ctx, call, nil, out)
-		s.perm.Remember(req, d.Kind)
-		if !d.Allowed() {
-			fail(out, call.ID, "rejected by the user")
-			if d.Cancelled {
-				return "cancelled by the user"
-			}
-			return "The user rejected this tool call. Do not retry it; ask the user how to proceed if needed."
-		}
+	if msg, ok := s.permitted(ctx, call, req, out); !ok {
+		return msg
 	}
 	out.Emit(adapters.Event{Type: adapters.EventToolUpdate, Tool: &adapters.ToolCall{ID: call.ID, Status: adapters.StatusInProgress}})
 	res := p.Run(ctx, func(u adapters.ToolCall) {
@@ -64,6 +55,52 @@ func (s *Session) runTool(ctx context.Context, tc toolCall, out *adapters.Turn) 
 	}
 	out.Emit(adapters.Event{Type: adapters.EventToolUpdate, Tool: upd})
 	return res.Output
+}
+
+// permitted passes a call through the permission service, asking the
+// user when it says so; msg is what the model reads when it may not run.
+func (s *Session) permitted(ctx context.Context, call adapters.ToolCall, req permission.Request, out *adapters.Turn) (msg string, ok bool) {
+	switch v := s.perm.Check(req); v.Decision {
+	case permission.Deny:
+		fail(out, call.ID, "denied: "+v.Reason)
+		return "Permission denied (" + v.Reason + "). Do not retry this call; choose another approach or ask the user.", false
+	case permission.Ask:
+		d := s.ask(ctx, call, nil, out)
+		s.perm.Remember(req, d.Kind)
+		if !d.Allowed() {
+			fail(out, call.ID, "rejected by the user")
+			if d.Cancelled {
+				return "cancelled by the user", false
+			}
+			return "The user rejected this tool call. Do not retry it; ask the user how to proceed if needed.", false
+		}
+	}
+	return "", true
+}
+
+// runMCPTool runs a tool of one of the session's MCP servers: asked like
+// any tool (kind other: ask, unless a rule allows mcp__server__*).
+func (s *Session) runMCPTool(ctx context.Context, call adapters.ToolCall, t mcpTool, args json.RawMessage, out *adapters.Turn) string {
+	call.Kind, call.Title = adapters.KindOther, t.server+": "+t.tool
+	out.Emit(adapters.Event{Type: adapters.EventToolCall, Tool: &call})
+	if msg, ok := s.doomLoop(ctx, call, call.Name, args, out); !ok {
+		return msg
+	}
+	req := permission.Request{Tool: call.Name, Kind: adapters.KindOther, Cwd: s.env.Root}
+	if msg, ok := s.permitted(ctx, call, req, out); !ok {
+		return msg
+	}
+	out.Emit(adapters.Event{Type: adapters.EventToolUpdate, Tool: &adapters.ToolCall{ID: call.ID, Status: adapters.StatusInProgress}})
+	text, content, failed := t.call(ctx, args)
+	upd := &adapters.ToolCall{ID: call.ID, Status: adapters.StatusCompleted, Content: content}
+	if failed {
+		upd.Status = adapters.StatusFailed
+	}
+	if len(upd.Content) == 0 {
+		upd.Content = []adapters.ToolContent{textContent(capText(text, uiTextCap))}
+	}
+	out.Emit(adapters.Event{Type: adapters.EventToolUpdate, Tool: upd})
+	return text
 }
 
 // doomLoop asks the user before the same call runs doomLoopRepeats times in

@@ -1,12 +1,14 @@
 package runner
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/hubdev/hub/adapters"
@@ -22,7 +24,7 @@ type transcript struct {
 	Brief     handover.Brief `json:"brief"`
 }
 
-var safeID = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,200}$`)
+var safeID = regexp.MustCompile(`^[A-Za-z0-9._-]{1,200}$`)
 
 func transcriptPath(dir, id string) (string, error) {
 	if !safeID.MatchString(id) || strings.Contains(id, "..") {
@@ -67,7 +69,36 @@ func (t *transcript) save(dir string) error {
 	if err := os.WriteFile(tmp, data, 0o600); err != nil {
 		return err
 	}
-	return os.Rename(tmp, p)
+	if err := os.Rename(tmp, p); err != nil {
+		return err
+	}
+	pruneTranscripts(dir, maxTranscripts)
+	return nil
+}
+
+// maxTranscripts bounds the transcripts kept: the newest win.
+const maxTranscripts = 500
+
+// pruneTranscripts removes the oldest transcripts beyond keep.
+func pruneTranscripts(dir string, keep int) {
+	entries, err := os.ReadDir(dir)
+	if err != nil || len(entries) <= keep {
+		return
+	}
+	type aged struct {
+		name string
+		mod  int64
+	}
+	var files []aged
+	for _, e := range entries {
+		if info, err := e.Info(); err == nil && strings.HasSuffix(e.Name(), ".json") {
+			files = append(files, aged{e.Name(), info.ModTime().UnixNano()})
+		}
+	}
+	slices.SortFunc(files, func(a, b aged) int { return cmp.Compare(b.mod, a.mod) })
+	for _, f := range files[min(keep, len(files)):] {
+		_ = os.Remove(filepath.Join(dir, f.name))
+	}
 }
 
 // turnNotes collects this run's turn for the transcript.

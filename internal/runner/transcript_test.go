@@ -2,8 +2,12 @@ package runner
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hubdev/hub/adapters"
 )
@@ -61,5 +65,23 @@ func TestRun_ResumeWithAnotherAgentBriefsIt(t *testing.T) {
 	// The handed-over run's transcript holds both turns, for the next one.
 	if tr := loadTranscript(dir, "sess-b"); tr == nil || len(tr.Brief.Turns) != 2 || tr.Agent != "second" {
 		t.Fatalf("transcript of sess-b: %+v", tr)
+	}
+}
+
+func TestTranscripts_OldestArePruned(t *testing.T) {
+	dir := t.TempDir()
+	for i := 0; i < 5; i++ {
+		tr := transcript{Agent: "a", SessionID: fmt.Sprintf("s-%d", i)}
+		if err := tr.save(dir); err != nil {
+			t.Fatal(err)
+		}
+		old := time.Now().Add(time.Duration(i-10) * time.Hour) // s-0 oldest
+		_ = os.Chtimes(filepath.Join(dir, tr.SessionID+".json"), old, old)
+	}
+	pruneTranscripts(dir, 3)
+	for i, want := range []bool{false, false, true, true, true} {
+		if got := loadTranscript(dir, fmt.Sprintf("s-%d", i)) != nil; got != want {
+			t.Errorf("s-%d kept = %v, want %v", i, got, want)
+		}
 	}
 }

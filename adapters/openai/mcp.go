@@ -1,0 +1,224 @@
+package openai
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/rs/zerolog"
+
+	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/proc"
+)
+
+// The native loop's MCP tools: the session's MCP servers (the editor's,
+// stdio and HTTP) start in parallel under a timeout, through the official
+// Go MCP SDK; their tools are offered to the model as mcp__server__tool
+// with their own schemas, and every call passes the permission service
+// (ask, unless a rule allows the server or tool). A server that fails is
+// one warning and the session goes on without it. stdio servers run
+// under hub's process supervision and end with the session.
+
+// mcpStartTimeout bounds a server's start and tool listing.
+const mcpStartTimeout = 15 * time.Second
+
+// mcpTool is one tool a server offers, under its model-facing name.
+type mcpTool struct {
+	server, tool string
+	def          toolDef
+	sess         *mcp.ClientSession
+}
+
+type mcpTools struct {
+	tools    map[string]mcpTool // by model-facing name
+	defs     []toolDef
+	sessions []*mcp.ClientSession
+	procs    []*proc.Process
+	// warnings are the servers that could not start, for the first turn.
+	warnings []string
+}
+
+var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_-]`)
+
+// mcpName is the model-facing name of a server's tool (OpenAI function
+// names allow letters, digits, _ and -, up to 64).
+func mcpName(server, tool string) string {
+	n := "mcp__" + unsafeName.ReplaceAllString(server, "_") + "__" + unsafeName.ReplaceAllString(tool, "_")
+	if len(n) > 64 {
+		n = n[:64]
+	}
+	return n
+}
+
+// startMCP connects to every server at once; the ones that fail become
+// warnings.
+func startMCP(ctx context.Context, servers []adapters.MCPServer, log zerolog.Logger) *mcpTools {
+	m := &mcpTools{tools: map[string]mcpTool{}}
+	if len(servers) == 0 {
+		return m
+	}
+	type result struct {
+		tools []mcpTool
+		sess  *mcp.ClientSession
+		p     *proc.Process
+		err   error
+		name  string
+	}
+	results := make([]result, len(servers))
+	var wg sync.WaitGroup
+	for i, srv := range servers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := &results[i]
+			r.name = srv.Name
+			r.sess, r.p, r.err = connectMCP(ctx, srv)
+			if r.err == nil {
+				r.tools, r.err = listMCP(ctx, srv.Name, r.sess)
+			}
+		}()
+	}
+	wg.Wait()
+	for _, r := range results {
+		if r.p != nil {
+			m.procs = append(m.procs, r.p)
+		}
+		if r.err != nil {
+			if r.sess != nil {
+				_ = r.sess.Close()
+			}
+			m.warnings = append(m.warnings, fmt.Sprintf("MCP server %s is not available: %v", r.name, r.err))
+			log.Warn().Err(r.err).Str("server", r.name).Msg("MCP server not started")
+			continue
+		}
+		m.sessions = append(m.sessions, r.sess)
+		for _, t := range r.tools {
+			m.tools[t.def.Function.Name] = t
+			m.defs = append(m.defs, t.def)
+		}
+	}
+	return m
+}
+
+func connectMCP(ctx context.Context, srv adapters.MCPServer) (*mcp.ClientSession, *proc.Process, error) {
+	ctx, cancel := context.WithTimeout(ctx, mcpStartTimeout)
+	defer cancel()
+	client := mcp.NewClient(&mcp.Implementation{Name: "hub", Version: "native"}, nil)
+	switch srv.Type {
+	case "http", "sse":
+		hc := &http.Client{Transport: headerTransport{srv.Headers, http.DefaultTransport}}
+		var t mcp.Transport = &mcp.StreamableClientTransport{Endpoint: srv.URL, HTTPClient: hc, MaxRetries: -1}
+		if srv.Type == "sse" {
+			t = &mcp.SSEClientTransport{Endpoint: srv.URL, HTTPClient: hc}
+		}
+		s, err := client.Connect(ctx, t, nil)
+		return s, nil, err
+	}
+	p, err := proc.Start(context.Background(), proc.Spec{Path: srv.Command, Args: srv.Args, Env: adapters.Environ(os.Environ(), srv.Env),
+		Grace: time.Second, StderrLimit: 16 << 10})
+	if err != nil {
+		return nil, nil, err
+	}
+	s, err := client.Connect(ctx, &mcp.IOTransport{Reader: p.Stdout, Writer: p.Stdin}, nil)
+	if err != nil {
+		_ = p.Stop()
+		if tail := strings.TrimSpace(p.StderrTail(2)); tail != "" {
+			err = fmt.Errorf("%w (stderr: %s)", err, tail)
+		}
+	}
+	return s, p, err
+}
+
+func listMCP(ctx context.Context, server string, s *mcp.ClientSession) ([]mcpTool, error) {
+	ctx, cancel := context.WithTimeout(ctx, mcpStartTimeout)
+	defer cancel()
+	res, err := s.ListTools(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	var out []mcpTool
+	for _, t := range res.Tools {
+		params, _ := json.Marshal(t.InputSchema)
+		if len(params) == 0 || string(params) == "null" {
+			params = []byte(`{"type":"object"}`)
+		}
+		desc := fmt.Sprintf("[MCP server %s] %s", server, t.Description)
+		out = append(out, mcpTool{server: server, tool: t.Name, sess: s,
+			def: toolDef{Type: "function", Function: functionDef{Name: mcpName(server, t.Name), Description: desc, Parameters: params}}})
+	}
+	return out, nil
+}
+
+// call runs a tool and maps its result to the text the model reads and
+// the content the editor shows.
+func (t mcpTool) call(ctx context.Context, args json.RawMessage) (string, []adapters.ToolContent, bool) {
+	var in map[string]any
+	if len(args) > 0 && json.Unmarshal(args, &in) != nil {
+		return "error: the arguments are not a JSON object", nil, true
+	}
+	res, err := t.sess.CallTool(ctx, &mcp.CallToolParams{Name: t.tool, Arguments: in})
+	if err != nil {
+		return "error: " + err.Error(), nil, true
+	}
+	var text []string
+	var content []adapters.ToolContent
+	for _, c := range res.Content {
+		switch c := c.(type) {
+		case *mcp.TextContent:
+			text = append(text, c.Text)
+			content = append(content, textContent(capText(c.Text, uiTextCap)))
+		case *mcp.ImageContent:
+			text = append(text, fmt.Sprintf("[image %s, %d bytes]", c.MIMEType, len(c.Data)))
+		case *mcp.EmbeddedResource:
+			if c.Resource != nil {
+				text = append(text, c.Resource.Text)
+			}
+		}
+	}
+	out := strings.Join(text, "\n")
+	if res.IsError {
+		out = "error: " + out
+	}
+	return out, content, res.IsError
+}
+
+// close ends every server session and process.
+func (m *mcpTools) close() {
+	if m == nil {
+		return
+	}
+	for _, s := range m.sessions {
+		_ = s.Close()
+	}
+	for _, p := range m.procs {
+		_ = p.Stop()
+	}
+}
+
+// headerTransport adds an HTTP MCP server's configured headers.
+type headerTransport struct {
+	headers map[string]string
+	next    http.RoundTripper
+}
+
+func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	for k, v := range h.headers {
+		r.Header.Set(k, v)
+	}
+	return h.next.RoundTrip(r)
+}
+
+// takeWarnings returns the start warnings once.
+func (m *mcpTools) takeWarnings() []string {
+	w := m.warnings
+	m.warnings = nil
+	return w
+}

@@ -1,0 +1,95 @@
+package openai
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/fixture"
+	"github.com/hubdev/hub/internal/mockllm"
+	"github.com/hubdev/hub/internal/proc"
+)
+
+// The test binary doubles as an MCP server (HUB_TEST_MCP_SERVER=1) with
+// one tool, echo, that appends each call to $HUB_TEST_MCP_LOG.
+func TestMain(m *testing.M) {
+	if os.Getenv("HUB_TEST_MCP_SERVER") == "1" {
+		s := mcp.NewServer(&mcp.Implementation{Name: "fake", Version: "1"}, nil)
+		type in struct {
+			Text string `json:"text" jsonschema:"what to echo"`
+		}
+		mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "echoes text"}, func(_ context.Context, _ *mcp.CallToolRequest, i in) (*mcp.CallToolResult, any, error) {
+			f, _ := os.OpenFile(os.Getenv("HUB_TEST_MCP_LOG"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+			_, _ = f.WriteString(i.Text + "\n")
+			_ = f.Close()
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "echo: " + i.Text}}}, nil, nil
+		})
+		_ = s.Run(context.Background(), &mcp.StdioTransport{})
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+func TestSession_MCPToolsAskedAndObeyed(t *testing.T) {
+	for _, decision := range []string{"allow_once", "reject_once"} {
+		t.Run(decision, func(t *testing.T) {
+			log := filepath.Join(t.TempDir(), "calls")
+			srv := mockllm.NewOpenAIServer(
+				mockllm.OpenAITurn{ToolCalls: []mockllm.OpenAIToolCall{{Name: "mcp__fake__echo", Args: `{"text":"hi"}`}}},
+				mockllm.OpenAITurn{Text: "done"})
+			defer srv.Close()
+			before := proc.Live()
+			a := New(Profile{Name: "t", BaseURL: srv.URL, Model: "mock-model", Local: true, Stream: true, ContextWindow: 100000}, Options{IdleTimeout: 10 * time.Second})
+			s, err := a.Start(context.Background(), adapters.SessionOptions{Cwd: t.TempDir(), MCPServers: []adapters.MCPServer{
+				{Name: "fake", Type: "stdio", Command: os.Args[0], Env: map[string]string{"HUB_TEST_MCP_SERVER": "1", "HUB_TEST_MCP_LOG": log}},
+				{Name: "gone", Type: "stdio", Command: "/no/such/mcp-server"}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			ch, err := fixture.Prompt(context.Background(), s, adapters.TextPrompt("echo hi"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			asked, warned := 0, false
+			for ev := range ch {
+				switch ev.Type {
+				case adapters.EventPermission:
+					asked++
+					ev.Permission.Respond(adapters.PermissionDecision{OptionID: decision})
+				case adapters.EventError:
+					warned = warned || strings.Contains(ev.Error.Message, "MCP server gone")
+				}
+			}
+			reqs := srv.Requests()
+			if len(reqs) != 2 || asked != 1 || !warned {
+				t.Fatalf("%d requests, %d permission requests, warned about the missing server %v", len(reqs), asked, warned)
+			}
+			if !strings.Contains(string(reqs[0].Body), `"name":"mcp__fake__echo"`) || !strings.Contains(string(reqs[0].Body), `"text"`) {
+				t.Fatalf("first request does not offer the MCP tool with its schema:\n%s", reqs[0].Body)
+			}
+			last := reqs[1].Messages[len(reqs[1].Messages)-1]
+			calls, _ := os.ReadFile(log)
+			switch decision {
+			case "allow_once":
+				if mockllm.MessageText(last) != "echo: hi" || string(calls) != "hi\n" {
+					t.Fatalf("tool result %q, server calls %q", mockllm.MessageText(last), calls)
+				}
+			default:
+				if !strings.Contains(mockllm.MessageText(last), "rejected") || len(calls) != 0 {
+					t.Fatalf("rejected call: result %q, server calls %q", mockllm.MessageText(last), calls)
+				}
+			}
+			_ = s.Close()
+			if n := proc.Live(); n != before {
+				t.Fatalf("%d MCP server processes outlive the session", n-before)
+			}
+		})
+	}
+}
