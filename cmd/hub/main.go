@@ -41,6 +41,7 @@ Usage:
   hub doctor [flags]              report every agent: installed, version, auth, fixes
   hub agents                      list registered agents and their capabilities
   hub skills list                 list discovered Agent Skills
+  hub sessions list|show|export|rm  the sessions hub acp recorded
   hub version                     print the version, commit, build date and platform
   hub login AGENT / logout AGENT  the agent's own login, in this terminal
   hub trust [DIR]                 trust the project's .hub/config.toml files as they are now
