@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/hubdev/hub/acp/schema"
+	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/handover"
 )
 
@@ -105,7 +106,7 @@ func briefOf(hist []schema.SessionUpdate) handover.Brief {
 
 // addFiles notes the paths a changing tool call names.
 func addFiles(b *handover.Brief, kind string, locs []schema.ToolCallLocation) {
-	if kind != "edit" && kind != "delete" && kind != "move" {
+	if !adapters.ToolKind(kind).ChangesFiles() {
 		return
 	}
 	for _, l := range locs {

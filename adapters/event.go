@@ -82,6 +82,9 @@ type Compaction struct {
 // ToolKind matches ACP's ToolKind enum.
 type ToolKind string
 
+// ChangesFiles says a tool of this kind changes the files it names.
+func (k ToolKind) ChangesFiles() bool { return k == KindEdit || k == KindDelete || k == KindMove }
+
 const (
 	KindRead       ToolKind = "read"
 	KindEdit       ToolKind = "edit"

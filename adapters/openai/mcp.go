@@ -87,16 +87,19 @@ func startMCP(ctx context.Context, servers []adapters.MCPServer, log zerolog.Log
 	}
 	wg.Wait()
 	for _, r := range results {
-		if r.p != nil {
-			m.procs = append(m.procs, r.p)
-		}
 		if r.err != nil {
 			if r.sess != nil {
 				_ = r.sess.Close()
 			}
+			if r.p != nil {
+				_ = r.p.Stop() // a server that failed is not kept running
+			}
 			m.warnings = append(m.warnings, fmt.Sprintf("MCP server %s is not available: %v", r.name, r.err))
 			log.Warn().Err(r.err).Str("server", r.name).Msg("MCP server not started")
 			continue
+		}
+		if r.p != nil {
+			m.procs = append(m.procs, r.p)
 		}
 		m.sessions = append(m.sessions, r.sess)
 		for _, t := range r.tools {

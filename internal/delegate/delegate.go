@@ -290,7 +290,7 @@ func (t *turn) tool(ev adapters.Event) {
 			t.say("%s: %s %s", t.res.Agent, t.res.ToolCalls[i].Title, tc.Status)
 		}
 	}
-	if k := tc.Kind; k == adapters.KindEdit || k == adapters.KindDelete || k == adapters.KindMove {
+	if tc.Kind.ChangesFiles() {
 		for _, l := range tc.Locations {
 			t.file(l.Path)
 		}

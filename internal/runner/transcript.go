@@ -117,7 +117,7 @@ func (n *turnNotes) note(ev adapters.Event) {
 		if ev.Type == adapters.EventToolCall {
 			n.tools = append(n.tools, titleOf(*ev.Tool))
 		}
-		if k := ev.Tool.Kind; k == adapters.KindEdit || k == adapters.KindDelete || k == adapters.KindMove {
+		if ev.Tool.Kind.ChangesFiles() {
 			for _, l := range ev.Tool.Locations {
 				n.files = append(n.files, l.Path)
 			}
