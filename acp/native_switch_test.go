@@ -7,6 +7,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/adapters/openai"
 	"github.com/hubdev/hub/internal/mockllm"
@@ -40,5 +41,33 @@ func TestSwitchAgent_NativeProvidersCarryTheConversation(t *testing.T) {
 	joined := strings.Join(all, "\n")
 	if !strings.Contains(joined, "what is six times seven?") || !strings.Contains(joined, "It is 42.") || !strings.HasSuffix(joined, "and doubled?") {
 		t.Fatalf("native-b's first request lacks the earlier question and answer:\n%s", joined)
+	}
+}
+
+// A native session loaded after hub restarts continues the model's own
+// history from the session's transcript: the next request holds the
+// earlier turn as messages, not as a briefing.
+func TestLoad_NativeSessionResumesItsHistory(t *testing.T) {
+	srv := mockllm.NewOpenAIServer(mockllm.OpenAITurn{Text: "It is 42."}, mockllm.OpenAITurn{Text: "84."})
+	defer srv.Close()
+	reg := adapters.NewRegistry()
+	reg.Register(openai.New(openai.Profile{Name: "native", BaseURL: srv.URL, Model: "mock-model", Local: true, Stream: true, ContextWindow: 100000},
+		openai.Options{IdleTimeout: 10 * time.Second, TranscriptDir: t.TempDir()}))
+	state := t.TempDir()
+	c := startClient(t, Options{Registry: reg, DefaultAgent: "native", Logger: zerolog.Nop(), StateDir: state, CancelGrace: time.Second})
+	sid, cwd := c.start(t)
+	c.prompt(sid, "what is six times seven?")
+	c.close()
+
+	c2 := startClient(t, Options{Registry: reg, DefaultAgent: "native", Logger: zerolog.Nop(), StateDir: state, CancelGrace: time.Second})
+	c2.init(schema.ClientCapabilities{})
+	c2.must("session/load", schema.LoadSessionRequest{SessionID: sid, Cwd: cwd, McpServers: []schema.McpServer{}}, nil)
+	c2.prompt(sid, "and doubled?")
+	var got []string
+	for _, m := range srv.Requests()[1].Messages[1:] {
+		got = append(got, m["role"].(string)+": "+mockllm.MessageText(m))
+	}
+	if strings.Join(got, "|") != "user: what is six times seven?|assistant: It is 42.|user: and doubled?" {
+		t.Fatalf("request after load: %q", got)
 	}
 }

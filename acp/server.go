@@ -39,6 +39,9 @@ type Options struct {
 	Logger       zerolog.Logger
 	// StateDir holds the session index; "" keeps the index in memory.
 	StateDir string
+	// TranscriptDir, when set (config transcripts = true), gets each
+	// session's normalized Event stream as a JSONL transcript.
+	TranscriptDir string
 	// Skills may be nil.
 	Skills SkillSource
 	// Fallback names, per agent, the agents that take a turn over when it

@@ -16,6 +16,7 @@ import (
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/jsonrpc"
 	"github.com/hubdev/hub/internal/permission"
+	"github.com/hubdev/hub/internal/transcript"
 )
 
 // session is one editor session; it owns at most one adapter session,
@@ -49,6 +50,7 @@ type session struct {
 	closed        bool
 	turnCancel    context.CancelFunc
 	perms         *permission.Service // the session's rules and "always" answers
+	audit         *transcript.Audit   // transcripts = true: the session's Event stream
 	seenTools     map[string]bool
 	agentCommands []adapters.Command
 	// chunk accumulates the text of the last history entry while streamed
@@ -169,7 +171,31 @@ func (ss *session) close() {
 			ss.srv.log.Debug().Err(err).Str("session", ss.id()).Msg("adapter close")
 		}
 	}
+	ss.mu.Lock()
+	audit := ss.audit
+	ss.mu.Unlock()
+	audit.Close()
 	ss.editor.releaseAll()
+}
+
+// auditFor records the turn's prompt in the session's audit transcript,
+// opened at its first turn; nil when transcripts are off.
+func (ss *session) auditFor(content []adapters.Content) *transcript.Audit {
+	dir := ss.srv.opts.TranscriptDir
+	if dir == "" {
+		return nil
+	}
+	ss.mu.Lock()
+	if ss.audit == nil {
+		meta := transcript.Meta{ID: ss.rec.SessionID, Agent: ss.rec.Agent, Cwd: ss.rec.Cwd}
+		ss.audit = transcript.NewAudit(dir, meta, nil, func(err error) {
+			ss.srv.log.Warn().Err(err).Str("session", meta.ID).Msg("session transcript not written")
+		})
+	}
+	a, agent := ss.audit, ss.rec.Agent
+	ss.mu.Unlock()
+	a.Prompt(agent, content)
+	return a
 }
 
 // memHistory bounds the history a session keeps in memory (for the
@@ -437,7 +463,12 @@ func (ss *session) drive(turnCtx context.Context, content []adapters.Content) (s
 		return schema.StopEndTurn, adapters.ErrorOf(err)
 	}
 	content = ss.withBriefing(content)
-	reason, err := b.Prompt(turnCtx, content, func(ev adapters.Event) { ss.forward(ev) })
+	audit := ss.auditFor(content)
+	reason, err := b.Prompt(turnCtx, content, func(ev adapters.Event) {
+		audit.Event(ev)
+		ss.forward(ev)
+	})
+	audit.EndTurn(reason)
 	var failed *adapters.TurnError
 	switch {
 	case err == nil:

@@ -56,19 +56,22 @@ type Configurable interface {
 // Capabilities describes an adapter honestly; the ACP server advertises
 // only what every path supports.
 type Capabilities struct {
-	Images          bool     `json:"images"`
-	Audio           bool     `json:"audio"`
-	EmbeddedContext bool     `json:"embeddedContext"`
-	Resume          bool     `json:"resume"`       // can continue an agent session by id
-	Fork            bool     `json:"fork"`         // can continue a copy of one (SessionOptions.Fork)
-	Permissions     bool     `json:"permissions"`  // tool permissions reach the editor
-	MCP             bool     `json:"mcp"`          // accepts stdio MCP servers
-	MCPHTTP         bool     `json:"mcpHttp"`      // accepts HTTP MCP servers
-	UsesEditorFS    bool     `json:"usesEditorFs"` // calls EditorClient fs methods when available
-	Models          []Option `json:"models,omitempty"`
-	Modes           []Option `json:"modes,omitempty"`
-	DefaultModel    string   `json:"defaultModel,omitempty"`
-	DefaultMode     string   `json:"defaultMode,omitempty"`
+	Images          bool `json:"images"`
+	Audio           bool `json:"audio"`
+	EmbeddedContext bool `json:"embeddedContext"`
+	Resume          bool `json:"resume"`       // can continue an agent session by id
+	Fork            bool `json:"fork"`         // can continue a copy of one (SessionOptions.Fork)
+	Permissions     bool `json:"permissions"`  // tool permissions reach the editor
+	MCP             bool `json:"mcp"`          // accepts stdio MCP servers
+	MCPHTTP         bool `json:"mcpHttp"`      // accepts HTTP MCP servers
+	UsesEditorFS    bool `json:"usesEditorFs"` // calls EditorClient fs methods when available
+	// Transcript says the agent keeps its own hub transcript by its
+	// session id (the native loop), so front ends write no audit copy.
+	Transcript   bool     `json:"transcript,omitempty"`
+	Models       []Option `json:"models,omitempty"`
+	Modes        []Option `json:"modes,omitempty"`
+	DefaultModel string   `json:"defaultModel,omitempty"`
+	DefaultMode  string   `json:"defaultMode,omitempty"`
 	// Instructions says the agent takes SessionOptions.Instructions through
 	// a system-level channel (a system prompt, developer instructions, or
 	// ahead of its first prompt), not as the user's words.

@@ -4,7 +4,9 @@
 package all
 
 import (
+	"maps"
 	"os"
+	"slices"
 
 	"github.com/rs/zerolog"
 
@@ -63,7 +65,7 @@ func registerNative(r *adapters.Registry, cfg *config.Config, log zerolog.Logger
 		}
 		return s
 	}
-	openai.Register(r, cfg, openai.Options{Logger: log, Permissions: perms}, os.Getenv)
+	openai.Register(r, cfg, openai.Options{Logger: log, Permissions: perms, TranscriptDir: config.TranscriptDir(), MCPServers: mcpServers(cfg)}, os.Getenv)
 }
 
 // DoctorSpecs are the agent CLIs `hub doctor` checks: the built-in ones,
@@ -74,4 +76,21 @@ func DoctorSpecs() []detect.Spec {
 		specs = append(specs, a.doctor)
 	}
 	return append(specs, catalogSpecs()...)
+}
+
+// mcpServers are the enabled [mcp_servers] of the config, for the native loop.
+func mcpServers(cfg *config.Config) []adapters.MCPServer {
+	var out []adapters.MCPServer
+	for _, name := range slices.Sorted(maps.Keys(cfg.MCPServers)) {
+		m := cfg.MCPServers[name]
+		if m.Disabled {
+			continue
+		}
+		typ := "stdio"
+		if m.URL != "" {
+			typ = "http"
+		}
+		out = append(out, adapters.MCPServer{Name: name, Type: typ, Command: m.Command, Args: m.Args, Env: m.Env, URL: m.URL, Headers: m.Headers})
+	}
+	return out
 }

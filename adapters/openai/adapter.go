@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -21,6 +22,7 @@ import (
 	"github.com/hubdev/hub/adapters/openai/tools"
 	"github.com/hubdev/hub/internal/config"
 	"github.com/hubdev/hub/internal/permission"
+	"github.com/hubdev/hub/internal/transcript"
 )
 
 // Defaults for a profile that does not say.
@@ -45,6 +47,13 @@ type Options struct {
 	Now func() time.Time
 	// BashTimeout overrides the default command timeout.
 	BashTimeout time.Duration
+	// TranscriptDir keeps each session's JSONL transcript, from which
+	// SessionOptions.ResumeID continues it; "" turns transcripts and
+	// resume off.
+	TranscriptDir string
+	// MCPServers are used in every session besides the session's own
+	// (hub's config); a session's server of the same name wins.
+	MCPServers []adapters.MCPServer
 }
 
 // Adapter starts native-loop sessions against one profile.
@@ -101,6 +110,9 @@ func (a *Adapter) Capabilities() adapters.Capabilities {
 		Skills:          "prompt",
 		MCP:             true,
 		MCPHTTP:         true,
+		Resume:          a.opts.TranscriptDir != "",
+		Fork:            a.opts.TranscriptDir != "",
+		Transcript:      a.opts.TranscriptDir != "",
 		Notes:           "native OpenAI-compatible loop at " + a.profile.BaseURL + "; MCP servers' tools offered as mcp__server__tool",
 	}
 	if a.profile.Model != "" {
@@ -117,8 +129,12 @@ func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adap
 	if !a.profile.Local && a.profile.APIKeyEnv != "" && a.profile.key() == "" && a.profile.APIKey == "" {
 		return nil, fmt.Errorf("%w: %s needs an API key: set %s: %w", adapters.ErrNotAuthenticated, a.profile.Name, a.profile.APIKeyEnv, ErrNoAPIKey)
 	}
+	var earlier []message
 	if opts.ResumeID != "" {
-		return nil, fmt.Errorf("resume %s: %w", opts.ResumeID, adapters.ErrUnsupported)
+		var err error
+		if earlier, err = a.loadHistory(opts.ResumeID); err != nil {
+			return nil, err
+		}
 	}
 	cwd := opts.Cwd
 	if cwd == "" {
@@ -142,8 +158,12 @@ func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adap
 	if a.opts.MaxRetries != nil {
 		retry.Max = *a.opts.MaxRetries
 	}
+	id := newSessionID()
+	if opts.ResumeID != "" && !opts.Fork {
+		id = opts.ResumeID
+	}
 	s := &Session{
-		id:     newSessionID(),
+		id:     id,
 		cwd:    filepath.Clean(cwd),
 		env:    env,
 		perm:   a.opts.Permissions(),
@@ -151,9 +171,15 @@ func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adap
 		client: &client{profile: p, http: a.opts.HTTPClient, clock: a.opts.Clock, retry: retry, idle: a.opts.IdleTimeout, stream: p.Stream},
 	}
 	s.rules = adapters.RulesOf(opts, s.interrupt, nil)
-	s.mcp = startMCP(ctx, opts.MCPServers, s.log)
+	s.mcp = startMCP(ctx, withConfigured(opts.MCPServers, a.opts.MCPServers), s.log)
 	s.system = systemPrompt(cwd, opts.Instructions, a.opts.Now())
 	s.history = []message{{Role: "system", Content: s.system}}
+	s.tr = a.openTranscript(transcript.Meta{ID: id, Agent: p.Name, Cwd: s.cwd, Model: p.Model, Resumed: opts.ResumeID != "" && !opts.Fork})
+	if opts.Fork {
+		s.add(earlier...) // the copy starts with the original's history
+	} else {
+		s.history = append(s.history, earlier...)
+	}
 	return s, nil
 }
 
@@ -161,4 +187,15 @@ var sessionSeq atomic.Int64
 
 func newSessionID() string {
 	return fmt.Sprintf("native-%d-%d", time.Now().UnixNano(), sessionSeq.Add(1))
+}
+
+// withConfigured adds the configured servers the session does not name.
+func withConfigured(session, configured []adapters.MCPServer) []adapters.MCPServer {
+	out := slices.Clone(session)
+	for _, c := range configured {
+		if !slices.ContainsFunc(session, func(m adapters.MCPServer) bool { return m.Name == c.Name }) {
+			out = append(out, c)
+		}
+	}
+	return out
 }

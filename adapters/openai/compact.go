@@ -70,10 +70,8 @@ func (s *Session) maybeCompact(ctx context.Context, out *adapters.Turn) {
 		out.Emit(adapters.Event{Type: adapters.EventCompaction, Compaction: &adapters.Compaction{ID: id, Status: "failed", Error: adapters.FirstLine(err.Error())}})
 		return
 	}
-	s.history = append([]message{
-		s.history[0],
-		{Role: "user", Content: "Summary of the earlier conversation (older messages were compacted):\n\n" + summary},
-	}, s.history[cut:]...)
+	s.history = append([]message{s.history[0], summaryMessage(summary)}, s.history[cut:]...)
+	s.recordCompaction(summary, len(s.history)-2)
 	out.Emit(adapters.Event{Type: adapters.EventCompaction, Compaction: &adapters.Compaction{ID: id, Status: "completed", Summary: summary}})
 }
 
@@ -100,7 +98,7 @@ func (s *Session) compactionCut(keep int) int {
 func (s *Session) summarize(ctx context.Context, msgs []message) (string, error) {
 	req := s.request([]message{
 		{Role: "system", Content: compactText},
-		{Role: "user", Content: transcript(msgs)},
+		{Role: "user", Content: conversationText(msgs)},
 	}, false)
 	r, err := s.client.complete(ctx, req, func(adapters.Event) {})
 	if err != nil {
@@ -112,8 +110,8 @@ func (s *Session) summarize(ctx context.Context, msgs []message) (string, error)
 	return r.Text, nil
 }
 
-// transcript renders messages as plain text for the summarizer.
-func transcript(msgs []message) string {
+// conversationText renders messages as plain text for the summarizer.
+func conversationText(msgs []message) string {
 	var b strings.Builder
 	for _, m := range msgs {
 		text := ""

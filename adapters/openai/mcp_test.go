@@ -93,3 +93,31 @@ func TestSession_MCPToolsAskedAndObeyed(t *testing.T) {
 		})
 	}
 }
+
+// Servers from hub's config reach every session; the session's own server
+// of the same name wins.
+func TestSession_MCPServersFromConfig(t *testing.T) {
+	srv := mockllm.NewOpenAIServer(mockllm.OpenAITurn{Text: "ok"})
+	defer srv.Close()
+	fake := adapters.MCPServer{Name: "fake", Type: "stdio", Command: os.Args[0], Env: map[string]string{"HUB_TEST_MCP_SERVER": "1", "HUB_TEST_MCP_LOG": filepath.Join(t.TempDir(), "log")}}
+	a := New(Profile{Name: "t", BaseURL: srv.URL, Model: "mock-model", Local: true, Stream: true, ContextWindow: 100000},
+		Options{IdleTimeout: 10 * time.Second, MCPServers: []adapters.MCPServer{fake, {Name: "mine", Type: "stdio", Command: "/no/such/server"}}})
+	s, err := a.Start(context.Background(), adapters.SessionOptions{Cwd: t.TempDir(), MCPServers: []adapters.MCPServer{
+		{Name: "mine", Type: "stdio", Command: os.Args[0], Env: fake.Env}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ch, _ := fixture.Prompt(context.Background(), s, adapters.TextPrompt("hi"))
+	for ev := range ch {
+		if ev.Type == adapters.EventError {
+			t.Fatalf("warning: %s (the session's own server should replace the configured one)", ev.Error.Message)
+		}
+	}
+	body := string(srv.Requests()[0].Body)
+	for _, tool := range []string{"mcp__fake__echo", "mcp__mine__echo"} {
+		if !strings.Contains(body, `"name":"`+tool+`"`) {
+			t.Fatalf("request does not offer %s:\n%s", tool, body)
+		}
+	}
+}

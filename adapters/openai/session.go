@@ -13,12 +13,14 @@ import (
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/adapters/openai/tools"
 	"github.com/hubdev/hub/internal/permission"
+	"github.com/hubdev/hub/internal/transcript"
 )
 
 // doomLoopRepeats is how many identical consecutive calls trigger a question.
 const doomLoopRepeats = 3
 
-// Session is one native-loop conversation. History lives in memory.
+// Session is one native-loop conversation. History lives in memory and
+// in the session's transcript, from which a later process resumes it.
 type Session struct {
 	id       string
 	cwd      string
@@ -45,6 +47,10 @@ type Session struct {
 	repeats  int
 	// mcp are the tools of the session's MCP servers.
 	mcp *mcpTools
+	// tr is the session's transcript (nil when off); trFailed says a
+	// failed write was reported.
+	tr       *transcript.Writer
+	trFailed bool
 }
 
 var (
@@ -52,7 +58,7 @@ var (
 	_ adapters.Configurable = (*Session)(nil)
 )
 
-// ID returns hub's id for the session (native sessions cannot be resumed).
+// ID returns hub's id for the session, the name of its transcript.
 func (s *Session) ID() string { return s.id }
 
 // SetModel switches the model for later requests.
@@ -82,10 +88,13 @@ func (s *Session) interrupt() {
 func (s *Session) Close() error {
 	s.mu.Lock()
 	s.closed = true
-	c := s.cancel
+	c, busy := s.cancel, s.busy
 	s.mu.Unlock()
 	if c != nil {
 		c()
+	}
+	if !busy {
+		s.closeTranscript() // else the turn closes it once its last record is written
 	}
 	s.mcp.close()
 	return nil
@@ -110,9 +119,14 @@ func (s *Session) Prompt(ctx context.Context, prompt []adapters.Content, emit fu
 	t := adapters.NewTurn()
 	go func() {
 		stop := s.run(tctx, prompt, t)
+		s.endTranscriptTurn(stop)
 		s.mu.Lock()
 		s.busy, s.cancel, s.steerable, s.steered = false, nil, false, nil
+		closed := s.closed
 		s.mu.Unlock()
+		if closed {
+			s.closeTranscript()
+		}
 		cancel()
 		t.Close(adapters.Event{Type: adapters.EventDone, StopReason: stop})
 	}()
@@ -138,7 +152,7 @@ func (s *Session) Steer(_ context.Context, prompt []adapters.Content) error {
 func (s *Session) takeSteered(final bool) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.history = append(s.history, s.steered...)
+	s.add(s.steered...)
 	n := len(s.steered)
 	s.steered = nil
 	if final && n == 0 {
@@ -152,7 +166,7 @@ func (s *Session) run(ctx context.Context, prompt []adapters.Content, out *adapt
 		out.Emit(adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{Message: w, Code: adapters.CodeWarning}})
 	}
 	p := s.profile()
-	s.history = append(s.history, userMessage(prompt, p.Vision))
+	s.add(userMessage(prompt, p.Vision))
 	maxReq := p.MaxTurnRequests
 	if maxReq <= 0 {
 		maxReq = DefaultMaxTurnRequests
@@ -180,7 +194,7 @@ func (s *Session) run(ctx context.Context, prompt []adapters.Content, out *adapt
 		if r.Usage != nil {
 			out.Emit(usageEvent(r.Usage, p.ContextWindow))
 		}
-		s.history = append(s.history, assistantMessage(r))
+		s.add(assistantMessage(r))
 		if len(r.ToolCalls) == 0 {
 			if s.takeSteered(true) {
 				continue
@@ -193,7 +207,7 @@ func (s *Session) run(ctx context.Context, prompt []adapters.Content, out *adapt
 				return adapters.StopCancelled
 			}
 			result := s.runTool(ctx, tc, out)
-			s.history = append(s.history, message{Role: "tool", ToolCallID: tc.ID, Content: result})
+			s.add(message{Role: "tool", ToolCallID: tc.ID, Content: result})
 		}
 		if r.Finish == "content_filter" {
 			return adapters.StopRefusal
@@ -215,7 +229,7 @@ func finishStop(finish string) adapters.StopReason {
 // skipCalls answers tool calls that will not run, keeping history valid.
 func (s *Session) skipCalls(calls []toolCall) {
 	for _, tc := range calls {
-		s.history = append(s.history, message{Role: "tool", ToolCallID: tc.ID, Content: "cancelled by the user before it ran"})
+		s.add(message{Role: "tool", ToolCallID: tc.ID, Content: "cancelled by the user before it ran"})
 	}
 }
 

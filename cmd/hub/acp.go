@@ -70,6 +70,9 @@ func runAcp(ctx context.Context, e *env, args []string) int {
 		Notice:       untrustedNotice(e.cfg),
 		Permissions:  e.cfg.Permissions,
 	}
+	if e.cfg.TranscriptsOn() {
+		opts.TranscriptDir = config.TranscriptDir()
+	}
 	if w := e.cfg.ACP.WarmAgents; w != nil {
 		opts.WarmAgents = cmp.Or(*w, -1) // 0 in the config turns warm starts off
 	}

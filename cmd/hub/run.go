@@ -74,6 +74,9 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	fs := newFlagSet("run", runHelp, e.stderr)
 	o := runner.Options{Registry: e.registry, Stdout: e.stdout, Stderr: e.stderr, Log: e.log,
 		TranscriptDir: filepath.Join(config.StateDir(), "runs")}
+	if e.cfg.TranscriptsOn() {
+		o.AuditDir = config.TranscriptDir()
+	}
 	var skillNames, images, allowTools multiFlag
 	var approve, format string
 	fs.StringVar(&o.Agent, "agent", e.cfg.DefaultAgent, "agent to run (see 'hub agents')")

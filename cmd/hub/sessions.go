@@ -3,11 +3,15 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"sort"
 	"text/tabwriter"
+	"time"
 
 	"github.com/hubdev/hub/acp"
 	"github.com/hubdev/hub/internal/config"
+	"github.com/hubdev/hub/internal/transcript"
 )
 
 const sessionsHelp = `Usage: hub sessions list [--json]
@@ -15,9 +19,11 @@ const sessionsHelp = `Usage: hub sessions list [--json]
        hub sessions export ID [--format md|json]
        hub sessions rm ID
 
-The sessions hub acp recorded (its session index in the state dir): list
-them newest first, show one as a readable conversation, export it as
-Markdown or as hub's JSON record, or remove it.
+The sessions hub recorded in its state dir: hub acp's session index, the
+native loop's transcripts, and with transcripts = true every agent's
+(hub run's under the agent's session id). List them newest first, show one
+as a readable conversation, export it as Markdown or as JSON (hub acp's
+record, or a transcript's records), or remove it with its transcripts.
 `
 
 func init() { commands["sessions"] = command{run: runSessions, help: sessionsHelp} }
@@ -48,40 +54,68 @@ func runSessions(_ context.Context, e *env, args []string) int {
 		return exitUsage
 	}
 	id := pos[0]
+	if sub == "export" && *format != "md" && *format != "json" {
+		fmt.Fprintf(e.stderr, "hub sessions export: --format must be md or json\n")
+		return exitUsage
+	}
 	rec, ok := st.Get(id)
 	if !ok {
-		fmt.Fprintf(e.stderr, "hub sessions: no session %q (see 'hub sessions list')\n", id)
-		return exitError
+		rec = nil
+	}
+	if sub == "rm" {
+		return removeSession(e, st, id, rec)
+	}
+	if !ok {
+		return showTranscript(e, id, sub == "export" && *format == "json")
 	}
 	switch {
-	case sub == "rm":
-		if err := st.Delete(id); err != nil {
-			fmt.Fprintf(e.stderr, "hub sessions rm: %v\n", err)
-			return exitError
-		}
 	case sub == "export" && *format == "json":
 		rec.History = st.History(id)
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")
 		_ = enc.Encode(rec)
-	case sub == "export" && *format != "md":
-		fmt.Fprintf(e.stderr, "hub sessions export: --format must be md or json\n")
-		return exitUsage
 	default:
 		fmt.Fprint(e.stdout, acp.Markdown(rec, st.History(id)))
 	}
 	return exitOK
 }
 
+// sessionRow is one line of hub sessions list.
+type sessionRow struct {
+	ID, Agent, Cwd, Title string
+	Updated               time.Time
+	// Source is "acp" (hub acp's index) or "transcript".
+	Source string
+}
+
+// sessionRows are the index's sessions, then the transcripts no indexed
+// session names (native runs of hub run, audited runs), newest first.
+func sessionRows(st *acp.Store) []sessionRow {
+	var rows []sessionRow
+	named := map[string]bool{}
+	for _, r := range st.Sessions() {
+		rows = append(rows, sessionRow{r.SessionID, r.Agent, r.Cwd, r.Title, r.UpdatedAt, "acp"})
+		named[r.SessionID], named[r.AgentSessionID] = true, true
+	}
+	trs, _ := transcript.List(config.TranscriptDir())
+	for _, t := range trs {
+		if !named[t.ID] {
+			rows = append(rows, sessionRow{t.ID, t.Agent, t.Cwd, "", t.Updated, "transcript"})
+		}
+	}
+	sort.SliceStable(rows, func(i, j int) bool { return rows[i].Updated.After(rows[j].Updated) })
+	return rows
+}
+
 func listSessions(e *env, st *acp.Store, asJSON bool) int {
-	all := st.Sessions()
+	all := sessionRows(st)
 	if asJSON {
 		type row struct {
-			ID, Agent, Cwd, Title, Updated string
+			ID, Agent, Cwd, Title, Updated, Source string
 		}
 		rows := []row{}
 		for _, r := range all {
-			rows = append(rows, row{r.SessionID, r.Agent, r.Cwd, r.Title, r.UpdatedAt.Format("2006-01-02T15:04:05Z07:00")})
+			rows = append(rows, row{r.ID, r.Agent, r.Cwd, r.Title, r.Updated.Format(time.RFC3339), r.Source})
 		}
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")
@@ -91,8 +125,63 @@ func listSessions(e *env, st *acp.Store, asJSON bool) int {
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "SESSION\tAGENT\tUPDATED\tCWD\tTITLE")
 	for _, r := range all {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.SessionID, r.Agent, r.UpdatedAt.Local().Format("2006-01-02 15:04"), r.Cwd, r.Title)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.ID, r.Agent, r.Updated.Local().Format("2006-01-02 15:04"), r.Cwd, r.Title)
 	}
 	_ = tw.Flush()
+	return exitOK
+}
+
+// showTranscript prints a session hub acp did not index from its transcript.
+func showTranscript(e *env, id string, asJSON bool) int {
+	recs, err := transcript.Read(config.TranscriptDir(), id)
+	if errors.Is(err, transcript.ErrNotFound) {
+		fmt.Fprintf(e.stderr, "hub sessions: no session %q (see 'hub sessions list')\n", id)
+		return exitError
+	}
+	if err != nil && len(recs) == 0 {
+		fmt.Fprintf(e.stderr, "hub sessions: %v\n", err)
+		return exitError
+	}
+	if err != nil {
+		fmt.Fprintf(e.stderr, "hub sessions: %v; showing the records before it\n", err)
+	}
+	if asJSON {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		_ = enc.Encode(recs)
+		return exitOK
+	}
+	fmt.Fprint(e.stdout, transcript.Markdown(recs))
+	return exitOK
+}
+
+// removeSession removes a session from the index and its transcripts: the
+// one under its id, and its agent's own (the native loop's, an audited
+// run's) under the agent session id.
+func removeSession(e *env, st *acp.Store, id string, rec *acp.Record) int {
+	found := rec != nil
+	if found {
+		if err := st.Delete(id); err != nil {
+			fmt.Fprintf(e.stderr, "hub sessions rm: %v\n", err)
+			return exitError
+		}
+	}
+	ids := []string{id}
+	if rec != nil && rec.AgentSessionID != "" {
+		ids = append(ids, rec.AgentSessionID)
+	}
+	for _, tid := range ids {
+		switch err := transcript.Remove(config.TranscriptDir(), tid); {
+		case err == nil:
+			found = true
+		case !errors.Is(err, transcript.ErrNotFound):
+			fmt.Fprintf(e.stderr, "hub sessions rm: %v\n", err)
+			return exitError
+		}
+	}
+	if !found {
+		fmt.Fprintf(e.stderr, "hub sessions: no session %q (see 'hub sessions list')\n", id)
+		return exitError
+	}
 	return exitOK
 }

@@ -28,6 +28,12 @@ type Config struct {
 	Providers    map[string]ProviderConfig `toml:"providers"`
 	Permissions  PermissionsConfig         `toml:"permissions"`
 	ACP          ACPConfig                 `toml:"acp"`
+	// Transcripts writes every session's normalized Event stream as a
+	// JSONL transcript in the state dir, for audit.
+	Transcripts *bool `toml:"transcripts"`
+	// MCPServers are MCP servers the native loop uses in every session,
+	// besides the editor's (an editor's server of the same name wins).
+	MCPServers map[string]MCPServerConfig `toml:"mcp_servers"`
 	// Files lists the files that were read, in merge order.
 	Files []string `toml:"-"`
 	// Projects lists the project files that were read and whether each
@@ -56,6 +62,21 @@ type ACPConfig struct {
 	// MaxMessageMB bounds one message from the editor (default 64).
 	MaxMessageMB int `toml:"max_message_mb"`
 }
+
+// MCPServerConfig is one [mcp_servers.NAME] entry: a command (stdio) or
+// a url (streamable HTTP).
+type MCPServerConfig struct {
+	Command string            `toml:"command"`
+	Args    []string          `toml:"args"`
+	Env     map[string]string `toml:"env"`
+	URL     string            `toml:"url"`
+	Headers map[string]string `toml:"headers"`
+	// Disabled keeps an entry of an earlier file from starting.
+	Disabled bool `toml:"disabled"`
+}
+
+// TranscriptsOn says whether transcripts = true.
+func (c *Config) TranscriptsOn() bool { return c.Transcripts != nil && *c.Transcripts }
 
 // Duration is a TOML string such as "90s" or "30m".
 type Duration struct {
@@ -250,6 +271,9 @@ func UserDir() string { return hostDirs().Config }
 // StateDir returns hub's state dir (session index).
 func StateDir() string { return hostDirs().State }
 
+// TranscriptDir holds the JSONL session transcripts (internal/transcript).
+func TranscriptDir() string { return filepath.Join(StateDir(), "transcripts") }
+
 // CacheDir returns hub's cache dir (doctor's report).
 func CacheDir() string { return hostDirs().Cache }
 
@@ -374,6 +398,9 @@ func (c *Config) mergeNarrow(f *Config) {
 	}
 	c.Permissions.Rules = append(c.Permissions.Rules, f.Permissions.Rules...)
 	c.mergeACP(f)
+	if f.Transcripts != nil {
+		c.Transcripts = f.Transcripts
+	}
 	c.Warnings = append(c.Warnings, f.Warnings...)
 }
 
@@ -459,6 +486,15 @@ func (c *Config) merge(f *Config) {
 	}
 	c.Permissions.Rules = append(c.Permissions.Rules, f.Permissions.Rules...)
 	c.mergeACP(f)
+	if f.Transcripts != nil {
+		c.Transcripts = f.Transcripts
+	}
+	for k, v := range f.MCPServers {
+		if c.MCPServers == nil {
+			c.MCPServers = map[string]MCPServerConfig{}
+		}
+		c.MCPServers[k] = v
+	}
 	c.Warnings = append(c.Warnings, f.Warnings...)
 }
 

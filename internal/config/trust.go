@@ -139,6 +139,10 @@ func (f *Config) restrict(path string) (ignored []Ignored, agents map[string]boo
 		drop(fmt.Sprintf("permissions.rules[%d] (%s)", i, r.Decision))
 	}
 	f.Permissions.Rules = kept
+	for name := range f.MCPServers {
+		drop("mcp_servers." + name)
+	}
+	f.MCPServers = nil
 	if f.Log.File != "" {
 		drop("log.file")
 		f.Log.File = ""

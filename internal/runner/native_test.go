@@ -144,3 +144,39 @@ func checkNativeJSONL(t *testing.T, c nativeCase, stdout string) {
 		t.Errorf("jsonl lacks %q:\n%s", c.jsonl, stdout)
 	}
 }
+
+// hub run --resume continues a native session from its transcript: the
+// second run's request holds the first run's turn.
+func TestRun_NativeResume(t *testing.T) {
+	srv := mockllm.NewOpenAIServer(mockllm.OpenAITurn{Text: "the answer is 42"}, mockllm.OpenAITurn{Text: "still 42"})
+	defer srv.Close()
+	reg := adapters.NewRegistry()
+	reg.Register(openai.New(openai.Profile{Name: "local", BaseURL: srv.URL, Model: "mock-model", Local: true, Stream: true},
+		openai.Options{TranscriptDir: t.TempDir()}))
+	cwd := t.TempDir()
+	run := func(prompt, resume string) Summary {
+		var out, errb bytes.Buffer
+		s := Run(context.Background(), Options{Registry: reg, Agent: "local", Cwd: cwd, Prompt: prompt, ResumeID: resume, Format: FormatJSONL,
+			Stdout: &out, Stderr: &errb, Timeout: 20 * time.Second, Grace: 2 * time.Second, StopAll: func() {}, SkillsUserDir: t.TempDir()})
+		if s.ExitCode != ExitOK {
+			t.Fatalf("exit %d: %s\n%s", s.ExitCode, s.Error, errb.String())
+		}
+		return s
+	}
+	first := run("what is the answer?", "")
+	if first.AgentSessionID == "" {
+		t.Fatal("no session id to resume")
+	}
+	second := run("and now?", first.AgentSessionID)
+	if second.AgentSessionID != first.AgentSessionID {
+		t.Fatalf("resumed session id %q, want %q", second.AgentSessionID, first.AgentSessionID)
+	}
+	msgs := srv.Requests()[1].Messages
+	var got []string
+	for _, m := range msgs[1:] {
+		got = append(got, mockllm.MessageText(m))
+	}
+	if strings.Join(got, "|") != "what is the answer?|the answer is 42|and now?" {
+		t.Fatalf("resumed request: %q", got)
+	}
+}

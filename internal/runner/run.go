@@ -13,6 +13,7 @@ import (
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/permission"
 	"github.com/hubdev/hub/internal/proc"
+	transcripts "github.com/hubdev/hub/internal/transcript"
 )
 
 // cause is why the run stopped early.
@@ -53,6 +54,7 @@ type run struct {
 	from       *transcript
 	notes      turnNotes
 	promptText string
+	audit      *transcripts.Audit
 
 	mu    sync.Mutex
 	cause cause // why the run stopped early
@@ -116,8 +118,15 @@ func (r *run) execute(ctx context.Context) Summary {
 	r.out.progress("started %s", a.Name())
 	ended := make(chan struct{})
 	go r.watch(sess, cancelRun, st, ended)
-	reason, err := sess.Prompt(runCtx, prompt, r.handle)
+	r.audit = r.openAudit(a.Name(), caps, so)
+	r.audit.Prompt(a.Name(), prompt)
+	reason, err := sess.Prompt(runCtx, prompt, func(ev adapters.Event) {
+		r.audit.Event(ev)
+		r.handle(ev)
+	})
 	close(ended)
+	r.audit.EndTurn(reason)
+	r.audit.Close()
 	var failed *adapters.TurnError
 	switch {
 	case errors.As(err, &failed):
@@ -136,6 +145,18 @@ func (r *run) execute(ctx context.Context) Summary {
 	}
 	r.saveTranscript(r.promptText)
 	return r.finish(r.stopCause())
+}
+
+// openAudit starts the run's audit transcript when transcripts are on. An
+// agent that keeps its own (the native loop) is left to it: both would be
+// named after its session id.
+func (r *run) openAudit(agent string, caps adapters.Capabilities, so adapters.SessionOptions) *transcripts.Audit {
+	if r.o.AuditDir == "" || caps.Transcript {
+		return nil
+	}
+	return transcripts.NewAudit(r.o.AuditDir, transcripts.Meta{Agent: agent, Cwd: so.Cwd, Model: so.Model}, nil, func(err error) {
+		r.warn("the run's transcript was not written: %v", err)
+	})
 }
 
 type startResult struct {

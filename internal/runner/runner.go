@@ -75,8 +75,11 @@ type Options struct {
 	// printed, so --resume ID with another agent briefs that agent; ""
 	// keeps none.
 	TranscriptDir string
-	Format        Format
-	Prompt        string
+	// AuditDir, when set (config transcripts = true), gets the run's
+	// normalized Event stream as a JSONL transcript (internal/transcript).
+	AuditDir string
+	Format   Format
+	Prompt   string
 	// ReadPrompt, when Prompt is empty, reads the prompt (from stdin)
 	// while the agent starts.
 	ReadPrompt func() (string, error)

@@ -193,8 +193,8 @@ func TestRun_SessionIDUsageAndResume(t *testing.T) {
 	}
 }
 
-// The resume hint is printed only for agents that can resume: the native
-// loop cannot, and the suggested command would fail with a usage error.
+// The resume hint is printed only for agents that can resume: for the
+// others the suggested command would fail with a usage error.
 func TestRun_NoResumeHintWithoutResume(t *testing.T) {
 	a := &fakeAdapter{name: "fake", script: steps(
 		adapters.Event{Type: adapters.EventSessionInfo, Session: &adapters.SessionInfo{AgentSessionID: "sess-1"}},

@@ -1,0 +1,47 @@
+package acp
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/hubdev/hub/acp/schema"
+	"github.com/hubdev/hub/internal/transcript"
+)
+
+// With transcripts on, each session's prompts and normalized events are
+// written to a JSONL transcript named after the session, and a session
+// loaded later appends to it.
+func TestSession_AuditTranscript(t *testing.T) {
+	dir := t.TempDir()
+	c := newClient(t, scriptFile(t, `{"event":{"type":"text","text":"a"}}`, `{"event":{"type":"tool_call","tool":{"id":"t","title":"T","kind":"read","status":"completed"}}}`),
+		func(o *Options) { o.TranscriptDir = dir })
+	sid, cwd := c.start(t)
+	c.prompt(sid, "question")
+	c.close()
+	c2 := startClient(t, Options{Registry: c.reg, StateDir: c.state, DefaultAgent: "replay", TranscriptDir: dir})
+	c2.init(schema.ClientCapabilities{})
+	c2.must("session/load", schema.LoadSessionRequest{SessionID: sid, Cwd: cwd, McpServers: []schema.McpServer{}}, nil)
+	c2.prompt(sid, "again")
+	c2.close()
+
+	recs, err := transcript.Read(dir, sid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range recs {
+		switch {
+		case r.Type == transcript.TypePrompt:
+			got = append(got, "prompt "+r.Agent+" "+r.Prompt[0].Text)
+		case r.Event != nil:
+			got = append(got, "event "+string(r.Event.Type))
+		default:
+			got = append(got, r.Type)
+		}
+	}
+	one := "prompt replay %s|event text|event tool_call|turn_end"
+	want := "session|" + strings.Replace(one, "%s", "question", 1) + "|session|" + strings.Replace(one, "%s", "again", 1)
+	if strings.Join(got, "|") != want {
+		t.Fatalf("records:\n%s\nwant\n%s", strings.Join(got, "|"), want)
+	}
+}

@@ -1,0 +1,138 @@
+package openai
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/transcript"
+)
+
+// add appends messages to the history and to the session's transcript.
+func (s *Session) add(msgs ...message) {
+	s.history = append(s.history, msgs...)
+	if s.tr == nil {
+		return
+	}
+	for i := range msgs {
+		data, err := json.Marshal(&msgs[i])
+		if err != nil {
+			continue
+		}
+		s.tr.Write(transcript.Record{Type: transcript.TypeMessage, Message: data})
+	}
+}
+
+// recordCompaction notes that everything before the last kept messages
+// became summary.
+func (s *Session) recordCompaction(summary string, kept int) {
+	if s.tr != nil {
+		s.tr.Write(transcript.Record{Type: transcript.TypeCompaction, Summary: summary, Kept: kept})
+	}
+}
+
+// endTranscriptTurn marks the turn's end and syncs the file; a transcript
+// that cannot be written is reported once, and the session goes on.
+func (s *Session) endTranscriptTurn(stop adapters.StopReason) {
+	if s.tr == nil {
+		return
+	}
+	s.tr.Write(transcript.Record{Type: transcript.TypeTurnEnd, Stop: string(stop)})
+	if err := s.tr.Sync(); err != nil && !s.trFailed {
+		s.trFailed = true
+		s.log.Warn().Err(err).Msg("native session transcript not saved; it cannot be resumed")
+	}
+}
+
+func (s *Session) closeTranscript() {
+	if s.tr != nil {
+		s.tr.Close()
+	}
+}
+
+func summaryMessage(summary string) message {
+	return message{Role: "user", Content: "Summary of the earlier conversation (older messages were compacted):\n\n" + summary}
+}
+
+// openTranscript starts session id's transcript (appending to it on a
+// resume); nil when transcripts are off or the file cannot be opened.
+func (a *Adapter) openTranscript(meta transcript.Meta) *transcript.Writer {
+	if a.opts.TranscriptDir == "" {
+		return nil
+	}
+	w, err := transcript.Open(a.opts.TranscriptDir, meta, a.opts.Now)
+	if err != nil {
+		a.opts.Logger.Warn().Err(err).Msg("native session transcript off; the session cannot be resumed")
+		return nil
+	}
+	return w
+}
+
+// loadHistory rebuilds session id's conversation (without the system
+// prompt) from its transcript: its messages, each compaction replacing
+// what came before its kept tail by the summary.
+func (a *Adapter) loadHistory(id string) ([]message, error) {
+	if a.opts.TranscriptDir == "" {
+		return nil, fmt.Errorf("resume %s: native transcripts are off: %w", id, adapters.ErrUnsupported)
+	}
+	recs, err := transcript.Read(a.opts.TranscriptDir, id)
+	if err != nil {
+		return nil, fmt.Errorf("resume %s: %w", id, err)
+	}
+	var hist []message
+	for _, r := range recs {
+		switch r.Type {
+		case transcript.TypeMessage:
+			m, err := decodeMessage(r.Message)
+			if err != nil {
+				return nil, fmt.Errorf("resume %s: %w", id, err)
+			}
+			hist = append(hist, m)
+		case transcript.TypeCompaction:
+			kept := hist[max(0, len(hist)-r.Kept):]
+			hist = append([]message{summaryMessage(r.Summary)}, kept...)
+		}
+	}
+	return trimDangling(hist), nil
+}
+
+// trimDangling drops an assistant's tool calls that have no results (the
+// process died while they ran), which strict servers refuse.
+func trimDangling(hist []message) []message {
+	for i := len(hist) - 1; i >= 0; i-- {
+		m := hist[i]
+		if m.Role == "tool" {
+			continue
+		}
+		if m.Role == "assistant" && len(m.ToolCalls) > len(hist)-1-i {
+			return hist[:i]
+		}
+		break
+	}
+	return hist
+}
+
+// decodeMessage reads a history message back with the content types the
+// loop uses (a string or parts).
+func decodeMessage(data json.RawMessage) (message, error) {
+	var raw struct {
+		message
+		Content json.RawMessage `json:"content"`
+	}
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return message{}, fmt.Errorf("transcript message: %w", err)
+	}
+	m := raw.message
+	var text string
+	var parts []part
+	switch {
+	case len(raw.Content) == 0 || string(raw.Content) == "null":
+	case json.Unmarshal(raw.Content, &text) == nil:
+		m.Content = text
+	case json.Unmarshal(raw.Content, &parts) == nil:
+		m.Content = parts
+	default:
+		return message{}, fmt.Errorf("transcript message: content is neither text nor parts")
+	}
+	return m, nil
+}

@@ -1,0 +1,173 @@
+package openai
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/fixture"
+	"github.com/hubdev/hub/internal/mockllm"
+	"github.com/hubdev/hub/internal/transcript"
+)
+
+// resumeRig starts sessions of one adapter that keeps transcripts in dir.
+type resumeRig struct {
+	srv  *mockllm.OpenAIServer
+	a    *Adapter
+	root string
+	dir  string
+}
+
+func newResumeRig(t *testing.T, window int, turns ...mockllm.OpenAITurn) *resumeRig {
+	t.Helper()
+	srv := mockllm.NewOpenAIServer(turns...)
+	t.Cleanup(srv.Close)
+	dir := t.TempDir()
+	p := Profile{Name: "test", BaseURL: srv.URL, Model: "mock-model", Local: true, Stream: true, ContextWindow: window}
+	a := New(p, Options{Clock: &fakeClock{}, IdleTimeout: 5 * time.Second, TranscriptDir: dir})
+	return &resumeRig{srv: srv, a: a, root: t.TempDir(), dir: dir}
+}
+
+func (r *resumeRig) start(t *testing.T, resume string, fork bool) *Session {
+	t.Helper()
+	s, err := r.a.Start(context.Background(), adapters.SessionOptions{Cwd: r.root, ResumeID: resume, Fork: fork})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	return s.(*Session)
+}
+
+func (r *resumeRig) prompt(t *testing.T, s *Session, text string) {
+	t.Helper()
+	ch, err := fixture.Prompt(context.Background(), s, adapters.TextPrompt(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, stop := drain(t, ch, allowOnce); stop != adapters.StopEndTurn {
+		t.Fatalf("stop = %s", stop)
+	}
+}
+
+// texts are the request's non-system messages, as role: text.
+func texts(req mockllm.OpenAIRequest) []string {
+	var out []string
+	for _, m := range req.Messages[1:] {
+		out = append(out, m["role"].(string)+": "+mockllm.MessageText(m))
+	}
+	return out
+}
+
+func TestSession_ResumeFromTranscript(t *testing.T) {
+	r := newResumeRig(t, 200000,
+		mockllm.OpenAITurn{ToolCalls: []mockllm.OpenAIToolCall{{Name: "bash", Args: `{"command":"echo hi"}`}}},
+		mockllm.OpenAITurn{Text: "first answer"},
+		mockllm.OpenAITurn{Text: "second answer"},
+	)
+	s := r.start(t, "", false)
+	r.prompt(t, s, "first question")
+	id := s.ID()
+	s.Close()
+
+	resumed := r.start(t, id, false)
+	if resumed.ID() != id {
+		t.Fatalf("resumed id %q, want %q", resumed.ID(), id)
+	}
+	r.prompt(t, resumed, "second question")
+	reqs := r.srv.Requests()
+	got := strings.Join(texts(reqs[2]), "\n")
+	for _, want := range []string{"user: first question", "tool: hi", "assistant: first answer", "user: second question"} {
+		if !strings.Contains(got, want) {
+			t.Fatalf("resumed request lacks %q:\n%s", want, got)
+		}
+	}
+	if reqs[2].Messages[0]["role"] != "system" {
+		t.Fatalf("resumed request starts with %v", reqs[2].Messages[0]["role"])
+	}
+}
+
+func TestSession_ResumeKeepsCompaction(t *testing.T) {
+	big := strings.Repeat("word ", 800)
+	r := newResumeRig(t, 3500,
+		mockllm.OpenAITurn{Text: "first answer"},
+		mockllm.OpenAITurn{Text: "- SUMMARY of turn one"},
+		mockllm.OpenAITurn{Text: "second answer"},
+		mockllm.OpenAITurn{Text: "third answer"},
+	)
+	s := r.start(t, "", false)
+	r.prompt(t, s, big)
+	r.prompt(t, s, big+"again")
+	s.Close()
+
+	r.prompt(t, r.start(t, s.ID(), false), "third")
+	reqs := r.srv.Requests()
+	got := texts(reqs[len(reqs)-1])
+	for i := range got {
+		got[i] = strings.ReplaceAll(got[i], big, "BIG ")
+	}
+	want := []string{"user: Summary of the earlier conversation (older messages were compacted):\n\n- SUMMARY of turn one",
+		"assistant: first answer", "user: BIG again", "assistant: second answer", "user: third"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("resumed history:\n%q\nwant\n%q", got, want)
+	}
+}
+
+func TestSession_ResumeSkipsTornLastLine(t *testing.T) {
+	r := newResumeRig(t, 200000, mockllm.OpenAITurn{Text: "first answer"}, mockllm.OpenAITurn{Text: "again"})
+	s := r.start(t, "", false)
+	r.prompt(t, s, "first question")
+	s.Close()
+	p, _ := transcript.Path(r.dir, s.ID())
+	f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(`{"v":1,"type":"message","message":{"role":"user","content":"half a li`)
+	f.Close()
+
+	r.prompt(t, r.start(t, s.ID(), false), "next")
+	got := strings.Join(texts(r.srv.Requests()[1]), "|")
+	if got != "user: first question|assistant: first answer|user: next" {
+		t.Fatalf("history after a torn line: %q", got)
+	}
+}
+
+func TestSession_ForkLeavesOriginal(t *testing.T) {
+	r := newResumeRig(t, 200000, mockllm.OpenAITurn{Text: "one"}, mockllm.OpenAITurn{Text: "forked"}, mockllm.OpenAITurn{Text: "original"})
+	s := r.start(t, "", false)
+	r.prompt(t, s, "q1")
+	s.Close()
+	f := r.start(t, s.ID(), true)
+	if f.ID() == s.ID() {
+		t.Fatal("fork kept the original id")
+	}
+	r.prompt(t, f, "in fork")
+	r.prompt(t, r.start(t, s.ID(), false), "in original")
+	got := strings.Join(texts(r.srv.Requests()[2]), "|")
+	if got != "user: q1|assistant: one|user: in original" {
+		t.Fatalf("original after a fork: %q", got)
+	}
+}
+
+func TestSession_ResumeUnknownID(t *testing.T) {
+	r := newResumeRig(t, 200000)
+	_, err := r.a.Start(context.Background(), adapters.SessionOptions{Cwd: r.root, ResumeID: "native-1-1"})
+	if !errors.Is(err, transcript.ErrNotFound) {
+		t.Fatalf("err = %v, want ErrNotFound", err)
+	}
+	off := New(r.a.profile, Options{})
+	if _, err := off.Start(context.Background(), adapters.SessionOptions{Cwd: r.root, ResumeID: "x"}); !errors.Is(err, adapters.ErrUnsupported) {
+		t.Fatalf("without transcripts: err = %v", err)
+	}
+	if off.Capabilities().Resume {
+		t.Fatal("resume advertised without transcripts")
+	}
+	if _, err := os.Stat(filepath.Join(r.dir, "x.jsonl")); err == nil {
+		t.Fatal("a failed resume wrote a transcript")
+	}
+}

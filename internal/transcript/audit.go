@@ -1,0 +1,132 @@
+package transcript
+
+import (
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/hubdev/hub/adapters"
+)
+
+// Audit writes one session's normalized Event stream, for `transcripts =
+// true`. Opened without an id, it keeps the records until the agent reports
+// its session id (so a resumed run appends to the same file), or until the
+// turn ends, when it names the file after the time. A nil *Audit writes
+// nothing. Its methods are safe for concurrent use.
+type Audit struct {
+	mu      sync.Mutex
+	dir     string
+	meta    Meta
+	now     func() time.Time
+	w       *Writer
+	pending []Record
+	report  func(error)
+	failed  bool
+}
+
+// NewAudit starts the audit transcript of one session in dir. report gets
+// the first failure to write it; the session goes on.
+func NewAudit(dir string, meta Meta, now func() time.Time, report func(error)) *Audit {
+	if now == nil {
+		now = time.Now
+	}
+	if meta.Created.IsZero() {
+		meta.Created = now()
+	}
+	return &Audit{dir: dir, meta: meta, now: now, report: report}
+}
+
+// Prompt records the user's prompt of a turn, and the agent it goes to.
+func (a *Audit) Prompt(agent string, prompt []adapters.Content) {
+	a.add(Record{Type: TypePrompt, Agent: agent, Prompt: prompt})
+}
+
+// Event records one event; the first that names the agent's session id
+// names the file when the session had no id.
+func (a *Audit) Event(ev adapters.Event) {
+	if a == nil {
+		return
+	}
+	a.mu.Lock()
+	if a.w == nil && a.meta.ID == "" && ev.Type == adapters.EventSessionInfo && ev.Session != nil && ev.Session.AgentSessionID != "" {
+		a.meta.ID = ev.Session.AgentSessionID
+	}
+	a.mu.Unlock()
+	a.add(Record{Type: TypeEvent, Event: &ev})
+}
+
+// EndTurn records the turn's end and syncs the file.
+func (a *Audit) EndTurn(stop adapters.StopReason) {
+	if a == nil {
+		return
+	}
+	a.add(Record{Type: TypeTurnEnd, Stop: string(stop)})
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.w == nil && a.meta.ID == "" {
+		a.meta.ID = fmt.Sprintf("run-%s-%d", a.meta.Created.UTC().Format("20060102T150405"), a.meta.Created.Nanosecond())
+	}
+	a.openLocked()
+	if a.w != nil {
+		a.fail(a.w.Sync())
+	}
+}
+
+// Close syncs and closes the file.
+func (a *Audit) Close() {
+	if a == nil {
+		return
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.w != nil {
+		a.fail(a.w.Close())
+	}
+}
+
+func (a *Audit) add(r Record) {
+	if a == nil {
+		return
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if r.Time.IsZero() {
+		r.Time = a.now()
+	}
+	a.openLocked()
+	if a.w == nil {
+		if !a.failed {
+			a.pending = append(a.pending, r)
+		}
+		return
+	}
+	a.w.Write(r)
+}
+
+// openLocked opens the file once the session has an id, and writes what
+// waited for it.
+func (a *Audit) openLocked() {
+	if a.w != nil || a.meta.ID == "" || a.failed {
+		return
+	}
+	w, err := Open(a.dir, a.meta, a.now)
+	if err != nil {
+		a.fail(err)
+		a.pending = nil
+		return
+	}
+	a.w = w
+	for _, r := range a.pending {
+		w.Write(r)
+	}
+	a.pending = nil
+}
+
+func (a *Audit) fail(err error) {
+	if err != nil && !a.failed {
+		a.failed = true
+		if a.report != nil {
+			a.report(err)
+		}
+	}
+}

@@ -1,0 +1,177 @@
+package transcript
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/hubdev/hub/adapters"
+)
+
+// Markdown renders a transcript as a readable conversation: the user's
+// prompts, the agent's text, and each tool call as one line with its last
+// status. Native-loop history messages and audited events read the same.
+func Markdown(recs []Record) string {
+	var m mdWriter
+	for _, r := range recs {
+		switch {
+		case r.Session != nil && m.meta == nil:
+			m.meta = r.Session
+			fmt.Fprintf(&m.b, "# %s\n\nAgent: %s · cwd: %s · started %s\n", r.Session.ID, r.Session.Agent, r.Session.Cwd, r.Session.Created.Format("2006-01-02 15:04"))
+		case r.Type == TypePrompt:
+			m.section("User", contentText(r.Prompt))
+			m.agent = r.Agent
+		case r.Type == TypeMessage:
+			m.message(r.Message)
+		case r.Type == TypeCompaction:
+			m.section("Summary of the earlier conversation", r.Summary)
+		case r.Event != nil:
+			m.event(*r.Event)
+		}
+	}
+	m.flushTools()
+	return strings.TrimSpace(m.b.String()) + "\n"
+}
+
+type mdWriter struct {
+	b     strings.Builder
+	meta  *Meta
+	agent string
+	last  string
+	// tools are the open section's tool calls, in order, with their status.
+	tools  []string
+	status map[string]string
+}
+
+func (m *mdWriter) agentName() string {
+	switch {
+	case m.agent != "":
+		return m.agent
+	case m.meta != nil:
+		return m.meta.Agent
+	}
+	return "agent"
+}
+
+func (m *mdWriter) section(title, text string) {
+	m.flushTools()
+	fmt.Fprintf(&m.b, "\n## %s\n\n%s\n", title, strings.TrimSpace(text))
+	m.last = title
+}
+
+// agentText appends text to the agent's section, opening one if needed.
+func (m *mdWriter) agentText(text string) {
+	if m.last != "agent" {
+		m.flushTools()
+		fmt.Fprintf(&m.b, "\n## %s\n\n", m.agentName())
+		m.last = "agent"
+	}
+	m.b.WriteString(text)
+}
+
+func (m *mdWriter) tool(id, title, status string) {
+	m.agentText("")
+	if m.status == nil {
+		m.status = map[string]string{}
+	}
+	if _, seen := m.status[id]; !seen {
+		m.tools = append(m.tools, id+"\x00"+title)
+	}
+	m.status[id] = status
+}
+
+func (m *mdWriter) flushTools() {
+	for _, t := range m.tools {
+		id, title, _ := strings.Cut(t, "\x00")
+		fmt.Fprintf(&m.b, "\n- tool: %s (%s)", title, m.status[id])
+	}
+	if len(m.tools) > 0 {
+		m.b.WriteString("\n")
+	}
+	m.tools = nil
+}
+
+func (m *mdWriter) event(ev adapters.Event) {
+	switch ev.Type {
+	case adapters.EventText:
+		m.agentText(ev.Text)
+	case adapters.EventToolCall:
+		if ev.Tool != nil {
+			m.tool(ev.Tool.ID, ev.Tool.Title, string(ev.Tool.Status))
+		}
+	case adapters.EventToolUpdate:
+		if ev.Tool != nil && ev.Tool.Status != "" && m.status != nil {
+			if _, ok := m.status[ev.Tool.ID]; ok {
+				m.status[ev.Tool.ID] = string(ev.Tool.Status)
+			}
+		}
+	}
+}
+
+// message renders one native-loop history message.
+func (m *mdWriter) message(raw json.RawMessage) {
+	var msg struct {
+		Role       string          `json:"role"`
+		Content    json.RawMessage `json:"content"`
+		ToolCallID string          `json:"tool_call_id"`
+		ToolCalls  []struct {
+			ID       string `json:"id"`
+			Function struct {
+				Name      string `json:"name"`
+				Arguments string `json:"arguments"`
+			} `json:"function"`
+		} `json:"tool_calls"`
+	}
+	if json.Unmarshal(raw, &msg) != nil {
+		return
+	}
+	text := messageText(msg.Content)
+	switch msg.Role {
+	case "user":
+		m.section("User", text)
+	case "assistant":
+		if text != "" {
+			m.agentText(text)
+		}
+		for _, tc := range msg.ToolCalls {
+			m.tool(tc.ID, tc.Function.Name+" "+tc.Function.Arguments, "pending")
+		}
+	case "tool":
+		if _, ok := m.status[msg.ToolCallID]; ok {
+			m.status[msg.ToolCallID] = "completed"
+		}
+	}
+}
+
+func messageText(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var parts []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	_ = json.Unmarshal(raw, &parts)
+	var b strings.Builder
+	for _, p := range parts {
+		if p.Type == "text" {
+			b.WriteString(p.Text)
+		} else {
+			b.WriteString("[" + p.Type + "]")
+		}
+	}
+	return b.String()
+}
+
+func contentText(cs []adapters.Content) string {
+	var b strings.Builder
+	for _, c := range cs {
+		if c.Type == adapters.ContentText {
+			b.WriteString(c.Text)
+		} else {
+			b.WriteString("[" + string(c.Type) + "]")
+		}
+	}
+	return b.String()
+}

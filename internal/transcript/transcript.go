@@ -1,0 +1,330 @@
+// Package transcript keeps hub's JSONL session transcripts: one file per
+// session under the state dir, one record per line, appended as the turn
+// goes and synced when it ends. The native loop writes its history there
+// (and resumes from it); with `transcripts = true` every agent's normalized
+// Event stream is written in the same format, for audit. A torn last line,
+// left by a crash in the middle of a write, is skipped on reading and the
+// records before it are kept.
+package transcript
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hubdev/hub/adapters"
+)
+
+// Version is the record format; a reader skips records of a later one.
+const Version = 1
+
+// Record types.
+const (
+	TypeSession    = "session"    // the first record: Meta
+	TypePrompt     = "prompt"     // the user's prompt of a turn
+	TypeMessage    = "message"    // one native-loop history message, as sent to the model
+	TypeCompaction = "compaction" // history before the last Kept messages became Summary
+	TypeEvent      = "event"      // one normalized agent Event
+	TypeTurnEnd    = "turn_end"   // the turn ended with Stop
+)
+
+// ErrNotFound means hub has no transcript for a session id.
+var ErrNotFound = errors.New("no transcript for this session")
+
+// Record is one line of a transcript. Exactly the fields of its Type are set.
+type Record struct {
+	V    int       `json:"v"`
+	Type string    `json:"type"`
+	Time time.Time `json:"t"`
+
+	Session *Meta              `json:"session,omitempty"`
+	Agent   string             `json:"agent,omitempty"` // on a prompt: the agent it went to
+	Prompt  []adapters.Content `json:"prompt,omitempty"`
+	Message json.RawMessage    `json:"message,omitempty"`
+	Event   *adapters.Event    `json:"event,omitempty"`
+	Summary string             `json:"summary,omitempty"`
+	Kept    int                `json:"kept,omitempty"`
+	Stop    string             `json:"stop,omitempty"`
+}
+
+// Meta describes the session a transcript belongs to.
+type Meta struct {
+	ID      string    `json:"id"`
+	Agent   string    `json:"agent"`
+	Cwd     string    `json:"cwd,omitempty"`
+	Model   string    `json:"model,omitempty"`
+	Created time.Time `json:"created"`
+	// Resumed marks the session record a resume appends.
+	Resumed bool `json:"resumed,omitempty"`
+}
+
+var safeID = regexp.MustCompile(`^[A-Za-z0-9._-]{1,200}$`)
+
+// Path is the file of session id's transcript in dir.
+func Path(dir, id string) (string, error) {
+	if !safeID.MatchString(id) || strings.Contains(id, "..") {
+		return "", fmt.Errorf("session id %q cannot name a transcript", id)
+	}
+	return filepath.Join(dir, id+".jsonl"), nil
+}
+
+// Writer appends records to one transcript. Its methods are safe for
+// concurrent use. A failed write is kept and returned by Sync and Close,
+// so the caller can report it once.
+type Writer struct {
+	mu    sync.Mutex
+	f     *os.File
+	buf   *bufio.Writer
+	now   func() time.Time
+	err   error
+	dirty bool
+}
+
+// Open opens session meta.ID's transcript in dir for appending, creating
+// it (and dir) when needed, and appends meta as a session record.
+func Open(dir string, meta Meta, now func() time.Time) (*Writer, error) {
+	p, err := Path(dir, meta.ID)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("transcript dir: %w", err)
+	}
+	f, err := os.OpenFile(p, os.O_CREATE|os.O_RDWR|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("open transcript: %w", err)
+	}
+	if now == nil {
+		now = time.Now
+	}
+	w := &Writer{f: f, buf: bufio.NewWriter(f), now: now}
+	if err := w.endTorn(); err != nil {
+		f.Close()
+		return nil, err
+	}
+	if meta.Created.IsZero() {
+		meta.Created = now()
+	}
+	w.Write(Record{Type: TypeSession, Session: &meta})
+	return w, w.Sync()
+}
+
+// endTorn cuts a torn last line (a crash during a write) off the file, so
+// the records appended next follow the last whole one.
+func (w *Writer) endTorn() error {
+	end, err := w.f.Seek(0, io.SeekEnd)
+	if err != nil {
+		return fmt.Errorf("read transcript: %w", err)
+	}
+	cut, err := lastNewline(w.f, end)
+	if err != nil || cut == end {
+		return err
+	}
+	if err := w.f.Truncate(cut); err != nil {
+		return fmt.Errorf("cut the torn end of the transcript: %w", err)
+	}
+	return nil
+}
+
+// lastNewline is the offset just after the file's last newline (0 when it
+// has none), reading backwards from end.
+func lastNewline(f *os.File, end int64) (int64, error) {
+	buf := make([]byte, 8<<10)
+	for off := end; off > 0; {
+		n := min(int64(len(buf)), off)
+		off -= n
+		if _, err := f.ReadAt(buf[:n], off); err != nil {
+			return 0, fmt.Errorf("read transcript: %w", err)
+		}
+		if i := bytes.LastIndexByte(buf[:n], '\n'); i >= 0 {
+			return off + int64(i) + 1, nil
+		}
+	}
+	return 0, nil
+}
+
+// Write appends one record, stamping its version and time.
+func (w *Writer) Write(r Record) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err != nil || w.f == nil {
+		return
+	}
+	r.V = Version
+	if r.Time.IsZero() {
+		r.Time = w.now()
+	}
+	data, err := json.Marshal(r)
+	if err != nil {
+		w.err = fmt.Errorf("encode transcript record: %w", err)
+		return
+	}
+	data = append(data, '\n')
+	if _, err := w.buf.Write(data); err != nil {
+		w.err = fmt.Errorf("write transcript: %w", err)
+	}
+	w.dirty = true
+}
+
+// Sync flushes and syncs what was written, at the end of a turn.
+func (w *Writer) Sync() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.syncLocked()
+}
+
+func (w *Writer) syncLocked() error {
+	if w.err != nil || w.f == nil || !w.dirty {
+		return w.err
+	}
+	if err := w.buf.Flush(); err != nil {
+		w.err = fmt.Errorf("write transcript: %w", err)
+		return w.err
+	}
+	if err := w.f.Sync(); err != nil {
+		w.err = fmt.Errorf("sync transcript: %w", err)
+	}
+	w.dirty = false
+	return w.err
+}
+
+// Close syncs and closes the file. Idempotent.
+func (w *Writer) Close() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.f == nil {
+		return w.err
+	}
+	err := w.syncLocked()
+	if cerr := w.f.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("close transcript: %w", cerr)
+	}
+	w.f = nil
+	return err
+}
+
+// Read returns the records of session id's transcript in dir. A line that
+// does not parse is skipped when it is the last one (a torn write) and is
+// an error anywhere else; records of a later format version are skipped.
+func Read(dir, id string) ([]Record, error) {
+	p, err := Path(dir, id)
+	if err != nil {
+		return nil, err
+	}
+	data, err := os.ReadFile(p)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("%s: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read transcript: %w", err)
+	}
+	return parse(data, p)
+}
+
+func parse(data []byte, name string) ([]Record, error) {
+	lines := bytes.Split(data, []byte{'\n'})
+	var out []Record
+	for i, line := range lines {
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		var r Record
+		if err := json.Unmarshal(line, &r); err != nil {
+			if lastLine(lines, i) {
+				break
+			}
+			return out, fmt.Errorf("%s line %d: %w", name, i+1, err)
+		}
+		if r.V > Version {
+			continue
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// lastLine says no line after i holds anything.
+func lastLine(lines [][]byte, i int) bool {
+	for _, l := range lines[i+1:] {
+		if len(bytes.TrimSpace(l)) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// Summary describes one transcript for listings.
+type Summary struct {
+	Meta
+	Updated time.Time `json:"updated"`
+	Path    string    `json:"path"`
+}
+
+// List returns the transcripts in dir, newest first, reading only each
+// file's first record.
+func List(dir string) ([]Summary, error) {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list transcripts: %w", err)
+	}
+	var out []Summary
+	for _, e := range entries {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".jsonl") {
+			continue
+		}
+		if s, ok := summaryOf(filepath.Join(dir, e.Name())); ok {
+			out = append(out, s)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Updated.After(out[j].Updated) })
+	return out, nil
+}
+
+func summaryOf(p string) (Summary, bool) {
+	f, err := os.Open(p)
+	if err != nil {
+		return Summary{}, false
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return Summary{}, false
+	}
+	line, err := bufio.NewReader(f).ReadBytes('\n')
+	if err != nil && len(line) == 0 {
+		return Summary{}, false
+	}
+	var r Record
+	if json.Unmarshal(line, &r) != nil || r.Type != TypeSession || r.Session == nil {
+		return Summary{}, false
+	}
+	return Summary{Meta: *r.Session, Updated: st.ModTime(), Path: p}, true
+}
+
+// Remove deletes session id's transcript; removing one that does not exist
+// is ErrNotFound.
+func Remove(dir, id string) error {
+	p, err := Path(dir, id)
+	if err != nil {
+		return err
+	}
+	if err := os.Remove(p); errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("%s: %w", id, ErrNotFound)
+	} else if err != nil {
+		return fmt.Errorf("remove transcript: %w", err)
+	}
+	return nil
+}

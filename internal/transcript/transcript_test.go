@@ -1,0 +1,124 @@
+package transcript
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hubdev/hub/adapters"
+)
+
+func fixedNow() time.Time { return time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC) }
+
+func write(t *testing.T, dir, id string, recs ...Record) {
+	t.Helper()
+	w, err := Open(dir, Meta{ID: id, Agent: "test"}, fixedNow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range recs {
+		w.Write(r)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func appendRaw(t *testing.T, dir, id, raw string) {
+	t.Helper()
+	p, _ := Path(dir, id)
+	f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(raw); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func types(recs []Record) string {
+	s := ""
+	for _, r := range recs {
+		s += r.Type + " "
+	}
+	return s
+}
+
+func TestRead_Records(t *testing.T) {
+	tests := []struct {
+		name    string
+		raw     string // appended after one event record
+		want    string
+		wantErr bool
+	}{
+		{"whole", "", "session event ", false},
+		{"torn last line", `{"v":1,"type":"turn_e`, "session event ", false},
+		{"torn line then blank", "{\"v\":1,\n\n", "session event ", false},
+		{"later version skipped", `{"v":2,"type":"new"}` + "\n", "session event ", false},
+		{"corrupt middle line", "{oops\n" + `{"v":1,"type":"turn_end"}` + "\n", "session event ", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			write(t, dir, "s1", Record{Type: TypeEvent, Event: &adapters.Event{Type: adapters.EventText, Text: "hi"}})
+			appendRaw(t, dir, "s1", tt.raw)
+			recs, err := Read(dir, "s1")
+			if (err != nil) != tt.wantErr || types(recs) != tt.want {
+				t.Fatalf("Read = %q, %v", types(recs), err)
+			}
+			if !tt.wantErr && recs[1].Event.Text != "hi" {
+				t.Fatalf("event = %+v", recs[1].Event)
+			}
+		})
+	}
+}
+
+func TestOpen_CutsATornLastLine(t *testing.T) {
+	for _, torn := range []string{`{"v":1,"type":"mess`, strings.Repeat("x", 20<<10)} {
+		dir := t.TempDir()
+		write(t, dir, "s1")
+		appendRaw(t, dir, "s1", torn)
+		write(t, dir, "s1", Record{Type: TypeTurnEnd, Stop: "end_turn"})
+		recs, err := Read(dir, "s1")
+		if err != nil || types(recs) != "session session turn_end " {
+			t.Fatalf("after reopening a torn file: %q, %v", types(recs), err)
+		}
+	}
+}
+
+func TestListAndRemove(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "old")
+	write(t, dir, "new")
+	past := fixedNow().Add(-time.Hour)
+	os.Chtimes(filepath.Join(dir, "old.jsonl"), past, past)
+	os.WriteFile(filepath.Join(dir, "junk.jsonl"), []byte("not json\n"), 0o600)
+	list, err := List(dir)
+	if err != nil || len(list) != 2 || list[0].ID != "new" || list[1].ID != "old" || list[0].Agent != "test" {
+		t.Fatalf("List = %+v, %v", list, err)
+	}
+	if err := Remove(dir, "old"); err != nil {
+		t.Fatal(err)
+	}
+	if err := Remove(dir, "old"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("second Remove = %v", err)
+	}
+	if _, err := Read(dir, "old"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("Read removed = %v", err)
+	}
+	if empty, err := List(filepath.Join(dir, "none")); err != nil || len(empty) != 0 {
+		t.Fatalf("List of a missing dir = %v, %v", empty, err)
+	}
+}
+
+func TestPath_RefusesUnsafeIDs(t *testing.T) {
+	for _, id := range []string{"", "../x", "a/b", "a..b", `c:\x`} {
+		if _, err := Path("/d", id); err == nil {
+			t.Errorf("Path(%q) accepted", id)
+		}
+	}
+}
