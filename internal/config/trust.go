@@ -139,6 +139,14 @@ func (f *Config) restrict(path string) (ignored []Ignored, agents map[string]boo
 		drop(fmt.Sprintf("permissions.rules[%d] (%s)", i, r.Decision))
 	}
 	f.Permissions.Rules = kept
+	if g := f.Permissions.Grants; g != "" && f.Permissions.GrantScope() != GrantsSession {
+		drop("permissions.grants (" + g + ")")
+		f.Permissions.Grants = ""
+	}
+	if f.Permissions.GrantDays != 0 {
+		drop("permissions.grant_days")
+		f.Permissions.GrantDays = 0
+	}
 	if f.Log.File != "" {
 		drop("log.file")
 		f.Log.File = ""
