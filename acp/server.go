@@ -72,6 +72,9 @@ type Options struct {
 	// Permissions are the configured rules every relayed permission
 	// request goes through (deny rules beat every allow).
 	Permissions config.PermissionsConfig
+	// Grants is the durable grant store; nil keeps "always allow" answers
+	// for the session only (as does Permissions.Grants = "session").
+	Grants *permission.Grants
 	// Notice, when set, is said once in every session as it opens (e.g.
 	// the project config keys hub ignored).
 	Notice string
@@ -425,6 +428,10 @@ func (s *server) open(rec *Record, mcp []schema.McpServer) (*session, error) {
 	perms, err := permission.New(s.opts.Permissions)
 	if err != nil {
 		return nil, jsonrpc.NewError(schema.CodeInternalError, err.Error(), nil)
+	}
+	if g := s.opts.Grants; g != nil && s.opts.Permissions.GrantScope() != config.GrantsSession {
+		perms.UseGrants(permission.GrantPolicy{Store: g, Project: config.ProjectRoot(rec.Cwd),
+			UserWide: s.opts.Permissions.GrantScope() == config.GrantsUser, Lifetime: s.opts.Permissions.GrantLifetime()})
 	}
 	ss := &session{srv: s, rec: rec, mcp: s.convertMCP(mcp), perms: perms, seenTools: map[string]bool{}}
 	ss.editor = &editorClient{conn: s.conn, log: s.log, sessionID: rec.SessionID, caps: caps, cwd: rec.Cwd}

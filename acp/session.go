@@ -709,6 +709,7 @@ func appendCommands(out []schema.AvailableCommand, in []adapters.Command) []sche
 // it decides is answered without asking; the rest goes to the editor.
 func (ss *session) permission(ctx context.Context, p *adapters.PermissionRequest) adapters.PermissionDecision {
 	req := permission.RequestOf(p.Tool, ss.rec.Cwd)
+	req.Agent = ss.agentName()
 	v, decided := ss.perms.Decide(req)
 	if ctx.Err() != nil {
 		return adapters.PermissionDecision{Cancelled: true}
@@ -722,7 +723,8 @@ func (ss *session) permission(ctx context.Context, p *adapters.PermissionRequest
 	if u := ss.toolUpdate(p.Tool); u.ToolCall != nil {
 		ss.emit(u)
 	}
-	ask := schema.RequestPermissionRequest{SessionID: ss.id(), Options: permissionOptions(p.Options), ToolCall: ss.fullToolUpdate(p.Tool)}
+	options, kept := ss.withGrantOption(permissionOptions(p.Options), req)
+	ask := schema.RequestPermissionRequest{SessionID: ss.id(), Options: options, ToolCall: ss.fullToolUpdate(p.Tool)}
 	var resp schema.RequestPermissionResponse
 	cancelled, err := ss.callEditor(ctx, "session/request_permission", ask, &resp)
 	if cancelled {
@@ -735,6 +737,9 @@ func (ss *session) permission(ctx context.Context, p *adapters.PermissionRequest
 	if resp.Outcome.Outcome == "cancelled" {
 		return adapters.PermissionDecision{Cancelled: true}
 	}
+	if kept && resp.Outcome.OptionID == grantOptionID {
+		return ss.keepGrant(req, p)
+	}
 	d := adapters.PermissionDecision{OptionID: resp.Outcome.OptionID}
 	for _, o := range p.Options {
 		if o.ID == d.OptionID {
@@ -746,6 +751,38 @@ func (ss *session) permission(ctx context.Context, p *adapters.PermissionRequest
 	}
 	ss.perms.Remember(req, d.Kind)
 	return d
+}
+
+// grantOptionID is the option hub adds to keep an "always allow" beyond
+// the session (a durable grant).
+const grantOptionID = "hub_grant"
+
+// withGrantOption adds, right after the agent's own "always allow", the
+// option that keeps it for days (named for exactly what it covers), when
+// the session keeps grants and the agent offers an "always" at all.
+func (ss *session) withGrantOption(options []schema.PermissionOption, req permission.Request) ([]schema.PermissionOption, bool) {
+	name, ok := ss.perms.GrantOffer(req)
+	i := slices.IndexFunc(options, func(o schema.PermissionOption) bool { return o.Kind == string(adapters.AllowAlways) })
+	if !ok || i < 0 || slices.ContainsFunc(options, func(o schema.PermissionOption) bool { return o.OptionID == grantOptionID }) {
+		return options, false
+	}
+	grant := schema.PermissionOption{OptionID: grantOptionID, Name: name, Kind: string(adapters.AllowAlways)}
+	return slices.Insert(options, i+1, grant), true
+}
+
+// keepGrant stores the durable grant the user picked and lets this call
+// run once: hub itself answers the later ones the grant covers, so the
+// agent is never told to allow more than the user saw.
+func (ss *session) keepGrant(req permission.Request, p *adapters.PermissionRequest) adapters.PermissionDecision {
+	g, err := ss.perms.Keep(req)
+	if err != nil {
+		ss.srv.log.Warn().Err(err).Str("session", ss.id()).Msg("grant not kept")
+		ss.emit(schema.SessionUpdate{AgentMessageChunk: &schema.ContentChunk{Content: schema.TextBlock(
+			fmt.Sprintf("\nhub could not keep this grant beyond the session: %v. It holds for this session only.\n", err))}})
+	} else {
+		ss.srv.log.Info().Str("grant", g.ID).Str("covers", g.Covers()).Time("expires", g.Expires).Msg("grant kept")
+	}
+	return allowOption(p)
 }
 
 // callEditor sends the editor a request of the session and decodes its

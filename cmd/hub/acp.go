@@ -11,6 +11,7 @@ import (
 	"github.com/hubdev/hub/acp"
 	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/internal/config"
+	"github.com/hubdev/hub/internal/permission"
 	"github.com/hubdev/hub/internal/proc"
 	"github.com/hubdev/hub/skills"
 )
@@ -69,6 +70,7 @@ func runAcp(ctx context.Context, e *env, args []string) int {
 		MaxLine:      e.cfg.ACP.MaxMessageMB << 20,
 		Notice:       untrustedNotice(e.cfg),
 		Permissions:  e.cfg.Permissions,
+		Grants:       permission.OpenGrants(permission.GrantsFile(config.StateDir()), nil),
 	}
 	if e.cfg.TranscriptsOn() {
 		opts.TranscriptDir = config.TranscriptDir()

@@ -42,6 +42,7 @@ Usage:
   hub agents                      list registered agents and their capabilities
   hub skills list                 list discovered Agent Skills
   hub sessions list|show|export|rm  the sessions hub acp recorded
+  hub grants list|revoke|clear    the "always allow" answers kept beyond the session
   hub version                     print the version, commit, build date and platform
   hub login AGENT / logout AGENT  the agent's own login, in this terminal
   hub trust [DIR]                 trust the project's .hub/config.toml files as they are now

@@ -14,6 +14,7 @@ import (
 
 	"github.com/hubdev/hub/internal/compare"
 	"github.com/hubdev/hub/internal/config"
+	"github.com/hubdev/hub/internal/permission"
 	"github.com/hubdev/hub/internal/runner"
 )
 
@@ -120,6 +121,7 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	}
 	o.Prompt, o.Approve, o.Format = prompt, runner.Approve(approve), runner.Format(format)
 	o.Skills, o.Images, o.AllowTools, o.Rules = skillNames, images, allowTools, e.cfg.Permissions
+	o.Grants = permission.OpenGrants(permission.GrantsFile(config.StateDir()), nil)
 	o.Fallback = e.cfg.Agents[o.Agent].Fallback
 	if *fallback != "" {
 		o.Fallback = nil

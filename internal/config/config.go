@@ -239,6 +239,49 @@ type ProviderConfig struct {
 // PermissionsConfig holds rules for the native loop's permission service.
 type PermissionsConfig struct {
 	Rules []PermissionRule `toml:"rules"`
+	// Grants is where an "always allow" the user picks in the editor may
+	// be kept beyond the session: "project" (the default: this project),
+	// "user" (every project) or "session" (never kept; no durable option).
+	Grants string `toml:"grants"`
+	// GrantDays is how long a kept grant lasts (default DefaultGrantDays).
+	GrantDays int `toml:"grant_days"`
+}
+
+// Where durable grants apply (permissions.grants).
+const (
+	GrantsSession = "session"
+	GrantsProject = "project"
+	GrantsUser    = "user"
+)
+
+// DefaultGrantDays is how long a kept "always allow" lasts by default.
+const DefaultGrantDays = 7
+
+// GrantScope is permissions.grants with its default: project.
+func (p PermissionsConfig) GrantScope() string {
+	return cmp.Or(strings.ToLower(strings.TrimSpace(p.Grants)), GrantsProject)
+}
+
+// GrantLifetime is permissions.grant_days as a duration, with its default.
+func (p PermissionsConfig) GrantLifetime() time.Duration {
+	days := p.GrantDays
+	if days <= 0 {
+		days = DefaultGrantDays
+	}
+	return time.Duration(days) * 24 * time.Hour
+}
+
+// checkGrants reports a grants setting hub cannot apply.
+func (p PermissionsConfig) checkGrants() error {
+	switch p.GrantScope() {
+	case GrantsSession, GrantsProject, GrantsUser:
+	default:
+		return fmt.Errorf("key permissions.grants: %q must be session, project or user", p.Grants)
+	}
+	if p.GrantDays < 0 {
+		return fmt.Errorf("key permissions.grant_days: %d must be a positive number of days", p.GrantDays)
+	}
+	return nil
 }
 
 // check reports a rule hub could not apply.
@@ -397,11 +440,22 @@ func (c *Config) mergeNarrow(f *Config) {
 		c.Providers[k] = cur
 	}
 	c.Permissions.Rules = append(c.Permissions.Rules, f.Permissions.Rules...)
+	c.mergeGrants(f)
 	c.mergeACP(f)
 	if f.Transcripts != nil {
 		c.Transcripts = f.Transcripts
 	}
 	c.Warnings = append(c.Warnings, f.Warnings...)
+}
+
+// mergeGrants takes the grants settings a later file sets.
+func (c *Config) mergeGrants(f *Config) {
+	if f.Permissions.Grants != "" {
+		c.Permissions.Grants = f.Permissions.Grants
+	}
+	if f.Permissions.GrantDays != 0 {
+		c.Permissions.GrantDays = f.Permissions.GrantDays
+	}
 }
 
 // Parse decodes one file's bytes; path is used only in messages.
@@ -416,6 +470,9 @@ func Parse(path string, data []byte) (*Config, error) {
 			continue
 		}
 		f.Warnings = append(f.Warnings, fmt.Sprintf("%s: unknown key %q ignored", path, k.String()))
+	}
+	if err := f.Permissions.checkGrants(); err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrInvalid, path, err)
 	}
 	for i, r := range f.Permissions.Rules {
 		if err := r.check(); err != nil {
@@ -485,6 +542,7 @@ func (c *Config) merge(f *Config) {
 		c.Providers[k] = v
 	}
 	c.Permissions.Rules = append(c.Permissions.Rules, f.Permissions.Rules...)
+	c.mergeGrants(f)
 	c.mergeACP(f)
 	if f.Transcripts != nil {
 		c.Transcripts = f.Transcripts

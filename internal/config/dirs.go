@@ -47,3 +47,14 @@ func dirsFor(goos string, getenv func(string) string, home string) Dirs {
 	}
 	return d
 }
+
+// ProjectRoot is the project cwd belongs to: the repository root (the
+// nearest directory holding .git), else cwd itself.
+func ProjectRoot(cwd string) string {
+	dirs := ProjectDirs(cwd)
+	root := dirs[len(dirs)-1]
+	if _, err := os.Lstat(filepath.Join(root, ".git")); err == nil {
+		return root
+	}
+	return dirs[0]
+}

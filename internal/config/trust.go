@@ -143,6 +143,14 @@ func (f *Config) restrict(path string) (ignored []Ignored, agents map[string]boo
 		drop("mcp_servers." + name)
 	}
 	f.MCPServers = nil
+	if g := f.Permissions.Grants; g != "" && f.Permissions.GrantScope() != GrantsSession {
+		drop("permissions.grants (" + g + ")")
+		f.Permissions.Grants = ""
+	}
+	if f.Permissions.GrantDays != 0 {
+		drop("permissions.grant_days")
+		f.Permissions.GrantDays = 0
+	}
 	if f.Log.File != "" {
 		drop("log.file")
 		f.Log.File = ""

@@ -1,8 +1,9 @@
 // Package permission decides whether the native agent loop may run a tool:
 // configured rules (tool + path glob or command prefix -> allow/ask/deny),
 // defaults (reads allowed, writes and commands asked), answers the user gave
-// "always" for this session, and a built-in hard deny list no rule or grant
-// can lift. It also provides approval policies that answer permission
+// "always" for this session, durable grants (an "always allow" kept per
+// project for some days, grants.go), and a built-in hard deny list no rule
+// or grant can lift. It also provides approval policies that answer permission
 // requests automatically for headless runs.
 package permission
 
@@ -41,6 +42,7 @@ type Request struct {
 	Path    string            // absolute path for file tools
 	Cwd     string            // session root; rule globs match relative to it
 	Command string            // shell command for bash
+	Agent   string            // the agent asking, for durable grants ("" for the native loop's own checks)
 }
 
 // Verdict is a decision with the reason a user can read.
@@ -77,6 +79,7 @@ type Service struct {
 	rules  []Rule
 	mu     sync.Mutex
 	always map[string]Decision
+	grants *GrantPolicy
 }
 
 var _ Checker = (*Service)(nil)
@@ -111,7 +114,8 @@ func parseRule(r config.PermissionRule) (Rule, error) {
 }
 
 // Decide is the one evaluation order: the hard deny list, configured deny
-// rules, the session's "always" answers, configured allow and ask rules
+// rules, the session's "always" answers, durable grants (see UseGrants),
+// configured allow and ask rules
 // (the last that matches), then allow rules from --allow-tool and the
 // active skill. decided is false when none of them speaks: the caller's
 // default (the mode, --approve, or asking the user) decides. Deny always
@@ -133,6 +137,10 @@ func (s *Service) Decide(req Request) (v Verdict, decided bool) {
 	s.mu.Unlock()
 	if ok && !Unclear(req.Command) {
 		return Verdict{Decision: d, Reason: "remembered for this session"}, true
+	}
+	if g, ok := s.granted(req); ok {
+		return Verdict{Decision: Allow, Reason: "allowed by grant " + g.ID + " until " + g.Expires.Local().Format("2006-01-02 15:04") +
+			" ('hub grants revoke " + g.ID + "')"}, true
 	}
 	var last *Rule
 	for i := range s.rules {

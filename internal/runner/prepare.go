@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/config"
 	"github.com/hubdev/hub/internal/permission"
 	"github.com/hubdev/hub/skills"
 )
@@ -52,6 +53,9 @@ func (r *run) sessionOptions(name string, caps adapters.Capabilities) (so adapte
 	}
 	if r.perms, err = permission.New(o.Rules); err != nil {
 		return so, "", cleanup, fmt.Errorf("%w: %v", ErrUsage, err)
+	}
+	if o.Grants != nil && o.Rules.GrantScope() != config.GrantsSession {
+		r.perms.UseGrants(permission.GrantPolicy{Store: o.Grants, Project: config.ProjectRoot(cwd), Agent: name})
 	}
 	for _, pat := range o.AllowTools {
 		rule, err := permission.AllowRule(pat, "--allow-tool "+pat)

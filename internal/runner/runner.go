@@ -17,6 +17,7 @@ import (
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/config"
+	"github.com/hubdev/hub/internal/permission"
 	"github.com/hubdev/hub/internal/proc"
 )
 
@@ -55,7 +56,10 @@ type Options struct {
 	// patterns for this run (Claude syntax, --allow-tool).
 	Rules      config.PermissionsConfig
 	AllowTools []string
-	Skills     []string
+	// Grants, when set, are the durable grants ("always allow" answers the
+	// user kept in hub acp) the run honours in its project; nil: none.
+	Grants *permission.Grants
+	Skills []string
 	// SkillsUserDir overrides config.UserDir() for skill lookup.
 	SkillsUserDir string
 	// KeepSkills leaves natively placed skills in place after the run.

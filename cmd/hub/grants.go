@@ -1,0 +1,105 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"text/tabwriter"
+
+	"github.com/hubdev/hub/internal/config"
+	"github.com/hubdev/hub/internal/permission"
+)
+
+const grantsHelp = `Usage: hub grants list [--json] [--project]
+       hub grants revoke ID
+       hub grants clear [--project]
+
+Durable grants are the "always allow" answers kept beyond the session (the
+editor's "Always allow … in this project for 7 days" option), in
+grants.json under the state dir. list shows the live ones; revoke removes
+one; clear removes every grant, or with --project those of the current
+project (the repository root of the working directory).
+`
+
+func init() { commands["grants"] = command{run: runGrants, help: grantsHelp} }
+
+func runGrants(_ context.Context, e *env, args []string) int {
+	sub := "list"
+	if len(args) > 0 && args[0] != "" && args[0][0] != '-' {
+		sub, args = args[0], args[1:]
+	}
+	fs := newFlagSet("grants", grantsHelp, e.stderr)
+	asJSON := fs.Bool("json", false, "list: print JSON")
+	here := fs.Bool("project", false, "list, clear: only the grants of the current project")
+	pos, code, ok := parseInterspersed(fs, args)
+	if !ok {
+		return code
+	}
+	store := permission.OpenGrants(permission.GrantsFile(config.StateDir()), nil)
+	project := ""
+	if *here {
+		project = config.ProjectRoot(e.cwd)
+	}
+	switch {
+	case sub == "list" && len(pos) == 0:
+		return listGrants(e, store, project, *asJSON)
+	case sub == "revoke" && len(pos) == 1:
+		return grantsDone(e, "revoke", store.Revoke(pos[0]))
+	case sub == "revoke":
+		fmt.Fprintln(e.stderr, "hub grants revoke: give one grant id (see 'hub grants list')")
+		return exitUsage
+	case sub == "clear" && len(pos) == 0:
+		n, err := store.Clear(project)
+		if err == nil {
+			fmt.Fprintf(e.stderr, "hub grants: %d removed\n", n)
+		}
+		return grantsDone(e, "clear", err)
+	case sub == "list" || sub == "clear":
+		fmt.Fprintf(e.stderr, "hub grants %s: unexpected argument %q\n", sub, pos[0])
+		return exitUsage
+	}
+	fmt.Fprintf(e.stderr, "hub grants: unknown subcommand %q (list, revoke, clear)\n", sub)
+	return exitUsage
+}
+
+func grantsDone(e *env, sub string, err error) int {
+	if err != nil {
+		fmt.Fprintf(e.stderr, "hub grants %s: %v\n", sub, err)
+		return exitError
+	}
+	return exitOK
+}
+
+func listGrants(e *env, store *permission.Grants, project string, asJSON bool) int {
+	all, err := store.List()
+	if err != nil {
+		return grantsDone(e, "list", err)
+	}
+	list := []permission.Grant{}
+	for _, g := range all {
+		if project == "" || g.Project == project {
+			list = append(list, g)
+		}
+	}
+	if asJSON {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		_ = enc.Encode(list)
+		return exitOK
+	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tPROJECT\tTOOL\tSCOPE\tAGENT\tEXPIRES")
+	for _, g := range list {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", g.ID, g.Project, g.Tool, g.What(), orAny(g.Agent),
+			g.Expires.Local().Format("2006-01-02 15:04"))
+	}
+	_ = tw.Flush()
+	return exitOK
+}
+
+func orAny(s string) string {
+	if s == "" {
+		return "*"
+	}
+	return s
+}

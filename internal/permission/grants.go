@@ -1,0 +1,407 @@
+package permission
+
+import (
+	"cmp"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/hubdev/hub/adapters"
+)
+
+// Sentinel errors of the grant store.
+var (
+	// ErrNoGrant: no live grant has the id given.
+	ErrNoGrant = errors.New("no such grant")
+	// ErrGrantsCorrupt: the grants file cannot be read as grants; hub
+	// reports it and never overwrites it.
+	ErrGrantsCorrupt = errors.New("grants file is corrupt")
+	// ErrGrantsLocked: another hub held the grants file's lock too long.
+	ErrGrantsLocked = errors.New("grants file is locked")
+)
+
+// AnyProject is the project of a user-wide grant.
+const AnyProject = "*"
+
+// Grant is an "always allow" kept beyond the session: Agent may run what
+// Scope covers with Tool (exactly what the session's "always" covers, see
+// AlwaysKey) in Project, until Expires.
+type Grant struct {
+	ID      string    `json:"id"`
+	Project string    `json:"project"` // project root, or AnyProject
+	Agent   string    `json:"agent,omitempty"`
+	Tool    string    `json:"tool"`
+	Scope   string    `json:"scope,omitempty"` // AlwaysKey without the tool
+	Created time.Time `json:"created"`
+	Expires time.Time `json:"expires"`
+}
+
+// Key is the AlwaysKey the grant covers.
+func (g Grant) Key() string {
+	if g.Scope == "" {
+		return g.Tool
+	}
+	return g.Tool + "\x00" + g.Scope
+}
+
+// Covers is what the grant allows, as a user reads it.
+func (g Grant) Covers() string { return describeKey(g.Key()) }
+
+// What is the grant's scope alone: a command ("…" stands for its other
+// arguments), a file, or "(any call)" for a tool without either.
+func (g Grant) What() string {
+	switch {
+	case g.Scope == "":
+		return "(any call)"
+	case strings.HasPrefix(g.Scope, "path="):
+		return strings.TrimPrefix(g.Scope, "path=")
+	case strings.HasPrefix(g.Scope, "="):
+		return strings.TrimPrefix(g.Scope, "=")
+	}
+	return g.Scope + " …"
+}
+
+func splitKey(key string) (tool, scope string) {
+	tool, scope, _ = strings.Cut(key, "\x00")
+	return tool, scope
+}
+
+// describeKey renders an AlwaysKey: an exact command, a command shape
+// ("…" for the free arguments), a file, or the whole tool.
+func describeKey(key string) string {
+	tool, scope := splitKey(key)
+	g := Grant{Tool: tool, Scope: scope}
+	switch {
+	case scope == "":
+		return "`" + tool + "`"
+	case strings.HasPrefix(scope, "path="):
+		return tool + " on `" + g.What() + "`"
+	}
+	return "`" + g.What() + "`"
+}
+
+// GrantsFile is where the grants of the state dir stateDir live.
+func GrantsFile(stateDir string) string { return filepath.Join(stateDir, "grants.json") }
+
+// Grants is the durable grant store: one JSON file, rewritten atomically
+// (temp file + rename) under a lock file, re-read before every change so
+// two hub processes do not lose each other's grants. Expired grants never
+// match and are dropped whenever the file is written.
+type Grants struct {
+	path string
+	now  func() time.Time
+}
+
+// OpenGrants returns the store at path (see GrantsFile); now is its clock
+// (nil: time.Now). The file is created by the first grant.
+func OpenGrants(path string, now func() time.Time) *Grants {
+	if now == nil {
+		now = time.Now
+	}
+	return &Grants{path: path, now: now}
+}
+
+// Path is the store's file.
+func (g *Grants) Path() string { return g.path }
+
+type grantsFile struct {
+	Version int     `json:"version"`
+	Grants  []Grant `json:"grants"`
+}
+
+// List returns the live grants, by project then age.
+func (g *Grants) List() ([]Grant, error) {
+	all, err := g.read()
+	if err != nil {
+		return nil, err
+	}
+	live := g.live(all)
+	slices.SortStableFunc(live, func(a, b Grant) int {
+		if c := strings.Compare(a.Project, b.Project); c != 0 {
+			return c
+		}
+		return a.Created.Compare(b.Created)
+	})
+	return live, nil
+}
+
+// Match returns the live grant that lets agent run what key covers in
+// project (a grant of the project or a user-wide one).
+func (g *Grants) Match(project, agent, key string) (Grant, bool, error) {
+	all, err := g.read()
+	if err != nil {
+		return Grant{}, false, err
+	}
+	for _, gr := range g.live(all) {
+		if (gr.Project == project || gr.Project == AnyProject) && (gr.Agent == "" || gr.Agent == agent) && gr.Key() == key {
+			return gr, true, nil
+		}
+	}
+	return Grant{}, false, nil
+}
+
+// Add stores gr (Project, Agent, Tool, Scope and Expires set by the
+// caller) and returns it with its id. A live grant of the same project,
+// agent and scope is renewed instead: same id, the new expiry.
+func (g *Grants) Add(gr Grant) (Grant, error) {
+	gr.Created = g.now().UTC()
+	gr.Expires = gr.Expires.UTC()
+	err := g.update(func(list []Grant) ([]Grant, error) {
+		for i, old := range list {
+			if old.Project == gr.Project && old.Agent == gr.Agent && old.Key() == gr.Key() {
+				gr.ID = old.ID
+				list[i] = gr
+				return list, nil
+			}
+		}
+		id, err := newGrantID(list)
+		if err != nil {
+			return nil, err
+		}
+		gr.ID = id
+		return append(list, gr), nil
+	})
+	return gr, err
+}
+
+// Revoke removes the live grant id; ErrNoGrant when there is none.
+func (g *Grants) Revoke(id string) error {
+	return g.update(func(list []Grant) ([]Grant, error) {
+		i := slices.IndexFunc(list, func(gr Grant) bool { return gr.ID == id })
+		if i < 0 {
+			return nil, fmt.Errorf("%w %q (see 'hub grants list')", ErrNoGrant, id)
+		}
+		return slices.Delete(list, i, i+1), nil
+	})
+}
+
+// Clear removes every grant of project ("" for every grant, user-wide
+// ones included) and returns how many live ones it removed.
+func (g *Grants) Clear(project string) (int, error) {
+	n := 0
+	err := g.update(func(list []Grant) ([]Grant, error) {
+		kept := list[:0]
+		for _, gr := range list {
+			if project == "" || gr.Project == project {
+				n++
+				continue
+			}
+			kept = append(kept, gr)
+		}
+		return kept, nil
+	})
+	return n, err
+}
+
+func (g *Grants) live(all []Grant) []Grant {
+	now := g.now()
+	out := make([]Grant, 0, len(all))
+	for _, gr := range all {
+		if now.Before(gr.Expires) {
+			out = append(out, gr)
+		}
+	}
+	return out
+}
+
+// read loads every grant, expired ones included; a missing file holds none.
+func (g *Grants) read() ([]Grant, error) {
+	b, err := os.ReadFile(g.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read grants: %w", err)
+	}
+	var f grantsFile
+	if err := json.Unmarshal(b, &f); err != nil {
+		return nil, fmt.Errorf("%w: %s: %v (fix it, or remove it to drop every grant)", ErrGrantsCorrupt, g.path, err)
+	}
+	return f.Grants, nil
+}
+
+// update applies change to the live grants under the lock, re-reading
+// the file first, and writes the result atomically.
+func (g *Grants) update(change func([]Grant) ([]Grant, error)) error {
+	unlock, err := g.lock()
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	all, err := g.read()
+	if err != nil {
+		return err
+	}
+	list, err := change(g.live(all))
+	if err != nil {
+		return err
+	}
+	return g.write(list)
+}
+
+func (g *Grants) write(list []Grant) error {
+	b, err := json.MarshalIndent(grantsFile{Version: 1, Grants: append([]Grant{}, list...)}, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode grants: %w", err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(g.path), ".grants-*.tmp")
+	if err != nil {
+		return fmt.Errorf("write grants: %w", err)
+	}
+	_, werr := tmp.Write(append(b, '\n'))
+	cerr := tmp.Close()
+	if werr == nil && cerr == nil {
+		werr = os.Rename(tmp.Name(), g.path)
+	}
+	if err := errors.Join(werr, cerr); err != nil {
+		_ = os.Remove(tmp.Name())
+		return fmt.Errorf("write grants %s: %w", g.path, err)
+	}
+	return nil
+}
+
+// Lock timing: a change holds the lock for a read and a write; a lock
+// older than staleLock was left by a hub that died holding it.
+const (
+	lockWait  = 5 * time.Second
+	lockPoll  = 10 * time.Millisecond
+	staleLock = 30 * time.Second
+)
+
+// lock takes the store's lock file (created with O_EXCL) and returns its
+// release.
+func (g *Grants) lock() (func(), error) {
+	if err := os.MkdirAll(filepath.Dir(g.path), 0o700); err != nil {
+		return nil, fmt.Errorf("grants dir: %w", err)
+	}
+	lp := g.path + ".lock"
+	deadline := time.Now().Add(lockWait)
+	for {
+		f, err := os.OpenFile(lp, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+		if err == nil {
+			_ = f.Close()
+			return func() { _ = os.Remove(lp) }, nil
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			return nil, fmt.Errorf("lock grants: %w", err)
+		}
+		if st, serr := os.Stat(lp); serr == nil && time.Since(st.ModTime()) > staleLock {
+			_ = os.Remove(lp)
+			continue
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("%w: %s (remove it if no hub is running)", ErrGrantsLocked, lp)
+		}
+		time.Sleep(lockPoll)
+	}
+}
+
+func newGrantID(taken []Grant) (string, error) {
+	for {
+		var b [4]byte
+		if _, err := rand.Read(b[:]); err != nil {
+			return "", fmt.Errorf("grant id: %w", err)
+		}
+		id := hex.EncodeToString(b[:])
+		if !slices.ContainsFunc(taken, func(g Grant) bool { return g.ID == id }) {
+			return id, nil
+		}
+	}
+}
+
+// ErrNotGrantable: the request cannot become a durable grant (the service
+// keeps none, or hub cannot tell what the command runs).
+var ErrNotGrantable = errors.New("cannot keep a grant for this")
+
+// GrantPolicy makes a Service keep "always allow" answers beyond the
+// session and honour the ones kept before.
+type GrantPolicy struct {
+	Store    *Grants
+	Project  string        // the root of the project the session runs in
+	UserWide bool          // new grants cover every project
+	Lifetime time.Duration // how long a new grant lasts
+	Agent    string        // the agent of requests that name none
+}
+
+// UseGrants makes s consult and keep durable grants under p.
+func (s *Service) UseGrants(p GrantPolicy) {
+	s.mu.Lock()
+	s.grants = &p
+	s.mu.Unlock()
+}
+
+func (s *Service) grantPolicy() *GrantPolicy {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.grants
+}
+
+// granted finds the live grant covering req. An unreadable store grants
+// nothing (the user is asked); Keep and 'hub grants' report it.
+func (s *Service) granted(req Request) (Grant, bool) {
+	p := s.grantPolicy()
+	if p == nil || Unclear(req.Command) {
+		return Grant{}, false
+	}
+	g, ok, err := p.Store.Match(p.Project, cmp.Or(req.Agent, p.Agent), AlwaysKey(req))
+	return g, ok && err == nil
+}
+
+// GrantOffer is the name of the option that keeps req's "always allow"
+// beyond the session, saying what it covers, where and how long ("Always
+// allow `go test …` in this project for 7 days"); ok is false when no
+// grant can be kept for req.
+func (s *Service) GrantOffer(req Request) (name string, ok bool) {
+	p := s.grantPolicy()
+	if p == nil || Unclear(req.Command) || req.Tool == "" {
+		return "", false
+	}
+	what := describeKey(AlwaysKey(req))
+	if req.Command == "" && req.Path != "" {
+		what = req.Tool + " on `" + relTo(p.Project, req.Path) + "`"
+	}
+	where := " in this project"
+	if p.UserWide {
+		where = " in every project"
+	}
+	return "Always allow " + what + where + " for " + days(p.Lifetime), true
+}
+
+// Keep stores a durable grant for exactly what an "always" answer to req
+// covers (AlwaysKey), and remembers it for the session too.
+func (s *Service) Keep(req Request) (Grant, error) {
+	s.Remember(req, adapters.AllowAlways)
+	p := s.grantPolicy()
+	if p == nil || Unclear(req.Command) || req.Tool == "" {
+		return Grant{}, ErrNotGrantable
+	}
+	project := p.Project
+	if p.UserWide {
+		project = AnyProject
+	}
+	tool, scope := splitKey(AlwaysKey(req))
+	return p.Store.Add(Grant{Project: project, Agent: cmp.Or(req.Agent, p.Agent), Tool: tool, Scope: scope, Expires: p.Store.now().Add(p.Lifetime)})
+}
+
+func relTo(root, path string) string {
+	if rel, err := filepath.Rel(root, path); err == nil && !strings.HasPrefix(rel, "..") {
+		return filepath.ToSlash(rel)
+	}
+	return path
+}
+
+func days(d time.Duration) string {
+	n := int((d + 12*time.Hour) / (24 * time.Hour))
+	if n <= 1 {
+		return "1 day"
+	}
+	return fmt.Sprintf("%d days", n)
+}
