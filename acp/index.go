@@ -36,6 +36,9 @@ type Record struct {
 	// Handover is "none" when agents taking the session over start blank
 	// (the handover option); "" means hub's default, brief.
 	Handover string `json:"handover,omitempty"`
+	// Delegation is "on" or "off" once the delegation option was set; ""
+	// follows the config.
+	Delegation string `json:"delegation,omitempty"`
 	// Left holds, per agent the session switched away from, its own
 	// session id and how many history entries it had seen, so switching
 	// back resumes it and tells it only what happened since.

@@ -54,7 +54,12 @@ func (ss *session) configOptions() (out []schema.SessionConfigOption) {
 	ss.mu.Unlock()
 	agents := ss.srv.agentChoices(rec.Agent)
 	out = []schema.SessionConfigOption{{ID: "agent", Name: "Agent", Description: "Which coding agent hub drives", Type: "select", CurrentValue: rec.Agent, Options: agents}}
-	defer func() { out = append(out, handoverOption(rec.Handover)) }() // hub's own, last
+	defer func() { // hub's own, last
+		out = append(out, handoverOption(rec.Handover))
+		if ss.srv.delegationAvailable() {
+			out = append(out, delegationOption(ss.delegating()))
+		}
+	}()
 	if live != nil && len(live.Options) > 0 {
 		for _, o := range live.Options {
 			out = append(out, liveOption(o, chosen(&rec, o)))
@@ -169,6 +174,9 @@ func (ss *session) setOption(ctx context.Context, id, value string) (after func(
 		ss.mu.Unlock()
 		ss.save()
 		return nil, nil
+	}
+	if id == optionDelegation {
+		return nil, ss.setDelegation(ctx, value)
 	}
 	accepts, known := ss.optionAccepts(id)
 	switch {

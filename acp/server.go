@@ -20,6 +20,7 @@ import (
 	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/config"
+	"github.com/hubdev/hub/internal/delegate"
 	"github.com/hubdev/hub/internal/jsonrpc"
 	"github.com/hubdev/hub/internal/permission"
 )
@@ -84,6 +85,15 @@ type Options struct {
 	// AuthMethods are the terminal logins offered to a client that can
 	// run them (clientCapabilities.auth.terminal); nil offers none.
 	AuthMethods func() []schema.AuthMethod
+	// Self is hub's executable, which agents start as their MCP server
+	// `hub mcp` when the session delegates; "" turns delegation off.
+	Self string
+	// Delegation turns delegation on for new sessions (config
+	// [acp] delegation = true); the session's delegation option overrides.
+	Delegation bool
+	// DelegationDepth bounds how deep delegates may delegate (default 1:
+	// the session's agent may, its delegates may not).
+	DelegationDepth int
 }
 
 // Serve runs an ACP agent over in/out until in reaches EOF or ctx ends,
@@ -96,6 +106,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) error
 	s.ctx = ctx
 	err := s.conn.Serve(ctx)
 	s.closeAll()
+	s.closeBridge()
 	cancel()
 	s.starts.Wait() // a start that ends now closes its agent itself
 	s.detached.Wait()
@@ -120,6 +131,10 @@ type server struct {
 	starts      sync.WaitGroup // agent starts in flight
 	detached    sync.WaitGroup // turns steering queued, which answer no request
 	ready       readiness
+
+	bridgeMu    sync.Mutex
+	delegBridge *delegate.Bridge // the delegation socket, opened on first use
+	bridgeErr   error
 }
 
 func newServer(opts Options) *server {
@@ -417,6 +432,20 @@ func (s *server) newSession(_ context.Context, params json.RawMessage) (any, fun
 	return resp, ss.opened, nil
 }
 
+// permsFor is a permission service for one agent of a session in cwd:
+// the configured rules, and the durable grants when they are kept.
+func (s *server) permsFor(cwd string) (*permission.Service, error) {
+	perms, err := permission.New(s.opts.Permissions)
+	if err != nil {
+		return nil, err
+	}
+	if g := s.opts.Grants; g != nil && s.opts.Permissions.GrantScope() != config.GrantsSession {
+		perms.UseGrants(permission.GrantPolicy{Store: g, Project: config.ProjectRoot(cwd),
+			UserWide: s.opts.Permissions.GrantScope() == config.GrantsUser, Lifetime: s.opts.Permissions.GrantLifetime()})
+	}
+	return perms, nil
+}
+
 // open registers an in-memory session for rec.
 func (s *server) open(rec *Record, mcp []schema.McpServer) (*session, error) {
 	if _, err := s.opts.Registry.Get(rec.Agent); err != nil {
@@ -425,13 +454,9 @@ func (s *server) open(rec *Record, mcp []schema.McpServer) (*session, error) {
 	s.mu.Lock()
 	caps := s.clientCaps
 	s.mu.Unlock()
-	perms, err := permission.New(s.opts.Permissions)
+	perms, err := s.permsFor(rec.Cwd)
 	if err != nil {
 		return nil, jsonrpc.NewError(schema.CodeInternalError, err.Error(), nil)
-	}
-	if g := s.opts.Grants; g != nil && s.opts.Permissions.GrantScope() != config.GrantsSession {
-		perms.UseGrants(permission.GrantPolicy{Store: g, Project: config.ProjectRoot(rec.Cwd),
-			UserWide: s.opts.Permissions.GrantScope() == config.GrantsUser, Lifetime: s.opts.Permissions.GrantLifetime()})
 	}
 	ss := &session{srv: s, rec: rec, mcp: s.convertMCP(mcp), perms: perms, seenTools: map[string]bool{}}
 	ss.editor = &editorClient{conn: s.conn, log: s.log, sessionID: rec.SessionID, caps: caps, cwd: rec.Cwd}

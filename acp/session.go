@@ -51,6 +51,7 @@ type session struct {
 	turnCancel    context.CancelFunc
 	perms         *permission.Service // the session's rules and "always" answers
 	audit         *transcript.Audit   // transcripts = true: the session's Event stream
+	delegs        delegators          // delegation: the hosts of the delegate tool
 	seenTools     map[string]bool
 	agentCommands []adapters.Command
 	// chunk accumulates the text of the last history entry while streamed
@@ -149,6 +150,7 @@ func (ss *session) cancel() {
 	if ss.turnCancel != nil {
 		ss.turnCancel()
 	}
+	go ss.cancelDelegates() // off the read loop: it takes their locks
 	for _, q := range ss.queue { // queued prompts are dropped: each answers cancelled
 		q.cancel()
 	}
@@ -171,6 +173,7 @@ func (ss *session) close() {
 			ss.srv.log.Debug().Err(err).Str("session", ss.id()).Msg("adapter close")
 		}
 	}
+	ss.closeDelegates()
 	ss.mu.Lock()
 	audit := ss.audit
 	ss.mu.Unlock()
@@ -708,9 +711,16 @@ func appendCommands(out []schema.AvailableCommand, in []adapters.Command) []sche
 // deny list, the configured rules, the session's "always" answers): what
 // it decides is answered without asking; the rest goes to the editor.
 func (ss *session) permission(ctx context.Context, p *adapters.PermissionRequest) adapters.PermissionDecision {
+	return ss.askFor(ctx, p, ss.agentName(), ss.perms)
+}
+
+// askFor decides agent's request by perms (the rules, grants and the
+// "always" answers given to that agent), asking the editor when they leave
+// it open.
+func (ss *session) askFor(ctx context.Context, p *adapters.PermissionRequest, agent string, perms *permission.Service) adapters.PermissionDecision {
 	req := permission.RequestOf(p.Tool, ss.rec.Cwd)
-	req.Agent = ss.agentName()
-	v, decided := ss.perms.Decide(req)
+	req.Agent = agent
+	v, decided := perms.Decide(req)
 	if ctx.Err() != nil {
 		return adapters.PermissionDecision{Cancelled: true}
 	}
@@ -723,7 +733,7 @@ func (ss *session) permission(ctx context.Context, p *adapters.PermissionRequest
 	if u := ss.toolUpdate(p.Tool); u.ToolCall != nil {
 		ss.emit(u)
 	}
-	options, kept := ss.withGrantOption(permissionOptions(p.Options), req)
+	options, kept := ss.withGrantOption(perms, permissionOptions(p.Options), req)
 	ask := schema.RequestPermissionRequest{SessionID: ss.id(), Options: options, ToolCall: ss.fullToolUpdate(p.Tool)}
 	var resp schema.RequestPermissionResponse
 	cancelled, err := ss.callEditor(ctx, "session/request_permission", ask, &resp)
@@ -738,7 +748,7 @@ func (ss *session) permission(ctx context.Context, p *adapters.PermissionRequest
 		return adapters.PermissionDecision{Cancelled: true}
 	}
 	if kept && resp.Outcome.OptionID == grantOptionID {
-		return ss.keepGrant(req, p)
+		return ss.keepGrant(perms, req, p)
 	}
 	d := adapters.PermissionDecision{OptionID: resp.Outcome.OptionID}
 	for _, o := range p.Options {
@@ -749,7 +759,7 @@ func (ss *session) permission(ctx context.Context, p *adapters.PermissionRequest
 	if d.Kind == "" {
 		d.Kind = adapters.RejectOnce // unknown option id: be safe
 	}
-	ss.perms.Remember(req, d.Kind)
+	perms.Remember(req, d.Kind)
 	return d
 }
 
@@ -760,8 +770,8 @@ const grantOptionID = "hub_grant"
 // withGrantOption adds, right after the agent's own "always allow", the
 // option that keeps it for days (named for exactly what it covers), when
 // the session keeps grants and the agent offers an "always" at all.
-func (ss *session) withGrantOption(options []schema.PermissionOption, req permission.Request) ([]schema.PermissionOption, bool) {
-	name, ok := ss.perms.GrantOffer(req)
+func (ss *session) withGrantOption(perms *permission.Service, options []schema.PermissionOption, req permission.Request) ([]schema.PermissionOption, bool) {
+	name, ok := perms.GrantOffer(req)
 	i := slices.IndexFunc(options, func(o schema.PermissionOption) bool { return o.Kind == string(adapters.AllowAlways) })
 	if !ok || i < 0 || slices.ContainsFunc(options, func(o schema.PermissionOption) bool { return o.OptionID == grantOptionID }) {
 		return options, false
@@ -773,8 +783,8 @@ func (ss *session) withGrantOption(options []schema.PermissionOption, req permis
 // keepGrant stores the durable grant the user picked and lets this call
 // run once: hub itself answers the later ones the grant covers, so the
 // agent is never told to allow more than the user saw.
-func (ss *session) keepGrant(req permission.Request, p *adapters.PermissionRequest) adapters.PermissionDecision {
-	g, err := ss.perms.Keep(req)
+func (ss *session) keepGrant(perms *permission.Service, req permission.Request, p *adapters.PermissionRequest) adapters.PermissionDecision {
+	g, err := perms.Keep(req)
 	if err != nil {
 		ss.srv.log.Warn().Err(err).Str("session", ss.id()).Msg("grant not kept")
 		ss.emit(schema.SessionUpdate{AgentMessageChunk: &schema.ContentChunk{Content: schema.TextBlock(

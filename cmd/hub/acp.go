@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"os"
 	"io"
 	"strings"
 	"time"
@@ -71,6 +72,11 @@ func runAcp(ctx context.Context, e *env, args []string) int {
 		Notice:       untrustedNotice(e.cfg),
 		Permissions:  e.cfg.Permissions,
 		Grants:       permission.OpenGrants(permission.GrantsFile(config.StateDir()), nil),
+	}
+	if self, err := os.Executable(); err == nil {
+		opts.Self = self
+		opts.Delegation = e.cfg.ACP.Delegation != nil && *e.cfg.ACP.Delegation
+		opts.DelegationDepth = e.cfg.ACP.DelegationDepth
 	}
 	if e.cfg.TranscriptsOn() {
 		opts.TranscriptDir = config.TranscriptDir()

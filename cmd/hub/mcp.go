@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -27,6 +28,11 @@ IDE) gets every agent on this machine as a tool:
 A delegate's permission requests are answered as 'hub run' answers them:
 hub's rules first, then --approve (default read-only). Every agent started
 ends with the server. stdout carries only MCP messages.
+
+Started by an agent that hub acp runs with delegation on, it runs nothing
+itself: every call goes to that hub acp (HUB_DELEGATE_SOCKET), which puts
+the delegates' permission requests to the editor and shows their work in
+the root session.
 `
 
 func init() { commands["mcp"] = command{run: runMCP, help: mcpHelp} }
@@ -43,15 +49,41 @@ func runMCP(ctx context.Context, e *env, args []string) int {
 		fmt.Fprintf(e.stderr, "hub mcp: --approve must be all, read-only or none\n")
 		return exitUsage
 	}
-	d := delegate.New(delegate.Options{Registry: e.registry, Approve: runner.Approve(*approve), Rules: e.cfg.Permissions,
+	host, done := mcpHost(e, delegate.Options{Registry: e.registry, Approve: runner.Approve(*approve), Rules: e.cfg.Permissions,
 		Cwd: *cwd, Timeout: *timeout, Log: e.log})
-	defer d.Close()
-	s := delegate.NewServer(d, currentBuild().Version)
+	defer done()
+	s := delegate.NewServer(host, currentBuild().Version)
 	if err := s.Run(ctx, &mcp.IOTransport{Reader: nopCloser{e.stdin}, Writer: nopWriteCloser{e.stdout}}); err != nil && ctx.Err() == nil {
 		fmt.Fprintf(e.stderr, "hub mcp: %v\n", err)
 		return exitError
 	}
 	return exitOK
+}
+
+// mcpHost is the parent hub acp when this process was started for one of
+// its agents, else a delegator of its own.
+func mcpHost(e *env, o delegate.Options) (delegate.Host, func()) {
+	remote, child, err := delegate.Dial(os.Getenv, e.log)
+	switch {
+	case child && err != nil:
+		e.log.Warn().Err(err).Msg("delegation parent unreachable")
+		return unreachable{err}, func() {}
+	case child:
+		return remote, remote.Close
+	}
+	d := delegate.New(o)
+	return d, d.Close
+}
+
+// unreachable answers every call with why the parent cannot be reached.
+type unreachable struct{ err error }
+
+func (unreachable) Agents() []delegate.AgentInfo { return nil }
+func (u unreachable) Delegate(context.Context, delegate.Request, delegate.Progress) (delegate.Result, error) {
+	return delegate.Result{}, u.err
+}
+func (u unreachable) Continue(context.Context, string, string, time.Duration, delegate.Progress) (delegate.Result, error) {
+	return delegate.Result{}, u.err
 }
 
 // nopCloser and nopWriteCloser hand stdio to the MCP transport without

@@ -61,6 +61,11 @@ type ACPConfig struct {
 	Agents []string `toml:"agents"`
 	// MaxMessageMB bounds one message from the editor (default 64).
 	MaxMessageMB int `toml:"max_message_mb"`
+	// Delegation hands each session's agent hub's delegate tool (an MCP
+	// server), so it can run other agents through hub.
+	Delegation *bool `toml:"delegation"`
+	// DelegationDepth bounds how deep delegates may delegate (default 1).
+	DelegationDepth int `toml:"delegation_depth"`
 }
 
 // MCPServerConfig is one [mcp_servers.NAME] entry: a command (stdio) or
@@ -544,6 +549,12 @@ func (c *Config) merge(f *Config) {
 	c.Permissions.Rules = append(c.Permissions.Rules, f.Permissions.Rules...)
 	c.mergeGrants(f)
 	c.mergeACP(f)
+	if f.ACP.Delegation != nil {
+		c.ACP.Delegation = f.ACP.Delegation
+	}
+	if f.ACP.DelegationDepth > 0 {
+		c.ACP.DelegationDepth = f.ACP.DelegationDepth
+	}
 	if f.Transcripts != nil {
 		c.Transcripts = f.Transcripts
 	}

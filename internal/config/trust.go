@@ -139,6 +139,10 @@ func (f *Config) restrict(path string) (ignored []Ignored, agents map[string]boo
 		drop(fmt.Sprintf("permissions.rules[%d] (%s)", i, r.Decision))
 	}
 	f.Permissions.Rules = kept
+	if f.ACP.Delegation != nil || f.ACP.DelegationDepth > 0 {
+		drop("acp.delegation")
+		f.ACP.Delegation, f.ACP.DelegationDepth = nil, 0
+	}
 	for name := range f.MCPServers {
 		drop("mcp_servers." + name)
 	}

@@ -10,7 +10,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -27,7 +29,19 @@ import (
 var (
 	ErrUnknownSession = errors.New("unknown delegate session")
 	ErrBusy           = errors.New("the delegate session is answering another prompt")
+	// ErrLoop refuses a delegation back to an agent already in the chain.
+	ErrLoop = errors.New("delegation loop refused")
 )
+
+// Host is what hub's MCP tools run on: a Delegator in this process, or a
+// parent hub acp reached through its bridge.
+type Host interface {
+	Agents() []AgentInfo
+	Delegate(ctx context.Context, r Request, progress Progress) (Result, error)
+	Continue(ctx context.Context, session, prompt string, timeout time.Duration, progress Progress) (Result, error)
+}
+
+var _ Host = (*Delegator)(nil)
 
 // Options configures a Delegator.
 type Options struct {
@@ -40,6 +54,19 @@ type Options struct {
 	// Timeout bounds a turn that names none (default 10 minutes).
 	Timeout time.Duration
 	Log     zerolog.Logger
+	// Chain are the agents this delegator works for, the root first; a
+	// delegation to one of them is a loop and refused.
+	Chain []string
+	// Ask, when set, answers the delegates' permission requests instead of
+	// the rules and Approve: hub acp puts them to the editor.
+	// session is the delegate session the request comes from.
+	Ask func(ctx context.Context, session, agent string, p *adapters.PermissionRequest) adapters.PermissionDecision
+	// Observe, when set, gets every event of every delegate turn, with the
+	// delegate session it belongs to.
+	Observe func(session, agent string, ev adapters.Event)
+	// MCPServers, when set, gives a delegate of agent the MCP servers it
+	// may use (hub's own, to delegate further when depth allows).
+	MCPServers func(agent string) []adapters.MCPServer
 }
 
 // Request is one delegate turn.
@@ -85,12 +112,14 @@ type Delegator struct {
 }
 
 type live struct {
+	id    string // Result.Session
 	agent string
 	cwd   string
 	sess  adapters.Session
 	rules *permission.Service
 	busy  bool
 	turn  *turn // the running turn, for its permission decisions
+	stop  context.CancelFunc
 	tmu   sync.Mutex
 }
 
@@ -127,6 +156,9 @@ func (d *Delegator) Agents() []AgentInfo {
 
 // Delegate starts a session on r.Agent and runs r.Prompt as its first turn.
 func (d *Delegator) Delegate(ctx context.Context, r Request, progress Progress) (Result, error) {
+	if slices.Contains(d.o.Chain, r.Agent) {
+		return Result{}, fmt.Errorf("%w: %s is already working in this chain (%s); pick another agent", ErrLoop, r.Agent, strings.Join(d.o.Chain, " → "))
+	}
 	a, err := d.o.Registry.Get(r.Agent)
 	if err != nil {
 		return Result{}, fmt.Errorf("%w (see the agents tool)", err)
@@ -139,8 +171,15 @@ func (d *Delegator) Delegate(ctx context.Context, r Request, progress Progress) 
 		return Result{}, err
 	}
 	l := &live{agent: r.Agent, cwd: cmp.Or(r.Cwd, d.o.Cwd), rules: rules}
-	sess, err := a.Start(ctx, adapters.SessionOptions{Cwd: l.cwd, Model: r.Model, Mode: r.Mode, Access: d.o.Approve.Access(),
-		Permission: l.permission(d.o.Approve), CancelGrace: 2 * time.Second})
+	so := adapters.SessionOptions{Cwd: l.cwd, Model: r.Model, Mode: r.Mode, Access: d.o.Approve.Access(),
+		Permission: l.permission(d.o), CancelGrace: 2 * time.Second}
+	if d.o.Ask != nil {
+		so.Access = adapters.AccessAskFirst // every side effect reaches whoever answers
+	}
+	if d.o.MCPServers != nil {
+		so.MCPServers = d.o.MCPServers(r.Agent)
+	}
+	sess, err := a.Start(ctx, so)
 	if err != nil {
 		return Result{}, fmt.Errorf("start %s: %w", r.Agent, err)
 	}
@@ -172,8 +211,24 @@ func (d *Delegator) keep(l *live) (string, error) {
 	}
 	d.seq++
 	id := fmt.Sprintf("%s-%d", l.agent, d.seq)
+	l.id = id
 	d.sessions[id] = l
 	return id, nil
+}
+
+// CancelTurns cancels every running delegate turn; the sessions stay for
+// follow-ups.
+func (d *Delegator) CancelTurns() {
+	d.mu.Lock()
+	all := slices.Collect(maps.Values(d.sessions))
+	d.mu.Unlock()
+	for _, l := range all {
+		l.tmu.Lock()
+		if l.stop != nil {
+			l.stop()
+		}
+		l.tmu.Unlock()
+	}
 }
 
 // Close ends every delegate session.
@@ -195,16 +250,23 @@ func (d *Delegator) run(ctx context.Context, id string, l *live, prompt string, 
 		return Result{}, ErrBusy
 	}
 	t := &turn{res: Result{Agent: l.agent, Session: id, ToolCalls: []ToolCall{}, FilesChanged: []string{}}, progress: progress}
-	l.busy, l.turn = true, t
+	ctx, cancel := context.WithTimeout(ctx, cmp.Or(timeout, d.o.Timeout))
+	defer cancel()
+	l.busy, l.turn, l.stop = true, t, cancel
 	l.tmu.Unlock()
 	defer func() {
 		l.tmu.Lock()
-		l.busy, l.turn = false, nil
+		l.busy, l.turn, l.stop = false, nil, nil
 		l.tmu.Unlock()
 	}()
-	ctx, cancel := context.WithTimeout(ctx, cmp.Or(timeout, d.o.Timeout))
-	defer cancel()
-	stop, err := l.sess.Prompt(ctx, adapters.TextPrompt(prompt), t.handle)
+	handle := t.handle
+	if obs := d.o.Observe; obs != nil {
+		handle = func(ev adapters.Event) {
+			t.handle(ev)
+			obs(id, l.agent, ev)
+		}
+	}
+	stop, err := l.sess.Prompt(ctx, adapters.TextPrompt(prompt), handle)
 	t.res.StopReason = string(stop)
 	t.res.AgentSessionID = cmp.Or(t.res.AgentSessionID, l.sess.ID())
 	t.res.Answer = t.answer()
@@ -220,10 +282,17 @@ func (d *Delegator) run(ctx context.Context, id string, l *live, prompt string, 
 	return t.res, nil
 }
 
-// permission answers the delegate's requests by the rules, then approve.
-func (l *live) permission(approve runner.Approve) adapters.PermissionFunc {
-	return func(_ context.Context, p *adapters.PermissionRequest) adapters.PermissionDecision {
-		dec, reason := runner.Decide(l.rules, approve, l.cwd, p)
+// permission answers the delegate's requests: through o.Ask when set,
+// else by the rules, then the approval policy.
+func (l *live) permission(o Options) adapters.PermissionFunc {
+	return func(ctx context.Context, p *adapters.PermissionRequest) adapters.PermissionDecision {
+		var dec adapters.PermissionDecision
+		reason := "the user rejected it"
+		if o.Ask != nil {
+			dec = o.Ask(ctx, l.id, l.agent, p)
+		} else {
+			dec, reason = runner.Decide(l.rules, o.Approve, l.cwd, p)
+		}
 		l.tmu.Lock()
 		t := l.turn
 		l.tmu.Unlock()

@@ -32,7 +32,7 @@ type AgentsOutput struct {
 
 // NewServer is hub's MCP server: the agents, delegate and continue tools
 // over d.
-func NewServer(d *Delegator, version string) *mcp.Server {
+func NewServer(d Host, version string) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "hub", Title: "hub: every coding agent", Version: version}, nil)
 	mcp.AddTool(s, &mcp.Tool{Name: "agents", Description: "The coding agents that can run here, with what each can do."},
 		func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, AgentsOutput, error) {

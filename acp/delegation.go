@@ -1,0 +1,233 @@
+package acp
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"slices"
+	"sync"
+
+	"github.com/hubdev/hub/acp/schema"
+	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/delegate"
+	"github.com/hubdev/hub/internal/permission"
+)
+
+// Delegation: with it on, the session's agent gets hub as an MCP server
+// (`hub mcp`, started by the agent) whose delegate tool runs another agent
+// here, in this process: the child reaches back through a private socket.
+// So the delegates' permission requests reach the editor naming them,
+// their tool calls show in the session, a cancelled turn cancels them, and
+// they end with the session.
+
+// Delegation option values.
+const (
+	optionDelegation = "delegation"
+	delegationOn     = "on"
+	delegationOff    = "off"
+)
+
+// delegationOption is hub's option that hands the agent hub's delegate
+// tool (it restarts the agent, resuming its session).
+func delegationOption(on bool) schema.SessionConfigOption {
+	cur := delegationOff
+	if on {
+		cur = delegationOn
+	}
+	return schema.SessionConfigOption{ID: optionDelegation, Name: "Delegation", Type: "select",
+		Description: "Let the agent hand subtasks to other agents through hub", CurrentValue: cur,
+		Options: []schema.SessionConfigSelectOption{
+			{Value: delegationOn, Name: "On", Description: "the agent gets hub's delegate tool; delegates ask you before side effects"},
+			{Value: delegationOff, Name: "Off"}}}
+}
+
+// delegationAvailable says hub can hand its agents an MCP server of its own.
+func (s *server) delegationAvailable() bool { return s.opts.Self != "" }
+
+// delegating says the session's agent gets hub's delegate tool.
+func (ss *session) delegating() bool {
+	if !ss.srv.delegationAvailable() {
+		return false
+	}
+	ss.mu.Lock()
+	v := ss.rec.Delegation
+	ss.mu.Unlock()
+	return v == delegationOn || (v == "" && ss.srv.opts.Delegation)
+}
+
+func (ss *session) setDelegation(ctx context.Context, value string) error {
+	if value != delegationOn && value != delegationOff {
+		return invalidParams("unknown delegation %q (on or off)", value)
+	}
+	if !ss.srv.delegationAvailable() {
+		return invalidParams("delegation is not available here")
+	}
+	return ss.apply(ctx, func(r *Record) { r.Delegation = value }, func(adapters.Session) error { return errRestart })
+}
+
+// bridge opens the server's delegation socket on first use.
+func (s *server) bridge() (*delegate.Bridge, error) {
+	s.bridgeMu.Lock()
+	defer s.bridgeMu.Unlock()
+	if s.bridgeErr != nil || s.delegBridge != nil {
+		return s.delegBridge, s.bridgeErr
+	}
+	s.delegBridge, s.bridgeErr = delegate.Listen(s.log)
+	return s.delegBridge, s.bridgeErr
+}
+
+func (s *server) closeBridge() {
+	s.bridgeMu.Lock()
+	b := s.delegBridge
+	s.delegBridge, s.bridgeErr = nil, errors.New("server closed")
+	s.bridgeMu.Unlock()
+	if b != nil {
+		b.Close()
+	}
+}
+
+// delegators are the session's delegation hosts: the one its agent calls,
+// and one per delegate allowed to delegate further.
+type delegators struct {
+	mu    sync.Mutex
+	hosts []*delegationHost
+	perms map[string]*permission.Service // per delegate agent: its "always" answers
+}
+
+type delegationHost struct {
+	d          *delegate.Delegator
+	unregister func()
+	root       bool
+}
+
+func (h *delegationHost) close() {
+	h.unregister()
+	h.d.Close()
+}
+
+// hubServer is the MCP server entry that gives agent a the delegate tool,
+// when the session delegates and a takes stdio MCP servers.
+func (ss *session) hubServer(a adapters.Adapter) (adapters.MCPServer, bool) {
+	if !ss.delegating() {
+		return adapters.MCPServer{}, false
+	}
+	if !a.Capabilities().MCP {
+		ss.srv.log.Warn().Str("session", ss.id()).Str("agent", a.Name()).Msg("delegation is on, but this agent takes no stdio MCP servers")
+		return adapters.MCPServer{}, false
+	}
+	return ss.delegationEntry([]string{a.Name()})
+}
+
+// delegationEntry registers a delegation host for the agents in chain (the
+// root first; the last is the one that calls it) and returns the MCP
+// server entry that reaches it. A root host replaces the one before: that
+// agent was restarted.
+func (ss *session) delegationEntry(chain []string) (adapters.MCPServer, bool) {
+	b, err := ss.srv.bridge()
+	if err != nil {
+		ss.srv.log.Warn().Err(err).Str("session", ss.id()).Msg("delegation off: no socket")
+		return adapters.MCPServer{}, false
+	}
+	d := delegate.New(delegate.Options{Registry: ss.srv.opts.Registry, Cwd: ss.rec.Cwd, Rules: ss.srv.opts.Permissions,
+		Log: ss.srv.log, Chain: chain, Ask: ss.delegatePermission, Observe: ss.showDelegate,
+		MCPServers: func(agent string) []adapters.MCPServer {
+			if len(chain) >= cmp.Or(ss.srv.opts.DelegationDepth, 1) {
+				return nil // deep enough: this delegate cannot delegate further
+			}
+			e, ok := ss.delegationEntry(append(slices.Clone(chain), agent))
+			if !ok {
+				return nil
+			}
+			return []adapters.MCPServer{e}
+		}})
+	token, unregister := b.Register(d)
+	h := &delegationHost{d: d, unregister: unregister, root: len(chain) == 1}
+	dl := &ss.delegs
+	dl.mu.Lock()
+	var old []*delegationHost
+	if h.root {
+		dl.hosts = slices.DeleteFunc(dl.hosts, func(x *delegationHost) bool {
+			if x.root {
+				old = append(old, x)
+			}
+			return x.root
+		})
+	}
+	dl.hosts = append(dl.hosts, h)
+	dl.mu.Unlock()
+	for _, x := range old {
+		x.close()
+	}
+	return adapters.MCPServer{Name: "hub", Type: "stdio", Command: ss.srv.opts.Self, Args: []string{"mcp"}, Env: b.Env(token)}, true
+}
+
+// cancelDelegates cancels every running delegate turn (the root turn was
+// cancelled); closeDelegates ends every delegate (the session closed).
+func (ss *session) cancelDelegates() {
+	ss.delegs.mu.Lock()
+	hosts := slices.Clone(ss.delegs.hosts)
+	ss.delegs.mu.Unlock()
+	for _, h := range hosts {
+		h.d.CancelTurns()
+	}
+}
+
+func (ss *session) closeDelegates() {
+	ss.delegs.mu.Lock()
+	hosts := ss.delegs.hosts
+	ss.delegs.hosts = nil
+	ss.delegs.mu.Unlock()
+	for _, h := range hosts {
+		h.close()
+	}
+}
+
+// delegatePermission puts a delegate's request to the editor as a call of
+// this session, named for the delegate; its "always" answers hold for that
+// delegate agent only.
+func (ss *session) delegatePermission(ctx context.Context, session, agent string, p *adapters.PermissionRequest) adapters.PermissionDecision {
+	perms, err := ss.delegatePerms(agent)
+	if err != nil {
+		return adapters.PermissionDecision{Kind: adapters.RejectOnce}
+	}
+	q := adapters.NewPermissionRequest(*delegateTool(session, agent, p.Tool, true), p.Options)
+	return ss.askFor(ctx, q, agent, perms)
+}
+
+func (ss *session) delegatePerms(agent string) (*permission.Service, error) {
+	dl := &ss.delegs
+	dl.mu.Lock()
+	defer dl.mu.Unlock()
+	if p, ok := dl.perms[agent]; ok {
+		return p, nil
+	}
+	p, err := ss.srv.permsFor(ss.rec.Cwd)
+	if err != nil {
+		return nil, err
+	}
+	if dl.perms == nil {
+		dl.perms = map[string]*permission.Service{}
+	}
+	dl.perms[agent] = p
+	return p, nil
+}
+
+// showDelegate shows a delegate's tool calls in the session, each titled
+// with the delegate's name; its text is the delegate tool's result.
+func (ss *session) showDelegate(session, agent string, ev adapters.Event) {
+	if (ev.Type != adapters.EventToolCall && ev.Type != adapters.EventToolUpdate) || ev.Tool == nil || ev.Tool.ID == "" {
+		return
+	}
+	ev.Tool = delegateTool(session, agent, *ev.Tool, ev.Type == adapters.EventToolCall)
+	ss.forward(ev)
+}
+
+// delegateTool is a delegate's tool call as the session shows it: an id of
+// its own, and the delegate's name before the title.
+func delegateTool(session, agent string, t adapters.ToolCall, full bool) *adapters.ToolCall {
+	t.ID = "delegate/" + session + "/" + t.ID
+	if full || t.Title != "" {
+		t.Title = agent + ": " + toolTitle(t)
+	}
+	return &t
+}

@@ -1,0 +1,241 @@
+package acp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/hubdev/hub/acp/schema"
+	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/adapters/replay"
+	"github.com/hubdev/hub/internal/delegate"
+	"github.com/hubdev/hub/internal/jsonrpc"
+)
+
+// delegatingAgent stands for an agent CLI that calls hub's delegate tool:
+// its `hub mcp` child is played in-process, reaching the session through
+// the MCP server entry hub handed the agent. It delegates each prompt
+// ("AGENT: task") and answers with what came back.
+type delegatingAgent struct {
+	mu     sync.Mutex
+	starts []adapters.SessionOptions
+	// detached delegates without the turn's context, so only hub's own
+	// cancel can stop the delegate.
+	detached bool
+	results  chan delegate.Result
+}
+
+func (a *delegatingAgent) Name() string { return "root" }
+func (a *delegatingAgent) Capabilities() adapters.Capabilities {
+	return adapters.Capabilities{MCP: true, Permissions: true}
+}
+func (a *delegatingAgent) Start(_ context.Context, o adapters.SessionOptions) (adapters.Session, error) {
+	a.mu.Lock()
+	a.starts = append(a.starts, o)
+	a.mu.Unlock()
+	return &delegatingSession{a: a, opts: o}, nil
+}
+
+type delegatingSession struct {
+	a    *delegatingAgent
+	opts adapters.SessionOptions
+}
+
+func (s *delegatingSession) ID() string   { return "root-1" }
+func (s *delegatingSession) Close() error { return nil }
+func (s *delegatingSession) Prompt(ctx context.Context, prompt []adapters.Content, emit func(adapters.Event)) (adapters.StopReason, error) {
+	agent, task, _ := strings.Cut(prompt[0].Text, ": ")
+	env := hubEntry(s.opts.MCPServers).Env
+	remote, ok, err := delegate.Dial(func(k string) string { return env[k] }, zerolog.Nop())
+	if !ok || err != nil {
+		emit(adapters.Event{Type: adapters.EventText, Text: fmt.Sprintf("no hub tool (%v)", err)})
+		return adapters.StopEndTurn, nil
+	}
+	defer remote.Close()
+	dctx := ctx
+	if s.a.detached {
+		dctx = context.Background()
+	}
+	res, err := remote.Delegate(dctx, delegate.Request{Agent: agent, Prompt: task}, nil)
+	if s.a.results != nil {
+		s.a.results <- res
+	}
+	switch {
+	case err != nil:
+		emit(adapters.Event{Type: adapters.EventText, Text: "tool error: " + err.Error()})
+	case res.Error != "":
+		emit(adapters.Event{Type: adapters.EventText, Text: "delegate failed: " + res.Error})
+	default:
+		emit(adapters.Event{Type: adapters.EventText, Text: "root got: " + res.Answer})
+	}
+	if ctx.Err() != nil {
+		return adapters.StopCancelled, nil
+	}
+	return adapters.StopEndTurn, nil
+}
+
+func hubEntry(servers []adapters.MCPServer) adapters.MCPServer {
+	for _, m := range servers {
+		if m.Name == "hub" {
+			return m
+		}
+	}
+	return adapters.MCPServer{}
+}
+
+// helperScript asks before running "rm build" and says what happened.
+const helperScript = `{"permission":{"tool":{"id":"t1","title":"rm build","kind":"execute"}},` +
+	`"allowed":[{"event":{"type":"tool_call","tool":{"id":"t1","title":"rm build","kind":"execute","status":"completed"}}},{"event":{"type":"text","text":"removed"}}],` +
+	`"rejected":[{"event":{"type":"text","text":"refused"}}]}`
+
+func delegationClient(t *testing.T, root *delegatingAgent, helper string, mod ...func(*Options)) (*tclient, *replay.Adapter) {
+	t.Helper()
+	reg := adapters.NewRegistry()
+	reg.Register(root)
+	h := replay.New(scriptFile(t, helper))
+	h.AgentName = "helper"
+	reg.Register(h)
+	opts := Options{Registry: reg, DefaultAgent: "root", Logger: zerolog.Nop(), StateDir: t.TempDir(), CancelGrace: time.Second,
+		Self: "/usr/local/bin/hub", Delegation: true}
+	for _, m := range mod {
+		m(&opts)
+	}
+	return startClient(t, opts), h
+}
+
+func agentText(ups []schema.SessionUpdate) string {
+	var b strings.Builder
+	for _, u := range ups {
+		if u.AgentMessageChunk != nil {
+			b.WriteString(u.AgentMessageChunk.Content.Text)
+		}
+	}
+	return b.String()
+}
+
+// The delegate's permission request reaches the editor naming it; the
+// answer decides whether its tool runs; its tool call shows in the root
+// session; the root agent gets its answer.
+func TestDelegation_PermissionsReachTheEditor(t *testing.T) {
+	for _, answer := range []string{"allow_once", "reject_once"} {
+		t.Run(answer, func(t *testing.T) {
+			root := &delegatingAgent{}
+			c, _ := delegationClient(t, root, helperScript)
+			var asked []schema.RequestPermissionRequest
+			var mu sync.Mutex
+			pick := selectKind(answer)
+			c.perm = func(p schema.RequestPermissionRequest) (any, *jsonrpc.Error) {
+				mu.Lock()
+				asked = append(asked, p)
+				mu.Unlock()
+				return pick(p)
+			}
+			sid, _ := c.start(t)
+			c.prompt(sid, "helper: clean up")
+			mu.Lock()
+			defer mu.Unlock()
+			if len(asked) != 1 || !strings.HasPrefix(asked[0].ToolCall.Title, "helper: ") || !strings.HasPrefix(asked[0].ToolCall.ToolCallID, "delegate/helper-") {
+				t.Fatalf("permission requests %+v, want one naming the helper", asked)
+			}
+			ups := c.updates(sid)
+			var title, status string
+			for _, u := range ups {
+				switch {
+				case u.ToolCall != nil:
+					title, status = u.ToolCall.Title, u.ToolCall.Status
+				case u.ToolCallUpdate != nil && u.ToolCallUpdate.Status != "":
+					status = u.ToolCallUpdate.Status
+				}
+			}
+			want, wantStatus := "root got: refused", "failed"
+			if answer == "allow_once" {
+				want, wantStatus = "root got: removed", "completed"
+			}
+			if got := agentText(ups); got != want {
+				t.Fatalf("root answer %q, want %q", got, want)
+			}
+			if title != "helper: rm build" || status != wantStatus {
+				t.Fatalf("tool call shown %q ending %q, want %q", title, status, wantStatus)
+			}
+		})
+	}
+}
+
+// Depth 1: the root's delegates get no hub server; depth 2 gives them one.
+// A delegation back to the caller is refused with a tool error.
+func TestDelegation_DepthAndLoops(t *testing.T) {
+	for _, depth := range []int{1, 2} {
+		root := &delegatingAgent{}
+		c, h := delegationClient(t, root, `{"event":{"type":"text","text":"hi"}}`, func(o *Options) { o.DelegationDepth = depth })
+		sid, _ := c.start(t)
+		c.prompt(sid, "helper: say hi")
+		starts := h.Starts()
+		if len(starts) != 1 || (hubEntry(starts[0].MCPServers).Name != "") != (depth > 1) {
+			t.Fatalf("depth %d: the delegate's MCP servers %+v", depth, starts[0].MCPServers)
+		}
+		if starts[0].Access != adapters.AccessAskFirst {
+			t.Fatalf("delegate access %q: its side effects must reach the editor", starts[0].Access)
+		}
+	}
+	c, _ := delegationClient(t, &delegatingAgent{}, "")
+	sid, _ := c.start(t)
+	c.prompt(sid, "root: do it yourself")
+	if got := agentText(c.updates(sid)); !strings.Contains(got, "tool error:") || !strings.Contains(got, "loop") {
+		t.Fatalf("loop answer %q", got)
+	}
+}
+
+// Without delegation the agent gets no hub server, and the option turns
+// it on (restarting the agent).
+func TestDelegation_OffByDefaultAndTheOption(t *testing.T) {
+	root := &delegatingAgent{}
+	c, _ := delegationClient(t, root, "", func(o *Options) { o.Delegation = false })
+	sid, _ := c.start(t)
+	c.prompt(sid, "helper: x")
+	if got := agentText(c.updates(sid)); !strings.HasPrefix(got, "no hub tool") {
+		t.Fatalf("answer without delegation %q", got)
+	}
+	c.must("session/set_config_option", schema.SetSessionConfigOptionRequest{SessionID: sid, ConfigID: "delegation", Value: json.RawMessage(`"on"`)}, nil)
+	c.prompt(sid, "helper: x")
+	root.mu.Lock()
+	defer root.mu.Unlock()
+	if n := len(root.starts); n != 2 || hubEntry(root.starts[1].MCPServers).Command != "/usr/local/bin/hub" {
+		t.Fatalf("%d starts; last MCP servers %+v", n, root.starts[n-1].MCPServers)
+	}
+}
+
+// Cancelling the root turn cancels the delegate's turn, even when the
+// agent's own MCP call would wait on.
+func TestDelegation_CancelReachesTheDelegate(t *testing.T) {
+	root := &delegatingAgent{detached: true, results: make(chan delegate.Result, 1)}
+	c, _ := delegationClient(t, root, `{"event":{"type":"tool_call","tool":{"id":"t1","title":"long job","kind":"execute","status":"in_progress"}}}
+{"wait_cancel":true}`)
+	sid, _ := c.start(t)
+	done := c.async("session/prompt", schema.PromptRequest{SessionID: sid, Prompt: []schema.ContentBlock{schema.TextBlock("helper: long job")}})
+	c.waitFor(t, func() bool {
+		for _, u := range c.updates(sid) {
+			if u.ToolCall != nil && u.ToolCall.Title == "helper: long job" {
+				return true
+			}
+		}
+		return false
+	})
+	c.notify("session/cancel", schema.SessionIDRequest{SessionID: sid})
+	if r := c.wait(done); r.Error != nil || !strings.Contains(string(r.Result), "cancelled") {
+		t.Fatalf("prompt answered %s %v", r.Result, r.Error)
+	}
+	select {
+	case res := <-root.results:
+		if res.StopReason != string(adapters.StopCancelled) {
+			t.Fatalf("delegate ended %+v, want cancelled", res)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the delegate turn still runs after the root turn was cancelled")
+	}
+}

@@ -1,0 +1,269 @@
+package delegate
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/hubdev/hub/internal/jsonrpc"
+)
+
+// The environment that points a `hub mcp` child at the hub acp that
+// started its agent.
+const (
+	EnvSocket = "HUB_DELEGATE_SOCKET"
+	EnvToken  = "HUB_DELEGATE_TOKEN"
+)
+
+// ErrNoParent means a `hub mcp` child could not reach the hub acp that
+// started its agent; it does not run delegates on its own instead.
+var ErrNoParent = errors.New("cannot reach the hub acp that started this agent")
+
+// Bridge lets the `hub mcp` an agent spawns run its tools on the hub acp
+// that started the agent, so permissions, the editor's view, cancel and
+// cleanup stay with the root session. It listens on a unix socket in a
+// private directory; each root session is a Host behind its own token.
+type Bridge struct {
+	ln    net.Listener
+	dir   string
+	log   zerolog.Logger
+	mu    sync.Mutex
+	hosts map[string]Host
+	conns map[*jsonrpc.Conn]bool
+	wg    sync.WaitGroup
+}
+
+// Listen opens a bridge.
+func Listen(log zerolog.Logger) (*Bridge, error) {
+	dir, err := os.MkdirTemp("", "hub-d-")
+	if err != nil {
+		return nil, fmt.Errorf("delegation socket dir: %w", err)
+	}
+	if err := os.Chmod(dir, 0o700); err != nil {
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("delegation socket dir: %w", err)
+	}
+	ln, err := net.Listen("unix", filepath.Join(dir, "s"))
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("delegation socket: %w", err)
+	}
+	b := &Bridge{ln: ln, dir: dir, log: log, hosts: map[string]Host{}, conns: map[*jsonrpc.Conn]bool{}}
+	b.wg.Add(1)
+	go b.accept()
+	return b, nil
+}
+
+// Register serves h behind a new token; the returned func withdraws it.
+func (b *Bridge) Register(h Host) (token string, unregister func()) {
+	raw := make([]byte, 24)
+	_, _ = rand.Read(raw)
+	token = hex.EncodeToString(raw)
+	b.mu.Lock()
+	b.hosts[token] = h
+	b.mu.Unlock()
+	return token, func() {
+		b.mu.Lock()
+		delete(b.hosts, token)
+		b.mu.Unlock()
+	}
+}
+
+// Env is the environment of a `hub mcp` child serving token's host.
+func (b *Bridge) Env(token string) map[string]string {
+	return map[string]string{EnvSocket: b.ln.Addr().String(), EnvToken: token}
+}
+
+// Close stops listening, ends every connection and removes the socket.
+func (b *Bridge) Close() {
+	_ = b.ln.Close()
+	b.mu.Lock()
+	for c := range b.conns {
+		c.Close()
+	}
+	b.mu.Unlock()
+	b.wg.Wait()
+	_ = os.RemoveAll(b.dir)
+}
+
+func (b *Bridge) accept() {
+	defer b.wg.Done()
+	for {
+		nc, err := b.ln.Accept()
+		if err != nil {
+			return
+		}
+		b.wg.Add(1)
+		go b.serve(nc)
+	}
+}
+
+type callParams struct {
+	Token    string        `json:"token"`
+	Call     string        `json:"call,omitempty"`
+	Request  Request       `json:"request,omitempty"`
+	Session  string        `json:"session,omitempty"`
+	Prompt   string        `json:"prompt,omitempty"`
+	Timeout  time.Duration `json:"timeout,omitempty"`
+	Progress bool          `json:"progress,omitempty"`
+}
+
+type progressParams struct {
+	Call    string `json:"call"`
+	Message string `json:"message"`
+}
+
+// serve answers one child: its calls run on the token's host, each with a
+// context its cancel notification or its disconnection ends.
+func (b *Bridge) serve(nc net.Conn) {
+	defer b.wg.Done()
+	defer nc.Close()
+	var calls sync.Map // call id -> context.CancelFunc
+	var conn *jsonrpc.Conn
+	conn = jsonrpc.New(nc, nc, jsonrpc.Options{Logger: b.log,
+		Request: func(ctx context.Context, r *jsonrpc.Request) jsonrpc.Job {
+			return func() (any, func(), error) { return b.handle(ctx, conn, &calls, r) }
+		},
+		Notify: func(r *jsonrpc.Request) {
+			var p progressParams
+			if r.Method == "cancel" && json.Unmarshal(r.Params, &p) == nil {
+				if c, ok := calls.Load(p.Call); ok {
+					c.(context.CancelFunc)()
+				}
+			}
+		}})
+	b.mu.Lock()
+	b.conns[conn] = true
+	b.mu.Unlock()
+	_ = conn.Serve(context.Background())
+	conn.Wait()
+	b.mu.Lock()
+	delete(b.conns, conn)
+	b.mu.Unlock()
+}
+
+func (b *Bridge) handle(ctx context.Context, conn *jsonrpc.Conn, calls *sync.Map, r *jsonrpc.Request) (any, func(), error) {
+	var p callParams
+	if err := json.Unmarshal(r.Params, &p); err != nil {
+		return nil, nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, err.Error(), nil)
+	}
+	b.mu.Lock()
+	h, ok := b.hosts[p.Token]
+	b.mu.Unlock()
+	if !ok {
+		return nil, nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "unknown delegation token: the session that started this agent has ended", nil)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if p.Call != "" {
+		calls.Store(p.Call, cancel)
+		defer calls.Delete(p.Call)
+	}
+	var progress Progress
+	if p.Progress {
+		progress = func(msg string) { _ = conn.Notify("progress", progressParams{Call: p.Call, Message: msg}) }
+	}
+	switch r.Method {
+	case "agents":
+		return h.Agents(), nil, nil
+	case "delegate":
+		res, err := h.Delegate(ctx, p.Request, progress)
+		return res, nil, err
+	case "continue":
+		res, err := h.Continue(ctx, p.Session, p.Prompt, p.Timeout, progress)
+		return res, nil, err
+	}
+	return nil, nil, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "Method not found: "+r.Method, nil)
+}
+
+// Remote is the Host of a `hub mcp` child: every tool call runs on the
+// parent hub acp, through its bridge.
+type Remote struct {
+	conn     *jsonrpc.Conn
+	nc       net.Conn
+	token    string
+	seq      atomic.Int64
+	progress sync.Map // call id -> Progress
+}
+
+var _ Host = (*Remote)(nil)
+
+// Dial connects to the bridge named in env (EnvSocket, EnvToken); ok is
+// false when env names none.
+func Dial(getenv func(string) string, log zerolog.Logger) (r *Remote, ok bool, err error) {
+	sock, token := getenv(EnvSocket), getenv(EnvToken)
+	if sock == "" {
+		return nil, false, nil
+	}
+	nc, err := net.DialTimeout("unix", sock, 5*time.Second)
+	if err != nil {
+		return nil, true, fmt.Errorf("%w: %w", ErrNoParent, err)
+	}
+	r = &Remote{nc: nc, token: token}
+	r.conn = jsonrpc.New(nc, nc, jsonrpc.Options{Logger: log, Notify: func(req *jsonrpc.Request) {
+		var p progressParams
+		if req.Method == "progress" && json.Unmarshal(req.Params, &p) == nil {
+			if f, ok := r.progress.Load(p.Call); ok {
+				f.(Progress)(p.Message)
+			}
+		}
+	}})
+	go func() { _ = r.conn.Serve(context.Background()) }()
+	return r, true, nil
+}
+
+// Close ends the connection.
+func (r *Remote) Close() {
+	r.conn.Close()
+	_ = r.nc.Close()
+}
+
+// Agents asks the parent for its agents; none when it cannot be reached.
+func (r *Remote) Agents() []AgentInfo {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var out []AgentInfo
+	_ = r.conn.Call(ctx, "agents", callParams{Token: r.token}, &out)
+	return out
+}
+
+// Delegate runs the delegate turn on the parent.
+func (r *Remote) Delegate(ctx context.Context, req Request, progress Progress) (Result, error) {
+	return r.call(ctx, "delegate", callParams{Request: req}, progress)
+}
+
+// Continue runs the follow-up on the parent.
+func (r *Remote) Continue(ctx context.Context, session, prompt string, timeout time.Duration, progress Progress) (Result, error) {
+	return r.call(ctx, "continue", callParams{Session: session, Prompt: prompt, Timeout: timeout}, progress)
+}
+
+// call runs one tool call on the parent; ending ctx cancels it there.
+func (r *Remote) call(ctx context.Context, method string, p callParams, progress Progress) (Result, error) {
+	p.Token, p.Call, p.Progress = r.token, strconv.FormatInt(r.seq.Add(1), 10), progress != nil
+	if progress != nil {
+		r.progress.Store(p.Call, progress)
+		defer r.progress.Delete(p.Call)
+	}
+	var res Result
+	err := r.conn.Call(ctx, method, p, &res)
+	if ctx.Err() != nil {
+		_ = r.conn.Notify("cancel", progressParams{Call: p.Call})
+		return Result{}, ctx.Err()
+	}
+	if errors.Is(err, jsonrpc.ErrClosed) {
+		return Result{}, fmt.Errorf("%w: %w", ErrNoParent, err)
+	}
+	return res, err
+}
