@@ -150,7 +150,7 @@ func (ss *session) cancel() {
 	if ss.turnCancel != nil {
 		ss.turnCancel()
 	}
-	go ss.cancelDelegates() // off the read loop: it takes their locks
+	go ss.cancelDelegates()      // off the read loop: it takes their locks
 	for _, q := range ss.queue { // queued prompts are dropped: each answers cancelled
 		q.cancel()
 	}

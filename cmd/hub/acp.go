@@ -4,8 +4,8 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"os"
 	"io"
+	"os"
 	"strings"
 	"time"
 
