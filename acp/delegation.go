@@ -120,14 +120,36 @@ func (ss *session) hubServer(a adapters.Adapter) (adapters.MCPServer, bool) {
 
 // delegationEntry registers a delegation host for the agents in chain (the
 // root first; the last is the one that calls it) and returns the MCP
-// server entry that reaches it. A root host replaces the one before: that
-// agent was restarted.
+// server entry that reaches it.
 func (ss *session) delegationEntry(chain []string) (adapters.MCPServer, bool) {
 	b, err := ss.srv.bridge()
 	if err != nil {
 		ss.srv.log.Warn().Err(err).Str("session", ss.id()).Msg("delegation off: no socket")
 		return adapters.MCPServer{}, false
 	}
+	var token string
+	ss.addDelegator(chain, func(d *delegate.Delegator) (unregister func()) {
+		token, unregister = b.Register(d)
+		return unregister
+	})
+	return adapters.MCPServer{Name: "hub", Type: "stdio", Command: ss.srv.opts.Self, Args: []string{"mcp"}, Env: b.Env(token)}, true
+}
+
+// delegateFunc is the built-in delegate tool of agent a (the native loop):
+// the root delegator, called in this process.
+func (ss *session) delegateFunc(a adapters.Adapter) (adapters.DelegateFunc, []string, bool) {
+	if !ss.delegating() {
+		return nil, nil, false
+	}
+	chain := []string{a.Name()}
+	d := ss.addDelegator(chain, func(*delegate.Delegator) func() { return func() {} })
+	return delegate.Func(d), delegate.AgentNames(d, chain), true
+}
+
+// addDelegator makes the delegator for the agents in chain and keeps it
+// with the session; register serves it to the agent that calls it. A root
+// delegator replaces the one before: that agent was restarted.
+func (ss *session) addDelegator(chain []string, register func(*delegate.Delegator) func()) *delegate.Delegator {
 	d := delegate.New(delegate.Options{Registry: ss.srv.opts.Registry, Cwd: ss.rec.Cwd, Rules: ss.srv.opts.Permissions,
 		Log: ss.srv.log, Chain: chain, Ask: ss.delegatePermission, Observe: ss.showDelegate,
 		MCPServers: func(agent string) []adapters.MCPServer {
@@ -140,8 +162,7 @@ func (ss *session) delegationEntry(chain []string) (adapters.MCPServer, bool) {
 			}
 			return []adapters.MCPServer{e}
 		}})
-	token, unregister := b.Register(d)
-	h := &delegationHost{d: d, unregister: unregister, root: len(chain) == 1}
+	h := &delegationHost{d: d, unregister: register(d), root: len(chain) == 1}
 	dl := &ss.delegs
 	dl.mu.Lock()
 	var old []*delegationHost
@@ -158,7 +179,7 @@ func (ss *session) delegationEntry(chain []string) (adapters.MCPServer, bool) {
 	for _, x := range old {
 		x.close()
 	}
-	return adapters.MCPServer{Name: "hub", Type: "stdio", Command: ss.srv.opts.Self, Args: []string{"mcp"}, Env: b.Env(token)}, true
+	return d
 }
 
 // cancelDelegates cancels every running delegate turn (the root turn was

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -13,9 +14,11 @@ import (
 
 	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/adapters/openai"
 	"github.com/hubdev/hub/adapters/replay"
 	"github.com/hubdev/hub/internal/delegate"
 	"github.com/hubdev/hub/internal/jsonrpc"
+	"github.com/hubdev/hub/internal/mockllm"
 )
 
 // delegatingAgent stands for an agent CLI that calls hub's delegate tool:
@@ -238,4 +241,65 @@ func TestDelegation_CancelReachesTheDelegate(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the delegate turn still runs after the root turn was cancelled")
 	}
+}
+
+// The native loop delegates through its built-in delegate_agent tool, in
+// process: the delegate's permission request reaches the editor naming
+// it, its tool call shows in the session, and the model reads its answer.
+func TestDelegation_NativeLoopHasTheDelegateTool(t *testing.T) {
+	srv := mockllm.NewOpenAIServer(
+		mockllm.OpenAITurn{ToolCalls: []mockllm.OpenAIToolCall{{Name: "delegate_agent", Args: `{"agent":"helper","prompt":"clean up"}`}}},
+		mockllm.OpenAITurn{Text: "The helper cleaned up."})
+	defer srv.Close()
+	reg := adapters.NewRegistry()
+	reg.Register(openai.New(openai.Profile{Name: "native", BaseURL: srv.URL, Model: "mock-model", Local: true, Stream: true, ContextWindow: 100000},
+		openai.Options{IdleTimeout: 10 * time.Second}))
+	h := replay.New(scriptFile(t, helperScript))
+	h.AgentName = "helper"
+	reg.Register(h)
+	c := startClient(t, Options{Registry: reg, DefaultAgent: "native", Logger: zerolog.Nop(), StateDir: t.TempDir(), CancelGrace: time.Second,
+		Self: "/usr/local/bin/hub", Delegation: true})
+	var asked []string
+	var mu sync.Mutex
+	allow := selectKind("allow_once")
+	c.perm = func(p schema.RequestPermissionRequest) (any, *jsonrpc.Error) {
+		mu.Lock()
+		asked = append(asked, p.ToolCall.Title)
+		mu.Unlock()
+		return allow(p)
+	}
+	sid, _ := c.start(t)
+	c.prompt(sid, "get the helper to clean up")
+
+	reqs := srv.Requests()
+	if len(reqs) != 2 || !hasTool(reqs[0].Tools, "delegate_agent") {
+		t.Fatalf("%d requests; first offers delegate_agent: %v", len(reqs), len(reqs) > 0 && hasTool(reqs[0].Tools, "delegate_agent"))
+	}
+	last := reqs[1].Messages[len(reqs[1].Messages)-1]
+	if last["role"] != "tool" || !strings.Contains(mockllm.MessageText(last), "removed") {
+		t.Fatalf("the model read %v, want the delegate's answer", last)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(asked) != 1 || asked[0] != "helper: rm build" {
+		t.Fatalf("permission requests %q, want one naming the helper", asked)
+	}
+	var titles []string
+	for _, u := range c.updates(sid) {
+		if u.ToolCall != nil {
+			titles = append(titles, u.ToolCall.Title)
+		}
+	}
+	if !slices.Contains(titles, "delegate to helper") || !slices.Contains(titles, "helper: rm build") {
+		t.Fatalf("tool calls shown %q", titles)
+	}
+}
+
+func hasTool(tools []map[string]any, name string) bool {
+	for _, t := range tools {
+		if f, ok := t["function"].(map[string]any); ok && f["name"] == name {
+			return true
+		}
+	}
+	return false
 }

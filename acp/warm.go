@@ -109,7 +109,9 @@ func (ss *session) startAgent(ctx context.Context, st *start) (adapters.Session,
 	missed := ss.answeredBefore() && ss.rec.Handover != handoverNone && !forking
 	back := opts.ResumeID != "" && ss.since > 0 // switched back to: it resumes, and hears what it missed
 	ss.mu.Unlock()
-	if hub, ok := ss.hubServer(a); ok {
+	if a.Capabilities().DelegateTool {
+		opts.Delegate, opts.DelegateAgents, _ = ss.delegateFunc(a)
+	} else if hub, ok := ss.hubServer(a); ok {
 		opts.MCPServers = append(slices.Clone(opts.MCPServers), hub)
 	}
 	viaStart := false

@@ -67,7 +67,10 @@ type Capabilities struct {
 	UsesEditorFS    bool `json:"usesEditorFs"` // calls EditorClient fs methods when available
 	// Transcript says the agent keeps its own hub transcript by its
 	// session id (the native loop), so front ends write no audit copy.
-	Transcript   bool     `json:"transcript,omitempty"`
+	Transcript bool `json:"transcript,omitempty"`
+	// DelegateTool says the agent offers SessionOptions.Delegate as a
+	// built-in tool (the native loop); others get hub's MCP server.
+	DelegateTool bool     `json:"delegateTool,omitempty"`
 	Models       []Option `json:"models,omitempty"`
 	Modes        []Option `json:"modes,omitempty"`
 	DefaultModel string   `json:"defaultModel,omitempty"`
@@ -129,7 +132,31 @@ type SessionOptions struct {
 	// workspace) must narrow that sandbox to it, since no permission
 	// request would reach the front end.
 	Access Access
+	// Delegate, when set, runs a turn of another agent for this session's
+	// agent (hub's delegation), with the root session's permissions; see
+	// Capabilities.DelegateTool.
+	Delegate DelegateFunc
+	// DelegateAgents are the agents Delegate may run, for the tool's
+	// description.
+	DelegateAgents []string
 }
+
+// DelegateRequest is one turn the session's agent hands to another agent.
+type DelegateRequest struct {
+	Agent  string `json:"agent"`
+	Prompt string `json:"prompt"`
+	// Session follows up on an earlier delegate conversation (Agent may
+	// then be empty).
+	Session string        `json:"session,omitempty"`
+	Cwd     string        `json:"cwd,omitempty"`
+	Model   string        `json:"model,omitempty"`
+	Mode    string        `json:"mode,omitempty"`
+	Timeout time.Duration `json:"-"`
+}
+
+// DelegateFunc runs a delegate turn and returns what the calling agent
+// reads: the delegate's answer and a summary of its turn.
+type DelegateFunc func(ctx context.Context, r DelegateRequest) (string, error)
 
 // Access is the widest tool access a session may use without asking.
 type Access string

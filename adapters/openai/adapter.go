@@ -113,6 +113,7 @@ func (a *Adapter) Capabilities() adapters.Capabilities {
 		Resume:          a.opts.TranscriptDir != "",
 		Fork:            a.opts.TranscriptDir != "",
 		Transcript:      a.opts.TranscriptDir != "",
+		DelegateTool:    true,
 		Notes:           "native OpenAI-compatible loop at " + a.profile.BaseURL + "; MCP servers' tools offered as mcp__server__tool",
 	}
 	if a.profile.Model != "" {
@@ -172,6 +173,9 @@ func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adap
 	}
 	s.rules = adapters.RulesOf(opts, s.interrupt, nil)
 	s.mcp = startMCP(ctx, withConfigured(opts.MCPServers, a.opts.MCPServers), s.log)
+	if opts.Delegate != nil {
+		s.delegate, s.delegateDef = opts.Delegate, []toolDef{delegateDef(opts.DelegateAgents)}
+	}
 	s.system = systemPrompt(cwd, opts.Instructions, a.opts.Now())
 	s.history = []message{{Role: "system", Content: s.system}}
 	s.tr = a.openTranscript(transcript.Meta{ID: id, Agent: p.Name, Cwd: s.cwd, Model: p.Model, Resumed: opts.ResumeID != "" && !opts.Fork})

@@ -47,6 +47,9 @@ type Session struct {
 	repeats  int
 	// mcp are the tools of the session's MCP servers.
 	mcp *mcpTools
+	// delegate runs the delegate_agent tool (nil: not offered).
+	delegate    adapters.DelegateFunc
+	delegateDef []toolDef
 	// tr is the session's transcript (nil when off); trFailed says a
 	// failed write was reported.
 	tr       *transcript.Writer
@@ -243,7 +246,7 @@ func (s *Session) request(history []message, withTools bool) *chatRequest {
 	p := s.profile()
 	req := &chatRequest{Model: p.Model, Messages: history}
 	if withTools {
-		req.Tools = append(slices.Clip(toolDefs()), s.mcp.defs...)
+		req.Tools = slices.Concat(toolDefs(), s.delegateDef, s.mcp.defs)
 		if !p.OmitToolChoice {
 			req.ToolChoice = "auto"
 		}

@@ -21,6 +21,9 @@ func (s *Session) runTool(ctx context.Context, tc toolCall, out *adapters.Turn) 
 	if json.Valid(args) {
 		call.RawInput = args
 	}
+	if name == delegateToolName && s.delegate != nil {
+		return s.runDelegate(ctx, call, args, out)
+	}
 	if t, ok := s.mcp.tools[name]; ok {
 		return s.runMCPTool(ctx, call, t, args, out)
 	}

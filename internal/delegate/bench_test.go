@@ -3,7 +3,6 @@ package delegate
 import (
 	"context"
 	"io"
-	"sync"
 	"testing"
 	"time"
 
@@ -32,9 +31,7 @@ func BenchmarkDelegation_MCPDelegate(b *testing.B) {
 	reg, mock := benchReg(b)
 	d := New(Options{Registry: reg, Cwd: b.TempDir(), Log: zerolog.Nop()})
 	defer d.Close()
-	var progress []string
-	var mu sync.Mutex
-	cs := connect(b, d, &progress, &mu)
+	cs, _ := connect(b, d)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		mock.Add(mockllm.OpenAITurn{Text: "Done."})

@@ -36,13 +36,14 @@ var ErrNoParent = errors.New("cannot reach the hub acp that started this agent")
 // cleanup stay with the root session. It listens on a unix socket in a
 // private directory; each root session is a Host behind its own token.
 type Bridge struct {
-	ln    net.Listener
-	dir   string
-	log   zerolog.Logger
-	mu    sync.Mutex
-	hosts map[string]Host
-	conns map[*jsonrpc.Conn]bool
-	wg    sync.WaitGroup
+	ln     net.Listener
+	dir    string
+	log    zerolog.Logger
+	mu     sync.Mutex
+	hosts  map[string]Host
+	conns  map[net.Conn]bool
+	closed bool
+	wg     sync.WaitGroup
 }
 
 // Listen opens a bridge.
@@ -60,7 +61,7 @@ func Listen(log zerolog.Logger) (*Bridge, error) {
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("delegation socket: %w", err)
 	}
-	b := &Bridge{ln: ln, dir: dir, log: log, hosts: map[string]Host{}, conns: map[*jsonrpc.Conn]bool{}}
+	b := &Bridge{ln: ln, dir: dir, log: log, hosts: map[string]Host{}, conns: map[net.Conn]bool{}}
 	b.wg.Add(1)
 	go b.accept()
 	return b, nil
@@ -90,8 +91,9 @@ func (b *Bridge) Env(token string) map[string]string {
 func (b *Bridge) Close() {
 	_ = b.ln.Close()
 	b.mu.Lock()
-	for c := range b.conns {
-		c.Close()
+	b.closed = true
+	for nc := range b.conns {
+		_ = nc.Close() // ends its read loop, so its serve returns
 	}
 	b.mu.Unlock()
 	b.wg.Wait()
@@ -105,7 +107,15 @@ func (b *Bridge) accept() {
 		if err != nil {
 			return
 		}
+		b.mu.Lock()
+		if b.closed {
+			b.mu.Unlock()
+			_ = nc.Close()
+			return
+		}
+		b.conns[nc] = true // before Close can look: Close ends every conn
 		b.wg.Add(1)
+		b.mu.Unlock()
 		go b.serve(nc)
 	}
 }
@@ -129,7 +139,12 @@ type progressParams struct {
 // context its cancel notification or its disconnection ends.
 func (b *Bridge) serve(nc net.Conn) {
 	defer b.wg.Done()
-	defer nc.Close()
+	defer func() {
+		b.mu.Lock()
+		delete(b.conns, nc)
+		b.mu.Unlock()
+		_ = nc.Close()
+	}()
 	var calls sync.Map // call id -> context.CancelFunc
 	var conn *jsonrpc.Conn
 	conn = jsonrpc.New(nc, nc, jsonrpc.Options{Logger: b.log,
@@ -144,14 +159,8 @@ func (b *Bridge) serve(nc net.Conn) {
 				}
 			}
 		}})
-	b.mu.Lock()
-	b.conns[conn] = true
-	b.mu.Unlock()
 	_ = conn.Serve(context.Background())
 	conn.Wait()
-	b.mu.Lock()
-	delete(b.conns, conn)
-	b.mu.Unlock()
 }
 
 func (b *Bridge) handle(ctx context.Context, conn *jsonrpc.Conn, calls *sync.Map, r *jsonrpc.Request) (any, func(), error) {
@@ -262,7 +271,8 @@ func (r *Remote) call(ctx context.Context, method string, p callParams, progress
 		_ = r.conn.Notify("cancel", progressParams{Call: p.Call})
 		return Result{}, ctx.Err()
 	}
-	if errors.Is(err, jsonrpc.ErrClosed) {
+	var answered *jsonrpc.Error
+	if err != nil && !errors.As(err, &answered) { // the connection failed, not the call
 		return Result{}, fmt.Errorf("%w: %w", ErrNoParent, err)
 	}
 	return res, err

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -22,9 +21,10 @@ import (
 )
 
 // connect serves d over in-memory transports and returns a client session
-// whose progress notifications land in progress.
-func connect(t testing.TB, d *Delegator, progress *[]string, mu *sync.Mutex) *mcp.ClientSession {
+// whose progress notifications arrive on the channel.
+func connect(t testing.TB, d *Delegator) (*mcp.ClientSession, <-chan string) {
 	t.Helper()
+	progress := make(chan string, 64)
 	ct, st := mcp.NewInMemoryTransports()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
@@ -36,16 +36,37 @@ func connect(t testing.TB, d *Delegator, progress *[]string, mu *sync.Mutex) *mc
 	t.Cleanup(func() { _ = ss.Close() })
 	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "0"}, &mcp.ClientOptions{
 		ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
-			mu.Lock()
-			*progress = append(*progress, r.Params.Message)
-			mu.Unlock()
+			select {
+			case progress <- r.Params.Message:
+			default: // the test reads only the first ones
+			}
 		}})
 	cs, err := c.Connect(ctx, ct, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = cs.Close() })
-	return cs
+	return cs, progress
+}
+
+// awaitProgress waits for the notification want; the SDK may deliver
+// notifications after the call's result.
+func awaitProgress(t testing.TB, progress <-chan string, want string) {
+	t.Helper()
+	var got []string
+	timeout := time.After(10 * time.Second)
+	for {
+		select {
+		case m := <-progress:
+			if m == want {
+				return
+			}
+			got = append(got, m)
+		case <-timeout:
+			t.Errorf("progress notifications %q lack %q", got, want)
+			return
+		}
+	}
 }
 
 func call(t testing.TB, cs *mcp.ClientSession, tool string, args map[string]any) (*mcp.CallToolResult, Result) {
@@ -78,9 +99,7 @@ func TestMCP_ListsToolsAndDelegatesToTheReplayAgent(t *testing.T) {
 		`{"event":{"type":"text","text":"Done: a.go fixed."}}`)))
 	d := New(Options{Registry: reg, Cwd: t.TempDir(), Log: zerolog.Nop()})
 	defer d.Close()
-	var progress []string
-	var mu sync.Mutex
-	cs := connect(t, d, &progress, &mu)
+	cs, progress := connect(t, d)
 	tools, err := cs.ListTools(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -105,12 +124,7 @@ func TestMCP_ListsToolsAndDelegatesToTheReplayAgent(t *testing.T) {
 	if txt := res.Content[0].(*mcp.TextContent).Text; txt != "Done: a.go fixed." {
 		t.Fatalf("text content %q", txt)
 	}
-	mu.Lock()
-	got := slices.Clone(progress)
-	mu.Unlock()
-	if !slices.Contains(got, "replay: Edit a.go") {
-		t.Errorf("progress notifications %q lack the tool call", got)
-	}
+	awaitProgress(t, progress, "replay: Edit a.go")
 	if _, r2 := call(t, cs, "continue", map[string]any{"session": r.Session, "prompt": "again"}); r2.Session != r.Session {
 		t.Errorf("continue answered session %q, want %q", r2.Session, r.Session)
 	}
@@ -143,9 +157,7 @@ func TestMCP_DelegatesToTheNativeLoop(t *testing.T) {
 				mockllm.OpenAITurn{Text: "Not allowed."})
 		}
 		d := New(Options{Registry: reg, Cwd: cwd, Approve: tc.approve, Log: zerolog.Nop()})
-		var progress []string
-		var mu sync.Mutex
-		cs := connect(t, d, &progress, &mu)
+		cs, _ := connect(t, d)
 		_, r := call(t, cs, "delegate", map[string]any{"agent": "native", "prompt": "write out.txt"})
 		_, err := os.Stat(filepath.Join(cwd, "out.txt"))
 		if (err == nil) != tc.ran || len(r.ToolCalls) != 1 || r.Usage == nil || (len(r.Denied) > 0) == tc.ran {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"time"
 )
 
@@ -91,12 +92,29 @@ func (s *AnthropicServer) messages(w http.ResponseWriter, r *http.Request) {
 		anthropicError(w, t.Status, cmp.Or(t.ErrorType, "invalid_request_error"), cmp.Or(t.ErrorMsg, "mock: forced error"))
 		return
 	}
+	if msg, ok := t.resolveMCP(toolNames(req.Tools)); !ok {
+		anthropicError(w, 400, "invalid_request_error", msg)
+		return
+	}
 	if !req.Stream {
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(anthropicMessage(t, idx, req.Model, true))
 		return
 	}
 	s.stream(w, r, t, idx, req.Model)
+}
+
+// resolveMCP names the turn's MCP tool uses as the request offers them.
+func (t *AnthropicTurn) resolveMCP(offered []string) (string, bool) {
+	t.ToolUses = slices.Clone(t.ToolUses)
+	for i, tu := range t.ToolUses {
+		name, ok := resolveMCP(tu.Name, offered)
+		if !ok {
+			return errNotOffered(tu.Name, offered), false
+		}
+		t.ToolUses[i].Name = name
+	}
+	return "", true
 }
 
 func anthropicError(w http.ResponseWriter, status int, typ, msg string) {

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -143,7 +144,10 @@ func (s *OpenAIServer) chat(w http.ResponseWriter, r *http.Request) {
 	if !s.wait(r, turn.Delay) {
 		return
 	}
+	msg, offered := turn.resolveMCP(toolNames(req.Tools))
 	switch {
+	case !offered:
+		writeJSON(w, http.StatusBadRequest, errBody(msg))
 	case turn.Reset:
 		resetConn(w)
 	case turn.Status != 0:
@@ -160,6 +164,19 @@ func (s *OpenAIServer) chat(w http.ResponseWriter, r *http.Request) {
 	default:
 		writeJSON(w, http.StatusOK, completion(turn, idx))
 	}
+}
+
+// resolveMCP names the turn's MCP tool calls as the request offers them.
+func (t *OpenAITurn) resolveMCP(offered []string) (string, bool) {
+	t.ToolCalls = slices.Clone(t.ToolCalls)
+	for i, tc := range t.ToolCalls {
+		name, ok := resolveMCP(tc.Name, offered)
+		if !ok {
+			return errNotOffered(tc.Name, offered), false
+		}
+		t.ToolCalls[i].Name = name
+	}
+	return "", true
 }
 
 // turnFor records req and returns the next turn (from the first again

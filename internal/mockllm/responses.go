@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 )
@@ -124,7 +125,24 @@ func (s *ResponsesServer) responses(w http.ResponseWriter, r *http.Request) {
 		responsesError(w, t.Status, t.ErrorBody, fmt.Sprintf("mockllm: scripted status %d", t.Status))
 		return
 	}
+	if msg, ok := t.resolveMCP(toolNames(req.Tools)); !ok {
+		responsesError(w, http.StatusBadRequest, "", msg)
+		return
+	}
 	s.stream(w, r, t, idx)
+}
+
+// resolveMCP names the turn's MCP tool calls as the request offers them.
+func (t *ResponsesTurn) resolveMCP(offered []string) (string, bool) {
+	t.ToolCalls = slices.Clone(t.ToolCalls)
+	for i, tc := range t.ToolCalls {
+		name, ok := resolveMCP(tc.Name, offered)
+		if !ok {
+			return errNotOffered(tc.Name, offered), false
+		}
+		t.ToolCalls[i].Name = name
+	}
+	return "", true
 }
 
 func (s *ResponsesServer) stream(w http.ResponseWriter, r *http.Request, t ResponsesTurn, idx int) {

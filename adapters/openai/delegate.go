@@ -1,0 +1,84 @@
+package openai
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"text/template"
+	"time"
+
+	"github.com/hubdev/hub/adapters"
+)
+
+// delegateToolName is the native loop's built-in tool for hub's
+// delegation: it runs on the same path as hub's MCP delegate tool, with
+// the root session's permissions, view and cancel.
+const delegateToolName = "delegate_agent"
+
+var delegateTmpl = template.Must(template.ParseFS(promptFS, "prompts/delegate_agent.md"))
+
+type delegateArgs struct {
+	Agent          string `json:"agent"`
+	Prompt         string `json:"prompt"`
+	Session        string `json:"session"`
+	Cwd            string `json:"cwd"`
+	Model          string `json:"model"`
+	TimeoutSeconds int    `json:"timeout_seconds"`
+}
+
+var errDelegateArgs = errors.New("delegate_agent needs agent and prompt (or session and prompt)")
+
+// delegateDef is the tool's definition; agents are the ones it may name.
+func delegateDef(agents []string) toolDef {
+	var desc strings.Builder
+	names := "see `hub agents`"
+	if len(agents) > 0 {
+		names = strings.Join(agents, ", ")
+	}
+	_ = delegateTmpl.Execute(&desc, struct{ Agents string }{names})
+	params := map[string]any{
+		"type": "object",
+		"properties": map[string]any{
+			"agent":           map[string]any{"type": "string", "description": "the agent to run: " + names},
+			"prompt":          map[string]any{"type": "string", "description": "the complete task for the delegate"},
+			"session":         map[string]any{"type": "string", "description": "a delegate session from an earlier result, to follow up on it"},
+			"cwd":             map[string]any{"type": "string", "description": "working directory (default: this session's)"},
+			"model":           map[string]any{"type": "string", "description": "the delegate's model (default: its own)"},
+			"timeout_seconds": map[string]any{"type": "integer", "description": "limit of the delegate's turn"},
+		},
+		"required": []string{"prompt"},
+	}
+	raw, _ := json.Marshal(params)
+	return toolDef{Type: "function", Function: functionDef{Name: delegateToolName, Description: strings.TrimSpace(desc.String()), Parameters: raw}}
+}
+
+// runDelegate runs one delegate_agent call: the delegate's own tool calls
+// and permission requests reach the user through the front end; this call
+// shows the delegate's result.
+func (s *Session) runDelegate(ctx context.Context, call adapters.ToolCall, args json.RawMessage, out *adapters.Turn) string {
+	var a delegateArgs
+	err := json.Unmarshal(args, &a)
+	if err == nil && (a.Prompt == "" || (a.Agent == "" && a.Session == "")) {
+		err = errDelegateArgs
+	}
+	call.Kind, call.Title = adapters.KindOther, "delegate to "+strings.TrimSpace(a.Agent+" "+a.Session)
+	out.Emit(adapters.Event{Type: adapters.EventToolCall, Tool: &call})
+	if err != nil {
+		fail(out, call.ID, err.Error())
+		return "error: " + err.Error()
+	}
+	if msg, ok := s.doomLoop(ctx, call, call.Name, args, out); !ok {
+		return msg
+	}
+	out.Emit(adapters.Event{Type: adapters.EventToolUpdate, Tool: &adapters.ToolCall{ID: call.ID, Status: adapters.StatusInProgress}})
+	text, err := s.delegate(ctx, adapters.DelegateRequest{Agent: a.Agent, Prompt: a.Prompt, Session: a.Session, Cwd: a.Cwd,
+		Model: a.Model, Timeout: time.Duration(a.TimeoutSeconds) * time.Second})
+	if err != nil {
+		fail(out, call.ID, err.Error())
+		return "error: " + err.Error()
+	}
+	out.Emit(adapters.Event{Type: adapters.EventToolUpdate, Tool: &adapters.ToolCall{ID: call.ID, Status: adapters.StatusCompleted,
+		Content: []adapters.ToolContent{textContent(capText(text, uiTextCap))}}})
+	return text
+}

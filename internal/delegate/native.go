@@ -1,0 +1,45 @@
+package delegate
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"slices"
+
+	"github.com/hubdev/hub/adapters"
+)
+
+// Func is h as an agent's built-in delegate tool (the native loop's
+// delegate_agent): the same turns the MCP delegate and continue tools run.
+// The text is the delegate's answer and its summary as JSON; a delegate
+// turn that failed is an error naming why.
+func Func(h Host) adapters.DelegateFunc {
+	return func(ctx context.Context, r adapters.DelegateRequest) (string, error) {
+		var res Result
+		var err error
+		if r.Session != "" {
+			res, err = h.Continue(ctx, r.Session, r.Prompt, r.Timeout, nil)
+		} else {
+			res, err = h.Delegate(ctx, Request{Agent: r.Agent, Prompt: r.Prompt, Cwd: r.Cwd, Model: r.Model, Mode: r.Mode, Timeout: r.Timeout}, nil)
+		}
+		if err != nil {
+			return "", err
+		}
+		summary, _ := json.Marshal(res)
+		if res.Error != "" {
+			return "", errors.New(res.Agent + " failed: " + res.Error + "\n" + string(summary))
+		}
+		return res.Answer + "\n\n" + string(summary), nil
+	}
+}
+
+// AgentNames are the names of h's agents but those in chain.
+func AgentNames(h Host, chain []string) []string {
+	var out []string
+	for _, a := range h.Agents() {
+		if !slices.Contains(chain, a.Name) {
+			out = append(out, a.Name)
+		}
+	}
+	return out
+}
