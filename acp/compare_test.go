@@ -122,11 +122,21 @@ func cardOf(t *testing.T, cards map[string]*card, name string) (string, *card) {
 
 // /compare runs both candidates as tool calls of the turn, asks the
 // editor for their permissions naming them, names the winner, and applies
-// it when the user allows it or keeps it on its branch when not.
+// it when the user allows it, or keeps it on its branch when the user
+// rejects it or changed the tree meanwhile.
 func TestCompare_RunsCandidatesAndAppliesTheWinner(t *testing.T) {
-	for _, apply := range []bool{true, false} {
-		name := map[bool]string{true: "apply", false: "keep"}[apply]
-		t.Run(name, func(t *testing.T) {
+	for _, tc := range []struct {
+		name, answer string
+		edit         bool // the user changes the tree before answering
+		apply        bool
+		why          string
+	}{
+		{name: "apply", answer: "allow_once", apply: true},
+		{name: "keep", answer: "reject_once", why: "Not applied."},
+		{name: "tree changed", answer: "allow_once", edit: true, why: "your working tree changed"},
+	} {
+		apply := tc.apply
+		t.Run(tc.name, func(t *testing.T) {
 			repo := compareRepo(t)
 			c := compareClient(t, func(reg *adapters.Registry) {
 				resultWriter(t, reg, "bad", "fail")
@@ -138,10 +148,15 @@ func TestCompare_RunsCandidatesAndAppliesTheWinner(t *testing.T) {
 				mu.Lock()
 				asked = append(asked, p)
 				mu.Unlock()
-				if strings.HasSuffix(p.ToolCall.ToolCallID, "/apply") && !apply {
-					return selectKind("reject_once")(p)
+				if !strings.HasSuffix(p.ToolCall.ToolCallID, "/apply") {
+					return selectKind("allow_once")(p)
 				}
-				return selectKind("allow_once")(p)
+				if tc.edit {
+					if err := os.WriteFile(filepath.Join(repo, "mine.txt"), []byte("mine\n"), 0o644); err != nil {
+						t.Error(err)
+					}
+				}
+				return selectKind(tc.answer)(p)
 			}
 			c.init(schema.ClientCapabilities{})
 			sid := c.newSession(repo)
@@ -196,7 +211,8 @@ func TestCompare_RunsCandidatesAndAppliesTheWinner(t *testing.T) {
 			if apply && (err != nil || string(got) != "pass\n" || len(branches) != 0) {
 				t.Fatalf("allowed: result.txt %q (%v), branches %v", got, err, branches)
 			}
-			if !apply && (err == nil || len(branches) != 1 || !strings.HasSuffix(branches[0], "/good-1") || !strings.Contains(text, "git diff")) {
+			if !apply && (err == nil || len(branches) != 1 || !strings.HasSuffix(branches[0], "/good-1") ||
+				!strings.Contains(text, tc.why) || !strings.Contains(text, "git diff")) {
 				t.Fatalf("rejected: result.txt %q in the tree, branches %v, message %q", got, branches, text)
 			}
 			if wt := gitLines(t, repo, "worktree", "list"); len(wt) != 1 {
