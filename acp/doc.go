@@ -25,6 +25,9 @@
 //   - session/set_mode is followed by a config_option_update and a "mode"
 //     set_config_option by a current_mode_update, keeping both in sync;
 //     switching the "agent" option replaces the old agent's slash commands.
+//   - /compare (hub's own slash command, offered where the cwd is in a git
+//     repository) runs best of N in the session's cwd instead of a turn of
+//     the session's agent; each candidate is a tool call (see compare.go).
 //
 // Logs go to the Logger (stderr); only protocol bytes are written to out.
 package acp

@@ -39,11 +39,7 @@ func (ss *session) mapEvent(ev adapters.Event) []schema.SessionUpdate {
 		ss.mu.Lock()
 		ss.agentCommands = ev.Commands
 		ss.mu.Unlock()
-		var cmds []schema.AvailableCommand
-		if ss.srv.opts.Skills != nil {
-			cmds = appendCommands(cmds, ss.srv.opts.Skills.Commands(ss.rec.Cwd))
-		}
-		return []schema.SessionUpdate{{AvailableCommands: &schema.AvailableCommandsUpdate{AvailableCommands: appendCommands(cmds, ev.Commands)}}}
+		return []schema.SessionUpdate{{AvailableCommands: &schema.AvailableCommandsUpdate{AvailableCommands: ss.commands(ev.Commands)}}}
 	case adapters.EventSessionInfo:
 		return ss.sessionInfo(ev.Session)
 	case adapters.EventCompaction:

@@ -415,7 +415,13 @@ func (ss *session) runTurn(turnCtx context.Context, prompt []schema.ContentBlock
 	ss.mu.Lock()
 	ss.toolStarted = false
 	ss.mu.Unlock()
-	reason, failure := ss.driveWithFallback(turnCtx, ss.fitContent(ss.toAdapterContent(prompt)))
+	var reason string
+	var failure *adapters.ErrorInfo
+	if args, ok := compareLine(prompt); ok {
+		reason = ss.runCompare(turnCtx, args)
+	} else {
+		reason, failure = ss.driveWithFallback(turnCtx, ss.fitContent(ss.toAdapterContent(prompt)))
+	}
 	ss.mu.Lock()
 	if ss.cancelled {
 		reason = schema.StopCancelled
@@ -677,20 +683,25 @@ func (ss *session) opened() {
 	ss.warm()
 }
 
-// sendCommands sends available_commands_update with the skills and the
-// agent's commands; an empty list only when replace is set (to clear the
-// editor's list).
+// sendCommands sends available_commands_update with hub's own commands,
+// the skills and the agent's commands; an empty list only when replace is
+// set (to clear the editor's list).
 func (ss *session) sendCommands(replace bool) {
-	var cmds []schema.AvailableCommand
+	ss.mu.Lock()
+	agent := ss.agentCommands
+	ss.mu.Unlock()
+	if cmds := ss.commands(agent); len(cmds) > 0 || replace {
+		ss.send(schema.SessionUpdate{AvailableCommands: &schema.AvailableCommandsUpdate{AvailableCommands: cmds}})
+	}
+}
+
+// commands lists hub's commands, then the skills, then the agent's.
+func (ss *session) commands(agent []adapters.Command) []schema.AvailableCommand {
+	cmds := appendCommands(nil, ss.hubCommands())
 	if ss.srv.opts.Skills != nil {
 		cmds = appendCommands(cmds, ss.srv.opts.Skills.Commands(ss.rec.Cwd))
 	}
-	ss.mu.Lock()
-	cmds = appendCommands(cmds, ss.agentCommands)
-	ss.mu.Unlock()
-	if len(cmds) > 0 || replace {
-		ss.send(schema.SessionUpdate{AvailableCommands: &schema.AvailableCommandsUpdate{AvailableCommands: cmds}})
-	}
+	return appendCommands(cmds, agent)
 }
 
 func appendCommands(out []schema.AvailableCommand, in []adapters.Command) []schema.AvailableCommand {
@@ -718,7 +729,13 @@ func (ss *session) permission(ctx context.Context, p *adapters.PermissionRequest
 // "always" answers given to that agent), asking the editor when they leave
 // it open.
 func (ss *session) askFor(ctx context.Context, p *adapters.PermissionRequest, agent string, perms *permission.Service) adapters.PermissionDecision {
-	req := permission.RequestOf(p.Tool, ss.rec.Cwd)
+	return ss.askIn(ctx, p, agent, perms, ss.rec.Cwd, true)
+}
+
+// askIn is askFor for an agent working in cwd (its relative paths' base);
+// announce shows a tool call the session has not seen before asking.
+func (ss *session) askIn(ctx context.Context, p *adapters.PermissionRequest, agent string, perms *permission.Service, cwd string, announce bool) adapters.PermissionDecision {
+	req := permission.RequestOf(p.Tool, cwd)
 	req.Agent = agent
 	v, decided := perms.Decide(req)
 	if ctx.Err() != nil {
@@ -730,8 +747,10 @@ func (ss *session) askFor(ctx context.Context, p *adapters.PermissionRequest, ag
 	case decided && v.Decision == permission.Allow:
 		return allowOption(p)
 	}
-	if u := ss.toolUpdate(p.Tool); u.ToolCall != nil {
-		ss.emit(u)
+	if announce {
+		if u := ss.toolUpdate(p.Tool); u.ToolCall != nil {
+			ss.emit(u)
+		}
 	}
 	options, kept := ss.withGrantOption(perms, permissionOptions(p.Options), req)
 	ask := schema.RequestPermissionRequest{SessionID: ss.id(), Options: options, ToolCall: ss.fullToolUpdate(p.Tool)}

@@ -49,17 +49,34 @@ type Options struct {
 	Approve runner.Approve
 	Rules   config.PermissionsConfig
 	Format  runner.Format
-	Stdout  io.Writer
-	Stderr  io.Writer
+	Stdout  io.Writer // default io.Discard
+	Stderr  io.Writer // default io.Discard
 	Log     zerolog.Logger
 	Now     func() time.Time
+
+	// Ask, when set, answers each candidate's permission requests instead
+	// of Rules and Approve (hub acp: the editor, naming the candidate); dir
+	// is where the candidate works, the base of its relative paths.
+	Ask func(ctx context.Context, candidate, dir string, p *adapters.PermissionRequest) adapters.PermissionDecision
+	// Progress, when set, gets a copy of a candidate each time its Status
+	// changes: pending, running, checking, then completed or failed. It is
+	// called from the candidates' goroutines.
+	Progress func(Candidate)
+	// Confirm, when set and not Apply, asks whether to apply the winner
+	// while the worktrees still exist. Declined, the winner's branch is
+	// kept (its worktree removed) for the user to inspect; cancelled (ctx
+	// ended), nothing is kept.
+	Confirm func(ctx context.Context, s Summary) bool
+	// StopAll ends the processes the candidates left (default
+	// proc.StopAll, for a process that runs nothing else).
+	StopAll func()
 }
 
 // Candidate is one agent's attempt.
 type Candidate struct {
 	Name       string          `json:"name"` // agent-i
 	Agent      string          `json:"agent"`
-	Status     string          `json:"status"` // completed | failed
+	Status     string          `json:"status"` // completed | failed (pending | running | checking before)
 	ExitCode   int             `json:"exitCode"`
 	Error      string          `json:"error,omitempty"`
 	Check      string          `json:"check"` // passed | failed | skipped
@@ -75,7 +92,15 @@ type Candidate struct {
 
 	base, head string
 	ended      time.Time
+	keepBranch bool // the user declined to apply it: its branch stays
 }
+
+// Candidate statuses before it ends (completed or failed).
+const (
+	StatusPending  = "pending"
+	StatusRunning  = "running"
+	StatusChecking = "checking"
+)
 
 // Summary is the run's outcome.
 type Summary struct {
@@ -97,6 +122,10 @@ func Run(ctx context.Context, o Options) Summary {
 		o.Jobs = len(o.Agents)
 	}
 	o.CheckTimeout = cmp.Or(o.CheckTimeout, 10*time.Minute)
+	o.Stdout, o.Stderr = cmp.Or[io.Writer](o.Stdout, io.Discard), cmp.Or[io.Writer](o.Stderr, io.Discard)
+	if o.StopAll == nil {
+		o.StopAll = func() { proc.StopAll(2 * time.Second) }
+	}
 	// The candidates write at once: every line goes out whole.
 	o.Stdout, o.Stderr = &lockedWriter{w: o.Stdout}, &lockedWriter{w: o.Stderr}
 	s := run(ctx, o)
@@ -119,7 +148,7 @@ func run(ctx context.Context, o Options) Summary {
 	}
 	r, err := openRepo(ctx, o.Cwd)
 	if err != nil {
-		return fail(runner.ExitUsage, fmt.Errorf("--agents runs each candidate in a git worktree: %w", err))
+		return fail(runner.ExitUsage, fmt.Errorf("each candidate runs in a git worktree: %w", err))
 	}
 	id := o.Now().UTC().Format("20060102-150405")
 	root, err := os.MkdirTemp("", "hub-compare-"+id+"-")
@@ -130,11 +159,14 @@ func run(ctx context.Context, o Options) Summary {
 	for _, a := range o.Agents {
 		for i := 1; i <= o.N; i++ {
 			name := fmt.Sprintf("%s-%d", a, i)
-			cands = append(cands, &Candidate{Name: name, Agent: a, Check: "skipped",
+			cands = append(cands, &Candidate{Name: name, Agent: a, Status: StatusPending, Check: "skipped",
 				Branch: "hub/" + id + "/" + name, Worktree: filepath.Join(root, name)})
 		}
 	}
 	defer cleanup(r, root, cands, o)
+	for _, c := range cands {
+		o.progress(c)
+	}
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, o.Jobs)
 	for _, c := range cands {
@@ -147,7 +179,7 @@ func run(ctx context.Context, o Options) Summary {
 		}()
 	}
 	wg.Wait()
-	proc.StopAll(2 * time.Second) // no candidate's process outlives the run
+	o.StopAll() // no candidate's process outlives the run
 	s := Summary{Candidates: cands}
 	if ctx.Err() != nil {
 		s.ExitCode, s.Error = runner.ExitInterrupted, "interrupted"
@@ -162,20 +194,51 @@ func run(ctx context.Context, o Options) Summary {
 		return s
 	}
 	s.Winner = w.Name
-	if o.Apply {
-		if err := apply(ctx, r, w); err != nil {
-			s.ExitCode, s.Error = runner.ExitAgentError, err.Error()
-			return s
+	if !o.decideApply(ctx, s, w) {
+		if ctx.Err() != nil {
+			s.ExitCode, s.Error = runner.ExitInterrupted, "interrupted"
 		}
-		s.Applied = true
+		return s
 	}
+	if err := apply(ctx, r, w); err != nil {
+		s.ExitCode, s.Error = runner.ExitAgentError, err.Error()
+		w.keepBranch = true // the user asked for it: the change stays reachable
+		return s
+	}
+	s.Applied = true
 	return s
+}
+
+// decideApply says whether to apply the winner: Apply, else the user's
+// answer to Confirm; a winner the user declined keeps its branch.
+func (o Options) decideApply(ctx context.Context, s Summary, w *Candidate) bool {
+	if o.Apply || o.Confirm == nil {
+		return o.Apply
+	}
+	yes := o.Confirm(ctx, s)
+	if ctx.Err() != nil {
+		return false
+	}
+	w.keepBranch = !yes
+	return yes
+}
+
+// progress reports c's new status.
+func (o Options) progress(c *Candidate) {
+	if o.Progress != nil {
+		o.Progress(*c)
+	}
 }
 
 // candidate runs one candidate in its worktree, then its check.
 func (o Options) candidate(ctx context.Context, r *repo, c *Candidate, out io.Writer) {
 	start := o.Now()
-	defer func() { c.DurationMs, c.ended = o.Now().Sub(start).Milliseconds(), o.Now() }()
+	defer func() {
+		c.DurationMs, c.ended = o.Now().Sub(start).Milliseconds(), o.Now()
+		o.progress(c)
+	}()
+	c.Status = StatusRunning
+	o.progress(c)
 	base, err := r.worktree(ctx, c.Worktree, c.Branch)
 	if err != nil {
 		c.Status, c.ExitCode, c.Error = "failed", runner.ExitAgentError, err.Error()
@@ -187,8 +250,14 @@ func (o Options) candidate(ctx context.Context, r *repo, c *Candidate, out io.Wr
 	if o.Format == runner.FormatJSONL {
 		stdout = out
 	}
+	var ask adapters.PermissionFunc
+	if o.Ask != nil {
+		ask = func(ctx context.Context, p *adapters.PermissionRequest) adapters.PermissionDecision {
+			return o.Ask(ctx, c.Name, dir, p)
+		}
+	}
 	s := runner.Run(ctx, runner.Options{Registry: o.Registry, Agent: c.Agent, Model: o.Model, Cwd: dir, Timeout: o.Timeout,
-		Approve: o.Approve, Rules: o.Rules, Prompt: o.Prompt, Format: cmp.Or(o.Format, runner.FormatText), Candidate: c.Name,
+		Approve: o.Approve, Ask: ask, Rules: o.Rules, Prompt: o.Prompt, Format: cmp.Or(o.Format, runner.FormatText), Candidate: c.Name,
 		Stdout: stdout, Stderr: stderr, Log: o.Log, StopAll: func() {}, Now: o.Now})
 	c.ExitCode, c.Error, c.Usage, c.Denials = s.ExitCode, s.Error, s.Usage, len(s.Denied)
 	c.Status = "failed"
@@ -199,7 +268,10 @@ func (o Options) candidate(ctx context.Context, r *repo, c *Candidate, out io.Wr
 		c.Files, c.Added, c.Removed, _ = numstat(context.WithoutCancel(ctx), c.Worktree, c.base, c.head)
 	}
 	if o.Check != "" && c.Status == "completed" && ctx.Err() == nil {
+		c.Status = StatusChecking
+		o.progress(c)
 		c.Check, c.CheckTail = check(ctx, dir, o.Check, o.CheckTimeout)
+		c.Status = "completed"
 	}
 	fmt.Fprintf(o.Stderr, "hub: %s %s (check %s)\n", c.Name, c.Status, c.Check)
 }
@@ -255,7 +327,7 @@ func winner(cands []*Candidate, checked bool) *Candidate {
 // uncommitted changes, only if the tree is as the run found it.
 func apply(ctx context.Context, r *repo, w *Candidate) error {
 	if !r.unchanged(ctx) {
-		return fmt.Errorf("not applied: your working tree changed during the run; inspect %s (branch %s)", w.Worktree, w.Branch)
+		return errors.New("not applied: your working tree changed during the run")
 	}
 	patch, err := git(ctx, w.Worktree, nil, "diff", "--binary", w.base, w.head)
 	if err != nil {
@@ -270,17 +342,25 @@ func apply(ctx context.Context, r *repo, w *Candidate) error {
 	return nil
 }
 
-// cleanup removes the worktrees and branches, unless --keep.
+// cleanup removes the worktrees and branches, unless --keep; a winner
+// the user declined to apply keeps its branch.
 func cleanup(r *repo, root string, cands []*Candidate, o Options) {
 	if o.Keep {
 		return
 	}
 	ctx := context.Background()
 	for _, c := range cands {
-		if err := r.remove(ctx, c.Worktree, c.Branch); err != nil {
+		branch := c.Branch
+		if c.keepBranch {
+			branch = ""
+		}
+		if err := r.remove(ctx, c.Worktree, branch); err != nil {
 			o.Log.Debug().Err(err).Str("candidate", c.Name).Msg("cleanup")
 		}
-		c.Worktree, c.Branch = "", ""
+		c.Worktree = ""
+		if !c.keepBranch {
+			c.Branch = ""
+		}
 	}
 	_ = os.RemoveAll(root)
 }

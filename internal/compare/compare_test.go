@@ -6,10 +6,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -164,5 +166,58 @@ func TestRun_InterruptLeavesNoWorktree(t *testing.T) {
 	}
 	if w, b := hubRefs(t, dir); strings.Count(w, "\n") != 0 || b != "" {
 		t.Fatalf("left behind: worktrees\n%s\nbranches %q", w, b)
+	}
+}
+
+// Confirm decides instead of --apply: allowed, the winner is applied and
+// nothing is left; declined, the tree is untouched and only the winner's
+// branch stays. Progress reports each candidate's way to its end.
+func TestRun_ConfirmAppliesOrKeepsTheWinnersBranch(t *testing.T) {
+	for _, yes := range []bool{true, false} {
+		t.Run(fmt.Sprint(yes), func(t *testing.T) {
+			dir := gitRepo(t)
+			reg := adapters.NewRegistry()
+			writer(t, reg, "bad", "fail")
+			writer(t, reg, "good", "pass")
+			var mu sync.Mutex
+			seen := map[string][]string{}
+			var asked []string
+			s := Run(context.Background(), Options{Registry: reg, Agents: []string{"bad", "good"}, Cwd: dir, Prompt: "write result.txt",
+				Check: `test "$(cat result.txt)" = pass`, Approve: runner.ApproveAll, Log: zerolog.Nop(),
+				Progress: func(c Candidate) {
+					mu.Lock()
+					defer mu.Unlock()
+					if l := seen[c.Name]; len(l) == 0 || l[len(l)-1] != c.Status {
+						seen[c.Name] = append(l, c.Status)
+					}
+				},
+				Confirm: func(_ context.Context, s Summary) bool { asked = append(asked, s.Winner); return yes }})
+			if s.Winner != "good-1" || s.Applied != yes || len(asked) != 1 || asked[0] != "good-1" {
+				t.Fatalf("winner %q applied %v asked %v error %q", s.Winner, s.Applied, asked, s.Error)
+			}
+			for _, name := range []string{"bad-1", "good-1"} { // both runs complete; bad's check fails
+				if got := strings.Join(seen[name], " "); got != "pending running checking completed" {
+					t.Errorf("%s went %q", name, got)
+				}
+			}
+			_, err := os.Stat(filepath.Join(dir, "result.txt"))
+			if (err == nil) != yes {
+				t.Fatalf("result.txt in the tree: %v, want %v", err == nil, yes)
+			}
+			w, b := hubRefs(t, dir)
+			wantBranch := ""
+			if !yes {
+				wantBranch = s.Candidates[1].Branch
+				if wantBranch == "" || s.Candidates[0].Branch != "" {
+					t.Fatalf("declined: branches %q %q, want only the winner's", s.Candidates[0].Branch, wantBranch)
+				}
+				if out, _ := git(context.Background(), dir, nil, "diff", wantBranch+"~1", wantBranch); !strings.Contains(string(out), "+pass") {
+					t.Fatalf("the kept branch lacks the change:\n%s", out)
+				}
+			}
+			if strings.Count(w, "\n") != 0 || strings.TrimPrefix(strings.TrimSpace(b), "* ") != wantBranch {
+				t.Fatalf("left behind: worktrees\n%s\nbranches %q, want %q", w, b, wantBranch)
+			}
+		})
 	}
 }

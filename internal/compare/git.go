@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // errNotRepo means the working directory is not in a git repository.
@@ -46,6 +47,10 @@ type repo struct {
 	dirty  []byte // git diff HEAD --binary: tracked changes
 	others []string
 	state  string // a hash of HEAD, the tracked changes and the untracked files
+
+	// addMu makes worktrees one at a time: git worktree add reads every
+	// other worktree's metadata, and fails on one being made meanwhile.
+	addMu sync.Mutex
 }
 
 // openRepo reads the repository cwd is in, and its uncommitted changes.
@@ -113,7 +118,10 @@ func (r *repo) unchanged(ctx context.Context) bool {
 // uncommitted changes into it, and commits them there as the base the
 // candidate's change is measured from.
 func (r *repo) worktree(ctx context.Context, dir, branch string) (base string, err error) {
-	if _, err := git(ctx, r.top, nil, "worktree", "add", "-q", "-b", branch, dir, r.head); err != nil {
+	r.addMu.Lock()
+	_, err = git(ctx, r.top, nil, "worktree", "add", "-q", "-b", branch, dir, r.head)
+	r.addMu.Unlock()
+	if err != nil {
 		return "", err
 	}
 	if len(r.dirty) > 0 {
@@ -160,12 +168,15 @@ func numstat(ctx context.Context, dir, base, head string) (files, added, removed
 	return files, added, removed, nil
 }
 
-// remove deletes a worktree and, unless keepBranch, its branch.
+// remove deletes a worktree and its branch ("" keeps the branch).
 func (r *repo) remove(ctx context.Context, dir, branch string) error {
 	_, err := git(ctx, r.top, nil, "worktree", "remove", "--force", dir)
 	if err != nil {
 		_ = os.RemoveAll(dir)
 		_, _ = git(ctx, r.top, nil, "worktree", "prune")
+	}
+	if branch == "" {
+		return err
 	}
 	if _, berr := git(ctx, r.top, nil, "branch", "-D", branch); berr != nil && err == nil {
 		err = berr

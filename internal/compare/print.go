@@ -36,8 +36,11 @@ func report(o Options, s Summary) {
 		fmt.Fprintf(o.Stdout, "winner: %s (%s)\n", s.Winner, Rule)
 	}
 	for _, c := range s.Candidates {
-		if c.Worktree != "" {
+		switch {
+		case c.Worktree != "":
 			fmt.Fprintf(o.Stderr, "hub: %s: worktree %s, branch %s (git diff %s~1 %s)\n", c.Name, c.Worktree, c.Branch, c.Branch, c.Branch)
+		case c.Branch != "":
+			fmt.Fprintf(o.Stderr, "hub: %s: kept on branch %s (git diff %s~1 %s)\n", c.Name, c.Branch, c.Branch, c.Branch)
 		}
 		if c.Check == "failed" && c.CheckTail != "" {
 			fmt.Fprintf(o.Stderr, "hub: %s check output:\n%s\n", c.Name, c.CheckTail)

@@ -37,6 +37,9 @@ func (r *run) sessionOptions(name string, caps adapters.Capabilities) (so adapte
 	}
 	so = adapters.SessionOptions{Cwd: cwd, Model: o.Model, ResumeID: o.ResumeID, Fork: o.Fork, CancelGrace: o.Grace, Permission: r.permission,
 		Access: o.Approve.access()}
+	if o.Ask != nil {
+		so.Access = adapters.AccessAskFirst // every side effect reaches whoever answers
+	}
 	if r.from != nil && r.from.Agent != name {
 		so.ResumeID, so.Fork = "", false // another agent's session: a handover
 	}

@@ -84,7 +84,7 @@ func (r *run) execute(ctx context.Context) Summary {
 	}
 	r.handover(a.Name(), caps, &so, &prefix)
 	r.cwd = so.Cwd
-	if !caps.Permissions && r.o.Approve != ApproveAll {
+	if !caps.Permissions && r.o.Approve != ApproveAll && r.o.Ask == nil {
 		r.warn("%s cannot ask for permission: its tools run without asking, whatever --approve %s says", a.Name(), r.o.Approve)
 	}
 	st := r.stopper(ctx)
@@ -284,12 +284,18 @@ func (r *run) stopCause() cause {
 	return r.cause
 }
 
-// permission answers a permission request by --approve, and shows it.
-// permission decides through hub's one evaluation order (the deny list,
-// the configured rules, --allow-tool and the skills' allowed-tools), and
-// by --approve where none of them speaks.
-func (r *run) permission(_ context.Context, p *adapters.PermissionRequest) adapters.PermissionDecision {
-	d, reason := Decide(r.perms, r.o.Approve, r.cwd, p)
+// permission answers a permission request, and shows it: through Ask when
+// set, else in hub's one evaluation order (the deny list, the configured
+// rules, --allow-tool and the skills' allowed-tools), and by --approve
+// where none of them speaks.
+func (r *run) permission(ctx context.Context, p *adapters.PermissionRequest) adapters.PermissionDecision {
+	var d adapters.PermissionDecision
+	var reason string
+	if r.o.Ask != nil {
+		d, reason = r.o.Ask(ctx, p), "the user rejected it"
+	} else {
+		d, reason = Decide(r.perms, r.o.Approve, r.cwd, p)
+	}
 	if !d.Allowed() {
 		r.denied = append(r.denied, Denial{ToolID: p.Tool.ID, Title: titleOf(p.Tool), Kind: p.Tool.Kind, Reason: reason})
 	}

@@ -52,6 +52,10 @@ type Options struct {
 	Cwd      string
 	Timeout  time.Duration // 0 = none
 	Approve  Approve
+	// Ask, when set, answers the agent's permission requests instead of
+	// the rules and Approve (it applies the rules itself), and the agent
+	// asks before every side effect: hub acp's /compare asks the editor.
+	Ask adapters.PermissionFunc
 	// Rules are the configured permission rules; AllowTools more allow
 	// patterns for this run (Claude syntax, --allow-tool).
 	Rules      config.PermissionsConfig

@@ -1,0 +1,381 @@
+package acp
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/hubdev/hub/acp/schema"
+	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/compare"
+	"github.com/hubdev/hub/internal/config"
+	"github.com/hubdev/hub/internal/permission"
+	"github.com/hubdev/hub/internal/runner"
+)
+
+// /compare runs best of N (internal/compare, as `hub run --agents` does)
+// from the editor, in the session's cwd. Each candidate is a tool call of
+// the turn whose status follows the candidate's; a candidate's permission
+// requests reach the editor on its tool call, named for it, through the
+// configured rules (no durable grants, like hub run's candidates); the
+// winner is applied only when the user allows it. The session's own agent
+// takes no part.
+
+const compareName = "compare"
+
+const compareUsage = "/compare AGENT... [--n N] [--check CMD] -- PROMPT"
+
+// hubCommands are the slash commands hub itself answers; they come first,
+// so a skill or agent command of the same name does not hide them.
+// /compare is offered where it can run: in a git repository.
+func (ss *session) hubCommands() []adapters.Command {
+	if !inGitRepo(ss.rec.Cwd) {
+		return nil
+	}
+	return []adapters.Command{{Name: compareName,
+		Description: "Best of N: run the prompt on several agents, each in its own git worktree, check them and apply the winner",
+		InputHint:   `claude codex [--n 2] [--check "go test ./..."] -- prompt`}}
+}
+
+// inGitRepo says cwd is in a git working tree (it or a parent has .git).
+func inGitRepo(cwd string) bool {
+	_, err := os.Lstat(filepath.Join(config.ProjectRoot(cwd), ".git"))
+	return err == nil
+}
+
+// compareLine returns the arguments of a /compare prompt.
+func compareLine(prompt []schema.ContentBlock) (string, bool) {
+	if len(prompt) == 0 || prompt[0].Type != schema.BlockText {
+		return "", false
+	}
+	text := strings.TrimSpace(prompt[0].Text)
+	rest, ok := strings.CutPrefix(text, "/"+compareName)
+	if !ok || (rest != "" && rest[0] != ' ' && rest[0] != '\t' && rest[0] != '\n') {
+		return "", false
+	}
+	return rest, true
+}
+
+// compareRequest is a parsed /compare command.
+type compareRequest struct {
+	agents []string
+	n      int
+	check  string
+	prompt string
+}
+
+var errNoSeparator = errors.New(`put "--" between the agents and the prompt`)
+
+// parseCompare reads "AGENT... [--n N] [--check CMD] -- PROMPT"; agents
+// may also be comma-separated, and CMD quoted.
+func parseCompare(args string) (compareRequest, error) {
+	words, prompt, ok := splitBeforeDashes(args)
+	r := compareRequest{n: 1, prompt: strings.TrimSpace(prompt)}
+	if !ok {
+		return r, errNoSeparator
+	}
+	for i := 0; i < len(words); i++ {
+		w := words[i]
+		name, value, inline := strings.Cut(w, "=")
+		if !strings.HasPrefix(w, "-") {
+			for _, a := range strings.Split(w, ",") {
+				if a = strings.TrimSpace(a); a != "" {
+					r.agents = append(r.agents, a)
+				}
+			}
+			continue
+		}
+		if !inline {
+			if i+1 >= len(words) {
+				return r, fmt.Errorf("%s needs a value", name)
+			}
+			i++
+			value = words[i]
+		}
+		switch name {
+		case "--n", "-n":
+			n, err := strconv.Atoi(value)
+			if err != nil || n < 1 {
+				return r, fmt.Errorf("--n takes a positive number, not %q", value)
+			}
+			r.n = n
+		case "--check":
+			r.check = value
+		default:
+			return r, fmt.Errorf("unknown option %s (--n N, --check CMD)", name)
+		}
+	}
+	switch {
+	case len(r.agents) == 0:
+		return r, errors.New("name at least one agent")
+	case r.prompt == "":
+		return r, errors.New(`the prompt after "--" is empty`)
+	}
+	return r, nil
+}
+
+// splitBeforeDashes splits s into shell-like words ('…' and "…" quote)
+// up to a bare "--"; rest is the text after it, verbatim.
+func splitBeforeDashes(s string) (words []string, rest string, found bool) {
+	var w strings.Builder
+	inWord, quoted := false, false
+	var quote rune
+	for i, r := range s {
+		switch {
+		case quote != 0 && r == quote:
+			quote = 0
+		case quote != 0:
+			w.WriteRune(r)
+		case r == '\'' || r == '"':
+			quote, inWord, quoted = r, true, true
+		case r == ' ' || r == '\t' || r == '\n' || r == '\r':
+			if inWord && !quoted && w.String() == "--" {
+				return words, s[i:], true
+			}
+			if inWord {
+				words = append(words, w.String())
+			}
+			w.Reset()
+			inWord, quoted = false, false
+		default:
+			w.WriteRune(r)
+			inWord = true
+		}
+	}
+	if inWord && !quoted && w.String() == "--" {
+		return words, "", true
+	}
+	return words, "", false
+}
+
+// compareRun is one /compare turn.
+type compareRun struct {
+	ss    *session
+	id    string
+	mu    sync.Mutex
+	cards map[string]compare.Candidate // the last state shown, by candidate
+	perms map[string]*permission.Service
+	asked bool // the apply question was shown
+}
+
+// runCompare runs the /compare command args as the turn and returns its
+// stop reason; a usage error is said, and ends the turn.
+func (ss *session) runCompare(ctx context.Context, args string) string {
+	req, err := parseCompare(args)
+	if err != nil {
+		ss.sayf("/compare: %v. Usage: %s\n", err, compareUsage)
+		return schema.StopEndTurn
+	}
+	cr := &compareRun{ss: ss, id: shortID(), cards: map[string]compare.Candidate{}, perms: map[string]*permission.Service{}}
+	s := compare.Run(ctx, compare.Options{Registry: ss.srv.opts.Registry, Agents: req.agents, N: req.n, Check: req.check,
+		Cwd: ss.rec.Cwd, Prompt: req.prompt, Approve: runner.ApproveNone, Rules: ss.srv.opts.Permissions, Log: ss.srv.log,
+		Ask: cr.ask, Progress: cr.show, Confirm: cr.confirm,
+		StopAll: func() {}}) // proc.StopAll would end every session's agent; each candidate closes its own
+	if s.ExitCode == runner.ExitUsage {
+		ss.sayf("/compare: %s. Usage: %s\n", s.Error, compareUsage)
+		return schema.StopEndTurn
+	}
+	for _, c := range s.Candidates {
+		cr.show(*c) // the branches left now
+	}
+	if ctx.Err() != nil {
+		cr.endApply("failed", "cancelled")
+		return schema.StopCancelled
+	}
+	cr.report(s)
+	return schema.StopEndTurn
+}
+
+// sayf says a line of the turn as the agent.
+func (ss *session) sayf(format string, a ...any) {
+	ss.emit(schema.SessionUpdate{AgentMessageChunk: &schema.ContentChunk{Content: schema.TextBlock(fmt.Sprintf(format, a...))}})
+}
+
+func shortID() string {
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+func (cr *compareRun) cardID(name string) string { return "compare/" + cr.id + "/" + name }
+func (cr *compareRun) applyID() string           { return "compare/" + cr.id + "/apply" }
+
+// show reports a candidate's state on its tool call.
+func (cr *compareRun) show(c compare.Candidate) {
+	cr.mu.Lock()
+	_, seen := cr.cards[c.Name]
+	cr.cards[c.Name] = c
+	cr.mu.Unlock()
+	u := cr.card(c)
+	if !seen {
+		tc := schema.ToolCall(u)
+		cr.ss.emit(schema.SessionUpdate{ToolCall: &tc})
+		return
+	}
+	cr.ss.emit(schema.SessionUpdate{ToolCallUpdate: &u})
+}
+
+func (cr *compareRun) card(c compare.Candidate) schema.ToolCallUpdate {
+	text := schema.TextBlock(candidateText(c))
+	return schema.ToolCallUpdate{ToolCallID: cr.cardID(c.Name), Title: c.Name + ": " + candidateState(c), Kind: "execute",
+		Status: candidateStatus(c), Content: []schema.ToolCallContent{{Type: "content", Content: &text}}}
+}
+
+// candidateStatus is the tool call status of a candidate: failed when its
+// run or its check failed.
+func candidateStatus(c compare.Candidate) string {
+	switch c.Status {
+	case compare.StatusPending:
+		return "pending"
+	case compare.StatusRunning, compare.StatusChecking:
+		return "in_progress"
+	case "completed":
+		if c.Check != "failed" {
+			return "completed"
+		}
+	}
+	return "failed"
+}
+
+func candidateState(c compare.Candidate) string {
+	if c.Status == "completed" && c.Check != "skipped" {
+		return "completed, check " + c.Check
+	}
+	return c.Status
+}
+
+func candidateText(c compare.Candidate) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "status %s · check %s", c.Status, c.Check)
+	if c.Status == "completed" || c.Status == "failed" {
+		b.WriteString(" · " + figures(c))
+	}
+	if c.Branch != "" {
+		fmt.Fprintf(&b, " · branch %s", c.Branch)
+	}
+	if c.Error != "" {
+		fmt.Fprintf(&b, "\n\n%s", c.Error)
+	}
+	if c.Check == "failed" && c.CheckTail != "" {
+		fmt.Fprintf(&b, "\n\ncheck output:\n%s", c.CheckTail)
+	}
+	return b.String()
+}
+
+// figures are what the ranking weighs, and the files changed.
+func figures(c compare.Candidate) string {
+	return fmt.Sprintf("%s changed · +%d/-%d lines · %.1fs · %s", plural(c.Files, "file"), c.Added, c.Removed,
+		float64(c.DurationMs)/1000, plural(c.Denials, "denial"))
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// ask puts a candidate's permission request to the editor on the
+// candidate's tool call, titled with its name; its "always" answers hold
+// for that candidate only. The card shows its state again afterwards.
+func (cr *compareRun) ask(ctx context.Context, candidate, dir string, p *adapters.PermissionRequest) adapters.PermissionDecision {
+	cr.mu.Lock()
+	perms, ok := cr.perms[candidate]
+	if !ok {
+		var err error
+		if perms, err = permission.New(cr.ss.srv.opts.Permissions); err != nil {
+			cr.mu.Unlock()
+			return adapters.PermissionDecision{Kind: adapters.RejectOnce}
+		}
+		cr.perms[candidate] = perms
+	}
+	last := cr.cards[candidate]
+	cr.mu.Unlock()
+	t := p.Tool
+	t.ID, t.Title = cr.cardID(candidate), candidate+": "+toolTitle(p.Tool)
+	d := cr.ss.askIn(ctx, adapters.NewPermissionRequest(t, p.Options), candidate, perms, dir, false)
+	u := cr.card(last)
+	cr.ss.emit(schema.SessionUpdate{ToolCallUpdate: &u})
+	return d
+}
+
+// Apply answers.
+const (
+	applyOption = "apply"
+	keepOption  = "keep"
+)
+
+// confirm names the winner and the ranking rule, then asks whether to
+// apply it, on a tool call of its own.
+func (cr *compareRun) confirm(ctx context.Context, s compare.Summary) bool {
+	w := winnerOf(s)
+	cr.ss.sayf("%s wins (check %s · %s).\n\nRanking: %s.\n", w.Name, w.Check, figures(*w), compare.Rule)
+	title := fmt.Sprintf("Apply %s's change to the working tree (%s, +%d/-%d lines)", w.Name, plural(w.Files, "file"), w.Added, w.Removed)
+	tc := schema.ToolCall{ToolCallID: cr.applyID(), Title: title, Kind: "edit", Status: "pending"}
+	cr.mu.Lock()
+	cr.asked = true
+	cr.mu.Unlock()
+	cr.ss.emit(schema.SessionUpdate{ToolCall: &tc})
+	ask := schema.RequestPermissionRequest{SessionID: cr.ss.id(), ToolCall: schema.ToolCallUpdate{ToolCallID: tc.ToolCallID, Title: title, Kind: "edit"},
+		Options: []schema.PermissionOption{
+			{OptionID: applyOption, Name: "Apply " + w.Branch, Kind: string(adapters.AllowOnce)},
+			{OptionID: keepOption, Name: "Keep it on its branch", Kind: string(adapters.RejectOnce)}}}
+	var resp schema.RequestPermissionResponse
+	cancelled, err := cr.ss.callEditor(ctx, "session/request_permission", ask, &resp)
+	if err != nil {
+		cr.ss.srv.log.Warn().Err(err).Msg("apply question failed; keeping the winner on its branch")
+	}
+	return !cancelled && err == nil && resp.Outcome.Outcome == "selected" && resp.Outcome.OptionID == applyOption
+}
+
+// endApply ends the apply tool call, if it was shown.
+func (cr *compareRun) endApply(status, text string) {
+	cr.mu.Lock()
+	asked := cr.asked
+	cr.mu.Unlock()
+	if !asked {
+		return
+	}
+	b := schema.TextBlock(text)
+	u := schema.ToolCallUpdate{ToolCallID: cr.applyID(), Status: status, Content: []schema.ToolCallContent{{Type: "content", Content: &b}}}
+	cr.ss.emit(schema.SessionUpdate{ToolCallUpdate: &u})
+}
+
+// report says how the run ended: applied, kept on its branch, or no winner.
+func (cr *compareRun) report(s compare.Summary) {
+	w := winnerOf(s)
+	switch {
+	case w == nil:
+		cr.ss.sayf("No winner: %s. Nothing was applied; see each candidate above.\n\nRanking: %s.\n", s.Error, compare.Rule)
+	case s.Applied:
+		cr.endApply("completed", "applied")
+		cr.ss.sayf("\nApplied %s's change to your working tree, uncommitted: review it with `git diff`.\n", w.Name)
+	case w.Branch != "":
+		b, why := w.Branch, "Not applied"
+		if s.Error != "" {
+			why = strings.ToUpper(s.Error[:1]) + s.Error[1:]
+		}
+		cr.endApply("failed", why)
+		cr.ss.sayf("\n%s. %s's change is kept on branch %s: see it with `git diff %s~1 %s`, apply it with `git diff %s~1 %s | git apply`, drop it with `git branch -D %s`.\n",
+			why, w.Name, b, b, b, b, b, b)
+	default:
+		cr.endApply("failed", s.Error)
+		cr.ss.sayf("\n%s.\n", s.Error)
+	}
+}
+
+func winnerOf(s compare.Summary) *compare.Candidate {
+	for _, c := range s.Candidates {
+		if c.Name == s.Winner && s.Winner != "" {
+			return c
+		}
+	}
+	return nil
+}
