@@ -67,7 +67,10 @@ type Capabilities struct {
 	UsesEditorFS    bool `json:"usesEditorFs"` // calls EditorClient fs methods when available
 	// Transcript says the agent keeps its own hub transcript by its
 	// session id (the native loop), so front ends write no audit copy.
-	Transcript   bool     `json:"transcript,omitempty"`
+	Transcript bool `json:"transcript,omitempty"`
+	// Hooks says the agent runs hub's command hooks itself, gating its
+	// tools (the native loop); front ends observe the others' streams.
+	Hooks        bool     `json:"hooks,omitempty"`
 	Models       []Option `json:"models,omitempty"`
 	Modes        []Option `json:"modes,omitempty"`
 	DefaultModel string   `json:"defaultModel,omitempty"`
