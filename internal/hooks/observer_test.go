@@ -124,4 +124,10 @@ func TestObserver_NilPassesEmitThrough(t *testing.T) {
 		t.Fatal("nil observer")
 	}
 	o.Close()
+	// No hooks configured: the stream pays nothing per event.
+	emit := o.Wrap(func(adapters.Event) {})
+	ev := adapters.Event{Type: adapters.EventToolCall, Tool: &adapters.ToolCall{ID: "x"}}
+	if allocs := testing.AllocsPerRun(100, func() { emit(ev) }); allocs != 0 {
+		t.Fatalf("%v allocations per event", allocs)
+	}
 }
