@@ -18,8 +18,9 @@ const maxStdout = 1 << 20
 func (r *Runner) exec(ctx context.Context, h Hook, data []byte, dir string) result {
 	tctx, cancel := context.WithTimeout(ctx, h.Timeout)
 	defer cancel()
-	shell, args := shellCommand(h.Command)
-	p, err := proc.Start(tctx, proc.Spec{Path: shell, Args: args, Dir: dir, Grace: r.stopGrace, StderrLimit: 8 << 10})
+	spec := shellSpec(h.Command)
+	spec.Dir, spec.Grace, spec.StderrLimit = dir, r.stopGrace, 8<<10
+	p, err := proc.Start(tctx, spec)
 	if err != nil {
 		return result{failure: fmt.Sprintf("%s (%s) did not start: %v", h.Name, h.Command, err)}
 	}

@@ -72,11 +72,15 @@ func (o *Observer) Wrap(emit func(adapters.Event)) func(adapters.Event) {
 	}
 }
 
-// EndTurn queues Stop.
+// EndTurn queues Stop and forgets the turn's calls that never finished.
 func (o *Observer) EndTurn(reason adapters.StopReason) {
 	if o == nil {
 		return
 	}
+	o.mu.Lock()
+	clear(o.calls)
+	clear(o.posted)
+	o.mu.Unlock()
 	o.enqueue(Input{Event: Stop, StopReason: string(reason)})
 }
 

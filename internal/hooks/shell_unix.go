@@ -2,5 +2,9 @@
 
 package hooks
 
-// shellCommand runs command through the POSIX shell.
-func shellCommand(command string) (string, []string) { return "/bin/sh", []string{"-c", command} }
+import "github.com/hubdev/hub/internal/proc"
+
+// shellSpec runs command through the POSIX shell.
+func shellSpec(command string) proc.Spec {
+	return proc.Spec{Path: "/bin/sh", Args: []string{"-c", command}}
+}
