@@ -82,3 +82,20 @@ func TestRun_ConfigHookObservesCLIAgent(t *testing.T) {
 		t.Fatalf("hook read %q (%v)", b, err)
 	}
 }
+
+// A UserPromptSubmit hook that blocks keeps the prompt from the model;
+// hub run fails with the hook's reason.
+func TestRun_ConfigHookBlocksNativePrompt(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the test hooks are POSIX shell commands")
+	}
+	srv := mockllm.NewOpenAIServer(mockllm.OpenAITurn{Text: "never asked"})
+	defer srv.Close()
+	root := isolate(t)
+	addUserConfig(t, root, fmt.Sprintf("[providers.mock]\nbase_url = %q\nmodel = \"m\"\n\n[[hooks.UserPromptSubmit]]\ncommand = \"echo 'no prompts on Fridays' >&2; exit 2\"\n", srv.URL))
+	var out, errb bytes.Buffer
+	code := realMain(context.Background(), []string{"run", "--agent", "mock", "--cwd", t.TempDir(), "hello"}, strings.NewReader(""), &out, &errb)
+	if code != 1 || !strings.Contains(errb.String(), "no prompts on Fridays") || len(srv.Requests()) != 0 {
+		t.Fatalf("exit %d, %d requests, stderr:\n%s", code, len(srv.Requests()), errb.String())
+	}
+}
