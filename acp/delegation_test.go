@@ -281,8 +281,8 @@ func TestDelegation_NativeLoopHasTheDelegateTool(t *testing.T) {
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	if len(asked) != 1 || asked[0] != "helper: rm build" {
-		t.Fatalf("permission requests %q, want one naming the helper", asked)
+	if strings.Join(asked, "|") != "delegate to helper|helper: rm build" {
+		t.Fatalf("permission requests %q, want the delegation, then the helper's command naming it", asked)
 	}
 	var titles []string
 	for _, u := range c.updates(sid) {

@@ -21,6 +21,7 @@ import (
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/config"
 	"github.com/hubdev/hub/internal/delegate"
+	"github.com/hubdev/hub/internal/hooks"
 	"github.com/hubdev/hub/internal/jsonrpc"
 	"github.com/hubdev/hub/internal/permission"
 )
@@ -94,6 +95,9 @@ type Options struct {
 	// DelegationDepth bounds how deep delegates may delegate (default 1:
 	// the session's agent may, its delegates may not).
 	DelegationDepth int
+	// Hooks are the configured command hooks; each session's hooks observe
+	// the Event stream of an agent that does not run them itself. nil: none.
+	Hooks *hooks.Runner
 }
 
 // Serve runs an ACP agent over in/out until in reaches EOF or ctx ends,

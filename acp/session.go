@@ -14,6 +14,7 @@ import (
 
 	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/hooks"
 	"github.com/hubdev/hub/internal/jsonrpc"
 	"github.com/hubdev/hub/internal/permission"
 	"github.com/hubdev/hub/internal/transcript"
@@ -51,6 +52,7 @@ type session struct {
 	turnCancel    context.CancelFunc
 	perms         *permission.Service // the session's rules and "always" answers
 	audit         *transcript.Audit   // transcripts = true: the session's Event stream
+	hooks         *hooks.Observer     // the hooks observing a CLI agent's stream, from its first turn
 	delegs        delegators          // delegation: the hosts of the delegate tool
 	seenTools     map[string]bool
 	agentCommands []adapters.Command
@@ -175,10 +177,38 @@ func (ss *session) close() {
 	}
 	ss.closeDelegates()
 	ss.mu.Lock()
-	audit := ss.audit
+	audit, obs := ss.audit, ss.hooks
 	ss.mu.Unlock()
 	audit.Close()
+	obs.Close()
 	ss.editor.releaseAll()
+}
+
+// observer returns the session's hook observer, made at its first turn,
+// for a turn of agent; nil when no hooks are configured or the agent runs
+// them itself (the native loop).
+func (ss *session) observer(agent string) *hooks.Observer {
+	if ss.srv.opts.Hooks == nil {
+		return nil
+	}
+	if a, err := ss.srv.opts.Registry.Get(agent); err != nil || a.Capabilities().Hooks {
+		return nil
+	}
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	if ss.hooks == nil && !ss.closed {
+		ss.hooks = ss.srv.opts.Hooks.Observe(hooks.Input{Session: ss.rec.SessionID, Cwd: ss.rec.Cwd, Agent: agent})
+	}
+	return ss.hooks
+}
+
+// hookWarnings waits for the turn's hooks and tells the user of those that
+// failed, before the turn ends.
+func (ss *session) hookWarnings(ctx context.Context, obs *hooks.Observer) {
+	for _, w := range obs.Flush(ctx) {
+		ss.srv.log.Warn().Str("session", ss.id()).Str("hook", w).Msg("hook failed")
+		ss.emit(schema.SessionUpdate{AgentMessageChunk: &schema.ContentChunk{Content: schema.TextBlock("\nhub: hook: " + w + "\n")}})
+	}
 }
 
 // auditFor records the turn's prompt in the session's audit transcript,
@@ -473,11 +503,16 @@ func (ss *session) drive(turnCtx context.Context, content []adapters.Content) (s
 	}
 	content = ss.withBriefing(content)
 	audit := ss.auditFor(content)
-	reason, err := b.Prompt(turnCtx, content, func(ev adapters.Event) {
+	agent := ss.agentName()
+	obs := ss.observer(agent)
+	obs.Prompt(agent, content)
+	reason, err := b.Prompt(turnCtx, content, obs.Wrap(func(ev adapters.Event) {
 		audit.Event(ev)
 		ss.forward(ev)
-	})
+	}))
 	audit.EndTurn(reason)
+	obs.EndTurn(reason)
+	ss.hookWarnings(turnCtx, obs)
 	var failed *adapters.TurnError
 	switch {
 	case err == nil:

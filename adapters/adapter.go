@@ -70,7 +70,10 @@ type Capabilities struct {
 	Transcript bool `json:"transcript,omitempty"`
 	// DelegateTool says the agent offers SessionOptions.Delegate as a
 	// built-in tool (the native loop); others get hub's MCP server.
-	DelegateTool bool     `json:"delegateTool,omitempty"`
+	DelegateTool bool `json:"delegateTool,omitempty"`
+	// Hooks says the agent runs hub's command hooks itself, gating its
+	// tools (the native loop); front ends observe the others' streams.
+	Hooks        bool     `json:"hooks,omitempty"`
 	Models       []Option `json:"models,omitempty"`
 	Modes        []Option `json:"modes,omitempty"`
 	DefaultModel string   `json:"defaultModel,omitempty"`

@@ -208,6 +208,7 @@ const (
 	CodeExtension    ErrorCode = "extension"     // an agent extension failed
 	CodeRetry        ErrorCode = "retry"         // non-fatal: the agent retries
 	CodeWarning      ErrorCode = "warning"       // non-fatal notice
+	CodeHook         ErrorCode = "hook"          // a hook blocked the prompt, or failed
 	CodeNotInstalled ErrorCode = "not_installed" // the agent's program is missing
 	CodeUsage        ErrorCode = "usage"         // hub was asked for something impossible
 	// CodeCrash marks an error whose agent process is gone: the session

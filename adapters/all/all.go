@@ -19,6 +19,7 @@ import (
 	"github.com/hubdev/hub/adapters/qoder"
 	"github.com/hubdev/hub/detect"
 	"github.com/hubdev/hub/internal/config"
+	"github.com/hubdev/hub/internal/hooks"
 	"github.com/hubdev/hub/internal/permission"
 )
 
@@ -65,7 +66,12 @@ func registerNative(r *adapters.Registry, cfg *config.Config, log zerolog.Logger
 		}
 		return s
 	}
-	openai.Register(r, cfg, openai.Options{Logger: log, Permissions: perms, TranscriptDir: config.TranscriptDir(), MCPServers: mcpServers(cfg)}, os.Getenv)
+	hk, err := hooks.New(cfg.Hooks)
+	if err != nil {
+		log.Warn().Err(err).Msg("hooks ignored")
+	}
+	openai.Register(r, cfg, openai.Options{Logger: log, Permissions: perms, TranscriptDir: config.TranscriptDir(), MCPServers: mcpServers(cfg),
+		Hooks: hk}, os.Getenv)
 }
 
 // DoctorSpecs are the agent CLIs `hub doctor` checks: the built-in ones,

@@ -21,6 +21,7 @@ import (
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/adapters/openai/tools"
 	"github.com/hubdev/hub/internal/config"
+	"github.com/hubdev/hub/internal/hooks"
 	"github.com/hubdev/hub/internal/permission"
 	"github.com/hubdev/hub/internal/transcript"
 )
@@ -54,6 +55,9 @@ type Options struct {
 	// MCPServers are used in every session besides the session's own
 	// (hub's config); a session's server of the same name wins.
 	MCPServers []adapters.MCPServer
+	// Hooks are the user's command hooks ([[hooks.EVENT]]); the loop runs
+	// them and a PreToolUse or UserPromptSubmit hook may block. nil: none.
+	Hooks *hooks.Runner
 }
 
 // Adapter starts native-loop sessions against one profile.
@@ -114,6 +118,7 @@ func (a *Adapter) Capabilities() adapters.Capabilities {
 		Fork:            a.opts.TranscriptDir != "",
 		Transcript:      a.opts.TranscriptDir != "",
 		DelegateTool:    true,
+		Hooks:           true,
 		Notes:           "native OpenAI-compatible loop at " + a.profile.BaseURL + "; MCP servers' tools offered as mcp__server__tool",
 	}
 	if a.profile.Model != "" {
@@ -171,6 +176,7 @@ func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adap
 		log:    a.opts.Logger.With().Str("agent", p.Name).Logger(),
 		client: &client{profile: p, http: a.opts.HTTPClient, clock: a.opts.Clock, retry: retry, idle: a.opts.IdleTimeout, stream: p.Stream},
 	}
+	s.hooks, s.agent = a.opts.Hooks, p.Name
 	s.rules = adapters.RulesOf(opts, s.interrupt, nil)
 	s.mcp = startMCP(ctx, withConfigured(opts.MCPServers, a.opts.MCPServers), s.log)
 	if opts.Delegate != nil {
@@ -184,6 +190,7 @@ func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adap
 	} else {
 		s.history = append(s.history, earlier...)
 	}
+	s.sessionStart(ctx)
 	return s, nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/permission"
 )
 
 // delegateToolName is the native loop's built-in tool for hub's
@@ -71,14 +72,20 @@ func (s *Session) runDelegate(ctx context.Context, call adapters.ToolCall, args 
 	if msg, ok := s.doomLoop(ctx, call, call.Name, args, out); !ok {
 		return msg
 	}
+	// Asked like an MCP tool (kind other), and gated by PreToolUse hooks.
+	req := permission.Request{Tool: call.Name, Kind: adapters.KindOther, Cwd: s.env.Root}
+	if msg, ok := s.permitted(ctx, call, req, out); !ok {
+		return msg
+	}
 	out.Emit(adapters.Event{Type: adapters.EventToolUpdate, Tool: &adapters.ToolCall{ID: call.ID, Status: adapters.StatusInProgress}})
 	text, err := s.delegate(ctx, adapters.DelegateRequest{Agent: a.Agent, Prompt: a.Prompt, Session: a.Session, Cwd: a.Cwd,
 		Model: a.Model, Timeout: time.Duration(a.TimeoutSeconds) * time.Second})
+	upd := &adapters.ToolCall{ID: call.ID, Status: adapters.StatusCompleted, Content: []adapters.ToolContent{textContent(capText(text, uiTextCap))}}
 	if err != nil {
-		fail(out, call.ID, err.Error())
-		return "error: " + err.Error()
+		text = "error: " + err.Error()
+		upd.Status, upd.Content = adapters.StatusFailed, []adapters.ToolContent{textContent(err.Error())}
 	}
-	out.Emit(adapters.Event{Type: adapters.EventToolUpdate, Tool: &adapters.ToolCall{ID: call.ID, Status: adapters.StatusCompleted,
-		Content: []adapters.ToolContent{textContent(capText(text, uiTextCap))}}})
+	out.Emit(adapters.Event{Type: adapters.EventToolUpdate, Tool: upd})
+	s.postToolUse(ctx, call, upd, text, out)
 	return text
 }

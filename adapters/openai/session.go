@@ -12,6 +12,7 @@ import (
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/adapters/openai/tools"
+	"github.com/hubdev/hub/internal/hooks"
 	"github.com/hubdev/hub/internal/permission"
 	"github.com/hubdev/hub/internal/transcript"
 )
@@ -54,6 +55,11 @@ type Session struct {
 	// failed write was reported.
 	tr       *transcript.Writer
 	trFailed bool
+	// hooks are the user's command hooks (nil: none); agent names the
+	// profile in their input; hookWarnings wait for the next turn.
+	hooks        *hooks.Runner
+	agent        string
+	hookWarnings []string
 }
 
 var (
@@ -122,6 +128,7 @@ func (s *Session) Prompt(ctx context.Context, prompt []adapters.Content, emit fu
 	t := adapters.NewTurn()
 	go func() {
 		stop := s.run(tctx, prompt, t)
+		s.stopHook(tctx, stop, t)
 		s.endTranscriptTurn(stop)
 		s.mu.Lock()
 		s.busy, s.cancel, s.steerable, s.steered = false, nil, false, nil
@@ -167,6 +174,9 @@ func (s *Session) takeSteered(final bool) bool {
 func (s *Session) run(ctx context.Context, prompt []adapters.Content, out *adapters.Turn) adapters.StopReason {
 	for _, w := range s.mcp.takeWarnings() {
 		out.Emit(adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{Message: w, Code: adapters.CodeWarning}})
+	}
+	if !s.promptHook(ctx, prompt, out) {
+		return adapters.StopEndTurn
 	}
 	p := s.profile()
 	s.add(userMessage(prompt, p.Vision))

@@ -7,6 +7,7 @@ import (
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/adapters/openai/tools"
+	"github.com/hubdev/hub/internal/hooks"
 	"github.com/hubdev/hub/internal/permission"
 )
 
@@ -57,13 +58,27 @@ func (s *Session) runTool(ctx context.Context, tc toolCall, out *adapters.Turn) 
 		upd.Content = []adapters.ToolContent{textContent(capText(res.Output, uiTextCap))}
 	}
 	out.Emit(adapters.Event{Type: adapters.EventToolUpdate, Tool: upd})
+	s.postToolUse(ctx, call, upd, res.Output, out)
 	return res.Output
 }
 
-// permitted passes a call through the permission service, asking the
-// user when it says so; msg is what the model reads when it may not run.
+// permitted passes a call through the permission service and then the
+// PreToolUse hooks, asking the user when neither decides; msg is what the
+// model reads when it may not run. A hook may deny, or allow what would
+// be asked; nothing lifts a deny of the permission service (the hard deny
+// list, deny rules).
 func (s *Session) permitted(ctx context.Context, call adapters.ToolCall, req permission.Request, out *adapters.Turn) (msg string, ok bool) {
-	switch v := s.perm.Check(req); v.Decision {
+	v := s.perm.Check(req)
+	if v.Decision != permission.Deny {
+		switch h := s.preToolUse(ctx, call, req.Kind, out); h.Decision {
+		case hooks.Deny:
+			fail(out, call.ID, "blocked by a hook: "+h.Reason)
+			return "Blocked by a PreToolUse hook: " + h.Reason + ". Do not retry this call; choose another approach or ask the user.", false
+		case hooks.Allow:
+			v = permission.Verdict{Decision: permission.Allow, Reason: "allowed by a PreToolUse hook"}
+		}
+	}
+	switch v.Decision {
 	case permission.Deny:
 		fail(out, call.ID, "denied: "+v.Reason)
 		return "Permission denied (" + v.Reason + "). Do not retry this call; choose another approach or ask the user.", false
@@ -103,6 +118,7 @@ func (s *Session) runMCPTool(ctx context.Context, call adapters.ToolCall, t mcpT
 		upd.Content = []adapters.ToolContent{textContent(capText(text, uiTextCap))}
 	}
 	out.Emit(adapters.Event{Type: adapters.EventToolUpdate, Tool: upd})
+	s.postToolUse(ctx, call, upd, text, out)
 	return text
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/hubdev/hub/acp"
 	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/internal/config"
+	"github.com/hubdev/hub/internal/hooks"
 	"github.com/hubdev/hub/internal/permission"
 	"github.com/hubdev/hub/internal/proc"
 	"github.com/hubdev/hub/skills"
@@ -81,6 +82,12 @@ func runAcp(ctx context.Context, e *env, args []string) int {
 	if e.cfg.TranscriptsOn() {
 		opts.TranscriptDir = config.TranscriptDir()
 	}
+	hk, err := hooks.New(e.cfg.Hooks)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "hub acp: %v\n", err)
+		return exitUsage
+	}
+	opts.Hooks = hk
 	if w := e.cfg.ACP.WarmAgents; w != nil {
 		opts.WarmAgents = cmp.Or(*w, -1) // 0 in the config turns warm starts off
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/hubdev/hub/internal/compare"
 	"github.com/hubdev/hub/internal/config"
+	"github.com/hubdev/hub/internal/hooks"
 	"github.com/hubdev/hub/internal/permission"
 	"github.com/hubdev/hub/internal/runner"
 )
@@ -122,6 +123,10 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	o.Prompt, o.Approve, o.Format = prompt, runner.Approve(approve), runner.Format(format)
 	o.Skills, o.Images, o.AllowTools, o.Rules = skillNames, images, allowTools, e.cfg.Permissions
 	o.Grants = permission.OpenGrants(permission.GrantsFile(config.StateDir()), nil)
+	if o.Hooks, err = hooks.New(e.cfg.Hooks); err != nil {
+		fmt.Fprintf(e.stderr, "hub run: %v\n", err)
+		return runner.ExitUsage
+	}
 	o.Fallback = e.cfg.Agents[o.Agent].Fallback
 	if *fallback != "" {
 		o.Fallback = nil

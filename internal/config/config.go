@@ -8,8 +8,11 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -34,6 +37,9 @@ type Config struct {
 	// MCPServers are MCP servers the native loop uses in every session,
 	// besides the editor's (an editor's server of the same name wins).
 	MCPServers map[string]MCPServerConfig `toml:"mcp_servers"`
+	// Hooks are commands run on session events, by event name
+	// ([[hooks.PreToolUse]]); see internal/hooks.
+	Hooks map[string][]HookConfig `toml:"hooks"`
 	// Files lists the files that were read, in merge order.
 	Files []string `toml:"-"`
 	// Projects lists the project files that were read and whether each
@@ -78,6 +84,56 @@ type MCPServerConfig struct {
 	Headers map[string]string `toml:"headers"`
 	// Disabled keeps an entry of an earlier file from starting.
 	Disabled bool `toml:"disabled"`
+}
+
+// HookConfig is one [[hooks.EVENT]] entry: a shell command run on the
+// event, for tool events only when Matcher (a regular expression) finds
+// the tool's name or kind.
+type HookConfig struct {
+	Command string   `toml:"command"`
+	Matcher string   `toml:"matcher"`
+	Timeout Duration `toml:"timeout"`
+}
+
+// HookEvents are the events a hook may be configured for, in the order a
+// turn meets them.
+var HookEvents = []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop"}
+
+// isToolEvent says whether a hook event concerns one tool call.
+func isToolEvent(ev string) bool { return ev == "PreToolUse" || ev == "PostToolUse" }
+
+// checkHooks reports a hook hub cannot run: an unknown event, no command,
+// or a matcher that is not a regular expression. A matcher on an event
+// without a tool only draws a warning.
+func (c *Config) checkHooks() (warnings []string, err error) {
+	for _, ev := range slices.Sorted(maps.Keys(c.Hooks)) {
+		if !slices.Contains(HookEvents, ev) {
+			return nil, fmt.Errorf("key hooks.%s: not a hook event (use one of %s)", ev, strings.Join(HookEvents, ", "))
+		}
+		for i, h := range c.Hooks[ev] {
+			key := fmt.Sprintf("hooks.%s[%d]", ev, i)
+			if strings.TrimSpace(h.Command) == "" {
+				return nil, fmt.Errorf("key %s.command: a hook needs a command", key)
+			}
+			if _, err := regexp.Compile(h.Matcher); err != nil {
+				return nil, fmt.Errorf("key %s.matcher: %q is not a regular expression: %w", key, h.Matcher, err)
+			}
+			if h.Matcher != "" && !isToolEvent(ev) {
+				warnings = append(warnings, fmt.Sprintf("%s.matcher ignored: only PreToolUse and PostToolUse hooks match a tool", key))
+			}
+		}
+	}
+	return warnings, nil
+}
+
+// mergeHooks adds a file's hooks after those of earlier files.
+func (c *Config) mergeHooks(f *Config) {
+	for ev, hs := range f.Hooks {
+		if c.Hooks == nil {
+			c.Hooks = map[string][]HookConfig{}
+		}
+		c.Hooks[ev] = append(c.Hooks[ev], hs...)
+	}
 }
 
 // TranscriptsOn says whether transcripts = true.
@@ -476,6 +532,13 @@ func Parse(path string, data []byte) (*Config, error) {
 		}
 		f.Warnings = append(f.Warnings, fmt.Sprintf("%s: unknown key %q ignored", path, k.String()))
 	}
+	warns, err := f.checkHooks()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrInvalid, path, err)
+	}
+	for _, w := range warns {
+		f.Warnings = append(f.Warnings, path+": "+w)
+	}
 	if err := f.Permissions.checkGrants(); err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", ErrInvalid, path, err)
 	}
@@ -558,6 +621,7 @@ func (c *Config) merge(f *Config) {
 	if f.Transcripts != nil {
 		c.Transcripts = f.Transcripts
 	}
+	c.mergeHooks(f)
 	for k, v := range f.MCPServers {
 		if c.MCPServers == nil {
 			c.MCPServers = map[string]MCPServerConfig{}

@@ -14,7 +14,8 @@ import (
 // A project config file comes with the repository, so whoever wrote the
 // repository wrote it. Until the user trusts it (`hub trust`), hub ignores
 // its keys that run code or widen authority, and keeps the harmless ones
-// (model, narrowing modes, deny rules, log level, [acp] tuning). Trust is
+// (model, narrowing modes, deny rules, log level, [acp] tuning); hooks run
+// commands, so they are dropped. Trust is
 // recorded per file with a hash of its bytes: a changed file is untrusted
 // again. The user's own config is always trusted.
 
@@ -147,6 +148,12 @@ func (f *Config) restrict(path string) (ignored []Ignored, agents map[string]boo
 		drop("mcp_servers." + name)
 	}
 	f.MCPServers = nil
+	for ev, hs := range f.Hooks {
+		for i := range hs {
+			drop(fmt.Sprintf("hooks.%s[%d]", ev, i))
+		}
+	}
+	f.Hooks = nil
 	if g := f.Permissions.Grants; g != "" && f.Permissions.GrantScope() != GrantsSession {
 		drop("permissions.grants (" + g + ")")
 		f.Permissions.Grants = ""

@@ -58,6 +58,10 @@ type Spec struct {
 	StopSignal syscall.Signal
 	// Grace is the wait between StopSignal and SIGKILL (default DefaultGrace).
 	Grace time.Duration
+	// CmdLine, on Windows, is the command line passed as is instead of
+	// one quoted from Path and Args (cmd.exe /c reads its own quoting);
+	// ignored elsewhere.
+	CmdLine string
 }
 
 // Process is a running, supervised child.

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/hooks"
 	"github.com/hubdev/hub/internal/permission"
 	"github.com/hubdev/hub/internal/proc"
 	transcripts "github.com/hubdev/hub/internal/transcript"
@@ -120,13 +121,20 @@ func (r *run) execute(ctx context.Context) Summary {
 	go r.watch(sess, cancelRun, st, ended)
 	r.audit = r.openAudit(a.Name(), caps, so)
 	r.audit.Prompt(a.Name(), prompt)
-	reason, err := sess.Prompt(runCtx, prompt, func(ev adapters.Event) {
+	obs := r.observe(a.Name(), caps, so)
+	defer obs.Close()
+	obs.Prompt(a.Name(), prompt)
+	reason, err := sess.Prompt(runCtx, prompt, obs.Wrap(func(ev adapters.Event) {
 		r.audit.Event(ev)
 		r.handle(ev)
-	})
+	}))
 	close(ended)
 	r.audit.EndTurn(reason)
 	r.audit.Close()
+	obs.EndTurn(reason)
+	for _, w := range obs.Flush(runCtx) {
+		r.warn("hook: %s", w)
+	}
 	var failed *adapters.TurnError
 	switch {
 	case errors.As(err, &failed):
@@ -157,6 +165,16 @@ func (r *run) openAudit(agent string, caps adapters.Capabilities, so adapters.Se
 	return transcripts.NewAudit(r.o.AuditDir, transcripts.Meta{Agent: agent, Cwd: so.Cwd, Model: so.Model}, nil, func(err error) {
 		r.warn("the run's transcript was not written: %v", err)
 	})
+}
+
+// observe runs the configured hooks on the agent's Event stream, unless
+// the agent runs them itself (the native loop); nil when none are
+// configured.
+func (r *run) observe(agent string, caps adapters.Capabilities, so adapters.SessionOptions) *hooks.Observer {
+	if caps.Hooks {
+		return nil
+	}
+	return r.o.Hooks.Observe(hooks.Input{Cwd: so.Cwd, Agent: agent})
 }
 
 type startResult struct {

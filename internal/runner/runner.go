@@ -17,6 +17,7 @@ import (
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/config"
+	"github.com/hubdev/hub/internal/hooks"
 	"github.com/hubdev/hub/internal/permission"
 	"github.com/hubdev/hub/internal/proc"
 )
@@ -86,8 +87,11 @@ type Options struct {
 	// AuditDir, when set (config transcripts = true), gets the run's
 	// normalized Event stream as a JSONL transcript (internal/transcript).
 	AuditDir string
-	Format   Format
-	Prompt   string
+	// Hooks are the configured command hooks; for an agent that does not
+	// run them itself they observe its Event stream. nil: none.
+	Hooks  *hooks.Runner
+	Format Format
+	Prompt string
 	// ReadPrompt, when Prompt is empty, reads the prompt (from stdin)
 	// while the agent starts.
 	ReadPrompt func() (string, error)

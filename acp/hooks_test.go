@@ -1,0 +1,73 @@
+package acp
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/hubdev/hub/internal/config"
+	"github.com/hubdev/hub/internal/hooks"
+)
+
+// hub acp observes a CLI agent's Event stream: the turn's hooks run before
+// the prompt is answered, and a hook that fails is said in the session.
+func TestSession_HooksObserveCLIAgent(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the test hooks are POSIX shell commands")
+	}
+	log := filepath.Join(t.TempDir(), "log")
+	h, err := hooks.New(map[string][]config.HookConfig{
+		"PostToolUse": {{Command: "cat >> " + log + "; echo >> " + log, Matcher: "read"}},
+		"Stop":        {{Command: "echo 'notifier down' >&2; exit 1"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := newClient(t, scriptFile(t,
+		`{"event":{"type":"tool_call","tool":{"id":"t","name":"Read","title":"Read a.go","kind":"read","status":"pending","rawInput":{"file_path":"a.go"}}}}`,
+		`{"event":{"type":"tool_update","tool":{"id":"t","status":"completed","content":[{"type":"text","text":"package a"}]}}}`,
+		`{"event":{"type":"text","text":"read it"}}`),
+		func(o *Options) { o.Hooks = h })
+	sid, cwd := c.start(t)
+	if stop := c.prompt(sid, "read a.go"); stop != "end_turn" {
+		t.Fatalf("stop %s", stop)
+	}
+	b, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var post hooks.Input
+	if err := json.Unmarshal(b, &post); err != nil {
+		t.Fatalf("log %q: %v", b, err)
+	}
+	if post.Event != hooks.PostToolUse || post.Session != sid || post.Cwd != cwd || post.Agent != "replay" || post.Output != "package a" ||
+		string(post.Input) != `{"file_path":"a.go"}` {
+		t.Fatalf("PostToolUse input %+v", post)
+	}
+	var said strings.Builder
+	for _, u := range c.updates(sid) {
+		if u.AgentMessageChunk != nil {
+			said.WriteString(u.AgentMessageChunk.Content.Text)
+		}
+	}
+	if !strings.Contains(said.String(), "hooks.Stop[0]") || !strings.Contains(said.String(), "notifier down") {
+		t.Fatalf("the session said %q", said.String())
+	}
+	if n := len(bufioLines(b)); n != 1 {
+		t.Fatalf("PostToolUse ran %d times", n)
+	}
+}
+
+func bufioLines(b []byte) []string {
+	var out []string
+	for sc := bufio.NewScanner(strings.NewReader(string(b))); sc.Scan(); {
+		if sc.Text() != "" {
+			out = append(out, sc.Text())
+		}
+	}
+	return out
+}

@@ -1,0 +1,47 @@
+package hooks
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/hubdev/hub/internal/proc"
+)
+
+// maxStdout bounds the answer read from a hook; the rest is discarded.
+const maxStdout = 1 << 20
+
+// exec runs one hook in dir with data on stdin, killing its process group when
+// it outlives its timeout.
+func (r *Runner) exec(ctx context.Context, h Hook, data []byte, dir string) result {
+	tctx, cancel := context.WithTimeout(ctx, h.Timeout)
+	defer cancel()
+	spec := shellSpec(h.Command)
+	spec.Dir, spec.Grace, spec.StderrLimit = dir, r.stopGrace, 8<<10
+	p, err := proc.Start(tctx, spec)
+	if err != nil {
+		return result{failure: fmt.Sprintf("%s (%s) did not start: %v", h.Name, h.Command, err)}
+	}
+	go func() {
+		_, _ = p.Stdin.Write(data) // a hook need not read its input
+		_ = p.Stdin.Close()
+	}()
+	stdout := make(chan []byte, 1)
+	go func() {
+		var b bytes.Buffer
+		_, _ = io.Copy(&b, io.LimitReader(p.Stdout, maxStdout))
+		_, _ = io.Copy(io.Discard, p.Stdout)
+		stdout <- b.Bytes()
+	}()
+	<-p.Done()
+	out := <-stdout
+	switch {
+	case errors.Is(tctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil:
+		return result{failure: fmt.Sprintf("%s (%s) timed out after %s", h.Name, h.Command, h.Timeout)}
+	case ctx.Err() != nil:
+		return result{failure: fmt.Sprintf("%s (%s) was cancelled", h.Name, h.Command)}
+	}
+	return decode(h, p.ExitCode(), string(out), p.StderrTail(20))
+}

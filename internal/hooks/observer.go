@@ -1,0 +1,242 @@
+package hooks
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/hubdev/hub/adapters"
+)
+
+// maxOutput bounds the tool output a PostToolUse hook reads.
+const maxOutput = 256 << 10
+
+// Observer runs the hooks on a CLI agent's Event stream. hub cannot stop
+// such an agent's tools, so every hook only observes: a decision is
+// reported, never enforced. Hooks run in order on one goroutine of their
+// own, so the stream never waits for them; Flush waits for them.
+type Observer struct {
+	r      *Runner
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	mu       sync.Mutex
+	base     Input
+	queue    []Input
+	running  bool
+	drained  chan struct{}
+	warnings []string
+	// calls are the tool calls seen, by id, with what later updates
+	// added; posted marks those whose PostToolUse was queued.
+	calls  map[string]*Input
+	posted map[string]bool
+}
+
+// Observe returns an observer for one session whose hooks get base's
+// session, cwd and agent, and queues SessionStart; nil (which observes
+// nothing, for free) when r has no hooks.
+func (r *Runner) Observe(base Input) *Observer {
+	if r == nil {
+		return nil
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	o := &Observer{r: r, ctx: ctx, cancel: cancel, base: base, calls: map[string]*Input{}, posted: map[string]bool{}}
+	o.enqueue(Input{Event: SessionStart})
+	return o
+}
+
+// Prompt queues UserPromptSubmit for a turn of agent (the session's agent
+// may change between turns).
+func (o *Observer) Prompt(agent string, prompt []adapters.Content) {
+	if o == nil {
+		return
+	}
+	o.mu.Lock()
+	o.base.Agent = agent
+	o.mu.Unlock()
+	o.enqueue(Input{Event: UserPromptSubmit, Prompt: adapters.PromptText(prompt)})
+}
+
+// Wrap returns emit with the tool events observed on the way: PreToolUse
+// when a call starts, PostToolUse when it completes or fails. A nil
+// observer returns emit itself.
+func (o *Observer) Wrap(emit func(adapters.Event)) func(adapters.Event) {
+	if o == nil {
+		return emit
+	}
+	return func(ev adapters.Event) {
+		o.note(ev)
+		emit(ev)
+	}
+}
+
+// EndTurn queues Stop and forgets the turn's calls that never finished.
+func (o *Observer) EndTurn(reason adapters.StopReason) {
+	if o == nil {
+		return
+	}
+	o.mu.Lock()
+	clear(o.calls)
+	clear(o.posted)
+	o.mu.Unlock()
+	o.enqueue(Input{Event: Stop, StopReason: string(reason)})
+}
+
+// Flush waits until the queued hooks ran (or ctx ends) and returns the
+// warnings since the last Flush, one line each.
+func (o *Observer) Flush(ctx context.Context) []string {
+	if o == nil {
+		return nil
+	}
+	o.mu.Lock()
+	drained, running := o.drained, o.running
+	o.mu.Unlock()
+	if running {
+		select {
+		case <-drained:
+		case <-ctx.Done():
+		}
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	w := o.warnings
+	o.warnings = nil
+	return w
+}
+
+// Close stops the hooks still running; the rest of the queue is dropped.
+func (o *Observer) Close() {
+	if o == nil {
+		return
+	}
+	o.mu.Lock()
+	o.queue = nil
+	o.mu.Unlock()
+	o.cancel()
+}
+
+func (o *Observer) note(ev adapters.Event) {
+	switch {
+	case ev.Type == adapters.EventSessionInfo && ev.Session != nil:
+		o.mu.Lock()
+		if o.base.Session == "" {
+			o.base.Session = ev.Session.AgentSessionID
+		}
+		o.mu.Unlock()
+	case (ev.Type == adapters.EventToolCall || ev.Type == adapters.EventToolUpdate) && ev.Tool != nil:
+		o.noteTool(ev.Type == adapters.EventToolCall, ev.Tool)
+	}
+}
+
+// noteTool keeps what a call's events say and queues its hooks.
+func (o *Observer) noteTool(start bool, t *adapters.ToolCall) {
+	o.mu.Lock()
+	c, seen := o.calls[t.ID]
+	if !seen {
+		c = &Input{ToolCallID: t.ID}
+		o.calls[t.ID] = c
+	}
+	c.Tool = firstNonEmpty(t.Name, c.Tool, t.Title)
+	if t.Kind != "" {
+		c.Kind = string(t.Kind)
+	}
+	if len(t.RawInput) > 0 {
+		c.Input = t.RawInput
+	}
+	done := (t.Status == adapters.StatusCompleted || t.Status == adapters.StatusFailed) && !o.posted[t.ID]
+	var pre, post Input
+	if start && !seen {
+		pre = *c
+		pre.Event = PreToolUse
+	}
+	if done {
+		o.posted[t.ID] = true
+		post = *c
+		post.Event, post.Status, post.Output = PostToolUse, string(t.Status), outputOf(t)
+		delete(o.calls, t.ID)
+	}
+	o.mu.Unlock()
+	if pre.Event != "" {
+		o.enqueue(pre)
+	}
+	if post.Event != "" {
+		o.enqueue(post)
+	}
+}
+
+func (o *Observer) enqueue(in Input) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.ctx.Err() != nil || !o.r.Has(in.Event) {
+		return
+	}
+	o.queue = append(o.queue, in)
+	if !o.running {
+		o.running, o.drained = true, make(chan struct{})
+		go o.work()
+	}
+}
+
+// work runs the queue, in order, until it is empty.
+func (o *Observer) work() {
+	for {
+		o.mu.Lock()
+		if len(o.queue) == 0 {
+			o.running = false
+			close(o.drained)
+			o.mu.Unlock()
+			return
+		}
+		in := o.queue[0]
+		o.queue = o.queue[1:]
+		in.Session, in.Cwd, in.Agent = o.base.Session, o.base.Cwd, o.base.Agent
+		o.mu.Unlock()
+		out := o.r.Run(o.ctx, in)
+		warnings := out.Warnings
+		if out.Decision == Deny && in.Event == PreToolUse && len(warnings) == 0 {
+			warnings = append(warnings, fmt.Sprintf("a PreToolUse hook would deny %s (%s), but hub cannot stop %s's tools: observed only",
+				in.Tool, out.Reason, firstNonEmpty(in.Agent, "this agent")))
+		}
+		o.mu.Lock()
+		o.warnings = append(o.warnings, warnings...)
+		o.mu.Unlock()
+	}
+}
+
+// outputOf is a finished call's output: its text content, else its raw
+// output.
+func outputOf(t *adapters.ToolCall) string {
+	var b strings.Builder
+	for _, c := range t.Content {
+		if c.Type == adapters.ToolContentText && c.Text != "" {
+			if b.Len() > 0 {
+				b.WriteByte('\n')
+			}
+			b.WriteString(c.Text)
+		}
+	}
+	s := b.String()
+	if s == "" && len(t.RawOutput) > 0 {
+		var str string
+		if json.Unmarshal(t.RawOutput, &str) == nil {
+			s = str
+		} else {
+			s = string(t.RawOutput)
+		}
+	}
+	if len(s) > maxOutput {
+		s = s[:maxOutput]
+	}
+	return s
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, v := range s {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
