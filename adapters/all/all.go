@@ -65,7 +65,8 @@ func registerNative(r *adapters.Registry, cfg *config.Config, log zerolog.Logger
 		}
 		return s
 	}
-	openai.Register(r, cfg, openai.Options{Logger: log, Permissions: perms, TranscriptDir: config.TranscriptDir(), MCPServers: mcpServers(cfg)}, os.Getenv)
+	openai.Register(r, cfg, openai.Options{Logger: log, Permissions: perms, TranscriptDir: config.TranscriptDir(), MCPServers: mcpServers(cfg),
+		Sandbox: cfg.Sandbox.Policy()}, os.Getenv)
 }
 
 // DoctorSpecs are the agent CLIs `hub doctor` checks: the built-in ones,

@@ -22,6 +22,7 @@ import (
 	"github.com/hubdev/hub/adapters/openai/tools"
 	"github.com/hubdev/hub/internal/config"
 	"github.com/hubdev/hub/internal/permission"
+	"github.com/hubdev/hub/internal/sandbox"
 	"github.com/hubdev/hub/internal/transcript"
 )
 
@@ -54,6 +55,9 @@ type Options struct {
 	// MCPServers are used in every session besides the session's own
 	// (hub's config); a session's server of the same name wins.
 	MCPServers []adapters.MCPServer
+	// Sandbox confines the bash tool ([sandbox]; zero: workspace-write,
+	// network off).
+	Sandbox sandbox.Policy
 }
 
 // Adapter starts native-loop sessions against one profile.
@@ -150,6 +154,7 @@ func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adap
 	if a.opts.BashTimeout > 0 {
 		env.BashTimeout = a.opts.BashTimeout
 	}
+	env.Sandbox = sandbox.New(a.opts.Sandbox, nil)
 	p := a.profile
 	if opts.Model != "" {
 		p.Model = opts.Model
