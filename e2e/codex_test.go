@@ -107,9 +107,6 @@ func TestCodexHub_ToolsPermissionsAndContinuation(t *testing.T) {
 	if last := reqs[2]; !codexInputHas(last, "create f.txt") || !codexInputHas(last, "now g.txt") {
 		t.Errorf("turn 2 did not continue the codex thread: input %v", last.Input)
 	}
-	if !strings.Contains(fmt.Sprint(updates), "Read-only file system") {
-		t.Errorf("the refused call does not carry codex's message; updates %v", updates)
-	}
 	h.close()
 }
 
