@@ -172,9 +172,5 @@ func nativeSandbox(ctx context.Context, cfg *config.Config, r *Report) string {
 	if !slices.ContainsFunc(r.Agents, func(a Agent) bool { return a.Kind == "native" }) {
 		return ""
 	}
-	sb := sandbox.New(cfg.Sandbox.Policy(), nil)
-	if err := sb.Check(ctx); err != nil {
-		return "not sandboxed: " + adapters.OneLine(err.Error())
-	}
-	return sb.Status()
+	return adapters.OneLine(sandbox.Checked(ctx, cfg.Sandbox.Policy(), nil).Status())
 }

@@ -154,7 +154,7 @@ func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adap
 	if a.opts.BashTimeout > 0 {
 		env.BashTimeout = a.opts.BashTimeout
 	}
-	env.Sandbox = sandbox.New(a.opts.Sandbox, nil)
+	env.Sandbox = sandbox.Checked(ctx, a.opts.Sandbox, nil)
 	p := a.profile
 	if opts.Model != "" {
 		p.Model = opts.Model

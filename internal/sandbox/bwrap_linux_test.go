@@ -123,3 +123,14 @@ func TestCheck_BwrapWorksHere(t *testing.T) {
 		t.Fatal("a sandbox tool that fails passed the check")
 	}
 }
+
+func TestChecked_AToolThatFailsLeavesCommandsUnconfinedWithANotice(t *testing.T) {
+	s := Checked(context.Background(), Policy{Mode: WorkspaceWrite}, func(string) (string, error) { return "/bin/false", nil })
+	if s.Active() || !strings.Contains(s.Notice(), "not sandboxed") || !strings.Contains(s.Notice(), "fails here") {
+		t.Fatalf("Active %v, notice %q; want unconfined with a notice naming the failure", s.Active(), s.Notice())
+	}
+	requireBwrap(t)
+	if s := Checked(context.Background(), Policy{Mode: WorkspaceWrite}, nil); !s.Active() {
+		t.Fatalf("working bwrap not active: %s", s.Status())
+	}
+}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"strconv"
+	"sync"
 	"time"
 )
 
@@ -103,4 +105,34 @@ func (s *Sandbox) Check(ctx context.Context) error {
 		return fmt.Errorf("%s fails here: %w: %s", s.tool, err, bytes.TrimSpace(out))
 	}
 	return nil
+}
+
+// checks caches Check's verdict per tool and policy for the process.
+var checks sync.Map
+
+// Checked is New, then Check (once per process for a tool and policy): a
+// tool that cannot work here (e.g. no user namespaces in a container)
+// leaves commands unconfined, with a notice that says why, rather than
+// failing every one of them.
+func Checked(ctx context.Context, p Policy, lookPath func(string) (string, error)) *Sandbox {
+	s := New(p, lookPath)
+	if !s.Active() {
+		return s
+	}
+	key := s.tool + "\x00" + string(s.Policy.Mode) + "\x00" + strconv.FormatBool(s.Policy.Network)
+	v, ok := checks.Load(key)
+	if !ok {
+		v, _ = checks.LoadOrStore(key, errString(s.Check(ctx)))
+	}
+	if reason := v.(string); reason != "" {
+		s.tool, s.reason = "", reason
+	}
+	return s
+}
+
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
 }

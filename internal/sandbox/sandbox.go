@@ -80,18 +80,14 @@ type Wrapped struct {
 // The command stays in bwrap's process group, so killing the group stops
 // it; its own PID namespace ends every process it left when it exits.
 func BwrapArgs(p Policy, root, path string, args []string) []string {
-	out := []string{
-		"--ro-bind", "/", "/",
-		"--dev", "/dev",
-		"--proc", "/proc",
-		"--tmpfs", "/tmp",
-	}
+	out := []string{"--ro-bind", "/", "/", "--tmpfs", "/tmp"}
 	if p.Mode == ReadOnly {
 		out = append(out, "--ro-bind", root, root)
 	} else {
 		out = append(out, "--bind", root, root)
 	}
-	out = append(out, "--unshare-pid", "--unshare-ipc")
+	// After root, which may be / itself.
+	out = append(out, "--dev", "/dev", "--proc", "/proc", "--unshare-pid", "--unshare-ipc")
 	if !p.Network {
 		out = append(out, "--unshare-net")
 	}
