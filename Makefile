@@ -13,7 +13,7 @@ E2E_CACHE ?= $(CURDIR)/.cache/e2e
 SHELL     := /bin/bash
 export CGO_ENABLED ?= 0
 
-.PHONY: all build install dist test unit race e2e e2e-deps bench lint cross fuzz clean
+.PHONY: all build install dist test test-deps unit race e2e e2e-deps bench lint cross fuzz clean
 
 all: build
 
@@ -31,8 +31,13 @@ dist:
 	SOURCE_DATE_EPOCH=$(SOURCE_DATE_EPOCH) $(GO) run ./scripts/dist -version '$(VERSION)' -commit '$(COMMIT)' -out '$(DIST)'
 
 # Unit and conformance tests: network-free, deterministic, with the race detector.
-test: lint
+test: lint test-deps
 	CGO_ENABLED=1 $(GO) test -race -count=1 -timeout 15m ./...
+
+# What the tests use beyond Go: bubblewrap on Linux (the native loop's
+# sandbox), installed with apt-get when missing and root or sudo allows.
+test-deps:
+	@bash scripts/test-deps.sh
 
 lint: cross
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

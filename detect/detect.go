@@ -133,6 +133,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	useCache := !o.NoCache && !o.Probe
 	if !o.Refresh && useCache {
 		if r := p.loadCache(key); r != nil {
+			r.NativeSandbox = nativeSandbox(ctx, o.Config, r)
 			return r, nil
 		}
 	}
@@ -158,6 +159,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if useCache {
 		p.saveCache(key, r)
 	}
+	r.NativeSandbox = nativeSandbox(ctx, o.Config, r)
 	return r, nil
 }
 

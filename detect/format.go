@@ -62,6 +62,7 @@ func Format(w io.Writer, r *Report, color bool) {
 		}
 	}
 	formatFolded(w, folded)
+	formatSandbox(w, r, paint)
 	if r.Cached {
 		fmt.Fprintf(w, "(cached %s; --refresh to probe again)\n", r.GeneratedAt.Local().Format("15:04:05"))
 	}
@@ -215,6 +216,7 @@ func FormatDetails(w io.Writer, r *Report, color bool) {
 			fmt.Fprintf(w, "  %s %s\n", paint("36", "fix:"), a.Fix)
 		}
 	}
+	formatSandbox(w, r, paint)
 	if r.Cached {
 		fmt.Fprintf(w, "(cached %s; --refresh to probe again)\n", r.GeneratedAt.Local().Format("15:04:05"))
 	}
@@ -275,4 +277,17 @@ func capsLine(c *adapters.Capabilities) string {
 		out = append(out, fmt.Sprintf("%d modes", n))
 	}
 	return strings.Join(out, ", ")
+}
+
+// formatSandbox prints how the native loop's bash tool runs, with a
+// warning colour when it is not sandboxed.
+func formatSandbox(w io.Writer, r *Report, paint func(code, s string) string) {
+	if r.NativeSandbox == "" {
+		return
+	}
+	label := "native loop sandbox:"
+	if strings.HasPrefix(r.NativeSandbox, "not sandboxed") {
+		label = paint("33", label)
+	}
+	fmt.Fprintf(w, "%s %s\n", label, r.NativeSandbox)
 }

@@ -5,12 +5,14 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/adapters/openai"
 	"github.com/hubdev/hub/internal/config"
+	"github.com/hubdev/hub/internal/sandbox"
 )
 
 // nativeJob is one native profile: "openai" (env over the preset), a
@@ -162,4 +164,13 @@ func (p *prober) probeEndpoint(ctx context.Context, a *Agent, key string) {
 	default:
 		a.Fix = cmp.Or(a.Fix, fmt.Sprintf("endpoint %s answered %s", ep.BaseURL, resp.Status))
 	}
+}
+
+// nativeSandbox is Report.NativeSandbox: the [sandbox] policy, the host's
+// tool, and whether the tool works here.
+func nativeSandbox(ctx context.Context, cfg *config.Config, r *Report) string {
+	if !slices.ContainsFunc(r.Agents, func(a Agent) bool { return a.Kind == "native" }) {
+		return ""
+	}
+	return adapters.OneLine(sandbox.Checked(ctx, cfg.Sandbox.Policy(), nil).Status())
 }

@@ -3,6 +3,7 @@ package detect_test
 import (
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -164,5 +165,34 @@ func TestFormat_FoldsUnusedPresets(t *testing.T) {
 	single := render(func(o *detect.Options) { o.Agents = []string{"together"} })
 	if !strings.Contains(single, "together     not ready") || !strings.Contains(single, "fix: no API key: set TOGETHER_API_KEY") {
 		t.Errorf("--agent together output:\n%s", single)
+	}
+}
+
+// Doctor says "not sandboxed" for the native loop when the host's sandbox
+// tool is missing, and "off" when [sandbox] turns it off; never nothing.
+func TestRun_NativeSandboxLine(t *testing.T) {
+	for _, tc := range []struct {
+		name, mode, path, want string
+	}{
+		{"no sandbox tool on PATH", "", "empty", "not sandboxed"},
+		{"mode off", "off", "empty", "off"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if runtime.GOOS == "darwin" && tc.mode == "" {
+				t.Skip("sandbox-exec is found by its absolute path")
+			}
+			t.Setenv("PATH", t.TempDir())
+			w := newWorld(t)
+			w.cfg.Sandbox.Mode = tc.mode
+			r := w.run(nil)
+			if !strings.HasPrefix(r.NativeSandbox, tc.want) {
+				t.Errorf("NativeSandbox = %q; want it to start %q", r.NativeSandbox, tc.want)
+			}
+			var out strings.Builder
+			detect.Format(&out, r, false)
+			if !strings.Contains(out.String(), "native loop sandbox: "+tc.want) {
+				t.Errorf("doctor output lacks the sandbox line:\n%s", out.String())
+			}
+		})
 	}
 }

@@ -26,6 +26,11 @@ type Report struct {
 	GeneratedAt time.Time `json:"generatedAt"`
 	Cached      bool      `json:"cached"`
 	Agents      []Agent   `json:"agents"`
+	// NativeSandbox says in one line how the native loop's bash tool is
+	// confined, e.g. "workspace-write, network off (/usr/bin/bwrap)" or
+	// "not sandboxed: bwrap not found; …" (never cached; absent when the
+	// report holds no native agent).
+	NativeSandbox string `json:"nativeSandbox,omitempty"`
 }
 
 // Agent is the verdict for one agent.

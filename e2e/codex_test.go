@@ -3,6 +3,7 @@
 package e2e
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -168,4 +169,44 @@ func TestCodexHub_CancelMidTool(t *testing.T) {
 		t.Errorf("prompt after cancel: stop=%q err=%v text=%q", stop, err, claudeChunkText(updates))
 	}
 	h.close() // asserts the hub exits and leaves no process behind
+}
+
+// With codex's own sandbox (workspace-write), a temp CODEX_HOME (where codex
+// makes no codex-linux-sandbox alias) and bubblewrap 0.8 installed (no
+// --argv0), a command codex runs in its sandbox writes in the workspace,
+// and one its sandbox refuses, which app-server announces with no item,
+// shows as a failed tool call carrying codex's message.
+func TestCodexHub_OwnSandboxRunsAndRefusalsFail(t *testing.T) {
+	cwd := t.TempDir()
+	mock := mockllm.NewResponsesServer(
+		mockllm.ResponsesTurn{Text: "Writing f.txt.", ToolCalls: []mockllm.ResponsesToolCall{codexExec("call_in", "echo hi > f.txt")}},
+		mockllm.ResponsesTurn{Text: "Written."},
+		mockllm.ResponsesTurn{Text: "Writing outside.", ToolCalls: []mockllm.ResponsesToolCall{codexExec("call_out", "touch /etc/hub-sandbox-probe")}},
+		mockllm.ResponsesTurn{Text: "Refused."},
+	)
+	defer mock.Close()
+	h := startHub(t, strings.Replace(codexPlainConfig(t, mock), "[agents.codex]\n", "[agents.codex]\noptions = { approval_policy = \"never\" }\n", 1), nil)
+	h.initialize(nil)
+	sid := h.newSession(cwd)
+	stop, updates, err := h.prompt(sid, "write f.txt")
+	if err != nil || stop != "end_turn" {
+		t.Fatalf("turn 1: stop=%q err=%v\n%s", stop, err, e2eTail(h.stderr(), 30))
+	}
+	if b, _ := os.ReadFile(filepath.Join(cwd, "f.txt")); string(b) != "hi\n" {
+		t.Errorf("f.txt = %q; updates %v", b, updates)
+	}
+	if s := claudeToolStatus(updates, "call_in"); s != "completed" {
+		t.Errorf("sandboxed write in the workspace: status %q; updates %v", s, updates)
+	}
+	_, updates, err = h.prompt(sid, "write outside")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := claudeToolStatus(updates, "call_out"); s != "failed" {
+		t.Errorf("refused write: status %q; updates %v", s, updates)
+	}
+	if !strings.Contains(fmt.Sprint(updates), "Read-only file system") {
+		t.Errorf("the refused call does not carry codex's message; updates %v", updates)
+	}
+	h.close()
 }

@@ -71,7 +71,7 @@ func registerNative(r *adapters.Registry, cfg *config.Config, log zerolog.Logger
 		log.Warn().Err(err).Msg("hooks ignored")
 	}
 	openai.Register(r, cfg, openai.Options{Logger: log, Permissions: perms, TranscriptDir: config.TranscriptDir(), MCPServers: mcpServers(cfg),
-		Hooks: hk}, os.Getenv)
+		Hooks: hk, Sandbox: cfg.Sandbox.Policy()}, os.Getenv)
 }
 
 // DoctorSpecs are the agent CLIs `hub doctor` checks: the built-in ones,

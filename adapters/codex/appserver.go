@@ -65,7 +65,8 @@ func (a *Adapter) startAppServer(ctx context.Context, opts adapters.SessionOptio
 	go s.readLoop()
 	ictx, cancel := context.WithTimeout(ctx, a.InitTimeout)
 	defer cancel()
-	init := map[string]any{"clientInfo": map[string]any{"name": "hub", "title": "hub", "version": "0"}, "capabilities": nil}
+	// experimentalApi allows thread/start's experimentalRawEvents (see decoder_raw.go).
+	init := map[string]any{"clientInfo": map[string]any{"name": "hub", "title": "hub", "version": "0"}, "capabilities": map[string]any{"experimentalApi": true}}
 	var res json.RawMessage
 	if err := s.call(ictx, "initialize", init, &res); err != nil {
 		_ = p.Stop()
@@ -126,7 +127,7 @@ func (s *appSession) addSkillRoots(ctx context.Context) error {
 
 func (s *appSession) openThread(ctx context.Context, a *Adapter) error {
 	params := map[string]any{"cwd": s.opts.Cwd, "approvalPolicy": a.approvalPolicy(s.opts),
-		"sandbox": a.sandbox(s.opts)}
+		"sandbox": a.sandbox(s.opts), "experimentalRawEvents": true}
 	if s.opts.Model != "" {
 		params["model"] = s.opts.Model
 	}

@@ -104,7 +104,7 @@ func (a *Adapter) argv() []string {
 }
 
 func (a *Adapter) env(opts adapters.SessionOptions) []string {
-	return adapters.Environ(nil, a.cfg.Env, opts.Env)
+	return a.withSandboxHelper(adapters.Environ(nil, a.cfg.Env, opts.Env))
 }
 
 // configOverrides turns MCP servers and more workspace roots into `-c`

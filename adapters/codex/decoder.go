@@ -27,11 +27,16 @@ type CodexDecoder struct {
 	base     *codexTokens      // cumulative usage when the turn started
 	total    *codexTokens
 	pending  *adapters.ErrorInfo // last non-retried error, reported at turn end
+	// seen are the tool items of the turn; rawCalls the shell calls the
+	// model made, until their output (see decoder_raw.go).
+	seen     map[string]bool
+	rawCalls map[string]codexRawCall
 }
 
 // NewCodexDecoder returns a decoder for one app-server stream.
 func NewCodexDecoder() *CodexDecoder {
-	return &CodexDecoder{streamed: map[string]bool{}, started: map[string]bool{}, output: map[string]string{}}
+	return &CodexDecoder{streamed: map[string]bool{}, started: map[string]bool{}, output: map[string]string{},
+		seen: map[string]bool{}, rawCalls: map[string]codexRawCall{}}
 }
 
 // CodexMessage is one JSON-RPC message of the app-server stream.
@@ -55,6 +60,7 @@ var codexQuiet = map[string]bool{
 	"item/reasoning/summaryPartAdded": true, "account/rateLimits/updated": true,
 	"remoteControl/status/changed": true, "mcpServer/startupStatus/updated": true,
 	"thread/settings/updated": true, "turn/diff/updated": true, "skills/changed": true,
+	"rawResponse/completed": true, "thread/readState/changed": true,
 }
 
 // Decode turns one line into zero or more events.
@@ -150,7 +156,11 @@ func (d *CodexDecoder) notification(m CodexMessage) ([]adapters.Event, bool) {
 	case "error":
 		return d.errorNote(m.Params)
 	case "turn/completed":
+		clear(d.seen)
+		clear(d.rawCalls)
 		return d.turnCompleted(m.Params)
+	case "rawResponseItem/completed":
+		return d.rawItem(m.Params)
 	}
 	return nil, false
 }

@@ -82,6 +82,7 @@ func (d *CodexDecoder) itemEvents(it codexItem, completed bool) ([]adapters.Even
 	if !ok {
 		return nil, false
 	}
+	d.seen[it.ID] = true
 	if !completed {
 		d.started[it.ID] = true
 		return []adapters.Event{{Type: adapters.EventToolCall, Tool: tool}}, true

@@ -23,6 +23,7 @@ import (
 	"github.com/hubdev/hub/internal/config"
 	"github.com/hubdev/hub/internal/hooks"
 	"github.com/hubdev/hub/internal/permission"
+	"github.com/hubdev/hub/internal/sandbox"
 	"github.com/hubdev/hub/internal/transcript"
 )
 
@@ -58,6 +59,9 @@ type Options struct {
 	// Hooks are the user's command hooks ([[hooks.EVENT]]); the loop runs
 	// them and a PreToolUse or UserPromptSubmit hook may block. nil: none.
 	Hooks *hooks.Runner
+	// Sandbox confines the bash tool ([sandbox]; zero: workspace-write,
+	// network off).
+	Sandbox sandbox.Policy
 }
 
 // Adapter starts native-loop sessions against one profile.
@@ -156,6 +160,7 @@ func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adap
 	if a.opts.BashTimeout > 0 {
 		env.BashTimeout = a.opts.BashTimeout
 	}
+	env.Sandbox = sandbox.Checked(ctx, a.opts.Sandbox, nil)
 	p := a.profile
 	if opts.Model != "" {
 		p.Model = opts.Model

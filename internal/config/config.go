@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/hubdev/hub/internal/sandbox"
 )
 
 // ErrInvalid marks a config file hub could not use.
@@ -34,6 +36,8 @@ type Config struct {
 	// Transcripts writes every session's normalized Event stream as a
 	// JSONL transcript in the state dir, for audit.
 	Transcripts *bool `toml:"transcripts"`
+	// Sandbox confines the native loop's bash tool.
+	Sandbox SandboxConfig `toml:"sandbox"`
 	// MCPServers are MCP servers the native loop uses in every session,
 	// besides the editor's (an editor's server of the same name wins).
 	MCPServers map[string]MCPServerConfig `toml:"mcp_servers"`
@@ -72,6 +76,22 @@ type ACPConfig struct {
 	Delegation *bool `toml:"delegation"`
 	// DelegationDepth bounds how deep delegates may delegate (default 1).
 	DelegationDepth int `toml:"delegation_depth"`
+}
+
+// SandboxConfig is [sandbox]: how the native loop's bash tool is
+// confined (internal/sandbox). An untrusted project file may only narrow
+// it: a stricter mode, network = false.
+type SandboxConfig struct {
+	// Mode is "workspace-write" (default), "read-only" or "off".
+	Mode string `toml:"mode"`
+	// Network lets sandboxed commands reach the network (default false).
+	Network *bool `toml:"network"`
+}
+
+// Policy is the sandbox policy [sandbox] sets (Parse checked the mode).
+func (s SandboxConfig) Policy() sandbox.Policy {
+	m, _ := sandbox.ParseMode(s.Mode)
+	return sandbox.Policy{Mode: m, Network: s.Network != nil && *s.Network}
 }
 
 // MCPServerConfig is one [mcp_servers.NAME] entry: a command (stdio) or
@@ -468,6 +488,7 @@ func (c *Config) mergeFile(path string, mustExist, project, trusted bool) error 
 		if f.DefaultAgent == "" && def != "" {
 			c.UntrustedDefault = def
 		}
+		c.narrowSandbox(f, path)
 		c.mergeNarrow(f)
 	} else {
 		c.merge(f)
@@ -541,6 +562,9 @@ func Parse(path string, data []byte) (*Config, error) {
 	}
 	if err := f.Permissions.checkGrants(); err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", ErrInvalid, path, err)
+	}
+	if _, err := sandbox.ParseMode(f.Sandbox.Mode); err != nil {
+		return nil, fmt.Errorf("%w: %s: key sandbox.mode: %w", ErrInvalid, path, err)
 	}
 	for i, r := range f.Permissions.Rules {
 		if err := r.check(); err != nil {
@@ -622,6 +646,12 @@ func (c *Config) merge(f *Config) {
 		c.Transcripts = f.Transcripts
 	}
 	c.mergeHooks(f)
+	if f.Sandbox.Mode != "" {
+		c.Sandbox.Mode = f.Sandbox.Mode
+	}
+	if f.Sandbox.Network != nil {
+		c.Sandbox.Network = f.Sandbox.Network
+	}
 	for k, v := range f.MCPServers {
 		if c.MCPServers == nil {
 			c.MCPServers = map[string]MCPServerConfig{}

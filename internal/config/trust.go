@@ -174,3 +174,29 @@ func isProvider(f *Config, name string) bool {
 	_, ok := f.Providers[name]
 	return ok && name != ""
 }
+
+// narrowSandbox takes from an untrusted file the [sandbox] settings that
+// confine more than the ones so far (a stricter mode, network = false) and
+// drops the others, recording each.
+func (c *Config) narrowSandbox(f *Config, path string) {
+	drop := func(key string) {
+		c.Ignored = append(c.Ignored, Ignored{File: path, Key: key})
+		c.Warnings = append(c.Warnings, fmt.Sprintf("%s: %s ignored: the project config is not trusted and may only narrow the sandbox (run 'hub trust' in %s)",
+			path, key, filepath.Dir(filepath.Dir(path))))
+	}
+	if f.Sandbox.Mode != "" {
+		if m := f.Sandbox.Policy().Mode; m.Stricter(c.Sandbox.Policy().Mode) || m == c.Sandbox.Policy().Mode {
+			c.Sandbox.Mode = f.Sandbox.Mode
+		} else {
+			drop("sandbox.mode (" + f.Sandbox.Mode + ")")
+		}
+	}
+	if n := f.Sandbox.Network; n != nil {
+		if !*n {
+			c.Sandbox.Network = n
+		} else if !c.Sandbox.Policy().Network {
+			drop("sandbox.network")
+		}
+	}
+	f.Sandbox = SandboxConfig{}
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -63,13 +64,19 @@ func (e *Env) runLocal(ctx context.Context, command string, timeout time.Duratio
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	sh := e.sh()
+	w, cleanup, err := e.Sandbox.Command(e.Root, sh.Path, sh.args(command, true))
+	if err != nil {
+		return failed("sandbox: %v", err)
+	}
+	defer cleanup()
 	// Shells that cannot merge stderr into stdout themselves (PowerShell)
 	// get it merged here, in arrival order.
 	out := &lockedWriter{w: newHeadTail(e.OutputCap)}
 	p, err := proc.Start(ctx, proc.Spec{
-		Path:      sh.Path,
-		Args:      sh.args(command, true),
+		Path:      w.Path,
+		Args:      w.Args,
 		Dir:       e.Root,
+		Env:       withEnv(w.Env),
 		Grace:     2 * time.Second,
 		StderrTee: out,
 	})
@@ -79,7 +86,7 @@ func (e *Env) runLocal(ctx context.Context, command string, timeout time.Duratio
 	_ = p.Stdin.Close()
 	_, _ = io.Copy(out, p.Stdout)
 	waitErr := p.Wait()
-	body := out.String()
+	body := e.notice() + out.String()
 	switch {
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		return Result{Output: fmt.Sprintf("%s\n[command timed out after %s and was killed]", body, timeout), Failed: true}
@@ -91,6 +98,23 @@ func (e *Env) runLocal(ctx context.Context, command string, timeout time.Duratio
 		code = -1
 	}
 	return Result{Output: fmt.Sprintf("%s\n[exit code %d]", body, code), Failed: code != 0}
+}
+
+// notice is the line a command's output starts with when it should have
+// run sandboxed and did not.
+func (e *Env) notice() string {
+	if n := e.Sandbox.Notice(); n != "" {
+		return n + "\n"
+	}
+	return ""
+}
+
+// withEnv is the process environment plus extra (nil: inherit as is).
+func withEnv(extra []string) []string {
+	if len(extra) == 0 {
+		return nil
+	}
+	return append(os.Environ(), extra...)
 }
 
 func (e *Env) sh() shell {
@@ -165,9 +189,16 @@ func (e *Env) runTerminal(ctx context.Context, command string, timeout time.Dura
 		TerminalID string `json:"terminalId"`
 	}
 	sh := e.sh()
-	err := e.call(ctx, "terminal/create", map[string]any{
-		"command": sh.Path, "args": sh.args(command, false), "cwd": e.Root, "outputByteLimit": e.OutputCap,
-	}, &created)
+	w, cleanup, err := e.Sandbox.Command(e.Root, sh.Path, sh.args(command, false))
+	if err != nil {
+		return failed("sandbox: %v", err)
+	}
+	defer cleanup()
+	params := map[string]any{"command": w.Path, "args": w.Args, "cwd": e.Root, "outputByteLimit": e.OutputCap}
+	if len(w.Env) > 0 {
+		params["env"] = terminalEnv(w.Env)
+	}
+	err = e.call(ctx, "terminal/create", params, &created)
 	if err != nil || created.TerminalID == "" {
 		return failed("editor terminal/create: %v", err)
 	}
@@ -204,7 +235,7 @@ func (e *Env) runTerminal(ctx context.Context, command string, timeout time.Dura
 	}
 	_ = e.call(bg, "terminal/output", map[string]any{"terminalId": id}, &out)
 	res := Result{Content: []adapters.ToolContent{{Type: adapters.ToolContentTerminal, TerminalID: id}}}
-	body := out.Output
+	body := e.notice() + out.Output
 	if out.Truncated {
 		body = "[earlier output truncated]\n" + body
 	}
@@ -221,6 +252,16 @@ func (e *Env) runTerminal(ctx context.Context, command string, timeout time.Dura
 		res.Output, res.Failed = fmt.Sprintf("%s\n[killed by signal %s]", body, sig), true
 	}
 	return res
+}
+
+// terminalEnv turns KEY=VALUE pairs into ACP's env variables.
+func terminalEnv(kvs []string) []map[string]string {
+	out := make([]map[string]string, 0, len(kvs))
+	for _, kv := range kvs {
+		k, v, _ := strings.Cut(kv, "=")
+		out = append(out, map[string]string{"name": k, "value": v})
+	}
+	return out
 }
 
 func (e *Env) call(ctx context.Context, method string, params map[string]any, out any) error {

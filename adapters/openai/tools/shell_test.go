@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/sandbox"
 )
 
 func TestChooseShell_PerOSAndInstall(t *testing.T) {
@@ -133,6 +134,7 @@ func TestBash_PowerShellFlagsAndStderrMerged(t *testing.T) {
 		t.Skip("the stand-in is a #! script")
 	}
 	e := newTestEnv(t)
+	e.Sandbox = sandbox.New(sandbox.Policy{Mode: sandbox.Off}, nil) // the stand-in lives outside the workspace
 	fake := filepath.Join(t.TempDir(), "fakepwsh")
 	must(t, os.WriteFile(fake, []byte("#!/bin/sh\nprintf '%s|' \"$1\" \"$2\" \"$3\"\necho\necho to-stderr >&2\nexit 4\n"), 0o755))
 	e.shell = shell{Path: fake, Name: "PowerShell 7", PowerShell: true, Windows: true}
@@ -145,6 +147,7 @@ func TestBash_PowerShellFlagsAndStderrMerged(t *testing.T) {
 
 func TestBash_TerminalUsesChosenShell(t *testing.T) {
 	e := newTestEnv(t)
+	e.Sandbox = sandbox.New(sandbox.Policy{Mode: sandbox.Off}, nil) // this checks the shell, not its wrapping
 	ed := &termEditor{}
 	e.Editor = ed
 	e.shell = shell{Path: `C:\Program Files\PowerShell\7\pwsh.exe`, Name: "PowerShell 7", PowerShell: true, Windows: true}

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/sandbox"
 )
 
 // Sentinel errors.
@@ -39,6 +40,9 @@ type Env struct {
 	BashTimeout time.Duration
 	// OutputCap bounds tool output in bytes (default 64 KiB).
 	OutputCap int
+	// Sandbox confines bash commands (default: workspace-write when the
+	// host has a sandbox tool; commands that run unconfined say so).
+	Sandbox *sandbox.Sandbox
 
 	shell shell // what the bash tool runs
 }
@@ -53,7 +57,8 @@ func NewEnv(root string, editor adapters.EditorClient) (*Env, error) {
 	if err != nil {
 		return nil, fmt.Errorf("workspace %s: %w", root, err)
 	}
-	return &Env{Root: real, Editor: editor, BashTimeout: 120 * time.Second, OutputCap: 64 << 10, shell: hostShell()}, nil
+	return &Env{Root: real, Editor: editor, BashTimeout: 120 * time.Second, OutputCap: 64 << 10, shell: hostShell(),
+		Sandbox: sandbox.New(sandbox.Policy{Mode: sandbox.WorkspaceWrite}, nil)}, nil
 }
 
 // Result is a finished tool call.

@@ -1,0 +1,127 @@
+package codex
+
+import (
+	"encoding/json"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/hubdev/hub/adapters"
+)
+
+// codex 0.169's app-server sends no commandExecution item for a command
+// its sandbox refused (e.g. a write outside the workspace, or bwrap
+// failing to start): the model gets the failure, the client nothing. hub
+// opts into thread/start's experimentalRawEvents to see the Responses API
+// items themselves, and turns the output of a shell call no item
+// announced into a tool call of its own, failed unless it exited 0.
+
+// codexShellTools are the function names codex runs commands with.
+var codexShellTools = map[string]bool{"exec_command": true, "shell": true, "shell_command": true, "local_shell": true}
+
+// codexRawCall is a function_call the model made, by call id.
+type codexRawCall struct {
+	name, args string
+}
+
+// rawItem handles rawResponseItem/completed; it is never passed on raw.
+func (d *CodexDecoder) rawItem(params json.RawMessage) ([]adapters.Event, bool) {
+	var p struct {
+		Item struct {
+			Type      string          `json:"type"`
+			CallID    string          `json:"call_id"`
+			Name      string          `json:"name"`
+			Arguments string          `json:"arguments"`
+			Output    json.RawMessage `json:"output"`
+		} `json:"item"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return nil, true
+	}
+	it := p.Item
+	switch it.Type {
+	case "function_call":
+		if codexShellTools[it.Name] {
+			d.rawCalls[it.CallID] = codexRawCall{name: it.Name, args: it.Arguments}
+		}
+	case "function_call_output":
+		call, ok := d.rawCalls[it.CallID]
+		delete(d.rawCalls, it.CallID)
+		if ok && !d.seen[it.CallID] {
+			return []adapters.Event{{Type: adapters.EventToolCall, Tool: unannouncedCommand(it.CallID, call, rawOutputText(it.Output))}}, true
+		}
+	}
+	return nil, true
+}
+
+// unannouncedCommand is the tool call of a shell call codex ran without
+// an item: its command as title, codex's output as content.
+func unannouncedCommand(id string, call codexRawCall, output string) *adapters.ToolCall {
+	cmd := rawCommand(call.args)
+	status := adapters.StatusFailed
+	if code, ok := rawExitCode(output); ok && code == 0 {
+		status = adapters.StatusCompleted
+	}
+	raw, _ := json.Marshal(struct {
+		Command string `json:"command"`
+	}{cmd})
+	out, _ := json.Marshal(struct {
+		Output string `json:"output"`
+	}{codexTail(output)})
+	return &adapters.ToolCall{ID: id, Name: "shell", Kind: adapters.KindExecute, Title: cmd, Status: status,
+		RawInput: raw, RawOutput: out,
+		Content: []adapters.ToolContent{{Type: adapters.ToolContentText, Text: codexTail(output)}}}
+}
+
+// rawCommand reads the command of exec_command ({"cmd": "..."}) or of the
+// shell tools ({"command": [...]} or a string).
+func rawCommand(args string) string {
+	var a struct {
+		Cmd     string          `json:"cmd"`
+		Command json.RawMessage `json:"command"`
+	}
+	if json.Unmarshal([]byte(args), &a) != nil {
+		return args
+	}
+	if a.Cmd != "" {
+		return a.Cmd
+	}
+	var argv []string
+	if json.Unmarshal(a.Command, &argv) == nil {
+		return strings.Join(argv, " ")
+	}
+	var s string
+	if json.Unmarshal(a.Command, &s) == nil {
+		return s
+	}
+	return args
+}
+
+// rawOutputText is a function_call_output's output: a string, or content
+// items whose text is joined.
+func rawOutputText(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var parts []struct {
+		Text string `json:"text"`
+	}
+	_ = json.Unmarshal(raw, &parts)
+	texts := make([]string, 0, len(parts))
+	for _, p := range parts {
+		texts = append(texts, p.Text)
+	}
+	return strings.Join(texts, "")
+}
+
+var exitCodeLine = regexp.MustCompile(`(?m)^Process exited with code (-?\d+)`)
+
+func rawExitCode(output string) (int, bool) {
+	m := exitCodeLine.FindStringSubmatch(output)
+	if m == nil {
+		return 0, false
+	}
+	n, err := strconv.Atoi(m[1])
+	return n, err == nil
+}
