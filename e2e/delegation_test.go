@@ -17,7 +17,9 @@ import (
 // the delegate, each against its mock, with delegation on in hub acp.
 func delegationConfig(t *testing.T, claudeMock *mockllm.AnthropicServer, codexMock *mockllm.ResponsesServer) string {
 	_, codexTables, _ := strings.Cut(codexHubConfig(t, codexMock), "\n")
-	return claudeHubConfig(t, claudeMock) + codexTables + "[acp]\ndelegation = true\n"
+	// Without tool search, claude offers MCP tools in every request, so
+	// the scripted model can call hub's delegate tool by name.
+	return claudeHubConfig(t, claudeMock) + "ENABLE_TOOL_SEARCH = \"false\"\n" + codexTables + "[acp]\ndelegation = true\n"
 }
 
 // delegateCall is claude's scripted call of hub's delegate tool.
