@@ -6,8 +6,11 @@ import (
 	"time"
 
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/config"
 	"github.com/hubdev/hub/internal/fixture"
 	"github.com/hubdev/hub/internal/mockllm"
+	"github.com/hubdev/hub/internal/permission"
+	"github.com/hubdev/hub/internal/sandbox"
 )
 
 // BenchmarkLoopTurn measures one prompt -> streamed answer -> done against a
@@ -37,4 +40,53 @@ func BenchmarkLoopTurn(b *testing.B) {
 		_ = s.Close()
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N), "ns/turn")
+}
+
+// BenchmarkLoopToolCall is BenchmarkLoopTurn with one bash tool call
+// (`true`, allowed by a rule) before the answer, with the sandbox off and
+// on: the difference to BenchmarkLoopTurn is the loop's cost of a tool
+// call (a second request, the permission check, the command).
+//
+//	go test -run '^$' -bench 'BenchmarkLoop' -benchtime 200x ./adapters/openai/
+func BenchmarkLoopToolCall(b *testing.B) {
+	for _, mode := range []sandbox.Mode{sandbox.Off, sandbox.WorkspaceWrite} {
+		b.Run(string(mode), func(b *testing.B) {
+			if mode != sandbox.Off && !sandbox.New(sandbox.Policy{Mode: mode}, nil).Active() {
+				b.Skip("no working bwrap here")
+			}
+			srv := mockllm.NewOpenAIServer(
+				mockllm.OpenAITurn{ToolCalls: []mockllm.OpenAIToolCall{{Name: "bash", Args: `{"command":"true"}`}}},
+				mockllm.OpenAITurn{Text: "Done."})
+			srv.SetLoop(true)
+			defer srv.Close()
+			allow := func() permission.Checker {
+				s, _ := permission.New(config.PermissionsConfig{Rules: []config.PermissionRule{{Tool: "*", Decision: "allow"}}})
+				return s
+			}
+			a := New(Profile{Name: "bench", BaseURL: srv.URL, Model: "m", Local: true, Stream: true},
+				Options{IdleTimeout: time.Minute, Permissions: allow, Sandbox: sandbox.Policy{Mode: mode}})
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				s, err := a.Start(context.Background(), adapters.SessionOptions{Cwd: b.TempDir()})
+				if err != nil {
+					b.Fatal(err)
+				}
+				ch, err := fixture.Prompt(context.Background(), s, adapters.TextPrompt("run it"))
+				if err != nil {
+					b.Fatal(err)
+				}
+				for ev := range ch {
+					if ev.Type == adapters.EventError {
+						b.Fatal(ev.Error.Message)
+					}
+					if ev.Type == adapters.EventToolUpdate && ev.Tool.Status == adapters.StatusFailed {
+						b.Fatalf("the tool call failed: %+v", ev.Tool.Content)
+					}
+				}
+				_ = s.Close()
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N), "ns/turn")
+		})
+	}
 }
