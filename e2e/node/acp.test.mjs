@@ -271,7 +271,7 @@ test("set_config_option returns the complete options with the new model (C21)", 
   await runHub(t, null, async ({ ctx, cwd }) => {
     const res = await ctx.request(acp.methods.agent.session.new, { cwd, mcpServers: [] });
     const ids = res.configOptions.map((o) => o.id);
-    assert.deepEqual(ids, ["agent", "model", "mode", "handover"]);
+    assert.deepEqual(ids, ["agent", "model", "mode", "handover", "delegation"]);
     for (const o of res.configOptions) assert.ok(o.options.some((v) => v.value === o.currentValue), `${o.id} current value not among its options`);
     const set = await ctx.request(acp.methods.agent.session.setConfigOption, { sessionId: res.sessionId, configId: "model", value: "replay-smart" });
     assert.deepEqual(set.configOptions.map((o) => o.id), ids);
