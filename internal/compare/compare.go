@@ -7,6 +7,8 @@ package compare
 import (
 	"cmp"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -102,6 +104,14 @@ const (
 	StatusChecking = "checking"
 )
 
+// runID names a run: its start time, readable in branch names, and a
+// random part, so runs started in the same second never share a branch.
+func runID(start time.Time) string {
+	b := make([]byte, 2)
+	_, _ = rand.Read(b)
+	return start.UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b)
+}
+
 // Summary is the run's outcome.
 type Summary struct {
 	Candidates []*Candidate `json:"candidates"`
@@ -150,7 +160,7 @@ func run(ctx context.Context, o Options) Summary {
 	if err != nil {
 		return fail(runner.ExitUsage, fmt.Errorf("each candidate runs in a git worktree: %w", err))
 	}
-	id := o.Now().UTC().Format("20060102-150405")
+	id := runID(o.Now())
 	root, err := os.MkdirTemp("", "hub-compare-"+id+"-")
 	if err != nil {
 		return fail(runner.ExitAgentError, err)

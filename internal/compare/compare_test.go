@@ -221,3 +221,31 @@ func TestRun_ConfirmAppliesOrKeepsTheWinnersBranch(t *testing.T) {
 		})
 	}
 }
+
+// Two runs started in the same second in one repository get branches of
+// their own: the second does not fail on the first's kept branch.
+func TestRun_RunsInTheSameSecondDoNotCollide(t *testing.T) {
+	dir := gitRepo(t)
+	mock := mockllm.NewOpenAIServer(
+		mockllm.OpenAITurn{ToolCalls: []mockllm.OpenAIToolCall{{Name: "write_file", Args: `{"path":"result.txt","content":"x\n"}`}}},
+		mockllm.OpenAITurn{Text: "Wrote."})
+	mock.SetLoop(true)
+	defer mock.Close()
+	reg := adapters.NewRegistry()
+	reg.Register(openai.New(openai.Profile{Name: "w", BaseURL: mock.URL, Model: "mock-model", Local: true, Stream: true, ContextWindow: 100000},
+		openai.Options{IdleTimeout: 10 * time.Second}))
+	now := func() time.Time { return time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC) }
+	var branches []string
+	for range 2 {
+		s := Run(context.Background(), Options{Registry: reg, Agents: []string{"w"}, Cwd: dir, Prompt: "write", Keep: true,
+			Approve: runner.ApproveAll, Now: now, Log: zerolog.Nop()})
+		if s.ExitCode != 0 || s.Candidates[0].Status != "completed" {
+			t.Fatalf("exit %d, candidate %+v", s.ExitCode, s.Candidates[0])
+		}
+		branches = append(branches, s.Candidates[0].Branch)
+		_ = os.RemoveAll(s.Candidates[0].Worktree)
+	}
+	if branches[0] == branches[1] {
+		t.Fatalf("both runs used branch %q", branches[0])
+	}
+}
