@@ -151,7 +151,7 @@ func (ss *session) delegateFunc(a adapters.Adapter) (adapters.DelegateFunc, []st
 // delegator replaces the one before: that agent was restarted.
 func (ss *session) addDelegator(chain []string, register func(*delegate.Delegator) func()) *delegate.Delegator {
 	d := delegate.New(delegate.Options{Registry: ss.srv.opts.Registry, Cwd: ss.rec.Cwd, Rules: ss.srv.opts.Permissions,
-		Log: ss.srv.log, Chain: chain, Ask: ss.delegatePermission, Observe: ss.showDelegate,
+		Log: ss.srv.log, Chain: chain, Ask: ss.delegatePermission, Observe: ss.showDelegate, Hooks: ss.srv.opts.Hooks,
 		MCPServers: func(agent string) []adapters.MCPServer {
 			if len(chain) >= cmp.Or(ss.srv.opts.DelegationDepth, 1) {
 				return nil // deep enough: this delegate cannot delegate further

@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hubdev/hub/internal/delegate"
+	"github.com/hubdev/hub/internal/hooks"
 	"github.com/hubdev/hub/internal/runner"
 )
 
@@ -49,8 +50,13 @@ func runMCP(ctx context.Context, e *env, args []string) int {
 		fmt.Fprintf(e.stderr, "hub mcp: --approve must be all, read-only or none\n")
 		return exitUsage
 	}
+	hk, err := hooks.New(e.cfg.Hooks)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "hub mcp: %v\n", err)
+		return exitUsage
+	}
 	host, done := mcpHost(e, delegate.Options{Registry: e.registry, Approve: runner.Approve(*approve), Rules: e.cfg.Permissions,
-		Cwd: *cwd, Timeout: *timeout, Log: e.log})
+		Cwd: *cwd, Timeout: *timeout, Log: e.log, Hooks: hk})
 	defer done()
 	s := delegate.NewServer(host, currentBuild().Version)
 	if err := s.Run(ctx, &mcp.IOTransport{Reader: nopCloser{e.stdin}, Writer: nopWriteCloser{e.stdout}}); err != nil && ctx.Err() == nil {

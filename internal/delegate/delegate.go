@@ -21,6 +21,7 @@ import (
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/config"
+	"github.com/hubdev/hub/internal/hooks"
 	"github.com/hubdev/hub/internal/permission"
 	"github.com/hubdev/hub/internal/runner"
 )
@@ -67,6 +68,9 @@ type Options struct {
 	// MCPServers, when set, gives a delegate of agent the MCP servers it
 	// may use (hub's own, to delegate further when depth allows).
 	MCPServers func(agent string) []adapters.MCPServer
+	// Hooks observe the delegates' streams as they observe any CLI
+	// agent's (the native loop runs them itself); nil: none.
+	Hooks *hooks.Runner
 }
 
 // Request is one delegate turn.
@@ -96,6 +100,8 @@ type Result struct {
 	// Denied are the tool calls hub's rules or the policy refused.
 	Denied []string `json:"denied,omitempty"`
 	Error  string   `json:"error,omitempty"`
+	// Warnings are the hooks that failed on the delegate's turn.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Progress receives one line per step of a turn (a tool call, its end).
@@ -117,6 +123,7 @@ type live struct {
 	cwd   string
 	sess  adapters.Session
 	rules *permission.Service
+	hooks *hooks.Observer // nil unless hooks observe this delegate
 	busy  bool
 	turn  *turn // the running turn, for its permission decisions
 	stop  context.CancelFunc
@@ -171,6 +178,9 @@ func (d *Delegator) Delegate(ctx context.Context, r Request, progress Progress) 
 		return Result{}, err
 	}
 	l := &live{agent: r.Agent, cwd: cmp.Or(r.Cwd, d.o.Cwd), rules: rules}
+	if !a.Capabilities().Hooks {
+		l.hooks = d.o.Hooks.Observe(hooks.Input{Cwd: l.cwd, Agent: r.Agent})
+	}
 	so := adapters.SessionOptions{Cwd: l.cwd, Model: r.Model, Mode: r.Mode, Access: d.o.Approve.Access(),
 		Permission: l.permission(d.o), CancelGrace: 2 * time.Second}
 	if d.o.Ask != nil {
@@ -181,12 +191,13 @@ func (d *Delegator) Delegate(ctx context.Context, r Request, progress Progress) 
 	}
 	sess, err := a.Start(ctx, so)
 	if err != nil {
+		l.hooks.Close()
 		return Result{}, fmt.Errorf("start %s: %w", r.Agent, err)
 	}
 	l.sess = sess
 	id, err := d.keep(l)
 	if err != nil {
-		_ = sess.Close()
+		l.close()
 		return Result{}, err
 	}
 	return d.run(ctx, id, l, r.Prompt, r.Timeout, progress)
@@ -239,7 +250,7 @@ func (d *Delegator) Close() {
 	d.sessions = map[string]*live{}
 	d.mu.Unlock()
 	for _, l := range all {
-		_ = l.sess.Close()
+		l.close()
 	}
 }
 
@@ -266,7 +277,11 @@ func (d *Delegator) run(ctx context.Context, id string, l *live, prompt string, 
 			obs(id, l.agent, ev)
 		}
 	}
-	stop, err := l.sess.Prompt(ctx, adapters.TextPrompt(prompt), handle)
+	content := adapters.TextPrompt(prompt)
+	l.hooks.Prompt(l.agent, content)
+	stop, err := l.sess.Prompt(ctx, content, l.hooks.Wrap(handle))
+	l.hooks.EndTurn(stop)
+	t.res.Warnings = l.hooks.Flush(ctx)
 	t.res.StopReason = string(stop)
 	t.res.AgentSessionID = cmp.Or(t.res.AgentSessionID, l.sess.ID())
 	t.res.Answer = t.answer()
@@ -280,6 +295,12 @@ func (d *Delegator) run(ctx context.Context, id string, l *live, prompt string, 
 		return t.res, fmt.Errorf("%s: %w", l.agent, err)
 	}
 	return t.res, nil
+}
+
+// close ends the delegate's session and the hooks observing it.
+func (l *live) close() {
+	_ = l.sess.Close()
+	l.hooks.Close()
 }
 
 // permission answers the delegate's requests: through o.Ask when set,
