@@ -505,11 +505,15 @@ func (ss *session) drive(turnCtx context.Context, content []adapters.Content) (s
 	audit := ss.auditFor(content)
 	agent := ss.agentName()
 	obs := ss.observer(agent)
-	obs.Prompt(agent, content)
-	reason, err := b.Prompt(turnCtx, content, obs.Wrap(func(ev adapters.Event) {
-		audit.Event(ev)
-		ss.forward(ev)
-	}))
+	var reason adapters.StopReason
+	if gate := obs.Prompt(turnCtx, agent, content); gate.Decision == hooks.Deny {
+		reason, err = adapters.StopEndTurn, hooks.Blocked(gate)
+	} else {
+		reason, err = b.Prompt(turnCtx, content, obs.Wrap(func(ev adapters.Event) {
+			audit.Event(ev)
+			ss.forward(ev)
+		}))
+	}
 	audit.EndTurn(reason)
 	obs.EndTurn(reason)
 	ss.hookWarnings(turnCtx, obs)

@@ -278,8 +278,13 @@ func (d *Delegator) run(ctx context.Context, id string, l *live, prompt string, 
 		}
 	}
 	content := adapters.TextPrompt(prompt)
-	l.hooks.Prompt(l.agent, content)
-	stop, err := l.sess.Prompt(ctx, content, l.hooks.Wrap(handle))
+	var stop adapters.StopReason
+	var err error
+	if gate := l.hooks.Prompt(ctx, l.agent, content); gate.Decision == hooks.Deny {
+		stop, err = adapters.StopEndTurn, hooks.Blocked(gate)
+	} else {
+		stop, err = l.sess.Prompt(ctx, content, l.hooks.Wrap(handle))
+	}
 	l.hooks.EndTurn(stop)
 	t.res.Warnings = l.hooks.Flush(ctx)
 	t.res.StopReason = string(stop)

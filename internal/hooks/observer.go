@@ -47,16 +47,36 @@ func (r *Runner) Observe(base Input) *Observer {
 	return o
 }
 
-// Prompt queues UserPromptSubmit for a turn of agent (the session's agent
-// may change between turns).
-func (o *Observer) Prompt(agent string, prompt []adapters.Content) {
+// Prompt runs the UserPromptSubmit hooks of a turn of agent (the
+// session's agent may change between turns) before the prompt reaches the
+// agent, after the hooks queued before it: hub holds the prompt, so a hook
+// may block it (Decision Deny, with its reason). Only ctx ending stops
+// the wait.
+func (o *Observer) Prompt(ctx context.Context, agent string, prompt []adapters.Content) Outcome {
 	if o == nil {
-		return
+		return Outcome{}
 	}
 	o.mu.Lock()
 	o.base.Agent = agent
 	o.mu.Unlock()
-	o.enqueue(Input{Event: UserPromptSubmit, Prompt: adapters.PromptText(prompt)})
+	if !o.r.Has(UserPromptSubmit) {
+		return Outcome{}
+	}
+	o.wait(ctx)
+	o.mu.Lock()
+	in := o.base
+	o.mu.Unlock()
+	in.Event, in.Prompt = UserPromptSubmit, adapters.PromptText(prompt)
+	out := o.r.Run(ctx, in)
+	o.mu.Lock()
+	o.warnings = append(o.warnings, out.Warnings...)
+	o.mu.Unlock()
+	return out
+}
+
+// Blocked is the turn error of a prompt a UserPromptSubmit hook blocked.
+func Blocked(o Outcome) *adapters.TurnError {
+	return &adapters.TurnError{Info: adapters.ErrorInfo{Message: "The prompt was blocked by a UserPromptSubmit hook: " + o.Reason, Code: adapters.CodeHook}}
 }
 
 // Wrap returns emit with the tool events observed on the way: PreToolUse
@@ -90,6 +110,16 @@ func (o *Observer) Flush(ctx context.Context) []string {
 	if o == nil {
 		return nil
 	}
+	o.wait(ctx)
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	w := o.warnings
+	o.warnings = nil
+	return w
+}
+
+// wait returns when the queued hooks ran or ctx ended.
+func (o *Observer) wait(ctx context.Context) {
 	o.mu.Lock()
 	drained, running := o.drained, o.running
 	o.mu.Unlock()
@@ -99,11 +129,6 @@ func (o *Observer) Flush(ctx context.Context) []string {
 		case <-ctx.Done():
 		}
 	}
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	w := o.warnings
-	o.warnings = nil
-	return w
 }
 
 // Close stops the hooks still running; the rest of the queue is dropped.

@@ -54,7 +54,7 @@ func TestObserver_RunsHooksOnEventStream(t *testing.T) {
 	}
 	o := r.Observe(Input{Cwd: dir, Session: "hub-1"})
 	defer o.Close()
-	o.Prompt("claude", adapters.TextPrompt("fix it"))
+	o.Prompt(context.Background(), "claude", adapters.TextPrompt("fix it"))
 	var passed []adapters.Event
 	emit := o.Wrap(func(ev adapters.Event) { passed = append(passed, ev) })
 	stream := []adapters.Event{
@@ -105,7 +105,7 @@ func TestObserver_DenyIsReportedNotEnforced(t *testing.T) {
 	r := runner(t, PreToolUse, hook("echo 'not here' >&2; exit 2"))
 	o := r.Observe(Input{Cwd: t.TempDir()})
 	defer o.Close()
-	o.Prompt("codex", nil)
+	o.Prompt(context.Background(), "codex", nil)
 	n := 0
 	o.Wrap(func(adapters.Event) { n++ })(adapters.Event{Type: adapters.EventToolCall, Tool: &adapters.ToolCall{ID: "x", Name: "shell"}})
 	w := o.Flush(context.Background())
@@ -118,7 +118,7 @@ func TestObserver_NilPassesEmitThrough(t *testing.T) {
 	var o *Observer
 	n := 0
 	o.Wrap(func(adapters.Event) { n++ })(adapters.Event{Type: adapters.EventText})
-	o.Prompt("x", nil)
+	o.Prompt(context.Background(), "x", nil)
 	o.EndTurn(adapters.StopEndTurn)
 	if n != 1 || o.Flush(context.Background()) != nil {
 		t.Fatal("nil observer")
@@ -129,5 +129,33 @@ func TestObserver_NilPassesEmitThrough(t *testing.T) {
 	ev := adapters.Event{Type: adapters.EventToolCall, Tool: &adapters.ToolCall{ID: "x"}}
 	if allocs := testing.AllocsPerRun(100, func() { emit(ev) }); allocs != 0 {
 		t.Fatalf("%v allocations per event", allocs)
+	}
+}
+
+// hub holds a CLI agent's prompt until its UserPromptSubmit hooks ran, so
+// one that blocks keeps it from the agent, with its reason.
+func TestObserver_UserPromptSubmitBlocksThePrompt(t *testing.T) {
+	for _, tc := range []struct {
+		name, command string
+		blocked       bool
+	}{
+		{"exit 2 blocks", "echo 'no secrets in prompts' >&2; exit 2", true},
+		{"deny answer blocks", `echo '{"decision":"deny","reason":"no secrets in prompts"}'`, true},
+		{"exit 0 passes", "exit 0", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if runtime.GOOS == "windows" {
+				t.Skip("the test hooks are POSIX shell commands")
+			}
+			o := runner(t, UserPromptSubmit, hook(tc.command)).Observe(Input{Cwd: t.TempDir()})
+			defer o.Close()
+			out := o.Prompt(context.Background(), "claude", adapters.TextPrompt("my key is sk-123"))
+			if (out.Decision == Deny) != tc.blocked || (tc.blocked && out.Reason != "no secrets in prompts") {
+				t.Fatalf("outcome %+v", out)
+			}
+			if tc.blocked && !strings.Contains(Blocked(out).Error(), "no secrets in prompts") {
+				t.Fatalf("turn error %q", Blocked(out).Error())
+			}
+		})
 	}
 }

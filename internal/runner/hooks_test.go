@@ -72,3 +72,23 @@ func TestRun_HooksObserveCLIAgent(t *testing.T) {
 		t.Fatalf("PostToolUse input %+v", post)
 	}
 }
+
+// A UserPromptSubmit hook that blocks keeps the prompt from a CLI agent:
+// the run fails with the hook's reason and the agent answers nothing.
+func TestRun_UserPromptSubmitBlocksCLIPrompt(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the test hooks are POSIX shell commands")
+	}
+	h, err := hooks.New(map[string][]config.HookConfig{"UserPromptSubmit": {{Command: "echo 'no secrets in prompts' >&2; exit 2"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := adapters.NewRegistry()
+	reg.Register(replay.New(filepath.Join("testdata", "replay", "tool.jsonl")))
+	var out, errb bytes.Buffer
+	s := Run(context.Background(), Options{Registry: reg, Agent: replay.Name, Cwd: t.TempDir(), Prompt: "my key is sk-1", Format: FormatText,
+		Stdout: &out, Stderr: &errb, Grace: time.Second, StopAll: func() {}, SkillsUserDir: t.TempDir(), Hooks: h})
+	if s.ExitCode != ExitAgentError || !strings.Contains(s.Error, "no secrets in prompts") || out.Len() != 0 {
+		t.Fatalf("exit %d error %q stdout %q", s.ExitCode, s.Error, out.String())
+	}
+}

@@ -123,11 +123,15 @@ func (r *run) execute(ctx context.Context) Summary {
 	r.audit.Prompt(a.Name(), prompt)
 	obs := r.observe(a.Name(), caps, so)
 	defer obs.Close()
-	obs.Prompt(a.Name(), prompt)
-	reason, err := sess.Prompt(runCtx, prompt, obs.Wrap(func(ev adapters.Event) {
-		r.audit.Event(ev)
-		r.handle(ev)
-	}))
+	var reason adapters.StopReason
+	if gate := obs.Prompt(runCtx, a.Name(), prompt); gate.Decision == hooks.Deny {
+		reason, err = adapters.StopEndTurn, hooks.Blocked(gate)
+	} else {
+		reason, err = sess.Prompt(runCtx, prompt, obs.Wrap(func(ev adapters.Event) {
+			r.audit.Event(ev)
+			r.handle(ev)
+		}))
+	}
 	close(ended)
 	r.audit.EndTurn(reason)
 	r.audit.Close()
