@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/internal/config"
 	"github.com/hubdev/hub/internal/hooks"
 )
@@ -70,4 +71,27 @@ func bufioLines(b []byte) []string {
 		}
 	}
 	return out
+}
+
+// A UserPromptSubmit hook that blocks keeps the prompt from a CLI agent:
+// the turn fails with the hook's reason and the agent says nothing.
+func TestSession_UserPromptSubmitBlocksCLIPrompt(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the test hooks are POSIX shell commands")
+	}
+	h, err := hooks.New(map[string][]config.HookConfig{"UserPromptSubmit": {{Command: "echo 'no secrets in prompts' >&2; exit 2"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := newClient(t, scriptFile(t, `{"event":{"type":"text","text":"leaked"}}`), func(o *Options) { o.Hooks = h })
+	sid, _ := c.start(t)
+	_, rpcErr := c.call("session/prompt", schema.PromptRequest{SessionID: sid, Prompt: []schema.ContentBlock{schema.TextBlock("my key is sk-1")}})
+	if rpcErr == nil || !strings.Contains(rpcErr.Message, "no secrets in prompts") {
+		t.Fatalf("prompt answered %v, want the hook's reason", rpcErr)
+	}
+	for _, u := range c.updates(sid) {
+		if u.AgentMessageChunk != nil && strings.Contains(u.AgentMessageChunk.Content.Text, "leaked") {
+			t.Fatal("the agent answered a blocked prompt")
+		}
+	}
 }
