@@ -1,6 +1,7 @@
 package openai
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -72,8 +73,9 @@ func (s *Session) runDelegate(ctx context.Context, call adapters.ToolCall, args 
 	if msg, ok := s.doomLoop(ctx, call, call.Name, args, out); !ok {
 		return msg
 	}
-	// Asked like an MCP tool (kind other), and gated by PreToolUse hooks.
-	req := permission.Request{Tool: call.Name, Kind: adapters.KindOther, Cwd: s.env.Root}
+	// Asked like an MCP tool (kind other), and gated by PreToolUse hooks;
+	// an "always" answer holds for the agent (or session) the user saw.
+	req := permission.Request{Tool: call.Name, Kind: adapters.KindOther, Cwd: s.env.Root, Command: cmp.Or(a.Agent, a.Session)}
 	if msg, ok := s.permitted(ctx, call, req, out); !ok {
 		return msg
 	}
