@@ -134,3 +134,37 @@ func TestChecked_AToolThatFailsLeavesCommandsUnconfinedWithANotice(t *testing.T)
 		t.Fatalf("working bwrap not active: %s", s.Status())
 	}
 }
+
+// The user's credential stores are hidden from a sandboxed command, in a
+// workspace under the home directory that stays writable.
+func TestBwrap_HidesCredentialStores(t *testing.T) {
+	requireBwrap(t)
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	for name, content := range map[string]string{".ssh/id_ed25519": "PRIVATE-KEY", ".netrc": "machine x password HUNTER2", ".aws/credentials": "AWS-SECRET"} {
+		p := filepath.Join(home, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	root := filepath.Join(home, "project")
+	if err := os.Mkdir(root, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out, ok := run(t, Policy{Mode: WorkspaceWrite}, root,
+		`cat "$HOME/.ssh/id_ed25519" "$HOME/.netrc" "$HOME/.aws/credentials" 2>&1; echo "ls:[$(ls -A "$HOME/.ssh")]"; echo made > in.txt && cat in.txt`)
+	for _, secret := range []string{"PRIVATE-KEY", "HUNTER2", "AWS-SECRET"} {
+		if strings.Contains(out, secret) {
+			t.Fatalf("the sandboxed command read %q:\n%s", secret, out)
+		}
+	}
+	if !strings.Contains(out, "ls:[]") {
+		t.Fatalf("~/.ssh is not empty in the sandbox:\n%s", out)
+	}
+	if !ok || !strings.Contains(out, "made") {
+		t.Fatalf("the workspace under home is not usable (ok %v):\n%s", ok, out)
+	}
+}

@@ -25,5 +25,5 @@ func wrap(s *Sandbox, root, path string, args []string) (Wrapped, func(), error)
 	if real, err := filepath.EvalSymlinks(tmp); err == nil {
 		tmp = real
 	}
-	return Wrapped{Path: s.tool, Args: SeatbeltArgs(s.Policy, root, tmp, path, args), Env: []string{"TMPDIR=" + tmp}}, cleanup, nil
+	return Wrapped{Path: s.tool, Args: SeatbeltArgs(s.Policy, root, tmp, hostSecrets(root), path, args), Env: []string{"TMPDIR=" + tmp}}, cleanup, nil
 }

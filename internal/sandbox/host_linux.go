@@ -9,5 +9,5 @@ const (
 )
 
 func wrap(s *Sandbox, root, path string, args []string) (Wrapped, func(), error) {
-	return Wrapped{Path: s.tool, Args: BwrapArgs(s.Policy, root, path, args)}, func() {}, nil
+	return Wrapped{Path: s.tool, Args: BwrapArgs(s.Policy, root, hostSecrets(root), path, args)}, func() {}, nil
 }

@@ -76,15 +76,24 @@ type Wrapped struct {
 // the whole file system read-only (so the user's tools stay usable), a
 // fresh /dev and /proc, a private tmpfs on /tmp, root itself bound
 // writable (workspace-write) or read-only again on top of the tmpfs
-// (read-only; root may lie under /tmp), and no network unless allowed.
-// The command stays in bwrap's process group, so killing the group stops
-// it; its own PID namespace ends every process it left when it exits.
-func BwrapArgs(p Policy, root, path string, args []string) []string {
+// (read-only; root may lie under /tmp), the secrets hidden (an empty
+// tmpfs over a directory, /dev/null over a file), and no network unless
+// allowed. The command stays in bwrap's process group, so killing the
+// group stops it; its own PID namespace ends every process it left when
+// it exits.
+func BwrapArgs(p Policy, root string, secrets []Secret, path string, args []string) []string {
 	out := []string{"--ro-bind", "/", "/", "--tmpfs", "/tmp"}
 	if p.Mode == ReadOnly {
 		out = append(out, "--ro-bind", root, root)
 	} else {
 		out = append(out, "--bind", root, root)
+	}
+	for _, s := range secrets { // after root, which may hold them (home as the workspace)
+		if s.Dir {
+			out = append(out, "--tmpfs", s.Path)
+		} else {
+			out = append(out, "--ro-bind", "/dev/null", s.Path)
+		}
 	}
 	// After root, which may be / itself.
 	out = append(out, "--dev", "/dev", "--proc", "/proc", "--unshare-pid", "--unshare-ipc")
@@ -98,12 +107,14 @@ func BwrapArgs(p Policy, root, path string, args []string) []string {
 // SeatbeltProfile is the sandbox-exec (Seatbelt) profile of p. Seatbelt
 // cannot mount, so where bwrap gives a tmpfs the command gets a private
 // temp dir (param TMP, also its TMPDIR); param ROOT is the workspace.
-// Reads stay allowed everywhere, as with bwrap's read-only /. Writes are
-// denied except to TMP, ROOT (workspace-write only) and the device files
-// every shell writes to; with the network off, IP traffic is denied in
-// both directions while Unix sockets (e.g. the user's ssh-agent, which a
-// read-only / leaves reachable under bwrap too) stay usable.
-func SeatbeltProfile(p Policy) string {
+// Reads stay allowed everywhere, as with bwrap's read-only /, but for the
+// secrets (params S0, S1, …), which can be neither read nor written.
+// Writes are denied except to TMP, ROOT (workspace-write only) and the
+// device files every shell writes to; with the network off, IP traffic is
+// denied in both directions while Unix sockets (e.g. the user's
+// ssh-agent, which a read-only / leaves reachable under bwrap too) stay
+// usable. Later rules win in Seatbelt, so the secrets' deny comes last.
+func SeatbeltProfile(p Policy, secrets []Secret) string {
 	var b strings.Builder
 	b.WriteString("(version 1)\n(allow default)\n(deny file-write*)\n")
 	b.WriteString("(allow file-write* (literal \"/dev/null\") (literal \"/dev/zero\") (literal \"/dev/tty\") (regex #\"^/dev/fd/\") (regex #\"^/dev/ttys\"))\n")
@@ -114,12 +125,20 @@ func SeatbeltProfile(p Policy) string {
 	if !p.Network {
 		b.WriteString("(deny network-outbound (remote ip))\n(deny network-inbound (local ip))\n(deny network-bind (local ip))\n")
 	}
+	for i := range secrets {
+		fmt.Fprintf(&b, "(deny file-read* file-write* (subpath (param \"S%d\")))\n", i)
+	}
 	return b.String()
 }
 
 // SeatbeltArgs are sandbox-exec's arguments that run path args under p
-// with root as the workspace and tmp as the private temp dir.
-func SeatbeltArgs(p Policy, root, tmp, path string, args []string) []string {
-	out := []string{"-p", SeatbeltProfile(p), "-D", "ROOT=" + root, "-D", "TMP=" + tmp, path}
+// with root as the workspace, tmp as the private temp dir and secrets
+// hidden.
+func SeatbeltArgs(p Policy, root, tmp string, secrets []Secret, path string, args []string) []string {
+	out := []string{"-p", SeatbeltProfile(p, secrets), "-D", "ROOT=" + root, "-D", "TMP=" + tmp}
+	for i, s := range secrets {
+		out = append(out, "-D", fmt.Sprintf("S%d=%s", i, s.Path))
+	}
+	out = append(out, path)
 	return append(out, args...)
 }

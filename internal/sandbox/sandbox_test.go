@@ -70,12 +70,16 @@ func TestBwrapArgs_BindsPerMode(t *testing.T) {
 		{"read-only", Policy{Mode: ReadOnly}, []string{"--ro-bind", root, root}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			args := BwrapArgs(tc.p, root, "bash", []string{"-c", "echo hi"})
+			secrets := []Secret{{Path: "/home/u/.ssh", Dir: true}, {Path: "/home/u/.netrc"}}
+			args := BwrapArgs(tc.p, root, secrets, "bash", []string{"-c", "echo hi"})
 			ro := pairIndex(args, "--ro-bind", "/", "/")
 			tmp := pairIndex(args, "--tmpfs", "/tmp")
 			bind := pairIndex(args, tc.rootBind...)
 			if ro < 0 || tmp < 0 || bind < 0 || !(ro < tmp && tmp < bind) {
 				t.Errorf("args %q: want / read-only, then a tmpfs /tmp, then %q (root may be under /tmp)", args, tc.rootBind)
+			}
+			if ssh, netrc := pairIndex(args, "--tmpfs", "/home/u/.ssh"), pairIndex(args, "--ro-bind", "/dev/null", "/home/u/.netrc"); ssh < bind || netrc < bind {
+				t.Errorf("args %q: want the secrets hidden after the root bind (home may be the workspace)", args)
 			}
 			if got := slices.Contains(args, "--unshare-net"); got != tc.unshareNet {
 				t.Errorf("--unshare-net present = %v; want %v", got, tc.unshareNet)
@@ -107,7 +111,11 @@ func TestSeatbeltProfile_WritesAndNetworkPerMode(t *testing.T) {
 		{"network", Policy{Mode: WorkspaceWrite, Network: true}, true, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			prof := SeatbeltProfile(tc.p)
+			secrets := []Secret{{Path: "/Users/u/.ssh", Dir: true}}
+			prof := SeatbeltProfile(tc.p, secrets)
+			if !strings.HasSuffix(prof, "(deny file-read* file-write* (subpath (param \"S0\")))\n") {
+				t.Errorf("profile must end denying the secrets (later rules win):\n%s", prof)
+			}
 			if !strings.Contains(prof, "(deny file-write*)") || !strings.Contains(prof, `(subpath (param "TMP"))`) {
 				t.Errorf("profile must deny writes but to the private temp dir:\n%s", prof)
 			}
@@ -117,8 +125,8 @@ func TestSeatbeltProfile_WritesAndNetworkPerMode(t *testing.T) {
 			if got := strings.Contains(prof, "(deny network-outbound (remote ip))"); got != tc.netDenied {
 				t.Errorf("network denied = %v; want %v:\n%s", got, tc.netDenied, prof)
 			}
-			args := SeatbeltArgs(tc.p, "/w", "/t", "bash", []string{"-c", "x"})
-			if pairIndex(args, "-D", "ROOT=/w") < 0 || pairIndex(args, "-D", "TMP=/t") < 0 || !slices.Equal(args[len(args)-3:], []string{"bash", "-c", "x"}) {
+			args := SeatbeltArgs(tc.p, "/w", "/t", secrets, "bash", []string{"-c", "x"})
+			if pairIndex(args, "-D", "ROOT=/w") < 0 || pairIndex(args, "-D", "TMP=/t") < 0 || pairIndex(args, "-D", "S0=/Users/u/.ssh") < 0 || !slices.Equal(args[len(args)-3:], []string{"bash", "-c", "x"}) {
 				t.Errorf("sandbox-exec args %q", args)
 			}
 		})

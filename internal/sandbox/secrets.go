@@ -1,0 +1,52 @@
+package sandbox
+
+import (
+	"io/fs"
+	"path/filepath"
+	"strings"
+)
+
+// Secret is a credential store a sandboxed command cannot read: a
+// directory it sees empty, or a file it reads as empty.
+type Secret struct {
+	Path string
+	Dir  bool
+}
+
+// secretNames are the credential stores under the home directory: keys,
+// cloud and registry logins, tokens. The rest of the file system stays
+// readable so the user's tools work; these are what a prompt-injected
+// command would send away.
+var secretNames = []string{
+	".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker/config.json", ".netrc", ".git-credentials",
+	".config/gcloud", ".config/gh", ".npmrc", ".pypirc", ".cargo/credentials.toml",
+	".password-store", ".local/share/keyrings",
+}
+
+// Secrets are home's credential stores that exist, as their real paths
+// (a symlinked ~/.ssh is hidden where it points), but any that holds root:
+// the workspace stays usable.
+func Secrets(home, root string, stat func(string) (fs.FileInfo, error), realPath func(string) (string, error)) []Secret {
+	if home == "" {
+		return nil
+	}
+	var out []Secret
+	for _, name := range secretNames {
+		p, err := realPath(filepath.Join(home, filepath.FromSlash(name)))
+		if err != nil {
+			continue // absent
+		}
+		fi, err := stat(p)
+		if err != nil || within(root, p) {
+			continue
+		}
+		out = append(out, Secret{Path: p, Dir: fi.IsDir()})
+	}
+	return out
+}
+
+// within reports whether path is dir or lies under it.
+func within(path, dir string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
