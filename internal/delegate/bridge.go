@@ -272,8 +272,11 @@ func (r *Remote) call(ctx context.Context, method string, p callParams, progress
 		return Result{}, ctx.Err()
 	}
 	var answered *jsonrpc.Error
-	if err != nil && !errors.As(err, &answered) { // the connection failed, not the call
-		return Result{}, fmt.Errorf("%w: %w", ErrNoParent, err)
+	switch {
+	case err == nil:
+		return res, nil
+	case errors.As(err, &answered): // the parent's own words, not the wire's
+		return Result{}, errors.New(answered.Message)
 	}
-	return res, err
+	return Result{}, fmt.Errorf("%w: %w", ErrNoParent, err) // the connection failed, not the call
 }

@@ -3,6 +3,7 @@ package delegate
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -129,8 +130,9 @@ func TestBridge_RefusesWithdrawnAndUnknownTokens(t *testing.T) {
 	unregister()
 	for _, tok := range []string{token, "forged"} {
 		r := dialBridge(t, b, tok)
-		if _, err := r.Delegate(context.Background(), Request{Agent: "codex", Prompt: "x"}, nil); err == nil {
-			t.Fatalf("token %q: Delegate succeeded, want refusal", tok)
+		_, err := r.Delegate(context.Background(), Request{Agent: "codex", Prompt: "x"}, nil)
+		if err == nil || !strings.HasPrefix(err.Error(), "unknown delegation token") {
+			t.Fatalf("token %q: Delegate answered %v, want the parent's refusal in its own words", tok, err)
 		}
 	}
 }
