@@ -20,7 +20,12 @@ func BenchmarkLoopTurn(b *testing.B) {
 	srv := mockllm.NewOpenAIServer(mockllm.OpenAITurn{Text: "The answer is forty-two, as usual."})
 	srv.SetLoop(true)
 	defer srv.Close()
-	a := New(Profile{Name: "bench", BaseURL: srv.URL, Model: "m", Local: true, Stream: true}, Options{IdleTimeout: time.Minute})
+	benchTurns(b, New(Profile{Name: "bench", BaseURL: srv.URL, Model: "m", Local: true, Stream: true}, Options{IdleTimeout: time.Minute}))
+}
+
+// benchTurns runs b.N one-turn sessions of a, failing on an error or a
+// failed tool call.
+func benchTurns(b *testing.B, a *Adapter) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -35,6 +40,9 @@ func BenchmarkLoopTurn(b *testing.B) {
 		for ev := range ch {
 			if ev.Type == adapters.EventError {
 				b.Fatal(ev.Error.Message)
+			}
+			if ev.Type == adapters.EventToolUpdate && ev.Tool.Status == adapters.StatusFailed {
+				b.Fatalf("the tool call failed: %+v", ev.Tool.Content)
 			}
 		}
 		_ = s.Close()
@@ -63,30 +71,8 @@ func BenchmarkLoopToolCall(b *testing.B) {
 				s, _ := permission.New(config.PermissionsConfig{Rules: []config.PermissionRule{{Tool: "*", Decision: "allow"}}})
 				return s
 			}
-			a := New(Profile{Name: "bench", BaseURL: srv.URL, Model: "m", Local: true, Stream: true},
-				Options{IdleTimeout: time.Minute, Permissions: allow, Sandbox: sandbox.Policy{Mode: mode}})
-			b.ReportAllocs()
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				s, err := a.Start(context.Background(), adapters.SessionOptions{Cwd: b.TempDir()})
-				if err != nil {
-					b.Fatal(err)
-				}
-				ch, err := fixture.Prompt(context.Background(), s, adapters.TextPrompt("run it"))
-				if err != nil {
-					b.Fatal(err)
-				}
-				for ev := range ch {
-					if ev.Type == adapters.EventError {
-						b.Fatal(ev.Error.Message)
-					}
-					if ev.Type == adapters.EventToolUpdate && ev.Tool.Status == adapters.StatusFailed {
-						b.Fatalf("the tool call failed: %+v", ev.Tool.Content)
-					}
-				}
-				_ = s.Close()
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N), "ns/turn")
+			benchTurns(b, New(Profile{Name: "bench", BaseURL: srv.URL, Model: "m", Local: true, Stream: true},
+				Options{IdleTimeout: time.Minute, Permissions: allow, Sandbox: sandbox.Policy{Mode: mode}}))
 		})
 	}
 }
