@@ -247,18 +247,7 @@ func TestClaudeHub_CancelMidTool(t *testing.T) {
 		t.Fatalf("no tool call before cancel\n%s", e2eTail(h.stderr(), 30))
 	}
 	time.Sleep(500 * time.Millisecond) // let the tool start
-	h.cancel(sid)
-	select {
-	case r := <-res:
-		if r.Err != nil || r.StopReason != "cancelled" {
-			t.Fatalf("cancelled turn: stop=%q err=%v", r.StopReason, r.Err)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("turn did not end after cancel")
-	}
-	if left := claudeWaitGone("timeout\x0031\x00tail", 5*time.Second); len(left) > 0 {
-		t.Errorf("cancelled tool still running: pids %v", left)
-	}
+	h.cancelAndReap(t, sid, res, "timeout\x0031\x00tail", 5*time.Second)
 	stop, updates, err := h.prompt(sid, "are you there")
 	if err != nil || stop != "end_turn" || !strings.Contains(claudeChunkText(updates), "Back again.") {
 		t.Errorf("prompt after cancel: stop=%q err=%v text=%q", stop, err, claudeChunkText(updates))

@@ -149,18 +149,7 @@ func TestCodexHub_CancelMidTool(t *testing.T) {
 	if !codexWaitStarted(codexSleepMarker, 30*time.Second) {
 		t.Fatalf("the long command never started\n%s", e2eTail(h.stderr(), 30))
 	}
-	h.cancel(sid)
-	select {
-	case r := <-res:
-		if r.Err != nil || r.StopReason != "cancelled" {
-			t.Fatalf("cancelled turn: stop=%q err=%v", r.StopReason, r.Err)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("turn did not end after cancel")
-	}
-	if left := claudeWaitGone(codexSleepMarker, 10*time.Second); len(left) > 0 {
-		t.Errorf("cancelled command still running: pids %v", left)
-	}
+	h.cancelAndReap(t, sid, res, codexSleepMarker, 10*time.Second)
 	if _, err := os.Stat(filepath.Join(cwd, "late.txt")); !os.IsNotExist(err) {
 		t.Errorf("cancelled command ran to completion (stat err %v)", err)
 	}

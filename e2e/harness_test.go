@@ -1006,3 +1006,22 @@ func TestHarness_LeftoversFindsTaggedOrphan(t *testing.T) {
 		t.Errorf("leftovers after kill = %v, want none", left)
 	}
 }
+
+// cancelAndReap cancels sid's running turn (res is its result), expects
+// it to answer cancelled within 30s, and every process whose cmdline holds
+// marker to be gone within gone.
+func (h *hubConn) cancelAndReap(t *testing.T, sid string, res <-chan promptResult, marker string, gone time.Duration) {
+	t.Helper()
+	h.cancel(sid)
+	select {
+	case r := <-res:
+		if r.Err != nil || r.StopReason != "cancelled" {
+			t.Fatalf("cancelled turn: stop=%q err=%v", r.StopReason, r.Err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("turn did not end after cancel")
+	}
+	if left := claudeWaitGone(marker, gone); len(left) > 0 {
+		t.Errorf("the cancelled turn's command still runs: pids %v", left)
+	}
+}

@@ -47,6 +47,15 @@ func (h *fakeHost) Continue(_ context.Context, session, prompt string, _ time.Du
 	return Result{Session: session, Answer: "again: " + prompt}, nil
 }
 
+func listen(t *testing.T) *Bridge {
+	t.Helper()
+	b, err := Listen(zerolog.Nop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
 func dialBridge(t *testing.T, b *Bridge, token string) *Remote {
 	t.Helper()
 	env := b.Env(token)
@@ -59,10 +68,7 @@ func dialBridge(t *testing.T, b *Bridge, token string) *Remote {
 }
 
 func TestBridge_RunsCallsOnTheRegisteredHost(t *testing.T) {
-	b, err := Listen(zerolog.Nop())
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := listen(t)
 	defer b.Close()
 	h := newFakeHost()
 	token, _ := b.Register(h)
@@ -97,10 +103,7 @@ func TestBridge_RunsCallsOnTheRegisteredHost(t *testing.T) {
 }
 
 func TestBridge_CancelReachesTheHost(t *testing.T) {
-	b, err := Listen(zerolog.Nop())
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := listen(t)
 	defer b.Close()
 	h := newFakeHost()
 	token, _ := b.Register(h)
@@ -121,10 +124,7 @@ func TestBridge_CancelReachesTheHost(t *testing.T) {
 }
 
 func TestBridge_RefusesWithdrawnAndUnknownTokens(t *testing.T) {
-	b, err := Listen(zerolog.Nop())
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := listen(t)
 	defer b.Close()
 	token, unregister := b.Register(newFakeHost())
 	unregister()
@@ -138,10 +138,7 @@ func TestBridge_RefusesWithdrawnAndUnknownTokens(t *testing.T) {
 }
 
 func TestBridge_ParentGoneIsErrNoParent(t *testing.T) {
-	b, err := Listen(zerolog.Nop())
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := listen(t)
 	token, _ := b.Register(newFakeHost())
 	r := dialBridge(t, b, token)
 	b.Close()

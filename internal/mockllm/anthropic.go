@@ -104,17 +104,10 @@ func (s *AnthropicServer) messages(w http.ResponseWriter, r *http.Request) {
 	s.stream(w, r, t, idx, req.Model)
 }
 
-// resolveMCP names the turn's MCP tool uses as the request offers them.
+// resolveMCP names the turn's MCP tool calls as the request offers them.
 func (t *AnthropicTurn) resolveMCP(offered []string) (string, bool) {
 	t.ToolUses = slices.Clone(t.ToolUses)
-	for i, tu := range t.ToolUses {
-		name, ok := resolveMCP(tu.Name, offered)
-		if !ok {
-			return errNotOffered(tu.Name, offered), false
-		}
-		t.ToolUses[i].Name = name
-	}
-	return "", true
+	return resolveEach(offered, len(t.ToolUses), func(i int) *string { return &t.ToolUses[i].Name })
 }
 
 func anthropicError(w http.ResponseWriter, status int, typ, msg string) {

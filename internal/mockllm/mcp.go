@@ -33,6 +33,20 @@ func resolveMCP(name string, offered []string) (string, bool) {
 	return "", false
 }
 
+// resolveEach renames the n names name(i) points to as the request
+// offers them; the message says which MCP tool it lacks.
+func resolveEach(offered []string, n int, name func(i int) *string) (string, bool) {
+	for i := range n {
+		p := name(i)
+		resolved, ok := resolveMCP(*p, offered)
+		if !ok {
+			return errNotOffered(*p, offered), false
+		}
+		*p = resolved
+	}
+	return "", true
+}
+
 // errNotOffered is the message of a turn whose MCP tool the request lacks.
 func errNotOffered(name string, offered []string) string {
 	return fmt.Sprintf("mockllm: the request offers no MCP tool %s (tools: %s)", strings.TrimPrefix(name, mcpPrefix), strings.Join(offered, ", "))

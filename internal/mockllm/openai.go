@@ -169,14 +169,7 @@ func (s *OpenAIServer) chat(w http.ResponseWriter, r *http.Request) {
 // resolveMCP names the turn's MCP tool calls as the request offers them.
 func (t *OpenAITurn) resolveMCP(offered []string) (string, bool) {
 	t.ToolCalls = slices.Clone(t.ToolCalls)
-	for i, tc := range t.ToolCalls {
-		name, ok := resolveMCP(tc.Name, offered)
-		if !ok {
-			return errNotOffered(tc.Name, offered), false
-		}
-		t.ToolCalls[i].Name = name
-	}
-	return "", true
+	return resolveEach(offered, len(t.ToolCalls), func(i int) *string { return &t.ToolCalls[i].Name })
 }
 
 // turnFor records req and returns the next turn (from the first again

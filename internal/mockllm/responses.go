@@ -135,14 +135,7 @@ func (s *ResponsesServer) responses(w http.ResponseWriter, r *http.Request) {
 // resolveMCP names the turn's MCP tool calls as the request offers them.
 func (t *ResponsesTurn) resolveMCP(offered []string) (string, bool) {
 	t.ToolCalls = slices.Clone(t.ToolCalls)
-	for i, tc := range t.ToolCalls {
-		name, ok := resolveMCP(tc.Name, offered)
-		if !ok {
-			return errNotOffered(tc.Name, offered), false
-		}
-		t.ToolCalls[i].Name = name
-	}
-	return "", true
+	return resolveEach(offered, len(t.ToolCalls), func(i int) *string { return &t.ToolCalls[i].Name })
 }
 
 func (s *ResponsesServer) stream(w http.ResponseWriter, r *http.Request, t ResponsesTurn, idx int) {
