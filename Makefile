@@ -12,6 +12,11 @@ BIN       := bin/hub
 E2E_CACHE ?= $(CURDIR)/.cache/e2e
 SHELL     := /bin/bash
 export CGO_ENABLED ?= 0
+# go.mod needs go1.27.3 (the patched release; go1.26.8 has reachable
+# standard-library vulnerabilities). A machine starts on its own Go and
+# ignores go.mod's version line, so every recipe asks for this one; the go
+# command fetches it from the module proxy once.
+export GOTOOLCHAIN := go1.27.3
 
 .PHONY: all build install dist test test-deps unit race e2e e2e-deps bench lint cross fuzz clean
 

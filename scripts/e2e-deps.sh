@@ -4,6 +4,7 @@
 # Idempotent (a prefix whose installed versions match is skipped); installs
 # run in parallel, one npm prefix each. Usage: scripts/e2e-deps.sh [CACHE]
 set -uo pipefail
+export GOTOOLCHAIN=go1.27.3 # the patched Go go.mod needs; see the Makefile
 
 cache=${1:-${HUB_E2E_CACHE:-.cache/e2e}}
 mkdir -p "$cache" || { echo "e2e-deps: cannot create cache dir $cache" >&2; exit 1; }

@@ -3,6 +3,7 @@
 # directory is not on PATH, or another hub comes first on PATH, it says so
 # and prints the line that fixes it.
 set -euo pipefail
+export GOTOOLCHAIN=go1.27.3 # the patched Go go.mod needs; see the Makefile
 prefix=${1:-$HOME/.local}
 bindir=$prefix/bin
 exe=hub$(${GO:-go} env GOEXE)

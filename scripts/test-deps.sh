@@ -5,6 +5,7 @@
 # it can (root, or passwordless sudo). Elsewhere, or when it cannot, it
 # says so and the sandbox tests that need bwrap skip.
 set -uo pipefail
+export GOTOOLCHAIN=go1.27.3 # the patched Go go.mod needs; see the Makefile
 
 [[ $(uname -s) == Linux ]] || exit 0
 if command -v bwrap >/dev/null 2>&1; then
