@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/hubdev/hub/adapters"
@@ -143,19 +144,27 @@ func wrapList(w io.Writer, title string, items []string) {
 	if len(items) == 0 {
 		return
 	}
+	items = slices.Clone(items)
+	for i := range items[:len(items)-1] {
+		items[i] += ","
+	}
+	fmt.Fprintln(w, strings.Join(wrapped(title, items), "\n"))
+}
+
+// wrapped lays title and the space-separated items out in lines of at
+// most 80 columns, continuation lines indented by two.
+func wrapped(title string, items []string) []string {
+	var lines []string
 	line := title
-	for i, it := range items {
-		if i < len(items)-1 {
-			it += ","
-		}
+	for _, it := range items {
 		if len([]rune(line))+1+len([]rune(it)) > 80 {
-			fmt.Fprintln(w, line)
+			lines = append(lines, line)
 			line = "  " + it
 			continue
 		}
 		line += " " + it
 	}
-	fmt.Fprintln(w, line)
+	return append(lines, line)
 }
 
 // FormatDetails writes one block per agent with everything the report
@@ -279,15 +288,16 @@ func capsLine(c *adapters.Capabilities) string {
 	return strings.Join(out, ", ")
 }
 
-// formatSandbox prints how the native loop's bash tool runs, with a
-// warning colour when it is not sandboxed.
+// formatSandbox prints how the native loop's bash tool runs, within 80
+// columns, with a warning colour when it is not sandboxed.
 func formatSandbox(w io.Writer, r *Report, paint func(code, s string) string) {
 	if r.NativeSandbox == "" {
 		return
 	}
-	label := "native loop sandbox:"
+	const label = "native loop sandbox:"
+	lines := wrapped(label, strings.Fields(r.NativeSandbox))
 	if strings.HasPrefix(r.NativeSandbox, "not sandboxed") {
-		label = paint("33", label)
+		lines[0] = paint("33", label) + strings.TrimPrefix(lines[0], label)
 	}
-	fmt.Fprintf(w, "%s %s\n", label, r.NativeSandbox)
+	fmt.Fprintln(w, strings.Join(lines, "\n"))
 }

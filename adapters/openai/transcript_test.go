@@ -12,6 +12,7 @@ import (
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/fixture"
 	"github.com/hubdev/hub/internal/mockllm"
+	"github.com/hubdev/hub/internal/sandbox"
 	"github.com/hubdev/hub/internal/transcript"
 )
 
@@ -29,7 +30,9 @@ func newResumeRig(t *testing.T, window int, turns ...mockllm.OpenAITurn) *resume
 	t.Cleanup(srv.Close)
 	dir := t.TempDir()
 	p := Profile{Name: "test", BaseURL: srv.URL, Model: "mock-model", Local: true, Stream: true, ContextWindow: window}
-	a := New(p, Options{Clock: &fakeClock{}, IdleTimeout: 5 * time.Second, TranscriptDir: dir})
+	// The sandbox is off so the tool output is the command's alone, on
+	// hosts with and without bwrap.
+	a := New(p, Options{Clock: &fakeClock{}, IdleTimeout: 5 * time.Second, TranscriptDir: dir, Sandbox: sandbox.Policy{Mode: sandbox.Off}})
 	return &resumeRig{srv: srv, a: a, root: t.TempDir(), dir: dir}
 }
 
