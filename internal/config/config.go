@@ -255,6 +255,7 @@ func (a AgentConfig) Over(base AgentConfig) AgentConfig {
 	}
 	out.Protocol = cmp.Or(a.Protocol, base.Protocol)
 	out.Type = cmp.Or(a.Type, base.Type)
+	out.Script = cmp.Or(a.Script, base.Script)
 	out.Model = cmp.Or(a.Model, base.Model)
 	out.Mode = cmp.Or(a.Mode, base.Mode)
 	out.Disabled = a.Disabled || base.Disabled
@@ -458,12 +459,12 @@ func LoadTrusting(cwd, explicit string, trustProject bool) (*Config, error) {
 }
 
 func (c *Config) mergeFile(path string, mustExist, project, trusted bool) error {
-	data, err := os.ReadFile(path)
+	data, err := ReadProjectFile(path)
 	if errors.Is(err, os.ErrNotExist) && !mustExist {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("%w: %s: %v", ErrInvalid, path, err)
+		return fmt.Errorf("%w: %w", ErrInvalid, err) // err names the file
 	}
 	f, err := Parse(path, data)
 	if err != nil {
@@ -489,6 +490,7 @@ func (c *Config) mergeFile(path string, mustExist, project, trusted bool) error 
 			c.UntrustedDefault = def
 		}
 		c.narrowSandbox(f, path)
+		c.narrowAgents(f, path)
 		c.mergeNarrow(f)
 	} else {
 		c.merge(f)
@@ -507,11 +509,7 @@ func (c *Config) mergeNarrow(f *Config) {
 		c.Log.Level = f.Log.Level
 	}
 	for k, v := range f.Agents {
-		cur := c.Agents[k]
-		cur.Model = cmp.Or(v.Model, cur.Model)
-		cur.Mode = cmp.Or(v.Mode, cur.Mode)
-		cur.Disabled = cur.Disabled || v.Disabled
-		c.Agents[k] = cur
+		c.Agents[k] = v.Over(c.Agents[k])
 	}
 	for k, v := range f.Providers {
 		cur, ok := c.Providers[k]
@@ -628,7 +626,7 @@ func (c *Config) merge(f *Config) {
 		c.Log.File = f.Log.File
 	}
 	for k, v := range f.Agents {
-		c.Agents[k] = v
+		c.Agents[k] = v.Over(c.Agents[k])
 	}
 	for k, v := range f.Providers {
 		c.Providers[k] = v
