@@ -212,12 +212,24 @@ func (s *server) closeAll() {
 }
 
 func (s *server) lookup(id string) (*session, error) {
+	if err := checkSessionID(id); err != nil {
+		return nil, err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if ss, ok := s.sessions[id]; ok {
 		return ss, nil
 	}
 	return nil, errUnknownSession(id)
+}
+
+// checkSessionID refuses, as invalid params, an id hub could not have
+// made, before anything looks it up or touches a file.
+func checkSessionID(id string) error {
+	if err := checkID(id); err != nil {
+		return invalidParams("%v", err)
+	}
+	return nil
 }
 
 func errUnknownSession(id string) *jsonrpc.Error {
@@ -505,6 +517,9 @@ func (s *server) reopen(params json.RawMessage) (*session, []schema.SessionUpdat
 	if err := decode(params, &p, "sessionId", "cwd"); err != nil {
 		return nil, nil, err
 	}
+	if err := checkSessionID(p.SessionID); err != nil {
+		return nil, nil, err
+	}
 	if err := checkDirs(p.Cwd, p.AdditionalDirectories); err != nil {
 		return nil, nil, err
 	}
@@ -546,6 +561,9 @@ func (s *server) resumeSession(_ context.Context, params json.RawMessage) (any, 
 func (s *server) closeSession(_ context.Context, params json.RawMessage) (any, func(), error) {
 	var p schema.SessionIDRequest
 	if err := decode(params, &p, "sessionId"); err != nil {
+		return nil, nil, err
+	}
+	if err := checkSessionID(p.SessionID); err != nil {
 		return nil, nil, err
 	}
 	s.mu.Lock()
