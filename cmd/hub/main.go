@@ -67,6 +67,10 @@ type env struct {
 	stdin    io.Reader
 	stdout   io.Writer
 	stderr   io.Writer
+	// configPath and trustProject are --config and --trust-project, for
+	// loading the config of another directory (an editor session's).
+	configPath   string
+	trustProject bool
 }
 
 type globalFlags struct {
@@ -171,7 +175,8 @@ func newEnv(g globalFlags, stdin io.Reader, stdout, stderr io.Writer) (*env, io.
 	}
 	proc.Log = log
 	reg := all.Registry(cfg, log)
-	return &env{cfg: cfg, log: log, registry: reg, cwd: cwd, stdin: stdin, stdout: stdout, stderr: stderr}, closer, nil
+	return &env{cfg: cfg, log: log, registry: reg, cwd: cwd, stdin: stdin, stdout: stdout, stderr: stderr,
+		configPath: g.config, trustProject: g.trustProject}, closer, nil
 }
 
 // extractGlobal pulls global flags out of args wherever they appear

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"strings"
 
 	"github.com/hubdev/hub/internal/config"
 )
@@ -49,27 +48,6 @@ func runTrust(_ context.Context, e *env, args []string) int {
 		fmt.Fprintf(e.stdout, "trusted %s\n", f)
 	}
 	return exitOK
-}
-
-// untrustedNotice tells an editor session which project keys hub ignored.
-func untrustedNotice(cfg *config.Config) string {
-	if len(cfg.Ignored) == 0 {
-		return ""
-	}
-	files := map[string][]string{}
-	var order []string
-	for _, ig := range cfg.Ignored {
-		if files[ig.File] == nil {
-			order = append(order, ig.File)
-		}
-		files[ig.File] = append(files[ig.File], ig.Key)
-	}
-	var b strings.Builder
-	for _, f := range order {
-		fmt.Fprintf(&b, "hub ignored %s from the untrusted project config %s; run 'hub trust' in %s to use them.\n",
-			strings.Join(files[f], ", "), f, filepath.Dir(filepath.Dir(f)))
-	}
-	return strings.TrimSpace(b.String())
 }
 
 // untrustedAgent reports why agent cannot run: it is defined (or made the

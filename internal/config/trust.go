@@ -286,3 +286,25 @@ func (c *Config) narrowSandbox(f *Config, path string) {
 	}
 	f.Sandbox = SandboxConfig{}
 }
+
+// UntrustedNotice tells an editor session which project keys hub ignored,
+// one sentence per file; "" when none.
+func (c *Config) UntrustedNotice() string {
+	if len(c.Ignored) == 0 {
+		return ""
+	}
+	files := map[string][]string{}
+	var order []string
+	for _, ig := range c.Ignored {
+		if files[ig.File] == nil {
+			order = append(order, ig.File)
+		}
+		files[ig.File] = append(files[ig.File], ig.Key)
+	}
+	var b strings.Builder
+	for _, f := range order {
+		fmt.Fprintf(&b, "hub ignored %s from the untrusted project config %s; run 'hub trust' in %s to use them.\n",
+			strings.Join(files[f], ", "), f, filepath.Dir(filepath.Dir(f)))
+	}
+	return strings.TrimSpace(b.String())
+}
