@@ -63,7 +63,7 @@ func runAcp(ctx context.Context, e *env, args []string) int {
 		Logger:       e.log,
 		StateDir:     *stateDir,
 		AgentInfo:    schema.Implementation{Name: "hub", Title: "hub", Version: currentBuild().Version},
-		Skills:       skills.Source{},
+		Skills:       skills.Source{TrustProject: e.trustProject},
 		Model:        *model,
 		Mode:         *mode,
 		Agents:       e.cfg.ACP.Agents,

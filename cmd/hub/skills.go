@@ -34,7 +34,7 @@ func runSkills(_ context.Context, e *env, args []string) int {
 		fmt.Fprintf(e.stderr, "hub skills: unknown subcommand %q (only 'list')\n", fs.Arg(0))
 		return exitUsage
 	}
-	list, warns := skills.Discover(e.cwd, "")
+	list, warns := skills.DiscoverTrusting(e.cwd, "", e.trustProject)
 	if *asJSON {
 		if list == nil {
 			list = []skills.Skill{}
