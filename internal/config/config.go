@@ -318,6 +318,39 @@ type ProviderConfig struct {
 	AzureAPIVersion string   `toml:"azure_api_version"`
 }
 
+// Over returns p laid over base field by field, as AgentConfig.Over does:
+// each field p sets wins, headers merge with p's values winning.
+func (p ProviderConfig) Over(base ProviderConfig) ProviderConfig {
+	out := base
+	out.Preset = cmp.Or(p.Preset, base.Preset)
+	out.BaseURL = cmp.Or(p.BaseURL, base.BaseURL)
+	out.Model = cmp.Or(p.Model, base.Model)
+	out.APIKeyEnv = cmp.Or(p.APIKeyEnv, base.APIKeyEnv)
+	if len(p.Headers) > 0 {
+		out.Headers = maps.Clone(base.Headers)
+		if out.Headers == nil {
+			out.Headers = map[string]string{}
+		}
+		maps.Copy(out.Headers, p.Headers)
+	}
+	out.OmitTemperature = p.OmitTemperature || base.OmitTemperature
+	out.OmitToolChoice = p.OmitToolChoice || base.OmitToolChoice
+	out.MaxTokensField = cmp.Or(p.MaxTokensField, base.MaxTokensField)
+	out.MaxTokens = cmp.Or(p.MaxTokens, base.MaxTokens)
+	out.ContextWindow = cmp.Or(p.ContextWindow, base.ContextWindow)
+	out.MaxTurnRequests = cmp.Or(p.MaxTurnRequests, base.MaxTurnRequests)
+	out.AzureAPIVersion = cmp.Or(p.AzureAPIVersion, base.AzureAPIVersion)
+	for _, f := range []struct{ dst, src **bool }{{&out.Vision, &p.Vision}, {&out.Stream, &p.Stream}} {
+		if *f.src != nil {
+			*f.dst = *f.src
+		}
+	}
+	if p.Temperature != nil {
+		out.Temperature = p.Temperature
+	}
+	return out
+}
+
 // PermissionsConfig holds rules for the native loop's permission service.
 type PermissionsConfig struct {
 	Rules []PermissionRule `toml:"rules"`
@@ -629,7 +662,7 @@ func (c *Config) merge(f *Config) {
 		c.Agents[k] = v.Over(c.Agents[k])
 	}
 	for k, v := range f.Providers {
-		c.Providers[k] = v
+		c.Providers[k] = v.Over(c.Providers[k])
 	}
 	c.Permissions.Rules = append(c.Permissions.Rules, f.Permissions.Rules...)
 	c.mergeGrants(f)

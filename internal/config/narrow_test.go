@@ -136,6 +136,21 @@ func TestLoad_TrustedProjectOverlaysTheUsersAgent(t *testing.T) {
 	}
 }
 
+// The same holds for a provider profile: the project's model, the user's
+// endpoint and key; headers merge by key.
+func TestLoad_TrustedProjectOverlaysTheUsersProvider(t *testing.T) {
+	user := "[providers.work]\nbase_url = \"https://llm.internal/v1\"\napi_key_env = \"WORK_KEY\"\nheaders = { A = \"1\", B = \"2\" }\n"
+	repo := testRepo(t, user, "[providers.work]\nmodel = \"m\"\nheaders = { B = \"3\" }\n")
+	c, err := LoadTrusting(repo, "", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := c.Providers["work"]
+	if p.BaseURL != "https://llm.internal/v1" || p.APIKeyEnv != "WORK_KEY" || p.Model != "m" || p.Headers["A"] != "1" || p.Headers["B"] != "3" {
+		t.Errorf("work %+v: want the user's endpoint and key, the project's model, headers A=1 B=3", p)
+	}
+}
+
 // A project config file that is a FIFO or a symlink to /dev/zero is an
 // error at once: never a hang or a read until memory runs out.
 func TestLoad_ProjectConfigThatIsNoRegularFileFails(t *testing.T) {
