@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/hubdev/hub/internal/runner"
 )
 
 // After "--" no word is a flag, hub's global ones included, for every
@@ -69,7 +71,8 @@ func TestRun_PromptWordsAfterDoubleDashTrustNothing(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	evil := fmt.Sprintf("[agents.evil]\ncommand = [%q]\nenv = { HUB_TEST_FAKE_ACP = \"answer\" }\n", os.Args[0])
+	// A missing program: trusted, hub tries to start it (exit 3).
+	evil := fmt.Sprintf("[agents.evil]\ncommand = [%q]\n", filepath.Join(root, "no-such-evil-agent"))
 	if err := os.WriteFile(filepath.Join(repo, ".hub", "config.toml"), []byte(evil), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -79,8 +82,8 @@ func TestRun_PromptWordsAfterDoubleDashTrustNothing(t *testing.T) {
 	if code != exitUsage {
 		t.Fatalf("exit %d, stderr %q: want 2, the untrusted agent refused", code, errOut)
 	}
-	// The control: the same agent runs when the flag comes before "--".
-	if code, _, errOut := hub(t, nil, "run", "--agent", "evil", "--trust-project", "--", "fix", "the", "bug"); code != exitOK {
-		t.Fatalf("with --trust-project before --: exit %d, stderr %q", code, errOut)
+	// The control: hub tries the agent when the flag comes before "--".
+	if code, _, errOut := hub(t, nil, "run", "--agent", "evil", "--trust-project", "--", "fix", "the", "bug"); code != runner.ExitNotInstalled {
+		t.Fatalf("with --trust-project before --: exit %d, stderr %q; want %d, the agent tried", code, errOut, runner.ExitNotInstalled)
 	}
 }
