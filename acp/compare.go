@@ -175,7 +175,7 @@ func (ss *session) runCompare(ctx context.Context, args string) string {
 	}
 	cr := &compareRun{ss: ss, id: shortID(), cards: map[string]compare.Candidate{}, perms: map[string]*permission.Service{}}
 	s := compare.Run(ctx, compare.Options{Registry: ss.srv.opts.Registry, Agents: req.agents, N: req.n, Check: req.check,
-		Cwd: ss.rec.Cwd, Prompt: req.prompt, Approve: runner.ApproveNone, Rules: ss.srv.opts.Permissions, Log: ss.srv.log,
+		Cwd: ss.rec.Cwd, Prompt: req.prompt, Approve: runner.ApproveNone, Rules: ss.set.Permissions, Log: ss.srv.log,
 		Ask: cr.ask, Progress: cr.show, Confirm: cr.confirm,
 		StopAll: func() {}}) // proc.StopAll would end every session's agent; each candidate closes its own
 	if s.ExitCode == runner.ExitUsage {
@@ -290,7 +290,7 @@ func (cr *compareRun) ask(ctx context.Context, candidate, dir string, p *adapter
 	perms, ok := cr.perms[candidate]
 	if !ok {
 		var err error
-		if perms, err = permission.New(cr.ss.srv.opts.Permissions); err != nil {
+		if perms, err = permission.New(cr.ss.set.Permissions); err != nil {
 			cr.mu.Unlock()
 			return adapters.PermissionDecision{Kind: adapters.RejectOnce}
 		}

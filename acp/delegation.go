@@ -150,8 +150,8 @@ func (ss *session) delegateFunc(a adapters.Adapter) (adapters.DelegateFunc, []st
 // with the session; register serves it to the agent that calls it. A root
 // delegator replaces the one before: that agent was restarted.
 func (ss *session) addDelegator(chain []string, register func(*delegate.Delegator) func()) *delegate.Delegator {
-	d := delegate.New(delegate.Options{Registry: ss.srv.opts.Registry, Cwd: ss.rec.Cwd, Rules: ss.srv.opts.Permissions,
-		Log: ss.srv.log, Chain: chain, Ask: ss.delegatePermission, Observe: ss.showDelegate, Hooks: ss.srv.opts.Hooks,
+	d := delegate.New(delegate.Options{Registry: ss.srv.opts.Registry, Cwd: ss.rec.Cwd, Rules: ss.set.Permissions,
+		Log: ss.srv.log, Chain: chain, Ask: ss.delegatePermission, Observe: ss.showDelegate, Hooks: ss.set.Hooks,
 		MCPServers: func(agent string) []adapters.MCPServer {
 			if len(chain) >= cmp.Or(ss.srv.opts.DelegationDepth, 1) {
 				return nil // deep enough: this delegate cannot delegate further
@@ -222,7 +222,7 @@ func (ss *session) delegatePerms(agent string) (*permission.Service, error) {
 	if p, ok := dl.perms[agent]; ok {
 		return p, nil
 	}
-	p, err := ss.srv.permsFor(ss.rec.Cwd)
+	p, err := ss.srv.permsFor(ss.rec.Cwd, ss.set.Permissions)
 	if err != nil {
 		return nil, err
 	}

@@ -21,6 +21,9 @@ func (s *server) forkSession(_ context.Context, params json.RawMessage) (any, fu
 	if err := decode(params, &p, "sessionId", "cwd"); err != nil {
 		return nil, nil, err
 	}
+	if err := checkSessionID(p.SessionID); err != nil {
+		return nil, nil, err
+	}
 	if err := checkDirs(p.Cwd, p.AdditionalDirectories); err != nil {
 		return nil, nil, err
 	}

@@ -73,26 +73,43 @@ func newIndex(dir string) *index {
 }
 
 func (x *index) path(id string) string {
-	return filepath.Join(x.dir, "sessions", safeName(id)+".json")
+	return filepath.Join(x.dir, "sessions", id+".json")
 }
 
 func (x *index) historyPath(id string) string {
-	return filepath.Join(x.dir, "sessions", safeName(id)+".jsonl")
+	return filepath.Join(x.dir, "sessions", id+".jsonl")
 }
 
-func safeName(id string) string {
-	return strings.Map(func(r rune) rune {
-		if r == '/' || r == '\\' || r == 0 || r == '.' {
-			return '_'
+// ErrBadSessionID: a session id hub could not have made; ids name files,
+// so one is checked before any file is touched, and never rewritten.
+var ErrBadSessionID = errors.New("invalid session id")
+
+// maxSessionID bounds a session id's length (hub makes 28-byte ones).
+const maxSessionID = 128
+
+// checkID reports an id that is empty, too long, or holds anything but
+// ASCII letters, digits, '_' and '-'.
+func checkID(id string) error {
+	bad := strings.IndexFunc(id, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-')
+	})
+	if id == "" || len(id) > maxSessionID || bad >= 0 {
+		shown := id
+		if len(shown) > 40 {
+			shown = shown[:40] + "…"
 		}
-		return r
-	}, id)
+		return fmt.Errorf("%w %q: use 1-%d letters, digits, '_' or '-'", ErrBadSessionID, shown, maxSessionID)
+	}
+	return nil
 }
 
 // Save writes rec's metadata (its History is ignored) and appends more to
 // its history. persist false keeps it in memory only (a session without a
 // turn is not worth a file).
 func (x *index) Save(rec *Record, more []schema.SessionUpdate, persist bool) error {
+	if err := checkID(rec.SessionID); err != nil {
+		return err
+	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	cp := *rec
@@ -156,6 +173,9 @@ func (x *index) append(id string, more []schema.SessionUpdate) error {
 
 // History reads a session's whole history, oldest first.
 func (x *index) History(id string) []schema.SessionUpdate {
+	if checkID(id) != nil {
+		return nil
+	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if x.dir == "" {
@@ -186,6 +206,9 @@ func (x *index) History(id string) []schema.SessionUpdate {
 
 // Get reads one record; ok is false when unknown.
 func (x *index) Get(id string) (*Record, bool) {
+	if checkID(id) != nil {
+		return nil, false
+	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if r, ok := x.mem[id]; ok {
@@ -209,6 +232,9 @@ func (x *index) Get(id string) (*Record, bool) {
 
 // Delete removes a record; unknown ids are fine.
 func (x *index) Delete(id string) error {
+	if err := checkID(id); err != nil {
+		return err
+	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	delete(x.mem, id)

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -98,6 +99,33 @@ type Options struct {
 	// Hooks are the configured command hooks; each session's hooks observe
 	// the Event stream of an agent that does not run them itself. nil: none.
 	Hooks *hooks.Runner
+	// Settings, when set, loads what a session takes from the config that
+	// applies in its cwd (the user's file and that cwd's project files,
+	// untrusted ones filtered); nil: every session uses Permissions, Hooks
+	// and Notice above.
+	Settings func(cwd string) (Settings, error)
+}
+
+// Settings are what a session takes from the configuration of its cwd.
+type Settings struct {
+	Permissions config.PermissionsConfig
+	Hooks       *hooks.Runner
+	// Notice is said once as the session opens (e.g. the project config
+	// keys hub ignored).
+	Notice string
+}
+
+// settingsFor loads the settings of a session in cwd; a project config
+// there that hub cannot use fails the session with its reason.
+func (s *server) settingsFor(cwd string) (Settings, error) {
+	if s.opts.Settings == nil {
+		return Settings{Permissions: s.opts.Permissions, Hooks: s.opts.Hooks, Notice: s.opts.Notice}, nil
+	}
+	set, err := s.opts.Settings(cwd)
+	if err != nil {
+		return Settings{}, jsonrpc.NewError(schema.CodeInternalError, err.Error(), map[string]any{"code": "config"})
+	}
+	return set, nil
 }
 
 // Serve runs an ACP agent over in/out until in reaches EOF or ctx ends,
@@ -212,12 +240,24 @@ func (s *server) closeAll() {
 }
 
 func (s *server) lookup(id string) (*session, error) {
+	if err := checkSessionID(id); err != nil {
+		return nil, err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if ss, ok := s.sessions[id]; ok {
 		return ss, nil
 	}
 	return nil, errUnknownSession(id)
+}
+
+// checkSessionID refuses, as invalid params, an id hub could not have
+// made, before anything looks it up or touches a file.
+func checkSessionID(id string) error {
+	if err := checkID(id); err != nil {
+		return invalidParams("%v", err)
+	}
+	return nil
 }
 
 func errUnknownSession(id string) *jsonrpc.Error {
@@ -404,10 +444,14 @@ func checkCwd(cwd string) error {
 	return nil
 }
 
-// checkDirs requires an absolute cwd and absolute additional roots.
+// checkDirs requires a cwd that is an absolute path to an existing
+// directory, and absolute additional roots.
 func checkDirs(cwd string, more []string) error {
 	if err := checkCwd(cwd); err != nil {
 		return err
+	}
+	if st, err := os.Stat(cwd); err != nil || !st.IsDir() {
+		return invalidParams("cwd %q is not an existing directory", cwd)
 	}
 	for _, d := range more {
 		if !filepath.IsAbs(d) {
@@ -437,15 +481,15 @@ func (s *server) newSession(_ context.Context, params json.RawMessage) (any, fun
 }
 
 // permsFor is a permission service for one agent of a session in cwd:
-// the configured rules, and the durable grants when they are kept.
-func (s *server) permsFor(cwd string) (*permission.Service, error) {
-	perms, err := permission.New(s.opts.Permissions)
+// the rules of the config there, and the durable grants when kept.
+func (s *server) permsFor(cwd string, pc config.PermissionsConfig) (*permission.Service, error) {
+	perms, err := permission.New(pc)
 	if err != nil {
 		return nil, err
 	}
-	if g := s.opts.Grants; g != nil && s.opts.Permissions.GrantScope() != config.GrantsSession {
+	if g := s.opts.Grants; g != nil && pc.GrantScope() != config.GrantsSession {
 		perms.UseGrants(permission.GrantPolicy{Store: g, Project: config.ProjectRoot(cwd),
-			UserWide: s.opts.Permissions.GrantScope() == config.GrantsUser, Lifetime: s.opts.Permissions.GrantLifetime()})
+			UserWide: pc.GrantScope() == config.GrantsUser, Lifetime: pc.GrantLifetime()})
 	}
 	return perms, nil
 }
@@ -458,11 +502,15 @@ func (s *server) open(rec *Record, mcp []schema.McpServer) (*session, error) {
 	s.mu.Lock()
 	caps := s.clientCaps
 	s.mu.Unlock()
-	perms, err := s.permsFor(rec.Cwd)
+	set, err := s.settingsFor(rec.Cwd)
+	if err != nil {
+		return nil, err
+	}
+	perms, err := s.permsFor(rec.Cwd, set.Permissions)
 	if err != nil {
 		return nil, jsonrpc.NewError(schema.CodeInternalError, err.Error(), nil)
 	}
-	ss := &session{srv: s, rec: rec, mcp: s.convertMCP(mcp), perms: perms, seenTools: map[string]bool{}}
+	ss := &session{srv: s, rec: rec, set: set, mcp: s.convertMCP(mcp), perms: perms, seenTools: map[string]bool{}}
 	ss.editor = &editorClient{conn: s.conn, log: s.log, sessionID: rec.SessionID, caps: caps, cwd: rec.Cwd}
 	s.mu.Lock()
 	if old, ok := s.sessions[rec.SessionID]; ok {
@@ -503,6 +551,9 @@ func (s *server) convertMCP(in []schema.McpServer) []adapters.MCPServer {
 func (s *server) reopen(params json.RawMessage) (*session, []schema.SessionUpdate, error) {
 	var p schema.LoadSessionRequest
 	if err := decode(params, &p, "sessionId", "cwd"); err != nil {
+		return nil, nil, err
+	}
+	if err := checkSessionID(p.SessionID); err != nil {
 		return nil, nil, err
 	}
 	if err := checkDirs(p.Cwd, p.AdditionalDirectories); err != nil {
@@ -546,6 +597,9 @@ func (s *server) resumeSession(_ context.Context, params json.RawMessage) (any, 
 func (s *server) closeSession(_ context.Context, params json.RawMessage) (any, func(), error) {
 	var p schema.SessionIDRequest
 	if err := decode(params, &p, "sessionId"); err != nil {
+		return nil, nil, err
+	}
+	if err := checkSessionID(p.SessionID); err != nil {
 		return nil, nil, err
 	}
 	s.mu.Lock()

@@ -24,6 +24,7 @@ import (
 // started lazily on the first prompt so agent switches are cheap.
 type session struct {
 	srv    *server
+	set    Settings // from the config of the session's cwd
 	mcp    []adapters.MCPServer
 	editor *editorClient
 
@@ -188,7 +189,7 @@ func (ss *session) close() {
 // for a turn of agent; nil when no hooks are configured or the agent runs
 // them itself (the native loop).
 func (ss *session) observer(agent string) *hooks.Observer {
-	if ss.srv.opts.Hooks == nil {
+	if ss.set.Hooks == nil {
 		return nil
 	}
 	if a, err := ss.srv.opts.Registry.Get(agent); err != nil || a.Capabilities().Hooks {
@@ -197,7 +198,7 @@ func (ss *session) observer(agent string) *hooks.Observer {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	if ss.hooks == nil && !ss.closed {
-		ss.hooks = ss.srv.opts.Hooks.Observe(hooks.Input{Session: ss.rec.SessionID, Cwd: ss.rec.Cwd, Agent: agent})
+		ss.hooks = ss.set.Hooks.Observe(hooks.Input{Session: ss.rec.SessionID, Cwd: ss.rec.Cwd, Agent: agent})
 	}
 	return ss.hooks
 }
@@ -716,7 +717,7 @@ func (ss *session) fitContent(content []adapters.Content) []adapters.Content {
 // announces the skills and starts the agent ahead of the first prompt.
 func (ss *session) opened() {
 	ss.sendCommands(false)
-	if n := ss.srv.opts.Notice; n != "" {
+	if n := ss.set.Notice; n != "" {
 		ss.send(schema.SessionUpdate{AgentMessageChunk: &schema.ContentChunk{Content: schema.TextBlock(n + "\n")}})
 	}
 	ss.warm()

@@ -3,6 +3,7 @@ package skills
 import (
 	"bytes"
 	"embed"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -11,6 +12,8 @@ import (
 	"strings"
 	"text/template"
 	"unicode/utf8"
+
+	"github.com/hubdev/hub/internal/safefile"
 )
 
 //go:embed templates/*.tmpl
@@ -20,6 +23,10 @@ var tmpl = template.Must(template.ParseFS(templateFS, "templates/*.tmpl"))
 
 // maxFileBytes bounds one referenced file inlined into a prompt.
 const maxFileBytes = 256 << 10
+
+// maxCopyBytes bounds one file of a skill folder copied where an agent
+// looks for skills (when a symlink cannot be made).
+const maxCopyBytes = 64 << 20
 
 // File is a file of a skill folder inlined into a prompt.
 type File struct {
@@ -43,8 +50,8 @@ func (s Skill) ReferencedFiles() []File {
 			continue
 		}
 		seen[rel] = true
-		data, err := os.ReadFile(filepath.Join(s.Dir, filepath.FromSlash(rel)))
-		if err != nil || len(data) > maxFileBytes || !utf8.Valid(data) || bytes.IndexByte(data, 0) >= 0 {
+		data, err := safefile.Read(filepath.Join(s.Dir, filepath.FromSlash(rel)), maxFileBytes)
+		if err != nil || !utf8.Valid(data) || bytes.IndexByte(data, 0) >= 0 {
 			continue
 		}
 		out = append(out, File{Path: rel, Text: strings.TrimRight(string(data), "\n")})
@@ -205,7 +212,10 @@ func copyDir(src, dst string) error {
 		if d.IsDir() {
 			return os.MkdirAll(target, 0o755)
 		}
-		data, err := os.ReadFile(p)
+		data, err := safefile.Read(p, maxCopyBytes)
+		if errors.Is(err, safefile.ErrNotRegular) {
+			return nil // a device or FIFO is no part of a skill
+		}
 		if err != nil {
 			return err
 		}

@@ -19,6 +19,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/hubdev/hub/internal/config"
+	"github.com/hubdev/hub/internal/safefile"
 )
 
 // Sentinel errors.
@@ -39,13 +40,26 @@ const (
 
 // Skill is one parsed SKILL.md folder.
 type Skill struct {
-	Name         string   `json:"name"`
-	Description  string   `json:"description"`
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	// AllowedTools become allow rules when the skill is activated; a
+	// project skill hub does not trust yet keeps them in IgnoredTools.
 	AllowedTools []string `json:"allowedTools,omitempty"`
+	IgnoredTools []string `json:"ignoredAllowedTools,omitempty"`
 	Dir          string   `json:"dir"`
 	Source       string   `json:"source"`
-	Body         string   `json:"-"`
+	// Trusted: a user skill, or a project skill whose SKILL.md the user
+	// trusted as it is now ('hub trust', --trust-project).
+	Trusted bool `json:"trusted"`
+	// Notes are what the user should hear when the skill is activated
+	// (ignored allowed-tools, a project skill of the same name passed over).
+	Notes []string `json:"notes,omitempty"`
+	Body  string   `json:"-"`
 }
+
+// maxSkillFile caps a SKILL.md: a bigger one (or a device, a FIFO) is
+// refused, not read.
+const maxSkillFile = config.MaxProjectFile
 
 // Warning is a skill folder that could not be used, with the reason.
 type Warning struct {
@@ -84,36 +98,49 @@ func Roots(cwd, userDir string) [][2]string {
 // Discover lists the skills visible from cwd: the project's .hub/skills and
 // .agents/skills from cwd up to the repository root, then userDir/skills
 // (config.UserDir() when userDir is "").
-// A name found twice keeps the higher-priority copy. Unusable folders become
-// warnings; Discover never fails.
-func Discover(cwd, userDir string) ([]Skill, []Warning) {
+// A name found twice keeps the higher-priority copy, except that a project
+// skill hub does not trust never shadows the user's own: the user's wins,
+// with a warning. Unusable folders become warnings; Discover never fails.
+func Discover(cwd, userDir string) ([]Skill, []Warning) { return DiscoverTrusting(cwd, userDir, false) }
+
+// DiscoverTrusting is Discover; trustProject trusts every project skill
+// for this run (--trust-project). A project skill is otherwise trusted
+// when 'hub trust' recorded its SKILL.md as it is now; until then it
+// loads as instructions only: its allowed-tools are ignored.
+func DiscoverTrusting(cwd, userDir string, trustProject bool) ([]Skill, []Warning) {
 	userDir = cmp.Or(userDir, config.UserDir())
 	var out []Skill
 	var warns []Warning
 	seen := map[string]string{}
-	for _, root := range Roots(cwd, userDir) {
-		entries, err := os.ReadDir(root[0])
-		if err != nil {
-			if !errors.Is(err, os.ErrNotExist) {
-				warns = append(warns, Warning{root[0], err.Error()})
-			}
-			continue
+	roots := Roots(cwd, userDir)
+	user := map[string]string{} // the user's skills, by name: dir
+	userRoot := roots[len(roots)-1]
+	userSkills, userWarns := scan(userRoot)
+	for _, s := range userSkills {
+		user[s.Name] = s.Dir
+	}
+	for _, root := range roots {
+		list, ws := userSkills, userWarns
+		if root != userRoot {
+			list, ws = scan(root)
 		}
-		for _, e := range entries {
-			dir := filepath.Join(root[0], e.Name())
-			if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-				continue
-			}
-			s, err := Load(dir)
-			if err != nil {
-				warns = append(warns, Warning{dir, strings.ReplaceAll(err.Error(), dir+": ", "")})
+		warns = append(warns, ws...)
+		for _, s := range list {
+			s.Trusted = root == userRoot || trustProject || s.Trusted
+			if dir, mine := user[s.Name]; mine && !s.Trusted {
+				warns = append(warns, Warning{s.Dir, fmt.Sprintf("skill %q is passed over for your own %s: the project is not trusted (run 'hub trust')", s.Name, dir)})
 				continue
 			}
 			if prev, dup := seen[s.Name]; dup {
-				warns = append(warns, Warning{dir, fmt.Sprintf("skill %q is shadowed by %s", s.Name, prev)})
+				warns = append(warns, Warning{s.Dir, fmt.Sprintf("skill %q is shadowed by %s", s.Name, prev)})
 				continue
 			}
-			seen[s.Name] = dir
+			if !s.Trusted && len(s.AllowedTools) > 0 {
+				s.IgnoredTools, s.AllowedTools = s.AllowedTools, nil
+				s.Notes = append(s.Notes, fmt.Sprintf("skill %s: allowed-tools %s ignored: the project is not trusted (run 'hub trust' in %s)",
+					s.Name, strings.Join(s.IgnoredTools, " "), config.ProjectRoot(cwd)))
+			}
+			seen[s.Name] = s.Dir
 			s.Source = root[1]
 			out = append(out, s)
 		}
@@ -122,12 +149,64 @@ func Discover(cwd, userDir string) ([]Skill, []Warning) {
 	return out, warns
 }
 
+// scan loads the skill folders of one root; Trusted says whether the
+// trust store holds each SKILL.md as it is now.
+func scan(root [2]string) ([]Skill, []Warning) {
+	entries, err := os.ReadDir(root[0])
+	if err != nil {
+		if !errors.Is(err, os.ErrNotExist) {
+			return nil, []Warning{{root[0], err.Error()}}
+		}
+		return nil, nil
+	}
+	var out []Skill
+	var warns []Warning
+	for _, e := range entries {
+		dir := filepath.Join(root[0], e.Name())
+		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+			continue
+		}
+		s, data, err := load(dir)
+		if err != nil {
+			warns = append(warns, Warning{dir, strings.ReplaceAll(err.Error(), dir+": ", "")})
+			continue
+		}
+		s.Trusted = config.IsTrusted(filepath.Join(dir, FileName), data)
+		out = append(out, s)
+	}
+	return out, warns
+}
+
+// ProjectFiles are the SKILL.md files of the project skills visible from
+// cwd, for 'hub trust' to record.
+func ProjectFiles(cwd string) []string {
+	var out []string
+	for _, root := range Roots(cwd, "") {
+		if root[1] == SourceUser {
+			continue
+		}
+		list, _ := scan(root)
+		for _, s := range list {
+			out = append(out, filepath.Join(s.Dir, FileName))
+		}
+	}
+	return out
+}
+
 // Find returns the named skill visible from cwd. A folder of that name
 // that is not a valid skill is reported with the reason (ErrMalformed).
-func Find(cwd, userDir, name string) (Skill, error) {
-	all, warns := Discover(cwd, userDir)
+func Find(cwd, userDir, name string) (Skill, error) { return FindTrusting(cwd, userDir, name, false) }
+
+// FindTrusting is Find with DiscoverTrusting's trustProject.
+func FindTrusting(cwd, userDir, name string, trustProject bool) (Skill, error) {
+	all, warns := DiscoverTrusting(cwd, userDir, trustProject)
 	for _, s := range all {
 		if s.Name == name {
+			for _, w := range warns {
+				if filepath.Base(w.Path) == name && !strings.HasPrefix(w.Message, ErrMalformed.Error()) {
+					s.Notes = append(s.Notes, w.String())
+				}
+			}
 			return s, nil
 		}
 	}
@@ -145,22 +224,28 @@ func Find(cwd, userDir, name string) (Skill, error) {
 
 // Load parses dir/SKILL.md.
 func Load(dir string) (Skill, error) {
-	data, err := os.ReadFile(filepath.Join(dir, FileName))
+	s, _, err := load(dir)
+	return s, err
+}
+
+// load parses dir/SKILL.md and returns its bytes too.
+func load(dir string) (Skill, []byte, error) {
+	data, err := safefile.Read(filepath.Join(dir, FileName), maxSkillFile)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return Skill{}, fmt.Errorf("%w: %s: no %s in folder", ErrMalformed, dir, FileName)
+			return Skill{}, nil, fmt.Errorf("%w: %s: no %s in folder", ErrMalformed, dir, FileName)
 		}
-		return Skill{}, fmt.Errorf("%w: %s: %v", ErrMalformed, dir, err)
+		return Skill{}, nil, fmt.Errorf("%w: %s: %v", ErrMalformed, dir, err)
 	}
 	s, err := Parse(data)
 	if err != nil {
-		return Skill{}, fmt.Errorf("%s: %w", dir, err)
+		return Skill{}, nil, fmt.Errorf("%s: %w", dir, err)
 	}
 	s.Dir = dir
 	if s.Name != filepath.Base(dir) {
-		return Skill{}, fmt.Errorf("%w: %s: name %q does not match folder name %q", ErrMalformed, dir, s.Name, filepath.Base(dir))
+		return Skill{}, nil, fmt.Errorf("%w: %s: name %q does not match folder name %q", ErrMalformed, dir, s.Name, filepath.Base(dir))
 	}
-	return s, nil
+	return s, data, nil
 }
 
 // Parse decodes the bytes of a SKILL.md.

@@ -18,9 +18,12 @@ func fixture(t *testing.T) (cwd, userDir string) {
 	return filepath.Join(base, "project"), filepath.Join(base, "user")
 }
 
+// The priority of trusted project skills (see
+// TestDiscover_UntrustedProjectSkillsAreInstructionsOnly for the others).
 func TestDiscover_SourcesPriorityAndWarnings(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
 	cwd, user := fixture(t)
-	list, warns := Discover(cwd, user)
+	list, warns := DiscoverTrusting(cwd, user, true)
 	got := map[string]Skill{}
 	for _, s := range list {
 		got[s.Name] = s
@@ -89,6 +92,7 @@ func writeSkill(t *testing.T, root, name, desc string) {
 }
 
 func TestDiscover_WalksUpToRepoRootNearestShadows(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
 	base := t.TempDir()
 	repo := filepath.Join(base, "repo")
 	cwd := filepath.Join(repo, "svc", "api")
@@ -117,7 +121,7 @@ func TestDiscover_WalksUpToRepoRootNearestShadows(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			list, warns := Discover(tc.cwd, user)
+			list, warns := DiscoverTrusting(tc.cwd, user, true)
 			got := map[string]string{}
 			for _, s := range list {
 				got[s.Name] = s.Description

@@ -12,11 +12,13 @@ import (
 type Source struct {
 	// UserDir overrides config.UserDir() (tests).
 	UserDir string
+	// TrustProject trusts every project skill (--trust-project).
+	TrustProject bool
 }
 
 // Commands lists the skills visible from cwd as slash commands.
 func (s Source) Commands(cwd string) []adapters.Command {
-	list, _ := Discover(cwd, s.UserDir)
+	list, _ := DiscoverTrusting(cwd, s.UserDir, s.TrustProject)
 	out := make([]adapters.Command, 0, len(list))
 	for _, sk := range list {
 		out = append(out, adapters.Command{Name: sk.Name, Description: sk.Description, InputHint: "what to do with the " + sk.Name + " skill"})
@@ -31,7 +33,7 @@ func (s Source) Expand(cwd, name, args string) (string, bool) {
 	if i := strings.IndexAny(name, " \t\r\n"); i >= 0 {
 		name, args = name[:i], strings.TrimSpace(name[i+1:]+" "+args)
 	}
-	sk, err := Find(cwd, s.UserDir, name)
+	sk, err := FindTrusting(cwd, s.UserDir, name, s.TrustProject)
 	if err != nil {
 		return "", false
 	}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"text/template"
 	"time"
+
+	"github.com/hubdev/hub/internal/config"
 )
 
 //go:embed prompts
@@ -48,7 +50,9 @@ func projectInstructions(cwd string) (string, string) {
 	for {
 		for _, name := range []string{"AGENTS.md", "CLAUDE.md"} {
 			p := filepath.Join(dir, name)
-			if b, err := os.ReadFile(p); err == nil {
+			// A repository's file: a FIFO or /dev/zero symlink must not
+			// block or fill memory (ReadProjectFile refuses them).
+			if b, err := config.ReadProjectFile(p); err == nil {
 				s := string(b)
 				if len(s) > projectFileBudget {
 					s = s[:projectFileBudget] + "\n[truncated]"

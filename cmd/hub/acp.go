@@ -63,14 +63,14 @@ func runAcp(ctx context.Context, e *env, args []string) int {
 		Logger:       e.log,
 		StateDir:     *stateDir,
 		AgentInfo:    schema.Implementation{Name: "hub", Title: "hub", Version: currentBuild().Version},
-		Skills:       skills.Source{},
+		Skills:       skills.Source{TrustProject: e.trustProject},
 		Model:        *model,
 		Mode:         *mode,
 		Agents:       e.cfg.ACP.Agents,
 		Fallback:     fallbacks(e.cfg),
 		AuthMethods:  func() []schema.AuthMethod { return authMethods(e) },
 		MaxLine:      e.cfg.ACP.MaxMessageMB << 20,
-		Notice:       untrustedNotice(e.cfg),
+		Notice:       e.cfg.UntrustedNotice(),
 		Permissions:  e.cfg.Permissions,
 		Grants:       permission.OpenGrants(permission.GrantsFile(config.StateDir()), nil),
 	}
@@ -88,6 +88,7 @@ func runAcp(ctx context.Context, e *env, args []string) int {
 		return exitUsage
 	}
 	opts.Hooks = hk
+	opts.Settings = func(cwd string) (acp.Settings, error) { return sessionSettings(e, cwd) }
 	if w := e.cfg.ACP.WarmAgents; w != nil {
 		opts.WarmAgents = cmp.Or(*w, -1) // 0 in the config turns warm starts off
 	}
@@ -161,4 +162,19 @@ func fallbacks(cfg *config.Config) map[string][]string {
 		}
 	}
 	return out
+}
+
+// sessionSettings loads the config that applies in an editor session's
+// cwd, which may be another repository than hub's: the user's file and
+// that cwd's project files, trusted as at launch.
+func sessionSettings(e *env, cwd string) (acp.Settings, error) {
+	cfg, err := config.LoadTrusting(cwd, e.configPath, e.trustProject)
+	if err != nil {
+		return acp.Settings{}, err
+	}
+	hk, err := hooks.New(cfg.Hooks)
+	if err != nil {
+		return acp.Settings{}, fmt.Errorf("%s: %w", cwd, err)
+	}
+	return acp.Settings{Permissions: cfg.Permissions, Hooks: hk, Notice: cfg.UntrustedNotice()}, nil
 }

@@ -21,6 +21,10 @@ func runAgents(_ context.Context, e *env, args []string) int {
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(e.stderr, "hub agents: unexpected argument %q (see 'hub agents --help')\n", fs.Arg(0))
+		return exitUsage
+	}
 	type row struct {
 		Name string `json:"name"`
 		Caps any    `json:"capabilities"`

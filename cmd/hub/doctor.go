@@ -49,6 +49,10 @@ func runDoctor(ctx context.Context, e *env, args []string) int {
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(e.stderr, "hub doctor: unexpected argument %q (see 'hub doctor --help')\n", fs.Arg(0))
+		return exitUsage
+	}
 	o := detect.Options{Config: e.cfg, Registry: e.registry, Specs: all.DoctorSpecs(), Probe: *probe, Refresh: *refresh, Timeout: *timeout, All: *listAll}
 	if *agent != "" {
 		o.Agents = []string{*agent}

@@ -47,7 +47,7 @@ Usage:
   hub login AGENT / logout AGENT  the agent's own login, in this terminal
   hub trust [DIR]                 trust the project's .hub/config.toml files as they are now
 
-Global flags (before or after the subcommand):
+Global flags (before or after the subcommand; "--" ends every flag):
   --config FILE     use FILE instead of the user config (~/.config/hub/config.toml)
   --log-level LVL   trace|debug|info|warn|error (default warn, or $HUB_LOG)
   --log-file FILE   write logs to FILE instead of stderr
@@ -67,6 +67,10 @@ type env struct {
 	stdin    io.Reader
 	stdout   io.Writer
 	stderr   io.Writer
+	// configPath and trustProject are --config and --trust-project, for
+	// loading the config of another directory (an editor session's).
+	configPath   string
+	trustProject bool
 }
 
 type globalFlags struct {
@@ -171,14 +175,20 @@ func newEnv(g globalFlags, stdin io.Reader, stdout, stderr io.Writer) (*env, io.
 	}
 	proc.Log = log
 	reg := all.Registry(cfg, log)
-	return &env{cfg: cfg, log: log, registry: reg, cwd: cwd, stdin: stdin, stdout: stdout, stderr: stderr}, closer, nil
+	return &env{cfg: cfg, log: log, registry: reg, cwd: cwd, stdin: stdin, stdout: stdout, stderr: stderr,
+		configPath: g.config, trustProject: g.trustProject}, closer, nil
 }
 
-// extractGlobal pulls global flags out of args wherever they appear.
+// extractGlobal pulls global flags out of args wherever they appear
+// before "--": after it every word is an argument (a prompt's words are
+// never flags), and "--" stays for the subcommand's own flags.
 func extractGlobal(g *globalFlags, args []string) []string {
 	var rest []string
 	for i := 0; i < len(args); i++ {
 		a := args[i]
+		if a == "--" {
+			return append(rest, args[i:]...)
+		}
 		if a == "--trust-project" || a == "-trust-project" {
 			g.trustProject = true
 			continue
@@ -189,7 +199,7 @@ func extractGlobal(g *globalFlags, args []string) []string {
 			p    *string
 		}{{"config", &g.config}, {"log-level", &g.logLevel}, {"log-file", &g.logFile}} {
 			for _, prefix := range []string{"-" + f.name, "--" + f.name} {
-				if a == prefix && i+1 < len(args) {
+				if a == prefix && i+1 < len(args) && args[i+1] != "--" {
 					target = f.p
 					*target = args[i+1]
 					i++

@@ -342,3 +342,16 @@ func readPrompt(args []string, stdin io.Reader) (string, error) {
 	}
 	return readStdinPrompt(stdin)
 }
+
+// chdir runs the rest of the test in dir (hub reads .hub/config.toml there).
+func chdir(t *testing.T, dir string) {
+	t.Helper()
+	old, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chdir(dir); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.Chdir(old) })
+}

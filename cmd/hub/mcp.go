@@ -46,6 +46,10 @@ func runMCP(ctx context.Context, e *env, args []string) int {
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(e.stderr, "hub mcp: unexpected argument %q (see 'hub mcp --help')\n", fs.Arg(0))
+		return exitUsage
+	}
 	if a := runner.Approve(*approve); !a.Valid() {
 		fmt.Fprintf(e.stderr, "hub mcp: --approve must be all, read-only or none\n")
 		return exitUsage

@@ -122,6 +122,7 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	}
 	o.Prompt, o.Approve, o.Format = prompt, runner.Approve(approve), runner.Format(format)
 	o.Skills, o.Images, o.AllowTools, o.Rules = skillNames, images, allowTools, e.cfg.Permissions
+	o.TrustProject = e.trustProject
 	o.Grants = permission.OpenGrants(permission.GrantsFile(config.StateDir()), nil)
 	if o.Hooks, err = hooks.New(e.cfg.Hooks); err != nil {
 		fmt.Fprintf(e.stderr, "hub run: %v\n", err)

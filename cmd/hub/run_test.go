@@ -118,19 +118,6 @@ func fakeAgentConfig(t *testing.T, root, mode string) (cwd, pidFile string) {
 	return cwd, pidFile
 }
 
-// chdir runs the rest of the test in dir (hub reads .hub/config.toml there).
-func chdir(t *testing.T, dir string) {
-	t.Helper()
-	old, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chdir(dir); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = os.Chdir(old) })
-}
-
 // TestRun_EveryExitCodeBothFormats drives `hub run` end to end (flags,
 // config, registry, runner, output) with the replay adapter, and with a
 // configured ACP agent whose program is missing for exit 3.

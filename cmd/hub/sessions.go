@@ -43,6 +43,10 @@ func runSessions(_ context.Context, e *env, args []string) int {
 	st := acp.OpenStore(config.StateDir())
 	switch sub {
 	case "list":
+		if len(pos) > 0 {
+			fmt.Fprintf(e.stderr, "hub sessions list: unexpected argument %q (see 'hub sessions --help')\n", pos[0])
+			return exitUsage
+		}
 		return listSessions(e, st, *asJSON)
 	case "show", "export", "rm":
 		if len(pos) != 1 {

@@ -16,6 +16,8 @@ Lists the Agent Skills (folders holding a SKILL.md) found in .hub/skills and
 .agents/skills of the current directory and each parent up to the repository
 root (nearest first; a nearer skill hides one of the same name), then in the
 user config dir's skills/, with where each came from. Malformed skills are reported as warnings on stderr.
+A project skill is "untrusted" until 'hub trust': instructions only (its
+allowed-tools are ignored), and your own skill of the same name wins.
 Use a skill with 'hub run --skill NAME' or '/NAME' in an ACP editor.
 `
 
@@ -34,7 +36,7 @@ func runSkills(_ context.Context, e *env, args []string) int {
 		fmt.Fprintf(e.stderr, "hub skills: unknown subcommand %q (only 'list')\n", fs.Arg(0))
 		return exitUsage
 	}
-	list, warns := skills.Discover(e.cwd, "")
+	list, warns := skills.DiscoverTrusting(e.cwd, "", e.trustProject)
 	if *asJSON {
 		if list == nil {
 			list = []skills.Skill{}
@@ -60,7 +62,11 @@ func runSkills(_ context.Context, e *env, args []string) int {
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "SKILL\tSOURCE\tDESCRIPTION")
 	for _, s := range list {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Name, s.Source, truncate(s.Description, 50))
+		src := s.Source
+		if !s.Trusted {
+			src += " (untrusted)" // instructions only until 'hub trust'
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Name, src, truncate(s.Description, 50))
 	}
 	_ = tw.Flush()
 	return exitOK

@@ -4,20 +4,23 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"strings"
 
 	"github.com/hubdev/hub/internal/config"
+	"github.com/hubdev/hub/skills"
 )
 
 const trustHelp = `Usage: hub trust [DIR]
 
 Trusts the project config files that apply in DIR (default: the current
 directory): DIR/.hub/config.toml and those of its parents up to the
-repository root, as they are now. Until then hub ignores their keys that
-run code or widen authority (agent commands, args, env and options,
-provider endpoints and keys, allow and ask rules, wider modes, log files);
-a file that changes is untrusted again. The trust store is in hub's state
-directory. --trust-project trusts them for one run instead.
+repository root, as they are now, and the SKILL.md of each project skill
+(.hub/skills, .agents/skills). Until then hub ignores their keys that run
+code or widen authority (agent commands, args, env and options, provider
+endpoints, presets and keys, allow and ask rules, modes wider than yours,
+log files, hooks), a project skill's allowed-tools, and a project skill
+named like one of yours (yours is used); a file that changes is untrusted
+again. The trust store is in hub's state directory. --trust-project trusts
+them for one run instead.
 `
 
 func init() { commands["trust"] = command{run: runTrust, help: trustHelp} }
@@ -36,40 +39,19 @@ func runTrust(_ context.Context, e *env, args []string) int {
 		fmt.Fprintf(e.stderr, "hub trust: %v\n", err)
 		return exitUsage
 	}
-	files, err := config.Trust(abs)
-	if err != nil {
+	files := append(config.ProjectFiles(abs), skills.ProjectFiles(abs)...)
+	if err := config.TrustFiles(files); err != nil {
 		fmt.Fprintf(e.stderr, "hub trust: %v\n", err)
 		return exitError
 	}
 	if len(files) == 0 {
-		fmt.Fprintf(e.stderr, "hub trust: no .hub/config.toml applies in %s\n", abs)
+		fmt.Fprintf(e.stderr, "hub trust: no .hub/config.toml or project skill applies in %s\n", abs)
 		return exitOK
 	}
 	for _, f := range files {
 		fmt.Fprintf(e.stdout, "trusted %s\n", f)
 	}
 	return exitOK
-}
-
-// untrustedNotice tells an editor session which project keys hub ignored.
-func untrustedNotice(cfg *config.Config) string {
-	if len(cfg.Ignored) == 0 {
-		return ""
-	}
-	files := map[string][]string{}
-	var order []string
-	for _, ig := range cfg.Ignored {
-		if files[ig.File] == nil {
-			order = append(order, ig.File)
-		}
-		files[ig.File] = append(files[ig.File], ig.Key)
-	}
-	var b strings.Builder
-	for _, f := range order {
-		fmt.Fprintf(&b, "hub ignored %s from the untrusted project config %s; run 'hub trust' in %s to use them.\n",
-			strings.Join(files[f], ", "), f, filepath.Dir(filepath.Dir(f)))
-	}
-	return strings.TrimSpace(b.String())
 }
 
 // untrustedAgent reports why agent cannot run: it is defined (or made the

@@ -255,6 +255,7 @@ func (a AgentConfig) Over(base AgentConfig) AgentConfig {
 	}
 	out.Protocol = cmp.Or(a.Protocol, base.Protocol)
 	out.Type = cmp.Or(a.Type, base.Type)
+	out.Script = cmp.Or(a.Script, base.Script)
 	out.Model = cmp.Or(a.Model, base.Model)
 	out.Mode = cmp.Or(a.Mode, base.Mode)
 	out.Disabled = a.Disabled || base.Disabled
@@ -315,6 +316,39 @@ type ProviderConfig struct {
 	MaxTurnRequests int      `toml:"max_turn_requests"`
 	Stream          *bool    `toml:"stream"`
 	AzureAPIVersion string   `toml:"azure_api_version"`
+}
+
+// Over returns p laid over base field by field, as AgentConfig.Over does:
+// each field p sets wins, headers merge with p's values winning.
+func (p ProviderConfig) Over(base ProviderConfig) ProviderConfig {
+	out := base
+	out.Preset = cmp.Or(p.Preset, base.Preset)
+	out.BaseURL = cmp.Or(p.BaseURL, base.BaseURL)
+	out.Model = cmp.Or(p.Model, base.Model)
+	out.APIKeyEnv = cmp.Or(p.APIKeyEnv, base.APIKeyEnv)
+	if len(p.Headers) > 0 {
+		out.Headers = maps.Clone(base.Headers)
+		if out.Headers == nil {
+			out.Headers = map[string]string{}
+		}
+		maps.Copy(out.Headers, p.Headers)
+	}
+	out.OmitTemperature = p.OmitTemperature || base.OmitTemperature
+	out.OmitToolChoice = p.OmitToolChoice || base.OmitToolChoice
+	out.MaxTokensField = cmp.Or(p.MaxTokensField, base.MaxTokensField)
+	out.MaxTokens = cmp.Or(p.MaxTokens, base.MaxTokens)
+	out.ContextWindow = cmp.Or(p.ContextWindow, base.ContextWindow)
+	out.MaxTurnRequests = cmp.Or(p.MaxTurnRequests, base.MaxTurnRequests)
+	out.AzureAPIVersion = cmp.Or(p.AzureAPIVersion, base.AzureAPIVersion)
+	for _, f := range []struct{ dst, src **bool }{{&out.Vision, &p.Vision}, {&out.Stream, &p.Stream}} {
+		if *f.src != nil {
+			*f.dst = *f.src
+		}
+	}
+	if p.Temperature != nil {
+		out.Temperature = p.Temperature
+	}
+	return out
 }
 
 // PermissionsConfig holds rules for the native loop's permission service.
@@ -458,12 +492,12 @@ func LoadTrusting(cwd, explicit string, trustProject bool) (*Config, error) {
 }
 
 func (c *Config) mergeFile(path string, mustExist, project, trusted bool) error {
-	data, err := os.ReadFile(path)
+	data, err := ReadProjectFile(path)
 	if errors.Is(err, os.ErrNotExist) && !mustExist {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("%w: %s: %v", ErrInvalid, path, err)
+		return fmt.Errorf("%w: %w", ErrInvalid, err) // err names the file
 	}
 	f, err := Parse(path, data)
 	if err != nil {
@@ -489,6 +523,7 @@ func (c *Config) mergeFile(path string, mustExist, project, trusted bool) error 
 			c.UntrustedDefault = def
 		}
 		c.narrowSandbox(f, path)
+		c.narrowAgents(f, path)
 		c.mergeNarrow(f)
 	} else {
 		c.merge(f)
@@ -507,11 +542,7 @@ func (c *Config) mergeNarrow(f *Config) {
 		c.Log.Level = f.Log.Level
 	}
 	for k, v := range f.Agents {
-		cur := c.Agents[k]
-		cur.Model = cmp.Or(v.Model, cur.Model)
-		cur.Mode = cmp.Or(v.Mode, cur.Mode)
-		cur.Disabled = cur.Disabled || v.Disabled
-		c.Agents[k] = cur
+		c.Agents[k] = v.Over(c.Agents[k])
 	}
 	for k, v := range f.Providers {
 		cur, ok := c.Providers[k]
@@ -628,10 +659,10 @@ func (c *Config) merge(f *Config) {
 		c.Log.File = f.Log.File
 	}
 	for k, v := range f.Agents {
-		c.Agents[k] = v
+		c.Agents[k] = v.Over(c.Agents[k])
 	}
 	for k, v := range f.Providers {
-		c.Providers[k] = v
+		c.Providers[k] = v.Over(c.Providers[k])
 	}
 	c.Permissions.Rules = append(c.Permissions.Rules, f.Permissions.Rules...)
 	c.mergeGrants(f)

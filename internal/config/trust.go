@@ -1,14 +1,19 @@
 package config
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
+
+	"github.com/hubdev/hub/internal/safefile"
 )
 
 // A project config file comes with the repository, so whoever wrote the
@@ -28,9 +33,12 @@ type Ignored struct {
 // TrustPath is the trust store: absolute file path -> sha256 of its bytes.
 func TrustPath() string { return filepath.Join(StateDir(), "trust.json") }
 
+// maxTrustStore caps the trust store's size.
+const maxTrustStore = 16 << 20
+
 func loadTrust() map[string]string {
 	m := map[string]string{}
-	if b, err := os.ReadFile(TrustPath()); err == nil {
+	if b, err := safefile.Read(TrustPath(), maxTrustStore); err == nil {
 		_ = json.Unmarshal(b, &m)
 	}
 	return m
@@ -73,28 +81,106 @@ func fileExists(p string) bool {
 // now, and returns them.
 func Trust(dir string) ([]string, error) {
 	files := ProjectFiles(dir)
-	m := loadTrust()
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			return nil, fmt.Errorf("trust %s: %w", f, err)
-		}
-		m[f] = fileHash(data)
-	}
-	b, _ := json.MarshalIndent(m, "", "  ")
-	if err := os.MkdirAll(filepath.Dir(TrustPath()), 0o700); err != nil {
-		return nil, fmt.Errorf("trust store: %w", err)
-	}
-	tmp := TrustPath() + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o600); err != nil {
-		return nil, fmt.Errorf("trust store: %w", err)
-	}
-	return files, os.Rename(tmp, TrustPath())
+	return files, TrustFiles(files)
 }
 
-// narrowingModes are the modes an untrusted file may set: they ask more,
-// never less.
+// TrustFiles records files (project config files, skills) as they are now.
+// The store is rewritten under its lock, re-read first, so concurrent
+// `hub trust` runs keep each other's entries.
+func TrustFiles(files []string) error {
+	add := map[string]string{}
+	for _, f := range files {
+		abs, err := filepath.Abs(f)
+		if err != nil {
+			return fmt.Errorf("trust %s: %w", f, err)
+		}
+		data, err := ReadProjectFile(abs)
+		if err != nil {
+			return fmt.Errorf("trust %s: %w", f, err)
+		}
+		add[abs] = fileHash(data)
+	}
+	if len(add) == 0 {
+		return nil
+	}
+	err := safefile.Update(TrustPath(), maxTrustStore, 0o600, func(old []byte) ([]byte, error) {
+		m := map[string]string{}
+		if len(old) > 0 {
+			if err := json.Unmarshal(old, &m); err != nil {
+				return nil, fmt.Errorf("%s is corrupt: %w (fix it, or remove it to trust again from scratch)", TrustPath(), err)
+			}
+		}
+		maps.Copy(m, add)
+		b, err := json.MarshalIndent(m, "", "  ")
+		return append(b, '\n'), err
+	})
+	if err != nil {
+		return fmt.Errorf("trust store: %w", err)
+	}
+	return nil
+}
+
+// MaxProjectFile caps a file hub reads from a repository (config,
+// AGENTS.md, SKILL.md): a bigger one is refused, not read.
+const MaxProjectFile = 1 << 20
+
+// ReadProjectFile reads a file a repository supplies: a regular file (a
+// symlink to one is followed) of at most MaxProjectFile bytes. A device
+// or FIFO is refused at once.
+func ReadProjectFile(path string) ([]byte, error) { return safefile.Read(path, MaxProjectFile) }
+
+// narrowingModes are the modes an untrusted file may set at all: they ask
+// more, never less. Against the user's own mode, a mode may only narrow
+// (see narrows).
 var narrowingModes = map[string]bool{"": true, "default": true, "plan": true, "read-only": true}
+
+// modeRank orders modes by what the agent may do unasked: plan and
+// read-only change nothing, default asks, anything else asks less.
+func modeRank(mode string) int {
+	switch mode {
+	case "read-only", "plan":
+		return 0
+	case "default":
+		return 1
+	}
+	return 2
+}
+
+// narrows says whether an untrusted file's mode may replace cur: the same
+// mode, or one that lets the agent do strictly less.
+func narrows(mode, cur string) bool {
+	mode, cur = cmp.Or(mode, "default"), cmp.Or(cur, "default")
+	return mode == cur || modeRank(mode) < modeRank(cur)
+}
+
+// narrowAgents drops from an untrusted file the agent modes that would not
+// narrow the mode set so far (the user's own), and the provider presets
+// that would re-point an endpoint, recording each.
+func (c *Config) narrowAgents(f *Config, path string) {
+	drop := func(key, why string) {
+		c.Ignored = append(c.Ignored, Ignored{File: path, Key: key})
+		c.Warnings = append(c.Warnings, fmt.Sprintf("%s: %s ignored: the project config is not trusted and %s (run 'hub trust' in %s)",
+			path, key, why, filepath.Dir(filepath.Dir(path))))
+	}
+	for _, name := range f.AgentNames() {
+		a := f.Agents[name]
+		if cur := c.Agents[name].Mode; a.Mode != "" && !narrows(a.Mode, cur) {
+			drop(fmt.Sprintf("agents.%s.mode (%s)", name, a.Mode), fmt.Sprintf("may only narrow your mode %q", cmp.Or(cur, "default")))
+			a.Mode = ""
+			f.Agents[name] = a
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(f.Providers)) {
+		p := f.Providers[name]
+		cur, ok := c.Providers[name]
+		if p.Preset == "" || (ok && p.Preset == cur.Preset) || (cur.Preset == "" && p.Preset == name) {
+			continue
+		}
+		drop(fmt.Sprintf("providers.%s.preset (%s)", name, p.Preset), "may not change an endpoint")
+		p.Preset = ""
+		f.Providers[name] = p
+	}
+}
 
 // restrict drops what an untrusted file may not set from f, recording each
 // key, and returns the names of the agents it defined with a command.
@@ -199,4 +285,26 @@ func (c *Config) narrowSandbox(f *Config, path string) {
 		}
 	}
 	f.Sandbox = SandboxConfig{}
+}
+
+// UntrustedNotice tells an editor session which project keys hub ignored,
+// one sentence per file; "" when none.
+func (c *Config) UntrustedNotice() string {
+	if len(c.Ignored) == 0 {
+		return ""
+	}
+	files := map[string][]string{}
+	var order []string
+	for _, ig := range c.Ignored {
+		if files[ig.File] == nil {
+			order = append(order, ig.File)
+		}
+		files[ig.File] = append(files[ig.File], ig.Key)
+	}
+	var b strings.Builder
+	for _, f := range order {
+		fmt.Fprintf(&b, "hub ignored %s from the untrusted project config %s; run 'hub trust' in %s to use them.\n",
+			strings.Join(files[f], ", "), f, filepath.Dir(filepath.Dir(f)))
+	}
+	return strings.TrimSpace(b.String())
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/safefile"
 )
 
 // Sentinel errors of the grant store.
@@ -252,56 +253,22 @@ func (g *Grants) write(list []Grant) error {
 	if err != nil {
 		return fmt.Errorf("encode grants: %w", err)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(g.path), ".grants-*.tmp")
-	if err != nil {
-		return fmt.Errorf("write grants: %w", err)
-	}
-	_, werr := tmp.Write(append(b, '\n'))
-	cerr := tmp.Close()
-	if werr == nil && cerr == nil {
-		werr = os.Rename(tmp.Name(), g.path)
-	}
-	if err := errors.Join(werr, cerr); err != nil {
-		_ = os.Remove(tmp.Name())
-		return fmt.Errorf("write grants %s: %w", g.path, err)
+	if err := safefile.WriteAtomic(g.path, append(b, '\n'), 0o600); err != nil {
+		return fmt.Errorf("grants: %w", err)
 	}
 	return nil
 }
 
-// Lock timing: a change holds the lock for a read and a write; a lock
-// older than staleLock was left by a hub that died holding it.
-const (
-	lockWait  = 5 * time.Second
-	lockPoll  = 10 * time.Millisecond
-	staleLock = 30 * time.Second
-)
-
-// lock takes the store's lock file (created with O_EXCL) and returns its
-// release.
+// lock takes the store's lock file and returns its release.
 func (g *Grants) lock() (func(), error) {
-	if err := os.MkdirAll(filepath.Dir(g.path), 0o700); err != nil {
-		return nil, fmt.Errorf("grants dir: %w", err)
+	unlock, err := safefile.Lock(g.path)
+	if errors.Is(err, safefile.ErrLocked) {
+		return nil, fmt.Errorf("%w: %w", ErrGrantsLocked, err)
 	}
-	lp := g.path + ".lock"
-	deadline := time.Now().Add(lockWait)
-	for {
-		f, err := os.OpenFile(lp, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
-		if err == nil {
-			_ = f.Close()
-			return func() { _ = os.Remove(lp) }, nil
-		}
-		if !errors.Is(err, fs.ErrExist) {
-			return nil, fmt.Errorf("lock grants: %w", err)
-		}
-		if st, serr := os.Stat(lp); serr == nil && time.Since(st.ModTime()) > staleLock {
-			_ = os.Remove(lp)
-			continue
-		}
-		if time.Now().After(deadline) {
-			return nil, fmt.Errorf("%w: %s (remove it if no hub is running)", ErrGrantsLocked, lp)
-		}
-		time.Sleep(lockPoll)
+	if err != nil {
+		return nil, fmt.Errorf("grants: %w", err)
 	}
+	return unlock, nil
 }
 
 func newGrantID(taken []Grant) (string, error) {

@@ -153,6 +153,14 @@ func (w *output) decided(ev adapters.Event, dec adapters.PermissionDecision, rea
 		w.jsonl(envelope{V: EnvelopeVersion, Candidate: w.o.Candidate, Event: ev, Decision: &dec, Reason: reason})
 		return
 	}
+	if ev.Permission != nil && reason != "" {
+		verdict := w.color("32", "allowed")
+		if !dec.Allowed() {
+			verdict = w.color("31", "denied")
+		}
+		w.line(fmt.Sprintf("? permission %s: %s (%s)", toolLabel(ev.Permission.Tool), verdict, reason))
+		return
+	}
 	w.event(ev, &dec)
 }
 

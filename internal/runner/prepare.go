@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/hubdev/hub/adapters"
@@ -72,11 +73,16 @@ func (r *run) sessionOptions(name string, caps adapters.Capabilities) (so adapte
 	}
 	var list []skills.Skill
 	for _, n := range o.Skills {
-		s, err := skills.Find(cwd, o.SkillsUserDir, n)
+		s, err := skills.FindTrusting(cwd, o.SkillsUserDir, n, o.TrustProject)
 		if err != nil {
 			return so, "", cleanup, fmt.Errorf("%w: --skill: %v", ErrUsage, err)
 		}
 		list = append(list, s)
+		for _, note := range s.Notes {
+			if !slices.Contains(r.warnings, note) { // once, not per fallback attempt
+				r.warn("%s", note)
+			}
+		}
 		for _, pat := range s.AllowedTools {
 			rule, err := permission.AllowRule(pat, "skill "+s.Name+" allowed-tools "+pat)
 			if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -107,9 +108,43 @@ func TestRun_SkillAllowedToolsAllowOnlyTheirCommands(t *testing.T) {
 		a := &fakeAdapter{name: "fake", caps: adapters.Capabilities{Permissions: true, Skills: "prompt"}, script: steps(ev, done(adapters.StopEndTurn))}
 		s, _, _ := runFake(t, context.Background(), a, func(o *Options) {
 			o.Cwd, o.SkillsUserDir, o.Skills = filepath.Join(base, "project"), filepath.Join(base, "user"), []string{"pdf-tools"}
+			o.TrustProject = true
 		})
 		if got := len(s.Denied) == 0; got != allowed {
 			t.Errorf("%q: denied %+v; the skill allows pdftotext only", cmd, s.Denied)
 		}
+	}
+}
+
+// A project skill hub does not trust yet is instructions only: its
+// allowed-tools allow nothing, under --approve none or read-only, and the
+// run says so once; the text output names what decided each request.
+func TestRun_UntrustedProjectSkillAllowsNothing(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	base, _ := filepath.Abs("../../testdata/skills")
+	cmd := "pdftotext -layout a.pdf out.txt"
+	tool := adapters.ToolCall{ID: "t1", Title: cmd, Name: "Bash", Kind: adapters.KindExecute, RawInput: []byte(`{"command":"` + cmd + `"}`)}
+	for _, approve := range []Approve{ApproveNone, ApproveReadOnly} {
+		t.Run(string(approve), func(t *testing.T) {
+			ev := adapters.Event{Type: adapters.EventPermission, Permission: adapters.NewPermissionRequest(tool, nil)}
+			a := &fakeAdapter{name: "fake", caps: adapters.Capabilities{Permissions: true, Skills: "prompt"}, script: steps(ev, done(adapters.StopEndTurn))}
+			s, _, _ := runFake(t, context.Background(), a, func(o *Options) {
+				o.Cwd, o.SkillsUserDir, o.Skills, o.Approve = filepath.Join(base, "project"), filepath.Join(base, "user"), []string{"pdf-tools"}, approve
+			})
+			if len(s.Denied) != 1 || s.Denied[0].Reason != "--approve "+string(approve) {
+				t.Errorf("denied %+v: the untrusted skill's allowed-tools must not allow %q", s.Denied, cmd)
+			}
+			if len(s.Warnings) == 0 {
+				t.Error("no warning on the ignored allowed-tools")
+			}
+		})
+	}
+	ev := adapters.Event{Type: adapters.EventPermission, Permission: adapters.NewPermissionRequest(tool, nil)}
+	a := &fakeAdapter{name: "fake", caps: adapters.Capabilities{Permissions: true}, script: steps(ev, done(adapters.StopEndTurn))}
+	s, _, stderr := runFake(t, context.Background(), a, func(o *Options) {
+		o.Approve, o.AllowTools = ApproveNone, []string{"Bash(pdftotext:*)"}
+	})
+	if len(s.Denied) != 0 || !strings.Contains(stderr, "--allow-tool Bash(pdftotext:*)") || strings.Contains(stderr, "(--approve none)") {
+		t.Errorf("denied %+v, stderr %q: the permission line must name the rule that allowed it, not --approve none", s.Denied, stderr)
 	}
 }

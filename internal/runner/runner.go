@@ -67,6 +67,9 @@ type Options struct {
 	Skills []string
 	// SkillsUserDir overrides config.UserDir() for skill lookup.
 	SkillsUserDir string
+	// TrustProject trusts the project's skills (--trust-project): their
+	// allowed-tools apply although 'hub trust' did not record them.
+	TrustProject bool
 	// KeepSkills leaves natively placed skills in place after the run.
 	KeepSkills bool
 	Images     []string

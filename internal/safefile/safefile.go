@@ -1,0 +1,153 @@
+// Package safefile reads files a repository supplies (config, AGENTS.md,
+// skills) without trusting their shape, and rewrites small shared stores
+// (trust, grants) so concurrent hub processes do not lose each other's
+// writes. It imports nothing of hub's, so every package may use it.
+package safefile
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// Sentinel errors.
+var (
+	// ErrNotRegular: the path is a device, FIFO, socket or directory
+	// (a symlink is followed; its target must be a regular file).
+	ErrNotRegular = errors.New("not a regular file")
+	// ErrTooLarge: the file holds more than the cap.
+	ErrTooLarge = errors.New("file too large")
+	// ErrLocked: another process held the lock past the wait.
+	ErrLocked = errors.New("locked")
+)
+
+// Read returns the bytes of the regular file at path, at most max of them:
+// a longer file is ErrTooLarge, a device or FIFO ErrNotRegular, without
+// blocking on it. A missing file is an error satisfying fs.ErrNotExist.
+func Read(path string, max int64) ([]byte, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("read %s: %w (%s)", path, ErrNotRegular, kind(st.Mode()))
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|openNonblock, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	// The path may have been swapped between Stat and Open.
+	if st, err = f.Stat(); err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("read %s: %w (%s)", path, ErrNotRegular, kind(st.Mode()))
+	}
+	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	if int64(len(data)) > max {
+		return nil, fmt.Errorf("read %s: %w: more than %d bytes", path, ErrTooLarge, max)
+	}
+	return data, nil
+}
+
+func kind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&(fs.ModeDevice|fs.ModeCharDevice) != 0:
+		return "a device"
+	}
+	return "mode " + m.String()
+}
+
+// Lock timing: a change holds a lock for a read and a write; a lock file
+// older than staleLock was left by a process that died holding it.
+const (
+	lockWait  = 10 * time.Second
+	lockPoll  = 5 * time.Millisecond
+	staleLock = 30 * time.Second
+)
+
+// Lock takes path+".lock" (created with O_EXCL, so it works across
+// processes and platforms) and returns its release. It waits for another
+// holder up to a few seconds, then fails with ErrLocked.
+func Lock(path string) (unlock func(), err error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("lock %s: %w", path, err)
+	}
+	lp := path + ".lock"
+	deadline := time.Now().Add(lockWait)
+	for {
+		f, err := os.OpenFile(lp, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+		if err == nil {
+			_ = f.Close()
+			return func() { _ = os.Remove(lp) }, nil
+		}
+		if !errors.Is(err, fs.ErrExist) && !isTransient(err) {
+			return nil, fmt.Errorf("lock %s: %w", path, err)
+		}
+		if st, serr := os.Stat(lp); serr == nil && time.Since(st.ModTime()) > staleLock {
+			_ = os.Remove(lp)
+			continue
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("%w: %s (remove it if no hub is running)", ErrLocked, lp)
+		}
+		time.Sleep(lockPoll)
+	}
+}
+
+// WriteAtomic replaces path with data: a temporary file in the same
+// directory, renamed over it, so a reader sees the old or the new bytes.
+func WriteAtomic(path string, data []byte, perm fs.FileMode) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"-*.tmp")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	_, werr := tmp.Write(data)
+	merr := tmp.Chmod(perm)
+	cerr := tmp.Close()
+	err = errors.Join(werr, merr, cerr)
+	if err == nil {
+		err = rename(tmp.Name(), path)
+	}
+	if err != nil {
+		_ = os.Remove(tmp.Name())
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// Update rewrites path under its lock: change gets the current bytes (nil
+// when the file does not exist yet) and returns the new ones.
+func Update(path string, max int64, perm fs.FileMode, change func(old []byte) ([]byte, error)) error {
+	unlock, err := Lock(path)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	old, err := Read(path, max)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	data, err := change(old)
+	if err != nil {
+		return err
+	}
+	return WriteAtomic(path, data, perm)
+}
