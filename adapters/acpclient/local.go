@@ -99,12 +99,31 @@ func (l *local) inside(p string) (string, error) {
 	if !filepath.IsAbs(p) {
 		return "", rpcErr(jsonrpc.CodeInvalidParams, "path must be absolute: %q", p)
 	}
+	if name, ok := aliasName(hostOS, p); ok {
+		return "", rpcErr(jsonrpc.CodeInvalidParams, "path %s: Windows opens %q under another name; use the name itself", p, name)
+	}
 	for _, root := range l.roots {
 		if real, err := fspath.Resolve(hostOS, root, p); err == nil {
 			return real, nil
 		}
 	}
 	return "", rpcErr(jsonrpc.CodeInvalidParams, "path %s is outside the session directory %s", filepath.Clean(p), l.cwd)
+}
+
+// aliasName finds a name Windows opens as another one, which the deny
+// list would not recognise: trailing dots and spaces are dropped (".env "
+// is .env) and "name:stream" is a stream of name (".env::$DATA").
+func aliasName(goos, p string) (string, bool) {
+	if goos != "windows" {
+		return "", false
+	}
+	_, names := fspath.SplitPath(goos, p)
+	for _, n := range names {
+		if strings.HasSuffix(n, ".") || strings.HasSuffix(n, " ") || strings.Contains(n, ":") {
+			return n, true
+		}
+	}
+	return "", false
 }
 
 // call describes a local call for the permission gate: titled with the
@@ -247,7 +266,10 @@ func (l *local) createTerminal(ctx context.Context, params json.RawMessage) (any
 		}
 		dir = d
 	}
-	line := commandLine(p.Command, p.Args)
+	line, err := commandLine(p)
+	if err != nil {
+		return nil, err
+	}
 	tc := l.call("bash", adapters.KindExecute, line, map[string]any{"command": line, "cwd": dir})
 	done, err := l.ask(ctx, tc)
 	if err != nil {
@@ -313,17 +335,35 @@ func (l *local) start(p schema.CreateTerminalRequest, dir string) (*terminal, er
 }
 
 // commandLine is the shell line a terminal/create runs, for the deny
-// list and the rules: the program as sent (agents put whole lines there
-// too) and its arguments quoted.
-func commandLine(command string, args []string) string {
-	parts := []string{command}
-	if len(args) > 0 {
-		parts[0] = shellQuote(command)
+// list, the rules and the user: its environment as assignments (BASH_ENV
+// or LD_PRELOAD change what runs), the program as sent (agents put whole
+// lines there too) and its arguments quoted. A variable name that is no
+// shell name is refused: it would hide the command from the deny list.
+func commandLine(p schema.CreateTerminalRequest) (string, error) {
+	var parts []string
+	for _, e := range p.Env {
+		if !shellName(e.Name) {
+			return "", rpcErr(jsonrpc.CodeInvalidParams, "terminal/create: environment variable name %q is not a shell name", e.Name)
+		}
+		parts = append(parts, e.Name+"="+shellQuote(e.Value))
 	}
-	for _, a := range args {
+	if len(p.Args) == 0 {
+		return strings.Join(append(parts, p.Command), " "), nil
+	}
+	parts = append(parts, shellQuote(p.Command))
+	for _, a := range p.Args {
 		parts = append(parts, shellQuote(a))
 	}
-	return strings.Join(parts, " ")
+	return strings.Join(parts, " "), nil
+}
+
+func shellName(s string) bool {
+	for i, r := range s {
+		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return s != ""
 }
 
 func shellQuote(s string) string {

@@ -247,3 +247,54 @@ func symlink(t *testing.T, target, link string) {
 		t.Skipf("no symlinks here: %v", err)
 	}
 }
+
+func TestAliasName_WindowsSpellingsOfOtherNames(t *testing.T) {
+	tests := []struct {
+		goos, p string
+		alias   bool
+	}{
+		{"windows", `C:\proj\.env `, true},
+		{"windows", `C:\proj\.env.`, true},
+		{"windows", `C:\proj\app\.env::$DATA`, true},
+		{"windows", `C:/proj/.env:x`, true},
+		{"windows", `C:\proj\dir. \a.txt`, true},
+		{"windows", `C:\proj\a.txt`, false},
+		{"windows", `\\?\C:\proj\a.txt`, false},
+		{"windows", `\\srv\share\proj\a.txt`, false},
+		{"windows", `C:\proj\..\proj\a.txt`, false},
+		{"linux", `/proj/.env `, false}, // a name of its own there
+	}
+	for _, tt := range tests {
+		if _, got := aliasName(tt.goos, tt.p); got != tt.alias {
+			t.Errorf("aliasName(%s, %q) = %v, want %v", tt.goos, tt.p, got, tt.alias)
+		}
+	}
+}
+
+func TestLocal_TerminalEnvShownAndChecked(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name, prompt, want string
+		asked              bool
+	}{
+		{"env shown to the user", `/term {"command":"sh","args":["-c","true"],"env":[{"name":"BASH_ENV","value":"/tmp/evil rc"}]}`, `BASH_ENV='/tmp/evil rc' sh -c true`, true},
+		{"a name that is no shell name", `/term {"command":"sh","args":["-c","echo X=1 > .env"],"env":[{"name":"A B","value":"1"}]}`, "", false},
+		{"assignment in front still denied", `/term {"command":"sh","args":["-c","echo X=1 > .env"],"env":[{"name":"A","value":"1"}]}`, "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := startFake(t, adapters.SessionOptions{Cwd: dir})
+			evs := prompt(t, s, tt.prompt, rejectAll)
+			perms := permissions(evs)
+			if tt.asked != (len(perms) == 1) {
+				t.Fatalf("asked %d times, want asked=%v (%q)", len(perms), tt.asked, texts(evs))
+			}
+			if tt.asked && !strings.Contains(string(perms[0].Tool.RawInput), jsonString(tt.want)) {
+				t.Errorf("asked about %s, want %s", perms[0].Tool.RawInput, tt.want)
+			}
+			if _, err := os.Stat(filepath.Join(dir, ".env")); err == nil {
+				t.Fatal(".env written")
+			}
+		})
+	}
+}
