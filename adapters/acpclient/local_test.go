@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/fspath"
 )
 
 // allowAll answers every permission request yes, as a careless user or
@@ -135,7 +136,8 @@ func TestLocal_WriteAsked(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			dir := t.TempDir()
+			dir, err := fspath.RealPath(t.TempDir()) // macOS /var is /private/var: asked by the real name
+			must(t, err)
 			path := filepath.Join(dir, "src", "a.go")
 			s := startFake(t, adapters.SessionOptions{Cwd: dir})
 			evs := prompt(t, s, "/write "+path, tt.decide)
@@ -147,7 +149,7 @@ func TestLocal_WriteAsked(t *testing.T) {
 			if tc.Kind != adapters.KindEdit || len(tc.Locations) != 1 || tc.Locations[0].Path != path || !strings.HasPrefix(tc.Title, "fake: ") {
 				t.Errorf("asked about %+v, want an edit of %s naming the agent", tc, path)
 			}
-			_, err := os.Stat(path)
+			_, err = os.Stat(path)
 			if tt.written != (err == nil) {
 				t.Errorf("written = %v, want %v", err == nil, tt.written)
 			}
