@@ -17,6 +17,7 @@ import (
 
 	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/internal/jsonrpc"
+	"github.com/hubdev/hub/internal/mask"
 )
 
 // Record is one session in the on-disk index.
@@ -129,6 +130,7 @@ func (x *index) Save(rec *Record, more []schema.SessionUpdate, persist bool) err
 	if err != nil {
 		return fmt.Errorf("encode session %s: %w", rec.SessionID, err)
 	}
+	b = mask.Default().JSON(b) // a title may quote a prompt
 	p := x.path(rec.SessionID)
 	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 		return fmt.Errorf("session index dir: %w", err)
@@ -151,7 +153,7 @@ func (x *index) append(id string, more []schema.SessionUpdate) error {
 		if err != nil {
 			return fmt.Errorf("encode session %s history: %w", id, err)
 		}
-		buf = append(append(buf, b...), '\n')
+		buf = append(append(buf, mask.Default().JSON(b)...), '\n')
 	}
 	p := x.historyPath(id)
 	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {

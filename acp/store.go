@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/hubdev/hub/acp/schema"
+	"github.com/hubdev/hub/internal/mask"
 )
 
 // Store is hub acp's session index, for the commands that read it outside
@@ -76,5 +77,5 @@ func Markdown(rec *Record, hist []schema.SessionUpdate) string {
 			}
 		}
 	}
-	return strings.TrimSpace(b.String()) + "\n"
+	return mask.Default().String(strings.TrimSpace(b.String())) + "\n"
 }

@@ -1,8 +1,11 @@
 package acp
 
 import (
+	"os"
 	"strings"
 	"testing"
+
+	"github.com/hubdev/hub/acp/schema"
 )
 
 func TestStore_ListsShowsAndRemovesRecordedSessions(t *testing.T) {
@@ -29,5 +32,28 @@ func TestStore_ListsShowsAndRemovesRecordedSessions(t *testing.T) {
 	}
 	if n := len(OpenStore(state).Sessions()); n != 0 {
 		t.Fatalf("%d sessions after rm", n)
+	}
+}
+
+func TestStore_SessionFilesMaskSecrets(t *testing.T) {
+	state := t.TempDir()
+	const token = "ghp_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789"
+	x := newIndex(state)
+	rec := &Record{SessionID: "s1", Agent: "replay", Title: "use " + token}
+	more := []schema.SessionUpdate{{AgentMessageChunk: &schema.ContentChunk{Content: schema.TextBlock(`the "key" ` + token)}}}
+	if err := x.Save(rec, more, true); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{x.path("s1"), x.historyPath("s1")} {
+		raw, err := os.ReadFile(p)
+		if err != nil || strings.Contains(string(raw), token) {
+			t.Fatalf("%s: %v, keeps the token:\n%s", p, err, raw)
+		}
+	}
+	st := OpenStore(state)
+	got, ok := st.Get("s1")
+	hist := st.History("s1")
+	if !ok || got.Title != "use ghp_[masked]" || len(hist) != 1 || hist[0].AgentMessageChunk.Content.Text != `the "key" ghp_[masked]` {
+		t.Fatalf("read back %+v %+v", got, hist)
 	}
 }

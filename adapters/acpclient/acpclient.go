@@ -2,8 +2,11 @@
 // agent process, acts as its ACP client (initialize, session/new|load|resume,
 // session/prompt, session/cancel) and normalizes its session/update
 // notifications into adapters.Events. Permission requests become permission
-// events; fs/* and terminal/* requests go to the editor when it supports
-// them and are served locally otherwise, so headless runs work too.
+// events; fs/* and terminal/* requests go to the editor as far as it
+// supports them. With no editor (hub run) hub offers and serves them itself,
+// each call asked like a permission request of the agent's, paths confined
+// by what they resolve to and commands run in the sandbox. A method hub did
+// not offer is refused.
 package acpclient
 
 import (
@@ -19,6 +22,7 @@ import (
 
 	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/sandbox"
 )
 
 // Sentinel errors.
@@ -67,6 +71,9 @@ type Config struct {
 	// LoginHint says how to log in (`run copilot login`); it ends the
 	// error of a session the agent refuses for want of a login.
 	LoginHint string
+	// Sandbox confines the commands of terminal/create calls hub serves
+	// itself ([sandbox]; zero: workspace-write).
+	Sandbox sandbox.Policy
 	// ClientVersion is sent as clientInfo.version.
 	ClientVersion string
 	Logger        zerolog.Logger

@@ -216,7 +216,7 @@ func TestSession_FSServedLocally(t *testing.T) {
 		{"/read " + filepath.Join(dir, "missing"), "read:" + `{"code":-32002,"message":"file not found: ` + filepath.Join(dir, "missing") + `"}`},
 	}
 	for _, tt := range tests {
-		if got := texts(prompt(t, s, tt.prompt, nil)); got != tt.want {
+		if got := texts(prompt(t, s, tt.prompt, allowAll)); got != tt.want {
 			t.Errorf("%s: text = %q, want %q", tt.prompt, got, tt.want)
 		}
 	}
@@ -227,13 +227,13 @@ func TestSession_FSServedLocally(t *testing.T) {
 
 func TestSession_TerminalServedLocally(t *testing.T) {
 	s := startFake(t, adapters.SessionOptions{})
-	evs := prompt(t, s, "term", nil)
+	evs := prompt(t, s, "term", allowAll)
 	got := texts(evs)
 	if !strings.Contains(got, `exit:{"exitCode":4,"signal":null}`) || !strings.Contains(got, `"output":"term-out\n"`) {
 		t.Fatalf("text = %q", got)
 	}
 	for _, ev := range evs {
-		if ev.Type == adapters.EventToolCall && (len(ev.Tool.Content) != 1 || ev.Tool.Content[0].Text != "term-out\n") {
+		if ev.Type == adapters.EventToolCall && ev.Tool.ID == "t2" && (len(ev.Tool.Content) != 1 || ev.Tool.Content[0].Text != "term-out\n") {
 			t.Fatalf("local terminal not inlined: %+v", ev.Tool.Content)
 		}
 	}

@@ -196,6 +196,14 @@ func (a *fakeAgent) prompt(id json.RawMessage, p map[string]any) {
 		a.fs(cmd, fields[1])
 	case cmd == "term":
 		a.terminal()
+	case cmd == "/term":
+		a.terminalWith(strings.TrimPrefix(text, "/term "))
+	case cmd == "/call":
+		method, params, _ := strings.Cut(strings.TrimPrefix(text, "/call "), " ")
+		a.callRaw(method, params)
+	case cmd == "caps":
+		b, _ := json.Marshal(a.caps)
+		a.text("caps:" + string(b))
 	case cmd == "unknown":
 		a.unknown()
 	case cmd == "wait":
@@ -303,4 +311,33 @@ func (a *fakeAgent) unknown() {
 	a.send(map[string]any{"jsonrpc": "2.0", "method": "_fake/ping", "params": map[string]any{}})
 	resp := a.call("x/ask", map[string]any{"sessionId": a.session})
 	a.text("ask:" + string(resp.Error))
+}
+
+// terminalWith sends terminal/create with the given JSON params and, when
+// a terminal comes back, waits for it and releases it.
+func (a *fakeAgent) terminalWith(params string) {
+	var p map[string]any
+	_ = json.Unmarshal([]byte(params), &p)
+	p["sessionId"] = a.session
+	resp := a.call("terminal/create", p)
+	var c struct {
+		TerminalID string `json:"terminalId"`
+	}
+	if json.Unmarshal(resp.Result, &c) == nil && c.TerminalID != "" {
+		a.call("terminal/wait_for_exit", map[string]any{"sessionId": a.session, "terminalId": c.TerminalID})
+		a.call("terminal/release", map[string]any{"sessionId": a.session, "terminalId": c.TerminalID})
+	}
+	a.text("term:" + string(resp.Result) + string(resp.Error))
+}
+
+// callRaw sends any client method with JSON params and reports the answer.
+func (a *fakeAgent) callRaw(method, params string) {
+	var p map[string]any
+	_ = json.Unmarshal([]byte(params), &p)
+	if p == nil {
+		p = map[string]any{}
+	}
+	p["sessionId"] = a.session
+	resp := a.call(method, p)
+	a.text("call:" + string(resp.Result) + string(resp.Error))
 }

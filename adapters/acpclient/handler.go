@@ -3,11 +3,13 @@ package acpclient
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 
 	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/jsonrpc"
+	"github.com/hubdev/hub/internal/permission"
 )
 
 // handler serves the agent's notifications and requests. Notifications run
@@ -90,6 +92,9 @@ func (s *Session) serve(ctx context.Context, method string, params json.RawMessa
 	case method == "session/request_permission":
 		return s.requestPermission(ctx, params)
 	case strings.HasPrefix(method, "fs/"), strings.HasPrefix(method, "terminal/"):
+		if !s.advertised(method) {
+			return nil, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "method not found: "+method+" (hub did not offer it in initialize)", nil)
+		}
 		if s.editorServes(method) {
 			return s.editor.Call(ctx, method, params)
 		}
@@ -97,6 +102,31 @@ func (s *Session) serve(ctx context.Context, method string, params json.RawMessa
 	}
 	s.onUnknown(method, params)
 	return nil, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "method not found: "+method, nil)
+}
+
+// clientCaps is what hub offers the agent in initialize: the editor's fs
+// and terminal methods as far as it advertised them, or, with no editor
+// (hub run, delegation), hub's own, each call asked through the turn's
+// permission path (local.go).
+func (s *Session) clientCaps() schema.ClientCapabilities {
+	ed := s.editor
+	if ed == nil {
+		return schema.ClientCapabilities{FS: schema.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true}, Terminal: true}
+	}
+	return schema.ClientCapabilities{FS: schema.FileSystemCapabilities{ReadTextFile: ed.CanReadFile(), WriteTextFile: ed.CanWriteFile()}, Terminal: ed.CanTerminal()}
+}
+
+// advertised reports whether hub offered method in initialize; the
+// others are refused, whoever could serve them.
+func (s *Session) advertised(method string) bool {
+	c := s.clientCaps()
+	switch method {
+	case "fs/read_text_file":
+		return c.FS.ReadTextFile
+	case "fs/write_text_file":
+		return c.FS.WriteTextFile
+	}
+	return strings.HasPrefix(method, "terminal/") && c.Terminal
 }
 
 func (s *Session) editorServes(method string) bool {
@@ -165,4 +195,55 @@ func decide(pr *adapters.PermissionRequest, d adapters.PermissionDecision) schem
 
 func selected(id string) schema.RequestPermissionResponse {
 	return schema.RequestPermissionResponse{Outcome: schema.RequestPermissionOutcome{Outcome: "selected", OptionID: id}}
+}
+
+// askLocal puts a client method hub serves itself through the path the
+// agent's own permission requests take: the hard deny list here, then, as
+// an EventPermission of the running turn, the front end's rules, "always"
+// answers and the user (hub acp) or --approve (hub run). The call shows
+// as a tool call of its own, which done ends once it ran.
+func (s *Session) askLocal(ctx context.Context, tc adapters.ToolCall) (done func(ok bool), err error) {
+	s.mu.Lock()
+	t, loading := s.cur, s.loading
+	s.mu.Unlock()
+	if t == nil || loading || t.isCancelled() {
+		return nil, rpcErr(codeRefused, "hub refused %s: no prompt is running", tc.Title)
+	}
+	card := tc
+	card.Status = adapters.StatusPending
+	t.Emit(adapters.Event{Type: adapters.EventToolCall, Tool: &card})
+	done = func(ok bool) {
+		st := adapters.StatusCompleted
+		if !ok {
+			st = adapters.StatusFailed
+		}
+		t.Emit(adapters.Event{Type: adapters.EventToolUpdate, Tool: &adapters.ToolCall{ID: tc.ID, Status: st}})
+	}
+	refuse := func(why string) error {
+		msg := fmt.Sprintf("hub refused %s: %s", tc.Title, why)
+		t.Emit(adapters.Event{Type: adapters.EventToolUpdate, Tool: &adapters.ToolCall{ID: tc.ID, Status: adapters.StatusFailed,
+			Content: []adapters.ToolContent{{Type: adapters.ToolContentText, Text: msg}}}})
+		return rpcErr(codeRefused, "%s", msg)
+	}
+	if reason, denied := permission.HardDeny(permission.RequestOf(tc, s.opts.Cwd)); denied {
+		return nil, refuse("hard deny: " + reason)
+	}
+	pr := adapters.NewPermissionRequest(tc, nil)
+	t.Emit(adapters.Event{Type: adapters.EventPermission, Permission: pr})
+	var d adapters.PermissionDecision
+	select {
+	case d = <-pr.Decision():
+	case <-t.cancelled:
+		pr.Respond(adapters.PermissionDecision{Cancelled: true})
+		d.Cancelled = true
+	case <-ctx.Done():
+		d.Cancelled = true
+	}
+	switch {
+	case d.Cancelled:
+		return nil, refuse("the turn was cancelled")
+	case !d.Allowed():
+		return nil, refuse("permission rejected")
+	}
+	return done, nil
 }

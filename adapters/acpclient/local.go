@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -19,31 +20,59 @@ import (
 
 	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/fspath"
 	"github.com/hubdev/hub/internal/jsonrpc"
 	"github.com/hubdev/hub/internal/proc"
+	"github.com/hubdev/hub/internal/sandbox"
 )
 
-// ACP error codes used by the local client methods.
+// ACP error codes used by the local client methods; codeRefused (in the
+// server-error range) is a call the permission gate or the deny list
+// refused.
 const (
 	codeResourceNotFound = -32002
+	codeRefused          = -32001
 	defaultOutputLimit   = 1 << 20
 	terminalStopGrace    = 2 * time.Second
 )
 
-// local serves fs/* and terminal/* requests when no editor does: files
-// inside the session cwd, commands run under internal/proc with output
-// bounded to the requested byte limit.
+// hostOS is the goos whose path rules confine the local methods.
+var hostOS = runtime.GOOS
+
+// askFunc is the permission gate a local call passes before it runs (see
+// Session.askLocal); done reports how it went.
+type askFunc func(ctx context.Context, tc adapters.ToolCall) (done func(ok bool), err error)
+
+// local serves fs/* and terminal/* requests when no editor does: each call
+// asked through the permission gate first, paths confined to the session
+// directory (and its additional directories) by what they resolve to,
+// commands run in the sandbox under internal/proc with output bounded to
+// the requested byte limit.
 type local struct {
-	root string
-	log  zerolog.Logger
+	cwd    string   // the session directory as given
+	roots  []string // cwd and the additional directories, links resolved
+	agent  string
+	ask    askFunc
+	policy sandbox.Policy
+	log    zerolog.Logger
+
+	sbOnce sync.Once
+	sb     *sandbox.Sandbox
 
 	mu    sync.Mutex
 	seq   int
+	calls int
 	terms map[string]*terminal
 }
 
-func newLocal(root string, log zerolog.Logger) *local {
-	return &local{root: root, log: log, terms: map[string]*terminal{}}
+func newLocal(cwd string, addDirs []string, agent string, policy sandbox.Policy, ask askFunc, log zerolog.Logger) *local {
+	l := &local{cwd: cwd, agent: agent, ask: ask, policy: policy, log: log, terms: map[string]*terminal{}}
+	for _, d := range append([]string{cwd}, addDirs...) {
+		if real, err := fspath.RealPath(d); err == nil {
+			l.roots = append(l.roots, real)
+		}
+	}
+	return l
 }
 
 func rpcErr(code int, format string, a ...any) *jsonrpc.Error {
@@ -53,31 +82,71 @@ func rpcErr(code int, format string, a ...any) *jsonrpc.Error {
 func (l *local) serve(ctx context.Context, method string, params json.RawMessage) (any, error) {
 	switch method {
 	case "fs/read_text_file":
-		return l.readFile(params)
+		return l.readFile(ctx, params)
 	case "fs/write_text_file":
-		return l.writeFile(params)
+		return l.writeFile(ctx, params)
 	case "terminal/create":
-		return l.createTerminal(params)
+		return l.createTerminal(ctx, params)
 	case "terminal/output", "terminal/wait_for_exit", "terminal/kill", "terminal/release":
 		return l.terminalOp(ctx, method, params)
 	}
 	return nil, rpcErr(jsonrpc.CodeMethodNotFound, "method not found: %s", method)
 }
 
-// inside resolves p and checks it is within the session root.
+// inside resolves the absolute path p, links included, and checks it lies
+// in the session directory or one of its additional directories.
 func (l *local) inside(p string) (string, error) {
 	if !filepath.IsAbs(p) {
 		return "", rpcErr(jsonrpc.CodeInvalidParams, "path must be absolute: %q", p)
 	}
-	p = filepath.Clean(p)
-	rel, err := filepath.Rel(l.root, p)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return "", rpcErr(jsonrpc.CodeInvalidParams, "path %s is outside the session directory %s", p, l.root)
+	if name, ok := aliasName(hostOS, p); ok {
+		return "", rpcErr(jsonrpc.CodeInvalidParams, "path %s: Windows opens %q under another name; use the name itself", p, name)
 	}
-	return p, nil
+	for _, root := range l.roots {
+		if real, err := fspath.Resolve(hostOS, root, p); err == nil {
+			return real, nil
+		}
+	}
+	return "", rpcErr(jsonrpc.CodeInvalidParams, "path %s is outside the session directory %s", filepath.Clean(p), l.cwd)
 }
 
-func (l *local) readFile(params json.RawMessage) (any, error) {
+// aliasName finds a name Windows opens as another one, which the deny
+// list would not recognise: trailing dots and spaces are dropped (".env "
+// is .env) and "name:stream" is a stream of name (".env::$DATA").
+func aliasName(goos, p string) (string, bool) {
+	if goos != "windows" {
+		return "", false
+	}
+	_, names := fspath.SplitPath(goos, p)
+	for _, n := range names {
+		if strings.HasSuffix(n, ".") || strings.HasSuffix(n, " ") || strings.Contains(n, ":") {
+			return n, true
+		}
+	}
+	return "", false
+}
+
+// call describes a local call for the permission gate: titled with the
+// agent's name, so a question to the user says who asks.
+func (l *local) call(name string, kind adapters.ToolKind, what string, input map[string]any) adapters.ToolCall {
+	l.mu.Lock()
+	l.calls++
+	id := "hub-local-" + strconv.Itoa(l.calls)
+	l.mu.Unlock()
+	raw, _ := json.Marshal(input)
+	return adapters.ToolCall{ID: id, Name: name, Kind: kind, Title: l.agent + ": " + what, RawInput: raw}
+}
+
+// show is path as the user reads it: relative to the session directory
+// when inside it.
+func (l *local) show(path string) string {
+	if len(l.roots) > 0 && fspath.Within(hostOS, l.roots[0], path) {
+		return fspath.RelTo(hostOS, l.roots[0], path)
+	}
+	return path
+}
+
+func (l *local) readFile(ctx context.Context, params json.RawMessage) (any, error) {
 	var p schema.ReadTextFileRequest
 	if err := json.Unmarshal(params, &p); err != nil {
 		return nil, rpcErr(jsonrpc.CodeInvalidParams, "invalid params: %v", err)
@@ -86,7 +155,14 @@ func (l *local) readFile(params json.RawMessage) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	tc := l.call("read_file", adapters.KindRead, "read "+l.show(path), map[string]any{"path": path})
+	tc.Locations = []adapters.Location{{Path: path}}
+	done, err := l.ask(ctx, tc)
+	if err != nil {
+		return nil, err
+	}
 	data, err := os.ReadFile(path)
+	done(err == nil)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, rpcErr(codeResourceNotFound, "file not found: %s", path)
 	}
@@ -120,7 +196,7 @@ func sliceLines(s string, line, limit int) string {
 	return strings.Join(lines[start:end], "")
 }
 
-func (l *local) writeFile(params json.RawMessage) (any, error) {
+func (l *local) writeFile(ctx context.Context, params json.RawMessage) (any, error) {
 	var p schema.WriteTextFileRequest
 	if err := json.Unmarshal(params, &p); err != nil {
 		return nil, rpcErr(jsonrpc.CodeInvalidParams, "invalid params: %v", err)
@@ -129,10 +205,24 @@ func (l *local) writeFile(params json.RawMessage) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, rpcErr(jsonrpc.CodeInternalError, "create directory for %s: %v", path, err)
+	tc := l.call("write_file", adapters.KindEdit, "write "+l.show(path), map[string]any{"path": path})
+	tc.Locations = []adapters.Location{{Path: path}}
+	diff := adapters.ToolContent{Type: adapters.ToolContentDiff, Path: path, NewText: p.Content}
+	if old, err := os.ReadFile(path); err == nil {
+		s := string(old)
+		diff.OldText = &s
 	}
-	if err := os.WriteFile(path, []byte(p.Content), 0o644); err != nil {
+	tc.Content = []adapters.ToolContent{diff}
+	done, err := l.ask(ctx, tc)
+	if err != nil {
+		return nil, err
+	}
+	err = os.MkdirAll(filepath.Dir(path), 0o755)
+	if err == nil {
+		err = os.WriteFile(path, []byte(p.Content), 0o644)
+	}
+	done(err == nil)
+	if err != nil {
 		return nil, rpcErr(jsonrpc.CodeInternalError, "write %s: %v", path, err)
 	}
 	return struct{}{}, nil
@@ -160,18 +250,60 @@ func (t *terminal) drained() {
 	}
 }
 
-func (l *local) createTerminal(params json.RawMessage) (any, error) {
+func (l *local) createTerminal(ctx context.Context, params json.RawMessage) (any, error) {
 	var p schema.CreateTerminalRequest
 	if err := json.Unmarshal(params, &p); err != nil || p.Command == "" {
 		return nil, rpcErr(jsonrpc.CodeInvalidParams, "terminal/create needs a command")
 	}
-	dir := l.root
+	if len(l.roots) == 0 {
+		return nil, rpcErr(jsonrpc.CodeInternalError, "session directory %s cannot be resolved", l.cwd)
+	}
+	dir := l.roots[0]
 	if p.Cwd != "" {
 		d, err := l.inside(p.Cwd)
 		if err != nil {
 			return nil, err
 		}
 		dir = d
+	}
+	line, err := commandLine(p)
+	if err != nil {
+		return nil, err
+	}
+	tc := l.call("bash", adapters.KindExecute, line, map[string]any{"command": line, "cwd": dir})
+	done, err := l.ask(ctx, tc)
+	if err != nil {
+		return nil, err
+	}
+	t, err := l.start(p, dir)
+	done(err == nil)
+	if err != nil {
+		return nil, err
+	}
+	l.mu.Lock()
+	l.seq++
+	id := "hub-term-" + strconv.Itoa(l.seq)
+	l.terms[id] = t
+	l.mu.Unlock()
+	return schema.CreateTerminalResponse{TerminalID: id}, nil
+}
+
+// sandbox is the session's sandbox, checked on first use.
+func (l *local) sandbox() *sandbox.Sandbox {
+	l.sbOnce.Do(func() {
+		l.sb = sandbox.Checked(context.Background(), l.policy, nil)
+		if n := l.sb.Notice(); n != "" {
+			l.log.Warn().Str("agent", l.agent).Msg("terminal commands of the agent run " + strings.Trim(n, "[]"))
+		}
+	})
+	return l.sb
+}
+
+// start runs the command of a terminal/create in the sandbox, in dir.
+func (l *local) start(p schema.CreateTerminalRequest, dir string) (*terminal, error) {
+	w, cleanup, err := l.sandbox().Command(l.roots[0], p.Command, p.Args)
+	if err != nil {
+		return nil, rpcErr(jsonrpc.CodeInternalError, "sandbox: %v", err)
 	}
 	limit := defaultOutputLimit
 	if p.OutputByteLimit != nil && *p.OutputByteLimit > 0 && *p.OutputByteLimit < 1<<40 {
@@ -181,10 +313,12 @@ func (l *local) createTerminal(params json.RawMessage) (any, error) {
 	for _, e := range p.Env {
 		env = append(env, e.Name+"="+e.Value)
 	}
+	env = append(env, w.Env...)
 	buf := &tailBuffer{limit: limit}
-	pr, err := proc.Start(context.Background(), proc.Spec{Path: p.Command, Args: p.Args, Dir: dir, Env: env,
+	pr, err := proc.Start(context.Background(), proc.Spec{Path: w.Path, Args: w.Args, Dir: dir, Env: env,
 		StderrTee: buf, StderrLimit: 1 << 10, Grace: terminalStopGrace})
 	if err != nil {
+		cleanup()
 		return nil, rpcErr(jsonrpc.CodeInternalError, "%v", err)
 	}
 	_ = pr.Stdin.Close()
@@ -193,12 +327,50 @@ func (l *local) createTerminal(params json.RawMessage) (any, error) {
 		defer close(t.outDone)
 		_, _ = io.Copy(buf, pr.Stdout)
 	}()
-	l.mu.Lock()
-	l.seq++
-	id := "hub-term-" + strconv.Itoa(l.seq)
-	l.terms[id] = t
-	l.mu.Unlock()
-	return schema.CreateTerminalResponse{TerminalID: id}, nil
+	go func() {
+		<-pr.Done()
+		cleanup()
+	}()
+	return t, nil
+}
+
+// commandLine is the shell line a terminal/create runs, for the deny
+// list, the rules and the user: its environment as assignments (BASH_ENV
+// or LD_PRELOAD change what runs), the program as sent (agents put whole
+// lines there too) and its arguments quoted. A variable name that is no
+// shell name is refused: it would hide the command from the deny list.
+func commandLine(p schema.CreateTerminalRequest) (string, error) {
+	var parts []string
+	for _, e := range p.Env {
+		if !shellName(e.Name) {
+			return "", rpcErr(jsonrpc.CodeInvalidParams, "terminal/create: environment variable name %q is not a shell name", e.Name)
+		}
+		parts = append(parts, e.Name+"="+shellQuote(e.Value))
+	}
+	if len(p.Args) == 0 {
+		return strings.Join(append(parts, p.Command), " "), nil
+	}
+	parts = append(parts, shellQuote(p.Command))
+	for _, a := range p.Args {
+		parts = append(parts, shellQuote(a))
+	}
+	return strings.Join(parts, " "), nil
+}
+
+func shellName(s string) bool {
+	for i, r := range s {
+		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return s != ""
+}
+
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+=:,./-") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 func statusOf(p *proc.Process) schema.TerminalExitStatus {

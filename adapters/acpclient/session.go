@@ -65,7 +65,7 @@ func (a *Adapter) startACP(ctx context.Context, opts adapters.SessionOptions) (*
 		return nil, adapters.StartError(a.cfg.Name, err)
 	}
 	s := &Session{a: a, opts: opts, proc: p, dec: &ACPDecoder{Quirks: a.cfg.Quirks}, editor: opts.Editor, env: env, closed: make(chan struct{}), pendingWake: make(chan struct{})}
-	s.local = newLocal(opts.Cwd, a.cfg.Logger)
+	s.local = newLocal(opts.Cwd, opts.AddDirs, a.cfg.Name, a.cfg.Sandbox, s.askLocal, a.cfg.Logger)
 	s.raw = newUnknownRecords(a.cfg.Logger, a.cfg.Name, a.cfg.Caps.TestedVersions, s.agentVersion)
 	log := a.cfg.Logger.With().Str("agent", a.cfg.Name).Logger()
 	h := &handler{s: s}
@@ -123,12 +123,7 @@ func (s *Session) explain(err error) error {
 }
 
 func (s *Session) handshake(ctx context.Context) error {
-	var ed adapters.EditorClient = s.editor
-	caps := schema.ClientCapabilities{}
-	if ed != nil {
-		caps.FS = schema.FileSystemCapabilities{ReadTextFile: ed.CanReadFile(), WriteTextFile: ed.CanWriteFile()}
-		caps.Terminal = ed.CanTerminal()
-	}
+	caps := s.clientCaps()
 	var init schema.InitializeResponse
 	err := s.call(ctx, "initialize", schema.InitializeRequest{ProtocolVersion: schema.ProtocolVersion, ClientCapabilities: caps,
 		ClientInfo: &schema.Implementation{Name: "hub", Title: "hub", Version: s.a.cfg.ClientVersion}}, &init)

@@ -22,7 +22,7 @@ func registerConfigACP(r *adapters.Registry, cfg *config.Config, log zerolog.Log
 			continue // a catalogued name is registered with its entry underneath
 		}
 		r.Register(acpclient.New(acpclient.Config{
-			Name: name, Argv: ac.Argv(), Env: ac.Env, Model: ac.Model, Mode: ac.Mode, Logger: log,
+			Name: name, Argv: ac.Argv(), Env: ac.Env, Model: ac.Model, Mode: ac.Mode, Logger: log, Sandbox: cfg.Sandbox.Policy(),
 			Caps: adapters.Capabilities{Permissions: true, MCP: true, UsesEditorFS: true, Resume: true, Skills: "prompt",
 				Notes: "generic ACP agent from config; capabilities are the agent's own"},
 		}))

@@ -41,7 +41,7 @@ func registerCatalog(r *adapters.Registry, cfg *config.Config, log zerolog.Logge
 		caps.Notes = e.Title + " from hub's catalogue of ACP agents; capabilities are its own initialize answer"
 		r.Register(acpclient.New(acpclient.Config{
 			Name: e.Name, Argv: eff.Argv(), Env: eff.Env, Model: eff.Model, Mode: eff.Mode, Logger: log,
-			Caps: caps, LearnCaps: true, LoginHint: e.LoginFix(),
+			Caps: caps, LearnCaps: true, LoginHint: e.LoginFix(), Sandbox: cfg.Sandbox.Policy(),
 		}))
 	}
 }

@@ -94,6 +94,7 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	fallback := fs.String("fallback", "", "agents to try in turn when --agent cannot do the work (e.g. codex,gemini; default: the agent's fallback in config)")
 	fs.BoolVar(&o.Fork, "fork", false, "with --resume: continue a copy of that session under a new id, leaving it as it was (claude, codex)")
 	fs.StringVar(&format, "format", "text", "output format: text|jsonl")
+	fs.BoolVar(&o.NoMask, "no-mask", false, "show secrets (secret-named environment values, API tokens) in the output instead of [masked]")
 	var bo compare.Options
 	agentsFlag := fs.String("agents", "", "best of N: run the prompt on each of these agents (e.g. claude,codex), each in its own git worktree")
 	fs.IntVar(&bo.N, "n", 1, "with --agents: candidates per agent")

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hubdev/hub/acp"
 	"github.com/hubdev/hub/internal/config"
+	"github.com/hubdev/hub/internal/mask"
 	"github.com/hubdev/hub/internal/transcript"
 )
 
@@ -75,7 +76,7 @@ func runSessions(_ context.Context, e *env, args []string) int {
 	switch {
 	case sub == "export" && *format == "json":
 		rec.History = st.History(id)
-		enc := json.NewEncoder(e.stdout)
+		enc := json.NewEncoder(mask.Default().JSONWriter(e.stdout)) // files older than masking
 		enc.SetIndent("", "  ")
 		_ = enc.Encode(rec)
 	default:
@@ -150,7 +151,7 @@ func showTranscript(e *env, id string, asJSON bool) int {
 		fmt.Fprintf(e.stderr, "hub sessions: %v; showing the records before it\n", err)
 	}
 	if asJSON {
-		enc := json.NewEncoder(e.stdout)
+		enc := json.NewEncoder(mask.Default().JSONWriter(e.stdout)) // files older than masking
 		enc.SetIndent("", "  ")
 		_ = enc.Encode(recs)
 		return exitOK

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/mask"
 )
 
 // EnvelopeVersion is the "v" of every jsonl line.
@@ -48,6 +49,15 @@ type output struct {
 var spinFrames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
 
 func newOutput(o Options) *output {
+	if !o.NoMask {
+		m := cmp.Or(o.Mask, mask.Default())
+		if o.Format == FormatJSONL {
+			o.Stdout = m.JSONWriter(o.Stdout)
+		} else {
+			o.Stdout = m.Writer(o.Stdout)
+		}
+		o.Stderr = m.Writer(o.Stderr)
+	}
 	out := &output{o: o, start: o.Now(), stopped: make(chan struct{})}
 	if o.StderrTTY && o.Format == FormatText {
 		out.spin = true

@@ -18,6 +18,7 @@ import (
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/config"
 	"github.com/hubdev/hub/internal/hooks"
+	"github.com/hubdev/hub/internal/mask"
 	"github.com/hubdev/hub/internal/permission"
 	"github.com/hubdev/hub/internal/proc"
 )
@@ -104,7 +105,11 @@ type Options struct {
 	// StderrTTY enables the spinner and, unless NoColor, colours.
 	StderrTTY bool
 	NoColor   bool
-	Log       zerolog.Logger
+	// NoMask writes secrets as they are (--no-mask); otherwise stdout and
+	// stderr are masked with Mask (nil: mask.Default()).
+	NoMask bool
+	Mask   *mask.Masker
+	Log    zerolog.Logger
 
 	// Signals, when set, interrupts the run like cancelling ctx does; a
 	// second signal skips the graceful wait.

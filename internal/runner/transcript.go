@@ -13,6 +13,7 @@ import (
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/handover"
+	"github.com/hubdev/hub/internal/mask"
 )
 
 // transcript is what hub keeps of a run's conversation, by the agent
@@ -62,6 +63,7 @@ func (t *transcript) save(dir string) error {
 	if err != nil {
 		return err
 	}
+	data = mask.Default().JSON(data)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}

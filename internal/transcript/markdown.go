@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/mask"
 )
 
 // Markdown renders a transcript as a readable conversation: the user's
@@ -30,7 +31,7 @@ func Markdown(recs []Record) string {
 		}
 	}
 	m.flushTools()
-	return strings.TrimSpace(m.b.String()) + "\n"
+	return mask.Default().String(strings.TrimSpace(m.b.String())) + "\n"
 }
 
 type mdWriter struct {

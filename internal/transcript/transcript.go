@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/mask"
 )
 
 // Version is the record format; a reader skips records of a later one.
@@ -169,7 +170,7 @@ func (w *Writer) Write(r Record) {
 		w.err = fmt.Errorf("encode transcript record: %w", err)
 		return
 	}
-	data = append(data, '\n')
+	data = append(mask.Default().JSON(data), '\n')
 	if _, err := w.buf.Write(data); err != nil {
 		w.err = fmt.Errorf("write transcript: %w", err)
 	}

@@ -122,3 +122,27 @@ func TestPath_RefusesUnsafeIDs(t *testing.T) {
 		}
 	}
 }
+
+func TestWrite_SecretsMasked(t *testing.T) {
+	dir := t.TempDir()
+	const token = "sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789"
+	const pat = "github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz"
+	write(t, dir, "s1",
+		Record{Type: TypePrompt, Prompt: []adapters.Content{{Type: adapters.ContentText, Text: "use " + token}}},
+		Record{Type: TypeEvent, Event: &adapters.Event{Type: adapters.EventText, Text: "quoted \"" + pat + "\""}})
+	p, _ := Path(dir, "s1")
+	raw, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(raw), token) || strings.Contains(string(raw), pat) || !strings.Contains(string(raw), "sk-ant-[masked]") {
+		t.Fatalf("transcript keeps the secret:\n%s", raw)
+	}
+	recs, err := Read(dir, "s1")
+	if err != nil || len(recs) != 3 {
+		t.Fatalf("masked transcript does not read back: %v %d", err, len(recs))
+	}
+	if md := Markdown(recs); !strings.Contains(md, "use sk-ant-[masked]") || !strings.Contains(md, `quoted "github_pat_[masked]"`) {
+		t.Fatalf("export:\n%s", md)
+	}
+}

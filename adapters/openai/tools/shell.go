@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+
+	"github.com/hubdev/hub/internal/fspath"
 )
 
 // shell is the program the bash tool hands commands to.
@@ -100,10 +102,10 @@ func gitBash(getenv func(string) string, exists func(string) bool, lookPath func
 }
 
 func isWSLBash(getenv func(string) string, p string) bool {
-	if sys := getenv("SystemRoot"); sys != "" && within("windows", winJoin(sys, "System32"), p) {
+	if sys := getenv("SystemRoot"); sys != "" && fspath.Within("windows", winJoin(sys, "System32"), p) {
 		return true
 	}
-	_, names := splitPath("windows", p)
+	_, names := fspath.SplitPath("windows", p)
 	for _, n := range names {
 		if strings.EqualFold(n, "WindowsApps") {
 			return true
@@ -114,6 +116,6 @@ func isWSLBash(getenv func(string) string, p string) bool {
 
 // winJoin joins and cleans Windows path parts, whatever the host.
 func winJoin(base, rel string) string {
-	vol, names := splitPath("windows", base+`\`+rel)
+	vol, names := fspath.SplitPath("windows", base+`\`+rel)
 	return vol + `\` + strings.Join(names, `\`)
 }

@@ -10,19 +10,24 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"text/template"
 	"time"
 
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/fspath"
 	"github.com/hubdev/hub/internal/sandbox"
 )
 
+// hostOS is the goos the path rules follow at run time; tests change it
+// to cover Windows and macOS on Linux.
+var hostOS = runtime.GOOS
+
 // Sentinel errors.
 var (
-	ErrOutsideWorkspace = errors.New("path is outside the workspace")
+	ErrOutsideWorkspace = fspath.ErrOutside
 	ErrUnknownTool      = errors.New("unknown tool")
 	ErrBadArgs          = errors.New("invalid tool arguments")
 )
@@ -53,7 +58,7 @@ func NewEnv(root string, editor adapters.EditorClient) (*Env, error) {
 	if err != nil {
 		return nil, fmt.Errorf("workspace %s: %w", root, err)
 	}
-	real, err := realPath(abs)
+	real, err := fspath.RealPath(abs)
 	if err != nil {
 		return nil, fmt.Errorf("workspace %s: %w", root, err)
 	}
@@ -163,56 +168,17 @@ func decode(args json.RawMessage, v any) error {
 }
 
 // Resolve maps p (relative to Root, or absolute) to an absolute path inside
-// Root. Links (symlinks, and junctions on Windows) are resolved on the
-// deepest existing ancestor so none can lead outside.
+// Root, links judged by their target (see fspath.Resolve).
 func (e *Env) Resolve(p string) (string, error) {
-	if strings.TrimSpace(p) == "" {
-		return "", fmt.Errorf("%w: path is empty", ErrBadArgs)
+	got, err := fspath.Resolve(hostOS, e.Root, p)
+	if errors.Is(err, fspath.ErrBadPath) {
+		return "", fmt.Errorf("%w: %w", ErrBadArgs, err)
 	}
-	if strings.HasPrefix(p, "~") {
-		return "", fmt.Errorf("%w: %s (use a path inside %s)", ErrOutsideWorkspace, p, e.Root)
-	}
-	abs, err := joinRoot(hostOS, e.Root, p)
-	if err != nil {
-		return "", err
-	}
-	real, err := evalDeepest(filepath.Clean(abs))
-	if err != nil {
-		return "", fmt.Errorf("resolve %s: %w", p, err)
-	}
-	names, ok := relNames(hostOS, e.Root, real)
-	if !ok {
-		return "", fmt.Errorf("%w: %s resolves to %s, outside %s", ErrOutsideWorkspace, p, real, e.Root)
-	}
-	// Spelled from Root, so permission rules and the editor see one
-	// prefix whatever case or \\?\ form the model wrote.
-	return filepath.Join(append([]string{e.Root}, names...)...), nil
-}
-
-// evalDeepest resolves links in the longest existing prefix of abs, so a
-// file about to be created is judged by the folder it lands in.
-func evalDeepest(abs string) (string, error) {
-	existing, rest := abs, ""
-	for {
-		if _, err := os.Lstat(existing); err == nil {
-			break
-		}
-		parent := filepath.Dir(existing)
-		if parent == existing {
-			break
-		}
-		rest = filepath.Join(filepath.Base(existing), rest)
-		existing = parent
-	}
-	real, err := realPath(existing)
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(real, rest), nil
+	return got, err
 }
 
 // rel shows p relative to Root, with forward slashes, for titles and output.
-func (e *Env) rel(p string) string { return relTo(hostOS, e.Root, p) }
+func (e *Env) rel(p string) string { return fspath.RelTo(hostOS, e.Root, p) }
 
 func failed(format string, a ...any) Result {
 	return Result{Output: fmt.Sprintf(format, a...), Failed: true}

@@ -1,14 +1,73 @@
-package tools
+// Package fspath confines paths to a workspace by what they resolve to:
+// links (symlinks, and junctions on Windows) are followed on the deepest
+// existing ancestor, and names compare as the OS's file system does
+// (case-folded on Windows and macOS, either slash and the \\?\ forms on
+// Windows). The rules take goos as a parameter so Linux tests cover
+// Windows and macOS.
+package fspath
 
 import (
+	"errors"
 	"fmt"
-	"runtime"
+	"os"
+	"path/filepath"
 	"strings"
 )
 
-// hostOS is the goos the path rules below follow at run time; the rules
-// take goos as a parameter so Linux tests cover Windows and macOS.
-var hostOS = runtime.GOOS
+// Sentinel errors.
+var (
+	ErrOutside = errors.New("path is outside the workspace")
+	ErrBadPath = errors.New("invalid path")
+)
+
+// Resolve maps p (relative to root, or absolute) to an absolute path
+// inside root, which must be absolute with its own links resolved
+// (RealPath). Links are resolved on the deepest existing ancestor of p, so
+// none leads outside and a file about to be created is judged by the
+// folder it lands in. The result is spelled from root, so rules and
+// callers see one prefix whatever case or \\?\ form p used.
+func Resolve(goos, root, p string) (string, error) {
+	if strings.TrimSpace(p) == "" {
+		return "", fmt.Errorf("%w: path is empty", ErrBadPath)
+	}
+	if strings.HasPrefix(p, "~") {
+		return "", fmt.Errorf("%w: %s (use a path inside %s)", ErrOutside, p, root)
+	}
+	abs, err := JoinRoot(goos, root, p)
+	if err != nil {
+		return "", err
+	}
+	real, err := EvalDeepest(filepath.Clean(abs))
+	if err != nil {
+		return "", fmt.Errorf("resolve %s: %w", p, err)
+	}
+	names, ok := relNames(goos, root, real)
+	if !ok {
+		return "", fmt.Errorf("%w: %s resolves to %s, outside %s", ErrOutside, p, real, root)
+	}
+	return filepath.Join(append([]string{root}, names...)...), nil
+}
+
+// EvalDeepest resolves links in the longest existing prefix of abs.
+func EvalDeepest(abs string) (string, error) {
+	existing, rest := abs, ""
+	for {
+		if _, err := os.Lstat(existing); err == nil {
+			break
+		}
+		parent := filepath.Dir(existing)
+		if parent == existing {
+			break
+		}
+		rest = filepath.Join(filepath.Base(existing), rest)
+		existing = parent
+	}
+	real, err := RealPath(existing)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(real, rest), nil
+}
 
 // foldsCase reports whether goos's default file system ignores letter case
 // (NTFS, and APFS as macOS formats it).
@@ -21,10 +80,10 @@ func sameName(goos, a, b string) bool {
 	return a == b
 }
 
-// splitPath cleans an absolute path by goos's rules and returns its volume
+// SplitPath cleans an absolute path by goos's rules and returns its volume
 // ("C:", `\\server\share`, or "" off Windows) and its names, with "." and
 // ".." applied.
-func splitPath(goos, p string) (vol string, names []string) {
+func SplitPath(goos, p string) (vol string, names []string) {
 	sep := "/"
 	if goos == "windows" {
 		vol, p = winVolume(p)
@@ -81,8 +140,8 @@ func isDrive(p string) bool {
 
 // relNames returns p's names below root, and whether p is root or inside it.
 func relNames(goos, root, p string) ([]string, bool) {
-	rv, rn := splitPath(goos, root)
-	pv, pn := splitPath(goos, p)
+	rv, rn := SplitPath(goos, root)
+	pv, pn := SplitPath(goos, p)
 	if !sameName(goos, rv, pv) {
 		return nil, false
 	}
@@ -97,15 +156,15 @@ func relNames(goos, root, p string) ([]string, bool) {
 	return pn[len(rn):], true
 }
 
-// within reports whether p is root or inside it under goos's path rules.
-func within(goos, root, p string) bool {
+// Within reports whether p is root or inside it under goos's path rules.
+func Within(goos, root, p string) bool {
 	_, ok := relNames(goos, root, p)
 	return ok
 }
 
-// relTo shows p relative to root with forward slashes ("." for root), or
+// RelTo shows p relative to root with forward slashes ("." for root), or
 // p itself when it is outside.
-func relTo(goos, root, p string) string {
+func RelTo(goos, root, p string) string {
 	names, ok := relNames(goos, root, p)
 	switch {
 	case !ok:
@@ -116,11 +175,11 @@ func relTo(goos, root, p string) string {
 	return strings.Join(names, "/")
 }
 
-// joinRoot makes p absolute against root under goos's rules. On Windows a
+// JoinRoot makes p absolute against root under goos's rules. On Windows a
 // path rooted without a drive (\x) takes root's drive, Git Bash's /c/x
 // means C:\x, and a drive-relative path (C:x) is refused: it depends on
-// a per-drive current folder the tools do not have.
-func joinRoot(goos, root, p string) (string, error) {
+// a per-drive current folder hub does not have.
+func JoinRoot(goos, root, p string) (string, error) {
 	if goos != "windows" {
 		if strings.HasPrefix(p, "/") {
 			return p, nil
@@ -130,7 +189,7 @@ func joinRoot(goos, root, p string) (string, error) {
 	vol, _ := winVolume(p)
 	switch {
 	case vol != "" && !strings.HasPrefix(p, `\\`) && !strings.HasPrefix(p, "//") && !isDriveAbs(p):
-		return "", fmt.Errorf("%w: %s is relative to the current folder of drive %s; give a full path like %s\\%s or one relative to the workspace", ErrBadArgs, p, vol, vol, p[2:])
+		return "", fmt.Errorf("%w: %s is relative to the current folder of drive %s; give a full path like %s\\%s or one relative to the workspace", ErrBadPath, p, vol, vol, p[2:])
 	case vol != "":
 		return p, nil
 	case isMsysDrive(p):

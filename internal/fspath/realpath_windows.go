@@ -1,6 +1,6 @@
 //go:build windows
 
-package tools
+package fspath
 
 import (
 	"os"
@@ -8,10 +8,10 @@ import (
 	"golang.org/x/sys/windows"
 )
 
-// realPath returns the final path of the existing p as Windows opens it:
+// RealPath returns the final path of the existing p as Windows opens it:
 // symlinks, junctions (which filepath.EvalSymlinks leaves alone since Go
 // 1.23), 8.3 short names and mapped drives all resolved.
-func realPath(p string) (string, error) {
+func RealPath(p string) (string, error) {
 	name, err := windows.UTF16PtrFromString(p)
 	if err != nil {
 		return "", &os.PathError{Op: "open", Path: p, Err: err}

@@ -1,0 +1,302 @@
+package acpclient
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/fspath"
+)
+
+// allowAll answers every permission request yes, as a careless user or
+// --approve all would: what must not happen must not depend on the answer.
+func allowAll(pr *adapters.PermissionRequest) {
+	pr.Respond(adapters.PermissionDecision{Kind: adapters.AllowOnce})
+}
+
+func rejectAll(pr *adapters.PermissionRequest) {
+	pr.Respond(adapters.PermissionDecision{Kind: adapters.RejectOnce})
+}
+
+func permissions(evs []adapters.Event) []*adapters.PermissionRequest {
+	var out []*adapters.PermissionRequest
+	for _, ev := range evs {
+		if ev.Type == adapters.EventPermission {
+			out = append(out, ev.Permission)
+		}
+	}
+	return out
+}
+
+func jsonString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// rpcCode is the error code of the answer the fake reports after prefix.
+func rpcCode(t *testing.T, text, prefix string) int {
+	t.Helper()
+	var e struct {
+		Code int `json:"code"`
+	}
+	if !strings.HasPrefix(text, prefix) || json.Unmarshal([]byte(strings.TrimPrefix(text, prefix)), &e) != nil {
+		return 0
+	}
+	return e.Code
+}
+
+func TestLocal_HardDenyRefusedWhateverTheAnswer(t *testing.T) {
+	dir := t.TempDir()
+	env := filepath.Join(dir, ".env")
+	tests := []struct{ name, prompt string }{
+		{"sh -c redirect", `/term {"command":"sh","args":["-c","echo X=1 > .env"]}`},
+		{"bash -c append", `/term {"command":"bash","args":["-c","echo X=1 >> .env"]}`},
+		{"whole line as program", `/term {"command":"echo X=1 > .env"}`},
+		{"tee", `/term {"command":"sh","args":["-c","echo X=1 | tee .env"]}`},
+		{"env wrapper", `/term {"command":"env","args":["sh","-c","echo X=1 > .env"]}`},
+		{"write app/.env", "/call fs/write_text_file " + `{"path":` + jsonString(filepath.Join(dir, "app", ".env")) + `,"content":"X=1"}`},
+		{"write .ENV.Local", "/call fs/write_text_file " + `{"path":` + jsonString(filepath.Join(dir, ".ENV.Local")) + `,"content":"X=1"}`},
+		{"write .env", "/call fs/write_text_file " + `{"path":` + jsonString(env) + `,"content":"X=1"}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := startFake(t, adapters.SessionOptions{Cwd: dir})
+			evs := prompt(t, s, tt.prompt, allowAll)
+			got := texts(evs)
+			prefix := "term:"
+			if strings.HasPrefix(tt.prompt, "/call") {
+				prefix = "call:"
+			}
+			if code := rpcCode(t, got, prefix); code != codeRefused {
+				t.Errorf("answer = %q, want refused (%d)", got, codeRefused)
+			}
+			if len(permissions(evs)) != 0 {
+				t.Errorf("a hard-denied call was put to the user")
+			}
+			for _, p := range []string{env, filepath.Join(dir, "app", ".env"), filepath.Join(dir, ".ENV.Local")} {
+				if _, err := os.Stat(p); !errors.Is(err, os.ErrNotExist) {
+					t.Fatalf("%s written: %v", p, err)
+				}
+			}
+		})
+	}
+}
+
+func TestLocal_LinksOutsideRefused(t *testing.T) {
+	dir, outside := t.TempDir(), t.TempDir()
+	secret := filepath.Join(outside, "secret.txt")
+	must(t, os.WriteFile(secret, []byte("one\ntop secret\n"), 0o644))
+	symlink(t, outside, filepath.Join(dir, "out"))
+	symlink(t, secret, filepath.Join(dir, "link.txt"))
+	symlink(t, filepath.Join(outside, "new.txt"), filepath.Join(dir, "dangling.txt"))
+	tests := []struct{ name, prompt, prefix string }{
+		{"write through a linked folder", "/write " + filepath.Join(dir, "out", "x.txt"), "write:"},
+		{"write a new folder under a linked one", "/write " + filepath.Join(dir, "out", "a", "b.txt"), "write:"},
+		{"write through a linked file", "/write " + filepath.Join(dir, "link.txt"), "write:"},
+		{"write through a dangling link", "/write " + filepath.Join(dir, "dangling.txt"), "write:"},
+		{"read through a linked file", "/read " + filepath.Join(dir, "link.txt"), "read:"},
+		{"read through a linked folder", "/read " + filepath.Join(dir, "out", "secret.txt"), "read:"},
+		{"terminal cwd through a link", `/term {"command":"sh","args":["-c","echo hi > x.txt"],"cwd":` + jsonString(filepath.Join(dir, "out")) + `}`, "term:"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := startFake(t, adapters.SessionOptions{Cwd: dir})
+			evs := prompt(t, s, tt.prompt, allowAll)
+			got := texts(evs)
+			if strings.Contains(got, "top secret") || rpcCode(t, got, tt.prefix) == 0 {
+				t.Errorf("answer = %q, want an error", got)
+			}
+			if len(permissions(evs)) != 0 {
+				t.Errorf("a call outside the session directory was put to the user")
+			}
+			for _, p := range []string{"x.txt", "new.txt", filepath.Join("a", "b.txt")} {
+				if _, err := os.Stat(filepath.Join(outside, p)); !errors.Is(err, os.ErrNotExist) {
+					t.Fatalf("%s written outside: %v", p, err)
+				}
+			}
+			if b, _ := os.ReadFile(secret); string(b) != "one\ntop secret\n" {
+				t.Fatalf("the linked file changed: %q", b)
+			}
+		})
+	}
+}
+
+func TestLocal_WriteAsked(t *testing.T) {
+	tests := []struct {
+		name    string
+		decide  func(*adapters.PermissionRequest)
+		written bool
+	}{
+		{"allowed", allowAll, true},
+		{"rejected", rejectAll, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir, err := fspath.RealPath(t.TempDir()) // macOS /var is /private/var: asked by the real name
+			must(t, err)
+			path := filepath.Join(dir, "src", "a.go")
+			s := startFake(t, adapters.SessionOptions{Cwd: dir})
+			evs := prompt(t, s, "/write "+path, tt.decide)
+			perms := permissions(evs)
+			if len(perms) != 1 {
+				t.Fatalf("permission events = %d, want 1", len(perms))
+			}
+			tc := perms[0].Tool
+			if tc.Kind != adapters.KindEdit || len(tc.Locations) != 1 || tc.Locations[0].Path != path || !strings.HasPrefix(tc.Title, "fake: ") {
+				t.Errorf("asked about %+v, want an edit of %s naming the agent", tc, path)
+			}
+			_, err = os.Stat(path)
+			if tt.written != (err == nil) {
+				t.Errorf("written = %v, want %v", err == nil, tt.written)
+			}
+			if got := texts(evs); tt.written != (got == "write:{}") {
+				t.Errorf("answer = %q", got)
+			}
+		})
+	}
+}
+
+func TestLocal_ReadAsked(t *testing.T) {
+	dir := t.TempDir()
+	must(t, os.WriteFile(filepath.Join(dir, "a.txt"), []byte("1\n2\n"), 0o644))
+	s := startFake(t, adapters.SessionOptions{Cwd: dir})
+	evs := prompt(t, s, "/read "+filepath.Join(dir, "a.txt"), rejectAll)
+	if perms := permissions(evs); len(perms) != 1 || perms[0].Tool.Kind != adapters.KindRead {
+		t.Errorf("asked %+v, want one read request", perms)
+	}
+	if got := texts(evs); rpcCode(t, got, "read:") != codeRefused {
+		t.Errorf("rejected read answered %q", got)
+	}
+}
+
+func TestLocal_TerminalAsksWithTheCommand(t *testing.T) {
+	s := startFake(t, adapters.SessionOptions{})
+	var seen []*adapters.PermissionRequest
+	evs := prompt(t, s, "term", func(pr *adapters.PermissionRequest) { seen = append(seen, pr); rejectAll(pr) })
+	if len(seen) != 1 || seen[0].Tool.Kind != adapters.KindExecute || !strings.Contains(string(seen[0].Tool.RawInput), `sh -c 'echo term-out; exit 4'`) {
+		t.Fatalf("asked %+v, want the command line", seen)
+	}
+	if got := texts(evs); strings.Contains(got, "term-out") {
+		t.Fatalf("a rejected command ran: %q", got)
+	}
+}
+
+func TestLocal_UnadvertisedMethodRefused(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name   string
+		editor adapters.EditorClient
+		prompt string
+	}{
+		{"terminal the editor lacks", &fakeEditor{}, `/term {"command":"sh","args":["-c","echo x > made.txt"]}`},
+		{"fs method outside ACP", nil, "/call fs/delete_text_file " + `{"path":` + jsonString(filepath.Join(dir, "a")) + `}`},
+		{"terminal method outside ACP", nil, `/call terminal/attach {}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := startFake(t, adapters.SessionOptions{Cwd: dir, Editor: tt.editor})
+			evs := prompt(t, s, tt.prompt, allowAll)
+			got := texts(evs)
+			prefix := got[:strings.Index(got, ":")+1]
+			if code := rpcCode(t, got, prefix); code != -32601 {
+				t.Errorf("answer = %q, want method not found", got)
+			}
+			if len(permissions(evs)) != 0 {
+				t.Errorf("an unadvertised method was put to the user")
+			}
+			if _, err := os.Stat(filepath.Join(dir, "made.txt")); err == nil {
+				t.Fatal("the command ran")
+			}
+		})
+	}
+}
+
+func TestSession_ClientCapsAdvertised(t *testing.T) {
+	tests := []struct {
+		name   string
+		editor adapters.EditorClient
+		want   string
+	}{
+		{"headless: hub serves them", nil, `caps:{"fs":{"readTextFile":true,"writeTextFile":true},"terminal":true}`},
+		{"the editor's own", &fakeEditor{}, `caps:{"fs":{"readTextFile":true,"writeTextFile":true},"terminal":false}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := startFake(t, adapters.SessionOptions{Editor: tt.editor})
+			if got := texts(prompt(t, s, "caps", nil)); got != tt.want {
+				t.Errorf("got %s, want %s", got, tt.want)
+			}
+		})
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// symlink makes a link, or skips where the user may not (Windows without
+// developer mode).
+func symlink(t *testing.T, target, link string) {
+	t.Helper()
+	if err := os.Symlink(target, link); err != nil {
+		t.Skipf("no symlinks here: %v", err)
+	}
+}
+
+func TestAliasName_WindowsSpellingsOfOtherNames(t *testing.T) {
+	tests := []struct {
+		goos, p string
+		alias   bool
+	}{
+		{"windows", `C:\proj\.env `, true},
+		{"windows", `C:\proj\.env.`, true},
+		{"windows", `C:\proj\app\.env::$DATA`, true},
+		{"windows", `C:/proj/.env:x`, true},
+		{"windows", `C:\proj\dir. \a.txt`, true},
+		{"windows", `C:\proj\a.txt`, false},
+		{"windows", `\\?\C:\proj\a.txt`, false},
+		{"windows", `\\srv\share\proj\a.txt`, false},
+		{"windows", `C:\proj\..\proj\a.txt`, false},
+		{"linux", `/proj/.env `, false}, // a name of its own there
+	}
+	for _, tt := range tests {
+		if _, got := aliasName(tt.goos, tt.p); got != tt.alias {
+			t.Errorf("aliasName(%s, %q) = %v, want %v", tt.goos, tt.p, got, tt.alias)
+		}
+	}
+}
+
+func TestLocal_TerminalEnvShownAndChecked(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name, prompt, want string
+		asked              bool
+	}{
+		{"env shown to the user", `/term {"command":"sh","args":["-c","true"],"env":[{"name":"BASH_ENV","value":"/tmp/evil rc"}]}`, `BASH_ENV='/tmp/evil rc' sh -c true`, true},
+		{"a name that is no shell name", `/term {"command":"sh","args":["-c","echo X=1 > .env"],"env":[{"name":"A B","value":"1"}]}`, "", false},
+		{"assignment in front still denied", `/term {"command":"sh","args":["-c","echo X=1 > .env"],"env":[{"name":"A","value":"1"}]}`, "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := startFake(t, adapters.SessionOptions{Cwd: dir})
+			evs := prompt(t, s, tt.prompt, rejectAll)
+			perms := permissions(evs)
+			if tt.asked != (len(perms) == 1) {
+				t.Fatalf("asked %d times, want asked=%v (%q)", len(perms), tt.asked, texts(evs))
+			}
+			if tt.asked && !strings.Contains(string(perms[0].Tool.RawInput), jsonString(tt.want)) {
+				t.Errorf("asked about %s, want %s", perms[0].Tool.RawInput, tt.want)
+			}
+			if _, err := os.Stat(filepath.Join(dir, ".env")); err == nil {
+				t.Fatal(".env written")
+			}
+		})
+	}
+}

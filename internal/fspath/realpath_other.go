@@ -1,0 +1,8 @@
+//go:build !windows
+
+package fspath
+
+import "path/filepath"
+
+// RealPath resolves every symlink in the existing path p.
+func RealPath(p string) (string, error) { return filepath.EvalSymlinks(p) }
