@@ -18,7 +18,7 @@ export CGO_ENABLED ?= 0
 # command fetches it from the module proxy once.
 export GOTOOLCHAIN := go1.27.3
 
-.PHONY: all build install dist test test-deps unit race e2e e2e-deps bench lint cross fuzz clean
+.PHONY: all build install dist test test-deps test-windows unit race e2e e2e-deps bench lint cross fuzz clean
 
 all: build
 
@@ -58,6 +58,11 @@ cross:
 	  GOOS=$${t%/*} GOARCH=$${t#*/} CGO_ENABLED=0 $(GO) build ./... && \
 	  GOOS=$${t%/*} GOARCH=$${t#*/} CGO_ENABLED=0 $(GO) vet ./... || exit 1; \
 	done
+
+# Every package's tests as Windows executables under Wine 10 (a Debian trixie
+# root made once with mmdebstrap, cached in /var/cache/hub/wine-root); needs root.
+test-windows:
+	@bash scripts/test-windows.sh
 
 # End-to-end: real agent CLIs (pinned, cached under .cache/e2e) against local mock LLM servers,
 # and the official ACP TypeScript SDK as the client.
