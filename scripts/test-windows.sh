@@ -36,7 +36,9 @@ build_root() {
 [ -e "$root/.hub-wine-root" ] || build_root
 
 # Compile each package's tests (a package without tests is skipped).
-out=$root/tmp/hubtest
+# One output folder per checkout, so two checkouts can run at once.
+out=$root/tmp/hubtest${repo//\//_}
+inside=${out#"$root"}
 rm -rf "$out" && mkdir -p "$out"
 pkgs=$(go list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}} {{.Dir}}{{end}}' "${@:-./...}" | grep -v '/e2e') || true
 [ -n "$pkgs" ] || die "no packages with tests"
@@ -67,7 +69,7 @@ run_all() {
 		start=$(date +%s.%N)
 		if chroot "$root" /usr/bin/env -i HOME=/root PATH=/usr/bin:/bin WINEDEBUG=-all WINEPREFIX=/root/.wine \
 			XDG_RUNTIME_DIR=/tmp /bin/sh -c 'cd "$1" && shift && exec timeout --kill-after=10s "$@"' _ "$dir" \
-			"$timeout" wine "/tmp/hubtest/$name.test.exe" -test.v -test.timeout "$timeout" >"$log" 2>&1; then
+			"$timeout" wine "$inside/$name.test.exe" -test.v -test.timeout "$timeout" >"$log" 2>&1; then
 			status=ok
 			passed=$((passed + 1))
 		else
@@ -87,5 +89,5 @@ run_all() {
 	[ "$failed" = 0 ]
 }
 export -f run_all
-export root repo out timeout pkgs
+export root repo out inside timeout pkgs
 unshare --mount --propagation private bash -c run_all
