@@ -11,12 +11,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
 	"github.com/google/shlex"
+	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/config"
@@ -43,6 +47,36 @@ type Request struct {
 	Cwd     string            // session root; rule globs match relative to it
 	Command string            // shell command for bash
 	Agent   string            // the agent asking, for durable grants ("" for the native loop's own checks)
+	// Paths are every file the call names (absolute), Path the first; a
+	// request built by hand may set Path alone.
+	Paths []string
+}
+
+// files are the files req names.
+func (req Request) files() []string {
+	if len(req.Paths) > 0 {
+		return req.Paths
+	}
+	if req.Path != "" {
+		return []string{req.Path}
+	}
+	return nil
+}
+
+// each is req once per file it names (Path set to it), or req alone: the
+// deny list and rules look at one file at a time.
+func (req Request) each() []Request {
+	files := req.files()
+	if len(files) <= 1 {
+		return []Request{req}
+	}
+	out := make([]Request, 0, len(files))
+	for _, f := range files {
+		r := req
+		r.Path = f
+		out = append(out, r)
+	}
+	return out
 }
 
 // Verdict is a decision with the reason a user can read.
@@ -51,6 +85,11 @@ type Verdict struct {
 	Reason   string
 	// Hard is true when the built-in deny list matched; nothing can lift it.
 	Hard bool
+	// Must is true for an Ask that nothing turns into an allow: not
+	// --approve, an "always" answer, a grant, a rule or a hook. Only a
+	// user who sees the call may allow it; where nobody can answer (hub
+	// run) it is refused. See MustAsk.
+	Must bool
 }
 
 // Checker is what the agent loop consults before each tool call.
@@ -114,37 +153,40 @@ func parseRule(r config.PermissionRule) (Rule, error) {
 }
 
 // Decide is the one evaluation order: the hard deny list, configured deny
-// rules, the session's "always" answers, durable grants (see UseGrants),
-// configured allow and ask rules
+// rules, the requests that must be asked (MustAsk), the session's "always"
+// answers, durable grants (see UseGrants), configured allow and ask rules
 // (the last that matches), then allow rules from --allow-tool and the
 // active skill. decided is false when none of them speaks: the caller's
 // default (the mode, --approve, or asking the user) decides. Deny always
-// dominates.
+// dominates. A request naming several files is denied when one of them
+// is, and allowed by a rule only when all of them are.
 func (s *Service) Decide(req Request) (v Verdict, decided bool) {
-	if reason, ok := HardDeny(req); ok {
-		return Verdict{Decision: Deny, Reason: "hard deny: " + reason, Hard: true}, true
+	each := req.each()
+	for _, r := range each {
+		if reason, ok := HardDeny(r); ok {
+			return Verdict{Decision: Deny, Reason: "hard deny: " + reason, Hard: true}, true
+		}
 	}
 	for i := range s.rules {
-		if r := &s.rules[i]; r.Decision == Deny && r.matches(req) {
+		if r := &s.rules[i]; r.Decision == Deny && r.matchesAny(each) {
 			return Verdict{Decision: Deny, Reason: "denied by " + r.label()}, true
 		}
 	}
-	s.mu.Lock()
-	d, ok := s.always[AlwaysKey(req)]
-	if !ok && s.always[RejectKey(req)] == Deny {
-		d, ok = Deny, true
+	if why := MustAsk(req); why != "" {
+		return Verdict{Decision: Ask, Reason: why, Must: true}, true
 	}
-	s.mu.Unlock()
-	if ok && !Unclear(req.Command) {
+	if d, ok := s.remembered(req); ok {
 		return Verdict{Decision: d, Reason: "remembered for this session"}, true
 	}
-	if g, ok := s.granted(req); ok {
-		return Verdict{Decision: Allow, Reason: "allowed by grant " + g.ID + " until " + g.Expires.Local().Format("2006-01-02 15:04") +
-			" ('hub grants revoke " + g.ID + "')"}, true
+	if Coverable(req) {
+		if g, ok := s.granted(req); ok {
+			return Verdict{Decision: Allow, Reason: "allowed by grant " + g.ID + " until " + g.Expires.Local().Format("2006-01-02 15:04") +
+				" ('hub grants revoke " + g.ID + "')"}, true
+		}
 	}
 	var last *Rule
 	for i := range s.rules {
-		if r := &s.rules[i]; r.Decision != Deny && r.matches(req) {
+		if r := &s.rules[i]; r.Decision != Deny && r.matchesAll(each) {
 			last = r
 		}
 	}
@@ -152,6 +194,24 @@ func (s *Service) Decide(req Request) (v Verdict, decided bool) {
 		return Verdict{Decision: last.Decision, Reason: string(last.Decision) + " by " + last.label()}, true
 	}
 	return Verdict{}, false
+}
+
+// remembered is the session's "always" answer covering req: an allow only
+// for a request an "always" may cover (Coverable), a reject for any
+// request hub can tell apart from others.
+func (s *Service) remembered(req Request) (Decision, bool) {
+	if Unclear(req.Command) || anonymous(req) {
+		return "", false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if d, ok := s.always[AlwaysKey(req)]; ok && (d == Deny || Coverable(req)) {
+		return d, true
+	}
+	if s.always[RejectKey(req)] == Deny {
+		return Deny, true
+	}
+	return "", false
 }
 
 // Check is Decide with the native loop's defaults: reads allowed, writes
@@ -164,6 +224,8 @@ func (s *Service) Check(req Request) Verdict {
 }
 
 // Remember stores allow_always / reject_always answers for the session.
+// An "always allow" is kept only for a request it may cover (Coverable);
+// neither is kept for a request hub cannot tell apart from others.
 func (s *Service) Remember(req Request, kind adapters.PermissionOptionKind) {
 	var d Decision
 	switch kind {
@@ -174,7 +236,7 @@ func (s *Service) Remember(req Request, kind adapters.PermissionOptionKind) {
 	default:
 		return
 	}
-	if Unclear(req.Command) {
+	if Unclear(req.Command) || anonymous(req) || (d == Allow && !Coverable(req)) {
 		return // asked every time
 	}
 	key := AlwaysKey(req)
@@ -185,6 +247,79 @@ func (s *Service) Remember(req Request, kind adapters.PermissionOptionKind) {
 	s.always[key] = d
 	s.mu.Unlock()
 }
+
+// MustAsk says why req must be asked whatever else allows it ("" when it
+// need not): hub cannot read it (Unreadable), or it reads a secret (a
+// dotenv file, a private key, a credential store; IsSecretFile) by a file
+// tool or by a command naming one.
+func MustAsk(req Request) string {
+	if Unreadable(req) {
+		return "hub cannot tell what this tool call does (no command, no file, kind " + string(cmpKind(req.Kind)) + "): it is asked every time"
+	}
+	for _, f := range req.files() {
+		if IsSecretFile(f) {
+			return "reading secrets (" + filepath.Base(f) + ") is asked every time"
+		}
+	}
+	if req.Command != "" {
+		for _, t := range commandTargets(req.Command, req.Cwd) {
+			if IsSecretFile(t) {
+				return "reading secrets (" + filepath.Base(t) + ") is asked every time"
+			}
+		}
+	}
+	return ""
+}
+
+func cmpKind(k adapters.ToolKind) adapters.ToolKind {
+	if k == "" {
+		return "none"
+	}
+	return k
+}
+
+// Unreadable reports a request hub cannot read: no command, no file and a
+// kind that says nothing (none, or other). A tool named by an MCP server
+// (mcp__server__tool) is read by its name.
+func Unreadable(req Request) bool {
+	if req.Command != "" || len(req.files()) > 0 || (req.Kind != "" && req.Kind != adapters.KindOther) {
+		return false
+	}
+	return !strings.HasPrefix(req.Tool, "mcp__")
+}
+
+// anonymous reports a request only its kind describes: no name, command or
+// file, so an "always" answer to it would cover every call of the kind.
+func anonymous(req Request) bool {
+	return Unreadable(req) || (req.Command == "" && len(req.files()) == 0 && (req.Tool == "" || req.Tool == string(req.Kind)))
+}
+
+// Coverable reports whether an "always" answer (or a grant) may cover req:
+// never a request that must be asked, nor a command hub cannot read, nor
+// a write or a command whose target is a home dotfile, a key, a
+// credential store or a file outside the workspace (sensitivePath).
+func Coverable(req Request) bool {
+	if Unclear(req.Command) || anonymous(req) || MustAsk(req) != "" {
+		return false
+	}
+	if !readOnlyKinds[req.Kind] {
+		for _, f := range req.files() {
+			if sensitivePath(f, req.Cwd) {
+				return false
+			}
+		}
+	}
+	if req.Command != "" {
+		for _, t := range commandTargets(req.Command, req.Cwd) {
+			if sensitivePath(t, req.Cwd) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+var readOnlyKinds = map[adapters.ToolKind]bool{adapters.KindRead: true, adapters.KindSearch: true, adapters.KindThink: true}
 
 // RejectKey is what a "reject always" answer covers: like AlwaysKey, but
 // a file tool's refusal covers the whole tool (refusing more never grants
@@ -197,16 +332,22 @@ func RejectKey(req Request) string {
 }
 
 // AlwaysKey is what an "always" answer to req covers: the command's scope
-// (see AlwaysScope), else the file a file tool touches (never the whole
+// (see AlwaysScope), else the files a file tool touches (never the whole
 // tool), else the tool.
 func AlwaysKey(req Request) string {
-	switch {
-	case req.Command != "":
+	if req.Command != "" {
 		return AlwaysScope(req.Tool, req.Command)
-	case req.Path != "":
-		return req.Tool + "\x00path=" + filepath.Clean(req.Path)
 	}
-	return req.Tool
+	files := req.files()
+	if len(files) == 0 {
+		return req.Tool
+	}
+	clean := make([]string, 0, len(files))
+	for _, f := range files {
+		clean = append(clean, filepath.Clean(f))
+	}
+	slices.Sort(clean)
+	return req.Tool + "\x00path=" + strings.Join(slices.Compact(clean), ", ")
 }
 
 // unwrapShell returns the script of `bash -lc 'script'` (codex wraps every
@@ -223,44 +364,117 @@ func unwrapShell(command string) string {
 	return command
 }
 
-// CommandOf returns the shell command an execute tool call runs: its raw
-// input's "command" or "cmd" (a string or an argv array), else its title.
-// Other kinds have none (an editor tool's "command" is "create" or "view").
+// CommandOf returns the shell command a tool call runs, whatever kind it
+// claims: its raw input's "command", "cmd", "argv" or "script" (a string,
+// or an argv array quoted word by word so the shell reader sees the argv
+// it is), followed by its "args"; else an execute call's title. An editor
+// tool's "command" ("view", "create", "str_replace", …) is none.
 func CommandOf(tc adapters.ToolCall) string {
-	if tc.Kind != adapters.KindExecute {
+	var in map[string]json.RawMessage
+	_ = json.Unmarshal(tc.RawInput, &in)
+	var cmd string
+	for _, k := range []string{"command", "cmd", "argv", "script"} {
+		if c := commandValue(in[k]); c != "" && !editorVerbs[c] {
+			cmd = c
+			break
+		}
+	}
+	if args := commandValue(in["args"]); args != "" {
+		cmd = strings.TrimSpace(cmd + " " + args)
+	}
+	if cmd == "" && tc.Kind == adapters.KindExecute {
+		return tc.Title
+	}
+	return cmd
+}
+
+// editorVerbs are the "command" values of file editor tools.
+var editorVerbs = map[string]bool{"view": true, "create": true, "str_replace": true, "insert": true, "undo_edit": true, "write": true, "read": true}
+
+// commandValue reads a command string, or an argv array as a command line.
+func commandValue(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return strings.TrimSpace(s)
+	}
+	var argv []string
+	if json.Unmarshal(raw, &argv) != nil || len(argv) == 0 {
 		return ""
 	}
-	var in struct {
-		Command json.RawMessage `json:"command"`
-		Cmd     json.RawMessage `json:"cmd"`
+	words := make([]string, len(argv))
+	for i, a := range argv {
+		words[i] = quoteWord(a)
 	}
+	return strings.Join(words, " ")
+}
+
+// quoteWord quotes one argv element for the shell reader.
+func quoteWord(a string) string {
+	if q, err := syntax.Quote(a, syntax.LangBash); err == nil {
+		return q
+	}
+	return "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+}
+
+// pathKeys are raw input fields that name a file.
+var pathKeys = []string{"path", "file_path", "filePath", "filename", "file", "notebook_path", "target", "target_file",
+	"destination", "dest", "source", "src", "old_path", "new_path", "dir", "directory", "cwd", "workdir"}
+
+// pathListKeys are raw input fields that name files.
+var pathListKeys = []string{"paths", "files", "file_paths", "filePaths"}
+
+// PathsOf lists every file a tool call names, absolute against cwd: its
+// locations, then the paths of its raw input (see pathKeys, pathListKeys,
+// and the keys of a "changes" object, as in patches).
+func PathsOf(tc adapters.ToolCall, cwd string) []string {
+	var raw []string
+	for _, l := range tc.Locations {
+		raw = append(raw, l.Path)
+	}
+	var in map[string]json.RawMessage
 	_ = json.Unmarshal(tc.RawInput, &in)
-	for _, raw := range []json.RawMessage{in.Command, in.Cmd} {
-		var s string
-		if json.Unmarshal(raw, &s) == nil && s != "" {
-			return s
-		}
-		var argv []string
-		if json.Unmarshal(raw, &argv) == nil && len(argv) > 0 {
-			return strings.Join(argv, " ")
+	for _, k := range pathKeys {
+		var p string
+		if json.Unmarshal(in[k], &p) == nil {
+			raw = append(raw, p)
 		}
 	}
-	return tc.Title
+	for _, k := range pathListKeys {
+		var ps []string
+		if json.Unmarshal(in[k], &ps) == nil {
+			raw = append(raw, ps...)
+		}
+	}
+	var changes map[string]json.RawMessage
+	if json.Unmarshal(in["changes"], &changes) == nil {
+		raw = append(raw, slices.Sorted(maps.Keys(changes))...)
+	}
+	home, _ := os.UserHomeDir()
+	var out []string
+	for _, p := range raw {
+		if p = strings.TrimSpace(p); p != "" {
+			if a := absTarget(p, home, cwd); !slices.Contains(out, a) {
+				out = append(out, a)
+			}
+		}
+	}
+	return out
 }
 
 // RequestOf describes a tool call for the deny list and "always" scopes:
-// its name, kind, command and the first file it touches (absolute against
-// cwd).
+// its name, kind, command and every file it names (absolute against cwd).
+// A call that carries a command is checked as the command it is, whatever
+// kind it claims.
 func RequestOf(tc adapters.ToolCall, cwd string) Request {
-	req := Request{Tool: tc.Name, Kind: tc.Kind, Cwd: cwd, Command: CommandOf(tc)}
+	req := Request{Tool: tc.Name, Kind: tc.Kind, Cwd: cwd, Command: CommandOf(tc), Paths: PathsOf(tc, cwd)}
 	if req.Tool == "" {
 		req.Tool = string(tc.Kind)
 	}
-	if len(tc.Locations) > 0 {
-		req.Path = tc.Locations[0].Path
-		if !filepath.IsAbs(req.Path) && cwd != "" {
-			req.Path = filepath.Join(cwd, req.Path)
-		}
+	if req.Command != "" {
+		req.Kind = adapters.KindExecute
+	}
+	if len(req.Paths) > 0 {
+		req.Path = req.Paths[0]
 	}
 	return req
 }
@@ -271,6 +485,22 @@ func defaultFor(req Request) Decision {
 		return Allow
 	}
 	return Ask
+}
+
+// matchesAny reports whether the rule matches one of reqs (a deny).
+func (r *Rule) matchesAny(reqs []Request) bool {
+	return slices.ContainsFunc(reqs, r.matches)
+}
+
+// matchesAll reports whether the rule matches every one of reqs (an allow
+// or ask).
+func (r *Rule) matchesAll(reqs []Request) bool {
+	for _, q := range reqs {
+		if !r.matches(q) {
+			return false
+		}
+	}
+	return true
 }
 
 func (r *Rule) matches(req Request) bool {
