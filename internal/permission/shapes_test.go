@@ -134,7 +134,9 @@ func TestService_SecretReadsAlwaysAsked(t *testing.T) {
 	home := fakeHome(t)
 	s := mustNew(t, config.PermissionRule{Tool: "*", Decision: "allow"})
 	read := func(p string) Request { return Request{Tool: "read_file", Kind: adapters.KindRead, Path: p, Cwd: "/w"} }
-	bash := func(cmd string) Request { return Request{Tool: "bash", Kind: adapters.KindExecute, Command: cmd, Cwd: "/w"} }
+	bash := func(cmd string) Request {
+		return Request{Tool: "bash", Kind: adapters.KindExecute, Command: cmd, Cwd: "/w"}
+	}
 	secrets := []Request{
 		read("/w/.env"), read("/w/api/.env.local"), read("/w/.ENV"), read("/w/certs/server.pem"), read("/w/tls.key"),
 		read(filepath.Join(home, ".ssh", "id_ed25519")), read(filepath.Join(home, ".aws", "credentials")), read(filepath.Join(home, ".netrc")),
