@@ -280,12 +280,13 @@ func cmpKind(k adapters.ToolKind) adapters.ToolKind {
 
 // Unreadable reports a request hub cannot read: no command, no file and a
 // kind that says nothing (none, or other). A tool named by an MCP server
-// (mcp__server__tool) is read by its name.
+// (mcp__server__tool) and the native loop's delegation tool are read by
+// their names: an "always" covers that one tool, and rules name it.
 func Unreadable(req Request) bool {
 	if req.Command != "" || len(req.files()) > 0 || (req.Kind != "" && req.Kind != adapters.KindOther) {
 		return false
 	}
-	return !strings.HasPrefix(req.Tool, "mcp__")
+	return !strings.HasPrefix(req.Tool, "mcp__") && req.Tool != "delegate_agent"
 }
 
 // anonymous reports a request only its kind describes: no name, command or
