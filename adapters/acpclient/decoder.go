@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/json"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -352,6 +353,11 @@ func (d *ACPDecoder) track(t adapters.ToolCall) {
 	if t.Status == adapters.StatusCompleted || t.Status == adapters.StatusFailed {
 		delete(d.calls, t.ID)
 		return
+	}
+	for _, c := range t.Content { // the files of its diffs, without their text
+		if c.Type == adapters.ToolContentDiff && !slices.ContainsFunc(t.Locations, func(l adapters.Location) bool { return l.Path == c.Path }) {
+			t.Locations = append(slices.Clip(t.Locations), adapters.Location{Path: c.Path})
+		}
 	}
 	t.Content, t.RawOutput = nil, nil
 	d.calls[t.ID] = t

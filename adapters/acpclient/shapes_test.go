@@ -33,6 +33,13 @@ func TestDecodePermission_CompletedFromEarlierToolCall(t *testing.T) {
 				t.Errorf("got %+v", tc)
 			}
 		}},
+		{"a diff's file", []string{
+			`{"sessionUpdate":"tool_call","toolCallId":"t","kind":"edit","content":[{"type":"diff","path":"/w/.env","oldText":null,"newText":"KEY=1"}]}`,
+		}, `{"toolCallId":"t"}`, func(t *testing.T, tc adapters.ToolCall) {
+			if len(tc.Locations) != 1 || tc.Locations[0].Path != "/w/.env" {
+				t.Errorf("got %+v", tc)
+			}
+		}},
 		{"the request's fields win", []string{
 			`{"sessionUpdate":"tool_call","toolCallId":"t","kind":"read","rawInput":{"path":"a.go"}}`,
 		}, `{"toolCallId":"t","kind":"execute","rawInput":{"command":"cat .env"}}`, func(t *testing.T, tc adapters.ToolCall) {

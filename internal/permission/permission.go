@@ -8,11 +8,8 @@
 package permission
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -20,7 +17,6 @@ import (
 	"sync"
 
 	"github.com/google/shlex"
-	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/config"
@@ -363,121 +359,6 @@ func unwrapShell(command string) string {
 		return argv[2]
 	}
 	return command
-}
-
-// CommandOf returns the shell command a tool call runs, whatever kind it
-// claims: its raw input's "command", "cmd", "argv" or "script" (a string,
-// or an argv array quoted word by word so the shell reader sees the argv
-// it is), followed by its "args"; else an execute call's title. An editor
-// tool's "command" ("view", "create", "str_replace", …) is none.
-func CommandOf(tc adapters.ToolCall) string {
-	var in map[string]json.RawMessage
-	_ = json.Unmarshal(tc.RawInput, &in)
-	var cmd string
-	for _, k := range []string{"command", "cmd", "argv", "script"} {
-		if c := commandValue(in[k]); c != "" && !editorVerbs[c] {
-			cmd = c
-			break
-		}
-	}
-	if args := commandValue(in["args"]); args != "" {
-		cmd = strings.TrimSpace(cmd + " " + args)
-	}
-	if cmd == "" && tc.Kind == adapters.KindExecute {
-		return tc.Title
-	}
-	return cmd
-}
-
-// editorVerbs are the "command" values of file editor tools.
-var editorVerbs = map[string]bool{"view": true, "create": true, "str_replace": true, "insert": true, "undo_edit": true, "write": true, "read": true}
-
-// commandValue reads a command string, or an argv array as a command line.
-func commandValue(raw json.RawMessage) string {
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return strings.TrimSpace(s)
-	}
-	var argv []string
-	if json.Unmarshal(raw, &argv) != nil || len(argv) == 0 {
-		return ""
-	}
-	words := make([]string, len(argv))
-	for i, a := range argv {
-		words[i] = quoteWord(a)
-	}
-	return strings.Join(words, " ")
-}
-
-// quoteWord quotes one argv element for the shell reader.
-func quoteWord(a string) string {
-	if q, err := syntax.Quote(a, syntax.LangBash); err == nil {
-		return q
-	}
-	return "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
-}
-
-// pathKeys are raw input fields that name a file.
-var pathKeys = []string{"path", "file_path", "filePath", "filename", "file", "notebook_path", "target", "target_file",
-	"destination", "dest", "source", "src", "old_path", "new_path", "dir", "directory", "cwd", "workdir"}
-
-// pathListKeys are raw input fields that name files.
-var pathListKeys = []string{"paths", "files", "file_paths", "filePaths"}
-
-// PathsOf lists every file a tool call names, absolute against cwd: its
-// locations, then the paths of its raw input (see pathKeys, pathListKeys,
-// and the keys of a "changes" object, as in patches).
-func PathsOf(tc adapters.ToolCall, cwd string) []string {
-	var raw []string
-	for _, l := range tc.Locations {
-		raw = append(raw, l.Path)
-	}
-	var in map[string]json.RawMessage
-	_ = json.Unmarshal(tc.RawInput, &in)
-	for _, k := range pathKeys {
-		var p string
-		if json.Unmarshal(in[k], &p) == nil {
-			raw = append(raw, p)
-		}
-	}
-	for _, k := range pathListKeys {
-		var ps []string
-		if json.Unmarshal(in[k], &ps) == nil {
-			raw = append(raw, ps...)
-		}
-	}
-	var changes map[string]json.RawMessage
-	if json.Unmarshal(in["changes"], &changes) == nil {
-		raw = append(raw, slices.Sorted(maps.Keys(changes))...)
-	}
-	home, _ := os.UserHomeDir()
-	var out []string
-	for _, p := range raw {
-		if p = strings.TrimSpace(p); p != "" {
-			if a := absTarget(p, home, cwd); !slices.Contains(out, a) {
-				out = append(out, a)
-			}
-		}
-	}
-	return out
-}
-
-// RequestOf describes a tool call for the deny list and "always" scopes:
-// its name, kind, command and every file it names (absolute against cwd).
-// A call that carries a command is checked as the command it is, whatever
-// kind it claims.
-func RequestOf(tc adapters.ToolCall, cwd string) Request {
-	req := Request{Tool: tc.Name, Kind: tc.Kind, Cwd: cwd, Command: CommandOf(tc), Paths: PathsOf(tc, cwd)}
-	if req.Tool == "" {
-		req.Tool = string(tc.Kind)
-	}
-	if req.Command != "" {
-		req.Kind = adapters.KindExecute
-	}
-	if len(req.Paths) > 0 {
-		req.Path = req.Paths[0]
-	}
-	return req
 }
 
 func defaultFor(req Request) Decision {

@@ -50,6 +50,12 @@ func TestRequestOf_EveryShapeReachesTheDenyList(t *testing.T) {
 		{"second location", tc(adapters.KindEdit, `{}`, "/w/a.go", "/w/.env")},
 		{"paths array", tc(adapters.KindEdit, `{"paths":["a.go",".env"]}`, "/w/a.go")},
 		{"patch changes", tc(adapters.KindEdit, `{"changes":{"/w/a.go":{},"/w/.env":{}}}`)},
+		{"nested command", tc(adapters.KindOther, `{"input":{"steps":[{"run":{"command":"rm -rf ~"}}]}}`)},
+		{"commandLine", tc(adapters.KindOther, `{"commandLine":"sudo rm -rf /"}`)},
+		{"a second command", tc(adapters.KindExecute, `{"command":"ls","then":{"cmd":"rm -rf ~"}}`)},
+		{"nested path", tc(adapters.KindEdit, `{"edits":[{"file_path":"a.go"},{"file_path":"config/.env"}]}`)},
+		{"diff content only", adapters.ToolCall{ID: "t", Kind: adapters.KindEdit,
+			Content: []adapters.ToolContent{{Type: adapters.ToolContentDiff, Path: "/w/.env", NewText: "KEY=1"}}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
