@@ -153,7 +153,13 @@ func (w *output) decided(ev adapters.Event, dec adapters.PermissionDecision, rea
 		w.jsonl(envelope{V: EnvelopeVersion, Candidate: w.o.Candidate, Event: ev, Decision: &dec, Reason: reason})
 		return
 	}
-	w.event(ev, &dec)
+	if ev.Permission != nil {
+		verdict := w.color("32", "allowed")
+		if !dec.Allowed() {
+			verdict = w.color("31", "denied")
+		}
+		w.line(fmt.Sprintf("? permission %s: %s (%s)", toolLabel(ev.Permission.Tool), verdict, cmp.Or(reason, "--approve "+string(w.o.Approve))))
+	}
 }
 
 func (w *output) event(ev adapters.Event, dec *adapters.PermissionDecision) {
