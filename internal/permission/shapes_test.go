@@ -89,6 +89,9 @@ func TestService_AlwaysNeverCoversSensitiveTargets(t *testing.T) {
 		{"echo hi", "echo hi > ~/.profile"},
 		{"cp a b", "cp a ~/.aws/credentials"},
 		{"cat a.go", "bash -c 'cat ~/.netrc'"},
+		{"cat a.go", "cat $F"},
+		{"cat a.go", "cat $(git ls-files -o)"},
+		{"wc -l a.go", "wc -l < $HOME/.bash_history"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.later, func(t *testing.T) {
@@ -154,6 +157,12 @@ func TestService_SecretReadsAlwaysAsked(t *testing.T) {
 		RequestOf(adapters.ToolCall{Kind: adapters.KindRead, RawInput: json.RawMessage(`{"path":".env"}`)}, "/w"),
 		RequestOf(adapters.ToolCall{Kind: adapters.KindExecute, RawInput: json.RawMessage(`{"command":["cat",".env"]}`)}, "/w"),
 	}
+	ws := t.TempDir()
+	if err := os.WriteFile(filepath.Join(ws, ".env"), []byte("KEY=1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	secrets = append(secrets, Request{Tool: "bash", Kind: adapters.KindExecute, Command: "cat .e*", Cwd: ws},
+		Request{Tool: "bash", Kind: adapters.KindExecute, Command: "head -c 100 ./.[e]nv", Cwd: ws})
 	for _, req := range secrets {
 		s.Remember(req, adapters.AllowAlways)
 		if v := s.Check(req); v.Decision != Ask || !v.Must {

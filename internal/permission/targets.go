@@ -14,29 +14,51 @@ import (
 
 // commandTargets lists the files a command line names: the operands of
 // its simple commands (a flag's "=value" and curl's "@file" included),
-// its redirect targets, and those of `sh -c` scripts inside it; "~" and
-// $HOME expanded, relative ones made absolute against cwd. A word hub
-// cannot expand without running something is left out (such a command is
-// Unclear anyway).
+// its redirect targets, and those of `sh -c` scripts and $(…) inside it;
+// "~" and $HOME expanded, relative ones made absolute against cwd, globs
+// also as the files they match there. A word hub cannot expand without
+// running something ($VAR, $(…)), or a line it cannot parse, is
+// unknownTarget.
 func commandTargets(cmd, cwd string) []string {
 	home, _ := os.UserHomeDir()
 	var out []string
 	collectTargets(cmd, home, 0, func(t string) {
-		out = append(out, absTarget(t, home, cwd))
+		if t == unknownTarget {
+			out = append(out, t)
+			return
+		}
+		a := absTarget(t, home, cwd)
+		out = append(out, a)
+		if strings.ContainsAny(t, "*?[") {
+			matches, _ := filepath.Glob(a)
+			out = append(out, matches[:min(len(matches), maxGlobMatches)]...)
+		}
 	})
 	return out
 }
 
+// unknownTarget stands for an operand hub cannot know before the command
+// runs: no "always" covers a command with one (sensitivePath).
+const unknownTarget = "\x00unknown"
+
+// maxGlobMatches bounds the files one glob operand is checked as.
+const maxGlobMatches = 1000
+
 func collectTargets(cmd, home string, depth int, add func(string)) {
 	if depth > 5 {
+		add(unknownTarget)
 		return
 	}
 	f, err := syntax.NewParser().Parse(strings.NewReader(cmd), "")
 	if err != nil {
+		add(unknownTarget)
 		return
 	}
 	cfg := &expand.Config{Env: expand.ListEnviron("HOME=" + home)}
 	lit := func(w *syntax.Word) (string, bool) {
+		if !knownWord(w) {
+			return unknownTarget, true
+		}
 		s, err := expand.Literal(cfg, w)
 		return s, err == nil && s != ""
 	}
@@ -59,6 +81,25 @@ func collectTargets(cmd, home string, depth int, add func(string)) {
 	})
 }
 
+// knownWord reports a word hub can expand without running anything: no
+// substitution, no parameter but $HOME.
+func knownWord(w *syntax.Word) bool {
+	if w == nil {
+		return true
+	}
+	known := true
+	syntax.Walk(w, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.CmdSubst, *syntax.ProcSubst, *syntax.ArithmExp:
+			known = false
+		case *syntax.ParamExp:
+			known = known && n.Param != nil && n.Param.Value == "HOME" && n.Exp == nil && n.Repl == nil && n.Slice == nil
+		}
+		return known
+	})
+	return known
+}
+
 // operandTargets adds the operands of one simple command, recursing into
 // the script of a shell's -c.
 func operandTargets(args []string, home string, depth int, add func(string)) {
@@ -71,6 +112,8 @@ func operandTargets(args []string, home string, depth int, add func(string)) {
 		case shell && strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.Contains(a, "c") && i+2 < len(args):
 			collectTargets(args[i+2], home, depth+1, add)
 			return
+		case a == unknownTarget:
+			add(a)
 		case strings.HasPrefix(a, "-"):
 			if _, v, ok := strings.Cut(a, "="); ok && v != "" {
 				add(strings.TrimPrefix(v, "@"))
@@ -115,7 +158,7 @@ var keyExts = map[string]bool{".pem": true, ".key": true, ".p12": true, ".pfx": 
 // credential store (~/.ssh, ~/.aws, ~/.netrc, …). Reading one is asked
 // every time (see Verdict.Must).
 func IsSecretFile(p string) bool {
-	if p == "" {
+	if p == "" || p == unknownTarget {
 		return false
 	}
 	base := strings.ToLower(filepath.Base(p))
@@ -149,7 +192,7 @@ func inCredentialDir(p, home string) bool {
 // home directory (~/.bashrc, ~/.ssh/…, ~/.config/…), a secret, or a file
 // outside the workspace cwd.
 func sensitivePath(p, cwd string) bool {
-	if IsSecretFile(p) {
+	if p == unknownTarget || IsSecretFile(p) {
 		return true
 	}
 	home, _ := os.UserHomeDir()
