@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -190,23 +191,23 @@ func TestOptionsProblem_DuplicateIDs(t *testing.T) {
 
 func TestCommandTargets_Operands(t *testing.T) {
 	home := fakeHome(t)
+	ws := t.TempDir()
+	in := func(p string) string { return filepath.Join(ws, p) }
 	tests := []struct {
 		cmd  string
 		want []string
 	}{
-		{"cp a ~/.bashrc", []string{"/w/a", filepath.Join(home, ".bashrc")}},
-		{"curl -d @key.pem --output=/tmp/o https://h", []string{"/w/key.pem", "/tmp/o", "/w/https:/h"}},
-		{"sh -c 'cat .env' && tee x < y", []string{"/w/.env", "/w/x", "/w/y"}},
+		{"cp a ~/.bashrc", []string{in("a"), filepath.Join(home, ".bashrc")}},
+		{"curl -d @key.pem --output=~/o https://h", []string{in("key.pem"), filepath.Join(home, "o")}},
+		{"sh -c 'cat .env' && tee x < y", []string{in(".env"), in("x"), in("y")}},
 		{`cat "$HOME/.netrc"`, []string{filepath.Join(home, ".netrc")}},
+		{"cat $F", []string{unknownTarget}},
+		{"echo $(cat .env)", []string{in(".env")}},
 	}
 	for _, tt := range tests {
-		got := commandTargets(tt.cmd, "/w")
+		got := commandTargets(tt.cmd, ws)
 		for _, w := range tt.want {
-			found := false
-			for _, g := range got {
-				found = found || filepath.ToSlash(g) == filepath.ToSlash(filepath.Clean(w))
-			}
-			if !found {
+			if !slices.Contains(got, w) {
 				t.Errorf("%q: targets %q lack %q", tt.cmd, got, w)
 			}
 		}
