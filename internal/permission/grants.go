@@ -318,7 +318,7 @@ func newGrantID(taken []Grant) (string, error) {
 }
 
 // ErrNotGrantable: the request cannot become a durable grant (the service
-// keeps none, or hub cannot tell what the command runs).
+// keeps none, or no "always" may cover it: see Coverable).
 var ErrNotGrantable = errors.New("cannot keep a grant for this")
 
 // GrantPolicy makes a Service keep "always allow" answers beyond the

@@ -3,7 +3,9 @@
 // defaults (reads allowed, writes and commands asked), answers the user gave
 // "always" for this session, durable grants (an "always allow" kept per
 // project for some days, grants.go), and a built-in hard deny list no rule
-// or grant can lift. It also provides approval policies that answer permission
+// or grant can lift. Secret reads and calls hub cannot read are asked
+// every time (MustAsk); RequestOf reads every shape of an agent's tool
+// call (shapes.go). It also provides approval policies that answer permission
 // requests automatically for headless runs.
 package permission
 
