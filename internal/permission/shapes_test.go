@@ -266,3 +266,42 @@ func TestShapes_SameVerdictForEveryShape(t *testing.T) {
 		}
 	}
 }
+
+// A symlink in the workspace does not hide what it names: a secret read
+// through one is asked, an "always" does not cover a write through one
+// to the home directory's dotfiles.
+func TestService_SymlinksSeenThrough(t *testing.T) {
+	home := fakeHome(t)
+	ws := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(home, ".ssh"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ws, ".env"), []byte("KEY=1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(home, ".ssh"), filepath.Join(ws, "keys")); err != nil {
+		t.Skip("no symlinks here:", err)
+	}
+	if err := os.Symlink(filepath.Join(ws, ".env"), filepath.Join(ws, "notes.txt")); err != nil {
+		t.Fatal(err)
+	}
+	s := mustNew(t, config.PermissionRule{Tool: "read_file", Decision: "allow"})
+	if v := s.Check(Request{Tool: "read_file", Kind: adapters.KindRead, Path: filepath.Join(ws, "notes.txt"), Cwd: ws}); !v.Must {
+		t.Errorf("a read of .env through a symlink: %+v", v)
+	}
+	cp := func(dst string) Request {
+		return Request{Tool: "Bash", Kind: adapters.KindExecute, Command: "cp a " + dst, Cwd: ws}
+	}
+	s.Remember(cp("b"), adapters.AllowAlways)
+	if v := s.Check(cp("b")); v.Decision != Allow {
+		t.Fatalf("the always does not cover itself: %+v", v)
+	}
+	if v := s.Check(cp("keys/authorized_keys")); v.Decision == Allow {
+		t.Errorf("a write into ~/.ssh through a symlink allowed: %+v", v)
+	}
+	edit := RequestOf(adapters.ToolCall{Name: "Edit", Kind: adapters.KindEdit, Locations: []adapters.Location{{Path: "file://" + filepath.Join(home, ".bashrc")}}}, ws)
+	s.Remember(edit, adapters.AllowAlways)
+	if v := s.Check(edit); v.Decision == Allow {
+		t.Errorf("an always kept for ~/.bashrc named by a file:// URI: %+v", v)
+	}
+}

@@ -125,6 +125,7 @@ func operandTargets(args []string, home string, depth int, add func(string)) {
 }
 
 func absTarget(t, home, cwd string) string {
+	t = strings.TrimPrefix(t, "file://")
 	switch {
 	case t == "~":
 		t = home
@@ -155,12 +156,17 @@ var keyExts = map[string]bool{".pem": true, ".key": true, ".p12": true, ".pfx": 
 
 // IsSecretFile reports a file whose content is a credential: a dotenv
 // file (not a committed template), a private key, or a file of a
-// credential store (~/.ssh, ~/.aws, ~/.netrc, …). Reading one is asked
-// every time (see Verdict.Must).
+// credential store (~/.ssh, ~/.aws, ~/.netrc, …), by its name or by the
+// file a symlink names. Reading one is asked every time (see MustAsk).
 func IsSecretFile(p string) bool {
 	if p == "" || p == unknownTarget {
 		return false
 	}
+	home, _ := os.UserHomeDir()
+	return secretAt(p, home) || secretAt(resolve(p), resolve(home))
+}
+
+func secretAt(p, home string) bool {
 	base := strings.ToLower(filepath.Base(p))
 	switch {
 	case IsEnvFile(p), secretNames[base], keyExts[filepath.Ext(base)]:
@@ -170,7 +176,6 @@ func IsSecretFile(p string) bool {
 	case strings.HasPrefix(base, "id_") && strings.EqualFold(filepath.Base(filepath.Dir(p)), ".ssh"):
 		return true
 	}
-	home, _ := os.UserHomeDir()
 	return inCredentialDir(p, home)
 }
 
@@ -190,12 +195,19 @@ func inCredentialDir(p, home string) bool {
 
 // sensitivePath reports a file no "always" answer covers: a dotfile of the
 // home directory (~/.bashrc, ~/.ssh/…, ~/.config/…), a secret, or a file
-// outside the workspace cwd.
+// outside the workspace cwd; by its path or by the file a symlink names.
 func sensitivePath(p, cwd string) bool {
-	if p == unknownTarget || IsSecretFile(p) {
+	if p == unknownTarget {
 		return true
 	}
 	home, _ := os.UserHomeDir()
+	return sensitiveAt(p, home, cwd) || sensitiveAt(resolve(p), resolve(home), resolve(cwd))
+}
+
+func sensitiveAt(p, home, cwd string) bool {
+	if secretAt(p, home) {
+		return true
+	}
 	if rel, ok := under(home, p); ok && rel != "." && strings.HasPrefix(filepath.ToSlash(rel), ".") {
 		return true
 	}
@@ -204,6 +216,21 @@ func sensitivePath(p, cwd string) bool {
 	}
 	_, ok := under(cwd, p)
 	return !ok
+}
+
+// resolve is p with symlinks resolved, as far as they exist (a file not
+// yet written resolves through its directory).
+func resolve(p string) string {
+	if p == "" || !filepath.IsAbs(p) {
+		return p
+	}
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
+	}
+	if r, err := filepath.EvalSymlinks(filepath.Dir(p)); err == nil {
+		return filepath.Join(r, filepath.Base(p))
+	}
+	return p
 }
 
 // under reports whether p is dir or inside it, and p relative to dir.
