@@ -151,8 +151,8 @@ func parseRule(r config.PermissionRule) (Rule, error) {
 }
 
 // Decide is the one evaluation order: the hard deny list, configured deny
-// rules, the requests that must be asked (MustAsk), the session's "always"
-// answers, durable grants (see UseGrants), configured allow and ask rules
+// rules, the session's "always reject" answers, the requests that must be
+// asked (MustAsk), the session's "always allow" answers, durable grants (see UseGrants), configured allow and ask rules
 // (the last that matches), then allow rules from --allow-tool and the
 // active skill. decided is false when none of them speaks: the caller's
 // default (the mode, --approve, or asking the user) decides. Deny always
@@ -170,10 +170,14 @@ func (s *Service) Decide(req Request) (v Verdict, decided bool) {
 			return Verdict{Decision: Deny, Reason: "denied by " + r.label()}, true
 		}
 	}
+	d, remembered := s.remembered(req)
+	if remembered && d == Deny { // refusing more never needs asking
+		return Verdict{Decision: d, Reason: "remembered for this session"}, true
+	}
 	if why := MustAsk(req); why != "" {
 		return Verdict{Decision: Ask, Reason: why, Must: true}, true
 	}
-	if d, ok := s.remembered(req); ok {
+	if remembered {
 		return Verdict{Decision: d, Reason: "remembered for this session"}, true
 	}
 	if Coverable(req) {
@@ -201,12 +205,17 @@ func (s *Service) remembered(req Request) (Decision, bool) {
 	if Unclear(req.Command) || anonymous(req) {
 		return "", false
 	}
+	allowKey, rejectKey := AlwaysKey(req), RejectKey(req)
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if d, ok := s.always[AlwaysKey(req)]; ok && (d == Deny || Coverable(req)) {
+	d, ok := s.always[allowKey]
+	reject := s.always[rejectKey] == Deny
+	s.mu.Unlock()
+	switch {
+	case ok && d == Deny, !ok && reject:
+		return Deny, true
+	case ok && Coverable(req):
 		return d, true
-	}
-	if s.always[RejectKey(req)] == Deny {
+	case reject:
 		return Deny, true
 	}
 	return "", false
