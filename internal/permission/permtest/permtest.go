@@ -45,7 +45,9 @@ type Row struct {
 }
 
 // Rows are the rows of the shapes file (COMMAND rows as an execute call
-// and a bash call) followed by the tool-call shapes.
+// and a bash call) followed by the tool-call shapes. A row with a cwd=
+// column is left out: a session has one working directory, the same for
+// every row (the permission package's own table runs those).
 func Rows(shapesFile string) ([]Row, error) {
 	f, err := os.Open(shapesFile)
 	if err != nil {
@@ -67,13 +69,12 @@ func Rows(shapesFile string) ([]Row, error) {
 		if want == OK && permission.MustAsk(permission.Request{Tool: "bash", Kind: adapters.KindExecute, Command: cmd}) != "" {
 			want = Ask
 		}
-		raw := map[string]any{"command": cmd}
 		if len(cols) > 2 && strings.HasPrefix(cols[2], "cwd=") {
-			raw["cwd"] = strings.TrimPrefix(cols[2], "cwd=")
+			continue
 		}
 		name := fmt.Sprintf("line%d", n)
 		rows = append(rows, Row{Name: name, Want: want,
-			ToolCall:   map[string]any{"toolCallId": name, "title": cmd, "kind": "execute", "rawInput": raw},
+			ToolCall:   map[string]any{"toolCallId": name, "title": cmd, "kind": "execute", "rawInput": map[string]any{"command": cmd}},
 			NativeTool: "bash", NativeArgs: jsonOf(map[string]any{"command": cmd})})
 	}
 	if err := sc.Err(); err != nil {
