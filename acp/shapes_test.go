@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -184,4 +186,55 @@ func TestShapes_HubACPClassifiesAlike(t *testing.T) {
 			}
 		}
 	})
+}
+
+// An agent offering two options under one id is refused without asking:
+// whichever the user picked, hub could not tell the agent, nor remember
+// the right answer (before, picking "Allow once" was remembered as the
+// "always" sharing its id, and the next call ran unasked).
+func TestRelay_DuplicateOptionIDsRefused(t *testing.T) {
+	opts := []adapters.PermissionOption{{ID: "x", Name: "Allow once", Kind: adapters.AllowOnce},
+		{ID: "x", Name: "Always allow", Kind: adapters.AllowAlways}, {ID: "r", Name: "Reject", Kind: adapters.RejectOnce}}
+	step := func(id string) string {
+		tool := adapters.ToolCall{ID: id, Name: "Bash", Title: "ls", Kind: adapters.KindExecute, RawInput: json.RawMessage(`{"command":"ls"}`)}
+		b, _ := json.Marshal(map[string]any{"permission": map[string]any{"tool": tool, "options": opts},
+			"allowed":  []any{map[string]any{"event": map[string]any{"type": "text", "text": "ran " + id + ";"}}},
+			"rejected": []any{map[string]any{"event": map[string]any{"type": "text", "text": "refused " + id + ";"}}}})
+		return string(b)
+	}
+	c := newClient(t, scriptFile(t, step("a"), step("b")))
+	asked := 0
+	c.perm = func(p schema.RequestPermissionRequest) (any, *jsonrpc.Error) {
+		asked++
+		return schema.RequestPermissionResponse{Outcome: schema.RequestPermissionOutcome{Outcome: "selected", OptionID: "x"}}, nil
+	}
+	sid, _ := c.start(t)
+	c.prompt(sid, "list")
+	got := c.agentText(sid)
+	if asked != 0 || !strings.Contains(got, "refused a;") || !strings.Contains(got, "refused b;") {
+		t.Fatalf("asked %d times, agent said %q; want both refused unasked", asked, got)
+	}
+	if !strings.Contains(got, "hub refused") {
+		t.Errorf("the session does not say why: %q", got)
+	}
+}
+
+// A call no "always" may cover (a secret read) is shown without the
+// agent's "always allow", so neither hub nor the agent keeps one.
+func TestRelay_NoAlwaysOfferedForSecretRead(t *testing.T) {
+	tool := adapters.ToolCall{ID: "r", Name: "Read", Title: "Read .env", Kind: adapters.KindRead, RawInput: json.RawMessage(`{"file_path":".env"}`)}
+	b, _ := json.Marshal(map[string]any{"permission": map[string]any{"tool": tool}})
+	c := newClient(t, scriptFile(t, string(b)), func(o *Options) { o.Permissions = allowAll })
+	var kinds []string
+	c.perm = func(p schema.RequestPermissionRequest) (any, *jsonrpc.Error) {
+		for _, o := range p.Options {
+			kinds = append(kinds, o.Kind)
+		}
+		return selectKind("reject_once")(p)
+	}
+	sid, _ := c.start(t)
+	c.prompt(sid, "read")
+	if len(kinds) == 0 || slices.Contains(kinds, "allow_always") {
+		t.Fatalf("options shown %v: want asked, without an always", kinds)
+	}
 }
