@@ -30,18 +30,25 @@ func RequestOf(tc adapters.ToolCall, cwd string) Request {
 	return req
 }
 
-// commandKeys are raw input fields that hold a shell command.
-var commandKeys = []string{"command", "cmd", "argv", "script", "commandLine", "command_line", "shell_command", "shellCommand"}
+// commandKeys are raw input fields that hold a shell command; keys are
+// compared in lower case without "_" or "-" (normKey).
+var commandKeys = []string{"command", "cmd", "argv", "script", "commandline", "shellcommand"}
 
 // editorVerbs are the "command" values of file editor tools.
 var editorVerbs = map[string]bool{"view": true, "create": true, "str_replace": true, "insert": true, "undo_edit": true, "write": true, "read": true}
 
 // pathKeys are raw input fields that name a file.
-var pathKeys = []string{"path", "file_path", "filePath", "filename", "file", "notebook_path", "target", "target_file",
-	"destination", "dest", "source", "src", "old_path", "new_path", "dir", "directory", "cwd", "workdir"}
+var pathKeys = []string{"path", "filepath", "filename", "file", "notebookpath", "target", "targetfile",
+	"destination", "dest", "source", "src", "oldpath", "newpath", "dir", "directory", "cwd", "workdir"}
 
 // pathListKeys are raw input fields that name files.
-var pathListKeys = []string{"paths", "files", "file_paths", "filePaths"}
+var pathListKeys = []string{"paths", "files", "filepaths"}
+
+// normKey is a raw input key as hub compares it: file_path, filePath and
+// FILE-PATH are one.
+func normKey(k string) string {
+	return strings.NewReplacer("_", "", "-", "").Replace(strings.ToLower(k))
+}
 
 // maxInputDepth bounds how deep hub looks into a raw input's objects.
 const maxInputDepth = 5
@@ -119,8 +126,10 @@ func PathsOf(tc adapters.ToolCall, cwd string) []string {
 	return out
 }
 
-// walkInput calls visit for each object of a raw input, the outermost
-// first, down to maxInputDepth: a hostile agent may nest what it runs.
+// walkInput calls visit for each object of a raw input (its keys
+// normalised by normKey), the outermost first, down to maxInputDepth; a
+// raw input that is a string holding JSON is read as that JSON. A hostile
+// agent may nest or encode what it runs.
 func walkInput(raw json.RawMessage, visit func(map[string]json.RawMessage)) {
 	var walk func(raw json.RawMessage, depth int)
 	walk = func(raw json.RawMessage, depth int) {
@@ -129,7 +138,13 @@ func walkInput(raw json.RawMessage, visit func(map[string]json.RawMessage)) {
 		}
 		var obj map[string]json.RawMessage
 		if json.Unmarshal(raw, &obj) == nil {
-			visit(obj)
+			norm := make(map[string]json.RawMessage, len(obj))
+			for _, k := range slices.Sorted(maps.Keys(obj)) {
+				if _, dup := norm[normKey(k)]; !dup {
+					norm[normKey(k)] = obj[k]
+				}
+			}
+			visit(norm)
 			for _, k := range slices.Sorted(maps.Keys(obj)) {
 				walk(obj[k], depth+1)
 			}
@@ -139,6 +154,13 @@ func walkInput(raw json.RawMessage, visit func(map[string]json.RawMessage)) {
 		if json.Unmarshal(raw, &list) == nil {
 			for _, v := range list {
 				walk(v, depth+1)
+			}
+			return
+		}
+		var s string
+		if depth == 0 && json.Unmarshal(raw, &s) == nil { // a whole input sent as a string; not a file's content
+			if t := strings.TrimSpace(s); strings.HasPrefix(t, "{") || strings.HasPrefix(t, "[") {
+				walk(json.RawMessage(t), depth+1)
 			}
 		}
 	}
