@@ -24,4 +24,5 @@ require (
 	golang.org/x/sync v0.20.0 // indirect
 	golang.org/x/text v0.14.0 // indirect
 	golang.org/x/time v0.15.0 // indirect
+	mvdan.cc/sh/v3 v3.14.1 // indirect
 )

@@ -110,7 +110,7 @@ func TestPermissionOptions_ValidForEditor(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			var got []string
-			for _, o := range permissionOptions(tc.in) {
+			for _, o := range permissionOptions(tc.in, true) {
 				got = append(got, o.OptionID+":"+o.Kind)
 			}
 			if strings.Join(got, " ") != tc.want {

@@ -456,8 +456,8 @@ func TestPermission_AlwaysScopedToCommand(t *testing.T) {
 		perm("a", "go test ./a"), `{"turn":true}`,
 		perm("b", "go test ./b"), `{"turn":true}`,
 		perm("c", "rm -rf build"), `{"turn":true}`,
-		perm("d", "go test ./a && rm -rf /tmp/x"), `{"turn":true}`,
-		perm("e", "go test ./a && rm -rf /tmp/x")))
+		perm("d", "go test ./a && rm -rf x"), `{"turn":true}`,
+		perm("e", "go test ./a && rm -rf x")))
 	var asked []string
 	c.perm = func(p schema.RequestPermissionRequest) (any, *jsonrpc.Error) {
 		asked = append(asked, p.ToolCall.ToolCallID)

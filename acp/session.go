@@ -775,6 +775,9 @@ func (ss *session) askFor(ctx context.Context, p *adapters.PermissionRequest, ag
 // askIn is askFor for an agent working in cwd (its relative paths' base);
 // announce shows a tool call the session has not seen before asking.
 func (ss *session) askIn(ctx context.Context, p *adapters.PermissionRequest, agent string, perms *permission.Service, cwd string, announce bool) adapters.PermissionDecision {
+	if why := permission.OptionsProblem(p.Options); why != "" {
+		return ss.refuse(p, permission.Verdict{Decision: permission.Deny, Reason: why}, true)
+	}
 	req := permission.RequestOf(p.Tool, cwd)
 	req.Agent = agent
 	v, decided := perms.Decide(req)
@@ -783,7 +786,7 @@ func (ss *session) askIn(ctx context.Context, p *adapters.PermissionRequest, age
 	}
 	switch {
 	case decided && v.Decision == permission.Deny:
-		return ss.refuse(p, v)
+		return ss.refuse(p, v, v.Hard || strings.HasPrefix(v.Reason, "denied by"))
 	case decided && v.Decision == permission.Allow:
 		return allowOption(p)
 	}
@@ -792,7 +795,8 @@ func (ss *session) askIn(ctx context.Context, p *adapters.PermissionRequest, age
 			ss.emit(u)
 		}
 	}
-	options, kept := ss.withGrantOption(perms, permissionOptions(p.Options), req)
+	shown := permissionOptions(p.Options, permission.Coverable(req))
+	options, kept := ss.withGrantOption(perms, shown, req)
 	ask := schema.RequestPermissionRequest{SessionID: ss.id(), Options: options, ToolCall: ss.fullToolUpdate(p.Tool)}
 	var resp schema.RequestPermissionResponse
 	cancelled, err := ss.callEditor(ctx, "session/request_permission", ask, &resp)
@@ -809,14 +813,9 @@ func (ss *session) askIn(ctx context.Context, p *adapters.PermissionRequest, age
 	if kept && resp.Outcome.OptionID == grantOptionID {
 		return ss.keepGrant(perms, req, p)
 	}
-	d := adapters.PermissionDecision{OptionID: resp.Outcome.OptionID}
-	for _, o := range p.Options {
-		if o.ID == d.OptionID {
-			d.Kind = o.Kind
-		}
-	}
-	if d.Kind == "" {
-		d.Kind = adapters.RejectOnce // unknown option id: be safe
+	d := adapters.PermissionDecision{OptionID: resp.Outcome.OptionID, Kind: adapters.RejectOnce} // unknown option id: be safe
+	if i := slices.IndexFunc(shown, func(o schema.PermissionOption) bool { return o.OptionID == d.OptionID }); i >= 0 {
+		d.Kind = adapters.PermissionOptionKind(shown[i].Kind) // ids are unique (OptionsProblem)
 	}
 	perms.Remember(req, d.Kind)
 	return d
@@ -879,36 +878,41 @@ func allowOption(p *adapters.PermissionRequest) adapters.PermissionDecision {
 }
 
 // refuse rejects a tool call without asking: the deny list or a deny rule
-// forbids it (the user reads why in the session), or the user rejected it
-// "always".
-func (ss *session) refuse(p *adapters.PermissionRequest, v permission.Verdict) adapters.PermissionDecision {
-	if v.Hard || strings.HasPrefix(v.Reason, "denied by") {
+// forbids it, or the agent's options cannot be relayed (say: the user
+// reads why in the session), or the user rejected it "always".
+func (ss *session) refuse(p *adapters.PermissionRequest, v permission.Verdict, say bool) adapters.PermissionDecision {
+	if say {
 		ss.srv.log.Warn().Str("session", ss.id()).Str("tool", p.Tool.Title).Str("why", v.Reason).Msg("tool call refused")
 		ss.emit(schema.SessionUpdate{AgentMessageChunk: &schema.ContentChunk{Content: schema.TextBlock(
-			fmt.Sprintf("\nhub refused %q: %s.\n", cmp.Or(p.Tool.Title, p.Tool.Name, "a tool call"), v.Reason))}})
+			fmt.Sprintf("\nhub refused %q: %s.\n", cmp.Or(p.Tool.Title, p.Tool.Name, "a tool call"), strings.TrimPrefix(v.Reason, "refused: ")))}})
 	}
 	d := adapters.PermissionDecision{Kind: adapters.RejectOnce}
-	if o, ok := p.OptionFor(adapters.RejectOnce); ok {
+	if o, ok := p.OptionFor(adapters.RejectOnce); ok && permission.OptionsProblem(p.Options) == "" {
 		d.OptionID = o.ID
 	}
 	return d
 }
 
-func permissionOptions(in []adapters.PermissionOption) []schema.PermissionOption {
+// permissionOptions are the agent's options the editor is shown (the
+// defaults when it offers none valid). An "always allow" is left out when no "always"
+// may cover the call (permission.Coverable), so neither hub nor the
+// agent keeps one; unless it is the only allow offered.
+func permissionOptions(in []adapters.PermissionOption, always bool) []schema.PermissionOption {
 	if len(in) == 0 {
-		in = adapters.DefaultPermissionOptions()
+		return permissionOptions(adapters.DefaultPermissionOptions(), always)
 	}
+	hasOnce := slices.ContainsFunc(in, func(o adapters.PermissionOption) bool { return o.Kind == adapters.AllowOnce })
 	out := make([]schema.PermissionOption, 0, len(in))
 	seen := map[string]bool{}
 	for _, o := range in {
-		if seen[o.ID] || o.ID == "" || !validKind(o.Kind) {
+		if seen[o.ID] || o.ID == "" || !validKind(o.Kind) || (!always && hasOnce && o.Kind == adapters.AllowAlways) {
 			continue
 		}
 		seen[o.ID] = true
 		out = append(out, schema.PermissionOption{OptionID: o.ID, Name: o.Name, Kind: string(o.Kind)})
 	}
 	if len(out) == 0 { // C35: never ask with no valid option
-		return permissionOptions(adapters.DefaultPermissionOptions())
+		return permissionOptions(adapters.DefaultPermissionOptions(), always)
 	}
 	return out
 }

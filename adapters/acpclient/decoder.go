@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/json"
+	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/hubdev/hub/acp/schema"
@@ -21,7 +23,13 @@ import (
 // EndTurn.
 type ACPDecoder struct {
 	Quirks Quirks
-	tools  map[string]bool
+	// calls are the tool calls announced and not finished, as their
+	// tool_call and updates described them, for permission requests that
+	// name only the id. Requests are decoded on other goroutines than
+	// updates, hence mu.
+	mu    sync.Mutex
+	calls map[string]adapters.ToolCall
+	seen  map[string]bool // every id announced
 	// held is atomic because an adapter ends the turn on another goroutine
 	// than the one reading updates.
 	held atomic.Pointer[adapters.Event]
@@ -320,16 +328,74 @@ func (d *ACPDecoder) toolCall(kind string, tc acpToolCall, update json.RawMessag
 	if tc.ToolCallID == "" {
 		return []adapters.Event{adapters.RawEvent("acp:"+kind, update)}
 	}
-	if d.tools == nil {
-		d.tools = map[string]bool{}
-	}
 	tool := acpConvertTool(tc)
-	if kind == "tool_call" || !d.tools[tc.ToolCallID] {
-		d.tools[tc.ToolCallID] = true
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.calls == nil {
+		d.calls, d.seen = map[string]adapters.ToolCall{}, map[string]bool{}
+	}
+	prev := d.calls[tc.ToolCallID]
+	known := d.seen[tc.ToolCallID] && kind != "tool_call"
+	if kind == "tool_call" {
+		prev = adapters.ToolCall{}
+	}
+	d.seen[tc.ToolCallID] = true
+	d.track(mergeTool(prev, tool))
+	if !known {
 		acpFillDefaults(&tool)
 		return []adapters.Event{{Type: adapters.EventToolCall, Tool: &tool}}
 	}
 	return []adapters.Event{{Type: adapters.EventToolUpdate, Tool: &tool}}
+}
+
+// track keeps what hub knows of a call until it finished (d.mu held).
+func (d *ACPDecoder) track(t adapters.ToolCall) {
+	if t.Status == adapters.StatusCompleted || t.Status == adapters.StatusFailed {
+		delete(d.calls, t.ID)
+		return
+	}
+	for _, c := range t.Content { // the files of its diffs, without their text
+		if c.Type == adapters.ToolContentDiff && !slices.ContainsFunc(t.Locations, func(l adapters.Location) bool { return l.Path == c.Path }) {
+			t.Locations = append(slices.Clip(t.Locations), adapters.Location{Path: c.Path})
+		}
+	}
+	t.Content, t.RawOutput = nil, nil
+	d.calls[t.ID] = t
+}
+
+// mergeTool is base with what over says: ACP's updates and permission
+// requests send only the fields that changed.
+func mergeTool(base, over adapters.ToolCall) adapters.ToolCall {
+	base.ID = cmp.Or(over.ID, base.ID)
+	base.Name = cmp.Or(over.Name, base.Name)
+	base.Title = cmp.Or(over.Title, base.Title)
+	base.Kind = cmp.Or(over.Kind, base.Kind)
+	base.Status = cmp.Or(over.Status, base.Status)
+	if len(over.Locations) > 0 {
+		base.Locations = over.Locations
+	}
+	if len(over.RawInput) > 0 {
+		base.RawInput = over.RawInput
+	}
+	if len(over.Content) > 0 {
+		base.Content = over.Content
+	}
+	if len(over.RawOutput) > 0 {
+		base.RawOutput = over.RawOutput
+	}
+	return base
+}
+
+// known is tool completed by what the call's tool_call and updates said
+// before: the request's own fields win.
+func (d *ACPDecoder) known(tool adapters.ToolCall) adapters.ToolCall {
+	d.mu.Lock()
+	prev, ok := d.calls[tool.ID]
+	d.mu.Unlock()
+	if !ok || tool.ID == "" {
+		return tool
+	}
+	return mergeTool(prev, tool)
 }
 
 // acpFillDefaults applies ACP's defaults to a newly announced tool call.
@@ -394,20 +460,21 @@ func acpConvertToolContent(c acpToolContent) (adapters.ToolContent, bool) {
 }
 
 // DecodePermission decodes session/request_permission params into a request
-// whose options keep the agent's optionIds.
+// whose options keep the agent's optionIds. A toolCall that names only an
+// id (or leaves fields out) is completed by what the call's tool_call and
+// updates said: the request's own fields win.
 func (d *ACPDecoder) DecodePermission(params json.RawMessage) (*adapters.PermissionRequest, error) {
 	var p acpPermissionParams
 	if err := json.Unmarshal(params, &p); err != nil {
 		return nil, err
 	}
-	return acpPermission(p), nil
+	return acpPermission(d.known(acpConvertTool(p.ToolCall)), p.Options), nil
 }
 
-func acpPermission(p acpPermissionParams) *adapters.PermissionRequest {
-	tool := acpConvertTool(p.ToolCall)
+func acpPermission(tool adapters.ToolCall, options []schema.PermissionOption) *adapters.PermissionRequest {
 	acpFillDefaults(&tool)
-	opts := make([]adapters.PermissionOption, 0, len(p.Options))
-	for _, o := range p.Options {
+	opts := make([]adapters.PermissionOption, 0, len(options))
+	for _, o := range options {
 		opts = append(opts, adapters.PermissionOption{ID: o.OptionID, Name: o.Name, Kind: adapters.PermissionOptionKind(o.Kind)})
 	}
 	if len(opts) == 0 {

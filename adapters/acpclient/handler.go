@@ -172,8 +172,12 @@ func (s *Session) requestPermission(ctx context.Context, params json.RawMessage)
 // chosen id if the agent offered it, else an option of the decided kind (or
 // its once/always sibling). With no matching option the tool must not run,
 // so the answer is "cancelled".
+//
+// An id two options share is never sent: the agent could read it as
+// either, so such a request is answered "cancelled" (hub refuses it; see
+// permission.OptionsProblem).
 func decide(pr *adapters.PermissionRequest, d adapters.PermissionDecision) schema.RequestPermissionResponse {
-	if d.Cancelled {
+	if d.Cancelled || permission.OptionsProblem(pr.Options) != "" {
 		return cancelledOutcome
 	}
 	for _, o := range pr.Options {

@@ -66,7 +66,7 @@ func (s *Session) runTool(ctx context.Context, tc toolCall, out *adapters.Turn) 
 // PreToolUse hooks, asking the user when neither decides; msg is what the
 // model reads when it may not run. A hook may deny, or allow what would
 // be asked; nothing lifts a deny of the permission service (the hard deny
-// list, deny rules).
+// list, deny rules), nor a must-ask (a secret read: the user is asked).
 func (s *Session) permitted(ctx context.Context, call adapters.ToolCall, req permission.Request, out *adapters.Turn) (msg string, ok bool) {
 	v := s.perm.Check(req)
 	if v.Decision != permission.Deny {
@@ -75,7 +75,9 @@ func (s *Session) permitted(ctx context.Context, call adapters.ToolCall, req per
 			fail(out, call.ID, "blocked by a hook: "+h.Reason)
 			return "Blocked by a PreToolUse hook: " + h.Reason + ". Do not retry this call; choose another approach or ask the user.", false
 		case hooks.Allow:
-			v = permission.Verdict{Decision: permission.Allow, Reason: "allowed by a PreToolUse hook"}
+			if !v.Must {
+				v = permission.Verdict{Decision: permission.Allow, Reason: "allowed by a PreToolUse hook"}
+			}
 		}
 	}
 	switch v.Decision {

@@ -285,7 +285,7 @@ func newGrantID(taken []Grant) (string, error) {
 }
 
 // ErrNotGrantable: the request cannot become a durable grant (the service
-// keeps none, or hub cannot tell what the command runs).
+// keeps none, or no "always" may cover it: see Coverable).
 var ErrNotGrantable = errors.New("cannot keep a grant for this")
 
 // GrantPolicy makes a Service keep "always allow" answers beyond the
@@ -315,7 +315,7 @@ func (s *Service) grantPolicy() *GrantPolicy {
 // nothing (the user is asked); Keep and 'hub grants' report it.
 func (s *Service) granted(req Request) (Grant, bool) {
 	p := s.grantPolicy()
-	if p == nil || Unclear(req.Command) {
+	if p == nil || !Coverable(req) {
 		return Grant{}, false
 	}
 	g, ok, err := p.Store.Match(p.Project, cmp.Or(req.Agent, p.Agent), AlwaysKey(req))
@@ -328,7 +328,7 @@ func (s *Service) granted(req Request) (Grant, bool) {
 // grant can be kept for req.
 func (s *Service) GrantOffer(req Request) (name string, ok bool) {
 	p := s.grantPolicy()
-	if p == nil || Unclear(req.Command) || req.Tool == "" {
+	if p == nil || !Coverable(req) || req.Tool == "" {
 		return "", false
 	}
 	what := describeKey(AlwaysKey(req))
@@ -347,7 +347,7 @@ func (s *Service) GrantOffer(req Request) (name string, ok bool) {
 func (s *Service) Keep(req Request) (Grant, error) {
 	s.Remember(req, adapters.AllowAlways)
 	p := s.grantPolicy()
-	if p == nil || Unclear(req.Command) || req.Tool == "" {
+	if p == nil || !Coverable(req) || req.Tool == "" {
 		return Grant{}, ErrNotGrantable
 	}
 	project := p.Project

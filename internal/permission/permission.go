@@ -3,16 +3,18 @@
 // defaults (reads allowed, writes and commands asked), answers the user gave
 // "always" for this session, durable grants (an "always allow" kept per
 // project for some days, grants.go), and a built-in hard deny list no rule
-// or grant can lift. It also provides approval policies that answer permission
+// or grant can lift. Secret reads and calls hub cannot read are asked
+// every time (MustAsk); RequestOf reads every shape of an agent's tool
+// call (shapes.go). It also provides approval policies that answer permission
 // requests automatically for headless runs.
 package permission
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -43,6 +45,36 @@ type Request struct {
 	Cwd     string            // session root; rule globs match relative to it
 	Command string            // shell command for bash
 	Agent   string            // the agent asking, for durable grants ("" for the native loop's own checks)
+	// Paths are every file the call names (absolute), Path the first; a
+	// request built by hand may set Path alone.
+	Paths []string
+}
+
+// files are the files req names.
+func (req Request) files() []string {
+	if len(req.Paths) > 0 {
+		return req.Paths
+	}
+	if req.Path != "" {
+		return []string{req.Path}
+	}
+	return nil
+}
+
+// each is req once per file it names (Path set to it), or req alone: the
+// deny list and rules look at one file at a time.
+func (req Request) each() []Request {
+	files := req.files()
+	if len(files) <= 1 {
+		return []Request{req}
+	}
+	out := make([]Request, 0, len(files))
+	for _, f := range files {
+		r := req
+		r.Path = f
+		out = append(out, r)
+	}
+	return out
 }
 
 // Verdict is a decision with the reason a user can read.
@@ -51,6 +83,11 @@ type Verdict struct {
 	Reason   string
 	// Hard is true when the built-in deny list matched; nothing can lift it.
 	Hard bool
+	// Must is true for an Ask that nothing turns into an allow: not
+	// --approve, an "always" answer, a grant, a rule or a hook. Only a
+	// user who sees the call may allow it; where nobody can answer (hub
+	// run) it is refused. See MustAsk.
+	Must bool
 }
 
 // Checker is what the agent loop consults before each tool call.
@@ -114,37 +151,44 @@ func parseRule(r config.PermissionRule) (Rule, error) {
 }
 
 // Decide is the one evaluation order: the hard deny list, configured deny
-// rules, the session's "always" answers, durable grants (see UseGrants),
-// configured allow and ask rules
+// rules, the session's "always reject" answers, the requests that must be
+// asked (MustAsk), the session's "always allow" answers, durable grants (see UseGrants), configured allow and ask rules
 // (the last that matches), then allow rules from --allow-tool and the
 // active skill. decided is false when none of them speaks: the caller's
 // default (the mode, --approve, or asking the user) decides. Deny always
-// dominates.
+// dominates. A request naming several files is denied when one of them
+// is, and allowed by a rule only when all of them are.
 func (s *Service) Decide(req Request) (v Verdict, decided bool) {
-	if reason, ok := HardDeny(req); ok {
-		return Verdict{Decision: Deny, Reason: "hard deny: " + reason, Hard: true}, true
+	each := req.each()
+	for _, r := range each {
+		if reason, ok := HardDeny(r); ok {
+			return Verdict{Decision: Deny, Reason: "hard deny: " + reason, Hard: true}, true
+		}
 	}
 	for i := range s.rules {
-		if r := &s.rules[i]; r.Decision == Deny && r.matches(req) {
+		if r := &s.rules[i]; r.Decision == Deny && r.matchesAny(each) {
 			return Verdict{Decision: Deny, Reason: "denied by " + r.label()}, true
 		}
 	}
-	s.mu.Lock()
-	d, ok := s.always[AlwaysKey(req)]
-	if !ok && s.always[RejectKey(req)] == Deny {
-		d, ok = Deny, true
-	}
-	s.mu.Unlock()
-	if ok && !Unclear(req.Command) {
+	d, remembered := s.remembered(req)
+	if remembered && d == Deny { // refusing more never needs asking
 		return Verdict{Decision: d, Reason: "remembered for this session"}, true
 	}
-	if g, ok := s.granted(req); ok {
-		return Verdict{Decision: Allow, Reason: "allowed by grant " + g.ID + " until " + g.Expires.Local().Format("2006-01-02 15:04") +
-			" ('hub grants revoke " + g.ID + "')"}, true
+	if why := MustAsk(req); why != "" {
+		return Verdict{Decision: Ask, Reason: why, Must: true}, true
+	}
+	if remembered {
+		return Verdict{Decision: d, Reason: "remembered for this session"}, true
+	}
+	if Coverable(req) {
+		if g, ok := s.granted(req); ok {
+			return Verdict{Decision: Allow, Reason: "allowed by grant " + g.ID + " until " + g.Expires.Local().Format("2006-01-02 15:04") +
+				" ('hub grants revoke " + g.ID + "')"}, true
+		}
 	}
 	var last *Rule
 	for i := range s.rules {
-		if r := &s.rules[i]; r.Decision != Deny && r.matches(req) {
+		if r := &s.rules[i]; r.Decision != Deny && r.matchesAll(each) {
 			last = r
 		}
 	}
@@ -152,6 +196,29 @@ func (s *Service) Decide(req Request) (v Verdict, decided bool) {
 		return Verdict{Decision: last.Decision, Reason: string(last.Decision) + " by " + last.label()}, true
 	}
 	return Verdict{}, false
+}
+
+// remembered is the session's "always" answer covering req: an allow only
+// for a request an "always" may cover (Coverable), a reject for any
+// request hub can tell apart from others.
+func (s *Service) remembered(req Request) (Decision, bool) {
+	if Unclear(req.Command) || anonymous(req) {
+		return "", false
+	}
+	allowKey, rejectKey := AlwaysKey(req), RejectKey(req)
+	s.mu.Lock()
+	d, ok := s.always[allowKey]
+	reject := s.always[rejectKey] == Deny
+	s.mu.Unlock()
+	switch {
+	case ok && d == Deny, !ok && reject:
+		return Deny, true
+	case ok && Coverable(req):
+		return d, true
+	case reject:
+		return Deny, true
+	}
+	return "", false
 }
 
 // Check is Decide with the native loop's defaults: reads allowed, writes
@@ -164,6 +231,8 @@ func (s *Service) Check(req Request) Verdict {
 }
 
 // Remember stores allow_always / reject_always answers for the session.
+// An "always allow" is kept only for a request it may cover (Coverable);
+// neither is kept for a request hub cannot tell apart from others.
 func (s *Service) Remember(req Request, kind adapters.PermissionOptionKind) {
 	var d Decision
 	switch kind {
@@ -174,7 +243,7 @@ func (s *Service) Remember(req Request, kind adapters.PermissionOptionKind) {
 	default:
 		return
 	}
-	if Unclear(req.Command) {
+	if Unclear(req.Command) || anonymous(req) || (d == Allow && !Coverable(req)) {
 		return // asked every time
 	}
 	key := AlwaysKey(req)
@@ -185,6 +254,80 @@ func (s *Service) Remember(req Request, kind adapters.PermissionOptionKind) {
 	s.always[key] = d
 	s.mu.Unlock()
 }
+
+// MustAsk says why req must be asked whatever else allows it ("" when it
+// need not): hub cannot read it (Unreadable), or it reads a secret (a
+// dotenv file, a private key, a credential store; IsSecretFile) by a file
+// tool or by a command naming one.
+func MustAsk(req Request) string {
+	if Unreadable(req) {
+		return "hub cannot tell what this tool call does (no command, no file, kind " + string(cmpKind(req.Kind)) + "): it is asked every time"
+	}
+	for _, f := range req.files() {
+		if IsSecretFile(f) {
+			return "reading secrets (" + filepath.Base(f) + ") is asked every time"
+		}
+	}
+	if req.Command != "" {
+		for _, t := range commandTargets(req.Command, req.Cwd) {
+			if IsSecretFile(t) {
+				return "reading secrets (" + filepath.Base(t) + ") is asked every time"
+			}
+		}
+	}
+	return ""
+}
+
+func cmpKind(k adapters.ToolKind) adapters.ToolKind {
+	if k == "" {
+		return "none"
+	}
+	return k
+}
+
+// Unreadable reports a request hub cannot read: no command, no file and a
+// kind that says nothing (none, or other). A tool named by an MCP server
+// (mcp__server__tool) and the native loop's delegation tool are read by
+// their names: an "always" covers that one tool, and rules name it.
+func Unreadable(req Request) bool {
+	if req.Command != "" || len(req.files()) > 0 || (req.Kind != "" && req.Kind != adapters.KindOther) {
+		return false
+	}
+	return !strings.HasPrefix(req.Tool, "mcp__") && req.Tool != "delegate_agent"
+}
+
+// anonymous reports a request only its kind describes: no name, command or
+// file, so an "always" answer to it would cover every call of the kind.
+func anonymous(req Request) bool {
+	return Unreadable(req) || (req.Command == "" && len(req.files()) == 0 && (req.Tool == "" || req.Tool == string(req.Kind)))
+}
+
+// Coverable reports whether an "always" answer (or a grant) may cover req:
+// never a request that must be asked, nor a command hub cannot read, nor
+// a write or a command whose target is a home dotfile, a key, a
+// credential store or a file outside the workspace (sensitivePath).
+func Coverable(req Request) bool {
+	if Unclear(req.Command) || anonymous(req) || MustAsk(req) != "" {
+		return false
+	}
+	if !readOnlyKinds[req.Kind] {
+		for _, f := range req.files() {
+			if sensitivePath(f, req.Cwd) {
+				return false
+			}
+		}
+	}
+	if req.Command != "" {
+		for _, t := range commandTargets(req.Command, req.Cwd) {
+			if sensitivePath(t, req.Cwd) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+var readOnlyKinds = map[adapters.ToolKind]bool{adapters.KindRead: true, adapters.KindSearch: true, adapters.KindThink: true}
 
 // RejectKey is what a "reject always" answer covers: like AlwaysKey, but
 // a file tool's refusal covers the whole tool (refusing more never grants
@@ -197,16 +340,22 @@ func RejectKey(req Request) string {
 }
 
 // AlwaysKey is what an "always" answer to req covers: the command's scope
-// (see AlwaysScope), else the file a file tool touches (never the whole
+// (see AlwaysScope), else the files a file tool touches (never the whole
 // tool), else the tool.
 func AlwaysKey(req Request) string {
-	switch {
-	case req.Command != "":
+	if req.Command != "" {
 		return AlwaysScope(req.Tool, req.Command)
-	case req.Path != "":
-		return req.Tool + "\x00path=" + filepath.Clean(req.Path)
 	}
-	return req.Tool
+	files := req.files()
+	if len(files) == 0 {
+		return req.Tool
+	}
+	clean := make([]string, 0, len(files))
+	for _, f := range files {
+		clean = append(clean, filepath.Clean(f))
+	}
+	slices.Sort(clean)
+	return req.Tool + "\x00path=" + strings.Join(slices.Compact(clean), ", ")
 }
 
 // unwrapShell returns the script of `bash -lc 'script'` (codex wraps every
@@ -223,54 +372,28 @@ func unwrapShell(command string) string {
 	return command
 }
 
-// CommandOf returns the shell command an execute tool call runs: its raw
-// input's "command" or "cmd" (a string or an argv array), else its title.
-// Other kinds have none (an editor tool's "command" is "create" or "view").
-func CommandOf(tc adapters.ToolCall) string {
-	if tc.Kind != adapters.KindExecute {
-		return ""
-	}
-	var in struct {
-		Command json.RawMessage `json:"command"`
-		Cmd     json.RawMessage `json:"cmd"`
-	}
-	_ = json.Unmarshal(tc.RawInput, &in)
-	for _, raw := range []json.RawMessage{in.Command, in.Cmd} {
-		var s string
-		if json.Unmarshal(raw, &s) == nil && s != "" {
-			return s
-		}
-		var argv []string
-		if json.Unmarshal(raw, &argv) == nil && len(argv) > 0 {
-			return strings.Join(argv, " ")
-		}
-	}
-	return tc.Title
-}
-
-// RequestOf describes a tool call for the deny list and "always" scopes:
-// its name, kind, command and the first file it touches (absolute against
-// cwd).
-func RequestOf(tc adapters.ToolCall, cwd string) Request {
-	req := Request{Tool: tc.Name, Kind: tc.Kind, Cwd: cwd, Command: CommandOf(tc)}
-	if req.Tool == "" {
-		req.Tool = string(tc.Kind)
-	}
-	if len(tc.Locations) > 0 {
-		req.Path = tc.Locations[0].Path
-		if !filepath.IsAbs(req.Path) && cwd != "" {
-			req.Path = filepath.Join(cwd, req.Path)
-		}
-	}
-	return req
-}
-
 func defaultFor(req Request) Decision {
 	switch req.Kind {
 	case adapters.KindRead, adapters.KindSearch, adapters.KindThink:
 		return Allow
 	}
 	return Ask
+}
+
+// matchesAny reports whether the rule matches one of reqs (a deny).
+func (r *Rule) matchesAny(reqs []Request) bool {
+	return slices.ContainsFunc(reqs, r.matches)
+}
+
+// matchesAll reports whether the rule matches every one of reqs (an allow
+// or ask).
+func (r *Rule) matchesAll(reqs []Request) bool {
+	for _, q := range reqs {
+		if !r.matches(q) {
+			return false
+		}
+	}
+	return true
 }
 
 func (r *Rule) matches(req Request) bool {

@@ -188,9 +188,14 @@ func TestCommandOf_RawInputShapes(t *testing.T) {
 	}{
 		{"string command", adapters.ToolCall{Kind: adapters.KindExecute, RawInput: []byte(`{"command":"go test"}`)}, "go test"},
 		{"argv command", adapters.ToolCall{Kind: adapters.KindExecute, RawInput: []byte(`{"command":["bash","-lc","ls"]}`)}, "bash -lc ls"},
+		{"argv keeps its words", adapters.ToolCall{Kind: adapters.KindExecute, RawInput: []byte(`{"command":["bash","-lc","rm -rf ~"]}`)}, "bash -lc 'rm -rf ~'"},
+		{"kind other", adapters.ToolCall{Kind: adapters.KindOther, RawInput: []byte(`{"command":"rm -rf ~"}`)}, "rm -rf ~"},
+		{"no kind, argv key", adapters.ToolCall{RawInput: []byte(`{"argv":["rm","-rf","/"]}`)}, "rm -rf /"},
+		{"script", adapters.ToolCall{Kind: adapters.KindRead, RawInput: []byte(`{"script":"cat .env"}`)}, "cat .env"},
+		{"command and args", adapters.ToolCall{Kind: adapters.KindOther, RawInput: []byte(`{"command":"git","args":["push","--force","origin","main"]}`)}, "git push --force origin main"},
 		{"cmd field", adapters.ToolCall{Kind: adapters.KindExecute, RawInput: []byte(`{"cmd":"make"}`)}, "make"},
 		{"title fallback", adapters.ToolCall{Kind: adapters.KindExecute, Title: "npm test"}, "npm test"},
-		{"not a command", adapters.ToolCall{Kind: adapters.KindEdit, Title: "Edit a.go", RawInput: []byte(`{"command":"x"}`)}, ""},
+		{"editor verb", adapters.ToolCall{Kind: adapters.KindEdit, Title: "Edit a.go", RawInput: []byte(`{"command":"create","path":"a.go"}`)}, ""},
 	}
 	for _, tt := range tests {
 		if got := CommandOf(tt.tc); got != tt.want {

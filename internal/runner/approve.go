@@ -35,8 +35,14 @@ func (a Approve) Allows(kind adapters.ToolKind) bool {
 
 // Decide picks the answer to req: a one-time allow or reject option.
 func (a Approve) Decide(req *adapters.PermissionRequest) adapters.PermissionDecision {
+	return a.decide(req, req.Tool.Kind)
+}
+
+// decide answers req as a call of kind (the kind hub read, which is
+// execute for a call carrying a command whatever kind it claims).
+func (a Approve) decide(req *adapters.PermissionRequest, kind adapters.ToolKind) adapters.PermissionDecision {
 	kinds := []adapters.PermissionOptionKind{adapters.RejectOnce, adapters.RejectAlways}
-	if a.Allows(req.Tool.Kind) {
+	if a.Allows(kind) {
 		kinds = []adapters.PermissionOptionKind{adapters.AllowOnce, adapters.AllowAlways}
 	}
 	for _, k := range kinds {
@@ -65,15 +71,25 @@ func (a Approve) Valid() bool { return a.valid() }
 
 // Decide answers a permission request in hub's one evaluation order: the
 // rules service (hard denies, the config's rules, --allow-tool, skills)
-// first, then the --approve policy; reason names what decided.
+// first, then the --approve policy; reason names what decided. A request
+// that must be asked (a secret read, a call hub cannot read) is refused:
+// nobody can answer it in a headless run. So is a request whose options
+// share an id.
 func Decide(rules *permission.Service, a Approve, cwd string, p *adapters.PermissionRequest) (adapters.PermissionDecision, string) {
-	d, reason := a.Decide(p), "--approve "+string(a)
-	if v, decided := rules.Decide(permission.RequestOf(p.Tool, cwd)); decided {
-		switch v.Decision {
-		case permission.Deny:
-			d, reason = Approve(ApproveNone).Decide(p), v.Reason // whatever --approve says
-		case permission.Allow:
-			d, reason = Approve(ApproveAll).Decide(p), v.Reason
+	reject := func() adapters.PermissionDecision { return Approve(ApproveNone).decide(p, p.Tool.Kind) }
+	if why := permission.OptionsProblem(p.Options); why != "" {
+		return adapters.PermissionDecision{Kind: adapters.RejectOnce}, why
+	}
+	req := permission.RequestOf(p.Tool, cwd)
+	d, reason := a.decide(p, req.Kind), "--approve "+string(a)
+	if v, decided := rules.Decide(req); decided {
+		switch {
+		case v.Decision == permission.Deny:
+			d, reason = reject(), v.Reason // whatever --approve says
+		case v.Must:
+			d, reason = reject(), "refused: "+v.Reason+"; nobody can answer in hub run"
+		case v.Decision == permission.Allow:
+			d, reason = Approve(ApproveAll).decide(p, req.Kind), v.Reason
 		}
 	}
 	return d, reason

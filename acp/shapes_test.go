@@ -1,0 +1,240 @@
+package acp
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/hubdev/hub/acp/schema"
+	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/adapters/acpclient"
+	"github.com/hubdev/hub/adapters/openai"
+	"github.com/hubdev/hub/internal/config"
+	"github.com/hubdev/hub/internal/jsonrpc"
+	"github.com/hubdev/hub/internal/mockllm"
+	"github.com/hubdev/hub/internal/permission"
+	"github.com/hubdev/hub/internal/permission/permtest"
+)
+
+// TestShapesAgent is not a test: re-executed with $HUB_PERMTEST_AGENT set,
+// the test binary is the scripted ACP agent of the shape rows.
+func TestShapesAgent(t *testing.T) {
+	if os.Getenv(permtest.AgentEnv) == "" {
+		t.Skip("the scripted ACP agent of TestShapes_*")
+	}
+	permtest.RunAgent()
+}
+
+// allowAll is the rule under which only the deny list and the must-ask
+// requests keep a call from running unasked.
+var allowAll = config.PermissionsConfig{Rules: []config.PermissionRule{{Tool: "*", Decision: "allow"}}}
+
+func shapeRows(t *testing.T) []permtest.Row {
+	t.Helper()
+	rows, err := permtest.Rows(filepath.Join("..", "internal", "permission", "testdata", "shapes.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rows
+}
+
+// shapeWorkspace is a workspace with the files the rows read, and a home
+// directory of the test's own.
+func shapeWorkspace(t *testing.T) string {
+	t.Helper()
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("USERPROFILE", home)
+	ws := t.TempDir()
+	for _, f := range []string{".env", "keys/id_rsa", "config/.env.production", "a.go"} {
+		p := filepath.Join(ws, filepath.FromSlash(f))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("KEY=secret\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return ws
+}
+
+// askedEditor is an editor that rejects every permission request and
+// records the tool calls it was asked about; it serves terminals and
+// files without running or reading anything.
+type askedEditor struct {
+	mu    sync.Mutex
+	asked map[string]bool
+}
+
+func (e *askedEditor) perm(p schema.RequestPermissionRequest) (any, *jsonrpc.Error) {
+	e.mu.Lock()
+	e.asked[p.ToolCall.ToolCallID] = true
+	e.mu.Unlock()
+	return selectKind("reject_once")(p)
+}
+
+func (e *askedEditor) fs(method string, _ json.RawMessage) (any, *jsonrpc.Error) {
+	switch method {
+	case "terminal/create":
+		return map[string]any{"terminalId": "term"}, nil
+	case "terminal/wait_for_exit":
+		return map[string]any{"exitCode": 0}, nil
+	case "terminal/output":
+		return map[string]any{"output": "", "truncated": false}, nil
+	case "fs/read_text_file":
+		return map[string]any{"content": "x"}, nil
+	}
+	return map[string]any{}, nil
+}
+
+func (e *askedEditor) wasAsked(id string) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.asked[id]
+}
+
+// Every row is classified the same by hub acp relaying an ACP agent and
+// by hub acp running the native loop: refused unasked (deny), asked
+// although a rule allows everything (ask), or allowed by the rule (ok).
+// internal/runner's TestShapes_HubRunClassifiesAlike runs the same rows
+// through hub run.
+func TestShapes_HubACPClassifiesAlike(t *testing.T) {
+	rows := shapeRows(t)
+	t.Run("relay", func(t *testing.T) {
+		ws := shapeWorkspace(t)
+		file := filepath.Join(t.TempDir(), "rows.json")
+		if err := permtest.WriteRows(file, rows); err != nil {
+			t.Fatal(err)
+		}
+		reg := adapters.NewRegistry()
+		reg.Register(acpclient.New(acpclient.Config{Name: "shapes", Argv: []string{os.Args[0], "-test.run=^TestShapesAgent$"},
+			Env: map[string]string{permtest.AgentEnv: file}, InitTimeout: 30 * time.Second, StopGrace: time.Second, Logger: zerolog.Nop()}))
+		c := startClient(t, Options{Registry: reg, DefaultAgent: "shapes", Logger: zerolog.Nop(), StateDir: t.TempDir(),
+			CancelGrace: 500 * time.Millisecond, Permissions: allowAll})
+		ed := &askedEditor{asked: map[string]bool{}}
+		c.perm = ed.perm
+		c.init(schema.ClientCapabilities{})
+		sid := c.newSession(ws)
+		c.prompt(sid, "go")
+		outcomes := permtest.Outcomes(c.agentText(sid))
+		for _, r := range rows {
+			got := permtest.Deny
+			switch {
+			case ed.wasAsked(r.Name):
+				got = permtest.Ask
+			case outcomes[r.Name] == "allowed":
+				got = permtest.OK
+			case outcomes[r.Name] == "":
+				t.Errorf("%s: the agent reported no outcome", r.Name)
+			}
+			if got != r.Want {
+				t.Errorf("%s %v: %s (outcome %q), want %s", r.Name, r.ToolCall["rawInput"], got, outcomes[r.Name], r.Want)
+			}
+		}
+	})
+	t.Run("native", func(t *testing.T) {
+		ws := shapeWorkspace(t)
+		var calls []mockllm.OpenAIToolCall
+		var native []permtest.Row
+		for _, r := range rows {
+			if r.NativeTool != "" {
+				calls = append(calls, mockllm.OpenAIToolCall{ID: r.Name, Name: r.NativeTool, Args: r.NativeArgs})
+				native = append(native, r)
+			}
+		}
+		srv := mockllm.NewOpenAIServer(mockllm.OpenAITurn{ToolCalls: calls}, mockllm.OpenAITurn{Text: "done"})
+		defer srv.Close()
+		reg := adapters.NewRegistry()
+		reg.Register(openai.New(openai.Profile{Name: "native", BaseURL: srv.URL, Model: "mock-model", Local: true, Stream: true, ContextWindow: 1 << 20},
+			openai.Options{IdleTimeout: 30 * time.Second, Permissions: func() permission.Checker {
+				s, _ := permission.New(allowAll)
+				return s
+			}}))
+		c := startClient(t, Options{Registry: reg, DefaultAgent: "native", Logger: zerolog.Nop(), StateDir: t.TempDir(),
+			CancelGrace: 500 * time.Millisecond, Permissions: allowAll})
+		ed := &askedEditor{asked: map[string]bool{}}
+		c.perm, c.fs = ed.perm, ed.fs
+		c.init(schema.ClientCapabilities{FS: schema.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true}, Terminal: true})
+		sid := c.newSession(ws)
+		c.prompt(sid, "go")
+		status := map[string]string{}
+		for _, u := range c.updates(sid) {
+			switch {
+			case u.ToolCall != nil && u.ToolCall.Status != "":
+				status[u.ToolCall.ToolCallID] = u.ToolCall.Status
+			case u.ToolCallUpdate != nil && u.ToolCallUpdate.Status != "":
+				status[u.ToolCallUpdate.ToolCallID] = u.ToolCallUpdate.Status
+			}
+		}
+		for _, r := range native {
+			got := permtest.Deny
+			switch {
+			case ed.wasAsked(r.Name):
+				got = permtest.Ask
+			case status[r.Name] == "completed":
+				got = permtest.OK
+			}
+			if got != r.Want {
+				t.Errorf("%s %s %s: %s (status %q), want %s", r.Name, r.NativeTool, r.NativeArgs, got, status[r.Name], r.Want)
+			}
+		}
+	})
+}
+
+// An agent offering two options under one id is refused without asking:
+// whichever the user picked, hub could not tell the agent, nor remember
+// the right answer (before, picking "Allow once" was remembered as the
+// "always" sharing its id, and the next call ran unasked).
+func TestRelay_DuplicateOptionIDsRefused(t *testing.T) {
+	opts := []adapters.PermissionOption{{ID: "x", Name: "Allow once", Kind: adapters.AllowOnce},
+		{ID: "x", Name: "Always allow", Kind: adapters.AllowAlways}, {ID: "r", Name: "Reject", Kind: adapters.RejectOnce}}
+	step := func(id string) string {
+		tool := adapters.ToolCall{ID: id, Name: "Bash", Title: "ls", Kind: adapters.KindExecute, RawInput: json.RawMessage(`{"command":"ls"}`)}
+		b, _ := json.Marshal(map[string]any{"permission": map[string]any{"tool": tool, "options": opts},
+			"allowed":  []any{map[string]any{"event": map[string]any{"type": "text", "text": "ran " + id + ";"}}},
+			"rejected": []any{map[string]any{"event": map[string]any{"type": "text", "text": "refused " + id + ";"}}}})
+		return string(b)
+	}
+	c := newClient(t, scriptFile(t, step("a"), step("b")))
+	asked := 0
+	c.perm = func(p schema.RequestPermissionRequest) (any, *jsonrpc.Error) {
+		asked++
+		return schema.RequestPermissionResponse{Outcome: schema.RequestPermissionOutcome{Outcome: "selected", OptionID: "x"}}, nil
+	}
+	sid, _ := c.start(t)
+	c.prompt(sid, "list")
+	got := c.agentText(sid)
+	if asked != 0 || !strings.Contains(got, "refused a;") || !strings.Contains(got, "refused b;") {
+		t.Fatalf("asked %d times, agent said %q; want both refused unasked", asked, got)
+	}
+	if !strings.Contains(got, "hub refused") {
+		t.Errorf("the session does not say why: %q", got)
+	}
+}
+
+// A call no "always" may cover (a secret read) is shown without the
+// agent's "always allow", so neither hub nor the agent keeps one.
+func TestRelay_NoAlwaysOfferedForSecretRead(t *testing.T) {
+	tool := adapters.ToolCall{ID: "r", Name: "Read", Title: "Read .env", Kind: adapters.KindRead, RawInput: json.RawMessage(`{"file_path":".env"}`)}
+	b, _ := json.Marshal(map[string]any{"permission": map[string]any{"tool": tool}})
+	c := newClient(t, scriptFile(t, string(b)), func(o *Options) { o.Permissions = allowAll })
+	var kinds []string
+	c.perm = func(p schema.RequestPermissionRequest) (any, *jsonrpc.Error) {
+		for _, o := range p.Options {
+			kinds = append(kinds, o.Kind)
+		}
+		return selectKind("reject_once")(p)
+	}
+	sid, _ := c.start(t)
+	c.prompt(sid, "read")
+	if len(kinds) == 0 || slices.Contains(kinds, "allow_always") {
+		t.Fatalf("options shown %v: want asked, without an always", kinds)
+	}
+}

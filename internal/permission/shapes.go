@@ -1,0 +1,193 @@
+package permission
+
+import (
+	"encoding/json"
+	"maps"
+	"os"
+	"slices"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/hubdev/hub/adapters"
+)
+
+// RequestOf describes a tool call for the deny list and "always" scopes:
+// its name, kind, command and every file it names (absolute against cwd).
+// A call that carries a command is checked as the command it is, whatever
+// kind it claims.
+func RequestOf(tc adapters.ToolCall, cwd string) Request {
+	req := Request{Tool: tc.Name, Kind: tc.Kind, Cwd: cwd, Command: CommandOf(tc), Paths: PathsOf(tc, cwd)}
+	if req.Tool == "" {
+		req.Tool = string(tc.Kind)
+	}
+	if req.Command != "" {
+		req.Kind = adapters.KindExecute
+	}
+	if len(req.Paths) > 0 {
+		req.Path = req.Paths[0]
+	}
+	return req
+}
+
+// commandKeys are raw input fields that hold a shell command; keys are
+// compared in lower case without "_" or "-" (normKey).
+var commandKeys = []string{"command", "cmd", "argv", "script", "commandline", "shellcommand"}
+
+// editorVerbs are the "command" values of file editor tools.
+var editorVerbs = map[string]bool{"view": true, "create": true, "str_replace": true, "insert": true, "undo_edit": true, "write": true, "read": true}
+
+// pathKeys are raw input fields that name a file.
+var pathKeys = []string{"path", "filepath", "filename", "file", "notebookpath", "target", "targetfile",
+	"destination", "dest", "source", "src", "oldpath", "newpath", "dir", "directory", "cwd", "workdir"}
+
+// pathListKeys are raw input fields that name files.
+var pathListKeys = []string{"paths", "files", "filepaths"}
+
+// normKey is a raw input key as hub compares it: file_path, filePath and
+// FILE-PATH are one.
+func normKey(k string) string {
+	return strings.NewReplacer("_", "", "-", "").Replace(strings.ToLower(k))
+}
+
+// maxInputDepth bounds how deep hub looks into a raw input's objects.
+const maxInputDepth = 5
+
+// CommandOf returns the shell command a tool call runs, whatever kind it
+// claims: its raw input's "command", "cmd", "argv" or "script" (a string,
+// or an argv array quoted word by word so the shell reader sees the argv
+// it is), followed by its "args", at any depth of the input (several are
+// joined as one list); else an execute call's title. An editor tool's
+// "command" ("view", "create", "str_replace", …) is none.
+func CommandOf(tc adapters.ToolCall) string {
+	var cmds []string
+	walkInput(tc.RawInput, func(obj map[string]json.RawMessage) {
+		var cmd string
+		for _, k := range commandKeys {
+			if c := commandValue(obj[k]); c != "" && !editorVerbs[c] {
+				cmd = c
+				break
+			}
+		}
+		if args := commandValue(obj["args"]); args != "" {
+			cmd = strings.TrimSpace(cmd + " " + args)
+		}
+		if cmd != "" {
+			cmds = append(cmds, cmd)
+		}
+	})
+	if len(cmds) == 0 && tc.Kind == adapters.KindExecute {
+		return tc.Title
+	}
+	return strings.Join(cmds, "\n")
+}
+
+// PathsOf lists every file a tool call names, absolute against cwd: its
+// locations, its diffs' files, and the paths of its raw input at any
+// depth (see pathKeys, pathListKeys, and the keys of a "changes" object,
+// as in patches).
+func PathsOf(tc adapters.ToolCall, cwd string) []string {
+	var raw []string
+	for _, l := range tc.Locations {
+		raw = append(raw, l.Path)
+	}
+	for _, c := range tc.Content {
+		if c.Type == adapters.ToolContentDiff {
+			raw = append(raw, c.Path)
+		}
+	}
+	walkInput(tc.RawInput, func(obj map[string]json.RawMessage) {
+		for _, k := range pathKeys {
+			var p string
+			if json.Unmarshal(obj[k], &p) == nil {
+				raw = append(raw, p)
+			}
+		}
+		for _, k := range pathListKeys {
+			var ps []string
+			if json.Unmarshal(obj[k], &ps) == nil {
+				raw = append(raw, ps...)
+			}
+		}
+		var changes map[string]json.RawMessage
+		if json.Unmarshal(obj["changes"], &changes) == nil {
+			raw = append(raw, slices.Sorted(maps.Keys(changes))...)
+		}
+	})
+	home, _ := os.UserHomeDir()
+	var out []string
+	for _, p := range raw {
+		if p = strings.TrimSpace(p); p != "" {
+			if a := absTarget(p, home, cwd); !slices.Contains(out, a) {
+				out = append(out, a)
+			}
+		}
+	}
+	return out
+}
+
+// walkInput calls visit for each object of a raw input (its keys
+// normalised by normKey), the outermost first, down to maxInputDepth; a
+// raw input that is a string holding JSON is read as that JSON. A hostile
+// agent may nest or encode what it runs.
+func walkInput(raw json.RawMessage, visit func(map[string]json.RawMessage)) {
+	var walk func(raw json.RawMessage, depth int)
+	walk = func(raw json.RawMessage, depth int) {
+		if depth > maxInputDepth {
+			return
+		}
+		var obj map[string]json.RawMessage
+		if json.Unmarshal(raw, &obj) == nil {
+			norm := make(map[string]json.RawMessage, len(obj))
+			for _, k := range slices.Sorted(maps.Keys(obj)) {
+				if _, dup := norm[normKey(k)]; !dup {
+					norm[normKey(k)] = obj[k]
+				}
+			}
+			visit(norm)
+			for _, k := range slices.Sorted(maps.Keys(obj)) {
+				walk(obj[k], depth+1)
+			}
+			return
+		}
+		var list []json.RawMessage
+		if json.Unmarshal(raw, &list) == nil {
+			for _, v := range list {
+				walk(v, depth+1)
+			}
+			return
+		}
+		var s string
+		if depth == 0 && json.Unmarshal(raw, &s) == nil { // a whole input sent as a string; not a file's content
+			if t := strings.TrimSpace(s); strings.HasPrefix(t, "{") || strings.HasPrefix(t, "[") {
+				walk(json.RawMessage(t), depth+1)
+			}
+		}
+	}
+	walk(raw, 0)
+}
+
+// commandValue reads a command string, or an argv array as a command line.
+func commandValue(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return strings.TrimSpace(s)
+	}
+	var argv []string
+	if json.Unmarshal(raw, &argv) != nil || len(argv) == 0 {
+		return ""
+	}
+	words := make([]string, len(argv))
+	for i, a := range argv {
+		words[i] = quoteWord(a)
+	}
+	return strings.Join(words, " ")
+}
+
+// quoteWord quotes one argv element for the shell reader.
+func quoteWord(a string) string {
+	if q, err := syntax.Quote(a, syntax.LangBash); err == nil {
+		return q
+	}
+	return "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+}

@@ -1,0 +1,155 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/adapters/acpclient"
+	"github.com/hubdev/hub/adapters/openai"
+	"github.com/hubdev/hub/internal/mockllm"
+	"github.com/hubdev/hub/internal/permission/permtest"
+)
+
+// TestShapesAgent is not a test: re-executed with $HUB_PERMTEST_AGENT set,
+// the test binary is the scripted ACP agent of the shape rows.
+func TestShapesAgent(t *testing.T) {
+	if os.Getenv(permtest.AgentEnv) == "" {
+		t.Skip("the scripted ACP agent of TestShapes_*")
+	}
+	permtest.RunAgent()
+}
+
+func shapeSetup(t *testing.T) ([]permtest.Row, string) {
+	t.Helper()
+	rows, err := permtest.Rows(filepath.Join("..", "permission", "testdata", "shapes.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("USERPROFILE", home)
+	ws := t.TempDir()
+	for _, f := range []string{".env", "keys/id_rsa", "config/.env.production", "a.go"} {
+		p := filepath.Join(ws, filepath.FromSlash(f))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("KEY=secret\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return rows, ws
+}
+
+// classOf is how hub run treated a tool call: refused because it must be
+// asked (ask), refused otherwise by hub itself (deny), or left to
+// --approve (ok).
+func classOf(d Denial, denied bool) permtest.Class {
+	switch {
+	case !denied || strings.HasPrefix(d.Reason, "--approve"):
+		return permtest.OK
+	case strings.Contains(d.Reason, "asked every time"):
+		return permtest.Ask
+	}
+	return permtest.Deny
+}
+
+// Every row is classified by hub run as by hub acp (acp's
+// TestShapes_HubACPClassifiesAlike): hub run --approve all with an ACP
+// agent, and hub run with the native loop (under --approve read-only, so
+// that no command of the rows runs on this machine).
+func TestShapes_HubRunClassifiesAlike(t *testing.T) {
+	t.Run("acp agent, --approve all", func(t *testing.T) {
+		rows, ws := shapeSetup(t)
+		file := filepath.Join(t.TempDir(), "rows.json")
+		if err := permtest.WriteRows(file, rows); err != nil {
+			t.Fatal(err)
+		}
+		reg := adapters.NewRegistry()
+		reg.Register(acpclient.New(acpclient.Config{Name: "shapes", Argv: []string{os.Args[0], "-test.run=^TestShapesAgent$"},
+			Env: map[string]string{permtest.AgentEnv: file}, InitTimeout: 30 * time.Second, StopGrace: time.Second, Logger: zerolog.Nop()}))
+		var out, errb bytes.Buffer
+		s := Run(context.Background(), Options{Registry: reg, Agent: "shapes", Cwd: ws, Prompt: "go", Approve: ApproveAll, Format: FormatText,
+			Stdout: &out, Stderr: &errb, Timeout: time.Minute, Grace: 2 * time.Second, StopAll: func() {}, SkillsUserDir: t.TempDir()})
+		if s.ExitCode != ExitDenied {
+			t.Fatalf("exit %d (%s), want %d: the refusals are counted\n%s", s.ExitCode, s.Error, ExitDenied, errb.String())
+		}
+		denied := map[string]Denial{}
+		for _, d := range s.Denied {
+			denied[d.ToolID] = d
+			if d.Reason == "" || strings.Contains(d.Reason, "\n") {
+				t.Errorf("%s: reason %q is not one line", d.ToolID, d.Reason)
+			}
+		}
+		for _, r := range rows {
+			d, ok := denied[r.Name]
+			if got := classOf(d, ok); got != r.Want {
+				t.Errorf("%s %v: %s (%q), want %s", r.Name, r.ToolCall["rawInput"], got, d.Reason, r.Want)
+			}
+		}
+	})
+	t.Run("native, --approve read-only", func(t *testing.T) {
+		rows, ws := shapeSetup(t)
+		var calls []mockllm.OpenAIToolCall
+		var native []permtest.Row
+		for _, r := range rows {
+			if r.NativeTool != "" {
+				calls = append(calls, mockllm.OpenAIToolCall{ID: r.Name, Name: r.NativeTool, Args: r.NativeArgs})
+				native = append(native, r)
+			}
+		}
+		srv := mockllm.NewOpenAIServer(mockllm.OpenAITurn{ToolCalls: calls}, mockllm.OpenAITurn{Text: "done"})
+		defer srv.Close()
+		reg := adapters.NewRegistry()
+		retries := 0
+		reg.Register(openai.New(openai.Profile{Name: "openai", BaseURL: srv.URL, Model: "mock-model", APIKey: "k", Stream: true, ContextWindow: 1 << 20},
+			openai.Options{MaxRetries: &retries}))
+		var out, errb bytes.Buffer
+		s := Run(context.Background(), Options{Registry: reg, Agent: "openai", Cwd: ws, Prompt: "go", Approve: ApproveReadOnly, Format: FormatJSONL,
+			Stdout: &out, Stderr: &errb, Timeout: time.Minute, Grace: 2 * time.Second, StopAll: func() {}, SkillsUserDir: t.TempDir()})
+		if s.ExitCode != ExitDenied {
+			t.Fatalf("exit %d (%s), want %d\n%s", s.ExitCode, s.Error, ExitDenied, errb.String())
+		}
+		denied := map[string]Denial{}
+		for _, d := range s.Denied {
+			denied[d.ToolID] = d
+		}
+		failed := failedTools(t, out.String())
+		for _, r := range native {
+			d, ok := denied[r.Name]
+			got := classOf(d, ok)
+			if !ok && failed[r.Name] {
+				got = permtest.Deny // the native loop refused it before asking
+			}
+			if got != r.Want {
+				t.Errorf("%s %s %s: %s (%q), want %s", r.Name, r.NativeTool, r.NativeArgs, got, d.Reason, r.Want)
+			}
+		}
+	})
+}
+
+// failedTools are the ids of the tool calls a jsonl run reports failed.
+func failedTools(t *testing.T, jsonl string) map[string]bool {
+	t.Helper()
+	failed := map[string]bool{}
+	lines := strings.Split(strings.TrimSpace(jsonl), "\n")
+	for _, l := range lines[:len(lines)-1] { // the last is the summary
+		var ev adapters.Event
+		if err := json.Unmarshal([]byte(l), &ev); err != nil {
+			t.Fatalf("not an event: %q", l)
+		}
+		if ev.Tool != nil && ev.Tool.Status == adapters.StatusFailed {
+			failed[ev.Tool.ID] = true
+		}
+	}
+	return failed
+}
