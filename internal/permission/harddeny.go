@@ -111,6 +111,10 @@ func (r *reader) emit(c *call) {
 // a file delete when recursive is false); unknown operands make the line
 // unclear.
 func (k *check) hits(a arg, recursive bool) bool {
+	if a.dynamic && a.maybe { // one of its values is known: check that one
+		k.unknown()
+		a.dynamic = false
+	}
 	paths, ok := resolve(a, k.c.cwds)
 	if !ok {
 		k.unknown()

@@ -127,7 +127,7 @@ func (r *reader) protectedGlob(pattern string, recursive bool) bool {
 		}
 	}
 	for _, c := range cands {
-		if ok, _ := path.Match(pattern, c); ok && r.protected(c, recursive) {
+		if globMatch(pattern, c) && r.protected(c, recursive) {
 			return true
 		}
 	}
@@ -157,4 +157,14 @@ func (r *reader) candidates() []string {
 		}
 	}
 	return out
+}
+
+// globMatch is shell pattern matching ([!x] negates); a pattern Go cannot
+// read matches whatever shares its literal prefix.
+func globMatch(pattern, name string) bool {
+	ok, err := path.Match(strings.ReplaceAll(pattern, "[!", "[^"), name)
+	if err != nil {
+		return strings.HasPrefix(name, literalPrefix(pattern))
+	}
+	return ok
 }

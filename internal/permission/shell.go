@@ -29,6 +29,7 @@ type arg struct {
 	download bool // carries the output of a download
 	under    bool // stands for the files under text (find's {}, xargs fed by find)
 	subst    bool // comes from a command substitution
+	maybe    bool // dynamic, but text is one of its values (${X:-/})
 }
 
 type redir struct {
@@ -444,6 +445,19 @@ func (r *reader) callExpr(c *syntax.CallExpr, sc *scope, stdin input, redirs []r
 	}
 	argv := r.fields(c.Args, sc)
 	x := &runCtx{sc: sc, stdin: stdin, redirs: redirs, layers: sc.layer, opaque: sc.opq || len(c.Assigns) > 0}
+	if len(c.Assigns) > 0 { // VAR=x cmd: the outer layer is not the program's
+		var outer []string
+		for _, as := range c.Assigns {
+			v := ""
+			if as.Value != nil {
+				v = r.joined(as.Value, sc).text
+			}
+			if as.Name != nil {
+				outer = append(outer, as.Name.Value+"="+v)
+			}
+		}
+		x.layers = append(x.layers[:len(x.layers):len(x.layers)], append(outer, texts(argv)...))
+	}
 	return r.run(argv, x)
 }
 

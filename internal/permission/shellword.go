@@ -78,6 +78,7 @@ func (r *reader) joined(w *syntax.Word, sc *scope) arg {
 
 // wordBuilder collects the fields of one word.
 type wordBuilder struct {
+	opaque bool // cur holds a dynamic part without a known possible value
 	out    []arg
 	cur    arg
 	has    bool // cur holds something, maybe an empty quoted string
@@ -86,6 +87,10 @@ type wordBuilder struct {
 }
 
 func (b *wordBuilder) add(a arg) {
+	if a.dynamic && !a.maybe {
+		b.opaque = true
+	}
+	b.cur.maybe = (b.cur.maybe || a.maybe) && !b.opaque
 	b.cur.text += a.text
 	b.cur.dynamic = b.cur.dynamic || a.dynamic
 	b.cur.glob = b.cur.glob || a.glob
@@ -99,7 +104,7 @@ func (b *wordBuilder) end() {
 	if b.has {
 		b.out = append(b.out, b.cur)
 	}
-	b.cur, b.has = arg{}, false
+	b.cur, b.has, b.opaque = arg{}, false, false
 }
 
 // addSplit adds an unquoted expansion's value, split at blanks.
@@ -248,8 +253,12 @@ func (r *reader) param(p *syntax.ParamExp, sc *scope) arg {
 	case syntax.DefaultUnset, syntax.DefaultUnsetOrNull, syntax.AssignUnset, syntax.AssignUnsetOrNull:
 		null := e.Op == syntax.DefaultUnsetOrNull || e.Op == syntax.AssignUnsetOrNull
 		switch {
-		case !known:
-			return unknown
+		case !known: // its value, or the default when unset: keep the default to check
+			d := r.wordOrEmpty(e.Word, sc)
+			if d.dynamic && !d.maybe {
+				return unknown
+			}
+			return arg{text: d.text, dynamic: true, maybe: true, glob: d.glob}
 		case set && !(null && val.text == ""):
 			return val
 		}

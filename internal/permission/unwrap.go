@@ -119,6 +119,9 @@ func (r *reader) run(argv []arg, x *runCtx) input {
 		case name == "trap" && len(argv) > 2 && argv[1].text != "-":
 			r.nested(argv[1], x, nil)
 			return r.final(argv, x)
+		case (name == "source" || name == ".") && len(argv) > 1 && argv[1].dynamic:
+			r.out.unclear = true
+			return r.final(argv, x)
 		case name == "cd" || name == "pushd" || name == "popd":
 			r.cd(name, argv[1:], x.sc)
 			return r.final(argv, x)
@@ -556,6 +559,9 @@ func (r *reader) shell(argv []arg, x *runCtx) input {
 		r.nested(ops[0], x, pos)
 		return input{kind: inUnknown}
 	case len(ops) > 0 && !sflag:
+		if ops[0].dynamic {
+			r.out.unclear = true // a script hub cannot name: <(…), $F
+		}
 		return r.final(argv, x) // a script file
 	case x.stdin.kind == inText:
 		in := x.stdin

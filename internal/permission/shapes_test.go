@@ -1,0 +1,275 @@
+package permission
+
+import (
+	"bufio"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/config"
+)
+
+const defaultShapeCwd = "/work/project-under-test"
+
+type shapeRow struct {
+	line int
+	deny bool
+	cmd  string
+	cwd  string
+}
+
+// readShapes reads testdata/shapes.txt: "deny|ok<TAB>COMMAND[<TAB>cwd=DIR]".
+func readShapes(t *testing.T) []shapeRow {
+	t.Helper()
+	f, err := os.Open("testdata/shapes.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var rows []shapeRow
+	sc := bufio.NewScanner(f)
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Text()
+		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		cols := strings.Split(line, "\t")
+		if len(cols) < 2 || len(cols) > 3 || cols[0] != "deny" && cols[0] != "ok" {
+			t.Fatalf("shapes.txt:%d: want deny|ok<TAB>COMMAND[<TAB>cwd=DIR], got %q", n, line)
+		}
+		row := shapeRow{line: n, deny: cols[0] == "deny", cmd: cols[1], cwd: defaultShapeCwd}
+		if len(cols) == 3 {
+			dir, ok := strings.CutPrefix(cols[2], "cwd=")
+			if !ok {
+				t.Fatalf("shapes.txt:%d: third column %q is not cwd=DIR", n, cols[2])
+			}
+			row.cwd = dir
+		}
+		rows = append(rows, row)
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return rows
+}
+
+func shapeRequest(cmd, cwd string) Request {
+	return Request{Tool: "bash", Kind: "execute", Command: cmd, Cwd: cwd}
+}
+
+// Every destructive shape of testdata/shapes.txt is refused, every
+// harmless one is not.
+func TestHardDeny_Shapes(t *testing.T) {
+	t.Setenv("HOME", "/home/tester")
+	rows := readShapes(t)
+	deny, ok := 0, 0
+	for _, r := range rows {
+		why, denied := HardDeny(shapeRequest(r.cmd, r.cwd))
+		if denied != r.deny {
+			t.Errorf("shapes.txt:%d: %q (cwd %s): denied=%v (%s), want %v", r.line, r.cmd, r.cwd, denied, why, r.deny)
+		}
+		if r.deny {
+			deny++
+		} else {
+			ok++
+		}
+	}
+	if deny < 250 || ok < 50 {
+		t.Errorf("shapes.txt holds %d destructive and %d harmless commands; want at least 250 and 50", deny, ok)
+	}
+}
+
+// Commands over several lines (here-documents) and what follows a line
+// break are read like the rest.
+func TestHardDeny_MultiLine(t *testing.T) {
+	t.Setenv("HOME", "/home/tester")
+	tests := []struct {
+		cmd  string
+		deny bool
+	}{
+		{"echo hi\nrm -rf /", true},
+		{"echo ok # fine\nrm -rf ~", true},
+		{"cat <<END\n$(rm -rf ~)\nEND", true},
+		{"cat <<'END' | sh\nrm -rf ~\nEND", true},
+		{"sh <<END\nrm -rf ~\nEND", true},
+		{"bash <<-END\n\trm -rf /\n\tEND", true},
+		{"bash -s <<'END'\ncd /\nrm -rf *\nEND", true},
+		{"cat > .env <<END\nK=1\nEND", true},
+		{"rm -rf ~; (", true}, // bash runs what precedes a syntax error on a later line
+		{"cat <<'END' > notes.md\nrm -rf /\nEND", false},
+		{"cat <<'END'\ngit push -f origin main\nEND", false},
+	}
+	for _, tc := range tests {
+		if _, denied := HardDeny(shapeRequest(tc.cmd, defaultShapeCwd)); denied != tc.deny {
+			t.Errorf("%q: denied=%v, want %v", tc.cmd, denied, tc.deny)
+		}
+	}
+}
+
+// What hub cannot read before the shell runs it is asked every time.
+func TestUnclear_Shapes(t *testing.T) {
+	tests := []struct {
+		cmd     string
+		unclear bool
+	}{
+		{"$X -rf /", true},
+		{"$(echo rm) -rf /tmp/x", true},
+		{"`echo ls`", true},
+		{`eval "$CMD"`, true},
+		{`bash -c "$SCRIPT"`, true},
+		{`bash -lc "$(printf 'ls')"`, true},
+		{`sh -c "$(cat script)"`, true},
+		{`echo "$X" | sh`, true},
+		{`base64 -d <<< cm0gLXJmIH4K | sh`, true},
+		{`cat x.sh | bash`, true},
+		{`. "$FILE"`, true},
+		{`bash <(echo ls)`, true},
+		{`rm -rf "$DIR"/`, true}, // empty DIR deletes /
+		{`rm -rf $1`, true},
+		{`cd "$X" && rm -rf *`, true},
+		{`find "$ROOT" -delete`, true},
+		{`cat list | xargs rm -rf`, true},
+		{`git push -f`, true}, // the upstream of the current branch: unknown
+		{`git push -f origin HEAD`, true},
+		{`git push -f origin "$BRANCH"`, true},
+		{`env -S "$CMD"`, true},
+		{"rm -rf 'unclosed", true},
+		{"ls -la", false},
+		{"go test ./...", false},
+		{"rm -rf ./build", false},
+		{"echo $HOME", false},
+		{`rm -rf "$HOME/.cache/x"`, false},
+		{"bash -lc 'go vet ./...'", false},
+		{"git push origin feature", false},
+		{"git push -f origin feature", false},
+		{"X=build; rm -rf $X", false},
+		{"sh < script.sh", false},
+	}
+	for _, tc := range tests {
+		if got := Unclear(tc.cmd); got != tc.unclear {
+			t.Errorf("Unclear(%q) = %v, want %v", tc.cmd, got, tc.unclear)
+		}
+	}
+}
+
+// An "always" for `rm -rf ./build` covers none of the destructive shapes:
+// each is still refused outright, not asked and not allowed.
+func TestService_AlwaysNeverCoversShapes(t *testing.T) {
+	t.Setenv("HOME", "/home/tester")
+	s := mustNew(t)
+	s.Remember(shapeRequest("rm -rf ./build", defaultShapeCwd), adapters.AllowAlways)
+	if v, _ := s.Decide(shapeRequest("rm -rf ./build", defaultShapeCwd)); v.Decision != Allow {
+		t.Fatalf("the always itself: %+v", v)
+	}
+	for _, r := range readShapes(t) {
+		if !r.deny {
+			continue
+		}
+		v, decided := s.Decide(shapeRequest(r.cmd, r.cwd))
+		if !decided || v.Decision != Deny || !v.Hard {
+			t.Errorf("shapes.txt:%d: %q after an always for rm -rf ./build: %+v, want the hard deny", r.line, r.cmd, v)
+		}
+	}
+}
+
+// A user's deny rule holds for every spelling of the command; an allow
+// rule covers a line only when every command in it matches.
+func TestService_RuleSpellings(t *testing.T) {
+	s, err := New(config.PermissionsConfig{Rules: []config.PermissionRule{
+		{Tool: "bash", Command: "git push", Decision: "deny"},
+		{Tool: "bash", Command: "go test", Decision: "allow"},
+		{Tool: "bash", Command: "npm run", Decision: "allow"},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pushes := []string{
+		"git push",
+		"git push origin feature",
+		"git  push",
+		"/usr/bin/git push",
+		"git -C . push",
+		"git -C /repo push origin x",
+		"git -c k=v push",
+		"git --no-pager push",
+		"git --git-dir=.git --work-tree=. push",
+		"if true; then git push; fi",
+		"echo 'git push' | sh",
+		"sh <<< 'git push'",
+		"bash -c 'git push'",
+		"bash -lc \"cd x && git push\"",
+		"sudo git push",
+		"env GIT_TRACE=1 git push",
+		"GIT_TRACE=1 git push",
+		"command git push",
+		"nohup git push &",
+		"timeout 60 git push",
+		"go test ./... && git push",
+		"false || git push",
+		"(git push)",
+		"{ git push; }",
+		"for r in a b; do git push $r; done",
+		"echo $(git push)",
+		"eval 'git push'",
+		"f(){ git push; }; f",
+		"\"git\" push",
+		"g\\it push",
+		"$'git' 'push'",
+		"xargs git push <<< origin",
+		"watch git push",
+		"busybox sh -c 'git push'",
+	}
+	for _, cmd := range pushes {
+		v, _ := s.Decide(Request{Tool: "bash", Kind: "execute", Command: cmd})
+		if v.Decision != Deny {
+			t.Errorf("deny rule git push: %q got %+v", cmd, v)
+		}
+	}
+	if len(pushes) < 23 {
+		t.Fatalf("only %d spellings", len(pushes))
+	}
+	for _, cmd := range []string{"git pull", "git status", "echo git push", "git log --grep push", "git commit -m 'git push'"} {
+		if v, _ := s.Decide(Request{Tool: "bash", Kind: "execute", Command: cmd}); v.Decision == Deny {
+			t.Errorf("deny rule git push caught %q: %+v", cmd, v)
+		}
+	}
+	allowed := map[string]bool{
+		"go test ./...":                      true,
+		"bash -lc 'go test ./...'":           true,
+		"go test ./a && go test ./b":         true,
+		"timeout 60 go test ./...":           true,
+		"go test ./... && rm -rf build":      false,
+		"go test ./...; curl x | sh":         false,
+		"go test $(rm -rf build)":            false,
+		"go test ./... | tee log":            false,
+		"sudo go test ./...":                 false,
+		"GOFLAGS=-exec=evil go test ./...":   false,
+		"go test ./... & rm -rf build":       false,
+		"if go test; then rm -rf x; fi":      false,
+		"xargs go test <<< ./...":            false,
+		"go testify":                         false,
+		"npm run build && npm run lint":      true,
+		"npm run build && npm publish":       false,
+		"bash -c 'npm run build; npm ci'":    false,
+		"echo ok | npm run build":            false,
+		"find . -exec go test {} \\;":        false,
+		"go test ./... && env -S 'rm -rf x'": false,
+	}
+	for cmd, want := range allowed {
+		v, decided := s.Decide(Request{Tool: "bash", Kind: "execute", Command: cmd})
+		if got := decided && v.Decision == Allow; got != want {
+			t.Errorf("allow rules go test, npm run: %q allowed=%v (%+v), want %v", cmd, got, v, want)
+		}
+	}
+}
+
+func BenchmarkHardDeny(b *testing.B) {
+	req := Request{Tool: "bash", Kind: "execute", Cwd: defaultShapeCwd,
+		Command: `cd internal/permission && go test -run 'TestHardDeny' ./... 2>&1 | tee /tmp/out.log && git status --short`}
+	for b.Loop() {
+		if _, denied := HardDeny(req); denied {
+			b.Fatal("denied")
+		}
+	}
+}
