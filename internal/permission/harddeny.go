@@ -105,6 +105,50 @@ func (r *reader) emit(c *call) {
 		}
 	}
 	r.downloads(c)
+	r.symlinks(c)
+}
+
+// symlinks notes ln -s TARGET NAME, so that NAME/ later means TARGET.
+func (r *reader) symlinks(c *call) {
+	if c.prog() != "ln" || !hasShort(c.argv[1:], "s") && !hasLong(c.argv[1:], "--symbolic") || len(c.cwds) != 1 {
+		return
+	}
+	ops := operands(c.argv[1:])
+	if len(ops) == 0 || anyDynamic(ops) {
+		return
+	}
+	target := ops[0].text
+	name := path.Base(target)
+	if len(ops) > 1 {
+		name = ops[len(ops)-1].text
+	}
+	if !path.IsAbs(name) {
+		name = path.Join(c.cwds[0], name)
+	}
+	if !path.IsAbs(target) {
+		target = path.Join(path.Dir(name), target)
+	}
+	if r.links == nil {
+		r.links = map[string]string{}
+	}
+	r.links[path.Clean(name)] = path.Clean(target)
+}
+
+func (r *reader) followLinks(p string) string {
+	for i := 0; i < 8 && len(r.links) > 0; i++ {
+		moved := false
+		for name, target := range r.links {
+			if p == name || strings.HasPrefix(p, name+"/") {
+				p = path.Join(target, strings.TrimPrefix(p, name))
+				moved = true
+				break
+			}
+		}
+		if !moved {
+			break
+		}
+	}
+	return p
 }
 
 // hits reports an operand naming a protected path (a recursive delete, or
@@ -115,7 +159,7 @@ func (k *check) hits(a arg, recursive bool) bool {
 		k.unknown()
 		a.dynamic = false
 	}
-	paths, ok := resolve(a, k.c.cwds)
+	paths, ok := k.paths(a)
 	if !ok {
 		k.unknown()
 		return a.download
@@ -160,6 +204,15 @@ func deletes(k *check) bool {
 	prog := k.c.prog()
 	switch prog {
 	case "rm", "unlink", "shred", "srm", "wipe", "rmdir":
+	case "tar", "bsdtar", "gtar":
+		if !hasLong(k.args(), "--remove-files") {
+			return false
+		}
+		hit := false
+		for _, o := range operands(k.args()) {
+			hit = k.hits(o, true) || hit
+		}
+		return hit
 	default:
 		return false
 	}
@@ -216,6 +269,14 @@ func movesAway(k *check) bool {
 }
 
 func rsyncDelete(k *check) bool {
+	if k.c.prog() == "rsync" && hasLong(k.args(), "--remove-source-files") {
+		ops := operands(k.args())
+		hit := false
+		for _, o := range ops[:max(len(ops)-1, 0)] {
+			hit = k.hits(o, true) || hit
+		}
+		return hit
+	}
 	if k.c.prog() != "rsync" || !hasLong(k.args(), "--delete", "--delete-before", "--delete-after", "--delete-during", "--delete-excluded", "--del") {
 		return false
 	}
@@ -246,12 +307,21 @@ func chmodRoot(k *check) bool {
 
 var blockDevice = regexp.MustCompile(`^/dev/(sd|nvme|hd|vd|xvd|disk|rdisk|mmcblk|md|dm-|mapper/|loop|nbd|zram|bcache|sr[0-9]|root$|mem$|kmem$|port$)`)
 
+// paths resolves an operand, through the symlinks made earlier on the line.
+func (k *check) paths(a arg) ([]string, bool) {
+	ps, ok := resolve(a, k.c.cwds)
+	for i, p := range ps {
+		ps[i] = k.r.followLinks(p)
+	}
+	return ps, ok
+}
+
 // isDevice reports an operand naming a block device (or memory).
 func (k *check) isDevice(a arg) bool {
 	if a.dynamic {
 		return false
 	}
-	paths, _ := resolve(a, k.c.cwds)
+	paths, _ := k.paths(a)
 	if len(paths) == 0 {
 		paths = []string{path.Clean(a.text)}
 	}
@@ -290,6 +360,9 @@ func rawDevice(k *check) bool {
 	switch {
 	case prog == "dd":
 		for _, a := range args {
+			if strings.HasPrefix(a.text, "of=") && a.dynamic {
+				k.unknown()
+			}
 			if strings.HasPrefix(a.text, "of=") && k.isDevice(arg{text: strings.TrimPrefix(a.text, "of="), dynamic: a.dynamic}) {
 				return true
 			}

@@ -95,6 +95,8 @@ type reader struct {
 	active     map[string]bool
 	downloaded map[string]bool // base names of the files a download wrote
 	substOut   map[*syntax.CmdSubst]string
+	gitAliases map[string]string
+	links      map[string]string // symlinks made earlier on the line: path -> target
 }
 
 // scope is the shell state a command sees; subshells get a copy.

@@ -28,9 +28,27 @@ var (
 		"nohup": "", "time": "fo", "command": "", "builtin": "", "exec": "a", "stdbuf": "ioe", "unbuffer": "",
 		"setsid": "", "nice": "n", "ionice": "cnpPu", "strace": "oepsuEIabXPSO", "ltrace": "oepsunaAx",
 		"timeout": "sk", "sudo": "ugpCUrtThDR", "doas": "uC", "pkexec": "u", "runuser": "ugs", "chroot": "",
+		"systemd-run": "pueEMGHs", "unshare": "", "nsenter": "tSGw", "fakeroot": "ls", "proxychains": "f",
+		"proxychains4": "f", "torsocks": "aPpu", "catchsegv": "", "valgrind": "", "firejail": "", "cgexec": "g",
+		"taskset": "", "chrt": "", "faketime": "f", "numactl": "CNmpPi", "caffeinate": "tw", "sg": "", "doas-keepenv": "",
 	}
+	// longValued are the long options of wrappers that take the next word.
+	longValued = map[string][]string{
+		"sudo":        {"user", "group", "host", "prompt", "chdir", "chroot", "close-from", "role", "type", "other-user", "command-timeout"},
+		"doas":        {"user"},
+		"timeout":     {"signal", "kill-after"},
+		"chroot":      {"userspec", "groups"},
+		"nice":        {"adjustment"},
+		"ionice":      {"class", "classdata", "pid", "pgid", "uid"},
+		"runuser":     {"user", "group", "supp-group", "shell", "command"},
+		"systemd-run": {"property", "unit", "setenv", "description", "slice", "uid", "gid", "working-directory", "nice", "on-calendar", "on-active", "machine", "host"},
+		"nsenter":     {"target", "setuid", "setgid", "wd", "root"},
+		"strace":      {"output", "trace", "signal", "attach", "user"},
+	}
+	// firstOperand wrappers take one operand before the command.
+	firstOperand = set("timeout", "chroot", "taskset", "chrt", "faketime", "sg")
 	// privileged wrappers: an allow rule for the program does not cover them.
-	privileged = set("sudo", "doas", "pkexec", "runuser", "chroot", "su")
+	privileged = set("sudo", "doas", "pkexec", "runuser", "chroot", "su", "sg", "nsenter", "unshare", "systemd-run", "fakeroot")
 )
 
 func set(names ...string) map[string]bool {
@@ -102,6 +120,10 @@ func (r *reader) run(argv []arg, x *runCtx) input {
 			return r.suScript(name, argv, x)
 		case name == "watch":
 			return r.watch(argv, x)
+		case name == "ssh":
+			return r.ssh(argv, x)
+		case name == "at" || name == "batch":
+			return r.at(argv, x)
 		case name == "flock":
 			rest, script, ok := flockCmd(argv[1:])
 			if script != nil {
@@ -125,6 +147,9 @@ func (r *reader) run(argv []arg, x *runCtx) input {
 		case name == "cd" || name == "pushd" || name == "popd":
 			r.cd(name, argv[1:], x.sc)
 			return r.final(argv, x)
+		}
+		if interpreters[strings.TrimRight(name, "0123456789.")] {
+			r.interp(argv, x)
 		}
 		if body := r.funcs[p.text]; body != nil && !r.active[p.text] {
 			r.called[p.text], r.active[p.text] = true, true
@@ -166,7 +191,7 @@ func (r *reader) plainWrapper(name, valued string, args []arg, x *runCtx) ([]arg
 			}
 		}
 	}
-	rest := skipOpts(args, valued, "user", "group", "chdir", "signal", "kill-after", "output", "userspec", "groups")
+	rest := skipOpts(args, valued, longValued[name]...)
 	if name == "strace" || name == "ltrace" || name == "ionice" {
 		for _, a := range args[:len(args)-len(rest)] {
 			if a.text == "-p" || strings.HasPrefix(a.text, "-p") && name != "ionice" {
@@ -174,8 +199,15 @@ func (r *reader) plainWrapper(name, valued string, args []arg, x *runCtx) ([]arg
 			}
 		}
 	}
-	if (name == "timeout" || name == "chroot") && len(rest) > 0 {
+	if firstOperand[name] && len(rest) > 0 {
 		rest = rest[1:]
+	}
+	if name == "sg" && len(rest) > 0 && rest[0].text == "-c" {
+		rest = rest[1:]
+	}
+	if name == "sg" && len(rest) == 1 { // sg GROUP 'command line'
+		r.nested(rest[0], x, nil)
+		return nil, false
 	}
 	if name == "chroot" && len(rest) == 0 {
 		return nil, false
@@ -311,6 +343,7 @@ func (r *reader) git(argv []arg, x *runCtx) []arg {
 		case t == "-c" || t == "--config-env":
 			x.opaque = true
 			if len(args) > 0 {
+				r.gitConfig(args[0].text)
 				args = args[1:]
 			}
 		case t == "--git-dir" || t == "--work-tree" || t == "--namespace" || t == "--super-prefix":
@@ -319,6 +352,27 @@ func (r *reader) git(argv []arg, x *runCtx) []arg {
 			}
 		case strings.HasPrefix(t, "--exec-path") || strings.HasPrefix(t, "--config-env="):
 			x.opaque = true
+		}
+	}
+	if len(args) > 0 && args[0].text == "config" && len(args) >= 3 && strings.HasPrefix(args[1].text, "alias.") {
+		r.gitConfig(args[1].text + "=" + joinArgs(args[2:]).text)
+	}
+	if len(args) > 0 {
+		if def, ok := r.gitAliases[args[0].text]; ok && !r.active["git alias "+args[0].text] {
+			r.active["git alias "+args[0].text] = true
+			defer func() { r.active["git alias "+args[0].text] = false }()
+			x.opaque = true
+			if strings.HasPrefix(def, "!") { // a shell command
+				r.nested(arg{text: def[1:] + " " + joinArgs(args[1:]).text}, x, nil)
+				return argv
+			}
+			ws := parseWords(def)
+			if ws == nil {
+				r.out.unclear = true
+				return argv
+			}
+			args = append(r.fields(ws, x.sc), args[1:]...)
+			stripped = true
 		}
 	}
 	if !stripped {
@@ -745,6 +799,10 @@ func (r *reader) output(c *call) input {
 		}
 	case "find":
 		return input{kind: inFiles, files: underAll(findStarts(c.argv[1:]), ".")}
+	case "pwd":
+		if len(c.cwds) == 1 {
+			return input{kind: inText, text: c.cwds[0] + "\n"}
+		}
 	case "ls":
 		return input{kind: inFiles, files: underAll(operands(c.argv[1:]), ".")}
 	}
@@ -790,3 +848,45 @@ func operands(args []arg) []arg {
 }
 
 func cleanRel(p string) string { return path.Clean(strings.TrimPrefix(p, "./")) }
+
+// ssh HOST CMD… runs CMD through the remote user's shell.
+func (r *reader) ssh(argv []arg, x *runCtx) input {
+	rest := skipOpts(argv[1:], "bcDEeFIiJLlmOopQRSWw")
+	if len(rest) < 2 {
+		return r.final(argv, x)
+	}
+	x.opaque = true
+	r.nested(joinArgs(rest[1:]), x, nil)
+	return input{kind: inUnknown}
+}
+
+// at and batch run the script on their stdin (or -f FILE) later.
+func (r *reader) at(argv []arg, x *runCtx) input {
+	x.opaque = true
+	for _, a := range argv[1:] {
+		if a.text == "-f" || a.text == "-l" || a.text == "-r" || a.text == "-d" || a.text == "-c" {
+			return r.final(argv, x)
+		}
+	}
+	switch x.stdin.kind {
+	case inText:
+		in := x.stdin
+		x.stdin = input{}
+		r.nested(arg{text: in.text}, x, nil)
+		return input{kind: inUnknown}
+	case inUnknown:
+		r.out.unclear = true
+	}
+	return r.final(argv, x)
+}
+
+// gitConfig notes an alias set with git -c alias.NAME=VALUE or git config.
+func (r *reader) gitConfig(kv string) {
+	k, v, ok := strings.Cut(kv, "=")
+	if name, isAlias := strings.CutPrefix(k, "alias."); ok && isAlias {
+		if r.gitAliases == nil {
+			r.gitAliases = map[string]string{}
+		}
+		r.gitAliases[name] = v
+	}
+}
