@@ -203,7 +203,7 @@ func hasLong(args []arg, names ...string) bool {
 func deletes(k *check) bool {
 	prog := k.c.prog()
 	switch prog {
-	case "rm", "unlink", "shred", "srm", "wipe", "rmdir":
+	case "rm", "unlink", "shred", "srm", "wipe", "rmdir", "truncate":
 	case "tar", "bsdtar", "gtar":
 		if !hasLong(k.args(), "--remove-files") {
 			return false
@@ -217,7 +217,10 @@ func deletes(k *check) bool {
 		return false
 	}
 	args := k.args()
-	recursive := prog != "unlink" && prog != "rmdir" && (hasShort(args, "rR") || hasLong(args, "--recursive"))
+	recursive := (prog == "rm" || prog == "shred" || prog == "srm" || prog == "wipe") && (hasShort(args, "rR") || hasLong(args, "--recursive"))
+	if prog == "truncate" {
+		args = skipValues(args, "-s", "--size", "-r", "--reference")
+	}
 	if recursive && hasLong(args, "--no-preserve-root") {
 		return true
 	}
@@ -241,6 +244,27 @@ func findDelete(k *check) bool {
 		hit = k.hits(s, true) || hit
 	}
 	return hit
+}
+
+// skipValues drops the given options and their values.
+func skipValues(args []arg, opts ...string) []arg {
+	var out []arg
+	for i := 0; i < len(args); i++ {
+		if hasArg(toArgs(opts), args[i].text) {
+			i++
+			continue
+		}
+		out = append(out, args[i])
+	}
+	return out
+}
+
+func toArgs(ss []string) []arg {
+	out := make([]arg, len(ss))
+	for i, s := range ss {
+		out[i] = arg{text: s}
+	}
+	return out
 }
 
 func hasArg(args []arg, s string) bool {
@@ -345,9 +369,29 @@ func (k *check) writeTargets() []arg {
 	return out
 }
 
+// readOnlyDeviceUse: listing partitions or checking a disk writes nothing.
+func readOnlyDeviceUse(prog string, args []arg) bool {
+	switch prog {
+	case "fdisk", "sfdisk", "gdisk", "sgdisk", "parted":
+		return hasShort(args, "lpd") && prog != "parted" || hasLong(args, "--list", "--dump", "--print", "--verify") ||
+			prog == "parted" && (hasShort(args, "l") || hasArg(args, "print"))
+	case "badblocks":
+		return !hasShort(args, "wn")
+	case "cryptsetup":
+		for _, a := range args {
+			switch a.text {
+			case "luksFormat", "erase", "luksErase", "reencrypt", "format":
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
 // deviceTools overwrite the devices among their operands.
 var deviceTools = set("shred", "wipefs", "fdisk", "sfdisk", "cfdisk", "parted", "gdisk", "sgdisk", "blkdiscard",
-	"mkswap", "badblocks", "cryptsetup", "truncate", "tee", "pv", "zpool", "mdadm", "hdparm", "nvme", "sg_format")
+	"mkswap", "badblocks", "cryptsetup", "truncate", "tee", "pv", "sg_format")
 
 func rawDevice(k *check) bool {
 	for _, t := range k.writeTargets() {
@@ -371,6 +415,9 @@ func rawDevice(k *check) bool {
 		ops := operands(args)
 		return len(ops) > 1 && k.isDevice(ops[len(ops)-1])
 	case deviceTools[prog]:
+		if readOnlyDeviceUse(prog, args) {
+			return false
+		}
 		for _, o := range operands(args) {
 			if k.isDevice(o) {
 				return true
@@ -487,7 +534,7 @@ func forcePushMain(k *check) bool {
 			refs = append(refs, a)
 		}
 	}
-	if len(refs) > 0 {
+	if len(refs) > 0 && !hasLong(args, "--repo") {
 		refs = refs[1:] // the remote
 	}
 	for _, r := range refs {
@@ -546,7 +593,7 @@ func (r *reader) downloads(c *call) {
 			}
 		}
 	}
-	if prog != "" && strings.Contains(c.argv[0].text, "/") && r.downloaded[path.Base(c.argv[0].text)] {
+	if prog != "" && r.downloaded[path.Base(c.argv[0].text)] {
 		r.setDeny(whyDownload)
 	}
 	var written []string

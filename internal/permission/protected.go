@@ -2,6 +2,7 @@ package permission
 
 import (
 	"path"
+	"regexp"
 	"strings"
 )
 
@@ -53,8 +54,11 @@ func (r *reader) protected(p string, recursive bool) bool {
 	if !recursive {
 		return false
 	}
-	if p == "/" || topLevel[p] || usrLocal[p] {
+	if p == "/" || topLevel[p] || usrLocal[p] || winRoot.MatchString(strings.ToLower(p)) {
 		return true
+	}
+	if d := path.Dir(p); d == "/Volumes" || d == "/mnt" || d == "/media" || path.Dir(d) == "/media" || d == "/run/media" {
+		return true // a mounted disk
 	}
 	h, rel := r.homeOf(p)
 	if h == "" {
@@ -63,7 +67,17 @@ func (r *reader) protected(p string, recursive bool) bool {
 	return rel == "" || !strings.Contains(rel, "/") && homeDirs[rel]
 }
 
+// winRoot: a drive (C:\ is /c in the shells of Windows) and its system
+// directories.
+var (
+	winRoot   = regexp.MustCompile(`^/[a-z](/(windows|program files|program files \(x86\)|programdata|users))?$`)
+	winSystem = regexp.MustCompile(`^/[a-z]/windows/`)
+)
+
 func inSystemTree(p string) bool {
+	if winSystem.MatchString(strings.ToLower(p)) {
+		return true
+	}
 	for _, f := range systemFree {
 		if strings.HasPrefix(p, f) || p+"/" == f {
 			return false

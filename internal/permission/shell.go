@@ -96,6 +96,7 @@ type reader struct {
 	downloaded map[string]bool // base names of the files a download wrote
 	substOut   map[*syntax.CmdSubst]string
 	gitAliases map[string]string
+	aliases    map[string]string
 	links      map[string]string // symlinks made earlier on the line: path -> target
 }
 

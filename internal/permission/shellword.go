@@ -239,8 +239,8 @@ func (r *reader) param(p *syntax.ParamExp, sc *scope) arg {
 	e := p.Exp
 	p2 := *p
 	p2.Exp = nil
-	if !simpleParam(&p2) {
-		return unknown
+	if !simpleParam(&p2) || e != nil && !knownExpOp(e.Op) {
+		return r.paramOp(p, sc)
 	}
 	val, set, known := r.lookup(p.Param.Value, sc)
 	if e == nil {
@@ -279,6 +279,49 @@ func (r *reader) param(p *syntax.ParamExp, sc *scope) arg {
 		return arg{}
 	}
 	return unknown
+}
+
+func knownExpOp(op syntax.ParExpOperator) bool {
+	switch op {
+	case syntax.DefaultUnset, syntax.DefaultUnsetOrNull, syntax.AssignUnset, syntax.AssignUnsetOrNull,
+		syntax.ErrorUnset, syntax.ErrorUnsetOrNull, syntax.AlternateUnset, syntax.AlternateUnsetOrNull:
+		return true
+	}
+	return false
+}
+
+// paramOp evaluates ${X%/*}, ${X#…}, ${X/a/b}, ${#X}, ${X:1:2}, … of a
+// variable hub knows, with patterns that are literal.
+func (r *reader) paramOp(p *syntax.ParamExp, sc *scope) arg {
+	if p.Param == nil || p.Excl || p.Index != nil || p.Names != 0 || p.NestedParam != nil || p.Flags != nil {
+		return unknown
+	}
+	if !isAssignment(p.Param.Value + "=") {
+		return unknown // positional and special parameters
+	}
+	val, set, known := r.lookup(p.Param.Value, sc)
+	if !known || !set {
+		return unknown
+	}
+	literal := true
+	syntax.Walk(p, func(n syntax.Node) bool {
+		switch n.(type) {
+		case *syntax.CmdSubst, *syntax.ProcSubst, *syntax.ArithmExp:
+			literal = false
+		case *syntax.ParamExp:
+			literal = literal && n == syntax.Node(p)
+		}
+		return literal
+	})
+	if !literal {
+		return unknown
+	}
+	cfg := &expand.Config{Env: expand.ListEnviron(p.Param.Value + "=" + val.text)}
+	s, err := expand.Literal(cfg, &syntax.Word{Parts: []syntax.WordPart{p}})
+	if err != nil {
+		return unknown
+	}
+	return arg{text: s}
 }
 
 func (r *reader) wordOrEmpty(w *syntax.Word, sc *scope) arg {
@@ -460,8 +503,8 @@ func resolve(a arg, cwds []string) ([]string, bool) {
 		return nil, false
 	}
 	t := a.text
-	if runtime.GOOS == "windows" {
-		t = toSlash(t)
+	if len(t) >= 2 && t[1] == ':' && (t[0]|0x20 >= 'a' && t[0]|0x20 <= 'z') && (len(t) == 2 || t[2] == '/' || t[2] == '\\') {
+		t = "/" + string(t[0]|0x20) + strings.ReplaceAll(t[2:], `\`, "/") // C:\x, as the shells of Windows write /c/x
 	}
 	if path.IsAbs(t) {
 		return []string{path.Clean(t)}, true

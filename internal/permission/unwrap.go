@@ -84,6 +84,9 @@ func (r *reader) run(argv []arg, x *runCtx) input {
 		}
 		if p.dynamic {
 			r.out.unclear = true
+			if len(argv) > 2 && len(argv[1].text) > 1 && argv[1].text[0] == '-' && strings.ContainsRune(argv[1].text, 'c') {
+				r.shell(argv, x) // $SHELL -c '…': whatever the shell, the script is this one
+			}
 			r.emit(r.newCall(argv, x))
 			return input{kind: inUnknown, dl: p.download || x.stdin.dl}
 		}
@@ -91,6 +94,9 @@ func (r *reader) run(argv []arg, x *runCtx) input {
 		if opts, ok := plainWrappers[name]; ok {
 			rest, more := r.plainWrapper(name, opts, argv[1:], x)
 			if !more {
+				if (name == "sudo" || name == "doas") && hasShort(argv[1:], "si") {
+					return r.shell([]arg{{text: "sh"}}, x) // sudo -s, sudo -i: a root shell reading stdin
+				}
 				return r.final(argv, x)
 			}
 			argv = rest
@@ -144,6 +150,21 @@ func (r *reader) run(argv []arg, x *runCtx) input {
 		case (name == "source" || name == ".") && len(argv) > 1 && argv[1].dynamic:
 			r.out.unclear = true
 			return r.final(argv, x)
+		case name == "alias":
+			for _, a := range argv[1:] {
+				if k, v, ok := strings.Cut(a.text, "="); ok && !a.dynamic {
+					if r.aliases == nil {
+						r.aliases = map[string]string{}
+					}
+					r.aliases[k] = v
+				}
+			}
+			return r.final(argv, x)
+		case r.aliases[p.text] != "" && !r.active["alias "+p.text]:
+			r.active["alias "+p.text] = true
+			r.nested(arg{text: r.aliases[p.text] + " " + joinArgs(argv[1:]).text, dynamic: anyDynamic(argv[1:])}, x, nil)
+			r.active["alias "+p.text] = false
+			return input{kind: inUnknown}
 		case name == "cd" || name == "pushd" || name == "popd":
 			r.cd(name, argv[1:], x.sc)
 			return r.final(argv, x)
@@ -669,6 +690,9 @@ func (r *reader) suScript(name string, argv []arg, x *runCtx) input {
 			return input{kind: inUnknown}
 		}
 	}
+	if name == "su" && x.stdin.kind != inNone {
+		return r.shell([]arg{{text: "sh"}}, x) // su reads its commands from stdin
+	}
 	return r.final(argv, x)
 }
 
@@ -782,7 +806,17 @@ func (r *reader) output(c *call) input {
 		if s.dynamic {
 			return input{kind: inUnknown, dl: s.download}
 		}
+		if hasArg(c.argv[1:len(c.argv)-len(ops)], "-e") || hasArg(c.argv[1:len(c.argv)-len(ops)], "-ne") || hasArg(c.argv[1:len(c.argv)-len(ops)], "-en") {
+			if t, _, err := expand.Format(nil, "%b", []string{s.text}); err == nil {
+				s.text = t
+			}
+		}
 		return input{kind: inText, text: s.text + "\n"}
+	case "which", "command", "type":
+		ops := operands(c.argv[1:])
+		if len(ops) == 1 && !ops[0].dynamic && (c.prog() == "which" || hasShort(c.argv[1:], "vP")) {
+			return input{kind: inText, text: ops[0].text + "\n"}
+		}
 	case "printf":
 		ops := c.argv[1:]
 		if len(ops) == 0 || anyDynamic(ops) {
