@@ -93,7 +93,12 @@ type check struct {
 
 func (k *check) unknown() { k.r.out.unclear = true }
 
-func (k *check) args() []arg { return k.c.argv[1:] }
+func (k *check) args() []arg {
+	if len(k.c.argv) == 0 {
+		return nil
+	}
+	return k.c.argv[1:]
+}
 
 // emit records a call and applies the deny list to it.
 func (r *reader) emit(c *call) {

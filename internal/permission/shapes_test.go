@@ -273,3 +273,15 @@ func BenchmarkHardDeny(b *testing.B) {
 		}
 	}
 }
+
+// The reader never panics and always ends, whatever the line.
+func FuzzHardDeny(f *testing.F) {
+	for _, s := range []string{"rm -rf /", "f(){ f|f& };f", "a=$(b <<<\"${c:-$(d)}\") e", "parallel x ::: a ::: b", "cat <<E\n$(x)\nE", "git -c alias.p='!p' p"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, cmd string) {
+		HardDeny(Request{Tool: "bash", Kind: "execute", Command: cmd, Cwd: defaultShapeCwd})
+		AlwaysScope("bash", cmd)
+		commandMatches(cmd, "git push", true)
+	})
+}

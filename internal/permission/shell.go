@@ -1,6 +1,7 @@
 package permission
 
 import (
+	"fmt"
 	"os"
 	"path"
 	"runtime"
@@ -188,14 +189,32 @@ func (r *reader) script(src string, sc *scope, stdin input) {
 	}
 	r.depth++
 	defer func() { r.depth-- }()
-	p := syntax.NewParser(syntax.Variant(syntax.LangBash))
-	err := p.Stmts(strings.NewReader(src), func(st *syntax.Stmt) bool {
-		r.stmt(st, sc, stdin)
-		return true
-	})
+	stmts, err := parseStmts(src)
 	if err != nil {
 		r.out.unclear, r.out.parseErr = true, true
 	}
+	for _, st := range stmts {
+		r.stmt(st, sc, stdin)
+	}
+}
+
+// parseStmts parses src; on a syntax error it still returns the statements
+// before it (bash runs those). A parser panic is a syntax error too.
+func parseStmts(src string) (stmts []*syntax.Stmt, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("shell parser: %v", p)
+		}
+	}()
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+	if err == nil {
+		return f.Stmts, nil
+	}
+	_ = syntax.NewParser(syntax.Variant(syntax.LangBash)).Stmts(strings.NewReader(src), func(st *syntax.Stmt) bool {
+		stmts = append(stmts, st)
+		return true
+	})
+	return stmts, err
 }
 
 func (r *reader) stmts(list []*syntax.Stmt, sc *scope) {

@@ -462,6 +462,9 @@ func substitute(cmd []arg, rep string, items []arg) []arg {
 			continue
 		}
 		for _, it := range items {
+			if len(out) >= maxWords {
+				return append(out, unknown)
+			}
 			n := c
 			n.text = strings.ReplaceAll(c.text, rep, it.text)
 			n.dynamic = n.dynamic || it.dynamic
