@@ -601,6 +601,12 @@ func (r *reader) downloads(c *call) {
 	if prog != "" && r.downloaded[path.Base(c.argv[0].text)] {
 		r.setDeny(whyDownload)
 	}
+	if archivers[prog] && (c.stdin.dl || r.anyDownloaded(c.argv[1:])) {
+		r.unpacked = true // what it unpacks is downloaded code too
+	}
+	if r.unpacked && len(c.argv) > 0 && (runner && len(c.argv) > 1 && relative(c.argv[len(c.argv)-1]) || relative(c.argv[0]) && strings.Contains(c.argv[0].text, "/")) {
+		r.setDeny(whyDownload)
+	}
 	var written []string
 	if downloaders[prog] || c.stdin.dl {
 		for _, rd := range c.redirs {
@@ -628,6 +634,22 @@ func (r *reader) downloads(c *call) {
 			r.downloaded[path.Base(w)] = true
 		}
 	}
+}
+
+var archivers = set("tar", "bsdtar", "gtar", "unzip", "7z", "7za", "gunzip", "unxz", "bunzip2", "zstd", "unzstd")
+
+func (r *reader) anyDownloaded(args []arg) bool {
+	for _, a := range args {
+		if !a.dynamic && r.downloaded[path.Base(a.text)] {
+			return true
+		}
+	}
+	return false
+}
+
+// relative reports an operand naming a file relative to the directory.
+func relative(a arg) bool {
+	return !a.dynamic && a.text != "" && !strings.HasPrefix(a.text, "/") && !strings.HasPrefix(a.text, "-")
 }
 
 func (r *reader) isDownloaded(a arg, _ *scope) bool {

@@ -165,6 +165,17 @@ func (r *reader) run(argv []arg, x *runCtx) input {
 			r.nested(arg{text: r.aliases[p.text] + " " + joinArgs(argv[1:]).text, dynamic: anyDynamic(argv[1:])}, x, nil)
 			r.active["alias "+p.text] = false
 			return input{kind: inUnknown}
+		case name == "set" && len(argv) > 1 && (argv[1].text == "--" || !strings.HasPrefix(argv[1].text, "-") && !strings.HasPrefix(argv[1].text, "+")):
+			ops := argv[1:]
+			if ops[0].text == "--" {
+				ops = ops[1:]
+			}
+			p0 := arg{text: "sh"}
+			if len(x.sc.pos) > 0 {
+				p0 = x.sc.pos[0]
+			}
+			x.sc.pos = append([]arg{p0}, ops...)
+			return r.final(argv, x)
 		case name == "cd" || name == "pushd" || name == "popd":
 			r.cd(name, argv[1:], x.sc)
 			return r.final(argv, x)
@@ -213,6 +224,14 @@ func (r *reader) plainWrapper(name, valued string, args []arg, x *runCtx) ([]arg
 		}
 	}
 	rest := skipOpts(args, valued, longValued[name]...)
+	if name == "sudo" {
+		for i, a := range args[:len(args)-len(rest)] {
+			if (a.text == "-D" || a.text == "--chdir") && i+1 < len(args) {
+				x.sc = x.sc.clone()
+				r.cd("cd", args[i+1:i+2], x.sc)
+			}
+		}
+	}
 	if name == "strace" || name == "ltrace" || name == "ionice" {
 		for _, a := range args[:len(args)-len(rest)] {
 			if a.text == "-p" || strings.HasPrefix(a.text, "-p") && name != "ionice" {
