@@ -98,7 +98,7 @@ type reader struct {
 	substOut   map[*syntax.CmdSubst]string
 	gitAliases map[string]string
 	aliases    map[string]string
-	unpacked   bool // a downloaded archive was unpacked: its files are downloaded code
+	unpacked   bool              // a downloaded archive was unpacked: its files are downloaded code
 	links      map[string]string // symlinks made earlier on the line: path -> target
 }
 
