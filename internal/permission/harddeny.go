@@ -652,7 +652,7 @@ func relative(a arg) bool {
 	return !a.dynamic && a.text != "" && !strings.HasPrefix(a.text, "/") && !strings.HasPrefix(a.text, "-")
 }
 
-func (r *reader) isDownloaded(a arg, _ *scope) bool {
+func (r *reader) isDownloaded(a arg) bool {
 	return !a.dynamic && r.downloaded[path.Base(a.text)]
 }
 

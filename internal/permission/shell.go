@@ -256,7 +256,7 @@ func (r *reader) stmt(st *syntax.Stmt, sc *scope, stdin input) input {
 			stdin = r.textInput(rd.Hdoc, sc, true)
 		case syntax.RdrIn:
 			a := r.word1(rd.Word, sc)
-			stdin = input{kind: inFile, dl: a.download || r.isDownloaded(a, sc)}
+			stdin = input{kind: inFile, dl: a.download || r.isDownloaded(a)}
 			if a.dynamic {
 				stdin.kind = inUnknown
 			}

@@ -1,7 +1,6 @@
 package permission
 
 import (
-	"path"
 	"strings"
 
 	"mvdan.cc/sh/v3/expand"
@@ -902,8 +901,6 @@ func operands(args []arg) []arg {
 	}
 	return out
 }
-
-func cleanRel(p string) string { return path.Clean(strings.TrimPrefix(p, "./")) }
 
 // ssh HOST CMD… runs CMD through the remote user's shell.
 func (r *reader) ssh(argv []arg, x *runCtx) input {
