@@ -123,6 +123,9 @@ func (r *reader) homeOf(p string) (home, rel string) {
 			return base + name, in
 		}
 	}
+	if r.home == "/" && p != "/" { // HOME=/: everything else is in it
+		return "/", p[1:]
+	}
 	return "", ""
 }
 
@@ -137,7 +140,7 @@ func (r *reader) protectedGlob(pattern string, recursive bool) bool {
 	if h, _ := r.homeOf(literalPrefix(pattern)); h != "" {
 		cands = append(cands, h)
 		for d := range homeDirs {
-			cands = append(cands, h+"/"+d)
+			cands = append(cands, path.Join(h, d))
 		}
 	}
 	for _, c := range cands {
@@ -167,7 +170,7 @@ func (r *reader) candidates() []string {
 	for _, h := range []string{r.home, "/root", "/home/user", "/Users/user"} {
 		out = append(out, h)
 		for d := range homeDirs {
-			out = append(out, h+"/"+d)
+			out = append(out, path.Join(h, d))
 		}
 	}
 	return out

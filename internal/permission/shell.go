@@ -3,6 +3,7 @@ package permission
 import (
 	"fmt"
 	"os"
+	"slices"
 	"path"
 	"runtime"
 	"strings"
@@ -273,12 +274,7 @@ func (r *reader) stmt(st *syntax.Stmt, sc *scope, stdin input) input {
 		if c.Op == syntax.Pipe || c.Op == syntax.PipeAll {
 			return r.pipeline(c, sc, stdin)
 		}
-		r.stmt(c.X, sc, stdin)
-		was := sc.cond
-		sc.cond = true
-		out := r.stmt(c.Y, sc, input{})
-		sc.cond = was
-		return out
+		return r.andOr(c, sc, stdin)
 	case *syntax.Subshell:
 		r.stmts(c.Stmts, sc.clone())
 	case *syntax.Block:
@@ -312,6 +308,41 @@ func (r *reader) stmt(st *syntax.Stmt, sc *scope, stdin input) input {
 		r.emit(&call{redirs: redirs, cwds: sc.cwds, layers: sc.layer, opaque: sc.opq})
 	}
 	return input{}
+}
+
+// andOr walks a && / || chain. Inside it a cd holds for what follows it;
+// after it, the directory is either (the chain may stop before the cd).
+func (r *reader) andOr(c *syntax.BinaryCmd, sc *scope, stdin input) input {
+	before := sc.cwds
+	var walk func(b *syntax.BinaryCmd) input
+	walk = func(b *syntax.BinaryCmd) input {
+		if x, ok := b.X.Cmd.(*syntax.BinaryCmd); ok && (x.Op == syntax.AndStmt || x.Op == syntax.OrStmt) && len(b.X.Redirs) == 0 && !b.X.Negated {
+			walk(x)
+		} else {
+			r.stmt(b.X, sc, stdin)
+		}
+		return r.stmt(b.Y, sc, input{})
+	}
+	out := walk(c)
+	sc.cwds = unionDirs(before, sc.cwds)
+	return out
+}
+
+// unionDirs is both sets of possible directories (nil, unknown, wins).
+func unionDirs(a, b []string) []string {
+	if a == nil || b == nil {
+		return nil
+	}
+	out := append([]string(nil), a...)
+	for _, d := range b {
+		if !slices.Contains(out, d) {
+			out = append(out, d)
+		}
+	}
+	if len(out) > 8 {
+		return nil
+	}
+	return out
 }
 
 func isCall(c syntax.Command) bool { _, ok := c.(*syntax.CallExpr); return ok }
