@@ -3,9 +3,9 @@ package permission
 import (
 	"fmt"
 	"os"
-	"slices"
 	"path"
 	"runtime"
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
