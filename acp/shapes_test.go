@@ -36,9 +36,9 @@ func TestShapesAgent(t *testing.T) {
 // requests keep a call from running unasked.
 var allowAll = config.PermissionsConfig{Rules: []config.PermissionRule{{Tool: "*", Decision: "allow"}}}
 
-func shapeRows(t *testing.T) []permtest.Row {
+func shapeRows(t *testing.T, ws string) []permtest.Row {
 	t.Helper()
-	rows, err := permtest.Rows(filepath.Join("..", "internal", "permission", "testdata", "shapes.txt"))
+	rows, err := permtest.Rows(filepath.Join("..", "internal", "permission", "testdata", "shapes.txt"), ws)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,9 +106,9 @@ func (e *askedEditor) wasAsked(id string) bool {
 // internal/runner's TestShapes_HubRunClassifiesAlike runs the same rows
 // through hub run.
 func TestShapes_HubACPClassifiesAlike(t *testing.T) {
-	rows := shapeRows(t)
 	t.Run("relay", func(t *testing.T) {
 		ws := shapeWorkspace(t)
+		rows := shapeRows(t, ws)
 		file := filepath.Join(t.TempDir(), "rows.json")
 		if err := permtest.WriteRows(file, rows); err != nil {
 			t.Fatal(err)
@@ -141,6 +141,7 @@ func TestShapes_HubACPClassifiesAlike(t *testing.T) {
 	})
 	t.Run("native", func(t *testing.T) {
 		ws := shapeWorkspace(t)
+		rows := shapeRows(t, ws)
 		var calls []mockllm.OpenAIToolCall
 		var native []permtest.Row
 		for _, r := range rows {

@@ -1,8 +1,6 @@
 package permission
 
 import (
-	"cmp"
-	"os"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -14,22 +12,23 @@ import (
 // native loop, the ACP relay and hub run's --approve.
 func HardDeny(req Request) (string, bool) {
 	if req.Command != "" {
-		if v := checkCommand(req.Command, 0); v.deny != "" {
-			return v.deny, true
+		if rd := readLine(req.Command, req.Cwd); rd.deny != "" {
+			return rd.deny, true
 		}
 	}
 	if req.Path != "" && req.Kind != "read" && req.Kind != "search" && IsEnvFile(req.Path) {
-		return "writing .env files is never allowed (secrets)", true
+		return whyEnv, true
 	}
 	return "", false
 }
 
-// Unclear reports a command whose program hub cannot know before the
-// shell runs it ($(…) or $VAR as the program, eval of a variable, a line
-// it cannot read). Such a command is asked about every time: no "always"
-// answer covers it.
+// Unclear reports a command hub cannot read before the shell runs it: its
+// program is computed ($(…) or $VAR as the program, eval or sh -c of a
+// variable, a script piped in from a command), an operand of a command
+// the deny list watches is (rm -rf "$X"), or the line is not valid shell.
+// Such a command is asked about every time: no "always" answer covers it.
 func Unclear(command string) bool {
-	return command != "" && checkCommand(command, 0).unclear
+	return command != "" && readLine(command, "").unclear
 }
 
 // IsEnvFile reports whether path names a dotenv file (.env, .env.local, …,
@@ -47,394 +46,392 @@ func IsEnvFile(p string) bool {
 	return true
 }
 
-// The deny list, as data: each rule looks at one simple command.
-type denyRule struct {
-	why   string
-	match func(c cmdView) bool
-}
-
-// cmdView is one simple command with its wrappers stripped.
-type cmdView struct {
-	prog      string // base name, lower case
-	args      []word
-	redirects []string
-}
-
-var denyRules = []denyRule{
-	{"recursive delete of /, the home directory or a system directory is never allowed", rmRoot},
-	{"deleting from /, the home directory or a system directory with find is never allowed", findDeleteRoot},
-	{"changing owner or mode of /, the home directory or a system directory recursively is never allowed", chmodRoot},
-	{"writing raw devices is never allowed", rawDevice},
-	{"formatting file systems (mkfs) is never allowed", func(c cmdView) bool { return strings.HasPrefix(c.prog, "mkfs") }},
-	{"writing .env files is never allowed (secrets)", writesEnv},
-	{"force-pushing to main or master is never allowed", forcePushMain},
-}
-
-// shellVerdict is what the deny list says of a command line.
-type shellVerdict struct {
-	deny    string // why it is denied; "" when it is not
-	unclear bool   // hub cannot tell what runs
-}
-
-var (
-	downloaders  = map[string]bool{"curl": true, "wget": true, "fetch": true, "aria2c": true, "http": true, "xh": true}
-	shells       = map[string]bool{"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true, "fish": true, "ash": true, "busybox": true}
-	interpreters = map[string]bool{"python": true, "python3": true, "python2": true, "perl": true, "ruby": true, "node": true, "php": true, "deno": true, "bun": true}
-	forkBomb     = regexp.MustCompile(`([^\s(){};|&]+)\(\)\{([^}]*)\}`)
+const (
+	whyDelete    = "recursive delete of /, the home directory or a system directory is never allowed"
+	whyFind      = "deleting from /, the home directory or a system directory with find is never allowed"
+	whyMove      = "moving away /, the home directory or a system directory is never allowed"
+	whyChmod     = "changing owner or mode of /, the home directory or a system directory recursively is never allowed"
+	whyDevice    = "writing raw devices is never allowed"
+	whyMkfs      = "formatting file systems (mkfs) is never allowed"
+	whyForkBomb  = "fork bombs are never allowed"
+	whyPipe      = "piping a download into a shell is never allowed"
+	whyDownload  = "running downloaded code is never allowed"
+	whyEnv       = "writing .env files is never allowed (secrets)"
+	whyForcePush = "force-pushing to main or master is never allowed"
 )
 
-// checkCommand applies the deny list to a command line and to every
-// command nested in it.
-func checkCommand(cmd string, depth int) shellVerdict {
-	if depth > 5 {
-		return shellVerdict{unclear: true}
-	}
-	if isForkBomb(cmd) {
-		return shellVerdict{deny: "fork bombs are never allowed"}
-	}
-	p := parseShell(cmd)
-	v := shellVerdict{unclear: p.bad}
-	downloadSubst := false
-	for _, n := range p.nested {
-		nv := checkCommand(n, depth+1)
-		if nv.deny != "" {
-			return nv
-		}
-		v.unclear = v.unclear || nv.unclear
-		downloadSubst = downloadSubst || isDownload(n)
-	}
-	downloaded := map[string]bool{}
-	pipeDownload := false
-	for i, sc := range p.cmds {
-		if sc.pipeStart {
-			pipeDownload = false
-		}
-		c, unclear := view(sc)
-		v.unclear = v.unclear || unclear
-		if c.prog == "" {
-			if why := redirectDeny(sc.redirects); why != "" {
-				return shellVerdict{deny: why}
-			}
-			continue
-		}
-		if unclear && downloadSubst {
-			return shellVerdict{deny: "running downloaded code is never allowed"}
-		}
-		for _, r := range denyRules {
-			if r.match(c) {
-				return shellVerdict{deny: r.why}
-			}
-		}
-		if why := runsDownload(c, pipeDownload, downloaded, p.procSubst[i]); why != "" {
-			return shellVerdict{deny: why}
-		}
-		if script, ok := shellScript(c); ok {
-			if downloadSubst && script.dynamic {
-				return shellVerdict{deny: "running downloaded code is never allowed"}
-			}
-			sv := checkCommand(script.text, depth+1)
-			if sv.deny != "" {
-				return sv
-			}
-			v.unclear = v.unclear || sv.unclear
-		}
-		if c.prog == "eval" {
-			if downloadSubst && anyDynamic(c.args) {
-				return shellVerdict{deny: "running downloaded code is never allowed"}
-			}
-			sv := checkCommand(joinWords(c.args), depth+1)
-			if sv.deny != "" {
-				return sv
-			}
-			v.unclear = v.unclear || sv.unclear || anyDynamic(c.args)
-		}
-		if downloaders[c.prog] {
-			pipeDownload = true
-			for _, f := range downloadTargets(c) {
-				downloaded[cleanFile(f)] = true
-			}
-		}
-	}
-	return v
+// denyRule is one entry of the deny list: it looks at one simple command,
+// its wrappers stripped and its words expanded.
+type denyRule struct {
+	name  string
+	why   string
+	match func(k *check) bool
 }
 
-// view strips assignments and wrappers (sudo, env, nohup, xargs, …) off a
-// simple command; unclear when the program is computed.
-func view(sc simple) (cmdView, bool) {
-	argv := sc.argv
-	for len(argv) > 0 {
-		w := argv[0]
-		name := strings.ToLower(path.Base(w.text))
-		switch {
-		case !w.dynamic && isAssignment(w.text):
-			argv = argv[1:]
-		case name == "sudo" || name == "doas":
-			argv = skipFlags(argv[1:], "-u", "-g", "-h", "-p", "-C", "-U")
-		case name == "env":
-			argv = skipFlags(argv[1:], "-u", "-C", "-S")
-		case name == "nice":
-			argv = skipFlags(argv[1:], "-n")
-		case name == "timeout":
-			argv = skipFlags(argv[1:], "-s", "-k")
-			if len(argv) > 0 {
-				argv = argv[1:] // the duration
-			}
-		case name == "xargs":
-			argv = skipFlags(argv[1:], "-I", "-n", "-P", "-d", "-L", "-s", "-E", "-a")
-		case name == "nohup", name == "command", name == "exec", name == "time", name == "stdbuf", name == "builtin", name == "unbuffer":
-			argv = skipFlags(argv[1:])
-		default:
-			c := cmdView{prog: name, args: argv[1:], redirects: sc.redirects}
-			return c, w.dynamic
-		}
-	}
-	return cmdView{redirects: sc.redirects}, false
+// The deny list, as data. Categories as in the README: deletes of
+// protected paths (protected.go), raw devices and file systems, fork
+// bombs, downloaded code, .env files, force pushes to main or master.
+var denyRules = []denyRule{
+	{"rm", whyDelete, deletes},
+	{"find -delete", whyFind, findDelete},
+	{"mv protected", whyMove, movesAway},
+	{"rsync --delete", whyDelete, rsyncDelete},
+	{"chmod -R", whyChmod, chmodRoot},
+	{"device write", whyDevice, rawDevice},
+	{"mkfs", whyMkfs, formats},
+	{"interpreter fork bomb", whyForkBomb, codeForkBomb},
+	{".env write", whyEnv, writesEnv},
+	{"force push", whyForcePush, forcePushMain},
 }
 
-func isAssignment(s string) bool {
-	eq := strings.IndexByte(s, '=')
-	if eq <= 0 {
-		return false
-	}
-	for _, r := range s[:eq] {
-		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
-			return false
-		}
-	}
-	return true
+// check is one call under the rules; a rule that cannot tell (a dynamic
+// operand) marks the line unclear.
+type check struct {
+	r *reader
+	c *call
 }
 
-// skipFlags drops leading flags (and the values of those in valued) and
-// assignments (env's NAME=value).
-func skipFlags(argv []word, valued ...string) []word {
-	for len(argv) > 0 {
-		t := argv[0].text
-		switch {
-		case t == "--":
-			return argv[1:]
-		case strings.HasPrefix(t, "-") && len(t) > 1:
-			argv = argv[1:]
-			for _, v := range valued {
-				if t == v && len(argv) > 0 {
-					argv = argv[1:]
-				}
-			}
-		case isAssignment(t):
-			argv = argv[1:]
-		default:
-			return argv
-		}
+func (k *check) unknown() { k.r.out.unclear = true }
+
+func (k *check) args() []arg {
+	if len(k.c.argv) == 0 {
+		return nil
 	}
-	return argv
+	return k.c.argv[1:]
 }
 
-// shellScript is the script of `sh -c 'script'` (any -c combination).
-func shellScript(c cmdView) (word, bool) {
-	if !shells[c.prog] {
-		return word{}, false
-	}
-	for i, a := range c.args {
-		if strings.HasPrefix(a.text, "-") && !strings.HasPrefix(a.text, "--") && strings.Contains(a.text, "c") && i+1 < len(c.args) {
-			return c.args[i+1], true
+// emit records a call and applies the deny list to it.
+func (r *reader) emit(c *call) {
+	r.out.calls = append(r.out.calls, c)
+	k := &check{r: r, c: c}
+	for _, rule := range denyRules {
+		if (rule.name == "device write" || rule.name == ".env write" || len(c.argv) > 0 && !c.argv[0].dynamic) && rule.match(k) {
+			r.setDeny(rule.why)
 		}
 	}
-	return word{}, false
+	r.downloads(c)
+	r.symlinks(c)
 }
 
-// runsDownload reports a shell or interpreter fed with downloaded code: by
-// a pipe, a process substitution, or a file a download wrote earlier.
-func runsDownload(c cmdView, piped bool, downloaded map[string]bool, procSubst []string) string {
-	const why = "running downloaded code is never allowed"
-	runner := shells[c.prog] || interpreters[c.prog]
-	if runner && piped {
-		return "piping a download into a shell is never allowed"
+// symlinks notes ln -s TARGET NAME, so that NAME/ later means TARGET.
+func (r *reader) symlinks(c *call) {
+	if c.prog() != "ln" || !hasShort(c.argv[1:], "s") && !hasLong(c.argv[1:], "--symbolic") || len(c.cwds) != 1 {
+		return
 	}
-	if runner {
-		for _, ps := range procSubst {
-			if isDownload(ps) {
-				return why
+	ops := operands(c.argv[1:])
+	if len(ops) == 0 || anyDynamic(ops) {
+		return
+	}
+	target := ops[0].text
+	name := path.Base(target)
+	if len(ops) > 1 {
+		name = ops[len(ops)-1].text
+	}
+	if !path.IsAbs(name) {
+		name = path.Join(c.cwds[0], name)
+	}
+	if !path.IsAbs(target) {
+		target = path.Join(path.Dir(name), target)
+	}
+	if r.links == nil {
+		r.links = map[string]string{}
+	}
+	r.links[path.Clean(name)] = path.Clean(target)
+}
+
+func (r *reader) followLinks(p string) string {
+	for i := 0; i < 8 && len(r.links) > 0; i++ {
+		moved := false
+		for name, target := range r.links {
+			if p == name || strings.HasPrefix(p, name+"/") {
+				p = path.Join(target, strings.TrimPrefix(p, name))
+				moved = true
+				break
 			}
 		}
-		for _, a := range c.args {
-			if !strings.HasPrefix(a.text, "-") && downloaded[cleanFile(a.text)] {
-				return why
-			}
+		if !moved {
+			break
 		}
 	}
-	if downloaded[cleanFile(c.prog)] {
-		return why
-	}
-	return ""
+	return p
 }
 
-func isDownload(cmd string) bool {
-	for _, sc := range parseShell(cmd).cmds {
-		if c, _ := view(sc); downloaders[c.prog] {
+// hits reports an operand naming a protected path (a recursive delete, or
+// a file delete when recursive is false); unknown operands make the line
+// unclear.
+func (k *check) hits(a arg, recursive bool) bool {
+	if a.dynamic && a.maybe { // one of its values is known: check that one
+		k.unknown()
+		a.dynamic = false
+	}
+	paths, ok := k.paths(a)
+	if !ok {
+		k.unknown()
+		return a.download
+	}
+	for _, p := range paths {
+		if a.glob && k.r.protectedGlob(p, recursive || a.under) || !a.glob && k.r.protected(p, recursive || a.under) {
 			return true
 		}
 	}
 	return false
 }
 
-// downloadTargets are the files a download writes (-o, -O, redirects).
-func downloadTargets(c cmdView) []string {
-	out := append([]string{}, c.redirects...)
-	for i, a := range c.args {
-		switch {
-		case (a.text == "-o" || a.text == "-O" || a.text == "--output" || a.text == "--output-document") && i+1 < len(c.args):
-			out = append(out, c.args[i+1].text)
-		case strings.HasPrefix(a.text, "--output="), strings.HasPrefix(a.text, "--output-document="):
-			_, v, _ := strings.Cut(a.text, "=")
-			out = append(out, v)
-		}
-	}
-	return out
-}
-
-func cleanFile(f string) string { return path.Clean(strings.TrimPrefix(f, "./")) }
-
-func isForkBomb(cmd string) bool {
-	compact := strings.Join(strings.Fields(cmd), "")
-	for _, m := range forkBomb.FindAllStringSubmatch(compact, -1) {
-		name, body := m[1], m[2]
-		if strings.Contains(body, name+"|"+name) || strings.Contains(body, name+"&") {
-			return true
-		}
-	}
-	return false
-}
-
-// rootLike reports /, the home directory, a user's home or a top-level
-// system directory, after resolving ~, $HOME and "..".
-func rootLike(t string) bool {
-	t = strings.Trim(t, `"'`)
-	home, _ := os.UserHomeDir()
-	for _, h := range []string{"${HOME}", "$HOME", "~"} {
-		if t == h || strings.HasPrefix(t, h+"/") {
-			t = "/HOME" + strings.TrimPrefix(t, h)
-		}
-	}
-	if !strings.HasPrefix(t, "/") {
-		return false
-	}
-	t = path.Clean(t)
-	if strings.HasSuffix(t, "/*") { // everything in it
-		t = cmp.Or(strings.TrimSuffix(t, "/*"), "/")
-	}
-	if t == "/" || t == "/HOME" || (home != "" && t == path.Clean(home)) {
-		return true
-	}
-	switch t {
-	case "/bin", "/boot", "/dev", "/etc", "/home", "/lib", "/lib64", "/opt", "/proc", "/root",
-		"/sbin", "/sys", "/usr", "/var", "/Users", "/System", "/Library", "/Applications", "/private":
-		return true
-	}
-	dir := path.Dir(t)
-	return dir == "/home" || dir == "/Users"
-}
-
-func hasRecursive(args []word) bool {
+func hasShort(args []arg, letters string) bool {
 	for _, a := range args {
 		t := a.text
-		if t == "--recursive" || (strings.HasPrefix(t, "-") && !strings.HasPrefix(t, "--") && strings.ContainsAny(t[1:], "rR")) {
+		if t == "--" {
+			return false
+		}
+		if len(t) > 1 && t[0] == '-' && t[1] != '-' && strings.ContainsAny(t[1:], letters) {
 			return true
 		}
 	}
 	return false
 }
 
-func operands(args []word) []word {
-	var out []word
+func hasLong(args []arg, names ...string) bool {
 	for _, a := range args {
-		if !strings.HasPrefix(a.text, "-") {
-			out = append(out, a)
+		if a.text == "--" {
+			return false
+		}
+		for _, n := range names {
+			if a.text == n || strings.HasPrefix(a.text, n+"=") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// deletes: rm, unlink, shred and friends on a protected path.
+func deletes(k *check) bool {
+	prog := k.c.prog()
+	switch prog {
+	case "rm", "unlink", "shred", "srm", "wipe", "rmdir", "truncate":
+	case "tar", "bsdtar", "gtar":
+		if !hasLong(k.args(), "--remove-files") {
+			return false
+		}
+		hit := false
+		for _, o := range operands(k.args()) {
+			hit = k.hits(o, true) || hit
+		}
+		return hit
+	default:
+		return false
+	}
+	args := k.args()
+	recursive := (prog == "rm" || prog == "shred" || prog == "srm" || prog == "wipe") && (hasShort(args, "rR") || hasLong(args, "--recursive"))
+	if prog == "truncate" {
+		args = skipValues(args, "-s", "--size", "-r", "--reference")
+	}
+	if recursive && hasLong(args, "--no-preserve-root") {
+		return true
+	}
+	hit := false
+	for _, o := range operands(args) {
+		hit = k.hits(o, recursive) || hit
+	}
+	return hit
+}
+
+func findDelete(k *check) bool {
+	if k.c.prog() != "find" || !hasArg(k.args(), "-delete") {
+		return false
+	}
+	starts := findStarts(k.args())
+	if len(starts) == 0 {
+		starts = []arg{{text: "."}}
+	}
+	hit := false
+	for _, s := range starts {
+		hit = k.hits(s, true) || hit
+	}
+	return hit
+}
+
+// skipValues drops the given options and their values.
+func skipValues(args []arg, opts ...string) []arg {
+	var out []arg
+	for i := 0; i < len(args); i++ {
+		if hasArg(toArgs(opts), args[i].text) {
+			i++
+			continue
+		}
+		out = append(out, args[i])
+	}
+	return out
+}
+
+func toArgs(ss []string) []arg {
+	out := make([]arg, len(ss))
+	for i, s := range ss {
+		out[i] = arg{text: s}
+	}
+	return out
+}
+
+func hasArg(args []arg, s string) bool {
+	for _, a := range args {
+		if a.text == s {
+			return true
+		}
+	}
+	return false
+}
+
+// movesAway: mv of a protected path is its delete.
+func movesAway(k *check) bool {
+	if k.c.prog() != "mv" {
+		return false
+	}
+	ops := operands(k.args())
+	if !hasShort(k.args(), "t") && !hasLong(k.args(), "--target-directory") && len(ops) > 0 {
+		ops = ops[:len(ops)-1]
+	}
+	hit := false
+	for _, o := range ops {
+		hit = k.hits(o, true) || hit
+	}
+	return hit
+}
+
+func rsyncDelete(k *check) bool {
+	if k.c.prog() == "rsync" && hasLong(k.args(), "--remove-source-files") {
+		ops := operands(k.args())
+		hit := false
+		for _, o := range ops[:max(len(ops)-1, 0)] {
+			hit = k.hits(o, true) || hit
+		}
+		return hit
+	}
+	if k.c.prog() != "rsync" || !hasLong(k.args(), "--delete", "--delete-before", "--delete-after", "--delete-during", "--delete-excluded", "--del") {
+		return false
+	}
+	ops := operands(k.args())
+	return len(ops) > 1 && k.hits(ops[len(ops)-1], true)
+}
+
+func chmodRoot(k *check) bool {
+	switch k.c.prog() {
+	case "chmod", "chown", "chgrp", "chattr", "setfacl":
+	default:
+		return false
+	}
+	args := k.args()
+	if !hasShort(args, "R") && !hasLong(args, "--recursive") {
+		return false
+	}
+	ops := operands(args)
+	if len(ops) > 0 && !hasLong(args, "--reference") {
+		ops = ops[1:] // the mode or owner
+	}
+	hit := false
+	for _, o := range ops {
+		hit = k.hits(o, true) || hit
+	}
+	return hit
+}
+
+var blockDevice = regexp.MustCompile(`^/dev/(sd|nvme|hd|vd|xvd|disk|rdisk|mmcblk|md|dm-|mapper/|loop|nbd|zram|bcache|sr[0-9]|root$|mem$|kmem$|port$)`)
+
+// paths resolves an operand, through the symlinks made earlier on the line.
+func (k *check) paths(a arg) ([]string, bool) {
+	ps, ok := resolve(a, k.c.cwds)
+	for i, p := range ps {
+		ps[i] = k.r.followLinks(p)
+	}
+	return ps, ok
+}
+
+// isDevice reports an operand naming a block device (or memory).
+func (k *check) isDevice(a arg) bool {
+	if a.dynamic {
+		return false
+	}
+	paths, _ := k.paths(a)
+	if len(paths) == 0 {
+		paths = []string{path.Clean(a.text)}
+	}
+	for _, p := range paths {
+		if blockDevice.MatchString(p) && !strings.HasPrefix(p, "/dev/fd/") && !strings.HasPrefix(p, "/dev/shm/") {
+			return true
+		}
+	}
+	return false
+}
+
+var writeRedirs = map[string]bool{">": true, ">>": true, ">|": true, "&>": true, "&>>": true, "<>": true, ">&": true}
+
+func (k *check) writeTargets() []arg {
+	var out []arg
+	for _, rd := range k.c.redirs {
+		if writeRedirs[rd.op.String()] {
+			out = append(out, rd.target)
 		}
 	}
 	return out
 }
 
-func rmRoot(c cmdView) bool {
-	if c.prog != "rm" {
-		return false
-	}
-	for _, a := range c.args {
-		if a.text == "--no-preserve-root" {
-			return true
-		}
-	}
-	if !hasRecursive(c.args) {
-		return false
-	}
-	for _, o := range operands(c.args) {
-		if rootLike(o.text) {
-			return true
-		}
-	}
-	return false
-}
-
-func findDeleteRoot(c cmdView) bool {
-	if c.prog != "find" {
-		return false
-	}
-	deletes := false
-	for i, a := range c.args {
-		switch a.text {
-		case "-delete":
-			deletes = true
-		case "-exec", "-execdir", "-ok", "-okdir":
-			if i+1 < len(c.args) && (path.Base(c.args[i+1].text) == "rm" || path.Base(c.args[i+1].text) == "shred") {
-				deletes = true
+// readOnlyDeviceUse: listing partitions or checking a disk writes nothing.
+func readOnlyDeviceUse(prog string, args []arg) bool {
+	switch prog {
+	case "fdisk", "sfdisk", "gdisk", "sgdisk", "parted":
+		return hasShort(args, "lpd") && prog != "parted" || hasLong(args, "--list", "--dump", "--print", "--verify") ||
+			prog == "parted" && (hasShort(args, "l") || hasArg(args, "print"))
+	case "badblocks":
+		return !hasShort(args, "wn")
+	case "cryptsetup":
+		for _, a := range args {
+			switch a.text {
+			case "luksFormat", "erase", "luksErase", "reencrypt", "format":
+				return false
 			}
 		}
-	}
-	if !deletes {
-		return false
-	}
-	for _, a := range c.args {
-		if strings.HasPrefix(a.text, "-") || a.text == "!" || a.text == "(" {
-			break // the expression starts
-		}
-		if rootLike(a.text) {
-			return true
-		}
+		return true
 	}
 	return false
 }
 
-func chmodRoot(c cmdView) bool {
-	if c.prog != "chmod" && c.prog != "chown" && c.prog != "chgrp" {
-		return false
-	}
-	if !hasRecursive(c.args) {
-		return false
-	}
-	for _, o := range operands(c.args)[1:] { // the first is the mode or owner
-		if rootLike(o.text) {
+// deviceTools overwrite the devices among their operands.
+var deviceTools = set("shred", "wipefs", "fdisk", "sfdisk", "cfdisk", "parted", "gdisk", "sgdisk", "blkdiscard",
+	"mkswap", "badblocks", "cryptsetup", "truncate", "tee", "pv", "sg_format")
+
+func rawDevice(k *check) bool {
+	for _, t := range k.writeTargets() {
+		if k.isDevice(t) {
 			return true
 		}
 	}
-	return false
-}
-
-var blockDevice = regexp.MustCompile(`^/dev/(sd|nvme|hd|vd|xvd|disk|rdisk|mmcblk|md|dm-|mapper/|loop)`)
-
-func rawDevice(c cmdView) bool {
-	for _, r := range c.redirects {
-		if blockDevice.MatchString(r) {
-			return true
-		}
-	}
-	switch c.prog {
-	case "dd":
-		for _, a := range c.args {
-			if strings.HasPrefix(a.text, "of=") && blockDevice.MatchString(strings.TrimPrefix(a.text, "of=")) {
+	prog := k.c.prog()
+	args := k.args()
+	switch {
+	case prog == "dd":
+		for _, a := range args {
+			if strings.HasPrefix(a.text, "of=") && a.dynamic {
+				k.unknown()
+			}
+			if strings.HasPrefix(a.text, "of=") && k.isDevice(arg{text: strings.TrimPrefix(a.text, "of="), dynamic: a.dynamic}) {
 				return true
 			}
 		}
-	case "shred", "wipefs", "fdisk", "sfdisk", "parted", "blkdiscard":
-		for _, o := range operands(c.args) {
-			if blockDevice.MatchString(o.text) {
+	case prog == "cp" || prog == "install" || prog == "mv" || prog == "ln" || prog == "rsync":
+		ops := operands(args)
+		return len(ops) > 1 && k.isDevice(ops[len(ops)-1])
+	case deviceTools[prog]:
+		if readOnlyDeviceUse(prog, args) {
+			return false
+		}
+		for _, o := range operands(args) {
+			if k.isDevice(o) {
+				return true
+			}
+		}
+	case prog == "diskutil":
+		for _, o := range operands(args) {
+			switch strings.ToLower(o.text) {
+			case "erasedisk", "erasevolume", "zerodisk", "randomdisk", "securerase", "secureerase", "partitiondisk", "reformat", "apfs":
 				return true
 			}
 		}
@@ -442,28 +439,41 @@ func rawDevice(c cmdView) bool {
 	return false
 }
 
-func redirectDeny(targets []string) string {
-	for _, r := range targets {
-		if IsEnvFile(r) {
-			return "writing .env files is never allowed (secrets)"
-		}
-		if blockDevice.MatchString(r) {
-			return "writing raw devices is never allowed"
+func formats(k *check) bool {
+	p := k.c.prog()
+	return strings.HasPrefix(p, "mkfs") || strings.HasPrefix(p, "mke2fs") || strings.HasPrefix(p, "newfs") ||
+		p == "mkdosfs" || p == "mkntfs" || p == "mkexfatfs" || p == "mformat" || p == "mkudffs" || p == "mkreiserfs" || p == "mkswap"
+}
+
+var forkLoop = regexp.MustCompile(`fork\s*(\(\s*\))?\s*(while|until)\s*fork|while\s*(true|1|True)\s*[:;{)]?[^\n]{0,40}fork\s*\(|for\s*\(\s*;\s*;\s*\)\s*\{?\s*fork`)
+
+// codeForkBomb: perl -e 'fork while fork', python -c 'while 1: os.fork()'.
+func codeForkBomb(k *check) bool {
+	if !interpreters[strings.TrimRight(k.c.prog(), "0123456789.")] {
+		return false
+	}
+	for _, a := range k.args() {
+		if forkLoop.MatchString(a.text) {
+			return true
 		}
 	}
-	return ""
+	return false
 }
 
 // writesEnv reports a command that writes a dotenv file: a redirect,
 // tee, cp/mv/install onto one, sed -i, truncate or dd into one.
-func writesEnv(c cmdView) bool {
-	for _, r := range c.redirects {
-		if IsEnvFile(r) {
+func writesEnv(k *check) bool {
+	for _, t := range k.writeTargets() {
+		if !t.dynamic && IsEnvFile(t.text) {
 			return true
 		}
 	}
-	ops := operands(c.args)
-	switch c.prog {
+	if len(k.c.argv) == 0 {
+		return false
+	}
+	args := k.args()
+	ops := operands(args)
+	switch k.c.prog() {
 	case "tee", "truncate", "touch":
 		for _, o := range ops {
 			if IsEnvFile(o.text) {
@@ -474,8 +484,9 @@ func writesEnv(c cmdView) bool {
 		return len(ops) > 1 && IsEnvFile(ops[len(ops)-1].text)
 	case "sed", "perl":
 		inPlace := false
-		for _, a := range c.args {
-			inPlace = inPlace || strings.HasPrefix(a.text, "-i") || a.text == "--in-place" || (c.prog == "perl" && strings.Contains(a.text, "i") && strings.HasPrefix(a.text, "-"))
+		for _, a := range args {
+			inPlace = inPlace || strings.HasPrefix(a.text, "-i") || a.text == "--in-place" ||
+				(k.c.prog() == "perl" && strings.HasPrefix(a.text, "-") && strings.Contains(a.text, "i"))
 		}
 		if inPlace {
 			for _, o := range ops {
@@ -485,7 +496,7 @@ func writesEnv(c cmdView) bool {
 			}
 		}
 	case "dd":
-		for _, a := range c.args {
+		for _, a := range args {
 			if strings.HasPrefix(a.text, "of=") && IsEnvFile(strings.TrimPrefix(a.text, "of=")) {
 				return true
 			}
@@ -494,62 +505,213 @@ func writesEnv(c cmdView) bool {
 	return false
 }
 
-func forcePushMain(c cmdView) bool {
-	if c.prog != "git" || len(c.args) == 0 {
+// forcePushMain: git push with --force, --force-with-lease, -f, +refspec,
+// --mirror or a delete, onto main or master. A force push whose target
+// hub cannot tell (no refspec, HEAD, a variable) is unclear.
+func forcePushMain(k *check) bool {
+	args := k.args()
+	if k.c.prog() != "git" || len(args) == 0 || args[0].text != "push" {
 		return false
 	}
-	args := c.args
-	for len(args) > 0 && strings.HasPrefix(args[0].text, "-") { // git -C dir …
-		if args[0].text == "-C" || args[0].text == "-c" {
-			args = args[1:]
-		}
-		args = args[1:]
-	}
-	if len(args) == 0 || args[0].text != "push" {
-		return false
-	}
-	force := false
-	var refs []string
+	force, del, all := false, false, false
+	var refs []arg
+	valued := map[string]bool{"-o": true, "--push-option": true, "--repo": true, "--receive-pack": true, "--exec": true}
+	skip := false
 	for _, a := range args[1:] {
+		t := a.text
 		switch {
-		case a.text == "--force" || a.text == "-f" || (strings.HasPrefix(a.text, "-") && !strings.HasPrefix(a.text, "--") && strings.Contains(a.text, "f")):
+		case skip:
+			skip = false
+		case valued[t]:
+			skip = true
+		case t == "--force" || strings.HasPrefix(t, "--force-with-lease") || t == "--mirror":
 			force = true
-		case strings.HasPrefix(a.text, "+"):
-			force = true
-			refs = append(refs, a.text[1:])
-		case !strings.HasPrefix(a.text, "-"):
-			refs = append(refs, a.text)
+			all = all || t == "--mirror"
+		case t == "--delete":
+			del = true
+		case t == "--all" || t == "--branches":
+			all = true
+		case strings.HasPrefix(t, "--"):
+		case strings.HasPrefix(t, "-") && len(t) > 1:
+			force = force || strings.ContainsRune(t[1:], 'f')
+			del = del || strings.ContainsRune(t[1:], 'd')
+		default:
+			refs = append(refs, a)
 		}
 	}
-	if !force {
+	if len(refs) > 0 && !hasLong(args, "--repo") {
+		refs = refs[1:] // the remote
+	}
+	for _, r := range refs {
+		if strings.HasPrefix(r.text, "+") || strings.HasPrefix(r.text, ":") {
+			force = true
+		}
+	}
+	if !force && !del {
+		return false
+	}
+	if all {
+		return true
+	}
+	if len(refs) == 0 {
+		k.unknown() // the current branch's upstream: hub cannot tell
 		return false
 	}
 	for _, r := range refs {
-		dst := r
-		if _, after, ok := strings.Cut(r, ":"); ok {
-			dst = after
+		if r.dynamic {
+			k.unknown()
+			continue
 		}
-		dst = strings.TrimPrefix(dst, "refs/heads/")
-		if dst == "main" || dst == "master" {
+		src, dst, hasColon := strings.Cut(strings.TrimPrefix(r.text, "+"), ":")
+		if !hasColon {
+			dst = src
+		}
+		if dst == "HEAD" || dst == "@" {
+			k.unknown()
+			continue
+		}
+		dst = strings.TrimPrefix(strings.TrimPrefix(dst, "refs/"), "heads/")
+		for _, b := range []string{"main", "master"} {
+			if ok, _ := path.Match(dst, b); ok || dst == b {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// downloads tracks the files downloads write and refuses running them, or
+// a download fed to a shell or interpreter.
+func (r *reader) downloads(c *call) {
+	prog := c.prog()
+	if len(c.argv) > 0 && c.argv[0].dynamic && c.argv[0].download {
+		r.setDeny(whyDownload)
+	}
+	runner := shells[prog] || interpreters[strings.TrimRight(prog, "0123456789.")] || prog == "source" || prog == "."
+	if runner {
+		if c.stdin.dl {
+			r.setDeny(whyPipe)
+		}
+		for _, a := range c.argv[1:] {
+			if a.download || !a.dynamic && r.downloaded[path.Base(a.text)] {
+				r.setDeny(whyDownload)
+			}
+		}
+	}
+	if prog != "" && r.downloaded[path.Base(c.argv[0].text)] {
+		r.setDeny(whyDownload)
+	}
+	if archivers[prog] && (c.stdin.dl || r.anyDownloaded(c.argv[1:])) {
+		r.unpacked = true // what it unpacks is downloaded code too
+	}
+	if r.unpacked && len(c.argv) > 0 && (runner && len(c.argv) > 1 && relative(c.argv[len(c.argv)-1]) || relative(c.argv[0]) && strings.Contains(c.argv[0].text, "/")) {
+		r.setDeny(whyDownload)
+	}
+	var written []string
+	if downloaders[prog] || c.stdin.dl {
+		for _, rd := range c.redirs {
+			if o := rd.op.String(); o == ">" || o == ">>" || o == ">|" || o == "&>" {
+				written = append(written, rd.target.text)
+			}
+		}
+	}
+	if downloaders[prog] {
+		written = append(written, downloadTargets(prog, c.argv[1:])...)
+	}
+	if c.stdin.dl && prog == "tee" {
+		written = append(written, texts(operands(c.argv[1:]))...)
+	}
+	if prog == "cp" || prog == "mv" || prog == "install" || prog == "ln" {
+		ops := operands(c.argv[1:])
+		for _, o := range ops[:max(len(ops)-1, 0)] {
+			if r.downloaded[path.Base(o.text)] {
+				written = append(written, ops[len(ops)-1].text)
+			}
+		}
+	}
+	for _, w := range written {
+		if w != "-" && w != "" {
+			r.downloaded[path.Base(w)] = true
+		}
+	}
+}
+
+var archivers = set("tar", "bsdtar", "gtar", "unzip", "7z", "7za", "gunzip", "unxz", "bunzip2", "zstd", "unzstd")
+
+func (r *reader) anyDownloaded(args []arg) bool {
+	for _, a := range args {
+		if !a.dynamic && r.downloaded[path.Base(a.text)] {
 			return true
 		}
 	}
 	return false
 }
 
-func joinWords(ws []word) string {
-	parts := make([]string, len(ws))
-	for i, w := range ws {
-		parts[i] = w.text
-	}
-	return strings.Join(parts, " ")
+// relative reports an operand naming a file relative to the directory.
+func relative(a arg) bool {
+	return !a.dynamic && a.text != "" && !strings.HasPrefix(a.text, "/") && !strings.HasPrefix(a.text, "-")
 }
 
-func anyDynamic(ws []word) bool {
-	for _, w := range ws {
-		if w.dynamic {
-			return true
+func (r *reader) isDownloaded(a arg) bool {
+	return !a.dynamic && r.downloaded[path.Base(a.text)]
+}
+
+// downloadTargets are the files curl, wget & co. write: -o/-O values, or
+// the URL's base name (curl -O, wget without -O).
+func downloadTargets(prog string, args []arg) []string {
+	var out, urls []string
+	remote := prog != "curl" // wget and the rest save under the URL's name by default
+	for i := 0; i < len(args); i++ {
+		t := args[i].text
+		next := func() string {
+			if i+1 < len(args) {
+				i++
+				return args[i].text
+			}
+			return ""
+		}
+		switch {
+		case strings.Contains(t, "://"):
+			urls = append(urls, t)
+		case t == "--output" || t == "--output-document" || t == "--out":
+			out = append(out, next())
+			remote = false
+		case strings.HasPrefix(t, "--output=") || strings.HasPrefix(t, "--output-document="):
+			_, v, _ := strings.Cut(t, "=")
+			out = append(out, v)
+			remote = false
+		case t == "--remote-name" || t == "--remote-name-all":
+			remote = true
+		case len(t) > 1 && t[0] == '-' && t[1] != '-':
+			for j := 1; j < len(t); j++ {
+				switch {
+				case t[j] == 'o' || prog != "curl" && t[j] == 'O':
+					v := t[j+1:]
+					if v == "" {
+						v = next()
+					}
+					out = append(out, v)
+					remote = false
+				case prog == "curl" && t[j] == 'O':
+					remote = true
+					continue
+				default:
+					continue
+				}
+				break
+			}
 		}
 	}
-	return false
+	if remote {
+		for _, u := range urls {
+			u, _, _ = strings.Cut(u, "?")
+			u, _, _ = strings.Cut(u, "#")
+			if _, rest, ok := strings.Cut(u, "://"); ok && strings.Contains(rest, "/") {
+				out = append(out, path.Base(rest))
+			} else {
+				out = append(out, "index.html")
+			}
+		}
+	}
+	return out
 }

@@ -120,7 +120,7 @@ func TestHardDeny_Table(t *testing.T) {
 		{"npm run build && npm test", free},
 		{"git push origin feature", free},
 		{"git push --force origin feature", free},
-		{"git push --force-with-lease origin main", free},
+		{"git push --force-with-lease origin main", deny}, // a force push all the same
 		{"curl -o data.json https://api.example.com/x", free},
 		{"curl https://example.com | jq .", free},
 		{"cat .env", free},

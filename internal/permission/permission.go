@@ -18,8 +18,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/google/shlex"
-
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/config"
 	"github.com/hubdev/hub/internal/glob"
@@ -361,11 +359,11 @@ func AlwaysKey(req Request) string {
 // unwrapShell returns the script of `bash -lc 'script'` (codex wraps every
 // command so), so that "always" scopes what runs, not the shell.
 func unwrapShell(command string) string {
-	argv, err := shlex.Split(command)
-	if err != nil || len(argv) != 3 || !strings.HasPrefix(argv[1], "-") || !strings.HasSuffix(argv[1], "c") {
+	argv, ok := plainCommand(command)
+	if !ok || len(argv) != 3 || !strings.HasPrefix(argv[1], "-") || !strings.HasSuffix(argv[1], "c") {
 		return command
 	}
-	switch filepath.Base(argv[0]) {
+	switch progName(argv[0]) {
 	case "bash", "sh", "zsh", "dash":
 		return argv[2]
 	}
@@ -431,17 +429,31 @@ func toolMatches(tool string, req Request) bool {
 	return t == strings.ToLower(req.Tool) || t == string(req.Kind) || (toolKinds[t] != "" && toolKinds[t] == req.Kind)
 }
 
-// commandMatches applies a rule's command prefix to each simple command of
-// cmd, shells and wrappers unwrapped as the hard deny list does. A deny
-// matches when any of them does; an allow or ask only when all do, so "go
-// test" never allows "go test && rm -rf build".
+// commandMatches applies a rule's command prefix to each simple command
+// cmd runs, read as the hard deny list reads it (shells, substitutions,
+// control flow, wrappers). A deny matches when any of them does, at any
+// wrapper layer ("git -C . push" is "git push"); an allow or ask only when
+// all do, each on its own words or through wrappers that change neither
+// who runs nor what (not sudo, xargs, VAR=x, git -c), so "go test" never
+// allows "go test && rm -rf build".
 func commandMatches(cmd, prefix string, any bool) bool {
-	cmds := simpleCommands(cmd, 0)
-	if len(cmds) == 0 {
+	want := strings.Fields(prefix)
+	if len(want) == 0 {
 		return false
 	}
-	for _, c := range cmds {
-		hit := commandHasPrefix(c, prefix)
+	n := 0
+	for _, c := range readLine(cmd, "").calls {
+		if len(c.argv) == 0 {
+			continue
+		}
+		n++
+		hit := false
+		for i, layer := range c.layers {
+			if (any || i == 0 || !c.opaque) && hasPrefix(layer, want) {
+				hit = true
+				break
+			}
+		}
 		if hit && any {
 			return true
 		}
@@ -449,28 +461,20 @@ func commandMatches(cmd, prefix string, any bool) bool {
 			return false
 		}
 	}
-	return !any
+	return n > 0 && !any
 }
 
-// simpleCommands lists the simple commands cmd runs (shells unwrapped,
-// wrappers stripped), as text.
-func simpleCommands(cmd string, depth int) []string {
-	if depth > 5 {
-		return []string{cmd}
+// hasPrefix compares argv with a rule's words, the program by its name.
+func hasPrefix(argv, want []string) bool {
+	if len(argv) < len(want) || progName(argv[0]) != progName(want[0]) {
+		return false
 	}
-	var out []string
-	for _, sc := range parseShell(cmd).cmds {
-		c, _ := view(sc)
-		if c.prog == "" {
-			continue
+	for i := 1; i < len(want); i++ {
+		if argv[i] != want[i] {
+			return false
 		}
-		if script, ok := shellScript(c); ok {
-			out = append(out, simpleCommands(script.text, depth+1)...)
-			continue
-		}
-		out = append(out, strings.TrimSpace(c.prog+" "+joinWords(c.args)))
 	}
-	return out
+	return true
 }
 
 func (r *Rule) label() string {
@@ -496,12 +500,6 @@ func orStar(s string) string {
 		return "*"
 	}
 	return s
-}
-
-func commandHasPrefix(cmd, prefix string) bool {
-	c := strings.Join(strings.Fields(cmd), " ")
-	p := strings.Join(strings.Fields(prefix), " ")
-	return c == p || strings.HasPrefix(c, p+" ")
 }
 
 func matchPath(re *regexp.Regexp, pattern string, req Request) bool {

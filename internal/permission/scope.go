@@ -1,10 +1,9 @@
 package permission
 
 import (
-	"path/filepath"
 	"strings"
 
-	"github.com/google/shlex"
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // AlwaysScope is what an "always" answer covers; it is never broader than
@@ -23,14 +22,68 @@ func AlwaysScope(tool, command string) string {
 	}
 	command = strings.TrimSpace(unwrapShell(command))
 	exact := tool + "\x00=" + command
-	if strings.ContainsAny(command, ";&|<>`\n") || strings.Contains(command, "$(") {
-		return exact
-	}
-	argv, err := shlex.Split(command)
-	if err != nil || len(argv) == 0 || wrapped(argv[0]) || destructive(argv) {
+	argv, ok := plainCommand(command)
+	if !ok || wrapped(argv) || destructive(argv) {
 		return exact
 	}
 	return tool + "\x00" + strings.Join(commandShape(argv), " ")
+}
+
+// plainCommand is the argv of a command line that is one simple command
+// whose words are all static: no list, pipe, redirect, substitution,
+// variable or assignment.
+func plainCommand(src string) ([]string, bool) {
+	st, ok := oneStmt(src)
+	if !ok || len(st.Redirs) > 0 || st.Negated || st.Background || st.Coprocess {
+		return nil, false
+	}
+	ce, ok := st.Cmd.(*syntax.CallExpr)
+	if !ok || len(ce.Assigns) > 0 || len(ce.Args) == 0 {
+		return nil, false
+	}
+	for _, w := range ce.Args {
+		for _, p := range w.Parts {
+			switch p := p.(type) {
+			case *syntax.Lit, *syntax.SglQuoted:
+			case *syntax.DblQuoted:
+				for _, q := range p.Parts {
+					if _, lit := q.(*syntax.Lit); !lit {
+						return nil, false
+					}
+				}
+			default:
+				return nil, false
+			}
+		}
+	}
+	r := &reader{out: &reading{}, home: homeDir()}
+	args := r.fields(ce.Args, &scope{vars: map[string]arg{"HOME": {text: r.home}}})
+	if len(args) == 0 || anyDynamic(args) {
+		return nil, false
+	}
+	return texts(args), true
+}
+
+// oneStmt parses src, which must be exactly one statement.
+func oneStmt(src string) (*syntax.Stmt, bool) {
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+	if err != nil || len(f.Stmts) != 1 {
+		return nil, false
+	}
+	return f.Stmts[0], true
+}
+
+// parseWords parses s as the words of one simple command (env -S).
+func parseWords(s string) []*syntax.Word {
+	st, ok := oneStmt(s)
+	if !ok {
+		return nil
+	}
+	ce, ok := st.Cmd.(*syntax.CallExpr)
+	if !ok || len(st.Redirs) > 0 {
+		return nil
+	}
+	return ce.Args
 }
 
 // commandShape keeps the program, its subcommand (a plain word right after
@@ -58,16 +111,22 @@ func plainWord(s string) bool {
 	return s != "" && s[0] != '-'
 }
 
-// wrapped reports a first word that runs another command, whose shape it
-// hides: an environment assignment or a wrapper program.
-func wrapped(first string) bool {
-	if strings.Contains(first, "=") {
+// wrapped reports a command that runs another command, whose shape it
+// hides: a wrapper, a shell or interpreter, or git with options before
+// its subcommand (git -c can run any program).
+func wrapped(argv []string) bool {
+	prog := progName(argv[0])
+	if _, ok := plainWrappers[prog]; ok {
 		return true
 	}
-	switch filepath.Base(first) {
-	case "sudo", "doas", "su", "env", "xargs", "nohup", "time", "nice", "timeout", "exec",
-		"command", "eval", "watch", "parallel", "bash", "sh", "zsh", "dash", "fish", "python", "python3",
-		"node", "perl", "ruby":
+	switch {
+	case shells[prog], interpreters[strings.TrimRight(prog, "0123456789.")], privileged[prog]:
+		return true
+	case prog == "git" && len(argv) > 1 && strings.HasPrefix(argv[1], "-"):
+		return true
+	}
+	switch prog {
+	case "env", "xargs", "eval", "source", ".", "watch", "parallel", "flock", "busybox", "script", "trap", "find":
 		return true
 	}
 	return false
@@ -78,11 +137,13 @@ var destructivePrograms = map[string]bool{
 	"rm": true, "rmdir": true, "unlink": true, "dd": true, "shred": true, "truncate": true,
 	"wipefs": true, "fdisk": true, "sfdisk": true, "parted": true, "mv": true, "kill": true,
 	"killall": true, "pkill": true, "reboot": true, "shutdown": true, "halt": true, "poweroff": true,
+	"srm": true, "wipe": true, "mkswap": true, "mke2fs": true, "cp": true, "install": true, "ln": true, "tee": true,
+	"rsync": true, "blkdiscard": true, "chattr": true,
 }
 
 // destructive reports a command that must match exactly to be allowed again.
 func destructive(argv []string) bool {
-	prog := filepath.Base(argv[0])
+	prog := progName(argv[0])
 	args := argv[1:]
 	switch {
 	case destructivePrograms[prog], strings.HasPrefix(prog, "mkfs"):

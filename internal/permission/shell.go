@@ -1,281 +1,527 @@
 package permission
 
 import (
+	"fmt"
+	"os"
+	"path"
+	"runtime"
+	"slices"
 	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
 )
 
-// A shell command as the hard deny list sees it: simple commands (argv
-// with their redirect targets) grouped in pipelines, and the commands
-// nested in substitutions. It reads enough of POSIX shell syntax to see
-// what runs (quotes, escapes, operators, $(…), `…`, <(…)); where it
-// cannot tell, it says so (Unclear) and hub asks.
+// The shell reader: one reading of a command line, shared by the hard deny
+// list, the rules' command matching and the "always" scopes. It parses the
+// line with mvdan.cc/sh (bash syntax), walks every command the tree can
+// run (lists, pipelines, subshells, blocks, if/while/until/for/case,
+// function bodies, coprocs, substitutions, scripts given to shells, eval,
+// source, here-documents and here-strings fed to a shell), expands what is
+// static (quotes, ANSI-C quotes, braces, ~ and ~user, $HOME, variables set
+// earlier on the line, positional parameters of sh -c, cd) and unwraps the
+// programs that run another program (sudo, env, xargs, find -exec, …).
+// What it cannot know before the shell runs is marked dynamic; a program
+// it cannot know makes the line unclear.
 
-// word is one argument; dynamic when its unquoted text expands ($VAR,
-// $(…), `…`), so its value is not known before the shell runs.
-type word struct {
-	text    string
-	dynamic bool
+// arg is one expanded word.
+type arg struct {
+	text     string
+	dynamic  bool // its value is only known when the shell runs
+	glob     bool // holds unquoted pattern characters
+	download bool // carries the output of a download
+	under    bool // stands for the files under text (find's {}, xargs fed by find)
+	subst    bool // comes from a command substitution
+	maybe    bool // dynamic, but text is one of its values (${X:-/})
 }
 
-// simple is one simple command of a pipeline.
-type simple struct {
-	argv      []word
-	redirects []string // targets of >, >>, >|, &>
-	pipeStart bool     // first command of its pipeline
+type redir struct {
+	op     syntax.RedirOperator
+	target arg
 }
 
-// parsed is a whole command line.
-type parsed struct {
-	cmds   []simple
-	nested []string // commands inside $(…), `…`, <(…), >(…)
-	// procSubst holds the process substitutions per command index.
-	procSubst map[int][]string
-	bad       bool // unbalanced quotes or parentheses
+// call is one simple command as it runs, its wrappers stripped.
+type call struct {
+	argv   []arg      // program first; empty for a bare redirection
+	layers [][]string // the argv of every wrapper layer, outermost first
+	opaque bool       // a stripped layer changes who or what runs (sudo, xargs, VAR=x, …)
+	redirs []redir
+	cwds   []string // the directories it may run in; nil when unknown
+	stdin  input
 }
 
-// parseShell splits a command line; it never fails, marking what it could
-// not read as bad.
-func parseShell(src string) parsed {
-	p := &shellParser{src: []rune(src), out: parsed{procSubst: map[int][]string{}}}
-	p.run()
-	return p.out
+func (c *call) prog() string {
+	if len(c.argv) == 0 || c.argv[0].dynamic {
+		return ""
+	}
+	return progName(c.argv[0].text)
 }
 
-type shellParser struct {
-	src       []rune
-	i         int
-	out       parsed
-	cur       simple
-	wordBuf   strings.Builder
-	inWord    bool
-	dynamic   bool
-	redirNext bool
-	newPipe   bool
+func progName(s string) string {
+	return strings.TrimSuffix(strings.ToLower(path.Base(s)), ".exe")
 }
 
-func (p *shellParser) run() {
-	p.newPipe = true
-	for p.i < len(p.src) {
-		c := p.src[p.i]
-		switch {
-		case c == '\\' && p.i+1 < len(p.src):
-			if p.src[p.i+1] != '\n' {
-				p.add(p.src[p.i+1])
-			}
-			p.i += 2
-		case c == '\'':
-			p.single()
-		case c == '"':
-			p.double()
-		case c == '`':
-			p.nested(p.until('`'), false)
-		case c == '$' && p.peek(1) == '(' && p.peek(2) != '(':
-			p.i++
-			p.nested(p.group(), false)
-		case (c == '<' || c == '>') && p.peek(1) == '(':
-			p.i++
-			p.nested(p.group(), true)
-		case c == '$' && p.peek(1) == '{':
-			p.dynamic = true
-			p.add('$')
-			p.i++
-			p.wordBuf.WriteString("{" + p.until('}') + "}")
-		case c == '$':
-			p.dynamic = true
-			p.add('$')
-			p.i++
-		case c == '#' && !p.inWord:
-			p.comment()
-		case c == ' ' || c == '\t':
-			p.endWord()
-			p.i++
-		default:
-			p.operator(c)
+// input is what a command reads on stdin.
+type input struct {
+	kind  inputKind
+	text  string // inText
+	files []arg  // inFiles: the names find or ls print
+	dl    bool   // carries a download
+}
+
+type inputKind int
+
+const (
+	inNone    inputKind = iota // the terminal, or nothing hub can see
+	inText                     // known text
+	inFile                     // a file (a < redirect)
+	inFiles                    // file names under known roots
+	inUnknown                  // the output of a command hub cannot predict
+)
+
+// reading is everything hub reads out of one command line.
+type reading struct {
+	calls    []*call
+	unclear  bool   // a program hub cannot know, or a line it cannot parse
+	parseErr bool   // the line is not valid shell
+	deny     string // a verdict found while walking (fork bomb, downloaded code)
+}
+
+// reader walks one command line.
+type reader struct {
+	out        *reading
+	home       string
+	depth      int
+	steps      int
+	funcs      map[string]*syntax.Stmt
+	called     map[string]bool
+	active     map[string]bool
+	downloaded map[string]bool // base names of the files a download wrote
+	substOut   map[*syntax.CmdSubst]string
+	gitAliases map[string]string
+	aliases    map[string]string
+	unpacked   bool              // a downloaded archive was unpacked: its files are downloaded code
+	links      map[string]string // symlinks made earlier on the line: path -> target
+}
+
+// scope is the shell state a command sees; subshells get a copy.
+type scope struct {
+	cwds  []string // nil: unknown
+	vars  map[string]arg
+	pos   []arg // $0, $1, …; nil: unknown
+	cond  bool  // inside a branch: a cd may or may not happen
+	layer [][]string
+	opq   bool
+}
+
+func (s *scope) clone() *scope {
+	c := *s
+	c.cwds = append([]string(nil), s.cwds...)
+	if s.cwds == nil {
+		c.cwds = nil
+	}
+	c.vars = make(map[string]arg, len(s.vars))
+	for k, v := range s.vars {
+		c.vars[k] = v
+	}
+	return &c
+}
+
+const (
+	maxDepth = 8
+	maxSteps = 4000
+	maxWords = 256
+)
+
+// readLine reads a command line run in cwd ("" for hub's own directory).
+func readLine(src, cwd string) *reading {
+	r := &reader{
+		out:        &reading{},
+		home:       homeDir(),
+		funcs:      map[string]*syntax.Stmt{},
+		called:     map[string]bool{},
+		active:     map[string]bool{},
+		downloaded: map[string]bool{},
+		substOut:   map[*syntax.CmdSubst]string{},
+	}
+	if cwd == "" {
+		cwd, _ = os.Getwd()
+	}
+	sc := &scope{vars: map[string]arg{"HOME": {text: r.home}}}
+	if cwd != "" {
+		sc.cwds = []string{path.Clean(toSlash(cwd))}
+		sc.vars["PWD"] = arg{text: sc.cwds[0]}
+	}
+	r.script(src, sc, input{})
+	for name, body := range r.funcs { // defined, never called here: still runnable
+		if !r.called[name] {
+			fs := sc.clone()
+			fs.pos = nil
+			r.stmt(body, fs, input{})
 		}
 	}
-	p.endCommand(false)
+	return r.out
 }
 
-func (p *shellParser) peek(n int) rune {
-	if p.i+n < len(p.src) {
-		return p.src[p.i+n]
+// toSlash writes a Windows path as the shells there do (C:\x is /c/x).
+func toSlash(p string) string {
+	if runtime.GOOS != "windows" {
+		return p
 	}
-	return 0
+	p = strings.ReplaceAll(p, `\`, "/")
+	if len(p) >= 2 && p[1] == ':' {
+		p = "/" + strings.ToLower(p[:1]) + p[2:]
+	}
+	return p
 }
 
-func (p *shellParser) add(r rune) {
-	p.inWord = true
-	p.wordBuf.WriteRune(r)
+func homeDir() string {
+	h, _ := os.UserHomeDir()
+	if h == "" {
+		return "/nonexistent-home"
+	}
+	return path.Clean(toSlash(h))
 }
 
-func (p *shellParser) single() {
-	p.inWord = true
-	p.i++
-	for p.i < len(p.src) && p.src[p.i] != '\'' {
-		p.wordBuf.WriteRune(p.src[p.i])
-		p.i++
-	}
-	if p.i >= len(p.src) {
-		p.out.bad = true
-	}
-	p.i++
-}
-
-func (p *shellParser) double() {
-	p.inWord = true
-	p.i++
-	for p.i < len(p.src) && p.src[p.i] != '"' {
-		c := p.src[p.i]
-		switch {
-		case c == '\\' && p.i+1 < len(p.src):
-			p.wordBuf.WriteRune(p.src[p.i+1])
-			p.i += 2
-		case c == '$' && p.peek(1) == '(':
-			p.i++
-			p.nested(p.group(), false)
-		case c == '`':
-			p.nested(p.until('`'), false)
-		default:
-			if c == '$' {
-				p.dynamic = true
-			}
-			p.wordBuf.WriteRune(c)
-			p.i++
-		}
-	}
-	if p.i >= len(p.src) {
-		p.out.bad = true
-	}
-	p.i++
-}
-
-// until reads up to the closing delimiter d (the opening one at p.i).
-func (p *shellParser) until(d rune) string {
-	p.i++
-	start := p.i
-	for p.i < len(p.src) && p.src[p.i] != d {
-		p.i++
-	}
-	if p.i >= len(p.src) {
-		p.out.bad = true
-		return string(p.src[start:])
-	}
-	s := string(p.src[start:p.i])
-	p.i++
-	return s
-}
-
-// group reads a parenthesised command (p.i at "("), quotes respected.
-func (p *shellParser) group() string {
-	depth, start := 0, p.i+1
-	for ; p.i < len(p.src); p.i++ {
-		switch p.src[p.i] {
-		case '\'':
-			for p.i++; p.i < len(p.src) && p.src[p.i] != '\''; p.i++ {
-			}
-		case '(':
-			depth++
-		case ')':
-			depth--
-			if depth == 0 {
-				s := string(p.src[start:p.i])
-				p.i++
-				return s
-			}
-		}
-	}
-	p.out.bad = true
-	return string(p.src[start:])
-}
-
-// nested records a substitution; as a word it is dynamic.
-func (p *shellParser) nested(cmd string, proc bool) {
-	p.out.nested = append(p.out.nested, cmd)
-	if proc {
-		idx := len(p.out.cmds)
-		p.out.procSubst[idx] = append(p.out.procSubst[idx], cmd)
-	}
-	p.inWord, p.dynamic = true, true
-	p.wordBuf.WriteString("$(…)")
-}
-
-func (p *shellParser) comment() {
-	for p.i < len(p.src) && p.src[p.i] != '\n' {
-		p.i++
-	}
-}
-
-func (p *shellParser) operator(c rune) {
-	switch c {
-	case ';', '\n', '(', ')', '{', '}':
-		p.endCommand(false)
-		p.i++
-	case '&':
-		if p.peek(1) == '>' { // &> file
-			p.endWord()
-			p.redirNext = true
-			p.i += 2
-			return
-		}
-		p.endCommand(false)
-		p.i++
-		if p.peek(0) == '&' {
-			p.i++
-		}
-	case '|':
-		pipe := p.peek(1) != '|'
-		p.endCommand(pipe)
-		p.i++
-		if !pipe {
-			p.i++
-		}
-	case '>':
-		p.endWord()
-		p.redirNext = true
-		p.i++
-		for p.peek(0) == '>' || p.peek(0) == '|' || p.peek(0) == '&' {
-			p.i++
-		}
-	case '<':
-		p.endWord()
-		p.i++
-		for p.peek(0) == '<' {
-			p.i++
-		}
-	default:
-		if c >= '0' && c <= '9' && !p.inWord && p.peek(1) == '>' { // 2> file
-			p.i++
-			return
-		}
-		p.add(c)
-		p.i++
-	}
-}
-
-func (p *shellParser) endWord() {
-	if !p.inWord {
+// script parses src and walks it; statements before a syntax error are
+// still walked (bash runs them).
+func (r *reader) script(src string, sc *scope, stdin input) {
+	if r.depth >= maxDepth {
+		r.out.unclear = true
 		return
 	}
-	w := word{text: p.wordBuf.String(), dynamic: p.dynamic}
-	p.wordBuf.Reset()
-	p.inWord, p.dynamic = false, false
-	if p.redirNext {
-		p.redirNext = false
-		p.cur.redirects = append(p.cur.redirects, w.text)
-		return
+	r.depth++
+	defer func() { r.depth-- }()
+	stmts, err := parseStmts(src)
+	if err != nil {
+		r.out.unclear, r.out.parseErr = true, true
 	}
-	p.cur.argv = append(p.cur.argv, w)
+	for _, st := range stmts {
+		r.stmt(st, sc, stdin)
+	}
 }
 
-// endCommand closes the simple command; pipe says a pipeline goes on.
-func (p *shellParser) endCommand(pipe bool) {
-	p.endWord()
-	if len(p.cur.argv) > 0 || len(p.cur.redirects) > 0 {
-		p.cur.pipeStart = p.newPipe
-		p.out.cmds = append(p.out.cmds, p.cur)
-		p.newPipe = !pipe
-	} else if !pipe {
-		p.newPipe = true
+// parseStmts parses src; on a syntax error it still returns the statements
+// before it (bash runs those). A parser panic is a syntax error too.
+func parseStmts(src string) (stmts []*syntax.Stmt, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("shell parser: %v", p)
+		}
+	}()
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+	if err == nil {
+		return f.Stmts, nil
 	}
-	p.cur = simple{}
+	_ = syntax.NewParser(syntax.Variant(syntax.LangBash)).Stmts(strings.NewReader(src), func(st *syntax.Stmt) bool {
+		stmts = append(stmts, st)
+		return true
+	})
+	return stmts, err
+}
+
+func (r *reader) stmts(list []*syntax.Stmt, sc *scope) {
+	for _, st := range list {
+		r.stmt(st, sc, input{})
+	}
+}
+
+func (r *reader) branch(list []*syntax.Stmt, sc *scope) {
+	was := sc.cond
+	sc.cond = true
+	r.stmts(list, sc)
+	sc.cond = was
+}
+
+// stmt walks one statement and returns what it writes to stdout.
+func (r *reader) stmt(st *syntax.Stmt, sc *scope, stdin input) input {
+	if st == nil {
+		return input{}
+	}
+	r.steps++
+	if r.steps > maxSteps {
+		r.out.unclear = true
+		return input{}
+	}
+	r.substs(st.Cmd, sc)
+	var redirs []redir
+	for _, rd := range st.Redirs {
+		for _, w := range []*syntax.Word{rd.Word, rd.Hdoc} {
+			if w != nil {
+				r.substs(w, sc)
+			}
+		}
+		switch rd.Op {
+		case syntax.WordHdoc:
+			stdin = r.textInput(rd.Word, sc, false)
+		case syntax.Hdoc, syntax.DashHdoc:
+			stdin = r.textInput(rd.Hdoc, sc, true)
+		case syntax.RdrIn:
+			a := r.word1(rd.Word, sc)
+			stdin = input{kind: inFile, dl: a.download || r.isDownloaded(a)}
+			if a.dynamic {
+				stdin.kind = inUnknown
+			}
+		default:
+			if rd.Word != nil {
+				redirs = append(redirs, redir{op: rd.Op, target: r.word1(rd.Word, sc)})
+			}
+		}
+	}
+	switch c := st.Cmd.(type) {
+	case *syntax.CallExpr:
+		return r.callExpr(c, sc, stdin, redirs)
+	case *syntax.BinaryCmd:
+		if c.Op == syntax.Pipe || c.Op == syntax.PipeAll {
+			return r.pipeline(c, sc, stdin)
+		}
+		return r.andOr(c, sc, stdin)
+	case *syntax.Subshell:
+		r.stmts(c.Stmts, sc.clone())
+	case *syntax.Block:
+		r.stmts(c.Stmts, sc)
+	case *syntax.IfClause:
+		for ic := c; ic != nil; ic = ic.Else {
+			r.branch(ic.Cond, sc)
+			r.branch(ic.Then, sc)
+		}
+	case *syntax.WhileClause:
+		r.branch(c.Cond, sc)
+		r.branch(c.Do, sc)
+	case *syntax.ForClause:
+		r.forClause(c, sc)
+	case *syntax.CaseClause:
+		for _, it := range c.Items {
+			r.branch(it.Stmts, sc)
+		}
+	case *syntax.FuncDecl:
+		r.funcDecl(c)
+	case *syntax.DeclClause:
+		for _, as := range c.Args {
+			r.assign(as, sc)
+		}
+	case *syntax.TimeClause:
+		return r.stmt(c.Stmt, sc, stdin)
+	case *syntax.CoprocClause:
+		r.stmt(c.Stmt, sc.clone(), stdin)
+	}
+	if len(redirs) > 0 && !isCall(st.Cmd) {
+		r.emit(&call{redirs: redirs, cwds: sc.cwds, layers: sc.layer, opaque: sc.opq})
+	}
+	return input{}
+}
+
+// andOr walks a && / || chain. Inside it a cd holds for what follows it;
+// after it, the directory is either (the chain may stop before the cd).
+func (r *reader) andOr(c *syntax.BinaryCmd, sc *scope, stdin input) input {
+	before := sc.cwds
+	var walk func(b *syntax.BinaryCmd) input
+	walk = func(b *syntax.BinaryCmd) input {
+		if x, ok := b.X.Cmd.(*syntax.BinaryCmd); ok && (x.Op == syntax.AndStmt || x.Op == syntax.OrStmt) && len(b.X.Redirs) == 0 && !b.X.Negated {
+			walk(x)
+		} else {
+			r.stmt(b.X, sc, stdin)
+		}
+		return r.stmt(b.Y, sc, input{})
+	}
+	out := walk(c)
+	sc.cwds = unionDirs(before, sc.cwds)
+	return out
+}
+
+// unionDirs is both sets of possible directories (nil, unknown, wins).
+func unionDirs(a, b []string) []string {
+	if a == nil || b == nil {
+		return nil
+	}
+	out := append([]string(nil), a...)
+	for _, d := range b {
+		if !slices.Contains(out, d) {
+			out = append(out, d)
+		}
+	}
+	if len(out) > 8 {
+		return nil
+	}
+	return out
+}
+
+func isCall(c syntax.Command) bool { _, ok := c.(*syntax.CallExpr); return ok }
+
+func (r *reader) pipeline(c *syntax.BinaryCmd, sc *scope, stdin input) input {
+	var stages []*syntax.Stmt
+	var flatten func(s *syntax.Stmt)
+	flatten = func(s *syntax.Stmt) {
+		if b, ok := s.Cmd.(*syntax.BinaryCmd); ok && (b.Op == syntax.Pipe || b.Op == syntax.PipeAll) && len(s.Redirs) == 0 {
+			flatten(b.X)
+			flatten(b.Y)
+			return
+		}
+		stages = append(stages, s)
+	}
+	flatten(c.X)
+	flatten(c.Y)
+	in := stdin
+	for _, s := range stages {
+		in = r.stmt(s, sc.clone(), in)
+	}
+	return in
+}
+
+func (r *reader) forClause(c *syntax.ForClause, sc *scope) {
+	wi, ok := c.Loop.(*syntax.WordIter)
+	if !ok {
+		r.branch(c.Do, sc)
+		return
+	}
+	items := r.fields(wi.Items, sc)
+	if len(wi.Items) == 0 {
+		items = r.positional(sc, 1)
+	}
+	static := len(items) > 0 && len(items) <= 16
+	for _, it := range items {
+		static = static && !it.dynamic
+	}
+	if !static {
+		sc.vars[wi.Name.Value] = arg{dynamic: true}
+		r.branch(c.Do, sc)
+		return
+	}
+	for _, it := range items {
+		sc.vars[wi.Name.Value] = it
+		r.branch(c.Do, sc)
+	}
+}
+
+// funcDecl records a function; a body that calls itself twice, or in a
+// pipeline or the background, is a fork bomb.
+func (r *reader) funcDecl(c *syntax.FuncDecl) {
+	if c.Name == nil || c.Body == nil {
+		return
+	}
+	name := c.Name.Value
+	r.funcs[name] = c.Body
+	calls, forked := 0, false
+	syntax.Walk(c.Body, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.Stmt:
+			if ce, ok := n.Cmd.(*syntax.CallExpr); ok && len(ce.Args) > 0 && ce.Args[0].Lit() == name {
+				calls++
+				forked = forked || n.Background
+			}
+		case *syntax.BinaryCmd:
+			if n.Op == syntax.Pipe || n.Op == syntax.PipeAll {
+				for _, s := range []*syntax.Stmt{n.X, n.Y} {
+					if ce, ok := s.Cmd.(*syntax.CallExpr); ok && len(ce.Args) > 0 && ce.Args[0].Lit() == name {
+						forked = true
+					}
+				}
+			}
+		}
+		return true
+	})
+	if calls >= 2 || forked {
+		r.setDeny(whyForkBomb)
+	}
+}
+
+func (r *reader) setDeny(why string) {
+	if r.out.deny == "" {
+		r.out.deny = why
+	}
+}
+
+// substs walks the command and process substitutions of a node, not those
+// of nested statements (walked on their own).
+func (r *reader) substs(n syntax.Node, sc *scope) {
+	if n == nil {
+		return
+	}
+	syntax.Walk(n, func(x syntax.Node) bool {
+		switch x := x.(type) {
+		case *syntax.Stmt:
+			return false
+		case *syntax.CmdSubst:
+			for i, st := range x.Stmts {
+				out := r.stmt(st, sc.clone(), input{})
+				if i == 0 && len(x.Stmts) == 1 && out.kind == inText {
+					r.substOut[x] = strings.TrimRight(out.text, "\n")
+				}
+			}
+			return false
+		case *syntax.ProcSubst:
+			r.stmts(x.Stmts, sc.clone())
+			return false
+		case *syntax.FuncDecl:
+			return false
+		}
+		return true
+	})
+}
+
+func (r *reader) assign(as *syntax.Assign, sc *scope) {
+	if as == nil || as.Name == nil || as.Naked {
+		return
+	}
+	v := arg{dynamic: true}
+	if as.Value != nil && as.Index == nil && as.Array == nil && !as.Append {
+		v = r.joined(as.Value, sc)
+	} else if as.Value == nil && as.Array == nil {
+		v = arg{}
+	}
+	sc.vars[as.Name.Value] = v
+}
+
+// textInput is a here-string or here-document as stdin.
+func (r *reader) textInput(w *syntax.Word, sc *scope, hdoc bool) input {
+	if w == nil {
+		return input{kind: inText}
+	}
+	a := r.joined(w, sc)
+	if a.dynamic {
+		return input{kind: inUnknown, dl: a.download}
+	}
+	if !hdoc {
+		a.text += "\n"
+	}
+	return input{kind: inText, text: a.text}
+}
+
+// callExpr expands a simple command and runs it.
+func (r *reader) callExpr(c *syntax.CallExpr, sc *scope, stdin input, redirs []redir) input {
+	if len(c.Args) == 0 {
+		for _, as := range c.Assigns {
+			r.assign(as, sc)
+		}
+		if len(redirs) > 0 {
+			r.emit(&call{redirs: redirs, cwds: sc.cwds, layers: sc.layer, opaque: sc.opq})
+		}
+		return input{}
+	}
+	argv := r.fields(c.Args, sc)
+	x := &runCtx{sc: sc, stdin: stdin, redirs: redirs, layers: sc.layer, opaque: sc.opq || len(c.Assigns) > 0}
+	if len(c.Assigns) > 0 { // VAR=x cmd: the outer layer is not the program's
+		var outer []string
+		for _, as := range c.Assigns {
+			v := ""
+			if as.Value != nil {
+				v = r.joined(as.Value, sc).text
+			}
+			if as.Name != nil {
+				outer = append(outer, as.Name.Value+"="+v)
+			}
+		}
+		x.layers = append(x.layers[:len(x.layers):len(x.layers)], append(outer, texts(argv)...))
+	}
+	return r.run(argv, x)
+}
+
+// word1 expands a word that must stay one word (a redirect target).
+func (r *reader) word1(w *syntax.Word, sc *scope) arg {
+	fs := r.fields([]*syntax.Word{w}, sc)
+	if len(fs) != 1 {
+		a := r.joined(w, sc)
+		a.dynamic = true
+		return a
+	}
+	return fs[0]
 }

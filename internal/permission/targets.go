@@ -163,7 +163,7 @@ func IsSecretFile(p string) bool {
 		return false
 	}
 	home, _ := os.UserHomeDir()
-	return secretAt(p, home) || secretAt(resolve(p), resolve(home))
+	return secretAt(p, home) || secretAt(resolveLinks(p), resolveLinks(home))
 }
 
 func secretAt(p, home string) bool {
@@ -201,7 +201,7 @@ func sensitivePath(p, cwd string) bool {
 		return true
 	}
 	home, _ := os.UserHomeDir()
-	return sensitiveAt(p, home, cwd) || sensitiveAt(resolve(p), resolve(home), resolve(cwd))
+	return sensitiveAt(p, home, cwd) || sensitiveAt(resolveLinks(p), resolveLinks(home), resolveLinks(cwd))
 }
 
 func sensitiveAt(p, home, cwd string) bool {
@@ -218,9 +218,9 @@ func sensitiveAt(p, home, cwd string) bool {
 	return !ok
 }
 
-// resolve is p with symlinks resolved, as far as they exist (a file not
+// resolveLinks is p with symlinks resolved, as far as they exist (a file not
 // yet written resolves through its directory).
-func resolve(p string) string {
+func resolveLinks(p string) string {
 	if p == "" || !filepath.IsAbs(p) {
 		return p
 	}

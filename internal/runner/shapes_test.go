@@ -30,10 +30,6 @@ func TestShapesAgent(t *testing.T) {
 
 func shapeSetup(t *testing.T) ([]permtest.Row, string) {
 	t.Helper()
-	rows, err := permtest.Rows(filepath.Join("..", "permission", "testdata", "shapes.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	home := t.TempDir()
 	t.Setenv("HOME", home)
 	t.Setenv("USERPROFILE", home)
@@ -46,6 +42,10 @@ func shapeSetup(t *testing.T) ([]permtest.Row, string) {
 		if err := os.WriteFile(p, []byte("KEY=secret\n"), 0o600); err != nil {
 			t.Fatal(err)
 		}
+	}
+	rows, err := permtest.Rows(filepath.Join("..", "permission", "testdata", "shapes.txt"), ws)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return rows, ws
 }

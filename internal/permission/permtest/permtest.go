@@ -45,10 +45,12 @@ type Row struct {
 }
 
 // Rows are the rows of the shapes file (COMMAND rows as an execute call
-// and a bash call) followed by the tool-call shapes. A row with a cwd=
-// column is left out: a session has one working directory, the same for
-// every row (the permission package's own table runs those).
-func Rows(shapesFile string) ([]Row, error) {
+// and a bash call, judged in the workspace cwd) followed by the tool-call
+// shapes. Left out, because the permission package's own table runs them
+// with the real home directory: a row with a cwd= column (a session has
+// one working directory) and a row climbing with ".." (what it reaches
+// depends on how deep the test's home and workspace sit).
+func Rows(shapesFile, cwd string) ([]Row, error) {
 	f, err := os.Open(shapesFile)
 	if err != nil {
 		return nil, fmt.Errorf("shape rows: %w", err)
@@ -66,11 +68,11 @@ func Rows(shapesFile string) ([]Row, error) {
 			return nil, fmt.Errorf("%s:%d: want deny|ok<TAB>COMMAND", shapesFile, n)
 		}
 		want, cmd := Class(cols[0]), cols[1]
-		if want == OK && permission.MustAsk(permission.Request{Tool: "bash", Kind: adapters.KindExecute, Command: cmd}) != "" {
-			want = Ask
-		}
-		if len(cols) > 2 && strings.HasPrefix(cols[2], "cwd=") {
+		if (len(cols) > 2 && strings.HasPrefix(cols[2], "cwd=")) || strings.Contains(cmd, "..") {
 			continue
+		}
+		if want == OK && permission.MustAsk(permission.Request{Tool: "bash", Kind: adapters.KindExecute, Command: cmd, Cwd: cwd}) != "" {
+			want = Ask
 		}
 		name := fmt.Sprintf("line%d", n)
 		rows = append(rows, Row{Name: name, Want: want,

@@ -1,0 +1,76 @@
+package permission
+
+import (
+	"regexp"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// Inline interpreter code (python -c, perl -e, node -e, ruby -e, php -r)
+// hub cannot read as a program; it reads the shell commands such code
+// hands to a shell (os.system("…"), subprocess.run([…]), `…`) and the
+// recursive deletes it spells with a literal path (shutil.rmtree("~")).
+
+var (
+	homeCalls = regexp.MustCompile(`(?:pathlib\.)?Path\.home\(\)|(?:os|require\(['"]os['"]\))\.homedir\(\)|Dir\.home|ENV\[['"]HOME['"]\]|os\.environ\[['"]HOME['"]\]|\$ENV\{HOME\}|os\.getenv\(['"]HOME['"]\)|process\.env\.HOME`)
+	shellCall = regexp.MustCompile(`(?:system|popen|exec[lv]?p?e?|execSync|spawnSync|call|run|check_call|check_output|getoutput|getstatusoutput|shell_exec|passthru)\s*\(\s*(?:'((?:\\.|[^'\\])*)'|"((?:\\.|[^"\\])*)"|\[([^\]]*)\])`)
+	backticks = regexp.MustCompile("`([^`]+)`")
+	rmtree    = regexp.MustCompile(`(?:rmtree|rm_rf|rm_r|remove_tree|rmSync|rimraf|RemoveAll|rmdirSync)\s*\(\s*(?:[\w.]+\(\s*)?(?:'([^']*)'|"([^"]*)")`)
+	quoted    = regexp.MustCompile(`'([^']*)'|"([^"]*)"`)
+)
+
+// interpCode is the inline code of an interpreter's argv, if any.
+func interpCode(argv []arg) (string, bool) {
+	for i, a := range argv[1:] {
+		t := a.text
+		if i+2 > len(argv)-1 {
+			break
+		}
+		switch {
+		case t == "-c" || t == "-e" || t == "-E" || t == "-r" || t == "--eval" || t == "-p" || t == "--print",
+			len(t) > 2 && t[0] == '-' && t[1] != '-' && (strings.HasSuffix(t, "e") || strings.HasSuffix(t, "c")):
+			return argv[i+2].text, !argv[i+2].dynamic
+		}
+	}
+	return "", false
+}
+
+// interp walks the shell commands and deletes in inline code.
+func (r *reader) interp(argv []arg, x *runCtx) {
+	code, ok := interpCode(argv)
+	if !ok {
+		return
+	}
+	code = homeCalls.ReplaceAllString(code, `"~"`)
+	for _, m := range shellCall.FindAllStringSubmatch(code, 8) {
+		script := m[1] + m[2]
+		if m[3] != "" { // an argv list
+			var words []string
+			for _, q := range quoted.FindAllStringSubmatch(m[3], -1) {
+				words = append(words, shellQuote(q[1]+q[2]))
+			}
+			script = strings.Join(words, " ")
+		}
+		r.nested(arg{text: script}, x, nil)
+	}
+	if progName(argv[0].text) != "python" && !strings.HasPrefix(progName(argv[0].text), "python") {
+		for _, m := range backticks.FindAllStringSubmatch(code, 8) {
+			r.nested(arg{text: m[1]}, x, nil)
+		}
+	}
+	for _, m := range rmtree.FindAllStringSubmatch(code, 8) {
+		p := m[1] + m[2]
+		word := &syntax.Word{Parts: []syntax.WordPart{&syntax.Lit{Value: p}}}
+		sub := &runCtx{sc: x.sc, layers: x.layers, opaque: true}
+		r.run(append([]arg{{text: "rm"}, {text: "-rf"}, {text: "--"}}, r.fields([]*syntax.Word{word}, x.sc)...), sub)
+	}
+}
+
+func shellQuote(s string) string {
+	q, err := syntax.Quote(s, syntax.LangBash)
+	if err != nil {
+		return s
+	}
+	return q
+}

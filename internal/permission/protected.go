@@ -1,0 +1,187 @@
+package permission
+
+import (
+	"path"
+	"regexp"
+	"strings"
+)
+
+// The paths a delete, move or recursive chmod must never touch. A
+// recursive operation is refused on:
+//   - /, every top-level system directory (/usr, /etc, /var, /home, /opt,
+//     /Users, /System, …);
+//   - anything inside a system tree (/usr except /usr/local's contents,
+//     /etc, /boot, /bin, /sbin, /lib*, /var/lib, /var/log, /var/db,
+//     /var/spool, /var/mail, /dev, /proc, /sys, /System, /Library
+//     except /Library/Caches, /nix/store, /private/etc);
+//   - a home directory (yours, ~root, /home/NAME, /Users/NAME), and in a
+//     home the directories that hold what cannot be rebuilt: .ssh, .gnupg,
+//     .aws, .azure, .kube, .docker, .password-store, .config, .local,
+//     .mozilla, .thunderbird, Documents, Desktop, Pictures, Music, Videos,
+//     Movies, Downloads, Library;
+//   - anything inside a credential store (~/.ssh, ~/.gnupg, ~/.aws,
+//     ~/.azure, ~/.kube, ~/.docker, ~/.password-store).
+//
+// A plain (not recursive) delete is refused inside a system tree or a
+// credential store. Caches and build output (~/.cache/x, ~/.npm,
+// ~/go/pkg, ./build) stay the rules' business.
+
+var topLevel = set("/bin", "/boot", "/dev", "/etc", "/home", "/lib", "/lib32", "/lib64", "/libx32", "/opt", "/proc",
+	"/root", "/run", "/sbin", "/srv", "/sys", "/usr", "/var", "/snap", "/nix", "/mnt", "/media", "/Users",
+	"/System", "/Library", "/Applications", "/private", "/Volumes", "/cores", "/var/root")
+
+var systemTrees = []string{"/bin", "/boot", "/dev", "/etc", "/lib", "/lib32", "/lib64", "/libx32", "/sbin", "/usr",
+	"/proc", "/sys", "/var/lib", "/var/log", "/var/db", "/var/spool", "/var/mail", "/var/backups", "/System", "/Library",
+	"/private/etc", "/private/var/db", "/nix/store"}
+
+// systemFree are the parts of system trees users manage themselves.
+var systemFree = []string{"/usr/local/", "/dev/shm/", "/Library/Caches/", "/dev/null", "/dev/fd/", "/dev/stdout", "/dev/stderr"}
+
+// usrLocal are /usr/local's own directories: never deleted whole.
+var usrLocal = set("/usr/local", "/usr/local/bin", "/usr/local/lib", "/usr/local/sbin", "/usr/local/share",
+	"/usr/local/include", "/usr/local/etc", "/usr/local/Cellar", "/usr/local/Homebrew")
+
+var homeDirs = set(".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker", ".password-store", ".config", ".local",
+	".mozilla", ".thunderbird", "Documents", "Desktop", "Pictures", "Music", "Videos", "Movies", "Downloads", "Library")
+
+var credDirs = set(".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker", ".password-store")
+
+// protected reports whether deleting p (recursively or not) is refused.
+func (r *reader) protected(p string, recursive bool) bool {
+	if inSystemTree(p) || r.inCredStore(p) {
+		return true
+	}
+	if !recursive {
+		return false
+	}
+	if p == "/" || topLevel[p] || usrLocal[p] || winRoot.MatchString(strings.ToLower(p)) {
+		return true
+	}
+	if d := path.Dir(p); d == "/Volumes" || d == "/mnt" || d == "/media" || path.Dir(d) == "/media" || d == "/run/media" {
+		return true // a mounted disk
+	}
+	h, rel := r.homeOf(p)
+	if h == "" {
+		return false
+	}
+	return rel == "" || !strings.Contains(rel, "/") && homeDirs[rel]
+}
+
+// winRoot: a drive (C:\ is /c in the shells of Windows) and its system
+// directories.
+var (
+	winRoot   = regexp.MustCompile(`^/[a-z](/(windows|program files|program files \(x86\)|programdata|users))?$`)
+	winSystem = regexp.MustCompile(`^/[a-z]/windows/`)
+)
+
+func inSystemTree(p string) bool {
+	if winSystem.MatchString(strings.ToLower(p)) {
+		return true
+	}
+	for _, f := range systemFree {
+		if strings.HasPrefix(p, f) || p+"/" == f {
+			return false
+		}
+	}
+	for _, t := range systemTrees {
+		if p == t || strings.HasPrefix(p, t+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *reader) inCredStore(p string) bool {
+	h, rel := r.homeOf(p)
+	if h == "" || rel == "" {
+		return false
+	}
+	first, _, _ := strings.Cut(rel, "/")
+	return credDirs[first]
+}
+
+// homeOf finds the home directory p is (in): yours, root's, or a user's
+// under /home or /Users; rel is p inside it.
+func (r *reader) homeOf(p string) (home, rel string) {
+	for _, h := range []string{r.home, "/root", "/var/root"} {
+		if h == "/" || h == "" {
+			continue
+		}
+		if p == h {
+			return h, ""
+		}
+		if strings.HasPrefix(p, h+"/") {
+			return h, p[len(h)+1:]
+		}
+	}
+	for _, base := range []string{"/home/", "/Users/"} {
+		if rest, ok := strings.CutPrefix(p, base); ok && rest != "" {
+			name, in, _ := strings.Cut(rest, "/")
+			if name == "Shared" && base == "/Users/" {
+				continue
+			}
+			return base + name, in
+		}
+	}
+	if r.home == "/" && p != "/" { // HOME=/: everything else is in it
+		return "/", p[1:]
+	}
+	return "", ""
+}
+
+// protectedGlob reports a pattern that can match a protected path: it
+// matches one of the well-known ones, or it lies inside a system tree or a
+// credential store.
+func (r *reader) protectedGlob(pattern string, recursive bool) bool {
+	if prefix := literalPrefix(pattern); prefix != pattern && (inSystemTree(prefix) || r.inCredStore(prefix)) {
+		return true
+	}
+	cands := r.candidates()
+	if h, _ := r.homeOf(literalPrefix(pattern)); h != "" {
+		cands = append(cands, h)
+		for d := range homeDirs {
+			cands = append(cands, path.Join(h, d))
+		}
+	}
+	for _, c := range cands {
+		if globMatch(pattern, c) && r.protected(c, recursive) {
+			return true
+		}
+	}
+	return false
+}
+
+// literalPrefix is the directory part of pattern before its first
+// pattern character.
+func literalPrefix(pattern string) string {
+	i := strings.IndexAny(pattern, "*?[")
+	if i < 0 {
+		return pattern
+	}
+	return path.Dir(pattern[:i] + "x")
+}
+
+func (r *reader) candidates() []string {
+	out := []string{"/", "/usr/lib", "/usr/bin", "/usr/sbin", "/usr/share", "/usr/include", "/usr/lib64", "/usr/local",
+		"/var/lib", "/var/log", "/var/db", "/etc/ssl", "/etc/passwd", "/private/etc", "/home/user", "/Users/user"}
+	for t := range topLevel {
+		out = append(out, t)
+	}
+	for _, h := range []string{r.home, "/root", "/home/user", "/Users/user"} {
+		out = append(out, h)
+		for d := range homeDirs {
+			out = append(out, path.Join(h, d))
+		}
+	}
+	return out
+}
+
+// globMatch is shell pattern matching ([!x] negates); a pattern Go cannot
+// read matches whatever shares its literal prefix.
+func globMatch(pattern, name string) bool {
+	ok, err := path.Match(strings.ReplaceAll(pattern, "[!", "[^"), name)
+	if err != nil {
+		return strings.HasPrefix(name, literalPrefix(pattern))
+	}
+	return ok
+}

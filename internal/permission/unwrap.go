@@ -1,0 +1,945 @@
+package permission
+
+import (
+	"strings"
+
+	"mvdan.cc/sh/v3/expand"
+)
+
+// Unwrapping: the programs that run another program (sudo, env, xargs,
+// find -exec, sh -c, …) are peeled off, so the rules see what runs.
+
+// runCtx is how one simple command runs.
+type runCtx struct {
+	sc     *scope
+	stdin  input
+	redirs []redir
+	layers [][]string
+	opaque bool
+}
+
+var (
+	downloaders  = set("curl", "wget", "wget2", "fetch", "aria2c", "http", "https", "xh", "lwp-download", "lwp-request")
+	shells       = set("sh", "bash", "zsh", "dash", "ksh", "mksh", "fish", "ash", "yash", "csh", "tcsh", "posh", "rbash", "hush")
+	interpreters = set("python", "python2", "python3", "perl", "ruby", "node", "nodejs", "php", "deno", "bun", "lua", "tclsh", "rscript", "osascript", "pwsh", "powershell")
+	// transparent wrappers change neither who runs nor what.
+	plainWrappers = map[string]string{ // name -> its options that take a value
+		"nohup": "", "time": "fo", "command": "", "builtin": "", "exec": "a", "stdbuf": "ioe", "unbuffer": "",
+		"setsid": "", "nice": "n", "ionice": "cnpPu", "strace": "oepsuEIabXPSO", "ltrace": "oepsunaAx",
+		"timeout": "sk", "sudo": "ugpCUrtThDR", "doas": "uC", "pkexec": "u", "runuser": "ugs", "chroot": "",
+		"systemd-run": "pueEMGHs", "unshare": "", "nsenter": "tSGw", "fakeroot": "ls", "proxychains": "f",
+		"proxychains4": "f", "torsocks": "aPpu", "catchsegv": "", "valgrind": "", "firejail": "", "cgexec": "g",
+		"taskset": "", "chrt": "", "faketime": "f", "numactl": "CNmpPi", "caffeinate": "tw", "sg": "", "doas-keepenv": "",
+	}
+	// longValued are the long options of wrappers that take the next word.
+	longValued = map[string][]string{
+		"sudo":        {"user", "group", "host", "prompt", "chdir", "chroot", "close-from", "role", "type", "other-user", "command-timeout"},
+		"doas":        {"user"},
+		"timeout":     {"signal", "kill-after"},
+		"chroot":      {"userspec", "groups"},
+		"nice":        {"adjustment"},
+		"ionice":      {"class", "classdata", "pid", "pgid", "uid"},
+		"runuser":     {"user", "group", "supp-group", "shell", "command"},
+		"systemd-run": {"property", "unit", "setenv", "description", "slice", "uid", "gid", "working-directory", "nice", "on-calendar", "on-active", "machine", "host"},
+		"nsenter":     {"target", "setuid", "setgid", "wd", "root"},
+		"strace":      {"output", "trace", "signal", "attach", "user"},
+	}
+	// firstOperand wrappers take one operand before the command.
+	firstOperand = set("timeout", "chroot", "taskset", "chrt", "faketime", "sg")
+	// privileged wrappers: an allow rule for the program does not cover them.
+	privileged = set("sudo", "doas", "pkexec", "runuser", "chroot", "su", "sg", "nsenter", "unshare", "systemd-run", "fakeroot")
+)
+
+func set(names ...string) map[string]bool {
+	m := make(map[string]bool, len(names))
+	for _, n := range names {
+		m[n] = true
+	}
+	return m
+}
+
+func texts(argv []arg) []string {
+	out := make([]string, len(argv))
+	for i, a := range argv {
+		out[i] = a.text
+	}
+	return out
+}
+
+// run unwraps argv and records what runs; it returns what the command
+// writes to stdout, as far as hub can tell.
+func (r *reader) run(argv []arg, x *runCtx) input {
+	for {
+		if len(argv) == 0 {
+			if len(x.redirs) > 0 {
+				r.emit(r.newCall(nil, x))
+			}
+			return input{}
+		}
+		p := argv[0]
+		x.layers = append(x.layers[:len(x.layers):len(x.layers)], texts(argv))
+		if p.subst {
+			r.out.unclear = true // a program from a substitution: asked every time
+		}
+		if p.dynamic {
+			r.out.unclear = true
+			if len(argv) > 2 && len(argv[1].text) > 1 && argv[1].text[0] == '-' && strings.ContainsRune(argv[1].text, 'c') {
+				r.shell(argv, x) // $SHELL -c '…': whatever the shell, the script is this one
+			}
+			r.emit(r.newCall(argv, x))
+			return input{kind: inUnknown, dl: p.download || x.stdin.dl}
+		}
+		name := progName(p.text)
+		if opts, ok := plainWrappers[name]; ok {
+			rest, more := r.plainWrapper(name, opts, argv[1:], x)
+			if !more {
+				if (name == "sudo" || name == "doas") && hasShort(argv[1:], "si") {
+					return r.shell([]arg{{text: "sh"}}, x) // sudo -s, sudo -i: a root shell reading stdin
+				}
+				return r.final(argv, x)
+			}
+			argv = rest
+			continue
+		}
+		switch {
+		case name == "env":
+			argv = r.env(argv[1:], x)
+			continue
+		case name == "busybox" && len(argv) > 1:
+			argv = argv[1:]
+			continue
+		case name == "git":
+			return r.final(r.git(argv, x), x)
+		case name == "xargs":
+			argv = r.xargs(argv[1:], x)
+			continue
+		case name == "find":
+			r.find(argv, x)
+			return r.final(argv, x)
+		case name == "parallel":
+			r.parallel(argv[1:], x)
+			return input{kind: inUnknown}
+		case shells[name]:
+			return r.shell(argv, x)
+		case name == "su" || name == "script":
+			return r.suScript(name, argv, x)
+		case name == "watch":
+			return r.watch(argv, x)
+		case name == "ssh":
+			return r.ssh(argv, x)
+		case name == "at" || name == "batch":
+			return r.at(argv, x)
+		case name == "flock":
+			rest, script, ok := flockCmd(argv[1:])
+			if script != nil {
+				r.nested(*script, x, nil)
+				return input{kind: inUnknown}
+			}
+			if !ok {
+				return r.final(argv, x)
+			}
+			argv = rest
+			continue
+		case name == "eval":
+			r.eval(argv[1:], x)
+			return input{kind: inUnknown}
+		case name == "trap" && len(argv) > 2 && argv[1].text != "-":
+			r.nested(argv[1], x, nil)
+			return r.final(argv, x)
+		case (name == "source" || name == ".") && len(argv) > 1 && argv[1].dynamic:
+			r.out.unclear = true
+			return r.final(argv, x)
+		case name == "alias":
+			for _, a := range argv[1:] {
+				if k, v, ok := strings.Cut(a.text, "="); ok && !a.dynamic {
+					if r.aliases == nil {
+						r.aliases = map[string]string{}
+					}
+					r.aliases[k] = v
+				}
+			}
+			return r.final(argv, x)
+		case r.aliases[p.text] != "" && !r.active["alias "+p.text]:
+			r.active["alias "+p.text] = true
+			r.nested(arg{text: r.aliases[p.text] + " " + joinArgs(argv[1:]).text, dynamic: anyDynamic(argv[1:])}, x, nil)
+			r.active["alias "+p.text] = false
+			return input{kind: inUnknown}
+		case name == "set" && len(argv) > 1 && (argv[1].text == "--" || !strings.HasPrefix(argv[1].text, "-") && !strings.HasPrefix(argv[1].text, "+")):
+			ops := argv[1:]
+			if ops[0].text == "--" {
+				ops = ops[1:]
+			}
+			p0 := arg{text: "sh"}
+			if len(x.sc.pos) > 0 {
+				p0 = x.sc.pos[0]
+			}
+			x.sc.pos = append([]arg{p0}, ops...)
+			return r.final(argv, x)
+		case name == "cd" || name == "pushd" || name == "popd":
+			r.cd(name, argv[1:], x.sc)
+			return r.final(argv, x)
+		}
+		if interpreters[strings.TrimRight(name, "0123456789.")] {
+			r.interp(argv, x)
+		}
+		if body := r.funcs[p.text]; body != nil && !r.active[p.text] {
+			r.called[p.text], r.active[p.text] = true, true
+			saved := x.sc.pos
+			x.sc.pos = argv
+			r.stmt(body, x.sc, x.stdin)
+			x.sc.pos = saved
+			r.active[p.text] = false
+			return input{kind: inUnknown}
+		}
+		return r.final(argv, x)
+	}
+}
+
+func (r *reader) newCall(argv []arg, x *runCtx) *call {
+	return &call{argv: argv, layers: x.layers, opaque: x.opaque, redirs: x.redirs, cwds: x.sc.cwds, stdin: x.stdin}
+}
+
+// final records the innermost command and tells what it writes.
+func (r *reader) final(argv []arg, x *runCtx) input {
+	c := r.newCall(argv, x)
+	r.emit(c)
+	return r.output(c)
+}
+
+// plainWrapper strips a wrapper's options (and timeout's duration,
+// chroot's directory); more is false when no command follows.
+func (r *reader) plainWrapper(name, valued string, args []arg, x *runCtx) ([]arg, bool) {
+	if privileged[name] {
+		x.opaque = true
+	}
+	if name == "command" || name == "builtin" || name == "exec" {
+		for _, a := range args {
+			if a.text == "-v" || a.text == "-V" { // a lookup; nothing runs
+				return nil, false
+			}
+			if !strings.HasPrefix(a.text, "-") {
+				break
+			}
+		}
+	}
+	rest := skipOpts(args, valued, longValued[name]...)
+	if name == "sudo" {
+		for i, a := range args[:len(args)-len(rest)] {
+			if (a.text == "-D" || a.text == "--chdir") && i+1 < len(args) {
+				x.sc = x.sc.clone()
+				r.cd("cd", args[i+1:i+2], x.sc)
+			}
+		}
+	}
+	if name == "strace" || name == "ltrace" || name == "ionice" {
+		for _, a := range args[:len(args)-len(rest)] {
+			if a.text == "-p" || strings.HasPrefix(a.text, "-p") && name != "ionice" {
+				return nil, false // attaches to a running process
+			}
+		}
+	}
+	if firstOperand[name] && len(rest) > 0 {
+		rest = rest[1:]
+	}
+	if name == "sg" && len(rest) > 0 && rest[0].text == "-c" {
+		rest = rest[1:]
+	}
+	if name == "sg" && len(rest) == 1 { // sg GROUP 'command line'
+		r.nested(rest[0], x, nil)
+		return nil, false
+	}
+	if name == "chroot" && len(rest) == 0 {
+		return nil, false
+	}
+	return rest, len(rest) > 0
+}
+
+// skipOpts drops leading options: short ones (clusters too; those in
+// valued take a value, attached or the next word) and long ones (those in
+// long take the next word unless given with =).
+func skipOpts(args []arg, valued string, long ...string) []arg {
+	for len(args) > 0 {
+		t := args[0].text
+		switch {
+		case args[0].dynamic:
+			return args
+		case t == "--":
+			return args[1:]
+		case strings.HasPrefix(t, "--"):
+			args = args[1:]
+			if !strings.Contains(t, "=") && len(args) > 0 {
+				for _, l := range long {
+					if t == "--"+l {
+						args = args[1:]
+						break
+					}
+				}
+			}
+		case len(t) > 1 && t[0] == '-':
+			args = args[1:]
+			for i := 1; i < len(t); i++ {
+				if strings.IndexByte(valued, t[i]) >= 0 {
+					if i == len(t)-1 && len(args) > 0 {
+						args = args[1:]
+					}
+					break
+				}
+			}
+		default:
+			return args
+		}
+	}
+	return args
+}
+
+// env: options, NAME=VALUE, -S "split string", -C dir.
+func (r *reader) env(args []arg, x *runCtx) []arg {
+	for len(args) > 0 {
+		a := args[0]
+		t := a.text
+		switch {
+		case a.dynamic:
+			return args
+		case t == "--":
+			return args[1:]
+		case t == "-S" || t == "--split-string" || strings.HasPrefix(t, "-S") || strings.HasPrefix(t, "--split-string="):
+			s := strings.TrimPrefix(strings.TrimPrefix(t, "--split-string="), "-S")
+			rest := args[1:]
+			if t == "-S" || t == "--split-string" {
+				if len(rest) == 0 {
+					return nil
+				}
+				s, rest = rest[0].text, rest[1:]
+				if args[1].dynamic {
+					r.out.unclear = true
+				}
+			}
+			return append(r.splitString(s, x.sc), rest...)
+		case t == "-C" || t == "--chdir" || strings.HasPrefix(t, "--chdir="):
+			dir := strings.TrimPrefix(t, "--chdir=")
+			if t == "-C" || t == "--chdir" {
+				if len(args) < 2 {
+					return nil
+				}
+				dir, args = args[1].text, args[1:]
+			}
+			x.sc = x.sc.clone()
+			r.cd("cd", []arg{{text: dir}}, x.sc)
+			args = args[1:]
+		case t == "-u" || t == "--unset" || t == "-P":
+			args = args[min(2, len(args)):]
+		case strings.HasPrefix(t, "-"):
+			args = args[1:]
+		case isAssignment(t):
+			x.opaque = true
+			args = args[1:]
+		default:
+			return args
+		}
+	}
+	return nil
+}
+
+// splitString is env -S's argument split into words (quotes honoured).
+func (r *reader) splitString(s string, sc *scope) []arg {
+	f := parseWords(s)
+	if f == nil {
+		r.out.unclear = true
+		return []arg{{text: s}}
+	}
+	return r.fields(f, sc)
+}
+
+func isAssignment(s string) bool {
+	eq := strings.IndexByte(s, '=')
+	if eq <= 0 {
+		return false
+	}
+	for i, c := range s[:eq] {
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// git strips the options before the subcommand; -c and --exec-path can
+// run other programs, so they make the call opaque.
+func (r *reader) git(argv []arg, x *runCtx) []arg {
+	args := argv[1:]
+	stripped := false
+	for len(args) > 0 && strings.HasPrefix(args[0].text, "-") && !args[0].dynamic {
+		t := args[0].text
+		stripped = true
+		args = args[1:]
+		switch {
+		case t == "-C":
+			if len(args) > 0 {
+				x.sc = x.sc.clone()
+				r.cd("cd", args[:1], x.sc)
+				args = args[1:]
+			}
+		case t == "-c" || t == "--config-env":
+			x.opaque = true
+			if len(args) > 0 {
+				r.gitConfig(args[0].text)
+				args = args[1:]
+			}
+		case t == "--git-dir" || t == "--work-tree" || t == "--namespace" || t == "--super-prefix":
+			if len(args) > 0 {
+				args = args[1:]
+			}
+		case strings.HasPrefix(t, "--exec-path") || strings.HasPrefix(t, "--config-env="):
+			x.opaque = true
+		}
+	}
+	if len(args) > 0 && args[0].text == "config" && len(args) >= 3 && strings.HasPrefix(args[1].text, "alias.") {
+		r.gitConfig(args[1].text + "=" + joinArgs(args[2:]).text)
+	}
+	if len(args) > 0 {
+		if def, ok := r.gitAliases[args[0].text]; ok && !r.active["git alias "+args[0].text] {
+			r.active["git alias "+args[0].text] = true
+			defer func() { r.active["git alias "+args[0].text] = false }()
+			x.opaque = true
+			if strings.HasPrefix(def, "!") { // a shell command
+				r.nested(arg{text: def[1:] + " " + joinArgs(args[1:]).text}, x, nil)
+				return argv
+			}
+			ws := parseWords(def)
+			if ws == nil {
+				r.out.unclear = true
+				return argv
+			}
+			args = append(r.fields(ws, x.sc), args[1:]...)
+			stripped = true
+		}
+	}
+	if !stripped {
+		return argv
+	}
+	out := append([]arg{argv[0]}, args...)
+	x.layers = append(x.layers[:len(x.layers):len(x.layers)], texts(out))
+	return out
+}
+
+// xargs: its command gets the input's words as operands.
+func (r *reader) xargs(args []arg, x *runCtx) []arg {
+	x.opaque = true
+	replace := ""
+	for i := 0; i < len(args); i++ {
+		t := args[i].text
+		if t == "-I" && i+1 < len(args) {
+			replace = args[i+1].text
+		} else if strings.HasPrefix(t, "-I") && len(t) > 2 {
+			replace = t[2:]
+		} else if t == "-i" || strings.HasPrefix(t, "--replace") {
+			replace = "{}"
+		}
+		if !strings.HasPrefix(t, "-") {
+			break
+		}
+	}
+	cmd := skipOpts(args, "adEILnPs", "arg-file", "delimiter", "eof", "max-lines", "max-args", "max-procs", "max-chars", "process-slot-var")
+	if len(cmd) == 0 {
+		cmd = []arg{{text: "echo"}}
+	}
+	items := inputItems(x.stdin)
+	x.stdin = input{}
+	if replace == "" {
+		return append(append([]arg(nil), cmd...), items...)
+	}
+	return substitute(cmd, replace, items)
+}
+
+// inputItems are the words a command reading names gets from stdin.
+func inputItems(in input) []arg {
+	switch in.kind {
+	case inText:
+		ws := strings.Fields(in.text)
+		if len(ws) > 16 {
+			ws = ws[:16]
+		}
+		out := make([]arg, len(ws))
+		for i, w := range ws {
+			out[i] = arg{text: w}
+		}
+		return out
+	case inFiles:
+		return in.files
+	}
+	return []arg{{text: "\x00", dynamic: true, download: in.dl}}
+}
+
+// substitute replaces rep inside the words of cmd by each item in turn
+// (the first one when several; the others are checked by the caller).
+func substitute(cmd []arg, rep string, items []arg) []arg {
+	out := make([]arg, 0, len(cmd))
+	for _, c := range cmd {
+		if !strings.Contains(c.text, rep) || len(items) == 0 {
+			out = append(out, c)
+			continue
+		}
+		for _, it := range items {
+			if len(out) >= maxWords {
+				return append(out, unknown)
+			}
+			n := c
+			n.text = strings.ReplaceAll(c.text, rep, it.text)
+			n.dynamic = n.dynamic || it.dynamic
+			n.under = it.under
+			n.download = n.download || it.download
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// find: the start paths, and the commands -exec, -execdir, -ok and -okdir
+// run on every file under them.
+func (r *reader) find(argv []arg, x *runCtx) {
+	starts := findStarts(argv[1:])
+	items := make([]arg, 0, len(starts))
+	for _, s := range starts {
+		items = append(items, arg{text: s.text, dynamic: s.dynamic, under: true})
+	}
+	if len(items) == 0 {
+		items = []arg{{text: ".", under: true}}
+	}
+	args := argv[1:]
+	for i := 0; i < len(args); i++ {
+		switch args[i].text {
+		case "-exec", "-execdir", "-ok", "-okdir":
+		default:
+			continue
+		}
+		j := i + 1
+		for j < len(args) && args[j].text != ";" && !(args[j].text == "+" && j > i+1 && args[j-1].text == "{}") {
+			j++
+		}
+		cmd := append([]arg(nil), args[i+1:j]...)
+		i = j
+		if len(cmd) == 0 {
+			continue
+		}
+		sub := &runCtx{sc: x.sc.clone(), layers: x.layers, opaque: true}
+		r.run(substitute(cmd, "{}", items), sub)
+	}
+}
+
+// findStarts are find's start paths: after its leading options, before
+// the expression.
+func findStarts(args []arg) []arg {
+	i := 0
+	for i < len(args) {
+		t := args[i].text
+		if t == "-H" || t == "-L" || t == "-P" || strings.HasPrefix(t, "-O") {
+			i++
+		} else if t == "-D" {
+			i += 2
+		} else {
+			break
+		}
+	}
+	var out []arg
+	for ; i < len(args); i++ {
+		t := args[i].text
+		if !args[i].dynamic && (strings.HasPrefix(t, "-") || t == "!" || t == "(" || t == ",") {
+			break
+		}
+		out = append(out, args[i])
+	}
+	return out
+}
+
+// parallel runs its command once per argument after :::, through a shell.
+func (r *reader) parallel(args []arg, x *runCtx) {
+	x.opaque = true
+	cmd := skipOpts(args, "jPnNSadEIlLs", "jobs", "arg-file", "delimiter", "sshlogin", "halt", "joblog", "results", "timeout")
+	var items []arg
+	for i, a := range cmd {
+		if a.text == ":::" || a.text == "::::" || a.text == ":::+" {
+			items = cmd[i+1:]
+			cmd = cmd[:i]
+			break
+		}
+	}
+	if items == nil {
+		items = inputItems(x.stdin)
+	}
+	if len(items) > 16 {
+		items = items[:16]
+	}
+	for _, it := range items {
+		if it.text == ":::" || it.text == "::::" {
+			continue
+		}
+		line := substitute(cmd, "{}", []arg{it})
+		if len(line) == len(cmd) && !containsText(cmd, "{}") {
+			line = append(line, it)
+		}
+		r.nested(joinArgs(line), x, nil)
+	}
+}
+
+func containsText(args []arg, s string) bool {
+	for _, a := range args {
+		if strings.Contains(a.text, s) {
+			return true
+		}
+	}
+	return false
+}
+
+func joinArgs(args []arg) arg {
+	out := arg{}
+	for i, a := range args {
+		if i > 0 {
+			out.text += " "
+		}
+		out.text += a.text
+		out.dynamic = out.dynamic || a.dynamic
+		out.download = out.download || a.download
+		out.subst = out.subst || a.subst
+	}
+	return out
+}
+
+// shell: -c SCRIPT [$0 $1 …], a script file, or the script on stdin.
+func (r *reader) shell(argv []arg, x *runCtx) input {
+	args := argv[1:]
+	cflag, sflag := false, false
+	i := 0
+	for ; i < len(args); i++ {
+		t := args[i].text
+		if args[i].dynamic {
+			break
+		}
+		if t == "--" || t == "-" {
+			i++
+			break
+		}
+		if strings.HasPrefix(t, "--") {
+			if t == "--rcfile" || t == "--init-file" || t == "--command" {
+				cflag = cflag || t == "--command"
+				if t != "--command" {
+					i++
+				}
+			}
+			continue
+		}
+		if len(t) > 1 && (t[0] == '-' || t[0] == '+') {
+			for _, c := range t[1:] {
+				switch c {
+				case 'c':
+					cflag = true
+				case 's':
+					sflag = true
+				case 'o', 'O':
+					i++
+				}
+			}
+			continue
+		}
+		break
+	}
+	ops := args[min(i, len(args)):]
+	switch {
+	case cflag:
+		if len(ops) == 0 {
+			return r.final(argv, x)
+		}
+		pos := ops[1:]
+		if len(pos) == 0 {
+			pos = []arg{argv[0]}
+		}
+		r.nested(ops[0], x, pos)
+		return input{kind: inUnknown}
+	case len(ops) > 0 && !sflag:
+		if ops[0].dynamic {
+			r.out.unclear = true // a script hub cannot name: <(…), $F
+		}
+		return r.final(argv, x) // a script file
+	case x.stdin.kind == inText:
+		in := x.stdin
+		x.stdin = input{}
+		r.nested(arg{text: in.text}, x, nil)
+		return input{kind: inUnknown}
+	case x.stdin.kind == inUnknown && !x.stdin.dl:
+		r.out.unclear = true
+	}
+	return r.final(argv, x)
+}
+
+// nested walks a script given as an argument (sh -c, su -c, eval, watch,
+// trap, parallel), inside the wrapper's layers; pos are its $0, $1, ….
+func (r *reader) nested(script arg, x *runCtx, pos []arg) {
+	if script.subst {
+		r.out.unclear = true
+	}
+	if script.dynamic {
+		r.out.unclear = true
+		if script.download {
+			r.setDeny(whyDownload)
+		}
+		return
+	}
+	sc := x.sc.clone()
+	sc.layer, sc.opq = x.layers, x.opaque
+	if pos != nil {
+		sc.pos = pos
+	}
+	r.script(script.text, sc, x.stdin)
+}
+
+// suScript: su [-] [user] -c SCRIPT, script [file] -c SCRIPT.
+func (r *reader) suScript(name string, argv []arg, x *runCtx) input {
+	if name == "su" {
+		x.opaque = true
+	}
+	args := argv[1:]
+	for i, a := range args {
+		t := a.text
+		switch {
+		case (t == "-c" || t == "--command") && i+1 < len(args):
+			r.nested(args[i+1], x, nil)
+			return input{kind: inUnknown}
+		case strings.HasPrefix(t, "--command="):
+			r.nested(arg{text: strings.TrimPrefix(t, "--command="), dynamic: a.dynamic, download: a.download}, x, nil)
+			return input{kind: inUnknown}
+		case len(t) > 1 && t[0] == '-' && t[1] != '-' && strings.HasSuffix(t, "c") && i+1 < len(args):
+			r.nested(args[i+1], x, nil)
+			return input{kind: inUnknown}
+		}
+	}
+	if name == "su" && x.stdin.kind != inNone {
+		return r.shell([]arg{{text: "sh"}}, x) // su reads its commands from stdin
+	}
+	return r.final(argv, x)
+}
+
+// watch runs its arguments through sh -c (unless -x).
+func (r *reader) watch(argv []arg, x *runCtx) input {
+	args := argv[1:]
+	direct := false
+	for _, a := range args {
+		if !strings.HasPrefix(a.text, "-") {
+			break
+		}
+		direct = direct || a.text == "-x" || a.text == "--exec"
+	}
+	cmd := skipOpts(args, "ndgq", "interval", "differences")
+	if len(cmd) == 0 {
+		return r.final(argv, x)
+	}
+	x.opaque = true
+	if direct {
+		return r.run(cmd, x)
+	}
+	r.nested(joinArgs(cmd), x, nil)
+	return input{kind: inUnknown}
+}
+
+// flockCmd: flock [opts] FILE (-c SCRIPT | CMD …).
+func flockCmd(args []arg) (rest []arg, script *arg, ok bool) {
+	args = skipOpts(args, "wE", "timeout", "conflict-exit-code")
+	if len(args) < 2 {
+		return nil, nil, false
+	}
+	rest = args[1:]
+	if rest[0].text == "-c" || rest[0].text == "--command" {
+		if len(rest) < 2 {
+			return nil, nil, false
+		}
+		return nil, &rest[1], true
+	}
+	return skipOpts(rest, "wE"), nil, true
+}
+
+func (r *reader) eval(args []arg, x *runCtx) {
+	s := joinArgs(args)
+	if s.subst {
+		r.out.unclear = true
+	}
+	if s.dynamic {
+		r.out.unclear = true
+		if s.download {
+			r.setDeny(whyDownload)
+		}
+		return
+	}
+	sc := x.sc
+	saved := sc.layer
+	sc.layer = x.layers
+	r.script(s.text, sc, x.stdin)
+	sc.layer = saved
+}
+
+// cd moves the scope's working directories (a set: a cd inside a branch
+// may or may not happen).
+func (r *reader) cd(name string, args []arg, sc *scope) {
+	if name == "popd" {
+		sc.cwds = nil
+		return
+	}
+	ops := skipOpts(args, "")
+	var target arg
+	switch {
+	case len(ops) == 0:
+		h, _, known := r.lookup("HOME", sc)
+		target = h
+		if !known {
+			target = unknown
+		}
+	case ops[0].text == "-" || strings.HasPrefix(ops[0].text, "+"):
+		target = unknown
+	default:
+		target = ops[0]
+	}
+	dirs, ok := resolve(target, sc.cwds)
+	if !ok {
+		sc.cwds = nil
+		return
+	}
+	if sc.cond && sc.cwds != nil {
+		dirs = append(append([]string(nil), sc.cwds...), dirs...)
+		if len(dirs) > 8 {
+			sc.cwds = nil
+			return
+		}
+	}
+	sc.cwds = dirs
+	if len(dirs) == 1 {
+		sc.vars["PWD"] = arg{text: dirs[0]}
+	} else {
+		sc.vars["PWD"] = unknown
+	}
+}
+
+// output is what a command writes to stdout, as far as hub can tell.
+func (r *reader) output(c *call) input {
+	switch c.prog() {
+	case "echo":
+		ops := c.argv[1:]
+		for len(ops) > 0 && (ops[0].text == "-n" || ops[0].text == "-e" || ops[0].text == "-E" || ops[0].text == "-ne" || ops[0].text == "-en") {
+			ops = ops[1:]
+		}
+		s := joinArgs(ops)
+		if s.dynamic {
+			return input{kind: inUnknown, dl: s.download}
+		}
+		if hasArg(c.argv[1:len(c.argv)-len(ops)], "-e") || hasArg(c.argv[1:len(c.argv)-len(ops)], "-ne") || hasArg(c.argv[1:len(c.argv)-len(ops)], "-en") {
+			if t, _, err := expand.Format(nil, "%b", []string{s.text}); err == nil {
+				s.text = t
+			}
+		}
+		return input{kind: inText, text: s.text + "\n"}
+	case "which", "command", "type":
+		ops := operands(c.argv[1:])
+		if len(ops) == 1 && !ops[0].dynamic && (c.prog() == "which" || hasShort(c.argv[1:], "vP")) {
+			return input{kind: inText, text: ops[0].text + "\n"}
+		}
+	case "printf":
+		ops := c.argv[1:]
+		if len(ops) == 0 || anyDynamic(ops) {
+			return input{kind: inUnknown, dl: joinArgs(ops).download}
+		}
+		s, _, err := expand.Format(nil, ops[0].text, texts(ops[1:]))
+		if err != nil {
+			return input{kind: inUnknown}
+		}
+		return input{kind: inText, text: s}
+	case "cat", "tee":
+		if c.prog() == "tee" || len(operands(c.argv[1:])) == 0 {
+			return c.stdin
+		}
+	case "find":
+		return input{kind: inFiles, files: underAll(findStarts(c.argv[1:]), ".")}
+	case "pwd":
+		if len(c.cwds) == 1 {
+			return input{kind: inText, text: c.cwds[0] + "\n"}
+		}
+	case "ls":
+		return input{kind: inFiles, files: underAll(operands(c.argv[1:]), ".")}
+	}
+	if downloaders[c.prog()] {
+		return input{kind: inUnknown, dl: true}
+	}
+	return input{kind: inUnknown, dl: c.stdin.dl}
+}
+
+func underAll(args []arg, def string) []arg {
+	if len(args) == 0 {
+		args = []arg{{text: def}}
+	}
+	out := make([]arg, len(args))
+	for i, a := range args {
+		a.under = true
+		out[i] = a
+	}
+	return out
+}
+
+func anyDynamic(args []arg) bool {
+	for _, a := range args {
+		if a.dynamic {
+			return true
+		}
+	}
+	return false
+}
+
+// operands are the arguments that are not options (all after "--").
+func operands(args []arg) []arg {
+	var out []arg
+	for i, a := range args {
+		if a.text == "--" && !a.dynamic {
+			return append(out, args[i+1:]...)
+		}
+		if !strings.HasPrefix(a.text, "-") || a.text == "-" || a.dynamic {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// ssh HOST CMD… runs CMD through the remote user's shell.
+func (r *reader) ssh(argv []arg, x *runCtx) input {
+	rest := skipOpts(argv[1:], "bcDEeFIiJLlmOopQRSWw")
+	if len(rest) < 2 {
+		return r.final(argv, x)
+	}
+	x.opaque = true
+	r.nested(joinArgs(rest[1:]), x, nil)
+	return input{kind: inUnknown}
+}
+
+// at and batch run the script on their stdin (or -f FILE) later.
+func (r *reader) at(argv []arg, x *runCtx) input {
+	x.opaque = true
+	for _, a := range argv[1:] {
+		if a.text == "-f" || a.text == "-l" || a.text == "-r" || a.text == "-d" || a.text == "-c" {
+			return r.final(argv, x)
+		}
+	}
+	switch x.stdin.kind {
+	case inText:
+		in := x.stdin
+		x.stdin = input{}
+		r.nested(arg{text: in.text}, x, nil)
+		return input{kind: inUnknown}
+	case inUnknown:
+		r.out.unclear = true
+	}
+	return r.final(argv, x)
+}
+
+// gitConfig notes an alias set with git -c alias.NAME=VALUE or git config.
+func (r *reader) gitConfig(kv string) {
+	k, v, ok := strings.Cut(kv, "=")
+	if name, isAlias := strings.CutPrefix(k, "alias."); ok && isAlias {
+		if r.gitAliases == nil {
+			r.gitAliases = map[string]string{}
+		}
+		r.gitAliases[name] = v
+	}
+}
