@@ -132,3 +132,21 @@ func TestSupervisor_AgentIsChildOfSupervisorInItsGroup(t *testing.T) {
 		t.Fatalf("agent did not end on stdin EOF: %v", err)
 	}
 }
+
+// A signal sent to the agent's group (any one, not only those hub sends;
+// Go's runtime ends a program on ABRT, SYS or TRAP) is the agent's
+// business: the supervisor outlives it, so it is still there to kill the
+// group when the agent ends.
+func TestSupervisor_OutlivesSignalsToItsGroup(t *testing.T) {
+	for _, sig := range []string{"TERM", "HUP", "ABRT", "SYS", "TRAP", "STKFLT", "USR1"} {
+		t.Run(sig, func(t *testing.T) {
+			p := startShell(t, context.Background(), `trap "" `+sig+`; kill -`+sig+` 0; echo $$; read x; exit 3`, time.Second)
+			readGrandchild(t, p)
+			_ = p.Stdin.Close()
+			_ = p.Wait()
+			if p.ExitCode() != 3 {
+				t.Fatalf("the agent ended with code %d (signal %q), want its own exit 3", p.ExitCode(), p.ExitSignal())
+			}
+		})
+	}
+}

@@ -70,10 +70,10 @@ const (
 // dying closes the agent's stdin, the agent exits, and the supervisor could
 // see that before it saw the watch pipe close.
 func supervise(path string, args []string) int {
-	// Catch (not ignore: an ignored signal stays ignored in the agent) the
-	// signals hub sends the group: they are for the agent; the supervisor
-	// waits to report how it ended.
-	signal.Notify(make(chan os.Signal, 1), syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT)
+	// Catch (not ignore: an ignored signal stays ignored in the agent)
+	// every signal: those sent to the group are for the agent, and none may
+	// end the supervisor before it kills the group. Only SIGKILL can.
+	signal.Notify(make(chan os.Signal, 1))
 	// Inherited descriptors lose close-on-exec; without it the agent's tree
 	// would hold the status pipe open and hub would wait for it to end.
 	for _, fd := range []int{watchFD, statusFD, resultFD} {
