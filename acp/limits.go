@@ -23,14 +23,17 @@ func (s *server) promptRefusal() *jsonrpc.Error {
 	return invalidParams("the prompt is over hub's %s limit: send less, or raise [acp] max_prompt_mb", mib(s.maxPrompt()))
 }
 
-// lineLimit refuses a session/prompt line so long its prompt cannot fit,
-// before it is read whole. JSON escaping may double the text (quotes,
-// newlines), so the line may be twice the limit, plus room for the rest.
+// lineLimit refuses a prompt's line (session/prompt, steering, or a
+// request whose params come before its method, which may be either) so
+// long its prompt cannot fit, before it is read whole. JSON escaping may
+// double the text (quotes, newlines), so the line may be twice the limit,
+// plus room for the rest.
 func (s *server) lineLimit(method string) (int, *jsonrpc.Error) {
-	if method != "session/prompt" {
-		return 0, nil
+	switch method {
+	case "session/prompt", "_session/steering", "":
+		return 2*s.maxPrompt() + 1<<20, s.promptRefusal()
 	}
-	return 2*s.maxPrompt() + 1<<20, s.promptRefusal()
+	return 0, nil
 }
 
 // promptSize is the prompt's content in bytes, as the agent would get it.

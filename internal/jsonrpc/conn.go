@@ -78,8 +78,8 @@ type Options struct {
 	MaxLine int
 	// LineLimit, when set, lowers the bound for a request by its method,
 	// read from the head of a line longer than the read buffer (64 KiB)
-	// before its params: a longer line is discarded, never held whole, and
-	// answered with refusal for its id.
+	// before its params ("" when the params come first): a longer line is
+	// discarded, never held whole, and answered with refusal for its id.
 	LineLimit func(method string) (limit int, refusal *Error)
 	// Strict refuses what JSON-RPC 2.0 forbids: a "jsonrpc" other than
 	// "2.0", an id that is not a string, a number or null. The ACP server
@@ -210,8 +210,9 @@ func (c *Conn) readLine() ([]byte, error) {
 			if !sniffed && (errors.Is(err, bufio.ErrBufferFull) || len(line)+len(chunk) > limit) {
 				sniffed = true
 				var method string
-				id, method = sniffHead(append(line[:len(line):len(line)], chunk...))
-				if c.opts.LineLimit != nil && method != "" {
+				var known bool
+				id, method, known = sniffHead(append(line[:len(line):len(line)], chunk...))
+				if c.opts.LineLimit != nil && known {
 					if l, e := c.opts.LineLimit(method); l > 0 && l < limit {
 						limit, refusal = l, e
 					}
@@ -247,27 +248,29 @@ func (c *Conn) tooLongRefusal(id json.RawMessage, limit int, refusal *Error) *Er
 
 // sniffHead reads the id and method from the members that precede the
 // params in a line's head (editors send them first); it stops at the
-// first other member, so a large params value is never decoded.
-func sniffHead(head []byte) (id json.RawMessage, method string) {
+// first other member, so a large params value is never decoded. known
+// says the head is a request's: it names the method, or "" when the
+// params come first.
+func sniffHead(head []byte) (id json.RawMessage, method string, known bool) {
 	id = nullID
 	dec := json.NewDecoder(bytes.NewReader(head))
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return id, ""
+		return id, "", false
 	}
 	for dec.More() {
 		t, err := dec.Token()
 		key, ok := t.(string)
 		if err != nil || !ok {
-			return id, method
+			return id, method, method != ""
 		}
 		var raw json.RawMessage
 		switch key {
 		case "id", "method", "jsonrpc":
 			if dec.Decode(&raw) != nil {
-				return id, method
+				return id, method, method != ""
 			}
 		default:
-			return id, method
+			return id, method, method != "" || key == "params"
 		}
 		switch {
 		case key == "id" && validID(raw):
@@ -276,7 +279,7 @@ func sniffHead(head []byte) (id json.RawMessage, method string) {
 			_ = json.Unmarshal(raw, &method)
 		}
 	}
-	return id, method
+	return id, method, method != ""
 }
 
 // Done is closed when Serve has returned.

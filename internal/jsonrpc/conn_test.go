@@ -254,13 +254,14 @@ func TestConn_LenientAcceptsAMissingVersion(t *testing.T) {
 }
 
 // A line over its limit is answered for the id its head names: -32600 (or
-// the method's own refusal) when the id precedes the params, -32700 when
-// no id can be read; the connection goes on.
+// the method's own refusal, also for a request whose params come before
+// its method) when the id precedes the params, -32700 when no id can be
+// read; the connection goes on.
 func TestConn_OversizedLineAnsweredForItsID(t *testing.T) {
 	big := strings.Repeat("a", 200<<10)
 	refusal := NewError(CodeInvalidParams, "prompt over the limit", nil)
 	limit := func(method string) (int, *Error) {
-		if method == "prompt" {
+		if method == "prompt" || method == "" {
 			return 100 << 10, refusal
 		}
 		return 0, nil
@@ -271,7 +272,8 @@ func TestConn_OversizedLineAnsweredForItsID(t *testing.T) {
 	}{
 		{"id first", `{"jsonrpc":"2.0","id":1,"method":"x","params":"` + big + `"}`, "1", CodeInvalidRequest},
 		{"string id", `{"id":"a b","jsonrpc":"2.0","method":"x","params":"` + big + `"}`, `"a b"`, CodeInvalidRequest},
-		{"params first", `{"jsonrpc":"2.0","params":"` + big + `","id":2,"method":"x"}`, "null", CodeParseError},
+		{"params first: the limit of a request of unknown method", `{"jsonrpc":"2.0","params":"` + big + `","id":2,"method":"x"}`, "null", CodeInvalidParams},
+		{"result first", `{"jsonrpc":"2.0","result":"` + big + `","id":2}`, "null", CodeParseError},
 		{"not an object", `["` + big + `"]`, "null", CodeParseError},
 		{"method limit", `{"jsonrpc":"2.0","id":3,"method":"prompt","params":"` + big + `"}`, "3", CodeInvalidParams},
 		{"method limit, id after method", `{"jsonrpc":"2.0","method":"prompt","id":4,"params":"` + big + `"}`, "4", CodeInvalidParams},
