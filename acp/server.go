@@ -72,6 +72,9 @@ type Options struct {
 	// jsonrpc.DefaultMaxLine); a longer one is refused and the connection
 	// goes on.
 	MaxLine int
+	// MaxPrompt bounds a prompt's content in bytes (default
+	// DefaultMaxPrompt); a larger one is refused with invalid params.
+	MaxPrompt int
 	// Permissions are the configured rules every relayed permission
 	// request goes through (deny rules beat every allow).
 	Permissions config.PermissionsConfig
@@ -132,7 +135,7 @@ func (s *server) settingsFor(cwd string) (Settings, error) {
 // then closes every session (stopping agent processes).
 func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) error {
 	s := newServer(opts)
-	s.conn = jsonrpc.New(in, out, jsonrpc.Options{Request: s.handle, Notify: s.handleNotification, Logger: s.log, Strict: true, MaxLine: opts.MaxLine})
+	s.conn = jsonrpc.New(in, out, jsonrpc.Options{Request: s.handle, Notify: s.handleNotification, Logger: s.log, Strict: true, MaxLine: opts.MaxLine, LineLimit: s.lineLimit})
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	s.ctx = ctx
@@ -648,6 +651,9 @@ func (s *server) beginPrompt(params json.RawMessage) jsonrpc.Job {
 	var p schema.PromptRequest
 	if err := decode(params, &p, "sessionId", "prompt"); err != nil {
 		return fail(err)
+	}
+	if promptSize(p.Prompt) > s.maxPrompt() {
+		return fail(s.promptRefusal())
 	}
 	ss, err := s.lookup(p.SessionID)
 	if err != nil {

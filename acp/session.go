@@ -32,7 +32,9 @@ type session struct {
 	// path. Sends are synchronous: a turn's updates all come from the one
 	// goroutine running the adapter's Prompt, each written before the next
 	// event is handed on, so they precede the prompt response without a
-	// queue to flush (the adapter's Turn queues, so its reader never waits).
+	// queue to flush. The adapter's Turn queues up to adapters.TurnQueue
+	// events behind a send the editor does not read, then holds the
+	// agent's reader back: back-pressure, not memory.
 	sendMu sync.Mutex
 	// emitMu makes sending and recording a turn's update one step, so
 	// input steered into the turn lands in the history where the editor

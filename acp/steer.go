@@ -25,6 +25,9 @@ func (s *server) steer(ctx context.Context, params json.RawMessage) (any, func()
 	if len(p.Prompt) == 0 {
 		return nil, nil, invalidParams("steering needs a non-empty prompt")
 	}
+	if promptSize(p.Prompt) > s.maxPrompt() {
+		return nil, nil, s.promptRefusal()
+	}
 	ss, err := s.lookup(p.SessionID)
 	if err != nil {
 		return nil, nil, err

@@ -51,53 +51,83 @@ func RulesOf(opts SessionOptions, interrupt func(), unknown *UnknownRecords) Tur
 	return TurnRules{Permission: opts.Permission, Ask: opts.Ask, Grace: opts.CancelGrace, Interrupt: interrupt, Unknown: unknown}
 }
 
+// TurnQueue bounds the events a turn holds for a consumer that is not
+// keeping up (an editor that stopped reading).
+const TurnQueue = 256
+
 // Turn carries one prompt's events from an agent's reader to the caller of
-// Prompt. Emit never blocks: a reader that waited on a slow consumer would
-// stop reading the agent, which then stalls on a full pipe. Events wait in
-// memory, in order, until Run hands them on; Close ends the turn after
-// the events it queues, the last of which is normally EventDone.
+// Prompt. Events wait in memory, in order, until Run hands them on; Close
+// ends the turn after the events it queues, the last of which is normally
+// EventDone. Once a consumer is attached (Run, Events), Emit waits while
+// TurnQueue events are queued: a consumer that stalls stops the agent's
+// reader, the agent's pipe fills and the agent waits, so memory stays
+// bounded and no event is dropped. Before that, Emit never waits (an
+// adapter may queue events while its prompt request is still answered by
+// the reader it would block).
 type Turn struct {
-	out    chan Event
-	wake   chan struct{}
-	mu     sync.Mutex
-	items  []Event
-	closed bool
+	out      chan Event
+	mu       sync.Mutex
+	changed  *sync.Cond // items, closed or attached changed
+	items    []Event
+	closed   bool
+	attached bool
 }
 
 // NewTurn returns a turn ready for Emit and Run.
 func NewTurn() *Turn {
-	t := &Turn{out: make(chan Event), wake: make(chan struct{}, 1)}
+	t := &Turn{out: make(chan Event)}
+	t.changed = sync.NewCond(&t.mu)
 	go t.pump()
 	return t
 }
 
 // Events is the turn's raw stream, for a consumer that does not Run it
 // (a test reading a turn as a channel).
-func (t *Turn) Events() <-chan Event { return t.out }
+func (t *Turn) Events() <-chan Event {
+	t.attach()
+	return t.out
+}
 
-// Emit queues events; after Close it drops them.
+func (t *Turn) attach() {
+	t.mu.Lock()
+	t.attached = true
+	t.mu.Unlock()
+}
+
+// Emit queues events, in one piece, waiting while the queue is full (see
+// Turn); after Close it drops them.
 func (t *Turn) Emit(evs ...Event) {
 	if len(evs) == 0 {
 		return
 	}
 	t.mu.Lock()
+	defer t.mu.Unlock()
+	for t.attached && !t.closed && len(t.items) >= TurnQueue {
+		t.changed.Wait()
+	}
 	if !t.closed {
 		t.items = append(t.items, evs...)
+		t.changed.Broadcast()
 	}
-	t.mu.Unlock()
-	t.signal()
+}
+
+// Queued returns the number of events waiting for the consumer.
+func (t *Turn) Queued() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.items)
 }
 
 // Close queues the final events and ends the turn after them; only the
-// first call counts.
+// first call counts. It never waits.
 func (t *Turn) Close(evs ...Event) {
 	t.mu.Lock()
 	if !t.closed {
 		t.items = append(t.items, evs...)
 		t.closed = true
 	}
+	t.changed.Broadcast()
 	t.mu.Unlock()
-	t.signal()
 }
 
 // Closed reports whether Close was called.
@@ -107,29 +137,25 @@ func (t *Turn) Closed() bool {
 	return t.closed
 }
 
-func (t *Turn) signal() {
-	select {
-	case t.wake <- struct{}{}:
-	default:
-	}
-}
-
+// pump hands the queued events on one at a time, so the queue is all
+// there is to bound.
 func (t *Turn) pump() {
 	for {
 		t.mu.Lock()
-		items, done := t.items, t.closed
-		t.items = nil
+		for len(t.items) == 0 && !t.closed {
+			t.changed.Wait()
+		}
+		if len(t.items) == 0 {
+			t.mu.Unlock()
+			close(t.out)
+			return
+		}
+		ev := t.items[0]
+		t.items[0] = Event{}
+		t.items = t.items[1:]
+		t.changed.Broadcast()
 		t.mu.Unlock()
-		for _, ev := range items {
-			t.out <- ev
-		}
-		if len(items) == 0 {
-			if done {
-				close(t.out)
-				return
-			}
-			<-t.wake
-		}
+		t.out <- ev
 	}
 }
 
@@ -140,6 +166,7 @@ func (t *Turn) pump() {
 // gives it the grace period, ends as failed the tool calls the agent left
 // open, and decides whether the turn failed (a *TurnError).
 func (t *Turn) Run(ctx context.Context, emit func(Event), r TurnRules) (StopReason, error) {
+	t.attach()
 	run := turnRun{emit: emit, rules: r}
 	stop, cancelled := ctx.Done(), false
 	var grace <-chan time.Time

@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 )
 
-// An agent's reader never waits on the consumer: Emit returns with nobody
-// reading, and Run later hands on every event in order.
+// Before a consumer is attached, Emit never waits (an adapter's reader may
+// still have to read the prompt's answer): it returns with nobody reading,
+// and Run later hands on every event in order.
 func TestTurn_EmitNeverBlocksAndKeepsOrder(t *testing.T) {
 	tr := NewTurn()
 	for i := range 10000 {
@@ -134,5 +136,52 @@ func TestTurn_CancelInterruptsThenGivesUpAfterGrace(t *testing.T) {
 			t.Errorf("agent stops %v: reason %q err %v interrupts %d", agentStops, reason, err, interrupts)
 		}
 		cancel()
+	}
+}
+
+// A consumer that stalls (an editor that stopped reading) makes Emit wait
+// once TurnQueue events are queued: the queue stays bounded, and once the
+// consumer goes on every event arrives, in order, none dropped.
+func TestTurn_StalledConsumerBoundsTheQueue(t *testing.T) {
+	const n = 20 * TurnQueue
+	tr := NewTurn()
+	gate, stalled, filled, done := make(chan struct{}), make(chan struct{}), make(chan struct{}), make(chan int)
+	go func() {
+		peak := 0
+		tr.Emit(Event{Type: EventText, Text: "0"})
+		<-stalled // Run is attached
+		for i := 1; i < n; i++ {
+			tr.Emit(Event{Type: EventText, Text: strconv.Itoa(i)})
+			peak = max(peak, tr.Queued())
+			if i == TurnQueue {
+				close(filled)
+			}
+		}
+		tr.Close(Event{Type: EventDone})
+		done <- peak
+	}()
+	got := 0
+	runDone := make(chan error, 1)
+	go func() {
+		_, err := tr.Run(context.Background(), func(ev Event) {
+			if got == 0 { // the consumer stalls on the first event
+				close(stalled)
+				<-gate
+			}
+			if ev.Text != strconv.Itoa(got) {
+				t.Errorf("event %d is %q", got, ev.Text)
+			}
+			got++
+		}, TurnRules{})
+		runDone <- err
+	}()
+	<-filled
+	close(gate)
+	peak := <-done
+	if err := <-runDone; err != nil || got != n {
+		t.Fatalf("%d of %d events arrived (%v)", got, n, err)
+	}
+	if peak > TurnQueue {
+		t.Fatalf("%d events queued behind a stalled consumer, bound %d", peak, TurnQueue)
 	}
 }

@@ -7,7 +7,8 @@ import (
 )
 
 // turn is one running prompt: its events (an adapters.Turn, so the
-// JSON-RPC read loop never waits on the consumer) and its cancellation.
+// JSON-RPC read loop waits on the consumer only when it falls behind by
+// adapters.TurnQueue events) and its cancellation.
 type turn struct {
 	*adapters.Turn
 	cancelOnce sync.Once

@@ -66,13 +66,26 @@ func (s *Session) maybeCompact(ctx context.Context, out *adapters.Turn) {
 	out.Emit(adapters.Event{Type: adapters.EventCompaction, Compaction: &adapters.Compaction{ID: id, Status: "in_progress"}})
 	summary, err := s.summarize(ctx, s.history[1:cut])
 	if err != nil {
-		s.log.Warn().Err(err).Msg("compaction failed; continuing with full history")
-		out.Emit(adapters.Event{Type: adapters.EventCompaction, Compaction: &adapters.Compaction{ID: id, Status: "failed", Error: adapters.FirstLine(err.Error())}})
+		// Going on with the full history would let it grow past the window
+		// with every prompt; the dropped messages stay in the transcript.
+		s.log.Warn().Err(err).Int("dropped", cut-1).Msg("compaction failed; dropping the oldest messages")
+		s.replaceHead(cut, droppedNote)
+		msg := fmt.Sprintf("%s; dropped the %d oldest messages instead", adapters.FirstLine(err.Error()), cut-1)
+		out.Emit(adapters.Event{Type: adapters.EventCompaction, Compaction: &adapters.Compaction{ID: id, Status: "failed", Error: msg}})
 		return
 	}
+	s.replaceHead(cut, summary)
+	out.Emit(adapters.Event{Type: adapters.EventCompaction, Compaction: &adapters.Compaction{ID: id, Status: "completed", Summary: summary}})
+}
+
+// droppedNote stands for the messages a failed compaction dropped.
+const droppedNote = "(Not summarized: summarizing failed, so the older messages were dropped to fit the context window.)"
+
+// replaceHead replaces the messages before cut, but the system prompt, by
+// summary, in the history and the transcript.
+func (s *Session) replaceHead(cut int, summary string) {
 	s.history = append([]message{s.history[0], summaryMessage(summary)}, s.history[cut:]...)
 	s.recordCompaction(summary, len(s.history)-2)
-	out.Emit(adapters.Event{Type: adapters.EventCompaction, Compaction: &adapters.Compaction{ID: id, Status: "completed", Summary: summary}})
 }
 
 // compactionCut picks the first message to keep: the oldest user or

@@ -174,3 +174,41 @@ func TestSession_ResumeUnknownID(t *testing.T) {
 		t.Fatal("a failed resume wrote a transcript")
 	}
 }
+
+// A summarizer that fails does not let the history outgrow the window:
+// the oldest messages are dropped from the requests, and stay in the
+// transcript.
+func TestSession_FailedSummaryDropsOldestTurns(t *testing.T) {
+	const window = 3500
+	big := strings.Repeat("word ", 800) // ~1000 tokens
+	r := newResumeRig(t, window,
+		mockllm.OpenAITurn{Text: "first answer"},
+		mockllm.OpenAITurn{Status: 400, ErrorBody: "context length exceeded"}, // the summary request
+		mockllm.OpenAITurn{Text: "second answer"},
+	)
+	s := r.start(t, "", false)
+	r.prompt(t, s, "FIRST "+big)
+	r.prompt(t, s, "SECOND "+big)
+	reqs := r.srv.Requests()
+	if len(reqs) != 3 || !strings.Contains(mockllm.MessageText(reqs[1].Messages[0]), "Summarize the conversation") {
+		t.Fatalf("%d requests; want an answer, a summary request, an answer", len(reqs))
+	}
+	last := string(reqs[2].Body)
+	if strings.Contains(last, "FIRST") || !strings.Contains(last, "SECOND") {
+		t.Fatalf("the request after a failed summary still holds the oldest turn: %s", texts(reqs[2]))
+	}
+	if tokens := len(last) / 4; tokens > window {
+		t.Fatalf("the request after a failed summary is ~%d tokens, window %d", tokens, window)
+	}
+	recs, err := transcript.Read(r.dir, s.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept := false
+	for _, rec := range recs {
+		kept = kept || strings.Contains(string(rec.Message), "FIRST")
+	}
+	if !kept {
+		t.Fatal("the dropped turn is not in the transcript")
+	}
+}

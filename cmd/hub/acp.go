@@ -70,6 +70,7 @@ func runAcp(ctx context.Context, e *env, args []string) int {
 		Fallback:     fallbacks(e.cfg),
 		AuthMethods:  func() []schema.AuthMethod { return authMethods(e) },
 		MaxLine:      e.cfg.ACP.MaxMessageMB << 20,
+		MaxPrompt:    e.cfg.ACP.MaxPromptMB << 20,
 		Notice:       e.cfg.UntrustedNotice(),
 		Permissions:  e.cfg.Permissions,
 		Grants:       permission.OpenGrants(permission.GrantsFile(config.StateDir()), nil),

@@ -64,3 +64,24 @@ func TestParse_ErrorNamesTheRightLine(t *testing.T) {
 		}
 	}
 }
+
+func TestParse_ACPMaxPrompt(t *testing.T) {
+	tests := []struct {
+		name, toml string
+		want       int
+	}{
+		{"unset keeps hub's default", "", 0},
+		{"set", "[acp]\nmax_prompt_mb = 2\n", 2},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := Parse("config.toml", []byte(tc.toml))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.ACP.MaxPromptMB != tc.want {
+				t.Fatalf("max_prompt_mb = %d, want %d", c.ACP.MaxPromptMB, tc.want)
+			}
+		})
+	}
+}

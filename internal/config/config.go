@@ -71,6 +71,8 @@ type ACPConfig struct {
 	Agents []string `toml:"agents"`
 	// MaxMessageMB bounds one message from the editor (default 64).
 	MaxMessageMB int `toml:"max_message_mb"`
+	// MaxPromptMB bounds one prompt's content (default 8).
+	MaxPromptMB int `toml:"max_prompt_mb"`
 	// Delegation hands each session's agent hub's delegate tool (an MCP
 	// server), so it can run other agents through hub.
 	Delegation *bool `toml:"delegation"`
@@ -704,6 +706,9 @@ func (c *Config) mergeACP(f *Config) {
 	}
 	if f.ACP.MaxMessageMB > 0 {
 		c.ACP.MaxMessageMB = f.ACP.MaxMessageMB
+	}
+	if f.ACP.MaxPromptMB > 0 {
+		c.ACP.MaxPromptMB = f.ACP.MaxPromptMB
 	}
 }
 

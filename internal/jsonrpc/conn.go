@@ -5,7 +5,8 @@
 // strings) are echoed as sent; batches are refused with an error; requests
 // flow both ways and may nest, since the read loop never waits for a
 // handler; notifications are handled in arrival order; an oversized line is
-// refused with a clear error; closing fails every pending call.
+// skipped without being held whole and refused with a clear error, for its
+// id when the line's head names one; closing fails every pending call.
 package jsonrpc
 
 import (
@@ -75,6 +76,11 @@ type Options struct {
 	Notify func(r *Request)
 	// MaxLine bounds one inbound message; 0 means DefaultMaxLine.
 	MaxLine int
+	// LineLimit, when set, lowers the bound for a request by its method,
+	// read from the head of a line longer than the read buffer (64 KiB)
+	// before its params ("" when the params come first): a longer line is
+	// discarded, never held whole, and answered with refusal for its id.
+	LineLimit func(method string) (limit int, refusal *Error)
 	// Strict refuses what JSON-RPC 2.0 forbids: a "jsonrpc" other than
 	// "2.0", an id that is not a string, a number or null. The ACP server
 	// is strict toward editors; clients of agent CLIs that omit "jsonrpc"
@@ -150,7 +156,8 @@ func (c *Conn) Serve(ctx context.Context) error {
 			case <-ctx.Done():
 				return
 			}
-			if err != nil && !errors.Is(err, errTooLong) {
+			var tl *tooLong
+			if err != nil && !errors.As(err, &tl) {
 				return
 			}
 		}
@@ -162,8 +169,9 @@ func (c *Conn) Serve(ctx context.Context) error {
 			return nil
 		case r = <-lines:
 		}
-		if errors.Is(r.err, errTooLong) {
-			c.writeError(nullID, NewError(CodeInvalidRequest, fmt.Sprintf("Invalid request: message longer than %d bytes", c.opts.MaxLine), nil))
+		var tl *tooLong
+		if errors.As(r.err, &tl) {
+			c.writeError(tl.id, tl.refusal)
 			continue
 		}
 		if line := bytes.TrimSpace(r.line); len(line) > 0 {
@@ -179,18 +187,39 @@ func (c *Conn) Serve(ctx context.Context) error {
 	}
 }
 
-var errTooLong = errors.New("line too long")
+// tooLong is a line readLine skipped: the answer it gets and the id the
+// line's head named (null when none could be read).
+type tooLong struct {
+	id      json.RawMessage
+	refusal *Error
+}
 
-// readLine returns the next line; a line over MaxLine is skipped to its end
-// and reported as errTooLong.
+func (e *tooLong) Error() string { return e.refusal.Message }
+
+// readLine returns the next line. A line over its limit (MaxLine, or the
+// LineLimit of the method its head names) is skipped to its end, never
+// held whole, and reported as a *tooLong.
 func (c *Conn) readLine() ([]byte, error) {
 	var line []byte
-	tooLong := false
+	var over *tooLong
+	limit, sniffed, id := c.opts.MaxLine, false, nullID
+	var refusal *Error
 	for {
 		chunk, err := c.r.ReadSlice('\n')
-		if !tooLong {
-			if len(line)+len(chunk) > c.opts.MaxLine {
-				tooLong, line = true, nil
+		if over == nil {
+			if !sniffed && (errors.Is(err, bufio.ErrBufferFull) || len(line)+len(chunk) > limit) {
+				sniffed = true
+				var method string
+				var known bool
+				id, method, known = sniffHead(append(line[:len(line):len(line)], chunk...))
+				if c.opts.LineLimit != nil && known {
+					if l, e := c.opts.LineLimit(method); l > 0 && l < limit {
+						limit, refusal = l, e
+					}
+				}
+			}
+			if len(line)+len(chunk) > limit {
+				over, line = &tooLong{id: id, refusal: c.tooLongRefusal(id, limit, refusal)}, nil
 			} else {
 				line = append(line, chunk...)
 			}
@@ -198,11 +227,59 @@ func (c *Conn) readLine() ([]byte, error) {
 		if errors.Is(err, bufio.ErrBufferFull) {
 			continue
 		}
-		if tooLong && err == nil {
-			return nil, errTooLong
+		if over != nil && err == nil {
+			return nil, over
 		}
 		return line, err
 	}
+}
+
+// tooLongRefusal is the answer to a skipped line: the method's refusal,
+// else -32600 when the line's id was read, -32700 when not.
+func (c *Conn) tooLongRefusal(id json.RawMessage, limit int, refusal *Error) *Error {
+	switch {
+	case refusal != nil:
+		return refusal
+	case !bytes.Equal(id, nullID):
+		return NewError(CodeInvalidRequest, fmt.Sprintf("Invalid request: message longer than %d bytes", limit), nil)
+	}
+	return NewError(CodeParseError, fmt.Sprintf("Parse error: message longer than %d bytes", limit), nil)
+}
+
+// sniffHead reads the id and method from the members that precede the
+// params in a line's head (editors send them first); it stops at the
+// first other member, so a large params value is never decoded. known
+// says the head is a request's: it names the method, or "" when the
+// params come first.
+func sniffHead(head []byte) (id json.RawMessage, method string, known bool) {
+	id = nullID
+	dec := json.NewDecoder(bytes.NewReader(head))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return id, "", false
+	}
+	for dec.More() {
+		t, err := dec.Token()
+		key, ok := t.(string)
+		if err != nil || !ok {
+			return id, method, method != ""
+		}
+		var raw json.RawMessage
+		switch key {
+		case "id", "method", "jsonrpc":
+			if dec.Decode(&raw) != nil {
+				return id, method, method != ""
+			}
+		default:
+			return id, method, method != "" || key == "params"
+		}
+		switch {
+		case key == "id" && validID(raw):
+			id = raw
+		case key == "method":
+			_ = json.Unmarshal(raw, &method)
+		}
+	}
+	return id, method, method != ""
 }
 
 // Done is closed when Serve has returned.

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -249,5 +250,74 @@ func TestConn_LenientAcceptsAMissingVersion(t *testing.T) {
 	p.send(`{"id":1,"method":"x","params":1}`)
 	if m := p.next(); string(m["result"]) != "1" {
 		t.Fatalf("answer %v", m)
+	}
+}
+
+// A line over its limit is answered for the id its head names: -32600 (or
+// the method's own refusal, also for a request whose params come before
+// its method) when the id precedes the params, -32700 when no id can be
+// read; the connection goes on.
+func TestConn_OversizedLineAnsweredForItsID(t *testing.T) {
+	big := strings.Repeat("a", 200<<10)
+	refusal := NewError(CodeInvalidParams, "prompt over the limit", nil)
+	limit := func(method string) (int, *Error) {
+		if method == "prompt" || method == "" {
+			return 100 << 10, refusal
+		}
+		return 0, nil
+	}
+	tests := []struct {
+		name, line, id string
+		code           int
+	}{
+		{"id first", `{"jsonrpc":"2.0","id":1,"method":"x","params":"` + big + `"}`, "1", CodeInvalidRequest},
+		{"string id", `{"id":"a b","jsonrpc":"2.0","method":"x","params":"` + big + `"}`, `"a b"`, CodeInvalidRequest},
+		{"params first: the limit of a request of unknown method", `{"jsonrpc":"2.0","params":"` + big + `","id":2,"method":"x"}`, "null", CodeInvalidParams},
+		{"result first", `{"jsonrpc":"2.0","result":"` + big + `","id":2}`, "null", CodeParseError},
+		{"not an object", `["` + big + `"]`, "null", CodeParseError},
+		{"method limit", `{"jsonrpc":"2.0","id":3,"method":"prompt","params":"` + big + `"}`, "3", CodeInvalidParams},
+		{"method limit, id after method", `{"jsonrpc":"2.0","method":"prompt","id":4,"params":"` + big + `"}`, "4", CodeInvalidParams},
+		{"object id is not echoed", `{"jsonrpc":"2.0","id":{"x":1},"method":"x","params":"` + big + `"}`, "null", CodeParseError},
+	}
+	p := newPeer(t, Options{Request: echo, MaxLine: 150 << 10, LineLimit: limit})
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p.t = t
+			p.send(tc.line)
+			m := p.next()
+			if got := errCode(t, m); got != tc.code || string(m["id"]) != tc.id {
+				t.Fatalf("answered code %d id %s, want %d id %s", got, m["id"], tc.code, tc.id)
+			}
+			p.send(`{"jsonrpc":"2.0","id":9,"method":"prompt","params":9}`)
+			if m := p.next(); string(m["result"]) != "9" {
+				t.Fatalf("after the oversized line: %v", m)
+			}
+		})
+	}
+}
+
+// A line far over a method's limit is skipped as it streams in: reading
+// it allocates about the limit, not the line.
+func TestConn_OversizedLineIsNotHeldWhole(t *testing.T) {
+	const lineLen, limit = 48 << 20, 1 << 20
+	limitFn := func(string) (int, *Error) { return limit, NewError(CodeInvalidParams, "too big", nil) }
+	p := newPeer(t, Options{Request: echo, LineLimit: limitFn})
+	chunk := []byte(strings.Repeat("a", 64<<10))
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	go func() {
+		_, _ = io.WriteString(p.w, `{"jsonrpc":"2.0","id":1,"method":"prompt","params":"`)
+		for n := 0; n < lineLen; n += len(chunk) {
+			_, _ = p.w.Write(chunk)
+		}
+		_, _ = io.WriteString(p.w, "\"}\n")
+	}()
+	if m := p.next(); errCode(t, m) != CodeInvalidParams || string(m["id"]) != "1" {
+		t.Fatalf("answered %v", m)
+	}
+	runtime.ReadMemStats(&after)
+	if got := after.TotalAlloc - before.TotalAlloc; got > 8*limit {
+		t.Fatalf("skipping a %d MiB line allocated %d MiB", lineLen>>20, got>>20)
 	}
 }

@@ -81,6 +81,25 @@ type Process struct {
 	tty     *os.File
 	// stderrDone is closed when the stderr copier has drained the pipe.
 	stderrDone chan struct{}
+	status     exitStatus // set once reaped
+}
+
+// exitStatus is how the agent ended: an exit code, or -1 and the signal
+// that killed it.
+type exitStatus struct {
+	code   int
+	signal syscall.Signal
+}
+
+// err is what exec's Wait would have returned for this status.
+func (s exitStatus) err() error {
+	switch {
+	case s.signal != 0:
+		return fmt.Errorf("signal: %v", s.signal)
+	case s.code != 0:
+		return fmt.Errorf("exit status %d", s.code)
+	}
+	return nil
 }
 
 // Log receives a debug line per agent start and exit (program, args with
@@ -195,12 +214,12 @@ func (p *Process) awaitStderr() {
 }
 
 func (p *Process) wait() {
-	p.waitErr = p.cmd.Wait()
+	p.waitErr = p.reap()
 	// The leader is gone; end whatever it left behind in its tree.
 	p.killTree()
 	p.awaitStderr()
 	untrack(p)
-	ev := Log.Debug().Str("program", p.spec.Path).Int("pid", p.pgid).Int("exit", p.cmd.ProcessState.ExitCode())
+	ev := Log.Debug().Str("program", p.spec.Path).Int("pid", p.pgid).Int("exit", p.status.code)
 	if p.waitErr != nil {
 		ev = ev.Str("status", p.waitErr.Error()).Str("stderr", p.stderr.TailLines(5))
 	}
@@ -237,7 +256,7 @@ func (p *Process) Wait() error {
 func (p *Process) ExitCode() int {
 	select {
 	case <-p.done:
-		return p.cmd.ProcessState.ExitCode()
+		return p.status.code
 	default:
 		return -1
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -20,6 +21,7 @@ import (
 type sysState struct {
 	watch  *os.File
 	status *os.File
+	result *os.File // the agent's wait status, written by the supervisor
 }
 
 // command returns the supervisor command that runs path with the spec's
@@ -40,13 +42,18 @@ func (p *Process) command(path string) (*exec.Cmd, error) {
 		closeAll(watchR, watchW)
 		return nil, err
 	}
+	resultR, resultW, err := os.Pipe()
+	if err != nil {
+		closeAll(watchR, watchW, statusR, statusW)
+		return nil, err
+	}
 	cmd := exec.Command(exe)
 	cmd.Args = append([]string{superviseArg0, path}, p.spec.Args...)
 	cmd.Dir = p.spec.Dir
 	cmd.Env = p.spec.Env
-	cmd.ExtraFiles = []*os.File{watchR, statusW}
+	cmd.ExtraFiles = []*os.File{watchR, statusW, resultW}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	p.sys = sysState{watch: watchW, status: statusR}
+	p.sys = sysState{watch: watchW, status: statusR, result: resultR}
 	return cmd, nil
 }
 
@@ -58,7 +65,7 @@ func (p *Process) launch(start func() error) error {
 	closeAll(p.cmd.ExtraFiles...)
 	defer p.sys.status.Close()
 	if err != nil {
-		_ = p.sys.watch.Close()
+		closeAll(p.sys.watch, p.sys.result)
 		return err
 	}
 	msg, _ := io.ReadAll(p.sys.status)
@@ -66,8 +73,31 @@ func (p *Process) launch(start func() error) error {
 		return nil
 	}
 	_ = p.cmd.Wait()
-	_ = p.sys.watch.Close()
+	closeAll(p.sys.watch, p.sys.result)
 	return errors.New(string(msg))
+}
+
+// reap waits for the supervisor and returns how the agent ended: the
+// status the supervisor reported before killing its group, or the
+// supervisor's own when it was killed first (Stop's SIGKILL).
+func (p *Process) reap() error {
+	err := p.cmd.Wait()
+	b, _ := io.ReadAll(p.sys.result)
+	_ = p.sys.result.Close()
+	n, perr := strconv.ParseUint(string(b), 10, 32)
+	if perr != nil {
+		p.status = statusOf(p.cmd.ProcessState.Sys().(syscall.WaitStatus))
+		return err
+	}
+	p.status = statusOf(syscall.WaitStatus(n))
+	return p.status.err()
+}
+
+func statusOf(ws syscall.WaitStatus) exitStatus {
+	if ws.Signaled() {
+		return exitStatus{code: -1, signal: ws.Signal()}
+	}
+	return exitStatus{code: ws.ExitStatus()}
 }
 
 // startPTY runs the supervisor as the leader of a new session whose
@@ -127,12 +157,8 @@ func (r ptyReader) Close() error { return r.f.Close() }
 // ExitSignal names the signal that ended the process ("SIGTERM"), or ""
 // while it runs or when it exited on its own.
 func (p *Process) ExitSignal() string {
-	if !p.Exited() {
+	if !p.Exited() || p.status.signal == 0 {
 		return ""
 	}
-	ws, ok := p.cmd.ProcessState.Sys().(syscall.WaitStatus)
-	if !ok || !ws.Signaled() {
-		return ""
-	}
-	return "SIG" + strings.ToUpper(strings.TrimPrefix(unix.SignalName(ws.Signal()), "SIG"))
+	return "SIG" + strings.ToUpper(strings.TrimPrefix(unix.SignalName(p.status.signal), "SIG"))
 }

@@ -165,5 +165,12 @@ func winExt(p string) string {
 	return ""
 }
 
+// reap waits for the process.
+func (p *Process) reap() error {
+	err := p.cmd.Wait()
+	p.status = exitStatus{code: p.cmd.ProcessState.ExitCode()}
+	return err
+}
+
 // ExitSignal is always "": Windows processes end with an exit code.
 func (p *Process) ExitSignal() string { return "" }

@@ -19,12 +19,14 @@ import (
 // does not pin; macOS has no Pdeathsig at all. So every agent runs under a
 // supervisor in the agent's own process group: hub re-executes its own
 // binary with argv[0] = superviseArg0, and the supervisor starts the agent,
-// relays its exit status, and holds the read end of a pipe whose write end
+// reports its exit status, and holds the read end of a pipe whose write end
 // only hub holds. However hub ends (SIGKILL included), the kernel closes
 // hub's descriptors, the supervisor reads EOF and kills the whole group,
 // grandchildren included. Reading EOF works the same on Linux and macOS, so
 // no kqueue NOTE_EXIT (macOS) or prctl (Linux) watch is needed; macOS runs
-// the very code Linux tests run.
+// the very code Linux tests run. When the agent exits, the supervisor
+// writes its wait status to a pipe and kills the group, itself included,
+// so no path out of the supervisor leaves the group alive.
 const superviseArg0 = "hub-supervise"
 
 // supervisorExe is the binary to re-execute: on Linux /proc/self/exe,
@@ -53,25 +55,33 @@ func init() {
 	}
 }
 
-// The pipes from hub: ExtraFiles[0] and [1].
+// The pipes from hub: ExtraFiles[0], [1] and [2].
 const (
 	watchFD  = 3 // hub holds the write end for as long as it lives
 	statusFD = 4 // the supervisor writes why the agent did not start
+	resultFD = 5 // the supervisor writes the agent's wait status
 )
 
-// supervise runs the agent in this process group and returns the exit
-// code to leave with when the agent did not die of a signal.
+// supervise runs the agent in this process group. It returns (an exit
+// code) only when the agent did not start; otherwise it ends by killing
+// the whole group, itself included, on every path: the agent's exit (after
+// reporting its status on resultFD) and hub's death. Exiting first would
+// leave the agent's children running whenever hub is already gone: hub
+// dying closes the agent's stdin, the agent exits, and the supervisor could
+// see that before it saw the watch pipe close.
 func supervise(path string, args []string) int {
-	// Catch (not ignore: an ignored signal stays ignored in the agent) the
-	// signals hub sends the group: they are for the agent; the supervisor
-	// waits to report how it ended.
-	signal.Notify(make(chan os.Signal, 1), syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT)
+	// Catch (not ignore: an ignored signal stays ignored in the agent)
+	// every signal: those sent to the group are for the agent, and none may
+	// end the supervisor before it kills the group. Only SIGKILL can.
+	signal.Notify(make(chan os.Signal, 1))
 	// Inherited descriptors lose close-on-exec; without it the agent's tree
 	// would hold the status pipe open and hub would wait for it to end.
-	syscall.CloseOnExec(watchFD)
-	syscall.CloseOnExec(statusFD)
+	for _, fd := range []int{watchFD, statusFD, resultFD} {
+		syscall.CloseOnExec(fd)
+	}
 	watch := os.NewFile(watchFD, "hub-watch")
 	status := os.NewFile(statusFD, "hub-status")
+	result := os.NewFile(resultFD, "hub-result")
 	cmd := exec.Command(path, args...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	if err := cmd.Start(); err != nil {
@@ -86,25 +96,21 @@ func supervise(path string, args []string) int {
 	}
 	go func() {
 		_, _ = io.Copy(io.Discard, watch)
-		_ = syscall.Kill(0, syscall.SIGKILL) // hub is gone: end the group
+		killGroup() // hub is gone
 	}()
 	_ = cmd.Wait()
-	return exitLike(cmd.ProcessState)
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok {
+		fmt.Fprint(result, uint32(ws))
+	}
+	killGroup()
+	return 0
 }
 
-// exitLike ends the supervisor the way the agent ended: killed by the same
-// signal, or with the same exit code, so hub reads the agent's status.
-func exitLike(st *os.ProcessState) int {
-	ws, ok := st.Sys().(syscall.WaitStatus)
-	if !ok || !ws.Signaled() {
-		return st.ExitCode()
+// killGroup SIGKILLs the supervisor's process group, the supervisor with
+// it, and does not return.
+func killGroup() {
+	_ = syscall.Kill(0, syscall.SIGKILL)
+	for {
+		time.Sleep(time.Hour) // the signal is on its way
 	}
-	sig := ws.Signal()
-	signal.Reset(sig)
-	_ = syscall.Kill(os.Getpid(), sig)
-	// A default action that does not terminate (or a signal Go keeps)
-	// leaves the shell's convention.
-	t := time.NewTimer(time.Second)
-	<-t.C
-	return 128 + int(sig)
 }
