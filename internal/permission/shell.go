@@ -64,7 +64,7 @@ func progName(s string) string {
 type input struct {
 	kind  inputKind
 	text  string // inText
-	files []arg  // inFiles: the names find or ls print
+	files []arg  // inFiles: the names find or ls print; inFile: the file
 	dl    bool   // carries a download
 }
 
@@ -257,7 +257,7 @@ func (r *reader) stmt(st *syntax.Stmt, sc *scope, stdin input) input {
 			stdin = r.textInput(rd.Hdoc, sc, true)
 		case syntax.RdrIn:
 			a := r.word1(rd.Word, sc)
-			stdin = input{kind: inFile, dl: a.download || r.isDownloaded(a)}
+			stdin = input{kind: inFile, files: []arg{a}, dl: a.download || r.isDownloaded(a)}
 			if a.dynamic {
 				stdin.kind = inUnknown
 			}

@@ -4,37 +4,89 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 
-	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/hubdev/hub/adapters"
 )
 
-// commandTargets lists the files a command line names: the operands of
-// its simple commands (a flag's "=value" and curl's "@file" included),
-// its redirect targets, and those of `sh -c` scripts and $(…) inside it;
-// "~" and $HOME expanded, relative ones made absolute against cwd, globs
-// also as the files they match there. A word hub cannot expand without
-// running something ($VAR, $(…)), or a line it cannot parse, is
-// unknownTarget.
+// commandTargets lists the files a command line names, read by the one
+// shell reader (readLine): the operands of every simple command it runs
+// (wrappers and shells' -c scripts unwrapped; a flag's "=value" and
+// curl's "@file" included) and its redirect targets, absolute against
+// the directories the command may run in (cd tracked), globs also as the
+// files they match. An operand hub cannot know before the command runs
+// ($VAR, $(…)), or a line it cannot read, is unknownTarget.
 func commandTargets(cmd, cwd string) []string {
-	home, _ := os.UserHomeDir()
+	rd := readLine(cmd, cwd)
 	var out []string
-	collectTargets(cmd, home, 0, func(t string) {
-		if t == unknownTarget {
-			out = append(out, t)
+	if rd.parseErr || rd.unclear {
+		out = append(out, unknownTarget)
+	}
+	add := func(a arg, cwds []string) {
+		paths, ok := resolve(a, cwds)
+		if !ok {
+			out = append(out, unknownTarget)
 			return
 		}
-		a := absTarget(t, home, cwd)
-		out = append(out, a)
-		if strings.ContainsAny(t, "*?[") {
-			matches, _ := filepath.Glob(a)
-			out = append(out, matches[:min(len(matches), maxGlobMatches)]...)
+		for _, p := range paths {
+			p = fromShellPath(p)
+			out = append(out, p)
+			if a.glob {
+				matches, _ := filepath.Glob(p)
+				out = append(out, matches[:min(len(matches), maxGlobMatches)]...)
+			}
 		}
-	})
+	}
+	for _, c := range rd.calls {
+		for _, a := range operandArgs(c) {
+			add(a, c.cwds)
+		}
+		for _, a := range c.stdin.files {
+			add(a, c.cwds)
+		}
+		for _, r := range c.redirs {
+			if r.op != syntax.Hdoc && r.op != syntax.DashHdoc && r.op != syntax.WordHdoc {
+				add(r.target, c.cwds)
+			}
+		}
+	}
 	return out
+}
+
+// operandArgs are the words of c that may name files: its operands, a
+// flag's "=value" and "@file" (curl -d @file).
+func operandArgs(c *call) []arg {
+	if len(c.argv) < 2 {
+		return nil
+	}
+	var out []arg
+	for _, a := range c.argv[1:] {
+		if !a.dynamic && strings.HasPrefix(a.text, "-") {
+			_, v, ok := strings.Cut(a.text, "=")
+			if !ok || v == "" {
+				continue
+			}
+			if v == "~" || strings.HasPrefix(v, "~/") { // bash expands a tilde after "="
+				v = homeDir() + v[1:]
+			}
+			a.text = v
+		}
+		a.text = strings.TrimPrefix(strings.TrimPrefix(a.text, "@"), "file://")
+		out = append(out, a)
+	}
+	return out
+}
+
+// fromShellPath turns the reader's slash paths back into the OS's (/c/x
+// is C:\x on Windows, as its shells write it).
+func fromShellPath(p string) string {
+	if runtime.GOOS == "windows" && len(p) >= 2 && p[0] == '/' && (len(p) == 2 || p[2] == '/') {
+		p = strings.ToUpper(p[1:2]) + ":" + p[2:]
+	}
+	return filepath.Clean(filepath.FromSlash(p))
 }
 
 // unknownTarget stands for an operand hub cannot know before the command
@@ -43,86 +95,6 @@ const unknownTarget = "\x00unknown"
 
 // maxGlobMatches bounds the files one glob operand is checked as.
 const maxGlobMatches = 1000
-
-func collectTargets(cmd, home string, depth int, add func(string)) {
-	if depth > 5 {
-		add(unknownTarget)
-		return
-	}
-	f, err := syntax.NewParser().Parse(strings.NewReader(cmd), "")
-	if err != nil {
-		add(unknownTarget)
-		return
-	}
-	cfg := &expand.Config{Env: expand.ListEnviron("HOME=" + home)}
-	lit := func(w *syntax.Word) (string, bool) {
-		if !knownWord(w) {
-			return unknownTarget, true
-		}
-		s, err := expand.Literal(cfg, w)
-		return s, err == nil && s != ""
-	}
-	syntax.Walk(f, func(n syntax.Node) bool {
-		switch n := n.(type) {
-		case *syntax.Redirect:
-			if s, ok := lit(n.Word); ok && n.Op != syntax.Hdoc && n.Op != syntax.DashHdoc && n.Op != syntax.WordHdoc {
-				add(s)
-			}
-		case *syntax.CallExpr:
-			var args []string
-			for _, w := range n.Args {
-				if s, ok := lit(w); ok {
-					args = append(args, s)
-				}
-			}
-			operandTargets(args, home, depth, add)
-		}
-		return true
-	})
-}
-
-// knownWord reports a word hub can expand without running anything: no
-// substitution, no parameter but $HOME.
-func knownWord(w *syntax.Word) bool {
-	if w == nil {
-		return true
-	}
-	known := true
-	syntax.Walk(w, func(n syntax.Node) bool {
-		switch n := n.(type) {
-		case *syntax.CmdSubst, *syntax.ProcSubst, *syntax.ArithmExp:
-			known = false
-		case *syntax.ParamExp:
-			known = known && n.Param != nil && n.Param.Value == "HOME" && n.Exp == nil && n.Repl == nil && n.Slice == nil
-		}
-		return known
-	})
-	return known
-}
-
-// operandTargets adds the operands of one simple command, recursing into
-// the script of a shell's -c.
-func operandTargets(args []string, home string, depth int, add func(string)) {
-	if len(args) < 2 {
-		return
-	}
-	shell := targetShells[strings.ToLower(filepath.Base(args[0]))]
-	for i, a := range args[1:] {
-		switch {
-		case shell && strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.Contains(a, "c") && i+2 < len(args):
-			collectTargets(args[i+2], home, depth+1, add)
-			return
-		case a == unknownTarget:
-			add(a)
-		case strings.HasPrefix(a, "-"):
-			if _, v, ok := strings.Cut(a, "="); ok && v != "" {
-				add(strings.TrimPrefix(v, "@"))
-			}
-		default:
-			add(strings.TrimPrefix(a, "@"))
-		}
-	}
-}
 
 func absTarget(t, home, cwd string) string {
 	t = strings.TrimPrefix(t, "file://")
@@ -137,8 +109,6 @@ func absTarget(t, home, cwd string) string {
 	}
 	return filepath.Clean(t)
 }
-
-var targetShells = map[string]bool{"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true, "fish": true, "ash": true}
 
 // credentialDirs are the home directory's credential stores: everything
 // under them is a secret.
