@@ -17,6 +17,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -46,7 +47,9 @@ type Helper func(args []string) int
 // by Helper.
 func Main(m *testing.M, helpers map[string]Helper) {
 	if code, ok := dispatch(os.Args, helpers); ok {
-		os.Exit(code)
+		// Not os.Exit: under -race it waits a second at exit 0 (the race
+		// runtime's atexit_sleep_ms), a second for every fake started.
+		syscall.Exit(code)
 	}
 	os.Exit(m.Run())
 }
