@@ -33,8 +33,8 @@ const (
 	// arguments that follow.
 	flagHelper = "-hubtest.helper="
 	// envFake names, for a fake installed under its own name on Unix (a
-	// symlink carries no arguments), what it runs: "run\x00op\x00op" or
-	// "helper\x00NAME".
+	// symlink carries no arguments), what it runs: a JSON array, "run" and
+	// the ops, or "helper" and the helper's name.
 	envFake = "HUB_TEST_FAKE_"
 )
 
@@ -69,15 +69,19 @@ func dispatch(argv []string, helpers map[string]Helper) (int, bool) {
 				fmt.Fprintln(os.Stderr, "proctest: bad", a, err)
 				return 125, true
 			}
-			return runOps(append(ops, argv[2:]...)), true
+			return runOps(append(append(ops, "--"), argv[2:]...)), true
 		case strings.HasPrefix(a, flagHelper):
 			return runHelper(helpers, strings.TrimPrefix(a, flagHelper), argv[2:]), true
 		}
 	}
 	name := strings.TrimSuffix(filepath.Base(argv[0]), ".exe")
 	if v, ok := os.LookupEnv(envFake + envName(name)); ok {
-		f := strings.Split(v, "\x00")
-		if f[0] == "helper" {
+		var f []string
+		if err := json.Unmarshal([]byte(v), &f); err != nil || len(f) == 0 {
+			fmt.Fprintf(os.Stderr, "proctest: bad %s%s: %q\n", envFake, envName(name), v)
+			return 125, true
+		}
+		if f[0] == "helper" && len(f) == 2 {
 			return runHelper(helpers, f[1], argv[1:]), true
 		}
 		return runOps(append(append(f[1:], "--"), argv[1:]...)), true
@@ -142,16 +146,16 @@ func Quote(path string) string {
 // the environment (set with t.Setenv, so the test cannot be parallel).
 func Install(t testing.TB, dir, name string, ops ...string) string {
 	t.Helper()
-	return install(t, dir, name, RunArg(ops...), "run\x00"+strings.Join(ops, "\x00"))
+	return install(t, dir, name, RunArg(ops...), append([]string{"run"}, ops...))
 }
 
 // InstallHelper is Install running the package's own helper hname.
 func InstallHelper(t testing.TB, dir, name, hname string) string {
 	t.Helper()
-	return install(t, dir, name, flagHelper+hname, "helper\x00"+hname)
+	return install(t, dir, name, flagHelper+hname, []string{"helper", hname})
 }
 
-func install(t testing.TB, dir, name, arg, env string) string {
+func install(t testing.TB, dir, name, arg string, env []string) string {
 	t.Helper()
 	if runtime.GOOS == "windows" {
 		p := filepath.Join(dir, name+".cmd")
@@ -165,7 +169,8 @@ func install(t testing.TB, dir, name, arg, env string) string {
 	if err := os.Symlink(self(), p); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv(envFake+envName(name), env)
+	v, _ := json.Marshal(env)
+	t.Setenv(envFake+envName(name), string(v))
 	return p
 }
 
