@@ -9,10 +9,10 @@ import (
 	"github.com/hubdev/hub/internal/proc"
 )
 
-// shellSpec runs command through cmd.exe, given the command line as
+// ShellSpec runs command through cmd.exe, given the command line as
 // written: /s strips only the outer quotes, and Go's own argument quoting
 // (backslash-escaped quotes) is not what cmd.exe reads.
-func shellSpec(command string) proc.Spec {
+func ShellSpec(command string) proc.Spec {
 	return proc.Spec{Path: cmdExe(), Args: []string{"/d", "/s", "/c", command},
 		CmdLine: `cmd.exe /d /s /c "` + command + `"`}
 }

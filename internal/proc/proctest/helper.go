@@ -107,7 +107,9 @@ func runHelper(helpers map[string]Helper, name string, args []string) int {
 // "args>:FILE" writes the appended arguments, space-separated, to FILE;
 // "touch:FILE" creates FILE; "exit:N" exits with N; "exitifarg:ARG:N" exits
 // with N when ARG is among the appended arguments; "hang" blocks until
-// killed; "child:FILE" starts a fake that hangs and writes its pid to FILE.
+// killed; "child:FILE" starts a fake that hangs and writes its pid to FILE;
+// "exists:FILE" exits 1 unless FILE exists; "has:FILE:TEXT" exits 1 unless
+// FILE holds TEXT (a trailing newline aside).
 // Without an exit op the program exits 0.
 func Command(ops ...string) []string {
 	return append([]string{self(), flagRun}, append(slices.Clone(ops), "--")...)
@@ -242,6 +244,17 @@ func runOp(verb, arg string, args []string) (code int, done bool, err error) {
 		if slices.Contains(args, want) {
 			code, err = strconv.Atoi(n)
 			return code, true, err
+		}
+	case "exists":
+		if _, serr := os.Stat(arg); serr != nil {
+			fmt.Fprintln(os.Stderr, serr)
+			return 1, true, nil
+		}
+	case "has":
+		file, want, _ := strings.Cut(arg, ":")
+		if b, rerr := os.ReadFile(file); rerr != nil || strings.TrimSuffix(string(b), "\n") != want {
+			fmt.Fprintf(os.Stderr, "%s: %q (%v), want %q\n", file, b, rerr, want)
+			return 1, true, nil
 		}
 	case "hang":
 		for {
