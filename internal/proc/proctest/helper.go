@@ -109,7 +109,8 @@ func runHelper(helpers map[string]Helper, name string, args []string) int {
 // with N when ARG is among the appended arguments; "hang" blocks until
 // killed; "child:FILE" starts a fake that hangs and writes its pid to FILE;
 // "exists:FILE" exits 1 unless FILE exists; "has:FILE:TEXT" exits 1 unless
-// FILE holds TEXT (a trailing newline aside).
+// FILE holds TEXT (a trailing newline aside); "exitifstdin:TEXT:N:MSG"
+// reads stdin and, when it holds TEXT, writes MSG to stderr and exits N.
 // Without an exit op the program exits 0.
 func Command(ops ...string) []string {
 	return append([]string{self(), flagRun}, append(slices.Clone(ops), "--")...)
@@ -255,6 +256,14 @@ func runOp(verb, arg string, args []string) (code int, done bool, err error) {
 		if b, rerr := os.ReadFile(file); rerr != nil || strings.TrimSuffix(string(b), "\n") != want {
 			fmt.Fprintf(os.Stderr, "%s: %q (%v), want %q\n", file, b, rerr, want)
 			return 1, true, nil
+		}
+	case "exitifstdin":
+		f := strings.SplitN(arg, ":", 3)
+		var b []byte
+		if b, err = io.ReadAll(os.Stdin); err == nil && len(f) == 3 && strings.Contains(string(b), f[0]) {
+			fmt.Fprintln(os.Stderr, f[2])
+			code, err = strconv.Atoi(f[1])
+			return code, true, err
 		}
 	case "hang":
 		for {
