@@ -107,7 +107,8 @@ func runHelper(helpers map[string]Helper, name string, args []string) int {
 // "args>:FILE" writes the appended arguments, space-separated, to FILE;
 // "touch:FILE" creates FILE; "exit:N" exits with N; "exitifarg:ARG:N" exits
 // with N when ARG is among the appended arguments; "hang" blocks until
-// killed; "child:FILE" starts a fake that hangs and writes its pid to FILE;
+// killed; "pid:FILE" writes the fake's pid to FILE at once (written
+// aside, then renamed); "child:FILE" starts a fake that hangs and writes its pid to FILE;
 // "exists:FILE" exits 1 unless FILE exists; "has:FILE:TEXT" exits 1 unless
 // FILE holds TEXT (a trailing newline aside); "exitifstdin:TEXT:N:MSG"
 // reads stdin and, when it holds TEXT, writes MSG to stderr and exits N.
@@ -264,6 +265,10 @@ func runOp(verb, arg string, args []string) (code int, done bool, err error) {
 			fmt.Fprintln(os.Stderr, f[2])
 			code, err = strconv.Atoi(f[1])
 			return code, true, err
+		}
+	case "pid":
+		if err = os.WriteFile(arg+".tmp", []byte(strconv.Itoa(os.Getpid())), 0o644); err == nil {
+			err = os.Rename(arg+".tmp", arg)
 		}
 	case "hang":
 		for {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -80,5 +81,18 @@ func TestInstall_RunsUnderItsName(t *testing.T) {
 	h := proctest.InstallHelper(t, dir, "codex", "upper")
 	if out, code := run(t, []string{h, "x"}, ""); out != "X" || code != 4 {
 		t.Fatalf("helper: stdout %q exit %d", out, code)
+	}
+}
+
+// "pid:FILE" names the fake's own process, the one its starter sees.
+func TestCommand_PidIsTheFakes(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "pid")
+	argv := proctest.Command("pid:" + file)
+	cmd := exec.Command(argv[0], argv[1:]...)
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(file); err != nil || string(b) != strconv.Itoa(cmd.Process.Pid) {
+		t.Fatalf("pid file %q (%v), want %d", b, err, cmd.Process.Pid)
 	}
 }
