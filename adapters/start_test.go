@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -17,6 +18,9 @@ import (
 func TestStartError_MapsCause(t *testing.T) {
 	dir := t.TempDir()
 	garbage := filepath.Join(dir, "garbage")
+	if runtime.GOOS == "windows" {
+		garbage += ".exe" // Windows finds a program by its extension
+	}
 	if err := os.WriteFile(garbage, []byte("\x00\x01\x02\x03 not a program"), 0o755); err != nil {
 		t.Fatal(err)
 	}

@@ -3,13 +3,14 @@ package adapters
 import (
 	"bytes"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/rs/zerolog"
+
+	"github.com/hubdev/hub/internal/proc/proctest"
 )
 
 func TestUnknownRecords_OncePerTypeWithVersion(t *testing.T) {
@@ -46,28 +47,26 @@ func TestUnknownRecords_OncePerTypeWithVersion(t *testing.T) {
 	}
 }
 
+func TestMain(m *testing.M) { proctest.Main(m, nil) }
+
 func TestCLIVersion_FirstLineOrEmpty(t *testing.T) {
 	dir := t.TempDir()
-	script := func(name, body string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte("#!/bin/sh\n"+body+"\n"), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	const wait = 30 * time.Second // a fake program may start slowly (Wine); only "hanging" waits it out
 	tests := []struct {
-		name string
-		argv []string
-		want string
+		name    string
+		argv    []string
+		timeout time.Duration
+		want    string
 	}{
-		{"first line", []string{script("ok", `[ "$1" = --version ] && printf ' 1.2.3 \nextra\n'`)}, "1.2.3"},
-		{"failing", []string{script("fail", "exit 3")}, ""},
-		{"missing", []string{filepath.Join(dir, "nope")}, ""},
-		{"hanging", []string{script("hang", "exec sleep 30")}, ""},
+		{"first line", proctest.Command("exitifarg:--help:9", "out: 1.2.3 \nextra\n"), wait, "1.2.3"},
+		{"asks with --version", proctest.Command("exitifarg:--version:0", "out:wrong\n"), wait, ""},
+		{"failing", proctest.Command("out:1.0\n", "exit:3"), wait, ""},
+		{"missing", []string{filepath.Join(dir, "nope")}, wait, ""},
+		{"hanging", proctest.Command("hang"), 500 * time.Millisecond, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			v := CLIVersion(tc.argv, nil, 500*time.Millisecond)
+			v := CLIVersion(tc.argv, nil, tc.timeout)
 			if got := v(); got != tc.want {
 				t.Errorf("version = %q, want %q", got, tc.want)
 			}

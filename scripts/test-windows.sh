@@ -40,7 +40,7 @@ build_root() {
 out=$root/tmp/hubtest${repo//\//_}
 inside=${out#"$root"}
 rm -rf "$out" && mkdir -p "$out"
-pkgs=$(go list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}} {{.Dir}}{{end}}' "${@:-./...}" | grep -v '/e2e') || true
+pkgs=$(GOOS=windows go list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}} {{.Dir}}{{end}}' "${@:-./...}" | grep -v '/e2e') || true
 [ -n "$pkgs" ] || die "no packages with tests"
 echo "== compile tests for windows/amd64"
 while read -r pkg dir; do

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/hubdev/hub/internal/proc/proctest"
 )
 
 // The test binary doubles as a fake gemini: with HUB_GEMINI_FAKE=1 TestMain
@@ -29,7 +31,7 @@ func TestMain(m *testing.M) {
 	if os.Getenv(fakeEnv) == "1" {
 		os.Exit(fakeGemini(os.Args[1:]))
 	}
-	os.Exit(m.Run())
+	proctest.Main(m, nil)
 }
 
 func fakeGemini(args []string) int {

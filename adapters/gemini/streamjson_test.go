@@ -9,6 +9,7 @@ import (
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/adapters/acpclient"
 	fx "github.com/hubdev/hub/internal/fixture"
+	"github.com/hubdev/hub/internal/proc/proctest"
 )
 
 func TestStreamJSON_FallbackSession(t *testing.T) {
@@ -18,9 +19,9 @@ func TestStreamJSON_FallbackSession(t *testing.T) {
 		Argv: func(prompt, resume string, _ adapters.SessionOptions) []string {
 			argvs = append(argvs, []string{prompt, resume})
 			if prompt == "die" {
-				return []string{"sh", "-c", "echo oops >&2; exit 41"}
+				return proctest.Command("err:oops\n", "exit:41")
 			}
-			return []string{"cat", fixture}
+			return proctest.Command("cat:" + fixture)
 		},
 		NewDecoder: func() adapters.LineDecoder { return NewGeminiDecoder() }}
 	s, err := sj.Fallback()(context.Background(), adapters.SessionOptions{Cwd: t.TempDir()}, nil)

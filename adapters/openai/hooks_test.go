@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -14,19 +13,20 @@ import (
 	"github.com/hubdev/hub/internal/config"
 	"github.com/hubdev/hub/internal/hooks"
 	"github.com/hubdev/hub/internal/mockllm"
+	"github.com/hubdev/hub/internal/proc/proctest"
 )
 
 func withHooks(t *testing.T, cfg map[string][]config.HookConfig) func(*Profile, *Options) {
 	t.Helper()
-	if runtime.GOOS == "windows" {
-		t.Skip("the test hooks are POSIX shell commands")
-	}
 	h, err := hooks.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return func(_ *Profile, o *Options) { o.Hooks = h }
 }
+
+// fake is a hook command doing proctest ops, run by sh or cmd.exe alike.
+func fake(ops ...string) string { return proctest.ShellCommand(ops...) }
 
 func writeTurn(path string) mockllm.OpenAITurn {
 	return mockllm.OpenAITurn{ToolCalls: []mockllm.OpenAIToolCall{{Name: "write_file", Args: `{"path":"` + path + `","content":"x"}`}}}
@@ -50,17 +50,17 @@ func TestSession_PreToolUseHookGatesWrite(t *testing.T) {
 		written bool
 		model   string // what the model reads back
 	}{
-		{"exit 2 denies with stderr", config.HookConfig{Command: "echo 'writes are frozen today' >&2; exit 2", Matcher: "write"},
+		{"exit 2 denies with stderr", config.HookConfig{Command: fake("err:writes are frozen today\n", "exit:2"), Matcher: "write"},
 			0, false, "Blocked by a PreToolUse hook: writes are frozen today"},
-		{"JSON deny denies", config.HookConfig{Command: `echo '{"decision":"deny","reason":"not in src/"}'`},
+		{"JSON deny denies", config.HookConfig{Command: fake(`out:{"decision":"deny","reason":"not in src/"}`)},
 			0, false, "Blocked by a PreToolUse hook: not in src/"},
-		{"hanging hook times out and denies", config.HookConfig{Command: "sleep 300", Timeout: config.Duration{Duration: 200 * time.Millisecond, Set: true}},
+		{"hanging hook times out and denies", config.HookConfig{Command: fake("hang"), Timeout: config.Duration{Duration: 200 * time.Millisecond, Set: true}},
 			0, false, "timed out after 200ms"},
-		{"failing hook denies", config.HookConfig{Command: "exit 7"}, 0, false, "failed with exit code 7"},
-		{"exit 0 leaves it to the user", config.HookConfig{Command: "exit 0"}, 1, true, "wrote 1 bytes"},
-		{"JSON ask leaves it to the user", config.HookConfig{Command: `echo '{"decision":"ask"}'`}, 1, true, "wrote 1 bytes"},
-		{"JSON allow skips asking", config.HookConfig{Command: `echo '{"decision":"allow"}'`}, 0, true, "wrote 1 bytes"},
-		{"a matcher that misses leaves it to the user", config.HookConfig{Command: "exit 2", Matcher: "^bash$"}, 1, true, "wrote 1 bytes"},
+		{"failing hook denies", config.HookConfig{Command: fake("exit:7")}, 0, false, "failed with exit code 7"},
+		{"exit 0 leaves it to the user", config.HookConfig{Command: fake("exit:0")}, 1, true, "wrote 1 bytes"},
+		{"JSON ask leaves it to the user", config.HookConfig{Command: fake(`out:{"decision":"ask"}`)}, 1, true, "wrote 1 bytes"},
+		{"JSON allow skips asking", config.HookConfig{Command: fake(`out:{"decision":"allow"}`)}, 0, true, "wrote 1 bytes"},
+		{"a matcher that misses leaves it to the user", config.HookConfig{Command: fake("exit:2"), Matcher: "^bash$"}, 1, true, "wrote 1 bytes"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -83,7 +83,7 @@ func TestSession_PreToolUseHookGatesWrite(t *testing.T) {
 
 // A hook that fails is reported to the user, not only to the model.
 func TestSession_FailedHookWarnsUser(t *testing.T) {
-	r := newRig(t, withHooks(t, map[string][]config.HookConfig{"PreToolUse": {{Command: "exit 9"}}}), writeTurn("a.txt"), mockllm.OpenAITurn{Text: "done"})
+	r := newRig(t, withHooks(t, map[string][]config.HookConfig{"PreToolUse": {{Command: fake("exit:9")}}}), writeTurn("a.txt"), mockllm.OpenAITurn{Text: "done"})
 	evs, _ := r.prompt(t, "write it", nil)
 	e := firstError(evs)
 	if e == nil || e.Code != adapters.CodeHook || e.Fatal || !strings.Contains(e.Message, "hooks.PreToolUse[0]") {
@@ -95,7 +95,7 @@ func TestSession_FailedHookWarnsUser(t *testing.T) {
 func TestSession_HookAllowCannotLiftHardDeny(t *testing.T) {
 	dir := t.TempDir()
 	ran := filepath.Join(dir, "ran")
-	r := newRig(t, withHooks(t, map[string][]config.HookConfig{"PreToolUse": {{Command: `touch ` + ran + `; echo '{"decision":"allow"}'`}}}),
+	r := newRig(t, withHooks(t, map[string][]config.HookConfig{"PreToolUse": {{Command: fake("touch:"+ran, `out:{"decision":"allow"}`)}}}),
 		mockllm.OpenAITurn{ToolCalls: []mockllm.OpenAIToolCall{{Name: "bash", Args: `{"command":"rm -rf /"}`}}}, mockllm.OpenAITurn{Text: "ok"})
 	r.prompt(t, "x", nil)
 	if got := lastMessage(r, 1); !strings.Contains(got, "Permission denied (hard deny") {
@@ -108,7 +108,7 @@ func TestSession_HookAllowCannotLiftHardDeny(t *testing.T) {
 
 // A UserPromptSubmit hook that exits 2 keeps the prompt from the model.
 func TestSession_PromptHookBlocks(t *testing.T) {
-	r := newRig(t, withHooks(t, map[string][]config.HookConfig{"UserPromptSubmit": {{Command: "grep -q password && { echo 'no secrets' >&2; exit 2; }; exit 0"}}}),
+	r := newRig(t, withHooks(t, map[string][]config.HookConfig{"UserPromptSubmit": {{Command: fake("exitifstdin:password:2:no secrets")}}}),
 		mockllm.OpenAITurn{Text: "fine"})
 	evs, stop := r.prompt(t, "my password is hunter2", nil)
 	e := firstError(evs)
@@ -126,7 +126,7 @@ func TestSession_PromptHookBlocks(t *testing.T) {
 // Every event's hooks run, in turn order, with the session's facts.
 func TestSession_HooksSeeEveryEvent(t *testing.T) {
 	log := filepath.Join(t.TempDir(), "log")
-	h := config.HookConfig{Command: "cat >> " + log + "; echo >> " + log}
+	h := config.HookConfig{Command: fake("stdin>>:" + log)}
 	cfg := map[string][]config.HookConfig{}
 	for _, ev := range config.HookEvents {
 		cfg[ev] = []config.HookConfig{h}

@@ -14,6 +14,7 @@ import (
 	"github.com/hubdev/hub/internal/fixture"
 	"github.com/hubdev/hub/internal/mockllm"
 	"github.com/hubdev/hub/internal/proc"
+	"github.com/hubdev/hub/internal/proc/proctest"
 )
 
 // The test binary doubles as an MCP server (HUB_TEST_MCP_SERVER=1) with
@@ -33,7 +34,7 @@ func TestMain(m *testing.M) {
 		_ = s.Run(context.Background(), &mcp.StdioTransport{})
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	proctest.Main(m, nil)
 }
 
 func TestSession_MCPToolsAskedAndObeyed(t *testing.T) {

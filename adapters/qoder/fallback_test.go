@@ -2,7 +2,6 @@ package qoder
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,7 +12,10 @@ import (
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/config"
 	"github.com/hubdev/hub/internal/fixture"
+	"github.com/hubdev/hub/internal/proc/proctest"
 )
+
+func TestMain(m *testing.M) { proctest.Main(m, nil) }
 
 // A qodercli without ACP falls back to stream-json; the recorded partial
 // stream must reach the user with each text once (deltas, not the repeat).
@@ -22,12 +24,8 @@ func TestAdapter_FallbackTextOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	script := filepath.Join(t.TempDir(), "fake-qodercli.sh")
-	body := "#!/bin/sh\nfor a in \"$@\"; do [ \"$a\" = --acp ] && exit 3; done\nexec cat '" + fix + "'\n"
-	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	a := New(config.AgentConfig{Command: config.Command{"sh", script, "--acp"}}, "test", zerolog.Nop())
+	argv := proctest.Command("exitifarg:--acp:3", "cat:"+fix) // no ACP: exit 3 when asked for it
+	a := New(config.AgentConfig{Command: config.Command(append(argv, "--acp"))}, "test", zerolog.Nop())
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	s, err := a.Start(ctx, adapters.SessionOptions{Cwd: t.TempDir()})

@@ -10,6 +10,7 @@ import (
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/adapters/acpclient"
 	"github.com/hubdev/hub/internal/fixture"
+	"github.com/hubdev/hub/internal/proc/proctest"
 )
 
 // A decoder that holds a record back (qodercli's <synthetic> error message)
@@ -25,7 +26,7 @@ func TestStreamJSON_HeldRecordReleasedAtEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	sj := acpclient.StreamJSON{Name: "qodercli",
-		Argv:       func(string, string, adapters.SessionOptions) []string { return []string{"cat", cut} },
+		Argv:       func(string, string, adapters.SessionOptions) []string { return proctest.Command("cat:" + cut) },
 		NewDecoder: func() adapters.LineDecoder { return NewQoderDecoder() }}
 	s, err := sj.Fallback()(context.Background(), adapters.SessionOptions{Cwd: t.TempDir()}, nil)
 	if err != nil {

@@ -7,12 +7,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/hubdev/hub/internal/hooks"
 	"github.com/hubdev/hub/internal/mockllm"
+	"github.com/hubdev/hub/internal/proc/proctest"
 )
 
 // addUserConfig appends TOML to the isolated user config.
@@ -29,15 +29,13 @@ func addUserConfig(t *testing.T, root, toml string) {
 // PreToolUse hook blocks a write even under --approve all, and the model
 // reads why.
 func TestRun_ConfigHookBlocksNativeWrite(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("the test hooks are POSIX shell commands")
-	}
 	srv := mockllm.NewOpenAIServer(
 		mockllm.OpenAITurn{ToolCalls: []mockllm.OpenAIToolCall{{Name: "write_file", Args: `{"path":"a.txt","content":"x"}`}}},
 		mockllm.OpenAITurn{Text: "could not write"})
 	defer srv.Close()
 	root := isolate(t)
-	addUserConfig(t, root, fmt.Sprintf("[providers.mock]\nbase_url = %q\nmodel = \"m\"\n\n[[hooks.PreToolUse]]\ncommand = \"echo 'frozen branch' >&2; exit 2\"\nmatcher = \"write\"\n", srv.URL))
+	addUserConfig(t, root, fmt.Sprintf("[providers.mock]\nbase_url = %q\nmodel = \"m\"\n\n[[hooks.PreToolUse]]\ncommand = '%s'\nmatcher = \"write\"\n",
+		srv.URL, proctest.ShellCommand("err:frozen branch\n", "exit:2")))
 	cwd := t.TempDir()
 	var out, errb bytes.Buffer
 	code := realMain(context.Background(), []string{"run", "--agent", "mock", "--approve", "all", "--cwd", cwd, "write a.txt"}, strings.NewReader(""), &out, &errb)
@@ -56,13 +54,9 @@ func TestRun_ConfigHookBlocksNativeWrite(t *testing.T) {
 
 // The config's hooks observe a CLI agent in hub run.
 func TestRun_ConfigHookObservesCLIAgent(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("the test hooks are POSIX shell commands")
-	}
 	root := isolate(t)
 	log := filepath.Join(root, "hook.log")
-	// Shell builtins only: the isolated PATH holds no programs.
-	addUserConfig(t, root, fmt.Sprintf("[[hooks.PostToolUse]]\ncommand = 'IFS= read -r l; printf \"%%s\\n\" \"$l\" >> %s'\n", log))
+	addUserConfig(t, root, fmt.Sprintf("[[hooks.PostToolUse]]\ncommand = '%s'\n", proctest.ShellCommand("stdin>>:"+log)))
 	script, err := filepath.Abs(filepath.Join("..", "..", "internal", "runner", "testdata", "replay", "tool.jsonl"))
 	if err != nil {
 		t.Fatal(err)
@@ -86,13 +80,11 @@ func TestRun_ConfigHookObservesCLIAgent(t *testing.T) {
 // A UserPromptSubmit hook that blocks keeps the prompt from the model;
 // hub run fails with the hook's reason.
 func TestRun_ConfigHookBlocksNativePrompt(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("the test hooks are POSIX shell commands")
-	}
 	srv := mockllm.NewOpenAIServer(mockllm.OpenAITurn{Text: "never asked"})
 	defer srv.Close()
 	root := isolate(t)
-	addUserConfig(t, root, fmt.Sprintf("[providers.mock]\nbase_url = %q\nmodel = \"m\"\n\n[[hooks.UserPromptSubmit]]\ncommand = \"echo 'no prompts on Fridays' >&2; exit 2\"\n", srv.URL))
+	addUserConfig(t, root, fmt.Sprintf("[providers.mock]\nbase_url = %q\nmodel = \"m\"\n\n[[hooks.UserPromptSubmit]]\ncommand = '%s'\n",
+		srv.URL, proctest.ShellCommand("err:no prompts on Fridays\n", "exit:2")))
 	var out, errb bytes.Buffer
 	code := realMain(context.Background(), []string{"run", "--agent", "mock", "--cwd", t.TempDir(), "hello"}, strings.NewReader(""), &out, &errb)
 	if code != 1 || !strings.Contains(errb.String(), "no prompts on Fridays") || len(srv.Requests()) != 0 {

@@ -1,5 +1,3 @@
-//go:build unix
-
 package main
 
 import (
@@ -8,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/hubdev/hub/internal/proc/proctest"
 )
 
 // fakeCLI puts a program named name on the isolated PATH that records its
@@ -15,10 +15,7 @@ import (
 func fakeCLI(t *testing.T, root, name, code string) (argsFile string) {
 	t.Helper()
 	argsFile = filepath.Join(root, name+".args")
-	script := "#!/bin/sh\necho \"$@\" > " + argsFile + "\nexit " + code + "\n"
-	if err := os.WriteFile(filepath.Join(root, "bin", name), []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	proctest.Install(t, filepath.Join(root, "bin"), name, "args>:"+argsFile, "exit:"+code)
 	return argsFile
 }
 

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hubdev/hub/internal/proc/proctest"
+
 	"github.com/creack/pty"
 )
 
@@ -233,9 +235,7 @@ func TestRun_JSONLSummary(t *testing.T) {
 func TestDoctor_AgentExitCodes(t *testing.T) {
 	root := isolate(t)
 	// A claude that answers --version and an API key: ready.
-	if err := os.WriteFile(filepath.Join(root, "bin", "claude"), []byte("#!/bin/sh\necho '2.1.330 (Claude Code)'\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	proctest.Install(t, filepath.Join(root, "bin"), "claude", "out:2.1.330 (Claude Code)\n")
 	cases := []struct {
 		name string
 		args []string

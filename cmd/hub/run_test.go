@@ -24,18 +24,9 @@ import (
 // The test binary doubles as a fake ACP agent (HUB_TEST_FAKE_ACP=MODE) and
 // as the child that agent leaves running (HUB_TEST_SLEEP=1), so `hub run`
 // is tested against real processes without any interpreter.
-func TestMain(m *testing.M) {
-	switch {
-	case os.Getenv("HUB_TEST_SLEEP") != "":
-		time.Sleep(time.Minute)
-		os.Exit(0)
-	case os.Getenv("HUB_TEST_FAKE_ACP") != "":
-		fakeACPAgent(os.Getenv("HUB_TEST_FAKE_ACP"), os.Getenv("HUB_TEST_PIDS"))
-		os.Exit(0)
-	case os.Getenv("HUB_TEST_MAIN") != "":
-		main()
-	}
-	os.Exit(m.Run())
+func init() {
+	envFakes = append([]envFake{{"HUB_TEST_FAKE_ACP", func() { fakeACPAgent(os.Getenv("HUB_TEST_FAKE_ACP"), os.Getenv("HUB_TEST_PIDS")) }}},
+		envFakes...)
 }
 
 // fakeACPAgent answers initialize and session/new; on session/prompt it

@@ -1,5 +1,3 @@
-//go:build linux
-
 package main
 
 import (
@@ -7,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/hubdev/hub/internal/proc/proctest"
 )
 
 // A cloned repository's config cannot make hub run a program until the
@@ -15,10 +15,7 @@ func TestTrust_ProjectConfigRunsNothingUntilTrusted(t *testing.T) {
 	root := isolate(t)
 	repo := filepath.Join(root, "repo")
 	marker := filepath.Join(root, "ran")
-	evil := filepath.Join(root, "evil.sh")
-	if err := os.WriteFile(evil, []byte("#!/bin/sh\n: > "+marker+"\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	evil := proctest.Install(t, root, "evil", "touch:"+marker)
 	cfgFile := filepath.Join(repo, ".hub", "config.toml")
 	must := func(err error) {
 		t.Helper()
@@ -28,7 +25,7 @@ func TestTrust_ProjectConfigRunsNothingUntilTrusted(t *testing.T) {
 	}
 	must(os.MkdirAll(filepath.Join(repo, ".git"), 0o755))
 	must(os.MkdirAll(filepath.Dir(cfgFile), 0o755))
-	must(os.WriteFile(cfgFile, []byte("default_agent = \"evil\"\n[agents.evil]\ncommand = [\""+evil+"\"]\n"), 0o644))
+	must(os.WriteFile(cfgFile, []byte("default_agent = \"evil\"\n[agents.evil]\ncommand = ['"+evil+"']\n"), 0o644))
 	chdir(t, repo)
 	ran := func() bool { _, err := os.Stat(marker); return err == nil }
 
@@ -44,7 +41,7 @@ func TestTrust_ProjectConfigRunsNothingUntilTrusted(t *testing.T) {
 		t.Fatalf("the trusted config's agent did not run: exit %d, %s", code, errOut)
 	}
 	must(os.Remove(marker))
-	must(os.WriteFile(cfgFile, []byte("default_agent = \"evil\"\n[agents.evil]\ncommand = [\""+evil+"\"]\n# changed\n"), 0o644))
+	must(os.WriteFile(cfgFile, []byte("default_agent = \"evil\"\n[agents.evil]\ncommand = ['"+evil+"']\n# changed\n"), 0o644))
 	if code, _, _ := hub(t, strings.NewReader(""), "run", "hi"); code != exitUsage || ran() {
 		t.Fatalf("after a change: exit %d, ran %v; want the trust gone", code, ran())
 	}

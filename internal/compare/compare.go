@@ -14,7 +14,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -24,6 +23,7 @@ import (
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/config"
+	"github.com/hubdev/hub/internal/hooks"
 	"github.com/hubdev/hub/internal/proc"
 	"github.com/hubdev/hub/internal/runner"
 )
@@ -290,11 +290,9 @@ func (o Options) candidate(ctx context.Context, r *repo, c *Candidate, out io.Wr
 func check(ctx context.Context, dir, command string, timeout time.Duration) (string, string) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	shell, flag := "sh", "-c"
-	if runtime.GOOS == "windows" {
-		shell, flag = "cmd", "/c"
-	}
-	p, err := proc.Start(ctx, proc.Spec{Path: shell, Args: []string{flag, command}, Dir: dir, StderrLimit: 64 << 10})
+	spec := hooks.ShellSpec(command) // cmd.exe reads the line as written, not as Go quotes an argument
+	spec.Dir, spec.StderrLimit = dir, 64<<10
+	p, err := proc.Start(ctx, spec)
 	if err != nil {
 		return "failed", err.Error()
 	}

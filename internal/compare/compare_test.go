@@ -1,5 +1,3 @@
-//go:build unix
-
 package compare
 
 import (
@@ -20,12 +18,18 @@ import (
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/adapters/openai"
 	"github.com/hubdev/hub/internal/mockllm"
+	"github.com/hubdev/hub/internal/proc/proctest"
 	"github.com/hubdev/hub/internal/runner"
 )
+
+func TestMain(m *testing.M) { proctest.Main(m, nil) }
 
 // gitRepo makes a repository with one commit and an uncommitted file.
 func gitRepo(t testing.TB) string {
 	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("best of N needs git, which is not on PATH") // the Wine test root has none
+	}
 	dir := t.TempDir()
 	run := func(args ...string) {
 		cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
@@ -73,7 +77,7 @@ func TestRun_CheckPicksTheWinnerAndApplyBringsItIn(t *testing.T) {
 			writer(t, reg, "good", "pass")
 			var stdout, stderr bytes.Buffer
 			s := Run(context.Background(), Options{Registry: reg, Agents: []string{"bad", "good"}, Cwd: dir, Prompt: "write result.txt",
-				Check: `test "$(cat result.txt)" = pass && test -f dirty.txt`, Apply: true, Approve: runner.ApproveAll, Format: format,
+				Check: proctest.ShellCommand("has:result.txt:pass", "exists:dirty.txt"), Apply: true, Approve: runner.ApproveAll, Format: format,
 				Stdout: &stdout, Stderr: &stderr, Log: zerolog.Nop()})
 			if s.ExitCode != 0 || s.Winner != "good-1" || !s.Applied {
 				t.Fatalf("exit %d winner %q applied %v error %q\nstderr:\n%s", s.ExitCode, s.Winner, s.Applied, s.Error, stderr.String())
@@ -121,7 +125,7 @@ func TestRun_NoPassNoApplyKeepAndUsage(t *testing.T) {
 	reg := adapters.NewRegistry()
 	writer(t, reg, "bad", "fail")
 	var stdout, stderr bytes.Buffer
-	o := Options{Registry: reg, Agents: []string{"bad"}, Cwd: dir, Prompt: "write result.txt", Check: "false",
+	o := Options{Registry: reg, Agents: []string{"bad"}, Cwd: dir, Prompt: "write result.txt", Check: proctest.ShellCommand("exit:1"),
 		Apply: true, Keep: true, Approve: runner.ApproveAll, Stdout: &stdout, Stderr: &stderr, Log: zerolog.Nop()}
 	s := Run(context.Background(), o)
 	if s.ExitCode != runner.ExitAgentError || s.Winner != "" || s.Applied {
@@ -183,7 +187,7 @@ func TestRun_ConfirmAppliesOrKeepsTheWinnersBranch(t *testing.T) {
 			seen := map[string][]string{}
 			var asked []string
 			s := Run(context.Background(), Options{Registry: reg, Agents: []string{"bad", "good"}, Cwd: dir, Prompt: "write result.txt",
-				Check: `test "$(cat result.txt)" = pass`, Approve: runner.ApproveAll, Log: zerolog.Nop(),
+				Check: proctest.ShellCommand("has:result.txt:pass"), Approve: runner.ApproveAll, Log: zerolog.Nop(),
 				Progress: func(c Candidate) {
 					mu.Lock()
 					defer mu.Unlock()
@@ -247,5 +251,31 @@ func TestRun_RunsInTheSameSecondDoNotCollide(t *testing.T) {
 	}
 	if branches[0] == branches[1] {
 		t.Fatalf("both runs used branch %q", branches[0])
+	}
+}
+
+// A check is the user's command line, run in the candidate's directory by
+// the system shell as written (cmd.exe on Windows reads its own quoting):
+// exit 0 passes, and the output's tail is kept either way.
+func TestCheck_RunsTheCommandLineInTheWorktree(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "result.txt"), []byte("pass\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, command, want, tail string
+	}{
+		{"passes", proctest.ShellCommand("has:result.txt:pass", "out:ok 3 tests\n"), "passed", "ok 3 tests"},
+		{"fails with its output", proctest.ShellCommand("out:FAIL TestX\n", "exit:1"), "failed", "FAIL TestX"},
+		{"reads the candidate's files", proctest.ShellCommand("has:result.txt:fail"), "failed", "want \"fail\""},
+		{"quoted words", proctest.Quote(proctest.Command()[0]) + ` "-hubtest.run" "out:a b" --`, "passed", "a b"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, tail := check(context.Background(), dir, tc.command, time.Minute)
+			if got != tc.want || !strings.Contains(tail, tc.tail) {
+				t.Fatalf("check = %s, tail %q; want %s with %q", got, tail, tc.want, tc.tail)
+			}
+		})
 	}
 }

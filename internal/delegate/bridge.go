@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"path/filepath"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -34,7 +33,8 @@ var ErrNoParent = errors.New("cannot reach the hub acp that started this agent")
 // Bridge lets the `hub mcp` an agent spawns run its tools on the hub acp
 // that started the agent, so permissions, the editor's view, cancel and
 // cleanup stay with the root session. It listens on a unix socket in a
-// private directory; each root session is a Host behind its own token.
+// private directory (TCP on loopback on Windows, see openSocket); each root
+// session is a Host behind its own token, which every call must carry.
 type Bridge struct {
 	ln     net.Listener
 	dir    string
@@ -48,18 +48,9 @@ type Bridge struct {
 
 // Listen opens a bridge.
 func Listen(log zerolog.Logger) (*Bridge, error) {
-	dir, err := os.MkdirTemp("", "hub-d-")
+	ln, dir, err := openSocket()
 	if err != nil {
-		return nil, fmt.Errorf("delegation socket dir: %w", err)
-	}
-	if err := os.Chmod(dir, 0o700); err != nil {
-		os.RemoveAll(dir)
-		return nil, fmt.Errorf("delegation socket dir: %w", err)
-	}
-	ln, err := net.Listen("unix", filepath.Join(dir, "s"))
-	if err != nil {
-		os.RemoveAll(dir)
-		return nil, fmt.Errorf("delegation socket: %w", err)
+		return nil, err
 	}
 	b := &Bridge{ln: ln, dir: dir, log: log, hosts: map[string]Host{}, conns: map[net.Conn]bool{}}
 	b.wg.Add(1)
@@ -87,7 +78,8 @@ func (b *Bridge) Env(token string) map[string]string {
 	return map[string]string{EnvSocket: b.ln.Addr().String(), EnvToken: token}
 }
 
-// Close stops listening, ends every connection and removes the socket.
+// Close stops listening, ends every connection and removes the socket
+// (and its directory, if any).
 func (b *Bridge) Close() {
 	_ = b.ln.Close()
 	b.mu.Lock()
@@ -97,7 +89,9 @@ func (b *Bridge) Close() {
 	}
 	b.mu.Unlock()
 	b.wg.Wait()
-	_ = os.RemoveAll(b.dir)
+	if b.dir != "" {
+		_ = os.RemoveAll(b.dir)
+	}
 }
 
 func (b *Bridge) accept() {
@@ -216,7 +210,7 @@ func Dial(getenv func(string) string, log zerolog.Logger) (r *Remote, ok bool, e
 	if sock == "" {
 		return nil, false, nil
 	}
-	nc, err := net.DialTimeout("unix", sock, 5*time.Second)
+	nc, err := dialSocket(sock)
 	if err != nil {
 		return nil, true, fmt.Errorf("%w: %w", ErrNoParent, err)
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -15,19 +14,19 @@ import (
 	"github.com/hubdev/hub/adapters/replay"
 	"github.com/hubdev/hub/internal/config"
 	"github.com/hubdev/hub/internal/hooks"
+	"github.com/hubdev/hub/internal/proc/proctest"
 )
+
+func TestMain(m *testing.M) { proctest.Main(m, nil) }
 
 // A delegate's stream is observed by the hooks like any CLI agent's: its
 // tool call reaches PostToolUse, and a hook that fails is a warning of
 // the result.
 func TestDelegate_HooksObserveTheDelegate(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("the test hooks are POSIX shell commands")
-	}
 	log := filepath.Join(t.TempDir(), "log")
 	h, err := hooks.New(map[string][]config.HookConfig{
-		"PostToolUse": {{Command: "cat >> " + log}},
-		"Stop":        {{Command: "echo 'notifier down' >&2; exit 1"}},
+		"PostToolUse": {{Command: proctest.ShellCommand("stdin>>:" + log)}},
+		"Stop":        {{Command: proctest.ShellCommand("err:notifier down\n", "exit:1")}},
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -137,10 +137,11 @@ func TestMCP_ListsToolsAndDelegatesToTheReplayAgent(t *testing.T) {
 }
 
 // The native loop on the mock provider, delegated to: its tool call is
-// answered by --approve, and the summary carries usage.
+// answered by --approve, and the summary carries usage. The call is a
+// write, not a shell command: the shell differs by OS (Wine has none).
 func TestMCP_DelegatesToTheNativeLoop(t *testing.T) {
 	mock := mockllm.NewOpenAIServer(
-		mockllm.OpenAITurn{Text: "Checking.", ToolCalls: []mockllm.OpenAIToolCall{{Name: "bash", Args: `{"command":"echo hi > out.txt"}`}}},
+		mockllm.OpenAITurn{Text: "Checking.", ToolCalls: []mockllm.OpenAIToolCall{{Name: "write_file", Args: `{"path":"out.txt","content":"hi\n"}`}}},
 		mockllm.OpenAITurn{Text: "Wrote out.txt."},
 	)
 	defer mock.Close()
@@ -153,7 +154,7 @@ func TestMCP_DelegatesToTheNativeLoop(t *testing.T) {
 	}{{runner.ApproveAll, true}, {runner.ApproveReadOnly, false}} {
 		cwd := t.TempDir()
 		if !tc.ran {
-			mock.Add(mockllm.OpenAITurn{Text: "Checking.", ToolCalls: []mockllm.OpenAIToolCall{{Name: "bash", Args: `{"command":"echo hi > out.txt"}`}}},
+			mock.Add(mockllm.OpenAITurn{Text: "Checking.", ToolCalls: []mockllm.OpenAIToolCall{{Name: "write_file", Args: `{"path":"out.txt","content":"hi\n"}`}}},
 				mockllm.OpenAITurn{Text: "Not allowed."})
 		}
 		d := New(Options{Registry: reg, Cwd: cwd, Approve: tc.approve, Log: zerolog.Nop()})

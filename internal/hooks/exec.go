@@ -18,7 +18,7 @@ const maxStdout = 1 << 20
 func (r *Runner) exec(ctx context.Context, h Hook, data []byte, dir string) result {
 	tctx, cancel := context.WithTimeout(ctx, h.Timeout)
 	defer cancel()
-	spec := shellSpec(h.Command)
+	spec := ShellSpec(h.Command)
 	spec.Dir, spec.Grace, spec.StderrLimit = dir, r.stopGrace, 8<<10
 	p, err := proc.Start(tctx, spec)
 	if err != nil {

@@ -17,9 +17,6 @@ import (
 // runner builds a runner of one hook for ev.
 func runner(t *testing.T, ev Event, h config.HookConfig) *Runner {
 	t.Helper()
-	if runtime.GOOS == "windows" {
-		t.Skip("the test hooks are POSIX shell commands")
-	}
 	r, err := New(map[string][]config.HookConfig{string(ev): {h}})
 	if err != nil {
 		t.Fatal(err)
@@ -28,6 +25,11 @@ func runner(t *testing.T, ev Event, h config.HookConfig) *Runner {
 }
 
 func hook(command string) config.HookConfig { return config.HookConfig{Command: command} }
+
+// fake is a hook command doing proctest ops, run by sh or cmd.exe alike.
+func fake(ops ...string) string { return proctest.ShellCommand(ops...) }
+
+func TestMain(m *testing.M) { proctest.Main(m, nil) }
 
 func TestRun_ExitCodesAndAnswers(t *testing.T) {
 	cases := []struct {
@@ -38,16 +40,16 @@ func TestRun_ExitCodesAndAnswers(t *testing.T) {
 		reason   string
 		warned   bool
 	}{
-		{"exit 0 allows nothing by itself", PreToolUse, "exit 0", None, "", false},
-		{"exit 2 blocks with stderr", PreToolUse, "echo 'no writes here' >&2; exit 2", Deny, "no writes here", false},
-		{"JSON deny", PreToolUse, `echo '{"decision":"deny","reason":"policy says no"}'`, Deny, "policy says no", false},
-		{"JSON allow", PreToolUse, `echo '{"decision":"allow","reason":"safe"}'`, Allow, "safe", false},
-		{"JSON ask falls through", PreToolUse, `echo '{"decision":"ask"}'`, None, "", false},
-		{"plain stdout is ignored", PreToolUse, "echo checked", None, "", false},
-		{"failure denies a tool call", PreToolUse, "echo boom >&2; exit 1", Deny, "exit code 1: boom", true},
-		{"unknown decision denies a tool call", PreToolUse, `echo '{"decision":"maybe"}'`, Deny, `"maybe"`, true},
-		{"failure after a tool call only warns", PostToolUse, "exit 3", None, "", true},
-		{"exit 2 blocks a prompt", UserPromptSubmit, "echo 'secret in prompt' >&2; exit 2", Deny, "secret in prompt", false},
+		{"exit 0 allows nothing by itself", PreToolUse, fake("exit:0"), None, "", false},
+		{"exit 2 blocks with stderr", PreToolUse, fake("err:no writes here\n", "exit:2"), Deny, "no writes here", false},
+		{"JSON deny", PreToolUse, fake(`out:{"decision":"deny","reason":"policy says no"}`), Deny, "policy says no", false},
+		{"JSON allow", PreToolUse, fake(`out:{"decision":"allow","reason":"safe"}`), Allow, "safe", false},
+		{"JSON ask falls through", PreToolUse, fake(`out:{"decision":"ask"}`), None, "", false},
+		{"plain stdout is ignored", PreToolUse, fake("out:checked\n"), None, "", false},
+		{"failure denies a tool call", PreToolUse, fake("err:boom\n", "exit:1"), Deny, "exit code 1: boom", true},
+		{"unknown decision denies a tool call", PreToolUse, fake(`out:{"decision":"maybe"}`), Deny, `"maybe"`, true},
+		{"failure after a tool call only warns", PostToolUse, fake("exit:3"), None, "", true},
+		{"exit 2 blocks a prompt", UserPromptSubmit, fake("err:secret in prompt\n", "exit:2"), Deny, "secret in prompt", false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -65,12 +67,15 @@ func TestRun_ExitCodesAndAnswers(t *testing.T) {
 func TestRun_HangingHookTimesOutAndDenies(t *testing.T) {
 	dir := t.TempDir()
 	pidFile := filepath.Join(dir, "pid")
-	r := runner(t, PreToolUse, config.HookConfig{Command: "sleep 300 & echo $! > " + pidFile + "; wait",
+	r := runner(t, PreToolUse, config.HookConfig{Command: fake("child:"+pidFile, "hang"),
 		Timeout: config.Duration{Duration: 300_000_000, Set: true}})
 	r.stopGrace = 100_000_000
 	out := r.Run(context.Background(), Input{Event: PreToolUse, Cwd: dir, Tool: "bash"})
 	if out.Decision != Deny || !strings.Contains(out.Reason, "timed out") || len(out.Warnings) != 1 {
 		t.Fatalf("outcome %+v", out)
+	}
+	if runtime.GOOS != "linux" {
+		return // waiting for the hook's child by event needs a Linux pidfd
 	}
 	b, err := os.ReadFile(pidFile)
 	if err != nil {
@@ -86,7 +91,7 @@ func TestRun_HangingHookTimesOutAndDenies(t *testing.T) {
 func TestRun_HookReadsEventJSON(t *testing.T) {
 	dir := t.TempDir()
 	got := filepath.Join(dir, "in.json")
-	r := runner(t, PreToolUse, hook("cat > "+got))
+	r := runner(t, PreToolUse, hook(fake("stdin>:"+got)))
 	in := Input{Event: PreToolUse, Session: "s1", Cwd: dir, Agent: "native", Tool: "bash", Kind: "execute", ToolCallID: "c1",
 		Input: json.RawMessage(`{"command":"ls"}`)}
 	if out := r.Run(context.Background(), in); out.Decision != None || len(out.Warnings) != 0 {
@@ -125,7 +130,7 @@ func TestRun_MatcherFindsNameOrKind(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.matcher+"/"+c.tool, func(t *testing.T) {
-			r := runner(t, PreToolUse, config.HookConfig{Command: "exit 2", Matcher: c.matcher})
+			r := runner(t, PreToolUse, config.HookConfig{Command: fake("exit:2"), Matcher: c.matcher})
 			out := r.Run(context.Background(), Input{Event: PreToolUse, Cwd: t.TempDir(), Tool: c.tool, Kind: c.kind})
 			if (out.Decision == Deny) != c.runs {
 				t.Fatalf("outcome %+v, want run=%v", out, c.runs)
@@ -135,11 +140,8 @@ func TestRun_MatcherFindsNameOrKind(t *testing.T) {
 }
 
 func TestRun_FirstDenyWinsOverAllow(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("the test hooks are POSIX shell commands")
-	}
 	r, err := New(map[string][]config.HookConfig{"PreToolUse": {
-		hook(`echo '{"decision":"allow"}'`), hook("echo nope >&2; exit 2"), hook(`echo '{"decision":"allow"}'`)}})
+		hook(fake(`out:{"decision":"allow"}`)), hook(fake("err:nope\n", "exit:2")), hook(fake(`out:{"decision":"allow"}`))}})
 	if err != nil {
 		t.Fatal(err)
 	}

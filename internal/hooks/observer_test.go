@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -15,7 +14,7 @@ import (
 )
 
 // logHook appends each event's stdin as one line to a file.
-func logHook(path string) config.HookConfig { return hook("cat >> " + path + "; echo >> " + path) }
+func logHook(path string) config.HookConfig { return hook(fake("stdin>>:" + path)) }
 
 func readLog(t *testing.T, path string) []Input {
 	t.Helper()
@@ -39,9 +38,6 @@ func readLog(t *testing.T, path string) []Input {
 // A CLI agent's stream runs every event's hooks, in order, with the tool
 // call's input and output, and passes every event on unchanged.
 func TestObserver_RunsHooksOnEventStream(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("the test hooks are POSIX shell commands")
-	}
 	dir := t.TempDir()
 	log := filepath.Join(dir, "log")
 	cfg := map[string][]config.HookConfig{}
@@ -102,7 +98,7 @@ func TestObserver_RunsHooksOnEventStream(t *testing.T) {
 
 // Observing cannot block: a PreToolUse hook that denies is reported.
 func TestObserver_DenyIsReportedNotEnforced(t *testing.T) {
-	r := runner(t, PreToolUse, hook("echo 'not here' >&2; exit 2"))
+	r := runner(t, PreToolUse, hook(fake("err:not here\n", "exit:2")))
 	o := r.Observe(Input{Cwd: t.TempDir()})
 	defer o.Close()
 	o.Prompt(context.Background(), "codex", nil)
@@ -139,14 +135,11 @@ func TestObserver_UserPromptSubmitBlocksThePrompt(t *testing.T) {
 		name, command string
 		blocked       bool
 	}{
-		{"exit 2 blocks", "echo 'no secrets in prompts' >&2; exit 2", true},
-		{"deny answer blocks", `echo '{"decision":"deny","reason":"no secrets in prompts"}'`, true},
-		{"exit 0 passes", "exit 0", false},
+		{"exit 2 blocks", fake("err:no secrets in prompts\n", "exit:2"), true},
+		{"deny answer blocks", fake(`out:{"decision":"deny","reason":"no secrets in prompts"}`), true},
+		{"exit 0 passes", fake("exit:0"), false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if runtime.GOOS == "windows" {
-				t.Skip("the test hooks are POSIX shell commands")
-			}
 			o := runner(t, UserPromptSubmit, hook(tc.command)).Observe(Input{Cwd: t.TempDir()})
 			defer o.Close()
 			out := o.Prompt(context.Background(), "claude", adapters.TextPrompt("my key is sk-123"))

@@ -1,0 +1,303 @@
+package proctest
+
+// Fake programs for tests on every OS: the test binary re-executed runs a
+// Go function instead of its tests, so no test needs sh, cat or python3
+// (Windows has none of them). A package's TestMain calls Main; a test puts
+// Command, ShellCommand or Install where the fake program goes.
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+const (
+	// flagRun, as the first argument, makes the test binary run the ops
+	// that follow (up to "--") instead of its tests.
+	flagRun = "-hubtest.run"
+	// flagRun64 is flagRun with the ops in one base64url JSON argument,
+	// safe inside both sh and cmd.exe command lines.
+	flagRun64 = "-hubtest.run64="
+	// flagHelper=NAME runs the package's own helper NAME with the
+	// arguments that follow.
+	flagHelper = "-hubtest.helper="
+	// envFake names, for a fake installed under its own name on Unix (a
+	// symlink carries no arguments), what it runs: a JSON array, "run" and
+	// the ops, or "helper" and the helper's name.
+	envFake = "HUB_TEST_FAKE_"
+)
+
+// Helper is a package's own fake program: it gets the arguments after
+// its name and returns the exit code.
+type Helper func(args []string) int
+
+// Main runs the fake program the test binary was started as, if any, and
+// the package's tests otherwise. helpers are the package's own fakes, run
+// by Helper.
+func Main(m *testing.M, helpers map[string]Helper) {
+	if code, ok := dispatch(os.Args, helpers); ok {
+		// Not os.Exit: under -race it waits a second at exit 0 (the race
+		// runtime's atexit_sleep_ms), a second for every fake started.
+		syscall.Exit(code)
+	}
+	os.Exit(m.Run())
+}
+
+func dispatch(argv []string, helpers map[string]Helper) (int, bool) {
+	if len(argv) > 1 {
+		switch a := argv[1]; {
+		case a == flagRun:
+			return runOps(argv[2:]), true
+		case strings.HasPrefix(a, flagRun64):
+			var ops []string
+			raw, err := base64.RawURLEncoding.DecodeString(strings.TrimPrefix(a, flagRun64))
+			if err == nil {
+				err = json.Unmarshal(raw, &ops)
+			}
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "proctest: bad", a, err)
+				return 125, true
+			}
+			return runOps(append(append(ops, "--"), argv[2:]...)), true
+		case strings.HasPrefix(a, flagHelper):
+			return runHelper(helpers, strings.TrimPrefix(a, flagHelper), argv[2:]), true
+		}
+	}
+	name := strings.TrimSuffix(filepath.Base(argv[0]), ".exe")
+	if v, ok := os.LookupEnv(envFake + envName(name)); ok {
+		var f []string
+		if err := json.Unmarshal([]byte(v), &f); err != nil || len(f) == 0 {
+			fmt.Fprintf(os.Stderr, "proctest: bad %s%s: %q\n", envFake, envName(name), v)
+			return 125, true
+		}
+		if f[0] == "helper" && len(f) == 2 {
+			return runHelper(helpers, f[1], argv[1:]), true
+		}
+		return runOps(append(append(f[1:], "--"), argv[1:]...)), true
+	}
+	return 0, false
+}
+
+func runHelper(helpers map[string]Helper, name string, args []string) int {
+	h, ok := helpers[name]
+	if !ok {
+		fmt.Fprintf(os.Stderr, "proctest: no helper %q\n", name)
+		return 125
+	}
+	return h(args)
+}
+
+// Command is the argv of a fake program doing ops, in order; the caller
+// may append arguments (the ones a program would get), which ops see.
+//
+// Ops: "out:TEXT" and "err:TEXT" write TEXT to stdout or stderr; "cat:FILE"
+// copies FILE to stdout; "stdin" copies stdin to stdout; "stdin>:FILE"
+// writes stdin to FILE; "stdin>>:FILE" appends stdin and a newline to FILE;
+// "args>:FILE" writes the appended arguments, space-separated, to FILE;
+// "touch:FILE" creates FILE; "exit:N" exits with N; "exitifarg:ARG:N" exits
+// with N when ARG is among the appended arguments; "hang" blocks until
+// killed; "pid:FILE" writes the fake's pid to FILE at once (written
+// aside, then renamed); "child:FILE" starts a fake that hangs and writes its pid to FILE;
+// "exists:FILE" exits 1 unless FILE exists; "has:FILE:TEXT" exits 1 unless
+// FILE holds TEXT (a trailing newline aside); "exitifstdin:TEXT:N:MSG"
+// reads stdin and, when it holds TEXT, writes MSG to stderr and exits N.
+// Without an exit op the program exits 0.
+func Command(ops ...string) []string {
+	return append([]string{self(), flagRun}, append(slices.Clone(ops), "--")...)
+}
+
+// HelperCommand is the argv of the package's own helper name (see Main).
+func HelperCommand(name string, args ...string) []string {
+	return append([]string{self(), flagHelper + name}, args...)
+}
+
+// ShellCommand is a command line doing ops that sh -c and cmd.exe /s /c
+// read alike: the quoted test binary and one argument of letters, digits,
+// '-' and '_'.
+func ShellCommand(ops ...string) string {
+	return Quote(self()) + " " + RunArg(ops...)
+}
+
+// RunArg is ops as the one argument after the test binary that runs them.
+func RunArg(ops ...string) string {
+	raw, _ := json.Marshal(ops)
+	return flagRun64 + base64.RawURLEncoding.EncodeToString(raw)
+}
+
+// Quote quotes path for both sh and cmd.exe; it panics on a character
+// either shell reads inside double quotes.
+func Quote(path string) string {
+	if strings.ContainsAny(path, "\"$`%!\n\r") || strings.Contains(path, `\\`) {
+		panic(fmt.Sprintf("proctest: %q cannot be quoted for both sh and cmd.exe", path))
+	}
+	return `"` + path + `"`
+}
+
+// Install puts a fake program called name in dir doing ops (as Command)
+// and returns its path: on Windows an npm-style name.cmd shim starting the
+// test binary; elsewhere a symlink to the test binary, told what to do by
+// the environment (set with t.Setenv, so the test cannot be parallel).
+func Install(t testing.TB, dir, name string, ops ...string) string {
+	t.Helper()
+	return install(t, dir, name, RunArg(ops...), append([]string{"run"}, ops...))
+}
+
+// InstallHelper is Install running the package's own helper hname.
+func InstallHelper(t testing.TB, dir, name, hname string) string {
+	t.Helper()
+	return install(t, dir, name, flagHelper+hname, []string{"helper", hname})
+}
+
+func install(t testing.TB, dir, name, arg string, env []string) string {
+	t.Helper()
+	if runtime.GOOS == "windows" {
+		p := filepath.Join(dir, name+".cmd")
+		shim := "@ECHO off\r\n" + Quote(self()) + " " + arg + " %*\r\n"
+		if err := os.WriteFile(p, []byte(shim), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	p := filepath.Join(dir, name)
+	if err := os.Symlink(self(), p); err != nil {
+		t.Fatal(err)
+	}
+	v, _ := json.Marshal(env)
+	t.Setenv(envFake+envName(name), string(v))
+	return p
+}
+
+func envName(name string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
+			return r
+		}
+		return '_'
+	}, name)
+}
+
+func self() string {
+	exe, err := os.Executable()
+	if err != nil {
+		panic(fmt.Sprintf("proctest: the test binary: %v", err))
+	}
+	return exe
+}
+
+func runOps(argv []string) int {
+	ops, args := argv, []string(nil)
+	if i := slices.Index(argv, "--"); i >= 0 {
+		ops, args = argv[:i], argv[i+1:]
+	}
+	for _, op := range ops {
+		verb, arg, _ := strings.Cut(op, ":")
+		code, done, err := runOp(verb, arg, args)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "proctest: %s: %v\n", op, err)
+			return 125
+		}
+		if done {
+			return code
+		}
+	}
+	return 0
+}
+
+func runOp(verb, arg string, args []string) (code int, done bool, err error) {
+	switch verb {
+	case "out":
+		_, err = io.WriteString(os.Stdout, arg)
+	case "err":
+		_, err = io.WriteString(os.Stderr, arg)
+	case "cat":
+		var b []byte
+		if b, err = os.ReadFile(arg); err == nil {
+			_, err = os.Stdout.Write(b)
+		}
+	case "stdin":
+		_, err = io.Copy(os.Stdout, os.Stdin)
+	case "stdin>":
+		var b []byte
+		if b, err = io.ReadAll(os.Stdin); err == nil {
+			err = os.WriteFile(arg, b, 0o644)
+		}
+	case "stdin>>":
+		err = appendStdin(arg)
+	case "args>":
+		err = os.WriteFile(arg, []byte(strings.Join(args, " ")+"\n"), 0o644)
+	case "touch":
+		err = os.WriteFile(arg, nil, 0o644)
+	case "exit":
+		code, err = strconv.Atoi(arg)
+		return code, true, err
+	case "exitifarg":
+		want, n, _ := strings.Cut(arg, ":")
+		if slices.Contains(args, want) {
+			code, err = strconv.Atoi(n)
+			return code, true, err
+		}
+	case "exists":
+		if _, serr := os.Stat(arg); serr != nil {
+			fmt.Fprintln(os.Stderr, serr)
+			return 1, true, nil
+		}
+	case "has":
+		file, want, _ := strings.Cut(arg, ":")
+		if b, rerr := os.ReadFile(file); rerr != nil || strings.TrimSuffix(string(b), "\n") != want {
+			fmt.Fprintf(os.Stderr, "%s: %q (%v), want %q\n", file, b, rerr, want)
+			return 1, true, nil
+		}
+	case "exitifstdin":
+		f := strings.SplitN(arg, ":", 3)
+		var b []byte
+		if b, err = io.ReadAll(os.Stdin); err == nil && len(f) == 3 && strings.Contains(string(b), f[0]) {
+			fmt.Fprintln(os.Stderr, f[2])
+			code, err = strconv.Atoi(f[1])
+			return code, true, err
+		}
+	case "pid":
+		if err = os.WriteFile(arg+".tmp", []byte(strconv.Itoa(os.Getpid())), 0o644); err == nil {
+			err = os.Rename(arg+".tmp", arg)
+		}
+	case "hang":
+		for {
+			time.Sleep(time.Hour)
+		}
+	case "child":
+		cmd := exec.Command(self(), flagRun, "hang")
+		cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr // holds the pipes, like a shell's background job
+		if err = cmd.Start(); err == nil {
+			err = os.WriteFile(arg, []byte(strconv.Itoa(cmd.Process.Pid)), 0o644)
+		}
+	default:
+		err = fmt.Errorf("unknown op")
+	}
+	return 0, false, err
+}
+
+func appendStdin(path string) error {
+	b, err := io.ReadAll(os.Stdin)
+	if err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(append(b, '\n')); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
