@@ -57,6 +57,10 @@ run_all() {
 	mount --bind /proc "$root/proc"
 	mount --bind /dev "$root/dev"
 	mount --bind "$repo" "$root$repo"
+	# A wineserver of its own: Wine's server opens the files, so one started
+	# by another checkout's run (another namespace) would not see this repo.
+	mkdir -p -m 700 "$out/wineserver" "$root/tmp/.wine-0"
+	mount --bind "$out/wineserver" "$root/tmp/.wine-0"
 	local passed=0 failed=0 skipped=0
 	while read -r pkg dir; do
 		local name=${pkg//\//_} log start secs status
