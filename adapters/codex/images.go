@@ -90,8 +90,25 @@ func localImage(uri string, i int, tempFile func(string) (string, error)) (strin
 	if err != nil {
 		return "", err
 	}
-	if err := os.Symlink(path, link); err != nil {
-		return "", fmt.Errorf("codex exec: link image %s: %w", path, err)
+	if err := linkOrCopy(path, link); err != nil {
+		return "", fmt.Errorf("codex exec: image %s: %w", path, err)
 	}
 	return link, nil
+}
+
+// linkOrCopy makes dst show src: a symlink, or a copy where no working
+// symlink can be made (Windows without the privilege; Wine, whose
+// CreateSymbolicLinkW reports success and makes nothing).
+func linkOrCopy(src, dst string) error {
+	if err := os.Symlink(src, dst); err == nil {
+		if _, err := os.Stat(dst); err == nil {
+			return nil
+		}
+		_ = os.Remove(dst)
+	}
+	data, err := os.ReadFile(src)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(dst, data, 0o600)
 }
