@@ -267,6 +267,10 @@ func TestRun_AgentStates(t *testing.T) {
 }
 
 func TestRun_HangingVersionTimesOutAlone(t *testing.T) {
+	if underWine() {
+		t.Skip("under Wine a .cmd started beside another program holds that program's output pipe " +
+			"(a hanging .exe does not), so the other probe never sees its output end")
+	}
 	w := newWorld(t)
 	w.script(w.bin, "gemini", "exec sleep 30")
 	w.agent("claude", "2.1.330 (Claude Code)")
