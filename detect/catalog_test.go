@@ -11,6 +11,7 @@ import (
 )
 
 func TestRun_AbsentCatalogAgentsCostNoProcess(t *testing.T) {
+	skipNoLoginShell(t)
 	w := newWorld(t)
 	// A login shell that records every lookup: built-in CLIs missing from
 	// PATH are looked up there, catalogued agents never are.

@@ -381,10 +381,16 @@ func (p *prober) version(ctx context.Context, a *Agent, pkg string) {
 }
 
 // npmVersion returns the version in the package.json of npm package pkg
-// that the (symlink-resolved) binary at path lives in, or "".
+// that the (symlink-resolved) binary at path lives in, or that an npm shim
+// at path starts (on Windows npm installs PREFIX\NAME.cmd beside
+// PREFIX\node_modules\PKG, with no link to follow), or "".
 func npmVersion(path, pkg string) string {
 	if pkg == "" {
 		return ""
+	}
+	if m := ReadJSON(filepath.Join(filepath.Dir(path), "node_modules", filepath.FromSlash(pkg), "package.json")); m != nil && m["name"] == pkg {
+		v, _ := m["version"].(string)
+		return semverRe.FindString(v)
 	}
 	real, err := filepath.EvalSymlinks(path)
 	if err != nil {

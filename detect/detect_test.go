@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -56,17 +57,27 @@ func newWorld(t testing.TB) *world {
 			t.Fatal(err)
 		}
 	}
-	w.env = map[string]string{"HOME": w.home, "PATH": w.bin + ":/usr/bin:/bin"}
+	w.env = map[string]string{"HOME": w.home, "PATH": strings.Join([]string{w.bin, "/usr/bin", "/bin"}, string(os.PathListSeparator))}
+	if runtime.GOOS == "windows" { // what a .cmd shim needs to start
+		w.env["PATH"] = w.bin
+		for _, k := range []string{"SystemRoot", "ComSpec", "PATHEXT"} {
+			w.env[k] = os.Getenv(k)
+		}
+	}
 	return w
 }
 
-// script writes an executable shell script into dir.
+// script writes an executable shell script into dir; on Windows a .cmd
+// shim starting the test binary as the fake the script describes.
 func (w *world) script(dir, name, body string) string {
 	w.t.Helper()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		w.t.Fatal(err)
 	}
 	p := filepath.Join(dir, name)
+	if runtime.GOOS == "windows" {
+		return windowsFake(w.t, p, body)
+	}
 	if err := os.WriteFile(p, []byte("#!/bin/sh\n"+body+"\n"), 0o755); err != nil {
 		w.t.Fatal(err)
 	}
@@ -221,6 +232,7 @@ func TestRun_AgentStates(t *testing.T) {
 		{name: "pi auth.json", agent: "pi", setup: func(w *world) { w.agent("pi", "0.73.1"); w.file(".pi/agent/auth.json", `{"anthropic":{}}`) },
 			ready: true, installed: true, version: "0.73.1", vstatus: "ok", auth: detect.AuthLoggedIn},
 		{name: "login shell fallback", agent: "pi", setup: func(w *world) {
+			skipNoLoginShell(w.t)
 			hidden := filepath.Join(w.home, ".nvm", "bin")
 			w.script(hidden, "pi", "echo 0.73.1")
 			w.env["SHELL"] = w.script(filepath.Join(w.home, "sh"), "fakesh", `PATH="`+hidden+`:$PATH"; shift; eval "$1"`)
@@ -235,7 +247,7 @@ func TestRun_AgentStates(t *testing.T) {
 			if a.Ready != c.ready || a.Installed != c.installed || a.Version != c.version || a.VersionStatus != c.vstatus || a.Auth.State != c.auth {
 				t.Fatalf("got %+v", a)
 			}
-			if !strings.HasSuffix(a.Auth.Source, c.source) {
+			if !strings.HasSuffix(a.Auth.Source, filepath.FromSlash(c.source)) {
 				t.Errorf("auth source %q, want suffix %q", a.Auth.Source, c.source)
 			}
 			if c.warn != "" && !strings.Contains(strings.Join(a.Warnings, "\n"), c.warn) {
@@ -255,12 +267,20 @@ func TestRun_AgentStates(t *testing.T) {
 }
 
 func TestRun_HangingVersionTimesOutAlone(t *testing.T) {
+	if underWine() {
+		t.Skip("under Wine a .cmd started beside another program holds that program's output pipe " +
+			"(a hanging .exe does not), so the other probe never sees its output end")
+	}
 	w := newWorld(t)
 	w.script(w.bin, "gemini", "exec sleep 30")
 	w.agent("claude", "2.1.330 (Claude Code)")
+	timeout := 300 * time.Millisecond
+	if runtime.GOOS == "windows" { // a .cmd starts through cmd.exe: slower, under Wine much slower
+		timeout = 3 * time.Second
+	}
 	begin := time.Now()
-	r := w.run(func(o *detect.Options) { o.Timeout = 300 * time.Millisecond })
-	if el := time.Since(begin); el > 3*time.Second {
+	r := w.run(func(o *detect.Options) { o.Timeout = timeout })
+	if el := time.Since(begin); el > 10*timeout {
 		t.Fatalf("report took %s", el)
 	}
 	g := find(t, r, "gemini")
@@ -412,10 +432,33 @@ func TestFormat_Fits80Columns(t *testing.T) {
 	}
 }
 
+// npm on Windows installs PREFIX\gemini.cmd beside
+// PREFIX\node_modules\@google\gemini-cli, with no link to follow; the
+// shim here would hang if it were run.
+func TestRun_VersionFromNPMShim(t *testing.T) {
+	w := newWorld(t)
+	w.script(w.bin, "gemini", "exec sleep 30")
+	pkgDir := filepath.Join(w.bin, "node_modules", "@google", "gemini-cli")
+	if err := os.MkdirAll(pkgDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(pkgDir, "package.json"), []byte(`{"name":"@google/gemini-cli","version":"0.61.0"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w.file(".gemini/oauth_creds.json", `{}`)
+	a := find(t, w.run(func(o *detect.Options) { o.Agents, o.Timeout = []string{"gemini"}, 200*time.Millisecond }), "gemini")
+	if a.Version != "0.61.0" || a.VersionFrom != "package.json" || a.VersionStatus != "ok" {
+		t.Fatalf("version %q from %q (%s), want 0.61.0 from package.json", a.Version, a.VersionFrom, a.VersionStatus)
+	}
+}
+
 // An npm install is versioned from its package.json: the CLI is not run
 // (qodercli writes to ~/.qoder on every run; node start-up dominates a cold
 // doctor). The binary here would hang if it were run.
 func TestRun_VersionFromNPMPackage(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("npm links no binary on Windows (see TestRun_VersionFromNPMShim)")
+	}
 	w := newWorld(t)
 	pkgDir := filepath.Join(w.home, "lib", "node_modules", "@google", "gemini-cli")
 	w.script(filepath.Join(pkgDir, "bundle"), "gemini.js", "exec sleep 30")
@@ -475,6 +518,9 @@ func TestRun_FindsAgentInKnownInstallDir(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			if tt.goos != "windows" && runtime.GOOS == "windows" {
+				t.Skip("Windows files carry no executable bit, so a Unix program cannot be laid out here")
+			}
 			w := newWorld(t)
 			w.env["PATH"] = w.bin
 			w.env["SHELL"] = "/nonexistent/shell"

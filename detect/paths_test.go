@@ -3,6 +3,7 @@ package detect
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 )
 
@@ -40,6 +41,9 @@ func TestLookPath_PerOSRules(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			if tt.goos != "windows" && runtime.GOOS == "windows" && tt.want != "" {
+				t.Skip("Windows files carry no executable bit, so a Unix program cannot be laid out here")
+			}
 			if got := lookPath(tt.goos, tt.bin, tt.path, tt.pathext); got != tt.want {
 				t.Fatalf("lookPath = %q, want %q", got, tt.want)
 			}

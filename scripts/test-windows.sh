@@ -57,6 +57,17 @@ run_all() {
 	mount --bind /proc "$root/proc"
 	mount --bind /dev "$root/dev"
 	mount --bind "$repo" "$root$repo"
+	# A wineserver of its own: the server opens files for its clients, so
+	# one started by another checkout's run, in another mount namespace,
+	# would not see this repository ("Path not found" for testdata).
+	# Debian's Wine keeps the server's socket in /tmp/<the name in the
+	# prefix's wineserver file>; this run sees a private one there.
+	local sockdir
+	sockdir=$(cat "$root/root/.wine/wineserver" 2>/dev/null) || true
+	if [ -n "$sockdir" ]; then
+		mkdir -p -m 700 "$out/wineserver" "$root/tmp/$sockdir"
+		mount --bind "$out/wineserver" "$root/tmp/$sockdir"
+	fi
 	local passed=0 failed=0 skipped=0
 	while read -r pkg dir; do
 		local name=${pkg//\//_} log start secs status

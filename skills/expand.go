@@ -3,6 +3,7 @@ package skills
 import (
 	"bytes"
 	"embed"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -113,8 +114,10 @@ func PromptPrefix(list []Skill) string {
 }
 
 // Place makes each skill folder visible under dir (created if needed) as
-// dir/<name>, by symlink, or by copy when symlinks fail. Existing entries
-// are left alone. The returned cleanup removes only what Place created.
+// dir/<name>, by symlink, or by copy when no working symlink can be made
+// (Windows without the symlink privilege; Wine, whose CreateSymbolicLinkW
+// reports success and creates nothing). Existing entries are left alone.
+// The returned cleanup removes only what Place created.
 func Place(list []Skill, dir string) (cleanup func() error, err error) {
 	var created []string
 	cleanup = func() error {
@@ -138,7 +141,7 @@ func Place(list []Skill, dir string) (cleanup func() error, err error) {
 		if _, err := os.Lstat(dst); err == nil {
 			continue
 		}
-		if err := os.Symlink(s.Dir, dst); err != nil {
+		if !linkSkill(s.Dir, dst) {
 			if err := copyDir(s.Dir, dst); err != nil {
 				_ = cleanup()
 				return func() error { return nil }, fmt.Errorf("place skill %s in %s: %w", s.Name, dir, err)
@@ -147,6 +150,22 @@ func Place(list []Skill, dir string) (cleanup func() error, err error) {
 		created = append(created, dst)
 	}
 	return cleanup, nil
+}
+
+// symlink is os.Symlink; tests stand in Wine's, which makes nothing.
+var symlink = os.Symlink
+
+// linkSkill links dst to the skill folder src and reports whether the
+// skill reads through the link; a link that does not is removed.
+func linkSkill(src, dst string) bool {
+	if err := symlink(src, dst); err != nil {
+		return false
+	}
+	if _, err := os.Stat(filepath.Join(dst, FileName)); err == nil {
+		return true
+	}
+	_ = os.Remove(dst)
+	return false
 }
 
 // NativeDirs are where agents that scan a project for skills look, relative
@@ -170,7 +189,43 @@ func PlaceTemp(list []Skill) (root string, cleanup func() error, err error) {
 			return "", nil, err
 		}
 	}
+	if err := writeOrigins(root, list); err != nil {
+		_ = os.RemoveAll(root)
+		return "", nil, err
+	}
 	return root, func() error { return os.RemoveAll(root) }, nil
+}
+
+// originsFile, under a PlaceTemp root, maps each placed name to the folder
+// it stands for, so Placed finds the original behind a copy as well as
+// behind a link.
+const originsFile = "hub-skill-origins.json"
+
+func writeOrigins(root string, list []Skill) error {
+	origins := make(map[string]string, len(list))
+	for _, s := range list {
+		origins[s.Name] = s.Dir
+	}
+	data, err := json.Marshal(origins)
+	if err != nil {
+		return fmt.Errorf("record placed skills: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(root, originsFile), data, 0o600); err != nil {
+		return fmt.Errorf("record placed skills: %w", err)
+	}
+	return nil
+}
+
+func readOrigins(root string) map[string]string {
+	data, err := os.ReadFile(filepath.Join(root, originsFile))
+	if err != nil {
+		return nil
+	}
+	var origins map[string]string
+	if json.Unmarshal(data, &origins) != nil {
+		return nil
+	}
+	return origins
 }
 
 // SharedDir is the folder under a PlaceTemp root that holds the skills in
@@ -187,10 +242,13 @@ func Placed(root string) ([]Skill, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read placed skills: %w", err)
 	}
+	origins := readOrigins(root)
 	var out []Skill
 	for _, e := range entries {
 		p := filepath.Join(dir, e.Name())
-		if real, err := filepath.EvalSymlinks(p); err == nil {
+		if orig, ok := origins[e.Name()]; ok {
+			p = orig
+		} else if real, err := filepath.EvalSymlinks(p); err == nil {
 			p = real
 		}
 		s, err := Load(p)

@@ -327,3 +327,40 @@ func Names(list []Skill) []string {
 	sort.Strings(out)
 	return out
 }
+
+// Wine's CreateSymbolicLinkW reports success and creates nothing; the
+// skills must still be placed (as copies) and read back from their own
+// folders.
+func TestPlaceTemp_SymlinkThatMakesNothingFallsBackToCopies(t *testing.T) {
+	old := symlink
+	symlink = func(string, string) error { return nil }
+	t.Cleanup(func() { symlink = old })
+	cwd, user := fixture(t)
+	list, _ := Discover(cwd, user)
+	root, cleanup, err := PlaceTemp(list)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cleanup() }()
+	for _, sub := range NativeDirs {
+		if _, err := os.Stat(filepath.Join(root, sub, "pdf-tools", "references", "tables.md")); err != nil {
+			t.Fatalf("skill not placed in %s: %v", sub, err)
+		}
+	}
+	got, err := Placed(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{}
+	for _, s := range list {
+		want[s.Name] = s.Dir
+	}
+	if len(got) != len(list) {
+		t.Fatalf("placed = %v, want %v", Names(got), Names(list))
+	}
+	for _, s := range got {
+		if s.Dir != want[s.Name] {
+			t.Errorf("%s read back from %s, want its own folder %s", s.Name, s.Dir, want[s.Name])
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/config"
+	"github.com/hubdev/hub/internal/fileuri"
 	"github.com/hubdev/hub/internal/fixture"
 )
 
@@ -299,13 +301,16 @@ func mustPrompt(t *testing.T, s *Session, text string) <-chan adapters.Event {
 }
 
 func TestUserMessage_Content(t *testing.T) {
+	file, _ := filepath.Abs(filepath.FromSlash("/repo/a b.go")) // C:\repo\a b.go on Windows
 	b, err := userMessage([]adapters.Content{{Type: adapters.ContentText, Text: "look"},
 		{Type: adapters.ContentImage, MimeType: "image/png", Data: "AAAA"},
-		{Type: adapters.ContentResourceLink, URI: "file:///repo/a.go"}}, "u-1")
+		{Type: adapters.ContentResourceLink, URI: fileuri.FromPath(runtime.GOOS, file)},
+		{Type: adapters.ContentResourceLink, URI: "https://example.com/x"}}, "u-1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"message":{"content":[{"text":"look","type":"text"},{"source":{"data":"AAAA","media_type":"image/png","type":"base64"},"type":"image"},{"text":"@/repo/a.go","type":"text"}],"role":"user"},"parent_tool_use_id":null,"session_id":"","type":"user","uuid":"u-1"}`
+	mention, _ := json.Marshal("@" + file)
+	want := `{"message":{"content":[{"text":"look","type":"text"},{"source":{"data":"AAAA","media_type":"image/png","type":"base64"},"type":"image"},{"text":` + string(mention) + `,"type":"text"},{"text":"@https://example.com/x","type":"text"}],"role":"user"},"parent_tool_use_id":null,"session_id":"","type":"user","uuid":"u-1"}`
 	if string(b) != want {
 		t.Errorf("got  %s\nwant %s", b, want)
 	}

@@ -13,12 +13,14 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/fileuri"
 	"github.com/hubdev/hub/internal/proc"
 )
 
@@ -184,7 +186,11 @@ func imageBlock(c adapters.Content) (map[string]any, error) {
 	}
 	switch strings.ToLower(u.Scheme) {
 	case "file":
-		return fileImage(u.Path, c.MimeType)
+		path, err := fileuri.ToPath(runtime.GOOS, c.URI)
+		if err != nil {
+			return nil, fmt.Errorf("claude: image: %w", err)
+		}
+		return fileImage(path, c.MimeType)
 	case "http", "https":
 		return map[string]any{"type": "image", "source": map[string]any{"type": "url", "url": c.URI}}, nil
 	}
@@ -230,7 +236,7 @@ func userMessage(prompt []adapters.Content, uuid string) ([]byte, error) {
 			}
 			blocks = append(blocks, b)
 		case adapters.ContentResourceLink:
-			blocks = append(blocks, map[string]any{"type": "text", "text": "@" + strings.TrimPrefix(c.URI, "file://")})
+			blocks = append(blocks, map[string]any{"type": "text", "text": "@" + mentionPath(c.URI)})
 		case adapters.ContentResource:
 			blocks = append(blocks, map[string]any{"type": "text",
 				"text": "<resource uri=\"" + c.URI + "\">\n" + c.Text + "\n</resource>"})
@@ -243,6 +249,15 @@ func userMessage(prompt []adapters.Content, uuid string) ([]byte, error) {
 	}
 	return json.Marshal(map[string]any{"type": "user", "session_id": "", "parent_tool_use_id": nil, "uuid": uuid,
 		"message": map[string]any{"role": "user", "content": blocks}})
+}
+
+// mentionPath is what claude's @-mention of a resource link names: the
+// local path of a file URI, any other URI as it is.
+func mentionPath(uri string) string {
+	if p, err := fileuri.ToPath(runtime.GOOS, uri); err == nil {
+		return p
+	}
+	return uri
 }
 
 func (s *Session) write(line []byte) error {

@@ -6,13 +6,14 @@ import (
 	"encoding/json"
 	"errors"
 	"io/fs"
-	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/fileuri"
 	"github.com/hubdev/hub/internal/fixture"
 )
 
@@ -35,7 +36,7 @@ func TestUserMessage_ImageURIs(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = f.Close()
-	fileURI := func(p string) string { return (&url.URL{Scheme: "file", Path: p}).String() }
+	fileURI := func(p string) string { return fileuri.FromPath(runtime.GOOS, p) }
 	tests := []struct {
 		name    string
 		image   adapters.Content

@@ -6,11 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 
 	"github.com/rs/zerolog"
 
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/fileuri"
 	"github.com/hubdev/hub/internal/jsonrpc"
 	"github.com/hubdev/hub/internal/proc"
 )
@@ -341,6 +343,12 @@ func (s *appSession) Steer(ctx context.Context, prompt []adapters.Content) error
 	return s.call(ctx, "turn/steer", map[string]any{"threadId": thread, "expectedTurnId": turn, "input": userInput(prompt)}, nil)
 }
 
+// localPath is the local file a file URI names, or "".
+func localPath(uri string) string {
+	p, _ := fileuri.ToPath(runtime.GOOS, uri)
+	return p
+}
+
 // userInput maps prompt blocks to codex UserInput items.
 func userInput(prompt []adapters.Content) []map[string]any {
 	var items []map[string]any
@@ -354,8 +362,8 @@ func userInput(prompt []adapters.Content) []map[string]any {
 		switch {
 		case c.Data != "":
 			items = append(items, map[string]any{"type": "image", "url": "data:" + c.MimeType + ";base64," + c.Data})
-		case len(c.URI) > 7 && c.URI[:7] == "file://":
-			items = append(items, map[string]any{"type": "localImage", "path": c.URI[7:]})
+		case localPath(c.URI) != "":
+			items = append(items, map[string]any{"type": "localImage", "path": localPath(c.URI)})
 		case c.URI != "":
 			items = append(items, map[string]any{"type": "image", "url": c.URI})
 		}

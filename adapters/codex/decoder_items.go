@@ -270,10 +270,10 @@ func codexChangeTitle(changes []codexChange) string {
 }
 
 func (d *CodexDecoder) abs(p string) string {
-	if p == "" || filepath.IsAbs(p) || d.Cwd == "" {
-		return p
+	if abs, ok := adapters.AgentPath(d.Cwd, p); ok {
+		return abs
 	}
-	return filepath.Join(d.Cwd, p)
+	return p
 }
 
 func (d *CodexDecoder) changes(changes []codexChange) ([]adapters.Location, []adapters.ToolContent) {

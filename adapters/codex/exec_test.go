@@ -6,9 +6,9 @@ import (
 	"context"
 	"encoding/base64"
 	"errors"
-	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -19,6 +19,7 @@ import (
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/config"
+	"github.com/hubdev/hub/internal/fileuri"
 	"github.com/hubdev/hub/internal/fixture"
 	"github.com/hubdev/hub/internal/proc"
 	"github.com/hubdev/hub/internal/proc/proctest"
@@ -230,7 +231,7 @@ func TestExecFallback_ImagesPassedAsFiles(t *testing.T) {
 			want:   []string{"=INLINE"}},
 		{name: "file URIs are passed as paths", images: []adapters.Content{
 			{Type: adapters.ContentImage, MimeType: "image/jpeg", URI: "file://" + plain},
-			{Type: adapters.ContentImage, MimeType: "image/png", URI: (&url.URL{Scheme: "file", Path: onDisk}).String()}},
+			{Type: adapters.ContentImage, MimeType: "image/png", URI: fileuri.FromPath(runtime.GOOS, onDisk)}},
 			want: []string{"=PLAIN", "=FROM-DISK"}},
 		{name: "http URI cannot be attached",
 			images:  []adapters.Content{{Type: adapters.ContentImage, URI: "https://example.com/a.png"}},

@@ -4,13 +4,14 @@ import (
 	"cmp"
 	"encoding/base64"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/fileuri"
 )
 
 // imageExt names temp image files so codex can tell the format.
@@ -44,7 +45,7 @@ func imageFiles(prompt []adapters.Content) (paths []string, cleanup func(), err 
 		switch {
 		case c.Data != "":
 			path, err = writeImage(c, i, tempFile)
-		case strings.HasPrefix(c.URI, "file://"):
+		case fileuri.Is(c.URI):
 			path, err = localImage(c.URI, i, tempFile)
 		default:
 			err = fmt.Errorf("codex exec: image %q: only file:// or inline images can be attached without app-server (%w)", c.URI, adapters.ErrUnsupported)
@@ -78,22 +79,36 @@ func writeImage(c adapters.Content, i int, tempFile func(string) (string, error)
 // localImage resolves a file:// URI. codex splits --image values on commas,
 // so a path with one is passed through a symlink.
 func localImage(uri string, i int, tempFile func(string) (string, error)) (string, error) {
-	u, err := url.Parse(uri)
+	path, err := fileuri.ToPath(runtime.GOOS, uri)
 	if err != nil {
-		return "", fmt.Errorf("codex exec: image URI %q: %w", uri, err)
+		return "", fmt.Errorf("codex exec: image: %w", err)
 	}
-	if u.Path == "" {
-		return "", fmt.Errorf("codex exec: image URI %q names no file", uri)
+	if !strings.Contains(path, ",") {
+		return path, nil
 	}
-	if !strings.Contains(u.Path, ",") {
-		return u.Path, nil
-	}
-	link, err := tempFile("image-" + strconv.Itoa(i) + filepath.Ext(strings.ReplaceAll(u.Path, ",", "_")))
+	link, err := tempFile("image-" + strconv.Itoa(i) + filepath.Ext(strings.ReplaceAll(path, ",", "_")))
 	if err != nil {
 		return "", err
 	}
-	if err := os.Symlink(u.Path, link); err != nil {
-		return "", fmt.Errorf("codex exec: link image %s: %w", u.Path, err)
+	if err := linkOrCopy(path, link); err != nil {
+		return "", fmt.Errorf("codex exec: image %s: %w", path, err)
 	}
 	return link, nil
+}
+
+// linkOrCopy makes dst show src: a symlink, or a copy where no working
+// symlink can be made (Windows without the privilege; Wine, whose
+// CreateSymbolicLinkW reports success and makes nothing).
+func linkOrCopy(src, dst string) error {
+	if err := os.Symlink(src, dst); err == nil {
+		if _, err := os.Stat(dst); err == nil {
+			return nil
+		}
+		_ = os.Remove(dst)
+	}
+	data, err := os.ReadFile(src)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(dst, data, 0o600)
 }

@@ -5,7 +5,6 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -441,13 +440,11 @@ func (d *PiDecoder) absPath(p string) string {
 	if p == "" {
 		return ""
 	}
-	if filepath.IsAbs(p) {
-		return filepath.Clean(p)
-	}
-	if d.Cwd == "" || strings.HasPrefix(p, "~") {
+	if strings.HasPrefix(p, "~") {
 		return ""
 	}
-	return filepath.Join(d.Cwd, p)
+	abs, _ := adapters.AgentPath(d.Cwd, p)
+	return abs
 }
 
 // piString decodes a raw JSON string value; non-strings yield "".

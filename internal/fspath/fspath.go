@@ -37,7 +37,31 @@ func Resolve(goos, root, p string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	real, err := EvalDeepest(filepath.Clean(abs))
+	return resolveIn(hostFS, goos, root, p, abs)
+}
+
+// fileSystem is what resolution asks the file system: whether a name
+// exists (links not followed) and what an existing path really is.
+type fileSystem struct {
+	exists   func(p string) bool
+	realPath func(p string) (string, error)
+	clean    func(p string) string
+	dir      func(p string) string
+	base     func(p string) string
+	join     func(elem ...string) string
+}
+
+var hostFS = fileSystem{
+	exists:   func(p string) bool { _, err := os.Lstat(p); return err == nil },
+	realPath: RealPath,
+	clean:    filepath.Clean,
+	dir:      filepath.Dir,
+	base:     filepath.Base,
+	join:     filepath.Join,
+}
+
+func resolveIn(fsys fileSystem, goos, root, p, abs string) (string, error) {
+	real, err := fsys.evalDeepest(fsys.clean(abs))
 	if err != nil {
 		return "", fmt.Errorf("resolve %s: %w", p, err)
 	}
@@ -45,28 +69,27 @@ func Resolve(goos, root, p string) (string, error) {
 	if !ok {
 		return "", fmt.Errorf("%w: %s resolves to %s, outside %s", ErrOutside, p, real, root)
 	}
-	return filepath.Join(append([]string{root}, names...)...), nil
+	return fsys.join(append([]string{root}, names...)...), nil
 }
 
 // EvalDeepest resolves links in the longest existing prefix of abs.
-func EvalDeepest(abs string) (string, error) {
+func EvalDeepest(abs string) (string, error) { return hostFS.evalDeepest(abs) }
+
+func (fsys fileSystem) evalDeepest(abs string) (string, error) {
 	existing, rest := abs, ""
-	for {
-		if _, err := os.Lstat(existing); err == nil {
-			break
-		}
-		parent := filepath.Dir(existing)
+	for !fsys.exists(existing) {
+		parent := fsys.dir(existing)
 		if parent == existing {
 			break
 		}
-		rest = filepath.Join(filepath.Base(existing), rest)
+		rest = fsys.join(fsys.base(existing), rest)
 		existing = parent
 	}
-	real, err := RealPath(existing)
+	real, err := fsys.realPath(existing)
 	if err != nil {
 		return "", err
 	}
-	return filepath.Join(real, rest), nil
+	return fsys.join(real, rest), nil
 }
 
 // foldsCase reports whether goos's default file system ignores letter case

@@ -38,8 +38,28 @@ func (p *Process) command(path string) (*exec.Cmd, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = p.spec.Dir
 	cmd.Env = p.spec.Env
-	cmd.SysProcAttr = &syscall.SysProcAttr{CreationFlags: windows.CREATE_NEW_PROCESS_GROUP | windows.CREATE_SUSPENDED, CmdLine: p.spec.CmdLine}
+	cmdLine := p.spec.CmdLine
+	if cmdLine == "" && isBatch(argv[0]) {
+		cmdLine = batchCmdLine(argv)
+	}
+	cmd.SysProcAttr = &syscall.SysProcAttr{CreationFlags: windows.CREATE_NEW_PROCESS_GROUP | windows.CREATE_SUSPENDED, CmdLine: cmdLine}
 	return cmd, nil
+}
+
+func isBatch(path string) bool {
+	ext := winExt(path)
+	return strings.EqualFold(ext, ".cmd") || strings.EqualFold(ext, ".bat")
+}
+
+// batchCmdLine is argv as Go quotes it, but with the batch file's path
+// always quoted: cmd.exe, which runs it, splits an unquoted command at
+// ',', ';' and '=' too (C:\Users\Smith, J\x.cmd ran C:\Users\Smith).
+func batchCmdLine(argv []string) string {
+	line := `"` + argv[0] + `"`
+	for _, a := range argv[1:] {
+		line += " " + syscall.EscapeArg(a)
+	}
+	return line
 }
 
 // launch starts the process suspended, puts it in a kill-on-close job and

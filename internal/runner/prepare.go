@@ -7,11 +7,13 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/config"
+	"github.com/hubdev/hub/internal/fileuri"
 	"github.com/hubdev/hub/internal/permission"
 	"github.com/hubdev/hub/skills"
 )
@@ -151,5 +153,5 @@ func imageContent(path string) (adapters.Content, error) {
 		return adapters.Content{}, fmt.Errorf("%w: --image %s is not an image (%s)", ErrUsage, path, mime)
 	}
 	abs, _ := filepath.Abs(path)
-	return adapters.Content{Type: adapters.ContentImage, MimeType: mime, Data: base64.StdEncoding.EncodeToString(data), URI: "file://" + abs}, nil
+	return adapters.Content{Type: adapters.ContentImage, MimeType: mime, Data: base64.StdEncoding.EncodeToString(data), URI: fileuri.FromPath(runtime.GOOS, abs)}, nil
 }

@@ -18,10 +18,15 @@ func TestSecrets_ExistingStoresButNotTheWorkspace(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(home, ".netrc"), []byte("machine x password y\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Symlink(elsewhere, filepath.Join(home, ".aws")); err != nil {
-		t.Fatal(err)
+	// ~/.aws is a link to elsewhere, seen through the realPath Secrets is
+	// given (Wine cannot make links: its CreateSymbolicLinkW is a stub).
+	realPath := func(p string) (string, error) {
+		if p == filepath.Join(home, ".aws") {
+			p = elsewhere
+		}
+		return filepath.EvalSymlinks(p)
 	}
-	real := func(p string) string { r, _ := filepath.EvalSymlinks(p); return r }
+	real := func(p string) string { r, _ := realPath(p); return r }
 	for _, tc := range []struct {
 		name, root string
 		want       []Secret
@@ -38,7 +43,7 @@ func TestSecrets_ExistingStoresButNotTheWorkspace(t *testing.T) {
 			if tc.root == "" {
 				h = ""
 			}
-			got := Secrets(h, real(tc.root), os.Stat, filepath.EvalSymlinks)
+			got := Secrets(h, real(tc.root), os.Stat, realPath)
 			if !slices.Equal(got, tc.want) {
 				t.Fatalf("Secrets = %+v\nwant %+v", got, tc.want)
 			}

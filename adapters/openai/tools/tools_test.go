@@ -40,7 +40,12 @@ func TestResolve_EscapesRejected(t *testing.T) {
 	if err := os.Symlink("/etc/passwd", filepath.Join(e.Root, "pw")); err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range []string{"../x", "/etc/passwd", outside + "/a", "link/new.txt", "link", "pw", "a/../../x", "~/.ssh/id_rsa"} {
+	escapes := []string{"../x", "/etc/passwd", outside + "/a", "a/../../x", "~/.ssh/id_rsa"}
+	links := linksMade(filepath.Join(e.Root, "link")) // not under Wine (see skipWithoutLinks)
+	if links {
+		escapes = append(escapes, "link/new.txt", "link", "pw")
+	}
+	for _, p := range escapes {
 		if _, err := e.Resolve(p); !errors.Is(err, ErrOutsideWorkspace) {
 			t.Errorf("%q: got %v, want ErrOutsideWorkspace", p, err)
 		}
@@ -51,7 +56,7 @@ func TestResolve_EscapesRejected(t *testing.T) {
 			t.Errorf("%q: %q %v", p, got, err)
 		}
 	}
-	if _, err := runTool(t, e, "write_file", `{"path":"link/evil","content":"x"}`); !errors.Is(err, ErrOutsideWorkspace) {
+	if _, err := runTool(t, e, "write_file", `{"path":"link/evil","content":"x"}`); links && !errors.Is(err, ErrOutsideWorkspace) {
 		t.Errorf("write through symlink: %v", err)
 	}
 }
