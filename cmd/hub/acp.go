@@ -48,7 +48,7 @@ func runAcp(ctx context.Context, e *env, args []string) int {
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
-	if fs.NArg() == 2 && (fs.Arg(0) == "login" || fs.Arg(0) == "logout") {
+	if fs.NArg() == 1 && fs.Arg(0) == "login" || fs.NArg() == 2 && (fs.Arg(0) == "login" || fs.Arg(0) == "logout") {
 		// An editor's terminal auth runs the server's command with the
 		// method's args appended: the agent's own login, in its terminal.
 		return runLogin(ctx, e, fs.Args()[1:], fs.Arg(0) == "logout")
