@@ -110,8 +110,9 @@ func bashCompletion(w io.Writer, specs []completionSpec) {
     for ((i = 1; i < COMP_CWORD; i++)); do
         case "${COMP_WORDS[i]}" in
             --) return ;;
+            --config|--log-level|--log-file|-config|-log-level|-log-file) ((i++)) ;;
             -*) ;;
-            *) cmd="${COMP_WORDS[i]}"; break ;;
+            *) [[ -z $cmd ]] && cmd="${COMP_WORDS[i]}" ;;
         esac
     done
     case "$prev" in
@@ -139,8 +140,9 @@ func zshCompletion(w io.Writer, specs []completionSpec) {
     for ((i = 2; i < CURRENT; i++)); do
         case "${words[i]}" in
             --) return ;;
+            --config|--log-level|--log-file|-config|-log-level|-log-file) ((i++)) ;;
             -*) ;;
-            *) cmd="${words[i]}"; break ;;
+            *) [[ -z $cmd ]] && cmd="${words[i]}" ;;
         esac
     done
     if [[ "${words[CURRENT-1]}" == (--agent|-agent) ]]; then
@@ -166,6 +168,10 @@ func fishCompletion(w io.Writer, specs []completionSpec) {
 	p := sq(progName)
 	agents := sq("(" + progName + " agents --names 2>/dev/null)")
 	fmt.Fprintf(w, "# fish completion for %s (%s completion fish)\ncomplete -c %s -f\n", progName, progName, p)
+	for _, g := range [][2]string{{"config", "-r -F -d 'use FILE instead of the user config'"}, {"log-level", "-x -a 'trace debug info warn error'"},
+		{"log-file", "-r -F -d 'write logs to FILE'"}, {"trust-project", "-d 'trust the project config for this run'"}, {"help", "-s h -d 'show help'"}} {
+		fmt.Fprintf(w, "complete -c %s -l %s %s\n", p, g[0], g[1])
+	}
 	for _, s := range specs {
 		fmt.Fprintf(w, "complete -c %s -n __fish_use_subcommand -a %s\n", p, sq(s.name))
 	}
@@ -226,7 +232,8 @@ func powershellCompletion(w io.Writer, specs []completionSpec) {
     $cmd = $null
     for ($i = 1; $i -lt $last; $i++) {
         if ($words[$i] -eq '--') { return }
-        if (-not $words[$i].StartsWith('-')) { $cmd = $words[$i]; break }
+        if (@('--config', '--log-level', '--log-file') -contains $words[$i]) { $i++; continue }
+        if (-not $cmd -and -not $words[$i].StartsWith('-')) { $cmd = $words[$i] }
     }
     $prev = if ($last -ge 1) { $words[$last - 1] } else { '' }
     if ($prev -eq '--agent' -or $prev -eq '-agent') {

@@ -76,18 +76,18 @@ var examples = map[string]string{
   git diff | hub run --agent codex --format jsonl -
   hub run --agent claude --approve all --timeout 10m -- "--verbose is broken"
   hub run --agents claude,codex --check "go test ./..." --apply "fix the bug"`,
-	"mcp":        `  claude mcp add hub -- hub mcp --approve read-only`,
-	"doctor":     `  hub doctor                 every agent, one line each
+	"mcp": `  claude mcp add hub -- hub mcp --approve read-only`,
+	"doctor": `  hub doctor                 every agent, one line each
   hub doctor --agent claude -v --probe`,
-	"agents":     `  hub agents --json`,
-	"skills":     `  hub skills list --json`,
-	"sessions":   `  hub sessions list
+	"agents": `  hub agents --json`,
+	"skills": `  hub skills list --json`,
+	"sessions": `  hub sessions list
   hub sessions export ID --format md > session.md`,
-	"grants":     `  hub grants list --project
+	"grants": `  hub grants list --project
   hub grants revoke ID`,
-	"login":      `  hub login claude`,
-	"logout":     `  hub logout claude`,
-	"trust":      `  hub trust .`,
+	"login":  `  hub login claude`,
+	"logout": `  hub logout claude`,
+	"trust":  `  hub trust .`,
 	"completion": `  hub completion bash > ~/.local/share/bash-completion/completions/HUB_NAME
   hub completion zsh > "${fpath[1]}/_HUB_NAME"
   hub completion fish > ~/.config/fish/completions/HUB_NAME.fish
@@ -197,7 +197,8 @@ func dashed(name string) string {
 // commandHelp writes a subcommand's help: its text, flags and examples.
 func commandHelp(w io.Writer, name string, fs *flag.FlagSet) {
 	if name == "version" {
-		fmt.Fprint(w, named("Usage: hub version\n\nPrints hub's version, commit, build date and platform on one line,\ne.g. \"hub 1.2.0 (commit 0123abc, built 2026-11-25T10:00:00Z, linux/amd64)\".\n"))
+		fmt.Fprint(w, named("Usage: hub version\n\nPrints hub's version, commit, build date and platform on one line,\n"),
+			"under any installed name the line of this hub, not GitHub's, e.g.\n\"hub 1.2.0 (commit 0123abc, built 2026-11-25T10:00:00Z, linux/amd64)\".\n")
 		return
 	}
 	if name == "help" {

@@ -1,9 +1,9 @@
 package main
 
 import (
+	"bufio"
 	"cmp"
 	"context"
-	"bufio"
 	"errors"
 	"fmt"
 	"io"

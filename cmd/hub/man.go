@@ -55,7 +55,7 @@ func manPage(ctx context.Context, e *env, w io.Writer) {
 			fmt.Fprintf(w, ".PP\nExamples:\n.nf\n%s.fi\n", roffText(ex))
 		}
 	}
-	fmt.Fprint(w, ".SH EXIT STATUS\n0 success, 1 error, 2 usage error; 'hub run' documents more.\n")
+	fmt.Fprintf(w, ".SH EXIT STATUS\n0 success, 1 error, 2 usage error; '%s run \\-\\-help' lists more.\n", roff(progName))
 	fmt.Fprintf(w, ".SH SEE ALSO\n%s help COMMAND, %s completion SHELL\n", roff(progName), roff(progName))
 }
 
