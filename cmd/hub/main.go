@@ -46,7 +46,7 @@ Usage:
   hub sessions list|show|export|rm  the sessions hub acp recorded
   hub grants list|revoke|clear    the "always allow" answers kept beyond the session
   hub version                     print the version, commit, build date and platform
-  hub login AGENT / logout AGENT  the agent's own login, in this terminal
+  hub login [AGENT] / logout AGENT  the agent's own login, in this terminal (choose it without AGENT)
   hub trust [DIR]                 trust the project's .hub/config.toml files as they are now
   hub completion SHELL            print the bash, zsh, fish or powershell completion script
   hub help [COMMAND]              this help, or COMMAND's flags and examples (also 'hub COMMAND --help')
