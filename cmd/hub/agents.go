@@ -23,7 +23,7 @@ func runAgents(_ context.Context, e *env, args []string) int {
 		return code
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(e.stderr, "hub agents: unexpected argument %q (see 'hub agents --help')\n", fs.Arg(0))
+		fmt.Fprintf(e.stderr, named("hub agents: unexpected argument %q (see 'hub agents --help')\n"), fs.Arg(0))
 		return exitUsage
 	}
 	type row struct {

@@ -63,7 +63,7 @@ func runLogin(ctx context.Context, e *env, args []string, logout bool) int {
 	}
 	argv, err := loginArgv(e, name, logout)
 	if err != nil {
-		fmt.Fprintf(e.stderr, "hub: %v\n", err)
+		fmt.Fprintf(e.stderr, named("hub: %v\n"), err)
 		return exitUsage
 	}
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
@@ -77,7 +77,7 @@ func runLogin(ctx context.Context, e *env, args []string, logout bool) int {
 		if errors.As(err, &exit) {
 			return exit.ExitCode()
 		}
-		fmt.Fprintf(e.stderr, "hub: %s: %v\n", strings.Join(argv, " "), err)
+		fmt.Fprintf(e.stderr, named("hub: %s: %v\n"), strings.Join(argv, " "), err)
 		return exitError
 	}
 	return exitOK

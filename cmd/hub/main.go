@@ -168,11 +168,11 @@ func realMain(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if err != nil && name == "acp" && errors.Is(err, config.ErrInvalid) {
 		// An editor shows an error on its new session better than a
 		// server that exited: serve, and refuse every session with it.
-		fmt.Fprintf(stderr, "hub: %v\n", err)
+		fmt.Fprintf(stderr, named("hub: %v\n"), err)
 		return serveBroken(ctx, stdin, stdout, err)
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "hub: %v\n", err)
+		fmt.Fprintf(stderr, named("hub: %v\n"), err)
 		return exitUsage
 	}
 	defer closer.Close()
