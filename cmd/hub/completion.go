@@ -161,7 +161,8 @@ func zshCompletion(w io.Writer, specs []completionSpec) {
 		}
 		fmt.Fprint(w, "            fi ;;\n")
 	}
-	fmt.Fprintf(w, "    esac\n}\nif (( $+functions[compdef] )); then compdef %s %s; fi\n", fn, p)
+	// Autoloaded from fpath the file is _hub's body: complete now; sourced, register.
+	fmt.Fprintf(w, "    esac\n}\nif [[ \"${funcstack[1]}\" == %s ]]; then\n    %s \"$@\"\nelif (( $+functions[compdef] )); then\n    compdef %s %s\nfi\n", sq(fn), fn, fn, p)
 }
 
 func fishCompletion(w io.Writer, specs []completionSpec) {
