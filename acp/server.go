@@ -88,7 +88,9 @@ type Options struct {
 	// config): initialize answers, every session request fails with it.
 	Broken error
 	// AuthMethods are the terminal logins offered to a client that can
-	// run them (clientCapabilities.auth.terminal); nil offers none.
+	// run them: type "terminal" for clientCapabilities.auth.terminal, and
+	// _meta["terminal-auth"] (the methods' Meta) for a client advertising
+	// clientCapabilities._meta["terminal-auth"]; nil offers none.
 	AuthMethods func() []schema.AuthMethod
 	// Self is hub's executable, which agents start as their MCP server
 	// `hub mcp` when the session delegates; "" turns delegation off.
@@ -382,10 +384,7 @@ func (s *server) initialize(_ context.Context, params json.RawMessage) (any, fun
 	s.caps = &caps
 	s.mu.Unlock()
 	s.initialized.Store(true)
-	methods := []schema.AuthMethod{}
-	if p.ClientCapabilities.Auth != nil && p.ClientCapabilities.Auth.Terminal && s.opts.AuthMethods != nil {
-		methods = append(methods, s.opts.AuthMethods()...)
-	}
+	methods := offeredAuth(p.ClientCapabilities, s.opts.AuthMethods)
 	s.mu.Lock()
 	s.authMethods = methods
 	s.mu.Unlock()
@@ -396,6 +395,33 @@ func (s *server) initialize(_ context.Context, params json.RawMessage) (any, fun
 		AgentInfo:         &schema.Implementation{Name: s.opts.AgentInfo.Name, Version: s.opts.AgentInfo.Version, Title: s.opts.AgentInfo.Title},
 		Meta:              schema.Meta{"steering": map[string]any{"supported": true}},
 	}, nil, nil
+}
+
+// offeredAuth is the auth methods in the forms the client runs: type
+// "terminal" only for auth.terminal (ACP allows it no other way),
+// _meta["terminal-auth"] only for a client that advertised that key; a
+// method the client can run in neither form is left out.
+func offeredAuth(c schema.ClientCapabilities, all func() []schema.AuthMethod) []schema.AuthMethod {
+	typed := c.Auth != nil && c.Auth.Terminal
+	meta, _ := c.Meta[schema.TerminalAuthMeta].(bool)
+	methods := []schema.AuthMethod{}
+	if all == nil || !typed && !meta {
+		return methods
+	}
+	for _, m := range all() {
+		_, hasMeta := m.Meta[schema.TerminalAuthMeta]
+		if !typed {
+			m.Type, m.Args, m.Env = "", nil, nil
+		}
+		if !meta || !hasMeta {
+			m.Meta = nil
+		}
+		if m.Type == "" && m.Meta == nil {
+			continue
+		}
+		methods = append(methods, m)
+	}
+	return methods
 }
 
 // agentCapabilities advertises prompt blocks and MCP transports as the

@@ -1,12 +1,18 @@
 #!/usr/bin/env bash
-# Installs hub into PREFIX/bin (make install [PREFIX=~/.local]). When that
-# directory is not on PATH, or another hub comes first on PATH, it says so
-# and prints the line that fixes it.
+# Installs hub into PREFIX/bin (make install [PREFIX=~/.local]
+# [INSTALL_NAME=hubctl]: another name where GitHub's hub owns "hub"; hub
+# names itself after its file). When that directory is not on PATH, or
+# another program of that name comes first on PATH, it says so and prints
+# the line that fixes it.
 set -euo pipefail
 export GOTOOLCHAIN=go1.27.3 # the patched Go go.mod needs; see the Makefile
 prefix=${1:-$HOME/.local}
 bindir=$prefix/bin
-exe=hub$(${GO:-go} env GOEXE)
+name=${INSTALL_NAME:-hub}
+case $name in
+'' | */* | .*) echo "install: INSTALL_NAME=$name is not a file name" >&2; exit 2 ;;
+esac
+exe=$name$(${GO:-go} env GOEXE)
 mkdir -p "$bindir"
 CGO_ENABLED=0 ${GO:-go} build -trimpath -ldflags "${LDFLAGS:-}" -o "$bindir/$exe" ./cmd/hub
 # Messages go to stderr: `make install && hub acp` keeps stdout for ACP.
@@ -16,8 +22,8 @@ shown=${bindir/#$HOME/\$HOME}
 
 case ":$PATH:" in
 *":$bindir:"* | *":$bindir/:"*)
-	found=$(command -v hub || true)
-	if [ -n "$found" ] && [ "$found" != "$bindir/$exe" ] && [ "$found" != "$bindir/hub" ]; then
+	found=$(command -v "$name" || true)
+	if [ -n "$found" ] && [ "$found" != "$bindir/$exe" ] && [ "$found" != "$bindir/$name" ]; then
 		echo "note: $found comes before $bindir on PATH; run $bindir/$exe, or put $bindir first in PATH" >&2
 	fi
 	;;

@@ -171,7 +171,23 @@ type AuthMethod struct {
 	Type        string            `json:"type,omitempty"`
 	Args        []string          `json:"args,omitempty"`
 	Env         map[string]string `json:"env,omitempty"`
+	// Meta carries the pre-stabilization form, _meta["terminal-auth"] =
+	// TerminalAuth, for clients advertising clientCapabilities._meta["terminal-auth"].
+	Meta Meta `json:"_meta,omitempty"`
 }
+
+// TerminalAuth is the _meta["terminal-auth"] of an auth method: the whole
+// command the client runs in a terminal (not appended to the agent's).
+type TerminalAuth struct {
+	Label   string            `json:"label"`
+	Command string            `json:"command"`
+	Args    []string          `json:"args"`
+	Env     map[string]string `json:"env,omitempty"`
+}
+
+// TerminalAuthMeta is the key of TerminalAuth in _meta, in auth methods
+// and in clientCapabilities._meta (true when the client runs them).
+const TerminalAuthMeta = "terminal-auth"
 
 // InitializeResponse is the result of initialize.
 type InitializeResponse struct {

@@ -48,13 +48,13 @@ func runAcp(ctx context.Context, e *env, args []string) int {
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
-	if fs.NArg() == 2 && (fs.Arg(0) == "login" || fs.Arg(0) == "logout") {
+	if fs.NArg() == 1 && fs.Arg(0) == "login" || fs.NArg() == 2 && (fs.Arg(0) == "login" || fs.Arg(0) == "logout") {
 		// An editor's terminal auth runs the server's command with the
 		// method's args appended: the agent's own login, in its terminal.
 		return runLogin(ctx, e, fs.Args()[1:], fs.Arg(0) == "logout")
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(e.stderr, "hub acp: unexpected argument %q\n", fs.Arg(0))
+		fmt.Fprintf(e.stderr, named("hub acp: unexpected argument %q\n"), fs.Arg(0))
 		return exitUsage
 	}
 	opts := acp.Options{
@@ -85,7 +85,7 @@ func runAcp(ctx context.Context, e *env, args []string) int {
 	}
 	hk, err := hooks.New(e.cfg.Hooks)
 	if err != nil {
-		fmt.Fprintf(e.stderr, "hub acp: %v\n", err)
+		fmt.Fprintf(e.stderr, named("hub acp: %v\n"), err)
 		return exitUsage
 	}
 	opts.Hooks = hk
@@ -99,18 +99,18 @@ func runAcp(ctx context.Context, e *env, args []string) int {
 	defer proc.StopAll(time.Second)
 	if *agent != "" {
 		if _, err := e.registry.Get(*agent); err != nil {
-			fmt.Fprintf(e.stderr, "hub acp: %v\n", err)
+			fmt.Fprintf(e.stderr, named("hub acp: %v\n"), err)
 			return exitUsage
 		}
 		opts.DefaultAgent = *agent
 	} else if opts.DefaultAgent != "" {
 		if use, known := acp.DefaultAgent(e.registry, opts.DefaultAgent); !known {
-			fmt.Fprintf(e.stderr, "hub acp: default_agent %q in the config is not an agent hub knows; new sessions use %q instead (see 'hub agents')\n",
+			fmt.Fprintf(e.stderr, named("hub acp: default_agent %q in the config is not an agent hub knows; new sessions use %q instead (see 'hub agents')\n"),
 				opts.DefaultAgent, use)
 		}
 	}
 	if err := checkMode(e, opts); err != nil {
-		fmt.Fprintf(e.stderr, "hub acp: %v\n", err)
+		fmt.Fprintf(e.stderr, named("hub acp: %v\n"), err)
 		return exitUsage
 	}
 	opts.StateDir = cmp.Or(opts.StateDir, config.StateDir())

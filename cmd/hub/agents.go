@@ -7,7 +7,7 @@ import (
 	"text/tabwriter"
 )
 
-const agentsHelp = `Usage: hub agents [--json]
+const agentsHelp = `Usage: hub agents [--json | --names]
 
 Lists every registered agent (built-in adapters, [agents.NAME] entries from
 config, native provider profiles) with its capabilities.
@@ -18,11 +18,12 @@ func init() { commands["agents"] = command{run: runAgents, help: agentsHelp} }
 func runAgents(_ context.Context, e *env, args []string) int {
 	fs := newFlagSet("agents", agentsHelp, e.stderr)
 	asJSON := fs.Bool("json", false, "print JSON")
+	names := fs.Bool("names", false, "print only the names, one a line (for completion scripts)")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(e.stderr, "hub agents: unexpected argument %q (see 'hub agents --help')\n", fs.Arg(0))
+		fmt.Fprintf(e.stderr, named("hub agents: unexpected argument %q (see 'hub agents --help')\n"), fs.Arg(0))
 		return exitUsage
 	}
 	type row struct {
@@ -33,6 +34,12 @@ func runAgents(_ context.Context, e *env, args []string) int {
 	for _, n := range e.registry.Names() {
 		a, _ := e.registry.Get(n)
 		rows = append(rows, row{n, a.Capabilities()})
+	}
+	if *names {
+		for _, n := range e.registry.Names() {
+			fmt.Fprintln(e.stdout, n)
+		}
+		return exitOK
 	}
 	if *asJSON {
 		enc := json.NewEncoder(e.stdout)

@@ -50,7 +50,7 @@ func runDoctor(ctx context.Context, e *env, args []string) int {
 		return code
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(e.stderr, "hub doctor: unexpected argument %q (see 'hub doctor --help')\n", fs.Arg(0))
+		fmt.Fprintf(e.stderr, named("hub doctor: unexpected argument %q (see 'hub doctor --help')\n"), fs.Arg(0))
 		return exitUsage
 	}
 	o := detect.Options{Config: e.cfg, Registry: e.registry, Specs: all.DoctorSpecs(), Probe: *probe, Refresh: *refresh, Timeout: *timeout, All: *listAll}
@@ -59,7 +59,7 @@ func runDoctor(ctx context.Context, e *env, args []string) int {
 	}
 	r, err := detect.Run(ctx, o)
 	if err != nil {
-		fmt.Fprintf(e.stderr, "hub doctor: %v\n", err)
+		fmt.Fprintf(e.stderr, named("hub doctor: %v\n"), err)
 		if errors.Is(err, detect.ErrUnknownAgent) {
 			return exitUsage
 		}

@@ -46,25 +46,25 @@ func runGrants(_ context.Context, e *env, args []string) int {
 	case sub == "revoke" && len(pos) == 1:
 		return grantsDone(e, "revoke", store.Revoke(pos[0]))
 	case sub == "revoke":
-		fmt.Fprintln(e.stderr, "hub grants revoke: give one grant id (see 'hub grants list')")
+		fmt.Fprintln(e.stderr, named("hub grants revoke: give one grant id (see 'hub grants list')"))
 		return exitUsage
 	case sub == "clear" && len(pos) == 0:
 		n, err := store.Clear(project)
 		if err == nil {
-			fmt.Fprintf(e.stderr, "hub grants: %d removed\n", n)
+			fmt.Fprintf(e.stderr, named("hub grants: %d removed\n"), n)
 		}
 		return grantsDone(e, "clear", err)
 	case sub == "list" || sub == "clear":
-		fmt.Fprintf(e.stderr, "hub grants %s: unexpected argument %q\n", sub, pos[0])
+		fmt.Fprintf(e.stderr, named("hub grants %s: unexpected argument %q\n"), sub, pos[0])
 		return exitUsage
 	}
-	fmt.Fprintf(e.stderr, "hub grants: unknown subcommand %q (list, revoke, clear)\n", sub)
+	fmt.Fprintf(e.stderr, named("hub grants: unknown subcommand %q (list, revoke, clear)\n"), sub)
 	return exitUsage
 }
 
 func grantsDone(e *env, sub string, err error) int {
 	if err != nil {
-		fmt.Fprintf(e.stderr, "hub grants %s: %v\n", sub, err)
+		fmt.Fprintf(e.stderr, named("hub grants %s: %v\n"), sub, err)
 		return exitError
 	}
 	return exitOK

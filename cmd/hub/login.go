@@ -1,14 +1,18 @@
 package main
 
 import (
+	"bufio"
 	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"slices"
 	"strings"
+
+	"github.com/mattn/go-isatty"
 
 	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/adapters"
@@ -16,13 +20,21 @@ import (
 	"github.com/hubdev/hub/detect"
 )
 
-const loginHelp = `Usage: hub login AGENT
+const loginHelp = `Usage: hub login [AGENT]
        hub logout AGENT
 
 Runs the agent's own login (or logout) in this terminal: claude auth login,
 codex login, qodercli login, or gemini, which asks how to sign in when it
-starts. Editors offer the same login through ACP terminal auth, which runs
-'hub acp ... login AGENT'. Exit code: the agent's.
+starts. Without AGENT, hub lists the agents that have a login and asks for
+one by number (without a terminal it lists them and exits 2). Editors offer
+the same login through ACP terminal auth, which runs 'hub acp ... login
+[AGENT]' (or 'hub login' for clients using _meta["terminal-auth"]).
+Exit code: the agent's.
+
+Examples:
+  hub login             choose the agent to log in to
+  hub login claude      claude auth login
+  hub logout codex      codex logout
 `
 
 func init() {
@@ -37,13 +49,21 @@ func runLogin(ctx context.Context, e *env, args []string, logout bool) int {
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
-	if fs.NArg() != 1 {
-		fmt.Fprint(e.stderr, loginHelp)
+	name := fs.Arg(0)
+	switch {
+	case fs.NArg() == 0 && !logout:
+		var code int
+		if name, code = chooseLogin(e); name == "" {
+			return code
+		}
+	case fs.NArg() != 1:
+		verb := map[bool]string{false: "login", true: "logout"}[logout]
+		fmt.Fprintf(e.stderr, "%s %s: takes one agent name (see '%s %s --help')\n", progName, verb, progName, verb)
 		return exitUsage
 	}
-	argv, err := loginArgv(e, fs.Arg(0), logout)
+	argv, err := loginArgv(e, name, logout)
 	if err != nil {
-		fmt.Fprintf(e.stderr, "hub: %v\n", err)
+		fmt.Fprintf(e.stderr, named("hub: %v\n"), err)
 		return exitUsage
 	}
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
@@ -51,13 +71,13 @@ func runLogin(ctx context.Context, e *env, args []string, logout bool) int {
 	if f, ok := e.stdout.(*os.File); ok { // a terminal, not the protocol
 		cmd.Stdout = f
 	}
-	cmd.Env = adapters.Environ(os.Environ(), e.cfg.Agents[fs.Arg(0)].Env)
+	cmd.Env = adapters.Environ(os.Environ(), e.cfg.Agents[name].Env)
 	if err := cmd.Run(); err != nil {
 		var exit *exec.ExitError
 		if errors.As(err, &exit) {
 			return exit.ExitCode()
 		}
-		fmt.Fprintf(e.stderr, "hub: %s: %v\n", strings.Join(argv, " "), err)
+		fmt.Fprintf(e.stderr, named("hub: %s: %v\n"), strings.Join(argv, " "), err)
 		return exitError
 	}
 	return exitOK
@@ -97,12 +117,71 @@ func loginSpec(name string) (detect.Spec, bool) {
 	return specs[i], true
 }
 
-// authMethods are the terminal logins hub offers an editor: one per agent
-// that can run here, has a login, and is not logged in by doctor's
-// account (its config files and env).
+// stdinIsTerminal tells whether hub login can ask which agent.
+var stdinIsTerminal = func(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
+}
+
+// loginAgents are the agents with a login of their own, in doctor's order.
+func loginAgents() []detect.Spec {
+	var out []detect.Spec
+	for _, spec := range all.DoctorSpecs() {
+		if spec.Login != nil {
+			out = append(out, spec)
+		}
+	}
+	return out
+}
+
+// chooseLogin lists the agents that have a login and reads the user's
+// choice by number; "" and an exit code when there is none.
+func chooseLogin(e *env) (string, int) {
+	specs := loginAgents()
+	for i, spec := range specs {
+		note := ""
+		if a, err := e.registry.Get(spec.Name); err != nil || adapters.Ready(a) != nil {
+			note = " (not installed here)"
+		}
+		fmt.Fprintf(e.stderr, "  %d) %s%s\n", i+1, spec.Name, note)
+	}
+	if !stdinIsTerminal(e.stdin) {
+		fmt.Fprintf(e.stderr, "%s login: name the agent: %s login AGENT\n", progName, progName)
+		return "", exitUsage
+	}
+	fmt.Fprintf(e.stderr, "Log in to which agent? [1-%d] ", len(specs))
+	line, err := bufio.NewReader(e.stdin).ReadString('\n')
+	line = strings.TrimSpace(line)
+	for i, spec := range specs {
+		if line == fmt.Sprint(i+1) || line == spec.Name {
+			return spec.Name, exitOK
+		}
+	}
+	if line == "" && err != nil {
+		fmt.Fprintf(e.stderr, "\n%s login: no agent chosen\n", progName)
+		return "", exitUsage
+	}
+	fmt.Fprintf(e.stderr, "%s login: %q is not one of 1-%d\n", progName, line, len(specs))
+	return "", exitUsage
+}
+
+// authMethods are the terminal logins hub offers an editor: "hub login",
+// which asks for the agent (so a client always has one, even in a fresh
+// HOME with no agent installed), then one per agent that can run here,
+// has a login, and is not logged in by doctor's account (its config files
+// and env). Args follow the editor's 'hub acp ...' command; the
+// terminal-auth meta is a whole command, hub itself.
 func authMethods(e *env) []schema.AuthMethod {
+	self, err := os.Executable()
+	if err != nil {
+		self = os.Args[0]
+	}
+	method := func(id, name, desc string, args ...string) schema.AuthMethod {
+		return schema.AuthMethod{ID: id, Name: name, Description: desc, Type: "terminal", Args: args,
+			Meta: schema.Meta{schema.TerminalAuthMeta: schema.TerminalAuth{Label: name, Command: self, Args: args}}}
+	}
+	out := []schema.AuthMethod{method("login", "Log in to an agent", "choose an agent and run its own login in a terminal", "login")}
 	home, _ := os.UserHomeDir()
-	var out []schema.AuthMethod
 	for _, spec := range all.DoctorSpecs() {
 		a, err := e.registry.Get(spec.Name)
 		if spec.Login == nil || spec.Auth == nil || err != nil || adapters.Ready(a) != nil {
@@ -115,8 +194,7 @@ func authMethods(e *env) []schema.AuthMethod {
 		if auth, _ := spec.Auth(os.Getenv, cfgDir, home); auth.State != detect.AuthNone {
 			continue
 		}
-		out = append(out, schema.AuthMethod{ID: "login-" + spec.Name, Name: "Log in to " + spec.Name,
-			Description: spec.LoginFix, Type: "terminal", Args: []string{"login", spec.Name}})
+		out = append(out, method("login-"+spec.Name, "Log in to "+spec.Name, spec.LoginFix, "login", spec.Name))
 	}
 	return out
 }

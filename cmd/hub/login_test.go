@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -86,9 +87,52 @@ func TestAcp_OffersTerminalLoginsForAgentsNotLoggedIn(t *testing.T) {
 		switch {
 		case !terminal && len(m) != 0:
 			t.Errorf("a client without terminal auth was offered %+v", m)
-		case terminal && (len(m) != 1 || m[0].ID != "login-claude" || m[0].Type != "terminal" || strings.Join(m[0].Args, " ") != "login claude"):
-			t.Errorf("auth methods %+v, want claude's terminal login only", m)
+		case terminal && (len(m) != 2 || m[0].ID != "login" || m[1].ID != "login-claude" || m[1].Type != "terminal" || strings.Join(m[1].Args, " ") != "login claude"):
+			t.Errorf("auth methods %+v, want hub login and claude's terminal login only", m)
 		}
+	}
+}
+
+// hub login without an agent asks which one in a terminal (by number or
+// name) and runs its login; without a terminal it lists them and exits 2.
+func TestLogin_ChoosesTheAgent(t *testing.T) {
+	tests := []struct {
+		name     string
+		tty      bool
+		args     []string
+		stdin    string
+		wantExit int
+		ran      bool
+	}{
+		{name: "by number", tty: true, args: []string{"login"}, stdin: "1\n", ran: true},
+		{name: "by name", tty: true, args: []string{"login"}, stdin: "claude\n", ran: true},
+		{name: "from terminal auth", tty: true, args: []string{"acp", "login"}, stdin: "claude\n", ran: true},
+		{name: "not a choice", tty: true, args: []string{"login"}, stdin: "99\n", wantExit: exitUsage},
+		{name: "end of input", tty: true, args: []string{"login"}, stdin: "", wantExit: exitUsage},
+		{name: "no terminal", args: []string{"login"}, stdin: "1\n", wantExit: exitUsage},
+	}
+	if loginAgents()[0].Name != "claude" {
+		t.Fatalf("the first agent with a login is %s; the table assumes claude", loginAgents()[0].Name)
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			root := isolate(t)
+			argsFile := fakeCLI(t, root, "claude", "0")
+			old := stdinIsTerminal
+			stdinIsTerminal = func(io.Reader) bool { return tc.tty }
+			t.Cleanup(func() { stdinIsTerminal = old })
+			code, _, errOut := hub(t, strings.NewReader(tc.stdin), tc.args...)
+			if code != tc.wantExit {
+				t.Fatalf("exit %d, want %d; stderr:\n%s", code, tc.wantExit, errOut)
+			}
+			if !strings.Contains(errOut, "1) claude") {
+				t.Errorf("the agents were not listed:\n%s", errOut)
+			}
+			_, err := os.Stat(argsFile)
+			if ran := err == nil; ran != tc.ran {
+				t.Errorf("claude's login ran: %v, want %v", ran, tc.ran)
+			}
+		})
 	}
 }
 

@@ -10,6 +10,8 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
+	"strings"
 	"syscall"
 
 	"github.com/rs/zerolog"
@@ -44,8 +46,10 @@ Usage:
   hub sessions list|show|export|rm  the sessions hub acp recorded
   hub grants list|revoke|clear    the "always allow" answers kept beyond the session
   hub version                     print the version, commit, build date and platform
-  hub login AGENT / logout AGENT  the agent's own login, in this terminal
+  hub login [AGENT] / logout AGENT  the agent's own login, in this terminal (choose it without AGENT)
   hub trust [DIR]                 trust the project's .hub/config.toml files as they are now
+  hub completion SHELL            print the bash, zsh, fish or powershell completion script
+  hub help [COMMAND]              this help, or COMMAND's flags and examples (also 'hub COMMAND --help')
 
 Global flags (before or after the subcommand; "--" ends every flag):
   --config FILE     use FILE instead of the user config (~/.config/hub/config.toml)
@@ -56,6 +60,11 @@ Global flags (before or after the subcommand; "--" ends every flag):
 Configuration: user file, then .hub/config.toml in the project, then flags.
 A project file hub does not trust yet ('hub trust') cannot name programs,
 environment, endpoints, allow rules or wider modes; those keys are ignored.
+
+Examples:
+  hub run --agent claude "fix the failing test"
+  hub doctor
+  hub help run
 `
 
 // env is what every subcommand gets.
@@ -81,6 +90,8 @@ type globalFlags struct {
 type command struct {
 	run  func(ctx context.Context, e *env, args []string) int
 	help string
+	// hidden commands are left out of help and completion (hub man).
+	hidden bool
 }
 
 var commands = map[string]command{}
@@ -95,6 +106,7 @@ func main() {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	laterSignals = splitSignals(sigs, cancel)
+	progName = nameOf(os.Args[0])
 	os.Exit(realMain(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
@@ -120,32 +132,47 @@ func splitSignals(sigs <-chan os.Signal, cancel func()) <-chan os.Signal {
 func realMain(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var g globalFlags
 	args = extractGlobal(&g, args)
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		fmt.Fprint(stderr, usage)
-		if len(args) == 0 {
-			return exitUsage
-		}
-		return exitOK
+	if len(args) == 0 {
+		fmt.Fprint(stderr, named(usage))
+		return exitUsage
 	}
 	name := args[0]
-	if name == "version" || name == "--version" {
+	switch {
+	case name == "-h" || name == "-help" || name == "--help":
+		return helpCommand(ctx, g, "", stdout, stderr)
+	case name == "help" && len(args) > 2:
+		fmt.Fprintf(stderr, "%s help: takes one command name\n", progName)
+		return exitUsage
+	case name == "help":
+		return helpCommand(ctx, g, strings.Join(args[1:], ""), stdout, stderr)
+	case name == "version" && slices.ContainsFunc(args[1:], func(a string) bool { return a == "-h" || a == "--help" || a == "-help" }):
+		return helpCommand(ctx, g, name, stdout, stderr)
+	case name == "version" || name == "--version":
 		fmt.Fprintln(stdout, currentBuild())
 		return exitOK
 	}
 	cmd, ok := commands[name]
 	if !ok {
-		fmt.Fprintf(stderr, "hub: unknown command %q (run 'hub --help')\n", name)
+		fmt.Fprintf(stderr, "%s: unknown command %q (run '%s --help')\n", progName, name, progName)
 		return exitUsage
+	}
+	if slices.ContainsFunc(args[1:], func(a string) bool { return a == "-h" || a == "--help" || a == "-help" }) {
+		// Parse with the command's flags: "--agent -h" and "-- -h" are not help.
+		e := describeEnv(g)
+		if fs := flagsOf(ctx, e, name); wantsHelp(fs, args[1:]) {
+			commandHelp(stdout, name, fs)
+			return exitOK
+		}
 	}
 	e, closer, err := newEnv(g, stdin, stdout, stderr)
 	if err != nil && name == "acp" && errors.Is(err, config.ErrInvalid) {
 		// An editor shows an error on its new session better than a
 		// server that exited: serve, and refuse every session with it.
-		fmt.Fprintf(stderr, "hub: %v\n", err)
+		fmt.Fprintf(stderr, named("hub: %v\n"), err)
 		return serveBroken(ctx, stdin, stdout, err)
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "hub: %v\n", err)
+		fmt.Fprintf(stderr, named("hub: %v\n"), err)
 		return exitUsage
 	}
 	defer closer.Close()
@@ -216,14 +243,18 @@ func extractGlobal(g *globalFlags, args []string) []string {
 	return rest
 }
 
-// newFlagSet builds a subcommand flag set whose errors go to stderr.
+// newFlagSet builds a subcommand flag set whose errors go to stderr; a
+// flagCollector for stderr (flagsOf) gets the set.
 func newFlagSet(name, help string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprint(stderr, help)
+		fmt.Fprint(stderr, named(help))
 		fmt.Fprintln(stderr, "\nFlags:")
-		fs.PrintDefaults()
+		printFlags(stderr, fs)
+	}
+	if c, ok := stderr.(*flagCollector); ok {
+		c.fs = fs
 	}
 	return fs
 }
@@ -267,7 +298,7 @@ func parseWith(fs *flag.FlagSet, parse func() error) (code int, ok bool) {
 		usage()
 		return exitOK, false
 	case err != nil:
-		fmt.Fprintf(out, "hub %s: %v (see 'hub %s --help')\n", fs.Name(), err, fs.Name())
+		fmt.Fprintf(out, "%s %s: %v (see '%s %s --help')\n", progName, fs.Name(), err, progName, fs.Name())
 		return exitUsage, false
 	}
 	return 0, true

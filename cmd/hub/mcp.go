@@ -47,16 +47,16 @@ func runMCP(ctx context.Context, e *env, args []string) int {
 		return code
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(e.stderr, "hub mcp: unexpected argument %q (see 'hub mcp --help')\n", fs.Arg(0))
+		fmt.Fprintf(e.stderr, named("hub mcp: unexpected argument %q (see 'hub mcp --help')\n"), fs.Arg(0))
 		return exitUsage
 	}
 	if a := runner.Approve(*approve); !a.Valid() {
-		fmt.Fprintf(e.stderr, "hub mcp: --approve must be all, read-only or none\n")
+		fmt.Fprint(e.stderr, named("hub mcp: --approve must be all, read-only or none\n"))
 		return exitUsage
 	}
 	hk, err := hooks.New(e.cfg.Hooks)
 	if err != nil {
-		fmt.Fprintf(e.stderr, "hub mcp: %v\n", err)
+		fmt.Fprintf(e.stderr, named("hub mcp: %v\n"), err)
 		return exitUsage
 	}
 	host, done := mcpHost(e, delegate.Options{Registry: e.registry, Approve: runner.Approve(*approve), Rules: e.cfg.Permissions,
@@ -64,7 +64,7 @@ func runMCP(ctx context.Context, e *env, args []string) int {
 	defer done()
 	s := delegate.NewServer(host, currentBuild().Version)
 	if err := s.Run(ctx, &mcp.IOTransport{Reader: nopCloser{e.stdin}, Writer: nopWriteCloser{e.stdout}}); err != nil && ctx.Err() == nil {
-		fmt.Fprintf(e.stderr, "hub mcp: %v\n", err)
+		fmt.Fprintf(e.stderr, named("hub mcp: %v\n"), err)
 		return exitError
 	}
 	return exitOK

@@ -45,22 +45,22 @@ func runSessions(_ context.Context, e *env, args []string) int {
 	switch sub {
 	case "list":
 		if len(pos) > 0 {
-			fmt.Fprintf(e.stderr, "hub sessions list: unexpected argument %q (see 'hub sessions --help')\n", pos[0])
+			fmt.Fprintf(e.stderr, named("hub sessions list: unexpected argument %q (see 'hub sessions --help')\n"), pos[0])
 			return exitUsage
 		}
 		return listSessions(e, st, *asJSON)
 	case "show", "export", "rm":
 		if len(pos) != 1 {
-			fmt.Fprintf(e.stderr, "hub sessions %s: give one session id (see 'hub sessions list')\n", sub)
+			fmt.Fprintf(e.stderr, named("hub sessions %s: give one session id (see 'hub sessions list')\n"), sub)
 			return exitUsage
 		}
 	default:
-		fmt.Fprintf(e.stderr, "hub sessions: unknown subcommand %q (list, show, export, rm)\n", sub)
+		fmt.Fprintf(e.stderr, named("hub sessions: unknown subcommand %q (list, show, export, rm)\n"), sub)
 		return exitUsage
 	}
 	id := pos[0]
 	if sub == "export" && *format != "md" && *format != "json" {
-		fmt.Fprintf(e.stderr, "hub sessions export: --format must be md or json\n")
+		fmt.Fprint(e.stderr, named("hub sessions export: --format must be md or json\n"))
 		return exitUsage
 	}
 	rec, ok := st.Get(id)
@@ -140,15 +140,15 @@ func listSessions(e *env, st *acp.Store, asJSON bool) int {
 func showTranscript(e *env, id string, asJSON bool) int {
 	recs, err := transcript.Read(config.TranscriptDir(), id)
 	if errors.Is(err, transcript.ErrNotFound) {
-		fmt.Fprintf(e.stderr, "hub sessions: no session %q (see 'hub sessions list')\n", id)
+		fmt.Fprintf(e.stderr, named("hub sessions: no session %q (see 'hub sessions list')\n"), id)
 		return exitError
 	}
 	if err != nil && len(recs) == 0 {
-		fmt.Fprintf(e.stderr, "hub sessions: %v\n", err)
+		fmt.Fprintf(e.stderr, named("hub sessions: %v\n"), err)
 		return exitError
 	}
 	if err != nil {
-		fmt.Fprintf(e.stderr, "hub sessions: %v; showing the records before it\n", err)
+		fmt.Fprintf(e.stderr, named("hub sessions: %v; showing the records before it\n"), err)
 	}
 	if asJSON {
 		enc := json.NewEncoder(mask.Default().JSONWriter(e.stdout)) // files older than masking
@@ -167,7 +167,7 @@ func removeSession(e *env, st *acp.Store, id string, rec *acp.Record) int {
 	found := rec != nil
 	if found {
 		if err := st.Delete(id); err != nil {
-			fmt.Fprintf(e.stderr, "hub sessions rm: %v\n", err)
+			fmt.Fprintf(e.stderr, named("hub sessions rm: %v\n"), err)
 			return exitError
 		}
 	}
@@ -180,12 +180,12 @@ func removeSession(e *env, st *acp.Store, id string, rec *acp.Record) int {
 		case err == nil:
 			found = true
 		case !errors.Is(err, transcript.ErrNotFound):
-			fmt.Fprintf(e.stderr, "hub sessions rm: %v\n", err)
+			fmt.Fprintf(e.stderr, named("hub sessions rm: %v\n"), err)
 			return exitError
 		}
 	}
 	if !found {
-		fmt.Fprintf(e.stderr, "hub sessions: no session %q (see 'hub sessions list')\n", id)
+		fmt.Fprintf(e.stderr, named("hub sessions: no session %q (see 'hub sessions list')\n"), id)
 		return exitError
 	}
 	return exitOK

@@ -33,7 +33,7 @@ func runSkills(_ context.Context, e *env, args []string) int {
 		return code
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(e.stderr, "hub skills: unknown subcommand %q (only 'list')\n", fs.Arg(0))
+		fmt.Fprintf(e.stderr, named("hub skills: unknown subcommand %q (only 'list')\n"), fs.Arg(0))
 		return exitUsage
 	}
 	list, warns := skills.DiscoverTrusting(e.cwd, "", e.trustProject)

@@ -36,16 +36,16 @@ func runTrust(_ context.Context, e *env, args []string) int {
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		fmt.Fprintf(e.stderr, "hub trust: %v\n", err)
+		fmt.Fprintf(e.stderr, named("hub trust: %v\n"), err)
 		return exitUsage
 	}
 	files := append(config.ProjectFiles(abs), skills.ProjectFiles(abs)...)
 	if err := config.TrustFiles(files); err != nil {
-		fmt.Fprintf(e.stderr, "hub trust: %v\n", err)
+		fmt.Fprintf(e.stderr, named("hub trust: %v\n"), err)
 		return exitError
 	}
 	if len(files) == 0 {
-		fmt.Fprintf(e.stderr, "hub trust: no .hub/config.toml or project skill applies in %s\n", abs)
+		fmt.Fprintf(e.stderr, named("hub trust: no .hub/config.toml or project skill applies in %s\n"), abs)
 		return exitOK
 	}
 	for _, f := range files {

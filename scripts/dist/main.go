@@ -73,6 +73,11 @@ func run(args []string) error {
 		}
 		bins[t] = bin
 	}
+	man, err := manPage(context.Background(), v, build)
+	if err != nil {
+		return err
+	}
+	r.Docs = append(r.Docs, man)
 	if err := r.Package(*out, bins); err != nil {
 		return err
 	}

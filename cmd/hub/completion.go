@@ -1,0 +1,261 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+)
+
+const completionHelp = `Usage: hub completion bash|zsh|fish|powershell
+
+Prints the shell's completion script for hub: subcommands, each one's
+flags, and agent names for --agent and 'hub login' (asked of
+'hub agents --names' as you type, so configured agents are offered too).
+The script completes the name hub was installed under.
+`
+
+var shells = []string{"bash", "zsh", "fish", "powershell"}
+
+func init() {
+	commands["completion"] = command{run: runCompletion, help: completionHelp}
+}
+
+// completionSpec is what a completion script knows of one subcommand.
+type completionSpec struct {
+	name  string
+	flags []*flag.Flag
+	// words are its fixed arguments (sessions list|show|...); agents
+	// says its argument is an agent name.
+	words  []string
+	agents bool
+}
+
+func runCompletion(ctx context.Context, e *env, args []string) int {
+	fs := newFlagSet("completion", completionHelp, e.stderr)
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
+	}
+	if fs.NArg() != 1 {
+		fmt.Fprintf(e.stderr, "%s completion: name one shell: %s\n", progName, strings.Join(shells, ", "))
+		return exitUsage
+	}
+	specs := completionSpecs(ctx, e)
+	switch fs.Arg(0) {
+	case "bash":
+		bashCompletion(e.stdout, specs)
+	case "zsh":
+		zshCompletion(e.stdout, specs)
+	case "fish":
+		fishCompletion(e.stdout, specs)
+	case "powershell", "pwsh":
+		powershellCompletion(e.stdout, specs)
+	default:
+		fmt.Fprintf(e.stderr, "%s completion: unknown shell %q (want %s)\n", progName, fs.Arg(0), strings.Join(shells, ", "))
+		return exitUsage
+	}
+	return exitOK
+}
+
+func completionSpecs(ctx context.Context, e *env) []completionSpec {
+	words := map[string][]string{
+		"sessions": {"list", "show", "export", "rm"}, "grants": {"list", "revoke", "clear"},
+		"skills": {"list"}, "completion": shells, "help": visibleCommands(),
+	}
+	var out []completionSpec
+	for _, name := range visibleCommands() {
+		s := completionSpec{name: name, words: words[name], agents: name == "login" || name == "logout"}
+		flagsOf(ctx, e, name).VisitAll(func(f *flag.Flag) { s.flags = append(s.flags, f) })
+		out = append(out, s)
+	}
+	return out
+}
+
+// flagWords are a spec's flags as --name words.
+func (s completionSpec) flagWords() string {
+	var w []string
+	for _, f := range s.flags {
+		w = append(w, dashed(f.Name))
+	}
+	return strings.Join(w, " ")
+}
+
+// funcName is progName as a shell identifier.
+func funcName() string {
+	return strings.Map(func(r rune) rune {
+		if r < 128 && wordByte(byte(r)) {
+			return r
+		}
+		return '_'
+	}, progName)
+}
+
+func commandWords(specs []completionSpec) string {
+	var w []string
+	for _, s := range specs {
+		w = append(w, s.name)
+	}
+	return strings.Join(w, " ")
+}
+
+// sq quotes s for a POSIX shell (and fish, whose single quotes also take
+// \' and \\).
+func sq(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+func bashCompletion(w io.Writer, specs []completionSpec) {
+	fn, p := "_"+funcName()+"_complete", sq(progName)
+	fmt.Fprintf(w, "# bash completion for %s (%s completion bash)\n%s() {\n", progName, progName, fn)
+	fmt.Fprint(w, `    local cur="${COMP_WORDS[COMP_CWORD]}" prev="${COMP_WORDS[COMP_CWORD-1]}" cmd="" i
+    for ((i = 1; i < COMP_CWORD; i++)); do
+        case "${COMP_WORDS[i]}" in
+            --) return ;;
+            --config|--log-level|--log-file|-config|-log-level|-log-file) ((i++)) ;;
+            -*) ;;
+            *) [[ -z $cmd ]] && cmd="${COMP_WORDS[i]}" ;;
+        esac
+    done
+    case "$prev" in
+        --agent|-agent)
+`)
+	fmt.Fprintf(w, "            COMPREPLY=($(compgen -W \"$(%s agents --names 2>/dev/null)\" -- \"$cur\")); return ;;\n    esac\n", p)
+	fmt.Fprintf(w, "    case \"$cmd\" in\n        \"\") COMPREPLY=($(compgen -W %s -- \"$cur\")) ;;\n", sq(commandWords(specs)+" --help --version --config --log-level --log-file --trust-project"))
+	for _, s := range specs {
+		fmt.Fprintf(w, "        %s)\n            if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W %s -- \"$cur\"))\n", sq(s.name), sq(s.flagWords()+" --help"))
+		switch {
+		case s.agents:
+			fmt.Fprintf(w, "            else COMPREPLY=($(compgen -W \"$(%s agents --names 2>/dev/null)\" -- \"$cur\"))\n", p)
+		case len(s.words) > 0:
+			fmt.Fprintf(w, "            else COMPREPLY=($(compgen -W %s -- \"$cur\"))\n", sq(strings.Join(s.words, " ")))
+		}
+		fmt.Fprint(w, "            fi ;;\n")
+	}
+	fmt.Fprintf(w, "    esac\n}\ncomplete -o default -F %s %s\n", fn, p)
+}
+
+func zshCompletion(w io.Writer, specs []completionSpec) {
+	fn, p := "_"+funcName(), sq(progName)
+	fmt.Fprintf(w, "#compdef %s\n# zsh completion for %s (%s completion zsh)\n%s() {\n", progName, progName, progName, fn)
+	fmt.Fprint(w, `    local cmd="" i
+    for ((i = 2; i < CURRENT; i++)); do
+        case "${words[i]}" in
+            --) return ;;
+            --config|--log-level|--log-file|-config|-log-level|-log-file) ((i++)) ;;
+            -*) ;;
+            *) [[ -z $cmd ]] && cmd="${words[i]}" ;;
+        esac
+    done
+    if [[ "${words[CURRENT-1]}" == (--agent|-agent) ]]; then
+`)
+	fmt.Fprintf(w, "        compadd -- ${(f)\"$(%s agents --names 2>/dev/null)\"}; return\n    fi\n", p)
+	fmt.Fprintf(w, "    case \"$cmd\" in\n        \"\") compadd -- %s ;;\n", commandWords(specs)+" --help --version --config --log-level --log-file --trust-project")
+	for _, s := range specs {
+		fmt.Fprintf(w, "        %s)\n            if [[ \"$PREFIX\" == -* ]]; then compadd -- %s --help\n", sq(s.name), s.flagWords())
+		switch {
+		case s.agents:
+			fmt.Fprintf(w, "            else compadd -- ${(f)\"$(%s agents --names 2>/dev/null)\"}\n", p)
+		case len(s.words) > 0:
+			fmt.Fprintf(w, "            else compadd -- %s\n", strings.Join(s.words, " "))
+		default:
+			fmt.Fprint(w, "            else _files\n")
+		}
+		fmt.Fprint(w, "            fi ;;\n")
+	}
+	// Autoloaded from fpath the file is _hub's body: complete now; sourced, register.
+	fmt.Fprintf(w, "    esac\n}\nif [[ \"${funcstack[1]}\" == %s ]]; then\n    %s \"$@\"\nelif (( $+functions[compdef] )); then\n    compdef %s %s\nfi\n", sq(fn), fn, fn, p)
+}
+
+func fishCompletion(w io.Writer, specs []completionSpec) {
+	p := sq(progName)
+	agents := sq("(" + progName + " agents --names 2>/dev/null)")
+	fmt.Fprintf(w, "# fish completion for %s (%s completion fish)\ncomplete -c %s -f\n", progName, progName, p)
+	for _, g := range [][2]string{{"config", "-r -F -d 'use FILE instead of the user config'"}, {"log-level", "-x -a 'trace debug info warn error'"},
+		{"log-file", "-r -F -d 'write logs to FILE'"}, {"trust-project", "-d 'trust the project config for this run'"}, {"help", "-s h -d 'show help'"}} {
+		fmt.Fprintf(w, "complete -c %s -l %s %s\n", p, g[0], g[1])
+	}
+	for _, s := range specs {
+		fmt.Fprintf(w, "complete -c %s -n __fish_use_subcommand -a %s\n", p, sq(s.name))
+	}
+	for _, s := range specs {
+		cond := sq("__fish_seen_subcommand_from " + s.name)
+		for _, f := range s.flags {
+			_, usage := flag.UnquoteUsage(f)
+			extra := ""
+			switch {
+			case f.Name == "agent":
+				extra = " -x -a " + agents
+			case !isBool(f):
+				extra = " -r -F"
+			}
+			opt := "-l " + f.Name
+			if len(f.Name) == 1 {
+				opt = "-s " + f.Name
+			}
+			fmt.Fprintf(w, "complete -c %s -n %s %s -d %s%s\n", p, cond, opt, sq(firstLine(usage)), extra)
+		}
+		switch {
+		case s.agents:
+			fmt.Fprintf(w, "complete -c %s -n %s -x -a %s\n", p, cond, agents)
+		case len(s.words) > 0:
+			fmt.Fprintf(w, "complete -c %s -n %s -x -a %s\n", p, cond, sq(strings.Join(s.words, " ")))
+		}
+	}
+}
+
+func powershellCompletion(w io.Writer, specs []completionSpec) {
+	ps := func(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+	list := func(words []string) string {
+		var q []string
+		for _, x := range words {
+			q = append(q, ps(x))
+		}
+		return "@(" + strings.Join(q, ", ") + ")"
+	}
+	fmt.Fprintf(w, "# PowerShell completion for %s (%s completion powershell)\n", progName, progName)
+	fmt.Fprintf(w, "Register-ArgumentCompleter -Native -CommandName %s -ScriptBlock {\n", list([]string{progName, progName + ".exe"}))
+	fmt.Fprint(w, "    param($wordToComplete, $commandAst, $cursorPosition)\n    $flags = @{\n")
+	for _, s := range specs {
+		words := strings.Fields(s.flagWords() + " --help")
+		fmt.Fprintf(w, "        %s = %s\n", ps(s.name), list(words))
+	}
+	fmt.Fprint(w, "    }\n    $args_ = @{\n")
+	for _, s := range specs {
+		if len(s.words) > 0 {
+			fmt.Fprintf(w, "        %s = %s\n", ps(s.name), list(s.words))
+		}
+	}
+	fmt.Fprintf(w, "    }\n    $commands = %s\n", list(strings.Fields(commandWords(specs))))
+	fmt.Fprintf(w, "    $agentCommands = %s\n", list([]string{"login", "logout"}))
+	fmt.Fprintf(w, "    $self = %s\n", ps(progName))
+	fmt.Fprint(w, `    $words = @($commandAst.CommandElements | ForEach-Object { $_.ToString() })
+    $last = $words.Count
+    if ($wordToComplete -ne '') { $last = $words.Count - 1 }
+    $cmd = $null
+    for ($i = 1; $i -lt $last; $i++) {
+        if ($words[$i] -eq '--') { return }
+        if (@('--config', '--log-level', '--log-file') -contains $words[$i]) { $i++; continue }
+        if (-not $cmd -and -not $words[$i].StartsWith('-')) { $cmd = $words[$i] }
+    }
+    $prev = if ($last -ge 1) { $words[$last - 1] } else { '' }
+    if ($prev -eq '--agent' -or $prev -eq '-agent') {
+        $candidates = @(& $self agents --names 2>$null)
+    } elseif (-not $cmd) {
+        $candidates = $commands + @('--help', '--version', '--config', '--log-level', '--log-file', '--trust-project')
+    } elseif ($wordToComplete.StartsWith('-')) {
+        $candidates = $flags[$cmd]
+    } elseif ($agentCommands -contains $cmd) {
+        $candidates = @(& $self agents --names 2>$null)
+    } else {
+        $candidates = $args_[$cmd]
+    }
+    $candidates | Where-Object { $_ -like "$wordToComplete*" } | ForEach-Object {
+        [System.Management.Automation.CompletionResult]::new($_, $_, 'ParameterValue', $_)
+    }
+}
+`)
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return s
+}

@@ -1,0 +1,233 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/rs/zerolog"
+
+	"github.com/hubdev/hub/adapters/all"
+	"github.com/hubdev/hub/internal/config"
+)
+
+// progName is the name hub was installed under (hub, or e.g. hubctl where
+// GitHub's hub owns the name): every help text, message and completion
+// script uses it.
+var progName = "hub"
+
+// nameOf is the command name of argv[0]: its base name without ".exe".
+func nameOf(argv0 string) string {
+	base := filepath.Base(argv0)
+	if ext := filepath.Ext(base); strings.EqualFold(ext, ".exe") {
+		base = strings.TrimSuffix(base, ext)
+	}
+	if base == "" || base == "." || base == string(filepath.Separator) {
+		return "hub"
+	}
+	return base
+}
+
+// named puts progName for the word "hub" in a help text: the command, not
+// the paths (~/.config/hub, .hub/) or the branch and id prefixes (hub/, hub_).
+func named(text string) string {
+	if progName == "hub" {
+		return text
+	}
+	var b strings.Builder
+	for {
+		i := strings.Index(text, "hub")
+		if i < 0 {
+			break
+		}
+		before, after := byte(' '), byte(' ')
+		if i > 0 {
+			before = text[i-1]
+		}
+		if i+3 < len(text) {
+			after = text[i+3]
+		}
+		b.WriteString(text[:i])
+		if wordByte(before) || strings.IndexByte("./-_", before) >= 0 || wordByte(after) || strings.IndexByte("/._-", after) >= 0 {
+			b.WriteString("hub")
+		} else {
+			b.WriteString(progName)
+		}
+		text = text[i+3:]
+	}
+	b.WriteString(text)
+	return b.String()
+}
+
+func wordByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+// examples are printed after each command's help.
+var examples = map[string]string{
+	"acp": `  hub acp                                   serve your editor with the default agent
+  hub acp --agent codex --mode read-only    start sessions on codex, read-only`,
+	"run": `  hub run --agent claude "fix the failing test"
+  git diff | hub run --agent codex --format jsonl -
+  hub run --agent claude --approve all --timeout 10m -- "--verbose is broken"
+  hub run --agents claude,codex --check "go test ./..." --apply "fix the bug"`,
+	"mcp": `  claude mcp add hub -- hub mcp --approve read-only`,
+	"doctor": `  hub doctor                 every agent, one line each
+  hub doctor --agent claude -v --probe`,
+	"agents": `  hub agents --json`,
+	"skills": `  hub skills list --json`,
+	"sessions": `  hub sessions list
+  hub sessions export ID --format md > session.md`,
+	"grants": `  hub grants list --project
+  hub grants revoke ID`,
+	"login":  `  hub login claude`,
+	"logout": `  hub logout claude`,
+	"trust":  `  hub trust .`,
+	"completion": `  hub completion bash > ~/.local/share/bash-completion/completions/HUB_NAME
+  hub completion zsh > "${fpath[1]}/_HUB_NAME"
+  hub completion fish > ~/.config/fish/completions/HUB_NAME.fish
+  hub completion powershell | Out-String | Invoke-Expression`,
+}
+
+// visibleCommands are the subcommands help, completion and the man page
+// name, sorted, with version and help.
+func visibleCommands() []string {
+	names := []string{"help", "version"}
+	for n, c := range commands {
+		if !c.hidden {
+			names = append(names, n)
+		}
+	}
+	slices.Sort(names)
+	return names
+}
+
+// flagsOf is the flag set of a subcommand, read by running it with -h
+// against a collector standing in for stderr: newFlagSet hands it the set
+// and the command returns at its parse, before doing anything.
+func flagsOf(ctx context.Context, e *env, name string) *flag.FlagSet {
+	cmd, ok := commands[name]
+	if !ok {
+		return flag.NewFlagSet(name, flag.ContinueOnError)
+	}
+	c := &flagCollector{}
+	d := *e
+	d.stdout, d.stderr, d.stdin = io.Discard, c, strings.NewReader("")
+	cmd.run(ctx, &d, []string{"-h"})
+	if c.fs == nil {
+		return flag.NewFlagSet(name, flag.ContinueOnError)
+	}
+	return c.fs
+}
+
+// flagCollector discards what it is written and keeps the flag set.
+type flagCollector struct{ fs *flag.FlagSet }
+
+func (c *flagCollector) Write(p []byte) (int, error) { return len(p), nil }
+
+// describeEnv is an env for reading flag sets: the real one when the
+// config loads, else defaults (help must work with a broken config).
+func describeEnv(g globalFlags) *env {
+	if e, closer, err := newEnv(g, nil, io.Discard, io.Discard); err == nil {
+		closer.Close()
+		return e
+	}
+	cfg := &config.Config{}
+	cwd, _ := os.Getwd()
+	return &env{cfg: cfg, log: zerolog.Nop(), registry: all.Registry(cfg, zerolog.Nop()), cwd: cwd}
+}
+
+// wantsHelp tells whether args ask for help: -h, -help or --help before
+// "--", and not as the value of a flag that takes one.
+func wantsHelp(fs *flag.FlagSet, args []string) bool {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			return false
+		case a == "-h" || a == "-help" || a == "--help":
+			return true
+		case len(a) > 1 && a[0] == '-' && !strings.Contains(a, "="):
+			if f := fs.Lookup(strings.TrimLeft(a, "-")); f != nil && !isBool(f) {
+				i++
+			}
+		}
+	}
+	return false
+}
+
+func isBool(f *flag.Flag) bool {
+	b, ok := f.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
+}
+
+// printFlags lists a flag set's flags as --name TYPE, then the usage.
+func printFlags(w io.Writer, fs *flag.FlagSet) {
+	fs.VisitAll(func(f *flag.Flag) {
+		typ, usage := flag.UnquoteUsage(f)
+		line := "  " + dashed(f.Name)
+		if typ != "" {
+			line += " " + typ
+		}
+		switch {
+		case slices.Contains([]string{"", "false", "0", "0s", "[]"}, f.DefValue):
+		case typ == "string":
+			usage += fmt.Sprintf(" (default %q)", f.DefValue)
+		default:
+			usage += fmt.Sprintf(" (default %s)", f.DefValue)
+		}
+		fmt.Fprintf(w, "%s\n    \t%s\n", line, strings.ReplaceAll(usage, "\n", "\n    \t"))
+	})
+}
+
+// dashed is a flag as help and completion write it: --name, or -v for a
+// one-letter one (hub takes either dash count for both).
+func dashed(name string) string {
+	if len(name) == 1 {
+		return "-" + name
+	}
+	return "--" + name
+}
+
+// commandHelp writes a subcommand's help: its text, flags and examples.
+func commandHelp(w io.Writer, name string, fs *flag.FlagSet) {
+	if name == "version" {
+		fmt.Fprint(w, named("Usage: hub version\n\nPrints hub's version, commit, build date and platform on one line,\n"),
+			"under any installed name the line of this hub, not GitHub's, e.g.\n\"hub 1.2.0 (commit 0123abc, built 2026-11-25T10:00:00Z, linux/amd64)\".\n")
+		return
+	}
+	if name == "help" {
+		fmt.Fprint(w, named("Usage: hub help [COMMAND]\n\nPrints hub's usage, or COMMAND's (as 'hub COMMAND --help' does).\n"))
+		return
+	}
+	fmt.Fprint(w, named(commands[name].help))
+	n := 0
+	fs.VisitAll(func(*flag.Flag) { n++ })
+	if n > 0 {
+		fmt.Fprintln(w, "\nFlags:")
+		printFlags(w, fs)
+	}
+	if ex := examples[name]; ex != "" {
+		fmt.Fprintf(w, "\nExamples:\n%s\n", strings.ReplaceAll(named(ex), "HUB_NAME", progName))
+	}
+	fmt.Fprint(w, named("\nGlobal flags (--config, --log-level, --log-file, --trust-project): see 'hub --help'.\n"))
+}
+
+// runHelp answers `hub help [COMMAND]` and `hub COMMAND --help` on stdout.
+func helpCommand(ctx context.Context, g globalFlags, name string, stdout, stderr io.Writer) int {
+	if name == "" {
+		fmt.Fprint(stdout, named(usage))
+		return exitOK
+	}
+	if _, ok := commands[name]; !ok && name != "version" && name != "help" {
+		fmt.Fprintf(stderr, "%s: unknown command %q (run '%s --help')\n", progName, name, progName)
+		return exitUsage
+	}
+	commandHelp(stdout, name, flagsOf(ctx, describeEnv(g), name))
+	return exitOK
+}

@@ -1,0 +1,41 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+)
+
+// manPage writes hub.1, the manual page `hub man` prints, into dir and
+// returns its path, for the archives to carry next to the binary. hub
+// runs in an empty directory with HOME=~ and no XDG or HUB_ variables, so
+// no path or config of the build machine gets into the page.
+func manPage(ctx context.Context, version, dir string) (string, error) {
+	bin := filepath.Join(dir, "man", "hub") // its name is the page's
+	if runtime.GOOS == "windows" {
+		bin += ".exe"
+	}
+	build := exec.CommandContext(ctx, "go", "build", "-trimpath", "-ldflags", "-X main.version="+version, "-o", bin, "./cmd/hub")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=", "GOARCH=")
+	if out, err := build.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("build hub for its man page: %w\n%s", err, out)
+	}
+	empty := filepath.Join(dir, "man-cwd")
+	if err := os.MkdirAll(empty, 0o755); err != nil {
+		return "", err
+	}
+	cmd := exec.CommandContext(ctx, bin, "man")
+	cmd.Dir = empty
+	cmd.Env = []string{"HOME=~", "PATH=", "SHELL="}
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("hub man: %w: %s", err, errb.String())
+	}
+	page := filepath.Join(dir, "hub.1")
+	return page, os.WriteFile(page, out.Bytes(), 0o644)
+}
