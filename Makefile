@@ -18,7 +18,7 @@ export CGO_ENABLED ?= 0
 # command fetches it from the module proxy once.
 export GOTOOLCHAIN := go1.27.3
 
-.PHONY: all build install dist test test-deps unit race e2e e2e-deps bench lint cross vulncheck fuzz clean
+.PHONY: all build install dist test test-deps unit race e2e e2e-deps bench lint cross vulncheck staticcheck fuzz clean
 
 all: build
 
@@ -44,7 +44,7 @@ test: lint test-deps
 test-deps:
 	@bash scripts/test-deps.sh
 
-lint: cross vulncheck
+lint: cross vulncheck staticcheck
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
@@ -63,6 +63,15 @@ GOVULNCHECK_VERSION ?= v1.9.0
 vulncheck:
 	@db=$$($(GO) run ./scripts/vulndb -version $(VULNDB_VERSION)) && \
 	  $(GO_RUN_CACHED) golang.org/x/vuln/cmd/govulncheck@$(GOVULNCHECK_VERSION) -db "file://$$db" ./...
+
+# staticcheck, pinned, for each OS's files (GOOS reaches the checker
+# through -exec; the checker itself is built for this machine).
+STATICCHECK_VERSION ?= v0.8.2
+staticcheck:
+	@for os in linux darwin windows; do \
+	  echo "== staticcheck $$os"; \
+	  $(GO_RUN_CACHED) -exec "env GOOS=$$os" honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./... || exit 1; \
+	done
 
 # Only Linux runs the tests here; every other target is built and vetted
 # (go vet type-checks each package's tests too).
