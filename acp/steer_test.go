@@ -34,7 +34,6 @@ func (a *steerAgent) Start(context.Context, adapters.SessionOptions) (adapters.S
 type steerSession struct {
 	in      chan string
 	release chan struct{}
-	running chan struct{}
 }
 
 func (s *steerSession) ID() string   { return "steer-1" }

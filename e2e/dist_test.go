@@ -81,6 +81,7 @@ func TestDist_ArchivesRegistryAndNPMWork(t *testing.T) {
 	unpacked := t.TempDir()
 	mustRun(t, unpacked, os.Environ(), "tar", "-xzf", filepath.Join(out, "hub_0.0.1_linux_"+runtime.GOARCH+".tar.gz"))
 	hub := filepath.Join(unpacked, "hub")
+	checkLicenses(t, root, unpacked)
 	commit := strings.TrimSpace(mustRun(t, root, os.Environ(), "git", "rev-parse", "HEAD"))
 	if v := mustRun(t, unpacked, os.Environ(), hub, "version"); !strings.HasPrefix(v, "hub 0.0.1 (commit "+commit[:12]+", built ") {
 		t.Errorf("hub version from the archive says %q", v)
@@ -104,6 +105,35 @@ func TestDist_ArchivesRegistryAndNPMWork(t *testing.T) {
 		t.Errorf("npm launcher: hub version says %q", v)
 	}
 	initializeOnce(t, exec.Command("node", launcher, "acp"))
+}
+
+// checkLicenses checks an unpacked archive carries hub's LICENSE and the
+// license text of every module the binary links.
+func checkLicenses(t *testing.T, root, unpacked string) {
+	t.Helper()
+	license, err := os.ReadFile(filepath.Join(unpacked, "LICENSE"))
+	if err != nil || !bytes.Contains(license, []byte("Apache License")) || !bytes.Contains(license, []byte("Version 2.0, January 2004")) {
+		t.Errorf("archive LICENSE is not Apache-2.0 (%v)", err)
+	}
+	notices, err := os.ReadFile(filepath.Join(unpacked, "THIRD_PARTY_NOTICES"))
+	if err != nil {
+		t.Fatalf("archive has no THIRD_PARTY_NOTICES: %v", err)
+	}
+	mods := mustRun(t, root, os.Environ(), "go", "list", "-deps", "-f", "{{with .Module}}{{if not .Main}}{{.Path}}\t{{.Dir}}{{end}}{{end}}", "./cmd/hub")
+	for _, l := range strings.Split(strings.TrimSpace(mods), "\n") {
+		path, dir, _ := strings.Cut(l, "\t")
+		if !bytes.Contains(notices, []byte(path+" ")) {
+			t.Errorf("THIRD_PARTY_NOTICES does not name %s", path)
+			continue
+		}
+		text, err := os.ReadFile(filepath.Join(dir, "LICENSE"))
+		if err == nil && !bytes.Contains(notices, bytes.TrimSpace(text)) {
+			t.Errorf("THIRD_PARTY_NOTICES lacks the LICENSE text of %s", path)
+		}
+	}
+	if !bytes.Contains(notices, []byte("Go standard library")) {
+		t.Error("THIRD_PARTY_NOTICES does not name the Go standard library")
+	}
 }
 
 // The README's first command, run as written in a fresh login shell (a new

@@ -16,7 +16,7 @@ import (
 	"sort"
 	"strings"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/hubdev/hub/internal/config"
 	"github.com/hubdev/hub/internal/safefile"

@@ -404,23 +404,51 @@ func (a *accumulator) finish() *reply {
 	return &a.r
 }
 
+// readStream reads a server-sent event stream of chat completion chunks
+// (https://html.spec.whatwg.org/multipage/server-sent-events.html): lines
+// end in LF, CRLF or CR, a leading byte order mark is dropped, an event's
+// data lines join with "\n" and a blank line ends it. An event still open at
+// the end of the stream counts as ended.
 func readStream(body io.Reader, emit func(adapters.Event)) (*reply, error) {
-	br := bufio.NewReaderSize(body, 64<<10)
+	lr := &lineReader{br: bufio.NewReaderSize(body, 64<<10), first: true}
 	var acc accumulator
-	finished := false
+	var data bytes.Buffer
+	pending, finished := false, false
+	dispatch := func() (bool, error) {
+		if !pending {
+			return false, nil
+		}
+		pending = false
+		done, err := acc.event(data.Bytes(), emit)
+		data.Reset()
+		finished = finished || acc.r.Finish != ""
+		return done, err
+	}
 	for {
-		line, err := readLine(br)
+		line, err := lr.next()
+		if len(line) == 0 && err == nil { // a blank line ends the event
+			if done, perr := dispatch(); perr != nil || done {
+				return doneReply(&acc, done, perr)
+			}
+			continue
+		}
 		if len(line) > 0 {
-			done, perr := acc.line(line, emit)
-			if perr != nil {
-				return nil, perr
+			value, isData, ferr := sseField(line)
+			if ferr != nil {
+				return nil, ferr
 			}
-			if done {
-				return acc.finish(), nil
+			if isData {
+				if pending {
+					data.WriteByte('\n')
+				}
+				data.Write(value)
+				pending = true
 			}
-			finished = finished || acc.r.Finish != ""
 		}
 		if err == io.EOF {
+			if done, perr := dispatch(); perr != nil || done {
+				return doneReply(&acc, done, perr)
+			}
 			if finished {
 				return acc.finish(), nil
 			}
@@ -432,39 +460,107 @@ func readStream(body io.Reader, emit func(adapters.Event)) (*reply, error) {
 	}
 }
 
-// readLine reads one line of any length.
-func readLine(br *bufio.Reader) ([]byte, error) {
-	line, err := br.ReadSlice('\n')
-	if err == bufio.ErrBufferFull {
-		buf := append([]byte(nil), line...)
-		for err == bufio.ErrBufferFull {
-			line, err = br.ReadSlice('\n')
-			buf = append(buf, line...)
-		}
-		line = buf
+func doneReply(acc *accumulator, done bool, err error) (*reply, error) {
+	if err != nil {
+		return nil, err
 	}
-	return bytes.TrimRight(line, "\r\n"), err
+	return acc.finish(), nil
 }
 
-// line handles one SSE line; done is true at [DONE].
-func (a *accumulator) line(line []byte, emit func(adapters.Event)) (bool, error) {
-	if line[0] == ':' || bytes.HasPrefix(line, []byte("event:")) || bytes.HasPrefix(line, []byte("id:")) || bytes.HasPrefix(line, []byte("retry:")) {
-		return false, nil
+// sseField parses one non-blank line: the value of a data field (one
+// leading space dropped), or nothing for a comment or another known field.
+func sseField(line []byte) (value []byte, isData bool, err error) {
+	name, value, _ := bytes.Cut(line, []byte(":"))
+	switch string(name) {
+	case "data":
+		return bytes.TrimPrefix(value, []byte(" ")), true, nil
+	case "", "event", "id", "retry": // "" is a comment (a line starting with ':')
+		return nil, false, nil
 	}
-	data, ok := bytes.CutPrefix(line, []byte("data:"))
-	if !ok {
-		return false, fmt.Errorf("%w: unexpected line %q", ErrMalformed, truncate(string(line), 120))
+	return nil, false, fmt.Errorf("%w: unexpected line %q", ErrMalformed, truncate(string(line), 120))
+}
+
+var bom = []byte("\xef\xbb\xbf")
+
+// lineReader splits a stream into lines of any length ended by LF, CRLF or
+// CR, dropping a byte order mark at the start.
+type lineReader struct {
+	br     *bufio.Reader
+	first  bool // nothing read yet: a BOM may follow
+	skipLF bool // the last line ended in CR: an LF right after belongs to it
+	buf    []byte
+}
+
+// next returns the next line without its end; at the end of the stream it
+// returns the unterminated rest (possibly empty) with io.EOF.
+func (lr *lineReader) next() ([]byte, error) {
+	lr.buf = lr.buf[:0]
+	if lr.first {
+		lr.first = false
+		// Peek waits for 3 bytes at most once; any event is longer.
+		if b, _ := lr.br.Peek(len(bom)); bytes.Equal(b, bom) {
+			_, _ = lr.br.Discard(len(bom))
+		}
 	}
+	for {
+		avail, err := lr.fill()
+		if err != nil {
+			return lr.buf, err
+		}
+		if lr.skipLF {
+			lr.skipLF = false
+			if avail[0] == '\n' {
+				_, _ = lr.br.Discard(1)
+				continue
+			}
+		}
+		i := bytes.IndexAny(avail, "\r\n")
+		if i < 0 {
+			lr.buf = append(lr.buf, avail...)
+			_, _ = lr.br.Discard(len(avail))
+			continue
+		}
+		lr.buf = append(lr.buf, avail[:i]...)
+		lr.skipLF = avail[i] == '\r'
+		_, _ = lr.br.Discard(i + 1)
+		return lr.buf, nil
+	}
+}
+
+// fill returns the buffered bytes, waiting for at least one.
+func (lr *lineReader) fill() ([]byte, error) {
+	if _, err := lr.br.Peek(1); err != nil {
+		return nil, err
+	}
+	return lr.br.Peek(lr.br.Buffered())
+}
+
+// event handles one event's data: chunks of JSON (one or more values), or
+// [DONE], when done is true.
+func (a *accumulator) event(data []byte, emit func(adapters.Event)) (bool, error) {
 	data = bytes.TrimSpace(data)
 	if string(data) == "[DONE]" {
 		return true, nil
 	}
-	var c chunk
-	if err := json.Unmarshal(data, &c); err != nil {
-		return false, fmt.Errorf("%w: bad chunk %q: %v", ErrMalformed, truncate(string(data), 120), err)
+	dec := json.NewDecoder(bytes.NewReader(data))
+	for {
+		var c chunk
+		err := dec.Decode(&c)
+		if err == io.EOF {
+			return false, nil
+		}
+		if err != nil {
+			return false, fmt.Errorf("%w: bad chunk %q: %v", ErrMalformed, truncate(string(data), 120), err)
+		}
+		if err := a.chunk(c, emit); err != nil {
+			return false, err
+		}
 	}
+}
+
+func (a *accumulator) chunk(c chunk, emit func(adapters.Event)) error {
 	if c.Error != nil {
-		return false, fmt.Errorf("%w: %s", ErrProvider, c.Error.Message)
+		return fmt.Errorf("%w: %s", ErrProvider, c.Error.Message)
 	}
 	if c.Usage != nil {
 		a.r.Usage = c.Usage
@@ -475,7 +571,7 @@ func (a *accumulator) line(line []byte, emit func(adapters.Event)) (bool, error)
 			a.r.Finish = *ch.FinishReason
 		}
 	}
-	return false, nil
+	return nil
 }
 
 func readJSON(body io.Reader, emit func(adapters.Event)) (*reply, error) {

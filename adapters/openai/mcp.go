@@ -15,6 +15,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/logging"
 	"github.com/hubdev/hub/internal/proc"
 )
 
@@ -79,7 +80,7 @@ func startMCP(ctx context.Context, servers []adapters.MCPServer, log zerolog.Log
 			defer wg.Done()
 			r := &results[i]
 			r.name = srv.Name
-			r.sess, r.p, r.err = connectMCP(ctx, srv)
+			r.sess, r.p, r.err = connectMCP(ctx, srv, log)
 			if r.err == nil {
 				r.tools, r.err = listMCP(ctx, srv.Name, r.sess)
 			}
@@ -110,10 +111,11 @@ func startMCP(ctx context.Context, servers []adapters.MCPServer, log zerolog.Log
 	return m
 }
 
-func connectMCP(ctx context.Context, srv adapters.MCPServer) (*mcp.ClientSession, *proc.Process, error) {
+func connectMCP(ctx context.Context, srv adapters.MCPServer, log zerolog.Logger) (*mcp.ClientSession, *proc.Process, error) {
 	ctx, cancel := context.WithTimeout(ctx, mcpStartTimeout)
 	defer cancel()
-	client := mcp.NewClient(&mcp.Implementation{Name: "hub", Version: "native"}, nil)
+	client := mcp.NewClient(&mcp.Implementation{Name: "hub", Version: "native"},
+		&mcp.ClientOptions{Logger: logging.Slog(log.With().Str("mcp_server", srv.Name).Logger())})
 	switch srv.Type {
 	case "http", "sse":
 		hc := &http.Client{Transport: headerTransport{srv.Headers, http.DefaultTransport}}

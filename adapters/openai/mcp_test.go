@@ -1,7 +1,11 @@
 package openai
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +13,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/rs/zerolog"
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/fixture"
@@ -120,5 +125,54 @@ func TestSession_MCPServersFromConfig(t *testing.T) {
 		if !strings.Contains(body, `"name":"`+tool+`"`) {
 			t.Fatalf("request does not offer %s:\n%s", tool, body)
 		}
+	}
+}
+
+// rawMCP is a streamable-HTTP MCP server whose tools/list carries a null
+// tool next to a good one; the SDK client drops the null one and logs it.
+func rawMCP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		w.WriteHeader(http.StatusMethodNotAllowed)
+		return
+	}
+	var msg struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+		Params struct {
+			ProtocolVersion string `json:"protocolVersion"`
+		} `json:"params"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&msg); err != nil || msg.ID == nil {
+		w.WriteHeader(http.StatusAccepted) // a notification
+		return
+	}
+	var result any = map[string]any{}
+	switch msg.Method {
+	case "initialize":
+		result = map[string]any{"protocolVersion": msg.Params.ProtocolVersion, "capabilities": map[string]any{"tools": map[string]any{}},
+			"serverInfo": map[string]any{"name": "raw", "version": "1"}}
+	case "tools/list":
+		result = map[string]any{"tools": []any{nil, map[string]any{"name": "ok", "inputSchema": map[string]any{"type": "object"}}}}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(map[string]any{"jsonrpc": "2.0", "id": msg.ID, "result": result})
+}
+
+// The MCP SDK client's own records reach hub's log, naming the server.
+func TestStartMCP_SDKRecordsReachTheLog(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(rawMCP))
+	defer srv.Close()
+	var buf bytes.Buffer
+	m := startMCP(context.Background(), []adapters.MCPServer{{Name: "raw", Type: "http", URL: srv.URL}}, zerolog.New(&buf))
+	defer m.close()
+	if len(m.warnings) != 0 || len(m.tools) != 1 {
+		t.Fatalf("warnings %v, tools %v: want the one good tool", m.warnings, m.tools)
+	}
+	var rec map[string]any
+	if err := json.Unmarshal(bytes.SplitN(buf.Bytes(), []byte("\n"), 2)[0], &rec); err != nil {
+		t.Fatalf("no SDK record in hub's log: %q", buf.Bytes())
+	}
+	if rec["mcp_server"] != "raw" || rec["level"] != "error" {
+		t.Errorf("record %v, want an error naming mcp_server raw", rec)
 	}
 }

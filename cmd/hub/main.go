@@ -30,9 +30,6 @@ const (
 	exitUsage = 2
 )
 
-// errUsage marks errors caused by a bad command line.
-var errUsage = errors.New("usage")
-
 const usage = `hub drives coding agents (claude, codex, gemini, qodercli, pi, any ACP agent,
 or any OpenAI-compatible endpoint) from editors and CI.
 

@@ -12,8 +12,6 @@ import (
 	"testing"
 
 	"github.com/hubdev/hub/internal/proc/proctest"
-
-	"github.com/creack/pty"
 )
 
 // isolate gives the in-process hub an empty HOME, XDG dirs and PATH, so
@@ -191,12 +189,7 @@ func TestReadPrompt(t *testing.T) {
 }
 
 func TestReadPrompt_TerminalStdinNeedsArgument(t *testing.T) {
-	ptmx, tty, err := pty.Open()
-	if err != nil {
-		t.Skipf("no pty: %v", err)
-	}
-	defer ptmx.Close()
-	defer tty.Close()
+	_, tty := openTerminal(t)
 	if _, err := readPrompt(nil, tty); err == nil || err.Error() != "no prompt: pass it as an argument or on stdin" {
 		t.Fatalf("err = %v", err)
 	}

@@ -62,7 +62,7 @@ func runMCP(ctx context.Context, e *env, args []string) int {
 	host, done := mcpHost(e, delegate.Options{Registry: e.registry, Approve: runner.Approve(*approve), Rules: e.cfg.Permissions,
 		Cwd: *cwd, Timeout: *timeout, Log: e.log, Hooks: hk})
 	defer done()
-	s := delegate.NewServer(host, currentBuild().Version)
+	s := delegate.NewServer(host, currentBuild().Version, e.log)
 	if err := s.Run(ctx, &mcp.IOTransport{Reader: nopCloser{e.stdin}, Writer: nopWriteCloser{e.stdout}}); err != nil && ctx.Err() == nil {
 		fmt.Fprintf(e.stderr, named("hub mcp: %v\n"), err)
 		return exitError

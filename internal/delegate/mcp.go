@@ -6,6 +6,9 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/rs/zerolog"
+
+	"github.com/hubdev/hub/internal/logging"
 )
 
 // DelegateInput is the delegate tool's input.
@@ -31,9 +34,10 @@ type AgentsOutput struct {
 }
 
 // NewServer is hub's MCP server: the agents, delegate and continue tools
-// over d.
-func NewServer(d Host, version string) *mcp.Server {
-	s := mcp.NewServer(&mcp.Implementation{Name: "hub", Title: "hub: every coding agent", Version: version}, nil)
+// over d. The SDK's own records go to log.
+func NewServer(d Host, version string, log zerolog.Logger) *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "hub", Title: "hub: every coding agent", Version: version},
+		&mcp.ServerOptions{Logger: logging.Slog(log)})
 	mcp.AddTool(s, &mcp.Tool{Name: "agents", Description: "The coding agents that can run here, with what each can do."},
 		func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, AgentsOutput, error) {
 			return nil, AgentsOutput{Agents: d.Agents()}, nil

@@ -28,7 +28,7 @@ func connect(t testing.TB, d *Delegator) (*mcp.ClientSession, <-chan string) {
 	ct, st := mcp.NewInMemoryTransports()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	srv := NewServer(d, "test")
+	srv := NewServer(d, "test", zerolog.Nop())
 	ss, err := srv.Connect(ctx, st, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -165,5 +165,48 @@ func TestMCP_DelegatesToTheNativeLoop(t *testing.T) {
 			t.Errorf("--approve %s: ran %v, result %+v", tc.approve, err == nil, r)
 		}
 		d.Close()
+	}
+}
+
+// records is a zerolog writer that hands each record to a channel.
+type records chan map[string]any
+
+func (r records) Write(p []byte) (int, error) {
+	var rec map[string]any
+	if err := json.Unmarshal(p, &rec); err == nil {
+		select {
+		case r <- rec:
+		default:
+		}
+	}
+	return len(p), nil
+}
+
+// The MCP SDK's own records (here the server's info on a session) reach
+// hub's log instead of being dropped.
+func TestNewServer_SDKRecordsReachTheLog(t *testing.T) {
+	recs := make(records, 64)
+	log := zerolog.New(recs).Level(zerolog.InfoLevel).With().Str("test", "sdk").Logger()
+	d := New(Options{Registry: adapters.NewRegistry(), Cwd: t.TempDir(), Log: zerolog.Nop()})
+	ct, st := mcp.NewInMemoryTransports()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ss, err := NewServer(d, "test", log).Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "0"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	select {
+	case rec := <-recs:
+		if rec["test"] != "sdk" || rec["level"] == nil {
+			t.Errorf("record %v did not come through hub's logger", rec)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the SDK logged nothing to hub's logger")
 	}
 }

@@ -1,5 +1,6 @@
 // Package glob compiles path globs where ** crosses directories and * and ?
-// do not, shared by the native loop's glob tool and the permission rules.
+// do not, for the permission rules. (The native loop's glob and grep tools
+// use doublestar, which adds {a,b} and [ab].)
 package glob
 
 import (

@@ -6,6 +6,7 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"strings"
 
@@ -34,6 +35,13 @@ func newLogger(level, file string, stderr *os.File) (zerolog.Logger, io.Closer, 
 		w, closer = f, f
 	}
 	return zerolog.New(w).Level(lvl).With().Timestamp().Logger(), closer, nil
+}
+
+// Slog is log as a *slog.Logger, for libraries that log through slog (the
+// MCP SDK): their records reach hub's log at hub's level instead of being
+// dropped.
+func Slog(log zerolog.Logger) *slog.Logger {
+	return slog.New(zerolog.NewSlogHandler(log))
 }
 
 type nopCloser struct{}

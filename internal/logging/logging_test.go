@@ -2,9 +2,13 @@ package logging
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
+	"log/slog"
 	"os"
 	"testing"
+
+	"github.com/rs/zerolog"
 )
 
 // Logs written to a pipe (an editor reading hub's stderr) carry no colour
@@ -41,5 +45,38 @@ func TestColour_NeverWithNoColor(t *testing.T) {
 	t.Setenv("NO_COLOR", "1")
 	if colour(tty) {
 		t.Error("colour on a terminal with NO_COLOR set")
+	}
+}
+
+func TestSlog_RecordsReachTheLogAtItsLevel(t *testing.T) {
+	tests := []struct {
+		name  string
+		log   func(*slog.Logger)
+		level string // "" when nothing may be written
+	}{
+		{"info under warn dropped", func(l *slog.Logger) { l.Info("x", "k", "v") }, ""},
+		{"debug under warn dropped", func(l *slog.Logger) { l.Debug("x", "k", "v") }, ""},
+		{"warn kept", func(l *slog.Logger) { l.Warn("x", "k", "v") }, "warn"},
+		{"error kept", func(l *slog.Logger) { l.Error("x", "k", "v") }, "error"},
+		{"attrs of With kept", func(l *slog.Logger) { l.With("k", "v").Error("x") }, "error"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			tt.log(Slog(zerolog.New(&buf).Level(zerolog.WarnLevel).With().Str("component", "sdk").Logger()))
+			if tt.level == "" {
+				if buf.Len() != 0 {
+					t.Fatalf("logged %s", buf.Bytes())
+				}
+				return
+			}
+			var rec map[string]any
+			if err := json.Unmarshal(buf.Bytes(), &rec); err != nil {
+				t.Fatalf("not one JSON record: %q: %v", buf.Bytes(), err)
+			}
+			if rec["level"] != tt.level || rec["k"] != "v" || rec["component"] != "sdk" {
+				t.Errorf("record %v, want level %s with k=v and the logger's own fields", rec, tt.level)
+			}
+		})
 	}
 }

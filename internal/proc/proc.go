@@ -1,5 +1,5 @@
-// Package proc supervises agent processes: each runs with piped stdio (or a
-// PTY when asked, on Unix), its stderr kept in a bounded ring buffer for
+// Package proc supervises agent processes: each runs with piped stdio, its
+// stderr kept in a bounded ring buffer for
 // error messages, and stopping it signals its whole process tree, waits a
 // grace period, then kills and reaps. No child outlives Stop, and none
 // outlives hub, however hub ends:
@@ -31,8 +31,6 @@ var (
 	ErrNotFound = errors.New("program not found")
 	// ErrBadDir means the working directory cannot be used.
 	ErrBadDir = errors.New("bad working directory")
-	// ErrNoPTY means the OS offers no pseudo-terminal hub can use (Windows).
-	ErrNoPTY = errors.New("no pseudo-terminal on this OS")
 )
 
 // DefaultGrace is how long Stop waits after the first signal before SIGKILL.
@@ -45,10 +43,6 @@ type Spec struct {
 	Dir  string
 	// Env is the full environment; nil means os.Environ().
 	Env []string
-	// PTY runs the program on a pseudo-terminal (stdin and stdout are the
-	// terminal; stderr is merged into it). Unix only: Start fails with
-	// ErrNoPTY on Windows.
-	PTY bool
 	// StderrLimit bounds the kept stderr bytes (default 64 KiB).
 	StderrLimit int
 	// StderrTee also receives every stderr byte (e.g. a debug logger).
@@ -78,7 +72,6 @@ type Process struct {
 	waitErr error
 	stopMu  sync.Mutex
 	stopped bool
-	tty     *os.File
 	// stderrDone is closed when the stderr copier has drained the pipe.
 	stderrDone chan struct{}
 	status     exitStatus // set once reaped
@@ -130,12 +123,7 @@ func Start(ctx context.Context, spec Spec) (*Process, error) {
 		spec.Grace = DefaultGrace
 	}
 	p := &Process{spec: spec, stderr: NewRing(spec.StderrLimit), done: make(chan struct{})}
-	if spec.PTY {
-		err = p.startPTY(path)
-	} else {
-		err = p.startPipes(path)
-	}
-	if err != nil {
+	if err = p.startPipes(path); err != nil {
 		return nil, fmt.Errorf("start %s: %w", spec.Path, err)
 	}
 	track(p)
@@ -293,15 +281,11 @@ func (p *Process) Stop() error {
 
 // StopWithin is Stop with an explicit grace period.
 func (p *Process) StopWithin(grace time.Duration) error {
-	if p.tty != nil {
-		// The master stays open after exit so unread output survives; Stop ends it.
-		defer p.tty.Close()
-	}
 	p.stopMu.Lock()
 	first := !p.stopped
 	p.stopped = true
 	p.stopMu.Unlock()
-	if first && p.Stdin != nil && p.tty == nil {
+	if first && p.Stdin != nil {
 		_ = p.Stdin.Close()
 	}
 	if p.Exited() {

@@ -81,19 +81,6 @@ func TestStart_MissingProgram(t *testing.T) {
 	}
 }
 
-func TestStart_PTY(t *testing.T) {
-	p, err := Start(context.Background(), Spec{Path: "sh", Args: []string{"-c", `test -t 0 && echo tty`}, PTY: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Stop()
-	_ = p.Wait()
-	line, _ := bufio.NewReader(p.Stdout).ReadString('\n')
-	if strings.TrimSpace(line) != "tty" {
-		t.Fatalf("got %q", line)
-	}
-}
-
 func TestRing_KeepsTail(t *testing.T) {
 	r := NewRing(8)
 	_, _ = r.Write([]byte("hello "))

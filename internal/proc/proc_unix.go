@@ -11,7 +11,6 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/creack/pty"
 	"golang.org/x/sys/unix"
 )
 
@@ -100,31 +99,6 @@ func statusOf(ws syscall.WaitStatus) exitStatus {
 	return exitStatus{code: ws.ExitStatus()}
 }
 
-// startPTY runs the supervisor as the leader of a new session whose
-// controlling terminal is a fresh PTY; the agent inherits both.
-func (p *Process) startPTY(path string) error {
-	cmd, err := p.command(path)
-	if err != nil {
-		return err
-	}
-	p.cmd = cmd
-	var tty *os.File
-	err = p.launch(func() (err error) {
-		tty, err = pty.StartWithAttrs(cmd, &pty.Winsize{Rows: 50, Cols: 200}, &syscall.SysProcAttr{Setsid: true, Setctty: true})
-		return err
-	})
-	if err != nil {
-		if tty != nil {
-			_ = tty.Close()
-		}
-		return err
-	}
-	p.tty = tty
-	p.Stdin, p.Stdout = tty, ptyReader{tty}
-	p.pgid = cmd.Process.Pid
-	return nil
-}
-
 // signalTree sends sig to the process group.
 func (p *Process) signalTree(sig syscall.Signal) error {
 	if err := syscall.Kill(-p.pgid, sig); err != nil && !errors.Is(err, syscall.ESRCH) {
@@ -139,20 +113,6 @@ func (p *Process) killTree() {
 	_ = syscall.Kill(-p.pgid, syscall.SIGKILL)
 	_ = p.sys.watch.Close()
 }
-
-// ptyReader reads a PTY master, turning the EIO Linux returns once the
-// terminal's last writer is gone (after all output was read) into io.EOF.
-type ptyReader struct{ f *os.File }
-
-func (r ptyReader) Read(b []byte) (int, error) {
-	n, err := r.f.Read(b)
-	if errors.Is(err, syscall.EIO) {
-		err = io.EOF
-	}
-	return n, err
-}
-
-func (r ptyReader) Close() error { return r.f.Close() }
 
 // ExitSignal names the signal that ended the process ("SIGTERM"), or ""
 // while it runs or when it exited on its own.

@@ -143,9 +143,6 @@ func resume(pid uint32) error {
 	return nil
 }
 
-// startPTY: creack/pty has no ConPTY support, so Windows has no PTY.
-func (p *Process) startPTY(string) error { return ErrNoPTY }
-
 // signalTree ends the job for SIGKILL; any other signal becomes a
 // CTRL_BREAK_EVENT to the agent's console process group, which fails when
 // hub has no console shared with it (then the grace period and the job's

@@ -108,6 +108,7 @@ type registryAgent struct {
 	Description  string               `json:"description"`
 	Repository   string               `json:"repository,omitempty"`
 	Authors      []string             `json:"authors,omitempty"`
+	License      string               `json:"license,omitempty"`
 	Distribution registryDistribution `json:"distribution"`
 }
 
@@ -129,6 +130,8 @@ type registryPackage struct {
 }
 
 const (
+	// license is hub's SPDX license identifier (the LICENSE file).
+	license     = "Apache-2.0"
 	description = "One agent for every coding agent: claude, codex, gemini, qodercli, pi, any ACP agent or any OpenAI-compatible endpoint"
 	repository  = "https://github.com/hubdev/hub"
 )
@@ -136,7 +139,7 @@ const (
 func (r Release) writeRegistry(dir string, targets []Target, sums map[string]string) error {
 	a := registryAgent{
 		ID: "hub", Name: "hub", Version: r.Version, Description: description,
-		Repository: repository, Authors: []string{"hub developers"},
+		Repository: repository, Authors: []string{"hub developers"}, License: license,
 		Distribution: registryDistribution{
 			Binary: map[string]registryBinary{},
 			NPX:    &registryPackage{Package: npmScope + "/hub@" + r.Version, Args: []string{"acp"}},
@@ -163,17 +166,23 @@ type npmPackage struct {
 	Version              string            `json:"version"`
 	Description          string            `json:"description"`
 	Homepage             string            `json:"homepage"`
+	License              string            `json:"license"`
 	Repository           map[string]string `json:"repository"`
 	Bin                  map[string]string `json:"bin,omitempty"`
 	OS                   []string          `json:"os,omitempty"`
 	CPU                  []string          `json:"cpu,omitempty"`
 	Files                []string          `json:"files"`
 	OptionalDependencies map[string]string `json:"optionalDependencies,omitempty"`
+	Engines              map[string]string `json:"engines"`
+	PublishConfig        map[string]string `json:"publishConfig"`
 }
 
 func (r Release) npmBase(name, desc string) npmPackage {
-	return npmPackage{Name: name, Version: r.Version, Description: desc, Homepage: repository,
-		Repository: map[string]string{"type": "git", "url": "git+" + repository + ".git"}, Files: []string{"bin"}}
+	return npmPackage{Name: name, Version: r.Version, Description: desc, Homepage: repository, License: license,
+		Repository: map[string]string{"type": "git", "url": "git+" + repository + ".git"}, Files: []string{"bin"},
+		// The launcher is plain CommonJS that runs on every maintained Node;
+		// a scoped package is private on npm unless published as public.
+		Engines: map[string]string{"node": ">=18"}, PublishConfig: map[string]string{"access": "public"}}
 }
 
 // platformPackage is the npm name of t's binary package.

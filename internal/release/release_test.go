@@ -5,6 +5,7 @@ import (
 	"archive/zip"
 	"bytes"
 	"compress/gzip"
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -286,5 +287,91 @@ func readJSON(t *testing.T, path string, v any) {
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		t.Fatalf("%s: %v", path, err)
+	}
+}
+
+func TestPackage_NPMPackagesArePublicApacheWithNodeEngine(t *testing.T) {
+	_, out := fakeRelease(t)
+	dirs, err := filepath.Glob(filepath.Join(out, "npm", "*"))
+	if err != nil || len(dirs) != len(Targets)+1 {
+		t.Fatalf("npm packages %v (%v)", dirs, err)
+	}
+	for _, dir := range dirs {
+		var p npmPackage
+		readJSON(t, filepath.Join(dir, "package.json"), &p)
+		if p.License != "Apache-2.0" || p.PublishConfig["access"] != "public" || p.Engines["node"] != ">=18" {
+			t.Errorf("%s: license %q, publishConfig %v, engines %v", p.Name, p.License, p.PublishConfig, p.Engines)
+		}
+	}
+	var a registryAgent
+	readJSON(t, filepath.Join(out, "registry", "hub", "agent.json"), &a)
+	if a.License != "Apache-2.0" {
+		t.Errorf("registry entry license %q", a.License)
+	}
+}
+
+// notice module writes a module at dir with files.
+func noticeModule(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, body := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// A main module linking example.com/linked (licensed, with a NOTICE) and,
+// when unlicensed is set, example.com/bare (no license file); example.com/testonly
+// is needed by a test only.
+func noticeFixture(t *testing.T, unlicensed bool) string {
+	t.Helper()
+	root := t.TempDir()
+	mainGo := "package main\n\nimport _ \"example.com/linked\"\n\nfunc main() {}\n"
+	if unlicensed {
+		mainGo = "package main\n\nimport (\n\t_ \"example.com/bare\"\n\t_ \"example.com/linked\"\n)\n\nfunc main() {}\n"
+	}
+	noticeModule(t, filepath.Join(root, "app"), map[string]string{
+		"go.mod": "module example.com/app\n\ngo 1.22\n\nrequire (\n\texample.com/linked v0.0.0\n\texample.com/bare v0.0.0\n\texample.com/testonly v0.0.0\n)\n\n" +
+			"replace example.com/linked => ../linked\n\nreplace example.com/bare => ../bare\n\nreplace example.com/testonly => ../testonly\n",
+		"main.go":      mainGo,
+		"main_test.go": "package main\n\nimport _ \"example.com/testonly\"\n",
+	})
+	noticeModule(t, filepath.Join(root, "linked"), map[string]string{
+		"go.mod": "module example.com/linked\n", "l.go": "package linked\n",
+		"LICENSE.txt": "linked license text\n", "NOTICE": "linked notice text\n", "README.md": "not a license\n",
+	})
+	noticeModule(t, filepath.Join(root, "bare"), map[string]string{"go.mod": "module example.com/bare\n", "b.go": "package bare\n"})
+	noticeModule(t, filepath.Join(root, "testonly"), map[string]string{
+		"go.mod": "module example.com/testonly\n", "t.go": "package testonly\n", "LICENSE": "testonly license text\n",
+	})
+	return filepath.Join(root, "app")
+}
+
+func TestNotices_CarryTheLicenseOfEveryLinkedModule(t *testing.T) {
+	got, err := Notices(context.Background(), noticeFixture(t, false), ".", Targets[:2])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Go standard library (go", "Redistribution and use in source and binary forms",
+		"example.com/linked", "linked license text", "linked notice text"} {
+		if !bytes.Contains(got, []byte(want)) {
+			t.Errorf("notices lack %q:\n%s", want, got)
+		}
+	}
+	for _, unwanted := range []string{"testonly", "not a license"} {
+		if bytes.Contains(got, []byte(unwanted)) {
+			t.Errorf("notices name %q, which the binary does not link:\n%s", unwanted, got)
+		}
+	}
+}
+
+func TestNotices_RefuseAModuleWithoutLicense(t *testing.T) {
+	_, err := Notices(context.Background(), noticeFixture(t, true), ".", Targets[:1])
+	if err == nil || !strings.Contains(err.Error(), "example.com/bare") {
+		t.Fatalf("err = %v, want one naming example.com/bare", err)
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"sync"
 	"time"
@@ -129,13 +128,6 @@ func Checked(ctx context.Context, p Policy, lookPath func(string) (string, error
 		s.tool, s.reason = "", reason
 	}
 	return s
-}
-
-// hostSecrets are the user's credential stores a command in root must not
-// read.
-func hostSecrets(root string) []Secret {
-	home, _ := os.UserHomeDir()
-	return Secrets(home, root, os.Stat, filepath.EvalSymlinks)
 }
 
 func errString(err error) string {

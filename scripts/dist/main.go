@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -48,7 +49,7 @@ func run(args []string) error {
 	}
 	r := release.Release{
 		Version: v, Commit: *commit, Date: time.Unix(secs, 0).UTC(),
-		BaseURL: strings.TrimSuffix(*baseURL, "/"), Docs: []string{"README.md"},
+		BaseURL: strings.TrimSuffix(*baseURL, "/"),
 	}
 	if r.BaseURL == "" {
 		r.BaseURL = "https://github.com/hubdev/hub/releases/download/v" + v
@@ -64,6 +65,15 @@ func run(args []string) error {
 		return err
 	}
 	defer os.RemoveAll(build)
+	notices, err := release.Notices(context.Background(), ".", "./cmd/hub", ts)
+	if err != nil {
+		return fmt.Errorf("third-party notices: %w", err)
+	}
+	noticesPath := filepath.Join(build, release.NoticesFile)
+	if err := os.WriteFile(noticesPath, notices, 0o644); err != nil {
+		return err
+	}
+	r.Docs = []string{"README.md", "LICENSE", noticesPath}
 	bins := map[release.Target]string{}
 	for _, t := range ts {
 		fmt.Fprintf(os.Stderr, "== build %s\n", t)

@@ -9,14 +9,16 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/bmatcuk/doublestar/v4"
+
 	"github.com/hubdev/hub/adapters"
-	pathglob "github.com/hubdev/hub/internal/glob"
 	"github.com/hubdev/hub/internal/proc"
 )
 
@@ -54,6 +56,10 @@ func prepareGrep(e *Env, raw json.RawMessage) (*Prepared, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: pattern: %v", ErrBadArgs, err)
 	}
+	filter, err := parseFileGlob(a.Glob)
+	if err != nil {
+		return nil, err
+	}
 	root := e.Root
 	if a.Path != "" {
 		if root, err = e.Resolve(a.Path); err != nil {
@@ -70,7 +76,7 @@ func prepareGrep(e *Env, raw json.RawMessage) (*Prepared, error) {
 			if UseRipgrep && lookErr == nil {
 				lines, err = e.ripgrep(ctx, rg, a, root)
 			} else {
-				lines, err = e.goGrep(ctx, re, a.Glob, root)
+				lines, err = e.goGrep(ctx, re, filter, root)
 			}
 			if err != nil {
 				return failed("grep: %v", err)
@@ -104,7 +110,8 @@ func (e *Env) ripgrep(ctx context.Context, rg string, a grepArgs, root string) (
 	if a.Glob != "" {
 		args = append(args, "--glob", a.Glob)
 	}
-	args = append(args, "-e", a.Pattern, "--", e.rel(root))
+	where := e.rel(root)
+	args = append(args, "-e", a.Pattern, "--", where)
 	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
 	p, err := proc.Start(ctx, proc.Spec{Path: rg, Args: args, Dir: e.Root, Grace: time.Second})
@@ -117,7 +124,11 @@ func (e *Env) ripgrep(ctx context.Context, rg string, a grepArgs, root string) (
 	sc.Buffer(make([]byte, 64<<10), 4<<20)
 	for sc.Scan() {
 		if len(lines) <= maxMatches {
-			lines = append(lines, strings.TrimSuffix(sc.Text(), "\r"))
+			l := strings.TrimSuffix(sc.Text(), "\r")
+			if where == "." { // rg names files under "." as ./x; the fallback and the other tools say x
+				l = strings.TrimPrefix(l, "./")
+			}
+			lines = append(lines, l)
 		}
 	}
 	_, _ = io.Copy(io.Discard, p.Stdout)
@@ -128,14 +139,43 @@ func (e *Env) ripgrep(ctx context.Context, rg string, a grepArgs, root string) (
 	return lines, nil
 }
 
-func (e *Env) goGrep(ctx context.Context, re *regexp.Regexp, glob, root string) ([]string, error) {
-	var globRe *regexp.Regexp
-	if glob != "" {
-		globRe = pathglob.Regexp(glob)
+// fileGlob is grep's file filter with ripgrep's --glob meaning, so both
+// searches pick the same files: a pattern without a slash matches a file's
+// name at any depth, one with a slash its path from the workspace root; a
+// leading ! keeps the files the rest does not match.
+type fileGlob struct {
+	pattern        string
+	negate, byName bool
+}
+
+func parseFileGlob(g string) (*fileGlob, error) {
+	if g == "" {
+		return nil, nil
 	}
+	p, negate := strings.CutPrefix(filepath.ToSlash(g), "!")
+	p = strings.TrimPrefix(p, "/")
+	if !doublestar.ValidatePattern(p) {
+		return nil, fmt.Errorf("%w: glob %q is not a valid pattern", ErrBadArgs, g)
+	}
+	return &fileGlob{pattern: p, negate: negate, byName: !strings.Contains(p, "/")}, nil
+}
+
+// keep reports whether the file at rel (slash-separated, from the
+// workspace root) passes the filter.
+func (g *fileGlob) keep(rel string) bool {
+	if g == nil {
+		return true
+	}
+	if g.byName {
+		rel = path.Base(rel)
+	}
+	return doublestar.MatchUnvalidated(g.pattern, rel) != g.negate
+}
+
+func (e *Env) goGrep(ctx context.Context, re *regexp.Regexp, filter *fileGlob, root string) ([]string, error) {
 	var lines []string
 	err := walk(ctx, root, func(path string) bool {
-		if globRe != nil && !globRe.MatchString(filepath.Base(path)) && !globRe.MatchString(e.rel(path)) {
+		if !filter.keep(filepath.ToSlash(e.rel(path))) {
 			return true
 		}
 		data, err := os.ReadFile(path)
@@ -218,7 +258,10 @@ func prepareGlob(e *Env, raw json.RawMessage) (*Prepared, error) {
 			return nil, err
 		}
 	}
-	re := pathglob.Regexp(a.Pattern)
+	pattern := filepath.ToSlash(a.Pattern)
+	if !doublestar.ValidatePattern(pattern) {
+		return nil, fmt.Errorf("%w: glob %q is not a valid pattern", ErrBadArgs, a.Pattern)
+	}
 	return &Prepared{
 		Title:     "glob " + a.Pattern,
 		Path:      root,
@@ -227,7 +270,7 @@ func prepareGlob(e *Env, raw json.RawMessage) (*Prepared, error) {
 			var found []string
 			err := walk(ctx, root, func(path string) bool {
 				rel, _ := filepath.Rel(root, path)
-				if re.MatchString(filepath.ToSlash(rel)) {
+				if doublestar.MatchUnvalidated(pattern, filepath.ToSlash(rel)) {
 					found = append(found, e.rel(path))
 				}
 				return len(found) <= maxGlob*4
