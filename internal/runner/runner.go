@@ -169,19 +169,31 @@ type Denial struct {
 // Summary is the outcome of a run; jsonl prints it as the last line.
 //
 // stopReason ("" when the turn never ended), agentSessionId ("" when the
-// agent reported none), usage (null when unknown), durationMs, denied ([]
-// when none) and exitCode are always present; error, detail and warnings
+// agent reported none), usage (null when unknown), filesChanged (null
+// outside a git repository), durationMs, denied ([] when none) and
+// exitCode are always present; model, cost, error, detail and warnings
 // only when set.
 type Summary struct {
 	// Agent is the agent that answered: the last one tried.
 	Agent          string              `json:"agent"`
 	StopReason     adapters.StopReason `json:"stopReason"`
 	AgentSessionID string              `json:"agentSessionId"`
-	Usage          *adapters.Usage     `json:"usage"`
-	DurationMs     int64               `json:"durationMs"`
-	Denied         []Denial            `json:"denied"`
-	ExitCode       int                 `json:"exitCode"`
-	Error          string              `json:"error,omitempty"`
+	// Model is the model the agent reported using, else the one asked for
+	// (--model); "" when neither is known.
+	Model string `json:"model,omitempty"`
+	// Usage is summed over the run: every model request and every attempt.
+	Usage *adapters.Usage `json:"usage"`
+	// Cost is the run's cost in USD, when the agents reported it.
+	Cost *float64 `json:"cost,omitempty"`
+	// FilesChanged are the files in Cwd's git repository the run changed
+	// (whoever wrote them: an edit tool or a shell command); null when Cwd
+	// is not in a git repository.
+	FilesChanged []FileChange `json:"filesChanged"`
+	// DurationMs is the wall time of the whole run, every attempt included.
+	DurationMs int64    `json:"durationMs"`
+	Denied     []Denial `json:"denied"`
+	ExitCode   int      `json:"exitCode"`
+	Error      string   `json:"error,omitempty"`
 	// Detail carries the agent's last stderr lines after a crash.
 	Detail string `json:"detail,omitempty"`
 	// Attempts are the agents tried, in order, when --fallback named more.
