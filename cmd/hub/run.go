@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -90,7 +91,8 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	fs.BoolVar(&o.KeepSkills, "keep-skills", false, "leave natively placed skills in place afterwards")
 	fs.Var(&images, "image", "attach an image file (repeatable)")
 	fs.Var(&allowTools, "allow-tool", "allow a tool for this run, in Claude's syntax: Bash(go test:*), Edit(docs/**), WebFetch (repeatable)")
-	fs.StringVar(&o.ResumeID, "resume", "", "agent session id to continue (printed by a previous run)")
+	fs.StringVar(&o.ResumeID, "resume", "", "agent session id to continue (printed by a previous run); last: the latest run of --agent here")
+	fs.BoolVar(&o.Continue, "continue", false, "continue the latest run of --agent in this directory (like --resume last)")
 	fallback := fs.String("fallback", "", "agents to try in turn when --agent cannot do the work (e.g. codex,gemini; default: the agent's fallback in config)")
 	fs.BoolVar(&o.Fork, "fork", false, "with --resume: continue a copy of that session under a new id, leaving it as it was (claude, codex)")
 	fs.StringVar(&format, "format", "text", "output format: text|jsonl")
@@ -114,11 +116,22 @@ func runRun(ctx context.Context, e *env, args []string) int {
 		return runner.ExitUsage
 	}
 	prompt, fromStdin, err := promptArgs(pos, e.stdin)
-	if err != nil {
+	resuming := o.Continue || o.ResumeID != ""
+	switch {
+	case err != nil && resuming && len(pos) == 0: // a resumed run needs no prompt
+		prompt, err = runner.ContinuePrompt, nil
+	case err != nil:
 		fmt.Fprintf(e.stderr, "hub run: %v\n", err)
 		return runner.ExitUsage
-	}
-	if fromStdin { // read while the agent starts
+	case fromStdin && resuming && len(pos) == 0: // piped, or nothing: "continue"
+		o.ReadPrompt = func() (string, error) {
+			p, err := readStdinPrompt(e.stdin)
+			if errors.Is(err, errEmptyStdin) {
+				return runner.ContinuePrompt, nil
+			}
+			return p, err
+		}
+	case fromStdin: // read while the agent starts
 		o.ReadPrompt = func() (string, error) { return readStdinPrompt(e.stdin) }
 	}
 	o.Prompt, o.Approve, o.Format = prompt, runner.Approve(approve), runner.Format(format)
@@ -177,8 +190,10 @@ func readStdinPrompt(stdin io.Reader) (string, error) {
 	if p := strings.TrimSpace(string(data)); p != "" {
 		return p, nil
 	}
-	return "", fmt.Errorf("no prompt: stdin was empty")
+	return "", errEmptyStdin
 }
+
+var errEmptyStdin = errors.New("no prompt: stdin was empty")
 
 // runBestOf runs the prompt on several agents, each in its own worktree.
 func runBestOf(ctx context.Context, e *env, o runner.Options, bo compare.Options, agents string) int {

@@ -75,6 +75,9 @@ type Options struct {
 	KeepSkills bool
 	Images     []string
 	ResumeID   string
+	// Continue resumes the agent's latest run in Cwd (--continue, or
+	// ResumeID "last"), found in TranscriptDir.
+	Continue bool
 	// Fallback are the agents tried in turn when Agent cannot do the work
 	// (not installed, not logged in, rate-limited, crashed) before any
 	// tool call started.
@@ -214,6 +217,15 @@ type Summary struct {
 // process should exit with. Cancelling ctx interrupts (exit 130).
 func Run(ctx context.Context, o Options) Summary {
 	err := o.defaults()
+	if err == nil {
+		err = o.resolveResume()
+	}
+	if err == nil {
+		var release func()
+		if release, err = o.holdSession(); err == nil {
+			defer release()
+		}
+	}
 	out := newOutput(o)
 	var s Summary
 	if err != nil {
