@@ -21,6 +21,9 @@ func Register(r *adapters.Registry, cfg *config.Config, opts Options, getenv fun
 		if m := cfg.Agents[p.Name].Model; m != "" {
 			p.Model = m
 		}
+		if cfg.NoStream {
+			p.Stream = false
+		}
 		r.Register(New(p, opts))
 	}
 	if p, err := EnvProfile(cfg, getenv); err != nil {

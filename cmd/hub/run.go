@@ -13,11 +13,13 @@ import (
 
 	"github.com/mattn/go-isatty"
 
+	"github.com/hubdev/hub/adapters/all"
 	"github.com/hubdev/hub/internal/compare"
 	"github.com/hubdev/hub/internal/config"
 	"github.com/hubdev/hub/internal/hooks"
 	"github.com/hubdev/hub/internal/permission"
 	"github.com/hubdev/hub/internal/runner"
+	"github.com/hubdev/hub/internal/sandbox"
 )
 
 const runHelp = `Usage: hub run --agent NAME [flags] PROMPT
@@ -96,6 +98,9 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	fallback := fs.String("fallback", "", "agents to try in turn when --agent cannot do the work (e.g. codex,gemini; default: the agent's fallback in config)")
 	fs.BoolVar(&o.Fork, "fork", false, "with --resume: continue a copy of that session under a new id, leaving it as it was (claude, codex)")
 	fs.StringVar(&format, "format", "text", "output format: text|jsonl")
+	sandboxMode := fs.String("sandbox", "", "confine the native loop's shell tool for this run: read-only|workspace-write|off (default: [sandbox] mode)")
+	noStream := fs.Bool("no-stream", false, "ask providers for whole answers instead of streamed ones (native loop)")
+	noTranscript := fs.Bool("no-transcript", false, "write no transcript of this run, whatever transcripts = true says")
 	fs.BoolVar(&o.NoMask, "no-mask", false, "show secrets (secret-named environment values, API tokens) in the output instead of [masked]")
 	var bo compare.Options
 	agentsFlag := fs.String("agents", "", "best of N: run the prompt on each of these agents (e.g. claude,codex), each in its own git worktree")
@@ -134,6 +139,17 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	case fromStdin: // read while the agent starts
 		o.ReadPrompt = func() (string, error) { return readStdinPrompt(e.stdin) }
 	}
+	if *noTranscript {
+		o.AuditDir = ""
+	}
+	if *sandboxMode != "" || *noStream {
+		cfg, err := runConfig(e.cfg, *sandboxMode, *noStream)
+		if err != nil {
+			fmt.Fprintf(e.stderr, "hub run: %v\n", err)
+			return runner.ExitUsage
+		}
+		o.Registry = all.Registry(cfg, e.log)
+	}
 	o.Prompt, o.Approve, o.Format = prompt, runner.Approve(approve), runner.Format(format)
 	o.Skills, o.Images, o.AllowTools, o.Rules = skillNames, images, allowTools, e.cfg.Permissions
 	o.TrustProject = e.trustProject
@@ -160,6 +176,21 @@ func runRun(ctx context.Context, e *env, args []string) int {
 		return runBestOf(ctx, e, o, bo, *agentsFlag)
 	}
 	return runner.Run(ctx, o).ExitCode
+}
+
+// runConfig is the config a run's agents are built from: cfg with the
+// run's --sandbox and --no-stream. A flag is the user's own choice, so it
+// may widen the sandbox, unlike an untrusted project file.
+func runConfig(cfg *config.Config, sandboxMode string, noStream bool) (*config.Config, error) {
+	c := *cfg
+	if sandboxMode != "" {
+		if _, err := sandbox.ParseMode(sandboxMode); err != nil {
+			return nil, fmt.Errorf("--sandbox: %w", err)
+		}
+		c.Sandbox.Mode = sandboxMode
+	}
+	c.NoStream = c.NoStream || noStream
+	return &c, nil
 }
 
 // promptArgs takes the prompt from the positional args; fromStdin says it
