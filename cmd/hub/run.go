@@ -6,14 +6,20 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/mattn/go-isatty"
 
+	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/adapters/all"
+	"github.com/hubdev/hub/adapters/claude"
+	"github.com/hubdev/hub/adapters/openai"
 	"github.com/hubdev/hub/internal/compare"
 	"github.com/hubdev/hub/internal/config"
 	"github.com/hubdev/hub/internal/hooks"
@@ -100,6 +106,7 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	fs.StringVar(&format, "format", "text", "output format: text|jsonl")
 	sandboxMode := fs.String("sandbox", "", "confine the native loop's shell tool for this run: read-only|workspace-write|off (default: [sandbox] mode)")
 	noStream := fs.Bool("no-stream", false, "ask providers for whole answers instead of streamed ones (native loop)")
+	fs.IntVar(&o.MaxTurns, "max-turns", 0, "stop the agent after this many turns (model requests of the native loop, claude's --max-turns); exit 7 when it stops so")
 	noTranscript := fs.Bool("no-transcript", false, "write no transcript of this run, whatever transcripts = true says")
 	fs.BoolVar(&o.NoMask, "no-mask", false, "show secrets (secret-named environment values, API tokens) in the output instead of [masked]")
 	var bo compare.Options
@@ -142,8 +149,11 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	if *noTranscript {
 		o.AuditDir = ""
 	}
-	if *sandboxMode != "" || *noStream {
+	if *sandboxMode != "" || *noStream || o.MaxTurns != 0 {
 		cfg, err := runConfig(e.cfg, *sandboxMode, *noStream)
+		if err == nil && o.MaxTurns != 0 {
+			err = withMaxTurns(cfg, e.registry, o.MaxTurns, append([]string{o.Agent}, o.Fallback...))
+		}
 		if err != nil {
 			fmt.Fprintf(e.stderr, "hub run: %v\n", err)
 			return runner.ExitUsage
@@ -191,6 +201,36 @@ func runConfig(cfg *config.Config, sandboxMode string, noStream bool) (*config.C
 	}
 	c.NoStream = c.NoStream || noStream
 	return &c, nil
+}
+
+// withMaxTurns sets the turn budget of every agent the run may use: the
+// native loop's max_turn_requests, claude's --max-turns. Other agents
+// take no budget from hub: a usage error rather than a run without one.
+func withMaxTurns(cfg *config.Config, reg *adapters.Registry, n int, agents []string) error {
+	if n < 0 {
+		return fmt.Errorf("--max-turns must be positive")
+	}
+	cfg.MaxTurns = n
+	for _, name := range agents {
+		a, err := reg.Get(name)
+		if err != nil {
+			continue // the run reports an unknown agent
+		}
+		switch a.(type) {
+		case *openai.Adapter:
+		case *claude.Adapter:
+			cfg.Agents = maps.Clone(cfg.Agents)
+			ac := cfg.Agents[name]
+			ac.Args = append(slices.Clone(ac.Args), "--max-turns", strconv.Itoa(n))
+			if cfg.Agents == nil {
+				cfg.Agents = map[string]config.AgentConfig{}
+			}
+			cfg.Agents[name] = ac
+		default:
+			return fmt.Errorf("--max-turns: agent %s takes no turn budget from hub (the native loop and claude do)", name)
+		}
+	}
+	return nil
 }
 
 // promptArgs takes the prompt from the positional args; fromStdin says it

@@ -174,3 +174,25 @@ func TestRun_FilesChangedNullOutsideARepository(t *testing.T) {
 		t.Fatalf("filesChanged %+v", s.FilesChanged)
 	}
 }
+
+// A turn stopped by the budget --max-turns set exits 7; without the flag
+// the stop reason keeps its old exit code.
+func TestRun_MaxTurnsStopExitsBudget(t *testing.T) {
+	tests := []struct {
+		name     string
+		maxTurns int
+		want     int
+	}{
+		{"with --max-turns", 3, ExitBudget},
+		{"config budget only", 0, ExitOK},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := &fakeAdapter{name: "fake", script: steps(text("half done"), done(adapters.StopMaxTurnRequests))}
+			s, _, _ := runFake(t, context.Background(), a, func(o *Options) { o.MaxTurns = tt.maxTurns })
+			if s.ExitCode != tt.want || s.StopReason != adapters.StopMaxTurnRequests {
+				t.Fatalf("exit %d stop %s (%s), want %d", s.ExitCode, s.StopReason, s.Error, tt.want)
+			}
+		})
+	}
+}

@@ -465,6 +465,8 @@ func (r *run) finish(c cause) Summary {
 		code, err = ExitAgentError, errors.New(trimDetail(f.Message, f.Detail))
 	case r.stop == adapters.StopCancelled:
 		code, err = ExitAgentError, fmt.Errorf("the agent cancelled the turn")
+	case r.stop == adapters.StopMaxTurnRequests && r.o.MaxTurns > 0:
+		code, err = ExitBudget, fmt.Errorf("stopped at --max-turns %d before the agent finished", r.o.MaxTurns)
 	case len(r.denied) > 0:
 		code, err = ExitDenied, fmt.Errorf("%d permission request(s) denied by --approve %s", len(r.denied), r.o.Approve)
 	}

@@ -32,7 +32,10 @@ const (
 	ExitNotAuthenticated = 4
 	ExitTimeout          = 5
 	ExitDenied           = 6
-	ExitInterrupted      = 130
+	// ExitBudget: the agent stopped at the turn budget --max-turns set,
+	// before it finished.
+	ExitBudget      = 7
+	ExitInterrupted = 130
 )
 
 // ErrUsage marks a bad command line or option.
@@ -75,6 +78,9 @@ type Options struct {
 	KeepSkills bool
 	Images     []string
 	ResumeID   string
+	// MaxTurns is the turn budget the agents were built with (--max-turns);
+	// a run stopped by it exits ExitBudget. 0: none.
+	MaxTurns int
 	// Continue resumes the agent's latest run in Cwd (--continue, or
 	// ResumeID "last"), found in TranscriptDir.
 	Continue bool
