@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +15,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/hubdev/hub/internal/safefile"
 )
 
 // FileChange is one file a run changed (Summary.FilesChanged): its path
@@ -30,6 +35,8 @@ const (
 	maxKeptFile  = 1 << 20
 	maxKeptTotal = 32 << 20
 	maxChanges   = 1000
+	maxCounted   = 200 // files whose lines are counted (two git calls each)
+	maxHashed    = 256 << 20
 	gitTimeout   = 30 * time.Second
 )
 
@@ -84,13 +91,12 @@ func (s *treeSnapshot) status(ctx context.Context) (map[string]dirtyFile, error)
 		if xy[0] == 'R' || xy[0] == 'C' {
 			i++ // the source path follows
 		}
-		f := dirtyFile{status: statusWord(xy)}
-		if data, err := os.ReadFile(filepath.Join(s.root, filepath.FromSlash(path))); err == nil {
-			f.exists, f.sum = true, sha256.Sum256(data)
-			if len(data) <= maxKeptFile && kept+len(data) <= maxKeptTotal {
-				f.data, kept = data, kept+len(data)
-			}
+		f := readState(s.abs(path))
+		f.status = statusWord(xy)
+		if kept+len(f.data) > maxKeptTotal {
+			f.data = nil
 		}
+		kept += len(f.data)
 		files[path] = f
 	}
 	return files, nil
@@ -126,7 +132,7 @@ func (s *treeSnapshot) changes(ctx context.Context) []FileChange {
 	}
 	for p, b := range s.dirty {
 		if _, ok := now[p]; !ok { // clean again: reverted or committed
-			if cur, err := os.ReadFile(filepath.Join(s.root, filepath.FromSlash(p))); err != nil || sha256.Sum256(cur) != b.sum {
+			if cur := readState(s.abs(p)); cur.exists != b.exists || cur.sum != b.sum {
 				paths = append(paths, p)
 			}
 		}
@@ -139,35 +145,84 @@ func (s *treeSnapshot) changes(ctx context.Context) []FileChange {
 	}
 	defer func() { _ = os.RemoveAll(tmp) }()
 	list := make([]FileChange, 0, len(paths))
-	for _, p := range paths {
+	for i, p := range paths {
 		c := FileChange{Path: p, Status: "modified"}
 		if f, ok := now[p]; ok {
 			c.Status = f.status
 		}
-		if _, err := os.Lstat(filepath.Join(s.root, filepath.FromSlash(p))); err != nil {
+		cur := readState(s.abs(p))
+		if !cur.exists {
 			c.Status = "deleted"
 		}
-		c.Added, c.Removed = s.lines(ctx, tmp, p)
+		if i < maxCounted {
+			c.Added, c.Removed = s.lines(ctx, tmp, p, cur)
+		}
 		list = append(list, c)
 	}
 	return list
 }
 
+func (s *treeSnapshot) abs(path string) string {
+	return filepath.Join(s.root, filepath.FromSlash(path))
+}
+
+// readState reads what a path holds without following it out of the
+// tree or blocking: a symbolic link is its target's name, a FIFO or
+// device only its kind; content is kept up to maxKeptFile.
+func readState(path string) dirtyFile {
+	st, err := os.Lstat(path)
+	if err != nil {
+		return dirtyFile{}
+	}
+	var data []byte
+	switch {
+	case st.Mode()&fs.ModeSymlink != 0:
+		target, _ := os.Readlink(path)
+		data = []byte(target)
+	case st.Mode().IsRegular():
+		d, err := safefile.Read(path, maxKeptFile)
+		if errors.Is(err, safefile.ErrTooLarge) {
+			return dirtyFile{exists: true, sum: hashLarge(path, st)}
+		}
+		data = d
+	default:
+		data = []byte(st.Mode().String())
+	}
+	return dirtyFile{exists: true, sum: sha256.Sum256(data), data: data}
+}
+
+// hashLarge hashes a file too large to keep, up to maxHashed bytes, with
+// its size and time so a change past them still shows.
+func hashLarge(path string, st fs.FileInfo) [32]byte {
+	h := sha256.New()
+	fmt.Fprintf(h, "%d %d\n", st.Size(), st.ModTime().UnixNano())
+	if f, err := os.Open(path); err == nil {
+		_, _ = io.Copy(h, io.LimitReader(f, maxHashed))
+		_ = f.Close()
+	}
+	var sum [32]byte
+	copy(sum[:], h.Sum(nil))
+	return sum
+}
+
 // lines counts the lines the run added to and removed from path: its
 // content before the run (as kept, else HEAD's) against its content now.
-func (s *treeSnapshot) lines(ctx context.Context, tmp, path string) (added, removed int) {
+func (s *treeSnapshot) lines(ctx context.Context, tmp, path string, now dirtyFile) (added, removed int) {
+	if now.exists && now.data == nil {
+		return 0, 0 // too large to count
+	}
 	var old []byte
 	if b, ok := s.dirty[path]; ok && b.data != nil {
 		old = b.data
 	} else if !ok || b.status != "added" {
 		old, _ = gitOut(ctx, s.root, "show", "HEAD:"+path)
 	}
-	cur, _ := os.ReadFile(filepath.Join(s.root, filepath.FromSlash(path)))
+	cur := now.data
 	a, b := filepath.Join(tmp, "a"), filepath.Join(tmp, "b")
 	if os.WriteFile(a, old, 0o600) != nil || os.WriteFile(b, cur, 0o600) != nil {
 		return 0, 0
 	}
-	out, _ := gitOut(ctx, tmp, "diff", "--no-index", "--numstat", "--", a, b) // exits 1 when they differ
+	out, _ := gitOut(ctx, tmp, "diff", "--no-index", "--no-ext-diff", "--no-textconv", "--numstat", "--", a, b) // exits 1 when they differ
 	fields := strings.Fields(string(out))
 	if len(fields) < 2 {
 		return 0, 0
@@ -179,7 +234,9 @@ func (s *treeSnapshot) lines(ctx context.Context, tmp, path string) (added, remo
 
 // gitOut runs git in dir and returns its stdout, also when git exits 1.
 func gitOut(ctx context.Context, dir string, args ...string) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
+	// The repository's own config may name commands (core.fsmonitor);
+	// hub's reading of it runs none.
+	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir, "-c", "core.fsmonitor=false"}, args...)...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()

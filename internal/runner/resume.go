@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -90,11 +91,11 @@ func (o *Options) holdSession() (release func(), err error) {
 	if o.ResumeID == "" || o.Fork || o.TranscriptDir == "" {
 		return func() {}, nil
 	}
-	p, err := transcriptPath(filepath.Join(o.TranscriptDir, "locks"), o.ResumeID)
-	if err != nil {
-		return nil, fmt.Errorf("%w: --resume: %v", ErrUsage, err)
+	name := o.ResumeID
+	if !safeID.MatchString(name) || strings.Contains(name, "..") { // any id an agent prints may be resumed
+		name = fmt.Sprintf("%x", sha256.Sum256([]byte(name)))
 	}
-	release, err = safefile.Hold(strings.TrimSuffix(p, ".json") + ".lock")
+	release, err = safefile.Hold(filepath.Join(o.TranscriptDir, "locks", name+".lock"))
 	if errors.Is(err, safefile.ErrLocked) {
 		return nil, fmt.Errorf("%w: session %s is in use by another hub run; wait for it to end (%v)", ErrUsage, o.ResumeID, err)
 	}

@@ -111,3 +111,19 @@ func TestRun_ConcurrentResumeOfOneSessionFails(t *testing.T) {
 		t.Fatalf("resume after the first ended: exit %d %s", s.ExitCode, s.Error)
 	}
 }
+
+// Session ids that cannot name a file still resume, and still lock.
+func TestRun_ResumeIDsOfAnyShapeLock(t *testing.T) {
+	for _, id := range []string{"urn:acp/session:1", "../../etc/passwd", strings.Repeat("x", 300)} {
+		runs := t.TempDir()
+		o := Options{ResumeID: id, TranscriptDir: runs}
+		release, err := o.holdSession()
+		if err != nil {
+			t.Fatalf("%q: %v", id, err)
+		}
+		if _, err := o.holdSession(); err == nil {
+			t.Fatalf("%q: locked twice", id)
+		}
+		release()
+	}
+}
