@@ -168,6 +168,9 @@ type Usage struct {
 	ContextUsed      int64    `json:"contextUsed,omitempty"`
 	ContextSize      int64    `json:"contextSize,omitempty"`
 	CostUSD          *float64 `json:"costUsd,omitempty"`
+	// PerRequest says the counts are one model request's, not the turn's
+	// or session's so far: a consumer sums them (the native loop).
+	PerRequest bool `json:"-"`
 }
 
 // SessionInfo reports what the agent knows about its own session.

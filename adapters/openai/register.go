@@ -21,6 +21,12 @@ func Register(r *adapters.Registry, cfg *config.Config, opts Options, getenv fun
 		if m := cfg.Agents[p.Name].Model; m != "" {
 			p.Model = m
 		}
+		if cfg.NoStream {
+			p.Stream = false
+		}
+		if cfg.MaxTurns > 0 {
+			p.MaxTurnRequests = cfg.MaxTurns
+		}
 		r.Register(New(p, opts))
 	}
 	if p, err := EnvProfile(cfg, getenv); err != nil {

@@ -302,7 +302,7 @@ func errorEvent(err error) adapters.Event {
 
 func usageEvent(u *usage, window int) adapters.Event {
 	ev := &adapters.Usage{InputTokens: u.PromptTokens, OutputTokens: u.CompletionTokens,
-		ContextUsed: u.PromptTokens + u.CompletionTokens, ContextSize: int64(window)}
+		ContextUsed: u.PromptTokens + u.CompletionTokens, ContextSize: int64(window), PerRequest: true}
 	if u.PromptTokensDetails != nil {
 		ev.CacheReadTokens = u.PromptTokensDetails.CachedTokens
 	}

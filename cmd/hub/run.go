@@ -2,21 +2,30 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/mattn/go-isatty"
 
+	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/adapters/all"
+	"github.com/hubdev/hub/adapters/claude"
+	"github.com/hubdev/hub/adapters/openai"
 	"github.com/hubdev/hub/internal/compare"
 	"github.com/hubdev/hub/internal/config"
 	"github.com/hubdev/hub/internal/hooks"
 	"github.com/hubdev/hub/internal/permission"
 	"github.com/hubdev/hub/internal/runner"
+	"github.com/hubdev/hub/internal/sandbox"
 )
 
 const runHelp = `Usage: hub run --agent NAME [flags] PROMPT
@@ -90,10 +99,15 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	fs.BoolVar(&o.KeepSkills, "keep-skills", false, "leave natively placed skills in place afterwards")
 	fs.Var(&images, "image", "attach an image file (repeatable)")
 	fs.Var(&allowTools, "allow-tool", "allow a tool for this run, in Claude's syntax: Bash(go test:*), Edit(docs/**), WebFetch (repeatable)")
-	fs.StringVar(&o.ResumeID, "resume", "", "agent session id to continue (printed by a previous run)")
+	fs.StringVar(&o.ResumeID, "resume", "", "agent session id to continue (printed by a previous run); last: the latest run of --agent here")
+	fs.BoolVar(&o.Continue, "continue", false, "continue the latest run of --agent in this directory (like --resume last)")
 	fallback := fs.String("fallback", "", "agents to try in turn when --agent cannot do the work (e.g. codex,gemini; default: the agent's fallback in config)")
 	fs.BoolVar(&o.Fork, "fork", false, "with --resume: continue a copy of that session under a new id, leaving it as it was (claude, codex)")
 	fs.StringVar(&format, "format", "text", "output format: text|jsonl")
+	sandboxMode := fs.String("sandbox", "", "confine the native loop's shell tool for this run: read-only|workspace-write|off (default: [sandbox] mode)")
+	noStream := fs.Bool("no-stream", false, "ask providers for whole answers instead of streamed ones (native loop)")
+	fs.IntVar(&o.MaxTurns, "max-turns", 0, "stop the agent after this many turns (model requests of the native loop, claude's --max-turns); exit 7 when it stops so")
+	noTranscript := fs.Bool("no-transcript", false, "write no transcript of this run, whatever transcripts = true says")
 	fs.BoolVar(&o.NoMask, "no-mask", false, "show secrets (secret-named environment values, API tokens) in the output instead of [masked]")
 	var bo compare.Options
 	agentsFlag := fs.String("agents", "", "best of N: run the prompt on each of these agents (e.g. claude,codex), each in its own git worktree")
@@ -114,12 +128,37 @@ func runRun(ctx context.Context, e *env, args []string) int {
 		return runner.ExitUsage
 	}
 	prompt, fromStdin, err := promptArgs(pos, e.stdin)
-	if err != nil {
+	resuming := o.Continue || o.ResumeID != ""
+	switch {
+	case err != nil && resuming && len(pos) == 0: // a resumed run needs no prompt
+		prompt, err = runner.ContinuePrompt, nil
+	case err != nil:
 		fmt.Fprintf(e.stderr, "hub run: %v\n", err)
 		return runner.ExitUsage
-	}
-	if fromStdin { // read while the agent starts
+	case fromStdin && resuming && len(pos) == 0: // piped, or nothing: "continue"
+		o.ReadPrompt = func() (string, error) {
+			p, err := readStdinPrompt(e.stdin)
+			if errors.Is(err, errEmptyStdin) {
+				return runner.ContinuePrompt, nil
+			}
+			return p, err
+		}
+	case fromStdin: // read while the agent starts
 		o.ReadPrompt = func() (string, error) { return readStdinPrompt(e.stdin) }
+	}
+	if *noTranscript {
+		o.AuditDir = ""
+	}
+	if *sandboxMode != "" || *noStream || o.MaxTurns != 0 {
+		cfg, err := runConfig(e.cfg, *sandboxMode, *noStream)
+		if err == nil && o.MaxTurns != 0 {
+			err = withMaxTurns(cfg, e.registry, o.MaxTurns, append([]string{o.Agent}, o.Fallback...))
+		}
+		if err != nil {
+			fmt.Fprintf(e.stderr, "hub run: %v\n", err)
+			return runner.ExitUsage
+		}
+		o.Registry = all.Registry(cfg, e.log)
 	}
 	o.Prompt, o.Approve, o.Format = prompt, runner.Approve(approve), runner.Format(format)
 	o.Skills, o.Images, o.AllowTools, o.Rules = skillNames, images, allowTools, e.cfg.Permissions
@@ -147,6 +186,51 @@ func runRun(ctx context.Context, e *env, args []string) int {
 		return runBestOf(ctx, e, o, bo, *agentsFlag)
 	}
 	return runner.Run(ctx, o).ExitCode
+}
+
+// runConfig is the config a run's agents are built from: cfg with the
+// run's --sandbox and --no-stream. A flag is the user's own choice, so it
+// may widen the sandbox, unlike an untrusted project file.
+func runConfig(cfg *config.Config, sandboxMode string, noStream bool) (*config.Config, error) {
+	c := *cfg
+	if sandboxMode != "" {
+		if _, err := sandbox.ParseMode(sandboxMode); err != nil {
+			return nil, fmt.Errorf("--sandbox: %w", err)
+		}
+		c.Sandbox.Mode = sandboxMode
+	}
+	c.NoStream = c.NoStream || noStream
+	return &c, nil
+}
+
+// withMaxTurns sets the turn budget of every agent the run may use: the
+// native loop's max_turn_requests, claude's --max-turns. Other agents
+// take no budget from hub: a usage error rather than a run without one.
+func withMaxTurns(cfg *config.Config, reg *adapters.Registry, n int, agents []string) error {
+	if n < 0 {
+		return fmt.Errorf("--max-turns must be positive")
+	}
+	cfg.MaxTurns = n
+	for _, name := range agents {
+		a, err := reg.Get(name)
+		if err != nil {
+			continue // the run reports an unknown agent
+		}
+		switch a.(type) {
+		case *openai.Adapter:
+		case *claude.Adapter:
+			cfg.Agents = maps.Clone(cfg.Agents)
+			ac := cfg.Agents[name]
+			ac.Args = append(slices.Clone(ac.Args), "--max-turns", strconv.Itoa(n))
+			if cfg.Agents == nil {
+				cfg.Agents = map[string]config.AgentConfig{}
+			}
+			cfg.Agents[name] = ac
+		default:
+			return fmt.Errorf("--max-turns: agent %s takes no turn budget from hub (the native loop and claude do)", name)
+		}
+	}
+	return nil
 }
 
 // promptArgs takes the prompt from the positional args; fromStdin says it
@@ -177,8 +261,10 @@ func readStdinPrompt(stdin io.Reader) (string, error) {
 	if p := strings.TrimSpace(string(data)); p != "" {
 		return p, nil
 	}
-	return "", fmt.Errorf("no prompt: stdin was empty")
+	return "", errEmptyStdin
 }
+
+var errEmptyStdin = errors.New("no prompt: stdin was empty")
 
 // runBestOf runs the prompt on several agents, each in its own worktree.
 func runBestOf(ctx context.Context, e *env, o runner.Options, bo compare.Options, agents string) int {

@@ -20,6 +20,7 @@ type Attempt struct {
 type fallbackEvent struct {
 	V      int    `json:"v"`
 	Type   string `json:"type"`
+	TS     string `json:"ts"`
 	From   string `json:"from"`
 	To     string `json:"to"`
 	Reason string `json:"reason"`
@@ -32,6 +33,9 @@ func runChain(ctx context.Context, o Options, out *output) Summary {
 	chain := append([]string{o.Agent}, o.Fallback...)
 	var attempts []Attempt
 	var s Summary
+	var usage *adapters.Usage
+	start := o.Now()
+	before := snapshotTree(ctx, o.Cwd)
 	for i, agent := range chain {
 		oo := o
 		oo.Agent = agent
@@ -40,6 +44,7 @@ func runChain(ctx context.Context, o Options, out *output) Summary {
 		}
 		r := &run{o: oo, start: o.Now(), out: out}
 		s = r.execute(ctx)
+		usage = addUsage(usage, s.Usage)
 		reason := r.fallbackReason(s)
 		attempts = append(attempts, Attempt{Agent: agent, ExitCode: s.ExitCode, Error: s.Error})
 		if reason == "" || i == len(chain)-1 {
@@ -53,6 +58,11 @@ func runChain(ctx context.Context, o Options, out *output) Summary {
 		}
 	}
 	s.Agent = attempts[len(attempts)-1].Agent
+	s.Usage, s.DurationMs = usage, o.Now().Sub(start).Milliseconds()
+	if usage != nil {
+		s.Cost = usage.CostUSD
+	}
+	s.FilesChanged = before.changes(context.WithoutCancel(ctx))
 	if len(chain) > 1 {
 		s.Attempts = attempts
 	}
@@ -96,7 +106,7 @@ func (r *run) fallbackReason(s Summary) string {
 // takes over.
 func (w *output) fallback(from, to, reason string) {
 	if w.o.Format == FormatJSONL {
-		w.jsonl(fallbackEvent{V: EnvelopeVersion, Type: "fallback", From: from, To: to, Reason: reason})
+		w.jsonl(fallbackEvent{V: EnvelopeVersion, TS: w.ts(), Type: "fallback", From: from, To: to, Reason: reason})
 	}
 	w.line(w.color("33", fmt.Sprintf("hub: %s; continuing with %s", reason, to)))
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -40,10 +41,14 @@ func TestRun_JSONLGolden(t *testing.T) {
 		if last["v"] != float64(1) || last["type"] == nil {
 			t.Fatalf("line without envelope: %s", sc.Text())
 		}
+		if ts, _ := last["ts"].(string); !tsPattern.MatchString(ts) {
+			t.Fatalf("line without an RFC 3339 UTC millisecond ts: %s", sc.Text())
+		}
 	}
 	if last["type"] != "summary" || last["agentSessionId"] != "s-42" || last["exitCode"] != float64(6) {
 		t.Fatalf("summary line %v", last)
 	}
+	out = normalizeTS(out)
 	golden := filepath.Join("testdata", "golden.jsonl")
 	if *update {
 		if err := os.WriteFile(golden, []byte(out), 0o644); err != nil {
@@ -58,6 +63,15 @@ func TestRun_JSONLGolden(t *testing.T) {
 		t.Fatalf("jsonl differs from %s:\ngot:\n%s\nwant:\n%s", golden, out, want)
 	}
 }
+
+var (
+	tsPattern = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$`)
+	tsField   = regexp.MustCompile(`"ts":"[^"]*"`)
+)
+
+// normalizeTS replaces every line's time stamp, which the golden file
+// does not pin.
+func normalizeTS(s string) string { return tsField.ReplaceAllString(s, `"ts":"TS"`) }
 
 func TestRun_JSONLUsageErrorStillEndsWithSummary(t *testing.T) {
 	s, out, _ := runFake(t, context.Background(), &fakeAdapter{name: "fake"}, func(o *Options) { o.Format = FormatJSONL; o.Agent = "ghost" })

@@ -26,11 +26,15 @@ type envelope struct {
 	// Reason says what decided: "--approve read-only", "denied by
 	// permissions.rules[2]", "hard deny: …".
 	Reason string `json:"reason,omitempty"`
+	// TS is when hub wrote the line (RFC 3339, milliseconds, UTC); after
+	// the event's fields so every line starts {"v":1,"type":…
+	TS string `json:"ts"`
 }
 
 type summaryLine struct {
 	V         int    `json:"v"`
 	Type      string `json:"type"`
+	TS        string `json:"ts"`
 	Candidate string `json:"candidate,omitempty"`
 	Summary
 }
@@ -160,7 +164,7 @@ func (w *output) detail(d string) {
 // decided writes a permission event with hub's decision and its reason.
 func (w *output) decided(ev adapters.Event, dec adapters.PermissionDecision, reason string) {
 	if w.o.Format == FormatJSONL {
-		w.jsonl(envelope{V: EnvelopeVersion, Candidate: w.o.Candidate, Event: ev, Decision: &dec, Reason: reason})
+		w.jsonl(envelope{V: EnvelopeVersion, TS: w.ts(), Candidate: w.o.Candidate, Event: ev, Decision: &dec, Reason: reason})
 		return
 	}
 	if ev.Permission != nil && reason != "" {
@@ -176,7 +180,7 @@ func (w *output) decided(ev adapters.Event, dec adapters.PermissionDecision, rea
 
 func (w *output) event(ev adapters.Event, dec *adapters.PermissionDecision) {
 	if w.o.Format == FormatJSONL {
-		w.jsonl(envelope{V: EnvelopeVersion, Candidate: w.o.Candidate, Event: ev, Decision: dec})
+		w.jsonl(envelope{V: EnvelopeVersion, TS: w.ts(), Candidate: w.o.Candidate, Event: ev, Decision: dec})
 		return
 	}
 	switch ev.Type {
@@ -218,6 +222,33 @@ func toolLabel(t adapters.ToolCall) string {
 	return s
 }
 
+// turnEvent is the jsonl line that starts or ends the agent's turn; the
+// end carries the turn's usage.
+type turnEvent struct {
+	V          int                 `json:"v"`
+	Type       string              `json:"type"`
+	TS         string              `json:"ts"`
+	Candidate  string              `json:"candidate,omitempty"`
+	Agent      string              `json:"agent"`
+	StopReason adapters.StopReason `json:"stopReason,omitempty"`
+	Usage      *adapters.Usage     `json:"usage,omitempty"`
+}
+
+// turn writes a turn boundary (jsonl only).
+func (w *output) turn(ev turnEvent) {
+	if w.o.Format != FormatJSONL {
+		return
+	}
+	ev.V, ev.TS, ev.Candidate = EnvelopeVersion, w.ts(), w.o.Candidate
+	w.jsonl(ev)
+}
+
+// tsLayout is RFC 3339 with milliseconds.
+const tsLayout = "2006-01-02T15:04:05.000Z07:00"
+
+// ts is the time stamp of a jsonl line.
+func (w *output) ts() string { return w.o.Now().UTC().Format(tsLayout) }
+
 func (w *output) jsonl(v any) {
 	b, err := json.Marshal(v)
 	if err != nil {
@@ -236,7 +267,7 @@ func (w *output) summary(s Summary) {
 		if w.o.Candidate != "" { // the run's own summary comes after every candidate
 			typ = "candidate"
 		}
-		w.jsonl(summaryLine{V: EnvelopeVersion, Type: typ, Candidate: w.o.Candidate, Summary: s})
+		w.jsonl(summaryLine{V: EnvelopeVersion, TS: w.ts(), Type: typ, Candidate: w.o.Candidate, Summary: s})
 		return
 	}
 	if s.Answer != "" {

@@ -41,6 +41,7 @@ type run struct {
 	errs      []string // messages of non-fatal errors
 	warnings  []string
 	sessionID string
+	model     string // what the agent said it uses
 	usage     *adapters.Usage
 	denied    []Denial
 	fatal     *adapters.ErrorInfo // the error events show
@@ -124,6 +125,7 @@ func (r *run) execute(ctx context.Context) Summary {
 	obs := r.observe(a.Name(), caps, so)
 	defer obs.Close()
 	var reason adapters.StopReason
+	r.out.turn(turnEvent{Type: "turn_start", Agent: a.Name()})
 	if gate := obs.Prompt(runCtx, a.Name(), prompt); gate.Decision == hooks.Deny {
 		reason, err = adapters.StopEndTurn, hooks.Blocked(gate)
 	} else {
@@ -133,6 +135,7 @@ func (r *run) execute(ctx context.Context) Summary {
 		}))
 	}
 	close(ended)
+	r.out.turn(turnEvent{Type: "turn_end", Agent: a.Name(), StopReason: reason, Usage: r.usage})
 	r.audit.EndTurn(reason)
 	r.audit.Close()
 	obs.EndTurn(reason)
@@ -354,6 +357,9 @@ func (r *run) handle(ev adapters.Event) {
 		if ev.Session != nil && ev.Session.AgentSessionID != "" {
 			r.sessionID = ev.Session.AgentSessionID
 		}
+		if ev.Session != nil && ev.Session.Model != "" {
+			r.model = ev.Session.Model
+		}
 	case adapters.EventUsage:
 		r.usage = mergeUsage(r.usage, ev.Usage)
 	case adapters.EventError:
@@ -382,7 +388,9 @@ func titleOf(t adapters.ToolCall) string {
 	return t.Name
 }
 
-// mergeUsage keeps the latest non-zero value of each counter.
+// mergeUsage folds one usage event into the turn's: the counts of a
+// per-request event add up, other agents report the turn's (or session's)
+// totals so far, of which the latest non-zero value of each counter wins.
 func mergeUsage(acc, u *adapters.Usage) *adapters.Usage {
 	if u == nil {
 		return acc
@@ -390,6 +398,9 @@ func mergeUsage(acc, u *adapters.Usage) *adapters.Usage {
 	if acc == nil {
 		c := *u
 		return &c
+	}
+	if u.PerRequest {
+		return addUsage(acc, u)
 	}
 	for _, p := range [][2]*int64{
 		{&acc.InputTokens, &u.InputTokens}, {&acc.OutputTokens, &u.OutputTokens},
@@ -404,6 +415,34 @@ func mergeUsage(acc, u *adapters.Usage) *adapters.Usage {
 		acc.CostUSD = u.CostUSD
 	}
 	return acc
+}
+
+// addUsage sums two usages' counts and costs (one per request, or one per
+// attempt of a run); the context figures are b's, the later.
+func addUsage(a, b *adapters.Usage) *adapters.Usage {
+	switch {
+	case b == nil:
+		return a
+	case a == nil:
+		c := *b
+		return &c
+	}
+	s := *a
+	s.InputTokens += b.InputTokens
+	s.OutputTokens += b.OutputTokens
+	s.CacheReadTokens += b.CacheReadTokens
+	s.CacheWriteTokens += b.CacheWriteTokens
+	s.ThoughtTokens += b.ThoughtTokens
+	s.ContextUsed = cmp.Or(b.ContextUsed, s.ContextUsed)
+	s.ContextSize = cmp.Or(b.ContextSize, s.ContextSize)
+	if b.CostUSD != nil {
+		c := *b.CostUSD
+		if a.CostUSD != nil {
+			c += *a.CostUSD
+		}
+		s.CostUSD = &c
+	}
+	return &s
 }
 
 // finish maps what happened to an exit code.
@@ -426,6 +465,8 @@ func (r *run) finish(c cause) Summary {
 		code, err = ExitAgentError, errors.New(trimDetail(f.Message, f.Detail))
 	case r.stop == adapters.StopCancelled:
 		code, err = ExitAgentError, fmt.Errorf("the agent cancelled the turn")
+	case r.stop == adapters.StopMaxTurnRequests && r.o.MaxTurns > 0:
+		code, err = ExitBudget, fmt.Errorf("stopped at --max-turns %d before the agent finished", r.o.MaxTurns)
 	case len(r.denied) > 0:
 		code, err = ExitDenied, fmt.Errorf("%d permission request(s) denied by --approve %s", len(r.denied), r.o.Approve)
 	}
@@ -480,7 +521,7 @@ func looksLikeAuth(msg string) bool { return authPhrases.MatchString(msg) }
 
 func (r *run) summary(code int, err error) Summary {
 	s := Summary{
-		StopReason: r.stop, AgentSessionID: r.sessionID, Usage: r.usage,
+		StopReason: r.stop, AgentSessionID: r.sessionID, Usage: r.usage, Model: cmp.Or(r.model, r.o.Model),
 		DurationMs: r.o.Now().Sub(r.start).Milliseconds(), Denied: r.denied, ExitCode: code,
 		Answer: r.answer.String(), Warnings: r.warnings, Resumable: r.resumable,
 	}

@@ -32,7 +32,10 @@ const (
 	ExitNotAuthenticated = 4
 	ExitTimeout          = 5
 	ExitDenied           = 6
-	ExitInterrupted      = 130
+	// ExitBudget: the agent stopped at the turn budget --max-turns set,
+	// before it finished.
+	ExitBudget      = 7
+	ExitInterrupted = 130
 )
 
 // ErrUsage marks a bad command line or option.
@@ -75,6 +78,12 @@ type Options struct {
 	KeepSkills bool
 	Images     []string
 	ResumeID   string
+	// MaxTurns is the turn budget the agents were built with (--max-turns);
+	// a run stopped by it exits ExitBudget. 0: none.
+	MaxTurns int
+	// Continue resumes the agent's latest run in Cwd (--continue, or
+	// ResumeID "last"), found in TranscriptDir.
+	Continue bool
 	// Fallback are the agents tried in turn when Agent cannot do the work
 	// (not installed, not logged in, rate-limited, crashed) before any
 	// tool call started.
@@ -169,19 +178,31 @@ type Denial struct {
 // Summary is the outcome of a run; jsonl prints it as the last line.
 //
 // stopReason ("" when the turn never ended), agentSessionId ("" when the
-// agent reported none), usage (null when unknown), durationMs, denied ([]
-// when none) and exitCode are always present; error, detail and warnings
+// agent reported none), usage (null when unknown), filesChanged (null
+// outside a git repository), durationMs, denied ([] when none) and
+// exitCode are always present; model, cost, error, detail and warnings
 // only when set.
 type Summary struct {
 	// Agent is the agent that answered: the last one tried.
 	Agent          string              `json:"agent"`
 	StopReason     adapters.StopReason `json:"stopReason"`
 	AgentSessionID string              `json:"agentSessionId"`
-	Usage          *adapters.Usage     `json:"usage"`
-	DurationMs     int64               `json:"durationMs"`
-	Denied         []Denial            `json:"denied"`
-	ExitCode       int                 `json:"exitCode"`
-	Error          string              `json:"error,omitempty"`
+	// Model is the model the agent reported using, else the one asked for
+	// (--model); "" when neither is known.
+	Model string `json:"model,omitempty"`
+	// Usage is summed over the run: every model request and every attempt.
+	Usage *adapters.Usage `json:"usage"`
+	// Cost is the run's cost in USD, when the agents reported it.
+	Cost *float64 `json:"cost,omitempty"`
+	// FilesChanged are the files in Cwd's git repository the run changed
+	// (whoever wrote them: an edit tool or a shell command); null when Cwd
+	// is not in a git repository.
+	FilesChanged []FileChange `json:"filesChanged"`
+	// DurationMs is the wall time of the whole run, every attempt included.
+	DurationMs int64    `json:"durationMs"`
+	Denied     []Denial `json:"denied"`
+	ExitCode   int      `json:"exitCode"`
+	Error      string   `json:"error,omitempty"`
 	// Detail carries the agent's last stderr lines after a crash.
 	Detail string `json:"detail,omitempty"`
 	// Attempts are the agents tried, in order, when --fallback named more.
@@ -202,6 +223,15 @@ type Summary struct {
 // process should exit with. Cancelling ctx interrupts (exit 130).
 func Run(ctx context.Context, o Options) Summary {
 	err := o.defaults()
+	if err == nil {
+		err = o.resolveResume()
+	}
+	if err == nil {
+		var release func()
+		if release, err = o.holdSession(); err == nil {
+			defer release()
+		}
+	}
 	out := newOutput(o)
 	var s Summary
 	if err != nil {

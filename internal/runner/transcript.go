@@ -20,9 +20,11 @@ import (
 // session id the run printed: enough to brief another agent that
 // continues it (hub run --resume ID --agent OTHER).
 type transcript struct {
-	Agent     string         `json:"agent"`
-	SessionID string         `json:"sessionId"`
-	Brief     handover.Brief `json:"brief"`
+	Agent     string `json:"agent"`
+	SessionID string `json:"sessionId"`
+	// Cwd is the run's working directory (canonical), for --continue.
+	Cwd   string         `json:"cwd,omitempty"`
+	Brief handover.Brief `json:"brief"`
 }
 
 var safeID = regexp.MustCompile(`^[A-Za-z0-9._-]{1,200}$`)
@@ -159,7 +161,7 @@ func (r *run) saveTranscript(prompt string) {
 	if r.o.TranscriptDir == "" || r.sessionID == "" {
 		return
 	}
-	t := transcript{Agent: r.o.Agent, SessionID: r.sessionID}
+	t := transcript{Agent: r.o.Agent, SessionID: r.sessionID, Cwd: canonicalDir(r.cwd)}
 	if r.from != nil {
 		t.Brief = r.from.Brief
 	}

@@ -1,0 +1,140 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rs/zerolog"
+
+	"github.com/hubdev/hub/adapters/all"
+	"github.com/hubdev/hub/internal/config"
+	"github.com/hubdev/hub/internal/mockllm"
+	"github.com/hubdev/hub/internal/sandbox"
+)
+
+// --sandbox sets the mode the run's agents are built with; the user's own
+// flag may widen what the config set.
+func TestRunConfig_SandboxFlag(t *testing.T) {
+	tests := []struct {
+		config, flag string
+		want         sandbox.Mode
+		wantErr      bool
+	}{
+		{"", "read-only", sandbox.ReadOnly, false},
+		{"workspace-write", "read-only", sandbox.ReadOnly, false},
+		{"read-only", "off", sandbox.Off, false},
+		{"read-only", "workspace-write", sandbox.WorkspaceWrite, false},
+		{"read-only", "", sandbox.ReadOnly, false},
+		{"", "none", "", true},
+		{"", "read-only --network", "", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.config+"/"+tt.flag, func(t *testing.T) {
+			base := &config.Config{Sandbox: config.SandboxConfig{Mode: tt.config}}
+			cfg, err := runConfig(base, tt.flag, false)
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("err %v", err)
+			}
+			if err == nil && cfg.Sandbox.Policy().Mode != tt.want {
+				t.Fatalf("mode %q, want %q", cfg.Sandbox.Policy().Mode, tt.want)
+			}
+			if base.Sandbox.Mode != tt.config {
+				t.Fatal("the loaded config changed")
+			}
+		})
+	}
+}
+
+func TestRun_BadSandboxIsAUsageError(t *testing.T) {
+	isolate(t)
+	code, _, errOut := hub(t, nil, "run", "--agent", "replay", "--sandbox", "loose", "hi")
+	if code != 2 || !strings.Contains(errOut, "--sandbox") {
+		t.Fatalf("exit %d stderr %q", code, errOut)
+	}
+}
+
+// --no-stream reaches the native loop's requests.
+func TestRun_NoStreamFlag(t *testing.T) {
+	for _, noStream := range []bool{false, true} {
+		t.Run(fmt.Sprint(noStream), func(t *testing.T) {
+			srv := mockllm.NewOpenAIServer(mockllm.OpenAITurn{Text: "ok"})
+			defer srv.Close()
+			root := isolate(t)
+			addUserConfig(t, root, fmt.Sprintf("[providers.mock]\nbase_url = %q\nmodel = \"m\"\n", srv.URL))
+			args := []string{"run", "--agent", "mock", "--cwd", t.TempDir(), "hi"}
+			if noStream {
+				args = append(args, "--no-stream")
+			}
+			if code, out, errOut := hub(t, nil, args...); code != 0 || out != "ok\n" {
+				t.Fatalf("exit %d stdout %q stderr %q", code, out, errOut)
+			}
+			if got := srv.Requests()[0].Stream; got == noStream {
+				t.Fatalf("request stream = %v with --no-stream %v", got, noStream)
+			}
+		})
+	}
+}
+
+// --no-transcript writes no transcript although transcripts = true.
+func TestRun_NoTranscriptFlag(t *testing.T) {
+	for _, off := range []bool{false, true} {
+		t.Run(fmt.Sprint(off), func(t *testing.T) {
+			root := isolate(t)
+			user := filepath.Join(root, "xdg_config_home", "hub", "config.toml")
+			old, _ := os.ReadFile(user)
+			if err := os.WriteFile(user, append([]byte("transcripts = true\n"), old...), 0o644); err != nil { // a top-level key
+				t.Fatal(err)
+			}
+			args := []string{"run", "--agent", "replay", "hi"}
+			if off {
+				args = append(args, "--no-transcript")
+			}
+			if code, _, errOut := hub(t, nil, args...); code != 0 {
+				t.Fatalf("exit %d stderr %q", code, errOut)
+			}
+			files, _ := os.ReadDir(config.TranscriptDir())
+			if (len(files) == 0) != off {
+				t.Fatalf("--no-transcript %v: %d transcripts in %s", off, len(files), config.TranscriptDir())
+			}
+		})
+	}
+}
+
+// --max-turns reaches the native loop's max_turn_requests: one request,
+// then the run stops with exit 7.
+func TestRun_MaxTurnsNative(t *testing.T) {
+	srv := mockllm.NewOpenAIServer(
+		mockllm.OpenAITurn{ToolCalls: []mockllm.OpenAIToolCall{{Name: "read_file", Args: `{"path":"a.txt"}`}}},
+		mockllm.OpenAITurn{Text: "done"})
+	defer srv.Close()
+	root := isolate(t)
+	addUserConfig(t, root, fmt.Sprintf("[providers.mock]\nbase_url = %q\nmodel = \"m\"\n", srv.URL))
+	code, out, errOut := hub(t, nil, "run", "--agent", "mock", "--max-turns", "1", "--format", "jsonl", "--cwd", t.TempDir(), "hi")
+	if code != 7 || !strings.Contains(out, `"stopReason":"max_turn_requests"`) || len(srv.Requests()) != 1 {
+		t.Fatalf("exit %d, %d requests\nstdout %s\nstderr %s", code, len(srv.Requests()), out, errOut)
+	}
+}
+
+func TestWithMaxTurns_ReachesEachAgent(t *testing.T) {
+	cfg := &config.Config{Agents: map[string]config.AgentConfig{"claude": {Args: []string{"--verbose"}}}}
+	reg := all.Registry(cfg, zerolog.Nop())
+	run, err := runConfig(cfg, "", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := withMaxTurns(run, reg, 4, []string{"claude"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(run.Agents["claude"].Args, " "); got != "--verbose --max-turns 4" || run.MaxTurns != 4 {
+		t.Fatalf("claude args %q, max turns %d", got, run.MaxTurns)
+	}
+	if got := strings.Join(cfg.Agents["claude"].Args, " "); got != "--verbose" {
+		t.Fatalf("the loaded config changed: %q", got)
+	}
+	if err := withMaxTurns(run, reg, 4, []string{"gemini"}); err == nil || !strings.Contains(err.Error(), "gemini") {
+		t.Fatalf("gemini: %v", err)
+	}
+}

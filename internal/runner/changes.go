@@ -1,0 +1,250 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hubdev/hub/internal/safefile"
+)
+
+// FileChange is one file a run changed (Summary.FilesChanged): its path
+// from the repository root, and the lines added and removed by the run
+// (0 and 0 for a binary file).
+type FileChange struct {
+	Path    string `json:"path"`
+	Status  string `json:"status"` // added, modified, deleted
+	Added   int    `json:"added"`
+	Removed int    `json:"removed"`
+}
+
+// Bounds of what a snapshot keeps of the files already dirty before the
+// run: their content, to count the run's own lines, up to these sizes.
+const (
+	maxKeptFile  = 1 << 20
+	maxKeptTotal = 32 << 20
+	maxChanges   = 1000
+	maxCounted   = 200 // files whose lines are counted (two git calls each)
+	maxHashed    = 256 << 20
+	gitTimeout   = 30 * time.Second
+)
+
+// treeSnapshot is the state of the working tree's dirty files.
+type treeSnapshot struct {
+	root  string // the repository's top level; "" outside a repository
+	dirty map[string]dirtyFile
+}
+
+type dirtyFile struct {
+	status string
+	exists bool
+	sum    [32]byte
+	data   []byte // nil when too large to keep
+}
+
+// snapshotTree records cwd's repository's dirty files; a directory outside
+// a repository (or without git) gives an empty snapshot.
+func snapshotTree(ctx context.Context, cwd string) *treeSnapshot {
+	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
+	defer cancel()
+	if cwd == "" {
+		cwd, _ = os.Getwd()
+	}
+	out, err := gitOut(ctx, cwd, "rev-parse", "--show-toplevel")
+	if err != nil {
+		return &treeSnapshot{}
+	}
+	s := &treeSnapshot{root: filepath.FromSlash(strings.TrimSpace(string(out)))}
+	s.dirty, err = s.status(ctx)
+	if err != nil {
+		return &treeSnapshot{}
+	}
+	return s
+}
+
+// status reads the dirty files with their content.
+func (s *treeSnapshot) status(ctx context.Context) (map[string]dirtyFile, error) {
+	out, err := gitOut(ctx, s.root, "status", "--porcelain=v1", "-z", "--untracked-files=all")
+	if err != nil {
+		return nil, err
+	}
+	files := map[string]dirtyFile{}
+	kept := 0
+	recs := strings.Split(string(out), "\x00")
+	for i := 0; i < len(recs); i++ {
+		rec := recs[i]
+		if len(rec) < 4 {
+			continue
+		}
+		xy, path := rec[:2], rec[3:]
+		if xy[0] == 'R' || xy[0] == 'C' {
+			i++ // the source path follows
+		}
+		f := readState(s.abs(path))
+		f.status = statusWord(xy)
+		if kept+len(f.data) > maxKeptTotal {
+			f.data = nil
+		}
+		kept += len(f.data)
+		files[path] = f
+	}
+	return files, nil
+}
+
+func statusWord(xy string) string {
+	switch {
+	case xy == "??" || strings.Contains(xy, "A"):
+		return "added"
+	case strings.Contains(xy, "D"):
+		return "deleted"
+	}
+	return "modified"
+}
+
+// changes lists the files that differ from the snapshot: newly dirty, or
+// dirty before with other content now. nil outside a repository.
+func (s *treeSnapshot) changes(ctx context.Context) []FileChange {
+	if s.root == "" {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
+	defer cancel()
+	now, err := s.status(ctx)
+	if err != nil {
+		return nil
+	}
+	var paths []string
+	for p, f := range now {
+		if b, ok := s.dirty[p]; !ok || b.exists != f.exists || b.sum != f.sum {
+			paths = append(paths, p)
+		}
+	}
+	for p, b := range s.dirty {
+		if _, ok := now[p]; !ok { // clean again: reverted or committed
+			if cur := readState(s.abs(p)); cur.exists != b.exists || cur.sum != b.sum {
+				paths = append(paths, p)
+			}
+		}
+	}
+	slices.Sort(paths)
+	paths = paths[:min(len(paths), maxChanges)]
+	tmp, err := os.MkdirTemp("", "hub-changes-")
+	if err != nil {
+		return []FileChange{}
+	}
+	defer func() { _ = os.RemoveAll(tmp) }()
+	list := make([]FileChange, 0, len(paths))
+	for i, p := range paths {
+		c := FileChange{Path: p, Status: "modified"}
+		if f, ok := now[p]; ok {
+			c.Status = f.status
+		}
+		cur := readState(s.abs(p))
+		if !cur.exists {
+			c.Status = "deleted"
+		}
+		if i < maxCounted {
+			c.Added, c.Removed = s.lines(ctx, tmp, p, cur)
+		}
+		list = append(list, c)
+	}
+	return list
+}
+
+func (s *treeSnapshot) abs(path string) string {
+	return filepath.Join(s.root, filepath.FromSlash(path))
+}
+
+// readState reads what a path holds without following it out of the
+// tree or blocking: a symbolic link is its target's name, a FIFO or
+// device only its kind; content is kept up to maxKeptFile.
+func readState(path string) dirtyFile {
+	st, err := os.Lstat(path)
+	if err != nil {
+		return dirtyFile{}
+	}
+	var data []byte
+	switch {
+	case st.Mode()&fs.ModeSymlink != 0:
+		target, _ := os.Readlink(path)
+		data = []byte(target)
+	case st.Mode().IsRegular():
+		d, err := safefile.Read(path, maxKeptFile)
+		if errors.Is(err, safefile.ErrTooLarge) {
+			return dirtyFile{exists: true, sum: hashLarge(path, st)}
+		}
+		data = d
+	default:
+		data = []byte(st.Mode().String())
+	}
+	return dirtyFile{exists: true, sum: sha256.Sum256(data), data: data}
+}
+
+// hashLarge hashes a file too large to keep, up to maxHashed bytes, with
+// its size and time so a change past them still shows.
+func hashLarge(path string, st fs.FileInfo) [32]byte {
+	h := sha256.New()
+	fmt.Fprintf(h, "%d %d\n", st.Size(), st.ModTime().UnixNano())
+	if f, err := os.Open(path); err == nil {
+		_, _ = io.Copy(h, io.LimitReader(f, maxHashed))
+		_ = f.Close()
+	}
+	var sum [32]byte
+	copy(sum[:], h.Sum(nil))
+	return sum
+}
+
+// lines counts the lines the run added to and removed from path: its
+// content before the run (as kept, else HEAD's) against its content now.
+func (s *treeSnapshot) lines(ctx context.Context, tmp, path string, now dirtyFile) (added, removed int) {
+	if now.exists && now.data == nil {
+		return 0, 0 // too large to count
+	}
+	var old []byte
+	if b, ok := s.dirty[path]; ok && b.data != nil {
+		old = b.data
+	} else if !ok || b.status != "added" {
+		old, _ = gitOut(ctx, s.root, "show", "HEAD:"+path)
+	}
+	cur := now.data
+	a, b := filepath.Join(tmp, "a"), filepath.Join(tmp, "b")
+	if os.WriteFile(a, old, 0o600) != nil || os.WriteFile(b, cur, 0o600) != nil {
+		return 0, 0
+	}
+	out, _ := gitOut(ctx, tmp, "diff", "--no-index", "--no-ext-diff", "--no-textconv", "--numstat", "--", a, b) // exits 1 when they differ
+	fields := strings.Fields(string(out))
+	if len(fields) < 2 {
+		return 0, 0
+	}
+	added, _ = strconv.Atoi(fields[0]) // "-" for a binary file
+	removed, _ = strconv.Atoi(fields[1])
+	return added, removed
+}
+
+// gitOut runs git in dir and returns its stdout, also when git exits 1.
+func gitOut(ctx context.Context, dir string, args ...string) ([]byte, error) {
+	// The repository's own config may name commands (core.fsmonitor);
+	// hub's reading of it runs none.
+	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir, "-c", "core.fsmonitor=false"}, args...)...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == 1 && len(out) > 0 {
+		return out, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("git %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
+	}
+	return out, nil
+}

@@ -1,0 +1,198 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/adapters/openai"
+	"github.com/hubdev/hub/internal/mockllm"
+)
+
+// The native loop reports usage per model request: a turn of two requests
+// reports their sum, in the summary and in turn_end.
+func TestRun_UsageSumsPerRequestEvents(t *testing.T) {
+	u := &mockllm.OpenAIUsage{PromptTokens: 10, CompletionTokens: 5, TotalTokens: 15}
+	srv := mockllm.NewOpenAIServer(
+		mockllm.OpenAITurn{ToolCalls: []mockllm.OpenAIToolCall{{Name: "read_file", Args: `{"path":"a.txt"}`}}, Usage: u},
+		mockllm.OpenAITurn{Text: "done", Usage: u})
+	defer srv.Close()
+	reg := adapters.NewRegistry()
+	retries := 0
+	reg.Register(openai.New(openai.Profile{Name: "openai", BaseURL: srv.URL, Model: "mock-model", APIKey: "k", Stream: true},
+		openai.Options{MaxRetries: &retries}))
+	var out bytes.Buffer
+	s := Run(context.Background(), Options{Registry: reg, Agent: "openai", Cwd: t.TempDir(), Prompt: "hi", Format: FormatJSONL,
+		Stdout: &out, Timeout: 20 * time.Second, StopAll: func() {}, SkillsUserDir: t.TempDir()})
+	if s.ExitCode != ExitOK {
+		t.Fatalf("exit %d: %s", s.ExitCode, s.Error)
+	}
+	if s.Usage == nil || s.Usage.InputTokens != 20 || s.Usage.OutputTokens != 10 {
+		t.Fatalf("usage %+v, want 20 in / 10 out", s.Usage)
+	}
+	if !bytes.Contains(out.Bytes(), []byte(`"type":"turn_end"`)) || !bytes.Contains(out.Bytes(), []byte(`"usage":{"inputTokens":20,"outputTokens":10`)) {
+		t.Fatalf("turn_end lacks the summed usage:\n%s", out.String())
+	}
+}
+
+func TestMergeUsage_TotalsKeepTheLatest(t *testing.T) {
+	cost := func(f float64) *float64 { return &f }
+	tests := []struct {
+		name string
+		evs  []adapters.Usage
+		want adapters.Usage
+	}{
+		{"totals", []adapters.Usage{{InputTokens: 10, OutputTokens: 5}, {InputTokens: 30, OutputTokens: 9, CostUSD: cost(0.5)}},
+			adapters.Usage{InputTokens: 30, OutputTokens: 9, CostUSD: cost(0.5)}},
+		{"per request", []adapters.Usage{{InputTokens: 10, OutputTokens: 5, PerRequest: true, ContextSize: 100}, {InputTokens: 10, OutputTokens: 5, PerRequest: true, CostUSD: cost(0.25)}},
+			adapters.Usage{InputTokens: 20, OutputTokens: 10, ContextSize: 100, CostUSD: cost(0.25), PerRequest: true}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var acc *adapters.Usage
+			for i := range tt.evs {
+				acc = mergeUsage(acc, &tt.evs[i])
+			}
+			if !reflect.DeepEqual(*acc, tt.want) {
+				t.Fatalf("got %+v, want %+v", *acc, tt.want)
+			}
+		})
+	}
+}
+
+// The summary's duration, usage and cost cover every attempt, the
+// fallbacks' included; model is what the agent reported.
+func TestRun_SummaryCoversEveryAttempt(t *testing.T) {
+	var mu sync.Mutex
+	now := fixedNow()
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	tick := func(d time.Duration, evs ...adapters.Event) fakeScript {
+		return func(ctx context.Context, c <-chan struct{}, out chan<- adapters.Event) {
+			mu.Lock()
+			now = now.Add(d)
+			mu.Unlock()
+			steps(evs...)(ctx, c, out)
+		}
+	}
+	one := 0.5
+	first := &fakeAdapter{name: "first", script: tick(3*time.Second,
+		adapters.Event{Type: adapters.EventUsage, Usage: &adapters.Usage{InputTokens: 7, CostUSD: &one}},
+		crash(adapters.CodeCrash), done(adapters.StopEndTurn))}
+	second := &fakeAdapter{name: "second", script: tick(4*time.Second,
+		adapters.Event{Type: adapters.EventSessionInfo, Session: &adapters.SessionInfo{Model: "big-1"}},
+		adapters.Event{Type: adapters.EventUsage, Usage: &adapters.Usage{InputTokens: 3, OutputTokens: 2, CostUSD: &one}},
+		text("ok"), done(adapters.StopEndTurn))}
+	reg := adapters.NewRegistry()
+	reg.Register(first)
+	reg.Register(second)
+	s := Run(context.Background(), Options{Registry: reg, Agent: "first", Fallback: []string{"second"}, Cwd: t.TempDir(), Prompt: "go",
+		Model: "asked", Approve: ApproveAll, Now: clock, Grace: 200 * time.Millisecond, StopAll: func() {}, SkillsUserDir: t.TempDir()})
+	if s.ExitCode != ExitOK || s.Agent != "second" {
+		t.Fatalf("exit %d agent %s: %s", s.ExitCode, s.Agent, s.Error)
+	}
+	if s.DurationMs != 7000 {
+		t.Errorf("durationMs %d, want 7000 (both attempts)", s.DurationMs)
+	}
+	if s.Usage == nil || s.Usage.InputTokens != 10 || s.Usage.OutputTokens != 2 || s.Cost == nil || *s.Cost != 1 {
+		t.Errorf("usage %+v cost %v, want 10 in / 2 out, cost 1", s.Usage, s.Cost)
+	}
+	if s.Model != "big-1" {
+		t.Errorf("model %q, want the reported big-1", s.Model)
+	}
+}
+
+func TestRun_ModelFallsBackToTheConfiguredOne(t *testing.T) {
+	s, _, _ := runFake(t, context.Background(), &fakeAdapter{name: "fake", script: steps(text("x"), done(adapters.StopEndTurn))},
+		func(o *Options) { o.Model = "asked-model" })
+	if s.Model != "asked-model" {
+		t.Fatalf("model %q", s.Model)
+	}
+}
+
+func git(t *testing.T, dir string, args ...string) {
+	t.Helper()
+	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t",
+		"GIT_CONFIG_GLOBAL="+os.DevNull, "GIT_CONFIG_NOSYSTEM=1")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+}
+
+// filesChanged lists what the run changed in the repository, whoever wrote
+// it (here the agent's process, as a shell command would), and leaves out
+// what was dirty before and stayed as it was.
+func TestRun_FilesChangedByTheRun(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	dir := t.TempDir()
+	write := func(name, content string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	git(t, dir, "init", "-q")
+	write("kept.txt", "a\nb\n")
+	write("edited.txt", "a\nb\n")
+	write("gone.txt", "a\nb\nc\n")
+	write("predirty.txt", "a\n")
+	git(t, dir, "add", ".")
+	git(t, dir, "commit", "-qm", "init")
+	write("predirty.txt", "a\nb\n")  // dirty before the run, untouched by it
+	write("untracked.txt", "x\n")    // likewise
+	write("edited.txt", "a\nB\nc\n") // the run's changes follow
+	script := func(_ context.Context, _ <-chan struct{}, out chan<- adapters.Event) {
+		write("edited.txt", "a\nB\nc\nd\n")
+		write("new.txt", "1\n2\n3\n")
+		_ = os.Remove(filepath.Join(dir, "gone.txt"))
+		out <- text("done")
+		out <- done(adapters.StopEndTurn)
+	}
+	s, _, _ := runFake(t, context.Background(), &fakeAdapter{name: "fake", script: script}, func(o *Options) { o.Cwd = dir })
+	want := []FileChange{
+		{Path: "edited.txt", Status: "modified", Added: 1},
+		{Path: "gone.txt", Status: "deleted", Removed: 3},
+		{Path: "new.txt", Status: "added", Added: 3},
+	}
+	if !reflect.DeepEqual(s.FilesChanged, want) {
+		t.Fatalf("filesChanged %+v\nwant %+v", s.FilesChanged, want)
+	}
+}
+
+func TestRun_FilesChangedNullOutsideARepository(t *testing.T) {
+	s, out, _ := runFake(t, context.Background(), &fakeAdapter{name: "fake", script: steps(text("x"), done(adapters.StopEndTurn))},
+		func(o *Options) { o.Format = FormatJSONL })
+	if s.FilesChanged != nil || !bytes.Contains([]byte(out), []byte(`"filesChanged":null`)) {
+		t.Fatalf("filesChanged %+v", s.FilesChanged)
+	}
+}
+
+// A turn stopped by the budget --max-turns set exits 7; without the flag
+// the stop reason keeps its old exit code.
+func TestRun_MaxTurnsStopExitsBudget(t *testing.T) {
+	tests := []struct {
+		name     string
+		maxTurns int
+		want     int
+	}{
+		{"with --max-turns", 3, ExitBudget},
+		{"config budget only", 0, ExitOK},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := &fakeAdapter{name: "fake", script: steps(text("half done"), done(adapters.StopMaxTurnRequests))}
+			s, _, _ := runFake(t, context.Background(), a, func(o *Options) { o.MaxTurns = tt.maxTurns })
+			if s.ExitCode != tt.want || s.StopReason != adapters.StopMaxTurnRequests {
+				t.Fatalf("exit %d stop %s (%s), want %d", s.ExitCode, s.StopReason, s.Error, tt.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,43 @@
+package safefile
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// Hold takes an exclusive lock on path for as long as the caller works
+// (a run of minutes), failing at once with ErrLocked when another holder
+// has it. The operating system's file lock (flock, LockFileEx) is
+// released when its process dies, so a lock a dead process left is taken
+// over. The file stays (removing it would let two holders lock two
+// files); it holds the holder's pid, which the error names.
+func Hold(path string) (release func(), err error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("lock %s: %w", path, err)
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("lock %s: %w", path, err)
+	}
+	if err := tryLock(f); err != nil {
+		holder := ""
+		if data, rerr := os.ReadFile(path); rerr == nil {
+			if pid, perr := strconv.Atoi(strings.TrimSpace(string(data))); perr == nil {
+				holder = fmt.Sprintf(" by pid %d", pid)
+			}
+		}
+		_ = f.Close()
+		return nil, fmt.Errorf("%w%s: %s", ErrLocked, holder, path)
+	}
+	if err := f.Truncate(0); err == nil {
+		_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+	}
+	return func() {
+		_ = f.Truncate(0)
+		unlock(f)
+		_ = f.Close()
+	}, nil
+}

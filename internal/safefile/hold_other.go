@@ -1,0 +1,10 @@
+//go:build !unix && !windows
+
+package safefile
+
+import "os"
+
+// Platforms without file locks hold nothing.
+func tryLock(*os.File) error { return nil }
+
+func unlock(*os.File) {}
