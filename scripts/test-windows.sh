@@ -40,9 +40,12 @@ build_root() {
 out=$root/tmp/hubtest${repo//\//_}
 inside=${out#"$root"}
 rm -rf "$out" && mkdir -p "$out"
-pkgs=$(GOOS=windows go list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}} {{.Dir}}{{end}}' "${@:-./...}" | grep -v '/e2e') || true
+pkgs=$(GOOS=windows go list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}} {{.Dir}}{{end}}' "${@:-./...}" | grep -v '/e2e ') || true
 [ -n "$pkgs" ] || die "no packages with tests"
-echo "== compile tests for windows/amd64"
+echo "== compile hub.exe and the tests for windows/amd64"
+# hub.exe, for the end-to-end package (e2e/windows), as Wine names it.
+GOOS=windows GOARCH=amd64 CGO_ENABLED=0 go build -o "$out/hub.exe" ./cmd/hub || die "cannot build hub.exe"
+hubbin="Z:${inside//\//\\}\\hub.exe"
 while read -r pkg dir; do
 	name=${pkg//\//_}
 	GOOS=windows GOARCH=amd64 CGO_ENABLED=0 go test -c -o "$out/$name.test.exe" "$pkg" >"$out/$name.build.log" 2>&1 ||
@@ -79,7 +82,7 @@ run_all() {
 		fi
 		start=$(date +%s.%N)
 		if chroot "$root" /usr/bin/env -i HOME=/root PATH=/usr/bin:/bin WINEDEBUG=-all WINEPREFIX=/root/.wine \
-			XDG_RUNTIME_DIR=/tmp /bin/sh -c 'cd "$1" && shift && exec timeout --kill-after=10s "$@"' _ "$dir" \
+			XDG_RUNTIME_DIR=/tmp HUB_BIN="$hubbin" /bin/sh -c 'cd "$1" && shift && exec timeout --kill-after=10s "$@"' _ "$dir" \
 			"$timeout" wine "$inside/$name.test.exe" -test.v -test.timeout "$timeout" >"$log" 2>&1; then
 			status=ok
 			passed=$((passed + 1))
@@ -100,5 +103,5 @@ run_all() {
 	[ "$failed" = 0 ]
 }
 export -f run_all
-export root repo out inside timeout pkgs
+export root repo out inside timeout pkgs hubbin
 unshare --mount --propagation private bash -c run_all
