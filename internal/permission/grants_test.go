@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -45,7 +46,7 @@ func session(t *testing.T, path string, c *clock, project string, userWide bool,
 }
 
 func bash(cmd string) Request {
-	return Request{Tool: "Bash", Kind: adapters.KindExecute, Command: cmd, Cwd: "/p"}
+	return Request{Tool: "Bash", Kind: adapters.KindExecute, Command: cmd, Cwd: projP}
 }
 
 func granted(s *Service, req Request) bool {
@@ -57,7 +58,7 @@ func TestGrants_RoundTrip(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "state", "grants.json")
 	c := newClock()
 	st := OpenGrants(path, c.now)
-	a, err := st.Add(Grant{Project: "/p", Agent: "claude", Tool: "Bash", Scope: "go test", Expires: c.now().Add(week)})
+	a, err := st.Add(Grant{Project: projP, Agent: "claude", Tool: "Bash", Scope: "go test", Expires: c.now().Add(week)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +76,7 @@ func TestGrants_RoundTrip(t *testing.T) {
 	if a.ID == "" || a.ID == b.ID || !a.Created.Equal(c.now()) {
 		t.Fatalf("ids %q %q, created %v", a.ID, b.ID, a.Created)
 	}
-	again, err := st.Add(Grant{Project: "/p", Agent: "claude", Tool: "Bash", Scope: "go test", Expires: c.now().Add(2 * week)})
+	again, err := st.Add(Grant{Project: projP, Agent: "claude", Tool: "Bash", Scope: "go test", Expires: c.now().Add(2 * week)})
 	if err != nil || again.ID != a.ID {
 		t.Fatalf("granting the same again: %+v %v, want grant %s renewed", again, err, a.ID)
 	}
@@ -88,10 +89,10 @@ func TestGrants_RoundTrip(t *testing.T) {
 	if list, _ := st.List(); len(list) != 1 || list[0].ID != a.ID || !list[0].Expires.Equal(c.now().Add(2*week)) {
 		t.Fatalf("after revoke: %+v", list)
 	}
-	if n, err := st.Clear("/other"); n != 0 || err != nil {
+	if n, err := st.Clear(projOther); n != 0 || err != nil {
 		t.Fatalf("clear of another project removed %d (%v)", n, err)
 	}
-	if n, err := st.Clear("/p"); n != 1 || err != nil {
+	if n, err := st.Clear(projP); n != 1 || err != nil {
 		t.Fatalf("clear removed %d (%v)", n, err)
 	}
 }
@@ -101,15 +102,15 @@ func TestGrants_RoundTrip(t *testing.T) {
 func TestGrants_SurviveRestartAndExpire(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "grants.json")
 	c := newClock()
-	first := session(t, path, c, "/p", false)
+	first := session(t, path, c, projP, false)
 	g, err := first.Keep(bash("go test ./a"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !g.Expires.Equal(c.now().Add(week)) || g.Project != "/p" || g.Agent != "claude" {
+	if !g.Expires.Equal(c.now().Add(week)) || g.Project != projP || g.Agent != "claude" {
 		t.Fatalf("kept %+v", g)
 	}
-	restarted := session(t, path, c, "/p", false)
+	restarted := session(t, path, c, projP, false)
 	if !granted(restarted, bash("go test ./b")) {
 		t.Fatal("the grant did not survive a new service")
 	}
@@ -117,14 +118,14 @@ func TestGrants_SurviveRestartAndExpire(t *testing.T) {
 		t.Errorf("the reason does not name the grant to revoke: %q", v.Reason)
 	}
 	c.advance(week - time.Second)
-	if !granted(session(t, path, c, "/p", false), bash("go test ./b")) {
+	if !granted(session(t, path, c, projP, false), bash("go test ./b")) {
 		t.Fatal("expired a second early")
 	}
 	c.advance(time.Second)
-	if _, ok := session(t, path, c, "/p", false).Decide(bash("go test ./b")); ok {
+	if _, ok := session(t, path, c, projP, false).Decide(bash("go test ./b")); ok {
 		t.Fatal("an expired grant still decides")
 	}
-	if _, err := session(t, path, c, "/p", false).Keep(bash("make")); err != nil {
+	if _, err := session(t, path, c, projP, false).Keep(bash("make")); err != nil {
 		t.Fatal(err)
 	}
 	raw, _ := os.ReadFile(path)
@@ -139,13 +140,13 @@ func TestGrants_SurviveRestartAndExpire(t *testing.T) {
 func TestGrants_BroaderCommandAskedAgain(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "grants.json")
 	c := newClock()
-	s := session(t, path, c, "/p", false)
+	s := session(t, path, c, projP, false)
 	for _, cmd := range []string{"go test ./a", "rm -rf build"} {
 		if _, err := s.Keep(bash(cmd)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	later := session(t, path, c, "/p", false)
+	later := session(t, path, c, projP, false)
 	tests := []struct {
 		cmd  string
 		want bool
@@ -185,7 +186,7 @@ func TestGrants_HardDenyWins(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	s := session(t, path, c, "/p", false, config.PermissionRule{Tool: "bash", Command: "go generate", Decision: "deny"})
+	s := session(t, path, c, projP, false, config.PermissionRule{Tool: "bash", Command: "go generate", Decision: "deny"})
 	for _, req := range []Request{bash("rm -rf /"), bash("git push --force origin main"), envWrite} {
 		if v, _ := s.Decide(req); v.Decision != Deny || !v.Hard {
 			t.Errorf("%+v: %+v, want a hard deny", req, v)
@@ -201,13 +202,13 @@ func TestGrants_HardDenyWins(t *testing.T) {
 func TestGrants_ProjectAndAgentScoping(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "grants.json")
 	c := newClock()
-	if _, err := session(t, path, c, "/p", false).Keep(bash("go test ./a")); err != nil {
+	if _, err := session(t, path, c, projP, false).Keep(bash("go test ./a")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := session(t, path, c, "/p", true).Keep(bash("npm run lint")); err != nil {
+	if _, err := session(t, path, c, projP, true).Keep(bash("npm run lint")); err != nil {
 		t.Fatal(err)
 	}
-	other := session(t, path, c, "/q", false)
+	other := session(t, path, c, projQ, false)
 	if granted(other, bash("go test ./a")) {
 		t.Error("a project grant holds in another project")
 	}
@@ -216,10 +217,10 @@ func TestGrants_ProjectAndAgentScoping(t *testing.T) {
 	}
 	codex := bash("go test ./a")
 	codex.Agent = "codex"
-	if granted(session(t, path, c, "/p", false), codex) {
+	if granted(session(t, path, c, projP, false), codex) {
 		t.Error("a grant given to claude holds for codex")
 	}
-	s := session(t, path, c, "/p", false)
+	s := session(t, path, c, projP, false)
 	s.Remember(bash("go test ./a"), adapters.RejectAlways)
 	if v, _ := s.Decide(bash("go test ./a")); v.Decision != Deny {
 		t.Errorf("this session's reject always lost to a grant: %+v", v)
@@ -235,7 +236,7 @@ func TestGrants_CorruptFileReported(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := newClock()
-	s := session(t, path, c, "/p", false)
+	s := session(t, path, c, projP, false)
 	if _, err := s.Keep(bash("go test ./a")); !errors.Is(err, ErrGrantsCorrupt) {
 		t.Fatalf("keep: %v", err)
 	}
@@ -245,7 +246,7 @@ func TestGrants_CorruptFileReported(t *testing.T) {
 	if raw, _ := os.ReadFile(path); string(raw) != string(junk) {
 		t.Fatalf("the corrupt file was rewritten: %q", raw)
 	}
-	if _, ok := session(t, path, c, "/p", false).Decide(bash("go test ./a")); ok {
+	if _, ok := session(t, path, c, projP, false).Decide(bash("go test ./a")); ok {
 		t.Fatal("a grant decided from a corrupt file")
 	}
 }
@@ -262,7 +263,7 @@ func TestGrants_ConcurrentWritersKeepAll(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for j := range 10 {
-				if _, err := st.Add(Grant{Project: "/p", Tool: "Bash", Scope: "cmd" + string(rune('a'+i)) + string(rune('a'+j)),
+				if _, err := st.Add(Grant{Project: projP, Tool: "Bash", Scope: "cmd" + string(rune('a'+i)) + string(rune('a'+j)),
 					Expires: c.now().Add(week)}); err != nil {
 					t.Error(err)
 				}
@@ -302,4 +303,15 @@ func TestGrants_OfferNamesWhatIsGranted(t *testing.T) {
 	if _, ok := mustNew(t).GrantOffer(bash("go test ./...")); ok {
 		t.Error("a service without grants offers one")
 	}
+}
+
+// Project directories as the OS spells absolute paths: "/p" has no drive
+// on Windows, where hub's paths always do.
+var projP, projQ, projOther = osAbs("/p"), osAbs("/q"), osAbs("/other")
+
+func osAbs(p string) string {
+	if runtime.GOOS == "windows" {
+		return `C:` + filepath.FromSlash(p)
+	}
+	return p
 }

@@ -255,6 +255,9 @@ func TestService_SymlinksSeenThrough(t *testing.T) {
 	if err := os.Symlink(filepath.Join(home, ".ssh"), filepath.Join(ws, "keys")); err != nil {
 		t.Skip("no symlinks here:", err)
 	}
+	if fi, err := os.Lstat(filepath.Join(ws, "keys")); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Skip("os.Symlink made no link: Wine's CreateSymbolicLinkW is a stub (https://gitlab.winehq.org/wine/wine/-/blob/wine-10.0/dlls/kernelbase/file.c)")
+	}
 	if err := os.Symlink(filepath.Join(ws, ".env"), filepath.Join(ws, "notes.txt")); err != nil {
 		t.Fatal(err)
 	}
