@@ -1,6 +1,8 @@
 package acp
 
 import (
+	"path/filepath"
+	"runtime"
 	"testing"
 
 	"github.com/hubdev/hub/internal/proc/proctest"
@@ -10,4 +12,13 @@ import (
 // (proctest), so the tests need no sh and run on Windows too.
 func TestMain(m *testing.M) {
 	proctest.Main(m, nil)
+}
+
+// osAbs spells the absolute slashed path for this OS: as is off Windows,
+// on drive C: on Windows.
+func osAbs(slashed string) string {
+	if runtime.GOOS == "windows" {
+		return `C:` + filepath.FromSlash(slashed)
+	}
+	return slashed
 }
