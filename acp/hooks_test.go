@@ -5,25 +5,22 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/internal/config"
 	"github.com/hubdev/hub/internal/hooks"
+	"github.com/hubdev/hub/internal/proc/proctest"
 )
 
 // hub acp observes a CLI agent's Event stream: the turn's hooks run before
 // the prompt is answered, and a hook that fails is said in the session.
 func TestSession_HooksObserveCLIAgent(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("the test hooks are POSIX shell commands")
-	}
 	log := filepath.Join(t.TempDir(), "log")
 	h, err := hooks.New(map[string][]config.HookConfig{
-		"PostToolUse": {{Command: "cat >> " + log + "; echo >> " + log, Matcher: "read"}},
-		"Stop":        {{Command: "echo 'notifier down' >&2; exit 1"}},
+		"PostToolUse": {{Command: proctest.ShellCommand("stdin>>:" + log), Matcher: "read"}},
+		"Stop":        {{Command: proctest.ShellCommand("err:notifier down\n", "exit:1")}},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -76,10 +73,7 @@ func bufioLines(b []byte) []string {
 // A UserPromptSubmit hook that blocks keeps the prompt from a CLI agent:
 // the turn fails with the hook's reason and the agent says nothing.
 func TestSession_UserPromptSubmitBlocksCLIPrompt(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("the test hooks are POSIX shell commands")
-	}
-	h, err := hooks.New(map[string][]config.HookConfig{"UserPromptSubmit": {{Command: "echo 'no secrets in prompts' >&2; exit 2"}}})
+	h, err := hooks.New(map[string][]config.HookConfig{"UserPromptSubmit": {{Command: proctest.ShellCommand("err:no secrets in prompts\n", "exit:2")}}})
 	if err != nil {
 		t.Fatal(err)
 	}

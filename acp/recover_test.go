@@ -61,7 +61,7 @@ func (s *forgetfulSession) Prompt(ctx context.Context, p []adapters.Content, emi
 	ch := make(chan adapters.Event, 5)
 	if strings.HasSuffix(text, "edit parser.go") {
 		ch <- adapters.Event{Type: adapters.EventToolCall, Tool: &adapters.ToolCall{ID: "t1", Title: "Edit parser.go", Kind: adapters.KindEdit,
-			Locations: []adapters.Location{{Path: "/repo/parser.go"}}}}
+			Locations: []adapters.Location{{Path: osAbs("/repo/parser.go")}}}}
 		ch <- adapters.Event{Type: adapters.EventPlan, Plan: []adapters.PlanEntry{{Content: "fix the parser", Priority: "high", Status: "in_progress"}}}
 	}
 	if strings.HasSuffix(text, "crash") {
@@ -225,7 +225,7 @@ func TestSwitchAgent_BriefingHasFilesPlanAndBoundedOlderTurns(t *testing.T) {
 	second.mu.Lock()
 	instr := second.instr[0]
 	second.mu.Unlock()
-	for _, want := range []string{"## Files changed so far\n- /repo/parser.go", "## Current plan\n- [in_progress] fix the parser",
+	for _, want := range []string{"## Files changed so far\n- " + osAbs("/repo/parser.go"), "## Current plan\n- [in_progress] fix the parser",
 		"User: please edit parser.go", "[tools: Edit parser.go]", "Assistant: answer to please edit parser.go"} {
 		if !strings.Contains(instr, want) {
 			t.Errorf("briefing lacks %q:\n%s", want, instr)

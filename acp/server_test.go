@@ -3,6 +3,7 @@ package acp
 import (
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -215,10 +216,10 @@ func TestPromptWaitsForUpdates(t *testing.T) {
 		t.Fatalf("update at %d after response at %d", last, resp)
 	}
 	ups := c.updates(sid)
-	if p := ups[2].ToolCall.Locations[0].Path; p != cwd+"/main.go" {
+	if p := ups[2].ToolCall.Locations[0].Path; p != filepath.Join(cwd, "main.go") {
 		t.Errorf("location not absolute: %s", p)
 	}
-	if p := ups[3].ToolCallUpdate.Content[1].Path; p != cwd+"/a.go" {
+	if p := ups[3].ToolCallUpdate.Content[1].Path; p != filepath.Join(cwd, "a.go") {
 		t.Errorf("diff path not absolute: %s", p)
 	}
 	if ups[4].ToolCall == nil || ups[4].ToolCall.Title == "" {
@@ -790,10 +791,10 @@ func TestEditorClient_RelativePathsMadeAbsolute(t *testing.T) {
 	ed := a.(*replay.Adapter).Starts()[0].Editor
 	ctx := t.Context()
 	_, _ = ed.ReadTextFile(ctx, "src/a.go", 0, 0)
-	_ = ed.WriteTextFile(ctx, "/abs/b.go", "x")
+	_ = ed.WriteTextFile(ctx, osAbs("/abs/b.go"), "x")
 	_, _ = ed.Call(ctx, "fs/read_text_file", json.RawMessage(`{"path":"c.go"}`))
 	_, _ = ed.Call(ctx, "terminal/create", json.RawMessage(`{"command":"ls","cwd":"sub"}`))
-	want := []string{cwd + "/src/a.go", "/abs/b.go", cwd + "/c.go", cwd + "/sub"}
+	want := []string{filepath.Join(cwd, "src", "a.go"), osAbs("/abs/b.go"), filepath.Join(cwd, "c.go"), filepath.Join(cwd, "sub")}
 	if len(calls) != len(want) {
 		t.Fatalf("calls %v", calls)
 	}

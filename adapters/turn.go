@@ -174,7 +174,8 @@ func (t *Turn) Run(ctx context.Context, emit func(Event), r TurnRules) (StopReas
 		select {
 		case ev, ok := <-t.out:
 			if !ok {
-				return run.finish(cancelled)
+				// An agent may end on the cancel before this loop sees it.
+				return run.finish(cancelled || ctx.Err() != nil)
 			}
 			run.handle(ctx, ev)
 		case <-stop:

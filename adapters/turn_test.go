@@ -139,6 +139,28 @@ func TestTurn_CancelInterruptsThenGivesUpAfterGrace(t *testing.T) {
 	}
 }
 
+// An agent that ends its turn because of the cancel (it watches the same
+// context) may close its events before Run sees the cancel: the turn is
+// still cancelled, and the calls it left open are still the client's.
+func TestTurn_AgentEndingOnTheCancelLeavesOpenToolsAlone(t *testing.T) {
+	for range 100 {
+		tr := NewTurn()
+		ctx, cancel := context.WithCancel(context.Background())
+		tr.Emit(tool(EventToolCall, "a", StatusInProgress))
+		var got []Event
+		reason, err := tr.Run(ctx, func(ev Event) {
+			got = append(got, ev)
+			// The cancel, and the agent's end on it, before Run looks again.
+			cancel()
+			tr.Close()
+			<-tr.out // returns once the stream is closed
+		}, TurnRules{})
+		if reason != StopCancelled || err != nil || slices.Contains(kinds(got), "tool_update:a:failed") {
+			t.Fatalf("reason %q err %v events %q, want cancelled with the call left open", reason, err, kinds(got))
+		}
+	}
+}
+
 // A consumer that stalls (an editor that stopped reading) makes Emit wait
 // once TurnQueue events are queued: the queue stays bounded, and once the
 // consumer goes on every event arrives, in order, none dropped.

@@ -1,6 +1,8 @@
 package acpclient
 
 import (
+	"github.com/hubdev/hub/internal/proc/proctest"
+
 	"context"
 	"encoding/json"
 	"errors"
@@ -24,7 +26,7 @@ func TestMain(m *testing.M) {
 		runFakeAgent()
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	proctest.Main(m, nil)
 }
 
 func fakeAdapter(t *testing.T) *Adapter {
@@ -208,12 +210,13 @@ func TestSession_FSServedLocally(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("one\ntwo\nthree\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	outside := filepath.Join(t.TempDir(), "secret.txt")
 	s := startFake(t, adapters.SessionOptions{Cwd: dir})
 	tests := []struct{ prompt, want string }{
 		{"/read " + filepath.Join(dir, "a.txt"), "read:two\n"},
 		{"/write " + filepath.Join(dir, "sub", "b.txt"), "write:{}"},
-		{"/read /etc/passwd", "read:" + `{"code":-32602,"message":"path /etc/passwd is outside the session directory ` + dir + `"}`},
-		{"/read " + filepath.Join(dir, "missing"), "read:" + `{"code":-32002,"message":"file not found: ` + filepath.Join(dir, "missing") + `"}`},
+		{"/read " + outside, "read:" + `{"code":-32602,"message":` + jsonString("path "+outside+" is outside the session directory "+dir) + `}`},
+		{"/read " + filepath.Join(dir, "missing"), "read:" + `{"code":-32002,"message":` + jsonString("file not found: "+filepath.Join(dir, "missing")) + `}`},
 	}
 	for _, tt := range tests {
 		if got := texts(prompt(t, s, tt.prompt, allowAll)); got != tt.want {
@@ -332,7 +335,7 @@ func TestAdapter_ModelsLearnedAndSet(t *testing.T) {
 
 func TestAdapter_FallbackWhenNotACP(t *testing.T) {
 	var gotErr error
-	a := New(Config{Name: "notacp", Argv: []string{"sh", "-c", "echo not acp; exit 1"}, Logger: zerolog.Nop(),
+	a := New(Config{Name: "notacp", Argv: proctest.Command("out:not acp\n", "exit:1"), Logger: zerolog.Nop(),
 		Fallback: func(_ context.Context, _ adapters.SessionOptions, err error) (adapters.Session, error) {
 			gotErr = err
 			return nil, errors.New("fallback used")
@@ -356,7 +359,7 @@ func TestAdapter_FallbackWhenNotACP(t *testing.T) {
 func TestAdapter_BadCwdIsNotNotInstalled(t *testing.T) {
 	cwd := filepath.Join(t.TempDir(), "gone")
 	fellBack := false
-	_, err := New(Config{Name: "demo", Argv: []string{"sh", "-c", "exit 1"}, Logger: zerolog.Nop(),
+	_, err := New(Config{Name: "demo", Argv: proctest.Command("exit:1"), Logger: zerolog.Nop(),
 		Fallback: func(context.Context, adapters.SessionOptions, error) (adapters.Session, error) {
 			fellBack = true
 			return nil, errors.New("fallback used")

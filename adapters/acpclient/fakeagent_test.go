@@ -1,11 +1,14 @@
 package acpclient
 
 import (
+	"github.com/hubdev/hub/internal/proc/proctest"
+
 	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 )
@@ -276,7 +279,9 @@ func (a *fakeAgent) fs(cmd, path string) {
 }
 
 func (a *fakeAgent) terminal() {
-	resp := a.call("terminal/create", map[string]any{"sessionId": a.session, "command": "sh", "args": []string{"-c", "echo term-out; exit 4"}})
+	argv := proctest.Command("out:term-out\n", "exit:4")
+	argv[0] = selfInWorkspace()
+	resp := a.call("terminal/create", map[string]any{"sessionId": a.session, "command": argv[0], "args": argv[1:]})
 	var c struct {
 		TerminalID string `json:"terminalId"`
 	}
@@ -287,6 +292,29 @@ func (a *fakeAgent) terminal() {
 	o := a.call("terminal/output", map[string]any{"sessionId": a.session, "terminalId": c.TerminalID})
 	a.call("terminal/release", map[string]any{"sessionId": a.session, "terminalId": c.TerminalID})
 	a.text("exit:" + string(w.Result) + " output:" + string(o.Result))
+}
+
+// selfInWorkspace copies the test binary into the agent's working
+// directory (the session's) and returns the copy: hub runs terminal
+// commands in the sandbox, whose private /tmp hides the go-build folder
+// the test binary runs from.
+func selfInWorkspace() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return err.Error()
+	}
+	b, err := os.ReadFile(exe)
+	if err != nil {
+		return err.Error()
+	}
+	p, err := filepath.Abs("hub-fake" + filepath.Ext(exe))
+	if err == nil {
+		err = os.WriteFile(p, b, 0o755)
+	}
+	if err != nil {
+		return err.Error()
+	}
+	return p
 }
 
 func (a *fakeAgent) closeSession(id json.RawMessage, p map[string]any) {

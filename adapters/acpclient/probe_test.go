@@ -1,6 +1,8 @@
 package acpclient
 
 import (
+	"github.com/hubdev/hub/internal/proc/proctest"
+
 	"context"
 	"errors"
 	"os"
@@ -32,7 +34,7 @@ func TestProbe_AnswersWhatTheAgentSaysAndStopsIt(t *testing.T) {
 }
 
 func TestProbe_AnAgentThatExitsIsAnInitializeError(t *testing.T) {
-	_, err := Probe(context.Background(), []string{"/bin/sh", "-c", "echo broken >&2; exit 3"}, os.Environ())
+	_, err := Probe(context.Background(), proctest.Command("err:broken\n", "exit:3"), os.Environ())
 	if !errors.Is(err, ErrInitialize) {
 		t.Fatalf("err = %v, want ErrInitialize", err)
 	}

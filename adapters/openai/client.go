@@ -14,7 +14,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/hubdev/hub/adapters"
@@ -240,7 +239,7 @@ func retryable(err error) bool {
 	if errors.As(err, &he) {
 		return he.status == http.StatusTooManyRequests || he.status >= 500
 	}
-	return errors.Is(err, ErrUnreachable) && !errors.Is(err, syscall.ECONNREFUSED)
+	return errors.Is(err, ErrUnreachable) && !connRefused(err)
 }
 
 // retryNotice tells the user, without ending the turn, why the loop waits.
@@ -293,7 +292,7 @@ func (c *client) once(ctx context.Context, req *chatRequest, emit func(adapters.
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		if errors.Is(err, syscall.ECONNREFUSED) {
+		if connRefused(err) {
 			return nil, fmt.Errorf("%w: nothing listens at %s; is the server running? (%w)", ErrUnreachable, c.profile.BaseURL, err)
 		}
 		return nil, fmt.Errorf("%w: %s: %w", ErrUnreachable, c.profile.BaseURL, err)

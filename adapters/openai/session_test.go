@@ -174,6 +174,7 @@ func TestSession_ProjectInstructionsFromParent(t *testing.T) {
 }
 
 func TestSession_ReadEditBashAcrossTurns(t *testing.T) {
+	needHostShell(t)
 	r := newRig(t, nil,
 		mockllm.OpenAITurn{ToolCalls: []mockllm.OpenAIToolCall{{Name: "read_file", Args: `{"path":"a.txt"}`}}},
 		mockllm.OpenAITurn{Text: "Editing.", ToolCalls: []mockllm.OpenAIToolCall{{Name: "edit_file", Args: `{"path":"a.txt","old_string":"hello","new_string":"bye"}`}}},

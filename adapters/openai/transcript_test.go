@@ -67,6 +67,7 @@ func texts(req mockllm.OpenAIRequest) []string {
 }
 
 func TestSession_ResumeFromTranscript(t *testing.T) {
+	needHostShell(t)
 	r := newResumeRig(t, 200000,
 		mockllm.OpenAITurn{ToolCalls: []mockllm.OpenAIToolCall{{Name: "bash", Args: `{"command":"echo hi"}`}}},
 		mockllm.OpenAITurn{Text: "first answer"},

@@ -9,6 +9,8 @@ import (
 	"runtime"
 	"slices"
 	"testing"
+
+	"github.com/hubdev/hub/internal/proc/proctest"
 )
 
 func TestKnownDirs_WherePackageManagersInstall(t *testing.T) {
@@ -39,19 +41,19 @@ func TestKnownDirs_WherePackageManagersInstall(t *testing.T) {
 // An agent CLI in ~/.local/bin starts even when hub's PATH (an editor's)
 // does not reach that directory.
 func TestStart_FindsProgramInKnownDirOffPath(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("a #! script cannot run on Windows")
-	}
 	home := t.TempDir()
 	bin := filepath.Join(home, ".local", "bin")
+	t.Setenv("HOME", home)
+	t.Setenv("PATH", "/usr/bin:/bin")
+	if runtime.GOOS == "windows" {
+		bin = filepath.Join(home, "pnpm") // %LOCALAPPDATA%\pnpm
+		t.Setenv("LOCALAPPDATA", home)
+		t.Setenv("PATH", filepath.Join(os.Getenv("SystemRoot"), "System32"))
+	}
 	if err := os.MkdirAll(bin, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(bin, "hub-test-agent"), []byte("#!/bin/sh\necho found\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("HOME", home)
-	t.Setenv("PATH", "/usr/bin:/bin")
+	proctest.Install(t, bin, "hub-test-agent", "out:found\n")
 	p, err := Start(context.Background(), Spec{Path: "hub-test-agent"})
 	if err != nil {
 		t.Fatalf("start: %v", err)

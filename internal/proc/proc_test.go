@@ -4,17 +4,56 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/hubdev/hub/internal/proc/proctest"
 )
 
-func startShell(t *testing.T, ctx context.Context, script string, grace time.Duration) *Process {
+func TestMain(m *testing.M) {
+	proctest.Main(m, map[string]proctest.Helper{"parent": parent, "stubborn": stubborn})
+}
+
+// parent is an agent with a child (a fake that hangs) sharing its stdout:
+// it prints the child's pid, then waits for the child; with "leave" it
+// exits at once; with "stubborn" both ignore stop signals.
+func parent(args []string) int {
+	argv := proctest.Command("hang")
+	if slices.Contains(args, "stubborn") {
+		signal.Ignore(os.Interrupt, syscall.SIGTERM)
+		argv = proctest.HelperCommand("stubborn")
+	}
+	child := exec.Command(argv[0], argv[1:]...)
+	child.Stdout = os.Stdout
+	if err := child.Start(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	fmt.Println(child.Process.Pid)
+	if slices.Contains(args, "leave") {
+		return 0
+	}
+	_ = child.Wait()
+	return 0
+}
+
+// stubborn ignores stop signals (SIGTERM; on Windows CTRL_BREAK) and hangs.
+func stubborn([]string) int {
+	signal.Ignore(os.Interrupt, syscall.SIGTERM)
+	select {}
+}
+
+func startFake(t *testing.T, ctx context.Context, grace time.Duration, argv []string) *Process {
 	t.Helper()
-	p, err := Start(ctx, Spec{Path: "sh", Args: []string{"-c", script}, Grace: grace})
+	p, err := Start(ctx, Spec{Path: argv[0], Args: argv[1:], Grace: grace})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +75,7 @@ func readGrandchild(t *testing.T, p *Process) int {
 }
 
 func TestStop_KillsWholeGroupAfterGrace(t *testing.T) {
-	p := startShell(t, context.Background(), `trap "" TERM; sleep 60 & echo $!; wait`, 50*time.Millisecond)
+	p := startFake(t, context.Background(), 50*time.Millisecond, proctest.HelperCommand("parent", "stubborn"))
 	child := readGrandchild(t, p)
 	if err := p.Stop(); err != nil {
 		t.Fatal(err)
@@ -49,7 +88,7 @@ func TestStop_KillsWholeGroupAfterGrace(t *testing.T) {
 
 func TestStart_ContextCancelStops(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
-	p := startShell(t, ctx, `sleep 60 & echo $!; wait`, 50*time.Millisecond)
+	p := startFake(t, ctx, 50*time.Millisecond, proctest.HelperCommand("parent"))
 	child := readGrandchild(t, p)
 	cancel()
 	<-p.Done()
@@ -57,14 +96,14 @@ func TestStart_ContextCancelStops(t *testing.T) {
 }
 
 func TestWait_LeaderExitKillsStragglers(t *testing.T) {
-	p := startShell(t, context.Background(), `sleep 60 & echo $!`, time.Second)
+	p := startFake(t, context.Background(), time.Second, proctest.HelperCommand("parent", "leave"))
 	child := readGrandchild(t, p)
 	_ = p.Wait()
 	proctest.WaitGone(t, child)
 }
 
 func TestExitError_CarriesStderrTail(t *testing.T) {
-	p := startShell(t, context.Background(), `echo one >&2; echo "bad key" >&2; exit 3`, time.Second)
+	p := startFake(t, context.Background(), time.Second, proctest.Command("err:one\n", "err:bad key\n", "exit:3"))
 	err := p.ExitError("agent")
 	if err == nil || !strings.Contains(err.Error(), "one | bad key") {
 		t.Fatalf("got %v", err)
@@ -96,7 +135,7 @@ func TestRing_KeepsTail(t *testing.T) {
 
 func TestStopAll_LeavesNoLiveProcesses(t *testing.T) {
 	for i := 0; i < 3; i++ {
-		startShell(t, context.Background(), `sleep 60`, time.Second)
+		startFake(t, context.Background(), time.Second, proctest.Command("hang"))
 	}
 	StopAll(50 * time.Millisecond)
 	if n := Live(); n != 0 {

@@ -150,3 +150,10 @@ func TestSupervisor_OutlivesSignalsToItsGroup(t *testing.T) {
 		})
 	}
 }
+
+// startShell starts sh -c script: these Linux-only tests need its signal
+// and job grammar.
+func startShell(t *testing.T, ctx context.Context, script string, grace time.Duration) *Process {
+	t.Helper()
+	return startFake(t, ctx, grace, []string{"sh", "-c", script})
+}

@@ -1,10 +1,10 @@
-//go:build !linux
+//go:build !linux && !windows
 
 package proctest
 
 import "testing"
 
-// WaitGone needs a pidfd, which only Linux has; tests run on Linux only.
+// WaitGone needs a pidfd (Linux) or a process handle (Windows).
 func WaitGone(t testing.TB, pid int) {
 	t.Helper()
 	t.Skipf("waiting for process %d needs Linux pidfds", pid)

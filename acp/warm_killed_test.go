@@ -1,5 +1,3 @@
-//go:build unix
-
 package acp
 
 import (
@@ -14,6 +12,7 @@ import (
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/adapters/claude"
 	"github.com/hubdev/hub/internal/config"
+	"github.com/hubdev/hub/internal/proc/proctest"
 )
 
 // TestWarmStart_KilledAgentFailsTheFirstPromptClearly kills the warm
@@ -22,11 +21,7 @@ import (
 func TestWarmStart_KilledAgentFailsTheFirstPromptClearly(t *testing.T) {
 	dir := t.TempDir()
 	pidFile := filepath.Join(dir, "pid")
-	script := filepath.Join(dir, "claude")
-	body := "#!/bin/sh\necho $$ > " + pidFile + ".tmp && mv " + pidFile + ".tmp " + pidFile + "\nexec sleep 600\n"
-	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	script := proctest.Install(t, dir, "claude", "pid:"+pidFile, "hang")
 	a := claude.New(config.AgentConfig{Command: config.Command{script}}, zerolog.Nop())
 	c := newClient(t, "", func(o *Options) {
 		o.Registry = adapters.NewRegistry()
