@@ -60,6 +60,11 @@ run_all() {
 	mount --bind /proc "$root/proc"
 	mount --bind /dev "$root/dev"
 	mount --bind "$repo" "$root$repo"
+	# shared/ beside the repository holds the ACP schema the golden tests read.
+	if [ -d "$repo/../shared" ]; then
+		mkdir -p "$root$repo/../shared"
+		mount --bind "$repo/../shared" "$root$repo/../shared"
+	fi
 	# A wineserver of its own: the server opens files for its clients, so
 	# one started by another checkout's run, in another mount namespace,
 	# would not see this repository ("Path not found" for testdata).

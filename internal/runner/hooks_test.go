@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -16,18 +15,16 @@ import (
 	"github.com/hubdev/hub/adapters/replay"
 	"github.com/hubdev/hub/internal/config"
 	"github.com/hubdev/hub/internal/hooks"
+	"github.com/hubdev/hub/internal/proc/proctest"
 )
 
 // hub run observes a CLI agent's Event stream: every event's hooks run,
 // PostToolUse with the tool's output, before the run ends; a failed hook
 // is a warning of the summary.
 func TestRun_HooksObserveCLIAgent(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("the test hooks are POSIX shell commands")
-	}
 	log := filepath.Join(t.TempDir(), "log")
-	logHook := config.HookConfig{Command: "cat >> " + log + "; echo >> " + log}
-	cfg := map[string][]config.HookConfig{"PreToolUse": {{Command: "exit 5", Matcher: "bash"}}}
+	logHook := config.HookConfig{Command: proctest.ShellCommand("stdin>>:" + log)}
+	cfg := map[string][]config.HookConfig{"PreToolUse": {{Command: proctest.ShellCommand("exit:5"), Matcher: "bash"}}}
 	for _, ev := range config.HookEvents {
 		cfg[ev] = append(cfg[ev], logHook)
 	}
@@ -76,10 +73,7 @@ func TestRun_HooksObserveCLIAgent(t *testing.T) {
 // A UserPromptSubmit hook that blocks keeps the prompt from a CLI agent:
 // the run fails with the hook's reason and the agent answers nothing.
 func TestRun_UserPromptSubmitBlocksCLIPrompt(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("the test hooks are POSIX shell commands")
-	}
-	h, err := hooks.New(map[string][]config.HookConfig{"UserPromptSubmit": {{Command: "echo 'no secrets in prompts' >&2; exit 2"}}})
+	h, err := hooks.New(map[string][]config.HookConfig{"UserPromptSubmit": {{Command: proctest.ShellCommand("err:no secrets in prompts\n", "exit:2")}}})
 	if err != nil {
 		t.Fatal(err)
 	}
