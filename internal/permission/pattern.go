@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/hubdev/hub/internal/glob"
 )
 
 // AllowRule parses an allow pattern in Claude's permission syntax, as
@@ -31,7 +30,11 @@ func AllowRule(pattern, name string) (Rule, error) {
 			return Rule{}, fmt.Errorf("%w: %q names no command", ErrInvalidRule, pattern)
 		}
 	default:
-		r.Path, r.pathRe = arg, glob.Regexp(arg)
+		g, err := pathPattern(arg)
+		if err != nil {
+			return Rule{}, err
+		}
+		r.Path, r.pathGlob = arg, g
 	}
 	return r, nil
 }

@@ -13,14 +13,14 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
 
+	"github.com/bmatcuk/doublestar/v4"
+
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/config"
-	"github.com/hubdev/hub/internal/glob"
 )
 
 // ErrInvalidRule marks a permission rule or policy hub cannot use.
@@ -103,8 +103,9 @@ type Rule struct {
 	Decision Decision
 	// Name says where the rule comes from, for the reason a decision
 	// gives ("permissions.rules[2]", "--allow-tool Bash(go test:*)").
-	Name   string
-	pathRe *regexp.Regexp
+	Name string
+	// pathGlob is Path as a doublestar pattern over slashed paths.
+	pathGlob string
 }
 
 // Service is the one permission decision of hub, for the native loop and
@@ -143,7 +144,11 @@ func parseRule(r config.PermissionRule) (Rule, error) {
 	}
 	out := Rule{Tool: r.Tool, Path: r.Path, Command: strings.TrimSpace(r.Command), Decision: d}
 	if r.Path != "" {
-		out.pathRe = glob.Regexp(r.Path)
+		g, err := pathPattern(r.Path)
+		if err != nil {
+			return Rule{}, err
+		}
+		out.pathGlob = g
 	}
 	return out, nil
 }
@@ -401,11 +406,11 @@ func (r *Rule) matches(req Request) bool {
 	if r.Command != "" && !commandMatches(req.Command, r.Command, r.Decision == Deny) {
 		return false
 	}
-	if r.pathRe != nil {
+	if r.pathGlob != "" {
 		if req.Path == "" {
 			return false
 		}
-		return matchPath(r.pathRe, r.Path, req)
+		return matchPath(r.pathGlob, req)
 	}
 	return true
 }
@@ -502,18 +507,30 @@ func orStar(s string) string {
 	return s
 }
 
-func matchPath(re *regexp.Regexp, pattern string, req Request) bool {
-	p := filepath.ToSlash(req.Path)
-	if re.MatchString(p) {
+// pathPattern is a rule's path glob as doublestar reads it (** crosses
+// directories, {a,b} and [ab] as in the shells), checked once.
+func pathPattern(glob string) (string, error) {
+	g := filepath.ToSlash(glob)
+	if !doublestar.ValidatePattern(g) {
+		return "", fmt.Errorf("%w: path %q is not a valid glob", ErrInvalidRule, glob)
+	}
+	return g, nil
+}
+
+// matchPath matches the rule's glob against the path, the path relative
+// to the session root, and, for a glob without a slash, the base name.
+func matchPath(glob string, req Request) bool {
+	match := func(p string) bool {
+		ok, _ := doublestar.Match(glob, filepath.ToSlash(p))
+		return ok
+	}
+	if match(req.Path) {
 		return true
 	}
 	if req.Cwd != "" {
-		if rel, err := filepath.Rel(req.Cwd, req.Path); err == nil && re.MatchString(filepath.ToSlash(rel)) {
+		if rel, err := filepath.Rel(req.Cwd, req.Path); err == nil && match(rel) {
 			return true
 		}
 	}
-	if !strings.Contains(pattern, "/") {
-		return re.MatchString(filepath.Base(req.Path))
-	}
-	return false
+	return !strings.Contains(glob, "/") && match(filepath.Base(req.Path))
 }

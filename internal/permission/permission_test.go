@@ -1,6 +1,8 @@
 package permission
 
 import (
+	"errors"
+	"path/filepath"
 	"testing"
 
 	"github.com/hubdev/hub/adapters"
@@ -201,5 +203,36 @@ func TestCommandOf_RawInputShapes(t *testing.T) {
 		if got := CommandOf(tt.tc); got != tt.want {
 			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
 		}
+	}
+}
+
+// Rule paths are doublestar globs: ** crosses directories, {a,b} and
+// [ab] choose, a glob without a slash matches the base name, and a bad
+// glob is an error at load rather than a rule that never matches.
+func TestRule_PathGlobs(t *testing.T) {
+	root := filepath.FromSlash("/w")
+	tests := []struct {
+		glob, path string
+		want       bool
+	}{
+		{"**/*.{pem,key}", "/w/certs/site.key", true},
+		{"**/*.{pem,key}", "/w/certs/site.crt", false},
+		{"secrets/[ab].txt", "/w/secrets/a.txt", true},
+		{"secrets/[ab].txt", "/w/secrets/c.txt", false},
+		{"**/*.go", "/w/c.go", true},
+		{"*.go", "/w/a/c.go", true}, // no slash: the base name
+		{"src/*.go", "/w/src/a/c.go", false},
+		{"src/**", "/w/src/x/y", true},
+		{"a?c", "/w/a/c", false},
+	}
+	for _, tc := range tests {
+		s := mustNew(t, config.PermissionRule{Tool: "write_file", Path: tc.glob, Decision: "deny"})
+		v, decided := s.Decide(Request{Tool: "write_file", Kind: adapters.KindEdit, Path: filepath.FromSlash(tc.path), Cwd: root})
+		if got := decided && v.Decision == Deny; got != tc.want {
+			t.Errorf("%q ~ %q: %+v, want match %v", tc.glob, tc.path, v, tc.want)
+		}
+	}
+	if _, err := New(config.PermissionsConfig{Rules: []config.PermissionRule{{Tool: "edit", Path: "src/[a", Decision: "deny"}}}); !errors.Is(err, ErrInvalidRule) {
+		t.Fatalf("a bad glob: %v, want ErrInvalidRule", err)
 	}
 }
