@@ -52,7 +52,9 @@ func (a *agent) send(v map[string]any) {
 	a.out.Encode(v)
 }
 
-func (a *agent) reply(id json.RawMessage, result any) { a.send(map[string]any{"id": id, "result": result}) }
+func (a *agent) reply(id json.RawMessage, result any) {
+	a.send(map[string]any{"id": id, "result": result})
+}
 
 func (a *agent) say(sid, text string) {
 	a.send(map[string]any{"method": "session/update", "params": map[string]any{"sessionId": sid,

@@ -3,7 +3,6 @@ package permission
 import (
 	"fmt"
 	"strings"
-
 )
 
 // AllowRule parses an allow pattern in Claude's permission syntax, as

@@ -212,10 +212,12 @@ func parseStmts(src string) (stmts []*syntax.Stmt, err error) {
 	if err == nil {
 		return f.Stmts, nil
 	}
-	_ = syntax.NewParser(syntax.Variant(syntax.LangBash)).Stmts(strings.NewReader(src), func(st *syntax.Stmt) bool {
+	for st, serr := range syntax.NewParser(syntax.Variant(syntax.LangBash)).StmtsSeq(strings.NewReader(src)) {
+		if serr != nil || st == nil {
+			break
+		}
 		stmts = append(stmts, st)
-		return true
-	})
+	}
 	return stmts, err
 }
 

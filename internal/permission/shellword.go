@@ -83,7 +83,6 @@ type wordBuilder struct {
 	cur    arg
 	has    bool // cur holds something, maybe an empty quoted string
 	split  bool
-	quoted bool
 }
 
 func (b *wordBuilder) add(a arg) {

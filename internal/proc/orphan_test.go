@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 
@@ -169,23 +170,18 @@ func startLoad(t *testing.T) (stop func()) {
 		}
 		spinners = append(spinners, cmd)
 	}
-	done := make(chan struct{})
+	var done atomic.Bool
 	var wg sync.WaitGroup
 	for i := 0; i < runtime.NumCPU(); i++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for {
-				select {
-				case <-done:
-					return
-				default:
-				}
+			for !done.Load() { // spins: the load this test runs under
 			}
 		}()
 	}
 	return func() {
-		close(done)
+		done.Store(true)
 		wg.Wait()
 		for _, cmd := range spinners {
 			_ = cmd.Process.Kill()

@@ -77,24 +77,6 @@ type Process struct {
 	status     exitStatus // set once reaped
 }
 
-// exitStatus is how the agent ended: an exit code, or -1 and the signal
-// that killed it.
-type exitStatus struct {
-	code   int
-	signal syscall.Signal
-}
-
-// err is what exec's Wait would have returned for this status.
-func (s exitStatus) err() error {
-	switch {
-	case s.signal != 0:
-		return fmt.Errorf("signal: %v", s.signal)
-	case s.code != 0:
-		return fmt.Errorf("exit status %d", s.code)
-	}
-	return nil
-}
-
 // Log receives a debug line per agent start and exit (program, args with
 // long values cut, pid, exit status and stderr tail); hub sets it from its
 // logger. The environment is never logged (it carries API keys).

@@ -4,6 +4,7 @@ package proc
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -121,4 +122,22 @@ func (p *Process) ExitSignal() string {
 		return ""
 	}
 	return "SIG" + strings.ToUpper(strings.TrimPrefix(unix.SignalName(p.status.signal), "SIG"))
+}
+
+// exitStatus is how the agent ended: an exit code, or -1 and the signal
+// that killed it.
+type exitStatus struct {
+	code   int
+	signal syscall.Signal
+}
+
+// err is what exec's Wait would have returned for this status.
+func (s exitStatus) err() error {
+	switch {
+	case s.signal != 0:
+		return fmt.Errorf("signal: %v", s.signal)
+	case s.code != 0:
+		return fmt.Errorf("exit status %d", s.code)
+	}
+	return nil
 }

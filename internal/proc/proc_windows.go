@@ -191,3 +191,9 @@ func (p *Process) reap() error {
 
 // ExitSignal is always "": Windows processes end with an exit code.
 func (p *Process) ExitSignal() string { return "" }
+
+// exitStatus is how the agent ended: Windows processes end with an exit
+// code.
+type exitStatus struct {
+	code int
+}
