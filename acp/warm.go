@@ -98,7 +98,8 @@ func (ss *session) startAgent(ctx context.Context, st *start) (adapters.Session,
 		return nil, adapters.SessionOptions{}, err
 	}
 	opts := adapters.SessionOptions{Cwd: ss.rec.Cwd, AddDirs: slices.Clone(ss.rec.AddDirs), MCPServers: ss.mcpFor(a), Model: ss.rec.Model, Mode: ss.rec.Mode,
-		Options: maps.Clone(ss.rec.Options), Editor: ss.editor, CancelGrace: ss.srv.opts.CancelGrace, Permission: ss.permission, Ask: ss.ask}
+		Options: maps.Clone(ss.rec.Options), Editor: ss.editor, CancelGrace: ss.srv.opts.CancelGrace, Permission: ss.permission, Ask: ss.ask,
+		Rules: &ss.set.Permissions}
 	if a.Capabilities().Resume {
 		opts.ResumeID = ss.rec.AgentSessionID
 	}

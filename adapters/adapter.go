@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"time"
+
+	"github.com/hubdev/hub/internal/config"
 )
 
 // Sentinel errors shared by all adapters. Wrap them with %w and context.
@@ -128,6 +130,11 @@ type SessionOptions struct {
 	CancelGrace time.Duration
 	// Permission asks the user before a tool runs; see TurnRules.
 	Permission PermissionFunc
+	// Rules, when set, are the permission rules of the session's own
+	// configuration (hub acp: the user's file and the project files of the
+	// session's cwd): an agent that judges its own tool calls (the native
+	// loop) judges them by these, not by the rules it was registered with.
+	Rules *config.PermissionsConfig
 	// Ask puts the agent's questions to the user; see TurnRules.
 	Ask AskFunc
 	// Access bounds what the agent may do without asking. An agent whose

@@ -161,6 +161,10 @@ func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adap
 		env.BashTimeout = a.opts.BashTimeout
 	}
 	env.Sandbox = sandbox.Checked(ctx, a.opts.Sandbox, nil)
+	perm, err := a.checker(opts)
+	if err != nil {
+		return nil, err
+	}
 	p := a.profile
 	if opts.Model != "" {
 		p.Model = opts.Model
@@ -177,7 +181,7 @@ func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adap
 		id:     id,
 		cwd:    filepath.Clean(cwd),
 		env:    env,
-		perm:   a.opts.Permissions(),
+		perm:   perm,
 		log:    a.opts.Logger.With().Str("agent", p.Name).Logger(),
 		client: &client{profile: p, http: a.opts.HTTPClient, clock: a.opts.Clock, retry: retry, idle: a.opts.IdleTimeout, stream: p.Stream},
 	}
@@ -214,4 +218,18 @@ func withConfigured(session, configured []adapters.MCPServer) []adapters.MCPServ
 		}
 	}
 	return out
+}
+
+// checker is what judges the session's tool calls: the rules of the
+// session's own configuration when the front end gives them (a hub acp
+// session in another project), else those the adapter was registered with.
+func (a *Adapter) checker(opts adapters.SessionOptions) (permission.Checker, error) {
+	if opts.Rules == nil {
+		return a.opts.Permissions(), nil
+	}
+	s, err := permission.New(*opts.Rules)
+	if err != nil {
+		return nil, fmt.Errorf("the permission rules of %s: %w", opts.Cwd, err)
+	}
+	return s, nil
 }

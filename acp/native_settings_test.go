@@ -1,0 +1,58 @@
+package acp
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/hubdev/hub/acp/schema"
+	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/adapters/openai"
+	"github.com/hubdev/hub/internal/config"
+	"github.com/hubdev/hub/internal/mockllm"
+)
+
+// The native loop judges its own tool calls by the rules of the session's
+// cwd, not by those of the directory hub acp started in: a read the
+// project denies is refused there (before, the launch rules allowed reads,
+// so the project's deny rule never applied), and allowed in a session of
+// another project.
+func TestNativeSession_RulesOfItsOwnCwd(t *testing.T) {
+	strict, plain := t.TempDir(), t.TempDir()
+	for _, dir := range []string{strict, plain} {
+		if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("the plan\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	deny := config.PermissionsConfig{Rules: []config.PermissionRule{{Tool: "read_file", Path: "notes.txt", Decision: "deny"}}}
+	read := mockllm.OpenAITurn{ToolCalls: []mockllm.OpenAIToolCall{{ID: "r1", Name: "read_file", Args: `{"path":"notes.txt"}`}}}
+	srv := mockllm.NewOpenAIServer(read, mockllm.OpenAITurn{Text: "done"}, read, mockllm.OpenAITurn{Text: "done"})
+	defer srv.Close()
+	reg := adapters.NewRegistry()
+	reg.Register(openai.New(openai.Profile{Name: "native", BaseURL: srv.URL, Model: "mock-model", Local: true, Stream: true, ContextWindow: 1 << 20},
+		openai.Options{IdleTimeout: 30 * time.Second}))
+	c := startClient(t, Options{Registry: reg, DefaultAgent: "native", Logger: zerolog.Nop(), StateDir: t.TempDir(), CancelGrace: 500 * time.Millisecond,
+		Settings: func(cwd string) (Settings, error) {
+			if cwd == strict {
+				return Settings{Permissions: deny}, nil
+			}
+			return Settings{}, nil
+		}})
+	c.init(schema.ClientCapabilities{})
+	toolResult := func(req int) string {
+		msgs := srv.Requests()[req].Messages
+		return mockllm.MessageText(msgs[len(msgs)-1])
+	}
+	c.prompt(c.newSession(strict), "read the notes")
+	if got := toolResult(1); strings.Contains(got, "the plan") {
+		t.Fatalf("the session in the strict project read the denied file: %q", got)
+	}
+	c.prompt(c.newSession(plain), "read the notes")
+	if got := toolResult(3); !strings.Contains(got, "the plan") {
+		t.Fatalf("the session in the plain project: %q, want the file read", got)
+	}
+}
