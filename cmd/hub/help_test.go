@@ -122,6 +122,9 @@ func TestProgName_FollowsArgv0(t *testing.T) {
 	if _, _, errOut := hub(t, nil, "frobnicate"); !strings.HasPrefix(errOut, "hubctl: unknown command") {
 		t.Errorf("error %q does not name hubctl", errOut)
 	}
+	if _, _, errOut := hub(t, nil, "run", "--agent", "x", "--approve", "maybe", "hi"); !strings.HasPrefix(errOut, "hubctl: usage error") {
+		t.Errorf("hub run: error %q does not name hubctl", errOut)
+	}
 	for _, args := range [][]string{{"agents", "--yaml"}, {"agents", "extra"}, {"sessions", "frobnicate"}, {"login"}} {
 		if _, _, errOut := hub(t, nil, args...); !strings.Contains(errOut, "hubctl "+args[0]+":") || strings.Contains(errOut, "'hub ") {
 			t.Errorf("hub %q: error %q does not name hubctl", args, errOut)

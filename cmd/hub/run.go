@@ -71,7 +71,8 @@ Exit codes:
   0   completed                      4   not authenticated
   1   agent error                    5   timeout
   2   usage error                    6   completed, but a permission was denied
-  3   agent not installed            130 interrupted (SIGINT/SIGTERM)
+  3   agent not installed            7   stopped by --max-turns
+                                     130 interrupted (SIGINT/SIGTERM)
 `
 
 func init() { commands["run"] = command{run: runRun, help: runHelp} }
@@ -83,7 +84,7 @@ func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 
 func runRun(ctx context.Context, e *env, args []string) int {
 	fs := newFlagSet("run", runHelp, e.stderr)
-	o := runner.Options{Registry: e.registry, Stdout: e.stdout, Stderr: e.stderr, Log: e.log,
+	o := runner.Options{Name: progName, Registry: e.registry, Stdout: e.stdout, Stderr: e.stderr, Log: e.log,
 		TranscriptDir: filepath.Join(config.StateDir(), "runs")}
 	if e.cfg.TranscriptsOn() {
 		o.AuditDir = config.TranscriptDir()
@@ -124,7 +125,7 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	agentFlag := false
 	fs.Visit(func(f *flag.Flag) { agentFlag = agentFlag || f.Name == "agent" })
 	if err := untrustedAgent(e.cfg, o.Agent, !agentFlag); err != nil {
-		fmt.Fprintf(e.stderr, "hub run: %v\n", err)
+		fmt.Fprintf(e.stderr, named("hub run: %v\n"), err)
 		return runner.ExitUsage
 	}
 	prompt, fromStdin, err := promptArgs(pos, e.stdin)
@@ -133,7 +134,7 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	case err != nil && resuming && len(pos) == 0: // a resumed run needs no prompt
 		prompt, err = runner.ContinuePrompt, nil
 	case err != nil:
-		fmt.Fprintf(e.stderr, "hub run: %v\n", err)
+		fmt.Fprintf(e.stderr, named("hub run: %v\n"), err)
 		return runner.ExitUsage
 	case fromStdin && resuming && len(pos) == 0: // piped, or nothing: "continue"
 		o.ReadPrompt = func() (string, error) {
@@ -155,7 +156,7 @@ func runRun(ctx context.Context, e *env, args []string) int {
 			err = withMaxTurns(cfg, e.registry, o.MaxTurns, append([]string{o.Agent}, o.Fallback...))
 		}
 		if err != nil {
-			fmt.Fprintf(e.stderr, "hub run: %v\n", err)
+			fmt.Fprintf(e.stderr, named("hub run: %v\n"), err)
 			return runner.ExitUsage
 		}
 		o.Registry = all.Registry(cfg, e.log)
@@ -165,7 +166,7 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	o.TrustProject = e.trustProject
 	o.Grants = permission.OpenGrants(permission.GrantsFile(config.StateDir()), nil)
 	if o.Hooks, err = hooks.New(e.cfg.Hooks); err != nil {
-		fmt.Fprintf(e.stderr, "hub run: %v\n", err)
+		fmt.Fprintf(e.stderr, named("hub run: %v\n"), err)
 		return runner.ExitUsage
 	}
 	o.Fallback = e.cfg.Agents[o.Agent].Fallback
@@ -269,13 +270,13 @@ var errEmptyStdin = errors.New("no prompt: stdin was empty")
 // runBestOf runs the prompt on several agents, each in its own worktree.
 func runBestOf(ctx context.Context, e *env, o runner.Options, bo compare.Options, agents string) int {
 	if !o.Approve.Valid() {
-		fmt.Fprintf(e.stderr, "hub run: --approve must be all, read-only or none\n")
+		fmt.Fprint(e.stderr, named("hub run: --approve must be all, read-only or none\n"))
 		return runner.ExitUsage
 	}
 	if o.Prompt == "" && o.ReadPrompt != nil {
 		p, err := o.ReadPrompt()
 		if err != nil {
-			fmt.Fprintf(e.stderr, "hub run: %v\n", err)
+			fmt.Fprintf(e.stderr, named("hub run: %v\n"), err)
 			return runner.ExitUsage
 		}
 		o.Prompt = p

@@ -108,5 +108,5 @@ func (w *output) fallback(from, to, reason string) {
 	if w.o.Format == FormatJSONL {
 		w.jsonl(fallbackEvent{V: EnvelopeVersion, TS: w.ts(), Type: "fallback", From: from, To: to, Reason: reason})
 	}
-	w.line(w.color("33", fmt.Sprintf("hub: %s; continuing with %s", reason, to)))
+	w.line(w.color("33", fmt.Sprintf("%s: %s; continuing with %s", w.name(), reason, to)))
 }

@@ -122,7 +122,7 @@ func (w *output) line(s string) {
 }
 
 func (w *output) progress(format string, args ...any) {
-	w.textLine(w.color("2", "hub: "+fmt.Sprintf(format, args...)))
+	w.textLine(w.color("2", w.name()+": "+fmt.Sprintf(format, args...)))
 }
 
 // textLine writes a progress line in text format only: jsonl leaves
@@ -278,10 +278,13 @@ func (w *output) summary(s Summary) {
 		_, _ = fmt.Fprint(w.o.Stdout, ans)
 	}
 	if s.Error != "" {
-		w.line(w.color("31", fmt.Sprintf("hub: %s (exit %d)", s.Error, s.ExitCode)))
+		w.line(w.color("31", fmt.Sprintf("%s: %s (exit %d)", w.name(), s.Error, s.ExitCode)))
 	}
 	w.detail(s.Detail)
 	if s.AgentSessionID != "" && s.Resumable {
-		w.line(w.color("2", "hub: session "+s.AgentSessionID+" (continue with --resume "+s.AgentSessionID+")"))
+		w.line(w.color("2", w.name()+": session "+s.AgentSessionID+" (continue with --resume "+s.AgentSessionID+")"))
 	}
 }
+
+// name is the command's name for messages.
+func (w *output) name() string { return cmp.Or(w.o.Name, "hub") }

@@ -51,6 +51,9 @@ const (
 
 // Options configures Run.
 type Options struct {
+	// Name is the command's name in messages ("hub" when empty; a packager
+	// may install hub under another).
+	Name     string
 	Registry *adapters.Registry
 	Agent    string
 	Model    string
