@@ -14,6 +14,7 @@ import (
 	"github.com/hubdev/hub/adapters/openai"
 	"github.com/hubdev/hub/internal/config"
 	"github.com/hubdev/hub/internal/mockllm"
+	"github.com/hubdev/hub/internal/proc/proctest"
 )
 
 // The native loop judges its own tool calls by the rules of the session's
@@ -54,5 +55,36 @@ func TestNativeSession_RulesOfItsOwnCwd(t *testing.T) {
 	c.prompt(c.newSession(plain), "read the notes")
 	if got := toolResult(3); !strings.Contains(got, "the plan") {
 		t.Fatalf("the session in the plain project: %q, want the file read", got)
+	}
+}
+
+// The native loop runs the hooks of the session's cwd: a project's
+// UserPromptSubmit hook blocks prompts there (before, the loop ran the
+// launch directory's hooks, and none here), not in another project.
+func TestNativeSession_HooksOfItsOwnCwd(t *testing.T) {
+	strict, plain := t.TempDir(), t.TempDir()
+	block := map[string][]config.HookConfig{"UserPromptSubmit": {{Command: proctest.ShellCommand("err:no prompts here\n", "exit:2")}}}
+	srv := mockllm.NewOpenAIServer(mockllm.OpenAITurn{Text: "answered"})
+	defer srv.Close()
+	reg := adapters.NewRegistry()
+	reg.Register(openai.New(openai.Profile{Name: "native", BaseURL: srv.URL, Model: "mock-model", Local: true, Stream: true, ContextWindow: 1 << 20},
+		openai.Options{IdleTimeout: 30 * time.Second}))
+	c := startClient(t, Options{Registry: reg, DefaultAgent: "native", Logger: zerolog.Nop(), StateDir: t.TempDir(), CancelGrace: 500 * time.Millisecond,
+		Settings: func(cwd string) (Settings, error) {
+			if cwd == strict {
+				return Settings{HookConfig: block}, nil
+			}
+			return Settings{HookConfig: map[string][]config.HookConfig{}}, nil
+		}})
+	c.init(schema.ClientCapabilities{})
+	inStrict := c.newSession(strict)
+	_, e := c.call("session/prompt", schema.PromptRequest{SessionID: inStrict, Prompt: []schema.ContentBlock{schema.TextBlock("hello")}})
+	if e == nil || !strings.Contains(e.Message, "no prompts here") || len(srv.Requests()) != 0 {
+		t.Fatalf("the strict project's hook did not block: %+v, %d model requests", e, len(srv.Requests()))
+	}
+	inPlain := c.newSession(plain)
+	c.prompt(inPlain, "hello")
+	if got := c.agentText(inPlain); !strings.Contains(got, "answered") {
+		t.Fatalf("the plain project's prompt: %q", got)
 	}
 }

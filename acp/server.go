@@ -115,6 +115,9 @@ type Options struct {
 type Settings struct {
 	Permissions config.PermissionsConfig
 	Hooks       *hooks.Runner
+	// HookConfig is what Hooks runs, for the agents that run hooks
+	// themselves (the native loop); nil leaves them their own.
+	HookConfig map[string][]config.HookConfig
 	// Notice is said once as the session opens (e.g. the project config
 	// keys hub ignored).
 	Notice string

@@ -99,7 +99,7 @@ func (ss *session) startAgent(ctx context.Context, st *start) (adapters.Session,
 	}
 	opts := adapters.SessionOptions{Cwd: ss.rec.Cwd, AddDirs: slices.Clone(ss.rec.AddDirs), MCPServers: ss.mcpFor(a), Model: ss.rec.Model, Mode: ss.rec.Mode,
 		Options: maps.Clone(ss.rec.Options), Editor: ss.editor, CancelGrace: ss.srv.opts.CancelGrace, Permission: ss.permission, Ask: ss.ask,
-		Rules: &ss.set.Permissions}
+		Rules: &ss.set.Permissions, Hooks: ss.set.HookConfig}
 	if a.Capabilities().Resume {
 		opts.ResumeID = ss.rec.AgentSessionID
 	}

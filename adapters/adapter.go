@@ -135,6 +135,10 @@ type SessionOptions struct {
 	// session's cwd): an agent that judges its own tool calls (the native
 	// loop) judges them by these, not by the rules it was registered with.
 	Rules *config.PermissionsConfig
+	// Hooks, when not nil, are the hooks of the session's own
+	// configuration, for an agent that runs hooks itself (the native loop;
+	// Capabilities.Hooks); nil keeps those it was registered with.
+	Hooks map[string][]config.HookConfig
 	// Ask puts the agent's questions to the user; see TurnRules.
 	Ask AskFunc
 	// Access bounds what the agent may do without asking. An agent whose

@@ -165,6 +165,10 @@ func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adap
 	if err != nil {
 		return nil, err
 	}
+	hk, err := a.hooksFor(opts)
+	if err != nil {
+		return nil, err
+	}
 	p := a.profile
 	if opts.Model != "" {
 		p.Model = opts.Model
@@ -185,7 +189,7 @@ func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adap
 		log:    a.opts.Logger.With().Str("agent", p.Name).Logger(),
 		client: &client{profile: p, http: a.opts.HTTPClient, clock: a.opts.Clock, retry: retry, idle: a.opts.IdleTimeout, stream: p.Stream},
 	}
-	s.hooks, s.agent = a.opts.Hooks, p.Name
+	s.hooks, s.agent = hk, p.Name
 	s.rules = adapters.RulesOf(opts, s.interrupt, nil)
 	s.mcp = startMCP(ctx, withConfigured(opts.MCPServers, a.opts.MCPServers), s.log)
 	if opts.Delegate != nil {
@@ -232,4 +236,17 @@ func (a *Adapter) checker(opts adapters.SessionOptions) (permission.Checker, err
 		return nil, fmt.Errorf("the permission rules of %s: %w", opts.Cwd, err)
 	}
 	return s, nil
+}
+
+// hooksFor is the hooks the session runs: those of the session's own
+// configuration when the front end gives them, else the adapter's.
+func (a *Adapter) hooksFor(opts adapters.SessionOptions) (*hooks.Runner, error) {
+	if opts.Hooks == nil {
+		return a.opts.Hooks, nil
+	}
+	h, err := hooks.New(opts.Hooks)
+	if err != nil {
+		return nil, fmt.Errorf("the hooks of %s: %w", opts.Cwd, err)
+	}
+	return h, nil
 }

@@ -177,5 +177,9 @@ func sessionSettings(e *env, cwd string) (acp.Settings, error) {
 	if err != nil {
 		return acp.Settings{}, fmt.Errorf("%s: %w", cwd, err)
 	}
-	return acp.Settings{Permissions: cfg.Permissions, Hooks: hk, Notice: cfg.UntrustedNotice()}, nil
+	own := cfg.Hooks
+	if own == nil {
+		own = map[string][]config.HookConfig{} // none here: not the launch directory's
+	}
+	return acp.Settings{Permissions: cfg.Permissions, Hooks: hk, HookConfig: own, Notice: cfg.UntrustedNotice()}, nil
 }
