@@ -84,6 +84,10 @@ type Capabilities struct {
 	// a system-level channel (a system prompt, developer instructions, or
 	// ahead of its first prompt), not as the user's words.
 	Instructions bool `json:"instructions,omitempty"`
+	// SystemPrompt says the agent's own system prompt can be replaced
+	// (SessionOptions.SystemPrompt): claude's --system-prompt, the native
+	// loop's system message.
+	SystemPrompt bool `json:"systemPrompt,omitempty"`
 	// Skills says how Agent Skills reach this agent: "native", "prompt" or "file".
 	Skills string `json:"skills,omitempty"`
 	// TestedVersions is the CLI version range the adapter was tested with.
@@ -122,6 +126,9 @@ type SessionOptions struct {
 	// Instructions is extra system-level text (e.g. skills) the adapter
 	// delivers through its best channel.
 	Instructions string
+	// SystemPrompt, when set, replaces the agent's own system prompt
+	// (Capabilities.SystemPrompt); Instructions still follow it.
+	SystemPrompt string
 	// SkillDirs are skill folders the adapter may expose natively.
 	SkillDirs []string
 	// CancelGrace is how long a cancelled turn may take to end before the

@@ -74,7 +74,7 @@ func (a *Adapter) Capabilities() adapters.Capabilities {
 			{ID: "plan", Name: "Plan", Description: "Read-only planning"},
 			{ID: "bypassPermissions", Name: "Bypass permissions", Description: "Never ask (refused as root unless IS_SANDBOX=1)"},
 		},
-		DefaultModel: "default", DefaultMode: "default", Skills: "native", Instructions: true,
+		DefaultModel: "default", DefaultMode: "default", Skills: "native", Instructions: true, SystemPrompt: true,
 		TestedVersions: TestedVersions,
 		Notes:          "permissions are allow/deny per call inside claude; hub remembers always-allow/always-reject per tool for the session",
 	}
@@ -124,6 +124,9 @@ func (a *Adapter) args(opts adapters.SessionOptions) ([]string, error) {
 			return nil, err
 		}
 		args = append(args, "--mcp-config", cfg)
+	}
+	if opts.SystemPrompt != "" {
+		args = append(args, "--system-prompt", opts.SystemPrompt)
 	}
 	if opts.Instructions != "" {
 		args = append(args, "--append-system-prompt", opts.Instructions)

@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -123,6 +124,7 @@ func (a *Adapter) Capabilities() adapters.Capabilities {
 		Transcript:      a.opts.TranscriptDir != "",
 		DelegateTool:    true,
 		Hooks:           true,
+		SystemPrompt:    true,
 		Notes:           "native OpenAI-compatible loop at " + a.profile.BaseURL + "; MCP servers' tools offered as mcp__server__tool",
 	}
 	if a.profile.Model != "" {
@@ -196,6 +198,9 @@ func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adap
 		s.delegate, s.delegateDef = opts.Delegate, []toolDef{delegateDef(opts.DelegateAgents)}
 	}
 	s.system = systemPrompt(cwd, opts.Instructions, a.opts.Now())
+	if opts.SystemPrompt != "" {
+		s.system = strings.TrimSpace(opts.SystemPrompt + "\n\n" + opts.Instructions)
+	}
 	s.history = []message{{Role: "system", Content: s.system}}
 	s.tr = a.openTranscript(transcript.Meta{ID: id, Agent: p.Name, Cwd: s.cwd, Model: p.Model, Resumed: opts.ResumeID != "" && !opts.Fork})
 	if opts.Fork {

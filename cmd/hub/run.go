@@ -25,6 +25,7 @@ import (
 	"github.com/hubdev/hub/internal/hooks"
 	"github.com/hubdev/hub/internal/permission"
 	"github.com/hubdev/hub/internal/runner"
+	"github.com/hubdev/hub/internal/safefile"
 	"github.com/hubdev/hub/internal/sandbox"
 )
 
@@ -109,6 +110,8 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	noStream := fs.Bool("no-stream", false, "ask providers for whole answers instead of streamed ones (native loop)")
 	fs.IntVar(&o.MaxTurns, "max-turns", 0, "stop the agent after this many turns (model requests of the native loop, claude's --max-turns); exit 7 when it stops so")
 	noTranscript := fs.Bool("no-transcript", false, "write no transcript of this run, whatever transcripts = true says")
+	systemPrompt := fs.String("system-prompt", "", "replace the agent's system prompt: TEXT or @FILE (claude, the native loop)")
+	appendPrompt := fs.String("append-system-prompt", "", "add to the agent's system prompt: TEXT or @FILE (every agent)")
 	fs.BoolVar(&o.NoMask, "no-mask", false, "show secrets (secret-named environment values, API tokens) in the output instead of [masked]")
 	var bo compare.Options
 	agentsFlag := fs.String("agents", "", "best of N: run the prompt on each of these agents (e.g. claude,codex), each in its own git worktree")
@@ -149,6 +152,16 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	}
 	if *noTranscript {
 		o.AuditDir = ""
+	}
+	for _, sp := range []struct {
+		flag string
+		in   *string
+		out  *string
+	}{{"--system-prompt", systemPrompt, &o.SystemPrompt}, {"--append-system-prompt", appendPrompt, &o.AppendSystemPrompt}} {
+		if *sp.out, err = textOrFile(*sp.in); err != nil {
+			fmt.Fprintf(e.stderr, named("hub run: %s: %v\n"), sp.flag, err)
+			return runner.ExitUsage
+		}
 	}
 	if *sandboxMode != "" || *noStream || o.MaxTurns != 0 {
 		cfg, err := runConfig(e.cfg, *sandboxMode, *noStream)
@@ -289,4 +302,18 @@ func runBestOf(ctx context.Context, e *env, o runner.Options, bo compare.Options
 	bo.Registry, bo.Cwd, bo.Prompt, bo.Model, bo.Timeout = o.Registry, o.Cwd, o.Prompt, o.Model, o.Timeout
 	bo.Approve, bo.Rules, bo.Format, bo.Stdout, bo.Stderr, bo.Log = o.Approve, o.Rules, o.Format, e.stdout, e.stderr, e.log
 	return compare.Run(ctx, bo).ExitCode
+}
+
+// textOrFile is a flag's text, or the content of the file named after "@"
+// (a regular file of at most 1 MiB).
+func textOrFile(v string) (string, error) {
+	name, ok := strings.CutPrefix(v, "@")
+	if !ok {
+		return v, nil
+	}
+	b, err := safefile.Read(name, 1<<20)
+	if err != nil {
+		return "", err
+	}
+	return string(b), nil
 }

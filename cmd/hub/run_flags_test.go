@@ -138,3 +138,25 @@ func TestWithMaxTurns_ReachesEachAgent(t *testing.T) {
 		t.Fatalf("gemini: %v", err)
 	}
 }
+
+// --append-system-prompt @FILE reads the file and reaches the system
+// message; a file that is not regular is a usage error.
+func TestRun_AppendSystemPromptFromFile(t *testing.T) {
+	srv := mockllm.NewOpenAIServer(mockllm.OpenAITurn{Text: "ok"})
+	defer srv.Close()
+	root := isolate(t)
+	addUserConfig(t, root, fmt.Sprintf("[providers.mock]\nbase_url = %q\nmodel = \"m\"\n", srv.URL))
+	file := filepath.Join(t.TempDir(), "review.md")
+	if err := os.WriteFile(file, []byte("Flag every TODO."), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errOut := hub(t, nil, "run", "--agent", "mock", "--cwd", t.TempDir(), "--append-system-prompt", "@"+file, "hi"); code != 0 || out != "ok\n" {
+		t.Fatalf("exit %d stdout %q stderr %q", code, out, errOut)
+	}
+	if got := mockllm.MessageText(srv.Requests()[0].Messages[0]); !strings.Contains(got, "Flag every TODO.") {
+		t.Fatalf("system message lacks the file's text:\n%s", got)
+	}
+	if code, _, errOut := hub(t, nil, "run", "--agent", "mock", "--append-system-prompt", "@"+t.TempDir(), "hi"); code != 2 || !strings.Contains(errOut, "--append-system-prompt") {
+		t.Fatalf("a folder as the file: exit %d stderr %q", code, errOut)
+	}
+}

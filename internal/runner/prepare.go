@@ -70,8 +70,12 @@ func (r *run) sessionOptions(name string, caps adapters.Capabilities) (so adapte
 		}
 		r.perms.Add(rule)
 	}
+	lead, err := systemPrompts(&so, o, name, caps)
+	if err != nil {
+		return so, "", cleanup, err
+	}
 	if len(o.Skills) == 0 {
-		return so, "", cleanup, nil
+		return so, lead, cleanup, nil
 	}
 	var list []skills.Skill
 	for _, n := range o.Skills {
@@ -107,11 +111,11 @@ func (r *run) sessionOptions(name string, caps adapters.Capabilities) (so adapte
 			cleanup = func() { _ = undo() }
 		}
 	case "file":
-		so.Instructions = skills.Instructions(list)
+		so.Instructions = strings.TrimSpace(skills.Instructions(list) + "\n\n" + so.Instructions)
 	default: // "prompt" and adapters that do not say
 		prefix = skills.PromptPrefix(list) + "\n\n"
 	}
-	return so, prefix, cleanup, nil
+	return so, lead + prefix, cleanup, nil
 }
 
 // promptContent builds the prompt blocks: the text (read now when it comes
@@ -154,4 +158,25 @@ func imageContent(path string) (adapters.Content, error) {
 	}
 	abs, _ := filepath.Abs(path)
 	return adapters.Content{Type: adapters.ContentImage, MimeType: mime, Data: base64.StdEncoding.EncodeToString(data), URI: fileuri.FromPath(runtime.GOOS, abs)}, nil
+}
+
+// systemPrompts applies --system-prompt (where the agent's own can be
+// replaced, else a usage error naming the agent) and --append-system-prompt
+// (the agent's system-level channel, else a context block leading the
+// prompt, returned as lead).
+func systemPrompts(so *adapters.SessionOptions, o Options, name string, caps adapters.Capabilities) (lead string, err error) {
+	if o.SystemPrompt != "" {
+		if !caps.SystemPrompt {
+			return "", fmt.Errorf("%w: agent %s cannot replace its system prompt (--system-prompt); use --append-system-prompt", ErrUsage, name)
+		}
+		so.SystemPrompt = o.SystemPrompt
+	}
+	if o.AppendSystemPrompt == "" {
+		return "", nil
+	}
+	if caps.Instructions || caps.SystemPrompt {
+		so.Instructions = strings.TrimSpace(so.Instructions + "\n\n" + o.AppendSystemPrompt)
+		return "", nil
+	}
+	return "<system-instructions>\n" + o.AppendSystemPrompt + "\n</system-instructions>\n\n", nil
 }

@@ -80,7 +80,11 @@ type Options struct {
 	// KeepSkills leaves natively placed skills in place after the run.
 	KeepSkills bool
 	Images     []string
-	ResumeID   string
+	// SystemPrompt replaces the agent's system prompt where it can be
+	// (--system-prompt); AppendSystemPrompt adds to it for every agent
+	// (--append-system-prompt).
+	SystemPrompt, AppendSystemPrompt string
+	ResumeID                         string
 	// MaxTurns is the turn budget the agents were built with (--max-turns);
 	// a run stopped by it exits ExitBudget. 0: none.
 	MaxTurns int
