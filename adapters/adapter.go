@@ -88,6 +88,8 @@ type Capabilities struct {
 	// (SessionOptions.SystemPrompt): claude's --system-prompt, the native
 	// loop's system message.
 	SystemPrompt bool `json:"systemPrompt,omitempty"`
+	// ReportsCost says the agent reports what its turns cost (Usage.CostUSD).
+	ReportsCost bool `json:"reportsCost,omitempty"`
 	// Skills says how Agent Skills reach this agent: "native", "prompt" or "file".
 	Skills string `json:"skills,omitempty"`
 	// TestedVersions is the CLI version range the adapter was tested with.

@@ -74,7 +74,7 @@ func (a *Adapter) Capabilities() adapters.Capabilities {
 			{ID: "plan", Name: "Plan", Description: "Read-only planning"},
 			{ID: "bypassPermissions", Name: "Bypass permissions", Description: "Never ask (refused as root unless IS_SANDBOX=1)"},
 		},
-		DefaultModel: "default", DefaultMode: "default", Skills: "native", Instructions: true, SystemPrompt: true,
+		DefaultModel: "default", DefaultMode: "default", Skills: "native", Instructions: true, SystemPrompt: true, ReportsCost: true,
 		TestedVersions: TestedVersions,
 		Notes:          "permissions are allow/deny per call inside claude; hub remembers always-allow/always-reject per tool for the session",
 	}

@@ -72,7 +72,7 @@ Exit codes:
   0   completed                      4   not authenticated
   1   agent error                    5   timeout
   2   usage error                    6   completed, but a permission was denied
-  3   agent not installed            7   stopped by --max-turns
+  3   agent not installed            7   stopped by --max-turns, --max-tokens or --max-cost
                                      130 interrupted (SIGINT/SIGTERM)
 `
 
@@ -108,6 +108,8 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	fs.StringVar(&format, "format", "text", "output format: text|jsonl")
 	sandboxMode := fs.String("sandbox", "", "confine the native loop's shell tool for this run: read-only|workspace-write|off (default: [sandbox] mode)")
 	noStream := fs.Bool("no-stream", false, "ask providers for whole answers instead of streamed ones (native loop)")
+	fs.Int64Var(&o.MaxTokens, "max-tokens", 0, "stop the run once its input and output tokens pass N; exit 7")
+	fs.Float64Var(&o.MaxCost, "max-cost", 0, "stop the run once it has cost more than USD (the agent's report, else a known model price); exit 7")
 	fs.IntVar(&o.MaxTurns, "max-turns", 0, "stop the agent after this many turns (model requests of the native loop, claude's --max-turns); exit 7 when it stops so")
 	noTranscript := fs.Bool("no-transcript", false, "write no transcript of this run, whatever transcripts = true says")
 	systemPrompt := fs.String("system-prompt", "", "replace the agent's system prompt: TEXT or @FILE (claude, the native loop)")

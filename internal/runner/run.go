@@ -24,6 +24,7 @@ const (
 	causeNone cause = iota
 	causeInterrupt
 	causeTimeout
+	causeBudget // --max-tokens or --max-cost was reached
 )
 
 type run struct {
@@ -39,6 +40,8 @@ type run struct {
 	tools     int    // tool calls seen
 	lastMsgID string
 	errs      []string // messages of non-fatal errors
+	budget    *budget  // --max-tokens and --max-cost
+	budgetHit string   // the limit that stopped the run (Summary.Budget)
 	warnings  []string
 	sessionID string
 	model     string // what the agent said it uses
@@ -86,6 +89,11 @@ func (r *run) execute(ctx context.Context) Summary {
 	}
 	r.handover(a.Name(), caps, &so, &prefix)
 	r.cwd = so.Cwd
+	model := cmp.Or(so.Model, caps.DefaultModel)
+	if r.budget = newBudget(r.o, model); r.o.MaxCost > 0 && !caps.ReportsCost && r.budget.price == nil {
+		err := fmt.Errorf("%w: --max-cost: %s reports no cost and its model %q has no known price (internal/runner/prices.json)", ErrUsage, a.Name(), model)
+		return r.summary(classifyStartError(err), err)
+	}
 	if !caps.Permissions && r.o.Approve != ApproveAll && r.o.Ask == nil {
 		r.warn("%s cannot ask for permission: its tools run without asking, whatever --approve %s says", a.Name(), r.o.Approve)
 	}
@@ -286,6 +294,8 @@ func (r *run) watch(sess adapters.Session, cancelTurn context.CancelFunc, st *st
 		case <-st.timeout:
 			st.timeout = nil
 			r.begin(causeTimeout, cancelTurn)
+		case <-r.budget.hit:
+			r.begin(causeBudget, cancelTurn)
 		}
 	}
 }
@@ -362,6 +372,7 @@ func (r *run) handle(ev adapters.Event) {
 		}
 	case adapters.EventUsage:
 		r.usage = mergeUsage(r.usage, ev.Usage)
+		r.budget.check(r.usage)
 	case adapters.EventError:
 		if ev.Error != nil {
 			if !ev.Error.Fatal {
@@ -453,6 +464,9 @@ func (r *run) finish(c cause) Summary {
 	switch {
 	case c == causeInterrupt:
 		code, err = ExitInterrupted, fmt.Errorf("interrupted%s", r.lastError())
+	case c == causeBudget:
+		r.stop, r.budgetHit = adapters.StopMaxTokens, r.budget.kind
+		code, err = ExitBudget, errors.New(r.budget.why)
 	case c == causeTimeout:
 		code, err = ExitTimeout, fmt.Errorf("timed out after %s%s", r.o.Timeout, r.lastError())
 	case f != nil && (f.Code == adapters.CodeAuth || looksLikeAuth(f.Message)):
@@ -466,6 +480,7 @@ func (r *run) finish(c cause) Summary {
 	case r.stop == adapters.StopCancelled:
 		code, err = ExitAgentError, fmt.Errorf("the agent cancelled the turn")
 	case r.stop == adapters.StopMaxTurnRequests && r.o.MaxTurns > 0:
+		r.budgetHit = "turns"
 		code, err = ExitBudget, fmt.Errorf("stopped at --max-turns %d before the agent finished", r.o.MaxTurns)
 	case len(r.denied) > 0:
 		code, err = ExitDenied, fmt.Errorf("%d permission request(s) denied by --approve %s", len(r.denied), r.o.Approve)
@@ -521,7 +536,7 @@ func looksLikeAuth(msg string) bool { return authPhrases.MatchString(msg) }
 
 func (r *run) summary(code int, err error) Summary {
 	s := Summary{
-		StopReason: r.stop, AgentSessionID: r.sessionID, Usage: r.usage, Model: cmp.Or(r.model, r.o.Model),
+		StopReason: r.stop, Budget: r.budgetHit, AgentSessionID: r.sessionID, Usage: r.usage, Model: cmp.Or(r.model, r.o.Model),
 		DurationMs: r.o.Now().Sub(r.start).Milliseconds(), Denied: r.denied, ExitCode: code,
 		Answer: r.answer.String(), Warnings: r.warnings, Resumable: r.resumable,
 	}

@@ -32,8 +32,8 @@ const (
 	ExitNotAuthenticated = 4
 	ExitTimeout          = 5
 	ExitDenied           = 6
-	// ExitBudget: the agent stopped at the turn budget --max-turns set,
-	// before it finished.
+	// ExitBudget: a budget (--max-turns, --max-tokens, --max-cost)
+	// stopped the agent before it finished.
 	ExitBudget      = 7
 	ExitInterrupted = 130
 )
@@ -88,6 +88,10 @@ type Options struct {
 	// MaxTurns is the turn budget the agents were built with (--max-turns);
 	// a run stopped by it exits ExitBudget. 0: none.
 	MaxTurns int
+	// MaxTokens and MaxCost (USD) stop a run that goes over them
+	// (--max-tokens, --max-cost), exiting ExitBudget. 0: none.
+	MaxTokens int64
+	MaxCost   float64
 	// Continue resumes the agent's latest run in Cwd (--continue, or
 	// ResumeID "last"), found in TranscriptDir.
 	Continue bool
@@ -191,9 +195,12 @@ type Denial struct {
 // only when set.
 type Summary struct {
 	// Agent is the agent that answered: the last one tried.
-	Agent          string              `json:"agent"`
-	StopReason     adapters.StopReason `json:"stopReason"`
-	AgentSessionID string              `json:"agentSessionId"`
+	Agent      string              `json:"agent"`
+	StopReason adapters.StopReason `json:"stopReason"`
+	// Budget names the limit that stopped the run: "turns", "tokens" or
+	// "cost" (exit 7).
+	Budget         string `json:"budget,omitempty"`
+	AgentSessionID string `json:"agentSessionId"`
 	// Model is the model the agent reported using, else the one asked for
 	// (--model); "" when neither is known.
 	Model string `json:"model,omitempty"`

@@ -1,0 +1,102 @@
+package runner
+
+import (
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/hubdev/hub/adapters"
+)
+
+// budget stops a run at --max-tokens (input and output tokens summed over
+// the attempt) or --max-cost (USD: the agent's own report, else the price
+// table's). The first check over a limit signals hit once; the run then
+// cancels the turn gracefully, keeping what arrived.
+type budget struct {
+	maxTokens int64
+	maxCost   float64
+	price     *price // nil: only the agent's own cost report counts
+
+	once sync.Once
+	hit  chan struct{}
+	why  string // the one line the summary gives
+	kind string // "tokens" or "cost"
+}
+
+func newBudget(o Options, model string) *budget {
+	b := &budget{maxTokens: o.MaxTokens, maxCost: o.MaxCost, hit: make(chan struct{}, 1)}
+	if p, ok := priceOf(model); ok {
+		b.price = &p
+	}
+	return b
+}
+
+// check signals hit when u is over a limit.
+func (b *budget) check(u *adapters.Usage) {
+	if b == nil || u == nil {
+		return
+	}
+	var why, kind string
+	if n := u.InputTokens + u.OutputTokens; b.maxTokens > 0 && n > b.maxTokens {
+		why, kind = fmt.Sprintf("stopped at --max-tokens %d: %d tokens used", b.maxTokens, n), "tokens"
+	} else if c, ok := b.cost(u); ok && b.maxCost > 0 && c > b.maxCost {
+		why, kind = fmt.Sprintf("stopped at --max-cost %.4g: $%.4f spent", b.maxCost, c), "cost"
+	}
+	if why == "" {
+		return
+	}
+	b.once.Do(func() {
+		b.why, b.kind = why, kind
+		b.hit <- struct{}{}
+	})
+}
+
+// cost is what u cost: the agent's report, else the price table's.
+func (b *budget) cost(u *adapters.Usage) (float64, bool) {
+	if u.CostUSD != nil {
+		return *u.CostUSD, true
+	}
+	if b.price == nil {
+		return 0, false
+	}
+	return (float64(u.InputTokens)*b.price.Input + float64(u.OutputTokens)*b.price.Output) / 1e6, true
+}
+
+// price is USD per million tokens.
+type price struct {
+	Input  float64 `json:"input"`
+	Output float64 `json:"output"`
+}
+
+//go:embed prices.json
+var pricesJSON []byte
+
+var prices = sync.OnceValue(func() map[string]price {
+	var t struct {
+		Models map[string]price `json:"models"`
+	}
+	_ = json.Unmarshal(pricesJSON, &t)
+	return t.Models
+})
+
+// priceOf finds model's price: its own entry, else the longest entry it
+// starts with ("claude-sonnet-4-5-20250929" is priced as claude-sonnet-4),
+// provider prefixes ("openai/gpt-4o") dropped.
+func priceOf(model string) (price, bool) {
+	m := strings.ToLower(model)
+	if i := strings.LastIndexByte(m, '/'); i >= 0 {
+		m = m[i+1:]
+	}
+	if p, ok := prices()[m]; ok {
+		return p, true
+	}
+	best, found := "", false
+	for name := range prices() {
+		if strings.HasPrefix(m, name+"-") && len(name) > len(best) {
+			best, found = name, true
+		}
+	}
+	return prices()[best], found
+}
