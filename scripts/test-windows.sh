@@ -65,6 +65,9 @@ run_all() {
 		mkdir -p "$root$repo/../shared"
 		mount --bind "$repo/../shared" "$root$repo/../shared"
 	fi
+	local wenv=(/usr/bin/env -i HOME=/root PATH=/usr/bin:/bin WINEDEBUG=-all WINEPREFIX=/root/.wine XDG_RUNTIME_DIR=/tmp)
+	# The prefix, made once (a fresh root has none yet).
+	[ -d "$root/root/.wine" ] || chroot "$root" "${wenv[@]}" wineboot -i >/dev/null 2>&1 || true
 	# A wineserver of its own: the server opens files for its clients, so
 	# one started by another checkout's run, in another mount namespace,
 	# would not see this repository ("Path not found" for testdata).
@@ -76,6 +79,11 @@ run_all() {
 		mkdir -p -m 700 "$out/wineserver" "$root/tmp/$sockdir"
 		mount --bind "$out/wineserver" "$root/tmp/$sockdir"
 	fi
+	# One persistent server for the whole run: a server that exits when its
+	# last client leaves can reset the next package's first connection
+	# ("wine client error: recvmsg: Connection reset by peer").
+	chroot "$root" "${wenv[@]}" wineserver -p
+	trap 'chroot "$root" "${wenv[@]}" wineserver -k 2>/dev/null || true' EXIT
 	local passed=0 failed=0 skipped=0
 	while read -r pkg dir; do
 		local name=${pkg//\//_} log start secs status
@@ -86,8 +94,7 @@ run_all() {
 			continue
 		fi
 		start=$(date +%s.%N)
-		if chroot "$root" /usr/bin/env -i HOME=/root PATH=/usr/bin:/bin WINEDEBUG=-all WINEPREFIX=/root/.wine \
-			XDG_RUNTIME_DIR=/tmp HUB_BIN="$hubbin" /bin/sh -c 'cd "$1" && shift && exec timeout --kill-after=10s "$@"' _ "$dir" \
+		if chroot "$root" "${wenv[@]}" HUB_BIN="$hubbin" /bin/sh -c 'cd "$1" && shift && exec timeout --kill-after=10s "$@"' _ "$dir" \
 			"$timeout" wine "$inside/$name.test.exe" -test.v -test.timeout "$timeout" >"$log" 2>&1; then
 			status=ok
 			passed=$((passed + 1))
