@@ -33,17 +33,12 @@ func TestNativeSession_RulesOfItsOwnCwd(t *testing.T) {
 	read := mockllm.OpenAITurn{ToolCalls: []mockllm.OpenAIToolCall{{ID: "r1", Name: "read_file", Args: `{"path":"notes.txt"}`}}}
 	srv := mockllm.NewOpenAIServer(read, mockllm.OpenAITurn{Text: "done"}, read, mockllm.OpenAITurn{Text: "done"})
 	defer srv.Close()
-	reg := adapters.NewRegistry()
-	reg.Register(openai.New(openai.Profile{Name: "native", BaseURL: srv.URL, Model: "mock-model", Local: true, Stream: true, ContextWindow: 1 << 20},
-		openai.Options{IdleTimeout: 30 * time.Second}))
-	c := startClient(t, Options{Registry: reg, DefaultAgent: "native", Logger: zerolog.Nop(), StateDir: t.TempDir(), CancelGrace: 500 * time.Millisecond,
-		Settings: func(cwd string) (Settings, error) {
-			if cwd == strict {
-				return Settings{Permissions: deny}, nil
-			}
-			return Settings{}, nil
-		}})
-	c.init(schema.ClientCapabilities{})
+	c := nativeClient(t, srv.URL, func(cwd string) (Settings, error) {
+		if cwd == strict {
+			return Settings{Permissions: deny}, nil
+		}
+		return Settings{}, nil
+	})
 	toolResult := func(req int) string {
 		msgs := srv.Requests()[req].Messages
 		return mockllm.MessageText(msgs[len(msgs)-1])
@@ -66,17 +61,12 @@ func TestNativeSession_HooksOfItsOwnCwd(t *testing.T) {
 	block := map[string][]config.HookConfig{"UserPromptSubmit": {{Command: proctest.ShellCommand("err:no prompts here\n", "exit:2")}}}
 	srv := mockllm.NewOpenAIServer(mockllm.OpenAITurn{Text: "answered"})
 	defer srv.Close()
-	reg := adapters.NewRegistry()
-	reg.Register(openai.New(openai.Profile{Name: "native", BaseURL: srv.URL, Model: "mock-model", Local: true, Stream: true, ContextWindow: 1 << 20},
-		openai.Options{IdleTimeout: 30 * time.Second}))
-	c := startClient(t, Options{Registry: reg, DefaultAgent: "native", Logger: zerolog.Nop(), StateDir: t.TempDir(), CancelGrace: 500 * time.Millisecond,
-		Settings: func(cwd string) (Settings, error) {
-			if cwd == strict {
-				return Settings{HookConfig: block}, nil
-			}
-			return Settings{HookConfig: map[string][]config.HookConfig{}}, nil
-		}})
-	c.init(schema.ClientCapabilities{})
+	c := nativeClient(t, srv.URL, func(cwd string) (Settings, error) {
+		if cwd == strict {
+			return Settings{HookConfig: block}, nil
+		}
+		return Settings{HookConfig: map[string][]config.HookConfig{}}, nil
+	})
 	inStrict := c.newSession(strict)
 	_, e := c.call("session/prompt", schema.PromptRequest{SessionID: inStrict, Prompt: []schema.ContentBlock{schema.TextBlock("hello")}})
 	if e == nil || !strings.Contains(e.Message, "no prompts here") || len(srv.Requests()) != 0 {
@@ -87,4 +77,17 @@ func TestNativeSession_HooksOfItsOwnCwd(t *testing.T) {
 	if got := c.agentText(inPlain); !strings.Contains(got, "answered") {
 		t.Fatalf("the plain project's prompt: %q", got)
 	}
+}
+
+// nativeClient is an initialized hub acp client whose only agent is the
+// native loop on the mock LLM at url, each session's settings by cwd.
+func nativeClient(t *testing.T, url string, settings func(cwd string) (Settings, error)) *tclient {
+	t.Helper()
+	reg := adapters.NewRegistry()
+	reg.Register(openai.New(openai.Profile{Name: "native", BaseURL: url, Model: "mock-model", Local: true, Stream: true, ContextWindow: 1 << 20},
+		openai.Options{IdleTimeout: 30 * time.Second}))
+	c := startClient(t, Options{Registry: reg, DefaultAgent: "native", Logger: zerolog.Nop(), StateDir: t.TempDir(),
+		CancelGrace: 500 * time.Millisecond, Settings: settings})
+	c.init(schema.ClientCapabilities{})
+	return c
 }

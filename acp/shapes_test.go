@@ -45,26 +45,6 @@ func shapeRows(t *testing.T, ws string) []permtest.Row {
 	return rows
 }
 
-// shapeWorkspace is a workspace with the files the rows read, and a home
-// directory of the test's own.
-func shapeWorkspace(t *testing.T) string {
-	t.Helper()
-	home := t.TempDir()
-	t.Setenv("HOME", home)
-	t.Setenv("USERPROFILE", home)
-	ws := t.TempDir()
-	for _, f := range []string{".env", "keys/id_rsa", "config/.env.production", "a.go"} {
-		p := filepath.Join(ws, filepath.FromSlash(f))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte("KEY=secret\n"), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return ws
-}
-
 // askedEditor is an editor that rejects every permission request and
 // records the tool calls it was asked about; it serves terminals and
 // files without running or reading anything.
@@ -107,7 +87,7 @@ func (e *askedEditor) wasAsked(id string) bool {
 // through hub run.
 func TestShapes_HubACPClassifiesAlike(t *testing.T) {
 	t.Run("relay", func(t *testing.T) {
-		ws := shapeWorkspace(t)
+		ws := permtest.Workspace(t)
 		rows := shapeRows(t, ws)
 		file := filepath.Join(t.TempDir(), "rows.json")
 		if err := permtest.WriteRows(file, rows); err != nil {
@@ -140,7 +120,7 @@ func TestShapes_HubACPClassifiesAlike(t *testing.T) {
 		}
 	})
 	t.Run("native", func(t *testing.T) {
-		ws := shapeWorkspace(t)
+		ws := permtest.Workspace(t)
 		rows := shapeRows(t, ws)
 		var calls []mockllm.OpenAIToolCall
 		var native []permtest.Row

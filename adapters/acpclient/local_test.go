@@ -10,6 +10,7 @@ import (
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/fspath"
+	"github.com/hubdev/hub/internal/proc/proctest"
 )
 
 // allowAll answers every permission request yes, as a careless user or
@@ -30,6 +31,16 @@ func permissions(evs []adapters.Event) []*adapters.PermissionRequest {
 		}
 	}
 	return out
+}
+
+// termCall is the fake agent's terminal/create of argv (a Go helper, so it
+// runs on every OS), with more params when extra is not empty.
+func termCall(argv []string, extra string) string {
+	args, _ := json.Marshal(argv[1:])
+	if extra != "" {
+		extra = "," + extra
+	}
+	return `/term {"command":` + jsonString(argv[0]) + `,"args":` + string(args) + extra + `}`
 }
 
 func jsonString(s string) string {
@@ -100,7 +111,7 @@ func TestLocal_LinksOutsideRefused(t *testing.T) {
 		{"write through a dangling link", "/write " + filepath.Join(dir, "dangling.txt"), "write:"},
 		{"read through a linked file", "/read " + filepath.Join(dir, "link.txt"), "read:"},
 		{"read through a linked folder", "/read " + filepath.Join(dir, "out", "secret.txt"), "read:"},
-		{"terminal cwd through a link", `/term {"command":"sh","args":["-c","echo hi > x.txt"],"cwd":` + jsonString(filepath.Join(dir, "out")) + `}`, "term:"},
+		{"terminal cwd through a link", termCall(proctest.CommandIn(t, dir, "touch:x.txt"), `"cwd":`+jsonString(filepath.Join(dir, "out"))), "term:"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -192,7 +203,7 @@ func TestLocal_UnadvertisedMethodRefused(t *testing.T) {
 		editor adapters.EditorClient
 		prompt string
 	}{
-		{"terminal the editor lacks", &fakeEditor{}, `/term {"command":"sh","args":["-c","echo x > made.txt"]}`},
+		{"terminal the editor lacks", &fakeEditor{}, termCall(proctest.CommandIn(t, dir, "touch:made.txt"), "")},
 		{"fs method outside ACP", nil, "/call fs/delete_text_file " + `{"path":` + jsonString(filepath.Join(dir, "a")) + `}`},
 		{"terminal method outside ACP", nil, `/call terminal/attach {}`},
 	}

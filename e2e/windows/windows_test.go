@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/hubdev/hub/internal/mockllm"
+	"github.com/hubdev/hub/internal/testlog"
 )
 
 // The test binary doubles as the fake ACP agent (fakeEnv=acp) and as the
@@ -231,7 +232,7 @@ func startACP(t *testing.T, cfg string) *client {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var errb lockedBuffer
+	var errb testlog.Buffer // written by exec's copier, read on failure
 	cmd.Stderr = &errb
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -424,21 +425,4 @@ func stopReason(t *testing.T, resp map[string]any) string {
 	res, _ := resp["result"].(map[string]any)
 	s, _ := res["stopReason"].(string)
 	return s
-}
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }

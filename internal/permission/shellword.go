@@ -61,19 +61,7 @@ func hasBrace(w *syntax.Word) bool {
 // joined expands a word into one argument, without splitting (assignment
 // values, here-strings, scripts).
 func (r *reader) joined(w *syntax.Word, sc *scope) arg {
-	fs := r.expandWord(w, sc, false)
-	out := arg{}
-	for i, f := range fs {
-		if i > 0 {
-			out.text += " "
-		}
-		out.text += f.text
-		out.dynamic = out.dynamic || f.dynamic
-		out.glob = out.glob || f.glob
-		out.download = out.download || f.download
-		out.subst = out.subst || f.subst
-	}
-	return out
+	return joinArgs(r.expandWord(w, sc, false))
 }
 
 // wordBuilder collects the fields of one word.

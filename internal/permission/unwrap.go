@@ -598,6 +598,7 @@ func joinArgs(args []arg) arg {
 		}
 		out.text += a.text
 		out.dynamic = out.dynamic || a.dynamic
+		out.glob = out.glob || a.glob
 		out.download = out.download || a.download
 		out.subst = out.subst || a.subst
 	}
@@ -673,14 +674,7 @@ func (r *reader) shell(argv []arg, x *runCtx) input {
 // nested walks a script given as an argument (sh -c, su -c, eval, watch,
 // trap, parallel), inside the wrapper's layers; pos are its $0, $1, ….
 func (r *reader) nested(script arg, x *runCtx, pos []arg) {
-	if script.subst {
-		r.out.unclear = true
-	}
-	if script.dynamic {
-		r.out.unclear = true
-		if script.download {
-			r.setDeny(whyDownload)
-		}
+	if !r.readable(script) {
 		return
 	}
 	sc := x.sc.clone()
@@ -689,6 +683,24 @@ func (r *reader) nested(script arg, x *runCtx, pos []arg) {
 		sc.pos = pos
 	}
 	r.script(script.text, sc, x.stdin)
+}
+
+// readable reports whether a script given as an argument can be read
+// before it runs: one made by a substitution leaves the line unclear, one
+// hub cannot know at all is not read (and is denied when it comes from a
+// download).
+func (r *reader) readable(script arg) bool {
+	if script.subst {
+		r.out.unclear = true
+	}
+	if !script.dynamic {
+		return true
+	}
+	r.out.unclear = true
+	if script.download {
+		r.setDeny(whyDownload)
+	}
+	return false
 }
 
 // suScript: su [-] [user] -c SCRIPT, script [file] -c SCRIPT.
@@ -757,14 +769,7 @@ func flockCmd(args []arg) (rest []arg, script *arg, ok bool) {
 
 func (r *reader) eval(args []arg, x *runCtx) {
 	s := joinArgs(args)
-	if s.subst {
-		r.out.unclear = true
-	}
-	if s.dynamic {
-		r.out.unclear = true
-		if s.download {
-			r.setDeny(whyDownload)
-		}
+	if !r.readable(s) {
 		return
 	}
 	sc := x.sc

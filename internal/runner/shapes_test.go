@@ -30,19 +30,7 @@ func TestShapesAgent(t *testing.T) {
 
 func shapeSetup(t *testing.T) ([]permtest.Row, string) {
 	t.Helper()
-	home := t.TempDir()
-	t.Setenv("HOME", home)
-	t.Setenv("USERPROFILE", home)
-	ws := t.TempDir()
-	for _, f := range []string{".env", "keys/id_rsa", "config/.env.production", "a.go"} {
-		p := filepath.Join(ws, filepath.FromSlash(f))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte("KEY=secret\n"), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
+	ws := permtest.Workspace(t)
 	rows, err := permtest.Rows(filepath.Join("..", "permission", "testdata", "shapes.txt"), ws)
 	if err != nil {
 		t.Fatal(err)

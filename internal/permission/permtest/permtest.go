@@ -11,7 +11,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
+	"testing"
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/permission"
@@ -281,4 +283,24 @@ func Outcomes(text string) map[string]string {
 		}
 	}
 	return out
+}
+
+// Workspace makes the workspace the rows read (.env, a key, a.go), with a
+// home directory of the test's own, and returns it.
+func Workspace(t testing.TB) string {
+	t.Helper()
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("USERPROFILE", home)
+	ws := t.TempDir()
+	for _, f := range []string{".env", "keys/id_rsa", "config/.env.production", "a.go"} {
+		p := filepath.Join(ws, filepath.FromSlash(f))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("KEY=secret\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return ws
 }
