@@ -1,0 +1,22 @@
+// Package conversation is hub's conversation core: the one place where the
+// rules every front end shares live. hub acp, hub run, hub mcp (delegates)
+// and /compare only translate between their wire format and this package.
+//
+// It owns, each exactly once:
+//   - the permission gate (gate.go): one evaluation order and one Answerer
+//     for whoever answers (the editor, --approve, a parent session);
+//   - the turn pipeline (turn.go): prompt hooks, the prompt, observers
+//     (hooks, audit) around the event stream, the digest and the
+//     classification of how the turn ended;
+//   - the digest (digest.go): what one turn did, for every front end and
+//     the handover briefing;
+//   - the fallback rule (fallback.go): which failures hand a turn to the
+//     next agent, decided as early as the failure is known.
+//
+// Words, one meaning each:
+//   - a session is hub's conversation with one user: an ACP session, one
+//     hub run, one delegate conversation. What an agent CLI keeps under its
+//     own id is the agent session (adapters.Session).
+//   - a turn is one prompt and everything the agent does for it, until its
+//     stop reason. adapters.Turn is the queue that carries one turn's events.
+package conversation
