@@ -6,6 +6,7 @@ import (
 
 	"github.com/hubdev/hub/adapters/all"
 	"github.com/hubdev/hub/detect"
+	"github.com/hubdev/hub/internal/proc"
 )
 
 func benchSetup(b *testing.B) *world {
@@ -55,6 +56,6 @@ func BenchmarkFindPrograms(b *testing.B) {
 		}
 	}
 	for i := 0; i < b.N; i++ {
-		detect.FindProgramsUncached(bins)
+		proc.FindProgramsUncached(bins)
 	}
 }

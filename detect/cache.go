@@ -13,6 +13,9 @@ import (
 
 const cacheFile = "doctor-v2.json"
 
+// baseEnv are the variables every report depends on.
+var baseEnv = []string{"PATH", "PATHEXT", "SHELL", "HOME", "USERPROFILE", "APPDATA", "LOCALAPPDATA", "SCOOP", "OPENAI_API_KEY", "OPENAI_BASE_URL"}
+
 // cacheEntries is how many reports the cache keeps: one per recent set of
 // options (a full report, `--agent X`, `--probe`) so switching between them
 // does not probe again.

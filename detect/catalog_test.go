@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hubdev/hub/adapters/agentspec"
 	"github.com/hubdev/hub/adapters/catalog"
 	"github.com/hubdev/hub/detect"
 	"github.com/hubdev/hub/internal/fixture"
@@ -55,11 +56,11 @@ func TestRun_InstalledCatalogAgent(t *testing.T) {
 		ready       bool
 		auth, fix   string
 	}{
-		{"optional login, unknown", "opencode", nil, true, detect.AuthUnknown, ""},
-		{"login file", "opencode", func(w *world) { w.file(".local/share/opencode/auth.json", "{}") }, true, detect.AuthLoggedIn, ""},
-		{"required login missing", "auggie", nil, false, detect.AuthNone, "not logged in: run `auggie login`"},
-		{"required login present", "auggie", func(w *world) { w.file(".augment/session.json", "{}") }, true, detect.AuthLoggedIn, ""},
-		{"token in env", "copilot", func(w *world) { w.env["GH_TOKEN"] = "t" }, true, detect.AuthAPIKey, ""},
+		{"optional login, unknown", "opencode", nil, true, agentspec.AuthUnknown, ""},
+		{"login file", "opencode", func(w *world) { w.file(".local/share/opencode/auth.json", "{}") }, true, agentspec.AuthLoggedIn, ""},
+		{"required login missing", "auggie", nil, false, agentspec.AuthNone, "not logged in: run `auggie login`"},
+		{"required login present", "auggie", func(w *world) { w.file(".augment/session.json", "{}") }, true, agentspec.AuthLoggedIn, ""},
+		{"token in env", "copilot", func(w *world) { w.env["GH_TOKEN"] = "t" }, true, agentspec.AuthAPIKey, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

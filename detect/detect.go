@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/adapters/agentspec"
 	"github.com/hubdev/hub/internal/config"
 	"github.com/hubdev/hub/internal/proc"
 )
@@ -32,7 +33,7 @@ type Options struct {
 	Config   *config.Config
 	Registry *adapters.Registry // capabilities, optional
 	// Specs are the agent CLIs to check (adapters/all.DoctorSpecs()).
-	Specs []Spec
+	Specs []agentspec.Spec
 	// Agents restricts the report to these names.
 	Agents []string
 	// All also lists catalogued agents that are not installed.
@@ -108,7 +109,32 @@ func newProber(o Options) *prober {
 
 // lookPath finds bin on the probed PATH.
 func (p *prober) lookPath(bin string) string {
-	return lookPath(p.goos, bin, p.getenv("PATH"), p.getenv("PATHEXT"))
+	return proc.LookPathFor(p.goos, bin, p.getenv("PATH"), p.getenv("PATHEXT"))
+}
+
+// homeDir is the user's home in the probed environment: HOME, else on
+// Windows USERPROFILE.
+func homeDir(goos string, env agentspec.Env) string {
+	if h := env("HOME"); h != "" || goos != "windows" {
+		return h
+	}
+	return env("USERPROFILE")
+}
+
+// loginShell is the shell whose login PATH hub asks as a last resort: the
+// user's $SHELL, else zsh on macOS (its default, which GUI apps may not
+// have in $SHELL); none on Windows, nor on Linux without $SHELL.
+func loginShell(goos string, env agentspec.Env) string {
+	switch {
+	case goos == "windows":
+		return ""
+	case env("SHELL") != "":
+		return env("SHELL")
+	case goos == "darwin":
+		return "/bin/zsh"
+	default:
+		return ""
+	}
 }
 
 func listSep(goos string) string {
@@ -263,7 +289,7 @@ func (p *prober) caps(name string) *adapters.Capabilities {
 	return &c
 }
 
-func (p *prober) probeCLI(ctx context.Context, s Spec, bin string, explicit bool) Agent {
+func (p *prober) probeCLI(ctx context.Context, s agentspec.Spec, bin string, explicit bool) Agent {
 	// Tested is the range hub supports, Verified the exact release the
 	// adapter was tested with (an older patch release is not "too old").
 	a := Agent{Name: s.Name, Kind: "cli", TestedRange: s.Tested, TestedVersion: s.Verified, Capabilities: p.caps(s.Name)}
@@ -290,9 +316,9 @@ func (p *prober) probeCLI(ctx context.Context, s Spec, bin string, explicit bool
 		a.Fix = fmt.Sprintf("`%s --version` did not answer within %s: check the install (%s)", bin, p.o.Timeout, a.Path)
 	case a.VersionStatus == "too_old":
 		a.Fix = fmt.Sprintf("version %s is older than tested (%s): npm install -g %s@latest", a.Version, a.TestedRange, s.Package)
-	case a.Auth.State == AuthNone && a.Auth.Source != "":
+	case a.Auth.State == agentspec.AuthNone && a.Auth.Source != "":
 		a.Fix = fmt.Sprintf("no API key: set %s", a.Auth.Source)
-	case a.Auth.State == AuthNone:
+	case a.Auth.State == agentspec.AuthNone:
 		a.Fix = "not logged in: " + s.LoginFix
 	}
 	a.Ready = a.Fix == ""
@@ -309,7 +335,7 @@ func (p *prober) locate(ctx context.Context, a *Agent, bin string, explicit bool
 		a.Installed, a.Path, a.FoundVia = true, path, via
 		return
 	}
-	if path := lookPath(p.goos, bin, strings.Join(proc.KnownDirs(p.goos, p.getenv, p.home), listSep(p.goos)), p.getenv("PATHEXT")); path != "" {
+	if path := proc.LookPathFor(p.goos, bin, strings.Join(proc.KnownDirs(p.goos, p.getenv, p.home), listSep(p.goos)), p.getenv("PATHEXT")); path != "" {
 		// proc.Start looks there too, so the agent runs as it is.
 		a.Installed, a.Path, a.FoundVia = true, path, "known-dir"
 		return
@@ -332,7 +358,7 @@ func (p *prober) loginShellLookup(ctx context.Context, bin string) string {
 	}
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	path := strings.TrimSpace(lines[len(lines)-1])
-	if filepath.IsAbs(path) && findExec(p.goos, path, "") != "" {
+	if filepath.IsAbs(path) && proc.LookPathFor(p.goos, path, "", "") != "" {
 		return path
 	}
 	return ""
@@ -388,7 +414,7 @@ func npmVersion(path, pkg string) string {
 	if pkg == "" {
 		return ""
 	}
-	if m := ReadJSON(filepath.Join(filepath.Dir(path), "node_modules", filepath.FromSlash(pkg), "package.json")); m != nil && m["name"] == pkg {
+	if m := agentspec.ReadJSON(filepath.Join(filepath.Dir(path), "node_modules", filepath.FromSlash(pkg), "package.json")); m != nil && m["name"] == pkg {
 		v, _ := m["version"].(string)
 		return semverRe.FindString(v)
 	}
@@ -398,7 +424,7 @@ func npmVersion(path, pkg string) string {
 	}
 	dir := filepath.Dir(real)
 	for i := 0; i < 5; i++ {
-		if m := ReadJSON(filepath.Join(dir, "package.json")); m != nil && m["name"] == pkg {
+		if m := agentspec.ReadJSON(filepath.Join(dir, "package.json")); m != nil && m["name"] == pkg {
 			v, _ := m["version"].(string)
 			return semverRe.FindString(v)
 		}
@@ -422,7 +448,7 @@ func firstLine(s string) string {
 }
 
 func (p *prober) probeACP(ctx context.Context, name string, ac config.AgentConfig) Agent {
-	a := Agent{Name: name, Kind: "acp", Auth: Auth{State: AuthUnknown}}
+	a := Agent{Name: name, Kind: "acp", Auth: agentspec.Auth{State: agentspec.AuthUnknown}}
 	a.Capabilities = p.caps(name)
 	p.locate(ctx, &a, ac.Command[0], true)
 	if !a.Installed {
@@ -439,7 +465,7 @@ func (p *prober) probeACP(ctx context.Context, name string, ac config.AgentConfi
 // catalogJob is the probe of a catalogued agent: one whose program is
 // found (searching PATH and the package managers' dirs only, no process),
 // or any when the report lists all or names it.
-func (p *prober) catalogJob(s Spec, ac config.AgentConfig) (job, bool) {
+func (p *prober) catalogJob(s agentspec.Spec, ac config.AgentConfig) (job, bool) {
 	eff := catalogArgv(s, ac)
 	explicit := len(ac.Command) > 0
 	path := ""
@@ -464,14 +490,14 @@ func (p *prober) findCatalog() {
 		}
 	}
 	dirs := append(strings.Split(p.getenv("PATH"), listSep(p.goos)), proc.KnownDirs(p.goos, p.getenv, p.home)...)
-	p.catalog = findPrograms(p.goos, bins, dirs, p.getenv("PATHEXT"))
+	p.catalog = proc.FindProgramsFor(p.goos, bins, dirs, p.getenv("PATHEXT"))
 }
 
 // findQuiet is where findCatalog found bin, or "".
 func (p *prober) findQuiet(bin string) string { return p.catalog[bin] }
 
-func (p *prober) probeCatalog(ctx context.Context, s Spec, eff config.AgentConfig, path string, explicit bool) Agent {
-	a := Agent{Name: s.Name, Kind: "acp", Catalog: true, Auth: Auth{State: AuthUnknown}}
+func (p *prober) probeCatalog(ctx context.Context, s agentspec.Spec, eff config.AgentConfig, path string, explicit bool) Agent {
+	a := Agent{Name: s.Name, Kind: "acp", Catalog: true, Auth: agentspec.Auth{State: agentspec.AuthUnknown}}
 	a.ConfigDir = s.ConfigDir(p.getenv, p.home)
 	switch {
 	case explicit:
@@ -493,7 +519,7 @@ func (p *prober) probeCatalog(ctx context.Context, s Spec, eff config.AgentConfi
 	if a.Fix == "" {
 		p.initialize(ctx, &a, eff.Argv(), eff.Env)
 	}
-	if a.Fix == "" && a.Auth.State == AuthNone {
+	if a.Fix == "" && a.Auth.State == agentspec.AuthNone {
 		a.Fix = "not logged in: " + s.LoginFix
 	}
 	a.Ready = a.Fix == ""

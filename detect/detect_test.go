@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/adapters/agentspec"
 	"github.com/hubdev/hub/adapters/all"
 	"github.com/hubdev/hub/detect"
 	"github.com/hubdev/hub/internal/config"
@@ -147,97 +148,97 @@ func TestRun_AgentStates(t *testing.T) {
 		warn      string
 		fix       string
 	}{
-		{name: "missing", agent: "claude", setup: func(*world) {}, fix: "npm install -g @anthropic-ai/claude-code", auth: detect.AuthNone},
+		{name: "missing", agent: "claude", setup: func(*world) {}, fix: "npm install -g @anthropic-ai/claude-code", auth: agentspec.AuthNone},
 		{name: "installed without auth", agent: "claude", setup: func(w *world) { w.agent("claude", "2.1.330 (Claude Code)") },
-			installed: true, version: "2.1.330", vstatus: "ok", auth: detect.AuthNone, fix: "not logged in: run `claude`"},
+			installed: true, version: "2.1.330", vstatus: "ok", auth: agentspec.AuthNone, fix: "not logged in: run `claude`"},
 		{name: "api key", agent: "claude", setup: func(w *world) { w.agent("claude", "2.1.330 (Claude Code)"); w.env["ANTHROPIC_API_KEY"] = "sk" },
-			ready: true, installed: true, version: "2.1.330", vstatus: "ok", auth: detect.AuthAPIKey, source: "ANTHROPIC_API_KEY"},
+			ready: true, installed: true, version: "2.1.330", vstatus: "ok", auth: agentspec.AuthAPIKey, source: "ANTHROPIC_API_KEY"},
 		{name: "subscription", agent: "claude", setup: func(w *world) {
 			w.agent("claude", "2.1.330 (Claude Code)")
 			w.file(".claude/.credentials.json", `{"claudeAiOauth":{}}`)
-		}, ready: true, installed: true, version: "2.1.330", vstatus: "ok", auth: detect.AuthSubscription, source: ".credentials.json"},
+		}, ready: true, installed: true, version: "2.1.330", vstatus: "ok", auth: agentspec.AuthSubscription, source: ".credentials.json"},
 		{name: "api key beside subscription warns about billing", agent: "claude", setup: func(w *world) {
 			w.agent("claude", "2.1.330 (Claude Code)")
 			w.file(".claude/.credentials.json", `{}`)
 			w.env["ANTHROPIC_API_KEY"] = "sk"
-		}, ready: true, installed: true, version: "2.1.330", vstatus: "ok", auth: detect.AuthAPIKey, source: "ANTHROPIC_API_KEY", warn: "bills this key instead of your subscription"},
+		}, ready: true, installed: true, version: "2.1.330", vstatus: "ok", auth: agentspec.AuthAPIKey, source: "ANTHROPIC_API_KEY", warn: "bills this key instead of your subscription"},
 		{name: "claude config dir env", agent: "claude", setup: func(w *world) {
 			w.agent("claude", "2.1.330 (Claude Code)")
 			w.env["CLAUDE_CONFIG_DIR"] = w.home + "/alt"
 			w.file("alt/.credentials.json", `{}`)
-		}, ready: true, installed: true, version: "2.1.330", vstatus: "ok", auth: detect.AuthSubscription, source: "alt/.credentials.json"},
+		}, ready: true, installed: true, version: "2.1.330", vstatus: "ok", auth: agentspec.AuthSubscription, source: "alt/.credentials.json"},
 		{name: "codex too old", agent: "codex", setup: func(w *world) {
 			w.agent("codex", "codex-cli 0.50.0")
 			w.file(".codex/auth.json", `{"auth_mode":"apikey","OPENAI_API_KEY":"sk"}`)
-		}, installed: true, version: "0.50.0", vstatus: "too_old", auth: detect.AuthAPIKey, source: "auth.json", fix: "older than tested"},
+		}, installed: true, version: "0.50.0", vstatus: "too_old", auth: agentspec.AuthAPIKey, source: "auth.json", fix: "older than tested"},
 		{name: "codex chatgpt with OPENAI_API_KEY warns", agent: "codex", setup: func(w *world) {
 			w.agent("codex", "codex-cli 0.169.0")
 			w.file(".codex/auth.json", `{"tokens":{"id_token":"x"}}`)
 			w.env["OPENAI_API_KEY"] = "sk"
-		}, ready: true, installed: true, version: "0.169.0", vstatus: "ok", auth: detect.AuthSubscription, warn: "OPENAI_API_KEY is set beside a ChatGPT login"},
+		}, ready: true, installed: true, version: "0.169.0", vstatus: "ok", auth: agentspec.AuthSubscription, warn: "OPENAI_API_KEY is set beside a ChatGPT login"},
 		{name: "codex not logged in", agent: "codex", setup: func(w *world) { w.agent("codex", "codex-cli 0.169.0") },
-			installed: true, version: "0.169.0", vstatus: "ok", auth: detect.AuthNone, fix: "codex login"},
+			installed: true, version: "0.169.0", vstatus: "ok", auth: agentspec.AuthNone, fix: "codex login"},
 		{name: "gemini oauth plus key warns", agent: "gemini", setup: func(w *world) {
 			w.agent("gemini", "0.61.0")
 			w.file(".gemini/oauth_creds.json", `{}`)
 			w.env["GEMINI_API_KEY"] = "k"
-		}, ready: true, installed: true, version: "0.61.0", vstatus: "ok", auth: detect.AuthAPIKey, source: "GEMINI_API_KEY", warn: "beside a Google login"},
+		}, ready: true, installed: true, version: "0.61.0", vstatus: "ok", auth: agentspec.AuthAPIKey, source: "GEMINI_API_KEY", warn: "beside a Google login"},
 		{name: "gemini newer than tested still ready", agent: "gemini", setup: func(w *world) {
 			w.agent("gemini", "1.2.0")
 			w.file(".gemini/oauth_creds.json", `{}`)
-		}, ready: true, installed: true, version: "1.2.0", vstatus: "newer_than_tested", auth: detect.AuthSubscription, warn: "version 1.2.0 is newer than hub was tested with (>=0.50.0 <1.0.0)"},
+		}, ready: true, installed: true, version: "1.2.0", vstatus: "newer_than_tested", auth: agentspec.AuthSubscription, warn: "version 1.2.0 is newer than hub was tested with (>=0.50.0 <1.0.0)"},
 		{name: "codex CODEX_API_KEY beside ChatGPT warns", agent: "codex", setup: func(w *world) {
 			w.agent("codex", "codex-cli 0.169.0")
 			w.file(".codex/auth.json", `{"tokens":{"id_token":"x"}}`)
 			w.env["CODEX_API_KEY"] = "sk"
-		}, ready: true, installed: true, version: "0.169.0", vstatus: "ok", auth: detect.AuthAPIKey, source: "CODEX_API_KEY", warn: "codex bills the key instead of your ChatGPT plan"},
+		}, ready: true, installed: true, version: "0.169.0", vstatus: "ok", auth: agentspec.AuthAPIKey, source: "CODEX_API_KEY", warn: "codex bills the key instead of your ChatGPT plan"},
 		{name: "codex custom provider with its key", agent: "codex", setup: func(w *world) {
 			w.agent("codex", "codex-cli 0.169.0")
 			w.file(".codex/config.toml", "model_provider = \"azure\"\n[model_providers.azure]\nenv_key = \"AZURE_OPENAI_API_KEY\"\n")
 			w.env["AZURE_OPENAI_API_KEY"] = "k"
-		}, ready: true, installed: true, version: "0.169.0", vstatus: "ok", auth: detect.AuthAPIKey, source: "AZURE_OPENAI_API_KEY"},
+		}, ready: true, installed: true, version: "0.169.0", vstatus: "ok", auth: agentspec.AuthAPIKey, source: "AZURE_OPENAI_API_KEY"},
 		{name: "codex custom provider without its key", agent: "codex", setup: func(w *world) {
 			w.agent("codex", "codex-cli 0.169.0")
 			w.file(".codex/config.toml", "model_provider = \"azure\"\n[model_providers.azure]\nenv_key = \"AZURE_OPENAI_API_KEY\"\n")
-		}, installed: true, version: "0.169.0", vstatus: "ok", auth: detect.AuthNone, source: "AZURE_OPENAI_API_KEY", fix: "no API key: set AZURE_OPENAI_API_KEY"},
+		}, installed: true, version: "0.169.0", vstatus: "ok", auth: agentspec.AuthNone, source: "AZURE_OPENAI_API_KEY", fix: "no API key: set AZURE_OPENAI_API_KEY"},
 		{name: "codex keyless local provider", agent: "codex", setup: func(w *world) {
 			w.agent("codex", "codex-cli 0.169.0")
 			w.file(".codex/config.toml", "model_provider = \"mock\"\n[model_providers.mock]\nbase_url = \"http://127.0.0.1:9/v1\"\n")
-		}, ready: true, installed: true, version: "0.169.0", vstatus: "ok", auth: detect.AuthNotRequired, source: "(model_provider mock)"},
+		}, ready: true, installed: true, version: "0.169.0", vstatus: "ok", auth: agentspec.AuthNotRequired, source: "(model_provider mock)"},
 		{name: "codex oss provider", agent: "codex", setup: func(w *world) {
 			w.agent("codex", "codex-cli 0.169.0")
 			w.file(".codex/config.toml", "model_provider = \"oss\"\n")
-		}, ready: true, installed: true, version: "0.169.0", vstatus: "ok", auth: detect.AuthNotRequired, source: "(model_provider oss)"},
+		}, ready: true, installed: true, version: "0.169.0", vstatus: "ok", auth: agentspec.AuthNotRequired, source: "(model_provider oss)"},
 		{name: "claude apiKeyHelper", agent: "claude", setup: func(w *world) {
 			w.agent("claude", "2.1.330 (Claude Code)")
 			w.file(".claude/settings.json", `{"apiKeyHelper":"~/bin/get-key"}`)
-		}, ready: true, installed: true, version: "2.1.330", vstatus: "ok", auth: detect.AuthAPIKey, source: "settings.json (apiKeyHelper)"},
+		}, ready: true, installed: true, version: "2.1.330", vstatus: "ok", auth: agentspec.AuthAPIKey, source: "settings.json (apiKeyHelper)"},
 		{name: "pi oauth login is a subscription", agent: "pi", setup: func(w *world) {
 			w.agent("pi", "0.73.1")
 			w.file(".pi/agent/auth.json", `{"anthropic":{"type":"oauth","refresh":"r"}}`)
-		}, ready: true, installed: true, version: "0.73.1", vstatus: "ok", auth: detect.AuthSubscription, source: "auth.json"},
+		}, ready: true, installed: true, version: "0.73.1", vstatus: "ok", auth: agentspec.AuthSubscription, source: "auth.json"},
 		{name: "pi stored key", agent: "pi", setup: func(w *world) {
 			w.agent("pi", "0.73.1")
 			w.file(".pi/agent/auth.json", `{"openai":{"type":"api_key","key":"sk"}}`)
-		}, ready: true, installed: true, version: "0.73.1", vstatus: "ok", auth: detect.AuthAPIKey, source: "auth.json"},
+		}, ready: true, installed: true, version: "0.73.1", vstatus: "ok", auth: agentspec.AuthAPIKey, source: "auth.json"},
 		{name: "qodercli token", agent: "qodercli", setup: func(w *world) { w.agent("qodercli", "1.1.52"); w.env["QODER_PERSONAL_ACCESS_TOKEN"] = "t" },
-			ready: true, installed: true, version: "1.1.52", vstatus: "ok", auth: detect.AuthAPIKey},
+			ready: true, installed: true, version: "1.1.52", vstatus: "ok", auth: agentspec.AuthAPIKey},
 		{name: "qodercli login", agent: "qodercli", setup: func(w *world) { w.agent("qodercli", "1.1.52"); w.file(".qoder/.auth/creds", "x") },
-			ready: true, installed: true, version: "1.1.52", vstatus: "ok", auth: detect.AuthLoggedIn},
+			ready: true, installed: true, version: "1.1.52", vstatus: "ok", auth: agentspec.AuthLoggedIn},
 		{name: "qodercli run but never logged in", agent: "qodercli", setup: func(w *world) {
 			w.agent("qodercli", "1.1.52")
 			w.file(".qoder/.auth/machine_id", "0f6c1c2e-5d1b-4c1e-9d7e-2f4b3a1c9e77")
 			w.file(".qoder/.auth/.credential-transaction", "")
-		}, installed: true, version: "1.1.52", vstatus: "ok", auth: detect.AuthNone, fix: "qodercli login"},
+		}, installed: true, version: "1.1.52", vstatus: "ok", auth: agentspec.AuthNone, fix: "qodercli login"},
 		{name: "pi auth.json", agent: "pi", setup: func(w *world) { w.agent("pi", "0.73.1"); w.file(".pi/agent/auth.json", `{"anthropic":{}}`) },
-			ready: true, installed: true, version: "0.73.1", vstatus: "ok", auth: detect.AuthLoggedIn},
+			ready: true, installed: true, version: "0.73.1", vstatus: "ok", auth: agentspec.AuthLoggedIn},
 		{name: "login shell fallback", agent: "pi", setup: func(w *world) {
 			skipNoLoginShell(w.t)
 			hidden := filepath.Join(w.home, ".nvm", "bin")
 			w.script(hidden, "pi", "echo 0.73.1")
 			w.env["SHELL"] = w.script(filepath.Join(w.home, "sh"), "fakesh", `PATH="`+hidden+`:$PATH"; shift; eval "$1"`)
 			w.env["OPENAI_API_KEY"] = "sk"
-		}, installed: true, version: "0.73.1", vstatus: "ok", auth: detect.AuthAPIKey, warn: "only on your login shell's PATH", fix: "add "},
+		}, installed: true, version: "0.73.1", vstatus: "ok", auth: agentspec.AuthAPIKey, warn: "only on your login shell's PATH", fix: "add "},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -312,7 +313,7 @@ func TestRun_CacheHitAndInvalidation(t *testing.T) {
 		t.Fatal("binary change did not invalidate the cache")
 	}
 	w.file(".codex/auth.json", `{"tokens":{}}`)
-	if r := w.run(nil); r.Cached || find(t, r, "codex").Auth.State != detect.AuthSubscription {
+	if r := w.run(nil); r.Cached || find(t, r, "codex").Auth.State != agentspec.AuthSubscription {
 		t.Fatal("login did not invalidate the cache")
 	}
 	w.env["CODEX_API_KEY"] = "x"
@@ -383,13 +384,13 @@ func TestRun_ACPAndNative(t *testing.T) {
 	if a := find(t, r, "gone"); a.Ready || !strings.Contains(a.Fix, "no-such-acp") {
 		t.Errorf("gone %+v", a)
 	}
-	if a := find(t, r, "local"); !a.Ready || !a.Endpoint.Reachable || !a.Endpoint.KeySet || a.Auth.State != detect.AuthAPIKey {
+	if a := find(t, r, "local"); !a.Ready || !a.Endpoint.Reachable || !a.Endpoint.KeySet || a.Auth.State != agentspec.AuthAPIKey {
 		t.Errorf("local %+v %+v", a, a.Endpoint)
 	}
 	if a := find(t, r, "badkey"); a.Ready || !strings.Contains(a.Fix, "rejected the key") {
 		t.Errorf("badkey %+v", a)
 	}
-	if a := find(t, r, "nokey"); a.Auth.State != detect.AuthNotRequired {
+	if a := find(t, r, "nokey"); a.Auth.State != agentspec.AuthNotRequired {
 		t.Errorf("nokey %+v", a)
 	}
 	if a := find(t, r, "down"); a.Ready || a.Endpoint.Reachable || !strings.Contains(a.Fix, "does not answer") {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/adapters/agentspec"
 )
 
 // Format writes the human report, readable at 80 columns: one row per
@@ -116,7 +117,7 @@ func formatFolded(w io.Writer, folded []Agent) {
 			unchecked = append(unchecked, a.Name+" "+hostPort(ep.BaseURL))
 		case ep.Local:
 			down = append(down, a.Name+" "+hostPort(ep.BaseURL))
-		case a.Auth.State == AuthNone:
+		case a.Auth.State == agentspec.AuthNone:
 			nokey = append(nokey, a.Name+" "+ep.KeyEnv)
 		default:
 			other = append(other, a.Name)

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/adapters/agentspec"
 	"github.com/hubdev/hub/adapters/openai"
 	"github.com/hubdev/hub/internal/config"
 	"github.com/hubdev/hub/internal/sandbox"
@@ -80,7 +81,7 @@ func (p *prober) probeNative(ctx context.Context, j nativeJob) Agent {
 	ep.Preset = presetOf(j.name, p.o.Config.Providers[j.name])
 	a.Endpoint = ep
 	if j.err != nil {
-		a.Auth = Auth{State: AuthUnknown}
+		a.Auth = agentspec.Auth{State: agentspec.AuthUnknown}
 		a.Fix = nativeConfigFix(j, ep)
 		return a
 	}
@@ -91,15 +92,15 @@ func (p *prober) probeNative(ctx context.Context, j nativeJob) Agent {
 	}
 	switch {
 	case ep.KeySet:
-		a.Auth = Auth{State: AuthAPIKey, Source: ep.KeyEnv}
+		a.Auth = agentspec.Auth{State: agentspec.AuthAPIKey, Source: ep.KeyEnv}
 	case ep.KeyEnv == "" || prof.Local:
-		a.Auth = Auth{State: AuthNotRequired}
+		a.Auth = agentspec.Auth{State: agentspec.AuthNotRequired}
 	default:
-		a.Auth = Auth{State: AuthNone, Source: ep.KeyEnv}
+		a.Auth = agentspec.Auth{State: agentspec.AuthNone, Source: ep.KeyEnv}
 		a.Fix = fmt.Sprintf("no API key: set %s", ep.KeyEnv)
 	}
 	// Without a required key there is nothing to learn from the network.
-	if p.o.Probe && a.Auth.State != AuthNone {
+	if p.o.Probe && a.Auth.State != agentspec.AuthNone {
 		p.probeEndpoint(ctx, &a, key)
 	}
 	a.Installed = true

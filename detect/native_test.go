@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/hubdev/hub/adapters/agentspec"
 	"github.com/hubdev/hub/adapters/openai"
 	"github.com/hubdev/hub/detect"
 	"github.com/hubdev/hub/internal/config"
@@ -56,32 +57,32 @@ func TestRun_NativePresetStates(t *testing.T) {
 		hits    int32
 		cfgured bool
 	}{
-		{name: "keyed without key", agent: "groq", setup: func(*world, string) {}, auth: detect.AuthNone,
+		{name: "keyed without key", agent: "groq", setup: func(*world, string) {}, auth: agentspec.AuthNone,
 			base: "https://api.groq.com/openai/v1", keyEnv: "GROQ_API_KEY", fix: "no API key: set GROQ_API_KEY"},
-		{name: "keyed without key is not probed", agent: "together", setup: func(*world, string) {}, probe: true, auth: detect.AuthNone,
+		{name: "keyed without key is not probed", agent: "together", setup: func(*world, string) {}, probe: true, auth: agentspec.AuthNone,
 			base: "https://api.together.xyz/v1", keyEnv: "TOGETHER_API_KEY", fix: "set TOGETHER_API_KEY"},
 		{name: "keyed with key", agent: "groq", setup: func(w *world, _ string) { w.env["GROQ_API_KEY"] = "gsk" },
-			ready: true, auth: detect.AuthAPIKey, base: "https://api.groq.com/openai/v1", keyEnv: "GROQ_API_KEY"},
+			ready: true, auth: agentspec.AuthAPIKey, base: "https://api.groq.com/openai/v1", keyEnv: "GROQ_API_KEY"},
 		{name: "keyed with key probed", agent: "openrouter", setup: func(w *world, host string) {
 			w.env["OPENROUTER_API_KEY"] = "k"
 			w.routes["openrouter.ai"] = host
-		}, probe: true, auth: detect.AuthAPIKey, base: "https://openrouter.ai/api/v1", keyEnv: "OPENROUTER_API_KEY",
+		}, probe: true, auth: agentspec.AuthAPIKey, base: "https://openrouter.ai/api/v1", keyEnv: "OPENROUTER_API_KEY",
 			probed: true, reach: true, ready: true, hits: 0 /* path /api/v1/models: 404 still reachable */},
 		{name: "local without probe stays offline", agent: "ollama", setup: func(w *world, host string) { w.routes["localhost:11434"] = host },
-			ready: true, auth: detect.AuthNotRequired, base: "http://localhost:11434/v1"},
+			ready: true, auth: agentspec.AuthNotRequired, base: "http://localhost:11434/v1"},
 		{name: "local up", agent: "ollama", setup: func(w *world, host string) { w.routes["localhost:11434"] = host }, probe: true,
-			ready: true, auth: detect.AuthNotRequired, base: "http://localhost:11434/v1", probed: true, reach: true, hits: 1},
+			ready: true, auth: agentspec.AuthNotRequired, base: "http://localhost:11434/v1", probed: true, reach: true, hits: 1},
 		{name: "local down", agent: "lmstudio", setup: func(*world, string) {}, probe: true,
-			auth: detect.AuthNotRequired, base: "http://localhost:1234/v1", probed: true, fix: "does not answer: is the server running?"},
-		{name: "azure needs a base_url", agent: "azure", setup: func(*world, string) {}, auth: detect.AuthUnknown,
+			auth: agentspec.AuthNotRequired, base: "http://localhost:1234/v1", probed: true, fix: "does not answer: is the server running?"},
+		{name: "azure needs a base_url", agent: "azure", setup: func(*world, string) {}, auth: agentspec.AuthUnknown,
 			keyEnv: "AZURE_OPENAI_API_KEY", fix: "[providers.azure] base_url"},
 		{name: "configured profile from a preset", agent: "work", setup: func(w *world, _ string) {
 			w.cfg.Providers["work"] = config.ProviderConfig{Preset: "groq", Model: "m"}
 			w.env["GROQ_API_KEY"] = "gsk"
-		}, ready: true, auth: detect.AuthAPIKey, base: "https://api.groq.com/openai/v1", keyEnv: "GROQ_API_KEY", cfgured: true},
+		}, ready: true, auth: agentspec.AuthAPIKey, base: "https://api.groq.com/openai/v1", keyEnv: "GROQ_API_KEY", cfgured: true},
 		{name: "configured profile with unknown preset", agent: "bad", setup: func(w *world, _ string) {
 			w.cfg.Providers["bad"] = config.ProviderConfig{Preset: "nope"}
-		}, auth: detect.AuthUnknown, fix: `unknown preset "nope"`, cfgured: true},
+		}, auth: agentspec.AuthUnknown, fix: `unknown preset "nope"`, cfgured: true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

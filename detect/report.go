@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/adapters/agentspec"
 )
 
 // SchemaVersion is Report.Schema; it changes only on incompatible edits.
@@ -63,10 +64,10 @@ type Agent struct {
 	// VersionStatus is "ok", "too_old" (below TestedRange: not ready),
 	// "newer_than_tested" (above it: ready, with a warning), "unknown" or
 	// "timeout" (`--version` did not answer: not ready).
-	VersionStatus string `json:"versionStatus,omitempty"`
-	ConfigDir     string `json:"configDir,omitempty"`
-	SkillsDir     string `json:"skillsDir,omitempty"`
-	Auth          Auth   `json:"auth"`
+	VersionStatus string         `json:"versionStatus,omitempty"`
+	ConfigDir     string         `json:"configDir,omitempty"`
+	SkillsDir     string         `json:"skillsDir,omitempty"`
+	Auth          agentspec.Auth `json:"auth"`
 	// Endpoint is set for native provider profiles.
 	Endpoint     *Endpoint              `json:"endpoint,omitempty"`
 	Capabilities *adapters.Capabilities `json:"capabilities,omitempty"`
@@ -75,25 +76,6 @@ type Agent struct {
 	// Fix is one command or step that resolves the main problem.
 	Fix        string `json:"fix,omitempty"`
 	DurationMs int64  `json:"durationMs"`
-}
-
-// Auth states.
-const (
-	AuthLoggedIn     = "logged_in"    // a login of unknown billing kind
-	AuthAPIKey       = "api_key"      // an API key or token (pay per use)
-	AuthSubscription = "subscription" // an account login (e.g. Claude Pro, ChatGPT, Google)
-	AuthNone         = "none"
-	AuthUnknown      = "unknown"
-	AuthNotRequired  = "not_required"
-)
-
-// Auth says how the agent would authenticate.
-type Auth struct {
-	State string `json:"state"`
-	// Source is the env var or file that decides the state.
-	Source string `json:"source,omitempty"`
-	// Reason says why the state is unknown, in one line.
-	Reason string `json:"reason,omitempty"`
 }
 
 // Endpoint describes a native provider profile.

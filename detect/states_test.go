@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hubdev/hub/adapters/agentspec"
 	"github.com/hubdev/hub/detect"
 )
 
@@ -19,19 +20,19 @@ type cliFixture struct {
 var cliFixtures = []cliFixture{
 	{agent: "claude", okVer: "2.1.330 (Claude Code)", oldVer: "1.0.0 (Claude Code)",
 		apiKey: func(w *world) { w.env["ANTHROPIC_API_KEY"] = "sk" },
-		login:  func(w *world) { w.file(".claude/.credentials.json", `{}`) }, loginState: detect.AuthSubscription},
+		login:  func(w *world) { w.file(".claude/.credentials.json", `{}`) }, loginState: agentspec.AuthSubscription},
 	{agent: "codex", okVer: "codex-cli 0.169.0", oldVer: "codex-cli 0.1.0",
 		apiKey: func(w *world) { w.env["CODEX_API_KEY"] = "sk" },
-		login:  func(w *world) { w.file(".codex/auth.json", `{"tokens":{"id_token":"x"}}`) }, loginState: detect.AuthSubscription},
+		login:  func(w *world) { w.file(".codex/auth.json", `{"tokens":{"id_token":"x"}}`) }, loginState: agentspec.AuthSubscription},
 	{agent: "gemini", okVer: "0.61.0", oldVer: "0.1.0",
 		apiKey: func(w *world) { w.env["GEMINI_API_KEY"] = "k" },
-		login:  func(w *world) { w.file(".gemini/oauth_creds.json", `{}`) }, loginState: detect.AuthSubscription},
+		login:  func(w *world) { w.file(".gemini/oauth_creds.json", `{}`) }, loginState: agentspec.AuthSubscription},
 	{agent: "qodercli", okVer: "1.1.52", oldVer: "0.9.0",
 		apiKey: func(w *world) { w.env["QODER_PERSONAL_ACCESS_TOKEN"] = "t" },
-		login:  func(w *world) { w.file(".qoder/.auth/token", "x") }, loginState: detect.AuthLoggedIn},
+		login:  func(w *world) { w.file(".qoder/.auth/token", "x") }, loginState: agentspec.AuthLoggedIn},
 	{agent: "pi", okVer: "0.73.1", oldVer: "0.10.0",
 		apiKey: func(w *world) { w.env["ANTHROPIC_API_KEY"] = "sk" },
-		login:  func(w *world) { w.file(".pi/agent/auth.json", `{"anthropic":{}}`) }, loginState: detect.AuthLoggedIn},
+		login:  func(w *world) { w.file(".pi/agent/auth.json", `{"anthropic":{}}`) }, loginState: agentspec.AuthLoggedIn},
 }
 
 func TestRun_EveryStateForEveryCLI(t *testing.T) {
@@ -45,9 +46,9 @@ func TestRun_EveryStateForEveryCLI(t *testing.T) {
 			auth    string
 			fix     string
 		}{
-			{name: "missing", setup: func(*world) {}, auth: detect.AuthNone, fix: "not installed: npm install -g"},
-			{name: "no auth", setup: func(w *world) { w.agent(f.agent, f.okVer) }, inst: true, vstatus: "ok", auth: detect.AuthNone, fix: "not logged in:"},
-			{name: "api key", setup: func(w *world) { w.agent(f.agent, f.okVer); f.apiKey(w) }, ready: true, inst: true, vstatus: "ok", auth: detect.AuthAPIKey},
+			{name: "missing", setup: func(*world) {}, auth: agentspec.AuthNone, fix: "not installed: npm install -g"},
+			{name: "no auth", setup: func(w *world) { w.agent(f.agent, f.okVer) }, inst: true, vstatus: "ok", auth: agentspec.AuthNone, fix: "not logged in:"},
+			{name: "api key", setup: func(w *world) { w.agent(f.agent, f.okVer); f.apiKey(w) }, ready: true, inst: true, vstatus: "ok", auth: agentspec.AuthAPIKey},
 			{name: "login", setup: func(w *world) { w.agent(f.agent, f.okVer); f.login(w) }, ready: true, inst: true, vstatus: "ok", auth: f.loginState},
 			{name: "too old", setup: func(w *world) { w.agent(f.agent, f.oldVer); f.login(w) }, inst: true, vstatus: "too_old", auth: f.loginState, fix: "older than tested"},
 			{name: "hanging version", setup: func(w *world) { w.script(w.bin, f.agent, "exec sleep 30"); f.login(w) }, inst: true, vstatus: "timeout", auth: f.loginState, fix: "did not answer within"},

@@ -11,13 +11,13 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/adapters/agentspec"
 	"github.com/hubdev/hub/adapters/claude"
 	"github.com/hubdev/hub/adapters/codex"
 	"github.com/hubdev/hub/adapters/gemini"
 	"github.com/hubdev/hub/adapters/openai"
 	"github.com/hubdev/hub/adapters/pi"
 	"github.com/hubdev/hub/adapters/qoder"
-	"github.com/hubdev/hub/detect"
 	"github.com/hubdev/hub/internal/config"
 	"github.com/hubdev/hub/internal/hooks"
 	"github.com/hubdev/hub/internal/permission"
@@ -25,7 +25,7 @@ import (
 
 // agent is one agent CLI hub ships: its doctor spec and its adapter.
 type agent struct {
-	doctor detect.Spec
+	doctor agentspec.Spec
 	build  func(config.AgentConfig, zerolog.Logger) adapters.Adapter
 }
 
@@ -76,8 +76,8 @@ func registerNative(r *adapters.Registry, cfg *config.Config, log zerolog.Logger
 
 // DoctorSpecs are the agent CLIs `hub doctor` checks: the built-in ones,
 // then the catalogued ACP agents.
-func DoctorSpecs() []detect.Spec {
-	specs := make([]detect.Spec, 0, len(agents))
+func DoctorSpecs() []agentspec.Spec {
+	specs := make([]agentspec.Spec, 0, len(agents))
 	for _, a := range agents {
 		specs = append(specs, a.doctor)
 	}

@@ -5,8 +5,8 @@ import (
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/adapters/acpclient"
+	"github.com/hubdev/hub/adapters/agentspec"
 	"github.com/hubdev/hub/adapters/catalog"
-	"github.com/hubdev/hub/detect"
 	"github.com/hubdev/hub/internal/config"
 	"github.com/hubdev/hub/internal/proc"
 )
@@ -21,7 +21,7 @@ func registerCatalog(r *adapters.Registry, cfg *config.Config, log zerolog.Logge
 	for _, e := range catalog.Entries() {
 		bins = append(bins, e.Bin)
 	}
-	found := detect.FindPrograms(bins)
+	found := proc.FindPrograms(bins)
 	for _, e := range catalog.Entries() {
 		user := cfg.Agents[e.Name]
 		if _, err := r.Get(e.Name); err == nil || user.Disabled {
@@ -35,7 +35,7 @@ func registerCatalog(r *adapters.Registry, cfg *config.Config, log zerolog.Logge
 			continue // not installed: doctor --all says how to install it
 		}
 		caps := adapters.Capabilities{Permissions: true, MCP: true, UsesEditorFS: true, Resume: true, Skills: "prompt"}
-		if init, ok := detect.CachedInitialize(config.CacheDir(), path, eff.Args); ok {
+		if init, ok := acpclient.CachedInitialize(config.CacheDir(), path, eff.Args); ok {
 			caps = acpclient.CapsFromInit(init)
 		}
 		caps.Notes = e.Title + " from hub's catalogue of ACP agents; capabilities are its own initialize answer"
@@ -48,8 +48,8 @@ func registerCatalog(r *adapters.Registry, cfg *config.Config, log zerolog.Logge
 
 // catalogSpecs are the doctor specs of the catalogued agents no built-in
 // adapter shadows.
-func catalogSpecs() []detect.Spec {
-	var out []detect.Spec
+func catalogSpecs() []agentspec.Spec {
+	var out []agentspec.Spec
 	for _, s := range catalog.Specs() {
 		if !builtin(s.Name) {
 			out = append(out, s)

@@ -3,7 +3,6 @@
 package all
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,9 +10,7 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/adapters/acpclient"
-	"github.com/hubdev/hub/detect"
 	"github.com/hubdev/hub/internal/config"
 	"github.com/hubdev/hub/internal/fixture"
 )
@@ -85,47 +82,3 @@ command = "/opt/copilot/bin/copilot"
 		})
 	}
 }
-
-func TestRegistry_CatalogCapabilitiesAreTheAgentsInitializeAnswer(t *testing.T) {
-	log := fakeInstall(t, "kilo")
-	cfg := &config.Config{}
-	if a, _ := Registry(cfg, zerolog.Nop()).Get("kilo"); a.Capabilities().Images {
-		t.Fatal("images advertised before the agent said so")
-	}
-	rep, err := detect.Run(context.Background(), detect.Options{Config: cfg, Specs: DoctorSpecs(), Agents: []string{"kilo"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c := rep.Agents[0].Capabilities; c == nil || !c.Images || !c.Resume {
-		t.Fatalf("doctor capabilities = %+v, want the initialize answer's (image, loadSession); report %+v", c, rep.Agents[0])
-	}
-	a, _ := Registry(cfg, zerolog.Nop()).Get("kilo")
-	if c := a.Capabilities(); !c.Images || !c.Resume {
-		t.Fatalf("registry capabilities = %+v, want doctor's cached initialize answer", c)
-	}
-	starts := readLines(t, log)
-	if _, err := detect.Run(context.Background(), detect.Options{Config: cfg, Specs: DoctorSpecs(), Agents: []string{"kilo"}, Refresh: true}); err != nil {
-		t.Fatal(err)
-	}
-	if again := readLines(t, log); countACP(again) != countACP(starts) {
-		t.Fatalf("a refreshed report asked initialize again for the same build: %v", again)
-	}
-}
-
-func readLines(t *testing.T, path string) []string {
-	t.Helper()
-	data, _ := os.ReadFile(path)
-	return strings.Fields(strings.ReplaceAll(string(data), " ", "_"))
-}
-
-func countACP(lines []string) int {
-	n := 0
-	for _, l := range lines {
-		if strings.HasSuffix(l, "_acp") {
-			n++
-		}
-	}
-	return n
-}
-
-var _ adapters.Adapter = (*acpclient.Adapter)(nil)

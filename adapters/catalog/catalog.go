@@ -15,7 +15,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/hubdev/hub/detect"
+	"github.com/hubdev/hub/adapters/agentspec"
 )
 
 //go:embed agents.json
@@ -111,8 +111,8 @@ func (e Entry) LoginFix() string {
 }
 
 // Spec is the entry as doctor checks it.
-func (e Entry) Spec() detect.Spec {
-	return detect.Spec{
+func (e Entry) Spec() agentspec.Spec {
+	return agentspec.Spec{
 		Name: e.Name, Bin: e.Bin, Package: e.NPM, ACPArgs: e.Args, Install: e.InstallHint(), Catalog: true, Env: e.Env,
 		ConfigDir: e.configDir,
 		SkillsDir: func(string, string) string { return "" },
@@ -125,15 +125,15 @@ func (e Entry) Spec() detect.Spec {
 }
 
 // Specs are every entry's doctor spec.
-func Specs() []detect.Spec {
-	var out []detect.Spec
+func Specs() []agentspec.Spec {
+	var out []agentspec.Spec
 	for _, e := range Entries() {
 		out = append(out, e.Spec())
 	}
 	return out
 }
 
-func (e Entry) configDir(env detect.Env, home string) string {
+func (e Entry) configDir(env agentspec.Env, home string) string {
 	if e.ConfigEnv != "" && env(e.ConfigEnv) != "" {
 		return env(e.ConfigEnv)
 	}
@@ -143,7 +143,7 @@ func (e Entry) configDir(env detect.Env, home string) string {
 	return expand(e.ConfigDir, env, home)
 }
 
-func (e Entry) authFiles(env detect.Env, home string) []string {
+func (e Entry) authFiles(env agentspec.Env, home string) []string {
 	if env == nil {
 		env = func(string) string { return "" }
 	}
@@ -157,27 +157,27 @@ func (e Entry) authFiles(env detect.Env, home string) []string {
 // auth is what files and environment tell: a key or token, a login file,
 // nothing where the agent needs one, else unknown (the agent says so when
 // a session starts).
-func (e Entry) auth(env detect.Env, _, home string) (detect.Auth, []string) {
+func (e Entry) auth(env agentspec.Env, _, home string) (agentspec.Auth, []string) {
 	for _, k := range e.AuthEnv {
 		if env(k) != "" {
-			return detect.Auth{State: detect.AuthAPIKey, Source: k}, nil
+			return agentspec.Auth{State: agentspec.AuthAPIKey, Source: k}, nil
 		}
 	}
 	for _, f := range e.authFiles(env, home) {
-		if detect.FileExists(f) {
-			return detect.Auth{State: detect.AuthLoggedIn, Source: f}, nil
+		if agentspec.FileExists(f) {
+			return agentspec.Auth{State: agentspec.AuthLoggedIn, Source: f}, nil
 		}
 	}
 	if e.AuthRequired {
-		return detect.Auth{State: detect.AuthNone}, nil
+		return agentspec.Auth{State: agentspec.AuthNone}, nil
 	}
-	return detect.Auth{State: detect.AuthUnknown, Reason: "asked at session start"}, nil
+	return agentspec.Auth{State: agentspec.AuthUnknown, Reason: "asked at session start"}, nil
 }
 
 var xdg = regexp.MustCompile(`^\$(XDG_DATA_HOME|XDG_CONFIG_HOME)`)
 
 // expand resolves a leading ~ or $XDG_DATA_HOME / $XDG_CONFIG_HOME.
-func expand(p string, env detect.Env, home string) string {
+func expand(p string, env agentspec.Env, home string) string {
 	if m := xdg.FindStringSubmatch(p); m != nil {
 		base := env(m[1])
 		if base == "" {

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hubdev/hub/detect"
+	"github.com/hubdev/hub/adapters/agentspec"
 )
 
 var (
@@ -80,10 +80,10 @@ func TestEntry_AuthFromEnvFilesOrUnknown(t *testing.T) {
 		env   map[string]string
 		state string
 	}{
-		{"a key wins", entry, map[string]string{"X_KEY": "k"}, detect.AuthAPIKey},
-		{"a login file under XDG_DATA_HOME", entry, map[string]string{"XDG_DATA_HOME": filepath.Join(home, "data")}, detect.AuthLoggedIn},
-		{"nothing, optional", entry, nil, detect.AuthUnknown},
-		{"nothing, required", required, nil, detect.AuthNone},
+		{"a key wins", entry, map[string]string{"X_KEY": "k"}, agentspec.AuthAPIKey},
+		{"a login file under XDG_DATA_HOME", entry, map[string]string{"XDG_DATA_HOME": filepath.Join(home, "data")}, agentspec.AuthLoggedIn},
+		{"nothing, optional", entry, nil, agentspec.AuthUnknown},
+		{"nothing, required", required, nil, agentspec.AuthNone},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

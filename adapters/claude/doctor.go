@@ -5,14 +5,14 @@ import (
 	"runtime"
 	"strings"
 
-	"github.com/hubdev/hub/detect"
+	"github.com/hubdev/hub/adapters/agentspec"
 )
 
 // Doctor is what `hub doctor` checks for claude: one tested range for the
 // doctor and the warning about records hub does not know.
-var Doctor = detect.Spec{
+var Doctor = agentspec.Spec{
 	Name: "claude", Bin: "claude", Package: "@anthropic-ai/claude-code", Tested: ">=2.1.0 <3.0.0", Verified: TestedVersions,
-	ConfigDir: detect.DirFrom("CLAUDE_CONFIG_DIR", ".claude"), SkillsDir: detect.Sub("skills"),
+	ConfigDir: agentspec.DirFrom("CLAUDE_CONFIG_DIR", ".claude"), SkillsDir: agentspec.Sub("skills"),
 	AuthFiles: func(c, h string) []string {
 		return []string{filepath.Join(c, ".credentials.json"), filepath.Join(c, "settings.json"), filepath.Join(h, ".claude.json")}
 	},
@@ -29,24 +29,24 @@ const keychainReason = "on macOS claude keeps its login in the Keychain, which h
 // claudeAuthOn decides claude's login state by goos's rules: on macOS a
 // subscription login lives in the Keychain, so finding no file there means
 // "unknown", not "not logged in".
-func claudeAuthOn(goos string) func(detect.Env, string, string) (detect.Auth, []string) {
-	return func(env detect.Env, cfgDir, home string) (detect.Auth, []string) {
+func claudeAuthOn(goos string) func(agentspec.Env, string, string) (agentspec.Auth, []string) {
+	return func(env agentspec.Env, cfgDir, home string) (agentspec.Auth, []string) {
 		a, warns := claudeAuth(env, cfgDir, home)
-		if a.State == detect.AuthNone && goos == "darwin" {
-			a = detect.Auth{State: detect.AuthUnknown, Reason: keychainReason}
+		if a.State == agentspec.AuthNone && goos == "darwin" {
+			a = agentspec.Auth{State: agentspec.AuthUnknown, Reason: keychainReason}
 		}
 		return a, warns
 	}
 }
 
-func claudeAuth(env detect.Env, cfgDir, home string) (detect.Auth, []string) {
-	var sub detect.Auth
+func claudeAuth(env agentspec.Env, cfgDir, home string) (agentspec.Auth, []string) {
+	var sub agentspec.Auth
 	if v := env("CLAUDE_CODE_OAUTH_TOKEN"); v != "" {
-		sub = detect.Auth{State: detect.AuthSubscription, Source: "CLAUDE_CODE_OAUTH_TOKEN"}
-	} else if p := filepath.Join(cfgDir, ".credentials.json"); detect.FileExists(p) {
-		sub = detect.Auth{State: detect.AuthSubscription, Source: p}
-	} else if p := filepath.Join(home, ".claude.json"); detect.ReadJSON(p)["oauthAccount"] != nil {
-		sub = detect.Auth{State: detect.AuthSubscription, Source: p + " (keychain)"}
+		sub = agentspec.Auth{State: agentspec.AuthSubscription, Source: "CLAUDE_CODE_OAUTH_TOKEN"}
+	} else if p := filepath.Join(cfgDir, ".credentials.json"); agentspec.FileExists(p) {
+		sub = agentspec.Auth{State: agentspec.AuthSubscription, Source: p}
+	} else if p := filepath.Join(home, ".claude.json"); agentspec.ReadJSON(p)["oauthAccount"] != nil {
+		sub = agentspec.Auth{State: agentspec.AuthSubscription, Source: p + " (keychain)"}
 	}
 	billing := func(what string) []string {
 		if sub.State == "" {
@@ -56,20 +56,20 @@ func claudeAuth(env detect.Env, cfgDir, home string) (detect.Auth, []string) {
 	}
 	for _, k := range []string{"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"} {
 		if env(k) != "" {
-			return detect.Auth{State: detect.AuthAPIKey, Source: k}, billing(k + " is set")
+			return agentspec.Auth{State: agentspec.AuthAPIKey, Source: k}, billing(k + " is set")
 		}
 	}
 	settings := filepath.Join(cfgDir, "settings.json")
-	if h, _ := detect.ReadJSON(settings)["apiKeyHelper"].(string); strings.TrimSpace(h) != "" {
-		return detect.Auth{State: detect.AuthAPIKey, Source: settings + " (apiKeyHelper)"}, billing("apiKeyHelper is set in " + settings)
+	if h, _ := agentspec.ReadJSON(settings)["apiKeyHelper"].(string); strings.TrimSpace(h) != "" {
+		return agentspec.Auth{State: agentspec.AuthAPIKey, Source: settings + " (apiKeyHelper)"}, billing("apiKeyHelper is set in " + settings)
 	}
 	for _, k := range []string{"CLAUDE_CODE_USE_BEDROCK", "CLAUDE_CODE_USE_VERTEX", "CLAUDE_CODE_USE_FOUNDRY"} {
 		if env(k) != "" && env(k) != "0" {
-			return detect.Auth{State: detect.AuthAPIKey, Source: k}, billing(k + " is set")
+			return agentspec.Auth{State: agentspec.AuthAPIKey, Source: k}, billing(k + " is set")
 		}
 	}
 	if sub.State != "" {
 		return sub, nil
 	}
-	return detect.Auth{State: detect.AuthNone, Source: ""}, nil
+	return agentspec.Auth{State: agentspec.AuthNone, Source: ""}, nil
 }

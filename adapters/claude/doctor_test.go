@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/hubdev/hub/detect"
+	"github.com/hubdev/hub/adapters/agentspec"
 )
 
 func TestClaudeAuthOn_MacOSKeychainIsUnknownNotLoggedOut(t *testing.T) {
@@ -21,10 +21,10 @@ func TestClaudeAuthOn_MacOSKeychainIsUnknownNotLoggedOut(t *testing.T) {
 		state              string
 		reason             bool
 	}{
-		{"linux without a login", "linux", cfg, nil, detect.AuthNone, false},
-		{"macOS without a file: the Keychain may hold it", "darwin", cfg, nil, detect.AuthUnknown, true},
-		{"macOS with an API key", "darwin", cfg, map[string]string{"ANTHROPIC_API_KEY": "k"}, detect.AuthAPIKey, false},
-		{"macOS with a credentials file", "darwin", withCreds, nil, detect.AuthSubscription, false},
+		{"linux without a login", "linux", cfg, nil, agentspec.AuthNone, false},
+		{"macOS without a file: the Keychain may hold it", "darwin", cfg, nil, agentspec.AuthUnknown, true},
+		{"macOS with an API key", "darwin", cfg, map[string]string{"ANTHROPIC_API_KEY": "k"}, agentspec.AuthAPIKey, false},
+		{"macOS with a credentials file", "darwin", withCreds, nil, agentspec.AuthSubscription, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -4,14 +4,14 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/hubdev/hub/detect"
+	"github.com/hubdev/hub/adapters/agentspec"
 )
 
 // Doctor is what `hub doctor` checks for gemini: one tested range for the
 // doctor and the warning about records hub does not know.
-var Doctor = detect.Spec{
+var Doctor = agentspec.Spec{
 	Name: Name, Bin: "gemini", Package: "@google/gemini-cli", Tested: ">=0.50.0 <1.0.0", Verified: TestedVersions,
-	ConfigDir: detect.DirFrom("GEMINI_CLI_HOME", ".gemini"), SkillsDir: detect.Sub("skills"),
+	ConfigDir: agentspec.DirFrom("GEMINI_CLI_HOME", ".gemini"), SkillsDir: agentspec.Sub("skills"),
 	AuthFiles: func(c, _ string) []string {
 		return []string{filepath.Join(c, "settings.json"), filepath.Join(c, "oauth_creds.json")}
 	},
@@ -21,10 +21,10 @@ var Doctor = detect.Spec{
 	EnvVars:  []string{"GEMINI_CLI_HOME", "GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI"},
 }
 
-func geminiAuth(env detect.Env, cfgDir, _ string) (detect.Auth, []string) {
+func geminiAuth(env agentspec.Env, cfgDir, _ string) (agentspec.Auth, []string) {
 	settings := filepath.Join(cfgDir, "settings.json")
 	selected := ""
-	if m := detect.ReadJSON(settings); m != nil {
+	if m := agentspec.ReadJSON(settings); m != nil {
 		if sec, ok := m["security"].(map[string]any); ok {
 			if a, ok := sec["auth"].(map[string]any); ok {
 				selected, _ = a["selectedType"].(string)
@@ -32,25 +32,25 @@ func geminiAuth(env detect.Env, cfgDir, _ string) (detect.Auth, []string) {
 		}
 	}
 	creds := filepath.Join(cfgDir, "oauth_creds.json")
-	oauth := detect.FileExists(creds)
+	oauth := agentspec.FileExists(creds)
 	for _, k := range []string{"GEMINI_API_KEY", "GOOGLE_API_KEY"} {
 		if env(k) == "" {
 			continue
 		}
 		if strings.HasPrefix(selected, "oauth") && oauth {
-			return detect.Auth{State: detect.AuthSubscription, Source: creds}, []string{k + " is set but settings select Google login (" + settings + "); switching auth type to gemini-api-key would bill the key"}
+			return agentspec.Auth{State: agentspec.AuthSubscription, Source: creds}, []string{k + " is set but settings select Google login (" + settings + "); switching auth type to gemini-api-key would bill the key"}
 		}
 		var warns []string
 		if oauth {
 			warns = append(warns, k+" is set beside a Google login ("+creds+"): gemini may bill the API key instead of your Google account")
 		}
-		return detect.Auth{State: detect.AuthAPIKey, Source: k}, warns
+		return agentspec.Auth{State: agentspec.AuthAPIKey, Source: k}, warns
 	}
 	if env("GOOGLE_GENAI_USE_VERTEXAI") != "" {
-		return detect.Auth{State: detect.AuthAPIKey, Source: "GOOGLE_GENAI_USE_VERTEXAI"}, nil
+		return agentspec.Auth{State: agentspec.AuthAPIKey, Source: "GOOGLE_GENAI_USE_VERTEXAI"}, nil
 	}
 	if oauth {
-		return detect.Auth{State: detect.AuthSubscription, Source: creds}, nil
+		return agentspec.Auth{State: agentspec.AuthSubscription, Source: creds}, nil
 	}
-	return detect.Auth{State: detect.AuthNone, Source: ""}, nil
+	return agentspec.Auth{State: agentspec.AuthNone, Source: ""}, nil
 }

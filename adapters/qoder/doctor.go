@@ -5,14 +5,14 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/hubdev/hub/detect"
+	"github.com/hubdev/hub/adapters/agentspec"
 )
 
 // Doctor is what `hub doctor` checks for qodercli: one tested range for the
 // doctor and the warning about records hub does not know.
-var Doctor = detect.Spec{
+var Doctor = agentspec.Spec{
 	Name: Name, Bin: "qodercli", Package: "@qoder-ai/qodercli", Tested: ">=1.1.0 <2.0.0", Verified: TestedVersions,
-	ConfigDir: detect.DirFrom("QODER_CONFIG_DIR", ".qoder"), SkillsDir: detect.Sub("skills"),
+	ConfigDir: agentspec.DirFrom("QODER_CONFIG_DIR", ".qoder"), SkillsDir: agentspec.Sub("skills"),
 	AuthFiles: func(c, _ string) []string { return []string{filepath.Join(c, ".auth")} },
 	Auth:      qoderAuth,
 	LoginFix:  "run `qodercli login`, or set QODER_PERSONAL_ACCESS_TOKEN",
@@ -20,15 +20,15 @@ var Doctor = detect.Spec{
 	EnvVars:   []string{"QODER_CONFIG_DIR", "QODER_PERSONAL_ACCESS_TOKEN"},
 }
 
-func qoderAuth(env detect.Env, cfgDir, _ string) (detect.Auth, []string) {
+func qoderAuth(env agentspec.Env, cfgDir, _ string) (agentspec.Auth, []string) {
 	if env("QODER_PERSONAL_ACCESS_TOKEN") != "" {
-		return detect.Auth{State: detect.AuthAPIKey, Source: "QODER_PERSONAL_ACCESS_TOKEN"}, nil
+		return agentspec.Auth{State: agentspec.AuthAPIKey, Source: "QODER_PERSONAL_ACCESS_TOKEN"}, nil
 	}
 	dir := filepath.Join(cfgDir, ".auth")
 	if hasQoderCredential(dir) {
-		return detect.Auth{State: detect.AuthLoggedIn, Source: dir}, nil
+		return agentspec.Auth{State: agentspec.AuthLoggedIn, Source: dir}, nil
 	}
-	return detect.Auth{State: detect.AuthNone, Source: ""}, nil
+	return agentspec.Auth{State: agentspec.AuthNone, Source: ""}, nil
 }
 
 // hasQoderCredential reports a non-empty credential file in dir. Any

@@ -16,8 +16,8 @@ import (
 
 	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/adapters/agentspec"
 	"github.com/hubdev/hub/adapters/all"
-	"github.com/hubdev/hub/detect"
 )
 
 const loginHelp = `Usage: hub login [AGENT]
@@ -108,11 +108,11 @@ func loginArgv(e *env, name string, logout bool) ([]string, error) {
 	return append(argv, what...), nil
 }
 
-func loginSpec(name string) (detect.Spec, bool) {
+func loginSpec(name string) (agentspec.Spec, bool) {
 	specs := all.DoctorSpecs()
-	i := slices.IndexFunc(specs, func(s detect.Spec) bool { return s.Name == name })
+	i := slices.IndexFunc(specs, func(s agentspec.Spec) bool { return s.Name == name })
 	if i < 0 {
-		return detect.Spec{}, false
+		return agentspec.Spec{}, false
 	}
 	return specs[i], true
 }
@@ -124,8 +124,8 @@ var stdinIsTerminal = func(r io.Reader) bool {
 }
 
 // loginAgents are the agents with a login of their own, in doctor's order.
-func loginAgents() []detect.Spec {
-	var out []detect.Spec
+func loginAgents() []agentspec.Spec {
+	var out []agentspec.Spec
 	for _, spec := range all.DoctorSpecs() {
 		if spec.Login != nil {
 			out = append(out, spec)
@@ -191,7 +191,7 @@ func authMethods(e *env) []schema.AuthMethod {
 		if spec.ConfigDir != nil {
 			cfgDir = spec.ConfigDir(os.Getenv, home)
 		}
-		if auth, _ := spec.Auth(os.Getenv, cfgDir, home); auth.State != detect.AuthNone {
+		if auth, _ := spec.Auth(os.Getenv, cfgDir, home); auth.State != agentspec.AuthNone {
 			continue
 		}
 		out = append(out, method("login-"+spec.Name, "Log in to "+spec.Name, spec.LoginFix, "login", spec.Name))

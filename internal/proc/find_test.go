@@ -1,4 +1,4 @@
-package detect
+package proc
 
 import (
 	"os"
@@ -6,8 +6,6 @@ import (
 	"runtime"
 	"testing"
 )
-
-func envOf(m map[string]string) Env { return func(k string) string { return m[k] } }
 
 func touch(t *testing.T, p string, mode os.FileMode) string {
 	t.Helper()
@@ -44,39 +42,10 @@ func TestLookPath_PerOSRules(t *testing.T) {
 			if tt.goos != "windows" && runtime.GOOS == "windows" && tt.want != "" {
 				t.Skip("Windows files carry no executable bit, so a Unix program cannot be laid out here")
 			}
-			if got := lookPath(tt.goos, tt.bin, tt.path, tt.pathext); got != tt.want {
-				t.Fatalf("lookPath = %q, want %q", got, tt.want)
+			if got := LookPathFor(tt.goos, tt.bin, tt.path, tt.pathext); got != tt.want {
+				t.Fatalf("LookPathFor = %q, want %q", got, tt.want)
 			}
 		})
-	}
-}
-
-func TestLoginShell_UsersShellElseOSDefault(t *testing.T) {
-	tests := []struct {
-		goos, shell, want string
-	}{
-		{"darwin", "", "/bin/zsh"},
-		{"darwin", "/opt/homebrew/bin/fish", "/opt/homebrew/bin/fish"},
-		{"linux", "", ""},
-		{"linux", "/bin/bash", "/bin/bash"},
-		{"windows", `C:\Program Files\Git\bin\bash.exe`, ""},
-	}
-	for _, tt := range tests {
-		t.Run(tt.goos+" "+tt.shell, func(t *testing.T) {
-			if got := loginShell(tt.goos, envOf(map[string]string{"SHELL": tt.shell})); got != tt.want {
-				t.Fatalf("got %q, want %q", got, tt.want)
-			}
-		})
-	}
-}
-
-func TestHomeDir_UserProfileOnWindows(t *testing.T) {
-	env := envOf(map[string]string{"USERPROFILE": `C:\Users\me`})
-	if got := homeDir("windows", env); got != `C:\Users\me` {
-		t.Fatalf("windows home %q", got)
-	}
-	if got := homeDir("linux", env); got != "" {
-		t.Fatalf("linux home %q, want HOME only", got)
 	}
 }
 
@@ -96,7 +65,7 @@ func TestFindPrograms_SameAnswersAsLookPathPerName(t *testing.T) {
 			got := scanPrograms(goos, bins, []string{a, "", b}, pathext)
 			sep := map[bool]string{true: ";", false: ":"}[goos == "windows"]
 			for _, bin := range bins {
-				if want := lookPath(goos, bin, a+sep+sep+b, pathext); got[bin] != want {
+				if want := LookPathFor(goos, bin, a+sep+sep+b, pathext); got[bin] != want {
 					t.Errorf("%s PATHEXT=%q %s: found %q, lookPath %q", goos, pathext, bin, got[bin], want)
 				}
 			}

@@ -1,4 +1,10 @@
-package detect
+// Package agentspec is the vocabulary an agent uses to describe its CLI to
+// hub: where it is installed from, where it keeps its config and login,
+// how to tell whether it is signed in, how to log in and out. Each agent
+// declares its Spec (adapters/<agent>/doctor.go); `hub doctor` (detect)
+// and `hub login` read them. It sits below the agents so they need not
+// import the doctor.
+package agentspec
 
 import (
 	"encoding/json"
@@ -9,9 +15,9 @@ import (
 // Env reads one variable of the probed environment.
 type Env func(string) string
 
-// Spec is what hub knows about one agent CLI for `hub doctor`. Each agent
-// declares its own (adapters/<agent>/doctor.go) and the doctor receives
-// them in Options.Specs.
+// Spec is what hub knows about one agent CLI outside its sessions. Each
+// agent declares its own (adapters/<agent>/doctor.go) and the doctor
+// receives them in detect.Options.Specs.
 type Spec struct {
 	Name, Bin, Package string
 	// Tested is the version range hub supports (">=2.1.0 <3.0.0");
@@ -40,6 +46,25 @@ type Spec struct {
 	ACPArgs []string
 	Install string
 	Env     map[string]string
+}
+
+// Auth states.
+const (
+	AuthLoggedIn     = "logged_in"    // a login of unknown billing kind
+	AuthAPIKey       = "api_key"      // an API key or token (pay per use)
+	AuthSubscription = "subscription" // an account login (e.g. Claude Pro, ChatGPT, Google)
+	AuthNone         = "none"
+	AuthUnknown      = "unknown"
+	AuthNotRequired  = "not_required"
+)
+
+// Auth says how the agent would authenticate.
+type Auth struct {
+	State string `json:"state"`
+	// Source is the env var or file that decides the state.
+	Source string `json:"source,omitempty"`
+	// Reason says why the state is unknown, in one line.
+	Reason string `json:"reason,omitempty"`
 }
 
 // DirFrom is envVar's value, else def under home.
@@ -72,6 +97,3 @@ func ReadJSON(p string) map[string]any {
 	}
 	return m
 }
-
-// baseEnv are the variables every report depends on.
-var baseEnv = []string{"PATH", "PATHEXT", "SHELL", "HOME", "USERPROFILE", "APPDATA", "LOCALAPPDATA", "SCOOP", "OPENAI_API_KEY", "OPENAI_BASE_URL"}

@@ -1,4 +1,4 @@
-package detect
+package proc
 
 import (
 	"os"
@@ -7,26 +7,16 @@ import (
 	"slices"
 	"strings"
 	"sync"
-
-	"github.com/hubdev/hub/internal/proc"
 )
 
 // The lookup rules take the OS as a parameter, so Linux tests cover the
 // macOS and Windows ones.
 
-// homeDir is the user's home in the probed environment: HOME, else on
-// Windows USERPROFILE.
-func homeDir(goos string, env Env) string {
-	if h := env("HOME"); h != "" || goos != "windows" {
-		return h
-	}
-	return env("USERPROFILE")
-}
-
-// lookPath finds bin in the directories of pathEnv as goos would run it:
-// on Windows with each PATHEXT extension (a .ps1 is not a program
+// LookPathFor finds bin in the directories of pathEnv as goos would run
+// it: on Windows with each PATHEXT extension (a .ps1 is not a program
 // CreateProcess starts, so it never counts), elsewhere an executable file.
-func lookPath(goos, bin, pathEnv, pathext string) string {
+// A bin with a directory is only checked.
+func LookPathFor(goos, bin, pathEnv, pathext string) string {
 	if strings.ContainsAny(bin, `/\`) {
 		return findExec(goos, bin, pathext)
 	}
@@ -91,27 +81,11 @@ func isExec(p string) bool {
 	return err == nil && !st.IsDir() && st.Mode()&0o111 != 0
 }
 
-// loginShell is the shell whose login PATH hub asks as a last resort: the
-// user's $SHELL, else zsh on macOS (its default, which GUI apps may not
-// have in $SHELL); none on Windows, nor on Linux without $SHELL.
-func loginShell(goos string, env Env) string {
-	switch {
-	case goos == "windows":
-		return ""
-	case env("SHELL") != "":
-		return env("SHELL")
-	case goos == "darwin":
-		return "/bin/zsh"
-	default:
-		return ""
-	}
-}
-
-// findPrograms resolves many bare program names at once, each as lookPath
-// would over dirs in order, listing every directory once instead of
-// probing each name in each directory: hub checks its whole catalogue of
-// agents on every start, and most of them are not installed.
-func findPrograms(goos string, bins, dirs []string, pathext string) map[string]string {
+// FindProgramsFor resolves many bare program names at once, each as
+// LookPathFor would over dirs in order, listing every directory once
+// instead of probing each name in each directory: hub checks its whole
+// catalogue of agents on every start, and most of them are not installed.
+func FindProgramsFor(goos string, bins, dirs []string, pathext string) map[string]string {
 	key := strings.Join([]string{goos, pathext, strings.Join(bins, "\x00"), strings.Join(dirs, "\x00")}, "\x01")
 	foundMu.Lock()
 	defer foundMu.Unlock()
@@ -123,7 +97,7 @@ func findPrograms(goos string, bins, dirs []string, pathext string) map[string]s
 	return m
 }
 
-// foundMemo keeps findPrograms' answers for the life of the process: the
+// foundMemo keeps FindProgramsFor's answers for the life of the process: the
 // registry and doctor ask the same question within one command.
 var (
 	foundMu   sync.Mutex
@@ -180,7 +154,7 @@ func readNames(dir string) ([]string, error) {
 // then in the package managers' install dirs. Missing ones are absent
 // from the result, which callers must not change.
 func FindPrograms(bins []string) map[string]string {
-	return findPrograms(runtime.GOOS, bins, hereDirs(), os.Getenv("PATHEXT"))
+	return FindProgramsFor(runtime.GOOS, bins, hereDirs(), os.Getenv("PATHEXT"))
 }
 
 // FindProgramsUncached is FindPrograms scanning again (for benchmarks).
@@ -190,5 +164,5 @@ func FindProgramsUncached(bins []string) map[string]string {
 
 func hereDirs() []string {
 	home, _ := os.UserHomeDir()
-	return append(filepath.SplitList(os.Getenv("PATH")), proc.KnownDirs(runtime.GOOS, os.Getenv, home)...)
+	return append(filepath.SplitList(os.Getenv("PATH")), KnownDirs(runtime.GOOS, os.Getenv, home)...)
 }
