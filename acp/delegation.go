@@ -44,15 +44,18 @@ func delegationOption(on bool) schema.SessionConfigOption {
 // delegationAvailable says hub can hand its agents an MCP server of its own.
 func (s *server) delegationAvailable() bool { return s.opts.Self != "" }
 
+// delegationOn says the agent of a session whose record's Delegation is v
+// gets hub's delegate tool.
+func (s *server) delegationOn(v string) bool {
+	return s.delegationAvailable() && (v == delegationOn || (v == "" && s.opts.Delegation))
+}
+
 // delegating says the session's agent gets hub's delegate tool.
 func (ss *session) delegating() bool {
-	if !ss.srv.delegationAvailable() {
-		return false
-	}
 	ss.mu.Lock()
 	v := ss.rec.Delegation
 	ss.mu.Unlock()
-	return v == delegationOn || (v == "" && ss.srv.opts.Delegation)
+	return ss.srv.delegationOn(v)
 }
 
 func (ss *session) setDelegation(ctx context.Context, value string) error {
@@ -62,7 +65,7 @@ func (ss *session) setDelegation(ctx context.Context, value string) error {
 	if !ss.srv.delegationAvailable() {
 		return invalidParams("delegation is not available here")
 	}
-	return ss.apply(ctx, func(r *Record) { r.Delegation = value }, func(adapters.Session) error { return errRestart })
+	return ss.apply(ctx, func(r *Record) { r.Delegation = value })
 }
 
 // bridge opens the server's delegation socket on first use.
@@ -106,11 +109,8 @@ func (h *delegationHost) close() {
 }
 
 // hubServer is the MCP server entry that gives agent a the delegate tool,
-// when the session delegates and a takes stdio MCP servers.
+// when a takes stdio MCP servers.
 func (ss *session) hubServer(a adapters.Adapter) (adapters.MCPServer, bool) {
-	if !ss.delegating() {
-		return adapters.MCPServer{}, false
-	}
 	if !a.Capabilities().MCP {
 		ss.srv.log.Warn().Str("session", ss.id()).Str("agent", a.Name()).Msg("delegation is on, but this agent takes no stdio MCP servers")
 		return adapters.MCPServer{}, false
@@ -137,13 +137,10 @@ func (ss *session) delegationEntry(chain []string) (adapters.MCPServer, bool) {
 
 // delegateFunc is the built-in delegate tool of agent a (the native loop):
 // the root delegator, called in this process.
-func (ss *session) delegateFunc(a adapters.Adapter) (adapters.DelegateFunc, []string, bool) {
-	if !ss.delegating() {
-		return nil, nil, false
-	}
+func (ss *session) delegateFunc(a adapters.Adapter) (adapters.DelegateFunc, []string) {
 	chain := []string{a.Name()}
 	d := ss.addDelegator(chain, func(*delegate.Delegator) func() { return func() {} })
-	return delegate.Func(d), delegate.AgentNames(d, chain), true
+	return delegate.Func(d), delegate.AgentNames(d, chain)
 }
 
 // addDelegator makes the delegator for the agents in chain and keeps it

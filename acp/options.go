@@ -185,25 +185,15 @@ func (ss *session) setOption(ctx context.Context, id, value string) (after func(
 	case !accepts(value):
 		return nil, invalidParams("unknown %s %q", id, value)
 	case id == adapters.OptionModel:
-		return nil, ss.apply(ctx, func(r *Record) { r.Model = value }, func(b adapters.Session) error {
-			return configurable(b).SetModel(ctx, value)
-		})
+		return nil, ss.apply(ctx, func(r *Record) { r.Model = value })
 	case id == adapters.OptionMode:
-		return nil, ss.apply(ctx, func(r *Record) { r.Mode = value }, func(b adapters.Session) error {
-			return configurable(b).SetMode(ctx, value)
-		})
+		return nil, ss.apply(ctx, func(r *Record) { r.Mode = value })
 	}
 	return nil, ss.apply(ctx, func(r *Record) {
 		if r.Options == nil {
 			r.Options = map[string]string{}
 		}
 		r.Options[id] = value
-	}, func(b adapters.Session) error {
-		set, ok := b.(adapters.OptionSetter)
-		if !ok {
-			return errRestart
-		}
-		return set.SetOption(ctx, id, value)
 	})
 }
 
@@ -229,20 +219,6 @@ func (ss *session) optionAccepts(id string) (func(string) bool, bool) {
 		return slices.ContainsFunc(opts, func(o adapters.Option) bool { return o.ID == v })
 	}, len(opts) > 0
 }
-
-// configurable is b's live model and mode setter; one that cannot change
-// them live asks for a restart.
-func configurable(b adapters.Session) adapters.Configurable {
-	if c, ok := b.(adapters.Configurable); ok {
-		return c
-	}
-	return restartOnly{}
-}
-
-type restartOnly struct{}
-
-func (restartOnly) SetModel(context.Context, string) error { return errRestart }
-func (restartOnly) SetMode(context.Context, string) error  { return errRestart }
 
 // switchAgent closes the old agent and warms the new one at once. The old
 // agent's slash commands and options no longer apply: after replaces the
@@ -300,18 +276,22 @@ func (ss *session) switchLocked(name string) (hadCommands bool) {
 	return hadCommands
 }
 
-// apply changes a setting: live on the running agent where it can, else
-// by restarting the agent (resuming its session) once no turn runs. A
-// start in flight picks the change up when it is done (see runStart).
-func (ss *session) apply(ctx context.Context, set func(*Record), live func(adapters.Session) error) error {
+// apply changes a setting: the running agent is brought to the setup that
+// follows, live where it can, else by restarting it (resuming its session)
+// once no turn runs. A start in flight picks the change up when it is done
+// (see runStart).
+func (ss *session) apply(ctx context.Context, set func(*Record)) error {
 	ss.cfgMu.Lock()
 	defer ss.cfgMu.Unlock()
 	ss.mu.Lock()
-	b := ss.backend
-	busy := ss.running
+	b, have, busy := ss.backend, ss.applied, ss.running
+	next := *ss.rec
+	next.Options = maps.Clone(next.Options)
+	set(&next)
+	want := ss.setupOf(&next)
 	ss.mu.Unlock()
 	if b != nil {
-		err := live(b)
+		err := want.Reach(ctx, b, have)
 		switch {
 		case errors.Is(err, errRestart) && busy:
 			return invalidParams("%v", errNotConfigurable)
@@ -329,6 +309,9 @@ func (ss *session) apply(ctx context.Context, set func(*Record), live func(adapt
 	}
 	ss.mu.Lock()
 	set(ss.rec)
+	if b != nil && ss.backend == b {
+		ss.applied = want
+	}
 	ss.mu.Unlock()
 	ss.save()
 	return nil

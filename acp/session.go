@@ -14,6 +14,7 @@ import (
 
 	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/conversation"
 	"github.com/hubdev/hub/internal/hooks"
 	"github.com/hubdev/hub/internal/jsonrpc"
 	"github.com/hubdev/hub/internal/permission"
@@ -73,6 +74,8 @@ type session struct {
 	starting *start
 	// live is what the running agent reported it offers; nil until then.
 	live *adapters.Surface
+	// applied is the setup backend runs with (see apply).
+	applied conversation.Setup
 	// idleGen invalidates an armed idle timeout when the session is used.
 	idleGen int
 	// waited says whether the last prompt waited for its agent to start.
@@ -275,52 +278,6 @@ func (ss *session) adapter() (adapters.Adapter, error) {
 }
 
 var errRestart = adapters.ErrNeedsRestart
-
-// catchUp applies to b the model, mode and options the record names now,
-// if they changed since b was started with opts; errRestart when b cannot
-// change them live. Caller holds ss.cfgMu.
-func (ss *session) catchUp(ctx context.Context, b adapters.Session, opts adapters.SessionOptions) error {
-	ss.mu.Lock()
-	model, mode, options := ss.rec.Model, ss.rec.Mode, maps.Clone(ss.rec.Options)
-	ss.mu.Unlock()
-	var changed []string
-	for id, v := range options {
-		if opts.Options[id] != v {
-			changed = append(changed, id)
-		}
-	}
-	if model == opts.Model && mode == opts.Mode && len(changed) == 0 {
-		return nil
-	}
-	cfg, ok := b.(adapters.Configurable)
-	if !ok {
-		return errRestart
-	}
-	if model != opts.Model {
-		if err := cfg.SetModel(ctx, model); err != nil {
-			return fmt.Errorf("set model %s: %w", model, err)
-		}
-	}
-	if mode != opts.Mode {
-		if err := cfg.SetMode(ctx, mode); err != nil {
-			return fmt.Errorf("set mode %s: %w", mode, err)
-		}
-	}
-	if len(changed) == 0 {
-		return nil
-	}
-	set, ok := b.(adapters.OptionSetter)
-	if !ok {
-		return errRestart
-	}
-	slices.Sort(changed)
-	for _, id := range changed {
-		if err := set.SetOption(ctx, id, options[id]); err != nil {
-			return fmt.Errorf("set %s %s: %w", id, options[id], err)
-		}
-	}
-	return nil
-}
 
 // mcpFor returns the editor's MCP servers that adapter a takes, logging
 // the ones it is given and the ones it cannot take (C19). An adapter

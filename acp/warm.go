@@ -12,6 +12,7 @@ import (
 
 	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/conversation"
 )
 
 // Defaults of Options.WarmAgents and Options.IdleTimeout.
@@ -53,21 +54,25 @@ func (ss *session) launchLocked(warm bool) *start {
 	return st
 }
 
-// runStart starts the agent with the record's settings, brings it up to
-// date with any change made meanwhile, and publishes it.
+// runStart starts the agent with the setup the session wants, brings it up
+// to date with any change made meanwhile (starting again with it when that
+// cannot be done live), and publishes it.
 func (ss *session) runStart(ctx context.Context, st *start) {
 	defer st.cancel()
 	defer close(st.done)
-	for restarted := false; ; restarted = true {
-		b, opts, err := ss.startAgent(ctx, st)
+	for {
+		b, have, err := ss.startAgent(ctx, st)
 		if err != nil {
 			ss.failStart(st, err)
 			return
 		}
 		ss.cfgMu.Lock()
-		err = ss.catchUp(ctx, b, opts)
-		if err == nil || (errors.Is(err, errRestart) && restarted) {
-			ok := ss.publish(st, b)
+		ss.mu.Lock()
+		want := ss.setupOf(ss.rec)
+		ss.mu.Unlock()
+		err = want.Reach(ctx, b, have)
+		if err == nil {
+			ok := ss.publish(st, b, want)
 			ss.cfgMu.Unlock()
 			if ok {
 				ss.started(st, b)
@@ -83,22 +88,31 @@ func (ss *session) runStart(ctx context.Context, st *start) {
 	}
 }
 
-// startAgent runs the adapter's Start with the record's settings, unless
-// st was abandoned (the record may name another agent by then).
-func (ss *session) startAgent(ctx context.Context, st *start) (adapters.Session, adapters.SessionOptions, error) {
+// setupOf is the setup a session whose record is r wants its agent to
+// run with. Caller holds ss.mu when r is ss.rec.
+func (ss *session) setupOf(r *Record) conversation.Setup {
+	return conversation.Setup{Model: r.Model, Mode: r.Mode, Options: maps.Clone(r.Options), Delegation: ss.srv.delegationOn(r.Delegation),
+		MCPServers: ss.mcp, AddDirs: slices.Clone(r.AddDirs)}
+}
+
+// startAgent runs the adapter's Start with the setup the session wants,
+// unless st was abandoned (the record may name another agent by then),
+// and returns that setup.
+func (ss *session) startAgent(ctx context.Context, st *start) (adapters.Session, conversation.Setup, error) {
 	ss.mu.Lock()
 	if ss.starting != st {
 		ss.mu.Unlock()
-		return nil, adapters.SessionOptions{}, errAbandoned
+		return nil, conversation.Setup{}, errAbandoned
 	}
 	name := ss.rec.Agent
 	a, err := ss.srv.opts.Registry.Get(name)
 	if err != nil {
 		ss.mu.Unlock()
-		return nil, adapters.SessionOptions{}, err
+		return nil, conversation.Setup{}, err
 	}
-	opts := adapters.SessionOptions{Cwd: ss.rec.Cwd, AddDirs: slices.Clone(ss.rec.AddDirs), MCPServers: ss.mcpFor(a), Model: ss.rec.Model, Mode: ss.rec.Mode,
-		Options: maps.Clone(ss.rec.Options), Editor: ss.editor, CancelGrace: ss.srv.opts.CancelGrace, Permission: ss.permission, Ask: ss.ask,
+	setup := ss.setupOf(ss.rec)
+	opts := adapters.SessionOptions{Cwd: ss.rec.Cwd, AddDirs: slices.Clone(setup.AddDirs), MCPServers: ss.mcpFor(a), Model: setup.Model, Mode: setup.Mode,
+		Options: maps.Clone(setup.Options), Editor: ss.editor, CancelGrace: ss.srv.opts.CancelGrace, Permission: ss.permission, Ask: ss.ask,
 		Rules: &ss.set.Permissions, Hooks: ss.set.HookConfig}
 	if a.Capabilities().Resume {
 		opts.ResumeID = ss.rec.AgentSessionID
@@ -110,10 +124,14 @@ func (ss *session) startAgent(ctx context.Context, st *start) (adapters.Session,
 	missed := ss.answeredBefore() && ss.rec.Handover != handoverNone && !forking
 	back := opts.ResumeID != "" && ss.since > 0 // switched back to: it resumes, and hears what it missed
 	ss.mu.Unlock()
-	if a.Capabilities().DelegateTool {
-		opts.Delegate, opts.DelegateAgents, _ = ss.delegateFunc(a)
-	} else if hub, ok := ss.hubServer(a); ok {
-		opts.MCPServers = append(slices.Clone(opts.MCPServers), hub)
+	switch {
+	case !setup.Delegation:
+	case a.Capabilities().DelegateTool:
+		opts.Delegate, opts.DelegateAgents = ss.delegateFunc(a)
+	default:
+		if hub, ok := ss.hubServer(a); ok {
+			opts.MCPServers = append(slices.Clone(opts.MCPServers), hub)
+		}
 	}
 	viaStart := false
 	if missed && opts.ResumeID == "" && a.Capabilities().Instructions {
@@ -127,7 +145,7 @@ func (ss *session) startAgent(ctx context.Context, st *start) (adapters.Session,
 	}
 	b, fresh, err := ss.startWithResume(ctx, a, opts)
 	if err != nil {
-		return nil, opts, fmt.Errorf("start %s: %w", name, err)
+		return nil, setup, fmt.Errorf("start %s: %w", name, err)
 	}
 	ss.mu.Lock()
 	ss.since = 0
@@ -141,7 +159,7 @@ func (ss *session) startAgent(ctx context.Context, st *start) (adapters.Session,
 	ss.mu.Lock()
 	ss.pendingBrief, ss.briefed = pending, viaStart
 	ss.mu.Unlock()
-	return b, opts, nil
+	return b, setup, nil
 }
 
 // failStart keeps err for the prompt that waits, or the next one; a start
@@ -157,13 +175,13 @@ func (ss *session) failStart(st *start, err error) {
 	ss.srv.log.Warn().Err(err).Str("session", ss.rec.SessionID).Bool("warm", st.warm).Msg("agent start failed; the next prompt reports it")
 }
 
-// publish makes b the session's backend unless the start was abandoned
-// (then b is closed). Caller holds ss.cfgMu.
-func (ss *session) publish(st *start, b adapters.Session) bool {
+// publish makes b, which runs with setup, the session's backend unless the
+// start was abandoned (then b is closed). Caller holds ss.cfgMu.
+func (ss *session) publish(st *start, b adapters.Session, setup conversation.Setup) bool {
 	ss.mu.Lock()
 	mine := ss.starting == st && !ss.closed
 	if mine {
-		ss.starting, ss.backend = nil, b
+		ss.starting, ss.backend, ss.applied = nil, b, setup
 	} else {
 		st.err = errAbandoned
 	}

@@ -1,0 +1,78 @@
+package conversation
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"slices"
+
+	"github.com/hubdev/hub/adapters"
+)
+
+// Setup is what a session's agent runs with that the user may change while
+// it starts or runs. A session keeps the Setup it wants and the one its
+// agent session was started with or last brought to; Reach is the one
+// comparison between them.
+type Setup struct {
+	Model, Mode string
+	Options     map[string]string // config options other than model and mode
+	Delegation  bool              // the agent gets hub's delegate tool
+	MCPServers  []adapters.MCPServer
+	AddDirs     []string
+}
+
+// Reach brings agent session b, which runs with have, to s: model, mode and
+// options change live where b can change them. Anything else (delegation,
+// MCP servers, directories, or a setting b cannot change live) is
+// adapters.ErrNeedsRestart: start the agent again with s.
+func (s Setup) Reach(ctx context.Context, b adapters.Session, have Setup) error {
+	if !s.sameStart(have) {
+		return adapters.ErrNeedsRestart
+	}
+	if s.Model != have.Model || s.Mode != have.Mode {
+		cfg, ok := b.(adapters.Configurable)
+		if !ok {
+			return adapters.ErrNeedsRestart
+		}
+		if s.Model != have.Model {
+			if err := cfg.SetModel(ctx, s.Model); err != nil {
+				return fmt.Errorf("set model %s: %w", s.Model, err)
+			}
+		}
+		if s.Mode != have.Mode {
+			if err := cfg.SetMode(ctx, s.Mode); err != nil {
+				return fmt.Errorf("set mode %s: %w", s.Mode, err)
+			}
+		}
+	}
+	return s.reachOptions(ctx, b, have)
+}
+
+// sameStart says s and have agree on what only a start can set.
+func (s Setup) sameStart(have Setup) bool {
+	return s.Delegation == have.Delegation && slices.Equal(s.AddDirs, have.AddDirs) &&
+		slices.EqualFunc(s.MCPServers, have.MCPServers, func(x, y adapters.MCPServer) bool { return reflect.DeepEqual(x, y) })
+}
+
+func (s Setup) reachOptions(ctx context.Context, b adapters.Session, have Setup) error {
+	var changed []string
+	for id, v := range s.Options {
+		if have.Options[id] != v {
+			changed = append(changed, id)
+		}
+	}
+	if len(changed) == 0 {
+		return nil
+	}
+	set, ok := b.(adapters.OptionSetter)
+	if !ok {
+		return adapters.ErrNeedsRestart
+	}
+	slices.Sort(changed)
+	for _, id := range changed {
+		if err := set.SetOption(ctx, id, s.Options[id]); err != nil {
+			return fmt.Errorf("set %s %s: %w", id, s.Options[id], err)
+		}
+	}
+	return nil
+}
