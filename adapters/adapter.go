@@ -32,7 +32,9 @@ type Adapter interface {
 	Start(ctx context.Context, opts SessionOptions) (Session, error)
 }
 
-// Session is one conversation with an agent.
+// Session is an agent session: one running agent and the conversation it
+// keeps under its own id. hub's session (the user's conversation, see
+// package conversation) may go through several, one per start or agent.
 type Session interface {
 	// ID returns the agent's own session id ("" until the agent reports it).
 	ID() string

@@ -24,8 +24,8 @@ func Register(r *adapters.Registry, cfg *config.Config, opts Options, getenv fun
 		if cfg.NoStream {
 			p.Stream = false
 		}
-		if cfg.MaxTurns > 0 {
-			p.MaxTurnRequests = cfg.MaxTurns
+		if cfg.MaxTurnRequests > 0 {
+			p.MaxTurnRequests = cfg.MaxTurnRequests
 		}
 		r.Register(New(p, opts))
 	}

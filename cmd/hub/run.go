@@ -226,7 +226,7 @@ func withMaxTurns(cfg *config.Config, reg *adapters.Registry, n int, agents []st
 	if n < 0 {
 		return fmt.Errorf("--max-turns must be positive")
 	}
-	cfg.MaxTurns = n
+	cfg.MaxTurnRequests = n
 	for _, name := range agents {
 		a, err := reg.Get(name)
 		if err != nil {

@@ -128,8 +128,8 @@ func TestWithMaxTurns_ReachesEachAgent(t *testing.T) {
 	if err := withMaxTurns(run, reg, 4, []string{"claude"}); err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Join(run.Agents["claude"].Args, " "); got != "--verbose --max-turns 4" || run.MaxTurns != 4 {
-		t.Fatalf("claude args %q, max turns %d", got, run.MaxTurns)
+	if got := strings.Join(run.Agents["claude"].Args, " "); got != "--verbose --max-turns 4" || run.MaxTurnRequests != 4 {
+		t.Fatalf("claude args %q, max turns %d", got, run.MaxTurnRequests)
 	}
 	if got := strings.Join(cfg.Agents["claude"].Args, " "); got != "--verbose" {
 		t.Fatalf("the loaded config changed: %q", got)

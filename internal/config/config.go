@@ -58,9 +58,9 @@ type Config struct {
 	// NoStream turns streaming off for every provider profile: a run's
 	// own choice (hub run --no-stream), never read from a file.
 	NoStream bool `toml:"-"`
-	// MaxTurns caps the model requests of a native loop turn (its
+	// MaxTurnRequests caps the model requests of a native loop turn (its
 	// max_turn_requests) for one run (hub run --max-turns); 0: unset.
-	MaxTurns int `toml:"-"`
+	MaxTurnRequests int `toml:"-"`
 	// Warnings are non-fatal problems (unknown keys) worth a log line.
 	Warnings []string `toml:"-"`
 }

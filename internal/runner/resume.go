@@ -76,10 +76,10 @@ func latestRun(dir, agent, cwd string) string {
 		}
 		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
 		var t transcript
-		if err != nil || json.Unmarshal(data, &t) != nil || t.Agent != agent || t.Cwd != cwd || t.SessionID == "" {
+		if err != nil || json.Unmarshal(data, &t) != nil || t.Agent != agent || t.Cwd != cwd || t.AgentSessionID == "" {
 			continue
 		}
-		best, bestMod = t.SessionID, info.ModTime().UnixNano()
+		best, bestMod = t.AgentSessionID, info.ModTime().UnixNano()
 	}
 	return best
 }

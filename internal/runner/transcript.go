@@ -20,8 +20,8 @@ import (
 // session id the run printed: enough to brief another agent that
 // continues it (hub run --resume ID --agent OTHER).
 type transcript struct {
-	Agent     string `json:"agent"`
-	SessionID string `json:"sessionId"`
+	Agent          string `json:"agent"`
+	AgentSessionID string `json:"sessionId"`
 	// Cwd is the run's working directory (canonical), for --continue.
 	Cwd   string         `json:"cwd,omitempty"`
 	Brief handover.Brief `json:"brief"`
@@ -57,7 +57,7 @@ func loadTranscript(dir, id string) *transcript {
 }
 
 func (t *transcript) save(dir string) error {
-	p, err := transcriptPath(dir, t.SessionID)
+	p, err := transcriptPath(dir, t.AgentSessionID)
 	if err != nil {
 		return err
 	}
@@ -151,7 +151,7 @@ func (r *run) handover(name string, caps adapters.Capabilities, so *adapters.Ses
 	} else {
 		*prefix = brief + *prefix
 	}
-	r.out.progress("continuing %s session %s: %s is briefed on it", t.Agent, t.SessionID, name)
+	r.out.progress("continuing %s session %s: %s is briefed on it", t.Agent, t.AgentSessionID, name)
 	return true
 }
 
@@ -161,7 +161,7 @@ func (r *run) saveTranscript(prompt string) {
 	if r.o.TranscriptDir == "" || r.sessionID == "" {
 		return
 	}
-	t := transcript{Agent: r.o.Agent, SessionID: r.sessionID, Cwd: canonicalDir(r.cwd)}
+	t := transcript{Agent: r.o.Agent, AgentSessionID: r.sessionID, Cwd: canonicalDir(r.cwd)}
 	if r.from != nil {
 		t.Brief = r.from.Brief
 	}

@@ -264,10 +264,8 @@ func terminalEnv(kvs []string) []map[string]string {
 	return out
 }
 
+// call asks the editor; the editor client adds the session's id.
 func (e *Env) call(ctx context.Context, method string, params map[string]any, out any) error {
-	if e.SessionID != "" {
-		params["sessionId"] = e.SessionID
-	}
 	raw, err := json.Marshal(params)
 	if err != nil {
 		return err

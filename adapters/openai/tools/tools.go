@@ -39,8 +39,6 @@ var promptFS embed.FS
 type Env struct {
 	Root   string                // workspace root, absolute with symlinks resolved
 	Editor adapters.EditorClient // nil outside ACP
-	// SessionID is passed to editor terminal methods when set.
-	SessionID string
 	// BashTimeout is the default command timeout (default 120s).
 	BashTimeout time.Duration
 	// OutputCap bounds tool output in bytes (default 64 KiB).
