@@ -50,14 +50,6 @@ func (s *server) delegationOn(v string) bool {
 	return s.delegationAvailable() && (v == delegationOn || (v == "" && s.opts.Delegation))
 }
 
-// delegating says the session's agent gets hub's delegate tool.
-func (ss *session) delegating() bool {
-	ss.mu.Lock()
-	v := ss.rec.Delegation
-	ss.mu.Unlock()
-	return ss.srv.delegationOn(v)
-}
-
 func (ss *session) setDelegation(ctx context.Context, value string) error {
 	if value != delegationOn && value != delegationOff {
 		return invalidParams("unknown delegation %q (on or off)", value)

@@ -57,7 +57,7 @@ func (ss *session) configOptions() (out []schema.SessionConfigOption) {
 	defer func() { // hub's own, last
 		out = append(out, handoverOption(rec.Handover))
 		if ss.srv.delegationAvailable() {
-			out = append(out, delegationOption(ss.delegating()))
+			out = append(out, delegationOption(ss.srv.delegationOn(rec.Delegation)))
 		}
 	}()
 	if live != nil && len(live.Options) > 0 {
