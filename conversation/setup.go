@@ -26,7 +26,7 @@ type Setup struct {
 // MCP servers, directories, or a setting b cannot change live) is
 // adapters.ErrNeedsRestart: start the agent again with s.
 func (s Setup) Reach(ctx context.Context, b adapters.Session, have Setup) error {
-	if !s.sameStart(have) {
+	if s.Delegation != have.Delegation || !slices.Equal(s.AddDirs, have.AddDirs) || !reflect.DeepEqual(s.MCPServers, have.MCPServers) {
 		return adapters.ErrNeedsRestart
 	}
 	if s.Model != have.Model || s.Mode != have.Mode {
@@ -46,12 +46,6 @@ func (s Setup) Reach(ctx context.Context, b adapters.Session, have Setup) error 
 		}
 	}
 	return s.reachOptions(ctx, b, have)
-}
-
-// sameStart says s and have agree on what only a start can set.
-func (s Setup) sameStart(have Setup) bool {
-	return s.Delegation == have.Delegation && slices.Equal(s.AddDirs, have.AddDirs) &&
-		slices.EqualFunc(s.MCPServers, have.MCPServers, func(x, y adapters.MCPServer) bool { return reflect.DeepEqual(x, y) })
 }
 
 func (s Setup) reachOptions(ctx context.Context, b adapters.Session, have Setup) error {
