@@ -123,6 +123,15 @@ func (d *Digest) error(e *adapters.ErrorInfo) {
 	}
 }
 
+// Tool is the tool call id names, as it is so far.
+func (d *Digest) Tool(id string) (ToolCall, bool) {
+	i, ok := d.byID[id]
+	if !ok {
+		return ToolCall{}, false
+	}
+	return d.ToolCalls[i], true
+}
+
 // Text is all the assistant text of the turn, narration included.
 func (d *Digest) Text() string { return d.all.String() }
 

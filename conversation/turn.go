@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/hooks"
@@ -53,8 +54,9 @@ type Outcome struct {
 // gate it, the prompt goes to the agent with the hooks, the audit and the
 // digest observing its event stream, the turn's end reaches them, and the
 // way it ended is classified. The error is the one the agent's Prompt
-// returned (adapters.ErrCancelTimeout, adapters.ErrClosed, a *TurnError...)
-// for front ends that act on it; Outcome.Failure says the same for people.
+// returned (adapters.ErrCancelTimeout, adapters.ErrClosed, a *TurnError...),
+// for front ends that act on it, prefixed with the crash when the agent is
+// gone; Outcome.Failure says the same for people.
 // RunTurn may run many times on one session, one turn at a time.
 func RunTurn(ctx context.Context, s TurnSpec) (Outcome, error) {
 	d := s.Digest
@@ -83,8 +85,12 @@ func RunTurn(ctx context.Context, s TurnSpec) (Outcome, error) {
 	}
 	d.AgentSessionID = cmp.Or(d.AgentSessionID, s.Session.ID())
 	o.Failure = classify(ctx, s.Session, err)
-	if errors.Is(err, adapters.ErrCancelTimeout) {
+	var failed *adapters.TurnError
+	switch {
+	case errors.Is(err, adapters.ErrCancelTimeout):
 		o.Stop = adapters.StopCancelled
+	case err != nil && !errors.As(err, &failed) && o.Failure != nil && o.Failure.Code == adapters.CodeCrash && o.Failure.Message != err.Error():
+		err = fmt.Errorf("%s: %w", o.Failure.Message, err) // the crash, not only the broken pipe
 	}
 	return o, err
 }
@@ -125,4 +131,3 @@ func classify(ctx context.Context, sess adapters.Session, err error) *adapters.E
 	}
 	return info
 }
-

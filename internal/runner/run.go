@@ -138,7 +138,7 @@ func (r *run) execute(ctx context.Context) Summary {
 	case errors.Is(err, adapters.ErrCancelTimeout):
 		r.out.progress("agent did not stop within %s; closing it", r.o.Grace)
 	case err != nil && r.stopCause() == causeNone:
-		return r.startFailed(promptError(a.Name(), err, oc.Failure))
+		return r.startFailed(fmt.Errorf("prompt %s: %w", a.Name(), err))
 	}
 	if err == nil || failed != nil {
 		r.stop = oc.Stop
@@ -330,15 +330,6 @@ func (r *run) handle(ev adapters.Event) {
 		r.shown = ev.Error
 	}
 	r.out.event(ev, nil)
-}
-
-// promptError is a prompt the agent never took, with its crash when the
-// agent is gone.
-func promptError(agent string, err error, f *adapters.ErrorInfo) error {
-	if f != nil && f.Message != err.Error() {
-		return fmt.Errorf("prompt %s: %s: %w", agent, f.Message, err)
-	}
-	return fmt.Errorf("prompt %s: %w", agent, err)
 }
 
 func titleOf(t adapters.ToolCall) string {
