@@ -335,4 +335,3 @@ func (l *live) permission(o Options) adapters.PermissionFunc {
 		return dec
 	}
 }
-
