@@ -2,6 +2,8 @@ package conversation
 
 import (
 	"cmp"
+	"context"
+	"slices"
 	"strings"
 
 	"github.com/hubdev/hub/adapters"
@@ -35,7 +37,6 @@ type Digest struct {
 	// repository, by any means (an edit tool or a shell command); outside a
 	// repository, the files its changing tool calls named.
 	FilesChanged []FileChange
-	located      []string // paths the changing tool calls named
 }
 
 // ToolCall is one tool call of a turn, as it ended.
@@ -102,9 +103,9 @@ func (d *Digest) tool(ev adapters.Event) (narration string) {
 	if ok && tc.Status != "" {
 		d.ToolCalls[i].Status = string(tc.Status)
 	}
-	if tc.Kind.ChangesFiles() {
-		for _, l := range tc.Locations {
-			d.located = append(d.located, l.Path)
+	for _, l := range tc.Locations {
+		if tc.Kind.ChangesFiles() && !slices.ContainsFunc(d.FilesChanged, func(f FileChange) bool { return f.Path == l.Path }) {
+			d.FilesChanged = append(d.FilesChanged, FileChange{Path: l.Path, Status: "modified"})
 		}
 	}
 	return narration
@@ -141,15 +142,11 @@ func (d *Digest) Answer() string {
 	return cmp.Or(strings.TrimSpace(d.final.String()), d.lastFinal)
 }
 
-// Files are the paths of the files changed, once each.
+// Files are the paths of the files changed.
 func (d *Digest) Files() []string {
 	out := []string{}
-	seen := map[string]bool{}
 	for _, f := range d.FilesChanged {
-		if !seen[f.Path] {
-			seen[f.Path] = true
-			out = append(out, f.Path)
-		}
+		out = append(out, f.Path)
 	}
 	return out
 }
@@ -176,13 +173,9 @@ func (d *Digest) AddTo(b *handover.Brief, request string) {
 // finish completes the digest after the turn: the workspace's changes
 // (else the paths the tool calls named) and the price of the usage when
 // the agent reported none.
-func (d *Digest) finish(changes []FileChange, inRepo bool, model string) {
-	d.FilesChanged = changes
-	if !inRepo {
-		d.FilesChanged = nil
-		for _, p := range d.located {
-			d.FilesChanged = append(d.FilesChanged, FileChange{Path: p, Status: "modified"})
-		}
+func (d *Digest) finish(ctx context.Context, before *Snapshot, model string) {
+	if before != nil && before.root != "" {
+		d.FilesChanged = before.Changes(ctx)
 	}
 	if d.Usage != nil && d.Usage.CostUSD == nil {
 		if p, ok := PriceOf(cmp.Or(d.Model, model)); ok {

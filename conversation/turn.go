@@ -78,11 +78,7 @@ func RunTurn(ctx context.Context, s TurnSpec) (Outcome, error) {
 	s.Audit.EndTurn(stop)
 	s.Hooks.EndTurn(stop)
 	o := Outcome{Stop: stop, Digest: d, Warnings: s.Hooks.Flush(ctx)}
-	if before != nil {
-		d.finish(before.Changes(context.WithoutCancel(ctx)), before.root != "", s.Model)
-	} else {
-		d.finish(nil, false, s.Model)
-	}
+	d.finish(context.WithoutCancel(ctx), before, s.Model)
 	d.AgentSessionID = cmp.Or(d.AgentSessionID, s.Session.ID())
 	o.Failure = classify(ctx, s.Session, err)
 	var failed *adapters.TurnError
