@@ -87,13 +87,15 @@ type ToolCall = conversation.ToolCall
 type Result struct {
 	Agent string `json:"agent"`
 	// Session continues this delegate conversation (the continue tool).
-	Session        string          `json:"session"`
-	AgentSessionID string          `json:"agentSessionId,omitempty"`
-	StopReason     string          `json:"stopReason"`
-	Answer         string          `json:"answer"`
-	ToolCalls      []ToolCall      `json:"toolCalls"`
-	FilesChanged   []string        `json:"filesChanged"`
-	Usage          *adapters.Usage `json:"usage,omitempty"`
+	Session        string     `json:"session"`
+	AgentSessionID string     `json:"agentSessionId,omitempty"`
+	StopReason     string     `json:"stopReason"`
+	Answer         string     `json:"answer"`
+	ToolCalls      []ToolCall `json:"toolCalls"`
+	// FilesChanged are relative to the repository's root (a shell
+	// command's too); outside a repository, the paths the tools named.
+	FilesChanged []string        `json:"filesChanged"`
+	Usage        *adapters.Usage `json:"usage,omitempty"`
 	// Denied are the tool calls hub's rules or the policy refused.
 	Denied []string `json:"denied,omitempty"`
 	Error  string   `json:"error,omitempty"`

@@ -211,7 +211,8 @@ type Summary struct {
 	Model string `json:"model,omitempty"`
 	// Usage is summed over the run: every model request and every attempt.
 	Usage *adapters.Usage `json:"usage"`
-	// Cost is the run's cost in USD, when the agents reported it.
+	// Cost is the run's cost in USD: the agents' report, else priced by
+	// conversation/prices.json when the model is in it.
 	Cost *float64 `json:"cost,omitempty"`
 	// FilesChanged are the files in Cwd's git repository the run changed
 	// (whoever wrote them: an edit tool or a shell command); null when Cwd

@@ -48,6 +48,20 @@ func TestRun_CutShortTurnsExitWithTheirStopReason(t *testing.T) {
 	}
 }
 
+// An agent that reports no cost (the native loop) is priced by the table
+// when its model is in it: 1M input and 1M output tokens of gpt-4o.
+func TestRun_CostFromThePriceTable(t *testing.T) {
+	srv := mockllm.NewOpenAIServer(mockllm.OpenAITurn{Text: "ok", Usage: &mockllm.OpenAIUsage{PromptTokens: 1e6, CompletionTokens: 1e6, TotalTokens: 2e6}})
+	defer srv.Close()
+	reg := adapters.NewRegistry()
+	reg.Register(openai.New(openai.Profile{Name: "openai", BaseURL: srv.URL, Model: "gpt-4o", APIKey: "k", Stream: true}, openai.Options{}))
+	s := Run(context.Background(), Options{Registry: reg, Agent: "openai", Cwd: t.TempDir(), Prompt: "hi", Format: FormatText,
+		Timeout: 20 * time.Second, StopAll: func() {}, SkillsUserDir: t.TempDir()})
+	if s.ExitCode != ExitOK || s.Cost == nil || *s.Cost != 12.5 {
+		t.Fatalf("exit %d cost %v: want $12.50", s.ExitCode, s.Cost)
+	}
+}
+
 // The run's transcript, which briefs an agent that takes the session
 // over, lists the files the turn changed in the workspace, a file a shell
 // command appended to included.
