@@ -525,13 +525,11 @@ func (ss *session) drive(turnCtx context.Context, content []adapters.Content) (s
 		ss.srv.log.Warn().Str("session", ss.id()).Msg("agent did not stop after cancel; restarting it")
 		ss.retire(b)
 		return schema.StopCancelled, nil
-	case oc.Failure == nil:
-		return schema.StopEndTurn, adapters.ErrorOf(err)
-	case oc.Failure.Code == adapters.CodeCrash:
+	case errors.Is(err, adapters.ErrClosed) || oc.Failure != nil && oc.Failure.Code == adapters.CodeCrash:
 		ss.noteCrash()
 		ss.retire(b)
 	}
-	return schema.StopEndTurn, oc.Failure
+	return schema.StopEndTurn, cmp.Or(oc.Failure, adapters.ErrorOf(err))
 }
 
 // noteFiles keeps the files a turn changed, for the briefing.
