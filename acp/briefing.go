@@ -4,7 +4,6 @@ import (
 	"strings"
 
 	"github.com/hubdev/hub/acp/schema"
-	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/handover"
 )
 
@@ -30,6 +29,9 @@ func (ss *session) brief() handover.Brief {
 	}
 	b := briefOf(hist)
 	b.Cwd = ss.rec.Cwd
+	for _, f := range ss.rec.Files { // the digests': shell-written files too
+		b.AddFile(f)
+	}
 	for _, m := range ss.mcp {
 		b.MCP = append(b.MCP, m.Name)
 	}
@@ -61,8 +63,8 @@ func (ss *session) skillsUsed(turns []handover.Turn) []string {
 }
 
 // briefOf groups a history into turns (a user message starts one; its
-// answer is the agent's text after its last tool call) and collects the
-// files changing tools named and the latest plan.
+// answer is the agent's text after its last tool call) and finds the
+// latest plan.
 func briefOf(hist []schema.SessionUpdate) handover.Brief {
 	var b handover.Brief
 	var cur *handover.Turn
@@ -91,9 +93,6 @@ func briefOf(hist []schema.SessionUpdate) handover.Brief {
 				cur.Tools = append(cur.Tools, u.ToolCall.Title)
 			}
 			afterTool = true
-			addFiles(&b, u.ToolCall.Kind, u.ToolCall.Locations)
-		case u.ToolCallUpdate != nil:
-			addFiles(&b, u.ToolCallUpdate.Kind, u.ToolCallUpdate.Locations)
 		case u.Plan != nil:
 			b.Plan = b.Plan[:0]
 			for _, e := range u.Plan.Entries {
@@ -102,14 +101,4 @@ func briefOf(hist []schema.SessionUpdate) handover.Brief {
 		}
 	}
 	return b
-}
-
-// addFiles notes the paths a changing tool call names.
-func addFiles(b *handover.Brief, kind string, locs []schema.ToolCallLocation) {
-	if !adapters.ToolKind(kind).ChangesFiles() {
-		return
-	}
-	for _, l := range locs {
-		b.AddFile(l.Path)
-	}
 }

@@ -31,6 +31,9 @@ type Record struct {
 	Mode           string            `json:"mode,omitempty"`
 	Options        map[string]string `json:"options,omitempty"`
 	AddDirs        []string          `json:"additionalDirectories,omitempty"`
+	// Files are the files the session's turns changed (their digests'),
+	// for the briefing of an agent taking over.
+	Files []string `json:"files,omitempty"`
 	// ForkOf is the agent session this forked session copies, until its
 	// agent started on a copy of it (an agent that cannot fork is briefed).
 	ForkOf string `json:"forkOf,omitempty"`

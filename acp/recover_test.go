@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -57,6 +59,9 @@ func (s *forgetfulSession) Prompt(ctx context.Context, p []adapters.Content, emi
 	text := adapters.PromptText(p)
 	s.a.mu.Lock()
 	s.a.prompts = append(s.a.prompts, text)
+	if strings.HasSuffix(text, "append to README") { // as a shell command would: no tool call names it
+		_ = os.WriteFile(filepath.Join(s.a.opts[len(s.a.opts)-1].Cwd, "README"), []byte("more\n"), 0o644)
+	}
 	s.a.mu.Unlock()
 	ch := make(chan adapters.Event, 5)
 	if strings.HasSuffix(text, "edit parser.go") {

@@ -15,6 +15,7 @@ import (
 	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/conversation"
+	"github.com/hubdev/hub/internal/handover"
 	"github.com/hubdev/hub/internal/hooks"
 	"github.com/hubdev/hub/internal/jsonrpc"
 	"github.com/hubdev/hub/internal/permission"
@@ -208,33 +209,31 @@ func (ss *session) observer(agent string) *hooks.Observer {
 	return ss.hooks
 }
 
-// hookWarnings waits for the turn's hooks and tells the user of those that
-// failed, before the turn ends.
-func (ss *session) hookWarnings(ctx context.Context, obs *hooks.Observer) {
-	for _, w := range obs.Flush(ctx) {
+// hookWarnings tells the user of the turn's hooks that failed, before the
+// turn ends.
+func (ss *session) hookWarnings(warnings []string) {
+	for _, w := range warnings {
 		ss.srv.log.Warn().Str("session", ss.id()).Str("hook", w).Msg("hook failed")
 		ss.emit(schema.SessionUpdate{AgentMessageChunk: &schema.ContentChunk{Content: schema.TextBlock("\nhub: hook: " + w + "\n")}})
 	}
 }
 
-// auditFor records the turn's prompt in the session's audit transcript,
-// opened at its first turn; nil when transcripts are off.
-func (ss *session) auditFor(content []adapters.Content) *transcript.Audit {
+// sessionAudit is the session's audit transcript, opened at its first
+// turn; nil when transcripts are off.
+func (ss *session) sessionAudit() *transcript.Audit {
 	dir := ss.srv.opts.TranscriptDir
 	if dir == "" {
 		return nil
 	}
 	ss.mu.Lock()
+	defer ss.mu.Unlock()
 	if ss.audit == nil {
 		meta := transcript.Meta{ID: ss.rec.SessionID, Agent: ss.rec.Agent, Cwd: ss.rec.Cwd}
 		ss.audit = transcript.NewAudit(dir, meta, nil, func(err error) {
 			ss.srv.log.Warn().Err(err).Str("session", meta.ID).Msg("session transcript not written")
 		})
 	}
-	a, agent := ss.audit, ss.rec.Agent
-	ss.mu.Unlock()
-	a.Prompt(agent, content)
-	return a
+	return ss.audit
 }
 
 // memHistory bounds the history a session keeps in memory (for the
@@ -255,6 +254,7 @@ func (ss *session) save() {
 	meta.History = nil
 	meta.Options = maps.Clone(ss.rec.Options)
 	meta.AddDirs = slices.Clone(ss.rec.AddDirs)
+	meta.Files = slices.Clone(ss.rec.Files)
 	more := slices.Clone(ss.rec.History[ss.persisted:])
 	ss.persisted = len(ss.rec.History)
 	persist := ss.persisted > 0 || ss.dropped > 0
@@ -462,38 +462,41 @@ func (ss *session) drive(turnCtx context.Context, content []adapters.Content) (s
 		return schema.StopEndTurn, adapters.ErrorOf(err)
 	}
 	content = ss.withBriefing(content)
-	audit := ss.auditFor(content)
-	agent := ss.agentName()
-	obs := ss.observer(agent)
-	var reason adapters.StopReason
-	if gate := obs.Prompt(turnCtx, agent, content); gate.Decision == hooks.Deny {
-		reason, err = adapters.StopEndTurn, hooks.Blocked(gate)
-	} else {
-		reason, err = b.Prompt(turnCtx, content, obs.Wrap(func(ev adapters.Event) {
-			audit.Event(ev)
-			ss.forward(ev)
-		}))
-	}
-	audit.EndTurn(reason)
-	obs.EndTurn(reason)
-	ss.hookWarnings(turnCtx, obs)
+	ss.mu.Lock()
+	agent, cwd := ss.rec.Agent, ss.rec.Cwd
+	ss.mu.Unlock()
+	oc, err := conversation.RunTurn(turnCtx, conversation.TurnSpec{Agent: agent, Session: b, Prompt: content,
+		Hooks: ss.observer(agent), Audit: ss.sessionAudit(), Emit: ss.forward, Workspace: cwd})
+	ss.hookWarnings(oc.Warnings)
+	ss.noteFiles(oc.Digest.Files())
 	var failed *adapters.TurnError
 	switch {
 	case err == nil:
 		ss.retireIfCrashed(b)
-		return stopReason(reason), nil
+		return stopReason(oc.Stop), nil
 	case errors.As(err, &failed):
 		ss.retireIfCrashed(b)
-		return schema.StopEndTurn, &failed.Info
+		return schema.StopEndTurn, oc.Failure
 	case errors.Is(err, adapters.ErrCancelTimeout):
 		ss.srv.log.Warn().Str("session", ss.id()).Msg("agent did not stop after cancel; restarting it")
 		ss.retire(b)
 		return schema.StopCancelled, nil
-	case errors.Is(err, adapters.ErrClosed):
+	case errors.Is(err, adapters.ErrClosed) || oc.Failure != nil && oc.Failure.Code == adapters.CodeCrash:
 		ss.noteCrash()
 		ss.retire(b)
 	}
-	return schema.StopEndTurn, adapters.ErrorOf(err)
+	return schema.StopEndTurn, cmp.Or(oc.Failure, adapters.ErrorOf(err))
+}
+
+// noteFiles keeps the files a turn changed, for the briefing.
+func (ss *session) noteFiles(files []string) {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	for _, f := range files {
+		if len(ss.rec.Files) < handover.MaxFiles && !slices.Contains(ss.rec.Files, f) {
+			ss.rec.Files = append(ss.rec.Files, f)
+		}
+	}
 }
 
 // retireIfCrashed drops b when its turn reported that the agent process is

@@ -57,6 +57,14 @@ type Configurable interface {
 	SetMode(ctx context.Context, mode string) error
 }
 
+// Exiter is implemented by sessions whose agent is a process: Exit
+// describes its end (a CodeCrash error with the exit status and the stderr
+// tail) once it is gone, after waiting briefly for it; nil while it runs.
+// A prompt that could not reach the agent is reported with it.
+type Exiter interface {
+	Exit() *ErrorInfo
+}
+
 // Capabilities describes an adapter honestly; the ACP server advertises
 // only what every path supports.
 type Capabilities struct {

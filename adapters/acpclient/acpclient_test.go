@@ -291,6 +291,9 @@ func TestSession_CrashReportsStderr(t *testing.T) {
 	if _, err := s.Prompt(context.Background(), adapters.TextPrompt("x"), func(adapters.Event) {}); !errors.Is(err, adapters.ErrClosed) {
 		t.Fatalf("prompt after crash err = %v", err)
 	}
+	if x := s.Exit(); x == nil || !strings.Contains(x.Message, "exit code 3") || !strings.Contains(x.Detail, "loading model") {
+		t.Fatalf("Exit() = %+v", x)
+	}
 }
 
 func TestSession_ResumeViaLoad(t *testing.T) {

@@ -89,6 +89,14 @@ func (s *Session) endEvents(t *turn, res json.RawMessage, err error) []adapters.
 	return []adapters.Event{{Type: adapters.EventError, Error: s.crashInfo(err)}, done(adapters.StopEndTurn)}
 }
 
+// Exit implements adapters.Exiter.
+func (s *Session) Exit() *adapters.ErrorInfo {
+	if info := s.crashInfo(nil); s.proc.Exited() {
+		return info
+	}
+	return nil
+}
+
 // crashInfo describes a lost agent process with its stderr tail.
 func (s *Session) crashInfo(err error) *adapters.ErrorInfo {
 	select {

@@ -250,6 +250,10 @@ func TestSession_CrashMidTurn(t *testing.T) {
 	if _, err := s.Prompt(context.Background(), adapters.TextPrompt("again"), func(adapters.Event) {}); !errors.Is(err, ErrExited) || !errors.Is(err, adapters.ErrClosed) {
 		t.Errorf("prompt after crash: %v", err)
 	}
+	// A prompt that could not reach it is reported with its end.
+	if x := s.Exit(); x == nil || x.Code != adapters.CodeCrash || !strings.Contains(x.Message, "exit status 3") || !strings.Contains(x.Detail, "something exploded") {
+		t.Errorf("Exit() = %+v", x)
+	}
 }
 
 func TestAdapter_Args(t *testing.T) {

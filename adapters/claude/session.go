@@ -394,6 +394,16 @@ func (s *Session) exit() {
 	ch.Close(adapters.Event{Type: adapters.EventDone, StopReason: stop})
 }
 
+// Exit implements adapters.Exiter.
+func (s *Session) Exit() *adapters.ErrorInfo {
+	select {
+	case <-s.p.Done():
+	case <-time.After(2 * time.Second):
+		return nil
+	}
+	return &adapters.ErrorInfo{Message: "claude exited: " + exitText(s.p), Code: adapters.CodeCrash, Detail: s.p.StderrTail(20), Fatal: true}
+}
+
 func exitText(p *proc.Process) string {
 	msg := "exit status " + strconv.Itoa(p.ExitCode())
 	if sig := p.ExitSignal(); sig != "" {

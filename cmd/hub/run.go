@@ -73,7 +73,8 @@ Exit codes:
   1   agent error                    5   timeout
   2   usage error                    6   completed, but a permission was denied
   3   agent not installed            7   stopped by --max-turns, --max-tokens or --max-cost
-                                     130 interrupted (SIGINT/SIGTERM)
+  8   the model hit its output       9   the model refused (stop reason refusal)
+      token limit (max_tokens)       130 interrupted (SIGINT/SIGTERM)
 `
 
 func init() { commands["run"] = command{run: runRun, help: runHelp} }

@@ -20,6 +20,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/conversation"
 	"github.com/hubdev/hub/internal/config"
 	"github.com/hubdev/hub/internal/hooks"
 	"github.com/hubdev/hub/internal/permission"
@@ -80,23 +81,21 @@ type Request struct {
 }
 
 // ToolCall is one tool call of a delegate turn, as it ended.
-type ToolCall struct {
-	Title  string `json:"title"`
-	Kind   string `json:"kind,omitempty"`
-	Status string `json:"status,omitempty"`
-}
+type ToolCall = conversation.ToolCall
 
 // Result is what a delegate turn produced.
 type Result struct {
 	Agent string `json:"agent"`
 	// Session continues this delegate conversation (the continue tool).
-	Session        string          `json:"session"`
-	AgentSessionID string          `json:"agentSessionId,omitempty"`
-	StopReason     string          `json:"stopReason"`
-	Answer         string          `json:"answer"`
-	ToolCalls      []ToolCall      `json:"toolCalls"`
-	FilesChanged   []string        `json:"filesChanged"`
-	Usage          *adapters.Usage `json:"usage,omitempty"`
+	Session        string     `json:"session"`
+	AgentSessionID string     `json:"agentSessionId,omitempty"`
+	StopReason     string     `json:"stopReason"`
+	Answer         string     `json:"answer"`
+	ToolCalls      []ToolCall `json:"toolCalls"`
+	// FilesChanged are relative to the repository's root (a shell
+	// command's too); outside a repository, the paths the tools named.
+	FilesChanged []string        `json:"filesChanged"`
+	Usage        *adapters.Usage `json:"usage,omitempty"`
 	// Denied are the tool calls hub's rules or the policy refused.
 	Denied []string `json:"denied,omitempty"`
 	Error  string   `json:"error,omitempty"`
@@ -260,7 +259,7 @@ func (d *Delegator) run(ctx context.Context, id string, l *live, prompt string, 
 		l.tmu.Unlock()
 		return Result{}, ErrBusy
 	}
-	t := &turn{res: Result{Agent: l.agent, Session: id, ToolCalls: []ToolCall{}, FilesChanged: []string{}}, progress: progress}
+	t := &turn{res: Result{Agent: l.agent, Session: id}}
 	ctx, cancel := context.WithTimeout(ctx, cmp.Or(timeout, d.o.Timeout))
 	defer cancel()
 	l.busy, l.turn, l.stop = true, t, cancel
@@ -270,26 +269,12 @@ func (d *Delegator) run(ctx context.Context, id string, l *live, prompt string, 
 		l.busy, l.turn, l.stop = false, nil, nil
 		l.tmu.Unlock()
 	}()
-	handle := t.handle
-	if obs := d.o.Observe; obs != nil {
-		handle = func(ev adapters.Event) {
-			t.handle(ev)
-			obs(id, l.agent, ev)
-		}
-	}
-	content := adapters.TextPrompt(prompt)
-	var stop adapters.StopReason
-	var err error
-	if gate := l.hooks.Prompt(ctx, l.agent, content); gate.Decision == hooks.Deny {
-		stop, err = adapters.StopEndTurn, hooks.Blocked(gate)
-	} else {
-		stop, err = l.sess.Prompt(ctx, content, l.hooks.Wrap(handle))
-	}
-	l.hooks.EndTurn(stop)
-	t.res.Warnings = l.hooks.Flush(ctx)
-	t.res.StopReason = string(stop)
-	t.res.AgentSessionID = cmp.Or(t.res.AgentSessionID, l.sess.ID())
-	t.res.Answer = t.answer()
+	dg := &conversation.Digest{}
+	oc, err := conversation.RunTurn(ctx, conversation.TurnSpec{Agent: l.agent, Session: l.sess, Prompt: adapters.TextPrompt(prompt),
+		Hooks: l.hooks, Emit: t.emit(d.o.Observe, dg, progress), Workspace: l.cwd, Digest: dg})
+	t.res.Warnings, t.res.StopReason = oc.Warnings, string(oc.Stop)
+	t.res.AgentSessionID, t.res.Answer, t.res.Usage = dg.AgentSessionID, dg.Answer(), dg.Usage
+	t.res.ToolCalls, t.res.FilesChanged = append([]ToolCall{}, dg.ToolCalls...), dg.Files()
 	var failed *adapters.TurnError
 	switch {
 	case errors.As(err, &failed):
@@ -300,6 +285,30 @@ func (d *Delegator) run(ctx context.Context, id string, l *live, prompt string, 
 		return t.res, fmt.Errorf("%s: %w", l.agent, err)
 	}
 	return t.res, nil
+}
+
+// turn is the running delegate turn, for its permission decisions.
+type turn struct{ res Result }
+
+// emit shows the turn's events: to whoever observes the delegates, and
+// its tool calls as progress lines.
+func (t *turn) emit(observe func(session, agent string, ev adapters.Event), dg *conversation.Digest, progress Progress) func(adapters.Event) {
+	return func(ev adapters.Event) {
+		if observe != nil {
+			observe(t.res.Session, t.res.Agent, ev)
+		}
+		if progress == nil || ev.Tool == nil {
+			return
+		}
+		tc, ok := dg.Tool(ev.Tool.ID)
+		switch {
+		case !ok:
+		case ev.Type == adapters.EventToolCall:
+			progress(t.res.Agent + ": " + tc.Title)
+		case ev.Tool.Status == adapters.StatusCompleted || ev.Tool.Status == adapters.StatusFailed:
+			progress(fmt.Sprintf("%s: %s %s", t.res.Agent, tc.Title, ev.Tool.Status))
+		}
+	}
 }
 
 // close ends the delegate's session and the hooks observing it.
@@ -327,91 +336,4 @@ func (l *live) permission(o Options) adapters.PermissionFunc {
 		}
 		return dec
 	}
-}
-
-// turn collects one delegate turn's result from its events.
-type turn struct {
-	res      Result
-	progress Progress
-	final    strings.Builder // text since the last tool call
-	last     string          // the last non-empty final segment
-	byID     map[string]int  // tool call id -> index in res.ToolCalls
-}
-
-func (t *turn) handle(ev adapters.Event) {
-	switch ev.Type {
-	case adapters.EventText:
-		t.final.WriteString(ev.Text)
-	case adapters.EventToolCall, adapters.EventToolUpdate:
-		t.tool(ev)
-	case adapters.EventSessionInfo:
-		if ev.Session != nil && ev.Session.AgentSessionID != "" {
-			t.res.AgentSessionID = ev.Session.AgentSessionID
-		}
-	case adapters.EventUsage:
-		t.res.Usage = ev.Usage
-	case adapters.EventError:
-		if ev.Error != nil && ev.Error.Fatal {
-			t.res.Error = ev.Error.Message
-		}
-	}
-}
-
-func (t *turn) tool(ev adapters.Event) {
-	if ev.Tool == nil {
-		return
-	}
-	if t.byID == nil {
-		t.byID = map[string]int{}
-	}
-	tc := ev.Tool
-	i, ok := t.byID[tc.ID]
-	if !ok && ev.Type == adapters.EventToolCall {
-		if seg := strings.TrimSpace(t.final.String()); seg != "" {
-			t.last = seg
-		}
-		t.final.Reset()
-		t.res.ToolCalls = append(t.res.ToolCalls, ToolCall{Title: cmp.Or(tc.Title, tc.Name, tc.ID), Kind: string(tc.Kind), Status: string(tc.Status)})
-		i, ok = len(t.res.ToolCalls)-1, true
-		t.byID[tc.ID] = i
-		t.say("%s: %s", t.res.Agent, t.res.ToolCalls[i].Title)
-	}
-	if !ok {
-		return
-	}
-	if tc.Status != "" {
-		t.res.ToolCalls[i].Status = string(tc.Status)
-		if tc.Status == adapters.StatusCompleted || tc.Status == adapters.StatusFailed {
-			t.say("%s: %s %s", t.res.Agent, t.res.ToolCalls[i].Title, tc.Status)
-		}
-	}
-	if tc.Kind.ChangesFiles() {
-		for _, l := range tc.Locations {
-			t.file(l.Path)
-		}
-	}
-}
-
-func (t *turn) file(path string) {
-	for _, f := range t.res.FilesChanged {
-		if f == path {
-			return
-		}
-	}
-	t.res.FilesChanged = append(t.res.FilesChanged, path)
-}
-
-func (t *turn) say(format string, args ...any) {
-	if t.progress != nil {
-		t.progress(fmt.Sprintf(format, args...))
-	}
-}
-
-// answer is the final answer: the text after the last tool call, else the
-// last text before it.
-func (t *turn) answer() string {
-	if s := strings.TrimSpace(t.final.String()); s != "" {
-		return s
-	}
-	return t.last
 }

@@ -1,13 +1,11 @@
 package runner
 
 import (
-	_ "embed"
-	"encoding/json"
 	"fmt"
-	"strings"
 	"sync"
 
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/conversation"
 )
 
 // budget stops a run at --max-tokens (input and output tokens summed over
@@ -17,7 +15,7 @@ import (
 type budget struct {
 	maxTokens int64
 	maxCost   float64
-	price     *price // nil: only the agent's own cost report counts
+	price     *conversation.Price // nil: only the agent's own cost report counts
 
 	once sync.Once
 	hit  chan struct{}
@@ -27,7 +25,7 @@ type budget struct {
 
 func newBudget(o Options, model string) *budget {
 	b := &budget{maxTokens: o.MaxTokens, maxCost: o.MaxCost, hit: make(chan struct{}, 1)}
-	if p, ok := priceOf(model); ok {
+	if p, ok := conversation.PriceOf(model); ok {
 		b.price = &p
 	}
 	return b
@@ -61,42 +59,5 @@ func (b *budget) cost(u *adapters.Usage) (float64, bool) {
 	if b.price == nil {
 		return 0, false
 	}
-	return (float64(u.InputTokens)*b.price.Input + float64(u.OutputTokens)*b.price.Output) / 1e6, true
-}
-
-// price is USD per million tokens.
-type price struct {
-	Input  float64 `json:"input"`
-	Output float64 `json:"output"`
-}
-
-//go:embed prices.json
-var pricesJSON []byte
-
-var prices = sync.OnceValue(func() map[string]price {
-	var t struct {
-		Models map[string]price `json:"models"`
-	}
-	_ = json.Unmarshal(pricesJSON, &t)
-	return t.Models
-})
-
-// priceOf finds model's price: its own entry, else the longest entry it
-// starts with ("claude-sonnet-4-5-20250929" is priced as claude-sonnet-4),
-// provider prefixes ("openai/gpt-4o") dropped.
-func priceOf(model string) (price, bool) {
-	m := strings.ToLower(model)
-	if i := strings.LastIndexByte(m, '/'); i >= 0 {
-		m = m[i+1:]
-	}
-	if p, ok := prices()[m]; ok {
-		return p, true
-	}
-	best, found := "", false
-	for name := range prices() {
-		if strings.HasPrefix(m, name+"-") && len(name) > len(best) {
-			best, found = name, true
-		}
-	}
-	return prices()[best], found
+	return b.price.Cost(u), true
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/conversation"
 )
 
 // Attempt is one agent a run tried, in order (Summary.Attempts).
@@ -35,7 +36,7 @@ func runChain(ctx context.Context, o Options, out *output) Summary {
 	var s Summary
 	var usage *adapters.Usage
 	start := o.Now()
-	before := snapshotTree(ctx, o.Cwd)
+	before := conversation.TakeSnapshot(ctx, o.Cwd)
 	for i, agent := range chain {
 		oo := o
 		oo.Agent = agent
@@ -44,7 +45,7 @@ func runChain(ctx context.Context, o Options, out *output) Summary {
 		}
 		r := &run{o: oo, start: o.Now(), out: out}
 		s = r.execute(ctx)
-		usage = addUsage(usage, s.Usage)
+		usage = conversation.AddUsage(usage, s.Usage)
 		reason := r.fallbackReason(s)
 		attempts = append(attempts, Attempt{Agent: agent, ExitCode: s.ExitCode, Error: s.Error})
 		if reason == "" || i == len(chain)-1 {
@@ -62,7 +63,7 @@ func runChain(ctx context.Context, o Options, out *output) Summary {
 	if usage != nil {
 		s.Cost = usage.CostUSD
 	}
-	s.FilesChanged = before.changes(context.WithoutCancel(ctx))
+	s.FilesChanged = before.Changes(context.WithoutCancel(ctx))
 	if len(chain) > 1 {
 		s.Attempts = attempts
 	}
@@ -74,7 +75,7 @@ func runChain(ctx context.Context, o Options, out *output) Summary {
 // retries, crashed) and never started a tool call, which may have had
 // effects. "" means the run's outcome stands.
 func (r *run) fallbackReason(s Summary) string {
-	if r.tools > 0 {
+	if len(r.digest.ToolCalls) > 0 {
 		return ""
 	}
 	name := r.o.Agent
@@ -87,7 +88,7 @@ func (r *run) fallbackReason(s Summary) string {
 	default:
 		return ""
 	}
-	for _, e := range []*adapters.ErrorInfo{r.failure, r.fatal} {
+	for _, e := range []*adapters.ErrorInfo{r.failure, r.digest.Fatal} {
 		switch {
 		case e == nil:
 		case e.Code == adapters.CodeRateLimit:

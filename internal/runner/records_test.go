@@ -13,6 +13,7 @@ import (
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/adapters/openai"
+	"github.com/hubdev/hub/conversation"
 	"github.com/hubdev/hub/internal/mockllm"
 )
 
@@ -39,31 +40,6 @@ func TestRun_UsageSumsPerRequestEvents(t *testing.T) {
 	}
 	if !bytes.Contains(out.Bytes(), []byte(`"type":"turn_end"`)) || !bytes.Contains(out.Bytes(), []byte(`"usage":{"inputTokens":20,"outputTokens":10`)) {
 		t.Fatalf("turn_end lacks the summed usage:\n%s", out.String())
-	}
-}
-
-func TestMergeUsage_TotalsKeepTheLatest(t *testing.T) {
-	cost := func(f float64) *float64 { return &f }
-	tests := []struct {
-		name string
-		evs  []adapters.Usage
-		want adapters.Usage
-	}{
-		{"totals", []adapters.Usage{{InputTokens: 10, OutputTokens: 5}, {InputTokens: 30, OutputTokens: 9, CostUSD: cost(0.5)}},
-			adapters.Usage{InputTokens: 30, OutputTokens: 9, CostUSD: cost(0.5)}},
-		{"per request", []adapters.Usage{{InputTokens: 10, OutputTokens: 5, PerRequest: true, ContextSize: 100}, {InputTokens: 10, OutputTokens: 5, PerRequest: true, CostUSD: cost(0.25)}},
-			adapters.Usage{InputTokens: 20, OutputTokens: 10, ContextSize: 100, CostUSD: cost(0.25), PerRequest: true}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			var acc *adapters.Usage
-			for i := range tt.evs {
-				acc = mergeUsage(acc, &tt.evs[i])
-			}
-			if !reflect.DeepEqual(*acc, tt.want) {
-				t.Fatalf("got %+v, want %+v", *acc, tt.want)
-			}
-		})
 	}
 }
 
@@ -157,7 +133,7 @@ func TestRun_FilesChangedByTheRun(t *testing.T) {
 		out <- done(adapters.StopEndTurn)
 	}
 	s, _, _ := runFake(t, context.Background(), &fakeAdapter{name: "fake", script: script}, func(o *Options) { o.Cwd = dir })
-	want := []FileChange{
+	want := []conversation.FileChange{
 		{Path: "edited.txt", Status: "modified", Added: 1},
 		{Path: "gone.txt", Status: "deleted", Removed: 3},
 		{Path: "new.txt", Status: "added", Added: 3},

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/conversation"
 	"github.com/hubdev/hub/internal/hooks"
 	"github.com/hubdev/hub/internal/permission"
 	"github.com/hubdev/hub/internal/proc"
@@ -32,34 +33,24 @@ type run struct {
 	start time.Time
 	out   *output
 
-	// answer is all the assistant text; final is the text since the last
-	// tool call, the "final answer" a successful run prints.
-	answer    strings.Builder
-	final     strings.Builder
-	lastFinal string // the last non-empty final segment
-	tools     int    // tool calls seen
-	lastMsgID string
-	errs      []string // messages of non-fatal errors
-	budget    *budget  // --max-tokens and --max-cost
-	budgetHit string   // the limit that stopped the run (Summary.Budget)
+	// digest is the turn's: its text, final answer, tool calls, usage
+	// (summed over every request), model, agent session id and errors.
+	digest    conversation.Digest
+	shown     *adapters.ErrorInfo // the last fatal error shown
+	budget    *budget             // --max-tokens and --max-cost
+	budgetHit string              // the limit that stopped the run (Summary.Budget)
 	warnings  []string
-	sessionID string
-	model     string // what the agent said it uses
-	usage     *adapters.Usage
 	denied    []Denial
-	fatal     *adapters.ErrorInfo // the error events show
 	failure   *adapters.ErrorInfo // why the turn failed, if it did
 	stop      adapters.StopReason
 	resumable bool
 	cwd       string              // the session's, for the rules' paths
 	perms     *permission.Service // rules, --allow-tool, the skills' allowed-tools
 	// from is the transcript of the session --resume names, if hub has it;
-	// notes and promptText make this run's turn of the transcript.
+	// the digest and promptText make this run's turn of the transcript.
 	startErr   bool // the agent failed to start
 	from       *transcript
-	notes      turnNotes
 	promptText string
-	audit      *transcripts.Audit
 
 	mu    sync.Mutex
 	cause cause // why the run stopped early
@@ -91,7 +82,7 @@ func (r *run) execute(ctx context.Context) Summary {
 	r.cwd = so.Cwd
 	model := cmp.Or(so.Model, caps.DefaultModel)
 	if r.budget = newBudget(r.o, model); r.o.MaxCost > 0 && !caps.ReportsCost && r.budget.price == nil {
-		err := fmt.Errorf("%w: --max-cost: %s reports no cost and its model %q has no known price (internal/runner/prices.json)", ErrUsage, a.Name(), model)
+		err := fmt.Errorf("%w: --max-cost: %s reports no cost and its model %q has no known price (conversation/prices.json)", ErrUsage, a.Name(), model)
 		return r.summary(classifyStartError(err), err)
 	}
 	if !caps.Permissions && r.o.Approve != ApproveAll && r.o.Ask == nil {
@@ -128,43 +119,30 @@ func (r *run) execute(ctx context.Context) Summary {
 	r.out.progress("started %s", a.Name())
 	ended := make(chan struct{})
 	go r.watch(sess, cancelRun, st, ended)
-	r.audit = r.openAudit(a.Name(), caps, so)
-	r.audit.Prompt(a.Name(), prompt)
+	audit := r.openAudit(a.Name(), caps, so)
 	obs := r.observe(a.Name(), caps, so)
 	defer obs.Close()
-	var reason adapters.StopReason
 	r.out.turn(turnEvent{Type: "turn_start", Agent: a.Name()})
-	if gate := obs.Prompt(runCtx, a.Name(), prompt); gate.Decision == hooks.Deny {
-		reason, err = adapters.StopEndTurn, hooks.Blocked(gate)
-	} else {
-		reason, err = sess.Prompt(runCtx, prompt, obs.Wrap(func(ev adapters.Event) {
-			r.audit.Event(ev)
-			r.handle(ev)
-		}))
-	}
+	oc, err := conversation.RunTurn(runCtx, conversation.TurnSpec{Agent: a.Name(), Session: sess, Prompt: prompt,
+		Hooks: obs, Audit: audit, Emit: r.handle, Narrate: r.out.narration, Workspace: so.Cwd, Model: model, Digest: &r.digest})
 	close(ended)
-	r.out.turn(turnEvent{Type: "turn_end", Agent: a.Name(), StopReason: reason, Usage: r.usage})
-	r.audit.EndTurn(reason)
-	r.audit.Close()
-	obs.EndTurn(reason)
-	for _, w := range obs.Flush(runCtx) {
+	audit.Close()
+	r.out.turn(turnEvent{Type: "turn_end", Agent: a.Name(), StopReason: oc.Stop, Usage: r.digest.Usage})
+	for _, w := range oc.Warnings {
 		r.warn("hook: %s", w)
 	}
+	r.failure = oc.Failure
 	var failed *adapters.TurnError
 	switch {
 	case errors.As(err, &failed):
-		r.failure = &failed.Info
 	case errors.Is(err, adapters.ErrCancelTimeout):
 		r.out.progress("agent did not stop within %s; closing it", r.o.Grace)
 	case err != nil && r.stopCause() == causeNone:
 		return r.startFailed(fmt.Errorf("prompt %s: %w", a.Name(), err))
 	}
 	if err == nil || failed != nil {
-		r.stop = reason
-		r.out.event(adapters.Event{Type: adapters.EventDone, StopReason: reason}, nil)
-	}
-	if id := sess.ID(); id != "" && r.sessionID == "" {
-		r.sessionID = id
+		r.stop = oc.Stop
+		r.out.event(adapters.Event{Type: adapters.EventDone, StopReason: oc.Stop}, nil)
 	}
 	r.saveTranscript(r.promptText)
 	return r.finish(r.stopCause())
@@ -338,56 +316,18 @@ func (r *run) permission(ctx context.Context, p *adapters.PermissionRequest) ada
 	return d
 }
 
+// handle shows one event of the turn, after the digest took it in.
 func (r *run) handle(ev adapters.Event) {
-	r.notes.note(ev)
-	switch ev.Type {
-	case adapters.EventText:
-		newMsg := ev.MessageID != "" && ev.MessageID != r.lastMsgID
-		if (newMsg || r.final.Len() == 0) && r.answer.Len() > 0 && !strings.HasSuffix(r.answer.String(), "\n") {
-			// A new message, or text after a tool call, starts a paragraph.
-			r.answer.WriteString("\n\n")
+	switch {
+	case ev.Type == adapters.EventUsage:
+		r.budget.check(r.digest.Usage)
+	case ev.Type == adapters.EventError && ev.Error != nil && ev.Error.Fatal:
+		if r.shown != nil {
+			// Only the last fatal error reaches the summary; show the one
+			// it replaces now.
+			r.out.fatalLine(r.shown)
 		}
-		if newMsg && r.final.Len() > 0 && !strings.HasSuffix(r.final.String(), "\n") {
-			r.final.WriteString("\n\n")
-		}
-		if ev.MessageID != "" {
-			r.lastMsgID = ev.MessageID
-		}
-		r.answer.WriteString(ev.Text)
-		r.final.WriteString(ev.Text)
-	case adapters.EventToolCall:
-		// Text before a tool call is narration, not the final answer.
-		r.tools++
-		if seg := strings.TrimSpace(r.final.String()); seg != "" {
-			r.lastFinal = seg
-			r.out.narration(seg)
-		}
-		r.final.Reset()
-	case adapters.EventSessionInfo:
-		if ev.Session != nil && ev.Session.AgentSessionID != "" {
-			r.sessionID = ev.Session.AgentSessionID
-		}
-		if ev.Session != nil && ev.Session.Model != "" {
-			r.model = ev.Session.Model
-		}
-	case adapters.EventUsage:
-		r.usage = mergeUsage(r.usage, ev.Usage)
-		r.budget.check(r.usage)
-	case adapters.EventError:
-		if ev.Error != nil {
-			if !ev.Error.Fatal {
-				r.errs = append(r.errs, oneLine(ev.Error.Message))
-			}
-			if r.fatal != nil && r.fatal.Fatal && ev.Error.Fatal {
-				// Only the last fatal error reaches the summary; show
-				// the one it replaces now.
-				r.out.fatalLine(r.fatal)
-			}
-			if ev.Error.Fatal || r.fatal == nil {
-				e := *ev.Error
-				r.fatal = &e
-			}
-		}
+		r.shown = ev.Error
 	}
 	r.out.event(ev, nil)
 }
@@ -397,63 +337,6 @@ func titleOf(t adapters.ToolCall) string {
 		return t.Title
 	}
 	return t.Name
-}
-
-// mergeUsage folds one usage event into the turn's: the counts of a
-// per-request event add up, other agents report the turn's (or session's)
-// totals so far, of which the latest non-zero value of each counter wins.
-func mergeUsage(acc, u *adapters.Usage) *adapters.Usage {
-	if u == nil {
-		return acc
-	}
-	if acc == nil {
-		c := *u
-		return &c
-	}
-	if u.PerRequest {
-		return addUsage(acc, u)
-	}
-	for _, p := range [][2]*int64{
-		{&acc.InputTokens, &u.InputTokens}, {&acc.OutputTokens, &u.OutputTokens},
-		{&acc.CacheReadTokens, &u.CacheReadTokens}, {&acc.CacheWriteTokens, &u.CacheWriteTokens},
-		{&acc.ThoughtTokens, &u.ThoughtTokens}, {&acc.ContextUsed, &u.ContextUsed}, {&acc.ContextSize, &u.ContextSize},
-	} {
-		if *p[1] != 0 {
-			*p[0] = *p[1]
-		}
-	}
-	if u.CostUSD != nil {
-		acc.CostUSD = u.CostUSD
-	}
-	return acc
-}
-
-// addUsage sums two usages' counts and costs (one per request, or one per
-// attempt of a run); the context figures are b's, the later.
-func addUsage(a, b *adapters.Usage) *adapters.Usage {
-	switch {
-	case b == nil:
-		return a
-	case a == nil:
-		c := *b
-		return &c
-	}
-	s := *a
-	s.InputTokens += b.InputTokens
-	s.OutputTokens += b.OutputTokens
-	s.CacheReadTokens += b.CacheReadTokens
-	s.CacheWriteTokens += b.CacheWriteTokens
-	s.ThoughtTokens += b.ThoughtTokens
-	s.ContextUsed = cmp.Or(b.ContextUsed, s.ContextUsed)
-	s.ContextSize = cmp.Or(b.ContextSize, s.ContextSize)
-	if b.CostUSD != nil {
-		c := *b.CostUSD
-		if a.CostUSD != nil {
-			c += *a.CostUSD
-		}
-		s.CostUSD = &c
-	}
-	return &s
 }
 
 // finish maps what happened to an exit code.
@@ -482,6 +365,10 @@ func (r *run) finish(c cause) Summary {
 	case r.stop == adapters.StopMaxTurnRequests && r.o.MaxTurns > 0:
 		r.budgetHit = "turns"
 		code, err = ExitBudget, fmt.Errorf("stopped at --max-turns %d before the agent finished", r.o.MaxTurns)
+	case r.stop == adapters.StopMaxTokens:
+		code, err = ExitMaxTokens, errors.New("the model stopped at its output token limit (max_tokens) before finishing")
+	case r.stop == adapters.StopRefusal:
+		code, err = ExitRefusal, errors.New("the model refused to answer (stop reason refusal)")
 	case len(r.denied) > 0:
 		code, err = ExitDenied, fmt.Errorf("%d permission request(s) denied by --approve %s", len(r.denied), r.o.Approve)
 	}
@@ -491,22 +378,13 @@ func (r *run) finish(c cause) Summary {
 // lastError names the agent's last error, if any, for an interrupted or
 // timed-out run.
 func (r *run) lastError() string {
-	switch {
-	case r.fatal != nil && r.fatal.Fatal:
-		return " (last error: " + r.fatalMsg() + ")"
-	case len(r.errs) > 0:
-		return " (last warning: " + r.errs[len(r.errs)-1] + ")"
+	switch f, errs := r.digest.Fatal, r.digest.Errors; {
+	case f != nil && f.Fatal:
+		return " (last error: " + trimDetail(f.Message, f.Detail) + ")"
+	case len(errs) > 0:
+		return " (last warning: " + oneLine(errs[len(errs)-1]) + ")"
 	}
 	return ""
-}
-
-// fatalMsg is the fatal error's message on one line, without the stderr
-// tail when it only repeats Detail (which the summary shows line by line).
-func (r *run) fatalMsg() string {
-	if r.fatal == nil {
-		return "the agent reported an auth error"
-	}
-	return trimDetail(r.fatal.Message, r.fatal.Detail)
 }
 
 func trimDetail(msg, detail string) string {
@@ -535,19 +413,17 @@ var authPhrases = regexp.MustCompile(`(?i)not logged in|please run /login|\blog 
 func looksLikeAuth(msg string) bool { return authPhrases.MatchString(msg) }
 
 func (r *run) summary(code int, err error) Summary {
+	d := &r.digest
 	s := Summary{
-		StopReason: r.stop, Budget: r.budgetHit, AgentSessionID: r.sessionID, Usage: r.usage, Model: cmp.Or(r.model, r.o.Model),
+		StopReason: r.stop, Budget: r.budgetHit, AgentSessionID: d.AgentSessionID, Usage: d.Usage, Model: cmp.Or(d.Model, r.o.Model),
 		DurationMs: r.o.Now().Sub(r.start).Milliseconds(), Denied: r.denied, ExitCode: code,
-		Answer: r.answer.String(), Warnings: r.warnings, Resumable: r.resumable,
+		Answer: d.Text(), Warnings: r.warnings, Resumable: r.resumable,
 	}
 	if s.Denied == nil {
 		s.Denied = []Denial{}
 	}
 	if code == ExitOK || code == ExitDenied {
-		// A completed run prints its final answer: the text after the
-		// last tool call, else the last text before it.
-		s.Answer = strings.TrimSpace(r.final.String())
-		s.Answer = cmp.Or(s.Answer, r.lastFinal)
+		s.Answer = d.Answer()
 	}
 	if err != nil {
 		s.Error = err.Error()
@@ -556,8 +432,8 @@ func (r *run) summary(code int, err error) Summary {
 	case code == ExitOK || code == ExitDenied:
 	case r.failure != nil:
 		s.Detail = r.failure.Detail
-	case r.fatal != nil:
-		s.Detail = r.fatal.Detail
+	case d.Fatal != nil:
+		s.Detail = d.Fatal.Detail
 	}
 	return s
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/conversation"
 	"github.com/hubdev/hub/internal/config"
 	"github.com/hubdev/hub/internal/hooks"
 	"github.com/hubdev/hub/internal/mask"
@@ -34,7 +35,11 @@ const (
 	ExitDenied           = 6
 	// ExitBudget: a budget (--max-turns, --max-tokens, --max-cost)
 	// stopped the agent before it finished.
-	ExitBudget      = 7
+	ExitBudget = 7
+	// ExitMaxTokens and ExitRefusal: the model stopped at its output
+	// token limit, or refused; the text that arrived is kept.
+	ExitMaxTokens   = 8
+	ExitRefusal     = 9
 	ExitInterrupted = 130
 )
 
@@ -206,12 +211,13 @@ type Summary struct {
 	Model string `json:"model,omitempty"`
 	// Usage is summed over the run: every model request and every attempt.
 	Usage *adapters.Usage `json:"usage"`
-	// Cost is the run's cost in USD, when the agents reported it.
+	// Cost is the run's cost in USD: the agents' report, else priced by
+	// conversation/prices.json when the model is in it.
 	Cost *float64 `json:"cost,omitempty"`
 	// FilesChanged are the files in Cwd's git repository the run changed
 	// (whoever wrote them: an edit tool or a shell command); null when Cwd
 	// is not in a git repository.
-	FilesChanged []FileChange `json:"filesChanged"`
+	FilesChanged []conversation.FileChange `json:"filesChanged"`
 	// DurationMs is the wall time of the whole run, every attempt included.
 	DurationMs int64    `json:"durationMs"`
 	Denied     []Denial `json:"denied"`

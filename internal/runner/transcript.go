@@ -105,35 +105,6 @@ func pruneTranscripts(dir string, keep int) {
 	}
 }
 
-// turnNotes collects this run's turn for the transcript.
-type turnNotes struct {
-	tools []string
-	files []string
-	plan  []handover.PlanEntry
-}
-
-func (n *turnNotes) note(ev adapters.Event) {
-	switch ev.Type {
-	case adapters.EventToolCall, adapters.EventToolUpdate:
-		if ev.Tool == nil {
-			return
-		}
-		if ev.Type == adapters.EventToolCall {
-			n.tools = append(n.tools, titleOf(*ev.Tool))
-		}
-		if ev.Tool.Kind.ChangesFiles() {
-			for _, l := range ev.Tool.Locations {
-				n.files = append(n.files, l.Path)
-			}
-		}
-	case adapters.EventPlan:
-		n.plan = n.plan[:0]
-		for _, e := range ev.Plan {
-			n.plan = append(n.plan, handover.PlanEntry{Content: e.Content, Status: e.Status})
-		}
-	}
-}
-
 // handover prepares a run that continues another agent's session: the
 // agent starts afresh, briefed on the transcript through its best channel.
 // It reports whether the run is such a handover.
@@ -158,24 +129,14 @@ func (r *run) handover(name string, caps adapters.Capabilities, so *adapters.Ses
 // saveTranscript keeps this run's conversation (the resumed one's first)
 // under the session id the run printed.
 func (r *run) saveTranscript(prompt string) {
-	if r.o.TranscriptDir == "" || r.sessionID == "" {
+	if r.o.TranscriptDir == "" || r.digest.AgentSessionID == "" {
 		return
 	}
-	t := transcript{Agent: r.o.Agent, AgentSessionID: r.sessionID, Cwd: canonicalDir(r.cwd)}
+	t := transcript{Agent: r.o.Agent, AgentSessionID: r.digest.AgentSessionID, Cwd: canonicalDir(r.cwd)}
 	if r.from != nil {
 		t.Brief = r.from.Brief
 	}
-	answer := strings.TrimSpace(r.final.String())
-	if answer == "" {
-		answer = r.lastFinal
-	}
-	t.Brief.Turns = append(t.Brief.Turns, handover.Turn{Request: prompt, Answer: answer, Tools: r.notes.tools})
-	for _, f := range r.notes.files {
-		t.Brief.AddFile(f)
-	}
-	if len(r.notes.plan) > 0 {
-		t.Brief.Plan = r.notes.plan
-	}
+	r.digest.AddTo(&t.Brief, prompt)
 	if err := t.save(r.o.TranscriptDir); err != nil && !errors.Is(err, os.ErrNotExist) {
 		r.o.Log.Warn().Err(err).Msg("run transcript not saved")
 	}

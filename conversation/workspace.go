@@ -1,4 +1,4 @@
-package runner
+package conversation
 
 import (
 	"bytes"
@@ -19,7 +19,7 @@ import (
 	"github.com/hubdev/hub/internal/safefile"
 )
 
-// FileChange is one file a run changed (Summary.FilesChanged): its path
+// FileChange is one file a run changed (Digest.FilesChanged): its path
 // from the repository root, and the lines added and removed by the run
 // (0 and 0 for a binary file).
 type FileChange struct {
@@ -40,8 +40,9 @@ const (
 	gitTimeout   = 30 * time.Second
 )
 
-// treeSnapshot is the state of the working tree's dirty files.
-type treeSnapshot struct {
+// Snapshot is the state of a working tree's dirty files, taken before a
+// turn (or a run) so the files it changed, by any means, can be listed.
+type Snapshot struct {
 	root  string // the repository's top level; "" outside a repository
 	dirty map[string]dirtyFile
 }
@@ -53,9 +54,9 @@ type dirtyFile struct {
 	data   []byte // nil when too large to keep
 }
 
-// snapshotTree records cwd's repository's dirty files; a directory outside
+// TakeSnapshot records cwd's repository's dirty files; a directory outside
 // a repository (or without git) gives an empty snapshot.
-func snapshotTree(ctx context.Context, cwd string) *treeSnapshot {
+func TakeSnapshot(ctx context.Context, cwd string) *Snapshot {
 	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
 	defer cancel()
 	if cwd == "" {
@@ -63,18 +64,18 @@ func snapshotTree(ctx context.Context, cwd string) *treeSnapshot {
 	}
 	out, err := gitOut(ctx, cwd, "rev-parse", "--show-toplevel")
 	if err != nil {
-		return &treeSnapshot{}
+		return &Snapshot{}
 	}
-	s := &treeSnapshot{root: filepath.FromSlash(strings.TrimSpace(string(out)))}
+	s := &Snapshot{root: filepath.FromSlash(strings.TrimSpace(string(out)))}
 	s.dirty, err = s.status(ctx)
 	if err != nil {
-		return &treeSnapshot{}
+		return &Snapshot{}
 	}
 	return s
 }
 
 // status reads the dirty files with their content.
-func (s *treeSnapshot) status(ctx context.Context) (map[string]dirtyFile, error) {
+func (s *Snapshot) status(ctx context.Context) (map[string]dirtyFile, error) {
 	out, err := gitOut(ctx, s.root, "status", "--porcelain=v1", "-z", "--untracked-files=all")
 	if err != nil {
 		return nil, err
@@ -112,9 +113,9 @@ func statusWord(xy string) string {
 	return "modified"
 }
 
-// changes lists the files that differ from the snapshot: newly dirty, or
+// Changes lists the files that differ from the snapshot: newly dirty, or
 // dirty before with other content now. nil outside a repository.
-func (s *treeSnapshot) changes(ctx context.Context) []FileChange {
+func (s *Snapshot) Changes(ctx context.Context) []FileChange {
 	if s.root == "" {
 		return nil
 	}
@@ -162,7 +163,7 @@ func (s *treeSnapshot) changes(ctx context.Context) []FileChange {
 	return list
 }
 
-func (s *treeSnapshot) abs(path string) string {
+func (s *Snapshot) abs(path string) string {
 	return filepath.Join(s.root, filepath.FromSlash(path))
 }
 
@@ -207,7 +208,7 @@ func hashLarge(path string, st fs.FileInfo) [32]byte {
 
 // lines counts the lines the run added to and removed from path: its
 // content before the run (as kept, else HEAD's) against its content now.
-func (s *treeSnapshot) lines(ctx context.Context, tmp, path string, now dirtyFile) (added, removed int) {
+func (s *Snapshot) lines(ctx context.Context, tmp, path string, now dirtyFile) (added, removed int) {
 	if now.exists && now.data == nil {
 		return 0, 0 // too large to count
 	}

@@ -1,0 +1,243 @@
+package conversation
+
+import (
+	"cmp"
+	"context"
+	"slices"
+	"strings"
+
+	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/handover"
+)
+
+// Digest is what one turn did, built from its event stream (Note) and its
+// workspace (FilesChanged): what hub run prints, a delegate returns and the
+// handover briefing tells.
+type Digest struct {
+	// all is all the assistant text (Text); a new message, or text after a tool
+	// call, starts a paragraph.
+	all strings.Builder
+	// final is the text since the last tool call; lastFinal the last
+	// non-empty segment before it.
+	final     strings.Builder
+	lastFinal string
+	lastMsgID string
+	ToolCalls []ToolCall
+	byID      map[string]int // tool call id -> index in ToolCalls
+	Plan      []adapters.PlanEntry
+	// Usage is summed over every model request of the turn (see MergeUsage).
+	Usage          *adapters.Usage
+	Model          string // what the agent said it uses
+	AgentSessionID string
+	// Errors are the non-fatal errors' messages; Fatal the last fatal one
+	// (or the first error while none is fatal).
+	Errors []string
+	Fatal  *adapters.ErrorInfo
+	// FilesChanged are the files the turn changed in its workspace's git
+	// repository, by any means (an edit tool or a shell command); outside a
+	// repository, the files its changing tool calls named.
+	FilesChanged []FileChange
+}
+
+// ToolCall is one tool call of a turn, as it ended.
+type ToolCall struct {
+	Title  string `json:"title"`
+	Kind   string `json:"kind,omitempty"`
+	Status string `json:"status,omitempty"`
+}
+
+// Note folds one event into the digest. A tool call closes the text before
+// it as narration, returned (trimmed) for front ends that show it.
+func (d *Digest) Note(ev adapters.Event) (narration string) {
+	switch ev.Type {
+	case adapters.EventText:
+		d.text(ev)
+	case adapters.EventToolCall, adapters.EventToolUpdate:
+		return d.tool(ev)
+	case adapters.EventPlan:
+		d.Plan = ev.Plan
+	case adapters.EventSessionInfo:
+		if ev.Session != nil {
+			d.AgentSessionID = cmp.Or(ev.Session.AgentSessionID, d.AgentSessionID)
+			d.Model = cmp.Or(ev.Session.Model, d.Model)
+		}
+	case adapters.EventUsage:
+		d.Usage = MergeUsage(d.Usage, ev.Usage)
+	case adapters.EventError:
+		d.error(ev.Error)
+	}
+	return ""
+}
+
+func (d *Digest) text(ev adapters.Event) {
+	newMsg := ev.MessageID != "" && ev.MessageID != d.lastMsgID
+	if (newMsg || d.final.Len() == 0) && d.all.Len() > 0 && !strings.HasSuffix(d.all.String(), "\n") {
+		d.all.WriteString("\n\n")
+	}
+	if newMsg && d.final.Len() > 0 && !strings.HasSuffix(d.final.String(), "\n") {
+		d.final.WriteString("\n\n")
+	}
+	d.lastMsgID = cmp.Or(ev.MessageID, d.lastMsgID)
+	d.all.WriteString(ev.Text)
+	d.final.WriteString(ev.Text)
+}
+
+func (d *Digest) tool(ev adapters.Event) (narration string) {
+	tc := ev.Tool
+	if tc == nil {
+		return ""
+	}
+	if d.byID == nil {
+		d.byID = map[string]int{}
+	}
+	i, ok := d.byID[tc.ID]
+	if ev.Type == adapters.EventToolCall && (!ok || tc.ID == "") {
+		if narration = strings.TrimSpace(d.final.String()); narration != "" {
+			d.lastFinal = narration
+		}
+		d.final.Reset()
+		d.ToolCalls = append(d.ToolCalls, ToolCall{Title: cmp.Or(tc.Title, tc.Name, tc.ID), Kind: string(tc.Kind), Status: string(tc.Status)})
+		i, ok = len(d.ToolCalls)-1, true
+		d.byID[tc.ID] = i
+	}
+	if ok && tc.Status != "" {
+		d.ToolCalls[i].Status = string(tc.Status)
+	}
+	for _, l := range tc.Locations {
+		if tc.Kind.ChangesFiles() && !slices.ContainsFunc(d.FilesChanged, func(f FileChange) bool { return f.Path == l.Path }) {
+			d.FilesChanged = append(d.FilesChanged, FileChange{Path: l.Path, Status: "modified"})
+		}
+	}
+	return narration
+}
+
+func (d *Digest) error(e *adapters.ErrorInfo) {
+	if e == nil {
+		return
+	}
+	if !e.Fatal {
+		d.Errors = append(d.Errors, e.Message)
+	}
+	if e.Fatal || d.Fatal == nil {
+		c := *e
+		d.Fatal = &c
+	}
+}
+
+// Tool is the tool call id names, as it is so far.
+func (d *Digest) Tool(id string) (ToolCall, bool) {
+	i, ok := d.byID[id]
+	if !ok {
+		return ToolCall{}, false
+	}
+	return d.ToolCalls[i], true
+}
+
+// Text is all the assistant text of the turn, narration included.
+func (d *Digest) Text() string { return d.all.String() }
+
+// Answer is the turn's final answer: the text after the last tool call,
+// else the last text before it.
+func (d *Digest) Answer() string {
+	return cmp.Or(strings.TrimSpace(d.final.String()), d.lastFinal)
+}
+
+// Files are the paths of the files changed.
+func (d *Digest) Files() []string {
+	out := []string{}
+	for _, f := range d.FilesChanged {
+		out = append(out, f.Path)
+	}
+	return out
+}
+
+// AddTo adds the turn to a handover brief: its request, final answer and
+// tools, the files it changed, and its plan when it had one.
+func (d *Digest) AddTo(b *handover.Brief, request string) {
+	t := handover.Turn{Request: request, Answer: d.Answer()}
+	for _, c := range d.ToolCalls {
+		t.Tools = append(t.Tools, c.Title)
+	}
+	b.Turns = append(b.Turns, t)
+	for _, f := range d.Files() {
+		b.AddFile(f)
+	}
+	if len(d.Plan) > 0 {
+		b.Plan = b.Plan[:0]
+		for _, e := range d.Plan {
+			b.Plan = append(b.Plan, handover.PlanEntry{Content: e.Content, Status: e.Status})
+		}
+	}
+}
+
+// finish completes the digest after the turn: the workspace's changes
+// (else the paths the tool calls named) and the price of the usage when
+// the agent reported none.
+func (d *Digest) finish(ctx context.Context, before *Snapshot, model string) {
+	if before != nil && before.root != "" {
+		d.FilesChanged = before.Changes(ctx)
+	}
+	if d.Usage != nil && d.Usage.CostUSD == nil {
+		if p, ok := PriceOf(cmp.Or(d.Model, model)); ok {
+			c := p.Cost(d.Usage)
+			d.Usage.CostUSD = &c
+		}
+	}
+}
+
+// MergeUsage folds one usage event into the turn's: the counts of a
+// per-request event add up, other agents report the turn's (or session's)
+// totals so far, of which the latest non-zero value of each counter wins.
+func MergeUsage(acc, u *adapters.Usage) *adapters.Usage {
+	if u == nil {
+		return acc
+	}
+	if acc == nil {
+		c := *u
+		return &c
+	}
+	if u.PerRequest {
+		return AddUsage(acc, u)
+	}
+	for _, p := range [][2]*int64{
+		{&acc.InputTokens, &u.InputTokens}, {&acc.OutputTokens, &u.OutputTokens},
+		{&acc.CacheReadTokens, &u.CacheReadTokens}, {&acc.CacheWriteTokens, &u.CacheWriteTokens},
+		{&acc.ThoughtTokens, &u.ThoughtTokens}, {&acc.ContextUsed, &u.ContextUsed}, {&acc.ContextSize, &u.ContextSize},
+	} {
+		if *p[1] != 0 {
+			*p[0] = *p[1]
+		}
+	}
+	if u.CostUSD != nil {
+		acc.CostUSD = u.CostUSD
+	}
+	return acc
+}
+
+// AddUsage sums two usages' counts and costs (one per request, or one per
+// attempt of a run); the context figures are b's, the later.
+func AddUsage(a, b *adapters.Usage) *adapters.Usage {
+	switch {
+	case b == nil:
+		return a
+	case a == nil:
+		c := *b
+		return &c
+	}
+	s := *a
+	s.InputTokens += b.InputTokens
+	s.OutputTokens += b.OutputTokens
+	s.CacheReadTokens += b.CacheReadTokens
+	s.CacheWriteTokens += b.CacheWriteTokens
+	s.ThoughtTokens += b.ThoughtTokens
+	s.ContextUsed = cmp.Or(b.ContextUsed, s.ContextUsed)
+	s.ContextSize = cmp.Or(b.ContextSize, s.ContextSize)
+	if b.CostUSD != nil {
+		c := *b.CostUSD
+		if a.CostUSD != nil {
+			c += *a.CostUSD
+		}
+		s.CostUSD = &c
+	}
+	return &s
+}

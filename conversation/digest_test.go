@@ -1,0 +1,78 @@
+package conversation
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/hubdev/hub/adapters"
+)
+
+func TestMergeUsage_TotalsKeepTheLatest(t *testing.T) {
+	cost := func(f float64) *float64 { return &f }
+	tests := []struct {
+		name string
+		evs  []adapters.Usage
+		want adapters.Usage
+	}{
+		{"totals", []adapters.Usage{{InputTokens: 10, OutputTokens: 5}, {InputTokens: 30, OutputTokens: 9, CostUSD: cost(0.5)}},
+			adapters.Usage{InputTokens: 30, OutputTokens: 9, CostUSD: cost(0.5)}},
+		{"per request", []adapters.Usage{{InputTokens: 10, OutputTokens: 5, PerRequest: true, ContextSize: 100}, {InputTokens: 10, OutputTokens: 5, PerRequest: true, CostUSD: cost(0.25)}},
+			adapters.Usage{InputTokens: 20, OutputTokens: 10, ContextSize: 100, CostUSD: cost(0.25), PerRequest: true}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var acc *adapters.Usage
+			for i := range tt.evs {
+				acc = MergeUsage(acc, &tt.evs[i])
+			}
+			if !reflect.DeepEqual(*acc, tt.want) {
+				t.Fatalf("got %+v, want %+v", *acc, tt.want)
+			}
+		})
+	}
+}
+
+func TestPriceOf_ModelNames(t *testing.T) {
+	for model, want := range map[string]float64{
+		"gpt-4o": 2.50, "gpt-4o-mini": 0.15, "openai/gpt-4.1-mini-2025-04-14": 0.40, "claude-sonnet-4-5-20250929": 3.00, "mock-model": 0,
+	} {
+		p, ok := PriceOf(model)
+		if ok != (want != 0) || p.Input != want {
+			t.Errorf("PriceOf(%q) = %+v %v, want input %v", model, p, ok, want)
+		}
+	}
+}
+
+// The final answer is the text after the last tool call, else the last
+// text before it; narration is what a tool call closes.
+func TestDigest_FinalAnswerAndNarration(t *testing.T) {
+	tool := func(id string) adapters.Event {
+		return adapters.Event{Type: adapters.EventToolCall, Tool: &adapters.ToolCall{ID: id, Title: "run " + id, Kind: adapters.KindExecute}}
+	}
+	text := func(s string) adapters.Event { return adapters.Event{Type: adapters.EventText, Text: s} }
+	tests := []struct {
+		name      string
+		evs       []adapters.Event
+		answer    string
+		narration []string
+		tools     int
+	}{
+		{"after the last tool", []adapters.Event{text("looking"), tool("1"), text("done")}, "done", []string{"looking"}, 1},
+		{"nothing after it", []adapters.Event{text("first"), tool("1"), text("second"), tool("2")}, "second", []string{"first", "second"}, 2},
+		{"no tools", []adapters.Event{text("a"), text("b")}, "ab", nil, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var d Digest
+			var narr []string
+			for _, ev := range tt.evs {
+				if n := d.Note(ev); n != "" {
+					narr = append(narr, n)
+				}
+			}
+			if d.Answer() != tt.answer || !reflect.DeepEqual(narr, tt.narration) || len(d.ToolCalls) != tt.tools {
+				t.Fatalf("answer %q narration %q tools %+v", d.Answer(), narr, d.ToolCalls)
+			}
+		})
+	}
+}

@@ -1,0 +1,129 @@
+package conversation
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/hooks"
+	"github.com/hubdev/hub/internal/transcript"
+)
+
+// TurnSpec is one turn for RunTurn.
+type TurnSpec struct {
+	Agent   string
+	Session adapters.Session
+	Prompt  []adapters.Content
+	// Hooks observe the event stream and may block the prompt; Audit
+	// records the prompt, the events and the turn's end. Each may be nil;
+	// their lifetime is the caller's (a session may keep them for many
+	// turns).
+	Hooks *hooks.Observer
+	Audit *transcript.Audit
+	// Emit is the front end's translation of each event, after the
+	// observers and the digest saw it; nil: none.
+	Emit func(adapters.Event)
+	// Narrate, when set, gets the text the agent wrote before a tool call
+	// (trimmed) as the call starts.
+	Narrate func(text string)
+	// Workspace is the directory whose changed files the digest lists;
+	// "" lists only those the tool calls named.
+	Workspace string
+	// Model is the model asked for, priced when the agent names none.
+	Model string
+	// Digest, when set, is filled in place, for a front end that reads it
+	// while the turn runs (on Emit's goroutine); nil: RunTurn makes one.
+	Digest *Digest
+}
+
+// Outcome is how a turn ended.
+type Outcome struct {
+	Stop   adapters.StopReason
+	Digest *Digest
+	// Failure is why the turn failed: the agent's error, a prompt a hook
+	// blocked, or a crash with the agent's exit status and stderr tail;
+	// nil when it did not fail (a cancelled turn did not).
+	Failure *adapters.ErrorInfo
+	// Warnings are the hooks that failed during the turn.
+	Warnings []string
+}
+
+// RunTurn runs one turn the way every front end does: the prompt hooks
+// gate it, the prompt goes to the agent with the hooks, the audit and the
+// digest observing its event stream, the turn's end reaches them, and the
+// way it ended is classified. The error is the one the agent's Prompt
+// returned (adapters.ErrCancelTimeout, adapters.ErrClosed, a *TurnError...),
+// for front ends that act on it, prefixed with the crash when the agent is
+// gone; Outcome.Failure says the same for people.
+// RunTurn may run many times on one session, one turn at a time.
+func RunTurn(ctx context.Context, s TurnSpec) (Outcome, error) {
+	d := s.Digest
+	if d == nil {
+		d = &Digest{}
+	}
+	var before *Snapshot
+	if s.Workspace != "" {
+		before = TakeSnapshot(ctx, s.Workspace)
+	}
+	s.Audit.Prompt(s.Agent, s.Prompt)
+	var stop adapters.StopReason
+	var err error
+	if gate := s.Hooks.Prompt(ctx, s.Agent, s.Prompt); gate.Decision == hooks.Deny {
+		stop, err = adapters.StopEndTurn, hooks.Blocked(gate)
+	} else {
+		stop, err = s.Session.Prompt(ctx, s.Prompt, s.Hooks.Wrap(s.observe(d)))
+	}
+	s.Audit.EndTurn(stop)
+	s.Hooks.EndTurn(stop)
+	o := Outcome{Stop: stop, Digest: d, Warnings: s.Hooks.Flush(ctx)}
+	d.finish(context.WithoutCancel(ctx), before, s.Model)
+	d.AgentSessionID = cmp.Or(d.AgentSessionID, s.Session.ID())
+	o.Failure = classify(ctx, s.Session, err)
+	var failed *adapters.TurnError
+	switch {
+	case errors.Is(err, adapters.ErrCancelTimeout):
+		o.Stop = adapters.StopCancelled
+	case err != nil && !errors.As(err, &failed) && o.Failure != nil && o.Failure.Code == adapters.CodeCrash && o.Failure.Message != err.Error():
+		err = fmt.Errorf("%s: %w", o.Failure.Message, err) // the crash, not only the broken pipe
+	}
+	return o, err
+}
+
+// observe is the chain each event goes through after the hooks: the
+// audit, the digest, then the front end.
+func (s TurnSpec) observe(d *Digest) func(adapters.Event) {
+	return func(ev adapters.Event) {
+		s.Audit.Event(ev)
+		if n := d.Note(ev); n != "" && s.Narrate != nil {
+			s.Narrate(n)
+		}
+		if s.Emit != nil {
+			s.Emit(ev)
+		}
+	}
+}
+
+// classify says why a turn failed, nil when it did not: a turn error as
+// the agent told it; a prompt the agent never took (a write to a process
+// that is gone, a closed session) as the agent's crash with its exit status
+// and stderr tail when it has exited.
+func classify(ctx context.Context, sess adapters.Session, err error) *adapters.ErrorInfo {
+	var failed *adapters.TurnError
+	switch {
+	case err == nil, errors.Is(err, adapters.ErrCancelTimeout):
+		return nil
+	case errors.As(err, &failed):
+		return &failed.Info
+	case ctx.Err() != nil:
+		return nil
+	}
+	info := adapters.ErrorOf(err)
+	if x, ok := sess.(adapters.Exiter); ok {
+		if crash := x.Exit(); crash != nil {
+			return crash
+		}
+	}
+	return info
+}

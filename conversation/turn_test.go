@@ -1,0 +1,149 @@
+package conversation
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/config"
+	"github.com/hubdev/hub/internal/hooks"
+	"github.com/hubdev/hub/internal/proc/proctest"
+)
+
+func TestMain(m *testing.M) { proctest.Main(m, nil) }
+
+// fakeSession plays events, then ends the turn with stop and err; exit,
+// when set, is what it says of its process (adapters.Exiter).
+type fakeSession struct {
+	events   []adapters.Event
+	stop     adapters.StopReason
+	err      error
+	prompted bool
+	write    func() // what the agent does to the workspace
+}
+
+func (f *fakeSession) ID() string   { return "agent-1" }
+func (f *fakeSession) Close() error { return nil }
+func (f *fakeSession) Prompt(_ context.Context, _ []adapters.Content, emit func(adapters.Event)) (adapters.StopReason, error) {
+	f.prompted = true
+	if f.write != nil {
+		f.write()
+	}
+	for _, ev := range f.events {
+		emit(ev)
+	}
+	return f.stop, f.err
+}
+
+type exitingSession struct {
+	*fakeSession
+	exit *adapters.ErrorInfo
+}
+
+func (e exitingSession) Exit() *adapters.ErrorInfo { return e.exit }
+
+func TestRunTurn_ClassifiesHowTheTurnEnded(t *testing.T) {
+	deny, err := hooks.New(map[string][]config.HookConfig{
+		"UserPromptSubmit": {{Command: proctest.ShellCommand("err:secret in prompt\n", "exit:2")}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pipe := errors.New("claude: send prompt: write |1: broken pipe")
+	crash := &adapters.ErrorInfo{Message: "claude exited: exit status 3: panic", Code: adapters.CodeCrash, Detail: "panic\nat main.go:1", Fatal: true}
+	usage := func(in int64) adapters.Event {
+		return adapters.Event{Type: adapters.EventUsage, Usage: &adapters.Usage{InputTokens: in, OutputTokens: in / 2, PerRequest: true}}
+	}
+	tests := []struct {
+		name     string
+		sess     *fakeSession
+		exit     *adapters.ErrorInfo
+		hooks    *hooks.Runner
+		prompted bool
+		stop     adapters.StopReason
+		code     adapters.ErrorCode // of Outcome.Failure; "" for none
+		detail   string
+		errIs    error
+		errHas   string
+	}{
+		{name: "completed", sess: &fakeSession{events: []adapters.Event{usage(10), usage(10)}, stop: adapters.StopMaxTokens},
+			prompted: true, stop: adapters.StopMaxTokens},
+		{name: "a hook denies the prompt", sess: &fakeSession{}, hooks: deny, stop: adapters.StopEndTurn, code: adapters.CodeHook},
+		{name: "crash before the prompt reached the agent", sess: &fakeSession{err: pipe}, exit: crash, prompted: true,
+			stop: "", code: adapters.CodeCrash, detail: crash.Detail, errIs: pipe, errHas: "exit status 3"},
+		{name: "the agent is gone without an exit status", sess: &fakeSession{err: adapters.ErrClosed}, prompted: true,
+			code: adapters.CodeCrash, errIs: adapters.ErrClosed},
+		{name: "turn error", sess: &fakeSession{stop: adapters.StopEndTurn, err: &adapters.TurnError{Info: *crash}}, prompted: true,
+			stop: adapters.StopEndTurn, code: adapters.CodeCrash, detail: crash.Detail},
+		{name: "cancel timeout", sess: &fakeSession{stop: adapters.StopCancelled, err: adapters.ErrCancelTimeout}, prompted: true,
+			stop: adapters.StopCancelled, errIs: adapters.ErrCancelTimeout},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var sess adapters.Session = tt.sess
+			if tt.exit != nil {
+				sess = exitingSession{tt.sess, tt.exit}
+			}
+			obs := tt.hooks.Observe(hooks.Input{Cwd: t.TempDir()})
+			defer obs.Close()
+			var seen int
+			oc, err := RunTurn(context.Background(), TurnSpec{Agent: "fake", Session: sess, Prompt: adapters.TextPrompt("hi"), Hooks: obs,
+				Emit: func(adapters.Event) { seen++ }})
+			var code adapters.ErrorCode
+			var detail string
+			if oc.Failure != nil {
+				code, detail = oc.Failure.Code, oc.Failure.Detail
+			}
+			if tt.sess.prompted != tt.prompted || oc.Stop != tt.stop || code != tt.code || detail != tt.detail || seen != len(tt.sess.events) {
+				t.Fatalf("prompted %v stop %q failure %+v, %d events seen", tt.sess.prompted, oc.Stop, oc.Failure, seen)
+			}
+			if (tt.errIs != nil && !errors.Is(err, tt.errIs)) || !strings.Contains(errText(err), tt.errHas) {
+				t.Fatalf("error %v", err)
+			}
+			if oc.Digest.AgentSessionID != "agent-1" {
+				t.Fatalf("digest %+v", oc.Digest)
+			}
+		})
+	}
+}
+
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+// The digest sums per-request usage and lists the files the turn changed
+// in the workspace, whoever wrote them (here the agent's process, as a
+// shell command would).
+func TestRunTurn_DigestSumsUsageAndReadsTheWorkspace(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	dir := t.TempDir()
+	if out, err := exec.Command("git", "-C", dir, "init", "-q").CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v\n%s", err, out)
+	}
+	u := &adapters.Usage{InputTokens: 10, OutputTokens: 5, PerRequest: true}
+	sess := &fakeSession{stop: adapters.StopEndTurn,
+		events: []adapters.Event{{Type: adapters.EventUsage, Usage: u}, {Type: adapters.EventUsage, Usage: u}},
+		write: func() {
+			if err := os.WriteFile(filepath.Join(dir, "README"), []byte("more\n"), 0o644); err != nil {
+				t.Error(err)
+			}
+		}}
+	oc, err := RunTurn(context.Background(), TurnSpec{Agent: "fake", Session: sess, Prompt: adapters.TextPrompt("hi"), Workspace: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := oc.Digest
+	if d.Usage == nil || d.Usage.InputTokens != 20 || d.Usage.OutputTokens != 10 || len(d.Files()) != 1 || d.Files()[0] != "README" {
+		t.Fatalf("usage %+v files %+v", d.Usage, d.FilesChanged)
+	}
+}
