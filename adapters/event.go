@@ -193,6 +193,9 @@ type ErrorInfo struct {
 	Code    ErrorCode `json:"code,omitempty"`
 	Detail  string    `json:"detail,omitempty"` // e.g. the agent's last stderr lines
 	Fatal   bool      `json:"fatal,omitempty"`
+	// Status is the model service's HTTP status, when the agent says it
+	// (a retry notice or the final failure): 401, 429, 500…
+	Status int `json:"status,omitempty"`
 }
 
 // ErrorCode classifies an ErrorInfo for scripts (hub run's jsonl) and for

@@ -1,10 +1,12 @@
 package runner
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/conversation"
 )
 
 // Attempt is one agent a run tried, in order (Summary.Attempts).
@@ -42,10 +44,10 @@ func runChain(ctx context.Context, o Options, out *output) Summary {
 		if i > 0 && loadTranscript(o.TranscriptDir, o.ResumeID) == nil {
 			oo.ResumeID, oo.Fork = "", false // another agent cannot resume the first one's session
 		}
-		r := &run{o: oo, start: o.Now(), out: out}
+		r := &run{o: oo, start: o.Now(), out: out, fallbackNext: i < len(chain)-1}
 		s = r.execute(ctx)
 		usage = addUsage(usage, s.Usage)
-		reason := r.fallbackReason(s)
+		reason := conversation.FallbackReason(agent, r.failureClass(s), r.tools > 0)
 		attempts = append(attempts, Attempt{Agent: agent, ExitCode: s.ExitCode, Error: s.Error})
 		if reason == "" || i == len(chain)-1 {
 			break
@@ -69,37 +71,28 @@ func runChain(ctx context.Context, o Options, out *output) Summary {
 	return s
 }
 
-// fallbackReason says why the next agent should take over: this one could
-// not do the work (not installed, not logged in, rate-limited past its
-// retries, crashed) and never started a tool call, which may have had
-// effects. "" means the run's outcome stands.
-func (r *run) fallbackReason(s Summary) string {
-	if r.tools > 0 {
-		return ""
-	}
-	name := r.o.Agent
+// failureClass is how the attempt failed, for conversation's fallback
+// rule; none when its outcome stands (done, interrupted, timed out,
+// refused, a usage error).
+func (r *run) failureClass(s Summary) conversation.Class {
 	switch s.ExitCode {
 	case ExitNotInstalled:
-		return name + " is not installed"
+		return conversation.ClassNotInstalled
 	case ExitNotAuthenticated:
-		return name + " is not logged in"
+		return conversation.ClassAuth
 	case ExitAgentError:
-	default:
-		return ""
+		return cmp.Or(conversation.Classify(r.failure), conversation.Classify(r.fatal), conversation.ClassifyStart(r.startErr))
 	}
-	for _, e := range []*adapters.ErrorInfo{r.failure, r.fatal} {
-		switch {
-		case e == nil:
-		case e.Code == adapters.CodeRateLimit:
-			return name + " is rate-limited"
-		case e.Code == adapters.CodeCrash:
-			return name + " crashed"
-		}
+	return conversation.ClassNone
+}
+
+// watchFallback decides the turn's failure early when a next agent waits
+// to take it over; nil (watching nothing) for the last one.
+func (r *run) watchFallback(cancel func()) *conversation.Watch {
+	if !r.fallbackNext {
+		return nil
 	}
-	if r.startErr {
-		return name + " could not start"
-	}
-	return ""
+	return conversation.NewWatch(r.o.ProviderTimeout, cancel)
 }
 
 // fallback tells, on stderr and as a jsonl event, that the next agent

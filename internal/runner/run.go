@@ -5,12 +5,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/conversation"
 	"github.com/hubdev/hub/internal/hooks"
 	"github.com/hubdev/hub/internal/permission"
 	"github.com/hubdev/hub/internal/proc"
@@ -55,7 +55,8 @@ type run struct {
 	perms     *permission.Service // rules, --allow-tool, the skills' allowed-tools
 	// from is the transcript of the session --resume names, if hub has it;
 	// notes and promptText make this run's turn of the transcript.
-	startErr   bool // the agent failed to start
+	startErr     error // the agent failed to start, or to take the prompt
+	fallbackNext bool  // a next agent takes over if this one cannot work
 	from       *transcript
 	notes      turnNotes
 	promptText string
@@ -134,13 +135,18 @@ func (r *run) execute(ctx context.Context) Summary {
 	defer obs.Close()
 	var reason adapters.StopReason
 	r.out.turn(turnEvent{Type: "turn_start", Agent: a.Name()})
+	watch := r.watchFallback(cancelRun)
 	if gate := obs.Prompt(runCtx, a.Name(), prompt); gate.Decision == hooks.Deny {
 		reason, err = adapters.StopEndTurn, hooks.Blocked(gate)
 	} else {
 		reason, err = sess.Prompt(runCtx, prompt, obs.Wrap(func(ev adapters.Event) {
+			watch.Observe(ev)
 			r.audit.Event(ev)
 			r.handle(ev)
 		}))
+	}
+	if d := watch.Stop(); d != nil {
+		reason, err = adapters.StopEndTurn, &adapters.TurnError{Info: *d}
 	}
 	close(ended)
 	r.out.turn(turnEvent{Type: "turn_end", Agent: a.Name(), StopReason: reason, Usage: r.usage})
@@ -201,10 +207,10 @@ type startResult struct {
 // startFailed reports an error before the turn began, on one line, with
 // the doctor command that explains a missing or logged-out agent.
 func (r *run) startFailed(err error) Summary {
-	r.startErr = true
+	r.startErr = err
 	code := classifyStartError(err)
 	msg := oneLine(err.Error())
-	if code == ExitAgentError && looksLikeAuth(msg) {
+	if code == ExitAgentError && conversation.LooksLikeAuth(msg) {
 		code = ExitNotAuthenticated
 	}
 	if code == ExitNotInstalled || code == ExitNotAuthenticated {
@@ -469,7 +475,7 @@ func (r *run) finish(c cause) Summary {
 		code, err = ExitBudget, errors.New(r.budget.why)
 	case c == causeTimeout:
 		code, err = ExitTimeout, fmt.Errorf("timed out after %s%s", r.o.Timeout, r.lastError())
-	case f != nil && (f.Code == adapters.CodeAuth || looksLikeAuth(f.Message)):
+	case conversation.Classify(f) == conversation.ClassAuth:
 		code, err = ExitNotAuthenticated, fmt.Errorf("not authenticated: %s (run 'hub doctor --agent %s')", trimDetail(f.Message, f.Detail), r.o.Agent)
 	case f != nil && !f.Fatal:
 		// The agent refused the prompt with a "non-fatal" error and did
@@ -527,12 +533,6 @@ func oneLine(s string) string {
 	}
 	return strings.Join(parts, "; ")
 }
-
-// authPhrases are what agents say when they have no usable credentials;
-// adapters that do not tag such errors "auth" still exit 4 through them.
-var authPhrases = regexp.MustCompile(`(?i)not logged in|please run /login|\blog ?in required|not authenticated|unauthenticated|authentication (?:failed|error|required)|authentication_error|invalid[ _-](?:x-)?api[ _-]?key|incorrect api key|api key (?:is )?(?:missing|not (?:set|found|configured|valid))|no api key|missing api key|\b401\b|unauthorized`)
-
-func looksLikeAuth(msg string) bool { return authPhrases.MatchString(msg) }
 
 func (r *run) summary(code int, err error) Summary {
 	s := Summary{

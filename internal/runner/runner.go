@@ -99,6 +99,10 @@ type Options struct {
 	// (not installed, not logged in, rate-limited, crashed) before any
 	// tool call started.
 	Fallback []string
+	// ProviderTimeout bounds how long a provider may keep failing through
+	// the agent's retries before the next agent takes over (0: the
+	// default, conversation.DefaultProviderTimeout).
+	ProviderTimeout time.Duration
 	// Fork continues a copy of ResumeID's session, leaving it as it was.
 	Fork bool
 	// Candidate names this run as one candidate of a best-of-N run: its
