@@ -57,10 +57,10 @@ type run struct {
 	// notes and promptText make this run's turn of the transcript.
 	startErr     error // the agent failed to start, or to take the prompt
 	fallbackNext bool  // a next agent takes over if this one cannot work
-	from       *transcript
-	notes      turnNotes
-	promptText string
-	audit      *transcripts.Audit
+	from         *transcript
+	notes        turnNotes
+	promptText   string
+	audit        *transcripts.Audit
 
 	mu    sync.Mutex
 	cause cause // why the run stopped early
