@@ -14,6 +14,7 @@ import (
 
 	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/conversation"
 	"github.com/hubdev/hub/internal/hooks"
 	"github.com/hubdev/hub/internal/jsonrpc"
 	"github.com/hubdev/hub/internal/permission"
@@ -84,6 +85,8 @@ type session struct {
 	// toolStarted: a tool call of the running turn started, so it must not
 	// fall back to another agent (its effects may have happened).
 	toolStarted bool
+	// watch decides the running turn's failure early for the fallback.
+	watch *conversation.Watch
 	// crashes are the times of the agent's latest crashes.
 	crashes []time.Time
 	// pendingBrief is hub's record of what the agent missed, for the next
@@ -569,11 +572,11 @@ func (ss *session) retire(b adapters.Session) {
 // forward sends one event of the turn as updates. A fatal error is not
 // shown: it answers the prompt, after the updates.
 func (ss *session) forward(ev adapters.Event) {
-	if ev.Type == adapters.EventToolCall {
-		ss.mu.Lock()
-		ss.toolStarted = true
-		ss.mu.Unlock()
-	}
+	ss.mu.Lock()
+	ss.toolStarted = ss.toolStarted || ev.Type == adapters.EventToolCall
+	w := ss.watch
+	ss.mu.Unlock()
+	w.Observe(ev)
 	if ev.Type == adapters.EventError && ev.Error != nil {
 		if ev.Error.Code == adapters.CodeCrash {
 			ss.mu.Lock()

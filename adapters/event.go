@@ -216,6 +216,7 @@ const (
 	CodeWarning      ErrorCode = "warning"       // non-fatal notice
 	CodeHook         ErrorCode = "hook"          // a hook blocked the prompt, or failed
 	CodeNotInstalled ErrorCode = "not_installed" // the agent's program is missing
+	CodeStart        ErrorCode = "start"         // the agent's program is there but did not start
 	CodeUsage        ErrorCode = "usage"         // hub was asked for something impossible
 	// CodeCrash marks an error whose agent process is gone: the session
 	// cannot take another prompt and must be started again.

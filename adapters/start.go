@@ -46,6 +46,8 @@ func ErrorOf(err error) *ErrorInfo {
 		e.Code = CodeUsage
 	case errors.Is(err, ErrClosed):
 		e.Code = CodeCrash
+	case errors.Is(err, ErrStart):
+		e.Code = CodeStart
 	}
 	return e
 }

@@ -61,6 +61,8 @@ func Classify(e *adapters.ErrorInfo) Class {
 		return ClassProvider
 	case e.Code == adapters.CodeCrash:
 		return ClassCrash
+	case e.Code == adapters.CodeStart:
+		return ClassStart
 	}
 	return ClassNone
 }
