@@ -528,6 +528,9 @@ func (ss *session) drive(turnCtx context.Context, content []adapters.Content) (s
 	case err == nil:
 		ss.retireIfCrashed(b)
 		return stopReason(reason), nil
+	case errors.Is(err, adapters.ErrClosed): // ErrorOf keeps a crash's *TurnError info
+		ss.noteCrash()
+		ss.retire(b)
 	case errors.As(err, &failed):
 		ss.retireIfCrashed(b)
 		return schema.StopEndTurn, &failed.Info
@@ -535,9 +538,6 @@ func (ss *session) drive(turnCtx context.Context, content []adapters.Content) (s
 		ss.srv.log.Warn().Str("session", ss.id()).Msg("agent did not stop after cancel; restarting it")
 		ss.retire(b)
 		return schema.StopCancelled, nil
-	case errors.Is(err, adapters.ErrClosed):
-		ss.noteCrash()
-		ss.retire(b)
 	}
 	return schema.StopEndTurn, adapters.ErrorOf(err)
 }

@@ -14,6 +14,8 @@ type Attempt struct {
 	Agent    string `json:"agent"`
 	ExitCode int    `json:"exitCode"`
 	Error    string `json:"error,omitempty"`
+	// Detail is the attempt's failure in more lines (a crash's stderr).
+	Detail string `json:"detail,omitempty"`
 	// Fallback says why the next agent was tried after this one.
 	Fallback string `json:"fallback,omitempty"`
 }
@@ -48,7 +50,7 @@ func runChain(ctx context.Context, o Options, out *output) Summary {
 		s = r.execute(ctx)
 		usage = addUsage(usage, s.Usage)
 		reason := conversation.FallbackReason(agent, r.failureClass(s), r.tools > 0)
-		attempts = append(attempts, Attempt{Agent: agent, ExitCode: s.ExitCode, Error: s.Error})
+		attempts = append(attempts, Attempt{Agent: agent, ExitCode: s.ExitCode, Error: s.Error, Detail: s.Detail})
 		if reason == "" || i == len(chain)-1 {
 			break
 		}

@@ -5,13 +5,19 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/rs/zerolog"
+
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/adapters/claude"
 	"github.com/hubdev/hub/adapters/openai"
+	"github.com/hubdev/hub/internal/config"
 	"github.com/hubdev/hub/internal/mockllm"
+	"github.com/hubdev/hub/internal/proc/proctest"
 )
 
 func crash(code adapters.ErrorCode) adapters.Event {
@@ -128,6 +134,29 @@ func TestRun_FallbackOnProviderFailures(t *testing.T) {
 				t.Fatalf("exit %d attempts %+v\nstderr:\n%s", s.ExitCode, s.Attempts, stderr.String())
 			}
 		})
+	}
+}
+
+// A claude that exits at once, before or while hub writes the prompt
+// (a race: its stdin may be open, broken or known closed), is always a
+// crash told with its exit status and stderr, never "could not start"
+// nor a broken pipe.
+func TestRun_CrashAtStartIsACrashWithItsStatus(t *testing.T) {
+	exitStatus := regexp.MustCompile(`exit (?:code|status) 3\b`)
+	for i := range 20 {
+		reg := adapters.NewRegistry()
+		reg.Register(claude.New(config.AgentConfig{Command: proctest.Command("err:boom: bad config\n", "exit:3")}, zerolog.Nop()))
+		reg.Register(&fakeAdapter{name: "second", script: steps(text("second answered"), done(adapters.StopEndTurn))})
+		var stdout, stderr bytes.Buffer
+		s := Run(context.Background(), Options{Registry: reg, Agent: "claude", Fallback: []string{"second"}, Cwd: t.TempDir(),
+			ReadPrompt: func() (string, error) { return "fix the build", nil }, Approve: ApproveAll, Format: FormatText,
+			Stdout: &stdout, Stderr: &stderr, Now: fixedNow, Grace: 200 * time.Millisecond, StopAll: func() {}, SkillsUserDir: t.TempDir()})
+		if len(s.Attempts) != 2 || s.Attempts[0].Fallback != "claude crashed" {
+			t.Fatalf("run %d: attempts %+v\nstderr:\n%s", i, s.Attempts, stderr.String())
+		}
+		if a := s.Attempts[0]; !strings.Contains(a.Detail, "boom: bad config") || !exitStatus.MatchString(a.Error) {
+			t.Fatalf("run %d: the crash is told as %q, detail %q", i, a.Error, a.Detail)
+		}
 	}
 }
 
