@@ -157,7 +157,11 @@ func (w *Watch) Observe(ev adapters.Event) {
 		}
 		switch Classify(ev.Error) {
 		case ClassAuth:
-			w.decideLocked(*ev.Error, adapters.CodeAuth, ev.Error.Message)
+			msg := ev.Error.Message
+			if ev.Error.Status != 0 {
+				msg = fmt.Sprintf("the provider refused the credentials (HTTP %d)", ev.Error.Status)
+			}
+			w.decideLocked(*ev.Error, adapters.CodeAuth, msg)
 		case ClassProvider, ClassRateLimit:
 			e := *ev.Error
 			w.last = &e
@@ -185,7 +189,7 @@ func (w *Watch) expire() {
 	if Classify(w.last) == ClassRateLimit {
 		code = adapters.CodeRateLimit
 	}
-	w.decideLocked(*w.last, code, fmt.Sprintf("still failing after %s of retries: %s", w.bound, w.last.Message))
+	w.decideLocked(*w.last, code, fmt.Sprintf("the provider kept failing for %s (last: %s)", w.bound, w.last.Message))
 }
 
 // decideLocked ends the turn as failed with e.
