@@ -135,11 +135,13 @@ func (r *run) execute(ctx context.Context) Summary {
 	defer obs.Close()
 	var reason adapters.StopReason
 	r.out.turn(turnEvent{Type: "turn_start", Agent: a.Name()})
-	watch := r.watchFallback(cancelRun)
+	turnCtx, cancelTurn := context.WithCancel(runCtx)
+	defer cancelTurn()
+	watch := r.watchFallback(cancelTurn)
 	if gate := obs.Prompt(runCtx, a.Name(), prompt); gate.Decision == hooks.Deny {
 		reason, err = adapters.StopEndTurn, hooks.Blocked(gate)
 	} else {
-		reason, err = sess.Prompt(runCtx, prompt, obs.Wrap(func(ev adapters.Event) {
+		reason, err = sess.Prompt(turnCtx, prompt, obs.Wrap(func(ev adapters.Event) {
 			watch.Observe(ev)
 			r.audit.Event(ev)
 			r.handle(ev)
