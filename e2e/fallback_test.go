@@ -3,6 +3,7 @@
 package e2e
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -23,19 +24,42 @@ func TestFallback_ClaudeServerError(t *testing.T) {
 		90*time.Second, "claude's provider is failing")
 }
 
-// claudeFallback runs claude against a mock answering every request with
-// fail, with a native provider on another mock as its fallback.
-func claudeFallback(t *testing.T, fail mockllm.AnthropicTurn, within time.Duration, reason string) {
+// Over ACP, the same claude hands the turn to the agent its fallback
+// config names, at the first refused retry.
+func TestFallback_ClaudeUnauthorizedOverACP(t *testing.T) {
+	cfg, done := claudeFallbackConfig(t, mockllm.AnthropicTurn{Status: 401, ErrorType: "authentication_error", ErrorMsg: "invalid x-api-key"})
+	defer done()
+	h := startHub(t, strings.Replace(cfg, "[agents.claude.env]", "fallback = [\"backup\"]\n[agents.claude.env]", 1), nil)
+	h.initialize(nil)
+	sid := h.newSession(t.TempDir())
+	stop, updates, err := h.prompt(sid, "say hello")
+	text := claudeChunkText(updates)
+	if err != nil || stop != "end_turn" || !strings.Contains(text, "hub: claude is not logged in; continuing with backup.") ||
+		!strings.HasSuffix(text, "backup answered") {
+		t.Fatalf("stop %q err %v text %q\n%s", stop, err, text, e2eTail(h.stderr(), 30))
+	}
+}
+
+// claudeFallbackConfig is a hub config running claude against a mock
+// answering every request with fail, and a native provider "backup" on
+// another mock; done closes both.
+func claudeFallbackConfig(t *testing.T, fail mockllm.AnthropicTurn) (cfg string, done func()) {
 	turns := make([]mockllm.AnthropicTurn, 100)
 	for i := range turns {
 		turns[i] = fail
 	}
 	mock := mockllm.NewAnthropicServer(turns...)
-	defer mock.Close()
 	backup := mockllm.NewOpenAIServer(mockllm.OpenAITurn{Text: "backup answered"})
-	defer backup.Close()
-	cfg := claudeHubConfig(t, mock) + "\n[providers.backup]\npreset = \"ollama\"\nmodel = \"mock-model\"\nbase_url = " +
+	cfg = claudeHubConfig(t, mock) + "\n[providers.backup]\npreset = \"ollama\"\nmodel = \"mock-model\"\nbase_url = " +
 		strconvQuote(backup.URL) + "\n"
+	return cfg, func() { mock.Close(); backup.Close() }
+}
+
+// claudeFallback runs claude against a mock answering every request with
+// fail, with a native provider on another mock as its fallback.
+func claudeFallback(t *testing.T, fail mockllm.AnthropicTurn, within time.Duration, reason string) {
+	cfg, done := claudeFallbackConfig(t, fail)
+	defer done()
 	r := runHubWithin(t, within, t.TempDir(), cfg, "", "--agent", "claude", "--fallback", "backup", "--cwd", t.TempDir(),
 		"--format", "jsonl", "say hello")
 	s := runSummary(t, r)
