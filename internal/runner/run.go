@@ -212,9 +212,6 @@ func (r *run) startFailed(err error) Summary {
 	r.startErr = err
 	code := classifyStartError(err)
 	msg := oneLine(err.Error())
-	if code == ExitAgentError && conversation.LooksLikeAuth(msg) {
-		code = ExitNotAuthenticated
-	}
 	if code == ExitNotInstalled || code == ExitNotAuthenticated {
 		msg += fmt.Sprintf(" (run 'hub doctor --agent %s')", r.o.Agent)
 	}

@@ -16,11 +16,11 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/conversation"
 	"github.com/hubdev/hub/internal/config"
 	"github.com/hubdev/hub/internal/hooks"
 	"github.com/hubdev/hub/internal/mask"
 	"github.com/hubdev/hub/internal/permission"
-	"github.com/hubdev/hub/internal/proc"
 )
 
 // Exit codes of `hub run`.
@@ -270,14 +270,16 @@ func classifyStartError(err error) int {
 	case errors.Is(err, ErrUsage), errors.Is(err, adapters.ErrUnknownAgent), errors.Is(err, adapters.ErrUnsupported),
 		errors.Is(err, adapters.ErrBadCwd):
 		return ExitUsage
-	case errors.Is(err, adapters.ErrNotInstalled), errors.Is(err, proc.ErrNotFound):
-		return ExitNotInstalled
-	case errors.Is(err, adapters.ErrNotAuthenticated):
-		return ExitNotAuthenticated
 	case errors.Is(err, context.DeadlineExceeded):
 		return ExitTimeout
 	case errors.Is(err, context.Canceled):
 		return ExitInterrupted
+	}
+	switch conversation.ClassifyStart(err) {
+	case conversation.ClassNotInstalled:
+		return ExitNotInstalled
+	case conversation.ClassAuth:
+		return ExitNotAuthenticated
 	}
 	return ExitAgentError
 }
