@@ -6,13 +6,13 @@ import (
 
 	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/conversation"
 )
 
-// Fallback over ACP: when the session's agent could not do the work (not
-// installed, not logged in, rate-limited past its retries, crashed) and
-// no tool call of the turn started, the next agent its [agents.NAME]
-// fallback names takes the turn over. The user is told in the
-// conversation, and the agent option follows.
+// Fallback over ACP: when conversation's fallback rule says the session's
+// agent could not do the work, the next agent its [agents.NAME] fallback
+// names takes the turn over. The user is told in the conversation, and
+// the agent option follows.
 
 // fallbackReason says why the next agent should take the turn over; ""
 // when the failure stands.
@@ -20,20 +20,7 @@ func (ss *session) fallbackReason(f *adapters.ErrorInfo) string {
 	ss.mu.Lock()
 	started, agent := ss.toolStarted, ss.rec.Agent
 	ss.mu.Unlock()
-	if f == nil || started {
-		return ""
-	}
-	switch f.Code {
-	case adapters.CodeNotInstalled:
-		return agent + " is not installed"
-	case adapters.CodeAuth:
-		return agent + " is not logged in"
-	case adapters.CodeRateLimit:
-		return agent + " is rate-limited"
-	case adapters.CodeCrash:
-		return agent + " crashed"
-	}
-	return ""
+	return conversation.FallbackReason(agent, conversation.Classify(f), started)
 }
 
 // nextFallback is the first agent of the session agent's fallback list
@@ -57,13 +44,10 @@ func (ss *session) nextFallback(tried map[string]bool) string {
 func (ss *session) driveWithFallback(turnCtx context.Context, content []adapters.Content) (string, *adapters.ErrorInfo) {
 	tried := map[string]bool{ss.agentName(): true}
 	for {
-		reason, failure := ss.drive(turnCtx, content)
-		why := ss.fallbackReason(failure)
-		if why == "" || turnCtx.Err() != nil {
-			return reason, failure
-		}
 		next := ss.nextFallback(tried)
-		if next == "" {
+		reason, failure := ss.drive(turnCtx, content, next != "")
+		why := ss.fallbackReason(failure)
+		if why == "" || turnCtx.Err() != nil || next == "" {
 			return reason, failure
 		}
 		tried[next] = true

@@ -5,11 +5,14 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rs/zerolog"
 
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/adapters/openai"
 	"github.com/hubdev/hub/internal/fixture"
+	"github.com/hubdev/hub/internal/mockllm"
 )
 
 // scripted is an agent that fails to start with startErr, or plays events.
@@ -39,6 +42,54 @@ func (s *scriptedSession) Prompt(ctx context.Context, _ []adapters.Content, emit
 	}
 	close(ch)
 	return fixture.Serve(ctx, ch, emit, adapters.TurnRules{})
+}
+
+// The native loop's provider answering 500 (retried without end) or 401
+// hands the turn over in bounded time, unless a tool call started.
+func TestFallback_OverACPOnProviderFailures(t *testing.T) {
+	fail := func(status, n int) []mockllm.OpenAITurn {
+		turns := make([]mockllm.OpenAITurn, n)
+		for i := range turns {
+			turns[i] = mockllm.OpenAITurn{Status: status}
+		}
+		return turns
+	}
+	toolFirst := append([]mockllm.OpenAITurn{{ToolCalls: []mockllm.OpenAIToolCall{{Name: "read_file", Args: `{"path":"a.txt"}`}}}}, fail(500, 200)...)
+	tests := []struct {
+		name     string
+		turns    []mockllm.OpenAITurn
+		retries  int
+		fellBack string // the message's reason, "" for none
+	}{
+		{"500 retried past the bound", fail(500, 200), 1000, "first's provider is failing"},
+		{"401 at once", fail(401, 1), 1000, "first is not logged in"},
+		{"500 after a tool call started", toolFirst, 0, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := mockllm.NewOpenAIServer(tt.turns...)
+			defer srv.Close()
+			reg := adapters.NewRegistry()
+			reg.Register(openai.New(openai.Profile{Name: "first", BaseURL: srv.URL, Model: "mock-model", APIKey: "k", Stream: true},
+				openai.Options{MaxRetries: &tt.retries}))
+			end := adapters.Event{Type: adapters.EventDone, StopReason: adapters.StopEndTurn}
+			reg.Register(&scripted{name: "second", events: []adapters.Event{{Type: adapters.EventText, Text: "second answered"}, end}})
+			c := startClient(t, Options{Registry: reg, DefaultAgent: "first", Logger: zerolog.Nop(), StateDir: t.TempDir(),
+				Fallback: map[string][]string{"first": {"second"}}, ProviderTimeout: time.Millisecond})
+			sid, _ := c.start(t)
+			_, e := c.call("session/prompt", promptOf(sid, "fix it"))
+			text := c.agentText(sid)
+			if tt.fellBack == "" {
+				if e == nil || strings.Contains(text, "continuing with") {
+					t.Fatalf("fell back after a tool started: error %v, text %q", e, text)
+				}
+				return
+			}
+			if e != nil || !strings.Contains(text, "hub: "+tt.fellBack+"; continuing with second.") || !strings.HasSuffix(text, "second answered") {
+				t.Fatalf("error %v, text %q", e, text)
+			}
+		})
+	}
 }
 
 func TestFallback_OverACPOnlyBeforeAnyToolCall(t *testing.T) {

@@ -50,6 +50,10 @@ type Options struct {
 	// Fallback names, per agent, the agents that take a turn over when it
 	// could not do the work ([agents.NAME] fallback); nil for none.
 	Fallback map[string][]string
+	// ProviderTimeout bounds how long a provider may keep failing through
+	// the agent's retries before the fallback agent takes the turn over
+	// (0: conversation.DefaultProviderTimeout).
+	ProviderTimeout time.Duration
 	// AgentInfo is reported by initialize; Name defaults to "hub".
 	AgentInfo schema.Implementation
 	// CancelGrace bounds how long a cancelled turn may take before the

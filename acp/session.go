@@ -447,7 +447,9 @@ func (ss *session) agentName() string {
 
 // drive runs the turn on the backend; every update it makes is written
 // before it returns. A failed turn returns why.
-func (ss *session) drive(turnCtx context.Context, content []adapters.Content) (string, *adapters.ErrorInfo) {
+// watch says a fallback agent waits: the turn's failure is decided early
+// (an auth refusal, a provider that keeps failing).
+func (ss *session) drive(turnCtx context.Context, content []adapters.Content, watch bool) (string, *adapters.ErrorInfo) {
 	if err := ss.crashLooping(); err != nil {
 		return schema.StopEndTurn, adapters.ErrorOf(err)
 	}
@@ -466,7 +468,8 @@ func (ss *session) drive(turnCtx context.Context, content []adapters.Content) (s
 	agent, cwd := ss.rec.Agent, ss.rec.Cwd
 	ss.mu.Unlock()
 	oc, err := conversation.RunTurn(turnCtx, conversation.TurnSpec{Agent: agent, Session: b, Prompt: content,
-		Hooks: ss.observer(agent), Audit: ss.sessionAudit(), Emit: ss.forward, Workspace: cwd})
+		Hooks: ss.observer(agent), Audit: ss.sessionAudit(), Emit: ss.forward, Workspace: cwd,
+		Watch: watch, WatchBound: ss.srv.opts.ProviderTimeout})
 	ss.hookWarnings(oc.Warnings)
 	ss.noteFiles(oc.Digest.Files())
 	var failed *adapters.TurnError
@@ -474,6 +477,10 @@ func (ss *session) drive(turnCtx context.Context, content []adapters.Content) (s
 	case err == nil:
 		ss.retireIfCrashed(b)
 		return stopReason(oc.Stop), nil
+	case errors.Is(err, adapters.ErrClosed) || oc.Failure != nil && oc.Failure.Code == adapters.CodeCrash:
+		// before the TurnError case: a crash's TurnError unwraps to ErrClosed
+		ss.noteCrash()
+		ss.retire(b)
 	case errors.As(err, &failed):
 		ss.retireIfCrashed(b)
 		return schema.StopEndTurn, oc.Failure
@@ -481,9 +488,6 @@ func (ss *session) drive(turnCtx context.Context, content []adapters.Content) (s
 		ss.srv.log.Warn().Str("session", ss.id()).Msg("agent did not stop after cancel; restarting it")
 		ss.retire(b)
 		return schema.StopCancelled, nil
-	case errors.Is(err, adapters.ErrClosed) || oc.Failure != nil && oc.Failure.Code == adapters.CodeCrash:
-		ss.noteCrash()
-		ss.retire(b)
 	}
 	return schema.StopEndTurn, cmp.Or(oc.Failure, adapters.ErrorOf(err))
 }
@@ -529,11 +533,9 @@ func (ss *session) retire(b adapters.Session) {
 // forward sends one event of the turn as updates. A fatal error is not
 // shown: it answers the prompt, after the updates.
 func (ss *session) forward(ev adapters.Event) {
-	if ev.Type == adapters.EventToolCall {
-		ss.mu.Lock()
-		ss.toolStarted = true
-		ss.mu.Unlock()
-	}
+	ss.mu.Lock()
+	ss.toolStarted = ss.toolStarted || ev.Type == adapters.EventToolCall
+	ss.mu.Unlock()
 	if ev.Type == adapters.EventError && ev.Error != nil {
 		if ev.Error.Code == adapters.CodeCrash {
 			ss.mu.Lock()

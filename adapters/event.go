@@ -193,6 +193,9 @@ type ErrorInfo struct {
 	Code    ErrorCode `json:"code,omitempty"`
 	Detail  string    `json:"detail,omitempty"` // e.g. the agent's last stderr lines
 	Fatal   bool      `json:"fatal,omitempty"`
+	// Status is the model service's HTTP status, when the agent says it
+	// (a retry notice or the final failure): 401, 429, 500…
+	Status int `json:"status,omitempty"`
 }
 
 // ErrorCode classifies an ErrorInfo for scripts (hub run's jsonl) and for
@@ -213,6 +216,7 @@ const (
 	CodeWarning      ErrorCode = "warning"       // non-fatal notice
 	CodeHook         ErrorCode = "hook"          // a hook blocked the prompt, or failed
 	CodeNotInstalled ErrorCode = "not_installed" // the agent's program is missing
+	CodeStart        ErrorCode = "start"         // the agent's program is there but did not start
 	CodeUsage        ErrorCode = "usage"         // hub was asked for something impossible
 	// CodeCrash marks an error whose agent process is gone: the session
 	// cannot take another prompt and must be started again.

@@ -2,6 +2,8 @@ package adapters
 
 import (
 	"bufio"
+	"fmt"
+	"time"
 
 	"github.com/hubdev/hub/internal/proc"
 )
@@ -10,6 +12,46 @@ import (
 // shows what they mean; the end of the stream releases them.
 type Flusher interface {
 	Flush() []Event
+}
+
+// exitWait bounds the wait for an agent process that broke its pipe to be
+// reaped, so its exit status and stderr can be told.
+const exitWait = 2 * time.Second
+
+// CrashInfo describes name's process as a crash, with its exit status
+// and stderr tail, once it has exited (waiting up to exitWait); ok is
+// false when it still runs.
+func CrashInfo(p *proc.Process, name string) (info *ErrorInfo, ok bool) {
+	select {
+	case <-p.Done():
+	case <-time.After(exitWait):
+		return nil, false
+	}
+	info = &ErrorInfo{Code: CodeCrash, Fatal: true, Detail: p.StderrTail(10),
+		Message: fmt.Sprintf("%s exited unexpectedly (exit code %d)", name, p.ExitCode())}
+	if last := p.StderrTail(1); last != "" {
+		info.Message += ": " + last
+	}
+	return info, true
+}
+
+// CrashError is name's exited process as a *TurnError wrapping closed (an
+// ErrClosed), or closed itself while the process still runs.
+func CrashError(p *proc.Process, name string, closed error) error {
+	if info, ok := CrashInfo(p, name); ok {
+		return &TurnError{Info: *info, Err: closed}
+	}
+	return closed
+}
+
+// WriteLine writes line and a newline to p's stdin. A write to a process
+// that is gone (a broken pipe) waits for its exit and is a crash
+// (CrashError), not the pipe's error.
+func WriteLine(p *proc.Process, name string, line []byte) error {
+	if _, err := p.Stdin.Write(append(line, '\n')); err != nil {
+		return CrashError(p, name, fmt.Errorf("%w: %w", ErrClosed, err))
+	}
+	return nil
 }
 
 // ProcessTurn reads a one-prompt agent process into t: stdout line by line

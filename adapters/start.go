@@ -36,6 +36,10 @@ func StartError(agent string, err error) error {
 // ErrorOf describes err, a failure to start an agent or send it a prompt,
 // with the code its sentinel stands for.
 func ErrorOf(err error) *ErrorInfo {
+	if te := (*TurnError)(nil); errors.As(err, &te) {
+		e := te.Info
+		return &e
+	}
 	e := &ErrorInfo{Message: err.Error(), Code: CodeAgent, Fatal: true}
 	switch {
 	case errors.Is(err, ErrNotInstalled):
@@ -46,6 +50,8 @@ func ErrorOf(err error) *ErrorInfo {
 		e.Code = CodeUsage
 	case errors.Is(err, ErrClosed):
 		e.Code = CodeCrash
+	case errors.Is(err, ErrStart):
+		e.Code = CodeStart
 	}
 	return e
 }

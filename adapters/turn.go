@@ -24,9 +24,13 @@ type PermissionFunc func(ctx context.Context, req *PermissionRequest) Permission
 
 // TurnError is a turn that ended in failure; Info says why, for a person
 // and, through its code, for a script.
-type TurnError struct{ Info ErrorInfo }
+type TurnError struct {
+	Info ErrorInfo
+	Err  error // the sentinel it stands for (ErrClosed for a crash), if any
+}
 
 func (e *TurnError) Error() string { return e.Info.Message }
+func (e *TurnError) Unwrap() error { return e.Err }
 
 // TurnRules are what every turn of one session shares.
 type TurnRules struct {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/hooks"
@@ -36,6 +37,11 @@ type TurnSpec struct {
 	// Digest, when set, is filled in place, for a front end that reads it
 	// while the turn runs (on Emit's goroutine); nil: RunTurn makes one.
 	Digest *Digest
+	// Watch says a next agent waits to take the turn over: the turn's
+	// failure is then decided early (Watch), within WatchBound (0: the
+	// default provider timeout).
+	Watch      bool
+	WatchBound time.Duration
 }
 
 // Outcome is how a turn ended.
@@ -63,6 +69,13 @@ func RunTurn(ctx context.Context, s TurnSpec) (Outcome, error) {
 	if d == nil {
 		d = &Digest{}
 	}
+	turnCtx, watch := ctx, (*Watch)(nil)
+	if s.Watch {
+		var cancel context.CancelFunc
+		turnCtx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		watch = NewWatch(s.WatchBound, cancel)
+	}
 	var before *Snapshot
 	if s.Workspace != "" {
 		before = TakeSnapshot(ctx, s.Workspace)
@@ -73,7 +86,10 @@ func RunTurn(ctx context.Context, s TurnSpec) (Outcome, error) {
 	if gate := s.Hooks.Prompt(ctx, s.Agent, s.Prompt); gate.Decision == hooks.Deny {
 		stop, err = adapters.StopEndTurn, hooks.Blocked(gate)
 	} else {
-		stop, err = s.Session.Prompt(ctx, s.Prompt, s.Hooks.Wrap(s.observe(d)))
+		stop, err = s.Session.Prompt(turnCtx, s.Prompt, s.Hooks.Wrap(s.observe(d, watch)))
+	}
+	if decided := watch.Stop(); decided != nil {
+		stop, err = adapters.StopEndTurn, &adapters.TurnError{Info: *decided}
 	}
 	s.Audit.EndTurn(stop)
 	s.Hooks.EndTurn(stop)
@@ -93,8 +109,9 @@ func RunTurn(ctx context.Context, s TurnSpec) (Outcome, error) {
 
 // observe is the chain each event goes through after the hooks: the
 // audit, the digest, then the front end.
-func (s TurnSpec) observe(d *Digest) func(adapters.Event) {
+func (s TurnSpec) observe(d *Digest, w *Watch) func(adapters.Event) {
 	return func(ev adapters.Event) {
+		w.Observe(ev)
 		s.Audit.Event(ev)
 		if n := d.Note(ev); n != "" && s.Narrate != nil {
 			s.Narrate(n)

@@ -31,6 +31,12 @@ type runResult struct {
 // hubCfg, waits (bounded), and checks that nothing it started survives.
 func runHub(t *testing.T, home, hubCfg string, stdin string, args ...string) runResult {
 	t.Helper()
+	return runHubWithin(t, 3*time.Minute, home, hubCfg, stdin, args...)
+}
+
+// runHubWithin is runHub failing when the run takes longer than within.
+func runHubWithin(t *testing.T, within time.Duration, home, hubCfg string, stdin string, args ...string) runResult {
+	t.Helper()
 	cfgDir := filepath.Join(home, ".config", "hub")
 	if err := os.MkdirAll(cfgDir, 0o755); err != nil {
 		t.Fatal(err)
@@ -39,7 +45,7 @@ func runHub(t *testing.T, home, hubCfg string, stdin string, args ...string) run
 		t.Fatal(err)
 	}
 	tag := fmt.Sprintf("run-%d-%d", os.Getpid(), time.Now().UnixNano())
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), within)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, e2eHubBin(t), append([]string{"run"}, args...)...)
 	cmd.Dir = home

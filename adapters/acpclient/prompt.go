@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/adapters"
@@ -99,20 +98,11 @@ func (s *Session) Exit() *adapters.ErrorInfo {
 
 // crashInfo describes a lost agent process with its stderr tail.
 func (s *Session) crashInfo(err error) *adapters.ErrorInfo {
-	select {
-	case <-s.proc.Done():
-	case <-time.After(2 * time.Second):
+	if info, ok := adapters.CrashInfo(s.proc, s.a.cfg.Name); ok {
+		return info
 	}
-	info := &adapters.ErrorInfo{Code: adapters.CodeCrash, Fatal: true, Detail: s.proc.StderrTail(10)}
-	if s.proc.Exited() {
-		info.Message = fmt.Sprintf("%s exited unexpectedly (exit code %d)", s.a.cfg.Name, s.proc.ExitCode())
-		if last := s.proc.StderrTail(1); last != "" {
-			info.Message += ": " + last
-		}
-	} else {
-		info.Message = fmt.Sprintf("%s: lost the ACP connection: %v", s.a.cfg.Name, err)
-	}
-	return info
+	return &adapters.ErrorInfo{Code: adapters.CodeCrash, Fatal: true, Detail: s.proc.StderrTail(10),
+		Message: fmt.Sprintf("%s: lost the ACP connection: %v", s.a.cfg.Name, err)}
 }
 
 // interrupt interrupts the running turn.

@@ -232,6 +232,22 @@ func TestSession_HungCancelEndsAfterGrace(t *testing.T) {
 	<-s.p.Done()
 }
 
+// A prompt to a claude that already exited (whether hub's reader saw the
+// end yet or the write meets a broken pipe) is a crash with its exit
+// status and stderr, never the pipe's error.
+func TestSession_PromptToAnExitedClaudeIsACrash(t *testing.T) {
+	for i := range 20 {
+		_, s := startFake(t, "exit-at-once", adapters.SessionOptions{})
+		<-s.p.Done()
+		_, err := s.Prompt(context.Background(), adapters.TextPrompt("go"), func(adapters.Event) {})
+		var te *adapters.TurnError
+		if !errors.As(err, &te) || te.Info.Code != adapters.CodeCrash || !strings.Contains(te.Info.Message, "exit code 3") ||
+			!strings.Contains(te.Info.Detail, "boom: bad config") || !errors.Is(err, adapters.ErrClosed) {
+			t.Fatalf("run %d: prompt to an exited claude: %v (%+v)", i, err, te)
+		}
+	}
+}
+
 func TestSession_CrashMidTurn(t *testing.T) {
 	_, s := startFake(t, "crash", adapters.SessionOptions{})
 	ch, err := fixture.Prompt(context.Background(), s, adapters.TextPrompt("go"))

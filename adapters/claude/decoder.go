@@ -219,8 +219,11 @@ func claudeRetry(l *claudeLine, cli string) adapters.Event {
 	if l.ErrorStatus != nil {
 		status = *l.ErrorStatus
 	}
-	if status == 429 {
+	switch status {
+	case 429:
 		code = adapters.CodeRateLimit
+	case 401, 403:
+		code = adapters.CodeAuth
 	}
 	msg := cli + ": API request failed"
 	if status != 0 {
@@ -228,7 +231,7 @@ func claudeRetry(l *claudeLine, cli string) adapters.Event {
 	}
 	msg += ", retrying (attempt " + itoa(l.Attempt) + " of " + itoa(l.MaxRetries) + ")"
 	return adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{
-		Message: msg, Code: code, Detail: claudeErrorText(l.Error)}}
+		Message: msg, Code: code, Detail: claudeErrorText(l.Error), Status: status}}
 }
 
 func (d *ClaudeDecoder) rateLimit(l *claudeLine, line []byte) []adapters.Event {

@@ -67,6 +67,7 @@ func claudeResultError(l *claudeLine, cli, kind string) *adapters.ErrorInfo {
 	if l.APIErrorStatus != nil {
 		status = *l.APIErrorStatus
 	}
+	e.Status = status
 	notLoggedIn := strings.Contains(strings.ToLower(l.Result), "not logged in")
 	switch {
 	case status == 401 || status == 403 || kind == "authentication_failed" || notLoggedIn ||

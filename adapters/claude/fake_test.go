@@ -89,6 +89,10 @@ func claudeFake(scenario string) {
 		b, _ := json.Marshal(os.Args[1:])
 		_ = os.WriteFile(path, b, 0o644)
 	}
+	if scenario == "exit-at-once" {
+		fmt.Fprintln(os.Stderr, "boom: bad config")
+		os.Exit(3)
+	}
 	f := &fake{in: bufio.NewScanner(os.Stdin), out: bufio.NewWriter(os.Stdout)}
 	f.in.Buffer(nil, 1<<20)
 	for turn := 0; ; {

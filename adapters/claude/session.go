@@ -87,7 +87,7 @@ func (s *Session) Prompt(ctx context.Context, prompt []adapters.Content, emit fu
 	switch {
 	case s.exited:
 		s.mu.Unlock()
-		return "", fmt.Errorf("%w: %s", ErrExited, s.p.StderrTail(3))
+		return "", adapters.CrashError(s.p, "claude", ErrExited)
 	case s.turn != nil:
 		s.mu.Unlock()
 		return "", adapters.ErrBusy
@@ -263,10 +263,7 @@ func mentionPath(uri string) string {
 func (s *Session) write(line []byte) error {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
-	if _, err := s.p.Stdin.Write(append(line, '\n')); err != nil {
-		return err
-	}
-	return nil
+	return adapters.WriteLine(s.p, "claude", line)
 }
 
 // interrupt asks claude to interrupt the turn, and stops claude if it

@@ -269,7 +269,8 @@ type codexTurnError struct {
 }
 
 func (e codexTurnError) info(fatal bool) *adapters.ErrorInfo {
-	info := &adapters.ErrorInfo{Message: adapters.FirstLine(e.Message), Code: codexErrorCode(e.CodexErrorInfo), Fatal: fatal}
+	code, status := codexErrorCode(e.CodexErrorInfo)
+	info := &adapters.ErrorInfo{Message: adapters.FirstLine(e.Message), Code: code, Fatal: fatal, Status: status}
 	if e.AdditionalDetail != nil {
 		info.Detail = *e.AdditionalDetail
 	}
@@ -325,34 +326,28 @@ func (d *CodexDecoder) turnEvents(status string, turnErr *codexTurnError) []adap
 }
 
 // codexErrorCode maps codexErrorInfo (a string or a one-key object) to an
-// ErrorInfo code.
-func codexErrorCode(raw json.RawMessage) adapters.ErrorCode {
+// ErrorInfo code, and gives the HTTP status it names.
+func codexErrorCode(raw json.RawMessage) (adapters.ErrorCode, int) {
 	var s string
+	status := 0
 	if json.Unmarshal(raw, &s) != nil {
 		var obj map[string]struct {
 			HTTPStatusCode *int `json:"httpStatusCode"`
 		}
-		if json.Unmarshal(raw, &obj) == nil {
-			for k, v := range obj {
-				s = k
-				if v.HTTPStatusCode != nil && *v.HTTPStatusCode == 429 {
-					return adapters.CodeRateLimit
-				}
-				if v.HTTPStatusCode != nil && (*v.HTTPStatusCode == 401 || *v.HTTPStatusCode == 403) {
-					return adapters.CodeAuth
-				}
+		_ = json.Unmarshal(raw, &obj)
+		for k, v := range obj {
+			if s = k; v.HTTPStatusCode != nil {
+				status = *v.HTTPStatusCode
 			}
 		}
 	}
-	switch s {
-	case "rateLimitExceeded", "usageLimitExceeded", "sessionBudgetExceeded":
-		return adapters.CodeRateLimit
-	case "unauthorized":
-		return adapters.CodeAuth
-	case "contextWindowExceeded":
-		return adapters.CodeContext
-	case "":
-		return adapters.CodeProvider
+	switch {
+	case status == 429, s == "rateLimitExceeded", s == "usageLimitExceeded", s == "sessionBudgetExceeded":
+		return adapters.CodeRateLimit, status
+	case status == 401, status == 403, s == "unauthorized":
+		return adapters.CodeAuth, status
+	case s == "contextWindowExceeded":
+		return adapters.CodeContext, status
 	}
-	return adapters.CodeProvider
+	return adapters.CodeProvider, status
 }

@@ -246,11 +246,15 @@ func retryable(err error) bool {
 func (c *client) retryNotice(err error, wait time.Duration, attempt int) adapters.Event {
 	code := adapters.CodeProvider
 	var he *httpError
-	if errors.As(err, &he) && he.status == http.StatusTooManyRequests {
+	status := 0
+	if errors.As(err, &he) {
+		status = he.status
+	}
+	if status == http.StatusTooManyRequests {
 		code = adapters.CodeRateLimit
 	}
 	msg := fmt.Sprintf("%s: %v; retrying in %s (retry %d of %d)", c.profile.Name, err, wait.Round(100*time.Millisecond), attempt+1, c.retry.Max)
-	return adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{Message: msg, Code: code}}
+	return adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{Message: msg, Code: code, Status: status}}
 }
 
 func (c *client) backoff(attempt int, err error) time.Duration {
@@ -328,7 +332,7 @@ func readHTTPError(resp *http.Response, now time.Time) error {
 		}
 	}
 	if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
-		return fmt.Errorf("%w (%v)", ErrAuth, he)
+		return fmt.Errorf("%w (%w)", ErrAuth, he)
 	}
 	return he
 }

@@ -294,10 +294,14 @@ func errorEvent(err error) adapters.Event {
 		code = adapters.CodeProtocol
 	}
 	var he *httpError
-	if errors.As(err, &he) && he.status == 429 {
+	status := 0
+	if errors.As(err, &he) {
+		status = he.status
+	}
+	if status == 429 {
 		code = adapters.CodeRateLimit
 	}
-	return adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{Message: err.Error(), Code: code, Fatal: true}}
+	return adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{Message: err.Error(), Code: code, Fatal: true, Status: status}}
 }
 
 func usageEvent(u *usage, window int) adapters.Event {

@@ -245,7 +245,7 @@ func (s *session) write(cmd map[string]any) error {
 	}
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
-	if _, err := s.proc.Stdin.Write(append(b, '\n')); err != nil {
+	if err := adapters.WriteLine(s.proc, "pi", b); err != nil {
 		return fmt.Errorf("send %v to pi: %w", cmd["type"], err)
 	}
 	return nil

@@ -185,7 +185,7 @@ func runRun(ctx context.Context, e *env, args []string) int {
 		fmt.Fprintf(e.stderr, named("hub run: %v\n"), err)
 		return runner.ExitUsage
 	}
-	o.Fallback = e.cfg.Agents[o.Agent].Fallback
+	o.Fallback, o.ProviderTimeout = e.cfg.Agents[o.Agent].Fallback, e.cfg.Fallback.ProviderTimeout.Duration
 	if *fallback != "" {
 		o.Fallback = nil
 		for _, n := range strings.Split(*fallback, ",") {

@@ -40,6 +40,29 @@ func TestParse_ACPSettings(t *testing.T) {
 	}
 }
 
+func TestParse_FallbackProviderTimeout(t *testing.T) {
+	tests := []struct {
+		name, toml string
+		want       time.Duration
+		wantErr    bool
+	}{
+		{name: "unset keeps hub's default", toml: ""},
+		{name: "set", toml: "[fallback]\nprovider_timeout = \"5s\"\n", want: 5 * time.Second},
+		{name: "bad duration", toml: "[fallback]\nprovider_timeout = \"soon\"\n", wantErr: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := Parse("config.toml", []byte(tc.toml))
+			if (err != nil) != tc.wantErr {
+				t.Fatalf("err = %v, want error %v", err, tc.wantErr)
+			}
+			if err == nil && (c.Fallback.ProviderTimeout.Duration != tc.want || len(c.Warnings) > 0) {
+				t.Fatalf("provider_timeout = %+v, warnings %v; want %v", c.Fallback.ProviderTimeout, c.Warnings, tc.want)
+			}
+		})
+	}
+}
+
 // One bad permission rule stops hub, naming file and rule; it never drops
 // the valid rules silently.
 func TestParse_BadPermissionRuleFailsClosed(t *testing.T) {

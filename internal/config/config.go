@@ -33,6 +33,7 @@ type Config struct {
 	Providers    map[string]ProviderConfig `toml:"providers"`
 	Permissions  PermissionsConfig         `toml:"permissions"`
 	ACP          ACPConfig                 `toml:"acp"`
+	Fallback     FallbackConfig            `toml:"fallback"`
 	// Transcripts writes every session's normalized Event stream as a
 	// JSONL transcript in the state dir, for audit.
 	Transcripts *bool `toml:"transcripts"`
@@ -63,6 +64,14 @@ type Config struct {
 	MaxTurnRequests int `toml:"-"`
 	// Warnings are non-fatal problems (unknown keys) worth a log line.
 	Warnings []string `toml:"-"`
+}
+
+// FallbackConfig is [fallback]: when the next agent of a fallback list
+// takes a turn over.
+type FallbackConfig struct {
+	// ProviderTimeout is how long a provider may keep failing (5xx,
+	// overloaded, rate-limited) through the agent's own retries ("30s").
+	ProviderTimeout Duration `toml:"provider_timeout"`
 }
 
 // ACPConfig tunes `hub acp`.
@@ -715,6 +724,9 @@ func (c *Config) mergeACP(f *Config) {
 	}
 	if f.ACP.MaxPromptMB > 0 {
 		c.ACP.MaxPromptMB = f.ACP.MaxPromptMB
+	}
+	if f.Fallback.ProviderTimeout.Set {
+		c.Fallback.ProviderTimeout = f.Fallback.ProviderTimeout
 	}
 }
 

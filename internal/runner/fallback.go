@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 
@@ -13,6 +14,8 @@ type Attempt struct {
 	Agent    string `json:"agent"`
 	ExitCode int    `json:"exitCode"`
 	Error    string `json:"error,omitempty"`
+	// Detail is the attempt's failure in more lines (a crash's stderr).
+	Detail string `json:"detail,omitempty"`
 	// Fallback says why the next agent was tried after this one.
 	Fallback string `json:"fallback,omitempty"`
 }
@@ -43,11 +46,11 @@ func runChain(ctx context.Context, o Options, out *output) Summary {
 		if i > 0 && loadTranscript(o.TranscriptDir, o.ResumeID) == nil {
 			oo.ResumeID, oo.Fork = "", false // another agent cannot resume the first one's session
 		}
-		r := &run{o: oo, start: o.Now(), out: out}
+		r := &run{o: oo, start: o.Now(), out: out, fallbackNext: i < len(chain)-1}
 		s = r.execute(ctx)
 		usage = conversation.AddUsage(usage, s.Usage)
-		reason := r.fallbackReason(s)
-		attempts = append(attempts, Attempt{Agent: agent, ExitCode: s.ExitCode, Error: s.Error})
+		reason := conversation.FallbackReason(agent, r.failureClass(s), len(r.digest.ToolCalls) > 0)
+		attempts = append(attempts, Attempt{Agent: agent, ExitCode: s.ExitCode, Error: s.Error, Detail: s.Detail})
 		if reason == "" || i == len(chain)-1 {
 			break
 		}
@@ -70,38 +73,21 @@ func runChain(ctx context.Context, o Options, out *output) Summary {
 	return s
 }
 
-// fallbackReason says why the next agent should take over: this one could
-// not do the work (not installed, not logged in, rate-limited past its
-// retries, crashed) and never started a tool call, which may have had
-// effects. "" means the run's outcome stands.
-func (r *run) fallbackReason(s Summary) string {
-	if len(r.digest.ToolCalls) > 0 {
-		return ""
-	}
-	name := r.o.Agent
+// failureClass is how the attempt failed, for conversation's fallback
+// rule; none when its outcome stands (done, interrupted, timed out,
+// refused, a usage error).
+func (r *run) failureClass(s Summary) conversation.Class {
 	switch s.ExitCode {
 	case ExitNotInstalled:
-		return name + " is not installed"
+		return conversation.ClassNotInstalled
 	case ExitNotAuthenticated:
-		return name + " is not logged in"
+		return conversation.ClassAuth
 	case ExitAgentError:
-	default:
-		return ""
+		return cmp.Or(conversation.Classify(r.failure), conversation.Classify(r.digest.Fatal), conversation.ClassifyStart(r.startErr))
 	}
-	for _, e := range []*adapters.ErrorInfo{r.failure, r.digest.Fatal} {
-		switch {
-		case e == nil:
-		case e.Code == adapters.CodeRateLimit:
-			return name + " is rate-limited"
-		case e.Code == adapters.CodeCrash:
-			return name + " crashed"
-		}
-	}
-	if r.startErr {
-		return name + " could not start"
-	}
-	return ""
+	return conversation.ClassNone
 }
+
 
 // fallback tells, on stderr and as a jsonl event, that the next agent
 // takes over.

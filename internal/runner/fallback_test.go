@@ -5,11 +5,19 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/rs/zerolog"
+
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/adapters/claude"
+	"github.com/hubdev/hub/adapters/openai"
+	"github.com/hubdev/hub/internal/config"
+	"github.com/hubdev/hub/internal/mockllm"
+	"github.com/hubdev/hub/internal/proc/proctest"
 )
 
 func crash(code adapters.ErrorCode) adapters.Event {
@@ -74,6 +82,80 @@ func TestRun_FallbackOnlyWhenTheAgentCouldNotWork(t *testing.T) {
 					checkFallbackLines(t, stdout.String(), tt.wantReason)
 				}
 			})
+		}
+	}
+}
+
+// The native loop's provider answering 500 (retried without end) or 401
+// hands the run over in bounded time, unless a tool call started.
+func TestRun_FallbackOnProviderFailures(t *testing.T) {
+	fail := func(status, n int) []mockllm.OpenAITurn {
+		turns := make([]mockllm.OpenAITurn, n)
+		for i := range turns {
+			turns[i] = mockllm.OpenAITurn{Status: status}
+		}
+		return turns
+	}
+	toolFirst := append([]mockllm.OpenAITurn{{ToolCalls: []mockllm.OpenAIToolCall{{Name: "read_file", Args: `{"path":"a.txt"}`}}}}, fail(500, 200)...)
+	tests := []struct {
+		name       string
+		turns      []mockllm.OpenAITurn
+		retries    int
+		wantAgent  string
+		wantReason string
+	}{
+		{"500 retried past the bound", fail(500, 200), 1000, "second", "first's provider is failing"},
+		{"401 at once", fail(401, 1), 1000, "second", "first is not logged in"},
+		{"500 after a tool call started", toolFirst, 0, "first", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := mockllm.NewOpenAIServer(tt.turns...)
+			defer srv.Close()
+			reg := adapters.NewRegistry()
+			reg.Register(openai.New(openai.Profile{Name: "first", BaseURL: srv.URL, Model: "mock-model", APIKey: "k", Stream: true},
+				openai.Options{MaxRetries: &tt.retries}))
+			reg.Register(&fakeAdapter{name: "second", script: steps(text("second answered"), done(adapters.StopEndTurn))})
+			var stdout, stderr bytes.Buffer
+			s := Run(context.Background(), Options{Registry: reg, Agent: "first", Fallback: []string{"second"}, Cwd: t.TempDir(),
+				ReadPrompt: func() (string, error) { return "fix the build", nil }, Approve: ApproveAll, Format: FormatText,
+				Stdout: &stdout, Stderr: &stderr, Now: fixedNow, Grace: 200 * time.Millisecond, StopAll: func() {},
+				SkillsUserDir: t.TempDir(), ProviderTimeout: time.Millisecond})
+			if s.Agent != tt.wantAgent {
+				t.Fatalf("agent %q exit %d, want %q\nstderr:\n%s", s.Agent, s.ExitCode, tt.wantAgent, stderr.String())
+			}
+			if tt.wantReason == "" {
+				if len(s.Attempts) != 1 || s.ExitCode != ExitAgentError {
+					t.Fatalf("fell back or succeeded: exit %d attempts %+v\nstderr:\n%s", s.ExitCode, s.Attempts, stderr.String())
+				}
+				return
+			}
+			if s.ExitCode != ExitOK || len(s.Attempts) != 2 || s.Attempts[0].Fallback != tt.wantReason {
+				t.Fatalf("exit %d attempts %+v\nstderr:\n%s", s.ExitCode, s.Attempts, stderr.String())
+			}
+		})
+	}
+}
+
+// A claude that exits at once, before or while hub writes the prompt
+// (a race: its stdin may be open, broken or known closed), is always a
+// crash told with its exit status and stderr, never "could not start"
+// nor a broken pipe.
+func TestRun_CrashAtStartIsACrashWithItsStatus(t *testing.T) {
+	exitStatus := regexp.MustCompile(`exit (?:code|status) 3\b`)
+	for i := range 20 {
+		reg := adapters.NewRegistry()
+		reg.Register(claude.New(config.AgentConfig{Command: proctest.Command("err:boom: bad config\n", "exit:3")}, zerolog.Nop()))
+		reg.Register(&fakeAdapter{name: "second", script: steps(text("second answered"), done(adapters.StopEndTurn))})
+		var stdout, stderr bytes.Buffer
+		s := Run(context.Background(), Options{Registry: reg, Agent: "claude", Fallback: []string{"second"}, Cwd: t.TempDir(),
+			ReadPrompt: func() (string, error) { return "fix the build", nil }, Approve: ApproveAll, Format: FormatText,
+			Stdout: &stdout, Stderr: &stderr, Now: fixedNow, Grace: 200 * time.Millisecond, StopAll: func() {}, SkillsUserDir: t.TempDir()})
+		if len(s.Attempts) != 2 || s.Attempts[0].Fallback != "claude crashed" {
+			t.Fatalf("run %d: attempts %+v\nstderr:\n%s", i, s.Attempts, stderr.String())
+		}
+		if a := s.Attempts[0]; !strings.Contains(a.Detail, "boom: bad config") || !exitStatus.MatchString(a.Error) {
+			t.Fatalf("run %d: the crash is told as %q, detail %q", i, a.Error, a.Detail)
 		}
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -48,9 +47,10 @@ type run struct {
 	perms     *permission.Service // rules, --allow-tool, the skills' allowed-tools
 	// from is the transcript of the session --resume names, if hub has it;
 	// the digest and promptText make this run's turn of the transcript.
-	startErr   bool // the agent failed to start
-	from       *transcript
-	promptText string
+	startErr     error // the agent failed to start, or to take the prompt
+	fallbackNext bool  // a next agent takes over if this one cannot work
+	from         *transcript
+	promptText   string
 
 	mu    sync.Mutex
 	cause cause // why the run stopped early
@@ -124,7 +124,8 @@ func (r *run) execute(ctx context.Context) Summary {
 	defer obs.Close()
 	r.out.turn(turnEvent{Type: "turn_start", Agent: a.Name()})
 	oc, err := conversation.RunTurn(runCtx, conversation.TurnSpec{Agent: a.Name(), Session: sess, Prompt: prompt,
-		Hooks: obs, Audit: audit, Emit: r.handle, Narrate: r.out.narration, Workspace: so.Cwd, Model: model, Digest: &r.digest})
+		Hooks: obs, Audit: audit, Emit: r.handle, Narrate: r.out.narration, Workspace: so.Cwd, Model: model, Digest: &r.digest,
+		Watch: r.fallbackNext, WatchBound: r.o.ProviderTimeout})
 	close(ended)
 	audit.Close()
 	r.out.turn(turnEvent{Type: "turn_end", Agent: a.Name(), StopReason: oc.Stop, Usage: r.digest.Usage})
@@ -179,12 +180,9 @@ type startResult struct {
 // startFailed reports an error before the turn began, on one line, with
 // the doctor command that explains a missing or logged-out agent.
 func (r *run) startFailed(err error) Summary {
-	r.startErr = true
+	r.startErr = err
 	code := classifyStartError(err)
 	msg := oneLine(err.Error())
-	if code == ExitAgentError && looksLikeAuth(msg) {
-		code = ExitNotAuthenticated
-	}
 	if code == ExitNotInstalled || code == ExitNotAuthenticated {
 		msg += fmt.Sprintf(" (run 'hub doctor --agent %s')", r.o.Agent)
 	}
@@ -352,7 +350,7 @@ func (r *run) finish(c cause) Summary {
 		code, err = ExitBudget, errors.New(r.budget.why)
 	case c == causeTimeout:
 		code, err = ExitTimeout, fmt.Errorf("timed out after %s%s", r.o.Timeout, r.lastError())
-	case f != nil && (f.Code == adapters.CodeAuth || looksLikeAuth(f.Message)):
+	case conversation.Classify(f) == conversation.ClassAuth:
 		code, err = ExitNotAuthenticated, fmt.Errorf("not authenticated: %s (run 'hub doctor --agent %s')", trimDetail(f.Message, f.Detail), r.o.Agent)
 	case f != nil && !f.Fatal:
 		// The agent refused the prompt with a "non-fatal" error and did
@@ -405,12 +403,6 @@ func oneLine(s string) string {
 	}
 	return strings.Join(parts, "; ")
 }
-
-// authPhrases are what agents say when they have no usable credentials;
-// adapters that do not tag such errors "auth" still exit 4 through them.
-var authPhrases = regexp.MustCompile(`(?i)not logged in|please run /login|\blog ?in required|not authenticated|unauthenticated|authentication (?:failed|error|required)|authentication_error|invalid[ _-](?:x-)?api[ _-]?key|incorrect api key|api key (?:is )?(?:missing|not (?:set|found|configured|valid))|no api key|missing api key|\b401\b|unauthorized`)
-
-func looksLikeAuth(msg string) bool { return authPhrases.MatchString(msg) }
 
 func (r *run) summary(code int, err error) Summary {
 	d := &r.digest

@@ -21,7 +21,6 @@ import (
 	"github.com/hubdev/hub/internal/hooks"
 	"github.com/hubdev/hub/internal/mask"
 	"github.com/hubdev/hub/internal/permission"
-	"github.com/hubdev/hub/internal/proc"
 )
 
 // Exit codes of `hub run`.
@@ -104,6 +103,10 @@ type Options struct {
 	// (not installed, not logged in, rate-limited, crashed) before any
 	// tool call started.
 	Fallback []string
+	// ProviderTimeout bounds how long a provider may keep failing through
+	// the agent's retries before the next agent takes over (0: the
+	// default, conversation.DefaultProviderTimeout).
+	ProviderTimeout time.Duration
 	// Fork continues a copy of ResumeID's session, leaving it as it was.
 	Fork bool
 	// Candidate names this run as one candidate of a best-of-N run: its
@@ -272,14 +275,16 @@ func classifyStartError(err error) int {
 	case errors.Is(err, ErrUsage), errors.Is(err, adapters.ErrUnknownAgent), errors.Is(err, adapters.ErrUnsupported),
 		errors.Is(err, adapters.ErrBadCwd):
 		return ExitUsage
-	case errors.Is(err, adapters.ErrNotInstalled), errors.Is(err, proc.ErrNotFound):
-		return ExitNotInstalled
-	case errors.Is(err, adapters.ErrNotAuthenticated):
-		return ExitNotAuthenticated
 	case errors.Is(err, context.DeadlineExceeded):
 		return ExitTimeout
 	case errors.Is(err, context.Canceled):
 		return ExitInterrupted
+	}
+	switch conversation.ClassifyStart(err) {
+	case conversation.ClassNotInstalled:
+		return ExitNotInstalled
+	case conversation.ClassAuth:
+		return ExitNotAuthenticated
 	}
 	return ExitAgentError
 }

@@ -1,0 +1,214 @@
+package conversation
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"sync"
+	"time"
+
+	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/proc"
+)
+
+// Class is why an agent could not do the work, as the fallback rule sees
+// it; ClassNone means the failure is the answer and stands.
+type Class string
+
+const (
+	ClassNone         Class = ""
+	ClassNotInstalled Class = "not_installed"
+	ClassStart        Class = "start" // the program is there but did not start
+	ClassAuth         Class = "auth"
+	ClassRateLimit    Class = "rate_limit" // rate limit or quota
+	ClassProvider     Class = "provider"   // 5xx or overloaded
+	ClassCrash        Class = "crash"
+)
+
+// DefaultProviderTimeout is how long a provider may keep failing, through
+// the agent's own retries, before the next agent takes the turn over.
+const DefaultProviderTimeout = 30 * time.Second
+
+// authPhrases are what agents say when they have no usable credentials;
+// agents that do not tag such errors "auth" are still recognised by them.
+var authPhrases = regexp.MustCompile(`(?i)not logged in|please run /login|\blog ?in required|not authenticated|unauthenticated|authentication (?:failed|error|required)|authentication_error|invalid[ _-](?:x-)?api[ _-]?key|incorrect api key|api key (?:is )?(?:missing|not (?:set|found|configured|valid))|no api key|missing api key|\b401\b|unauthorized`)
+
+// providerPhrases are what a failing model service answers (HTTP 5xx,
+// Anthropic's 529 "overloaded").
+var providerPhrases = regexp.MustCompile(`(?i)\bHTTP 5\d\d\b|\bstatus:? 5\d\d\b|\b5\d\d (?:Internal Server Error|Bad Gateway|Service Unavailable|Gateway Timeout)|internal server error|overloaded`)
+
+// LooksLikeAuth says msg is an agent saying it has no usable credentials.
+func LooksLikeAuth(msg string) bool { return authPhrases.MatchString(msg) }
+
+// Classify says what kind of failure e is, for every agent alike.
+func Classify(e *adapters.ErrorInfo) Class {
+	if e == nil {
+		return ClassNone
+	}
+	switch e.Code {
+	case adapters.CodeNotInstalled:
+		return ClassNotInstalled
+	case adapters.CodeUsage, adapters.CodeHook, adapters.CodeContext, adapters.CodeBudget:
+		return ClassNone
+	}
+	switch {
+	case e.Code == adapters.CodeAuth, e.Status == 401, e.Status == 403, LooksLikeAuth(e.Message):
+		return ClassAuth
+	case e.Code == adapters.CodeRateLimit, e.Status == 429:
+		return ClassRateLimit
+	case e.Status >= 500, providerPhrases.MatchString(e.Message):
+		return ClassProvider
+	case e.Code == adapters.CodeCrash:
+		return ClassCrash
+	case e.Code == adapters.CodeStart:
+		return ClassStart
+	}
+	return ClassNone
+}
+
+// ClassifyStart says what kind of failure err is, an agent that failed to
+// start or to take the prompt.
+func ClassifyStart(err error) Class {
+	var te *adapters.TurnError
+	switch {
+	case err == nil, errors.Is(err, adapters.ErrBadCwd), errors.Is(err, adapters.ErrUnsupported),
+		errors.Is(err, adapters.ErrUnknownAgent), errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return ClassNone
+	case errors.As(err, &te):
+		return Classify(&te.Info)
+	case errors.Is(err, adapters.ErrNotInstalled), errors.Is(err, proc.ErrNotFound):
+		return ClassNotInstalled
+	case errors.Is(err, adapters.ErrNotAuthenticated), LooksLikeAuth(err.Error()):
+		return ClassAuth
+	case errors.Is(err, adapters.ErrClosed):
+		return ClassCrash
+	}
+	return ClassStart
+}
+
+// FallbackReason is the rule every front end applies: the next agent takes
+// the turn over when this one could not do the work and no tool call of
+// the turn started (its effects may have happened). It says why, "" when
+// the failure stands.
+func FallbackReason(agent string, c Class, toolStarted bool) string {
+	if toolStarted {
+		return ""
+	}
+	switch c {
+	case ClassNotInstalled:
+		return agent + " is not installed"
+	case ClassStart:
+		return agent + " could not start"
+	case ClassAuth:
+		return agent + " is not logged in"
+	case ClassRateLimit:
+		return agent + " is rate-limited"
+	case ClassProvider:
+		return agent + "'s provider is failing"
+	case ClassCrash:
+		return agent + " crashed"
+	}
+	return ""
+}
+
+// Watch decides a turn's failure before the agent gives up on its own: an
+// auth refusal at the first retry, a provider that keeps failing once its
+// retries last past the bound. It then cancels the turn. A nil *Watch
+// watches nothing.
+type Watch struct {
+	bound  time.Duration
+	cancel func()
+
+	mu      sync.Mutex
+	timer   *time.Timer
+	last    *adapters.ErrorInfo // the latest retry notice
+	decided *adapters.ErrorInfo
+	off     bool // a tool call started: the turn is the agent's
+}
+
+// NewWatch watches a turn that cancel stops; bound 0 is the default.
+func NewWatch(bound time.Duration, cancel func()) *Watch {
+	if bound <= 0 {
+		bound = DefaultProviderTimeout
+	}
+	return &Watch{bound: bound, cancel: cancel}
+}
+
+// Observe sees one event of the turn.
+func (w *Watch) Observe(ev adapters.Event) {
+	if w == nil {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.decided != nil || w.off {
+		return
+	}
+	switch ev.Type {
+	case adapters.EventToolCall:
+		w.off = true
+		w.stopTimer()
+	case adapters.EventText, adapters.EventThought:
+		w.stopTimer() // the provider answers again
+	case adapters.EventError:
+		if ev.Error == nil || ev.Error.Fatal {
+			return
+		}
+		switch Classify(ev.Error) {
+		case ClassAuth:
+			msg := ev.Error.Message
+			if ev.Error.Status != 0 {
+				msg = fmt.Sprintf("the provider refused the credentials (HTTP %d)", ev.Error.Status)
+			}
+			w.decideLocked(*ev.Error, adapters.CodeAuth, msg)
+		case ClassProvider, ClassRateLimit:
+			e := *ev.Error
+			w.last = &e
+			if w.timer == nil {
+				w.timer = time.AfterFunc(w.bound, w.expire)
+			}
+		}
+	}
+}
+
+func (w *Watch) stopTimer() {
+	if w.timer != nil {
+		w.timer.Stop()
+		w.timer, w.last = nil, nil
+	}
+}
+
+func (w *Watch) expire() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.timer == nil || w.decided != nil || w.off {
+		return
+	}
+	code := adapters.CodeProvider
+	if Classify(w.last) == ClassRateLimit {
+		code = adapters.CodeRateLimit
+	}
+	w.decideLocked(*w.last, code, fmt.Sprintf("the provider kept failing for %s (last: %s)", w.bound, w.last.Message))
+}
+
+// decideLocked ends the turn as failed with e.
+func (w *Watch) decideLocked(e adapters.ErrorInfo, code adapters.ErrorCode, msg string) {
+	e.Code, e.Message, e.Fatal = code, msg, true
+	w.decided = &e
+	w.cancel()
+}
+
+// Stop ends the watch and returns the failure it decided, if any.
+func (w *Watch) Stop() *adapters.ErrorInfo {
+	if w == nil {
+		return nil
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.off = true
+	if w.timer != nil {
+		w.timer.Stop()
+	}
+	return w.decided
+}
