@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/conversation"
 )
 
 func crash(code adapters.ErrorCode) adapters.Event {
@@ -48,7 +49,7 @@ func TestRun_FallbackOnlyWhenTheAgentCouldNotWork(t *testing.T) {
 				reg.Register(second)
 				var stdout, stderr bytes.Buffer
 				s := Run(context.Background(), Options{Registry: reg, Agent: "first", Fallback: []string{"second"}, Cwd: t.TempDir(),
-					ReadPrompt: func() (string, error) { return "fix the build", nil }, Approve: ApproveAll, Format: format,
+					ReadPrompt: func() (string, error) { return "fix the build", nil }, Approve: conversation.ApproveAll, Format: format,
 					Stdout: &stdout, Stderr: &stderr, Now: fixedNow, Grace: 200 * time.Millisecond, StopAll: func() {}, SkillsUserDir: t.TempDir()})
 				if s.Agent != tt.wantAgent || s.ExitCode != tt.wantExit {
 					t.Fatalf("agent %q exit %d, want %q %d\nstderr:\n%s", s.Agent, s.ExitCode, tt.wantAgent, tt.wantExit, stderr.String())

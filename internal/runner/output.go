@@ -26,6 +26,9 @@ type envelope struct {
 	// Reason says what decided: "--approve read-only", "denied by
 	// permissions.rules[2]", "hard deny: …".
 	Reason string `json:"reason,omitempty"`
+	// By names what decided: "hard deny", "rule", "grant", "always",
+	// "hook", "skill", "--allow-tool", "--approve", "user", "hub".
+	By string `json:"by,omitempty"`
 	// TS is when hub wrote the line (RFC 3339, milliseconds, UTC); after
 	// the event's fields so every line starts {"v":1,"type":…
 	TS string `json:"ts"`
@@ -162,9 +165,9 @@ func (w *output) detail(d string) {
 }
 
 // decided writes a permission event with hub's decision and its reason.
-func (w *output) decided(ev adapters.Event, dec adapters.PermissionDecision, reason string) {
+func (w *output) decided(ev adapters.Event, dec adapters.PermissionDecision, reason, by string) {
 	if w.o.Format == FormatJSONL {
-		w.jsonl(envelope{V: EnvelopeVersion, TS: w.ts(), Candidate: w.o.Candidate, Event: ev, Decision: &dec, Reason: reason})
+		w.jsonl(envelope{V: EnvelopeVersion, TS: w.ts(), Candidate: w.o.Candidate, Event: ev, Decision: &dec, Reason: reason, By: by})
 		return
 	}
 	if ev.Permission != nil && reason != "" {

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/conversation"
 	"github.com/hubdev/hub/internal/hooks"
-	"github.com/hubdev/hub/internal/permission"
 	"github.com/hubdev/hub/internal/proc"
 	transcripts "github.com/hubdev/hub/internal/transcript"
 )
@@ -51,8 +51,7 @@ type run struct {
 	failure   *adapters.ErrorInfo // why the turn failed, if it did
 	stop      adapters.StopReason
 	resumable bool
-	cwd       string              // the session's, for the rules' paths
-	perms     *permission.Service // rules, --allow-tool, the skills' allowed-tools
+	cwd       string // the session's, for the transcript
 	// from is the transcript of the session --resume names, if hub has it;
 	// notes and promptText make this run's turn of the transcript.
 	startErr   bool // the agent failed to start
@@ -94,7 +93,7 @@ func (r *run) execute(ctx context.Context) Summary {
 		err := fmt.Errorf("%w: --max-cost: %s reports no cost and its model %q has no known price (internal/runner/prices.json)", ErrUsage, a.Name(), model)
 		return r.summary(classifyStartError(err), err)
 	}
-	if !caps.Permissions && r.o.Approve != ApproveAll && r.o.Ask == nil {
+	if !caps.Permissions && r.o.Approve != conversation.ApproveAll && r.o.Ask == nil {
 		r.warn("%s cannot ask for permission: its tools run without asking, whatever --approve %s says", a.Name(), r.o.Approve)
 	}
 	st := r.stopper(ctx)
@@ -319,28 +318,41 @@ func (r *run) stopCause() cause {
 	return r.cause
 }
 
-// permission answers a permission request, and shows it: through Ask when
-// set, else in hub's one evaluation order (the deny list, the configured
-// rules, --allow-tool and the skills' allowed-tools), and by --approve
-// where none of them speaks.
-func (r *run) permission(ctx context.Context, p *adapters.PermissionRequest) adapters.PermissionDecision {
-	var d adapters.PermissionDecision
-	var reason string
-	if r.o.Ask != nil {
-		d, reason = r.o.Ask(ctx, p), "the user rejected it"
-	} else {
-		d, reason = Decide(r.perms, r.o.Approve, r.cwd, p)
+// decided records a decision of the run's gate, as the agent's own (the
+// native loop's) are recorded from its stream.
+func (r *run) decided(ev adapters.Event) {
+	r.audit.Event(ev)
+	r.handle(ev)
+}
+
+// decision counts a refusal in denied[] and shows the decision as a
+// permission line, whatever took it.
+func (r *run) decision(ev adapters.Event) {
+	d := ev.Decision
+	if !d.Allowed {
+		r.denied = append(r.denied, Denial{ToolID: d.ToolID, Title: d.Title, Kind: d.Kind, Reason: d.Reason})
 	}
-	if !d.Allowed() {
-		r.denied = append(r.denied, Denial{ToolID: p.Tool.ID, Title: titleOf(p.Tool), Kind: p.Tool.Kind, Reason: reason})
+	p, answer := ev.Permission, adapters.PermissionDecision{Kind: adapters.RejectOnce}
+	if p == nil {
+		p = &adapters.PermissionRequest{Tool: adapters.ToolCall{ID: d.ToolID, Title: d.Title, Kind: d.Kind}}
 	}
-	r.out.decided(adapters.Event{Type: adapters.EventPermission, Permission: p}, d, reason)
-	return d
+	if d.Allowed {
+		answer.Kind = adapters.AllowOnce
+	}
+	if d.Answer != nil {
+		answer = *d.Answer
+	}
+	r.out.decided(adapters.Event{Type: adapters.EventPermission, Permission: p}, answer, d.Reason, d.By)
 }
 
 func (r *run) handle(ev adapters.Event) {
 	r.notes.note(ev)
 	switch ev.Type {
+	case adapters.EventDecision:
+		if ev.Decision != nil {
+			r.decision(ev)
+		}
+		return
 	case adapters.EventText:
 		newMsg := ev.MessageID != "" && ev.MessageID != r.lastMsgID
 		if (newMsg || r.final.Len() == 0) && r.answer.Len() > 0 && !strings.HasSuffix(r.answer.String(), "\n") {
@@ -483,9 +495,18 @@ func (r *run) finish(c cause) Summary {
 		r.budgetHit = "turns"
 		code, err = ExitBudget, fmt.Errorf("stopped at --max-turns %d before the agent finished", r.o.MaxTurns)
 	case len(r.denied) > 0:
-		code, err = ExitDenied, fmt.Errorf("%d permission request(s) denied by --approve %s", len(r.denied), r.o.Approve)
+		code, err = ExitDenied, fmt.Errorf("%d permission request(s) denied by %s", len(r.denied), r.deniedBy())
 	}
 	return r.summary(code, err)
+}
+
+// deniedBy names what refused: --approve, or the first refusal's reason
+// when something else did (a hard deny, a rule, a hook).
+func (r *run) deniedBy() string {
+	if why := r.denied[0].Reason; !strings.HasPrefix(why, "--approve") {
+		return "hub (" + why + ")"
+	}
+	return "--approve " + string(r.o.Approve)
 }
 
 // lastError names the agent's last error, if any, for an interrupted or
