@@ -15,7 +15,6 @@ const (
 	ByHub     = "hub"       // the request itself cannot be answered (options sharing an id)
 	ByUser    = "user"      // the editor's user, or the parent session's
 	ByApprove = "--approve" // hub run's and hub mcp's policy
-	ByHook    = "hook"      // a PreToolUse hook
 )
 
 // Question is a tool call the rules leave open, put to an Answerer.

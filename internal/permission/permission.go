@@ -100,6 +100,7 @@ const (
 	BySkill     = "skill"
 	ByAllowTool = "--allow-tool"
 	ByMustAsk   = "must ask"
+	ByHook      = "hook" // a PreToolUse hook (the native loop runs them)
 )
 
 // Checker is what the agent loop consults before each tool call.
