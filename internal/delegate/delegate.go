@@ -23,6 +23,7 @@ import (
 	"github.com/hubdev/hub/conversation"
 	"github.com/hubdev/hub/internal/config"
 	"github.com/hubdev/hub/internal/hooks"
+	"github.com/hubdev/hub/internal/permission"
 )
 
 // Errors a delegate can end in before any turn ran.
@@ -49,6 +50,8 @@ type Options struct {
 	// Approve answers what the rules leave open (default read-only).
 	Approve conversation.Approve
 	Rules   config.PermissionsConfig
+	// Grants keeps the durable grants the parent's user keeps (nil: none).
+	Grants *permission.Grants
 	// Cwd is the default working directory (default: the process's).
 	Cwd string
 	// Timeout bounds a turn that names none (default 10 minutes).
@@ -172,7 +175,7 @@ func (d *Delegator) Delegate(ctx context.Context, r Request, progress Progress) 
 		return Result{}, err
 	}
 	l := &live{agent: r.Agent, cwd: cmp.Or(r.Cwd, d.o.Cwd)}
-	gate, err := conversation.NewGate(conversation.GateOptions{Rules: d.o.Rules, Cwd: l.cwd, Agent: r.Agent,
+	gate, err := conversation.NewGate(conversation.GateOptions{Rules: d.o.Rules, Grants: d.o.Grants, Cwd: l.cwd, Agent: r.Agent,
 		Answerer: l.answerer(d.o), Emit: l.decided(d.o)})
 	if err != nil {
 		return Result{}, err
