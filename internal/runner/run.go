@@ -160,7 +160,7 @@ func (r *run) execute(ctx context.Context) Summary {
 	}
 	if err == nil || failed != nil {
 		r.stop = reason
-		r.out.event(adapters.Event{Type: adapters.EventDone, StopReason: reason}, nil)
+		r.out.event(adapters.Event{Type: adapters.EventDone, StopReason: reason})
 	}
 	if id := sess.ID(); id != "" && r.sessionID == "" {
 		r.sessionID = id
@@ -325,32 +325,15 @@ func (r *run) decided(ev adapters.Event) {
 	r.handle(ev)
 }
 
-// decision counts a refusal in denied[] and shows the decision as a
-// permission line, whatever took it.
-func (r *run) decision(ev adapters.Event) {
-	d := ev.Decision
-	if !d.Allowed {
-		r.denied = append(r.denied, Denial{ToolID: d.ToolID, Title: d.Title, Kind: d.Kind, Reason: d.Reason})
-	}
-	p, answer := ev.Permission, adapters.PermissionDecision{Kind: adapters.RejectOnce}
-	if p == nil {
-		p = &adapters.PermissionRequest{Tool: adapters.ToolCall{ID: d.ToolID, Title: d.Title, Kind: d.Kind}}
-	}
-	if d.Allowed {
-		answer.Kind = adapters.AllowOnce
-	}
-	if d.Answer != nil {
-		answer = *d.Answer
-	}
-	r.out.decided(adapters.Event{Type: adapters.EventPermission, Permission: p}, answer, d.Reason, d.By)
-}
-
 func (r *run) handle(ev adapters.Event) {
 	r.notes.note(ev)
 	switch ev.Type {
-	case adapters.EventDecision:
+	case adapters.EventDecision: // whatever took it: a refusal counts in denied[]
+		if d := ev.Decision; d != nil && !d.Allowed {
+			r.denied = append(r.denied, Denial{ToolID: d.ToolID, Title: d.Title, Kind: d.Kind, Reason: d.Reason})
+		}
 		if ev.Decision != nil {
-			r.decision(ev)
+			r.out.decided(ev)
 		}
 		return
 	case adapters.EventText:
@@ -401,7 +384,7 @@ func (r *run) handle(ev adapters.Event) {
 			}
 		}
 	}
-	r.out.event(ev, nil)
+	r.out.event(ev)
 }
 
 func titleOf(t adapters.ToolCall) string {
