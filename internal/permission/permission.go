@@ -103,13 +103,6 @@ const (
 	ByHook      = "hook" // a PreToolUse hook (the native loop runs them)
 )
 
-// Checker is what the agent loop consults before each tool call.
-type Checker interface {
-	Check(req Request) Verdict
-	// Remember records an answer; "always" kinds apply to later checks.
-	Remember(req Request, kind adapters.PermissionOptionKind)
-}
-
 // Rule is a parsed config rule.
 type Rule struct {
 	Tool     string
@@ -132,8 +125,6 @@ type Service struct {
 	always map[string]Decision
 	grants *GrantPolicy
 }
-
-var _ Checker = (*Service)(nil)
 
 // New builds a service from config rules. Invalid rules are an error.
 func New(cfg config.PermissionsConfig) (*Service, error) {
