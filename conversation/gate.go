@@ -57,9 +57,6 @@ func (f AnswerFunc) Answer(ctx context.Context, q Question) Reply { return f(ctx
 type GateOptions struct {
 	// Rules are the session's configured rules and grant settings.
 	Rules config.PermissionsConfig
-	// Extra are rules beyond the config's: --allow-tool, a skill's
-	// allowed-tools.
-	Extra []permission.Rule
 	// Grants keeps durable grants (nil, or a session grant scope: none).
 	Grants *permission.Grants
 	// Cwd is the session's root: relative paths' base, the grants' project.
@@ -86,7 +83,6 @@ func NewGate(o GateOptions) (*Gate, error) {
 	if err != nil {
 		return nil, err
 	}
-	rules.Add(o.Extra...)
 	if o.Grants != nil && o.Rules.GrantScope() != config.GrantsSession {
 		rules.UseGrants(permission.GrantPolicy{Store: o.Grants, Project: config.ProjectRoot(o.Cwd), Agent: o.Agent,
 			UserWide: o.Rules.GrantScope() == config.GrantsUser, Lifetime: o.Rules.GrantLifetime()})
@@ -160,11 +156,8 @@ func Allow(p *adapters.PermissionRequest) adapters.PermissionDecision {
 }
 
 // Reject answers p with its first "reject once" option, else "always";
-// never by an id two options share.
+// the gate refuses a request whose options share an id before.
 func Reject(p *adapters.PermissionRequest) adapters.PermissionDecision {
-	if permission.OptionsProblem(p.Options) != "" {
-		return adapters.PermissionDecision{Kind: adapters.RejectOnce}
-	}
 	return pick(p, adapters.RejectOnce, adapters.RejectAlways)
 }
 
