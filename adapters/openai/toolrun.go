@@ -93,7 +93,9 @@ func (s *Session) permitted(ctx context.Context, call adapters.ToolCall, req per
 		return "Permission denied (" + v.Reason + "). Do not retry this call; choose another approach or ask the user.", false
 	case permission.Ask:
 		d := s.ask(ctx, call, nil, out)
-		s.perm.Remember(req, d.Kind)
+		if s.rules.Permission == nil { // else the front end's gate keeps the session's one "always" memory
+			s.perm.Remember(req, d.Kind)
+		}
 		if !d.Allowed() {
 			fail(out, call.ID, "rejected by the user")
 			if d.Cancelled {
