@@ -259,6 +259,9 @@ type PermissionDecision struct {
 	OptionID  string               `json:"optionId,omitempty"`
 	Kind      PermissionOptionKind `json:"kind,omitempty"`
 	Cancelled bool                 `json:"cancelled,omitempty"`
+	// By and Reason say what decided and why, when hub's gate did (the
+	// native loop records them in its transcript).
+	By, Reason string `json:"-"`
 }
 
 // Allowed reports whether the decision lets the tool run.

@@ -108,6 +108,7 @@ func (g *Gate) Ask(ctx context.Context, p *adapters.PermissionRequest) adapters.
 func (g *Gate) AskAs(ctx context.Context, p *adapters.PermissionRequest, agent, cwd string) adapters.PermissionDecision {
 	r := g.decide(ctx, p, agent, cwd)
 	if !r.Decision.Cancelled {
+		r.Decision.By, r.Decision.Reason = r.By, r.Reason
 		g.emit(p, r)
 	}
 	return r.Decision

@@ -96,6 +96,9 @@ func (s *Session) permitted(ctx context.Context, call adapters.ToolCall, req per
 		if s.rules.Permission == nil { // else the front end's gate keeps the session's one "always" memory
 			s.perm.Remember(req, d.Kind)
 		}
+		if d.By != "" { // the gate's decision, which it reported itself
+			s.record(call, d.Allowed(), d.By, d.Reason)
+		}
 		if !d.Allowed() {
 			fail(out, call.ID, "rejected by the user")
 			if d.Cancelled {
@@ -110,12 +113,17 @@ func (s *Session) permitted(ctx context.Context, call adapters.ToolCall, req per
 // decided reports a decision the loop took itself (the front end's gate
 // reports those it answers), in the turn and the session's transcript.
 func (s *Session) decided(out *adapters.Turn, call adapters.ToolCall, v permission.Verdict) {
+	out.Emit(s.record(call, v.Decision == permission.Allow, v.By, v.Reason))
+}
+
+// record writes one decision in the session's transcript.
+func (s *Session) record(call adapters.ToolCall, allowed bool, by, reason string) adapters.Event {
 	ev := adapters.Event{Type: adapters.EventDecision, Decision: &adapters.Decision{ToolID: call.ID, Title: call.Title, Kind: call.Kind,
-		Allowed: v.Decision == permission.Allow, By: v.By, Reason: v.Reason}}
-	out.Emit(ev)
+		Allowed: allowed, By: by, Reason: reason}}
 	if s.tr != nil {
 		s.tr.Write(transcript.Record{Type: transcript.TypeEvent, Event: &ev})
 	}
+	return ev
 }
 
 // runMCPTool runs a tool of one of the session's MCP servers: asked like

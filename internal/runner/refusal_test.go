@@ -2,6 +2,7 @@ package runner
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"strings"
@@ -19,9 +20,12 @@ import (
 )
 
 // A tool call the native loop refuses itself (the hard deny list, a deny
-// rule, a PreToolUse hook) counts as a CLI agent's refusal does: exit 6,
+// rule, a PreToolUse hook), or that the run's gate refuses (--approve),
+// counts as a CLI agent's refusal does: exit 6,
 // the call in denied[] with its reason, a jsonl permission line naming
-// what decided, and the decision in the session's transcript; even under
+// what decided, and the decision in the session's transcript (the native
+// loop keeps its own, so the gate's decisions reach it with the answer);
+// the loop's own refusals hold even under
 // --approve all.
 func TestRun_NativeLoopRefusalIsADenial(t *testing.T) {
 	home := t.TempDir()
@@ -35,12 +39,14 @@ func TestRun_NativeLoopRefusalIsADenial(t *testing.T) {
 		name, command string
 		rules         config.PermissionsConfig
 		hooks         *hooks.Runner
+		approve       conversation.Approve
 		by, reason    string
 	}{
 		{name: "hard deny", command: "rm -rf ~", by: "hard deny", reason: "hard deny: "},
 		{name: "deny rule", command: "git push origin main", rules: config.PermissionsConfig{Rules: []config.PermissionRule{
 			{Tool: "bash", Command: "git push", Decision: "deny"}}}, by: "rule", reason: "denied by permissions.rules[0]"},
 		{name: "hook", command: "ls", hooks: deny, by: "hook", reason: "no listing here"},
+		{name: "--approve", command: "touch x", approve: conversation.ApproveNone, by: "--approve", reason: "--approve none"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -53,7 +59,7 @@ func TestRun_NativeLoopRefusalIsADenial(t *testing.T) {
 				openai.Options{MaxRetries: &retries, TranscriptDir: dir, Hooks: tt.hooks}))
 			var out, errb bytes.Buffer
 			s := Run(context.Background(), Options{Registry: reg, Agent: "openai", Cwd: t.TempDir(), Prompt: "go", Format: FormatJSONL,
-				Approve: conversation.ApproveAll, Rules: tt.rules, Stdout: &out, Stderr: &errb, Timeout: 20 * time.Second, Grace: 2 * time.Second,
+				Approve: cmp.Or(tt.approve, conversation.ApproveAll), Rules: tt.rules, Stdout: &out, Stderr: &errb, Timeout: 20 * time.Second, Grace: 2 * time.Second,
 				StopAll: func() {}, SkillsUserDir: t.TempDir()})
 			if s.ExitCode != ExitDenied || len(s.Denied) != 1 || !strings.Contains(s.Denied[0].Reason, tt.reason) {
 				t.Fatalf("exit %d, denied %+v, want exit 6 and one denial ~%q\n%s", s.ExitCode, s.Denied, tt.reason, errb.String())
