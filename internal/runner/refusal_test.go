@@ -20,13 +20,11 @@ import (
 )
 
 // A tool call the native loop refuses itself (the hard deny list, a deny
-// rule, a PreToolUse hook), or that the run's gate refuses (--approve),
-// counts as a CLI agent's refusal does: exit 6,
+// rule, a PreToolUse hook; even under --approve all), or that the run's
+// gate refuses (--approve), counts as a CLI agent's refusal does: exit 6,
 // the call in denied[] with its reason, a jsonl permission line naming
 // what decided, and the decision in the session's transcript (the native
-// loop keeps its own, so the gate's decisions reach it with the answer);
-// the loop's own refusals hold even under
-// --approve all.
+// loop keeps its own, so the gate's decisions reach it with the answer).
 func TestRun_NativeLoopRefusalIsADenial(t *testing.T) {
 	home := t.TempDir()
 	t.Setenv("HOME", home)
