@@ -44,6 +44,8 @@ func (ss *session) mapEvent(ev adapters.Event) []schema.SessionUpdate {
 		return ss.sessionInfo(ev.Session)
 	case adapters.EventCompaction:
 		return ss.compaction(ev.Compaction)
+	case adapters.EventDecision:
+		return ss.refusal(ev.Decision)
 	case adapters.EventError:
 		if ev.Error == nil {
 			return nil

@@ -37,10 +37,11 @@ const (
 
 // Options tune an Adapter beyond its profile; zero values are defaults.
 type Options struct {
-	// Permissions checks each tool call (default: permission.New with no rules).
-	Permissions func() permission.Checker
-	HTTPClient  *http.Client
-	Clock       Clock
+	// Rules judge each tool call of a session whose front end gives none
+	// (SessionOptions.Rules; default: none, the loop's defaults).
+	Rules      config.PermissionsConfig
+	HTTPClient *http.Client
+	Clock      Clock
 	// IdleTimeout ends a request when the provider sends nothing for this long.
 	IdleTimeout time.Duration
 	// MaxRetries overrides the retry count for 429/5xx/connection errors.
@@ -84,12 +85,6 @@ func New(p Profile, opts Options) *Adapter {
 	opts.IdleTimeout = cmp.Or(opts.IdleTimeout, DefaultIdleTimeout)
 	if opts.Now == nil {
 		opts.Now = time.Now
-	}
-	if opts.Permissions == nil {
-		opts.Permissions = func() permission.Checker {
-			s, _ := permission.New(config.PermissionsConfig{})
-			return s
-		}
 	}
 	return &Adapter{profile: p, opts: opts}
 }
@@ -230,13 +225,14 @@ func withConfigured(session, configured []adapters.MCPServer) []adapters.MCPServ
 }
 
 // checker is what judges the session's tool calls: the rules of the
-// session's own configuration when the front end gives them (a hub acp
-// session in another project), else those the adapter was registered with.
-func (a *Adapter) checker(opts adapters.SessionOptions) (permission.Checker, error) {
-	if opts.Rules == nil {
-		return a.opts.Permissions(), nil
+// session's own configuration when the front end gives them (every hub
+// front end does), else those the adapter was registered with.
+func (a *Adapter) checker(opts adapters.SessionOptions) (*permission.Service, error) {
+	rules := a.opts.Rules
+	if opts.Rules != nil {
+		rules = *opts.Rules
 	}
-	s, err := permission.New(*opts.Rules)
+	s, err := permission.New(rules)
 	if err != nil {
 		return nil, fmt.Errorf("the permission rules of %s: %w", opts.Cwd, err)
 	}

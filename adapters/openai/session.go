@@ -26,7 +26,7 @@ type Session struct {
 	id       string
 	cwd      string
 	env      *tools.Env
-	perm     permission.Checker
+	perm     *permission.Service
 	log      zerolog.Logger
 	client   *client
 	system   string

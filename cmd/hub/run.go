@@ -20,6 +20,7 @@ import (
 	"github.com/hubdev/hub/adapters/all"
 	"github.com/hubdev/hub/adapters/claude"
 	"github.com/hubdev/hub/adapters/openai"
+	"github.com/hubdev/hub/conversation"
 	"github.com/hubdev/hub/internal/compare"
 	"github.com/hubdev/hub/internal/config"
 	"github.com/hubdev/hub/internal/hooks"
@@ -177,7 +178,7 @@ func runRun(ctx context.Context, e *env, args []string) int {
 		}
 		o.Registry = all.Registry(cfg, e.log)
 	}
-	o.Prompt, o.Approve, o.Format = prompt, runner.Approve(approve), runner.Format(format)
+	o.Prompt, o.Approve, o.Format = prompt, conversation.Approve(approve), runner.Format(format)
 	o.Skills, o.Images, o.AllowTools, o.Rules = skillNames, images, allowTools, e.cfg.Permissions
 	o.TrustProject = e.trustProject
 	o.Grants = permission.OpenGrants(permission.GrantsFile(config.StateDir()), nil)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/conversation"
 )
 
 // hub run --resume ID with another agent briefs that agent on the run it
@@ -21,7 +22,7 @@ func TestRun_ResumeWithAnotherAgentBriefsIt(t *testing.T) {
 	first := &fakeAdapter{name: "first", sessID: "sess-a", caps: adapters.Capabilities{Resume: true},
 		script: steps(edit, text("Fixed the parser."), done(adapters.StopEndTurn))}
 	if s, _, errOut := runFake(t, context.Background(), first, func(o *Options) {
-		o.TranscriptDir, o.Prompt, o.Approve = dir, "the bug is in parser.go", ApproveAll
+		o.TranscriptDir, o.Prompt, o.Approve = dir, "the bug is in parser.go", conversation.ApproveAll
 	}); s.ExitCode != ExitOK {
 		t.Fatalf("first run: %d %s", s.ExitCode, errOut)
 	}
