@@ -143,6 +143,9 @@ func (p *Persona) set(key string, v *yaml.Node) error {
 		err = v.Decode(&p.Replace)
 	case "permissions":
 		p.Permissions, err = rules(v)
+		if slices.ContainsFunc(p.Permissions, func(r config.PermissionRule) bool { return strings.EqualFold(r.Decision, "allow") }) {
+			p.Notes = append(p.Notes, fmt.Sprintf("%s:%d: key permissions: allow rules are ignored: a persona only narrows your permissions", p.File, v.Line))
+		}
 	default:
 		var x any
 		_ = v.Decode(&x)

@@ -125,6 +125,8 @@ func (a *Adapter) Capabilities() adapters.Capabilities {
 		DelegateTool:    true,
 		Hooks:           true,
 		SystemPrompt:    true,
+		Modes:           nativeModes,
+		DefaultMode:     modeDefault,
 		Notes:           "native OpenAI-compatible loop at " + a.profile.BaseURL + "; MCP servers' tools offered as mcp__server__tool",
 	}
 	if a.profile.Model != "" {
@@ -167,6 +169,10 @@ func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adap
 	if err != nil {
 		return nil, err
 	}
+	ts, err := newToolset(opts)
+	if err != nil {
+		return nil, err
+	}
 	hk, err := a.hooksFor(opts)
 	if err != nil {
 		return nil, err
@@ -187,11 +193,11 @@ func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adap
 		id:     id,
 		cwd:    filepath.Clean(cwd),
 		env:    env,
-		perm:   perm,
+		perm:   gated{perm, ts},
 		log:    a.opts.Logger.With().Str("agent", p.Name).Logger(),
 		client: &client{profile: p, http: a.opts.HTTPClient, clock: a.opts.Clock, retry: retry, idle: a.opts.IdleTimeout, stream: p.Stream},
 	}
-	s.hooks, s.agent = hk, p.Name
+	s.hooks, s.agent, s.toolset = hk, p.Name, ts
 	s.rules = adapters.RulesOf(opts, s.interrupt, nil)
 	s.mcp = startMCP(ctx, withConfigured(opts.MCPServers, a.opts.MCPServers), s.log)
 	if opts.Delegate != nil {

@@ -1,0 +1,127 @@
+package openai
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"sync"
+
+	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/adapters/openai/tools"
+	"github.com/hubdev/hub/internal/permission"
+)
+
+// The native loop's modes: plan and read-only offer no tool that writes
+// or runs a command; plan turns the answer into the session's plan.
+const (
+	modeDefault  = "default"
+	modePlan     = "plan"
+	modeReadOnly = "read-only"
+)
+
+var nativeModes = []adapters.Option{
+	{ID: modeDefault, Name: "Default", Description: "every tool, asked as the permission rules say"},
+	{ID: modePlan, Name: "Plan", Description: "reads and searches only; the answer is a plan"},
+	{ID: modeReadOnly, Name: "Read-only", Description: "reads and searches only"},
+}
+
+var writeKinds = []string{string(adapters.KindEdit), string(adapters.KindDelete), string(adapters.KindMove), string(adapters.KindExecute)}
+
+// toolset is what a session offers: the front end's filter (a persona's
+// tools) narrowed by the mode, which may change between turns.
+type toolset struct {
+	mu     sync.Mutex
+	filter *adapters.ToolFilter
+	mode   string
+}
+
+func newToolset(opts adapters.SessionOptions) (*toolset, error) {
+	t := &toolset{filter: opts.Tools}
+	return t, t.setMode(opts.Mode)
+}
+
+func (t *toolset) setMode(mode string) error {
+	if t == nil {
+		return fmt.Errorf("mode %q: %w", mode, adapters.ErrUnsupported)
+	}
+	switch mode {
+	case "", modeDefault, modePlan, modeReadOnly:
+	default:
+		return fmt.Errorf("mode %q (the native loop has default, plan and read-only): %w", mode, adapters.ErrUnsupported)
+	}
+	t.mu.Lock()
+	t.mode = mode
+	t.mu.Unlock()
+	return nil
+}
+
+func (t *toolset) current() (*adapters.ToolFilter, string) {
+	if t == nil {
+		return nil, ""
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	f := t.filter
+	if t.mode == modePlan || t.mode == modeReadOnly {
+		n := adapters.ToolFilter{Deny: writeKinds}
+		if f != nil {
+			n.Allow, n.Deny = f.Allow, append(append([]string{}, f.Deny...), writeKinds...)
+		}
+		f = &n
+	}
+	return f, t.mode
+}
+
+// permits says whether the named tool may be offered and run.
+func (t *toolset) permits(name string) bool {
+	f, _ := t.current()
+	return f.Permits(name, tools.KindOf(name))
+}
+
+// offer keeps the definitions of the tools the session may use.
+func (t *toolset) offer(defs []toolDef) []toolDef {
+	out := make([]toolDef, 0, len(defs))
+	for _, d := range defs {
+		if t.permits(d.Function.Name) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// gated refuses a tool the session does not offer, however the model
+// came to call it, before the permission rules are consulted.
+type gated struct {
+	permission.Checker
+	tools *toolset
+}
+
+func (g gated) Check(req permission.Request) permission.Verdict {
+	if !g.tools.permits(req.Tool) {
+		_, mode := g.tools.current()
+		return permission.Verdict{Decision: permission.Deny, Reason: fmt.Sprintf("tool %s is not offered in this session (mode %q or the agent's tools)", req.Tool, mode)}
+	}
+	return g.Checker.Check(req)
+}
+
+// emitPlan, in plan mode, shows the final answer's list as the plan.
+func (t *toolset) emitPlan(text string, out *adapters.Turn) {
+	if _, mode := t.current(); mode == modePlan {
+		if plan := planOf(text); len(plan) > 0 {
+			out.Emit(adapters.Event{Type: adapters.EventPlan, Plan: plan})
+		}
+	}
+}
+
+var planItem = regexp.MustCompile(`^\s*(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?(.+)$`)
+
+// planOf reads a plan answer's list items as plan entries.
+func planOf(text string) []adapters.PlanEntry {
+	var out []adapters.PlanEntry
+	for _, line := range strings.Split(text, "\n") {
+		if m := planItem.FindStringSubmatch(line); m != nil {
+			out = append(out, adapters.PlanEntry{Content: strings.TrimSpace(m[1]), Priority: "medium", Status: "pending"})
+		}
+	}
+	return out
+}
