@@ -25,11 +25,27 @@ type Adapter struct {
 
 var _ adapters.Adapter = (*Adapter)(nil)
 
+var _ adapters.Persona = (*Adapter)(nil)
+
 // Name is the persona's name.
 func (a *Adapter) Name() string { return a.P.Name }
 
+// Description says when to use the persona.
+func (a *Adapter) Description() string { return a.P.Description }
+
+// BackendName is the agent the persona runs on.
+func (a *Adapter) BackendName() string {
+	if a.Backend == nil {
+		return a.P.Agent
+	}
+	return a.Backend.Name()
+}
+
 // Capabilities are the backend's, described as the persona.
 func (a *Adapter) Capabilities() adapters.Capabilities {
+	if a.Backend == nil {
+		return adapters.Capabilities{Notes: fmt.Sprintf("persona on %s, which is not an agent hub knows (%s)", a.P.Agent, a.P.File)}
+	}
 	c := a.Backend.Capabilities()
 	if a.P.Model != "" {
 		c.DefaultModel = a.P.Model
@@ -43,7 +59,14 @@ func (a *Adapter) Ready() error {
 	if !a.P.Trusted {
 		return fmt.Errorf("%w: %s", ErrUntrusted, a.P.Untrusted)
 	}
+	if a.Backend == nil {
+		return a.noBackend()
+	}
 	return adapters.Ready(a.Backend)
+}
+
+func (a *Adapter) noBackend() error {
+	return fmt.Errorf("%w %q: persona %s (%s) runs on it; fix its agent key (see 'hub agents')", adapters.ErrUnknownAgent, a.P.Agent, a.P.Name, a.P.File)
 }
 
 // Start opens a backend session fitted to the persona. An untrusted
@@ -51,6 +74,9 @@ func (a *Adapter) Ready() error {
 func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adapters.Session, error) {
 	if !a.P.Trusted {
 		return nil, fmt.Errorf("%w %s: %s: %w", ErrUntrusted, a.P.Name, a.P.Untrusted, adapters.ErrUnsupported)
+	}
+	if a.Backend == nil {
+		return nil, a.noBackend()
 	}
 	opts, warns := a.P.Apply(opts, a.Backend.Capabilities(), a.Backend.Name(), a.Rules)
 	s, err := a.Backend.Start(ctx, opts)
