@@ -138,6 +138,11 @@ func (p Persona) Apply(opts adapters.SessionOptions, caps adapters.Capabilities,
 	}
 	narrowed := p.Rules(base)
 	opts.Rules = &narrowed
-	opts.Permission = p.gate(opts.Permission, opts.Cwd)
+	opts.Permission = p.gate(p.titled(opts.Permission), opts.Cwd)
+	if text, ws := p.skillInstructions(opts.Cwd); text != "" || len(ws) > 0 {
+		opts.Instructions = strings.TrimSpace(opts.Instructions + "\n\n" + text)
+		warns = append(warns, ws...)
+	}
+	p.delegation(&opts)
 	return opts, warns
 }
