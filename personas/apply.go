@@ -29,6 +29,11 @@ var gated = []adapters.ToolKind{adapters.KindRead, adapters.KindSearch, adapters
 // writes are the kinds plan and read-only modes take away.
 var writes = []adapters.ToolKind{adapters.KindEdit, adapters.KindDelete, adapters.KindMove, adapters.KindExecute}
 
+// bypassModes are backend modes in which the agent runs its tools without
+// the permission requests hub's gate answers: a persona cannot choose
+// them (the user still can, in the editor or with --mode).
+var bypassModes = map[string]bool{"bypasspermissions": true, "dontask": true, "full-access": true, "yolo": true, "danger-full-access": true}
+
 // canonical is a tool entry as hub's filter names it: its kind when hub
 // knows the name, else the name.
 func canonical(tool string) string {
@@ -118,6 +123,8 @@ func (p Persona) Apply(opts adapters.SessionOptions, caps adapters.Capabilities,
 	}
 	if m := p.Mode; m != "" && m != ModeDefault {
 		switch {
+		case bypassModes[strings.ToLower(m)]:
+			warns = append(warns, fmt.Sprintf("persona %s: mode %s ignored: it would let %s skip hub's permission gate, and a persona only narrows", p.Name, m, backend))
 		case slices.ContainsFunc(caps.Modes, func(o adapters.Option) bool { return o.ID == m }):
 			opts.Mode = m
 		case m == ModePlan || m == ModeReadOnly:

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/config"
 )
 
 // capture is a backend that keeps the options it was started with.
@@ -27,6 +28,23 @@ func (c *capture) Start(_ context.Context, o adapters.SessionOptions) (adapters.
 
 func permReq(name string, kind adapters.ToolKind, input string) *adapters.PermissionRequest {
 	return adapters.NewPermissionRequest(adapters.ToolCall{ID: "1", Name: name, Title: name, Kind: kind, RawInput: json.RawMessage(input)}, nil)
+}
+
+// A persona's mode applies where the backend has it, except a mode that
+// would skip hub's gate: that one is refused with a warning.
+func TestApply_ModeNeverBypassesTheGate(t *testing.T) {
+	caps := adapters.Capabilities{Modes: []adapters.Option{{ID: "default"}, {ID: "plan"}, {ID: "bypassPermissions"}}}
+	for _, tc := range []struct{ mode, want, warn string }{
+		{"plan", "plan", ""},
+		{"bypassPermissions", "", "skip hub's permission gate"},
+		{"read-only", "", "refuses its writes"},
+	} {
+		p := Persona{Name: "p", Mode: tc.mode, Trusted: true}
+		got, warns := p.Apply(adapters.SessionOptions{}, caps, "claude", config.PermissionsConfig{})
+		if got.Mode != tc.want || (tc.warn == "") != (len(warns) == 0) || !strings.Contains(strings.Join(warns, " "), tc.warn) {
+			t.Errorf("mode %s: got %q, warnings %q", tc.mode, got.Mode, warns)
+		}
+	}
 }
 
 // On an agent that asks hub before its tools (a CLI, an ACP agent), the

@@ -29,6 +29,8 @@ func Check(a *Adapter) (problems []string, ok bool) {
 		caps := a.Backend.Capabilities()
 		has := slices.ContainsFunc(caps.Modes, func(o adapters.Option) bool { return o.ID == m })
 		switch {
+		case bypassModes[strings.ToLower(m)]:
+			problems = append(problems, fmt.Sprintf("mode %s is ignored: it would skip hub's permission gate, and a persona only narrows", m))
 		case has:
 		case m == ModePlan || m == ModeReadOnly:
 			problems = append(problems, fmt.Sprintf("mode %s: %s has no such mode; hub refuses its writes and commands instead", m, a.Backend.Name()))

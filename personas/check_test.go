@@ -38,7 +38,8 @@ func TestCheck_NamesWhatCannotRun(t *testing.T) {
 		{"no backend", Persona{Name: "a", Agent: "nope", Trusted: true}, nil, false, `"nope"`},
 		{"unknown tool", Persona{Name: "a", Trusted: true, Tools: []string{"Teleport"}}, fakeBackend{}, true, `"Teleport"`},
 		{"backend's own mode", Persona{Name: "a", Trusted: true, Mode: "acceptEdits"}, fakeBackend{modes: []string{"acceptEdits"}}, true, ""},
-		{"mode it lacks", Persona{Name: "a", Trusted: true, Mode: "yolo"}, fakeBackend{modes: []string{"default"}}, false, "modes are default"},
+		{"mode it lacks", Persona{Name: "a", Trusted: true, Mode: "turbo"}, fakeBackend{modes: []string{"default"}}, false, "modes are default"},
+		{"bypass mode", Persona{Name: "a", Trusted: true, Mode: "bypassPermissions"}, fakeBackend{modes: []string{"bypassPermissions"}}, true, "is ignored"},
 		{"plan where it lacks", Persona{Name: "a", Trusted: true, Mode: "plan"}, fakeBackend{}, true, "refuses its writes"},
 	}
 	for _, tt := range tests {

@@ -2,6 +2,8 @@ package all
 
 import (
 	"cmp"
+	"fmt"
+	"sync"
 
 	"github.com/rs/zerolog"
 
@@ -9,6 +11,16 @@ import (
 	"github.com/hubdev/hub/internal/config"
 	"github.com/hubdev/hub/personas"
 )
+
+// warned holds the persona warnings logged so far: a registry built again
+// in the same process (hub run --max-turns) does not repeat them.
+var warned sync.Map
+
+func warnOnce(log zerolog.Logger, msg string) {
+	if _, seen := warned.LoadOrStore(msg, true); !seen {
+		log.Warn().Msg(msg)
+	}
+}
 
 // registerPersonas registers every persona visible from the config's
 // directory after the agents, on its backend (the file's agent, else the
@@ -18,7 +30,7 @@ import (
 func registerPersonas(r *adapters.Registry, cfg *config.Config, log zerolog.Logger) {
 	list, warns := personas.Discover(personas.Dirs{Cwd: cfg.Cwd, TrustProject: cfg.TrustProject})
 	for _, w := range warns {
-		log.Warn().Msg(w.String())
+		warnOnce(log, w.String())
 	}
 	agents := map[string]bool{}
 	for _, n := range r.Names() {
@@ -26,11 +38,11 @@ func registerPersonas(r *adapters.Registry, cfg *config.Config, log zerolog.Logg
 	}
 	for _, p := range list {
 		if agents[p.Name] {
-			log.Warn().Msgf("%s: persona %q is not used: an agent has that name", p.File, p.Name)
+			warnOnce(log, fmt.Sprintf("%s: persona %q is not used: an agent has that name", p.File, p.Name))
 			continue
 		}
 		for _, n := range p.Notes {
-			log.Warn().Msg(n)
+			warnOnce(log, n)
 		}
 		p.Agent = cmp.Or(p.Agent, cfg.DefaultAgent, "claude")
 		a := &personas.Adapter{P: p, Rules: cfg.Permissions}
