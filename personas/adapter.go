@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/config"
@@ -112,27 +113,14 @@ func (p Persona) gate(next adapters.PermissionFunc, cwd string) adapters.Permiss
 type warned struct {
 	adapters.Session
 	warns []string
+	once  sync.Once
 }
 
 func (w *warned) Prompt(ctx context.Context, prompt []adapters.Content, emit func(adapters.Event)) (adapters.StopReason, error) {
-	for _, m := range w.warns {
-		emit(adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{Message: m, Code: adapters.CodeWarning}})
-	}
-	w.warns = nil
+	w.once.Do(func() {
+		for _, m := range w.warns {
+			emit(adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{Message: m, Code: adapters.CodeWarning}})
+		}
+	})
 	return w.Session.Prompt(ctx, prompt, emit)
-}
-
-// SetModel and SetMode pass on to the backend session where it has them.
-func (w *warned) SetModel(ctx context.Context, model string) error {
-	if c, ok := w.Session.(adapters.Configurable); ok {
-		return c.SetModel(ctx, model)
-	}
-	return adapters.ErrUnsupported
-}
-
-func (w *warned) SetMode(ctx context.Context, mode string) error {
-	if c, ok := w.Session.(adapters.Configurable); ok {
-		return c.SetMode(ctx, mode)
-	}
-	return adapters.ErrUnsupported
 }
