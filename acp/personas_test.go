@@ -1,6 +1,8 @@
 package acp
 
 import (
+	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -31,5 +33,13 @@ func TestAgentSelect_ListsPersonasAfterTheAgents(t *testing.T) {
 	}
 	if d := sel[2].Description; !strings.Contains(d, "Audits a change.") || strings.Contains(d, "More.") || !strings.Contains(d, "replay") {
 		t.Errorf("persona description %q, want its first line and its backend", d)
+	}
+	// Choosing it mid-session is an agent switch like any other.
+	var set schema.SetSessionConfigOptionResponse
+	c.must("session/set_config_option", schema.SetSessionConfigOptionRequest{SessionID: r.SessionID, ConfigID: "agent", Value: json.RawMessage(`"auditor"`)}, &set)
+	for _, o := range set.ConfigOptions {
+		if o.ID == "agent" && fmt.Sprint(o.CurrentValue) != "auditor" {
+			t.Errorf("agent after the switch = %v", o.CurrentValue)
+		}
 	}
 }
