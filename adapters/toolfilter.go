@@ -27,6 +27,15 @@ func (f *ToolFilter) Permits(name string, kind ToolKind) bool {
 	return (f.Allow == nil || hit(f.Allow)) && !hit(f.Deny)
 }
 
+// IsKind says whether s names a tool kind (any letter case).
+func IsKind(s string) bool {
+	switch ToolKind(strings.ToLower(s)) {
+	case KindRead, KindEdit, KindDelete, KindMove, KindSearch, KindExecute, KindThink, KindFetch, KindSwitchMode, KindOther:
+		return true
+	}
+	return false
+}
+
 // Writes says whether a tool that changes files or runs commands may be
 // used: an agent whose own sandbox decides (codex) goes read-only when not.
 func (f *ToolFilter) Writes() bool {

@@ -7,19 +7,8 @@ import (
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/config"
+	"github.com/hubdev/hub/internal/permission"
 )
-
-// toolKinds maps Claude Code's tool names and hub's native tool names to
-// the kinds hub's permission gate judges; a name not here is kept as it
-// is (an MCP tool, a kind).
-var toolKinds = map[string]adapters.ToolKind{
-	"read": adapters.KindRead, "read_file": adapters.KindRead, "notebookread": adapters.KindRead,
-	"edit": adapters.KindEdit, "write": adapters.KindEdit, "multiedit": adapters.KindEdit, "notebookedit": adapters.KindEdit,
-	"write_file": adapters.KindEdit, "edit_file": adapters.KindEdit,
-	"bash": adapters.KindExecute, "shell": adapters.KindExecute,
-	"grep": adapters.KindSearch, "glob": adapters.KindSearch, "ls": adapters.KindSearch,
-	"webfetch": adapters.KindFetch, "websearch": adapters.KindFetch,
-}
 
 // gated are the kinds the gate can refuse; a persona that lists none of a
 // kind's tools gets a deny rule for it.
@@ -37,7 +26,7 @@ var bypassModes = map[string]bool{"bypasspermissions": true, "dontask": true, "f
 // canonical is a tool entry as hub's filter names it: its kind when hub
 // knows the name, else the name.
 func canonical(tool string) string {
-	if k, ok := toolKinds[strings.ToLower(tool)]; ok {
+	if k, ok := permission.KindOfTool(tool); ok {
 		return string(k)
 	}
 	return strings.ToLower(tool)

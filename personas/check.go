@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/permission"
 )
 
 // Check is what 'hub doctor' says about a persona registered as a: whether
@@ -43,12 +44,7 @@ func Check(a *Adapter) (problems []string, ok bool) {
 
 func knownTool(t string) bool {
 	l := strings.ToLower(t)
-	if _, ok := toolKinds[l]; ok || strings.HasPrefix(l, "mcp__") || l == "delegate_agent" {
-		return true
-	}
-	switch adapters.ToolKind(l) {
-	case adapters.KindRead, adapters.KindEdit, adapters.KindDelete, adapters.KindMove, adapters.KindSearch,
-		adapters.KindExecute, adapters.KindThink, adapters.KindFetch, adapters.KindOther:
+	if _, ok := permission.KindOfTool(l); ok || adapters.IsKind(l) || strings.HasPrefix(l, "mcp__") || l == "delegate_agent" {
 		return true
 	}
 	// Claude's tools hub has no kind for: kept, never gated by kind.

@@ -32,18 +32,9 @@ func disallowedTools(f *adapters.ToolFilter) []string {
 		}
 	}
 	for _, d := range f.Deny { // a name of claude's own (an MCP tool) hub has no kind for
-		if !isKind(d) && !slices.ContainsFunc(out, func(s string) bool { return strings.EqualFold(s, d) }) {
+		if !adapters.IsKind(d) && !slices.ContainsFunc(out, func(s string) bool { return strings.EqualFold(s, d) }) {
 			out = append(out, d)
 		}
 	}
 	return out
-}
-
-func isKind(s string) bool {
-	switch adapters.ToolKind(strings.ToLower(s)) {
-	case adapters.KindRead, adapters.KindEdit, adapters.KindDelete, adapters.KindMove, adapters.KindSearch,
-		adapters.KindExecute, adapters.KindThink, adapters.KindFetch, adapters.KindSwitchMode, adapters.KindOther:
-		return true
-	}
-	return false
 }
