@@ -13,6 +13,7 @@ import (
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/adapters/claude"
+	"github.com/hubdev/hub/adapters/gemini"
 	"github.com/hubdev/hub/internal/config"
 	"github.com/hubdev/hub/internal/fixture"
 	"github.com/hubdev/hub/internal/mockllm"
@@ -56,6 +57,54 @@ func TestRunCodexPersona_PromptModelAndReadOnly(t *testing.T) {
 	}
 	if first.Model != "persona-model" {
 		t.Errorf("model = %q", first.Model)
+	}
+}
+
+// A persona on the real gemini (an ACP agent): its prompt reaches the
+// model request ahead of the user's, and a command it does not list is
+// refused by its gate without reaching the front end.
+func TestGeminiPersona_PromptAndRefusedTool(t *testing.T) {
+	bin := e2eCLI(t, "gemini", "gemini")
+	mock := mockllm.NewGeminiServer(geminiWriteTurn(), mockllm.GeminiTurn{Text: "Not written."})
+	defer mock.Close()
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	geminiSettings(t, home)
+	p, err := personas.Parse("reader.md", []byte("---\nname: reader\ndescription: Reads.\ntools: Read, Grep\n---\nYou are the gemini reader persona under test.\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Trusted = true
+	backend := gemini.New(config.AgentConfig{Command: config.Command{bin, "--acp", "--skip-trust", "-m", geminiModel}, Env: geminiEnv(mock)}, "e2e", zerolog.New(os.Stderr))
+	cwd := t.TempDir()
+	var asked []string
+	s, err := (&personas.Adapter{P: p, Backend: backend}).Start(context.Background(), adapters.SessionOptions{Cwd: cwd,
+		Permission: func(_ context.Context, req *adapters.PermissionRequest) adapters.PermissionDecision {
+			asked = append(asked, req.Tool.Title)
+			return adapters.PermissionDecision{OptionID: "allow_once", Kind: adapters.AllowOnce}
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ch, err := fixture.Prompt(context.Background(), s, adapters.TextPrompt("create the file"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range ch {
+	}
+	if _, err := os.Stat(filepath.Join(cwd, "created-by-tool.txt")); !os.IsNotExist(err) {
+		t.Errorf("the unlisted command ran (stat err %v)", err)
+	}
+	if len(asked) != 0 {
+		t.Errorf("the front end was asked %q", asked)
+	}
+	var seen bool
+	for _, r := range mock.ModelRequests() {
+		seen = seen || strings.Contains(string(r.Body), "gemini reader persona under test")
+	}
+	if !seen {
+		t.Error("no model request carried the persona's prompt")
 	}
 }
 
