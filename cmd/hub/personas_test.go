@@ -72,6 +72,21 @@ func TestRun_PersonaOnTheNativeLoop(t *testing.T) {
 	}
 }
 
+// --max-turns on a persona is its backend's budget.
+func TestRun_MaxTurnsPersona(t *testing.T) {
+	srv := mockllm.NewOpenAIServer(
+		mockllm.OpenAITurn{ToolCalls: []mockllm.OpenAIToolCall{{Name: "read_file", Args: `{"path":"a.txt"}`}}},
+		mockllm.OpenAITurn{Text: "done"})
+	defer srv.Close()
+	root := isolate(t)
+	addUserConfig(t, root, fmt.Sprintf("[providers.mock]\nbase_url = %q\nmodel = \"m\"\n", srv.URL))
+	writeFile(t, filepath.Join(root, "xdg_config_home", "hub", "agents", "r.md"), "---\nname: r\ndescription: d\nagent: mock\n---\nx\n")
+	code, out, errOut := hub(t, nil, "run", "--agent", "r", "--max-turns", "1", "--format", "jsonl", "--cwd", t.TempDir(), "hi")
+	if code != 7 || len(srv.Requests()) != 1 {
+		t.Fatalf("exit %d, %d requests\nstdout %s\nstderr %s", code, len(srv.Requests()), out, errOut)
+	}
+}
+
 // An untrusted project's persona never runs: hub run refuses it with the
 // reason, and the model is never asked; 'hub trust' lets it run.
 func TestRun_UntrustedProjectPersonaNeverRuns(t *testing.T) {
