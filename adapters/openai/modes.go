@@ -104,6 +104,29 @@ func (g gated) Check(req permission.Request) permission.Verdict {
 	return g.Checker.Check(req)
 }
 
+// modeNotes tell the model what its mode allows, after the system prompt.
+var modeNotes = map[string]string{
+	modePlan: "You are in plan mode: read and search only, change nothing. " +
+		"End your answer with the plan as a numbered list of steps, one line each.",
+	modeReadOnly: "You are in read-only mode: read and search only; you cannot change files or run commands.",
+}
+
+// noted is history with the mode's note added to the system message,
+// for one request; the history itself is left as it is.
+func (t *toolset) noted(history []message) []message {
+	_, mode := t.current()
+	note := modeNotes[mode]
+	if note == "" || len(history) == 0 || history[0].Role != "system" {
+		return history
+	}
+	text, ok := history[0].Content.(string)
+	if !ok {
+		return history
+	}
+	out := append([]message{{Role: "system", Content: text + "\n\n" + note}}, history[1:]...)
+	return out
+}
+
 // emitPlan, in plan mode, shows the final answer's list as the plan.
 func (t *toolset) emitPlan(text string, out *adapters.Turn) {
 	if _, mode := t.current(); mode == modePlan {

@@ -35,6 +35,9 @@ func TestSession_PlanAndReadOnlyModes(t *testing.T) {
 	if got := offeredNames(reqs[0]); got != "read_file,grep,glob" {
 		t.Errorf("plan mode offered %s", got)
 	}
+	if sys := mockllm.MessageText(reqs[0].Messages[0]); !strings.Contains(sys, "plan mode") {
+		t.Errorf("the system message does not tell the model its mode: %q", sys)
+	}
 	var plan []adapters.PlanEntry
 	for _, e := range evs {
 		if e.Type == adapters.EventPlan {

@@ -195,7 +195,7 @@ func (s *Session) run(ctx context.Context, prompt []adapters.Content, out *adapt
 		}
 		s.maybeCompact(ctx, out)
 		msgID := fmt.Sprintf("%s-%d-%d", s.id, s.turns, n)
-		r, err := s.client.complete(ctx, s.request(s.history, true), func(e adapters.Event) {
+		r, err := s.client.complete(ctx, s.request(s.toolset.noted(s.history), true), func(e adapters.Event) {
 			e.MessageID = msgID
 			out.Emit(e)
 		})
