@@ -35,7 +35,7 @@ var layers = []layer{
 		"internal/logging", "internal/jsonrpc", "internal/fspath", "internal/fileuri", "internal/mask",
 		"internal/handover", "internal/release", "internal/testlog", "internal/mockllm", "acp/schema"}},
 	{"the seam", false, []string{"adapters"}},
-	{"agent-level services", true, []string{"internal/permission", "internal/hooks", "internal/transcript", "skills", "adapters/agentspec"}},
+	{"agent-level services", true, []string{"internal/permission", "internal/hooks", "internal/transcript", "skills", "personas", "adapters/agentspec"}},
 	{"agent implementations", true, []string{"adapters/acpclient", "adapters/claude", "adapters/codex", "adapters/gemini",
 		"adapters/openai", "adapters/pi", "adapters/qoder", "adapters/replay", "adapters/catalog", "adapters/all", "internal/fixture"}},
 	{"conversation", true, []string{"conversation"}},

@@ -52,6 +52,7 @@ func Registry(cfg *config.Config, log zerolog.Logger) *adapters.Registry {
 	registerCatalog(r, cfg, log)
 	registerConfigACP(r, cfg, log)
 	registerReplay(r, cfg)
+	registerPersonas(r, cfg, log)
 	return r
 }
 

@@ -120,6 +120,8 @@ func (a *Adapter) Capabilities() adapters.Capabilities {
 		DelegateTool:    true,
 		Hooks:           true,
 		SystemPrompt:    true,
+		Modes:           nativeModes,
+		DefaultMode:     modeDefault,
 		Notes:           "native OpenAI-compatible loop at " + a.profile.BaseURL + "; MCP servers' tools offered as mcp__server__tool",
 	}
 	if a.profile.Model != "" {
@@ -162,6 +164,10 @@ func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adap
 	if err != nil {
 		return nil, err
 	}
+	ts, err := newToolset(opts)
+	if err != nil {
+		return nil, err
+	}
 	hk, err := a.hooksFor(opts)
 	if err != nil {
 		return nil, err
@@ -186,7 +192,7 @@ func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adap
 		log:    a.opts.Logger.With().Str("agent", p.Name).Logger(),
 		client: &client{profile: p, http: a.opts.HTTPClient, clock: a.opts.Clock, retry: retry, idle: a.opts.IdleTimeout, stream: p.Stream},
 	}
-	s.hooks, s.agent = hk, p.Name
+	s.hooks, s.agent, s.toolset = hk, p.Name, ts
 	s.rules = adapters.RulesOf(opts, s.interrupt, nil)
 	s.mcp = startMCP(ctx, withConfigured(opts.MCPServers, a.opts.MCPServers), s.log)
 	if opts.Delegate != nil {

@@ -69,7 +69,7 @@ func (s *Session) runTool(ctx context.Context, tc toolCall, out *adapters.Turn) 
 // be asked; nothing lifts a deny of the permission service (the hard deny
 // list, deny rules), nor a must-ask (a secret read: the user is asked).
 func (s *Session) permitted(ctx context.Context, call adapters.ToolCall, req permission.Request, out *adapters.Turn) (msg string, ok bool) {
-	v := s.perm.Check(req)
+	v := s.check(req)
 	if v.Decision != permission.Deny {
 		switch h := s.preToolUse(ctx, call, req.Kind, out); h.Decision {
 		case hooks.Deny:

@@ -28,6 +28,7 @@ import (
 	"github.com/hubdev/hub/internal/runner"
 	"github.com/hubdev/hub/internal/safefile"
 	"github.com/hubdev/hub/internal/sandbox"
+	"github.com/hubdev/hub/personas"
 )
 
 const runHelp = `Usage: hub run --agent NAME [flags] PROMPT
@@ -233,6 +234,9 @@ func withMaxTurns(cfg *config.Config, reg *adapters.Registry, n int, agents []st
 		a, err := reg.Get(name)
 		if err != nil {
 			continue // the run reports an unknown agent
+		}
+		if p, ok := a.(*personas.Adapter); ok && p.Backend != nil { // the budget is its backend's
+			a, name = p.Backend, p.BackendName()
 		}
 		switch a.(type) {
 		case *openai.Adapter:

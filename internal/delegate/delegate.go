@@ -145,6 +145,10 @@ func New(o Options) *Delegator {
 type AgentInfo struct {
 	Name         string                `json:"name"`
 	Capabilities adapters.Capabilities `json:"capabilities"`
+	// Description and Backend are a persona's: when to use it, and the
+	// agent it runs on.
+	Description string `json:"description,omitempty"`
+	Backend     string `json:"backend,omitempty"`
 }
 
 // Agents are the agents that can run here, with their capabilities.
@@ -155,7 +159,8 @@ func (d *Delegator) Agents() []AgentInfo {
 		if err != nil || adapters.Ready(a) != nil {
 			continue
 		}
-		out = append(out, AgentInfo{Name: n, Capabilities: a.Capabilities()})
+		desc, backend, _ := adapters.Describe(a)
+		out = append(out, AgentInfo{Name: n, Capabilities: a.Capabilities(), Description: desc, Backend: backend})
 	}
 	return out
 }

@@ -427,9 +427,18 @@ var toolKinds = map[string]adapters.ToolKind{
 	"bash": adapters.KindExecute, "shell": adapters.KindExecute, "exec": adapters.KindExecute, "execute": adapters.KindExecute,
 	"run_command": adapters.KindExecute, "exec_command": adapters.KindExecute,
 	"edit": adapters.KindEdit, "write": adapters.KindEdit, "write_file": adapters.KindEdit, "multiedit": adapters.KindEdit,
-	"str_replace": adapters.KindEdit, "apply_patch": adapters.KindEdit,
-	"read": adapters.KindRead, "read_file": adapters.KindRead, "grep": adapters.KindSearch, "glob": adapters.KindSearch,
-	"webfetch": adapters.KindFetch, "fetch": adapters.KindFetch,
+	"str_replace": adapters.KindEdit, "apply_patch": adapters.KindEdit, "edit_file": adapters.KindEdit, "notebookedit": adapters.KindEdit,
+	"read": adapters.KindRead, "read_file": adapters.KindRead, "notebookread": adapters.KindRead,
+	"grep": adapters.KindSearch, "glob": adapters.KindSearch, "ls": adapters.KindSearch,
+	"webfetch": adapters.KindFetch, "websearch": adapters.KindFetch, "fetch": adapters.KindFetch,
+}
+
+// KindOfTool is the kind a tool name stands for in rules (Claude's names,
+// the native loop's, codex's, the kinds themselves); ok is false for a
+// name hub has no kind for (an MCP tool).
+func KindOfTool(name string) (kind adapters.ToolKind, ok bool) {
+	kind, ok = toolKinds[strings.ToLower(name)]
+	return kind, ok
 }
 
 func toolMatches(tool string, req Request) bool {
