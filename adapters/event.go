@@ -279,9 +279,19 @@ func (d PermissionDecision) Allowed() bool {
 type PermissionRequest struct {
 	Tool    ToolCall           `json:"tool"`
 	Options []PermissionOption `json:"options"`
+	// Refusal, when set, is a refusal decided before the session's gate
+	// (a persona's own deny rules): the gate refuses the request and
+	// reports it as its decision. It can only narrow.
+	Refusal *Refusal `json:"refusal,omitempty"`
 
 	once     sync.Once
 	decision chan PermissionDecision
+}
+
+// Refusal is who refused a request before the gate, and why.
+type Refusal struct {
+	By     string `json:"by"`
+	Reason string `json:"reason"`
 }
 
 // NewPermissionRequest builds a request whose decision can be awaited.

@@ -121,6 +121,9 @@ func (g *Gate) decide(ctx context.Context, p *adapters.PermissionRequest, agent,
 	if why := permission.OptionsProblem(p.Options); why != "" {
 		return Reply{Decision: adapters.PermissionDecision{Kind: adapters.RejectOnce}, By: ByHub, Reason: why}
 	}
+	if f := p.Refusal; f != nil {
+		return Reply{Decision: Reject(p), By: f.By, Reason: f.Reason}
+	}
 	req := permission.RequestOf(p.Tool, cwd)
 	req.Agent = agent
 	v, decided := g.rules.Decide(req)

@@ -38,10 +38,14 @@ func newGateRun(t *testing.T, o GateOptions, answer Answerer) *gateRun {
 
 // ask asks once and checks that exactly one decision event says what the
 // gate answered.
-func (r *gateRun) ask(t *testing.T, tool adapters.ToolCall, opts []adapters.PermissionOption) (adapters.PermissionDecision, *adapters.Decision) {
+func (r *gateRun) ask(t *testing.T, tool adapters.ToolCall, opts []adapters.PermissionOption, refusal ...*adapters.Refusal) (adapters.PermissionDecision, *adapters.Decision) {
 	t.Helper()
 	before := len(r.events)
-	d := r.gate.Ask(context.Background(), adapters.NewPermissionRequest(tool, opts))
+	req := adapters.NewPermissionRequest(tool, opts)
+	if len(refusal) > 0 {
+		req.Refusal = refusal[0]
+	}
+	d := r.gate.Ask(context.Background(), req)
 	if len(r.events) != before+1 {
 		t.Fatalf("%d decision events, want 1", len(r.events)-before)
 	}
@@ -89,6 +93,7 @@ func TestGate_EachDeciderDecidesOnce(t *testing.T) {
 		allowed bool
 		by      string
 		asked   bool
+		refusal *adapters.Refusal // decided before the gate (a persona's deny rules)
 	}{
 		{name: "hard deny beats --approve all", answer: ApproveAll, tool: command("rm -rf ~"), by: permission.ByHardDeny},
 		{name: "argv rm -rf ~", answer: ApproveAll, tool: toolCall(adapters.KindExecute, `{"command":["bash","-lc","rm -rf ~"]}`), by: permission.ByHardDeny},
@@ -107,6 +112,8 @@ func TestGate_EachDeciderDecidesOnce(t *testing.T) {
 		{name: "plain read under read-only", answer: ApproveReadOnly, tool: toolCall(adapters.KindRead, `{}`, filepath.Join(cwd, "a.go")), allowed: true, by: ByApprove, asked: true},
 		{name: "env template under read-only", answer: ApproveReadOnly, tool: toolCall(adapters.KindRead, `{}`, filepath.Join(cwd, ".env.example")), allowed: true, by: ByApprove, asked: true},
 		{name: "duplicate option ids", answer: ApproveAll, tool: command("ls"), opts: dup, by: ByHub},
+		{name: "a persona's refusal beats an allow rule", rules: rules, answer: ApproveAll, tool: command("make test"),
+			refusal: &adapters.Refusal{By: "persona reviewer", Reason: "reviewer does not list Bash"}, by: "persona reviewer"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -118,7 +125,7 @@ func TestGate_EachDeciderDecidesOnce(t *testing.T) {
 				}
 				r.gate.Rules().Add(rule)
 			}
-			d, ev := r.ask(t, tt.tool, tt.opts)
+			d, ev := r.ask(t, tt.tool, tt.opts, tt.refusal)
 			if d.Allowed() != tt.allowed || ev.By != tt.by || (r.asked > 0) != tt.asked {
 				t.Fatalf("allowed %v by %q (%s), asked %d; want %v by %q, asked %v", d.Allowed(), ev.By, ev.Reason, r.asked, tt.allowed, tt.by, tt.asked)
 			}

@@ -87,8 +87,8 @@ func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adap
 	return &warned{Session: s, warns: warns}, nil
 }
 
-// gate refuses, before the front end is asked, what the persona's own
-// rules deny; the rest goes to next.
+// gate marks what the persona's own rules deny as refused, for the
+// session's gate to refuse and report; the rest goes to next as it is.
 func (p Persona) gate(next adapters.PermissionFunc, cwd string) adapters.PermissionFunc {
 	if next == nil {
 		return nil
@@ -99,10 +99,7 @@ func (p Persona) gate(next adapters.PermissionFunc, cwd string) adapters.Permiss
 	}
 	return func(ctx context.Context, req *adapters.PermissionRequest) adapters.PermissionDecision {
 		if v, ok := own.Decide(permission.RequestOf(req.Tool, cwd)); ok && v.Decision == permission.Deny && !v.Hard {
-			if o, ok := req.OptionFor(adapters.RejectOnce); ok {
-				return adapters.PermissionDecision{OptionID: o.ID, Kind: o.Kind}
-			}
-			return adapters.PermissionDecision{Cancelled: true}
+			req.Refusal = &adapters.Refusal{By: "persona " + p.Name, Reason: v.Reason}
 		}
 		return next(ctx, req)
 	}

@@ -76,6 +76,9 @@ func TestApply_GateInstructionsAndDelegates(t *testing.T) {
 	var delegated []string
 	opts := adapters.SessionOptions{Cwd: cwd, Instructions: "front end's",
 		Permission: func(_ context.Context, req *adapters.PermissionRequest) adapters.PermissionDecision {
+			if req.Refusal != nil { // as the session's gate does (conversation.Gate)
+				return adapters.PermissionDecision{OptionID: "reject_once", Kind: adapters.RejectOnce}
+			}
 			asked = append(asked, req.Tool.Title)
 			return adapters.PermissionDecision{OptionID: "allow_once", Kind: adapters.AllowOnce}
 		},
