@@ -41,7 +41,7 @@ var layers = []layer{
 	{"conversation", true, []string{"conversation"}},
 	{"front ends", false, []string{"acp", "internal/runner", "internal/delegate", "internal/compare", "detect"}},
 	// Programs and the tests of the whole binary: nothing imports them.
-	{"commands", true, []string{"cmd/hub", "scripts", "bench", "e2e"}},
+	{"commands", true, []string{"cmd/hub", "scripts", "bench", "e2e", "scenarios"}},
 }
 
 // testSupport may be imported by any package's tests, and by no other code.
