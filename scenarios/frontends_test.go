@@ -26,8 +26,9 @@ import (
 )
 
 // world is what one scenario runs in: a git repository with a committed
-// README, the native loop "first" on a mock model (its transcripts in
-// records) and the fake agent "second", which answers "second answered".
+// README, the agent "first" (the native loop on the row's mock model, its
+// transcripts in records, or the row's fake CLI agent) and the fake agent
+// "second", which answers "second answered".
 type world struct {
 	cwd     string
 	reg     *adapters.Registry
@@ -39,12 +40,17 @@ const prompt = "do the task"
 func newWorld(t *testing.T, sc scenario, retries int) world {
 	t.Helper()
 	w := world{cwd: gitRepo(t), reg: adapters.NewRegistry(), records: t.TempDir()}
-	srv := mockllm.NewOpenAIServer(sc.model...)
-	t.Cleanup(srv.Close)
-	w.reg.Register(openai.New(openai.Profile{Name: "first", BaseURL: srv.URL, Model: "mock-model", APIKey: "k", Stream: true},
-		openai.Options{MaxRetries: &retries, TranscriptDir: w.records, IdleTimeout: 10 * time.Second}))
-	w.reg.Register(&fake{name: "second", events: []adapters.Event{{Type: adapters.EventText, Text: "second answered"},
-		{Type: adapters.EventDone, StopReason: adapters.StopEndTurn}}})
+	if sc.cli != nil {
+		c := *sc.cli
+		c.name = "first"
+		w.reg.Register(&c)
+	} else {
+		srv := mockllm.NewOpenAIServer(sc.model...)
+		t.Cleanup(srv.Close)
+		w.reg.Register(openai.New(openai.Profile{Name: "first", BaseURL: srv.URL, Model: "mock-model", APIKey: "k", Stream: true},
+			openai.Options{MaxRetries: &retries, TranscriptDir: w.records, IdleTimeout: 10 * time.Second}))
+	}
+	w.reg.Register(&fake{name: "second", text: "second answered"})
 	return w
 }
 
@@ -85,6 +91,8 @@ type outcome struct {
 	AgentSession string
 	// Exit is the exit code, -1 for a front end that has none.
 	Exit int
+	// Text is the agent's text the front end gave out.
+	Text string
 }
 
 // frontEnd runs one turn of prompt on agent "first" in w and says what
@@ -111,7 +119,7 @@ func acpTurn(t *testing.T, w world) outcome {
 	sid := e.open(w.cwd)
 	r, err := e.prompt(sid, prompt)
 	text := e.text()
-	o := outcome{Stop: r.StopReason, Answered: "first", Exit: -1}
+	o := outcome{Stop: r.StopReason, Answered: "first", Exit: -1, Text: text}
 	if err != nil {
 		o.Failure = failureOf(err.Error())
 	}
@@ -142,7 +150,7 @@ func runTurn(t *testing.T, w world) outcome {
 }
 
 func fromSummary(s runner.Summary) outcome {
-	o := outcome{Stop: string(s.StopReason), Usage: s.Usage, Answered: s.Agent, AgentSession: s.AgentSessionID, Exit: s.ExitCode}
+	o := outcome{Stop: string(s.StopReason), Usage: s.Usage, Answered: s.Agent, AgentSession: s.AgentSessionID, Exit: s.ExitCode, Text: s.Answer}
 	if len(s.Attempts) > 1 {
 		o.FellBack = s.Attempts[0].Fallback
 	}
@@ -163,7 +171,7 @@ func delegateTurn(t *testing.T, w world) outcome {
 	d := delegate.New(delegate.Options{Registry: w.reg, Cwd: w.cwd, Approve: conversation.ApproveAll, Log: zerolog.Nop(), Timeout: hangGuard})
 	defer d.Close()
 	r, err := d.Delegate(context.Background(), delegate.Request{Agent: "first", Prompt: prompt}, nil)
-	o := outcome{Stop: r.StopReason, Usage: r.Usage, Files: r.FilesChanged, Answered: "first", Refusals: r.Denied, AgentSession: r.AgentSessionID, Exit: -1}
+	o := outcome{Stop: r.StopReason, Usage: r.Usage, Files: r.FilesChanged, Answered: "first", Refusals: r.Denied, AgentSession: r.AgentSessionID, Exit: -1, Text: r.Answer}
 	switch {
 	case err != nil:
 		o.Failure = failureOf(err.Error())
@@ -174,16 +182,23 @@ func delegateTurn(t *testing.T, w world) outcome {
 }
 
 // compareTurn is one candidate of hub run --agents first --approve all,
-// as /compare runs it: what its summary line says.
+// as /compare runs it: what its lines say.
 func compareTurn(t *testing.T, w world) outcome {
 	var out bytes.Buffer
 	s := compare.Run(context.Background(), compare.Options{Registry: w.reg, Agents: []string{"first"}, Cwd: w.cwd, Prompt: prompt,
 		Approve: conversation.ApproveAll, Format: runner.FormatJSONL, Stdout: &out, Log: zerolog.Nop(), Timeout: hangGuard, StopAll: func() {}})
+	var text strings.Builder
 	for _, l := range strings.Split(out.String(), "\n") {
 		var s runner.Summary
-		var typ struct{ Type string }
-		if json.Unmarshal([]byte(l), &typ) == nil && typ.Type == "candidate" && json.Unmarshal([]byte(l), &s) == nil {
-			return fromSummary(s)
+		var line struct{ Type, Text string }
+		switch {
+		case json.Unmarshal([]byte(l), &line) != nil:
+		case line.Type == "text":
+			text.WriteString(line.Text)
+		case line.Type == "candidate" && json.Unmarshal([]byte(l), &s) == nil:
+			o := fromSummary(s)
+			o.Text = text.String()
+			return o
 		}
 	}
 	t.Fatalf("no candidate summary line (exit %d: %s):\n%s", s.ExitCode, s.Error, out.String())
@@ -195,27 +210,42 @@ func failureOf(msg string) conversation.Class {
 	return conversation.Classify(&adapters.ErrorInfo{Message: msg, Fatal: true})
 }
 
-// fake is an agent that plays events.
+// fake is a CLI agent as hub sees one: it says text, and asks permission
+// for the shell command ask (when set) first, saying whether it ran.
 type fake struct {
-	name   string
-	events []adapters.Event
+	name, ask, text string
 }
 
-func (a *fake) Name() string                        { return a.name }
-func (a *fake) Capabilities() adapters.Capabilities { return adapters.Capabilities{} }
-func (a *fake) Start(context.Context, adapters.SessionOptions) (adapters.Session, error) {
-	return &fakeSession{a: a}, nil
+func (a *fake) Name() string { return a.name }
+func (a *fake) Capabilities() adapters.Capabilities {
+	return adapters.Capabilities{Permissions: true}
+}
+func (a *fake) Start(_ context.Context, o adapters.SessionOptions) (adapters.Session, error) {
+	return &fakeSession{a: a, o: o}, nil
 }
 
-type fakeSession struct{ a *fake }
+type fakeSession struct {
+	a *fake
+	o adapters.SessionOptions
+}
 
 func (s *fakeSession) ID() string   { return s.a.name + "-1" }
 func (s *fakeSession) Close() error { return nil }
 func (s *fakeSession) Prompt(ctx context.Context, _ []adapters.Content, emit func(adapters.Event)) (adapters.StopReason, error) {
-	ch := make(chan adapters.Event, len(s.a.events))
-	for _, e := range s.a.events {
-		ch <- e
-	}
-	close(ch)
-	return fixture.Serve(ctx, ch, emit, adapters.TurnRules{})
+	ch := make(chan adapters.Event)
+	go func() {
+		defer close(ch)
+		if s.a.ask != "" {
+			tool := adapters.ToolCall{ID: "t1", Name: "Bash", Title: s.a.ask, Kind: adapters.KindExecute,
+				RawInput: json.RawMessage(`{"command":"` + s.a.ask + `"}`)}
+			p := adapters.NewPermissionRequest(tool, nil)
+			ch <- adapters.Event{Type: adapters.EventPermission, Permission: p}
+			if d := <-p.Decision(); d.Allowed() {
+				ch <- adapters.Event{Type: adapters.EventText, Text: "ran it. "}
+			}
+		}
+		ch <- adapters.Event{Type: adapters.EventText, Text: s.a.text}
+		ch <- adapters.Event{Type: adapters.EventDone, StopReason: adapters.StopEndTurn}
+	}()
+	return fixture.Serve(ctx, ch, emit, adapters.TurnRules{Permission: s.o.Permission, Grace: s.o.CancelGrace})
 }

@@ -21,6 +21,8 @@ import (
 type scenario struct {
 	name  string
 	model []mockllm.OpenAITurn
+	// cli, when set, is the first agent instead of the native loop.
+	cli   *fake
 	check func(t *testing.T, fe frontEnd, w world, o outcome)
 	// bugs are the front ends known to tell otherwise, with what they
 	// tell; their cells are skipped saying so until the bug is fixed.
@@ -60,15 +62,8 @@ func scenarios() []scenario {
 					t.Errorf("files changed %q, want README", o.Files)
 				}
 			}},
-		{name: "a hard-denied call is a refusal counted", model: hardDenied,
-			check: func(t *testing.T, _ frontEnd, _ world, o outcome) {
-				if len(o.Refusals) != 1 || !strings.Contains(o.Refusals[0], "hard deny") {
-					t.Errorf("refusals %q, want one by the hard deny list", o.Refusals)
-				}
-				if o.Exit >= 0 && o.Exit != runner.ExitDenied {
-					t.Errorf("exit %d, want %d", o.Exit, runner.ExitDenied)
-				}
-			}},
+		{name: "a hard-denied call is a refusal counted", model: hardDenied, check: refusedByHardDeny},
+		{name: "a CLI agent's hard-denied request is a refusal counted", cli: &fake{ask: "rm -rf ~", text: "done."}, check: refusedByHardDeny},
 		{name: "the decision is in the record", model: hardDenied,
 			check: func(t *testing.T, _ frontEnd, w world, o outcome) {
 				recs, err := transcripts.Read(w.records, o.AgentSession)
@@ -85,12 +80,27 @@ func scenarios() []scenario {
 	}
 }
 
-// stopped checks the turn's stop reason and, where the front end has
-// exit codes, its documented exit code.
+// refusedByHardDeny checks that the hard deny list's refusal is counted
+// once (exit 6 where the front end has exit codes) and nothing ran.
+func refusedByHardDeny(t *testing.T, _ frontEnd, _ world, o outcome) {
+	if len(o.Refusals) != 1 || !strings.Contains(o.Refusals[0], "hard deny") {
+		t.Errorf("refusals %q, want one by the hard deny list", o.Refusals)
+	}
+	if o.Exit >= 0 && o.Exit != runner.ExitDenied {
+		t.Errorf("exit %d, want %d", o.Exit, runner.ExitDenied)
+	}
+	if strings.Contains(o.Text, "ran it") {
+		t.Errorf("the refused command ran: %q", o.Text)
+	}
+}
+
+// stopped checks the turn's stop reason, that the text which arrived is
+// given out and, where the front end has exit codes, its documented exit
+// code.
 func stopped(want adapters.StopReason, exit int) func(*testing.T, frontEnd, world, outcome) {
 	return func(t *testing.T, _ frontEnd, _ world, o outcome) {
-		if o.Stop != string(want) {
-			t.Errorf("stop reason %q, want %q", o.Stop, want)
+		if o.Stop != string(want) || !strings.Contains(o.Text, "partial answ") {
+			t.Errorf("stop reason %q text %q, want %q and the text that arrived", o.Stop, o.Text, want)
 		}
 		if o.Exit >= 0 && o.Exit != exit {
 			t.Errorf("exit %d, want %d", o.Exit, exit)
@@ -104,8 +114,10 @@ func stopped(want adapters.StopReason, exit int) func(*testing.T, frontEnd, worl
 func fellBack(reason string, class conversation.Class) func(*testing.T, frontEnd, world, outcome) {
 	return func(t *testing.T, fe frontEnd, _ world, o outcome) {
 		switch {
-		case fe.fallback && (o.FellBack != reason || o.Answered != "second"):
-			t.Errorf("fell back %q to %q, want %q to second", o.FellBack, o.Answered, reason)
+		case fe.fallback && (o.FellBack != reason || o.Answered != "second" || !strings.HasSuffix(o.Text, "second answered")):
+			t.Errorf("fell back %q to %q, text %q, want %q to second and its answer", o.FellBack, o.Answered, o.Text, reason)
+		case fe.fallback && (o.Stop != string(adapters.StopEndTurn) || o.Exit > 0 || o.Failure != conversation.ClassNone):
+			t.Errorf("stop %q exit %d failure %q: the turn the next agent took over ends as its own did", o.Stop, o.Exit, o.Failure)
 		case !fe.fallback && o.Failure != class:
 			t.Errorf("failure class %q, want %q (it has no fallback list)", o.Failure, class)
 		}
