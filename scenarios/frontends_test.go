@@ -28,18 +28,19 @@ import (
 // world is what one scenario runs in: a git repository with a committed
 // README, the agent "first" (the native loop on the row's mock model, its
 // transcripts in records, or the row's fake CLI agent) and the fake agent
-// "second", which answers "second answered".
+// "second", which answers "second answered". audit is where front ends
+// that keep audit transcripts (config transcripts = true) write them.
 type world struct {
-	cwd     string
-	reg     *adapters.Registry
-	records string
+	cwd            string
+	reg            *adapters.Registry
+	records, audit string
 }
 
 const prompt = "do the task"
 
 func newWorld(t *testing.T, sc scenario, retries int) world {
 	t.Helper()
-	w := world{cwd: gitRepo(t), reg: adapters.NewRegistry(), records: t.TempDir()}
+	w := world{cwd: gitRepo(t), reg: adapters.NewRegistry(), records: t.TempDir(), audit: t.TempDir()}
 	if sc.cli != nil {
 		c := *sc.cli
 		c.name = "first"
@@ -115,7 +116,7 @@ var frontEnds = []frontEnd{
 func acpTurn(t *testing.T, w world) outcome {
 	state := t.TempDir()
 	e := startEditor(t, acp.Options{Registry: w.reg, DefaultAgent: "first", Logger: zerolog.Nop(), StateDir: state,
-		Fallback: map[string][]string{"first": {"second"}}, ProviderTimeout: time.Millisecond, CancelGrace: time.Second})
+		Fallback: map[string][]string{"first": {"second"}}, ProviderTimeout: time.Millisecond, CancelGrace: time.Second, TranscriptDir: w.audit})
 	sid := e.open(w.cwd)
 	r, err := e.prompt(sid, prompt)
 	text := e.text()
@@ -144,7 +145,7 @@ func runTurn(t *testing.T, w world) outcome {
 	var out, errb bytes.Buffer
 	s := runner.Run(context.Background(), runner.Options{Registry: w.reg, Agent: "first", Fallback: []string{"second"}, Cwd: w.cwd,
 		Prompt: prompt, Approve: conversation.ApproveAll, Format: runner.FormatJSONL, Stdout: &out, Stderr: &errb, Timeout: hangGuard,
-		Grace: time.Second, StopAll: func() {}, SkillsUserDir: t.TempDir(), ProviderTimeout: time.Millisecond})
+		Grace: time.Second, StopAll: func() {}, SkillsUserDir: t.TempDir(), ProviderTimeout: time.Millisecond, AuditDir: w.audit})
 	t.Logf("hub run exit %d: %s", s.ExitCode, s.Error)
 	return fromSummary(s)
 }

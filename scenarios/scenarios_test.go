@@ -70,14 +70,40 @@ func scenarios() []scenario {
 				if err != nil {
 					t.Fatalf("the native transcript of %q: %v", o.AgentSession, err)
 				}
-				for _, r := range recs {
-					if e := r.Event; e != nil && e.Type == adapters.EventDecision && e.Decision != nil && !e.Decision.Allowed && e.Decision.By == "hard deny" {
+				if !hardDenyIn(recs) {
+					t.Errorf("the native transcript does not record the hard deny list's refusal")
+				}
+			}},
+		// With config transcripts = true, every front end keeps an audit
+		// transcript of a CLI agent's turn.
+		{name: "a CLI agent's decision is in the audit record", cli: &fake{ask: "rm -rf ~", text: "done."},
+			check: func(t *testing.T, _ frontEnd, w world, _ outcome) {
+				all, err := transcripts.List(w.audit)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, s := range all {
+					if recs, err := transcripts.Read(w.audit, s.ID); err == nil && hardDenyIn(recs) {
 						return
 					}
 				}
-				t.Errorf("the transcript does not record the hard deny list's refusal")
+				t.Errorf("none of the %d audit transcripts records the hard deny list's refusal", len(all))
+			},
+			bugs: map[string]string{
+				"hub mcp delegate":   "a delegate keeps no audit transcript: delegate.Options has no audit dir and hub mcp sets none, so with transcripts = true its turns and decisions are recorded nowhere",
+				"/compare candidate": "a candidate keeps no audit transcript: compare.Options has no audit dir for runner.Options.AuditDir, so with transcripts = true its turns and decisions are recorded nowhere",
 			}},
 	}
+}
+
+// hardDenyIn says whether recs hold the hard deny list's refusal.
+func hardDenyIn(recs []transcripts.Record) bool {
+	for _, r := range recs {
+		if e := r.Event; e != nil && e.Type == adapters.EventDecision && e.Decision != nil && !e.Decision.Allowed && e.Decision.By == "hard deny" {
+			return true
+		}
+	}
+	return false
 }
 
 // refusedByHardDeny checks that the hard deny list's refusal is counted
