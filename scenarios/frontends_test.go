@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"os"
@@ -29,18 +30,20 @@ import (
 // README, the agent "first" (the native loop on the row's mock model, its
 // transcripts in records, or the row's fake CLI agent) and the fake agent
 // "second", which answers "second answered". audit is where front ends
-// that keep audit transcripts (config transcripts = true) write them.
+// that keep audit transcripts (config transcripts = true) write them;
+// timeout bounds a turn where the front end bounds turns.
 type world struct {
 	cwd            string
 	reg            *adapters.Registry
 	records, audit string
+	timeout        time.Duration
 }
 
 const prompt = "do the task"
 
 func newWorld(t *testing.T, sc scenario, retries int) world {
 	t.Helper()
-	w := world{cwd: gitRepo(t), reg: adapters.NewRegistry(), records: t.TempDir(), audit: t.TempDir()}
+	w := world{cwd: gitRepo(t), reg: adapters.NewRegistry(), records: t.TempDir(), audit: t.TempDir(), timeout: cmp.Or(sc.timeout, hangGuard)}
 	if sc.cli != nil {
 		c := *sc.cli
 		c.name = "first"
@@ -94,6 +97,8 @@ type outcome struct {
 	Exit int
 	// Text is the agent's text the front end gave out.
 	Text string
+	// TimedOut says the front end reported the turn as timed out.
+	TimedOut bool
 }
 
 // frontEnd runs one turn of prompt on agent "first" in w and says what
@@ -144,14 +149,15 @@ var acpFallback = regexp.MustCompile(`hub: (.+); continuing with (\w+)\.`)
 func runTurn(t *testing.T, w world) outcome {
 	var out, errb bytes.Buffer
 	s := runner.Run(context.Background(), runner.Options{Registry: w.reg, Agent: "first", Fallback: []string{"second"}, Cwd: w.cwd,
-		Prompt: prompt, Approve: conversation.ApproveAll, Format: runner.FormatJSONL, Stdout: &out, Stderr: &errb, Timeout: hangGuard,
+		Prompt: prompt, Approve: conversation.ApproveAll, Format: runner.FormatJSONL, Stdout: &out, Stderr: &errb, Timeout: w.timeout,
 		Grace: time.Second, StopAll: func() {}, SkillsUserDir: t.TempDir(), ProviderTimeout: time.Millisecond, AuditDir: w.audit})
 	t.Logf("hub run exit %d: %s", s.ExitCode, s.Error)
 	return fromSummary(s)
 }
 
 func fromSummary(s runner.Summary) outcome {
-	o := outcome{Stop: string(s.StopReason), Usage: s.Usage, Answered: s.Agent, AgentSession: s.AgentSessionID, Exit: s.ExitCode, Text: s.Answer}
+	o := outcome{Stop: string(s.StopReason), Usage: s.Usage, Answered: s.Agent, AgentSession: s.AgentSessionID, Exit: s.ExitCode, Text: s.Answer,
+		TimedOut: s.ExitCode == runner.ExitTimeout}
 	if len(s.Attempts) > 1 {
 		o.FellBack = s.Attempts[0].Fallback
 	}
@@ -169,7 +175,7 @@ func fromSummary(s runner.Summary) outcome {
 
 // delegateTurn is a hub mcp delegate turn under --approve all.
 func delegateTurn(t *testing.T, w world) outcome {
-	d := delegate.New(delegate.Options{Registry: w.reg, Cwd: w.cwd, Approve: conversation.ApproveAll, Log: zerolog.Nop(), Timeout: hangGuard})
+	d := delegate.New(delegate.Options{Registry: w.reg, Cwd: w.cwd, Approve: conversation.ApproveAll, Log: zerolog.Nop(), Timeout: w.timeout})
 	defer d.Close()
 	r, err := d.Delegate(context.Background(), delegate.Request{Agent: "first", Prompt: prompt}, nil)
 	o := outcome{Stop: r.StopReason, Usage: r.Usage, Files: r.FilesChanged, Answered: "first", Refusals: r.Denied, AgentSession: r.AgentSessionID, Exit: -1, Text: r.Answer}
@@ -179,6 +185,7 @@ func delegateTurn(t *testing.T, w world) outcome {
 	case r.Error != "":
 		o.Failure = failureOf(r.Error)
 	}
+	o.TimedOut = strings.Contains(r.Error, context.DeadlineExceeded.Error()) // "the delegate turn ended early: context deadline exceeded"
 	return o
 }
 
@@ -187,7 +194,7 @@ func delegateTurn(t *testing.T, w world) outcome {
 func compareTurn(t *testing.T, w world) outcome {
 	var out bytes.Buffer
 	s := compare.Run(context.Background(), compare.Options{Registry: w.reg, Agents: []string{"first"}, Cwd: w.cwd, Prompt: prompt,
-		Approve: conversation.ApproveAll, Format: runner.FormatJSONL, Stdout: &out, Log: zerolog.Nop(), Timeout: hangGuard, StopAll: func() {}})
+		Approve: conversation.ApproveAll, Format: runner.FormatJSONL, Stdout: &out, Log: zerolog.Nop(), Timeout: w.timeout, StopAll: func() {}})
 	var text strings.Builder
 	for _, l := range strings.Split(out.String(), "\n") {
 		var s runner.Summary
