@@ -716,9 +716,9 @@ func (s *server) beginPrompt(params json.RawMessage) jsonrpc.Job {
 		// _meta.hub.waitedForAgent tells a client (and hub's benchmarks)
 		// whether the agent was already up when the prompt arrived.
 		ss.mu.Lock()
-		waited := ss.waited
+		waited, usage := ss.waited, usageOf(ss.turnUsage)
 		ss.mu.Unlock()
-		return schema.PromptResponse{StopReason: reason, Meta: schema.Meta{"hub": map[string]any{"waitedForAgent": waited}}}, next, nil
+		return schema.PromptResponse{StopReason: reason, Usage: usage, Meta: schema.Meta{"hub": map[string]any{"waitedForAgent": waited}}}, next, nil
 	}
 }
 

@@ -88,6 +88,8 @@ type session struct {
 	// toolStarted: a tool call of the running turn started, so it must not
 	// fall back to another agent (its effects may have happened).
 	toolStarted bool
+	// turnUsage is the running turn's usage, over every attempt.
+	turnUsage *adapters.Usage
 	// crashes are the times of the agent's latest crashes.
 	crashes []time.Time
 	// pendingBrief is hub's record of what the agent missed, for the next
@@ -403,7 +405,7 @@ func (ss *session) runTurn(turnCtx context.Context, prompt []schema.ContentBlock
 		ss.record(schema.SessionUpdate{UserMessageChunk: &schema.ContentChunk{Content: b}})
 	}
 	ss.mu.Lock()
-	ss.toolStarted = false
+	ss.toolStarted, ss.turnUsage = false, nil
 	ss.mu.Unlock()
 	var reason string
 	var failure *adapters.ErrorInfo
@@ -472,6 +474,9 @@ func (ss *session) drive(turnCtx context.Context, content []adapters.Content, wa
 		Watch: watch, WatchBound: ss.srv.opts.ProviderTimeout})
 	ss.hookWarnings(oc.Warnings)
 	ss.noteFiles(oc.Digest.Files())
+	ss.mu.Lock()
+	ss.turnUsage = conversation.AddUsage(ss.turnUsage, oc.Digest.Usage) // a fallback's attempts add up
+	ss.mu.Unlock()
 	var failed *adapters.TurnError
 	switch {
 	case err == nil:

@@ -126,6 +126,9 @@ func acpTurn(t *testing.T, w world) outcome {
 	r, err := e.prompt(sid, prompt)
 	text := e.text()
 	o := outcome{Stop: r.StopReason, Answered: "first", Exit: -1, Text: text}
+	if u := r.Usage; u != nil {
+		o.Usage = &adapters.Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens}
+	}
 	if err != nil {
 		o.Failure = failureOf(err.Error())
 	}

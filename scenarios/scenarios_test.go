@@ -52,8 +52,7 @@ func scenarios() []scenario {
 					t.Errorf("usage %+v, want 20 in / 10 out", o.Usage)
 				}
 			},
-			bugs: map[string]string{"hub acp": "hub acp tells the editor no usage of the turn: the digest's sum reaches neither " +
-				"the prompt response nor a session update (usage_update carries the context window, per request)"}},
+		},
 		{name: "finish_reason length is max_tokens", model: []mockllm.OpenAITurn{{Text: "partial answ", FinishReason: "length"}},
 			check: stopped(adapters.StopMaxTokens, runner.ExitMaxTokens)},
 		{name: "finish_reason content_filter is refusal", model: []mockllm.OpenAITurn{{Text: "partial answ", FinishReason: "content_filter"}},
@@ -69,10 +68,7 @@ func scenarios() []scenario {
 					t.Errorf("stop %q exit %d failure %q: not told as timed out", o.Stop, o.Exit, o.Failure)
 				}
 			},
-			without: map[string]string{"hub acp": "hub acp bounds no turn by time; the editor cancels"},
-			bugs: map[string]string{"hub mcp delegate": "a delegate turn cut by its timeout answers stopReason cancelled with no error " +
-				"when the agent's Prompt returns nil on cancel (the native loop does): delegate.run reports 'ended early' only " +
-				"when err != nil, so the parent cannot tell a timeout from a cancel"}},
+			without: map[string]string{"hub acp": "hub acp bounds no turn by time; the editor cancels"}},
 		{name: "a shell-written file is in the digest", model: []mockllm.OpenAITurn{bash("echo more >> README"), {Text: "Appended."}},
 			check: func(t *testing.T, _ frontEnd, _ world, o outcome) {
 				if !slices.Contains(o.Files, "README") {

@@ -285,6 +285,10 @@ func (d *Delegator) run(ctx context.Context, id string, l *live, prompt string, 
 	switch {
 	case errors.As(err, &failed):
 		t.res.Error = failed.Info.Message
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		// told as such whether the agent's Prompt returned an error or,
+		// like the native loop's, ended as cancelled
+		t.res.Error = fmt.Sprintf("the delegate turn timed out after %s: %v", cmp.Or(timeout, d.o.Timeout), ctx.Err())
 	case ctx.Err() != nil && err != nil:
 		t.res.Error = fmt.Sprintf("the delegate turn ended early: %v", ctx.Err())
 	case err != nil:
