@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/hubdev/hub/acp/schema"
+	"github.com/hubdev/hub/internal/transcript"
 )
 
 func TestStore_ListsShowsAndRemovesRecordedSessions(t *testing.T) {
@@ -19,11 +20,11 @@ func TestStore_ListsShowsAndRemovesRecordedSessions(t *testing.T) {
 	if len(all) != 1 || all[0].SessionID != sid {
 		t.Fatalf("sessions %+v", all)
 	}
-	rec, ok := st.Get(sid)
+	recs, ok := st.Records(sid)
 	if !ok {
 		t.Fatal("recorded session not found")
 	}
-	md := Markdown(rec, st.History(sid))
+	md := transcript.Markdown(recs)
 	if !strings.Contains(md, "## User\n\nhello store") || !strings.Contains(md, "## replay\n\n") || !strings.Contains(md, "Agent: replay") {
 		t.Fatalf("markdown:\n%s", md)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"sort"
 	"text/tabwriter"
 	"time"
@@ -64,26 +65,30 @@ func runSessions(_ context.Context, e *env, args []string) int {
 		return exitUsage
 	}
 	rec, ok := st.Get(id)
-	if !ok {
-		rec = nil
-	}
 	if sub == "rm" {
 		return removeSession(e, st, id, rec)
 	}
 	if !ok {
 		return showTranscript(e, id, sub == "export" && *format == "json")
 	}
-	switch {
-	case sub == "export" && *format == "json":
+	if sub == "export" && *format == "json" {
 		rec.History = st.History(id)
 		enc := json.NewEncoder(mask.Default().JSONWriter(e.stdout)) // files older than masking
 		enc.SetIndent("", "  ")
 		_ = enc.Encode(rec)
-	default:
-		fmt.Fprint(e.stdout, acp.Markdown(rec, st.History(id)))
+		return exitOK
 	}
+	recs, _ := st.Records(id)
+	fmt.Fprint(e.stdout, transcript.Markdown(recs))
 	return exitOK
 }
+
+// recordDirs hold the transcripts hub acp did not index: the native
+// loop's and audited ones, then hub run's records.
+func recordDirs() []string { return []string{config.TranscriptDir(), runsDir()} }
+
+// runsDir keeps hub run's record of each run, for --resume and --continue.
+func runsDir() string { return filepath.Join(config.StateDir(), "runs") }
 
 // sessionRow is one line of hub sessions list.
 type sessionRow struct {
@@ -102,10 +107,13 @@ func sessionRows(st *acp.Store) []sessionRow {
 		rows = append(rows, sessionRow{r.SessionID, r.Agent, r.Cwd, r.Title, r.UpdatedAt, "acp"})
 		named[r.SessionID], named[r.AgentSessionID] = true, true
 	}
-	trs, _ := transcript.List(config.TranscriptDir())
-	for _, t := range trs {
-		if !named[t.ID] {
-			rows = append(rows, sessionRow{t.ID, t.Agent, t.Cwd, "", t.Updated, "transcript"})
+	for _, dir := range recordDirs() {
+		trs, _ := transcript.List(dir)
+		for _, t := range trs {
+			if !named[t.ID] {
+				rows = append(rows, sessionRow{t.ID, t.Agent, t.Cwd, t.Title, t.Updated, "transcript"})
+				named[t.ID] = true
+			}
 		}
 	}
 	sort.SliceStable(rows, func(i, j int) bool { return rows[i].Updated.After(rows[j].Updated) })
@@ -138,7 +146,13 @@ func listSessions(e *env, st *acp.Store, asJSON bool) int {
 
 // showTranscript prints a session hub acp did not index from its transcript.
 func showTranscript(e *env, id string, asJSON bool) int {
-	recs, err := transcript.Read(config.TranscriptDir(), id)
+	var recs []transcript.Record
+	err := transcript.ErrNotFound
+	for _, dir := range recordDirs() {
+		if recs, err = transcript.Read(dir, id); !errors.Is(err, transcript.ErrNotFound) {
+			break
+		}
+	}
 	if errors.Is(err, transcript.ErrNotFound) {
 		fmt.Fprintf(e.stderr, named("hub sessions: no session %q (see 'hub sessions list')\n"), id)
 		return exitError
@@ -175,13 +189,15 @@ func removeSession(e *env, st *acp.Store, id string, rec *acp.Record) int {
 	if rec != nil && rec.AgentSessionID != "" {
 		ids = append(ids, rec.AgentSessionID)
 	}
-	for _, tid := range ids {
-		switch err := transcript.Remove(config.TranscriptDir(), tid); {
-		case err == nil:
-			found = true
-		case !errors.Is(err, transcript.ErrNotFound):
-			fmt.Fprintf(e.stderr, named("hub sessions rm: %v\n"), err)
-			return exitError
+	for _, dir := range recordDirs() {
+		for _, tid := range ids {
+			switch err := transcript.Remove(dir, tid); {
+			case err == nil:
+				found = true
+			case !errors.Is(err, transcript.ErrNotFound):
+				fmt.Fprintf(e.stderr, named("hub sessions rm: %v\n"), err)
+				return exitError
+			}
 		}
 	}
 	if !found {

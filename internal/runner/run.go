@@ -56,7 +56,7 @@ type run struct {
 	// from is the transcript of the session --resume names, if hub has it;
 	// notes and promptText make this run's turn of the transcript.
 	startErr   bool // the agent failed to start
-	from       *transcript
+	from       *runRecord
 	notes      turnNotes
 	promptText string
 	audit      *transcripts.Audit

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/transcript"
 )
 
 // hub run --resume ID with another agent briefs that agent on the run it
@@ -71,12 +72,12 @@ func TestRun_ResumeWithAnotherAgentBriefsIt(t *testing.T) {
 func TestTranscripts_OldestArePruned(t *testing.T) {
 	dir := t.TempDir()
 	for i := 0; i < 5; i++ {
-		tr := transcript{Agent: "a", AgentSessionID: fmt.Sprintf("s-%d", i)}
+		tr := runRecord{Meta: transcript.Meta{Agent: "a", ID: fmt.Sprintf("s-%d", i)}}
 		if err := tr.save(dir); err != nil {
 			t.Fatal(err)
 		}
 		old := time.Now().Add(time.Duration(i-10) * time.Hour) // s-0 oldest
-		_ = os.Chtimes(filepath.Join(dir, tr.AgentSessionID+".json"), old, old)
+		_ = os.Chtimes(filepath.Join(dir, tr.ID+".jsonl"), old, old)
 	}
 	pruneTranscripts(dir, 3)
 	for i, want := range []bool{false, false, true, true, true} {
