@@ -2,6 +2,7 @@ package acp
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -33,6 +34,44 @@ func TestStore_ListsShowsAndRemovesRecordedSessions(t *testing.T) {
 	}
 	if n := len(OpenStore(state).Sessions()); n != 0 {
 		t.Fatalf("%d sessions after rm", n)
+	}
+}
+
+// A session written before the one record (bare update lines) still
+// loads: session/load replays its history, and it exports alike.
+func TestStore_LoadsOldHistoryFiles(t *testing.T) {
+	state := t.TempDir()
+	const id = "hub_0ld5e55i0n0000000000000000"
+	old := filepath.Join("..", "internal", "transcript", "testdata", "old", "sessions")
+	for _, name := range []string{id + ".json", id + ".jsonl"} {
+		data, err := os.ReadFile(filepath.Join(old, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Join(state, "sessions"), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(state, "sessions", name), data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st := OpenStore(state)
+	hist := st.History(id)
+	if len(hist) != 6 || hist[0].UserMessageChunk == nil || hist[3].ToolCallUpdate == nil || hist[5].Compaction == nil {
+		t.Fatalf("history %+v", hist)
+	}
+	recs, ok := st.Records(id)
+	if md := transcript.Markdown(recs); !ok || !strings.Contains(md, "# Fix the parser") || !strings.Contains(md, "## replay\n\nFixed the parser.") {
+		t.Fatalf("markdown:\n%s", md)
+	}
+	// A new turn appends in the one format after the old lines.
+	x := newIndex(state)
+	rec, _ := x.Get(id)
+	if err := x.Save(rec, []schema.SessionUpdate{{AgentMessageChunk: &schema.ContentChunk{Content: schema.TextBlock("again")}}}, true); err != nil {
+		t.Fatal(err)
+	}
+	if hist := st.History(id); len(hist) != 7 || hist[6].AgentMessageChunk.Content.Text != "again" {
+		t.Fatalf("history after a new turn %+v", hist)
 	}
 }
 

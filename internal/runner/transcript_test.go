@@ -69,6 +69,26 @@ func TestRun_ResumeWithAnotherAgentBriefsIt(t *testing.T) {
 	}
 }
 
+// A run recorded before the one record (runs/<id>.json) is still found
+// by --continue, and still briefs an agent that takes it over.
+func TestContinue_FindsAnOldRunRecord(t *testing.T) {
+	dir := t.TempDir()
+	data, err := os.ReadFile(filepath.Join("..", "transcript", "testdata", "old", "runs", "sess-old.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "sess-old.json"), data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	o := Options{Agent: "claude", Cwd: "/src", Continue: true, TranscriptDir: dir}
+	if err := o.resolveResume(); err != nil || o.ResumeID != "sess-old" {
+		t.Fatalf("--continue resumes %q, %v", o.ResumeID, err)
+	}
+	if tr := loadTranscript(dir, "sess-old"); tr == nil || tr.Agent != "claude" || len(tr.Brief.Turns) != 1 || tr.Brief.Files[0] != "/src/parser.go" {
+		t.Fatalf("old record read as %+v", tr)
+	}
+}
+
 func TestTranscripts_OldestArePruned(t *testing.T) {
 	dir := t.TempDir()
 	for i := 0; i < 5; i++ {
