@@ -17,6 +17,7 @@ import (
 	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/internal/jsonrpc"
 	"github.com/hubdev/hub/internal/mask"
+	"github.com/hubdev/hub/internal/safefile"
 	"github.com/hubdev/hub/internal/transcript"
 )
 
@@ -131,15 +132,7 @@ func (x *index) Save(rec *Record, more []schema.SessionUpdate, persist bool) err
 		return fmt.Errorf("encode session %s: %w", rec.SessionID, err)
 	}
 	b = mask.Default().JSON(b) // a title may quote a prompt
-	p := x.path(rec.SessionID)
-	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
-		return fmt.Errorf("session index dir: %w", err)
-	}
-	tmp := p + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o600); err != nil {
-		return fmt.Errorf("write session index: %w", err)
-	}
-	return os.Rename(tmp, p)
+	return safefile.WriteAtomic(x.path(rec.SessionID), b, 0o600)
 }
 
 // append adds history lines to a session's .jsonl. Caller holds x.mu.

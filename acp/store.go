@@ -3,7 +3,6 @@ package acp
 import (
 	"encoding/json"
 
-	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/internal/transcript"
 )
 
@@ -19,9 +18,6 @@ func (s *Store) Sessions() []*Record { return s.x.all() }
 
 // Get returns one session's metadata.
 func (s *Store) Get(id string) (*Record, bool) { return s.x.Get(id) }
-
-// History returns one session's whole history.
-func (s *Store) History(id string) []schema.SessionUpdate { return s.x.History(id) }
 
 // Delete removes a session's files.
 func (s *Store) Delete(id string) error { return s.x.Delete(id) }

@@ -56,7 +56,7 @@ func TestStore_LoadsOldHistoryFiles(t *testing.T) {
 		}
 	}
 	st := OpenStore(state)
-	hist := st.History(id)
+	hist := st.x.History(id)
 	if len(hist) != 6 || hist[0].UserMessageChunk == nil || hist[3].ToolCallUpdate == nil || hist[5].Compaction == nil {
 		t.Fatalf("history %+v", hist)
 	}
@@ -70,7 +70,7 @@ func TestStore_LoadsOldHistoryFiles(t *testing.T) {
 	if err := x.Save(rec, []schema.SessionUpdate{{AgentMessageChunk: &schema.ContentChunk{Content: schema.TextBlock("again")}}}, true); err != nil {
 		t.Fatal(err)
 	}
-	if hist := st.History(id); len(hist) != 7 || hist[6].AgentMessageChunk.Content.Text != "again" {
+	if hist := st.x.History(id); len(hist) != 7 || hist[6].AgentMessageChunk.Content.Text != "again" {
 		t.Fatalf("history after a new turn %+v", hist)
 	}
 }
@@ -92,7 +92,7 @@ func TestStore_SessionFilesMaskSecrets(t *testing.T) {
 	}
 	st := OpenStore(state)
 	got, ok := st.Get("s1")
-	hist := st.History("s1")
+	hist := st.x.History("s1")
 	if !ok || got.Title != "use ghp_[masked]" || len(hist) != 1 || hist[0].AgentMessageChunk.Content.Text != `the "key" ghp_[masked]` {
 		t.Fatalf("read back %+v %+v", got, hist)
 	}

@@ -21,11 +21,12 @@ const sessionsHelp = `Usage: hub sessions list [--json]
        hub sessions export ID [--format md|json]
        hub sessions rm ID
 
-The sessions hub recorded in its state dir: hub acp's session index, the
-native loop's transcripts, and with transcripts = true every agent's
-(hub run's under the agent's session id). List them newest first, show one
-as a readable conversation, export it as Markdown or as JSON (hub acp's
-record, or a transcript's records), or remove it with its transcripts.
+The sessions hub recorded in its state dir: hub acp's session index, hub
+run's runs, the native loop's transcripts, and with transcripts = true
+every agent's (hub run's under the agent's session id). All are kept in
+one record format. List them newest first, show one as a readable
+conversation, export it as Markdown or as JSON (its records), or remove
+it with its transcripts.
 `
 
 func init() { commands["sessions"] = command{run: runSessions, help: sessionsHelp} }
@@ -64,23 +65,11 @@ func runSessions(_ context.Context, e *env, args []string) int {
 		fmt.Fprint(e.stderr, named("hub sessions export: --format must be md or json\n"))
 		return exitUsage
 	}
-	rec, ok := st.Get(id)
 	if sub == "rm" {
+		rec, _ := st.Get(id)
 		return removeSession(e, st, id, rec)
 	}
-	if !ok {
-		return showTranscript(e, id, sub == "export" && *format == "json")
-	}
-	if sub == "export" && *format == "json" {
-		rec.History = st.History(id)
-		enc := json.NewEncoder(mask.Default().JSONWriter(e.stdout)) // files older than masking
-		enc.SetIndent("", "  ")
-		_ = enc.Encode(rec)
-		return exitOK
-	}
-	recs, _ := st.Records(id)
-	fmt.Fprint(e.stdout, transcript.Markdown(recs))
-	return exitOK
+	return showSession(e, st, id, sub == "export" && *format == "json")
 }
 
 // recordDirs hold the transcripts hub acp did not index: the native
@@ -144,14 +133,17 @@ func listSessions(e *env, st *acp.Store, asJSON bool) int {
 	return exitOK
 }
 
-// showTranscript prints a session hub acp did not index from its transcript.
-func showTranscript(e *env, id string, asJSON bool) int {
-	var recs []transcript.Record
-	err := transcript.ErrNotFound
+// showSession prints one session's record, from hub acp's index or a
+// transcript, as Markdown or as its JSON records.
+func showSession(e *env, st *acp.Store, id string, asJSON bool) int {
+	recs, indexed := st.Records(id)
+	var err error
 	for _, dir := range recordDirs() {
-		if recs, err = transcript.Read(dir, id); !errors.Is(err, transcript.ErrNotFound) {
+		if indexed {
 			break
 		}
+		recs, err = transcript.Read(dir, id)
+		indexed = !errors.Is(err, transcript.ErrNotFound)
 	}
 	if errors.Is(err, transcript.ErrNotFound) {
 		fmt.Fprintf(e.stderr, named("hub sessions: no session %q (see 'hub sessions list')\n"), id)
