@@ -1,11 +1,8 @@
 package runner
 
 import (
-	"cmp"
 	"errors"
 	"os"
-	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -58,23 +55,12 @@ const maxTranscripts = 500
 
 // pruneTranscripts removes the oldest transcripts beyond keep.
 func pruneTranscripts(dir string, keep int) {
-	entries, err := os.ReadDir(dir)
-	if err != nil || len(entries) <= keep {
+	if entries, err := os.ReadDir(dir); err != nil || len(entries) <= keep {
 		return
 	}
-	type aged struct {
-		name string
-		mod  int64
-	}
-	var files []aged
-	for _, e := range entries {
-		if info, err := e.Info(); err == nil && strings.HasSuffix(e.Name(), ".jsonl") {
-			files = append(files, aged{e.Name(), info.ModTime().UnixNano()})
-		}
-	}
-	slices.SortFunc(files, func(a, b aged) int { return cmp.Compare(b.mod, a.mod) })
-	for _, f := range files[min(keep, len(files)):] {
-		_ = os.Remove(filepath.Join(dir, f.name))
+	runs, _ := transcript.List(dir) // newest first
+	for _, s := range runs[min(keep, len(runs)):] {
+		_ = transcript.Remove(dir, s.ID)
 	}
 }
 

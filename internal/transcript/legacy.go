@@ -13,57 +13,41 @@ import (
 
 // The formats hub wrote before this one. hub acp's history files held bare
 // session/update lines: Read takes each as an update record. hub run kept
-// each run as one JSON object, <id>.json: Read and List migrate it to a
-// transcript the first time they meet it.
+// each run as one JSON object, <id>.json: Read, List and Remove migrate it
+// to a transcript the first time they meet it.
 
 // legacyUpdate is line as an update record when it is a bare
 // session/update (it has no type, and r is line read as a Record).
 func legacyUpdate(line []byte, r Record) (Record, bool) {
-	if r.Type != "" {
-		return Record{}, false
-	}
 	var probe struct {
 		Kind string `json:"sessionUpdate"`
 	}
-	if json.Unmarshal(line, &probe) != nil || probe.Kind == "" {
+	if r.Type != "" || json.Unmarshal(line, &probe) != nil || probe.Kind == "" {
 		return Record{}, false
 	}
 	return Record{Type: TypeUpdate, Update: slices.Clone(line)}, true
 }
 
-// legacyRun is hub run's record of a run before this format.
-type legacyRun struct {
-	Agent          string         `json:"agent"`
-	AgentSessionID string         `json:"sessionId"`
-	Cwd            string         `json:"cwd,omitempty"`
-	Brief          handover.Brief `json:"brief"`
-}
-
 // migrateRun rewrites hub run's old record of session id in dir as its
-// transcript, keeping its time, then removes it. It fails when there is
-// no old record or a transcript already exists.
+// transcript, atomically and keeping its time, then removes it. It fails
+// when there is no old record or a transcript already exists.
 func migrateRun(dir, id string) error {
-	p, err := Path(dir, id)
-	if err != nil {
-		return err
-	}
-	if _, err := os.Stat(p); !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("%s: already a transcript", id)
+	var run struct {
+		Agent, Cwd string
+		ID         string `json:"sessionId"`
+		Brief      handover.Brief
 	}
 	old := filepath.Join(dir, id+".json")
 	st, err := os.Stat(old)
-	if err != nil {
-		return err
-	}
-	data, err := os.ReadFile(old)
-	var run legacyRun
-	if err != nil || json.Unmarshal(data, &run) != nil || run.Agent == "" || run.AgentSessionID != id {
-		return fmt.Errorf("%s is not a hub run record", old)
+	data, rerr := os.ReadFile(old)
+	p, perr := Path(dir, id)
+	if _, serr := os.Stat(p); err != nil || rerr != nil || perr != nil || !errors.Is(serr, os.ErrNotExist) ||
+		json.Unmarshal(data, &run) != nil || run.Agent == "" || run.ID != id {
+		return fmt.Errorf("%s: no old run record to migrate", id)
 	}
 	at := st.ModTime()
 	meta := Meta{ID: id, Agent: run.Agent, Cwd: run.Cwd, Created: at}
-	recs := []Record{{Type: TypeSession, Time: at, Session: &meta}, {Type: TypeBrief, Time: at, Brief: &run.Brief}}
-	if err := Replace(dir, id, recs); err != nil {
+	if err := Replace(dir, id, []Record{{Type: TypeSession, Time: at, Session: &meta}, {Type: TypeBrief, Time: at, Brief: &run.Brief}}); err != nil {
 		return err
 	}
 	_ = os.Chtimes(p, at, at) // --continue takes the newest run

@@ -332,7 +332,6 @@ func lastLine(lines [][]byte, i int) bool {
 type Summary struct {
 	Meta
 	Updated time.Time `json:"updated"`
-	Path    string    `json:"path"`
 }
 
 // List returns the transcripts in dir, newest first, reading only each
@@ -380,7 +379,7 @@ func summaryOf(p string) (Summary, bool) {
 	if json.Unmarshal(line, &r) != nil || r.Type != TypeSession || r.Session == nil {
 		return Summary{}, false
 	}
-	return Summary{Meta: *r.Session, Updated: st.ModTime(), Path: p}, true
+	return Summary{Meta: *r.Session, Updated: st.ModTime()}, true
 }
 
 // Remove deletes session id's transcript; removing one that does not exist
