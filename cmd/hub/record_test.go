@@ -56,6 +56,11 @@ func TestSessions_EveryFrontEndsRecordExportsAlike(t *testing.T) {
 					t.Fatalf("%v: exit %d %s, want %q in order:\n%s", args, code, errOut, want, out)
 				}
 			}
+			code, out, _ := hub(t, nil, "sessions", "export", tt.id, "--format", "json")
+			var recs []transcript.Record
+			if err := json.Unmarshal([]byte(out), &recs); code != exitOK || err != nil || len(recs) < 2 || recs[0].Session == nil || recs[0].Session.Agent != tt.agent {
+				t.Fatalf("export json: exit %d, %v:\n%s", code, err, out)
+			}
 		})
 	}
 }
