@@ -108,6 +108,7 @@ func Open(dir string, meta Meta, now func() time.Time) (*Writer, error) {
 	if err != nil {
 		return nil, err
 	}
+	w.buf = bufio.NewWriter(w.f)
 	if meta.Created.IsZero() {
 		meta.Created = w.now()
 	}
@@ -115,17 +116,23 @@ func Open(dir string, meta Meta, now func() time.Time) (*Writer, error) {
 	return w, w.Sync()
 }
 
-// Append adds recs to session id's transcript in dir, for a writer that
-// keeps the session's metadata elsewhere (hub acp's index).
+// Append adds recs to session id's transcript in dir in one write, unsynced
+// (a turn costs no fsync), for a writer that keeps the session's metadata
+// elsewhere (hub acp's index).
 func Append(dir, id string, recs []Record) error {
+	buf, err := encodeAll(recs)
+	if err != nil {
+		return err
+	}
 	w, err := openWriter(dir, id, nil)
 	if err != nil {
 		return err
 	}
-	for _, r := range recs {
-		w.Write(r)
+	_, err = w.f.Write(buf)
+	if cerr := w.f.Close(); err == nil && cerr != nil {
+		err = cerr
 	}
-	return w.Close()
+	return err
 }
 
 // Replace writes recs as session id's whole transcript, atomically, for a
@@ -135,15 +142,23 @@ func Replace(dir, id string, recs []Record) error {
 	if err != nil {
 		return err
 	}
+	buf, err := encodeAll(recs)
+	if err != nil {
+		return err
+	}
+	return safefile.WriteAtomic(p, buf, 0o600)
+}
+
+func encodeAll(recs []Record) ([]byte, error) {
 	var buf []byte
 	for _, r := range recs {
 		line, err := encode(r, time.Now)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		buf = append(buf, line...)
 	}
-	return safefile.WriteAtomic(p, buf, 0o600)
+	return buf, nil
 }
 
 func openWriter(dir, id string, now func() time.Time) (*Writer, error) {
@@ -161,7 +176,7 @@ func openWriter(dir, id string, now func() time.Time) (*Writer, error) {
 	if now == nil {
 		now = time.Now
 	}
-	w := &Writer{f: f, buf: bufio.NewWriter(f), now: now}
+	w := &Writer{f: f, now: now}
 	if err := w.endTorn(); err != nil {
 		f.Close()
 		return nil, err
@@ -189,7 +204,7 @@ func (w *Writer) endTorn() error {
 // lastNewline is the offset just after the file's last newline (0 when it
 // has none), reading backwards from end.
 func lastNewline(f *os.File, end int64) (int64, error) {
-	buf := make([]byte, 8<<10)
+	buf := make([]byte, 1<<10) // a whole last line is the usual case
 	for off := end; off > 0; {
 		n := min(int64(len(buf)), off)
 		off -= n
