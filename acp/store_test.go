@@ -75,6 +75,31 @@ func TestStore_LoadsOldHistoryFiles(t *testing.T) {
 	}
 }
 
+// The oldest index kept the history in the metadata file, with no .jsonl:
+// reading it must leave that file alone (it is not a run to migrate).
+func TestStore_OldestFormatKeepsItsMetadataFile(t *testing.T) {
+	state := t.TempDir()
+	meta := filepath.Join(state, "sessions", "hub_1.json")
+	old := `{"sessionId":"hub_1","agent":"replay","cwd":"/src","updatedAt":"2026-01-02T03:04:05Z",` +
+		`"history":[{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"kept"}}]}`
+	if err := os.MkdirAll(filepath.Dir(meta), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(meta, []byte(old), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	st := OpenStore(state)
+	if hist := st.x.History("hub_1"); len(hist) != 1 || hist[0].AgentMessageChunk.Content.Text != "kept" {
+		t.Fatalf("history %+v", hist)
+	}
+	if b, err := os.ReadFile(meta); err != nil || string(b) != old {
+		t.Fatalf("the metadata file changed: %v %s", err, b)
+	}
+	if _, ok := st.Get("hub_1"); !ok {
+		t.Fatal("the session is gone")
+	}
+}
+
 func TestStore_SessionFilesMaskSecrets(t *testing.T) {
 	state := t.TempDir()
 	const token = "ghp_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789"

@@ -30,24 +30,25 @@ func legacyUpdate(line []byte, r Record) (Record, bool) {
 
 // migrateRun rewrites hub run's old record of session id in dir as its
 // transcript, atomically and keeping its time, then removes it. It fails
-// when there is no old record or a transcript already exists.
+// when there is no old record or a transcript already exists. The brief
+// tells a run's record from hub acp's metadata file, which never has one.
 func migrateRun(dir, id string) error {
 	var run struct {
 		Agent, Cwd string
 		ID         string `json:"sessionId"`
-		Brief      handover.Brief
+		Brief      *handover.Brief
 	}
 	old := filepath.Join(dir, id+".json")
 	st, err := os.Stat(old)
 	data, rerr := os.ReadFile(old)
 	p, perr := Path(dir, id)
 	if _, serr := os.Stat(p); err != nil || rerr != nil || perr != nil || !errors.Is(serr, os.ErrNotExist) ||
-		json.Unmarshal(data, &run) != nil || run.Agent == "" || run.ID != id {
+		json.Unmarshal(data, &run) != nil || run.Agent == "" || run.ID != id || run.Brief == nil {
 		return fmt.Errorf("%s: no old run record to migrate", id)
 	}
 	at := st.ModTime()
 	meta := Meta{ID: id, Agent: run.Agent, Cwd: run.Cwd, Created: at}
-	if err := Replace(dir, id, []Record{{Type: TypeSession, Time: at, Session: &meta}, {Type: TypeBrief, Time: at, Brief: &run.Brief}}); err != nil {
+	if err := Replace(dir, id, []Record{{Type: TypeSession, Time: at, Session: &meta}, {Type: TypeBrief, Time: at, Brief: run.Brief}}); err != nil {
 		return err
 	}
 	_ = os.Chtimes(p, at, at) // --continue takes the newest run
