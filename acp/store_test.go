@@ -60,6 +60,13 @@ func TestStore_LoadsOldHistoryFiles(t *testing.T) {
 	if len(hist) != 6 || hist[0].UserMessageChunk == nil || hist[3].ToolCallUpdate == nil || hist[5].Compaction == nil {
 		t.Fatalf("history %+v", hist)
 	}
+	c := newClient(t, "", func(o *Options) { o.StateDir = state })
+	c.init(schema.ClientCapabilities{})
+	c.must("session/load", schema.LoadSessionRequest{SessionID: id, Cwd: t.TempDir(), McpServers: []schema.McpServer{}}, nil)
+	if ups := c.updates(id); len(ups) < 5 || ups[0].UserMessageChunk == nil || ups[0].UserMessageChunk.Content.Text != "the bug is in parser.go" {
+		t.Fatalf("session/load replayed %+v", ups)
+	}
+	c.close()
 	recs, ok := st.Records(id)
 	if md := transcript.Markdown(recs); !ok || !strings.Contains(md, "# Fix the parser") || !strings.Contains(md, "## replay\n\nFixed the parser.") {
 		t.Fatalf("markdown:\n%s", md)
