@@ -120,7 +120,7 @@ func Open(dir string, meta Meta, now func() time.Time) (*Writer, error) {
 // (a turn costs no fsync), for a writer that keeps the session's metadata
 // elsewhere (hub acp's index).
 func Append(dir, id string, recs []Record) error {
-	buf, err := encodeAll(recs)
+	buf, err := encode(time.Now, recs...)
 	if err != nil {
 		return err
 	}
@@ -129,36 +129,18 @@ func Append(dir, id string, recs []Record) error {
 		return err
 	}
 	_, err = w.f.Write(buf)
-	if cerr := w.f.Close(); err == nil && cerr != nil {
-		err = cerr
-	}
-	return err
+	return errors.Join(err, w.f.Close())
 }
 
 // Replace writes recs as session id's whole transcript, atomically, for a
 // record rewritten whole each time (hub run's).
 func Replace(dir, id string, recs []Record) error {
 	p, err := Path(dir, id)
-	if err != nil {
-		return err
-	}
-	buf, err := encodeAll(recs)
-	if err != nil {
+	buf, eerr := encode(time.Now, recs...)
+	if err := errors.Join(err, eerr); err != nil {
 		return err
 	}
 	return safefile.WriteAtomic(p, buf, 0o600)
-}
-
-func encodeAll(recs []Record) ([]byte, error) {
-	var buf []byte
-	for _, r := range recs {
-		line, err := encode(r, time.Now)
-		if err != nil {
-			return nil, err
-		}
-		buf = append(buf, line...)
-	}
-	return buf, nil
 }
 
 func openWriter(dir, id string, now func() time.Time) (*Writer, error) {
@@ -225,7 +207,7 @@ func (w *Writer) Write(r Record) {
 	if w.err != nil || w.f == nil {
 		return
 	}
-	data, err := encode(r, w.now)
+	data, err := encode(w.now, r)
 	if err != nil {
 		w.err = err
 		return
@@ -236,17 +218,20 @@ func (w *Writer) Write(r Record) {
 	w.dirty = true
 }
 
-// encode is r's line, stamped with the version and time, secrets masked.
-func encode(r Record, now func() time.Time) ([]byte, error) {
-	r.V = Version
-	if r.Time.IsZero() {
-		r.Time = now()
+// encode is recs' lines, stamped with the version and time, secrets masked.
+func encode(now func() time.Time, recs ...Record) (out []byte, err error) {
+	for _, r := range recs {
+		r.V = Version
+		if r.Time.IsZero() {
+			r.Time = now()
+		}
+		data, err := json.Marshal(r)
+		if err != nil {
+			return nil, fmt.Errorf("encode transcript record: %w", err)
+		}
+		out = append(append(out, mask.Default().JSON(data)...), '\n')
 	}
-	data, err := json.Marshal(r)
-	if err != nil {
-		return nil, fmt.Errorf("encode transcript record: %w", err)
-	}
-	return append(mask.Default().JSON(data), '\n'), nil
+	return out, nil
 }
 
 // Sync flushes and syncs what was written, at the end of a turn.
