@@ -8,7 +8,6 @@ import (
 	"io"
 	"maps"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -89,7 +88,7 @@ func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 func runRun(ctx context.Context, e *env, args []string) int {
 	fs := newFlagSet("run", runHelp, e.stderr)
 	o := runner.Options{Name: progName, Registry: e.registry, Stdout: e.stdout, Stderr: e.stderr, Log: e.log,
-		TranscriptDir: filepath.Join(config.StateDir(), "runs")}
+		TranscriptDir: runsDir()}
 	if e.cfg.TranscriptsOn() {
 		o.AuditDir = config.TranscriptDir()
 	}

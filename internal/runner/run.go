@@ -47,7 +47,7 @@ type run struct {
 	// the digest and promptText make this run's turn of the transcript.
 	startErr     error // the agent failed to start, or to take the prompt
 	fallbackNext bool  // a next agent takes over if this one cannot work
-	from         *transcript
+	from         *runRecord
 	promptText   string
 	audit        *transcripts.Audit // nil when the agent keeps its own
 
