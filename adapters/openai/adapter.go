@@ -125,6 +125,8 @@ func (a *Adapter) Capabilities() adapters.Capabilities {
 		DelegateTool:    true,
 		Hooks:           true,
 		SystemPrompt:    true,
+		OutputSchema:    a.profile.JSONSchema,
+		TurnBudget:      true,
 		Notes:           "native OpenAI-compatible loop at " + a.profile.BaseURL + "; MCP servers' tools offered as mcp__server__tool",
 	}
 	if a.profile.Model != "" {
@@ -175,6 +177,9 @@ func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adap
 	if opts.Model != "" {
 		p.Model = opts.Model
 	}
+	if opts.MaxTurns > 0 {
+		p.MaxTurnRequests = opts.MaxTurns
+	}
 	retry := defaultRetry
 	if a.opts.MaxRetries != nil {
 		retry.Max = *a.opts.MaxRetries
@@ -192,6 +197,9 @@ func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adap
 		client: &client{profile: p, http: a.opts.HTTPClient, clock: a.opts.Clock, retry: retry, idle: a.opts.IdleTimeout, stream: p.Stream},
 	}
 	s.hooks, s.agent = hk, p.Name
+	if p.JSONSchema {
+		s.schema = opts.OutputSchema
+	}
 	s.rules = adapters.RulesOf(opts, s.interrupt, nil)
 	s.mcp = startMCP(ctx, withConfigured(opts.MCPServers, a.opts.MCPServers), s.log)
 	if opts.Delegate != nil {

@@ -7,9 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rs/zerolog"
-
-	"github.com/hubdev/hub/adapters/all"
 	"github.com/hubdev/hub/internal/config"
 	"github.com/hubdev/hub/internal/mockllm"
 	"github.com/hubdev/hub/internal/sandbox"
@@ -115,27 +112,6 @@ func TestRun_MaxTurnsNative(t *testing.T) {
 	code, out, errOut := hub(t, nil, "run", "--agent", "mock", "--max-turns", "1", "--format", "jsonl", "--cwd", t.TempDir(), "hi")
 	if code != 7 || !strings.Contains(out, `"stopReason":"max_turn_requests"`) || len(srv.Requests()) != 1 {
 		t.Fatalf("exit %d, %d requests\nstdout %s\nstderr %s", code, len(srv.Requests()), out, errOut)
-	}
-}
-
-func TestWithMaxTurns_ReachesEachAgent(t *testing.T) {
-	cfg := &config.Config{Agents: map[string]config.AgentConfig{"claude": {Args: []string{"--verbose"}}}}
-	reg := all.Registry(cfg, zerolog.Nop())
-	run, err := runConfig(cfg, "", false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := withMaxTurns(run, reg, 4, []string{"claude"}); err != nil {
-		t.Fatal(err)
-	}
-	if got := strings.Join(run.Agents["claude"].Args, " "); got != "--verbose --max-turns 4" || run.MaxTurns != 4 {
-		t.Fatalf("claude args %q, max turns %d", got, run.MaxTurns)
-	}
-	if got := strings.Join(cfg.Agents["claude"].Args, " "); got != "--verbose" {
-		t.Fatalf("the loaded config changed: %q", got)
-	}
-	if err := withMaxTurns(run, reg, 4, []string{"gemini"}); err == nil || !strings.Contains(err.Error(), "gemini") {
-		t.Fatalf("gemini: %v", err)
 	}
 }
 

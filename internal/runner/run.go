@@ -3,6 +3,7 @@ package runner
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
@@ -60,6 +61,10 @@ type run struct {
 	notes      turnNotes
 	promptText string
 	audit      *transcripts.Audit
+	// output is the answer --output-schema validated; schemaErr why the
+	// repaired answer still did not match.
+	output    json.RawMessage
+	schemaErr error
 
 	mu    sync.Mutex
 	cause cause // why the run stopped early
@@ -90,7 +95,7 @@ func (r *run) execute(ctx context.Context) Summary {
 	r.handover(a.Name(), caps, &so, &prefix)
 	r.cwd = so.Cwd
 	model := cmp.Or(so.Model, caps.DefaultModel)
-	if r.budget = newBudget(r.o, model); r.o.MaxCost > 0 && !caps.ReportsCost && r.budget.price == nil {
+	if r.budget = newBudget(r.o, model, !caps.TurnBudget); r.o.MaxCost > 0 && !caps.ReportsCost && r.budget.price == nil {
 		err := fmt.Errorf("%w: --max-cost: %s reports no cost and its model %q has no known price (internal/runner/prices.json)", ErrUsage, a.Name(), model)
 		return r.summary(classifyStartError(err), err)
 	}
@@ -166,6 +171,7 @@ func (r *run) execute(ctx context.Context) Summary {
 	if id := sess.ID(); id != "" && r.sessionID == "" {
 		r.sessionID = id
 	}
+	r.conform(runCtx, sess, cancelRun, st, a.Name())
 	r.saveTranscript(r.promptText)
 	return r.finish(r.stopCause())
 }
@@ -308,7 +314,7 @@ func (r *run) begin(why cause, cancelTurn context.CancelFunc) {
 	}
 	r.mu.Unlock()
 	if first {
-		r.out.progress("%s: cancelling the agent", map[cause]string{causeInterrupt: "interrupted", causeTimeout: "timeout"}[why])
+		r.out.progress("%s: cancelling the agent", map[cause]string{causeInterrupt: "interrupted", causeTimeout: "timeout", causeBudget: "budget"}[why])
 		cancelTurn()
 	}
 }
@@ -340,6 +346,7 @@ func (r *run) permission(ctx context.Context, p *adapters.PermissionRequest) ada
 
 func (r *run) handle(ev adapters.Event) {
 	r.notes.note(ev)
+	r.budget.round(ev)
 	switch ev.Type {
 	case adapters.EventText:
 		newMsg := ev.MessageID != "" && ev.MessageID != r.lastMsgID
@@ -465,7 +472,7 @@ func (r *run) finish(c cause) Summary {
 	case c == causeInterrupt:
 		code, err = ExitInterrupted, fmt.Errorf("interrupted%s", r.lastError())
 	case c == causeBudget:
-		r.stop, r.budgetHit = adapters.StopMaxTokens, r.budget.kind
+		r.stop, r.budgetHit = r.budget.stop(), r.budget.kind
 		code, err = ExitBudget, errors.New(r.budget.why)
 	case c == causeTimeout:
 		code, err = ExitTimeout, fmt.Errorf("timed out after %s%s", r.o.Timeout, r.lastError())
@@ -482,6 +489,8 @@ func (r *run) finish(c cause) Summary {
 	case r.stop == adapters.StopMaxTurnRequests && r.o.MaxTurns > 0:
 		r.budgetHit = "turns"
 		code, err = ExitBudget, fmt.Errorf("stopped at --max-turns %d before the agent finished", r.o.MaxTurns)
+	case r.schemaErr != nil:
+		code, err = ExitSchema, fmt.Errorf("the answer does not match --output-schema, also after a repair turn: %s", firstError(r.schemaErr))
 	case len(r.denied) > 0:
 		code, err = ExitDenied, fmt.Errorf("%d permission request(s) denied by --approve %s", len(r.denied), r.o.Approve)
 	}
@@ -544,10 +553,10 @@ func (r *run) summary(code int, err error) Summary {
 		s.Denied = []Denial{}
 	}
 	if code == ExitOK || code == ExitDenied {
-		// A completed run prints its final answer: the text after the
-		// last tool call, else the last text before it.
-		s.Answer = strings.TrimSpace(r.final.String())
-		s.Answer = cmp.Or(s.Answer, r.lastFinal)
+		s.Answer = r.finalAnswer()
+		if r.output != nil { // --output-schema: the answer is the valid JSON
+			s.Output, s.Answer = r.output, string(r.output)
+		}
 	}
 	if err != nil {
 		s.Error = err.Error()
@@ -560,6 +569,12 @@ func (r *run) summary(code int, err error) Summary {
 		s.Detail = r.fatal.Detail
 	}
 	return s
+}
+
+// finalAnswer is what a completed run prints: the text after the last
+// tool call, else the last text before it.
+func (r *run) finalAnswer() string {
+	return cmp.Or(strings.TrimSpace(r.final.String()), r.lastFinal)
 }
 
 func (o *Options) stopAll() {
