@@ -1,12 +1,18 @@
 package runner
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/adapters/openai"
+	"github.com/hubdev/hub/adapters/replay"
+	"github.com/hubdev/hub/internal/mockllm"
 )
 
 const reviewSchema = `{
@@ -153,6 +159,93 @@ func TestRun_OutputSchemaInvalidIsAUsageError(t *testing.T) {
 			case <-started:
 				t.Fatal("the agent started")
 			default:
+			}
+		})
+	}
+}
+
+// The replay agent and the native loop on the mock LLM: valid, repaired,
+// and invalid twice; the native loop sends response_format json_schema
+// where its profile says the provider takes it, else the instruction in
+// its system message, and the repair prompt as the next user message.
+func TestRun_OutputSchemaReplayAndNative(t *testing.T) {
+	type nativeRun struct {
+		jsonSchema bool
+		turns      []string
+	}
+	tests := []struct {
+		name   string
+		replay string     // a script in testdata/replay
+		native *nativeRun // else the native loop
+		want   int
+		output string
+		errHas string
+	}{
+		{name: "replay valid", replay: "schema-valid", want: ExitOK, output: `{"verdict":"reject","score":2}`},
+		{name: "replay repaired", replay: "schema-repaired", want: ExitOK, output: validReview},
+		{name: "replay invalid twice", replay: "schema-invalid", want: ExitSchema, errHas: "at '/score': got string, want number"},
+		{name: "native response_format valid", native: &nativeRun{jsonSchema: true, turns: []string{validReview}}, want: ExitOK, output: validReview},
+		{name: "native instruction valid", native: &nativeRun{turns: []string{validReview}}, want: ExitOK, output: validReview},
+		{name: "native repaired", native: &nativeRun{jsonSchema: true, turns: []string{"approve, 9", validReview}}, want: ExitOK, output: validReview},
+		{name: "native invalid twice", native: &nativeRun{turns: []string{"approve, 9", `{"verdict":"approve","score":9,"why":"x"}`}},
+			want: ExitSchema, errHas: "at '': additional properties 'why' not allowed"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			reg := adapters.NewRegistry()
+			agent := replay.Name
+			var srv *mockllm.OpenAIServer
+			if tt.native != nil {
+				var turns []mockllm.OpenAITurn
+				for _, text := range tt.native.turns {
+					turns = append(turns, mockllm.OpenAITurn{Text: text})
+				}
+				srv = mockllm.NewOpenAIServer(turns...)
+				defer srv.Close()
+				agent = "openai"
+				reg.Register(openai.New(openai.Profile{Name: agent, BaseURL: srv.URL, Model: "mock-model", APIKey: "k", Stream: true, JSONSchema: tt.native.jsonSchema}, openai.Options{}))
+			} else {
+				reg.Register(replay.New(filepath.Join("testdata", "replay", tt.replay+".jsonl")))
+			}
+			var out, errb bytes.Buffer
+			s := Run(context.Background(), Options{Registry: reg, Agent: agent, Cwd: t.TempDir(), Prompt: "review", Format: FormatJSONL,
+				OutputSchema: json.RawMessage(reviewSchema), Stdout: &out, Stderr: &errb, Grace: time.Second, StopAll: func() {}, SkillsUserDir: t.TempDir()})
+			if s.ExitCode != tt.want || string(s.Output) != tt.output || !strings.Contains(s.Error, tt.errHas) {
+				t.Fatalf("exit %d output %s error %q, want exit %d output %s error naming %q\n%s", s.ExitCode, s.Output, s.Error, tt.want, tt.output, tt.errHas, out.String())
+			}
+			if srv == nil {
+				return
+			}
+			reqs := srv.Requests()
+			if len(reqs) != len(tt.native.turns) {
+				t.Fatalf("%d model requests, want %d", len(reqs), len(tt.native.turns))
+			}
+			var body struct {
+				ResponseFormat *struct {
+					Type       string `json:"type"`
+					JSONSchema struct {
+						Name   string          `json:"name"`
+						Schema json.RawMessage `json:"schema"`
+						Strict bool            `json:"strict"`
+					} `json:"json_schema"`
+				} `json:"response_format"`
+			}
+			if err := json.Unmarshal(reqs[0].Body, &body); err != nil {
+				t.Fatal(err)
+			}
+			system, _ := reqs[0].Messages[0]["content"].(string)
+			if f := body.ResponseFormat; tt.native.jsonSchema != (f != nil && f.Type == "json_schema" && f.JSONSchema.Strict && strings.Contains(string(f.JSONSchema.Schema), `"additionalProperties":false`)) {
+				t.Errorf("response_format %s", reqs[0].Body)
+			}
+			if inSystem := strings.Contains(system, `"required":["verdict","score"]`); inSystem == tt.native.jsonSchema {
+				t.Errorf("schema in the system message: %v, response_format: %v", inSystem, tt.native.jsonSchema)
+			}
+			if len(reqs) > 1 {
+				msgs := reqs[1].Messages
+				last, _ := msgs[len(msgs)-1]["content"].(string)
+				if msgs[len(msgs)-1]["role"] != "user" || !strings.HasPrefix(last, "Your answer did not match the schema") {
+					t.Errorf("the repair request's last message: %v", msgs[len(msgs)-1])
+				}
 			}
 		})
 	}
