@@ -327,7 +327,11 @@ func TestAppServer_OutputSchemaOnTurnStart(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer s.Close()
-			drain(t, mustPrompt(t, s, "review"), nil)
+			ch, err := fixture.Prompt(context.Background(), s, adapters.TextPrompt("review"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			drain(t, ch, nil)
 			logData, _ := os.ReadFile(f.log)
 			var start string
 			for _, l := range strings.Split(string(logData), "\n") {

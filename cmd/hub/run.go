@@ -207,6 +207,10 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	o.NoColor = os.Getenv("NO_COLOR") != ""
 	o.Signals = laterSignals
 	if *agentsFlag != "" {
+		if *outputSchema != "" {
+			fmt.Fprint(e.stderr, named("hub run: --output-schema holds one agent's answer; it does not apply to --agents\n"))
+			return runner.ExitUsage
+		}
 		return runBestOf(ctx, e, o, bo, *agentsFlag)
 	}
 	return runner.Run(ctx, o).ExitCode

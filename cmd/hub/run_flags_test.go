@@ -136,12 +136,14 @@ func TestRun_OutputSchemaFlag(t *testing.T) {
 		code    int
 		stdout  string
 		stderr  string
+		agents  string // --agents, best of N
 	}{
 		{name: "valid", file: schema, answers: []string{"```json\n{\"ok\": true}\n```"}, code: 0, stdout: `{"ok":true}` + "\n"},
 		{name: "repaired", file: schema, answers: []string{"yes", `{"ok":false}`}, code: 0, stdout: `{"ok":false}` + "\n"},
 		{name: "invalid twice", file: schema, answers: []string{"yes", `{"ok":"yes"}`}, code: 8, stdout: "yes\n\n{\"ok\":\"yes\"}\n", stderr: "at '/ok': got string, want boolean (exit 8)"},
 		{name: "no such file", file: filepath.Join(dir, "nope.json"), code: 2, stderr: "--output-schema"},
 		{name: "not a schema", file: bad, code: 2, stderr: "--output-schema is not a valid JSON Schema: at '/type'"},
+		{name: "best of N", file: schema, agents: "mock,mock", code: 2, stderr: "does not apply to --agents"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -153,7 +155,11 @@ func TestRun_OutputSchemaFlag(t *testing.T) {
 			defer srv.Close()
 			root := isolate(t)
 			addUserConfig(t, root, fmt.Sprintf("[providers.mock]\nbase_url = %q\nmodel = \"m\"\njson_schema = true\n", srv.URL))
-			code, out, errOut := hub(t, nil, "run", "--agent", "mock", "--cwd", t.TempDir(), "--output-schema", tt.file, "review")
+			args := []string{"run", "--agent", "mock", "--cwd", t.TempDir(), "--output-schema", tt.file, "review"}
+			if tt.agents != "" {
+				args = append(args, "--agents", tt.agents)
+			}
+			code, out, errOut := hub(t, nil, args...)
 			if code != tt.code || out != tt.stdout || !strings.Contains(errOut, tt.stderr) {
 				t.Fatalf("exit %d stdout %q stderr %q, want exit %d stdout %q stderr naming %q", code, out, errOut, tt.code, tt.stdout, tt.stderr)
 			}
