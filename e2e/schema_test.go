@@ -154,6 +154,28 @@ func TestRun_AppendSystemPromptReachesTheModel(t *testing.T) {
 	})
 }
 
+// --max-turns with gemini (an ACP agent): the same counted tool rounds.
+func TestRunGemini_MaxTurnsStopsALoop(t *testing.T) {
+	bin := e2eCLI(t, "gemini", "gemini")
+	var turns []mockllm.GeminiTurn
+	for range 6 {
+		turns = append(turns, geminiToolTurn())
+	}
+	mock := mockllm.NewGeminiServer(turns...)
+	defer mock.Close()
+	home := t.TempDir()
+	geminiSettings(t, home)
+	r := runHub(t, home, geminiHubCfg(bin, mock), "", "--agent", "gemini", "--cwd", t.TempDir(), "--approve", "all",
+		"--max-turns", "2", "--format", "jsonl", "loop")
+	s := runSummary(t, r)
+	if r.code != 7 || s["stopReason"] != "max_turn_requests" || s["budget"] != "turns" {
+		t.Fatalf("exit %d summary %v\n%s", r.code, s, e2eTail(r.stderr, 30))
+	}
+	if n := len(mock.Requests()); n < 3 || n >= len(turns) {
+		t.Errorf("%d model requests: want the third round's stop, not the whole loop", n)
+	}
+}
+
 // --max-turns with codex, which keeps no turn budget hub can set: hub
 // counts its tool rounds and cancels a looping turn past the limit, exit
 // 7 with stop reason max_turn_requests.
