@@ -154,6 +154,19 @@ func TestRun_AppendSystemPromptReachesTheModel(t *testing.T) {
 	})
 }
 
+// --max-turns with claude is its own --max-turns (SessionOptions.MaxTurns):
+// claude stops after the one allowed model request, exit 7.
+func TestRunClaude_MaxTurns(t *testing.T) {
+	read := mockllm.AnthropicTurn{Text: "Reading.", ToolUses: []mockllm.AnthropicToolUse{{Name: "Read", Input: `{"file_path":"notes.txt"}`}}}
+	mock := mockllm.NewAnthropicServer(read, read, read)
+	defer mock.Close()
+	r := runHub(t, t.TempDir(), claudeHubConfig(t, mock), "", "--agent", "claude", "--cwd", t.TempDir(), "--max-turns", "1", "--format", "jsonl", "read")
+	s := runSummary(t, r)
+	if r.code != 7 || s["stopReason"] != "max_turn_requests" || s["budget"] != "turns" || len(mock.Requests()) != 1 {
+		t.Fatalf("exit %d summary %v, %d requests\n%s", r.code, s, len(mock.Requests()), e2eTail(r.stderr, 30))
+	}
+}
+
 // --max-turns with gemini (an ACP agent): the same counted tool rounds.
 func TestRunGemini_MaxTurnsStopsALoop(t *testing.T) {
 	bin := e2eCLI(t, "gemini", "gemini")
