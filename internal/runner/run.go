@@ -25,7 +25,7 @@ const (
 	causeNone cause = iota
 	causeInterrupt
 	causeTimeout
-	causeBudget // --max-tokens or --max-cost was reached
+	causeBudget // --max-tokens, --max-cost or counted --max-turns was reached
 )
 
 type run struct {
@@ -41,7 +41,7 @@ type run struct {
 	tools     int    // tool calls seen
 	lastMsgID string
 	errs      []string // messages of non-fatal errors
-	budget    *budget  // --max-tokens and --max-cost
+	budget    *budget  // --max-tokens, --max-cost and counted --max-turns
 	budgetHit string   // the limit that stopped the run (Summary.Budget)
 	warnings  []string
 	sessionID string

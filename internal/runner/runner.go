@@ -89,8 +89,10 @@ type Options struct {
 	// (--append-system-prompt).
 	SystemPrompt, AppendSystemPrompt string
 	ResumeID                         string
-	// MaxTurns is the turn budget the agents were built with (--max-turns);
-	// a run stopped by it exits ExitBudget. 0: none.
+	// MaxTurns is the turn budget (--max-turns): SessionOptions.MaxTurns
+	// for an agent that keeps one (Capabilities.TurnBudget), else hub
+	// counts the agent's tool rounds; a run stopped by it exits
+	// ExitBudget. 0: none.
 	MaxTurns int
 	// MaxTokens and MaxCost (USD) stop a run that goes over them
 	// (--max-tokens, --max-cost), exiting ExitBudget. 0: none.
