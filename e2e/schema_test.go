@@ -73,13 +73,24 @@ func TestRunClaude_OutputSchema(t *testing.T) {
 	}
 }
 
-// A real codex gets the schema as turn/start's outputSchema, which it
-// sends as the request's json_schema text format; an invalid answer gets
-// the repair turn on the same thread.
+// A real codex gets the schema as turn/start's outputSchema (app-server)
+// or --output-schema FILE (exec), which it sends as the request's
+// json_schema text format; an invalid answer gets the repair turn on the
+// same thread.
 func TestRunCodex_OutputSchemaRepaired(t *testing.T) {
+	for _, transport := range []string{"app-server", "exec"} {
+		t.Run(transport, func(t *testing.T) { codexSchemaRepaired(t, transport) })
+	}
+}
+
+func codexSchemaRepaired(t *testing.T, transport string) {
 	mock := mockllm.NewResponsesServer(mockllm.ResponsesTurn{Text: "approve"}, mockllm.ResponsesTurn{Text: `{"verdict":"approve"}`})
 	defer mock.Close()
-	r := runHub(t, t.TempDir(), codexHubConfig(t, mock), "", "--agent", "codex", "--cwd", t.TempDir(), "--format", "jsonl",
+	cfg := codexHubConfig(t, mock)
+	if transport == "exec" {
+		cfg = strings.Replace(cfg, "options = { ", `options = { transport = "exec", `, 1)
+	}
+	r := runHub(t, t.TempDir(), cfg, "", "--agent", "codex", "--cwd", t.TempDir(), "--format", "jsonl",
 		"--output-schema", e2eSchemaFile(t), "review")
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s", r.code, e2eTail(r.stderr, 30))
