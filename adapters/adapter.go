@@ -100,6 +100,13 @@ type Capabilities struct {
 	SystemPrompt bool `json:"systemPrompt,omitempty"`
 	// ReportsCost says the agent reports what its turns cost (Usage.CostUSD).
 	ReportsCost bool `json:"reportsCost,omitempty"`
+	// OutputSchema says the agent's model is held to SessionOptions.OutputSchema
+	// for its final answer (codex outputSchema, claude --json-schema, a
+	// provider's response_format json_schema).
+	OutputSchema bool `json:"outputSchema,omitempty"`
+	// TurnBudget says the agent stops a turn itself after
+	// SessionOptions.MaxTurns model requests (stop reason max_turn_requests).
+	TurnBudget bool `json:"turnBudget,omitempty"`
 	// Skills says how Agent Skills reach this agent: "native", "prompt" or "file".
 	Skills string `json:"skills,omitempty"`
 	// TestedVersions is the CLI version range the adapter was tested with.
@@ -141,6 +148,12 @@ type SessionOptions struct {
 	// SystemPrompt, when set, replaces the agent's own system prompt
 	// (Capabilities.SystemPrompt); Instructions still follow it.
 	SystemPrompt string
+	// OutputSchema, when set, is the JSON Schema (draft 2020-12) the final
+	// answer must match, for an agent with Capabilities.OutputSchema.
+	OutputSchema json.RawMessage
+	// MaxTurns, when positive, bounds a turn's model requests for an agent
+	// with Capabilities.TurnBudget.
+	MaxTurns int
 	// SkillDirs are skill folders the adapter may expose natively.
 	SkillDirs []string
 	// CancelGrace is how long a cancelled turn may take to end before the

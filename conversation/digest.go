@@ -25,9 +25,11 @@ type Digest struct {
 	ToolCalls []ToolCall
 	byID      map[string]int // tool call id -> index in ToolCalls
 	Plan      []adapters.PlanEntry
-	// Usage is summed over every model request of the turn (see MergeUsage).
+	// Usage is summed over every model request of the turn (see MergeUsage)
+	// and over the earlier turns of a NextTurn.
 	Usage          *adapters.Usage
-	Model          string // what the agent said it uses
+	prior, turn    *adapters.Usage // the earlier turns' usage, and this one's
+	Model          string          // what the agent said it uses
 	AgentSessionID string
 	// Errors are the non-fatal errors' messages; Fatal the last fatal one
 	// (or the first error while none is fatal).
@@ -62,11 +64,21 @@ func (d *Digest) Note(ev adapters.Event) (narration string) {
 			d.Model = cmp.Or(ev.Session.Model, d.Model)
 		}
 	case adapters.EventUsage:
-		d.Usage = MergeUsage(d.Usage, ev.Usage)
+		d.turn = MergeUsage(d.turn, ev.Usage)
+		d.Usage = AddUsage(d.prior, d.turn)
 	case adapters.EventError:
 		d.error(ev.Error)
 	}
 	return ""
+}
+
+// NextTurn starts another turn in d (a repair turn of the same session):
+// the answer becomes the new turn's, while text, tool calls and usage add
+// up.
+func (d *Digest) NextTurn() {
+	d.final.Reset()
+	d.lastFinal = ""
+	d.prior, d.turn = d.Usage, nil
 }
 
 func (d *Digest) text(ev adapters.Event) {

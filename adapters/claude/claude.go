@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/rs/zerolog"
@@ -75,6 +76,7 @@ func (a *Adapter) Capabilities() adapters.Capabilities {
 			{ID: "bypassPermissions", Name: "Bypass permissions", Description: "Never ask (refused as root unless IS_SANDBOX=1)"},
 		},
 		DefaultModel: "default", DefaultMode: "default", Skills: "native", Instructions: true, SystemPrompt: true, ReportsCost: true,
+		OutputSchema: true, TurnBudget: true,
 		TestedVersions: TestedVersions,
 		Notes:          "permissions are allow/deny per call inside claude; hub remembers always-allow/always-reject per tool for the session",
 	}
@@ -133,6 +135,12 @@ func (a *Adapter) args(opts adapters.SessionOptions) ([]string, error) {
 	}
 	if off := disallowedTools(opts.Tools); len(off) > 0 {
 		args = append(args, "--disallowed-tools", strings.Join(off, ","))
+	}
+	if len(opts.OutputSchema) > 0 {
+		args = append(args, "--json-schema", string(opts.OutputSchema))
+	}
+	if opts.MaxTurns > 0 {
+		args = append(args, "--max-turns", strconv.Itoa(opts.MaxTurns))
 	}
 	for _, d := range append(slices.Clone(opts.AddDirs), opts.SkillDirs...) {
 		args = append(args, "--add-dir", d)

@@ -276,7 +276,8 @@ func TestAdapter_Args(t *testing.T) {
 	argsFile := filepath.Join(t.TempDir(), "args.json")
 	t.Setenv("HUB_FAKE_CLAUDE_ARGS", argsFile)
 	_, s := startFake(t, "text", adapters.SessionOptions{ResumeID: "abc-123", Model: "opus", Mode: "plan",
-		Instructions: "be brief", SystemPrompt: "you review code", MCPServers: []adapters.MCPServer{
+		Instructions: "be brief", SystemPrompt: "you review code", OutputSchema: json.RawMessage(`{"type":"object"}`), MaxTurns: 4,
+		MCPServers: []adapters.MCPServer{
 			{Name: "fs", Type: "stdio", Command: "mcp-fs", Args: []string{"/tmp"}},
 			{Name: "web", Type: "http", URL: "http://127.0.0.1:1/mcp", Headers: map[string]string{"X": "y"}}}})
 	if s.ID() != "abc-123" {
@@ -290,7 +291,8 @@ func TestAdapter_Args(t *testing.T) {
 	}
 	for _, pair := range [][2]string{{"--resume", "abc-123"}, {"--model", "opus"}, {"--permission-mode", "plan"},
 		{"--append-system-prompt", "be brief"}, {"--input-format", "stream-json"}, {"--output-format", "stream-json"},
-		{"--permission-prompt-tool", "stdio"}, {"--system-prompt", "you review code"}} {
+		{"--permission-prompt-tool", "stdio"}, {"--system-prompt", "you review code"},
+		{"--json-schema", `{"type":"object"}`}, {"--max-turns", "4"}} {
 		i := slices.Index(args, pair[0])
 		if i < 0 || i+1 >= len(args) || args[i+1] != pair[1] {
 			t.Errorf("args lack %s %s: %v", pair[0], pair[1], args)

@@ -130,6 +130,10 @@ type claudeLine struct {
 		ResetsAt      int64  `json:"resetsAt"`
 		RateLimitType string `json:"rateLimitType"`
 	} `json:"rate_limit_info"`
+
+	// StructuredOutput is a result's answer to --json-schema (the model's
+	// StructuredOutput tool call).
+	StructuredOutput json.RawMessage `json:"structured_output"`
 }
 
 type claudeUsage struct {

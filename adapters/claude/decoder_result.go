@@ -16,6 +16,11 @@ func (d *ClaudeDecoder) result(l *claudeLine) []adapters.Event {
 	kind := d.apiError
 	d.apiError = ""
 	out := []adapters.Event{}
+	if o := l.StructuredOutput; len(o) > 0 && string(o) != "null" {
+		// The --json-schema answer arrives as a tool call's input: it is
+		// the turn's final answer, so it ends the turn as its text.
+		out = append(out, adapters.Event{Type: adapters.EventText, Text: string(o), MessageID: "structured_output"})
+	}
 	if u := claudeResultUsage(l); u != nil {
 		out = append(out, adapters.Event{Type: adapters.EventUsage, Usage: u})
 	}

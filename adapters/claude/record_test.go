@@ -68,6 +68,10 @@ func TestRecord(t *testing.T) {
 			{Text: "dle and again", StopReason: "max_tokens"},
 			{Text: " and again", StopReason: "max_tokens"},
 			{Text: " and again", StopReason: "max_tokens"}}},
+		// --json-schema offers the model a StructuredOutput tool; its input
+		// comes back as the result's structured_output.
+		{name: "rec-structured-output", args: []string{"--json-schema", `{"type":"object","properties":{"verdict":{"type":"string"}},"required":["verdict"]}`},
+			turns: []mockllm.AnthropicTurn{{Text: "Reviewing.", ToolUses: []mockllm.AnthropicToolUse{{Name: "StructuredOutput", Input: `{"verdict":"approve"}`}}}}},
 	}
 	only := os.Getenv("CASE")
 	for _, c := range cases {

@@ -292,6 +292,9 @@ func (s *appSession) Prompt(ctx context.Context, prompt []adapters.Content, emit
 	s.out = out
 	thread, skillText := s.thread, s.skills
 	params := map[string]any{"threadId": thread, "input": userInput(withSkills(prompt, skillText))}
+	if len(s.opts.OutputSchema) > 0 {
+		params["outputSchema"] = s.opts.OutputSchema
+	}
 	next := s.next
 	for k, v := range next {
 		params[k] = v

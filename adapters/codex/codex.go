@@ -67,7 +67,7 @@ func (a *Adapter) Capabilities() adapters.Capabilities {
 	return adapters.Capabilities{
 		Images: true, Resume: true, Fork: true, Permissions: true, MCP: true, MCPHTTP: true,
 		Models: models, DefaultModel: def, Modes: modes, DefaultMode: a.mode(adapters.SessionOptions{}), Skills: "native", Instructions: true,
-		TestedVersions: TestedVersions,
+		OutputSchema: true, TestedVersions: TestedVersions,
 		Notes: "app-server JSON-RPC; falls back to `codex exec --json` (no permission prompts) when app-server is unavailable; " +
 			"skills load natively from hub's temp dir through app-server's skills/extraRoots/set (CODEX_HOME and the project stay untouched); " +
 			"the exec fallback, which cannot add a skills dir, gets them in front of the first prompt",

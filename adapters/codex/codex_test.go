@@ -316,6 +316,36 @@ func TestAppServer_ResumeByThreadID(t *testing.T) {
 	}
 }
 
+// SessionOptions.OutputSchema reaches every turn/start as outputSchema
+// (codex holds the final answer to it); without one there is none.
+func TestAppServer_OutputSchemaOnTurnStart(t *testing.T) {
+	for _, schema := range []string{`{"type":"object","required":["verdict"]}`, ""} {
+		t.Run(fmt.Sprintf("schema %q", schema), func(t *testing.T) {
+			f := newFake(t, "appserver-text")
+			s, err := f.a.Start(context.Background(), adapters.SessionOptions{Cwd: t.TempDir(), OutputSchema: json.RawMessage(schema)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			ch, err := fixture.Prompt(context.Background(), s, adapters.TextPrompt("review"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			drain(t, ch, nil)
+			logData, _ := os.ReadFile(f.log)
+			var start string
+			for _, l := range strings.Split(string(logData), "\n") {
+				if strings.Contains(l, `"method":"turn/start"`) {
+					start = l
+				}
+			}
+			if has := strings.Contains(start, `"outputSchema":`+schema); has != (schema != "") {
+				t.Errorf("turn/start %s, want outputSchema %s", start, schema)
+			}
+		})
+	}
+}
+
 func TestAppServer_BusyAndClose(t *testing.T) {
 	f := newFake(t, "appserver-cancel")
 	s, err := f.a.Start(context.Background(), adapters.SessionOptions{Cwd: t.TempDir()})

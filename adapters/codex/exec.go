@@ -2,7 +2,9 @@ package codex
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"os"
 	"sync"
 	"syscall"
 	"time"
@@ -28,7 +30,9 @@ type execSession struct {
 	mu sync.Mutex
 	// skills goes in front of the first prompt: codex exec has no way to
 	// add a skills folder.
-	skills    string
+	skills string
+	// schema is the temp file of SessionOptions.OutputSchema ("": none).
+	schema    string
 	thread    string
 	p         *proc.Process
 	cancelled bool
@@ -43,8 +47,33 @@ func (a *Adapter) startExec(opts adapters.SessionOptions) (*execSession, error) 
 	if err != nil {
 		return nil, fmt.Errorf("codex skills: %w", err)
 	}
+	schema, err := schemaFile(opts.OutputSchema)
+	if err != nil {
+		return nil, err
+	}
 	return &execSession{a: a, opts: opts, dec: NewCodexExecDecoder(), log: a.log, thread: opts.ResumeID,
-		raw: newUnknownRecords(a.log, a.cliVersion), skills: text}, nil
+		raw: newUnknownRecords(a.log, a.cliVersion), skills: text, schema: schema}, nil
+}
+
+// schemaFile writes the output schema where `codex exec --output-schema`
+// reads it; "" when there is none. Close removes it.
+func schemaFile(schema json.RawMessage) (string, error) {
+	if len(schema) == 0 {
+		return "", nil
+	}
+	f, err := os.CreateTemp("", "hub-codex-schema-*.json")
+	if err != nil {
+		return "", fmt.Errorf("codex exec: temp file for the output schema: %w", err)
+	}
+	_, err = f.Write(schema)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		_ = os.Remove(f.Name())
+		return "", fmt.Errorf("codex exec: write the output schema: %w", err)
+	}
+	return f.Name(), nil
 }
 
 func (s *execSession) ID() string {
@@ -69,6 +98,9 @@ func (s *execSession) args(prompt string, images []string) []string {
 		args = append(args, "-c", "developer_instructions="+tomlString(s.opts.Instructions))
 	}
 	args = append(args, configOverrides(s.opts)...)
+	if s.schema != "" {
+		args = append(args, "--output-schema", s.schema)
+	}
 	for _, img := range images {
 		args = append(args, "--image", img)
 	}
@@ -157,6 +189,9 @@ func (s *execSession) Close() error {
 	s.mu.Unlock()
 	if p != nil {
 		_ = p.Stop()
+	}
+	if s.schema != "" {
+		_ = os.Remove(s.schema)
 	}
 	return nil
 }

@@ -5,10 +5,12 @@ package codex
 import (
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -208,6 +210,31 @@ func TestExecFallback_ExitErrorHasStderrTail(t *testing.T) {
 	}
 	if evs[2].StopReason != adapters.StopEndTurn {
 		t.Errorf("done = %+v", evs[2])
+	}
+}
+
+// The exec fallback passes SessionOptions.OutputSchema as
+// `--output-schema FILE`, a temp file the session removes on Close.
+func TestExecFallback_OutputSchemaFile(t *testing.T) {
+	const schema = `{"type":"object","required":["verdict"]}`
+	f := newExecFake(t, "exec-tool", "")
+	s, err := f.a.Start(context.Background(), adapters.SessionOptions{Cwd: t.TempDir(), OutputSchema: json.RawMessage(schema)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	drain(t, mustPrompt(t, s, "review"), nil)
+	args, _ := os.ReadFile(f.args)
+	fields := strings.Fields(string(args))
+	i := slices.Index(fields, "--output-schema")
+	if i < 0 || i+1 >= len(fields) || slices.Index(fields, "--") < i {
+		t.Fatalf("argv %q has no --output-schema FILE before the prompt", args)
+	}
+	if got, err := os.ReadFile(fields[i+1]); err != nil || string(got) != schema {
+		t.Errorf("schema file %s holds %q (%v), want %q", fields[i+1], got, err, schema)
+	}
+	_ = s.Close()
+	if _, err := os.Stat(fields[i+1]); !os.IsNotExist(err) {
+		t.Errorf("schema file left after Close (stat %v)", err)
 	}
 }
 

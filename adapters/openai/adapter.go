@@ -122,6 +122,8 @@ func (a *Adapter) Capabilities() adapters.Capabilities {
 		SystemPrompt:    true,
 		Modes:           nativeModes,
 		DefaultMode:     modeDefault,
+		OutputSchema:    a.profile.JSONSchema,
+		TurnBudget:      true,
 		Notes:           "native OpenAI-compatible loop at " + a.profile.BaseURL + "; MCP servers' tools offered as mcp__server__tool",
 	}
 	if a.profile.Model != "" {
@@ -176,6 +178,9 @@ func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adap
 	if opts.Model != "" {
 		p.Model = opts.Model
 	}
+	if opts.MaxTurns > 0 {
+		p.MaxTurnRequests = opts.MaxTurns
+	}
 	retry := defaultRetry
 	if a.opts.MaxRetries != nil {
 		retry.Max = *a.opts.MaxRetries
@@ -193,6 +198,9 @@ func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adap
 		client: &client{profile: p, http: a.opts.HTTPClient, clock: a.opts.Clock, retry: retry, idle: a.opts.IdleTimeout, stream: p.Stream},
 	}
 	s.hooks, s.agent, s.toolset = hk, p.Name, ts
+	if p.JSONSchema {
+		s.schema = opts.OutputSchema
+	}
 	s.rules = adapters.RulesOf(opts, s.interrupt, nil)
 	s.mcp = startMCP(ctx, withConfigured(opts.MCPServers, a.opts.MCPServers), s.log)
 	if opts.Delegate != nil {

@@ -82,6 +82,27 @@ type chatRequest struct {
 	Temperature         *float64       `json:"temperature,omitempty"`
 	MaxTokens           int            `json:"max_tokens,omitempty"`
 	MaxCompletionTokens int            `json:"max_completion_tokens,omitempty"`
+
+	ResponseFormat *responseFormat `json:"response_format,omitempty"`
+}
+
+// responseFormat holds the final answer to a JSON Schema, strictly.
+type responseFormat struct {
+	Type       string `json:"type"` // "json_schema"
+	JSONSchema struct {
+		Name   string          `json:"name"`
+		Schema json.RawMessage `json:"schema"`
+		Strict bool            `json:"strict"`
+	} `json:"json_schema"`
+}
+
+func schemaFormat(schema json.RawMessage) *responseFormat {
+	if len(schema) == 0 {
+		return nil
+	}
+	f := &responseFormat{Type: "json_schema"}
+	f.JSONSchema.Name, f.JSONSchema.Schema, f.JSONSchema.Strict = "output", schema, true
+	return f
 }
 
 type streamOptions struct {

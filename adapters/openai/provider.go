@@ -38,6 +38,8 @@ type Profile struct {
 	MaxTurnRequests int
 	Stream          bool
 	AzureAPIVersion string
+	// JSONSchema says the endpoint takes response_format json_schema.
+	JSONSchema bool
 	// Local presets need no API key.
 	Local bool
 }
@@ -126,6 +128,9 @@ func apply(p Profile, c config.ProviderConfig) Profile {
 		p.MaxTurnRequests = c.MaxTurnRequests
 	}
 	p.Stream = c.Stream == nil || *c.Stream
+	if c.JSONSchema != nil {
+		p.JSONSchema = *c.JSONSchema
+	}
 	if len(c.Headers) > 0 {
 		h := map[string]string{}
 		for k, v := range p.Headers {
@@ -157,11 +162,13 @@ func EnvProfile(cfg *config.Config, getenv func(string) string) (Profile, error)
 	}
 	if p.BaseURL != presets["openai"].BaseURL {
 		// A custom endpoint (often a local server) may need no key, and
-		// compatible servers mostly know max_tokens only.
+		// compatible servers mostly know max_tokens only, and not all
+		// take response_format json_schema.
 		p.Local = true
 		if pc.MaxTokensField == "" {
 			p.MaxTokensField = ""
 		}
+		p.JSONSchema = pc.JSONSchema != nil && *pc.JSONSchema
 	}
 	return p, nil
 }

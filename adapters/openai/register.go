@@ -24,9 +24,6 @@ func Register(r *adapters.Registry, cfg *config.Config, opts Options, getenv fun
 		if cfg.NoStream {
 			p.Stream = false
 		}
-		if cfg.MaxTurnRequests > 0 {
-			p.MaxTurnRequests = cfg.MaxTurnRequests
-		}
 		r.Register(New(p, opts))
 	}
 	if p, err := EnvProfile(cfg, getenv); err != nil {

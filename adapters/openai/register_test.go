@@ -49,6 +49,38 @@ func TestRegister_EnvProfilesAndPresets(t *testing.T) {
 	}
 }
 
+// json_schema: the hosted presets that take response_format json_schema
+// say so, a profile may say it for its own endpoint, and a custom
+// OPENAI_BASE_URL is not assumed to take it.
+func TestProfile_JSONSchema(t *testing.T) {
+	yes := true
+	tests := []struct {
+		name string
+		get  func() (Profile, error)
+		want bool
+	}{
+		{"openai preset", func() (Profile, error) { return ResolveProfile("openai", config.ProviderConfig{}) }, true},
+		{"ollama preset", func() (Profile, error) { return ResolveProfile("ollama", config.ProviderConfig{}) }, false},
+		{"profile says so", func() (Profile, error) {
+			return ResolveProfile("vllm", config.ProviderConfig{JSONSchema: &yes})
+		}, true},
+		{"custom OPENAI_BASE_URL", func() (Profile, error) {
+			return EnvProfile(nil, func(k string) string { return map[string]string{"OPENAI_BASE_URL": "http://127.0.0.1:1/v1"}[k] })
+		}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := tt.get()
+			if err != nil || p.JSONSchema != tt.want {
+				t.Fatalf("JSONSchema %v (%v), want %v", p.JSONSchema, err, tt.want)
+			}
+			if a := New(p, Options{}); a.Capabilities().OutputSchema != tt.want {
+				t.Errorf("Capabilities.OutputSchema %v, want %v", a.Capabilities().OutputSchema, tt.want)
+			}
+		})
+	}
+}
+
 func TestProfile_AzureAndQuirks(t *testing.T) {
 	var got http.Header
 	var gotURL string

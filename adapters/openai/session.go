@@ -30,6 +30,7 @@ type Session struct {
 	log      zerolog.Logger
 	client   *client
 	system   string
+	schema   json.RawMessage // the final answer's response_format; nil: free text
 	rules    adapters.TurnRules
 	compacts int // compactions so far, for their IDs
 
@@ -259,6 +260,7 @@ func (s *Session) request(history []message, withTools bool) *chatRequest {
 	p := s.profile()
 	req := &chatRequest{Model: p.Model, Messages: history}
 	if withTools {
+		req.ResponseFormat = schemaFormat(s.schema)
 		req.Tools = slices.Concat(s.toolset.offer(toolDefs()), s.delegateDef, s.toolset.offer(s.mcp.defs))
 		if !p.OmitToolChoice {
 			req.ToolChoice = "auto"

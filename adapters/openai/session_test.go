@@ -2,7 +2,9 @@ package openai
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -369,6 +371,37 @@ func TestSession_MaxTurnRequests(t *testing.T) {
 	r := newRig(t, func(p *Profile, _ *Options) { p.MaxTurnRequests = 2 }, call("*.a"), call("*.b"), call("*.c"))
 	if _, stop := r.prompt(t, "loop", nil); stop != adapters.StopMaxTurnRequests || len(r.srv.Requests()) != 2 {
 		t.Fatalf("stop=%s requests=%d", stop, len(r.srv.Requests()))
+	}
+}
+
+// A session's own budget and schema: SessionOptions.MaxTurns overrides the
+// profile's max_turn_requests, and OutputSchema becomes response_format
+// json_schema only where the profile says the provider takes it.
+func TestSession_MaxTurnsAndOutputSchemaFromSessionOptions(t *testing.T) {
+	const schema = `{"type":"object"}`
+	for _, jsonSchema := range []bool{true, false} {
+		t.Run(fmt.Sprint("json_schema ", jsonSchema), func(t *testing.T) {
+			call := mockllm.OpenAITurn{ToolCalls: []mockllm.OpenAIToolCall{{Name: "glob", Args: `{"pattern":"*"}`}}}
+			srv := mockllm.NewOpenAIServer(call, call, call)
+			defer srv.Close()
+			p := Profile{Name: "test", BaseURL: srv.URL, Model: "m", Local: true, Stream: true, MaxTurnRequests: 3, JSONSchema: jsonSchema}
+			s, err := New(p, Options{}).Start(context.Background(), adapters.SessionOptions{Cwd: t.TempDir(), MaxTurns: 1, OutputSchema: json.RawMessage(schema)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			ch, err := fixture.Prompt(context.Background(), s, adapters.TextPrompt("loop"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, stop := drain(t, ch, allowOnce); stop != adapters.StopMaxTurnRequests || len(srv.Requests()) != 1 {
+				t.Fatalf("stop %s after %d requests, want max_turn_requests after 1", stop, len(srv.Requests()))
+			}
+			want := `"response_format":{"type":"json_schema","json_schema":{"name":"output","schema":` + schema + `,"strict":true}}`
+			if got := strings.Contains(string(srv.Requests()[0].Body), want); got != jsonSchema {
+				t.Errorf("request %s: response_format %v, want %v", srv.Requests()[0].Body, got, jsonSchema)
+			}
+		})
 	}
 }
 

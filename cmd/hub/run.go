@@ -6,19 +6,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"maps"
 	"os"
-	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/mattn/go-isatty"
 
-	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/adapters/all"
-	"github.com/hubdev/hub/adapters/claude"
-	"github.com/hubdev/hub/adapters/openai"
 	"github.com/hubdev/hub/conversation"
 	"github.com/hubdev/hub/internal/compare"
 	"github.com/hubdev/hub/internal/config"
@@ -27,7 +21,6 @@ import (
 	"github.com/hubdev/hub/internal/runner"
 	"github.com/hubdev/hub/internal/safefile"
 	"github.com/hubdev/hub/internal/sandbox"
-	"github.com/hubdev/hub/personas"
 )
 
 const runHelp = `Usage: hub run --agent NAME [flags] PROMPT
@@ -38,6 +31,14 @@ before or after the prompt; "--" ends them (for a prompt starting with "-").
 
   --format text   the final answer on stdout; progress on stderr
   --format jsonl  one {"v":1,"type":...} event per line, then a "summary" line
+
+--output-schema FILE holds the final answer to a JSON Schema (draft 2020-12,
+self-contained): codex gets it as its output schema, claude as --json-schema,
+the native loop as response_format where the provider takes it, the others
+as an instruction. hub validates the answer (a code fence dropped): text
+prints it as JSON, jsonl puts it in the summary's "output". An invalid or
+missing answer gets one repair turn; if that fails too, the run exits 8
+naming the first mismatch.
 
 --resume ID continues the agent session a previous run printed; with --fork
 it continues a copy under a new id and leaves that session as it was
@@ -75,7 +76,8 @@ Exit codes:
   2   usage error                    6   completed, but a permission was denied
   3   agent not installed            7   stopped by --max-turns, --max-tokens or --max-cost
   8   the model hit its output       9   the model refused (stop reason refusal)
-      token limit (max_tokens)       130 interrupted (SIGINT/SIGTERM)
+      token limit (max_tokens)       10  the answer did not match --output-schema,
+  130 interrupted (SIGINT/SIGTERM)       also after one repair turn
 `
 
 func init() { commands["run"] = command{run: runRun, help: runHelp} }
@@ -112,7 +114,8 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	noStream := fs.Bool("no-stream", false, "ask providers for whole answers instead of streamed ones (native loop)")
 	fs.Int64Var(&o.MaxTokens, "max-tokens", 0, "stop the run once its input and output tokens pass N; exit 7")
 	fs.Float64Var(&o.MaxCost, "max-cost", 0, "stop the run once it has cost more than USD (the agent's report, else a known model price); exit 7")
-	fs.IntVar(&o.MaxTurns, "max-turns", 0, "stop the agent after this many turns (model requests of the native loop, claude's --max-turns); exit 7 when it stops so")
+	fs.IntVar(&o.MaxTurns, "max-turns", 0, "stop the agent after this many turns (model requests of the native loop, claude's --max-turns, tool rounds of the others); exit 7 when it stops so")
+	outputSchema := fs.String("output-schema", "", "a JSON Schema FILE (draft 2020-12) the final answer must match: printed as JSON, one repair turn when it does not, else exit 10")
 	noTranscript := fs.Bool("no-transcript", false, "write no transcript of this run, whatever transcripts = true says")
 	systemPrompt := fs.String("system-prompt", "", "replace the agent's system prompt: TEXT or @FILE (claude, the native loop)")
 	appendPrompt := fs.String("append-system-prompt", "", "add to the agent's system prompt: TEXT or @FILE (every agent)")
@@ -167,11 +170,14 @@ func runRun(ctx context.Context, e *env, args []string) int {
 			return runner.ExitUsage
 		}
 	}
-	if *sandboxMode != "" || *noStream || o.MaxTurns != 0 {
-		cfg, err := runConfig(e.cfg, *sandboxMode, *noStream)
-		if err == nil && o.MaxTurns != 0 {
-			err = withMaxTurns(cfg, e.registry, o.MaxTurns, append([]string{o.Agent}, o.Fallback...))
+	if *outputSchema != "" {
+		if o.OutputSchema, err = safefile.Read(*outputSchema, 1<<20); err != nil {
+			fmt.Fprintf(e.stderr, named("hub run: --output-schema: %v\n"), err)
+			return runner.ExitUsage
 		}
+	}
+	if *sandboxMode != "" || *noStream {
+		cfg, err := runConfig(e.cfg, *sandboxMode, *noStream)
 		if err != nil {
 			fmt.Fprintf(e.stderr, named("hub run: %v\n"), err)
 			return runner.ExitUsage
@@ -201,6 +207,10 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	o.NoColor = os.Getenv("NO_COLOR") != ""
 	o.Signals = laterSignals
 	if *agentsFlag != "" {
+		if *outputSchema != "" {
+			fmt.Fprint(e.stderr, named("hub run: --output-schema holds one agent's answer; it does not apply to --agents\n"))
+			return runner.ExitUsage
+		}
 		return runBestOf(ctx, e, o, bo, *agentsFlag)
 	}
 	return runner.Run(ctx, o).ExitCode
@@ -219,39 +229,6 @@ func runConfig(cfg *config.Config, sandboxMode string, noStream bool) (*config.C
 	}
 	c.NoStream = c.NoStream || noStream
 	return &c, nil
-}
-
-// withMaxTurns sets the turn budget of every agent the run may use: the
-// native loop's max_turn_requests, claude's --max-turns. Other agents
-// take no budget from hub: a usage error rather than a run without one.
-func withMaxTurns(cfg *config.Config, reg *adapters.Registry, n int, agents []string) error {
-	if n < 0 {
-		return fmt.Errorf("--max-turns must be positive")
-	}
-	cfg.MaxTurnRequests = n
-	for _, name := range agents {
-		a, err := reg.Get(name)
-		if err != nil {
-			continue // the run reports an unknown agent
-		}
-		if p, ok := a.(*personas.Adapter); ok && p.Backend != nil { // the budget is its backend's
-			a, name = p.Backend, p.BackendName()
-		}
-		switch a.(type) {
-		case *openai.Adapter:
-		case *claude.Adapter:
-			cfg.Agents = maps.Clone(cfg.Agents)
-			ac := cfg.Agents[name]
-			ac.Args = append(slices.Clone(ac.Args), "--max-turns", strconv.Itoa(n))
-			if cfg.Agents == nil {
-				cfg.Agents = map[string]config.AgentConfig{}
-			}
-			cfg.Agents[name] = ac
-		default:
-			return fmt.Errorf("--max-turns: agent %s takes no turn budget from hub (the native loop and claude do)", name)
-		}
-	}
-	return nil
 }
 
 // promptArgs takes the prompt from the positional args; fromStdin says it

@@ -7,9 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rs/zerolog"
-
-	"github.com/hubdev/hub/adapters/all"
 	"github.com/hubdev/hub/internal/config"
 	"github.com/hubdev/hub/internal/mockllm"
 	"github.com/hubdev/hub/internal/sandbox"
@@ -118,24 +115,61 @@ func TestRun_MaxTurnsNative(t *testing.T) {
 	}
 }
 
-func TestWithMaxTurns_ReachesEachAgent(t *testing.T) {
-	cfg := &config.Config{Agents: map[string]config.AgentConfig{"claude": {Args: []string{"--verbose"}}}}
-	reg := all.Registry(cfg, zerolog.Nop())
-	run, err := runConfig(cfg, "", false)
-	if err != nil {
+// --output-schema FILE: the provider's answer is printed as JSON (the
+// profile's json_schema sends response_format); a repaired answer too; one
+// invalid twice exits 10 naming the mismatch; a missing file or a bad
+// schema exits 2 before any model request.
+func TestRun_OutputSchemaFlag(t *testing.T) {
+	dir := t.TempDir()
+	schema := filepath.Join(dir, "review.json")
+	if err := os.WriteFile(schema, []byte(`{"type":"object","properties":{"ok":{"type":"boolean"}},"required":["ok"],"additionalProperties":false}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := withMaxTurns(run, reg, 4, []string{"claude"}); err != nil {
+	bad := filepath.Join(dir, "bad.json")
+	if err := os.WriteFile(bad, []byte(`{"type":"objekt"}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Join(run.Agents["claude"].Args, " "); got != "--verbose --max-turns 4" || run.MaxTurnRequests != 4 {
-		t.Fatalf("claude args %q, max turns %d", got, run.MaxTurnRequests)
+	tests := []struct {
+		name    string
+		file    string
+		answers []string
+		code    int
+		stdout  string
+		stderr  string
+		agents  string // --agents, best of N
+	}{
+		{name: "valid", file: schema, answers: []string{"```json\n{\"ok\": true}\n```"}, code: 0, stdout: `{"ok":true}` + "\n"},
+		{name: "repaired", file: schema, answers: []string{"yes", `{"ok":false}`}, code: 0, stdout: `{"ok":false}` + "\n"},
+		{name: "invalid twice", file: schema, answers: []string{"yes", `{"ok":"yes"}`}, code: 10, stdout: "yes\n\n{\"ok\":\"yes\"}\n", stderr: "at '/ok': got string, want boolean (exit 10)"},
+		{name: "no such file", file: filepath.Join(dir, "nope.json"), code: 2, stderr: "--output-schema"},
+		{name: "not a schema", file: bad, code: 2, stderr: "--output-schema is not a valid JSON Schema: at '/type'"},
+		{name: "best of N", file: schema, agents: "mock,mock", code: 2, stderr: "does not apply to --agents"},
 	}
-	if got := strings.Join(cfg.Agents["claude"].Args, " "); got != "--verbose" {
-		t.Fatalf("the loaded config changed: %q", got)
-	}
-	if err := withMaxTurns(run, reg, 4, []string{"gemini"}); err == nil || !strings.Contains(err.Error(), "gemini") {
-		t.Fatalf("gemini: %v", err)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var turns []mockllm.OpenAITurn
+			for _, a := range tt.answers {
+				turns = append(turns, mockllm.OpenAITurn{Text: a})
+			}
+			srv := mockllm.NewOpenAIServer(turns...)
+			defer srv.Close()
+			root := isolate(t)
+			addUserConfig(t, root, fmt.Sprintf("[providers.mock]\nbase_url = %q\nmodel = \"m\"\njson_schema = true\n", srv.URL))
+			args := []string{"run", "--agent", "mock", "--cwd", t.TempDir(), "--output-schema", tt.file, "review"}
+			if tt.agents != "" {
+				args = append(args, "--agents", tt.agents)
+			}
+			code, out, errOut := hub(t, nil, args...)
+			if code != tt.code || out != tt.stdout || !strings.Contains(errOut, tt.stderr) {
+				t.Fatalf("exit %d stdout %q stderr %q, want exit %d stdout %q stderr naming %q", code, out, errOut, tt.code, tt.stdout, tt.stderr)
+			}
+			if n := len(srv.Requests()); n != len(tt.answers) {
+				t.Fatalf("%d model requests, want %d", n, len(tt.answers))
+			}
+			if n := len(tt.answers); n > 0 && !strings.Contains(string(srv.Requests()[0].Body), `"response_format":{"type":"json_schema"`) {
+				t.Errorf("the request has no response_format: %s", srv.Requests()[0].Body)
+			}
+		})
 	}
 }
 

@@ -59,9 +59,6 @@ type Config struct {
 	// NoStream turns streaming off for every provider profile: a run's
 	// own choice (hub run --no-stream), never read from a file.
 	NoStream bool `toml:"-"`
-	// MaxTurnRequests caps the model requests of a native loop turn (its
-	// max_turn_requests) for one run (hub run --max-turns); 0: unset.
-	MaxTurnRequests int `toml:"-"`
 	// Cwd and TrustProject are where and how the config was loaded
 	// (--trust-project), for the project files read later (personas).
 	Cwd          string `toml:"-"`
@@ -337,6 +334,9 @@ type ProviderConfig struct {
 	MaxTurnRequests int      `toml:"max_turn_requests"`
 	Stream          *bool    `toml:"stream"`
 	AzureAPIVersion string   `toml:"azure_api_version"`
+	// JSONSchema says the endpoint takes response_format json_schema (hub
+	// run --output-schema); without it the schema goes in the prompt.
+	JSONSchema *bool `toml:"json_schema"`
 }
 
 // Over returns p laid over base field by field, as AgentConfig.Over does:
@@ -361,7 +361,7 @@ func (p ProviderConfig) Over(base ProviderConfig) ProviderConfig {
 	out.ContextWindow = cmp.Or(p.ContextWindow, base.ContextWindow)
 	out.MaxTurnRequests = cmp.Or(p.MaxTurnRequests, base.MaxTurnRequests)
 	out.AzureAPIVersion = cmp.Or(p.AzureAPIVersion, base.AzureAPIVersion)
-	for _, f := range []struct{ dst, src **bool }{{&out.Vision, &p.Vision}, {&out.Stream, &p.Stream}} {
+	for _, f := range []struct{ dst, src **bool }{{&out.Vision, &p.Vision}, {&out.Stream, &p.Stream}, {&out.JSONSchema, &p.JSONSchema}} {
 		if *f.src != nil {
 			*f.dst = *f.src
 		}

@@ -9,26 +9,78 @@ import (
 )
 
 // budget stops a run at --max-tokens (input and output tokens summed over
-// the attempt) or --max-cost (USD: the agent's own report, else the price
-// table's). The first check over a limit signals hit once; the run then
-// cancels the turn gracefully, keeping what arrived.
+// the attempt), --max-cost (USD: the agent's own report, else the price
+// table's) or, for an agent that keeps no turn budget itself, --max-turns
+// (its tool rounds). The first check over a limit signals hit once; the
+// run then cancels the turn gracefully, keeping what arrived.
 type budget struct {
 	maxTokens int64
 	maxCost   float64
 	price     *conversation.Price // nil: only the agent's own cost report counts
 
+	maxRounds int             // 0: the agent keeps its own turn budget, or none
+	rounds    int             // tool rounds so far
+	spoke     bool            // model output since the last tool call
+	running   map[string]bool // tool calls not ended yet
+
 	once sync.Once
 	hit  chan struct{}
 	why  string // the one line the summary gives
-	kind string // "tokens" or "cost"
+	kind string // "tokens", "cost" or "turns"
 }
 
-func newBudget(o Options, model string) *budget {
-	b := &budget{maxTokens: o.MaxTokens, maxCost: o.MaxCost, hit: make(chan struct{}, 1)}
+// newBudget makes the run's budget; countTurns says hub counts the
+// agent's tool rounds for --max-turns.
+func newBudget(o Options, model string, countTurns bool) *budget {
+	b := &budget{maxTokens: o.MaxTokens, maxCost: o.MaxCost, hit: make(chan struct{}, 1), running: map[string]bool{}}
 	if p, ok := conversation.PriceOf(model); ok {
 		b.price = &p
 	}
+	if countTurns {
+		b.maxRounds = o.MaxTurns
+	}
 	return b
+}
+
+// round counts tool rounds for --max-turns: a tool call opens a round when
+// the model spoke (text, thought, a usage report) since the last tool
+// call, or no earlier call is still running; calls in flight together are
+// one round. A round past the limit signals hit.
+func (b *budget) round(ev adapters.Event) {
+	if b == nil || b.maxRounds <= 0 {
+		return
+	}
+	switch ev.Type {
+	case adapters.EventText, adapters.EventThought, adapters.EventUsage:
+		b.spoke = true
+	case adapters.EventToolCall:
+		if b.spoke || len(b.running) == 0 {
+			b.rounds++
+		}
+		b.spoke = false
+		if ev.Tool != nil && !toolEnded(ev.Tool.Status) {
+			b.running[ev.Tool.ID] = true
+		}
+		if b.rounds > b.maxRounds {
+			b.signal(fmt.Sprintf("stopped at --max-turns %d: the agent started tool round %d", b.maxRounds, b.rounds), "turns")
+		}
+	case adapters.EventToolUpdate:
+		if ev.Tool != nil && toolEnded(ev.Tool.Status) {
+			delete(b.running, ev.Tool.ID)
+		}
+	}
+}
+
+func toolEnded(s adapters.ToolStatus) bool {
+	return s == adapters.StatusCompleted || s == adapters.StatusFailed
+}
+
+// stop is the stop reason of a run the budget stopped.
+func (b *budget) stop() adapters.StopReason {
+	if b.kind == "turns" {
+		return adapters.StopMaxTurnRequests
+	}
+	return adapters.StopMaxTokens
 }
 
 // check signals hit when u is over a limit.
@@ -42,9 +94,13 @@ func (b *budget) check(u *adapters.Usage) {
 	} else if c, ok := b.cost(u); ok && b.maxCost > 0 && c > b.maxCost {
 		why, kind = fmt.Sprintf("stopped at --max-cost %.4g: $%.4f spent", b.maxCost, c), "cost"
 	}
-	if why == "" {
-		return
+	if why != "" {
+		b.signal(why, kind)
 	}
+}
+
+// signal reports the first limit passed.
+func (b *budget) signal(why, kind string) {
 	b.once.Do(func() {
 		b.why, b.kind = why, kind
 		b.hit <- struct{}{}

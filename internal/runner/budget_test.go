@@ -72,3 +72,95 @@ func TestRun_MaxCostWithoutAPriceIsAUsageError(t *testing.T) {
 		t.Fatalf("exit %d error %q, %d requests", s.ExitCode, s.Error, len(srv.Requests()))
 	}
 }
+
+// Tool rounds, as hub counts them for an agent without a turn budget of
+// its own: calls in flight together are one round; model output, or a
+// call after every earlier one ended, opens the next.
+func TestBudget_RoundsOfToolCalls(t *testing.T) {
+	call := func(id string) adapters.Event {
+		return adapters.Event{Type: adapters.EventToolCall, Tool: &adapters.ToolCall{ID: id, Status: adapters.StatusInProgress}}
+	}
+	end := func(id string) adapters.Event {
+		return adapters.Event{Type: adapters.EventToolUpdate, Tool: &adapters.ToolCall{ID: id, Status: adapters.StatusCompleted}}
+	}
+	usage := adapters.Event{Type: adapters.EventUsage, Usage: &adapters.Usage{InputTokens: 1}}
+	tests := []struct {
+		name string
+		evs  []adapters.Event
+		want int
+	}{
+		{"none", []adapters.Event{text("hi")}, 0},
+		{"parallel calls", []adapters.Event{text("reading"), call("a"), call("b"), end("a"), end("b")}, 1},
+		{"sequential calls without words", []adapters.Event{call("a"), end("a"), call("b"), end("b"), call("c")}, 3},
+		{"a usage report between", []adapters.Event{call("a"), usage, call("b")}, 2},
+		{"words between", []adapters.Event{call("a"), text("next"), call("b")}, 2},
+		{"a permission is no round", []adapters.Event{perm("a", adapters.KindEdit), call("a")}, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := newBudget(Options{MaxTurns: 10}, "", true)
+			for _, ev := range tt.evs {
+				b.round(ev)
+			}
+			if b.rounds != tt.want {
+				t.Fatalf("%d rounds, want %d", b.rounds, tt.want)
+			}
+		})
+	}
+}
+
+// --max-turns for an agent that keeps no turn budget itself (codex,
+// gemini, ACP agents): hub counts its tool rounds and cancels the turn
+// once one passes the limit, exit 7 with stop reason max_turn_requests;
+// an agent with a budget of its own gets the number and is not counted.
+func TestRun_MaxTurnsCountsToolRounds(t *testing.T) {
+	loop := func(rounds int, thenWait bool) fakeScript {
+		return func(_ context.Context, cancelled <-chan struct{}, out chan<- adapters.Event) {
+			for i := range rounds {
+				id := "t" + string(rune('a'+i))
+				out <- text("step ")
+				out <- adapters.Event{Type: adapters.EventToolCall, Tool: &adapters.ToolCall{ID: id, Kind: adapters.KindRead, Status: adapters.StatusInProgress}}
+				out <- adapters.Event{Type: adapters.EventToolUpdate, Tool: &adapters.ToolCall{ID: id, Status: adapters.StatusCompleted}}
+			}
+			if thenWait {
+				<-cancelled
+				out <- done(adapters.StopCancelled)
+				return
+			}
+			out <- text("finished")
+			out <- done(adapters.StopEndTurn)
+		}
+	}
+	tests := []struct {
+		name      string
+		caps      adapters.Capabilities
+		script    fakeScript
+		max       int
+		want      int
+		cancelled bool
+	}{
+		{name: "a looping agent passes the limit", script: loop(5, true), max: 2, want: ExitBudget, cancelled: true},
+		{name: "within the limit", script: loop(3, false), max: 3, want: ExitOK},
+		{name: "the agent keeps its own budget", caps: adapters.Capabilities{TurnBudget: true}, script: loop(5, false), max: 2, want: ExitOK},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := &fakeAdapter{name: "fake", caps: tt.caps, script: tt.script}
+			s, _, errOut := runFake(t, context.Background(), a, func(o *Options) { o.MaxTurns = tt.max })
+			if s.ExitCode != tt.want {
+				t.Fatalf("exit %d (%s), want %d\n%s", s.ExitCode, s.Error, tt.want, errOut)
+			}
+			if tt.want == ExitBudget && (s.StopReason != adapters.StopMaxTurnRequests || s.Budget != "turns" || !strings.Contains(s.Error, "--max-turns 2")) {
+				t.Errorf("stop %q budget %q error %q", s.StopReason, s.Budget, s.Error)
+			}
+			a.mu.Lock()
+			defer a.mu.Unlock()
+			if a.canceled != tt.cancelled {
+				t.Errorf("turn cancelled %v, want %v", a.canceled, tt.cancelled)
+			}
+			if wantOpt := map[bool]int{true: tt.max}[tt.caps.TurnBudget]; a.opts.MaxTurns != wantOpt {
+				t.Errorf("SessionOptions.MaxTurns %d, want %d", a.opts.MaxTurns, wantOpt)
+			}
+		})
+	}
+}

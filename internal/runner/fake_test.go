@@ -17,13 +17,17 @@ type fakeAdapter struct {
 	caps     adapters.Capabilities
 	startErr error
 	script   fakeScript
-	sessID   string
+	// turns, when set, are the scripts of the session's prompts in order;
+	// prompts beyond them play script.
+	turns  []fakeScript
+	sessID string
 	// started, when set, is closed by the first Start.
 	started chan struct{}
 
 	mu       sync.Mutex
 	opts     adapters.SessionOptions
 	prompt   []adapters.Content
+	prompts  [][]adapters.Content // every prompt, in order
 	closed   bool
 	canceled bool
 }
@@ -58,12 +62,17 @@ func (s *fakeSession) ID() string { return s.a.sessID }
 func (s *fakeSession) Prompt(ctx context.Context, p []adapters.Content, emit func(adapters.Event)) (adapters.StopReason, error) {
 	s.a.mu.Lock()
 	s.a.prompt = p
+	s.a.prompts = append(s.a.prompts, p)
 	o := s.a.opts
+	script := s.a.script
+	if n := len(s.a.prompts) - 1; n < len(s.a.turns) {
+		script = s.a.turns[n]
+	}
 	s.a.mu.Unlock()
 	ch := make(chan adapters.Event)
 	go func() {
 		defer close(ch)
-		s.a.script(ctx, s.cancel, ch)
+		script(ctx, s.cancel, ch)
 	}()
 	interrupt := func() {
 		s.a.mu.Lock()

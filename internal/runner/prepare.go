@@ -78,6 +78,10 @@ func (r *run) sessionOptions(name string, caps adapters.Capabilities) (so adapte
 	if err != nil {
 		return so, "", cleanup, err
 	}
+	lead += schemaPrompt(&so, o, caps)
+	if caps.TurnBudget {
+		so.MaxTurns = o.MaxTurns // else hub counts the tool rounds (budget.round)
+	}
 	if len(o.Skills) == 0 {
 		return so, lead, cleanup, nil
 	}

@@ -3,6 +3,7 @@ package runner
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -23,7 +24,7 @@ const (
 	causeNone cause = iota
 	causeInterrupt
 	causeTimeout
-	causeBudget // --max-tokens or --max-cost was reached
+	causeBudget // --max-tokens, --max-cost or counted --max-turns was reached
 )
 
 type run struct {
@@ -35,7 +36,7 @@ type run struct {
 	// (summed over every request), model, agent session id and errors.
 	digest    conversation.Digest
 	shown     *adapters.ErrorInfo // the last fatal error shown
-	budget    *budget             // --max-tokens and --max-cost
+	budget    *budget             // --max-tokens, --max-cost and counted --max-turns
 	budgetHit string              // the limit that stopped the run (Summary.Budget)
 	warnings  []string
 	denied    []Denial
@@ -50,6 +51,10 @@ type run struct {
 	from         *runRecord
 	promptText   string
 	audit        *transcripts.Audit // nil when the agent keeps its own
+	// output is the answer --output-schema validated; schemaErr why the
+	// repaired answer still did not match.
+	output    json.RawMessage
+	schemaErr error
 
 	mu    sync.Mutex
 	cause cause // why the run stopped early
@@ -80,7 +85,7 @@ func (r *run) execute(ctx context.Context) Summary {
 	r.handover(a.Name(), caps, &so, &prefix)
 	r.cwd = so.Cwd
 	model := cmp.Or(so.Model, caps.DefaultModel)
-	if r.budget = newBudget(r.o, model); r.o.MaxCost > 0 && !caps.ReportsCost && r.budget.price == nil {
+	if r.budget = newBudget(r.o, model, !caps.TurnBudget); r.o.MaxCost > 0 && !caps.ReportsCost && r.budget.price == nil {
 		err := fmt.Errorf("%w: --max-cost: %s reports no cost and its model %q has no known price (conversation/prices.json)", ErrUsage, a.Name(), model)
 		return r.summary(classifyStartError(err), err)
 	}
@@ -116,18 +121,30 @@ func (r *run) execute(ctx context.Context) Summary {
 	}
 	defer func() { _ = sess.Close() }()
 	r.out.progress("started %s", a.Name())
-	ended := make(chan struct{})
-	go r.watch(sess, cancelRun, st, ended)
 	r.audit = r.openAudit(a.Name(), caps, so)
+	defer r.audit.Close()
 	obs := r.observe(a.Name(), caps, so)
 	defer obs.Close()
-	r.out.turn(turnEvent{Type: "turn_start", Agent: a.Name()})
-	oc, err := conversation.RunTurn(runCtx, conversation.TurnSpec{Agent: a.Name(), Session: sess, Prompt: prompt,
-		Hooks: obs, Audit: r.audit, Emit: r.handle, Narrate: r.out.narration, Workspace: so.Cwd, Model: model, Digest: &r.digest,
-		Watch: r.fallbackNext, WatchBound: r.o.ProviderTimeout})
+	spec := conversation.TurnSpec{Agent: a.Name(), Session: sess, Prompt: prompt, Hooks: obs, Audit: r.audit, Emit: r.handle,
+		Narrate: r.out.narration, Workspace: so.Cwd, Model: model, Digest: &r.digest, Watch: r.fallbackNext, WatchBound: r.o.ProviderTimeout}
+	if err := r.turn(runCtx, spec, cancelRun, st); err != nil && r.stopCause() == causeNone {
+		return r.startFailed(fmt.Errorf("prompt %s: %w", a.Name(), err))
+	}
+	r.conform(runCtx, spec, cancelRun, st)
+	r.saveTranscript(r.promptText)
+	return r.finish(r.stopCause())
+}
+
+// turn runs one turn of the run through the conversation's pipeline,
+// watched for interrupts, the timeout and the budgets; the error is one
+// the agent never took the prompt with.
+func (r *run) turn(ctx context.Context, spec conversation.TurnSpec, cancelRun context.CancelFunc, st *stopper) error {
+	ended := make(chan struct{})
+	go r.watch(spec.Session, cancelRun, st, ended)
+	r.out.turn(turnEvent{Type: "turn_start", Agent: spec.Agent})
+	oc, err := conversation.RunTurn(ctx, spec)
 	close(ended)
-	r.audit.Close()
-	r.out.turn(turnEvent{Type: "turn_end", Agent: a.Name(), StopReason: oc.Stop, Usage: r.digest.Usage})
+	r.out.turn(turnEvent{Type: "turn_end", Agent: spec.Agent, StopReason: oc.Stop, Usage: r.digest.Usage})
 	for _, w := range oc.Warnings {
 		r.warn("hook: %s", w)
 	}
@@ -137,15 +154,13 @@ func (r *run) execute(ctx context.Context) Summary {
 	case errors.As(err, &failed):
 	case errors.Is(err, adapters.ErrCancelTimeout):
 		r.out.progress("agent did not stop within %s; closing it", r.o.Grace)
-	case err != nil && r.stopCause() == causeNone:
-		return r.startFailed(fmt.Errorf("prompt %s: %w", a.Name(), err))
+		return nil
+	case err != nil:
+		return err
 	}
-	if err == nil || failed != nil {
-		r.stop = oc.Stop
-		r.out.event(adapters.Event{Type: adapters.EventDone, StopReason: oc.Stop})
-	}
-	r.saveTranscript(r.promptText)
-	return r.finish(r.stopCause())
+	r.stop = oc.Stop
+	r.out.event(adapters.Event{Type: adapters.EventDone, StopReason: oc.Stop})
+	return nil
 }
 
 // openAudit starts the run's audit transcript when transcripts are on. An
@@ -283,7 +298,7 @@ func (r *run) begin(why cause, cancelTurn context.CancelFunc) {
 	}
 	r.mu.Unlock()
 	if first {
-		r.out.progress("%s: cancelling the agent", map[cause]string{causeInterrupt: "interrupted", causeTimeout: "timeout"}[why])
+		r.out.progress("%s: cancelling the agent", map[cause]string{causeInterrupt: "interrupted", causeTimeout: "timeout", causeBudget: "budget"}[why])
 		cancelTurn()
 	}
 }
@@ -303,6 +318,7 @@ func (r *run) decided(ev adapters.Event) {
 
 // handle shows one event of the turn, after the digest took it in.
 func (r *run) handle(ev adapters.Event) {
+	r.budget.round(ev)
 	switch {
 	case ev.Type == adapters.EventDecision: // whatever took it: a refusal counts in denied[]
 		if d := ev.Decision; d != nil {
@@ -341,7 +357,7 @@ func (r *run) finish(c cause) Summary {
 	case c == causeInterrupt:
 		code, err = ExitInterrupted, fmt.Errorf("interrupted%s", r.lastError())
 	case c == causeBudget:
-		r.stop, r.budgetHit = adapters.StopMaxTokens, r.budget.kind
+		r.stop, r.budgetHit = r.budget.stop(), r.budget.kind
 		code, err = ExitBudget, errors.New(r.budget.why)
 	case c == causeTimeout:
 		code, err = ExitTimeout, fmt.Errorf("timed out after %s%s", r.o.Timeout, r.lastError())
@@ -362,6 +378,8 @@ func (r *run) finish(c cause) Summary {
 		code, err = ExitMaxTokens, errors.New("the model stopped at its output token limit (max_tokens) before finishing")
 	case r.stop == adapters.StopRefusal:
 		code, err = ExitRefusal, errors.New("the model refused to answer (stop reason refusal)")
+	case r.schemaErr != nil:
+		code, err = ExitSchema, fmt.Errorf("the answer does not match --output-schema, also after a repair turn: %s", firstError(r.schemaErr))
 	case len(r.denied) > 0:
 		code, err = ExitDenied, fmt.Errorf("%d permission request(s) denied by %s", len(r.denied), r.deniedBy())
 	}
@@ -420,6 +438,9 @@ func (r *run) summary(code int, err error) Summary {
 	}
 	if code == ExitOK || code == ExitDenied {
 		s.Answer = d.Answer()
+		if r.output != nil { // --output-schema: the answer is the valid JSON
+			s.Output, s.Answer = r.output, string(r.output)
+		}
 	}
 	if err != nil {
 		s.Error = err.Error()

@@ -7,6 +7,7 @@ package runner
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -37,8 +38,11 @@ const (
 	ExitBudget = 7
 	// ExitMaxTokens and ExitRefusal: the model stopped at its output
 	// token limit, or refused; the text that arrived is kept.
-	ExitMaxTokens   = 8
-	ExitRefusal     = 9
+	ExitMaxTokens = 8
+	ExitRefusal   = 9
+	// ExitSchema: the final answer did not match --output-schema, also
+	// after the one repair turn.
+	ExitSchema      = 10
 	ExitInterrupted = 130
 )
 
@@ -89,13 +93,22 @@ type Options struct {
 	// (--append-system-prompt).
 	SystemPrompt, AppendSystemPrompt string
 	ResumeID                         string
-	// MaxTurns is the turn budget the agents were built with (--max-turns);
-	// a run stopped by it exits ExitBudget. 0: none.
+	// MaxTurns is the turn budget (--max-turns): SessionOptions.MaxTurns
+	// for an agent that keeps one (Capabilities.TurnBudget), else hub
+	// counts the agent's tool rounds; a run stopped by it exits
+	// ExitBudget. 0: none.
 	MaxTurns int
 	// MaxTokens and MaxCost (USD) stop a run that goes over them
 	// (--max-tokens, --max-cost), exiting ExitBudget. 0: none.
 	MaxTokens int64
 	MaxCost   float64
+	// OutputSchema, when set, is a JSON Schema (draft 2020-12, self-
+	// contained) the final answer must match (--output-schema): the agent
+	// is held to it its own way, hub validates the answer, gives an
+	// invalid one a repair turn and prints the valid JSON (Summary.Output);
+	// else the run exits ExitSchema.
+	OutputSchema json.RawMessage
+	schema       *outputSchema // OutputSchema compiled
 	// Continue resumes the agent's latest run in Cwd (--continue, or
 	// ResumeID "last"), found in TranscriptDir.
 	Continue bool
@@ -182,8 +195,10 @@ func (o *Options) defaults() error {
 		return fmt.Errorf("%w: empty prompt", ErrUsage)
 	case o.Timeout < 0:
 		return fmt.Errorf("%w: --timeout must be positive", ErrUsage)
+	case o.MaxTurns < 0:
+		return fmt.Errorf("%w: --max-turns must be positive", ErrUsage)
 	}
-	return nil
+	return o.compileSchema()
 }
 
 // Denial is a permission hub rejected on the user's behalf.
@@ -199,8 +214,8 @@ type Denial struct {
 // stopReason ("" when the turn never ended), agentSessionId ("" when the
 // agent reported none), usage (null when unknown), filesChanged (null
 // outside a git repository), durationMs, denied ([] when none) and
-// exitCode are always present; model, cost, error, detail and warnings
-// only when set.
+// exitCode are always present; model, cost, error, detail, output and
+// warnings only when set.
 type Summary struct {
 	// Agent is the agent that answered: the last one tried.
 	Agent      string              `json:"agent"`
@@ -230,6 +245,8 @@ type Summary struct {
 	Detail string `json:"detail,omitempty"`
 	// Attempts are the agents tried, in order, when --fallback named more.
 	Attempts []Attempt `json:"attempts,omitempty"`
+	// Output is the final answer --output-schema validated, as JSON.
+	Output json.RawMessage `json:"output,omitempty"`
 	// Warnings are things that did not stop the run but may surprise,
 	// e.g. an agent that cannot ask for permission.
 	Warnings []string `json:"warnings,omitempty"`
