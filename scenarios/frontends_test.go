@@ -178,7 +178,7 @@ func fromSummary(s runner.Summary) outcome {
 
 // delegateTurn is a hub mcp delegate turn under --approve all.
 func delegateTurn(t *testing.T, w world) outcome {
-	d := delegate.New(delegate.Options{Registry: w.reg, Cwd: w.cwd, Approve: conversation.ApproveAll, Log: zerolog.Nop(), Timeout: w.timeout})
+	d := delegate.New(delegate.Options{Registry: w.reg, Cwd: w.cwd, Approve: conversation.ApproveAll, Log: zerolog.Nop(), Timeout: w.timeout, AuditDir: w.audit})
 	defer d.Close()
 	r, err := d.Delegate(context.Background(), delegate.Request{Agent: "first", Prompt: prompt}, nil)
 	o := outcome{Stop: r.StopReason, Usage: r.Usage, Files: r.FilesChanged, Answered: "first", Refusals: r.Denied, AgentSession: r.AgentSessionID, Exit: -1, Text: r.Answer}
@@ -197,7 +197,7 @@ func delegateTurn(t *testing.T, w world) outcome {
 func compareTurn(t *testing.T, w world) outcome {
 	var out bytes.Buffer
 	s := compare.Run(context.Background(), compare.Options{Registry: w.reg, Agents: []string{"first"}, Cwd: w.cwd, Prompt: prompt,
-		Approve: conversation.ApproveAll, Format: runner.FormatJSONL, Stdout: &out, Log: zerolog.Nop(), Timeout: w.timeout, StopAll: func() {}})
+		Approve: conversation.ApproveAll, Format: runner.FormatJSONL, Stdout: &out, Log: zerolog.Nop(), Timeout: w.timeout, StopAll: func() {}, AuditDir: w.audit})
 	var text strings.Builder
 	for _, l := range strings.Split(out.String(), "\n") {
 		var s runner.Summary

@@ -101,10 +101,6 @@ func scenarios() []scenario {
 					}
 				}
 				t.Errorf("none of the %d audit transcripts records the hard deny list's refusal", len(all))
-			},
-			bugs: map[string]string{
-				"hub mcp delegate":   "a delegate keeps no audit transcript: delegate.Options has no audit dir and hub mcp sets none, so with transcripts = true its turns and decisions are recorded nowhere",
-				"/compare candidate": "a candidate keeps no audit transcript: compare.Options has no audit dir for runner.Options.AuditDir, so with transcripts = true its turns and decisions are recorded nowhere",
 			}},
 	}
 }

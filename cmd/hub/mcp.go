@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hubdev/hub/conversation"
+	"github.com/hubdev/hub/internal/config"
 	"github.com/hubdev/hub/internal/delegate"
 	"github.com/hubdev/hub/internal/hooks"
 )
@@ -59,8 +60,12 @@ func runMCP(ctx context.Context, e *env, args []string) int {
 		fmt.Fprintf(e.stderr, named("hub mcp: %v\n"), err)
 		return exitUsage
 	}
-	host, done := mcpHost(e, delegate.Options{Registry: e.registry, Approve: conversation.Approve(*approve), Rules: e.cfg.Permissions,
-		Cwd: *cwd, Timeout: *timeout, Log: e.log, Hooks: hk})
+	o := delegate.Options{Registry: e.registry, Approve: conversation.Approve(*approve), Rules: e.cfg.Permissions,
+		Cwd: *cwd, Timeout: *timeout, Log: e.log, Hooks: hk}
+	if e.cfg.TranscriptsOn() {
+		o.AuditDir = config.TranscriptDir()
+	}
+	host, done := mcpHost(e, o)
 	defer done()
 	s := delegate.NewServer(host, currentBuild().Version, e.log)
 	if err := s.Run(ctx, &mcp.IOTransport{Reader: nopCloser{e.stdin}, Writer: nopWriteCloser{e.stdout}}); err != nil && ctx.Err() == nil {

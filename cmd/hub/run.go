@@ -285,6 +285,7 @@ func runBestOf(ctx context.Context, e *env, o runner.Options, bo compare.Options
 	}
 	bo.Registry, bo.Cwd, bo.Prompt, bo.Model, bo.Timeout = o.Registry, o.Cwd, o.Prompt, o.Model, o.Timeout
 	bo.Approve, bo.Rules, bo.Format, bo.Stdout, bo.Stderr, bo.Log = o.Approve, o.Rules, o.Format, e.stdout, e.stderr, e.log
+	bo.AuditDir = o.AuditDir
 	return compare.Run(ctx, bo).ExitCode
 }
 

@@ -56,6 +56,9 @@ type Options struct {
 	Stderr  io.Writer // default io.Discard
 	Log     zerolog.Logger
 	Now     func() time.Time
+	// AuditDir, when set (config transcripts = true), gets each
+	// candidate's audit transcript (runner.Options.AuditDir).
+	AuditDir string
 
 	// Ask, when set, answers what each candidate's rules leave open
 	// instead of Approve (hub acp: the editor, naming the candidate).
@@ -268,7 +271,7 @@ func (o Options) candidate(ctx context.Context, r *repo, c *Candidate, out io.Wr
 	}
 	s := runner.Run(ctx, runner.Options{Registry: o.Registry, Agent: c.Agent, Model: o.Model, Cwd: dir, Timeout: o.Timeout,
 		Approve: o.Approve, Ask: ask, Rules: o.Rules, Prompt: o.Prompt, Format: cmp.Or(o.Format, runner.FormatText), Candidate: c.Name,
-		Stdout: stdout, Stderr: stderr, Log: o.Log, StopAll: func() {}, Now: o.Now})
+		Stdout: stdout, Stderr: stderr, Log: o.Log, StopAll: func() {}, Now: o.Now, AuditDir: o.AuditDir})
 	c.ExitCode, c.Error, c.Usage, c.Denials = s.ExitCode, s.Error, s.Usage, len(s.Denied)
 	c.Status = "failed"
 	if s.ExitCode == runner.ExitOK || s.ExitCode == runner.ExitDenied {

@@ -24,6 +24,7 @@ import (
 	"github.com/hubdev/hub/internal/config"
 	"github.com/hubdev/hub/internal/hooks"
 	"github.com/hubdev/hub/internal/permission"
+	"github.com/hubdev/hub/internal/transcript"
 )
 
 // Errors a delegate can end in before any turn ran.
@@ -73,6 +74,10 @@ type Options struct {
 	// Hooks observe the delegates' streams as they observe any CLI
 	// agent's (the native loop runs them itself); nil: none.
 	Hooks *hooks.Runner
+	// AuditDir, when set (config transcripts = true), gets each delegate
+	// conversation's audit transcript, as hub run's (the native loop
+	// keeps its own).
+	AuditDir string
 }
 
 // Request is one delegate turn.
@@ -122,7 +127,8 @@ type live struct {
 	agent string
 	cwd   string
 	sess  adapters.Session
-	hooks *hooks.Observer // nil unless hooks observe this delegate
+	hooks *hooks.Observer   // nil unless hooks observe this delegate
+	audit *transcript.Audit // nil unless transcripts are on and the agent keeps none
 	busy  bool
 	turn  *turn // the running turn, for its permission decisions
 	stop  context.CancelFunc
@@ -200,6 +206,11 @@ func (d *Delegator) Delegate(ctx context.Context, r Request, progress Progress) 
 		return Result{}, fmt.Errorf("start %s: %w", r.Agent, err)
 	}
 	l.sess = sess
+	if d.o.AuditDir != "" && !a.Capabilities().Transcript {
+		l.audit = transcript.NewAudit(d.o.AuditDir, transcript.Meta{Agent: r.Agent, Cwd: l.cwd, Model: r.Model}, nil, func(err error) {
+			d.o.Log.Warn().Err(err).Str("agent", r.Agent).Msg("the delegate's transcript was not written")
+		})
+	}
 	id, err := d.keep(l)
 	if err != nil {
 		l.close()
@@ -277,7 +288,7 @@ func (d *Delegator) run(ctx context.Context, id string, l *live, prompt string, 
 	}()
 	dg := &conversation.Digest{}
 	oc, err := conversation.RunTurn(ctx, conversation.TurnSpec{Agent: l.agent, Session: l.sess, Prompt: adapters.TextPrompt(prompt),
-		Hooks: l.hooks, Emit: t.emit(d.o.Observe, dg, progress), Workspace: l.cwd, Digest: dg})
+		Hooks: l.hooks, Audit: l.audit, Emit: t.emit(d.o.Observe, dg, progress), Workspace: l.cwd, Digest: dg})
 	t.res.Warnings, t.res.StopReason = oc.Warnings, string(oc.Stop)
 	t.res.AgentSessionID, t.res.Answer, t.res.Usage = dg.AgentSessionID, dg.Answer(), dg.Usage
 	t.res.ToolCalls, t.res.FilesChanged = append([]ToolCall{}, dg.ToolCalls...), dg.Files()
@@ -334,6 +345,7 @@ func (t *turn) emit(observe func(session, agent string, ev adapters.Event), dg *
 func (l *live) close() {
 	_ = l.sess.Close()
 	l.hooks.Close()
+	l.audit.Close()
 }
 
 // answerer answers what the delegate's rules leave open: the parent
@@ -354,6 +366,7 @@ func (l *live) decided(o Options) func(adapters.Event) {
 		l.tmu.Lock()
 		t := l.turn
 		l.tmu.Unlock()
+		l.audit.Event(ev)
 		if t != nil {
 			t.handle(ev)
 		}
