@@ -151,8 +151,8 @@ func TestRun_FilesChangedNullOutsideARepository(t *testing.T) {
 	}
 }
 
-// A turn stopped by the budget --max-turns set exits 7; without the flag
-// the stop reason keeps its old exit code.
+// A turn stopped by the budget --max-turns set exits 7, and so does one
+// the agent's own limit stopped: an unfinished turn never exits 0.
 func TestRun_MaxTurnsStopExitsBudget(t *testing.T) {
 	tests := []struct {
 		name     string
@@ -160,7 +160,7 @@ func TestRun_MaxTurnsStopExitsBudget(t *testing.T) {
 		want     int
 	}{
 		{"with --max-turns", 3, ExitBudget},
-		{"config budget only", 0, ExitOK},
+		{"config budget only", 0, ExitBudget}, // not finished either: never exit 0
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -374,6 +374,9 @@ func (r *run) finish(c cause) Summary {
 	case r.stop == adapters.StopMaxTurnRequests && r.o.MaxTurns > 0:
 		r.budgetHit = "turns"
 		code, err = ExitBudget, fmt.Errorf("stopped at --max-turns %d before the agent finished", r.o.MaxTurns)
+	case r.stop == adapters.StopMaxTurnRequests: // the agent's own limit (a native profile's max_turn_requests)
+		r.budgetHit = "turns"
+		code, err = ExitBudget, errors.New("the agent stopped at its limit of model requests (max_turn_requests) before finishing")
 	case r.stop == adapters.StopMaxTokens:
 		code, err = ExitMaxTokens, errors.New("the model stopped at its output token limit (max_tokens) before finishing")
 	case r.stop == adapters.StopRefusal:
