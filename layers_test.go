@@ -50,17 +50,15 @@ var testSupport = []string{"internal/proc/proctest", "internal/permission/permte
 // debts are the front end → front end imports that exist and must go: a
 // rule two front ends share belongs in conversation. Remove an entry when
 // its import goes (the test fails on a stale one); the list may only
-// shrink. The runner edges go once the permission gate and the turn
-// pipeline live in conversation.
+// shrink. The gate and the turn pipeline in conversation ended the
+// approval and exit-code imports; what is left is embedding.
 var debts = map[string]string{
 	// /compare in an ACP session runs compare.Run and shows its Candidates.
 	"acp -> internal/compare": "compare.Run, Options, Candidate, Summary, Rule, Status*",
 	// A session's Delegation starts the delegate MCP bridge for its agent.
 	"acp -> internal/delegate": "delegate.New, Listen, Dial, Bridge, Delegator, Request, Result",
-	// The session's approval default and the usage exit code.
-	"acp -> internal/runner": "runner.ApproveNone, runner.ExitUsage",
-	// A delegate is one hub run turn with its approval policy.
-	"internal/delegate -> internal/runner": "runner.Run, Options, FormatText, Approve*, Decide",
+	// Only the benchmark that measures a delegate against hub run direct.
+	"internal/delegate -> internal/runner": "bench_test.go: runner.Run",
 	// A candidate is one hub run, its exit codes and output formats.
 	"internal/compare -> internal/runner": "runner.Run, Options, Approve*, Exit*, Format*, EnvelopeVersion",
 }

@@ -17,7 +17,6 @@ import (
 	"github.com/hubdev/hub/conversation"
 	"github.com/hubdev/hub/internal/compare"
 	"github.com/hubdev/hub/internal/config"
-	"github.com/hubdev/hub/internal/runner"
 )
 
 // /compare runs best of N (internal/compare, as `hub run --agents` does)
@@ -177,7 +176,7 @@ func (ss *session) runCompare(ctx context.Context, args string) string {
 		Cwd: ss.rec.Cwd, Prompt: req.prompt, Approve: conversation.ApproveNone, Rules: ss.set.Permissions, Log: ss.srv.log,
 		Ask: cr.ask, Progress: cr.show, Confirm: cr.confirm, AuditDir: ss.srv.opts.TranscriptDir,
 		StopAll: func() {}}) // proc.StopAll would end every session's agent; each candidate closes its own
-	if s.ExitCode == runner.ExitUsage {
+	if s.UsageError() {
 		ss.sayf("/compare: %s. Usage: %s\n", s.Error, compareUsage)
 		return schema.StopEndTurn
 	}

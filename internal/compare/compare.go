@@ -125,6 +125,10 @@ type Summary struct {
 	Error      string       `json:"error,omitempty"`
 }
 
+// UsageError says the comparison never ran: its options were wrong
+// (Error says how).
+func (s Summary) UsageError() bool { return s.ExitCode == runner.ExitUsage }
+
 // Run runs the candidates and prints the outcome.
 func Run(ctx context.Context, o Options) Summary {
 	if o.Now == nil {
