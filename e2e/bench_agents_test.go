@@ -393,7 +393,8 @@ func benchSystems(t *testing.T) []benchSystem {
 		}})
 	}
 	responses := func(t *testing.T) *mockllm.ResponsesServer {
-		m := mockllm.NewResponsesServer(mockllm.ResponsesTurn{Text: "Hello from the mock."}, mockllm.ResponsesTurn{Text: "Hello again."})
+		m := mockllm.NewResponsesServer(mockllm.ResponsesTurn{Text: "Hello from the mock."}, mockllm.ResponsesTurn{Text: "Hello again."},
+			mockllm.ResponsesTurn{Text: "Hello again."}, mockllm.ResponsesTurn{Text: "Hello again."})
 		t.Cleanup(m.Close)
 		return m
 	}
@@ -412,7 +413,8 @@ func benchSystems(t *testing.T) []benchSystem {
 		}})
 	}
 	gemini := func(t *testing.T) *mockllm.GeminiServer {
-		m := mockllm.NewGeminiServer(mockllm.GeminiTurn{Text: "Hello from the mock."}, mockllm.GeminiTurn{Text: "Hello again."})
+		m := mockllm.NewGeminiServer(mockllm.GeminiTurn{Text: "Hello from the mock."}, mockllm.GeminiTurn{Text: "Hello again."},
+			mockllm.GeminiTurn{Text: "Hello again."}, mockllm.GeminiTurn{Text: "Hello again."})
 		t.Cleanup(m.Close)
 		return m
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/hubdev/hub/internal/safefile"
+	transcripts "github.com/hubdev/hub/internal/transcript"
 )
 
 // ResumeLast is the --resume value that names the latest run of the agent
@@ -92,7 +93,7 @@ func (o *Options) holdSession() (release func(), err error) {
 		return func() {}, nil
 	}
 	name := o.ResumeID
-	if !safeID.MatchString(name) || strings.Contains(name, "..") { // any id an agent prints may be resumed
+	if !transcripts.SafeID(name) { // any id an agent prints may be resumed
 		name = fmt.Sprintf("%x", sha256.Sum256([]byte(name)))
 	}
 	release, err = safefile.Hold(filepath.Join(o.TranscriptDir, "locks", name+".lock"))

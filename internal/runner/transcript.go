@@ -7,13 +7,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/handover"
 	"github.com/hubdev/hub/internal/mask"
+	transcripts "github.com/hubdev/hub/internal/transcript"
 )
 
 // transcript is what hub keeps of a run's conversation, by the agent
@@ -27,10 +27,8 @@ type transcript struct {
 	Brief handover.Brief `json:"brief"`
 }
 
-var safeID = regexp.MustCompile(`^[A-Za-z0-9._-]{1,200}$`)
-
 func transcriptPath(dir, id string) (string, error) {
-	if !safeID.MatchString(id) || strings.Contains(id, "..") {
+	if !transcripts.SafeID(id) {
 		return "", fmt.Errorf("session id %q cannot name a transcript", id)
 	}
 	return filepath.Join(dir, id+".json"), nil
