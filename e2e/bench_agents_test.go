@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -30,7 +31,7 @@ import (
 
 const (
 	benchPause = 2 * time.Second // the user typing before the first prompt
-	benchRuns  = 3
+	benchRuns  = 3               // HUB_BENCH_RUNS overrides
 )
 
 // benchPeer is a minimal ACP client over one agent process.
@@ -185,6 +186,10 @@ func measure(t *testing.T, su benchSetup) benchRun {
 	}
 	if su.log != "" {
 		r.hops = readHops(t, su.log)
+		if keep := os.Getenv("HUB_BENCH_KEEP"); keep != "" { // a directory for hub's logs
+			data, _ := os.ReadFile(su.log)
+			_ = os.WriteFile(filepath.Join(keep, fmt.Sprintf("hub-%d.log", time.Now().UnixNano())), data, 0o644)
+		}
 	}
 	return r
 }
@@ -260,8 +265,11 @@ func TestBench_FirstPrompt(t *testing.T) {
 	}
 	var rows, hopRows []string
 	for _, sys := range benchSystems(t) {
+		if only := os.Getenv("HUB_BENCH_ONLY"); only != "" && !strings.Contains(sys.agent+" "+sys.system, only) {
+			continue // HUB_BENCH_ONLY="claude 2.1.330 hub" measures one row
+		}
 		var runs []benchRun
-		for range benchRuns {
+		for range runsWanted() {
 			runs = append(runs, measure(t, sys.setup(t)))
 		}
 		med := func(f func(benchRun) time.Duration) string { return median(runs, f) }
@@ -276,18 +284,25 @@ func TestBench_FirstPrompt(t *testing.T) {
 			hopRows = append(hopRows, hopTable(sys.agent, runs)...)
 		}
 	}
-	fmt.Printf("\nfirst prompt after a %s pause, then a second one; medians of %d; first text is the model's, not a warning; model = the mock LLM asked (make bench)\n", benchPause, benchRuns)
+	fmt.Printf("\nfirst prompt after a %s pause, then a second one; medians of %d; first text is the model's, not a warning; model = the mock LLM asked (make bench)\n", benchPause, runsWanted())
 	fmt.Println("| agent | system | spawn -> session ready | 1st: model | 1st: first text | 1st: answer | 2nd: model | 2nd: first text | 2nd: answer |")
 	fmt.Println("|---|---|---|---|---|---|---|---|---|")
 	for _, r := range rows {
 		fmt.Println(r)
 	}
-	fmt.Printf("\nhops of hub's trace (HUB_TRACE=1), ms since the start began or the prompt was received, medians of %d\n", benchRuns)
+	fmt.Printf("\nhops of hub's trace (HUB_TRACE=1), ms since the start began or the prompt was received, medians of %d\n", runsWanted())
 	fmt.Println("| agent | span | hop | median |")
 	fmt.Println("|---|---|---|---|")
 	for _, r := range hopRows {
 		fmt.Println(r)
 	}
+}
+
+func runsWanted() int {
+	if n, err := strconv.Atoi(os.Getenv("HUB_BENCH_RUNS")); err == nil && n > 0 {
+		return n
+	}
+	return benchRuns
 }
 
 // hopTable is one row per hop hub traced, in the order of the median.
@@ -358,7 +373,7 @@ func benchSystems(t *testing.T) []benchSystem {
 			}
 			log := filepath.Join(home, "hub.log")
 			return benchSetup{argv: []string{e2eHubBin(t), "acp", "--log-file", log}, log: log, served: served,
-				env: e2eEnv(home, "bench", []string{"HUB_LOG=warn", "HUB_TRACE=1"}), dir: t.TempDir()}
+				env: e2eEnv(home, "bench", []string{"HUB_LOG=" + cmp.Or(os.Getenv("HUB_BENCH_LOG"), "warn"), "HUB_TRACE=1"}), dir: t.TempDir()}
 		}
 	}
 	// adapterRun runs an adapter with env (beside the isolated home's).
@@ -376,7 +391,11 @@ func benchSystems(t *testing.T) []benchSystem {
 		m := anthropic(t)
 		return claudeHubConfig(t, m), m.Served
 	})})
-	for _, name := range []string{"claude-agent-acp 0.101.0", "claude-code-acp 0.16.2"} {
+	// Each adapter runs the claude its SDK bundles (claude-code-acp's is
+	// 2.1.44, claude-agent-acp's 2.1.318), and, for a like-for-like row,
+	// the claude hub runs (CLAUDE_CODE_EXECUTABLE).
+	claudeBin := e2eCLI(t, "claude", "claude")
+	for _, name := range []string{"claude-agent-acp 0.101.0", "claude-code-acp 0.16.2", "claude-code-acp 0.16.2 on claude " + cliVersion("claude")} {
 		bin := adapter(strings.Fields(name)[0])
 		if bin == "" {
 			continue
@@ -385,6 +404,9 @@ func benchSystems(t *testing.T) []benchSystem {
 			// The adapters start claude with bypass permissions available,
 			// which claude refuses as root outside a sandbox.
 			env := []string{"IS_SANDBOX=1"}
+			if strings.Contains(name, " on claude ") {
+				env = append(env, "CLAUDE_CODE_EXECUTABLE="+claudeBin)
+			}
 			m := anthropic(t)
 			for k, v := range claudeEnv(m) {
 				env = append(env, k+"="+v)
