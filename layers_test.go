@@ -35,13 +35,13 @@ var layers = []layer{
 		"internal/logging", "internal/trace", "internal/jsonrpc", "internal/fspath", "internal/fileuri", "internal/mask",
 		"internal/handover", "internal/release", "internal/testlog", "internal/mockllm", "acp/schema"}},
 	{"the seam", false, []string{"adapters"}},
-	{"agent-level services", true, []string{"internal/permission", "internal/hooks", "internal/transcript", "skills", "adapters/agentspec"}},
+	{"agent-level services", true, []string{"internal/permission", "internal/hooks", "internal/transcript", "skills", "personas", "adapters/agentspec"}},
 	{"agent implementations", true, []string{"adapters/acpclient", "adapters/claude", "adapters/codex", "adapters/gemini",
 		"adapters/openai", "adapters/pi", "adapters/qoder", "adapters/replay", "adapters/catalog", "adapters/all", "internal/fixture"}},
 	{"conversation", true, []string{"conversation"}},
 	{"front ends", false, []string{"acp", "internal/runner", "internal/delegate", "internal/compare", "detect"}},
 	// Programs and the tests of the whole binary: nothing imports them.
-	{"commands", true, []string{"cmd/hub", "scripts", "bench", "e2e"}},
+	{"commands", true, []string{"cmd/hub", "scripts", "bench", "e2e", "scenarios"}},
 }
 
 // testSupport may be imported by any package's tests, and by no other code.

@@ -50,6 +50,7 @@ func (s *server) agentChoices(current string) []schema.SessionConfigSelectOption
 	if !slices.Contains(names, current) {
 		names = append(names, current)
 	}
+	slices.SortStableFunc(names, func(a, b string) int { return s.isPersona(a) - s.isPersona(b) }) // personas after the agents
 	var out []schema.SessionConfigSelectOption
 	for _, n := range names {
 		a, err := s.opts.Registry.Get(n)
@@ -58,12 +59,32 @@ func (s *server) agentChoices(current string) []schema.SessionConfigSelectOption
 		}
 		switch {
 		case err == nil:
-			out = append(out, schema.SessionConfigSelectOption{Value: n, Name: n})
+			out = append(out, choice(n, a))
 		case n == current:
 			out = append(out, schema.SessionConfigSelectOption{Value: n, Name: n + " (not ready)", Description: firstLine(err.Error())})
 		}
 	}
 	return out
+}
+
+// isPersona is 1 for an agent defined in a persona file, else 0.
+func (s *server) isPersona(name string) int {
+	if a, err := s.opts.Registry.Get(name); err == nil {
+		if _, _, ok := adapters.Describe(a); ok {
+			return 1
+		}
+	}
+	return 0
+}
+
+// choice is an agent's option in the select; a persona's says what it is
+// for and what it runs on.
+func choice(name string, a adapters.Adapter) schema.SessionConfigSelectOption {
+	o := schema.SessionConfigSelectOption{Value: name, Name: name}
+	if desc, backend, ok := adapters.Describe(a); ok {
+		o.Description = firstLine(desc) + " (on " + backend + ")"
+	}
+	return o
 }
 
 func firstLine(s string) string {

@@ -5,8 +5,32 @@ import (
 	"testing"
 
 	"github.com/hubdev/hub/acp/schema"
+	"github.com/hubdev/hub/internal/permission"
 	"github.com/hubdev/hub/internal/transcript"
 )
+
+// A refusal the gate takes is said once in the conversation and recorded
+// in the session's transcript with what decided it.
+func TestSession_RefusalIsSaidOnceAndRecorded(t *testing.T) {
+	dir := t.TempDir()
+	c := newClient(t, scriptFile(t, shellStep("t1", "rm -rf ~", "ran", "not run")), func(o *Options) { o.TranscriptDir = dir })
+	sid, _ := c.start(t)
+	c.prompt(sid, "clean up")
+	if text := c.agentText(sid); strings.Count(text, "hub refused") != 1 || !strings.Contains(text, "not run") {
+		t.Fatalf("conversation %q, want one refusal said", text)
+	}
+	c.close()
+	recs, err := transcript.Read(dir, sid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range recs {
+		if e := r.Event; e != nil && e.Decision != nil && !e.Decision.Allowed && e.Decision.By == permission.ByHardDeny {
+			return
+		}
+	}
+	t.Fatalf("the transcript does not record the refusal: %+v", recs)
+}
 
 // With transcripts on, each session's prompts and normalized events are
 // written to a JSONL transcript named after the session, and a session

@@ -14,9 +14,9 @@ import (
 
 	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/conversation"
 	"github.com/hubdev/hub/internal/compare"
 	"github.com/hubdev/hub/internal/config"
-	"github.com/hubdev/hub/internal/permission"
 	"github.com/hubdev/hub/internal/runner"
 )
 
@@ -161,8 +161,7 @@ type compareRun struct {
 	id    string
 	mu    sync.Mutex
 	cards map[string]compare.Candidate // the last state shown, by candidate
-	perms map[string]*permission.Service
-	asked bool // the apply question was shown
+	asked bool                         // the apply question was shown
 }
 
 // runCompare runs the /compare command args as the turn and returns its
@@ -173,9 +172,9 @@ func (ss *session) runCompare(ctx context.Context, args string) string {
 		ss.sayf("/compare: %v. Usage: %s\n", err, compareUsage)
 		return schema.StopEndTurn
 	}
-	cr := &compareRun{ss: ss, id: shortID(), cards: map[string]compare.Candidate{}, perms: map[string]*permission.Service{}}
+	cr := &compareRun{ss: ss, id: shortID(), cards: map[string]compare.Candidate{}}
 	s := compare.Run(ctx, compare.Options{Registry: ss.srv.opts.Registry, Agents: req.agents, N: req.n, Check: req.check,
-		Cwd: ss.rec.Cwd, Prompt: req.prompt, Approve: runner.ApproveNone, Rules: ss.set.Permissions, Log: ss.srv.log,
+		Cwd: ss.rec.Cwd, Prompt: req.prompt, Approve: conversation.ApproveNone, Rules: ss.set.Permissions, Log: ss.srv.log,
 		Ask: cr.ask, Progress: cr.show, Confirm: cr.confirm,
 		StopAll: func() {}}) // proc.StopAll would end every session's agent; each candidate closes its own
 	if s.ExitCode == runner.ExitUsage {
@@ -282,28 +281,22 @@ func plural(n int, what string) string {
 	return fmt.Sprintf("%d %ss", n, what)
 }
 
-// ask puts a candidate's permission request to the editor on the
+// ask puts what a candidate's rules leave open to the editor on the
 // candidate's tool call, titled with its name; its "always" answers hold
-// for that candidate only. The card shows its state again afterwards.
-func (cr *compareRun) ask(ctx context.Context, candidate, dir string, p *adapters.PermissionRequest) adapters.PermissionDecision {
+// for that candidate only (its run's gate). The card shows its state again
+// afterwards.
+func (cr *compareRun) ask(ctx context.Context, candidate string, q conversation.Question) conversation.Reply {
 	cr.mu.Lock()
-	perms, ok := cr.perms[candidate]
-	if !ok {
-		var err error
-		if perms, err = permission.New(cr.ss.set.Permissions); err != nil {
-			cr.mu.Unlock()
-			return adapters.PermissionDecision{Kind: adapters.RejectOnce}
-		}
-		cr.perms[candidate] = perms
-	}
 	last := cr.cards[candidate]
 	cr.mu.Unlock()
+	p := q.Request
 	t := p.Tool
 	t.ID, t.Title = cr.cardID(candidate), candidate+": "+toolTitle(p.Tool)
-	d := cr.ss.askIn(ctx, adapters.NewPermissionRequest(t, p.Options), candidate, perms, dir, false)
+	q.Request = adapters.NewPermissionRequest(t, p.Options)
+	r := cr.ss.askEditor(ctx, q, false)
 	u := cr.card(last)
 	cr.ss.emit(schema.SessionUpdate{ToolCallUpdate: &u})
-	return d
+	return r
 }
 
 // Apply answers.

@@ -9,8 +9,8 @@ import (
 
 	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/conversation"
 	"github.com/hubdev/hub/internal/delegate"
-	"github.com/hubdev/hub/internal/permission"
 )
 
 // Delegation: with it on, the session's agent gets hub as an MCP server
@@ -86,7 +86,6 @@ func (s *server) closeBridge() {
 type delegators struct {
 	mu    sync.Mutex
 	hosts []*delegationHost
-	perms map[string]*permission.Service // per delegate agent: its "always" answers
 }
 
 type delegationHost struct {
@@ -139,7 +138,7 @@ func (ss *session) delegateFunc(a adapters.Adapter) (adapters.DelegateFunc, []st
 // with the session; register serves it to the agent that calls it. A root
 // delegator replaces the one before: that agent was restarted.
 func (ss *session) addDelegator(chain []string, register func(*delegate.Delegator) func()) *delegate.Delegator {
-	d := delegate.New(delegate.Options{Registry: ss.srv.opts.Registry, Cwd: ss.rec.Cwd, Rules: ss.set.Permissions,
+	d := delegate.New(delegate.Options{Registry: ss.srv.opts.Registry, Cwd: ss.rec.Cwd, Rules: ss.set.Permissions, Grants: ss.srv.opts.Grants,
 		Log: ss.srv.log, Chain: chain, Ask: ss.delegatePermission, Observe: ss.showDelegate, Hooks: ss.set.Hooks,
 		MCPServers: func(agent string) []adapters.MCPServer {
 			if len(chain) >= cmp.Or(ss.srv.opts.DelegationDepth, 1) {
@@ -192,39 +191,24 @@ func (ss *session) closeDelegates() {
 	}
 }
 
-// delegatePermission puts a delegate's request to the editor as a call of
-// this session, named for the delegate; its "always" answers hold for that
-// delegate agent only.
-func (ss *session) delegatePermission(ctx context.Context, session, agent string, p *adapters.PermissionRequest) adapters.PermissionDecision {
-	perms, err := ss.delegatePerms(agent)
-	if err != nil {
-		return adapters.PermissionDecision{Kind: adapters.RejectOnce}
-	}
-	q := adapters.NewPermissionRequest(*delegateTool(session, agent, p.Tool, true), p.Options)
-	return ss.askFor(ctx, q, agent, perms)
-}
-
-func (ss *session) delegatePerms(agent string) (*permission.Service, error) {
-	dl := &ss.delegs
-	dl.mu.Lock()
-	defer dl.mu.Unlock()
-	if p, ok := dl.perms[agent]; ok {
-		return p, nil
-	}
-	p, err := ss.srv.permsFor(ss.rec.Cwd, ss.set.Permissions)
-	if err != nil {
-		return nil, err
-	}
-	if dl.perms == nil {
-		dl.perms = map[string]*permission.Service{}
-	}
-	dl.perms[agent] = p
-	return p, nil
+// delegatePermission puts what a delegate's rules leave open to the editor
+// as a call of this session, named for the delegate; its "always" answers
+// hold for that delegate only (its gate's).
+func (ss *session) delegatePermission(ctx context.Context, session, agent string, q conversation.Question) conversation.Reply {
+	p := q.Request
+	q.Request = adapters.NewPermissionRequest(*delegateTool(session, agent, p.Tool, true), p.Options)
+	return ss.askEditor(ctx, q, true)
 }
 
 // showDelegate shows a delegate's tool calls in the session, each titled
 // with the delegate's name; its text is the delegate tool's result.
 func (ss *session) showDelegate(session, agent string, ev adapters.Event) {
+	if d := ev.Decision; ev.Type == adapters.EventDecision && d != nil {
+		c := *d
+		c.Title = agent + ": " + c.Title
+		ss.forward(adapters.Event{Type: adapters.EventDecision, Decision: &c})
+		return
+	}
 	if (ev.Type != adapters.EventToolCall && ev.Type != adapters.EventToolUpdate) || ev.Tool == nil || ev.Tool.ID == "" {
 		return
 	}

@@ -1,7 +1,6 @@
 package acp
 
 import (
-	"bufio"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -18,6 +17,8 @@ import (
 	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/internal/jsonrpc"
 	"github.com/hubdev/hub/internal/mask"
+	"github.com/hubdev/hub/internal/safefile"
+	"github.com/hubdev/hub/internal/transcript"
 )
 
 // Record is one session in the on-disk index.
@@ -59,10 +60,10 @@ type AgentMark struct {
 
 // index stores each session as two files under dir: <id>.json holds its
 // metadata (rewritten atomically, temp file + rename, small), <id>.jsonl
-// its history, one update per line, appended a turn at a time, so a turn
-// costs the same however long the session is. A nil dir keeps everything
-// in memory. Records written by older versions kept the history in the
-// .json file; it is read first.
+// its history, a transcript of update records (internal/transcript),
+// appended a turn at a time, so a turn costs the same however long the
+// session is. A nil dir keeps everything in memory. Records written by
+// older versions kept the history in the .json file; it is read first.
 type index struct {
 	dir     string
 	mu      sync.Mutex
@@ -134,15 +135,7 @@ func (x *index) Save(rec *Record, more []schema.SessionUpdate, persist bool) err
 		return fmt.Errorf("encode session %s: %w", rec.SessionID, err)
 	}
 	b = mask.Default().JSON(b) // a title may quote a prompt
-	p := x.path(rec.SessionID)
-	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
-		return fmt.Errorf("session index dir: %w", err)
-	}
-	tmp := p + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o600); err != nil {
-		return fmt.Errorf("write session index: %w", err)
-	}
-	return os.Rename(tmp, p)
+	return safefile.WriteAtomic(x.path(rec.SessionID), b, 0o600)
 }
 
 // append adds history lines to a session's .jsonl. Caller holds x.mu.
@@ -150,27 +143,15 @@ func (x *index) append(id string, more []schema.SessionUpdate) error {
 	if len(more) == 0 {
 		return nil
 	}
-	var buf []byte
+	recs := make([]transcript.Record, 0, len(more))
 	for _, u := range more {
 		b, err := json.Marshal(u)
 		if err != nil {
 			return fmt.Errorf("encode session %s history: %w", id, err)
 		}
-		buf = append(append(buf, mask.Default().JSON(b)...), '\n')
+		recs = append(recs, transcript.Record{Type: transcript.TypeUpdate, Update: b})
 	}
-	p := x.historyPath(id)
-	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
-		return fmt.Errorf("session index dir: %w", err)
-	}
-	f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
-	if err != nil {
-		return fmt.Errorf("session history: %w", err)
-	}
-	_, err = f.Write(buf)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	if err := transcript.Append(filepath.Join(x.dir, "sessions"), id, recs); err != nil {
 		return fmt.Errorf("session history: %w", err)
 	}
 	return nil
@@ -193,16 +174,10 @@ func (x *index) History(id string) []schema.SessionUpdate {
 			out = legacy.History
 		}
 	}
-	f, err := os.Open(x.historyPath(id))
-	if err != nil {
-		return out
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 256<<20)
-	for sc.Scan() {
+	recs, _ := transcript.Read(filepath.Join(x.dir, "sessions"), id)
+	for _, r := range recs {
 		var u schema.SessionUpdate
-		if json.Unmarshal(sc.Bytes(), &u) == nil {
+		if r.Type == transcript.TypeUpdate && json.Unmarshal(r.Update, &u) == nil {
 			out = append(out, u)
 		}
 	}

@@ -44,6 +44,8 @@ func (ss *session) mapEvent(ev adapters.Event) []schema.SessionUpdate {
 		return ss.sessionInfo(ev.Session)
 	case adapters.EventCompaction:
 		return ss.compaction(ev.Compaction)
+	case adapters.EventDecision:
+		return ss.refusal(ev.Decision)
 	case adapters.EventError:
 		if ev.Error == nil {
 			return nil
@@ -64,6 +66,22 @@ func rawOr(b []byte) []byte {
 
 // usageUpdate reports the context window and cost. Without a context
 // size it is sent only for the cost, with size 0 (unknown).
+// usageOf is a turn's usage for its prompt response; nil when none came.
+func usageOf(u *adapters.Usage) *schema.Usage {
+	if u == nil {
+		return nil
+	}
+	opt := func(n int64) *int64 {
+		if n == 0 {
+			return nil
+		}
+		return &n
+	}
+	return &schema.Usage{TotalTokens: u.InputTokens + u.OutputTokens + u.ThoughtTokens + u.CacheReadTokens + u.CacheWriteTokens,
+		InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, ThoughtTokens: opt(u.ThoughtTokens),
+		CachedReadTokens: opt(u.CacheReadTokens), CachedWriteTokens: opt(u.CacheWriteTokens)}
+}
+
 func usageUpdate(u *adapters.Usage) []schema.SessionUpdate {
 	if u == nil || (u.ContextSize <= 0 && u.CostUSD == nil) {
 		return nil

@@ -20,6 +20,7 @@ import (
 
 	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/conversation"
 	"github.com/hubdev/hub/internal/config"
 	"github.com/hubdev/hub/internal/delegate"
 	"github.com/hubdev/hub/internal/hooks"
@@ -517,18 +518,13 @@ func (s *server) newSession(_ context.Context, params json.RawMessage) (any, fun
 	return resp, ss.opened, nil
 }
 
-// permsFor is a permission service for one agent of a session in cwd:
-// the rules of the config there, and the durable grants when kept.
-func (s *server) permsFor(cwd string, pc config.PermissionsConfig) (*permission.Service, error) {
-	perms, err := permission.New(pc)
-	if err != nil {
-		return nil, err
-	}
-	if g := s.opts.Grants; g != nil && pc.GrantScope() != config.GrantsSession {
-		perms.UseGrants(permission.GrantPolicy{Store: g, Project: config.ProjectRoot(cwd),
-			UserWide: pc.GrantScope() == config.GrantsUser, Lifetime: pc.GrantLifetime()})
-	}
-	return perms, nil
+// gateFor is the permission gate of a session: the rules of its config,
+// the durable grants when kept, the editor for what they leave open.
+func (s *server) gateFor(ss *session) (*conversation.Gate, error) {
+	return conversation.NewGate(conversation.GateOptions{Rules: ss.set.Permissions, Grants: s.opts.Grants, Cwd: ss.rec.Cwd,
+		Answerer: conversation.AnswerFunc(func(ctx context.Context, q conversation.Question) conversation.Reply {
+			return ss.askEditor(ctx, q, true)
+		}), Emit: ss.decided})
 }
 
 // open registers an in-memory session for rec.
@@ -543,11 +539,10 @@ func (s *server) open(rec *Record, mcp []schema.McpServer) (*session, error) {
 	if err != nil {
 		return nil, err
 	}
-	perms, err := s.permsFor(rec.Cwd, set.Permissions)
-	if err != nil {
+	ss := &session{srv: s, rec: rec, set: set, mcp: s.convertMCP(mcp), seenTools: map[string]bool{}}
+	if ss.gate, err = s.gateFor(ss); err != nil {
 		return nil, jsonrpc.NewError(schema.CodeInternalError, err.Error(), nil)
 	}
-	ss := &session{srv: s, rec: rec, set: set, mcp: s.convertMCP(mcp), perms: perms, seenTools: map[string]bool{}}
 	ss.editor = &editorClient{conn: s.conn, log: s.log, sessionID: rec.SessionID, caps: caps, cwd: rec.Cwd}
 	s.mu.Lock()
 	if old, ok := s.sessions[rec.SessionID]; ok {
@@ -724,9 +719,9 @@ func (s *server) beginPrompt(params json.RawMessage) jsonrpc.Job {
 		// _meta.hub.waitedForAgent tells a client (and hub's benchmarks)
 		// whether the agent was already up when the prompt arrived.
 		ss.mu.Lock()
-		waited := ss.waited
+		waited, usage := ss.waited, usageOf(ss.turnUsage)
 		ss.mu.Unlock()
-		return schema.PromptResponse{StopReason: reason, Meta: schema.Meta{"hub": map[string]any{"waitedForAgent": waited}}}, next, nil
+		return schema.PromptResponse{StopReason: reason, Usage: usage, Meta: schema.Meta{"hub": map[string]any{"waitedForAgent": waited}}}, next, nil
 	}
 }
 

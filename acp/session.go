@@ -57,10 +57,10 @@ type session struct {
 	cancelled     bool
 	closed        bool
 	turnCancel    context.CancelFunc
-	perms         *permission.Service // the session's rules and "always" answers
-	audit         *transcript.Audit   // transcripts = true: the session's Event stream
-	hooks         *hooks.Observer     // the hooks observing a CLI agent's stream, from its first turn
-	delegs        delegators          // delegation: the hosts of the delegate tool
+	gate          *conversation.Gate // the session's rules, "always" answers and grants
+	audit         *transcript.Audit  // transcripts = true: the session's Event stream
+	hooks         *hooks.Observer    // the hooks observing a CLI agent's stream, from its first turn
+	delegs        delegators         // delegation: the hosts of the delegate tool
 	seenTools     map[string]bool
 	agentCommands []adapters.Command
 	// chunk accumulates the text of the last history entry while streamed
@@ -90,6 +90,8 @@ type session struct {
 	// toolStarted: a tool call of the running turn started, so it must not
 	// fall back to another agent (its effects may have happened).
 	toolStarted bool
+	// turnUsage is the running turn's usage, over every attempt.
+	turnUsage *adapters.Usage
 	// crashes are the times of the agent's latest crashes.
 	crashes []time.Time
 	// pendingBrief is hub's record of what the agent missed, for the next
@@ -415,7 +417,7 @@ func (ss *session) runTurn(turnCtx context.Context, prompt []schema.ContentBlock
 		ss.record(schema.SessionUpdate{UserMessageChunk: &schema.ContentChunk{Content: b}})
 	}
 	ss.mu.Lock()
-	ss.toolStarted = false
+	ss.toolStarted, ss.turnUsage = false, nil
 	ss.mu.Unlock()
 	ss.span.Store(trace.From(turnCtx))
 	var reason string
@@ -486,6 +488,9 @@ func (ss *session) drive(turnCtx context.Context, content []adapters.Content, wa
 		Watch: watch, WatchBound: ss.srv.opts.ProviderTimeout})
 	ss.hookWarnings(oc.Warnings)
 	ss.noteFiles(oc.Digest.Files())
+	ss.mu.Lock()
+	ss.turnUsage = conversation.AddUsage(ss.turnUsage, oc.Digest.Usage) // a fallback's attempts add up
+	ss.mu.Unlock()
 	var failed *adapters.TurnError
 	switch {
 	case err == nil:
@@ -736,67 +741,47 @@ func appendCommands(out []schema.AvailableCommand, in []adapters.Command) []sche
 	return out
 }
 
-// permission decides a tool call through hub's one evaluation order (the
-// deny list, the configured rules, the session's "always" answers): what
-// it decides is answered without asking; the rest goes to the editor.
+// permission decides a tool call of the session's agent through the
+// session's gate: what the rules decide is answered without asking; the
+// rest goes to the editor (askEditor).
 func (ss *session) permission(ctx context.Context, p *adapters.PermissionRequest) adapters.PermissionDecision {
-	return ss.askFor(ctx, p, ss.agentName(), ss.perms)
+	return ss.gate.AskAs(ctx, p, ss.agentName(), ss.rec.Cwd)
 }
 
-// askFor decides agent's request by perms (the rules, grants and the
-// "always" answers given to that agent), asking the editor when they leave
-// it open.
-func (ss *session) askFor(ctx context.Context, p *adapters.PermissionRequest, agent string, perms *permission.Service) adapters.PermissionDecision {
-	return ss.askIn(ctx, p, agent, perms, ss.rec.Cwd, true)
-}
-
-// askIn is askFor for an agent working in cwd (its relative paths' base);
-// announce shows a tool call the session has not seen before asking.
-func (ss *session) askIn(ctx context.Context, p *adapters.PermissionRequest, agent string, perms *permission.Service, cwd string, announce bool) adapters.PermissionDecision {
-	if why := permission.OptionsProblem(p.Options); why != "" {
-		return ss.refuse(p, permission.Verdict{Decision: permission.Deny, Reason: why}, true)
-	}
-	req := permission.RequestOf(p.Tool, cwd)
-	req.Agent = agent
-	v, decided := perms.Decide(req)
-	if ctx.Err() != nil {
-		return adapters.PermissionDecision{Cancelled: true}
-	}
-	switch {
-	case decided && v.Decision == permission.Deny:
-		return ss.refuse(p, v, v.Hard || strings.HasPrefix(v.Reason, "denied by"))
-	case decided && v.Decision == permission.Allow:
-		return allowOption(p)
-	}
+// askEditor puts what the rules left open to the editor; announce shows a
+// tool call the session has not seen before asking.
+func (ss *session) askEditor(ctx context.Context, q conversation.Question, announce bool) conversation.Reply {
+	p := q.Request
 	if announce {
 		if u := ss.toolUpdate(p.Tool); u.ToolCall != nil {
 			ss.emit(u)
 		}
 	}
-	shown := permissionOptions(p.Options, permission.Coverable(req))
-	options, kept := ss.withGrantOption(perms, shown, req)
+	shown := permissionOptions(p.Options, q.Always)
+	options, kept := withGrantOption(q.Grant, shown)
 	ask := schema.RequestPermissionRequest{SessionID: ss.id(), Options: options, ToolCall: ss.fullToolUpdate(p.Tool)}
 	var resp schema.RequestPermissionResponse
 	cancelled, err := ss.callEditor(ctx, "session/request_permission", ask, &resp)
-	if cancelled {
-		return adapters.PermissionDecision{Cancelled: true}
-	}
-	if err != nil {
+	switch {
+	case cancelled || (err == nil && resp.Outcome.Outcome == "cancelled"):
+		return conversation.Reply{Decision: adapters.PermissionDecision{Cancelled: true}}
+	case err != nil:
 		ss.srv.log.Warn().Err(err).Msg("permission request failed; treating as reject")
-		return adapters.PermissionDecision{Kind: adapters.RejectOnce}
-	}
-	if resp.Outcome.Outcome == "cancelled" {
-		return adapters.PermissionDecision{Cancelled: true}
-	}
-	if kept && resp.Outcome.OptionID == grantOptionID {
-		return ss.keepGrant(perms, req, p)
+		return conversation.Reply{Decision: adapters.PermissionDecision{Kind: adapters.RejectOnce}, By: conversation.ByUser,
+			Reason: "the editor did not answer the permission request"}
+	case kept && resp.Outcome.OptionID == grantOptionID:
+		ss.keepGrant(q)
+		return conversation.Reply{Decision: conversation.Allow(p), By: conversation.ByUser, Reason: "the user kept a grant"}
 	}
 	d := adapters.PermissionDecision{OptionID: resp.Outcome.OptionID, Kind: adapters.RejectOnce} // unknown option id: be safe
 	if i := slices.IndexFunc(shown, func(o schema.PermissionOption) bool { return o.OptionID == d.OptionID }); i >= 0 {
 		d.Kind = adapters.PermissionOptionKind(shown[i].Kind) // ids are unique (OptionsProblem)
 	}
-	perms.Remember(req, d.Kind)
-	return d
+	r := conversation.Reply{Decision: d, By: conversation.ByUser, Reason: "the user allowed it"}
+	if !d.Allowed() {
+		r.Reason = "the user rejected it"
+	}
+	return r
 }
 
 // grantOptionID is the option hub adds to keep an "always allow" beyond
@@ -804,31 +789,28 @@ func (ss *session) askIn(ctx context.Context, p *adapters.PermissionRequest, age
 const grantOptionID = "hub_grant"
 
 // withGrantOption adds, right after the agent's own "always allow", the
-// option that keeps it for days (named for exactly what it covers), when
-// the session keeps grants and the agent offers an "always" at all.
-func (ss *session) withGrantOption(perms *permission.Service, options []schema.PermissionOption, req permission.Request) ([]schema.PermissionOption, bool) {
-	name, ok := perms.GrantOffer(req)
+// option that keeps it for days (named grant, for exactly what it
+// covers), when the session keeps grants and the agent offers an "always".
+func withGrantOption(grant string, options []schema.PermissionOption) ([]schema.PermissionOption, bool) {
 	i := slices.IndexFunc(options, func(o schema.PermissionOption) bool { return o.Kind == string(adapters.AllowAlways) })
-	if !ok || i < 0 || slices.ContainsFunc(options, func(o schema.PermissionOption) bool { return o.OptionID == grantOptionID }) {
+	if grant == "" || i < 0 || slices.ContainsFunc(options, func(o schema.PermissionOption) bool { return o.OptionID == grantOptionID }) {
 		return options, false
 	}
-	grant := schema.PermissionOption{OptionID: grantOptionID, Name: name, Kind: string(adapters.AllowAlways)}
-	return slices.Insert(options, i+1, grant), true
+	g := schema.PermissionOption{OptionID: grantOptionID, Name: grant, Kind: string(adapters.AllowAlways)}
+	return slices.Insert(options, i+1, g), true
 }
 
-// keepGrant stores the durable grant the user picked and lets this call
-// run once: hub itself answers the later ones the grant covers, so the
-// agent is never told to allow more than the user saw.
-func (ss *session) keepGrant(perms *permission.Service, req permission.Request, p *adapters.PermissionRequest) adapters.PermissionDecision {
-	g, err := perms.Keep(req)
+// keepGrant stores the durable grant the user picked; this call runs
+// once: hub itself answers the later ones the grant covers, so the agent
+// is never told to allow more than the user saw.
+func (ss *session) keepGrant(q conversation.Question) {
+	g, err := q.Keep()
 	if err != nil {
 		ss.srv.log.Warn().Err(err).Str("session", ss.id()).Msg("grant not kept")
-		ss.emit(schema.SessionUpdate{AgentMessageChunk: &schema.ContentChunk{Content: schema.TextBlock(
-			fmt.Sprintf("\nhub could not keep this grant beyond the session: %v. It holds for this session only.\n", err))}})
-	} else {
-		ss.srv.log.Info().Str("grant", g.ID).Str("covers", g.Covers()).Time("expires", g.Expires).Msg("grant kept")
+		ss.sayf("\nhub could not keep this grant beyond the session: %v. It holds for this session only.\n", err)
+		return
 	}
-	return allowOption(p)
+	ss.srv.log.Info().Str("grant", g.ID).Str("covers", g.Covers()).Time("expires", g.Expires).Msg("grant kept")
 }
 
 // callEditor sends the editor a request of the session and decodes its
@@ -845,30 +827,26 @@ func (ss *session) callEditor(ctx context.Context, method string, params, out an
 	return false, err
 }
 
-// allowOption answers a request the rules or an "always" allow, once.
-func allowOption(p *adapters.PermissionRequest) adapters.PermissionDecision {
-	for _, k := range []adapters.PermissionOptionKind{adapters.AllowOnce, adapters.AllowAlways} {
-		if o, ok := p.OptionFor(k); ok {
-			return adapters.PermissionDecision{OptionID: o.ID, Kind: k}
-		}
-	}
-	return adapters.PermissionDecision{Kind: adapters.AllowOnce}
+// decided shows and records a decision of the session's gate, as the
+// agent's own (the native loop's) arrive in its stream.
+func (ss *session) decided(ev adapters.Event) {
+	ss.mu.Lock()
+	a := ss.audit
+	ss.mu.Unlock()
+	a.Event(ev)
+	ss.forward(ev)
 }
 
-// refuse rejects a tool call without asking: the deny list or a deny rule
-// forbids it, or the agent's options cannot be relayed (say: the user
-// reads why in the session), or the user rejected it "always".
-func (ss *session) refuse(p *adapters.PermissionRequest, v permission.Verdict, say bool) adapters.PermissionDecision {
-	if say {
-		ss.srv.log.Warn().Str("session", ss.id()).Str("tool", p.Tool.Title).Str("why", v.Reason).Msg("tool call refused")
-		ss.emit(schema.SessionUpdate{AgentMessageChunk: &schema.ContentChunk{Content: schema.TextBlock(
-			fmt.Sprintf("\nhub refused %q: %s.\n", cmp.Or(p.Tool.Title, p.Tool.Name, "a tool call"), strings.TrimPrefix(v.Reason, "refused: ")))}})
+// refusal is what the conversation says of a decision: why hub refused a
+// call without asking (the deny list, a deny rule, options it cannot
+// relay); nothing for what the user answered or allowed.
+func (ss *session) refusal(d *adapters.Decision) []schema.SessionUpdate {
+	if d == nil || d.Allowed || (d.By != permission.ByHardDeny && d.By != permission.ByRule && d.By != conversation.ByHub) {
+		return nil
 	}
-	d := adapters.PermissionDecision{Kind: adapters.RejectOnce}
-	if o, ok := p.OptionFor(adapters.RejectOnce); ok && permission.OptionsProblem(p.Options) == "" {
-		d.OptionID = o.ID
-	}
-	return d
+	ss.srv.log.Warn().Str("session", ss.id()).Str("tool", d.Title).Str("why", d.Reason).Msg("tool call refused")
+	text := fmt.Sprintf("\nhub refused %q: %s.\n", cmp.Or(d.Title, "a tool call"), strings.TrimPrefix(d.Reason, "refused: "))
+	return []schema.SessionUpdate{{AgentMessageChunk: &schema.ContentChunk{Content: schema.TextBlock(text)}}}
 }
 
 // permissionOptions are the agent's options the editor is shown (the

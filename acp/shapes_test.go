@@ -19,7 +19,6 @@ import (
 	"github.com/hubdev/hub/internal/config"
 	"github.com/hubdev/hub/internal/jsonrpc"
 	"github.com/hubdev/hub/internal/mockllm"
-	"github.com/hubdev/hub/internal/permission"
 	"github.com/hubdev/hub/internal/permission/permtest"
 )
 
@@ -134,10 +133,7 @@ func TestShapes_HubACPClassifiesAlike(t *testing.T) {
 		defer srv.Close()
 		reg := adapters.NewRegistry()
 		reg.Register(openai.New(openai.Profile{Name: "native", BaseURL: srv.URL, Model: "mock-model", Local: true, Stream: true, ContextWindow: 1 << 20},
-			openai.Options{IdleTimeout: 30 * time.Second, Permissions: func() permission.Checker {
-				s, _ := permission.New(allowAll)
-				return s
-			}}))
+			openai.Options{IdleTimeout: 30 * time.Second, Rules: allowAll}))
 		c := startClient(t, Options{Registry: reg, DefaultAgent: "native", Logger: zerolog.Nop(), StateDir: t.TempDir(),
 			CancelGrace: 500 * time.Millisecond, Permissions: allowAll})
 		ed := &askedEditor{asked: map[string]bool{}}

@@ -1,11 +1,9 @@
 package acp
 
 import (
-	"fmt"
-	"strings"
+	"encoding/json"
 
-	"github.com/hubdev/hub/acp/schema"
-	"github.com/hubdev/hub/internal/mask"
+	"github.com/hubdev/hub/internal/transcript"
 )
 
 // Store is hub acp's session index, for the commands that read it outside
@@ -21,61 +19,22 @@ func (s *Store) Sessions() []*Record { return s.x.all() }
 // Get returns one session's metadata.
 func (s *Store) Get(id string) (*Record, bool) { return s.x.Get(id) }
 
-// History returns one session's whole history.
-func (s *Store) History(id string) []schema.SessionUpdate { return s.x.History(id) }
-
 // Delete removes a session's files.
 func (s *Store) Delete(id string) error { return s.x.Delete(id) }
 
-// Markdown renders a session as a readable conversation: the user's and
-// the agent's messages, thoughts folded away, tool calls as one line each
-// with their final status.
-func Markdown(rec *Record, hist []schema.SessionUpdate) string {
-	var b strings.Builder
-	title := rec.Title
-	if title == "" {
-		title = rec.SessionID
+// Records are one session as the one conversation record: its metadata,
+// then its history, for transcript.Markdown; ok is false when unknown.
+func (s *Store) Records(id string) (recs []transcript.Record, ok bool) {
+	rec, ok := s.x.Get(id)
+	if !ok {
+		return nil, false
 	}
-	fmt.Fprintf(&b, "# %s\n\nAgent: %s · cwd: %s · updated %s\n", title, rec.Agent, rec.Cwd, rec.UpdatedAt.Format("2006-01-02 15:04"))
-	status := map[string]string{}
-	for _, u := range hist {
-		if t := u.ToolCallUpdate; t != nil && t.Status != "" {
-			status[t.ToolCallID] = t.Status
+	meta := transcript.Meta{ID: rec.SessionID, Agent: rec.Agent, Cwd: rec.Cwd, Model: rec.Model, Title: rec.Title, Created: rec.UpdatedAt}
+	recs = []transcript.Record{{Type: transcript.TypeSession, Session: &meta}}
+	for _, u := range s.x.History(id) {
+		if b, err := json.Marshal(u); err == nil {
+			recs = append(recs, transcript.Record{Type: transcript.TypeUpdate, Update: b})
 		}
 	}
-	last := ""
-	for _, u := range hist {
-		switch {
-		case u.UserMessageChunk != nil:
-			if last != "user" {
-				b.WriteString("\n## User\n\n")
-			}
-			b.WriteString(u.UserMessageChunk.Content.Text)
-			last = "user"
-		case u.AgentMessageChunk != nil:
-			if last != "agent" && last != "tool" {
-				b.WriteString("\n## " + rec.Agent + "\n\n")
-			} else if last == "tool" {
-				b.WriteString("\n")
-			}
-			b.WriteString(u.AgentMessageChunk.Content.Text)
-			last = "agent"
-		case u.ToolCall != nil:
-			if last != "agent" && last != "tool" {
-				b.WriteString("\n## " + rec.Agent + "\n\n")
-			}
-			st := status[u.ToolCall.ToolCallID]
-			if st == "" {
-				st = u.ToolCall.Status
-			}
-			fmt.Fprintf(&b, "\n- tool: %s (%s)", u.ToolCall.Title, st)
-			last = "tool"
-		case u.Plan != nil:
-			b.WriteString("\n\nPlan:\n")
-			for _, e := range u.Plan.Entries {
-				fmt.Fprintf(&b, "- [%s] %s\n", e.Status, e.Content)
-			}
-		}
-	}
-	return mask.Default().String(strings.TrimSpace(b.String())) + "\n"
+	return recs, true
 }

@@ -172,6 +172,11 @@ type SessionOptions struct {
 	// DelegateAgents are the agents Delegate may run, for the tool's
 	// description.
 	DelegateAgents []string
+	// Tools, when set, narrows the tools the agent may use (a persona's
+	// tools): the native loop offers only those, claude gets them as
+	// --allowed-tools/--disallowed-tools, codex a read-only sandbox when
+	// nothing may write.
+	Tools *ToolFilter
 }
 
 // DelegateRequest is one turn the session's agent hands to another agent.

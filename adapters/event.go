@@ -26,7 +26,23 @@ const (
 	EventDone        EventType = "done"         // the turn ended; always the last event
 	EventRaw         EventType = "raw"          // a downstream record hub does not understand
 	EventCompaction  EventType = "compaction"   // the agent compacts its context
+	EventDecision    EventType = "decision"     // hub decided whether a tool call may run (Decision)
 )
+
+// Decision is one permission decision, whatever took it: the hard deny
+// list, a rule, a grant, an "always" answer, a hook, a skill, the user or
+// --approve (By), with the reason a user can read. Permission is set on
+// its event when the decision answered an agent's request.
+type Decision struct {
+	ToolID  string   `json:"toolId"`
+	Title   string   `json:"title,omitempty"`
+	Kind    ToolKind `json:"kind,omitempty"`
+	Allowed bool     `json:"allowed"`
+	By      string   `json:"by"`
+	Reason  string   `json:"reason,omitempty"`
+	// Answer is the option that answered the agent's request, if any.
+	Answer *PermissionDecision `json:"answer,omitempty"`
+}
 
 // StopReason says why a turn ended. Values match ACP's StopReason enum.
 type StopReason string
@@ -55,6 +71,7 @@ type Event struct {
 
 	Plan       []PlanEntry        `json:"plan,omitempty"`
 	Permission *PermissionRequest `json:"permission,omitempty"`
+	Decision   *Decision          `json:"decision,omitempty"`
 	Question   *QuestionRequest   `json:"question,omitempty"`
 	Compaction *Compaction        `json:"compaction,omitempty"`
 	Usage      *Usage             `json:"usage,omitempty"`
@@ -246,6 +263,9 @@ type PermissionDecision struct {
 	OptionID  string               `json:"optionId,omitempty"`
 	Kind      PermissionOptionKind `json:"kind,omitempty"`
 	Cancelled bool                 `json:"cancelled,omitempty"`
+	// By and Reason say what decided and why, when hub's gate did (the
+	// native loop records them in its transcript).
+	By, Reason string `json:"-"`
 }
 
 // Allowed reports whether the decision lets the tool run.
@@ -259,9 +279,19 @@ func (d PermissionDecision) Allowed() bool {
 type PermissionRequest struct {
 	Tool    ToolCall           `json:"tool"`
 	Options []PermissionOption `json:"options"`
+	// Refusal, when set, is a refusal decided before the session's gate
+	// (a persona's own deny rules): the gate refuses the request and
+	// reports it as its decision. It can only narrow.
+	Refusal *Refusal `json:"refusal,omitempty"`
 
 	once     sync.Once
 	decision chan PermissionDecision
+}
+
+// Refusal is who refused a request before the gate, and why.
+type Refusal struct {
+	By     string `json:"by"`
+	Reason string `json:"reason"`
 }
 
 // NewPermissionRequest builds a request whose decision can be awaited.

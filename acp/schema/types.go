@@ -514,7 +514,20 @@ const (
 // PromptResponse is the result of session/prompt.
 type PromptResponse struct {
 	StopReason string `json:"stopReason"`
-	Meta       Meta   `json:"_meta,omitempty"`
+	// Usage is the turn's tokens, summed over its model requests
+	// (unstable: end-turn token usage); nil when the agent reported none.
+	Usage *Usage `json:"usage,omitempty"`
+	Meta  Meta   `json:"_meta,omitempty"`
+}
+
+// Usage is a prompt turn's token usage (unstable).
+type Usage struct {
+	TotalTokens       int64  `json:"totalTokens"`
+	InputTokens       int64  `json:"inputTokens"`
+	OutputTokens      int64  `json:"outputTokens"`
+	ThoughtTokens     *int64 `json:"thoughtTokens,omitempty"`
+	CachedReadTokens  *int64 `json:"cachedReadTokens,omitempty"`
+	CachedWriteTokens *int64 `json:"cachedWriteTokens,omitempty"`
 }
 
 // ResourceContents is an embedded resource: text or blob.

@@ -91,10 +91,8 @@ func (s *Session) endEvents(t *turn, res json.RawMessage, err error) []adapters.
 
 // Exit implements adapters.Exiter.
 func (s *Session) Exit() *adapters.ErrorInfo {
-	if info := s.crashInfo(nil); s.proc.Exited() {
-		return info
-	}
-	return nil
+	info, _ := adapters.CrashInfo(s.proc, s.a.cfg.Name)
+	return info
 }
 
 // crashInfo describes a lost agent process with its stderr tail.

@@ -20,7 +20,6 @@ import (
 	"github.com/hubdev/hub/adapters/qoder"
 	"github.com/hubdev/hub/internal/config"
 	"github.com/hubdev/hub/internal/hooks"
-	"github.com/hubdev/hub/internal/permission"
 )
 
 // agent is one agent CLI hub ships: its doctor spec and its adapter.
@@ -53,24 +52,17 @@ func Registry(cfg *config.Config, log zerolog.Logger) *adapters.Registry {
 	registerCatalog(r, cfg, log)
 	registerConfigACP(r, cfg, log)
 	registerReplay(r, cfg)
+	registerPersonas(r, cfg, log)
 	return r
 }
 
 // registerNative registers the native agent loop's provider profiles.
 func registerNative(r *adapters.Registry, cfg *config.Config, log zerolog.Logger) {
-	perms := func() permission.Checker {
-		s, err := permission.New(cfg.Permissions)
-		if err != nil {
-			log.Warn().Err(err).Msg("permission rules ignored")
-			s, _ = permission.New(config.PermissionsConfig{})
-		}
-		return s
-	}
 	hk, err := hooks.New(cfg.Hooks)
 	if err != nil {
 		log.Warn().Err(err).Msg("hooks ignored")
 	}
-	openai.Register(r, cfg, openai.Options{Logger: log, Permissions: perms, TranscriptDir: config.TranscriptDir(), MCPServers: mcpServers(cfg),
+	openai.Register(r, cfg, openai.Options{Logger: log, Rules: cfg.Permissions, TranscriptDir: config.TranscriptDir(), MCPServers: mcpServers(cfg),
 		Hooks: hk, Sandbox: cfg.Sandbox.Policy()}, os.Getenv)
 }
 

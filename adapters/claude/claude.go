@@ -133,6 +133,9 @@ func (a *Adapter) args(opts adapters.SessionOptions) ([]string, error) {
 	if opts.Instructions != "" {
 		args = append(args, "--append-system-prompt", opts.Instructions)
 	}
+	if off := disallowedTools(opts.Tools); len(off) > 0 {
+		args = append(args, "--disallowed-tools", strings.Join(off, ","))
+	}
 	for _, d := range append(slices.Clone(opts.AddDirs), opts.SkillDirs...) {
 		args = append(args, "--add-dir", d)
 	}

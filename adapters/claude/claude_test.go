@@ -267,7 +267,7 @@ func TestSession_CrashMidTurn(t *testing.T) {
 		t.Errorf("prompt after crash: %v", err)
 	}
 	// A prompt that could not reach it is reported with its end.
-	if x := s.Exit(); x == nil || x.Code != adapters.CodeCrash || !strings.Contains(x.Message, "exit status 3") || !strings.Contains(x.Detail, "something exploded") {
+	if x := s.Exit(); x == nil || x.Code != adapters.CodeCrash || !strings.Contains(x.Message, "exit code 3") || !strings.Contains(x.Detail, "something exploded") {
 		t.Errorf("Exit() = %+v", x)
 	}
 }

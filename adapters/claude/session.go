@@ -396,12 +396,8 @@ func (s *Session) exit() {
 
 // Exit implements adapters.Exiter.
 func (s *Session) Exit() *adapters.ErrorInfo {
-	select {
-	case <-s.p.Done():
-	case <-time.After(2 * time.Second):
-		return nil
-	}
-	return &adapters.ErrorInfo{Message: "claude exited: " + exitText(s.p), Code: adapters.CodeCrash, Detail: s.p.StderrTail(20), Fatal: true}
+	info, _ := adapters.CrashInfo(s.p, "claude")
+	return info
 }
 
 func exitText(p *proc.Process) string {

@@ -431,11 +431,14 @@ func TestSandbox_FollowsSessionAccess(t *testing.T) {
 		access     adapters.Access
 		want       string
 		policy     string
+		tools      *adapters.ToolFilter
 	}{
-		{"agent default", "", adapters.AccessAgentDefault, "workspace-write", "on-request"},
-		{"configured", "danger-full-access", adapters.AccessAgentDefault, "danger-full-access", "never"},
-		{"ask first beats the config", "danger-full-access", adapters.AccessAskFirst, "read-only", "untrusted"},
-		{"ask first", "", adapters.AccessAskFirst, "read-only", "untrusted"},
+		{"agent default", "", adapters.AccessAgentDefault, "workspace-write", "on-request", nil},
+		{"configured", "danger-full-access", adapters.AccessAgentDefault, "danger-full-access", "never", nil},
+		{"ask first beats the config", "danger-full-access", adapters.AccessAskFirst, "read-only", "untrusted", nil},
+		{"ask first", "", adapters.AccessAskFirst, "read-only", "untrusted", nil},
+		{"tools that never write", "danger-full-access", adapters.AccessAgentDefault, "read-only", "untrusted", &adapters.ToolFilter{Allow: []string{"read", "search"}}},
+		{"tools that may run commands", "", adapters.AccessAgentDefault, "workspace-write", "on-request", &adapters.ToolFilter{Allow: []string{"read", "execute"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -443,7 +446,7 @@ func TestSandbox_FollowsSessionAccess(t *testing.T) {
 			if tt.configured != "" {
 				f.a.cfg.Options = map[string]any{"sandbox": tt.configured, "approval_policy": "never"}
 			}
-			opts := adapters.SessionOptions{Cwd: t.TempDir(), Access: tt.access}
+			opts := adapters.SessionOptions{Cwd: t.TempDir(), Access: tt.access, Tools: tt.tools}
 			s, err := f.a.Start(context.Background(), opts)
 			if err != nil {
 				t.Fatal(err)

@@ -38,7 +38,7 @@ var presets = map[string]preset{
 // was chosen; else the chosen one; else the one codex's configured
 // sandbox amounts to.
 func (a *Adapter) mode(opts adapters.SessionOptions) string {
-	if opts.Access == adapters.AccessAskFirst {
+	if readOnly(opts) {
 		return "read-only"
 	}
 	if _, ok := presets[opts.Mode]; ok {
@@ -55,7 +55,7 @@ func (a *Adapter) mode(opts adapters.SessionOptions) string {
 // sandbox is the thread's sandbox mode: the mode's, or the configured one
 // (default workspace-write) when no mode was chosen.
 func (a *Adapter) sandbox(opts adapters.SessionOptions) string {
-	if _, ok := presets[opts.Mode]; ok || opts.Access == adapters.AccessAskFirst {
+	if _, ok := presets[opts.Mode]; ok || readOnly(opts) {
 		return presets[a.mode(opts)].sandbox
 	}
 	return cmp.Or(a.option("sandbox"), "workspace-write")
@@ -64,7 +64,7 @@ func (a *Adapter) sandbox(opts adapters.SessionOptions) string {
 // approvalPolicy is the mode's approval policy, or the configured one
 // (default on-request) when no mode was chosen.
 func (a *Adapter) approvalPolicy(opts adapters.SessionOptions) string {
-	if _, ok := presets[opts.Mode]; ok || opts.Access == adapters.AccessAskFirst {
+	if _, ok := presets[opts.Mode]; ok || readOnly(opts) {
 		return presets[a.mode(opts)].approval
 	}
 	return cmp.Or(a.option("approval_policy"), "on-request")
@@ -87,7 +87,7 @@ func (s *appSession) SetMode(_ context.Context, mode string) error {
 	switch {
 	case !ok:
 		return fmt.Errorf("codex has no mode %q (%w)", mode, adapters.ErrUnsupported)
-	case s.opts.Access == adapters.AccessAskFirst && mode != "read-only":
+	case readOnly(s.opts) && mode != "read-only":
 		return fmt.Errorf("this session asks before every write, so codex stays read-only (%w)", adapters.ErrUnsupported)
 	}
 	s.mu.Lock()
@@ -127,7 +127,7 @@ func (s *appSession) Surface(context.Context) (adapters.Surface, error) {
 		sur.Options = append(sur.Options, m)
 	}
 	choices := modes
-	if s.opts.Access == adapters.AccessAskFirst {
+	if readOnly(s.opts) {
 		choices = modes[:1]
 	}
 	sur.Options = append(sur.Options, adapters.ConfigOption{ID: adapters.OptionMode, Name: "Mode", Category: "mode", Value: mode, Choices: choices})

@@ -37,10 +37,11 @@ const (
 
 // Options tune an Adapter beyond its profile; zero values are defaults.
 type Options struct {
-	// Permissions checks each tool call (default: permission.New with no rules).
-	Permissions func() permission.Checker
-	HTTPClient  *http.Client
-	Clock       Clock
+	// Rules judge each tool call of a session whose front end gives none
+	// (SessionOptions.Rules; default: none, the loop's defaults).
+	Rules      config.PermissionsConfig
+	HTTPClient *http.Client
+	Clock      Clock
 	// IdleTimeout ends a request when the provider sends nothing for this long.
 	IdleTimeout time.Duration
 	// MaxRetries overrides the retry count for 429/5xx/connection errors.
@@ -85,12 +86,6 @@ func New(p Profile, opts Options) *Adapter {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	if opts.Permissions == nil {
-		opts.Permissions = func() permission.Checker {
-			s, _ := permission.New(config.PermissionsConfig{})
-			return s
-		}
-	}
 	return &Adapter{profile: p, opts: opts}
 }
 
@@ -125,6 +120,8 @@ func (a *Adapter) Capabilities() adapters.Capabilities {
 		DelegateTool:    true,
 		Hooks:           true,
 		SystemPrompt:    true,
+		Modes:           nativeModes,
+		DefaultMode:     modeDefault,
 		Notes:           "native OpenAI-compatible loop at " + a.profile.BaseURL + "; MCP servers' tools offered as mcp__server__tool",
 	}
 	if a.profile.Model != "" {
@@ -167,6 +164,10 @@ func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adap
 	if err != nil {
 		return nil, err
 	}
+	ts, err := newToolset(opts)
+	if err != nil {
+		return nil, err
+	}
 	hk, err := a.hooksFor(opts)
 	if err != nil {
 		return nil, err
@@ -191,7 +192,7 @@ func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adap
 		log:    a.opts.Logger.With().Str("agent", p.Name).Logger(),
 		client: &client{profile: p, http: a.opts.HTTPClient, clock: a.opts.Clock, retry: retry, idle: a.opts.IdleTimeout, stream: p.Stream},
 	}
-	s.hooks, s.agent = hk, p.Name
+	s.hooks, s.agent, s.toolset = hk, p.Name, ts
 	s.rules = adapters.RulesOf(opts, s.interrupt, nil)
 	s.mcp = startMCP(ctx, withConfigured(opts.MCPServers, a.opts.MCPServers), s.log)
 	if opts.Delegate != nil {
@@ -230,13 +231,14 @@ func withConfigured(session, configured []adapters.MCPServer) []adapters.MCPServ
 }
 
 // checker is what judges the session's tool calls: the rules of the
-// session's own configuration when the front end gives them (a hub acp
-// session in another project), else those the adapter was registered with.
-func (a *Adapter) checker(opts adapters.SessionOptions) (permission.Checker, error) {
-	if opts.Rules == nil {
-		return a.opts.Permissions(), nil
+// session's own configuration when the front end gives them (every hub
+// front end does), else those the adapter was registered with.
+func (a *Adapter) checker(opts adapters.SessionOptions) (*permission.Service, error) {
+	rules := a.opts.Rules
+	if opts.Rules != nil {
+		rules = *opts.Rules
 	}
-	s, err := permission.New(*opts.Rules)
+	s, err := permission.New(rules)
 	if err != nil {
 		return nil, fmt.Errorf("the permission rules of %s: %w", opts.Cwd, err)
 	}

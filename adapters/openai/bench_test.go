@@ -9,7 +9,6 @@ import (
 	"github.com/hubdev/hub/internal/config"
 	"github.com/hubdev/hub/internal/fixture"
 	"github.com/hubdev/hub/internal/mockllm"
-	"github.com/hubdev/hub/internal/permission"
 	"github.com/hubdev/hub/internal/sandbox"
 )
 
@@ -67,12 +66,9 @@ func BenchmarkLoopToolCall(b *testing.B) {
 				mockllm.OpenAITurn{Text: "Done."})
 			srv.SetLoop(true)
 			defer srv.Close()
-			allow := func() permission.Checker {
-				s, _ := permission.New(config.PermissionsConfig{Rules: []config.PermissionRule{{Tool: "*", Decision: "allow"}}})
-				return s
-			}
 			benchTurns(b, New(Profile{Name: "bench", BaseURL: srv.URL, Model: "m", Local: true, Stream: true},
-				Options{IdleTimeout: time.Minute, Permissions: allow, Sandbox: sandbox.Policy{Mode: mode}}))
+				Options{IdleTimeout: time.Minute, Rules: config.PermissionsConfig{Rules: []config.PermissionRule{{Tool: "*", Decision: "allow"}}},
+					Sandbox: sandbox.Policy{Mode: mode}}))
 		})
 	}
 }

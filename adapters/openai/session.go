@@ -26,7 +26,7 @@ type Session struct {
 	id       string
 	cwd      string
 	env      *tools.Env
-	perm     permission.Checker
+	perm     *permission.Service
 	log      zerolog.Logger
 	client   *client
 	system   string
@@ -60,6 +60,8 @@ type Session struct {
 	hooks        *hooks.Runner
 	agent        string
 	hookWarnings []string
+	// toolset is what the session offers: the front end's tools and the mode.
+	toolset *toolset
 }
 
 var (
@@ -78,9 +80,9 @@ func (s *Session) SetModel(_ context.Context, model string) error {
 	return nil
 }
 
-// SetMode is not supported: the native loop has one mode.
+// SetMode switches between default, plan and read-only (nativeModes).
 func (s *Session) SetMode(_ context.Context, mode string) error {
-	return fmt.Errorf("mode %q: %w", mode, adapters.ErrUnsupported)
+	return s.toolset.setMode(mode)
 }
 
 // interrupt stops the running turn, its request, backoff and tools.
@@ -193,7 +195,7 @@ func (s *Session) run(ctx context.Context, prompt []adapters.Content, out *adapt
 		}
 		s.maybeCompact(ctx, out)
 		msgID := fmt.Sprintf("%s-%d-%d", s.id, s.turns, n)
-		r, err := s.client.complete(ctx, s.request(s.history, true), func(e adapters.Event) {
+		r, err := s.client.complete(ctx, s.request(s.toolset.noted(s.history), true), func(e adapters.Event) {
 			e.MessageID = msgID
 			out.Emit(e)
 		})
@@ -212,6 +214,7 @@ func (s *Session) run(ctx context.Context, prompt []adapters.Content, out *adapt
 			if s.takeSteered(true) {
 				continue
 			}
+			s.toolset.emitPlan(r.Text, out)
 			return finishStop(r.Finish)
 		}
 		for i, tc := range r.ToolCalls {
@@ -256,7 +259,7 @@ func (s *Session) request(history []message, withTools bool) *chatRequest {
 	p := s.profile()
 	req := &chatRequest{Model: p.Model, Messages: history}
 	if withTools {
-		req.Tools = slices.Concat(toolDefs(), s.delegateDef, s.mcp.defs)
+		req.Tools = slices.Concat(s.toolset.offer(toolDefs()), s.delegateDef, s.toolset.offer(s.mcp.defs))
 		if !p.OmitToolChoice {
 			req.ToolChoice = "auto"
 		}

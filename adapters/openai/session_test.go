@@ -14,7 +14,6 @@ import (
 	"github.com/hubdev/hub/internal/config"
 	"github.com/hubdev/hub/internal/fixture"
 	"github.com/hubdev/hub/internal/mockllm"
-	"github.com/hubdev/hub/internal/permission"
 )
 
 type fakeClock struct {
@@ -394,10 +393,7 @@ func TestSession_DoomLoopAsks(t *testing.T) {
 
 func TestSession_PermissionDenials(t *testing.T) {
 	r := newRig(t, func(_ *Profile, o *Options) {
-		o.Permissions = func() permission.Checker {
-			s, _ := permission.New(config.PermissionsConfig{Rules: []config.PermissionRule{{Tool: "*", Decision: "allow"}}})
-			return s
-		}
+		o.Rules = config.PermissionsConfig{Rules: []config.PermissionRule{{Tool: "*", Decision: "allow"}}}
 	},
 		mockllm.OpenAITurn{ToolCalls: []mockllm.OpenAIToolCall{{Name: "bash", Args: `{"command":"rm -rf /"}`}}},
 		mockllm.OpenAITurn{ToolCalls: []mockllm.OpenAIToolCall{{Name: "write_file", Args: `{"path":"../escape.txt","content":"x"}`}}},

@@ -8,7 +8,6 @@ import (
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/config"
 	"github.com/hubdev/hub/internal/mockllm"
-	"github.com/hubdev/hub/internal/permission"
 )
 
 // The native loop's reading tools ask before reading a secret, every
@@ -16,10 +15,7 @@ import (
 // PreToolUse hook's allow do not turn it into an allow.
 func TestSession_SecretReadsAlwaysAsked(t *testing.T) {
 	allowAll := func(_ *Profile, o *Options) {
-		o.Permissions = func() permission.Checker {
-			s, _ := permission.New(config.PermissionsConfig{Rules: []config.PermissionRule{{Tool: "*", Decision: "allow"}}})
-			return s
-		}
+		o.Rules = config.PermissionsConfig{Rules: []config.PermissionRule{{Tool: "*", Decision: "allow"}}}
 	}
 	hookAllows := func(p *Profile, o *Options) {
 		allowAll(p, o)

@@ -9,6 +9,7 @@ import (
 	"github.com/hubdev/hub/adapters/openai/tools"
 	"github.com/hubdev/hub/internal/hooks"
 	"github.com/hubdev/hub/internal/permission"
+	"github.com/hubdev/hub/internal/transcript"
 )
 
 // uiTextCap bounds tool output copied into tool updates for the editor.
@@ -68,25 +69,36 @@ func (s *Session) runTool(ctx context.Context, tc toolCall, out *adapters.Turn) 
 // be asked; nothing lifts a deny of the permission service (the hard deny
 // list, deny rules), nor a must-ask (a secret read: the user is asked).
 func (s *Session) permitted(ctx context.Context, call adapters.ToolCall, req permission.Request, out *adapters.Turn) (msg string, ok bool) {
-	v := s.perm.Check(req)
+	v := s.check(req)
 	if v.Decision != permission.Deny {
 		switch h := s.preToolUse(ctx, call, req.Kind, out); h.Decision {
 		case hooks.Deny:
+			s.decided(out, call, permission.Verdict{Decision: permission.Deny, Reason: "blocked by a PreToolUse hook: " + h.Reason, By: permission.ByHook})
 			fail(out, call.ID, "blocked by a hook: "+h.Reason)
 			return "Blocked by a PreToolUse hook: " + h.Reason + ". Do not retry this call; choose another approach or ask the user.", false
 		case hooks.Allow:
 			if !v.Must {
-				v = permission.Verdict{Decision: permission.Allow, Reason: "allowed by a PreToolUse hook"}
+				v = permission.Verdict{Decision: permission.Allow, Reason: "allowed by a PreToolUse hook", By: permission.ByHook}
 			}
 		}
 	}
 	switch v.Decision {
+	case permission.Allow:
+		if v.By != "" { // decided, not the loop's default for reads
+			s.decided(out, call, v)
+		}
 	case permission.Deny:
+		s.decided(out, call, v)
 		fail(out, call.ID, "denied: "+v.Reason)
 		return "Permission denied (" + v.Reason + "). Do not retry this call; choose another approach or ask the user.", false
 	case permission.Ask:
 		d := s.ask(ctx, call, nil, out)
-		s.perm.Remember(req, d.Kind)
+		if s.rules.Permission == nil { // else the front end's gate keeps the session's one "always" memory
+			s.perm.Remember(req, d.Kind)
+		}
+		if d.By != "" { // the gate's decision, which it reported itself
+			s.record(call, d.Allowed(), d.By, d.Reason)
+		}
 		if !d.Allowed() {
 			fail(out, call.ID, "rejected by the user")
 			if d.Cancelled {
@@ -96,6 +108,22 @@ func (s *Session) permitted(ctx context.Context, call adapters.ToolCall, req per
 		}
 	}
 	return "", true
+}
+
+// decided reports a decision the loop took itself (the front end's gate
+// reports those it answers), in the turn and the session's transcript.
+func (s *Session) decided(out *adapters.Turn, call adapters.ToolCall, v permission.Verdict) {
+	out.Emit(s.record(call, v.Decision == permission.Allow, v.By, v.Reason))
+}
+
+// record writes one decision in the session's transcript.
+func (s *Session) record(call adapters.ToolCall, allowed bool, by, reason string) adapters.Event {
+	ev := adapters.Event{Type: adapters.EventDecision, Decision: &adapters.Decision{ToolID: call.ID, Title: call.Title, Kind: call.Kind,
+		Allowed: allowed, By: by, Reason: reason}}
+	if s.tr != nil {
+		s.tr.Write(transcript.Record{Type: transcript.TypeEvent, Event: &ev})
+	}
+	return ev
 }
 
 // runMCPTool runs a tool of one of the session's MCP servers: asked like

@@ -3,17 +3,56 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"text/tabwriter"
+
+	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/personas"
 )
 
 const agentsHelp = `Usage: hub agents [--json | --names]
 
 Lists every registered agent (built-in adapters, [agents.NAME] entries from
-config, native provider profiles) with its capabilities.
+config, native provider profiles) with its capabilities, then the personas:
+agents defined in one Markdown file (Claude Code's subagent format, or
+hub's superset) found in <config dir>/agents, ~/.claude/agents and the
+project's .hub/agents and .claude/agents, with what they are for, the
+agent they run on, the file that won their name and whether they can run
+(a project's persona runs once 'hub trust' recorded it).
 `
 
 func init() { commands["agents"] = command{run: runAgents, help: agentsHelp} }
+
+// personaRow is one persona as 'hub agents' shows it.
+type personaRow struct {
+	Description string   `json:"description"`
+	Backend     string   `json:"backend"`
+	File        string   `json:"file"`
+	Source      string   `json:"source"`
+	Mode        string   `json:"mode,omitempty"`
+	Model       string   `json:"model,omitempty"`
+	Tools       []string `json:"tools,omitempty"`
+	// State is "ready", "untrusted" or "not ready"; Reason says why not.
+	State  string `json:"state"`
+	Reason string `json:"reason,omitempty"`
+}
+
+func personaOf(a adapters.Adapter) *personaRow {
+	p, ok := a.(*personas.Adapter)
+	if !ok {
+		return nil
+	}
+	row := &personaRow{Description: p.P.Description, Backend: p.BackendName(), File: p.P.File, Source: p.P.Source,
+		Mode: p.P.Mode, Model: p.P.Model, Tools: p.P.Tools, State: "ready"}
+	if err := p.Ready(); err != nil {
+		row.State, row.Reason = "not ready", err.Error()
+		if errors.Is(err, personas.ErrUntrusted) {
+			row.State, row.Reason = "untrusted", p.P.Untrusted
+		}
+	}
+	return row
+}
 
 func runAgents(_ context.Context, e *env, args []string) int {
 	fs := newFlagSet("agents", agentsHelp, e.stderr)
@@ -27,17 +66,23 @@ func runAgents(_ context.Context, e *env, args []string) int {
 		return exitUsage
 	}
 	type row struct {
-		Name string `json:"name"`
-		Caps any    `json:"capabilities"`
+		Name    string      `json:"name"`
+		Caps    any         `json:"capabilities"`
+		Persona *personaRow `json:"persona,omitempty"`
 	}
-	var rows []row
+	var rows, ps []row
 	for _, n := range e.registry.Names() {
 		a, _ := e.registry.Get(n)
-		rows = append(rows, row{n, a.Capabilities()})
+		if p := personaOf(a); p != nil {
+			ps = append(ps, row{n, a.Capabilities(), p})
+			continue
+		}
+		rows = append(rows, row{n, a.Capabilities(), nil})
 	}
+	rows = append(rows, ps...)
 	if *names {
-		for _, n := range e.registry.Names() {
-			fmt.Fprintln(e.stdout, n)
+		for _, r := range rows {
+			fmt.Fprintln(e.stdout, r.Name)
 		}
 		return exitOK
 	}
@@ -49,11 +94,41 @@ func runAgents(_ context.Context, e *env, args []string) int {
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "AGENT\tIMAGES\tRESUME\tPERMISSIONS\tMCP\tSKILLS")
-	for _, n := range e.registry.Names() {
-		a, _ := e.registry.Get(n)
-		c := a.Capabilities()
-		fmt.Fprintf(tw, "%s\t%v\t%v\t%v\t%v\t%s\n", n, c.Images, c.Resume, c.Permissions, c.MCP, c.Skills)
+	for _, r := range rows[:len(rows)-len(ps)] {
+		c := r.Caps.(adapters.Capabilities)
+		fmt.Fprintf(tw, "%s\t%v\t%v\t%v\t%v\t%s\n", r.Name, c.Images, c.Resume, c.Permissions, c.MCP, c.Skills)
 	}
 	_ = tw.Flush()
+	if len(ps) == 0 {
+		return exitOK
+	}
+	fmt.Fprintln(e.stdout)
+	tw = tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "PERSONA\tBACKEND\tSTATE\tDESCRIPTION\tFILE")
+	for _, r := range ps {
+		p := r.Persona
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.Name, p.Backend, p.State, firstLineOf(p.Description, 60), p.File)
+	}
+	_ = tw.Flush()
+	for _, r := range ps {
+		if r.Persona.Reason != "" {
+			fmt.Fprintf(e.stdout, "%s: %s\n", r.Name, r.Persona.Reason)
+		}
+	}
 	return exitOK
+}
+
+// firstLineOf is s's first line, cut to n runes.
+func firstLineOf(s string, n int) string {
+	r := []rune(s)
+	for i, c := range r {
+		if c == '\n' {
+			r = r[:i]
+			break
+		}
+	}
+	if len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return string(r)
 }

@@ -56,6 +56,9 @@ func runDoctor(ctx context.Context, e *env, args []string) int {
 	o := detect.Options{Config: e.cfg, Registry: e.registry, Specs: all.DoctorSpecs(), Probe: *probe, Refresh: *refresh, Timeout: *timeout, All: *listAll}
 	if *agent != "" {
 		o.Agents = []string{*agent}
+		if code, ok := doctorPersona(e, *agent); ok {
+			return code
+		}
 	}
 	r, err := detect.Run(ctx, o)
 	if err != nil {
@@ -80,6 +83,7 @@ func runDoctor(ctx context.Context, e *env, args []string) int {
 			detect.Format(e.stdout, r, color)
 		}
 		formatProjects(e)
+		formatPersonas(e)
 	}
 	if *agent != "" && (len(r.Agents) != 1 || !r.Agents[0].Ready) {
 		return exitError

@@ -27,7 +27,7 @@ func addUserConfig(t *testing.T, root, toml string) {
 
 // The config's hooks reach the native loop through the registry: a
 // PreToolUse hook blocks a write even under --approve all, and the model
-// reads why.
+// reads why; the refusal counts (exit 6), as a CLI agent's does (issue 35).
 func TestRun_ConfigHookBlocksNativeWrite(t *testing.T) {
 	srv := mockllm.NewOpenAIServer(
 		mockllm.OpenAITurn{ToolCalls: []mockllm.OpenAIToolCall{{Name: "write_file", Args: `{"path":"a.txt","content":"x"}`}}},
@@ -39,7 +39,7 @@ func TestRun_ConfigHookBlocksNativeWrite(t *testing.T) {
 	cwd := t.TempDir()
 	var out, errb bytes.Buffer
 	code := realMain(context.Background(), []string{"run", "--agent", "mock", "--approve", "all", "--cwd", cwd, "write a.txt"}, strings.NewReader(""), &out, &errb)
-	if code != 0 || out.String() != "could not write\n" {
+	if code != 6 || out.String() != "could not write\n" {
 		t.Fatalf("exit %d stdout %q stderr:\n%s", code, out.String(), errb.String())
 	}
 	if _, err := os.Stat(filepath.Join(cwd, "a.txt")); err == nil {

@@ -9,9 +9,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/hubdev/hub/conversation"
 	"github.com/hubdev/hub/internal/delegate"
 	"github.com/hubdev/hub/internal/hooks"
-	"github.com/hubdev/hub/internal/runner"
 )
 
 const mcpHelp = `Usage: hub mcp [--approve all|read-only|none] [--cwd DIR] [--timeout 10m]
@@ -50,7 +50,7 @@ func runMCP(ctx context.Context, e *env, args []string) int {
 		fmt.Fprintf(e.stderr, named("hub mcp: unexpected argument %q (see 'hub mcp --help')\n"), fs.Arg(0))
 		return exitUsage
 	}
-	if a := runner.Approve(*approve); !a.Valid() {
+	if a := conversation.Approve(*approve); !a.Valid() {
 		fmt.Fprint(e.stderr, named("hub mcp: --approve must be all, read-only or none\n"))
 		return exitUsage
 	}
@@ -59,7 +59,7 @@ func runMCP(ctx context.Context, e *env, args []string) int {
 		fmt.Fprintf(e.stderr, named("hub mcp: %v\n"), err)
 		return exitUsage
 	}
-	host, done := mcpHost(e, delegate.Options{Registry: e.registry, Approve: runner.Approve(*approve), Rules: e.cfg.Permissions,
+	host, done := mcpHost(e, delegate.Options{Registry: e.registry, Approve: conversation.Approve(*approve), Rules: e.cfg.Permissions,
 		Cwd: *cwd, Timeout: *timeout, Log: e.log, Hooks: hk})
 	defer done()
 	s := delegate.NewServer(host, currentBuild().Version, e.log)

@@ -8,7 +8,6 @@ import (
 	"io"
 	"maps"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -20,6 +19,7 @@ import (
 	"github.com/hubdev/hub/adapters/all"
 	"github.com/hubdev/hub/adapters/claude"
 	"github.com/hubdev/hub/adapters/openai"
+	"github.com/hubdev/hub/conversation"
 	"github.com/hubdev/hub/internal/compare"
 	"github.com/hubdev/hub/internal/config"
 	"github.com/hubdev/hub/internal/hooks"
@@ -27,6 +27,7 @@ import (
 	"github.com/hubdev/hub/internal/runner"
 	"github.com/hubdev/hub/internal/safefile"
 	"github.com/hubdev/hub/internal/sandbox"
+	"github.com/hubdev/hub/personas"
 )
 
 const runHelp = `Usage: hub run --agent NAME [flags] PROMPT
@@ -87,7 +88,7 @@ func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 func runRun(ctx context.Context, e *env, args []string) int {
 	fs := newFlagSet("run", runHelp, e.stderr)
 	o := runner.Options{Name: progName, Registry: e.registry, Stdout: e.stdout, Stderr: e.stderr, Log: e.log,
-		TranscriptDir: filepath.Join(config.StateDir(), "runs")}
+		TranscriptDir: runsDir()}
 	if e.cfg.TranscriptsOn() {
 		o.AuditDir = config.TranscriptDir()
 	}
@@ -177,7 +178,7 @@ func runRun(ctx context.Context, e *env, args []string) int {
 		}
 		o.Registry = all.Registry(cfg, e.log)
 	}
-	o.Prompt, o.Approve, o.Format = prompt, runner.Approve(approve), runner.Format(format)
+	o.Prompt, o.Approve, o.Format = prompt, conversation.Approve(approve), runner.Format(format)
 	o.Skills, o.Images, o.AllowTools, o.Rules = skillNames, images, allowTools, e.cfg.Permissions
 	o.TrustProject = e.trustProject
 	o.Grants = permission.OpenGrants(permission.GrantsFile(config.StateDir()), nil)
@@ -232,6 +233,9 @@ func withMaxTurns(cfg *config.Config, reg *adapters.Registry, n int, agents []st
 		a, err := reg.Get(name)
 		if err != nil {
 			continue // the run reports an unknown agent
+		}
+		if p, ok := a.(*personas.Adapter); ok && p.Backend != nil { // the budget is its backend's
+			a, name = p.Backend, p.BackendName()
 		}
 		switch a.(type) {
 		case *openai.Adapter:

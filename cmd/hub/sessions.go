@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"sort"
 	"text/tabwriter"
 	"time"
@@ -20,11 +21,12 @@ const sessionsHelp = `Usage: hub sessions list [--json]
        hub sessions export ID [--format md|json]
        hub sessions rm ID
 
-The sessions hub recorded in its state dir: hub acp's session index, the
-native loop's transcripts, and with transcripts = true every agent's
-(hub run's under the agent's session id). List them newest first, show one
-as a readable conversation, export it as Markdown or as JSON (hub acp's
-record, or a transcript's records), or remove it with its transcripts.
+The sessions hub recorded in its state dir: hub acp's session index, hub
+run's runs, the native loop's transcripts, and with transcripts = true
+every agent's (hub run's under the agent's session id). All are kept in
+one record format. List them newest first, show one as a readable
+conversation, export it as Markdown or as JSON (its records), or remove
+it with its transcripts.
 `
 
 func init() { commands["sessions"] = command{run: runSessions, help: sessionsHelp} }
@@ -63,27 +65,19 @@ func runSessions(_ context.Context, e *env, args []string) int {
 		fmt.Fprint(e.stderr, named("hub sessions export: --format must be md or json\n"))
 		return exitUsage
 	}
-	rec, ok := st.Get(id)
-	if !ok {
-		rec = nil
-	}
 	if sub == "rm" {
+		rec, _ := st.Get(id)
 		return removeSession(e, st, id, rec)
 	}
-	if !ok {
-		return showTranscript(e, id, sub == "export" && *format == "json")
-	}
-	switch {
-	case sub == "export" && *format == "json":
-		rec.History = st.History(id)
-		enc := json.NewEncoder(mask.Default().JSONWriter(e.stdout)) // files older than masking
-		enc.SetIndent("", "  ")
-		_ = enc.Encode(rec)
-	default:
-		fmt.Fprint(e.stdout, acp.Markdown(rec, st.History(id)))
-	}
-	return exitOK
+	return showSession(e, st, id, sub == "export" && *format == "json")
 }
+
+// recordDirs hold the transcripts hub acp did not index: the native
+// loop's and audited ones, then hub run's records.
+func recordDirs() []string { return []string{config.TranscriptDir(), runsDir()} }
+
+// runsDir keeps hub run's record of each run, for --resume and --continue.
+func runsDir() string { return filepath.Join(config.StateDir(), "runs") }
 
 // sessionRow is one line of hub sessions list.
 type sessionRow struct {
@@ -102,10 +96,13 @@ func sessionRows(st *acp.Store) []sessionRow {
 		rows = append(rows, sessionRow{r.SessionID, r.Agent, r.Cwd, r.Title, r.UpdatedAt, "acp"})
 		named[r.SessionID], named[r.AgentSessionID] = true, true
 	}
-	trs, _ := transcript.List(config.TranscriptDir())
-	for _, t := range trs {
-		if !named[t.ID] {
-			rows = append(rows, sessionRow{t.ID, t.Agent, t.Cwd, "", t.Updated, "transcript"})
+	for _, dir := range recordDirs() {
+		trs, _ := transcript.List(dir)
+		for _, t := range trs {
+			if !named[t.ID] {
+				rows = append(rows, sessionRow{t.ID, t.Agent, t.Cwd, t.Title, t.Updated, "transcript"})
+				named[t.ID] = true
+			}
 		}
 	}
 	sort.SliceStable(rows, func(i, j int) bool { return rows[i].Updated.After(rows[j].Updated) })
@@ -136,9 +133,18 @@ func listSessions(e *env, st *acp.Store, asJSON bool) int {
 	return exitOK
 }
 
-// showTranscript prints a session hub acp did not index from its transcript.
-func showTranscript(e *env, id string, asJSON bool) int {
-	recs, err := transcript.Read(config.TranscriptDir(), id)
+// showSession prints one session's record, from hub acp's index or a
+// transcript, as Markdown or as its JSON records.
+func showSession(e *env, st *acp.Store, id string, asJSON bool) int {
+	recs, indexed := st.Records(id)
+	var err error
+	for _, dir := range recordDirs() {
+		if indexed {
+			break
+		}
+		recs, err = transcript.Read(dir, id)
+		indexed = !errors.Is(err, transcript.ErrNotFound)
+	}
 	if errors.Is(err, transcript.ErrNotFound) {
 		fmt.Fprintf(e.stderr, named("hub sessions: no session %q (see 'hub sessions list')\n"), id)
 		return exitError
@@ -175,13 +181,15 @@ func removeSession(e *env, st *acp.Store, id string, rec *acp.Record) int {
 	if rec != nil && rec.AgentSessionID != "" {
 		ids = append(ids, rec.AgentSessionID)
 	}
-	for _, tid := range ids {
-		switch err := transcript.Remove(config.TranscriptDir(), tid); {
-		case err == nil:
-			found = true
-		case !errors.Is(err, transcript.ErrNotFound):
-			fmt.Fprintf(e.stderr, named("hub sessions rm: %v\n"), err)
-			return exitError
+	for _, dir := range recordDirs() {
+		for _, tid := range ids {
+			switch err := transcript.Remove(dir, tid); {
+			case err == nil:
+				found = true
+			case !errors.Is(err, transcript.ErrNotFound):
+				fmt.Fprintf(e.stderr, named("hub sessions rm: %v\n"), err)
+				return exitError
+			}
 		}
 	}
 	if !found {

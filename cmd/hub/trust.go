@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 
 	"github.com/hubdev/hub/internal/config"
+	"github.com/hubdev/hub/personas"
 	"github.com/hubdev/hub/skills"
 )
 
@@ -14,7 +16,8 @@ const trustHelp = `Usage: hub trust [DIR]
 Trusts the project config files that apply in DIR (default: the current
 directory): DIR/.hub/config.toml and those of its parents up to the
 repository root, as they are now, and the SKILL.md of each project skill
-(.hub/skills, .agents/skills). Until then hub ignores their keys that run
+(.hub/skills, .agents/skills) and project persona (.hub/agents,
+.claude/agents). Until then hub ignores their keys that run
 code or widen authority (agent commands, args, env and options, provider
 endpoints, presets and keys, allow and ask rules, modes wider than yours,
 log files, hooks), a project skill's allowed-tools, and a project skill
@@ -39,7 +42,7 @@ func runTrust(_ context.Context, e *env, args []string) int {
 		fmt.Fprintf(e.stderr, named("hub trust: %v\n"), err)
 		return exitUsage
 	}
-	files := append(config.ProjectFiles(abs), skills.ProjectFiles(abs)...)
+	files := slices.Concat(config.ProjectFiles(abs), skills.ProjectFiles(abs), personas.ProjectFiles(abs))
 	if err := config.TrustFiles(files); err != nil {
 		fmt.Fprintf(e.stderr, named("hub trust: %v\n"), err)
 		return exitError

@@ -12,8 +12,8 @@ import (
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/adapters/openai"
+	"github.com/hubdev/hub/conversation"
 	"github.com/hubdev/hub/internal/mockllm"
-	"github.com/hubdev/hub/internal/runner"
 )
 
 // The wall time of best of 3 against the mock (each turn answers after
@@ -32,7 +32,7 @@ func benchBestOf(b *testing.B, n int) {
 			mock.Add(mockllm.OpenAITurn{Text: "ok", Delay: 100 * time.Millisecond})
 		}
 		s := Run(context.Background(), Options{Registry: reg, Agents: []string{"m"}, N: n, Jobs: n, Cwd: dir, Prompt: "x",
-			Check: "true", Approve: runner.ApproveAll, Stdout: io.Discard, Stderr: io.Discard, Log: zerolog.Nop()})
+			Check: "true", Approve: conversation.ApproveAll, Stdout: io.Discard, Stderr: io.Discard, Log: zerolog.Nop()})
 		if s.ExitCode != 0 {
 			b.Fatalf("exit %d: %s", s.ExitCode, s.Error)
 		}

@@ -22,6 +22,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/conversation"
 	"github.com/hubdev/hub/internal/config"
 	"github.com/hubdev/hub/internal/hooks"
 	"github.com/hubdev/hub/internal/proc"
@@ -48,7 +49,7 @@ type Options struct {
 	Prompt  string
 	Model   string
 	Timeout time.Duration
-	Approve runner.Approve
+	Approve conversation.Approve
 	Rules   config.PermissionsConfig
 	Format  runner.Format
 	Stdout  io.Writer // default io.Discard
@@ -56,10 +57,9 @@ type Options struct {
 	Log     zerolog.Logger
 	Now     func() time.Time
 
-	// Ask, when set, answers each candidate's permission requests instead
-	// of Rules and Approve (hub acp: the editor, naming the candidate); dir
-	// is where the candidate works, the base of its relative paths.
-	Ask func(ctx context.Context, candidate, dir string, p *adapters.PermissionRequest) adapters.PermissionDecision
+	// Ask, when set, answers what each candidate's rules leave open
+	// instead of Approve (hub acp: the editor, naming the candidate).
+	Ask func(ctx context.Context, candidate string, q conversation.Question) conversation.Reply
 	// Progress, when set, gets a copy of a candidate each time its Status
 	// changes: pending, running, checking, then completed or failed. It is
 	// called from the candidates' goroutines.
@@ -260,11 +260,11 @@ func (o Options) candidate(ctx context.Context, r *repo, c *Candidate, out io.Wr
 	if o.Format == runner.FormatJSONL {
 		stdout = out
 	}
-	var ask adapters.PermissionFunc
+	var ask conversation.Answerer
 	if o.Ask != nil {
-		ask = func(ctx context.Context, p *adapters.PermissionRequest) adapters.PermissionDecision {
-			return o.Ask(ctx, c.Name, dir, p)
-		}
+		ask = conversation.AnswerFunc(func(ctx context.Context, q conversation.Question) conversation.Reply {
+			return o.Ask(ctx, c.Name, q)
+		})
 	}
 	s := runner.Run(ctx, runner.Options{Registry: o.Registry, Agent: c.Agent, Model: o.Model, Cwd: dir, Timeout: o.Timeout,
 		Approve: o.Approve, Ask: ask, Rules: o.Rules, Prompt: o.Prompt, Format: cmp.Or(o.Format, runner.FormatText), Candidate: c.Name,

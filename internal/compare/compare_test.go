@@ -17,6 +17,7 @@ import (
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/adapters/openai"
+	"github.com/hubdev/hub/conversation"
 	"github.com/hubdev/hub/internal/mockllm"
 	"github.com/hubdev/hub/internal/proc/proctest"
 	"github.com/hubdev/hub/internal/runner"
@@ -77,7 +78,7 @@ func TestRun_CheckPicksTheWinnerAndApplyBringsItIn(t *testing.T) {
 			writer(t, reg, "good", "pass")
 			var stdout, stderr bytes.Buffer
 			s := Run(context.Background(), Options{Registry: reg, Agents: []string{"bad", "good"}, Cwd: dir, Prompt: "write result.txt",
-				Check: proctest.ShellCommand("has:result.txt:pass", "exists:dirty.txt"), Apply: true, Approve: runner.ApproveAll, Format: format,
+				Check: proctest.ShellCommand("has:result.txt:pass", "exists:dirty.txt"), Apply: true, Approve: conversation.ApproveAll, Format: format,
 				Stdout: &stdout, Stderr: &stderr, Log: zerolog.Nop()})
 			if s.ExitCode != 0 || s.Winner != "good-1" || !s.Applied {
 				t.Fatalf("exit %d winner %q applied %v error %q\nstderr:\n%s", s.ExitCode, s.Winner, s.Applied, s.Error, stderr.String())
@@ -126,7 +127,7 @@ func TestRun_NoPassNoApplyKeepAndUsage(t *testing.T) {
 	writer(t, reg, "bad", "fail")
 	var stdout, stderr bytes.Buffer
 	o := Options{Registry: reg, Agents: []string{"bad"}, Cwd: dir, Prompt: "write result.txt", Check: proctest.ShellCommand("exit:1"),
-		Apply: true, Keep: true, Approve: runner.ApproveAll, Stdout: &stdout, Stderr: &stderr, Log: zerolog.Nop()}
+		Apply: true, Keep: true, Approve: conversation.ApproveAll, Stdout: &stdout, Stderr: &stderr, Log: zerolog.Nop()}
 	s := Run(context.Background(), o)
 	if s.ExitCode != runner.ExitAgentError || s.Winner != "" || s.Applied {
 		t.Fatalf("exit %d winner %q applied %v", s.ExitCode, s.Winner, s.Applied)
@@ -163,7 +164,7 @@ func TestRun_InterruptLeavesNoWorktree(t *testing.T) {
 		cancel()
 	}()
 	var stdout, stderr bytes.Buffer
-	s := Run(ctx, Options{Registry: reg, Agents: []string{"slow"}, N: 3, Jobs: 3, Cwd: dir, Prompt: "wait", Approve: runner.ApproveAll,
+	s := Run(ctx, Options{Registry: reg, Agents: []string{"slow"}, N: 3, Jobs: 3, Cwd: dir, Prompt: "wait", Approve: conversation.ApproveAll,
 		Stdout: &stdout, Stderr: &stderr, Log: zerolog.Nop()})
 	if s.ExitCode != runner.ExitInterrupted || len(s.Candidates) != 3 {
 		t.Fatalf("exit %d, %d candidates", s.ExitCode, len(s.Candidates))
@@ -187,7 +188,7 @@ func TestRun_ConfirmAppliesOrKeepsTheWinnersBranch(t *testing.T) {
 			seen := map[string][]string{}
 			var asked []string
 			s := Run(context.Background(), Options{Registry: reg, Agents: []string{"bad", "good"}, Cwd: dir, Prompt: "write result.txt",
-				Check: proctest.ShellCommand("has:result.txt:pass"), Approve: runner.ApproveAll, Log: zerolog.Nop(),
+				Check: proctest.ShellCommand("has:result.txt:pass"), Approve: conversation.ApproveAll, Log: zerolog.Nop(),
 				Progress: func(c Candidate) {
 					mu.Lock()
 					defer mu.Unlock()
@@ -242,7 +243,7 @@ func TestRun_RunsInTheSameSecondDoNotCollide(t *testing.T) {
 	var branches []string
 	for range 2 {
 		s := Run(context.Background(), Options{Registry: reg, Agents: []string{"w"}, Cwd: dir, Prompt: "write", Keep: true,
-			Approve: runner.ApproveAll, Now: now, Log: zerolog.Nop()})
+			Approve: conversation.ApproveAll, Now: now, Log: zerolog.Nop()})
 		if s.ExitCode != 0 || s.Candidates[0].Status != "completed" {
 			t.Fatalf("exit %d, candidate %+v", s.ExitCode, s.Candidates[0])
 		}

@@ -62,6 +62,10 @@ type Config struct {
 	// MaxTurnRequests caps the model requests of a native loop turn (its
 	// max_turn_requests) for one run (hub run --max-turns); 0: unset.
 	MaxTurnRequests int `toml:"-"`
+	// Cwd and TrustProject are where and how the config was loaded
+	// (--trust-project), for the project files read later (personas).
+	Cwd          string `toml:"-"`
+	TrustProject bool   `toml:"-"`
 	// Warnings are non-fatal problems (unknown keys) worth a log line.
 	Warnings []string `toml:"-"`
 }
@@ -491,7 +495,7 @@ type ProjectFile struct {
 // LoadTrusting is Load; trustProject trusts the project files for this run
 // (--trust-project) whatever the trust store says.
 func LoadTrusting(cwd, explicit string, trustProject bool) (*Config, error) {
-	c := &Config{Agents: map[string]AgentConfig{}, Providers: map[string]ProviderConfig{}, UntrustedAgents: map[string]string{}}
+	c := &Config{Agents: map[string]AgentConfig{}, Providers: map[string]ProviderConfig{}, UntrustedAgents: map[string]string{}, Cwd: cwd, TrustProject: trustProject}
 	user := UserPath()
 	if explicit != "" {
 		user = explicit

@@ -10,6 +10,7 @@ import (
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/adapters/openai"
+	"github.com/hubdev/hub/conversation"
 	"github.com/hubdev/hub/internal/mockllm"
 	"github.com/hubdev/hub/internal/runner"
 )
@@ -48,7 +49,7 @@ func BenchmarkDelegation_HubRunDirect(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		mock.Add(mockllm.OpenAITurn{Text: "Done."})
 		s := runner.Run(context.Background(), runner.Options{Registry: reg, Agent: "native", Cwd: cwd, Prompt: "hi",
-			Approve: runner.ApproveReadOnly, Format: runner.FormatText, Stdout: io.Discard, Stderr: io.Discard, StopAll: func() {}})
+			Approve: conversation.ApproveReadOnly, Format: runner.FormatText, Stdout: io.Discard, Stderr: io.Discard, StopAll: func() {}})
 		if s.ExitCode != 0 {
 			b.Fatalf("exit %d: %s", s.ExitCode, s.Error)
 		}

@@ -24,7 +24,6 @@ import (
 	"github.com/hubdev/hub/internal/config"
 	"github.com/hubdev/hub/internal/hooks"
 	"github.com/hubdev/hub/internal/permission"
-	"github.com/hubdev/hub/internal/runner"
 )
 
 // Errors a delegate can end in before any turn ran.
@@ -49,8 +48,10 @@ var _ Host = (*Delegator)(nil)
 type Options struct {
 	Registry *adapters.Registry
 	// Approve answers what the rules leave open (default read-only).
-	Approve runner.Approve
+	Approve conversation.Approve
 	Rules   config.PermissionsConfig
+	// Grants keeps the durable grants the parent's user keeps (nil: none).
+	Grants *permission.Grants
 	// Cwd is the default working directory (default: the process's).
 	Cwd string
 	// Timeout bounds a turn that names none (default 10 minutes).
@@ -59,10 +60,10 @@ type Options struct {
 	// Chain are the agents this delegator works for, the root first; a
 	// delegation to one of them is a loop and refused.
 	Chain []string
-	// Ask, when set, answers the delegates' permission requests instead of
-	// the rules and Approve: hub acp puts them to the editor.
-	// session is the delegate session the request comes from.
-	Ask func(ctx context.Context, session, agent string, p *adapters.PermissionRequest) adapters.PermissionDecision
+	// Ask, when set, answers what the rules leave open instead of Approve:
+	// hub acp puts it to the editor. session is the delegate session the
+	// question comes from.
+	Ask func(ctx context.Context, session, agent string, q conversation.Question) conversation.Reply
 	// Observe, when set, gets every event of every delegate turn, with the
 	// delegate session it belongs to.
 	Observe func(session, agent string, ev adapters.Event)
@@ -121,7 +122,6 @@ type live struct {
 	agent string
 	cwd   string
 	sess  adapters.Session
-	rules *permission.Service
 	hooks *hooks.Observer // nil unless hooks observe this delegate
 	busy  bool
 	turn  *turn // the running turn, for its permission decisions
@@ -131,7 +131,7 @@ type live struct {
 
 // New returns a delegator; Close ends every session it started.
 func New(o Options) *Delegator {
-	o.Approve = cmp.Or(o.Approve, runner.ApproveReadOnly)
+	o.Approve = cmp.Or(o.Approve, conversation.ApproveReadOnly)
 	if o.Timeout <= 0 {
 		o.Timeout = 10 * time.Minute
 	}
@@ -145,6 +145,10 @@ func New(o Options) *Delegator {
 type AgentInfo struct {
 	Name         string                `json:"name"`
 	Capabilities adapters.Capabilities `json:"capabilities"`
+	// Description and Backend are a persona's: when to use it, and the
+	// agent it runs on.
+	Description string `json:"description,omitempty"`
+	Backend     string `json:"backend,omitempty"`
 }
 
 // Agents are the agents that can run here, with their capabilities.
@@ -155,7 +159,8 @@ func (d *Delegator) Agents() []AgentInfo {
 		if err != nil || adapters.Ready(a) != nil {
 			continue
 		}
-		out = append(out, AgentInfo{Name: n, Capabilities: a.Capabilities()})
+		desc, backend, _ := adapters.Describe(a)
+		out = append(out, AgentInfo{Name: n, Capabilities: a.Capabilities(), Description: desc, Backend: backend})
 	}
 	return out
 }
@@ -172,16 +177,17 @@ func (d *Delegator) Delegate(ctx context.Context, r Request, progress Progress) 
 	if err := adapters.Ready(a); err != nil {
 		return Result{}, err
 	}
-	rules, err := permission.New(d.o.Rules)
+	l := &live{agent: r.Agent, cwd: cmp.Or(r.Cwd, d.o.Cwd)}
+	gate, err := conversation.NewGate(conversation.GateOptions{Rules: d.o.Rules, Grants: d.o.Grants, Cwd: l.cwd, Agent: r.Agent,
+		Answerer: l.answerer(d.o), Emit: l.decided(d.o)})
 	if err != nil {
 		return Result{}, err
 	}
-	l := &live{agent: r.Agent, cwd: cmp.Or(r.Cwd, d.o.Cwd), rules: rules}
 	if !a.Capabilities().Hooks {
 		l.hooks = d.o.Hooks.Observe(hooks.Input{Cwd: l.cwd, Agent: r.Agent})
 	}
 	so := adapters.SessionOptions{Cwd: l.cwd, Model: r.Model, Mode: r.Mode, Access: d.o.Approve.Access(),
-		Permission: l.permission(d.o), CancelGrace: 2 * time.Second}
+		Permission: gate.Ask, Rules: &d.o.Rules, CancelGrace: 2 * time.Second}
 	if d.o.Ask != nil {
 		so.Access = adapters.AccessAskFirst // every side effect reaches whoever answers
 	}
@@ -279,6 +285,10 @@ func (d *Delegator) run(ctx context.Context, id string, l *live, prompt string, 
 	switch {
 	case errors.As(err, &failed):
 		t.res.Error = failed.Info.Message
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		// told as such whether the agent's Prompt returned an error or,
+		// like the native loop's, ended as cancelled
+		t.res.Error = fmt.Sprintf("the delegate turn timed out after %s: %v", cmp.Or(timeout, d.o.Timeout), ctx.Err())
 	case ctx.Err() != nil && err != nil:
 		t.res.Error = fmt.Sprintf("the delegate turn ended early: %v", ctx.Err())
 	case err != nil:
@@ -290,10 +300,19 @@ func (d *Delegator) run(ctx context.Context, id string, l *live, prompt string, 
 // turn is the running delegate turn, for its permission decisions.
 type turn struct{ res Result }
 
+// handle counts a refusal, whatever decided it (the gate, or the agent
+// itself in its stream).
+func (t *turn) handle(ev adapters.Event) {
+	if d := ev.Decision; ev.Type == adapters.EventDecision && d != nil && !d.Allowed {
+		t.res.Denied = append(t.res.Denied, fmt.Sprintf("%s: %s", d.Title, d.Reason))
+	}
+}
+
 // emit shows the turn's events: to whoever observes the delegates, and
 // its tool calls as progress lines.
 func (t *turn) emit(observe func(session, agent string, ev adapters.Event), dg *conversation.Digest, progress Progress) func(adapters.Event) {
 	return func(ev adapters.Event) {
+		t.handle(ev)
 		if observe != nil {
 			observe(t.res.Session, t.res.Agent, ev)
 		}
@@ -317,23 +336,29 @@ func (l *live) close() {
 	l.hooks.Close()
 }
 
-// permission answers the delegate's requests: through o.Ask when set,
-// else by the rules, then the approval policy.
-func (l *live) permission(o Options) adapters.PermissionFunc {
-	return func(ctx context.Context, p *adapters.PermissionRequest) adapters.PermissionDecision {
-		var dec adapters.PermissionDecision
-		reason := "the user rejected it"
-		if o.Ask != nil {
-			dec = o.Ask(ctx, l.id, l.agent, p)
-		} else {
-			dec, reason = runner.Decide(l.rules, o.Approve, l.cwd, p)
-		}
+// answerer answers what the delegate's rules leave open: the parent
+// session (o.Ask) when set, else the approval policy.
+func (l *live) answerer(o Options) conversation.Answerer {
+	if o.Ask == nil {
+		return o.Approve
+	}
+	return conversation.AnswerFunc(func(ctx context.Context, q conversation.Question) conversation.Reply {
+		return o.Ask(ctx, l.id, l.agent, q)
+	})
+}
+
+// decided hands the gate's decisions to the running turn, as the agent's
+// own (the native loop's) arrive in its stream, and to o.Observe.
+func (l *live) decided(o Options) func(adapters.Event) {
+	return func(ev adapters.Event) {
 		l.tmu.Lock()
 		t := l.turn
 		l.tmu.Unlock()
-		if t != nil && !dec.Allowed() {
-			t.res.Denied = append(t.res.Denied, fmt.Sprintf("%s: %s", p.Tool.Title, reason))
+		if t != nil {
+			t.handle(ev)
 		}
-		return dec
+		if o.Observe != nil {
+			o.Observe(l.id, l.agent, ev)
+		}
 	}
 }

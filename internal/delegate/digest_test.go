@@ -13,8 +13,8 @@ import (
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/adapters/openai"
+	"github.com/hubdev/hub/conversation"
 	"github.com/hubdev/hub/internal/mockllm"
-	"github.com/hubdev/hub/internal/runner"
 )
 
 // A delegate's result comes from the turn's digest: usage summed over its
@@ -44,7 +44,7 @@ func TestDelegate_ResultSumsUsageAndListsShellWrittenFiles(t *testing.T) {
 	reg := adapters.NewRegistry()
 	reg.Register(openai.New(openai.Profile{Name: "native", BaseURL: mock.URL, Model: "mock-model", Local: true, Stream: true, ContextWindow: 100000},
 		openai.Options{IdleTimeout: 10 * time.Second}))
-	d := New(Options{Registry: reg, Cwd: cwd, Approve: runner.ApproveAll, Log: zerolog.Nop()})
+	d := New(Options{Registry: reg, Cwd: cwd, Approve: conversation.ApproveAll, Log: zerolog.Nop()})
 	defer d.Close()
 	r, err := d.Delegate(context.Background(), Request{Agent: "native", Prompt: "append to README"}, nil)
 	if err != nil {

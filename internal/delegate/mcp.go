@@ -38,7 +38,7 @@ type AgentsOutput struct {
 func NewServer(d Host, version string, log zerolog.Logger) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "hub", Title: "hub: every coding agent", Version: version},
 		&mcp.ServerOptions{Logger: logging.Slog(log)})
-	mcp.AddTool(s, &mcp.Tool{Name: "agents", Description: "The coding agents that can run here, with what each can do."},
+	mcp.AddTool(s, &mcp.Tool{Name: "agents", Description: "The coding agents that can run here, with what each can do; a persona (an agent defined in a file) with when to use it and the agent it runs on."},
 		func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, AgentsOutput, error) {
 			return nil, AgentsOutput{Agents: d.Agents()}, nil
 		})

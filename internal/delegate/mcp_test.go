@@ -16,8 +16,8 @@ import (
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/adapters/openai"
 	"github.com/hubdev/hub/adapters/replay"
+	"github.com/hubdev/hub/conversation"
 	"github.com/hubdev/hub/internal/mockllm"
-	"github.com/hubdev/hub/internal/runner"
 )
 
 // connect serves d over in-memory transports and returns a client session
@@ -149,9 +149,9 @@ func TestMCP_DelegatesToTheNativeLoop(t *testing.T) {
 	reg.Register(openai.New(openai.Profile{Name: "native", BaseURL: mock.URL, Model: "mock-model", Local: true, Stream: true, ContextWindow: 100000},
 		openai.Options{IdleTimeout: 10 * time.Second}))
 	for _, tc := range []struct {
-		approve runner.Approve
+		approve conversation.Approve
 		ran     bool
-	}{{runner.ApproveAll, true}, {runner.ApproveReadOnly, false}} {
+	}{{conversation.ApproveAll, true}, {conversation.ApproveReadOnly, false}} {
 		cwd := t.TempDir()
 		if !tc.ran {
 			mock.Add(mockllm.OpenAITurn{Text: "Checking.", ToolCalls: []mockllm.OpenAIToolCall{{Name: "write_file", Args: `{"path":"out.txt","content":"hi\n"}`}}},

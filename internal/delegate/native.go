@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"slices"
+	"strings"
 
 	"github.com/hubdev/hub/adapters"
 )
@@ -33,12 +34,22 @@ func Func(h Host) adapters.DelegateFunc {
 	}
 }
 
-// AgentNames are the names of h's agents but those in chain.
+// described is the agent's name, and a persona's purpose and backend.
+func (a AgentInfo) described() string {
+	if a.Backend == "" {
+		return a.Name
+	}
+	desc, _, _ := strings.Cut(a.Description, "\n")
+	return a.Name + " (" + strings.TrimSpace(desc) + "; runs on " + a.Backend + ")"
+}
+
+// AgentNames are the names of h's agents but those in chain, each
+// persona with what it is for and the agent it runs on.
 func AgentNames(h Host, chain []string) []string {
 	var out []string
 	for _, a := range h.Agents() {
 		if !slices.Contains(chain, a.Name) {
-			out = append(out, a.Name)
+			out = append(out, a.described())
 		}
 	}
 	return out

@@ -86,14 +86,22 @@ type Verdict struct {
 	// user who sees the call may allow it; where nobody can answer (hub
 	// run) it is refused. See MustAsk.
 	Must bool
+	// By names what decided: ByHardDeny, ByRule, ByAlways, ByGrant, BySkill,
+	// ByAllowTool, ByMustAsk (see Decide), or what the caller sets.
+	By string
 }
 
-// Checker is what the agent loop consults before each tool call.
-type Checker interface {
-	Check(req Request) Verdict
-	// Remember records an answer; "always" kinds apply to later checks.
-	Remember(req Request, kind adapters.PermissionOptionKind)
-}
+// What decided a Verdict (Verdict.By).
+const (
+	ByHardDeny  = "hard deny"
+	ByRule      = "rule"
+	ByAlways    = "always" // the session's "always" answer
+	ByGrant     = "grant"
+	BySkill     = "skill"
+	ByAllowTool = "--allow-tool"
+	ByMustAsk   = "must ask"
+	ByHook      = "hook" // a PreToolUse hook (the native loop runs them)
+)
 
 // Rule is a parsed config rule.
 type Rule struct {
@@ -117,8 +125,6 @@ type Service struct {
 	always map[string]Decision
 	grants *GrantPolicy
 }
-
-var _ Checker = (*Service)(nil)
 
 // New builds a service from config rules. Invalid rules are an error.
 func New(cfg config.PermissionsConfig) (*Service, error) {
@@ -165,28 +171,28 @@ func (s *Service) Decide(req Request) (v Verdict, decided bool) {
 	each := req.each()
 	for _, r := range each {
 		if reason, ok := HardDeny(r); ok {
-			return Verdict{Decision: Deny, Reason: "hard deny: " + reason, Hard: true}, true
+			return Verdict{Decision: Deny, Reason: "hard deny: " + reason, Hard: true, By: ByHardDeny}, true
 		}
 	}
 	for i := range s.rules {
 		if r := &s.rules[i]; r.Decision == Deny && r.matchesAny(each) {
-			return Verdict{Decision: Deny, Reason: "denied by " + r.label()}, true
+			return Verdict{Decision: Deny, Reason: "denied by " + r.label(), By: ByRule}, true
 		}
 	}
 	d, remembered := s.remembered(req)
 	if remembered && d == Deny { // refusing more never needs asking
-		return Verdict{Decision: d, Reason: "remembered for this session"}, true
+		return Verdict{Decision: d, Reason: "remembered for this session", By: ByAlways}, true
 	}
 	if why := MustAsk(req); why != "" {
-		return Verdict{Decision: Ask, Reason: why, Must: true}, true
+		return Verdict{Decision: Ask, Reason: why, Must: true, By: ByMustAsk}, true
 	}
 	if remembered {
-		return Verdict{Decision: d, Reason: "remembered for this session"}, true
+		return Verdict{Decision: d, Reason: "remembered for this session", By: ByAlways}, true
 	}
 	if Coverable(req) {
 		if g, ok := s.granted(req); ok {
 			return Verdict{Decision: Allow, Reason: "allowed by grant " + g.ID + " until " + g.Expires.Local().Format("2006-01-02 15:04") +
-				" ('hub grants revoke " + g.ID + "')"}, true
+				" ('hub grants revoke " + g.ID + "')", By: ByGrant}, true
 		}
 	}
 	var last *Rule
@@ -196,7 +202,7 @@ func (s *Service) Decide(req Request) (v Verdict, decided bool) {
 		}
 	}
 	if last != nil {
-		return Verdict{Decision: last.Decision, Reason: string(last.Decision) + " by " + last.label()}, true
+		return Verdict{Decision: last.Decision, Reason: string(last.Decision) + " by " + last.label(), By: last.by()}, true
 	}
 	return Verdict{}, false
 }
@@ -421,9 +427,18 @@ var toolKinds = map[string]adapters.ToolKind{
 	"bash": adapters.KindExecute, "shell": adapters.KindExecute, "exec": adapters.KindExecute, "execute": adapters.KindExecute,
 	"run_command": adapters.KindExecute, "exec_command": adapters.KindExecute,
 	"edit": adapters.KindEdit, "write": adapters.KindEdit, "write_file": adapters.KindEdit, "multiedit": adapters.KindEdit,
-	"str_replace": adapters.KindEdit, "apply_patch": adapters.KindEdit,
-	"read": adapters.KindRead, "read_file": adapters.KindRead, "grep": adapters.KindSearch, "glob": adapters.KindSearch,
-	"webfetch": adapters.KindFetch, "fetch": adapters.KindFetch,
+	"str_replace": adapters.KindEdit, "apply_patch": adapters.KindEdit, "edit_file": adapters.KindEdit, "notebookedit": adapters.KindEdit,
+	"read": adapters.KindRead, "read_file": adapters.KindRead, "notebookread": adapters.KindRead,
+	"grep": adapters.KindSearch, "glob": adapters.KindSearch, "ls": adapters.KindSearch,
+	"webfetch": adapters.KindFetch, "websearch": adapters.KindFetch, "fetch": adapters.KindFetch,
+}
+
+// KindOfTool is the kind a tool name stands for in rules (Claude's names,
+// the native loop's, codex's, the kinds themselves); ok is false for a
+// name hub has no kind for (an MCP tool).
+func KindOfTool(name string) (kind adapters.ToolKind, ok bool) {
+	kind, ok = toolKinds[strings.ToLower(name)]
+	return kind, ok
 }
 
 func toolMatches(tool string, req Request) bool {
@@ -480,6 +495,18 @@ func hasPrefix(argv, want []string) bool {
 		}
 	}
 	return true
+}
+
+// by is what a rule is, for Verdict.By: a skill's allowed-tools, an
+// --allow-tool pattern, or a configured rule.
+func (r *Rule) by() string {
+	switch {
+	case strings.HasPrefix(r.Name, "skill "):
+		return BySkill
+	case strings.HasPrefix(r.Name, "--allow-tool"):
+		return ByAllowTool
+	}
+	return ByRule
 }
 
 func (r *Rule) label() string {

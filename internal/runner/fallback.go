@@ -88,7 +88,6 @@ func (r *run) failureClass(s Summary) conversation.Class {
 	return conversation.ClassNone
 }
 
-
 // fallback tells, on stderr and as a jsonl event, that the next agent
 // takes over.
 func (w *output) fallback(from, to, reason string) {

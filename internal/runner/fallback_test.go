@@ -15,6 +15,7 @@ import (
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/adapters/claude"
 	"github.com/hubdev/hub/adapters/openai"
+	"github.com/hubdev/hub/conversation"
 	"github.com/hubdev/hub/internal/config"
 	"github.com/hubdev/hub/internal/mockllm"
 	"github.com/hubdev/hub/internal/proc/proctest"
@@ -56,7 +57,7 @@ func TestRun_FallbackOnlyWhenTheAgentCouldNotWork(t *testing.T) {
 				reg.Register(second)
 				var stdout, stderr bytes.Buffer
 				s := Run(context.Background(), Options{Registry: reg, Agent: "first", Fallback: []string{"second"}, Cwd: t.TempDir(),
-					ReadPrompt: func() (string, error) { return "fix the build", nil }, Approve: ApproveAll, Format: format,
+					ReadPrompt: func() (string, error) { return "fix the build", nil }, Approve: conversation.ApproveAll, Format: format,
 					Stdout: &stdout, Stderr: &stderr, Now: fixedNow, Grace: 200 * time.Millisecond, StopAll: func() {}, SkillsUserDir: t.TempDir()})
 				if s.Agent != tt.wantAgent || s.ExitCode != tt.wantExit {
 					t.Fatalf("agent %q exit %d, want %q %d\nstderr:\n%s", s.Agent, s.ExitCode, tt.wantAgent, tt.wantExit, stderr.String())
@@ -118,7 +119,7 @@ func TestRun_FallbackOnProviderFailures(t *testing.T) {
 			reg.Register(&fakeAdapter{name: "second", script: steps(text("second answered"), done(adapters.StopEndTurn))})
 			var stdout, stderr bytes.Buffer
 			s := Run(context.Background(), Options{Registry: reg, Agent: "first", Fallback: []string{"second"}, Cwd: t.TempDir(),
-				ReadPrompt: func() (string, error) { return "fix the build", nil }, Approve: ApproveAll, Format: FormatText,
+				ReadPrompt: func() (string, error) { return "fix the build", nil }, Approve: conversation.ApproveAll, Format: FormatText,
 				Stdout: &stdout, Stderr: &stderr, Now: fixedNow, Grace: 200 * time.Millisecond, StopAll: func() {},
 				SkillsUserDir: t.TempDir(), ProviderTimeout: time.Millisecond})
 			if s.Agent != tt.wantAgent {
@@ -149,7 +150,7 @@ func TestRun_CrashAtStartIsACrashWithItsStatus(t *testing.T) {
 		reg.Register(&fakeAdapter{name: "second", script: steps(text("second answered"), done(adapters.StopEndTurn))})
 		var stdout, stderr bytes.Buffer
 		s := Run(context.Background(), Options{Registry: reg, Agent: "claude", Fallback: []string{"second"}, Cwd: t.TempDir(),
-			ReadPrompt: func() (string, error) { return "fix the build", nil }, Approve: ApproveAll, Format: FormatText,
+			ReadPrompt: func() (string, error) { return "fix the build", nil }, Approve: conversation.ApproveAll, Format: FormatText,
 			Stdout: &stdout, Stderr: &stderr, Now: fixedNow, Grace: 200 * time.Millisecond, StopAll: func() {}, SkillsUserDir: t.TempDir()})
 		if len(s.Attempts) != 2 || s.Attempts[0].Fallback != "claude crashed" {
 			t.Fatalf("run %d: attempts %+v\nstderr:\n%s", i, s.Attempts, stderr.String())

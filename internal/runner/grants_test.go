@@ -9,6 +9,7 @@ import (
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/adapters/replay"
+	"github.com/hubdev/hub/conversation"
 	"github.com/hubdev/hub/internal/config"
 	"github.com/hubdev/hub/internal/permission"
 )
@@ -35,7 +36,7 @@ func TestRun_HonoursDurableGrant(t *testing.T) {
 			reg.Register(replay.New(filepath.Join("testdata", "replay", "denied.jsonl")))
 			var out, errb bytes.Buffer
 			s := Run(context.Background(), Options{Registry: reg, Agent: replay.Name, Cwd: cwd, Prompt: "go", Format: FormatText,
-				Approve: ApproveNone, Grants: store, Rules: config.PermissionsConfig{Grants: tt.grants},
+				Approve: conversation.ApproveNone, Grants: store, Rules: config.PermissionsConfig{Grants: tt.grants},
 				Stdout: &out, Stderr: &errb, Grace: time.Second, StopAll: func() {}, SkillsUserDir: t.TempDir()})
 			if s.ExitCode != tt.want || out.String() != tt.out {
 				t.Fatalf("exit %d, stdout %q; want %d %q\nstderr: %s", s.ExitCode, out.String(), tt.want, tt.out, errb.String())

@@ -12,6 +12,7 @@ import (
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/adapters/openai"
+	"github.com/hubdev/hub/conversation"
 	"github.com/hubdev/hub/internal/mockllm"
 )
 
@@ -49,11 +50,11 @@ func nativeCases() []nativeCase {
 			jsonl: `"decision":{"optionId"`, summary: "1 permission request(s) denied by --approve read-only"},
 		{name: "write denied none", turns: []mockllm.OpenAITurn{
 			{ToolCalls: []mockllm.OpenAIToolCall{{Name: "bash", Args: `{"command":"touch x"}`}}},
-			{Text: "skipped"}}, mod: func(o *Options) { o.Approve = ApproveNone }, want: ExitDenied, text: "skipped\n",
+			{Text: "skipped"}}, mod: func(o *Options) { o.Approve = conversation.ApproveNone }, want: ExitDenied, text: "skipped\n",
 			summary: "denied by --approve none"},
 		{name: "write allowed", turns: []mockllm.OpenAITurn{
 			{ToolCalls: []mockllm.OpenAIToolCall{{Name: "write_file", Args: `{"path":"out.txt","content":"x"}`}}},
-			{Text: "wrote it"}}, mod: func(o *Options) { o.Approve = ApproveAll }, want: ExitOK, text: "wrote it\n"},
+			{Text: "wrote it"}}, mod: func(o *Options) { o.Approve = conversation.ApproveAll }, want: ExitOK, text: "wrote it\n"},
 		{name: "usage", turns: nil, mod: func(o *Options) { o.Approve = "sometimes" }, want: ExitUsage, stderr: "--approve must be", summary: "--approve must be"},
 	}
 }

@@ -26,6 +26,9 @@ type envelope struct {
 	// Reason says what decided: "--approve read-only", "denied by
 	// permissions.rules[2]", "hard deny: …".
 	Reason string `json:"reason,omitempty"`
+	// By names what decided: "hard deny", "rule", "grant", "always",
+	// "hook", "skill", "--allow-tool", "--approve", "user", "hub".
+	By string `json:"by,omitempty"`
 	// TS is when hub wrote the line (RFC 3339, milliseconds, UTC); after
 	// the event's fields so every line starts {"v":1,"type":…
 	TS string `json:"ts"`
@@ -161,26 +164,27 @@ func (w *output) detail(d string) {
 	}
 }
 
-// decided writes a permission event with hub's decision and its reason.
-func (w *output) decided(ev adapters.Event, dec adapters.PermissionDecision, reason string) {
+// decided writes a decision (an EventDecision) as a permission line: the
+// request (or the call the agent refused itself), the answer and what
+// decided it, and why.
+func (w *output) decided(ev adapters.Event) {
+	d, p := ev.Decision, ev.Permission
+	if p == nil {
+		p = &adapters.PermissionRequest{Tool: adapters.ToolCall{ID: d.ToolID, Title: d.Title, Kind: d.Kind}}
+	}
 	if w.o.Format == FormatJSONL {
-		w.jsonl(envelope{V: EnvelopeVersion, TS: w.ts(), Candidate: w.o.Candidate, Event: ev, Decision: &dec, Reason: reason})
+		answer := cmp.Or(d.Answer, &adapters.PermissionDecision{Kind: map[bool]adapters.PermissionOptionKind{true: adapters.AllowOnce, false: adapters.RejectOnce}[d.Allowed]})
+		w.jsonl(envelope{V: EnvelopeVersion, TS: w.ts(), Candidate: w.o.Candidate, Event: adapters.Event{Type: adapters.EventPermission, Permission: p},
+			Decision: answer, Reason: d.Reason, By: d.By})
 		return
 	}
-	if ev.Permission != nil && reason != "" {
-		verdict := w.color("32", "allowed")
-		if !dec.Allowed() {
-			verdict = w.color("31", "denied")
-		}
-		w.line(fmt.Sprintf("? permission %s: %s (%s)", toolLabel(ev.Permission.Tool), verdict, reason))
-		return
-	}
-	w.event(ev, &dec)
+	verdict := map[bool]string{true: w.color("32", "allowed"), false: w.color("31", "denied")}[d.Allowed]
+	w.line(fmt.Sprintf("? permission %s: %s (%s)", toolLabel(p.Tool), verdict, d.Reason))
 }
 
-func (w *output) event(ev adapters.Event, dec *adapters.PermissionDecision) {
+func (w *output) event(ev adapters.Event) {
 	if w.o.Format == FormatJSONL {
-		w.jsonl(envelope{V: EnvelopeVersion, TS: w.ts(), Candidate: w.o.Candidate, Event: ev, Decision: dec})
+		w.jsonl(envelope{V: EnvelopeVersion, TS: w.ts(), Candidate: w.o.Candidate, Event: ev})
 		return
 	}
 	switch ev.Type {
@@ -191,14 +195,6 @@ func (w *output) event(ev adapters.Event, dec *adapters.PermissionDecision) {
 	case adapters.EventToolUpdate:
 		if ev.Tool != nil && ev.Tool.Status == adapters.StatusFailed {
 			w.line(w.color("31", "✗ tool "+ev.Tool.ID+" failed"))
-		}
-	case adapters.EventPermission:
-		if ev.Permission != nil && dec != nil {
-			verdict := w.color("32", "allowed")
-			if !dec.Allowed() {
-				verdict = w.color("31", "denied")
-			}
-			w.line(fmt.Sprintf("? permission %s: %s (--approve %s)", toolLabel(ev.Permission.Tool), verdict, w.o.Approve))
 		}
 	case adapters.EventError:
 		// Fatal errors end up in the summary line (with their stderr tail);

@@ -12,7 +12,7 @@ import (
 	"strings"
 
 	"github.com/hubdev/hub/adapters"
-	"github.com/hubdev/hub/internal/config"
+	"github.com/hubdev/hub/conversation"
 	"github.com/hubdev/hub/internal/fileuri"
 	"github.com/hubdev/hub/internal/permission"
 	"github.com/hubdev/hub/skills"
@@ -38,8 +38,8 @@ func (r *run) sessionOptions(name string, caps adapters.Capabilities) (so adapte
 	if st, err := os.Stat(cwd); err != nil || !st.IsDir() {
 		return so, "", cleanup, fmt.Errorf("%w: --cwd %s is not a directory", ErrUsage, cwd)
 	}
-	so = adapters.SessionOptions{Cwd: cwd, Model: o.Model, ResumeID: o.ResumeID, Fork: o.Fork, CancelGrace: o.Grace, Permission: r.permission,
-		Access: o.Approve.access()}
+	so = adapters.SessionOptions{Cwd: cwd, Model: o.Model, ResumeID: o.ResumeID, Fork: o.Fork, CancelGrace: o.Grace,
+		Access: o.Approve.Access(), Rules: &o.Rules}
 	if o.Ask != nil {
 		so.Access = adapters.AccessAskFirst // every side effect reaches whoever answers
 	}
@@ -57,18 +57,22 @@ func (r *run) sessionOptions(name string, caps adapters.Capabilities) (so adapte
 	if len(o.Images) > 0 && !caps.Images {
 		return so, "", cleanup, fmt.Errorf("%w: agent %s does not accept images (--image)", ErrUsage, name)
 	}
-	if r.perms, err = permission.New(o.Rules); err != nil {
+	var answer conversation.Answerer = o.Approve
+	if o.Ask != nil {
+		answer = o.Ask
+	}
+	gate, err := conversation.NewGate(conversation.GateOptions{Rules: o.Rules, Grants: o.Grants, Cwd: cwd, Agent: name,
+		Answerer: answer, Emit: r.decided})
+	if err != nil {
 		return so, "", cleanup, fmt.Errorf("%w: %v", ErrUsage, err)
 	}
-	if o.Grants != nil && o.Rules.GrantScope() != config.GrantsSession {
-		r.perms.UseGrants(permission.GrantPolicy{Store: o.Grants, Project: config.ProjectRoot(cwd), Agent: name})
-	}
+	so.Permission = gate.Ask
 	for _, pat := range o.AllowTools {
 		rule, err := permission.AllowRule(pat, "--allow-tool "+pat)
 		if err != nil {
 			return so, "", cleanup, fmt.Errorf("%w: --allow-tool: %v", ErrUsage, err)
 		}
-		r.perms.Add(rule)
+		gate.Rules().Add(rule)
 	}
 	lead, err := systemPrompts(&so, o, name, caps)
 	if err != nil {
@@ -95,7 +99,7 @@ func (r *run) sessionOptions(name string, caps adapters.Capabilities) (so adapte
 				r.warn("skill %s: allowed-tools %q ignored: %v", s.Name, pat, err)
 				continue
 			}
-			r.perms.Add(rule)
+			gate.Rules().Add(rule)
 		}
 	}
 	switch caps.Skills {

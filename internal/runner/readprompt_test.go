@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/conversation"
 	"github.com/hubdev/hub/internal/config"
 )
 
@@ -58,7 +59,7 @@ func TestRun_HardDenyBeatsApproveAll(t *testing.T) {
 	tool := adapters.ToolCall{ID: "rm1", Title: "rm -rf ~", Kind: adapters.KindExecute, RawInput: []byte(`{"command":"bash -lc 'rm -rf ~'"}`)}
 	ev := adapters.Event{Type: adapters.EventPermission, Permission: adapters.NewPermissionRequest(tool, nil)}
 	a := &fakeAdapter{name: "fake", caps: adapters.Capabilities{Permissions: true}, script: steps(ev, done(adapters.StopEndTurn))}
-	s, _, _ := runFake(t, context.Background(), a, func(o *Options) { o.Approve = ApproveAll })
+	s, _, _ := runFake(t, context.Background(), a, func(o *Options) { o.Approve = conversation.ApproveAll })
 	if s.ExitCode != ExitDenied || len(s.Denied) != 1 || s.Denied[0].Reason == "--approve all" {
 		t.Fatalf("exit %d, denied %+v; want exit 6 with the deny list's reason", s.ExitCode, s.Denied)
 	}
@@ -75,15 +76,15 @@ func TestRun_OneEvaluationOrder(t *testing.T) {
 	rules := config.PermissionsConfig{Rules: []config.PermissionRule{{Tool: "bash", Command: "npm run deploy", Decision: "deny"}}}
 	tests := []struct {
 		name    string
-		approve Approve
+		approve conversation.Approve
 		allow   []string
 		cmd     string
 		denied  string // the denial's reason, "" when allowed
 	}{
-		{"deny rule beats approve all", ApproveAll, nil, "npm run deploy", "denied by permissions.rules[0]"},
-		{"deny rule beats an allow pattern", ApproveAll, []string{"Bash(npm run:*)"}, "npm run deploy", "denied by permissions.rules[0]"},
-		{"allow pattern lifts read-only", ApproveReadOnly, []string{"Bash(go test:*)"}, "go test ./...", ""},
-		{"only its command", ApproveReadOnly, []string{"Bash(go test:*)"}, "rm -rf build", "--approve read-only"},
+		{"deny rule beats approve all", conversation.ApproveAll, nil, "npm run deploy", "denied by permissions.rules[0]"},
+		{"deny rule beats an allow pattern", conversation.ApproveAll, []string{"Bash(npm run:*)"}, "npm run deploy", "denied by permissions.rules[0]"},
+		{"allow pattern lifts read-only", conversation.ApproveReadOnly, []string{"Bash(go test:*)"}, "go test ./...", ""},
+		{"only its command", conversation.ApproveReadOnly, []string{"Bash(go test:*)"}, "rm -rf build", "--approve read-only"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -124,7 +125,7 @@ func TestRun_UntrustedProjectSkillAllowsNothing(t *testing.T) {
 	base, _ := filepath.Abs("../../testdata/skills")
 	cmd := "pdftotext -layout a.pdf out.txt"
 	tool := adapters.ToolCall{ID: "t1", Title: cmd, Name: "Bash", Kind: adapters.KindExecute, RawInput: []byte(`{"command":"` + cmd + `"}`)}
-	for _, approve := range []Approve{ApproveNone, ApproveReadOnly} {
+	for _, approve := range []conversation.Approve{conversation.ApproveNone, conversation.ApproveReadOnly} {
 		t.Run(string(approve), func(t *testing.T) {
 			ev := adapters.Event{Type: adapters.EventPermission, Permission: adapters.NewPermissionRequest(tool, nil)}
 			a := &fakeAdapter{name: "fake", caps: adapters.Capabilities{Permissions: true, Skills: "prompt"}, script: steps(ev, done(adapters.StopEndTurn))}
@@ -142,7 +143,7 @@ func TestRun_UntrustedProjectSkillAllowsNothing(t *testing.T) {
 	ev := adapters.Event{Type: adapters.EventPermission, Permission: adapters.NewPermissionRequest(tool, nil)}
 	a := &fakeAdapter{name: "fake", caps: adapters.Capabilities{Permissions: true}, script: steps(ev, done(adapters.StopEndTurn))}
 	s, _, stderr := runFake(t, context.Background(), a, func(o *Options) {
-		o.Approve, o.AllowTools = ApproveNone, []string{"Bash(pdftotext:*)"}
+		o.Approve, o.AllowTools = conversation.ApproveNone, []string{"Bash(pdftotext:*)"}
 	})
 	if len(s.Denied) != 0 || !strings.Contains(stderr, "--allow-tool Bash(pdftotext:*)") || strings.Contains(stderr, "(--approve none)") {
 		t.Errorf("denied %+v, stderr %q: the permission line must name the rule that allowed it, not --approve none", s.Denied, stderr)

@@ -10,13 +10,14 @@ import (
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/adapters/replay"
+	"github.com/hubdev/hub/conversation"
 )
 
 func TestRun_Replay(t *testing.T) {
 	cases := []struct {
 		script  string
 		format  Format
-		approve Approve
+		approve conversation.Approve
 		timeout time.Duration
 		cancel  bool
 		want    int
@@ -26,8 +27,8 @@ func TestRun_Replay(t *testing.T) {
 		{script: "ok", format: FormatJSONL, want: ExitOK, out: `"agentSessionId":"r-1"`},
 		{script: "crash", format: FormatText, want: ExitAgentError, out: "Working on it\n"},
 		{script: "crash", format: FormatJSONL, want: ExitAgentError, out: `"error":"agent crashed"`},
-		{script: "denied", format: FormatText, approve: ApproveReadOnly, want: ExitDenied, out: "skipped\n"},
-		{script: "denied", format: FormatJSONL, approve: ApproveAll, want: ExitOK, out: `"text":"removed"`},
+		{script: "denied", format: FormatText, approve: conversation.ApproveReadOnly, want: ExitDenied, out: "skipped\n"},
+		{script: "denied", format: FormatJSONL, approve: conversation.ApproveAll, want: ExitOK, out: `"text":"removed"`},
 		{script: "auth", format: FormatText, want: ExitNotAuthenticated},
 		{script: "auth", format: FormatJSONL, want: ExitNotAuthenticated, out: `"exitCode":4`},
 		{script: "hang", format: FormatText, timeout: 50 * time.Millisecond, want: ExitTimeout, out: "thinking\n"},
@@ -47,7 +48,7 @@ func TestRun_Replay(t *testing.T) {
 			var out, errb bytes.Buffer
 			approve := c.approve
 			if approve == "" {
-				approve = ApproveReadOnly
+				approve = conversation.ApproveReadOnly
 			}
 			s := Run(ctx, Options{Registry: reg, Agent: replay.Name, Cwd: t.TempDir(), Prompt: "go", Format: c.format, Approve: approve,
 				Timeout: c.timeout, Stdout: &out, Stderr: &errb, Grace: time.Second, StopAll: func() {}, SkillsUserDir: t.TempDir()})

@@ -2,15 +2,13 @@ package runner
 
 import (
 	"crypto/sha256"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/hubdev/hub/internal/safefile"
-	transcripts "github.com/hubdev/hub/internal/transcript"
+	"github.com/hubdev/hub/internal/transcript"
 )
 
 // ResumeLast is the --resume value that names the latest run of the agent
@@ -61,28 +59,13 @@ func latestRun(dir, agent, cwd string) string {
 	if dir == "" {
 		return ""
 	}
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return ""
+	runs, _ := transcript.List(dir) // newest first
+	for _, s := range runs {
+		if s.Agent == agent && s.Cwd == cwd {
+			return s.ID
+		}
 	}
-	var best string
-	var bestMod int64
-	for _, e := range entries {
-		if e.IsDir() || !strings.HasSuffix(e.Name(), ".json") {
-			continue
-		}
-		info, err := e.Info()
-		if err != nil || (best != "" && info.ModTime().UnixNano() <= bestMod) {
-			continue
-		}
-		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
-		var t transcript
-		if err != nil || json.Unmarshal(data, &t) != nil || t.Agent != agent || t.Cwd != cwd || t.AgentSessionID == "" {
-			continue
-		}
-		best, bestMod = t.AgentSessionID, info.ModTime().UnixNano()
-	}
-	return best
+	return ""
 }
 
 // holdSession takes the lock of the session a run resumes, so a second run
@@ -93,7 +76,7 @@ func (o *Options) holdSession() (release func(), err error) {
 		return func() {}, nil
 	}
 	name := o.ResumeID
-	if !transcripts.SafeID(name) { // any id an agent prints may be resumed
+	if _, err := transcript.Path(o.TranscriptDir, name); err != nil { // any id an agent prints may be resumed
 		name = fmt.Sprintf("%x", sha256.Sum256([]byte(name)))
 	}
 	release, err = safefile.Hold(filepath.Join(o.TranscriptDir, "locks", name+".lock"))

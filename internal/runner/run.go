@@ -12,7 +12,6 @@ import (
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/conversation"
 	"github.com/hubdev/hub/internal/hooks"
-	"github.com/hubdev/hub/internal/permission"
 	"github.com/hubdev/hub/internal/proc"
 	transcripts "github.com/hubdev/hub/internal/transcript"
 )
@@ -43,14 +42,14 @@ type run struct {
 	failure   *adapters.ErrorInfo // why the turn failed, if it did
 	stop      adapters.StopReason
 	resumable bool
-	cwd       string              // the session's, for the rules' paths
-	perms     *permission.Service // rules, --allow-tool, the skills' allowed-tools
+	cwd       string // the session's, for the transcript
 	// from is the transcript of the session --resume names, if hub has it;
 	// the digest and promptText make this run's turn of the transcript.
 	startErr     error // the agent failed to start, or to take the prompt
 	fallbackNext bool  // a next agent takes over if this one cannot work
-	from         *transcript
+	from         *runRecord
 	promptText   string
+	audit        *transcripts.Audit // nil when the agent keeps its own
 
 	mu    sync.Mutex
 	cause cause // why the run stopped early
@@ -85,7 +84,7 @@ func (r *run) execute(ctx context.Context) Summary {
 		err := fmt.Errorf("%w: --max-cost: %s reports no cost and its model %q has no known price (conversation/prices.json)", ErrUsage, a.Name(), model)
 		return r.summary(classifyStartError(err), err)
 	}
-	if !caps.Permissions && r.o.Approve != ApproveAll && r.o.Ask == nil {
+	if !caps.Permissions && r.o.Approve != conversation.ApproveAll && r.o.Ask == nil {
 		r.warn("%s cannot ask for permission: its tools run without asking, whatever --approve %s says", a.Name(), r.o.Approve)
 	}
 	st := r.stopper(ctx)
@@ -119,15 +118,15 @@ func (r *run) execute(ctx context.Context) Summary {
 	r.out.progress("started %s", a.Name())
 	ended := make(chan struct{})
 	go r.watch(sess, cancelRun, st, ended)
-	audit := r.openAudit(a.Name(), caps, so)
+	r.audit = r.openAudit(a.Name(), caps, so)
 	obs := r.observe(a.Name(), caps, so)
 	defer obs.Close()
 	r.out.turn(turnEvent{Type: "turn_start", Agent: a.Name()})
 	oc, err := conversation.RunTurn(runCtx, conversation.TurnSpec{Agent: a.Name(), Session: sess, Prompt: prompt,
-		Hooks: obs, Audit: audit, Emit: r.handle, Narrate: r.out.narration, Workspace: so.Cwd, Model: model, Digest: &r.digest,
+		Hooks: obs, Audit: r.audit, Emit: r.handle, Narrate: r.out.narration, Workspace: so.Cwd, Model: model, Digest: &r.digest,
 		Watch: r.fallbackNext, WatchBound: r.o.ProviderTimeout})
 	close(ended)
-	audit.Close()
+	r.audit.Close()
 	r.out.turn(turnEvent{Type: "turn_end", Agent: a.Name(), StopReason: oc.Stop, Usage: r.digest.Usage})
 	for _, w := range oc.Warnings {
 		r.warn("hook: %s", w)
@@ -143,7 +142,7 @@ func (r *run) execute(ctx context.Context) Summary {
 	}
 	if err == nil || failed != nil {
 		r.stop = oc.Stop
-		r.out.event(adapters.Event{Type: adapters.EventDone, StopReason: oc.Stop}, nil)
+		r.out.event(adapters.Event{Type: adapters.EventDone, StopReason: oc.Stop})
 	}
 	r.saveTranscript(r.promptText)
 	return r.finish(r.stopCause())
@@ -295,28 +294,24 @@ func (r *run) stopCause() cause {
 	return r.cause
 }
 
-// permission answers a permission request, and shows it: through Ask when
-// set, else in hub's one evaluation order (the deny list, the configured
-// rules, --allow-tool and the skills' allowed-tools), and by --approve
-// where none of them speaks.
-func (r *run) permission(ctx context.Context, p *adapters.PermissionRequest) adapters.PermissionDecision {
-	var d adapters.PermissionDecision
-	var reason string
-	if r.o.Ask != nil {
-		d, reason = r.o.Ask(ctx, p), "the user rejected it"
-	} else {
-		d, reason = Decide(r.perms, r.o.Approve, r.cwd, p)
-	}
-	if !d.Allowed() {
-		r.denied = append(r.denied, Denial{ToolID: p.Tool.ID, Title: titleOf(p.Tool), Kind: p.Tool.Kind, Reason: reason})
-	}
-	r.out.decided(adapters.Event{Type: adapters.EventPermission, Permission: p}, d, reason)
-	return d
+// decided records a decision of the run's gate, as the agent's own (the
+// native loop's) are recorded from its stream.
+func (r *run) decided(ev adapters.Event) {
+	r.audit.Event(ev)
+	r.handle(ev)
 }
 
 // handle shows one event of the turn, after the digest took it in.
 func (r *run) handle(ev adapters.Event) {
 	switch {
+	case ev.Type == adapters.EventDecision: // whatever took it: a refusal counts in denied[]
+		if d := ev.Decision; d != nil {
+			if !d.Allowed {
+				r.denied = append(r.denied, Denial{ToolID: d.ToolID, Title: d.Title, Kind: d.Kind, Reason: d.Reason})
+			}
+			r.out.decided(ev)
+		}
+		return
 	case ev.Type == adapters.EventUsage:
 		r.budget.check(r.digest.Usage)
 	case ev.Type == adapters.EventError && ev.Error != nil && ev.Error.Fatal:
@@ -327,7 +322,7 @@ func (r *run) handle(ev adapters.Event) {
 		}
 		r.shown = ev.Error
 	}
-	r.out.event(ev, nil)
+	r.out.event(ev)
 }
 
 func titleOf(t adapters.ToolCall) string {
@@ -368,9 +363,18 @@ func (r *run) finish(c cause) Summary {
 	case r.stop == adapters.StopRefusal:
 		code, err = ExitRefusal, errors.New("the model refused to answer (stop reason refusal)")
 	case len(r.denied) > 0:
-		code, err = ExitDenied, fmt.Errorf("%d permission request(s) denied by --approve %s", len(r.denied), r.o.Approve)
+		code, err = ExitDenied, fmt.Errorf("%d permission request(s) denied by %s", len(r.denied), r.deniedBy())
 	}
 	return r.summary(code, err)
+}
+
+// deniedBy names what refused: --approve, or the first refusal's reason
+// when something else did (a hard deny, a rule, a hook).
+func (r *run) deniedBy() string {
+	if why := r.denied[0].Reason; !strings.HasPrefix(why, "--approve") {
+		return "hub (" + why + ")"
+	}
+	return "--approve " + string(r.o.Approve)
 }
 
 // lastError names the agent's last error, if any, for an interrupted or

@@ -63,11 +63,11 @@ type Options struct {
 	Model    string
 	Cwd      string
 	Timeout  time.Duration // 0 = none
-	Approve  Approve
-	// Ask, when set, answers the agent's permission requests instead of
-	// the rules and Approve (it applies the rules itself), and the agent
-	// asks before every side effect: hub acp's /compare asks the editor.
-	Ask adapters.PermissionFunc
+	Approve  conversation.Approve
+	// Ask, when set, answers what the rules leave open instead of
+	// Approve, and the agent asks before every side effect: hub acp's
+	// /compare asks the editor.
+	Ask conversation.Answerer
 	// Rules are the configured permission rules; AllowTools more allow
 	// patterns for this run (Claude syntax, --allow-tool).
 	Rules      config.PermissionsConfig
@@ -170,11 +170,11 @@ func (o *Options) defaults() error {
 		o.Stderr = io.Discard
 	}
 	o.Format = cmp.Or(o.Format, FormatText)
-	o.Approve = cmp.Or(o.Approve, ApproveReadOnly)
+	o.Approve = cmp.Or(o.Approve, conversation.ApproveReadOnly)
 	switch {
 	case o.Format != FormatText && o.Format != FormatJSONL:
 		return fmt.Errorf("%w: --format must be text or jsonl, not %q", ErrUsage, o.Format)
-	case !o.Approve.valid():
+	case !o.Approve.Valid():
 		return fmt.Errorf("%w: --approve must be all, read-only or none, not %q", ErrUsage, o.Approve)
 	case o.Agent == "":
 		return fmt.Errorf("%w: --agent is required", ErrUsage)

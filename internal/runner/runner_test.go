@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/conversation"
 	"github.com/hubdev/hub/internal/proc"
 )
 
@@ -26,7 +27,7 @@ func runFake(t *testing.T, ctx context.Context, a *fakeAdapter, mod func(*Option
 	reg.Register(a)
 	var stdout, stderr bytes.Buffer
 	o := Options{
-		Registry: reg, Agent: a.name, Cwd: t.TempDir(), Prompt: "hi", Approve: ApproveReadOnly,
+		Registry: reg, Agent: a.name, Cwd: t.TempDir(), Prompt: "hi", Approve: conversation.ApproveReadOnly,
 		Stdout: &stdout, Stderr: &stderr, Now: fixedNow, Grace: 200 * time.Millisecond, StopAll: func() {},
 		SkillsUserDir: t.TempDir(),
 	}
@@ -94,9 +95,9 @@ func TestRun_ExitCodes(t *testing.T) {
 		{name: "read-only denies edit", a: &fakeAdapter{script: steps(perm("t1", adapters.KindRead), perm("t2", adapters.KindEdit), text("done"), done(adapters.StopEndTurn))},
 			want: ExitDenied, wantOut: "done\n", wantErr: "1 permission request(s) denied"},
 		{name: "all allows edit", a: &fakeAdapter{script: steps(perm("t2", adapters.KindEdit), done(adapters.StopEndTurn))},
-			mod: func(o *Options) { o.Approve = ApproveAll }, want: ExitOK},
+			mod: func(o *Options) { o.Approve = conversation.ApproveAll }, want: ExitOK},
 		{name: "none denies read", a: &fakeAdapter{script: steps(perm("t1", adapters.KindRead), done(adapters.StopEndTurn))},
-			mod: func(o *Options) { o.Approve = ApproveNone }, want: ExitDenied},
+			mod: func(o *Options) { o.Approve = conversation.ApproveNone }, want: ExitDenied},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -279,12 +280,12 @@ var neverClosed = make(chan struct{})
 // read-only and none the agent must ask before it writes or runs anything.
 func TestRun_ApproveBoundsWhatTheAgentDoesUnasked(t *testing.T) {
 	tests := []struct {
-		approve Approve
+		approve conversation.Approve
 		want    adapters.Access
 	}{
-		{ApproveAll, adapters.AccessAgentDefault},
-		{ApproveReadOnly, adapters.AccessAskFirst},
-		{ApproveNone, adapters.AccessAskFirst},
+		{conversation.ApproveAll, adapters.AccessAgentDefault},
+		{conversation.ApproveReadOnly, adapters.AccessAskFirst},
+		{conversation.ApproveNone, adapters.AccessAskFirst},
 		{"", adapters.AccessAskFirst}, // the default is read-only
 	}
 	for _, tt := range tests {

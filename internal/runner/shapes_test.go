@@ -15,6 +15,7 @@ import (
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/adapters/acpclient"
 	"github.com/hubdev/hub/adapters/openai"
+	"github.com/hubdev/hub/conversation"
 	"github.com/hubdev/hub/internal/mockllm"
 	"github.com/hubdev/hub/internal/permission/permtest"
 )
@@ -66,7 +67,7 @@ func TestShapes_HubRunClassifiesAlike(t *testing.T) {
 		reg.Register(acpclient.New(acpclient.Config{Name: "shapes", Argv: []string{os.Args[0], "-test.run=^TestShapesAgent$"},
 			Env: map[string]string{permtest.AgentEnv: file}, InitTimeout: 30 * time.Second, StopGrace: time.Second, Logger: zerolog.Nop()}))
 		var out, errb bytes.Buffer
-		s := Run(context.Background(), Options{Registry: reg, Agent: "shapes", Cwd: ws, Prompt: "go", Approve: ApproveAll, Format: FormatText,
+		s := Run(context.Background(), Options{Registry: reg, Agent: "shapes", Cwd: ws, Prompt: "go", Approve: conversation.ApproveAll, Format: FormatText,
 			Stdout: &out, Stderr: &errb, Timeout: time.Minute, Grace: 2 * time.Second, StopAll: func() {}, SkillsUserDir: t.TempDir()})
 		if s.ExitCode != ExitDenied {
 			t.Fatalf("exit %d (%s), want %d: the refusals are counted\n%s", s.ExitCode, s.Error, ExitDenied, errb.String())
@@ -102,7 +103,7 @@ func TestShapes_HubRunClassifiesAlike(t *testing.T) {
 		reg.Register(openai.New(openai.Profile{Name: "openai", BaseURL: srv.URL, Model: "mock-model", APIKey: "k", Stream: true, ContextWindow: 1 << 20},
 			openai.Options{MaxRetries: &retries}))
 		var out, errb bytes.Buffer
-		s := Run(context.Background(), Options{Registry: reg, Agent: "openai", Cwd: ws, Prompt: "go", Approve: ApproveReadOnly, Format: FormatJSONL,
+		s := Run(context.Background(), Options{Registry: reg, Agent: "openai", Cwd: ws, Prompt: "go", Approve: conversation.ApproveReadOnly, Format: FormatJSONL,
 			Stdout: &out, Stderr: &errb, Timeout: time.Minute, Grace: 2 * time.Second, StopAll: func() {}, SkillsUserDir: t.TempDir()})
 		if s.ExitCode != ExitDenied {
 			t.Fatalf("exit %d (%s), want %d\n%s", s.ExitCode, s.Error, ExitDenied, errb.String())

@@ -13,6 +13,7 @@ import (
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/adapters/openai"
+	"github.com/hubdev/hub/conversation"
 	"github.com/hubdev/hub/internal/mockllm"
 )
 
@@ -83,7 +84,7 @@ func TestRun_TranscriptListsShellWrittenFiles(t *testing.T) {
 	reg := adapters.NewRegistry()
 	reg.Register(openai.New(openai.Profile{Name: "openai", BaseURL: srv.URL, Model: "mock-model", APIKey: "k", Stream: true}, openai.Options{}))
 	tdir := t.TempDir()
-	s := Run(context.Background(), Options{Registry: reg, Agent: "openai", Cwd: dir, Prompt: "append", Format: FormatText, Approve: ApproveAll,
+	s := Run(context.Background(), Options{Registry: reg, Agent: "openai", Cwd: dir, Prompt: "append", Format: FormatText, Approve: conversation.ApproveAll,
 		TranscriptDir: tdir, Timeout: 20 * time.Second, StopAll: func() {}, SkillsUserDir: t.TempDir()})
 	if s.ExitCode != ExitOK {
 		t.Fatalf("exit %d: %s", s.ExitCode, s.Error)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/conversation"
 )
 
 func toolCall(id string) adapters.Event {
@@ -69,7 +70,7 @@ func TestRun_TextOutput(t *testing.T) {
 		{name: "agent without permission hook warns", a: &fakeAdapter{script: steps(text("done"), done(adapters.StopEndTurn))},
 			want: ExitOK, stdout: "done\n", stderr: []string{"warning: fake cannot ask for permission: its tools run without asking, whatever --approve read-only says"}},
 		{name: "no warning with --approve all", a: &fakeAdapter{script: steps(text("done"), done(adapters.StopEndTurn))},
-			mod: func(o *Options) { o.Approve = ApproveAll }, want: ExitOK, stdout: "done\n", notErr: []string{"warning"}},
+			mod: func(o *Options) { o.Approve = conversation.ApproveAll }, want: ExitOK, stdout: "done\n", notErr: []string{"warning"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

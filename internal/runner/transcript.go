@@ -1,77 +1,49 @@
 package runner
 
 import (
-	"cmp"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
-	"path/filepath"
-	"slices"
 	"strings"
+	"time"
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/handover"
-	"github.com/hubdev/hub/internal/mask"
-	transcripts "github.com/hubdev/hub/internal/transcript"
+	"github.com/hubdev/hub/internal/transcript"
 )
 
-// transcript is what hub keeps of a run's conversation, by the agent
-// session id the run printed: enough to brief another agent that
-// continues it (hub run --resume ID --agent OTHER).
-type transcript struct {
-	Agent          string `json:"agent"`
-	AgentSessionID string `json:"sessionId"`
-	// Cwd is the run's working directory (canonical), for --continue.
-	Cwd   string         `json:"cwd,omitempty"`
-	Brief handover.Brief `json:"brief"`
+// runRecord is what hub keeps of a run's conversation, by the agent
+// session id the run printed (Meta.ID; Meta.Cwd is canonical, for
+// --continue): enough to brief another agent that continues it (hub run
+// --resume ID --agent OTHER). It is a transcript of two records, the
+// session and its brief.
+type runRecord struct {
+	transcript.Meta
+	Brief handover.Brief
 }
 
-func transcriptPath(dir, id string) (string, error) {
-	if !transcripts.SafeID(id) {
-		return "", fmt.Errorf("session id %q cannot name a transcript", id)
-	}
-	return filepath.Join(dir, id+".json"), nil
-}
-
-// loadTranscript reads the transcript of session id; nil when hub has none.
-func loadTranscript(dir, id string) *transcript {
+// loadTranscript reads the record of session id; nil when hub has none.
+func loadTranscript(dir, id string) *runRecord {
 	if dir == "" {
 		return nil
 	}
-	p, err := transcriptPath(dir, id)
-	if err != nil {
-		return nil
+	recs, _ := transcript.Read(dir, id)
+	var t runRecord
+	for _, r := range recs {
+		if r.Session != nil {
+			t.Meta = *r.Session
+		} else if r.Brief != nil {
+			t.Brief = *r.Brief
+		}
 	}
-	data, err := os.ReadFile(p)
-	if err != nil {
-		return nil
-	}
-	var t transcript
-	if json.Unmarshal(data, &t) != nil {
+	if t.Agent == "" {
 		return nil
 	}
 	return &t
 }
 
-func (t *transcript) save(dir string) error {
-	p, err := transcriptPath(dir, t.AgentSessionID)
-	if err != nil {
-		return err
-	}
-	data, err := json.Marshal(t)
-	if err != nil {
-		return err
-	}
-	data = mask.Default().JSON(data)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return err
-	}
-	tmp := p + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o600); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, p); err != nil {
+func (t *runRecord) save(dir string) error {
+	recs := []transcript.Record{{Type: transcript.TypeSession, Session: &t.Meta}, {Type: transcript.TypeBrief, Brief: &t.Brief}}
+	if err := transcript.Replace(dir, t.ID, recs); err != nil {
 		return err
 	}
 	pruneTranscripts(dir, maxTranscripts)
@@ -83,23 +55,12 @@ const maxTranscripts = 500
 
 // pruneTranscripts removes the oldest transcripts beyond keep.
 func pruneTranscripts(dir string, keep int) {
-	entries, err := os.ReadDir(dir)
-	if err != nil || len(entries) <= keep {
+	if entries, err := os.ReadDir(dir); err != nil || len(entries) <= keep {
 		return
 	}
-	type aged struct {
-		name string
-		mod  int64
-	}
-	var files []aged
-	for _, e := range entries {
-		if info, err := e.Info(); err == nil && strings.HasSuffix(e.Name(), ".json") {
-			files = append(files, aged{e.Name(), info.ModTime().UnixNano()})
-		}
-	}
-	slices.SortFunc(files, func(a, b aged) int { return cmp.Compare(b.mod, a.mod) })
-	for _, f := range files[min(keep, len(files)):] {
-		_ = os.Remove(filepath.Join(dir, f.name))
+	runs, _ := transcript.List(dir) // newest first
+	for _, s := range runs[min(keep, len(runs)):] {
+		_ = transcript.Remove(dir, s.ID)
 	}
 }
 
@@ -120,7 +81,7 @@ func (r *run) handover(name string, caps adapters.Capabilities, so *adapters.Ses
 	} else {
 		*prefix = brief + *prefix
 	}
-	r.out.progress("continuing %s session %s: %s is briefed on it", t.Agent, t.AgentSessionID, name)
+	r.out.progress("continuing %s session %s: %s is briefed on it", t.Agent, t.ID, name)
 	return true
 }
 
@@ -130,7 +91,7 @@ func (r *run) saveTranscript(prompt string) {
 	if r.o.TranscriptDir == "" || r.digest.AgentSessionID == "" {
 		return
 	}
-	t := transcript{Agent: r.o.Agent, AgentSessionID: r.digest.AgentSessionID, Cwd: canonicalDir(r.cwd)}
+	t := runRecord{Meta: transcript.Meta{ID: r.digest.AgentSessionID, Agent: r.o.Agent, Cwd: canonicalDir(r.cwd), Created: time.Now()}}
 	if r.from != nil {
 		t.Brief = r.from.Brief
 	}

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/conversation"
+	"github.com/hubdev/hub/internal/transcript"
 )
 
 // hub run --resume ID with another agent briefs that agent on the run it
@@ -21,7 +23,7 @@ func TestRun_ResumeWithAnotherAgentBriefsIt(t *testing.T) {
 	first := &fakeAdapter{name: "first", sessID: "sess-a", caps: adapters.Capabilities{Resume: true},
 		script: steps(edit, text("Fixed the parser."), done(adapters.StopEndTurn))}
 	if s, _, errOut := runFake(t, context.Background(), first, func(o *Options) {
-		o.TranscriptDir, o.Prompt, o.Approve = dir, "the bug is in parser.go", ApproveAll
+		o.TranscriptDir, o.Prompt, o.Approve = dir, "the bug is in parser.go", conversation.ApproveAll
 	}); s.ExitCode != ExitOK {
 		t.Fatalf("first run: %d %s", s.ExitCode, errOut)
 	}
@@ -68,15 +70,35 @@ func TestRun_ResumeWithAnotherAgentBriefsIt(t *testing.T) {
 	}
 }
 
+// A run recorded before the one record (runs/<id>.json) is still found
+// by --continue, and still briefs an agent that takes it over.
+func TestContinue_FindsAnOldRunRecord(t *testing.T) {
+	dir := t.TempDir()
+	data, err := os.ReadFile(filepath.Join("..", "transcript", "testdata", "old", "runs", "sess-old.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "sess-old.json"), data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	o := Options{Agent: "claude", Cwd: "/src", Continue: true, TranscriptDir: dir}
+	if err := o.resolveResume(); err != nil || o.ResumeID != "sess-old" {
+		t.Fatalf("--continue resumes %q, %v", o.ResumeID, err)
+	}
+	if tr := loadTranscript(dir, "sess-old"); tr == nil || tr.Agent != "claude" || len(tr.Brief.Turns) != 1 || tr.Brief.Files[0] != "/src/parser.go" {
+		t.Fatalf("old record read as %+v", tr)
+	}
+}
+
 func TestTranscripts_OldestArePruned(t *testing.T) {
 	dir := t.TempDir()
 	for i := 0; i < 5; i++ {
-		tr := transcript{Agent: "a", AgentSessionID: fmt.Sprintf("s-%d", i)}
+		tr := runRecord{Meta: transcript.Meta{Agent: "a", ID: fmt.Sprintf("s-%d", i)}}
 		if err := tr.save(dir); err != nil {
 			t.Fatal(err)
 		}
 		old := time.Now().Add(time.Duration(i-10) * time.Hour) // s-0 oldest
-		_ = os.Chtimes(filepath.Join(dir, tr.AgentSessionID+".json"), old, old)
+		_ = os.Chtimes(filepath.Join(dir, tr.ID+".jsonl"), old, old)
 	}
 	pruneTranscripts(dir, 3)
 	for i, want := range []bool{false, false, true, true, true} {

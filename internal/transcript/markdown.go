@@ -1,24 +1,31 @@
 package transcript
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"strings"
 
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/handover"
 	"github.com/hubdev/hub/internal/mask"
 )
 
 // Markdown renders a transcript as a readable conversation: the user's
 // prompts, the agent's text, and each tool call as one line with its last
-// status. Native-loop history messages and audited events read the same.
+// status. Native-loop history messages, audited events, hub acp's updates
+// and hub run's briefs read the same.
 func Markdown(recs []Record) string {
 	var m mdWriter
 	for _, r := range recs {
 		switch {
 		case r.Session != nil && m.meta == nil:
 			m.meta = r.Session
-			fmt.Fprintf(&m.b, "# %s\n\nAgent: %s · cwd: %s · started %s\n", r.Session.ID, r.Session.Agent, r.Session.Cwd, r.Session.Created.Format("2006-01-02 15:04"))
+			fmt.Fprintf(&m.b, "# %s\n\nAgent: %s · cwd: %s · started %s\n", cmp.Or(r.Session.Title, r.Session.ID), r.Session.Agent, r.Session.Cwd, r.Session.Created.Format("2006-01-02 15:04"))
+		case r.Type == TypeUpdate:
+			m.update(r.Update)
+		case r.Brief != nil:
+			m.brief(*r.Brief)
 		case r.Type == TypePrompt:
 			m.section("User", contentText(r.Prompt))
 			m.agent = r.Agent
@@ -105,6 +112,51 @@ func (m *mdWriter) event(ev adapters.Event) {
 			if _, ok := m.status[ev.Tool.ID]; ok {
 				m.status[ev.Tool.ID] = string(ev.Tool.Status)
 			}
+		}
+	}
+}
+
+// update renders one ACP session/update; thoughts are folded away.
+func (m *mdWriter) update(raw json.RawMessage) {
+	var u struct {
+		Kind    string          `json:"sessionUpdate"`
+		Content json.RawMessage `json:"content"`
+		ID      string          `json:"toolCallId"`
+		Title   string          `json:"title"`
+		Status  string          `json:"status"`
+		Entries []struct{ Content, Status string }
+	}
+	_ = json.Unmarshal(raw, &u) // a field of another shape is left empty
+	var chunk adapters.Content
+	_ = json.Unmarshal(u.Content, &chunk)
+	switch u.Kind {
+	case "user_message_chunk":
+		if m.last == "User" {
+			m.b.WriteString(chunk.Text)
+		} else {
+			m.section("User", chunk.Text)
+		}
+	case "agent_message_chunk":
+		m.agentText(chunk.Text)
+	case "tool_call":
+		m.tool(u.ID, u.Title, u.Status)
+	case "tool_call_update":
+		m.event(adapters.Event{Type: adapters.EventToolUpdate, Tool: &adapters.ToolCall{ID: u.ID, Status: adapters.ToolStatus(u.Status)}})
+	case "plan":
+		m.agentText("\n\nPlan:\n")
+		for _, e := range u.Entries {
+			fmt.Fprintf(&m.b, "- [%s] %s\n", e.Status, e.Content)
+		}
+	}
+}
+
+// brief renders the turns hub run kept of a run.
+func (m *mdWriter) brief(b handover.Brief) {
+	for n, t := range b.Turns {
+		m.section("User", t.Request)
+		m.agentText(t.Answer)
+		for i, title := range t.Tools {
+			m.tool(fmt.Sprint("turn", n, "-", i), title, "called")
 		}
 	}
 }

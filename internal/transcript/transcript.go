@@ -1,10 +1,13 @@
-// Package transcript keeps hub's JSONL session transcripts: one file per
-// session under the state dir, one record per line, appended as the turn
-// goes and synced when it ends. The native loop writes its history there
-// (and resumes from it); with `transcripts = true` every agent's normalized
-// Event stream is written in the same format, for audit. A torn last line,
-// left by a crash in the middle of a write, is skipped on reading and the
-// records before it are kept.
+// Package transcript is hub's one conversation record: JSONL, one file per
+// session, one record per line, appended as the turn goes and synced when
+// it ends. The native loop writes its history there (and resumes from it);
+// with `transcripts = true` every agent's normalized Event stream is
+// written in the same format, for audit; hub acp's session index keeps
+// each session's protocol updates in it, and hub run its runs' briefs. One
+// reader (Read, with the formats written before this one) and one
+// exporter (Markdown) serve them all. A torn last line, left by a crash in
+// the middle of a write, is skipped on reading and the records before it
+// are kept.
 package transcript
 
 import (
@@ -22,7 +25,9 @@ import (
 	"time"
 
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/handover"
 	"github.com/hubdev/hub/internal/mask"
+	"github.com/hubdev/hub/internal/safefile"
 )
 
 // Version is the record format; a reader skips records of a later one.
@@ -36,6 +41,8 @@ const (
 	TypeCompaction = "compaction" // history before the last Kept messages became Summary
 	TypeEvent      = "event"      // one normalized agent Event
 	TypeTurnEnd    = "turn_end"   // the turn ended with Stop
+	TypeUpdate     = "update"     // one ACP session/update, as hub acp sent it
+	TypeBrief      = "brief"      // what a hub run kept of its conversation
 )
 
 // ErrNotFound means hub has no transcript for a session id.
@@ -55,6 +62,8 @@ type Record struct {
 	Summary string             `json:"summary,omitempty"`
 	Kept    int                `json:"kept,omitempty"`
 	Stop    string             `json:"stop,omitempty"`
+	Update  json.RawMessage    `json:"update,omitempty"`
+	Brief   *handover.Brief    `json:"brief,omitempty"`
 }
 
 // Meta describes the session a transcript belongs to.
@@ -63,6 +72,7 @@ type Meta struct {
 	Agent   string    `json:"agent"`
 	Cwd     string    `json:"cwd,omitempty"`
 	Model   string    `json:"model,omitempty"`
+	Title   string    `json:"title,omitempty"`
 	Created time.Time `json:"created"`
 	// Resumed marks the session record a resume appends.
 	Resumed bool `json:"resumed,omitempty"`
@@ -103,7 +113,47 @@ type Writer struct {
 // Open opens session meta.ID's transcript in dir for appending, creating
 // it (and dir) when needed, and appends meta as a session record.
 func Open(dir string, meta Meta, now func() time.Time) (*Writer, error) {
-	p, err := Path(dir, meta.ID)
+	w, err := openWriter(dir, meta.ID, now)
+	if err != nil {
+		return nil, err
+	}
+	w.buf = bufio.NewWriter(w.f)
+	if meta.Created.IsZero() {
+		meta.Created = w.now()
+	}
+	w.Write(Record{Type: TypeSession, Session: &meta})
+	return w, w.Sync()
+}
+
+// Append adds recs to session id's transcript in dir in one write, unsynced
+// (a turn costs no fsync), for a writer that keeps the session's metadata
+// elsewhere (hub acp's index).
+func Append(dir, id string, recs []Record) error {
+	buf, err := encode(time.Now, recs...)
+	if err != nil {
+		return err
+	}
+	w, err := openWriter(dir, id, nil)
+	if err != nil {
+		return err
+	}
+	_, err = w.f.Write(buf)
+	return errors.Join(err, w.f.Close())
+}
+
+// Replace writes recs as session id's whole transcript, atomically, for a
+// record rewritten whole each time (hub run's).
+func Replace(dir, id string, recs []Record) error {
+	p, err := Path(dir, id)
+	buf, eerr := encode(time.Now, recs...)
+	if err := errors.Join(err, eerr); err != nil {
+		return err
+	}
+	return safefile.WriteAtomic(p, buf, 0o600)
+}
+
+func openWriter(dir, id string, now func() time.Time) (*Writer, error) {
+	p, err := Path(dir, id)
 	if err != nil {
 		return nil, err
 	}
@@ -117,16 +167,12 @@ func Open(dir string, meta Meta, now func() time.Time) (*Writer, error) {
 	if now == nil {
 		now = time.Now
 	}
-	w := &Writer{f: f, buf: bufio.NewWriter(f), now: now}
+	w := &Writer{f: f, now: now}
 	if err := w.endTorn(); err != nil {
 		f.Close()
 		return nil, err
 	}
-	if meta.Created.IsZero() {
-		meta.Created = now()
-	}
-	w.Write(Record{Type: TypeSession, Session: &meta})
-	return w, w.Sync()
+	return w, nil
 }
 
 // endTorn cuts a torn last line (a crash during a write) off the file, so
@@ -149,7 +195,7 @@ func (w *Writer) endTorn() error {
 // lastNewline is the offset just after the file's last newline (0 when it
 // has none), reading backwards from end.
 func lastNewline(f *os.File, end int64) (int64, error) {
-	buf := make([]byte, 8<<10)
+	buf := make([]byte, 1<<10) // a whole last line is the usual case
 	for off := end; off > 0; {
 		n := min(int64(len(buf)), off)
 		off -= n
@@ -170,20 +216,31 @@ func (w *Writer) Write(r Record) {
 	if w.err != nil || w.f == nil {
 		return
 	}
-	r.V = Version
-	if r.Time.IsZero() {
-		r.Time = w.now()
-	}
-	data, err := json.Marshal(r)
+	data, err := encode(w.now, r)
 	if err != nil {
-		w.err = fmt.Errorf("encode transcript record: %w", err)
+		w.err = err
 		return
 	}
-	data = append(mask.Default().JSON(data), '\n')
 	if _, err := w.buf.Write(data); err != nil {
 		w.err = fmt.Errorf("write transcript: %w", err)
 	}
 	w.dirty = true
+}
+
+// encode is recs' lines, stamped with the version and time, secrets masked.
+func encode(now func() time.Time, recs ...Record) (out []byte, err error) {
+	for _, r := range recs {
+		r.V = Version
+		if r.Time.IsZero() {
+			r.Time = now()
+		}
+		data, err := json.Marshal(r)
+		if err != nil {
+			return nil, fmt.Errorf("encode transcript record: %w", err)
+		}
+		out = append(append(out, mask.Default().JSON(data)...), '\n')
+	}
+	return out, nil
 }
 
 // Sync flushes and syncs what was written, at the end of a turn.
@@ -232,6 +289,9 @@ func Read(dir, id string) ([]Record, error) {
 		return nil, err
 	}
 	data, err := os.ReadFile(p)
+	if errors.Is(err, os.ErrNotExist) && migrateRun(dir, id) == nil {
+		data, err = os.ReadFile(p)
+	}
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("%s: %w", id, ErrNotFound)
 	}
@@ -249,7 +309,11 @@ func parse(data []byte, name string) ([]Record, error) {
 			continue
 		}
 		var r Record
-		if err := json.Unmarshal(line, &r); err != nil {
+		err := json.Unmarshal(line, &r)
+		if old, ok := legacyUpdate(line, r); ok {
+			r, err = old, nil
+		}
+		if err != nil {
 			if lastLine(lines, i) {
 				break
 			}
@@ -277,7 +341,6 @@ func lastLine(lines [][]byte, i int) bool {
 type Summary struct {
 	Meta
 	Updated time.Time `json:"updated"`
-	Path    string    `json:"path"`
 }
 
 // List returns the transcripts in dir, newest first, reading only each
@@ -292,10 +355,14 @@ func List(dir string) ([]Summary, error) {
 	}
 	var out []Summary
 	for _, e := range entries {
-		if e.IsDir() || !strings.HasSuffix(e.Name(), ".jsonl") {
+		name := e.Name()
+		if id, old := strings.CutSuffix(name, ".json"); old && migrateRun(dir, id) == nil {
+			name = id + ".jsonl"
+		}
+		if e.IsDir() || !strings.HasSuffix(name, ".jsonl") {
 			continue
 		}
-		if s, ok := summaryOf(filepath.Join(dir, e.Name())); ok {
+		if s, ok := summaryOf(filepath.Join(dir, name)); ok {
 			out = append(out, s)
 		}
 	}
@@ -321,7 +388,7 @@ func summaryOf(p string) (Summary, bool) {
 	if json.Unmarshal(line, &r) != nil || r.Type != TypeSession || r.Session == nil {
 		return Summary{}, false
 	}
-	return Summary{Meta: *r.Session, Updated: st.ModTime(), Path: p}, true
+	return Summary{Meta: *r.Session, Updated: st.ModTime()}, true
 }
 
 // Remove deletes session id's transcript; removing one that does not exist
@@ -331,6 +398,7 @@ func Remove(dir, id string) error {
 	if err != nil {
 		return err
 	}
+	_ = migrateRun(dir, id) // an old record goes too
 	if err := os.Remove(p); errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("%s: %w", id, ErrNotFound)
 	} else if err != nil {

@@ -1,0 +1,56 @@
+package all
+
+import (
+	"cmp"
+	"fmt"
+	"sync"
+
+	"github.com/rs/zerolog"
+
+	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/config"
+	"github.com/hubdev/hub/personas"
+)
+
+// warned holds the persona warnings logged so far: a registry built again
+// in the same process (hub run --max-turns) does not repeat them.
+var warned sync.Map
+
+func warnOnce(log zerolog.Logger, msg string) {
+	if _, seen := warned.LoadOrStore(msg, true); !seen {
+		log.Warn().Msg(msg)
+	}
+}
+
+// registerPersonas registers every persona visible from the config's
+// directory after the agents, on its backend (the file's agent, else the
+// default agent, else claude). A persona never takes an agent's name; an
+// untrusted one is registered but cannot start, so it is listed with the
+// reason. Its notes and the files that could not be used are logged once.
+func registerPersonas(r *adapters.Registry, cfg *config.Config, log zerolog.Logger) {
+	list, warns := personas.Discover(personas.Dirs{Cwd: cfg.Cwd, TrustProject: cfg.TrustProject})
+	for _, w := range warns {
+		warnOnce(log, w.String())
+	}
+	agents := map[string]bool{}
+	for _, n := range r.Names() {
+		agents[n] = true
+	}
+	for _, p := range list {
+		if agents[p.Name] {
+			warnOnce(log, fmt.Sprintf("%s: persona %q is not used: an agent has that name", p.File, p.Name))
+			continue
+		}
+		for _, n := range p.Notes {
+			warnOnce(log, n)
+		}
+		p.Agent = cmp.Or(p.Agent, cfg.DefaultAgent, "claude")
+		a := &personas.Adapter{P: p, Rules: cfg.Permissions}
+		if !agents[p.Agent] {
+			r.Register(a) // Ready and Start say the backend is unknown
+			continue
+		}
+		a.Backend, _ = r.Get(p.Agent)
+		r.Register(a)
+	}
+}

@@ -1,0 +1,146 @@
+package openai
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"sync"
+
+	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/adapters/openai/tools"
+	"github.com/hubdev/hub/internal/permission"
+)
+
+// The native loop's modes: plan and read-only offer no tool that writes
+// or runs a command; plan turns the answer into the session's plan.
+const (
+	modeDefault  = "default"
+	modePlan     = "plan"
+	modeReadOnly = "read-only"
+)
+
+var nativeModes = []adapters.Option{
+	{ID: modeDefault, Name: "Default", Description: "every tool, asked as the permission rules say"},
+	{ID: modePlan, Name: "Plan", Description: "reads and searches only; the answer is a plan"},
+	{ID: modeReadOnly, Name: "Read-only", Description: "reads and searches only"},
+}
+
+var writeKinds = []string{string(adapters.KindEdit), string(adapters.KindDelete), string(adapters.KindMove), string(adapters.KindExecute)}
+
+// toolset is what a session offers: the front end's filter (a persona's
+// tools) narrowed by the mode, which may change between turns.
+type toolset struct {
+	mu     sync.Mutex
+	filter *adapters.ToolFilter
+	mode   string
+}
+
+func newToolset(opts adapters.SessionOptions) (*toolset, error) {
+	t := &toolset{filter: opts.Tools}
+	return t, t.setMode(opts.Mode)
+}
+
+func (t *toolset) setMode(mode string) error {
+	if t == nil {
+		return fmt.Errorf("mode %q: %w", mode, adapters.ErrUnsupported)
+	}
+	switch mode {
+	case "", modeDefault, modePlan, modeReadOnly:
+	default:
+		return fmt.Errorf("mode %q (the native loop has default, plan and read-only): %w", mode, adapters.ErrUnsupported)
+	}
+	t.mu.Lock()
+	t.mode = mode
+	t.mu.Unlock()
+	return nil
+}
+
+func (t *toolset) current() (*adapters.ToolFilter, string) {
+	if t == nil {
+		return nil, ""
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	f := t.filter
+	if t.mode == modePlan || t.mode == modeReadOnly {
+		n := adapters.ToolFilter{Deny: writeKinds}
+		if f != nil {
+			n.Allow, n.Deny = f.Allow, append(append([]string{}, f.Deny...), writeKinds...)
+		}
+		f = &n
+	}
+	return f, t.mode
+}
+
+// permits says whether the named tool may be offered and run.
+func (t *toolset) permits(name string) bool {
+	f, _ := t.current()
+	return f.Permits(name, tools.KindOf(name))
+}
+
+// offer keeps the definitions of the tools the session may use.
+func (t *toolset) offer(defs []toolDef) []toolDef {
+	out := make([]toolDef, 0, len(defs))
+	for _, d := range defs {
+		if t.permits(d.Function.Name) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// check refuses a tool the session does not offer, however the model
+// came to call it, before the permission rules are consulted.
+func (s *Session) check(req permission.Request) permission.Verdict {
+	if !s.toolset.permits(req.Tool) {
+		_, mode := s.toolset.current()
+		return permission.Verdict{Decision: permission.Deny, By: permission.ByRule,
+			Reason: fmt.Sprintf("tool %s is not offered in this session (mode %q or the agent's tools)", req.Tool, mode)}
+	}
+	return s.perm.Check(req)
+}
+
+// modeNotes tell the model what its mode allows, after the system prompt.
+var modeNotes = map[string]string{
+	modePlan: "You are in plan mode: read and search only, change nothing. " +
+		"End your answer with the plan as a numbered list of steps, one line each.",
+	modeReadOnly: "You are in read-only mode: read and search only; you cannot change files or run commands.",
+}
+
+// noted is history with the mode's note added to the system message,
+// for one request; the history itself is left as it is.
+func (t *toolset) noted(history []message) []message {
+	_, mode := t.current()
+	note := modeNotes[mode]
+	if note == "" || len(history) == 0 || history[0].Role != "system" {
+		return history
+	}
+	text, ok := history[0].Content.(string)
+	if !ok {
+		return history
+	}
+	out := append([]message{{Role: "system", Content: text + "\n\n" + note}}, history[1:]...)
+	return out
+}
+
+// emitPlan, in plan mode, shows the final answer's list as the plan.
+func (t *toolset) emitPlan(text string, out *adapters.Turn) {
+	if _, mode := t.current(); mode == modePlan {
+		if plan := planOf(text); len(plan) > 0 {
+			out.Emit(adapters.Event{Type: adapters.EventPlan, Plan: plan})
+		}
+	}
+}
+
+var planItem = regexp.MustCompile(`^\s*(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?(.+)$`)
+
+// planOf reads a plan answer's list items as plan entries.
+func planOf(text string) []adapters.PlanEntry {
+	var out []adapters.PlanEntry
+	for _, line := range strings.Split(text, "\n") {
+		if m := planItem.FindStringSubmatch(line); m != nil {
+			out = append(out, adapters.PlanEntry{Content: strings.TrimSpace(m[1]), Priority: "medium", Status: "pending"})
+		}
+	}
+	return out
+}

@@ -1,0 +1,230 @@
+package conversation
+
+import (
+	"cmp"
+	"context"
+
+	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/config"
+	"github.com/hubdev/hub/internal/permission"
+)
+
+// What decided, besides permission's By* (the hard deny list, a rule, an
+// "always" answer, a grant, a skill, --allow-tool).
+const (
+	ByHub     = "hub"       // the request itself cannot be answered (options sharing an id)
+	ByUser    = "user"      // the editor's user, or the parent session's
+	ByApprove = "--approve" // hub run's and hub mcp's policy
+)
+
+// Question is a tool call the rules leave open, put to an Answerer.
+type Question struct {
+	Request *adapters.PermissionRequest
+	// Call is the call as hub reads it (permission.RequestOf).
+	Call permission.Request
+	// Must is set for a call only a person who sees it may allow (a
+	// secret read, a call hub cannot read); Why says why.
+	Must bool
+	Why  string
+	// Always says whether an "always" answer may cover the call.
+	Always bool
+	// Grant names the durable grant an "always allow" could keep ("" when
+	// the session keeps none); Keep stores it.
+	Grant string
+	Keep  func() (permission.Grant, error)
+}
+
+// Reply is an Answerer's answer: the option picked, who picked it (By)
+// and, for a refusal, why.
+type Reply struct {
+	Decision   adapters.PermissionDecision
+	By, Reason string
+}
+
+// Answerer answers what the rules leave open: the editor in hub acp,
+// --approve in hub run, the parent session for delegates.
+type Answerer interface {
+	Answer(ctx context.Context, q Question) Reply
+}
+
+// AnswerFunc is a function that is an Answerer.
+type AnswerFunc func(ctx context.Context, q Question) Reply
+
+// Answer calls f.
+func (f AnswerFunc) Answer(ctx context.Context, q Question) Reply { return f(ctx, q) }
+
+// GateOptions build a Gate.
+type GateOptions struct {
+	// Rules are the session's configured rules and grant settings.
+	Rules config.PermissionsConfig
+	// Grants keeps durable grants (nil, or a session grant scope: none).
+	Grants *permission.Grants
+	// Cwd is the session's root: relative paths' base, the grants' project.
+	Cwd string
+	// Agent is the agent asking, for durable grants.
+	Agent string
+	// Answerer answers what the rules leave open.
+	Answerer Answerer
+	// Emit receives one EventDecision per decision; nil: none.
+	Emit func(adapters.Event)
+}
+
+// Gate is a session's one permission gate: its rules, one "always" memory
+// and one grant store, the README's evaluation order, and the Answerer for
+// what they leave open. Every decision it takes is an EventDecision.
+type Gate struct {
+	rules *permission.Service
+	o     GateOptions
+}
+
+// NewGate builds the gate of one session; invalid rules are an error.
+func NewGate(o GateOptions) (*Gate, error) {
+	rules, err := permission.New(o.Rules)
+	if err != nil {
+		return nil, err
+	}
+	if o.Grants != nil && o.Rules.GrantScope() != config.GrantsSession {
+		rules.UseGrants(permission.GrantPolicy{Store: o.Grants, Project: config.ProjectRoot(o.Cwd), Agent: o.Agent,
+			UserWide: o.Rules.GrantScope() == config.GrantsUser, Lifetime: o.Rules.GrantLifetime()})
+	}
+	if o.Answerer == nil {
+		o.Answerer = ApproveNone
+	}
+	return &Gate{rules: rules, o: o}, nil
+}
+
+// Rules are the gate's rules, "always" answers and grants, for an agent
+// that judges its own tool calls (the native loop).
+func (g *Gate) Rules() *permission.Service { return g.rules }
+
+// Ask decides the agent's request; it is the session's
+// adapters.PermissionFunc.
+func (g *Gate) Ask(ctx context.Context, p *adapters.PermissionRequest) adapters.PermissionDecision {
+	return g.AskAs(ctx, p, g.o.Agent, g.o.Cwd)
+}
+
+// AskAs is Ask for a call of agent (a session's agent changes when the
+// user switches) made in cwd, the base of its relative paths.
+func (g *Gate) AskAs(ctx context.Context, p *adapters.PermissionRequest, agent, cwd string) adapters.PermissionDecision {
+	r := g.decide(ctx, p, agent, cwd)
+	if !r.Decision.Cancelled {
+		r.Decision.By, r.Decision.Reason = r.By, r.Reason
+		g.emit(p, r)
+	}
+	return r.Decision
+}
+
+// decide applies the evaluation order: a request hub cannot answer, then
+// the rules (hard deny, deny rules, "always" answers, must-ask, grants,
+// allow rules), then the Answerer.
+func (g *Gate) decide(ctx context.Context, p *adapters.PermissionRequest, agent, cwd string) Reply {
+	if why := permission.OptionsProblem(p.Options); why != "" {
+		return Reply{Decision: adapters.PermissionDecision{Kind: adapters.RejectOnce}, By: ByHub, Reason: why}
+	}
+	if f := p.Refusal; f != nil {
+		return Reply{Decision: Reject(p), By: f.By, Reason: f.Reason}
+	}
+	req := permission.RequestOf(p.Tool, cwd)
+	req.Agent = agent
+	v, decided := g.rules.Decide(req)
+	switch {
+	case ctx.Err() != nil:
+		return Reply{Decision: adapters.PermissionDecision{Cancelled: true}}
+	case decided && v.Decision == permission.Deny:
+		return Reply{Decision: Reject(p), By: v.By, Reason: v.Reason}
+	case decided && v.Decision == permission.Allow:
+		return Reply{Decision: Allow(p), By: v.By, Reason: v.Reason}
+	}
+	q := Question{Request: p, Call: req, Must: v.Must, Why: v.Reason, Always: permission.Coverable(req),
+		Keep: func() (permission.Grant, error) { return g.rules.Keep(req) }}
+	q.Grant, _ = g.rules.GrantOffer(req)
+	r := g.o.Answerer.Answer(ctx, q)
+	g.rules.Remember(req, r.Decision.Kind)
+	return r
+}
+
+// emit reports one decision.
+func (g *Gate) emit(p *adapters.PermissionRequest, r Reply) {
+	if g.o.Emit == nil {
+		return
+	}
+	d := r.Decision
+	g.o.Emit(adapters.Event{Type: adapters.EventDecision, Permission: p, Decision: &adapters.Decision{
+		ToolID: p.Tool.ID, Title: cmp.Or(p.Tool.Title, p.Tool.Name), Kind: p.Tool.Kind,
+		Allowed: d.Allowed(), By: r.By, Reason: r.Reason, Answer: &d}})
+}
+
+// Allow answers p with its first "allow once" option, else "always".
+func Allow(p *adapters.PermissionRequest) adapters.PermissionDecision {
+	return pick(p, adapters.AllowOnce, adapters.AllowAlways)
+}
+
+// Reject answers p with its first "reject once" option, else "always";
+// the gate refuses a request whose options share an id before.
+func Reject(p *adapters.PermissionRequest) adapters.PermissionDecision {
+	return pick(p, adapters.RejectOnce, adapters.RejectAlways)
+}
+
+func pick(p *adapters.PermissionRequest, kinds ...adapters.PermissionOptionKind) adapters.PermissionDecision {
+	for _, k := range kinds {
+		if o, ok := p.OptionFor(k); ok {
+			return adapters.PermissionDecision{OptionID: o.ID, Kind: o.Kind}
+		}
+	}
+	return adapters.PermissionDecision{Kind: kinds[0]}
+}
+
+// Approve is the fixed policy that answers permission requests where
+// nobody can (hub run, hub mcp): an Answerer.
+type Approve string
+
+const (
+	ApproveAll      Approve = "all"       // allow everything
+	ApproveReadOnly Approve = "read-only" // allow read, search, fetch, think
+	ApproveNone     Approve = "none"      // reject everything
+)
+
+var _ Answerer = ApproveNone
+
+// Valid reports whether a is all, read-only or none.
+func (a Approve) Valid() bool {
+	return a == ApproveAll || a == ApproveReadOnly || a == ApproveNone
+}
+
+var readOnlyKinds = map[adapters.ToolKind]bool{
+	adapters.KindRead: true, adapters.KindSearch: true, adapters.KindFetch: true, adapters.KindThink: true,
+}
+
+// Allows reports whether the policy lets a tool of this kind run.
+func (a Approve) Allows(kind adapters.ToolKind) bool {
+	switch a {
+	case ApproveAll:
+		return true
+	case ApproveReadOnly:
+		return readOnlyKinds[kind]
+	}
+	return false
+}
+
+// Answer answers q as a call of the kind hub read (execute for a call
+// carrying a command, whatever kind it claims). What must be asked is
+// refused: nobody can answer it here.
+func (a Approve) Answer(_ context.Context, q Question) Reply {
+	switch {
+	case q.Must:
+		return Reply{Decision: Reject(q.Request), By: ByApprove, Reason: "refused: " + q.Why + "; nobody can answer in hub run"}
+	case a.Allows(q.Call.Kind):
+		return Reply{Decision: Allow(q.Request), By: ByApprove, Reason: "--approve " + string(a)}
+	}
+	return Reply{Decision: Reject(q.Request), By: ByApprove, Reason: "--approve " + string(a)}
+}
+
+// Access is what the agent may do unasked under a: only --approve all
+// lets an agent's own sandbox decide; otherwise every write and command
+// must reach the gate as a permission request.
+func (a Approve) Access() adapters.Access {
+	if a == ApproveAll {
+		return adapters.AccessAgentDefault
+	}
+	return adapters.AccessAskFirst
+}

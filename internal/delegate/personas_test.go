@@ -1,0 +1,58 @@
+package delegate
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/rs/zerolog"
+
+	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/adapters/openai"
+	"github.com/hubdev/hub/internal/mockllm"
+	"github.com/hubdev/hub/personas"
+)
+
+// The agents tool describes each persona with when to use it and its
+// backend, the native delegate tool's list names both, and a delegation
+// to a persona runs it with its prompt.
+func TestMCP_DescribesAndDelegatesToPersonas(t *testing.T) {
+	mock := mockllm.NewOpenAIServer(mockllm.OpenAITurn{Text: "Reviewed."})
+	defer mock.Close()
+	reg := adapters.NewRegistry()
+	native := openai.New(openai.Profile{Name: "native", BaseURL: mock.URL, Model: "mock-model", Local: true, ContextWindow: 100000},
+		openai.Options{IdleTimeout: 10 * time.Second})
+	reg.Register(native)
+	reg.Register(&personas.Adapter{Backend: native, P: personas.Persona{Name: "reviewer", Description: "Reviews a change before merging.",
+		Prompt: "You are the reviewer persona.", Trusted: true}})
+	d := New(Options{Registry: reg, Cwd: t.TempDir(), Log: zerolog.Nop()})
+	defer d.Close()
+	cs, _ := connect(t, d)
+	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "agents", Arguments: map[string]any{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(res.StructuredContent)
+	var out AgentsOutput
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(out.Agents, func(a AgentInfo) bool { return a.Name == "reviewer" })
+	if i < 0 || out.Agents[i].Description != "Reviews a change before merging." || out.Agents[i].Backend != "native" {
+		t.Fatalf("agents tool: %s", b)
+	}
+	names := AgentNames(d, []string{"native"})
+	if !slices.Contains(names, "reviewer (Reviews a change before merging.; runs on native)") {
+		t.Errorf("AgentNames = %q", names)
+	}
+	_, r := call(t, cs, "delegate", map[string]any{"agent": "reviewer", "prompt": "review"})
+	if r.Agent != "reviewer" || !strings.Contains(r.Answer, "Reviewed.") {
+		t.Errorf("result %+v", r)
+	}
+	if sys := mockllm.MessageText(mock.Requests()[0].Messages[0]); !strings.Contains(sys, "You are the reviewer persona.") {
+		t.Errorf("system message %q lacks the persona's prompt", sys)
+	}
+}

@@ -1,0 +1,87 @@
+package transcript
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// copyOld copies testdata/old/<sub> into a fresh dir (reading may migrate).
+func copyOld(t *testing.T, sub string) string {
+	t.Helper()
+	dir := t.TempDir()
+	entries, err := os.ReadDir(filepath.Join("testdata", "old", sub))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		data, err := os.ReadFile(filepath.Join("testdata", "old", sub, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, e.Name()), data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// hub acp's history files of before the one record held bare updates:
+// each reads as an update record and exports like a new one.
+func TestRead_OldACPHistory(t *testing.T) {
+	dir := copyOld(t, "sessions")
+	recs, err := Read(dir, "hub_0ld5e55i0n0000000000000000")
+	if err != nil || len(recs) != 6 {
+		t.Fatalf("read %d records, %v", len(recs), err)
+	}
+	for _, r := range recs {
+		if r.Type != TypeUpdate || len(r.Update) == 0 {
+			t.Fatalf("record %+v is not an update", r)
+		}
+	}
+	md := Markdown(append([]Record{{Type: TypeSession, Session: &Meta{ID: "hub_0ld5e55i0n0000000000000000", Agent: "replay", Title: "Fix the parser"}}}, recs...))
+	for _, want := range []string{"# Fix the parser", "## User\n\nthe bug is in parser.go", "## replay\n\n", "- tool: Edit parser.go (completed)", "Fixed the parser."} {
+		if !strings.Contains(md, want) {
+			t.Errorf("markdown lacks %q:\n%s", want, md)
+		}
+	}
+	if strings.Contains(md, "thinking about it") {
+		t.Errorf("markdown shows a thought:\n%s", md)
+	}
+}
+
+// hub run's old record (<id>.json) becomes a transcript the first time it
+// is read or listed: same brief, same time, the old file gone.
+func TestRead_OldRunRecordMigrates(t *testing.T) {
+	for _, first := range []string{"read", "list"} {
+		t.Run(first, func(t *testing.T) {
+			dir := copyOld(t, "runs")
+			old := filepath.Join(dir, "sess-old.json")
+			then := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+			if err := os.Chtimes(old, then, then); err != nil {
+				t.Fatal(err)
+			}
+			if first == "list" {
+				list, err := List(dir)
+				if err != nil || len(list) != 1 || list[0].ID != "sess-old" || list[0].Agent != "claude" || list[0].Cwd != "/src" || !list[0].Updated.Equal(then) {
+					t.Fatalf("list %+v, %v", list, err)
+				}
+			}
+			recs, err := Read(dir, "sess-old")
+			if err != nil || len(recs) != 2 || recs[1].Brief == nil || len(recs[1].Brief.Turns) != 1 || recs[1].Brief.Files[0] != "/src/parser.go" {
+				t.Fatalf("read %+v, %v", recs, err)
+			}
+			if _, err := os.Stat(old); !os.IsNotExist(err) {
+				t.Fatalf("the old record is still there: %v", err)
+			}
+			md := Markdown(recs)
+			for _, want := range []string{"# sess-old", "Agent: claude · cwd: /src", "## User\n\nthe bug is in parser.go", "## claude\n\nFixed the parser.", "- tool: Edit parser.go"} {
+				if !strings.Contains(md, want) {
+					t.Errorf("markdown lacks %q:\n%s", want, md)
+				}
+			}
+		})
+	}
+}

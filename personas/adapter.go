@@ -1,0 +1,123 @@
+package personas
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/config"
+	"github.com/hubdev/hub/internal/permission"
+)
+
+// ErrUntrusted is a persona from a project file the user has not trusted.
+var ErrUntrusted = errors.New("untrusted persona")
+
+// Adapter runs a persona on its backend adapter; it registers under the
+// persona's name, so every front end runs it like any agent.
+type Adapter struct {
+	P       Persona
+	Backend adapters.Adapter
+	// Rules are the user's permission rules, narrowed for each session
+	// whose front end gives none of its own (SessionOptions.Rules).
+	Rules config.PermissionsConfig
+}
+
+var _ adapters.Adapter = (*Adapter)(nil)
+
+var _ adapters.Persona = (*Adapter)(nil)
+
+// Name is the persona's name.
+func (a *Adapter) Name() string { return a.P.Name }
+
+// Description says when to use the persona.
+func (a *Adapter) Description() string { return a.P.Description }
+
+// BackendName is the agent the persona runs on.
+func (a *Adapter) BackendName() string {
+	if a.Backend == nil {
+		return a.P.Agent
+	}
+	return a.Backend.Name()
+}
+
+// Capabilities are the backend's, described as the persona.
+func (a *Adapter) Capabilities() adapters.Capabilities {
+	if a.Backend == nil {
+		return adapters.Capabilities{Notes: fmt.Sprintf("persona on %s, which is not an agent hub knows (%s)", a.P.Agent, a.P.File)}
+	}
+	c := a.Backend.Capabilities()
+	if a.P.Model != "" {
+		c.DefaultModel = a.P.Model
+	}
+	c.Notes = fmt.Sprintf("persona on %s (%s): %s", a.Backend.Name(), a.P.File, a.P.Description)
+	return c
+}
+
+// Ready is the persona's trust, then the backend's readiness.
+func (a *Adapter) Ready() error {
+	if !a.P.Trusted {
+		return fmt.Errorf("%w: %s", ErrUntrusted, a.P.Untrusted)
+	}
+	if a.Backend == nil {
+		return a.noBackend()
+	}
+	return adapters.Ready(a.Backend)
+}
+
+func (a *Adapter) noBackend() error {
+	return fmt.Errorf("%w %q: persona %s (%s) runs on it; fix its agent key (see 'hub agents')", adapters.ErrUnknownAgent, a.P.Agent, a.P.Name, a.P.File)
+}
+
+// Start opens a backend session fitted to the persona. An untrusted
+// persona never starts.
+func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adapters.Session, error) {
+	if !a.P.Trusted {
+		return nil, fmt.Errorf("%w %s: %s: %w", ErrUntrusted, a.P.Name, a.P.Untrusted, adapters.ErrUnsupported)
+	}
+	if a.Backend == nil {
+		return nil, a.noBackend()
+	}
+	opts, warns := a.P.Apply(opts, a.Backend.Capabilities(), a.Backend.Name(), a.Rules)
+	s, err := a.Backend.Start(ctx, opts)
+	if err != nil || len(warns) == 0 {
+		return s, err
+	}
+	return &warned{Session: s, warns: warns}, nil
+}
+
+// gate marks what the persona's own rules deny as refused, for the
+// session's gate to refuse and report; the rest goes to next as it is.
+func (p Persona) gate(next adapters.PermissionFunc, cwd string) adapters.PermissionFunc {
+	if next == nil {
+		return nil
+	}
+	own, err := permission.New(p.ownRules())
+	if err != nil { // Parse checked every rule
+		own, _ = permission.New(config.PermissionsConfig{})
+	}
+	return func(ctx context.Context, req *adapters.PermissionRequest) adapters.PermissionDecision {
+		if v, ok := own.Decide(permission.RequestOf(req.Tool, cwd)); ok && v.Decision == permission.Deny && !v.Hard {
+			req.Refusal = &adapters.Refusal{By: "persona " + p.Name, Reason: v.Reason}
+		}
+		return next(ctx, req)
+	}
+}
+
+// warned is a session whose first turn starts with the persona's
+// warnings: what its backend could not take.
+type warned struct {
+	adapters.Session
+	warns []string
+	once  sync.Once
+}
+
+func (w *warned) Prompt(ctx context.Context, prompt []adapters.Content, emit func(adapters.Event)) (adapters.StopReason, error) {
+	w.once.Do(func() {
+		for _, m := range w.warns {
+			emit(adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{Message: m, Code: adapters.CodeWarning}})
+		}
+	})
+	return w.Session.Prompt(ctx, prompt, emit)
+}

@@ -1,0 +1,144 @@
+package personas
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/config"
+	"github.com/hubdev/hub/internal/permission"
+)
+
+// gated are the kinds the gate can refuse; a persona that lists none of a
+// kind's tools gets a deny rule for it.
+var gated = []adapters.ToolKind{adapters.KindRead, adapters.KindSearch, adapters.KindEdit, adapters.KindDelete,
+	adapters.KindMove, adapters.KindExecute, adapters.KindFetch}
+
+// writes are the kinds plan and read-only modes take away.
+var writes = []adapters.ToolKind{adapters.KindEdit, adapters.KindDelete, adapters.KindMove, adapters.KindExecute}
+
+// bypassModes are backend modes in which the agent runs its tools without
+// the permission requests hub's gate answers: a persona cannot choose
+// them (the user still can, in the editor or with --mode).
+var bypassModes = map[string]bool{"bypasspermissions": true, "dontask": true, "full-access": true, "yolo": true, "danger-full-access": true}
+
+// canonical is a tool entry as hub's filter names it: its kind when hub
+// knows the name, else the name.
+func canonical(tool string) string {
+	if k, ok := permission.KindOfTool(tool); ok {
+		return string(k)
+	}
+	return strings.ToLower(tool)
+}
+
+// Filter is the persona's tools as hub's kinds and names; nil when it
+// lists none and its mode takes none away.
+func (p Persona) Filter() *adapters.ToolFilter {
+	var f adapters.ToolFilter
+	if p.ToolsSet {
+		f.Allow = []string{}
+		for _, t := range p.Tools {
+			c := canonical(t)
+			f.Allow = append(f.Allow, c)
+			if c == string(adapters.KindEdit) { // an edit tool may delete and move
+				f.Allow = append(f.Allow, string(adapters.KindDelete), string(adapters.KindMove))
+			}
+		}
+	}
+	for _, t := range p.Disallowed {
+		f.Deny = append(f.Deny, canonical(t))
+	}
+	if p.Mode == ModePlan || p.Mode == ModeReadOnly {
+		for _, k := range writes {
+			f.Deny = append(f.Deny, string(k))
+		}
+	}
+	if f.Allow == nil && f.Deny == nil {
+		return nil
+	}
+	return &f
+}
+
+// Rules are the user's rules narrowed by the persona: a deny for each
+// kind of tool it may not use, then its own deny and ask rules. Its allow
+// rules are dropped: a persona file never widens the user's config.
+func (p Persona) Rules(user config.PermissionsConfig) config.PermissionsConfig {
+	out := user
+	out.Rules = slices.Clone(user.Rules)
+	f := p.Filter()
+	for _, k := range gated {
+		if !f.Permits("", k) {
+			out.Rules = append(out.Rules, config.PermissionRule{Tool: string(k), Decision: "deny"})
+		}
+	}
+	for _, name := range p.Disallowed {
+		out.Rules = append(out.Rules, config.PermissionRule{Tool: name, Decision: "deny"})
+	}
+	for _, r := range p.Permissions {
+		if d := strings.ToLower(strings.TrimSpace(r.Decision)); d == "deny" || d == "ask" {
+			out.Rules = append(out.Rules, r)
+		}
+	}
+	return out
+}
+
+// ownRules are the rules the persona adds to the user's, alone.
+func (p Persona) ownRules() config.PermissionsConfig {
+	return p.Rules(config.PermissionsConfig{})
+}
+
+// Apply fits opts to the persona on a backend with caps: its prompt
+// through the system-level channel (replacing the system prompt when the
+// file says replace and the backend can), its model when the front end
+// chose none, its mode where the backend has it, its tools, and the
+// user's rules (user; opts.Rules when the front end gives them) narrowed.
+// warnings are what the user should hear at start: what the backend
+// cannot take.
+func (p Persona) Apply(opts adapters.SessionOptions, caps adapters.Capabilities, backend string, user config.PermissionsConfig) (adapters.SessionOptions, []string) {
+	var warns []string
+	switch {
+	case p.Prompt == "":
+	case p.Replace && caps.SystemPrompt && opts.SystemPrompt == "":
+		opts.SystemPrompt = p.Prompt
+	default:
+		if p.Replace {
+			warns = append(warns, fmt.Sprintf("persona %s: %s cannot replace its system prompt; the persona's prompt is added to it", p.Name, backend))
+		}
+		opts.Instructions = strings.TrimSpace(p.Prompt + "\n\n" + opts.Instructions)
+	}
+	if p.Model != "" && opts.Model == "" {
+		opts.Model = p.Model
+	}
+	if m := p.Mode; m != "" && m != ModeDefault {
+		switch {
+		case bypassModes[strings.ToLower(m)]:
+			warns = append(warns, fmt.Sprintf("persona %s: mode %s ignored: it would let %s skip hub's permission gate, and a persona only narrows", p.Name, m, backend))
+		case slices.ContainsFunc(caps.Modes, func(o adapters.Option) bool { return o.ID == m }):
+			opts.Mode = m
+		case m == ModePlan || m == ModeReadOnly:
+			warns = append(warns, fmt.Sprintf("persona %s: %s has no %s mode; hub refuses its writes and commands instead", p.Name, backend, m))
+		default:
+			warns = append(warns, fmt.Sprintf("persona %s: %s has no mode %q; it runs in its own default mode", p.Name, backend, m))
+		}
+	}
+	if f := p.Filter(); f != nil {
+		if opts.Tools != nil {
+			f.Deny = append(f.Deny, opts.Tools.Deny...)
+		}
+		opts.Tools = f
+	}
+	base := user
+	if opts.Rules != nil {
+		base = *opts.Rules
+	}
+	narrowed := p.Rules(base)
+	opts.Rules = &narrowed
+	opts.Permission = p.gate(p.titled(opts.Permission), opts.Cwd)
+	if text, ws := p.skillInstructions(opts.Cwd); text != "" || len(ws) > 0 {
+		opts.Instructions = strings.TrimSpace(opts.Instructions + "\n\n" + text)
+		warns = append(warns, ws...)
+	}
+	p.delegation(&opts)
+	return opts, warns
+}

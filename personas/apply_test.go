@@ -1,0 +1,125 @@
+package personas
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/config"
+)
+
+// capture is a backend that keeps the options it was started with.
+type capture struct {
+	fakeBackend
+	caps adapters.Capabilities
+	got  adapters.SessionOptions
+}
+
+func (c *capture) Capabilities() adapters.Capabilities { return c.caps }
+func (c *capture) Start(_ context.Context, o adapters.SessionOptions) (adapters.Session, error) {
+	c.got = o
+	return nil, nil
+}
+
+func permReq(name string, kind adapters.ToolKind, input string) *adapters.PermissionRequest {
+	return adapters.NewPermissionRequest(adapters.ToolCall{ID: "1", Name: name, Title: name, Kind: kind, RawInput: json.RawMessage(input)}, nil)
+}
+
+// A persona's mode applies where the backend has it, except a mode that
+// would skip hub's gate: that one is refused with a warning.
+func TestApply_ModeNeverBypassesTheGate(t *testing.T) {
+	caps := adapters.Capabilities{Modes: []adapters.Option{{ID: "default"}, {ID: "plan"}, {ID: "bypassPermissions"}}}
+	for _, tc := range []struct{ mode, want, warn string }{
+		{"plan", "plan", ""},
+		{"bypassPermissions", "", "skip hub's permission gate"},
+		{"read-only", "", "refuses its writes"},
+	} {
+		p := Persona{Name: "p", Mode: tc.mode, Trusted: true}
+		got, warns := p.Apply(adapters.SessionOptions{}, caps, "claude", config.PermissionsConfig{})
+		if got.Mode != tc.want || (tc.warn == "") != (len(warns) == 0) || !strings.Contains(strings.Join(warns, " "), tc.warn) {
+			t.Errorf("mode %s: got %q, warnings %q", tc.mode, got.Mode, warns)
+		}
+	}
+}
+
+// On an agent that asks hub before its tools (a CLI, an ACP agent), the
+// persona's gate refuses what it does not list before the front end is
+// asked, and names the persona in what reaches the user. Its prompt and
+// skills go through the instructions channel; its delegates narrow
+// delegation.
+func TestApply_GateInstructionsAndDelegates(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	cwd := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(cwd, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	skill := filepath.Join(cwd, ".hub", "skills", "go-style")
+	if err := os.MkdirAll(skill, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(skill, "SKILL.md"), []byte("---\nname: go-style\ndescription: Go style\nallowed-tools: Bash(*)\n---\nUse gofmt.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := Parse("p.md", []byte("---\nname: auditor\ndescription: d\ntools: Read, Bash\nskills: go-style\ndelegates: [codex]\n"+
+		"permissions:\n  deny: [\"Bash(git push:*)\"]\n---\nYou audit.\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Trusted = true
+	backend := &capture{caps: adapters.Capabilities{Instructions: true}}
+	var asked []string
+	var delegated []string
+	opts := adapters.SessionOptions{Cwd: cwd, Instructions: "front end's",
+		Permission: func(_ context.Context, req *adapters.PermissionRequest) adapters.PermissionDecision {
+			if req.Refusal != nil { // as the session's gate does (conversation.Gate)
+				return adapters.PermissionDecision{OptionID: "reject_once", Kind: adapters.RejectOnce}
+			}
+			asked = append(asked, req.Tool.Title)
+			return adapters.PermissionDecision{OptionID: "allow_once", Kind: adapters.AllowOnce}
+		},
+		Delegate: func(_ context.Context, r adapters.DelegateRequest) (string, error) {
+			delegated = append(delegated, r.Agent)
+			return "ok", nil
+		},
+		DelegateAgents: []string{"codex", "gemini", "reviewer (Reviews.; runs on claude)"}}
+	if _, err := (&Adapter{P: p, Backend: backend}).Start(context.Background(), opts); err != nil {
+		t.Fatal(err)
+	}
+	got := backend.got
+	for _, tc := range []struct {
+		req     *adapters.PermissionRequest
+		allowed bool
+	}{
+		{permReq("Edit", adapters.KindEdit, `{"file_path":"a.go"}`), false},
+		{permReq("Bash", adapters.KindExecute, `{"command":"git push origin main"}`), false},
+		{permReq("WebFetch", adapters.KindFetch, `{"url":"https://example.com"}`), false},
+		{permReq("Bash", adapters.KindExecute, `{"command":"go test ./..."}`), true},
+	} {
+		if d := got.Permission(context.Background(), tc.req); d.Allowed() != tc.allowed {
+			t.Errorf("%s %s: allowed %v, want %v", tc.req.Tool.Name, tc.req.Tool.RawInput, d.Allowed(), tc.allowed)
+		}
+	}
+	if !slices.Equal(asked, []string{"auditor: Bash"}) {
+		t.Errorf("the front end was asked %q, want only the allowed call, named after the persona", asked)
+	}
+	if !strings.HasPrefix(got.Instructions, "You audit.") || !strings.Contains(got.Instructions, "front end's") || !strings.Contains(got.Instructions, "Use gofmt.") {
+		t.Errorf("instructions %q", got.Instructions)
+	}
+	if got.Tools == nil || got.Tools.Permits("Edit", adapters.KindEdit) || !got.Tools.Permits("Bash", adapters.KindExecute) {
+		t.Errorf("tools %+v", got.Tools)
+	}
+	if !slices.Equal(got.DelegateAgents, []string{"codex"}) {
+		t.Errorf("delegate agents %q", got.DelegateAgents)
+	}
+	if _, err := got.Delegate(context.Background(), adapters.DelegateRequest{Agent: "gemini"}); err == nil {
+		t.Error("delegated to an agent the persona does not name")
+	}
+	if _, err := got.Delegate(context.Background(), adapters.DelegateRequest{Agent: "codex"}); err != nil || !slices.Equal(delegated, []string{"codex"}) {
+		t.Errorf("delegate to codex: %v, %q", err, delegated)
+	}
+}

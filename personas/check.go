@@ -1,0 +1,63 @@
+package personas
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/permission"
+)
+
+// Check is what 'hub doctor' says about a persona registered as a: whether
+// it can run (trust, its backend), and the tools and mode its backend
+// does not have. ok is false when it cannot run as written.
+func Check(a *Adapter) (problems []string, ok bool) {
+	p := a.P
+	ok = true
+	if !p.Trusted {
+		problems, ok = append(problems, p.Untrusted), false
+	}
+	if err := a.Ready(); err != nil && p.Trusted {
+		problems, ok = append(problems, err.Error()), false
+	}
+	for _, t := range append(slices.Clone(p.Tools), p.Disallowed...) {
+		if !knownTool(t) {
+			problems = append(problems, fmt.Sprintf("tool %q is not one hub knows: use Claude's names (Read, Grep, Glob, Edit, Write, Bash, WebFetch), hub's tool names or kinds, or mcp__server__tool", t))
+		}
+	}
+	if m := p.Mode; m != "" && m != ModeDefault && a.Backend != nil {
+		caps := a.Backend.Capabilities()
+		has := slices.ContainsFunc(caps.Modes, func(o adapters.Option) bool { return o.ID == m })
+		switch {
+		case bypassModes[strings.ToLower(m)]:
+			problems = append(problems, fmt.Sprintf("mode %s is ignored: it would skip hub's permission gate, and a persona only narrows", m))
+		case has:
+		case m == ModePlan || m == ModeReadOnly:
+			problems = append(problems, fmt.Sprintf("mode %s: %s has no such mode; hub refuses its writes and commands instead", m, a.Backend.Name()))
+		default:
+			problems, ok = append(problems, fmt.Sprintf("mode %q: %s's modes are %s", m, a.Backend.Name(), modeIDs(caps.Modes))), false
+		}
+	}
+	return append(problems, p.Notes...), ok
+}
+
+func knownTool(t string) bool {
+	l := strings.ToLower(t)
+	if _, ok := permission.KindOfTool(l); ok || adapters.IsKind(l) || strings.HasPrefix(l, "mcp__") || l == "delegate_agent" {
+		return true
+	}
+	// Claude's tools hub has no kind for: kept, never gated by kind.
+	return slices.Contains([]string{"todowrite", "task", "agent", "exitplanmode", "bashoutput", "killshell", "slashcommand"}, strings.SplitN(l, "(", 2)[0])
+}
+
+func modeIDs(opts []adapters.Option) string {
+	if len(opts) == 0 {
+		return "none"
+	}
+	ids := make([]string, len(opts))
+	for i, o := range opts {
+		ids[i] = o.ID
+	}
+	return strings.Join(ids, ", ")
+}

@@ -1,0 +1,166 @@
+package personas
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/hubdev/hub/internal/config"
+	"github.com/hubdev/hub/internal/safefile"
+)
+
+// Where a persona was found, nearest first.
+const (
+	SourceProjectHub    = "project:.hub/agents"
+	SourceProjectClaude = "project:.claude/agents"
+	SourceUser          = "user"
+	SourceClaudeUser    = "user:~/.claude/agents"
+)
+
+// Warning is a persona file that could not be used, or was passed over.
+type Warning struct {
+	Path    string `json:"path"`
+	Message string `json:"message"`
+}
+
+func (w Warning) String() string { return w.Path + ": " + w.Message }
+
+// Dirs are where Discover looks; zero fields are the defaults.
+type Dirs struct {
+	Cwd string
+	// UserDir is hub's config dir (config.UserDir()); Home the user's home
+	// (for ~/.claude/agents).
+	UserDir, Home string
+	// TrustProject trusts every project file for this run (--trust-project).
+	TrustProject bool
+}
+
+type root struct{ dir, source string }
+
+func (d Dirs) roots() []root {
+	var out []root
+	if d.Cwd != "" {
+		for _, dir := range config.ProjectDirs(d.Cwd) {
+			out = append(out, root{filepath.Join(dir, ".hub", "agents"), SourceProjectHub},
+				root{filepath.Join(dir, ".claude", "agents"), SourceProjectClaude})
+		}
+	}
+	user := d.UserDir
+	if user == "" {
+		user = config.UserDir()
+	}
+	out = append(out, root{filepath.Join(user, "agents"), SourceUser})
+	home := d.Home
+	if home == "" {
+		home, _ = os.UserHomeDir()
+	}
+	if home != "" {
+		out = append(out, root{filepath.Join(home, ".claude", "agents"), SourceClaudeUser})
+	}
+	return out
+}
+
+func (r root) project() bool { return strings.HasPrefix(r.source, "project:") }
+
+// Discover lists the personas visible from d.Cwd, sorted by name. A name
+// found twice keeps the nearest file, except that a project file hub does
+// not trust never shadows the user's own. An untrusted project persona is
+// listed with the reason it cannot run. Bad files become warnings.
+func Discover(d Dirs) ([]Persona, []Warning) {
+	var all []Persona
+	var warns []Warning
+	for _, r := range d.roots() {
+		list, ws := scan(r, d.TrustProject)
+		all, warns = append(all, list...), append(warns, ws...)
+	}
+	users := map[string]string{}
+	for _, p := range all {
+		if p.Trusted && !strings.HasPrefix(p.Source, "project:") {
+			if _, ok := users[p.Name]; !ok {
+				users[p.Name] = p.File
+			}
+		}
+	}
+	seen := map[string]string{}
+	var out []Persona
+	for _, p := range all {
+		if file, mine := users[p.Name]; mine && !p.Trusted {
+			warns = append(warns, Warning{p.File, fmt.Sprintf("persona %q is passed over for your own %s: the project is not trusted (run 'hub trust')", p.Name, file)})
+			continue
+		}
+		if prev, dup := seen[p.Name]; dup {
+			warns = append(warns, Warning{p.File, fmt.Sprintf("persona %q is shadowed by %s", p.Name, prev)})
+			continue
+		}
+		seen[p.Name] = p.File
+		out = append(out, p)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, warns
+}
+
+// scan loads the *.md files of one root.
+func scan(r root, trustProject bool) ([]Persona, []Warning) {
+	entries, err := os.ReadDir(r.dir)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, []Warning{{r.dir, err.Error()}}
+	}
+	var out []Persona
+	var warns []Warning
+	for _, e := range entries {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".md") {
+			continue
+		}
+		file := filepath.Join(r.dir, e.Name())
+		data, err := safefile.Read(file, config.MaxProjectFile)
+		if err != nil {
+			warns = append(warns, Warning{file, err.Error()})
+			continue
+		}
+		p, err := Parse(file, data)
+		if err != nil {
+			warns = append(warns, Warning{file, err.Error()})
+			continue
+		}
+		p.Source, p.Trusted = r.source, !r.project() || trustProject || config.IsTrusted(file, data)
+		if !p.Trusted {
+			p.Untrusted = fmt.Sprintf("the project file %s is not trusted: run 'hub trust' in %s (or pass --trust-project) to let it run",
+				file, config.ProjectRoot(filepath.Dir(filepath.Dir(r.dir))))
+		}
+		out = append(out, p)
+	}
+	return out, warns
+}
+
+// ProjectFiles are the project persona files visible from cwd, for 'hub
+// trust' to record.
+func ProjectFiles(cwd string) []string {
+	var out []string
+	for _, r := range (Dirs{Cwd: cwd}).roots() {
+		if !r.project() {
+			continue
+		}
+		list, _ := scan(r, false)
+		for _, p := range list {
+			out = append(out, p.File)
+		}
+	}
+	return out
+}
+
+// Find returns the persona called name visible from d.Cwd.
+func Find(d Dirs, name string) (Persona, bool) {
+	list, _ := Discover(d)
+	for _, p := range list {
+		if p.Name == name {
+			return p, true
+		}
+	}
+	return Persona{}, false
+}

@@ -1,0 +1,64 @@
+package personas
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/skills"
+)
+
+// skillInstructions are the persona's skills as system-level text; a
+// skill's allowed-tools are not applied (a persona only narrows). A skill
+// that cannot be found is a warning.
+func (p Persona) skillInstructions(cwd string) (string, []string) {
+	var list []skills.Skill
+	var warns []string
+	for _, name := range p.Skills {
+		s, err := skills.Find(cwd, "", name)
+		if err != nil {
+			warns = append(warns, fmt.Sprintf("persona %s: skill %s: %v", p.Name, name, err))
+			continue
+		}
+		list = append(list, s)
+	}
+	if len(list) == 0 {
+		return "", warns
+	}
+	return skills.Instructions(list), warns
+}
+
+// delegation narrows the session's delegation to the persona's delegates,
+// when it names them.
+func (p Persona) delegation(opts *adapters.SessionOptions) {
+	if len(p.Delegates) == 0 || opts.Delegate == nil {
+		return
+	}
+	opts.DelegateAgents = slices.DeleteFunc(slices.Clone(opts.DelegateAgents), func(entry string) bool {
+		name, _, _ := strings.Cut(entry, " ")
+		return !slices.Contains(p.Delegates, name)
+	})
+	next := opts.Delegate
+	opts.Delegate = func(ctx context.Context, r adapters.DelegateRequest) (string, error) {
+		if r.Session == "" && !slices.Contains(p.Delegates, r.Agent) {
+			return "", fmt.Errorf("persona %s may delegate only to %s, not %q", p.Name, strings.Join(p.Delegates, ", "), r.Agent)
+		}
+		return next(ctx, r)
+	}
+}
+
+// titled names the persona in each permission request, so the user
+// knows who asks.
+func (p Persona) titled(next adapters.PermissionFunc) adapters.PermissionFunc {
+	if next == nil {
+		return nil
+	}
+	return func(ctx context.Context, req *adapters.PermissionRequest) adapters.PermissionDecision {
+		if !strings.HasPrefix(req.Tool.Title, p.Name+": ") {
+			req.Tool.Title = p.Name + ": " + strings.TrimSpace(req.Tool.Title)
+		}
+		return next(ctx, req)
+	}
+}

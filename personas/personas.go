@@ -1,0 +1,234 @@
+// Package personas reads agents defined in one Markdown file (a superset of
+// Claude Code's subagent format: YAML front matter naming the persona, its
+// backend, model, tools, mode and permission rules; the body is its system
+// prompt) and runs them on any backend adapter, narrowing the session's
+// tools and permissions to what the file lists.
+package personas
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/hubdev/hub/internal/config"
+	"github.com/hubdev/hub/internal/permission"
+)
+
+// ErrMalformed marks a persona file hub cannot use.
+var ErrMalformed = errors.New("malformed persona")
+
+// Modes every backend understands through hub's permission gate.
+const (
+	ModeDefault  = "default"
+	ModePlan     = "plan"
+	ModeReadOnly = "read-only"
+)
+
+// Persona is one parsed agent file.
+type Persona struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	// Agent is the backend ("" : the configured default agent).
+	Agent string `json:"agent,omitempty"`
+	Model string `json:"model,omitempty"`
+	Mode  string `json:"mode,omitempty"`
+	// Tools are the tools it may use, as written (Claude's names, hub's
+	// tool names or kinds); nil: every tool. Disallowed are refused.
+	Tools      []string `json:"tools,omitempty"`
+	ToolsSet   bool     `json:"-"`
+	Disallowed []string `json:"disallowedTools,omitempty"`
+	// Permissions are deny and ask rules added after the user's own.
+	Permissions []config.PermissionRule `json:"permissions,omitempty"`
+	Skills      []string                `json:"skills,omitempty"`
+	Delegates   []string                `json:"delegates,omitempty"`
+	// Replace makes the body replace the backend's system prompt.
+	Replace bool   `json:"replace,omitempty"`
+	Prompt  string `json:"-"`
+	File    string `json:"file"`
+	Source  string `json:"source"`
+	// Trusted: a file of the user's, or a project file the user trusted
+	// as it is now ('hub trust', --trust-project). Untrusted says why not.
+	Trusted   bool   `json:"trusted"`
+	Untrusted string `json:"untrusted,omitempty"`
+	// Extra holds the keys hub does not use, kept as they were.
+	Extra map[string]any `json:"extra,omitempty"`
+	// Notes are what the user should hear once: unknown keys, ignored rules.
+	Notes []string `json:"notes,omitempty"`
+}
+
+var validName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
+
+// claudeQuiet are Claude Code keys hub has no use for and that change
+// nothing about what the persona may do: kept without a note.
+var claudeQuiet = map[string]bool{"color": true, "maxTurns": true, "background": true, "memory": true}
+
+// Parse decodes an agent file; file names it in errors, which are one
+// line: file, line and key.
+func Parse(file string, data []byte) (Persona, error) {
+	data = bytes.TrimPrefix(data, []byte("\ufeff"))
+	data = bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n"))
+	if !bytes.HasPrefix(data, []byte("---\n")) {
+		return Persona{}, fmt.Errorf("%w: %s:1: the file must start with a '---' YAML front matter block", ErrMalformed, file)
+	}
+	rest := data[3:]
+	end := bytes.Index(rest, []byte("\n---"))
+	if end < 0 {
+		return Persona{}, fmt.Errorf("%w: %s:1: front matter is not closed by '---'", ErrMalformed, file)
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(rest[:end], &doc); err != nil {
+		return Persona{}, fmt.Errorf("%w: %s: front matter: %s", ErrMalformed, file, oneLine(err))
+	}
+	body := rest[end+4:]
+	if i := bytes.IndexByte(body, '\n'); i >= 0 {
+		body = body[i+1:]
+	} else {
+		body = nil
+	}
+	p := Persona{File: file, Prompt: strings.TrimSpace(string(body))}
+	if len(doc.Content) == 1 {
+		m := doc.Content[0]
+		if m.Kind != yaml.MappingNode {
+			return Persona{}, fmt.Errorf("%w: %s:%d: front matter must be a mapping of keys", ErrMalformed, file, m.Line)
+		}
+		for i := 0; i+1 < len(m.Content); i += 2 {
+			k, v := m.Content[i], m.Content[i+1]
+			if err := p.set(k.Value, v); err != nil {
+				return Persona{}, fmt.Errorf("%w: %s:%d: key %s: %v", ErrMalformed, file, k.Line, k.Value, oneLine(err))
+			}
+		}
+	}
+	switch {
+	case p.Name == "":
+		return Persona{}, fmt.Errorf("%w: %s:1: key name: missing", ErrMalformed, file)
+	case !validName.MatchString(p.Name) || len(p.Name) > 64:
+		return Persona{}, fmt.Errorf("%w: %s:1: key name: %q must be 1-64 letters, digits, '-', '_' or '.'", ErrMalformed, file, p.Name)
+	case p.Description == "":
+		return Persona{}, fmt.Errorf("%w: %s:1: key description: missing (say when to use %s)", ErrMalformed, file, p.Name)
+	}
+	return p, nil
+}
+
+// set decodes one front matter key.
+func (p *Persona) set(key string, v *yaml.Node) error {
+	var err error
+	switch key {
+	case "name":
+		p.Name, err = scalar(v)
+	case "description":
+		p.Description, err = scalar(v)
+	case "agent":
+		p.Agent, err = scalar(v)
+	case "model":
+		if p.Model, err = scalar(v); p.Model == "inherit" {
+			p.Model = ""
+		}
+	case "mode", "permissionMode":
+		p.Mode, err = scalar(v)
+	case "tools":
+		p.Tools, err = list(v)
+		p.ToolsSet = err == nil
+	case "disallowedTools", "disallowed-tools":
+		p.Disallowed, err = list(v)
+	case "skills":
+		p.Skills, err = list(v)
+	case "delegates":
+		p.Delegates, err = list(v)
+	case "replace":
+		err = v.Decode(&p.Replace)
+	case "permissions":
+		p.Permissions, err = rules(v)
+		if slices.ContainsFunc(p.Permissions, func(r config.PermissionRule) bool { return strings.EqualFold(r.Decision, "allow") }) {
+			p.Notes = append(p.Notes, fmt.Sprintf("%s:%d: key permissions: allow rules are ignored: a persona only narrows your permissions", p.File, v.Line))
+		}
+	default:
+		var x any
+		_ = v.Decode(&x)
+		if p.Extra == nil {
+			p.Extra = map[string]any{}
+		}
+		p.Extra[key] = x
+		if !claudeQuiet[key] {
+			p.Notes = append(p.Notes, fmt.Sprintf("%s:%d: key %s is not used by hub (kept)", p.File, v.Line, key))
+		}
+	}
+	return err
+}
+
+func oneLine(err error) string { return strings.Join(strings.Fields(err.Error()), " ") }
+
+func scalar(v *yaml.Node) (string, error) {
+	if v.Kind != yaml.ScalarNode {
+		return "", errors.New("must be a single value")
+	}
+	return strings.TrimSpace(v.Value), nil
+}
+
+// list takes a comma list ("Read, Grep") or a YAML list.
+func list(v *yaml.Node) ([]string, error) {
+	var raw []string
+	switch v.Kind {
+	case yaml.ScalarNode:
+		if v.Tag == "!!null" {
+			return nil, nil
+		}
+		raw = strings.Split(v.Value, ",")
+	case yaml.SequenceNode:
+		for _, e := range v.Content {
+			if e.Kind != yaml.ScalarNode {
+				return nil, fmt.Errorf("line %d: each entry must be a name", e.Line)
+			}
+			raw = append(raw, e.Value)
+		}
+	default:
+		return nil, errors.New("must be a comma list or a YAML list")
+	}
+	out := []string{}
+	for _, s := range raw {
+		if s = strings.TrimSpace(s); s != "" && !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}
+
+// rules takes the config's rule tables ([{tool, path, command,
+// decision}]) or Claude's pattern lists ({deny: ["Bash(rm:*)"], ask: …}).
+func rules(v *yaml.Node) ([]config.PermissionRule, error) {
+	var out []config.PermissionRule
+	switch v.Kind {
+	case yaml.SequenceNode:
+		if err := v.Decode(&out); err != nil {
+			return nil, err
+		}
+	case yaml.MappingNode:
+		var m map[string][]string
+		if err := v.Decode(&m); err != nil {
+			return nil, errors.New("must map allow, ask or deny to lists of Tool(pattern)")
+		}
+		for _, d := range []string{"allow", "ask", "deny"} {
+			for _, pat := range m[d] {
+				r, err := permission.AllowRule(pat, "persona")
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, config.PermissionRule{Tool: r.Tool, Path: r.Path, Command: r.Command, Decision: d})
+			}
+			delete(m, d)
+		}
+		for k := range m {
+			return nil, fmt.Errorf("%q must be allow, ask or deny", k)
+		}
+	default:
+		return nil, errors.New("must be a list of rules or a mapping of allow, ask and deny")
+	}
+	if _, err := permission.New(config.PermissionsConfig{Rules: out}); err != nil {
+		return nil, err
+	}
+	return out, nil
+}

@@ -1,0 +1,198 @@
+// Package scenarios runs one scenario table through every front end (hub
+// acp, hub run, a hub mcp delegate, a /compare candidate) on the mock
+// model and fake agents: each row asserts the same outcome everywhere,
+// so the front ends tell the same truth about the same turn (issue 35).
+package scenarios
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/conversation"
+	"github.com/hubdev/hub/internal/mockllm"
+	"github.com/hubdev/hub/internal/runner"
+	transcripts "github.com/hubdev/hub/internal/transcript"
+)
+
+// scenario is one row: the first agent's model, and what every front end
+// must tell of the turn.
+type scenario struct {
+	name  string
+	model []mockllm.OpenAITurn
+	// cli, when set, is the first agent instead of the native loop.
+	cli   *fake
+	check func(t *testing.T, fe frontEnd, w world, o outcome)
+	// timeout bounds the turn where the front end bounds turns (default
+	// hangGuard).
+	timeout time.Duration
+	// bugs are the front ends known to tell otherwise, with what they
+	// tell; their cells are skipped saying so until the bug is fixed.
+	bugs map[string]string
+	// without are the front ends that lack what the row is about, and why.
+	without map[string]string
+}
+
+func bash(command string) mockllm.OpenAITurn {
+	return mockllm.OpenAITurn{ToolCalls: []mockllm.OpenAIToolCall{{Name: "bash", Args: `{"command":"` + command + `"}`}}}
+}
+
+var requestUsage = &mockllm.OpenAIUsage{PromptTokens: 10, CompletionTokens: 5, TotalTokens: 15}
+
+func scenarios() []scenario {
+	hardDenied := []mockllm.OpenAITurn{bash("rm -rf ~"), {Text: "I will not."}}
+	return []scenario{
+		{name: "usage is summed over a two-request turn", model: []mockllm.OpenAITurn{
+			{ToolCalls: []mockllm.OpenAIToolCall{{Name: "read_file", Args: `{"path":"README"}`}}, Usage: requestUsage},
+			{Text: "done", Usage: requestUsage}},
+			check: func(t *testing.T, _ frontEnd, _ world, o outcome) {
+				if o.Usage == nil || o.Usage.InputTokens != 20 || o.Usage.OutputTokens != 10 {
+					t.Errorf("usage %+v, want 20 in / 10 out", o.Usage)
+				}
+			},
+		},
+		{name: "finish_reason length is max_tokens", model: []mockllm.OpenAITurn{{Text: "partial answ", FinishReason: "length"}},
+			check: stopped(adapters.StopMaxTokens, runner.ExitMaxTokens)},
+		{name: "finish_reason content_filter is refusal", model: []mockllm.OpenAITurn{{Text: "partial answ", FinishReason: "content_filter"}},
+			check: stopped(adapters.StopRefusal, runner.ExitRefusal)},
+		// An empty script answers 500 to every request.
+		{name: "a provider answering 5xx falls back", model: nil, check: fellBack("first's provider is failing", conversation.ClassProvider)},
+		{name: "a provider answering 401 falls back", model: []mockllm.OpenAITurn{{Status: 401}},
+			check: fellBack("first is not logged in", conversation.ClassAuth)},
+		{name: "a turn past the front end's timeout is a timeout", model: []mockllm.OpenAITurn{{Text: "thinking", Hang: true}},
+			timeout: 300 * time.Millisecond,
+			check: func(t *testing.T, _ frontEnd, _ world, o outcome) {
+				if !o.TimedOut {
+					t.Errorf("stop %q exit %d failure %q: not told as timed out", o.Stop, o.Exit, o.Failure)
+				}
+			},
+			without: map[string]string{"hub acp": "hub acp bounds no turn by time; the editor cancels"}},
+		{name: "a shell-written file is in the digest", model: []mockllm.OpenAITurn{bash("echo more >> README"), {Text: "Appended."}},
+			check: func(t *testing.T, _ frontEnd, _ world, o outcome) {
+				if !slices.Contains(o.Files, "README") {
+					t.Errorf("files changed %q, want README", o.Files)
+				}
+			}},
+		{name: "a hard-denied call is a refusal counted", model: hardDenied, check: refusedByHardDeny},
+		{name: "a CLI agent's hard-denied request is a refusal counted", cli: &fake{ask: "rm -rf ~", text: "done."}, check: refusedByHardDeny},
+		{name: "the decision is in the record", model: hardDenied,
+			check: func(t *testing.T, _ frontEnd, w world, o outcome) {
+				recs, err := transcripts.Read(w.records, o.AgentSession)
+				if err != nil {
+					t.Fatalf("the native transcript of %q: %v", o.AgentSession, err)
+				}
+				if !hardDenyIn(recs) {
+					t.Errorf("the native transcript does not record the hard deny list's refusal")
+				}
+			}},
+		// With config transcripts = true, every front end keeps an audit
+		// transcript of a CLI agent's turn.
+		{name: "a CLI agent's decision is in the audit record", cli: &fake{ask: "rm -rf ~", text: "done."},
+			check: func(t *testing.T, _ frontEnd, w world, _ outcome) {
+				all, err := transcripts.List(w.audit)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, s := range all {
+					if recs, err := transcripts.Read(w.audit, s.ID); err == nil && hardDenyIn(recs) {
+						return
+					}
+				}
+				t.Errorf("none of the %d audit transcripts records the hard deny list's refusal", len(all))
+			},
+			bugs: map[string]string{
+				"hub mcp delegate":   "a delegate keeps no audit transcript: delegate.Options has no audit dir and hub mcp sets none, so with transcripts = true its turns and decisions are recorded nowhere",
+				"/compare candidate": "a candidate keeps no audit transcript: compare.Options has no audit dir for runner.Options.AuditDir, so with transcripts = true its turns and decisions are recorded nowhere",
+			}},
+	}
+}
+
+// hardDenyIn says whether recs hold the hard deny list's refusal.
+func hardDenyIn(recs []transcripts.Record) bool {
+	for _, r := range recs {
+		if e := r.Event; e != nil && e.Type == adapters.EventDecision && e.Decision != nil && !e.Decision.Allowed && e.Decision.By == "hard deny" {
+			return true
+		}
+	}
+	return false
+}
+
+// refusedByHardDeny checks that the hard deny list's refusal is counted
+// once (exit 6 where the front end has exit codes) and nothing ran.
+func refusedByHardDeny(t *testing.T, _ frontEnd, _ world, o outcome) {
+	if len(o.Refusals) != 1 || !strings.Contains(o.Refusals[0], "hard deny") {
+		t.Errorf("refusals %q, want one by the hard deny list", o.Refusals)
+	}
+	if o.Exit >= 0 && o.Exit != runner.ExitDenied {
+		t.Errorf("exit %d, want %d", o.Exit, runner.ExitDenied)
+	}
+	if strings.Contains(o.Text, "ran it") {
+		t.Errorf("the refused command ran: %q", o.Text)
+	}
+}
+
+// stopped checks the turn's stop reason, that the text which arrived is
+// given out and, where the front end has exit codes, its documented exit
+// code.
+func stopped(want adapters.StopReason, exit int) func(*testing.T, frontEnd, world, outcome) {
+	return func(t *testing.T, _ frontEnd, _ world, o outcome) {
+		if o.Stop != string(want) || !strings.Contains(o.Text, "partial answ") {
+			t.Errorf("stop reason %q text %q, want %q and the text that arrived", o.Stop, o.Text, want)
+		}
+		if o.Exit >= 0 && o.Exit != exit {
+			t.Errorf("exit %d, want %d", o.Exit, exit)
+		}
+	}
+}
+
+// fellBack checks that a front end with a fallback list handed the turn
+// to the next agent with reason; one without (delegates, /compare
+// candidates) reports the failure's class instead.
+func fellBack(reason string, class conversation.Class) func(*testing.T, frontEnd, world, outcome) {
+	return func(t *testing.T, fe frontEnd, _ world, o outcome) {
+		switch {
+		case fe.fallback && (o.FellBack != reason || o.Answered != "second" || !strings.HasSuffix(o.Text, "second answered")):
+			t.Errorf("fell back %q to %q, text %q, want %q to second and its answer", o.FellBack, o.Answered, o.Text, reason)
+		case fe.fallback && (o.Stop != string(adapters.StopEndTurn) || o.Exit > 0 || o.Failure != conversation.ClassNone):
+			t.Errorf("stop %q exit %d failure %q: the turn the next agent took over ends as its own did", o.Stop, o.Exit, o.Failure)
+		case !fe.fallback && o.Failure != class:
+			t.Errorf("failure class %q, want %q (it has no fallback list)", o.Failure, class)
+		}
+	}
+}
+
+// TestScenarios_EveryFrontEndTellsTheSame runs each row through every
+// front end. Where a fallback agent waits, the first agent's provider is
+// retried without end (as claude retries 5xx for minutes), so only the
+// bounded watch (a 1 ms provider timeout) can hand the turn over; a front
+// end with no fallback list lets the agent's own retry budget (one retry)
+// run out and reports the failure, as hub run without --fallback does.
+func TestScenarios_EveryFrontEndTellsTheSame(t *testing.T) {
+	home := t.TempDir() // rm -rf ~ is refused; were it not, it would hit this
+	t.Setenv("HOME", home)
+	t.Setenv("USERPROFILE", home)
+	for _, sc := range scenarios() {
+		t.Run(sc.name, func(t *testing.T) {
+			for _, fe := range frontEnds {
+				t.Run(fe.name, func(t *testing.T) {
+					if bug := sc.bugs[fe.name]; bug != "" {
+						t.Skip("BUG: " + bug)
+					}
+					if why := sc.without[fe.name]; why != "" {
+						t.Skip("does not apply: " + why)
+					}
+					retries := 1
+					if fe.fallback {
+						retries = 1000
+					}
+					w := newWorld(t, sc, retries)
+					o := fe.turn(t, w)
+					t.Logf("%s told %+v", fe.name, o)
+					sc.check(t, fe, w, o)
+				})
+			}
+		})
+	}
+}
