@@ -32,7 +32,7 @@ type layer struct {
 // directory's layer (conversation/x is conversation).
 var layers = []layer{
 	{"ground floors", true, []string{"internal/proc", "internal/config", "internal/safefile", "internal/sandbox",
-		"internal/logging", "internal/jsonrpc", "internal/fspath", "internal/fileuri", "internal/mask",
+		"internal/logging", "internal/trace", "internal/jsonrpc", "internal/fspath", "internal/fileuri", "internal/mask",
 		"internal/handover", "internal/release", "internal/testlog", "internal/mockllm", "acp/schema"}},
 	{"the seam", false, []string{"adapters"}},
 	{"agent-level services", true, []string{"internal/permission", "internal/hooks", "internal/transcript", "skills", "personas", "adapters/agentspec"}},

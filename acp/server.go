@@ -26,6 +26,7 @@ import (
 	"github.com/hubdev/hub/internal/hooks"
 	"github.com/hubdev/hub/internal/jsonrpc"
 	"github.com/hubdev/hub/internal/permission"
+	"github.com/hubdev/hub/internal/trace"
 )
 
 // SkillSource supplies slash commands (Agent Skills) for a project.
@@ -693,7 +694,9 @@ func (s *server) beginPrompt(params json.RawMessage) jsonrpc.Job {
 			return fail(invalidParams("%s prompt blocks are not supported (see promptCapabilities)", b.Type))
 		}
 	}
-	sl, err := ss.begin(s.ctx)
+	tctx := trace.Begin(s.ctx, "turn", p.SessionID)
+	trace.Mark(tctx, trace.Received)
+	sl, err := ss.begin(tctx)
 	if err != nil {
 		return fail(err)
 	}

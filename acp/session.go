@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hubdev/hub/acp/schema"
@@ -19,6 +20,7 @@ import (
 	"github.com/hubdev/hub/internal/hooks"
 	"github.com/hubdev/hub/internal/jsonrpc"
 	"github.com/hubdev/hub/internal/permission"
+	"github.com/hubdev/hub/internal/trace"
 	"github.com/hubdev/hub/internal/transcript"
 )
 
@@ -104,6 +106,7 @@ type session struct {
 	// persisted counts the History entries already saved; dropped those
 	// no longer kept in memory (they are on disk).
 	persisted, dropped int
+	span               atomic.Pointer[trace.Span] // the running turn's trace; nil when off
 }
 
 func (ss *session) setRunning(v bool) {
@@ -130,6 +133,14 @@ func (ss *session) nextInOrder() (prev <-chan struct{}, done chan struct{}) {
 
 func (ss *session) id() string { return ss.rec.SessionID }
 
+// traceSent marks the turn's first update sent, and its first text.
+func traceSent(sp *trace.Span, u schema.SessionUpdate) {
+	sp.Mark(trace.FirstSent)
+	if u.AgentMessageChunk != nil {
+		sp.Mark(trace.FirstText)
+	}
+}
+
 func (ss *session) send(u schema.SessionUpdate) {
 	ss.sendMu.Lock()
 	defer ss.sendMu.Unlock()
@@ -144,6 +155,7 @@ func (ss *session) emit(u schema.SessionUpdate) {
 	ss.emitMu.Lock()
 	defer ss.emitMu.Unlock()
 	ss.send(u)
+	traceSent(ss.span.Load(), u)
 	ss.record(u)
 }
 
@@ -407,6 +419,7 @@ func (ss *session) runTurn(turnCtx context.Context, prompt []schema.ContentBlock
 	ss.mu.Lock()
 	ss.toolStarted, ss.turnUsage = false, nil
 	ss.mu.Unlock()
+	ss.span.Store(trace.From(turnCtx))
 	var reason string
 	var failure *adapters.ErrorInfo
 	if args, ok := compareLine(prompt); ok {
@@ -456,6 +469,7 @@ func (ss *session) drive(turnCtx context.Context, content []adapters.Content, wa
 		return schema.StopEndTurn, adapters.ErrorOf(err)
 	}
 	b, waited, err := ss.awaitBackend(turnCtx)
+	trace.Mark(turnCtx, trace.AgentReady)
 	ss.mu.Lock()
 	ss.waited = waited
 	ss.mu.Unlock()

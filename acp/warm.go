@@ -13,6 +13,7 @@ import (
 	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/conversation"
+	"github.com/hubdev/hub/internal/trace"
 )
 
 // Defaults of Options.WarmAgents and Options.IdleTimeout.
@@ -43,7 +44,7 @@ type start struct {
 // launchLocked starts the session's agent in the background. Caller holds
 // ss.mu, and the session has neither a backend nor a start.
 func (ss *session) launchLocked(warm bool) *start {
-	ctx, cancel := context.WithCancel(ss.srv.ctx)
+	ctx, cancel := context.WithCancel(trace.Begin(ss.srv.ctx, "start", ss.rec.SessionID))
 	st := &start{done: make(chan struct{}), cancel: cancel, began: ss.srv.opts.Now(), warm: warm}
 	ss.starting = st
 	ss.srv.starts.Add(1)
@@ -75,6 +76,7 @@ func (ss *session) runStart(ctx context.Context, st *start) {
 			ok := ss.publish(st, b, want)
 			ss.cfgMu.Unlock()
 			if ok {
+				trace.Mark(ctx, trace.Started)
 				ss.started(st, b)
 			}
 			return

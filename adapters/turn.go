@@ -7,6 +7,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/hubdev/hub/internal/trace"
 )
 
 // DefaultGrace is how long a cancelled turn may take to end when the front
@@ -172,6 +174,7 @@ func (t *Turn) pump() {
 func (t *Turn) Run(ctx context.Context, emit func(Event), r TurnRules) (StopReason, error) {
 	t.attach()
 	run := turnRun{emit: emit, rules: r}
+	span := trace.From(ctx)
 	stop, cancelled := ctx.Done(), false
 	var grace <-chan time.Time
 	for {
@@ -180,6 +183,9 @@ func (t *Turn) Run(ctx context.Context, emit func(Event), r TurnRules) (StopReas
 			if !ok {
 				// An agent may end on the cancel before this loop sees it.
 				return run.finish(cancelled || ctx.Err() != nil)
+			}
+			if ev.Type != EventSessionInfo {
+				span.Mark(trace.FirstEvent)
 			}
 			run.handle(ctx, ev)
 		case <-stop:

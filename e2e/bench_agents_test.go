@@ -4,13 +4,16 @@ package e2e
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -28,7 +31,7 @@ import (
 
 const (
 	benchPause = 2 * time.Second // the user typing before the first prompt
-	benchRuns  = 3
+	benchRuns  = 3               // HUB_BENCH_RUNS overrides
 )
 
 // benchPeer is a minimal ACP client over one agent process.
@@ -40,6 +43,7 @@ type benchPeer struct {
 	wait  map[int]chan json.RawMessage
 	text  chan time.Time // a session's first agent_message_chunk
 	sawTx bool
+	sent  time.Time // the last prompt's
 }
 
 func startPeer(t *testing.T, argv, env []string, dir string) *benchPeer {
@@ -139,66 +143,200 @@ func (p *benchPeer) call(t *testing.T, method string, params any) json.RawMessag
 	}
 }
 
-// benchRun is one measured session.
-type benchRun struct{ ready, firstText, answer time.Duration }
+// benchSetup is one fresh run of a system: its command, and where to read
+// when the mock model was asked (and hub's trace, for hub).
+type benchSetup struct {
+	argv, env []string
+	dir       string
+	served    func() []time.Time
+	log       string // hub's log file (HUB_TRACE=1); "" for an adapter
+}
 
-func measure(t *testing.T, argv, env []string, dir string) benchRun {
+// benchRun is one measured session: two prompts, and hub's trace hops.
+type benchRun struct {
+	ready  time.Duration
+	prompt [2]promptRun
+	hops   map[string]time.Duration // "start|spawned", "turn 1|prompt written", ...
+}
+
+// promptRun is one prompt: sent -> the mock model asked, first text, answer.
+type promptRun struct{ model, firstText, answer time.Duration }
+
+func measure(t *testing.T, su benchSetup) benchRun {
 	t.Helper()
 	start := time.Now()
-	p := startPeer(t, argv, env, dir)
+	p := startPeer(t, su.argv, su.env, su.dir)
 	p.call(t, "initialize", map[string]any{"protocolVersion": 1, "clientCapabilities": map[string]any{}})
 	var s struct {
 		SessionID string `json:"sessionId"`
 	}
-	if err := json.Unmarshal(p.call(t, "session/new", map[string]any{"cwd": dir, "mcpServers": []any{}}), &s); err != nil || s.SessionID == "" {
-		t.Fatalf("%s: session/new failed", argv[0])
+	if err := json.Unmarshal(p.call(t, "session/new", map[string]any{"cwd": su.dir, "mcpServers": []any{}}), &s); err != nil || s.SessionID == "" {
+		t.Fatalf("%s: session/new failed", su.argv[0])
 	}
 	r := benchRun{ready: time.Since(start)}
 	time.Sleep(benchPause) // the measured scenario: a user typing, not a synchronisation
-	sent := time.Now()
-	res := p.call(t, "session/prompt", map[string]any{"sessionId": s.SessionID, "prompt": []any{map[string]any{"type": "text", "text": "hi"}}})
-	r.answer = time.Since(sent)
+	for i := range r.prompt {
+		r.prompt[i] = p.prompt(t, s.SessionID, su.argv[0])
+		for _, at := range su.served() { // the first request after the prompt
+			if at.After(p.sent) {
+				r.prompt[i].model = at.Sub(p.sent)
+				break
+			}
+		}
+	}
+	if su.log != "" {
+		r.hops = readHops(t, su.log)
+		if keep := os.Getenv("HUB_BENCH_KEEP"); keep != "" { // a directory for hub's logs
+			data, _ := os.ReadFile(su.log)
+			_ = os.WriteFile(filepath.Join(keep, fmt.Sprintf("hub-%d.log", time.Now().UnixNano())), data, 0o644)
+		}
+	}
+	return r
+}
+
+// prompt sends one prompt and times its first text and answer.
+func (p *benchPeer) prompt(t *testing.T, session, name string) promptRun {
+	p.mu.Lock()
+	p.sawTx = false
+	p.mu.Unlock()
+	p.sent = time.Now()
+	res := p.call(t, "session/prompt", map[string]any{"sessionId": session, "prompt": []any{map[string]any{"type": "text", "text": "hi"}}})
+	r := promptRun{answer: time.Since(p.sent)}
 	if !strings.Contains(string(res), "stopReason") {
-		t.Fatalf("%s: prompt answered %s", argv[0], res)
+		t.Fatalf("%s: prompt answered %s", name, res)
 	}
 	select {
 	case at := <-p.text:
-		r.firstText = at.Sub(sent)
+		r.firstText = at.Sub(p.sent)
 	default:
-		t.Fatalf("%s: no text before the answer", argv[0])
+		t.Fatalf("%s: no text before the answer", name)
 	}
 	return r
+}
+
+// readHops reads hub's trace: the first agent start's hops and those of
+// the first two turns, by span number.
+func readHops(t *testing.T, path string) map[string]time.Duration {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("hub's log: %v", err)
+	}
+	hops := map[string]time.Duration{}
+	names := map[int64]string{}
+	turns := 0
+	for line := range strings.Lines(string(data)) {
+		var l struct {
+			Message, Span, Hop string
+			N                  int64
+			MS                 float64
+		}
+		if json.Unmarshal([]byte(line), &l) != nil || l.Message != "trace" {
+			continue
+		}
+		name, ok := names[l.N]
+		if !ok {
+			switch {
+			case l.Span == "start" && !slices.Contains(slices.Collect(maps.Values(names)), "start"):
+				name = "start"
+			case l.Span == "turn" && turns < 2:
+				turns++
+				name = fmt.Sprintf("turn %d", turns)
+			default:
+				name = "-"
+			}
+			names[l.N] = name
+		}
+		if name != "-" {
+			hops[name+"|"+l.Hop] = time.Duration(l.MS * float64(time.Millisecond))
+		}
+	}
+	return hops
 }
 
 // benchSystem is one agent under one front end.
 type benchSystem struct {
 	agent, system string
-	// setup returns the argv, env and cwd of one fresh run.
-	setup func(t *testing.T) (argv, env []string, dir string)
+	setup         func(t *testing.T) benchSetup
 }
 
 func TestBench_FirstPrompt(t *testing.T) {
 	if os.Getenv("HUB_BENCH_AGENTS") != "1" {
 		t.Skip("make bench runs it (HUB_BENCH_AGENTS=1)")
 	}
-	var rows []string
+	var rows, hopRows []string
 	for _, sys := range benchSystems(t) {
+		if only := os.Getenv("HUB_BENCH_ONLY"); only != "" && !strings.Contains(sys.agent+" "+sys.system, only) {
+			continue // HUB_BENCH_ONLY="claude 2.1.330 hub" measures one row
+		}
 		var runs []benchRun
-		for range benchRuns {
-			argv, env, dir := sys.setup(t)
-			runs = append(runs, measure(t, argv, env, dir))
+		for range runsWanted() {
+			runs = append(runs, measure(t, sys.setup(t)))
+		}
+		med := func(f func(benchRun) time.Duration) string { return median(runs, f) }
+		pr := func(i int) string {
+			return med(func(r benchRun) time.Duration { return r.prompt[i].model }) + " | " +
+				med(func(r benchRun) time.Duration { return r.prompt[i].firstText }) + " | " +
+				med(func(r benchRun) time.Duration { return r.prompt[i].answer })
 		}
 		rows = append(rows, fmt.Sprintf("| %s | %s | %s | %s | %s |", sys.agent, sys.system,
-			median(runs, func(r benchRun) time.Duration { return r.ready }),
-			median(runs, func(r benchRun) time.Duration { return r.firstText }),
-			median(runs, func(r benchRun) time.Duration { return r.answer })))
+			med(func(r benchRun) time.Duration { return r.ready }), pr(0), pr(1)))
+		if sys.system == "hub" {
+			hopRows = append(hopRows, hopTable(sys.agent, runs)...)
+		}
 	}
-	fmt.Printf("\nfirst prompt after a %s pause, medians of %d; first text is the model's, not a warning (make bench)\n", benchPause, benchRuns)
-	fmt.Println("| agent | system | spawn -> session ready | first prompt -> first text | first prompt -> answer |")
-	fmt.Println("|---|---|---|---|---|")
+	fmt.Printf("\nfirst prompt after a %s pause, then a second one; medians of %d; first text is the model's, not a warning; model = the mock LLM asked (make bench)\n", benchPause, runsWanted())
+	fmt.Println("| agent | system | spawn -> session ready | 1st: model | 1st: first text | 1st: answer | 2nd: model | 2nd: first text | 2nd: answer |")
+	fmt.Println("|---|---|---|---|---|---|---|---|---|")
 	for _, r := range rows {
 		fmt.Println(r)
 	}
+	fmt.Printf("\nhops of hub's trace (HUB_TRACE=1), ms since the start began or the prompt was received, medians of %d\n", runsWanted())
+	fmt.Println("| agent | span | hop | median |")
+	fmt.Println("|---|---|---|---|")
+	for _, r := range hopRows {
+		fmt.Println(r)
+	}
+}
+
+func runsWanted() int {
+	if n, err := strconv.Atoi(os.Getenv("HUB_BENCH_RUNS")); err == nil && n > 0 {
+		return n
+	}
+	return benchRuns
+}
+
+// hopTable is one row per hop hub traced, in the order of the median.
+func hopTable(agent string, runs []benchRun) []string {
+	keys := map[string]bool{}
+	for _, r := range runs {
+		for k := range r.hops {
+			keys[k] = true
+		}
+	}
+	type row struct {
+		span, hop string
+		at        time.Duration
+	}
+	var out []row
+	for k := range keys {
+		var ds []time.Duration
+		for _, r := range runs {
+			if d, ok := r.hops[k]; ok {
+				ds = append(ds, d)
+			}
+		}
+		slices.Sort(ds)
+		span, hop, _ := strings.Cut(k, "|")
+		out = append(out, row{span, hop, ds[len(ds)/2]})
+	}
+	slices.SortFunc(out, func(a, b row) int {
+		return cmp.Or(strings.Compare(a.span, b.span), cmp.Compare(a.at, b.at))
+	})
+	var lines []string
+	for _, r := range out {
+		lines = append(lines, fmt.Sprintf("| %s | %s | %s | %.1f ms |", agent, r.span, r.hop, float64(r.at.Microseconds())/1000))
+	}
+	return lines
 }
 
 func median(runs []benchRun, f func(benchRun) time.Duration) string {
@@ -221,76 +359,102 @@ func benchSystems(t *testing.T) []benchSystem {
 		}
 		return p
 	}
-	hubRun := func(cfg func(t *testing.T, home string) string) func(t *testing.T) ([]string, []string, string) {
-		return func(t *testing.T) ([]string, []string, string) {
+	// hubRun runs hub with cfg's config, tracing to a log file.
+	hubRun := func(cfg func(t *testing.T, home string) (string, func() []time.Time)) func(t *testing.T) benchSetup {
+		return func(t *testing.T) benchSetup {
 			home := t.TempDir()
 			cfgDir := filepath.Join(home, ".config", "hub")
 			if err := os.MkdirAll(cfgDir, 0o755); err != nil {
 				t.Fatal(err)
 			}
-			if err := os.WriteFile(filepath.Join(cfgDir, "config.toml"), []byte(cfg(t, home)), 0o644); err != nil {
+			text, served := cfg(t, home)
+			if err := os.WriteFile(filepath.Join(cfgDir, "config.toml"), []byte(text), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			return []string{e2eHubBin(t), "acp"}, e2eEnv(home, "bench", []string{"HUB_LOG=warn"}), t.TempDir()
+			log := filepath.Join(home, "hub.log")
+			return benchSetup{argv: []string{e2eHubBin(t), "acp", "--log-file", log}, log: log, served: served,
+				env: e2eEnv(home, "bench", []string{"HUB_LOG=" + cmp.Or(os.Getenv("HUB_BENCH_LOG"), "warn"), "HUB_TRACE=1"}), dir: t.TempDir()}
 		}
+	}
+	// adapterRun runs an adapter with env (beside the isolated home's).
+	adapterRun := func(t *testing.T, argv []string, home string, env []string, served func() []time.Time) benchSetup {
+		return benchSetup{argv: argv, env: e2eEnv(home, "bench", env), dir: t.TempDir(), served: served}
 	}
 	var out []benchSystem
 	anthropic := func(t *testing.T) *mockllm.AnthropicServer {
-		m := mockllm.NewAnthropicServer(mockllm.AnthropicTurn{Text: "Hello from the mock."}, mockllm.AnthropicTurn{Text: "Hello again."})
+		m := mockllm.NewAnthropicServer(mockllm.AnthropicTurn{Text: "Hello from the mock."}, mockllm.AnthropicTurn{Text: "Hello again."},
+			mockllm.AnthropicTurn{Text: "Hello again."}, mockllm.AnthropicTurn{Text: "Hello again."}) // the adapters ask more than once
 		t.Cleanup(m.Close)
 		return m
 	}
-	out = append(out, benchSystem{"claude " + cliVersion("claude"), "hub", hubRun(func(t *testing.T, _ string) string {
-		return claudeHubConfig(t, anthropic(t))
+	out = append(out, benchSystem{"claude " + cliVersion("claude"), "hub", hubRun(func(t *testing.T, _ string) (string, func() []time.Time) {
+		m := anthropic(t)
+		return claudeHubConfig(t, m), m.Served
 	})})
-	if bin := adapter("claude-agent-acp"); bin != "" {
-		out = append(out, benchSystem{"claude", "claude-agent-acp 0.101.0", func(t *testing.T) ([]string, []string, string) {
-			home := t.TempDir()
-			// claude-agent-acp starts claude with bypass permissions
-			// available, which claude refuses as root outside a sandbox.
+	// Each adapter runs the claude its SDK bundles (claude-code-acp's is
+	// 2.1.44, claude-agent-acp's 2.1.318), and, for a like-for-like row,
+	// the claude hub runs (CLAUDE_CODE_EXECUTABLE).
+	claudeBin := e2eCLI(t, "claude", "claude")
+	for _, name := range []string{"claude-agent-acp 0.101.0", "claude-code-acp 0.16.2", "claude-code-acp 0.16.2 on claude " + cliVersion("claude")} {
+		bin := adapter(strings.Fields(name)[0])
+		if bin == "" {
+			continue
+		}
+		out = append(out, benchSystem{"claude", name, func(t *testing.T) benchSetup {
+			// The adapters start claude with bypass permissions available,
+			// which claude refuses as root outside a sandbox.
 			env := []string{"IS_SANDBOX=1"}
-			for k, v := range claudeEnv(anthropic(t)) {
+			if strings.Contains(name, " on claude ") {
+				env = append(env, "CLAUDE_CODE_EXECUTABLE="+claudeBin)
+			}
+			m := anthropic(t)
+			for k, v := range claudeEnv(m) {
 				env = append(env, k+"="+v)
 			}
-			return []string{bin}, e2eEnv(home, "bench", env), t.TempDir()
+			return adapterRun(t, []string{bin}, t.TempDir(), env, m.Served)
 		}})
 	}
 	responses := func(t *testing.T) *mockllm.ResponsesServer {
-		m := mockllm.NewResponsesServer(mockllm.ResponsesTurn{Text: "Hello from the mock."}, mockllm.ResponsesTurn{Text: "Hello again."})
+		m := mockllm.NewResponsesServer(mockllm.ResponsesTurn{Text: "Hello from the mock."}, mockllm.ResponsesTurn{Text: "Hello again."},
+			mockllm.ResponsesTurn{Text: "Hello again."}, mockllm.ResponsesTurn{Text: "Hello again."})
 		t.Cleanup(m.Close)
 		return m
 	}
-	out = append(out, benchSystem{"codex " + cliVersion("codex"), "hub", hubRun(func(t *testing.T, _ string) string {
-		return codexPlainConfig(t, responses(t))
+	out = append(out, benchSystem{"codex " + cliVersion("codex"), "hub", hubRun(func(t *testing.T, _ string) (string, func() []time.Time) {
+		m := responses(t)
+		return codexPlainConfig(t, m), m.Served
 	})})
 	if bin := adapter("codex-acp"); bin != "" {
-		out = append(out, benchSystem{"codex", "codex-acp 2.6.0", func(t *testing.T) ([]string, []string, string) {
+		out = append(out, benchSystem{"codex", "codex-acp 2.6.0", func(t *testing.T) benchSetup {
 			home := t.TempDir()
 			m := responses(t)
 			if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(m.CodexConfig("mock-model", "MOCK_API_KEY")), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			return []string{bin}, e2eEnv(home, "bench", []string{"CODEX_HOME=" + home, "MOCK_API_KEY=sk-mock"}), t.TempDir()
+			return adapterRun(t, []string{bin}, home, []string{"CODEX_HOME=" + home, "MOCK_API_KEY=sk-mock"}, m.Served)
 		}})
 	}
 	gemini := func(t *testing.T) *mockllm.GeminiServer {
-		m := mockllm.NewGeminiServer(mockllm.GeminiTurn{Text: "Hello from the mock."}, mockllm.GeminiTurn{Text: "Hello again."})
+		m := mockllm.NewGeminiServer(mockllm.GeminiTurn{Text: "Hello from the mock."}, mockllm.GeminiTurn{Text: "Hello again."},
+			mockllm.GeminiTurn{Text: "Hello again."}, mockllm.GeminiTurn{Text: "Hello again."})
 		t.Cleanup(m.Close)
 		return m
 	}
 	geminiBin := e2eCLI(t, "gemini", "gemini")
-	out = append(out, benchSystem{"gemini " + cliVersion("gemini"), "hub", hubRun(func(t *testing.T, home string) string {
+	out = append(out, benchSystem{"gemini " + cliVersion("gemini"), "hub", hubRun(func(t *testing.T, home string) (string, func() []time.Time) {
 		geminiSettings(t, home)
-		return geminiHubCfg(geminiBin, gemini(t))
+		m := gemini(t)
+		return geminiHubCfg(geminiBin, m), m.Served
 	})})
-	out = append(out, benchSystem{"gemini", "gemini --acp", func(t *testing.T) ([]string, []string, string) {
+	out = append(out, benchSystem{"gemini", "gemini --acp", func(t *testing.T) benchSetup {
 		home := t.TempDir()
 		geminiSettings(t, home)
 		var env []string
-		for k, v := range geminiEnv(gemini(t)) {
+		m := gemini(t)
+		for k, v := range geminiEnv(m) {
 			env = append(env, k+"="+v)
 		}
-		return []string{geminiBin, "--acp", "--skip-trust", "-m", geminiModel}, e2eEnv(home, "bench", env), t.TempDir()
+		return adapterRun(t, []string{geminiBin, "--acp", "--skip-trust", "-m", geminiModel}, home, env, m.Served)
 	}})
 	return out
 }

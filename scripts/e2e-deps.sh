@@ -33,6 +33,7 @@ catalog=(
 adapters=(
 	"claude-agent-acp|@agentclientprotocol/claude-agent-acp|0.101.0|claude-agent-acp"
 	"codex-acp|@agentclientprotocol/codex-acp|2.6.0|codex-acp"
+	"claude-code-acp|@zed-industries/claude-code-acp|0.16.2|claude-code-acp"
 )
 # The Node conformance client: ACP SDK, its zod peer, Ajv for schema checks.
 sdk_pkgs=("@agentclientprotocol/sdk@2.4.0" "zod@4.6.7" "ajv@8.20.0")

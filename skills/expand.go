@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"text/template"
 	"unicode/utf8"
 
@@ -20,7 +21,7 @@ import (
 //go:embed templates/*.tmpl
 var templateFS embed.FS
 
-var tmpl = template.Must(template.ParseFS(templateFS, "templates/*.tmpl"))
+var tmpl = sync.OnceValue(func() *template.Template { return template.Must(template.ParseFS(templateFS, "templates/*.tmpl")) })
 
 // maxFileBytes bounds one referenced file inlined into a prompt.
 const maxFileBytes = 256 << 10
@@ -64,7 +65,7 @@ func (s Skill) ReferencedFiles() []File {
 // with the folder the skill's relative paths (scripts, assets) resolve to.
 func (s Skill) Render() string {
 	var b strings.Builder
-	_ = tmpl.ExecuteTemplate(&b, "prompt.tmpl", struct {
+	_ = tmpl().ExecuteTemplate(&b, "prompt.tmpl", struct {
 		Name, Dir, Body string
 		Files           []File
 	}{s.Name, s.Dir, s.Body, s.ReferencedFiles()})
@@ -95,7 +96,7 @@ func Instructions(list []Skill) string {
 		parts = append(parts, s.Render())
 	}
 	var b strings.Builder
-	_ = tmpl.ExecuteTemplate(&b, "instructions.tmpl", parts)
+	_ = tmpl().ExecuteTemplate(&b, "instructions.tmpl", parts)
 	return strings.TrimSpace(b.String())
 }
 

@@ -43,6 +43,7 @@ func (s *Session) Prompt(ctx context.Context, prompt []adapters.Content, emit fu
 	_ = s.dec.EndTurn(nil) // an "[Error]" chunk held since a session/load replay is no part of this turn
 	t.Emit(pending...)
 	params := schema.PromptRequest{SessionID: s.id, Prompt: toBlocks(prompt, s.caps)}
+	s.proc.Trace(ctx)
 	go s.run(t, params)
 	return t.Run(ctx, emit, adapters.RulesOf(s.opts, s.interrupt, nil))
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/jsonrpc"
 	"github.com/hubdev/hub/internal/proc"
+	"github.com/hubdev/hub/internal/trace"
 )
 
 // Session is one ACP session with a dedicated agent process.
@@ -58,7 +59,7 @@ func (a *Adapter) env(opts adapters.SessionOptions) []string {
 
 func (a *Adapter) startACP(ctx context.Context, opts adapters.SessionOptions) (*Session, error) {
 	env := a.env(opts)
-	p, err := proc.Start(context.Background(), proc.Spec{
+	p, err := proc.Start(context.WithoutCancel(ctx), proc.Spec{
 		Path: a.cfg.Argv[0], Args: a.cfg.Argv[1:], Dir: opts.Cwd, Env: env, Grace: a.cfg.StopGrace,
 	})
 	if err != nil {
@@ -133,12 +134,14 @@ func (s *Session) handshake(ctx context.Context) error {
 	if init.ProtocolVersion != schema.ProtocolVersion {
 		return fmt.Errorf("%w: agent speaks ACP version %d, hub speaks 1", ErrProtocol, init.ProtocolVersion)
 	}
+	trace.Mark(ctx, trace.Handshake)
 	s.caps = init.AgentCapabilities
 	s.a.learnInit(init)
 	s.setAgentVersion(init.AgentInfo)
 	if err := s.openSession(ctx); err != nil {
 		return err
 	}
+	trace.Mark(ctx, trace.Created)
 	return s.applyDefaults(ctx)
 }
 

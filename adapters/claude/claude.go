@@ -20,6 +20,7 @@ import (
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/config"
 	"github.com/hubdev/hub/internal/proc"
+	"github.com/hubdev/hub/internal/trace"
 )
 
 // TestedVersions is the Claude Code release this adapter was verified with.
@@ -90,11 +91,12 @@ func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adap
 	if err != nil {
 		return nil, err
 	}
-	p, err := proc.Start(context.Background(), proc.Spec{Path: a.argv[0], Args: args, Dir: opts.Cwd, Env: a.environ(opts)})
+	p, err := proc.Start(context.WithoutCancel(ctx), proc.Spec{Path: a.argv[0], Args: args, Dir: opts.Cwd, Env: a.environ(opts)})
 	if err != nil {
 		return nil, adapters.StartError("claude", err)
 	}
 	s := newSession(a, p, opts)
+	s.start = trace.From(ctx)
 	go s.readLoop()
 	s.sendInitialize()
 	return s, nil

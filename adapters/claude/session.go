@@ -22,6 +22,7 @@ import (
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/fileuri"
 	"github.com/hubdev/hub/internal/proc"
+	"github.com/hubdev/hub/internal/trace"
 )
 
 // Session is one claude process and its conversation.
@@ -57,6 +58,7 @@ type Session struct {
 	initDone chan struct{} // closed once claude answered initialize (or cannot)
 	init     initResponse
 	initErr  error
+	start    *trace.Span // the start's trace; nil when off
 }
 
 func newSession(a *Adapter, p *proc.Process, opts adapters.SessionOptions) *Session {
@@ -95,6 +97,7 @@ func (s *Session) Prompt(ctx context.Context, prompt []adapters.Content, emit fu
 	t := adapters.NewTurn()
 	s.turn, s.cancelled, s.steered = t, false, nil
 	s.mu.Unlock()
+	s.p.Trace(ctx)
 	if err := s.write(line); err != nil {
 		s.mu.Lock()
 		s.turn = nil

@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/trace"
 )
 
 var _ adapters.Surfacer = (*Session)(nil)
@@ -62,6 +63,7 @@ func (s *Session) onInit(res json.RawMessage, err error) {
 	}
 	s.initOnce.Do(func() {
 		s.init, s.initErr = r, err
+		s.start.Mark(trace.Handshake)
 		close(s.initDone)
 	})
 }

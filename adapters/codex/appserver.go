@@ -15,6 +15,7 @@ import (
 	"github.com/hubdev/hub/internal/fileuri"
 	"github.com/hubdev/hub/internal/jsonrpc"
 	"github.com/hubdev/hub/internal/proc"
+	"github.com/hubdev/hub/internal/trace"
 )
 
 var _ adapters.Session = (*appSession)(nil)
@@ -82,6 +83,7 @@ func (a *Adapter) startAppServer(ctx context.Context, opts adapters.SessionOptio
 	s.version = userAgentVersion(ir.UserAgent)
 	s.mu.Unlock()
 	a.setCLIVersion(s.version)
+	trace.Mark(ctx, trace.Handshake)
 	_ = s.rpc.Notify("initialized", nil)
 	if err := s.addSkillRoots(ictx); err != nil {
 		_ = p.Stop()
@@ -101,6 +103,7 @@ func (a *Adapter) startAppServer(ctx context.Context, opts adapters.SessionOptio
 		<-listed
 		return nil, err
 	}
+	trace.Mark(ctx, trace.Created)
 	<-listed
 	return s, nil
 }
@@ -306,6 +309,7 @@ func (s *appSession) Prompt(ctx context.Context, prompt []adapters.Content, emit
 			ID string `json:"id"`
 		} `json:"turn"`
 	}
+	s.p.Trace(ctx)
 	if err := s.call(ctx, "turn/start", params, &r); err != nil {
 		s.mu.Lock()
 		mine := s.out == out

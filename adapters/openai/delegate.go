@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
+	"sync"
 	"text/template"
 	"time"
 
@@ -18,7 +19,9 @@ import (
 // the root session's permissions, view and cancel.
 const delegateToolName = "delegate_agent"
 
-var delegateTmpl = template.Must(template.ParseFS(promptFS, "prompts/delegate_agent.md"))
+var delegateTmpl = sync.OnceValue(func() *template.Template {
+	return template.Must(template.ParseFS(promptFS, "prompts/delegate_agent.md"))
+})
 
 type delegateArgs struct {
 	Agent          string `json:"agent"`
@@ -38,7 +41,7 @@ func delegateDef(agents []string) toolDef {
 	if len(agents) > 0 {
 		names = strings.Join(agents, ", ")
 	}
-	_ = delegateTmpl.Execute(&desc, struct{ Agents string }{names})
+	_ = delegateTmpl().Execute(&desc, struct{ Agents string }{names})
 	params := map[string]any{
 		"type": "object",
 		"properties": map[string]any{

@@ -21,6 +21,7 @@ import (
 	"github.com/hubdev/hub/internal/config"
 	"github.com/hubdev/hub/internal/logging"
 	"github.com/hubdev/hub/internal/proc"
+	"github.com/hubdev/hub/internal/trace"
 )
 
 // Exit codes shared by every subcommand; `hub run` documents more.
@@ -50,7 +51,8 @@ Usage:
 
 Global flags (before or after the subcommand; "--" ends every flag):
   --config FILE     use FILE instead of the user config (~/.config/hub/config.toml)
-  --log-level LVL   trace|debug|info|warn|error (default warn, or $HUB_LOG)
+  --log-level LVL   trace|debug|info|warn|error (default warn, or $HUB_LOG); debug, or
+                    HUB_TRACE=1, also logs each hop of a turn and agent start
   --log-file FILE   write logs to FILE instead of stderr
   --trust-project   trust the project's .hub/config.toml for this run
 
@@ -198,6 +200,9 @@ func newEnv(g globalFlags, stdin io.Reader, stdout, stderr io.Writer) (*env, io.
 		log.Warn().Msg(w)
 	}
 	proc.Log = log
+	if os.Getenv("HUB_TRACE") == "1" || log.GetLevel() <= zerolog.DebugLevel {
+		trace.Enable(&log)
+	}
 	reg := all.Registry(cfg, log)
 	return &env{cfg: cfg, log: log, registry: reg, cwd: cwd, stdin: stdin, stdout: stdout, stderr: stderr,
 		configPath: g.config, trustProject: g.trustProject}, closer, nil

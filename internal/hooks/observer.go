@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/trace"
 )
 
 // maxOutput bounds the tool output a PostToolUse hook reads.
@@ -53,6 +54,7 @@ func (r *Runner) Observe(base Input) *Observer {
 // may block it (Decision Deny, with its reason). Only ctx ending stops
 // the wait.
 func (o *Observer) Prompt(ctx context.Context, agent string, prompt []adapters.Content) Outcome {
+	defer trace.Mark(ctx, trace.HooksDone)
 	if o == nil {
 		return Outcome{}
 	}

@@ -16,6 +16,7 @@ type script[T, R any] struct {
 	reqs      []R
 	turns     []T
 	next      int
+	served    []time.Time // when each scripted turn was handed out
 	done      chan struct{}
 	closeOnce sync.Once
 }
@@ -37,6 +38,14 @@ func (s *script[T, R]) Requests() []R {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]R(nil), s.reqs...)
+}
+
+// Served returns when each scripted turn was handed out (a benchmark's
+// "the model was asked" hop).
+func (s *script[T, R]) Served() []time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]time.Time(nil), s.served...)
 }
 
 // Remaining returns how many scripted turns have not been served.
@@ -75,6 +84,7 @@ func (s *script[T, R]) pop() (t T, idx int, ok bool) {
 		return t, idx, false
 	}
 	s.next++
+	s.served = append(s.served, time.Now())
 	return s.turns[idx], idx, true
 }
 

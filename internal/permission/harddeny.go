@@ -3,7 +3,6 @@ package permission
 import (
 	"path"
 	"path/filepath"
-	"regexp"
 	"strings"
 )
 
@@ -334,7 +333,7 @@ func chmodRoot(k *check) bool {
 	return hit
 }
 
-var blockDevice = regexp.MustCompile(`^/dev/(sd|nvme|hd|vd|xvd|disk|rdisk|mmcblk|md|dm-|mapper/|loop|nbd|zram|bcache|sr[0-9]|root$|mem$|kmem$|port$)`)
+var blockDevice = lazyRE(`^/dev/(sd|nvme|hd|vd|xvd|disk|rdisk|mmcblk|md|dm-|mapper/|loop|nbd|zram|bcache|sr[0-9]|root$|mem$|kmem$|port$)`)
 
 // paths resolves an operand, through the symlinks made earlier on the line.
 func (k *check) paths(a arg) ([]string, bool) {
@@ -355,7 +354,7 @@ func (k *check) isDevice(a arg) bool {
 		paths = []string{path.Clean(a.text)}
 	}
 	for _, p := range paths {
-		if blockDevice.MatchString(p) && !strings.HasPrefix(p, "/dev/fd/") && !strings.HasPrefix(p, "/dev/shm/") {
+		if blockDevice().MatchString(p) && !strings.HasPrefix(p, "/dev/fd/") && !strings.HasPrefix(p, "/dev/shm/") {
 			return true
 		}
 	}
@@ -445,7 +444,7 @@ func formats(k *check) bool {
 		p == "mkdosfs" || p == "mkntfs" || p == "mkexfatfs" || p == "mformat" || p == "mkudffs" || p == "mkreiserfs" || p == "mkswap"
 }
 
-var forkLoop = regexp.MustCompile(`fork\s*(\(\s*\))?\s*(while|until)\s*fork|while\s*(true|1|True)\s*[:;{)]?[^\n]{0,40}fork\s*\(|for\s*\(\s*;\s*;\s*\)\s*\{?\s*fork`)
+var forkLoop = lazyRE(`fork\s*(\(\s*\))?\s*(while|until)\s*fork|while\s*(true|1|True)\s*[:;{)]?[^\n]{0,40}fork\s*\(|for\s*\(\s*;\s*;\s*\)\s*\{?\s*fork`)
 
 // codeForkBomb: perl -e 'fork while fork', python -c 'while 1: os.fork()'.
 func codeForkBomb(k *check) bool {
@@ -453,7 +452,7 @@ func codeForkBomb(k *check) bool {
 		return false
 	}
 	for _, a := range k.args() {
-		if forkLoop.MatchString(a.text) {
+		if forkLoop().MatchString(a.text) {
 			return true
 		}
 	}

@@ -3,6 +3,7 @@ package permission
 import (
 	"regexp"
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -13,12 +14,18 @@ import (
 // recursive deletes it spells with a literal path (shutil.rmtree("~")).
 
 var (
-	homeCalls = regexp.MustCompile(`(?:pathlib\.)?Path\.home\(\)|(?:os|require\(['"]os['"]\))\.homedir\(\)|Dir\.home|ENV\[['"]HOME['"]\]|os\.environ\[['"]HOME['"]\]|\$ENV\{HOME\}|os\.getenv\(['"]HOME['"]\)|process\.env\.HOME`)
-	shellCall = regexp.MustCompile(`(?:system|popen|exec[lv]?p?e?|execSync|spawnSync|call|run|check_call|check_output|getoutput|getstatusoutput|shell_exec|passthru)\s*\(\s*(?:'((?:\\.|[^'\\])*)'|"((?:\\.|[^"\\])*)"|\[([^\]]*)\])`)
-	backticks = regexp.MustCompile("`([^`]+)`")
-	rmtree    = regexp.MustCompile(`(?:rmtree|rm_rf|rm_r|remove_tree|rmSync|rimraf|RemoveAll|rmdirSync)\s*\(\s*(?:[\w.]+\(\s*)?(?:'([^']*)'|"([^"]*)")`)
-	quoted    = regexp.MustCompile(`'([^']*)'|"([^"]*)"`)
+	homeCalls = lazyRE(`(?:pathlib\.)?Path\.home\(\)|(?:os|require\(['"]os['"]\))\.homedir\(\)|Dir\.home|ENV\[['"]HOME['"]\]|os\.environ\[['"]HOME['"]\]|\$ENV\{HOME\}|os\.getenv\(['"]HOME['"]\)|process\.env\.HOME`)
+	shellCall = lazyRE(`(?:system|popen|exec[lv]?p?e?|execSync|spawnSync|call|run|check_call|check_output|getoutput|getstatusoutput|shell_exec|passthru)\s*\(\s*(?:'((?:\\.|[^'\\])*)'|"((?:\\.|[^"\\])*)"|\[([^\]]*)\])`)
+	backticks = lazyRE("`([^`]+)`")
+	rmtree    = lazyRE(`(?:rmtree|rm_rf|rm_r|remove_tree|rmSync|rimraf|RemoveAll|rmdirSync)\s*\(\s*(?:[\w.]+\(\s*)?(?:'([^']*)'|"([^"]*)")`)
+	quoted    = lazyRE(`'([^']*)'|"([^"]*)"`)
 )
+
+// lazyRE compiles expr on first use: most starts of hub (and every start
+// of its agent supervisor) never read a command.
+func lazyRE(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
 
 // interpCode is the inline code of an interpreter's argv, if any.
 func interpCode(argv []arg) (string, bool) {
@@ -42,12 +49,12 @@ func (r *reader) interp(argv []arg, x *runCtx) {
 	if !ok {
 		return
 	}
-	code = homeCalls.ReplaceAllString(code, `"~"`)
-	for _, m := range shellCall.FindAllStringSubmatch(code, 8) {
+	code = homeCalls().ReplaceAllString(code, `"~"`)
+	for _, m := range shellCall().FindAllStringSubmatch(code, 8) {
 		script := m[1] + m[2]
 		if m[3] != "" { // an argv list
 			var words []string
-			for _, q := range quoted.FindAllStringSubmatch(m[3], -1) {
+			for _, q := range quoted().FindAllStringSubmatch(m[3], -1) {
 				words = append(words, shellQuote(q[1]+q[2]))
 			}
 			script = strings.Join(words, " ")
@@ -55,11 +62,11 @@ func (r *reader) interp(argv []arg, x *runCtx) {
 		r.nested(arg{text: script}, x, nil)
 	}
 	if progName(argv[0].text) != "python" && !strings.HasPrefix(progName(argv[0].text), "python") {
-		for _, m := range backticks.FindAllStringSubmatch(code, 8) {
+		for _, m := range backticks().FindAllStringSubmatch(code, 8) {
 			r.nested(arg{text: m[1]}, x, nil)
 		}
 	}
-	for _, m := range rmtree.FindAllStringSubmatch(code, 8) {
+	for _, m := range rmtree().FindAllStringSubmatch(code, 8) {
 		p := m[1] + m[2]
 		word := &syntax.Word{Parts: []syntax.WordPart{&syntax.Lit{Value: p}}}
 		sub := &runCtx{sc: x.sc, layers: x.layers, opaque: true}

@@ -24,6 +24,8 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+
+	"github.com/hubdev/hub/internal/trace"
 )
 
 var (
@@ -74,7 +76,8 @@ type Process struct {
 	stopped bool
 	// stderrDone is closed when the stderr copier has drained the pipe.
 	stderrDone chan struct{}
-	status     exitStatus // set once reaped
+	status     exitStatus   // set once reaped
+	traced     *tracedPipes // nil unless tracing is on
 }
 
 // Log receives a debug line per agent start and exit (program, args with
@@ -109,6 +112,7 @@ func Start(ctx context.Context, spec Spec) (*Process, error) {
 		return nil, fmt.Errorf("start %s: %w", spec.Path, err)
 	}
 	track(p)
+	trace.Mark(ctx, trace.Spawned)
 	Log.Debug().Str("program", path).Strs("args", logArgs(spec.Args)).Str("dir", spec.Dir).Int("pid", p.pgid).Msg("agent process started")
 	go p.wait()
 	go func() {
@@ -149,6 +153,7 @@ func (p *Process) startPipes(path string) error {
 	}
 	closeAll(inR, outW, errW)
 	p.Stdin, p.Stdout = inW, outR
+	p.tracePipes()
 	p.pgid = cmd.Process.Pid
 	p.stderrDone = make(chan struct{})
 	go p.copyStderr(errR)

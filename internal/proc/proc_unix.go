@@ -8,11 +8,14 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/hubdev/hub/internal/proc/supervise"
 )
 
 // sysState is what a Unix process keeps: hub's end of the supervisor's
@@ -22,6 +25,22 @@ type sysState struct {
 	watch  *os.File
 	status *os.File
 	result *os.File // the agent's wait status, written by the supervisor
+}
+
+// supervisorExe is the binary to re-execute: on Linux /proc/self/exe,
+// which still works when the installed binary was replaced or deleted
+// while hub runs (an upgrade); elsewhere os.Executable.
+func supervisorExe() (string, error) {
+	if runtime.GOOS == "linux" {
+		if _, err := os.Stat("/proc/self/exe"); err == nil {
+			return "/proc/self/exe", nil
+		}
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("find hub's own binary to supervise agents: %w", err)
+	}
+	return exe, nil
 }
 
 // command returns the supervisor command that runs path with the spec's
@@ -48,7 +67,7 @@ func (p *Process) command(path string) (*exec.Cmd, error) {
 		return nil, err
 	}
 	cmd := exec.Command(exe)
-	cmd.Args = append([]string{superviseArg0, path}, p.spec.Args...)
+	cmd.Args = append([]string{supervise.Arg0, path}, p.spec.Args...)
 	cmd.Dir = p.spec.Dir
 	cmd.Env = p.spec.Env
 	cmd.ExtraFiles = []*os.File{watchR, statusW, resultW}

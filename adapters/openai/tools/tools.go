@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"text/template"
 	"time"
 
@@ -107,7 +108,7 @@ var specs = map[string]spec{
 
 var order = []string{"read_file", "write_file", "edit_file", "bash", "grep", "glob"}
 
-var descriptions = template.Must(template.ParseFS(promptFS, "prompts/*.md"))
+var descriptions = sync.OnceValue(func() *template.Template { return template.Must(template.ParseFS(promptFS, "prompts/*.md")) })
 
 // Definitions returns every tool's name, description and JSON schema; the
 // bash tool's description names the shell it runs on this host.
@@ -125,7 +126,7 @@ func definitions(sh shell) []Definition {
 	out := make([]Definition, 0, len(order))
 	for _, n := range order {
 		var desc strings.Builder
-		if err := descriptions.ExecuteTemplate(&desc, n+".md", sh); err != nil {
+		if err := descriptions().ExecuteTemplate(&desc, n+".md", sh); err != nil {
 			panic(err)
 		}
 		out = append(out, Definition{Name: n, Description: strings.TrimSpace(desc.String()), Parameters: schemas[n]})

@@ -1,6 +1,6 @@
 //go:build unix
 
-package proc
+package supervise
 
 import (
 	"fmt"
@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
-	"runtime"
 	"syscall"
 	"time"
 )
@@ -18,7 +17,7 @@ import (
 // when hub dies, and it fires when the *thread* that forked exits, which Go
 // does not pin; macOS has no Pdeathsig at all. So every agent runs under a
 // supervisor in the agent's own process group: hub re-executes its own
-// binary with argv[0] = superviseArg0, and the supervisor starts the agent,
+// binary with argv[0] = Arg0, and the supervisor starts the agent,
 // reports its exit status, and holds the read end of a pipe whose write end
 // only hub holds. However hub ends (SIGKILL included), the kernel closes
 // hub's descriptors, the supervisor reads EOF and kills the whole group,
@@ -27,28 +26,18 @@ import (
 // the very code Linux tests run. When the agent exits, the supervisor
 // writes its wait status to a pipe and kills the group, itself included,
 // so no path out of the supervisor leaves the group alive.
-const superviseArg0 = "hub-supervise"
-
-// supervisorExe is the binary to re-execute: on Linux /proc/self/exe,
-// which still works when the installed binary was replaced or deleted
-// while hub runs (an upgrade); elsewhere os.Executable.
-func supervisorExe() (string, error) {
-	if runtime.GOOS == "linux" {
-		if _, err := os.Stat("/proc/self/exe"); err == nil {
-			return "/proc/self/exe", nil
-		}
-	}
-	exe, err := os.Executable()
-	if err != nil {
-		return "", fmt.Errorf("find hub's own binary to supervise agents: %w", err)
-	}
-	return exe, nil
-}
+//
+// Arg0 is the argv[0] that makes a hub process a supervisor.
+const Arg0 = "hub-supervise"
 
 // init turns this process into a supervisor when hub started it as one.
-// It runs in every binary that links proc (hub and the tests), before main.
+// It runs in every binary that links proc (hub and the tests), before main
+// and before the heavy package inits: this package imports only what
+// os/exec does, so it is initialised among the first (Go initialises the
+// packages that are ready in import path order), and an agent start does
+// not pay for hub's tables, schemas and certificate pools.
 func init() {
-	if len(os.Args) >= 2 && os.Args[0] == superviseArg0 {
+	if len(os.Args) >= 2 && os.Args[0] == Arg0 {
 		// syscall.Exit, not os.Exit: nothing to flush, and a race-enabled test
 		// binary would otherwise linger a second at exit.
 		syscall.Exit(supervise(os.Args[1], os.Args[2:]))

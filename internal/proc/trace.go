@@ -1,0 +1,62 @@
+package proc
+
+import (
+	"context"
+	"io"
+	"sync/atomic"
+
+	"github.com/hubdev/hub/internal/trace"
+)
+
+// tracedPipes marks a turn's hops on the agent's pipes: the next write to
+// stdin after Trace (the prompt) and the first read from stdout after it.
+// Start puts them in place only when tracing is on.
+type tracedPipes struct {
+	write, read atomic.Pointer[trace.Span]
+}
+
+type tracedStdin struct {
+	io.WriteCloser
+	t *tracedPipes
+}
+
+func (w tracedStdin) Write(b []byte) (int, error) {
+	n, err := w.WriteCloser.Write(b)
+	if s := w.t.write.Swap(nil); s != nil {
+		s.Mark(trace.Written)
+		w.t.read.Store(s)
+	}
+	return n, err
+}
+
+type tracedStdout struct {
+	io.ReadCloser
+	t *tracedPipes
+}
+
+func (r tracedStdout) Read(b []byte) (int, error) {
+	n, err := r.ReadCloser.Read(b)
+	if n > 0 {
+		r.t.read.Swap(nil).Mark(trace.FirstByte)
+	}
+	return n, err
+}
+
+// Trace marks ctx's turn hops on the agent's pipes: the next write to its
+// stdin is the prompt written, the first read after it the agent's first
+// byte. Call it before writing the prompt.
+func (p *Process) Trace(ctx context.Context) {
+	if p.traced != nil {
+		p.traced.write.Store(trace.From(ctx))
+	}
+}
+
+// tracePipes wraps the pipes when tracing is on.
+func (p *Process) tracePipes() {
+	if !trace.On() {
+		return
+	}
+	p.traced = &tracedPipes{}
+	p.Stdin = tracedStdin{p.Stdin, p.traced}
+	p.Stdout = tracedStdout{p.Stdout, p.traced}
+}
