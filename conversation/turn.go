@@ -76,14 +76,22 @@ func RunTurn(ctx context.Context, s TurnSpec) (Outcome, error) {
 		defer cancel()
 		watch = NewWatch(s.WatchBound, cancel)
 	}
-	var before *Snapshot
-	if s.Workspace != "" {
-		before = TakeSnapshot(ctx, s.Workspace)
-	}
+	// The workspace's state is read while the prompt hooks run; both end
+	// before the prompt reaches the agent.
+	snap := make(chan *Snapshot, 1)
+	go func() {
+		if s.Workspace == "" {
+			snap <- nil
+			return
+		}
+		snap <- TakeSnapshot(ctx, s.Workspace)
+	}()
 	s.Audit.Prompt(s.Agent, s.Prompt)
 	var stop adapters.StopReason
 	var err error
-	if gate := s.Hooks.Prompt(ctx, s.Agent, s.Prompt); gate.Decision == hooks.Deny {
+	gate := s.Hooks.Prompt(ctx, s.Agent, s.Prompt)
+	before := <-snap
+	if gate.Decision == hooks.Deny {
 		stop, err = adapters.StopEndTurn, hooks.Blocked(gate)
 	} else {
 		stop, err = s.Session.Prompt(turnCtx, s.Prompt, s.Hooks.Wrap(s.observe(d, watch)))
