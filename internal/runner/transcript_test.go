@@ -1,7 +1,9 @@
 package runner
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -78,6 +80,10 @@ func TestContinue_FindsAnOldRunRecord(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The old code wrote the run's directory as canonicalDir made it
+	// (a drive letter on Windows).
+	cwd, _ := json.Marshal(canonicalDir("/src"))
+	data = bytes.Replace(data, []byte(`"cwd":"/src"`), append([]byte(`"cwd":`), cwd...), 1)
 	if err := os.WriteFile(filepath.Join(dir, "sess-old.json"), data, 0o600); err != nil {
 		t.Fatal(err)
 	}
