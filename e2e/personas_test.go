@@ -14,6 +14,7 @@ import (
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/adapters/claude"
 	"github.com/hubdev/hub/adapters/gemini"
+	"github.com/hubdev/hub/conversation"
 	"github.com/hubdev/hub/internal/config"
 	"github.com/hubdev/hub/internal/fixture"
 	"github.com/hubdev/hub/internal/mockllm"
@@ -78,11 +79,15 @@ func TestGeminiPersona_PromptAndRefusedTool(t *testing.T) {
 	backend := gemini.New(config.AgentConfig{Command: config.Command{bin, "--acp", "--skip-trust", "-m", geminiModel}, Env: geminiEnv(mock)}, "e2e", zerolog.New(os.Stderr))
 	cwd := t.TempDir()
 	var asked []string
-	s, err := (&personas.Adapter{P: p, Backend: backend}).Start(context.Background(), adapters.SessionOptions{Cwd: cwd,
-		Permission: func(_ context.Context, req *adapters.PermissionRequest) adapters.PermissionDecision {
-			asked = append(asked, req.Tool.Title)
-			return adapters.PermissionDecision{OptionID: "allow_once", Kind: adapters.AllowOnce}
-		}})
+	gate, err := conversation.NewGate(conversation.GateOptions{Cwd: cwd, Answerer: conversation.AnswerFunc(
+		func(_ context.Context, q conversation.Question) conversation.Reply {
+			asked = append(asked, q.Request.Tool.Title)
+			return conversation.Reply{Decision: conversation.Allow(q.Request), By: "user"}
+		})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := (&personas.Adapter{P: p, Backend: backend}).Start(context.Background(), adapters.SessionOptions{Cwd: cwd, Permission: gate.Ask})
 	if err != nil {
 		t.Fatal(err)
 	}
