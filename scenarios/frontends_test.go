@@ -26,8 +26,8 @@ import (
 	"github.com/hubdev/hub/internal/runner"
 )
 
-// world is what one scenario runs in: a git repository with a committed
-// README, the agent "first" (the native loop on the row's mock model, its
+// world is what one scenario runs in: a workspace holding README
+// (committed, when git is on PATH), the agent "first" (the native loop on the row's mock model, its
 // transcripts in records, or the row's fake CLI agent) and the fake agent
 // "second", which answers "second answered". audit is where front ends
 // that keep audit transcripts (config transcripts = true) write them;
@@ -43,7 +43,7 @@ const prompt = "do the task"
 
 func newWorld(t *testing.T, sc scenario, retries int) world {
 	t.Helper()
-	w := world{cwd: gitRepo(t), reg: adapters.NewRegistry(), records: t.TempDir(), audit: t.TempDir(), timeout: cmp.Or(sc.timeout, hangGuard)}
+	w := world{cwd: workspace(t), reg: adapters.NewRegistry(), records: t.TempDir(), audit: t.TempDir(), timeout: cmp.Or(sc.timeout, hangGuard)}
 	if sc.cli != nil {
 		c := *sc.cli
 		c.name = "first"
@@ -58,15 +58,23 @@ func newWorld(t *testing.T, sc scenario, retries int) world {
 	return w
 }
 
-// gitRepo makes a repository with one commit holding README.
-func gitRepo(t *testing.T) string {
+// hasGit says whether git is on PATH (it is not under Wine).
+func hasGit() bool {
+	_, err := exec.LookPath("git")
+	return err == nil
+}
+
+// workspace makes a directory holding README: a repository with one
+// commit holding it when git is on PATH, else a plain directory, where
+// the digest lists the files the tool calls named.
+func workspace(t *testing.T) string {
 	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("the files-changed digest and /compare need git, which is not on PATH")
-	}
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "README"), []byte("hello\n"), 0o644); err != nil {
 		t.Fatal(err)
+	}
+	if !hasGit() {
+		return dir
 	}
 	for _, args := range [][]string{{"init", "-q"}, {"add", "."}, {"commit", "-qm", "init"}} {
 		cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
@@ -102,18 +110,20 @@ type outcome struct {
 }
 
 // frontEnd runs one turn of prompt on agent "first" in w and says what
-// it told. fallback says whether it has a fallback list ("second").
+// it told. fallback says whether it has a fallback list ("second");
+// needsGit, when set, why it cannot run where git is not on PATH.
 type frontEnd struct {
 	name     string
 	fallback bool
 	turn     func(t *testing.T, w world) outcome
+	needsGit string
 }
 
 var frontEnds = []frontEnd{
-	{"hub acp", true, acpTurn},
-	{"hub run", true, runTurn},
-	{"hub mcp delegate", false, delegateTurn},
-	{"/compare candidate", false, compareTurn},
+	{"hub acp", true, acpTurn, ""},
+	{"hub run", true, runTurn, ""},
+	{"hub mcp delegate", false, delegateTurn, ""},
+	{"/compare candidate", false, compareTurn, "each /compare candidate runs in a git worktree"},
 }
 
 // acpTurn is one prompt in a hub acp session whose editor allows every

@@ -5,6 +5,7 @@
 package scenarios
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 	"testing"
@@ -33,6 +34,9 @@ type scenario struct {
 	bugs map[string]string
 	// without are the front ends that lack what the row is about, and why.
 	without map[string]string
+	// needsGit, when set, says why the row cannot run where git is not
+	// on PATH.
+	needsGit string
 }
 
 func bash(command string) mockllm.OpenAITurn {
@@ -69,7 +73,9 @@ func scenarios() []scenario {
 				}
 			},
 			without: map[string]string{"hub acp": "hub acp bounds no turn by time; the editor cancels"}},
+		// echo more >> README appends in bash, cmd and PowerShell alike.
 		{name: "a shell-written file is in the digest", model: []mockllm.OpenAITurn{bash("echo more >> README"), {Text: "Appended."}},
+			needsGit: "the workspace's git snapshot finds a file a shell command wrote; the tool call names none",
 			check: func(t *testing.T, _ frontEnd, _ world, o outcome) {
 				if !slices.Contains(o.Files, "README") {
 					t.Errorf("files changed %q, want README", o.Files)
@@ -178,6 +184,9 @@ func TestScenarios_EveryFrontEndTellsTheSame(t *testing.T) {
 					}
 					if why := sc.without[fe.name]; why != "" {
 						t.Skip("does not apply: " + why)
+					}
+					if why := cmp.Or(fe.needsGit, sc.needsGit); why != "" && !hasGit() {
+						t.Skip("git is not on PATH: " + why)
 					}
 					retries := 1
 					if fe.fallback {
