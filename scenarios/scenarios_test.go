@@ -6,6 +6,7 @@ package scenarios
 
 import (
 	"cmp"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -78,6 +79,15 @@ func scenarios() []scenario {
 			needsGit: "the workspace's git snapshot finds a file a shell command wrote; the tool call names none",
 			check: func(t *testing.T, _ frontEnd, _ world, o outcome) {
 				if !slices.Contains(o.Files, "README") {
+					t.Errorf("files changed %q, want README", o.Files)
+				}
+			}},
+		// git lists the file from the repository root; without git the
+		// digest lists the path the tool call named.
+		{name: "a file the agent wrote is in the digest", model: []mockllm.OpenAITurn{
+			{ToolCalls: []mockllm.OpenAIToolCall{{Name: "write_file", Args: `{"path":"README","content":"more\n"}`}}}, {Text: "Written."}},
+			check: func(t *testing.T, _ frontEnd, w world, o outcome) {
+				if !slices.Contains(o.Files, "README") && !slices.Contains(o.Files, filepath.Join(w.cwd, "README")) {
 					t.Errorf("files changed %q, want README", o.Files)
 				}
 			}},

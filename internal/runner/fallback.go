@@ -38,6 +38,7 @@ func runChain(ctx context.Context, o Options, out *output) Summary {
 	var attempts []Attempt
 	var s Summary
 	var usage *adapters.Usage
+	var r *run
 	start := o.Now()
 	before := conversation.TakeSnapshot(ctx, o.Cwd)
 	for i, agent := range chain {
@@ -46,7 +47,7 @@ func runChain(ctx context.Context, o Options, out *output) Summary {
 		if i > 0 && loadTranscript(o.TranscriptDir, o.ResumeID) == nil {
 			oo.ResumeID, oo.Fork = "", false // another agent cannot resume the first one's session
 		}
-		r := &run{o: oo, start: o.Now(), out: out, fallbackNext: i < len(chain)-1}
+		r = &run{o: oo, start: o.Now(), out: out, fallbackNext: i < len(chain)-1}
 		s = r.execute(ctx)
 		usage = conversation.AddUsage(usage, s.Usage)
 		reason := conversation.FallbackReason(agent, r.failureClass(s), len(r.digest.ToolCalls) > 0)
@@ -66,7 +67,12 @@ func runChain(ctx context.Context, o Options, out *output) Summary {
 	if usage != nil {
 		s.Cost = usage.CostUSD
 	}
-	s.FilesChanged = before.Changes(context.WithoutCancel(ctx))
+	// Outside a repository, the files the tool calls named, as the other
+	// front ends list them: only the last attempt made any (one that did
+	// hands no turn over).
+	if s.FilesChanged = before.Changes(context.WithoutCancel(ctx)); s.FilesChanged == nil {
+		s.FilesChanged = r.digest.FilesChanged
+	}
 	if len(chain) > 1 {
 		s.Attempts = attempts
 	}

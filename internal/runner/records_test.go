@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -143,11 +144,26 @@ func TestRun_FilesChangedByTheRun(t *testing.T) {
 	}
 }
 
-func TestRun_FilesChangedNullOutsideARepository(t *testing.T) {
-	s, out, _ := runFake(t, context.Background(), &fakeAdapter{name: "fake", script: steps(text("x"), done(adapters.StopEndTurn))},
-		func(o *Options) { o.Format = FormatJSONL })
-	if s.FilesChanged != nil || !bytes.Contains([]byte(out), []byte(`"filesChanged":null`)) {
-		t.Fatalf("filesChanged %+v", s.FilesChanged)
+// Outside a repository a run lists the files its edit tools named, as
+// hub acp and a delegate do; null when none.
+func TestRun_FilesChangedOutsideARepository(t *testing.T) {
+	edit := adapters.Event{Type: adapters.EventToolCall, Tool: &adapters.ToolCall{ID: "t1", Title: "Edit parser.go", Kind: adapters.KindEdit,
+		Locations: []adapters.Location{{Path: "/repo/parser.go"}}}}
+	for _, tt := range []struct {
+		name   string
+		script fakeScript
+		want   string
+	}{
+		{"no edit", steps(text("x"), done(adapters.StopEndTurn)), `"filesChanged":null`},
+		{"an edit", steps(edit, text("x"), done(adapters.StopEndTurn)), `"filesChanged":[{"path":"/repo/parser.go","status":"modified","added":0,"removed":0}]`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, out, _ := runFake(t, context.Background(), &fakeAdapter{name: "fake", script: tt.script},
+				func(o *Options) { o.Format, o.Approve = FormatJSONL, conversation.ApproveAll })
+			if !strings.Contains(out, tt.want) {
+				t.Fatalf("want %s in\n%s", tt.want, out)
+			}
+		})
 	}
 }
 

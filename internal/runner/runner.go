@@ -233,8 +233,8 @@ type Summary struct {
 	// conversation/prices.json when the model is in it.
 	Cost *float64 `json:"cost,omitempty"`
 	// FilesChanged are the files in Cwd's git repository the run changed
-	// (whoever wrote them: an edit tool or a shell command); null when Cwd
-	// is not in a git repository.
+	// (whoever wrote them: an edit tool or a shell command); outside a git
+	// repository, the files the edit tools named; null when none.
 	FilesChanged []conversation.FileChange `json:"filesChanged"`
 	// DurationMs is the wall time of the whole run, every attempt included.
 	DurationMs int64    `json:"durationMs"`
