@@ -3,6 +3,7 @@ package conversation
 import (
 	"cmp"
 	"context"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -185,9 +186,17 @@ func (d *Digest) AddTo(b *handover.Brief, request string) {
 // finish completes the digest after the turn: the workspace's changes
 // (else the paths the tool calls named) and the price of the usage when
 // the agent reported none.
-func (d *Digest) finish(ctx context.Context, before *Snapshot, model string) {
-	if before != nil && before.root != "" {
+func (d *Digest) finish(ctx context.Context, before *Snapshot, model, workspace string) {
+	switch {
+	case before != nil && before.root != "":
 		d.FilesChanged = before.Changes(ctx)
+	case workspace != "":
+		// as git names them: from the workspace, with slashes
+		for i, f := range d.FilesChanged {
+			if rel, err := filepath.Rel(workspace, f.Path); err == nil && filepath.IsAbs(f.Path) && filepath.IsLocal(rel) {
+				d.FilesChanged[i].Path = filepath.ToSlash(rel)
+			}
+		}
 	}
 	if d.Usage != nil && d.Usage.CostUSD == nil {
 		if p, ok := PriceOf(cmp.Or(d.Model, model)); ok {

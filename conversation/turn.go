@@ -102,7 +102,7 @@ func RunTurn(ctx context.Context, s TurnSpec) (Outcome, error) {
 	s.Audit.EndTurn(stop)
 	s.Hooks.EndTurn(stop)
 	o := Outcome{Stop: stop, Digest: d, Warnings: s.Hooks.Flush(ctx)}
-	d.finish(context.WithoutCancel(ctx), before, s.Model)
+	d.finish(context.WithoutCancel(ctx), before, s.Model, s.Workspace)
 	d.AgentSessionID = cmp.Or(d.AgentSessionID, s.Session.ID())
 	o.Failure = classify(ctx, s.Session, err)
 	var failed *adapters.TurnError

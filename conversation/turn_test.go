@@ -147,3 +147,26 @@ func TestRunTurn_DigestSumsUsageAndReadsTheWorkspace(t *testing.T) {
 		t.Fatalf("usage %+v files %+v", d.Usage, d.FilesChanged)
 	}
 }
+
+// Outside a repository the digest lists the files the changing tool calls
+// named, from the workspace as git would name them, whatever the OS.
+func TestRunTurn_FilesOutsideARepositoryAreWorkspaceRelative(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := repoRoot(context.Background(), dir); err == nil {
+		t.Skip("the temporary directory is inside a git repository")
+	}
+	edit := func(path string) adapters.Event {
+		return adapters.Event{Type: adapters.EventToolCall, Tool: &adapters.ToolCall{ID: path, Kind: adapters.KindEdit,
+			Locations: []adapters.Location{{Path: path}}}}
+	}
+	outside := filepath.Join(filepath.Dir(dir), "elsewhere.txt")
+	sess := &fakeSession{stop: adapters.StopEndTurn, events: []adapters.Event{
+		edit(filepath.Join(dir, "docs", "a.md")), edit(outside)}}
+	oc, err := RunTurn(context.Background(), TurnSpec{Agent: "fake", Session: sess, Prompt: adapters.TextPrompt("hi"), Workspace: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := oc.Digest.Files(); len(got) != 2 || got[0] != "docs/a.md" || got[1] != outside {
+		t.Fatalf("files %q, want docs/a.md and the outside path as named", got)
+	}
+}

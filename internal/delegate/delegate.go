@@ -99,7 +99,8 @@ type Result struct {
 	Answer         string     `json:"answer"`
 	ToolCalls      []ToolCall `json:"toolCalls"`
 	// FilesChanged are relative to the repository's root (a shell
-	// command's too); outside a repository, the paths the tools named.
+	// command's too); outside a repository, the paths the changing tools
+	// named, relative to the workspace when inside it.
 	FilesChanged []string        `json:"filesChanged"`
 	Usage        *adapters.Usage `json:"usage,omitempty"`
 	// Denied are the tool calls hub's rules or the policy refused.
