@@ -26,6 +26,7 @@ type ClaudeDecoder struct {
 	streamed map[string]bool              // message ids whose text arrived as deltas
 	tools    map[string]*claudeToolRecord // tool_use id -> what was emitted
 	msgID    map[string]string            // parent tool id -> current streamed message id
+	request  map[string]*claudeUsage      // parent tool id -> message_start's usage
 	tasks    []*claudeTask                // task list built from TaskCreate/TaskUpdate/TaskList
 	// unclaimed holds text streamed without a known message id (qodercli
 	// sends no message_start); the assistant block that repeats it claims it.
@@ -87,6 +88,7 @@ func NewClaudeDecoder() *ClaudeDecoder {
 		streamed: map[string]bool{},
 		tools:    map[string]*claudeToolRecord{},
 		msgID:    map[string]string{},
+		request:  map[string]*claudeUsage{},
 	}
 }
 

@@ -23,8 +23,10 @@ type claudeStreamEvent struct {
 		PartialJSON string `json:"partial_json"`
 	} `json:"delta"`
 	Message *struct {
-		ID string `json:"id"`
+		ID    string       `json:"id"`
+		Usage *claudeUsage `json:"usage"`
 	} `json:"message"`
+	Usage *claudeUsage `json:"usage"` // message_delta's counts so far
 }
 
 func (d *ClaudeDecoder) streamEvent(l *claudeLine, line []byte) []adapters.Event {
@@ -37,8 +39,10 @@ func (d *ClaudeDecoder) streamEvent(l *claudeLine, line []byte) []adapters.Event
 	switch ev.Type {
 	case "message_start":
 		if ev.Message != nil {
-			d.msgID[parent] = ev.Message.ID
+			d.msgID[parent], d.request[parent] = ev.Message.ID, ev.Message.Usage
 		}
+	case "message_delta":
+		return d.requestUsage(parent, ev.Usage)
 	case "content_block_start":
 		if ev.ContentBlock != nil {
 			d.blocks[key] = &claudeBlock{kind: ev.ContentBlock.Type, id: ev.ContentBlock.ID, name: ev.ContentBlock.Name}

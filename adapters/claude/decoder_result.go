@@ -47,17 +47,8 @@ func claudeResultUsage(l *claudeLine) *adapters.Usage {
 	if l.Usage == nil && l.TotalCostUSD == nil {
 		return nil
 	}
-	u := &adapters.Usage{CostUSD: l.TotalCostUSD}
-	if l.Usage != nil {
-		u.InputTokens = l.Usage.InputTokens
-		u.OutputTokens = l.Usage.OutputTokens
-		u.CacheReadTokens = l.Usage.CacheReadTokens
-		u.CacheWriteTokens = l.Usage.CacheCreationTokens
-		if l.Usage.OutputDetails != nil {
-			u.ThoughtTokens = l.Usage.OutputDetails.ThinkingTokens
-		}
-		u.ContextUsed = u.InputTokens + u.CacheReadTokens + u.CacheWriteTokens + u.OutputTokens
-	}
+	u := l.Usage.usage()
+	u.CostUSD = l.TotalCostUSD
 	for _, m := range l.ModelUsage {
 		u.ContextSize = max(u.ContextSize, m.ContextWindow)
 	}
@@ -161,4 +152,43 @@ func (d *ClaudeDecoder) controlRequest(l *claudeLine, line []byte) []adapters.Ev
 		Raw:        append(json.RawMessage(nil), line...),
 		Source:     ClaudeSourceCanUseTool,
 	}}
+}
+
+// usage is c's counts (none when c is nil).
+func (c *claudeUsage) usage() *adapters.Usage {
+	u := &adapters.Usage{}
+	if c == nil {
+		return u
+	}
+	u.InputTokens, u.OutputTokens = c.InputTokens, c.OutputTokens
+	u.CacheReadTokens, u.CacheWriteTokens = c.CacheReadTokens, c.CacheCreationTokens
+	if c.OutputDetails != nil {
+		u.ThoughtTokens = c.OutputDetails.ThinkingTokens
+	}
+	u.ContextUsed = u.InputTokens + u.CacheReadTokens + u.CacheWriteTokens + u.OutputTokens
+	return u
+}
+
+// requestUsage is one model request's usage, at its message_delta: the
+// counts message_start gave, updated by the delta's (counts so far), so
+// a budget sees a looping turn's requests before its result.
+func (d *ClaudeDecoder) requestUsage(parent string, delta *claudeUsage) []adapters.Event {
+	var c claudeUsage
+	if s := d.request[parent]; s != nil {
+		c = *s
+	}
+	delete(d.request, parent)
+	if delta != nil {
+		c.InputTokens = cmp.Or(delta.InputTokens, c.InputTokens)
+		c.OutputTokens = cmp.Or(delta.OutputTokens, c.OutputTokens)
+		c.CacheReadTokens = cmp.Or(delta.CacheReadTokens, c.CacheReadTokens)
+		c.CacheCreationTokens = cmp.Or(delta.CacheCreationTokens, c.CacheCreationTokens)
+		c.OutputDetails = cmp.Or(delta.OutputDetails, c.OutputDetails)
+	}
+	u := c.usage()
+	if u.ContextUsed == 0 {
+		return nil
+	}
+	u.PerRequest = true
+	return []adapters.Event{{Type: adapters.EventUsage, Usage: u}}
 }

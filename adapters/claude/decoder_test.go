@@ -240,7 +240,7 @@ func TestDecodeClaude_Behaviour(t *testing.T) {
 		// mock behind a 429 rate_limit_error with retry-after: 1
 		// (adapters/claude/record_test.go).
 		{"real 429 retries are non-fatal rate_limit notices", "rec-rate-limit", func(t *testing.T, ev []adapters.Event) {
-			if got := claudeTypes(ev); got != "session_info,commands,error,error,text,text,text,usage,done" {
+			if got := claudeTypes(ev); got != "session_info,commands,error,error,text,text,text,usage,usage,done" {
 				t.Fatalf("types = %s", got)
 			}
 			for i, e := range ev[2:4] {
@@ -268,7 +268,7 @@ func TestDecodeClaude_Behaviour(t *testing.T) {
 		// rec-max-*: recorded from claude 2.1.330 against the Anthropic mock
 		// (adapters/claude/record_test.go).
 		{"real --max-turns 1 with a tool call ends max_turn_requests", "rec-max-turns", func(t *testing.T, ev []adapters.Event) {
-			if got := claudeTypes(ev); got != "session_info,commands,text,text,text,tool_call,tool_update,usage,done" {
+			if got := claudeTypes(ev); got != "session_info,commands,text,text,text,tool_call,usage,tool_update,usage,done" {
 				t.Fatalf("types = %s (hitting the turn limit is no error)", got)
 			}
 			if done := ev[len(ev)-1]; done.StopReason != adapters.StopMaxTurnRequests {
@@ -329,6 +329,45 @@ func TestClaudeDecoder_SessionInfoOnlyOnChange(t *testing.T) {
 	}
 	if n != 2 {
 		t.Errorf("session_info+commands events = %d, want 2 (repeated init lines are silent)", n)
+	}
+}
+
+// Each model request's usage arrives at its message_delta, before the
+// turn's result, so hub's --max-tokens and --max-cost can stop a looping
+// turn: message_start's counts updated by the delta's.
+func TestDecodeClaude_RequestUsageBeforeTheResult(t *testing.T) {
+	start := `{"type":"stream_event","parent_tool_use_id":%P%,"event":{"type":"message_start","message":{"id":"m","usage":{"input_tokens":42,"output_tokens":1,"cache_read_input_tokens":5}}}}`
+	delta := `{"type":"stream_event","parent_tool_use_id":%P%,"event":{"type":"message_delta","usage":{"output_tokens":17}}}`
+	main, sub := strings.NewReplacer("%P%", "null"), strings.NewReplacer("%P%", `"toolu_1"`)
+	for _, tc := range []struct {
+		name  string
+		lines []string
+		want  []adapters.Usage
+	}{
+		{"one request", []string{main.Replace(start), main.Replace(delta)},
+			[]adapters.Usage{{InputTokens: 42, OutputTokens: 17, CacheReadTokens: 5, ContextUsed: 64, PerRequest: true}}},
+		{"a subagent's request between", []string{main.Replace(start), sub.Replace(start), sub.Replace(delta), main.Replace(delta)},
+			[]adapters.Usage{{InputTokens: 42, OutputTokens: 17, CacheReadTokens: 5, ContextUsed: 64, PerRequest: true},
+				{InputTokens: 42, OutputTokens: 17, CacheReadTokens: 5, ContextUsed: 64, PerRequest: true}}},
+		{"a delta without a start", []string{main.Replace(delta)},
+			[]adapters.Usage{{OutputTokens: 17, ContextUsed: 17, PerRequest: true}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []adapters.Usage
+			for _, e := range DecodeClaude([]byte(strings.Join(tc.lines, "\n"))) {
+				if e.Type == adapters.EventUsage {
+					got = append(got, *e.Usage)
+				}
+			}
+			if len(got) != len(tc.want) {
+				t.Fatalf("usage events = %+v, want %+v", got, tc.want)
+			}
+			for i := range got {
+				if got[i] != tc.want[i] {
+					t.Errorf("usage %d = %+v, want %+v", i, got[i], tc.want[i])
+				}
+			}
+		})
 	}
 }
 

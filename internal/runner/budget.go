@@ -83,10 +83,14 @@ func (b *budget) stop() adapters.StopReason {
 	return adapters.StopMaxTokens
 }
 
-// check signals hit when u is over a limit.
-func (b *budget) check(u *adapters.Usage) {
+// check signals hit when u is over a limit; model is the one the agent
+// reported, priced when the run's own has no price (claude's "default").
+func (b *budget) check(u *adapters.Usage, model string) {
 	if b == nil || u == nil {
 		return
+	}
+	if p, ok := conversation.PriceOf(model); ok && b.price == nil {
+		b.price = &p
 	}
 	var why, kind string
 	if n := u.InputTokens + u.OutputTokens; b.maxTokens > 0 && n > b.maxTokens {

@@ -58,6 +58,67 @@ func TestRun_BudgetsStopALoopingAgent(t *testing.T) {
 	}
 }
 
+// An agent that reports its cost only at the end of a turn (claude), run
+// on its "default" model: mid-turn per-request usage is priced by the
+// model the agent said it uses, so --max-cost stops the loop.
+func TestRun_MaxCostPricesTheModelTheAgentReports(t *testing.T) {
+	tests := []struct {
+		name, model string
+		want        int
+	}{
+		{"a priced model", "claude-sonnet-4-5-20250929", ExitBudget},
+		{"an unknown model", "mock-model", ExitOK},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			script := func(_ context.Context, cancelled <-chan struct{}, out chan<- adapters.Event) {
+				out <- adapters.Event{Type: adapters.EventSessionInfo, Session: &adapters.SessionInfo{Model: tt.model}}
+				for range 3 { // $0.03 a request at claude-sonnet-4's price
+					out <- adapters.Event{Type: adapters.EventUsage, Usage: &adapters.Usage{InputTokens: 10_000, PerRequest: true}}
+				}
+				if tt.want == ExitBudget { // a loop goes on until cancelled
+					<-cancelled
+					out <- done(adapters.StopCancelled)
+					return
+				}
+				out <- done(adapters.StopEndTurn)
+			}
+			a := &fakeAdapter{name: "fake", caps: adapters.Capabilities{ReportsCost: true, DefaultModel: "default"}, script: script}
+			s, _, errOut := runFake(t, context.Background(), a, func(o *Options) { o.MaxCost, o.Timeout = 0.05, 20*time.Second })
+			if s.ExitCode != tt.want || (tt.want == ExitBudget && s.Budget != "cost") {
+				t.Fatalf("exit %d budget %q (%s), want %d\n%s", s.ExitCode, s.Budget, s.Error, tt.want, errOut)
+			}
+		})
+	}
+}
+
+// A budget passed by the turn's last usage report (claude's result, with
+// its own cost) stops the run as surely as one passed mid-turn: exit 7,
+// whichever of the turn's end and the cancel comes first.
+func TestRun_BudgetPassedByTheLastReport(t *testing.T) {
+	cost := 0.5
+	tests := []struct {
+		name  string
+		usage adapters.Usage
+		mod   func(*Options)
+		want  string
+	}{
+		{"tokens", adapters.Usage{InputTokens: 80, OutputTokens: 40}, func(o *Options) { o.MaxTokens = 100 }, "tokens"},
+		{"the agent's own cost", adapters.Usage{InputTokens: 1, CostUSD: &cost}, func(o *Options) { o.MaxCost = 0.1 }, "cost"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			u := tt.usage
+			a := &fakeAdapter{name: "fake", caps: adapters.Capabilities{ReportsCost: true},
+				script: steps(text("done"), adapters.Event{Type: adapters.EventUsage, Usage: &u}, done(adapters.StopEndTurn))}
+			s, _, errOut := runFake(t, context.Background(), a, tt.mod)
+			if s.ExitCode != ExitBudget || s.StopReason != adapters.StopMaxTokens || s.Budget != tt.want {
+				t.Fatalf("exit %d stop %q budget %q (%s)\n%s", s.ExitCode, s.StopReason, s.Budget, s.Error, errOut)
+			}
+		})
+	}
+}
+
 // --max-cost needs a price: an agent that reports no cost, on a model the
 // table does not know, is a usage error before any request.
 func TestRun_MaxCostWithoutAPriceIsAUsageError(t *testing.T) {

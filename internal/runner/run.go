@@ -329,7 +329,7 @@ func (r *run) handle(ev adapters.Event) {
 		}
 		return
 	case ev.Type == adapters.EventUsage:
-		r.budget.check(r.digest.Usage)
+		r.budget.check(r.digest.Usage, r.digest.Model)
 	case ev.Type == adapters.EventError && ev.Error != nil && ev.Error.Fatal:
 		if r.shown != nil {
 			// Only the last fatal error reaches the summary; show the one
@@ -353,6 +353,9 @@ func (r *run) finish(c cause) Summary {
 	var err error
 	code := ExitOK
 	f := r.failure
+	if c == causeNone && r.budget != nil && r.budget.kind != "" {
+		c = causeBudget // passed as the turn ended, before the watcher cancelled it
+	}
 	switch {
 	case c == causeInterrupt:
 		code, err = ExitInterrupted, fmt.Errorf("interrupted%s", r.lastError())
