@@ -107,7 +107,7 @@ func (ss *session) startAgent(ctx context.Context, st *start) (adapters.Session,
 		return nil, conversation.Setup{}, errAbandoned
 	}
 	name := ss.rec.Agent
-	a, err := ss.srv.opts.Registry.Get(name)
+	a, err := ss.agents().Get(name)
 	if err != nil {
 		ss.mu.Unlock()
 		return nil, conversation.Setup{}, err
