@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -215,5 +216,48 @@ func TestAcp_PersonasOfTheSessionsCwd(t *testing.T) {
 	}
 	if n := len(srv.Requests()); n != 1 {
 		t.Errorf("%d model requests, want the trusted persona's one", n)
+	}
+}
+
+// hub doctor --json checks each persona file as the text report does:
+// its name, backend, state and problems; a file hub cannot use is listed
+// with why.
+func TestDoctor_JSONChecksPersonas(t *testing.T) {
+	root := isolate(t)
+	addUserConfig(t, root, "[providers.mock]\nbase_url = \"http://127.0.0.1:1\"\nmodel = \"m\"\n")
+	agents := filepath.Join(root, "xdg_config_home", "hub", "agents")
+	writeFile(t, filepath.Join(agents, "reviewer.md"), "---\nname: reviewer\ndescription: Reviews.\nagent: mock\ntools: Read, Teleport\n---\nx\n")
+	writeFile(t, filepath.Join(agents, "ghost.md"), "---\nname: ghost\ndescription: d\nagent: nowhere\n---\nx\n")
+	writeFile(t, filepath.Join(agents, "bad.md"), "no front matter\n")
+	repo := projectWithPersona(t, root, "repo", "helper")
+	chdir(t, repo)
+	code, out, errOut := hub(t, nil, "doctor", "--json", "--timeout", "3s")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var r struct {
+		Personas []struct {
+			Name, File, Backend, State string
+			Problems                   []string
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("%v:\n%s", err, out)
+	}
+	got := map[string]string{}
+	for _, p := range r.Personas {
+		key := cmp.Or(p.Name, filepath.Base(p.File))
+		got[key] = p.State + " on " + p.Backend + ": " + strings.Join(p.Problems, "; ")
+	}
+	tests := []struct{ key, state, problem string }{
+		{"reviewer", "ready on mock", `tool "Teleport"`},
+		{"ghost", "cannot run on nowhere", "nowhere"},
+		{"helper", "untrusted on mock", "hub trust"},
+		{"bad.md", "not used on ", "front matter"},
+	}
+	for _, tc := range tests {
+		if g := got[tc.key]; !strings.HasPrefix(g, tc.state+":") || !strings.Contains(g, tc.problem) {
+			t.Errorf("%s: %q, want state %q and a problem naming %q", tc.key, g, tc.state, tc.problem)
+		}
 	}
 }
