@@ -6,12 +6,60 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
 
 	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/adapters/openai"
 	"github.com/hubdev/hub/adapters/replay"
+	"github.com/hubdev/hub/internal/mockllm"
 	"github.com/hubdev/hub/personas"
 )
+
+// /compare runs a persona of the session's cwd (Settings.Registry, not
+// hub's) as a candidate: with its prompt, and without the tools it does
+// not list.
+func TestCompare_PersonaOfTheSessionsCwd(t *testing.T) {
+	repo := compareRepo(t)
+	base := adapters.NewRegistry()
+	base.Register(replay.New(""))
+	resultWriter(t, base, "good", "pass")
+	mock := mockllm.NewOpenAIServer(
+		mockllm.OpenAITurn{ToolCalls: []mockllm.OpenAIToolCall{{Name: "write_file", Args: `{"path":"result.txt","content":"x"}`}}},
+		mockllm.OpenAITurn{Text: "Reviewed."})
+	t.Cleanup(mock.Close)
+	here := adapters.NewRegistry()
+	for _, n := range base.Names() {
+		a, _ := base.Get(n)
+		here.Register(a)
+	}
+	here.Register(&personas.Adapter{P: personas.Persona{Name: "reviewer", Description: "Reviews.", Tools: []string{"Read"}, ToolsSet: true,
+		Prompt: "You are the reviewer.", Trusted: true},
+		Backend: openai.New(openai.Profile{Name: "native", BaseURL: mock.URL, Model: "m", Local: true, ContextWindow: 100000}, openai.Options{IdleTimeout: time.Minute})})
+	c := startClient(t, Options{Registry: base, DefaultAgent: "replay", Logger: zerolog.Nop(), StateDir: t.TempDir(), CancelGrace: time.Second,
+		Settings: func(string) (Settings, error) { return Settings{Registry: here}, nil }})
+	c.perm = selectKind("allow_once")
+	c.init(schema.ClientCapabilities{})
+	sid := c.newSession(repo)
+	if stop := c.prompt(sid, "/compare reviewer,good -- write result.txt"); stop != schema.StopEndTurn {
+		t.Fatalf("stop reason %s", stop)
+	}
+	_, card := cardOf(t, compareCards(c.updates(sid)), "reviewer-1")
+	if got := strings.Join(card.statuses, " "); got != "pending in_progress completed" {
+		t.Errorf("reviewer-1's statuses %q (titles %q, content %q)", got, card.titles, card.text)
+	}
+	reqs := mock.Requests()
+	if len(reqs) == 0 || !strings.Contains(mockllm.MessageText(reqs[0].Messages[0]), "You are the reviewer.") {
+		t.Fatalf("the reviewer's model was not given its prompt (%d requests)", len(reqs))
+	}
+	for _, tl := range reqs[0].Tools {
+		if f, _ := tl["function"].(map[string]any); f["name"] == "write_file" {
+			t.Error("the reviewer was offered write_file")
+		}
+	}
+}
 
 // Personas follow the agents in the select, each described with what it
 // is for and the agent it runs on; an untrusted one is not offered.
