@@ -61,6 +61,42 @@ func TestCompare_PersonaOfTheSessionsCwd(t *testing.T) {
 	}
 }
 
+// A persona on an agent CLI gets hub's delegation server only when its
+// tools list delegation (Claude's Task, hub's delegate_agent) or leave
+// every tool, or it names its delegates.
+func TestDelegation_PersonaWithoutDelegationGetsNoHubServer(t *testing.T) {
+	tests := []struct {
+		name      string
+		tools     []string
+		delegates []string
+		offered   bool
+	}{
+		{"every tool", nil, nil, true},
+		{"Claude's Task", []string{"Read", "Task"}, nil, true},
+		{"hub's name", []string{"Read", "delegate_agent"}, nil, true},
+		{"delegates named", []string{"Read"}, []string{"helper"}, true},
+		{"not listed", []string{"Read", "Grep"}, nil, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			root := &delegatingAgent{}
+			c, _ := delegationClient(t, root, "", func(o *Options) {
+				o.Registry.Register(&personas.Adapter{P: personas.Persona{Name: "lead", Description: "d", Tools: tc.tools, ToolsSet: tc.tools != nil,
+					Delegates: tc.delegates, Trusted: true},
+					Backend: root})
+				o.DefaultAgent = "lead"
+			})
+			sid, _ := c.start(t)
+			c.prompt(sid, "helper: x")
+			root.mu.Lock()
+			defer root.mu.Unlock()
+			if len(root.starts) != 1 || (hubEntry(root.starts[0].MCPServers).Name != "") != tc.offered {
+				t.Fatalf("%d starts, MCP servers %+v: want hub's offered %v", len(root.starts), root.starts[0].MCPServers, tc.offered)
+			}
+		})
+	}
+}
+
 // Personas follow the agents in the select, each described with what it
 // is for and the agent it runs on; an untrusted one is not offered.
 func TestAgentSelect_ListsPersonasAfterTheAgents(t *testing.T) {

@@ -49,6 +49,9 @@ func (p Persona) Filter() *adapters.ToolFilter {
 				f.Allow = append(f.Allow, string(adapters.KindDelete), string(adapters.KindMove))
 			}
 		}
+		if len(p.Delegates) > 0 { // naming its delegates lists delegation
+			f.Allow = append(f.Allow, "delegate_agent")
+		}
 	}
 	for _, t := range p.Disallowed {
 		f.Deny = append(f.Deny, canonical(t)...)

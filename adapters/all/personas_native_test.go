@@ -117,6 +117,7 @@ func TestAdapter_NativeDelegationFollowsTheTools(t *testing.T) {
 		{"every tool", "", true},
 		{"hub's name", "tools: Read, delegate_agent\n", true},
 		{"Claude's Task", "tools: Read, Task\n", true},
+		{"delegates named", "tools: Read\ndelegates: codex\n", true},
 		{"not listed", "tools: Read, Grep\n", false},
 		{"disallowed", "disallowedTools: Task\n", false},
 	}
