@@ -61,6 +61,41 @@ func TestCompare_PersonaOfTheSessionsCwd(t *testing.T) {
 	}
 }
 
+// A fork into another project may name a persona of that project
+// (_meta.hub.agent): it starts there with the persona's prompt, briefed
+// on the record; a name neither hub nor that project knows is refused.
+func TestFork_IntoAPersonaOfTheForksCwd(t *testing.T) {
+	backend := &forgetful{}
+	base := adapters.NewRegistry()
+	base.Register(backend)
+	other := t.TempDir()
+	here := adapters.NewRegistry()
+	here.Register(backend)
+	here.Register(&personas.Adapter{P: personas.Persona{Name: "fixer", Description: "Fixes.", Prompt: "You fix.", Trusted: true}, Backend: backend})
+	c := newClient(t, "", func(o *Options) {
+		o.Registry, o.DefaultAgent = base, "forgetful"
+		o.Settings = func(cwd string) (Settings, error) {
+			if cwd == other {
+				return Settings{Registry: here}, nil
+			}
+			return Settings{}, nil
+		}
+	})
+	sid, _ := c.start(t)
+	c.prompt(sid, "the bug is in parser.go")
+	c.prompt(fork(t, c, sid, other, "fixer"), "fix it")
+	backend.mu.Lock()
+	last, instr := backend.prompts[len(backend.prompts)-1], backend.instr[len(backend.instr)-1]
+	backend.mu.Unlock()
+	if !strings.Contains(last, "the bug is in parser.go") || !strings.HasPrefix(instr, "You fix.") {
+		t.Errorf("the fork's first prompt %q, instructions %q: want the briefing and the persona's prompt", last, instr)
+	}
+	if _, e := c.call("session/fork", map[string]any{"sessionId": sid, "cwd": t.TempDir(), "mcpServers": []any{},
+		"_meta": map[string]any{"hub": map[string]any{"agent": "fixer"}}}); e == nil || !strings.Contains(e.Message, "unknown agent") {
+		t.Errorf("a fork elsewhere into fixer: %+v, want unknown agent", e)
+	}
+}
+
 // A persona on an agent CLI gets hub's delegation server only when its
 // tools list delegation (Claude's Task, hub's delegate_agent) or leave
 // every tool, or it names its delegates.
