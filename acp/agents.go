@@ -8,6 +8,7 @@ import (
 
 	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/personas"
 )
 
 // readyFor is how long a readiness check is trusted: an agent installed
@@ -22,6 +23,13 @@ type readiness struct {
 }
 
 func (r *readiness) check(a adapters.Adapter) error {
+	// Two sessions' personas of one name may be different files, one
+	// trusted and one not: only the backend's readiness is cached.
+	if p, ok := a.(*personas.Adapter); ok && p.P.Trusted && p.Backend != nil {
+		a = p.Backend
+	} else if ok {
+		return p.Ready()
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.at == nil {
@@ -39,21 +47,21 @@ func (r *readiness) check(a adapters.Adapter) error {
 // agentChoices is the agent select: the pinned agents, else every
 // registered one, that can run here. The session's own agent stays listed
 // when it cannot, marked with the reason.
-func (s *server) agentChoices(current string) []schema.SessionConfigSelectOption {
-	names := s.opts.Registry.Names()
+func (s *server) agentChoices(reg *adapters.Registry, current string) []schema.SessionConfigSelectOption {
+	names := reg.Names()
 	if len(s.opts.Agents) > 0 {
 		names = slices.DeleteFunc(slices.Clone(s.opts.Agents), func(n string) bool {
-			_, err := s.opts.Registry.Get(n)
+			_, err := reg.Get(n)
 			return err != nil
 		})
 	}
 	if !slices.Contains(names, current) {
 		names = append(names, current)
 	}
-	slices.SortStableFunc(names, func(a, b string) int { return s.isPersona(a) - s.isPersona(b) }) // personas after the agents
+	slices.SortStableFunc(names, func(a, b string) int { return isPersona(reg, a) - isPersona(reg, b) }) // personas after the agents
 	var out []schema.SessionConfigSelectOption
 	for _, n := range names {
-		a, err := s.opts.Registry.Get(n)
+		a, err := reg.Get(n)
 		if err == nil {
 			err = s.ready.check(a)
 		}
@@ -68,8 +76,8 @@ func (s *server) agentChoices(current string) []schema.SessionConfigSelectOption
 }
 
 // isPersona is 1 for an agent defined in a persona file, else 0.
-func (s *server) isPersona(name string) int {
-	if a, err := s.opts.Registry.Get(name); err == nil {
+func isPersona(reg *adapters.Registry, name string) int {
+	if a, err := reg.Get(name); err == nil {
 		if _, _, ok := adapters.Describe(a); ok {
 			return 1
 		}

@@ -172,7 +172,7 @@ func (ss *session) runCompare(ctx context.Context, args string) string {
 		return schema.StopEndTurn
 	}
 	cr := &compareRun{ss: ss, id: shortID(), cards: map[string]compare.Candidate{}}
-	s := compare.Run(ctx, compare.Options{Registry: ss.srv.opts.Registry, Agents: req.agents, N: req.n, Check: req.check,
+	s := compare.Run(ctx, compare.Options{Registry: ss.agents(), Agents: req.agents, N: req.n, Check: req.check,
 		Cwd: ss.rec.Cwd, Prompt: req.prompt, Approve: conversation.ApproveNone, Rules: ss.set.Permissions, Log: ss.srv.log,
 		Ask: cr.ask, Progress: cr.show, Confirm: cr.confirm, AuditDir: ss.srv.opts.TranscriptDir,
 		StopAll: func() {}}) // proc.StopAll would end every session's agent; each candidate closes its own

@@ -138,7 +138,7 @@ func (ss *session) delegateFunc(a adapters.Adapter) (adapters.DelegateFunc, []st
 // with the session; register serves it to the agent that calls it. A root
 // delegator replaces the one before: that agent was restarted.
 func (ss *session) addDelegator(chain []string, register func(*delegate.Delegator) func()) *delegate.Delegator {
-	d := delegate.New(delegate.Options{Registry: ss.srv.opts.Registry, Cwd: ss.rec.Cwd, Rules: ss.set.Permissions, Grants: ss.srv.opts.Grants,
+	d := delegate.New(delegate.Options{Registry: ss.agents(), Cwd: ss.rec.Cwd, Rules: ss.set.Permissions, Grants: ss.srv.opts.Grants,
 		Log: ss.srv.log, Chain: chain, Ask: ss.delegatePermission, Observe: ss.showDelegate, Hooks: ss.set.Hooks, AuditDir: ss.srv.opts.TranscriptDir,
 		MCPServers: func(agent string) []adapters.MCPServer {
 			if len(chain) >= cmp.Or(ss.srv.opts.DelegationDepth, 1) {

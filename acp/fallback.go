@@ -30,7 +30,7 @@ func (ss *session) nextFallback(tried map[string]bool) string {
 	agent := ss.rec.Agent
 	ss.mu.Unlock()
 	for _, n := range ss.srv.opts.Fallback[agent] {
-		a, err := ss.srv.opts.Registry.Get(n)
+		a, err := ss.agents().Get(n)
 		if err != nil || tried[n] || ss.srv.ready.check(a) != nil {
 			continue
 		}

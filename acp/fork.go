@@ -1,6 +1,7 @@
 package acp
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"maps"
@@ -38,7 +39,11 @@ func (s *server) forkSession(_ context.Context, params json.RawMessage) (any, fu
 		Model: src.Model, Mode: src.Mode, Options: maps.Clone(src.Options), Handover: src.Handover, ForkOf: src.AgentSessionID,
 		UpdatedAt: s.opts.Now()}
 	if other := p.Meta.Hub.Agent; other != "" && other != src.Agent {
-		if _, err := s.opts.Registry.Get(other); err != nil {
+		set, err := s.settingsFor(p.Cwd) // the agents there: a persona of that project
+		if err != nil {
+			return nil, nil, err
+		}
+		if _, err := cmp.Or(set.Registry, s.opts.Registry).Get(other); err != nil {
 			return nil, nil, invalidParams("unknown agent %q", other)
 		}
 		rec.Agent, rec.ForkOf, rec.Model, rec.Mode, rec.Options = other, "", "", "", nil

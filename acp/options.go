@@ -10,6 +10,7 @@ import (
 	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/jsonrpc"
+	"github.com/hubdev/hub/personas"
 )
 
 func (ss *session) caps() adapters.Capabilities {
@@ -52,7 +53,7 @@ func (ss *session) configOptions() (out []schema.SessionConfigOption) {
 	rec.Options = maps.Clone(ss.rec.Options)
 	live := ss.live
 	ss.mu.Unlock()
-	agents := ss.srv.agentChoices(rec.Agent)
+	agents := ss.srv.agentChoices(ss.agents(), rec.Agent)
 	out = []schema.SessionConfigOption{{ID: "agent", Name: "Agent", Description: "Which coding agent hub drives", Type: "select", CurrentValue: rec.Agent, Options: agents}}
 	defer func() { // hub's own, last
 		out = append(out, handoverOption(rec.Handover))
@@ -160,8 +161,12 @@ func (ss *session) modeState() *schema.SessionModeState {
 // updates that follow the change; it runs once the response is written.
 func (ss *session) setOption(ctx context.Context, id, value string) (after func(), err error) {
 	if id == "agent" {
-		if _, err := ss.srv.opts.Registry.Get(value); err != nil {
+		a, err := ss.agents().Get(value)
+		if err != nil {
 			return nil, invalidParams("unknown agent %q", value)
+		}
+		if err := adapters.Ready(a); errors.Is(err, personas.ErrUntrusted) {
+			return nil, invalidParams("%v", err)
 		}
 		return ss.switchAgent(value)
 	}

@@ -6,12 +6,131 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
 
 	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/adapters/openai"
 	"github.com/hubdev/hub/adapters/replay"
+	"github.com/hubdev/hub/internal/mockllm"
 	"github.com/hubdev/hub/personas"
 )
+
+// /compare runs a persona of the session's cwd (Settings.Registry, not
+// hub's) as a candidate: with its prompt, and without the tools it does
+// not list.
+func TestCompare_PersonaOfTheSessionsCwd(t *testing.T) {
+	repo := compareRepo(t)
+	base := adapters.NewRegistry()
+	base.Register(replay.New(""))
+	resultWriter(t, base, "good", "pass")
+	mock := mockllm.NewOpenAIServer(
+		mockllm.OpenAITurn{ToolCalls: []mockllm.OpenAIToolCall{{Name: "write_file", Args: `{"path":"result.txt","content":"x"}`}}},
+		mockllm.OpenAITurn{Text: "Reviewed."})
+	t.Cleanup(mock.Close)
+	here := adapters.NewRegistry()
+	for _, n := range base.Names() {
+		a, _ := base.Get(n)
+		here.Register(a)
+	}
+	here.Register(&personas.Adapter{P: personas.Persona{Name: "reviewer", Description: "Reviews.", Tools: []string{"Read"}, ToolsSet: true,
+		Prompt: "You are the reviewer.", Trusted: true},
+		Backend: openai.New(openai.Profile{Name: "native", BaseURL: mock.URL, Model: "m", Local: true, ContextWindow: 100000}, openai.Options{IdleTimeout: time.Minute})})
+	c := startClient(t, Options{Registry: base, DefaultAgent: "replay", Logger: zerolog.Nop(), StateDir: t.TempDir(), CancelGrace: time.Second,
+		Settings: func(string) (Settings, error) { return Settings{Registry: here}, nil }})
+	c.perm = selectKind("allow_once")
+	c.init(schema.ClientCapabilities{})
+	sid := c.newSession(repo)
+	if stop := c.prompt(sid, "/compare reviewer,good -- write result.txt"); stop != schema.StopEndTurn {
+		t.Fatalf("stop reason %s", stop)
+	}
+	_, card := cardOf(t, compareCards(c.updates(sid)), "reviewer-1")
+	if got := strings.Join(card.statuses, " "); got != "pending in_progress completed" {
+		t.Errorf("reviewer-1's statuses %q (titles %q, content %q)", got, card.titles, card.text)
+	}
+	reqs := mock.Requests()
+	if len(reqs) == 0 || !strings.Contains(mockllm.MessageText(reqs[0].Messages[0]), "You are the reviewer.") {
+		t.Fatalf("the reviewer's model was not given its prompt (%d requests)", len(reqs))
+	}
+	for _, tl := range reqs[0].Tools {
+		if f, _ := tl["function"].(map[string]any); f["name"] == "write_file" {
+			t.Error("the reviewer was offered write_file")
+		}
+	}
+}
+
+// A fork into another project may name a persona of that project
+// (_meta.hub.agent): it starts there with the persona's prompt, briefed
+// on the record; a name neither hub nor that project knows is refused.
+func TestFork_IntoAPersonaOfTheForksCwd(t *testing.T) {
+	backend := &forgetful{}
+	base := adapters.NewRegistry()
+	base.Register(backend)
+	other := t.TempDir()
+	here := adapters.NewRegistry()
+	here.Register(backend)
+	here.Register(&personas.Adapter{P: personas.Persona{Name: "fixer", Description: "Fixes.", Prompt: "You fix.", Trusted: true}, Backend: backend})
+	c := newClient(t, "", func(o *Options) {
+		o.Registry, o.DefaultAgent = base, "forgetful"
+		o.Settings = func(cwd string) (Settings, error) {
+			if cwd == other {
+				return Settings{Registry: here}, nil
+			}
+			return Settings{}, nil
+		}
+	})
+	sid, _ := c.start(t)
+	c.prompt(sid, "the bug is in parser.go")
+	c.prompt(fork(t, c, sid, other, "fixer"), "fix it")
+	backend.mu.Lock()
+	last, instr := backend.prompts[len(backend.prompts)-1], backend.instr[len(backend.instr)-1]
+	backend.mu.Unlock()
+	if !strings.Contains(last, "the bug is in parser.go") || !strings.HasPrefix(instr, "You fix.") {
+		t.Errorf("the fork's first prompt %q, instructions %q: want the briefing and the persona's prompt", last, instr)
+	}
+	if _, e := c.call("session/fork", map[string]any{"sessionId": sid, "cwd": t.TempDir(), "mcpServers": []any{},
+		"_meta": map[string]any{"hub": map[string]any{"agent": "fixer"}}}); e == nil || !strings.Contains(e.Message, "unknown agent") {
+		t.Errorf("a fork elsewhere into fixer: %+v, want unknown agent", e)
+	}
+}
+
+// A persona on an agent CLI gets hub's delegation server only when its
+// tools list delegation (Claude's Task, hub's delegate_agent) or leave
+// every tool, or it names its delegates.
+func TestDelegation_PersonaWithoutDelegationGetsNoHubServer(t *testing.T) {
+	tests := []struct {
+		name      string
+		tools     []string
+		delegates []string
+		offered   bool
+	}{
+		{"every tool", nil, nil, true},
+		{"Claude's Task", []string{"Read", "Task"}, nil, true},
+		{"hub's name", []string{"Read", "delegate_agent"}, nil, true},
+		{"delegates named", []string{"Read"}, []string{"helper"}, true},
+		{"not listed", []string{"Read", "Grep"}, nil, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			root := &delegatingAgent{}
+			c, _ := delegationClient(t, root, "", func(o *Options) {
+				o.Registry.Register(&personas.Adapter{P: personas.Persona{Name: "lead", Description: "d", Tools: tc.tools, ToolsSet: tc.tools != nil,
+					Delegates: tc.delegates, Trusted: true},
+					Backend: root})
+				o.DefaultAgent = "lead"
+			})
+			sid, _ := c.start(t)
+			c.prompt(sid, "helper: x")
+			root.mu.Lock()
+			defer root.mu.Unlock()
+			if len(root.starts) != 1 || (hubEntry(root.starts[0].MCPServers).Name != "") != tc.offered {
+				t.Fatalf("%d starts, MCP servers %+v: want hub's offered %v", len(root.starts), root.starts[0].MCPServers, tc.offered)
+			}
+		})
+	}
+}
 
 // Personas follow the agents in the select, each described with what it
 // is for and the agent it runs on; an untrusted one is not offered.

@@ -127,6 +127,10 @@ type Settings struct {
 	// Notice is said once as the session opens (e.g. the project config
 	// keys hub ignored).
 	Notice string
+	// Registry is the agents of a session here: hub's, with the personas
+	// visible from this cwd in place of the launch directory's (nil:
+	// Options.Registry).
+	Registry *adapters.Registry
 }
 
 // settingsFor loads the settings of a session in cwd; a project config
@@ -529,16 +533,16 @@ func (s *server) gateFor(ss *session) (*conversation.Gate, error) {
 
 // open registers an in-memory session for rec.
 func (s *server) open(rec *Record, mcp []schema.McpServer) (*session, error) {
-	if _, err := s.opts.Registry.Get(rec.Agent); err != nil {
+	set, err := s.settingsFor(rec.Cwd)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := cmp.Or(set.Registry, s.opts.Registry).Get(rec.Agent); err != nil {
 		return nil, jsonrpc.NewError(schema.CodeInternalError, fmt.Sprintf("agent %q unavailable: %v", rec.Agent, err), nil)
 	}
 	s.mu.Lock()
 	caps := s.clientCaps
 	s.mu.Unlock()
-	set, err := s.settingsFor(rec.Cwd)
-	if err != nil {
-		return nil, err
-	}
 	ss := &session{srv: s, rec: rec, set: set, mcp: s.convertMCP(mcp), seenTools: map[string]bool{}}
 	if ss.gate, err = s.gateFor(ss); err != nil {
 		return nil, jsonrpc.NewError(schema.CodeInternalError, err.Error(), nil)

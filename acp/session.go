@@ -212,7 +212,7 @@ func (ss *session) observer(agent string) *hooks.Observer {
 	if ss.set.Hooks == nil {
 		return nil
 	}
-	if a, err := ss.srv.opts.Registry.Get(agent); err != nil || a.Capabilities().Hooks {
+	if a, err := ss.agents().Get(agent); err != nil || a.Capabilities().Hooks {
 		return nil
 	}
 	ss.mu.Lock()
@@ -288,7 +288,13 @@ func (ss *session) adapter() (adapters.Adapter, error) {
 	ss.mu.Lock()
 	name := ss.rec.Agent
 	ss.mu.Unlock()
-	return ss.srv.opts.Registry.Get(name)
+	return ss.agents().Get(name)
+}
+
+// agents are the agents of the session's cwd: hub's, and the personas
+// visible there.
+func (ss *session) agents() *adapters.Registry {
+	return cmp.Or(ss.set.Registry, ss.srv.opts.Registry)
 }
 
 var errRestart = adapters.ErrNeedsRestart

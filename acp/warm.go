@@ -14,6 +14,7 @@ import (
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/conversation"
 	"github.com/hubdev/hub/internal/trace"
+	"github.com/hubdev/hub/personas"
 )
 
 // Defaults of Options.WarmAgents and Options.IdleTimeout.
@@ -107,7 +108,7 @@ func (ss *session) startAgent(ctx context.Context, st *start) (adapters.Session,
 		return nil, conversation.Setup{}, errAbandoned
 	}
 	name := ss.rec.Agent
-	a, err := ss.srv.opts.Registry.Get(name)
+	a, err := ss.agents().Get(name)
 	if err != nil {
 		ss.mu.Unlock()
 		return nil, conversation.Setup{}, err
@@ -127,7 +128,7 @@ func (ss *session) startAgent(ctx context.Context, st *start) (adapters.Session,
 	back := opts.ResumeID != "" && ss.since > 0 // switched back to: it resumes, and hears what it missed
 	ss.mu.Unlock()
 	switch {
-	case !setup.Delegation:
+	case !setup.Delegation || !personas.MayDelegate(a):
 	case a.Capabilities().DelegateTool:
 		opts.Delegate, opts.DelegateAgents = ss.delegateFunc(a)
 	default:

@@ -32,6 +32,22 @@ type Report struct {
 	// "not sandboxed: bwrap not found; …" (never cached; absent when the
 	// report holds no native agent).
 	NativeSandbox string `json:"nativeSandbox,omitempty"`
+	// Personas are hub doctor's checks of the persona files visible here
+	// (never cached; absent when there are none).
+	Personas []Persona `json:"personas,omitempty"`
+}
+
+// Persona is the verdict on one persona file.
+type Persona struct {
+	// Name is "" for a file that is not used (State "not used").
+	Name    string `json:"name,omitempty"`
+	File    string `json:"file"`
+	Backend string `json:"backend,omitempty"`
+	// State is "ready", "untrusted" (a project file 'hub trust' has not
+	// recorded), "cannot run" (its backend or its mode), or "not used" (it
+	// does not parse, or another file has its name).
+	State    string   `json:"state"`
+	Problems []string `json:"problems,omitempty"`
 }
 
 // Agent is the verdict for one agent.

@@ -24,12 +24,16 @@ var writes = []adapters.ToolKind{adapters.KindEdit, adapters.KindDelete, adapter
 var bypassModes = map[string]bool{"bypasspermissions": true, "dontask": true, "full-access": true, "yolo": true, "danger-full-access": true}
 
 // canonical is a tool entry as hub's filter names it: its kind when hub
-// knows the name, else the name.
-func canonical(tool string) string {
+// knows the name, else the name; Claude's delegation tools are also hub's
+// (the native loop's delegate_agent).
+func canonical(tool string) []string {
 	if k, ok := permission.KindOfTool(tool); ok {
-		return string(k)
+		return []string{string(k)}
 	}
-	return strings.ToLower(tool)
+	if t := strings.ToLower(tool); t == "task" || t == "agent" {
+		return []string{t, "delegate_agent"}
+	}
+	return []string{strings.ToLower(tool)}
 }
 
 // Filter is the persona's tools as hub's kinds and names; nil when it
@@ -40,14 +44,17 @@ func (p Persona) Filter() *adapters.ToolFilter {
 		f.Allow = []string{}
 		for _, t := range p.Tools {
 			c := canonical(t)
-			f.Allow = append(f.Allow, c)
-			if c == string(adapters.KindEdit) { // an edit tool may delete and move
+			f.Allow = append(f.Allow, c...)
+			if c[0] == string(adapters.KindEdit) { // an edit tool may delete and move
 				f.Allow = append(f.Allow, string(adapters.KindDelete), string(adapters.KindMove))
 			}
 		}
+		if len(p.Delegates) > 0 { // naming its delegates lists delegation
+			f.Allow = append(f.Allow, "delegate_agent")
+		}
 	}
 	for _, t := range p.Disallowed {
-		f.Deny = append(f.Deny, canonical(t))
+		f.Deny = append(f.Deny, canonical(t)...)
 	}
 	if p.Mode == ModePlan || p.Mode == ModeReadOnly {
 		for _, k := range writes {

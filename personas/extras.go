@@ -30,9 +30,23 @@ func (p Persona) skillInstructions(cwd string) (string, []string) {
 	return skills.Instructions(list), warns
 }
 
+// MayDelegate says whether agent a may be given hub's delegation: any
+// agent may, a persona only when its file leaves it (no tools list; hub's
+// delegate_agent, Claude's Task or Agent among its tools; or delegates
+// named) and does not disallow it.
+func MayDelegate(a adapters.Adapter) bool {
+	p, ok := a.(*Adapter)
+	return !ok || p.P.mayDelegate()
+}
+
+func (p Persona) mayDelegate() bool { return p.Filter().Permits("delegate_agent", adapters.KindOther) }
+
 // delegation narrows the session's delegation to the persona's delegates,
-// when it names them.
+// when it names them, and takes it away when its file leaves it out.
 func (p Persona) delegation(opts *adapters.SessionOptions) {
+	if !p.mayDelegate() {
+		opts.Delegate, opts.DelegateAgents = nil, nil
+	}
 	if len(p.Delegates) == 0 || opts.Delegate == nil {
 		return
 	}

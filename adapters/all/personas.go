@@ -22,6 +22,25 @@ func warnOnce(log zerolog.Logger, msg string) {
 	}
 }
 
+// ForCwd is base's agents with the personas visible from cfg.Cwd (cfg is
+// the config loaded there) in place of base's own: an editor session or a
+// run in another directory than hub's sees that project's personas, and
+// not the launch directory's.
+func ForCwd(base *adapters.Registry, cfg *config.Config, log zerolog.Logger) *adapters.Registry {
+	r := adapters.NewRegistry()
+	if base != nil {
+		for _, n := range base.Names() {
+			if a, err := base.Get(n); err == nil {
+				if _, _, persona := adapters.Describe(a); !persona {
+					r.Register(a)
+				}
+			}
+		}
+	}
+	registerPersonas(r, cfg, log)
+	return r
+}
+
 // registerPersonas registers every persona visible from the config's
 // directory after the agents, on its backend (the file's agent, else the
 // default agent, else claude). A persona never takes an agent's name; an

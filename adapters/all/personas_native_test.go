@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -21,6 +22,12 @@ import (
 // permission gate was asked about.
 func nativeRun(t *testing.T, src string, turns ...mockllm.OpenAITurn) (*mockllm.OpenAIServer, []adapters.Event, []string) {
 	t.Helper()
+	return nativeRunWith(t, src, nil, turns...)
+}
+
+// nativeRunWith is nativeRun with the front end's options changed by with.
+func nativeRunWith(t *testing.T, src string, with func(*adapters.SessionOptions), turns ...mockllm.OpenAITurn) (*mockllm.OpenAIServer, []adapters.Event, []string) {
+	t.Helper()
 	srv := mockllm.NewOpenAIServer(turns...)
 	t.Cleanup(srv.Close)
 	p, err := personas.Parse("p.md", []byte(src))
@@ -36,11 +43,15 @@ func nativeRun(t *testing.T, src string, turns ...mockllm.OpenAITurn) (*mockllm.
 		t.Fatal(err)
 	}
 	var asked []string
-	s, err := a.Start(context.Background(), adapters.SessionOptions{Cwd: root,
+	opts := adapters.SessionOptions{Cwd: root,
 		Permission: func(_ context.Context, req *adapters.PermissionRequest) adapters.PermissionDecision {
 			asked = append(asked, req.Tool.Name)
 			return adapters.PermissionDecision{OptionID: "allow_once", Kind: adapters.AllowOnce}
-		}})
+		}}
+	if with != nil {
+		with(&opts)
+	}
+	s, err := a.Start(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,6 +103,42 @@ func TestAdapter_NativePromptModelAndTools(t *testing.T) {
 		if e.Type == adapters.EventToolUpdate && e.Tool.Status == adapters.StatusCompleted {
 			t.Errorf("a tool ran: %+v", e.Tool)
 		}
+	}
+}
+
+// The native delegate_agent tool is one of the persona's tools: offered
+// when it lists every tool, hub's delegate_agent or Claude's Task, and
+// neither offered nor run when its tools leave delegation out.
+func TestAdapter_NativeDelegationFollowsTheTools(t *testing.T) {
+	tests := []struct {
+		name, tools string
+		offered     bool
+	}{
+		{"every tool", "", true},
+		{"hub's name", "tools: Read, delegate_agent\n", true},
+		{"Claude's Task", "tools: Read, Task\n", true},
+		{"delegates named", "tools: Read\ndelegates: codex\n", true},
+		{"not listed", "tools: Read, Grep\n", false},
+		{"disallowed", "disallowedTools: Task\n", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			delegated := 0
+			srv, _, _ := nativeRunWith(t, "---\nname: lead\ndescription: d\n"+tc.tools+"---\nx\n", func(o *adapters.SessionOptions) {
+				o.DelegateAgents = []string{"codex"}
+				o.Delegate = func(context.Context, adapters.DelegateRequest) (string, error) {
+					delegated++
+					return "delegated", nil
+				}
+			}, mockllm.OpenAITurn{ToolCalls: []mockllm.OpenAIToolCall{{Name: "delegate_agent", Args: `{"agent":"codex","prompt":"p"}`}}},
+				mockllm.OpenAITurn{Text: "done"})
+			if got := slices.Contains(offered(srv.Requests()[0]), "delegate_agent"); got != tc.offered {
+				t.Errorf("delegate_agent offered %v, want %v (offered %v)", got, tc.offered, offered(srv.Requests()[0]))
+			}
+			if ran := delegated > 0; ran != tc.offered {
+				t.Errorf("the delegate ran %d times, want it to run %v", delegated, tc.offered)
+			}
+		})
 	}
 }
 

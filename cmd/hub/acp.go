@@ -11,6 +11,7 @@ import (
 
 	"github.com/hubdev/hub/acp"
 	"github.com/hubdev/hub/acp/schema"
+	"github.com/hubdev/hub/adapters/all"
 	"github.com/hubdev/hub/internal/config"
 	"github.com/hubdev/hub/internal/hooks"
 	"github.com/hubdev/hub/internal/permission"
@@ -182,5 +183,6 @@ func sessionSettings(e *env, cwd string) (acp.Settings, error) {
 	if own == nil {
 		own = map[string][]config.HookConfig{} // none here: not the launch directory's
 	}
-	return acp.Settings{Permissions: cfg.Permissions, Hooks: hk, HookConfig: own, Notice: cfg.UntrustedNotice()}, nil
+	return acp.Settings{Permissions: cfg.Permissions, Hooks: hk, HookConfig: own, Notice: cfg.UntrustedNotice(),
+		Registry: all.ForCwd(e.registry, cfg, e.log)}, nil
 }

@@ -68,6 +68,9 @@ func runDoctor(ctx context.Context, e *env, args []string) int {
 		}
 		return exitError
 	}
+	if *agent == "" {
+		r.Personas = personaChecks(e)
+	}
 	if *asJSON {
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")
@@ -83,7 +86,7 @@ func runDoctor(ctx context.Context, e *env, args []string) int {
 			detect.Format(e.stdout, r, color)
 		}
 		formatProjects(e)
-		formatPersonas(e)
+		formatPersonas(e.stdout, r.Personas)
 	}
 	if *agent != "" && (len(r.Agents) != 1 || !r.Agents[0].Ready) {
 		return exitError

@@ -2,7 +2,10 @@ package main
 
 import (
 	"fmt"
+	"io"
+	"strings"
 
+	"github.com/hubdev/hub/detect"
 	"github.com/hubdev/hub/personas"
 )
 
@@ -28,34 +31,47 @@ func doctorPersona(e *env, name string) (code int, ok bool) {
 	return exitOK, true
 }
 
-// formatPersonas checks each persona file: does it parse, can it run
+// personaChecks checks each persona file: does it parse, can it run
 // (trust, its backend), and do its tools and mode exist on its backend.
-func formatPersonas(e *env) {
+func personaChecks(e *env) []detect.Persona {
 	_, warns := personas.Discover(personas.Dirs{Cwd: e.cwd, TrustProject: e.trustProject})
-	var list []*personas.Adapter
+	var out []detect.Persona
 	for _, n := range e.registry.Names() {
-		if a, err := e.registry.Get(n); err == nil {
-			if p, ok := a.(*personas.Adapter); ok {
-				list = append(list, p)
-			}
-		}
-	}
-	if len(list) == 0 && len(warns) == 0 {
-		return
-	}
-	fmt.Fprintln(e.stdout, "\nPersonas:")
-	for _, a := range list {
-		problems, ok := personas.Check(a)
-		state := "ok"
+		a, _ := e.registry.Get(n)
+		p, ok := a.(*personas.Adapter)
 		if !ok {
+			continue
+		}
+		problems, runs := personas.Check(p)
+		state := "ready"
+		switch {
+		case !p.P.Trusted:
+			state = "untrusted"
+		case !runs:
 			state = "cannot run"
 		}
-		fmt.Fprintf(e.stdout, "  %s  on %s  %s  %s\n", a.Name(), a.BackendName(), state, a.P.File)
-		for _, p := range problems {
-			fmt.Fprintf(e.stdout, "    - %s\n", p)
-		}
+		out = append(out, detect.Persona{Name: n, File: p.P.File, Backend: p.BackendName(), State: state, Problems: problems})
 	}
 	for _, w := range warns {
-		fmt.Fprintf(e.stdout, "  %s\n", w)
+		out = append(out, detect.Persona{File: w.Path, State: "not used", Problems: []string{w.Message}})
+	}
+	return out
+}
+
+// formatPersonas prints the persona checks.
+func formatPersonas(w io.Writer, list []detect.Persona) {
+	if len(list) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\nPersonas:")
+	for _, p := range list {
+		if p.Name == "" {
+			fmt.Fprintf(w, "  %s: %s\n", p.File, strings.Join(p.Problems, "; "))
+			continue
+		}
+		fmt.Fprintf(w, "  %s  on %s  %s  %s\n", p.Name, p.Backend, p.State, p.File)
+		for _, pr := range p.Problems {
+			fmt.Fprintf(w, "    - %s\n", pr)
+		}
 	}
 }

@@ -2,11 +2,13 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -110,5 +112,152 @@ func TestRun_UntrustedProjectPersonaNeverRuns(t *testing.T) {
 	out.Reset()
 	if code := realMain(context.Background(), []string{"run", "--agent", "helper", "go"}, strings.NewReader(""), &out, &errb); code != 0 || out.String() != "ran\n" {
 		t.Fatalf("after hub trust: exit %d stdout %q stderr:\n%s", code, out.String(), errb.String())
+	}
+}
+
+// projectWithPersona makes a repository under root whose .hub/agents
+// holds persona name on the mock provider.
+func projectWithPersona(t *testing.T, root, dir, name string) string {
+	t.Helper()
+	repo := filepath.Join(root, dir)
+	writeFile(t, filepath.Join(repo, ".git", "HEAD"), "ref: refs/heads/main\n")
+	writeFile(t, filepath.Join(repo, ".hub", "agents", name+".md"),
+		"---\nname: "+name+"\ndescription: Helps here.\nagent: mock\n---\nYou are the project's helper.\n")
+	return repo
+}
+
+// hub run --cwd DIR finds DIR's project personas, not only those of the
+// directory hub started in; an untrusted one is refused with the reason.
+func TestRun_PersonaOfTheCwdsProject(t *testing.T) {
+	srv := mockllm.NewOpenAIServer(mockllm.OpenAITurn{Text: "ran"})
+	defer srv.Close()
+	root := isolate(t)
+	addUserConfig(t, root, fmt.Sprintf("[providers.mock]\nbase_url = %q\nmodel = \"m\"\n", srv.URL))
+	chdir(t, root)
+	repo := projectWithPersona(t, root, "repo", "helper")
+	code, out, errOut := hub(t, nil, "run", "--cwd", repo, "--agent", "helper", "go")
+	if code != exitUsage || !strings.Contains(errOut, "hub trust") || len(srv.Requests()) != 0 {
+		t.Fatalf("untrusted: exit %d, %d requests, stdout %q stderr:\n%s", code, len(srv.Requests()), out, errOut)
+	}
+	if code, _, errOut := hub(t, nil, "trust", repo); code != exitOK {
+		t.Fatalf("hub trust: exit %d %s", code, errOut)
+	}
+	code, out, errOut = hub(t, nil, "run", "--cwd", repo, "--agent", "helper", "go")
+	if code != exitOK || out != "ran\n" {
+		t.Fatalf("trusted: exit %d stdout %q stderr:\n%s", code, out, errOut)
+	}
+	if sys := mockllm.MessageText(srv.Requests()[0].Messages[0]); !strings.Contains(sys, "You are the project's helper.") {
+		t.Errorf("system message %q lacks the persona's prompt", sys)
+	}
+}
+
+// An editor session opened in another repository than hub's launch
+// directory offers and runs that repository's trusted personas; an
+// untrusted repository's persona is not offered, and choosing it is
+// refused with the reason, before any model is asked.
+func TestAcp_PersonasOfTheSessionsCwd(t *testing.T) {
+	srv := mockllm.NewOpenAIServer(mockllm.OpenAITurn{Text: "ran"})
+	defer srv.Close()
+	root := isolate(t)
+	addUserConfig(t, root, fmt.Sprintf("[providers.mock]\nbase_url = %q\nmodel = \"m\"\n", srv.URL))
+	chdir(t, root)
+	trusted := projectWithPersona(t, root, "trusted", "helper")
+	untrusted := projectWithPersona(t, root, "untrusted", "helper")
+	if code, _, errOut := hub(t, nil, "trust", trusted); code != exitOK {
+		t.Fatalf("hub trust: exit %d %s", code, errOut)
+	}
+	c := startACP(t, "--agent", "mock")
+	defer c.stop()
+	c.must("initialize", map[string]any{"protocolVersion": 1})
+	tests := []struct {
+		name    string
+		cwd     string
+		offered bool
+	}{{"trusted", trusted, true}, {"untrusted", untrusted, false}}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var sess struct {
+				SessionID     string
+				ConfigOptions []struct {
+					ID      string
+					Options []struct{ Value, Description string }
+				}
+			}
+			if err := json.Unmarshal(c.must("session/new", map[string]any{"cwd": tc.cwd, "mcpServers": []any{}}), &sess); err != nil {
+				t.Fatal(err)
+			}
+			var agents []string
+			for _, o := range sess.ConfigOptions {
+				for _, v := range o.Options {
+					if o.ID == "agent" {
+						agents = append(agents, v.Value)
+					}
+				}
+			}
+			if slices.Contains(agents, "helper") != tc.offered {
+				t.Fatalf("agent select %v: helper offered %v, want %v", agents, !tc.offered, tc.offered)
+			}
+			_, errObj := c.call("session/set_config_option", map[string]any{"sessionId": sess.SessionID, "configId": "agent", "value": "helper"})
+			if !tc.offered {
+				if errObj == nil || !strings.Contains(string(errObj), "hub trust") {
+					t.Fatalf("choosing the untrusted persona: %s, want a refusal naming 'hub trust'", errObj)
+				}
+				return
+			}
+			if errObj != nil {
+				t.Fatalf("choosing the persona: %s", errObj)
+			}
+			c.must("session/prompt", map[string]any{"sessionId": sess.SessionID, "prompt": []any{map[string]any{"type": "text", "text": "go"}}})
+			reqs := srv.Requests()
+			if len(reqs) != 1 || !strings.Contains(mockllm.MessageText(reqs[0].Messages[0]), "You are the project's helper.") {
+				t.Fatalf("%d model requests; the first's system message should be the persona's prompt", len(reqs))
+			}
+		})
+	}
+	if n := len(srv.Requests()); n != 1 {
+		t.Errorf("%d model requests, want the trusted persona's one", n)
+	}
+}
+
+// hub doctor --json checks each persona file as the text report does:
+// its name, backend, state and problems; a file hub cannot use is listed
+// with why.
+func TestDoctor_JSONChecksPersonas(t *testing.T) {
+	root := isolate(t)
+	addUserConfig(t, root, "[providers.mock]\nbase_url = \"http://127.0.0.1:1\"\nmodel = \"m\"\n")
+	agents := filepath.Join(root, "xdg_config_home", "hub", "agents")
+	writeFile(t, filepath.Join(agents, "reviewer.md"), "---\nname: reviewer\ndescription: Reviews.\nagent: mock\ntools: Read, Teleport\n---\nx\n")
+	writeFile(t, filepath.Join(agents, "ghost.md"), "---\nname: ghost\ndescription: d\nagent: nowhere\n---\nx\n")
+	writeFile(t, filepath.Join(agents, "bad.md"), "no front matter\n")
+	repo := projectWithPersona(t, root, "repo", "helper")
+	chdir(t, repo)
+	code, out, errOut := hub(t, nil, "doctor", "--json", "--timeout", "3s")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var r struct {
+		Personas []struct {
+			Name, File, Backend, State string
+			Problems                   []string
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("%v:\n%s", err, out)
+	}
+	got := map[string]string{}
+	for _, p := range r.Personas {
+		key := cmp.Or(p.Name, filepath.Base(p.File))
+		got[key] = p.State + " on " + p.Backend + ": " + strings.Join(p.Problems, "; ")
+	}
+	tests := []struct{ key, state, problem string }{
+		{"reviewer", "ready on mock", `tool "Teleport"`},
+		{"ghost", "cannot run on nowhere", "nowhere"},
+		{"helper", "untrusted on mock", "hub trust"},
+		{"bad.md", "not used on ", "front matter"},
+	}
+	for _, tc := range tests {
+		if g := got[tc.key]; !strings.HasPrefix(g, tc.state+":") || !strings.Contains(g, tc.problem) {
+			t.Errorf("%s: %q, want state %q and a problem naming %q", tc.key, g, tc.state, tc.problem)
+		}
 	}
 }

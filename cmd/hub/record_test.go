@@ -80,44 +80,76 @@ func containsInOrder(s string, parts []string) bool {
 // returns the session's id.
 func acpTurn(t *testing.T, prompt string) string {
 	t.Helper()
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	done := make(chan int)
-	go func() {
-		code := realMain(context.Background(), []string{"acp", "--agent", "replay"}, inR, outW, io.Discard)
-		outW.Close()
-		done <- code
-	}()
-	lines := bufio.NewScanner(outR)
-	call := func(id int, method string, params any) json.RawMessage {
-		req, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
-		if _, err := inW.Write(append(req, '\n')); err != nil {
-			t.Fatal(err)
-		}
-		for lines.Scan() {
-			var resp struct {
-				ID     *int
-				Result json.RawMessage
-				Error  json.RawMessage
-			}
-			if json.Unmarshal(lines.Bytes(), &resp) == nil && resp.ID != nil && *resp.ID == id {
-				if resp.Error != nil {
-					t.Fatalf("%s: %s", method, resp.Error)
-				}
-				return resp.Result
-			}
-		}
-		t.Fatalf("%s: hub acp ended without answering", method)
-		return nil
-	}
-	call(1, "initialize", map[string]any{"protocolVersion": 1})
+	c := startACP(t, "--agent", "replay")
+	c.must("initialize", map[string]any{"protocolVersion": 1})
 	var sess struct{ SessionID string }
-	_ = json.Unmarshal(call(2, "session/new", map[string]any{"cwd": t.TempDir(), "mcpServers": []any{}}), &sess)
-	call(3, "session/prompt", map[string]any{"sessionId": sess.SessionID, "prompt": []any{map[string]any{"type": "text", "text": prompt}}})
-	inW.Close()
-	go io.Copy(io.Discard, outR)
-	if code := <-done; code != exitOK {
+	_ = json.Unmarshal(c.must("session/new", map[string]any{"cwd": t.TempDir(), "mcpServers": []any{}}), &sess)
+	c.must("session/prompt", map[string]any{"sessionId": sess.SessionID, "prompt": []any{map[string]any{"type": "text", "text": prompt}}})
+	if code := c.stop(); code != exitOK {
 		t.Fatalf("hub acp exit %d", code)
 	}
 	return sess.SessionID
+}
+
+// acpStdio is an editor talking to 'hub acp' over stdio, one request at a
+// time.
+type acpStdio struct {
+	t     *testing.T
+	in    *io.PipeWriter
+	out   *io.PipeReader
+	lines *bufio.Scanner
+	done  chan int
+	id    int
+}
+
+func startACP(t *testing.T, args ...string) *acpStdio {
+	t.Helper()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	c := &acpStdio{t: t, in: inW, out: outR, lines: bufio.NewScanner(outR), done: make(chan int, 1)}
+	c.lines.Buffer(nil, 1<<20)
+	go func() {
+		code := realMain(context.Background(), append([]string{"acp"}, args...), inR, outW, io.Discard)
+		outW.Close()
+		c.done <- code
+	}()
+	return c
+}
+
+// call sends a request and returns its result, or its error object.
+func (c *acpStdio) call(method string, params any) (result, errObj json.RawMessage) {
+	c.t.Helper()
+	c.id++
+	req, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": c.id, "method": method, "params": params})
+	if _, err := c.in.Write(append(req, '\n')); err != nil {
+		c.t.Fatal(err)
+	}
+	for c.lines.Scan() {
+		var resp struct {
+			ID     *int
+			Result json.RawMessage
+			Error  json.RawMessage
+		}
+		if json.Unmarshal(c.lines.Bytes(), &resp) == nil && resp.ID != nil && *resp.ID == c.id {
+			return resp.Result, resp.Error
+		}
+	}
+	c.t.Fatalf("%s: hub acp ended without answering", method)
+	return nil, nil
+}
+
+func (c *acpStdio) must(method string, params any) json.RawMessage {
+	c.t.Helper()
+	res, errObj := c.call(method, params)
+	if errObj != nil {
+		c.t.Fatalf("%s: %s", method, errObj)
+	}
+	return res
+}
+
+// stop closes the editor's side and returns hub's exit code.
+func (c *acpStdio) stop() int {
+	c.in.Close()
+	go io.Copy(io.Discard, c.out)
+	return <-c.done
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -183,6 +184,11 @@ func runRun(ctx context.Context, e *env, args []string) int {
 			return runner.ExitUsage
 		}
 		o.Registry = all.Registry(cfg, e.log)
+	}
+	if dir, err := filepath.Abs(o.Cwd); err == nil && dir != e.cwd { // the personas of --cwd's project
+		c := *e.cfg
+		c.Cwd = dir
+		o.Registry = all.ForCwd(o.Registry, &c, e.log)
 	}
 	o.Prompt, o.Approve, o.Format = prompt, conversation.Approve(approve), runner.Format(format)
 	o.Skills, o.Images, o.AllowTools, o.Rules = skillNames, images, allowTools, e.cfg.Permissions

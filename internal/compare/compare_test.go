@@ -21,6 +21,7 @@ import (
 	"github.com/hubdev/hub/internal/mockllm"
 	"github.com/hubdev/hub/internal/proc/proctest"
 	"github.com/hubdev/hub/internal/runner"
+	"github.com/hubdev/hub/personas"
 )
 
 func TestMain(m *testing.M) { proctest.Main(m, nil) }
@@ -118,6 +119,41 @@ func checkJSONL(t *testing.T, out string) {
 	_ = json.Unmarshal([]byte(lines[len(lines)-1]), &last)
 	if last["type"] != "summary" || last["winner"] != "good-1" || len(last["candidates"].([]any)) != 2 {
 		t.Fatalf("summary line %v", last)
+	}
+}
+
+// A persona is a candidate like any agent (hub run --agents reviewer,good):
+// it runs with its prompt and only its tools, even under --approve all,
+// while the plain agent beside it writes.
+func TestRun_PersonaCandidateRunsAsThePersona(t *testing.T) {
+	dir := gitRepo(t)
+	reg := adapters.NewRegistry()
+	writer(t, reg, "good", "pass")
+	mock := mockllm.NewOpenAIServer(
+		mockllm.OpenAITurn{ToolCalls: []mockllm.OpenAIToolCall{{Name: "write_file", Args: `{"path":"result.txt","content":"x"}`}}},
+		mockllm.OpenAITurn{Text: "Reviewed."})
+	defer mock.Close()
+	p, err := personas.Parse("reviewer.md", []byte("---\nname: reviewer\ndescription: Reviews.\ntools: Read, Grep\n---\nYou are the reviewer.\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Trusted = true
+	reg.Register(&personas.Adapter{P: p, Backend: openai.New(openai.Profile{Name: "native", BaseURL: mock.URL, Model: "mock-model", Local: true, ContextWindow: 100000},
+		openai.Options{IdleTimeout: 10 * time.Second})})
+	var stdout, stderr bytes.Buffer
+	s := Run(context.Background(), Options{Registry: reg, Agents: []string{"reviewer", "good"}, Cwd: dir, Prompt: "write result.txt",
+		Approve: conversation.ApproveAll, Stdout: &stdout, Stderr: &stderr, Log: zerolog.Nop()})
+	byName := map[string]*Candidate{}
+	for _, c := range s.Candidates {
+		byName[c.Name] = c
+	}
+	r, g := byName["reviewer-1"], byName["good-1"]
+	if r == nil || g == nil || r.Files != 0 || r.Denials != 1 || g.Files != 1 {
+		t.Fatalf("candidates %+v %+v\nstderr:\n%s", r, g, stderr.String())
+	}
+	reqs := mock.Requests()
+	if len(reqs) == 0 || !strings.Contains(mockllm.MessageText(reqs[0].Messages[0]), "You are the reviewer.") {
+		t.Fatalf("the reviewer's model was not given its prompt (%d requests)", len(reqs))
 	}
 }
 
