@@ -1,6 +1,7 @@
 package acp
 
 import (
+	"errors"
 	"slices"
 	"strings"
 	"sync"
@@ -46,7 +47,8 @@ func (r *readiness) check(a adapters.Adapter) error {
 
 // agentChoices is the agent select: the pinned agents, else every
 // registered one, that can run here. The session's own agent stays listed
-// when it cannot, marked with the reason.
+// when it cannot, and an untrusted project's persona is listed, each
+// marked with the reason.
 func (s *server) agentChoices(reg *adapters.Registry, current string) []schema.SessionConfigSelectOption {
 	names := reg.Names()
 	if len(s.opts.Agents) > 0 {
@@ -68,6 +70,9 @@ func (s *server) agentChoices(reg *adapters.Registry, current string) []schema.S
 		switch {
 		case err == nil:
 			out = append(out, choice(n, a))
+		case errors.Is(err, personas.ErrUntrusted):
+			// listed as such: choosing it is refused with the reason
+			out = append(out, schema.SessionConfigSelectOption{Value: n, Name: n + " (untrusted)", Description: firstLine(err.Error())})
 		case n == current:
 			out = append(out, schema.SessionConfigSelectOption{Value: n, Name: n + " (not ready)", Description: firstLine(err.Error())})
 		}

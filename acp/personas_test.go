@@ -147,8 +147,15 @@ func TestAgentSelect_ListsPersonasAfterTheAgents(t *testing.T) {
 	var r schema.NewSessionResponse
 	c.must("session/new", schema.NewSessionRequest{Cwd: t.TempDir(), McpServers: []schema.McpServer{}}, &r)
 	sel := agentSelect(t, r.ConfigOptions)
-	if got := values(sel); !slices.Equal(got, []string{"replay", "zeta", "auditor"}) {
-		t.Fatalf("agent select %v, want the agents then the trusted persona", got)
+	if got := values(sel); !slices.Equal(got, []string{"replay", "zeta", "auditor", "evil"}) {
+		t.Fatalf("agent select %v, want the agents then the personas", got)
+	}
+	if o := sel[3]; !strings.Contains(o.Name, "untrusted") || !strings.Contains(o.Description, "not trusted") {
+		t.Errorf("untrusted persona listed as %+v, want it marked with its reason", o)
+	}
+	// Choosing the untrusted one is refused; the session keeps its agent.
+	if _, err := c.call("session/set_config_option", schema.SetSessionConfigOptionRequest{SessionID: r.SessionID, ConfigID: "agent", Value: json.RawMessage(`"evil"`)}); err == nil {
+		t.Error("the untrusted persona was chosen")
 	}
 	if d := sel[2].Description; !strings.Contains(d, "Audits a change.") || strings.Contains(d, "More.") || !strings.Contains(d, "replay") {
 		t.Errorf("persona description %q, want its first line and its backend", d)

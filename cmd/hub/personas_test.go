@@ -153,8 +153,8 @@ func TestRun_PersonaOfTheCwdsProject(t *testing.T) {
 
 // An editor session opened in another repository than hub's launch
 // directory offers and runs that repository's trusted personas; an
-// untrusted repository's persona is not offered, and choosing it is
-// refused with the reason, before any model is asked.
+// untrusted repository's persona is listed as untrusted, and choosing it
+// is refused with the reason, before any model is asked.
 func TestAcp_PersonasOfTheSessionsCwd(t *testing.T) {
 	srv := mockllm.NewOpenAIServer(mockllm.OpenAITurn{Text: "ran"})
 	defer srv.Close()
@@ -180,22 +180,27 @@ func TestAcp_PersonasOfTheSessionsCwd(t *testing.T) {
 				SessionID     string
 				ConfigOptions []struct {
 					ID      string
-					Options []struct{ Value, Description string }
+					Options []struct{ Value, Name, Description string }
 				}
 			}
 			if err := json.Unmarshal(c.must("session/new", map[string]any{"cwd": tc.cwd, "mcpServers": []any{}}), &sess); err != nil {
 				t.Fatal(err)
 			}
 			var agents []string
+			var helper string // its option's name
 			for _, o := range sess.ConfigOptions {
 				for _, v := range o.Options {
 					if o.ID == "agent" {
 						agents = append(agents, v.Value)
 					}
+					if o.ID == "agent" && v.Value == "helper" {
+						helper = v.Name
+					}
 				}
 			}
-			if slices.Contains(agents, "helper") != tc.offered {
-				t.Fatalf("agent select %v: helper offered %v, want %v", agents, !tc.offered, tc.offered)
+			// Listed either way; an untrusted one marked as such.
+			if !slices.Contains(agents, "helper") || strings.Contains(helper, "untrusted") == tc.offered {
+				t.Fatalf("agent select %v: helper listed as %q, want it offered %v", agents, helper, tc.offered)
 			}
 			_, errObj := c.call("session/set_config_option", map[string]any{"sessionId": sess.SessionID, "configId": "agent", "value": "helper"})
 			if !tc.offered {
