@@ -467,8 +467,8 @@ func (ss *session) agentName() string {
 }
 
 // drive runs the turn on the backend; every update it makes is written
-// before it returns. A failed turn returns why.
-// watch says a fallback agent waits: the turn's failure is decided early
+// before it returns. A failed turn returns why. watch says a fallback
+// agent waits: the turn's failure is decided early
 // (an auth refusal, a provider that keeps failing).
 func (ss *session) drive(turnCtx context.Context, content []adapters.Content, watch bool) (string, *adapters.ErrorInfo) {
 	if err := ss.crashLooping(); err != nil {

@@ -1,6 +1,8 @@
 package conversation
 
 import (
+	"context"
+	"math"
 	"reflect"
 	"testing"
 
@@ -74,5 +76,25 @@ func TestDigest_FinalAnswerAndNarration(t *testing.T) {
 				t.Fatalf("answer %q narration %q tools %+v", d.Answer(), narr, d.ToolCalls)
 			}
 		})
+	}
+}
+
+// A repair turn (NextTurn) on a priced model adds its own cost to the
+// first turn's: the sum is priced per turn, never left at the first's.
+func TestDigest_NextTurnPricesEachTurn(t *testing.T) {
+	p, ok := PriceOf("gpt-4o")
+	if !ok {
+		t.Fatal("gpt-4o has no price")
+	}
+	u := &adapters.Usage{InputTokens: 1000, OutputTokens: 100, PerRequest: true}
+	d := &Digest{}
+	d.Note(adapters.Event{Type: adapters.EventUsage, Usage: u})
+	d.finish(context.Background(), nil, "gpt-4o", "")
+	d.NextTurn()
+	d.Note(adapters.Event{Type: adapters.EventUsage, Usage: u})
+	d.finish(context.Background(), nil, "gpt-4o", "")
+	want := 2 * p.Cost(u)
+	if d.Usage == nil || d.Usage.InputTokens != 2000 || d.Usage.CostUSD == nil || math.Abs(*d.Usage.CostUSD-want) > 1e-12 {
+		t.Fatalf("usage %+v cost %v, want 2000 input tokens costing %v", d.Usage, d.Usage.CostUSD, want)
 	}
 }
