@@ -80,10 +80,16 @@ func TakeSnapshot(ctx context.Context, cwd string) *Snapshot {
 // not two (the trace of a turn showed 5.5-7 ms there in hub's own repo).
 var roots sync.Map
 
+// errNoRepository: no .git in cwd or above it, so git would find none.
+var errNoRepository = errors.New("not in a git repository")
+
 // repoRoot is cwd's repository top level.
 func repoRoot(ctx context.Context, cwd string) (string, error) {
 	if r, ok := roots.Load(cwd); ok {
 		return r.(string), nil
+	}
+	if !mayBeRepository(cwd) {
+		return "", errNoRepository
 	}
 	out, err := gitOut(ctx, cwd, "rev-parse", "--show-toplevel")
 	if err != nil {
@@ -92,6 +98,28 @@ func repoRoot(ctx context.Context, cwd string) (string, error) {
 	root := filepath.FromSlash(strings.TrimSpace(string(out)))
 	roots.Store(cwd, root)
 	return root, nil
+}
+
+// mayBeRepository says whether git could find a repository for cwd: a
+// .git in it or a parent, or GIT_DIR naming one. Outside a repository a
+// turn then spawns no git before its prompt (the trace showed 6-12 ms on
+// every turn there, and it is not cached: a repository may be made later).
+func mayBeRepository(cwd string) bool {
+	if os.Getenv("GIT_DIR") != "" {
+		return true
+	}
+	dir, err := filepath.Abs(cwd)
+	if err != nil {
+		return true // let git decide
+	}
+	for ; ; dir = filepath.Dir(dir) {
+		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
+			return true
+		}
+		if filepath.Dir(dir) == dir {
+			return false
+		}
+	}
 }
 
 // status reads the dirty files with their content.

@@ -264,6 +264,7 @@ func TestBench_FirstPrompt(t *testing.T) {
 		t.Skip("make bench runs it (HUB_BENCH_AGENTS=1)")
 	}
 	var rows, hopRows []string
+	firstText := map[string]map[string]time.Duration{} // agent -> system -> median
 	for _, sys := range benchSystems(t) {
 		if only := os.Getenv("HUB_BENCH_ONLY"); only != "" && !strings.Contains(sys.agent+" "+sys.system, only) {
 			continue // HUB_BENCH_ONLY="claude 2.1.330 hub" measures one row
@@ -272,7 +273,7 @@ func TestBench_FirstPrompt(t *testing.T) {
 		for range runsWanted() {
 			runs = append(runs, measure(t, sys.setup(t)))
 		}
-		med := func(f func(benchRun) time.Duration) string { return median(runs, f) }
+		med := func(f func(benchRun) time.Duration) string { return median(runs, f).Round(time.Millisecond).String() }
 		pr := func(i int) string {
 			return med(func(r benchRun) time.Duration { return r.prompt[i].model }) + " | " +
 				med(func(r benchRun) time.Duration { return r.prompt[i].firstText }) + " | " +
@@ -280,6 +281,10 @@ func TestBench_FirstPrompt(t *testing.T) {
 		}
 		rows = append(rows, fmt.Sprintf("| %s | %s | %s | %s | %s |", sys.agent, sys.system,
 			med(func(r benchRun) time.Duration { return r.ready }), pr(0), pr(1)))
+		if firstText[sys.agent] == nil {
+			firstText[sys.agent] = map[string]time.Duration{}
+		}
+		firstText[sys.agent][sys.system] = median(runs, func(r benchRun) time.Duration { return r.prompt[0].firstText })
 		if sys.system == "hub" {
 			hopRows = append(hopRows, hopTable(sys.agent, runs)...)
 		}
@@ -296,6 +301,44 @@ func TestBench_FirstPrompt(t *testing.T) {
 	for _, r := range hopRows {
 		fmt.Println(r)
 	}
+	fmt.Println("\nfirst text: hub against the fastest adapter on the same agent version (issue 36: at most 1.5x)")
+	fmt.Println("| agent | hub | fastest adapter | ratio |")
+	fmt.Println("|---|---|---|---|")
+	for _, agent := range slices.Sorted(maps.Keys(firstText)) {
+		if r := ratioRow(agent, firstText); r != "" {
+			fmt.Println(r)
+		}
+	}
+}
+
+// ratioRow compares hub's first text on agent (a name and version) with
+// the fastest adapter's on the same version, else on any version of the
+// agent (codex-acp builds its own codex); "" without a hub row.
+func ratioRow(agent string, firstText map[string]map[string]time.Duration) string {
+	hub, ok := firstText[agent]["hub"]
+	if !ok {
+		return ""
+	}
+	fastest := func(same func(string) bool) (string, time.Duration) {
+		name, best := "", time.Duration(0)
+		for a, bySystem := range firstText {
+			for sys, d := range bySystem {
+				if sys != "hub" && same(a) && (name == "" || d < best) {
+					name, best = sys+" on "+a, d
+				}
+			}
+		}
+		return name, best
+	}
+	name, best := fastest(func(a string) bool { return a == agent })
+	if name == "" {
+		family := strings.Fields(agent)[0]
+		name, best = fastest(func(a string) bool { return strings.Fields(a)[0] == family })
+	}
+	if name == "" || best <= 0 {
+		return ""
+	}
+	return fmt.Sprintf("| %s | %s | %s %s | %.2fx |", agent, hub.Round(time.Millisecond), name, best.Round(time.Millisecond), float64(hub)/float64(best))
 }
 
 func runsWanted() int {
@@ -339,13 +382,13 @@ func hopTable(agent string, runs []benchRun) []string {
 	return lines
 }
 
-func median(runs []benchRun, f func(benchRun) time.Duration) string {
+func median(runs []benchRun, f func(benchRun) time.Duration) time.Duration {
 	var ds []time.Duration
 	for _, r := range runs {
 		ds = append(ds, f(r))
 	}
 	slices.Sort(ds)
-	return ds[len(ds)/2].Round(time.Millisecond).String()
+	return ds[len(ds)/2]
 }
 
 // benchSystems lists hub and each dedicated adapter for the CLIs in the
@@ -387,32 +430,41 @@ func benchSystems(t *testing.T) []benchSystem {
 		t.Cleanup(m.Close)
 		return m
 	}
-	out = append(out, benchSystem{"claude " + cliVersion("claude"), "hub", hubRun(func(t *testing.T, _ string) (string, func() []time.Time) {
-		m := anthropic(t)
-		return claudeHubConfig(t, m), m.Served
-	})})
-	// Each adapter runs the claude its SDK bundles (claude-code-acp's is
-	// 2.1.44, claude-agent-acp's 2.1.318), and, for a like-for-like row,
-	// the claude hub runs (CLAUDE_CODE_EXECUTABLE).
-	claudeBin := e2eCLI(t, "claude", "claude")
-	for _, name := range []string{"claude-agent-acp 0.101.0", "claude-code-acp 0.16.2", "claude-code-acp 0.16.2 on claude " + cliVersion("claude")} {
-		bin := adapter(strings.Fields(name)[0])
+	// hub runs the pinned claude and each claude an adapter bundles, and
+	// each adapter runs its own and the pinned one (CLAUDE_CODE_EXECUTABLE),
+	// so every ratio compares one claude version with itself.
+	pinned := claudeBuild{cliVersion("claude"), e2eCLI(t, "claude", "claude")}
+	claudes := []claudeBuild{pinned}
+	for _, ad := range []string{"claude-agent-acp 0.101.0", "claude-code-acp 0.16.2"} {
+		bin := adapter(strings.Fields(ad)[0])
 		if bin == "" {
 			continue
 		}
-		out = append(out, benchSystem{"claude", name, func(t *testing.T) benchSetup {
-			// The adapters start claude with bypass permissions available,
-			// which claude refuses as root outside a sandbox.
-			env := []string{"IS_SANDBOX=1"}
-			if strings.Contains(name, " on claude ") {
-				env = append(env, "CLAUDE_CODE_EXECUTABLE="+claudeBin)
+		own := bundledClaude(cache, strings.Fields(ad)[0])
+		if own.bin != "" && !slices.Contains(claudes, own) {
+			claudes = append(claudes, own)
+		}
+		for _, c := range []claudeBuild{own, pinned} {
+			if c.bin == "" {
+				continue
 			}
+			out = append(out, benchSystem{"claude " + c.version, ad, func(t *testing.T) benchSetup {
+				// The adapters start claude with bypass permissions available,
+				// which claude refuses as root outside a sandbox.
+				env := []string{"IS_SANDBOX=1", "CLAUDE_CODE_EXECUTABLE=" + c.bin}
+				m := anthropic(t)
+				for k, v := range claudeEnv(m) {
+					env = append(env, k+"="+v)
+				}
+				return adapterRun(t, []string{bin}, t.TempDir(), env, m.Served)
+			}})
+		}
+	}
+	for _, c := range claudes {
+		out = append(out, benchSystem{"claude " + c.version, "hub", hubRun(func(t *testing.T, _ string) (string, func() []time.Time) {
 			m := anthropic(t)
-			for k, v := range claudeEnv(m) {
-				env = append(env, k+"="+v)
-			}
-			return adapterRun(t, []string{bin}, t.TempDir(), env, m.Served)
-		}})
+			return claudeHubConfigFor(c.bin, m), m.Served
+		})})
 	}
 	responses := func(t *testing.T) *mockllm.ResponsesServer {
 		m := mockllm.NewResponsesServer(mockllm.ResponsesTurn{Text: "Hello from the mock."}, mockllm.ResponsesTurn{Text: "Hello again."},
@@ -425,7 +477,7 @@ func benchSystems(t *testing.T) []benchSystem {
 		return codexPlainConfig(t, m), m.Served
 	})})
 	if bin := adapter("codex-acp"); bin != "" {
-		out = append(out, benchSystem{"codex", "codex-acp 2.6.0", func(t *testing.T) benchSetup {
+		out = append(out, benchSystem{"codex (codex-acp's own)", "codex-acp 2.6.0", func(t *testing.T) benchSetup {
 			home := t.TempDir()
 			m := responses(t)
 			if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(m.CodexConfig("mock-model", "MOCK_API_KEY")), 0o644); err != nil {
@@ -446,7 +498,7 @@ func benchSystems(t *testing.T) []benchSystem {
 		m := gemini(t)
 		return geminiHubCfg(geminiBin, m), m.Served
 	})})
-	out = append(out, benchSystem{"gemini", "gemini --acp", func(t *testing.T) benchSetup {
+	out = append(out, benchSystem{"gemini " + cliVersion("gemini"), "gemini --acp", func(t *testing.T) benchSetup {
 		home := t.TempDir()
 		geminiSettings(t, home)
 		var env []string
@@ -457,6 +509,27 @@ func benchSystems(t *testing.T) []benchSystem {
 		return adapterRun(t, []string{geminiBin, "--acp", "--skip-trust", "-m", geminiModel}, home, env, m.Served)
 	}})
 	return out
+}
+
+// claudeBuild is one claude the bench runs: its version and executable.
+type claudeBuild struct{ version, bin string }
+
+// bundledClaude is the claude an adapter's SDK brings (its version from the
+// SDK's package.json); zero when it is not there.
+func bundledClaude(cache, adapter string) claudeBuild {
+	mods := filepath.Join(cache, "bench", adapter, "node_modules", "@anthropic-ai")
+	var pkg struct {
+		Version string `json:"claudeCodeVersion"`
+	}
+	if data, err := os.ReadFile(filepath.Join(mods, "claude-agent-sdk", "package.json")); err != nil || json.Unmarshal(data, &pkg) != nil || pkg.Version == "" {
+		return claudeBuild{}
+	}
+	for _, bin := range []string{filepath.Join(mods, "claude-agent-sdk-linux-x64", "claude"), filepath.Join(mods, "claude-agent-sdk", "cli.js")} {
+		if _, err := os.Stat(bin); err == nil {
+			return claudeBuild{pkg.Version, bin}
+		}
+	}
+	return claudeBuild{}
 }
 
 // cliVersion is the pinned version of a cached CLI (scripts/e2e-deps.sh).

@@ -128,7 +128,11 @@ func TestClaudeAdapter_PermissionAndResume(t *testing.T) {
 // claudeHubConfig is a hub user config that runs the pinned claude against
 // the mock.
 func claudeHubConfig(t *testing.T, mock *mockllm.AnthropicServer) string {
-	bin := e2eCLI(t, "claude", "claude")
+	return claudeHubConfigFor(e2eCLI(t, "claude", "claude"), mock)
+}
+
+// claudeHubConfigFor is claudeHubConfig running the claude at bin.
+func claudeHubConfigFor(bin string, mock *mockllm.AnthropicServer) string {
 	var env strings.Builder
 	for k, v := range claudeEnv(mock) {
 		env.WriteString(k + " = " + strconvQuote(v) + "\n")
