@@ -55,8 +55,6 @@ var testSupport = []string{"internal/proc/proctest", "internal/permission/permte
 var debts = map[string]string{
 	// /compare in an ACP session runs compare.Run and shows its Candidates.
 	"acp -> internal/compare": "compare.Run, Options, Candidate, Summary, Rule, Status*",
-	// A session's Delegation starts the delegate MCP bridge for its agent.
-	"acp -> internal/delegate": "delegate.New, Listen, Dial, Bridge, Delegator, Request, Result",
 	// Only the benchmark that measures a delegate against hub run direct.
 	"internal/delegate -> internal/runner": "bench_test.go: runner.Run",
 	// A candidate is one hub run, its exit codes and output formats.

@@ -21,8 +21,8 @@ import (
 	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/conversation"
+	"github.com/hubdev/hub/conversation/delegation"
 	"github.com/hubdev/hub/internal/config"
-	"github.com/hubdev/hub/internal/delegate"
 	"github.com/hubdev/hub/internal/hooks"
 	"github.com/hubdev/hub/internal/jsonrpc"
 	"github.com/hubdev/hub/internal/permission"
@@ -183,7 +183,7 @@ type server struct {
 	ready       readiness
 
 	bridgeMu    sync.Mutex
-	delegBridge *delegate.Bridge // the delegation socket, opened on first use
+	delegBridge *delegation.Bridge // the delegation socket, opened on first use
 	bridgeErr   error
 }
 

@@ -19,8 +19,8 @@ import (
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/adapters/openai"
 	"github.com/hubdev/hub/conversation"
+	"github.com/hubdev/hub/conversation/delegation"
 	"github.com/hubdev/hub/internal/compare"
-	"github.com/hubdev/hub/internal/delegate"
 	"github.com/hubdev/hub/internal/fixture"
 	"github.com/hubdev/hub/internal/mockllm"
 	"github.com/hubdev/hub/internal/runner"
@@ -188,9 +188,9 @@ func fromSummary(s runner.Summary) outcome {
 
 // delegateTurn is a hub mcp delegate turn under --approve all.
 func delegateTurn(t *testing.T, w world) outcome {
-	d := delegate.New(delegate.Options{Registry: w.reg, Cwd: w.cwd, Approve: conversation.ApproveAll, Log: zerolog.Nop(), Timeout: w.timeout, AuditDir: w.audit})
+	d := delegation.New(delegation.Options{Registry: w.reg, Cwd: w.cwd, Approve: conversation.ApproveAll, Log: zerolog.Nop(), Timeout: w.timeout, AuditDir: w.audit})
 	defer d.Close()
-	r, err := d.Delegate(context.Background(), delegate.Request{Agent: "first", Prompt: prompt}, nil)
+	r, err := d.Delegate(context.Background(), delegation.Request{Agent: "first", Prompt: prompt}, nil)
 	o := outcome{Stop: r.StopReason, Usage: r.Usage, Files: r.FilesChanged, Answered: "first", Refusals: r.Denied, AgentSession: r.AgentSessionID, Exit: -1, Text: r.Answer}
 	switch {
 	case err != nil:
