@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,8 +20,8 @@ import (
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/adapters/openai"
 	"github.com/hubdev/hub/conversation"
+	"github.com/hubdev/hub/conversation/bestof"
 	"github.com/hubdev/hub/conversation/delegation"
-	"github.com/hubdev/hub/internal/compare"
 	"github.com/hubdev/hub/internal/fixture"
 	"github.com/hubdev/hub/internal/mockllm"
 	"github.com/hubdev/hub/internal/runner"
@@ -206,8 +207,9 @@ func delegateTurn(t *testing.T, w world) outcome {
 // as /compare runs it: what its lines say.
 func compareTurn(t *testing.T, w world) outcome {
 	var out bytes.Buffer
-	s := compare.Run(context.Background(), compare.Options{Registry: w.reg, Agents: []string{"first"}, Cwd: w.cwd, Prompt: prompt,
-		Approve: conversation.ApproveAll, Format: runner.FormatJSONL, Stdout: &out, Log: zerolog.Nop(), Timeout: w.timeout, StopAll: func() {}, AuditDir: w.audit})
+	s := runner.BestOf(context.Background(), bestof.Options{Candidate: bestof.CandidateRun{Registry: w.reg, Cwd: w.cwd, Prompt: prompt,
+		Approve: conversation.ApproveAll, Log: zerolog.Nop(), Timeout: w.timeout, AuditDir: w.audit}, Agents: []string{"first"}, StopAll: func() {}},
+		runner.FormatJSONL, &out, io.Discard)
 	var text strings.Builder
 	for _, l := range strings.Split(out.String(), "\n") {
 		var s runner.Summary

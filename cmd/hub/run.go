@@ -15,7 +15,7 @@ import (
 
 	"github.com/hubdev/hub/adapters/all"
 	"github.com/hubdev/hub/conversation"
-	"github.com/hubdev/hub/internal/compare"
+	"github.com/hubdev/hub/conversation/bestof"
 	"github.com/hubdev/hub/internal/config"
 	"github.com/hubdev/hub/internal/hooks"
 	"github.com/hubdev/hub/internal/permission"
@@ -121,7 +121,7 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	systemPrompt := fs.String("system-prompt", "", "replace the agent's system prompt: TEXT or @FILE (claude, the native loop)")
 	appendPrompt := fs.String("append-system-prompt", "", "add to the agent's system prompt: TEXT or @FILE (every agent)")
 	fs.BoolVar(&o.NoMask, "no-mask", false, "show secrets (secret-named environment values, API tokens) in the output instead of [masked]")
-	var bo compare.Options
+	var bo bestof.Options
 	agentsFlag := fs.String("agents", "", "best of N: run the prompt on each of these agents (e.g. claude,codex), each in its own git worktree")
 	fs.IntVar(&bo.N, "n", 1, "with --agents: candidates per agent")
 	fs.StringVar(&bo.Check, "check", "", "with --agents: command run in each candidate's worktree; exit 0 passes (e.g. \"go test ./...\")")
@@ -271,9 +271,9 @@ func readStdinPrompt(stdin io.Reader) (string, error) {
 var errEmptyStdin = errors.New("no prompt: stdin was empty")
 
 // runBestOf runs the prompt on several agents, each in its own worktree.
-func runBestOf(ctx context.Context, e *env, o runner.Options, bo compare.Options, agents string) int {
-	if !o.Approve.Valid() {
-		fmt.Fprint(e.stderr, named("hub run: --approve must be all, read-only or none\n"))
+func runBestOf(ctx context.Context, e *env, o runner.Options, bo bestof.Options, agents string) int {
+	if !o.Approve.Valid() || (o.Format != runner.FormatText && o.Format != runner.FormatJSONL) {
+		fmt.Fprint(e.stderr, named("hub run: --approve must be all, read-only or none; --format text or jsonl\n"))
 		return runner.ExitUsage
 	}
 	if o.Prompt == "" && o.ReadPrompt != nil {
@@ -289,10 +289,9 @@ func runBestOf(ctx context.Context, e *env, o runner.Options, bo compare.Options
 			bo.Agents = append(bo.Agents, a)
 		}
 	}
-	bo.Registry, bo.Cwd, bo.Prompt, bo.Model, bo.Timeout = o.Registry, o.Cwd, o.Prompt, o.Model, o.Timeout
-	bo.Approve, bo.Rules, bo.Format, bo.Stdout, bo.Stderr, bo.Log = o.Approve, o.Rules, o.Format, e.stdout, e.stderr, e.log
-	bo.AuditDir = o.AuditDir
-	return compare.Run(ctx, bo).ExitCode
+	bo.Candidate = bestof.CandidateRun{Registry: o.Registry, Cwd: o.Cwd, Prompt: o.Prompt, Model: o.Model, Timeout: o.Timeout,
+		Approve: o.Approve, Rules: o.Rules, Log: e.log, AuditDir: o.AuditDir}
+	return runner.BestOf(ctx, bo, o.Format, e.stdout, e.stderr).ExitCode
 }
 
 // textOrFile is a flag's text, or the content of the file named after "@"

@@ -24,26 +24,20 @@ import (
 	"github.com/hubdev/hub/internal/permission"
 )
 
-// Exit codes of `hub run`.
+// Exit codes of `hub run`: conversation's, where they are explained.
 const (
-	ExitOK               = 0
-	ExitAgentError       = 1
-	ExitUsage            = 2
-	ExitNotInstalled     = 3
-	ExitNotAuthenticated = 4
-	ExitTimeout          = 5
-	ExitDenied           = 6
-	// ExitBudget: a budget (--max-turns, --max-tokens, --max-cost)
-	// stopped the agent before it finished.
-	ExitBudget = 7
-	// ExitMaxTokens and ExitRefusal: the model stopped at its output
-	// token limit, or refused; the text that arrived is kept.
-	ExitMaxTokens = 8
-	ExitRefusal   = 9
-	// ExitSchema: the final answer did not match --output-schema, also
-	// after the one repair turn.
-	ExitSchema      = 10
-	ExitInterrupted = 130
+	ExitOK               = conversation.ExitOK
+	ExitAgentError       = conversation.ExitAgentError
+	ExitUsage            = conversation.ExitUsage
+	ExitNotInstalled     = conversation.ExitNotInstalled
+	ExitNotAuthenticated = conversation.ExitNotAuthenticated
+	ExitTimeout          = conversation.ExitTimeout
+	ExitDenied           = conversation.ExitDenied
+	ExitBudget           = conversation.ExitBudget
+	ExitMaxTokens        = conversation.ExitMaxTokens
+	ExitRefusal          = conversation.ExitRefusal
+	ExitSchema           = conversation.ExitSchema
+	ExitInterrupted      = conversation.ExitInterrupted
 )
 
 // ErrUsage marks a bad command line or option.
