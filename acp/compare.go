@@ -179,7 +179,7 @@ func (ss *session) runCompare(ctx context.Context, args string) string {
 		Approve: conversation.ApproveNone, Rules: ss.set.Permissions, Log: ss.srv.log, AuditDir: ss.srv.opts.TranscriptDir},
 		Run: ss.srv.opts.Candidate, Agents: req.agents, N: req.n, Check: req.check, Ask: cr.ask, Progress: cr.show, Confirm: cr.confirm,
 		StopAll: func() {}}) // proc.StopAll would end every session's agent; each candidate closes its own
-	if s.UsageError() {
+	if s.ExitCode == conversation.ExitUsage { // the comparison never ran: Error says why
 		ss.sayf("/compare: %s. Usage: %s\n", s.Error, compareUsage)
 		return schema.StopEndTurn
 	}

@@ -134,13 +134,9 @@ type Summary struct {
 	Winner     string       `json:"winner,omitempty"`
 	Rule       string       `json:"rule"`
 	Applied    bool         `json:"applied"`
-	ExitCode   int          `json:"exitCode"`
+	ExitCode   int          `json:"exitCode"` // conversation.Exit*; ExitUsage: it never ran
 	Error      string       `json:"error,omitempty"`
 }
-
-// UsageError says the comparison never ran: its options were wrong
-// (Error says how).
-func (s Summary) UsageError() bool { return s.ExitCode == conversation.ExitUsage }
 
 // Run runs the candidates and returns the outcome.
 func Run(ctx context.Context, o Options) Summary {
