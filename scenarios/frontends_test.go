@@ -171,11 +171,11 @@ func runTurn(t *testing.T, w world) outcome {
 
 func fromSummary(s runner.Summary) outcome {
 	o := outcome{Stop: string(s.StopReason), Usage: s.Usage, Answered: s.Agent, AgentSession: s.AgentSessionID, Exit: s.ExitCode, Text: s.Answer,
-		TimedOut: s.ExitCode == runner.ExitTimeout}
+		TimedOut: s.ExitCode == conversation.ExitTimeout}
 	if len(s.Attempts) > 1 {
 		o.FellBack = s.Attempts[0].Fallback
 	}
-	if s.ExitCode != runner.ExitOK {
+	if s.ExitCode != conversation.ExitOK {
 		o.Failure = failureOf(s.Error)
 	}
 	for _, f := range s.FilesChanged {

@@ -137,7 +137,7 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	fs.Visit(func(f *flag.Flag) { agentFlag = agentFlag || f.Name == "agent" })
 	if err := untrustedAgent(e.cfg, o.Agent, !agentFlag); err != nil {
 		fmt.Fprintf(e.stderr, named("hub run: %v\n"), err)
-		return runner.ExitUsage
+		return conversation.ExitUsage
 	}
 	prompt, fromStdin, err := promptArgs(pos, e.stdin)
 	resuming := o.Continue || o.ResumeID != ""
@@ -146,7 +146,7 @@ func runRun(ctx context.Context, e *env, args []string) int {
 		prompt, err = runner.ContinuePrompt, nil
 	case err != nil:
 		fmt.Fprintf(e.stderr, named("hub run: %v\n"), err)
-		return runner.ExitUsage
+		return conversation.ExitUsage
 	case fromStdin && resuming && len(pos) == 0: // piped, or nothing: "continue"
 		o.ReadPrompt = func() (string, error) {
 			p, err := readStdinPrompt(e.stdin)
@@ -168,20 +168,20 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	}{{"--system-prompt", systemPrompt, &o.SystemPrompt}, {"--append-system-prompt", appendPrompt, &o.AppendSystemPrompt}} {
 		if *sp.out, err = textOrFile(*sp.in); err != nil {
 			fmt.Fprintf(e.stderr, named("hub run: %s: %v\n"), sp.flag, err)
-			return runner.ExitUsage
+			return conversation.ExitUsage
 		}
 	}
 	if *outputSchema != "" {
 		if o.OutputSchema, err = safefile.Read(*outputSchema, 1<<20); err != nil {
 			fmt.Fprintf(e.stderr, named("hub run: --output-schema: %v\n"), err)
-			return runner.ExitUsage
+			return conversation.ExitUsage
 		}
 	}
 	if *sandboxMode != "" || *noStream {
 		cfg, err := runConfig(e.cfg, *sandboxMode, *noStream)
 		if err != nil {
 			fmt.Fprintf(e.stderr, named("hub run: %v\n"), err)
-			return runner.ExitUsage
+			return conversation.ExitUsage
 		}
 		o.Registry = all.Registry(cfg, e.log)
 	}
@@ -196,7 +196,7 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	o.Grants = permission.OpenGrants(permission.GrantsFile(config.StateDir()), nil)
 	if o.Hooks, err = hooks.New(e.cfg.Hooks); err != nil {
 		fmt.Fprintf(e.stderr, named("hub run: %v\n"), err)
-		return runner.ExitUsage
+		return conversation.ExitUsage
 	}
 	o.Fallback, o.ProviderTimeout = e.cfg.Agents[o.Agent].Fallback, e.cfg.Fallback.ProviderTimeout.Duration
 	if *fallback != "" {
@@ -215,7 +215,7 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	if *agentsFlag != "" {
 		if *outputSchema != "" {
 			fmt.Fprint(e.stderr, named("hub run: --output-schema holds one agent's answer; it does not apply to --agents\n"))
-			return runner.ExitUsage
+			return conversation.ExitUsage
 		}
 		return runBestOf(ctx, e, o, bo, *agentsFlag)
 	}
@@ -274,13 +274,13 @@ var errEmptyStdin = errors.New("no prompt: stdin was empty")
 func runBestOf(ctx context.Context, e *env, o runner.Options, bo bestof.Options, agents string) int {
 	if !o.Approve.Valid() || (o.Format != runner.FormatText && o.Format != runner.FormatJSONL) {
 		fmt.Fprint(e.stderr, named("hub run: --approve must be all, read-only or none; --format text or jsonl\n"))
-		return runner.ExitUsage
+		return conversation.ExitUsage
 	}
 	if o.Prompt == "" && o.ReadPrompt != nil {
 		p, err := o.ReadPrompt()
 		if err != nil {
 			fmt.Fprintf(e.stderr, named("hub run: %v\n"), err)
-			return runner.ExitUsage
+			return conversation.ExitUsage
 		}
 		o.Prompt = p
 	}

@@ -178,7 +178,7 @@ func TestBestOf_NoPassNoApplyKeepAndUsage(t *testing.T) {
 	o := bestof.Options{Candidate: candidate(reg, dir, "write result.txt"), Agents: []string{"bad"}, Check: proctest.ShellCommand("exit:1"),
 		Apply: true, Keep: true}
 	s := BestOf(context.Background(), o, FormatText, &stdout, &stderr)
-	if s.ExitCode != ExitAgentError || s.Winner != "" || s.Applied {
+	if s.ExitCode != conversation.ExitAgentError || s.Winner != "" || s.Applied {
 		t.Fatalf("exit %d winner %q applied %v", s.ExitCode, s.Winner, s.Applied)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "result.txt")); err == nil {
@@ -189,7 +189,7 @@ func TestBestOf_NoPassNoApplyKeepAndUsage(t *testing.T) {
 	}
 	_ = os.RemoveAll(s.Candidates[0].Worktree)
 	o.Candidate.Cwd = t.TempDir() // not a repository
-	if s := BestOf(context.Background(), o, FormatText, &stdout, &stderr); s.ExitCode != ExitUsage {
+	if s := BestOf(context.Background(), o, FormatText, &stdout, &stderr); s.ExitCode != conversation.ExitUsage {
 		t.Fatalf("outside a repository: exit %d", s.ExitCode)
 	}
 }
@@ -214,7 +214,7 @@ func TestBestOf_InterruptLeavesNoWorktree(t *testing.T) {
 	}()
 	var stdout, stderr bytes.Buffer
 	s := BestOf(ctx, bestof.Options{Candidate: candidate(reg, dir, "wait"), Agents: []string{"slow"}, N: 3, Jobs: 3}, FormatText, &stdout, &stderr)
-	if s.ExitCode != ExitInterrupted || len(s.Candidates) != 3 {
+	if s.ExitCode != conversation.ExitInterrupted || len(s.Candidates) != 3 {
 		t.Fatalf("exit %d, %d candidates", s.ExitCode, len(s.Candidates))
 	}
 	if w, b := hubRefs(t, dir); strings.Count(w, "\n") != 0 || b != "" {
