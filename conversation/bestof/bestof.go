@@ -74,12 +74,10 @@ type CandidateRun struct {
 	Approve                         conversation.Approve
 	Ask                             conversation.Answerer // when set, instead of Approve
 	Rules                           config.PermissionsConfig
-	// Lines, when set, gets the run's jsonl lines; else it prints nothing.
-	Lines io.Writer
-	Log   zerolog.Logger
-	Now   func() time.Time
-	// AuditDir, when set (config transcripts = true), gets its transcript.
-	AuditDir string
+	Lines                           io.Writer // when set, gets the run's jsonl lines; else it prints nothing
+	Log                             zerolog.Logger
+	Now                             func() time.Time
+	AuditDir                        string // when set (config transcripts = true), gets its transcript
 }
 
 // CandidateResult is how a candidate's run ended.
