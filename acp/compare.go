@@ -15,11 +15,11 @@ import (
 	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/conversation"
-	"github.com/hubdev/hub/internal/compare"
+	"github.com/hubdev/hub/conversation/bestof"
 	"github.com/hubdev/hub/internal/config"
 )
 
-// /compare runs best of N (internal/compare, as `hub run --agents` does)
+// /compare runs best of N (conversation/bestof, as `hub run --agents` does)
 // from the editor, in the session's cwd. Each candidate is a tool call of
 // the turn whose status follows the candidate's; a candidate's permission
 // requests reach the editor on its tool call, named for it, through the
@@ -35,7 +35,7 @@ const compareUsage = "/compare AGENT... [--n N] [--check CMD] -- PROMPT"
 // so a skill or agent command of the same name does not hide them.
 // /compare is offered where it can run: in a git repository.
 func (ss *session) hubCommands() []adapters.Command {
-	if !inGitRepo(ss.rec.Cwd) {
+	if ss.srv.opts.Candidate == nil || !inGitRepo(ss.rec.Cwd) {
 		return nil
 	}
 	return []adapters.Command{{Name: compareName,
@@ -159,24 +159,27 @@ type compareRun struct {
 	ss    *session
 	id    string
 	mu    sync.Mutex
-	cards map[string]compare.Candidate // the last state shown, by candidate
-	asked bool                         // the apply question was shown
+	cards map[string]bestof.Candidate // the last state shown, by candidate
+	asked bool                        // the apply question was shown
 }
 
 // runCompare runs the /compare command args as the turn and returns its
 // stop reason; a usage error is said, and ends the turn.
 func (ss *session) runCompare(ctx context.Context, args string) string {
 	req, err := parseCompare(args)
+	if err == nil && ss.srv.opts.Candidate == nil {
+		err = errors.New("best of N is not available here")
+	}
 	if err != nil {
 		ss.sayf("/compare: %v. Usage: %s\n", err, compareUsage)
 		return schema.StopEndTurn
 	}
-	cr := &compareRun{ss: ss, id: shortID(), cards: map[string]compare.Candidate{}}
-	s := compare.Run(ctx, compare.Options{Registry: ss.agents(), Agents: req.agents, N: req.n, Check: req.check,
-		Cwd: ss.rec.Cwd, Prompt: req.prompt, Approve: conversation.ApproveNone, Rules: ss.set.Permissions, Log: ss.srv.log,
-		Ask: cr.ask, Progress: cr.show, Confirm: cr.confirm, AuditDir: ss.srv.opts.TranscriptDir,
+	cr := &compareRun{ss: ss, id: shortID(), cards: map[string]bestof.Candidate{}}
+	s := bestof.Run(ctx, bestof.Options{Candidate: bestof.CandidateRun{Registry: ss.agents(), Cwd: ss.rec.Cwd, Prompt: req.prompt,
+		Approve: conversation.ApproveNone, Rules: ss.set.Permissions, Log: ss.srv.log, AuditDir: ss.srv.opts.TranscriptDir},
+		Run: ss.srv.opts.Candidate, Agents: req.agents, N: req.n, Check: req.check, Ask: cr.ask, Progress: cr.show, Confirm: cr.confirm,
 		StopAll: func() {}}) // proc.StopAll would end every session's agent; each candidate closes its own
-	if s.UsageError() {
+	if s.ExitCode == conversation.ExitUsage { // the comparison never ran: Error says why
 		ss.sayf("/compare: %s. Usage: %s\n", s.Error, compareUsage)
 		return schema.StopEndTurn
 	}
@@ -206,7 +209,7 @@ func (cr *compareRun) cardID(name string) string { return "compare/" + cr.id + "
 func (cr *compareRun) applyID() string           { return "compare/" + cr.id + "/apply" }
 
 // show reports a candidate's state on its tool call.
-func (cr *compareRun) show(c compare.Candidate) {
+func (cr *compareRun) show(c bestof.Candidate) {
 	cr.mu.Lock()
 	_, seen := cr.cards[c.Name]
 	cr.cards[c.Name] = c
@@ -220,7 +223,7 @@ func (cr *compareRun) show(c compare.Candidate) {
 	cr.ss.emit(schema.SessionUpdate{ToolCallUpdate: &u})
 }
 
-func (cr *compareRun) card(c compare.Candidate) schema.ToolCallUpdate {
+func (cr *compareRun) card(c bestof.Candidate) schema.ToolCallUpdate {
 	text := schema.TextBlock(candidateText(c))
 	return schema.ToolCallUpdate{ToolCallID: cr.cardID(c.Name), Title: c.Name + ": " + candidateState(c), Kind: "execute",
 		Status: candidateStatus(c), Content: []schema.ToolCallContent{{Type: "content", Content: &text}}}
@@ -228,11 +231,11 @@ func (cr *compareRun) card(c compare.Candidate) schema.ToolCallUpdate {
 
 // candidateStatus is the tool call status of a candidate: failed when its
 // run or its check failed.
-func candidateStatus(c compare.Candidate) string {
+func candidateStatus(c bestof.Candidate) string {
 	switch c.Status {
-	case compare.StatusPending:
+	case bestof.StatusPending:
 		return "pending"
-	case compare.StatusRunning, compare.StatusChecking:
+	case bestof.StatusRunning, bestof.StatusChecking:
 		return "in_progress"
 	case "completed":
 		if c.Check != "failed" {
@@ -242,14 +245,14 @@ func candidateStatus(c compare.Candidate) string {
 	return "failed"
 }
 
-func candidateState(c compare.Candidate) string {
+func candidateState(c bestof.Candidate) string {
 	if c.Status == "completed" && c.Check != "skipped" {
 		return "completed, check " + c.Check
 	}
 	return c.Status
 }
 
-func candidateText(c compare.Candidate) string {
+func candidateText(c bestof.Candidate) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "status %s · check %s", c.Status, c.Check)
 	if c.Status == "completed" || c.Status == "failed" {
@@ -268,7 +271,7 @@ func candidateText(c compare.Candidate) string {
 }
 
 // figures are what the ranking weighs, and the files changed.
-func figures(c compare.Candidate) string {
+func figures(c bestof.Candidate) string {
 	return fmt.Sprintf("%s changed · +%d/-%d lines · %.1fs · %s", plural(c.Files, "file"), c.Added, c.Removed,
 		float64(c.DurationMs)/1000, plural(c.Denials, "denial"))
 }
@@ -306,9 +309,9 @@ const (
 
 // confirm names the winner and the ranking rule, then asks whether to
 // apply it, on a tool call of its own.
-func (cr *compareRun) confirm(ctx context.Context, s compare.Summary) bool {
+func (cr *compareRun) confirm(ctx context.Context, s bestof.Summary) bool {
 	w := winnerOf(s)
-	cr.ss.sayf("%s wins (check %s · %s).\n\nRanking: %s.\n", w.Name, w.Check, figures(*w), compare.Rule)
+	cr.ss.sayf("%s wins (check %s · %s).\n\nRanking: %s.\n", w.Name, w.Check, figures(*w), bestof.Rule)
 	title := fmt.Sprintf("Apply %s's change to the working tree (%s, +%d/-%d lines)", w.Name, plural(w.Files, "file"), w.Added, w.Removed)
 	tc := schema.ToolCall{ToolCallID: cr.applyID(), Title: title, Kind: "edit", Status: "pending"}
 	cr.mu.Lock()
@@ -341,11 +344,11 @@ func (cr *compareRun) endApply(status, text string) {
 }
 
 // report says how the run ended: applied, kept on its branch, or no winner.
-func (cr *compareRun) report(s compare.Summary) {
+func (cr *compareRun) report(s bestof.Summary) {
 	w := winnerOf(s)
 	switch {
 	case w == nil:
-		cr.ss.sayf("No winner: %s. Nothing was applied; see each candidate above.\n\nRanking: %s.\n", s.Error, compare.Rule)
+		cr.ss.sayf("No winner: %s. Nothing was applied; see each candidate above.\n\nRanking: %s.\n", s.Error, bestof.Rule)
 	case s.Applied:
 		cr.endApply("completed", "applied")
 		cr.ss.sayf("\nApplied %s's change to your working tree, uncommitted: review it with `git diff`.\n", w.Name)
@@ -363,7 +366,7 @@ func (cr *compareRun) report(s compare.Summary) {
 	}
 }
 
-func winnerOf(s compare.Summary) *compare.Candidate {
+func winnerOf(s bestof.Summary) *bestof.Candidate {
 	for _, c := range s.Candidates {
 		if c.Name == s.Winner && s.Winner != "" {
 			return c

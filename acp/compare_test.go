@@ -1,6 +1,7 @@
 package acp
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +17,8 @@ import (
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/adapters/openai"
 	"github.com/hubdev/hub/adapters/replay"
+	"github.com/hubdev/hub/conversation"
+	"github.com/hubdev/hub/conversation/bestof"
 	"github.com/hubdev/hub/internal/jsonrpc"
 	"github.com/hubdev/hub/internal/mockllm"
 	"github.com/hubdev/hub/internal/proc/proctest"
@@ -71,7 +74,36 @@ func compareClient(t *testing.T, register func(*adapters.Registry)) *tclient {
 	reg := adapters.NewRegistry()
 	reg.Register(replay.New(""))
 	register(reg)
-	return startClient(t, Options{Registry: reg, DefaultAgent: "replay", Logger: zerolog.Nop(), StateDir: t.TempDir(), CancelGrace: time.Second})
+	return startClient(t, Options{Registry: reg, DefaultAgent: "replay", Logger: zerolog.Nop(), StateDir: t.TempDir(), CancelGrace: time.Second,
+		Candidate: candidate})
+}
+
+// candidate runs a /compare candidate as hub run's runner.Candidate does
+// (cmd/hub wires that one; acp may not import it): one turn of the agent
+// in the candidate's worktree, every side effect put to the editor through
+// the rules; cancelled, it is interrupted.
+func candidate(ctx context.Context, c bestof.CandidateRun) bestof.CandidateResult {
+	a, err := c.Registry.Get(c.Agent)
+	if err != nil {
+		return bestof.CandidateResult{ExitCode: conversation.ExitUsage, Error: err.Error()}
+	}
+	gate, err := conversation.NewGate(conversation.GateOptions{Rules: c.Rules, Cwd: c.Cwd, Agent: c.Agent, Answerer: c.Ask})
+	if err != nil {
+		return bestof.CandidateResult{ExitCode: conversation.ExitUsage, Error: err.Error()}
+	}
+	sess, err := a.Start(ctx, adapters.SessionOptions{Cwd: c.Cwd, Access: adapters.AccessAskFirst, Permission: gate.Ask, Rules: &c.Rules})
+	if err != nil {
+		return bestof.CandidateResult{ExitCode: conversation.ExitAgentError, Error: err.Error()}
+	}
+	defer sess.Close()
+	_, err = conversation.RunTurn(ctx, conversation.TurnSpec{Agent: c.Agent, Session: sess, Prompt: adapters.TextPrompt(c.Prompt), Workspace: c.Cwd})
+	switch {
+	case ctx.Err() != nil:
+		return bestof.CandidateResult{ExitCode: conversation.ExitInterrupted, Error: "interrupted"}
+	case err != nil:
+		return bestof.CandidateResult{ExitCode: conversation.ExitAgentError, Error: err.Error()}
+	}
+	return bestof.CandidateResult{ExitCode: conversation.ExitOK}
 }
 
 // cards is each candidate tool call's titles and statuses, in order.

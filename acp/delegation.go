@@ -10,7 +10,7 @@ import (
 	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/conversation"
-	"github.com/hubdev/hub/internal/delegate"
+	"github.com/hubdev/hub/conversation/delegation"
 )
 
 // Delegation: with it on, the session's agent gets hub as an MCP server
@@ -61,13 +61,13 @@ func (ss *session) setDelegation(ctx context.Context, value string) error {
 }
 
 // bridge opens the server's delegation socket on first use.
-func (s *server) bridge() (*delegate.Bridge, error) {
+func (s *server) bridge() (*delegation.Bridge, error) {
 	s.bridgeMu.Lock()
 	defer s.bridgeMu.Unlock()
 	if s.bridgeErr != nil || s.delegBridge != nil {
 		return s.delegBridge, s.bridgeErr
 	}
-	s.delegBridge, s.bridgeErr = delegate.Listen(s.log)
+	s.delegBridge, s.bridgeErr = delegation.Listen(s.log)
 	return s.delegBridge, s.bridgeErr
 }
 
@@ -89,7 +89,7 @@ type delegators struct {
 }
 
 type delegationHost struct {
-	d          *delegate.Delegator
+	d          *delegation.Delegator
 	unregister func()
 	root       bool
 }
@@ -119,7 +119,7 @@ func (ss *session) delegationEntry(chain []string) (adapters.MCPServer, bool) {
 		return adapters.MCPServer{}, false
 	}
 	var token string
-	ss.addDelegator(chain, func(d *delegate.Delegator) (unregister func()) {
+	ss.addDelegator(chain, func(d *delegation.Delegator) (unregister func()) {
 		token, unregister = b.Register(d)
 		return unregister
 	})
@@ -130,15 +130,15 @@ func (ss *session) delegationEntry(chain []string) (adapters.MCPServer, bool) {
 // the root delegator, called in this process.
 func (ss *session) delegateFunc(a adapters.Adapter) (adapters.DelegateFunc, []string) {
 	chain := []string{a.Name()}
-	d := ss.addDelegator(chain, func(*delegate.Delegator) func() { return func() {} })
-	return delegate.Func(d), delegate.AgentNames(d, chain)
+	d := ss.addDelegator(chain, func(*delegation.Delegator) func() { return func() {} })
+	return delegation.Func(d), delegation.AgentNames(d, chain)
 }
 
 // addDelegator makes the delegator for the agents in chain and keeps it
 // with the session; register serves it to the agent that calls it. A root
 // delegator replaces the one before: that agent was restarted.
-func (ss *session) addDelegator(chain []string, register func(*delegate.Delegator) func()) *delegate.Delegator {
-	d := delegate.New(delegate.Options{Registry: ss.agents(), Cwd: ss.rec.Cwd, Rules: ss.set.Permissions, Grants: ss.srv.opts.Grants,
+func (ss *session) addDelegator(chain []string, register func(*delegation.Delegator) func()) *delegation.Delegator {
+	d := delegation.New(delegation.Options{Registry: ss.agents(), Cwd: ss.rec.Cwd, Rules: ss.set.Permissions, Grants: ss.srv.opts.Grants,
 		Log: ss.srv.log, Chain: chain, Ask: ss.delegatePermission, Observe: ss.showDelegate, Hooks: ss.set.Hooks, AuditDir: ss.srv.opts.TranscriptDir,
 		MCPServers: func(agent string) []adapters.MCPServer {
 			if len(chain) >= cmp.Or(ss.srv.opts.DelegationDepth, 1) {

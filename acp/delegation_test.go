@@ -16,7 +16,7 @@ import (
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/adapters/openai"
 	"github.com/hubdev/hub/adapters/replay"
-	"github.com/hubdev/hub/internal/delegate"
+	"github.com/hubdev/hub/conversation/delegation"
 	"github.com/hubdev/hub/internal/jsonrpc"
 	"github.com/hubdev/hub/internal/mockllm"
 )
@@ -31,7 +31,7 @@ type delegatingAgent struct {
 	// detached delegates without the turn's context, so only hub's own
 	// cancel can stop the delegate.
 	detached bool
-	results  chan delegate.Result
+	results  chan delegation.Result
 }
 
 func (a *delegatingAgent) Name() string { return "root" }
@@ -55,7 +55,7 @@ func (s *delegatingSession) Close() error { return nil }
 func (s *delegatingSession) Prompt(ctx context.Context, prompt []adapters.Content, emit func(adapters.Event)) (adapters.StopReason, error) {
 	agent, task, _ := strings.Cut(prompt[0].Text, ": ")
 	env := hubEntry(s.opts.MCPServers).Env
-	remote, ok, err := delegate.Dial(func(k string) string { return env[k] }, zerolog.Nop())
+	remote, ok, err := delegation.Dial(func(k string) string { return env[k] }, zerolog.Nop())
 	if !ok || err != nil {
 		emit(adapters.Event{Type: adapters.EventText, Text: fmt.Sprintf("no hub tool (%v)", err)})
 		return adapters.StopEndTurn, nil
@@ -65,7 +65,7 @@ func (s *delegatingSession) Prompt(ctx context.Context, prompt []adapters.Conten
 	if s.a.detached {
 		dctx = context.Background()
 	}
-	res, err := remote.Delegate(dctx, delegate.Request{Agent: agent, Prompt: task}, nil)
+	res, err := remote.Delegate(dctx, delegation.Request{Agent: agent, Prompt: task}, nil)
 	if s.a.results != nil {
 		s.a.results <- res
 	}
@@ -216,7 +216,7 @@ func TestDelegation_OffByDefaultAndTheOption(t *testing.T) {
 // Cancelling the root turn cancels the delegate's turn, even when the
 // agent's own MCP call would wait on.
 func TestDelegation_CancelReachesTheDelegate(t *testing.T) {
-	root := &delegatingAgent{detached: true, results: make(chan delegate.Result, 1)}
+	root := &delegatingAgent{detached: true, results: make(chan delegation.Result, 1)}
 	c, _ := delegationClient(t, root, `{"event":{"type":"tool_call","tool":{"id":"t1","title":"long job","kind":"execute","status":"in_progress"}}}
 {"wait_cancel":true}`)
 	sid, _ := c.start(t)

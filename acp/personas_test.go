@@ -39,7 +39,7 @@ func TestCompare_PersonaOfTheSessionsCwd(t *testing.T) {
 		Prompt: "You are the reviewer.", Trusted: true},
 		Backend: openai.New(openai.Profile{Name: "native", BaseURL: mock.URL, Model: "m", Local: true, ContextWindow: 100000}, openai.Options{IdleTimeout: time.Minute})})
 	c := startClient(t, Options{Registry: base, DefaultAgent: "replay", Logger: zerolog.Nop(), StateDir: t.TempDir(), CancelGrace: time.Second,
-		Settings: func(string) (Settings, error) { return Settings{Registry: here}, nil }})
+		Settings: func(string) (Settings, error) { return Settings{Registry: here}, nil }, Candidate: candidate})
 	c.perm = selectKind("allow_once")
 	c.init(schema.ClientCapabilities{})
 	sid := c.newSession(repo)

@@ -21,8 +21,9 @@ import (
 	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/conversation"
+	"github.com/hubdev/hub/conversation/bestof"
+	"github.com/hubdev/hub/conversation/delegation"
 	"github.com/hubdev/hub/internal/config"
-	"github.com/hubdev/hub/internal/delegate"
 	"github.com/hubdev/hub/internal/hooks"
 	"github.com/hubdev/hub/internal/jsonrpc"
 	"github.com/hubdev/hub/internal/permission"
@@ -107,6 +108,9 @@ type Options struct {
 	// DelegationDepth bounds how deep delegates may delegate (default 1:
 	// the session's agent may, its delegates may not).
 	DelegationDepth int
+	// Candidate runs one /compare candidate (hub run's: runner.Candidate);
+	// nil turns /compare off.
+	Candidate func(context.Context, bestof.CandidateRun) bestof.CandidateResult
 	// Hooks are the configured command hooks; each session's hooks observe
 	// the Event stream of an agent that does not run them itself. nil: none.
 	Hooks *hooks.Runner
@@ -183,7 +187,7 @@ type server struct {
 	ready       readiness
 
 	bridgeMu    sync.Mutex
-	delegBridge *delegate.Bridge // the delegation socket, opened on first use
+	delegBridge *delegation.Bridge // the delegation socket, opened on first use
 	bridgeErr   error
 }
 

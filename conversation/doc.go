@@ -1,6 +1,7 @@
 // Package conversation is hub's conversation core: the one place where the
-// rules every front end shares live. hub acp, hub run, hub mcp (delegates)
-// and /compare only translate between their wire format and this package.
+// rules every front end shares live. hub acp, hub run, hub mcp and /compare
+// only translate between their wire format and it, or its engines
+// delegation (delegates) and bestof (best of N).
 //
 // It owns, each exactly once:
 //   - the permission gate (gate.go): one evaluation order and one Answerer

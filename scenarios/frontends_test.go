@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,8 +20,8 @@ import (
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/adapters/openai"
 	"github.com/hubdev/hub/conversation"
-	"github.com/hubdev/hub/internal/compare"
-	"github.com/hubdev/hub/internal/delegate"
+	"github.com/hubdev/hub/conversation/bestof"
+	"github.com/hubdev/hub/conversation/delegation"
 	"github.com/hubdev/hub/internal/fixture"
 	"github.com/hubdev/hub/internal/mockllm"
 	"github.com/hubdev/hub/internal/runner"
@@ -170,11 +171,11 @@ func runTurn(t *testing.T, w world) outcome {
 
 func fromSummary(s runner.Summary) outcome {
 	o := outcome{Stop: string(s.StopReason), Usage: s.Usage, Answered: s.Agent, AgentSession: s.AgentSessionID, Exit: s.ExitCode, Text: s.Answer,
-		TimedOut: s.ExitCode == runner.ExitTimeout}
+		TimedOut: s.ExitCode == conversation.ExitTimeout}
 	if len(s.Attempts) > 1 {
 		o.FellBack = s.Attempts[0].Fallback
 	}
-	if s.ExitCode != runner.ExitOK {
+	if s.ExitCode != conversation.ExitOK {
 		o.Failure = failureOf(s.Error)
 	}
 	for _, f := range s.FilesChanged {
@@ -188,9 +189,9 @@ func fromSummary(s runner.Summary) outcome {
 
 // delegateTurn is a hub mcp delegate turn under --approve all.
 func delegateTurn(t *testing.T, w world) outcome {
-	d := delegate.New(delegate.Options{Registry: w.reg, Cwd: w.cwd, Approve: conversation.ApproveAll, Log: zerolog.Nop(), Timeout: w.timeout, AuditDir: w.audit})
+	d := delegation.New(delegation.Options{Registry: w.reg, Cwd: w.cwd, Approve: conversation.ApproveAll, Log: zerolog.Nop(), Timeout: w.timeout, AuditDir: w.audit})
 	defer d.Close()
-	r, err := d.Delegate(context.Background(), delegate.Request{Agent: "first", Prompt: prompt}, nil)
+	r, err := d.Delegate(context.Background(), delegation.Request{Agent: "first", Prompt: prompt}, nil)
 	o := outcome{Stop: r.StopReason, Usage: r.Usage, Files: r.FilesChanged, Answered: "first", Refusals: r.Denied, AgentSession: r.AgentSessionID, Exit: -1, Text: r.Answer}
 	switch {
 	case err != nil:
@@ -206,8 +207,9 @@ func delegateTurn(t *testing.T, w world) outcome {
 // as /compare runs it: what its lines say.
 func compareTurn(t *testing.T, w world) outcome {
 	var out bytes.Buffer
-	s := compare.Run(context.Background(), compare.Options{Registry: w.reg, Agents: []string{"first"}, Cwd: w.cwd, Prompt: prompt,
-		Approve: conversation.ApproveAll, Format: runner.FormatJSONL, Stdout: &out, Log: zerolog.Nop(), Timeout: w.timeout, StopAll: func() {}, AuditDir: w.audit})
+	s := runner.BestOf(context.Background(), bestof.Options{Candidate: bestof.CandidateRun{Registry: w.reg, Cwd: w.cwd, Prompt: prompt,
+		Approve: conversation.ApproveAll, Log: zerolog.Nop(), Timeout: w.timeout, AuditDir: w.audit}, Agents: []string{"first"}, StopAll: func() {}},
+		runner.FormatJSONL, &out, io.Discard)
 	var text strings.Builder
 	for _, l := range strings.Split(out.String(), "\n") {
 		var s runner.Summary

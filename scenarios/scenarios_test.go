@@ -15,7 +15,6 @@ import (
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/conversation"
 	"github.com/hubdev/hub/internal/mockllm"
-	"github.com/hubdev/hub/internal/runner"
 	transcripts "github.com/hubdev/hub/internal/transcript"
 )
 
@@ -59,9 +58,9 @@ func scenarios() []scenario {
 			},
 		},
 		{name: "finish_reason length is max_tokens", model: []mockllm.OpenAITurn{{Text: "partial answ", FinishReason: "length"}},
-			check: stopped(adapters.StopMaxTokens, runner.ExitMaxTokens)},
+			check: stopped(adapters.StopMaxTokens, conversation.ExitMaxTokens)},
 		{name: "finish_reason content_filter is refusal", model: []mockllm.OpenAITurn{{Text: "partial answ", FinishReason: "content_filter"}},
-			check: stopped(adapters.StopRefusal, runner.ExitRefusal)},
+			check: stopped(adapters.StopRefusal, conversation.ExitRefusal)},
 		// An empty script answers 500 to every request.
 		{name: "a provider answering 5xx falls back", model: nil, check: fellBack("first's provider is failing", conversation.ClassProvider)},
 		{name: "a provider answering 401 falls back", model: []mockllm.OpenAITurn{{Status: 401}},
@@ -137,8 +136,8 @@ func refusedByHardDeny(t *testing.T, _ frontEnd, _ world, o outcome) {
 	if len(o.Refusals) != 1 || !strings.Contains(o.Refusals[0], "hard deny") {
 		t.Errorf("refusals %q, want one by the hard deny list", o.Refusals)
 	}
-	if o.Exit >= 0 && o.Exit != runner.ExitDenied {
-		t.Errorf("exit %d, want %d", o.Exit, runner.ExitDenied)
+	if o.Exit >= 0 && o.Exit != conversation.ExitDenied {
+		t.Errorf("exit %d, want %d", o.Exit, conversation.ExitDenied)
 	}
 	if strings.Contains(o.Text, "ran it") {
 		t.Errorf("the refused command ran: %q", o.Text)

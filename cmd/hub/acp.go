@@ -16,6 +16,7 @@ import (
 	"github.com/hubdev/hub/internal/hooks"
 	"github.com/hubdev/hub/internal/permission"
 	"github.com/hubdev/hub/internal/proc"
+	"github.com/hubdev/hub/internal/runner"
 	"github.com/hubdev/hub/skills"
 )
 
@@ -76,6 +77,7 @@ func runAcp(ctx context.Context, e *env, args []string) int {
 		Notice:          e.cfg.UntrustedNotice(),
 		Permissions:     e.cfg.Permissions,
 		Grants:          permission.OpenGrants(permission.GrantsFile(config.StateDir()), nil),
+		Candidate:       runner.Candidate,
 	}
 	if self, err := os.Executable(); err == nil {
 		opts.Self = self

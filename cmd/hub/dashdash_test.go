@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hubdev/hub/internal/runner"
+	"github.com/hubdev/hub/conversation"
 )
 
 // After "--" no word is a flag, hub's global ones included, for every
@@ -83,7 +83,7 @@ func TestRun_PromptWordsAfterDoubleDashTrustNothing(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q: want 2, the untrusted agent refused", code, errOut)
 	}
 	// The control: hub tries the agent when the flag comes before "--".
-	if code, _, errOut := hub(t, nil, "run", "--agent", "evil", "--trust-project", "--", "fix", "the", "bug"); code != runner.ExitNotInstalled {
-		t.Fatalf("with --trust-project before --: exit %d, stderr %q; want %d, the agent tried", code, errOut, runner.ExitNotInstalled)
+	if code, _, errOut := hub(t, nil, "run", "--agent", "evil", "--trust-project", "--", "fix", "the", "bug"); code != conversation.ExitNotInstalled {
+		t.Fatalf("with --trust-project before --: exit %d, stderr %q; want %d, the agent tried", code, errOut, conversation.ExitNotInstalled)
 	}
 }

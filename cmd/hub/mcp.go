@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hubdev/hub/conversation"
+	"github.com/hubdev/hub/conversation/delegation"
 	"github.com/hubdev/hub/internal/config"
 	"github.com/hubdev/hub/internal/delegate"
 	"github.com/hubdev/hub/internal/hooks"
@@ -60,7 +61,7 @@ func runMCP(ctx context.Context, e *env, args []string) int {
 		fmt.Fprintf(e.stderr, named("hub mcp: %v\n"), err)
 		return exitUsage
 	}
-	o := delegate.Options{Registry: e.registry, Approve: conversation.Approve(*approve), Rules: e.cfg.Permissions,
+	o := delegation.Options{Registry: e.registry, Approve: conversation.Approve(*approve), Rules: e.cfg.Permissions,
 		Cwd: *cwd, Timeout: *timeout, Log: e.log, Hooks: hk}
 	if e.cfg.TranscriptsOn() {
 		o.AuditDir = config.TranscriptDir()
@@ -77,8 +78,8 @@ func runMCP(ctx context.Context, e *env, args []string) int {
 
 // mcpHost is the parent hub acp when this process was started for one of
 // its agents, else a delegator of its own.
-func mcpHost(e *env, o delegate.Options) (delegate.Host, func()) {
-	remote, child, err := delegate.Dial(os.Getenv, e.log)
+func mcpHost(e *env, o delegation.Options) (delegation.Host, func()) {
+	remote, child, err := delegation.Dial(os.Getenv, e.log)
 	switch {
 	case child && err != nil:
 		e.log.Warn().Err(err).Msg("delegation parent unreachable")
@@ -86,19 +87,19 @@ func mcpHost(e *env, o delegate.Options) (delegate.Host, func()) {
 	case child:
 		return remote, remote.Close
 	}
-	d := delegate.New(o)
+	d := delegation.New(o)
 	return d, d.Close
 }
 
 // unreachable answers every call with why the parent cannot be reached.
 type unreachable struct{ err error }
 
-func (unreachable) Agents() []delegate.AgentInfo { return nil }
-func (u unreachable) Delegate(context.Context, delegate.Request, delegate.Progress) (delegate.Result, error) {
-	return delegate.Result{}, u.err
+func (unreachable) Agents() []delegation.AgentInfo { return nil }
+func (u unreachable) Delegate(context.Context, delegation.Request, delegation.Progress) (delegation.Result, error) {
+	return delegation.Result{}, u.err
 }
-func (u unreachable) Continue(context.Context, string, string, time.Duration, delegate.Progress) (delegate.Result, error) {
-	return delegate.Result{}, u.err
+func (u unreachable) Continue(context.Context, string, string, time.Duration, delegation.Progress) (delegation.Result, error) {
+	return delegation.Result{}, u.err
 }
 
 // nopCloser and nopWriteCloser hand stdio to the MCP transport without

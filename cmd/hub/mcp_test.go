@@ -11,24 +11,24 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/rs/zerolog"
 
-	"github.com/hubdev/hub/internal/delegate"
+	"github.com/hubdev/hub/conversation/delegation"
 )
 
 // parentHost stands for the hub acp that started the agent.
 type parentHost struct {
 	mu   sync.Mutex
-	reqs []delegate.Request
+	reqs []delegation.Request
 }
 
-func (p *parentHost) Agents() []delegate.AgentInfo { return []delegate.AgentInfo{{Name: "codex"}} }
-func (p *parentHost) Delegate(_ context.Context, r delegate.Request, _ delegate.Progress) (delegate.Result, error) {
+func (p *parentHost) Agents() []delegation.AgentInfo { return []delegation.AgentInfo{{Name: "codex"}} }
+func (p *parentHost) Delegate(_ context.Context, r delegation.Request, _ delegation.Progress) (delegation.Result, error) {
 	p.mu.Lock()
 	p.reqs = append(p.reqs, r)
 	p.mu.Unlock()
-	return delegate.Result{Agent: r.Agent, Session: "d1", Answer: "parent ran " + r.Prompt, StopReason: "end_turn"}, nil
+	return delegation.Result{Agent: r.Agent, Session: "d1", Answer: "parent ran " + r.Prompt, StopReason: "end_turn"}, nil
 }
-func (p *parentHost) Continue(context.Context, string, string, time.Duration, delegate.Progress) (delegate.Result, error) {
-	return delegate.Result{}, nil
+func (p *parentHost) Continue(context.Context, string, string, time.Duration, delegation.Progress) (delegation.Result, error) {
+	return delegation.Result{}, nil
 }
 
 // mcpClient runs `hub mcp` in process and connects an MCP client to it.
@@ -75,7 +75,7 @@ func delegateText(t *testing.T, cs *mcp.ClientSession, agent string) (string, bo
 // this machine does not have.
 func TestMCP_ChildRunsDelegatesOnItsParent(t *testing.T) {
 	isolate(t)
-	b, err := delegate.Listen(zerolog.Nop())
+	b, err := delegation.Listen(zerolog.Nop())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,11 +101,11 @@ func TestMCP_ChildRunsDelegatesOnItsParent(t *testing.T) {
 // does not run the agent on its own.
 func TestMCP_ChildWithoutItsParentRefuses(t *testing.T) {
 	isolate(t)
-	t.Setenv(delegate.EnvSocket, t.TempDir()+"/gone.sock")
-	t.Setenv(delegate.EnvToken, "x")
+	t.Setenv(delegation.EnvSocket, t.TempDir()+"/gone.sock")
+	t.Setenv(delegation.EnvToken, "x")
 	cs := mcpClient(t)
 	text, isErr := delegateText(t, cs, "replay")
-	if !isErr || !strings.Contains(text, delegate.ErrNoParent.Error()) {
+	if !isErr || !strings.Contains(text, delegation.ErrNoParent.Error()) {
 		t.Fatalf("delegate answered %q (error %v), want a tool error naming the missing parent", text, isErr)
 	}
 }

@@ -15,7 +15,7 @@ import (
 
 	"github.com/hubdev/hub/adapters/all"
 	"github.com/hubdev/hub/conversation"
-	"github.com/hubdev/hub/internal/compare"
+	"github.com/hubdev/hub/conversation/bestof"
 	"github.com/hubdev/hub/internal/config"
 	"github.com/hubdev/hub/internal/hooks"
 	"github.com/hubdev/hub/internal/permission"
@@ -121,7 +121,7 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	systemPrompt := fs.String("system-prompt", "", "replace the agent's system prompt: TEXT or @FILE (claude, the native loop)")
 	appendPrompt := fs.String("append-system-prompt", "", "add to the agent's system prompt: TEXT or @FILE (every agent)")
 	fs.BoolVar(&o.NoMask, "no-mask", false, "show secrets (secret-named environment values, API tokens) in the output instead of [masked]")
-	var bo compare.Options
+	var bo bestof.Options
 	agentsFlag := fs.String("agents", "", "best of N: run the prompt on each of these agents (e.g. claude,codex), each in its own git worktree")
 	fs.IntVar(&bo.N, "n", 1, "with --agents: candidates per agent")
 	fs.StringVar(&bo.Check, "check", "", "with --agents: command run in each candidate's worktree; exit 0 passes (e.g. \"go test ./...\")")
@@ -137,7 +137,7 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	fs.Visit(func(f *flag.Flag) { agentFlag = agentFlag || f.Name == "agent" })
 	if err := untrustedAgent(e.cfg, o.Agent, !agentFlag); err != nil {
 		fmt.Fprintf(e.stderr, named("hub run: %v\n"), err)
-		return runner.ExitUsage
+		return conversation.ExitUsage
 	}
 	prompt, fromStdin, err := promptArgs(pos, e.stdin)
 	resuming := o.Continue || o.ResumeID != ""
@@ -146,7 +146,7 @@ func runRun(ctx context.Context, e *env, args []string) int {
 		prompt, err = runner.ContinuePrompt, nil
 	case err != nil:
 		fmt.Fprintf(e.stderr, named("hub run: %v\n"), err)
-		return runner.ExitUsage
+		return conversation.ExitUsage
 	case fromStdin && resuming && len(pos) == 0: // piped, or nothing: "continue"
 		o.ReadPrompt = func() (string, error) {
 			p, err := readStdinPrompt(e.stdin)
@@ -168,20 +168,20 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	}{{"--system-prompt", systemPrompt, &o.SystemPrompt}, {"--append-system-prompt", appendPrompt, &o.AppendSystemPrompt}} {
 		if *sp.out, err = textOrFile(*sp.in); err != nil {
 			fmt.Fprintf(e.stderr, named("hub run: %s: %v\n"), sp.flag, err)
-			return runner.ExitUsage
+			return conversation.ExitUsage
 		}
 	}
 	if *outputSchema != "" {
 		if o.OutputSchema, err = safefile.Read(*outputSchema, 1<<20); err != nil {
 			fmt.Fprintf(e.stderr, named("hub run: --output-schema: %v\n"), err)
-			return runner.ExitUsage
+			return conversation.ExitUsage
 		}
 	}
 	if *sandboxMode != "" || *noStream {
 		cfg, err := runConfig(e.cfg, *sandboxMode, *noStream)
 		if err != nil {
 			fmt.Fprintf(e.stderr, named("hub run: %v\n"), err)
-			return runner.ExitUsage
+			return conversation.ExitUsage
 		}
 		o.Registry = all.Registry(cfg, e.log)
 	}
@@ -196,7 +196,7 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	o.Grants = permission.OpenGrants(permission.GrantsFile(config.StateDir()), nil)
 	if o.Hooks, err = hooks.New(e.cfg.Hooks); err != nil {
 		fmt.Fprintf(e.stderr, named("hub run: %v\n"), err)
-		return runner.ExitUsage
+		return conversation.ExitUsage
 	}
 	o.Fallback, o.ProviderTimeout = e.cfg.Agents[o.Agent].Fallback, e.cfg.Fallback.ProviderTimeout.Duration
 	if *fallback != "" {
@@ -215,7 +215,7 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	if *agentsFlag != "" {
 		if *outputSchema != "" {
 			fmt.Fprint(e.stderr, named("hub run: --output-schema holds one agent's answer; it does not apply to --agents\n"))
-			return runner.ExitUsage
+			return conversation.ExitUsage
 		}
 		return runBestOf(ctx, e, o, bo, *agentsFlag)
 	}
@@ -271,16 +271,16 @@ func readStdinPrompt(stdin io.Reader) (string, error) {
 var errEmptyStdin = errors.New("no prompt: stdin was empty")
 
 // runBestOf runs the prompt on several agents, each in its own worktree.
-func runBestOf(ctx context.Context, e *env, o runner.Options, bo compare.Options, agents string) int {
-	if !o.Approve.Valid() {
-		fmt.Fprint(e.stderr, named("hub run: --approve must be all, read-only or none\n"))
-		return runner.ExitUsage
+func runBestOf(ctx context.Context, e *env, o runner.Options, bo bestof.Options, agents string) int {
+	if !o.Approve.Valid() || (o.Format != runner.FormatText && o.Format != runner.FormatJSONL) {
+		fmt.Fprint(e.stderr, named("hub run: --approve must be all, read-only or none; --format text or jsonl\n"))
+		return conversation.ExitUsage
 	}
 	if o.Prompt == "" && o.ReadPrompt != nil {
 		p, err := o.ReadPrompt()
 		if err != nil {
 			fmt.Fprintf(e.stderr, named("hub run: %v\n"), err)
-			return runner.ExitUsage
+			return conversation.ExitUsage
 		}
 		o.Prompt = p
 	}
@@ -289,10 +289,9 @@ func runBestOf(ctx context.Context, e *env, o runner.Options, bo compare.Options
 			bo.Agents = append(bo.Agents, a)
 		}
 	}
-	bo.Registry, bo.Cwd, bo.Prompt, bo.Model, bo.Timeout = o.Registry, o.Cwd, o.Prompt, o.Model, o.Timeout
-	bo.Approve, bo.Rules, bo.Format, bo.Stdout, bo.Stderr, bo.Log = o.Approve, o.Rules, o.Format, e.stdout, e.stderr, e.log
-	bo.AuditDir = o.AuditDir
-	return compare.Run(ctx, bo).ExitCode
+	bo.Candidate = bestof.CandidateRun{Registry: o.Registry, Cwd: o.Cwd, Prompt: o.Prompt, Model: o.Model, Timeout: o.Timeout,
+		Approve: o.Approve, Rules: o.Rules, Log: e.log, AuditDir: o.AuditDir}
+	return runner.BestOf(ctx, bo, o.Format, e.stdout, e.stderr).ExitCode
 }
 
 // textOrFile is a flag's text, or the content of the file named after "@"

@@ -11,6 +11,7 @@ import (
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/adapters/openai"
 	"github.com/hubdev/hub/conversation"
+	"github.com/hubdev/hub/conversation/delegation"
 	"github.com/hubdev/hub/internal/mockllm"
 	"github.com/hubdev/hub/internal/runner"
 )
@@ -30,7 +31,7 @@ func benchReg(b *testing.B) (*adapters.Registry, *mockllm.OpenAIServer) {
 
 func BenchmarkDelegation_MCPDelegate(b *testing.B) {
 	reg, mock := benchReg(b)
-	d := New(Options{Registry: reg, Cwd: b.TempDir(), Log: zerolog.Nop()})
+	d := delegation.New(delegation.Options{Registry: reg, Cwd: b.TempDir(), Log: zerolog.Nop()})
 	defer d.Close()
 	cs, _ := connect(b, d)
 	b.ResetTimer()

@@ -1,3 +1,5 @@
+// Package delegate is `hub mcp`: a delegation.Host as the MCP tools
+// agents, delegate and continue.
 package delegate
 
 import (
@@ -8,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/rs/zerolog"
 
+	"github.com/hubdev/hub/conversation/delegation"
 	"github.com/hubdev/hub/internal/logging"
 )
 
@@ -30,12 +33,12 @@ type ContinueInput struct {
 
 // AgentsOutput is the agents tool's result.
 type AgentsOutput struct {
-	Agents []AgentInfo `json:"agents"`
+	Agents []delegation.AgentInfo `json:"agents"`
 }
 
 // NewServer is hub's MCP server: the agents, delegate and continue tools
 // over d. The SDK's own records go to log.
-func NewServer(d Host, version string, log zerolog.Logger) *mcp.Server {
+func NewServer(d delegation.Host, version string, log zerolog.Logger) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "hub", Title: "hub: every coding agent", Version: version},
 		&mcp.ServerOptions{Logger: logging.Slog(log)})
 	mcp.AddTool(s, &mcp.Tool{Name: "agents", Description: "The coding agents that can run here, with what each can do; a persona (an agent defined in a file) with when to use it and the agent it runs on."},
@@ -44,19 +47,19 @@ func NewServer(d Host, version string, log zerolog.Logger) *mcp.Server {
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "delegate", Description: "Run one turn of another coding agent (claude, codex, gemini, …) on a task, " +
 		"through hub. Returns its final answer and a summary: stop reason, tool calls, files changed, usage, and a session to continue."},
-		func(ctx context.Context, req *mcp.CallToolRequest, in DelegateInput) (*mcp.CallToolResult, Result, error) {
+		func(ctx context.Context, req *mcp.CallToolRequest, in DelegateInput) (*mcp.CallToolResult, delegation.Result, error) {
 			timeout, err := duration(in.Timeout)
 			if err != nil {
-				return nil, Result{}, err
+				return nil, delegation.Result{}, err
 			}
-			res, err := d.Delegate(ctx, Request{Agent: in.Agent, Prompt: in.Prompt, Cwd: in.Cwd, Model: in.Model, Mode: in.Mode, Timeout: timeout}, progress(ctx, req))
+			res, err := d.Delegate(ctx, delegation.Request{Agent: in.Agent, Prompt: in.Prompt, Cwd: in.Cwd, Model: in.Model, Mode: in.Mode, Timeout: timeout}, progress(ctx, req))
 			return outcome(res, err)
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "continue", Description: "Send a follow-up to a delegate session (from an earlier delegate call)."},
-		func(ctx context.Context, req *mcp.CallToolRequest, in ContinueInput) (*mcp.CallToolResult, Result, error) {
+		func(ctx context.Context, req *mcp.CallToolRequest, in ContinueInput) (*mcp.CallToolResult, delegation.Result, error) {
 			timeout, err := duration(in.Timeout)
 			if err != nil {
-				return nil, Result{}, err
+				return nil, delegation.Result{}, err
 			}
 			res, err := d.Continue(ctx, in.Session, in.Prompt, timeout, progress(ctx, req))
 			return outcome(res, err)
@@ -66,9 +69,9 @@ func NewServer(d Host, version string, log zerolog.Logger) *mcp.Server {
 
 // outcome is the tool result: the answer as text and the summary as
 // structured content; a turn that failed is a tool error naming why.
-func outcome(res Result, err error) (*mcp.CallToolResult, Result, error) {
+func outcome(res delegation.Result, err error) (*mcp.CallToolResult, delegation.Result, error) {
 	if err != nil {
-		return nil, Result{}, err
+		return nil, delegation.Result{}, err
 	}
 	summary, _ := json.Marshal(res)
 	text := res.Answer
@@ -80,7 +83,7 @@ func outcome(res Result, err error) (*mcp.CallToolResult, Result, error) {
 
 // progress sends each step as an MCP progress notification when the
 // caller asked for them (a progress token).
-func progress(ctx context.Context, req *mcp.CallToolRequest) Progress {
+func progress(ctx context.Context, req *mcp.CallToolRequest) delegation.Progress {
 	token := req.Params.GetProgressToken()
 	if token == nil {
 		return nil

@@ -17,12 +17,13 @@ import (
 	"github.com/hubdev/hub/adapters/openai"
 	"github.com/hubdev/hub/adapters/replay"
 	"github.com/hubdev/hub/conversation"
+	"github.com/hubdev/hub/conversation/delegation"
 	"github.com/hubdev/hub/internal/mockllm"
 )
 
 // connect serves d over in-memory transports and returns a client session
 // whose progress notifications arrive on the channel.
-func connect(t testing.TB, d *Delegator) (*mcp.ClientSession, <-chan string) {
+func connect(t testing.TB, d *delegation.Delegator) (*mcp.ClientSession, <-chan string) {
 	t.Helper()
 	progress := make(chan string, 64)
 	ct, st := mcp.NewInMemoryTransports()
@@ -69,7 +70,7 @@ func awaitProgress(t testing.TB, progress <-chan string, want string) {
 	}
 }
 
-func call(t testing.TB, cs *mcp.ClientSession, tool string, args map[string]any) (*mcp.CallToolResult, Result) {
+func call(t testing.TB, cs *mcp.ClientSession, tool string, args map[string]any) (*mcp.CallToolResult, delegation.Result) {
 	t.Helper()
 	p := &mcp.CallToolParams{Name: tool, Arguments: args}
 	p.SetProgressToken("p1")
@@ -77,7 +78,7 @@ func call(t testing.TB, cs *mcp.ClientSession, tool string, args map[string]any)
 	if err != nil {
 		t.Fatalf("%s: %v", tool, err)
 	}
-	var r Result
+	var r delegation.Result
 	b, _ := json.Marshal(res.StructuredContent)
 	_ = json.Unmarshal(b, &r)
 	return res, r
@@ -97,7 +98,7 @@ func TestMCP_ListsToolsAndDelegatesToTheReplayAgent(t *testing.T) {
 		`{"event":{"type":"session_info","session":{"agentSessionId":"r-1"}}}`,
 		`{"event":{"type":"tool_call","tool":{"id":"t1","title":"Edit a.go","kind":"edit","status":"completed","locations":[{"path":"/repo/a.go"}]}}}`,
 		`{"event":{"type":"text","text":"Done: a.go fixed."}}`)))
-	d := New(Options{Registry: reg, Cwd: t.TempDir(), Log: zerolog.Nop()})
+	d := delegation.New(delegation.Options{Registry: reg, Cwd: t.TempDir(), Log: zerolog.Nop()})
 	defer d.Close()
 	cs, progress := connect(t, d)
 	tools, err := cs.ListTools(context.Background(), nil)
@@ -157,7 +158,7 @@ func TestMCP_DelegatesToTheNativeLoop(t *testing.T) {
 			mock.Add(mockllm.OpenAITurn{Text: "Checking.", ToolCalls: []mockllm.OpenAIToolCall{{Name: "write_file", Args: `{"path":"out.txt","content":"hi\n"}`}}},
 				mockllm.OpenAITurn{Text: "Not allowed."})
 		}
-		d := New(Options{Registry: reg, Cwd: cwd, Approve: tc.approve, Log: zerolog.Nop()})
+		d := delegation.New(delegation.Options{Registry: reg, Cwd: cwd, Approve: tc.approve, Log: zerolog.Nop()})
 		cs, _ := connect(t, d)
 		_, r := call(t, cs, "delegate", map[string]any{"agent": "native", "prompt": "write out.txt"})
 		_, err := os.Stat(filepath.Join(cwd, "out.txt"))
@@ -187,7 +188,7 @@ func (r records) Write(p []byte) (int, error) {
 func TestNewServer_SDKRecordsReachTheLog(t *testing.T) {
 	recs := make(records, 64)
 	log := zerolog.New(recs).Level(zerolog.InfoLevel).With().Str("test", "sdk").Logger()
-	d := New(Options{Registry: adapters.NewRegistry(), Cwd: t.TempDir(), Log: zerolog.Nop()})
+	d := delegation.New(delegation.Options{Registry: adapters.NewRegistry(), Cwd: t.TempDir(), Log: zerolog.Nop()})
 	ct, st := mcp.NewInMemoryTransports()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

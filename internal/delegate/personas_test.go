@@ -12,6 +12,7 @@ import (
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/adapters/openai"
+	"github.com/hubdev/hub/conversation/delegation"
 	"github.com/hubdev/hub/internal/mockllm"
 	"github.com/hubdev/hub/personas"
 )
@@ -28,7 +29,7 @@ func TestMCP_DescribesAndDelegatesToPersonas(t *testing.T) {
 	reg.Register(native)
 	reg.Register(&personas.Adapter{Backend: native, P: personas.Persona{Name: "reviewer", Description: "Reviews a change before merging.",
 		Prompt: "You are the reviewer persona.", Trusted: true}})
-	d := New(Options{Registry: reg, Cwd: t.TempDir(), Log: zerolog.Nop()})
+	d := delegation.New(delegation.Options{Registry: reg, Cwd: t.TempDir(), Log: zerolog.Nop()})
 	defer d.Close()
 	cs, _ := connect(t, d)
 	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "agents", Arguments: map[string]any{}})
@@ -40,11 +41,11 @@ func TestMCP_DescribesAndDelegatesToPersonas(t *testing.T) {
 	if err := json.Unmarshal(b, &out); err != nil {
 		t.Fatal(err)
 	}
-	i := slices.IndexFunc(out.Agents, func(a AgentInfo) bool { return a.Name == "reviewer" })
+	i := slices.IndexFunc(out.Agents, func(a delegation.AgentInfo) bool { return a.Name == "reviewer" })
 	if i < 0 || out.Agents[i].Description != "Reviews a change before merging." || out.Agents[i].Backend != "native" {
 		t.Fatalf("agents tool: %s", b)
 	}
-	names := AgentNames(d, []string{"native"})
+	names := delegation.AgentNames(d, []string{"native"})
 	if !slices.Contains(names, "reviewer (Reviews a change before merging.; runs on native)") {
 		t.Errorf("AgentNames = %q", names)
 	}

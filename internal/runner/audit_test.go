@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/conversation"
 	transcripts "github.com/hubdev/hub/internal/transcript"
 )
 
@@ -31,7 +32,7 @@ func TestRun_AuditTranscript(t *testing.T) {
 	}
 	for _, resume := range []string{"", "sess-1"} {
 		a := &fakeAdapter{name: "fake", caps: adapters.Capabilities{Resume: true}, script: script()}
-		if s, _, errOut := runFake(t, context.Background(), a, func(o *Options) { o.AuditDir, o.ResumeID = dir, resume }); s.ExitCode != ExitOK {
+		if s, _, errOut := runFake(t, context.Background(), a, func(o *Options) { o.AuditDir, o.ResumeID = dir, resume }); s.ExitCode != conversation.ExitOK {
 			t.Fatalf("exit %d: %s", s.ExitCode, errOut)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/adapters/openai"
+	"github.com/hubdev/hub/conversation"
 	"github.com/hubdev/hub/internal/mockllm"
 )
 
@@ -46,7 +47,7 @@ func TestRun_BudgetsStopALoopingAgent(t *testing.T) {
 				Stdout: &out, Stderr: &errb, Timeout: 20 * time.Second, Grace: 2 * time.Second, StopAll: func() {}, SkillsUserDir: t.TempDir()}
 			tc.mod(&o)
 			s := Run(context.Background(), o)
-			if s.ExitCode != ExitBudget || s.StopReason != adapters.StopMaxTokens || s.Budget != tc.want {
+			if s.ExitCode != conversation.ExitBudget || s.StopReason != adapters.StopMaxTokens || s.Budget != tc.want {
 				t.Fatalf("exit %d stop %q budget %q error %q\n%s", s.ExitCode, s.StopReason, s.Budget, s.Error, errb.String())
 			}
 			// The cancel lands while the loop goes on, so a request may
@@ -66,8 +67,8 @@ func TestRun_MaxCostPricesTheModelTheAgentReports(t *testing.T) {
 		name, model string
 		want        int
 	}{
-		{"a priced model", "claude-sonnet-4-5-20250929", ExitBudget},
-		{"an unknown model", "mock-model", ExitOK},
+		{"a priced model", "claude-sonnet-4-5-20250929", conversation.ExitBudget},
+		{"an unknown model", "mock-model", conversation.ExitOK},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -76,7 +77,7 @@ func TestRun_MaxCostPricesTheModelTheAgentReports(t *testing.T) {
 				for range 3 { // $0.03 a request at claude-sonnet-4's price
 					out <- adapters.Event{Type: adapters.EventUsage, Usage: &adapters.Usage{InputTokens: 10_000, PerRequest: true}}
 				}
-				if tt.want == ExitBudget { // a loop goes on until cancelled
+				if tt.want == conversation.ExitBudget { // a loop goes on until cancelled
 					<-cancelled
 					out <- done(adapters.StopCancelled)
 					return
@@ -85,7 +86,7 @@ func TestRun_MaxCostPricesTheModelTheAgentReports(t *testing.T) {
 			}
 			a := &fakeAdapter{name: "fake", caps: adapters.Capabilities{ReportsCost: true, DefaultModel: "default"}, script: script}
 			s, _, errOut := runFake(t, context.Background(), a, func(o *Options) { o.MaxCost, o.Timeout = 0.05, 20*time.Second })
-			if s.ExitCode != tt.want || (tt.want == ExitBudget && s.Budget != "cost") {
+			if s.ExitCode != tt.want || (tt.want == conversation.ExitBudget && s.Budget != "cost") {
 				t.Fatalf("exit %d budget %q (%s), want %d\n%s", s.ExitCode, s.Budget, s.Error, tt.want, errOut)
 			}
 		})
@@ -112,7 +113,7 @@ func TestRun_BudgetPassedByTheLastReport(t *testing.T) {
 			a := &fakeAdapter{name: "fake", caps: adapters.Capabilities{ReportsCost: true},
 				script: steps(text("done"), adapters.Event{Type: adapters.EventUsage, Usage: &u}, done(adapters.StopEndTurn))}
 			s, _, errOut := runFake(t, context.Background(), a, tt.mod)
-			if s.ExitCode != ExitBudget || s.StopReason != adapters.StopMaxTokens || s.Budget != tt.want {
+			if s.ExitCode != conversation.ExitBudget || s.StopReason != adapters.StopMaxTokens || s.Budget != tt.want {
 				t.Fatalf("exit %d stop %q budget %q (%s)\n%s", s.ExitCode, s.StopReason, s.Budget, s.Error, errOut)
 			}
 		})
@@ -129,7 +130,7 @@ func TestRun_MaxCostWithoutAPriceIsAUsageError(t *testing.T) {
 	var out, errb bytes.Buffer
 	s := Run(context.Background(), Options{Registry: reg, Agent: "openai", Cwd: t.TempDir(), Prompt: "hi", Format: FormatText,
 		Stdout: &out, Stderr: &errb, Grace: time.Second, StopAll: func() {}, SkillsUserDir: t.TempDir(), MaxCost: 1})
-	if s.ExitCode != ExitUsage || !strings.Contains(s.Error, "mock-model") || len(srv.Requests()) != 0 {
+	if s.ExitCode != conversation.ExitUsage || !strings.Contains(s.Error, "mock-model") || len(srv.Requests()) != 0 {
 		t.Fatalf("exit %d error %q, %d requests", s.ExitCode, s.Error, len(srv.Requests()))
 	}
 }
@@ -200,9 +201,9 @@ func TestRun_MaxTurnsCountsToolRounds(t *testing.T) {
 		want      int
 		cancelled bool
 	}{
-		{name: "a looping agent passes the limit", script: loop(5, true), max: 2, want: ExitBudget, cancelled: true},
-		{name: "within the limit", script: loop(3, false), max: 3, want: ExitOK},
-		{name: "the agent keeps its own budget", caps: adapters.Capabilities{TurnBudget: true}, script: loop(5, false), max: 2, want: ExitOK},
+		{name: "a looping agent passes the limit", script: loop(5, true), max: 2, want: conversation.ExitBudget, cancelled: true},
+		{name: "within the limit", script: loop(3, false), max: 3, want: conversation.ExitOK},
+		{name: "the agent keeps its own budget", caps: adapters.Capabilities{TurnBudget: true}, script: loop(5, false), max: 2, want: conversation.ExitOK},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -211,7 +212,7 @@ func TestRun_MaxTurnsCountsToolRounds(t *testing.T) {
 			if s.ExitCode != tt.want {
 				t.Fatalf("exit %d (%s), want %d\n%s", s.ExitCode, s.Error, tt.want, errOut)
 			}
-			if tt.want == ExitBudget && (s.StopReason != adapters.StopMaxTurnRequests || s.Budget != "turns" || !strings.Contains(s.Error, "--max-turns 2")) {
+			if tt.want == conversation.ExitBudget && (s.StopReason != adapters.StopMaxTurnRequests || s.Budget != "turns" || !strings.Contains(s.Error, "--max-turns 2")) {
 				t.Errorf("stop %q budget %q error %q", s.StopReason, s.Budget, s.Error)
 			}
 			a.mu.Lock()

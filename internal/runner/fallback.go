@@ -84,11 +84,11 @@ func runChain(ctx context.Context, o Options, out *output) Summary {
 // refused, a usage error).
 func (r *run) failureClass(s Summary) conversation.Class {
 	switch s.ExitCode {
-	case ExitNotInstalled:
+	case conversation.ExitNotInstalled:
 		return conversation.ClassNotInstalled
-	case ExitNotAuthenticated:
+	case conversation.ExitNotAuthenticated:
 		return conversation.ClassAuth
-	case ExitAgentError:
+	case conversation.ExitAgentError:
 		return cmp.Or(conversation.Classify(r.failure), conversation.Classify(r.digest.Fatal), conversation.ClassifyStart(r.startErr))
 	}
 	return conversation.ClassNone

@@ -38,14 +38,14 @@ func TestRun_FallbackOnlyWhenTheAgentCouldNotWork(t *testing.T) {
 		wantExit   int
 		wantReason string // "" means no fallback
 	}{
-		{"not installed", &fakeAdapter{startErr: fmt.Errorf("x: %w", adapters.ErrNotInstalled)}, ok(), "second", ExitOK, "first is not installed"},
-		{"not logged in", &fakeAdapter{startErr: fmt.Errorf("x: %w", adapters.ErrNotAuthenticated)}, ok(), "second", ExitOK, "first is not logged in"},
-		{"rate limit exhausted", &fakeAdapter{script: steps(crash(adapters.CodeRateLimit), done(adapters.StopEndTurn))}, ok(), "second", ExitOK, "first is rate-limited"},
-		{"crash before any tool", &fakeAdapter{script: steps(text("thinking"), crash(adapters.CodeCrash), done(adapters.StopEndTurn))}, ok(), "second", ExitOK, "first crashed"},
-		{"crash after a tool started", &fakeAdapter{script: steps(tool, crash(adapters.CodeCrash), done(adapters.StopEndTurn))}, ok(), "first", ExitAgentError, ""},
-		{"a provider error is the answer", &fakeAdapter{script: steps(crash(adapters.CodeProvider), done(adapters.StopEndTurn))}, ok(), "first", ExitAgentError, ""},
+		{"not installed", &fakeAdapter{startErr: fmt.Errorf("x: %w", adapters.ErrNotInstalled)}, ok(), "second", conversation.ExitOK, "first is not installed"},
+		{"not logged in", &fakeAdapter{startErr: fmt.Errorf("x: %w", adapters.ErrNotAuthenticated)}, ok(), "second", conversation.ExitOK, "first is not logged in"},
+		{"rate limit exhausted", &fakeAdapter{script: steps(crash(adapters.CodeRateLimit), done(adapters.StopEndTurn))}, ok(), "second", conversation.ExitOK, "first is rate-limited"},
+		{"crash before any tool", &fakeAdapter{script: steps(text("thinking"), crash(adapters.CodeCrash), done(adapters.StopEndTurn))}, ok(), "second", conversation.ExitOK, "first crashed"},
+		{"crash after a tool started", &fakeAdapter{script: steps(tool, crash(adapters.CodeCrash), done(adapters.StopEndTurn))}, ok(), "first", conversation.ExitAgentError, ""},
+		{"a provider error is the answer", &fakeAdapter{script: steps(crash(adapters.CodeProvider), done(adapters.StopEndTurn))}, ok(), "first", conversation.ExitAgentError, ""},
 		{"the last attempt's exit code", &fakeAdapter{startErr: fmt.Errorf("x: %w", adapters.ErrNotInstalled)},
-			&fakeAdapter{name: "second", startErr: fmt.Errorf("y: %w", adapters.ErrNotAuthenticated)}, "second", ExitNotAuthenticated, "first is not installed"},
+			&fakeAdapter{name: "second", startErr: fmt.Errorf("y: %w", adapters.ErrNotAuthenticated)}, "second", conversation.ExitNotAuthenticated, "first is not installed"},
 	}
 	for _, tt := range tests {
 		for _, format := range []Format{FormatText, FormatJSONL} {
@@ -76,7 +76,7 @@ func TestRun_FallbackOnlyWhenTheAgentCouldNotWork(t *testing.T) {
 				second.mu.Lock()
 				got := adapters.PromptText(second.prompt)
 				second.mu.Unlock()
-				if tt.wantExit == ExitOK && got != "fix the build" {
+				if tt.wantExit == conversation.ExitOK && got != "fix the build" {
 					t.Errorf("the fallback agent got prompt %q, want the one read once", got)
 				}
 				if format == FormatJSONL {
@@ -126,12 +126,12 @@ func TestRun_FallbackOnProviderFailures(t *testing.T) {
 				t.Fatalf("agent %q exit %d, want %q\nstderr:\n%s", s.Agent, s.ExitCode, tt.wantAgent, stderr.String())
 			}
 			if tt.wantReason == "" {
-				if len(s.Attempts) != 1 || s.ExitCode != ExitAgentError {
+				if len(s.Attempts) != 1 || s.ExitCode != conversation.ExitAgentError {
 					t.Fatalf("fell back or succeeded: exit %d attempts %+v\nstderr:\n%s", s.ExitCode, s.Attempts, stderr.String())
 				}
 				return
 			}
-			if s.ExitCode != ExitOK || len(s.Attempts) != 2 || s.Attempts[0].Fallback != tt.wantReason {
+			if s.ExitCode != conversation.ExitOK || len(s.Attempts) != 2 || s.Attempts[0].Fallback != tt.wantReason {
 				t.Fatalf("exit %d attempts %+v\nstderr:\n%s", s.ExitCode, s.Attempts, stderr.String())
 			}
 		})

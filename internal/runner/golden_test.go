@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/conversation"
 )
 
 func TestRun_JSONLGolden(t *testing.T) {
@@ -25,7 +26,7 @@ func TestRun_JSONLGolden(t *testing.T) {
 		done(adapters.StopEndTurn),
 	)}
 	s, out, errOut := runFake(t, context.Background(), a, func(o *Options) { o.Format = FormatJSONL })
-	if s.ExitCode != ExitDenied {
+	if s.ExitCode != conversation.ExitDenied {
 		t.Fatalf("exit %d", s.ExitCode)
 	}
 	if errOut != "" {
@@ -75,7 +76,7 @@ func normalizeTS(s string) string { return tsField.ReplaceAllString(s, `"ts":"TS
 
 func TestRun_JSONLUsageErrorStillEndsWithSummary(t *testing.T) {
 	s, out, _ := runFake(t, context.Background(), &fakeAdapter{name: "fake"}, func(o *Options) { o.Format = FormatJSONL; o.Agent = "ghost" })
-	if s.ExitCode != ExitUsage || !strings.HasPrefix(out, `{"v":1,"type":"summary"`) || !strings.Contains(out, `"exitCode":2`) {
+	if s.ExitCode != conversation.ExitUsage || !strings.HasPrefix(out, `{"v":1,"type":"summary"`) || !strings.Contains(out, `"exitCode":2`) {
 		t.Fatalf("exit %d out %s", s.ExitCode, out)
 	}
 }

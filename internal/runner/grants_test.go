@@ -22,8 +22,8 @@ func TestRun_HonoursDurableGrant(t *testing.T) {
 		want   int
 		out    string
 	}{
-		{"", ExitOK, "removed\n"},
-		{config.GrantsSession, ExitDenied, "skipped\n"},
+		{"", conversation.ExitOK, "removed\n"},
+		{config.GrantsSession, conversation.ExitDenied, "skipped\n"},
 	} {
 		t.Run("grants="+tt.grants, func(t *testing.T) {
 			cwd := t.TempDir()

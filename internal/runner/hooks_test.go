@@ -13,6 +13,7 @@ import (
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/adapters/replay"
+	"github.com/hubdev/hub/conversation"
 	"github.com/hubdev/hub/internal/config"
 	"github.com/hubdev/hub/internal/hooks"
 	"github.com/hubdev/hub/internal/proc/proctest"
@@ -38,7 +39,7 @@ func TestRun_HooksObserveCLIAgent(t *testing.T) {
 	cwd := t.TempDir()
 	s := Run(context.Background(), Options{Registry: reg, Agent: replay.Name, Cwd: cwd, Prompt: "test it", Format: FormatText,
 		Stdout: &out, Stderr: &errb, Grace: time.Second, StopAll: func() {}, SkillsUserDir: t.TempDir(), Hooks: h})
-	if s.ExitCode != ExitOK || out.String() != "Tests pass.\n" {
+	if s.ExitCode != conversation.ExitOK || out.String() != "Tests pass.\n" {
 		t.Fatalf("exit %d (%s), stdout %q", s.ExitCode, s.Error, out.String())
 	}
 	if len(s.Warnings) != 1 || !strings.Contains(s.Warnings[0], "hooks.PreToolUse[0]") {
@@ -82,7 +83,7 @@ func TestRun_UserPromptSubmitBlocksCLIPrompt(t *testing.T) {
 	var out, errb bytes.Buffer
 	s := Run(context.Background(), Options{Registry: reg, Agent: replay.Name, Cwd: t.TempDir(), Prompt: "my key is sk-1", Format: FormatText,
 		Stdout: &out, Stderr: &errb, Grace: time.Second, StopAll: func() {}, SkillsUserDir: t.TempDir(), Hooks: h})
-	if s.ExitCode != ExitAgentError || !strings.Contains(s.Error, "no secrets in prompts") || out.Len() != 0 {
+	if s.ExitCode != conversation.ExitAgentError || !strings.Contains(s.Error, "no secrets in prompts") || out.Len() != 0 {
 		t.Fatalf("exit %d error %q stdout %q", s.ExitCode, s.Error, out.String())
 	}
 }

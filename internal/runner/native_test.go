@@ -35,27 +35,27 @@ type nativeCase struct {
 func nativeCases() []nativeCase {
 	hang := []mockllm.OpenAITurn{{Text: "thinking", Hang: true}}
 	return []nativeCase{
-		{name: "completed", turns: []mockllm.OpenAITurn{{Text: "native answer", ChunkSize: 64}}, want: ExitOK, text: "native answer\n", jsonl: `"text":"native answer"`},
-		{name: "server error", turns: []mockllm.OpenAITurn{{Status: 500, ErrorBody: `{"error":{"message":"upstream exploded"}}`}}, want: ExitAgentError,
+		{name: "completed", turns: []mockllm.OpenAITurn{{Text: "native answer", ChunkSize: 64}}, want: conversation.ExitOK, text: "native answer\n", jsonl: `"text":"native answer"`},
+		{name: "server error", turns: []mockllm.OpenAITurn{{Status: 500, ErrorBody: `{"error":{"message":"upstream exploded"}}`}}, want: conversation.ExitAgentError,
 			stderr: "upstream exploded", summary: "upstream exploded"},
-		{name: "malformed stream", turns: []mockllm.OpenAITurn{{Raw: "data: {not json\n\n"}}, want: ExitAgentError, summary: ""},
-		{name: "not authenticated", turns: []mockllm.OpenAITurn{{Status: 401}}, want: ExitNotAuthenticated, stderr: "hub doctor --agent openai", summary: "not authenticated"},
-		{name: "timeout", turns: hang, mod: func(o *Options) { o.Timeout = 300 * time.Millisecond }, want: ExitTimeout,
+		{name: "malformed stream", turns: []mockllm.OpenAITurn{{Raw: "data: {not json\n\n"}}, want: conversation.ExitAgentError, summary: ""},
+		{name: "not authenticated", turns: []mockllm.OpenAITurn{{Status: 401}}, want: conversation.ExitNotAuthenticated, stderr: "hub doctor --agent openai", summary: "not authenticated"},
+		{name: "timeout", turns: hang, mod: func(o *Options) { o.Timeout = 300 * time.Millisecond }, want: conversation.ExitTimeout,
 			stderr: "timed out after 300ms", summary: "timed out after 300ms"},
-		{name: "interrupted", turns: hang, cancel: true, want: ExitInterrupted, stderr: "interrupted", summary: "interrupted"},
-		{name: "signal", turns: hang, signal: true, want: ExitInterrupted, summary: "interrupted"},
+		{name: "interrupted", turns: hang, cancel: true, want: conversation.ExitInterrupted, stderr: "interrupted", summary: "interrupted"},
+		{name: "signal", turns: hang, signal: true, want: conversation.ExitInterrupted, summary: "interrupted"},
 		{name: "write denied read-only", turns: []mockllm.OpenAITurn{
 			{ToolCalls: []mockllm.OpenAIToolCall{{Name: "write_file", Args: `{"path":"out.txt","content":"x"}`}}},
-			{Text: "could not write"}}, want: ExitDenied, text: "could not write\n",
+			{Text: "could not write"}}, want: conversation.ExitDenied, text: "could not write\n",
 			jsonl: `"decision":{"optionId"`, summary: "1 permission request(s) denied by --approve read-only"},
 		{name: "write denied none", turns: []mockllm.OpenAITurn{
 			{ToolCalls: []mockllm.OpenAIToolCall{{Name: "bash", Args: `{"command":"touch x"}`}}},
-			{Text: "skipped"}}, mod: func(o *Options) { o.Approve = conversation.ApproveNone }, want: ExitDenied, text: "skipped\n",
+			{Text: "skipped"}}, mod: func(o *Options) { o.Approve = conversation.ApproveNone }, want: conversation.ExitDenied, text: "skipped\n",
 			summary: "denied by --approve none"},
 		{name: "write allowed", turns: []mockllm.OpenAITurn{
 			{ToolCalls: []mockllm.OpenAIToolCall{{Name: "write_file", Args: `{"path":"out.txt","content":"x"}`}}},
-			{Text: "wrote it"}}, mod: func(o *Options) { o.Approve = conversation.ApproveAll }, want: ExitOK, text: "wrote it\n"},
-		{name: "usage", turns: nil, mod: func(o *Options) { o.Approve = "sometimes" }, want: ExitUsage, stderr: "--approve must be", summary: "--approve must be"},
+			{Text: "wrote it"}}, mod: func(o *Options) { o.Approve = conversation.ApproveAll }, want: conversation.ExitOK, text: "wrote it\n"},
+		{name: "usage", turns: nil, mod: func(o *Options) { o.Approve = "sometimes" }, want: conversation.ExitUsage, stderr: "--approve must be", summary: "--approve must be"},
 	}
 }
 
@@ -113,7 +113,7 @@ func checkNativeText(t *testing.T, c nativeCase, stdout, stderr string) {
 	if c.text != "" && stdout != c.text {
 		t.Errorf("stdout %q, want %q", stdout, c.text)
 	}
-	if c.want != ExitOK && c.want != ExitDenied && strings.Contains(stdout, "{") {
+	if c.want != conversation.ExitOK && c.want != conversation.ExitDenied && strings.Contains(stdout, "{") {
 		t.Errorf("text stdout carries JSON: %q", stdout)
 	}
 	if !strings.Contains(stderr, c.stderr) {
@@ -133,7 +133,7 @@ func checkNativeJSONL(t *testing.T, c nativeCase, stdout string) {
 	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &sum); err != nil || sum.V != 1 || sum.Type != "summary" {
 		t.Fatalf("last line is not a summary (%v):\n%s", err, stdout)
 	}
-	if sum.ExitCode != c.want || !strings.Contains(sum.Error, c.summary) || (c.want == ExitOK) != (sum.Error == "") {
+	if sum.ExitCode != c.want || !strings.Contains(sum.Error, c.summary) || (c.want == conversation.ExitOK) != (sum.Error == "") {
 		t.Errorf("summary %+v, want exit %d error ~%q", sum, c.want, c.summary)
 	}
 	for _, l := range lines {
@@ -159,7 +159,7 @@ func TestRun_NativeResume(t *testing.T) {
 		var out, errb bytes.Buffer
 		s := Run(context.Background(), Options{Registry: reg, Agent: "local", Cwd: cwd, Prompt: prompt, ResumeID: resume, Format: FormatJSONL,
 			Stdout: &out, Stderr: &errb, Timeout: 20 * time.Second, Grace: 2 * time.Second, StopAll: func() {}, SkillsUserDir: t.TempDir()})
-		if s.ExitCode != ExitOK {
+		if s.ExitCode != conversation.ExitOK {
 			t.Fatalf("exit %d: %s\n%s", s.ExitCode, s.Error, errb.String())
 		}
 		return s

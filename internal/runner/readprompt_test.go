@@ -20,8 +20,8 @@ func TestRun_AgentStartsWhileThePromptIsRead(t *testing.T) {
 		readErr  error
 		wantCode int
 	}{
-		{name: "prompt read", wantCode: ExitOK},
-		{name: "prompt read fails", readErr: errors.New("stdin was empty"), wantCode: ExitUsage},
+		{name: "prompt read", wantCode: conversation.ExitOK},
+		{name: "prompt read fails", readErr: errors.New("stdin was empty"), wantCode: conversation.ExitUsage},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -60,7 +60,7 @@ func TestRun_HardDenyBeatsApproveAll(t *testing.T) {
 	ev := adapters.Event{Type: adapters.EventPermission, Permission: adapters.NewPermissionRequest(tool, nil)}
 	a := &fakeAdapter{name: "fake", caps: adapters.Capabilities{Permissions: true}, script: steps(ev, done(adapters.StopEndTurn))}
 	s, _, _ := runFake(t, context.Background(), a, func(o *Options) { o.Approve = conversation.ApproveAll })
-	if s.ExitCode != ExitDenied || len(s.Denied) != 1 || s.Denied[0].Reason == "--approve all" {
+	if s.ExitCode != conversation.ExitDenied || len(s.Denied) != 1 || s.Denied[0].Reason == "--approve all" {
 		t.Fatalf("exit %d, denied %+v; want exit 6 with the deny list's reason", s.ExitCode, s.Denied)
 	}
 }
@@ -91,9 +91,9 @@ func TestRun_OneEvaluationOrder(t *testing.T) {
 			a := &fakeAdapter{name: "fake", caps: adapters.Capabilities{Permissions: true}, script: steps(sh("t1", tc.cmd), done(adapters.StopEndTurn))}
 			s, _, _ := runFake(t, context.Background(), a, func(o *Options) { o.Approve, o.AllowTools, o.Rules = tc.approve, tc.allow, rules })
 			switch {
-			case tc.denied == "" && (s.ExitCode != ExitOK || len(s.Denied) != 0):
+			case tc.denied == "" && (s.ExitCode != conversation.ExitOK || len(s.Denied) != 0):
 				t.Fatalf("exit %d, denied %+v; want it allowed", s.ExitCode, s.Denied)
-			case tc.denied != "" && (s.ExitCode != ExitDenied || len(s.Denied) != 1 || s.Denied[0].Reason != tc.denied):
+			case tc.denied != "" && (s.ExitCode != conversation.ExitDenied || len(s.Denied) != 1 || s.Denied[0].Reason != tc.denied):
 				t.Fatalf("exit %d, denied %+v; want exit 6 denied by %q", s.ExitCode, s.Denied, tc.denied)
 			}
 		})

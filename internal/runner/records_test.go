@@ -33,7 +33,7 @@ func TestRun_UsageSumsPerRequestEvents(t *testing.T) {
 	var out bytes.Buffer
 	s := Run(context.Background(), Options{Registry: reg, Agent: "openai", Cwd: t.TempDir(), Prompt: "hi", Format: FormatJSONL,
 		Stdout: &out, Timeout: 20 * time.Second, StopAll: func() {}, SkillsUserDir: t.TempDir()})
-	if s.ExitCode != ExitOK {
+	if s.ExitCode != conversation.ExitOK {
 		t.Fatalf("exit %d: %s", s.ExitCode, s.Error)
 	}
 	if s.Usage == nil || s.Usage.InputTokens != 20 || s.Usage.OutputTokens != 10 {
@@ -71,7 +71,7 @@ func TestRun_SummaryCoversEveryAttempt(t *testing.T) {
 	reg.Register(second)
 	s := Run(context.Background(), Options{Registry: reg, Agent: "first", Fallback: []string{"second"}, Cwd: t.TempDir(), Prompt: "go",
 		Model: "asked", Approve: conversation.ApproveAll, Now: clock, Grace: 200 * time.Millisecond, StopAll: func() {}, SkillsUserDir: t.TempDir()})
-	if s.ExitCode != ExitOK || s.Agent != "second" {
+	if s.ExitCode != conversation.ExitOK || s.Agent != "second" {
 		t.Fatalf("exit %d agent %s: %s", s.ExitCode, s.Agent, s.Error)
 	}
 	if s.DurationMs != 7000 {
@@ -175,8 +175,8 @@ func TestRun_MaxTurnsStopExitsBudget(t *testing.T) {
 		maxTurns int
 		want     int
 	}{
-		{"with --max-turns", 3, ExitBudget},
-		{"config budget only", 0, ExitBudget}, // not finished either: never exit 0
+		{"with --max-turns", 3, conversation.ExitBudget},
+		{"config budget only", 0, conversation.ExitBudget}, // not finished either: never exit 0
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -59,7 +59,7 @@ func TestRun_NativeLoopRefusalIsADenial(t *testing.T) {
 			s := Run(context.Background(), Options{Registry: reg, Agent: "openai", Cwd: t.TempDir(), Prompt: "go", Format: FormatJSONL,
 				Approve: cmp.Or(tt.approve, conversation.ApproveAll), Rules: tt.rules, Stdout: &out, Stderr: &errb, Timeout: 20 * time.Second, Grace: 2 * time.Second,
 				StopAll: func() {}, SkillsUserDir: t.TempDir()})
-			if s.ExitCode != ExitDenied || len(s.Denied) != 1 || !strings.Contains(s.Denied[0].Reason, tt.reason) {
+			if s.ExitCode != conversation.ExitDenied || len(s.Denied) != 1 || !strings.Contains(s.Denied[0].Reason, tt.reason) {
 				t.Fatalf("exit %d, denied %+v, want exit 6 and one denial ~%q\n%s", s.ExitCode, s.Denied, tt.reason, errb.String())
 			}
 			if !hasLine(out.String(), `"type":"permission"`, `"by":"`+tt.by+`"`, tt.reason) {

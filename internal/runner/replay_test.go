@@ -23,18 +23,18 @@ func TestRun_Replay(t *testing.T) {
 		want    int
 		out     string
 	}{
-		{script: "ok", format: FormatText, want: ExitOK, out: "All good.\n"},
-		{script: "ok", format: FormatJSONL, want: ExitOK, out: `"agentSessionId":"r-1"`},
-		{script: "crash", format: FormatText, want: ExitAgentError, out: "Working on it\n"},
-		{script: "crash", format: FormatJSONL, want: ExitAgentError, out: `"error":"agent crashed"`},
-		{script: "denied", format: FormatText, approve: conversation.ApproveReadOnly, want: ExitDenied, out: "skipped\n"},
-		{script: "denied", format: FormatJSONL, approve: conversation.ApproveAll, want: ExitOK, out: `"text":"removed"`},
-		{script: "auth", format: FormatText, want: ExitNotAuthenticated},
-		{script: "auth", format: FormatJSONL, want: ExitNotAuthenticated, out: `"exitCode":4`},
-		{script: "hang", format: FormatText, timeout: 50 * time.Millisecond, want: ExitTimeout, out: "thinking\n"},
-		{script: "hang", format: FormatJSONL, timeout: 50 * time.Millisecond, want: ExitTimeout, out: `"stopReason":"cancelled"`},
-		{script: "hang", format: FormatText, cancel: true, want: ExitInterrupted, out: "thinking\n"},
-		{script: "hang", format: FormatJSONL, cancel: true, want: ExitInterrupted, out: `"exitCode":130`},
+		{script: "ok", format: FormatText, want: conversation.ExitOK, out: "All good.\n"},
+		{script: "ok", format: FormatJSONL, want: conversation.ExitOK, out: `"agentSessionId":"r-1"`},
+		{script: "crash", format: FormatText, want: conversation.ExitAgentError, out: "Working on it\n"},
+		{script: "crash", format: FormatJSONL, want: conversation.ExitAgentError, out: `"error":"agent crashed"`},
+		{script: "denied", format: FormatText, approve: conversation.ApproveReadOnly, want: conversation.ExitDenied, out: "skipped\n"},
+		{script: "denied", format: FormatJSONL, approve: conversation.ApproveAll, want: conversation.ExitOK, out: `"text":"removed"`},
+		{script: "auth", format: FormatText, want: conversation.ExitNotAuthenticated},
+		{script: "auth", format: FormatJSONL, want: conversation.ExitNotAuthenticated, out: `"exitCode":4`},
+		{script: "hang", format: FormatText, timeout: 50 * time.Millisecond, want: conversation.ExitTimeout, out: "thinking\n"},
+		{script: "hang", format: FormatJSONL, timeout: 50 * time.Millisecond, want: conversation.ExitTimeout, out: `"stopReason":"cancelled"`},
+		{script: "hang", format: FormatText, cancel: true, want: conversation.ExitInterrupted, out: "thinking\n"},
+		{script: "hang", format: FormatJSONL, cancel: true, want: conversation.ExitInterrupted, out: `"exitCode":130`},
 	}
 	for _, c := range cases {
 		t.Run(c.script+"/"+string(c.format), func(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/adapters/openai"
+	"github.com/hubdev/hub/conversation"
 	"github.com/hubdev/hub/internal/mockllm"
 )
 
@@ -29,7 +30,7 @@ func TestRun_ContinueCarriesTheEarlierTurn(t *testing.T) {
 					Timeout: 20 * time.Second, Grace: 2 * time.Second, StopAll: func() {}, SkillsUserDir: t.TempDir()}
 				mod(&o)
 				s := Run(context.Background(), o)
-				if s.ExitCode != ExitOK {
+				if s.ExitCode != conversation.ExitOK {
 					t.Fatalf("exit %d: %s\n%s", s.ExitCode, s.Error, errb.String())
 				}
 				return s
@@ -70,7 +71,7 @@ func TestRun_ContinueWithoutAnEarlierRunIsAUsageError(t *testing.T) {
 	}
 	a := &fakeAdapter{name: "fake", caps: adapters.Capabilities{Resume: true}, script: steps(text("x"), done(adapters.StopEndTurn))}
 	s, _, _ := runFake(t, context.Background(), a, func(o *Options) { o.TranscriptDir, o.Continue = runs, true })
-	if s.ExitCode != ExitUsage || !strings.Contains(s.Error, "no earlier run of fake") {
+	if s.ExitCode != conversation.ExitUsage || !strings.Contains(s.Error, "no earlier run of fake") {
 		t.Fatalf("exit %d: %s", s.ExitCode, s.Error)
 	}
 }
@@ -96,18 +97,18 @@ func TestRun_ConcurrentResumeOfOneSessionFails(t *testing.T) {
 	<-inTurn
 	second := &fakeAdapter{name: "fake", sessID: "s-1", caps: adapters.Capabilities{Resume: true}, script: steps(text("second"), done(adapters.StopEndTurn))}
 	s, _, errOut := runFake(t, context.Background(), second, resume)
-	if s.ExitCode != ExitUsage || !strings.Contains(s.Error, "session s-1 is in use") || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
+	if s.ExitCode != conversation.ExitUsage || !strings.Contains(s.Error, "session s-1 is in use") || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
 		t.Fatalf("second resume: exit %d error %q stderr %q", s.ExitCode, s.Error, errOut)
 	}
 	if second.opts.ResumeID != "" {
 		t.Fatal("the second run started the agent")
 	}
 	close(release)
-	if s := <-firstDone; s.ExitCode != ExitOK {
+	if s := <-firstDone; s.ExitCode != conversation.ExitOK {
 		t.Fatalf("first resume: exit %d %s", s.ExitCode, s.Error)
 	}
 	third := &fakeAdapter{name: "fake", sessID: "s-1", caps: adapters.Capabilities{Resume: true}, script: steps(text("third"), done(adapters.StopEndTurn))}
-	if s, _, _ := runFake(t, context.Background(), third, resume); s.ExitCode != ExitOK {
+	if s, _, _ := runFake(t, context.Background(), third, resume); s.ExitCode != conversation.ExitOK {
 		t.Fatalf("resume after the first ended: exit %d %s", s.ExitCode, s.Error)
 	}
 }

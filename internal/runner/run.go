@@ -197,7 +197,7 @@ func (r *run) startFailed(err error) Summary {
 	r.startErr = err
 	code := classifyStartError(err)
 	msg := oneLine(err.Error())
-	if code == ExitNotInstalled || code == ExitNotAuthenticated {
+	if code == conversation.ExitNotInstalled || code == conversation.ExitNotAuthenticated {
 		msg += fmt.Sprintf(" (run 'hub doctor --agent %s')", r.o.Agent)
 	}
 	return r.summary(code, errors.New(msg))
@@ -351,43 +351,43 @@ func titleOf(t adapters.ToolCall) string {
 // finish maps what happened to an exit code.
 func (r *run) finish(c cause) Summary {
 	var err error
-	code := ExitOK
+	code := conversation.ExitOK
 	f := r.failure
 	if c == causeNone && r.budget != nil && r.budget.kind != "" {
 		c = causeBudget // passed as the turn ended, before the watcher cancelled it
 	}
 	switch {
 	case c == causeInterrupt:
-		code, err = ExitInterrupted, fmt.Errorf("interrupted%s", r.lastError())
+		code, err = conversation.ExitInterrupted, fmt.Errorf("interrupted%s", r.lastError())
 	case c == causeBudget:
 		r.stop, r.budgetHit = r.budget.stop(), r.budget.kind
-		code, err = ExitBudget, errors.New(r.budget.why)
+		code, err = conversation.ExitBudget, errors.New(r.budget.why)
 	case c == causeTimeout:
-		code, err = ExitTimeout, fmt.Errorf("timed out after %s%s", r.o.Timeout, r.lastError())
+		code, err = conversation.ExitTimeout, fmt.Errorf("timed out after %s%s", r.o.Timeout, r.lastError())
 	case conversation.Classify(f) == conversation.ClassAuth:
-		code, err = ExitNotAuthenticated, fmt.Errorf("not authenticated: %s (run 'hub doctor --agent %s')", trimDetail(f.Message, f.Detail), r.o.Agent)
+		code, err = conversation.ExitNotAuthenticated, fmt.Errorf("not authenticated: %s (run 'hub doctor --agent %s')", trimDetail(f.Message, f.Detail), r.o.Agent)
 	case f != nil && !f.Fatal:
 		// The agent refused the prompt with a "non-fatal" error and did
 		// nothing else: not a completed run.
-		code, err = ExitAgentError, fmt.Errorf("the agent answered only with an error: %s", oneLine(f.Message))
+		code, err = conversation.ExitAgentError, fmt.Errorf("the agent answered only with an error: %s", oneLine(f.Message))
 	case f != nil:
-		code, err = ExitAgentError, errors.New(trimDetail(f.Message, f.Detail))
+		code, err = conversation.ExitAgentError, errors.New(trimDetail(f.Message, f.Detail))
 	case r.stop == adapters.StopCancelled:
-		code, err = ExitAgentError, fmt.Errorf("the agent cancelled the turn")
+		code, err = conversation.ExitAgentError, fmt.Errorf("the agent cancelled the turn")
 	case r.stop == adapters.StopMaxTurnRequests && r.o.MaxTurns > 0:
 		r.budgetHit = "turns"
-		code, err = ExitBudget, fmt.Errorf("stopped at --max-turns %d before the agent finished", r.o.MaxTurns)
+		code, err = conversation.ExitBudget, fmt.Errorf("stopped at --max-turns %d before the agent finished", r.o.MaxTurns)
 	case r.stop == adapters.StopMaxTurnRequests: // the agent's own limit (a native profile's max_turn_requests)
 		r.budgetHit = "turns"
-		code, err = ExitBudget, errors.New("the agent stopped at its limit of model requests (max_turn_requests) before finishing")
+		code, err = conversation.ExitBudget, errors.New("the agent stopped at its limit of model requests (max_turn_requests) before finishing")
 	case r.stop == adapters.StopMaxTokens:
-		code, err = ExitMaxTokens, errors.New("the model stopped at its output token limit (max_tokens) before finishing")
+		code, err = conversation.ExitMaxTokens, errors.New("the model stopped at its output token limit (max_tokens) before finishing")
 	case r.stop == adapters.StopRefusal:
-		code, err = ExitRefusal, errors.New("the model refused to answer (stop reason refusal)")
+		code, err = conversation.ExitRefusal, errors.New("the model refused to answer (stop reason refusal)")
 	case r.schemaErr != nil:
-		code, err = ExitSchema, fmt.Errorf("the answer does not match --output-schema, also after a repair turn: %s", firstError(r.schemaErr))
+		code, err = conversation.ExitSchema, fmt.Errorf("the answer does not match --output-schema, also after a repair turn: %s", firstError(r.schemaErr))
 	case len(r.denied) > 0:
-		code, err = ExitDenied, fmt.Errorf("%d permission request(s) denied by %s", len(r.denied), r.deniedBy())
+		code, err = conversation.ExitDenied, fmt.Errorf("%d permission request(s) denied by %s", len(r.denied), r.deniedBy())
 	}
 	return r.summary(code, err)
 }
@@ -442,7 +442,7 @@ func (r *run) summary(code int, err error) Summary {
 	if s.Denied == nil {
 		s.Denied = []Denial{}
 	}
-	if code == ExitOK || code == ExitDenied {
+	if code == conversation.ExitOK || code == conversation.ExitDenied {
 		s.Answer = d.Answer()
 		if r.output != nil { // --output-schema: the answer is the valid JSON
 			s.Output, s.Answer = r.output, string(r.output)
@@ -452,7 +452,7 @@ func (r *run) summary(code int, err error) Summary {
 		s.Error = err.Error()
 	}
 	switch {
-	case code == ExitOK || code == ExitDenied:
+	case code == conversation.ExitOK || code == conversation.ExitDenied:
 	case r.failure != nil:
 		s.Detail = r.failure.Detail
 	case d.Fatal != nil:

@@ -24,28 +24,6 @@ import (
 	"github.com/hubdev/hub/internal/permission"
 )
 
-// Exit codes of `hub run`.
-const (
-	ExitOK               = 0
-	ExitAgentError       = 1
-	ExitUsage            = 2
-	ExitNotInstalled     = 3
-	ExitNotAuthenticated = 4
-	ExitTimeout          = 5
-	ExitDenied           = 6
-	// ExitBudget: a budget (--max-turns, --max-tokens, --max-cost)
-	// stopped the agent before it finished.
-	ExitBudget = 7
-	// ExitMaxTokens and ExitRefusal: the model stopped at its output
-	// token limit, or refused; the text that arrived is kept.
-	ExitMaxTokens = 8
-	ExitRefusal   = 9
-	// ExitSchema: the final answer did not match --output-schema, also
-	// after the one repair turn.
-	ExitSchema      = 10
-	ExitInterrupted = 130
-)
-
 // ErrUsage marks a bad command line or option.
 var ErrUsage = errors.New("usage error")
 
@@ -96,17 +74,17 @@ type Options struct {
 	// MaxTurns is the turn budget (--max-turns): SessionOptions.MaxTurns
 	// for an agent that keeps one (Capabilities.TurnBudget), else hub
 	// counts the agent's tool rounds; a run stopped by it exits
-	// ExitBudget. 0: none.
+	// conversation.ExitBudget. 0: none.
 	MaxTurns int
 	// MaxTokens and MaxCost (USD) stop a run that goes over them
-	// (--max-tokens, --max-cost), exiting ExitBudget. 0: none.
+	// (--max-tokens, --max-cost), exiting conversation.ExitBudget. 0: none.
 	MaxTokens int64
 	MaxCost   float64
 	// OutputSchema, when set, is a JSON Schema (draft 2020-12, self-
 	// contained) the final answer must match (--output-schema): the agent
 	// is held to it its own way, hub validates the answer, gives an
 	// invalid one a repair turn and prints the valid JSON (Summary.Output);
-	// else the run exits ExitSchema.
+	// else the run exits conversation.ExitSchema.
 	OutputSchema json.RawMessage
 	schema       *outputSchema // OutputSchema compiled
 	// Continue resumes the agent's latest run in Cwd (--continue, or
@@ -276,7 +254,7 @@ func Run(ctx context.Context, o Options) Summary {
 	var s Summary
 	if err != nil {
 		r := &run{o: o, start: o.Now(), out: out}
-		s = r.summary(ExitUsage, err)
+		s = r.summary(conversation.ExitUsage, err)
 		s.Agent = o.Agent
 	} else {
 		s = runChain(ctx, o, out)
@@ -291,17 +269,17 @@ func classifyStartError(err error) int {
 	switch {
 	case errors.Is(err, ErrUsage), errors.Is(err, adapters.ErrUnknownAgent), errors.Is(err, adapters.ErrUnsupported),
 		errors.Is(err, adapters.ErrBadCwd):
-		return ExitUsage
+		return conversation.ExitUsage
 	case errors.Is(err, context.DeadlineExceeded):
-		return ExitTimeout
+		return conversation.ExitTimeout
 	case errors.Is(err, context.Canceled):
-		return ExitInterrupted
+		return conversation.ExitInterrupted
 	}
 	switch conversation.ClassifyStart(err) {
 	case conversation.ClassNotInstalled:
-		return ExitNotInstalled
+		return conversation.ExitNotInstalled
 	case conversation.ClassAuth:
-		return ExitNotAuthenticated
+		return conversation.ExitNotAuthenticated
 	}
-	return ExitAgentError
+	return conversation.ExitAgentError
 }

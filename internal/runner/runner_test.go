@@ -59,45 +59,45 @@ func TestRun_ExitCodes(t *testing.T) {
 		wantErr  string // text stderr fragment
 		canceled bool
 	}{
-		{name: "completed", a: &fakeAdapter{script: steps(text("Hello "), text("world"), done(adapters.StopEndTurn))}, want: ExitOK, wantOut: "Hello world\n"},
+		{name: "completed", a: &fakeAdapter{script: steps(text("Hello "), text("world"), done(adapters.StopEndTurn))}, want: conversation.ExitOK, wantOut: "Hello world\n"},
 		{name: "agent error keeps partial output and stderr tail", a: &fakeAdapter{script: steps(text("partial"),
 			adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{Message: "claude exited (exit status 2)", Code: adapters.CodeCrash, Detail: "panic: boom\nat main.go:1", Fatal: true}},
-			done(adapters.StopEndTurn))}, want: ExitAgentError, wantOut: "partial\n", wantErr: "  | panic: boom"},
-		{name: "stream without done", a: &fakeAdapter{script: steps(text("cut"))}, want: ExitAgentError, wantOut: "cut\n", wantErr: "without finishing"},
-		{name: "agent cancelled on its own", a: &fakeAdapter{script: steps(done(adapters.StopCancelled))}, want: ExitAgentError},
-		{name: "start error", a: &fakeAdapter{startErr: errors.New("boom")}, want: ExitAgentError, wantErr: "start fake: boom"},
-		{name: "unknown agent", a: &fakeAdapter{}, mod: func(o *Options) { o.Agent = "nope" }, want: ExitUsage, wantErr: "unknown agent"},
-		{name: "bad format", a: &fakeAdapter{}, mod: func(o *Options) { o.Format = "xml" }, want: ExitUsage},
-		{name: "bad approve", a: &fakeAdapter{}, mod: func(o *Options) { o.Approve = "some" }, want: ExitUsage},
-		{name: "empty prompt", a: &fakeAdapter{}, mod: func(o *Options) { o.Prompt = "" }, want: ExitUsage},
-		{name: "unknown skill", a: &fakeAdapter{}, mod: func(o *Options) { o.Skills = []string{"ghost"} }, want: ExitUsage, wantErr: "skill not found"},
-		{name: "image unsupported", a: &fakeAdapter{}, mod: func(o *Options) { o.Images = []string{"x.png"} }, want: ExitUsage, wantErr: "does not accept images"},
-		{name: "resume unsupported", a: &fakeAdapter{}, mod: func(o *Options) { o.ResumeID = "abc" }, want: ExitUsage},
+			done(adapters.StopEndTurn))}, want: conversation.ExitAgentError, wantOut: "partial\n", wantErr: "  | panic: boom"},
+		{name: "stream without done", a: &fakeAdapter{script: steps(text("cut"))}, want: conversation.ExitAgentError, wantOut: "cut\n", wantErr: "without finishing"},
+		{name: "agent cancelled on its own", a: &fakeAdapter{script: steps(done(adapters.StopCancelled))}, want: conversation.ExitAgentError},
+		{name: "start error", a: &fakeAdapter{startErr: errors.New("boom")}, want: conversation.ExitAgentError, wantErr: "start fake: boom"},
+		{name: "unknown agent", a: &fakeAdapter{}, mod: func(o *Options) { o.Agent = "nope" }, want: conversation.ExitUsage, wantErr: "unknown agent"},
+		{name: "bad format", a: &fakeAdapter{}, mod: func(o *Options) { o.Format = "xml" }, want: conversation.ExitUsage},
+		{name: "bad approve", a: &fakeAdapter{}, mod: func(o *Options) { o.Approve = "some" }, want: conversation.ExitUsage},
+		{name: "empty prompt", a: &fakeAdapter{}, mod: func(o *Options) { o.Prompt = "" }, want: conversation.ExitUsage},
+		{name: "unknown skill", a: &fakeAdapter{}, mod: func(o *Options) { o.Skills = []string{"ghost"} }, want: conversation.ExitUsage, wantErr: "skill not found"},
+		{name: "image unsupported", a: &fakeAdapter{}, mod: func(o *Options) { o.Images = []string{"x.png"} }, want: conversation.ExitUsage, wantErr: "does not accept images"},
+		{name: "resume unsupported", a: &fakeAdapter{}, mod: func(o *Options) { o.ResumeID = "abc" }, want: conversation.ExitUsage},
 		{name: "fork without resume", a: &fakeAdapter{caps: adapters.Capabilities{Resume: true, Fork: true}}, mod: func(o *Options) { o.Fork = true },
-			want: ExitUsage, wantErr: "--fork needs --resume"},
+			want: conversation.ExitUsage, wantErr: "--fork needs --resume"},
 		{name: "fork unsupported", a: &fakeAdapter{caps: adapters.Capabilities{Resume: true}}, mod: func(o *Options) { o.ResumeID, o.Fork = "abc", true },
-			want: ExitUsage, wantErr: "cannot fork"},
-		{name: "not installed (adapters)", a: &fakeAdapter{startErr: fmt.Errorf("claude: %w", adapters.ErrNotInstalled)}, want: ExitNotInstalled},
+			want: conversation.ExitUsage, wantErr: "cannot fork"},
+		{name: "not installed (adapters)", a: &fakeAdapter{startErr: fmt.Errorf("claude: %w", adapters.ErrNotInstalled)}, want: conversation.ExitNotInstalled},
 		{name: "bad working directory (start)", a: &fakeAdapter{startErr: adapters.StartError("fake", fmt.Errorf("%w: /gone is not a directory", proc.ErrBadDir))},
-			want: ExitUsage, wantErr: "/gone"},
-		{name: "not installed (proc)", a: &fakeAdapter{startErr: fmt.Errorf("spawn: %w", proc.ErrNotFound)}, want: ExitNotInstalled},
-		{name: "not authenticated (start)", a: &fakeAdapter{startErr: fmt.Errorf("x: %w", adapters.ErrNotAuthenticated)}, want: ExitNotAuthenticated},
+			want: conversation.ExitUsage, wantErr: "/gone"},
+		{name: "not installed (proc)", a: &fakeAdapter{startErr: fmt.Errorf("spawn: %w", proc.ErrNotFound)}, want: conversation.ExitNotInstalled},
+		{name: "not authenticated (start)", a: &fakeAdapter{startErr: fmt.Errorf("x: %w", adapters.ErrNotAuthenticated)}, want: conversation.ExitNotAuthenticated},
 		{name: "not authenticated (event)", a: &fakeAdapter{script: steps(
 			adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{Message: "Invalid API key", Code: adapters.CodeAuth, Fatal: true}},
-			done(adapters.StopEndTurn))}, want: ExitNotAuthenticated, wantErr: "Invalid API key"},
+			done(adapters.StopEndTurn))}, want: conversation.ExitNotAuthenticated, wantErr: "Invalid API key"},
 		{name: "timeout cancels gracefully", a: &fakeAdapter{script: waitCancel(text("so far"))}, mod: func(o *Options) { o.Timeout = 30 * time.Millisecond },
-			want: ExitTimeout, wantOut: "so far (stopped)\n", wantErr: "timed out", canceled: true},
+			want: conversation.ExitTimeout, wantOut: "so far (stopped)\n", wantErr: "timed out", canceled: true},
 		{name: "timeout with agent ignoring cancel", a: &fakeAdapter{script: func(_ context.Context, _ <-chan struct{}, out chan<- adapters.Event) {
 			out <- text("stuck")
 			<-neverClosed
 		}}, mod: func(o *Options) { o.Timeout = 20 * time.Millisecond; o.Grace = 20 * time.Millisecond },
-			want: ExitTimeout, wantOut: "stuck\n", wantErr: "did not stop", canceled: true},
+			want: conversation.ExitTimeout, wantOut: "stuck\n", wantErr: "did not stop", canceled: true},
 		{name: "read-only denies edit", a: &fakeAdapter{script: steps(perm("t1", adapters.KindRead), perm("t2", adapters.KindEdit), text("done"), done(adapters.StopEndTurn))},
-			want: ExitDenied, wantOut: "done\n", wantErr: "1 permission request(s) denied"},
+			want: conversation.ExitDenied, wantOut: "done\n", wantErr: "1 permission request(s) denied"},
 		{name: "all allows edit", a: &fakeAdapter{script: steps(perm("t2", adapters.KindEdit), done(adapters.StopEndTurn))},
-			mod: func(o *Options) { o.Approve = conversation.ApproveAll }, want: ExitOK},
+			mod: func(o *Options) { o.Approve = conversation.ApproveAll }, want: conversation.ExitOK},
 		{name: "none denies read", a: &fakeAdapter{script: steps(perm("t1", adapters.KindRead), done(adapters.StopEndTurn))},
-			mod: func(o *Options) { o.Approve = conversation.ApproveNone }, want: ExitDenied},
+			mod: func(o *Options) { o.Approve = conversation.ApproveNone }, want: conversation.ExitDenied},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -112,15 +112,15 @@ func TestRun_ExitCodes(t *testing.T) {
 			if !strings.Contains(errOut, c.wantErr) {
 				t.Errorf("stderr lacks %q:\n%s", c.wantErr, errOut)
 			}
-			if c.want != ExitOK && s.Error == "" {
+			if c.want != conversation.ExitOK && s.Error == "" {
 				t.Error("non-zero exit without an error message")
 			}
 			c.a.mu.Lock()
 			defer c.a.mu.Unlock()
-			if c.canceled != c.a.canceled && c.want != ExitUsage && c.a.startErr == nil {
+			if c.canceled != c.a.canceled && c.want != conversation.ExitUsage && c.a.startErr == nil {
 				t.Errorf("session cancelled = %v, want %v", c.a.canceled, c.canceled)
 			}
-			if c.a.startErr == nil && c.want != ExitUsage && !c.a.closed {
+			if c.a.startErr == nil && c.want != conversation.ExitUsage && !c.a.closed {
 				t.Error("session not closed")
 			}
 		})
@@ -153,7 +153,7 @@ func TestRun_InterruptWritesPartialOutput(t *testing.T) {
 				o.Signals = sigs
 				o.StopAll = func() { stopped = true }
 			})
-			if s.ExitCode != ExitInterrupted || out != "half\n" || !a.closed || !stopped {
+			if s.ExitCode != conversation.ExitInterrupted || out != "half\n" || !a.closed || !stopped {
 				t.Fatalf("exit %d out %q closed %v stopAll %v", s.ExitCode, out, a.closed, stopped)
 			}
 		})
@@ -170,7 +170,7 @@ func TestRun_SecondSignalSkipsGrace(t *testing.T) {
 	}}
 	begin := time.Now()
 	s, _, _ := runFake(t, context.Background(), a, func(o *Options) { o.Signals = sigs; o.Grace = 10 * time.Second })
-	if s.ExitCode != ExitInterrupted || time.Since(begin) > 5*time.Second {
+	if s.ExitCode != conversation.ExitInterrupted || time.Since(begin) > 5*time.Second {
 		t.Fatalf("exit %d after %s", s.ExitCode, time.Since(begin))
 	}
 }
@@ -201,7 +201,7 @@ func TestRun_NoResumeHintWithoutResume(t *testing.T) {
 		adapters.Event{Type: adapters.EventSessionInfo, Session: &adapters.SessionInfo{AgentSessionID: "sess-1"}},
 		done(adapters.StopEndTurn))}
 	s, _, errOut := runFake(t, context.Background(), a, nil)
-	if s.ExitCode != ExitOK {
+	if s.ExitCode != conversation.ExitOK {
 		t.Fatalf("summary %+v", s)
 	}
 	if strings.Contains(errOut, "--resume") {
@@ -221,7 +221,7 @@ func TestRun_Images(t *testing.T) {
 		t.Fatalf("exit %d prompt %+v", s.ExitCode, a.prompt)
 	}
 	s, _, _ = runFake(t, context.Background(), a, func(o *Options) { o.Images = []string{filepath.Join(dir, "missing.png")} })
-	if s.ExitCode != ExitUsage {
+	if s.ExitCode != conversation.ExitUsage {
 		t.Fatalf("missing image exit %d", s.ExitCode)
 	}
 }
@@ -308,7 +308,7 @@ func TestRun_ApproveBoundsWhatTheAgentDoesUnasked(t *testing.T) {
 func TestRun_ForkStartsTheAgentOnACopy(t *testing.T) {
 	a := &fakeAdapter{name: "fake", caps: adapters.Capabilities{Resume: true, Fork: true}, script: steps(text("ok"), done(adapters.StopEndTurn))}
 	s, _, errOut := runFake(t, context.Background(), a, func(o *Options) { o.ResumeID, o.Fork = "sess-1", true })
-	if s.ExitCode != ExitOK {
+	if s.ExitCode != conversation.ExitOK {
 		t.Fatalf("exit %d: %s", s.ExitCode, errOut)
 	}
 	a.mu.Lock()

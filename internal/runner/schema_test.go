@@ -12,6 +12,7 @@ import (
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/adapters/openai"
 	"github.com/hubdev/hub/adapters/replay"
+	"github.com/hubdev/hub/conversation"
 	"github.com/hubdev/hub/internal/mockllm"
 )
 
@@ -40,17 +41,17 @@ func TestRun_OutputSchemaAnswers(t *testing.T) {
 		stdout  string // text format
 		errLine string // text format's stderr line for exit 10
 	}{
-		{name: "valid", turns: []fakeScript{answer(validReview)}, want: ExitOK, prompts: 1, stdout: validReview + "\n"},
+		{name: "valid", turns: []fakeScript{answer(validReview)}, want: conversation.ExitOK, prompts: 1, stdout: validReview + "\n"},
 		{name: "fenced and indented", turns: []fakeScript{answer("```json\n{\n  \"verdict\": \"reject\",\n  \"score\": 1\n}\n```")},
-			want: ExitOK, prompts: 1, stdout: `{"verdict":"reject","score":1}` + "\n"},
+			want: conversation.ExitOK, prompts: 1, stdout: `{"verdict":"reject","score":1}` + "\n"},
 		{name: "after narration and a tool call", turns: []fakeScript{steps(text("Reading."), toolCall("t1"), text(validReview), done(adapters.StopEndTurn))},
-			want: ExitOK, prompts: 1, stdout: validReview + "\n"},
+			want: conversation.ExitOK, prompts: 1, stdout: validReview + "\n"},
 		{name: "invalid then repaired", turns: []fakeScript{answer(`{"verdict":"maybe","score":9}`), answer(validReview)},
-			want: ExitOK, prompts: 2, repair: "at '/verdict'", stdout: validReview + "\n"},
+			want: conversation.ExitOK, prompts: 2, repair: "at '/verdict'", stdout: validReview + "\n"},
 		{name: "missing then repaired", turns: []fakeScript{steps(toolCall("t1"), done(adapters.StopEndTurn)), answer(validReview)},
-			want: ExitOK, prompts: 2, repair: "the answer was empty", stdout: validReview + "\n"},
+			want: conversation.ExitOK, prompts: 2, repair: "the answer was empty", stdout: validReview + "\n"},
 		{name: "invalid twice", turns: []fakeScript{answer("Looks fine to me."), answer(`{"verdict":"approve"}`)},
-			want: ExitSchema, prompts: 2, repair: "the answer is not JSON",
+			want: conversation.ExitSchema, prompts: 2, repair: "the answer is not JSON",
 			errLine: "hub: the answer does not match --output-schema, also after a repair turn: at '': missing property 'score' (exit 10)\n"},
 	}
 	for _, tt := range tests {
@@ -119,7 +120,7 @@ func TestRun_OutputSchemaReachesTheAgent(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			a := &fakeAdapter{name: "fake", caps: tt.caps, script: answer(validReview)}
 			s, _, _ := runFake(t, context.Background(), a, func(o *Options) { o.OutputSchema = json.RawMessage(reviewSchema) })
-			if s.ExitCode != ExitOK {
+			if s.ExitCode != conversation.ExitOK {
 				t.Fatalf("exit %d (%s)", s.ExitCode, s.Error)
 			}
 			a.mu.Lock()
@@ -152,7 +153,7 @@ func TestRun_OutputSchemaInvalidIsAUsageError(t *testing.T) {
 			started := make(chan struct{})
 			a := &fakeAdapter{name: "fake", script: answer(validReview), started: started}
 			s, _, errOut := runFake(t, context.Background(), a, func(o *Options) { o.OutputSchema = json.RawMessage(tt.schema) })
-			if s.ExitCode != ExitUsage || !strings.Contains(s.Error, tt.want) || strings.Count(errOut, "\n") != 1 {
+			if s.ExitCode != conversation.ExitUsage || !strings.Contains(s.Error, tt.want) || strings.Count(errOut, "\n") != 1 {
 				t.Fatalf("exit %d error %q, want exit 2 naming %q on one line\nstderr:\n%s", s.ExitCode, s.Error, tt.want, errOut)
 			}
 			select {
@@ -181,14 +182,14 @@ func TestRun_OutputSchemaReplayAndNative(t *testing.T) {
 		output string
 		errHas string
 	}{
-		{name: "replay valid", replay: "schema-valid", want: ExitOK, output: `{"verdict":"reject","score":2}`},
-		{name: "replay repaired", replay: "schema-repaired", want: ExitOK, output: validReview},
-		{name: "replay invalid twice", replay: "schema-invalid", want: ExitSchema, errHas: "at '/score': got string, want number"},
-		{name: "native response_format valid", native: &nativeRun{jsonSchema: true, turns: []string{validReview}}, want: ExitOK, output: validReview},
-		{name: "native instruction valid", native: &nativeRun{turns: []string{validReview}}, want: ExitOK, output: validReview},
-		{name: "native repaired", native: &nativeRun{jsonSchema: true, turns: []string{"approve, 9", validReview}}, want: ExitOK, output: validReview},
+		{name: "replay valid", replay: "schema-valid", want: conversation.ExitOK, output: `{"verdict":"reject","score":2}`},
+		{name: "replay repaired", replay: "schema-repaired", want: conversation.ExitOK, output: validReview},
+		{name: "replay invalid twice", replay: "schema-invalid", want: conversation.ExitSchema, errHas: "at '/score': got string, want number"},
+		{name: "native response_format valid", native: &nativeRun{jsonSchema: true, turns: []string{validReview}}, want: conversation.ExitOK, output: validReview},
+		{name: "native instruction valid", native: &nativeRun{turns: []string{validReview}}, want: conversation.ExitOK, output: validReview},
+		{name: "native repaired", native: &nativeRun{jsonSchema: true, turns: []string{"approve, 9", validReview}}, want: conversation.ExitOK, output: validReview},
 		{name: "native invalid twice", native: &nativeRun{turns: []string{"approve, 9", `{"verdict":"approve","score":9,"why":"x"}`}},
-			want: ExitSchema, errHas: "at '': additional properties 'why' not allowed"},
+			want: conversation.ExitSchema, errHas: "at '': additional properties 'why' not allowed"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

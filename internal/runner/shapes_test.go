@@ -69,8 +69,8 @@ func TestShapes_HubRunClassifiesAlike(t *testing.T) {
 		var out, errb bytes.Buffer
 		s := Run(context.Background(), Options{Registry: reg, Agent: "shapes", Cwd: ws, Prompt: "go", Approve: conversation.ApproveAll, Format: FormatText,
 			Stdout: &out, Stderr: &errb, Timeout: time.Minute, Grace: 2 * time.Second, StopAll: func() {}, SkillsUserDir: t.TempDir()})
-		if s.ExitCode != ExitDenied {
-			t.Fatalf("exit %d (%s), want %d: the refusals are counted\n%s", s.ExitCode, s.Error, ExitDenied, errb.String())
+		if s.ExitCode != conversation.ExitDenied {
+			t.Fatalf("exit %d (%s), want %d: the refusals are counted\n%s", s.ExitCode, s.Error, conversation.ExitDenied, errb.String())
 		}
 		denied := map[string]Denial{}
 		for _, d := range s.Denied {
@@ -105,8 +105,8 @@ func TestShapes_HubRunClassifiesAlike(t *testing.T) {
 		var out, errb bytes.Buffer
 		s := Run(context.Background(), Options{Registry: reg, Agent: "openai", Cwd: ws, Prompt: "go", Approve: conversation.ApproveReadOnly, Format: FormatJSONL,
 			Stdout: &out, Stderr: &errb, Timeout: time.Minute, Grace: 2 * time.Second, StopAll: func() {}, SkillsUserDir: t.TempDir()})
-		if s.ExitCode != ExitDenied {
-			t.Fatalf("exit %d (%s), want %d\n%s", s.ExitCode, s.Error, ExitDenied, errb.String())
+		if s.ExitCode != conversation.ExitDenied {
+			t.Fatalf("exit %d (%s), want %d\n%s", s.ExitCode, s.Error, conversation.ExitDenied, errb.String())
 		}
 		denied := map[string]Denial{}
 		for _, d := range s.Denied {

@@ -26,9 +26,9 @@ func TestRun_CutShortTurnsExitWithTheirStopReason(t *testing.T) {
 		stop   adapters.StopReason
 		exit   int
 	}{
-		{"length", adapters.StopMaxTokens, ExitMaxTokens},
-		{"content_filter", adapters.StopRefusal, ExitRefusal},
-		{"stop", adapters.StopEndTurn, ExitOK},
+		{"length", adapters.StopMaxTokens, conversation.ExitMaxTokens},
+		{"content_filter", adapters.StopRefusal, conversation.ExitRefusal},
+		{"stop", adapters.StopEndTurn, conversation.ExitOK},
 	}
 	for _, tt := range tests {
 		t.Run(tt.finish, func(t *testing.T) {
@@ -42,7 +42,7 @@ func TestRun_CutShortTurnsExitWithTheirStopReason(t *testing.T) {
 			if s.ExitCode != tt.exit || s.StopReason != tt.stop || out.String() != "partial answ\n" {
 				t.Fatalf("exit %d stop %q stdout %q stderr %q", s.ExitCode, s.StopReason, out.String(), errb.String())
 			}
-			if tt.exit != ExitOK && (s.Error == "" || strings.Contains(s.Error, "\n")) {
+			if tt.exit != conversation.ExitOK && (s.Error == "" || strings.Contains(s.Error, "\n")) {
 				t.Fatalf("error %q: want one line", s.Error)
 			}
 		})
@@ -58,7 +58,7 @@ func TestRun_CostFromThePriceTable(t *testing.T) {
 	reg.Register(openai.New(openai.Profile{Name: "openai", BaseURL: srv.URL, Model: "gpt-4o", APIKey: "k", Stream: true}, openai.Options{}))
 	s := Run(context.Background(), Options{Registry: reg, Agent: "openai", Cwd: t.TempDir(), Prompt: "hi", Format: FormatText,
 		Timeout: 20 * time.Second, StopAll: func() {}, SkillsUserDir: t.TempDir()})
-	if s.ExitCode != ExitOK || s.Cost == nil || *s.Cost != 12.5 {
+	if s.ExitCode != conversation.ExitOK || s.Cost == nil || *s.Cost != 12.5 {
 		t.Fatalf("exit %d cost %v: want $12.50", s.ExitCode, s.Cost)
 	}
 }
@@ -86,7 +86,7 @@ func TestRun_TranscriptListsShellWrittenFiles(t *testing.T) {
 	tdir := t.TempDir()
 	s := Run(context.Background(), Options{Registry: reg, Agent: "openai", Cwd: dir, Prompt: "append", Format: FormatText, Approve: conversation.ApproveAll,
 		TranscriptDir: tdir, Timeout: 20 * time.Second, StopAll: func() {}, SkillsUserDir: t.TempDir()})
-	if s.ExitCode != ExitOK {
+	if s.ExitCode != conversation.ExitOK {
 		t.Fatalf("exit %d: %s", s.ExitCode, s.Error)
 	}
 	tr := loadTranscript(tdir, s.AgentSessionID)

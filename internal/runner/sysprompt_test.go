@@ -11,6 +11,7 @@ import (
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/adapters/openai"
 	"github.com/hubdev/hub/adapters/replay"
+	"github.com/hubdev/hub/conversation"
 	"github.com/hubdev/hub/internal/mockllm"
 )
 
@@ -36,7 +37,7 @@ func TestRun_SystemPromptsReachTheNativeRequest(t *testing.T) {
 			s := Run(context.Background(), Options{Registry: reg, Agent: "openai", Cwd: t.TempDir(), Prompt: "hi", Format: FormatText,
 				Stdout: &out, Stderr: &errb, Timeout: 20 * time.Second, Grace: time.Second, StopAll: func() {}, SkillsUserDir: t.TempDir(),
 				SystemPrompt: tc.system, AppendSystemPrompt: tc.appended})
-			if s.ExitCode != ExitOK {
+			if s.ExitCode != conversation.ExitOK {
 				t.Fatalf("exit %d: %s\n%s", s.ExitCode, s.Error, errb.String())
 			}
 			msgs := srv.Requests()[0].Messages
@@ -69,7 +70,7 @@ func TestRun_SystemPromptRefusedWhereItCannotBeReplaced(t *testing.T) {
 	var out, errb bytes.Buffer
 	s := Run(context.Background(), Options{Registry: reg, Agent: replay.Name, Cwd: t.TempDir(), Prompt: "hi", Format: FormatText,
 		Stdout: &out, Stderr: &errb, Grace: time.Second, StopAll: func() {}, SkillsUserDir: t.TempDir(), SystemPrompt: "be terse"})
-	if s.ExitCode != ExitUsage || !strings.Contains(s.Error, replay.Name) || !strings.Contains(s.Error, "--system-prompt") {
+	if s.ExitCode != conversation.ExitUsage || !strings.Contains(s.Error, replay.Name) || !strings.Contains(s.Error, "--system-prompt") {
 		t.Fatalf("exit %d error %q", s.ExitCode, s.Error)
 	}
 }

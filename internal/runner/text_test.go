@@ -36,41 +36,41 @@ func TestRun_TextOutput(t *testing.T) {
 		{name: "final answer only after tool calls", a: &fakeAdapter{caps: adapters.Capabilities{Permissions: true}, script: steps(
 			text("Let me read the file."), toolCall("t1"), text("Now the other one."), toolCall("t2"),
 			text("The answer is 42."), done(adapters.StopEndTurn))},
-			want: ExitOK, stdout: "The answer is 42.\n", stderr: []string{"│ Let me read the file.", "│ Now the other one.", "→ Read t1 [read]"}},
+			want: conversation.ExitOK, stdout: "The answer is 42.\n", stderr: []string{"│ Let me read the file.", "│ Now the other one.", "→ Read t1 [read]"}},
 		{name: "answer before a trailing tool call", a: &fakeAdapter{caps: adapters.Capabilities{Permissions: true}, script: steps(
 			text("Summary: fine."), toolCall("t1"), done(adapters.StopEndTurn))},
-			want: ExitOK, stdout: "Summary: fine.\n"},
+			want: conversation.ExitOK, stdout: "Summary: fine.\n"},
 		{name: "failed run keeps all text", a: &fakeAdapter{caps: adapters.Capabilities{Permissions: true}, script: steps(
 			text("Reading."), toolCall("t1"), text("Half an ans"), agentErr("fake exited unexpectedly (exit code 3): "+crashDetail, adapters.CodeCrash, crashDetail, true),
 			done(adapters.StopEndTurn))},
-			want: ExitAgentError, stdout: "Reading.\n\nHalf an ans\n",
+			want: conversation.ExitAgentError, stdout: "Reading.\n\nHalf an ans\n",
 			stderr:   []string{"hub: fake exited unexpectedly (exit code 3) (exit 1)\n", "  | stderr line 1\n", "  | Traceback: boom\n"},
 			errCount: map[string]int{"Traceback: boom": 1}},
 		{name: "earlier fatal error still shown", a: &fakeAdapter{caps: adapters.Capabilities{Permissions: true}, script: steps(
 			agentErr("first failure", "provider", "", true), agentErr("second failure", "crash", "", true), done(adapters.StopEndTurn))},
-			want: ExitAgentError, stderr: []string{"error: first failure [provider]", "hub: second failure (exit 1)"}},
+			want: conversation.ExitAgentError, stderr: []string{"error: first failure [provider]", "hub: second failure (exit 1)"}},
 		{name: "not logged in without an auth code", a: &fakeAdapter{caps: adapters.Capabilities{Permissions: true}, script: steps(
 			agentErr("claude: Not logged in · Please run /login", "provider", "", true), done(adapters.StopEndTurn))},
-			want: ExitNotAuthenticated, stderr: []string{"not authenticated: claude: Not logged in", "hub doctor --agent fake"}},
+			want: conversation.ExitNotAuthenticated, stderr: []string{"not authenticated: claude: Not logged in", "hub doctor --agent fake"}},
 		{name: "prompt rejected with a warning only", a: &fakeAdapter{caps: adapters.Capabilities{Permissions: true}, script: steps(
 			agentErr("pi rejected the prompt: out of credits", "protocol", "", false), done(adapters.StopEndTurn))},
-			want: ExitAgentError, stderr: []string{"the agent answered only with an error: pi rejected the prompt: out of credits"}},
+			want: conversation.ExitAgentError, stderr: []string{"the agent answered only with an error: pi rejected the prompt: out of credits"}},
 		{name: "prompt rejected for a missing key", a: &fakeAdapter{caps: adapters.Capabilities{Permissions: true}, script: steps(
 			agentErr("pi rejected the prompt: No API key found for the selected model.\n\nUse /login", "protocol", "", false), done(adapters.StopEndTurn))},
-			want: ExitNotAuthenticated, stderr: []string{"not authenticated: pi rejected the prompt: No API key found for the selected model.; Use /login"}},
+			want: conversation.ExitNotAuthenticated, stderr: []string{"not authenticated: pi rejected the prompt: No API key found for the selected model.; Use /login"}},
 		{name: "retry warning then an answer", a: &fakeAdapter{caps: adapters.Capabilities{Permissions: true}, script: steps(
 			agentErr("rate limited, retrying", "rate_limit", "", false), text("ok"), done(adapters.StopEndTurn))},
-			want: ExitOK, stdout: "ok\n", stderr: []string{"warning: rate limited, retrying [rate_limit]"}},
+			want: conversation.ExitOK, stdout: "ok\n", stderr: []string{"warning: rate limited, retrying [rate_limit]"}},
 		{name: "start error on one line with a doctor hint", a: &fakeAdapter{startErr: fmt.Errorf("acp agent failed to initialize: %w", errors.Join(adapters.ErrNotInstalled, errors.New("program not found: fake")))},
-			want: ExitNotInstalled, stderr: []string{"agent not installed; program not found: fake (run 'hub doctor --agent fake') (exit 3)\n"}},
+			want: conversation.ExitNotInstalled, stderr: []string{"agent not installed; program not found: fake (run 'hub doctor --agent fake') (exit 3)\n"}},
 		{name: "start error that reads as auth", a: &fakeAdapter{startErr: errors.New("Gemini API key is missing or not configured.")},
-			want: ExitNotAuthenticated, stderr: []string{"(run 'hub doctor --agent fake') (exit 4)"}},
+			want: conversation.ExitNotAuthenticated, stderr: []string{"(run 'hub doctor --agent fake') (exit 4)"}},
 		{name: "timeout names the last error", a: &fakeAdapter{caps: adapters.Capabilities{Permissions: true}, script: waitCancel(agentErr("Reconnecting... 2/5", "provider", "", false))},
-			mod: func(o *Options) { o.Timeout = 20 * time.Millisecond }, want: ExitTimeout, stderr: []string{"timed out after 20ms (last warning: Reconnecting... 2/5)"}},
+			mod: func(o *Options) { o.Timeout = 20 * time.Millisecond }, want: conversation.ExitTimeout, stderr: []string{"timed out after 20ms (last warning: Reconnecting... 2/5)"}},
 		{name: "agent without permission hook warns", a: &fakeAdapter{script: steps(text("done"), done(adapters.StopEndTurn))},
-			want: ExitOK, stdout: "done\n", stderr: []string{"warning: fake cannot ask for permission: its tools run without asking, whatever --approve read-only says"}},
+			want: conversation.ExitOK, stdout: "done\n", stderr: []string{"warning: fake cannot ask for permission: its tools run without asking, whatever --approve read-only says"}},
 		{name: "no warning with --approve all", a: &fakeAdapter{script: steps(text("done"), done(adapters.StopEndTurn))},
-			mod: func(o *Options) { o.Approve = conversation.ApproveAll }, want: ExitOK, stdout: "done\n", notErr: []string{"warning"}},
+			mod: func(o *Options) { o.Approve = conversation.ApproveAll }, want: conversation.ExitOK, stdout: "done\n", notErr: []string{"warning"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -108,9 +108,9 @@ func TestRun_JSONLSummaryFieldsAlwaysPresent(t *testing.T) {
 		mod  func(*Options)
 		want int
 	}{
-		{name: "completed without usage", a: &fakeAdapter{caps: adapters.Capabilities{Permissions: true}, script: steps(text("x"), done(adapters.StopEndTurn))}, want: ExitOK},
-		{name: "usage error", a: &fakeAdapter{}, mod: func(o *Options) { o.Agent = "ghost" }, want: ExitUsage},
-		{name: "stream cut", a: &fakeAdapter{caps: adapters.Capabilities{Permissions: true}, script: steps(text("x"))}, want: ExitAgentError},
+		{name: "completed without usage", a: &fakeAdapter{caps: adapters.Capabilities{Permissions: true}, script: steps(text("x"), done(adapters.StopEndTurn))}, want: conversation.ExitOK},
+		{name: "usage error", a: &fakeAdapter{}, mod: func(o *Options) { o.Agent = "ghost" }, want: conversation.ExitUsage},
+		{name: "stream cut", a: &fakeAdapter{caps: adapters.Capabilities{Permissions: true}, script: steps(text("x"))}, want: conversation.ExitAgentError},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -26,7 +26,7 @@ func TestRun_ResumeWithAnotherAgentBriefsIt(t *testing.T) {
 		script: steps(edit, text("Fixed the parser."), done(adapters.StopEndTurn))}
 	if s, _, errOut := runFake(t, context.Background(), first, func(o *Options) {
 		o.TranscriptDir, o.Prompt, o.Approve = dir, "the bug is in parser.go", conversation.ApproveAll
-	}); s.ExitCode != ExitOK {
+	}); s.ExitCode != conversation.ExitOK {
 		t.Fatalf("first run: %d %s", s.ExitCode, errOut)
 	}
 	tests := []struct {
@@ -45,7 +45,7 @@ func TestRun_ResumeWithAnotherAgentBriefsIt(t *testing.T) {
 			s, _, errOut := runFake(t, context.Background(), tt.a, func(o *Options) {
 				o.TranscriptDir, o.ResumeID, o.Prompt = dir, "sess-a", "now add a test"
 			})
-			if s.ExitCode != ExitOK {
+			if s.ExitCode != conversation.ExitOK {
 				t.Fatalf("exit %d: %s", s.ExitCode, errOut)
 			}
 			tt.a.mu.Lock()

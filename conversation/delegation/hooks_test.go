@@ -1,4 +1,4 @@
-package delegate
+package delegation
 
 import (
 	"context"
@@ -18,6 +18,15 @@ import (
 )
 
 func TestMain(m *testing.M) { proctest.Main(m, nil) }
+
+// scriptFile is a replay agent's script of lines.
+func scriptFile(t *testing.T, lines ...string) string {
+	p := filepath.Join(t.TempDir(), "script.jsonl")
+	if err := os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
 
 // A delegate's stream is observed by the hooks like any CLI agent's: its
 // tool call reaches PostToolUse, and a hook that fails is a warning of

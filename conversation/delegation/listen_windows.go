@@ -1,6 +1,6 @@
 //go:build windows
 
-package delegate
+package delegation
 
 import (
 	"fmt"

@@ -1,6 +1,6 @@
 //go:build unix
 
-package compare
+package runner
 
 import (
 	"context"
@@ -8,17 +8,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rs/zerolog"
-
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/adapters/openai"
-	"github.com/hubdev/hub/conversation"
+	"github.com/hubdev/hub/conversation/bestof"
 	"github.com/hubdev/hub/internal/mockllm"
 )
 
 // The wall time of best of 3 against the mock (each turn answers after
 // 100 ms) versus one candidate alone: the worktrees and the check are the
-// overhead. go test -run '^$' -bench BestOf ./internal/compare/
+// overhead. go test -run '^$' -bench BestOf ./internal/runner/
 func benchBestOf(b *testing.B, n int) {
 	dir := gitRepo(b)
 	mock := mockllm.NewOpenAIServer()
@@ -31,8 +29,8 @@ func benchBestOf(b *testing.B, n int) {
 		for j := 0; j < n; j++ {
 			mock.Add(mockllm.OpenAITurn{Text: "ok", Delay: 100 * time.Millisecond})
 		}
-		s := Run(context.Background(), Options{Registry: reg, Agents: []string{"m"}, N: n, Jobs: n, Cwd: dir, Prompt: "x",
-			Check: "true", Approve: conversation.ApproveAll, Stdout: io.Discard, Stderr: io.Discard, Log: zerolog.Nop()})
+		s := BestOf(context.Background(), bestof.Options{Candidate: candidate(reg, dir, "x"), Agents: []string{"m"}, N: n, Jobs: n,
+			Check: "true"}, FormatText, io.Discard, io.Discard)
 		if s.ExitCode != 0 {
 			b.Fatalf("exit %d: %s", s.ExitCode, s.Error)
 		}

@@ -1,9 +1,9 @@
-// Package delegate runs turns on hub's agents for another agent: what
-// `hub mcp` serves as the delegate and continue tools. Each delegate turn
-// goes through hub's own adapters; its permission requests are answered by
-// hub's rules and an --approve policy, its sessions are kept for follow-ups
-// and closed with the delegator, so no process outlives it.
-package delegate
+// Package delegation runs turns on hub's agents for another agent: hub
+// mcp's delegate tool, the native loop's, a hub acp session's agent through
+// the bridge. Each turn goes through hub's adapters; its permission requests
+// are answered by hub's rules and an --approve policy or the parent; its
+// sessions close with the delegator, so no process outlives it.
+package delegation
 
 import (
 	"cmp"

@@ -1,8 +1,9 @@
-// Package compare runs one task on several agents (best of N), each
-// candidate in its own git worktree made from HEAD plus the uncommitted
-// changes, checks each with a command, picks a winner by a documented
-// rule, and can apply it to the user's working tree (hub run --agents).
-package compare
+// Package bestof runs one task on several agents (best of N: hub run
+// --agents, hub acp's /compare), each candidate in its own git worktree
+// made from HEAD plus the uncommitted changes, checks each with a command,
+// picks a winner by a documented rule, and can apply it to the user's
+// working tree. A candidate's turn is run by the function it is given.
+package bestof
 
 import (
 	"cmp"
@@ -26,7 +27,6 @@ import (
 	"github.com/hubdev/hub/internal/config"
 	"github.com/hubdev/hub/internal/hooks"
 	"github.com/hubdev/hub/internal/proc"
-	"github.com/hubdev/hub/internal/runner"
 )
 
 // Rule is how the winner is picked; the output repeats it.
@@ -35,8 +35,12 @@ const Rule = "the candidates whose check passed (all that completed, without --c
 
 // Options configures Run.
 type Options struct {
-	Registry *adapters.Registry
-	Agents   []string
+	// Candidate is every candidate's run; its Cwd is the user's directory,
+	// in the repository. Run gets a copy with Name, Agent, Cwd (in the
+	// candidate's worktree) and Ask set, and runs it (hub run's Run).
+	Candidate CandidateRun
+	Run       func(context.Context, CandidateRun) CandidateResult
+	Agents    []string
 	// N runs each agent this many times (default 1).
 	N int
 	// Check runs in each candidate's worktree after it ends; exit 0 passes.
@@ -44,22 +48,7 @@ type Options struct {
 	CheckTimeout time.Duration // default 10 minutes
 	Apply, Keep  bool
 	// Jobs bounds the candidates that run at once (default: the agents).
-	Jobs    int
-	Cwd     string
-	Prompt  string
-	Model   string
-	Timeout time.Duration
-	Approve conversation.Approve
-	Rules   config.PermissionsConfig
-	Format  runner.Format
-	Stdout  io.Writer // default io.Discard
-	Stderr  io.Writer // default io.Discard
-	Log     zerolog.Logger
-	Now     func() time.Time
-	// AuditDir, when set (config transcripts = true), gets each
-	// candidate's audit transcript (runner.Options.AuditDir).
-	AuditDir string
-
+	Jobs int
 	// Ask, when set, answers what each candidate's rules leave open
 	// instead of Approve (hub acp: the editor, naming the candidate).
 	Ask func(ctx context.Context, candidate string, q conversation.Question) conversation.Reply
@@ -75,6 +64,28 @@ type Options struct {
 	// StopAll ends the processes the candidates left (default
 	// proc.StopAll, for a process that runs nothing else).
 	StopAll func()
+}
+
+// CandidateRun is one candidate's turn, as Options.Run runs it.
+type CandidateRun struct {
+	Registry                        *adapters.Registry
+	Name, Agent, Model, Cwd, Prompt string
+	Timeout                         time.Duration // 0: none
+	Approve                         conversation.Approve
+	Ask                             conversation.Answerer // when set, instead of Approve
+	Rules                           config.PermissionsConfig
+	Lines                           io.Writer // when set, gets the run's jsonl lines; else it prints nothing
+	Log                             zerolog.Logger
+	Now                             func() time.Time
+	AuditDir                        string // when set (config transcripts = true), gets its transcript
+}
+
+// CandidateResult is how a candidate's run ended.
+type CandidateResult struct {
+	ExitCode int // conversation.Exit*
+	Error    string
+	Usage    *adapters.Usage
+	Denials  int
 }
 
 // Candidate is one agent's attempt.
@@ -121,33 +132,25 @@ type Summary struct {
 	Winner     string       `json:"winner,omitempty"`
 	Rule       string       `json:"rule"`
 	Applied    bool         `json:"applied"`
-	ExitCode   int          `json:"exitCode"`
+	ExitCode   int          `json:"exitCode"` // conversation.Exit*; ExitUsage: it never ran
 	Error      string       `json:"error,omitempty"`
 }
 
-// UsageError says the comparison never ran: its options were wrong
-// (Error says how).
-func (s Summary) UsageError() bool { return s.ExitCode == runner.ExitUsage }
-
-// Run runs the candidates and prints the outcome.
+// Run runs the candidates and returns the outcome.
 func Run(ctx context.Context, o Options) Summary {
-	if o.Now == nil {
-		o.Now = time.Now
+	if o.Candidate.Now == nil {
+		o.Candidate.Now = time.Now
 	}
 	o.N = max(o.N, 1)
 	if o.Jobs <= 0 {
 		o.Jobs = len(o.Agents)
 	}
 	o.CheckTimeout = cmp.Or(o.CheckTimeout, 10*time.Minute)
-	o.Stdout, o.Stderr = cmp.Or[io.Writer](o.Stdout, io.Discard), cmp.Or[io.Writer](o.Stderr, io.Discard)
 	if o.StopAll == nil {
 		o.StopAll = func() { proc.StopAll(2 * time.Second) }
 	}
-	// The candidates write at once: every line goes out whole.
-	o.Stdout, o.Stderr = &lockedWriter{w: o.Stdout}, &lockedWriter{w: o.Stderr}
 	s := run(ctx, o)
 	s.Rule = Rule
-	report(o, s)
 	return s
 }
 
@@ -155,22 +158,22 @@ func run(ctx context.Context, o Options) Summary {
 	fail := func(code int, err error) Summary {
 		return Summary{Candidates: []*Candidate{}, ExitCode: code, Error: err.Error()}
 	}
-	if len(o.Agents) == 0 || strings.TrimSpace(o.Prompt) == "" {
-		return fail(runner.ExitUsage, errors.New("--agents and a prompt are needed"))
+	if len(o.Agents) == 0 || strings.TrimSpace(o.Candidate.Prompt) == "" {
+		return fail(conversation.ExitUsage, errors.New("--agents and a prompt are needed"))
 	}
 	for _, a := range o.Agents {
-		if _, err := o.Registry.Get(a); err != nil {
-			return fail(runner.ExitUsage, err)
+		if _, err := o.Candidate.Registry.Get(a); err != nil {
+			return fail(conversation.ExitUsage, err)
 		}
 	}
-	r, err := openRepo(ctx, o.Cwd)
+	r, err := openRepo(ctx, o.Candidate.Cwd)
 	if err != nil {
-		return fail(runner.ExitUsage, fmt.Errorf("each candidate runs in a git worktree: %w", err))
+		return fail(conversation.ExitUsage, fmt.Errorf("each candidate runs in a git worktree: %w", err))
 	}
-	id := runID(o.Now())
+	id := runID(o.Candidate.Now())
 	root, err := os.MkdirTemp("", "hub-compare-"+id+"-")
 	if err != nil {
-		return fail(runner.ExitAgentError, err)
+		return fail(conversation.ExitAgentError, err)
 	}
 	var cands []*Candidate
 	for _, a := range o.Agents {
@@ -192,19 +195,19 @@ func run(ctx context.Context, o Options) Summary {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			o.candidate(ctx, r, c, o.Stdout)
+			o.attempt(ctx, r, c)
 		}()
 	}
 	wg.Wait()
 	o.StopAll() // no candidate's process outlives the run
 	s := Summary{Candidates: cands}
 	if ctx.Err() != nil {
-		s.ExitCode, s.Error = runner.ExitInterrupted, "interrupted"
+		s.ExitCode, s.Error = conversation.ExitInterrupted, "interrupted"
 		return s
 	}
 	w := winner(cands, o.Check != "")
 	if w == nil {
-		s.ExitCode, s.Error = runner.ExitAgentError, "no candidate passed"
+		s.ExitCode, s.Error = conversation.ExitAgentError, "no candidate passed"
 		if o.Check == "" {
 			s.Error = "no candidate completed"
 		}
@@ -213,12 +216,12 @@ func run(ctx context.Context, o Options) Summary {
 	s.Winner = w.Name
 	if !o.decideApply(ctx, s, w) {
 		if ctx.Err() != nil {
-			s.ExitCode, s.Error = runner.ExitInterrupted, "interrupted"
+			s.ExitCode, s.Error = conversation.ExitInterrupted, "interrupted"
 		}
 		return s
 	}
 	if err := apply(ctx, r, w); err != nil {
-		s.ExitCode, s.Error = runner.ExitAgentError, err.Error()
+		s.ExitCode, s.Error = conversation.ExitAgentError, err.Error()
 		w.keepBranch = true // the user asked for it: the change stays reachable
 		return s
 	}
@@ -247,38 +250,33 @@ func (o Options) progress(c *Candidate) {
 	}
 }
 
-// candidate runs one candidate in its worktree, then its check.
-func (o Options) candidate(ctx context.Context, r *repo, c *Candidate, out io.Writer) {
-	start := o.Now()
+// attempt runs candidate c in its worktree, then its check.
+func (o Options) attempt(ctx context.Context, r *repo, c *Candidate) {
+	now := o.Candidate.Now
+	start := now()
 	defer func() {
-		c.DurationMs, c.ended = o.Now().Sub(start).Milliseconds(), o.Now()
+		c.DurationMs, c.ended = now().Sub(start).Milliseconds(), now()
 		o.progress(c)
 	}()
 	c.Status = StatusRunning
 	o.progress(c)
 	base, err := r.worktree(ctx, c.Worktree, c.Branch)
 	if err != nil {
-		c.Status, c.ExitCode, c.Error = "failed", runner.ExitAgentError, err.Error()
+		c.Status, c.ExitCode, c.Error = "failed", conversation.ExitAgentError, err.Error()
 		return
 	}
 	c.base = base
-	dir := filepath.Join(c.Worktree, r.rel)
-	stdout, stderr := io.Discard, io.Discard
-	if o.Format == runner.FormatJSONL {
-		stdout = out
-	}
-	var ask conversation.Answerer
+	run := o.Candidate
+	run.Name, run.Agent, run.Cwd = c.Name, c.Agent, filepath.Join(c.Worktree, r.rel)
 	if o.Ask != nil {
-		ask = conversation.AnswerFunc(func(ctx context.Context, q conversation.Question) conversation.Reply {
+		run.Ask = conversation.AnswerFunc(func(ctx context.Context, q conversation.Question) conversation.Reply {
 			return o.Ask(ctx, c.Name, q)
 		})
 	}
-	s := runner.Run(ctx, runner.Options{Registry: o.Registry, Agent: c.Agent, Model: o.Model, Cwd: dir, Timeout: o.Timeout,
-		Approve: o.Approve, Ask: ask, Rules: o.Rules, Prompt: o.Prompt, Format: cmp.Or(o.Format, runner.FormatText), Candidate: c.Name,
-		Stdout: stdout, Stderr: stderr, Log: o.Log, StopAll: func() {}, Now: o.Now, AuditDir: o.AuditDir})
-	c.ExitCode, c.Error, c.Usage, c.Denials = s.ExitCode, s.Error, s.Usage, len(s.Denied)
+	s := o.Run(ctx, run)
+	c.ExitCode, c.Error, c.Usage, c.Denials = s.ExitCode, s.Error, s.Usage, s.Denials
 	c.Status = "failed"
-	if s.ExitCode == runner.ExitOK || s.ExitCode == runner.ExitDenied {
+	if s.ExitCode == conversation.ExitOK || s.ExitCode == conversation.ExitDenied {
 		c.Status = "completed"
 	}
 	if c.head, err = commitAll(context.WithoutCancel(ctx), c.Worktree, "hub: "+c.Name); err == nil {
@@ -287,10 +285,9 @@ func (o Options) candidate(ctx context.Context, r *repo, c *Candidate, out io.Wr
 	if o.Check != "" && c.Status == "completed" && ctx.Err() == nil {
 		c.Status = StatusChecking
 		o.progress(c)
-		c.Check, c.CheckTail = check(ctx, dir, o.Check, o.CheckTimeout)
+		c.Check, c.CheckTail = check(ctx, run.Cwd, o.Check, o.CheckTimeout)
 		c.Status = "completed"
 	}
-	fmt.Fprintf(o.Stderr, "hub: %s %s (check %s)\n", c.Name, c.Status, c.Check)
 }
 
 // check runs the command in dir under a timeout: passed when it exits 0.
@@ -370,7 +367,7 @@ func cleanup(r *repo, root string, cands []*Candidate, o Options) {
 			branch = ""
 		}
 		if err := r.remove(ctx, c.Worktree, branch); err != nil {
-			o.Log.Debug().Err(err).Str("candidate", c.Name).Msg("cleanup")
+			o.Candidate.Log.Debug().Err(err).Str("candidate", c.Name).Msg("cleanup")
 		}
 		c.Worktree = ""
 		if !c.keepBranch {
@@ -378,16 +375,4 @@ func cleanup(r *repo, root string, cands []*Candidate, o Options) {
 		}
 	}
 	_ = os.RemoveAll(root)
-}
-
-// lockedWriter keeps the candidates' jsonl lines whole.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
 }

@@ -1,4 +1,4 @@
-package compare
+package runner
 
 import (
 	"bytes"
@@ -18,13 +18,11 @@ import (
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/adapters/openai"
 	"github.com/hubdev/hub/conversation"
+	"github.com/hubdev/hub/conversation/bestof"
 	"github.com/hubdev/hub/internal/mockllm"
 	"github.com/hubdev/hub/internal/proc/proctest"
-	"github.com/hubdev/hub/internal/runner"
 	"github.com/hubdev/hub/personas"
 )
-
-func TestMain(m *testing.M) { proctest.Main(m, nil) }
 
 // gitRepo makes a repository with one commit and an uncommitted file.
 func gitRepo(t testing.TB) string {
@@ -34,9 +32,7 @@ func gitRepo(t testing.TB) string {
 	}
 	dir := t.TempDir()
 	run := func(args ...string) {
-		cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
-		cmd.Env = append(os.Environ(), gitIdentity...)
-		if out, err := cmd.CombinedOutput(); err != nil {
+		if out, err := gitOut(dir, args...); err != nil {
 			t.Fatalf("git %v: %v\n%s", args, err, out)
 		}
 	}
@@ -64,27 +60,39 @@ func writer(t *testing.T, reg *adapters.Registry, name, content string) {
 		openai.Options{IdleTimeout: 10 * time.Second}))
 }
 
+// gitOut runs git in dir as hub's best of N does, and returns its output.
+func gitOut(dir string, args ...string) ([]byte, error) {
+	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=hub", "GIT_AUTHOR_EMAIL=hub@localhost", "GIT_COMMITTER_NAME=hub", "GIT_COMMITTER_EMAIL=hub@localhost")
+	return cmd.CombinedOutput()
+}
+
+// candidate is a best of N candidate's run of prompt in dir, every
+// permission allowed.
+func candidate(reg *adapters.Registry, dir, prompt string) bestof.CandidateRun {
+	return bestof.CandidateRun{Registry: reg, Cwd: dir, Prompt: prompt, Approve: conversation.ApproveAll, Log: zerolog.Nop()}
+}
+
 func hubRefs(t *testing.T, dir string) (worktrees, branches string) {
-	w, _ := git(context.Background(), dir, nil, "worktree", "list")
-	b, _ := git(context.Background(), dir, nil, "branch", "--list", "hub/*")
+	w, _ := gitOut(dir, "worktree", "list")
+	b, _ := gitOut(dir, "branch", "--list", "hub/*")
 	return strings.TrimSpace(string(w)), strings.TrimSpace(string(b))
 }
 
-func TestRun_CheckPicksTheWinnerAndApplyBringsItIn(t *testing.T) {
-	for _, format := range []runner.Format{runner.FormatText, runner.FormatJSONL} {
+func TestBestOf_CheckPicksTheWinnerAndApplyBringsItIn(t *testing.T) {
+	for _, format := range []Format{FormatText, FormatJSONL} {
 		t.Run(string(format), func(t *testing.T) {
 			dir := gitRepo(t)
 			reg := adapters.NewRegistry()
 			writer(t, reg, "bad", "fail")
 			writer(t, reg, "good", "pass")
 			var stdout, stderr bytes.Buffer
-			s := Run(context.Background(), Options{Registry: reg, Agents: []string{"bad", "good"}, Cwd: dir, Prompt: "write result.txt",
-				Check: proctest.ShellCommand("has:result.txt:pass", "exists:dirty.txt"), Apply: true, Approve: conversation.ApproveAll, Format: format,
-				Stdout: &stdout, Stderr: &stderr, Log: zerolog.Nop()})
+			s := BestOf(context.Background(), bestof.Options{Candidate: candidate(reg, dir, "write result.txt"), Agents: []string{"bad", "good"},
+				Check: proctest.ShellCommand("has:result.txt:pass", "exists:dirty.txt"), Apply: true}, format, &stdout, &stderr)
 			if s.ExitCode != 0 || s.Winner != "good-1" || !s.Applied {
 				t.Fatalf("exit %d winner %q applied %v error %q\nstderr:\n%s", s.ExitCode, s.Winner, s.Applied, s.Error, stderr.String())
 			}
-			byName := map[string]*Candidate{}
+			byName := map[string]*bestof.Candidate{}
 			for _, c := range s.Candidates {
 				byName[c.Name] = c
 			}
@@ -97,7 +105,12 @@ func TestRun_CheckPicksTheWinnerAndApplyBringsItIn(t *testing.T) {
 			if w, b := hubRefs(t, dir); strings.Count(w, "\n") != 0 || b != "" {
 				t.Fatalf("left behind: worktrees\n%s\nbranches %q", w, b)
 			}
-			if format == runner.FormatJSONL {
+			for _, line := range []string{"hub: bad-1 completed (check failed)\n", "hub: good-1 completed (check passed)\n"} {
+				if !strings.Contains(stderr.String(), line) {
+					t.Errorf("stderr lacks %q:\n%s", line, stderr.String())
+				}
+			}
+			if format == FormatJSONL {
 				checkJSONL(t, stdout.String())
 			} else if !strings.Contains(stdout.String(), "winner: good-1") {
 				t.Fatalf("text output:\n%s", stdout.String())
@@ -125,7 +138,7 @@ func checkJSONL(t *testing.T, out string) {
 // A persona is a candidate like any agent (hub run --agents reviewer,good):
 // it runs with its prompt and only its tools, even under --approve all,
 // while the plain agent beside it writes.
-func TestRun_PersonaCandidateRunsAsThePersona(t *testing.T) {
+func TestBestOf_PersonaCandidateRunsAsThePersona(t *testing.T) {
 	dir := gitRepo(t)
 	reg := adapters.NewRegistry()
 	writer(t, reg, "good", "pass")
@@ -141,9 +154,9 @@ func TestRun_PersonaCandidateRunsAsThePersona(t *testing.T) {
 	reg.Register(&personas.Adapter{P: p, Backend: openai.New(openai.Profile{Name: "native", BaseURL: mock.URL, Model: "mock-model", Local: true, ContextWindow: 100000},
 		openai.Options{IdleTimeout: 10 * time.Second})})
 	var stdout, stderr bytes.Buffer
-	s := Run(context.Background(), Options{Registry: reg, Agents: []string{"reviewer", "good"}, Cwd: dir, Prompt: "write result.txt",
-		Approve: conversation.ApproveAll, Stdout: &stdout, Stderr: &stderr, Log: zerolog.Nop()})
-	byName := map[string]*Candidate{}
+	s := BestOf(context.Background(), bestof.Options{Candidate: candidate(reg, dir, "write result.txt"), Agents: []string{"reviewer", "good"}},
+		FormatText, &stdout, &stderr)
+	byName := map[string]*bestof.Candidate{}
 	for _, c := range s.Candidates {
 		byName[c.Name] = c
 	}
@@ -157,15 +170,15 @@ func TestRun_PersonaCandidateRunsAsThePersona(t *testing.T) {
 	}
 }
 
-func TestRun_NoPassNoApplyKeepAndUsage(t *testing.T) {
+func TestBestOf_NoPassNoApplyKeepAndUsage(t *testing.T) {
 	dir := gitRepo(t)
 	reg := adapters.NewRegistry()
 	writer(t, reg, "bad", "fail")
 	var stdout, stderr bytes.Buffer
-	o := Options{Registry: reg, Agents: []string{"bad"}, Cwd: dir, Prompt: "write result.txt", Check: proctest.ShellCommand("exit:1"),
-		Apply: true, Keep: true, Approve: conversation.ApproveAll, Stdout: &stdout, Stderr: &stderr, Log: zerolog.Nop()}
-	s := Run(context.Background(), o)
-	if s.ExitCode != runner.ExitAgentError || s.Winner != "" || s.Applied {
+	o := bestof.Options{Candidate: candidate(reg, dir, "write result.txt"), Agents: []string{"bad"}, Check: proctest.ShellCommand("exit:1"),
+		Apply: true, Keep: true}
+	s := BestOf(context.Background(), o, FormatText, &stdout, &stderr)
+	if s.ExitCode != conversation.ExitAgentError || s.Winner != "" || s.Applied {
 		t.Fatalf("exit %d winner %q applied %v", s.ExitCode, s.Winner, s.Applied)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "result.txt")); err == nil {
@@ -175,13 +188,13 @@ func TestRun_NoPassNoApplyKeepAndUsage(t *testing.T) {
 		t.Fatalf("--keep kept no branch (%q) or worktree", b)
 	}
 	_ = os.RemoveAll(s.Candidates[0].Worktree)
-	o.Cwd = t.TempDir() // not a repository
-	if s := Run(context.Background(), o); s.ExitCode != runner.ExitUsage {
+	o.Candidate.Cwd = t.TempDir() // not a repository
+	if s := BestOf(context.Background(), o, FormatText, &stdout, &stderr); s.ExitCode != conversation.ExitUsage {
 		t.Fatalf("outside a repository: exit %d", s.ExitCode)
 	}
 }
 
-func TestRun_InterruptLeavesNoWorktree(t *testing.T) {
+func TestBestOf_InterruptLeavesNoWorktree(t *testing.T) {
 	dir := gitRepo(t)
 	reg := adapters.NewRegistry()
 	mock := mockllm.NewOpenAIServer(mockllm.OpenAITurn{Hang: true}, mockllm.OpenAITurn{Hang: true}, mockllm.OpenAITurn{Hang: true})
@@ -200,9 +213,8 @@ func TestRun_InterruptLeavesNoWorktree(t *testing.T) {
 		cancel()
 	}()
 	var stdout, stderr bytes.Buffer
-	s := Run(ctx, Options{Registry: reg, Agents: []string{"slow"}, N: 3, Jobs: 3, Cwd: dir, Prompt: "wait", Approve: conversation.ApproveAll,
-		Stdout: &stdout, Stderr: &stderr, Log: zerolog.Nop()})
-	if s.ExitCode != runner.ExitInterrupted || len(s.Candidates) != 3 {
+	s := BestOf(ctx, bestof.Options{Candidate: candidate(reg, dir, "wait"), Agents: []string{"slow"}, N: 3, Jobs: 3}, FormatText, &stdout, &stderr)
+	if s.ExitCode != conversation.ExitInterrupted || len(s.Candidates) != 3 {
 		t.Fatalf("exit %d, %d candidates", s.ExitCode, len(s.Candidates))
 	}
 	if w, b := hubRefs(t, dir); strings.Count(w, "\n") != 0 || b != "" {
@@ -213,7 +225,7 @@ func TestRun_InterruptLeavesNoWorktree(t *testing.T) {
 // Confirm decides instead of --apply: allowed, the winner is applied and
 // nothing is left; declined, the tree is untouched and only the winner's
 // branch stays. Progress reports each candidate's way to its end.
-func TestRun_ConfirmAppliesOrKeepsTheWinnersBranch(t *testing.T) {
+func TestBestOf_ConfirmAppliesOrKeepsTheWinnersBranch(t *testing.T) {
 	for _, yes := range []bool{true, false} {
 		t.Run(fmt.Sprint(yes), func(t *testing.T) {
 			dir := gitRepo(t)
@@ -223,16 +235,16 @@ func TestRun_ConfirmAppliesOrKeepsTheWinnersBranch(t *testing.T) {
 			var mu sync.Mutex
 			seen := map[string][]string{}
 			var asked []string
-			s := Run(context.Background(), Options{Registry: reg, Agents: []string{"bad", "good"}, Cwd: dir, Prompt: "write result.txt",
-				Check: proctest.ShellCommand("has:result.txt:pass"), Approve: conversation.ApproveAll, Log: zerolog.Nop(),
-				Progress: func(c Candidate) {
+			s := bestof.Run(context.Background(), bestof.Options{Candidate: candidate(reg, dir, "write result.txt"), Run: Candidate,
+				Agents: []string{"bad", "good"}, Check: proctest.ShellCommand("has:result.txt:pass"),
+				Progress: func(c bestof.Candidate) {
 					mu.Lock()
 					defer mu.Unlock()
 					if l := seen[c.Name]; len(l) == 0 || l[len(l)-1] != c.Status {
 						seen[c.Name] = append(l, c.Status)
 					}
 				},
-				Confirm: func(_ context.Context, s Summary) bool { asked = append(asked, s.Winner); return yes }})
+				Confirm: func(_ context.Context, s bestof.Summary) bool { asked = append(asked, s.Winner); return yes }})
 			if s.Winner != "good-1" || s.Applied != yes || len(asked) != 1 || asked[0] != "good-1" {
 				t.Fatalf("winner %q applied %v asked %v error %q", s.Winner, s.Applied, asked, s.Error)
 			}
@@ -252,7 +264,7 @@ func TestRun_ConfirmAppliesOrKeepsTheWinnersBranch(t *testing.T) {
 				if wantBranch == "" || s.Candidates[0].Branch != "" {
 					t.Fatalf("declined: branches %q %q, want only the winner's", s.Candidates[0].Branch, wantBranch)
 				}
-				if out, _ := git(context.Background(), dir, nil, "diff", wantBranch+"~1", wantBranch); !strings.Contains(string(out), "+pass") {
+				if out, _ := gitOut(dir, "diff", wantBranch+"~1", wantBranch); !strings.Contains(string(out), "+pass") {
 					t.Fatalf("the kept branch lacks the change:\n%s", out)
 				}
 			}
@@ -265,7 +277,7 @@ func TestRun_ConfirmAppliesOrKeepsTheWinnersBranch(t *testing.T) {
 
 // Two runs started in the same second in one repository get branches of
 // their own: the second does not fail on the first's kept branch.
-func TestRun_RunsInTheSameSecondDoNotCollide(t *testing.T) {
+func TestBestOf_RunsInTheSameSecondDoNotCollide(t *testing.T) {
 	dir := gitRepo(t)
 	mock := mockllm.NewOpenAIServer(
 		mockllm.OpenAITurn{ToolCalls: []mockllm.OpenAIToolCall{{Name: "write_file", Args: `{"path":"result.txt","content":"x\n"}`}}},
@@ -278,8 +290,9 @@ func TestRun_RunsInTheSameSecondDoNotCollide(t *testing.T) {
 	now := func() time.Time { return time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC) }
 	var branches []string
 	for range 2 {
-		s := Run(context.Background(), Options{Registry: reg, Agents: []string{"w"}, Cwd: dir, Prompt: "write", Keep: true,
-			Approve: conversation.ApproveAll, Now: now, Log: zerolog.Nop()})
+		c := candidate(reg, dir, "write")
+		c.Now = now
+		s := bestof.Run(context.Background(), bestof.Options{Candidate: c, Run: Candidate, Agents: []string{"w"}, Keep: true})
 		if s.ExitCode != 0 || s.Candidates[0].Status != "completed" {
 			t.Fatalf("exit %d, candidate %+v", s.ExitCode, s.Candidates[0])
 		}
@@ -288,31 +301,5 @@ func TestRun_RunsInTheSameSecondDoNotCollide(t *testing.T) {
 	}
 	if branches[0] == branches[1] {
 		t.Fatalf("both runs used branch %q", branches[0])
-	}
-}
-
-// A check is the user's command line, run in the candidate's directory by
-// the system shell as written (cmd.exe on Windows reads its own quoting):
-// exit 0 passes, and the output's tail is kept either way.
-func TestCheck_RunsTheCommandLineInTheWorktree(t *testing.T) {
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "result.txt"), []byte("pass\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	tests := []struct {
-		name, command, want, tail string
-	}{
-		{"passes", proctest.ShellCommand("has:result.txt:pass", "out:ok 3 tests\n"), "passed", "ok 3 tests"},
-		{"fails with its output", proctest.ShellCommand("out:FAIL TestX\n", "exit:1"), "failed", "FAIL TestX"},
-		{"reads the candidate's files", proctest.ShellCommand("has:result.txt:fail"), "failed", "want \"fail\""},
-		{"quoted words", proctest.Quote(proctest.Command()[0]) + ` "-hubtest.run" "out:a b" --`, "passed", "a b"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			got, tail := check(context.Background(), dir, tc.command, time.Minute)
-			if got != tc.want || !strings.Contains(tail, tc.tail) {
-				t.Fatalf("check = %s, tail %q; want %s with %q", got, tail, tc.want, tc.tail)
-			}
-		})
 	}
 }

@@ -1,0 +1,24 @@
+package conversation
+
+// Exit codes of a turn's outcome: `hub run`'s, CI's contract, and best of
+// N's (hub run --agents, /compare), which ranks the candidates by them.
+const (
+	ExitOK               = 0
+	ExitAgentError       = 1
+	ExitUsage            = 2
+	ExitNotInstalled     = 3
+	ExitNotAuthenticated = 4
+	ExitTimeout          = 5
+	ExitDenied           = 6
+	// ExitBudget: a budget (--max-turns, --max-tokens, --max-cost)
+	// stopped the agent before it finished.
+	ExitBudget = 7
+	// ExitMaxTokens and ExitRefusal: the model stopped at its output
+	// token limit, or refused; the text that arrived is kept.
+	ExitMaxTokens = 8
+	ExitRefusal   = 9
+	// ExitSchema: the final answer did not match --output-schema, also
+	// after the one repair turn.
+	ExitSchema      = 10
+	ExitInterrupted = 130
+)

@@ -1,0 +1,104 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sync"
+	"text/tabwriter"
+
+	"github.com/hubdev/hub/conversation/bestof"
+)
+
+// BestOf is hub run --agents: o's candidates are each a Run (Candidate),
+// their jsonl lines on stdout, a line on stderr as each ends, the outcome
+// after.
+func BestOf(ctx context.Context, o bestof.Options, format Format, stdout, stderr io.Writer) bestof.Summary {
+	stdout, stderr = &lockedWriter{w: stdout}, &lockedWriter{w: stderr} // the candidates write at once
+	if format == FormatJSONL {
+		o.Candidate.Lines = stdout
+	}
+	o.Run = Candidate
+	o.Progress = func(c bestof.Candidate) {
+		if c.Status == "completed" || c.Status == "failed" {
+			fmt.Fprintf(stderr, "hub: %s %s (check %s)\n", c.Name, c.Status, c.Check)
+		}
+	}
+	s := bestof.Run(ctx, o)
+	reportBestOf(s, format, o.Keep, stdout, stderr)
+	return s
+}
+
+// Candidate runs a best of N candidate as one hub run.
+func Candidate(ctx context.Context, c bestof.CandidateRun) bestof.CandidateResult {
+	format, out := FormatText, io.Discard
+	if c.Lines != nil {
+		format, out = FormatJSONL, c.Lines
+	}
+	s := Run(ctx, Options{Registry: c.Registry, Agent: c.Agent, Model: c.Model, Cwd: c.Cwd, Timeout: c.Timeout, Approve: c.Approve,
+		Ask: c.Ask, Rules: c.Rules, Prompt: c.Prompt, Format: format, Candidate: c.Name, Stdout: out, Log: c.Log, StopAll: func() {},
+		Now: c.Now, AuditDir: c.AuditDir})
+	return bestof.CandidateResult{ExitCode: s.ExitCode, Error: s.Error, Usage: s.Usage, Denials: len(s.Denied)}
+}
+
+// lockedWriter keeps each line whole.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// reportBestOf writes the outcome: in jsonl one summary line (after every
+// candidate's own lines), in text a table on stdout and how to inspect or
+// apply each candidate on stderr.
+func reportBestOf(s bestof.Summary, format Format, keep bool, stdout, stderr io.Writer) {
+	if format == FormatJSONL {
+		b, _ := json.Marshal(struct {
+			V    int    `json:"v"`
+			Type string `json:"type"`
+			bestof.Summary
+		}{EnvelopeVersion, "summary", s})
+		_, _ = stdout.Write(append(b, '\n'))
+		return
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "CANDIDATE\tSTATUS\tCHECK\tFILES\t+/-\tTOKENS\tTIME\tDENIALS")
+	for _, c := range s.Candidates {
+		tokens := "-"
+		if c.Usage != nil {
+			tokens = fmt.Sprint(c.Usage.InputTokens + c.Usage.OutputTokens)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t+%d/-%d\t%s\t%.1fs\t%d\n", c.Name, c.Status, c.Check, c.Files, c.Added, c.Removed,
+			tokens, float64(c.DurationMs)/1000, c.Denials)
+	}
+	_ = tw.Flush()
+	if s.Winner != "" {
+		fmt.Fprintf(stdout, "winner: %s (%s)\n", s.Winner, bestof.Rule)
+	}
+	for _, c := range s.Candidates {
+		switch {
+		case c.Worktree != "":
+			fmt.Fprintf(stderr, "hub: %s: worktree %s, branch %s (git diff %s~1 %s)\n", c.Name, c.Worktree, c.Branch, c.Branch, c.Branch)
+		case c.Branch != "":
+			fmt.Fprintf(stderr, "hub: %s: kept on branch %s (git diff %s~1 %s)\n", c.Name, c.Branch, c.Branch, c.Branch)
+		}
+		if c.Check == "failed" && c.CheckTail != "" {
+			fmt.Fprintf(stderr, "hub: %s check output:\n%s\n", c.Name, c.CheckTail)
+		}
+	}
+	switch {
+	case s.Applied:
+		fmt.Fprintf(stderr, "hub: applied %s to your working tree (uncommitted)\n", s.Winner)
+	case s.Winner != "" && !keep:
+		fmt.Fprintf(stderr, "hub: rerun with --apply to bring %s's change into your tree, or --keep to inspect the branches\n", s.Winner)
+	}
+	if s.Error != "" {
+		fmt.Fprintf(stderr, "hub: %s (exit %d)\n", s.Error, s.ExitCode)
+	}
+}
