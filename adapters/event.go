@@ -5,6 +5,7 @@
 package adapters
 
 import (
+	"context"
 	"encoding/json"
 	"sync"
 )
@@ -283,6 +284,16 @@ type PermissionRequest struct {
 	// (a persona's own deny rules): the gate refuses the request and
 	// reports it as its decision. It can only narrow.
 	Refusal *Refusal `json:"refusal,omitempty"`
+	// MustAsk, when set, says why a rule beside the session's (a persona's
+	// ask rule) has the call asked every time, like a secret read.
+	MustAsk string `json:"mustAsk,omitempty"`
+	// Unasked: the agent runs the call unasked when no rule decides it
+	// (the native loop's reads), so the gate allows it without a decision.
+	Unasked bool `json:"-"`
+	// Hook is the agent's own say on a call the rules do not deny (the
+	// native loop's PreToolUse hooks): a refusal, an allow of what would be
+	// asked (never of what must be), or nil.
+	Hook func(ctx context.Context) *Decision `json:"-"`
 
 	once     sync.Once
 	decision chan PermissionDecision

@@ -37,8 +37,8 @@ const (
 
 // Options tune an Adapter beyond its profile; zero values are defaults.
 type Options struct {
-	// Rules judge each tool call of a session whose front end gives none
-	// (SessionOptions.Rules; default: none, the loop's defaults).
+	// Rules judge each tool call of a session started without a gate
+	// or rules of its own (SessionOptions.Permission, .Rules).
 	Rules      config.PermissionsConfig
 	HTTPClient *http.Client
 	Clock      Clock
@@ -238,10 +238,14 @@ func withConfigured(session, configured []adapters.MCPServer) []adapters.MCPServ
 	return out
 }
 
-// checker is what judges the session's tool calls: the rules of the
-// session's own configuration when the front end gives them (every hub
-// front end does), else those the adapter was registered with.
+// checker judges the tool calls of a session started without a gate
+// (SessionOptions.Permission; the adapter used directly): the rules of its
+// configuration when given, else the adapter's. A front end's gate
+// judges each call of its sessions once, alone: they get none.
 func (a *Adapter) checker(opts adapters.SessionOptions) (*permission.Service, error) {
+	if opts.Permission != nil {
+		return nil, nil
+	}
 	rules := a.opts.Rules
 	if opts.Rules != nil {
 		rules = *opts.Rules

@@ -2,8 +2,10 @@ package openai
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
+	"fmt"
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/adapters/openai/tools"
@@ -63,51 +65,78 @@ func (s *Session) runTool(ctx context.Context, tc toolCall, out *adapters.Turn) 
 	return res.Output
 }
 
-// permitted passes a call through the permission service and then the
-// PreToolUse hooks, asking the user when neither decides; msg is what the
-// model reads when it may not run. A hook may deny, or allow what would
-// be asked; nothing lifts a deny of the permission service (the hard deny
-// list, deny rules), nor a must-ask (a secret read: the user is asked).
+// permitted has a call judged once, by the front end's gate (judge); msg
+// is what the model reads when it may not run. The loop keeps what is
+// its own: the tools it offers, that reads run unasked when no rule
+// decides (Unasked), and its PreToolUse hooks (Hook), which the gate runs
+// after its denies: a hook may deny, or allow what would be asked, never
+// what must be.
 func (s *Session) permitted(ctx context.Context, call adapters.ToolCall, req permission.Request, out *adapters.Turn) (msg string, ok bool) {
-	v := s.check(req)
-	if v.Decision != permission.Deny {
-		switch h := s.preToolUse(ctx, call, req.Kind, out); h.Decision {
-		case hooks.Deny:
-			s.decided(out, call, permission.Verdict{Decision: permission.Deny, Reason: "blocked by a PreToolUse hook: " + h.Reason, By: permission.ByHook})
-			fail(out, call.ID, "blocked by a hook: "+h.Reason)
-			return "Blocked by a PreToolUse hook: " + h.Reason + ". Do not retry this call; choose another approach or ask the user.", false
-		case hooks.Allow:
-			if !v.Must {
-				v = permission.Verdict{Decision: permission.Allow, Reason: "allowed by a PreToolUse hook", By: permission.ByHook}
-			}
-		}
-	}
-	switch v.Decision {
-	case permission.Allow:
-		if v.By != "" { // decided, not the loop's default for reads
-			s.decided(out, call, v)
-		}
-	case permission.Deny:
+	if !s.toolset.permits(req.Tool) {
+		_, mode := s.toolset.current()
+		v := permission.Verdict{Decision: permission.Deny, By: permission.ByRule,
+			Reason: fmt.Sprintf("tool %s is not offered in this session (mode %q or the agent's tools)", req.Tool, mode)}
 		s.decided(out, call, v)
-		fail(out, call.ID, "denied: "+v.Reason)
-		return "Permission denied (" + v.Reason + "). Do not retry this call; choose another approach or ask the user.", false
-	case permission.Ask:
-		d := s.ask(ctx, call, nil, out)
-		if s.rules.Permission == nil { // else the front end's gate keeps the session's one "always" memory
-			s.perm.Remember(req, d.Kind)
-		}
-		if d.By != "" { // the gate's decision, which it reported itself
-			s.record(call, d.Allowed(), d.By, d.Reason)
-		}
-		if !d.Allowed() {
-			fail(out, call.ID, "rejected by the user")
-			if d.Cancelled {
-				return "cancelled by the user", false
-			}
-			return "The user rejected this tool call. Do not retry it; ask the user how to proceed if needed.", false
-		}
+		return s.refused(out, call, adapters.PermissionDecision{Kind: adapters.RejectOnce, Reason: v.Reason})
 	}
-	return "", true
+	p := adapters.NewPermissionRequest(call, nil)
+	p.Unasked = req.Kind == adapters.KindRead || req.Kind == adapters.KindSearch || req.Kind == adapters.KindThink
+	var hook hooks.Outcome
+	p.Hook = func(ctx context.Context) *adapters.Decision {
+		switch hook = s.preToolUse(ctx, call, req.Kind, out); hook.Decision {
+		case hooks.Deny:
+			return &adapters.Decision{By: permission.ByHook, Reason: "blocked by a PreToolUse hook: " + hook.Reason}
+		case hooks.Allow:
+			return &adapters.Decision{Allowed: true, By: permission.ByHook, Reason: "allowed by a PreToolUse hook"}
+		}
+		return nil
+	}
+	switch d := s.judge(ctx, p, req, out); {
+	case d.Allowed():
+		return "", true
+	case d.By == permission.ByHook:
+		fail(out, call.ID, "blocked by a hook: "+hook.Reason)
+		return "Blocked by a PreToolUse hook: " + hook.Reason + ". Do not retry this call; choose another approach or ask the user.", false
+	default:
+		return s.refused(out, call, d)
+	}
+}
+
+// judge has p decided by the front end's gate; a session started without
+// one (the adapter used directly) judges with the adapter's rules and
+// asks whoever reads the turn's events what they leave open.
+func (s *Session) judge(ctx context.Context, p *adapters.PermissionRequest, req permission.Request, out *adapters.Turn) adapters.PermissionDecision {
+	if s.perm == nil {
+		d := s.await(ctx, p, out)
+		if d.By != "" { // the gate's decision, which it reported itself
+			s.record(p.Tool, d.Allowed(), d.By, d.Reason)
+		}
+		return d
+	}
+	v, ok := s.perm.Judge(ctx, p, req)
+	if !ok {
+		d := s.await(ctx, p, out)
+		s.perm.Remember(req, d.Kind)
+		return d
+	}
+	if v.By != "" { // decided, not the loop's default for reads
+		s.decided(out, p.Tool, v)
+	}
+	if v.Decision == permission.Deny {
+		return adapters.PermissionDecision{Kind: adapters.RejectOnce, By: v.By, Reason: v.Reason}
+	}
+	return adapters.PermissionDecision{Kind: adapters.AllowOnce, By: v.By, Reason: v.Reason}
+}
+
+// refused tells the model a call it may not run, and fails the call.
+func (s *Session) refused(out *adapters.Turn, call adapters.ToolCall, d adapters.PermissionDecision) (string, bool) {
+	if d.Cancelled {
+		fail(out, call.ID, "cancelled by the user")
+		return "cancelled by the user", false
+	}
+	why := cmp.Or(d.Reason, "the user rejected it")
+	fail(out, call.ID, "denied: "+why)
+	return "Permission denied (" + why + "). Do not retry this call; choose another approach or ask the user.", false
 }
 
 // decided reports a decision the loop took itself (the front end's gate
@@ -166,10 +195,10 @@ func (s *Session) doomLoop(ctx context.Context, call adapters.ToolCall, name str
 	}
 	ask := call
 	ask.Title = "Repeated " + itoa(s.repeats) + " times in a row: " + call.Title
-	d := s.ask(ctx, ask, []adapters.PermissionOption{
+	d := s.await(ctx, adapters.NewPermissionRequest(ask, []adapters.PermissionOption{
 		{ID: "continue", Name: "Let it continue", Kind: adapters.AllowOnce},
 		{ID: "stop", Name: "Stop the repetition", Kind: adapters.RejectOnce},
-	}, out)
+	}), out)
 	if d.Allowed() {
 		s.repeats = 0
 		return "", true
@@ -180,9 +209,8 @@ func (s *Session) doomLoop(ctx context.Context, call adapters.ToolCall, name str
 		" times in a row. Do not repeat it; try a different approach or explain what is blocking you.", false
 }
 
-// ask emits a permission request and waits for the answer or cancellation.
-func (s *Session) ask(ctx context.Context, call adapters.ToolCall, opts []adapters.PermissionOption, out *adapters.Turn) adapters.PermissionDecision {
-	req := adapters.NewPermissionRequest(call, opts)
+// await emits a permission request and waits for the answer or cancellation.
+func (s *Session) await(ctx context.Context, req *adapters.PermissionRequest, out *adapters.Turn) adapters.PermissionDecision {
 	out.Emit(adapters.Event{Type: adapters.EventPermission, Permission: req})
 	select {
 	case d := <-req.Decision():

@@ -10,6 +10,7 @@
 package permission
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -46,6 +47,9 @@ type Request struct {
 	// Paths are every file the call names (absolute), Path the first; a
 	// request built by hand may set Path alone.
 	Paths []string
+	// Must says why a rule beside the session's (a persona's ask rule)
+	// has the call asked every time, like a secret read ("" when none).
+	Must string
 }
 
 // files are the files req names.
@@ -239,6 +243,46 @@ func (s *Service) Check(req Request) Verdict {
 	return Verdict{Decision: defaultFor(req), Reason: "default"}
 }
 
+// Judge is Decide for an agent's request p, read as req: a refusal taken
+// before (p.Refusal), the rules, the agent's own say (p.Hook) on what
+// they do not deny, and its default (p.Unasked: allowed, By empty) for
+// what nothing decides. decided is false when the call is for whoever
+// answers; v then says why it must be asked, if it must.
+func (s *Service) Judge(ctx context.Context, p *adapters.PermissionRequest, req Request) (v Verdict, decided bool) {
+	if f := p.Refusal; f != nil {
+		return Verdict{Decision: Deny, By: f.By, Reason: f.Reason}, true
+	}
+	if v, decided = s.Decide(req); decided && v.Decision == Deny {
+		return v, true
+	}
+	if d := p.Hook; d != nil && ctx.Err() == nil {
+		if h := d(ctx); h != nil && (!h.Allowed || !v.Must) {
+			return Verdict{Decision: map[bool]Decision{true: Allow, false: Deny}[h.Allowed], By: h.By, Reason: h.Reason}, true
+		}
+	}
+	if !decided && p.Unasked {
+		return Verdict{Decision: Allow}, true
+	}
+	return v, decided && v.Decision == Allow
+}
+
+// Narrow reads req as rules that only narrow (a persona's own deny and
+// ask rules) read it: each as a deny does, matching when any part of a
+// command (under any wrapper, in any chain) or any file does. A deny wins
+// over an ask; an ask must be asked (Must). The hard deny list is left
+// to Decide.
+func (s *Service) Narrow(req Request) (v Verdict, ok bool) {
+	each := req.each()
+	for _, d := range []Decision{Deny, Ask} {
+		for i := range s.rules {
+			if r := &s.rules[i]; r.Decision == d && r.matchesAny(each) {
+				return Verdict{Decision: d, Reason: string(d) + " by " + r.label(), Must: d == Ask, By: ByRule}, true
+			}
+		}
+	}
+	return Verdict{}, false
+}
+
 // Remember stores allow_always / reject_always answers for the session.
 // An "always allow" is kept only for a request it may cover (Coverable);
 // neither is kept for a request hub cannot tell apart from others.
@@ -265,10 +309,14 @@ func (s *Service) Remember(req Request, kind adapters.PermissionOptionKind) {
 }
 
 // MustAsk says why req must be asked whatever else allows it ("" when it
-// need not): hub cannot read it (Unreadable), or it reads a secret (a
-// dotenv file, a private key, a credential store; IsSecretFile) by a file
-// tool or by a command naming one.
+// need not): a rule beside the session's says so (req.Must), hub cannot
+// read it (Unreadable), or it reads a secret (a dotenv file, a private
+// key, a credential store; IsSecretFile) by a file tool or by a command
+// naming one.
 func MustAsk(req Request) string {
+	if req.Must != "" {
+		return req.Must
+	}
 	if Unreadable(req) {
 		return "hub cannot tell what this tool call does (no command, no file, kind " + string(cmpKind(req.Kind)) + "): it is asked every time"
 	}
@@ -389,27 +437,28 @@ func defaultFor(req Request) Decision {
 	return Ask
 }
 
-// matchesAny reports whether the rule matches one of reqs (a deny).
+// matchesAny reports whether the rule matches one of reqs as a deny
+// matches (any part of a command).
 func (r *Rule) matchesAny(reqs []Request) bool {
-	return slices.ContainsFunc(reqs, r.matches)
+	return slices.ContainsFunc(reqs, func(q Request) bool { return r.matches(q, true) })
 }
 
 // matchesAll reports whether the rule matches every one of reqs (an allow
 // or ask).
 func (r *Rule) matchesAll(reqs []Request) bool {
 	for _, q := range reqs {
-		if !r.matches(q) {
+		if !r.matches(q, false) {
 			return false
 		}
 	}
 	return true
 }
 
-func (r *Rule) matches(req Request) bool {
+func (r *Rule) matches(req Request, any bool) bool {
 	if !toolMatches(r.Tool, req) {
 		return false
 	}
-	if r.Command != "" && !commandMatches(req.Command, r.Command, r.Decision == Deny) {
+	if r.Command != "" && !commandMatches(req.Command, r.Command, any) {
 		return false
 	}
 	if r.pathGlob != "" {
