@@ -276,7 +276,7 @@ func (s *Service) Narrow(req Request) (v Verdict, ok bool) {
 	for _, d := range []Decision{Deny, Ask} {
 		for i := range s.rules {
 			if r := &s.rules[i]; r.Decision == d && r.matchesAny(each) {
-				return Verdict{Decision: d, Reason: string(d) + " by " + r.label(), Must: d == Ask, By: ByRule}, true
+				return Verdict{Decision: d, Reason: map[Decision]string{Deny: "denied", Ask: "asked"}[d] + " by " + r.label(), Must: d == Ask, By: ByRule}, true
 			}
 		}
 	}
