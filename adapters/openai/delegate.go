@@ -1,7 +1,6 @@
 package openai
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,7 +10,6 @@ import (
 	"time"
 
 	"github.com/hubdev/hub/adapters"
-	"github.com/hubdev/hub/internal/permission"
 )
 
 // delegateToolName is the native loop's built-in tool for hub's
@@ -73,13 +71,10 @@ func (s *Session) runDelegate(ctx context.Context, call adapters.ToolCall, args 
 		fail(out, call.ID, err.Error())
 		return "error: " + err.Error()
 	}
-	if msg, ok := s.doomLoop(ctx, call, call.Name, args, out); !ok {
-		return msg
-	}
 	// Asked like an MCP tool (kind other), and gated by PreToolUse hooks;
-	// an "always" answer holds for the agent (or session) the user saw.
-	req := permission.Request{Tool: call.Name, Kind: adapters.KindOther, Cwd: s.env.Root, Command: cmp.Or(a.Agent, a.Session)}
-	if msg, ok := s.permitted(ctx, call, req, out); !ok {
+	// an "always" answer holds for the agent (or session) the user saw
+	// (permission.RequestOf).
+	if msg, ok := s.permitted(ctx, call, args, out); !ok {
 		return msg
 	}
 	out.Emit(adapters.Event{Type: adapters.EventToolUpdate, Tool: &adapters.ToolCall{ID: call.ID, Status: adapters.StatusInProgress}})

@@ -22,7 +22,9 @@ import (
 // allows. Before, the loop judged with its own copy of the rules and the
 // gate never saw the calls those decided.
 func TestSession_GateJudgesEachCallOnce(t *testing.T) {
-	rules := func(rs ...config.PermissionRule) *config.PermissionsConfig { return &config.PermissionsConfig{Rules: rs} }
+	rules := func(rs ...config.PermissionRule) *config.PermissionsConfig {
+		return &config.PermissionsConfig{Rules: rs}
+	}
 	call := func(name, args string) mockllm.OpenAITurn {
 		return mockllm.OpenAITurn{ToolCalls: []mockllm.OpenAIToolCall{{Name: name, Args: args}}}
 	}

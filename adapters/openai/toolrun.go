@@ -41,11 +41,7 @@ func (s *Session) runTool(ctx context.Context, tc toolCall, out *adapters.Turn) 
 	call.Title, call.Locations = p.Title, p.Locations
 	out.Emit(adapters.Event{Type: adapters.EventToolCall, Tool: &call})
 
-	if msg, ok := s.doomLoop(ctx, call, name, args, out); !ok {
-		return msg
-	}
-	req := permission.Request{Tool: name, Kind: p.Kind, Path: p.Path, Cwd: s.env.Root, Command: p.Command}
-	if msg, ok := s.permitted(ctx, call, req, out); !ok {
+	if msg, ok := s.permitted(ctx, call, args, out); !ok {
 		return msg
 	}
 	out.Emit(adapters.Event{Type: adapters.EventToolUpdate, Tool: &adapters.ToolCall{ID: call.ID, Status: adapters.StatusInProgress}})
@@ -65,25 +61,28 @@ func (s *Session) runTool(ctx context.Context, tc toolCall, out *adapters.Turn) 
 	return res.Output
 }
 
-// permitted has a call judged once, by the front end's gate (judge); msg
-// is what the model reads when it may not run. The loop keeps what is
-// its own: the tools it offers, that reads run unasked when no rule
-// decides (Unasked), and its PreToolUse hooks (Hook), which the gate runs
-// after its denies: a hook may deny, or allow what would be asked, never
-// what must be.
-func (s *Session) permitted(ctx context.Context, call adapters.ToolCall, req permission.Request, out *adapters.Turn) (msg string, ok bool) {
-	if !s.toolset.permits(req.Tool) {
-		_, mode := s.toolset.current()
-		v := permission.Verdict{Decision: permission.Deny, By: permission.ByRule,
-			Reason: fmt.Sprintf("tool %s is not offered in this session (mode %q or the agent's tools)", req.Tool, mode)}
-		s.decided(out, call, v)
-		return s.refused(out, call, adapters.PermissionDecision{Kind: adapters.RejectOnce, Reason: v.Reason})
+// permitted has a call judged once, by the front end's gate (judge), after
+// the doom loop check; msg is what the model reads when it may not run.
+// The loop keeps what is its own: it refuses a tool it does not offer,
+// and marks that reads run unasked when no rule decides (Unasked) and
+// its PreToolUse hooks (Hook), which the gate runs after its denies: a
+// hook may deny, or allow what would be asked, never what must be.
+func (s *Session) permitted(ctx context.Context, call adapters.ToolCall, args json.RawMessage, out *adapters.Turn) (msg string, ok bool) {
+	if msg, ok := s.doomLoop(ctx, call, call.Name, args, out); !ok {
+		return msg, false
 	}
 	p := adapters.NewPermissionRequest(call, nil)
-	p.Unasked = req.Kind == adapters.KindRead || req.Kind == adapters.KindSearch || req.Kind == adapters.KindThink
+	var d adapters.PermissionDecision
+	if !s.toolset.permits(call.Name) { // the loop's own refusal: it never offered the tool
+		_, mode := s.toolset.current()
+		d = adapters.PermissionDecision{Kind: adapters.RejectOnce, By: permission.ByRule,
+			Reason: fmt.Sprintf("tool %s is not offered in this session (mode %q or the agent's tools)", call.Name, mode)}
+		out.Emit(s.record(call, false, d.By, d.Reason))
+	}
+	p.Unasked = call.Kind == adapters.KindRead || call.Kind == adapters.KindSearch || call.Kind == adapters.KindThink
 	var hook hooks.Outcome
 	p.Hook = func(ctx context.Context) *adapters.Decision {
-		switch hook = s.preToolUse(ctx, call, req.Kind, out); hook.Decision {
+		switch hook = s.preToolUse(ctx, call, call.Kind, out); hook.Decision {
 		case hooks.Deny:
 			return &adapters.Decision{By: permission.ByHook, Reason: "blocked by a PreToolUse hook: " + hook.Reason}
 		case hooks.Allow:
@@ -91,28 +90,38 @@ func (s *Session) permitted(ctx context.Context, call adapters.ToolCall, req per
 		}
 		return nil
 	}
-	switch d := s.judge(ctx, p, req, out); {
+	if d.By == "" {
+		d = s.judge(ctx, p, out)
+	}
+	switch {
 	case d.Allowed():
 		return "", true
+	case d.Cancelled:
+		fail(out, call.ID, "cancelled by the user")
+		return "cancelled by the user", false
 	case d.By == permission.ByHook:
 		fail(out, call.ID, "blocked by a hook: "+hook.Reason)
 		return "Blocked by a PreToolUse hook: " + hook.Reason + ". Do not retry this call; choose another approach or ask the user.", false
 	default:
-		return s.refused(out, call, d)
+		why := cmp.Or(d.Reason, "the user rejected it")
+		fail(out, call.ID, "denied: "+why)
+		return "Permission denied (" + why + "). Do not retry this call; choose another approach or ask the user.", false
 	}
 }
 
-// judge has p decided by the front end's gate; a session started without
-// one (the adapter used directly) judges with the adapter's rules and
-// asks whoever reads the turn's events what they leave open.
-func (s *Session) judge(ctx context.Context, p *adapters.PermissionRequest, req permission.Request, out *adapters.Turn) adapters.PermissionDecision {
+// judge has p decided by the front end's gate, which reports what it
+// decides; a session started without one (the adapter used directly)
+// judges with the adapter's rules and asks whoever reads the turn's
+// events what they leave open.
+func (s *Session) judge(ctx context.Context, p *adapters.PermissionRequest, out *adapters.Turn) adapters.PermissionDecision {
 	if s.perm == nil {
 		d := s.await(ctx, p, out)
-		if d.By != "" { // the gate's decision, which it reported itself
+		if d.By != "" {
 			s.record(p.Tool, d.Allowed(), d.By, d.Reason)
 		}
 		return d
 	}
+	req := permission.RequestOf(p.Tool, s.env.Root)
 	v, ok := s.perm.Judge(ctx, p, req)
 	if !ok {
 		d := s.await(ctx, p, out)
@@ -120,29 +129,10 @@ func (s *Session) judge(ctx context.Context, p *adapters.PermissionRequest, req 
 		return d
 	}
 	if v.By != "" { // decided, not the loop's default for reads
-		s.decided(out, p.Tool, v)
+		out.Emit(s.record(p.Tool, v.Decision == permission.Allow, v.By, v.Reason))
 	}
-	if v.Decision == permission.Deny {
-		return adapters.PermissionDecision{Kind: adapters.RejectOnce, By: v.By, Reason: v.Reason}
-	}
-	return adapters.PermissionDecision{Kind: adapters.AllowOnce, By: v.By, Reason: v.Reason}
-}
-
-// refused tells the model a call it may not run, and fails the call.
-func (s *Session) refused(out *adapters.Turn, call adapters.ToolCall, d adapters.PermissionDecision) (string, bool) {
-	if d.Cancelled {
-		fail(out, call.ID, "cancelled by the user")
-		return "cancelled by the user", false
-	}
-	why := cmp.Or(d.Reason, "the user rejected it")
-	fail(out, call.ID, "denied: "+why)
-	return "Permission denied (" + why + "). Do not retry this call; choose another approach or ask the user.", false
-}
-
-// decided reports a decision the loop took itself (the front end's gate
-// reports those it answers), in the turn and the session's transcript.
-func (s *Session) decided(out *adapters.Turn, call adapters.ToolCall, v permission.Verdict) {
-	out.Emit(s.record(call, v.Decision == permission.Allow, v.By, v.Reason))
+	return adapters.PermissionDecision{Kind: map[bool]adapters.PermissionOptionKind{true: adapters.AllowOnce, false: adapters.RejectOnce}[v.Decision == permission.Allow],
+		By: v.By, Reason: v.Reason}
 }
 
 // record writes one decision in the session's transcript.
@@ -160,11 +150,7 @@ func (s *Session) record(call adapters.ToolCall, allowed bool, by, reason string
 func (s *Session) runMCPTool(ctx context.Context, call adapters.ToolCall, t mcpTool, args json.RawMessage, out *adapters.Turn) string {
 	call.Kind, call.Title = adapters.KindOther, t.server+": "+t.tool
 	out.Emit(adapters.Event{Type: adapters.EventToolCall, Tool: &call})
-	if msg, ok := s.doomLoop(ctx, call, call.Name, args, out); !ok {
-		return msg
-	}
-	req := permission.Request{Tool: call.Name, Kind: adapters.KindOther, Cwd: s.env.Root}
-	if msg, ok := s.permitted(ctx, call, req, out); !ok {
+	if msg, ok := s.permitted(ctx, call, args, out); !ok {
 		return msg
 	}
 	out.Emit(adapters.Event{Type: adapters.EventToolUpdate, Tool: &adapters.ToolCall{ID: call.ID, Status: adapters.StatusInProgress}})
