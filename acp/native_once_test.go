@@ -31,7 +31,9 @@ func TestNativeSession_EachCallDecidedOnce(t *testing.T) {
 	home := t.TempDir()
 	t.Setenv("HOME", home)
 	t.Setenv("USERPROFILE", home)
-	rule := func(tool, decision string) config.PermissionRule { return config.PermissionRule{Tool: tool, Decision: decision} }
+	rule := func(tool, decision string) config.PermissionRule {
+		return config.PermissionRule{Tool: tool, Decision: decision}
+	}
 	call := func(name, args string) mockllm.OpenAITurn {
 		return mockllm.OpenAITurn{ToolCalls: []mockllm.OpenAIToolCall{{Name: name, Args: args}}}
 	}

@@ -844,9 +844,8 @@ func (ss *session) decided(ev adapters.Event) {
 }
 
 // refusal is what the conversation says of a decision: why hub refused a
-// call without asking (the deny list, a deny rule, a persona's, a hook,
-// options it cannot relay); nothing for what the user answered, now or
-// "always", or allowed.
+// call without asking (the deny list, a rule, a hook, bad options);
+// nothing for what the user answered, now or "always", or allowed.
 func (ss *session) refusal(d *adapters.Decision) []schema.SessionUpdate {
 	if d == nil || d.Allowed || d.By == conversation.ByUser || d.By == permission.ByAlways {
 		return nil

@@ -280,20 +280,15 @@ func (d PermissionDecision) Allowed() bool {
 type PermissionRequest struct {
 	Tool    ToolCall           `json:"tool"`
 	Options []PermissionOption `json:"options"`
-	// Refusal, when set, is a refusal decided before the session's gate
-	// (a persona's own deny rules): the gate refuses the request and
-	// reports it as its decision. It can only narrow.
+	// Refusal is a refusal taken before the gate (a persona's deny rule),
+	// which the gate reports as its decision. It can only narrow.
 	Refusal *Refusal `json:"refusal,omitempty"`
-	// MustAsk, when set, says why a rule beside the session's (a persona's
-	// ask rule) has the call asked every time, like a secret read.
+	// MustAsk says why a persona's ask rule has the call asked every time.
 	MustAsk string `json:"mustAsk,omitempty"`
-	// Unasked: the agent runs the call unasked when no rule decides it
-	// (the native loop's reads), so the gate allows it without a decision.
-	Unasked bool `json:"-"`
-	// Hook is the agent's own say on a call the rules do not deny (the
-	// native loop's PreToolUse hooks): a refusal, an allow of what would be
-	// asked (never of what must be), or nil.
-	Hook func(ctx context.Context) *Decision `json:"-"`
+	// Unasked and Hook are the native loop's say after the gate's denies: a
+	// read runs unasked if no rule decides; a hook refuses or allows.
+	Unasked bool                                `json:"-"`
+	Hook    func(ctx context.Context) *Decision `json:"-"`
 
 	once     sync.Once
 	decision chan PermissionDecision

@@ -115,9 +115,7 @@ func (g *Gate) AskAs(ctx context.Context, p *adapters.PermissionRequest, agent, 
 }
 
 // decide applies the evaluation order: a request hub cannot answer, then
-// the rules (permission.Service.Judge: a refusal taken before, hard deny,
-// deny rules, "always" answers, must-ask, grants, allow rules, the
-// agent's own say), then the Answerer.
+// the rules (permission.Service.Judge), then the Answerer.
 func (g *Gate) decide(ctx context.Context, p *adapters.PermissionRequest, agent, cwd string) Reply {
 	if why := permission.OptionsProblem(p.Options); why != "" {
 		return Reply{Decision: adapters.PermissionDecision{Kind: adapters.RejectOnce}, By: ByHub, Reason: why}

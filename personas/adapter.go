@@ -88,14 +88,12 @@ func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adap
 }
 
 // gate marks what the persona's own rules deny as refused and what they
-// ask as asked every time, for the session's gate to decide and report;
-// they read a command as deny rules do, so a wrapper or a chain hides no
-// part of it. The rest goes to next as it is.
+// ask as must-ask (permission.Service.Narrow), for the session's gate.
 func (p Persona) gate(next adapters.PermissionFunc, cwd string) adapters.PermissionFunc {
 	if next == nil {
 		return nil
 	}
-	own, err := permission.New(p.ownRules())
+	own, err := permission.New(p.Rules(config.PermissionsConfig{}))
 	if err != nil { // Parse checked every rule
 		own, _ = permission.New(config.PermissionsConfig{})
 	}

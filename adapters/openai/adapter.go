@@ -238,19 +238,13 @@ func withConfigured(session, configured []adapters.MCPServer) []adapters.MCPServ
 	return out
 }
 
-// checker judges the tool calls of a session started without a gate
-// (SessionOptions.Permission; the adapter used directly): the rules of its
-// configuration when given, else the adapter's. A front end's gate
-// judges each call of its sessions once, alone: they get none.
+// checker judges the calls of a session without a gate (the adapter used
+// directly), by its rules or the adapter's; a gate judges each call alone.
 func (a *Adapter) checker(opts adapters.SessionOptions) (*permission.Service, error) {
 	if opts.Permission != nil {
 		return nil, nil
 	}
-	rules := a.opts.Rules
-	if opts.Rules != nil {
-		rules = *opts.Rules
-	}
-	s, err := permission.New(rules)
+	s, err := permission.New(*cmp.Or(opts.Rules, &a.opts.Rules))
 	if err != nil {
 		return nil, fmt.Errorf("the permission rules of %s: %w", opts.Cwd, err)
 	}

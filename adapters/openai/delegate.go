@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/adapters/openai/tools"
 )
 
 // delegateToolName is the native loop's built-in tool for hub's
@@ -77,15 +78,10 @@ func (s *Session) runDelegate(ctx context.Context, call adapters.ToolCall, args 
 	if msg, ok := s.permitted(ctx, call, args, out); !ok {
 		return msg
 	}
-	out.Emit(adapters.Event{Type: adapters.EventToolUpdate, Tool: &adapters.ToolCall{ID: call.ID, Status: adapters.StatusInProgress}})
 	text, err := s.delegate(ctx, adapters.DelegateRequest{Agent: a.Agent, Prompt: a.Prompt, Session: a.Session, Cwd: a.Cwd,
 		Model: a.Model, Timeout: time.Duration(a.TimeoutSeconds) * time.Second})
-	upd := &adapters.ToolCall{ID: call.ID, Status: adapters.StatusCompleted, Content: []adapters.ToolContent{textContent(capText(text, uiTextCap))}}
 	if err != nil {
-		text = "error: " + err.Error()
-		upd.Status, upd.Content = adapters.StatusFailed, []adapters.ToolContent{textContent(err.Error())}
+		return s.ran(ctx, call, tools.Result{Output: "error: " + err.Error(), Content: []adapters.ToolContent{textContent(err.Error())}, Failed: true}, out)
 	}
-	out.Emit(adapters.Event{Type: adapters.EventToolUpdate, Tool: upd})
-	s.postToolUse(ctx, call, upd, text, out)
-	return text
+	return s.ran(ctx, call, tools.Result{Output: text}, out)
 }

@@ -9,7 +9,6 @@ import (
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/adapters/openai/tools"
-	"github.com/hubdev/hub/internal/hooks"
 	"github.com/hubdev/hub/internal/permission"
 	"github.com/hubdev/hub/internal/transcript"
 )
@@ -33,8 +32,7 @@ func (s *Session) runTool(ctx context.Context, tc toolCall, out *adapters.Turn) 
 	}
 	p, err := s.env.Prepare(name, args)
 	if err != nil {
-		call.Status = adapters.StatusFailed
-		call.Content = []adapters.ToolContent{textContent(err.Error())}
+		call.Status, call.Content = adapters.StatusFailed, []adapters.ToolContent{textContent(err.Error())}
 		out.Emit(adapters.Event{Type: adapters.EventToolCall, Tool: &call})
 		return "error: " + err.Error()
 	}
@@ -44,11 +42,15 @@ func (s *Session) runTool(ctx context.Context, tc toolCall, out *adapters.Turn) 
 	if msg, ok := s.permitted(ctx, call, args, out); !ok {
 		return msg
 	}
-	out.Emit(adapters.Event{Type: adapters.EventToolUpdate, Tool: &adapters.ToolCall{ID: call.ID, Status: adapters.StatusInProgress}})
-	res := p.Run(ctx, func(u adapters.ToolCall) {
+	return s.ran(ctx, call, p.Run(ctx, func(u adapters.ToolCall) {
 		u.ID = call.ID
 		out.Emit(adapters.Event{Type: adapters.EventToolUpdate, Tool: &u})
-	})
+	}), out)
+}
+
+// ran reports what a call did (its content, else its text) and runs the
+// PostToolUse hooks; the model reads res.Output.
+func (s *Session) ran(ctx context.Context, call adapters.ToolCall, res tools.Result, out *adapters.Turn) string {
 	upd := &adapters.ToolCall{ID: call.ID, Status: adapters.StatusCompleted, Content: res.Content, Locations: res.Locations}
 	if res.Failed {
 		upd.Status = adapters.StatusFailed
@@ -61,58 +63,40 @@ func (s *Session) runTool(ctx context.Context, tc toolCall, out *adapters.Turn) 
 	return res.Output
 }
 
-// permitted has a call judged once, by the front end's gate (judge), after
-// the doom loop check; msg is what the model reads when it may not run.
-// The loop keeps what is its own: it refuses a tool it does not offer,
-// and marks that reads run unasked when no rule decides (Unasked) and
-// its PreToolUse hooks (Hook), which the gate runs after its denies: a
-// hook may deny, or allow what would be asked, never what must be.
+// permitted has a call judged once, by the gate, after the doom loop
+// check; the loop only refuses a tool it does not offer, and marks its
+// own say (Unasked, Hook). msg is what the model reads when it may not run.
 func (s *Session) permitted(ctx context.Context, call adapters.ToolCall, args json.RawMessage, out *adapters.Turn) (msg string, ok bool) {
 	if msg, ok := s.doomLoop(ctx, call, call.Name, args, out); !ok {
 		return msg, false
 	}
 	p := adapters.NewPermissionRequest(call, nil)
+	p.Unasked = call.Kind == adapters.KindRead || call.Kind == adapters.KindSearch || call.Kind == adapters.KindThink
+	p.Hook = func(ctx context.Context) *adapters.Decision { return s.preToolUse(ctx, call, out) }
 	var d adapters.PermissionDecision
-	if !s.toolset.permits(call.Name) { // the loop's own refusal: it never offered the tool
+	if s.toolset.permits(call.Name) {
+		d = s.judge(ctx, p, out)
+	} else {
 		_, mode := s.toolset.current()
 		d = adapters.PermissionDecision{Kind: adapters.RejectOnce, By: permission.ByRule,
 			Reason: fmt.Sprintf("tool %s is not offered in this session (mode %q or the agent's tools)", call.Name, mode)}
 		out.Emit(s.record(call, false, d.By, d.Reason))
 	}
-	p.Unasked = call.Kind == adapters.KindRead || call.Kind == adapters.KindSearch || call.Kind == adapters.KindThink
-	var hook hooks.Outcome
-	p.Hook = func(ctx context.Context) *adapters.Decision {
-		switch hook = s.preToolUse(ctx, call, call.Kind, out); hook.Decision {
-		case hooks.Deny:
-			return &adapters.Decision{By: permission.ByHook, Reason: "blocked by a PreToolUse hook: " + hook.Reason}
-		case hooks.Allow:
-			return &adapters.Decision{Allowed: true, By: permission.ByHook, Reason: "allowed by a PreToolUse hook"}
-		}
-		return nil
-	}
-	if d.By == "" {
-		d = s.judge(ctx, p, out)
-	}
-	switch {
+	switch why := cmp.Or(d.Reason, "the user rejected it"); {
 	case d.Allowed():
+		out.Emit(adapters.Event{Type: adapters.EventToolUpdate, Tool: &adapters.ToolCall{ID: call.ID, Status: adapters.StatusInProgress}})
 		return "", true
 	case d.Cancelled:
 		fail(out, call.ID, "cancelled by the user")
 		return "cancelled by the user", false
-	case d.By == permission.ByHook:
-		fail(out, call.ID, "blocked by a hook: "+hook.Reason)
-		return "Blocked by a PreToolUse hook: " + hook.Reason + ". Do not retry this call; choose another approach or ask the user.", false
 	default:
-		why := cmp.Or(d.Reason, "the user rejected it")
 		fail(out, call.ID, "denied: "+why)
 		return "Permission denied (" + why + "). Do not retry this call; choose another approach or ask the user.", false
 	}
 }
 
-// judge has p decided by the front end's gate, which reports what it
-// decides; a session started without one (the adapter used directly)
-// judges with the adapter's rules and asks whoever reads the turn's
-// events what they leave open.
+// judge has p decided by the gate, which reports it; a session without one
+// judges by its own rules and asks the turn's reader what they leave open.
 func (s *Session) judge(ctx context.Context, p *adapters.PermissionRequest, out *adapters.Turn) adapters.PermissionDecision {
 	if s.perm == nil {
 		d := s.await(ctx, p, out)
@@ -153,18 +137,8 @@ func (s *Session) runMCPTool(ctx context.Context, call adapters.ToolCall, t mcpT
 	if msg, ok := s.permitted(ctx, call, args, out); !ok {
 		return msg
 	}
-	out.Emit(adapters.Event{Type: adapters.EventToolUpdate, Tool: &adapters.ToolCall{ID: call.ID, Status: adapters.StatusInProgress}})
 	text, content, failed := t.call(ctx, args)
-	upd := &adapters.ToolCall{ID: call.ID, Status: adapters.StatusCompleted, Content: content}
-	if failed {
-		upd.Status = adapters.StatusFailed
-	}
-	if len(upd.Content) == 0 {
-		upd.Content = []adapters.ToolContent{textContent(capText(text, uiTextCap))}
-	}
-	out.Emit(adapters.Event{Type: adapters.EventToolUpdate, Tool: upd})
-	s.postToolUse(ctx, call, upd, text, out)
-	return text
+	return s.ran(ctx, call, tools.Result{Output: text, Content: content, Failed: failed}, out)
 }
 
 // doomLoop asks the user before the same call runs doomLoopRepeats times in

@@ -47,8 +47,7 @@ type Request struct {
 	// Paths are every file the call names (absolute), Path the first; a
 	// request built by hand may set Path alone.
 	Paths []string
-	// Must says why a rule beside the session's (a persona's ask rule)
-	// has the call asked every time, like a secret read ("" when none).
+	// Must says why a persona's ask rule has the call asked every time.
 	Must string
 }
 
@@ -240,14 +239,12 @@ func (s *Service) Check(req Request) Verdict {
 	if v, ok := s.Decide(req); ok {
 		return v
 	}
-	return Verdict{Decision: defaultFor(req), Reason: "default"}
+	return Verdict{Decision: map[bool]Decision{true: Allow, false: Ask}[readOnlyKinds[req.Kind]], Reason: "default"}
 }
 
-// Judge is Decide for an agent's request p, read as req: a refusal taken
-// before (p.Refusal), the rules, the agent's own say (p.Hook) on what
-// they do not deny, and its default (p.Unasked: allowed, By empty) for
-// what nothing decides. decided is false when the call is for whoever
-// answers; v then says why it must be asked, if it must.
+// Judge is Decide for p, read as req, between p's refusal and the agent's
+// own say (Hook, then Unasked: allowed, By empty); undecided, the call is
+// for whoever answers.
 func (s *Service) Judge(ctx context.Context, p *adapters.PermissionRequest, req Request) (v Verdict, decided bool) {
 	if f := p.Refusal; f != nil {
 		return Verdict{Decision: Deny, By: f.By, Reason: f.Reason}, true
@@ -266,18 +263,12 @@ func (s *Service) Judge(ctx context.Context, p *adapters.PermissionRequest, req 
 	return v, decided && v.Decision == Allow
 }
 
-// Narrow reads req as rules that only narrow (a persona's own deny and
-// ask rules) read it: each as a deny does, matching when any part of a
-// command (under any wrapper, in any chain) or any file does. A deny wins
-// over an ask; an ask must be asked (Must). The hard deny list is left
-// to Decide.
+// Narrow is what rules that only narrow (a persona's) say of req, each
+// matching as a deny does (any part of a command, any file); deny first.
 func (s *Service) Narrow(req Request) (v Verdict, ok bool) {
-	each := req.each()
 	for _, d := range []Decision{Deny, Ask} {
-		for i := range s.rules {
-			if r := &s.rules[i]; r.Decision == d && r.matchesAny(each) {
-				return Verdict{Decision: d, Reason: map[Decision]string{Deny: "denied", Ask: "asked"}[d] + " by " + r.label(), Must: d == Ask, By: ByRule}, true
-			}
+		if i := slices.IndexFunc(s.rules, func(r Rule) bool { return r.Decision == d && r.matchesAny(req.each()) }); i >= 0 {
+			return Verdict{Decision: d, Reason: map[Decision]string{Deny: "denied", Ask: "asked"}[d] + " by " + s.rules[i].label(), Must: d == Ask, By: ByRule}, true
 		}
 	}
 	return Verdict{}, false
@@ -309,10 +300,9 @@ func (s *Service) Remember(req Request, kind adapters.PermissionOptionKind) {
 }
 
 // MustAsk says why req must be asked whatever else allows it ("" when it
-// need not): a rule beside the session's says so (req.Must), hub cannot
-// read it (Unreadable), or it reads a secret (a dotenv file, a private
-// key, a credential store; IsSecretFile) by a file tool or by a command
-// naming one.
+// need not): req.Must, hub cannot read it (Unreadable), or it reads a
+// secret (a dotenv file, a private key, a credential store; IsSecretFile)
+// by a file tool or by a command naming one.
 func MustAsk(req Request) string {
 	if req.Must != "" {
 		return req.Must
@@ -429,16 +419,7 @@ func unwrapShell(command string) string {
 	return command
 }
 
-func defaultFor(req Request) Decision {
-	switch req.Kind {
-	case adapters.KindRead, adapters.KindSearch, adapters.KindThink:
-		return Allow
-	}
-	return Ask
-}
-
-// matchesAny reports whether the rule matches one of reqs as a deny
-// matches (any part of a command).
+// matchesAny reports whether the rule matches one of reqs, as a deny.
 func (r *Rule) matchesAny(reqs []Request) bool {
 	return slices.ContainsFunc(reqs, func(q Request) bool { return r.matches(q, true) })
 }

@@ -16,8 +16,7 @@ import (
 // RequestOf describes a tool call for the deny list and "always" scopes:
 // its name, kind, command and every file it names (absolute against cwd).
 // A call that carries a command is checked as the command it is, whatever
-// kind it claims; the native loop's delegate_agent without one is read
-// by the agent it names, as rules and "always" answers name it.
+// kind it claims; the native loop's delegate_agent, by the agent it names.
 func RequestOf(tc adapters.ToolCall, cwd string) Request {
 	req := Request{Tool: tc.Name, Kind: tc.Kind, Cwd: cwd, Command: CommandOf(tc), Paths: PathsOf(tc, cwd)}
 	if req.Tool == "" {
