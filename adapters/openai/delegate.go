@@ -72,9 +72,8 @@ func (s *Session) runDelegate(ctx context.Context, call adapters.ToolCall, args 
 		fail(out, call.ID, err.Error())
 		return "error: " + err.Error()
 	}
-	// Asked like an MCP tool (kind other), and gated by PreToolUse hooks;
-	// an "always" answer holds for the agent (or session) the user saw
-	// (permission.RequestOf).
+	// Asked like an MCP tool; an "always" answer holds for the agent (or
+	// session) the user saw (permission.RequestOf).
 	if msg, ok := s.permitted(ctx, call, args, out); !ok {
 		return msg
 	}

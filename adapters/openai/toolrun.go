@@ -48,8 +48,7 @@ func (s *Session) runTool(ctx context.Context, tc toolCall, out *adapters.Turn) 
 	}), out)
 }
 
-// ran reports what a call did (its content, else its text) and runs the
-// PostToolUse hooks; the model reads res.Output.
+// ran reports what a call did and runs the PostToolUse hooks.
 func (s *Session) ran(ctx context.Context, call adapters.ToolCall, res tools.Result, out *adapters.Turn) string {
 	upd := &adapters.ToolCall{ID: call.ID, Status: adapters.StatusCompleted, Content: res.Content, Locations: res.Locations}
 	if res.Failed {
@@ -67,7 +66,7 @@ func (s *Session) ran(ctx context.Context, call adapters.ToolCall, res tools.Res
 // check; the loop only refuses a tool it does not offer, and marks its
 // own say (Unasked, Hook). msg is what the model reads when it may not run.
 func (s *Session) permitted(ctx context.Context, call adapters.ToolCall, args json.RawMessage, out *adapters.Turn) (msg string, ok bool) {
-	if msg, ok := s.doomLoop(ctx, call, call.Name, args, out); !ok {
+	if msg, ok := s.doomLoop(ctx, call, args, out); !ok {
 		return msg, false
 	}
 	p := adapters.NewPermissionRequest(call, nil)
@@ -75,7 +74,9 @@ func (s *Session) permitted(ctx context.Context, call adapters.ToolCall, args js
 	p.Hook = func(ctx context.Context) *adapters.Decision { return s.preToolUse(ctx, call, out) }
 	var d adapters.PermissionDecision
 	if s.toolset.permits(call.Name) {
-		d = s.judge(ctx, p, out)
+		if d = s.judge(ctx, p, out); d.By != "" && s.perm == nil { // the gate reported it
+			s.record(call, d.Allowed(), d.By, d.Reason)
+		}
 	} else {
 		_, mode := s.toolset.current()
 		d = adapters.PermissionDecision{Kind: adapters.RejectOnce, By: permission.ByRule,
@@ -99,11 +100,7 @@ func (s *Session) permitted(ctx context.Context, call adapters.ToolCall, args js
 // judges by its own rules and asks the turn's reader what they leave open.
 func (s *Session) judge(ctx context.Context, p *adapters.PermissionRequest, out *adapters.Turn) adapters.PermissionDecision {
 	if s.perm == nil {
-		d := s.await(ctx, p, out)
-		if d.By != "" {
-			s.record(p.Tool, d.Allowed(), d.By, d.Reason)
-		}
-		return d
+		return s.await(ctx, p, out)
 	}
 	req := permission.RequestOf(p.Tool, s.env.Root)
 	v, ok := s.perm.Judge(ctx, p, req)
@@ -143,8 +140,8 @@ func (s *Session) runMCPTool(ctx context.Context, call adapters.ToolCall, t mcpT
 
 // doomLoop asks the user before the same call runs doomLoopRepeats times in
 // a row; ok is false when the call must not run.
-func (s *Session) doomLoop(ctx context.Context, call adapters.ToolCall, name string, args json.RawMessage, out *adapters.Turn) (string, bool) {
-	sig := name + "\x00" + canonicalJSON(args)
+func (s *Session) doomLoop(ctx context.Context, call adapters.ToolCall, args json.RawMessage, out *adapters.Turn) (string, bool) {
+	sig := call.Name + "\x00" + canonicalJSON(args)
 	if sig == s.lastCall {
 		s.repeats++
 	} else {
@@ -159,11 +156,10 @@ func (s *Session) doomLoop(ctx context.Context, call adapters.ToolCall, name str
 		{ID: "continue", Name: "Let it continue", Kind: adapters.AllowOnce},
 		{ID: "stop", Name: "Stop the repetition", Kind: adapters.RejectOnce},
 	}), out)
+	s.repeats = 0
 	if d.Allowed() {
-		s.repeats = 0
 		return "", true
 	}
-	s.repeats = 0
 	fail(out, call.ID, "stopped: the same call repeated")
 	return "Stopped by the user: you made this exact call with the same input " + itoa(doomLoopRepeats) +
 		" times in a row. Do not repeat it; try a different approach or explain what is blocking you.", false
