@@ -162,9 +162,11 @@ func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adap
 		env.BashTimeout = a.opts.BashTimeout
 	}
 	env.Sandbox = sandbox.Checked(ctx, a.opts.Sandbox, nil)
-	perm, err := a.checker(opts)
-	if err != nil {
-		return nil, err
+	var perm *permission.Service // a gate judges each call alone; without one, the adapter's rules
+	if opts.Permission == nil {
+		if perm, err = permission.New(*cmp.Or(opts.Rules, &a.opts.Rules)); err != nil {
+			return nil, fmt.Errorf("the permission rules of %s: %w", opts.Cwd, err)
+		}
 	}
 	ts, err := newToolset(opts)
 	if err != nil {
@@ -236,19 +238,6 @@ func withConfigured(session, configured []adapters.MCPServer) []adapters.MCPServ
 		}
 	}
 	return out
-}
-
-// checker judges the calls of a session without a gate (the adapter used
-// directly), by its rules or the adapter's; a gate judges each call alone.
-func (a *Adapter) checker(opts adapters.SessionOptions) (*permission.Service, error) {
-	if opts.Permission != nil {
-		return nil, nil
-	}
-	s, err := permission.New(*cmp.Or(opts.Rules, &a.opts.Rules))
-	if err != nil {
-		return nil, fmt.Errorf("the permission rules of %s: %w", opts.Cwd, err)
-	}
-	return s, nil
 }
 
 // hooksFor is the hooks the session runs: those of the session's own
