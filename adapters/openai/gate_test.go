@@ -104,3 +104,52 @@ func TestSession_GateJudgesEachCallOnce(t *testing.T) {
 		})
 	}
 }
+
+// A session started without a gate (the adapter used directly) judges
+// with its rules as a gate would, and asks nothing more than before: the
+// hard deny list and a deny rule refuse unasked, an allow rule allows,
+// a read no rule decides runs unasked, a write no rule decides is put to
+// whoever reads the turn's events; it reports each decision it takes.
+func TestSession_WithoutAGateJudgesByItsRules(t *testing.T) {
+	call := func(name, args string) mockllm.OpenAITurn {
+		return mockllm.OpenAITurn{ToolCalls: []mockllm.OpenAIToolCall{{Name: name, Args: args}}}
+	}
+	cases := []struct {
+		name      string
+		turn      mockllm.OpenAITurn
+		asks      int
+		decisions string // what decided, as reported
+		model     string
+	}{
+		{"hard deny", call("bash", `{"command":"rm -rf /"}`), 0, "hard deny", "Permission denied (hard deny"},
+		{"deny rule", call("write_file", `{"path":"secret.txt","content":"x"}`), 0, "rule", "Permission denied (denied by permissions.rules[1])"},
+		{"allow rule", call("write_file", `{"path":"ok.txt","content":"x"}`), 0, "rule", "wrote 1 bytes"},
+		{"a read runs unasked", call("read_file", `{"path":"notes.txt"}`), 0, "", "the notes"},
+		{"a write is asked", call("write_file", `{"path":"other.txt","content":"x"}`), 1, "", "Permission denied (the user rejected it)"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := newRig(t, func(_ *Profile, o *Options) {
+				o.Rules = config.PermissionsConfig{Rules: []config.PermissionRule{{Tool: "write_file", Path: "ok.txt", Decision: "allow"},
+					{Tool: "write_file", Path: "secret.txt", Decision: "deny"}}}
+			}, c.turn, mockllm.OpenAITurn{Text: "done"})
+			if err := os.WriteFile(filepath.Join(r.root, "notes.txt"), []byte("the notes\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			asks := 0
+			evs, _ := r.prompt(t, "go", func(*adapters.PermissionRequest) string { asks++; return "reject_once" })
+			var by []string
+			for _, e := range evs {
+				if e.Type == adapters.EventDecision {
+					by = append(by, e.Decision.By)
+				}
+			}
+			if asks != c.asks || strings.Join(by, ",") != c.decisions {
+				t.Errorf("asked %d times, decisions by %q; want %d and %q", asks, by, c.asks, c.decisions)
+			}
+			if got := lastMessage(r, 1); !strings.Contains(got, c.model) {
+				t.Errorf("the model read %q, want %q", got, c.model)
+			}
+		})
+	}
+}
