@@ -844,10 +844,10 @@ func (ss *session) decided(ev adapters.Event) {
 }
 
 // refusal is what the conversation says of a decision: why hub refused a
-// call without asking (the deny list, a deny rule, options it cannot
-// relay); nothing for what the user answered or allowed.
+// call without asking (the deny list, a rule, a hook, bad options);
+// nothing for what the user answered, now or "always", or allowed.
 func (ss *session) refusal(d *adapters.Decision) []schema.SessionUpdate {
-	if d == nil || d.Allowed || (d.By != permission.ByHardDeny && d.By != permission.ByRule && d.By != conversation.ByHub) {
+	if d == nil || d.Allowed || d.By == conversation.ByUser || d.By == permission.ByAlways {
 		return nil
 	}
 	ss.srv.log.Warn().Str("session", ss.id()).Str("tool", d.Title).Str("why", d.Reason).Msg("tool call refused")

@@ -164,8 +164,8 @@ type SessionOptions struct {
 	Permission PermissionFunc
 	// Rules, when set, are the permission rules of the session's own
 	// configuration (hub acp: the user's file and the project files of the
-	// session's cwd): an agent that judges its own tool calls (the native
-	// loop) judges them by these, not by the rules it was registered with.
+	// session's cwd): the native loop started without Permission judges its
+	// tool calls by these, not by the rules it was registered with.
 	Rules *config.PermissionsConfig
 	// Hooks, when not nil, are the hooks of the session's own
 	// configuration, for an agent that runs hooks itself (the native loop;

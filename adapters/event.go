@@ -5,6 +5,7 @@
 package adapters
 
 import (
+	"context"
 	"encoding/json"
 	"sync"
 )
@@ -279,10 +280,15 @@ func (d PermissionDecision) Allowed() bool {
 type PermissionRequest struct {
 	Tool    ToolCall           `json:"tool"`
 	Options []PermissionOption `json:"options"`
-	// Refusal, when set, is a refusal decided before the session's gate
-	// (a persona's own deny rules): the gate refuses the request and
-	// reports it as its decision. It can only narrow.
+	// Refusal is a refusal taken before the gate (a persona's deny rule),
+	// which the gate reports as its decision. It can only narrow.
 	Refusal *Refusal `json:"refusal,omitempty"`
+	// MustAsk says why a persona's ask rule has the call asked every time.
+	MustAsk string `json:"mustAsk,omitempty"`
+	// Unasked and Hook are the native loop's say after the gate's denies: a
+	// read runs unasked if no rule decides; a hook refuses or allows.
+	Unasked bool                                `json:"-"`
+	Hook    func(ctx context.Context) *Decision `json:"-"`
 
 	once     sync.Once
 	decision chan PermissionDecision

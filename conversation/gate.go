@@ -93,8 +93,8 @@ func NewGate(o GateOptions) (*Gate, error) {
 	return &Gate{rules: rules, o: o}, nil
 }
 
-// Rules are the gate's rules, "always" answers and grants, for an agent
-// that judges its own tool calls (the native loop).
+// Rules are the gate's rules, "always" answers and grants, which
+// --allow-tool and a skill's allowed-tools add to.
 func (g *Gate) Rules() *permission.Service { return g.rules }
 
 // Ask decides the agent's request; it is the session's
@@ -107,7 +107,7 @@ func (g *Gate) Ask(ctx context.Context, p *adapters.PermissionRequest) adapters.
 // user switches) made in cwd, the base of its relative paths.
 func (g *Gate) AskAs(ctx context.Context, p *adapters.PermissionRequest, agent, cwd string) adapters.PermissionDecision {
 	r := g.decide(ctx, p, agent, cwd)
-	if !r.Decision.Cancelled {
+	if !r.Decision.Cancelled && r.By != "" { // else the agent's default: no decision taken
 		r.Decision.By, r.Decision.Reason = r.By, r.Reason
 		g.emit(p, r)
 	}
@@ -115,24 +115,20 @@ func (g *Gate) AskAs(ctx context.Context, p *adapters.PermissionRequest, agent, 
 }
 
 // decide applies the evaluation order: a request hub cannot answer, then
-// the rules (hard deny, deny rules, "always" answers, must-ask, grants,
-// allow rules), then the Answerer.
+// the rules (permission.Service.Judge), then the Answerer.
 func (g *Gate) decide(ctx context.Context, p *adapters.PermissionRequest, agent, cwd string) Reply {
 	if why := permission.OptionsProblem(p.Options); why != "" {
 		return Reply{Decision: adapters.PermissionDecision{Kind: adapters.RejectOnce}, By: ByHub, Reason: why}
 	}
-	if f := p.Refusal; f != nil {
-		return Reply{Decision: Reject(p), By: f.By, Reason: f.Reason}
-	}
 	req := permission.RequestOf(p.Tool, cwd)
-	req.Agent = agent
-	v, decided := g.rules.Decide(req)
+	req.Agent, req.Must = agent, p.MustAsk
+	v, decided := g.rules.Judge(ctx, p, req)
 	switch {
 	case ctx.Err() != nil:
 		return Reply{Decision: adapters.PermissionDecision{Cancelled: true}}
 	case decided && v.Decision == permission.Deny:
 		return Reply{Decision: Reject(p), By: v.By, Reason: v.Reason}
-	case decided && v.Decision == permission.Allow:
+	case decided:
 		return Reply{Decision: Allow(p), By: v.By, Reason: v.Reason}
 	}
 	q := Question{Request: p, Call: req, Must: v.Must, Why: v.Reason, Always: permission.Coverable(req),

@@ -87,19 +87,22 @@ func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adap
 	return &warned{Session: s, warns: warns}, nil
 }
 
-// gate marks what the persona's own rules deny as refused, for the
-// session's gate to refuse and report; the rest goes to next as it is.
+// gate marks what the persona's own rules deny as refused and what they
+// ask as must-ask (permission.Service.Narrow), for the session's gate.
 func (p Persona) gate(next adapters.PermissionFunc, cwd string) adapters.PermissionFunc {
 	if next == nil {
 		return nil
 	}
-	own, err := permission.New(p.ownRules())
+	own, err := permission.New(p.Rules(config.PermissionsConfig{}))
 	if err != nil { // Parse checked every rule
 		own, _ = permission.New(config.PermissionsConfig{})
 	}
 	return func(ctx context.Context, req *adapters.PermissionRequest) adapters.PermissionDecision {
-		if v, ok := own.Decide(permission.RequestOf(req.Tool, cwd)); ok && v.Decision == permission.Deny && !v.Hard {
+		switch v, _ := own.Narrow(permission.RequestOf(req.Tool, cwd)); v.Decision {
+		case permission.Deny:
 			req.Refusal = &adapters.Refusal{By: "persona " + p.Name, Reason: v.Reason}
+		case permission.Ask:
+			req.MustAsk = "persona " + p.Name + ": " + v.Reason
 		}
 		return next(ctx, req)
 	}

@@ -90,11 +90,6 @@ func (p Persona) Rules(user config.PermissionsConfig) config.PermissionsConfig {
 	return out
 }
 
-// ownRules are the rules the persona adds to the user's, alone.
-func (p Persona) ownRules() config.PermissionsConfig {
-	return p.Rules(config.PermissionsConfig{})
-}
-
 // Apply fits opts to the persona on a backend with caps: its prompt
 // through the system-level channel (replacing the system prompt when the
 // file says replace and the backend can), its model when the front end

@@ -123,3 +123,56 @@ func TestApply_GateInstructionsAndDelegates(t *testing.T) {
 		t.Errorf("delegate to codex: %v, %q", err, delegated)
 	}
 }
+
+// A persona's ask rule marks a request must-ask for the session's gate,
+// on every backend, reading the command as a deny rule does: no shell
+// wrapper, sudo, env or chain hides the part it names; its deny rule
+// still refuses, and a command it does not name goes on unmarked.
+func TestApply_AskRulesMarkEveryShape(t *testing.T) {
+	p, err := Parse("p.md", []byte("---\nname: careful\ndescription: d\n"+
+		"permissions:\n  ask: [\"Bash(git push:*)\"]\n  deny: [\"Bash(npm publish:*)\"]\n---\nYou are careful.\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Trusted = true
+	for _, tc := range []struct{ cmd, want string }{
+		{"git push origin main", "ask"},
+		{"bash -c 'git push'", "ask"},
+		{"sh -lc \"git push --tags\"", "ask"},
+		{"env GIT_TRACE=1 git push", "ask"},
+		{"sudo git push", "ask"},
+		{"git status; git push", "ask"},
+		{"make && git push", "ask"},
+		{"true || git -C . push", "ask"},
+		{"git status && npm publish", "deny"},
+		{"git status", ""},
+		{"git pushx", ""},
+	} {
+		t.Run(tc.cmd, func(t *testing.T) {
+			backend := &capture{caps: adapters.Capabilities{Instructions: true}}
+			var seen *adapters.PermissionRequest
+			opts := adapters.SessionOptions{Cwd: t.TempDir(), Permission: func(_ context.Context, req *adapters.PermissionRequest) adapters.PermissionDecision {
+				seen = req
+				return adapters.PermissionDecision{Kind: adapters.RejectOnce}
+			}}
+			if _, err := (&Adapter{P: p, Backend: backend}).Start(context.Background(), opts); err != nil {
+				t.Fatal(err)
+			}
+			input, _ := json.Marshal(map[string]string{"command": tc.cmd})
+			backend.got.Permission(context.Background(), permReq("Bash", adapters.KindExecute, string(input)))
+			got := ""
+			switch {
+			case seen.Refusal != nil:
+				got = "deny"
+			case seen.MustAsk != "":
+				got = "ask"
+				if !strings.Contains(seen.MustAsk, "careful") {
+					t.Errorf("must-ask reason %q does not name the persona", seen.MustAsk)
+				}
+			}
+			if got != tc.want {
+				t.Errorf("%q marked %q, want %q", tc.cmd, got, tc.want)
+			}
+		})
+	}
+}

@@ -25,6 +25,7 @@ import (
 	"github.com/hubdev/hub/internal/fixture"
 	"github.com/hubdev/hub/internal/mockllm"
 	"github.com/hubdev/hub/internal/runner"
+	"github.com/hubdev/hub/personas"
 )
 
 // world is what one scenario runs in: a workspace holding README
@@ -45,15 +46,24 @@ const prompt = "do the task"
 func newWorld(t *testing.T, sc scenario, retries int) world {
 	t.Helper()
 	w := world{cwd: workspace(t), reg: adapters.NewRegistry(), records: t.TempDir(), audit: t.TempDir(), timeout: cmp.Or(sc.timeout, hangGuard)}
+	name := "first"
+	if sc.persona != nil {
+		name = "inner" // the persona is "first"
+	}
+	var first adapters.Adapter
 	if sc.cli != nil {
 		c := *sc.cli
-		c.name = "first"
-		w.reg.Register(&c)
+		c.name = name
+		first = &c
 	} else {
 		srv := mockllm.NewOpenAIServer(sc.model...)
 		t.Cleanup(srv.Close)
-		w.reg.Register(openai.New(openai.Profile{Name: "first", BaseURL: srv.URL, Model: "mock-model", APIKey: "k", Stream: true},
-			openai.Options{MaxRetries: &retries, TranscriptDir: w.records, IdleTimeout: 10 * time.Second}))
+		first = openai.New(openai.Profile{Name: name, BaseURL: srv.URL, Model: "mock-model", APIKey: "k", Stream: true},
+			openai.Options{MaxRetries: &retries, TranscriptDir: w.records, IdleTimeout: 10 * time.Second})
+	}
+	w.reg.Register(first)
+	if sc.persona != nil {
+		w.reg.Register(&personas.Adapter{P: personas.Persona{Name: "first", Description: "d", Permissions: sc.persona, Trusted: true}, Backend: first})
 	}
 	w.reg.Register(&fake{name: "second", text: "second answered"})
 	return w

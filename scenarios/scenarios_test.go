@@ -14,6 +14,7 @@ import (
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/conversation"
+	"github.com/hubdev/hub/internal/config"
 	"github.com/hubdev/hub/internal/mockllm"
 	transcripts "github.com/hubdev/hub/internal/transcript"
 )
@@ -24,8 +25,11 @@ type scenario struct {
 	name  string
 	model []mockllm.OpenAITurn
 	// cli, when set, is the first agent instead of the native loop.
-	cli   *fake
-	check func(t *testing.T, fe frontEnd, w world, o outcome)
+	cli *fake
+	// persona, when set, has the first agent run as a persona with these
+	// permission rules.
+	persona []config.PermissionRule
+	check   func(t *testing.T, fe frontEnd, w world, o outcome)
 	// timeout bounds the turn where the front end bounds turns (default
 	// hangGuard).
 	timeout time.Duration
@@ -102,6 +106,21 @@ func scenarios() []scenario {
 					t.Errorf("the native transcript does not record the hard deny list's refusal")
 				}
 			}},
+		// A persona's ask rule is asked on every backend, in every shape of
+		// the command: the editor answers it; where nobody can (--approve
+		// all) it is refused.
+		{name: "a persona's ask rule asks a CLI agent's wrapped command", cli: &fake{ask: "bash -c 'git status && git push origin'", text: "done."},
+			persona: askPush, check: askedByPersona},
+		{name: "a persona's ask rule asks a CLI agent's sudo under env", cli: &fake{ask: "env GIT_TRACE=0 sudo git push; true", text: "done."},
+			persona: askPush, check: askedByPersona},
+		{name: "a persona's ask rule asks the native loop's chain", model: []mockllm.OpenAITurn{bash("git status; git push"), {Text: "done."}},
+			persona: askPush, check: askedByPersona},
+		{name: "a persona's ask rule leaves other commands be", cli: &fake{ask: "git status", text: "done."}, persona: askPush,
+			check: func(t *testing.T, _ frontEnd, _ world, o outcome) {
+				if len(o.Refusals) != 0 || !strings.Contains(o.Text, "ran it") {
+					t.Errorf("refusals %q text %q: git status is no git push", o.Refusals, o.Text)
+				}
+			}},
 		// With config transcripts = true, every front end keeps an audit
 		// transcript of a CLI agent's turn.
 		{name: "a CLI agent's decision is in the audit record", cli: &fake{ask: "rm -rf ~", text: "done."},
@@ -117,6 +136,30 @@ func scenarios() []scenario {
 				}
 				t.Errorf("none of the %d audit transcripts records the hard deny list's refusal", len(all))
 			}},
+	}
+}
+
+var askPush = []config.PermissionRule{{Tool: "Bash", Command: "git push", Decision: "ask"}}
+
+// askedByPersona checks a call the persona's ask rule names: the editor
+// is asked (it allows once: nothing is refused), every front end where
+// nobody can answer refuses it once, naming the persona, whatever
+// --approve says, and the CLI agent's command did not run.
+func askedByPersona(t *testing.T, fe frontEnd, _ world, o outcome) {
+	if fe.name == "hub acp" {
+		if len(o.Refusals) != 0 {
+			t.Errorf("refusals %q, want the editor asked and allowing", o.Refusals)
+		}
+		return
+	}
+	if len(o.Refusals) != 1 || !strings.Contains(o.Refusals[0], "persona first") {
+		t.Errorf("refusals %q, want one naming the persona's ask rule", o.Refusals)
+	}
+	if o.Exit >= 0 && o.Exit != runner.ExitDenied {
+		t.Errorf("exit %d, want %d", o.Exit, runner.ExitDenied)
+	}
+	if strings.Contains(o.Text, "ran it") {
+		t.Errorf("the asked command ran unasked: %q", o.Text)
 	}
 }
 

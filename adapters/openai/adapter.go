@@ -37,8 +37,8 @@ const (
 
 // Options tune an Adapter beyond its profile; zero values are defaults.
 type Options struct {
-	// Rules judge each tool call of a session whose front end gives none
-	// (SessionOptions.Rules; default: none, the loop's defaults).
+	// Rules judge each tool call of a session started without a gate
+	// or rules of its own (SessionOptions.Permission, .Rules).
 	Rules      config.PermissionsConfig
 	HTTPClient *http.Client
 	Clock      Clock
@@ -162,9 +162,11 @@ func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adap
 		env.BashTimeout = a.opts.BashTimeout
 	}
 	env.Sandbox = sandbox.Checked(ctx, a.opts.Sandbox, nil)
-	perm, err := a.checker(opts)
-	if err != nil {
-		return nil, err
+	var perm *permission.Service // a gate judges each call alone; without one, the adapter's rules
+	if opts.Permission == nil {
+		if perm, err = permission.New(*cmp.Or(opts.Rules, &a.opts.Rules)); err != nil {
+			return nil, fmt.Errorf("the permission rules of %s: %w", opts.Cwd, err)
+		}
 	}
 	ts, err := newToolset(opts)
 	if err != nil {
@@ -236,21 +238,6 @@ func withConfigured(session, configured []adapters.MCPServer) []adapters.MCPServ
 		}
 	}
 	return out
-}
-
-// checker is what judges the session's tool calls: the rules of the
-// session's own configuration when the front end gives them (every hub
-// front end does), else those the adapter was registered with.
-func (a *Adapter) checker(opts adapters.SessionOptions) (*permission.Service, error) {
-	rules := a.opts.Rules
-	if opts.Rules != nil {
-		rules = *opts.Rules
-	}
-	s, err := permission.New(rules)
-	if err != nil {
-		return nil, fmt.Errorf("the permission rules of %s: %w", opts.Cwd, err)
-	}
-	return s, nil
 }
 
 // hooksFor is the hooks the session runs: those of the session's own

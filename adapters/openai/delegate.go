@@ -1,7 +1,6 @@
 package openai
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,7 +10,7 @@ import (
 	"time"
 
 	"github.com/hubdev/hub/adapters"
-	"github.com/hubdev/hub/internal/permission"
+	"github.com/hubdev/hub/adapters/openai/tools"
 )
 
 // delegateToolName is the native loop's built-in tool for hub's
@@ -73,24 +72,15 @@ func (s *Session) runDelegate(ctx context.Context, call adapters.ToolCall, args 
 		fail(out, call.ID, err.Error())
 		return "error: " + err.Error()
 	}
-	if msg, ok := s.doomLoop(ctx, call, call.Name, args, out); !ok {
+	// Asked like an MCP tool; an "always" answer holds for the agent (or
+	// session) the user saw (permission.RequestOf).
+	if msg, ok := s.permitted(ctx, call, args, out); !ok {
 		return msg
 	}
-	// Asked like an MCP tool (kind other), and gated by PreToolUse hooks;
-	// an "always" answer holds for the agent (or session) the user saw.
-	req := permission.Request{Tool: call.Name, Kind: adapters.KindOther, Cwd: s.env.Root, Command: cmp.Or(a.Agent, a.Session)}
-	if msg, ok := s.permitted(ctx, call, req, out); !ok {
-		return msg
-	}
-	out.Emit(adapters.Event{Type: adapters.EventToolUpdate, Tool: &adapters.ToolCall{ID: call.ID, Status: adapters.StatusInProgress}})
 	text, err := s.delegate(ctx, adapters.DelegateRequest{Agent: a.Agent, Prompt: a.Prompt, Session: a.Session, Cwd: a.Cwd,
 		Model: a.Model, Timeout: time.Duration(a.TimeoutSeconds) * time.Second})
-	upd := &adapters.ToolCall{ID: call.ID, Status: adapters.StatusCompleted, Content: []adapters.ToolContent{textContent(capText(text, uiTextCap))}}
 	if err != nil {
-		text = "error: " + err.Error()
-		upd.Status, upd.Content = adapters.StatusFailed, []adapters.ToolContent{textContent(err.Error())}
+		return s.ran(ctx, call, tools.Result{Output: "error: " + err.Error(), Content: []adapters.ToolContent{textContent(err.Error())}, Failed: true}, out)
 	}
-	out.Emit(adapters.Event{Type: adapters.EventToolUpdate, Tool: upd})
-	s.postToolUse(ctx, call, upd, text, out)
-	return text
+	return s.ran(ctx, call, tools.Result{Output: text}, out)
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/hooks"
+	"github.com/hubdev/hub/internal/permission"
 )
 
 // hookInput is the part of every hook's input the session knows.
@@ -41,17 +42,23 @@ func (s *Session) promptHook(ctx context.Context, prompt []adapters.Content, out
 	return false
 }
 
-// preToolUse runs the PreToolUse hooks of a call the permission service
-// did not deny (a hook cannot lift a deny).
-func (s *Session) preToolUse(ctx context.Context, call adapters.ToolCall, kind adapters.ToolKind, out *adapters.Turn) hooks.Outcome {
+// preToolUse runs the PreToolUse hooks of a call the gate did not deny
+// (a hook cannot lift a deny): a refusal, an allow, or nil.
+func (s *Session) preToolUse(ctx context.Context, call adapters.ToolCall, out *adapters.Turn) *adapters.Decision {
 	if !s.hooks.Has(hooks.PreToolUse) {
-		return hooks.Outcome{}
+		return nil
 	}
 	in := s.hookInput(hooks.PreToolUse)
-	in.Tool, in.Kind, in.ToolCallID, in.Input = call.Name, string(kind), call.ID, call.RawInput
+	in.Tool, in.Kind, in.ToolCallID, in.Input = call.Name, string(call.Kind), call.ID, call.RawInput
 	res := s.hooks.Run(ctx, in)
 	s.warnHooks(out, res.Warnings)
-	return res
+	switch res.Decision {
+	case hooks.Deny:
+		return &adapters.Decision{By: permission.ByHook, Reason: "Blocked by a PreToolUse hook: " + res.Reason}
+	case hooks.Allow:
+		return &adapters.Decision{Allowed: true, By: permission.ByHook, Reason: "allowed by a PreToolUse hook"}
+	}
+	return nil
 }
 
 // postToolUse runs the PostToolUse hooks of a call that ran.

@@ -8,7 +8,6 @@ import (
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/adapters/openai/tools"
-	"github.com/hubdev/hub/internal/permission"
 )
 
 // The native loop's modes: plan and read-only offer no tool that writes
@@ -87,17 +86,6 @@ func (t *toolset) offer(defs []toolDef) []toolDef {
 		}
 	}
 	return out
-}
-
-// check refuses a tool the session does not offer, however the model
-// came to call it, before the permission rules are consulted.
-func (s *Session) check(req permission.Request) permission.Verdict {
-	if !s.toolset.permits(req.Tool) {
-		_, mode := s.toolset.current()
-		return permission.Verdict{Decision: permission.Deny, By: permission.ByRule,
-			Reason: fmt.Sprintf("tool %s is not offered in this session (mode %q or the agent's tools)", req.Tool, mode)}
-	}
-	return s.perm.Check(req)
 }
 
 // modeNotes tell the model what its mode allows, after the system prompt.

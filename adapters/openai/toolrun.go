@@ -2,12 +2,13 @@ package openai
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
+	"fmt"
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/adapters/openai/tools"
-	"github.com/hubdev/hub/internal/hooks"
 	"github.com/hubdev/hub/internal/permission"
 	"github.com/hubdev/hub/internal/transcript"
 )
@@ -31,26 +32,24 @@ func (s *Session) runTool(ctx context.Context, tc toolCall, out *adapters.Turn) 
 	}
 	p, err := s.env.Prepare(name, args)
 	if err != nil {
-		call.Status = adapters.StatusFailed
-		call.Content = []adapters.ToolContent{textContent(err.Error())}
+		call.Status, call.Content = adapters.StatusFailed, []adapters.ToolContent{textContent(err.Error())}
 		out.Emit(adapters.Event{Type: adapters.EventToolCall, Tool: &call})
 		return "error: " + err.Error()
 	}
 	call.Title, call.Locations = p.Title, p.Locations
 	out.Emit(adapters.Event{Type: adapters.EventToolCall, Tool: &call})
 
-	if msg, ok := s.doomLoop(ctx, call, name, args, out); !ok {
+	if msg, ok := s.permitted(ctx, call, args, out); !ok {
 		return msg
 	}
-	req := permission.Request{Tool: name, Kind: p.Kind, Path: p.Path, Cwd: s.env.Root, Command: p.Command}
-	if msg, ok := s.permitted(ctx, call, req, out); !ok {
-		return msg
-	}
-	out.Emit(adapters.Event{Type: adapters.EventToolUpdate, Tool: &adapters.ToolCall{ID: call.ID, Status: adapters.StatusInProgress}})
-	res := p.Run(ctx, func(u adapters.ToolCall) {
+	return s.ran(ctx, call, p.Run(ctx, func(u adapters.ToolCall) {
 		u.ID = call.ID
 		out.Emit(adapters.Event{Type: adapters.EventToolUpdate, Tool: &u})
-	})
+	}), out)
+}
+
+// ran reports what a call did and runs the PostToolUse hooks.
+func (s *Session) ran(ctx context.Context, call adapters.ToolCall, res tools.Result, out *adapters.Turn) string {
 	upd := &adapters.ToolCall{ID: call.ID, Status: adapters.StatusCompleted, Content: res.Content, Locations: res.Locations}
 	if res.Failed {
 		upd.Status = adapters.StatusFailed
@@ -63,57 +62,58 @@ func (s *Session) runTool(ctx context.Context, tc toolCall, out *adapters.Turn) 
 	return res.Output
 }
 
-// permitted passes a call through the permission service and then the
-// PreToolUse hooks, asking the user when neither decides; msg is what the
-// model reads when it may not run. A hook may deny, or allow what would
-// be asked; nothing lifts a deny of the permission service (the hard deny
-// list, deny rules), nor a must-ask (a secret read: the user is asked).
-func (s *Session) permitted(ctx context.Context, call adapters.ToolCall, req permission.Request, out *adapters.Turn) (msg string, ok bool) {
-	v := s.check(req)
-	if v.Decision != permission.Deny {
-		switch h := s.preToolUse(ctx, call, req.Kind, out); h.Decision {
-		case hooks.Deny:
-			s.decided(out, call, permission.Verdict{Decision: permission.Deny, Reason: "blocked by a PreToolUse hook: " + h.Reason, By: permission.ByHook})
-			fail(out, call.ID, "blocked by a hook: "+h.Reason)
-			return "Blocked by a PreToolUse hook: " + h.Reason + ". Do not retry this call; choose another approach or ask the user.", false
-		case hooks.Allow:
-			if !v.Must {
-				v = permission.Verdict{Decision: permission.Allow, Reason: "allowed by a PreToolUse hook", By: permission.ByHook}
-			}
-		}
+// permitted has a call judged once, by the gate, after the doom loop
+// check; the loop only refuses a tool it does not offer, and marks its
+// own say (Unasked, Hook). msg is what the model reads when it may not run.
+func (s *Session) permitted(ctx context.Context, call adapters.ToolCall, args json.RawMessage, out *adapters.Turn) (msg string, ok bool) {
+	if msg, ok := s.doomLoop(ctx, call, args, out); !ok {
+		return msg, false
 	}
-	switch v.Decision {
-	case permission.Allow:
-		if v.By != "" { // decided, not the loop's default for reads
-			s.decided(out, call, v)
-		}
-	case permission.Deny:
-		s.decided(out, call, v)
-		fail(out, call.ID, "denied: "+v.Reason)
-		return "Permission denied (" + v.Reason + "). Do not retry this call; choose another approach or ask the user.", false
-	case permission.Ask:
-		d := s.ask(ctx, call, nil, out)
-		if s.rules.Permission == nil { // else the front end's gate keeps the session's one "always" memory
-			s.perm.Remember(req, d.Kind)
-		}
-		if d.By != "" { // the gate's decision, which it reported itself
+	p := adapters.NewPermissionRequest(call, nil)
+	p.Unasked = call.Kind == adapters.KindRead || call.Kind == adapters.KindSearch || call.Kind == adapters.KindThink
+	p.Hook = func(ctx context.Context) *adapters.Decision { return s.preToolUse(ctx, call, out) }
+	var d adapters.PermissionDecision
+	if s.toolset.permits(call.Name) {
+		if d = s.judge(ctx, p, out); d.By != "" && s.perm == nil { // the gate reported it
 			s.record(call, d.Allowed(), d.By, d.Reason)
 		}
-		if !d.Allowed() {
-			fail(out, call.ID, "rejected by the user")
-			if d.Cancelled {
-				return "cancelled by the user", false
-			}
-			return "The user rejected this tool call. Do not retry it; ask the user how to proceed if needed.", false
-		}
+	} else {
+		_, mode := s.toolset.current()
+		d = adapters.PermissionDecision{Kind: adapters.RejectOnce, By: permission.ByRule,
+			Reason: fmt.Sprintf("tool %s is not offered in this session (mode %q or the agent's tools)", call.Name, mode)}
+		out.Emit(s.record(call, false, d.By, d.Reason))
 	}
-	return "", true
+	switch why := cmp.Or(d.Reason, "the user rejected it"); {
+	case d.Allowed():
+		out.Emit(adapters.Event{Type: adapters.EventToolUpdate, Tool: &adapters.ToolCall{ID: call.ID, Status: adapters.StatusInProgress}})
+		return "", true
+	case d.Cancelled:
+		fail(out, call.ID, "cancelled by the user")
+		return "cancelled by the user", false
+	default:
+		fail(out, call.ID, "denied: "+why)
+		return "Permission denied (" + why + "). Do not retry this call; choose another approach or ask the user.", false
+	}
 }
 
-// decided reports a decision the loop took itself (the front end's gate
-// reports those it answers), in the turn and the session's transcript.
-func (s *Session) decided(out *adapters.Turn, call adapters.ToolCall, v permission.Verdict) {
-	out.Emit(s.record(call, v.Decision == permission.Allow, v.By, v.Reason))
+// judge has p decided by the gate, which reports it; a session without one
+// judges by its own rules and asks the turn's reader what they leave open.
+func (s *Session) judge(ctx context.Context, p *adapters.PermissionRequest, out *adapters.Turn) adapters.PermissionDecision {
+	if s.perm == nil {
+		return s.await(ctx, p, out)
+	}
+	req := permission.RequestOf(p.Tool, s.env.Root)
+	v, ok := s.perm.Judge(ctx, p, req)
+	if !ok {
+		d := s.await(ctx, p, out)
+		s.perm.Remember(req, d.Kind)
+		return d
+	}
+	if v.By != "" { // decided, not the loop's default for reads
+		out.Emit(s.record(p.Tool, v.Decision == permission.Allow, v.By, v.Reason))
+	}
+	return adapters.PermissionDecision{Kind: map[bool]adapters.PermissionOptionKind{true: adapters.AllowOnce, false: adapters.RejectOnce}[v.Decision == permission.Allow],
+		By: v.By, Reason: v.Reason}
 }
 
 // record writes one decision in the session's transcript.
@@ -131,31 +131,17 @@ func (s *Session) record(call adapters.ToolCall, allowed bool, by, reason string
 func (s *Session) runMCPTool(ctx context.Context, call adapters.ToolCall, t mcpTool, args json.RawMessage, out *adapters.Turn) string {
 	call.Kind, call.Title = adapters.KindOther, t.server+": "+t.tool
 	out.Emit(adapters.Event{Type: adapters.EventToolCall, Tool: &call})
-	if msg, ok := s.doomLoop(ctx, call, call.Name, args, out); !ok {
+	if msg, ok := s.permitted(ctx, call, args, out); !ok {
 		return msg
 	}
-	req := permission.Request{Tool: call.Name, Kind: adapters.KindOther, Cwd: s.env.Root}
-	if msg, ok := s.permitted(ctx, call, req, out); !ok {
-		return msg
-	}
-	out.Emit(adapters.Event{Type: adapters.EventToolUpdate, Tool: &adapters.ToolCall{ID: call.ID, Status: adapters.StatusInProgress}})
 	text, content, failed := t.call(ctx, args)
-	upd := &adapters.ToolCall{ID: call.ID, Status: adapters.StatusCompleted, Content: content}
-	if failed {
-		upd.Status = adapters.StatusFailed
-	}
-	if len(upd.Content) == 0 {
-		upd.Content = []adapters.ToolContent{textContent(capText(text, uiTextCap))}
-	}
-	out.Emit(adapters.Event{Type: adapters.EventToolUpdate, Tool: upd})
-	s.postToolUse(ctx, call, upd, text, out)
-	return text
+	return s.ran(ctx, call, tools.Result{Output: text, Content: content, Failed: failed}, out)
 }
 
 // doomLoop asks the user before the same call runs doomLoopRepeats times in
 // a row; ok is false when the call must not run.
-func (s *Session) doomLoop(ctx context.Context, call adapters.ToolCall, name string, args json.RawMessage, out *adapters.Turn) (string, bool) {
-	sig := name + "\x00" + canonicalJSON(args)
+func (s *Session) doomLoop(ctx context.Context, call adapters.ToolCall, args json.RawMessage, out *adapters.Turn) (string, bool) {
+	sig := call.Name + "\x00" + canonicalJSON(args)
 	if sig == s.lastCall {
 		s.repeats++
 	} else {
@@ -166,23 +152,21 @@ func (s *Session) doomLoop(ctx context.Context, call adapters.ToolCall, name str
 	}
 	ask := call
 	ask.Title = "Repeated " + itoa(s.repeats) + " times in a row: " + call.Title
-	d := s.ask(ctx, ask, []adapters.PermissionOption{
+	d := s.await(ctx, adapters.NewPermissionRequest(ask, []adapters.PermissionOption{
 		{ID: "continue", Name: "Let it continue", Kind: adapters.AllowOnce},
 		{ID: "stop", Name: "Stop the repetition", Kind: adapters.RejectOnce},
-	}, out)
+	}), out)
+	s.repeats = 0
 	if d.Allowed() {
-		s.repeats = 0
 		return "", true
 	}
-	s.repeats = 0
 	fail(out, call.ID, "stopped: the same call repeated")
 	return "Stopped by the user: you made this exact call with the same input " + itoa(doomLoopRepeats) +
 		" times in a row. Do not repeat it; try a different approach or explain what is blocking you.", false
 }
 
-// ask emits a permission request and waits for the answer or cancellation.
-func (s *Session) ask(ctx context.Context, call adapters.ToolCall, opts []adapters.PermissionOption, out *adapters.Turn) adapters.PermissionDecision {
-	req := adapters.NewPermissionRequest(call, opts)
+// await emits a permission request and waits for the answer or cancellation.
+func (s *Session) await(ctx context.Context, req *adapters.PermissionRequest, out *adapters.Turn) adapters.PermissionDecision {
 	out.Emit(adapters.Event{Type: adapters.EventPermission, Permission: req})
 	select {
 	case d := <-req.Decision():

@@ -10,6 +10,7 @@
 package permission
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -46,6 +47,8 @@ type Request struct {
 	// Paths are every file the call names (absolute), Path the first; a
 	// request built by hand may set Path alone.
 	Paths []string
+	// Must says why a persona's ask rule has the call asked every time.
+	Must string
 }
 
 // files are the files req names.
@@ -236,7 +239,39 @@ func (s *Service) Check(req Request) Verdict {
 	if v, ok := s.Decide(req); ok {
 		return v
 	}
-	return Verdict{Decision: defaultFor(req), Reason: "default"}
+	return Verdict{Decision: map[bool]Decision{true: Allow, false: Ask}[readOnlyKinds[req.Kind]], Reason: "default"}
+}
+
+// Judge is Decide for p, read as req, between p's refusal and the agent's
+// own say (Hook, then Unasked: allowed, By empty); undecided, the call is
+// for whoever answers.
+func (s *Service) Judge(ctx context.Context, p *adapters.PermissionRequest, req Request) (v Verdict, decided bool) {
+	if f := p.Refusal; f != nil {
+		return Verdict{Decision: Deny, By: f.By, Reason: f.Reason}, true
+	}
+	if v, decided = s.Decide(req); decided && v.Decision == Deny {
+		return v, true
+	}
+	if d := p.Hook; d != nil && ctx.Err() == nil {
+		if h := d(ctx); h != nil && (!h.Allowed || !v.Must) {
+			return Verdict{Decision: map[bool]Decision{true: Allow, false: Deny}[h.Allowed], By: h.By, Reason: h.Reason}, true
+		}
+	}
+	if !decided && p.Unasked {
+		return Verdict{Decision: Allow}, true
+	}
+	return v, decided && v.Decision == Allow
+}
+
+// Narrow is what rules that only narrow (a persona's) say of req, each
+// matching as a deny does (any part of a command, any file); deny first.
+func (s *Service) Narrow(req Request) (v Verdict, ok bool) {
+	for _, d := range []Decision{Deny, Ask} {
+		if i := slices.IndexFunc(s.rules, func(r Rule) bool { return r.Decision == d && r.matchesAny(req.each()) }); i >= 0 {
+			return Verdict{Decision: d, Reason: map[Decision]string{Deny: "denied", Ask: "asked"}[d] + " by " + s.rules[i].label(), Must: d == Ask, By: ByRule}, true
+		}
+	}
+	return Verdict{}, false
 }
 
 // Remember stores allow_always / reject_always answers for the session.
@@ -265,10 +300,13 @@ func (s *Service) Remember(req Request, kind adapters.PermissionOptionKind) {
 }
 
 // MustAsk says why req must be asked whatever else allows it ("" when it
-// need not): hub cannot read it (Unreadable), or it reads a secret (a
-// dotenv file, a private key, a credential store; IsSecretFile) by a file
-// tool or by a command naming one.
+// need not): req.Must, hub cannot read it (Unreadable), or it reads a
+// secret (a dotenv file, a private key, a credential store; IsSecretFile)
+// by a file tool or by a command naming one.
 func MustAsk(req Request) string {
+	if req.Must != "" {
+		return req.Must
+	}
 	if Unreadable(req) {
 		return "hub cannot tell what this tool call does (no command, no file, kind " + string(cmpKind(req.Kind)) + "): it is asked every time"
 	}
@@ -381,35 +419,27 @@ func unwrapShell(command string) string {
 	return command
 }
 
-func defaultFor(req Request) Decision {
-	switch req.Kind {
-	case adapters.KindRead, adapters.KindSearch, adapters.KindThink:
-		return Allow
-	}
-	return Ask
-}
-
-// matchesAny reports whether the rule matches one of reqs (a deny).
+// matchesAny reports whether the rule matches one of reqs, as a deny.
 func (r *Rule) matchesAny(reqs []Request) bool {
-	return slices.ContainsFunc(reqs, r.matches)
+	return slices.ContainsFunc(reqs, func(q Request) bool { return r.matches(q, true) })
 }
 
 // matchesAll reports whether the rule matches every one of reqs (an allow
 // or ask).
 func (r *Rule) matchesAll(reqs []Request) bool {
 	for _, q := range reqs {
-		if !r.matches(q) {
+		if !r.matches(q, false) {
 			return false
 		}
 	}
 	return true
 }
 
-func (r *Rule) matches(req Request) bool {
+func (r *Rule) matches(req Request, any bool) bool {
 	if !toolMatches(r.Tool, req) {
 		return false
 	}
-	if r.Command != "" && !commandMatches(req.Command, r.Command, r.Decision == Deny) {
+	if r.Command != "" && !commandMatches(req.Command, r.Command, any) {
 		return false
 	}
 	if r.pathGlob != "" {

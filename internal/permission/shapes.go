@@ -1,6 +1,7 @@
 package permission
 
 import (
+	"cmp"
 	"encoding/json"
 	"maps"
 	"os"
@@ -15,14 +16,19 @@ import (
 // RequestOf describes a tool call for the deny list and "always" scopes:
 // its name, kind, command and every file it names (absolute against cwd).
 // A call that carries a command is checked as the command it is, whatever
-// kind it claims.
+// kind it claims; the native loop's delegate_agent, by the agent it names.
 func RequestOf(tc adapters.ToolCall, cwd string) Request {
 	req := Request{Tool: tc.Name, Kind: tc.Kind, Cwd: cwd, Command: CommandOf(tc), Paths: PathsOf(tc, cwd)}
 	if req.Tool == "" {
 		req.Tool = string(tc.Kind)
 	}
-	if req.Command != "" {
+	switch {
+	case req.Command != "":
 		req.Kind = adapters.KindExecute
+	case req.Tool == "delegate_agent":
+		var a struct{ Agent, Session string }
+		_ = json.Unmarshal(tc.RawInput, &a)
+		req.Command = cmp.Or(a.Agent, a.Session)
 	}
 	if len(req.Paths) > 0 {
 		req.Path = req.Paths[0]

@@ -286,3 +286,35 @@ func FuzzHardDeny(f *testing.F) {
 		commandMatches(cmd, "git push", true)
 	})
 }
+
+// The native loop's delegate_agent reaches the gate as the call the model
+// made: it is read by the agent (or session) it names, so a rule naming
+// the agent applies and an "always" covers that agent only; one that
+// carries a command is read as that command.
+func TestRequestOf_DelegateAgentByItsAgent(t *testing.T) {
+	s, err := New(config.PermissionsConfig{Rules: []config.PermissionRule{{Tool: "delegate_agent", Command: "gemini", Decision: "deny"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	call := func(input string) Request {
+		return RequestOf(adapters.ToolCall{Name: "delegate_agent", Kind: adapters.KindOther, RawInput: []byte(input)}, "/w")
+	}
+	s.Remember(call(`{"agent":"codex","prompt":"review"}`), adapters.AllowAlways)
+	for _, tc := range []struct {
+		input, command string
+		kind           adapters.ToolKind
+		want           Decision // "" : nothing decides
+	}{
+		{`{"agent":"codex","prompt":"again"}`, "codex", adapters.KindOther, Allow},
+		{`{"agent":"claude","prompt":"review"}`, "claude", adapters.KindOther, ""},
+		{`{"session":"s-1","prompt":"go on"}`, "s-1", adapters.KindOther, ""},
+		{`{"agent":"gemini","prompt":"review"}`, "gemini", adapters.KindOther, Deny},
+		{`{"agent":"codex","command":"rm -rf ~"}`, "rm -rf ~", adapters.KindExecute, Deny},
+	} {
+		req := call(tc.input)
+		v, ok := s.Decide(req)
+		if req.Command != tc.command || req.Kind != tc.kind || (ok && v.Decision != tc.want) || (!ok && tc.want != "") {
+			t.Errorf("%s: command %q kind %q decided %v %q, want %q %q %q", tc.input, req.Command, req.Kind, ok, v.Decision, tc.command, tc.kind, tc.want)
+		}
+	}
+}
