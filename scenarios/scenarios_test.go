@@ -155,8 +155,8 @@ func askedByPersona(t *testing.T, fe frontEnd, _ world, o outcome) {
 	if len(o.Refusals) != 1 || !strings.Contains(o.Refusals[0], "persona first") {
 		t.Errorf("refusals %q, want one naming the persona's ask rule", o.Refusals)
 	}
-	if o.Exit >= 0 && o.Exit != runner.ExitDenied {
-		t.Errorf("exit %d, want %d", o.Exit, runner.ExitDenied)
+	if o.Exit >= 0 && o.Exit != conversation.ExitDenied {
+		t.Errorf("exit %d, want %d", o.Exit, conversation.ExitDenied)
 	}
 	if strings.Contains(o.Text, "ran it") {
 		t.Errorf("the asked command ran unasked: %q", o.Text)
