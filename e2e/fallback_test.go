@@ -60,7 +60,44 @@ func claudeFallbackConfig(t *testing.T, fail mockllm.AnthropicTurn) (cfg string,
 func claudeFallback(t *testing.T, fail mockllm.AnthropicTurn, within time.Duration, reason string) {
 	cfg, done := claudeFallbackConfig(t, fail)
 	defer done()
-	r := runHubWithin(t, within, t.TempDir(), cfg, "", "--agent", "claude", "--fallback", "backup", "--cwd", t.TempDir(),
+	fallbackRun(t, t.TempDir(), cfg, "claude", within, reason)
+}
+
+// The real gemini whose provider refuses the key hands hub run over to the
+// fallback agent at once (gemini does not retry a 401).
+func TestFallback_GeminiUnauthorized(t *testing.T) {
+	geminiFallback(t, 401, 45*time.Second, "gemini is not logged in")
+}
+
+// The real gemini whose provider keeps answering 500 hands hub run over
+// once the retries its debug log tells of last past [fallback]
+// provider_timeout (the default), not after its own ten attempts.
+func TestFallback_GeminiServerError(t *testing.T) {
+	geminiFallback(t, 500, 90*time.Second, "gemini's provider is failing")
+}
+
+// geminiFallback runs gemini against a mock answering every model call
+// with status, with a native provider on another mock as its fallback.
+func geminiFallback(t *testing.T, status int, within time.Duration, reason string) {
+	turns := make([]mockllm.GeminiTurn, 100)
+	for i := range turns {
+		turns[i] = mockllm.GeminiTurn{Status: status}
+	}
+	mock := mockllm.NewGeminiServer(turns...)
+	defer mock.Close()
+	backup := mockllm.NewOpenAIServer(mockllm.OpenAITurn{Text: "backup answered"})
+	defer backup.Close()
+	home := t.TempDir()
+	geminiSettings(t, home)
+	cfg := geminiHubCfg(e2eCLI(t, "gemini", "gemini"), mock) + "\n[providers.backup]\npreset = \"ollama\"\nmodel = \"mock-model\"\nbase_url = " +
+		strconvQuote(backup.URL) + "\n"
+	fallbackRun(t, home, cfg, "gemini", within, reason)
+}
+
+// fallbackRun runs hub run with agent and the fallback "backup" within
+// the bound, and checks that backup answered after agent failed for reason.
+func fallbackRun(t *testing.T, home, cfg, agent string, within time.Duration, reason string) {
+	r := runHubWithin(t, within, home, cfg, "", "--agent", agent, "--fallback", "backup", "--cwd", t.TempDir(),
 		"--format", "jsonl", "say hello")
 	s := runSummary(t, r)
 	attempts, _ := s["attempts"].([]any)

@@ -242,6 +242,34 @@ func TestSession_TerminalServedLocally(t *testing.T) {
 	}
 }
 
+// What the agent says outside ACP (gemini's retries), noted into the
+// session, is an event of the running turn and of no turn between turns.
+func TestSession_NoteJoinsTheRunningTurn(t *testing.T) {
+	s := startFake(t, adapters.SessionOptions{})
+	retry := adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{Message: "retrying", Status: 500}}
+	s.Note(retry)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ch, err := fixture.Prompt(ctx, s, adapters.TextPrompt("wait"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for ev := range ch {
+		if ev.Type == adapters.EventError {
+			t.Fatalf("a note from before the turn reached it: %+v", ev)
+		}
+		if ev.Text == "waiting" {
+			break
+		}
+	}
+	s.Note(retry)
+	if ev := <-ch; ev.Type != adapters.EventError || ev.Error.Status != 500 {
+		t.Fatalf("event %+v, want the noted retry", ev)
+	}
+	cancel()
+	collect(t, ch, nil)
+}
+
 func TestSession_CancelEndsCancelled(t *testing.T) {
 	s := startFake(t, adapters.SessionOptions{})
 	ctx, cancel := context.WithCancel(context.Background())

@@ -58,6 +58,12 @@ func (s *Session) onUpdate(params json.RawMessage) {
 func (s *Session) onUnknown(method string, params json.RawMessage) {
 	ev := methodEvent(method, params)
 	s.raw.Note(ev.Source)
+	s.Note(ev)
+}
+
+// Note passes ev to the running turn as the agent's own (what it says
+// outside ACP, such as gemini's retries); between turns it is dropped.
+func (s *Session) Note(ev adapters.Event) {
 	s.mu.Lock()
 	t, loading := s.cur, s.loading
 	s.mu.Unlock()

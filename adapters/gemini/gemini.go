@@ -77,7 +77,8 @@ func New(ac config.AgentConfig, version string, log zerolog.Logger) *acpclient.A
 }
 
 // wrapStart starts gemini with the plain shell unless told otherwise, and
-// ends the tool calls the client rejected.
+// ends the tool calls the client rejected, and passes its retries on (see
+// retryLog).
 func wrapStart(env map[string]string, plainShell bool, log zerolog.Logger) func(context.Context, adapters.SessionOptions, acpclient.StartFunc) (adapters.Session, error) {
 	return func(ctx context.Context, opts adapters.SessionOptions, start acpclient.StartFunc) (adapters.Session, error) {
 		if plainShell {
@@ -92,13 +93,16 @@ func wrapStart(env map[string]string, plainShell bool, log zerolog.Logger) func(
 				log.Debug().Str("agent", Name).Msgf("keeping gemini's shell as configured: %s", kept)
 			}
 		}
+		var rl *retryLog
+		rl, opts.Env = newRetryLog(adapters.Environ(nil, env, opts.Env), opts.Env)
 		r := &rejecter{}
 		opts.Permission = r.permission(opts.Permission)
 		s, err := start(ctx, opts)
 		if err != nil {
+			rl.remove()
 			return nil, err
 		}
-		return r.wrap(s), nil
+		return r.wrap(s, rl), nil
 	}
 }
 

@@ -38,15 +38,17 @@ func (r *rejecter) permission(ask adapters.PermissionFunc) adapters.PermissionFu
 	}
 }
 
-// wrap returns s whose turns end refused tools; what s can do besides
-// (change settings, report its surface) it still does.
-func (r *rejecter) wrap(s adapters.Session) adapters.Session {
-	return rejectSession{s, r}
+// wrap returns s whose turns end refused tools and pass the retries rl
+// logs on (rl may be nil); what s can do besides (change settings, report
+// its surface) it still does.
+func (r *rejecter) wrap(s adapters.Session, rl *retryLog) adapters.Session {
+	return rejectSession{s, r, rl}
 }
 
 type rejectSession struct {
 	adapters.Session
-	r *rejecter
+	r   *rejecter
+	log *retryLog
 }
 
 var (
@@ -88,6 +90,9 @@ func (s rejectSession) Surface(ctx context.Context) (adapters.Surface, error) {
 func (s rejectSession) Prompt(ctx context.Context, prompt []adapters.Content, emit func(adapters.Event)) (adapters.StopReason, error) {
 	r := s.r
 	r.emit, r.tools, r.ended = emit, nil, nil
+	if n, ok := s.Session.(interface{ Note(adapters.Event) }); ok && s.log != nil {
+		defer s.log.during(n.Note)()
+	}
 	return s.Session.Prompt(ctx, prompt, func(ev adapters.Event) {
 		if ev.Type == adapters.EventToolUpdate && ev.Tool != nil && ev.Tool.Status == adapters.StatusFailed && slices.Contains(r.ended, ev.Tool.ID) {
 			return // the turn ending a call this already ended
@@ -95,6 +100,13 @@ func (s rejectSession) Prompt(ctx context.Context, prompt []adapters.Content, em
 		r.endBefore(ev)
 		emit(ev)
 	})
+}
+
+// Close implements adapters.Session, deleting the debug log hub made.
+func (s rejectSession) Close() error {
+	err := s.Session.Close()
+	s.log.remove()
+	return err
 }
 
 // endBefore sends the failed updates due before ev: every refused call ev

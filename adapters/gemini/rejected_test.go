@@ -127,7 +127,7 @@ func TestEndRejectedTools_EndsWhatGeminiLeavesPending(t *testing.T) {
 			var evs []adapters.Event
 			r := &rejecter{}
 			inner := &scriptSession{script: tt.script, perm: r.permission(answer(tt.decision, &evs)), decided: make(chan adapters.PermissionDecision, len(tt.script))}
-			run(t, r.wrap(inner), &evs)
+			run(t, r.wrap(inner, nil), &evs)
 			if got := summary(evs); got != tt.want {
 				t.Errorf("events = %q, want %q", got, tt.want)
 			}
@@ -144,11 +144,11 @@ func TestEndRejectedTools_EndsWhatGeminiLeavesPending(t *testing.T) {
 }
 
 func TestEndRejectedTools_KeepsConfigurable(t *testing.T) {
-	c, ok := (&rejecter{}).wrap(&configurableScript{}).(adapters.Configurable)
+	c, ok := (&rejecter{}).wrap(&configurableScript{}, nil).(adapters.Configurable)
 	if !ok || c.SetModel(context.Background(), "m") != nil {
 		t.Error("a configurable session lost SetModel/SetMode")
 	}
-	c = (&rejecter{}).wrap(&scriptSession{}).(adapters.Configurable)
+	c = (&rejecter{}).wrap(&scriptSession{}, nil).(adapters.Configurable)
 	if err := c.SetModel(context.Background(), "m"); !errors.Is(err, adapters.ErrNeedsRestart) {
 		t.Errorf("a session without SetModel answers %v, want ErrNeedsRestart so the front end restarts it", err)
 	}
