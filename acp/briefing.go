@@ -7,21 +7,30 @@ import (
 	"github.com/hubdev/hub/internal/handover"
 )
 
-// briefing is hub's record of the conversation, for an agent that starts
-// without it (or comes back to it: only what it missed); "" when there is
+// briefing returns hub's record of the conversation after the history's
+// first since entries, for an agent that starts without it (or comes back
+// to it: only what it missed); "" when no answer came in it, so there is
 // nothing to tell. See package handover for what it holds.
-func (ss *session) briefing() string {
-	return handover.Render(ss.brief())
+func (ss *session) briefing(since int) func() string {
+	return func() string {
+		ss.mu.Lock()
+		missed := ss.answeredAfter(since)
+		ss.mu.Unlock()
+		if !missed {
+			return ""
+		}
+		return handover.Render(ss.brief(since))
+	}
 }
 
-// brief reads the part of the record the agent has not seen, minus the
-// prompt being answered.
-func (ss *session) brief() handover.Brief {
+// brief reads the part of the record after since, minus the prompt being
+// answered.
+func (ss *session) brief(since int) handover.Brief {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	ss.flushChunk()
 	hist := ss.rec.History
-	if seen := ss.since - ss.dropped; seen > 0 && seen <= len(hist) {
+	if seen := since - ss.dropped; seen > 0 && seen <= len(hist) {
 		hist = hist[seen:]
 	}
 	for len(hist) > 0 && hist[len(hist)-1].UserMessageChunk != nil {

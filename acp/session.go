@@ -11,7 +11,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/adapters"
@@ -46,12 +45,10 @@ type session struct {
 	emitMu sync.Mutex
 
 	saveMu sync.Mutex // one save at a time
-	// cfgMu orders model and mode changes with an agent start, so a change
-	// sent while the agent starts reaches the started agent.
-	cfgMu         sync.Mutex
-	mu            sync.Mutex
-	rec           *Record
-	backend       adapters.Session
+	mu     sync.Mutex
+	rec    *Record
+	// agent is the agent session the session runs on, and its lifecycle.
+	agent         *conversation.Agent
 	busy          bool // a prompt was accepted (set inline on the read loop)
 	running       bool // its turn runs: changes ordered before it took effect
 	cancelled     bool
@@ -72,13 +69,8 @@ type session struct {
 	crashed bool
 	// lastInOrder closes when the latest ordered request has taken effect.
 	lastInOrder chan struct{}
-	// starting is the agent start in flight, or one that failed and waits
-	// for the next prompt to report it (see warm.go).
-	starting *start
 	// live is what the running agent reported it offers; nil until then.
 	live *adapters.Surface
-	// applied is the setup backend runs with (see apply).
-	applied conversation.Setup
 	// idleGen invalidates an armed idle timeout when the session is used.
 	idleGen int
 	// waited says whether the last prompt waited for its agent to start.
@@ -92,8 +84,6 @@ type session struct {
 	toolStarted bool
 	// turnUsage is the running turn's usage, over every attempt.
 	turnUsage *adapters.Usage
-	// crashes are the times of the agent's latest crashes.
-	crashes []time.Time
 	// pendingBrief is hub's record of what the agent missed, for the next
 	// prompt (when it did not go with the agent's start).
 	pendingBrief string
@@ -184,14 +174,9 @@ func (ss *session) close() {
 	ss.srv.pool.remove(ss)
 	ss.mu.Lock()
 	ss.closed = true
-	b, st := ss.backend, ss.starting
-	ss.backend, ss.starting = nil, nil
 	ss.idleGen++
 	ss.mu.Unlock()
-	if st != nil {
-		st.cancel()
-	}
-	if b != nil {
+	if b := ss.agent.Close(); b != nil {
 		if err := b.Close(); err != nil {
 			ss.srv.log.Debug().Err(err).Str("session", ss.id()).Msg("adapter close")
 		}
@@ -335,14 +320,13 @@ func (ss *session) mcpFor(a adapters.Adapter) []adapters.MCPServer {
 	return out
 }
 
-// noteAgentSessionID keeps the backend's own session id for resume even
-// when its session_info event came before any turn and had no one to reach.
+// noteAgentSessionID keeps agent session b's own id for resume even when
+// its session_info event came before any turn and had no one to reach.
 // Caller holds ss.mu.
-func (ss *session) noteAgentSessionID() {
-	if ss.backend == nil || ss.rec.AgentSessionID != "" {
-		return
+func (ss *session) noteAgentSessionID(b adapters.Session) {
+	if b != nil && ss.rec.AgentSessionID == "" {
+		ss.rec.AgentSessionID = b.ID()
 	}
-	ss.rec.AgentSessionID = ss.backend.ID()
 }
 
 // slot is one accepted prompt: it runs once the turn before it ended
@@ -413,7 +397,7 @@ func (ss *session) runTurn(turnCtx context.Context, prompt []schema.ContentBlock
 		}
 		ss.running, ss.turnCancel = false, nil
 		ss.busy = len(ss.queue) > 0
-		ss.noteAgentSessionID()
+		ss.noteAgentSessionID(ss.agent.Current())
 		ss.mu.Unlock()
 		ss.save()
 		ss.idle()
@@ -471,10 +455,7 @@ func (ss *session) agentName() string {
 // agent waits: the turn's failure is decided early
 // (an auth refusal, a provider that keeps failing).
 func (ss *session) drive(turnCtx context.Context, content []adapters.Content, watch bool) (string, *adapters.ErrorInfo) {
-	if err := ss.crashLooping(); err != nil {
-		return schema.StopEndTurn, adapters.ErrorOf(err)
-	}
-	b, waited, err := ss.awaitBackend(turnCtx)
+	b, waited, err := ss.agent.Await(turnCtx)
 	trace.Mark(turnCtx, trace.AgentReady)
 	ss.mu.Lock()
 	ss.waited = waited
@@ -504,7 +485,7 @@ func (ss *session) drive(turnCtx context.Context, content []adapters.Content, wa
 		return stopReason(oc.Stop), nil
 	case errors.Is(err, adapters.ErrClosed) || oc.Failure != nil && oc.Failure.Code == adapters.CodeCrash:
 		// before the TurnError case: a crash's TurnError unwraps to ErrClosed
-		ss.noteCrash()
+		ss.agent.Crashed()
 		ss.retire(b)
 	case errors.As(err, &failed):
 		ss.retireIfCrashed(b)
@@ -536,18 +517,17 @@ func (ss *session) retireIfCrashed(b adapters.Session) {
 	ss.crashed = false
 	ss.mu.Unlock()
 	if crashed {
-		ss.noteCrash()
+		ss.agent.Crashed()
 		ss.retire(b)
 	}
 }
 
-// retire closes b and forgets it if it is still this session's backend.
+// retire closes b and forgets it if it is still this session's agent.
 func (ss *session) retire(b adapters.Session) {
 	ss.mu.Lock()
-	mine := ss.backend == b
+	mine := ss.agent.Retire(b)
 	if mine {
-		ss.noteAgentSessionID()
-		ss.backend = nil
+		ss.noteAgentSessionID(b)
 	}
 	ss.mu.Unlock()
 	if mine {
