@@ -10,17 +10,16 @@ import (
 // briefing returns hub's record of the conversation after the history's
 // first since entries, for an agent that starts without it (or comes back
 // to it: only what it missed); "" when no answer came in it, so there is
-// nothing to tell. See package handover for what it holds.
-func (ss *session) briefing(since int) func() string {
-	return func() string {
-		ss.mu.Lock()
-		missed := ss.answeredAfter(since)
-		ss.mu.Unlock()
-		if !missed {
-			return ""
-		}
-		return handover.Render(ss.brief(since))
+// nothing to tell, or handover says none. See package handover for what
+// it holds.
+func (ss *session) briefing(since int) string {
+	ss.mu.Lock()
+	missed := ss.rec.Handover != handoverNone && ss.answeredAfter(since)
+	ss.mu.Unlock()
+	if !missed {
+		return ""
 	}
+	return handover.Render(ss.brief(since))
 }
 
 // brief reads the part of the record after since, minus the prompt being

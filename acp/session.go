@@ -479,20 +479,17 @@ func (ss *session) drive(turnCtx context.Context, content []adapters.Content, wa
 	ss.turnUsage = conversation.AddUsage(ss.turnUsage, oc.Digest.Usage) // a fallback's attempts add up
 	ss.mu.Unlock()
 	var failed *adapters.TurnError
+	crash := errors.Is(err, adapters.ErrClosed) || oc.Failure != nil && oc.Failure.Code == adapters.CodeCrash
+	stuck := errors.Is(err, adapters.ErrCancelTimeout)
+	ss.retire(b, crash, stuck)
 	switch {
 	case err == nil:
-		ss.retireIfCrashed(b)
 		return stopReason(oc.Stop), nil
-	case errors.Is(err, adapters.ErrClosed) || oc.Failure != nil && oc.Failure.Code == adapters.CodeCrash:
-		// before the TurnError case: a crash's TurnError unwraps to ErrClosed
-		ss.agent.Crashed()
-		ss.retire(b)
+	case crash: // before the TurnError case: a crash's TurnError unwraps to ErrClosed
 	case errors.As(err, &failed):
-		ss.retireIfCrashed(b)
 		return schema.StopEndTurn, oc.Failure
-	case errors.Is(err, adapters.ErrCancelTimeout):
+	case stuck:
 		ss.srv.log.Warn().Str("session", ss.id()).Msg("agent did not stop after cancel; restarting it")
-		ss.retire(b)
 		return schema.StopCancelled, nil
 	}
 	return schema.StopEndTurn, cmp.Or(oc.Failure, adapters.ErrorOf(err))
@@ -509,28 +506,15 @@ func (ss *session) noteFiles(files []string) {
 	}
 }
 
-// retireIfCrashed drops b when its turn reported that the agent process is
-// gone, so a crash costs one turn and not the whole editor session.
-func (ss *session) retireIfCrashed(b adapters.Session) {
+// retire closes b and forgets it if it is still this session's agent,
+// after a crash (crash, or one its turn reported: a crash costs one turn,
+// not the whole editor session) or when always.
+func (ss *session) retire(b adapters.Session, crash, always bool) {
 	ss.mu.Lock()
-	crashed := ss.crashed
-	ss.crashed = false
-	ss.mu.Unlock()
-	if crashed {
-		ss.agent.Crashed()
-		ss.retire(b)
-	}
-}
-
-// retire closes b and forgets it if it is still this session's agent.
-func (ss *session) retire(b adapters.Session) {
-	ss.mu.Lock()
-	mine := ss.agent.Retire(b)
-	if mine {
+	defer ss.mu.Unlock()
+	crash, ss.crashed = crash || ss.crashed, false
+	if (crash || always) && ss.agent.Retire(b, crash) {
 		ss.noteAgentSessionID(b)
-	}
-	ss.mu.Unlock()
-	if mine {
 		go func() { _ = b.Close(); ss.editor.releaseAll() }()
 	}
 }

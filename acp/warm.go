@@ -65,15 +65,13 @@ func (ss *session) startAgent(ctx context.Context) (adapters.Session, conversati
 	if id == "" || !caps.Resume {
 		id, fork = ss.rec.ForkOf, true // a fork: the agent continues a copy of the source's session
 	}
-	var missed, all func() string
-	if ss.rec.Handover != handoverNone {
-		missed, all = ss.briefing(ss.since), ss.briefing(0)
-	}
-	if ss.since == 0 {
-		missed = nil // it resumes with everything (or a copy of it)
-	}
+	since := ss.since
 	ss.mu.Unlock()
 	ss.giveDelegation(a, setup, &opts)
+	all, missed := ss.briefing(0), "" // since 0: a resume has seen all of it (or a copy)
+	if since > 0 {
+		missed = ss.briefing(since)
+	}
 	plan := conversation.PlanStart(caps, id, fork, missed, all)
 	opts.ResumeID, opts.Fork = plan.ResumeID, plan.Fork
 	opts.Instructions = strings.TrimSpace(plan.Instructions + opts.Instructions)
@@ -81,8 +79,8 @@ func (ss *session) startAgent(ctx context.Context) (adapters.Session, conversati
 	if err != nil {
 		return nil, setup, fmt.Errorf("start %s: %w", name, err)
 	}
-	if fresh && plan.ResumeID != "" && all != nil {
-		plan.Lead = all() // it lost its session: all of it
+	if fresh && plan.ResumeID != "" {
+		plan.Lead = all // it lost its session: all of it
 	}
 	ss.mu.Lock()
 	if ctx.Err() == nil {

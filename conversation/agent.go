@@ -20,21 +20,18 @@ import (
 // calls without its locks held (Context excepted), so they may take the
 // front end's own.
 type Agent struct {
-	// Want is the Setup the session wants now.
-	Want func() Setup
-	// Start starts the agent session with the Setup the session wants
-	// now, and returns that Setup.
-	Start func(ctx context.Context) (adapters.Session, Setup, error)
-	// Started, when set, runs once a start's agent session is the Agent's.
+	// Want is the Setup the session wants now; Start starts the agent
+	// session with it (unless ctx ended) and returns it; Started runs once
+	// that agent session is the Agent's.
+	Want    func() Setup
+	Start   func(ctx context.Context) (adapters.Session, Setup, error)
 	Started func(ctx context.Context, b adapters.Session, warm bool, took time.Duration)
-	// Admit, when set, makes room for one more agent (a cap on warm
-	// agents) and then runs launch.
-	Admit func(launch func())
-	// Context, when set, is each start's context (it outlives a prompt).
-	// It is called with the Agent's lock held.
+	// Admit makes room for one more agent (a cap on warm agents), then runs
+	// launch. Context is a new start's context, which outlives a prompt's.
+	Admit   func(launch func())
 	Context func() context.Context
 	Now     func() time.Time
-	Starts  *sync.WaitGroup // when set, counts the starts in flight
+	Starts  *sync.WaitGroup // the starts in flight
 	Log     zerolog.Logger
 
 	// cfg orders a change of the wanted Setup with a start's publish, so a
@@ -64,20 +61,9 @@ type agentStart struct {
 // or slept); whoever waits starts again.
 var errAbandoned = errors.New("agent start abandoned")
 
-// ErrCrashLoop is Await's error while the agent keeps crashing.
+// ErrCrashLoop is Await's error while the agent keeps crashing: three
+// crashes within a minute.
 var ErrCrashLoop = errors.New("the agent crashed 3 times within a minute; hub stopped restarting it")
-
-const (
-	crashLimit  = 3
-	crashWindow = time.Minute
-)
-
-func (a *Agent) now() time.Time {
-	if a.Now == nil {
-		return time.Now()
-	}
-	return a.Now()
-}
 
 // Launch starts the agent session in the background unless the Agent has
 // one, is starting one or is closed; warm says it starts ahead of a prompt.
@@ -87,30 +73,21 @@ func (a *Agent) Launch(warm bool) bool {
 	if a.closed || a.cur != nil || a.st != nil {
 		return false
 	}
-	ctx := context.Background()
-	if a.Context != nil {
-		ctx = a.Context()
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	st := &agentStart{done: make(chan struct{}), cancel: cancel, began: a.now(), warm: warm}
-	a.st = st
-	if a.Starts != nil {
-		a.Starts.Add(1)
-	}
-	go a.run(ctx, st)
+	ctx, cancel := context.WithCancel(a.Context())
+	a.st = &agentStart{done: make(chan struct{}), cancel: cancel, began: a.Now(), warm: warm}
+	a.Starts.Add(1)
+	go a.run(ctx, a.st)
 	return true
 }
 
 // run starts the agent, brings it to any change made meanwhile (starting
 // again when that cannot be done live) and publishes it.
 func (a *Agent) run(ctx context.Context, st *agentStart) {
-	if a.Starts != nil {
-		defer a.Starts.Done()
-	}
+	defer a.Starts.Done()
 	defer st.cancel()
 	defer close(st.done)
 	for {
-		b, have, err := a.startOnce(ctx, st)
+		b, have, err := a.Start(ctx)
 		if err != nil {
 			a.fail(st, err)
 			return
@@ -120,8 +97,8 @@ func (a *Agent) run(ctx context.Context, st *agentStart) {
 		if err = want.Reach(ctx, b, have); err == nil {
 			ok := a.publish(st, b, want)
 			a.cfg.Unlock()
-			if ok && a.Started != nil {
-				a.Started(ctx, b, st.warm, a.now().Sub(st.began))
+			if ok {
+				a.Started(ctx, b, st.warm, a.Now().Sub(st.began))
 			}
 			return
 		}
@@ -134,27 +111,14 @@ func (a *Agent) run(ctx context.Context, st *agentStart) {
 	}
 }
 
-// startOnce runs Start unless st was abandoned.
-func (a *Agent) startOnce(ctx context.Context, st *agentStart) (adapters.Session, Setup, error) {
-	a.mu.Lock()
-	mine := a.st == st
-	a.mu.Unlock()
-	if !mine {
-		return nil, Setup{}, errAbandoned
-	}
-	return a.Start(ctx)
-}
-
 // fail keeps err for the prompt that waits, or the next one.
 func (a *Agent) fail(st *agentStart, err error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.st != st {
-		st.err = errAbandoned
-		return
+	if st.err = errAbandoned; a.st == st {
+		st.err = err
+		a.Log.Warn().Err(err).Bool("warm", st.warm).Msg("agent start failed; the next prompt reports it")
 	}
-	st.err = err
-	a.Log.Warn().Err(err).Bool("warm", st.warm).Msg("agent start failed; the next prompt reports it")
 }
 
 // publish makes b, which runs with setup, the Agent's unless st was
@@ -175,8 +139,8 @@ func (a *Agent) publish(st *agentStart, b adapters.Session, setup Setup) bool {
 }
 
 // Await returns the agent session: the running one, the start in flight
-// or a new start (through Admit). waited says the caller had to wait. A
-// start that failed before is reported here, once; a crash loop stops it.
+// or a new start. waited says the caller had to wait. A start that failed
+// before is reported here, once; a crash loop stops it.
 func (a *Agent) Await(ctx context.Context) (b adapters.Session, waited bool, err error) {
 	if err := a.crashLoop(); err != nil {
 		return nil, false, err
@@ -191,7 +155,7 @@ func (a *Agent) Await(ctx context.Context) (b adapters.Session, waited bool, err
 		case b != nil:
 			return b, waited, nil
 		case st == nil:
-			a.admit(func() { a.Launch(false) })
+			a.Admit(func() { a.Launch(false) })
 			continue
 		}
 		select {
@@ -215,14 +179,6 @@ func (a *Agent) Await(ctx context.Context) (b adapters.Session, waited bool, err
 	}
 }
 
-func (a *Agent) admit(launch func()) {
-	if a.Admit == nil {
-		launch()
-		return
-	}
-	a.Admit(launch)
-}
-
 // Current is the running agent session; nil when there is none.
 func (a *Agent) Current() adapters.Session {
 	a.mu.Lock()
@@ -238,11 +194,15 @@ func (a *Agent) Holds() bool {
 }
 
 // Sleep takes the agent session from the Agent, for the caller to close,
-// and abandons a start in flight; the next Await starts again.
-func (a *Agent) Sleep() adapters.Session {
+// and abandons a start in flight; the next Await starts again. Close is
+// Sleep for good: the Agent starts nothing after it.
+func (a *Agent) Sleep() adapters.Session { return a.drop(false) }
+func (a *Agent) Close() adapters.Session { return a.drop(true) }
+
+func (a *Agent) drop(closing bool) adapters.Session {
 	a.mu.Lock()
 	b, st := a.cur, a.st
-	a.cur, a.st = nil, nil
+	a.cur, a.st, a.closed = nil, nil, a.closed || closing
 	a.mu.Unlock()
 	if st != nil {
 		st.cancel()
@@ -250,24 +210,31 @@ func (a *Agent) Sleep() adapters.Session {
 	return b
 }
 
-// Close is Sleep for good: the Agent starts nothing after it.
-func (a *Agent) Close() adapters.Session {
-	a.mu.Lock()
-	a.closed = true
-	a.mu.Unlock()
-	return a.Sleep()
-}
-
 // Retire takes b from the Agent if it is still its agent session, and
-// reports whether it was; the caller closes it.
-func (a *Agent) Retire(b adapters.Session) bool {
+// reports whether it was; the caller closes it. crashed records a crash.
+func (a *Agent) Retire(b adapters.Session, crashed bool) bool {
+	now := a.Now()
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	if crashed {
+		a.crashes = append(a.crashes, now)
+		a.crashes = a.crashes[max(0, len(a.crashes)-3):]
+	}
 	mine := a.cur == b && b != nil
 	if mine {
 		a.cur = nil
 	}
 	return mine
+}
+
+// crashLoop is ErrCrashLoop when the last crashes came too fast to restart.
+func (a *Agent) crashLoop() error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if len(a.crashes) < 3 || a.Now().Sub(a.crashes[0]) > time.Minute {
+		return nil
+	}
+	return fmt.Errorf("%w; see its stderr in hub's log, fix the cause, then prompt again after a minute", ErrCrashLoop)
 }
 
 // Apply brings the agent session to the Setup want returns, live where it
@@ -287,7 +254,7 @@ func (a *Agent) Apply(ctx context.Context, want func() (s Setup, running bool), 
 		case errors.Is(err, adapters.ErrNeedsRestart) && running:
 			return false, err
 		case errors.Is(err, adapters.ErrNeedsRestart):
-			a.Retire(b)
+			a.Retire(b, false)
 			_ = b.Close()
 			restart = true
 		case err != nil:
@@ -303,47 +270,20 @@ func (a *Agent) Apply(ctx context.Context, want func() (s Setup, running bool), 
 	return restart, nil
 }
 
-// Crashed records a crash of the agent.
-func (a *Agent) Crashed() {
-	now := a.now()
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.crashes = append(a.crashes, now)
-	if len(a.crashes) > crashLimit {
-		a.crashes = a.crashes[len(a.crashes)-crashLimit:]
-	}
-}
-
-// crashLoop is ErrCrashLoop when the last crashes came too fast to restart.
-func (a *Agent) crashLoop() error {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if len(a.crashes) < crashLimit || a.now().Sub(a.crashes[0]) > crashWindow {
-		return nil
-	}
-	return fmt.Errorf("%w; see its stderr in hub's log, fix the cause, then prompt again after a minute", ErrCrashLoop)
-}
-
 // StartResuming starts ad, resuming (or forking) the agent's session when
 // opts name one; a resume that fails starts the agent afresh, losing its
 // context (brief it), unless the agent cannot run at all. fresh says the
 // agent session continues none.
 func (a *Agent) StartResuming(ctx context.Context, ad adapters.Adapter, opts adapters.SessionOptions) (b adapters.Session, fresh bool, err error) {
 	b, err = ad.Start(ctx, opts)
-	if err == nil || opts.ResumeID == "" || !startFresh(err) {
+	if err == nil || opts.ResumeID == "" || errors.Is(err, adapters.ErrNotInstalled) || errors.Is(err, adapters.ErrNotAuthenticated) ||
+		errors.Is(err, adapters.ErrBadCwd) || errors.Is(err, context.Canceled) {
 		return b, opts.ResumeID == "", err
 	}
 	a.Log.Warn().Err(err).Str("agent", ad.Name()).Msg("resume failed; starting the agent afresh")
 	opts.ResumeID, opts.Fork = "", false
 	b, err = ad.Start(ctx, opts)
 	return b, true, err
-}
-
-// startFresh says whether a start that failed to resume should start the
-// agent afresh: not when the agent cannot run at all.
-func startFresh(err error) bool {
-	return !errors.Is(err, adapters.ErrNotInstalled) && !errors.Is(err, adapters.ErrNotAuthenticated) &&
-		!errors.Is(err, adapters.ErrBadCwd) && !errors.Is(err, context.Canceled)
 }
 
 // StartPlan is how an agent session starts: continuing the agent's own
@@ -359,19 +299,12 @@ type StartPlan struct {
 // it missed since it left (missed) ahead of the prompt; else it starts
 // afresh, briefed (brief) through its instructions when it takes them
 // (system level, never as the user's words), else ahead of the prompt.
-// A nil func tells nothing.
-func PlanStart(caps adapters.Capabilities, id string, fork bool, missed, brief func() string) StartPlan {
-	tell := func(f func() string) string {
-		if f == nil {
-			return ""
-		}
-		return f()
-	}
+func PlanStart(caps adapters.Capabilities, id string, fork bool, missed, brief string) StartPlan {
 	switch {
 	case id != "" && (fork && caps.Fork || !fork && caps.Resume):
-		return StartPlan{ResumeID: id, Fork: fork, Lead: tell(missed)}
+		return StartPlan{ResumeID: id, Fork: fork, Lead: missed}
 	case caps.Instructions:
-		return StartPlan{Instructions: tell(brief)}
+		return StartPlan{Instructions: brief}
 	}
-	return StartPlan{Lead: tell(brief)}
+	return StartPlan{Lead: brief}
 }

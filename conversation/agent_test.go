@@ -40,7 +40,8 @@ type fakeHost struct {
 }
 
 func (h *fakeHost) agent() *Agent {
-	return &Agent{Want: h.want, Start: h.start, Starts: &h.wg}
+	return &Agent{Want: h.want, Start: h.start, Starts: &h.wg, Now: time.Now, Context: context.Background,
+		Admit: func(launch func()) { launch() }, Started: func(context.Context, adapters.Session, bool, time.Duration) {}}
 }
 
 func (h *fakeHost) want() Setup {
@@ -233,7 +234,7 @@ func TestAgent_CrashLoopStopsRestarts(t *testing.T) {
 			a.Now = func() time.Time { return now }
 			for _, d := range tt.crashes {
 				now = base.Add(d)
-				a.Crashed()
+				a.Retire(nil, true)
 			}
 			b, _, err := a.Await(context.Background())
 			if errors.Is(err, ErrCrashLoop) != tt.loop || (b != nil) == tt.loop || len(h.started()) == 1 == tt.loop {
@@ -292,22 +293,21 @@ func TestAgent_FailedResumeStartsAfresh(t *testing.T) {
 }
 
 func TestPlanStart_ResumesForksOrBriefs(t *testing.T) {
-	said := func(s string) func() string { return func() string { return s } }
 	tests := []struct {
 		name   string
 		caps   adapters.Capabilities
 		id     string
 		fork   bool
-		missed func() string
-		brief  func() string
+		missed string
+		brief  string
 		want   StartPlan
 	}{
-		{"resumes", adapters.Capabilities{Resume: true, Instructions: true}, "s1", false, nil, said("all"), StartPlan{ResumeID: "s1"}},
-		{"resumes, told what it missed", adapters.Capabilities{Resume: true}, "s1", false, said("since"), said("all"), StartPlan{ResumeID: "s1", Lead: "since"}},
-		{"forks", adapters.Capabilities{Fork: true}, "s1", true, nil, said("all"), StartPlan{ResumeID: "s1", Fork: true}},
-		{"cannot fork: briefed ahead of the prompt", adapters.Capabilities{Resume: true}, "s1", true, nil, said("all"), StartPlan{Lead: "all"}},
-		{"cannot resume: briefed in its instructions", adapters.Capabilities{Instructions: true}, "s1", false, said("since"), said("all"), StartPlan{Instructions: "all"}},
-		{"nothing to resume or tell", adapters.Capabilities{Resume: true}, "", false, nil, nil, StartPlan{}},
+		{"resumes", adapters.Capabilities{Resume: true, Instructions: true}, "s1", false, "", "all", StartPlan{ResumeID: "s1"}},
+		{"resumes, told what it missed", adapters.Capabilities{Resume: true}, "s1", false, "since", "all", StartPlan{ResumeID: "s1", Lead: "since"}},
+		{"forks", adapters.Capabilities{Fork: true}, "s1", true, "", "all", StartPlan{ResumeID: "s1", Fork: true}},
+		{"cannot fork: briefed ahead of the prompt", adapters.Capabilities{Resume: true}, "s1", true, "", "all", StartPlan{Lead: "all"}},
+		{"cannot resume: briefed in its instructions", adapters.Capabilities{Instructions: true}, "s1", false, "since", "all", StartPlan{Instructions: "all"}},
+		{"nothing to resume or tell", adapters.Capabilities{Resume: true}, "", false, "", "", StartPlan{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -69,12 +69,14 @@ func pruneTranscripts(dir string, keep int) {
 // resuming or forking the session --resume names, or, continuing another
 // agent's session (sessionOptions left no id), afresh and briefed on it.
 func (r *run) handover(name string, caps adapters.Capabilities, so *adapters.SessionOptions, prefix *string) {
-	var brief func() string
+	var brief string
 	if t := r.from; t != nil && t.Agent != name {
-		brief = func() string { b := t.Brief; b.Cwd = so.Cwd; return handover.Render(b) }
+		b := t.Brief
+		b.Cwd = so.Cwd
+		brief = handover.Render(b)
 		r.out.progress("continuing %s session %s: %s is briefed on it", t.Agent, t.ID, name)
 	}
-	p := conversation.PlanStart(caps, so.ResumeID, so.Fork, nil, brief)
+	p := conversation.PlanStart(caps, so.ResumeID, so.Fork, "", brief)
 	so.ResumeID, so.Fork = p.ResumeID, p.Fork
 	so.Instructions = strings.TrimSpace(p.Instructions + so.Instructions)
 	*prefix = p.Lead + *prefix
