@@ -291,7 +291,7 @@ func (ss *session) apply(ctx context.Context, set func(*Record)) error {
 		return ss.setupOf(&next), ss.running
 	}, func() { ss.mu.Lock(); set(ss.rec); ss.mu.Unlock() })
 	switch {
-	case errors.Is(err, errRestart):
+	case errors.Is(err, adapters.ErrNeedsRestart):
 		return invalidParams("%v", errNotConfigurable)
 	case err != nil:
 		return jsonrpc.NewError(schema.CodeInternalError, err.Error(), nil)

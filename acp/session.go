@@ -84,12 +84,9 @@ type session struct {
 	toolStarted bool
 	// turnUsage is the running turn's usage, over every attempt.
 	turnUsage *adapters.Usage
-	// pendingBrief is hub's record of what the agent missed, for the next
-	// prompt (when it did not go with the agent's start).
-	pendingBrief string
-	// briefed: the agent got the briefing with its start; the user hears
-	// of it with the next prompt.
-	briefed bool
+	// plan is how the agent last started: its briefing (Lead) goes ahead of
+	// the next prompt; the user hears of one that went with the start.
+	plan conversation.StartPlan
 	// since is how much of the history the session's agent has seen (an
 	// agent switched back to resumes with the rest); 0 for none.
 	since int
@@ -281,8 +278,6 @@ func (ss *session) adapter() (adapters.Adapter, error) {
 func (ss *session) agents() *adapters.Registry {
 	return cmp.Or(ss.set.Registry, ss.srv.opts.Registry)
 }
-
-var errRestart = adapters.ErrNeedsRestart
 
 // mcpFor returns the editor's MCP servers that adapter a takes, logging
 // the ones it is given and the ones it cannot take (C19). An adapter

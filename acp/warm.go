@@ -84,8 +84,7 @@ func (ss *session) startAgent(ctx context.Context) (adapters.Session, conversati
 	}
 	ss.mu.Lock()
 	if ctx.Err() == nil {
-		ss.since, ss.rec.ForkOf = 0, "" // its own copy (or, when forking failed, a briefed start) from now on
-		ss.pendingBrief, ss.briefed = plan.Lead, plan.Instructions != ""
+		ss.since, ss.rec.ForkOf, ss.plan = 0, "", plan // its own copy (or, when forking failed, a briefed start) from now on
 	}
 	ss.mu.Unlock()
 	return b, setup, nil

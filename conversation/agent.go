@@ -89,13 +89,13 @@ func (a *Agent) run(ctx context.Context, st *agentStart) {
 	for {
 		b, have, err := a.Start(ctx)
 		if err != nil {
-			a.fail(st, err)
+			a.end(st, nil, have, err)
 			return
 		}
 		a.cfg.Lock()
 		want := a.Want()
 		if err = want.Reach(ctx, b, have); err == nil {
-			ok := a.publish(st, b, want)
+			ok := a.end(st, b, want, nil)
 			a.cfg.Unlock()
 			if ok {
 				a.Started(ctx, b, st.warm, a.Now().Sub(st.began))
@@ -105,37 +105,32 @@ func (a *Agent) run(ctx context.Context, st *agentStart) {
 		a.cfg.Unlock()
 		_ = b.Close()
 		if !errors.Is(err, adapters.ErrNeedsRestart) {
-			a.fail(st, err)
+			a.end(st, nil, have, err)
 			return
 		}
 	}
 }
 
-// fail keeps err for the prompt that waits, or the next one.
-func (a *Agent) fail(st *agentStart, err error) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if st.err = errAbandoned; a.st == st {
-		st.err = err
-		a.Log.Warn().Err(err).Bool("warm", st.warm).Msg("agent start failed; the next prompt reports it")
-	}
-}
-
-// publish makes b, which runs with setup, the Agent's unless st was
-// abandoned (then b is closed). Caller holds a.cfg.
-func (a *Agent) publish(st *agentStart, b adapters.Session, setup Setup) bool {
+// end publishes b, which runs with setup, as the Agent's, or keeps err for
+// the prompt that waits (or the next one); a start abandoned meanwhile
+// closes b. Caller holds a.cfg when b is not nil.
+func (a *Agent) end(st *agentStart, b adapters.Session, setup Setup, err error) bool {
 	a.mu.Lock()
 	mine := a.st == st && !a.closed
-	if mine {
-		a.st, a.cur, a.applied = nil, b, setup
-	} else {
+	switch {
+	case !mine:
 		st.err = errAbandoned
+	case err != nil:
+		st.err = err
+		a.Log.Warn().Err(err).Bool("warm", st.warm).Msg("agent start failed; the next prompt reports it")
+	default:
+		a.st, a.cur, a.applied = nil, b, setup
 	}
 	a.mu.Unlock()
-	if !mine {
+	if !mine && b != nil {
 		_ = b.Close()
 	}
-	return mine
+	return mine && err == nil
 }
 
 // Await returns the agent session: the running one, the start in flight
