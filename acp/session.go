@@ -44,13 +44,12 @@ type session struct {
 	// saw it arrive.
 	emitMu sync.Mutex
 
-	saveMu sync.Mutex // one save at a time
-	mu     sync.Mutex
-	rec    *Record
-	// agent is the agent session the session runs on, and its lifecycle.
-	agent         *conversation.Agent
-	busy          bool // a prompt was accepted (set inline on the read loop)
-	running       bool // its turn runs: changes ordered before it took effect
+	saveMu        sync.Mutex // one save at a time
+	mu            sync.Mutex
+	rec           *Record
+	agent         *conversation.Agent // the agent session it runs on, through its life
+	busy          bool                // a prompt was accepted (set inline on the read loop)
+	running       bool                // its turn runs: changes ordered before it took effect
 	cancelled     bool
 	closed        bool
 	turnCancel    context.CancelFunc

@@ -33,16 +33,13 @@ type Agent struct {
 	Now     func() time.Time
 	Starts  *sync.WaitGroup // the starts in flight
 	Log     zerolog.Logger
-
 	// cfg orders a change of the wanted Setup with a start's publish, so a
 	// change made while the agent starts reaches the started agent.
 	cfg     sync.Mutex
 	mu      sync.Mutex
 	cur     adapters.Session
-	applied Setup // what cur runs with
-	// st is the start in flight, or one that failed and waits for the
-	// next Await to report it.
-	st      *agentStart
+	applied Setup       // what cur runs with
+	st      *agentStart // in flight, or failed until Await reports it
 	closed  bool
 	crashes []time.Time // the latest crashes' times
 }
@@ -57,12 +54,10 @@ type agentStart struct {
 	warm   bool // started ahead of a prompt
 }
 
-// errAbandoned marks a start given up (the session closed, switched agent
-// or slept); whoever waits starts again.
+// errAbandoned ends a start given up (closed, switched, slept): start again.
 var errAbandoned = errors.New("agent start abandoned")
 
-// ErrCrashLoop is Await's error while the agent keeps crashing: three
-// crashes within a minute.
+// ErrCrashLoop is Await's error after three crashes within a minute.
 var ErrCrashLoop = errors.New("the agent crashed 3 times within a minute; hub stopped restarting it")
 
 // Launch starts the agent session in the background unless the Agent has
