@@ -63,7 +63,7 @@ type session struct {
 	// chunks keep merging into it, so a long answer costs O(n), not O(n²).
 	chunk     strings.Builder
 	chunkOpen bool
-	// crashed marks the backend dead for the rest of this turn: the next
+	// crashed marks the agent session dead for the rest of this turn: the next
 	// prompt starts a fresh one (resuming the agent's session where it can).
 	crashed bool
 	// lastInOrder closes when the latest ordered request has taken effect.
@@ -444,7 +444,7 @@ func (ss *session) agentName() string {
 	return ss.rec.Agent
 }
 
-// drive runs the turn on the backend; every update it makes is written
+// drive runs the turn on the agent session; every update it makes is written
 // before it returns. A failed turn returns why. watch says a fallback
 // agent waits: the turn's failure is decided early
 // (an auth refusal, a provider that keeps failing).

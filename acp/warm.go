@@ -116,7 +116,7 @@ func (ss *session) started(ctx context.Context, b adapters.Session, warm bool, t
 }
 
 // fetchSurface asks a started agent for its commands and options and sends
-// them as updates, unless the session moved on to another backend.
+// them as updates, unless the session moved on to another agent session.
 func (ss *session) fetchSurface(sf adapters.Surfacer, b adapters.Session) {
 	ctx, cancel := context.WithTimeout(ss.srv.ctx, surfaceWait)
 	defer cancel()
