@@ -19,6 +19,7 @@ func (ss *session) briefing(since int) string {
 	if !slices.ContainsFunc(b.Turns, func(t handover.Turn) bool { return t.Answer != "" || len(t.Tools) > 0 }) {
 		return ""
 	}
+	b.Skills = ss.skillsUsed(b.Turns)
 	return handover.Render(b)
 }
 
@@ -65,7 +66,6 @@ func (ss *session) brief(since int) handover.Brief {
 	for _, m := range ss.mcp {
 		b.MCP = append(b.MCP, m.Name)
 	}
-	b.Skills = ss.skillsUsed(b.Turns)
 	return b
 }
 
