@@ -16,9 +16,9 @@ import (
 // start at a time, shared by a warm start and the prompts that wait for
 // it; the Setup it runs with against the one the session wants (Reach, or
 // start again); sleep, close, and the crashes that stop restarts. The
-// front end supplies what is its own through the funcs, which the Agent
-// calls without its locks held (Context excepted), so they may take the
-// front end's own.
+// front end supplies what is its own through the funcs, called without
+// the Agent's lock, so they may take the front end's; but Context is
+// called with it, and Want (like Apply's funcs) in Apply's order.
 type Agent struct {
 	// Want is the Setup the session wants now; Start starts the agent
 	// session with it (unless ctx ended) and returns it; Started runs once
