@@ -1,27 +1,58 @@
 package acp
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/hubdev/hub/acp/schema"
+	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/conversation"
 	"github.com/hubdev/hub/internal/handover"
 )
 
-// briefing is hub's record of the conversation, for an agent that starts
-// without it (or comes back to it: only what it missed); "" when there is
-// nothing to tell. See package handover for what it holds.
-func (ss *session) briefing() string {
-	return handover.Render(ss.brief())
+// briefing returns hub's record of the conversation after the history's
+// first since entries, for an agent that starts without it (or comes back
+// to it: only what it missed); "" when no turn in it got an answer, so
+// there is nothing to tell. See package handover for what it holds.
+func (ss *session) briefing(since int) string {
+	b := ss.brief(since)
+	if !slices.ContainsFunc(b.Turns, func(t handover.Turn) bool { return t.Answer != "" || len(t.Tools) > 0 }) {
+		return ""
+	}
+	b.Skills = ss.skillsUsed(b.Turns)
+	return handover.Render(b)
 }
 
-// brief reads the part of the record the agent has not seen, minus the
-// prompt being answered.
-func (ss *session) brief() handover.Brief {
+// withBriefing puts the briefing in front of the prompt when the agent
+// started without the conversation (after a switch, a crash or a failed
+// resume), once, and tells the user.
+func (ss *session) withBriefing(content []adapters.Content) []adapters.Content {
+	ss.mu.Lock()
+	p := ss.plan
+	ss.plan = conversation.StartPlan{}
+	ss.mu.Unlock()
+	if p.Lead == "" && p.Instructions == "" {
+		return content
+	}
+	ss.emit(schema.SessionUpdate{AgentThoughtChunk: &schema.ContentChunk{Content: schema.TextBlock(
+		"hub gave the agent its record of the conversation it missed.\n")}})
+	if p.Lead == "" {
+		return content
+	}
+	return append([]adapters.Content{{Type: adapters.ContentText, Text: p.Lead}}, content...)
+}
+
+// brief reads the part of the record after since, minus the prompt being
+// answered; nothing when handover says none.
+func (ss *session) brief(since int) handover.Brief {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
+	if ss.rec.Handover == handoverNone {
+		return handover.Brief{}
+	}
 	ss.flushChunk()
 	hist := ss.rec.History
-	if seen := ss.since - ss.dropped; seen > 0 && seen <= len(hist) {
+	if seen := since - ss.dropped; seen > 0 && seen <= len(hist) {
 		hist = hist[seen:]
 	}
 	for len(hist) > 0 && hist[len(hist)-1].UserMessageChunk != nil {
@@ -35,7 +66,6 @@ func (ss *session) brief() handover.Brief {
 	for _, m := range ss.mcp {
 		b.MCP = append(b.MCP, m.Name)
 	}
-	b.Skills = ss.skillsUsed(b.Turns)
 	return b
 }
 

@@ -54,10 +54,7 @@ func (ss *session) driveWithFallback(turnCtx context.Context, content []adapters
 		ss.emit(schema.SessionUpdate{AgentMessageChunk: &schema.ContentChunk{Content: schema.TextBlock(
 			fmt.Sprintf("hub: %s; continuing with %s.\n\n", why, next))}})
 		ss.mu.Lock()
-		hadCommands := ss.switchLocked(next)
-		ss.mu.Lock()
-		ss.crashed = false
-		ss.mu.Unlock()
+		hadCommands := ss.switchLocked(next) // drive retired a crashed agent
 		if hadCommands {
 			ss.sendCommands(true)
 		}

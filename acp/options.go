@@ -9,6 +9,7 @@ import (
 
 	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/conversation"
 	"github.com/hubdev/hub/internal/jsonrpc"
 	"github.com/hubdev/hub/personas"
 )
@@ -253,11 +254,9 @@ func (ss *session) switchAgent(name string) (after func(), err error) {
 // reports whether the old agent had slash commands to take back. Called
 // with ss.mu held; returns with it released.
 func (ss *session) switchLocked(name string) (hadCommands bool) {
-	b, st := ss.backend, ss.starting
-	ss.backend, ss.starting, ss.live = nil, nil, nil
-	if b != nil {
-		ss.noteAgentSessionID()
-	}
+	b := ss.agent.Sleep()
+	ss.live = nil
+	ss.noteAgentSessionID(b)
 	if ss.rec.Left == nil {
 		ss.rec.Left = map[string]AgentMark{}
 	}
@@ -271,9 +270,6 @@ func (ss *session) switchLocked(name string) (hadCommands bool) {
 	hadCommands = len(ss.agentCommands) > 0
 	ss.agentCommands = nil
 	ss.mu.Unlock()
-	if st != nil {
-		st.cancel()
-	}
 	if b != nil {
 		_ = b.Close()
 	}
@@ -284,40 +280,25 @@ func (ss *session) switchLocked(name string) (hadCommands bool) {
 // apply changes a setting: the running agent is brought to the setup that
 // follows, live where it can, else by restarting it (resuming its session)
 // once no turn runs. A start in flight picks the change up when it is done
-// (see runStart).
+// (conversation.Agent.Apply).
 func (ss *session) apply(ctx context.Context, set func(*Record)) error {
-	ss.cfgMu.Lock()
-	defer ss.cfgMu.Unlock()
-	ss.mu.Lock()
-	b, have, busy := ss.backend, ss.applied, ss.running
-	next := *ss.rec
-	next.Options = maps.Clone(next.Options)
-	set(&next)
-	want := ss.setupOf(&next)
-	ss.mu.Unlock()
-	if b != nil {
-		err := want.Reach(ctx, b, have)
-		switch {
-		case errors.Is(err, errRestart) && busy:
-			return invalidParams("%v", errNotConfigurable)
-		case errors.Is(err, errRestart):
-			ss.mu.Lock()
-			if ss.backend == b {
-				ss.backend = nil
-			}
-			ss.mu.Unlock()
-			_ = b.Close()
-			defer ss.warm()
-		case err != nil:
-			return jsonrpc.NewError(schema.CodeInternalError, err.Error(), nil)
-		}
+	restart, err := ss.agent.Apply(ctx, func() (conversation.Setup, bool) {
+		ss.mu.Lock()
+		defer ss.mu.Unlock()
+		next := *ss.rec
+		next.Options = maps.Clone(next.Options)
+		set(&next)
+		return ss.setupOf(&next), ss.running
+	}, func() { ss.mu.Lock(); set(ss.rec); ss.mu.Unlock() })
+	switch {
+	case errors.Is(err, adapters.ErrNeedsRestart):
+		return invalidParams("%v", errNotConfigurable)
+	case err != nil:
+		return jsonrpc.NewError(schema.CodeInternalError, err.Error(), nil)
 	}
-	ss.mu.Lock()
-	set(ss.rec)
-	if b != nil && ss.backend == b {
-		ss.applied = want
-	}
-	ss.mu.Unlock()
 	ss.save()
+	if restart {
+		ss.warm()
+	}
 	return nil
 }

@@ -548,6 +548,7 @@ func (s *server) open(rec *Record, mcp []schema.McpServer) (*session, error) {
 	caps := s.clientCaps
 	s.mu.Unlock()
 	ss := &session{srv: s, rec: rec, set: set, mcp: s.convertMCP(mcp), seenTools: map[string]bool{}}
+	ss.agent = ss.newAgent()
 	if ss.gate, err = s.gateFor(ss); err != nil {
 		return nil, jsonrpc.NewError(schema.CodeInternalError, err.Error(), nil)
 	}

@@ -11,7 +11,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/adapters"
@@ -45,15 +44,12 @@ type session struct {
 	// saw it arrive.
 	emitMu sync.Mutex
 
-	saveMu sync.Mutex // one save at a time
-	// cfgMu orders model and mode changes with an agent start, so a change
-	// sent while the agent starts reaches the started agent.
-	cfgMu         sync.Mutex
+	saveMu        sync.Mutex // one save at a time
 	mu            sync.Mutex
 	rec           *Record
-	backend       adapters.Session
-	busy          bool // a prompt was accepted (set inline on the read loop)
-	running       bool // its turn runs: changes ordered before it took effect
+	agent         *conversation.Agent // the agent session it runs on, through its life
+	busy          bool                // a prompt was accepted (set inline on the read loop)
+	running       bool                // its turn runs: changes ordered before it took effect
 	cancelled     bool
 	closed        bool
 	turnCancel    context.CancelFunc
@@ -67,18 +63,13 @@ type session struct {
 	// chunks keep merging into it, so a long answer costs O(n), not O(n²).
 	chunk     strings.Builder
 	chunkOpen bool
-	// crashed marks the backend dead for the rest of this turn: the next
+	// crashed marks the agent session dead for the rest of this turn: the next
 	// prompt starts a fresh one (resuming the agent's session where it can).
 	crashed bool
 	// lastInOrder closes when the latest ordered request has taken effect.
 	lastInOrder chan struct{}
-	// starting is the agent start in flight, or one that failed and waits
-	// for the next prompt to report it (see warm.go).
-	starting *start
 	// live is what the running agent reported it offers; nil until then.
 	live *adapters.Surface
-	// applied is the setup backend runs with (see apply).
-	applied conversation.Setup
 	// idleGen invalidates an armed idle timeout when the session is used.
 	idleGen int
 	// waited says whether the last prompt waited for its agent to start.
@@ -92,14 +83,9 @@ type session struct {
 	toolStarted bool
 	// turnUsage is the running turn's usage, over every attempt.
 	turnUsage *adapters.Usage
-	// crashes are the times of the agent's latest crashes.
-	crashes []time.Time
-	// pendingBrief is hub's record of what the agent missed, for the next
-	// prompt (when it did not go with the agent's start).
-	pendingBrief string
-	// briefed: the agent got the briefing with its start; the user hears
-	// of it with the next prompt.
-	briefed bool
+	// plan is how the agent last started: its briefing (Lead) goes ahead of
+	// the next prompt; the user hears of one that went with the start.
+	plan conversation.StartPlan
 	// since is how much of the history the session's agent has seen (an
 	// agent switched back to resumes with the rest); 0 for none.
 	since int
@@ -184,14 +170,9 @@ func (ss *session) close() {
 	ss.srv.pool.remove(ss)
 	ss.mu.Lock()
 	ss.closed = true
-	b, st := ss.backend, ss.starting
-	ss.backend, ss.starting = nil, nil
 	ss.idleGen++
 	ss.mu.Unlock()
-	if st != nil {
-		st.cancel()
-	}
-	if b != nil {
+	if b := ss.agent.Close(); b != nil {
 		if err := b.Close(); err != nil {
 			ss.srv.log.Debug().Err(err).Str("session", ss.id()).Msg("adapter close")
 		}
@@ -297,8 +278,6 @@ func (ss *session) agents() *adapters.Registry {
 	return cmp.Or(ss.set.Registry, ss.srv.opts.Registry)
 }
 
-var errRestart = adapters.ErrNeedsRestart
-
 // mcpFor returns the editor's MCP servers that adapter a takes, logging
 // the ones it is given and the ones it cannot take (C19). An adapter
 // without MCP support gets none. One that takes MCP gets every entry: the
@@ -335,14 +314,13 @@ func (ss *session) mcpFor(a adapters.Adapter) []adapters.MCPServer {
 	return out
 }
 
-// noteAgentSessionID keeps the backend's own session id for resume even
-// when its session_info event came before any turn and had no one to reach.
+// noteAgentSessionID keeps agent session b's own id for resume even when
+// its session_info event came before any turn and had no one to reach.
 // Caller holds ss.mu.
-func (ss *session) noteAgentSessionID() {
-	if ss.backend == nil || ss.rec.AgentSessionID != "" {
-		return
+func (ss *session) noteAgentSessionID(b adapters.Session) {
+	if b != nil && ss.rec.AgentSessionID == "" {
+		ss.rec.AgentSessionID = b.ID()
 	}
-	ss.rec.AgentSessionID = ss.backend.ID()
 }
 
 // slot is one accepted prompt: it runs once the turn before it ended
@@ -413,7 +391,7 @@ func (ss *session) runTurn(turnCtx context.Context, prompt []schema.ContentBlock
 		}
 		ss.running, ss.turnCancel = false, nil
 		ss.busy = len(ss.queue) > 0
-		ss.noteAgentSessionID()
+		ss.noteAgentSessionID(ss.agent.Current())
 		ss.mu.Unlock()
 		ss.save()
 		ss.idle()
@@ -466,15 +444,12 @@ func (ss *session) agentName() string {
 	return ss.rec.Agent
 }
 
-// drive runs the turn on the backend; every update it makes is written
+// drive runs the turn on the agent session; every update it makes is written
 // before it returns. A failed turn returns why. watch says a fallback
 // agent waits: the turn's failure is decided early
 // (an auth refusal, a provider that keeps failing).
 func (ss *session) drive(turnCtx context.Context, content []adapters.Content, watch bool) (string, *adapters.ErrorInfo) {
-	if err := ss.crashLooping(); err != nil {
-		return schema.StopEndTurn, adapters.ErrorOf(err)
-	}
-	b, waited, err := ss.awaitBackend(turnCtx)
+	b, waited, err := ss.agent.Await(turnCtx)
 	trace.Mark(turnCtx, trace.AgentReady)
 	ss.mu.Lock()
 	ss.waited = waited
@@ -498,20 +473,17 @@ func (ss *session) drive(turnCtx context.Context, content []adapters.Content, wa
 	ss.turnUsage = conversation.AddUsage(ss.turnUsage, oc.Digest.Usage) // a fallback's attempts add up
 	ss.mu.Unlock()
 	var failed *adapters.TurnError
+	crash := errors.Is(err, adapters.ErrClosed) || oc.Failure != nil && oc.Failure.Code == adapters.CodeCrash
+	stuck := errors.Is(err, adapters.ErrCancelTimeout)
+	ss.retire(b, crash, stuck)
 	switch {
 	case err == nil:
-		ss.retireIfCrashed(b)
 		return stopReason(oc.Stop), nil
-	case errors.Is(err, adapters.ErrClosed) || oc.Failure != nil && oc.Failure.Code == adapters.CodeCrash:
-		// before the TurnError case: a crash's TurnError unwraps to ErrClosed
-		ss.noteCrash()
-		ss.retire(b)
+	case crash: // before the TurnError case: a crash's TurnError unwraps to ErrClosed
 	case errors.As(err, &failed):
-		ss.retireIfCrashed(b)
 		return schema.StopEndTurn, oc.Failure
-	case errors.Is(err, adapters.ErrCancelTimeout):
+	case stuck:
 		ss.srv.log.Warn().Str("session", ss.id()).Msg("agent did not stop after cancel; restarting it")
-		ss.retire(b)
 		return schema.StopCancelled, nil
 	}
 	return schema.StopEndTurn, cmp.Or(oc.Failure, adapters.ErrorOf(err))
@@ -528,29 +500,15 @@ func (ss *session) noteFiles(files []string) {
 	}
 }
 
-// retireIfCrashed drops b when its turn reported that the agent process is
-// gone, so a crash costs one turn and not the whole editor session.
-func (ss *session) retireIfCrashed(b adapters.Session) {
+// retire closes b and forgets it if it is still this session's agent,
+// after a crash (crash, or one its turn reported: a crash costs one turn,
+// not the whole editor session) or when always.
+func (ss *session) retire(b adapters.Session, crash, always bool) {
 	ss.mu.Lock()
-	crashed := ss.crashed
-	ss.crashed = false
-	ss.mu.Unlock()
-	if crashed {
-		ss.noteCrash()
-		ss.retire(b)
-	}
-}
-
-// retire closes b and forgets it if it is still this session's backend.
-func (ss *session) retire(b adapters.Session) {
-	ss.mu.Lock()
-	mine := ss.backend == b
-	if mine {
-		ss.noteAgentSessionID()
-		ss.backend = nil
-	}
-	ss.mu.Unlock()
-	if mine {
+	defer ss.mu.Unlock()
+	crash, ss.crashed = crash || ss.crashed, false
+	if (crash || always) && ss.agent.Retire(b, crash) {
+		ss.noteAgentSessionID(b)
 		go func() { _ = b.Close(); ss.editor.releaseAll() }()
 	}
 }

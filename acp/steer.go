@@ -60,7 +60,7 @@ func (s *server) steer(ctx context.Context, params json.RawMessage) (any, func()
 // queued (busy) when it did not.
 func (ss *session) steer(ctx context.Context, prompt []schema.ContentBlock) (injected, busy bool, err error) {
 	ss.mu.Lock()
-	b, running, busy := ss.backend, ss.running && !ss.crashed, ss.busy
+	b, running, busy := ss.agent.Current(), ss.running && !ss.crashed, ss.busy
 	ss.mu.Unlock()
 	st, ok := b.(adapters.Steerer)
 	if !running || !ok {

@@ -17,7 +17,8 @@
 // Words, one meaning each:
 //   - a session is hub's conversation with one user: an ACP session, one
 //     hub run, one delegate conversation. What an agent CLI keeps under its
-//     own id is the agent session (adapters.Session).
+//     own id is the agent session (adapters.Session). The session's Agent
+//     (agent.go) owns the one it runs on: start, restart, sleep, crashes.
 //   - a turn is one prompt and everything the agent does for it, until its
 //     stop reason. adapters.Turn is the queue that carries one turn's events.
 package conversation

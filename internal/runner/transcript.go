@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/conversation"
 	"github.com/hubdev/hub/internal/handover"
 	"github.com/hubdev/hub/internal/transcript"
 )
@@ -64,25 +65,21 @@ func pruneTranscripts(dir string, keep int) {
 	}
 }
 
-// handover prepares a run that continues another agent's session: the
-// agent starts afresh, briefed on the transcript through its best channel.
-// It reports whether the run is such a handover.
-func (r *run) handover(name string, caps adapters.Capabilities, so *adapters.SessionOptions, prefix *string) bool {
-	t := r.from
-	if t == nil || t.Agent == name {
-		return false
+// handover decides how the run's agent starts (conversation.PlanStart):
+// resuming or forking the session --resume names, or, continuing another
+// agent's session (sessionOptions left no id), afresh and briefed on it.
+func (r *run) handover(name string, caps adapters.Capabilities, so *adapters.SessionOptions, prefix *string) {
+	var brief string
+	if t := r.from; t != nil && t.Agent != name {
+		b := t.Brief
+		b.Cwd = so.Cwd
+		brief = handover.Render(b)
+		r.out.progress("continuing %s session %s: %s is briefed on it", t.Agent, t.ID, name)
 	}
-	b := t.Brief
-	b.Cwd = so.Cwd
-	brief := handover.Render(b)
-	so.ResumeID, so.Fork = "", false
-	if caps.Instructions {
-		so.Instructions = strings.TrimSpace(brief + so.Instructions)
-	} else {
-		*prefix = brief + *prefix
-	}
-	r.out.progress("continuing %s session %s: %s is briefed on it", t.Agent, t.ID, name)
-	return true
+	p := conversation.PlanStart(caps, so.ResumeID, so.Fork, "", brief)
+	so.ResumeID, so.Fork = p.ResumeID, p.Fork
+	so.Instructions = strings.TrimSpace(p.Instructions + so.Instructions)
+	*prefix = p.Lead + *prefix
 }
 
 // saveTranscript keeps this run's conversation (the resumed one's first)

@@ -1,0 +1,300 @@
+package conversation
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/hubdev/hub/adapters"
+)
+
+// Agent is the agent session a session runs on, through its life: one
+// start at a time, shared by a warm start and the prompts that wait for
+// it; the Setup it runs with against the one the session wants (Reach, or
+// start again); sleep, close, and the crashes that stop restarts. The
+// front end supplies what is its own through the funcs, called without
+// the Agent's lock, so they may take the front end's; but Context is
+// called with it, and Want (like Apply's funcs) in Apply's order.
+type Agent struct {
+	// Want is the Setup the session wants now; Start starts the agent
+	// session with it (unless ctx ended) and returns it; Started runs once
+	// that agent session is the Agent's.
+	Want    func() Setup
+	Start   func(ctx context.Context) (adapters.Session, Setup, error)
+	Started func(ctx context.Context, b adapters.Session, warm bool, took time.Duration)
+	// Admit makes room for one more agent (a cap on warm agents), then runs
+	// launch. Context is a new start's context, which outlives a prompt's.
+	Admit   func(launch func())
+	Context func() context.Context
+	Now     func() time.Time
+	Starts  *sync.WaitGroup // the starts in flight
+	Log     zerolog.Logger
+	// cfg orders a change of the wanted Setup with a start's publish, so a
+	// change made while the agent starts reaches the started agent.
+	cfg     sync.Mutex
+	mu      sync.Mutex
+	cur     adapters.Session
+	applied Setup       // what cur runs with
+	st      *agentStart // in flight, or failed until Await reports it
+	closed  bool
+	crashes []time.Time // the latest crashes' times
+}
+
+// agentStart is one start of an Agent. It ends once: done closes with the
+// agent session published, or with err kept for the next Await.
+type agentStart struct {
+	done   chan struct{}
+	cancel context.CancelFunc
+	err    error
+	began  time.Time
+	warm   bool // started ahead of a prompt
+}
+
+// errAbandoned ends a start given up (closed, switched, slept): start again.
+var errAbandoned = errors.New("agent start abandoned")
+
+// ErrCrashLoop is Await's error after three crashes within a minute.
+var ErrCrashLoop = errors.New("the agent crashed 3 times within a minute; hub stopped restarting it")
+
+// Launch starts the agent session in the background unless the Agent has
+// one, is starting one or is closed; warm says it starts ahead of a prompt.
+func (a *Agent) Launch(warm bool) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.closed || a.cur != nil || a.st != nil {
+		return false
+	}
+	ctx, cancel := context.WithCancel(a.Context())
+	a.st = &agentStart{done: make(chan struct{}), cancel: cancel, began: a.Now(), warm: warm}
+	a.Starts.Add(1)
+	go a.run(ctx, a.st)
+	return true
+}
+
+// run starts the agent, brings it to any change made meanwhile (starting
+// again when that cannot be done live) and publishes it.
+func (a *Agent) run(ctx context.Context, st *agentStart) {
+	defer a.Starts.Done()
+	defer st.cancel()
+	defer close(st.done)
+	for {
+		b, have, err := a.Start(ctx)
+		if err != nil {
+			a.end(st, nil, have, err)
+			return
+		}
+		a.cfg.Lock()
+		want := a.Want()
+		if err = want.Reach(ctx, b, have); err == nil {
+			ok := a.end(st, b, want, nil)
+			a.cfg.Unlock()
+			if ok {
+				a.Started(ctx, b, st.warm, a.Now().Sub(st.began))
+			}
+			return
+		}
+		a.cfg.Unlock()
+		_ = b.Close()
+		if !errors.Is(err, adapters.ErrNeedsRestart) {
+			a.end(st, nil, have, err)
+			return
+		}
+	}
+}
+
+// end publishes b, which runs with setup, as the Agent's, or keeps err for
+// the prompt that waits (or the next one); a start abandoned meanwhile
+// closes b. Caller holds a.cfg when b is not nil.
+func (a *Agent) end(st *agentStart, b adapters.Session, setup Setup, err error) bool {
+	a.mu.Lock()
+	mine := a.st == st && !a.closed
+	switch {
+	case !mine:
+		st.err = errAbandoned
+	case err != nil:
+		st.err = err
+		a.Log.Warn().Err(err).Bool("warm", st.warm).Msg("agent start failed; the next prompt reports it")
+	default:
+		a.st, a.cur, a.applied = nil, b, setup
+	}
+	a.mu.Unlock()
+	if !mine && b != nil {
+		_ = b.Close()
+	}
+	return mine && err == nil
+}
+
+// Await returns the agent session: the running one, the start in flight
+// or a new start. waited says the caller had to wait. A start that failed
+// before is reported here, once; a crash loop stops it.
+func (a *Agent) Await(ctx context.Context) (b adapters.Session, waited bool, err error) {
+	if err := a.crashLoop(); err != nil {
+		return nil, false, err
+	}
+	for {
+		a.mu.Lock()
+		b, st, closed := a.cur, a.st, a.closed
+		a.mu.Unlock()
+		switch {
+		case closed:
+			return nil, waited, adapters.ErrClosed
+		case b != nil:
+			return b, waited, nil
+		case st == nil:
+			a.Admit(func() { a.Launch(false) })
+			continue
+		}
+		select {
+		case <-st.done:
+		default:
+			waited = true
+			select {
+			case <-st.done:
+			case <-ctx.Done():
+				return nil, waited, ctx.Err()
+			}
+		}
+		a.mu.Lock()
+		if a.st == st {
+			a.st = nil // the error is reported now, and only now
+		}
+		a.mu.Unlock()
+		if st.err != nil && !errors.Is(st.err, errAbandoned) {
+			return nil, waited, st.err
+		}
+	}
+}
+
+// Current is the running agent session; nil when there is none.
+func (a *Agent) Current() adapters.Session {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.cur
+}
+
+// Holds says whether the Agent has an agent session up or starting.
+func (a *Agent) Holds() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.cur != nil || a.st != nil
+}
+
+// Sleep takes the agent session from the Agent, for the caller to close,
+// and abandons a start in flight; the next Await starts again. Close is
+// Sleep for good: the Agent starts nothing after it.
+func (a *Agent) Sleep() adapters.Session { return a.drop(false) }
+func (a *Agent) Close() adapters.Session { return a.drop(true) }
+
+func (a *Agent) drop(closing bool) adapters.Session {
+	a.mu.Lock()
+	b, st := a.cur, a.st
+	a.cur, a.st, a.closed = nil, nil, a.closed || closing
+	a.mu.Unlock()
+	if st != nil {
+		st.cancel()
+	}
+	return b
+}
+
+// Retire takes b from the Agent if it is still its agent session, and
+// reports whether it was; the caller closes it. crashed records a crash.
+func (a *Agent) Retire(b adapters.Session, crashed bool) bool {
+	now := a.Now()
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if crashed {
+		a.crashes = append(a.crashes, now)
+		a.crashes = a.crashes[max(0, len(a.crashes)-3):]
+	}
+	mine := a.cur == b && b != nil
+	if mine {
+		a.cur = nil
+	}
+	return mine
+}
+
+// crashLoop is ErrCrashLoop when the last crashes came too fast to restart.
+func (a *Agent) crashLoop() error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if len(a.crashes) < 3 || a.Now().Sub(a.crashes[0]) > time.Minute {
+		return nil
+	}
+	return fmt.Errorf("%w; see its stderr in hub's log, fix the cause, then prompt again after a minute", ErrCrashLoop)
+}
+
+// Apply brings the agent session to the Setup want returns, live where it
+// can, else by closing it (restart: the next start runs with it), unless
+// a turn runs on it (ErrNeedsRestart). commit then records the change; a
+// start in flight sees it before it publishes.
+func (a *Agent) Apply(ctx context.Context, want func() (s Setup, running bool), commit func()) (restart bool, err error) {
+	a.cfg.Lock()
+	defer a.cfg.Unlock()
+	s, running := want()
+	a.mu.Lock()
+	b, have := a.cur, a.applied
+	a.mu.Unlock()
+	if b != nil {
+		err := s.Reach(ctx, b, have)
+		switch {
+		case errors.Is(err, adapters.ErrNeedsRestart) && running:
+			return false, err
+		case errors.Is(err, adapters.ErrNeedsRestart):
+			a.Retire(b, false)
+			_ = b.Close()
+			restart = true
+		case err != nil:
+			return false, err
+		}
+	}
+	commit()
+	a.mu.Lock()
+	if b != nil && a.cur == b {
+		a.applied = s
+	}
+	a.mu.Unlock()
+	return restart, nil
+}
+
+// StartResuming starts ad, resuming (or forking) the agent's session when
+// opts name one; a resume that fails starts the agent afresh, losing its
+// context (brief it), unless the agent cannot run at all. fresh says the
+// agent session continues none.
+func (a *Agent) StartResuming(ctx context.Context, ad adapters.Adapter, opts adapters.SessionOptions) (b adapters.Session, fresh bool, err error) {
+	b, err = ad.Start(ctx, opts)
+	if err == nil || opts.ResumeID == "" || errors.Is(err, adapters.ErrNotInstalled) || errors.Is(err, adapters.ErrNotAuthenticated) ||
+		errors.Is(err, adapters.ErrBadCwd) || errors.Is(err, context.Canceled) {
+		return b, opts.ResumeID == "", err
+	}
+	a.Log.Warn().Err(err).Str("agent", ad.Name()).Msg("resume failed; starting the agent afresh")
+	opts.ResumeID, opts.Fork = "", false
+	b, err = ad.Start(ctx, opts)
+	return b, true, err
+}
+
+// StartPlan is how an agent session starts: continuing the agent's own
+// session (a copy of it with Fork), or afresh. Instructions is the
+// briefing that goes with the start; Lead the one ahead of the prompt.
+type StartPlan struct {
+	ResumeID, Instructions, Lead string
+	Fork                         bool
+}
+
+// PlanStart decides how an agent whose capabilities are caps continues a
+// session: it resumes id (forks it, with fork) when it can, and hears what
+// it missed since it left (missed) ahead of the prompt; else it starts
+// afresh, briefed (brief) through its instructions when it takes them
+// (system level, never as the user's words), else ahead of the prompt.
+func PlanStart(caps adapters.Capabilities, id string, fork bool, missed, brief string) StartPlan {
+	switch {
+	case id != "" && (fork && caps.Fork || !fork && caps.Resume):
+		return StartPlan{ResumeID: id, Fork: fork, Lead: missed}
+	case caps.Instructions:
+		return StartPlan{Instructions: brief}
+	}
+	return StartPlan{Lead: brief}
+}
