@@ -101,7 +101,7 @@ e2e-deps:
 bench: build
 	HUB_BIN=$(CURDIR)/$(BIN) $(GO) test -run '^$$' -bench . -benchmem -count=1 ./...
 	@HUB_E2E_BENCH=1 bash scripts/e2e-deps.sh $(E2E_CACHE)
-	HUB_BENCH_AGENTS=1 HUB_BIN=$(CURDIR)/$(BIN) HUB_E2E_CACHE=$(E2E_CACHE) $(GO) test -tags e2e -count=1 -run 'TestBench_(FirstPrompt|Delegation)' -v ./e2e/ | grep -E '^(\||first prompt|first text|hops)'
+	HUB_BENCH_AGENTS=1 HUB_BIN=$(CURDIR)/$(BIN) HUB_E2E_CACHE=$(E2E_CACHE) $(GO) test -tags e2e -count=1 -run 'TestBench_(FirstPrompt|Delegation|SwitchAgent)' -v ./e2e/ | grep -E '^(\||first prompt|first text|hops|switch agent)'
 
 fuzz:
 	@bash scripts/fuzz.sh 20s

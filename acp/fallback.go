@@ -54,7 +54,7 @@ func (ss *session) driveWithFallback(turnCtx context.Context, content []adapters
 		ss.emit(schema.SessionUpdate{AgentMessageChunk: &schema.ContentChunk{Content: schema.TextBlock(
 			fmt.Sprintf("hub: %s; continuing with %s.\n\n", why, next))}})
 		ss.mu.Lock()
-		hadCommands := ss.switchLocked(next) // drive retired a crashed agent
+		hadCommands := ss.switchLocked(next, nil) // drive retired a crashed agent; the next drive starts the new one
 		if hadCommands {
 			ss.sendCommands(true)
 		}

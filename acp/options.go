@@ -226,7 +226,7 @@ func (ss *session) optionAccepts(id string) (func(string) bool, bool) {
 	}, len(opts) > 0
 }
 
-// switchAgent closes the old agent and warms the new one at once. The old
+// switchAgent warms the new agent at once, then closes the old one. The old
 // agent's slash commands and options no longer apply: after replaces the
 // editor's command list with the skills alone.
 func (ss *session) switchAgent(name string) (after func(), err error) {
@@ -239,21 +239,18 @@ func (ss *session) switchAgent(name string) (after func(), err error) {
 		ss.mu.Unlock()
 		return nil, nil
 	}
-	hadCommands := ss.switchLocked(name)
-	return func() {
-		if hadCommands {
-			ss.sendCommands(true)
-		}
-		ss.warm()
-	}, nil
+	if ss.switchLocked(name, ss.warm) {
+		return func() { ss.sendCommands(true) }, nil
+	}
+	return nil, nil
 }
 
-// switchLocked makes name the session's agent: the old one is closed (its
-// session id kept, to resume if the user switches back) and the new one
-// starts on the next prompt, resuming its own session if it had one. It
-// reports whether the old agent had slash commands to take back. Called
-// with ss.mu held; returns with it released.
-func (ss *session) switchLocked(name string) (hadCommands bool) {
+// switchLocked makes name the session's agent: start (a warm start, not made
+// to wait for the old agent's exit; nil: the next prompt's) runs, then the old
+// agent is closed, its session id kept to resume on a switch back; the new one
+// resumes its own session if it had one. It reports whether the old agent had
+// slash commands to take back. Called with ss.mu held; returns with it released.
+func (ss *session) switchLocked(name string, start func()) (hadCommands bool) {
 	b := ss.agent.Sleep()
 	ss.live = nil
 	ss.noteAgentSessionID(b)
@@ -270,6 +267,9 @@ func (ss *session) switchLocked(name string) (hadCommands bool) {
 	hadCommands = len(ss.agentCommands) > 0
 	ss.agentCommands = nil
 	ss.mu.Unlock()
+	if start != nil {
+		start()
+	}
 	if b != nil {
 		_ = b.Close()
 	}

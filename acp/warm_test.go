@@ -16,11 +16,12 @@ import (
 
 // countingAdapter wraps the replay adapter to watch agent starts: how many
 // began, how many sessions are open, and what options they were set to. A
-// gate holds Start until closed; fail makes Start fail; surface is what
-// started sessions report.
+// gate holds Start until closed; hold holds a session's Close until
+// closed; fail makes Start fail; surface is what started sessions report.
 type countingAdapter struct {
 	*replay.Adapter
 	gate    chan struct{}
+	hold    chan struct{}
 	fail    error
 	surface *adapters.Surface
 
@@ -70,6 +71,9 @@ type countingSession struct {
 }
 
 func (s *countingSession) Close() error {
+	if s.a.hold != nil {
+		<-s.a.hold
+	}
 	s.once.Do(func() { s.a.mu.Lock(); s.a.open--; s.a.closed++; s.a.mu.Unlock() })
 	return s.Session.Close()
 }
@@ -212,6 +216,29 @@ func TestWarmStart_SwitchingTheAgentWarmsTheNewOne(t *testing.T) {
 	c.waitFor(t, func() bool { _, open := two.counts(); return open == 1 })
 	if _, open := one.counts(); open != 0 {
 		t.Fatal("the old agent stayed up after the switch")
+	}
+}
+
+// The new agent's start begins when the option changes, not once the old
+// agent has exited: here the old one's Close waits for that start.
+func TestWarmStart_SwitchStartsTheNewAgentBeforeClosingTheOld(t *testing.T) {
+	one := &countingAdapter{Adapter: replay.New(""), hold: make(chan struct{})}
+	two := &countingAdapter{Adapter: &replay.Adapter{AgentName: "two"}}
+	c := newClient(t, "", func(o *Options) {
+		o.Registry = adapters.NewRegistry()
+		o.Registry.Register(one)
+		o.Registry.Register(two)
+		o.DefaultAgent = "replay"
+	})
+	release := sync.OnceFunc(func() { close(one.hold) })
+	t.Cleanup(release) // before the client's: a failed wait does not hang it
+	sid, _ := c.start(t)
+	c.waitFor(t, func() bool { _, open := one.counts(); return open == 1 })
+	answer := c.async("session/set_config_option", schema.SetSessionConfigOptionRequest{SessionID: sid, ConfigID: "agent", Value: json.RawMessage(`"two"`)})
+	c.waitFor(t, func() bool { began, _ := two.counts(); return began == 1 })
+	release()
+	if m := c.wait(answer); m.Error != nil {
+		t.Fatalf("switching to two: %+v", m.Error)
 	}
 }
 

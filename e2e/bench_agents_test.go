@@ -36,19 +36,20 @@ const (
 
 // benchPeer is a minimal ACP client over one agent process.
 type benchPeer struct {
-	cmd   *exec.Cmd
-	stdin io.WriteCloser
-	mu    sync.Mutex
-	next  int
-	wait  map[int]chan json.RawMessage
-	text  chan time.Time // a session's first agent_message_chunk
-	sawTx bool
-	sent  time.Time // the last prompt's
+	cmd      *exec.Cmd
+	stdin    io.WriteCloser
+	mu       sync.Mutex
+	next     int
+	wait     map[int]chan json.RawMessage
+	text     chan time.Time // a session's first agent_message_chunk
+	surfaced chan struct{}  // a config_option_update: an agent up reported its options
+	sawTx    bool
+	sent     time.Time // the last prompt's
 }
 
 func startPeer(t *testing.T, argv, env []string, dir string) *benchPeer {
 	t.Helper()
-	p := &benchPeer{wait: map[int]chan json.RawMessage{}, text: make(chan time.Time, 1)}
+	p := &benchPeer{wait: map[int]chan json.RawMessage{}, text: make(chan time.Time, 1), surfaced: make(chan struct{}, 1)}
 	p.cmd = exec.Command(argv[0], argv[1:]...)
 	p.cmd.Env, p.cmd.Dir = env, dir
 	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -98,6 +99,12 @@ func (p *benchPeer) read(r io.Reader) {
 				p.mu.Unlock()
 				if first {
 					p.text <- time.Now()
+				}
+			}
+			if strings.Contains(string(m.Params), `"config_option_update"`) {
+				select {
+				case p.surfaced <- struct{}{}:
+				default: // one signal pending is enough
 				}
 			}
 		case m.Method != "" && m.ID != nil: // a request of the agent: no client methods here
@@ -165,18 +172,11 @@ type promptRun struct{ model, firstText, answer time.Duration }
 func measure(t *testing.T, su benchSetup) benchRun {
 	t.Helper()
 	start := time.Now()
-	p := startPeer(t, su.argv, su.env, su.dir)
-	p.call(t, "initialize", map[string]any{"protocolVersion": 1, "clientCapabilities": map[string]any{}})
-	var s struct {
-		SessionID string `json:"sessionId"`
-	}
-	if err := json.Unmarshal(p.call(t, "session/new", map[string]any{"cwd": su.dir, "mcpServers": []any{}}), &s); err != nil || s.SessionID == "" {
-		t.Fatalf("%s: session/new failed", su.argv[0])
-	}
+	p, sid := openSession(t, su)
 	r := benchRun{ready: time.Since(start)}
 	time.Sleep(benchPause) // the measured scenario: a user typing, not a synchronisation
 	for i := range r.prompt {
-		r.prompt[i] = p.prompt(t, s.SessionID, su.argv[0])
+		r.prompt[i] = p.prompt(t, sid, su.argv[0])
 		for _, at := range su.served() { // the first request after the prompt
 			if at.After(p.sent) {
 				r.prompt[i].model = at.Sub(p.sent)
@@ -192,6 +192,20 @@ func measure(t *testing.T, su benchSetup) benchRun {
 		}
 	}
 	return r
+}
+
+// openSession starts su's system and opens a session on it.
+func openSession(t *testing.T, su benchSetup) (*benchPeer, string) {
+	t.Helper()
+	p := startPeer(t, su.argv, su.env, su.dir)
+	p.call(t, "initialize", map[string]any{"protocolVersion": 1, "clientCapabilities": map[string]any{}})
+	var s struct {
+		SessionID string `json:"sessionId"`
+	}
+	if err := json.Unmarshal(p.call(t, "session/new", map[string]any{"cwd": su.dir, "mcpServers": []any{}}), &s); err != nil || s.SessionID == "" {
+		t.Fatalf("%s: session/new failed", su.argv[0])
+	}
+	return p, s.SessionID
 }
 
 // prompt sends one prompt and times its first text and answer.
@@ -382,7 +396,7 @@ func hopTable(agent string, runs []benchRun) []string {
 	return lines
 }
 
-func median(runs []benchRun, f func(benchRun) time.Duration) time.Duration {
+func median[R any](runs []R, f func(R) time.Duration) time.Duration {
 	var ds []time.Duration
 	for _, r := range runs {
 		ds = append(ds, f(r))
@@ -402,23 +416,7 @@ func benchSystems(t *testing.T) []benchSystem {
 		}
 		return p
 	}
-	// hubRun runs hub with cfg's config, tracing to a log file.
-	hubRun := func(cfg func(t *testing.T, home string) (string, func() []time.Time)) func(t *testing.T) benchSetup {
-		return func(t *testing.T) benchSetup {
-			home := t.TempDir()
-			cfgDir := filepath.Join(home, ".config", "hub")
-			if err := os.MkdirAll(cfgDir, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			text, served := cfg(t, home)
-			if err := os.WriteFile(filepath.Join(cfgDir, "config.toml"), []byte(text), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			log := filepath.Join(home, "hub.log")
-			return benchSetup{argv: []string{e2eHubBin(t), "acp", "--log-file", log}, log: log, served: served,
-				env: e2eEnv(home, "bench", []string{"HUB_LOG=" + cmp.Or(os.Getenv("HUB_BENCH_LOG"), "warn"), "HUB_TRACE=1"}), dir: t.TempDir()}
-		}
-	}
+	hubRun := hubBenchRun
 	// adapterRun runs an adapter with env (beside the isolated home's).
 	adapterRun := func(t *testing.T, argv []string, home string, env []string, served func() []time.Time) benchSetup {
 		return benchSetup{argv: argv, env: e2eEnv(home, "bench", env), dir: t.TempDir(), served: served}
@@ -509,6 +507,24 @@ func benchSystems(t *testing.T) []benchSystem {
 		return adapterRun(t, []string{geminiBin, "--acp", "--skip-trust", "-m", geminiModel}, home, env, m.Served)
 	}})
 	return out
+}
+
+// hubBenchRun runs hub acp with cfg's config, tracing to a log file.
+func hubBenchRun(cfg func(t *testing.T, home string) (string, func() []time.Time)) func(t *testing.T) benchSetup {
+	return func(t *testing.T) benchSetup {
+		home := t.TempDir()
+		cfgDir := filepath.Join(home, ".config", "hub")
+		if err := os.MkdirAll(cfgDir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		text, served := cfg(t, home)
+		if err := os.WriteFile(filepath.Join(cfgDir, "config.toml"), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		log := filepath.Join(home, "hub.log")
+		return benchSetup{argv: []string{e2eHubBin(t), "acp", "--log-file", log}, log: log, served: served,
+			env: e2eEnv(home, "bench", []string{"HUB_LOG=" + cmp.Or(os.Getenv("HUB_BENCH_LOG"), "warn"), "HUB_TRACE=1"}), dir: t.TempDir()}
+	}
 }
 
 // claudeBuild is one claude the bench runs: its version and executable.
