@@ -481,18 +481,16 @@ func ProjectDirs(cwd string) []string {
 	}
 }
 
-// Load reads the user file, then the project files of cwd's ProjectDirs
-// from the outermost in, so the nearest wins; missing files are fine. An
-// explicit path (from --config) replaces the user file and must exist.
-func Load(cwd, explicit string) (*Config, error) { return LoadTrusting(cwd, explicit, false) }
-
 // ProjectFile is a project config file and whether the user trusts it.
 type ProjectFile struct {
 	Path    string `json:"path"`
 	Trusted bool   `json:"trusted"`
 }
 
-// LoadTrusting is Load; trustProject trusts the project files for this run
+// LoadTrusting reads the user file, then the project files of cwd's
+// ProjectDirs from the outermost in, so the nearest wins; missing files are
+// fine. An explicit path (from --config) replaces the user file and must
+// exist. trustProject trusts the project files for this run
 // (--trust-project) whatever the trust store says.
 func LoadTrusting(cwd, explicit string, trustProject bool) (*Config, error) {
 	c := &Config{Agents: map[string]AgentConfig{}, Providers: map[string]ProviderConfig{}, UntrustedAgents: map[string]string{}, Cwd: cwd, TrustProject: trustProject}
