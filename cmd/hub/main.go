@@ -18,6 +18,7 @@ import (
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/adapters/all"
+	"github.com/hubdev/hub/conversation"
 	"github.com/hubdev/hub/internal/config"
 	"github.com/hubdev/hub/internal/logging"
 	"github.com/hubdev/hub/internal/proc"
@@ -25,11 +26,7 @@ import (
 )
 
 // Exit codes shared by every subcommand; `hub run` documents more.
-const (
-	exitOK    = 0
-	exitError = 1
-	exitUsage = 2
-)
+const exitOK, exitError, exitUsage = conversation.ExitOK, conversation.ExitAgentError, conversation.ExitUsage
 
 const usage = `hub drives coding agents (claude, codex, gemini, qodercli, pi, any ACP agent,
 or any OpenAI-compatible endpoint) from editors and CI.
