@@ -18,6 +18,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/config"
 	"github.com/hubdev/hub/internal/safefile"
 )
@@ -262,7 +263,7 @@ func Parse(data []byte) (Skill, error) {
 	}
 	var fm frontMatter
 	if err := yaml.Unmarshal(rest[:end], &fm); err != nil {
-		return Skill{}, fmt.Errorf("%w: front matter: %s", ErrMalformed, oneLine(err.Error()))
+		return Skill{}, fmt.Errorf("%w: front matter: %s", ErrMalformed, adapters.OneLine(err.Error()))
 	}
 	body := rest[end+4:]
 	if i := bytes.IndexByte(body, '\n'); i >= 0 {
@@ -308,5 +309,3 @@ func parseTools(v any) ([]string, error) {
 		return nil, fmt.Errorf("%w: allowed-tools must be a string or a list", ErrMalformed)
 	}
 }
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
