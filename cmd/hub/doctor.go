@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -72,9 +71,7 @@ func runDoctor(ctx context.Context, e *env, args []string) int {
 		r.Personas = personaChecks(e)
 	}
 	if *asJSON {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		_ = enc.Encode(r)
+		printJSON(e.stdout, r)
 	} else {
 		color := false
 		if f, ok := e.stdout.(*os.File); ok {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"text/tabwriter"
 
@@ -82,10 +81,7 @@ func listGrants(e *env, store *permission.Grants, project string, asJSON bool) i
 		}
 	}
 	if asJSON {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		_ = enc.Encode(list)
-		return exitOK
+		return printJSON(e.stdout, list)
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tPROJECT\tTOOL\tSCOPE\tAGENT\tEXPIRES")

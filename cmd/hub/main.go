@@ -4,6 +4,7 @@ package main
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -256,6 +257,15 @@ func newFlagSet(name, help string, stderr io.Writer) *flag.FlagSet {
 		c.fs = fs
 	}
 	return fs
+}
+
+// printJSON writes v indented, as every --json flag prints, and returns
+// exitOK.
+func printJSON(w io.Writer, v any) int {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	_ = enc.Encode(v)
+	return exitOK
 }
 
 // parseFlags parses and maps -h to exit 0 (help on stderr) and bad flags to

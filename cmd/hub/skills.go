@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"text/tabwriter"
@@ -44,13 +43,10 @@ func runSkills(_ context.Context, e *env, args []string) int {
 		if warns == nil {
 			warns = []skills.Warning{}
 		}
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		_ = enc.Encode(struct {
+		return printJSON(e.stdout, struct {
 			Skills   []skills.Skill   `json:"skills"`
 			Warnings []skills.Warning `json:"warnings"`
 		}{list, warns})
-		return exitOK
 	}
 	for _, w := range warns {
 		fmt.Fprintf(e.stderr, "warning: skipped skill %s\n", w)
