@@ -172,10 +172,7 @@ func toolTitle(t adapters.ToolCall) string {
 	if t.Title != "" {
 		return t.Title
 	}
-	if t.Name != "" {
-		return t.Name
-	}
-	return "Tool call"
+	return cmp.Or(t.Name, "Tool call")
 }
 
 func (ss *session) convertTool(t adapters.ToolCall) schema.ToolCallUpdate {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
 	"sync"
 	"time"
@@ -387,9 +388,7 @@ func (s *Session) setConfigValue(ctx context.Context, id string, value map[strin
 		ConfigOptions []configOption `json:"configOptions"`
 	}
 	params := map[string]any{"sessionId": s.id, "configId": id}
-	for k, v := range value {
-		params[k] = v
-	}
+	maps.Copy(params, value)
 	if err := s.call(ctx, "session/set_config_option", params, &res); err != nil {
 		return fmt.Errorf("%s: set %s to %v: %w", s.a.cfg.Name, id, value["value"], err)
 	}

@@ -92,10 +92,7 @@ func New(script string) *Adapter {
 }
 
 func (a *Adapter) Name() string {
-	if a.AgentName != "" {
-		return a.AgentName
-	}
-	return Name
+	return cmp.Or(a.AgentName, Name)
 }
 func (a *Adapter) Capabilities() adapters.Capabilities { return a.Caps }
 

@@ -265,11 +265,8 @@ func (a AgentConfig) Over(base AgentConfig) AgentConfig {
 	}
 	if len(a.Env) > 0 {
 		out.Env = make(map[string]string, len(base.Env)+len(a.Env))
-		for _, m := range []map[string]string{base.Env, a.Env} {
-			for k, v := range m {
-				out.Env[k] = v
-			}
-		}
+		maps.Copy(out.Env, base.Env)
+		maps.Copy(out.Env, a.Env)
 	}
 	out.Protocol = cmp.Or(a.Protocol, base.Protocol)
 	out.Type = cmp.Or(a.Type, base.Type)
@@ -640,14 +637,7 @@ func Parse(path string, data []byte) (*Config, error) {
 	return &f, nil
 }
 
-func under(k toml.Key, section string) bool {
-	for _, p := range k {
-		if p == section {
-			return true
-		}
-	}
-	return false
-}
+func under(k toml.Key, section string) bool { return slices.Contains(k, section) }
 
 func describe(path string, data []byte, err error) error {
 	var pe toml.ParseError

@@ -1,6 +1,7 @@
 package hooks
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -148,9 +149,7 @@ func (o *Observer) note(ev adapters.Event) {
 	switch {
 	case ev.Type == adapters.EventSessionInfo && ev.Session != nil:
 		o.mu.Lock()
-		if o.base.Session == "" {
-			o.base.Session = ev.Session.AgentSessionID
-		}
+		o.base.Session = cmp.Or(o.base.Session, ev.Session.AgentSessionID)
 		o.mu.Unlock()
 	case (ev.Type == adapters.EventToolCall || ev.Type == adapters.EventToolUpdate) && ev.Tool != nil:
 		o.noteTool(ev.Type == adapters.EventToolCall, ev.Tool)

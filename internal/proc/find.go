@@ -1,6 +1,7 @@
 package proc
 
 import (
+	"cmp"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -59,11 +60,8 @@ func findExec(goos, p, pathext string) string {
 
 // winExts are PATHEXT's extensions, lower case, without .ps1.
 func winExts(pathext string) []string {
-	if pathext == "" {
-		pathext = ".COM;.EXE;.BAT;.CMD"
-	}
 	var exts []string
-	for _, e := range strings.Split(strings.ToLower(pathext), ";") {
+	for _, e := range strings.Split(strings.ToLower(cmp.Or(pathext, ".COM;.EXE;.BAT;.CMD")), ";") {
 		if e != "" && e != ".ps1" {
 			exts = append(exts, e)
 		}
