@@ -99,7 +99,7 @@ func (a *Adapter) models() ([]adapters.Option, string) {
 	models, def := slices.Clone(staticModels), a.cfg.Model
 	if len(c.models) > 0 {
 		models = slices.Clone(c.models)
-		def = firstNonEmpty(a.cfg.Model, c.current, c.def)
+		def = cmp.Or(a.cfg.Model, c.current, c.def)
 		if !slices.ContainsFunc(models, func(o adapters.Option) bool { return o.ID == def }) {
 			models = append([]adapters.Option{{ID: def, Name: def}}, models...)
 		}
@@ -113,13 +113,4 @@ func (a *Adapter) models() ([]adapters.Option, string) {
 		}
 	}
 	return models, def
-}
-
-func firstNonEmpty(s ...string) string {
-	for _, v := range s {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }

@@ -164,7 +164,7 @@ func (o *Observer) noteTool(start bool, t *adapters.ToolCall) {
 		c = &Input{ToolCallID: t.ID}
 		o.calls[t.ID] = c
 	}
-	c.Tool = firstNonEmpty(t.Name, c.Tool, t.Title)
+	c.Tool = cmp.Or(t.Name, c.Tool, t.Title)
 	if t.Kind != "" {
 		c.Kind = string(t.Kind)
 	}
@@ -223,7 +223,7 @@ func (o *Observer) work() {
 		warnings := out.Warnings
 		if out.Decision == Deny && in.Event == PreToolUse && len(warnings) == 0 {
 			warnings = append(warnings, fmt.Sprintf("a PreToolUse hook would deny %s (%s), but hub cannot stop %s's tools: observed only",
-				in.Tool, out.Reason, firstNonEmpty(in.Agent, "this agent")))
+				in.Tool, out.Reason, cmp.Or(in.Agent, "this agent")))
 		}
 		o.mu.Lock()
 		o.warnings = append(o.warnings, warnings...)
@@ -256,13 +256,4 @@ func outputOf(t *adapters.ToolCall) string {
 		s = s[:maxOutput]
 	}
 	return s
-}
-
-func firstNonEmpty(s ...string) string {
-	for _, v := range s {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }
