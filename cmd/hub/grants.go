@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"text/tabwriter"
@@ -86,16 +87,9 @@ func listGrants(e *env, store *permission.Grants, project string, asJSON bool) i
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tPROJECT\tTOOL\tSCOPE\tAGENT\tEXPIRES")
 	for _, g := range list {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", g.ID, g.Project, g.Tool, g.What(), orAny(g.Agent),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", g.ID, g.Project, g.Tool, g.What(), cmp.Or(g.Agent, "*"),
 			g.Expires.Local().Format("2006-01-02 15:04"))
 	}
 	_ = tw.Flush()
 	return exitOK
-}
-
-func orAny(s string) string {
-	if s == "" {
-		return "*"
-	}
-	return s
 }

@@ -10,6 +10,7 @@
 package permission
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -517,7 +518,7 @@ func (r *Rule) label() string {
 }
 
 func (r *Rule) describe() string {
-	s := "tool=" + orStar(r.Tool)
+	s := "tool=" + cmp.Or(r.Tool, "*")
 	if r.Path != "" {
 		s += " path=" + r.Path
 	}
@@ -525,13 +526,6 @@ func (r *Rule) describe() string {
 		s += " command=" + r.Command
 	}
 	return s + " -> " + string(r.Decision)
-}
-
-func orStar(s string) string {
-	if s == "" {
-		return "*"
-	}
-	return s
 }
 
 // pathPattern is a rule's path glob as doublestar reads it (** crosses
