@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"sort"
@@ -47,12 +48,7 @@ func (p *prober) nativeJobs() []nativeJob {
 	}
 	_, hasOpenAI := cfg.Providers["openai"]
 	add("openai", hasOpenAI)
-	names := make([]string, 0, len(cfg.Providers))
-	for n := range cfg.Providers {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
+	for _, n := range slices.Sorted(maps.Keys(cfg.Providers)) {
 		add(n, true)
 	}
 	for _, n := range openai.PresetNames() {

@@ -13,7 +13,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -724,10 +723,5 @@ func (c *Config) mergeACP(f *Config) {
 
 // AgentNames returns configured agent names, sorted.
 func (c *Config) AgentNames() []string {
-	names := make([]string, 0, len(c.Agents))
-	for n := range c.Agents {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
+	return slices.Sorted(maps.Keys(c.Agents))
 }
