@@ -269,12 +269,7 @@ func (p *prober) isNative(name string) bool {
 }
 
 func (p *prober) isSpec(name string) bool {
-	for _, s := range p.o.Specs {
-		if s.Name == name {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(p.o.Specs, func(s agentspec.Spec) bool { return s.Name == name })
 }
 
 func (p *prober) caps(name string) *adapters.Capabilities {

@@ -142,14 +142,11 @@ func formatFolded(w io.Writer, folded []Agent) {
 }
 
 func hostPort(base string) string {
-	s := base
-	if i := strings.Index(s, "://"); i >= 0 {
-		s = s[i+3:]
+	if _, rest, ok := strings.Cut(base, "://"); ok {
+		base = rest
 	}
-	if i := strings.IndexByte(s, '/'); i >= 0 {
-		s = s[:i]
-	}
-	return s
+	host, _, _ := strings.Cut(base, "/")
+	return host
 }
 
 // wrapList prints title and comma-separated items within 80 columns.

@@ -106,15 +106,10 @@ func (p *prober) probeNative(ctx context.Context, j nativeJob) Agent {
 
 // presetOf names the shipped preset a profile starts from, if any.
 func presetOf(name string, pc config.ProviderConfig) string {
-	if pc.Preset != "" {
+	if pc.Preset != "" || !slices.Contains(openai.PresetNames(), name) {
 		return pc.Preset
 	}
-	for _, n := range openai.PresetNames() {
-		if n == name {
-			return n
-		}
-	}
-	return ""
+	return name
 }
 
 func nativeConfigFix(j nativeJob, ep *Endpoint) string {

@@ -1,6 +1,7 @@
 package claude
 
 import (
+	"cmp"
 	"encoding/json"
 	"regexp"
 
@@ -87,7 +88,7 @@ func (d *ClaudeDecoder) updateTask(in claudeTaskInput) bool {
 			return false
 		}
 		// A task created before this stream (resumed session).
-		d.tasks = append(d.tasks, &claudeTask{id: in.TaskID, content: claudeOr(in.Subject, "Task #"+in.TaskID), status: "pending"})
+		d.tasks = append(d.tasks, &claudeTask{id: in.TaskID, content: cmp.Or(in.Subject, "Task #"+in.TaskID), status: "pending"})
 		i = len(d.tasks) - 1
 	}
 	t := d.tasks[i]
