@@ -86,8 +86,7 @@ func usageUpdate(u *adapters.Usage) []schema.SessionUpdate {
 	if u == nil || (u.ContextSize <= 0 && u.CostUSD == nil) {
 		return nil
 	}
-	used := u.ContextUsed
-	used = cmp.Or(used, u.InputTokens+u.CacheReadTokens+u.CacheWriteTokens)
+	used := cmp.Or(u.ContextUsed, u.InputTokens+u.CacheReadTokens+u.CacheWriteTokens)
 	up := &schema.UsageUpdate{Used: uint64(max(used, 0)), Size: uint64(max(u.ContextSize, 0))}
 	if u.CostUSD != nil {
 		up.Cost = &schema.Cost{Amount: *u.CostUSD, Currency: "USD"}

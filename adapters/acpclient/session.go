@@ -265,9 +265,7 @@ func (s *Session) remember(res sessionResult) {
 }
 
 func (s *Session) applyDefaults(ctx context.Context) error {
-	model, mode := s.opts.Model, s.opts.Mode
-	model = cmp.Or(model, s.a.cfg.Model)
-	mode = cmp.Or(mode, s.a.cfg.Mode)
+	model, mode := cmp.Or(s.opts.Model, s.a.cfg.Model), cmp.Or(s.opts.Mode, s.a.cfg.Mode)
 	if model != "" {
 		if err := s.SetModel(ctx, model); err != nil {
 			return err

@@ -38,8 +38,7 @@ func ClaudeToolCall(id, name string, input json.RawMessage) adapters.ToolCall {
 		Status: adapters.StatusPending, RawInput: append(json.RawMessage(nil), input...)}
 	var in claudeToolInput
 	_ = json.Unmarshal(input, &in)
-	path := in.FilePath
-	path = cmp.Or(path, in.NotebookPath)
+	path := cmp.Or(in.FilePath, in.NotebookPath)
 	switch name {
 	case "Read":
 		tc.Kind, tc.Title = adapters.KindRead, "Read "+path

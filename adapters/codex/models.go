@@ -52,13 +52,11 @@ func (s *appSession) listModels(ctx context.Context, timeout time.Duration) (mod
 	}
 	c := modelCatalog{efforts: map[string][]adapters.Option{}, defEffort: map[string]string{}}
 	for _, m := range r.Data {
-		id := m.Model
-		id = cmp.Or(id, m.ID)
+		id := cmp.Or(m.Model, m.ID)
 		if m.Hidden || id == "" || slices.ContainsFunc(c.models, func(o adapters.Option) bool { return o.ID == id }) {
 			continue
 		}
-		name := m.DisplayName
-		name = cmp.Or(name, id)
+		name := cmp.Or(m.DisplayName, id)
 		c.models = append(c.models, adapters.Option{ID: id, Name: name, Description: m.Description})
 		if m.IsDefault {
 			c.def = id

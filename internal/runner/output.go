@@ -210,8 +210,7 @@ func (w *output) event(ev adapters.Event) {
 }
 
 func toolLabel(t adapters.ToolCall) string {
-	s := titleOf(t)
-	s = cmp.Or(s, t.ID)
+	s := cmp.Or(titleOf(t), t.ID)
 	if t.Kind != "" {
 		s += " [" + string(t.Kind) + "]"
 	}
