@@ -396,8 +396,7 @@ func (p *prober) version(ctx context.Context, a *Agent, pkg string) {
 		return
 	}
 	a.VersionFrom = "--version"
-	a.Version = semverRe.FindString(firstLine(out))
-	a.Version = cmp.Or(a.Version, semverRe.FindString(out))
+	a.Version = cmp.Or(semverRe.FindString(firstLine(out)), semverRe.FindString(out))
 	a.VersionStatus = checkRange(a.Version, a.TestedRange)
 }
 
@@ -465,7 +464,7 @@ func (p *prober) catalogJob(s agentspec.Spec, ac config.AgentConfig) (job, bool)
 	explicit := len(ac.Command) > 0
 	path := ""
 	if !explicit {
-		path = p.findQuiet(s.Bin)
+		path = p.catalog[s.Bin]
 		if path == "" && !p.o.All && !slices.Contains(p.o.Agents, s.Name) {
 			return job{}, false
 		}
@@ -487,9 +486,6 @@ func (p *prober) findCatalog() {
 	dirs := append(strings.Split(p.getenv("PATH"), listSep(p.goos)), proc.KnownDirs(p.goos, p.getenv, p.home)...)
 	p.catalog = proc.FindProgramsFor(p.goos, bins, dirs, p.getenv("PATHEXT"))
 }
-
-// findQuiet is where findCatalog found bin, or "".
-func (p *prober) findQuiet(bin string) string { return p.catalog[bin] }
 
 func (p *prober) probeCatalog(ctx context.Context, s agentspec.Spec, eff config.AgentConfig, path string, explicit bool) Agent {
 	a := Agent{Name: s.Name, Kind: "acp", Catalog: true, Auth: agentspec.Auth{State: agentspec.AuthUnknown}}

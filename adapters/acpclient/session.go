@@ -173,8 +173,7 @@ func (s *Session) openSession(ctx context.Context) error {
 	if err != nil {
 		return s.sessionError(err)
 	}
-	s.id = res.SessionID
-	s.id = cmp.Or(s.id, s.opts.ResumeID)
+	s.id = cmp.Or(res.SessionID, s.opts.ResumeID)
 	if s.id == "" {
 		return fmt.Errorf("%w: session/new returned no sessionId", ErrProtocol)
 	}
