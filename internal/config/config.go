@@ -344,10 +344,8 @@ func (p ProviderConfig) Over(base ProviderConfig) ProviderConfig {
 	out.Model = cmp.Or(p.Model, base.Model)
 	out.APIKeyEnv = cmp.Or(p.APIKeyEnv, base.APIKeyEnv)
 	if len(p.Headers) > 0 {
-		out.Headers = maps.Clone(base.Headers)
-		if out.Headers == nil {
-			out.Headers = map[string]string{}
-		}
+		out.Headers = map[string]string{}
+		maps.Copy(out.Headers, base.Headers)
 		maps.Copy(out.Headers, p.Headers)
 	}
 	out.OmitTemperature = p.OmitTemperature || base.OmitTemperature
