@@ -137,13 +137,6 @@ func loginShell(goos string, env agentspec.Env) string {
 	}
 }
 
-func listSep(goos string) string {
-	if goos == "windows" {
-		return ";"
-	}
-	return ":"
-}
-
 func (p *prober) getenv(k string) string { return p.env[k] }
 
 // Run builds the report, from the cache when it is fresh and its key (PATH,
@@ -330,7 +323,7 @@ func (p *prober) locate(ctx context.Context, a *Agent, bin string, explicit bool
 		a.Installed, a.Path, a.FoundVia = true, path, via
 		return
 	}
-	if path := proc.LookPathFor(p.goos, bin, strings.Join(proc.KnownDirs(p.goos, p.getenv, p.home), listSep(p.goos)), p.getenv("PATHEXT")); path != "" {
+	if path := proc.LookPathFor(p.goos, bin, strings.Join(proc.KnownDirs(p.goos, p.getenv, p.home), proc.ListSep(p.goos)), p.getenv("PATHEXT")); path != "" {
 		// proc.Start looks there too, so the agent runs as it is.
 		a.Installed, a.Path, a.FoundVia = true, path, "known-dir"
 		return
@@ -483,7 +476,7 @@ func (p *prober) findCatalog() {
 			bins = append(bins, s.Bin)
 		}
 	}
-	dirs := append(strings.Split(p.getenv("PATH"), listSep(p.goos)), proc.KnownDirs(p.goos, p.getenv, p.home)...)
+	dirs := append(strings.Split(p.getenv("PATH"), proc.ListSep(p.goos)), proc.KnownDirs(p.goos, p.getenv, p.home)...)
 	p.catalog = proc.FindProgramsFor(p.goos, bins, dirs, p.getenv("PATHEXT"))
 }
 
