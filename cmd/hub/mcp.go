@@ -69,7 +69,7 @@ func runMCP(ctx context.Context, e *env, args []string) int {
 	host, done := mcpHost(e, o)
 	defer done()
 	s := delegate.NewServer(host, currentBuild().Version, e.log)
-	if err := s.Run(ctx, &mcp.IOTransport{Reader: nopCloser{e.stdin}, Writer: nopWriteCloser{e.stdout}}); err != nil && ctx.Err() == nil {
+	if err := s.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(e.stdin), Writer: nopWriteCloser{e.stdout}}); err != nil && ctx.Err() == nil {
 		fmt.Fprintf(e.stderr, named("hub mcp: %v\n"), err)
 		return exitError
 	}
@@ -102,12 +102,8 @@ func (u unreachable) Continue(context.Context, string, string, time.Duration, de
 	return delegation.Result{}, u.err
 }
 
-// nopCloser and nopWriteCloser hand stdio to the MCP transport without
-// letting it close hub's own streams.
-type nopCloser struct{ io.Reader }
-
-func (nopCloser) Close() error { return nil }
-
+// nopWriteCloser hands stdout to the MCP transport without letting it
+// close hub's own stream (io.NopCloser does the same for stdin).
 type nopWriteCloser struct{ io.Writer }
 
 func (nopWriteCloser) Close() error { return nil }
