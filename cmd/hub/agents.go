@@ -57,12 +57,8 @@ func runAgents(_ context.Context, e *env, args []string) int {
 	fs := newFlagSet("agents", agentsHelp, e.stderr)
 	asJSON := fs.Bool("json", false, "print JSON")
 	names := fs.Bool("names", false, "print only the names, one a line (for completion scripts)")
-	if code, ok := parseFlags(fs, args); !ok {
+	if code, ok := parseNoArgs(fs, args, e.stderr, "hub agents: unexpected argument %q (see 'hub agents --help')\n"); !ok {
 		return code
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(e.stderr, named("hub agents: unexpected argument %q (see 'hub agents --help')\n"), fs.Arg(0))
-		return exitUsage
 	}
 	type row struct {
 		Name    string      `json:"name"`

@@ -275,6 +275,16 @@ func parseFlags(fs *flag.FlagSet, args []string) (code int, ok bool) {
 	return parseWith(fs, func() error { return fs.Parse(args) })
 }
 
+// parseNoArgs is parseFlags for a command that takes no arguments: one is
+// a usage error, said with msg (a format naming it with %q).
+func parseNoArgs(fs *flag.FlagSet, args []string, stderr io.Writer, msg string) (code int, ok bool) {
+	if code, ok = parseFlags(fs, args); ok && fs.NArg() > 0 {
+		fmt.Fprintf(stderr, named(msg), fs.Arg(0))
+		return exitUsage, false
+	}
+	return code, ok
+}
+
 // parseInterspersed is parseFlags for commands whose flags may also follow
 // their positional arguments (`hub run "fix it" --format jsonl`); "--" ends
 // the flags. It returns the positional arguments in order.

@@ -45,12 +45,8 @@ func runMCP(ctx context.Context, e *env, args []string) int {
 	approve := fs.String("approve", "read-only", "answer the delegates' permission requests: all|read-only|none")
 	cwd := fs.String("cwd", e.cwd, "default working directory of the delegates")
 	timeout := fs.Duration("timeout", 10*time.Minute, "default limit of a delegate turn")
-	if code, ok := parseFlags(fs, args); !ok {
+	if code, ok := parseNoArgs(fs, args, e.stderr, "hub mcp: unexpected argument %q (see 'hub mcp --help')\n"); !ok {
 		return code
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(e.stderr, named("hub mcp: unexpected argument %q (see 'hub mcp --help')\n"), fs.Arg(0))
-		return exitUsage
 	}
 	if a := conversation.Approve(*approve); !a.Valid() {
 		fmt.Fprint(e.stderr, named("hub mcp: --approve must be all, read-only or none\n"))

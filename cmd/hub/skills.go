@@ -28,12 +28,8 @@ func runSkills(_ context.Context, e *env, args []string) int {
 	}
 	fs := newFlagSet("skills", skillsHelp, e.stderr)
 	asJSON := fs.Bool("json", false, "print JSON: {skills: [...], warnings: [...]}")
-	if code, ok := parseFlags(fs, args); !ok {
+	if code, ok := parseNoArgs(fs, args, e.stderr, "hub skills: unknown subcommand %q (only 'list')\n"); !ok {
 		return code
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(e.stderr, named("hub skills: unknown subcommand %q (only 'list')\n"), fs.Arg(0))
-		return exitUsage
 	}
 	list, warns := skills.DiscoverTrusting(e.cwd, "", e.trustProject)
 	if *asJSON {
