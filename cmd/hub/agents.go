@@ -99,7 +99,7 @@ func runAgents(_ context.Context, e *env, args []string) int {
 	fmt.Fprintln(tw, "PERSONA\tBACKEND\tSTATE\tDESCRIPTION\tFILE")
 	for _, r := range ps {
 		p := r.Persona
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.Name, p.Backend, p.State, firstLineOf(p.Description, 60), p.File)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.Name, p.Backend, p.State, clip(firstLine(p.Description), 60), p.File)
 	}
 	_ = tw.Flush()
 	for _, r := range ps {
@@ -108,19 +108,4 @@ func runAgents(_ context.Context, e *env, args []string) int {
 		}
 	}
 	return exitOK
-}
-
-// firstLineOf is s's first line, cut to n runes.
-func firstLineOf(s string, n int) string {
-	r := []rune(s)
-	for i, c := range r {
-		if c == '\n' {
-			r = r[:i]
-			break
-		}
-	}
-	if len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return string(r)
 }
