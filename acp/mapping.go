@@ -3,6 +3,7 @@ package acp
 import (
 	"cmp"
 	"path/filepath"
+	"slices"
 
 	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/adapters"
@@ -132,10 +133,8 @@ func (ss *session) sessionInfo(info *adapters.SessionInfo) []schema.SessionUpdat
 }
 
 func oneOf(v, def string, allowed ...string) string {
-	for _, a := range allowed {
-		if v == a {
-			return v
-		}
+	if slices.Contains(allowed, v) {
+		return v
 	}
 	return def
 }

@@ -253,12 +253,7 @@ func (p *prober) jobs() ([]job, error) {
 }
 
 func (p *prober) isNative(name string) bool {
-	for _, n := range p.native {
-		if n.name == name {
-			return true
-		}
-	}
-	return name == "replay"
+	return name == "replay" || slices.ContainsFunc(p.native, func(n nativeJob) bool { return n.name == name })
 }
 
 func (p *prober) isSpec(name string) bool {

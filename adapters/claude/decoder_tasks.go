@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"regexp"
+	"slices"
 
 	"github.com/hubdev/hub/adapters"
 )
@@ -102,12 +103,7 @@ func (d *ClaudeDecoder) updateTask(in claudeTaskInput) bool {
 }
 
 func (d *ClaudeDecoder) taskIndex(id string) int {
-	for i, t := range d.tasks {
-		if id != "" && t.id == id {
-			return i
-		}
-	}
-	return -1
+	return slices.IndexFunc(d.tasks, func(t *claudeTask) bool { return id != "" && t.id == id })
 }
 
 // taskResult binds created task ids and adopts the lists the CLI reports.
