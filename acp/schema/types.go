@@ -258,11 +258,8 @@ type EnvVariable struct {
 	Value string `json:"value"`
 }
 
-// HTTPHeader is one header.
-type HTTPHeader struct {
-	Name  string `json:"name"`
-	Value string `json:"value"`
-}
+// HTTPHeader is one header, a name=value pair as EnvVariable is.
+type HTTPHeader = EnvVariable
 
 // McpServer is a union: stdio (Type ""), "http" or "sse".
 type McpServer struct {
