@@ -85,12 +85,10 @@ func (w *output) spinner() {
 		case <-t.C:
 		}
 		w.mu.Lock()
-		fmt.Fprintf(w.o.Stderr, "\r\x1b[K%s %s %.1fs", spinFrames[i%len(spinFrames)], w.o.Agent, w.o.Now().Sub(w.startTime()).Seconds())
+		fmt.Fprintf(w.o.Stderr, "\r\x1b[K%s %s %.1fs", spinFrames[i%len(spinFrames)], w.o.Agent, w.o.Now().Sub(w.start).Seconds())
 		w.mu.Unlock()
 	}
 }
-
-func (w *output) startTime() time.Time { return w.start }
 
 func (w *output) close() {
 	select {
