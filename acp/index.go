@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -233,10 +234,7 @@ func (x *index) Delete(id string) error {
 func (x *index) all() []*Record {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	seen := map[string]*Record{}
-	for id, r := range x.mem {
-		seen[id] = r
-	}
+	seen := maps.Clone(x.mem)
 	if x.dir != "" {
 		files, _ := filepath.Glob(filepath.Join(x.dir, "sessions", "*.json"))
 		for _, f := range files {

@@ -3,6 +3,7 @@ package acp
 import (
 	"cmp"
 	"path/filepath"
+	"slices"
 
 	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/adapters"
@@ -86,8 +87,7 @@ func usageUpdate(u *adapters.Usage) []schema.SessionUpdate {
 	if u == nil || (u.ContextSize <= 0 && u.CostUSD == nil) {
 		return nil
 	}
-	used := u.ContextUsed
-	used = cmp.Or(used, u.InputTokens+u.CacheReadTokens+u.CacheWriteTokens)
+	used := cmp.Or(u.ContextUsed, u.InputTokens+u.CacheReadTokens+u.CacheWriteTokens)
 	up := &schema.UsageUpdate{Used: uint64(max(used, 0)), Size: uint64(max(u.ContextSize, 0))}
 	if u.CostUSD != nil {
 		up.Cost = &schema.Cost{Amount: *u.CostUSD, Currency: "USD"}
@@ -133,10 +133,8 @@ func (ss *session) sessionInfo(info *adapters.SessionInfo) []schema.SessionUpdat
 }
 
 func oneOf(v, def string, allowed ...string) string {
-	for _, a := range allowed {
-		if v == a {
-			return v
-		}
+	if slices.Contains(allowed, v) {
+		return v
 	}
 	return def
 }
@@ -172,10 +170,7 @@ func toolTitle(t adapters.ToolCall) string {
 	if t.Title != "" {
 		return t.Title
 	}
-	if t.Name != "" {
-		return t.Name
-	}
-	return "Tool call"
+	return cmp.Or(t.Name, "Tool call")
 }
 
 func (ss *session) convertTool(t adapters.ToolCall) schema.ToolCallUpdate {

@@ -37,8 +37,7 @@ func current(v, def string, opts []adapters.Option) string {
 func selectValues(opts []adapters.Option) []schema.SessionConfigSelectOption {
 	out := make([]schema.SessionConfigSelectOption, 0, len(opts))
 	for _, o := range opts {
-		name := o.Name
-		name = cmp.Or(name, o.ID)
+		name := cmp.Or(o.Name, o.ID)
 		out = append(out, schema.SessionConfigSelectOption{Value: o.ID, Name: name, Description: o.Description})
 	}
 	return out

@@ -53,9 +53,6 @@ func OneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // FirstLine is the first line of s, trimmed.
 func FirstLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
-	}
-	return s
+	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
+	return line
 }

@@ -2,7 +2,8 @@ package adapters
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"sync"
 )
 
@@ -41,10 +42,5 @@ func (r *Registry) Names() []string {
 }
 
 func (r *Registry) namesLocked() []string {
-	names := make([]string, 0, len(r.adapters))
-	for n := range r.adapters {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
+	return slices.Sorted(maps.Keys(r.adapters))
 }

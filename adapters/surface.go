@@ -1,6 +1,9 @@
 package adapters
 
-import "context"
+import (
+	"context"
+	"slices"
+)
 
 // Surface is what a started session offers the user before any turn: the
 // agent's own slash commands and its settings, each with the value the
@@ -48,12 +51,7 @@ func (o ConfigOption) Accepts(value string) bool {
 	if o.Boolean {
 		return value == "true" || value == "false"
 	}
-	for _, c := range o.Choices {
-		if c.ID == value {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(o.Choices, func(c Option) bool { return c.ID == value })
 }
 
 // Surfacer is implemented by sessions that learn their surface from the

@@ -39,10 +39,5 @@ func IsKind(s string) bool {
 // Writes says whether a tool that changes files or runs commands may be
 // used: an agent whose own sandbox decides (codex) goes read-only when not.
 func (f *ToolFilter) Writes() bool {
-	for _, k := range []ToolKind{KindEdit, KindDelete, KindMove, KindExecute} {
-		if f.Permits("", k) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc([]ToolKind{KindEdit, KindDelete, KindMove, KindExecute}, func(k ToolKind) bool { return f.Permits("", k) })
 }

@@ -71,8 +71,7 @@ func (u *UnknownRecords) NoteRaw(evs []Event) {
 }
 
 func (u *UnknownRecords) warn(source string) {
-	v := u.opts.Version()
-	v = cmp.Or(v, "unknown")
+	v := cmp.Or(u.opts.Version(), "unknown")
 	about := u.agent + " " + v
 	if u.tested != "" {
 		about += ", tested with " + u.tested

@@ -137,13 +137,6 @@ func loginShell(goos string, env agentspec.Env) string {
 	}
 }
 
-func listSep(goos string) string {
-	if goos == "windows" {
-		return ";"
-	}
-	return ":"
-}
-
 func (p *prober) getenv(k string) string { return p.env[k] }
 
 // Run builds the report, from the cache when it is fresh and its key (PATH,
@@ -260,21 +253,11 @@ func (p *prober) jobs() ([]job, error) {
 }
 
 func (p *prober) isNative(name string) bool {
-	for _, n := range p.native {
-		if n.name == name {
-			return true
-		}
-	}
-	return name == "replay"
+	return name == "replay" || slices.ContainsFunc(p.native, func(n nativeJob) bool { return n.name == name })
 }
 
 func (p *prober) isSpec(name string) bool {
-	for _, s := range p.o.Specs {
-		if s.Name == name {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(p.o.Specs, func(s agentspec.Spec) bool { return s.Name == name })
 }
 
 func (p *prober) caps(name string) *adapters.Capabilities {
@@ -335,7 +318,7 @@ func (p *prober) locate(ctx context.Context, a *Agent, bin string, explicit bool
 		a.Installed, a.Path, a.FoundVia = true, path, via
 		return
 	}
-	if path := proc.LookPathFor(p.goos, bin, strings.Join(proc.KnownDirs(p.goos, p.getenv, p.home), listSep(p.goos)), p.getenv("PATHEXT")); path != "" {
+	if path := proc.LookPathFor(p.goos, bin, strings.Join(proc.KnownDirs(p.goos, p.getenv, p.home), proc.ListSep(p.goos)), p.getenv("PATHEXT")); path != "" {
 		// proc.Start looks there too, so the agent runs as it is.
 		a.Installed, a.Path, a.FoundVia = true, path, "known-dir"
 		return
@@ -401,8 +384,7 @@ func (p *prober) version(ctx context.Context, a *Agent, pkg string) {
 		return
 	}
 	a.VersionFrom = "--version"
-	a.Version = semverRe.FindString(firstLine(out))
-	a.Version = cmp.Or(a.Version, semverRe.FindString(out))
+	a.Version = cmp.Or(semverRe.FindString(firstLine(out)), semverRe.FindString(out))
 	a.VersionStatus = checkRange(a.Version, a.TestedRange)
 }
 
@@ -470,7 +452,7 @@ func (p *prober) catalogJob(s agentspec.Spec, ac config.AgentConfig) (job, bool)
 	explicit := len(ac.Command) > 0
 	path := ""
 	if !explicit {
-		path = p.findQuiet(s.Bin)
+		path = p.catalog[s.Bin]
 		if path == "" && !p.o.All && !slices.Contains(p.o.Agents, s.Name) {
 			return job{}, false
 		}
@@ -489,12 +471,9 @@ func (p *prober) findCatalog() {
 			bins = append(bins, s.Bin)
 		}
 	}
-	dirs := append(strings.Split(p.getenv("PATH"), listSep(p.goos)), proc.KnownDirs(p.goos, p.getenv, p.home)...)
+	dirs := append(strings.Split(p.getenv("PATH"), proc.ListSep(p.goos)), proc.KnownDirs(p.goos, p.getenv, p.home)...)
 	p.catalog = proc.FindProgramsFor(p.goos, bins, dirs, p.getenv("PATHEXT"))
 }
-
-// findQuiet is where findCatalog found bin, or "".
-func (p *prober) findQuiet(bin string) string { return p.catalog[bin] }
 
 func (p *prober) probeCatalog(ctx context.Context, s agentspec.Spec, eff config.AgentConfig, path string, explicit bool) Agent {
 	a := Agent{Name: s.Name, Kind: "acp", Catalog: true, Auth: agentspec.Auth{State: agentspec.AuthUnknown}}

@@ -17,12 +17,7 @@ import (
 // answering, azure without a base_url) are folded into summary lines at the
 // end unless the report holds only one agent; --json lists every one.
 func Format(w io.Writer, r *Report, color bool) {
-	paint := func(code, s string) string {
-		if !color {
-			return s
-		}
-		return "\x1b[" + code + "m" + s + "\x1b[0m"
-	}
+	paint := painter(color)
 	fmt.Fprintf(w, "%-12s %-10s %-10s %s\n", "AGENT", "STATUS", "VERSION", "AUTH")
 	var folded []Agent
 	for _, a := range r.Agents {
@@ -30,15 +25,8 @@ func Format(w io.Writer, r *Report, color bool) {
 			folded = append(folded, a)
 			continue
 		}
-		status, code := "ready", "32"
-		switch {
-		case !a.Installed:
-			status, code = "missing", "2"
-		case !a.Ready:
-			status, code = "not ready", "31"
-		}
-		ver := a.Version
-		ver = cmp.Or(ver, "-")
+		status, code := statusOf(a)
+		ver := cmp.Or(a.Version, "-")
 		if a.VersionStatus == "timeout" {
 			ver = "timeout"
 		}
@@ -56,17 +44,41 @@ func Format(w io.Writer, r *Report, color bool) {
 		if a.Endpoint != nil && a.Endpoint.BaseURL != "" {
 			fmt.Fprintf(w, "  endpoint: %s (%s)\n", a.Endpoint.BaseURL, endpointState(a.Endpoint))
 		}
-		for _, warn := range a.Warnings {
-			fmt.Fprintf(w, "  %s %s\n", paint("33", "warning:"), warn)
-		}
-		if a.Fix != "" {
-			fmt.Fprintf(w, "  %s %s\n", paint("36", "fix:"), a.Fix)
-		}
+		formatAdvice(w, a, paint)
 	}
 	formatFolded(w, folded)
 	formatSandbox(w, r, paint)
 	if r.Cached {
 		fmt.Fprintf(w, "(cached %s; --refresh to probe again)\n", r.GeneratedAt.Local().Format("15:04:05"))
+	}
+}
+
+// painter colours s with the ANSI SGR code when color is on.
+func painter(color bool) func(code, s string) string {
+	return func(code, s string) string {
+		if !color {
+			return s
+		}
+		return "\x1b[" + code + "m" + s + "\x1b[0m"
+	}
+}
+
+func statusOf(a Agent) (status, code string) {
+	switch {
+	case !a.Installed:
+		return "missing", "2"
+	case !a.Ready:
+		return "not ready", "31"
+	}
+	return "ready", "32"
+}
+
+func formatAdvice(w io.Writer, a Agent, paint func(code, s string) string) {
+	for _, warn := range a.Warnings {
+		fmt.Fprintf(w, "  %s %s\n", paint("33", "warning:"), warn)
+	}
+	if a.Fix != "" {
+		fmt.Fprintf(w, "  %s %s\n", paint("36", "fix:"), a.Fix)
 	}
 }
 
@@ -130,14 +142,11 @@ func formatFolded(w io.Writer, folded []Agent) {
 }
 
 func hostPort(base string) string {
-	s := base
-	if i := strings.Index(s, "://"); i >= 0 {
-		s = s[i+3:]
+	if _, rest, ok := strings.Cut(base, "://"); ok {
+		base = rest
 	}
-	if i := strings.IndexByte(s, '/'); i >= 0 {
-		s = s[:i]
-	}
-	return s
+	host, _, _ := strings.Cut(base, "/")
+	return host
 }
 
 // wrapList prints title and comma-separated items within 80 columns.
@@ -174,23 +183,12 @@ func wrapped(title string, items []string) []string {
 // capabilities, warnings and the fix. `hub doctor --agent NAME` and
 // `hub doctor -v` print it.
 func FormatDetails(w io.Writer, r *Report, color bool) {
-	paint := func(code, s string) string {
-		if !color {
-			return s
-		}
-		return "\x1b[" + code + "m" + s + "\x1b[0m"
-	}
+	paint := painter(color)
 	for i, a := range r.Agents {
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
-		status, code := "ready", "32"
-		switch {
-		case !a.Installed:
-			status, code = "missing", "2"
-		case !a.Ready:
-			status, code = "not ready", "31"
-		}
+		status, code := statusOf(a)
 		fmt.Fprintf(w, "%s (%s): %s\n", a.Name, a.Kind, paint(code, status))
 		field := func(k, v string) {
 			if v != "" {
@@ -219,12 +217,7 @@ func FormatDetails(w io.Writer, r *Report, color bool) {
 			field("endpoint", s)
 		}
 		field("capabilities", capsLine(a.Capabilities))
-		for _, warn := range a.Warnings {
-			fmt.Fprintf(w, "  %s %s\n", paint("33", "warning:"), warn)
-		}
-		if a.Fix != "" {
-			fmt.Fprintf(w, "  %s %s\n", paint("36", "fix:"), a.Fix)
-		}
+		formatAdvice(w, a, paint)
 	}
 	formatSandbox(w, r, paint)
 	if r.Cached {

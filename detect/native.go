@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"sort"
@@ -47,12 +48,7 @@ func (p *prober) nativeJobs() []nativeJob {
 	}
 	_, hasOpenAI := cfg.Providers["openai"]
 	add("openai", hasOpenAI)
-	names := make([]string, 0, len(cfg.Providers))
-	for n := range cfg.Providers {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
+	for _, n := range slices.Sorted(maps.Keys(cfg.Providers)) {
 		add(n, true)
 	}
 	for _, n := range openai.PresetNames() {
@@ -110,15 +106,10 @@ func (p *prober) probeNative(ctx context.Context, j nativeJob) Agent {
 
 // presetOf names the shipped preset a profile starts from, if any.
 func presetOf(name string, pc config.ProviderConfig) string {
-	if pc.Preset != "" {
+	if pc.Preset != "" || !slices.Contains(openai.PresetNames(), name) {
 		return pc.Preset
 	}
-	for _, n := range openai.PresetNames() {
-		if n == name {
-			return n
-		}
-	}
-	return ""
+	return name
 }
 
 func nativeConfigFix(j nativeJob, ep *Endpoint) string {

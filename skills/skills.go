@@ -18,6 +18,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/config"
 	"github.com/hubdev/hub/internal/safefile"
 )
@@ -95,16 +96,14 @@ func Roots(cwd, userDir string) [][2]string {
 	return roots
 }
 
-// Discover lists the skills visible from cwd: the project's .hub/skills and
-// .agents/skills from cwd up to the repository root, then userDir/skills
-// (config.UserDir() when userDir is "").
+// DiscoverTrusting lists the skills visible from cwd: the project's
+// .hub/skills and .agents/skills from cwd up to the repository root, then
+// userDir/skills (config.UserDir() when userDir is "").
 // A name found twice keeps the higher-priority copy, except that a project
 // skill hub does not trust never shadows the user's own: the user's wins,
-// with a warning. Unusable folders become warnings; Discover never fails.
-func Discover(cwd, userDir string) ([]Skill, []Warning) { return DiscoverTrusting(cwd, userDir, false) }
-
-// DiscoverTrusting is Discover; trustProject trusts every project skill
-// for this run (--trust-project). A project skill is otherwise trusted
+// with a warning. Unusable folders become warnings; it never fails.
+// trustProject trusts every project skill for this run
+// (--trust-project). A project skill is otherwise trusted
 // when 'hub trust' recorded its SKILL.md as it is now; until then it
 // loads as instructions only: its allowed-tools are ignored.
 func DiscoverTrusting(cwd, userDir string, trustProject bool) ([]Skill, []Warning) {
@@ -264,7 +263,7 @@ func Parse(data []byte) (Skill, error) {
 	}
 	var fm frontMatter
 	if err := yaml.Unmarshal(rest[:end], &fm); err != nil {
-		return Skill{}, fmt.Errorf("%w: front matter: %s", ErrMalformed, oneLine(err.Error()))
+		return Skill{}, fmt.Errorf("%w: front matter: %s", ErrMalformed, adapters.OneLine(err.Error()))
 	}
 	body := rest[end+4:]
 	if i := bytes.IndexByte(body, '\n'); i >= 0 {
@@ -310,5 +309,3 @@ func parseTools(v any) ([]string, error) {
 		return nil, fmt.Errorf("%w: allowed-tools must be a string or a list", ErrMalformed)
 	}
 }
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -9,6 +9,9 @@ import (
 	"testing"
 )
 
+// Discover is DiscoverTrusting without --trust-project.
+func Discover(cwd, userDir string) ([]Skill, []Warning) { return DiscoverTrusting(cwd, userDir, false) }
+
 func fixture(t *testing.T) (cwd, userDir string) {
 	t.Helper()
 	base, err := filepath.Abs("../testdata/skills")

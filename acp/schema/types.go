@@ -216,11 +216,7 @@ type ForkSessionRequest struct {
 }
 
 // ForkSessionResponse is the result of session/fork: the new session.
-type ForkSessionResponse struct {
-	SessionID     string                `json:"sessionId"`
-	Modes         *SessionModeState     `json:"modes,omitempty"`
-	ConfigOptions []SessionConfigOption `json:"configOptions,omitempty"`
-}
+type ForkSessionResponse = NewSessionResponse
 
 // SteeringRequest is the params of _session/steering, the steering
 // extension claude-agent-acp and codex-acp serve: input for the turn that
@@ -262,11 +258,8 @@ type EnvVariable struct {
 	Value string `json:"value"`
 }
 
-// HTTPHeader is one header.
-type HTTPHeader struct {
-	Name  string `json:"name"`
-	Value string `json:"value"`
-}
+// HTTPHeader is one header, a name=value pair as EnvVariable is.
+type HTTPHeader = EnvVariable
 
 // McpServer is a union: stdio (Type ""), "http" or "sse".
 type McpServer struct {
@@ -391,10 +384,9 @@ type SetSessionConfigOptionRequest struct {
 	Value     json.RawMessage `json:"value"`
 }
 
-// SetSessionConfigOptionResponse carries the complete option list.
-type SetSessionConfigOptionResponse struct {
-	ConfigOptions []SessionConfigOption `json:"configOptions"`
-}
+// SetSessionConfigOptionResponse carries the complete option list, as the
+// config_option_update does.
+type SetSessionConfigOptionResponse = ConfigOptionUpdate
 
 // SessionConfigSelectOption is one value of a select.
 type SessionConfigSelectOption struct {
@@ -854,7 +846,7 @@ func (u SessionUpdate) variant() (string, any) {
 	case u.ToolCallUpdate != nil:
 		return UpdateToolCallUpdate, u.ToolCallUpdate
 	case u.Plan != nil:
-		return UpdatePlan, planWire{Entries: nonNil(u.Plan.Entries)}
+		return UpdatePlan, Plan{Entries: nonNil(u.Plan.Entries)}
 	case u.AvailableCommands != nil:
 		return UpdateAvailableCommands, AvailableCommandsUpdate{AvailableCommands: nonNil(u.AvailableCommands.AvailableCommands)}
 	case u.CurrentMode != nil:
@@ -869,10 +861,6 @@ func (u SessionUpdate) variant() (string, any) {
 		return UpdateCompaction, u.Compaction
 	}
 	return "", nil
-}
-
-type planWire struct {
-	Entries []PlanEntry `json:"entries"`
 }
 
 // MarshalJSON writes the variant's fields next to "sessionUpdate".

@@ -231,7 +231,7 @@ func (l *local) writeFile(ctx context.Context, params json.RawMessage) (any, err
 // terminal is one locally run command.
 type terminal struct {
 	p       *proc.Process
-	out     *tailBuffer
+	out     *proc.Ring
 	outDone chan struct{} // closed once stdout reached EOF
 }
 
@@ -314,7 +314,7 @@ func (l *local) start(p schema.CreateTerminalRequest, dir string) (*terminal, er
 		env = append(env, e.Name+"="+e.Value)
 	}
 	env = append(env, w.Env...)
-	buf := &tailBuffer{limit: limit}
+	buf := proc.NewRing(limit)
 	pr, err := proc.Start(context.Background(), proc.Spec{Path: w.Path, Args: w.Args, Dir: dir, Env: env,
 		StderrTee: buf, StderrLimit: 1 << 10, Grace: terminalStopGrace})
 	if err != nil {
@@ -400,7 +400,7 @@ func (l *local) terminalOp(ctx context.Context, method string, params json.RawMe
 			s := statusOf(t.p)
 			st = &s
 		}
-		out, truncated := t.out.snapshot()
+		out, truncated := t.out.Snapshot()
 		return schema.TerminalOutputResponse{Output: out, Truncated: truncated, ExitStatus: st}, nil
 	case "terminal/wait_for_exit":
 		select {
@@ -436,7 +436,7 @@ func (l *local) inlineTerminals(evs []adapters.Event) {
 			t := l.terms[c.TerminalID]
 			l.mu.Unlock()
 			if t != nil {
-				out, _ := t.out.snapshot()
+				out, _ := t.out.Snapshot()
 				ev.Tool.Content[i] = adapters.ToolContent{Type: adapters.ToolContentText, Text: out}
 			}
 		}
@@ -451,32 +451,4 @@ func (l *local) releaseAll() {
 	for _, t := range terms {
 		_ = t.p.StopWithin(terminalStopGrace)
 	}
-}
-
-// tailBuffer keeps the last limit bytes written, cut at a UTF-8 boundary.
-type tailBuffer struct {
-	mu        sync.Mutex
-	limit     int
-	buf       []byte
-	truncated bool
-}
-
-func (b *tailBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.buf = append(b.buf, p...)
-	if over := len(b.buf) - b.limit; over > 0 {
-		for over < len(b.buf) && b.buf[over]&0xC0 == 0x80 {
-			over++ // do not start inside a UTF-8 sequence
-		}
-		b.buf = append(b.buf[:0], b.buf[over:]...)
-		b.truncated = true
-	}
-	return len(p), nil
-}
-
-func (b *tailBuffer) snapshot() (string, bool) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return string(b.buf), b.truncated
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
 	"sync"
 	"time"
@@ -172,8 +173,7 @@ func (s *Session) openSession(ctx context.Context) error {
 	if err != nil {
 		return s.sessionError(err)
 	}
-	s.id = res.SessionID
-	s.id = cmp.Or(s.id, s.opts.ResumeID)
+	s.id = cmp.Or(res.SessionID, s.opts.ResumeID)
 	if s.id == "" {
 		return fmt.Errorf("%w: session/new returned no sessionId", ErrProtocol)
 	}
@@ -264,9 +264,7 @@ func (s *Session) remember(res sessionResult) {
 }
 
 func (s *Session) applyDefaults(ctx context.Context) error {
-	model, mode := s.opts.Model, s.opts.Mode
-	model = cmp.Or(model, s.a.cfg.Model)
-	mode = cmp.Or(mode, s.a.cfg.Mode)
+	model, mode := cmp.Or(s.opts.Model, s.a.cfg.Model), cmp.Or(s.opts.Mode, s.a.cfg.Mode)
 	if model != "" {
 		if err := s.SetModel(ctx, model); err != nil {
 			return err
@@ -387,9 +385,7 @@ func (s *Session) setConfigValue(ctx context.Context, id string, value map[strin
 		ConfigOptions []configOption `json:"configOptions"`
 	}
 	params := map[string]any{"sessionId": s.id, "configId": id}
-	for k, v := range value {
-		params[k] = v
-	}
+	maps.Copy(params, value)
 	if err := s.call(ctx, "session/set_config_option", params, &res); err != nil {
 		return fmt.Errorf("%s: set %s to %v: %w", s.a.cfg.Name, id, value["value"], err)
 	}

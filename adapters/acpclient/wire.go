@@ -80,8 +80,7 @@ func toBlocks(prompt []adapters.Content, caps schema.AgentCapabilities) []schema
 				out = append(out, schema.ContentBlock{Type: "text", Text: "[" + string(c.Type) + " omitted: the agent does not accept it]"})
 			}
 		case adapters.ContentResourceLink:
-			name := c.Name
-			name = cmp.Or(name, path.Base(c.URI))
+			name := cmp.Or(c.Name, path.Base(c.URI))
 			out = append(out, schema.ContentBlock{Type: "resource_link", URI: c.URI, Name: name, MimeType: c.MimeType})
 		case adapters.ContentResource:
 			if caps.PromptCapabilities.EmbeddedContext {

@@ -2,6 +2,7 @@ package all
 
 import (
 	"github.com/rs/zerolog"
+	"slices"
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/adapters/acpclient"
@@ -59,10 +60,5 @@ func catalogSpecs() []agentspec.Spec {
 }
 
 func builtin(name string) bool {
-	for _, a := range agents {
-		if a.doctor.Name == name {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(agents, func(a agent) bool { return a.doctor.Name == name })
 }

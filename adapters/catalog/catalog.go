@@ -7,6 +7,7 @@ package catalog
 
 import (
 	"bytes"
+	"cmp"
 	_ "embed"
 	"encoding/json"
 	"fmt"
@@ -91,10 +92,7 @@ func parse(b []byte) ([]Entry, error) {
 
 // InstallHint is one command or step that installs the agent.
 func (e Entry) InstallHint() string {
-	if e.Install != "" {
-		return e.Install
-	}
-	return "npm install -g " + e.NPM
+	return cmp.Or(e.Install, "npm install -g "+e.NPM)
 }
 
 // LoginFix says how to log in, for doctor and authentication errors.
@@ -179,10 +177,7 @@ var xdg = regexp.MustCompile(`^\$(XDG_DATA_HOME|XDG_CONFIG_HOME)`)
 // expand resolves a leading ~ or $XDG_DATA_HOME / $XDG_CONFIG_HOME.
 func expand(p string, env agentspec.Env, home string) string {
 	if m := xdg.FindStringSubmatch(p); m != nil {
-		base := env(m[1])
-		if base == "" {
-			base = filepath.Join(home, map[string]string{"XDG_DATA_HOME": ".local/share", "XDG_CONFIG_HOME": ".config"}[m[1]])
-		}
+		base := cmp.Or(env(m[1]), filepath.Join(home, map[string]string{"XDG_DATA_HOME": ".local/share", "XDG_CONFIG_HOME": ".config"}[m[1]]))
 		return filepath.Join(base, filepath.FromSlash(strings.TrimPrefix(p, m[0])))
 	}
 	if rest, ok := strings.CutPrefix(p, "~"); ok {

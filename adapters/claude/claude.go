@@ -162,8 +162,7 @@ func mcpConfig(servers []adapters.MCPServer) (string, error) {
 	}
 	m := map[string]entry{}
 	for _, s := range servers {
-		t := s.Type
-		t = cmp.Or(t, "stdio")
+		t := cmp.Or(s.Type, "stdio")
 		m[s.Name] = entry{Type: t, Command: s.Command, Args: s.Args, Env: s.Env, URL: s.URL, Headers: s.Headers}
 	}
 	b, err := json.Marshal(map[string]any{"mcpServers": m})

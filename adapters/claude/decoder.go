@@ -233,9 +233,9 @@ func claudeRetry(l *claudeLine, cli string) adapters.Event {
 	}
 	msg := cli + ": API request failed"
 	if status != 0 {
-		msg += " with HTTP " + itoa(status)
+		msg += " with HTTP " + strconv.Itoa(status)
 	}
-	msg += ", retrying (attempt " + itoa(l.Attempt) + " of " + itoa(l.MaxRetries) + ")"
+	msg += ", retrying (attempt " + strconv.Itoa(l.Attempt) + " of " + strconv.Itoa(l.MaxRetries) + ")"
 	return adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{
 		Message: msg, Code: code, Detail: claudeErrorText(l.Error), Status: status}}
 }
@@ -288,26 +288,4 @@ func parentKey(p *string) string {
 		return ""
 	}
 	return *p
-}
-
-func itoa(n int) string {
-	var b [20]byte
-	i := len(b)
-	neg := n < 0
-	if neg {
-		n = -n
-	}
-	for {
-		i--
-		b[i] = byte('0' + n%10)
-		n /= 10
-		if n == 0 {
-			break
-		}
-	}
-	if neg {
-		i--
-		b[i] = '-'
-	}
-	return string(b[i:])
 }

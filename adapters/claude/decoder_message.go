@@ -63,8 +63,7 @@ func (d *ClaudeDecoder) blockDelta(l *claudeLine, parent string, key claudeBlock
 	if ev.Delta == nil {
 		return nil
 	}
-	msgID := l.APIMessageID
-	msgID = cmp.Or(msgID, d.msgID[parent])
+	msgID := cmp.Or(l.APIMessageID, d.msgID[parent])
 	switch ev.Delta.Type {
 	case "text_delta":
 		d.markStreamed(parent, msgID, key.index, "text", ev.Delta.Text)

@@ -76,8 +76,7 @@ func claudeResultError(l *claudeLine, cli, kind string) *adapters.ErrorInfo {
 	case l.Subtype != "" && l.Subtype != "success":
 		e.Code = adapters.CodeAgent
 	}
-	name := cli
-	name = cmp.Or(name, "claude")
+	name := cmp.Or(cli, "claude")
 	msg := adapters.FirstLine(l.Result)
 	if msg == "" && len(l.Errors) > 0 {
 		msg = adapters.FirstLine(l.Errors[0])
@@ -138,8 +137,7 @@ func (d *ClaudeDecoder) controlRequest(l *claudeLine, line []byte) []adapters.Ev
 		d.control(ClaudeControl{Request: &req})
 		return nil
 	}
-	id := req.ToolUseID
-	id = cmp.Or(id, "perm_"+req.RequestID)
+	id := cmp.Or(req.ToolUseID, "perm_"+req.RequestID)
 	input := req.Input
 	if len(input) == 0 || !json.Valid(input) {
 		input = json.RawMessage("{}")

@@ -1,8 +1,10 @@
 package claude
 
 import (
+	"cmp"
 	"encoding/json"
 	"regexp"
+	"slices"
 
 	"github.com/hubdev/hub/adapters"
 )
@@ -87,7 +89,7 @@ func (d *ClaudeDecoder) updateTask(in claudeTaskInput) bool {
 			return false
 		}
 		// A task created before this stream (resumed session).
-		d.tasks = append(d.tasks, &claudeTask{id: in.TaskID, content: claudeOr(in.Subject, "Task #"+in.TaskID), status: "pending"})
+		d.tasks = append(d.tasks, &claudeTask{id: in.TaskID, content: cmp.Or(in.Subject, "Task #"+in.TaskID), status: "pending"})
 		i = len(d.tasks) - 1
 	}
 	t := d.tasks[i]
@@ -101,12 +103,7 @@ func (d *ClaudeDecoder) updateTask(in claudeTaskInput) bool {
 }
 
 func (d *ClaudeDecoder) taskIndex(id string) int {
-	for i, t := range d.tasks {
-		if id != "" && t.id == id {
-			return i
-		}
-	}
-	return -1
+	return slices.IndexFunc(d.tasks, func(t *claudeTask) bool { return id != "" && t.id == id })
 }
 
 // taskResult binds created task ids and adopts the lists the CLI reports.

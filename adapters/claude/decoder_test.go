@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -37,7 +38,7 @@ func claudeShorten(v any) any {
 	case string:
 		if len(x) > 512 {
 			sum := sha256.Sum256([]byte(x))
-			return x[:64] + "…(" + itoaTest(len(x)) + " bytes, sha256 " + hex.EncodeToString(sum[:8]) + ")"
+			return x[:64] + "…(" + strconv.Itoa(len(x)) + " bytes, sha256 " + hex.EncodeToString(sum[:8]) + ")"
 		}
 	case []any:
 		for i := range x {
@@ -50,8 +51,6 @@ func claudeShorten(v any) any {
 	}
 	return v
 }
-
-func itoaTest(n int) string { return itoa(n) }
 
 func TestDecodeClaude_Fixtures(t *testing.T) {
 	dirs, err := filepath.Glob("testdata/*/stream.jsonl")
@@ -244,7 +243,7 @@ func TestDecodeClaude_Behaviour(t *testing.T) {
 				t.Fatalf("types = %s", got)
 			}
 			for i, e := range ev[2:4] {
-				if e.Error.Fatal || e.Error.Code != adapters.CodeRateLimit || !strings.Contains(e.Error.Message, "HTTP 429, retrying (attempt "+itoa(i+1)+" of 10)") {
+				if e.Error.Fatal || e.Error.Code != adapters.CodeRateLimit || !strings.Contains(e.Error.Message, "HTTP 429, retrying (attempt "+strconv.Itoa(i+1)+" of 10)") {
 					t.Errorf("retry notice %d = %+v", i+1, e.Error)
 				}
 			}

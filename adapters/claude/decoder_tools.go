@@ -38,8 +38,7 @@ func ClaudeToolCall(id, name string, input json.RawMessage) adapters.ToolCall {
 		Status: adapters.StatusPending, RawInput: append(json.RawMessage(nil), input...)}
 	var in claudeToolInput
 	_ = json.Unmarshal(input, &in)
-	path := in.FilePath
-	path = cmp.Or(path, in.NotebookPath)
+	path := cmp.Or(in.FilePath, in.NotebookPath)
 	switch name {
 	case "Read":
 		tc.Kind, tc.Title = adapters.KindRead, "Read "+path
@@ -56,7 +55,7 @@ func ClaudeToolCall(id, name string, input json.RawMessage) adapters.ToolCall {
 		tc.Kind, tc.Title = adapters.KindEdit, "Edit notebook "+path
 		tc.Locations = claudeLocation(path, 0)
 	case "Bash", "BashOutput", "KillShell", "KillBash":
-		tc.Kind, tc.Title = adapters.KindExecute, claudeOr(in.Command, in.Description, name)
+		tc.Kind, tc.Title = adapters.KindExecute, cmp.Or(in.Command, in.Description, name)
 	case "Grep":
 		tc.Kind, tc.Title = adapters.KindSearch, strings.TrimSpace("grep "+claudeQuote(in.Pattern)+" "+in.Path)
 	case "Glob":
@@ -68,7 +67,7 @@ func ClaudeToolCall(id, name string, input json.RawMessage) adapters.ToolCall {
 	case "WebSearch":
 		tc.Kind, tc.Title = adapters.KindFetch, "Search the web: "+in.Query
 	case "Task", "Agent":
-		tc.Kind, tc.Title = adapters.KindThink, claudeOr(in.Description, "Run subagent", "")
+		tc.Kind, tc.Title = adapters.KindThink, cmp.Or(in.Description, "Run subagent", "")
 	case "ExitPlanMode":
 		tc.Kind, tc.Title = adapters.KindSwitchMode, "Ready to code?"
 		if in.Plan != "" {
@@ -111,15 +110,6 @@ func claudeMCPName(name string) (server, tool string, ok bool) {
 	}
 	server, tool, ok = strings.Cut(rest, "__")
 	return server, tool, ok
-}
-
-func claudeOr(vals ...string) string {
-	for _, v := range vals {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }
 
 func claudeQuote(s string) string {

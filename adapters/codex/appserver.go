@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"runtime"
 	"sync"
 
@@ -299,9 +300,7 @@ func (s *appSession) Prompt(ctx context.Context, prompt []adapters.Content, emit
 		params["outputSchema"] = s.opts.OutputSchema
 	}
 	next := s.next
-	for k, v := range next {
-		params[k] = v
-	}
+	maps.Copy(params, next)
 	s.next = map[string]any{}
 	s.mu.Unlock()
 	var r struct {

@@ -64,8 +64,7 @@ func writeImage(c adapters.Content, i int, tempFile func(string) (string, error)
 	if err != nil {
 		return "", fmt.Errorf("codex exec: image %d is not valid base64: %w", i, err)
 	}
-	ext := imageExt[c.MimeType]
-	ext = cmp.Or(ext, ".png")
+	ext := cmp.Or(imageExt[c.MimeType], ".png")
 	path, err := tempFile("image-" + strconv.Itoa(i) + ext)
 	if err != nil {
 		return "", err

@@ -52,13 +52,11 @@ func (s *appSession) listModels(ctx context.Context, timeout time.Duration) (mod
 	}
 	c := modelCatalog{efforts: map[string][]adapters.Option{}, defEffort: map[string]string{}}
 	for _, m := range r.Data {
-		id := m.Model
-		id = cmp.Or(id, m.ID)
+		id := cmp.Or(m.Model, m.ID)
 		if m.Hidden || id == "" || slices.ContainsFunc(c.models, func(o adapters.Option) bool { return o.ID == id }) {
 			continue
 		}
-		name := m.DisplayName
-		name = cmp.Or(name, id)
+		name := cmp.Or(m.DisplayName, id)
 		c.models = append(c.models, adapters.Option{ID: id, Name: name, Description: m.Description})
 		if m.IsDefault {
 			c.def = id
@@ -99,7 +97,7 @@ func (a *Adapter) models() ([]adapters.Option, string) {
 	models, def := slices.Clone(staticModels), a.cfg.Model
 	if len(c.models) > 0 {
 		models = slices.Clone(c.models)
-		def = firstNonEmpty(a.cfg.Model, c.current, c.def)
+		def = cmp.Or(a.cfg.Model, c.current, c.def)
 		if !slices.ContainsFunc(models, func(o adapters.Option) bool { return o.ID == def }) {
 			models = append([]adapters.Option{{ID: def, Name: def}}, models...)
 		}
@@ -113,13 +111,4 @@ func (a *Adapter) models() ([]adapters.Option, string) {
 		}
 	}
 	return models, def
-}
-
-func firstNonEmpty(s ...string) string {
-	for _, v := range s {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }

@@ -220,8 +220,7 @@ func PiUnknownRecord(ev adapters.Event) string {
 
 func (d *PiDecoder) retryStart(r *piRecord) []adapters.Event {
 	d.held, d.retrying = nil, true
-	msg := adapters.FirstLine(piString(r.ErrorMessage))
-	msg = cmp.Or(msg, "the model provider returned an error")
+	msg := cmp.Or(adapters.FirstLine(piString(r.ErrorMessage)), "the model provider returned an error")
 	code := PiErrorCode(msg)
 	if code != adapters.CodeRateLimit {
 		code = adapters.CodeRetry
@@ -243,8 +242,7 @@ func (d *PiDecoder) retryEnd(r *piRecord) []adapters.Event {
 	if final == "Retry cancelled" {
 		return []adapters.Event{{Type: adapters.EventDone, StopReason: adapters.StopCancelled}}
 	}
-	msg := adapters.FirstLine(final)
-	msg = cmp.Or(msg, "the model provider kept failing")
+	msg := cmp.Or(adapters.FirstLine(final), "the model provider kept failing")
 	return []adapters.Event{
 		{Type: adapters.EventError, Error: &adapters.ErrorInfo{
 			Message: fmt.Sprintf("pi: %s (gave up after %s retries)", msg, piNumber(r.Attempt)),
@@ -385,8 +383,7 @@ func (d *PiDecoder) agentEnd() []adapters.Event {
 	case "length":
 		reason = adapters.StopMaxTokens
 	case "error":
-		msg := adapters.FirstLine(d.errMsg)
-		msg = cmp.Or(msg, "the model provider returned an error")
+		msg := cmp.Or(adapters.FirstLine(d.errMsg), "the model provider returned an error")
 		out = append(out, adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{
 			Message: "pi: " + msg, Code: PiErrorCode(msg), Detail: d.errMsg}})
 	}

@@ -92,10 +92,7 @@ func New(script string) *Adapter {
 }
 
 func (a *Adapter) Name() string {
-	if a.AgentName != "" {
-		return a.AgentName
-	}
-	return Name
+	return cmp.Or(a.AgentName, Name)
 }
 func (a *Adapter) Capabilities() adapters.Capabilities { return a.Caps }
 
@@ -108,8 +105,7 @@ func (a *Adapter) Starts() []adapters.SessionOptions {
 
 // Start loads the script and opens a session.
 func (a *Adapter) Start(_ context.Context, opts adapters.SessionOptions) (adapters.Session, error) {
-	path := a.Script
-	path = cmp.Or(path, os.Getenv(EnvScript))
+	path := cmp.Or(a.Script, os.Getenv(EnvScript))
 	var turns [][]Step
 	if path != "" {
 		data, err := os.ReadFile(path)

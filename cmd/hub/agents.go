@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"text/tabwriter"
@@ -58,12 +57,8 @@ func runAgents(_ context.Context, e *env, args []string) int {
 	fs := newFlagSet("agents", agentsHelp, e.stderr)
 	asJSON := fs.Bool("json", false, "print JSON")
 	names := fs.Bool("names", false, "print only the names, one a line (for completion scripts)")
-	if code, ok := parseFlags(fs, args); !ok {
+	if code, ok := parseNoArgs(fs, args, e.stderr, "hub agents: unexpected argument %q (see 'hub agents --help')\n"); !ok {
 		return code
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(e.stderr, named("hub agents: unexpected argument %q (see 'hub agents --help')\n"), fs.Arg(0))
-		return exitUsage
 	}
 	type row struct {
 		Name    string      `json:"name"`
@@ -87,10 +82,7 @@ func runAgents(_ context.Context, e *env, args []string) int {
 		return exitOK
 	}
 	if *asJSON {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		_ = enc.Encode(rows)
-		return exitOK
+		return printJSON(e.stdout, rows)
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "AGENT\tIMAGES\tRESUME\tPERMISSIONS\tMCP\tSKILLS")
@@ -107,7 +99,7 @@ func runAgents(_ context.Context, e *env, args []string) int {
 	fmt.Fprintln(tw, "PERSONA\tBACKEND\tSTATE\tDESCRIPTION\tFILE")
 	for _, r := range ps {
 		p := r.Persona
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.Name, p.Backend, p.State, firstLineOf(p.Description, 60), p.File)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.Name, p.Backend, p.State, clip(firstLine(p.Description), 60), p.File)
 	}
 	_ = tw.Flush()
 	for _, r := range ps {
@@ -116,19 +108,4 @@ func runAgents(_ context.Context, e *env, args []string) int {
 		}
 	}
 	return exitOK
-}
-
-// firstLineOf is s's first line, cut to n runes.
-func firstLineOf(s string, n int) string {
-	r := []rune(s)
-	for i, c := range r {
-		if c == '\n' {
-			r = r[:i]
-			break
-		}
-	}
-	if len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return string(r)
 }

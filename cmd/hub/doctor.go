@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -46,12 +45,8 @@ func runDoctor(ctx context.Context, e *env, args []string) int {
 	timeout := fs.Duration("timeout", 5*time.Second, "timeout of each agent's probe")
 	listAll := fs.Bool("all", false, "also list the catalogued ACP agents that are not installed, with how to install them")
 	verbose := fs.Bool("v", false, "details for every agent (path, version range, dirs, auth source, capabilities)")
-	if code, ok := parseFlags(fs, args); !ok {
+	if code, ok := parseNoArgs(fs, args, e.stderr, "hub doctor: unexpected argument %q (see 'hub doctor --help')\n"); !ok {
 		return code
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(e.stderr, named("hub doctor: unexpected argument %q (see 'hub doctor --help')\n"), fs.Arg(0))
-		return exitUsage
 	}
 	o := detect.Options{Config: e.cfg, Registry: e.registry, Specs: all.DoctorSpecs(), Probe: *probe, Refresh: *refresh, Timeout: *timeout, All: *listAll}
 	if *agent != "" {
@@ -72,9 +67,7 @@ func runDoctor(ctx context.Context, e *env, args []string) int {
 		r.Personas = personaChecks(e)
 	}
 	if *asJSON {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		_ = enc.Encode(r)
+		printJSON(e.stdout, r)
 	} else {
 		color := false
 		if f, ok := e.stdout.(*os.File); ok {

@@ -1,8 +1,8 @@
 package main
 
 import (
+	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
 	"text/tabwriter"
 
@@ -82,24 +82,14 @@ func listGrants(e *env, store *permission.Grants, project string, asJSON bool) i
 		}
 	}
 	if asJSON {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		_ = enc.Encode(list)
-		return exitOK
+		return printJSON(e.stdout, list)
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tPROJECT\tTOOL\tSCOPE\tAGENT\tEXPIRES")
 	for _, g := range list {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", g.ID, g.Project, g.Tool, g.What(), orAny(g.Agent),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", g.ID, g.Project, g.Tool, g.What(), cmp.Or(g.Agent, "*"),
 			g.Expires.Local().Format("2006-01-02 15:04"))
 	}
 	_ = tw.Flush()
 	return exitOK
-}
-
-func orAny(s string) string {
-	if s == "" {
-		return "*"
-	}
-	return s
 }

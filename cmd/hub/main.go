@@ -4,6 +4,7 @@ package main
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/adapters/all"
+	"github.com/hubdev/hub/conversation"
 	"github.com/hubdev/hub/internal/config"
 	"github.com/hubdev/hub/internal/logging"
 	"github.com/hubdev/hub/internal/proc"
@@ -25,11 +27,7 @@ import (
 )
 
 // Exit codes shared by every subcommand; `hub run` documents more.
-const (
-	exitOK    = 0
-	exitError = 1
-	exitUsage = 2
-)
+const exitOK, exitError, exitUsage = conversation.ExitOK, conversation.ExitAgentError, conversation.ExitUsage
 
 const usage = `hub drives coding agents (claude, codex, gemini, qodercli, pi, any ACP agent,
 or any OpenAI-compatible endpoint) from editors and CI.
@@ -261,11 +259,30 @@ func newFlagSet(name, help string, stderr io.Writer) *flag.FlagSet {
 	return fs
 }
 
+// printJSON writes v indented, as every --json flag prints, and returns
+// exitOK.
+func printJSON(w io.Writer, v any) int {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	_ = enc.Encode(v)
+	return exitOK
+}
+
 // parseFlags parses and maps -h to exit 0 (help on stderr) and bad flags to
 // exit 2 with one line naming the problem; ok is false when the command
 // should return code.
 func parseFlags(fs *flag.FlagSet, args []string) (code int, ok bool) {
 	return parseWith(fs, func() error { return fs.Parse(args) })
+}
+
+// parseNoArgs is parseFlags for a command that takes no arguments: one is
+// a usage error, said with msg (a format naming it with %q).
+func parseNoArgs(fs *flag.FlagSet, args []string, stderr io.Writer, msg string) (code int, ok bool) {
+	if code, ok = parseFlags(fs, args); ok && fs.NArg() > 0 {
+		fmt.Fprintf(stderr, named(msg), fs.Arg(0))
+		return exitUsage, false
+	}
+	return code, ok
 }
 
 // parseInterspersed is parseFlags for commands whose flags may also follow

@@ -15,12 +15,8 @@ func init() {
 
 func runMan(ctx context.Context, e *env, args []string) int {
 	fs := newFlagSet("man", commands["man"].help, e.stderr)
-	if code, ok := parseFlags(fs, args); !ok {
+	if code, ok := parseNoArgs(fs, args, e.stderr, "hub man: unexpected argument %q\n"); !ok {
 		return code
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(e.stderr, "%s man: unexpected argument %q\n", progName, fs.Arg(0))
-		return exitUsage
 	}
 	manPage(ctx, e, e.stdout)
 	return exitOK

@@ -45,12 +45,8 @@ func runMCP(ctx context.Context, e *env, args []string) int {
 	approve := fs.String("approve", "read-only", "answer the delegates' permission requests: all|read-only|none")
 	cwd := fs.String("cwd", e.cwd, "default working directory of the delegates")
 	timeout := fs.Duration("timeout", 10*time.Minute, "default limit of a delegate turn")
-	if code, ok := parseFlags(fs, args); !ok {
+	if code, ok := parseNoArgs(fs, args, e.stderr, "hub mcp: unexpected argument %q (see 'hub mcp --help')\n"); !ok {
 		return code
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(e.stderr, named("hub mcp: unexpected argument %q (see 'hub mcp --help')\n"), fs.Arg(0))
-		return exitUsage
 	}
 	if a := conversation.Approve(*approve); !a.Valid() {
 		fmt.Fprint(e.stderr, named("hub mcp: --approve must be all, read-only or none\n"))
@@ -69,7 +65,7 @@ func runMCP(ctx context.Context, e *env, args []string) int {
 	host, done := mcpHost(e, o)
 	defer done()
 	s := delegate.NewServer(host, currentBuild().Version, e.log)
-	if err := s.Run(ctx, &mcp.IOTransport{Reader: nopCloser{e.stdin}, Writer: nopWriteCloser{e.stdout}}); err != nil && ctx.Err() == nil {
+	if err := s.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(e.stdin), Writer: nopWriteCloser{e.stdout}}); err != nil && ctx.Err() == nil {
 		fmt.Fprintf(e.stderr, named("hub mcp: %v\n"), err)
 		return exitError
 	}
@@ -102,12 +98,8 @@ func (u unreachable) Continue(context.Context, string, string, time.Duration, de
 	return delegation.Result{}, u.err
 }
 
-// nopCloser and nopWriteCloser hand stdio to the MCP transport without
-// letting it close hub's own streams.
-type nopCloser struct{ io.Reader }
-
-func (nopCloser) Close() error { return nil }
-
+// nopWriteCloser hands stdout to the MCP transport without letting it
+// close hub's own stream (io.NopCloser does the same for stdin).
 type nopWriteCloser struct{ io.Writer }
 
 func (nopWriteCloser) Close() error { return nil }

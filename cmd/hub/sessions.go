@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -119,10 +118,7 @@ func listSessions(e *env, st *acp.Store, asJSON bool) int {
 		for _, r := range all {
 			rows = append(rows, row{r.ID, r.Agent, r.Cwd, r.Title, r.Updated.Format(time.RFC3339), r.Source})
 		}
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		_ = enc.Encode(rows)
-		return exitOK
+		return printJSON(e.stdout, rows)
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "SESSION\tAGENT\tUPDATED\tCWD\tTITLE")
@@ -157,10 +153,7 @@ func showSession(e *env, st *acp.Store, id string, asJSON bool) int {
 		fmt.Fprintf(e.stderr, named("hub sessions: %v; showing the records before it\n"), err)
 	}
 	if asJSON {
-		enc := json.NewEncoder(mask.Default().JSONWriter(e.stdout)) // files older than masking
-		enc.SetIndent("", "  ")
-		_ = enc.Encode(recs)
-		return exitOK
+		return printJSON(mask.Default().JSONWriter(e.stdout), recs) // files older than masking
 	}
 	fmt.Fprint(e.stdout, transcript.Markdown(recs))
 	return exitOK

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"text/tabwriter"
@@ -29,12 +28,8 @@ func runSkills(_ context.Context, e *env, args []string) int {
 	}
 	fs := newFlagSet("skills", skillsHelp, e.stderr)
 	asJSON := fs.Bool("json", false, "print JSON: {skills: [...], warnings: [...]}")
-	if code, ok := parseFlags(fs, args); !ok {
+	if code, ok := parseNoArgs(fs, args, e.stderr, "hub skills: unknown subcommand %q (only 'list')\n"); !ok {
 		return code
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(e.stderr, named("hub skills: unknown subcommand %q (only 'list')\n"), fs.Arg(0))
-		return exitUsage
 	}
 	list, warns := skills.DiscoverTrusting(e.cwd, "", e.trustProject)
 	if *asJSON {
@@ -44,13 +39,10 @@ func runSkills(_ context.Context, e *env, args []string) int {
 		if warns == nil {
 			warns = []skills.Warning{}
 		}
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		_ = enc.Encode(struct {
+		return printJSON(e.stdout, struct {
 			Skills   []skills.Skill   `json:"skills"`
 			Warnings []skills.Warning `json:"warnings"`
 		}{list, warns})
-		return exitOK
 	}
 	for _, w := range warns {
 		fmt.Fprintf(e.stderr, "warning: skipped skill %s\n", w)
@@ -66,14 +58,14 @@ func runSkills(_ context.Context, e *env, args []string) int {
 		if !s.Trusted {
 			src += " (untrusted)" // instructions only until 'hub trust'
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Name, src, truncate(s.Description, 50))
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Name, src, clip(strings.Join(strings.Fields(s.Description), " "), 50))
 	}
 	_ = tw.Flush()
 	return exitOK
 }
 
-func truncate(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
+// clip cuts s to n runes, ending in "…" when it was longer.
+func clip(s string, n int) string {
 	if r := []rune(s); len(r) > n {
 		return string(r[:n-1]) + "…"
 	}

@@ -13,7 +13,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -265,11 +264,8 @@ func (a AgentConfig) Over(base AgentConfig) AgentConfig {
 	}
 	if len(a.Env) > 0 {
 		out.Env = make(map[string]string, len(base.Env)+len(a.Env))
-		for _, m := range []map[string]string{base.Env, a.Env} {
-			for k, v := range m {
-				out.Env[k] = v
-			}
-		}
+		maps.Copy(out.Env, base.Env)
+		maps.Copy(out.Env, a.Env)
 	}
 	out.Protocol = cmp.Or(a.Protocol, base.Protocol)
 	out.Type = cmp.Or(a.Type, base.Type)
@@ -348,10 +344,8 @@ func (p ProviderConfig) Over(base ProviderConfig) ProviderConfig {
 	out.Model = cmp.Or(p.Model, base.Model)
 	out.APIKeyEnv = cmp.Or(p.APIKeyEnv, base.APIKeyEnv)
 	if len(p.Headers) > 0 {
-		out.Headers = maps.Clone(base.Headers)
-		if out.Headers == nil {
-			out.Headers = map[string]string{}
-		}
+		out.Headers = map[string]string{}
+		maps.Copy(out.Headers, base.Headers)
 		maps.Copy(out.Headers, p.Headers)
 	}
 	out.OmitTemperature = p.OmitTemperature || base.OmitTemperature
@@ -481,18 +475,16 @@ func ProjectDirs(cwd string) []string {
 	}
 }
 
-// Load reads the user file, then the project files of cwd's ProjectDirs
-// from the outermost in, so the nearest wins; missing files are fine. An
-// explicit path (from --config) replaces the user file and must exist.
-func Load(cwd, explicit string) (*Config, error) { return LoadTrusting(cwd, explicit, false) }
-
 // ProjectFile is a project config file and whether the user trusts it.
 type ProjectFile struct {
 	Path    string `json:"path"`
 	Trusted bool   `json:"trusted"`
 }
 
-// LoadTrusting is Load; trustProject trusts the project files for this run
+// LoadTrusting reads the user file, then the project files of cwd's
+// ProjectDirs from the outermost in, so the nearest wins; missing files are
+// fine. An explicit path (from --config) replaces the user file and must
+// exist. trustProject trusts the project files for this run
 // (--trust-project) whatever the trust store says.
 func LoadTrusting(cwd, explicit string, trustProject bool) (*Config, error) {
 	c := &Config{Agents: map[string]AgentConfig{}, Providers: map[string]ProviderConfig{}, UntrustedAgents: map[string]string{}, Cwd: cwd, TrustProject: trustProject}
@@ -642,14 +634,7 @@ func Parse(path string, data []byte) (*Config, error) {
 	return &f, nil
 }
 
-func under(k toml.Key, section string) bool {
-	for _, p := range k {
-		if p == section {
-			return true
-		}
-	}
-	return false
-}
+func under(k toml.Key, section string) bool { return slices.Contains(k, section) }
 
 func describe(path string, data []byte, err error) error {
 	var pe toml.ParseError
@@ -736,10 +721,5 @@ func (c *Config) mergeACP(f *Config) {
 
 // AgentNames returns configured agent names, sorted.
 func (c *Config) AgentNames() []string {
-	names := make([]string, 0, len(c.Agents))
-	for n := range c.Agents {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
+	return slices.Sorted(maps.Keys(c.Agents))
 }

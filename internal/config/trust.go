@@ -77,13 +77,6 @@ func fileExists(p string) bool {
 	return err == nil && !st.IsDir()
 }
 
-// Trust records the project config files that apply in dir, as they are
-// now, and returns them.
-func Trust(dir string) ([]string, error) {
-	files := ProjectFiles(dir)
-	return files, TrustFiles(files)
-}
-
 // TrustFiles records files (project config files, skills) as they are now.
 // The store is rewritten under its lock, re-read first, so concurrent
 // `hub trust` runs keep each other's entries.

@@ -72,9 +72,6 @@ func resolveIn(fsys fileSystem, goos, root, p, abs string) (string, error) {
 	return fsys.join(append([]string{root}, names...)...), nil
 }
 
-// EvalDeepest resolves links in the longest existing prefix of abs.
-func EvalDeepest(abs string) (string, error) { return hostFS.evalDeepest(abs) }
-
 func (fsys fileSystem) evalDeepest(abs string) (string, error) {
 	existing, rest := abs, ""
 	for !fsys.exists(existing) {

@@ -190,10 +190,7 @@ func decode(h Hook, code int, stdout, stderr string) result {
 	case 0:
 		return decodeAnswer(h, stdout)
 	case 2:
-		reason := strings.TrimSpace(stderr)
-		if reason == "" {
-			reason = "blocked by " + h.Name + " (" + h.Command + ")"
-		}
+		reason := cmp.Or(strings.TrimSpace(stderr), "blocked by "+h.Name+" ("+h.Command+")")
 		return result{answer: Answer{Decision: Deny, Reason: reason}}
 	}
 	msg := fmt.Sprintf("%s (%s) failed with exit code %d", h.Name, h.Command, code)

@@ -1,6 +1,7 @@
 package hooks
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -148,9 +149,7 @@ func (o *Observer) note(ev adapters.Event) {
 	switch {
 	case ev.Type == adapters.EventSessionInfo && ev.Session != nil:
 		o.mu.Lock()
-		if o.base.Session == "" {
-			o.base.Session = ev.Session.AgentSessionID
-		}
+		o.base.Session = cmp.Or(o.base.Session, ev.Session.AgentSessionID)
 		o.mu.Unlock()
 	case (ev.Type == adapters.EventToolCall || ev.Type == adapters.EventToolUpdate) && ev.Tool != nil:
 		o.noteTool(ev.Type == adapters.EventToolCall, ev.Tool)
@@ -165,7 +164,7 @@ func (o *Observer) noteTool(start bool, t *adapters.ToolCall) {
 		c = &Input{ToolCallID: t.ID}
 		o.calls[t.ID] = c
 	}
-	c.Tool = firstNonEmpty(t.Name, c.Tool, t.Title)
+	c.Tool = cmp.Or(t.Name, c.Tool, t.Title)
 	if t.Kind != "" {
 		c.Kind = string(t.Kind)
 	}
@@ -224,7 +223,7 @@ func (o *Observer) work() {
 		warnings := out.Warnings
 		if out.Decision == Deny && in.Event == PreToolUse && len(warnings) == 0 {
 			warnings = append(warnings, fmt.Sprintf("a PreToolUse hook would deny %s (%s), but hub cannot stop %s's tools: observed only",
-				in.Tool, out.Reason, firstNonEmpty(in.Agent, "this agent")))
+				in.Tool, out.Reason, cmp.Or(in.Agent, "this agent")))
 		}
 		o.mu.Lock()
 		o.warnings = append(o.warnings, warnings...)
@@ -257,13 +256,4 @@ func outputOf(t *adapters.ToolCall) string {
 		s = s[:maxOutput]
 	}
 	return s
-}
-
-func firstNonEmpty(s ...string) string {
-	for _, v := range s {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }

@@ -74,12 +74,7 @@ func New(environ []string) *Masker {
 
 func secretName(name string) bool {
 	n := strings.ToUpper(name)
-	for _, w := range []string{"KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD"} {
-		if strings.Contains(n, w) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc([]string{"KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD"}, func(w string) bool { return strings.Contains(n, w) })
 }
 
 var (

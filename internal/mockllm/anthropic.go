@@ -115,20 +115,11 @@ func anthropicError(w http.ResponseWriter, status int, typ, msg string) {
 }
 
 func anthropicToolID(t AnthropicToolUse, turn, i int) string {
-	if t.ID != "" {
-		return t.ID
-	}
-	return fmt.Sprintf("toolu_mock_%d_%d", turn, i)
+	return cmp.Or(t.ID, fmt.Sprintf("toolu_mock_%d_%d", turn, i))
 }
 
 func anthropicStop(t AnthropicTurn) string {
-	switch {
-	case t.StopReason != "":
-		return t.StopReason
-	case len(t.ToolUses) > 0:
-		return "tool_use"
-	}
-	return "end_turn"
+	return stopOr(t.StopReason, len(t.ToolUses) > 0, "tool_use", "end_turn")
 }
 
 // anthropicMessage is the whole (non-streamed) message for a turn; with

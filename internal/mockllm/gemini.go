@@ -1,6 +1,7 @@
 package mockllm
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -154,10 +155,7 @@ func geminiChunks(t GeminiTurn) [][]map[string]any {
 	if len(t.ToolCalls) > 0 {
 		var parts []map[string]any
 		for _, tc := range t.ToolCalls {
-			args := json.RawMessage(tc.Args)
-			if len(args) == 0 {
-				args = json.RawMessage(`{}`)
-			}
+			args := json.RawMessage(cmp.Or(tc.Args, "{}"))
 			parts = append(parts, map[string]any{"functionCall": map[string]any{"name": tc.Name, "args": args}})
 		}
 		chunks = append(chunks, parts)

@@ -202,9 +202,7 @@ func (s *OpenAIServer) writeError(w http.ResponseWriter, t OpenAITurn) {
 	if t.RetryAfter != "" {
 		w.Header().Set("Retry-After", t.RetryAfter)
 	}
-	msg := t.ErrorBody
-	msg = cmp.Or(msg, http.StatusText(t.Status))
-	writeJSON(w, t.Status, errBody(msg))
+	writeJSON(w, t.Status, errBody(cmp.Or(t.ErrorBody, http.StatusText(t.Status))))
 }
 
 func (s *OpenAIServer) stream(w http.ResponseWriter, r *http.Request, t OpenAITurn, idx int, usage bool) {
@@ -266,21 +264,20 @@ func completion(t OpenAITurn, idx int) map[string]any {
 }
 
 func toolID(tc OpenAIToolCall, turn, i int) string {
-	if tc.ID != "" {
-		return tc.ID
-	}
-	return fmt.Sprintf("call_%d_%d", turn, i)
+	return cmp.Or(tc.ID, fmt.Sprintf("call_%d_%d", turn, i))
 }
 
 func finishReason(t OpenAITurn) string {
-	switch {
-	case t.FinishReason != "":
-		return t.FinishReason
-	case len(t.ToolCalls) > 0:
-		return "tool_calls"
-	default:
-		return "stop"
+	return stopOr(t.FinishReason, len(t.ToolCalls) > 0, "tool_calls", "stop")
+}
+
+// stopOr is the stop reason a turn sets, else onTools when it calls tools,
+// else end.
+func stopOr(set string, tools bool, onTools, end string) string {
+	if tools {
+		return cmp.Or(set, onTools)
 	}
+	return cmp.Or(set, end)
 }
 
 func usageOf(t OpenAITurn) OpenAIUsage {

@@ -206,8 +206,7 @@ func responsesMessage(w io.Writer, t ResponsesTurn, idx, out int) {
 }
 
 func responsesFunctionCall(w io.Writer, tc ResponsesToolCall, idx, i, out int) {
-	callID := tc.CallID
-	callID = cmp.Or(callID, fmt.Sprintf("call_%d_%d", idx, i))
+	callID := cmp.Or(tc.CallID, fmt.Sprintf("call_%d_%d", idx, i))
 	id := fmt.Sprintf("fc_%d_%d", idx, i)
 	if tc.Custom {
 		item := map[string]any{"type": "custom_tool_call", "id": id, "call_id": callID, "name": tc.Name, "input": tc.Input}

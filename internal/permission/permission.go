@@ -10,6 +10,7 @@
 package permission
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -547,7 +548,7 @@ func (r *Rule) label() string {
 }
 
 func (r *Rule) describe() string {
-	s := "tool=" + orStar(r.Tool)
+	s := "tool=" + cmp.Or(r.Tool, "*")
 	if r.Path != "" {
 		s += " path=" + r.Path
 	}
@@ -555,13 +556,6 @@ func (r *Rule) describe() string {
 		s += " command=" + r.Command
 	}
 	return s + " -> " + string(r.Decision)
-}
-
-func orStar(s string) string {
-	if s == "" {
-		return "*"
-	}
-	return s
 }
 
 // pathPattern is a rule's path glob as doublestar reads it (** crosses

@@ -1,6 +1,7 @@
 package proc
 
 import (
+	"cmp"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -12,6 +13,14 @@ import (
 // The lookup rules take the OS as a parameter, so Linux tests cover the
 // macOS and Windows ones.
 
+// ListSep is goos's PATH list separator.
+func ListSep(goos string) string {
+	if goos == "windows" {
+		return ";"
+	}
+	return ":"
+}
+
 // LookPathFor finds bin in the directories of pathEnv as goos would run
 // it: on Windows with each PATHEXT extension (a .ps1 is not a program
 // CreateProcess starts, so it never counts), elsewhere an executable file.
@@ -20,11 +29,7 @@ func LookPathFor(goos, bin, pathEnv, pathext string) string {
 	if strings.ContainsAny(bin, `/\`) {
 		return findExec(goos, bin, pathext)
 	}
-	sep := ":"
-	if goos == "windows" {
-		sep = ";"
-	}
-	for _, dir := range strings.Split(pathEnv, sep) {
+	for _, dir := range strings.Split(pathEnv, ListSep(goos)) {
 		if dir == "" {
 			continue
 		}
@@ -59,11 +64,8 @@ func findExec(goos, p, pathext string) string {
 
 // winExts are PATHEXT's extensions, lower case, without .ps1.
 func winExts(pathext string) []string {
-	if pathext == "" {
-		pathext = ".COM;.EXE;.BAT;.CMD"
-	}
 	var exts []string
-	for _, e := range strings.Split(strings.ToLower(pathext), ";") {
+	for _, e := range strings.Split(strings.ToLower(cmp.Or(pathext, ".COM;.EXE;.BAT;.CMD")), ";") {
 		if e != "" && e != ".ps1" {
 			exts = append(exts, e)
 		}

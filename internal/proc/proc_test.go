@@ -133,6 +133,26 @@ func TestRing_KeepsTail(t *testing.T) {
 	}
 }
 
+func TestRing_CutsAtUTF8BoundaryAndSaysTruncated(t *testing.T) {
+	cases := []struct {
+		name, in, want string
+		truncated      bool
+	}{
+		{"fits", "abc", "abc", false},
+		{"ascii tail", "abcdefg", "cdefg", true},
+		{"no half rune", "ab€€", "€", true}, // € is 3 bytes; the 5-byte tail starts inside the first
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := NewRing(5)
+			_, _ = r.Write([]byte(tc.in))
+			if got, truncated := r.Snapshot(); got != tc.want || truncated != tc.truncated {
+				t.Fatalf("Snapshot() = %q, %v; want %q, %v", got, truncated, tc.want, tc.truncated)
+			}
+		})
+	}
+}
+
 func TestStopAll_LeavesNoLiveProcesses(t *testing.T) {
 	for i := 0; i < 3; i++ {
 		startFake(t, context.Background(), time.Second, proctest.Command("hang"))

@@ -30,7 +30,7 @@ func (p *Process) command(path string) (*exec.Cmd, error) {
 	argv := append([]string{path}, p.spec.Args...)
 	if strings.EqualFold(winExt(path), ".cmd") {
 		if body, err := os.ReadFile(path); err == nil {
-			if a, ok := shimArgv(path, string(body), p.spec.Args, fileExists, exec.LookPath); ok {
+			if a, ok := shimArgv(path, string(body), p.spec.Args, isFile, exec.LookPath); ok {
 				argv = a
 			}
 		}
@@ -168,11 +168,6 @@ func (p *Process) killTree() {
 		_ = windows.CloseHandle(p.sys.job)
 		p.sys.job = 0
 	}
-}
-
-func fileExists(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && !st.IsDir()
 }
 
 func winExt(p string) string {

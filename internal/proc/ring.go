@@ -5,11 +5,12 @@ import (
 	"sync"
 )
 
-// Ring keeps the last N bytes written to it.
+// Ring keeps the last N bytes written to it, cut at a UTF-8 boundary.
 type Ring struct {
-	mu    sync.Mutex
-	buf   []byte
-	limit int
+	mu        sync.Mutex
+	buf       []byte
+	limit     int
+	truncated bool
 }
 
 // NewRing returns a ring that keeps limit bytes.
@@ -19,23 +20,28 @@ func NewRing(limit int) *Ring { return &Ring{limit: limit} }
 func (r *Ring) Write(p []byte) (int, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	n := len(p)
-	if len(p) >= r.limit {
-		r.buf = append(r.buf[:0], p[len(p)-r.limit:]...)
-		return n, nil
-	}
-	if over := len(r.buf) + len(p) - r.limit; over > 0 {
-		r.buf = append(r.buf[:0], r.buf[over:]...)
-	}
 	r.buf = append(r.buf, p...)
-	return n, nil
+	if over := len(r.buf) - r.limit; over > 0 {
+		for over < len(r.buf) && r.buf[over]&0xC0 == 0x80 {
+			over++ // do not start inside a UTF-8 sequence
+		}
+		r.buf = append(r.buf[:0], r.buf[over:]...)
+		r.truncated = true
+	}
+	return len(p), nil
 }
 
 // String returns the kept bytes.
 func (r *Ring) String() string {
+	s, _ := r.Snapshot()
+	return s
+}
+
+// Snapshot returns the kept bytes and whether older ones were dropped.
+func (r *Ring) Snapshot() (string, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return string(r.buf)
+	return string(r.buf), r.truncated
 }
 
 // TailLines returns the last n non-empty lines joined by " | ".

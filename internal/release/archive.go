@@ -49,7 +49,6 @@ func writeTarGz(w io.Writer, entries []entry, mtime time.Time) error {
 		}
 		hdr := &tar.Header{Name: e.name, Mode: int64(e.mode.Perm()), Size: int64(len(data)),
 			ModTime: mtime, Typeflag: tar.TypeReg, Format: tar.FormatPAX}
-		hdr.Uname, hdr.Gname = "", ""
 		if err := tw.WriteHeader(hdr); err != nil {
 			return fmt.Errorf("tar %s: %w", e.name, err)
 		}

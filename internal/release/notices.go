@@ -4,10 +4,11 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -47,12 +48,7 @@ func Notices(ctx context.Context, dir, pkg string, targets []Target) ([]byte, er
 	if err := appendNotice(&b, "Go standard library ("+goversion+")", goroot); err != nil {
 		return nil, err
 	}
-	names := make([]string, 0, len(mods))
-	for m := range mods {
-		names = append(names, m)
-	}
-	sort.Strings(names)
-	for _, m := range names {
+	for _, m := range slices.Sorted(maps.Keys(mods)) {
 		if err := appendNotice(&b, m, mods[m]); err != nil {
 			return nil, err
 		}

@@ -8,9 +8,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -87,11 +88,7 @@ func sha256File(path string) (string, error) {
 // writeChecksums writes "sum  name" lines sorted by name, the format
 // `sha256sum -c` and `shasum -a 256 -c` read.
 func writeChecksums(path string, sums map[string]string) error {
-	names := make([]string, 0, len(sums))
-	for n := range sums {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(sums))
 	var b strings.Builder
 	for _, n := range names {
 		fmt.Fprintf(&b, "%s  %s\n", sums[n], n)

@@ -85,12 +85,10 @@ func (w *output) spinner() {
 		case <-t.C:
 		}
 		w.mu.Lock()
-		fmt.Fprintf(w.o.Stderr, "\r\x1b[K%s %s %.1fs", spinFrames[i%len(spinFrames)], w.o.Agent, w.o.Now().Sub(w.startTime()).Seconds())
+		fmt.Fprintf(w.o.Stderr, "\r\x1b[K%s %s %.1fs", spinFrames[i%len(spinFrames)], w.o.Agent, w.o.Now().Sub(w.start).Seconds())
 		w.mu.Unlock()
 	}
 }
-
-func (w *output) startTime() time.Time { return w.start }
 
 func (w *output) close() {
 	select {
@@ -210,8 +208,7 @@ func (w *output) event(ev adapters.Event) {
 }
 
 func toolLabel(t adapters.ToolCall) string {
-	s := titleOf(t)
-	s = cmp.Or(s, t.ID)
+	s := cmp.Or(titleOf(t), t.ID)
 	if t.Kind != "" {
 		s += " [" + string(t.Kind) + "]"
 	}

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -21,9 +22,7 @@ type Sandbox struct {
 // New finds the host's sandbox tool (bwrap on Linux, sandbox-exec on
 // macOS) with lookPath, exec.LookPath when nil.
 func New(p Policy, lookPath func(string) (string, error)) *Sandbox {
-	if p.Mode == "" {
-		p.Mode = WorkspaceWrite
-	}
+	p.Mode = cmp.Or(p.Mode, WorkspaceWrite)
 	s := &Sandbox{Policy: p}
 	if p.Mode == Off {
 		return s

@@ -32,7 +32,6 @@ const (
 	Spawned   = "spawned"         // the agent's process runs (supervisor included)
 	Handshake = "agent handshake" // the agent answered initialize
 	Created   = "session created" // thread/start, session/new or its like answered
-	MCPUp     = "mcp connected"   // the agent reported its MCP servers connected
 	Started   = "agent started"
 )
 

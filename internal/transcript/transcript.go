@@ -19,6 +19,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -329,12 +330,7 @@ func parse(data []byte, name string) ([]Record, error) {
 
 // lastLine says no line after i holds anything.
 func lastLine(lines [][]byte, i int) bool {
-	for _, l := range lines[i+1:] {
-		if len(bytes.TrimSpace(l)) > 0 {
-			return false
-		}
-	}
-	return true
+	return !slices.ContainsFunc(lines[i+1:], func(l []byte) bool { return len(bytes.TrimSpace(l)) > 0 })
 }
 
 // Summary describes one transcript for listings.

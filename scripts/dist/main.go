@@ -4,6 +4,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -49,10 +50,7 @@ func run(args []string) error {
 	}
 	r := release.Release{
 		Version: v, Commit: *commit, Date: time.Unix(secs, 0).UTC(),
-		BaseURL: strings.TrimSuffix(*baseURL, "/"),
-	}
-	if r.BaseURL == "" {
-		r.BaseURL = "https://github.com/hubdev/hub/releases/download/v" + v
+		BaseURL: cmp.Or(strings.TrimSuffix(*baseURL, "/"), "https://github.com/hubdev/hub/releases/download/v"+v),
 	}
 	if err := os.RemoveAll(*out); err != nil {
 		return err
