@@ -362,6 +362,9 @@ func (d *Delegator) run(ctx context.Context, id string, l *live, prompt string, 
 	t.res.Warnings, t.res.StopReason = oc.Warnings, string(oc.Stop)
 	t.res.AgentSessionID, t.res.Answer, t.res.Usage = dg.AgentSessionID, dg.Answer(), dg.Usage
 	t.res.ToolCalls, t.res.FilesChanged = append([]ToolCall{}, dg.ToolCalls...), dg.Files()
+	if ctx.Err() != nil {
+		oc.Failure = nil // cancelled or timed out: that outcome stands
+	}
 	var failed *adapters.TurnError
 	switch {
 	case errors.As(err, &failed):

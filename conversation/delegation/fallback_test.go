@@ -23,6 +23,9 @@ type fakeAgent struct {
 	ready, start error
 	events       []adapters.Event
 	hang         bool
+	// started, when set, is closed as the turn starts; the turn then
+	// ends, when cancelled, as the agent crashing (killed).
+	started chan struct{}
 
 	mu              sync.Mutex
 	prompts, closed int
@@ -70,6 +73,11 @@ func (s *fakeSession) Prompt(ctx context.Context, _ []adapters.Content, emit fun
 	s.a.mu.Lock()
 	s.a.prompts++
 	s.a.mu.Unlock()
+	if s.a.started != nil {
+		close(s.a.started)
+		<-ctx.Done()
+		return adapters.StopEndTurn, &adapters.TurnError{Info: adapters.ErrorInfo{Code: adapters.CodeCrash, Message: "killed", Fatal: true}}
+	}
 	ch := make(chan adapters.Event)
 	go func() {
 		defer close(ch)
@@ -162,6 +170,25 @@ func TestDelegate_FallsBackByTheRule(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A delegate turn cancelled (the root turn was) ends there, even when
+// its agent tells the cancel as a crash: no fallback agent runs it.
+func TestDelegate_CancelledTurnDoesNotFallBack(t *testing.T) {
+	first, second := &fakeAgent{name: "first", started: make(chan struct{})}, answers("second")
+	reg := adapters.NewRegistry()
+	reg.Register(first)
+	reg.Register(second)
+	d := New(Options{Registry: reg, Cwd: t.TempDir(), Log: zerolog.Nop(), Fallback: map[string][]string{"first": {"second"}}})
+	defer d.Close()
+	go func() {
+		<-first.started
+		d.CancelTurns()
+	}()
+	r, _ := d.Delegate(context.Background(), Request{Agent: "first", Prompt: "do it"}, nil)
+	if p, _ := second.counts(); r.Agent != "first" || r.FellBack != nil || p != 0 {
+		t.Fatalf("answered by %q after %q, second took %d prompts; want the cancelled turn to stand", r.Agent, r.FellBack, p)
 	}
 }
 
