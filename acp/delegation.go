@@ -140,6 +140,7 @@ func (ss *session) delegateFunc(a adapters.Adapter) (adapters.DelegateFunc, []st
 func (ss *session) addDelegator(chain []string, register func(*delegation.Delegator) func()) *delegation.Delegator {
 	d := delegation.New(delegation.Options{Registry: ss.agents(), Cwd: ss.rec.Cwd, Rules: ss.set.Permissions, Grants: ss.srv.opts.Grants,
 		Log: ss.srv.log, Chain: chain, Ask: ss.delegatePermission, Observe: ss.showDelegate, Hooks: ss.set.Hooks, AuditDir: ss.srv.opts.TranscriptDir,
+		Fallback: ss.srv.opts.Fallback, ProviderTimeout: ss.srv.opts.ProviderTimeout,
 		MCPServers: func(agent string) []adapters.MCPServer {
 			if len(chain) >= cmp.Or(ss.srv.opts.DelegationDepth, 1) {
 				return nil // deep enough: this delegate cannot delegate further

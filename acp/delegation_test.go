@@ -194,6 +194,25 @@ func TestDelegation_DepthAndLoops(t *testing.T) {
 	}
 }
 
+// A session's delegate falls back through the server's fallback lists: a
+// delegate whose agent crashed before any tool call is answered by the
+// next agent, and the result says so.
+func TestDelegation_FallsBackThroughTheBridge(t *testing.T) {
+	root := &delegatingAgent{results: make(chan delegation.Result, 1)}
+	c, _ := delegationClient(t, root, `{"event":{"type":"text","text":"hi"}}`, func(o *Options) {
+		broken := replay.New(scriptFile(t, `{"fail":"exit status 2"}`))
+		broken.AgentName = "broken"
+		o.Registry.Register(broken)
+		o.Fallback = map[string][]string{"broken": {"helper"}}
+	})
+	sid, _ := c.start(t)
+	c.prompt(sid, "broken: say hi")
+	res := <-root.results
+	if res.Agent != "helper" || !slices.Equal(res.FellBack, []string{"broken crashed"}) || res.Answer != "hi" {
+		t.Fatalf("delegate result %+v, want helper's answer after broken crashed", res)
+	}
+}
+
 // Without delegation the agent gets no hub server, and the option turns
 // it on (restarting the agent).
 func TestDelegation_OffByDefaultAndTheOption(t *testing.T) {

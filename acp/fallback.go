@@ -29,14 +29,7 @@ func (ss *session) nextFallback(tried map[string]bool) string {
 	ss.mu.Lock()
 	agent := ss.rec.Agent
 	ss.mu.Unlock()
-	for _, n := range ss.srv.opts.Fallback[agent] {
-		a, err := ss.agents().Get(n)
-		if err != nil || tried[n] || ss.srv.ready.check(a) != nil {
-			continue
-		}
-		return n
-	}
-	return ""
+	return conversation.NextFallback(ss.agents(), ss.srv.opts.Fallback[agent], tried, ss.srv.ready.check)
 }
 
 // driveWithFallback is drive, handing the turn to the fallback agents in

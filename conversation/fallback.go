@@ -112,6 +112,17 @@ func FallbackReason(agent string, c Class, toolStarted bool) string {
 	return ""
 }
 
+// NextFallback is the agent that takes a turn over: the first of list
+// not yet tried that reg has and ready says can run; "" when none can.
+func NextFallback(reg *adapters.Registry, list []string, tried map[string]bool, ready func(adapters.Adapter) error) string {
+	for _, n := range list {
+		if a, err := reg.Get(n); err == nil && !tried[n] && ready(a) == nil {
+			return n
+		}
+	}
+	return ""
+}
+
 // Watch decides a turn's failure before the agent gives up on its own: an
 // auth refusal at the first retry, a provider that keeps failing once its
 // retries last past the bound. It then cancels the turn. A nil *Watch

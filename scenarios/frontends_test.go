@@ -133,7 +133,7 @@ type frontEnd struct {
 var frontEnds = []frontEnd{
 	{"hub acp", true, acpTurn, ""},
 	{"hub run", true, runTurn, ""},
-	{"hub mcp delegate", false, delegateTurn, ""},
+	{"hub mcp delegate", true, delegateTurn, ""},
 	{"/compare candidate", false, compareTurn, "each /compare candidate runs in a git worktree"},
 }
 
@@ -197,12 +197,17 @@ func fromSummary(s runner.Summary) outcome {
 	return o
 }
 
-// delegateTurn is a hub mcp delegate turn under --approve all.
+// delegateTurn is a hub mcp delegate turn under --approve all, first's
+// fallback list "second".
 func delegateTurn(t *testing.T, w world) outcome {
-	d := delegation.New(delegation.Options{Registry: w.reg, Cwd: w.cwd, Approve: conversation.ApproveAll, Log: zerolog.Nop(), Timeout: w.timeout, AuditDir: w.audit})
+	d := delegation.New(delegation.Options{Registry: w.reg, Cwd: w.cwd, Approve: conversation.ApproveAll, Log: zerolog.Nop(), Timeout: w.timeout, AuditDir: w.audit,
+		Fallback: map[string][]string{"first": {"second"}}, ProviderTimeout: time.Millisecond})
 	defer d.Close()
 	r, err := d.Delegate(context.Background(), delegation.Request{Agent: "first", Prompt: prompt}, nil)
-	o := outcome{Stop: r.StopReason, Usage: r.Usage, Files: r.FilesChanged, Answered: "first", Refusals: r.Denied, AgentSession: r.AgentSessionID, Exit: -1, Text: r.Answer}
+	o := outcome{Stop: r.StopReason, Usage: r.Usage, Files: r.FilesChanged, Answered: r.Agent, Refusals: r.Denied, AgentSession: r.AgentSessionID, Exit: -1, Text: r.Answer}
+	if len(r.FellBack) > 0 {
+		o.FellBack = r.FellBack[0]
+	}
 	switch {
 	case err != nil:
 		o.Failure = failureOf(err.Error())

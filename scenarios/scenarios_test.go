@@ -202,8 +202,8 @@ func stopped(want adapters.StopReason, exit int) func(*testing.T, frontEnd, worl
 }
 
 // fellBack checks that a front end with a fallback list handed the turn
-// to the next agent with reason; one without (delegates, /compare
-// candidates) reports the failure's class instead.
+// to the next agent with reason; one without (a /compare candidate,
+// one agent by design) reports the failure's class instead.
 func fellBack(reason string, class conversation.Class) func(*testing.T, frontEnd, world, outcome) {
 	return func(t *testing.T, fe frontEnd, _ world, o outcome) {
 		switch {

@@ -58,7 +58,7 @@ func runMCP(ctx context.Context, e *env, args []string) int {
 		return exitUsage
 	}
 	o := delegation.Options{Registry: e.registry, Approve: conversation.Approve(*approve), Rules: e.cfg.Permissions,
-		Cwd: *cwd, Timeout: *timeout, Log: e.log, Hooks: hk}
+		Cwd: *cwd, Timeout: *timeout, Log: e.log, Hooks: hk, Fallback: fallbacks(e.cfg), ProviderTimeout: e.cfg.Fallback.ProviderTimeout.Duration}
 	if e.cfg.TranscriptsOn() {
 		o.AuditDir = config.TranscriptDir()
 	}

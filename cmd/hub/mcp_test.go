@@ -2,7 +2,11 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"io"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -94,6 +98,34 @@ func TestMCP_ChildRunsDelegatesOnItsParent(t *testing.T) {
 	defer parent.mu.Unlock()
 	if len(parent.reqs) != 1 || parent.reqs[0].Agent != "codex" {
 		t.Fatalf("parent got %+v", parent.reqs)
+	}
+}
+
+// Standalone, hub mcp's delegate falls back through the config's fallback
+// lists: a delegate whose agent crashed is answered by the next one, and
+// the summary says so.
+func TestMCP_DelegateFallsBackByTheConfig(t *testing.T) {
+	root := isolate(t)
+	write := func(name, text string) string {
+		p := filepath.Join(root, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	broken := write("broken.jsonl", `{"fail":"exit status 2"}`+"\n")
+	helper := write("helper.jsonl", `{"event":{"type":"text","text":"helper answered"}}`+"\n")
+	write(filepath.Join("xdg_config_home", "hub", "config.toml"), "[agents.broken]\ntype = \"replay\"\nscript = '"+broken+
+		"'\nfallback = [\"helper\"]\n\n[agents.helper]\ntype = \"replay\"\nscript = '"+helper+"'\n")
+	cs := mcpClient(t)
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "delegate", Arguments: map[string]any{"agent": "broken", "prompt": "say hi"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var summary delegation.Result
+	if b, _ := json.Marshal(res.StructuredContent); json.Unmarshal(b, &summary) != nil || res.IsError ||
+		summary.Agent != "helper" || !slices.Equal(summary.FellBack, []string{"broken crashed"}) || summary.Answer != "helper answered" {
+		t.Fatalf("delegate answered %+v (error %v), want helper's answer after broken crashed", res.StructuredContent, res.IsError)
 	}
 }
 

@@ -78,6 +78,12 @@ type Options struct {
 	// conversation's audit transcript, as hub run's (the native loop
 	// keeps its own).
 	AuditDir string
+	// Fallback are the agents that take a delegate turn over, by the
+	// agent delegated to, when it could not do the work (conversation's
+	// fallback rule); ProviderTimeout bounds a failing provider's retries
+	// (0: conversation.DefaultProviderTimeout).
+	Fallback        map[string][]string
+	ProviderTimeout time.Duration
 }
 
 // Request is one delegate turn.
@@ -91,7 +97,10 @@ type ToolCall = conversation.ToolCall
 
 // Result is what a delegate turn produced.
 type Result struct {
-	Agent string `json:"agent"`
+	// Agent is the agent that answered; FellBack says why each agent
+	// before it, from the one asked for, handed the turn over.
+	Agent    string   `json:"agent"`
+	FellBack []string `json:"fellBack,omitempty"`
 	// Session continues this delegate conversation (the continue tool).
 	Session        string     `json:"session"`
 	AgentSessionID string     `json:"agentSessionId,omitempty"`
@@ -172,26 +181,76 @@ func (d *Delegator) Agents() []AgentInfo {
 	return out
 }
 
-// Delegate starts a session on r.Agent and runs r.Prompt as its first turn.
+// Delegate starts a session on r.Agent and runs r.Prompt as its first
+// turn; while the agent could not do the work, the next agent of its
+// fallback list takes the turn over, and its session is the one kept.
 func (d *Delegator) Delegate(ctx context.Context, r Request, progress Progress) (Result, error) {
 	if slices.Contains(d.o.Chain, r.Agent) {
 		return Result{}, fmt.Errorf("%w: %s is already working in this chain (%s); pick another agent", ErrLoop, r.Agent, strings.Join(d.o.Chain, " → "))
 	}
-	a, err := d.o.Registry.Get(r.Agent)
+	tried := map[string]bool{r.Agent: true}
+	for _, n := range d.o.Chain {
+		tried[n] = true // a fallback to one would be a loop
+	}
+	var fellBack []string
+	var usage *adapters.Usage
+	for agent := r.Agent; ; {
+		next := conversation.NextFallback(d.o.Registry, d.o.Fallback[r.Agent], tried, adapters.Ready)
+		res, why, err := d.attempt(ctx, agent, r, next != "", progress)
+		usage = conversation.AddUsage(usage, res.Usage)
+		if why == "" || next == "" || ctx.Err() != nil {
+			res.FellBack, res.Usage = fellBack, usage
+			if err != nil && fellBack != nil {
+				err = fmt.Errorf("%s; then %w", strings.Join(fellBack, "; "), err)
+			}
+			return res, err
+		}
+		fellBack, tried[next] = append(fellBack, why), true
+		if progress != nil {
+			progress(fmt.Sprintf("hub: %s; continuing with %s", why, next))
+		}
+		agent = next
+	}
+}
+
+// attempt runs r's first turn on a new session of agent, and says why the
+// next agent should take it over ("" when the outcome stands); a session
+// handed over is closed.
+func (d *Delegator) attempt(ctx context.Context, agent string, r Request, fallback bool, progress Progress) (Result, string, error) {
+	l, err := d.start(ctx, agent, r)
 	if err != nil {
-		return Result{}, fmt.Errorf("%w (see the agents tool)", err)
+		return Result{Agent: agent}, conversation.FallbackReason(agent, conversation.ClassifyStart(err), false), err
+	}
+	id, err := d.keep(l)
+	if err != nil {
+		l.close()
+		return Result{}, "", err
+	}
+	res, failure, err := d.run(ctx, id, l, r.Prompt, r.Timeout, fallback, progress)
+	why := conversation.FallbackReason(agent, conversation.Classify(failure), len(res.ToolCalls) > 0)
+	if why != "" && fallback {
+		d.drop(id)
+	}
+	return res, why, err
+}
+
+// start starts a delegate session on agent.
+func (d *Delegator) start(ctx context.Context, agent string, r Request) (*live, error) {
+	a, err := d.o.Registry.Get(agent)
+	if err != nil {
+		return nil, fmt.Errorf("%w (see the agents tool)", err)
 	}
 	if err := adapters.Ready(a); err != nil {
-		return Result{}, err
+		return nil, err
 	}
-	l := &live{agent: r.Agent, cwd: cmp.Or(r.Cwd, d.o.Cwd)}
-	gate, err := conversation.NewGate(conversation.GateOptions{Rules: d.o.Rules, Grants: d.o.Grants, Cwd: l.cwd, Agent: r.Agent,
+	l := &live{agent: agent, cwd: cmp.Or(r.Cwd, d.o.Cwd)}
+	gate, err := conversation.NewGate(conversation.GateOptions{Rules: d.o.Rules, Grants: d.o.Grants, Cwd: l.cwd, Agent: agent,
 		Answerer: l.answerer(d.o), Emit: l.decided(d.o)})
 	if err != nil {
-		return Result{}, err
+		return nil, err
 	}
 	if !a.Capabilities().Hooks {
-		l.hooks = d.o.Hooks.Observe(hooks.Input{Cwd: l.cwd, Agent: r.Agent})
+		l.hooks = d.o.Hooks.Observe(hooks.Input{Cwd: l.cwd, Agent: agent})
 	}
 	so := adapters.SessionOptions{Cwd: l.cwd, Model: r.Model, Mode: r.Mode, Access: d.o.Approve.Access(),
 		Permission: gate.Ask, Rules: &d.o.Rules, CancelGrace: 2 * time.Second}
@@ -199,25 +258,20 @@ func (d *Delegator) Delegate(ctx context.Context, r Request, progress Progress) 
 		so.Access = adapters.AccessAskFirst // every side effect reaches whoever answers
 	}
 	if d.o.MCPServers != nil {
-		so.MCPServers = d.o.MCPServers(r.Agent)
+		so.MCPServers = d.o.MCPServers(agent)
 	}
 	sess, err := a.Start(ctx, so)
 	if err != nil {
 		l.hooks.Close()
-		return Result{}, fmt.Errorf("start %s: %w", r.Agent, err)
+		return nil, fmt.Errorf("start %s: %w", agent, err)
 	}
 	l.sess = sess
 	if d.o.AuditDir != "" && !a.Capabilities().Transcript {
-		l.audit = transcript.NewAudit(d.o.AuditDir, transcript.Meta{Agent: r.Agent, Cwd: l.cwd, Model: r.Model}, nil, func(err error) {
-			d.o.Log.Warn().Err(err).Str("agent", r.Agent).Msg("the delegate's transcript was not written")
+		l.audit = transcript.NewAudit(d.o.AuditDir, transcript.Meta{Agent: agent, Cwd: l.cwd, Model: r.Model}, nil, func(err error) {
+			d.o.Log.Warn().Err(err).Str("agent", agent).Msg("the delegate's transcript was not written")
 		})
 	}
-	id, err := d.keep(l)
-	if err != nil {
-		l.close()
-		return Result{}, err
-	}
-	return d.run(ctx, id, l, r.Prompt, r.Timeout, progress)
+	return l, nil
 }
 
 // Continue runs a follow-up turn on a delegate session.
@@ -228,7 +282,19 @@ func (d *Delegator) Continue(ctx context.Context, session, prompt string, timeou
 	if !ok {
 		return Result{}, fmt.Errorf("%w %q", ErrUnknownSession, session)
 	}
-	return d.run(ctx, session, l, prompt, timeout, progress)
+	res, _, err := d.run(ctx, session, l, prompt, timeout, false, progress)
+	return res, err
+}
+
+// drop ends the delegate session id.
+func (d *Delegator) drop(id string) {
+	d.mu.Lock()
+	l := d.sessions[id]
+	delete(d.sessions, id)
+	d.mu.Unlock()
+	if l != nil {
+		l.close()
+	}
 }
 
 func (d *Delegator) keep(l *live) (string, error) {
@@ -271,11 +337,13 @@ func (d *Delegator) Close() {
 	}
 }
 
-func (d *Delegator) run(ctx context.Context, id string, l *live, prompt string, timeout time.Duration, progress Progress) (Result, error) {
+// run runs a turn on l; fallback says a next agent waits to take it over
+// (its failure is decided early). It says why the turn failed.
+func (d *Delegator) run(ctx context.Context, id string, l *live, prompt string, timeout time.Duration, fallback bool, progress Progress) (Result, *adapters.ErrorInfo, error) {
 	l.tmu.Lock()
 	if l.busy {
 		l.tmu.Unlock()
-		return Result{}, ErrBusy
+		return Result{}, nil, ErrBusy
 	}
 	t := &turn{res: Result{Agent: l.agent, Session: id}}
 	ctx, cancel := context.WithTimeout(ctx, cmp.Or(timeout, d.o.Timeout))
@@ -289,10 +357,14 @@ func (d *Delegator) run(ctx context.Context, id string, l *live, prompt string, 
 	}()
 	dg := &conversation.Digest{}
 	oc, err := conversation.RunTurn(ctx, conversation.TurnSpec{Agent: l.agent, Session: l.sess, Prompt: adapters.TextPrompt(prompt),
-		Hooks: l.hooks, Audit: l.audit, Emit: t.emit(d.o.Observe, dg, progress), Workspace: l.cwd, Digest: dg})
+		Hooks: l.hooks, Audit: l.audit, Emit: t.emit(d.o.Observe, dg, progress), Workspace: l.cwd, Digest: dg,
+		Watch: fallback, WatchBound: d.o.ProviderTimeout})
 	t.res.Warnings, t.res.StopReason = oc.Warnings, string(oc.Stop)
 	t.res.AgentSessionID, t.res.Answer, t.res.Usage = dg.AgentSessionID, dg.Answer(), dg.Usage
 	t.res.ToolCalls, t.res.FilesChanged = append([]ToolCall{}, dg.ToolCalls...), dg.Files()
+	if ctx.Err() != nil {
+		oc.Failure = nil // cancelled or timed out: that outcome stands
+	}
 	var failed *adapters.TurnError
 	switch {
 	case errors.As(err, &failed):
@@ -304,9 +376,9 @@ func (d *Delegator) run(ctx context.Context, id string, l *live, prompt string, 
 	case ctx.Err() != nil && err != nil:
 		t.res.Error = fmt.Sprintf("the delegate turn ended early: %v", ctx.Err())
 	case err != nil:
-		return t.res, fmt.Errorf("%s: %w", l.agent, err)
+		return t.res, oc.Failure, fmt.Errorf("%s: %w", l.agent, err)
 	}
-	return t.res, nil
+	return t.res, oc.Failure, nil
 }
 
 // turn is the running delegate turn, for its permission decisions.

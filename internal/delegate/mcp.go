@@ -46,7 +46,8 @@ func NewServer(d delegation.Host, version string, log zerolog.Logger) *mcp.Serve
 			return nil, AgentsOutput{Agents: d.Agents()}, nil
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "delegate", Description: "Run one turn of another coding agent (claude, codex, gemini, …) on a task, " +
-		"through hub. Returns its final answer and a summary: stop reason, tool calls, files changed, usage, and a session to continue."},
+		"through hub. Returns its final answer and a summary: the agent that answered (its fallback when it could not, and why), " +
+		"stop reason, tool calls, files changed, usage, and a session to continue."},
 		func(ctx context.Context, req *mcp.CallToolRequest, in DelegateInput) (*mcp.CallToolResult, delegation.Result, error) {
 			timeout, err := duration(in.Timeout)
 			if err != nil {

@@ -1,0 +1,217 @@
+package delegation
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/fixture"
+)
+
+// fakeAgent is an agent of the fallback tests: one that is not ready, one
+// that cannot start, or one whose turn is events (then waits for the
+// turn's end when hang). It counts its prompts and its sessions closed.
+type fakeAgent struct {
+	name         string
+	ready, start error
+	events       []adapters.Event
+	hang         bool
+	// started, when set, is closed as the turn starts; the turn then
+	// ends, when cancelled, as the agent crashing (killed).
+	started chan struct{}
+
+	mu              sync.Mutex
+	prompts, closed int
+}
+
+func answers(name string) *fakeAgent {
+	return &fakeAgent{name: name, events: []adapters.Event{{Type: adapters.EventText, Text: name + " answered"},
+		{Type: adapters.EventDone, StopReason: adapters.StopEndTurn}}}
+}
+
+func fails(name string, e adapters.ErrorInfo, before ...adapters.Event) *fakeAgent {
+	e.Fatal = true
+	return &fakeAgent{name: name, events: append(before, adapters.Event{Type: adapters.EventError, Error: &e})}
+}
+
+func (a *fakeAgent) Name() string { return a.name }
+func (a *fakeAgent) Capabilities() adapters.Capabilities {
+	return adapters.Capabilities{Permissions: true}
+}
+func (a *fakeAgent) Ready() error { return a.ready }
+func (a *fakeAgent) Start(context.Context, adapters.SessionOptions) (adapters.Session, error) {
+	if a.start != nil {
+		return nil, a.start
+	}
+	return &fakeSession{a}, nil
+}
+
+func (a *fakeAgent) counts() (prompts, closed int) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.prompts, a.closed
+}
+
+type fakeSession struct{ a *fakeAgent }
+
+func (s *fakeSession) ID() string { return s.a.name + "-session" }
+func (s *fakeSession) Close() error {
+	s.a.mu.Lock()
+	s.a.closed++
+	s.a.mu.Unlock()
+	return nil
+}
+
+func (s *fakeSession) Prompt(ctx context.Context, _ []adapters.Content, emit func(adapters.Event)) (adapters.StopReason, error) {
+	s.a.mu.Lock()
+	s.a.prompts++
+	s.a.mu.Unlock()
+	if s.a.started != nil {
+		close(s.a.started)
+		<-ctx.Done()
+		return adapters.StopEndTurn, &adapters.TurnError{Info: adapters.ErrorInfo{Code: adapters.CodeCrash, Message: "killed", Fatal: true}}
+	}
+	ch := make(chan adapters.Event)
+	go func() {
+		defer close(ch)
+		for _, ev := range s.a.events {
+			select {
+			case ch <- ev:
+			case <-ctx.Done():
+				return
+			}
+		}
+		if s.a.hang {
+			<-ctx.Done()
+		}
+	}()
+	return fixture.Serve(ctx, ch, emit, adapters.TurnRules{})
+}
+
+// A delegate turn whose agent could not do the work, and started no tool
+// call, is handed to the next agent of its fallback list that can run, by
+// conversation's rule; the result names the agent that answered and why
+// each before it did not.
+func TestDelegate_FallsBackByTheRule(t *testing.T) {
+	read := adapters.Event{Type: adapters.EventToolCall, Tool: &adapters.ToolCall{ID: "t1", Name: "Read", Title: "Read a.go",
+		Kind: adapters.KindRead, Status: adapters.StatusPending}}
+	retry := adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{Message: "overloaded, retrying", Status: 529}}
+	for _, tt := range []struct {
+		name     string
+		agents   []*fakeAgent // the first is delegated to
+		fallback []string
+		chain    []string
+		// want is the agent that answered, fellBack why each before it
+		// did not, failed whether its turn failed.
+		want     string
+		fellBack []string
+		failed   bool
+	}{
+		{name: "not installed", agents: []*fakeAgent{{name: "first", ready: fmt.Errorf("%w: first not found", adapters.ErrNotInstalled)}, answers("second")},
+			fallback: []string{"second"}, want: "second", fellBack: []string{"first is not installed"}},
+		{name: "not logged in at start", agents: []*fakeAgent{{name: "first", start: adapters.ErrNotAuthenticated}, answers("second")},
+			fallback: []string{"second"}, want: "second", fellBack: []string{"first is not logged in"}},
+		{name: "rate-limited", agents: []*fakeAgent{fails("first", adapters.ErrorInfo{Code: adapters.CodeRateLimit, Message: "quota"}), answers("second")},
+			fallback: []string{"second"}, want: "second", fellBack: []string{"first is rate-limited"}},
+		{name: "a provider retrying past the bound", agents: []*fakeAgent{{name: "first", events: []adapters.Event{retry}, hang: true}, answers("second")},
+			fallback: []string{"second"}, want: "second", fellBack: []string{"first's provider is failing"}},
+		{name: "skips the chain and agents that cannot run", agents: []*fakeAgent{fails("first", adapters.ErrorInfo{Status: 401, Message: "unauthorized"}),
+			answers("parent"), {name: "absent", ready: adapters.ErrNotInstalled}, answers("second")},
+			fallback: []string{"parent", "unknown", "absent", "second"}, chain: []string{"parent"}, want: "second", fellBack: []string{"first is not logged in"}},
+		{name: "through two fallbacks", agents: []*fakeAgent{fails("first", adapters.ErrorInfo{Code: adapters.CodeCrash, Message: "exit 2"}),
+			fails("second", adapters.ErrorInfo{Status: 503, Message: "HTTP 503"}), answers("third")},
+			fallback: []string{"second", "third"}, want: "third", fellBack: []string{"first crashed", "second's provider is failing"}},
+		{name: "the last agent's failure stands", agents: []*fakeAgent{fails("first", adapters.ErrorInfo{Code: adapters.CodeRateLimit, Message: "quota"}),
+			fails("second", adapters.ErrorInfo{Code: adapters.CodeRateLimit, Message: "quota"})},
+			fallback: []string{"second"}, want: "second", fellBack: []string{"first is rate-limited"}, failed: true},
+		{name: "not after a tool call started", agents: []*fakeAgent{fails("first", adapters.ErrorInfo{Code: adapters.CodeRateLimit, Message: "quota"}, read), answers("second")},
+			fallback: []string{"second"}, want: "first", failed: true},
+		{name: "not when the failure is the answer", agents: []*fakeAgent{fails("first", adapters.ErrorInfo{Code: adapters.CodeContext, Message: "too long"}), answers("second")},
+			fallback: []string{"second"}, want: "first", failed: true},
+		{name: "no fallback list", agents: []*fakeAgent{fails("first", adapters.ErrorInfo{Code: adapters.CodeRateLimit, Message: "quota"}), answers("second")},
+			want: "first", failed: true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			reg := adapters.NewRegistry()
+			for _, a := range tt.agents {
+				reg.Register(a)
+			}
+			d := New(Options{Registry: reg, Cwd: t.TempDir(), Log: zerolog.Nop(), Chain: tt.chain,
+				Fallback: map[string][]string{"first": tt.fallback}, ProviderTimeout: time.Millisecond})
+			defer d.Close()
+			var steps []string
+			r, err := d.Delegate(context.Background(), Request{Agent: "first", Prompt: "do it", Timeout: 10 * time.Second}, func(m string) {
+				if strings.HasPrefix(m, "hub: ") {
+					steps = append(steps, m)
+				}
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Agent != tt.want || !slices.Equal(r.FellBack, tt.fellBack) || (r.Error != "") != tt.failed {
+				t.Fatalf("answered by %q (error %q) after %q, want %q (failed %v) after %q", r.Agent, r.Error, r.FellBack, tt.want, tt.failed, tt.fellBack)
+			}
+			if !tt.failed && r.Answer != tt.want+" answered" {
+				t.Errorf("answer %q, want %s's", r.Answer, tt.want)
+			}
+			if len(steps) != len(tt.fellBack) {
+				t.Errorf("progress %q, want a line per fallback", steps)
+			}
+			for _, a := range tt.agents {
+				if prompts, closed := a.counts(); a.name != tt.want && prompts != closed {
+					t.Errorf("%s took %d prompts and closed %d sessions: a session handed over must end", a.name, prompts, closed)
+				}
+			}
+		})
+	}
+}
+
+// A delegate turn cancelled (the root turn was) ends there, even when
+// its agent tells the cancel as a crash: no fallback agent runs it.
+func TestDelegate_CancelledTurnDoesNotFallBack(t *testing.T) {
+	first, second := &fakeAgent{name: "first", started: make(chan struct{})}, answers("second")
+	reg := adapters.NewRegistry()
+	reg.Register(first)
+	reg.Register(second)
+	d := New(Options{Registry: reg, Cwd: t.TempDir(), Log: zerolog.Nop(), Fallback: map[string][]string{"first": {"second"}}})
+	defer d.Close()
+	go func() {
+		<-first.started
+		d.CancelTurns()
+	}()
+	r, _ := d.Delegate(context.Background(), Request{Agent: "first", Prompt: "do it"}, nil)
+	if p, _ := second.counts(); r.Agent != "first" || r.FellBack != nil || p != 0 {
+		t.Fatalf("answered by %q after %q, second took %d prompts; want the cancelled turn to stand", r.Agent, r.FellBack, p)
+	}
+}
+
+// A delegate session that fell back continues on the agent that answered.
+func TestDelegate_ContinuesOnTheAgentThatAnswered(t *testing.T) {
+	first, second := fails("first", adapters.ErrorInfo{Status: 401, Message: "unauthorized"}), answers("second")
+	reg := adapters.NewRegistry()
+	reg.Register(first)
+	reg.Register(second)
+	d := New(Options{Registry: reg, Cwd: t.TempDir(), Log: zerolog.Nop(), Fallback: map[string][]string{"first": {"second"}}})
+	defer d.Close()
+	r, err := d.Delegate(context.Background(), Request{Agent: "first", Prompt: "do it"}, nil)
+	if err != nil || r.Agent != "second" {
+		t.Fatalf("delegate: %+v, %v; want second to answer", r, err)
+	}
+	c, err := d.Continue(context.Background(), r.Session, "and then", 0, nil)
+	if err != nil || c.Agent != "second" || c.Answer != "second answered" {
+		t.Fatalf("continue: %+v, %v; want second's answer", c, err)
+	}
+	if p, _ := first.counts(); p != 1 {
+		t.Errorf("first took %d prompts, want the first turn's only", p)
+	}
+	if p, _ := second.counts(); p != 2 {
+		t.Errorf("second took %d prompts, want both turns", p)
+	}
+}
