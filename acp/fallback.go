@@ -23,21 +23,13 @@ func (ss *session) fallbackReason(f *adapters.ErrorInfo) string {
 	return conversation.FallbackReason(agent, conversation.Classify(f), started)
 }
 
-// nextFallback is the first agent of the session agent's fallback list
-// that this turn has not tried and that can run here.
-func (ss *session) nextFallback(tried map[string]bool) string {
-	ss.mu.Lock()
-	agent := ss.rec.Agent
-	ss.mu.Unlock()
-	return conversation.NextFallback(ss.agents(), ss.srv.opts.Fallback[agent], tried, ss.srv.ready.check)
-}
-
 // driveWithFallback is drive, handing the turn to the fallback agents in
 // turn while the agent before could not do the work.
 func (ss *session) driveWithFallback(turnCtx context.Context, content []adapters.Content) (string, *adapters.ErrorInfo) {
-	tried := map[string]bool{ss.agentName(): true}
+	first := ss.agentName() // its list, as hub run and delegates follow the first agent's
+	tried := map[string]bool{first: true}
 	for {
-		next := ss.nextFallback(tried)
+		next := conversation.NextFallback(ss.agents(), ss.srv.opts.Fallback[first], tried, ss.srv.ready.check)
 		reason, failure := ss.drive(turnCtx, content, next != "")
 		why := ss.fallbackReason(failure)
 		if why == "" || turnCtx.Err() != nil || next == "" {

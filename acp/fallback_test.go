@@ -141,3 +141,24 @@ func TestFallback_OverACPOnlyBeforeAnyToolCall(t *testing.T) {
 		})
 	}
 }
+
+// A turn follows its first agent's fallback list, as hub run and delegates
+// do: the agent it fell back to brings no list of its own into the turn.
+func TestFallback_OverACPFollowsTheFirstAgentsList(t *testing.T) {
+	down := fmt.Errorf("down: %w", adapters.ErrNotAuthenticated)
+	end := adapters.Event{Type: adapters.EventDone, StopReason: adapters.StopEndTurn}
+	reg := adapters.NewRegistry()
+	reg.Register(&scripted{name: "first", startErr: down})
+	reg.Register(&scripted{name: "second", startErr: down})
+	reg.Register(&scripted{name: "third", events: []adapters.Event{{Type: adapters.EventText, Text: "third answered"}, end}})
+	reg.Register(&scripted{name: "fourth", events: []adapters.Event{{Type: adapters.EventText, Text: "fourth answered"}, end}})
+	c := startClient(t, Options{Registry: reg, DefaultAgent: "first", Logger: zerolog.Nop(), StateDir: t.TempDir(),
+		Fallback: map[string][]string{"first": {"second", "third"}, "second": {"fourth"}}})
+	sid, _ := c.start(t)
+	if _, e := c.call("session/prompt", promptOf(sid, "fix it")); e != nil {
+		t.Fatalf("prompt: %v", e)
+	}
+	if text := c.agentText(sid); !strings.Contains(text, "continuing with third.") || !strings.HasSuffix(text, "third answered") {
+		t.Fatalf("text %q, want second then third (first's list), not fourth (second's)", text)
+	}
+}
