@@ -20,13 +20,15 @@ type tracedStdin struct {
 	t *tracedPipes
 }
 
+// Write marks the prompt written as it goes into the pipe, and arms the
+// first read first: an agent may answer before Write returns, and its
+// first byte must not go unmarked while its first event is marked.
 func (w tracedStdin) Write(b []byte) (int, error) {
-	n, err := w.WriteCloser.Write(b)
 	if s := w.t.write.Swap(nil); s != nil {
 		s.Mark(trace.Written)
 		w.t.read.Store(s)
 	}
-	return n, err
+	return w.WriteCloser.Write(b)
 }
 
 type tracedStdout struct {
