@@ -139,11 +139,15 @@ func (r *run) execute(ctx context.Context) Summary {
 // watched for interrupts, the timeout and the budgets; the error is one
 // the agent never took the prompt with.
 func (r *run) turn(ctx context.Context, spec conversation.TurnSpec, cancelRun context.CancelFunc, st *stopper) error {
-	ended := make(chan struct{})
-	go r.watch(spec.Session, cancelRun, st, ended)
+	ended, watched := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(watched)
+		r.watch(spec.Session, cancelRun, st, ended)
+	}()
 	r.out.turn(turnEvent{Type: "turn_start", Agent: spec.Agent})
 	oc, err := conversation.RunTurn(ctx, spec)
 	close(ended)
+	<-watched // a stop it began as the turn ended is said before the turn's end
 	r.out.turn(turnEvent{Type: "turn_end", Agent: spec.Agent, StopReason: oc.Stop, Usage: r.digest.Usage})
 	for _, w := range oc.Warnings {
 		r.warn("hook: %s", w)
