@@ -138,7 +138,7 @@ func TestSupervisor_AgentIsChildOfSupervisorInItsGroup(t *testing.T) {
 // business: the supervisor outlives it, so it is still there to kill the
 // group when the agent ends.
 func TestSupervisor_OutlivesSignalsToItsGroup(t *testing.T) {
-	for _, sig := range []string{"TERM", "HUP", "ABRT", "SYS", "TRAP", "STKFLT", "USR1"} {
+	for _, sig := range []string{"TERM", "HUP", "INT", "QUIT", "PIPE", "ALRM", "ABRT", "SYS", "TRAP", "STKFLT", "USR1", "USR2", "XCPU", "BUS", "FPE", "SEGV", "PROF", "TSTP", "TTIN", "TTOU", "VTALRM", "IO"} {
 		t.Run(sig, func(t *testing.T) {
 			p := startShell(t, context.Background(), `trap "" `+sig+`; kill -`+sig+` 0; echo $$; read x; exit 3`, time.Second)
 			readGrandchild(t, p)

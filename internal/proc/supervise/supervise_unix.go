@@ -60,10 +60,7 @@ const (
 // dying closes the agent's stdin, the agent exits, and the supervisor could
 // see that before it saw the watch pipe close.
 func supervise(path string, args []string) int {
-	// Catch (not ignore: an ignored signal stays ignored in the agent)
-	// every signal: those sent to the group are for the agent, and none may
-	// end the supervisor before it kills the group. Only SIGKILL can.
-	signal.Notify(make(chan os.Signal, 1))
+	catchSignals()
 	// Inherited descriptors lose close-on-exec; without it the agent's tree
 	// would hold the status pipe open and hub would wait for it to end.
 	for _, fd := range []int{watchFD, statusFD, resultFD} {
@@ -97,6 +94,20 @@ func supervise(path string, args []string) int {
 	}
 	killGroup()
 	return 0
+}
+
+// catchSignals makes the supervisor outlive the signals that end or stop
+// a process: those sent to the group are for the agent (which may signal
+// its own group at once), and none may end the supervisor before it kills
+// the group; only SIGKILL can. Caught, not ignored: an ignored signal
+// stays ignored in the agent. Named, not all: catching every signal added
+// 1.4 ms to each agent start, these 0.4 ms. SIGCHLD, SIGURG and SIGWINCH
+// end nothing, and the runtime drops a SIGPROF that kill sent.
+func catchSignals() {
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGHUP, syscall.SIGINT, syscall.SIGQUIT, syscall.SIGTERM, syscall.SIGPIPE,
+		syscall.SIGALRM, syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGTSTP, syscall.SIGTTIN, syscall.SIGTTOU, syscall.SIGVTALRM,
+		syscall.SIGXCPU, syscall.SIGXFSZ, syscall.SIGIO, syscall.SIGABRT, syscall.SIGSYS, syscall.SIGTRAP, syscall.SIGILL,
+		syscall.SIGBUS, syscall.SIGFPE, syscall.SIGSEGV)
 }
 
 // killGroup SIGKILLs the supervisor's process group, the supervisor with
