@@ -35,8 +35,7 @@ const Arg0 = "hub-supervise"
 // its init first once it is ready: importing only os, os/signal and what
 // they import (not fmt, io or os/exec, which wait for much more), this one
 // is ready after 21 inits instead of 85, and an agent start does not pay
-// for hub's tables, schemas and certificate pools (GODEBUG=inittrace=1;
-// BenchmarkSupervisorStart in bench/: 3.0 -> 2.3 ms over a plain exec).
+// for hub's tables, schemas and certificate pools (GODEBUG=inittrace=1).
 func init() {
 	if len(os.Args) >= 2 && os.Args[0] == Arg0 {
 		// syscall.Exit, not os.Exit: nothing to flush, and a race-enabled test
