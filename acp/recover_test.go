@@ -132,8 +132,8 @@ func TestCrash_ThreeInAMinuteStopRestarts(t *testing.T) {
 	}
 	startsBefore, _ := a.seen()
 	_, e := c.call("session/prompt", promptOf(sid, "hello"))
-	if e == nil || !strings.Contains(e.Message, "crashed 3 times") {
-		t.Fatalf("the fourth prompt answered %v; want the crash-loop error", e)
+	if e == nil || !strings.Contains(e.Message, "crashed 3 times") || !strings.Contains(e.Message, "forgetful") {
+		t.Fatalf("the fourth prompt answered %v; want the crash-loop error naming the agent", e)
 	}
 	if starts, _ := a.seen(); starts != startsBefore {
 		t.Fatalf("hub started the agent again (%d -> %d) while it crash-looped", startsBefore, starts)

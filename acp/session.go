@@ -457,6 +457,9 @@ func (ss *session) drive(turnCtx context.Context, content []adapters.Content, wa
 	if err != nil && turnCtx.Err() != nil {
 		return schema.StopCancelled, nil // cancelled (or closed) while the agent was starting
 	}
+	if errors.Is(err, conversation.ErrCrashLoop) {
+		err = fmt.Errorf("%s: %w", ss.agentName(), err) // which agent the user is to fix
+	}
 	if err != nil {
 		return schema.StopEndTurn, adapters.ErrorOf(err)
 	}
