@@ -70,7 +70,7 @@ func (s *Session) permitted(ctx context.Context, call adapters.ToolCall, args js
 		return msg, false
 	}
 	p := adapters.NewPermissionRequest(call, nil)
-	p.Unasked = call.Kind == adapters.KindRead || call.Kind == adapters.KindSearch || call.Kind == adapters.KindThink
+	p.Unasked = permission.ReadOnly(call.Kind)
 	p.Hook = func(ctx context.Context) *adapters.Decision { return s.preToolUse(ctx, call, out) }
 	var d adapters.PermissionDecision
 	if s.toolset.permits(call.Name) {

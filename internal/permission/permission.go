@@ -240,7 +240,10 @@ func (s *Service) Check(req Request) Verdict {
 	if v, ok := s.Decide(req); ok {
 		return v
 	}
-	return Verdict{Decision: map[bool]Decision{true: Allow, false: Ask}[readOnlyKinds[req.Kind]], Reason: "default"}
+	if ReadOnly(req.Kind) {
+		return Verdict{Decision: Allow, Reason: "default"}
+	}
+	return Verdict{Decision: Ask, Reason: "default"}
 }
 
 // Judge is Decide for p, read as req, between p's refusal and the agent's
@@ -254,8 +257,10 @@ func (s *Service) Judge(ctx context.Context, p *adapters.PermissionRequest, req 
 		return v, true
 	}
 	if d := p.Hook; d != nil && ctx.Err() == nil {
-		if h := d(ctx); h != nil && (!h.Allowed || !v.Must) {
-			return Verdict{Decision: map[bool]Decision{true: Allow, false: Deny}[h.Allowed], By: h.By, Reason: h.Reason}, true
+		if h := d(ctx); h != nil && !h.Allowed {
+			return Verdict{Decision: Deny, By: h.By, Reason: h.Reason}, true
+		} else if h != nil && !v.Must {
+			return Verdict{Decision: Allow, By: h.By, Reason: h.Reason}, true
 		}
 	}
 	if !decided && p.Unasked {
@@ -267,9 +272,13 @@ func (s *Service) Judge(ctx context.Context, p *adapters.PermissionRequest, req 
 // Narrow is what rules that only narrow (a persona's) say of req, each
 // matching as a deny does (any part of a command, any file); deny first.
 func (s *Service) Narrow(req Request) (v Verdict, ok bool) {
-	for _, d := range []Decision{Deny, Ask} {
-		if i := slices.IndexFunc(s.rules, func(r Rule) bool { return r.Decision == d && r.matchesAny(req.each()) }); i >= 0 {
-			return Verdict{Decision: d, Reason: map[Decision]string{Deny: "denied", Ask: "asked"}[d] + " by " + s.rules[i].label(), Must: d == Ask, By: ByRule}, true
+	each := req.each()
+	for _, d := range []struct {
+		decision Decision
+		verb     string
+	}{{Deny, "denied"}, {Ask, "asked"}} {
+		if i := slices.IndexFunc(s.rules, func(r Rule) bool { return r.Decision == d.decision && r.matchesAny(each) }); i >= 0 {
+			return Verdict{Decision: d.decision, Reason: d.verb + " by " + s.rules[i].label(), Must: d.decision == Ask, By: ByRule}, true
 		}
 	}
 	return Verdict{}, false
@@ -358,7 +367,7 @@ func Coverable(req Request) bool {
 	if Unclear(req.Command) || anonymous(req) || MustAsk(req) != "" {
 		return false
 	}
-	if !readOnlyKinds[req.Kind] {
+	if !ReadOnly(req.Kind) {
 		for _, f := range req.files() {
 			if sensitivePath(f, req.Cwd) {
 				return false
@@ -375,7 +384,11 @@ func Coverable(req Request) bool {
 	return true
 }
 
-var readOnlyKinds = map[adapters.ToolKind]bool{adapters.KindRead: true, adapters.KindSearch: true, adapters.KindThink: true}
+// ReadOnly says whether a tool of kind only reads (read, search, think):
+// the native loop runs those unasked when no rule decides them.
+func ReadOnly(kind adapters.ToolKind) bool {
+	return kind == adapters.KindRead || kind == adapters.KindSearch || kind == adapters.KindThink
+}
 
 // RejectKey is what a "reject always" answer covers: like AlwaysKey, but
 // a file tool's refusal covers the whole tool (refusing more never grants
