@@ -10,7 +10,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -22,6 +21,7 @@ import (
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/conversation"
 	"github.com/hubdev/hub/internal/config"
+	"github.com/hubdev/hub/internal/handover"
 	"github.com/hubdev/hub/internal/hooks"
 	"github.com/hubdev/hub/internal/permission"
 	"github.com/hubdev/hub/internal/transcript"
@@ -126,35 +126,38 @@ type Progress func(message string)
 type Delegator struct {
 	o  Options
 	mu sync.Mutex
-	// sessions are the live delegate conversations, by Result.Session.
+	// sessions are the live delegate conversations, by Result.Session;
+	// turns end the delegate turns running, for CancelTurns.
 	sessions map[string]*live
+	turns    map[*context.CancelFunc]bool
 	seq      int
 	closed   bool
 }
 
+// live is a delegate conversation on the agent session it runs on now.
 type live struct {
-	id    string // Result.Session
-	agent string
-	cwd   string
-	sess  adapters.Session
-	hooks *hooks.Observer   // nil unless hooks observe this delegate
-	audit *transcript.Audit // nil unless transcripts are on and the agent keeps none
-	busy  bool
-	turn  *turn // the running turn, for its permission decisions
-	stop  context.CancelFunc
-	tmu   sync.Mutex
+	id                      string // Result.Session
+	agent, cwd, model, mode string
+	sess                    adapters.Session
+	hooks                   *hooks.Observer   // nil unless hooks observe this delegate
+	audit                   *transcript.Audit // nil unless transcripts are on and the agent keeps none
+	tmu                     sync.Mutex
+	busy                    bool
+	denied                  []string // the running turn's refusals
+	// brief is the conversation so far, for an agent that takes it over;
+	// lead goes ahead of the first prompt of one that takes no instructions.
+	brief handover.Brief
+	lead  string
 }
 
 // New returns a delegator; Close ends every session it started.
 func New(o Options) *Delegator {
 	o.Approve = cmp.Or(o.Approve, conversation.ApproveReadOnly)
-	if o.Timeout <= 0 {
-		o.Timeout = 10 * time.Minute
-	}
+	o.Timeout = cmp.Or(max(o.Timeout, 0), 10*time.Minute)
 	if o.Cwd == "" {
 		o.Cwd, _ = os.Getwd()
 	}
-	return &Delegator{o: o, sessions: map[string]*live{}}
+	return &Delegator{o: o, sessions: map[string]*live{}, turns: map[*context.CancelFunc]bool{}}
 }
 
 // AgentInfo is one agent that can run here.
@@ -171,33 +174,58 @@ type AgentInfo struct {
 func (d *Delegator) Agents() []AgentInfo {
 	var out []AgentInfo
 	for _, n := range d.o.Registry.Names() {
-		a, err := d.o.Registry.Get(n)
-		if err != nil || adapters.Ready(a) != nil {
-			continue
+		if a, err := d.o.Registry.Get(n); err == nil && adapters.Ready(a) == nil {
+			desc, backend, _ := adapters.Describe(a)
+			out = append(out, AgentInfo{Name: n, Capabilities: a.Capabilities(), Description: desc, Backend: backend})
 		}
-		desc, backend, _ := adapters.Describe(a)
-		out = append(out, AgentInfo{Name: n, Capabilities: a.Capabilities(), Description: desc, Backend: backend})
 	}
 	return out
 }
 
-// Delegate starts a session on r.Agent and runs r.Prompt as its first
-// turn; while the agent could not do the work, the next agent of its
-// fallback list takes the turn over, and its session is the one kept.
+// Delegate starts a delegate conversation on r.Agent with r.Prompt as its
+// first turn (see converse).
 func (d *Delegator) Delegate(ctx context.Context, r Request, progress Progress) (Result, error) {
 	if slices.Contains(d.o.Chain, r.Agent) {
 		return Result{}, fmt.Errorf("%w: %s is already working in this chain (%s); pick another agent", ErrLoop, r.Agent, strings.Join(d.o.Chain, " → "))
 	}
-	tried := map[string]bool{r.Agent: true}
+	return d.converse(ctx, nil, r, progress)
+}
+
+// Continue runs a follow-up turn on a delegate conversation (see converse).
+func (d *Delegator) Continue(ctx context.Context, session, prompt string, timeout time.Duration, progress Progress) (Result, error) {
+	d.mu.Lock()
+	l, ok := d.sessions[session]
+	d.mu.Unlock()
+	if !ok {
+		return Result{}, fmt.Errorf("%w %q", ErrUnknownSession, session)
+	}
+	return d.converse(ctx, l, Request{Agent: l.agent, Prompt: prompt, Cwd: l.cwd, Model: l.model, Mode: l.mode, Timeout: timeout}, progress)
+}
+
+// converse runs r's turn on the delegate conversation from, or on a new
+// one (from nil). While its agent could not do the work by conversation's
+// fallback rule, the next agent of r.Agent's fallback list takes the
+// conversation over, briefed on it, and a later Continue goes to it.
+// CancelTurns ends it at any point: no further agent starts.
+func (d *Delegator) converse(ctx context.Context, from *live, r Request, progress Progress) (Result, error) {
+	ctx, end := d.track(ctx)
+	defer end()
+	list, tried := d.o.Fallback[r.Agent], map[string]bool{r.Agent: true}
 	for _, n := range d.o.Chain {
 		tried[n] = true // a fallback to one would be a loop
 	}
 	var fellBack []string
 	var usage *adapters.Usage
-	for agent := r.Agent; ; {
-		next := conversation.NextFallback(d.o.Registry, d.o.Fallback[r.Agent], tried, adapters.Ready)
-		res, why, err := d.attempt(ctx, agent, r, next != "", progress)
+	for l := from; ; l = nil {
+		next := conversation.NextFallback(d.o.Registry, list, tried, adapters.Ready)
+		res, why, err := d.attempt(ctx, l, from, r, next != "", progress)
 		usage = conversation.AddUsage(usage, res.Usage)
+		if why != "" && next != "" && ctx.Err() == nil && progress != nil {
+			progress(fmt.Sprintf("hub: %s; continuing with %s", why, next))
+		}
+		if ctx.Err() != nil && (why != "" || res.StopReason == "") { // before the next agent took the turn, or as it started
+			res.StopReason, res.Error, err = string(adapters.StopCancelled), fmt.Sprintf("the delegate turn ended early: %v", ctx.Err()), nil
+		}
 		if why == "" || next == "" || ctx.Err() != nil {
 			res.FellBack, res.Usage = fellBack, usage
 			if err != nil && fellBack != nil {
@@ -206,84 +234,93 @@ func (d *Delegator) Delegate(ctx context.Context, r Request, progress Progress) 
 			return res, err
 		}
 		fellBack, tried[next] = append(fellBack, why), true
-		if progress != nil {
-			progress(fmt.Sprintf("hub: %s; continuing with %s", why, next))
+		d.drop(res.Session)
+		r.Agent = next
+	}
+}
+
+// attempt runs r's turn on l, or on a new session of r.Agent that takes
+// from's conversation over (nil: a new one); it says why the next agent
+// should take the turn over ("" when the outcome stands).
+func (d *Delegator) attempt(ctx context.Context, l, from *live, r Request, fallback bool, progress Progress) (Result, string, error) {
+	if l == nil {
+		var err error
+		if l, err = d.start(ctx, r, from); err != nil {
+			return Result{Agent: r.Agent}, conversation.FallbackReason(r.Agent, conversation.ClassifyStart(err), false), err
 		}
-		agent = next
+		if err = d.keep(l); err != nil {
+			l.close()
+			return Result{}, "", err
+		}
 	}
+	return d.run(ctx, l, r, fallback, progress)
 }
 
-// attempt runs r's first turn on a new session of agent, and says why the
-// next agent should take it over ("" when the outcome stands); a session
-// handed over is closed.
-func (d *Delegator) attempt(ctx context.Context, agent string, r Request, fallback bool, progress Progress) (Result, string, error) {
-	l, err := d.start(ctx, agent, r)
-	if err != nil {
-		return Result{Agent: agent}, conversation.FallbackReason(agent, conversation.ClassifyStart(err), false), err
-	}
-	id, err := d.keep(l)
-	if err != nil {
-		l.close()
-		return Result{}, "", err
-	}
-	res, failure, err := d.run(ctx, id, l, r.Prompt, r.Timeout, fallback, progress)
-	why := conversation.FallbackReason(agent, conversation.Classify(failure), len(res.ToolCalls) > 0)
-	if why != "" && fallback {
-		d.drop(id)
-	}
-	return res, why, err
-}
-
-// start starts a delegate session on agent.
-func (d *Delegator) start(ctx context.Context, agent string, r Request) (*live, error) {
-	a, err := d.o.Registry.Get(agent)
+// start starts a delegate session on r.Agent; one that takes from's
+// conversation over keeps its id and is briefed on it as hub acp briefs an
+// agent it switches to (conversation.PlanStart).
+func (d *Delegator) start(ctx context.Context, r Request, from *live) (*live, error) {
+	a, err := d.o.Registry.Get(r.Agent)
 	if err != nil {
 		return nil, fmt.Errorf("%w (see the agents tool)", err)
 	}
-	if err := adapters.Ready(a); err != nil {
+	if err := cmp.Or(ctx.Err(), adapters.Ready(a)); err != nil {
 		return nil, err
 	}
-	l := &live{agent: agent, cwd: cmp.Or(r.Cwd, d.o.Cwd)}
-	gate, err := conversation.NewGate(conversation.GateOptions{Rules: d.o.Rules, Grants: d.o.Grants, Cwd: l.cwd, Agent: agent,
-		Answerer: l.answerer(d.o), Emit: l.decided(d.o)})
+	l := &live{agent: r.Agent, cwd: cmp.Or(r.Cwd, d.o.Cwd), model: r.Model, mode: r.Mode}
+	if from != nil {
+		from.tmu.Lock()
+		l.id, l.brief = from.id, from.brief
+		from.tmu.Unlock()
+	}
+	l.brief.Cwd = l.cwd
+	plan := conversation.PlanStart(a.Capabilities(), "", false, "", handover.Render(l.brief))
+	gate, err := conversation.NewGate(conversation.GateOptions{Rules: d.o.Rules, Grants: d.o.Grants, Cwd: l.cwd, Agent: r.Agent,
+		Answerer: l.answerer(d.o), Emit: func(ev adapters.Event) { l.audit.Event(ev); l.note(d.o, ev) }})
 	if err != nil {
 		return nil, err
 	}
 	if !a.Capabilities().Hooks {
-		l.hooks = d.o.Hooks.Observe(hooks.Input{Cwd: l.cwd, Agent: agent})
+		l.hooks = d.o.Hooks.Observe(hooks.Input{Cwd: l.cwd, Agent: r.Agent})
 	}
-	so := adapters.SessionOptions{Cwd: l.cwd, Model: r.Model, Mode: r.Mode, Access: d.o.Approve.Access(),
+	so := adapters.SessionOptions{Cwd: l.cwd, Model: r.Model, Mode: r.Mode, Access: d.o.Approve.Access(), Instructions: plan.Instructions,
 		Permission: gate.Ask, Rules: &d.o.Rules, CancelGrace: 2 * time.Second}
 	if d.o.Ask != nil {
 		so.Access = adapters.AccessAskFirst // every side effect reaches whoever answers
 	}
 	if d.o.MCPServers != nil {
-		so.MCPServers = d.o.MCPServers(agent)
+		so.MCPServers = d.o.MCPServers(r.Agent)
 	}
 	sess, err := a.Start(ctx, so)
+	if err == nil && ctx.Err() != nil { // cancelled while it started
+		_ = sess.Close()
+		err = ctx.Err()
+	}
 	if err != nil {
 		l.hooks.Close()
-		return nil, fmt.Errorf("start %s: %w", agent, err)
+		return nil, fmt.Errorf("start %s: %w", r.Agent, err)
 	}
-	l.sess = sess
+	l.sess, l.lead = sess, plan.Lead
 	if d.o.AuditDir != "" && !a.Capabilities().Transcript {
-		l.audit = transcript.NewAudit(d.o.AuditDir, transcript.Meta{Agent: agent, Cwd: l.cwd, Model: r.Model}, nil, func(err error) {
-			d.o.Log.Warn().Err(err).Str("agent", agent).Msg("the delegate's transcript was not written")
+		l.audit = transcript.NewAudit(d.o.AuditDir, transcript.Meta{Agent: r.Agent, Cwd: l.cwd, Model: r.Model}, nil, func(err error) {
+			d.o.Log.Warn().Err(err).Str("agent", r.Agent).Msg("the delegate's transcript was not written")
 		})
 	}
 	return l, nil
 }
 
-// Continue runs a follow-up turn on a delegate session.
-func (d *Delegator) Continue(ctx context.Context, session, prompt string, timeout time.Duration, progress Progress) (Result, error) {
+// track makes ctx end with CancelTurns too, until the func returned runs.
+func (d *Delegator) track(ctx context.Context) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(ctx)
 	d.mu.Lock()
-	l, ok := d.sessions[session]
+	d.turns[&cancel] = true
 	d.mu.Unlock()
-	if !ok {
-		return Result{}, fmt.Errorf("%w %q", ErrUnknownSession, session)
+	return ctx, func() {
+		d.mu.Lock()
+		delete(d.turns, &cancel)
+		d.mu.Unlock()
+		cancel()
 	}
-	res, _, err := d.run(ctx, session, l, prompt, timeout, false, progress)
-	return res, err
 }
 
 // drop ends the delegate session id.
@@ -297,31 +334,28 @@ func (d *Delegator) drop(id string) {
 	}
 }
 
-func (d *Delegator) keep(l *live) (string, error) {
+// keep keeps l under its id, or a new one.
+func (d *Delegator) keep(l *live) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.closed {
-		return "", adapters.ErrClosed
+		return adapters.ErrClosed
 	}
-	d.seq++
-	id := fmt.Sprintf("%s-%d", l.agent, d.seq)
-	l.id = id
-	d.sessions[id] = l
-	return id, nil
+	if l.id == "" {
+		d.seq++
+		l.id = fmt.Sprintf("%s-%d", l.agent, d.seq)
+	}
+	d.sessions[l.id] = l
+	return nil
 }
 
 // CancelTurns cancels every running delegate turn; the sessions stay for
 // follow-ups.
 func (d *Delegator) CancelTurns() {
 	d.mu.Lock()
-	all := slices.Collect(maps.Values(d.sessions))
-	d.mu.Unlock()
-	for _, l := range all {
-		l.tmu.Lock()
-		if l.stop != nil {
-			l.stop()
-		}
-		l.tmu.Unlock()
+	defer d.mu.Unlock()
+	for cancel := range d.turns {
+		(*cancel)()
 	}
 }
 
@@ -337,69 +371,70 @@ func (d *Delegator) Close() {
 	}
 }
 
-// run runs a turn on l; fallback says a next agent waits to take it over
-// (its failure is decided early). It says why the turn failed.
-func (d *Delegator) run(ctx context.Context, id string, l *live, prompt string, timeout time.Duration, fallback bool, progress Progress) (Result, *adapters.ErrorInfo, error) {
+// run runs r's turn on l; fallback says a next agent waits to take it over
+// (its failure is then decided early). It says why that agent should ("":
+// the outcome stands, and the turn is part of l's conversation).
+func (d *Delegator) run(ctx context.Context, l *live, r Request, fallback bool, progress Progress) (Result, string, error) {
 	l.tmu.Lock()
 	if l.busy {
 		l.tmu.Unlock()
-		return Result{}, nil, ErrBusy
+		return Result{}, "", ErrBusy
 	}
-	t := &turn{res: Result{Agent: l.agent, Session: id}}
-	ctx, cancel := context.WithTimeout(ctx, cmp.Or(timeout, d.o.Timeout))
-	defer cancel()
-	l.busy, l.turn, l.stop = true, t, cancel
+	lead := l.lead
+	l.busy, l.lead, l.denied = true, "", nil
 	l.tmu.Unlock()
-	defer func() {
-		l.tmu.Lock()
-		l.busy, l.turn, l.stop = false, nil, nil
-		l.tmu.Unlock()
-	}()
+	ctx, cancel := context.WithTimeout(ctx, cmp.Or(r.Timeout, d.o.Timeout))
+	defer cancel()
 	dg := &conversation.Digest{}
-	oc, err := conversation.RunTurn(ctx, conversation.TurnSpec{Agent: l.agent, Session: l.sess, Prompt: adapters.TextPrompt(prompt),
-		Hooks: l.hooks, Audit: l.audit, Emit: t.emit(d.o.Observe, dg, progress), Workspace: l.cwd, Digest: dg,
+	oc, err := conversation.RunTurn(ctx, conversation.TurnSpec{Agent: l.agent, Session: l.sess, Prompt: adapters.TextPrompt(lead + r.Prompt),
+		Hooks: l.hooks, Audit: l.audit, Emit: l.emit(d.o, dg, progress), Workspace: l.cwd, Digest: dg,
 		Watch: fallback, WatchBound: d.o.ProviderTimeout})
-	t.res.Warnings, t.res.StopReason = oc.Warnings, string(oc.Stop)
-	t.res.AgentSessionID, t.res.Answer, t.res.Usage = dg.AgentSessionID, dg.Answer(), dg.Usage
-	t.res.ToolCalls, t.res.FilesChanged = append([]ToolCall{}, dg.ToolCalls...), dg.Files()
-	if ctx.Err() != nil {
-		oc.Failure = nil // cancelled or timed out: that outcome stands
+	res := Result{Agent: l.agent, Session: l.id, AgentSessionID: dg.AgentSessionID, StopReason: string(oc.Stop), Answer: dg.Answer(),
+		ToolCalls: append([]ToolCall{}, dg.ToolCalls...), FilesChanged: dg.Files(), Usage: dg.Usage, Warnings: oc.Warnings}
+	why := ""
+	if ctx.Err() == nil { // else cancelled or timed out: that outcome stands
+		why = conversation.FallbackReason(l.agent, conversation.Classify(oc.Failure), len(dg.ToolCalls) > 0)
 	}
+	l.tmu.Lock()
+	l.busy, res.Denied = false, l.denied
+	if why == "" || !fallback {
+		dg.AddTo(&l.brief, r.Prompt)
+	}
+	l.tmu.Unlock()
 	var failed *adapters.TurnError
 	switch {
 	case errors.As(err, &failed):
-		t.res.Error = failed.Info.Message
+		res.Error = failed.Info.Message
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		// told as such whether the agent's Prompt returned an error or,
 		// like the native loop's, ended as cancelled
-		t.res.Error = fmt.Sprintf("the delegate turn timed out after %s: %v", cmp.Or(timeout, d.o.Timeout), ctx.Err())
+		res.Error = fmt.Sprintf("the delegate turn timed out after %s: %v", cmp.Or(r.Timeout, d.o.Timeout), ctx.Err())
 	case ctx.Err() != nil && err != nil:
-		t.res.Error = fmt.Sprintf("the delegate turn ended early: %v", ctx.Err())
+		res.Error = fmt.Sprintf("the delegate turn ended early: %v", ctx.Err())
 	case err != nil:
-		return t.res, oc.Failure, fmt.Errorf("%s: %w", l.agent, err)
+		return res, why, fmt.Errorf("%s: %w", l.agent, err)
 	}
-	return t.res, oc.Failure, nil
+	return res, why, nil
 }
 
-// turn is the running delegate turn, for its permission decisions.
-type turn struct{ res Result }
-
-// handle counts a refusal, whatever decided it (the gate, or the agent
-// itself in its stream).
-func (t *turn) handle(ev adapters.Event) {
+// note counts a refusal of the running turn, whatever decided it (the
+// gate, or the agent itself in its stream), and shows the event to
+// whoever observes the delegates.
+func (l *live) note(o Options, ev adapters.Event) {
 	if d := ev.Decision; ev.Type == adapters.EventDecision && d != nil && !d.Allowed {
-		t.res.Denied = append(t.res.Denied, fmt.Sprintf("%s: %s", d.Title, d.Reason))
+		l.tmu.Lock()
+		l.denied = append(l.denied, fmt.Sprintf("%s: %s", d.Title, d.Reason))
+		l.tmu.Unlock()
+	}
+	if o.Observe != nil {
+		o.Observe(l.id, l.agent, ev)
 	}
 }
 
-// emit shows the turn's events: to whoever observes the delegates, and
-// its tool calls as progress lines.
-func (t *turn) emit(observe func(session, agent string, ev adapters.Event), dg *conversation.Digest, progress Progress) func(adapters.Event) {
+// emit notes the turn's events, and shows its tool calls as progress lines.
+func (l *live) emit(o Options, dg *conversation.Digest, progress Progress) func(adapters.Event) {
 	return func(ev adapters.Event) {
-		t.handle(ev)
-		if observe != nil {
-			observe(t.res.Session, t.res.Agent, ev)
-		}
+		l.note(o, ev)
 		if progress == nil || ev.Tool == nil {
 			return
 		}
@@ -407,9 +442,9 @@ func (t *turn) emit(observe func(session, agent string, ev adapters.Event), dg *
 		switch {
 		case !ok:
 		case ev.Type == adapters.EventToolCall:
-			progress(t.res.Agent + ": " + tc.Title)
+			progress(l.agent + ": " + tc.Title)
 		case ev.Tool.Status == adapters.StatusCompleted || ev.Tool.Status == adapters.StatusFailed:
-			progress(fmt.Sprintf("%s: %s %s", t.res.Agent, tc.Title, ev.Tool.Status))
+			progress(fmt.Sprintf("%s: %s %s", l.agent, tc.Title, ev.Tool.Status))
 		}
 	}
 }
@@ -430,21 +465,4 @@ func (l *live) answerer(o Options) conversation.Answerer {
 	return conversation.AnswerFunc(func(ctx context.Context, q conversation.Question) conversation.Reply {
 		return o.Ask(ctx, l.id, l.agent, q)
 	})
-}
-
-// decided hands the gate's decisions to the running turn, as the agent's
-// own (the native loop's) arrive in its stream, and to o.Observe.
-func (l *live) decided(o Options) func(adapters.Event) {
-	return func(ev adapters.Event) {
-		l.tmu.Lock()
-		t := l.turn
-		l.tmu.Unlock()
-		l.audit.Event(ev)
-		if t != nil {
-			t.handle(ev)
-		}
-		if o.Observe != nil {
-			o.Observe(l.id, l.agent, ev)
-		}
-	}
 }

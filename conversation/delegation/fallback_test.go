@@ -26,9 +26,17 @@ type fakeAgent struct {
 	// started, when set, is closed as the turn starts; the turn then
 	// ends, when cancelled, as the agent crashing (killed).
 	started chan struct{}
+	// caps are its capabilities beyond permissions; script, when set, are
+	// its turns' events by prompt (the last repeats); onStart runs as a
+	// session starts.
+	caps    adapters.Capabilities
+	script  [][]adapters.Event
+	onStart func()
 
-	mu              sync.Mutex
-	prompts, closed int
+	mu                      sync.Mutex
+	prompts, closed, starts int
+	// got are the prompts' texts and the sessions' instructions.
+	got, instructions []string
 }
 
 func answers(name string) *fakeAgent {
@@ -43,12 +51,21 @@ func fails(name string, e adapters.ErrorInfo, before ...adapters.Event) *fakeAge
 
 func (a *fakeAgent) Name() string { return a.name }
 func (a *fakeAgent) Capabilities() adapters.Capabilities {
-	return adapters.Capabilities{Permissions: true}
+	c := a.caps
+	c.Permissions = true
+	return c
 }
 func (a *fakeAgent) Ready() error { return a.ready }
-func (a *fakeAgent) Start(context.Context, adapters.SessionOptions) (adapters.Session, error) {
+func (a *fakeAgent) Start(_ context.Context, so adapters.SessionOptions) (adapters.Session, error) {
 	if a.start != nil {
 		return nil, a.start
+	}
+	a.mu.Lock()
+	a.starts++
+	a.instructions = append(a.instructions, so.Instructions)
+	a.mu.Unlock()
+	if a.onStart != nil {
+		a.onStart()
 	}
 	return &fakeSession{a}, nil
 }
@@ -69,9 +86,14 @@ func (s *fakeSession) Close() error {
 	return nil
 }
 
-func (s *fakeSession) Prompt(ctx context.Context, _ []adapters.Content, emit func(adapters.Event)) (adapters.StopReason, error) {
+func (s *fakeSession) Prompt(ctx context.Context, prompt []adapters.Content, emit func(adapters.Event)) (adapters.StopReason, error) {
 	s.a.mu.Lock()
 	s.a.prompts++
+	s.a.got = append(s.a.got, prompt[0].Text)
+	events := s.a.events
+	if n := len(s.a.script); n > 0 {
+		events = s.a.script[min(s.a.prompts, n)-1]
+	}
 	s.a.mu.Unlock()
 	if s.a.started != nil {
 		close(s.a.started)
@@ -81,7 +103,7 @@ func (s *fakeSession) Prompt(ctx context.Context, _ []adapters.Content, emit fun
 	ch := make(chan adapters.Event)
 	go func() {
 		defer close(ch)
-		for _, ev := range s.a.events {
+		for _, ev := range events {
 			select {
 			case ch <- ev:
 			case <-ctx.Done():
@@ -213,5 +235,82 @@ func TestDelegate_ContinuesOnTheAgentThatAnswered(t *testing.T) {
 	}
 	if p, _ := second.counts(); p != 2 {
 		t.Errorf("second took %d prompts, want both turns", p)
+	}
+}
+
+// A continued delegate conversation falls back as a new one does: the
+// next agent takes it over under the same session, briefed on the
+// conversation so far through its instructions when it takes them, else
+// ahead of the prompt, once; later turns go to it.
+func TestContinue_FallsBackBriefed(t *testing.T) {
+	quota := adapters.ErrorInfo{Code: adapters.CodeRateLimit, Message: "quota", Fatal: true}
+	for _, instructions := range []bool{true, false} {
+		t.Run(fmt.Sprintf("instructions %v", instructions), func(t *testing.T) {
+			first, second := answers("first"), answers("second")
+			first.script = [][]adapters.Event{first.events, {{Type: adapters.EventError, Error: &quota}}}
+			second.caps.Instructions = instructions
+			reg := adapters.NewRegistry()
+			reg.Register(first)
+			reg.Register(second)
+			d := New(Options{Registry: reg, Cwd: t.TempDir(), Log: zerolog.Nop(), Fallback: map[string][]string{"first": {"second"}}})
+			defer d.Close()
+			ctx := context.Background()
+			r, err := d.Delegate(ctx, Request{Agent: "first", Prompt: "read the parser"}, nil)
+			if err != nil || r.Agent != "first" {
+				t.Fatalf("delegate: %+v, %v; want first to answer", r, err)
+			}
+			c, err := d.Continue(ctx, r.Session, "now fix it", 0, nil)
+			if err != nil || c.Agent != "second" || !slices.Equal(c.FellBack, []string{"first is rate-limited"}) || c.Session != r.Session || c.Answer != "second answered" {
+				t.Fatalf("continue: %+v, %v; want second to answer session %s after first's rate limit", c, err, r.Session)
+			}
+			if c, err = d.Continue(ctx, r.Session, "and test it", 0, nil); err != nil || c.Agent != "second" || c.FellBack != nil {
+				t.Fatalf("later continue: %+v, %v; want second's turn", c, err)
+			}
+			second.mu.Lock()
+			got, given := second.got, second.instructions
+			second.mu.Unlock()
+			lead := strings.TrimSuffix(got[0], "now fix it")
+			if (given[0] != "") != instructions || (lead != "") == instructions || got[1] != "and test it" {
+				t.Fatalf("instructions %q, prompts %q: want the brief once, as instructions %v", given, got, instructions)
+			}
+			if brief := given[0] + lead; !strings.Contains(brief, "read the parser") || !strings.Contains(brief, "first answered") || strings.Contains(brief, "now fix it") {
+				t.Errorf("brief %q, want the conversation so far", brief)
+			}
+			if p, closed := first.counts(); p != 2 || closed != 1 {
+				t.Errorf("first took %d prompts and closed %d sessions; want 2, its session ended", p, closed)
+			}
+		})
+	}
+}
+
+// A cancel that lands between one agent's failure and the next agent's
+// start, or while the next agent starts, ends the delegate turn as
+// cancelled: no further agent takes the prompt, and one starting ends.
+func TestDelegate_CancelBetweenAgentsStartsNone(t *testing.T) {
+	for _, duringStart := range []bool{false, true} {
+		t.Run(fmt.Sprintf("during start %v", duringStart), func(t *testing.T) {
+			first, second := fails("first", adapters.ErrorInfo{Code: adapters.CodeRateLimit, Message: "quota"}), answers("second")
+			reg := adapters.NewRegistry()
+			reg.Register(first)
+			reg.Register(second)
+			d := New(Options{Registry: reg, Cwd: t.TempDir(), Log: zerolog.Nop(), Fallback: map[string][]string{"first": {"second"}}})
+			defer d.Close()
+			progress := func(m string) {
+				if strings.HasPrefix(m, "hub: ") && !duringStart {
+					d.CancelTurns() // as hub hands the turn over
+				}
+			}
+			if duringStart {
+				second.onStart = d.CancelTurns
+			}
+			r, err := d.Delegate(context.Background(), Request{Agent: "first", Prompt: "do it"}, progress)
+			second.mu.Lock()
+			prompts, starts, closed := second.prompts, second.starts, second.closed
+			second.mu.Unlock()
+			if err != nil || r.StopReason != string(adapters.StopCancelled) || prompts != 0 || closed != starts || (starts != 0) != duringStart {
+				t.Fatalf("%+v, %v; second started %d, took %d prompts, closed %d: want the turn cancelled, no prompt, no session left",
+					r, err, starts, prompts, closed)
+			}
+		})
 	}
 }
