@@ -8,8 +8,6 @@ package bestof
 import (
 	"cmp"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -106,7 +104,7 @@ type Candidate struct {
 	Branch     string          `json:"branch"`
 	Worktree   string          `json:"worktree"`
 
-	base, head string
+	head       string
 	ended      time.Time
 	keepBranch bool // the user declined to apply it: its branch stays
 }
@@ -117,14 +115,6 @@ const (
 	StatusRunning  = "running"
 	StatusChecking = "checking"
 )
-
-// runID names a run: its start time, readable in branch names, and a
-// random part, so runs started in the same second never share a branch.
-func runID(start time.Time) string {
-	b := make([]byte, 2)
-	_, _ = rand.Read(b)
-	return start.UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b)
-}
 
 // Summary is the run's outcome.
 type Summary struct {
@@ -141,22 +131,13 @@ func Run(ctx context.Context, o Options) Summary {
 	if o.Candidate.Now == nil {
 		o.Candidate.Now = time.Now
 	}
-	o.N = max(o.N, 1)
-	if o.Jobs <= 0 {
-		o.Jobs = len(o.Agents)
-	}
+	o.N, o.Jobs = max(o.N, 1), cmp.Or(max(o.Jobs, 0), len(o.Agents))
 	o.CheckTimeout = cmp.Or(o.CheckTimeout, 10*time.Minute)
 	if o.StopAll == nil {
 		o.StopAll = func() { proc.StopAll(2 * time.Second) }
 	}
-	s := run(ctx, o)
-	s.Rule = Rule
-	return s
-}
-
-func run(ctx context.Context, o Options) Summary {
 	fail := func(code int, err error) Summary {
-		return Summary{Candidates: []*Candidate{}, ExitCode: code, Error: err.Error()}
+		return Summary{Candidates: []*Candidate{}, Rule: Rule, ExitCode: code, Error: err.Error()}
 	}
 	if len(o.Agents) == 0 || strings.TrimSpace(o.Candidate.Prompt) == "" {
 		return fail(conversation.ExitUsage, errors.New("--agents and a prompt are needed"))
@@ -170,11 +151,13 @@ func run(ctx context.Context, o Options) Summary {
 	if err != nil {
 		return fail(conversation.ExitUsage, fmt.Errorf("each candidate runs in a git worktree: %w", err))
 	}
-	id := runID(o.Candidate.Now())
-	root, err := os.MkdirTemp("", "hub-compare-"+id+"-")
+	// The run's id, in its branches' names: its start, and the random part
+	// of its directory, so runs started in the same second never share one.
+	root, err := os.MkdirTemp("", "hub-compare-"+o.Candidate.Now().UTC().Format("20060102-150405")+"-")
 	if err != nil {
 		return fail(conversation.ExitAgentError, err)
 	}
+	id := strings.TrimPrefix(filepath.Base(root), "hub-compare-")
 	var cands []*Candidate
 	for _, a := range o.Agents {
 		for i := 1; i <= o.N; i++ {
@@ -200,7 +183,7 @@ func run(ctx context.Context, o Options) Summary {
 	}
 	wg.Wait()
 	o.StopAll() // no candidate's process outlives the run
-	s := Summary{Candidates: cands}
+	s := Summary{Candidates: cands, Rule: Rule}
 	if ctx.Err() != nil {
 		s.ExitCode, s.Error = conversation.ExitInterrupted, "interrupted"
 		return s
@@ -260,12 +243,10 @@ func (o Options) attempt(ctx context.Context, r *repo, c *Candidate) {
 	}()
 	c.Status = StatusRunning
 	o.progress(c)
-	base, err := r.worktree(ctx, c.Worktree, c.Branch)
-	if err != nil {
+	if err := r.worktree(ctx, c.Worktree, c.Branch); err != nil {
 		c.Status, c.ExitCode, c.Error = "failed", conversation.ExitAgentError, err.Error()
 		return
 	}
-	c.base = base
 	run := o.Candidate
 	run.Name, run.Agent, run.Cwd = c.Name, c.Agent, filepath.Join(c.Worktree, r.rel)
 	if o.Ask != nil {
@@ -279,8 +260,9 @@ func (o Options) attempt(ctx context.Context, r *repo, c *Candidate) {
 	if s.ExitCode == conversation.ExitOK || s.ExitCode == conversation.ExitDenied {
 		c.Status = "completed"
 	}
+	var err error
 	if c.head, err = commitAll(context.WithoutCancel(ctx), c.Worktree, "hub: "+c.Name); err == nil {
-		c.Files, c.Added, c.Removed, _ = numstat(context.WithoutCancel(ctx), c.Worktree, c.base, c.head)
+		c.Files, c.Added, c.Removed, _ = numstat(context.WithoutCancel(ctx), c.Worktree, r.base, c.head)
 	}
 	if o.Check != "" && c.Status == "completed" && ctx.Err() == nil {
 		c.Status = StatusChecking
@@ -341,14 +323,14 @@ func apply(ctx context.Context, r *repo, w *Candidate) error {
 	if !r.unchanged(ctx) {
 		return errors.New("not applied: your working tree changed during the run")
 	}
-	patch, err := git(ctx, w.Worktree, nil, "diff", "--binary", w.base, w.head)
+	patch, err := git(ctx, w.Worktree, nil, "diff", "--binary", r.base, w.head)
+	file := filepath.Join(filepath.Dir(w.Worktree), "winner.patch") // in the run's directory, removed with it
+	if err == nil && len(patch) > 0 {
+		if err = os.WriteFile(file, patch, 0o600); err == nil {
+			_, err = git(ctx, r.top, nil, "apply", "--binary", "--whitespace=nowarn", file)
+		}
+	}
 	if err != nil {
-		return fmt.Errorf("not applied: %w", err)
-	}
-	if len(patch) == 0 {
-		return nil
-	}
-	if _, err := git(ctx, r.top, patch, "apply", "--binary", "--whitespace=nowarn"); err != nil {
 		return fmt.Errorf("not applied: %w", err)
 	}
 	return nil

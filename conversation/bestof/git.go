@@ -2,12 +2,10 @@ package bestof
 
 import (
 	"bytes"
+	"cmp"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -23,13 +21,11 @@ var errNotRepo = errors.New("not a git repository")
 var gitIdentity = []string{"GIT_AUTHOR_NAME=hub", "GIT_AUTHOR_EMAIL=hub@localhost",
 	"GIT_COMMITTER_NAME=hub", "GIT_COMMITTER_EMAIL=hub@localhost"}
 
-// git runs git in dir with stdin and returns its stdout.
-func git(ctx context.Context, dir string, stdin []byte, args ...string) ([]byte, error) {
+// git runs git in dir, with env added to its environment, and returns its
+// stdout.
+func git(ctx context.Context, dir string, env []string, args ...string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
-	cmd.Env = append(os.Environ(), gitIdentity...)
-	if stdin != nil {
-		cmd.Stdin = bytes.NewReader(stdin)
-	}
+	cmd.Env = append(append(os.Environ(), gitIdentity...), env...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -41,19 +37,18 @@ func git(ctx context.Context, dir string, stdin []byte, args ...string) ([]byte,
 
 // repo is the user's repository as the run found it.
 type repo struct {
-	top    string // the working tree's root
-	rel    string // the cwd below top
-	head   string // HEAD's commit
-	dirty  []byte // git diff HEAD --binary: tracked changes
-	others []string
-	state  string // a hash of HEAD, the tracked changes and the untracked files
+	top   string // the working tree's root
+	rel   string // the cwd below top
+	state string // the tree of what the working tree held (see tree)
+	base  string // a commit of state on HEAD: every candidate starts from it
 
 	// addMu makes worktrees one at a time: git worktree add reads every
 	// other worktree's metadata, and fails on one being made meanwhile.
 	addMu sync.Mutex
 }
 
-// openRepo reads the repository cwd is in, and its uncommitted changes.
+// openRepo reads the repository cwd is in, and its working tree with the
+// uncommitted changes as the run's base.
 func openRepo(ctx context.Context, cwd string) (*repo, error) {
 	top, err := git(ctx, cwd, nil, "rev-parse", "--show-toplevel")
 	if err != nil {
@@ -66,75 +61,55 @@ func openRepo(ctx context.Context, cwd string) (*repo, error) {
 	if r.rel, err = filepath.Rel(topReal, real); err != nil || strings.HasPrefix(r.rel, "..") {
 		r.rel = "."
 	}
-	head, err := git(ctx, r.top, nil, "rev-parse", "HEAD")
-	if err != nil {
+	if _, err := git(ctx, r.top, nil, "rev-parse", "HEAD"); err != nil {
 		return nil, fmt.Errorf("%s has no commit yet: %w", r.top, err)
 	}
-	r.head = strings.TrimSpace(string(head))
-	r.state, err = r.snapshot(ctx)
+	if r.state, err = r.tree(ctx); err != nil {
+		return nil, err
+	}
+	base, err := git(ctx, r.top, nil, "commit-tree", r.state, "-p", "HEAD", "-m", "hub: the working tree the run started from")
+	r.base = strings.TrimSpace(string(base))
 	return r, err
 }
 
-// snapshot hashes what the working tree holds now and keeps the changes.
-func (r *repo) snapshot(ctx context.Context) (string, error) {
-	head, err := git(ctx, r.top, nil, "rev-parse", "HEAD")
+// tree writes what the working tree holds, every file git does not
+// ignore, as a tree object, through a copy of the user's index (its stat
+// data spares reading unchanged files); the index itself is left alone.
+func (r *repo) tree(ctx context.Context) (string, error) {
+	path, err := git(ctx, r.top, nil, "rev-parse", "--path-format=absolute", "--git-path", "index")
 	if err != nil {
 		return "", err
 	}
-	dirty, err := git(ctx, r.top, nil, "diff", "HEAD", "--binary")
+	index, _ := os.ReadFile(strings.TrimSpace(string(path))) // none: every file is read
+	f, err := os.CreateTemp("", "hub-index-")
 	if err != nil {
 		return "", err
 	}
-	list, err := git(ctx, r.top, nil, "ls-files", "--others", "--exclude-standard", "-z")
-	if err != nil {
+	defer os.Remove(f.Name())
+	_, err = f.Write(index)
+	if err = cmp.Or(err, f.Close()); err != nil {
 		return "", err
 	}
-	h := sha256.New()
-	h.Write(head)
-	h.Write(dirty)
-	var others []string
-	for _, f := range strings.Split(string(list), "\x00") {
-		if f == "" {
-			continue
-		}
-		others = append(others, f)
-		h.Write([]byte(f))
-		if data, err := os.ReadFile(filepath.Join(r.top, f)); err == nil {
-			h.Write(data)
-		}
+	env := []string{"GIT_INDEX_FILE=" + f.Name()}
+	if _, err := git(ctx, r.top, env, "add", "-A"); err != nil {
+		return "", err
 	}
-	r.dirty, r.others = dirty, others
-	return hex.EncodeToString(h.Sum(nil)), nil
+	out, err := git(ctx, r.top, env, "write-tree")
+	return strings.TrimSpace(string(out)), err
 }
 
 // unchanged reports whether the working tree is as the run found it.
 func (r *repo) unchanged(ctx context.Context) bool {
-	c := &repo{top: r.top}
-	s, err := c.snapshot(ctx)
-	return err == nil && s == r.state
+	t, err := r.tree(ctx)
+	return err == nil && t == r.state
 }
 
-// worktree makes a worktree of HEAD on a new branch, carries the user's
-// uncommitted changes into it, and commits them there as the base the
-// candidate's change is measured from.
-func (r *repo) worktree(ctx context.Context, dir, branch string) (base string, err error) {
+// worktree makes a worktree of the run's base on a new branch.
+func (r *repo) worktree(ctx context.Context, dir, branch string) error {
 	r.addMu.Lock()
-	_, err = git(ctx, r.top, nil, "worktree", "add", "-q", "-b", branch, dir, r.head)
-	r.addMu.Unlock()
-	if err != nil {
-		return "", err
-	}
-	if len(r.dirty) > 0 {
-		if _, err := git(ctx, dir, r.dirty, "apply", "--binary", "--whitespace=nowarn"); err != nil {
-			return "", err
-		}
-	}
-	for _, f := range r.others {
-		if err := copyFile(filepath.Join(r.top, f), filepath.Join(dir, f)); err != nil {
-			return "", err
-		}
-	}
-	return commitAll(ctx, dir, "hub: the working tree the run started from")
+	defer r.addMu.Unlock()
+	_, err := git(ctx, r.top, nil, "worktree", "add", "-q", "-b", branch, dir, r.base)
+	return err
 }
 
 // commitAll commits everything in dir and returns the commit.
@@ -182,28 +157,4 @@ func (r *repo) remove(ctx context.Context, dir, branch string) error {
 		err = berr
 	}
 	return err
-}
-
-func copyFile(src, dst string) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	st, err := in.Stat()
-	if err != nil || st.IsDir() {
-		return err
-	}
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		return err
-	}
-	out, err := os.OpenFile(dst, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, st.Mode().Perm())
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
 }
