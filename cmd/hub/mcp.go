@@ -94,9 +94,6 @@ func (unreachable) Agents() []delegation.AgentInfo { return nil }
 func (u unreachable) Delegate(context.Context, delegation.Request, delegation.Progress) (delegation.Result, error) {
 	return delegation.Result{}, u.err
 }
-func (u unreachable) Continue(context.Context, string, string, time.Duration, delegation.Progress) (delegation.Result, error) {
-	return delegation.Result{}, u.err
-}
 
 // nopWriteCloser hands stdout to the MCP transport without letting it
 // close hub's own stream (io.NopCloser does the same for stdin).

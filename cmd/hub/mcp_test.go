@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/rs/zerolog"
@@ -30,9 +29,6 @@ func (p *parentHost) Delegate(_ context.Context, r delegation.Request, _ delegat
 	p.reqs = append(p.reqs, r)
 	p.mu.Unlock()
 	return delegation.Result{Agent: r.Agent, Session: "d1", Answer: "parent ran " + r.Prompt, StopReason: "end_turn"}, nil
-}
-func (p *parentHost) Continue(context.Context, string, string, time.Duration, delegation.Progress) (delegation.Result, error) {
-	return delegation.Result{}, nil
 }
 
 // mcpClient runs `hub mcp` in process and connects an MCP client to it.

@@ -115,13 +115,10 @@ func (b *Bridge) accept() {
 }
 
 type callParams struct {
-	Token    string        `json:"token"`
-	Call     string        `json:"call,omitempty"`
-	Request  Request       `json:"request,omitempty"`
-	Session  string        `json:"session,omitempty"`
-	Prompt   string        `json:"prompt,omitempty"`
-	Timeout  time.Duration `json:"timeout,omitempty"`
-	Progress bool          `json:"progress,omitempty"`
+	Token    string  `json:"token"`
+	Call     string  `json:"call,omitempty"`
+	Request  Request `json:"request,omitempty"`
+	Progress bool    `json:"progress,omitempty"`
 }
 
 type progressParams struct {
@@ -184,9 +181,6 @@ func (b *Bridge) handle(ctx context.Context, conn *jsonrpc.Conn, calls *sync.Map
 	case "delegate":
 		res, err := h.Delegate(ctx, p.Request, progress)
 		return res, nil, err
-	case "continue":
-		res, err := h.Continue(ctx, p.Session, p.Prompt, p.Timeout, progress)
-		return res, nil, err
 	}
 	return nil, nil, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "Method not found: "+r.Method, nil)
 }
@@ -242,25 +236,16 @@ func (r *Remote) Agents() []AgentInfo {
 	return out
 }
 
-// Delegate runs the delegate turn on the parent.
+// Delegate runs the delegate turn on the parent; ending ctx cancels it
+// there.
 func (r *Remote) Delegate(ctx context.Context, req Request, progress Progress) (Result, error) {
-	return r.call(ctx, "delegate", callParams{Request: req}, progress)
-}
-
-// Continue runs the follow-up on the parent.
-func (r *Remote) Continue(ctx context.Context, session, prompt string, timeout time.Duration, progress Progress) (Result, error) {
-	return r.call(ctx, "continue", callParams{Session: session, Prompt: prompt, Timeout: timeout}, progress)
-}
-
-// call runs one tool call on the parent; ending ctx cancels it there.
-func (r *Remote) call(ctx context.Context, method string, p callParams, progress Progress) (Result, error) {
-	p.Token, p.Call, p.Progress = r.token, strconv.FormatInt(r.seq.Add(1), 10), progress != nil
+	p := callParams{Token: r.token, Call: strconv.FormatInt(r.seq.Add(1), 10), Request: req, Progress: progress != nil}
 	if progress != nil {
 		r.progress.Store(p.Call, progress)
 		defer r.progress.Delete(p.Call)
 	}
 	var res Result
-	err := r.conn.Call(ctx, method, p, &res)
+	err := r.conn.Call(ctx, "delegate", p, &res)
 	if ctx.Err() != nil {
 		_ = r.conn.Notify("cancel", progressParams{Call: p.Call})
 		return Result{}, ctx.Err()

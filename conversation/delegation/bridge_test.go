@@ -30,6 +30,9 @@ func (h *fakeHost) Delegate(ctx context.Context, r Request, progress Progress) (
 	h.mu.Lock()
 	h.requests = append(h.requests, r)
 	h.mu.Unlock()
+	if r.Session != "" {
+		return Result{Session: r.Session, Answer: "again: " + r.Prompt}, nil
+	}
 	if r.Prompt == "block" {
 		h.started <- struct{}{}
 		<-ctx.Done()
@@ -41,10 +44,6 @@ func (h *fakeHost) Delegate(ctx context.Context, r Request, progress Progress) (
 		progress("codex: Run ls: completed")
 	}
 	return Result{Agent: r.Agent, Session: "d1", Answer: "done: " + r.Prompt, StopReason: "end_turn"}, nil
-}
-
-func (h *fakeHost) Continue(_ context.Context, session, prompt string, _ time.Duration, _ Progress) (Result, error) {
-	return Result{Session: session, Answer: "again: " + prompt}, nil
 }
 
 func listen(t *testing.T) *Bridge {
@@ -90,9 +89,12 @@ func TestBridge_RunsCallsOnTheRegisteredHost(t *testing.T) {
 	if h.requests[0].Agent != "codex" {
 		t.Fatalf("host got %+v", h.requests)
 	}
-	res, err = r.Continue(context.Background(), "d1", "more", 0, nil)
-	if err != nil || res.Answer != "again: more" {
-		t.Fatalf("Continue = %+v, %v", res, err)
+	res, err = r.Delegate(context.Background(), Request{Session: "d1", Prompt: "more", Timeout: time.Minute}, nil)
+	h.mu.Lock()
+	followUp := h.requests[1]
+	h.mu.Unlock()
+	if err != nil || res.Answer != "again: more" || followUp.Timeout != time.Minute {
+		t.Fatalf("follow-up = %+v, %v; host got %+v", res, err, followUp)
 	}
 	// Progress notifications precede the response on one ordered connection.
 	mu.Lock()

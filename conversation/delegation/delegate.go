@@ -40,7 +40,6 @@ var (
 type Host interface {
 	Agents() []AgentInfo
 	Delegate(ctx context.Context, r Request, progress Progress) (Result, error)
-	Continue(ctx context.Context, session, prompt string, timeout time.Duration, progress Progress) (Result, error)
 }
 
 var _ Host = (*Delegator)(nil)
@@ -86,10 +85,13 @@ type Options struct {
 	ProviderTimeout time.Duration
 }
 
-// Request is one delegate turn.
+// Request is one delegate turn: a follow-up of the delegate conversation
+// Session (the continue tool), whose agent, directory, model and mode it
+// keeps, or the first of a new one. It is the native loop's
+// adapters.DelegateRequest, field for field.
 type Request struct {
-	Agent, Prompt, Cwd, Model, Mode string
-	Timeout                         time.Duration
+	Agent, Prompt, Session, Cwd, Model, Mode string
+	Timeout                                  time.Duration
 }
 
 // ToolCall is one tool call of a delegate turn, as it ended.
@@ -182,30 +184,28 @@ func (d *Delegator) Agents() []AgentInfo {
 	return out
 }
 
-// Delegate starts a delegate conversation on r.Agent with r.Prompt as its
-// first turn (see converse).
+// Delegate runs r.Prompt as a turn of the delegate conversation r.Session,
+// or as the first of a new one on r.Agent (see converse).
 func (d *Delegator) Delegate(ctx context.Context, r Request, progress Progress) (Result, error) {
-	if slices.Contains(d.o.Chain, r.Agent) {
+	var from *live
+	if r.Session != "" {
+		d.mu.Lock()
+		from = d.sessions[r.Session]
+		d.mu.Unlock()
+		if from == nil {
+			return Result{}, fmt.Errorf("%w %q", ErrUnknownSession, r.Session)
+		}
+		r = Request{Agent: from.agent, Prompt: r.Prompt, Cwd: from.cwd, Model: from.model, Mode: from.mode, Timeout: r.Timeout}
+	} else if slices.Contains(d.o.Chain, r.Agent) {
 		return Result{}, fmt.Errorf("%w: %s is already working in this chain (%s); pick another agent", ErrLoop, r.Agent, strings.Join(d.o.Chain, " → "))
 	}
-	return d.converse(ctx, nil, r, progress)
-}
-
-// Continue runs a follow-up turn on a delegate conversation (see converse).
-func (d *Delegator) Continue(ctx context.Context, session, prompt string, timeout time.Duration, progress Progress) (Result, error) {
-	d.mu.Lock()
-	l, ok := d.sessions[session]
-	d.mu.Unlock()
-	if !ok {
-		return Result{}, fmt.Errorf("%w %q", ErrUnknownSession, session)
-	}
-	return d.converse(ctx, l, Request{Agent: l.agent, Prompt: prompt, Cwd: l.cwd, Model: l.model, Mode: l.mode, Timeout: timeout}, progress)
+	return d.converse(ctx, from, r, progress)
 }
 
 // converse runs r's turn on the delegate conversation from, or on a new
 // one (from nil). While its agent could not do the work by conversation's
 // fallback rule, the next agent of r.Agent's fallback list takes the
-// conversation over, briefed on it, and a later Continue goes to it.
+// conversation over, briefed on it, and its follow-ups go to it.
 // CancelTurns ends it at any point: no further agent starts.
 func (d *Delegator) converse(ctx context.Context, from *live, r Request, progress Progress) (Result, error) {
 	ctx, end := d.track(ctx)

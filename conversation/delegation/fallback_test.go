@@ -226,7 +226,7 @@ func TestDelegate_ContinuesOnTheAgentThatAnswered(t *testing.T) {
 	if err != nil || r.Agent != "second" {
 		t.Fatalf("delegate: %+v, %v; want second to answer", r, err)
 	}
-	c, err := d.Continue(context.Background(), r.Session, "and then", 0, nil)
+	c, err := d.Delegate(context.Background(), Request{Session: r.Session, Prompt: "and then"}, nil)
 	if err != nil || c.Agent != "second" || c.Answer != "second answered" {
 		t.Fatalf("continue: %+v, %v; want second's answer", c, err)
 	}
@@ -259,11 +259,11 @@ func TestContinue_FallsBackBriefed(t *testing.T) {
 			if err != nil || r.Agent != "first" {
 				t.Fatalf("delegate: %+v, %v; want first to answer", r, err)
 			}
-			c, err := d.Continue(ctx, r.Session, "now fix it", 0, nil)
+			c, err := d.Delegate(ctx, Request{Session: r.Session, Prompt: "now fix it"}, nil)
 			if err != nil || c.Agent != "second" || !slices.Equal(c.FellBack, []string{"first is rate-limited"}) || c.Session != r.Session || c.Answer != "second answered" {
 				t.Fatalf("continue: %+v, %v; want second to answer session %s after first's rate limit", c, err, r.Session)
 			}
-			if c, err = d.Continue(ctx, r.Session, "and test it", 0, nil); err != nil || c.Agent != "second" || c.FellBack != nil {
+			if c, err = d.Delegate(ctx, Request{Session: r.Session, Prompt: "and test it"}, nil); err != nil || c.Agent != "second" || c.FellBack != nil {
 				t.Fatalf("later continue: %+v, %v; want second's turn", c, err)
 			}
 			second.mu.Lock()

@@ -16,13 +16,7 @@ import (
 // turn that failed is an error naming why.
 func Func(h Host) adapters.DelegateFunc {
 	return func(ctx context.Context, r adapters.DelegateRequest) (string, error) {
-		var res Result
-		var err error
-		if r.Session != "" {
-			res, err = h.Continue(ctx, r.Session, r.Prompt, r.Timeout, nil)
-		} else {
-			res, err = h.Delegate(ctx, Request{Agent: r.Agent, Prompt: r.Prompt, Cwd: r.Cwd, Model: r.Model, Mode: r.Mode, Timeout: r.Timeout}, nil)
-		}
+		res, err := h.Delegate(ctx, Request(r), nil)
 		if err != nil {
 			return "", err
 		}

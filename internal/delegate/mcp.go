@@ -3,6 +3,7 @@
 package delegate
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"time"
@@ -49,28 +50,24 @@ func NewServer(d delegation.Host, version string, log zerolog.Logger) *mcp.Serve
 		"through hub. Returns its final answer and a summary: the agent that answered (its fallback when it could not, and why), " +
 		"stop reason, tool calls, files changed, usage, and a session to continue."},
 		func(ctx context.Context, req *mcp.CallToolRequest, in DelegateInput) (*mcp.CallToolResult, delegation.Result, error) {
-			timeout, err := duration(in.Timeout)
-			if err != nil {
-				return nil, delegation.Result{}, err
-			}
-			res, err := d.Delegate(ctx, delegation.Request{Agent: in.Agent, Prompt: in.Prompt, Cwd: in.Cwd, Model: in.Model, Mode: in.Mode, Timeout: timeout}, progress(ctx, req))
-			return outcome(res, err)
+			return run(ctx, req, d, delegation.Request{Agent: in.Agent, Prompt: in.Prompt, Cwd: in.Cwd, Model: in.Model, Mode: in.Mode}, in.Timeout)
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "continue", Description: "Send a follow-up to a delegate session (from an earlier delegate call)."},
 		func(ctx context.Context, req *mcp.CallToolRequest, in ContinueInput) (*mcp.CallToolResult, delegation.Result, error) {
-			timeout, err := duration(in.Timeout)
-			if err != nil {
-				return nil, delegation.Result{}, err
-			}
-			res, err := d.Continue(ctx, in.Session, in.Prompt, timeout, progress(ctx, req))
-			return outcome(res, err)
+			return run(ctx, req, d, delegation.Request{Session: in.Session, Prompt: in.Prompt}, in.Timeout)
 		})
 	return s
 }
 
-// outcome is the tool result: the answer as text and the summary as
-// structured content; a turn that failed is a tool error naming why.
-func outcome(res delegation.Result, err error) (*mcp.CallToolResult, delegation.Result, error) {
+// run runs r on d within timeout ("": the default) and returns the tool
+// result: the answer as text and the summary as structured content; a
+// turn that failed is a tool error naming why.
+func run(ctx context.Context, req *mcp.CallToolRequest, d delegation.Host, r delegation.Request, timeout string) (*mcp.CallToolResult, delegation.Result, error) {
+	var err error
+	if r.Timeout, err = time.ParseDuration(cmp.Or(timeout, "0s")); err != nil {
+		return nil, delegation.Result{}, err
+	}
+	res, err := d.Delegate(ctx, r, progress(ctx, req))
 	if err != nil {
 		return nil, delegation.Result{}, err
 	}
@@ -94,11 +91,4 @@ func progress(ctx context.Context, req *mcp.CallToolRequest) delegation.Progress
 		n++
 		_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token, Message: msg, Progress: n})
 	}
-}
-
-func duration(s string) (time.Duration, error) {
-	if s == "" {
-		return 0, nil
-	}
-	return time.ParseDuration(s)
 }
