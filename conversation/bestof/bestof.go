@@ -131,6 +131,9 @@ func Run(ctx context.Context, o Options) Summary {
 	if o.Candidate.Now == nil {
 		o.Candidate.Now = time.Now
 	}
+	if o.Progress == nil {
+		o.Progress = func(Candidate) {}
+	}
 	o.N, o.Jobs = max(o.N, 1), cmp.Or(max(o.Jobs, 0), len(o.Agents))
 	o.CheckTimeout = cmp.Or(o.CheckTimeout, 10*time.Minute)
 	if o.StopAll == nil {
@@ -168,7 +171,7 @@ func Run(ctx context.Context, o Options) Summary {
 	}
 	defer cleanup(r, root, cands, o)
 	for _, c := range cands {
-		o.progress(c)
+		o.Progress(*c)
 	}
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, o.Jobs)
@@ -184,31 +187,27 @@ func Run(ctx context.Context, o Options) Summary {
 	wg.Wait()
 	o.StopAll() // no candidate's process outlives the run
 	s := Summary{Candidates: cands, Rule: Rule}
-	if ctx.Err() != nil {
-		s.ExitCode, s.Error = conversation.ExitInterrupted, "interrupted"
-		return s
-	}
 	w := winner(cands, o.Check != "")
-	if w == nil {
+	switch {
+	case ctx.Err() != nil:
+	case w == nil:
 		s.ExitCode, s.Error = conversation.ExitAgentError, "no candidate passed"
 		if o.Check == "" {
 			s.Error = "no candidate completed"
 		}
-		return s
-	}
-	s.Winner = w.Name
-	if !o.decideApply(ctx, s, w) {
-		if ctx.Err() != nil {
-			s.ExitCode, s.Error = conversation.ExitInterrupted, "interrupted"
+	default:
+		s.Winner = w.Name
+		if o.decideApply(ctx, s, w) {
+			err := apply(ctx, r, w)
+			if s.Applied = err == nil; err != nil {
+				s.ExitCode, s.Error = conversation.ExitAgentError, err.Error()
+				w.keepBranch = true // the user asked for it: the change stays reachable
+			}
 		}
-		return s
 	}
-	if err := apply(ctx, r, w); err != nil {
-		s.ExitCode, s.Error = conversation.ExitAgentError, err.Error()
-		w.keepBranch = true // the user asked for it: the change stays reachable
-		return s
+	if ctx.Err() != nil && !s.Applied {
+		s.ExitCode, s.Error = conversation.ExitInterrupted, "interrupted"
 	}
-	s.Applied = true
 	return s
 }
 
@@ -226,23 +225,16 @@ func (o Options) decideApply(ctx context.Context, s Summary, w *Candidate) bool 
 	return yes
 }
 
-// progress reports c's new status.
-func (o Options) progress(c *Candidate) {
-	if o.Progress != nil {
-		o.Progress(*c)
-	}
-}
-
 // attempt runs candidate c in its worktree, then its check.
 func (o Options) attempt(ctx context.Context, r *repo, c *Candidate) {
 	now := o.Candidate.Now
 	start := now()
 	defer func() {
 		c.DurationMs, c.ended = now().Sub(start).Milliseconds(), now()
-		o.progress(c)
+		o.Progress(*c)
 	}()
 	c.Status = StatusRunning
-	o.progress(c)
+	o.Progress(*c)
 	if err := r.worktree(ctx, c.Worktree, c.Branch); err != nil {
 		c.Status, c.ExitCode, c.Error = "failed", conversation.ExitAgentError, err.Error()
 		return
@@ -266,7 +258,7 @@ func (o Options) attempt(ctx context.Context, r *repo, c *Candidate) {
 	}
 	if o.Check != "" && c.Status == "completed" && ctx.Err() == nil {
 		c.Status = StatusChecking
-		o.progress(c)
+		o.Progress(*c)
 		c.Check, c.CheckTail = check(ctx, run.Cwd, o.Check, o.CheckTimeout)
 		c.Status = "completed"
 	}
@@ -285,7 +277,8 @@ func check(ctx context.Context, dir, command string, timeout time.Duration) (str
 	_ = p.Stdin.Close()
 	data, _ := io.ReadAll(io.LimitReader(p.Stdout, 1<<20))
 	werr := p.Wait()
-	tail := lastLines(string(data)+p.StderrTail(10), 10)
+	lines := strings.Split(strings.TrimRight(string(data)+p.StderrTail(10), "\n"), "\n")
+	tail := strings.Join(lines[max(0, len(lines)-10):], "\n")
 	switch {
 	case ctx.Err() != nil:
 		return "failed", fmt.Sprintf("timed out after %s\n%s", timeout, tail)
@@ -293,11 +286,6 @@ func check(ctx context.Context, dir, command string, timeout time.Duration) (str
 		return "failed", tail
 	}
 	return "passed", tail
-}
-
-func lastLines(s string, n int) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	return strings.Join(lines[max(0, len(lines)-n):], "\n")
 }
 
 // winner ranks the eligible candidates by Rule.
@@ -344,17 +332,14 @@ func cleanup(r *repo, root string, cands []*Candidate, o Options) {
 	}
 	ctx := context.Background()
 	for _, c := range cands {
-		branch := c.Branch
-		if c.keepBranch {
-			branch = ""
+		var branch string
+		if !c.keepBranch {
+			branch, c.Branch = c.Branch, ""
 		}
 		if err := r.remove(ctx, c.Worktree, branch); err != nil {
 			o.Candidate.Log.Debug().Err(err).Str("candidate", c.Name).Msg("cleanup")
 		}
 		c.Worktree = ""
-		if !c.keepBranch {
-			c.Branch = ""
-		}
 	}
 	_ = os.RemoveAll(root)
 }

@@ -275,21 +275,12 @@ func (d *Delegator) start(ctx context.Context, r Request, from *live) (*live, er
 	}
 	l.brief.Cwd = l.cwd
 	plan := conversation.PlanStart(a.Capabilities(), "", false, "", handover.Render(l.brief))
-	gate, err := conversation.NewGate(conversation.GateOptions{Rules: d.o.Rules, Grants: d.o.Grants, Cwd: l.cwd, Agent: r.Agent,
-		Answerer: l.answerer(d.o), Emit: func(ev adapters.Event) { l.audit.Event(ev); l.note(d.o, ev) }})
+	so, err := d.options(l, plan.Instructions)
 	if err != nil {
 		return nil, err
 	}
 	if !a.Capabilities().Hooks {
 		l.hooks = d.o.Hooks.Observe(hooks.Input{Cwd: l.cwd, Agent: r.Agent})
-	}
-	so := adapters.SessionOptions{Cwd: l.cwd, Model: r.Model, Mode: r.Mode, Access: d.o.Approve.Access(), Instructions: plan.Instructions,
-		Permission: gate.Ask, Rules: &d.o.Rules, CancelGrace: 2 * time.Second}
-	if d.o.Ask != nil {
-		so.Access = adapters.AccessAskFirst // every side effect reaches whoever answers
-	}
-	if d.o.MCPServers != nil {
-		so.MCPServers = d.o.MCPServers(r.Agent)
 	}
 	sess, err := a.Start(ctx, so)
 	if err == nil && ctx.Err() != nil { // cancelled while it started
@@ -307,6 +298,31 @@ func (d *Delegator) start(ctx context.Context, r Request, from *live) (*live, er
 		})
 	}
 	return l, nil
+}
+
+// options are the options of l's agent session. Its gate puts what the
+// rules leave open to the parent session (Options.Ask) when set, else to
+// the approval policy.
+func (d *Delegator) options(l *live, instructions string) (adapters.SessionOptions, error) {
+	so := adapters.SessionOptions{Cwd: l.cwd, Model: l.model, Mode: l.mode, Access: d.o.Approve.Access(), Instructions: instructions,
+		Rules: &d.o.Rules, CancelGrace: 2 * time.Second}
+	answer := conversation.Answerer(d.o.Approve)
+	if d.o.Ask != nil {
+		so.Access = adapters.AccessAskFirst // every side effect reaches whoever answers
+		answer = conversation.AnswerFunc(func(ctx context.Context, q conversation.Question) conversation.Reply {
+			return d.o.Ask(ctx, l.id, l.agent, q)
+		})
+	}
+	if d.o.MCPServers != nil {
+		so.MCPServers = d.o.MCPServers(l.agent)
+	}
+	gate, err := conversation.NewGate(conversation.GateOptions{Rules: d.o.Rules, Grants: d.o.Grants, Cwd: l.cwd, Agent: l.agent,
+		Answerer: answer, Emit: func(ev adapters.Event) { l.audit.Event(ev); l.note(d.o, ev) }})
+	if err != nil {
+		return so, err
+	}
+	so.Permission = gate.Ask
+	return so, nil
 }
 
 // track makes ctx end with CancelTurns too, until the func returned runs.
@@ -454,15 +470,4 @@ func (l *live) close() {
 	_ = l.sess.Close()
 	l.hooks.Close()
 	l.audit.Close()
-}
-
-// answerer answers what the delegate's rules leave open: the parent
-// session (o.Ask) when set, else the approval policy.
-func (l *live) answerer(o Options) conversation.Answerer {
-	if o.Ask == nil {
-		return o.Approve
-	}
-	return conversation.AnswerFunc(func(ctx context.Context, q conversation.Question) conversation.Reply {
-		return o.Ask(ctx, l.id, l.agent, q)
-	})
 }

@@ -28,22 +28,18 @@ func Func(h Host) adapters.DelegateFunc {
 	}
 }
 
-// described is the agent's name, and a persona's purpose and backend.
-func (a AgentInfo) described() string {
-	if a.Backend == "" {
-		return a.Name
-	}
-	desc, _, _ := strings.Cut(a.Description, "\n")
-	return a.Name + " (" + strings.TrimSpace(desc) + "; runs on " + a.Backend + ")"
-}
-
 // AgentNames are the names of h's agents but those in chain, each
 // persona with what it is for and the agent it runs on.
 func AgentNames(h Host, chain []string) []string {
 	var out []string
 	for _, a := range h.Agents() {
-		if !slices.Contains(chain, a.Name) {
-			out = append(out, a.described())
+		desc, _, _ := strings.Cut(a.Description, "\n")
+		switch {
+		case slices.Contains(chain, a.Name):
+		case a.Backend == "":
+			out = append(out, a.Name)
+		default:
+			out = append(out, a.Name+" ("+strings.TrimSpace(desc)+"; runs on "+a.Backend+")")
 		}
 	}
 	return out
