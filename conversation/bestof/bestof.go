@@ -218,11 +218,8 @@ func (o Options) decideApply(ctx context.Context, s Summary, w *Candidate) bool 
 		return o.Apply
 	}
 	yes := o.Confirm(ctx, s)
-	if ctx.Err() != nil {
-		return false
-	}
-	w.keepBranch = !yes
-	return yes
+	w.keepBranch = !yes && ctx.Err() == nil
+	return yes && ctx.Err() == nil
 }
 
 // attempt runs candidate c in its worktree, then its check.

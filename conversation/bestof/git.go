@@ -150,11 +150,9 @@ func (r *repo) remove(ctx context.Context, dir, branch string) error {
 		_ = os.RemoveAll(dir)
 		_, _ = git(ctx, r.top, nil, "worktree", "prune")
 	}
-	if branch == "" {
-		return err
-	}
-	if _, berr := git(ctx, r.top, nil, "branch", "-D", branch); berr != nil && err == nil {
-		err = berr
+	if branch != "" {
+		_, berr := git(ctx, r.top, nil, "branch", "-D", branch)
+		err = cmp.Or(err, berr)
 	}
 	return err
 }

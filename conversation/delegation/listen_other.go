@@ -11,14 +11,11 @@ import (
 )
 
 // openSocket opens the bridge on a unix socket in a new directory only this
-// user may enter (0700): no other user reaches it at all.
+// user may enter (MkdirTemp makes it 0700, less the umask): no other user
+// reaches it at all.
 func openSocket() (ln net.Listener, dir string, err error) {
 	dir, err = os.MkdirTemp("", "hub-d-")
 	if err != nil {
-		return nil, "", fmt.Errorf("delegation socket dir: %w", err)
-	}
-	if err := os.Chmod(dir, 0o700); err != nil {
-		os.RemoveAll(dir)
 		return nil, "", fmt.Errorf("delegation socket dir: %w", err)
 	}
 	ln, err = net.Listen("unix", filepath.Join(dir, "s"))
