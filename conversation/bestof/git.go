@@ -76,11 +76,11 @@ func openRepo(ctx context.Context, cwd string) (*repo, error) {
 // ignore, as a tree object, through a copy of the user's index (its stat
 // data spares reading unchanged files); the index itself is left alone.
 func (r *repo) tree(ctx context.Context) (string, error) {
-	path, err := git(ctx, r.top, nil, "rev-parse", "--path-format=absolute", "--git-path", "index")
+	dir, err := git(ctx, r.top, nil, "rev-parse", "--absolute-git-dir")
 	if err != nil {
 		return "", err
 	}
-	index, _ := os.ReadFile(strings.TrimSpace(string(path))) // none: every file is read
+	index, _ := os.ReadFile(filepath.Join(strings.TrimSpace(string(dir)), "index")) // none: every file is read
 	f, err := os.CreateTemp("", "hub-index-")
 	if err != nil {
 		return "", err
