@@ -298,11 +298,7 @@ func errorEvent(err error) adapters.Event {
 	case errors.Is(err, ErrMalformed), errors.Is(err, ErrIdle):
 		code = adapters.CodeProtocol
 	}
-	var he *httpError
-	status := 0
-	if errors.As(err, &he) {
-		status = he.status
-	}
+	status := statusOf(err)
 	if status == 429 {
 		code = adapters.CodeRateLimit
 	}
