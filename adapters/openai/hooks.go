@@ -37,8 +37,7 @@ func (s *Session) promptHook(ctx context.Context, prompt []adapters.Content, out
 	if res.Decision != hooks.Deny {
 		return true
 	}
-	out.Emit(adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{
-		Message: "The prompt was blocked by a UserPromptSubmit hook: " + res.Reason, Code: adapters.CodeHook}})
+	out.Emit(adapters.Event{Type: adapters.EventError, Error: &hooks.Blocked(res).Info})
 	return false
 }
 

@@ -1,7 +1,8 @@
 package openai
 
 import (
-	"sort"
+	"maps"
+	"slices"
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/config"
@@ -31,12 +32,7 @@ func Register(r *adapters.Registry, cfg *config.Config, opts Options, getenv fun
 	} else if !disabled("openai") {
 		add(p)
 	}
-	names := make([]string, 0, len(cfg.Providers))
-	for n := range cfg.Providers {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
+	for _, n := range slices.Sorted(maps.Keys(cfg.Providers)) {
 		if n == "openai" || disabled(n) {
 			continue
 		}

@@ -1,11 +1,13 @@
 package openai
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/rs/zerolog"
@@ -183,10 +185,7 @@ func (s *Session) run(ctx context.Context, prompt []adapters.Content, out *adapt
 	}
 	p := s.profile()
 	s.add(userMessage(prompt, p.Vision))
-	maxReq := p.MaxTurnRequests
-	if maxReq <= 0 {
-		maxReq = DefaultMaxTurnRequests
-	}
+	maxReq := cmp.Or(max(p.MaxTurnRequests, 0), DefaultMaxTurnRequests)
 	for n := 0; ; n++ {
 		if ctx.Err() != nil {
 			return adapters.StopCancelled
@@ -338,14 +337,11 @@ func userMessage(prompt []adapters.Content, vision bool) message {
 		}
 	}
 	if !hasImage {
-		var text string
+		texts := make([]string, len(parts))
 		for i, p := range parts {
-			if i > 0 {
-				text += "\n"
-			}
-			text += p.Text
+			texts[i] = p.Text
 		}
-		return message{Role: "user", Content: text}
+		return message{Role: "user", Content: strings.Join(texts, "\n")}
 	}
 	return message{Role: "user", Content: parts}
 }
