@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -22,11 +23,7 @@ type bashArgs struct {
 	TimeoutMS int    `json:"timeout_ms"`
 }
 
-func prepareBash(e *Env, raw json.RawMessage) (*Prepared, error) {
-	var a bashArgs
-	if err := decode(raw, &a); err != nil {
-		return nil, err
-	}
+func prepareBash(e *Env, a bashArgs) (*Prepared, error) {
 	if strings.TrimSpace(a.Command) == "" {
 		return nil, fmt.Errorf("%w: command is empty", ErrBadArgs)
 	}
@@ -71,7 +68,7 @@ func (e *Env) runLocal(ctx context.Context, command string, timeout time.Duratio
 	defer cleanup()
 	// Shells that cannot merge stderr into stdout themselves (PowerShell)
 	// get it merged here, in arrival order.
-	out := &lockedWriter{w: newHeadTail(e.OutputCap)}
+	out := newHeadTail(e.OutputCap)
 	p, err := proc.Start(ctx, proc.Spec{
 		Path:      w.Path,
 		Args:      w.Args,
@@ -124,40 +121,22 @@ func (e *Env) sh() shell {
 	return e.shell
 }
 
-// lockedWriter serialises the stdout copy and proc's stderr tee.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  *headTail
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
-}
-
-func (l *lockedWriter) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.String()
-}
-
 // headTail keeps the first and last half of cap bytes and counts the rest.
+// Its methods are safe for concurrent use (the stdout copy and proc's
+// stderr tee write at once).
 type headTail struct {
+	mu      sync.Mutex
 	cap     int
 	head    []byte
 	tail    []byte
 	dropped int
 }
 
-func newHeadTail(cap int) *headTail {
-	if cap <= 0 {
-		cap = 64 << 10
-	}
-	return &headTail{cap: cap}
-}
+func newHeadTail(cap int) *headTail { return &headTail{cap: cmp.Or(max(cap, 0), 64<<10)} }
 
 func (h *headTail) Write(p []byte) (int, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
 	n := len(p)
 	if room := h.cap/2 - len(h.head); room > 0 {
 		k := min(room, len(p))
@@ -176,6 +155,8 @@ func (h *headTail) Write(p []byte) (int, error) {
 }
 
 func (h *headTail) String() string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
 	if h.dropped == 0 {
 		return string(h.head) + string(h.tail)
 	}

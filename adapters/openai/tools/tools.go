@@ -98,12 +98,12 @@ type spec struct {
 }
 
 var specs = map[string]spec{
-	"read_file":  {adapters.KindRead, prepareRead},
-	"write_file": {adapters.KindEdit, prepareWrite},
-	"edit_file":  {adapters.KindEdit, prepareEdit},
-	"bash":       {adapters.KindExecute, prepareBash},
-	"grep":       {adapters.KindSearch, prepareGrep},
-	"glob":       {adapters.KindSearch, prepareGlob},
+	"read_file":  {adapters.KindRead, decoded(prepareRead)},
+	"write_file": {adapters.KindEdit, decoded(prepareWrite)},
+	"edit_file":  {adapters.KindEdit, decoded(prepareEdit)},
+	"bash":       {adapters.KindExecute, decoded(prepareBash)},
+	"grep":       {adapters.KindSearch, decoded(prepareGrep)},
+	"glob":       {adapters.KindSearch, decoded(prepareGlob)},
 }
 
 var order = []string{"read_file", "write_file", "edit_file", "bash", "grep", "glob"}
@@ -159,11 +159,29 @@ func (e *Env) Prepare(name string, args json.RawMessage) (*Prepared, error) {
 	return p, nil
 }
 
-func decode(args json.RawMessage, v any) error {
-	if err := json.Unmarshal(args, v); err != nil {
-		return fmt.Errorf("%w: %v", ErrBadArgs, err)
+// decoded reads a call's arguments as A for prepare.
+func decoded[A any](prepare func(*Env, A) (*Prepared, error)) func(*Env, json.RawMessage) (*Prepared, error) {
+	return func(e *Env, raw json.RawMessage) (*Prepared, error) {
+		var a A
+		if err := json.Unmarshal(raw, &a); err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrBadArgs, err)
+		}
+		return prepare(e, a)
 	}
-	return nil
+}
+
+// prepared is a call on p (shown at line) that run does, titled title.
+func prepared(title, p string, line int, run func(ctx context.Context) Result) *Prepared {
+	return &Prepared{Title: title, Path: p, Locations: []adapters.Location{{Path: p, Line: line}},
+		Run: func(ctx context.Context, _ func(adapters.ToolCall)) Result { return run(ctx) }}
+}
+
+// dir resolves a search's folder, the workspace when p is empty.
+func (e *Env) dir(p string) (string, error) {
+	if p == "" {
+		return e.Root, nil
+	}
+	return e.Resolve(p)
 }
 
 // Resolve maps p (relative to Root, or absolute) to an absolute path inside
