@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/proc"
 )
@@ -166,87 +167,66 @@ func (h *headTail) String() string {
 // runTerminal runs the command in an editor terminal: create, wait with a
 // timeout, kill on timeout or cancel, read output, and always release.
 func (e *Env) runTerminal(ctx context.Context, command string, timeout time.Duration, update func(adapters.ToolCall)) Result {
-	var created struct {
-		TerminalID string `json:"terminalId"`
-	}
 	sh := e.sh()
 	w, cleanup, err := e.Sandbox.Command(e.Root, sh.Path, sh.args(command, false))
 	if err != nil {
 		return failed("sandbox: %v", err)
 	}
 	defer cleanup()
-	params := map[string]any{"command": w.Path, "args": w.Args, "cwd": e.Root, "outputByteLimit": e.OutputCap}
-	if len(w.Env) > 0 {
-		params["env"] = terminalEnv(w.Env)
+	limit := uint64(e.OutputCap)
+	params := schema.CreateTerminalRequest{Command: w.Path, Args: w.Args, Cwd: e.Root, OutputByteLimit: &limit}
+	for _, kv := range w.Env {
+		k, v, _ := strings.Cut(kv, "=")
+		params.Env = append(params.Env, schema.EnvVariable{Name: k, Value: v})
 	}
-	err = e.call(ctx, "terminal/create", params, &created)
-	if err != nil || created.TerminalID == "" {
+	var created schema.CreateTerminalResponse
+	if err := e.call(ctx, "terminal/create", params, &created); err != nil || created.TerminalID == "" {
 		return failed("editor terminal/create: %v", err)
 	}
-	id := created.TerminalID
+	term := schema.TerminalRequest{TerminalID: created.TerminalID}
 	// Release and the final reads must happen even after cancel.
 	bg, stop := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer stop()
-	defer func() { _ = e.call(bg, "terminal/release", map[string]any{"terminalId": id}, nil) }()
+	defer func() { _ = e.call(bg, "terminal/release", term, nil) }()
+	shown := []adapters.ToolContent{{Type: adapters.ToolContentTerminal, TerminalID: term.TerminalID}}
 	if update != nil {
-		update(adapters.ToolCall{Content: []adapters.ToolContent{{Type: adapters.ToolContentTerminal, TerminalID: id}}})
+		update(adapters.ToolCall{Content: shown})
 	}
 	wctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	var exit struct {
-		ExitCode *int    `json:"exitCode"`
-		Signal   *string `json:"signal"`
+	var exit struct { // not schema's: an editor may report a negative code
+		ExitCode *int   `json:"exitCode"`
+		Signal   string `json:"signal"`
 	}
-	waitErr := e.call(wctx, "terminal/wait_for_exit", map[string]any{"terminalId": id}, &exit)
 	note := ""
-	if waitErr != nil {
-		_ = e.call(bg, "terminal/kill", map[string]any{"terminalId": id}, nil)
+	if err := e.call(wctx, "terminal/wait_for_exit", term, &exit); err != nil {
+		_ = e.call(bg, "terminal/kill", term, nil)
 		switch {
 		case errors.Is(wctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil:
 			note = fmt.Sprintf("[command timed out after %s and was killed]", timeout)
 		case ctx.Err() != nil:
 			note = "[command cancelled]"
 		default:
-			note = fmt.Sprintf("[editor terminal error: %v]", waitErr)
+			note = fmt.Sprintf("[editor terminal error: %v]", err)
 		}
 	}
-	var out struct {
-		Output    string `json:"output"`
-		Truncated bool   `json:"truncated"`
-	}
-	_ = e.call(bg, "terminal/output", map[string]any{"terminalId": id}, &out)
-	res := Result{Content: []adapters.ToolContent{{Type: adapters.ToolContentTerminal, TerminalID: id}}}
+	var out schema.TerminalOutputResponse
+	_ = e.call(bg, "terminal/output", term, &out)
 	body := e.notice() + out.Output
 	if out.Truncated {
 		body = "[earlier output truncated]\n" + body
 	}
 	switch {
 	case note != "":
-		res.Output, res.Failed = body+"\n"+note, true
+		return Result{Output: body + "\n" + note, Failed: true, Content: shown}
 	case exit.ExitCode != nil:
-		res.Output, res.Failed = fmt.Sprintf("%s\n[exit code %d]", body, *exit.ExitCode), *exit.ExitCode != 0
-	default:
-		sig := "unknown"
-		if exit.Signal != nil {
-			sig = *exit.Signal
-		}
-		res.Output, res.Failed = fmt.Sprintf("%s\n[killed by signal %s]", body, sig), true
+		return Result{Output: fmt.Sprintf("%s\n[exit code %d]", body, *exit.ExitCode), Failed: *exit.ExitCode != 0, Content: shown}
 	}
-	return res
-}
-
-// terminalEnv turns KEY=VALUE pairs into ACP's env variables.
-func terminalEnv(kvs []string) []map[string]string {
-	out := make([]map[string]string, 0, len(kvs))
-	for _, kv := range kvs {
-		k, v, _ := strings.Cut(kv, "=")
-		out = append(out, map[string]string{"name": k, "value": v})
-	}
-	return out
+	return Result{Output: fmt.Sprintf("%s\n[killed by signal %s]", body, cmp.Or(exit.Signal, "unknown")), Failed: true, Content: shown}
 }
 
 // call asks the editor; the editor client adds the session's id.
-func (e *Env) call(ctx context.Context, method string, params map[string]any, out any) error {
+func (e *Env) call(ctx context.Context, method string, params, out any) error {
 	raw, err := json.Marshal(params)
 	if err != nil {
 		return err
