@@ -34,7 +34,6 @@ func prepareBash(e *Env, a bashArgs) (*Prepared, error) {
 	}
 	return &Prepared{
 		Title:     firstLine(a.Command),
-		Command:   a.Command,
 		Locations: []adapters.Location{{Path: e.Root}},
 		Run: func(ctx context.Context, update func(adapters.ToolCall)) Result {
 			if e.Editor != nil && e.Editor.CanTerminal() {

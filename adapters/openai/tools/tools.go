@@ -75,11 +75,7 @@ type Result struct {
 
 // Prepared is a validated call, ready for a permission check and to run.
 type Prepared struct {
-	Name      string
-	Kind      adapters.ToolKind
 	Title     string
-	Path      string // resolved absolute path (file tools)
-	Command   string // bash
 	Locations []adapters.Location
 	// Run executes the call; update reports interim changes (e.g. a terminal).
 	Run func(ctx context.Context, update func(adapters.ToolCall)) Result
@@ -151,12 +147,7 @@ func (e *Env) Prepare(name string, args json.RawMessage) (*Prepared, error) {
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage("{}")
 	}
-	p, err := s.prepare(e, args)
-	if err != nil {
-		return nil, err
-	}
-	p.Name, p.Kind = name, s.kind
-	return p, nil
+	return s.prepare(e, args)
 }
 
 // decoded reads a call's arguments as A for prepare.
@@ -172,7 +163,7 @@ func decoded[A any](prepare func(*Env, A) (*Prepared, error)) func(*Env, json.Ra
 
 // prepared is a call on p (shown at line) that run does, titled title.
 func prepared(title, p string, line int, run func(ctx context.Context) Result) *Prepared {
-	return &Prepared{Title: title, Path: p, Locations: []adapters.Location{{Path: p, Line: line}},
+	return &Prepared{Title: title, Locations: []adapters.Location{{Path: p, Line: line}},
 		Run: func(ctx context.Context, _ func(adapters.ToolCall)) Result { return run(ctx) }}
 }
 
