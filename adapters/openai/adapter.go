@@ -136,16 +136,12 @@ func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adap
 	if !a.profile.Local && a.profile.APIKeyEnv != "" && a.profile.key() == "" {
 		return nil, fmt.Errorf("%w: %s needs an API key: set %s: %w", adapters.ErrNotAuthenticated, a.profile.Name, a.profile.APIKeyEnv, ErrNoAPIKey)
 	}
-	var earlier []message
-	if opts.ResumeID != "" {
-		var err error
-		if earlier, err = a.loadHistory(opts.ResumeID); err != nil {
-			return nil, err
-		}
+	earlier, err := a.loadHistory(opts.ResumeID)
+	if err != nil {
+		return nil, err
 	}
 	cwd := opts.Cwd
 	if cwd == "" {
-		var err error
 		if cwd, err = os.Getwd(); err != nil {
 			return nil, fmt.Errorf("session cwd: %w", err)
 		}
@@ -154,9 +150,7 @@ func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adap
 	if err != nil {
 		return nil, err
 	}
-	if a.opts.BashTimeout > 0 {
-		env.BashTimeout = a.opts.BashTimeout
-	}
+	env.BashTimeout = cmp.Or(max(a.opts.BashTimeout, 0), env.BashTimeout)
 	env.Sandbox = sandbox.Checked(ctx, a.opts.Sandbox, nil)
 	var perm *permission.Service // a gate judges each call alone; without one, the adapter's rules
 	if opts.Permission == nil {
@@ -173,12 +167,7 @@ func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adap
 		return nil, err
 	}
 	p := a.profile
-	if opts.Model != "" {
-		p.Model = opts.Model
-	}
-	if opts.MaxTurns > 0 {
-		p.MaxTurnRequests = opts.MaxTurns
-	}
+	p.Model, p.MaxTurnRequests = cmp.Or(opts.Model, p.Model), cmp.Or(max(opts.MaxTurns, 0), p.MaxTurnRequests)
 	retry := defaultRetry
 	if a.opts.MaxRetries != nil {
 		retry.Max = *a.opts.MaxRetries

@@ -207,17 +207,13 @@ type httpError struct {
 
 func (e *httpError) Error() string { return fmt.Sprintf("HTTP %d: %s", e.status, e.msg) }
 
-func (c *client) streaming() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.stream
-}
-
 // complete sends req with retries; emit receives text and thought deltas.
 // It only retries when nothing was emitted yet for the attempt.
 func (c *client) complete(ctx context.Context, req *chatRequest, emit func(adapters.Event)) (*reply, error) {
 	for attempt := 0; ; attempt++ {
-		req.Stream = c.streaming()
+		c.mu.Lock()
+		req.Stream = c.stream
+		c.mu.Unlock()
 		req.StreamOptions = nil
 		if req.Stream {
 			req.StreamOptions = &streamOptions{IncludeUsage: true}

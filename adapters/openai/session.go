@@ -268,12 +268,10 @@ func (s *Session) request(history []message, withTools bool) *chatRequest {
 	if !p.OmitTemperature && p.Temperature != nil {
 		req.Temperature = p.Temperature
 	}
-	if p.MaxTokens > 0 {
-		if p.MaxTokensField == "max_completion_tokens" {
-			req.MaxCompletionTokens = p.MaxTokens
-		} else {
-			req.MaxTokens = p.MaxTokens
-		}
+	if p.MaxTokensField == "max_completion_tokens" {
+		req.MaxCompletionTokens = max(p.MaxTokens, 0)
+	} else {
+		req.MaxTokens = max(p.MaxTokens, 0)
 	}
 	return req
 }
@@ -288,18 +286,16 @@ var toolDefs = sync.OnceValue(func() []toolDef {
 })
 
 func errorEvent(err error) adapters.Event {
-	code := adapters.CodeProvider
+	code, status := adapters.CodeProvider, statusOf(err)
 	switch {
+	case status == 429:
+		code = adapters.CodeRateLimit
 	case errors.Is(err, ErrAuth):
 		code = adapters.CodeAuth
 	case errors.Is(err, ErrUnreachable):
 		code = adapters.CodeNetwork
 	case errors.Is(err, ErrMalformed), errors.Is(err, ErrIdle):
 		code = adapters.CodeProtocol
-	}
-	status := statusOf(err)
-	if status == 429 {
-		code = adapters.CodeRateLimit
 	}
 	return adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{Message: err.Error(), Code: code, Fatal: true, Status: status}}
 }
