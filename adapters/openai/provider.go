@@ -98,20 +98,10 @@ func apply(p Profile, c config.ProviderConfig) Profile {
 	p.MaxTokensField, p.AzureAPIVersion = cmp.Or(c.MaxTokensField, p.MaxTokensField), cmp.Or(c.AzureAPIVersion, p.AzureAPIVersion)
 	p.OmitTemperature = p.OmitTemperature || c.OmitTemperature
 	p.OmitToolChoice = p.OmitToolChoice || c.OmitToolChoice
-	if c.MaxTokens > 0 {
-		p.MaxTokens = c.MaxTokens
-	}
-	if c.Temperature != nil {
-		p.Temperature = c.Temperature
-	}
+	p.MaxTokens, p.ContextWindow = cmp.Or(max(c.MaxTokens, 0), p.MaxTokens), cmp.Or(max(c.ContextWindow, 0), p.ContextWindow)
+	p.MaxTurnRequests, p.Temperature = cmp.Or(max(c.MaxTurnRequests, 0), p.MaxTurnRequests), cmp.Or(c.Temperature, p.Temperature)
 	if c.Vision != nil {
 		p.Vision = *c.Vision
-	}
-	if c.ContextWindow > 0 {
-		p.ContextWindow = c.ContextWindow
-	}
-	if c.MaxTurnRequests > 0 {
-		p.MaxTurnRequests = c.MaxTurnRequests
 	}
 	p.Stream = c.Stream == nil || *c.Stream
 	if c.JSONSchema != nil {
@@ -130,11 +120,9 @@ func apply(p Profile, c config.ProviderConfig) Profile {
 // OPENAI_BASE_URL, OPENAI_API_KEY and OPENAI_MODEL, then by a
 // [providers.openai] profile when the config has one.
 func EnvProfile(cfg *config.Config, getenv func(string) string) (Profile, error) {
-	pc := config.ProviderConfig{}
+	var pc config.ProviderConfig
 	if cfg != nil {
-		if c, ok := cfg.Providers["openai"]; ok {
-			pc = c
-		}
+		pc = cfg.Providers["openai"]
 	}
 	pc.BaseURL = cmp.Or(pc.BaseURL, getenv("OPENAI_BASE_URL"))
 	pc.Model = cmp.Or(pc.Model, getenv("OPENAI_MODEL"))
@@ -146,10 +134,7 @@ func EnvProfile(cfg *config.Config, getenv func(string) string) (Profile, error)
 		// A custom endpoint (often a local server) may need no key, and
 		// compatible servers mostly know max_tokens only, and not all
 		// take response_format json_schema.
-		p.Local = true
-		if pc.MaxTokensField == "" {
-			p.MaxTokensField = ""
-		}
+		p.Local, p.MaxTokensField = true, pc.MaxTokensField
 		p.JSONSchema = pc.JSONSchema != nil && *pc.JSONSchema
 	}
 	return p, nil

@@ -102,11 +102,9 @@ func (s *Session) interrupt() {
 func (s *Session) Close() error {
 	s.mu.Lock()
 	s.closed = true
-	c, busy := s.cancel, s.busy
+	busy := s.busy
 	s.mu.Unlock()
-	if c != nil {
-		c()
-	}
+	s.interrupt()
 	if !busy {
 		s.closeTranscript() // else the turn closes it once its last record is written
 	}

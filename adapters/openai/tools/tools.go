@@ -5,6 +5,7 @@
 package tools
 
 import (
+	"cmp"
 	"context"
 	"embed"
 	"encoding/json"
@@ -111,13 +112,9 @@ var descriptions = sync.OnceValue(func() *template.Template { return template.Mu
 func Definitions() []Definition { return definitions(hostShell()) }
 
 func definitions(sh shell) []Definition {
-	raw, err := promptFS.ReadFile("prompts/schemas.json")
-	if err != nil {
-		panic(err)
-	}
 	var schemas map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &schemas); err != nil {
-		panic(err)
+	if raw, err := promptFS.ReadFile("prompts/schemas.json"); err != nil || json.Unmarshal(raw, &schemas) != nil {
+		panic("tools: prompts/schemas.json is not a JSON object")
 	}
 	out := make([]Definition, 0, len(order))
 	for _, n := range order {
@@ -132,10 +129,7 @@ func definitions(sh shell) []Definition {
 
 // KindOf returns a tool's ACP kind (KindOther when unknown).
 func KindOf(name string) adapters.ToolKind {
-	if s, ok := specs[name]; ok {
-		return s.kind
-	}
-	return adapters.KindOther
+	return cmp.Or(specs[name].kind, adapters.KindOther)
 }
 
 // Prepare validates args for tool name and resolves its paths.
