@@ -69,14 +69,8 @@ func (e *Env) runLocal(ctx context.Context, command string, timeout time.Duratio
 	// Shells that cannot merge stderr into stdout themselves (PowerShell)
 	// get it merged here, in arrival order.
 	out := newHeadTail(e.OutputCap)
-	p, err := proc.Start(ctx, proc.Spec{
-		Path:      w.Path,
-		Args:      w.Args,
-		Dir:       e.Root,
-		Env:       withEnv(w.Env),
-		Grace:     2 * time.Second,
-		StderrTee: out,
-	})
+	p, err := proc.Start(ctx, proc.Spec{Path: w.Path, Args: w.Args, Dir: e.Root, Env: append(os.Environ(), w.Env...),
+		Grace: 2 * time.Second, StderrTee: out})
 	if err != nil {
 		return failed("start %s: %v", sh.Name, err)
 	}
@@ -106,20 +100,7 @@ func (e *Env) notice() string {
 	return ""
 }
 
-// withEnv is the process environment plus extra (nil: inherit as is).
-func withEnv(extra []string) []string {
-	if len(extra) == 0 {
-		return nil
-	}
-	return append(os.Environ(), extra...)
-}
-
-func (e *Env) sh() shell {
-	if e.shell.Path == "" {
-		return hostShell()
-	}
-	return e.shell
-}
+func (e *Env) sh() shell { return cmp.Or(e.shell, hostShell()) }
 
 // headTail keeps the first and last half of cap bytes and counts the rest.
 // Its methods are safe for concurrent use (the stdout copy and proc's
