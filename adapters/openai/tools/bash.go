@@ -15,6 +15,7 @@ import (
 	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/proc"
+	"github.com/hubdev/hub/internal/sandbox"
 )
 
 const maxBashTimeout = 10 * time.Minute
@@ -36,10 +37,16 @@ func prepareBash(e *Env, a bashArgs) (*Prepared, error) {
 		Title:     firstLine(a.Command),
 		Locations: []adapters.Location{{Path: e.Root}},
 		Run: func(ctx context.Context, update func(adapters.ToolCall)) Result {
-			if e.Editor != nil && e.Editor.CanTerminal() {
-				return e.runTerminal(ctx, a.Command, timeout, update)
+			sh, term := e.sh(), e.Editor != nil && e.Editor.CanTerminal()
+			w, cleanup, err := e.Sandbox.Command(e.Root, sh.Path, sh.args(a.Command, !term))
+			if err != nil {
+				return failed("sandbox: %v", err)
 			}
-			return e.runLocal(ctx, a.Command, timeout)
+			defer cleanup()
+			if term {
+				return e.runTerminal(ctx, w, timeout, update)
+			}
+			return e.runLocal(ctx, w, sh.Name, timeout)
 		},
 	}, nil
 }
@@ -57,22 +64,16 @@ func firstLine(s string) string {
 
 // runLocal runs the command in its own process group; cancel or timeout
 // stops the whole group.
-func (e *Env) runLocal(ctx context.Context, command string, timeout time.Duration) Result {
+func (e *Env) runLocal(ctx context.Context, w sandbox.Wrapped, shell string, timeout time.Duration) Result {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	sh := e.sh()
-	w, cleanup, err := e.Sandbox.Command(e.Root, sh.Path, sh.args(command, true))
-	if err != nil {
-		return failed("sandbox: %v", err)
-	}
-	defer cleanup()
 	// Shells that cannot merge stderr into stdout themselves (PowerShell)
 	// get it merged here, in arrival order.
 	out := newHeadTail(e.OutputCap)
 	p, err := proc.Start(ctx, proc.Spec{Path: w.Path, Args: w.Args, Dir: e.Root, Env: append(os.Environ(), w.Env...),
 		Grace: 2 * time.Second, StderrTee: out})
 	if err != nil {
-		return failed("start %s: %v", sh.Name, err)
+		return failed("start %s: %v", shell, err)
 	}
 	_ = p.Stdin.Close()
 	_, _ = io.Copy(out, p.Stdout)
@@ -146,13 +147,7 @@ func (h *headTail) String() string {
 
 // runTerminal runs the command in an editor terminal: create, wait with a
 // timeout, kill on timeout or cancel, read output, and always release.
-func (e *Env) runTerminal(ctx context.Context, command string, timeout time.Duration, update func(adapters.ToolCall)) Result {
-	sh := e.sh()
-	w, cleanup, err := e.Sandbox.Command(e.Root, sh.Path, sh.args(command, false))
-	if err != nil {
-		return failed("sandbox: %v", err)
-	}
-	defer cleanup()
+func (e *Env) runTerminal(ctx context.Context, w sandbox.Wrapped, timeout time.Duration, update func(adapters.ToolCall)) Result {
 	limit := uint64(e.OutputCap)
 	params := schema.CreateTerminalRequest{Command: w.Path, Args: w.Args, Cwd: e.Root, OutputByteLimit: &limit}
 	for _, kv := range w.Env {
