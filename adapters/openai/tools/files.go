@@ -26,12 +26,8 @@ type readArgs struct {
 }
 
 func prepareRead(e *Env, a readArgs) (*Prepared, error) {
-	p, err := e.Resolve(a.Path)
-	if err != nil {
-		return nil, err
-	}
 	offset, limit := max(a.Offset, 1), cmp.Or(max(a.Limit, 0), defaultReadLimit)
-	return prepared("Read "+e.rel(p), p, offset, func(ctx context.Context) Result { return e.read(ctx, p, offset, limit) }), nil
+	return e.onFile("Read", a.Path, offset, func(ctx context.Context, p string) Result { return e.read(ctx, p, offset, limit) })
 }
 
 func (e *Env) read(ctx context.Context, p string, offset, limit int) Result {
@@ -104,11 +100,7 @@ type writeArgs struct {
 }
 
 func prepareWrite(e *Env, a writeArgs) (*Prepared, error) {
-	p, err := e.Resolve(a.Path)
-	if err != nil {
-		return nil, err
-	}
-	return prepared("Write "+e.rel(p), p, 0, func(ctx context.Context) Result { return e.writeFile(ctx, p, a.Content) }), nil
+	return e.onFile("Write", a.Path, 0, func(ctx context.Context, p string) Result { return e.writeFile(ctx, p, a.Content) })
 }
 
 func (e *Env) writeFile(ctx context.Context, p, content string) Result {
@@ -147,11 +139,7 @@ func prepareEdit(e *Env, a editArgs) (*Prepared, error) {
 	if a.OldString == a.NewString {
 		return nil, fmt.Errorf("%w: old_string and new_string are identical", ErrBadArgs)
 	}
-	p, err := e.Resolve(a.Path)
-	if err != nil {
-		return nil, err
-	}
-	return prepared("Edit "+e.rel(p), p, 0, func(ctx context.Context) Result { return e.edit(ctx, p, a) }), nil
+	return e.onFile("Edit", a.Path, 0, func(ctx context.Context, p string) Result { return e.edit(ctx, p, a) })
 }
 
 func (e *Env) edit(ctx context.Context, p string, a editArgs) Result {

@@ -161,6 +161,15 @@ func prepared(title, p string, line int, run func(ctx context.Context) Result) *
 		Run: func(ctx context.Context, _ func(adapters.ToolCall)) Result { return run(ctx) }}
 }
 
+// onFile is a file tool's call on path, resolved in the workspace.
+func (e *Env) onFile(verb, path string, line int, run func(ctx context.Context, p string) Result) (*Prepared, error) {
+	p, err := e.Resolve(path)
+	if err != nil {
+		return nil, err
+	}
+	return prepared(verb+" "+e.rel(p), p, line, func(ctx context.Context) Result { return run(ctx, p) }), nil
+}
+
 // dir resolves a search's folder, the workspace when p is empty.
 func (e *Env) dir(p string) (string, error) {
 	if p == "" {
