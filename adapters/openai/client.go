@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/adapters/openai/tools"
 )
 
 // Sentinel errors.
@@ -63,14 +64,8 @@ type functionCall struct {
 }
 
 type toolDef struct {
-	Type     string      `json:"type"`
-	Function functionDef `json:"function"`
-}
-
-type functionDef struct {
-	Name        string          `json:"name"`
-	Description string          `json:"description"`
-	Parameters  json.RawMessage `json:"parameters"`
+	Type     string           `json:"type"`
+	Function tools.Definition `json:"function"`
 }
 
 type chatRequest struct {

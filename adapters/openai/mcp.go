@@ -15,6 +15,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/adapters/openai/tools"
 	"github.com/hubdev/hub/internal/logging"
 	"github.com/hubdev/hub/internal/proc"
 )
@@ -146,7 +147,7 @@ func listMCP(ctx context.Context, server string, s *mcp.ClientSession) ([]mcpToo
 		}
 		desc := fmt.Sprintf("[MCP server %s] %s", server, t.Description)
 		out = append(out, mcpTool{server: server, tool: t.Name, sess: s,
-			def: toolDef{Type: "function", Function: functionDef{Name: mcpName(server, t.Name), Description: desc, Parameters: params}}})
+			def: toolDef{Type: "function", Function: tools.Definition{Name: mcpName(server, t.Name), Description: desc, Parameters: params}}})
 	}
 	return out, nil
 }

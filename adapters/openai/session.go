@@ -278,7 +278,7 @@ var toolDefs = sync.OnceValue(func() []toolDef {
 	defs := tools.Definitions()
 	out := make([]toolDef, len(defs))
 	for i, d := range defs {
-		out[i] = toolDef{Type: "function", Function: functionDef{Name: d.Name, Description: d.Description, Parameters: d.Parameters}}
+		out[i] = toolDef{Type: "function", Function: d}
 	}
 	return out
 })

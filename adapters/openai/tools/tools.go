@@ -84,9 +84,9 @@ type Prepared struct {
 
 // Definition is a tool as the model sees it.
 type Definition struct {
-	Name        string
-	Description string
-	Parameters  json.RawMessage
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Parameters  json.RawMessage `json:"parameters"`
 }
 
 type spec struct {
