@@ -1,6 +1,7 @@
 package openai
 
 import (
+	"cmp"
 	"maps"
 	"slices"
 
@@ -19,12 +20,7 @@ func Register(r *adapters.Registry, cfg *config.Config, opts Options, getenv fun
 	}
 	disabled := func(name string) bool { return cfg.Agents[name].Disabled }
 	add := func(p Profile) {
-		if m := cfg.Agents[p.Name].Model; m != "" {
-			p.Model = m
-		}
-		if cfg.NoStream {
-			p.Stream = false
-		}
+		p.Model, p.Stream = cmp.Or(cfg.Agents[p.Name].Model, p.Model), p.Stream && !cfg.NoStream
 		r.Register(New(p, opts))
 	}
 	if p, err := EnvProfile(cfg, getenv); err != nil {
@@ -44,20 +40,11 @@ func Register(r *adapters.Registry, cfg *config.Config, opts Options, getenv fun
 		add(p)
 	}
 	for _, n := range PresetNames() {
-		if n == "openai" || n == "azure" || disabled(n) {
+		_, configured := cfg.Providers[n]
+		if _, err := r.Get(n); n == "openai" || n == "azure" || disabled(n) || configured || err == nil {
 			continue
 		}
-		if _, ok := cfg.Providers[n]; ok {
-			continue
-		}
-		if _, err := r.Get(n); err == nil {
-			continue
-		}
-		p, err := ResolveProfile(n, config.ProviderConfig{})
-		if err != nil {
-			continue
-		}
-		if p.Local || (p.APIKeyEnv != "" && getenv(p.APIKeyEnv) != "") {
+		if p, err := ResolveProfile(n, config.ProviderConfig{}); err == nil && (p.Local || (p.APIKeyEnv != "" && getenv(p.APIKeyEnv) != "")) {
 			add(p)
 		}
 	}
