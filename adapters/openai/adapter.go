@@ -76,12 +76,8 @@ var _ adapters.Adapter = (*Adapter)(nil)
 
 // New returns an adapter for profile.
 func New(p Profile, opts Options) *Adapter {
-	if opts.Clock == nil {
-		opts.Clock = realClock{}
-	}
-	if opts.HTTPClient == nil {
-		opts.HTTPClient = &http.Client{Transport: http.DefaultTransport}
-	}
+	opts.Clock = cmp.Or[Clock](opts.Clock, realClock{})
+	opts.HTTPClient = cmp.Or(opts.HTTPClient, &http.Client{Transport: http.DefaultTransport})
 	opts.IdleTimeout = cmp.Or(opts.IdleTimeout, DefaultIdleTimeout)
 	if opts.Now == nil {
 		opts.Now = time.Now
@@ -94,7 +90,7 @@ func (a *Adapter) Name() string { return a.profile.Name }
 
 // Ready implements adapters.Checker: a hosted endpoint needs its API key.
 func (a *Adapter) Ready() error {
-	if !a.profile.Local && a.profile.APIKeyEnv != "" && a.profile.key() == "" && a.profile.APIKey == "" {
+	if !a.profile.Local && a.profile.APIKeyEnv != "" && a.profile.key() == "" {
 		return fmt.Errorf("%w: set %s", adapters.ErrNotAuthenticated, a.profile.APIKeyEnv)
 	}
 	return nil
@@ -137,19 +133,15 @@ func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adap
 	if len(opts.AddDirs) > 0 {
 		a.opts.Logger.Warn().Strs("dirs", opts.AddDirs).Msg("the native loop's tools stay in the session's cwd; additional roots are not used")
 	}
-	if !a.profile.Local && a.profile.APIKeyEnv != "" && a.profile.key() == "" && a.profile.APIKey == "" {
+	if !a.profile.Local && a.profile.APIKeyEnv != "" && a.profile.key() == "" {
 		return nil, fmt.Errorf("%w: %s needs an API key: set %s: %w", adapters.ErrNotAuthenticated, a.profile.Name, a.profile.APIKeyEnv, ErrNoAPIKey)
 	}
-	var earlier []message
-	if opts.ResumeID != "" {
-		var err error
-		if earlier, err = a.loadHistory(opts.ResumeID); err != nil {
-			return nil, err
-		}
+	earlier, err := a.loadHistory(opts.ResumeID)
+	if err != nil {
+		return nil, err
 	}
 	cwd := opts.Cwd
 	if cwd == "" {
-		var err error
 		if cwd, err = os.Getwd(); err != nil {
 			return nil, fmt.Errorf("session cwd: %w", err)
 		}
@@ -158,9 +150,7 @@ func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adap
 	if err != nil {
 		return nil, err
 	}
-	if a.opts.BashTimeout > 0 {
-		env.BashTimeout = a.opts.BashTimeout
-	}
+	env.BashTimeout = cmp.Or(max(a.opts.BashTimeout, 0), env.BashTimeout)
 	env.Sandbox = sandbox.Checked(ctx, a.opts.Sandbox, nil)
 	var perm *permission.Service // a gate judges each call alone; without one, the adapter's rules
 	if opts.Permission == nil {
@@ -177,12 +167,7 @@ func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adap
 		return nil, err
 	}
 	p := a.profile
-	if opts.Model != "" {
-		p.Model = opts.Model
-	}
-	if opts.MaxTurns > 0 {
-		p.MaxTurnRequests = opts.MaxTurns
-	}
+	p.Model, p.MaxTurnRequests = cmp.Or(opts.Model, p.Model), cmp.Or(max(opts.MaxTurns, 0), p.MaxTurnRequests)
 	retry := defaultRetry
 	if a.opts.MaxRetries != nil {
 		retry.Max = *a.opts.MaxRetries

@@ -11,12 +11,14 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/adapters/openai/tools"
 )
 
 // Sentinel errors.
@@ -62,14 +64,8 @@ type functionCall struct {
 }
 
 type toolDef struct {
-	Type     string      `json:"type"`
-	Function functionDef `json:"function"`
-}
-
-type functionDef struct {
-	Name        string          `json:"name"`
-	Description string          `json:"description"`
-	Parameters  json.RawMessage `json:"parameters"`
+	Type     string           `json:"type"`
+	Function tools.Definition `json:"function"`
 }
 
 type chatRequest struct {
@@ -206,17 +202,13 @@ type httpError struct {
 
 func (e *httpError) Error() string { return fmt.Sprintf("HTTP %d: %s", e.status, e.msg) }
 
-func (c *client) streaming() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.stream
-}
-
 // complete sends req with retries; emit receives text and thought deltas.
 // It only retries when nothing was emitted yet for the attempt.
 func (c *client) complete(ctx context.Context, req *chatRequest, emit func(adapters.Event)) (*reply, error) {
 	for attempt := 0; ; attempt++ {
-		req.Stream = c.streaming()
+		c.mu.Lock()
+		req.Stream = c.stream
+		c.mu.Unlock()
 		req.StreamOptions = nil
 		if req.Stream {
 			req.StreamOptions = &streamOptions{IncludeUsage: true}
@@ -230,7 +222,7 @@ func (c *client) complete(ctx context.Context, req *chatRequest, emit func(adapt
 			return nil, ctx.Err()
 		}
 		var he *httpError
-		if errors.As(err, &he) && he.status == http.StatusBadRequest && req.Stream && mentionsStream(he.msg) {
+		if errors.As(err, &he) && he.status == http.StatusBadRequest && req.Stream && strings.Contains(strings.ToLower(he.msg), "stream") {
 			c.mu.Lock()
 			c.stream = false
 			c.mu.Unlock()
@@ -248,29 +240,28 @@ func (c *client) complete(ctx context.Context, req *chatRequest, emit func(adapt
 	}
 }
 
-func mentionsStream(msg string) bool {
-	return strings.Contains(strings.ToLower(msg), "stream")
-}
-
 // retryable: rate limits, server errors and broken connections; not a
 // refused connection, where nothing listens (a local server that is not
 // running) and waiting only delays the one-line answer.
 func retryable(err error) bool {
-	var he *httpError
-	if errors.As(err, &he) {
-		return he.status == http.StatusTooManyRequests || he.status >= 500
+	if s := statusOf(err); s != 0 {
+		return s == http.StatusTooManyRequests || s >= 500
 	}
 	return errors.Is(err, ErrUnreachable) && !connRefused(err)
 }
 
+// statusOf is the HTTP status of the provider's refusal (0: none).
+func statusOf(err error) int {
+	var he *httpError
+	if errors.As(err, &he) {
+		return he.status
+	}
+	return 0
+}
+
 // retryNotice tells the user, without ending the turn, why the loop waits.
 func (c *client) retryNotice(err error, wait time.Duration, attempt int) adapters.Event {
-	code := adapters.CodeProvider
-	var he *httpError
-	status := 0
-	if errors.As(err, &he) {
-		status = he.status
-	}
+	code, status := adapters.CodeProvider, statusOf(err)
 	if status == http.StatusTooManyRequests {
 		code = adapters.CodeRateLimit
 	}
@@ -307,8 +298,11 @@ func (c *client) once(ctx context.Context, req *chatRequest, emit func(adapters.
 		hreq.Header.Set("Accept", "text/event-stream")
 	}
 	c.profile.authorize(hreq)
-	idle := newIdleTimer(c.idle, func() { cancel(ErrIdle) })
-	defer idle.stop()
+	idle := &idleReader{d: c.idle}
+	if c.idle > 0 {
+		idle.t = time.AfterFunc(c.idle, func() { cancel(ErrIdle) })
+		defer idle.t.Stop()
+	}
 	resp, err := c.http.Do(hreq)
 	if err != nil {
 		if errors.Is(context.Cause(ctx), ErrIdle) {
@@ -329,7 +323,8 @@ func (c *client) once(ctx context.Context, req *chatRequest, emit func(adapters.
 	var r *reply
 	ct := resp.Header.Get("Content-Type")
 	if req.Stream && !strings.Contains(ct, "application/json") {
-		r, err = readStream(&idleReader{r: resp.Body, t: idle}, emit)
+		idle.Reader = resp.Body
+		r, err = readStream(idle, emit)
 	} else {
 		r, err = readJSON(resp.Body, emit)
 	}
@@ -373,19 +368,15 @@ func errorMessage(b []byte) string {
 			return s
 		}
 	}
-	s := strings.Join(strings.Fields(string(b)), " ")
-	if len(s) > 300 {
-		s = s[:300] + "…"
-	}
-	return s
+	return truncate(strings.Join(strings.Fields(string(b)), " "), 300)
 }
 
 // accumulator builds a reply from deltas.
 type accumulator struct {
-	r     reply
-	text  strings.Builder
-	calls map[int]*toolCall
-	order []int
+	r    reply
+	text strings.Builder
+	// index is the stream's index of each of r.ToolCalls.
+	index []int
 }
 
 func (a *accumulator) add(d delta, emit func(adapters.Event)) {
@@ -397,22 +388,16 @@ func (a *accumulator) add(d delta, emit func(adapters.Event)) {
 		emit(adapters.Event{Type: adapters.EventThought, Text: t})
 	}
 	for i, tc := range d.ToolCalls {
-		idx := i
 		if tc.Index != nil {
-			idx = *tc.Index
+			i = *tc.Index
 		}
-		cur, ok := a.calls[idx]
-		if !ok {
-			if a.calls == nil {
-				a.calls = map[int]*toolCall{}
-			}
-			cur = &toolCall{Type: "function"}
-			a.calls[idx] = cur
-			a.order = append(a.order, idx)
+		j := slices.Index(a.index, i)
+		if j < 0 {
+			j, a.index = len(a.index), append(a.index, i)
+			a.r.ToolCalls = append(a.r.ToolCalls, toolCall{Type: "function"})
 		}
-		if tc.ID != "" {
-			cur.ID = tc.ID
-		}
+		cur := &a.r.ToolCalls[j]
+		cur.ID = cmp.Or(tc.ID, cur.ID)
 		cur.Function.Name += tc.Function.Name
 		cur.Function.Arguments += tc.Function.Arguments
 	}
@@ -420,12 +405,18 @@ func (a *accumulator) add(d delta, emit func(adapters.Event)) {
 
 func (a *accumulator) finish() *reply {
 	a.r.Text = a.text.String()
-	for i, idx := range a.order {
-		tc := a.calls[idx]
-		tc.ID = cmp.Or(tc.ID, fmt.Sprintf("call_%d", i))
-		a.r.ToolCalls = append(a.r.ToolCalls, *tc)
+	for i := range a.r.ToolCalls {
+		a.r.ToolCalls[i].ID = cmp.Or(a.r.ToolCalls[i].ID, fmt.Sprintf("call_%d", i))
 	}
 	return &a.r
+}
+
+// result is the reply, unless err.
+func (a *accumulator) result(err error) (*reply, error) {
+	if err != nil {
+		return nil, err
+	}
+	return a.finish(), nil
 }
 
 // readStream reads a server-sent event stream of chat completion chunks
@@ -434,62 +425,47 @@ func (a *accumulator) finish() *reply {
 // data lines join with "\n" and a blank line ends it. An event still open at
 // the end of the stream counts as ended.
 func readStream(body io.Reader, emit func(adapters.Event)) (*reply, error) {
-	lr := &lineReader{br: bufio.NewReaderSize(body, 64<<10), first: true}
+	sc := bufio.NewScanner(body)
+	sc.Buffer(nil, maxBody)
+	sc.Split(sseLines())
 	var acc accumulator
 	var data bytes.Buffer
-	pending, finished := false, false
-	dispatch := func() (bool, error) {
+	pending := false
+	dispatch := func() (done bool, err error) {
 		if !pending {
 			return false, nil
 		}
 		pending = false
-		done, err := acc.event(data.Bytes(), emit)
-		data.Reset()
-		finished = finished || acc.r.Finish != ""
-		return done, err
+		defer data.Reset()
+		return acc.event(data.Bytes(), emit)
 	}
-	for {
-		line, err := lr.next()
-		if len(line) == 0 && err == nil { // a blank line ends the event
-			if done, perr := dispatch(); perr != nil || done {
-				return doneReply(&acc, done, perr)
+	for sc.Scan() && sc.Err() == nil { // a read error ends the stream mid-line
+		if line := sc.Bytes(); len(line) == 0 { // a blank line ends the event
+			if done, err := dispatch(); err != nil || done {
+				return acc.result(err)
 			}
-			continue
-		}
-		if len(line) > 0 {
-			value, isData, ferr := sseField(line)
-			if ferr != nil {
-				return nil, ferr
+		} else if value, isData, err := sseField(line); err != nil {
+			return nil, err
+		} else if isData {
+			if pending {
+				data.WriteByte('\n')
 			}
-			if isData {
-				if pending {
-					data.WriteByte('\n')
-				}
-				data.Write(value)
-				pending = true
-			}
-		}
-		if err == io.EOF {
-			if done, perr := dispatch(); perr != nil || done {
-				return doneReply(&acc, done, perr)
-			}
-			if finished {
-				return acc.finish(), nil
-			}
-			return nil, fmt.Errorf("%w: stream ended before finish_reason", ErrMalformed)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%w: stream broke: %v", ErrUnreachable, err)
+			data.Write(value)
+			pending = true
 		}
 	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%w: stream broke: %v", ErrUnreachable, err)
+	}
+	done, err := dispatch()
+	if err == nil && !done && acc.r.Finish == "" {
+		err = fmt.Errorf("%w: stream ended before finish_reason", ErrMalformed)
+	}
+	return acc.result(err)
 }
 
-func doneReply(acc *accumulator, done bool, err error) (*reply, error) {
-	if err != nil {
-		return nil, err
-	}
-	return acc.finish(), nil
-}
+// maxBody bounds a provider's answer without a stream, and one line of one.
+const maxBody = 64 << 20
 
 // sseField parses one non-blank line: the value of a data field (one
 // leading space dropped), or nothing for a comment or another known field.
@@ -506,74 +482,50 @@ func sseField(line []byte) (value []byte, isData bool, err error) {
 
 var bom = []byte("\xef\xbb\xbf")
 
-// lineReader splits a stream into lines of any length ended by LF, CRLF or
-// CR, dropping a byte order mark at the start.
-type lineReader struct {
-	br     *bufio.Reader
-	first  bool // nothing read yet: a BOM may follow
-	skipLF bool // the last line ended in CR: an LF right after belongs to it
-	buf    []byte
-}
-
-// next returns the next line without its end; at the end of the stream it
-// returns the unterminated rest (possibly empty) with io.EOF.
-func (lr *lineReader) next() ([]byte, error) {
-	lr.buf = lr.buf[:0]
-	if lr.first {
-		lr.first = false
-		// Peek waits for 3 bytes at most once; any event is longer.
-		if b, _ := lr.br.Peek(len(bom)); bytes.Equal(b, bom) {
-			_, _ = lr.br.Discard(len(bom))
-		}
-	}
-	for {
-		avail, err := lr.fill()
-		if err != nil {
-			return lr.buf, err
-		}
-		if lr.skipLF {
-			lr.skipLF = false
-			if avail[0] == '\n' {
-				_, _ = lr.br.Discard(1)
-				continue
+// sseLines splits a stream into lines ended by LF, CRLF or CR, dropping a
+// byte order mark at the start. A line ended by CR is returned at once, so
+// its event is not held until the next byte; an LF right after is skipped
+// with the next line (a split that returns no line reads before the next).
+func sseLines() bufio.SplitFunc {
+	first, skipLF := true, false
+	return func(data []byte, atEOF bool) (int, []byte, error) {
+		skip := 0
+		if first {
+			if !atEOF && len(data) < len(bom) && bytes.HasPrefix(bom, data) {
+				return 0, nil, nil // a BOM may be arriving
+			}
+			if first = false; bytes.HasPrefix(data, bom) {
+				skip = len(bom)
 			}
 		}
-		i := bytes.IndexAny(avail, "\r\n")
-		if i < 0 {
-			lr.buf = append(lr.buf, avail...)
-			_, _ = lr.br.Discard(len(avail))
-			continue
+		if skipLF && len(data) > 0 {
+			if skipLF = false; data[0] == '\n' {
+				skip = 1
+			}
 		}
-		lr.buf = append(lr.buf, avail[:i]...)
-		lr.skipLF = avail[i] == '\r'
-		_, _ = lr.br.Discard(i + 1)
-		return lr.buf, nil
+		if i := bytes.IndexAny(data[skip:], "\r\n"); i >= 0 {
+			skipLF = data[skip+i] == '\r'
+			return skip + i + 1, data[skip : skip+i], nil
+		}
+		if atEOF && len(data) > skip {
+			return len(data), data[skip:], nil
+		}
+		return skip, nil, nil
 	}
-}
-
-// fill returns the buffered bytes, waiting for at least one.
-func (lr *lineReader) fill() ([]byte, error) {
-	if _, err := lr.br.Peek(1); err != nil {
-		return nil, err
-	}
-	return lr.br.Peek(lr.br.Buffered())
 }
 
 // event handles one event's data: chunks of JSON (one or more values), or
 // [DONE], when done is true.
-func (a *accumulator) event(data []byte, emit func(adapters.Event)) (bool, error) {
+func (a *accumulator) event(data []byte, emit func(adapters.Event)) (done bool, err error) {
 	data = bytes.TrimSpace(data)
 	if string(data) == "[DONE]" {
 		return true, nil
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	for {
+	for dec := json.NewDecoder(bytes.NewReader(data)); ; {
 		var c chunk
-		err := dec.Decode(&c)
-		if err == io.EOF {
+		if err := dec.Decode(&c); err == io.EOF {
 			return false, nil
-		}
-		if err != nil {
+		} else if err != nil {
 			return false, fmt.Errorf("%w: bad chunk %q: %v", ErrMalformed, truncate(string(data), 120), err)
 		}
 		if err := a.chunk(c, emit); err != nil {
@@ -586,9 +538,7 @@ func (a *accumulator) chunk(c chunk, emit func(adapters.Event)) error {
 	if c.Error != nil {
 		return fmt.Errorf("%w: %s", ErrProvider, c.Error.Message)
 	}
-	if c.Usage != nil {
-		a.r.Usage = c.Usage
-	}
+	a.r.Usage = cmp.Or(c.Usage, a.r.Usage)
 	for _, ch := range c.Choices {
 		a.add(ch.Delta, emit)
 		if ch.FinishReason != nil && *ch.FinishReason != "" {
@@ -598,27 +548,21 @@ func (a *accumulator) chunk(c chunk, emit func(adapters.Event)) error {
 	return nil
 }
 
+// readJSON reads an answer without a stream: its first choice's message.
 func readJSON(body io.Reader, emit func(adapters.Event)) (*reply, error) {
 	var c chunk
-	if err := json.NewDecoder(io.LimitReader(body, 64<<20)).Decode(&c); err != nil {
+	if err := json.NewDecoder(io.LimitReader(body, maxBody)).Decode(&c); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrMalformed, err)
 	}
-	if c.Error != nil {
-		return nil, fmt.Errorf("%w: %s", ErrProvider, c.Error.Message)
-	}
-	if len(c.Choices) == 0 {
+	if c.Error == nil && len(c.Choices) == 0 {
 		return nil, fmt.Errorf("%w: no choices in response", ErrMalformed)
 	}
 	var acc accumulator
-	ch := c.Choices[0]
-	acc.add(ch.Message, emit)
-	if ch.FinishReason != nil {
-		acc.r.Finish = *ch.FinishReason
+	if len(c.Choices) > 0 {
+		c.Choices = []choice{{Delta: c.Choices[0].Message, FinishReason: c.Choices[0].FinishReason}}
 	}
-	acc.r.Usage = c.Usage
-	return acc.finish(), nil
+	return acc.result(acc.chunk(c, emit))
 }
-
 func truncate(s string, n int) string {
 	if len(s) > n {
 		return s[:n] + "…"
@@ -626,41 +570,18 @@ func truncate(s string, n int) string {
 	return s
 }
 
-// idleTimer fires when no bytes arrived for d (d <= 0 disables it).
-type idleTimer struct {
-	d time.Duration
-	t *time.Timer
-}
-
-func newIdleTimer(d time.Duration, fire func()) *idleTimer {
-	it := &idleTimer{d: d}
-	if d > 0 {
-		it.t = time.AfterFunc(d, fire)
-	}
-	return it
-}
-
-func (it *idleTimer) reset() {
-	if it.t != nil {
-		it.t.Reset(it.d)
-	}
-}
-
-func (it *idleTimer) stop() {
-	if it.t != nil {
-		it.t.Stop()
-	}
-}
-
+// idleReader restarts t, which ends the request when no bytes arrived for
+// d, at every read that brings some (t nil: no limit).
 type idleReader struct {
-	r io.Reader
-	t *idleTimer
+	io.Reader
+	t *time.Timer
+	d time.Duration
 }
 
 func (r *idleReader) Read(p []byte) (int, error) {
-	n, err := r.r.Read(p)
-	if n > 0 {
-		r.t.reset()
+	n, err := r.Reader.Read(p)
+	if n > 0 && r.t != nil {
+		r.t.Reset(r.d)
 	}
 	return n, err
 }

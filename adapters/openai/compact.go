@@ -1,6 +1,7 @@
 package openai
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -49,10 +50,7 @@ func messageBytes(m *message) int {
 // maybeCompact replaces older history with a model-written summary when the
 // estimate passes the budget; the system prompt and recent turns stay.
 func (s *Session) maybeCompact(ctx context.Context, out *adapters.Turn) {
-	window := s.profile().ContextWindow
-	if window <= 0 {
-		window = DefaultContextWindow
-	}
+	window := cmp.Or(max(s.profile().ContextWindow, 0), DefaultContextWindow)
 	budget := int(float64(window) * compactAt)
 	if estimateTokens(s.history)+toolDefsTokens() <= budget {
 		return

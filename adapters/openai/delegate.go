@@ -54,7 +54,7 @@ func delegateDef(agents []string) toolDef {
 		"required": []string{"prompt"},
 	}
 	raw, _ := json.Marshal(params)
-	return toolDef{Type: "function", Function: functionDef{Name: delegateToolName, Description: strings.TrimSpace(desc.String()), Parameters: raw}}
+	return toolDef{Type: "function", Function: tools.Definition{Name: delegateToolName, Description: strings.TrimSpace(desc.String()), Parameters: raw}}
 }
 
 // runDelegate runs one delegate_agent call: the delegate's own tool calls

@@ -8,51 +8,48 @@ import (
 	"github.com/hubdev/hub/internal/permission"
 )
 
-// hookInput is the part of every hook's input the session knows.
-func (s *Session) hookInput(ev hooks.Event) hooks.Input {
-	return hooks.Input{Event: ev, Session: s.id, Cwd: s.cwd, Agent: s.agent}
+// hook runs in's hooks, when there are any, with the session's part of
+// their input, and tells the user of those that failed on out (nil: on
+// the next turn's, which has a stream to tell it on).
+func (s *Session) hook(ctx context.Context, in hooks.Input, out *adapters.Turn) hooks.Outcome {
+	if !s.hooks.Has(in.Event) {
+		return hooks.Outcome{}
+	}
+	in.Session, in.Cwd, in.Agent = s.id, s.cwd, s.agent
+	res := s.hooks.Run(ctx, in)
+	if out == nil {
+		s.hookWarnings = append(s.hookWarnings, res.Warnings...)
+	} else {
+		s.warnHooks(out, res.Warnings)
+	}
+	return res
 }
 
-// sessionStart runs the SessionStart hooks; what they warn of waits for
-// the first turn, which has a stream to tell it on.
+// toolInput is a tool hook's input for call.
+func toolInput(ev hooks.Event, call adapters.ToolCall) hooks.Input {
+	return hooks.Input{Event: ev, Tool: call.Name, Kind: string(call.Kind), ToolCallID: call.ID, Input: call.RawInput}
+}
+
+// sessionStart runs the SessionStart hooks as the session starts.
 func (s *Session) sessionStart(ctx context.Context) {
-	if !s.hooks.Has(hooks.SessionStart) {
-		return
-	}
-	out := s.hooks.Run(context.WithoutCancel(ctx), s.hookInput(hooks.SessionStart))
-	s.hookWarnings = append(s.hookWarnings, out.Warnings...)
+	s.hook(context.WithoutCancel(ctx), hooks.Input{Event: hooks.SessionStart}, nil)
 }
 
 // promptHook runs the UserPromptSubmit hooks; false when one blocked the
 // prompt, which then never reaches the model or the history.
 func (s *Session) promptHook(ctx context.Context, prompt []adapters.Content, out *adapters.Turn) bool {
 	s.warnHooks(out, s.takeHookWarnings())
-	if !s.hooks.Has(hooks.UserPromptSubmit) {
-		return true
+	res := s.hook(ctx, hooks.Input{Event: hooks.UserPromptSubmit, Prompt: adapters.PromptText(prompt)}, out)
+	if res.Decision == hooks.Deny {
+		out.Emit(adapters.Event{Type: adapters.EventError, Error: &hooks.Blocked(res).Info})
 	}
-	in := s.hookInput(hooks.UserPromptSubmit)
-	in.Prompt = adapters.PromptText(prompt)
-	res := s.hooks.Run(ctx, in)
-	s.warnHooks(out, res.Warnings)
-	if res.Decision != hooks.Deny {
-		return true
-	}
-	out.Emit(adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{
-		Message: "The prompt was blocked by a UserPromptSubmit hook: " + res.Reason, Code: adapters.CodeHook}})
-	return false
+	return res.Decision != hooks.Deny
 }
 
 // preToolUse runs the PreToolUse hooks of a call the gate did not deny
 // (a hook cannot lift a deny): a refusal, an allow, or nil.
 func (s *Session) preToolUse(ctx context.Context, call adapters.ToolCall, out *adapters.Turn) *adapters.Decision {
-	if !s.hooks.Has(hooks.PreToolUse) {
-		return nil
-	}
-	in := s.hookInput(hooks.PreToolUse)
-	in.Tool, in.Kind, in.ToolCallID, in.Input = call.Name, string(call.Kind), call.ID, call.RawInput
-	res := s.hooks.Run(ctx, in)
-	s.warnHooks(out, res.Warnings)
-	switch res.Decision {
+	switch res := s.hook(ctx, toolInput(hooks.PreToolUse, call), out); res.Decision {
 	case hooks.Deny:
 		return &adapters.Decision{By: permission.ByHook, Reason: "Blocked by a PreToolUse hook: " + res.Reason}
 	case hooks.Allow:
@@ -63,23 +60,14 @@ func (s *Session) preToolUse(ctx context.Context, call adapters.ToolCall, out *a
 
 // postToolUse runs the PostToolUse hooks of a call that ran.
 func (s *Session) postToolUse(ctx context.Context, call adapters.ToolCall, upd *adapters.ToolCall, output string, out *adapters.Turn) {
-	if !s.hooks.Has(hooks.PostToolUse) {
-		return
-	}
-	in := s.hookInput(hooks.PostToolUse)
-	in.Tool, in.Kind, in.ToolCallID, in.Input = call.Name, string(call.Kind), call.ID, call.RawInput
+	in := toolInput(hooks.PostToolUse, call)
 	in.Output, in.Status = capText(output, 256<<10), string(upd.Status)
-	s.warnHooks(out, s.hooks.Run(ctx, in).Warnings)
+	s.hook(ctx, in, out)
 }
 
 // stopHook runs the Stop hooks as the turn ends, cancelled or not.
 func (s *Session) stopHook(ctx context.Context, stop adapters.StopReason, out *adapters.Turn) {
-	if !s.hooks.Has(hooks.Stop) {
-		return
-	}
-	in := s.hookInput(hooks.Stop)
-	in.StopReason = string(stop)
-	s.warnHooks(out, s.hooks.Run(context.WithoutCancel(ctx), in).Warnings)
+	s.hook(context.WithoutCancel(ctx), hooks.Input{Event: hooks.Stop, StopReason: string(stop)}, out)
 }
 
 func (s *Session) takeHookWarnings() []string {

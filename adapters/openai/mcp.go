@@ -15,6 +15,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/adapters/openai/tools"
 	"github.com/hubdev/hub/internal/logging"
 	"github.com/hubdev/hub/internal/proc"
 )
@@ -62,32 +63,23 @@ func mcpName(server, tool string) string {
 // warnings.
 func startMCP(ctx context.Context, servers []adapters.MCPServer, log zerolog.Logger) *mcpTools {
 	m := &mcpTools{tools: map[string]mcpTool{}}
-	if len(servers) == 0 {
-		return m
-	}
-	type result struct {
+	results := make([]struct {
 		tools []mcpTool
 		sess  *mcp.ClientSession
 		p     *proc.Process
 		err   error
-		name  string
-	}
-	results := make([]result, len(servers))
+	}, len(servers))
 	var wg sync.WaitGroup
 	for i, srv := range servers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			r := &results[i]
-			r.name = srv.Name
-			r.sess, r.p, r.err = connectMCP(ctx, srv, log)
-			if r.err == nil {
+			if r.sess, r.p, r.err = connectMCP(ctx, srv, log); r.err == nil {
 				r.tools, r.err = listMCP(ctx, srv.Name, r.sess)
 			}
-		}()
+		})
 	}
 	wg.Wait()
-	for _, r := range results {
+	for i, r := range results {
 		if r.err != nil {
 			if r.sess != nil {
 				_ = r.sess.Close()
@@ -95,8 +87,8 @@ func startMCP(ctx context.Context, servers []adapters.MCPServer, log zerolog.Log
 			if r.p != nil {
 				_ = r.p.Stop() // a server that failed is not kept running
 			}
-			m.warnings = append(m.warnings, fmt.Sprintf("MCP server %s is not available: %v", r.name, r.err))
-			log.Warn().Err(r.err).Str("server", r.name).Msg("MCP server not started")
+			m.warnings = append(m.warnings, fmt.Sprintf("MCP server %s is not available: %v", servers[i].Name, r.err))
+			log.Warn().Err(r.err).Str("server", servers[i].Name).Msg("MCP server not started")
 			continue
 		}
 		if r.p != nil {
@@ -144,19 +136,18 @@ func connectMCP(ctx context.Context, srv adapters.MCPServer, log zerolog.Logger)
 func listMCP(ctx context.Context, server string, s *mcp.ClientSession) ([]mcpTool, error) {
 	ctx, cancel := context.WithTimeout(ctx, mcpStartTimeout)
 	defer cancel()
-	res, err := s.ListTools(ctx, nil)
-	if err != nil {
-		return nil, err
-	}
 	var out []mcpTool
-	for _, t := range res.Tools {
+	for t, err := range s.Tools(ctx, nil) { // every page
+		if err != nil {
+			return nil, err
+		}
 		params, _ := json.Marshal(t.InputSchema)
 		if len(params) == 0 || string(params) == "null" {
 			params = []byte(`{"type":"object"}`)
 		}
 		desc := fmt.Sprintf("[MCP server %s] %s", server, t.Description)
 		out = append(out, mcpTool{server: server, tool: t.Name, sess: s,
-			def: toolDef{Type: "function", Function: functionDef{Name: mcpName(server, t.Name), Description: desc, Parameters: params}}})
+			def: toolDef{Type: "function", Function: tools.Definition{Name: mcpName(server, t.Name), Description: desc, Parameters: params}}})
 	}
 	return out, nil
 }

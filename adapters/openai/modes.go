@@ -1,8 +1,10 @@
 package openai
 
 import (
+	"cmp"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -60,15 +62,10 @@ func (t *toolset) current() (*adapters.ToolFilter, string) {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	f := t.filter
-	if t.mode == modePlan || t.mode == modeReadOnly {
-		n := adapters.ToolFilter{Deny: writeKinds}
-		if f != nil {
-			n.Allow, n.Deny = f.Allow, append(append([]string{}, f.Deny...), writeKinds...)
-		}
-		f = &n
+	if f := cmp.Or(t.filter, &adapters.ToolFilter{}); t.mode == modePlan || t.mode == modeReadOnly {
+		return &adapters.ToolFilter{Allow: f.Allow, Deny: append(slices.Clone(f.Deny), writeKinds...)}, t.mode
 	}
-	return f, t.mode
+	return t.filter, t.mode
 }
 
 // permits says whether the named tool may be offered and run.
@@ -79,13 +76,7 @@ func (t *toolset) permits(name string) bool {
 
 // offer keeps the definitions of the tools the session may use.
 func (t *toolset) offer(defs []toolDef) []toolDef {
-	out := make([]toolDef, 0, len(defs))
-	for _, d := range defs {
-		if t.permits(d.Function.Name) {
-			out = append(out, d)
-		}
-	}
-	return out
+	return slices.DeleteFunc(slices.Clone(defs), func(d toolDef) bool { return !t.permits(d.Function.Name) })
 }
 
 // modeNotes tell the model what its mode allows, after the system prompt.
@@ -99,16 +90,12 @@ var modeNotes = map[string]string{
 // for one request; the history itself is left as it is.
 func (t *toolset) noted(history []message) []message {
 	_, mode := t.current()
-	note := modeNotes[mode]
-	if note == "" || len(history) == 0 || history[0].Role != "system" {
-		return history
+	if note := modeNotes[mode]; note != "" && len(history) > 0 && history[0].Role == "system" {
+		if text, ok := history[0].Content.(string); ok {
+			return append([]message{{Role: "system", Content: text + "\n\n" + note}}, history[1:]...)
+		}
 	}
-	text, ok := history[0].Content.(string)
-	if !ok {
-		return history
-	}
-	out := append([]message{{Role: "system", Content: text + "\n\n" + note}}, history[1:]...)
-	return out
+	return history
 }
 
 // emitPlan, in plan mode, shows the final answer's list as the plan.

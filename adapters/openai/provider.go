@@ -4,10 +4,11 @@ import (
 	"cmp"
 	_ "embed"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"os"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -58,14 +59,7 @@ var presets = func() map[string]presetData {
 }()
 
 // PresetNames lists the shipped presets.
-func PresetNames() []string {
-	out := make([]string, 0, len(presets))
-	for n := range presets {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out
-}
+func PresetNames() []string { return slices.Sorted(maps.Keys(presets)) }
 
 // ResolveProfile merges a config profile over its preset (named by
 // pc.Preset, else by name when it is a preset) and fills defaults.
@@ -100,32 +94,14 @@ func ResolveProfile(name string, pc config.ProviderConfig) (Profile, error) {
 }
 
 func apply(p Profile, c config.ProviderConfig) Profile {
-	set := func(dst *string, v string) {
-		if v != "" {
-			*dst = v
-		}
-	}
-	set(&p.BaseURL, c.BaseURL)
-	set(&p.Model, c.Model)
-	set(&p.APIKeyEnv, c.APIKeyEnv)
-	set(&p.MaxTokensField, c.MaxTokensField)
-	set(&p.AzureAPIVersion, c.AzureAPIVersion)
+	p.BaseURL, p.Model, p.APIKeyEnv = cmp.Or(c.BaseURL, p.BaseURL), cmp.Or(c.Model, p.Model), cmp.Or(c.APIKeyEnv, p.APIKeyEnv)
+	p.MaxTokensField, p.AzureAPIVersion = cmp.Or(c.MaxTokensField, p.MaxTokensField), cmp.Or(c.AzureAPIVersion, p.AzureAPIVersion)
 	p.OmitTemperature = p.OmitTemperature || c.OmitTemperature
 	p.OmitToolChoice = p.OmitToolChoice || c.OmitToolChoice
-	if c.MaxTokens > 0 {
-		p.MaxTokens = c.MaxTokens
-	}
-	if c.Temperature != nil {
-		p.Temperature = c.Temperature
-	}
+	p.MaxTokens, p.ContextWindow = cmp.Or(max(c.MaxTokens, 0), p.MaxTokens), cmp.Or(max(c.ContextWindow, 0), p.ContextWindow)
+	p.MaxTurnRequests, p.Temperature = cmp.Or(max(c.MaxTurnRequests, 0), p.MaxTurnRequests), cmp.Or(c.Temperature, p.Temperature)
 	if c.Vision != nil {
 		p.Vision = *c.Vision
-	}
-	if c.ContextWindow > 0 {
-		p.ContextWindow = c.ContextWindow
-	}
-	if c.MaxTurnRequests > 0 {
-		p.MaxTurnRequests = c.MaxTurnRequests
 	}
 	p.Stream = c.Stream == nil || *c.Stream
 	if c.JSONSchema != nil {
@@ -133,12 +109,8 @@ func apply(p Profile, c config.ProviderConfig) Profile {
 	}
 	if len(c.Headers) > 0 {
 		h := map[string]string{}
-		for k, v := range p.Headers {
-			h[k] = v
-		}
-		for k, v := range c.Headers {
-			h[k] = v
-		}
+		maps.Copy(h, p.Headers)
+		maps.Copy(h, c.Headers)
 		p.Headers = h
 	}
 	return p
@@ -148,11 +120,9 @@ func apply(p Profile, c config.ProviderConfig) Profile {
 // OPENAI_BASE_URL, OPENAI_API_KEY and OPENAI_MODEL, then by a
 // [providers.openai] profile when the config has one.
 func EnvProfile(cfg *config.Config, getenv func(string) string) (Profile, error) {
-	pc := config.ProviderConfig{}
+	var pc config.ProviderConfig
 	if cfg != nil {
-		if c, ok := cfg.Providers["openai"]; ok {
-			pc = c
-		}
+		pc = cfg.Providers["openai"]
 	}
 	pc.BaseURL = cmp.Or(pc.BaseURL, getenv("OPENAI_BASE_URL"))
 	pc.Model = cmp.Or(pc.Model, getenv("OPENAI_MODEL"))
@@ -164,10 +134,7 @@ func EnvProfile(cfg *config.Config, getenv func(string) string) (Profile, error)
 		// A custom endpoint (often a local server) may need no key, and
 		// compatible servers mostly know max_tokens only, and not all
 		// take response_format json_schema.
-		p.Local = true
-		if pc.MaxTokensField == "" {
-			p.MaxTokensField = ""
-		}
+		p.Local, p.MaxTokensField = true, pc.MaxTokensField
 		p.JSONSchema = pc.JSONSchema != nil && *pc.JSONSchema
 	}
 	return p, nil
@@ -175,13 +142,10 @@ func EnvProfile(cfg *config.Config, getenv func(string) string) (Profile, error)
 
 // key returns the API key (empty when none is configured).
 func (p Profile) key() string {
-	if p.APIKey != "" {
+	if p.APIKey != "" || p.APIKeyEnv == "" {
 		return p.APIKey
 	}
-	if p.APIKeyEnv != "" {
-		return os.Getenv(p.APIKeyEnv)
-	}
-	return ""
+	return os.Getenv(p.APIKeyEnv)
 }
 
 func isAzure(base string) bool {

@@ -1,7 +1,9 @@
 package openai
 
 import (
-	"sort"
+	"cmp"
+	"maps"
+	"slices"
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/config"
@@ -18,12 +20,7 @@ func Register(r *adapters.Registry, cfg *config.Config, opts Options, getenv fun
 	}
 	disabled := func(name string) bool { return cfg.Agents[name].Disabled }
 	add := func(p Profile) {
-		if m := cfg.Agents[p.Name].Model; m != "" {
-			p.Model = m
-		}
-		if cfg.NoStream {
-			p.Stream = false
-		}
+		p.Model, p.Stream = cmp.Or(cfg.Agents[p.Name].Model, p.Model), p.Stream && !cfg.NoStream
 		r.Register(New(p, opts))
 	}
 	if p, err := EnvProfile(cfg, getenv); err != nil {
@@ -31,12 +28,7 @@ func Register(r *adapters.Registry, cfg *config.Config, opts Options, getenv fun
 	} else if !disabled("openai") {
 		add(p)
 	}
-	names := make([]string, 0, len(cfg.Providers))
-	for n := range cfg.Providers {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
+	for _, n := range slices.Sorted(maps.Keys(cfg.Providers)) {
 		if n == "openai" || disabled(n) {
 			continue
 		}
@@ -48,20 +40,11 @@ func Register(r *adapters.Registry, cfg *config.Config, opts Options, getenv fun
 		add(p)
 	}
 	for _, n := range PresetNames() {
-		if n == "openai" || n == "azure" || disabled(n) {
+		_, configured := cfg.Providers[n]
+		if _, err := r.Get(n); n == "openai" || n == "azure" || disabled(n) || configured || err == nil {
 			continue
 		}
-		if _, ok := cfg.Providers[n]; ok {
-			continue
-		}
-		if _, err := r.Get(n); err == nil {
-			continue
-		}
-		p, err := ResolveProfile(n, config.ProviderConfig{})
-		if err != nil {
-			continue
-		}
-		if p.Local || (p.APIKeyEnv != "" && getenv(p.APIKeyEnv) != "") {
+		if p, err := ResolveProfile(n, config.ProviderConfig{}); err == nil && (p.Local || (p.APIKeyEnv != "" && getenv(p.APIKeyEnv) != "")) {
 			add(p)
 		}
 	}

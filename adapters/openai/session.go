@@ -1,11 +1,13 @@
 package openai
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/rs/zerolog"
@@ -100,11 +102,9 @@ func (s *Session) interrupt() {
 func (s *Session) Close() error {
 	s.mu.Lock()
 	s.closed = true
-	c, busy := s.cancel, s.busy
+	busy := s.busy
 	s.mu.Unlock()
-	if c != nil {
-		c()
-	}
+	s.interrupt()
 	if !busy {
 		s.closeTranscript() // else the turn closes it once its last record is written
 	}
@@ -183,10 +183,7 @@ func (s *Session) run(ctx context.Context, prompt []adapters.Content, out *adapt
 	}
 	p := s.profile()
 	s.add(userMessage(prompt, p.Vision))
-	maxReq := p.MaxTurnRequests
-	if maxReq <= 0 {
-		maxReq = DefaultMaxTurnRequests
-	}
+	maxReq := cmp.Or(max(p.MaxTurnRequests, 0), DefaultMaxTurnRequests)
 	for n := 0; ; n++ {
 		if ctx.Err() != nil {
 			return adapters.StopCancelled
@@ -269,12 +266,10 @@ func (s *Session) request(history []message, withTools bool) *chatRequest {
 	if !p.OmitTemperature && p.Temperature != nil {
 		req.Temperature = p.Temperature
 	}
-	if p.MaxTokens > 0 {
-		if p.MaxTokensField == "max_completion_tokens" {
-			req.MaxCompletionTokens = p.MaxTokens
-		} else {
-			req.MaxTokens = p.MaxTokens
-		}
+	if p.MaxTokensField == "max_completion_tokens" {
+		req.MaxCompletionTokens = max(p.MaxTokens, 0)
+	} else {
+		req.MaxTokens = max(p.MaxTokens, 0)
 	}
 	return req
 }
@@ -283,28 +278,22 @@ var toolDefs = sync.OnceValue(func() []toolDef {
 	defs := tools.Definitions()
 	out := make([]toolDef, len(defs))
 	for i, d := range defs {
-		out[i] = toolDef{Type: "function", Function: functionDef{Name: d.Name, Description: d.Description, Parameters: d.Parameters}}
+		out[i] = toolDef{Type: "function", Function: d}
 	}
 	return out
 })
 
 func errorEvent(err error) adapters.Event {
-	code := adapters.CodeProvider
+	code, status := adapters.CodeProvider, statusOf(err)
 	switch {
+	case status == 429:
+		code = adapters.CodeRateLimit
 	case errors.Is(err, ErrAuth):
 		code = adapters.CodeAuth
 	case errors.Is(err, ErrUnreachable):
 		code = adapters.CodeNetwork
 	case errors.Is(err, ErrMalformed), errors.Is(err, ErrIdle):
 		code = adapters.CodeProtocol
-	}
-	var he *httpError
-	status := 0
-	if errors.As(err, &he) {
-		status = he.status
-	}
-	if status == 429 {
-		code = adapters.CodeRateLimit
 	}
 	return adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{Message: err.Error(), Code: code, Fatal: true, Status: status}}
 }
@@ -342,14 +331,11 @@ func userMessage(prompt []adapters.Content, vision bool) message {
 		}
 	}
 	if !hasImage {
-		var text string
+		texts := make([]string, len(parts))
 		for i, p := range parts {
-			if i > 0 {
-				text += "\n"
-			}
-			text += p.Text
+			texts[i] = p.Text
 		}
-		return message{Role: "user", Content: text}
+		return message{Role: "user", Content: strings.Join(texts, "\n")}
 	}
 	return message{Role: "user", Content: parts}
 }

@@ -102,6 +102,33 @@ func iotestReader(s string, oneByte bool) io.Reader {
 	return strings.NewReader(s)
 }
 
+// An event whose blank line has arrived reaches the user before any more
+// bytes do, whatever its line ends and with a byte order mark before it: a
+// line split that skips an LF or the mark without a line must not wait.
+func TestReadStream_EventDispatchedWithoutMoreBytes(t *testing.T) {
+	for _, start := range []string{"", "\ufeff"} {
+		for _, end := range []string{"\n", "\r\n", "\r"} {
+			t.Run(strings.NewReplacer("\ufeff", "BOM ", "\r", "CR", "\n", "LF").Replace(start+end), func(t *testing.T) {
+				pr, pw := io.Pipe()
+				defer pw.Close()
+				got := make(chan string, 4)
+				go func() { _, _ = readStream(pr, func(ev adapters.Event) { got <- ev.Text }) }()
+				if _, err := io.WriteString(pw, start+"data: "+hello+end+end); err != nil {
+					t.Fatal(err)
+				}
+				select {
+				case text := <-got:
+					if text != "hel" {
+						t.Fatalf("first delta %q", text)
+					}
+				case <-time.After(10 * time.Second):
+					t.Fatal("the event was not delivered before more bytes came")
+				}
+			})
+		}
+	}
+}
+
 // A CR-ended event reaches the user as soon as its blank line arrives, not
 // when the next byte shows whether an LF follows.
 func TestReadStream_CREventDispatchedWithoutWaitingForMore(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/adapters/openai/tools"
@@ -151,7 +152,7 @@ func (s *Session) doomLoop(ctx context.Context, call adapters.ToolCall, args jso
 		return "", true
 	}
 	ask := call
-	ask.Title = "Repeated " + itoa(s.repeats) + " times in a row: " + call.Title
+	ask.Title = "Repeated " + strconv.Itoa(s.repeats) + " times in a row: " + call.Title
 	d := s.await(ctx, adapters.NewPermissionRequest(ask, []adapters.PermissionOption{
 		{ID: "continue", Name: "Let it continue", Kind: adapters.AllowOnce},
 		{ID: "stop", Name: "Stop the repetition", Kind: adapters.RejectOnce},
@@ -161,7 +162,7 @@ func (s *Session) doomLoop(ctx context.Context, call adapters.ToolCall, args jso
 		return "", true
 	}
 	fail(out, call.ID, "stopped: the same call repeated")
-	return "Stopped by the user: you made this exact call with the same input " + itoa(doomLoopRepeats) +
+	return "Stopped by the user: you made this exact call with the same input " + strconv.Itoa(doomLoopRepeats) +
 		" times in a row. Do not repeat it; try a different approach or explain what is blocking you.", false
 }
 
@@ -199,10 +200,5 @@ func canonicalJSON(raw json.RawMessage) string {
 		return string(bytes.TrimSpace(raw))
 	}
 	b, _ := json.Marshal(v) // map keys come out sorted
-	return string(b)
-}
-
-func itoa(n int) string {
-	b, _ := json.Marshal(n)
 	return string(b)
 }

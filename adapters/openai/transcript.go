@@ -70,8 +70,11 @@ func (a *Adapter) openTranscript(meta transcript.Meta) *transcript.Writer {
 
 // loadHistory rebuilds session id's conversation (without the system
 // prompt) from its transcript: its messages, each compaction replacing
-// what came before its kept tail by the summary.
+// what came before its kept tail by the summary; none for id "".
 func (a *Adapter) loadHistory(id string) ([]message, error) {
+	if id == "" {
+		return nil, nil
+	}
 	if a.opts.TranscriptDir == "" {
 		return nil, fmt.Errorf("resume %s: native transcripts are off: %w", id, adapters.ErrUnsupported)
 	}

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,8 +12,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/proc"
+	"github.com/hubdev/hub/internal/sandbox"
 )
 
 const maxBashTimeout = 10 * time.Minute
@@ -22,11 +25,7 @@ type bashArgs struct {
 	TimeoutMS int    `json:"timeout_ms"`
 }
 
-func prepareBash(e *Env, raw json.RawMessage) (*Prepared, error) {
-	var a bashArgs
-	if err := decode(raw, &a); err != nil {
-		return nil, err
-	}
+func prepareBash(e *Env, a bashArgs) (*Prepared, error) {
 	if strings.TrimSpace(a.Command) == "" {
 		return nil, fmt.Errorf("%w: command is empty", ErrBadArgs)
 	}
@@ -36,13 +35,18 @@ func prepareBash(e *Env, raw json.RawMessage) (*Prepared, error) {
 	}
 	return &Prepared{
 		Title:     firstLine(a.Command),
-		Command:   a.Command,
 		Locations: []adapters.Location{{Path: e.Root}},
 		Run: func(ctx context.Context, update func(adapters.ToolCall)) Result {
-			if e.Editor != nil && e.Editor.CanTerminal() {
-				return e.runTerminal(ctx, a.Command, timeout, update)
+			sh, term := e.sh(), e.Editor != nil && e.Editor.CanTerminal()
+			w, cleanup, err := e.Sandbox.Command(e.Root, sh.Path, sh.args(a.Command, !term))
+			if err != nil {
+				return failed("sandbox: %v", err)
 			}
-			return e.runLocal(ctx, a.Command, timeout)
+			defer cleanup()
+			if term {
+				return e.runTerminal(ctx, w, timeout, update)
+			}
+			return e.runLocal(ctx, w, sh.Name, timeout)
 		},
 	}, nil
 }
@@ -60,28 +64,16 @@ func firstLine(s string) string {
 
 // runLocal runs the command in its own process group; cancel or timeout
 // stops the whole group.
-func (e *Env) runLocal(ctx context.Context, command string, timeout time.Duration) Result {
+func (e *Env) runLocal(ctx context.Context, w sandbox.Wrapped, shell string, timeout time.Duration) Result {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	sh := e.sh()
-	w, cleanup, err := e.Sandbox.Command(e.Root, sh.Path, sh.args(command, true))
-	if err != nil {
-		return failed("sandbox: %v", err)
-	}
-	defer cleanup()
 	// Shells that cannot merge stderr into stdout themselves (PowerShell)
 	// get it merged here, in arrival order.
-	out := &lockedWriter{w: newHeadTail(e.OutputCap)}
-	p, err := proc.Start(ctx, proc.Spec{
-		Path:      w.Path,
-		Args:      w.Args,
-		Dir:       e.Root,
-		Env:       withEnv(w.Env),
-		Grace:     2 * time.Second,
-		StderrTee: out,
-	})
+	out := newHeadTail(e.OutputCap)
+	p, err := proc.Start(ctx, proc.Spec{Path: w.Path, Args: w.Args, Dir: e.Root, Env: append(os.Environ(), w.Env...),
+		Grace: 2 * time.Second, StderrTee: out})
 	if err != nil {
-		return failed("start %s: %v", sh.Name, err)
+		return failed("start %s: %v", shell, err)
 	}
 	_ = p.Stdin.Close()
 	_, _ = io.Copy(out, p.Stdout)
@@ -109,55 +101,24 @@ func (e *Env) notice() string {
 	return ""
 }
 
-// withEnv is the process environment plus extra (nil: inherit as is).
-func withEnv(extra []string) []string {
-	if len(extra) == 0 {
-		return nil
-	}
-	return append(os.Environ(), extra...)
-}
-
-func (e *Env) sh() shell {
-	if e.shell.Path == "" {
-		return hostShell()
-	}
-	return e.shell
-}
-
-// lockedWriter serialises the stdout copy and proc's stderr tee.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  *headTail
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
-}
-
-func (l *lockedWriter) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.String()
-}
+func (e *Env) sh() shell { return cmp.Or(e.shell, hostShell()) }
 
 // headTail keeps the first and last half of cap bytes and counts the rest.
+// Its methods are safe for concurrent use (the stdout copy and proc's
+// stderr tee write at once).
 type headTail struct {
+	mu      sync.Mutex
 	cap     int
 	head    []byte
 	tail    []byte
 	dropped int
 }
 
-func newHeadTail(cap int) *headTail {
-	if cap <= 0 {
-		cap = 64 << 10
-	}
-	return &headTail{cap: cap}
-}
+func newHeadTail(cap int) *headTail { return &headTail{cap: cmp.Or(max(cap, 0), 64<<10)} }
 
 func (h *headTail) Write(p []byte) (int, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
 	n := len(p)
 	if room := h.cap/2 - len(h.head); room > 0 {
 		k := min(room, len(p))
@@ -176,6 +137,8 @@ func (h *headTail) Write(p []byte) (int, error) {
 }
 
 func (h *headTail) String() string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
 	if h.dropped == 0 {
 		return string(h.head) + string(h.tail)
 	}
@@ -184,88 +147,61 @@ func (h *headTail) String() string {
 
 // runTerminal runs the command in an editor terminal: create, wait with a
 // timeout, kill on timeout or cancel, read output, and always release.
-func (e *Env) runTerminal(ctx context.Context, command string, timeout time.Duration, update func(adapters.ToolCall)) Result {
-	var created struct {
-		TerminalID string `json:"terminalId"`
+func (e *Env) runTerminal(ctx context.Context, w sandbox.Wrapped, timeout time.Duration, update func(adapters.ToolCall)) Result {
+	limit := uint64(e.OutputCap)
+	params := schema.CreateTerminalRequest{Command: w.Path, Args: w.Args, Cwd: e.Root, OutputByteLimit: &limit}
+	for _, kv := range w.Env {
+		k, v, _ := strings.Cut(kv, "=")
+		params.Env = append(params.Env, schema.EnvVariable{Name: k, Value: v})
 	}
-	sh := e.sh()
-	w, cleanup, err := e.Sandbox.Command(e.Root, sh.Path, sh.args(command, false))
-	if err != nil {
-		return failed("sandbox: %v", err)
-	}
-	defer cleanup()
-	params := map[string]any{"command": w.Path, "args": w.Args, "cwd": e.Root, "outputByteLimit": e.OutputCap}
-	if len(w.Env) > 0 {
-		params["env"] = terminalEnv(w.Env)
-	}
-	err = e.call(ctx, "terminal/create", params, &created)
-	if err != nil || created.TerminalID == "" {
+	var created schema.CreateTerminalResponse
+	if err := e.call(ctx, "terminal/create", params, &created); err != nil || created.TerminalID == "" {
 		return failed("editor terminal/create: %v", err)
 	}
-	id := created.TerminalID
+	term := schema.TerminalRequest{TerminalID: created.TerminalID}
 	// Release and the final reads must happen even after cancel.
 	bg, stop := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer stop()
-	defer func() { _ = e.call(bg, "terminal/release", map[string]any{"terminalId": id}, nil) }()
+	defer func() { _ = e.call(bg, "terminal/release", term, nil) }()
+	shown := []adapters.ToolContent{{Type: adapters.ToolContentTerminal, TerminalID: term.TerminalID}}
 	if update != nil {
-		update(adapters.ToolCall{Content: []adapters.ToolContent{{Type: adapters.ToolContentTerminal, TerminalID: id}}})
+		update(adapters.ToolCall{Content: shown})
 	}
 	wctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	var exit struct {
-		ExitCode *int    `json:"exitCode"`
-		Signal   *string `json:"signal"`
+	var exit struct { // not schema's: an editor may report a negative code
+		ExitCode *int   `json:"exitCode"`
+		Signal   string `json:"signal"`
 	}
-	waitErr := e.call(wctx, "terminal/wait_for_exit", map[string]any{"terminalId": id}, &exit)
 	note := ""
-	if waitErr != nil {
-		_ = e.call(bg, "terminal/kill", map[string]any{"terminalId": id}, nil)
+	if err := e.call(wctx, "terminal/wait_for_exit", term, &exit); err != nil {
+		_ = e.call(bg, "terminal/kill", term, nil)
 		switch {
 		case errors.Is(wctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil:
 			note = fmt.Sprintf("[command timed out after %s and was killed]", timeout)
 		case ctx.Err() != nil:
 			note = "[command cancelled]"
 		default:
-			note = fmt.Sprintf("[editor terminal error: %v]", waitErr)
+			note = fmt.Sprintf("[editor terminal error: %v]", err)
 		}
 	}
-	var out struct {
-		Output    string `json:"output"`
-		Truncated bool   `json:"truncated"`
-	}
-	_ = e.call(bg, "terminal/output", map[string]any{"terminalId": id}, &out)
-	res := Result{Content: []adapters.ToolContent{{Type: adapters.ToolContentTerminal, TerminalID: id}}}
+	var out schema.TerminalOutputResponse
+	_ = e.call(bg, "terminal/output", term, &out)
 	body := e.notice() + out.Output
 	if out.Truncated {
 		body = "[earlier output truncated]\n" + body
 	}
 	switch {
 	case note != "":
-		res.Output, res.Failed = body+"\n"+note, true
+		return Result{Output: body + "\n" + note, Failed: true, Content: shown}
 	case exit.ExitCode != nil:
-		res.Output, res.Failed = fmt.Sprintf("%s\n[exit code %d]", body, *exit.ExitCode), *exit.ExitCode != 0
-	default:
-		sig := "unknown"
-		if exit.Signal != nil {
-			sig = *exit.Signal
-		}
-		res.Output, res.Failed = fmt.Sprintf("%s\n[killed by signal %s]", body, sig), true
+		return Result{Output: fmt.Sprintf("%s\n[exit code %d]", body, *exit.ExitCode), Failed: *exit.ExitCode != 0, Content: shown}
 	}
-	return res
-}
-
-// terminalEnv turns KEY=VALUE pairs into ACP's env variables.
-func terminalEnv(kvs []string) []map[string]string {
-	out := make([]map[string]string, 0, len(kvs))
-	for _, kv := range kvs {
-		k, v, _ := strings.Cut(kv, "=")
-		out = append(out, map[string]string{"name": k, "value": v})
-	}
-	return out
+	return Result{Output: fmt.Sprintf("%s\n[killed by signal %s]", body, cmp.Or(exit.Signal, "unknown")), Failed: true, Content: shown}
 }
 
 // call asks the editor; the editor client adds the session's id.
-func (e *Env) call(ctx context.Context, method string, params map[string]any, out any) error {
+func (e *Env) call(ctx context.Context, method string, params, out any) error {
 	raw, err := json.Marshal(params)
 	if err != nil {
 		return err

@@ -33,9 +33,9 @@ func utf16Text(data []byte) (text string, ok bool) {
 	default:
 		return "", false
 	}
-	units := make([]uint16, 0, len(data)/2-1)
-	for i := 2; i < len(data); i += 2 {
-		units = append(units, order.Uint16(data[i:]))
+	units := make([]uint16, len(data)/2-1)
+	for i := range units {
+		units[i] = order.Uint16(data[2+2*i:])
 	}
 	return string(utf16.Decode(units)), true
 }

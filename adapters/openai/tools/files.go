@@ -2,8 +2,8 @@ package tools
 
 import (
 	"bytes"
+	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -25,33 +25,12 @@ type readArgs struct {
 	Limit  int    `json:"limit"`
 }
 
-func prepareRead(e *Env, raw json.RawMessage) (*Prepared, error) {
-	var a readArgs
-	if err := decode(raw, &a); err != nil {
-		return nil, err
-	}
-	p, err := e.Resolve(a.Path)
-	if err != nil {
-		return nil, err
-	}
-	if a.Offset < 1 {
-		a.Offset = 1
-	}
-	if a.Limit <= 0 {
-		a.Limit = defaultReadLimit
-	}
-	return &Prepared{
-		Title:     "Read " + e.rel(p),
-		Path:      p,
-		Locations: []adapters.Location{{Path: p, Line: a.Offset}},
-		Run: func(ctx context.Context, _ func(adapters.ToolCall)) Result {
-			return e.read(ctx, p, a.Offset, a.Limit)
-		},
-	}, nil
+func prepareRead(e *Env, a readArgs) (*Prepared, error) {
+	offset, limit := max(a.Offset, 1), cmp.Or(max(a.Limit, 0), defaultReadLimit)
+	return e.onFile("Read", a.Path, offset, func(ctx context.Context, p string) Result { return e.read(ctx, p, offset, limit) })
 }
 
 func (e *Env) read(ctx context.Context, p string, offset, limit int) Result {
-	var body string
 	if e.Editor != nil && e.Editor.CanReadFile() {
 		s, err := e.Editor.ReadTextFile(ctx, p, offset, limit)
 		if err != nil {
@@ -73,7 +52,7 @@ func (e *Env) read(ctx context.Context, p string, offset, limit int) Result {
 	if err != nil {
 		return failed("read %s: %v", e.rel(p), err)
 	}
-	body = string(data)
+	body := string(data)
 	if text, ok := utf16Text(data); ok {
 		body = text
 	} else if isBinary(data) {
@@ -120,42 +99,30 @@ type writeArgs struct {
 	Content string `json:"content"`
 }
 
-func prepareWrite(e *Env, raw json.RawMessage) (*Prepared, error) {
-	var a writeArgs
-	if err := decode(raw, &a); err != nil {
-		return nil, err
-	}
-	p, err := e.Resolve(a.Path)
+func prepareWrite(e *Env, a writeArgs) (*Prepared, error) {
+	return e.onFile("Write", a.Path, 0, func(ctx context.Context, p string) Result { return e.writeFile(ctx, p, a.Content) })
+}
+
+func (e *Env) writeFile(ctx context.Context, p, content string) Result {
+	old, existed, err := e.current(ctx, p)
 	if err != nil {
-		return nil, err
+		return failed("%v", err)
 	}
-	return &Prepared{
-		Title:     "Write " + e.rel(p),
-		Path:      p,
-		Locations: []adapters.Location{{Path: p}},
-		Run: func(ctx context.Context, _ func(adapters.ToolCall)) Result {
-			old, existed, err := e.current(ctx, p)
-			if err != nil {
-				return failed("%v", err)
-			}
-			content := a.Content
-			// Models write \n; a file that uses \r\n keeps it.
-			if existed && isCRLF(old) && !strings.Contains(content, "\r") {
-				content = toCRLF(content)
-			}
-			if err := e.write(ctx, p, content); err != nil {
-				return failed("%v", err)
-			}
-			var oldPtr *string
-			if existed {
-				oldPtr = &old
-			}
-			return Result{
-				Output:  fmt.Sprintf("wrote %d bytes to %s", len(content), e.rel(p)),
-				Content: []adapters.ToolContent{{Type: adapters.ToolContentDiff, Path: p, OldText: oldPtr, NewText: content}},
-			}
-		},
-	}, nil
+	// Models write \n; a file that uses \r\n keeps it.
+	if existed && isCRLF(old) && !strings.Contains(content, "\r") {
+		content = toCRLF(content)
+	}
+	if err := e.write(ctx, p, content); err != nil {
+		return failed("%v", err)
+	}
+	var oldPtr *string
+	if existed {
+		oldPtr = &old
+	}
+	return Result{
+		Output:  fmt.Sprintf("wrote %d bytes to %s", len(content), e.rel(p)),
+		Content: []adapters.ToolContent{{Type: adapters.ToolContentDiff, Path: p, OldText: oldPtr, NewText: content}},
+	}
 }
 
 type editArgs struct {
@@ -165,29 +132,14 @@ type editArgs struct {
 	ReplaceAll bool   `json:"replace_all"`
 }
 
-func prepareEdit(e *Env, raw json.RawMessage) (*Prepared, error) {
-	var a editArgs
-	if err := decode(raw, &a); err != nil {
-		return nil, err
-	}
+func prepareEdit(e *Env, a editArgs) (*Prepared, error) {
 	if a.OldString == "" {
 		return nil, fmt.Errorf("%w: old_string is empty; use write_file to create a file", ErrBadArgs)
 	}
 	if a.OldString == a.NewString {
 		return nil, fmt.Errorf("%w: old_string and new_string are identical", ErrBadArgs)
 	}
-	p, err := e.Resolve(a.Path)
-	if err != nil {
-		return nil, err
-	}
-	return &Prepared{
-		Title:     "Edit " + e.rel(p),
-		Path:      p,
-		Locations: []adapters.Location{{Path: p}},
-		Run: func(ctx context.Context, _ func(adapters.ToolCall)) Result {
-			return e.edit(ctx, p, a)
-		},
-	}, nil
+	return e.onFile("Edit", a.Path, 0, func(ctx context.Context, p string) Result { return e.edit(ctx, p, a) })
 }
 
 func (e *Env) edit(ctx context.Context, p string, a editArgs) Result {

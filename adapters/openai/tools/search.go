@@ -3,7 +3,6 @@ package tools
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"io/fs"
@@ -12,13 +11,12 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/bmatcuk/doublestar/v4"
 
-	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/proc"
 )
 
@@ -40,11 +38,7 @@ type grepArgs struct {
 // UseRipgrep lets tests force the Go fallback.
 var UseRipgrep = true
 
-func prepareGrep(e *Env, raw json.RawMessage) (*Prepared, error) {
-	var a grepArgs
-	if err := decode(raw, &a); err != nil {
-		return nil, err
-	}
+func prepareGrep(e *Env, a grepArgs) (*Prepared, error) {
 	if a.Pattern == "" {
 		return nil, fmt.Errorf("%w: pattern is empty", ErrBadArgs)
 	}
@@ -60,30 +54,23 @@ func prepareGrep(e *Env, raw json.RawMessage) (*Prepared, error) {
 	if err != nil {
 		return nil, err
 	}
-	root := e.Root
-	if a.Path != "" {
-		if root, err = e.Resolve(a.Path); err != nil {
-			return nil, err
-		}
+	root, err := e.dir(a.Path)
+	if err != nil {
+		return nil, err
 	}
-	return &Prepared{
-		Title:     fmt.Sprintf("grep %q in %s", a.Pattern, e.rel(root)),
-		Path:      root,
-		Locations: []adapters.Location{{Path: root}},
-		Run: func(ctx context.Context, _ func(adapters.ToolCall)) Result {
-			var lines []string
-			rg, lookErr := exec.LookPath("rg")
-			if UseRipgrep && lookErr == nil {
-				lines, err = e.ripgrep(ctx, rg, a, root)
-			} else {
-				lines, err = e.goGrep(ctx, re, filter, root)
-			}
-			if err != nil {
-				return failed("grep: %v", err)
-			}
-			return searchResult(lines, maxMatches, "matches", e.OutputCap)
-		},
-	}, nil
+	return prepared(fmt.Sprintf("grep %q in %s", a.Pattern, e.rel(root)), root, 0, func(ctx context.Context) Result {
+		var lines []string
+		rg, err := exec.LookPath("rg")
+		if UseRipgrep && err == nil {
+			lines, err = e.ripgrep(ctx, rg, a, root)
+		} else {
+			lines, err = e.goGrep(ctx, re, filter, root)
+		}
+		if err != nil {
+			return failed("grep: %v", err)
+		}
+		return searchResult(lines, maxMatches, "matches", e.OutputCap)
+	}), nil
 }
 
 func searchResult(lines []string, limit int, what string, capBytes int) Result {
@@ -207,32 +194,19 @@ func walk(ctx context.Context, root string, visit func(path string) bool) error 
 		visit(root)
 		return nil
 	}
-	stop := fmt.Errorf("stop")
-	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if ctx.Err() != nil {
+	return filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		switch {
+		case ctx.Err() != nil:
 			return ctx.Err()
-		}
-		if err != nil {
+		case err != nil:
+			return nil
+		case d.IsDir() && path != root && skipDirs[d.Name()]:
+			return filepath.SkipDir
+		case !d.Type().IsRegular() || visit(path): // folders are not regular
 			return nil
 		}
-		if d.IsDir() {
-			if path != root && skipDirs[d.Name()] {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !d.Type().IsRegular() {
-			return nil
-		}
-		if !visit(path) {
-			return stop
-		}
-		return nil
+		return filepath.SkipAll
 	})
-	if err == stop {
-		return nil
-	}
-	return err
 }
 
 type globArgs struct {
@@ -240,46 +214,34 @@ type globArgs struct {
 	Path    string `json:"path"`
 }
 
-func prepareGlob(e *Env, raw json.RawMessage) (*Prepared, error) {
-	var a globArgs
-	if err := decode(raw, &a); err != nil {
-		return nil, err
-	}
+func prepareGlob(e *Env, a globArgs) (*Prepared, error) {
 	if a.Pattern == "" {
 		return nil, fmt.Errorf("%w: pattern is empty", ErrBadArgs)
 	}
 	if filepath.IsAbs(a.Pattern) || strings.Contains(a.Pattern, "..") {
 		return nil, fmt.Errorf("%w: pattern %q must be relative to the workspace", ErrOutsideWorkspace, a.Pattern)
 	}
-	root := e.Root
-	var err error
-	if a.Path != "" {
-		if root, err = e.Resolve(a.Path); err != nil {
-			return nil, err
-		}
+	root, err := e.dir(a.Path)
+	if err != nil {
+		return nil, err
 	}
 	pattern := filepath.ToSlash(a.Pattern)
 	if !doublestar.ValidatePattern(pattern) {
 		return nil, fmt.Errorf("%w: glob %q is not a valid pattern", ErrBadArgs, a.Pattern)
 	}
-	return &Prepared{
-		Title:     "glob " + a.Pattern,
-		Path:      root,
-		Locations: []adapters.Location{{Path: root}},
-		Run: func(ctx context.Context, _ func(adapters.ToolCall)) Result {
-			var found []string
-			err := walk(ctx, root, func(path string) bool {
-				rel, _ := filepath.Rel(root, path)
-				if doublestar.MatchUnvalidated(pattern, filepath.ToSlash(rel)) {
-					found = append(found, e.rel(path))
-				}
-				return len(found) <= maxGlob*4
-			})
-			if err != nil {
-				return failed("glob: %v", err)
+	return prepared("glob "+a.Pattern, root, 0, func(ctx context.Context) Result {
+		var found []string
+		err := walk(ctx, root, func(path string) bool {
+			rel, _ := filepath.Rel(root, path)
+			if doublestar.MatchUnvalidated(pattern, filepath.ToSlash(rel)) {
+				found = append(found, e.rel(path))
 			}
-			sort.Strings(found)
-			return searchResult(found, maxGlob, "files", e.OutputCap)
-		},
-	}, nil
+			return len(found) <= maxGlob*4
+		})
+		if err != nil {
+			return failed("glob: %v", err)
+		}
+		slices.Sort(found)
+		return searchResult(found, maxGlob, "files", e.OutputCap)
+	}), nil
 }

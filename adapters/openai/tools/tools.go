@@ -5,6 +5,7 @@
 package tools
 
 import (
+	"cmp"
 	"context"
 	"embed"
 	"encoding/json"
@@ -75,11 +76,7 @@ type Result struct {
 
 // Prepared is a validated call, ready for a permission check and to run.
 type Prepared struct {
-	Name      string
-	Kind      adapters.ToolKind
 	Title     string
-	Path      string // resolved absolute path (file tools)
-	Command   string // bash
 	Locations []adapters.Location
 	// Run executes the call; update reports interim changes (e.g. a terminal).
 	Run func(ctx context.Context, update func(adapters.ToolCall)) Result
@@ -87,9 +84,9 @@ type Prepared struct {
 
 // Definition is a tool as the model sees it.
 type Definition struct {
-	Name        string
-	Description string
-	Parameters  json.RawMessage
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Parameters  json.RawMessage `json:"parameters"`
 }
 
 type spec struct {
@@ -98,12 +95,12 @@ type spec struct {
 }
 
 var specs = map[string]spec{
-	"read_file":  {adapters.KindRead, prepareRead},
-	"write_file": {adapters.KindEdit, prepareWrite},
-	"edit_file":  {adapters.KindEdit, prepareEdit},
-	"bash":       {adapters.KindExecute, prepareBash},
-	"grep":       {adapters.KindSearch, prepareGrep},
-	"glob":       {adapters.KindSearch, prepareGlob},
+	"read_file":  {adapters.KindRead, decoded(prepareRead)},
+	"write_file": {adapters.KindEdit, decoded(prepareWrite)},
+	"edit_file":  {adapters.KindEdit, decoded(prepareEdit)},
+	"bash":       {adapters.KindExecute, decoded(prepareBash)},
+	"grep":       {adapters.KindSearch, decoded(prepareGrep)},
+	"glob":       {adapters.KindSearch, decoded(prepareGlob)},
 }
 
 var order = []string{"read_file", "write_file", "edit_file", "bash", "grep", "glob"}
@@ -115,13 +112,9 @@ var descriptions = sync.OnceValue(func() *template.Template { return template.Mu
 func Definitions() []Definition { return definitions(hostShell()) }
 
 func definitions(sh shell) []Definition {
-	raw, err := promptFS.ReadFile("prompts/schemas.json")
-	if err != nil {
-		panic(err)
-	}
 	var schemas map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &schemas); err != nil {
-		panic(err)
+	if raw, err := promptFS.ReadFile("prompts/schemas.json"); err != nil || json.Unmarshal(raw, &schemas) != nil {
+		panic("tools: prompts/schemas.json is not a JSON object")
 	}
 	out := make([]Definition, 0, len(order))
 	for _, n := range order {
@@ -136,10 +129,7 @@ func definitions(sh shell) []Definition {
 
 // KindOf returns a tool's ACP kind (KindOther when unknown).
 func KindOf(name string) adapters.ToolKind {
-	if s, ok := specs[name]; ok {
-		return s.kind
-	}
-	return adapters.KindOther
+	return cmp.Or(specs[name].kind, adapters.KindOther)
 }
 
 // Prepare validates args for tool name and resolves its paths.
@@ -151,19 +141,41 @@ func (e *Env) Prepare(name string, args json.RawMessage) (*Prepared, error) {
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage("{}")
 	}
-	p, err := s.prepare(e, args)
+	return s.prepare(e, args)
+}
+
+// decoded reads a call's arguments as A for prepare.
+func decoded[A any](prepare func(*Env, A) (*Prepared, error)) func(*Env, json.RawMessage) (*Prepared, error) {
+	return func(e *Env, raw json.RawMessage) (*Prepared, error) {
+		var a A
+		if err := json.Unmarshal(raw, &a); err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrBadArgs, err)
+		}
+		return prepare(e, a)
+	}
+}
+
+// prepared is a call on p (shown at line) that run does, titled title.
+func prepared(title, p string, line int, run func(ctx context.Context) Result) *Prepared {
+	return &Prepared{Title: title, Locations: []adapters.Location{{Path: p, Line: line}},
+		Run: func(ctx context.Context, _ func(adapters.ToolCall)) Result { return run(ctx) }}
+}
+
+// onFile is a file tool's call on path, resolved in the workspace.
+func (e *Env) onFile(verb, path string, line int, run func(ctx context.Context, p string) Result) (*Prepared, error) {
+	p, err := e.Resolve(path)
 	if err != nil {
 		return nil, err
 	}
-	p.Name, p.Kind = name, s.kind
-	return p, nil
+	return prepared(verb+" "+e.rel(p), p, line, func(ctx context.Context) Result { return run(ctx, p) }), nil
 }
 
-func decode(args json.RawMessage, v any) error {
-	if err := json.Unmarshal(args, v); err != nil {
-		return fmt.Errorf("%w: %v", ErrBadArgs, err)
+// dir resolves a search's folder, the workspace when p is empty.
+func (e *Env) dir(p string) (string, error) {
+	if p == "" {
+		return e.Root, nil
 	}
-	return nil
+	return e.Resolve(p)
 }
 
 // Resolve maps p (relative to Root, or absolute) to an absolute path inside
