@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hubdev/hub/adapters"
@@ -18,7 +19,7 @@ import (
 )
 
 // cause is why the run stopped early.
-type cause int
+type cause int32
 
 const (
 	causeNone cause = iota
@@ -56,15 +57,14 @@ type run struct {
 	output    json.RawMessage
 	schemaErr error
 
-	mu    sync.Mutex
-	cause cause // why the run stopped early
-}
-
-// stopper delivers interrupts and the timeout; each fires at most once.
-type stopper struct {
+	agent  *conversation.Agent // the agent session the run starts and prompts
+	starts sync.WaitGroup      // the agent's start in flight
+	cancel context.CancelFunc  // cancels the start and the turn
+	// done (ctx's) and timeout fire once each; cause is why the run
+	// stopped early.
 	done    <-chan struct{}
-	sigs    <-chan struct{}
 	timeout <-chan time.Time
+	cause   atomic.Int32
 }
 
 func (r *run) execute(ctx context.Context) Summary {
@@ -92,34 +92,41 @@ func (r *run) execute(ctx context.Context) Summary {
 	if !caps.Permissions && r.o.Approve != conversation.ApproveAll && r.o.Ask == nil {
 		r.warn("%s cannot ask for permission: its tools run without asking, whatever --approve %s says", a.Name(), r.o.Approve)
 	}
-	st := r.stopper(ctx)
 	runCtx, cancelRun := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelRun()
 	defer r.o.stopAll()
-
-	// The agent starts while the prompt is read and the images loaded.
-	started := make(chan startResult, 1)
-	go func() {
-		s, c, err := r.startSession(runCtx, cancelRun, a, so, st)
-		started <- startResult{s, c, err}
-	}()
-	prompt, err := r.promptContent(prefix)
-	if err != nil {
-		cancelRun()
-		if x := <-started; x.s != nil {
-			_ = x.s.Close()
+	r.cancel, r.done = cancelRun, ctx.Done()
+	if r.o.Timeout > 0 {
+		r.timeout = r.o.After(r.o.Timeout)
+	}
+	// The agent starts (conversation.Agent) while the prompt is read and
+	// the images loaded. A failed --resume fails the run: a CI script that
+	// names a session must not get an answer from an agent that lost it.
+	r.agent = &conversation.Agent{Want: func() conversation.Setup { return conversation.Setup{} }, Now: r.o.Now, Starts: &r.starts,
+		Start: func(ctx context.Context) (adapters.Session, conversation.Setup, error) {
+			b, err := a.Start(ctx, so)
+			return b, conversation.Setup{}, err
+		},
+		Started: func(context.Context, adapters.Session, bool, time.Duration) {}, Admit: func(launch func()) { launch() },
+		Context: func() context.Context { return runCtx }} // no Log: the summary reports a failed start
+	defer r.closeAgent()
+	r.agent.Launch(true)
+	var prompt []adapters.Content
+	var sess adapters.Session
+	var perr error
+	r.watched(func() {
+		if prompt, perr = r.promptContent(prefix); perr == nil {
+			sess, _, err = r.agent.Await(runCtx)
 		}
-		return r.summary(classifyStartError(err), err)
-	}
-	x := <-started
-	sess, c, err := x.s, x.c, x.err
-	if c != causeNone {
-		return r.finish(c)
-	}
-	if err != nil {
+	})
+	switch {
+	case perr != nil:
+		return r.summary(classifyStartError(perr), perr)
+	case r.stopCause() != causeNone:
+		return r.finish(r.stopCause())
+	case err != nil:
 		return r.startFailed(fmt.Errorf("start %s: %w", a.Name(), err))
 	}
-	defer func() { _ = sess.Close() }()
 	r.out.progress("started %s", a.Name())
 	r.audit = r.openAudit(a.Name(), caps, so)
 	defer r.audit.Close()
@@ -127,10 +134,10 @@ func (r *run) execute(ctx context.Context) Summary {
 	defer obs.Close()
 	spec := conversation.TurnSpec{Agent: a.Name(), Session: sess, Prompt: prompt, Hooks: obs, Audit: r.audit, Emit: r.handle,
 		Narrate: r.out.narration, Workspace: so.Cwd, Model: model, Digest: &r.digest, Watch: r.fallbackNext, WatchBound: r.o.ProviderTimeout}
-	if err := r.turn(runCtx, spec, cancelRun, st); err != nil && r.stopCause() == causeNone {
+	if err := r.turn(runCtx, spec); err != nil && r.stopCause() == causeNone {
 		return r.startFailed(fmt.Errorf("prompt %s: %w", a.Name(), err))
 	}
-	r.conform(runCtx, spec, cancelRun, st)
+	r.conform(runCtx, spec)
 	r.saveTranscript(r.promptText)
 	return r.finish(r.stopCause())
 }
@@ -138,16 +145,11 @@ func (r *run) execute(ctx context.Context) Summary {
 // turn runs one turn of the run through the conversation's pipeline,
 // watched for interrupts, the timeout and the budgets; the error is one
 // the agent never took the prompt with.
-func (r *run) turn(ctx context.Context, spec conversation.TurnSpec, cancelRun context.CancelFunc, st *stopper) error {
-	ended, watched := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(watched)
-		r.watch(spec.Session, cancelRun, st, ended)
-	}()
+func (r *run) turn(ctx context.Context, spec conversation.TurnSpec) error {
 	r.out.turn(turnEvent{Type: "turn_start", Agent: spec.Agent})
-	oc, err := conversation.RunTurn(ctx, spec)
-	close(ended)
-	<-watched // a stop it began as the turn ended is said before the turn's end
+	var oc conversation.Outcome
+	var err error
+	r.watched(func() { oc, err = conversation.RunTurn(ctx, spec) })
 	r.out.turn(turnEvent{Type: "turn_end", Agent: spec.Agent, StopReason: oc.Stop, Usage: r.digest.Usage})
 	for _, w := range oc.Warnings {
 		r.warn("hook: %s", w)
@@ -189,12 +191,6 @@ func (r *run) observe(agent string, caps adapters.Capabilities, so adapters.Sess
 	return r.o.Hooks.Observe(hooks.Input{Cwd: so.Cwd, Agent: agent})
 }
 
-type startResult struct {
-	s   adapters.Session
-	c   cause
-	err error
-}
-
 // startFailed reports an error before the turn began, on one line, with
 // the doctor command that explains a missing or logged-out agent.
 func (r *run) startFailed(err error) Summary {
@@ -214,104 +210,63 @@ func (r *run) warn(format string, args ...any) {
 	r.out.textLine(r.out.color("33", "warning: "+w))
 }
 
-func (r *run) stopper(ctx context.Context) *stopper {
-	st := &stopper{done: ctx.Done()}
-	if r.o.Timeout > 0 {
-		st.timeout = r.o.After(r.o.Timeout)
+// closeAgent closes the agent session and abandons a start in flight,
+// which closes what it brings back; it waits for that up to the grace.
+func (r *run) closeAgent() {
+	if b := r.agent.Close(); b != nil {
+		_ = b.Close()
 	}
-	if r.o.Signals != nil {
-		sigs := make(chan struct{}, 4)
-		go func() {
-			for range r.o.Signals {
-				select {
-				case sigs <- struct{}{}:
-				default:
-				}
-			}
-		}()
-		st.sigs = sigs
-	}
-	return st
-}
-
-// startSession starts the agent; an interrupt or timeout while starting
-// cancels the start (which stops any process it spawned).
-func (r *run) startSession(ctx context.Context, cancel func(), a adapters.Adapter, so adapters.SessionOptions, st *stopper) (adapters.Session, cause, error) {
-	type res struct {
-		s   adapters.Session
-		err error
-	}
-	ch := make(chan res, 1)
-	go func() {
-		s, err := a.Start(ctx, so)
-		ch <- res{s, err}
-	}()
-	var c cause
+	ended := make(chan struct{})
+	go func() { r.starts.Wait(); close(ended) }()
 	select {
-	case x := <-ch:
-		return x.s, causeNone, x.err
-	case <-st.done:
-		c = causeInterrupt
-	case <-st.sigs:
-		c = causeInterrupt
-	case <-st.timeout:
-		c = causeTimeout
-	}
-	cancel()
-	select {
-	case x := <-ch:
-		if x.s != nil {
-			_ = x.s.Close()
-		}
+	case <-ended:
 	case <-r.o.After(r.o.Grace):
 	}
-	return nil, c, nil
 }
 
-// watch turns an interrupt or the timeout into a cancel of the turn, which
-// then has the grace period to end, so what the agent says while stopping
-// is kept; a second interrupt closes the session at once.
-func (r *run) watch(sess adapters.Session, cancelTurn context.CancelFunc, st *stopper, ended <-chan struct{}) {
-	for {
-		select {
-		case <-ended:
-			return
-		case <-st.done:
-			st.done = nil
-			r.begin(causeInterrupt, cancelTurn)
-		case <-st.sigs:
-			if r.stopCause() != causeNone {
-				_ = sess.Close()
+// watched runs f while an interrupt, the timeout or a budget cancels the
+// run (the start, the turn), which then has the grace period to end, so
+// what the agent says while stopping is kept; a second interrupt closes
+// the agent session at once.
+func (r *run) watched(f func()) {
+	ended, watched := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(watched)
+		for {
+			select {
+			case <-ended:
 				return
+			case <-r.done:
+				r.done = nil
+				r.begin(causeInterrupt)
+			case <-r.o.Signals:
+				if r.stopCause() == causeNone {
+					r.begin(causeInterrupt)
+				} else if b := r.agent.Current(); b != nil {
+					_ = b.Close()
+					return
+				}
+			case <-r.timeout:
+				r.timeout = nil
+				r.begin(causeTimeout)
+			case <-r.budget.hit:
+				r.begin(causeBudget)
 			}
-			r.begin(causeInterrupt, cancelTurn)
-		case <-st.timeout:
-			st.timeout = nil
-			r.begin(causeTimeout, cancelTurn)
-		case <-r.budget.hit:
-			r.begin(causeBudget, cancelTurn)
 		}
-	}
+	}()
+	f()
+	close(ended)
+	<-watched // a stop it began as f ended is said before what follows
 }
 
-func (r *run) begin(why cause, cancelTurn context.CancelFunc) {
-	r.mu.Lock()
-	first := r.cause == causeNone
-	if first {
-		r.cause = why
-	}
-	r.mu.Unlock()
-	if first {
+func (r *run) begin(why cause) {
+	if r.cause.CompareAndSwap(int32(causeNone), int32(why)) {
 		r.out.progress("%s: cancelling the agent", map[cause]string{causeInterrupt: "interrupted", causeTimeout: "timeout", causeBudget: "budget"}[why])
-		cancelTurn()
+		r.cancel()
 	}
 }
 
-func (r *run) stopCause() cause {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.cause
-}
+func (r *run) stopCause() cause { return cause(r.cause.Load()) }
 
 // decided records a decision of the run's gate, as the agent's own (the
 // native loop's) are recorded from its stream.

@@ -132,14 +132,14 @@ func repairPrompt(why error) string {
 // conform validates the final answer of a turn that ended normally; an
 // invalid or missing answer gets one repair turn on the same session, and
 // a repaired answer that still does not match sets schemaErr.
-func (r *run) conform(ctx context.Context, spec conversation.TurnSpec, cancelRun context.CancelFunc, st *stopper) {
+func (r *run) conform(ctx context.Context, spec conversation.TurnSpec) {
 	if r.o.schema == nil || !r.endedWell() {
 		return
 	}
 	out, err := r.o.schema.check(r.digest.Answer())
 	if err != nil {
 		r.out.progress("the answer does not match --output-schema (%s); asking once more", firstError(err))
-		r.repair(ctx, spec, cancelRun, st, err)
+		r.repair(ctx, spec, err)
 		if !r.endedWell() {
 			return // the repair turn's own failure decides the exit code
 		}
@@ -156,10 +156,10 @@ func (r *run) endedWell() bool {
 // repair runs the repair turn: a second prompt on the session through the
 // same pipeline (hooks, audit, interrupts, the timeout, budgets), whose
 // answer is the new final answer.
-func (r *run) repair(ctx context.Context, spec conversation.TurnSpec, cancelRun context.CancelFunc, st *stopper, why error) {
+func (r *run) repair(ctx context.Context, spec conversation.TurnSpec, why error) {
 	r.digest.NextTurn()
 	spec.Prompt, spec.Watch = adapters.TextPrompt(repairPrompt(why)), false
-	if err := r.turn(ctx, spec, cancelRun, st); err != nil && r.stopCause() == causeNone {
+	if err := r.turn(ctx, spec); err != nil && r.stopCause() == causeNone {
 		r.failure = &adapters.ErrorInfo{Message: fmt.Sprintf("the repair turn for --output-schema failed: %v", err), Fatal: true}
 	}
 }
