@@ -50,6 +50,28 @@ func TestRun_StopDuringStartClosesWhatTheStartBringsBack(t *testing.T) {
 	}
 }
 
+// A signal reaches the agent that answers after fallbacks: the attempts
+// before it leave nothing reading the run's signals (each had taken them
+// in a goroutine of its own, which kept most signals from the last).
+func TestRun_SignalAfterFallbacksInterruptsTheLastAgent(t *testing.T) {
+	sigs := make(chan os.Signal, 1)
+	last := &fakeAdapter{name: "last", script: func(_ context.Context, cancelled <-chan struct{}, out chan<- adapters.Event) {
+		out <- text("half")
+		sigs <- os.Interrupt
+		<-cancelled
+		out <- done(adapters.StopCancelled)
+	}}
+	s, out, _ := runFake(t, context.Background(), last, func(o *Options) {
+		for _, n := range []string{"a", "b", "c", "d"} {
+			o.Registry.Register(&fakeAdapter{name: n, startErr: adapters.ErrNotInstalled})
+		}
+		o.Agent, o.Fallback, o.Signals, o.Timeout = "a", []string{"b", "c", "d", "last"}, sigs, 10*time.Second
+	})
+	if s.ExitCode != conversation.ExitInterrupted || s.Agent != "last" || out != "half\n" {
+		t.Fatalf("exit %d (want 130) agent %s stdout %q", s.ExitCode, s.Agent, out)
+	}
+}
+
 // A --resume the agent cannot do fails the run: it does not start the
 // agent afresh, which would answer a CI script without the session it
 // named.
