@@ -146,11 +146,11 @@ func (r *run) execute(ctx context.Context) Summary {
 // watched for interrupts, the timeout and the budgets; the error is one
 // the agent never took the prompt with.
 func (r *run) turn(ctx context.Context, spec conversation.TurnSpec) error {
-	r.out.turn(turnEvent{Type: "turn_start", Agent: spec.Agent})
+	r.out.turn("turn_start", spec.Agent, "", nil)
 	var oc conversation.Outcome
 	var err error
 	r.watched(func() { oc, err = conversation.RunTurn(ctx, spec) })
-	r.out.turn(turnEvent{Type: "turn_end", Agent: spec.Agent, StopReason: oc.Stop, Usage: r.digest.Usage})
+	r.out.turn("turn_end", spec.Agent, oc.Stop, r.digest.Usage)
 	for _, w := range oc.Warnings {
 		r.warn("hook: %s", w)
 	}
@@ -298,13 +298,6 @@ func (r *run) handle(ev adapters.Event) {
 		r.shown = ev.Error
 	}
 	r.out.event(ev)
-}
-
-func titleOf(t adapters.ToolCall) string {
-	if t.Title != "" {
-		return t.Title
-	}
-	return t.Name
 }
 
 // finish maps what happened to an exit code.

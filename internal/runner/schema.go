@@ -109,24 +109,14 @@ func stripFence(s string) string {
 // (Capabilities.OutputSchema), else by an instruction, system-level where
 // the agent takes one, else leading the prompt (returned as lead).
 func schemaPrompt(so *adapters.SessionOptions, o Options, caps adapters.Capabilities) (lead string) {
-	if o.schema == nil {
-		return ""
-	}
-	if caps.OutputSchema {
+	switch {
+	case o.schema == nil:
+	case caps.OutputSchema:
 		so.OutputSchema = o.schema.raw
-		return ""
+	default:
+		return instruct(so, caps, "output-format", "Give your final answer as JSON only, with no prose and no code fence around it, matching this JSON Schema:\n"+string(o.schema.raw))
 	}
-	text := "Give your final answer as JSON only, with no prose and no code fence around it, matching this JSON Schema:\n" + string(o.schema.raw)
-	if caps.Instructions || caps.SystemPrompt {
-		so.Instructions = strings.TrimSpace(so.Instructions + "\n\n" + text)
-		return ""
-	}
-	return "<output-format>\n" + text + "\n</output-format>\n\n"
-}
-
-// repairPrompt is the one prompt an answer that did not match gets.
-func repairPrompt(why error) string {
-	return fmt.Sprintf("Your answer did not match the schema: %s. Answer again with only JSON matching the schema.", firstError(why))
+	return ""
 }
 
 // conform validates the final answer of a turn that ended normally; an
@@ -158,7 +148,8 @@ func (r *run) endedWell() bool {
 // answer is the new final answer.
 func (r *run) repair(ctx context.Context, spec conversation.TurnSpec, why error) {
 	r.digest.NextTurn()
-	spec.Prompt, spec.Watch = adapters.TextPrompt(repairPrompt(why)), false
+	spec.Watch, spec.Prompt = false, adapters.TextPrompt(fmt.Sprintf(
+		"Your answer did not match the schema: %s. Answer again with only JSON matching the schema.", firstError(why)))
 	if err := r.turn(ctx, spec); err != nil && r.stopCause() == causeNone {
 		r.failure = &adapters.ErrorInfo{Message: fmt.Sprintf("the repair turn for --output-schema failed: %v", err), Fatal: true}
 	}
