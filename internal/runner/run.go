@@ -14,7 +14,6 @@ import (
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/conversation"
 	"github.com/hubdev/hub/internal/hooks"
-	"github.com/hubdev/hub/internal/proc"
 	transcripts "github.com/hubdev/hub/internal/transcript"
 )
 
@@ -44,7 +43,6 @@ type run struct {
 	failure   *adapters.ErrorInfo // why the turn failed, if it did
 	stop      adapters.StopReason
 	resumable bool
-	cwd       string // the session's, for the transcript
 	// from is the transcript of the session --resume names, if hub has it;
 	// the digest and promptText make this run's turn of the transcript.
 	startErr     error // the agent failed to start, or to take the prompt
@@ -83,7 +81,6 @@ func (r *run) execute(ctx context.Context) Summary {
 		return r.summary(classifyStartError(err), err)
 	}
 	r.handover(a.Name(), caps, &so, &prefix)
-	r.cwd = so.Cwd
 	model := cmp.Or(so.Model, caps.DefaultModel)
 	if r.budget = newBudget(r.o, model, !caps.TurnBudget); r.o.MaxCost > 0 && !caps.ReportsCost && r.budget.price == nil {
 		err := fmt.Errorf("%w: --max-cost: %s reports no cost and its model %q has no known price (conversation/prices.json)", ErrUsage, a.Name(), model)
@@ -94,7 +91,7 @@ func (r *run) execute(ctx context.Context) Summary {
 	}
 	runCtx, cancelRun := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelRun()
-	defer r.o.stopAll()
+	defer r.o.StopAll()
 	r.cancel, r.done = cancelRun, ctx.Done()
 	if r.o.Timeout > 0 {
 		r.timeout = r.o.After(r.o.Timeout)
@@ -128,9 +125,8 @@ func (r *run) execute(ctx context.Context) Summary {
 		return r.startFailed(fmt.Errorf("start %s: %w", a.Name(), err))
 	}
 	r.out.progress("started %s", a.Name())
-	r.audit = r.openAudit(a.Name(), caps, so)
+	obs := r.observers(a.Name(), caps, so)
 	defer r.audit.Close()
-	obs := r.observe(a.Name(), caps, so)
 	defer obs.Close()
 	spec := conversation.TurnSpec{Agent: a.Name(), Session: sess, Prompt: prompt, Hooks: obs, Audit: r.audit, Emit: r.handle,
 		Narrate: r.out.narration, Workspace: so.Cwd, Model: model, Digest: &r.digest, Watch: r.fallbackNext, WatchBound: r.o.ProviderTimeout}
@@ -169,22 +165,16 @@ func (r *run) turn(ctx context.Context, spec conversation.TurnSpec) error {
 	return nil
 }
 
-// openAudit starts the run's audit transcript when transcripts are on. An
-// agent that keeps its own (the native loop) is left to it: both would be
-// named after its session id.
-func (r *run) openAudit(agent string, caps adapters.Capabilities, so adapters.SessionOptions) *transcripts.Audit {
-	if r.o.AuditDir == "" || caps.Transcript {
-		return nil
+// observers start the run's audit transcript (r.audit) when transcripts
+// are on, and return the configured hooks (nil: none) on the agent's
+// events, unless the agent keeps its own (the native loop): two audits
+// would be named after its session id.
+func (r *run) observers(agent string, caps adapters.Capabilities, so adapters.SessionOptions) *hooks.Observer {
+	if r.o.AuditDir != "" && !caps.Transcript {
+		r.audit = transcripts.NewAudit(r.o.AuditDir, transcripts.Meta{Agent: agent, Cwd: so.Cwd, Model: so.Model}, nil, func(err error) {
+			r.warn("the run's transcript was not written: %v", err)
+		})
 	}
-	return transcripts.NewAudit(r.o.AuditDir, transcripts.Meta{Agent: agent, Cwd: so.Cwd, Model: so.Model}, nil, func(err error) {
-		r.warn("the run's transcript was not written: %v", err)
-	})
-}
-
-// observe runs the configured hooks on the agent's Event stream, unless
-// the agent runs them itself (the native loop); nil when none are
-// configured.
-func (r *run) observe(agent string, caps adapters.Capabilities, so adapters.SessionOptions) *hooks.Observer {
 	if caps.Hooks {
 		return nil
 	}
@@ -305,14 +295,14 @@ func (r *run) finish(c cause) Summary {
 	var err error
 	code := conversation.ExitOK
 	f := r.failure
-	if c == causeNone && r.budget != nil && r.budget.kind != "" {
+	if c == causeNone && r.budget.kind != "" {
 		c = causeBudget // passed as the turn ended, before the watcher cancelled it
 	}
 	switch {
 	case c == causeInterrupt:
 		code, err = conversation.ExitInterrupted, fmt.Errorf("interrupted%s", r.lastError())
 	case c == causeBudget:
-		r.stop, r.budgetHit = r.budget.stop(), r.budget.kind
+		r.stop, r.budgetHit = map[bool]adapters.StopReason{true: adapters.StopMaxTurnRequests, false: adapters.StopMaxTokens}[r.budget.kind == "turns"], r.budget.kind
 		code, err = conversation.ExitBudget, errors.New(r.budget.why)
 	case c == causeTimeout:
 		code, err = conversation.ExitTimeout, fmt.Errorf("timed out after %s%s", r.o.Timeout, r.lastError())
@@ -327,11 +317,9 @@ func (r *run) finish(c cause) Summary {
 	case r.stop == adapters.StopCancelled:
 		code, err = conversation.ExitAgentError, fmt.Errorf("the agent cancelled the turn")
 	case r.stop == adapters.StopMaxTurnRequests && r.o.MaxTurns > 0:
-		r.budgetHit = "turns"
-		code, err = conversation.ExitBudget, fmt.Errorf("stopped at --max-turns %d before the agent finished", r.o.MaxTurns)
+		r.budgetHit, code, err = "turns", conversation.ExitBudget, fmt.Errorf("stopped at --max-turns %d before the agent finished", r.o.MaxTurns)
 	case r.stop == adapters.StopMaxTurnRequests: // the agent's own limit (a native profile's max_turn_requests)
-		r.budgetHit = "turns"
-		code, err = conversation.ExitBudget, errors.New("the agent stopped at its limit of model requests (max_turn_requests) before finishing")
+		r.budgetHit, code, err = "turns", conversation.ExitBudget, errors.New("the agent stopped at its limit of model requests (max_turn_requests) before finishing")
 	case r.stop == adapters.StopMaxTokens:
 		code, err = conversation.ExitMaxTokens, errors.New("the model stopped at its output token limit (max_tokens) before finishing")
 	case r.stop == adapters.StopRefusal:
@@ -388,35 +376,22 @@ func (r *run) summary(code int, err error) Summary {
 	d := &r.digest
 	s := Summary{
 		StopReason: r.stop, Budget: r.budgetHit, AgentSessionID: d.AgentSessionID, Usage: d.Usage, Model: cmp.Or(d.Model, r.o.Model),
-		DurationMs: r.o.Now().Sub(r.start).Milliseconds(), Denied: r.denied, ExitCode: code,
+		DurationMs: r.o.Now().Sub(r.start).Milliseconds(), Denied: append([]Denial{}, r.denied...), ExitCode: code,
 		Answer: d.Text(), Warnings: r.warnings, Resumable: r.resumable,
-	}
-	if s.Denied == nil {
-		s.Denied = []Denial{}
-	}
-	if code == conversation.ExitOK || code == conversation.ExitDenied {
-		s.Answer = d.Answer()
-		if r.output != nil { // --output-schema: the answer is the valid JSON
-			s.Output, s.Answer = r.output, string(r.output)
-		}
 	}
 	if err != nil {
 		s.Error = err.Error()
 	}
 	switch {
 	case code == conversation.ExitOK || code == conversation.ExitDenied:
+		s.Answer = d.Answer()
+		if r.output != nil { // --output-schema: the answer is the valid JSON
+			s.Output, s.Answer = r.output, string(r.output)
+		}
 	case r.failure != nil:
 		s.Detail = r.failure.Detail
 	case d.Fatal != nil:
 		s.Detail = d.Fatal.Detail
 	}
 	return s
-}
-
-func (o *Options) stopAll() {
-	if o.StopAll != nil {
-		o.StopAll()
-		return
-	}
-	proc.StopAll(2 * time.Second)
 }

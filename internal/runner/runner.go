@@ -22,6 +22,7 @@ import (
 	"github.com/hubdev/hub/internal/hooks"
 	"github.com/hubdev/hub/internal/mask"
 	"github.com/hubdev/hub/internal/permission"
+	"github.com/hubdev/hub/internal/proc"
 )
 
 // ErrUsage marks a bad command line or option.
@@ -150,6 +151,9 @@ func (o *Options) defaults() error {
 	}
 	if o.After == nil {
 		o.After = time.After
+	}
+	if o.StopAll == nil {
+		o.StopAll = func() { proc.StopAll(2 * time.Second) }
 	}
 	if o.Grace <= 0 {
 		o.Grace = 5 * time.Second

@@ -88,7 +88,7 @@ func (r *run) saveTranscript(prompt string) {
 	if r.o.TranscriptDir == "" || r.digest.AgentSessionID == "" {
 		return
 	}
-	t := runRecord{Meta: transcript.Meta{ID: r.digest.AgentSessionID, Agent: r.o.Agent, Cwd: canonicalDir(r.cwd), Created: time.Now()}}
+	t := runRecord{Meta: transcript.Meta{ID: r.digest.AgentSessionID, Agent: r.o.Agent, Cwd: canonicalDir(r.o.Cwd), Created: time.Now()}}
 	if r.from != nil {
 		t.Brief = r.from.Brief
 	}
