@@ -119,7 +119,7 @@ func (w *output) line(s string) {
 }
 
 func (w *output) progress(format string, args ...any) {
-	w.textLine(w.color("2", w.name()+": "+fmt.Sprintf(format, args...)))
+	w.textLine(w.color("2", w.o.Name+": "+fmt.Sprintf(format, args...)))
 }
 
 // textLine writes a progress line in text format only: jsonl leaves
@@ -226,7 +226,7 @@ func (w *output) fallback(from, to, reason string) {
 			Reason string `json:"reason"`
 		}{w.head("fallback"), from, to, reason})
 	}
-	w.line(w.color("33", fmt.Sprintf("%s: %s; continuing with %s", w.name(), reason, to)))
+	w.line(w.color("33", fmt.Sprintf("%s: %s; continuing with %s", w.o.Name, reason, to)))
 }
 
 func (w *output) head(typ string) head {
@@ -264,13 +264,10 @@ func (w *output) summary(s Summary) {
 		_, _ = fmt.Fprint(w.o.Stdout, strings.TrimSuffix(s.Answer, "\n")+"\n")
 	}
 	if s.Error != "" {
-		w.line(w.color("31", fmt.Sprintf("%s: %s (exit %d)", w.name(), s.Error, s.ExitCode)))
+		w.line(w.color("31", fmt.Sprintf("%s: %s (exit %d)", w.o.Name, s.Error, s.ExitCode)))
 	}
 	w.detail(s.Detail)
 	if s.AgentSessionID != "" && s.Resumable {
-		w.line(w.color("2", w.name()+": session "+s.AgentSessionID+" (continue with --resume "+s.AgentSessionID+")"))
+		w.line(w.color("2", w.o.Name+": session "+s.AgentSessionID+" (continue with --resume "+s.AgentSessionID+")"))
 	}
 }
-
-// name is the command's name for messages.
-func (w *output) name() string { return cmp.Or(w.o.Name, "hub") }

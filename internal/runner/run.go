@@ -32,37 +32,31 @@ type run struct {
 	start time.Time
 	out   *output
 
-	// digest is the turn's: its text, final answer, tool calls, usage
-	// (summed over every request), model, agent session id and errors.
-	digest    conversation.Digest
-	shown     *adapters.ErrorInfo // the last fatal error shown
-	budget    *budget             // --max-tokens, --max-cost and counted --max-turns
-	budgetHit string              // the limit that stopped the run (Summary.Budget)
-	warnings  []string
-	denied    []Denial
-	failure   *adapters.ErrorInfo // why the turn failed, if it did
-	stop      adapters.StopReason
-	resumable bool
-	// from is the transcript of the session --resume names, if hub has it;
-	// the digest and promptText make this run's turn of the transcript.
+	digest       conversation.Digest // the run's turns (a repair turn is the second)
+	shown        *adapters.ErrorInfo // the last fatal error shown
+	budget       *budget             // --max-tokens, --max-cost and counted --max-turns
+	budgetHit    string              // the limit that stopped the run (Summary.Budget)
+	warnings     []string
+	denied       []Denial
+	failure      *adapters.ErrorInfo // why the turn failed, if it did
+	stop         adapters.StopReason
+	resumable    bool
 	startErr     error // the agent failed to start, or to take the prompt
 	fallbackNext bool  // a next agent takes over if this one cannot work
-	from         *runRecord
-	promptText   string
-	audit        *transcripts.Audit // nil when the agent keeps its own
-	// output is the answer --output-schema validated; schemaErr why the
-	// repaired answer still did not match.
-	output    json.RawMessage
-	schemaErr error
+	// from is the record of the session --resume names, if hub has it;
+	// the digest and promptText make this run's turn of it.
+	from       *runRecord
+	promptText string
+	audit      *transcripts.Audit // nil when the agent keeps its own
+	output     json.RawMessage    // the answer --output-schema validated
+	schemaErr  error              // why the repaired answer still did not match
 
-	agent  *conversation.Agent // the agent session the run starts and prompts
-	starts sync.WaitGroup      // the agent's start in flight
-	cancel context.CancelFunc  // cancels the start and the turn
-	// done (ctx's) and timeout fire once each; cause is why the run
-	// stopped early.
-	done    <-chan struct{}
-	timeout <-chan time.Time
-	cause   atomic.Int32
+	agent   *conversation.Agent // the agent session the run starts and prompts
+	starts  sync.WaitGroup      // the agent's start in flight
+	cancel  context.CancelFunc  // cancels the start and the turn
+	done    <-chan struct{}     // ctx's, until it fired
+	timeout <-chan time.Time    // until it fired
+	cause   atomic.Int32        // why the run stopped early
 }
 
 func (r *run) execute(ctx context.Context) Summary {
@@ -83,8 +77,7 @@ func (r *run) execute(ctx context.Context) Summary {
 	r.handover(a.Name(), caps, &so, &prefix)
 	model := cmp.Or(so.Model, caps.DefaultModel)
 	if r.budget = newBudget(r.o, model, !caps.TurnBudget); r.o.MaxCost > 0 && !caps.ReportsCost && r.budget.price == nil {
-		err := fmt.Errorf("%w: --max-cost: %s reports no cost and its model %q has no known price (conversation/prices.json)", ErrUsage, a.Name(), model)
-		return r.summary(classifyStartError(err), err)
+		return r.summary(conversation.ExitUsage, fmt.Errorf("%w: --max-cost: %s reports no cost and its model %q has no known price (conversation/prices.json)", ErrUsage, a.Name(), model))
 	}
 	if !caps.Permissions && r.o.Approve != conversation.ApproveAll && r.o.Ask == nil {
 		r.warn("%s cannot ask for permission: its tools run without asking, whatever --approve %s says", a.Name(), r.o.Approve)

@@ -38,9 +38,7 @@ const (
 
 // Options configures Run.
 type Options struct {
-	// Name is the command's name in messages ("hub" when empty; a packager
-	// may install hub under another).
-	Name     string
+	Name     string // the command's name in messages: a packager may rename hub ("": hub)
 	Registry *adapters.Registry
 	Agent    string
 	Model    string
@@ -155,16 +153,9 @@ func (o *Options) defaults() error {
 	if o.StopAll == nil {
 		o.StopAll = func() { proc.StopAll(2 * time.Second) }
 	}
-	if o.Grace <= 0 {
-		o.Grace = 5 * time.Second
-	}
-	if o.Stdout == nil {
-		o.Stdout = io.Discard
-	}
-	if o.Stderr == nil {
-		o.Stderr = io.Discard
-	}
-	o.Format = cmp.Or(o.Format, FormatText)
+	o.Grace = cmp.Or(max(o.Grace, 0), 5*time.Second)
+	o.Stdout, o.Stderr = cmp.Or(o.Stdout, io.Discard), cmp.Or(o.Stderr, io.Discard)
+	o.Name, o.Format = cmp.Or(o.Name, "hub"), cmp.Or(o.Format, FormatText)
 	o.Approve = cmp.Or(o.Approve, conversation.ApproveReadOnly)
 	switch {
 	case o.Format != FormatText && o.Format != FormatJSONL:
@@ -180,7 +171,10 @@ func (o *Options) defaults() error {
 	case o.MaxTurns < 0:
 		return fmt.Errorf("%w: --max-turns must be positive", ErrUsage)
 	}
-	return o.compileSchema()
+	if err := o.compileSchema(); err != nil {
+		return err
+	}
+	return o.resolveResume()
 }
 
 // Denial is a permission hub rejected on the user's behalf.
@@ -245,22 +239,17 @@ type Summary struct {
 // process should exit with. Cancelling ctx interrupts (exit 130).
 func Run(ctx context.Context, o Options) Summary {
 	err := o.defaults()
+	var release func()
 	if err == nil {
-		err = o.resolveResume()
-	}
-	if err == nil {
-		var release func()
-		if release, err = o.holdSession(); err == nil {
-			defer release()
-		}
+		release, err = o.holdSession()
 	}
 	out := newOutput(o)
 	var s Summary
 	if err != nil {
-		r := &run{o: o, start: o.Now(), out: out}
-		s = r.summary(conversation.ExitUsage, err)
+		s = (&run{o: o, start: o.Now(), out: out}).summary(conversation.ExitUsage, err)
 		s.Agent = o.Agent
 	} else {
+		defer release()
 		s = runChain(ctx, o, out)
 	}
 	out.close()
@@ -270,7 +259,7 @@ func Run(ctx context.Context, o Options) Summary {
 
 // classifyStartError maps an error before the turn started to an exit code.
 func classifyStartError(err error) int {
-	switch {
+	switch c := conversation.ClassifyStart(err); {
 	case errors.Is(err, ErrUsage), errors.Is(err, adapters.ErrUnknownAgent), errors.Is(err, adapters.ErrUnsupported),
 		errors.Is(err, adapters.ErrBadCwd):
 		return conversation.ExitUsage
@@ -278,11 +267,9 @@ func classifyStartError(err error) int {
 		return conversation.ExitTimeout
 	case errors.Is(err, context.Canceled):
 		return conversation.ExitInterrupted
-	}
-	switch conversation.ClassifyStart(err) {
-	case conversation.ClassNotInstalled:
+	case c == conversation.ClassNotInstalled:
 		return conversation.ExitNotInstalled
-	case conversation.ClassAuth:
+	case c == conversation.ClassAuth:
 		return conversation.ExitNotAuthenticated
 	}
 	return conversation.ExitAgentError

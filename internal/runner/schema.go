@@ -60,16 +60,16 @@ func (s *outputSchema) check(answer string) ([]byte, error) {
 	if answer == "" {
 		return nil, errors.New("the answer was empty")
 	}
+	var out bytes.Buffer
 	v, err := jsonschema.UnmarshalJSON(strings.NewReader(answer))
+	if err == nil {
+		err = json.Compact(&out, []byte(answer))
+	}
 	if err != nil {
 		return nil, fmt.Errorf("the answer is not JSON: %w", err)
 	}
 	if err := s.sch.Validate(v); err != nil {
 		return nil, err
-	}
-	var out bytes.Buffer
-	if err := json.Compact(&out, []byte(answer)); err != nil {
-		return nil, fmt.Errorf("the answer is not JSON: %w", err)
 	}
 	return out.Bytes(), nil
 }
