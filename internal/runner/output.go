@@ -15,23 +15,20 @@ import (
 // EnvelopeVersion is the "v" of every jsonl line.
 const EnvelopeVersion = 1
 
-// envelope is one jsonl line: the event's own fields beside "v", plus the
-// decision hub took for permission events.
+// envelope is one jsonl line: "v", the best-of-N candidate it belongs to,
+// the event's own fields, for a permission the decision hub took, why
+// ("--approve read-only", "denied by permissions.rules[2]", "hard deny: …")
+// and by what ("hard deny", "rule", "grant", "always", "hook", "skill",
+// "--allow-tool", "--approve", "user", "hub"), then when hub wrote it
+// (RFC 3339, milliseconds, UTC): every line starts {"v":1,"type":…
 type envelope struct {
-	V int `json:"v"`
-	// Candidate names the best-of-N candidate the event belongs to.
+	V         int    `json:"v"`
 	Candidate string `json:"candidate,omitempty"`
 	adapters.Event
 	Decision *adapters.PermissionDecision `json:"decision,omitempty"`
-	// Reason says what decided: "--approve read-only", "denied by
-	// permissions.rules[2]", "hard deny: …".
-	Reason string `json:"reason,omitempty"`
-	// By names what decided: "hard deny", "rule", "grant", "always",
-	// "hook", "skill", "--allow-tool", "--approve", "user", "hub".
-	By string `json:"by,omitempty"`
-	// TS is when hub wrote the line (RFC 3339, milliseconds, UTC); after
-	// the event's fields so every line starts {"v":1,"type":…
-	TS string `json:"ts"`
+	Reason   string                       `json:"reason,omitempty"`
+	By       string                       `json:"by,omitempty"`
+	TS       string                       `json:"ts"`
 }
 
 // head starts hub's own jsonl lines (a turn's start and end, a fallback,

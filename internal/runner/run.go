@@ -66,9 +66,7 @@ func (r *run) execute(ctx context.Context) Summary {
 	}
 	caps := a.Capabilities()
 	r.resumable = caps.Resume
-	if r.o.ResumeID != "" {
-		r.from = loadTranscript(r.o.TranscriptDir, r.o.ResumeID)
-	}
+	r.from = loadTranscript(r.o.TranscriptDir, r.o.ResumeID)
 	so, prefix, cleanup, err := r.sessionOptions(a.Name(), caps)
 	defer cleanup()
 	if err != nil {

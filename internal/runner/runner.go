@@ -45,9 +45,8 @@ type Options struct {
 	Cwd      string
 	Timeout  time.Duration // 0 = none
 	Approve  conversation.Approve
-	// Ask, when set, answers what the rules leave open instead of
-	// Approve, and the agent asks before every side effect: hub acp's
-	// /compare asks the editor.
+	// Ask, when set, answers what the rules leave open instead of Approve,
+	// and the agent asks before every side effect (/compare: the editor).
 	Ask conversation.Answerer
 	// Rules are the configured permission rules; AllowTools more allow
 	// patterns for this run (Claude syntax, --allow-tool).
@@ -90,12 +89,10 @@ type Options struct {
 	// ResumeID "last"), found in TranscriptDir.
 	Continue bool
 	// Fallback are the agents tried in turn when Agent cannot do the work
-	// (not installed, not logged in, rate-limited, crashed) before any
-	// tool call started.
+	// (conversation.FallbackReason) before any tool call started.
 	Fallback []string
-	// ProviderTimeout bounds how long a provider may keep failing through
-	// the agent's retries before the next agent takes over (0: the
-	// default, conversation.DefaultProviderTimeout).
+	// ProviderTimeout bounds how long a provider may keep failing before
+	// the next agent takes over (0: conversation.DefaultProviderTimeout).
 	ProviderTimeout time.Duration
 	// Fork continues a copy of ResumeID's session, leaving it as it was.
 	Fork bool
@@ -111,12 +108,10 @@ type Options struct {
 	AuditDir string
 	// Hooks are the configured command hooks; for an agent that does not
 	// run them itself they observe its Event stream. nil: none.
-	Hooks  *hooks.Runner
-	Format Format
-	Prompt string
-	// ReadPrompt, when Prompt is empty, reads the prompt (from stdin)
-	// while the agent starts.
-	ReadPrompt func() (string, error)
+	Hooks      *hooks.Runner
+	Format     Format
+	Prompt     string
+	ReadPrompt func() (string, error) // reads the prompt (stdin) while the agent starts, when Prompt is empty
 
 	Stdout io.Writer
 	Stderr io.Writer
@@ -133,14 +128,10 @@ type Options struct {
 	// second signal skips the graceful wait.
 	Signals <-chan os.Signal
 	// Now and After replace the clock (tests).
-	Now   func() time.Time
-	After func(time.Duration) <-chan time.Time
-	// Grace bounds the wait for the agent to end a cancelled turn before
-	// the session is closed (default 5s).
-	Grace time.Duration
-	// StopAll ends every process hub started (default proc.StopAll); the
-	// last line of defence so no child outlives the run.
-	StopAll func()
+	Now     func() time.Time
+	After   func(time.Duration) <-chan time.Time
+	Grace   time.Duration // how long a cancelled start or turn may take to end before it is closed (default 5s)
+	StopAll func()        // ends every process hub started, so none outlives the run (default proc.StopAll)
 }
 
 func (o *Options) defaults() error {

@@ -119,9 +119,10 @@ func schemaPrompt(so *adapters.SessionOptions, o Options, caps adapters.Capabili
 	return ""
 }
 
-// conform validates the final answer of a turn that ended normally; an
-// invalid or missing answer gets one repair turn on the same session, and
-// a repaired answer that still does not match sets schemaErr.
+// conform validates the final answer of a turn that ended normally. An
+// invalid or missing answer gets one repair turn on the same session,
+// through the same pipeline (hooks, audit, interrupts, the timeout,
+// budgets); a repaired answer that still does not match sets schemaErr.
 func (r *run) conform(ctx context.Context, spec conversation.TurnSpec) {
 	if r.o.schema == nil || !r.endedWell() {
 		return
@@ -129,7 +130,12 @@ func (r *run) conform(ctx context.Context, spec conversation.TurnSpec) {
 	out, err := r.o.schema.check(r.digest.Answer())
 	if err != nil {
 		r.out.progress("the answer does not match --output-schema (%s); asking once more", firstError(err))
-		r.repair(ctx, spec, err)
+		r.digest.NextTurn() // the repair turn's answer is the final one
+		spec.Watch, spec.Prompt = false, adapters.TextPrompt(fmt.Sprintf(
+			"Your answer did not match the schema: %s. Answer again with only JSON matching the schema.", firstError(err)))
+		if err := r.turn(ctx, spec); err != nil && r.stopCause() == causeNone {
+			r.failure = &adapters.ErrorInfo{Message: fmt.Sprintf("the repair turn for --output-schema failed: %v", err), Fatal: true}
+		}
 		if !r.endedWell() {
 			return // the repair turn's own failure decides the exit code
 		}
@@ -141,16 +147,4 @@ func (r *run) conform(ctx context.Context, spec conversation.TurnSpec) {
 // endedWell says the turn so far ended on its own, without an error.
 func (r *run) endedWell() bool {
 	return r.stop == adapters.StopEndTurn && r.failure == nil && r.stopCause() == causeNone && (r.digest.Fatal == nil || !r.digest.Fatal.Fatal)
-}
-
-// repair runs the repair turn: a second prompt on the session through the
-// same pipeline (hooks, audit, interrupts, the timeout, budgets), whose
-// answer is the new final answer.
-func (r *run) repair(ctx context.Context, spec conversation.TurnSpec, why error) {
-	r.digest.NextTurn()
-	spec.Watch, spec.Prompt = false, adapters.TextPrompt(fmt.Sprintf(
-		"Your answer did not match the schema: %s. Answer again with only JSON matching the schema.", firstError(why)))
-	if err := r.turn(ctx, spec); err != nil && r.stopCause() == causeNone {
-		r.failure = &adapters.ErrorInfo{Message: fmt.Sprintf("the repair turn for --output-schema failed: %v", err), Fatal: true}
-	}
 }

@@ -16,15 +16,13 @@ import (
 	"github.com/hubdev/hub/internal/transcript"
 )
 
-// ResumeLast is the --resume value that names the latest run of the agent
-// in the directory, like --continue.
-const ResumeLast = "last"
-
-// ContinuePrompt is the prompt of a resumed run given none.
-const ContinuePrompt = "continue"
-
-// maxTranscripts bounds the transcripts kept: the newest win.
-const maxTranscripts = 500
+const (
+	// ResumeLast is the --resume value that names the latest run of the
+	// agent in the directory, like --continue.
+	ResumeLast     = "last"
+	ContinuePrompt = "continue" // the prompt of a resumed run given none
+	maxTranscripts = 500        // the transcripts kept: the newest win
+)
 
 // runRecord is what hub keeps of a run's conversation, by the agent
 // session id the run printed (Meta.ID; Meta.Cwd is canonical, for
@@ -38,7 +36,7 @@ type runRecord struct {
 
 // loadTranscript reads the record of session id; nil when hub has none.
 func loadTranscript(dir, id string) *runRecord {
-	if dir == "" {
+	if dir == "" || id == "" {
 		return nil
 	}
 	recs, _ := transcript.Read(dir, id)
