@@ -247,10 +247,7 @@ func (w *output) jsonl(v any) {
 // outcome to stderr.
 func (w *output) summary(s Summary) {
 	if w.o.Format == FormatJSONL {
-		typ := "summary"
-		if w.o.Candidate != "" { // the run's own summary comes after every candidate
-			typ = "candidate"
-		}
+		typ := map[bool]string{false: "summary", true: "candidate"}[w.o.Candidate != ""] // the run's own summary comes after every candidate
 		w.jsonl(struct {
 			head
 			Summary

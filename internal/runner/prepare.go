@@ -18,10 +18,6 @@ import (
 	"github.com/hubdev/hub/skills"
 )
 
-var imageTypes = map[string]string{
-	".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif", ".webp": "image/webp",
-}
-
 // sessionOptions builds the session options, placing skills the way the
 // adapter takes them; prefix goes in front of the prompt (what the agent
 // cannot take at system level). cleanup undoes skill placement.
@@ -58,8 +54,10 @@ func (r *run) sessionOptions(name string, caps adapters.Capabilities) (so adapte
 	if err != nil {
 		return so, "", cleanup, err
 	}
+	// The gate's decisions are recorded as the agent's own (the native
+	// loop's) are, from its stream.
 	gate, err := conversation.NewGate(conversation.GateOptions{Rules: o.Rules, Grants: o.Grants, Cwd: cwd, Agent: name,
-		Answerer: answer, Emit: r.decided})
+		Answerer: answer, Emit: func(ev adapters.Event) { r.audit.Event(ev); r.handle(ev) }})
 	if err != nil {
 		return so, "", cleanup, fmt.Errorf("%w: %v", ErrUsage, err)
 	}
@@ -76,9 +74,6 @@ func (r *run) sessionOptions(name string, caps adapters.Capabilities) (so adapte
 	}
 	if prefix += schemaPrompt(&so, o, caps); caps.TurnBudget {
 		so.MaxTurns = o.MaxTurns // else hub counts the tool rounds (budget.round)
-	}
-	if len(o.Skills) == 0 {
-		return so, prefix, cleanup, nil
 	}
 	var list []skills.Skill
 	for _, n := range o.Skills {
@@ -100,8 +95,9 @@ func (r *run) sessionOptions(name string, caps adapters.Capabilities) (so adapte
 			}
 		}
 	}
-	switch caps.Skills {
-	case "native":
+	switch {
+	case len(list) == 0:
+	case caps.Skills == "native":
 		dir, undo, err := skills.PlaceTemp(list)
 		if err != nil {
 			return so, "", cleanup, err
@@ -112,7 +108,7 @@ func (r *run) sessionOptions(name string, caps adapters.Capabilities) (so adapte
 		} else {
 			cleanup = func() { _ = undo() }
 		}
-	case "file":
+	case caps.Skills == "file":
 		so.Instructions = strings.TrimSpace(skills.Instructions(list) + "\n\n" + so.Instructions)
 	default: // "prompt" and adapters that do not say
 		prefix += skills.PromptPrefix(list) + "\n\n"
@@ -163,7 +159,8 @@ func imageContent(path string) (adapters.Content, error) {
 	if err != nil {
 		return adapters.Content{}, fmt.Errorf("%w: --image: %v", ErrUsage, err)
 	}
-	mime := cmp.Or(imageTypes[strings.ToLower(filepath.Ext(path))], http.DetectContentType(data))
+	byExt := map[string]string{".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif", ".webp": "image/webp"}
+	mime := cmp.Or(byExt[strings.ToLower(filepath.Ext(path))], http.DetectContentType(data))
 	if !strings.HasPrefix(mime, "image/") {
 		return adapters.Content{}, fmt.Errorf("%w: --image %s is not an image (%s)", ErrUsage, path, mime)
 	}

@@ -91,9 +91,9 @@ func (r *run) execute(ctx context.Context) Summary {
 	// the images loaded. A failed --resume fails the run: a CI script that
 	// names a session must not get an answer from an agent that lost it.
 	r.agent = &conversation.Agent{Want: func() conversation.Setup { return conversation.Setup{} }, Now: r.o.Now, Starts: &r.starts,
-		Start: func(ctx context.Context) (adapters.Session, conversation.Setup, error) {
-			b, err := a.Start(ctx, so)
-			return b, conversation.Setup{}, err
+		Start: func(ctx context.Context) (b adapters.Session, _ conversation.Setup, err error) {
+			b, err = a.Start(ctx, so)
+			return
 		},
 		Started: func(context.Context, adapters.Session, bool, time.Duration) {}, Admit: func(launch func()) { launch() },
 		Context: func() context.Context { return runCtx }} // no Log: the summary reports a failed start
@@ -142,9 +142,8 @@ func (r *run) turn(ctx context.Context, spec conversation.TurnSpec) error {
 		r.warn("hook: %s", w)
 	}
 	r.failure = oc.Failure
-	var failed *adapters.TurnError
 	switch {
-	case errors.As(err, &failed):
+	case errors.As(err, new(*adapters.TurnError)):
 	case errors.Is(err, adapters.ErrCancelTimeout):
 		r.out.progress("agent did not stop within %s; closing it", r.o.Grace)
 		return nil
@@ -249,13 +248,6 @@ func (r *run) begin(why cause) {
 
 func (r *run) stopCause() cause { return cause(r.cause.Load()) }
 
-// decided records a decision of the run's gate, as the agent's own (the
-// native loop's) are recorded from its stream.
-func (r *run) decided(ev adapters.Event) {
-	r.audit.Event(ev)
-	r.handle(ev)
-}
-
 // handle shows one event of the turn, after the digest took it in.
 func (r *run) handle(ev adapters.Event) {
 	r.budget.round(ev)
@@ -271,9 +263,7 @@ func (r *run) handle(ev adapters.Event) {
 	case ev.Type == adapters.EventUsage:
 		r.budget.check(r.digest.Usage, r.digest.Model)
 	case ev.Type == adapters.EventError && ev.Error != nil && ev.Error.Fatal:
-		if r.shown != nil {
-			// Only the last fatal error reaches the summary; show the one
-			// it replaces now.
+		if r.shown != nil { // only the last reaches the summary: show the one it replaces now
 			r.out.fatalLine(r.shown)
 		}
 		r.shown = ev.Error
@@ -283,9 +273,7 @@ func (r *run) handle(ev adapters.Event) {
 
 // finish maps what happened to an exit code.
 func (r *run) finish(c cause) Summary {
-	var err error
-	code := conversation.ExitOK
-	f := r.failure
+	code, err, f := conversation.ExitOK, error(nil), r.failure
 	if c == causeNone && r.budget.kind != "" {
 		c = causeBudget // passed as the turn ended, before the watcher cancelled it
 	}

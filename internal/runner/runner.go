@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/conversation"
@@ -84,7 +85,7 @@ type Options struct {
 	// invalid one a repair turn and prints the valid JSON (Summary.Output);
 	// else the run exits conversation.ExitSchema.
 	OutputSchema json.RawMessage
-	schema       *outputSchema // OutputSchema compiled
+	schema       *jsonschema.Schema // OutputSchema compiled
 	// Continue resumes the agent's latest run in Cwd (--continue, or
 	// ResumeID "last"), found in TranscriptDir.
 	Continue bool
@@ -100,8 +101,7 @@ type Options struct {
 	// jsonl lines carry it and its summary line is typed "candidate".
 	Candidate string
 	// TranscriptDir keeps each run's conversation by the session id it
-	// printed, so --resume ID with another agent briefs that agent; ""
-	// keeps none.
+	// printed (--resume ID with another agent briefs it); "": none.
 	TranscriptDir string
 	// AuditDir, when set (config transcripts = true), gets the run's
 	// normalized Event stream as a JSONL transcript (internal/transcript).

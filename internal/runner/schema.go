@@ -14,19 +14,13 @@ import (
 	"github.com/hubdev/hub/conversation"
 )
 
-// outputSchema is --output-schema compiled: the JSON Schema the final
-// answer must match.
-type outputSchema struct {
-	raw []byte // compact, for the agents
-	sch *jsonschema.Schema
-}
-
 // schemaURL names the schema inside the compiler; it has no other
 // resources, so a $ref must point inside the schema.
 const schemaURL = "mem://hub/output-schema.json"
 
 // compileSchema compiles OutputSchema (draft 2020-12 unless it names
-// another); a schema that does not compile is a usage error naming why.
+// another) and leaves it compact, for the agents; a schema that does not
+// compile is a usage error naming why.
 func (o *Options) compileSchema() error {
 	if len(o.OutputSchema) == 0 {
 		return nil
@@ -43,19 +37,18 @@ func (o *Options) compileSchema() error {
 	c.DefaultDraft(jsonschema.Draft2020)
 	c.UseLoader(jsonschema.SchemeURLLoader{}) // no files, no network: the agents get the schema alone
 	if err = c.AddResource(schemaURL, doc); err == nil {
-		o.schema = &outputSchema{raw: raw.Bytes()}
-		o.schema.sch, err = c.Compile(schemaURL)
+		o.schema, err = c.Compile(schemaURL)
 	}
 	if err != nil {
-		o.schema = nil
 		return fmt.Errorf("%w: --output-schema is not a valid JSON Schema: %s", ErrUsage, firstError(err))
 	}
+	o.OutputSchema = raw.Bytes()
 	return nil
 }
 
-// check validates an answer (a ```json fence around it dropped) and
-// returns it as compact JSON.
-func (s *outputSchema) check(answer string) ([]byte, error) {
+// checkAnswer validates an answer (a ```json fence around it dropped)
+// against sch and returns it as compact JSON.
+func checkAnswer(sch *jsonschema.Schema, answer string) ([]byte, error) {
 	answer = stripFence(answer)
 	if answer == "" {
 		return nil, errors.New("the answer was empty")
@@ -68,7 +61,7 @@ func (s *outputSchema) check(answer string) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the answer is not JSON: %w", err)
 	}
-	if err := s.sch.Validate(v); err != nil {
+	if err := sch.Validate(v); err != nil {
 		return nil, err
 	}
 	return out.Bytes(), nil
@@ -112,9 +105,9 @@ func schemaPrompt(so *adapters.SessionOptions, o Options, caps adapters.Capabili
 	switch {
 	case o.schema == nil:
 	case caps.OutputSchema:
-		so.OutputSchema = o.schema.raw
+		so.OutputSchema = o.OutputSchema
 	default:
-		return instruct(so, caps, "output-format", "Give your final answer as JSON only, with no prose and no code fence around it, matching this JSON Schema:\n"+string(o.schema.raw))
+		return instruct(so, caps, "output-format", "Give your final answer as JSON only, with no prose and no code fence around it, matching this JSON Schema:\n"+string(o.OutputSchema))
 	}
 	return ""
 }
@@ -127,7 +120,7 @@ func (r *run) conform(ctx context.Context, spec conversation.TurnSpec) {
 	if r.o.schema == nil || !r.endedWell() {
 		return
 	}
-	out, err := r.o.schema.check(r.digest.Answer())
+	out, err := checkAnswer(r.o.schema, r.digest.Answer())
 	if err != nil {
 		r.out.progress("the answer does not match --output-schema (%s); asking once more", firstError(err))
 		r.digest.NextTurn() // the repair turn's answer is the final one
@@ -139,7 +132,7 @@ func (r *run) conform(ctx context.Context, spec conversation.TurnSpec) {
 		if !r.endedWell() {
 			return // the repair turn's own failure decides the exit code
 		}
-		out, err = r.o.schema.check(r.digest.Answer())
+		out, err = checkAnswer(r.o.schema, r.digest.Answer())
 	}
 	r.output, r.schemaErr = out, err
 }
