@@ -47,9 +47,10 @@ func newBudget(o Options, model string, countTurns bool) *budget {
 // call, or no earlier call is still running; calls in flight together are
 // one round. A round past the limit signals hit.
 func (b *budget) round(ev adapters.Event) {
-	if b == nil || b.maxRounds <= 0 {
+	if b.maxRounds <= 0 {
 		return
 	}
+	ended := ev.Tool != nil && (ev.Tool.Status == adapters.StatusCompleted || ev.Tool.Status == adapters.StatusFailed)
 	switch ev.Type {
 	case adapters.EventText, adapters.EventThought, adapters.EventUsage:
 		b.spoke = true
@@ -57,49 +58,32 @@ func (b *budget) round(ev adapters.Event) {
 		if b.spoke || len(b.running) == 0 {
 			b.rounds++
 		}
-		b.spoke = false
-		if ev.Tool != nil && !toolEnded(ev.Tool.Status) {
+		if b.spoke = false; ev.Tool != nil && !ended {
 			b.running[ev.Tool.ID] = true
 		}
 		if b.rounds > b.maxRounds {
 			b.signal(fmt.Sprintf("stopped at --max-turns %d: the agent started tool round %d", b.maxRounds, b.rounds), "turns")
 		}
 	case adapters.EventToolUpdate:
-		if ev.Tool != nil && toolEnded(ev.Tool.Status) {
+		if ended {
 			delete(b.running, ev.Tool.ID)
 		}
 	}
 }
 
-func toolEnded(s adapters.ToolStatus) bool {
-	return s == adapters.StatusCompleted || s == adapters.StatusFailed
-}
-
-// stop is the stop reason of a run the budget stopped.
-func (b *budget) stop() adapters.StopReason {
-	if b.kind == "turns" {
-		return adapters.StopMaxTurnRequests
-	}
-	return adapters.StopMaxTokens
-}
-
 // check signals hit when u is over a limit; model is the one the agent
 // reported, priced when the run's own has no price (claude's "default").
 func (b *budget) check(u *adapters.Usage, model string) {
-	if b == nil || u == nil {
+	if u == nil {
 		return
 	}
 	if p, ok := conversation.PriceOf(model); ok && b.price == nil {
 		b.price = &p
 	}
-	var why, kind string
 	if n := u.InputTokens + u.OutputTokens; b.maxTokens > 0 && n > b.maxTokens {
-		why, kind = fmt.Sprintf("stopped at --max-tokens %d: %d tokens used", b.maxTokens, n), "tokens"
+		b.signal(fmt.Sprintf("stopped at --max-tokens %d: %d tokens used", b.maxTokens, n), "tokens")
 	} else if c, ok := b.cost(u); ok && b.maxCost > 0 && c > b.maxCost {
-		why, kind = fmt.Sprintf("stopped at --max-cost %.4g: $%.4f spent", b.maxCost, c), "cost"
-	}
-	if why != "" {
-		b.signal(why, kind)
+		b.signal(fmt.Sprintf("stopped at --max-cost %.4g: $%.4f spent", b.maxCost, c), "cost")
 	}
 }
 

@@ -23,8 +23,12 @@ type fakeAdapter struct {
 	sessID string
 	// started, when set, is closed by the first Start.
 	started chan struct{}
+	// hold makes Start wait for its context to end, then start anyway:
+	// an agent that ignores the cancel of its start.
+	hold bool
 
 	mu       sync.Mutex
+	starts   int // Start's calls
 	opts     adapters.SessionOptions
 	prompt   []adapters.Content
 	prompts  [][]adapters.Content // every prompt, in order
@@ -37,7 +41,10 @@ var _ adapters.Adapter = (*fakeAdapter)(nil)
 func (a *fakeAdapter) Name() string                        { return a.name }
 func (a *fakeAdapter) Capabilities() adapters.Capabilities { return a.caps }
 
-func (a *fakeAdapter) Start(_ context.Context, o adapters.SessionOptions) (adapters.Session, error) {
+func (a *fakeAdapter) Start(ctx context.Context, o adapters.SessionOptions) (adapters.Session, error) {
+	a.mu.Lock()
+	a.starts++
+	a.mu.Unlock()
 	if a.startErr != nil {
 		return nil, a.startErr
 	}
@@ -48,6 +55,9 @@ func (a *fakeAdapter) Start(_ context.Context, o adapters.SessionOptions) (adapt
 		a.started = nil
 	}
 	a.mu.Unlock()
+	if a.hold {
+		<-ctx.Done()
+	}
 	return &fakeSession{a: a, cancel: make(chan struct{})}, nil
 }
 

@@ -15,31 +15,29 @@ import (
 // EnvelopeVersion is the "v" of every jsonl line.
 const EnvelopeVersion = 1
 
-// envelope is one jsonl line: the event's own fields beside "v", plus the
-// decision hub took for permission events.
+// envelope is one jsonl line: "v", the best-of-N candidate it belongs to,
+// the event's own fields, for a permission the decision hub took, why
+// ("--approve read-only", "denied by permissions.rules[2]", "hard deny: …")
+// and by what ("hard deny", "rule", "grant", "always", "hook", "skill",
+// "--allow-tool", "--approve", "user", "hub"), then when hub wrote it
+// (RFC 3339, milliseconds, UTC): every line starts {"v":1,"type":…
 type envelope struct {
-	V int `json:"v"`
-	// Candidate names the best-of-N candidate the event belongs to.
+	V         int    `json:"v"`
 	Candidate string `json:"candidate,omitempty"`
 	adapters.Event
 	Decision *adapters.PermissionDecision `json:"decision,omitempty"`
-	// Reason says what decided: "--approve read-only", "denied by
-	// permissions.rules[2]", "hard deny: …".
-	Reason string `json:"reason,omitempty"`
-	// By names what decided: "hard deny", "rule", "grant", "always",
-	// "hook", "skill", "--allow-tool", "--approve", "user", "hub".
-	By string `json:"by,omitempty"`
-	// TS is when hub wrote the line (RFC 3339, milliseconds, UTC); after
-	// the event's fields so every line starts {"v":1,"type":…
-	TS string `json:"ts"`
+	Reason   string                       `json:"reason,omitempty"`
+	By       string                       `json:"by,omitempty"`
+	TS       string                       `json:"ts"`
 }
 
-type summaryLine struct {
+// head starts hub's own jsonl lines (a turn's start and end, a fallback,
+// the summary).
+type head struct {
 	V         int    `json:"v"`
 	Type      string `json:"type"`
 	TS        string `json:"ts"`
 	Candidate string `json:"candidate,omitempty"`
-	Summary
 }
 
 // output writes stdout and stderr for one run; safe for the spinner
@@ -65,9 +63,8 @@ func newOutput(o Options) *output {
 		}
 		o.Stderr = m.Writer(o.Stderr)
 	}
-	out := &output{o: o, start: o.Now(), stopped: make(chan struct{})}
-	if o.StderrTTY && o.Format == FormatText {
-		out.spin = true
+	out := &output{o: o, start: o.Now(), stopped: make(chan struct{}), spin: o.StderrTTY && o.Format == FormatText}
+	if out.spin {
 		out.wg.Add(1)
 		go out.spinner()
 	}
@@ -90,18 +87,14 @@ func (w *output) spinner() {
 	}
 }
 
+// close stops the spinner and clears its line.
 func (w *output) close() {
-	select {
-	case <-w.stopped:
-		return
-	default:
-	}
 	close(w.stopped)
 	w.wg.Wait()
 	if w.spin {
 		w.mu.Lock()
+		defer w.mu.Unlock()
 		fmt.Fprint(w.o.Stderr, "\r\x1b[K")
-		w.mu.Unlock()
 	}
 }
 
@@ -123,7 +116,7 @@ func (w *output) line(s string) {
 }
 
 func (w *output) progress(format string, args ...any) {
-	w.textLine(w.color("2", w.name()+": "+fmt.Sprintf(format, args...)))
+	w.textLine(w.color("2", w.o.Name+": "+fmt.Sprintf(format, args...)))
 }
 
 // textLine writes a progress line in text format only: jsonl leaves
@@ -144,12 +137,15 @@ func (w *output) narration(text string) {
 
 // fatalLine shows a fatal error that a later one replaced in the summary.
 func (w *output) fatalLine(e *adapters.ErrorInfo) {
-	msg := "error: " + trimDetail(e.Message, e.Detail)
-	if e.Code != "" {
-		msg += " [" + string(e.Code) + "]"
-	}
-	w.textLine(w.color("31", msg))
+	w.textLine(w.color("31", tagged("error: "+trimDetail(e.Message, e.Detail), e.Code)))
 	w.detail(e.Detail)
+}
+
+func tagged(msg string, code adapters.ErrorCode) string {
+	if code != "" {
+		msg += " [" + string(code) + "]"
+	}
+	return msg
 }
 
 // detail writes an agent's stderr tail, one line each (adapters join the
@@ -181,66 +177,61 @@ func (w *output) decided(ev adapters.Event) {
 }
 
 func (w *output) event(ev adapters.Event) {
-	if w.o.Format == FormatJSONL {
+	switch {
+	case w.o.Format == FormatJSONL:
 		w.jsonl(envelope{V: EnvelopeVersion, TS: w.ts(), Candidate: w.o.Candidate, Event: ev})
-		return
-	}
-	switch ev.Type {
-	case adapters.EventToolCall:
-		if ev.Tool != nil {
-			w.line(w.color("36", "→ "+toolLabel(*ev.Tool)))
-		}
-	case adapters.EventToolUpdate:
-		if ev.Tool != nil && ev.Tool.Status == adapters.StatusFailed {
-			w.line(w.color("31", "✗ tool "+ev.Tool.ID+" failed"))
-		}
-	case adapters.EventError:
+	case ev.Type == adapters.EventToolCall && ev.Tool != nil:
+		w.line(w.color("36", "→ "+toolLabel(*ev.Tool)))
+	case ev.Type == adapters.EventToolUpdate && ev.Tool != nil && ev.Tool.Status == adapters.StatusFailed:
+		w.line(w.color("31", "✗ tool "+ev.Tool.ID+" failed"))
+	case ev.Type == adapters.EventError && ev.Error != nil && !ev.Error.Fatal:
 		// Fatal errors end up in the summary line (with their stderr tail);
 		// the others are warnings and retries.
-		if ev.Error != nil && !ev.Error.Fatal {
-			msg := "warning: " + oneLine(ev.Error.Message)
-			if ev.Error.Code != "" {
-				msg += " [" + string(ev.Error.Code) + "]"
-			}
-			w.line(w.color("33", msg))
-		}
+		w.line(w.color("33", tagged("warning: "+oneLine(ev.Error.Message), ev.Error.Code)))
 	}
 }
 
 func toolLabel(t adapters.ToolCall) string {
-	s := cmp.Or(titleOf(t), t.ID)
+	s := cmp.Or(t.Title, t.Name, t.ID)
 	if t.Kind != "" {
 		s += " [" + string(t.Kind) + "]"
 	}
 	return s
 }
 
-// turnEvent is the jsonl line that starts or ends the agent's turn; the
-// end carries the turn's usage.
-type turnEvent struct {
-	V          int                 `json:"v"`
-	Type       string              `json:"type"`
-	TS         string              `json:"ts"`
-	Candidate  string              `json:"candidate,omitempty"`
-	Agent      string              `json:"agent"`
-	StopReason adapters.StopReason `json:"stopReason,omitempty"`
-	Usage      *adapters.Usage     `json:"usage,omitempty"`
-}
-
-// turn writes a turn boundary (jsonl only).
-func (w *output) turn(ev turnEvent) {
-	if w.o.Format != FormatJSONL {
-		return
+// turn writes a turn boundary (jsonl only); the end carries the turn's
+// stop reason and usage.
+func (w *output) turn(typ, agent string, stop adapters.StopReason, u *adapters.Usage) {
+	if w.o.Format == FormatJSONL {
+		w.jsonl(struct {
+			head
+			Agent      string              `json:"agent"`
+			StopReason adapters.StopReason `json:"stopReason,omitempty"`
+			Usage      *adapters.Usage     `json:"usage,omitempty"`
+		}{w.head(typ), agent, stop, u})
 	}
-	ev.V, ev.TS, ev.Candidate = EnvelopeVersion, w.ts(), w.o.Candidate
-	w.jsonl(ev)
 }
 
-// tsLayout is RFC 3339 with milliseconds.
-const tsLayout = "2006-01-02T15:04:05.000Z07:00"
+// fallback tells, on stderr and as a jsonl event, that the next agent
+// takes over.
+func (w *output) fallback(from, to, reason string) {
+	if w.o.Format == FormatJSONL {
+		w.jsonl(struct {
+			head
+			From   string `json:"from"`
+			To     string `json:"to"`
+			Reason string `json:"reason"`
+		}{w.head("fallback"), from, to, reason})
+	}
+	w.line(w.color("33", fmt.Sprintf("%s: %s; continuing with %s", w.o.Name, reason, to)))
+}
 
-// ts is the time stamp of a jsonl line.
-func (w *output) ts() string { return w.o.Now().UTC().Format(tsLayout) }
+func (w *output) head(typ string) head {
+	return head{V: EnvelopeVersion, Type: typ, TS: w.ts(), Candidate: w.o.Candidate}
+}
+
+// ts is the time stamp of a jsonl line: RFC 3339 with milliseconds.
+func (w *output) ts() string { return w.o.Now().UTC().Format("2006-01-02T15:04:05.000Z07:00") }
 
 func (w *output) jsonl(v any) {
 	b, err := json.Marshal(v)
@@ -256,28 +247,21 @@ func (w *output) jsonl(v any) {
 // outcome to stderr.
 func (w *output) summary(s Summary) {
 	if w.o.Format == FormatJSONL {
-		typ := "summary"
-		if w.o.Candidate != "" { // the run's own summary comes after every candidate
-			typ = "candidate"
-		}
-		w.jsonl(summaryLine{V: EnvelopeVersion, TS: w.ts(), Type: typ, Candidate: w.o.Candidate, Summary: s})
+		typ := map[bool]string{false: "summary", true: "candidate"}[w.o.Candidate != ""] // the run's own summary comes after every candidate
+		w.jsonl(struct {
+			head
+			Summary
+		}{w.head(typ), s})
 		return
 	}
 	if s.Answer != "" {
-		ans := s.Answer
-		if !strings.HasSuffix(ans, "\n") {
-			ans += "\n"
-		}
-		_, _ = fmt.Fprint(w.o.Stdout, ans)
+		_, _ = fmt.Fprint(w.o.Stdout, strings.TrimSuffix(s.Answer, "\n")+"\n")
 	}
 	if s.Error != "" {
-		w.line(w.color("31", fmt.Sprintf("%s: %s (exit %d)", w.name(), s.Error, s.ExitCode)))
+		w.line(w.color("31", fmt.Sprintf("%s: %s (exit %d)", w.o.Name, s.Error, s.ExitCode)))
 	}
 	w.detail(s.Detail)
 	if s.AgentSessionID != "" && s.Resumable {
-		w.line(w.color("2", w.name()+": session "+s.AgentSessionID+" (continue with --resume "+s.AgentSessionID+")"))
+		w.line(w.color("2", w.o.Name+": session "+s.AgentSessionID+" (continue with --resume "+s.AgentSessionID+")"))
 	}
 }
-
-// name is the command's name for messages.
-func (w *output) name() string { return cmp.Or(w.o.Name, "hub") }

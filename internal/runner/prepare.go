@@ -18,51 +18,46 @@ import (
 	"github.com/hubdev/hub/skills"
 )
 
-var imageTypes = map[string]string{
-	".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif", ".webp": "image/webp",
-}
-
 // sessionOptions builds the session options, placing skills the way the
-// adapter takes them; prefix goes in front of the prompt for agents that
-// take skills by prompt. cleanup undoes skill placement.
+// adapter takes them; prefix goes in front of the prompt (what the agent
+// cannot take at system level). cleanup undoes skill placement.
 func (r *run) sessionOptions(name string, caps adapters.Capabilities) (so adapters.SessionOptions, prefix string, cleanup func(), err error) {
-	cleanup = func() {}
-	o := r.o
-	cwd := o.Cwd
-	if cwd == "" {
-		cwd, _ = os.Getwd()
-	}
-	if cwd, err = filepath.Abs(cwd); err != nil {
+	o, cleanup := r.o, func() {}
+	cwd, err := filepath.Abs(o.Cwd) // "": the working directory
+	if err != nil {
 		return so, "", cleanup, fmt.Errorf("%w: --cwd: %v", ErrUsage, err)
 	}
 	if st, err := os.Stat(cwd); err != nil || !st.IsDir() {
 		return so, "", cleanup, fmt.Errorf("%w: --cwd %s is not a directory", ErrUsage, cwd)
 	}
 	so = adapters.SessionOptions{Cwd: cwd, Model: o.Model, ResumeID: o.ResumeID, Fork: o.Fork, CancelGrace: o.Grace,
-		Access: o.Approve.Access(), Rules: &o.Rules}
+		Access: o.Approve.Access(), Rules: &o.Rules, SystemPrompt: o.SystemPrompt}
+	var answer conversation.Answerer = o.Approve
 	if o.Ask != nil {
-		so.Access = adapters.AccessAskFirst // every side effect reaches whoever answers
+		answer, so.Access = o.Ask, adapters.AccessAskFirst // every side effect reaches whoever answers
 	}
 	if r.from != nil && r.from.Agent != name {
 		so.ResumeID, so.Fork = "", false // another agent's session: a handover
 	}
 	switch {
 	case so.ResumeID != "" && !caps.Resume:
-		return so, "", cleanup, fmt.Errorf("%w: agent %s cannot resume sessions (--resume)", ErrUsage, name)
+		err = fmt.Errorf("%w: agent %s cannot resume sessions (--resume)", ErrUsage, name)
 	case o.Fork && o.ResumeID == "":
-		return so, "", cleanup, fmt.Errorf("%w: --fork needs --resume ID, the session to copy", ErrUsage)
+		err = fmt.Errorf("%w: --fork needs --resume ID, the session to copy", ErrUsage)
 	case so.Fork && !caps.Fork:
-		return so, "", cleanup, fmt.Errorf("%w: agent %s cannot fork sessions (--fork); resume it, or start a new one", ErrUsage, name)
+		err = fmt.Errorf("%w: agent %s cannot fork sessions (--fork); resume it, or start a new one", ErrUsage, name)
+	case len(o.Images) > 0 && !caps.Images:
+		err = fmt.Errorf("%w: agent %s does not accept images (--image)", ErrUsage, name)
+	case o.SystemPrompt != "" && !caps.SystemPrompt:
+		err = fmt.Errorf("%w: agent %s cannot replace its system prompt (--system-prompt); use --append-system-prompt", ErrUsage, name)
 	}
-	if len(o.Images) > 0 && !caps.Images {
-		return so, "", cleanup, fmt.Errorf("%w: agent %s does not accept images (--image)", ErrUsage, name)
+	if err != nil {
+		return so, "", cleanup, err
 	}
-	var answer conversation.Answerer = o.Approve
-	if o.Ask != nil {
-		answer = o.Ask
-	}
+	// The gate's decisions are recorded as the agent's own (the native
+	// loop's) are, from its stream.
 	gate, err := conversation.NewGate(conversation.GateOptions{Rules: o.Rules, Grants: o.Grants, Cwd: cwd, Agent: name,
-		Answerer: answer, Emit: r.decided})
+		Answerer: answer, Emit: func(ev adapters.Event) { r.audit.Event(ev); r.handle(ev) }})
 	if err != nil {
 		return so, "", cleanup, fmt.Errorf("%w: %v", ErrUsage, err)
 	}
@@ -74,16 +69,11 @@ func (r *run) sessionOptions(name string, caps adapters.Capabilities) (so adapte
 		}
 		gate.Rules().Add(rule)
 	}
-	lead, err := systemPrompts(&so, o, name, caps)
-	if err != nil {
-		return so, "", cleanup, err
+	if o.AppendSystemPrompt != "" {
+		prefix = instruct(&so, caps, "system-instructions", o.AppendSystemPrompt)
 	}
-	lead += schemaPrompt(&so, o, caps)
-	if caps.TurnBudget {
+	if prefix += schemaPrompt(&so, o, caps); caps.TurnBudget {
 		so.MaxTurns = o.MaxTurns // else hub counts the tool rounds (budget.round)
-	}
-	if len(o.Skills) == 0 {
-		return so, lead, cleanup, nil
 	}
 	var list []skills.Skill
 	for _, n := range o.Skills {
@@ -98,16 +88,16 @@ func (r *run) sessionOptions(name string, caps adapters.Capabilities) (so adapte
 			}
 		}
 		for _, pat := range s.AllowedTools {
-			rule, err := permission.AllowRule(pat, "skill "+s.Name+" allowed-tools "+pat)
-			if err != nil {
+			if rule, err := permission.AllowRule(pat, "skill "+s.Name+" allowed-tools "+pat); err != nil {
 				r.warn("skill %s: allowed-tools %q ignored: %v", s.Name, pat, err)
-				continue
+			} else {
+				gate.Rules().Add(rule)
 			}
-			gate.Rules().Add(rule)
 		}
 	}
-	switch caps.Skills {
-	case "native":
+	switch {
+	case len(list) == 0:
+	case caps.Skills == "native":
 		dir, undo, err := skills.PlaceTemp(list)
 		if err != nil {
 			return so, "", cleanup, err
@@ -118,12 +108,22 @@ func (r *run) sessionOptions(name string, caps adapters.Capabilities) (so adapte
 		} else {
 			cleanup = func() { _ = undo() }
 		}
-	case "file":
+	case caps.Skills == "file":
 		so.Instructions = strings.TrimSpace(skills.Instructions(list) + "\n\n" + so.Instructions)
 	default: // "prompt" and adapters that do not say
-		prefix = skills.PromptPrefix(list) + "\n\n"
+		prefix += skills.PromptPrefix(list) + "\n\n"
 	}
-	return so, lead + prefix, cleanup, nil
+	return so, prefix, cleanup, nil
+}
+
+// instruct gives the agent text at system level where it takes
+// instructions, else returns it as a block (tag) leading the prompt.
+func instruct(so *adapters.SessionOptions, caps adapters.Capabilities, tag, text string) (lead string) {
+	if caps.Instructions || caps.SystemPrompt {
+		so.Instructions = strings.TrimSpace(so.Instructions + "\n\n" + text)
+		return ""
+	}
+	return "<" + tag + ">\n" + text + "\n</" + tag + ">\n\n"
 }
 
 // promptContent builds the prompt blocks: the text (read now when it comes
@@ -159,32 +159,11 @@ func imageContent(path string) (adapters.Content, error) {
 	if err != nil {
 		return adapters.Content{}, fmt.Errorf("%w: --image: %v", ErrUsage, err)
 	}
-	mime := imageTypes[strings.ToLower(filepath.Ext(path))]
-	mime = cmp.Or(mime, http.DetectContentType(data))
+	byExt := map[string]string{".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif", ".webp": "image/webp"}
+	mime := cmp.Or(byExt[strings.ToLower(filepath.Ext(path))], http.DetectContentType(data))
 	if !strings.HasPrefix(mime, "image/") {
 		return adapters.Content{}, fmt.Errorf("%w: --image %s is not an image (%s)", ErrUsage, path, mime)
 	}
 	abs, _ := filepath.Abs(path)
 	return adapters.Content{Type: adapters.ContentImage, MimeType: mime, Data: base64.StdEncoding.EncodeToString(data), URI: fileuri.FromPath(runtime.GOOS, abs)}, nil
-}
-
-// systemPrompts applies --system-prompt (where the agent's own can be
-// replaced, else a usage error naming the agent) and --append-system-prompt
-// (the agent's system-level channel, else a context block leading the
-// prompt, returned as lead).
-func systemPrompts(so *adapters.SessionOptions, o Options, name string, caps adapters.Capabilities) (lead string, err error) {
-	if o.SystemPrompt != "" {
-		if !caps.SystemPrompt {
-			return "", fmt.Errorf("%w: agent %s cannot replace its system prompt (--system-prompt); use --append-system-prompt", ErrUsage, name)
-		}
-		so.SystemPrompt = o.SystemPrompt
-	}
-	if o.AppendSystemPrompt == "" {
-		return "", nil
-	}
-	if caps.Instructions || caps.SystemPrompt {
-		so.Instructions = strings.TrimSpace(so.Instructions + "\n\n" + o.AppendSystemPrompt)
-		return "", nil
-	}
-	return "<system-instructions>\n" + o.AppendSystemPrompt + "\n</system-instructions>\n\n", nil
 }

@@ -8,17 +8,17 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/conversation"
 	"github.com/hubdev/hub/internal/hooks"
-	"github.com/hubdev/hub/internal/proc"
 	transcripts "github.com/hubdev/hub/internal/transcript"
 )
 
 // cause is why the run stopped early.
-type cause int
+type cause int32
 
 const (
 	causeNone cause = iota
@@ -32,39 +32,31 @@ type run struct {
 	start time.Time
 	out   *output
 
-	// digest is the turn's: its text, final answer, tool calls, usage
-	// (summed over every request), model, agent session id and errors.
-	digest    conversation.Digest
-	shown     *adapters.ErrorInfo // the last fatal error shown
-	budget    *budget             // --max-tokens, --max-cost and counted --max-turns
-	budgetHit string              // the limit that stopped the run (Summary.Budget)
-	warnings  []string
-	denied    []Denial
-	failure   *adapters.ErrorInfo // why the turn failed, if it did
-	stop      adapters.StopReason
-	resumable bool
-	cwd       string // the session's, for the transcript
-	// from is the transcript of the session --resume names, if hub has it;
-	// the digest and promptText make this run's turn of the transcript.
+	digest       conversation.Digest // the run's turns (a repair turn is the second)
+	shown        *adapters.ErrorInfo // the last fatal error shown
+	budget       *budget             // --max-tokens, --max-cost and counted --max-turns
+	budgetHit    string              // the limit that stopped the run (Summary.Budget)
+	warnings     []string
+	denied       []Denial
+	failure      *adapters.ErrorInfo // why the turn failed, if it did
+	stop         adapters.StopReason
+	resumable    bool
 	startErr     error // the agent failed to start, or to take the prompt
 	fallbackNext bool  // a next agent takes over if this one cannot work
-	from         *runRecord
-	promptText   string
-	audit        *transcripts.Audit // nil when the agent keeps its own
-	// output is the answer --output-schema validated; schemaErr why the
-	// repaired answer still did not match.
-	output    json.RawMessage
-	schemaErr error
+	// from is the record of the session --resume names, if hub has it;
+	// the digest and promptText make this run's turn of it.
+	from       *runRecord
+	promptText string
+	audit      *transcripts.Audit // nil when the agent keeps its own
+	output     json.RawMessage    // the answer --output-schema validated
+	schemaErr  error              // why the repaired answer still did not match
 
-	mu    sync.Mutex
-	cause cause // why the run stopped early
-}
-
-// stopper delivers interrupts and the timeout; each fires at most once.
-type stopper struct {
-	done    <-chan struct{}
-	sigs    <-chan struct{}
-	timeout <-chan time.Time
+	agent   *conversation.Agent // the agent session the run starts and prompts
+	starts  sync.WaitGroup      // the agent's start in flight
+	cancel  context.CancelFunc  // cancels the start and the turn
+	done    <-chan struct{}     // ctx's, until it fired
+	timeout <-chan time.Time    // until it fired
+	cause   atomic.Int32        // why the run stopped early
 }
 
 func (r *run) execute(ctx context.Context) Summary {
@@ -74,63 +66,65 @@ func (r *run) execute(ctx context.Context) Summary {
 	}
 	caps := a.Capabilities()
 	r.resumable = caps.Resume
-	if r.o.ResumeID != "" {
-		r.from = loadTranscript(r.o.TranscriptDir, r.o.ResumeID)
-	}
+	r.from = loadTranscript(r.o.TranscriptDir, r.o.ResumeID)
 	so, prefix, cleanup, err := r.sessionOptions(a.Name(), caps)
 	defer cleanup()
 	if err != nil {
 		return r.summary(classifyStartError(err), err)
 	}
 	r.handover(a.Name(), caps, &so, &prefix)
-	r.cwd = so.Cwd
 	model := cmp.Or(so.Model, caps.DefaultModel)
 	if r.budget = newBudget(r.o, model, !caps.TurnBudget); r.o.MaxCost > 0 && !caps.ReportsCost && r.budget.price == nil {
-		err := fmt.Errorf("%w: --max-cost: %s reports no cost and its model %q has no known price (conversation/prices.json)", ErrUsage, a.Name(), model)
-		return r.summary(classifyStartError(err), err)
+		return r.summary(conversation.ExitUsage, fmt.Errorf("%w: --max-cost: %s reports no cost and its model %q has no known price (conversation/prices.json)", ErrUsage, a.Name(), model))
 	}
 	if !caps.Permissions && r.o.Approve != conversation.ApproveAll && r.o.Ask == nil {
 		r.warn("%s cannot ask for permission: its tools run without asking, whatever --approve %s says", a.Name(), r.o.Approve)
 	}
-	st := r.stopper(ctx)
 	runCtx, cancelRun := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelRun()
-	defer r.o.stopAll()
-
-	// The agent starts while the prompt is read and the images loaded.
-	started := make(chan startResult, 1)
-	go func() {
-		s, c, err := r.startSession(runCtx, cancelRun, a, so, st)
-		started <- startResult{s, c, err}
-	}()
-	prompt, err := r.promptContent(prefix)
-	if err != nil {
-		cancelRun()
-		if x := <-started; x.s != nil {
-			_ = x.s.Close()
+	defer r.o.StopAll()
+	r.cancel, r.done = cancelRun, ctx.Done()
+	if r.o.Timeout > 0 {
+		r.timeout = r.o.After(r.o.Timeout)
+	}
+	// The agent starts (conversation.Agent) while the prompt is read and
+	// the images loaded. A failed --resume fails the run: a CI script that
+	// names a session must not get an answer from an agent that lost it.
+	r.agent = &conversation.Agent{Want: func() conversation.Setup { return conversation.Setup{} }, Now: r.o.Now, Starts: &r.starts,
+		Start: func(ctx context.Context) (b adapters.Session, _ conversation.Setup, err error) {
+			b, err = a.Start(ctx, so)
+			return
+		},
+		Started: func(context.Context, adapters.Session, bool, time.Duration) {}, Admit: func(launch func()) { launch() },
+		Context: func() context.Context { return runCtx }} // no Log: the summary reports a failed start
+	defer r.closeAgent()
+	r.agent.Launch(true)
+	var prompt []adapters.Content
+	var sess adapters.Session
+	var perr error
+	r.watched(func() {
+		if prompt, perr = r.promptContent(prefix); perr == nil {
+			sess, _, err = r.agent.Await(runCtx)
 		}
-		return r.summary(classifyStartError(err), err)
-	}
-	x := <-started
-	sess, c, err := x.s, x.c, x.err
-	if c != causeNone {
-		return r.finish(c)
-	}
-	if err != nil {
+	})
+	switch {
+	case perr != nil:
+		return r.summary(classifyStartError(perr), perr)
+	case r.stopCause() != causeNone:
+		return r.finish(r.stopCause())
+	case err != nil:
 		return r.startFailed(fmt.Errorf("start %s: %w", a.Name(), err))
 	}
-	defer func() { _ = sess.Close() }()
 	r.out.progress("started %s", a.Name())
-	r.audit = r.openAudit(a.Name(), caps, so)
+	obs := r.observers(a.Name(), caps, so)
 	defer r.audit.Close()
-	obs := r.observe(a.Name(), caps, so)
 	defer obs.Close()
 	spec := conversation.TurnSpec{Agent: a.Name(), Session: sess, Prompt: prompt, Hooks: obs, Audit: r.audit, Emit: r.handle,
 		Narrate: r.out.narration, Workspace: so.Cwd, Model: model, Digest: &r.digest, Watch: r.fallbackNext, WatchBound: r.o.ProviderTimeout}
-	if err := r.turn(runCtx, spec, cancelRun, st); err != nil && r.stopCause() == causeNone {
+	if err := r.turn(runCtx, spec); err != nil && r.stopCause() == causeNone {
 		return r.startFailed(fmt.Errorf("prompt %s: %w", a.Name(), err))
 	}
-	r.conform(runCtx, spec, cancelRun, st)
+	r.conform(runCtx, spec)
 	r.saveTranscript(r.promptText)
 	return r.finish(r.stopCause())
 }
@@ -138,24 +132,18 @@ func (r *run) execute(ctx context.Context) Summary {
 // turn runs one turn of the run through the conversation's pipeline,
 // watched for interrupts, the timeout and the budgets; the error is one
 // the agent never took the prompt with.
-func (r *run) turn(ctx context.Context, spec conversation.TurnSpec, cancelRun context.CancelFunc, st *stopper) error {
-	ended, watched := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(watched)
-		r.watch(spec.Session, cancelRun, st, ended)
-	}()
-	r.out.turn(turnEvent{Type: "turn_start", Agent: spec.Agent})
-	oc, err := conversation.RunTurn(ctx, spec)
-	close(ended)
-	<-watched // a stop it began as the turn ended is said before the turn's end
-	r.out.turn(turnEvent{Type: "turn_end", Agent: spec.Agent, StopReason: oc.Stop, Usage: r.digest.Usage})
+func (r *run) turn(ctx context.Context, spec conversation.TurnSpec) error {
+	r.out.turn("turn_start", spec.Agent, "", nil)
+	var oc conversation.Outcome
+	var err error
+	r.watched(func() { oc, err = conversation.RunTurn(ctx, spec) })
+	r.out.turn("turn_end", spec.Agent, oc.Stop, r.digest.Usage)
 	for _, w := range oc.Warnings {
 		r.warn("hook: %s", w)
 	}
 	r.failure = oc.Failure
-	var failed *adapters.TurnError
 	switch {
-	case errors.As(err, &failed):
+	case errors.As(err, new(*adapters.TurnError)):
 	case errors.Is(err, adapters.ErrCancelTimeout):
 		r.out.progress("agent did not stop within %s; closing it", r.o.Grace)
 		return nil
@@ -167,32 +155,20 @@ func (r *run) turn(ctx context.Context, spec conversation.TurnSpec, cancelRun co
 	return nil
 }
 
-// openAudit starts the run's audit transcript when transcripts are on. An
-// agent that keeps its own (the native loop) is left to it: both would be
-// named after its session id.
-func (r *run) openAudit(agent string, caps adapters.Capabilities, so adapters.SessionOptions) *transcripts.Audit {
-	if r.o.AuditDir == "" || caps.Transcript {
-		return nil
+// observers start the run's audit transcript (r.audit) when transcripts
+// are on, and return the configured hooks (nil: none) on the agent's
+// events, unless the agent keeps its own (the native loop): two audits
+// would be named after its session id.
+func (r *run) observers(agent string, caps adapters.Capabilities, so adapters.SessionOptions) *hooks.Observer {
+	if r.o.AuditDir != "" && !caps.Transcript {
+		r.audit = transcripts.NewAudit(r.o.AuditDir, transcripts.Meta{Agent: agent, Cwd: so.Cwd, Model: so.Model}, nil, func(err error) {
+			r.warn("the run's transcript was not written: %v", err)
+		})
 	}
-	return transcripts.NewAudit(r.o.AuditDir, transcripts.Meta{Agent: agent, Cwd: so.Cwd, Model: so.Model}, nil, func(err error) {
-		r.warn("the run's transcript was not written: %v", err)
-	})
-}
-
-// observe runs the configured hooks on the agent's Event stream, unless
-// the agent runs them itself (the native loop); nil when none are
-// configured.
-func (r *run) observe(agent string, caps adapters.Capabilities, so adapters.SessionOptions) *hooks.Observer {
 	if caps.Hooks {
 		return nil
 	}
 	return r.o.Hooks.Observe(hooks.Input{Cwd: so.Cwd, Agent: agent})
-}
-
-type startResult struct {
-	s   adapters.Session
-	c   cause
-	err error
 }
 
 // startFailed reports an error before the turn began, on one line, with
@@ -214,111 +190,63 @@ func (r *run) warn(format string, args ...any) {
 	r.out.textLine(r.out.color("33", "warning: "+w))
 }
 
-func (r *run) stopper(ctx context.Context) *stopper {
-	st := &stopper{done: ctx.Done()}
-	if r.o.Timeout > 0 {
-		st.timeout = r.o.After(r.o.Timeout)
+// closeAgent closes the agent session and abandons a start in flight,
+// which closes what it brings back; it waits for that up to the grace.
+func (r *run) closeAgent() {
+	if b := r.agent.Close(); b != nil {
+		_ = b.Close()
 	}
-	if r.o.Signals != nil {
-		sigs := make(chan struct{}, 4)
-		go func() {
-			for range r.o.Signals {
-				select {
-				case sigs <- struct{}{}:
-				default:
-				}
-			}
-		}()
-		st.sigs = sigs
-	}
-	return st
-}
-
-// startSession starts the agent; an interrupt or timeout while starting
-// cancels the start (which stops any process it spawned).
-func (r *run) startSession(ctx context.Context, cancel func(), a adapters.Adapter, so adapters.SessionOptions, st *stopper) (adapters.Session, cause, error) {
-	type res struct {
-		s   adapters.Session
-		err error
-	}
-	ch := make(chan res, 1)
-	go func() {
-		s, err := a.Start(ctx, so)
-		ch <- res{s, err}
-	}()
-	var c cause
+	ended := make(chan struct{})
+	go func() { r.starts.Wait(); close(ended) }()
 	select {
-	case x := <-ch:
-		return x.s, causeNone, x.err
-	case <-st.done:
-		c = causeInterrupt
-	case <-st.sigs:
-		c = causeInterrupt
-	case <-st.timeout:
-		c = causeTimeout
-	}
-	cancel()
-	select {
-	case x := <-ch:
-		if x.s != nil {
-			_ = x.s.Close()
-		}
+	case <-ended:
 	case <-r.o.After(r.o.Grace):
 	}
-	return nil, c, nil
 }
 
-// watch turns an interrupt or the timeout into a cancel of the turn, which
-// then has the grace period to end, so what the agent says while stopping
-// is kept; a second interrupt closes the session at once.
-func (r *run) watch(sess adapters.Session, cancelTurn context.CancelFunc, st *stopper, ended <-chan struct{}) {
-	for {
-		select {
-		case <-ended:
-			return
-		case <-st.done:
-			st.done = nil
-			r.begin(causeInterrupt, cancelTurn)
-		case <-st.sigs:
-			if r.stopCause() != causeNone {
-				_ = sess.Close()
+// watched runs f while an interrupt, the timeout or a budget cancels the
+// run (the start, the turn), which then has the grace period to end, so
+// what the agent says while stopping is kept; a second interrupt closes
+// the agent session at once.
+func (r *run) watched(f func()) {
+	ended, watched := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(watched)
+		for {
+			select {
+			case <-ended:
 				return
+			case <-r.done:
+				r.done = nil
+				r.begin(causeInterrupt)
+			case <-r.o.Signals:
+				if r.stopCause() == causeNone {
+					r.begin(causeInterrupt)
+				} else if b := r.agent.Current(); b != nil {
+					_ = b.Close()
+					return
+				}
+			case <-r.timeout:
+				r.timeout = nil
+				r.begin(causeTimeout)
+			case <-r.budget.hit:
+				r.begin(causeBudget)
 			}
-			r.begin(causeInterrupt, cancelTurn)
-		case <-st.timeout:
-			st.timeout = nil
-			r.begin(causeTimeout, cancelTurn)
-		case <-r.budget.hit:
-			r.begin(causeBudget, cancelTurn)
 		}
-	}
+	}()
+	f()
+	close(ended)
+	<-watched // a stop it began as f ended is said before what follows
 }
 
-func (r *run) begin(why cause, cancelTurn context.CancelFunc) {
-	r.mu.Lock()
-	first := r.cause == causeNone
-	if first {
-		r.cause = why
-	}
-	r.mu.Unlock()
-	if first {
+func (r *run) begin(why cause) {
+	if r.cause.CompareAndSwap(int32(causeNone), int32(why)) {
 		r.out.progress("%s: cancelling the agent", map[cause]string{causeInterrupt: "interrupted", causeTimeout: "timeout", causeBudget: "budget"}[why])
-		cancelTurn()
+		r.cancel()
 	}
 }
 
-func (r *run) stopCause() cause {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.cause
-}
-
-// decided records a decision of the run's gate, as the agent's own (the
-// native loop's) are recorded from its stream.
-func (r *run) decided(ev adapters.Event) {
-	r.audit.Event(ev)
-	r.handle(ev)
-}
+func (r *run) stopCause() cause { return cause(r.cause.Load()) }
 
 // handle shows one event of the turn, after the digest took it in.
 func (r *run) handle(ev adapters.Event) {
@@ -335,9 +263,7 @@ func (r *run) handle(ev adapters.Event) {
 	case ev.Type == adapters.EventUsage:
 		r.budget.check(r.digest.Usage, r.digest.Model)
 	case ev.Type == adapters.EventError && ev.Error != nil && ev.Error.Fatal:
-		if r.shown != nil {
-			// Only the last fatal error reaches the summary; show the one
-			// it replaces now.
+		if r.shown != nil { // only the last reaches the summary: show the one it replaces now
 			r.out.fatalLine(r.shown)
 		}
 		r.shown = ev.Error
@@ -345,26 +271,17 @@ func (r *run) handle(ev adapters.Event) {
 	r.out.event(ev)
 }
 
-func titleOf(t adapters.ToolCall) string {
-	if t.Title != "" {
-		return t.Title
-	}
-	return t.Name
-}
-
 // finish maps what happened to an exit code.
 func (r *run) finish(c cause) Summary {
-	var err error
-	code := conversation.ExitOK
-	f := r.failure
-	if c == causeNone && r.budget != nil && r.budget.kind != "" {
+	code, err, f := conversation.ExitOK, error(nil), r.failure
+	if c == causeNone && r.budget.kind != "" {
 		c = causeBudget // passed as the turn ended, before the watcher cancelled it
 	}
 	switch {
 	case c == causeInterrupt:
 		code, err = conversation.ExitInterrupted, fmt.Errorf("interrupted%s", r.lastError())
 	case c == causeBudget:
-		r.stop, r.budgetHit = r.budget.stop(), r.budget.kind
+		r.stop, r.budgetHit = map[bool]adapters.StopReason{true: adapters.StopMaxTurnRequests, false: adapters.StopMaxTokens}[r.budget.kind == "turns"], r.budget.kind
 		code, err = conversation.ExitBudget, errors.New(r.budget.why)
 	case c == causeTimeout:
 		code, err = conversation.ExitTimeout, fmt.Errorf("timed out after %s%s", r.o.Timeout, r.lastError())
@@ -379,11 +296,9 @@ func (r *run) finish(c cause) Summary {
 	case r.stop == adapters.StopCancelled:
 		code, err = conversation.ExitAgentError, fmt.Errorf("the agent cancelled the turn")
 	case r.stop == adapters.StopMaxTurnRequests && r.o.MaxTurns > 0:
-		r.budgetHit = "turns"
-		code, err = conversation.ExitBudget, fmt.Errorf("stopped at --max-turns %d before the agent finished", r.o.MaxTurns)
+		r.budgetHit, code, err = "turns", conversation.ExitBudget, fmt.Errorf("stopped at --max-turns %d before the agent finished", r.o.MaxTurns)
 	case r.stop == adapters.StopMaxTurnRequests: // the agent's own limit (a native profile's max_turn_requests)
-		r.budgetHit = "turns"
-		code, err = conversation.ExitBudget, errors.New("the agent stopped at its limit of model requests (max_turn_requests) before finishing")
+		r.budgetHit, code, err = "turns", conversation.ExitBudget, errors.New("the agent stopped at its limit of model requests (max_turn_requests) before finishing")
 	case r.stop == adapters.StopMaxTokens:
 		code, err = conversation.ExitMaxTokens, errors.New("the model stopped at its output token limit (max_tokens) before finishing")
 	case r.stop == adapters.StopRefusal:
@@ -440,35 +355,22 @@ func (r *run) summary(code int, err error) Summary {
 	d := &r.digest
 	s := Summary{
 		StopReason: r.stop, Budget: r.budgetHit, AgentSessionID: d.AgentSessionID, Usage: d.Usage, Model: cmp.Or(d.Model, r.o.Model),
-		DurationMs: r.o.Now().Sub(r.start).Milliseconds(), Denied: r.denied, ExitCode: code,
+		DurationMs: r.o.Now().Sub(r.start).Milliseconds(), Denied: append([]Denial{}, r.denied...), ExitCode: code,
 		Answer: d.Text(), Warnings: r.warnings, Resumable: r.resumable,
-	}
-	if s.Denied == nil {
-		s.Denied = []Denial{}
-	}
-	if code == conversation.ExitOK || code == conversation.ExitDenied {
-		s.Answer = d.Answer()
-		if r.output != nil { // --output-schema: the answer is the valid JSON
-			s.Output, s.Answer = r.output, string(r.output)
-		}
 	}
 	if err != nil {
 		s.Error = err.Error()
 	}
 	switch {
 	case code == conversation.ExitOK || code == conversation.ExitDenied:
+		s.Answer = d.Answer()
+		if r.output != nil { // --output-schema: the answer is the valid JSON
+			s.Output, s.Answer = r.output, string(r.output)
+		}
 	case r.failure != nil:
 		s.Detail = r.failure.Detail
 	case d.Fatal != nil:
 		s.Detail = d.Fatal.Detail
 	}
 	return s
-}
-
-func (o *Options) stopAll() {
-	if o.StopAll != nil {
-		o.StopAll()
-		return
-	}
-	proc.StopAll(2 * time.Second)
 }

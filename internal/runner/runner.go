@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/conversation"
@@ -22,6 +23,7 @@ import (
 	"github.com/hubdev/hub/internal/hooks"
 	"github.com/hubdev/hub/internal/mask"
 	"github.com/hubdev/hub/internal/permission"
+	"github.com/hubdev/hub/internal/proc"
 )
 
 // ErrUsage marks a bad command line or option.
@@ -37,18 +39,15 @@ const (
 
 // Options configures Run.
 type Options struct {
-	// Name is the command's name in messages ("hub" when empty; a packager
-	// may install hub under another).
-	Name     string
+	Name     string // the command's name in messages: a packager may rename hub ("": hub)
 	Registry *adapters.Registry
 	Agent    string
 	Model    string
 	Cwd      string
 	Timeout  time.Duration // 0 = none
 	Approve  conversation.Approve
-	// Ask, when set, answers what the rules leave open instead of
-	// Approve, and the agent asks before every side effect: hub acp's
-	// /compare asks the editor.
+	// Ask, when set, answers what the rules leave open instead of Approve,
+	// and the agent asks before every side effect (/compare: the editor).
 	Ask conversation.Answerer
 	// Rules are the configured permission rules; AllowTools more allow
 	// patterns for this run (Claude syntax, --allow-tool).
@@ -86,17 +85,15 @@ type Options struct {
 	// invalid one a repair turn and prints the valid JSON (Summary.Output);
 	// else the run exits conversation.ExitSchema.
 	OutputSchema json.RawMessage
-	schema       *outputSchema // OutputSchema compiled
+	schema       *jsonschema.Schema // OutputSchema compiled
 	// Continue resumes the agent's latest run in Cwd (--continue, or
 	// ResumeID "last"), found in TranscriptDir.
 	Continue bool
 	// Fallback are the agents tried in turn when Agent cannot do the work
-	// (not installed, not logged in, rate-limited, crashed) before any
-	// tool call started.
+	// (conversation.FallbackReason) before any tool call started.
 	Fallback []string
-	// ProviderTimeout bounds how long a provider may keep failing through
-	// the agent's retries before the next agent takes over (0: the
-	// default, conversation.DefaultProviderTimeout).
+	// ProviderTimeout bounds how long a provider may keep failing before
+	// the next agent takes over (0: conversation.DefaultProviderTimeout).
 	ProviderTimeout time.Duration
 	// Fork continues a copy of ResumeID's session, leaving it as it was.
 	Fork bool
@@ -104,20 +101,17 @@ type Options struct {
 	// jsonl lines carry it and its summary line is typed "candidate".
 	Candidate string
 	// TranscriptDir keeps each run's conversation by the session id it
-	// printed, so --resume ID with another agent briefs that agent; ""
-	// keeps none.
+	// printed (--resume ID with another agent briefs it); "": none.
 	TranscriptDir string
 	// AuditDir, when set (config transcripts = true), gets the run's
 	// normalized Event stream as a JSONL transcript (internal/transcript).
 	AuditDir string
 	// Hooks are the configured command hooks; for an agent that does not
 	// run them itself they observe its Event stream. nil: none.
-	Hooks  *hooks.Runner
-	Format Format
-	Prompt string
-	// ReadPrompt, when Prompt is empty, reads the prompt (from stdin)
-	// while the agent starts.
-	ReadPrompt func() (string, error)
+	Hooks      *hooks.Runner
+	Format     Format
+	Prompt     string
+	ReadPrompt func() (string, error) // reads the prompt (stdin) while the agent starts, when Prompt is empty
 
 	Stdout io.Writer
 	Stderr io.Writer
@@ -134,14 +128,10 @@ type Options struct {
 	// second signal skips the graceful wait.
 	Signals <-chan os.Signal
 	// Now and After replace the clock (tests).
-	Now   func() time.Time
-	After func(time.Duration) <-chan time.Time
-	// Grace bounds the wait for the agent to end a cancelled turn before
-	// the session is closed (default 5s).
-	Grace time.Duration
-	// StopAll ends every process hub started (default proc.StopAll); the
-	// last line of defence so no child outlives the run.
-	StopAll func()
+	Now     func() time.Time
+	After   func(time.Duration) <-chan time.Time
+	Grace   time.Duration // how long a cancelled start or turn may take to end before it is closed (default 5s)
+	StopAll func()        // ends every process hub started, so none outlives the run (default proc.StopAll)
 }
 
 func (o *Options) defaults() error {
@@ -151,16 +141,12 @@ func (o *Options) defaults() error {
 	if o.After == nil {
 		o.After = time.After
 	}
-	if o.Grace <= 0 {
-		o.Grace = 5 * time.Second
+	if o.StopAll == nil {
+		o.StopAll = func() { proc.StopAll(2 * time.Second) }
 	}
-	if o.Stdout == nil {
-		o.Stdout = io.Discard
-	}
-	if o.Stderr == nil {
-		o.Stderr = io.Discard
-	}
-	o.Format = cmp.Or(o.Format, FormatText)
+	o.Grace = cmp.Or(max(o.Grace, 0), 5*time.Second)
+	o.Stdout, o.Stderr = cmp.Or(o.Stdout, io.Discard), cmp.Or(o.Stderr, io.Discard)
+	o.Name, o.Format = cmp.Or(o.Name, "hub"), cmp.Or(o.Format, FormatText)
 	o.Approve = cmp.Or(o.Approve, conversation.ApproveReadOnly)
 	switch {
 	case o.Format != FormatText && o.Format != FormatJSONL:
@@ -176,7 +162,10 @@ func (o *Options) defaults() error {
 	case o.MaxTurns < 0:
 		return fmt.Errorf("%w: --max-turns must be positive", ErrUsage)
 	}
-	return o.compileSchema()
+	if err := o.compileSchema(); err != nil {
+		return err
+	}
+	return o.resolveResume()
 }
 
 // Denial is a permission hub rejected on the user's behalf.
@@ -241,22 +230,17 @@ type Summary struct {
 // process should exit with. Cancelling ctx interrupts (exit 130).
 func Run(ctx context.Context, o Options) Summary {
 	err := o.defaults()
+	var release func()
 	if err == nil {
-		err = o.resolveResume()
-	}
-	if err == nil {
-		var release func()
-		if release, err = o.holdSession(); err == nil {
-			defer release()
-		}
+		release, err = o.holdSession()
 	}
 	out := newOutput(o)
 	var s Summary
 	if err != nil {
-		r := &run{o: o, start: o.Now(), out: out}
-		s = r.summary(conversation.ExitUsage, err)
+		s = (&run{o: o, start: o.Now(), out: out}).summary(conversation.ExitUsage, err)
 		s.Agent = o.Agent
 	} else {
+		defer release()
 		s = runChain(ctx, o, out)
 	}
 	out.close()
@@ -266,7 +250,7 @@ func Run(ctx context.Context, o Options) Summary {
 
 // classifyStartError maps an error before the turn started to an exit code.
 func classifyStartError(err error) int {
-	switch {
+	switch c := conversation.ClassifyStart(err); {
 	case errors.Is(err, ErrUsage), errors.Is(err, adapters.ErrUnknownAgent), errors.Is(err, adapters.ErrUnsupported),
 		errors.Is(err, adapters.ErrBadCwd):
 		return conversation.ExitUsage
@@ -274,12 +258,80 @@ func classifyStartError(err error) int {
 		return conversation.ExitTimeout
 	case errors.Is(err, context.Canceled):
 		return conversation.ExitInterrupted
-	}
-	switch conversation.ClassifyStart(err) {
-	case conversation.ClassNotInstalled:
+	case c == conversation.ClassNotInstalled:
 		return conversation.ExitNotInstalled
-	case conversation.ClassAuth:
+	case c == conversation.ClassAuth:
 		return conversation.ExitNotAuthenticated
 	}
 	return conversation.ExitAgentError
+}
+
+// Attempt is one agent a run tried, in order (Summary.Attempts).
+type Attempt struct {
+	Agent    string `json:"agent"`
+	ExitCode int    `json:"exitCode"`
+	Error    string `json:"error,omitempty"`
+	// Detail is the attempt's failure in more lines (a crash's stderr).
+	Detail string `json:"detail,omitempty"`
+	// Fallback says why the next agent was tried after this one.
+	Fallback string `json:"fallback,omitempty"`
+}
+
+// runChain runs the agent and, when it could not do the work, each
+// fallback agent in turn; the summary is the last attempt's, naming the
+// agent that answered and every attempt.
+func runChain(ctx context.Context, o Options, out *output) Summary {
+	chain := append([]string{o.Agent}, o.Fallback...)
+	var attempts []Attempt
+	var s Summary
+	var usage *adapters.Usage
+	var r *run
+	start, before := o.Now(), conversation.TakeSnapshot(ctx, o.Cwd)
+	for i, agent := range chain {
+		r = &run{o: o, start: o.Now(), out: out, fallbackNext: i < len(chain)-1}
+		if r.o.Agent = agent; i > 0 && loadTranscript(o.TranscriptDir, o.ResumeID) == nil {
+			r.o.ResumeID, r.o.Fork = "", false // another agent cannot resume the first one's session
+		}
+		s = r.execute(ctx)
+		usage = conversation.AddUsage(usage, s.Usage)
+		attempts = append(attempts, Attempt{Agent: agent, ExitCode: s.ExitCode, Error: s.Error, Detail: s.Detail})
+		reason := conversation.FallbackReason(agent, r.failureClass(s), len(r.digest.ToolCalls) > 0)
+		if reason == "" || !r.fallbackNext {
+			break
+		}
+		attempts[i].Fallback = reason
+		out.fallback(agent, chain[i+1], reason)
+		if r.promptText != "" { // read once: the next agent gets the same prompt
+			o.Prompt, o.ReadPrompt = r.promptText, nil
+		}
+	}
+	s.Agent, s.Usage, s.DurationMs = r.o.Agent, usage, o.Now().Sub(start).Milliseconds()
+	if usage != nil {
+		s.Cost = usage.CostUSD
+	}
+	// Outside a repository, the files the tool calls named, as the other
+	// front ends list them: only the last attempt made any (one that did
+	// hands no turn over).
+	if s.FilesChanged = before.Changes(context.WithoutCancel(ctx)); s.FilesChanged == nil {
+		s.FilesChanged = r.digest.FilesChanged
+	}
+	if len(chain) > 1 {
+		s.Attempts = attempts
+	}
+	return s
+}
+
+// failureClass is how the attempt failed, for conversation's fallback
+// rule; none when its outcome stands (done, interrupted, timed out,
+// refused, a usage error).
+func (r *run) failureClass(s Summary) conversation.Class {
+	switch s.ExitCode {
+	case conversation.ExitNotInstalled:
+		return conversation.ClassNotInstalled
+	case conversation.ExitNotAuthenticated:
+		return conversation.ClassAuth
+	case conversation.ExitAgentError:
+		return cmp.Or(conversation.Classify(r.failure), conversation.Classify(r.digest.Fatal), conversation.ClassifyStart(r.startErr))
+	}
+	return conversation.ClassNone
 }

@@ -14,19 +14,13 @@ import (
 	"github.com/hubdev/hub/conversation"
 )
 
-// outputSchema is --output-schema compiled: the JSON Schema the final
-// answer must match.
-type outputSchema struct {
-	raw []byte // compact, for the agents
-	sch *jsonschema.Schema
-}
-
 // schemaURL names the schema inside the compiler; it has no other
 // resources, so a $ref must point inside the schema.
 const schemaURL = "mem://hub/output-schema.json"
 
 // compileSchema compiles OutputSchema (draft 2020-12 unless it names
-// another); a schema that does not compile is a usage error naming why.
+// another) and leaves it compact, for the agents; a schema that does not
+// compile is a usage error naming why.
 func (o *Options) compileSchema() error {
 	if len(o.OutputSchema) == 0 {
 		return nil
@@ -43,33 +37,32 @@ func (o *Options) compileSchema() error {
 	c.DefaultDraft(jsonschema.Draft2020)
 	c.UseLoader(jsonschema.SchemeURLLoader{}) // no files, no network: the agents get the schema alone
 	if err = c.AddResource(schemaURL, doc); err == nil {
-		o.schema = &outputSchema{raw: raw.Bytes()}
-		o.schema.sch, err = c.Compile(schemaURL)
+		o.schema, err = c.Compile(schemaURL)
 	}
 	if err != nil {
-		o.schema = nil
 		return fmt.Errorf("%w: --output-schema is not a valid JSON Schema: %s", ErrUsage, firstError(err))
 	}
+	o.OutputSchema = raw.Bytes()
 	return nil
 }
 
-// check validates an answer (a ```json fence around it dropped) and
-// returns it as compact JSON.
-func (s *outputSchema) check(answer string) ([]byte, error) {
+// checkAnswer validates an answer (a ```json fence around it dropped)
+// against sch and returns it as compact JSON.
+func checkAnswer(sch *jsonschema.Schema, answer string) ([]byte, error) {
 	answer = stripFence(answer)
 	if answer == "" {
 		return nil, errors.New("the answer was empty")
 	}
+	var out bytes.Buffer
 	v, err := jsonschema.UnmarshalJSON(strings.NewReader(answer))
+	if err == nil {
+		err = json.Compact(&out, []byte(answer))
+	}
 	if err != nil {
 		return nil, fmt.Errorf("the answer is not JSON: %w", err)
 	}
-	if err := s.sch.Validate(v); err != nil {
+	if err := sch.Validate(v); err != nil {
 		return nil, err
-	}
-	var out bytes.Buffer
-	if err := json.Compact(&out, []byte(answer)); err != nil {
-		return nil, fmt.Errorf("the answer is not JSON: %w", err)
 	}
 	return out.Bytes(), nil
 }
@@ -109,41 +102,37 @@ func stripFence(s string) string {
 // (Capabilities.OutputSchema), else by an instruction, system-level where
 // the agent takes one, else leading the prompt (returned as lead).
 func schemaPrompt(so *adapters.SessionOptions, o Options, caps adapters.Capabilities) (lead string) {
-	if o.schema == nil {
-		return ""
+	switch {
+	case o.schema == nil:
+	case caps.OutputSchema:
+		so.OutputSchema = o.OutputSchema
+	default:
+		return instruct(so, caps, "output-format", "Give your final answer as JSON only, with no prose and no code fence around it, matching this JSON Schema:\n"+string(o.OutputSchema))
 	}
-	if caps.OutputSchema {
-		so.OutputSchema = o.schema.raw
-		return ""
-	}
-	text := "Give your final answer as JSON only, with no prose and no code fence around it, matching this JSON Schema:\n" + string(o.schema.raw)
-	if caps.Instructions || caps.SystemPrompt {
-		so.Instructions = strings.TrimSpace(so.Instructions + "\n\n" + text)
-		return ""
-	}
-	return "<output-format>\n" + text + "\n</output-format>\n\n"
+	return ""
 }
 
-// repairPrompt is the one prompt an answer that did not match gets.
-func repairPrompt(why error) string {
-	return fmt.Sprintf("Your answer did not match the schema: %s. Answer again with only JSON matching the schema.", firstError(why))
-}
-
-// conform validates the final answer of a turn that ended normally; an
-// invalid or missing answer gets one repair turn on the same session, and
-// a repaired answer that still does not match sets schemaErr.
-func (r *run) conform(ctx context.Context, spec conversation.TurnSpec, cancelRun context.CancelFunc, st *stopper) {
+// conform validates the final answer of a turn that ended normally. An
+// invalid or missing answer gets one repair turn on the same session,
+// through the same pipeline (hooks, audit, interrupts, the timeout,
+// budgets); a repaired answer that still does not match sets schemaErr.
+func (r *run) conform(ctx context.Context, spec conversation.TurnSpec) {
 	if r.o.schema == nil || !r.endedWell() {
 		return
 	}
-	out, err := r.o.schema.check(r.digest.Answer())
+	out, err := checkAnswer(r.o.schema, r.digest.Answer())
 	if err != nil {
 		r.out.progress("the answer does not match --output-schema (%s); asking once more", firstError(err))
-		r.repair(ctx, spec, cancelRun, st, err)
+		r.digest.NextTurn() // the repair turn's answer is the final one
+		spec.Watch, spec.Prompt = false, adapters.TextPrompt(fmt.Sprintf(
+			"Your answer did not match the schema: %s. Answer again with only JSON matching the schema.", firstError(err)))
+		if err := r.turn(ctx, spec); err != nil && r.stopCause() == causeNone {
+			r.failure = &adapters.ErrorInfo{Message: fmt.Sprintf("the repair turn for --output-schema failed: %v", err), Fatal: true}
+		}
 		if !r.endedWell() {
 			return // the repair turn's own failure decides the exit code
 		}
-		out, err = r.o.schema.check(r.digest.Answer())
+		out, err = checkAnswer(r.o.schema, r.digest.Answer())
 	}
 	r.output, r.schemaErr = out, err
 }
@@ -151,15 +140,4 @@ func (r *run) conform(ctx context.Context, spec conversation.TurnSpec, cancelRun
 // endedWell says the turn so far ended on its own, without an error.
 func (r *run) endedWell() bool {
 	return r.stop == adapters.StopEndTurn && r.failure == nil && r.stopCause() == causeNone && (r.digest.Fatal == nil || !r.digest.Fatal.Fatal)
-}
-
-// repair runs the repair turn: a second prompt on the session through the
-// same pipeline (hooks, audit, interrupts, the timeout, budgets), whose
-// answer is the new final answer.
-func (r *run) repair(ctx context.Context, spec conversation.TurnSpec, cancelRun context.CancelFunc, st *stopper, why error) {
-	r.digest.NextTurn()
-	spec.Prompt, spec.Watch = adapters.TextPrompt(repairPrompt(why)), false
-	if err := r.turn(ctx, spec, cancelRun, st); err != nil && r.stopCause() == causeNone {
-		r.failure = &adapters.ErrorInfo{Message: fmt.Sprintf("the repair turn for --output-schema failed: %v", err), Fatal: true}
-	}
 }

@@ -1,15 +1,27 @@
 package runner
 
 import (
+	"crypto/sha256"
 	"errors"
+	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/conversation"
 	"github.com/hubdev/hub/internal/handover"
+	"github.com/hubdev/hub/internal/safefile"
 	"github.com/hubdev/hub/internal/transcript"
+)
+
+const (
+	// ResumeLast is the --resume value that names the latest run of the
+	// agent in the directory, like --continue.
+	ResumeLast     = "last"
+	ContinuePrompt = "continue" // the prompt of a resumed run given none
+	maxTranscripts = 500        // the transcripts kept: the newest win
 )
 
 // runRecord is what hub keeps of a run's conversation, by the agent
@@ -24,7 +36,7 @@ type runRecord struct {
 
 // loadTranscript reads the record of session id; nil when hub has none.
 func loadTranscript(dir, id string) *runRecord {
-	if dir == "" {
+	if dir == "" || id == "" {
 		return nil
 	}
 	recs, _ := transcript.Read(dir, id)
@@ -50,9 +62,6 @@ func (t *runRecord) save(dir string) error {
 	pruneTranscripts(dir, maxTranscripts)
 	return nil
 }
-
-// maxTranscripts bounds the transcripts kept: the newest win.
-const maxTranscripts = 500
 
 // pruneTranscripts removes the oldest transcripts beyond keep.
 func pruneTranscripts(dir string, keep int) {
@@ -88,7 +97,7 @@ func (r *run) saveTranscript(prompt string) {
 	if r.o.TranscriptDir == "" || r.digest.AgentSessionID == "" {
 		return
 	}
-	t := runRecord{Meta: transcript.Meta{ID: r.digest.AgentSessionID, Agent: r.o.Agent, Cwd: canonicalDir(r.cwd), Created: time.Now()}}
+	t := runRecord{Meta: transcript.Meta{ID: r.digest.AgentSessionID, Agent: r.o.Agent, Cwd: canonicalDir(r.o.Cwd), Created: time.Now()}}
 	if r.from != nil {
 		t.Brief = r.from.Brief
 	}
@@ -96,4 +105,60 @@ func (r *run) saveTranscript(prompt string) {
 	if err := t.save(r.o.TranscriptDir); err != nil && !errors.Is(err, os.ErrNotExist) {
 		r.o.Log.Warn().Err(err).Msg("run transcript not saved")
 	}
+}
+
+// resolveResume turns --continue (or --resume last) into the session id of
+// the agent's latest run in the working directory, from the transcripts.
+func (o *Options) resolveResume() error {
+	if o.ResumeID == ResumeLast {
+		o.ResumeID, o.Continue = "", true
+	}
+	if !o.Continue {
+		return nil
+	}
+	if o.ResumeID != "" {
+		return fmt.Errorf("%w: --continue and --resume %s name two sessions; pass one", ErrUsage, o.ResumeID)
+	}
+	cwd := canonicalDir(o.Cwd)
+	runs, _ := transcript.List(o.TranscriptDir) // newest first; none without a directory
+	for _, s := range runs {
+		if s.Agent == o.Agent && s.Cwd == cwd {
+			o.ResumeID = s.ID
+			return nil
+		}
+	}
+	return fmt.Errorf("%w: no earlier run of %s in %s to continue", ErrUsage, o.Agent, cwd)
+}
+
+// canonicalDir is dir ("" = the working directory) absolute and with its
+// symbolic links resolved, as transcripts record it.
+func canonicalDir(dir string) string {
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
+	return dir
+}
+
+// holdSession takes the lock of the session a run resumes, so a second run
+// resuming it at the same time fails instead of interleaving its turns
+// with the first's. A fork leaves the session as it was: no lock.
+func (o *Options) holdSession() (release func(), err error) {
+	if o.ResumeID == "" || o.Fork || o.TranscriptDir == "" {
+		return func() {}, nil
+	}
+	name := o.ResumeID
+	if _, err := transcript.Path(o.TranscriptDir, name); err != nil { // any id an agent prints may be resumed
+		name = fmt.Sprintf("%x", sha256.Sum256([]byte(name)))
+	}
+	release, err = safefile.Hold(filepath.Join(o.TranscriptDir, "locks", name+".lock"))
+	if errors.Is(err, safefile.ErrLocked) {
+		return nil, fmt.Errorf("%w: session %s is in use by another hub run; wait for it to end (%v)", ErrUsage, o.ResumeID, err)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: lock session %s: %v", ErrUsage, o.ResumeID, err)
+	}
+	return release, nil
 }
