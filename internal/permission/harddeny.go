@@ -3,6 +3,7 @@ package permission
 import (
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -168,12 +169,9 @@ func (k *check) hits(a arg, recursive bool) bool {
 		k.unknown()
 		return a.download
 	}
-	for _, p := range paths {
-		if a.glob && k.r.protectedGlob(p, recursive || a.under) || !a.glob && k.r.protected(p, recursive || a.under) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(paths, func(p string) bool {
+		return a.glob && k.r.protectedGlob(p, recursive || a.under) || !a.glob && k.r.protected(p, recursive || a.under)
+	})
 }
 
 func hasShort(args []arg, letters string) bool {
@@ -272,12 +270,7 @@ func toArgs(ss []string) []arg {
 }
 
 func hasArg(args []arg, s string) bool {
-	for _, a := range args {
-		if a.text == s {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(args, func(a arg) bool { return a.text == s })
 }
 
 // movesAway: mv of a protected path is its delete.
@@ -353,12 +346,9 @@ func (k *check) isDevice(a arg) bool {
 	if len(paths) == 0 {
 		paths = []string{path.Clean(a.text)}
 	}
-	for _, p := range paths {
-		if blockDevice().MatchString(p) && !strings.HasPrefix(p, "/dev/fd/") && !strings.HasPrefix(p, "/dev/shm/") {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(paths, func(p string) bool {
+		return blockDevice().MatchString(p) && !strings.HasPrefix(p, "/dev/fd/") && !strings.HasPrefix(p, "/dev/shm/")
+	})
 }
 
 var writeRedirs = map[string]bool{">": true, ">>": true, ">|": true, "&>": true, "&>>": true, "<>": true, ">&": true}
@@ -451,12 +441,7 @@ func codeForkBomb(k *check) bool {
 	if !interpreters[strings.TrimRight(k.c.prog(), "0123456789.")] {
 		return false
 	}
-	for _, a := range k.args() {
-		if forkLoop().MatchString(a.text) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(k.args(), func(a arg) bool { return forkLoop().MatchString(a.text) })
 }
 
 // writesEnv reports a command that writes a dotenv file: a redirect,
@@ -638,12 +623,7 @@ func (r *reader) downloads(c *call) {
 var archivers = set("tar", "bsdtar", "gtar", "unzip", "7z", "7za", "gunzip", "unxz", "bunzip2", "zstd", "unzstd")
 
 func (r *reader) anyDownloaded(args []arg) bool {
-	for _, a := range args {
-		if !a.dynamic && r.downloaded[path.Base(a.text)] {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(args, func(a arg) bool { return !a.dynamic && r.downloaded[path.Base(a.text)] })
 }
 
 // relative reports an operand naming a file relative to the directory.

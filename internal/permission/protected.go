@@ -3,6 +3,7 @@ package permission
 import (
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -83,12 +84,7 @@ func inSystemTree(p string) bool {
 			return false
 		}
 	}
-	for _, t := range systemTrees {
-		if p == t || strings.HasPrefix(p, t+"/") {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(systemTrees, func(t string) bool { return p == t || strings.HasPrefix(p, t+"/") })
 }
 
 func (r *reader) inCredStore(p string) bool {
@@ -143,12 +139,7 @@ func (r *reader) protectedGlob(pattern string, recursive bool) bool {
 			cands = append(cands, path.Join(h, d))
 		}
 	}
-	for _, c := range cands {
-		if globMatch(pattern, c) && r.protected(c, recursive) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(cands, func(c string) bool { return globMatch(pattern, c) && r.protected(c, recursive) })
 }
 
 // literalPrefix is the directory part of pattern before its first

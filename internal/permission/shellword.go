@@ -3,6 +3,7 @@ package permission
 import (
 	"path"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -50,12 +51,10 @@ func braces(w *syntax.Word) []*syntax.Word {
 }
 
 func hasBrace(w *syntax.Word) bool {
-	for _, p := range w.Parts {
-		if l, ok := p.(*syntax.Lit); ok && strings.Contains(l.Value, "{") {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(w.Parts, func(p syntax.WordPart) bool {
+		l, ok := p.(*syntax.Lit)
+		return ok && strings.Contains(l.Value, "{")
+	})
 }
 
 // joined expands a word into one argument, without splitting (assignment

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -155,12 +156,7 @@ func inCredentialDir(p, home string) bool {
 		return false
 	}
 	rel = strings.ToLower(filepath.ToSlash(rel))
-	for _, d := range credentialDirs {
-		if rel == d || strings.HasPrefix(rel, d+"/") {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(credentialDirs, func(d string) bool { return rel == d || strings.HasPrefix(rel, d+"/") })
 }
 
 // sensitivePath reports a file no "always" answer covers: a dotfile of the

@@ -1,6 +1,7 @@
 package permission
 
 import (
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/expand"
@@ -582,12 +583,7 @@ func (r *reader) parallel(args []arg, x *runCtx) {
 }
 
 func containsText(args []arg, s string) bool {
-	for _, a := range args {
-		if strings.Contains(a.text, s) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(args, func(a arg) bool { return strings.Contains(a.text, s) })
 }
 
 func joinArgs(args []arg) arg {
@@ -885,12 +881,7 @@ func underAll(args []arg, def string) []arg {
 }
 
 func anyDynamic(args []arg) bool {
-	for _, a := range args {
-		if a.dynamic {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(args, func(a arg) bool { return a.dynamic })
 }
 
 // operands are the arguments that are not options (all after "--").
