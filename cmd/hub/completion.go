@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 )
 
@@ -82,14 +83,7 @@ func (s completionSpec) flagWords() string {
 }
 
 // funcName is progName as a shell identifier.
-func funcName() string {
-	return strings.Map(func(r rune) rune {
-		if r < 128 && wordByte(byte(r)) {
-			return r
-		}
-		return '_'
-	}, progName)
-}
+func funcName() string { return regexp.MustCompile(`[^A-Za-z0-9]`).ReplaceAllString(progName, "_") }
 
 func commandWords(specs []completionSpec) string {
 	var w []string

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -39,34 +40,17 @@ func named(text string) string {
 	if progName == "hub" {
 		return text
 	}
-	var b strings.Builder
-	for {
-		i := strings.Index(text, "hub")
-		if i < 0 {
-			break
+	return pathWord.ReplaceAllStringFunc(text, func(w string) string {
+		if w == "hub" {
+			return progName
 		}
-		before, after := byte(' '), byte(' ')
-		if i > 0 {
-			before = text[i-1]
-		}
-		if i+3 < len(text) {
-			after = text[i+3]
-		}
-		b.WriteString(text[:i])
-		if wordByte(before) || strings.IndexByte("./-_", before) >= 0 || wordByte(after) || strings.IndexByte("/._-", after) >= 0 {
-			b.WriteString("hub")
-		} else {
-			b.WriteString(progName)
-		}
-		text = text[i+3:]
-	}
-	b.WriteString(text)
-	return b.String()
+		return w
+	})
 }
 
-func wordByte(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
-}
+// pathWord is a run of letters, digits and path punctuation: "hub" is the
+// command only when it stands alone as one.
+var pathWord = regexp.MustCompile(`[A-Za-z0-9./_-]+`)
 
 // examples are printed after each command's help.
 var examples = map[string]string{

@@ -87,15 +87,11 @@ func runLogin(ctx context.Context, e *env, args []string, logout bool) int {
 // with its login or logout arguments.
 func loginArgv(e *env, name string, logout bool) ([]string, error) {
 	spec, ok := loginSpec(name)
-	what := spec.Login
+	what, verb := spec.Login, "login"
 	if logout {
-		what = spec.Logout
+		what, verb = spec.Logout, "logout"
 	}
 	if !ok || what == nil {
-		verb := "login"
-		if logout {
-			verb = "logout"
-		}
 		return nil, fmt.Errorf("%s %s %w (%s)", name, verb, errNoLogin, cmp.Or(spec.LoginFix, "see 'hub doctor'"))
 	}
 	argv := []string{spec.Bin}
