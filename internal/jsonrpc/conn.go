@@ -381,14 +381,7 @@ func (c *Conn) decode(line []byte) (message, bool) {
 // validID reports an id JSON-RPC allows: absent, null, a string, a number.
 func validID(id json.RawMessage) bool {
 	id = bytes.TrimSpace(id)
-	if len(id) == 0 {
-		return true
-	}
-	switch id[0] {
-	case '"', 'n', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-		return true
-	}
-	return false
+	return len(id) == 0 || bytes.IndexByte([]byte(`"n-0123456789`), id[0]) >= 0
 }
 
 // typeError names the member of the wrong type.
@@ -419,15 +412,7 @@ func (c *Conn) run(r *Request, j Job) {
 		}
 	}()
 	res, after, err := j()
-	if err != nil {
-		var e *Error
-		if !errors.As(err, &e) {
-			e = NewError(CodeInternalError, err.Error(), nil)
-		}
-		c.writeError(r.ID, e)
-	} else {
-		c.writeResult(r.ID, res)
-	}
+	c.Reply(r.ID, res, err)
 	if after != nil {
 		after()
 	}
