@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/hubdev/hub/internal/safefile"
 )
 
 const cacheFile = "doctor-v2.json"
@@ -129,20 +131,7 @@ func (p *prober) saveCache(key string, r *Report) {
 			entries = append(entries, e)
 		}
 	}
-	data, err := json.Marshal(cacheFileData{Entries: entries})
-	if err != nil {
-		return
-	}
-	if os.MkdirAll(p.o.CacheDir, 0o755) != nil {
-		return
-	}
-	tmp, err := os.CreateTemp(p.o.CacheDir, cacheFile+".*")
-	if err != nil {
-		return
-	}
-	_, werr := tmp.Write(data)
-	cerr := tmp.Close()
-	if werr != nil || cerr != nil || os.Rename(tmp.Name(), p.cachePath()) != nil {
-		_ = os.Remove(tmp.Name())
+	if data, err := json.Marshal(cacheFileData{Entries: entries}); err == nil {
+		_ = safefile.WriteAtomic(p.cachePath(), data, 0o600)
 	}
 }
