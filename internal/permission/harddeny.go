@@ -388,10 +388,8 @@ var deviceTools = set("shred", "wipefs", "fdisk", "sfdisk", "cfdisk", "parted", 
 	"mkswap", "badblocks", "cryptsetup", "truncate", "tee", "pv", "sg_format")
 
 func rawDevice(k *check) bool {
-	for _, t := range k.writeTargets() {
-		if k.isDevice(t) {
-			return true
-		}
+	if slices.ContainsFunc(k.writeTargets(), k.isDevice) {
+		return true
 	}
 	prog := k.c.prog()
 	args := k.args()
@@ -409,14 +407,7 @@ func rawDevice(k *check) bool {
 		ops := operands(args)
 		return len(ops) > 1 && k.isDevice(ops[len(ops)-1])
 	case deviceTools[prog]:
-		if readOnlyDeviceUse(prog, args) {
-			return false
-		}
-		for _, o := range operands(args) {
-			if k.isDevice(o) {
-				return true
-			}
-		}
+		return !readOnlyDeviceUse(prog, args) && slices.ContainsFunc(operands(args), k.isDevice)
 	case prog == "diskutil":
 		for _, o := range operands(args) {
 			switch strings.ToLower(o.text) {
@@ -447,44 +438,30 @@ func codeForkBomb(k *check) bool {
 // writesEnv reports a command that writes a dotenv file: a redirect,
 // tee, cp/mv/install onto one, sed -i, truncate or dd into one.
 func writesEnv(k *check) bool {
-	for _, t := range k.writeTargets() {
-		if !t.dynamic && IsEnvFile(t.text) {
-			return true
-		}
+	if slices.ContainsFunc(k.writeTargets(), func(t arg) bool { return !t.dynamic && IsEnvFile(t.text) }) {
+		return true
 	}
 	if len(k.c.argv) == 0 {
 		return false
 	}
 	args := k.args()
 	ops := operands(args)
+	env := func(o arg) bool { return IsEnvFile(o.text) }
 	switch k.c.prog() {
 	case "tee", "truncate", "touch":
-		for _, o := range ops {
-			if IsEnvFile(o.text) {
-				return true
-			}
-		}
+		return slices.ContainsFunc(ops, env)
 	case "cp", "mv", "install", "ln", "rsync", "scp":
 		return len(ops) > 1 && IsEnvFile(ops[len(ops)-1].text)
 	case "sed", "perl":
-		inPlace := false
-		for _, a := range args {
-			inPlace = inPlace || strings.HasPrefix(a.text, "-i") || a.text == "--in-place" ||
+		inPlace := slices.ContainsFunc(args, func(a arg) bool {
+			return strings.HasPrefix(a.text, "-i") || a.text == "--in-place" ||
 				(k.c.prog() == "perl" && strings.HasPrefix(a.text, "-") && strings.Contains(a.text, "i"))
-		}
-		if inPlace {
-			for _, o := range ops {
-				if IsEnvFile(o.text) {
-					return true
-				}
-			}
-		}
+		})
+		return inPlace && slices.ContainsFunc(ops, env)
 	case "dd":
-		for _, a := range args {
-			if strings.HasPrefix(a.text, "of=") && IsEnvFile(strings.TrimPrefix(a.text, "of=")) {
-				return true
-			}
-		}
+		return slices.ContainsFunc(args, func(a arg) bool {
+			return strings.HasPrefix(a.text, "of=") && IsEnvFile(strings.TrimPrefix(a.text, "of="))
+		})
 	}
 	return false
 }
@@ -555,10 +532,8 @@ func forcePushMain(k *check) bool {
 			continue
 		}
 		dst = strings.TrimPrefix(strings.TrimPrefix(dst, "refs/"), "heads/")
-		for _, b := range []string{"main", "master"} {
-			if ok, _ := path.Match(dst, b); ok || dst == b {
-				return true
-			}
+		if slices.ContainsFunc([]string{"main", "master"}, func(b string) bool { ok, _ := path.Match(dst, b); return ok || dst == b }) {
+			return true
 		}
 	}
 	return false
