@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
 	"maps"
 	"os"
 	"path/filepath"
@@ -53,13 +52,7 @@ func (r Release) Package(out string, bins map[Target]string) error {
 }
 
 func sortedTargets(bins map[Target]string) []Target {
-	var ts []Target
-	for _, t := range Targets {
-		if _, ok := bins[t]; ok {
-			ts = append(ts, t)
-		}
-	}
-	return ts
+	return slices.DeleteFunc(slices.Clone(Targets), func(t Target) bool { _, ok := bins[t]; return !ok })
 }
 
 // entries are the binary at the archive's root (the registry's cmd is
@@ -73,16 +66,9 @@ func (r Release) entries(t Target, bin string) []entry {
 }
 
 func sha256File(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	b, err := os.ReadFile(path)
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:]), err
 }
 
 // writeChecksums writes "sum  name" lines sorted by name, the format
