@@ -16,8 +16,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -180,11 +182,9 @@ func (p *Process) awaitStderr() {
 	if p.stderrDone == nil {
 		return
 	}
-	t := time.NewTimer(stderrDrainLimit)
-	defer t.Stop()
 	select {
 	case <-p.stderrDone:
-	case <-t.C:
+	case <-time.After(stderrDrainLimit):
 	}
 }
 
@@ -279,12 +279,10 @@ func (p *Process) StopWithin(grace time.Duration) error {
 		return nil
 	}
 	_ = p.Signal(p.spec.StopSignal)
-	t := time.NewTimer(grace)
-	defer t.Stop()
 	select {
 	case <-p.done:
 		return nil
-	case <-t.C:
+	case <-time.After(grace):
 	}
 	_ = p.Signal(syscall.SIGKILL)
 	<-p.done
@@ -334,15 +332,11 @@ func untrack(p *Process) {
 // StopAll stops every live process concurrently; call it on shutdown.
 func StopAll(grace time.Duration) {
 	live.Lock()
-	ps := make([]*Process, 0, len(live.m))
-	for p := range live.m {
-		ps = append(ps, p)
-	}
+	ps := slices.Collect(maps.Keys(live.m))
 	live.Unlock()
 	var wg sync.WaitGroup
 	for _, p := range ps {
-		wg.Add(1)
-		go func(p *Process) { defer wg.Done(); _ = p.StopWithin(grace) }(p)
+		wg.Go(func() { _ = p.StopWithin(grace) })
 	}
 	wg.Wait()
 }
