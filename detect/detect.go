@@ -375,7 +375,7 @@ func (p *prober) version(ctx context.Context, a *Agent, pkg string) {
 		return
 	}
 	a.VersionFrom = "--version"
-	a.Version = cmp.Or(semverRe.FindString(firstLine(out)), semverRe.FindString(out))
+	a.Version = cmp.Or(semverRe.FindString(adapters.FirstLine(out)), semverRe.FindString(out))
 	a.VersionStatus = checkRange(a.Version, a.TestedRange)
 }
 
@@ -406,15 +406,6 @@ func npmVersion(path, pkg string) string {
 			break
 		}
 		dir = parent
-	}
-	return ""
-}
-
-func firstLine(s string) string {
-	for l := range strings.Lines(s) {
-		if l = strings.TrimSpace(l); l != "" {
-			return l
-		}
 	}
 	return ""
 }

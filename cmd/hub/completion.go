@@ -7,6 +7,8 @@ import (
 	"io"
 	"regexp"
 	"strings"
+
+	"github.com/hubdev/hub/adapters"
 )
 
 const completionHelp = `Usage: hub completion bash|zsh|fish|powershell
@@ -185,7 +187,7 @@ func fishCompletion(w io.Writer, specs []completionSpec) {
 			if len(f.Name) == 1 {
 				opt = "-s " + f.Name
 			}
-			fmt.Fprintf(w, "complete -c %s -n %s %s -d %s%s\n", p, cond, opt, sq(firstLine(usage)), extra)
+			fmt.Fprintf(w, "complete -c %s -n %s %s -d %s%s\n", p, cond, opt, sq(adapters.FirstLine(usage)), extra)
 		}
 		switch {
 		case s.agents:
@@ -247,9 +249,4 @@ func powershellCompletion(w io.Writer, specs []completionSpec) {
     }
 }
 `)
-}
-
-func firstLine(s string) string {
-	s, _, _ = strings.Cut(s, "\n")
-	return s
 }
