@@ -207,14 +207,7 @@ func deletes(k *check) bool {
 	switch prog {
 	case "rm", "unlink", "shred", "srm", "wipe", "rmdir", "truncate":
 	case "tar", "bsdtar", "gtar":
-		if !hasLong(k.args(), "--remove-files") {
-			return false
-		}
-		hit := false
-		for _, o := range operands(k.args()) {
-			hit = k.hits(o, true) || hit
-		}
-		return hit
+		return hasLong(k.args(), "--remove-files") && k.hitsAny(operands(k.args()), true)
 	default:
 		return false
 	}
@@ -226,8 +219,14 @@ func deletes(k *check) bool {
 	if recursive && hasLong(args, "--no-preserve-root") {
 		return true
 	}
+	return k.hitsAny(operands(args), recursive)
+}
+
+// hitsAny is hits over every operand: each is checked (and may make the
+// line unclear), not only those before the first hit.
+func (k *check) hitsAny(ops []arg, recursive bool) bool {
 	hit := false
-	for _, o := range operands(args) {
+	for _, o := range ops {
 		hit = k.hits(o, recursive) || hit
 	}
 	return hit
@@ -241,30 +240,18 @@ func findDelete(k *check) bool {
 	if len(starts) == 0 {
 		starts = []arg{{text: "."}}
 	}
-	hit := false
-	for _, s := range starts {
-		hit = k.hits(s, true) || hit
-	}
-	return hit
+	return k.hitsAny(starts, true)
 }
 
 // skipValues drops the given options and their values.
 func skipValues(args []arg, opts ...string) []arg {
 	var out []arg
 	for i := 0; i < len(args); i++ {
-		if hasArg(toArgs(opts), args[i].text) {
+		if slices.Contains(opts, args[i].text) {
 			i++
 			continue
 		}
 		out = append(out, args[i])
-	}
-	return out
-}
-
-func toArgs(ss []string) []arg {
-	out := make([]arg, len(ss))
-	for i, s := range ss {
-		out[i] = arg{text: s}
 	}
 	return out
 }
@@ -282,21 +269,13 @@ func movesAway(k *check) bool {
 	if !hasShort(k.args(), "t") && !hasLong(k.args(), "--target-directory") && len(ops) > 0 {
 		ops = ops[:len(ops)-1]
 	}
-	hit := false
-	for _, o := range ops {
-		hit = k.hits(o, true) || hit
-	}
-	return hit
+	return k.hitsAny(ops, true)
 }
 
 func rsyncDelete(k *check) bool {
 	if k.c.prog() == "rsync" && hasLong(k.args(), "--remove-source-files") {
 		ops := operands(k.args())
-		hit := false
-		for _, o := range ops[:max(len(ops)-1, 0)] {
-			hit = k.hits(o, true) || hit
-		}
-		return hit
+		return k.hitsAny(ops[:max(len(ops)-1, 0)], true)
 	}
 	if k.c.prog() != "rsync" || !hasLong(k.args(), "--delete", "--delete-before", "--delete-after", "--delete-during", "--delete-excluded", "--del") {
 		return false
@@ -319,11 +298,7 @@ func chmodRoot(k *check) bool {
 	if len(ops) > 0 && !hasLong(args, "--reference") {
 		ops = ops[1:] // the mode or owner
 	}
-	hit := false
-	for _, o := range ops {
-		hit = k.hits(o, true) || hit
-	}
-	return hit
+	return k.hitsAny(ops, true)
 }
 
 var blockDevice = lazyRE(`^/dev/(sd|nvme|hd|vd|xvd|disk|rdisk|mmcblk|md|dm-|mapper/|loop|nbd|zram|bcache|sr[0-9]|root$|mem$|kmem$|port$)`)

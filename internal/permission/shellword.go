@@ -360,18 +360,12 @@ func (r *reader) tilde(lit string, more bool, sc *scope) (arg, string, bool) {
 		return arg{}, "", false
 	}
 	switch name {
-	case "":
-		h, _, known := r.lookup("HOME", sc)
-		if !known {
-			return unknown, rest, true
+	case "", "+":
+		v := map[string]string{"": "HOME", "+": "PWD"}[name]
+		if h, _, known := r.lookup(v, sc); known {
+			return h, rest, true
 		}
-		return h, rest, true
-	case "+":
-		h, _, known := r.lookup("PWD", sc)
-		if !known {
-			return unknown, rest, true
-		}
-		return h, rest, true
+		return unknown, rest, true
 	case "-":
 		return unknown, rest, true
 	}
