@@ -347,13 +347,8 @@ func readOnlyDeviceUse(prog string, args []arg) bool {
 	case "badblocks":
 		return !hasShort(args, "wn")
 	case "cryptsetup":
-		for _, a := range args {
-			switch a.text {
-			case "luksFormat", "erase", "luksErase", "reencrypt", "format":
-				return false
-			}
-		}
-		return true
+		writes := []string{"luksFormat", "erase", "luksErase", "reencrypt", "format"}
+		return !slices.ContainsFunc(args, func(a arg) bool { return slices.Contains(writes, a.text) })
 	}
 	return false
 }
@@ -384,12 +379,8 @@ func rawDevice(k *check) bool {
 	case deviceTools[prog]:
 		return !readOnlyDeviceUse(prog, args) && slices.ContainsFunc(operands(args), k.isDevice)
 	case prog == "diskutil":
-		for _, o := range operands(args) {
-			switch strings.ToLower(o.text) {
-			case "erasedisk", "erasevolume", "zerodisk", "randomdisk", "securerase", "secureerase", "partitiondisk", "reformat", "apfs":
-				return true
-			}
-		}
+		erases := []string{"erasedisk", "erasevolume", "zerodisk", "randomdisk", "securerase", "secureerase", "partitiondisk", "reformat", "apfs"}
+		return slices.ContainsFunc(operands(args), func(o arg) bool { return slices.Contains(erases, strings.ToLower(o.text)) })
 	}
 	return false
 }
@@ -404,10 +395,8 @@ var forkLoop = lazyRE(`fork\s*(\(\s*\))?\s*(while|until)\s*fork|while\s*(true|1|
 
 // codeForkBomb: perl -e 'fork while fork', python -c 'while 1: os.fork()'.
 func codeForkBomb(k *check) bool {
-	if !interpreters[strings.TrimRight(k.c.prog(), "0123456789.")] {
-		return false
-	}
-	return slices.ContainsFunc(k.args(), func(a arg) bool { return forkLoop().MatchString(a.text) })
+	return interpreters[strings.TrimRight(k.c.prog(), "0123456789.")] &&
+		slices.ContainsFunc(k.args(), func(a arg) bool { return forkLoop().MatchString(a.text) })
 }
 
 // writesEnv reports a command that writes a dotenv file: a redirect,
@@ -478,11 +467,7 @@ func forcePushMain(k *check) bool {
 	if len(refs) > 0 && !hasLong(args, "--repo") {
 		refs = refs[1:] // the remote
 	}
-	for _, r := range refs {
-		if strings.HasPrefix(r.text, "+") || strings.HasPrefix(r.text, ":") {
-			force = true
-		}
-	}
+	force = force || slices.ContainsFunc(refs, func(r arg) bool { return strings.HasPrefix(r.text, "+") || strings.HasPrefix(r.text, ":") })
 	if !force && !del {
 		return false
 	}
@@ -526,10 +511,8 @@ func (r *reader) downloads(c *call) {
 		if c.stdin.dl {
 			r.setDeny(whyPipe)
 		}
-		for _, a := range c.argv[1:] {
-			if a.download || !a.dynamic && r.downloaded[path.Base(a.text)] {
-				r.setDeny(whyDownload)
-			}
+		if slices.ContainsFunc(c.argv[1:], func(a arg) bool { return a.download || r.isDownloaded(a) }) {
+			r.setDeny(whyDownload)
 		}
 	}
 	if prog != "" && r.downloaded[path.Base(c.argv[0].text)] {
@@ -573,7 +556,7 @@ func (r *reader) downloads(c *call) {
 var archivers = set("tar", "bsdtar", "gtar", "unzip", "7z", "7za", "gunzip", "unxz", "bunzip2", "zstd", "unzstd")
 
 func (r *reader) anyDownloaded(args []arg) bool {
-	return slices.ContainsFunc(args, func(a arg) bool { return !a.dynamic && r.downloaded[path.Base(a.text)] })
+	return slices.ContainsFunc(args, r.isDownloaded)
 }
 
 // relative reports an operand naming a file relative to the directory.
