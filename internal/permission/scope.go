@@ -104,12 +104,9 @@ func commandShape(argv []string) []string {
 }
 
 func plainWord(s string) bool {
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
-			return false
-		}
-	}
-	return s != "" && s[0] != '-'
+	return s != "" && s[0] != '-' && !strings.ContainsFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_')
+	})
 }
 
 // wrapped reports a command that runs another command, whose shape it
