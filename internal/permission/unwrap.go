@@ -708,14 +708,11 @@ func (r *reader) suScript(name string, argv []arg, x *runCtx) input {
 	for i, a := range args {
 		t := a.text
 		switch {
-		case (t == "-c" || t == "--command") && i+1 < len(args):
-			r.nested(args[i+1], x, nil)
+		case (t == "--command" || len(t) > 1 && t[0] == '-' && t[1] != '-' && strings.HasSuffix(t, "c")) && i+1 < len(args):
+			r.nested(args[i+1], x, nil) // --command, -c, or a cluster ending in c (-lc)
 			return input{kind: inUnknown}
 		case strings.HasPrefix(t, "--command="):
 			r.nested(arg{text: strings.TrimPrefix(t, "--command="), dynamic: a.dynamic, download: a.download}, x, nil)
-			return input{kind: inUnknown}
-		case len(t) > 1 && t[0] == '-' && t[1] != '-' && strings.HasSuffix(t, "c") && i+1 < len(args):
-			r.nested(args[i+1], x, nil)
 			return input{kind: inUnknown}
 		}
 	}
@@ -912,10 +909,8 @@ func (r *reader) ssh(argv []arg, x *runCtx) input {
 // at and batch run the script on their stdin (or -f FILE) later.
 func (r *reader) at(argv []arg, x *runCtx) input {
 	x.opaque = true
-	for _, a := range argv[1:] {
-		if a.text == "-f" || a.text == "-l" || a.text == "-r" || a.text == "-d" || a.text == "-c" {
-			return r.final(argv, x)
-		}
+	if slices.ContainsFunc(argv[1:], func(a arg) bool { return slices.Contains([]string{"-f", "-l", "-r", "-d", "-c"}, a.text) }) {
+		return r.final(argv, x) // a script file, or no script: a listing, a removal
 	}
 	switch x.stdin.kind {
 	case inText:
