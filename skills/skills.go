@@ -249,27 +249,13 @@ func load(dir string) (Skill, []byte, error) {
 
 // Parse decodes the bytes of a SKILL.md.
 func Parse(data []byte) (Skill, error) {
-	data = bytes.TrimPrefix(data, []byte("\ufeff"))
-	data = bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n"))
-	if !bytes.HasPrefix(data, []byte("---\n")) {
-		return Skill{}, fmt.Errorf("%w: SKILL.md must start with a '---' YAML front matter block", ErrMalformed)
-	}
-	// Keep the newline before the closing '---' so an empty block
-	// ("---\n---") is found like any other.
-	rest := data[3:]
-	end := bytes.Index(rest, []byte("\n---"))
-	if end < 0 {
-		return Skill{}, fmt.Errorf("%w: front matter is not closed by '---'", ErrMalformed)
+	front, body, why := FrontMatter(data)
+	if why != "" {
+		return Skill{}, fmt.Errorf("%w: SKILL.md: %s", ErrMalformed, why)
 	}
 	var fm frontMatter
-	if err := yaml.Unmarshal(rest[:end], &fm); err != nil {
+	if err := yaml.Unmarshal(front, &fm); err != nil {
 		return Skill{}, fmt.Errorf("%w: front matter: %s", ErrMalformed, adapters.OneLine(err.Error()))
-	}
-	body := rest[end+4:]
-	if i := bytes.IndexByte(body, '\n'); i >= 0 {
-		body = body[i+1:]
-	} else {
-		body = nil
 	}
 	s := Skill{Name: strings.TrimSpace(fm.Name), Description: strings.TrimSpace(fm.Description), Body: strings.TrimSpace(string(body))}
 	switch {
@@ -286,6 +272,25 @@ func Parse(data []byte) (Skill, error) {
 	}
 	s.AllowedTools = tools
 	return s, nil
+}
+
+// FrontMatter splits a Markdown file that starts with YAML front matter
+// (SKILL.md, a persona) into the front matter and the body, after a BOM
+// and with CRLF line ends read as LF; why says what is wrong when it has
+// none.
+func FrontMatter(data []byte) (front, body []byte, why string) {
+	data = bytes.ReplaceAll(bytes.TrimPrefix(data, []byte("\ufeff")), []byte("\r\n"), []byte("\n"))
+	if !bytes.HasPrefix(data, []byte("---\n")) {
+		return nil, nil, "the file must start with a '---' YAML front matter block"
+	}
+	// Keep the newline before the closing '---' so an empty block
+	// ("---\n---") is found like any other.
+	front, rest, ok := bytes.Cut(data[3:], []byte("\n---"))
+	if !ok {
+		return nil, nil, "front matter is not closed by '---'"
+	}
+	_, body, _ = bytes.Cut(rest, []byte("\n"))
+	return front, body, ""
 }
 
 // parseTools accepts the spec's space-separated string or a YAML list.
