@@ -134,20 +134,11 @@ func (p *Process) startPipes(path string) error {
 		return err
 	}
 	p.cmd = cmd
-	inR, inW, err := os.Pipe()
+	ps, err := pipes(3)
 	if err != nil {
 		return err
 	}
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		closeAll(inR, inW)
-		return err
-	}
-	errR, errW, err := os.Pipe()
-	if err != nil {
-		closeAll(inR, inW, outR, outW)
-		return err
-	}
+	inR, inW, outR, outW, errR, errW := ps[0], ps[1], ps[2], ps[3], ps[4], ps[5]
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
 	if err := p.launch(cmd.Start); err != nil {
 		closeAll(inR, inW, outR, outW, errR, errW)
@@ -304,6 +295,21 @@ func (p *Process) ExitError(name string) error {
 		return fmt.Errorf("%s exited: %w", name, err)
 	}
 	return fmt.Errorf("%s exited (%v): %s", name, err, tail)
+}
+
+// pipes opens n pipes, each as its read end then its write end; when one
+// fails, those opened before it are closed.
+func pipes(n int) ([]*os.File, error) {
+	var ends []*os.File
+	for range n {
+		r, w, err := os.Pipe()
+		if err != nil {
+			closeAll(ends...)
+			return nil, err
+		}
+		ends = append(ends, r, w)
+	}
+	return ends, nil
 }
 
 func closeAll(fs ...*os.File) {
