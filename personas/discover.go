@@ -69,30 +69,11 @@ func Discover(d Dirs) ([]Persona, []Warning) {
 		list, ws := scan(r, d.TrustProject)
 		all, warns = append(all, list...), append(warns, ws...)
 	}
-	users := map[string]string{}
-	for _, p := range all {
-		if p.Trusted && !strings.HasPrefix(p.Source, "project:") {
-			if _, ok := users[p.Name]; !ok {
-				users[p.Name] = p.File
-			}
-		}
-	}
-	seen := map[string]string{}
-	var out []Persona
-	for _, p := range all {
-		if file, mine := users[p.Name]; mine && !p.Trusted {
-			warns = append(warns, Warning{Path: p.File, Message: fmt.Sprintf("persona %q is passed over for your own %s: the project is not trusted (run 'hub trust')", p.Name, file)})
-			continue
-		}
-		if prev, dup := seen[p.Name]; dup {
-			warns = append(warns, Warning{Path: p.File, Message: fmt.Sprintf("persona %q is shadowed by %s", p.Name, prev)})
-			continue
-		}
-		seen[p.Name] = p.File
-		out = append(out, p)
-	}
+	out, passed := skills.Nearest("persona", all, func(p Persona) (string, string, bool, bool) {
+		return p.Name, p.File, p.Trusted, p.Trusted && !strings.HasPrefix(p.Source, "project:")
+	})
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out, warns
+	return out, append(warns, passed...)
 }
 
 // scan loads the *.md files of one root.

@@ -107,44 +107,54 @@ func Roots(cwd, userDir string) [][2]string {
 // when 'hub trust' recorded its SKILL.md as it is now; until then it
 // loads as instructions only: its allowed-tools are ignored.
 func DiscoverTrusting(cwd, userDir string, trustProject bool) ([]Skill, []Warning) {
-	userDir = cmp.Or(userDir, config.UserDir())
-	var out []Skill
+	var all []Skill
 	var warns []Warning
-	seen := map[string]string{}
-	roots := Roots(cwd, userDir)
-	user := map[string]string{} // the user's skills, by name: dir
-	userRoot := roots[len(roots)-1]
-	userSkills, userWarns := scan(userRoot)
-	for _, s := range userSkills {
-		user[s.Name] = s.Dir
-	}
-	for _, root := range roots {
-		list, ws := userSkills, userWarns
-		if root != userRoot {
-			list, ws = scan(root)
-		}
+	for _, root := range Roots(cwd, cmp.Or(userDir, config.UserDir())) {
+		list, ws := scan(root)
 		warns = append(warns, ws...)
 		for _, s := range list {
-			s.Trusted = root == userRoot || trustProject || s.Trusted
-			if dir, mine := user[s.Name]; mine && !s.Trusted {
-				warns = append(warns, Warning{s.Dir, fmt.Sprintf("skill %q is passed over for your own %s: the project is not trusted (run 'hub trust')", s.Name, dir)})
-				continue
-			}
-			if prev, dup := seen[s.Name]; dup {
-				warns = append(warns, Warning{s.Dir, fmt.Sprintf("skill %q is shadowed by %s", s.Name, prev)})
-				continue
-			}
-			if !s.Trusted && len(s.AllowedTools) > 0 {
-				s.IgnoredTools, s.AllowedTools = s.AllowedTools, nil
-				s.Notes = append(s.Notes, fmt.Sprintf("skill %s: allowed-tools %s ignored: the project is not trusted (run 'hub trust' in %s)",
-					s.Name, strings.Join(s.IgnoredTools, " "), config.ProjectRoot(cwd)))
-			}
-			seen[s.Name] = s.Dir
-			s.Source = root[1]
-			out = append(out, s)
+			s.Source, s.Trusted = root[1], root[1] == SourceUser || trustProject || s.Trusted
+			all = append(all, s)
+		}
+	}
+	out, passed := Nearest("skill", all, func(s Skill) (string, string, bool, bool) { return s.Name, s.Dir, s.Trusted, s.Source == SourceUser })
+	for i, s := range out {
+		if !s.Trusted && len(s.AllowedTools) > 0 {
+			out[i].IgnoredTools, out[i].AllowedTools = s.AllowedTools, nil
+			out[i].Notes = append(s.Notes, fmt.Sprintf("skill %s: allowed-tools %s ignored: the project is not trusted (run 'hub trust' in %s)",
+				s.Name, strings.Join(s.AllowedTools, " "), config.ProjectRoot(cwd)))
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, append(warns, passed...)
+}
+
+// Nearest keeps, of items listed nearest first, the first of each name,
+// except that one hub does not trust never shadows the user's own of that
+// name; each it passes over becomes a warning. key gives an item's name,
+// where it is, whether it is trusted and whether it is the user's own;
+// kind names the items in warnings ("skill").
+func Nearest[T any](kind string, items []T, key func(T) (name, where string, trusted, own bool)) ([]T, []Warning) {
+	mine := map[string]string{}
+	for _, it := range items {
+		if name, where, _, own := key(it); own && mine[name] == "" {
+			mine[name] = where
+		}
+	}
+	seen := map[string]string{}
+	var out []T
+	var warns []Warning
+	for _, it := range items {
+		name, where, trusted, _ := key(it)
+		if file, ok := mine[name]; ok && !trusted {
+			warns = append(warns, Warning{where, fmt.Sprintf("%s %q is passed over for your own %s: the project is not trusted (run 'hub trust')", kind, name, file)})
+		} else if prev, dup := seen[name]; dup {
+			warns = append(warns, Warning{where, fmt.Sprintf("%s %q is shadowed by %s", kind, name, prev)})
+		} else {
+			seen[name] = where
+			out = append(out, it)
+		}
+	}
 	return out, warns
 }
 
