@@ -65,16 +65,11 @@ func ProjectFiles(dir string) []string {
 	var out []string
 	dirs := ProjectDirs(dir)
 	for i := len(dirs) - 1; i >= 0; i-- {
-		if p := ProjectPath(dirs[i]); fileExists(p) {
-			out = append(out, p)
+		if st, err := os.Stat(ProjectPath(dirs[i])); err == nil && !st.IsDir() {
+			out = append(out, ProjectPath(dirs[i]))
 		}
 	}
 	return out
-}
-
-func fileExists(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && !st.IsDir()
 }
 
 // TrustFiles records files (project config files, skills) as they are now.

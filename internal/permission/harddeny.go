@@ -518,7 +518,7 @@ func (r *reader) downloads(c *call) {
 	if prog != "" && r.downloaded[path.Base(c.argv[0].text)] {
 		r.setDeny(whyDownload)
 	}
-	if archivers[prog] && (c.stdin.dl || r.anyDownloaded(c.argv[1:])) {
+	if archivers[prog] && (c.stdin.dl || slices.ContainsFunc(c.argv[1:], r.isDownloaded)) {
 		r.unpacked = true // what it unpacks is downloaded code too
 	}
 	if r.unpacked && len(c.argv) > 0 && (runner && len(c.argv) > 1 && relative(c.argv[len(c.argv)-1]) || relative(c.argv[0]) && strings.Contains(c.argv[0].text, "/")) {
@@ -554,10 +554,6 @@ func (r *reader) downloads(c *call) {
 }
 
 var archivers = set("tar", "bsdtar", "gtar", "unzip", "7z", "7za", "gunzip", "unxz", "bunzip2", "zstd", "unzstd")
-
-func (r *reader) anyDownloaded(args []arg) bool {
-	return slices.ContainsFunc(args, r.isDownloaded)
-}
 
 // relative reports an operand naming a file relative to the directory.
 func relative(a arg) bool {

@@ -575,15 +575,11 @@ func (r *reader) parallel(args []arg, x *runCtx) {
 			continue
 		}
 		line := substitute(cmd, "{}", []arg{it})
-		if len(line) == len(cmd) && !containsText(cmd, "{}") {
+		if len(line) == len(cmd) && !slices.ContainsFunc(cmd, func(a arg) bool { return strings.Contains(a.text, "{}") }) {
 			line = append(line, it)
 		}
 		r.nested(joinArgs(line), x, nil)
 	}
-}
-
-func containsText(args []arg, s string) bool {
-	return slices.ContainsFunc(args, func(a arg) bool { return strings.Contains(a.text, s) })
 }
 
 func joinArgs(args []arg) arg {

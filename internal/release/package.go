@@ -26,7 +26,7 @@ const npmScope = "@hubdev"
 // packages (npm/hub, npm/hub-<os>-<cpu>). bins maps each target to its
 // built binary.
 func (r Release) Package(out string, bins map[Target]string) error {
-	targets := sortedTargets(bins)
+	targets := slices.DeleteFunc(slices.Clone(Targets), func(t Target) bool { _, ok := bins[t]; return !ok })
 	sums := map[string]string{}
 	for _, t := range targets {
 		name := t.Archive(r.Version)
@@ -49,10 +49,6 @@ func (r Release) Package(out string, bins map[Target]string) error {
 		return fmt.Errorf("npm packages: %w", err)
 	}
 	return nil
-}
-
-func sortedTargets(bins map[Target]string) []Target {
-	return slices.DeleteFunc(slices.Clone(Targets), func(t Target) bool { _, ok := bins[t]; return !ok })
 }
 
 // entries are the binary at the archive's root (the registry's cmd is
