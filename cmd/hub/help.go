@@ -95,14 +95,12 @@ func visibleCommands() []string {
 // against a collector standing in for stderr: newFlagSet hands it the set
 // and the command returns at its parse, before doing anything.
 func flagsOf(ctx context.Context, e *env, name string) *flag.FlagSet {
-	cmd, ok := commands[name]
-	if !ok {
-		return flag.NewFlagSet(name, flag.ContinueOnError)
-	}
 	c := &flagCollector{}
-	d := *e
-	d.stdout, d.stderr, d.stdin = io.Discard, c, strings.NewReader("")
-	cmd.run(ctx, &d, []string{"-h"})
+	if cmd, ok := commands[name]; ok {
+		d := *e
+		d.stdout, d.stderr, d.stdin = io.Discard, c, strings.NewReader("")
+		cmd.run(ctx, &d, []string{"-h"})
+	}
 	if c.fs == nil {
 		return flag.NewFlagSet(name, flag.ContinueOnError)
 	}
