@@ -32,7 +32,7 @@ func (r *reader) fields(words []*syntax.Word, sc *scope) []arg {
 
 // braces is brace expansion of w, bounded.
 func braces(w *syntax.Word) []*syntax.Word {
-	if !hasBrace(w) {
+	if !slices.ContainsFunc(w.Parts, func(p syntax.WordPart) bool { l, ok := p.(*syntax.Lit); return ok && strings.Contains(l.Value, "{") }) {
 		return []*syntax.Word{w}
 	}
 	wc := &syntax.Word{Parts: append([]syntax.WordPart(nil), w.Parts...)}
@@ -48,13 +48,6 @@ func braces(w *syntax.Word) []*syntax.Word {
 		out = append(out, bw)
 	}
 	return out
-}
-
-func hasBrace(w *syntax.Word) bool {
-	return slices.ContainsFunc(w.Parts, func(p syntax.WordPart) bool {
-		l, ok := p.(*syntax.Lit)
-		return ok && strings.Contains(l.Value, "{")
-	})
 }
 
 // joined expands a word into one argument, without splitting (assignment
