@@ -430,15 +430,6 @@ func (c *Conn) deliver(m message) {
 	ch <- m
 }
 
-func (c *Conn) writeResult(id json.RawMessage, res any) {
-	b, err := json.Marshal(res)
-	if err != nil {
-		c.writeError(id, NewError(CodeInternalError, "marshal result: "+err.Error(), nil))
-		return
-	}
-	c.write(message{JSONRPC: "2.0", ID: id, Result: b})
-}
-
 func (c *Conn) writeError(id json.RawMessage, e *Error) {
 	c.write(message{JSONRPC: "2.0", ID: id, Error: e})
 }
@@ -467,6 +458,12 @@ func (c *Conn) writeLine(b []byte) error {
 // Reply answers an inbound request outside a Job (for peers that answer
 // later, in order with other messages).
 func (c *Conn) Reply(id json.RawMessage, result any, err error) {
+	var b []byte
+	if err == nil {
+		if b, err = json.Marshal(result); err != nil {
+			err = NewError(CodeInternalError, "marshal result: "+err.Error(), nil)
+		}
+	}
 	if err != nil {
 		var e *Error
 		if !errors.As(err, &e) {
@@ -475,7 +472,7 @@ func (c *Conn) Reply(id json.RawMessage, result any, err error) {
 		c.writeError(id, e)
 		return
 	}
-	c.writeResult(id, result)
+	c.write(message{JSONRPC: "2.0", ID: id, Result: b})
 }
 
 // Notify sends a notification; nil params are left out.
