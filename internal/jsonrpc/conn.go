@@ -344,18 +344,15 @@ func (c *Conn) dispatch(ctx context.Context, line []byte) {
 // a line that is not JSON, -32600 for anything else wrong, with the id
 // echoed whenever it can be read.
 func (c *Conn) decode(line []byte) (message, bool) {
-	if !json.Valid(line) {
-		c.writeError(nullID, NewError(CodeParseError, "Parse error", nil))
-		return message{}, false
-	}
-	if line[0] == '[' {
-		c.writeError(nullID, NewError(CodeInvalidRequest, "Invalid request: batches are not supported", nil))
-		return message{}, false
-	}
+	refuse := func(id json.RawMessage, code int, msg string) (message, bool) { c.writeError(id, NewError(code, msg, nil)); return message{}, false }
 	var raw map[string]json.RawMessage
-	if json.Unmarshal(line, &raw) != nil {
-		c.writeError(nullID, NewError(CodeInvalidRequest, "Invalid request: not a JSON-RPC object", nil))
-		return message{}, false
+	switch {
+	case !json.Valid(line):
+		return refuse(nullID, CodeParseError, "Parse error")
+	case line[0] == '[':
+		return refuse(nullID, CodeInvalidRequest, "Invalid request: batches are not supported")
+	case json.Unmarshal(line, &raw) != nil:
+		return refuse(nullID, CodeInvalidRequest, "Invalid request: not a JSON-RPC object")
 	}
 	id, idOK := raw["id"], validID(raw["id"])
 	echo := nullID
@@ -364,16 +361,13 @@ func (c *Conn) decode(line []byte) (message, bool) {
 	}
 	switch {
 	case c.opts.Strict && !idOK:
-		c.writeError(nullID, NewError(CodeInvalidRequest, "Invalid request: id must be a string, a number or null", nil))
-		return message{}, false
+		return refuse(nullID, CodeInvalidRequest, "Invalid request: id must be a string, a number or null")
 	case c.opts.Strict && string(bytes.TrimSpace(raw["jsonrpc"])) != `"2.0"`:
-		c.writeError(echo, NewError(CodeInvalidRequest, `Invalid request: "jsonrpc" must be "2.0"`, nil))
-		return message{}, false
+		return refuse(echo, CodeInvalidRequest, `Invalid request: "jsonrpc" must be "2.0"`)
 	}
 	var m message
 	if err := json.Unmarshal(line, &m); err != nil {
-		c.writeError(echo, NewError(CodeInvalidRequest, "Invalid request: "+typeError(err), nil))
-		return message{}, false
+		return refuse(echo, CodeInvalidRequest, "Invalid request: "+typeError(err))
 	}
 	return m, true
 }
