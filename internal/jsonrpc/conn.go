@@ -344,7 +344,10 @@ func (c *Conn) dispatch(ctx context.Context, line []byte) {
 // a line that is not JSON, -32600 for anything else wrong, with the id
 // echoed whenever it can be read.
 func (c *Conn) decode(line []byte) (message, bool) {
-	refuse := func(id json.RawMessage, code int, msg string) (message, bool) { c.writeError(id, NewError(code, msg, nil)); return message{}, false }
+	refuse := func(id json.RawMessage, code int, msg string) (message, bool) {
+		c.writeError(id, NewError(code, msg, nil))
+		return message{}, false
+	}
 	var raw map[string]json.RawMessage
 	switch {
 	case !json.Valid(line):
