@@ -232,12 +232,10 @@ func (r *reader) plainWrapper(name, valued string, args []arg, x *runCtx) ([]arg
 			}
 		}
 	}
-	if name == "strace" || name == "ltrace" || name == "ionice" {
-		for _, a := range args[:len(args)-len(rest)] {
-			if a.text == "-p" || strings.HasPrefix(a.text, "-p") && name != "ionice" {
-				return nil, false // attaches to a running process
-			}
-		}
+	if (name == "strace" || name == "ltrace" || name == "ionice") && slices.ContainsFunc(args[:len(args)-len(rest)], func(a arg) bool {
+		return a.text == "-p" || strings.HasPrefix(a.text, "-p") && name != "ionice"
+	}) {
+		return nil, false // attaches to a running process
 	}
 	if firstOperand[name] && len(rest) > 0 {
 		rest = rest[1:]
