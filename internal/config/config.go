@@ -529,11 +529,6 @@ func (c *Config) mergeFile(path string, mustExist, project, trusted bool) error 
 // mergeNarrow merges a restricted file field by field: what it may set
 // changes the entries of earlier files, never replaces them.
 func (c *Config) mergeNarrow(f *Config) {
-	c.DefaultAgent = cmp.Or(f.DefaultAgent, c.DefaultAgent)
-	c.Log.Level = cmp.Or(f.Log.Level, c.Log.Level)
-	for k, v := range f.Agents {
-		c.Agents[k] = v.Over(c.Agents[k])
-	}
 	for k, v := range f.Providers {
 		cur, ok := c.Providers[k]
 		if !ok {
@@ -545,9 +540,15 @@ func (c *Config) mergeNarrow(f *Config) {
 	c.mergeCommon(f)
 }
 
-// mergeCommon takes what a later file sets that every file may set:
-// deny rules, grants, [acp] tuning, transcripts, and its warnings.
+// mergeCommon takes what a later file sets that every file may set (an
+// untrusted one restricted first): the default agent, the log level, the
+// agents, deny rules, grants, [acp] tuning, transcripts, and its warnings.
 func (c *Config) mergeCommon(f *Config) {
+	c.DefaultAgent = cmp.Or(f.DefaultAgent, c.DefaultAgent)
+	c.Log.Level = cmp.Or(f.Log.Level, c.Log.Level)
+	for k, v := range f.Agents {
+		c.Agents[k] = v.Over(c.Agents[k])
+	}
 	c.Permissions.Rules = append(c.Permissions.Rules, f.Permissions.Rules...)
 	c.Permissions.Grants = cmp.Or(f.Permissions.Grants, c.Permissions.Grants)
 	c.Permissions.GrantDays = cmp.Or(f.Permissions.GrantDays, c.Permissions.GrantDays)
@@ -638,12 +639,7 @@ func describe(path string, data []byte, err error) error {
 }
 
 func (c *Config) merge(f *Config) {
-	c.DefaultAgent = cmp.Or(f.DefaultAgent, c.DefaultAgent)
-	c.Log.Level = cmp.Or(f.Log.Level, c.Log.Level)
 	c.Log.File = cmp.Or(f.Log.File, c.Log.File)
-	for k, v := range f.Agents {
-		c.Agents[k] = v.Over(c.Agents[k])
-	}
 	for k, v := range f.Providers {
 		c.Providers[k] = v.Over(c.Providers[k])
 	}

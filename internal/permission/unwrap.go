@@ -350,16 +350,10 @@ func (r *reader) splitString(s string, sc *scope) []arg {
 }
 
 func isAssignment(s string) bool {
-	eq := strings.IndexByte(s, '=')
-	if eq <= 0 {
-		return false
-	}
-	for i, c := range s[:eq] {
-		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9') {
-			return false
-		}
-	}
-	return true
+	name, _, ok := strings.Cut(s, "=")
+	return ok && name != "" && (name[0] < '0' || name[0] > '9') && !strings.ContainsFunc(name, func(c rune) bool {
+		return !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9')
+	})
 }
 
 // git strips the options before the subcommand; -c and --exec-path can
