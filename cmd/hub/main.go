@@ -210,33 +210,23 @@ func newEnv(g globalFlags, stdin io.Reader, stdout, stderr io.Writer) (*env, io.
 // before "--": after it every word is an argument (a prompt's words are
 // never flags), and "--" stays for the subcommand's own flags.
 func extractGlobal(g *globalFlags, args []string) []string {
+	valued := map[string]*string{"config": &g.config, "log-level": &g.logLevel, "log-file": &g.logFile}
 	var rest []string
 	for i := 0; i < len(args); i++ {
 		a := args[i]
-		if a == "--" {
+		name, val, hasVal := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-"), "=")
+		switch p := valued[name]; {
+		case a == "--":
 			return append(rest, args[i:]...)
-		}
-		if a == "--trust-project" || a == "-trust-project" {
+		case a == "--trust-project" || a == "-trust-project":
 			g.trustProject = true
-			continue
-		}
-		var target *string
-		for _, f := range []struct {
-			name string
-			p    *string
-		}{{"config", &g.config}, {"log-level", &g.logLevel}, {"log-file", &g.logFile}} {
-			for _, prefix := range []string{"-" + f.name, "--" + f.name} {
-				if a == prefix && i+1 < len(args) && args[i+1] != "--" {
-					target = f.p
-					*target = args[i+1]
-					i++
-				} else if len(a) > len(prefix)+1 && a[:len(prefix)+1] == prefix+"=" {
-					target = f.p
-					*target = a[len(prefix)+1:]
-				}
-			}
-		}
-		if target == nil {
+		case p == nil || !strings.HasPrefix(a, "-"):
+			rest = append(rest, a)
+		case hasVal && val != "":
+			*p = val
+		case !hasVal && i+1 < len(args) && args[i+1] != "--":
+			*p, i = args[i+1], i+1
+		default: // --config= or --config at the end: not a global flag
 			rest = append(rest, a)
 		}
 	}
