@@ -487,13 +487,11 @@ func commandMatches(cmd, prefix string, any bool) bool {
 			continue
 		}
 		n++
-		hit := false
-		for i, layer := range c.layers {
-			if (any || i == 0 || !c.opaque) && hasPrefix(layer, want) {
-				hit = true
-				break
-			}
+		layers := c.layers
+		if !any && c.opaque { // an allow looks through no wrapper that changes who runs or what
+			layers = layers[:min(1, len(layers))]
 		}
+		hit := slices.ContainsFunc(layers, func(l []string) bool { return hasPrefix(l, want) })
 		if hit && any {
 			return true
 		}
