@@ -55,17 +55,14 @@ func runGrants(_ context.Context, e *env, args []string) int {
 		}
 		return grantsDone(e, "clear", err)
 	case sub == "list" || sub == "clear":
-		fmt.Fprintf(e.stderr, named("hub grants %s: unexpected argument %q\n"), sub, pos[0])
-		return exitUsage
+		return e.fail(exitUsage, "hub grants %s: unexpected argument %q\n", sub, pos[0])
 	}
-	fmt.Fprintf(e.stderr, named("hub grants: unknown subcommand %q (list, revoke, clear)\n"), sub)
-	return exitUsage
+	return e.fail(exitUsage, "hub grants: unknown subcommand %q (list, revoke, clear)\n", sub)
 }
 
 func grantsDone(e *env, sub string, err error) int {
 	if err != nil {
-		fmt.Fprintf(e.stderr, named("hub grants %s: %v\n"), sub, err)
-		return exitError
+		return e.fail(exitError, "hub grants %s: %v\n", sub, err)
 	}
 	return exitOK
 }

@@ -63,8 +63,7 @@ func runLogin(ctx context.Context, e *env, args []string, logout bool) int {
 	}
 	argv, err := loginArgv(e, name, logout)
 	if err != nil {
-		fmt.Fprintf(e.stderr, named("hub: %v\n"), err)
-		return exitUsage
+		return e.fail(exitUsage, "hub: %v\n", err)
 	}
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = e.stdin, e.stderr, e.stderr
@@ -77,8 +76,7 @@ func runLogin(ctx context.Context, e *env, args []string, logout bool) int {
 		if errors.As(err, &exit) {
 			return exit.ExitCode()
 		}
-		fmt.Fprintf(e.stderr, named("hub: %s: %v\n"), strings.Join(argv, " "), err)
-		return exitError
+		return e.fail(exitError, "hub: %s: %v\n", strings.Join(argv, " "), err)
 	}
 	return exitOK
 }

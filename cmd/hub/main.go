@@ -249,6 +249,13 @@ func newFlagSet(name, help string, stderr io.Writer) *flag.FlagSet {
 	return fs
 }
 
+// fail writes a message (named, format and a as for Printf) on stderr and
+// returns code, for a command that stops there.
+func (e *env) fail(code int, format string, a ...any) int {
+	fmt.Fprintf(e.stderr, named(format), a...)
+	return code
+}
+
 // printJSON writes v indented, as every --json flag prints, and returns
 // exitOK.
 func printJSON(w io.Writer, v any) int {
