@@ -41,8 +41,7 @@ func runCompletion(ctx context.Context, e *env, args []string) int {
 		return code
 	}
 	if fs.NArg() != 1 {
-		fmt.Fprintf(e.stderr, "%s completion: name one shell: %s\n", progName, strings.Join(shells, ", "))
-		return exitUsage
+		return e.fail(exitUsage, "hub completion: name one shell: %s\n", strings.Join(shells, ", "))
 	}
 	specs := completionSpecs(ctx, e)
 	switch fs.Arg(0) {
@@ -55,8 +54,7 @@ func runCompletion(ctx context.Context, e *env, args []string) int {
 	case "powershell", "pwsh":
 		powershellCompletion(e.stdout, specs)
 	default:
-		fmt.Fprintf(e.stderr, "%s completion: unknown shell %q (want %s)\n", progName, fs.Arg(0), strings.Join(shells, ", "))
-		return exitUsage
+		return e.fail(exitUsage, "hub completion: unknown shell %q (want %s)\n", fs.Arg(0), strings.Join(shells, ", "))
 	}
 	return exitOK
 }

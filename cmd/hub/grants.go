@@ -46,8 +46,7 @@ func runGrants(_ context.Context, e *env, args []string) int {
 	case sub == "revoke" && len(pos) == 1:
 		return grantsDone(e, "revoke", store.Revoke(pos[0]))
 	case sub == "revoke":
-		fmt.Fprintln(e.stderr, named("hub grants revoke: give one grant id (see 'hub grants list')"))
-		return exitUsage
+		return e.fail(exitUsage, "hub grants revoke: give one grant id (see 'hub grants list')\n")
 	case sub == "clear" && len(pos) == 0:
 		n, err := store.Clear(project)
 		if err == nil {

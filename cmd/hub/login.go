@@ -58,8 +58,7 @@ func runLogin(ctx context.Context, e *env, args []string, logout bool) int {
 		}
 	case fs.NArg() != 1:
 		verb := map[bool]string{false: "login", true: "logout"}[logout]
-		fmt.Fprintf(e.stderr, "%s %s: takes one agent name (see '%s %s --help')\n", progName, verb, progName, verb)
-		return exitUsage
+		return e.fail(exitUsage, "hub %s: takes one agent name (see 'hub %s --help')\n", verb, verb)
 	}
 	argv, err := loginArgv(e, name, logout)
 	if err != nil {
