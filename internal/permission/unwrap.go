@@ -133,8 +133,7 @@ func (r *reader) run(argv []arg, x *runCtx) input {
 		case name == "flock":
 			rest, script, ok := flockCmd(argv[1:])
 			if script != nil {
-				r.nested(*script, x, nil)
-				return input{kind: inUnknown}
+				return r.nested(*script, x, nil)
 			}
 			if !ok {
 				return r.final(argv, x)
@@ -637,8 +636,7 @@ func (r *reader) shell(argv []arg, x *runCtx) input {
 		if len(pos) == 0 {
 			pos = []arg{argv[0]}
 		}
-		r.nested(ops[0], x, pos)
-		return input{kind: inUnknown}
+		return r.nested(ops[0], x, pos)
 	case len(ops) > 0 && !sflag:
 		if ops[0].dynamic {
 			r.out.unclear = true // a script hub cannot name: <(…), $F
@@ -647,8 +645,7 @@ func (r *reader) shell(argv []arg, x *runCtx) input {
 	case x.stdin.kind == inText:
 		in := x.stdin
 		x.stdin = input{}
-		r.nested(arg{text: in.text}, x, nil)
-		return input{kind: inUnknown}
+		return r.nested(arg{text: in.text}, x, nil)
 	case x.stdin.kind == inUnknown && !x.stdin.dl:
 		r.out.unclear = true
 	}
@@ -657,16 +654,16 @@ func (r *reader) shell(argv []arg, x *runCtx) input {
 
 // nested walks a script given as an argument (sh -c, su -c, eval, watch,
 // trap, parallel), inside the wrapper's layers; pos are its $0, $1, ….
-func (r *reader) nested(script arg, x *runCtx, pos []arg) {
-	if !r.readable(script) {
-		return
+func (r *reader) nested(script arg, x *runCtx, pos []arg) input {
+	if r.readable(script) {
+		sc := x.sc.clone()
+		sc.layer, sc.opq = x.layers, x.opaque
+		if pos != nil {
+			sc.pos = pos
+		}
+		r.script(script.text, sc, x.stdin)
 	}
-	sc := x.sc.clone()
-	sc.layer, sc.opq = x.layers, x.opaque
-	if pos != nil {
-		sc.pos = pos
-	}
-	r.script(script.text, sc, x.stdin)
+	return input{kind: inUnknown} // what the script writes
 }
 
 // readable reports whether a script given as an argument can be read
@@ -697,11 +694,9 @@ func (r *reader) suScript(name string, argv []arg, x *runCtx) input {
 		t := a.text
 		switch {
 		case (t == "--command" || len(t) > 1 && t[0] == '-' && t[1] != '-' && strings.HasSuffix(t, "c")) && i+1 < len(args):
-			r.nested(args[i+1], x, nil) // --command, -c, or a cluster ending in c (-lc)
-			return input{kind: inUnknown}
+			return r.nested(args[i+1], x, nil) // --command, -c, or a cluster ending in c (-lc)
 		case strings.HasPrefix(t, "--command="):
-			r.nested(arg{text: strings.TrimPrefix(t, "--command="), dynamic: a.dynamic, download: a.download}, x, nil)
-			return input{kind: inUnknown}
+			return r.nested(arg{text: strings.TrimPrefix(t, "--command="), dynamic: a.dynamic, download: a.download}, x, nil)
 		}
 	}
 	if name == "su" && x.stdin.kind != inNone {
@@ -728,8 +723,7 @@ func (r *reader) watch(argv []arg, x *runCtx) input {
 	if direct {
 		return r.run(cmd, x)
 	}
-	r.nested(joinArgs(cmd), x, nil)
-	return input{kind: inUnknown}
+	return r.nested(joinArgs(cmd), x, nil)
 }
 
 // flockCmd: flock [opts] FILE (-c SCRIPT | CMD …).
@@ -890,8 +884,7 @@ func (r *reader) ssh(argv []arg, x *runCtx) input {
 		return r.final(argv, x)
 	}
 	x.opaque = true
-	r.nested(joinArgs(rest[1:]), x, nil)
-	return input{kind: inUnknown}
+	return r.nested(joinArgs(rest[1:]), x, nil)
 }
 
 // at and batch run the script on their stdin (or -f FILE) later.
@@ -904,8 +897,7 @@ func (r *reader) at(argv []arg, x *runCtx) input {
 	case inText:
 		in := x.stdin
 		x.stdin = input{}
-		r.nested(arg{text: in.text}, x, nil)
-		return input{kind: inUnknown}
+		return r.nested(arg{text: in.text}, x, nil)
 	case inUnknown:
 		r.out.unclear = true
 	}
