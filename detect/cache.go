@@ -5,9 +5,10 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/hubdev/hub/internal/safefile"
@@ -37,28 +38,19 @@ type cacheFileData struct {
 func (p *prober) cacheKey(jobs []job) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "schema=%d probe=%v timeout=%s agents=%v all=%v\n", SchemaVersion, p.o.Probe, p.o.Timeout, p.o.Agents, p.o.All)
-	for _, k := range baseEnv {
-		fmt.Fprintf(h, "%s=%s\n", k, p.env[k])
-	}
+	keys := slices.Clone(baseEnv)
 	for _, s := range p.o.Specs {
-		for _, k := range s.EnvVars {
-			fmt.Fprintf(h, "%s=%s\n", k, p.env[k])
-		}
+		keys = append(keys, s.EnvVars...)
 	}
-	for _, k := range keyEnvs(p.native) {
+	for _, k := range append(keys, keyEnvs(p.native)...) {
 		fmt.Fprintf(h, "%s=%s\n", k, p.env[k])
 	}
 	// Credentials named by agent configs (codex's env_key, ...) are not
 	// known up front: every *_KEY and *_TOKEN variable counts.
-	var creds []string
-	for k := range p.env {
+	for _, k := range slices.Sorted(maps.Keys(p.env)) {
 		if strings.HasSuffix(k, "_KEY") || strings.HasSuffix(k, "_TOKEN") {
-			creds = append(creds, k)
+			fmt.Fprintf(h, "cred %s=%s\n", k, p.env[k])
 		}
-	}
-	sort.Strings(creds)
-	for _, k := range creds {
-		fmt.Fprintf(h, "cred %s=%s\n", k, p.env[k])
 	}
 	cfg, _ := json.Marshal(struct{ A, P any }{p.o.Config.Agents, p.o.Config.Providers})
 	h.Write(cfg)
