@@ -42,7 +42,14 @@ func (p *prober) cacheKey(jobs []job) string {
 	for _, s := range p.o.Specs {
 		keys = append(keys, s.EnvVars...)
 	}
-	for _, k := range append(keys, keyEnvs(p.native)...) {
+	var native []string // the native profiles' API key variables
+	for _, j := range p.native {
+		if j.prof.APIKeyEnv != "" {
+			native = append(native, j.prof.APIKeyEnv)
+		}
+	}
+	slices.Sort(native)
+	for _, k := range append(keys, native...) {
 		fmt.Fprintf(h, "%s=%s\n", k, p.env[k])
 	}
 	// Credentials named by agent configs (codex's env_key, ...) are not
