@@ -188,11 +188,9 @@ func commandHelp(w io.Writer, name string, fs *flag.FlagSet) {
 		return
 	}
 	fmt.Fprint(w, named(commands[name].help))
-	n := 0
-	fs.VisitAll(func(*flag.Flag) { n++ })
-	if n > 0 {
-		fmt.Fprintln(w, "\nFlags:")
-		printFlags(w, fs)
+	var flags strings.Builder
+	if printFlags(&flags, fs); flags.Len() > 0 {
+		fmt.Fprint(w, "\nFlags:\n", flags.String())
 	}
 	if ex := examples[name]; ex != "" {
 		fmt.Fprintf(w, "\nExamples:\n%s\n", strings.ReplaceAll(named(ex), "HUB_NAME", progName))

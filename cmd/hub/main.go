@@ -162,14 +162,13 @@ func realMain(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		}
 	}
 	e, closer, err := newEnv(g, stdin, stdout, stderr)
-	if err != nil && name == "acp" && errors.Is(err, config.ErrInvalid) {
-		// An editor shows an error on its new session better than a
-		// server that exited: serve, and refuse every session with it.
-		fmt.Fprintf(stderr, named("hub: %v\n"), err)
-		return serveBroken(ctx, stdin, stdout, err)
-	}
 	if err != nil {
 		fmt.Fprintf(stderr, named("hub: %v\n"), err)
+		if name == "acp" && errors.Is(err, config.ErrInvalid) {
+			// An editor shows an error on its new session better than a
+			// server that exited: serve, and refuse every session with it.
+			return serveBroken(ctx, stdin, stdout, err)
+		}
 		return exitUsage
 	}
 	defer closer.Close()
@@ -185,11 +184,10 @@ func newEnv(g globalFlags, stdin io.Reader, stdout, stderr io.Writer) (*env, io.
 	if err != nil {
 		return nil, nil, err
 	}
-	level, file := g.logLevel, g.logFile
+	level, file := g.logLevel, cmp.Or(g.logFile, cfg.Log.File)
 	if level == "" && os.Getenv("HUB_LOG") == "" {
 		level = cfg.Log.Level
 	}
-	file = cmp.Or(file, cfg.Log.File)
 	log, closer, err := logging.New(level, file)
 	if err != nil {
 		return nil, nil, err
