@@ -192,10 +192,8 @@ func hasLong(args []arg, names ...string) bool {
 		if a.text == "--" {
 			return false
 		}
-		for _, n := range names {
-			if a.text == n || strings.HasPrefix(a.text, n+"=") {
-				return true
-			}
+		if slices.ContainsFunc(names, func(n string) bool { return a.text == n || strings.HasPrefix(a.text, n+"=") }) {
+			return true
 		}
 	}
 	return false

@@ -47,10 +47,8 @@ func plainCommand(src string) ([]string, bool) {
 			switch p := p.(type) {
 			case *syntax.Lit, *syntax.SglQuoted:
 			case *syntax.DblQuoted:
-				for _, q := range p.Parts {
-					if _, lit := q.(*syntax.Lit); !lit {
-						return nil, false
-					}
+				if slices.ContainsFunc(p.Parts, func(q syntax.WordPart) bool { _, lit := q.(*syntax.Lit); return !lit }) {
+					return nil, false
 				}
 			default:
 				return nil, false
