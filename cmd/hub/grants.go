@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"text/tabwriter"
 
 	"github.com/hubdev/hub/internal/config"
@@ -71,12 +72,7 @@ func listGrants(e *env, store *permission.Grants, project string, asJSON bool) i
 	if err != nil {
 		return grantsDone(e, "list", err)
 	}
-	list := []permission.Grant{}
-	for _, g := range all {
-		if project == "" || g.Project == project {
-			list = append(list, g)
-		}
-	}
+	list := slices.DeleteFunc(append([]permission.Grant{}, all...), func(g permission.Grant) bool { return project != "" && g.Project != project })
 	if asJSON {
 		return printJSON(e.stdout, list)
 	}

@@ -118,13 +118,7 @@ var stdinIsTerminal = func(r io.Reader) bool {
 
 // loginAgents are the agents with a login of their own, in doctor's order.
 func loginAgents() []agentspec.Spec {
-	var out []agentspec.Spec
-	for _, spec := range all.DoctorSpecs() {
-		if spec.Login != nil {
-			out = append(out, spec)
-		}
-	}
-	return out
+	return slices.DeleteFunc(all.DoctorSpecs(), func(s agentspec.Spec) bool { return s.Login == nil })
 }
 
 // chooseLogin lists the agents that have a login and reads the user's
