@@ -5,10 +5,13 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
+
+	"github.com/hubdev/hub/internal/safefile"
 )
 
 const cacheFile = "doctor-v2.json"
@@ -35,28 +38,26 @@ type cacheFileData struct {
 func (p *prober) cacheKey(jobs []job) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "schema=%d probe=%v timeout=%s agents=%v all=%v\n", SchemaVersion, p.o.Probe, p.o.Timeout, p.o.Agents, p.o.All)
-	for _, k := range baseEnv {
-		fmt.Fprintf(h, "%s=%s\n", k, p.env[k])
-	}
+	keys := slices.Clone(baseEnv)
 	for _, s := range p.o.Specs {
-		for _, k := range s.EnvVars {
-			fmt.Fprintf(h, "%s=%s\n", k, p.env[k])
+		keys = append(keys, s.EnvVars...)
+	}
+	var native []string // the native profiles' API key variables
+	for _, j := range p.native {
+		if j.prof.APIKeyEnv != "" {
+			native = append(native, j.prof.APIKeyEnv)
 		}
 	}
-	for _, k := range keyEnvs(p.native) {
+	slices.Sort(native)
+	for _, k := range append(keys, native...) {
 		fmt.Fprintf(h, "%s=%s\n", k, p.env[k])
 	}
 	// Credentials named by agent configs (codex's env_key, ...) are not
 	// known up front: every *_KEY and *_TOKEN variable counts.
-	var creds []string
-	for k := range p.env {
+	for _, k := range slices.Sorted(maps.Keys(p.env)) {
 		if strings.HasSuffix(k, "_KEY") || strings.HasSuffix(k, "_TOKEN") {
-			creds = append(creds, k)
+			fmt.Fprintf(h, "cred %s=%s\n", k, p.env[k])
 		}
-	}
-	sort.Strings(creds)
-	for _, k := range creds {
-		fmt.Fprintf(h, "cred %s=%s\n", k, p.env[k])
 	}
 	cfg, _ := json.Marshal(struct{ A, P any }{p.o.Config.Agents, p.o.Config.Providers})
 	h.Write(cfg)
@@ -129,20 +130,7 @@ func (p *prober) saveCache(key string, r *Report) {
 			entries = append(entries, e)
 		}
 	}
-	data, err := json.Marshal(cacheFileData{Entries: entries})
-	if err != nil {
-		return
-	}
-	if os.MkdirAll(p.o.CacheDir, 0o755) != nil {
-		return
-	}
-	tmp, err := os.CreateTemp(p.o.CacheDir, cacheFile+".*")
-	if err != nil {
-		return
-	}
-	_, werr := tmp.Write(data)
-	cerr := tmp.Close()
-	if werr != nil || cerr != nil || os.Rename(tmp.Name(), p.cachePath()) != nil {
-		_ = os.Remove(tmp.Name())
+	if data, err := json.Marshal(cacheFileData{Entries: entries}); err == nil {
+		_ = safefile.WriteAtomic(p.cachePath(), data, 0o600)
 	}
 }

@@ -1,7 +1,6 @@
 package detect
 
 import (
-	"bufio"
 	"cmp"
 	"context"
 	"errors"
@@ -71,9 +70,7 @@ type prober struct {
 }
 
 func (o *Options) defaults() {
-	if o.Config == nil {
-		o.Config = &config.Config{}
-	}
+	o.Config = cmp.Or(o.Config, &config.Config{})
 	if o.Timeout <= 0 {
 		o.Timeout = 5 * time.Second
 	}
@@ -87,9 +84,7 @@ func (o *Options) defaults() {
 		o.Env = os.Environ()
 	}
 	o.CacheDir = cmp.Or(o.CacheDir, config.CacheDir())
-	if o.HTTP == nil {
-		o.HTTP = &http.Client{}
-	}
+	o.HTTP = cmp.Or(o.HTTP, &http.Client{})
 	if o.Now == nil {
 		o.Now = time.Now
 	}
@@ -159,9 +154,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	r := &Report{Schema: SchemaVersion, GeneratedAt: o.Now().UTC(), Agents: make([]Agent, len(jobs))}
 	var wg sync.WaitGroup
 	for i, j := range jobs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			limit := o.Timeout
 			if j.acp {
 				limit += o.InitTimeout
@@ -172,7 +165,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 			a := j.run(actx)
 			a.DurationMs = time.Since(begin).Milliseconds()
 			r.Agents[i] = a
-		}()
+		})
 	}
 	wg.Wait()
 	if useCache {
@@ -222,11 +215,9 @@ func (p *prober) jobs() ([]job, error) {
 		if p.isSpec(name) || !ac.IsACP(p.isNative(name)) {
 			continue
 		}
-		name, ac := name, ac
 		out = append(out, job{name: name, bins: []string{ac.Command[0]}, acp: true, run: func(ctx context.Context) Agent { return p.probeACP(ctx, name, ac) }})
 	}
 	for _, n := range p.native {
-		n := n
 		out = append(out, job{name: n.name, run: func(ctx context.Context) Agent { return p.probeNative(ctx, n) }})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
@@ -384,7 +375,7 @@ func (p *prober) version(ctx context.Context, a *Agent, pkg string) {
 		return
 	}
 	a.VersionFrom = "--version"
-	a.Version = cmp.Or(semverRe.FindString(firstLine(out)), semverRe.FindString(out))
+	a.Version = cmp.Or(semverRe.FindString(adapters.FirstLine(out)), semverRe.FindString(out))
 	a.VersionStatus = checkRange(a.Version, a.TestedRange)
 }
 
@@ -415,16 +406,6 @@ func npmVersion(path, pkg string) string {
 			break
 		}
 		dir = parent
-	}
-	return ""
-}
-
-func firstLine(s string) string {
-	sc := bufio.NewScanner(strings.NewReader(s))
-	for sc.Scan() {
-		if l := strings.TrimSpace(sc.Text()); l != "" {
-			return l
-		}
 	}
 	return ""
 }

@@ -47,10 +47,7 @@ func Format(w io.Writer, r *Report, color bool) {
 		formatAdvice(w, a, paint)
 	}
 	formatFolded(w, folded)
-	formatSandbox(w, r, paint)
-	if r.Cached {
-		fmt.Fprintf(w, "(cached %s; --refresh to probe again)\n", r.GeneratedAt.Local().Format("15:04:05"))
-	}
+	formatFooter(w, r, paint)
 }
 
 // painter colours s with the ANSI SGR code when color is on.
@@ -219,10 +216,7 @@ func FormatDetails(w io.Writer, r *Report, color bool) {
 		field("capabilities", capsLine(a.Capabilities))
 		formatAdvice(w, a, paint)
 	}
-	formatSandbox(w, r, paint)
-	if r.Cached {
-		fmt.Fprintf(w, "(cached %s; --refresh to probe again)\n", r.GeneratedAt.Local().Format("15:04:05"))
-	}
+	formatFooter(w, r, paint)
 }
 
 func versionLine(a Agent) string {
@@ -282,16 +276,19 @@ func capsLine(c *adapters.Capabilities) string {
 	return strings.Join(out, ", ")
 }
 
-// formatSandbox prints how the native loop's bash tool runs, within 80
-// columns, with a warning colour when it is not sandboxed.
-func formatSandbox(w io.Writer, r *Report, paint func(code, s string) string) {
-	if r.NativeSandbox == "" {
-		return
+// formatFooter prints how the native loop's bash tool runs, within 80
+// columns, with a warning colour when it is not sandboxed, and when the
+// report came from the cache.
+func formatFooter(w io.Writer, r *Report, paint func(code, s string) string) {
+	if r.NativeSandbox != "" {
+		const label = "native loop sandbox:"
+		lines := wrapped(label, strings.Fields(r.NativeSandbox))
+		if strings.HasPrefix(r.NativeSandbox, "not sandboxed") {
+			lines[0] = paint("33", label) + strings.TrimPrefix(lines[0], label)
+		}
+		fmt.Fprintln(w, strings.Join(lines, "\n"))
 	}
-	const label = "native loop sandbox:"
-	lines := wrapped(label, strings.Fields(r.NativeSandbox))
-	if strings.HasPrefix(r.NativeSandbox, "not sandboxed") {
-		lines[0] = paint("33", label) + strings.TrimPrefix(lines[0], label)
+	if r.Cached {
+		fmt.Fprintf(w, "(cached %s; --refresh to probe again)\n", r.GeneratedAt.Local().Format("15:04:05"))
 	}
-	fmt.Fprintln(w, strings.Join(lines, "\n"))
 }

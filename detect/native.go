@@ -7,7 +7,6 @@ import (
 	"maps"
 	"net/http"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/hubdev/hub/adapters"
@@ -54,18 +53,6 @@ func (p *prober) nativeJobs() []nativeJob {
 	for _, n := range openai.PresetNames() {
 		add(n, false)
 	}
-	return out
-}
-
-// keyEnvs are the API key variables of the native profiles (cache key).
-func keyEnvs(jobs []nativeJob) []string {
-	var out []string
-	for _, j := range jobs {
-		if j.prof.APIKeyEnv != "" {
-			out = append(out, j.prof.APIKeyEnv)
-		}
-	}
-	sort.Strings(out)
 	return out
 }
 

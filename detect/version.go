@@ -1,6 +1,7 @@
 package detect
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -47,17 +48,7 @@ func parseVer(s string) (ver, bool) {
 	return v, true
 }
 
-func cmpVer(a, b ver) int {
-	for i := range a {
-		if a[i] != b[i] {
-			if a[i] < b[i] {
-				return -1
-			}
-			return 1
-		}
-	}
-	return 0
-}
+func cmpVer(a, b ver) int { return slices.Compare(a[:], b[:]) }
 
 func bounds(rng string) (lo, hi *ver, hiIncl bool) {
 	if a, b, ok := strings.Cut(rng, " - "); ok {

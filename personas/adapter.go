@@ -1,6 +1,7 @@
 package personas
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -48,9 +49,7 @@ func (a *Adapter) Capabilities() adapters.Capabilities {
 		return adapters.Capabilities{Notes: fmt.Sprintf("persona on %s, which is not an agent hub knows (%s)", a.P.Agent, a.P.File)}
 	}
 	c := a.Backend.Capabilities()
-	if a.P.Model != "" {
-		c.DefaultModel = a.P.Model
-	}
+	c.DefaultModel = cmp.Or(a.P.Model, c.DefaultModel)
 	c.Notes = fmt.Sprintf("persona on %s (%s): %s", a.Backend.Name(), a.P.File, a.P.Description)
 	return c
 }

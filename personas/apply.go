@@ -1,6 +1,7 @@
 package personas
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -109,9 +110,7 @@ func (p Persona) Apply(opts adapters.SessionOptions, caps adapters.Capabilities,
 		}
 		opts.Instructions = strings.TrimSpace(p.Prompt + "\n\n" + opts.Instructions)
 	}
-	if p.Model != "" && opts.Model == "" {
-		opts.Model = p.Model
-	}
+	opts.Model = cmp.Or(opts.Model, p.Model)
 	if m := p.Mode; m != "" && m != ModeDefault {
 		switch {
 		case bypassModes[strings.ToLower(m)]:

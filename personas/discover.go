@@ -1,6 +1,7 @@
 package personas
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/hubdev/hub/internal/config"
 	"github.com/hubdev/hub/internal/safefile"
+	"github.com/hubdev/hub/skills"
 )
 
 // Where a persona was found, nearest first.
@@ -21,12 +23,7 @@ const (
 )
 
 // Warning is a persona file that could not be used, or was passed over.
-type Warning struct {
-	Path    string `json:"path"`
-	Message string `json:"message"`
-}
-
-func (w Warning) String() string { return w.Path + ": " + w.Message }
+type Warning = skills.Warning
 
 // Dirs are where Discover looks; zero fields are the defaults.
 type Dirs struct {
@@ -48,11 +45,7 @@ func (d Dirs) roots() []root {
 				root{filepath.Join(dir, ".claude", "agents"), SourceProjectClaude})
 		}
 	}
-	user := d.UserDir
-	if user == "" {
-		user = config.UserDir()
-	}
-	out = append(out, root{filepath.Join(user, "agents"), SourceUser})
+	out = append(out, root{filepath.Join(cmp.Or(d.UserDir, config.UserDir()), "agents"), SourceUser})
 	home := d.Home
 	if home == "" {
 		home, _ = os.UserHomeDir()
@@ -76,30 +69,11 @@ func Discover(d Dirs) ([]Persona, []Warning) {
 		list, ws := scan(r, d.TrustProject)
 		all, warns = append(all, list...), append(warns, ws...)
 	}
-	users := map[string]string{}
-	for _, p := range all {
-		if p.Trusted && !strings.HasPrefix(p.Source, "project:") {
-			if _, ok := users[p.Name]; !ok {
-				users[p.Name] = p.File
-			}
-		}
-	}
-	seen := map[string]string{}
-	var out []Persona
-	for _, p := range all {
-		if file, mine := users[p.Name]; mine && !p.Trusted {
-			warns = append(warns, Warning{p.File, fmt.Sprintf("persona %q is passed over for your own %s: the project is not trusted (run 'hub trust')", p.Name, file)})
-			continue
-		}
-		if prev, dup := seen[p.Name]; dup {
-			warns = append(warns, Warning{p.File, fmt.Sprintf("persona %q is shadowed by %s", p.Name, prev)})
-			continue
-		}
-		seen[p.Name] = p.File
-		out = append(out, p)
-	}
+	out, passed := skills.Nearest("persona", all, func(p Persona) (string, string, bool, bool) {
+		return p.Name, p.File, p.Trusted, p.Trusted && !strings.HasPrefix(p.Source, "project:")
+	})
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out, warns
+	return out, append(warns, passed...)
 }
 
 // scan loads the *.md files of one root.
@@ -109,7 +83,7 @@ func scan(r root, trustProject bool) ([]Persona, []Warning) {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, nil
 		}
-		return nil, []Warning{{r.dir, err.Error()}}
+		return nil, []Warning{{Path: r.dir, Message: err.Error()}}
 	}
 	var out []Persona
 	var warns []Warning
@@ -119,13 +93,12 @@ func scan(r root, trustProject bool) ([]Persona, []Warning) {
 		}
 		file := filepath.Join(r.dir, e.Name())
 		data, err := safefile.Read(file, config.MaxProjectFile)
-		if err != nil {
-			warns = append(warns, Warning{file, err.Error()})
-			continue
+		var p Persona
+		if err == nil {
+			p, err = Parse(file, data)
 		}
-		p, err := Parse(file, data)
 		if err != nil {
-			warns = append(warns, Warning{file, err.Error()})
+			warns = append(warns, Warning{Path: file, Message: err.Error()})
 			continue
 		}
 		p.Source, p.Trusted = r.source, !r.project() || trustProject || config.IsTrusted(file, data)
@@ -152,15 +125,4 @@ func ProjectFiles(cwd string) []string {
 		}
 	}
 	return out
-}
-
-// Find returns the persona called name visible from d.Cwd.
-func Find(d Dirs, name string) (Persona, bool) {
-	list, _ := Discover(d)
-	for _, p := range list {
-		if p.Name == name {
-			return p, true
-		}
-	}
-	return Persona{}, false
 }

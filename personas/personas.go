@@ -6,7 +6,6 @@
 package personas
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"regexp"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/hubdev/hub/internal/config"
 	"github.com/hubdev/hub/internal/permission"
+	"github.com/hubdev/hub/skills"
 )
 
 // ErrMalformed marks a persona file hub cannot use.
@@ -70,25 +70,13 @@ var claudeQuiet = map[string]bool{"color": true, "maxTurns": true, "background":
 // Parse decodes an agent file; file names it in errors, which are one
 // line: file, line and key.
 func Parse(file string, data []byte) (Persona, error) {
-	data = bytes.TrimPrefix(data, []byte("\ufeff"))
-	data = bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n"))
-	if !bytes.HasPrefix(data, []byte("---\n")) {
-		return Persona{}, fmt.Errorf("%w: %s:1: the file must start with a '---' YAML front matter block", ErrMalformed, file)
-	}
-	rest := data[3:]
-	end := bytes.Index(rest, []byte("\n---"))
-	if end < 0 {
-		return Persona{}, fmt.Errorf("%w: %s:1: front matter is not closed by '---'", ErrMalformed, file)
+	front, body, why := skills.FrontMatter(data)
+	if why != "" {
+		return Persona{}, fmt.Errorf("%w: %s:1: %s", ErrMalformed, file, why)
 	}
 	var doc yaml.Node
-	if err := yaml.Unmarshal(rest[:end], &doc); err != nil {
+	if err := yaml.Unmarshal(front, &doc); err != nil {
 		return Persona{}, fmt.Errorf("%w: %s: front matter: %s", ErrMalformed, file, oneLine(err))
-	}
-	body := rest[end+4:]
-	if i := bytes.IndexByte(body, '\n'); i >= 0 {
-		body = body[i+1:]
-	} else {
-		body = nil
 	}
 	p := Persona{File: file, Prompt: strings.TrimSpace(string(body))}
 	if len(doc.Content) == 1 {

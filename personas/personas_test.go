@@ -11,6 +11,16 @@ import (
 	"github.com/hubdev/hub/internal/config"
 )
 
+// Find returns the persona called name visible from d.Cwd.
+func Find(d Dirs, name string) (Persona, bool) {
+	list, _ := Discover(d)
+	i := slices.IndexFunc(list, func(p Persona) bool { return p.Name == name })
+	if i < 0 {
+		return Persona{}, false
+	}
+	return list[i], true
+}
+
 func parseFile(t *testing.T, path string) (Persona, error) {
 	t.Helper()
 	data, err := os.ReadFile(path)

@@ -107,44 +107,54 @@ func Roots(cwd, userDir string) [][2]string {
 // when 'hub trust' recorded its SKILL.md as it is now; until then it
 // loads as instructions only: its allowed-tools are ignored.
 func DiscoverTrusting(cwd, userDir string, trustProject bool) ([]Skill, []Warning) {
-	userDir = cmp.Or(userDir, config.UserDir())
-	var out []Skill
+	var all []Skill
 	var warns []Warning
-	seen := map[string]string{}
-	roots := Roots(cwd, userDir)
-	user := map[string]string{} // the user's skills, by name: dir
-	userRoot := roots[len(roots)-1]
-	userSkills, userWarns := scan(userRoot)
-	for _, s := range userSkills {
-		user[s.Name] = s.Dir
-	}
-	for _, root := range roots {
-		list, ws := userSkills, userWarns
-		if root != userRoot {
-			list, ws = scan(root)
-		}
+	for _, root := range Roots(cwd, cmp.Or(userDir, config.UserDir())) {
+		list, ws := scan(root)
 		warns = append(warns, ws...)
 		for _, s := range list {
-			s.Trusted = root == userRoot || trustProject || s.Trusted
-			if dir, mine := user[s.Name]; mine && !s.Trusted {
-				warns = append(warns, Warning{s.Dir, fmt.Sprintf("skill %q is passed over for your own %s: the project is not trusted (run 'hub trust')", s.Name, dir)})
-				continue
-			}
-			if prev, dup := seen[s.Name]; dup {
-				warns = append(warns, Warning{s.Dir, fmt.Sprintf("skill %q is shadowed by %s", s.Name, prev)})
-				continue
-			}
-			if !s.Trusted && len(s.AllowedTools) > 0 {
-				s.IgnoredTools, s.AllowedTools = s.AllowedTools, nil
-				s.Notes = append(s.Notes, fmt.Sprintf("skill %s: allowed-tools %s ignored: the project is not trusted (run 'hub trust' in %s)",
-					s.Name, strings.Join(s.IgnoredTools, " "), config.ProjectRoot(cwd)))
-			}
-			seen[s.Name] = s.Dir
-			s.Source = root[1]
-			out = append(out, s)
+			s.Source, s.Trusted = root[1], root[1] == SourceUser || trustProject || s.Trusted
+			all = append(all, s)
+		}
+	}
+	out, passed := Nearest("skill", all, func(s Skill) (string, string, bool, bool) { return s.Name, s.Dir, s.Trusted, s.Source == SourceUser })
+	for i, s := range out {
+		if !s.Trusted && len(s.AllowedTools) > 0 {
+			out[i].IgnoredTools, out[i].AllowedTools = s.AllowedTools, nil
+			out[i].Notes = append(s.Notes, fmt.Sprintf("skill %s: allowed-tools %s ignored: the project is not trusted (run 'hub trust' in %s)",
+				s.Name, strings.Join(s.AllowedTools, " "), config.ProjectRoot(cwd)))
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, append(warns, passed...)
+}
+
+// Nearest keeps, of items listed nearest first, the first of each name,
+// except that one hub does not trust never shadows the user's own of that
+// name; each it passes over becomes a warning. key gives an item's name,
+// where it is, whether it is trusted and whether it is the user's own;
+// kind names the items in warnings ("skill").
+func Nearest[T any](kind string, items []T, key func(T) (name, where string, trusted, own bool)) ([]T, []Warning) {
+	mine := map[string]string{}
+	for _, it := range items {
+		if name, where, _, own := key(it); own && mine[name] == "" {
+			mine[name] = where
+		}
+	}
+	seen := map[string]string{}
+	var out []T
+	var warns []Warning
+	for _, it := range items {
+		name, where, trusted, _ := key(it)
+		if file, ok := mine[name]; ok && !trusted {
+			warns = append(warns, Warning{where, fmt.Sprintf("%s %q is passed over for your own %s: the project is not trusted (run 'hub trust')", kind, name, file)})
+		} else if prev, dup := seen[name]; dup {
+			warns = append(warns, Warning{where, fmt.Sprintf("%s %q is shadowed by %s", kind, name, prev)})
+		} else {
+			seen[name] = where
+			out = append(out, it)
+		}
+	}
 	return out, warns
 }
 
@@ -249,27 +259,13 @@ func load(dir string) (Skill, []byte, error) {
 
 // Parse decodes the bytes of a SKILL.md.
 func Parse(data []byte) (Skill, error) {
-	data = bytes.TrimPrefix(data, []byte("\ufeff"))
-	data = bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n"))
-	if !bytes.HasPrefix(data, []byte("---\n")) {
-		return Skill{}, fmt.Errorf("%w: SKILL.md must start with a '---' YAML front matter block", ErrMalformed)
-	}
-	// Keep the newline before the closing '---' so an empty block
-	// ("---\n---") is found like any other.
-	rest := data[3:]
-	end := bytes.Index(rest, []byte("\n---"))
-	if end < 0 {
-		return Skill{}, fmt.Errorf("%w: front matter is not closed by '---'", ErrMalformed)
+	front, body, why := FrontMatter(data)
+	if why != "" {
+		return Skill{}, fmt.Errorf("%w: SKILL.md: %s", ErrMalformed, why)
 	}
 	var fm frontMatter
-	if err := yaml.Unmarshal(rest[:end], &fm); err != nil {
+	if err := yaml.Unmarshal(front, &fm); err != nil {
 		return Skill{}, fmt.Errorf("%w: front matter: %s", ErrMalformed, adapters.OneLine(err.Error()))
-	}
-	body := rest[end+4:]
-	if i := bytes.IndexByte(body, '\n'); i >= 0 {
-		body = body[i+1:]
-	} else {
-		body = nil
 	}
 	s := Skill{Name: strings.TrimSpace(fm.Name), Description: strings.TrimSpace(fm.Description), Body: strings.TrimSpace(string(body))}
 	switch {
@@ -286,6 +282,25 @@ func Parse(data []byte) (Skill, error) {
 	}
 	s.AllowedTools = tools
 	return s, nil
+}
+
+// FrontMatter splits a Markdown file that starts with YAML front matter
+// (SKILL.md, a persona) into the front matter and the body, after a BOM
+// and with CRLF line ends read as LF; why says what is wrong when it has
+// none.
+func FrontMatter(data []byte) (front, body []byte, why string) {
+	data = bytes.ReplaceAll(bytes.TrimPrefix(data, []byte("\ufeff")), []byte("\r\n"), []byte("\n"))
+	if !bytes.HasPrefix(data, []byte("---\n")) {
+		return nil, nil, "the file must start with a '---' YAML front matter block"
+	}
+	// Keep the newline before the closing '---' so an empty block
+	// ("---\n---") is found like any other.
+	front, rest, ok := bytes.Cut(data[3:], []byte("\n---"))
+	if !ok {
+		return nil, nil, "front matter is not closed by '---'"
+	}
+	_, body, _ = bytes.Cut(rest, []byte("\n"))
+	return front, body, ""
 }
 
 // parseTools accepts the spec's space-separated string or a YAML list.

@@ -56,8 +56,7 @@ func runAcp(ctx context.Context, e *env, args []string) int {
 		return runLogin(ctx, e, fs.Args()[1:], fs.Arg(0) == "logout")
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(e.stderr, named("hub acp: unexpected argument %q\n"), fs.Arg(0))
-		return exitUsage
+		return e.fail(exitUsage, "hub acp: unexpected argument %q\n", fs.Arg(0))
 	}
 	opts := acp.Options{
 		Registry:        e.registry,
@@ -89,8 +88,7 @@ func runAcp(ctx context.Context, e *env, args []string) int {
 	}
 	hk, err := hooks.New(e.cfg.Hooks)
 	if err != nil {
-		fmt.Fprintf(e.stderr, named("hub acp: %v\n"), err)
-		return exitUsage
+		return e.fail(exitUsage, "hub acp: %v\n", err)
 	}
 	opts.Hooks = hk
 	opts.Settings = func(cwd string) (acp.Settings, error) { return sessionSettings(e, cwd) }
@@ -103,8 +101,7 @@ func runAcp(ctx context.Context, e *env, args []string) int {
 	defer proc.StopAll(time.Second)
 	if *agent != "" {
 		if _, err := e.registry.Get(*agent); err != nil {
-			fmt.Fprintf(e.stderr, named("hub acp: %v\n"), err)
-			return exitUsage
+			return e.fail(exitUsage, "hub acp: %v\n", err)
 		}
 		opts.DefaultAgent = *agent
 	} else if opts.DefaultAgent != "" {
@@ -114,8 +111,7 @@ func runAcp(ctx context.Context, e *env, args []string) int {
 		}
 	}
 	if err := checkMode(e, opts); err != nil {
-		fmt.Fprintf(e.stderr, named("hub acp: %v\n"), err)
-		return exitUsage
+		return e.fail(exitUsage, "hub acp: %v\n", err)
 	}
 	opts.StateDir = cmp.Or(opts.StateDir, config.StateDir())
 	if err := acp.Serve(ctx, e.stdin, e.stdout, opts); err != nil {

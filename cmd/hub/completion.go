@@ -5,7 +5,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
+
+	"github.com/hubdev/hub/adapters"
 )
 
 const completionHelp = `Usage: hub completion bash|zsh|fish|powershell
@@ -38,8 +41,7 @@ func runCompletion(ctx context.Context, e *env, args []string) int {
 		return code
 	}
 	if fs.NArg() != 1 {
-		fmt.Fprintf(e.stderr, "%s completion: name one shell: %s\n", progName, strings.Join(shells, ", "))
-		return exitUsage
+		return e.fail(exitUsage, "hub completion: name one shell: %s\n", strings.Join(shells, ", "))
 	}
 	specs := completionSpecs(ctx, e)
 	switch fs.Arg(0) {
@@ -52,8 +54,7 @@ func runCompletion(ctx context.Context, e *env, args []string) int {
 	case "powershell", "pwsh":
 		powershellCompletion(e.stdout, specs)
 	default:
-		fmt.Fprintf(e.stderr, "%s completion: unknown shell %q (want %s)\n", progName, fs.Arg(0), strings.Join(shells, ", "))
-		return exitUsage
+		return e.fail(exitUsage, "hub completion: unknown shell %q (want %s)\n", fs.Arg(0), strings.Join(shells, ", "))
 	}
 	return exitOK
 }
@@ -82,14 +83,7 @@ func (s completionSpec) flagWords() string {
 }
 
 // funcName is progName as a shell identifier.
-func funcName() string {
-	return strings.Map(func(r rune) rune {
-		if r < 128 && wordByte(byte(r)) {
-			return r
-		}
-		return '_'
-	}, progName)
-}
+func funcName() string { return regexp.MustCompile(`[^A-Za-z0-9]`).ReplaceAllString(progName, "_") }
 
 func commandWords(specs []completionSpec) string {
 	var w []string
@@ -105,64 +99,59 @@ func sq(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 
 func bashCompletion(w io.Writer, specs []completionSpec) {
 	fn, p := "_"+funcName()+"_complete", sq(progName)
+	agents := fmt.Sprintf(`COMPREPLY=($(compgen -W "$(%s agents --names 2>/dev/null)" -- "$cur"))`, p)
 	fmt.Fprintf(w, "# bash completion for %s (%s completion bash)\n%s() {\n", progName, progName, fn)
-	fmt.Fprint(w, `    local cur="${COMP_WORDS[COMP_CWORD]}" prev="${COMP_WORDS[COMP_CWORD-1]}" cmd="" i
-    for ((i = 1; i < COMP_CWORD; i++)); do
-        case "${COMP_WORDS[i]}" in
-            --) return ;;
-            --config|--log-level|--log-file|-config|-log-level|-log-file) ((i++)) ;;
-            -*) ;;
-            *) [[ -z $cmd ]] && cmd="${COMP_WORDS[i]}" ;;
-        esac
-    done
-    case "$prev" in
-        --agent|-agent)
-`)
-	fmt.Fprintf(w, "            COMPREPLY=($(compgen -W \"$(%s agents --names 2>/dev/null)\" -- \"$cur\")); return ;;\n    esac\n", p)
-	fmt.Fprintf(w, "    case \"$cmd\" in\n        \"\") COMPREPLY=($(compgen -W %s -- \"$cur\")) ;;\n", sq(commandWords(specs)+" --help --version --config --log-level --log-file --trust-project"))
-	for _, s := range specs {
-		fmt.Fprintf(w, "        %s)\n            if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W %s -- \"$cur\"))\n", sq(s.name), sq(s.flagWords()+" --help"))
-		switch {
-		case s.agents:
-			fmt.Fprintf(w, "            else COMPREPLY=($(compgen -W \"$(%s agents --names 2>/dev/null)\" -- \"$cur\"))\n", p)
-		case len(s.words) > 0:
-			fmt.Fprintf(w, "            else COMPREPLY=($(compgen -W %s -- \"$cur\"))\n", sq(strings.Join(s.words, " ")))
-		}
-		fmt.Fprint(w, "            fi ;;\n")
-	}
-	fmt.Fprintf(w, "    esac\n}\ncomplete -o default -F %s %s\n", fn, p)
+	fmt.Fprint(w, "    local cur=\"${COMP_WORDS[COMP_CWORD]}\" prev=\"${COMP_WORDS[COMP_CWORD-1]}\" cmd=\"\" i\n")
+	fmt.Fprintf(w, findCommand, 1, "COMP_CWORD", "COMP_WORDS")
+	fmt.Fprintf(w, "    case \"$prev\" in\n        --agent|-agent)\n            %s; return ;;\n    esac\n", agents)
+	commandCases(w, specs, func(ws string) string { return "COMPREPLY=($(compgen -W " + sq(ws) + " -- \"$cur\"))" }, agents, "[[ $cur == -* ]]", "")
+	fmt.Fprintf(w, "}\ncomplete -o default -F %s %s\n", fn, p)
 }
 
 func zshCompletion(w io.Writer, specs []completionSpec) {
 	fn, p := "_"+funcName(), sq(progName)
-	fmt.Fprintf(w, "#compdef %s\n# zsh completion for %s (%s completion zsh)\n%s() {\n", progName, progName, progName, fn)
-	fmt.Fprint(w, `    local cmd="" i
-    for ((i = 2; i < CURRENT; i++)); do
-        case "${words[i]}" in
+	agents := fmt.Sprintf(`compadd -- ${(f)"$(%s agents --names 2>/dev/null)"}`, p)
+	fmt.Fprintf(w, "#compdef %s\n# zsh completion for %s (%s completion zsh)\n%s() {\n    local cmd=\"\" i\n", progName, progName, progName, fn)
+	fmt.Fprintf(w, findCommand, 2, "CURRENT", "words")
+	fmt.Fprintf(w, "    if [[ \"${words[CURRENT-1]}\" == (--agent|-agent) ]]; then\n        %s; return\n    fi\n", agents)
+	commandCases(w, specs, func(ws string) string { return "compadd -- " + ws }, agents, `[[ "$PREFIX" == -* ]]`, "_files")
+	// Autoloaded from fpath the file is _hub's body: complete now; sourced, register.
+	fmt.Fprintf(w, "}\nif [[ \"${funcstack[1]}\" == %s ]]; then\n    %s \"$@\"\nelif (( $+functions[compdef] )); then\n    compdef %s %s\nfi\n", sq(fn), fn, fn, p)
+}
+
+// findCommand is bash's and zsh's loop that finds the subcommand among the
+// words before the cursor (the array %[3]s from %[1]d to before %[2]s),
+// skipping the global flags and their values.
+const findCommand = `    for ((i = %[1]d; i < %[2]s; i++)); do
+        case "${%[3]s[i]}" in
             --) return ;;
             --config|--log-level|--log-file|-config|-log-level|-log-file) ((i++)) ;;
             -*) ;;
-            *) [[ -z $cmd ]] && cmd="${words[i]}" ;;
+            *) [[ -z $cmd ]] && cmd="${%[3]s[i]}" ;;
         esac
     done
-    if [[ "${words[CURRENT-1]}" == (--agent|-agent) ]]; then
-`)
-	fmt.Fprintf(w, "        compadd -- ${(f)\"$(%s agents --names 2>/dev/null)\"}; return\n    fi\n", p)
-	fmt.Fprintf(w, "    case \"$cmd\" in\n        \"\") compadd -- %s ;;\n", commandWords(specs)+" --help --version --config --log-level --log-file --trust-project")
+`
+
+// commandCases writes bash's and zsh's case over the subcommand: offer is
+// how the shell offers words, agents its offer of agent names, isFlag its
+// test for a flag being typed, other what it offers for other words.
+func commandCases(w io.Writer, specs []completionSpec, offer func(string) string, agents, isFlag, other string) {
+	fmt.Fprintf(w, "    case \"$cmd\" in\n        \"\") %s ;;\n", offer(commandWords(specs)+" --help --version --config --log-level --log-file --trust-project"))
 	for _, s := range specs {
-		fmt.Fprintf(w, "        %s)\n            if [[ \"$PREFIX\" == -* ]]; then compadd -- %s --help\n", sq(s.name), s.flagWords())
+		fmt.Fprintf(w, "        %s)\n            if %s; then %s\n", sq(s.name), isFlag, offer(s.flagWords()+" --help"))
+		alt := other
 		switch {
 		case s.agents:
-			fmt.Fprintf(w, "            else compadd -- ${(f)\"$(%s agents --names 2>/dev/null)\"}\n", p)
+			alt = agents
 		case len(s.words) > 0:
-			fmt.Fprintf(w, "            else compadd -- %s\n", strings.Join(s.words, " "))
-		default:
-			fmt.Fprint(w, "            else _files\n")
+			alt = offer(strings.Join(s.words, " "))
+		}
+		if alt != "" {
+			fmt.Fprintf(w, "            else %s\n", alt)
 		}
 		fmt.Fprint(w, "            fi ;;\n")
 	}
-	// Autoloaded from fpath the file is _hub's body: complete now; sourced, register.
-	fmt.Fprintf(w, "    esac\n}\nif [[ \"${funcstack[1]}\" == %s ]]; then\n    %s \"$@\"\nelif (( $+functions[compdef] )); then\n    compdef %s %s\nfi\n", sq(fn), fn, fn, p)
+	fmt.Fprint(w, "    esac\n")
 }
 
 func fishCompletion(w io.Writer, specs []completionSpec) {
@@ -191,7 +180,7 @@ func fishCompletion(w io.Writer, specs []completionSpec) {
 			if len(f.Name) == 1 {
 				opt = "-s " + f.Name
 			}
-			fmt.Fprintf(w, "complete -c %s -n %s %s -d %s%s\n", p, cond, opt, sq(firstLine(usage)), extra)
+			fmt.Fprintf(w, "complete -c %s -n %s %s -d %s%s\n", p, cond, opt, sq(adapters.FirstLine(usage)), extra)
 		}
 		switch {
 		case s.agents:
@@ -253,9 +242,4 @@ func powershellCompletion(w io.Writer, specs []completionSpec) {
     }
 }
 `)
-}
-
-func firstLine(s string) string {
-	s, _, _ = strings.Cut(s, "\n")
-	return s
 }

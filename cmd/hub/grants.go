@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"text/tabwriter"
 
 	"github.com/hubdev/hub/internal/config"
@@ -46,8 +47,7 @@ func runGrants(_ context.Context, e *env, args []string) int {
 	case sub == "revoke" && len(pos) == 1:
 		return grantsDone(e, "revoke", store.Revoke(pos[0]))
 	case sub == "revoke":
-		fmt.Fprintln(e.stderr, named("hub grants revoke: give one grant id (see 'hub grants list')"))
-		return exitUsage
+		return e.fail(exitUsage, "hub grants revoke: give one grant id (see 'hub grants list')\n")
 	case sub == "clear" && len(pos) == 0:
 		n, err := store.Clear(project)
 		if err == nil {
@@ -55,17 +55,14 @@ func runGrants(_ context.Context, e *env, args []string) int {
 		}
 		return grantsDone(e, "clear", err)
 	case sub == "list" || sub == "clear":
-		fmt.Fprintf(e.stderr, named("hub grants %s: unexpected argument %q\n"), sub, pos[0])
-		return exitUsage
+		return e.fail(exitUsage, "hub grants %s: unexpected argument %q\n", sub, pos[0])
 	}
-	fmt.Fprintf(e.stderr, named("hub grants: unknown subcommand %q (list, revoke, clear)\n"), sub)
-	return exitUsage
+	return e.fail(exitUsage, "hub grants: unknown subcommand %q (list, revoke, clear)\n", sub)
 }
 
 func grantsDone(e *env, sub string, err error) int {
 	if err != nil {
-		fmt.Fprintf(e.stderr, named("hub grants %s: %v\n"), sub, err)
-		return exitError
+		return e.fail(exitError, "hub grants %s: %v\n", sub, err)
 	}
 	return exitOK
 }
@@ -75,12 +72,7 @@ func listGrants(e *env, store *permission.Grants, project string, asJSON bool) i
 	if err != nil {
 		return grantsDone(e, "list", err)
 	}
-	list := []permission.Grant{}
-	for _, g := range all {
-		if project == "" || g.Project == project {
-			list = append(list, g)
-		}
-	}
+	list := slices.DeleteFunc(append([]permission.Grant{}, all...), func(g permission.Grant) bool { return project != "" && g.Project != project })
 	if asJSON {
 		return printJSON(e.stdout, list)
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -39,34 +40,17 @@ func named(text string) string {
 	if progName == "hub" {
 		return text
 	}
-	var b strings.Builder
-	for {
-		i := strings.Index(text, "hub")
-		if i < 0 {
-			break
+	return pathWord.ReplaceAllStringFunc(text, func(w string) string {
+		if w == "hub" {
+			return progName
 		}
-		before, after := byte(' '), byte(' ')
-		if i > 0 {
-			before = text[i-1]
-		}
-		if i+3 < len(text) {
-			after = text[i+3]
-		}
-		b.WriteString(text[:i])
-		if wordByte(before) || strings.IndexByte("./-_", before) >= 0 || wordByte(after) || strings.IndexByte("/._-", after) >= 0 {
-			b.WriteString("hub")
-		} else {
-			b.WriteString(progName)
-		}
-		text = text[i+3:]
-	}
-	b.WriteString(text)
-	return b.String()
+		return w
+	})
 }
 
-func wordByte(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
-}
+// pathWord is a run of letters, digits and path punctuation: "hub" is the
+// command only when it stands alone as one.
+var pathWord = regexp.MustCompile(`[A-Za-z0-9./_-]+`)
 
 // examples are printed after each command's help.
 var examples = map[string]string{
@@ -111,14 +95,12 @@ func visibleCommands() []string {
 // against a collector standing in for stderr: newFlagSet hands it the set
 // and the command returns at its parse, before doing anything.
 func flagsOf(ctx context.Context, e *env, name string) *flag.FlagSet {
-	cmd, ok := commands[name]
-	if !ok {
-		return flag.NewFlagSet(name, flag.ContinueOnError)
-	}
 	c := &flagCollector{}
-	d := *e
-	d.stdout, d.stderr, d.stdin = io.Discard, c, strings.NewReader("")
-	cmd.run(ctx, &d, []string{"-h"})
+	if cmd, ok := commands[name]; ok {
+		d := *e
+		d.stdout, d.stderr, d.stdin = io.Discard, c, strings.NewReader("")
+		cmd.run(ctx, &d, []string{"-h"})
+	}
 	if c.fs == nil {
 		return flag.NewFlagSet(name, flag.ContinueOnError)
 	}
@@ -206,11 +188,9 @@ func commandHelp(w io.Writer, name string, fs *flag.FlagSet) {
 		return
 	}
 	fmt.Fprint(w, named(commands[name].help))
-	n := 0
-	fs.VisitAll(func(*flag.Flag) { n++ })
-	if n > 0 {
-		fmt.Fprintln(w, "\nFlags:")
-		printFlags(w, fs)
+	var flags strings.Builder
+	if printFlags(&flags, fs); flags.Len() > 0 {
+		fmt.Fprint(w, "\nFlags:\n", flags.String())
 	}
 	if ex := examples[name]; ex != "" {
 		fmt.Fprintf(w, "\nExamples:\n%s\n", strings.ReplaceAll(named(ex), "HUB_NAME", progName))

@@ -58,13 +58,11 @@ func runLogin(ctx context.Context, e *env, args []string, logout bool) int {
 		}
 	case fs.NArg() != 1:
 		verb := map[bool]string{false: "login", true: "logout"}[logout]
-		fmt.Fprintf(e.stderr, "%s %s: takes one agent name (see '%s %s --help')\n", progName, verb, progName, verb)
-		return exitUsage
+		return e.fail(exitUsage, "hub %s: takes one agent name (see 'hub %s --help')\n", verb, verb)
 	}
 	argv, err := loginArgv(e, name, logout)
 	if err != nil {
-		fmt.Fprintf(e.stderr, named("hub: %v\n"), err)
-		return exitUsage
+		return e.fail(exitUsage, "hub: %v\n", err)
 	}
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = e.stdin, e.stderr, e.stderr
@@ -77,8 +75,7 @@ func runLogin(ctx context.Context, e *env, args []string, logout bool) int {
 		if errors.As(err, &exit) {
 			return exit.ExitCode()
 		}
-		fmt.Fprintf(e.stderr, named("hub: %s: %v\n"), strings.Join(argv, " "), err)
-		return exitError
+		return e.fail(exitError, "hub: %s: %v\n", strings.Join(argv, " "), err)
 	}
 	return exitOK
 }
@@ -87,15 +84,11 @@ func runLogin(ctx context.Context, e *env, args []string, logout bool) int {
 // with its login or logout arguments.
 func loginArgv(e *env, name string, logout bool) ([]string, error) {
 	spec, ok := loginSpec(name)
-	what := spec.Login
+	what, verb := spec.Login, "login"
 	if logout {
-		what = spec.Logout
+		what, verb = spec.Logout, "logout"
 	}
 	if !ok || what == nil {
-		verb := "login"
-		if logout {
-			verb = "logout"
-		}
 		return nil, fmt.Errorf("%s %s %w (%s)", name, verb, errNoLogin, cmp.Or(spec.LoginFix, "see 'hub doctor'"))
 	}
 	argv := []string{spec.Bin}
@@ -125,13 +118,7 @@ var stdinIsTerminal = func(r io.Reader) bool {
 
 // loginAgents are the agents with a login of their own, in doctor's order.
 func loginAgents() []agentspec.Spec {
-	var out []agentspec.Spec
-	for _, spec := range all.DoctorSpecs() {
-		if spec.Login != nil {
-			out = append(out, spec)
-		}
-	}
-	return out
+	return slices.DeleteFunc(all.DoctorSpecs(), func(s agentspec.Spec) bool { return s.Login == nil })
 }
 
 // chooseLogin lists the agents that have a login and reads the user's

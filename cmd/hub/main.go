@@ -162,14 +162,13 @@ func realMain(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		}
 	}
 	e, closer, err := newEnv(g, stdin, stdout, stderr)
-	if err != nil && name == "acp" && errors.Is(err, config.ErrInvalid) {
-		// An editor shows an error on its new session better than a
-		// server that exited: serve, and refuse every session with it.
-		fmt.Fprintf(stderr, named("hub: %v\n"), err)
-		return serveBroken(ctx, stdin, stdout, err)
-	}
 	if err != nil {
 		fmt.Fprintf(stderr, named("hub: %v\n"), err)
+		if name == "acp" && errors.Is(err, config.ErrInvalid) {
+			// An editor shows an error on its new session better than a
+			// server that exited: serve, and refuse every session with it.
+			return serveBroken(ctx, stdin, stdout, err)
+		}
 		return exitUsage
 	}
 	defer closer.Close()
@@ -185,11 +184,10 @@ func newEnv(g globalFlags, stdin io.Reader, stdout, stderr io.Writer) (*env, io.
 	if err != nil {
 		return nil, nil, err
 	}
-	level, file := g.logLevel, g.logFile
+	level, file := g.logLevel, cmp.Or(g.logFile, cfg.Log.File)
 	if level == "" && os.Getenv("HUB_LOG") == "" {
 		level = cfg.Log.Level
 	}
-	file = cmp.Or(file, cfg.Log.File)
 	log, closer, err := logging.New(level, file)
 	if err != nil {
 		return nil, nil, err
@@ -210,33 +208,23 @@ func newEnv(g globalFlags, stdin io.Reader, stdout, stderr io.Writer) (*env, io.
 // before "--": after it every word is an argument (a prompt's words are
 // never flags), and "--" stays for the subcommand's own flags.
 func extractGlobal(g *globalFlags, args []string) []string {
+	valued := map[string]*string{"config": &g.config, "log-level": &g.logLevel, "log-file": &g.logFile}
 	var rest []string
 	for i := 0; i < len(args); i++ {
 		a := args[i]
-		if a == "--" {
+		name, val, hasVal := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-"), "=")
+		switch p := valued[name]; {
+		case a == "--":
 			return append(rest, args[i:]...)
-		}
-		if a == "--trust-project" || a == "-trust-project" {
+		case a == "--trust-project" || a == "-trust-project":
 			g.trustProject = true
-			continue
-		}
-		var target *string
-		for _, f := range []struct {
-			name string
-			p    *string
-		}{{"config", &g.config}, {"log-level", &g.logLevel}, {"log-file", &g.logFile}} {
-			for _, prefix := range []string{"-" + f.name, "--" + f.name} {
-				if a == prefix && i+1 < len(args) && args[i+1] != "--" {
-					target = f.p
-					*target = args[i+1]
-					i++
-				} else if len(a) > len(prefix)+1 && a[:len(prefix)+1] == prefix+"=" {
-					target = f.p
-					*target = a[len(prefix)+1:]
-				}
-			}
-		}
-		if target == nil {
+		case p == nil || !strings.HasPrefix(a, "-"):
+			rest = append(rest, a)
+		case hasVal && val != "":
+			*p = val
+		case !hasVal && i+1 < len(args) && args[i+1] != "--":
+			*p, i = args[i+1], i+1
+		default: // --config= or --config at the end: not a global flag
 			rest = append(rest, a)
 		}
 	}
@@ -257,6 +245,13 @@ func newFlagSet(name, help string, stderr io.Writer) *flag.FlagSet {
 		c.fs = fs
 	}
 	return fs
+}
+
+// fail writes a message (named, format and a as for Printf) on stderr and
+// returns code, for a command that stops there.
+func (e *env) fail(code int, format string, a ...any) int {
+	fmt.Fprintf(e.stderr, named(format), a...)
+	return code
 }
 
 // printJSON writes v indented, as every --json flag prints, and returns

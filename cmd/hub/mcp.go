@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"os"
 	"time"
@@ -49,13 +48,11 @@ func runMCP(ctx context.Context, e *env, args []string) int {
 		return code
 	}
 	if a := conversation.Approve(*approve); !a.Valid() {
-		fmt.Fprint(e.stderr, named("hub mcp: --approve must be all, read-only or none\n"))
-		return exitUsage
+		return e.fail(exitUsage, "hub mcp: --approve must be all, read-only or none\n")
 	}
 	hk, err := hooks.New(e.cfg.Hooks)
 	if err != nil {
-		fmt.Fprintf(e.stderr, named("hub mcp: %v\n"), err)
-		return exitUsage
+		return e.fail(exitUsage, "hub mcp: %v\n", err)
 	}
 	o := delegation.Options{Registry: e.registry, Approve: conversation.Approve(*approve), Rules: e.cfg.Permissions,
 		Cwd: *cwd, Timeout: *timeout, Log: e.log, Hooks: hk, Fallback: fallbacks(e.cfg), ProviderTimeout: e.cfg.Fallback.ProviderTimeout.Duration}
@@ -66,8 +63,7 @@ func runMCP(ctx context.Context, e *env, args []string) int {
 	defer done()
 	s := delegate.NewServer(host, currentBuild().Version, e.log)
 	if err := s.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(e.stdin), Writer: nopWriteCloser{e.stdout}}); err != nil && ctx.Err() == nil {
-		fmt.Fprintf(e.stderr, named("hub mcp: %v\n"), err)
-		return exitError
+		return e.fail(exitError, "hub mcp: %v\n", err)
 	}
 	return exitOK
 }

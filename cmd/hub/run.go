@@ -136,8 +136,7 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	agentFlag := false
 	fs.Visit(func(f *flag.Flag) { agentFlag = agentFlag || f.Name == "agent" })
 	if err := untrustedAgent(e.cfg, o.Agent, !agentFlag); err != nil {
-		fmt.Fprintf(e.stderr, named("hub run: %v\n"), err)
-		return conversation.ExitUsage
+		return e.fail(conversation.ExitUsage, "hub run: %v\n", err)
 	}
 	prompt, fromStdin, err := promptArgs(pos, e.stdin)
 	resuming := o.Continue || o.ResumeID != ""
@@ -145,8 +144,7 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	case err != nil && resuming && len(pos) == 0: // a resumed run needs no prompt
 		prompt, err = runner.ContinuePrompt, nil
 	case err != nil:
-		fmt.Fprintf(e.stderr, named("hub run: %v\n"), err)
-		return conversation.ExitUsage
+		return e.fail(conversation.ExitUsage, "hub run: %v\n", err)
 	case fromStdin && resuming && len(pos) == 0: // piped, or nothing: "continue"
 		o.ReadPrompt = func() (string, error) {
 			p, err := readStdinPrompt(e.stdin)
@@ -167,21 +165,18 @@ func runRun(ctx context.Context, e *env, args []string) int {
 		out  *string
 	}{{"--system-prompt", systemPrompt, &o.SystemPrompt}, {"--append-system-prompt", appendPrompt, &o.AppendSystemPrompt}} {
 		if *sp.out, err = textOrFile(*sp.in); err != nil {
-			fmt.Fprintf(e.stderr, named("hub run: %s: %v\n"), sp.flag, err)
-			return conversation.ExitUsage
+			return e.fail(conversation.ExitUsage, "hub run: %s: %v\n", sp.flag, err)
 		}
 	}
 	if *outputSchema != "" {
 		if o.OutputSchema, err = safefile.Read(*outputSchema, 1<<20); err != nil {
-			fmt.Fprintf(e.stderr, named("hub run: --output-schema: %v\n"), err)
-			return conversation.ExitUsage
+			return e.fail(conversation.ExitUsage, "hub run: --output-schema: %v\n", err)
 		}
 	}
 	if *sandboxMode != "" || *noStream {
 		cfg, err := runConfig(e.cfg, *sandboxMode, *noStream)
 		if err != nil {
-			fmt.Fprintf(e.stderr, named("hub run: %v\n"), err)
-			return conversation.ExitUsage
+			return e.fail(conversation.ExitUsage, "hub run: %v\n", err)
 		}
 		o.Registry = all.Registry(cfg, e.log)
 	}
@@ -195,8 +190,7 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	o.TrustProject = e.trustProject
 	o.Grants = permission.OpenGrants(permission.GrantsFile(config.StateDir()), nil)
 	if o.Hooks, err = hooks.New(e.cfg.Hooks); err != nil {
-		fmt.Fprintf(e.stderr, named("hub run: %v\n"), err)
-		return conversation.ExitUsage
+		return e.fail(conversation.ExitUsage, "hub run: %v\n", err)
 	}
 	o.Fallback, o.ProviderTimeout = e.cfg.Agents[o.Agent].Fallback, e.cfg.Fallback.ProviderTimeout.Duration
 	if *fallback != "" {
@@ -214,8 +208,7 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	o.Signals = laterSignals
 	if *agentsFlag != "" {
 		if *outputSchema != "" {
-			fmt.Fprint(e.stderr, named("hub run: --output-schema holds one agent's answer; it does not apply to --agents\n"))
-			return conversation.ExitUsage
+			return e.fail(conversation.ExitUsage, "hub run: --output-schema holds one agent's answer; it does not apply to --agents\n")
 		}
 		return runBestOf(ctx, e, o, bo, *agentsFlag)
 	}
@@ -273,14 +266,12 @@ var errEmptyStdin = errors.New("no prompt: stdin was empty")
 // runBestOf runs the prompt on several agents, each in its own worktree.
 func runBestOf(ctx context.Context, e *env, o runner.Options, bo bestof.Options, agents string) int {
 	if !o.Approve.Valid() || (o.Format != runner.FormatText && o.Format != runner.FormatJSONL) {
-		fmt.Fprint(e.stderr, named("hub run: --approve must be all, read-only or none; --format text or jsonl\n"))
-		return conversation.ExitUsage
+		return e.fail(conversation.ExitUsage, "hub run: --approve must be all, read-only or none; --format text or jsonl\n")
 	}
 	if o.Prompt == "" && o.ReadPrompt != nil {
 		p, err := o.ReadPrompt()
 		if err != nil {
-			fmt.Fprintf(e.stderr, named("hub run: %v\n"), err)
-			return conversation.ExitUsage
+			return e.fail(conversation.ExitUsage, "hub run: %v\n", err)
 		}
 		o.Prompt = p
 	}

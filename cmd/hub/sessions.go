@@ -46,23 +46,19 @@ func runSessions(_ context.Context, e *env, args []string) int {
 	switch sub {
 	case "list":
 		if len(pos) > 0 {
-			fmt.Fprintf(e.stderr, named("hub sessions list: unexpected argument %q (see 'hub sessions --help')\n"), pos[0])
-			return exitUsage
+			return e.fail(exitUsage, "hub sessions list: unexpected argument %q (see 'hub sessions --help')\n", pos[0])
 		}
 		return listSessions(e, st, *asJSON)
 	case "show", "export", "rm":
 		if len(pos) != 1 {
-			fmt.Fprintf(e.stderr, named("hub sessions %s: give one session id (see 'hub sessions list')\n"), sub)
-			return exitUsage
+			return e.fail(exitUsage, "hub sessions %s: give one session id (see 'hub sessions list')\n", sub)
 		}
 	default:
-		fmt.Fprintf(e.stderr, named("hub sessions: unknown subcommand %q (list, show, export, rm)\n"), sub)
-		return exitUsage
+		return e.fail(exitUsage, "hub sessions: unknown subcommand %q (list, show, export, rm)\n", sub)
 	}
 	id := pos[0]
 	if sub == "export" && *format != "md" && *format != "json" {
-		fmt.Fprint(e.stderr, named("hub sessions export: --format must be md or json\n"))
-		return exitUsage
+		return e.fail(exitUsage, "hub sessions export: --format must be md or json\n")
 	}
 	if sub == "rm" {
 		rec, _ := st.Get(id)
@@ -142,12 +138,10 @@ func showSession(e *env, st *acp.Store, id string, asJSON bool) int {
 		indexed = !errors.Is(err, transcript.ErrNotFound)
 	}
 	if errors.Is(err, transcript.ErrNotFound) {
-		fmt.Fprintf(e.stderr, named("hub sessions: no session %q (see 'hub sessions list')\n"), id)
-		return exitError
+		return e.fail(exitError, "hub sessions: no session %q (see 'hub sessions list')\n", id)
 	}
 	if err != nil && len(recs) == 0 {
-		fmt.Fprintf(e.stderr, named("hub sessions: %v\n"), err)
-		return exitError
+		return e.fail(exitError, "hub sessions: %v\n", err)
 	}
 	if err != nil {
 		fmt.Fprintf(e.stderr, named("hub sessions: %v; showing the records before it\n"), err)
@@ -166,8 +160,7 @@ func removeSession(e *env, st *acp.Store, id string, rec *acp.Record) int {
 	found := rec != nil
 	if found {
 		if err := st.Delete(id); err != nil {
-			fmt.Fprintf(e.stderr, named("hub sessions rm: %v\n"), err)
-			return exitError
+			return e.fail(exitError, "hub sessions rm: %v\n", err)
 		}
 	}
 	ids := []string{id}
@@ -180,14 +173,12 @@ func removeSession(e *env, st *acp.Store, id string, rec *acp.Record) int {
 			case err == nil:
 				found = true
 			case !errors.Is(err, transcript.ErrNotFound):
-				fmt.Fprintf(e.stderr, named("hub sessions rm: %v\n"), err)
-				return exitError
+				return e.fail(exitError, "hub sessions rm: %v\n", err)
 			}
 		}
 	}
 	if !found {
-		fmt.Fprintf(e.stderr, named("hub sessions: no session %q (see 'hub sessions list')\n"), id)
-		return exitError
+		return e.fail(exitError, "hub sessions: no session %q (see 'hub sessions list')\n", id)
 	}
 	return exitOK
 }

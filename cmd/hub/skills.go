@@ -48,8 +48,7 @@ func runSkills(_ context.Context, e *env, args []string) int {
 		fmt.Fprintf(e.stderr, "warning: skipped skill %s\n", w)
 	}
 	if len(list) == 0 {
-		fmt.Fprintln(e.stderr, "no skills found (looked in .hub/skills and .agents/skills up to the repository root, and the user config dir's skills/)")
-		return exitOK
+		return e.fail(exitOK, "no skills found (looked in .hub/skills and .agents/skills up to the repository root, and the user config dir's skills/)\n")
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "SKILL\tSOURCE\tDESCRIPTION")

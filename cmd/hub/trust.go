@@ -39,17 +39,14 @@ func runTrust(_ context.Context, e *env, args []string) int {
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		fmt.Fprintf(e.stderr, named("hub trust: %v\n"), err)
-		return exitUsage
+		return e.fail(exitUsage, "hub trust: %v\n", err)
 	}
 	files := slices.Concat(config.ProjectFiles(abs), skills.ProjectFiles(abs), personas.ProjectFiles(abs))
 	if err := config.TrustFiles(files); err != nil {
-		fmt.Fprintf(e.stderr, named("hub trust: %v\n"), err)
-		return exitError
+		return e.fail(exitError, "hub trust: %v\n", err)
 	}
 	if len(files) == 0 {
-		fmt.Fprintf(e.stderr, named("hub trust: no .hub/config.toml or project skill applies in %s\n"), abs)
-		return exitOK
+		return e.fail(exitOK, "hub trust: no .hub/config.toml or project skill applies in %s\n", abs)
 	}
 	for _, f := range files {
 		fmt.Fprintf(e.stdout, "trusted %s\n", f)

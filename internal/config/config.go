@@ -163,16 +163,6 @@ func (c *Config) checkHooks() (warnings []string, err error) {
 	return warnings, nil
 }
 
-// mergeHooks adds a file's hooks after those of earlier files.
-func (c *Config) mergeHooks(f *Config) {
-	for ev, hs := range f.Hooks {
-		if c.Hooks == nil {
-			c.Hooks = map[string][]HookConfig{}
-		}
-		c.Hooks[ev] = append(c.Hooks[ev], hs...)
-	}
-}
-
 // TranscriptsOn says whether transcripts = true.
 func (c *Config) TranscriptsOn() bool { return c.Transcripts != nil && *c.Transcripts }
 
@@ -355,14 +345,8 @@ func (p ProviderConfig) Over(base ProviderConfig) ProviderConfig {
 	out.ContextWindow = cmp.Or(p.ContextWindow, base.ContextWindow)
 	out.MaxTurnRequests = cmp.Or(p.MaxTurnRequests, base.MaxTurnRequests)
 	out.AzureAPIVersion = cmp.Or(p.AzureAPIVersion, base.AzureAPIVersion)
-	for _, f := range []struct{ dst, src **bool }{{&out.Vision, &p.Vision}, {&out.Stream, &p.Stream}, {&out.JSONSchema, &p.JSONSchema}} {
-		if *f.src != nil {
-			*f.dst = *f.src
-		}
-	}
-	if p.Temperature != nil {
-		out.Temperature = p.Temperature
-	}
+	out.Vision, out.Stream = cmp.Or(p.Vision, base.Vision), cmp.Or(p.Stream, base.Stream)
+	out.JSONSchema, out.Temperature = cmp.Or(p.JSONSchema, base.JSONSchema), cmp.Or(p.Temperature, base.Temperature)
 	return out
 }
 
@@ -488,10 +472,7 @@ type ProjectFile struct {
 // (--trust-project) whatever the trust store says.
 func LoadTrusting(cwd, explicit string, trustProject bool) (*Config, error) {
 	c := &Config{Agents: map[string]AgentConfig{}, Providers: map[string]ProviderConfig{}, UntrustedAgents: map[string]string{}, Cwd: cwd, TrustProject: trustProject}
-	user := UserPath()
-	if explicit != "" {
-		user = explicit
-	}
+	user := cmp.Or(explicit, UserPath())
 	if err := c.mergeFile(user, explicit != "", false, true); err != nil {
 		return nil, err
 	}
@@ -548,15 +529,6 @@ func (c *Config) mergeFile(path string, mustExist, project, trusted bool) error 
 // mergeNarrow merges a restricted file field by field: what it may set
 // changes the entries of earlier files, never replaces them.
 func (c *Config) mergeNarrow(f *Config) {
-	if f.DefaultAgent != "" {
-		c.DefaultAgent = f.DefaultAgent
-	}
-	if f.Log.Level != "" {
-		c.Log.Level = f.Log.Level
-	}
-	for k, v := range f.Agents {
-		c.Agents[k] = v.Over(c.Agents[k])
-	}
 	for k, v := range f.Providers {
 		cur, ok := c.Providers[k]
 		if !ok {
@@ -565,23 +537,35 @@ func (c *Config) mergeNarrow(f *Config) {
 		cur.Model = cmp.Or(v.Model, cur.Model)
 		c.Providers[k] = cur
 	}
-	c.Permissions.Rules = append(c.Permissions.Rules, f.Permissions.Rules...)
-	c.mergeGrants(f)
-	c.mergeACP(f)
-	if f.Transcripts != nil {
-		c.Transcripts = f.Transcripts
-	}
-	c.Warnings = append(c.Warnings, f.Warnings...)
+	c.mergeCommon(f)
 }
 
-// mergeGrants takes the grants settings a later file sets.
-func (c *Config) mergeGrants(f *Config) {
-	if f.Permissions.Grants != "" {
-		c.Permissions.Grants = f.Permissions.Grants
+// mergeCommon takes what a later file sets that every file may set (an
+// untrusted one restricted first): the default agent, the log level, the
+// agents, deny rules, grants, [acp] tuning, transcripts, and its warnings.
+func (c *Config) mergeCommon(f *Config) {
+	c.DefaultAgent = cmp.Or(f.DefaultAgent, c.DefaultAgent)
+	c.Log.Level = cmp.Or(f.Log.Level, c.Log.Level)
+	for k, v := range f.Agents {
+		c.Agents[k] = v.Over(c.Agents[k])
 	}
-	if f.Permissions.GrantDays != 0 {
-		c.Permissions.GrantDays = f.Permissions.GrantDays
+	c.Permissions.Rules = append(c.Permissions.Rules, f.Permissions.Rules...)
+	c.Permissions.Grants = cmp.Or(f.Permissions.Grants, c.Permissions.Grants)
+	c.Permissions.GrantDays = cmp.Or(f.Permissions.GrantDays, c.Permissions.GrantDays)
+	c.ACP.WarmAgents = cmp.Or(f.ACP.WarmAgents, c.ACP.WarmAgents)
+	c.ACP.IdleTimeout = cmp.Or(f.ACP.IdleTimeout, c.ACP.IdleTimeout)
+	if f.ACP.Agents != nil {
+		c.ACP.Agents = f.ACP.Agents
 	}
+	if f.ACP.MaxMessageMB > 0 {
+		c.ACP.MaxMessageMB = f.ACP.MaxMessageMB
+	}
+	if f.ACP.MaxPromptMB > 0 {
+		c.ACP.MaxPromptMB = f.ACP.MaxPromptMB
+	}
+	c.Fallback.ProviderTimeout = cmp.Or(f.Fallback.ProviderTimeout, c.Fallback.ProviderTimeout)
+	c.Transcripts = cmp.Or(f.Transcripts, c.Transcripts)
+	c.Warnings = append(c.Warnings, f.Warnings...)
 }
 
 // Parse decodes one file's bytes; path is used only in messages.
@@ -655,68 +639,27 @@ func describe(path string, data []byte, err error) error {
 }
 
 func (c *Config) merge(f *Config) {
-	if f.DefaultAgent != "" {
-		c.DefaultAgent = f.DefaultAgent
-	}
-	if f.Log.Level != "" {
-		c.Log.Level = f.Log.Level
-	}
-	if f.Log.File != "" {
-		c.Log.File = f.Log.File
-	}
-	for k, v := range f.Agents {
-		c.Agents[k] = v.Over(c.Agents[k])
-	}
+	c.Log.File = cmp.Or(f.Log.File, c.Log.File)
 	for k, v := range f.Providers {
 		c.Providers[k] = v.Over(c.Providers[k])
 	}
-	c.Permissions.Rules = append(c.Permissions.Rules, f.Permissions.Rules...)
-	c.mergeGrants(f)
-	c.mergeACP(f)
-	if f.ACP.Delegation != nil {
-		c.ACP.Delegation = f.ACP.Delegation
-	}
+	c.ACP.Delegation = cmp.Or(f.ACP.Delegation, c.ACP.Delegation)
 	if f.ACP.DelegationDepth > 0 {
 		c.ACP.DelegationDepth = f.ACP.DelegationDepth
 	}
-	if f.Transcripts != nil {
-		c.Transcripts = f.Transcripts
-	}
-	c.mergeHooks(f)
-	if f.Sandbox.Mode != "" {
-		c.Sandbox.Mode = f.Sandbox.Mode
-	}
-	if f.Sandbox.Network != nil {
-		c.Sandbox.Network = f.Sandbox.Network
-	}
-	for k, v := range f.MCPServers {
-		if c.MCPServers == nil {
-			c.MCPServers = map[string]MCPServerConfig{}
+	for ev, hs := range f.Hooks { // after those of earlier files
+		if c.Hooks == nil {
+			c.Hooks = map[string][]HookConfig{}
 		}
-		c.MCPServers[k] = v
+		c.Hooks[ev] = append(c.Hooks[ev], hs...)
 	}
-	c.Warnings = append(c.Warnings, f.Warnings...)
-}
-
-func (c *Config) mergeACP(f *Config) {
-	if f.ACP.WarmAgents != nil {
-		c.ACP.WarmAgents = f.ACP.WarmAgents
+	c.Sandbox.Mode = cmp.Or(f.Sandbox.Mode, c.Sandbox.Mode)
+	c.Sandbox.Network = cmp.Or(f.Sandbox.Network, c.Sandbox.Network)
+	if len(f.MCPServers) > 0 && c.MCPServers == nil {
+		c.MCPServers = map[string]MCPServerConfig{}
 	}
-	if f.ACP.IdleTimeout.Set {
-		c.ACP.IdleTimeout = f.ACP.IdleTimeout
-	}
-	if f.ACP.Agents != nil {
-		c.ACP.Agents = f.ACP.Agents
-	}
-	if f.ACP.MaxMessageMB > 0 {
-		c.ACP.MaxMessageMB = f.ACP.MaxMessageMB
-	}
-	if f.ACP.MaxPromptMB > 0 {
-		c.ACP.MaxPromptMB = f.ACP.MaxPromptMB
-	}
-	if f.Fallback.ProviderTimeout.Set {
-		c.Fallback.ProviderTimeout = f.Fallback.ProviderTimeout
-	}
+	maps.Copy(c.MCPServers, f.MCPServers)
+	c.mergeCommon(f)
 }
 
 // AgentNames returns configured agent names, sorted.

@@ -36,14 +36,10 @@ func dirsFor(goos string, getenv func(string) string, home string) Dirs {
 	default:
 		d = Dirs{Config: filepath.Join(home, ".config", "hub"), State: filepath.Join(home, ".local", "state", "hub"), Cache: filepath.Join(home, ".cache", "hub")}
 	}
-	if v := getenv("XDG_CONFIG_HOME"); v != "" {
-		d.Config = filepath.Join(v, "hub")
-	}
-	if v := getenv("XDG_STATE_HOME"); v != "" {
-		d.State = filepath.Join(v, "hub")
-	}
-	if v := getenv("XDG_CACHE_HOME"); v != "" {
-		d.Cache = filepath.Join(v, "hub")
+	for env, dir := range map[string]*string{"XDG_CONFIG_HOME": &d.Config, "XDG_STATE_HOME": &d.State, "XDG_CACHE_HOME": &d.Cache} {
+		if v := getenv(env); v != "" {
+			*dir = filepath.Join(v, "hub")
+		}
 	}
 	return d
 }

@@ -65,16 +65,11 @@ func ProjectFiles(dir string) []string {
 	var out []string
 	dirs := ProjectDirs(dir)
 	for i := len(dirs) - 1; i >= 0; i-- {
-		if p := ProjectPath(dirs[i]); fileExists(p) {
-			out = append(out, p)
+		if st, err := os.Stat(ProjectPath(dirs[i])); err == nil && !st.IsDir() {
+			out = append(out, ProjectPath(dirs[i]))
 		}
 	}
 	return out
-}
-
-func fileExists(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && !st.IsDir()
 }
 
 // TrustFiles records files (project config files, skills) as they are now.
@@ -146,15 +141,18 @@ func narrows(mode, cur string) bool {
 	return mode == cur || modeRank(mode) < modeRank(cur)
 }
 
+// drop records a key of an untrusted file at path that hub ignored, and why.
+func (c *Config) drop(path, key, why string) {
+	c.Ignored = append(c.Ignored, Ignored{File: path, Key: key})
+	c.Warnings = append(c.Warnings, fmt.Sprintf("%s: %s ignored: the project config is not trusted and %s (run 'hub trust' in %s)",
+		path, key, why, filepath.Dir(filepath.Dir(path))))
+}
+
 // narrowAgents drops from an untrusted file the agent modes that would not
 // narrow the mode set so far (the user's own), and the provider presets
 // that would re-point an endpoint, recording each.
 func (c *Config) narrowAgents(f *Config, path string) {
-	drop := func(key, why string) {
-		c.Ignored = append(c.Ignored, Ignored{File: path, Key: key})
-		c.Warnings = append(c.Warnings, fmt.Sprintf("%s: %s ignored: the project config is not trusted and %s (run 'hub trust' in %s)",
-			path, key, why, filepath.Dir(filepath.Dir(path))))
-	}
+	drop := func(key, why string) { c.drop(path, key, why) }
 	for _, name := range f.AgentNames() {
 		a := f.Agents[name]
 		if cur := c.Agents[name].Mode; a.Mode != "" && !narrows(a.Mode, cur) {
@@ -258,11 +256,7 @@ func isProvider(f *Config, name string) bool {
 // confine more than the ones so far (a stricter mode, network = false) and
 // drops the others, recording each.
 func (c *Config) narrowSandbox(f *Config, path string) {
-	drop := func(key string) {
-		c.Ignored = append(c.Ignored, Ignored{File: path, Key: key})
-		c.Warnings = append(c.Warnings, fmt.Sprintf("%s: %s ignored: the project config is not trusted and may only narrow the sandbox (run 'hub trust' in %s)",
-			path, key, filepath.Dir(filepath.Dir(path))))
-	}
+	drop := func(key string) { c.drop(path, key, "may only narrow the sandbox") }
 	if f.Sandbox.Mode != "" {
 		if m := f.Sandbox.Policy().Mode; m.Stricter(c.Sandbox.Policy().Mode) || m == c.Sandbox.Policy().Mode {
 			c.Sandbox.Mode = f.Sandbox.Mode

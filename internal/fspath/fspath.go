@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -145,7 +146,6 @@ func winVolume(p string) (vol, rest string) {
 		if len(parts) < 2 {
 			return p, ""
 		}
-		rest = ""
 		if len(parts) == 3 {
 			rest = parts[2]
 		}
@@ -162,16 +162,9 @@ func isDrive(p string) bool {
 func relNames(goos, root, p string) ([]string, bool) {
 	rv, rn := SplitPath(goos, root)
 	pv, pn := SplitPath(goos, p)
-	if !sameName(goos, rv, pv) {
+	same := func(a, b string) bool { return sameName(goos, a, b) }
+	if !same(rv, pv) || len(pn) < len(rn) || !slices.EqualFunc(rn, pn[:len(rn)], same) {
 		return nil, false
-	}
-	if len(pn) < len(rn) {
-		return nil, false
-	}
-	for i := range rn {
-		if !sameName(goos, rn[i], pn[i]) {
-			return nil, false
-		}
 	}
 	return pn[len(rn):], true
 }

@@ -165,9 +165,7 @@ func (o *Observer) noteTool(start bool, t *adapters.ToolCall) {
 		o.calls[t.ID] = c
 	}
 	c.Tool = cmp.Or(t.Name, c.Tool, t.Title)
-	if t.Kind != "" {
-		c.Kind = string(t.Kind)
-	}
+	c.Kind = cmp.Or(string(t.Kind), c.Kind)
 	if len(t.RawInput) > 0 {
 		c.Input = t.RawInput
 	}

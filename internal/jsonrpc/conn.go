@@ -344,18 +344,18 @@ func (c *Conn) dispatch(ctx context.Context, line []byte) {
 // a line that is not JSON, -32600 for anything else wrong, with the id
 // echoed whenever it can be read.
 func (c *Conn) decode(line []byte) (message, bool) {
-	if !json.Valid(line) {
-		c.writeError(nullID, NewError(CodeParseError, "Parse error", nil))
-		return message{}, false
-	}
-	if line[0] == '[' {
-		c.writeError(nullID, NewError(CodeInvalidRequest, "Invalid request: batches are not supported", nil))
+	refuse := func(id json.RawMessage, code int, msg string) (message, bool) {
+		c.writeError(id, NewError(code, msg, nil))
 		return message{}, false
 	}
 	var raw map[string]json.RawMessage
-	if json.Unmarshal(line, &raw) != nil {
-		c.writeError(nullID, NewError(CodeInvalidRequest, "Invalid request: not a JSON-RPC object", nil))
-		return message{}, false
+	switch {
+	case !json.Valid(line):
+		return refuse(nullID, CodeParseError, "Parse error")
+	case line[0] == '[':
+		return refuse(nullID, CodeInvalidRequest, "Invalid request: batches are not supported")
+	case json.Unmarshal(line, &raw) != nil:
+		return refuse(nullID, CodeInvalidRequest, "Invalid request: not a JSON-RPC object")
 	}
 	id, idOK := raw["id"], validID(raw["id"])
 	echo := nullID
@@ -364,16 +364,13 @@ func (c *Conn) decode(line []byte) (message, bool) {
 	}
 	switch {
 	case c.opts.Strict && !idOK:
-		c.writeError(nullID, NewError(CodeInvalidRequest, "Invalid request: id must be a string, a number or null", nil))
-		return message{}, false
+		return refuse(nullID, CodeInvalidRequest, "Invalid request: id must be a string, a number or null")
 	case c.opts.Strict && string(bytes.TrimSpace(raw["jsonrpc"])) != `"2.0"`:
-		c.writeError(echo, NewError(CodeInvalidRequest, `Invalid request: "jsonrpc" must be "2.0"`, nil))
-		return message{}, false
+		return refuse(echo, CodeInvalidRequest, `Invalid request: "jsonrpc" must be "2.0"`)
 	}
 	var m message
 	if err := json.Unmarshal(line, &m); err != nil {
-		c.writeError(echo, NewError(CodeInvalidRequest, "Invalid request: "+typeError(err), nil))
-		return message{}, false
+		return refuse(echo, CodeInvalidRequest, "Invalid request: "+typeError(err))
 	}
 	return m, true
 }
@@ -381,14 +378,7 @@ func (c *Conn) decode(line []byte) (message, bool) {
 // validID reports an id JSON-RPC allows: absent, null, a string, a number.
 func validID(id json.RawMessage) bool {
 	id = bytes.TrimSpace(id)
-	if len(id) == 0 {
-		return true
-	}
-	switch id[0] {
-	case '"', 'n', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-		return true
-	}
-	return false
+	return len(id) == 0 || bytes.IndexByte([]byte(`"n-0123456789`), id[0]) >= 0
 }
 
 // typeError names the member of the wrong type.
@@ -419,15 +409,7 @@ func (c *Conn) run(r *Request, j Job) {
 		}
 	}()
 	res, after, err := j()
-	if err != nil {
-		var e *Error
-		if !errors.As(err, &e) {
-			e = NewError(CodeInternalError, err.Error(), nil)
-		}
-		c.writeError(r.ID, e)
-	} else {
-		c.writeResult(r.ID, res)
-	}
+	c.Reply(r.ID, res, err)
 	if after != nil {
 		after()
 	}
@@ -443,15 +425,6 @@ func (c *Conn) deliver(m message) {
 		return
 	}
 	ch <- m
-}
-
-func (c *Conn) writeResult(id json.RawMessage, res any) {
-	b, err := json.Marshal(res)
-	if err != nil {
-		c.writeError(id, NewError(CodeInternalError, "marshal result: "+err.Error(), nil))
-		return
-	}
-	c.write(message{JSONRPC: "2.0", ID: id, Result: b})
 }
 
 func (c *Conn) writeError(id json.RawMessage, e *Error) {
@@ -482,6 +455,12 @@ func (c *Conn) writeLine(b []byte) error {
 // Reply answers an inbound request outside a Job (for peers that answer
 // later, in order with other messages).
 func (c *Conn) Reply(id json.RawMessage, result any, err error) {
+	var b []byte
+	if err == nil {
+		if b, err = json.Marshal(result); err != nil {
+			err = NewError(CodeInternalError, "marshal result: "+err.Error(), nil)
+		}
+	}
 	if err != nil {
 		var e *Error
 		if !errors.As(err, &e) {
@@ -490,7 +469,7 @@ func (c *Conn) Reply(id json.RawMessage, result any, err error) {
 		c.writeError(id, e)
 		return
 	}
-	c.writeResult(id, result)
+	c.write(message{JSONRPC: "2.0", ID: id, Result: b})
 }
 
 // Notify sends a notification; nil params are left out.

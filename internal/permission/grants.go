@@ -204,13 +204,7 @@ func (g *Grants) Clear(project string) (int, error) {
 
 func (g *Grants) live(all []Grant) []Grant {
 	now := g.now()
-	out := make([]Grant, 0, len(all))
-	for _, gr := range all {
-		if now.Before(gr.Expires) {
-			out = append(out, gr)
-		}
-	}
-	return out
+	return slices.DeleteFunc(slices.Clone(all), func(gr Grant) bool { return !now.Before(gr.Expires) })
 }
 
 // read loads every grant, expired ones included; a missing file holds none.

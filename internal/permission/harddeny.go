@@ -3,6 +3,7 @@ package permission
 import (
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -168,12 +169,9 @@ func (k *check) hits(a arg, recursive bool) bool {
 		k.unknown()
 		return a.download
 	}
-	for _, p := range paths {
-		if a.glob && k.r.protectedGlob(p, recursive || a.under) || !a.glob && k.r.protected(p, recursive || a.under) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(paths, func(p string) bool {
+		return a.glob && k.r.protectedGlob(p, recursive || a.under) || !a.glob && k.r.protected(p, recursive || a.under)
+	})
 }
 
 func hasShort(args []arg, letters string) bool {
@@ -194,10 +192,8 @@ func hasLong(args []arg, names ...string) bool {
 		if a.text == "--" {
 			return false
 		}
-		for _, n := range names {
-			if a.text == n || strings.HasPrefix(a.text, n+"=") {
-				return true
-			}
+		if slices.ContainsFunc(names, func(n string) bool { return a.text == n || strings.HasPrefix(a.text, n+"=") }) {
+			return true
 		}
 	}
 	return false
@@ -209,14 +205,7 @@ func deletes(k *check) bool {
 	switch prog {
 	case "rm", "unlink", "shred", "srm", "wipe", "rmdir", "truncate":
 	case "tar", "bsdtar", "gtar":
-		if !hasLong(k.args(), "--remove-files") {
-			return false
-		}
-		hit := false
-		for _, o := range operands(k.args()) {
-			hit = k.hits(o, true) || hit
-		}
-		return hit
+		return hasLong(k.args(), "--remove-files") && k.hitsAny(operands(k.args()), true)
 	default:
 		return false
 	}
@@ -228,8 +217,14 @@ func deletes(k *check) bool {
 	if recursive && hasLong(args, "--no-preserve-root") {
 		return true
 	}
+	return k.hitsAny(operands(args), recursive)
+}
+
+// hitsAny is hits over every operand: each is checked (and may make the
+// line unclear), not only those before the first hit.
+func (k *check) hitsAny(ops []arg, recursive bool) bool {
 	hit := false
-	for _, o := range operands(args) {
+	for _, o := range ops {
 		hit = k.hits(o, recursive) || hit
 	}
 	return hit
@@ -243,18 +238,14 @@ func findDelete(k *check) bool {
 	if len(starts) == 0 {
 		starts = []arg{{text: "."}}
 	}
-	hit := false
-	for _, s := range starts {
-		hit = k.hits(s, true) || hit
-	}
-	return hit
+	return k.hitsAny(starts, true)
 }
 
 // skipValues drops the given options and their values.
 func skipValues(args []arg, opts ...string) []arg {
 	var out []arg
 	for i := 0; i < len(args); i++ {
-		if hasArg(toArgs(opts), args[i].text) {
+		if slices.Contains(opts, args[i].text) {
 			i++
 			continue
 		}
@@ -263,21 +254,8 @@ func skipValues(args []arg, opts ...string) []arg {
 	return out
 }
 
-func toArgs(ss []string) []arg {
-	out := make([]arg, len(ss))
-	for i, s := range ss {
-		out[i] = arg{text: s}
-	}
-	return out
-}
-
 func hasArg(args []arg, s string) bool {
-	for _, a := range args {
-		if a.text == s {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(args, func(a arg) bool { return a.text == s })
 }
 
 // movesAway: mv of a protected path is its delete.
@@ -289,21 +267,13 @@ func movesAway(k *check) bool {
 	if !hasShort(k.args(), "t") && !hasLong(k.args(), "--target-directory") && len(ops) > 0 {
 		ops = ops[:len(ops)-1]
 	}
-	hit := false
-	for _, o := range ops {
-		hit = k.hits(o, true) || hit
-	}
-	return hit
+	return k.hitsAny(ops, true)
 }
 
 func rsyncDelete(k *check) bool {
 	if k.c.prog() == "rsync" && hasLong(k.args(), "--remove-source-files") {
 		ops := operands(k.args())
-		hit := false
-		for _, o := range ops[:max(len(ops)-1, 0)] {
-			hit = k.hits(o, true) || hit
-		}
-		return hit
+		return k.hitsAny(ops[:max(len(ops)-1, 0)], true)
 	}
 	if k.c.prog() != "rsync" || !hasLong(k.args(), "--delete", "--delete-before", "--delete-after", "--delete-during", "--delete-excluded", "--del") {
 		return false
@@ -326,11 +296,7 @@ func chmodRoot(k *check) bool {
 	if len(ops) > 0 && !hasLong(args, "--reference") {
 		ops = ops[1:] // the mode or owner
 	}
-	hit := false
-	for _, o := range ops {
-		hit = k.hits(o, true) || hit
-	}
-	return hit
+	return k.hitsAny(ops, true)
 }
 
 var blockDevice = lazyRE(`^/dev/(sd|nvme|hd|vd|xvd|disk|rdisk|mmcblk|md|dm-|mapper/|loop|nbd|zram|bcache|sr[0-9]|root$|mem$|kmem$|port$)`)
@@ -353,12 +319,9 @@ func (k *check) isDevice(a arg) bool {
 	if len(paths) == 0 {
 		paths = []string{path.Clean(a.text)}
 	}
-	for _, p := range paths {
-		if blockDevice().MatchString(p) && !strings.HasPrefix(p, "/dev/fd/") && !strings.HasPrefix(p, "/dev/shm/") {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(paths, func(p string) bool {
+		return blockDevice().MatchString(p) && !strings.HasPrefix(p, "/dev/fd/") && !strings.HasPrefix(p, "/dev/shm/")
+	})
 }
 
 var writeRedirs = map[string]bool{">": true, ">>": true, ">|": true, "&>": true, "&>>": true, "<>": true, ">&": true}
@@ -382,13 +345,8 @@ func readOnlyDeviceUse(prog string, args []arg) bool {
 	case "badblocks":
 		return !hasShort(args, "wn")
 	case "cryptsetup":
-		for _, a := range args {
-			switch a.text {
-			case "luksFormat", "erase", "luksErase", "reencrypt", "format":
-				return false
-			}
-		}
-		return true
+		writes := []string{"luksFormat", "erase", "luksErase", "reencrypt", "format"}
+		return !slices.ContainsFunc(args, func(a arg) bool { return slices.Contains(writes, a.text) })
 	}
 	return false
 }
@@ -398,10 +356,8 @@ var deviceTools = set("shred", "wipefs", "fdisk", "sfdisk", "cfdisk", "parted", 
 	"mkswap", "badblocks", "cryptsetup", "truncate", "tee", "pv", "sg_format")
 
 func rawDevice(k *check) bool {
-	for _, t := range k.writeTargets() {
-		if k.isDevice(t) {
-			return true
-		}
+	if slices.ContainsFunc(k.writeTargets(), k.isDevice) {
+		return true
 	}
 	prog := k.c.prog()
 	args := k.args()
@@ -419,21 +375,10 @@ func rawDevice(k *check) bool {
 		ops := operands(args)
 		return len(ops) > 1 && k.isDevice(ops[len(ops)-1])
 	case deviceTools[prog]:
-		if readOnlyDeviceUse(prog, args) {
-			return false
-		}
-		for _, o := range operands(args) {
-			if k.isDevice(o) {
-				return true
-			}
-		}
+		return !readOnlyDeviceUse(prog, args) && slices.ContainsFunc(operands(args), k.isDevice)
 	case prog == "diskutil":
-		for _, o := range operands(args) {
-			switch strings.ToLower(o.text) {
-			case "erasedisk", "erasevolume", "zerodisk", "randomdisk", "securerase", "secureerase", "partitiondisk", "reformat", "apfs":
-				return true
-			}
-		}
+		erases := []string{"erasedisk", "erasevolume", "zerodisk", "randomdisk", "securerase", "secureerase", "partitiondisk", "reformat", "apfs"}
+		return slices.ContainsFunc(operands(args), func(o arg) bool { return slices.Contains(erases, strings.ToLower(o.text)) })
 	}
 	return false
 }
@@ -448,58 +393,37 @@ var forkLoop = lazyRE(`fork\s*(\(\s*\))?\s*(while|until)\s*fork|while\s*(true|1|
 
 // codeForkBomb: perl -e 'fork while fork', python -c 'while 1: os.fork()'.
 func codeForkBomb(k *check) bool {
-	if !interpreters[strings.TrimRight(k.c.prog(), "0123456789.")] {
-		return false
-	}
-	for _, a := range k.args() {
-		if forkLoop().MatchString(a.text) {
-			return true
-		}
-	}
-	return false
+	return interpreters[strings.TrimRight(k.c.prog(), "0123456789.")] &&
+		slices.ContainsFunc(k.args(), func(a arg) bool { return forkLoop().MatchString(a.text) })
 }
 
 // writesEnv reports a command that writes a dotenv file: a redirect,
 // tee, cp/mv/install onto one, sed -i, truncate or dd into one.
 func writesEnv(k *check) bool {
-	for _, t := range k.writeTargets() {
-		if !t.dynamic && IsEnvFile(t.text) {
-			return true
-		}
+	if slices.ContainsFunc(k.writeTargets(), func(t arg) bool { return !t.dynamic && IsEnvFile(t.text) }) {
+		return true
 	}
 	if len(k.c.argv) == 0 {
 		return false
 	}
 	args := k.args()
 	ops := operands(args)
+	env := func(o arg) bool { return IsEnvFile(o.text) }
 	switch k.c.prog() {
 	case "tee", "truncate", "touch":
-		for _, o := range ops {
-			if IsEnvFile(o.text) {
-				return true
-			}
-		}
+		return slices.ContainsFunc(ops, env)
 	case "cp", "mv", "install", "ln", "rsync", "scp":
 		return len(ops) > 1 && IsEnvFile(ops[len(ops)-1].text)
 	case "sed", "perl":
-		inPlace := false
-		for _, a := range args {
-			inPlace = inPlace || strings.HasPrefix(a.text, "-i") || a.text == "--in-place" ||
+		inPlace := slices.ContainsFunc(args, func(a arg) bool {
+			return strings.HasPrefix(a.text, "-i") || a.text == "--in-place" ||
 				(k.c.prog() == "perl" && strings.HasPrefix(a.text, "-") && strings.Contains(a.text, "i"))
-		}
-		if inPlace {
-			for _, o := range ops {
-				if IsEnvFile(o.text) {
-					return true
-				}
-			}
-		}
+		})
+		return inPlace && slices.ContainsFunc(ops, env)
 	case "dd":
-		for _, a := range args {
-			if strings.HasPrefix(a.text, "of=") && IsEnvFile(strings.TrimPrefix(a.text, "of=")) {
-				return true
-			}
-		}
+		return slices.ContainsFunc(args, func(a arg) bool {
+			return strings.HasPrefix(a.text, "of=") && IsEnvFile(strings.TrimPrefix(a.text, "of="))
+		})
 	}
 	return false
 }
@@ -541,11 +465,7 @@ func forcePushMain(k *check) bool {
 	if len(refs) > 0 && !hasLong(args, "--repo") {
 		refs = refs[1:] // the remote
 	}
-	for _, r := range refs {
-		if strings.HasPrefix(r.text, "+") || strings.HasPrefix(r.text, ":") {
-			force = true
-		}
-	}
+	force = force || slices.ContainsFunc(refs, func(r arg) bool { return strings.HasPrefix(r.text, "+") || strings.HasPrefix(r.text, ":") })
 	if !force && !del {
 		return false
 	}
@@ -570,10 +490,8 @@ func forcePushMain(k *check) bool {
 			continue
 		}
 		dst = strings.TrimPrefix(strings.TrimPrefix(dst, "refs/"), "heads/")
-		for _, b := range []string{"main", "master"} {
-			if ok, _ := path.Match(dst, b); ok || dst == b {
-				return true
-			}
+		if slices.ContainsFunc([]string{"main", "master"}, func(b string) bool { ok, _ := path.Match(dst, b); return ok || dst == b }) {
+			return true
 		}
 	}
 	return false
@@ -591,16 +509,14 @@ func (r *reader) downloads(c *call) {
 		if c.stdin.dl {
 			r.setDeny(whyPipe)
 		}
-		for _, a := range c.argv[1:] {
-			if a.download || !a.dynamic && r.downloaded[path.Base(a.text)] {
-				r.setDeny(whyDownload)
-			}
+		if slices.ContainsFunc(c.argv[1:], func(a arg) bool { return a.download || r.isDownloaded(a) }) {
+			r.setDeny(whyDownload)
 		}
 	}
 	if prog != "" && r.downloaded[path.Base(c.argv[0].text)] {
 		r.setDeny(whyDownload)
 	}
-	if archivers[prog] && (c.stdin.dl || r.anyDownloaded(c.argv[1:])) {
+	if archivers[prog] && (c.stdin.dl || slices.ContainsFunc(c.argv[1:], r.isDownloaded)) {
 		r.unpacked = true // what it unpacks is downloaded code too
 	}
 	if r.unpacked && len(c.argv) > 0 && (runner && len(c.argv) > 1 && relative(c.argv[len(c.argv)-1]) || relative(c.argv[0]) && strings.Contains(c.argv[0].text, "/")) {
@@ -636,15 +552,6 @@ func (r *reader) downloads(c *call) {
 }
 
 var archivers = set("tar", "bsdtar", "gtar", "unzip", "7z", "7za", "gunzip", "unxz", "bunzip2", "zstd", "unzstd")
-
-func (r *reader) anyDownloaded(args []arg) bool {
-	for _, a := range args {
-		if !a.dynamic && r.downloaded[path.Base(a.text)] {
-			return true
-		}
-	}
-	return false
-}
 
 // relative reports an operand naming a file relative to the directory.
 func relative(a arg) bool {

@@ -318,28 +318,16 @@ func MustAsk(req Request) string {
 		return req.Must
 	}
 	if Unreadable(req) {
-		return "hub cannot tell what this tool call does (no command, no file, kind " + string(cmpKind(req.Kind)) + "): it is asked every time"
+		return "hub cannot tell what this tool call does (no command, no file, kind " + string(cmp.Or(req.Kind, "none")) + "): it is asked every time"
 	}
-	for _, f := range req.files() {
-		if IsSecretFile(f) {
-			return "reading secrets (" + filepath.Base(f) + ") is asked every time"
-		}
-	}
+	targets := req.files()
 	if req.Command != "" {
-		for _, t := range commandTargets(req.Command, req.Cwd) {
-			if IsSecretFile(t) {
-				return "reading secrets (" + filepath.Base(t) + ") is asked every time"
-			}
-		}
+		targets = slices.Concat(targets, commandTargets(req.Command, req.Cwd))
+	}
+	if i := slices.IndexFunc(targets, IsSecretFile); i >= 0 {
+		return "reading secrets (" + filepath.Base(targets[i]) + ") is asked every time"
 	}
 	return ""
-}
-
-func cmpKind(k adapters.ToolKind) adapters.ToolKind {
-	if k == "" {
-		return "none"
-	}
-	return k
 }
 
 // Unreadable reports a request hub cannot read: no command, no file and a
@@ -367,21 +355,14 @@ func Coverable(req Request) bool {
 	if Unclear(req.Command) || anonymous(req) || MustAsk(req) != "" {
 		return false
 	}
+	var targets []string
 	if !ReadOnly(req.Kind) {
-		for _, f := range req.files() {
-			if sensitivePath(f, req.Cwd) {
-				return false
-			}
-		}
+		targets = req.files()
 	}
 	if req.Command != "" {
-		for _, t := range commandTargets(req.Command, req.Cwd) {
-			if sensitivePath(t, req.Cwd) {
-				return false
-			}
-		}
+		targets = slices.Concat(targets, commandTargets(req.Command, req.Cwd))
 	}
-	return true
+	return !slices.ContainsFunc(targets, func(t string) bool { return sensitivePath(t, req.Cwd) })
 }
 
 // ReadOnly says whether a tool of kind only reads (read, search, think):
@@ -441,12 +422,7 @@ func (r *Rule) matchesAny(reqs []Request) bool {
 // matchesAll reports whether the rule matches every one of reqs (an allow
 // or ask).
 func (r *Rule) matchesAll(reqs []Request) bool {
-	for _, q := range reqs {
-		if !r.matches(q, false) {
-			return false
-		}
-	}
-	return true
+	return !slices.ContainsFunc(reqs, func(q Request) bool { return !r.matches(q, false) })
 }
 
 func (r *Rule) matches(req Request, any bool) bool {
@@ -511,13 +487,11 @@ func commandMatches(cmd, prefix string, any bool) bool {
 			continue
 		}
 		n++
-		hit := false
-		for i, layer := range c.layers {
-			if (any || i == 0 || !c.opaque) && hasPrefix(layer, want) {
-				hit = true
-				break
-			}
+		layers := c.layers
+		if !any && c.opaque { // an allow looks through no wrapper that changes who runs or what
+			layers = layers[:min(1, len(layers))]
 		}
+		hit := slices.ContainsFunc(layers, func(l []string) bool { return hasPrefix(l, want) })
 		if hit && any {
 			return true
 		}
@@ -530,15 +504,7 @@ func commandMatches(cmd, prefix string, any bool) bool {
 
 // hasPrefix compares argv with a rule's words, the program by its name.
 func hasPrefix(argv, want []string) bool {
-	if len(argv) < len(want) || progName(argv[0]) != progName(want[0]) {
-		return false
-	}
-	for i := 1; i < len(want); i++ {
-		if argv[i] != want[i] {
-			return false
-		}
-	}
-	return true
+	return len(argv) >= len(want) && progName(argv[0]) == progName(want[0]) && slices.Equal(argv[1:len(want)], want[1:])
 }
 
 // by is what a rule is, for Verdict.By: a skill's allowed-tools, an

@@ -1,8 +1,10 @@
 package permission
 
 import (
+	"maps"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -78,17 +80,8 @@ func inSystemTree(p string) bool {
 	if winSystem.MatchString(strings.ToLower(p)) {
 		return true
 	}
-	for _, f := range systemFree {
-		if strings.HasPrefix(p, f) || p+"/" == f {
-			return false
-		}
-	}
-	for _, t := range systemTrees {
-		if p == t || strings.HasPrefix(p, t+"/") {
-			return true
-		}
-	}
-	return false
+	return !slices.ContainsFunc(systemFree, func(f string) bool { return strings.HasPrefix(p, f) || p+"/" == f }) &&
+		slices.ContainsFunc(systemTrees, func(t string) bool { return p == t || strings.HasPrefix(p, t+"/") })
 }
 
 func (r *reader) inCredStore(p string) bool {
@@ -143,12 +136,7 @@ func (r *reader) protectedGlob(pattern string, recursive bool) bool {
 			cands = append(cands, path.Join(h, d))
 		}
 	}
-	for _, c := range cands {
-		if globMatch(pattern, c) && r.protected(c, recursive) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(cands, func(c string) bool { return globMatch(pattern, c) && r.protected(c, recursive) })
 }
 
 // literalPrefix is the directory part of pattern before its first
@@ -164,9 +152,7 @@ func literalPrefix(pattern string) string {
 func (r *reader) candidates() []string {
 	out := []string{"/", "/usr/lib", "/usr/bin", "/usr/sbin", "/usr/share", "/usr/include", "/usr/lib64", "/usr/local",
 		"/var/lib", "/var/log", "/var/db", "/etc/ssl", "/etc/passwd", "/private/etc", "/home/user", "/Users/user"}
-	for t := range topLevel {
-		out = append(out, t)
-	}
+	out = slices.AppendSeq(out, maps.Keys(topLevel))
 	for _, h := range []string{r.home, "/root", "/home/user", "/Users/user"} {
 		out = append(out, h)
 		for d := range homeDirs {

@@ -1,6 +1,7 @@
 package permission
 
 import (
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -46,10 +47,8 @@ func plainCommand(src string) ([]string, bool) {
 			switch p := p.(type) {
 			case *syntax.Lit, *syntax.SglQuoted:
 			case *syntax.DblQuoted:
-				for _, q := range p.Parts {
-					if _, lit := q.(*syntax.Lit); !lit {
-						return nil, false
-					}
+				if slices.ContainsFunc(p.Parts, func(q syntax.WordPart) bool { _, lit := q.(*syntax.Lit); return !lit }) {
+					return nil, false
 				}
 			default:
 				return nil, false
@@ -103,12 +102,9 @@ func commandShape(argv []string) []string {
 }
 
 func plainWord(s string) bool {
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
-			return false
-		}
-	}
-	return s != "" && s[0] != '-'
+	return s != "" && s[0] != '-' && !strings.ContainsFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_')
+	})
 }
 
 // wrapped reports a command that runs another command, whose shape it
@@ -133,13 +129,9 @@ func wrapped(argv []string) bool {
 }
 
 // destructivePrograms delete or overwrite data whatever their flags say.
-var destructivePrograms = map[string]bool{
-	"rm": true, "rmdir": true, "unlink": true, "dd": true, "shred": true, "truncate": true,
-	"wipefs": true, "fdisk": true, "sfdisk": true, "parted": true, "mv": true, "kill": true,
-	"killall": true, "pkill": true, "reboot": true, "shutdown": true, "halt": true, "poweroff": true,
-	"srm": true, "wipe": true, "mkswap": true, "mke2fs": true, "cp": true, "install": true, "ln": true, "tee": true,
-	"rsync": true, "blkdiscard": true, "chattr": true,
-}
+var destructivePrograms = set("rm", "rmdir", "unlink", "dd", "shred", "truncate", "wipefs", "fdisk", "sfdisk", "parted",
+	"mv", "kill", "killall", "pkill", "reboot", "shutdown", "halt", "poweroff", "srm", "wipe", "mkswap", "mke2fs", "cp",
+	"install", "ln", "tee", "rsync", "blkdiscard", "chattr")
 
 // destructive reports a command that must match exactly to be allowed again.
 func destructive(argv []string) bool {
@@ -165,14 +157,8 @@ func destructiveGit(args []string) bool {
 	sub, rest := args[0], args[1:]
 	switch sub {
 	case "push":
-		if hasFlag(rest, "-f", "--force", "--force-with-lease", "--force-if-includes", "-d", "--delete", "--mirror", "--prune") {
-			return true
-		}
-		for _, a := range rest {
-			if strings.HasPrefix(a, "+") || strings.HasPrefix(a, ":") {
-				return true
-			}
-		}
+		return hasFlag(rest, "-f", "--force", "--force-with-lease", "--force-if-includes", "-d", "--delete", "--mirror", "--prune") ||
+			slices.ContainsFunc(rest, func(a string) bool { return strings.HasPrefix(a, "+") || strings.HasPrefix(a, ":") })
 	case "reset":
 		return hasFlag(rest, "--hard", "--merge", "--keep")
 	case "clean", "restore", "filter-branch", "filter-repo", "gc", "prune", "reflog", "update-ref":

@@ -18,10 +18,7 @@ import (
 // A call that carries a command is checked as the command it is, whatever
 // kind it claims; the native loop's delegate_agent, by the agent it names.
 func RequestOf(tc adapters.ToolCall, cwd string) Request {
-	req := Request{Tool: tc.Name, Kind: tc.Kind, Cwd: cwd, Command: CommandOf(tc), Paths: PathsOf(tc, cwd)}
-	if req.Tool == "" {
-		req.Tool = string(tc.Kind)
-	}
+	req := Request{Tool: cmp.Or(tc.Name, string(tc.Kind)), Kind: tc.Kind, Cwd: cwd, Command: CommandOf(tc), Paths: PathsOf(tc, cwd)}
 	switch {
 	case req.Command != "":
 		req.Kind = adapters.KindExecute

@@ -1,7 +1,9 @@
 package permission
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
 	"os"
 	"path"
 	"runtime"
@@ -119,10 +121,7 @@ func (s *scope) clone() *scope {
 	if s.cwds == nil {
 		c.cwds = nil
 	}
-	c.vars = make(map[string]arg, len(s.vars))
-	for k, v := range s.vars {
-		c.vars[k] = v
-	}
+	c.vars = maps.Clone(s.vars) // never nil: every scope starts with HOME
 	return &c
 }
 
@@ -379,11 +378,7 @@ func (r *reader) forClause(c *syntax.ForClause, sc *scope) {
 	if len(wi.Items) == 0 {
 		items = r.positional(sc, 1)
 	}
-	static := len(items) > 0 && len(items) <= 16
-	for _, it := range items {
-		static = static && !it.dynamic
-	}
-	if !static {
+	if len(items) == 0 || len(items) > 16 || anyDynamic(items) {
 		sc.vars[wi.Name.Value] = arg{dynamic: true}
 		r.branch(c.Do, sc)
 		return
@@ -426,11 +421,7 @@ func (r *reader) funcDecl(c *syntax.FuncDecl) {
 	}
 }
 
-func (r *reader) setDeny(why string) {
-	if r.out.deny == "" {
-		r.out.deny = why
-	}
-}
+func (r *reader) setDeny(why string) { r.out.deny = cmp.Or(r.out.deny, why) }
 
 // substs walks the command and process substitutions of a node, not those
 // of nested statements (walked on their own).

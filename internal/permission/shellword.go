@@ -3,6 +3,7 @@ package permission
 import (
 	"path"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -31,7 +32,7 @@ func (r *reader) fields(words []*syntax.Word, sc *scope) []arg {
 
 // braces is brace expansion of w, bounded.
 func braces(w *syntax.Word) []*syntax.Word {
-	if !hasBrace(w) {
+	if !slices.ContainsFunc(w.Parts, func(p syntax.WordPart) bool { l, ok := p.(*syntax.Lit); return ok && strings.Contains(l.Value, "{") }) {
 		return []*syntax.Word{w}
 	}
 	wc := &syntax.Word{Parts: append([]syntax.WordPart(nil), w.Parts...)}
@@ -47,15 +48,6 @@ func braces(w *syntax.Word) []*syntax.Word {
 		out = append(out, bw)
 	}
 	return out
-}
-
-func hasBrace(w *syntax.Word) bool {
-	for _, p := range w.Parts {
-		if l, ok := p.(*syntax.Lit); ok && strings.Contains(l.Value, "{") {
-			return true
-		}
-	}
-	return false
 }
 
 // joined expands a word into one argument, without splitting (assignment
@@ -361,18 +353,12 @@ func (r *reader) tilde(lit string, more bool, sc *scope) (arg, string, bool) {
 		return arg{}, "", false
 	}
 	switch name {
-	case "":
-		h, _, known := r.lookup("HOME", sc)
-		if !known {
-			return unknown, rest, true
+	case "", "+":
+		v := map[string]string{"": "HOME", "+": "PWD"}[name]
+		if h, _, known := r.lookup(v, sc); known {
+			return h, rest, true
 		}
-		return h, rest, true
-	case "+":
-		h, _, known := r.lookup("PWD", sc)
-		if !known {
-			return unknown, rest, true
-		}
-		return h, rest, true
+		return unknown, rest, true
 	case "-":
 		return unknown, rest, true
 	}

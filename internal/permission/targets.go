@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -115,11 +116,8 @@ func absTarget(t, home, cwd string) string {
 var credentialDirs = []string{".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker", ".config/gcloud", ".password-store"}
 
 // secretNames are files that hold credentials wherever they are.
-var secretNames = map[string]bool{
-	".netrc": true, "_netrc": true, ".npmrc": true, ".pypirc": true, ".git-credentials": true, ".pgpass": true,
-	".vault-token": true, "credentials.json": true, "id_rsa": true, "id_dsa": true, "id_ecdsa": true,
-	"id_ed25519": true, "id_ecdsa_sk": true, "id_ed25519_sk": true,
-}
+var secretNames = set(".netrc", "_netrc", ".npmrc", ".pypirc", ".git-credentials", ".pgpass", ".vault-token",
+	"credentials.json", "id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "id_ecdsa_sk", "id_ed25519_sk")
 
 // keyExts are private key and keystore files.
 var keyExts = map[string]bool{".pem": true, ".key": true, ".p12": true, ".pfx": true, ".jks": true, ".keystore": true, ".ppk": true}
@@ -155,12 +153,7 @@ func inCredentialDir(p, home string) bool {
 		return false
 	}
 	rel = strings.ToLower(filepath.ToSlash(rel))
-	for _, d := range credentialDirs {
-		if rel == d || strings.HasPrefix(rel, d+"/") {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(credentialDirs, func(d string) bool { return rel == d || strings.HasPrefix(rel, d+"/") })
 }
 
 // sensitivePath reports a file no "always" answer covers: a dotfile of the

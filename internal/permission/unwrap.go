@@ -1,6 +1,7 @@
 package permission
 
 import (
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/expand"
@@ -132,8 +133,7 @@ func (r *reader) run(argv []arg, x *runCtx) input {
 		case name == "flock":
 			rest, script, ok := flockCmd(argv[1:])
 			if script != nil {
-				r.nested(*script, x, nil)
-				return input{kind: inUnknown}
+				return r.nested(*script, x, nil)
 			}
 			if !ok {
 				return r.final(argv, x)
@@ -231,12 +231,10 @@ func (r *reader) plainWrapper(name, valued string, args []arg, x *runCtx) ([]arg
 			}
 		}
 	}
-	if name == "strace" || name == "ltrace" || name == "ionice" {
-		for _, a := range args[:len(args)-len(rest)] {
-			if a.text == "-p" || strings.HasPrefix(a.text, "-p") && name != "ionice" {
-				return nil, false // attaches to a running process
-			}
-		}
+	if (name == "strace" || name == "ltrace" || name == "ionice") && slices.ContainsFunc(args[:len(args)-len(rest)], func(a arg) bool {
+		return a.text == "-p" || strings.HasPrefix(a.text, "-p") && name != "ionice"
+	}) {
+		return nil, false // attaches to a running process
 	}
 	if firstOperand[name] && len(rest) > 0 {
 		rest = rest[1:]
@@ -351,16 +349,10 @@ func (r *reader) splitString(s string, sc *scope) []arg {
 }
 
 func isAssignment(s string) bool {
-	eq := strings.IndexByte(s, '=')
-	if eq <= 0 {
-		return false
-	}
-	for i, c := range s[:eq] {
-		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9') {
-			return false
-		}
-	}
-	return true
+	name, _, ok := strings.Cut(s, "=")
+	return ok && name != "" && (name[0] < '0' || name[0] > '9') && !strings.ContainsFunc(name, func(c rune) bool {
+		return !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9')
+	})
 }
 
 // git strips the options before the subcommand; -c and --exec-path can
@@ -574,20 +566,11 @@ func (r *reader) parallel(args []arg, x *runCtx) {
 			continue
 		}
 		line := substitute(cmd, "{}", []arg{it})
-		if len(line) == len(cmd) && !containsText(cmd, "{}") {
+		if len(line) == len(cmd) && !slices.ContainsFunc(cmd, func(a arg) bool { return strings.Contains(a.text, "{}") }) {
 			line = append(line, it)
 		}
 		r.nested(joinArgs(line), x, nil)
 	}
-}
-
-func containsText(args []arg, s string) bool {
-	for _, a := range args {
-		if strings.Contains(a.text, s) {
-			return true
-		}
-	}
-	return false
 }
 
 func joinArgs(args []arg) arg {
@@ -653,8 +636,7 @@ func (r *reader) shell(argv []arg, x *runCtx) input {
 		if len(pos) == 0 {
 			pos = []arg{argv[0]}
 		}
-		r.nested(ops[0], x, pos)
-		return input{kind: inUnknown}
+		return r.nested(ops[0], x, pos)
 	case len(ops) > 0 && !sflag:
 		if ops[0].dynamic {
 			r.out.unclear = true // a script hub cannot name: <(…), $F
@@ -663,8 +645,7 @@ func (r *reader) shell(argv []arg, x *runCtx) input {
 	case x.stdin.kind == inText:
 		in := x.stdin
 		x.stdin = input{}
-		r.nested(arg{text: in.text}, x, nil)
-		return input{kind: inUnknown}
+		return r.nested(arg{text: in.text}, x, nil)
 	case x.stdin.kind == inUnknown && !x.stdin.dl:
 		r.out.unclear = true
 	}
@@ -673,16 +654,16 @@ func (r *reader) shell(argv []arg, x *runCtx) input {
 
 // nested walks a script given as an argument (sh -c, su -c, eval, watch,
 // trap, parallel), inside the wrapper's layers; pos are its $0, $1, ….
-func (r *reader) nested(script arg, x *runCtx, pos []arg) {
-	if !r.readable(script) {
-		return
+func (r *reader) nested(script arg, x *runCtx, pos []arg) input {
+	if r.readable(script) {
+		sc := x.sc.clone()
+		sc.layer, sc.opq = x.layers, x.opaque
+		if pos != nil {
+			sc.pos = pos
+		}
+		r.script(script.text, sc, x.stdin)
 	}
-	sc := x.sc.clone()
-	sc.layer, sc.opq = x.layers, x.opaque
-	if pos != nil {
-		sc.pos = pos
-	}
-	r.script(script.text, sc, x.stdin)
+	return input{kind: inUnknown} // what the script writes
 }
 
 // readable reports whether a script given as an argument can be read
@@ -712,15 +693,10 @@ func (r *reader) suScript(name string, argv []arg, x *runCtx) input {
 	for i, a := range args {
 		t := a.text
 		switch {
-		case (t == "-c" || t == "--command") && i+1 < len(args):
-			r.nested(args[i+1], x, nil)
-			return input{kind: inUnknown}
+		case (t == "--command" || len(t) > 1 && t[0] == '-' && t[1] != '-' && strings.HasSuffix(t, "c")) && i+1 < len(args):
+			return r.nested(args[i+1], x, nil) // --command, -c, or a cluster ending in c (-lc)
 		case strings.HasPrefix(t, "--command="):
-			r.nested(arg{text: strings.TrimPrefix(t, "--command="), dynamic: a.dynamic, download: a.download}, x, nil)
-			return input{kind: inUnknown}
-		case len(t) > 1 && t[0] == '-' && t[1] != '-' && strings.HasSuffix(t, "c") && i+1 < len(args):
-			r.nested(args[i+1], x, nil)
-			return input{kind: inUnknown}
+			return r.nested(arg{text: strings.TrimPrefix(t, "--command="), dynamic: a.dynamic, download: a.download}, x, nil)
 		}
 	}
 	if name == "su" && x.stdin.kind != inNone {
@@ -747,8 +723,7 @@ func (r *reader) watch(argv []arg, x *runCtx) input {
 	if direct {
 		return r.run(cmd, x)
 	}
-	r.nested(joinArgs(cmd), x, nil)
-	return input{kind: inUnknown}
+	return r.nested(joinArgs(cmd), x, nil)
 }
 
 // flockCmd: flock [opts] FILE (-c SCRIPT | CMD …).
@@ -885,12 +860,7 @@ func underAll(args []arg, def string) []arg {
 }
 
 func anyDynamic(args []arg) bool {
-	for _, a := range args {
-		if a.dynamic {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(args, func(a arg) bool { return a.dynamic })
 }
 
 // operands are the arguments that are not options (all after "--").
@@ -914,24 +884,20 @@ func (r *reader) ssh(argv []arg, x *runCtx) input {
 		return r.final(argv, x)
 	}
 	x.opaque = true
-	r.nested(joinArgs(rest[1:]), x, nil)
-	return input{kind: inUnknown}
+	return r.nested(joinArgs(rest[1:]), x, nil)
 }
 
 // at and batch run the script on their stdin (or -f FILE) later.
 func (r *reader) at(argv []arg, x *runCtx) input {
 	x.opaque = true
-	for _, a := range argv[1:] {
-		if a.text == "-f" || a.text == "-l" || a.text == "-r" || a.text == "-d" || a.text == "-c" {
-			return r.final(argv, x)
-		}
+	if slices.ContainsFunc(argv[1:], func(a arg) bool { return slices.Contains([]string{"-f", "-l", "-r", "-d", "-c"}, a.text) }) {
+		return r.final(argv, x) // a script file, or no script: a listing, a removal
 	}
 	switch x.stdin.kind {
 	case inText:
 		in := x.stdin
 		x.stdin = input{}
-		r.nested(arg{text: in.text}, x, nil)
-		return input{kind: inUnknown}
+		return r.nested(arg{text: in.text}, x, nil)
 	case inUnknown:
 		r.out.unclear = true
 	}

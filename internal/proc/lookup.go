@@ -15,13 +15,11 @@ func KnownDirs(goos string, env func(string) string, home string) []string {
 	j := filepath.Join
 	switch goos {
 	case "windows":
-		appdata := env("APPDATA")
-		local := env("LOCALAPPDATA")
 		dirs := []string{}
-		if appdata != "" {
+		if appdata := env("APPDATA"); appdata != "" {
 			dirs = append(dirs, j(appdata, "npm"))
 		}
-		if local != "" {
+		if local := env("LOCALAPPDATA"); local != "" {
 			dirs = append(dirs, j(local, "pnpm"), j(local, "Microsoft", "WinGet", "Links"))
 		}
 		if s := env("SCOOP"); s != "" {

@@ -16,8 +16,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -132,20 +134,11 @@ func (p *Process) startPipes(path string) error {
 		return err
 	}
 	p.cmd = cmd
-	inR, inW, err := os.Pipe()
+	ps, err := pipes(3)
 	if err != nil {
 		return err
 	}
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		closeAll(inR, inW)
-		return err
-	}
-	errR, errW, err := os.Pipe()
-	if err != nil {
-		closeAll(inR, inW, outR, outW)
-		return err
-	}
+	inR, inW, outR, outW, errR, errW := ps[0], ps[1], ps[2], ps[3], ps[4], ps[5]
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
 	if err := p.launch(cmd.Start); err != nil {
 		closeAll(inR, inW, outR, outW, errR, errW)
@@ -180,11 +173,9 @@ func (p *Process) awaitStderr() {
 	if p.stderrDone == nil {
 		return
 	}
-	t := time.NewTimer(stderrDrainLimit)
-	defer t.Stop()
 	select {
 	case <-p.stderrDone:
-	case <-t.C:
+	case <-time.After(stderrDrainLimit):
 	}
 }
 
@@ -279,12 +270,10 @@ func (p *Process) StopWithin(grace time.Duration) error {
 		return nil
 	}
 	_ = p.Signal(p.spec.StopSignal)
-	t := time.NewTimer(grace)
-	defer t.Stop()
 	select {
 	case <-p.done:
 		return nil
-	case <-t.C:
+	case <-time.After(grace):
 	}
 	_ = p.Signal(syscall.SIGKILL)
 	<-p.done
@@ -306,6 +295,21 @@ func (p *Process) ExitError(name string) error {
 		return fmt.Errorf("%s exited: %w", name, err)
 	}
 	return fmt.Errorf("%s exited (%v): %s", name, err, tail)
+}
+
+// pipes opens n pipes, each as its read end then its write end; when one
+// fails, those opened before it are closed.
+func pipes(n int) ([]*os.File, error) {
+	var ends []*os.File
+	for range n {
+		r, w, err := os.Pipe()
+		if err != nil {
+			closeAll(ends...)
+			return nil, err
+		}
+		ends = append(ends, r, w)
+	}
+	return ends, nil
 }
 
 func closeAll(fs ...*os.File) {
@@ -334,15 +338,11 @@ func untrack(p *Process) {
 // StopAll stops every live process concurrently; call it on shutdown.
 func StopAll(grace time.Duration) {
 	live.Lock()
-	ps := make([]*Process, 0, len(live.m))
-	for p := range live.m {
-		ps = append(ps, p)
-	}
+	ps := slices.Collect(maps.Keys(live.m))
 	live.Unlock()
 	var wg sync.WaitGroup
 	for _, p := range ps {
-		wg.Add(1)
-		go func(p *Process) { defer wg.Done(); _ = p.StopWithin(grace) }(p)
+		wg.Go(func() { _ = p.StopWithin(grace) })
 	}
 	wg.Wait()
 }

@@ -52,20 +52,11 @@ func (p *Process) command(path string) (*exec.Cmd, error) {
 	if err != nil {
 		return nil, err
 	}
-	watchR, watchW, err := os.Pipe()
+	ps, err := pipes(3)
 	if err != nil {
 		return nil, err
 	}
-	statusR, statusW, err := os.Pipe()
-	if err != nil {
-		closeAll(watchR, watchW)
-		return nil, err
-	}
-	resultR, resultW, err := os.Pipe()
-	if err != nil {
-		closeAll(watchR, watchW, statusR, statusW)
-		return nil, err
-	}
+	watchR, watchW, statusR, statusW, resultR, resultW := ps[0], ps[1], ps[2], ps[3], ps[4], ps[5]
 	cmd := exec.Command(exe)
 	cmd.Args = append([]string{supervise.Arg0, path}, p.spec.Args...)
 	cmd.Dir = p.spec.Dir

@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
 	"maps"
 	"os"
 	"path/filepath"
@@ -27,7 +26,7 @@ const npmScope = "@hubdev"
 // packages (npm/hub, npm/hub-<os>-<cpu>). bins maps each target to its
 // built binary.
 func (r Release) Package(out string, bins map[Target]string) error {
-	targets := sortedTargets(bins)
+	targets := slices.DeleteFunc(slices.Clone(Targets), func(t Target) bool { _, ok := bins[t]; return !ok })
 	sums := map[string]string{}
 	for _, t := range targets {
 		name := t.Archive(r.Version)
@@ -52,16 +51,6 @@ func (r Release) Package(out string, bins map[Target]string) error {
 	return nil
 }
 
-func sortedTargets(bins map[Target]string) []Target {
-	var ts []Target
-	for _, t := range Targets {
-		if _, ok := bins[t]; ok {
-			ts = append(ts, t)
-		}
-	}
-	return ts
-}
-
 // entries are the binary at the archive's root (the registry's cmd is
 // "./hub") and the docs beside it.
 func (r Release) entries(t Target, bin string) []entry {
@@ -73,16 +62,9 @@ func (r Release) entries(t Target, bin string) []entry {
 }
 
 func sha256File(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	b, err := os.ReadFile(path)
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:]), err
 }
 
 // writeChecksums writes "sum  name" lines sorted by name, the format

@@ -9,8 +9,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -102,11 +100,8 @@ func (r Release) Build(ctx context.Context, dir, pkg string, t Target, out strin
 	bin := filepath.Join(out, t.GOOS+"_"+t.GOARCH, t.Exe())
 	ldflags := fmt.Sprintf("-s -w -buildid= -X main.version=%s -X main.commit=%s -X main.date=%s",
 		r.Version, r.Commit, r.Date.UTC().Format(time.RFC3339))
-	cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-buildvcs=false", "-ldflags", ldflags, "-o", bin, pkg)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS="+t.GOOS, "GOARCH="+t.GOARCH, "GOFLAGS=-mod=readonly")
-	if b, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("build %s for %s: %w\n%s", pkg, t, err, b)
+	if _, err := goCmd(ctx, dir, t, "build", "-trimpath", "-buildvcs=false", "-ldflags", ldflags, "-o", bin, pkg); err != nil {
+		return "", fmt.Errorf("build %s for %s: %w", pkg, t, err)
 	}
 	return bin, nil
 }

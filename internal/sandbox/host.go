@@ -121,17 +121,14 @@ func Checked(ctx context.Context, p Policy, lookPath func(string) (string, error
 	key := s.tool + "\x00" + string(s.Policy.Mode) + "\x00" + strconv.FormatBool(s.Policy.Network)
 	v, ok := checks.Load(key)
 	if !ok {
-		v, _ = checks.LoadOrStore(key, errString(s.Check(ctx)))
+		reason := ""
+		if err := s.Check(ctx); err != nil {
+			reason = err.Error()
+		}
+		v, _ = checks.LoadOrStore(key, reason)
 	}
 	if reason := v.(string); reason != "" {
 		s.tool, s.reason = "", reason
 	}
 	return s
-}
-
-func errString(err error) string {
-	if err == nil {
-		return ""
-	}
-	return err.Error()
 }
