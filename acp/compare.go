@@ -323,7 +323,7 @@ func (cr *compareRun) confirm(ctx context.Context, s bestof.Summary) bool {
 			{OptionID: applyOption, Name: "Apply " + w.Branch, Kind: string(adapters.AllowOnce)},
 			{OptionID: keepOption, Name: "Keep it on its branch", Kind: string(adapters.RejectOnce)}}}
 	var resp schema.RequestPermissionResponse
-	cancelled, err := cr.ss.callEditor(ctx, "session/request_permission", ask, &resp)
+	cancelled, err := cr.ss.editor.call(ctx, "session/request_permission", ask, &resp)
 	if err != nil {
 		cr.ss.srv.log.Warn().Err(err).Msg("apply question failed; keeping the winner on its branch")
 	}

@@ -3,7 +3,6 @@ package acp
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -726,9 +725,9 @@ func (ss *session) askEditor(ctx context.Context, q conversation.Question, annou
 	}
 	shown := permissionOptions(p.Options, q.Always)
 	options, kept := withGrantOption(q.Grant, shown)
-	ask := schema.RequestPermissionRequest{SessionID: ss.id(), Options: options, ToolCall: ss.fullToolUpdate(p.Tool)}
+	ask := schema.RequestPermissionRequest{SessionID: ss.id(), Options: options, ToolCall: ss.editor.tool(p.Tool, true)}
 	var resp schema.RequestPermissionResponse
-	cancelled, err := ss.callEditor(ctx, "session/request_permission", ask, &resp)
+	cancelled, err := ss.editor.call(ctx, "session/request_permission", ask, &resp)
 	switch {
 	case cancelled || (err == nil && resp.Outcome.Outcome == "cancelled"):
 		return conversation.Reply{Decision: adapters.PermissionDecision{Cancelled: true}}
@@ -778,20 +777,6 @@ func (ss *session) keepGrant(q conversation.Question) {
 		return
 	}
 	ss.srv.log.Info().Str("grant", g.ID).Str("covers", g.Covers()).Time("expires", g.Expires).Msg("grant kept")
-}
-
-// callEditor sends the editor a request of the session and decodes its
-// answer into out; cancelled when ctx ended meanwhile (the turn was
-// cancelled, whatever the editor answered).
-func (ss *session) callEditor(ctx context.Context, method string, params, out any) (cancelled bool, err error) {
-	res, err := ss.srv.conn.CallRaw(ctx, method, params)
-	if ctx.Err() != nil {
-		return true, nil
-	}
-	if err == nil {
-		err = json.Unmarshal(res, out)
-	}
-	return false, err
 }
 
 // decided shows and records a decision of the session's gate, as the
