@@ -173,7 +173,7 @@ type server struct {
 	log   zerolog.Logger
 	conn  *jsonrpc.Conn
 	ctx   context.Context
-	index *index
+	index *Store
 
 	initialized atomic.Bool
 	mu          sync.Mutex
@@ -209,7 +209,7 @@ func newServer(opts Options) *server {
 	if opts.IdleTimeout == 0 {
 		opts.IdleTimeout = DefaultIdleTimeout
 	}
-	return &server{opts: opts, log: opts.Logger, index: newIndex(opts.StateDir), sessions: map[string]*session{},
+	return &server{opts: opts, log: opts.Logger, index: OpenStore(opts.StateDir), sessions: map[string]*session{},
 		pool: &pool{limit: opts.WarmAgents}}
 }
 
