@@ -97,9 +97,7 @@ func usageUpdate(u *adapters.Usage) []schema.SessionUpdate {
 // compaction reports the agent's context compaction to a client that
 // advertised session.compaction; others get nothing (ACP forbids it).
 func (ss *session) compaction(c *adapters.Compaction) []schema.SessionUpdate {
-	ss.srv.mu.Lock()
-	caps := ss.srv.clientCaps.Session
-	ss.srv.mu.Unlock()
+	caps := ss.editor.caps.Session
 	if c == nil || c.ID == "" || caps == nil || caps.Compaction == nil {
 		return nil
 	}

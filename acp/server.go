@@ -178,7 +178,7 @@ type server struct {
 	initialized atomic.Bool
 	mu          sync.Mutex
 	clientCaps  schema.ClientCapabilities
-	caps        *schema.AgentCapabilities
+	promptCaps  schema.PromptCapabilities // what initialize advertised
 	sessions    map[string]*session
 	authMethods []schema.AuthMethod
 	pool        *pool
@@ -197,17 +197,15 @@ func newServer(opts Options) *server {
 	}
 	opts.AgentInfo.Name = cmp.Or(opts.AgentInfo.Name, "hub")
 	opts.AgentInfo.Version = cmp.Or(opts.AgentInfo.Version, "dev")
+	opts.WarmAgents, opts.IdleTimeout = cmp.Or(opts.WarmAgents, DefaultWarmAgents), cmp.Or(opts.IdleTimeout, DefaultIdleTimeout)
 	if opts.CancelGrace <= 0 {
 		opts.CancelGrace = 2 * time.Second
 	}
+	if opts.MaxPrompt <= 0 {
+		opts.MaxPrompt = DefaultMaxPrompt
+	}
 	if opts.Now == nil {
 		opts.Now = time.Now
-	}
-	if opts.WarmAgents == 0 {
-		opts.WarmAgents = DefaultWarmAgents
-	}
-	if opts.IdleTimeout == 0 {
-		opts.IdleTimeout = DefaultIdleTimeout
 	}
 	return &server{opts: opts, log: opts.Logger, index: OpenStore(opts.StateDir), sessions: map[string]*session{},
 		pool: &pool{limit: opts.WarmAgents}}
@@ -232,14 +230,12 @@ func (s *server) defaultAgent() string {
 // the first registered agent.
 func DefaultAgent(r *adapters.Registry, name string) (agent string, known bool) {
 	names := r.Names()
-	for _, n := range []string{name, "claude"} {
-		for _, m := range names {
-			if n != "" && n == m {
-				return n, n == name
-			}
-		}
-	}
-	if len(names) > 0 {
+	switch {
+	case name != "" && slices.Contains(names, name):
+		return name, true
+	case slices.Contains(names, "claude"):
+		return "claude", false
+	case len(names) > 0:
 		return names[0], false
 	}
 	return name, false
@@ -247,16 +243,12 @@ func DefaultAgent(r *adapters.Registry, name string) (agent string, known bool) 
 
 func (s *server) closeAll() {
 	s.mu.Lock()
-	all := make([]*session, 0, len(s.sessions))
-	for _, ss := range s.sessions {
-		all = append(all, ss)
-	}
+	all := s.sessions
 	s.sessions = map[string]*session{}
 	s.mu.Unlock()
 	var wg sync.WaitGroup
 	for _, ss := range all {
-		wg.Add(1)
-		go func() { defer wg.Done(); ss.close() }()
+		wg.Go(ss.close)
 	}
 	wg.Wait()
 }
@@ -355,24 +347,20 @@ func (s *server) inOrder(params json.RawMessage, j jsonrpc.Job) jsonrpc.Job {
 
 type method func(s *server, ctx context.Context, params json.RawMessage) (any, func(), error)
 
-var methods map[string]method
-
-func init() {
-	methods = map[string]method{
-		"initialize":                (*server).initialize,
-		"authenticate":              (*server).authenticate,
-		"session/new":               (*server).newSession,
-		"session/load":              (*server).loadSession,
-		"session/resume":            (*server).resumeSession,
-		"session/close":             (*server).closeSession,
-		"session/list":              (*server).listSessions,
-		"session/delete":            (*server).deleteSession,
-		"session/prompt":            nil, // handled by beginPrompt
-		"session/set_mode":          (*server).setMode,
-		"session/set_config_option": (*server).setConfigOption,
-		"_session/steering":         (*server).steer,
-		"session/fork":              (*server).forkSession,
-	}
+var methods = map[string]method{
+	"initialize":                (*server).initialize,
+	"authenticate":              (*server).authenticate,
+	"session/new":               (*server).newSession,
+	"session/load":              (*server).loadSession,
+	"session/resume":            (*server).resumeSession,
+	"session/close":             (*server).closeSession,
+	"session/list":              (*server).listSessions,
+	"session/delete":            (*server).deleteSession,
+	"session/prompt":            nil, // handled by beginPrompt
+	"session/set_mode":          (*server).setMode,
+	"session/set_config_option": (*server).setConfigOption,
+	"_session/steering":         (*server).steer,
+	"session/fork":              (*server).forkSession,
 }
 
 func (s *server) handleNotification(r *jsonrpc.Request) {
@@ -396,15 +384,11 @@ func (s *server) initialize(_ context.Context, params json.RawMessage) (any, fun
 		return nil, nil, err
 	}
 	caps := s.agentCapabilities()
-	s.mu.Lock()
-	s.clientCaps = p.ClientCapabilities
-	s.caps = &caps
-	s.mu.Unlock()
-	s.initialized.Store(true)
 	methods := offeredAuth(p.ClientCapabilities, s.opts.AuthMethods)
 	s.mu.Lock()
-	s.authMethods = methods
+	s.clientCaps, s.promptCaps, s.authMethods = p.ClientCapabilities, caps.PromptCapabilities, methods
 	s.mu.Unlock()
+	s.initialized.Store(true)
 	return schema.InitializeResponse{
 		ProtocolVersion:   schema.ProtocolVersion,
 		AgentCapabilities: caps,
@@ -569,20 +553,21 @@ func (s *server) convertMCP(in []schema.McpServer) []adapters.MCPServer {
 	for _, m := range in {
 		switch m.Type {
 		case "", "stdio":
-			env := map[string]string{}
-			for _, e := range m.Env {
-				env[e.Name] = e.Value
-			}
-			out = append(out, adapters.MCPServer{Name: m.Name, Type: "stdio", Command: m.Command, Args: m.Args, Env: env})
+			out = append(out, adapters.MCPServer{Name: m.Name, Type: "stdio", Command: m.Command, Args: m.Args, Env: pairs(m.Env)})
 		case "http", "sse":
-			h := map[string]string{}
-			for _, e := range m.Headers {
-				h[e.Name] = e.Value
-			}
-			out = append(out, adapters.MCPServer{Name: m.Name, Type: m.Type, URL: m.URL, Headers: h})
+			out = append(out, adapters.MCPServer{Name: m.Name, Type: m.Type, URL: m.URL, Headers: pairs(m.Headers)})
 		default:
 			s.log.Warn().Str("name", m.Name).Str("type", m.Type).Msg("MCP server with unsupported transport skipped")
 		}
+	}
+	return out
+}
+
+// pairs is an MCP server's environment or headers as a map.
+func pairs(in []schema.EnvVariable) map[string]string {
+	out := map[string]string{}
+	for _, e := range in {
+		out[e.Name] = e.Value
 	}
 	return out
 }
@@ -690,14 +675,16 @@ func (s *server) beginPrompt(params json.RawMessage) jsonrpc.Job {
 	if err := decode(params, &p, "sessionId", "prompt"); err != nil {
 		return fail(err)
 	}
-	if promptSize(p.Prompt) > s.maxPrompt() {
+	if promptSize(p.Prompt) > s.opts.MaxPrompt {
 		return fail(s.promptRefusal())
 	}
 	ss, err := s.lookup(p.SessionID)
 	if err != nil {
 		return fail(err)
 	}
-	caps := s.promptCaps()
+	s.mu.Lock()
+	caps := s.promptCaps
+	s.mu.Unlock()
 	for _, b := range p.Prompt {
 		if (b.Type == schema.BlockImage && !caps.Image) || (b.Type == schema.BlockAudio && !caps.Audio) {
 			return fail(invalidParams("%s prompt blocks are not supported (see promptCapabilities)", b.Type))
@@ -732,16 +719,6 @@ func (s *server) beginPrompt(params json.RawMessage) jsonrpc.Job {
 		ss.mu.Unlock()
 		return schema.PromptResponse{StopReason: reason, Usage: usage, Meta: schema.Meta{"hub": map[string]any{"waitedForAgent": waited}}}, next, nil
 	}
-}
-
-func (s *server) promptCaps() schema.PromptCapabilities {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.caps == nil {
-		c := s.agentCapabilities()
-		s.caps = &c
-	}
-	return s.caps.PromptCapabilities
 }
 
 func (s *server) setMode(ctx context.Context, params json.RawMessage) (any, func(), error) {

@@ -25,7 +25,7 @@ func (s *server) steer(ctx context.Context, params json.RawMessage) (any, func()
 	if len(p.Prompt) == 0 {
 		return nil, nil, invalidParams("steering needs a non-empty prompt")
 	}
-	if promptSize(p.Prompt) > s.maxPrompt() {
+	if promptSize(p.Prompt) > s.opts.MaxPrompt {
 		return nil, nil, s.promptRefusal()
 	}
 	ss, err := s.lookup(p.SessionID)
