@@ -183,7 +183,7 @@ func (ss *session) switchAgent(name string) (after func(), err error) {
 		ss.mu.Unlock()
 		return nil, nil
 	}
-	if ss.switchLocked(name, ss.warm) {
+	if ss.switchLocked(name, ss.agent.LaunchWarm) {
 		return func() { ss.sendCommands(true) }, nil
 	}
 	return nil, nil
@@ -242,7 +242,7 @@ func (ss *session) apply(ctx context.Context, set func(*Record)) error {
 	}
 	ss.save()
 	if restart {
-		ss.warm()
+		ss.agent.LaunchWarm()
 	}
 	return nil
 }

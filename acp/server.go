@@ -181,7 +181,7 @@ type server struct {
 	promptCaps  schema.PromptCapabilities // what initialize advertised
 	sessions    map[string]*session
 	authMethods []schema.AuthMethod
-	pool        *pool
+	warm        *conversation.Warm
 	starts      sync.WaitGroup // agent starts in flight
 	detached    sync.WaitGroup // turns steering queued, which answer no request
 	ready       readiness
@@ -208,7 +208,7 @@ func newServer(opts Options) *server {
 		opts.Now = time.Now
 	}
 	return &server{opts: opts, log: opts.Logger, index: OpenStore(opts.StateDir), sessions: map[string]*session{},
-		pool: &pool{limit: opts.WarmAgents}}
+		warm: &conversation.Warm{Limit: opts.WarmAgents, Idle: opts.IdleTimeout}}
 }
 
 // defaultAgent is the configured agent of new sessions, else claude if it

@@ -69,8 +69,6 @@ type session struct {
 	lastInOrder chan struct{}
 	// live is what the running agent reported it offers; nil until then.
 	live *adapters.Surface
-	// idleGen invalidates an armed idle timeout when the session is used.
-	idleGen int
 	// waited says whether the last prompt waited for its agent to start.
 	waited bool
 	// lastTurn closes when the last accepted prompt's turn ended; queue
@@ -166,10 +164,8 @@ func (ss *session) cancel() {
 
 func (ss *session) close() {
 	ss.cancel()
-	ss.srv.pool.remove(ss)
 	ss.mu.Lock()
 	ss.closed = true
-	ss.idleGen++
 	ss.mu.Unlock()
 	if b := ss.agent.Close(); b != nil {
 		if err := b.Close(); err != nil {
@@ -393,9 +389,9 @@ func (ss *session) runTurn(turnCtx context.Context, prompt []schema.ContentBlock
 		ss.noteAgentSessionID(ss.agent.Current())
 		ss.mu.Unlock()
 		ss.save()
-		ss.idle()
+		ss.agent.Rest()
 	}()
-	ss.active()
+	ss.agent.Use()
 	for _, b := range prompt {
 		ss.record(schema.SessionUpdate{UserMessageChunk: &schema.ContentChunk{Content: b}})
 	}
@@ -669,7 +665,7 @@ func (ss *session) opened() {
 	if n := ss.set.Notice; n != "" {
 		ss.send(schema.SessionUpdate{AgentMessageChunk: &schema.ContentChunk{Content: schema.TextBlock(n + "\n")}})
 	}
-	ss.warm()
+	ss.agent.LaunchWarm()
 }
 
 // sendCommands sends available_commands_update with hub's own commands,
