@@ -207,7 +207,7 @@ func (a *Agent) drop(closing bool) adapters.Session {
 		st.cancel()
 	}
 	if closing && a.Warm != nil {
-		a.Warm.remove(a)
+		a.Warm.touch(a, true)
 	}
 	return b
 }

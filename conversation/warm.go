@@ -27,7 +27,7 @@ type Warm struct {
 func (w *Warm) admit(a *Agent, launch func()) {
 	w.admitMu.Lock()
 	defer w.admitMu.Unlock()
-	others := w.touch(a)
+	others := w.touch(a, false)
 	if w.Limit > 0 {
 		others = slices.DeleteFunc(others, func(o *Agent) bool { return !o.Holds() })
 		for i, holders := 0, len(others)+1; i < len(others) && holders > w.Limit; i++ {
@@ -39,21 +39,17 @@ func (w *Warm) admit(a *Agent, launch func()) {
 	launch()
 }
 
-// touch makes a the most recently used and returns the others, least
-// recently used first.
-func (w *Warm) touch(a *Agent) []*Agent {
+// touch makes a the most recently used (or, with gone, forgets it) and
+// returns the others, least recently used first.
+func (w *Warm) touch(a *Agent, gone bool) []*Agent {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.lru = slices.DeleteFunc(w.lru, func(o *Agent) bool { return o == a })
 	others := slices.Clone(w.lru)
-	w.lru = append(w.lru, a)
+	if !gone {
+		w.lru = append(w.lru, a)
+	}
 	return others
-}
-
-func (w *Warm) remove(a *Agent) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.lru = slices.DeleteFunc(w.lru, func(o *Agent) bool { return o == a })
 }
 
 // LaunchWarm starts the agent session ahead of a prompt, within the cap,
@@ -71,7 +67,7 @@ func (a *Agent) Use() {
 	a.idleGen++
 	a.mu.Unlock()
 	if a.Warm != nil {
-		a.Warm.touch(a)
+		a.Warm.touch(a, false)
 	}
 }
 
