@@ -194,11 +194,6 @@ func (ss *session) runCompare(ctx context.Context, args string) string {
 	return schema.StopEndTurn
 }
 
-// sayf says a line of the turn as the agent.
-func (ss *session) sayf(format string, a ...any) {
-	ss.emit(schema.SessionUpdate{AgentMessageChunk: &schema.ContentChunk{Content: schema.TextBlock(fmt.Sprintf(format, a...))}})
-}
-
 func shortID() string {
 	b := make([]byte, 4)
 	_, _ = rand.Read(b)

@@ -2,7 +2,6 @@ package acp
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/adapters"
@@ -14,15 +13,6 @@ import (
 // names takes the turn over. The user is told in the conversation, and
 // the agent option follows.
 
-// fallbackReason says why the next agent should take the turn over; ""
-// when the failure stands.
-func (ss *session) fallbackReason(f *adapters.ErrorInfo) string {
-	ss.mu.Lock()
-	started, agent := ss.toolStarted, ss.rec.Agent
-	ss.mu.Unlock()
-	return conversation.FallbackReason(agent, conversation.Classify(f), started)
-}
-
 // driveWithFallback is drive, handing the turn to the fallback agents in
 // turn while the agent before could not do the work.
 func (ss *session) driveWithFallback(turnCtx context.Context, content []adapters.Content) (string, *adapters.ErrorInfo) {
@@ -31,13 +21,14 @@ func (ss *session) driveWithFallback(turnCtx context.Context, content []adapters
 	for {
 		next := conversation.NextFallback(ss.agents(), ss.srv.opts.Fallback[first], tried, ss.srv.ready.check)
 		reason, failure := ss.drive(turnCtx, content, next != "")
-		why := ss.fallbackReason(failure)
+		ss.mu.Lock() // why the next agent should take the turn over; "": the failure stands
+		why := conversation.FallbackReason(ss.rec.Agent, conversation.Classify(failure), ss.toolStarted)
+		ss.mu.Unlock()
 		if why == "" || turnCtx.Err() != nil || next == "" {
 			return reason, failure
 		}
 		tried[next] = true
-		ss.emit(schema.SessionUpdate{AgentMessageChunk: &schema.ContentChunk{Content: schema.TextBlock(
-			fmt.Sprintf("hub: %s; continuing with %s.\n\n", why, next))}})
+		ss.sayf("hub: %s; continuing with %s.\n\n", why, next)
 		ss.mu.Lock()
 		hadCommands := ss.switchLocked(next, nil) // drive retired a crashed agent; the next drive starts the new one
 		if hadCommands {

@@ -531,20 +531,20 @@ func (s *server) open(rec *Record, mcp []schema.McpServer) (*session, error) {
 	s.mu.Lock()
 	caps := s.clientCaps
 	s.mu.Unlock()
-	ss := &session{srv: s, rec: rec, set: set, mcp: s.convertMCP(mcp), seenTools: map[string]bool{}}
+	ss := &session{srv: s, rec: rec, set: set, mcp: s.convertMCP(mcp), seenTools: map[string]bool{},
+		lastInOrder: closedChan(), lastTurn: closedChan(),
+		editor: &editorClient{conn: s.conn, log: s.log, sessionID: rec.SessionID, caps: caps, cwd: rec.Cwd}}
 	ss.agent = ss.newAgent()
 	if ss.gate, err = s.gateFor(ss); err != nil {
 		return nil, jsonrpc.NewError(schema.CodeInternalError, err.Error(), nil)
 	}
-	ss.editor = &editorClient{conn: s.conn, log: s.log, sessionID: rec.SessionID, caps: caps, cwd: rec.Cwd}
 	s.mu.Lock()
-	if old, ok := s.sessions[rec.SessionID]; ok {
-		s.mu.Unlock()
-		old.close()
-		s.mu.Lock()
-	}
+	old := s.sessions[rec.SessionID] // a session loaded again replaces its old self
 	s.sessions[rec.SessionID] = ss
 	s.mu.Unlock()
+	if old != nil {
+		old.close()
+	}
 	return ss, nil
 }
 
@@ -703,7 +703,6 @@ func (s *server) beginPrompt(params json.RawMessage) jsonrpc.Job {
 			close(done)
 			return schema.PromptResponse{StopReason: schema.StopCancelled}, nil, nil
 		}
-		ss.setRunning(true)
 		close(done) // a change sent during the turn is not held until it ends
 		reason, err := ss.runTurn(sl.ctx, p.Prompt)
 		// The next queued prompt starts once this answer is written, so

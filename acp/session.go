@@ -92,10 +92,12 @@ type session struct {
 	span               atomic.Pointer[trace.Span] // the running turn's trace; nil when off
 }
 
-func (ss *session) setRunning(v bool) {
-	ss.mu.Lock()
-	ss.running = v
-	ss.mu.Unlock()
+// closedChan is what the session's first ordered request and first prompt
+// wait for: nothing.
+func closedChan() chan struct{} {
+	c := make(chan struct{})
+	close(c)
+	return c
 }
 
 // nextInOrder returns the channel the next ordered request waits for and
@@ -103,26 +105,11 @@ func (ss *session) setRunning(v bool) {
 func (ss *session) nextInOrder() (prev <-chan struct{}, done chan struct{}) {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
-	done = make(chan struct{})
-	prev = ss.lastInOrder
-	if prev == nil {
-		c := make(chan struct{})
-		close(c)
-		prev = c
-	}
-	ss.lastInOrder = done
-	return prev, done
+	prev, ss.lastInOrder = ss.lastInOrder, make(chan struct{})
+	return prev, ss.lastInOrder
 }
 
 func (ss *session) id() string { return ss.rec.SessionID }
-
-// traceSent marks the turn's first update sent, and its first text.
-func traceSent(sp *trace.Span, u schema.SessionUpdate) {
-	sp.Mark(trace.FirstSent)
-	if u.AgentMessageChunk != nil {
-		sp.Mark(trace.FirstText)
-	}
-}
 
 func (ss *session) send(u schema.SessionUpdate) {
 	ss.sendMu.Lock()
@@ -138,8 +125,17 @@ func (ss *session) emit(u schema.SessionUpdate) {
 	ss.emitMu.Lock()
 	defer ss.emitMu.Unlock()
 	ss.send(u)
-	traceSent(ss.span.Load(), u)
+	sp := ss.span.Load() // the turn's first update sent, and its first text
+	sp.Mark(trace.FirstSent)
+	if u.AgentMessageChunk != nil {
+		sp.Mark(trace.FirstText)
+	}
 	ss.record(u)
+}
+
+// sayf says a line of the turn as the agent.
+func (ss *session) sayf(format string, a ...any) {
+	ss.emit(schema.SessionUpdate{AgentMessageChunk: &schema.ContentChunk{Content: schema.TextBlock(fmt.Sprintf(format, a...))}})
 }
 
 // cancel ends the running turn, if any. It runs in the read loop, so it
@@ -197,15 +193,6 @@ func (ss *session) observer(agent string) *hooks.Observer {
 		ss.hooks = ss.set.Hooks.Observe(hooks.Input{Session: ss.rec.SessionID, Cwd: ss.rec.Cwd, Agent: agent})
 	}
 	return ss.hooks
-}
-
-// hookWarnings tells the user of the turn's hooks that failed, before the
-// turn ends.
-func (ss *session) hookWarnings(warnings []string) {
-	for _, w := range warnings {
-		ss.srv.log.Warn().Str("session", ss.id()).Str("hook", w).Msg("hook failed")
-		ss.emit(schema.SessionUpdate{AgentMessageChunk: &schema.ContentChunk{Content: schema.TextBlock("\nhub: hook: " + w + "\n")}})
-	}
 }
 
 // sessionAudit is the session's audit transcript, opened at its first
@@ -295,11 +282,7 @@ func (ss *session) mcpFor(a adapters.Adapter) []adapters.MCPServer {
 	}
 	out := make([]adapters.MCPServer, 0, len(ss.mcp))
 	for _, m := range ss.mcp {
-		if m.Type == "stdio" && !c.MCP {
-			log.Warn().Str("server", m.Name).Msgf("%s takes no stdio MCP servers; skipped", a.Name())
-			continue
-		}
-		if m.Type != "stdio" && !c.MCPHTTP {
+		if stdio := m.Type == "stdio"; stdio && !c.MCP || !stdio && !c.MCPHTTP {
 			log.Warn().Str("server", m.Name).Msgf("%s takes no %s MCP servers; skipped", a.Name(), m.Type)
 			continue
 		}
@@ -337,13 +320,7 @@ func (ss *session) begin(ctx context.Context) (*slot, error) {
 		return nil, errUnknownSession(ss.id())
 	}
 	turnCtx, cancel := context.WithCancel(ctx)
-	after := ss.lastTurn
-	if after == nil {
-		c := make(chan struct{})
-		close(c)
-		after = c
-	}
-	sl := &slot{ctx: turnCtx, cancel: cancel, after: after, done: make(chan struct{})}
+	sl := &slot{ctx: turnCtx, cancel: cancel, after: ss.lastTurn, done: make(chan struct{})}
 	ss.lastTurn = sl.done
 	if ss.busy {
 		ss.queue = append(ss.queue, sl)
@@ -353,8 +330,9 @@ func (ss *session) begin(ctx context.Context) (*slot, error) {
 	return sl, nil
 }
 
-// await waits for the slot's turn; false when the prompt was dropped (its
-// done then closes once the turn before it ended, keeping the order).
+// await waits for the slot's turn and marks it running; false when the
+// prompt was dropped (its done then closes once the turn before it ended,
+// keeping the order).
 func (ss *session) await(sl *slot) bool {
 	select {
 	case <-sl.after:
@@ -362,16 +340,15 @@ func (ss *session) await(sl *slot) bool {
 	}
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
-	i := slices.Index(ss.queue, sl)
-	if i < 0 {
-		return true // it was never queued: the session was idle
+	if i := slices.Index(ss.queue, sl); i >= 0 { // it was queued: the session was busy
+		ss.queue = slices.Delete(ss.queue, i, i+1)
+		if sl.ctx.Err() != nil {
+			go func() { <-sl.after; close(sl.done) }()
+			return false
+		}
+		ss.busy, ss.cancelled, ss.turnCancel = true, false, sl.cancel
 	}
-	ss.queue = slices.Delete(ss.queue, i, i+1)
-	if sl.ctx.Err() != nil {
-		go func() { <-sl.after; close(sl.done) }()
-		return false
-	}
-	ss.busy, ss.cancelled, ss.turnCancel = true, false, sl.cancel
+	ss.running = true
 	return true
 }
 
@@ -448,26 +425,29 @@ func (ss *session) drive(turnCtx context.Context, content []adapters.Content, wa
 	trace.Mark(turnCtx, trace.AgentReady)
 	ss.mu.Lock()
 	ss.waited = waited
-	ss.mu.Unlock()
-	if err != nil && turnCtx.Err() != nil {
-		return schema.StopCancelled, nil // cancelled (or closed) while the agent was starting
-	}
-	if errors.Is(err, conversation.ErrCrashLoop) {
-		err = fmt.Errorf("%s: %w", ss.agentName(), err) // which agent the user is to fix
-	}
-	if err != nil {
-		return schema.StopEndTurn, adapters.ErrorOf(err)
-	}
-	content = ss.withBriefing(content)
-	ss.mu.Lock()
 	agent, cwd := ss.rec.Agent, ss.rec.Cwd
 	ss.mu.Unlock()
-	oc, err := conversation.RunTurn(turnCtx, conversation.TurnSpec{Agent: agent, Session: b, Prompt: content,
+	switch {
+	case err != nil && turnCtx.Err() != nil:
+		return schema.StopCancelled, nil // cancelled (or closed) while the agent was starting
+	case errors.Is(err, conversation.ErrCrashLoop):
+		return schema.StopEndTurn, adapters.ErrorOf(fmt.Errorf("%s: %w", agent, err)) // which agent the user is to fix
+	case err != nil:
+		return schema.StopEndTurn, adapters.ErrorOf(err)
+	}
+	oc, err := conversation.RunTurn(turnCtx, conversation.TurnSpec{Agent: agent, Session: b, Prompt: ss.withBriefing(content),
 		Hooks: ss.observer(agent), Audit: ss.sessionAudit(), Emit: ss.forward, Workspace: cwd,
 		Watch: watch, WatchBound: ss.srv.opts.ProviderTimeout})
-	ss.hookWarnings(oc.Warnings)
-	ss.noteFiles(oc.Digest.Files())
+	for _, w := range oc.Warnings { // the turn's hooks that failed, before it ends
+		ss.srv.log.Warn().Str("session", ss.id()).Str("hook", w).Msg("hook failed")
+		ss.sayf("\nhub: hook: %s\n", w)
+	}
 	ss.mu.Lock()
+	for _, f := range oc.Digest.Files() { // for the briefing
+		if len(ss.rec.Files) < handover.MaxFiles && !slices.Contains(ss.rec.Files, f) {
+			ss.rec.Files = append(ss.rec.Files, f)
+		}
+	}
 	ss.turnUsage = conversation.AddUsage(ss.turnUsage, oc.Digest.Usage) // a fallback's attempts add up
 	ss.mu.Unlock()
 	var failed *adapters.TurnError
@@ -487,17 +467,6 @@ func (ss *session) drive(turnCtx context.Context, content []adapters.Content, wa
 	return schema.StopEndTurn, cmp.Or(oc.Failure, adapters.ErrorOf(err))
 }
 
-// noteFiles keeps the files a turn changed, for the briefing.
-func (ss *session) noteFiles(files []string) {
-	ss.mu.Lock()
-	defer ss.mu.Unlock()
-	for _, f := range files {
-		if len(ss.rec.Files) < handover.MaxFiles && !slices.Contains(ss.rec.Files, f) {
-			ss.rec.Files = append(ss.rec.Files, f)
-		}
-	}
-}
-
 // retire closes b and forgets it if it is still this session's agent,
 // after a crash (crash, or one its turn reported: a crash costs one turn,
 // not the whole editor session) or when always.
@@ -514,18 +483,13 @@ func (ss *session) retire(b adapters.Session, crash, always bool) {
 // forward sends one event of the turn as updates. A fatal error is not
 // shown: it answers the prompt, after the updates.
 func (ss *session) forward(ev adapters.Event) {
+	failed := ev.Type == adapters.EventError && ev.Error != nil
 	ss.mu.Lock()
 	ss.toolStarted = ss.toolStarted || ev.Type == adapters.EventToolCall
+	ss.crashed = ss.crashed || failed && ev.Error.Code == adapters.CodeCrash
 	ss.mu.Unlock()
-	if ev.Type == adapters.EventError && ev.Error != nil {
-		if ev.Error.Code == adapters.CodeCrash {
-			ss.mu.Lock()
-			ss.crashed = true
-			ss.mu.Unlock()
-		}
-		if ev.Error.Fatal {
-			return
-		}
+	if failed && ev.Error.Fatal {
+		return
 	}
 	for _, u := range ss.mapEvent(ev) {
 		ss.emit(u)
@@ -652,8 +616,7 @@ func (ss *session) fitContent(content []adapters.Content) []adapters.Content {
 		}
 	}
 	if len(dropped) > 0 {
-		ss.emit(schema.SessionUpdate{AgentMessageChunk: &schema.ContentChunk{Content: schema.TextBlock(fmt.Sprintf(
-			"Note: %s does not accept %s; the prompt was sent without it.\n", a.Name(), strings.Join(dropped, ", ")))}})
+		ss.sayf("Note: %s does not accept %s; the prompt was sent without it.\n", a.Name(), strings.Join(dropped, ", "))
 	}
 	return content
 }
