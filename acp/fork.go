@@ -35,7 +35,7 @@ func (s *server) forkSession(_ context.Context, params json.RawMessage) (any, fu
 	if !ok {
 		return nil, nil, errUnknownSession(p.SessionID)
 	}
-	rec := &Record{SessionID: newSessionID(), Agent: src.Agent, Cwd: p.Cwd, AddDirs: p.AdditionalDirectories, Title: src.Title,
+	rec := &Record{SessionID: "hub_" + newID(12), Agent: src.Agent, Cwd: p.Cwd, AddDirs: p.AdditionalDirectories, Title: src.Title,
 		Model: src.Model, Mode: src.Mode, Options: maps.Clone(src.Options), Handover: src.Handover, ForkOf: src.AgentSessionID,
 		UpdatedAt: s.opts.Now()}
 	if other := p.Meta.Hub.Agent; other != "" && other != src.Agent {

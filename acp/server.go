@@ -461,10 +461,12 @@ func (s *server) authenticate(_ context.Context, params json.RawMessage) (any, f
 	return nil, nil, invalidParams("unknown auth method %q (log in with 'hub login AGENT' or the agent's own CLI)", p.MethodID)
 }
 
-func newSessionID() string {
-	var b [12]byte
-	_, _ = rand.Read(b[:])
-	return "hub_" + hex.EncodeToString(b[:])
+// newID is n random bytes in hex: 12 after "hub_" make a session's id,
+// 4 a /compare run's.
+func newID(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
 }
 
 func checkCwd(cwd string) error {
@@ -499,7 +501,7 @@ func (s *server) newSession(_ context.Context, params json.RawMessage) (any, fun
 	if err := checkDirs(p.Cwd, p.AdditionalDirectories); err != nil {
 		return nil, nil, err
 	}
-	rec := &Record{SessionID: newSessionID(), Agent: s.defaultAgent(), Cwd: p.Cwd, AddDirs: p.AdditionalDirectories,
+	rec := &Record{SessionID: "hub_" + newID(12), Agent: s.defaultAgent(), Cwd: p.Cwd, AddDirs: p.AdditionalDirectories,
 		Model: s.opts.Model, Mode: s.opts.Mode, UpdatedAt: s.opts.Now()}
 	ss, err := s.open(rec, p.McpServers)
 	if err != nil {
