@@ -75,18 +75,12 @@ func (ss *session) skillsUsed(turns []handover.Turn) []string {
 		return nil
 	}
 	var out []string
-	seen := map[string]bool{}
 	cmds := ss.srv.opts.Skills.Commands(ss.rec.Cwd)
 	for _, t := range turns {
-		name, _, _ := strings.Cut(strings.TrimPrefix(t.Request, "/"), " ")
-		if !strings.HasPrefix(t.Request, "/") || seen[name] {
-			continue
-		}
-		for _, c := range cmds {
-			if c.Name == name {
-				seen[name] = true
-				out = append(out, c.Name+": "+c.Description)
-			}
+		word, _, _ := strings.Cut(t.Request, " ")
+		i := slices.IndexFunc(cmds, func(c adapters.Command) bool { return "/"+c.Name == word })
+		if i >= 0 && !slices.Contains(out, cmds[i].Name+": "+cmds[i].Description) {
+			out = append(out, cmds[i].Name+": "+cmds[i].Description)
 		}
 	}
 	return out

@@ -236,7 +236,7 @@ func (ss *session) apply(ctx context.Context, set func(*Record)) error {
 	}, func() { ss.mu.Lock(); set(ss.rec); ss.mu.Unlock() })
 	switch {
 	case errors.Is(err, adapters.ErrNeedsRestart):
-		return invalidParams("%v", errNotConfigurable)
+		return invalidParams("agent cannot change this while the session runs")
 	case err != nil:
 		return jsonrpc.NewError(schema.CodeInternalError, err.Error(), nil)
 	}

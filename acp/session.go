@@ -497,11 +497,7 @@ func (ss *session) forward(ev adapters.Event) {
 }
 
 func stopReason(r adapters.StopReason) string {
-	switch s := string(r); s {
-	case schema.StopEndTurn, schema.StopMaxTokens, schema.StopMaxTurnRequests, schema.StopRefusal, schema.StopCancelled:
-		return s
-	}
-	return schema.StopEndTurn
+	return oneOf(string(r), schema.StopEndTurn, schema.StopEndTurn, schema.StopMaxTokens, schema.StopMaxTurnRequests, schema.StopRefusal, schema.StopCancelled)
 }
 
 func errorText(e *adapters.ErrorInfo) string {
@@ -765,31 +761,18 @@ func (ss *session) refusal(d *adapters.Decision) []schema.SessionUpdate {
 // may cover the call (permission.Coverable), so neither hub nor the
 // agent keeps one; unless it is the only allow offered.
 func permissionOptions(in []adapters.PermissionOption, always bool) []schema.PermissionOption {
-	if len(in) == 0 {
-		return permissionOptions(adapters.DefaultPermissionOptions(), always)
-	}
 	hasOnce := slices.ContainsFunc(in, func(o adapters.PermissionOption) bool { return o.Kind == adapters.AllowOnce })
 	out := make([]schema.PermissionOption, 0, len(in))
-	seen := map[string]bool{}
 	for _, o := range in {
-		if seen[o.ID] || o.ID == "" || !validKind(o.Kind) || (!always && hasOnce && o.Kind == adapters.AllowAlways) {
+		valid := slices.Contains([]adapters.PermissionOptionKind{adapters.AllowOnce, adapters.AllowAlways, adapters.RejectOnce, adapters.RejectAlways}, o.Kind)
+		if o.ID == "" || !valid || slices.ContainsFunc(out, func(s schema.PermissionOption) bool { return s.OptionID == o.ID }) ||
+			(!always && hasOnce && o.Kind == adapters.AllowAlways) {
 			continue
 		}
-		seen[o.ID] = true
 		out = append(out, schema.PermissionOption{OptionID: o.ID, Name: o.Name, Kind: string(o.Kind)})
 	}
-	if len(out) == 0 { // C35: never ask with no valid option
+	if len(out) == 0 { // none, or none valid (C35: never ask with no valid option)
 		return permissionOptions(adapters.DefaultPermissionOptions(), always)
 	}
 	return out
 }
-
-func validKind(k adapters.PermissionOptionKind) bool {
-	switch k {
-	case adapters.AllowOnce, adapters.AllowAlways, adapters.RejectOnce, adapters.RejectAlways:
-		return true
-	}
-	return false
-}
-
-var errNotConfigurable = errors.New("agent cannot change this while the session runs")
