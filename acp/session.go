@@ -55,7 +55,7 @@ type session struct {
 	gate          *conversation.Gate // the session's rules, "always" answers and grants
 	audit         *transcript.Audit  // transcripts = true: the session's Event stream
 	hooks         *hooks.Observer    // the hooks observing a CLI agent's stream, from its first turn
-	delegs        delegators         // delegation: the hosts of the delegate tool
+	delegs        []*delegationHost  // delegation: the hosts of the delegate tool
 	seenTools     map[string]bool
 	agentCommands []adapters.Command
 	// chunk accumulates the text of the last history entry while streamed
@@ -152,7 +152,7 @@ func (ss *session) cancel() {
 	if ss.turnCancel != nil {
 		ss.turnCancel()
 	}
-	go ss.cancelDelegates()      // off the read loop: it takes their locks
+	go ss.endDelegates(false)    // off the read loop: it takes their locks and ss.mu
 	for _, q := range ss.queue { // queued prompts are dropped: each answers cancelled
 		q.cancel()
 	}
@@ -168,7 +168,7 @@ func (ss *session) close() {
 			ss.srv.log.Debug().Err(err).Str("session", ss.id()).Msg("adapter close")
 		}
 	}
-	ss.closeDelegates()
+	ss.endDelegates(true)
 	ss.mu.Lock()
 	audit, obs := ss.audit, ss.hooks
 	ss.mu.Unlock()

@@ -90,14 +90,16 @@ func (ss *session) startAgent(ctx context.Context) (adapters.Session, conversati
 }
 
 // giveDelegation gives the agent hub's delegate tool when the setup says so:
-// its own tool where it has one, else hub's MCP server.
+// its own tool where it has one, else hub's MCP server (a stdio one).
 func (ss *session) giveDelegation(a adapters.Adapter, setup conversation.Setup, opts *adapters.SessionOptions) {
 	switch {
 	case !setup.Delegation || !personas.MayDelegate(a):
 	case a.Capabilities().DelegateTool:
 		opts.Delegate, opts.DelegateAgents = ss.delegateFunc(a)
+	case !a.Capabilities().MCP:
+		ss.srv.log.Warn().Str("session", ss.id()).Str("agent", a.Name()).Msg("delegation is on, but this agent takes no stdio MCP servers")
 	default:
-		if hub, ok := ss.hubServer(a); ok {
+		if hub, ok := ss.delegationEntry([]string{a.Name()}); ok {
 			opts.MCPServers = append(slices.Clone(opts.MCPServers), hub)
 		}
 	}
