@@ -19,7 +19,7 @@ import (
 // else the adapter's static model and mode lists.
 func (ss *session) surface() adapters.Surface {
 	var c adapters.Capabilities
-	if a, err := ss.adapter(); err == nil {
+	if a, err := ss.agents().Get(ss.agentName()); err == nil {
 		c = a.Capabilities()
 	}
 	ss.mu.Lock()

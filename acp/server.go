@@ -512,15 +512,6 @@ func (s *server) newSession(_ context.Context, params json.RawMessage) (any, fun
 	return resp, ss.opened, nil
 }
 
-// gateFor is the permission gate of a session: the rules of its config,
-// the durable grants when kept, the editor for what they leave open.
-func (s *server) gateFor(ss *session) (*conversation.Gate, error) {
-	return conversation.NewGate(conversation.GateOptions{Rules: ss.set.Permissions, Grants: s.opts.Grants, Cwd: ss.rec.Cwd,
-		Answerer: conversation.AnswerFunc(func(ctx context.Context, q conversation.Question) conversation.Reply {
-			return ss.askEditor(ctx, q, true)
-		}), Emit: ss.decided})
-}
-
 // open registers an in-memory session for rec.
 func (s *server) open(rec *Record, mcp []schema.McpServer) (*session, error) {
 	set, err := s.settingsFor(rec.Cwd)
@@ -537,7 +528,13 @@ func (s *server) open(rec *Record, mcp []schema.McpServer) (*session, error) {
 		lastInOrder: closedChan(), lastTurn: closedChan(),
 		editor: &editorClient{conn: s.conn, log: s.log, sessionID: rec.SessionID, caps: caps, cwd: rec.Cwd}}
 	ss.agent = ss.newAgent()
-	if ss.gate, err = s.gateFor(ss); err != nil {
+	// The gate: the rules of its config, the durable grants when kept, the
+	// editor for what they leave open.
+	ss.gate, err = conversation.NewGate(conversation.GateOptions{Rules: set.Permissions, Grants: s.opts.Grants, Cwd: rec.Cwd, Emit: ss.decided,
+		Answerer: conversation.AnswerFunc(func(ctx context.Context, q conversation.Question) conversation.Reply {
+			return ss.askEditor(ctx, q, true)
+		})})
+	if err != nil {
 		return nil, jsonrpc.NewError(schema.CodeInternalError, err.Error(), nil)
 	}
 	s.mu.Lock()

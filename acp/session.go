@@ -247,13 +247,6 @@ func (ss *session) save() {
 	}
 }
 
-func (ss *session) adapter() (adapters.Adapter, error) {
-	ss.mu.Lock()
-	name := ss.rec.Agent
-	ss.mu.Unlock()
-	return ss.agents().Get(name)
-}
-
 // agents are the agents of the session's cwd: hub's, and the personas
 // visible there.
 func (ss *session) agents() *adapters.Registry {
@@ -594,7 +587,7 @@ func (ss *session) toAdapterContent(prompt []schema.ContentBlock) []adapters.Con
 // take (hub advertises the default agent's abilities, and the session may
 // have switched) with a text placeholder, and tells the user once per turn.
 func (ss *session) fitContent(content []adapters.Content) []adapters.Content {
-	a, err := ss.adapter()
+	a, err := ss.agents().Get(ss.agentName())
 	if err != nil {
 		return content
 	}
@@ -660,13 +653,6 @@ func appendCommands(out []schema.AvailableCommand, in []adapters.Command) []sche
 		out = append(out, ac)
 	}
 	return out
-}
-
-// permission decides a tool call of the session's agent through the
-// session's gate: what the rules decide is answered without asking; the
-// rest goes to the editor (askEditor).
-func (ss *session) permission(ctx context.Context, p *adapters.PermissionRequest) adapters.PermissionDecision {
-	return ss.gate.AskAs(ctx, p, ss.agentName(), ss.rec.Cwd)
 }
 
 // askEditor puts what the rules left open to the editor; announce shows a

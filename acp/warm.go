@@ -57,8 +57,11 @@ func (ss *session) startAgent(ctx context.Context) (adapters.Session, conversati
 	}
 	setup := ss.setupOf(ss.rec)
 	opts := adapters.SessionOptions{Cwd: ss.rec.Cwd, AddDirs: slices.Clone(setup.AddDirs), MCPServers: ss.mcpFor(a), Model: setup.Model, Mode: setup.Mode,
-		Options: maps.Clone(setup.Options), Editor: ss.editor, CancelGrace: ss.srv.opts.CancelGrace, Permission: ss.permission, Ask: ss.editor.ask,
-		Rules: &ss.set.Permissions, Hooks: ss.set.HookConfig}
+		Options: maps.Clone(setup.Options), Editor: ss.editor, CancelGrace: ss.srv.opts.CancelGrace, Ask: ss.editor.ask,
+		Rules: &ss.set.Permissions, Hooks: ss.set.HookConfig,
+		Permission: func(ctx context.Context, p *adapters.PermissionRequest) adapters.PermissionDecision { // the session's gate decides
+			return ss.gate.AskAs(ctx, p, ss.agentName(), ss.rec.Cwd)
+		}}
 	caps := a.Capabilities()
 	id, fork := ss.rec.AgentSessionID, false
 	if id == "" || !caps.Resume {
