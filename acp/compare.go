@@ -124,7 +124,7 @@ func splitBeforeDashes(s string) (words []string, rest string, found bool) {
 	var w strings.Builder
 	inWord, quoted := false, false
 	var quote rune
-	for i, r := range s {
+	for i, r := range s + " " { // the space ends the last word
 		switch {
 		case quote != 0 && r == quote:
 			quote = 0
@@ -132,7 +132,7 @@ func splitBeforeDashes(s string) (words []string, rest string, found bool) {
 			w.WriteRune(r)
 		case r == '\'' || r == '"':
 			quote, inWord, quoted = r, true, true
-		case r == ' ' || r == '\t' || r == '\n' || r == '\r':
+		case strings.ContainsRune(" \t\n\r", r):
 			if inWord && !quoted && w.String() == "--" {
 				return words, s[i:], true
 			}
@@ -146,9 +146,6 @@ func splitBeforeDashes(s string) (words []string, rest string, found bool) {
 			inWord = true
 		}
 	}
-	if inWord && !quoted && w.String() == "--" {
-		return words, "", true
-	}
 	return words, "", false
 }
 
@@ -157,8 +154,8 @@ type compareRun struct {
 	ss    *session
 	id    string
 	mu    sync.Mutex
-	cards map[string]bestof.Candidate // the last state shown, by candidate
-	asked bool                        // the apply question was shown
+	cards map[string]bestof.Candidate // the last state shown, by candidate (each shown from its run)
+	asked bool                        // the apply question was shown (on the turn's goroutine, as bestof.Run asks)
 }
 
 // runCompare runs the /compare command args as the turn and returns its
@@ -281,9 +278,7 @@ func (cr *compareRun) confirm(ctx context.Context, s bestof.Summary) bool {
 	cr.ss.sayf("%s wins (check %s · %s).\n\nRanking: %s.\n", w.Name, w.Check, figures(*w), bestof.Rule)
 	t := adapters.ToolCall{ID: cr.cardID("apply"), Kind: adapters.KindEdit, Status: adapters.StatusPending,
 		Title: fmt.Sprintf("Apply %s's change to the working tree (%s, +%d/-%d lines)", w.Name, plural(w.Files, "file"), w.Added, w.Removed)}
-	cr.mu.Lock()
 	cr.asked = true
-	cr.mu.Unlock()
 	cr.ss.emit(cr.ss.toolUpdate(t))
 	ask := schema.RequestPermissionRequest{SessionID: cr.ss.id(), ToolCall: schema.ToolCallUpdate{ToolCallID: t.ID, Title: t.Title, Kind: "edit"},
 		Options: []schema.PermissionOption{
@@ -299,10 +294,7 @@ func (cr *compareRun) confirm(ctx context.Context, s bestof.Summary) bool {
 
 // endApply ends the apply tool call, if it was shown.
 func (cr *compareRun) endApply(status adapters.ToolStatus, text string) {
-	cr.mu.Lock()
-	asked := cr.asked
-	cr.mu.Unlock()
-	if asked {
+	if cr.asked {
 		cr.ss.emit(cr.ss.toolUpdate(adapters.ToolCall{ID: cr.cardID("apply"), Status: status,
 			Content: []adapters.ToolContent{{Type: adapters.ToolContentText, Text: text}}}))
 	}

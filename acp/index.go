@@ -202,12 +202,8 @@ func (x *Store) Get(id string) (*Record, bool) {
 	if x.dir == "" {
 		return nil, false
 	}
-	b, err := os.ReadFile(x.path(id))
-	if err != nil {
-		return nil, false
-	}
 	var r Record
-	if json.Unmarshal(b, &r) != nil || r.SessionID != id {
+	if b, err := os.ReadFile(x.path(id)); err != nil || json.Unmarshal(b, &r) != nil || r.SessionID != id {
 		return nil, false
 	}
 	r.History = nil // see History

@@ -192,9 +192,7 @@ type server struct {
 }
 
 func newServer(opts Options) *server {
-	if opts.Registry == nil {
-		opts.Registry = adapters.NewRegistry()
-	}
+	opts.Registry = cmp.Or(opts.Registry, adapters.NewRegistry())
 	opts.AgentInfo.Name = cmp.Or(opts.AgentInfo.Name, "hub")
 	opts.AgentInfo.Version = cmp.Or(opts.AgentInfo.Version, "dev")
 	opts.WarmAgents, opts.IdleTimeout = cmp.Or(opts.WarmAgents, DefaultWarmAgents), cmp.Or(opts.IdleTimeout, DefaultIdleTimeout)
