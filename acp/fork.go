@@ -22,10 +22,7 @@ func (s *server) forkSession(_ context.Context, params json.RawMessage) (any, fu
 	if err := decode(params, &p, "sessionId", "cwd"); err != nil {
 		return nil, nil, err
 	}
-	if err := checkSessionID(p.SessionID); err != nil {
-		return nil, nil, err
-	}
-	if err := checkDirs(p.Cwd, p.AdditionalDirectories); err != nil {
+	if err := cmp.Or(checkSessionID(p.SessionID), checkDirs(p.Cwd, p.AdditionalDirectories)); err != nil {
 		return nil, nil, err
 	}
 	if live, err := s.lookup(p.SessionID); err == nil {

@@ -39,7 +39,7 @@ func (ss *session) mapEvent(ev adapters.Event) []schema.SessionUpdate {
 		ss.mu.Lock()
 		ss.agentCommands = ev.Commands
 		ss.mu.Unlock()
-		return []schema.SessionUpdate{{AvailableCommands: &schema.AvailableCommandsUpdate{AvailableCommands: ss.commands(ev.Commands)}}}
+		return []schema.SessionUpdate{{AvailableCommands: &schema.AvailableCommandsUpdate{AvailableCommands: ss.commands()}}}
 	case adapters.EventSessionInfo:
 		return ss.sessionInfo(ev.Session)
 	case adapters.EventCompaction:

@@ -569,17 +569,14 @@ func pairs(in []schema.EnvVariable) map[string]string {
 	return out
 }
 
-// reopen loads a session from the index into memory for load or resume,
-// and returns its whole history.
-func (s *server) reopen(params json.RawMessage) (*session, []schema.SessionUpdate, error) {
+// reopen loads a session from the index into memory for load or resume;
+// replay (load) sends its whole history before the answer.
+func (s *server) reopen(params json.RawMessage, replay bool) (any, func(), error) {
 	var p schema.LoadSessionRequest
 	if err := decode(params, &p, "sessionId", "cwd"); err != nil {
 		return nil, nil, err
 	}
-	if err := checkSessionID(p.SessionID); err != nil {
-		return nil, nil, err
-	}
-	if err := checkDirs(p.Cwd, p.AdditionalDirectories); err != nil {
+	if err := cmp.Or(checkSessionID(p.SessionID), checkDirs(p.Cwd, p.AdditionalDirectories)); err != nil {
 		return nil, nil, err
 	}
 	rec, ok := s.index.Get(p.SessionID)
@@ -595,26 +592,20 @@ func (s *server) reopen(params json.RawMessage) (*session, []schema.SessionUpdat
 		return nil, nil, err
 	}
 	ss.persisted, ss.dropped = len(keep), len(hist)-len(keep)
-	return ss, hist, nil
-}
-
-func (s *server) loadSession(_ context.Context, params json.RawMessage) (any, func(), error) {
-	ss, hist, err := s.reopen(params)
-	if err != nil {
-		return nil, nil, err
-	}
 	for _, u := range hist {
-		ss.send(u)
+		if replay {
+			ss.send(u)
+		}
 	}
 	return schema.LoadSessionResponse{Modes: ss.modeState(), ConfigOptions: ss.configOptions()}, ss.opened, nil
 }
 
+func (s *server) loadSession(_ context.Context, params json.RawMessage) (any, func(), error) {
+	return s.reopen(params, true)
+}
+
 func (s *server) resumeSession(_ context.Context, params json.RawMessage) (any, func(), error) {
-	ss, _, err := s.reopen(params)
-	if err != nil {
-		return nil, nil, err
-	}
-	return schema.ResumeSessionResponse{Modes: ss.modeState(), ConfigOptions: ss.configOptions()}, ss.opened, nil
+	return s.reopen(params, false)
 }
 
 func (s *server) closeSession(_ context.Context, params json.RawMessage) (any, func(), error) {

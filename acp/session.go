@@ -624,16 +624,16 @@ func (ss *session) opened() {
 // the skills and the agent's commands; an empty list only when replace is
 // set (to clear the editor's list).
 func (ss *session) sendCommands(replace bool) {
-	ss.mu.Lock()
-	agent := ss.agentCommands
-	ss.mu.Unlock()
-	if cmds := ss.commands(agent); len(cmds) > 0 || replace {
+	if cmds := ss.commands(); len(cmds) > 0 || replace {
 		ss.send(schema.SessionUpdate{AvailableCommands: &schema.AvailableCommandsUpdate{AvailableCommands: cmds}})
 	}
 }
 
 // commands lists hub's commands, then the skills, then the agent's.
-func (ss *session) commands(agent []adapters.Command) []schema.AvailableCommand {
+func (ss *session) commands() []schema.AvailableCommand {
+	ss.mu.Lock()
+	agent := ss.agentCommands
+	ss.mu.Unlock()
 	cmds := appendCommands(nil, ss.hubCommands())
 	if ss.srv.opts.Skills != nil {
 		cmds = appendCommands(cmds, ss.srv.opts.Skills.Commands(ss.rec.Cwd))
