@@ -49,16 +49,6 @@ func (s *server) delegationOn(v string) bool {
 	return s.delegationAvailable() && (v == delegationOn || (v == "" && s.opts.Delegation))
 }
 
-func (ss *session) setDelegation(ctx context.Context, value string) error {
-	if value != delegationOn && value != delegationOff {
-		return invalidParams("unknown delegation %q (on or off)", value)
-	}
-	if !ss.srv.delegationAvailable() {
-		return invalidParams("delegation is not available here")
-	}
-	return ss.apply(ctx, func(r *Record) { r.Delegation = value })
-}
-
 // bridge opens the server's delegation socket on first use.
 func (s *server) bridge() (*delegation.Bridge, error) {
 	s.bridgeMu.Lock()

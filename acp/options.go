@@ -128,7 +128,8 @@ func (ss *session) modeState() *schema.SessionModeState {
 // configurable sessions, during) turns. after, when not nil, sends the
 // updates that follow the change; it runs once the response is written.
 func (ss *session) setOption(ctx context.Context, id, value string) (after func(), err error) {
-	if id == "agent" {
+	switch {
+	case id == "agent":
 		a, err := ss.agents().Get(value)
 		if err != nil {
 			return nil, invalidParams("unknown agent %q", value)
@@ -137,19 +138,20 @@ func (ss *session) setOption(ctx context.Context, id, value string) (after func(
 			return nil, invalidParams("%v", err)
 		}
 		return ss.switchAgent(value)
-	}
-	if id == optionHandover {
-		if value != handoverBrief && value != handoverNone {
-			return nil, invalidParams("unknown handover %q (brief or none)", value)
-		}
+	case id == optionHandover && value != handoverBrief && value != handoverNone:
+		return nil, invalidParams("unknown handover %q (brief or none)", value)
+	case id == optionHandover:
 		ss.mu.Lock()
 		ss.rec.Handover = value
 		ss.mu.Unlock()
 		ss.save()
 		return nil, nil
-	}
-	if id == optionDelegation {
-		return nil, ss.setDelegation(ctx, value)
+	case id == optionDelegation && value != delegationOn && value != delegationOff:
+		return nil, invalidParams("unknown delegation %q (on or off)", value)
+	case id == optionDelegation && !ss.srv.delegationAvailable():
+		return nil, invalidParams("delegation is not available here")
+	case id == optionDelegation: // restarts the agent, resuming its session
+		return nil, ss.apply(ctx, func(r *Record) { r.Delegation = value })
 	}
 	o, known := ss.surface().Find(id)
 	switch {
