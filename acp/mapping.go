@@ -113,13 +113,8 @@ func (ss *session) sessionInfo(info *adapters.SessionInfo) []schema.SessionUpdat
 		return nil
 	}
 	ss.mu.Lock()
-	if info.AgentSessionID != "" {
-		ss.rec.AgentSessionID = info.AgentSessionID
-	}
 	changed := info.Title != "" && info.Title != ss.rec.Title
-	if changed {
-		ss.rec.Title = info.Title
-	}
+	ss.rec.AgentSessionID, ss.rec.Title = cmp.Or(info.AgentSessionID, ss.rec.AgentSessionID), cmp.Or(info.Title, ss.rec.Title)
 	ss.mu.Unlock()
 	ss.save()
 	if !changed {

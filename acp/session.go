@@ -631,18 +631,15 @@ func (ss *session) sendCommands(replace bool) {
 
 // commands lists hub's commands, then the skills, then the agent's.
 func (ss *session) commands() []schema.AvailableCommand {
+	var skills []adapters.Command
+	if ss.srv.opts.Skills != nil {
+		skills = ss.srv.opts.Skills.Commands(ss.rec.Cwd)
+	}
 	ss.mu.Lock()
 	agent := ss.agentCommands
 	ss.mu.Unlock()
-	cmds := appendCommands(nil, ss.hubCommands())
-	if ss.srv.opts.Skills != nil {
-		cmds = appendCommands(cmds, ss.srv.opts.Skills.Commands(ss.rec.Cwd))
-	}
-	return appendCommands(cmds, agent)
-}
-
-func appendCommands(out []schema.AvailableCommand, in []adapters.Command) []schema.AvailableCommand {
-	for _, c := range in {
+	var out []schema.AvailableCommand
+	for _, c := range slices.Concat(ss.hubCommands(), skills, agent) {
 		if slices.ContainsFunc(out, func(o schema.AvailableCommand) bool { return o.Name == c.Name }) {
 			continue
 		}
