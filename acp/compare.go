@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -25,26 +26,25 @@ import (
 // winner is applied only when the user allows it. The session's own agent
 // takes no part.
 
-const compareName = "compare"
-
-const compareUsage = "/compare AGENT... [--n N] [--check CMD] -- PROMPT"
+const (
+	compareName  = "compare"
+	compareUsage = "/compare AGENT... [--n N] [--check CMD] -- PROMPT"
+)
 
 // hubCommands are the slash commands hub itself answers; they come first,
 // so a skill or agent command of the same name does not hide them.
-// /compare is offered where it can run: in a git repository.
+// /compare is offered where it can run: in a git working tree (the cwd or
+// a parent has .git).
 func (ss *session) hubCommands() []adapters.Command {
-	if ss.srv.opts.Candidate == nil || !inGitRepo(ss.rec.Cwd) {
+	if ss.srv.opts.Candidate == nil {
+		return nil
+	}
+	if _, err := os.Lstat(filepath.Join(config.ProjectRoot(ss.rec.Cwd), ".git")); err != nil {
 		return nil
 	}
 	return []adapters.Command{{Name: compareName,
 		Description: "Best of N: run the prompt on several agents, each in its own git worktree, check them and apply the winner",
 		InputHint:   `claude codex [--n 2] [--check "go test ./..."] -- prompt`}}
-}
-
-// inGitRepo says cwd is in a git working tree (it or a parent has .git).
-func inGitRepo(cwd string) bool {
-	_, err := os.Lstat(filepath.Join(config.ProjectRoot(cwd), ".git"))
-	return err == nil
 }
 
 // compareLine returns the arguments of a /compare prompt.
@@ -68,15 +68,13 @@ type compareRequest struct {
 	prompt string
 }
 
-var errNoSeparator = errors.New(`put "--" between the agents and the prompt`)
-
 // parseCompare reads "AGENT... [--n N] [--check CMD] -- PROMPT"; agents
 // may also be comma-separated, and CMD quoted.
 func parseCompare(args string) (compareRequest, error) {
 	words, prompt, ok := splitBeforeDashes(args)
 	r := compareRequest{n: 1, prompt: strings.TrimSpace(prompt)}
 	if !ok {
-		return r, errNoSeparator
+		return r, errors.New(`put "--" between the agents and the prompt`)
 	}
 	for i := 0; i < len(words); i++ {
 		w := words[i]
@@ -265,14 +263,9 @@ func (cr *compareRun) ask(ctx context.Context, candidate string, q conversation.
 	return r
 }
 
-// Apply answers.
-const (
-	applyOption = "apply"
-	keepOption  = "keep"
-)
-
 // confirm names the winner and the ranking rule, then asks whether to
-// apply it, on a tool call of its own.
+// apply it ("apply") or keep it on its branch ("keep"), on a tool call of
+// its own.
 func (cr *compareRun) confirm(ctx context.Context, s bestof.Summary) bool {
 	w := winnerOf(s)
 	cr.ss.sayf("%s wins (check %s · %s).\n\nRanking: %s.\n", w.Name, w.Check, figures(*w), bestof.Rule)
@@ -282,14 +275,14 @@ func (cr *compareRun) confirm(ctx context.Context, s bestof.Summary) bool {
 	cr.ss.emit(cr.ss.toolUpdate(t))
 	ask := schema.RequestPermissionRequest{SessionID: cr.ss.id(), ToolCall: schema.ToolCallUpdate{ToolCallID: t.ID, Title: t.Title, Kind: "edit"},
 		Options: []schema.PermissionOption{
-			{OptionID: applyOption, Name: "Apply " + w.Branch, Kind: string(adapters.AllowOnce)},
-			{OptionID: keepOption, Name: "Keep it on its branch", Kind: string(adapters.RejectOnce)}}}
+			{OptionID: "apply", Name: "Apply " + w.Branch, Kind: string(adapters.AllowOnce)},
+			{OptionID: "keep", Name: "Keep it on its branch", Kind: string(adapters.RejectOnce)}}}
 	var resp schema.RequestPermissionResponse
 	cancelled, err := cr.ss.editor.call(ctx, "session/request_permission", ask, &resp)
 	if err != nil {
 		cr.ss.srv.log.Warn().Err(err).Msg("apply question failed; keeping the winner on its branch")
 	}
-	return !cancelled && err == nil && resp.Outcome.Outcome == "selected" && resp.Outcome.OptionID == applyOption
+	return !cancelled && err == nil && resp.Outcome.Outcome == "selected" && resp.Outcome.OptionID == "apply"
 }
 
 // endApply ends the apply tool call, if it was shown.
@@ -324,10 +317,8 @@ func (cr *compareRun) report(s bestof.Summary) {
 }
 
 func winnerOf(s bestof.Summary) *bestof.Candidate {
-	for _, c := range s.Candidates {
-		if c.Name == s.Winner && s.Winner != "" {
-			return c
-		}
+	if i := slices.IndexFunc(s.Candidates, func(c *bestof.Candidate) bool { return c.Name == s.Winner }); s.Winner != "" && i >= 0 {
+		return s.Candidates[i]
 	}
 	return nil
 }
