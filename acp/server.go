@@ -687,11 +687,11 @@ func (s *server) beginPrompt(params json.RawMessage) jsonrpc.Job {
 	prev, done := ss.nextInOrder()
 	return func() (any, func(), error) {
 		<-prev
-		if !ss.await(sl) {
-			close(done)
+		ok := ss.await(sl)
+		close(done) // a change sent during the turn is not held until it ends
+		if !ok {
 			return schema.PromptResponse{StopReason: schema.StopCancelled}, nil, nil
 		}
-		close(done) // a change sent during the turn is not held until it ends
 		reason, err := ss.runTurn(sl.ctx, p.Prompt)
 		// The next queued prompt starts once this answer is written, so
 		// answers keep the order of the prompts.

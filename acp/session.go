@@ -409,6 +409,32 @@ func (ss *session) agentName() string {
 	return ss.rec.Agent
 }
 
+// driveWithFallback is drive, handing the turn to the next agent of the
+// first agent's [agents.NAME] fallback list while conversation's fallback
+// rule says the agent before could not do the work. The user is told in
+// the conversation, and the agent option follows.
+func (ss *session) driveWithFallback(turnCtx context.Context, content []adapters.Content) (string, *adapters.ErrorInfo) {
+	first := ss.agentName() // its list, as hub run and delegates follow the first agent's
+	tried := map[string]bool{first: true}
+	for {
+		next := conversation.NextFallback(ss.agents(), ss.srv.opts.Fallback[first], tried, ss.srv.ready.check)
+		reason, failure := ss.drive(turnCtx, content, next != "")
+		ss.mu.Lock() // why the next agent should take the turn over; "": the failure stands
+		why := conversation.FallbackReason(ss.rec.Agent, conversation.Classify(failure), ss.toolStarted)
+		ss.mu.Unlock()
+		if why == "" || turnCtx.Err() != nil || next == "" {
+			return reason, failure
+		}
+		tried[next] = true
+		ss.sayf("hub: %s; continuing with %s.\n\n", why, next)
+		ss.mu.Lock()
+		if ss.switchLocked(next, nil) { // drive retired a crashed agent; the next drive starts the new one
+			ss.sendCommands(true)
+		}
+		ss.send(schema.SessionUpdate{ConfigOption: &schema.ConfigOptionUpdate{ConfigOptions: ss.configOptions()}})
+	}
+}
+
 // drive runs the turn on the agent session; every update it makes is written
 // before it returns. A failed turn returns why. watch says a fallback
 // agent waits: the turn's failure is decided early
@@ -674,7 +700,14 @@ func (ss *session) askEditor(ctx context.Context, q conversation.Question, annou
 		return conversation.Reply{Decision: adapters.PermissionDecision{Kind: adapters.RejectOnce}, By: conversation.ByUser,
 			Reason: "the editor did not answer the permission request"}
 	case kept && resp.Outcome.OptionID == grantOptionID:
-		ss.keepGrant(q)
+		// Kept once: hub itself answers the later calls the grant covers,
+		// so the agent is never told to allow more than the user saw.
+		if g, err := q.Keep(); err != nil {
+			ss.srv.log.Warn().Err(err).Str("session", ss.id()).Msg("grant not kept")
+			ss.sayf("\nhub could not keep this grant beyond the session: %v. It holds for this session only.\n", err)
+		} else {
+			ss.srv.log.Info().Str("grant", g.ID).Str("covers", g.Covers()).Time("expires", g.Expires).Msg("grant kept")
+		}
 		return conversation.Reply{Decision: conversation.Allow(p), By: conversation.ByUser, Reason: "the user kept a grant"}
 	}
 	d := adapters.PermissionDecision{OptionID: resp.Outcome.OptionID, Kind: adapters.RejectOnce} // unknown option id: be safe
@@ -702,19 +735,6 @@ func withGrantOption(grant string, options []schema.PermissionOption) ([]schema.
 	}
 	g := schema.PermissionOption{OptionID: grantOptionID, Name: grant, Kind: string(adapters.AllowAlways)}
 	return slices.Insert(options, i+1, g), true
-}
-
-// keepGrant stores the durable grant the user picked; this call runs
-// once: hub itself answers the later ones the grant covers, so the agent
-// is never told to allow more than the user saw.
-func (ss *session) keepGrant(q conversation.Question) {
-	g, err := q.Keep()
-	if err != nil {
-		ss.srv.log.Warn().Err(err).Str("session", ss.id()).Msg("grant not kept")
-		ss.sayf("\nhub could not keep this grant beyond the session: %v. It holds for this session only.\n", err)
-		return
-	}
-	ss.srv.log.Info().Str("grant", g.ID).Str("covers", g.Covers()).Time("expires", g.Expires).Msg("grant kept")
 }
 
 // decided shows and records a decision of the session's gate, as the
