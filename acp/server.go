@@ -451,10 +451,8 @@ func (s *server) authenticate(_ context.Context, params json.RawMessage) (any, f
 	s.mu.Lock()
 	methods := s.authMethods
 	s.mu.Unlock()
-	for _, m := range methods {
-		if m.ID == p.MethodID {
-			return nil, nil, invalidParams("auth method %q runs in a terminal: start 'hub acp %s' there", p.MethodID, strings.Join(m.Args, " "))
-		}
+	if i := slices.IndexFunc(methods, func(m schema.AuthMethod) bool { return m.ID == p.MethodID }); i >= 0 {
+		return nil, nil, invalidParams("auth method %q runs in a terminal: start 'hub acp %s' there", p.MethodID, strings.Join(methods[i].Args, " "))
 	}
 	return nil, nil, invalidParams("unknown auth method %q (log in with 'hub login AGENT' or the agent's own CLI)", p.MethodID)
 }
@@ -644,10 +642,8 @@ func (s *server) listSessions(_ context.Context, params json.RawMessage) (any, f
 	if err := decode(params, &p); err != nil {
 		return nil, nil, err
 	}
-	if p.Cwd != "" {
-		if err := checkCwd(p.Cwd); err != nil {
-			return nil, nil, err
-		}
+	if err := checkCwd(p.Cwd); p.Cwd != "" && err != nil {
+		return nil, nil, err
 	}
 	resp, err := s.index.List(p.Cwd, p.Cursor)
 	if err != nil {

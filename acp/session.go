@@ -341,7 +341,7 @@ func (ss *session) await(sl *slot) bool {
 		}
 		ss.busy, ss.cancelled, ss.turnCancel = true, false, sl.cancel
 	}
-	ss.running = true
+	ss.running, ss.toolStarted, ss.turnUsage = true, false, nil
 	return true
 }
 
@@ -365,9 +365,6 @@ func (ss *session) runTurn(turnCtx context.Context, prompt []schema.ContentBlock
 	for _, b := range prompt {
 		ss.record(schema.SessionUpdate{UserMessageChunk: &schema.ContentChunk{Content: b}})
 	}
-	ss.mu.Lock()
-	ss.toolStarted, ss.turnUsage = false, nil
-	ss.mu.Unlock()
 	ss.span.Store(trace.From(turnCtx))
 	var reason string
 	var failure *adapters.ErrorInfo
