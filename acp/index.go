@@ -171,13 +171,11 @@ func (x *Store) History(id string) []schema.SessionUpdate {
 	if x.dir == "" {
 		return slices.Clone(x.memHist[id])
 	}
-	var out []schema.SessionUpdate
-	if b, err := os.ReadFile(x.path(id)); err == nil {
-		var legacy Record
-		if json.Unmarshal(b, &legacy) == nil {
-			out = legacy.History
-		}
+	var legacy Record // see Store
+	if b, err := os.ReadFile(x.path(id)); err == nil && json.Unmarshal(b, &legacy) != nil {
+		legacy.History = nil
 	}
+	out := legacy.History
 	recs, _ := transcript.Read(filepath.Join(x.dir, "sessions"), id)
 	for _, r := range recs {
 		var u schema.SessionUpdate

@@ -12,16 +12,15 @@ import (
 // (permission and done are handled by the turn loop).
 func (ss *session) mapEvent(ev adapters.Event) []schema.SessionUpdate {
 	switch ev.Type {
-	case adapters.EventText:
-		if ev.Text == "" {
+	case adapters.EventText, adapters.EventThought:
+		c := &schema.ContentChunk{Content: schema.TextBlock(ev.Text), MessageID: ev.MessageID}
+		switch {
+		case ev.Text == "":
 			return nil
+		case ev.Type == adapters.EventThought:
+			return []schema.SessionUpdate{{AgentThoughtChunk: c}}
 		}
-		return []schema.SessionUpdate{{AgentMessageChunk: &schema.ContentChunk{Content: schema.TextBlock(ev.Text), MessageID: ev.MessageID}}}
-	case adapters.EventThought:
-		if ev.Text == "" {
-			return nil
-		}
-		return []schema.SessionUpdate{{AgentThoughtChunk: &schema.ContentChunk{Content: schema.TextBlock(ev.Text), MessageID: ev.MessageID}}}
+		return []schema.SessionUpdate{{AgentMessageChunk: c}}
 	case adapters.EventToolCall, adapters.EventToolUpdate:
 		if ev.Tool == nil || ev.Tool.ID == "" {
 			return nil
