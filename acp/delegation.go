@@ -53,10 +53,9 @@ func (s *server) delegationOn(v string) bool {
 func (s *server) bridge() (*delegation.Bridge, error) {
 	s.bridgeMu.Lock()
 	defer s.bridgeMu.Unlock()
-	if s.bridgeErr != nil || s.delegBridge != nil {
-		return s.delegBridge, s.bridgeErr
+	if s.bridgeErr == nil && s.delegBridge == nil {
+		s.delegBridge, s.bridgeErr = delegation.Listen(s.log)
 	}
-	s.delegBridge, s.bridgeErr = delegation.Listen(s.log)
 	return s.delegBridge, s.bridgeErr
 }
 

@@ -49,7 +49,6 @@ type session struct {
 	agent         *conversation.Agent // the agent session it runs on, through its life
 	busy          bool                // a prompt was accepted (set inline on the read loop)
 	running       bool                // its turn runs: changes ordered before it took effect
-	cancelled     bool
 	closed        bool
 	turnCancel    context.CancelFunc
 	gate          *conversation.Gate // the session's rules, "always" answers and grants
@@ -148,7 +147,6 @@ func (ss *session) cancel() {
 	if !ss.busy {
 		return
 	}
-	ss.cancelled = true
 	if ss.turnCancel != nil {
 		ss.turnCancel()
 	}
@@ -318,7 +316,7 @@ func (ss *session) begin(ctx context.Context) (*slot, error) {
 	if ss.busy {
 		ss.queue = append(ss.queue, sl)
 	} else {
-		ss.busy, ss.cancelled, ss.turnCancel = true, false, cancel
+		ss.busy, ss.turnCancel = true, cancel
 	}
 	return sl, nil
 }
@@ -339,7 +337,7 @@ func (ss *session) await(sl *slot) bool {
 			go func() { <-sl.after; close(sl.done) }()
 			return false
 		}
-		ss.busy, ss.cancelled, ss.turnCancel = true, false, sl.cancel
+		ss.busy, ss.turnCancel = true, sl.cancel
 	}
 	ss.running, ss.toolStarted, ss.turnUsage = true, false, nil
 	return true
@@ -373,11 +371,9 @@ func (ss *session) runTurn(turnCtx context.Context, prompt []schema.ContentBlock
 	} else {
 		reason, failure = ss.driveWithFallback(turnCtx, ss.fitContent(ss.toAdapterContent(prompt)))
 	}
-	ss.mu.Lock()
-	if ss.cancelled {
+	if turnCtx.Err() != nil { // cancelled: only cancel (or the server's end) ends the turn's context
 		reason = schema.StopCancelled
 	}
-	ss.mu.Unlock()
 	if reason != schema.StopCancelled && failure != nil {
 		return "", ss.turnError(failure)
 	}
