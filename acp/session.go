@@ -22,8 +22,8 @@ import (
 	"github.com/hubdev/hub/internal/transcript"
 )
 
-// session is one editor session; it owns at most one adapter session,
-// started lazily on the first prompt so agent switches are cheap.
+// session is one editor session; it runs on one agent session at a time
+// (agent), started ahead of its first prompt within the warm cap.
 type session struct {
 	srv    *server
 	set    Settings // from the config of the session's cwd
@@ -57,6 +57,10 @@ type session struct {
 	delegs        []*delegationHost  // delegation: the hosts of the delegate tool
 	seenTools     map[string]bool
 	agentCommands []adapters.Command
+	live          *adapters.Surface // what the running agent reported it offers; nil until then
+	lastInOrder   chan struct{}     // closes when the latest ordered request has taken effect
+	waited        bool              // the last prompt waited for its agent to start
+	turnUsage     *adapters.Usage   // the running turn's usage, over every attempt
 	// chunk accumulates the text of the last history entry while streamed
 	// chunks keep merging into it, so a long answer costs O(n), not O(n²).
 	chunk     strings.Builder
@@ -64,12 +68,6 @@ type session struct {
 	// crashed marks the agent session dead for the rest of this turn: the next
 	// prompt starts a fresh one (resuming the agent's session where it can).
 	crashed bool
-	// lastInOrder closes when the latest ordered request has taken effect.
-	lastInOrder chan struct{}
-	// live is what the running agent reported it offers; nil until then.
-	live *adapters.Surface
-	// waited says whether the last prompt waited for its agent to start.
-	waited bool
 	// lastTurn closes when the last accepted prompt's turn ended; queue
 	// holds the prompts waiting for the running turn.
 	lastTurn chan struct{}
@@ -77,8 +75,6 @@ type session struct {
 	// toolStarted: a tool call of the running turn started, so it must not
 	// fall back to another agent (its effects may have happened).
 	toolStarted bool
-	// turnUsage is the running turn's usage, over every attempt.
-	turnUsage *adapters.Usage
 	// plan is how the agent last started: its briefing (Lead) goes ahead of
 	// the next prompt; the user hears of one that went with the start.
 	plan conversation.StartPlan
