@@ -42,7 +42,7 @@ func (ss *session) mapEvent(ev adapters.Event) []schema.SessionUpdate {
 	case adapters.EventSessionInfo:
 		return ss.sessionInfo(ev.Session)
 	case adapters.EventCompaction:
-		return ss.compaction(ev.Compaction)
+		return ss.editor.compaction(ev.Compaction)
 	case adapters.EventDecision:
 		return ss.refusal(ev.Decision)
 	case adapters.EventError:
@@ -95,9 +95,8 @@ func usageUpdate(u *adapters.Usage) []schema.SessionUpdate {
 
 // compaction reports the agent's context compaction to a client that
 // advertised session.compaction; others get nothing (ACP forbids it).
-func (ss *session) compaction(c *adapters.Compaction) []schema.SessionUpdate {
-	caps := ss.editor.caps.Session
-	if c == nil || c.ID == "" || caps == nil || caps.Compaction == nil {
+func (e *editorClient) compaction(c *adapters.Compaction) []schema.SessionUpdate {
+	if c == nil || c.ID == "" || e.caps.Session == nil || e.caps.Session.Compaction == nil {
 		return nil
 	}
 	u := &schema.CompactionUpdate{CompactionID: c.ID, Status: c.Status, Error: c.Error}
@@ -119,8 +118,7 @@ func (ss *session) sessionInfo(info *adapters.SessionInfo) []schema.SessionUpdat
 	if !changed {
 		return nil
 	}
-	now := ss.srv.opts.Now().UTC().Format("2006-01-02T15:04:05Z")
-	return []schema.SessionUpdate{{SessionInfo: &schema.SessionInfoUpdate{Title: info.Title, UpdatedAt: now}}}
+	return []schema.SessionUpdate{{SessionInfo: &schema.SessionInfoUpdate{Title: info.Title, UpdatedAt: ss.srv.opts.Now().UTC().Format("2006-01-02T15:04:05Z")}}}
 }
 
 func oneOf(v, def string, allowed ...string) string {

@@ -504,8 +504,7 @@ func (s *server) newSession(_ context.Context, params json.RawMessage) (any, fun
 		return nil, nil, err
 	}
 	ss.save()
-	resp := schema.NewSessionResponse{SessionID: rec.SessionID, Modes: ss.modeState(), ConfigOptions: ss.configOptions()}
-	return resp, ss.opened, nil
+	return schema.NewSessionResponse{SessionID: rec.SessionID, Modes: ss.modeState(), ConfigOptions: ss.configOptions()}, ss.opened, nil
 }
 
 // open registers an in-memory session for rec.

@@ -582,10 +582,7 @@ func (ss *session) toAdapterContent(prompt []schema.ContentBlock) []adapters.Con
 	for _, b := range prompt {
 		c := adapters.Content{Type: adapters.ContentType(b.Type), Text: b.Text, Data: b.Data, MimeType: b.MimeType, URI: b.URI, Name: b.Name}
 		if b.Resource != nil {
-			c.URI, c.Text, c.MimeType = b.Resource.URI, b.Resource.Text, b.Resource.MimeType
-			if b.Resource.Blob != "" {
-				c.Data = b.Resource.Blob
-			}
+			c.URI, c.Text, c.MimeType, c.Data = b.Resource.URI, b.Resource.Text, b.Resource.MimeType, cmp.Or(b.Resource.Blob, c.Data)
 		}
 		out = append(out, c)
 	}
