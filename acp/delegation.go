@@ -123,15 +123,12 @@ func (ss *session) addDelegator(chain []string, register func(*delegation.Delega
 	h := &delegationHost{d: d, close: func() { unregister(); d.Close() }, root: len(chain) == 1}
 	ss.mu.Lock()
 	var old []*delegationHost
-	if h.root {
-		ss.delegs = slices.DeleteFunc(ss.delegs, func(x *delegationHost) bool {
-			if x.root {
-				old = append(old, x)
-			}
-			return x.root
-		})
-	}
-	ss.delegs = append(ss.delegs, h)
+	ss.delegs = append(slices.DeleteFunc(ss.delegs, func(x *delegationHost) bool {
+		if h.root && x.root {
+			old = append(old, x)
+		}
+		return h.root && x.root
+	}), h)
 	ss.mu.Unlock()
 	for _, x := range old {
 		x.close()
