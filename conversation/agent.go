@@ -36,9 +36,8 @@ type Agent struct {
 	// Warm, when set, admits the Agent's starts where Admit is not set,
 	// and sleeps it when idle (warm.go); Nap sleeps it unless the front
 	// end says no (a turn runs or waits), and says whether it did.
-	Warm    *Warm
-	Nap     func(why string) bool
-	idleGen int // invalidates an armed idle timeout
+	Warm *Warm
+	Nap  func(why string) bool
 	// cfg orders a change of the wanted Setup with a start's publish, so a
 	// change made while the agent starts reaches the started agent.
 	cfg     sync.Mutex
@@ -48,6 +47,7 @@ type Agent struct {
 	st      *agentStart // in flight, or failed until Await reports it
 	closed  bool
 	crashes []time.Time // the latest crashes' times
+	idleGen int         // invalidates an armed idle timeout (Use, Rest)
 }
 
 // agentStart is one start of an Agent. It ends once: done closes with the
