@@ -13,9 +13,31 @@ import (
 // briefing returns hub's record of the conversation after the history's
 // first since entries, for an agent that starts without it (or comes back
 // to it: only what it missed); "" when no turn in it got an answer, so
-// there is nothing to tell. See package handover for what it holds.
+// there is nothing to tell, or handover says none. It leaves out the
+// prompt being answered. See package handover for what it holds.
 func (ss *session) briefing(since int) string {
-	b := ss.brief(since)
+	ss.mu.Lock()
+	if ss.rec.Handover == handoverNone {
+		ss.mu.Unlock()
+		return ""
+	}
+	ss.flushChunk()
+	hist := ss.rec.History
+	if seen := since - ss.dropped; seen > 0 && seen <= len(hist) {
+		hist = hist[seen:]
+	}
+	for len(hist) > 0 && hist[len(hist)-1].UserMessageChunk != nil {
+		hist = hist[:len(hist)-1]
+	}
+	b := briefOf(hist)
+	b.Cwd = ss.rec.Cwd
+	for _, f := range ss.rec.Files { // the digests': shell-written files too
+		b.AddFile(f)
+	}
+	ss.mu.Unlock()
+	for _, m := range ss.mcp {
+		b.MCP = append(b.MCP, m.Name)
+	}
 	if !slices.ContainsFunc(b.Turns, func(t handover.Turn) bool { return t.Answer != "" || len(t.Tools) > 0 }) {
 		return ""
 	}
@@ -42,51 +64,18 @@ func (ss *session) withBriefing(content []adapters.Content) []adapters.Content {
 	return append([]adapters.Content{{Type: adapters.ContentText, Text: p.Lead}}, content...)
 }
 
-// brief reads the part of the record after since, minus the prompt being
-// answered; nothing when handover says none.
-func (ss *session) brief(since int) handover.Brief {
-	ss.mu.Lock()
-	defer ss.mu.Unlock()
-	if ss.rec.Handover == handoverNone {
-		return handover.Brief{}
-	}
-	ss.flushChunk()
-	hist := ss.rec.History
-	if seen := since - ss.dropped; seen > 0 && seen <= len(hist) {
-		hist = hist[seen:]
-	}
-	for len(hist) > 0 && hist[len(hist)-1].UserMessageChunk != nil {
-		hist = hist[:len(hist)-1]
-	}
-	b := briefOf(hist)
-	b.Cwd = ss.rec.Cwd
-	for _, f := range ss.rec.Files { // the digests': shell-written files too
-		b.AddFile(f)
-	}
-	for _, m := range ss.mcp {
-		b.MCP = append(b.MCP, m.Name)
-	}
-	return b
-}
-
 // skillsUsed are the Agent Skills the turns' requests invoked as /commands.
 func (ss *session) skillsUsed(turns []handover.Turn) []string {
 	if ss.srv.opts.Skills == nil {
 		return nil
 	}
 	var out []string
-	seen := map[string]bool{}
 	cmds := ss.srv.opts.Skills.Commands(ss.rec.Cwd)
 	for _, t := range turns {
-		name, _, _ := strings.Cut(strings.TrimPrefix(t.Request, "/"), " ")
-		if !strings.HasPrefix(t.Request, "/") || seen[name] {
-			continue
-		}
-		for _, c := range cmds {
-			if c.Name == name {
-				seen[name] = true
-				out = append(out, c.Name+": "+c.Description)
-			}
+		word, _, _ := strings.Cut(t.Request, " ")
+		i := slices.IndexFunc(cmds, func(c adapters.Command) bool { return "/"+c.Name == word })
+		if i >= 0 && !slices.Contains(out, cmds[i].Name+": "+cmds[i].Description) {
+			out = append(out, cmds[i].Name+": "+cmds[i].Description)
 		}
 	}
 	return out

@@ -2,12 +2,11 @@ package acp
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -27,26 +26,25 @@ import (
 // winner is applied only when the user allows it. The session's own agent
 // takes no part.
 
-const compareName = "compare"
-
-const compareUsage = "/compare AGENT... [--n N] [--check CMD] -- PROMPT"
+const (
+	compareName  = "compare"
+	compareUsage = "/compare AGENT... [--n N] [--check CMD] -- PROMPT"
+)
 
 // hubCommands are the slash commands hub itself answers; they come first,
 // so a skill or agent command of the same name does not hide them.
-// /compare is offered where it can run: in a git repository.
+// /compare is offered where it can run: in a git working tree (the cwd or
+// a parent has .git).
 func (ss *session) hubCommands() []adapters.Command {
-	if ss.srv.opts.Candidate == nil || !inGitRepo(ss.rec.Cwd) {
+	if ss.srv.opts.Candidate == nil {
+		return nil
+	}
+	if _, err := os.Lstat(filepath.Join(config.ProjectRoot(ss.rec.Cwd), ".git")); err != nil {
 		return nil
 	}
 	return []adapters.Command{{Name: compareName,
 		Description: "Best of N: run the prompt on several agents, each in its own git worktree, check them and apply the winner",
 		InputHint:   `claude codex [--n 2] [--check "go test ./..."] -- prompt`}}
-}
-
-// inGitRepo says cwd is in a git working tree (it or a parent has .git).
-func inGitRepo(cwd string) bool {
-	_, err := os.Lstat(filepath.Join(config.ProjectRoot(cwd), ".git"))
-	return err == nil
 }
 
 // compareLine returns the arguments of a /compare prompt.
@@ -70,15 +68,13 @@ type compareRequest struct {
 	prompt string
 }
 
-var errNoSeparator = errors.New(`put "--" between the agents and the prompt`)
-
 // parseCompare reads "AGENT... [--n N] [--check CMD] -- PROMPT"; agents
 // may also be comma-separated, and CMD quoted.
 func parseCompare(args string) (compareRequest, error) {
 	words, prompt, ok := splitBeforeDashes(args)
 	r := compareRequest{n: 1, prompt: strings.TrimSpace(prompt)}
 	if !ok {
-		return r, errNoSeparator
+		return r, errors.New(`put "--" between the agents and the prompt`)
 	}
 	for i := 0; i < len(words); i++ {
 		w := words[i]
@@ -126,7 +122,7 @@ func splitBeforeDashes(s string) (words []string, rest string, found bool) {
 	var w strings.Builder
 	inWord, quoted := false, false
 	var quote rune
-	for i, r := range s {
+	for i, r := range s + " " { // the space ends the last word
 		switch {
 		case quote != 0 && r == quote:
 			quote = 0
@@ -134,7 +130,7 @@ func splitBeforeDashes(s string) (words []string, rest string, found bool) {
 			w.WriteRune(r)
 		case r == '\'' || r == '"':
 			quote, inWord, quoted = r, true, true
-		case r == ' ' || r == '\t' || r == '\n' || r == '\r':
+		case strings.ContainsRune(" \t\n\r", r):
 			if inWord && !quoted && w.String() == "--" {
 				return words, s[i:], true
 			}
@@ -148,9 +144,6 @@ func splitBeforeDashes(s string) (words []string, rest string, found bool) {
 			inWord = true
 		}
 	}
-	if inWord && !quoted && w.String() == "--" {
-		return words, "", true
-	}
 	return words, "", false
 }
 
@@ -159,8 +152,8 @@ type compareRun struct {
 	ss    *session
 	id    string
 	mu    sync.Mutex
-	cards map[string]bestof.Candidate // the last state shown, by candidate
-	asked bool                        // the apply question was shown
+	cards map[string]bestof.Candidate // the last state shown, by candidate (each shown from its run)
+	asked bool                        // the apply question was shown (on the turn's goroutine, as bestof.Run asks)
 }
 
 // runCompare runs the /compare command args as the turn and returns its
@@ -174,7 +167,7 @@ func (ss *session) runCompare(ctx context.Context, args string) string {
 		ss.sayf("/compare: %v. Usage: %s\n", err, compareUsage)
 		return schema.StopEndTurn
 	}
-	cr := &compareRun{ss: ss, id: shortID(), cards: map[string]bestof.Candidate{}}
+	cr := &compareRun{ss: ss, id: newID(4), cards: map[string]bestof.Candidate{}}
 	s := bestof.Run(ctx, bestof.Options{Candidate: bestof.CandidateRun{Registry: ss.agents(), Cwd: ss.rec.Cwd, Prompt: req.prompt,
 		Approve: conversation.ApproveNone, Rules: ss.set.Permissions, Log: ss.srv.log, AuditDir: ss.srv.opts.TranscriptDir},
 		Run: ss.srv.opts.Candidate, Agents: req.agents, N: req.n, Check: req.check, Ask: cr.ask, Progress: cr.show, Confirm: cr.confirm,
@@ -187,69 +180,39 @@ func (ss *session) runCompare(ctx context.Context, args string) string {
 		cr.show(*c) // the branches left now
 	}
 	if ctx.Err() != nil {
-		cr.endApply("failed", "cancelled")
+		cr.endApply(adapters.StatusFailed, "cancelled")
 		return schema.StopCancelled
 	}
 	cr.report(s)
 	return schema.StopEndTurn
 }
 
-// sayf says a line of the turn as the agent.
-func (ss *session) sayf(format string, a ...any) {
-	ss.emit(schema.SessionUpdate{AgentMessageChunk: &schema.ContentChunk{Content: schema.TextBlock(fmt.Sprintf(format, a...))}})
-}
-
-func shortID() string {
-	b := make([]byte, 4)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
-}
-
 func (cr *compareRun) cardID(name string) string { return "compare/" + cr.id + "/" + name }
-func (cr *compareRun) applyID() string           { return "compare/" + cr.id + "/apply" }
 
 // show reports a candidate's state on its tool call.
 func (cr *compareRun) show(c bestof.Candidate) {
 	cr.mu.Lock()
-	_, seen := cr.cards[c.Name]
 	cr.cards[c.Name] = c
 	cr.mu.Unlock()
-	u := cr.card(c)
-	if !seen {
-		tc := schema.ToolCall(u)
-		cr.ss.emit(schema.SessionUpdate{ToolCall: &tc})
-		return
+	cr.ss.emit(cr.ss.toolUpdate(cr.card(c)))
+}
+
+// card is a candidate's tool call: failed when its run or its check failed.
+func (cr *compareRun) card(c bestof.Candidate) adapters.ToolCall {
+	status, state := adapters.StatusFailed, c.Status
+	switch {
+	case c.Status == bestof.StatusPending:
+		status = adapters.StatusPending
+	case c.Status == bestof.StatusRunning || c.Status == bestof.StatusChecking:
+		status = adapters.StatusInProgress
+	case c.Status == "completed" && c.Check != "failed":
+		status = adapters.StatusCompleted
 	}
-	cr.ss.emit(schema.SessionUpdate{ToolCallUpdate: &u})
-}
-
-func (cr *compareRun) card(c bestof.Candidate) schema.ToolCallUpdate {
-	text := schema.TextBlock(candidateText(c))
-	return schema.ToolCallUpdate{ToolCallID: cr.cardID(c.Name), Title: c.Name + ": " + candidateState(c), Kind: "execute",
-		Status: candidateStatus(c), Content: []schema.ToolCallContent{{Type: "content", Content: &text}}}
-}
-
-// candidateStatus is the tool call status of a candidate: failed when its
-// run or its check failed.
-func candidateStatus(c bestof.Candidate) string {
-	switch c.Status {
-	case bestof.StatusPending:
-		return "pending"
-	case bestof.StatusRunning, bestof.StatusChecking:
-		return "in_progress"
-	case "completed":
-		if c.Check != "failed" {
-			return "completed"
-		}
-	}
-	return "failed"
-}
-
-func candidateState(c bestof.Candidate) string {
 	if c.Status == "completed" && c.Check != "skipped" {
-		return "completed, check " + c.Check
+		state = "completed, check " + c.Check
 	}
-	return c.Status
+	return adapters.ToolCall{ID: cr.cardID(c.Name), Title: c.Name + ": " + state, Kind: adapters.KindExecute, Status: status,
+		Content: []adapters.ToolContent{{Type: adapters.ToolContentText, Text: candidateText(c)}}}
 }
 
 func candidateText(c bestof.Candidate) string {
@@ -296,51 +259,38 @@ func (cr *compareRun) ask(ctx context.Context, candidate string, q conversation.
 	t.ID, t.Title = cr.cardID(candidate), candidate+": "+toolTitle(p.Tool)
 	q.Request = adapters.NewPermissionRequest(t, p.Options)
 	r := cr.ss.askEditor(ctx, q, false)
-	u := cr.card(last)
-	cr.ss.emit(schema.SessionUpdate{ToolCallUpdate: &u})
+	cr.ss.emit(cr.ss.toolUpdate(cr.card(last)))
 	return r
 }
 
-// Apply answers.
-const (
-	applyOption = "apply"
-	keepOption  = "keep"
-)
-
 // confirm names the winner and the ranking rule, then asks whether to
-// apply it, on a tool call of its own.
+// apply it ("apply") or keep it on its branch ("keep"), on a tool call of
+// its own.
 func (cr *compareRun) confirm(ctx context.Context, s bestof.Summary) bool {
 	w := winnerOf(s)
 	cr.ss.sayf("%s wins (check %s · %s).\n\nRanking: %s.\n", w.Name, w.Check, figures(*w), bestof.Rule)
-	title := fmt.Sprintf("Apply %s's change to the working tree (%s, +%d/-%d lines)", w.Name, plural(w.Files, "file"), w.Added, w.Removed)
-	tc := schema.ToolCall{ToolCallID: cr.applyID(), Title: title, Kind: "edit", Status: "pending"}
-	cr.mu.Lock()
+	t := adapters.ToolCall{ID: cr.cardID("apply"), Kind: adapters.KindEdit, Status: adapters.StatusPending,
+		Title: fmt.Sprintf("Apply %s's change to the working tree (%s, +%d/-%d lines)", w.Name, plural(w.Files, "file"), w.Added, w.Removed)}
 	cr.asked = true
-	cr.mu.Unlock()
-	cr.ss.emit(schema.SessionUpdate{ToolCall: &tc})
-	ask := schema.RequestPermissionRequest{SessionID: cr.ss.id(), ToolCall: schema.ToolCallUpdate{ToolCallID: tc.ToolCallID, Title: title, Kind: "edit"},
+	cr.ss.emit(cr.ss.toolUpdate(t))
+	ask := schema.RequestPermissionRequest{SessionID: cr.ss.id(), ToolCall: schema.ToolCallUpdate{ToolCallID: t.ID, Title: t.Title, Kind: "edit"},
 		Options: []schema.PermissionOption{
-			{OptionID: applyOption, Name: "Apply " + w.Branch, Kind: string(adapters.AllowOnce)},
-			{OptionID: keepOption, Name: "Keep it on its branch", Kind: string(adapters.RejectOnce)}}}
+			{OptionID: "apply", Name: "Apply " + w.Branch, Kind: string(adapters.AllowOnce)},
+			{OptionID: "keep", Name: "Keep it on its branch", Kind: string(adapters.RejectOnce)}}}
 	var resp schema.RequestPermissionResponse
-	cancelled, err := cr.ss.callEditor(ctx, "session/request_permission", ask, &resp)
+	cancelled, err := cr.ss.editor.call(ctx, "session/request_permission", ask, &resp)
 	if err != nil {
 		cr.ss.srv.log.Warn().Err(err).Msg("apply question failed; keeping the winner on its branch")
 	}
-	return !cancelled && err == nil && resp.Outcome.Outcome == "selected" && resp.Outcome.OptionID == applyOption
+	return !cancelled && err == nil && resp.Outcome.Outcome == "selected" && resp.Outcome.OptionID == "apply"
 }
 
 // endApply ends the apply tool call, if it was shown.
-func (cr *compareRun) endApply(status, text string) {
-	cr.mu.Lock()
-	asked := cr.asked
-	cr.mu.Unlock()
-	if !asked {
-		return
+func (cr *compareRun) endApply(status adapters.ToolStatus, text string) {
+	if cr.asked {
+		cr.ss.emit(cr.ss.toolUpdate(adapters.ToolCall{ID: cr.cardID("apply"), Status: status,
+			Content: []adapters.ToolContent{{Type: adapters.ToolContentText, Text: text}}}))
 	}
-	b := schema.TextBlock(text)
-	u := schema.ToolCallUpdate{ToolCallID: cr.applyID(), Status: status, Content: []schema.ToolCallContent{{Type: "content", Content: &b}}}
-	cr.ss.emit(schema.SessionUpdate{ToolCallUpdate: &u})
 }
 
 // report says how the run ended: applied, kept on its branch, or no winner.
@@ -350,27 +300,25 @@ func (cr *compareRun) report(s bestof.Summary) {
 	case w == nil:
 		cr.ss.sayf("No winner: %s. Nothing was applied; see each candidate above.\n\nRanking: %s.\n", s.Error, bestof.Rule)
 	case s.Applied:
-		cr.endApply("completed", "applied")
+		cr.endApply(adapters.StatusCompleted, "applied")
 		cr.ss.sayf("\nApplied %s's change to your working tree, uncommitted: review it with `git diff`.\n", w.Name)
 	case w.Branch != "":
-		b, why := w.Branch, "Not applied"
+		why := "Not applied"
 		if s.Error != "" {
 			why = strings.ToUpper(s.Error[:1]) + s.Error[1:]
 		}
-		cr.endApply("failed", why)
-		cr.ss.sayf("\n%s. %s's change is kept on branch %s: see it with `git diff %s~1 %s`, apply it with `git diff %s~1 %s | git apply`, drop it with `git branch -D %s`.\n",
-			why, w.Name, b, b, b, b, b, b)
+		cr.endApply(adapters.StatusFailed, why)
+		cr.ss.sayf("\n%s. %s's change is kept on branch %[3]s: see it with `git diff %[3]s~1 %[3]s`, apply it with `git diff %[3]s~1 %[3]s | git apply`, drop it with `git branch -D %[3]s`.\n",
+			why, w.Name, w.Branch)
 	default:
-		cr.endApply("failed", s.Error)
+		cr.endApply(adapters.StatusFailed, s.Error)
 		cr.ss.sayf("\n%s.\n", s.Error)
 	}
 }
 
 func winnerOf(s bestof.Summary) *bestof.Candidate {
-	for _, c := range s.Candidates {
-		if c.Name == s.Winner && s.Winner != "" {
-			return c
-		}
+	if i := slices.IndexFunc(s.Candidates, func(c *bestof.Candidate) bool { return c.Name == s.Winner }); s.Winner != "" && i >= 0 {
+		return s.Candidates[i]
 	}
 	return nil
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"slices"
-	"sync"
 
 	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/adapters"
@@ -50,24 +49,13 @@ func (s *server) delegationOn(v string) bool {
 	return s.delegationAvailable() && (v == delegationOn || (v == "" && s.opts.Delegation))
 }
 
-func (ss *session) setDelegation(ctx context.Context, value string) error {
-	if value != delegationOn && value != delegationOff {
-		return invalidParams("unknown delegation %q (on or off)", value)
-	}
-	if !ss.srv.delegationAvailable() {
-		return invalidParams("delegation is not available here")
-	}
-	return ss.apply(ctx, func(r *Record) { r.Delegation = value })
-}
-
 // bridge opens the server's delegation socket on first use.
 func (s *server) bridge() (*delegation.Bridge, error) {
 	s.bridgeMu.Lock()
 	defer s.bridgeMu.Unlock()
-	if s.bridgeErr != nil || s.delegBridge != nil {
-		return s.delegBridge, s.bridgeErr
+	if s.bridgeErr == nil && s.delegBridge == nil {
+		s.delegBridge, s.bridgeErr = delegation.Listen(s.log)
 	}
-	s.delegBridge, s.bridgeErr = delegation.Listen(s.log)
 	return s.delegBridge, s.bridgeErr
 }
 
@@ -81,32 +69,12 @@ func (s *server) closeBridge() {
 	}
 }
 
-// delegators are the session's delegation hosts: the one its agent calls,
-// and one per delegate allowed to delegate further.
-type delegators struct {
-	mu    sync.Mutex
-	hosts []*delegationHost
-}
-
+// delegationHost is one of the session's delegation hosts: the one its
+// agent calls (root), or one of a delegate allowed to delegate further.
 type delegationHost struct {
-	d          *delegation.Delegator
-	unregister func()
-	root       bool
-}
-
-func (h *delegationHost) close() {
-	h.unregister()
-	h.d.Close()
-}
-
-// hubServer is the MCP server entry that gives agent a the delegate tool,
-// when a takes stdio MCP servers.
-func (ss *session) hubServer(a adapters.Adapter) (adapters.MCPServer, bool) {
-	if !a.Capabilities().MCP {
-		ss.srv.log.Warn().Str("session", ss.id()).Str("agent", a.Name()).Msg("delegation is on, but this agent takes no stdio MCP servers")
-		return adapters.MCPServer{}, false
-	}
-	return ss.delegationEntry([]string{a.Name()})
+	d     *delegation.Delegator
+	close func() // unregisters and closes d
+	root  bool
 }
 
 // delegationEntry registers a delegation host for the agents in chain (the
@@ -151,44 +119,38 @@ func (ss *session) addDelegator(chain []string, register func(*delegation.Delega
 			}
 			return []adapters.MCPServer{e}
 		}})
-	h := &delegationHost{d: d, unregister: register(d), root: len(chain) == 1}
-	dl := &ss.delegs
-	dl.mu.Lock()
+	unregister := register(d)
+	h := &delegationHost{d: d, close: func() { unregister(); d.Close() }, root: len(chain) == 1}
+	ss.mu.Lock()
 	var old []*delegationHost
-	if h.root {
-		dl.hosts = slices.DeleteFunc(dl.hosts, func(x *delegationHost) bool {
-			if x.root {
-				old = append(old, x)
-			}
-			return x.root
-		})
-	}
-	dl.hosts = append(dl.hosts, h)
-	dl.mu.Unlock()
+	ss.delegs = append(slices.DeleteFunc(ss.delegs, func(x *delegationHost) bool {
+		if h.root && x.root {
+			old = append(old, x)
+		}
+		return h.root && x.root
+	}), h)
+	ss.mu.Unlock()
 	for _, x := range old {
 		x.close()
 	}
 	return d
 }
 
-// cancelDelegates cancels every running delegate turn (the root turn was
-// cancelled); closeDelegates ends every delegate (the session closed).
-func (ss *session) cancelDelegates() {
-	ss.delegs.mu.Lock()
-	hosts := slices.Clone(ss.delegs.hosts)
-	ss.delegs.mu.Unlock()
-	for _, h := range hosts {
-		h.d.CancelTurns()
+// endDelegates cancels every running delegate turn (the root turn was
+// cancelled), or with closing ends every delegate (the session closed).
+func (ss *session) endDelegates(closing bool) {
+	ss.mu.Lock()
+	hosts := slices.Clone(ss.delegs)
+	if closing {
+		ss.delegs = nil
 	}
-}
-
-func (ss *session) closeDelegates() {
-	ss.delegs.mu.Lock()
-	hosts := ss.delegs.hosts
-	ss.delegs.hosts = nil
-	ss.delegs.mu.Unlock()
+	ss.mu.Unlock()
 	for _, h := range hosts {
-		h.close()
+		if closing {
+			h.close()
+		} else {
+			h.d.CancelTurns()
+		}
 	}
 }
 

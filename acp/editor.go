@@ -32,7 +32,7 @@ type editorClient struct {
 	// terminal content item must name one that is live when first sent, and
 	// every live one is released when the session ends.
 	tmu   sync.Mutex
-	terms map[string]*terminalState
+	terms map[string]terminalState
 }
 
 type terminalState struct{ live, sent bool }
@@ -146,14 +146,11 @@ func (e *editorClient) track(method string, idParam, res json.RawMessage, err er
 	e.tmu.Lock()
 	defer e.tmu.Unlock()
 	if e.terms == nil {
-		e.terms = map[string]*terminalState{}
+		e.terms = map[string]terminalState{}
 	}
 	st := e.terms[id]
-	if st == nil {
-		st = &terminalState{}
-		e.terms[id] = st
-	}
 	st.live = method == "terminal/create"
+	e.terms[id] = st
 }
 
 // referenceTerminal reports whether a terminal content item may name id:
@@ -162,10 +159,11 @@ func (e *editorClient) referenceTerminal(id string) bool {
 	e.tmu.Lock()
 	defer e.tmu.Unlock()
 	st := e.terms[id]
-	if st == nil || !(st.live || st.sent) {
+	if !st.live && !st.sent {
 		return false
 	}
 	st.sent = true
+	e.terms[id] = st
 	return true
 }
 
@@ -182,9 +180,6 @@ func (e *editorClient) releaseAll() {
 		}
 	}
 	e.tmu.Unlock()
-	if len(ids) == 0 {
-		return
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), releaseTimeout)
 	defer cancel()
 	for _, id := range ids {

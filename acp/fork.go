@@ -22,10 +22,7 @@ func (s *server) forkSession(_ context.Context, params json.RawMessage) (any, fu
 	if err := decode(params, &p, "sessionId", "cwd"); err != nil {
 		return nil, nil, err
 	}
-	if err := checkSessionID(p.SessionID); err != nil {
-		return nil, nil, err
-	}
-	if err := checkDirs(p.Cwd, p.AdditionalDirectories); err != nil {
+	if err := cmp.Or(checkSessionID(p.SessionID), checkDirs(p.Cwd, p.AdditionalDirectories)); err != nil {
 		return nil, nil, err
 	}
 	if live, err := s.lookup(p.SessionID); err == nil {
@@ -35,7 +32,7 @@ func (s *server) forkSession(_ context.Context, params json.RawMessage) (any, fu
 	if !ok {
 		return nil, nil, errUnknownSession(p.SessionID)
 	}
-	rec := &Record{SessionID: newSessionID(), Agent: src.Agent, Cwd: p.Cwd, AddDirs: p.AdditionalDirectories, Title: src.Title,
+	rec := &Record{SessionID: "hub_" + newID(12), Agent: src.Agent, Cwd: p.Cwd, AddDirs: p.AdditionalDirectories, Title: src.Title,
 		Model: src.Model, Mode: src.Mode, Options: maps.Clone(src.Options), Handover: src.Handover, ForkOf: src.AgentSessionID,
 		UpdatedAt: s.opts.Now()}
 	if other := p.Meta.Hub.Agent; other != "" && other != src.Agent {

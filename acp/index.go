@@ -1,6 +1,7 @@
 package acp
 
 import (
+	"cmp"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -9,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -59,13 +59,15 @@ type AgentMark struct {
 	Seen      int    `json:"seen"`
 }
 
-// index stores each session as two files under dir: <id>.json holds its
-// metadata (rewritten atomically, temp file + rename, small), <id>.jsonl
-// its history, a transcript of update records (internal/transcript),
-// appended a turn at a time, so a turn costs the same however long the
-// session is. A nil dir keeps everything in memory. Records written by
-// older versions kept the history in the .json file; it is read first.
-type index struct {
+// Store is hub acp's session index, for the server and the commands that
+// read it outside one (hub sessions). It stores each session as two files
+// under dir: <id>.json holds its metadata (rewritten atomically, temp
+// file + rename, small), <id>.jsonl its history, a transcript of update
+// records (internal/transcript), appended a turn at a time, so a turn
+// costs the same however long the session is. A nil dir keeps everything
+// in memory. Records written by older versions kept the history in the
+// .json file; it is read first.
+type Store struct {
 	dir     string
 	mu      sync.Mutex
 	mem     map[string]*Record                // metadata only
@@ -74,15 +76,16 @@ type index struct {
 
 const listPageSize = 50
 
-func newIndex(dir string) *index {
-	return &index{dir: dir, mem: map[string]*Record{}, memHist: map[string][]schema.SessionUpdate{}}
+// OpenStore opens the index under stateDir.
+func OpenStore(stateDir string) *Store {
+	return &Store{dir: stateDir, mem: map[string]*Record{}, memHist: map[string][]schema.SessionUpdate{}}
 }
 
-func (x *index) path(id string) string {
+func (x *Store) path(id string) string {
 	return filepath.Join(x.dir, "sessions", id+".json")
 }
 
-func (x *index) historyPath(id string) string {
+func (x *Store) historyPath(id string) string {
 	return filepath.Join(x.dir, "sessions", id+".jsonl")
 }
 
@@ -112,7 +115,7 @@ func checkID(id string) error {
 // Save writes rec's metadata (its History is ignored) and appends more to
 // its history. persist false keeps it in memory only (a session without a
 // turn is not worth a file).
-func (x *index) Save(rec *Record, more []schema.SessionUpdate, persist bool) error {
+func (x *Store) Save(rec *Record, more []schema.SessionUpdate, persist bool) error {
 	if err := checkID(rec.SessionID); err != nil {
 		return err
 	}
@@ -140,7 +143,7 @@ func (x *index) Save(rec *Record, more []schema.SessionUpdate, persist bool) err
 }
 
 // append adds history lines to a session's .jsonl. Caller holds x.mu.
-func (x *index) append(id string, more []schema.SessionUpdate) error {
+func (x *Store) append(id string, more []schema.SessionUpdate) error {
 	if len(more) == 0 {
 		return nil
 	}
@@ -159,7 +162,7 @@ func (x *index) append(id string, more []schema.SessionUpdate) error {
 }
 
 // History reads a session's whole history, oldest first.
-func (x *index) History(id string) []schema.SessionUpdate {
+func (x *Store) History(id string) []schema.SessionUpdate {
 	if checkID(id) != nil {
 		return nil
 	}
@@ -168,13 +171,11 @@ func (x *index) History(id string) []schema.SessionUpdate {
 	if x.dir == "" {
 		return slices.Clone(x.memHist[id])
 	}
-	var out []schema.SessionUpdate
-	if b, err := os.ReadFile(x.path(id)); err == nil {
-		var legacy Record
-		if json.Unmarshal(b, &legacy) == nil {
-			out = legacy.History
-		}
+	var legacy Record // see Store
+	if b, err := os.ReadFile(x.path(id)); err == nil && json.Unmarshal(b, &legacy) != nil {
+		legacy.History = nil
 	}
+	out := legacy.History
 	recs, _ := transcript.Read(filepath.Join(x.dir, "sessions"), id)
 	for _, r := range recs {
 		var u schema.SessionUpdate
@@ -186,7 +187,7 @@ func (x *index) History(id string) []schema.SessionUpdate {
 }
 
 // Get reads one record; ok is false when unknown.
-func (x *index) Get(id string) (*Record, bool) {
+func (x *Store) Get(id string) (*Record, bool) {
 	if checkID(id) != nil {
 		return nil, false
 	}
@@ -199,20 +200,33 @@ func (x *index) Get(id string) (*Record, bool) {
 	if x.dir == "" {
 		return nil, false
 	}
-	b, err := os.ReadFile(x.path(id))
-	if err != nil {
-		return nil, false
-	}
 	var r Record
-	if json.Unmarshal(b, &r) != nil || r.SessionID != id {
+	if b, err := os.ReadFile(x.path(id)); err != nil || json.Unmarshal(b, &r) != nil || r.SessionID != id {
 		return nil, false
 	}
 	r.History = nil // see History
 	return &r, true
 }
 
+// Records are one session as the one conversation record: its metadata,
+// then its history, for transcript.Markdown; ok is false when unknown.
+func (x *Store) Records(id string) (recs []transcript.Record, ok bool) {
+	rec, ok := x.Get(id)
+	if !ok {
+		return nil, false
+	}
+	meta := transcript.Meta{ID: rec.SessionID, Agent: rec.Agent, Cwd: rec.Cwd, Model: rec.Model, Title: rec.Title, Created: rec.UpdatedAt}
+	recs = []transcript.Record{{Type: transcript.TypeSession, Session: &meta}}
+	for _, u := range x.History(id) {
+		if b, err := json.Marshal(u); err == nil {
+			recs = append(recs, transcript.Record{Type: transcript.TypeUpdate, Update: b})
+		}
+	}
+	return recs, true
+}
+
 // Delete removes a record; unknown ids are fine.
-func (x *index) Delete(id string) error {
+func (x *Store) Delete(id string) error {
 	if err := checkID(id); err != nil {
 		return err
 	}
@@ -231,38 +245,27 @@ func (x *index) Delete(id string) error {
 	return nil
 }
 
-func (x *index) all() []*Record {
+// Sessions are every recorded session, newest first.
+func (x *Store) Sessions() []*Record {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	seen := maps.Clone(x.mem)
 	if x.dir != "" {
 		files, _ := filepath.Glob(filepath.Join(x.dir, "sessions", "*.json"))
 		for _, f := range files {
-			b, err := os.ReadFile(f)
-			if err != nil {
-				continue
-			}
 			var r Record
-			if json.Unmarshal(b, &r) == nil && r.SessionID != "" && seen[r.SessionID] == nil {
+			if b, err := os.ReadFile(f); err == nil && json.Unmarshal(b, &r) == nil && r.SessionID != "" && seen[r.SessionID] == nil {
 				seen[r.SessionID] = &r
 			}
 		}
 	}
-	out := make([]*Record, 0, len(seen))
-	for _, r := range seen {
-		out = append(out, r)
-	}
-	sort.Slice(out, func(i, j int) bool {
-		if !out[i].UpdatedAt.Equal(out[j].UpdatedAt) {
-			return out[i].UpdatedAt.After(out[j].UpdatedAt)
-		}
-		return out[i].SessionID < out[j].SessionID
+	return slices.SortedFunc(maps.Values(seen), func(a, b *Record) int {
+		return cmp.Or(b.UpdatedAt.Compare(a.UpdatedAt), strings.Compare(a.SessionID, b.SessionID))
 	})
-	return out
 }
 
 // List returns one page of sessions, newest first, optionally for one cwd.
-func (x *index) List(cwd, cursor string) (schema.ListSessionsResponse, error) {
+func (x *Store) List(cwd, cursor string) (schema.ListSessionsResponse, error) {
 	start := 0
 	if cursor != "" {
 		b, err := base64.RawURLEncoding.DecodeString(cursor)
@@ -272,15 +275,9 @@ func (x *index) List(cwd, cursor string) (schema.ListSessionsResponse, error) {
 		}
 		start = n
 	}
-	var match []*Record
-	for _, r := range x.all() {
-		if cwd == "" || filepath.Clean(r.Cwd) == filepath.Clean(cwd) {
-			match = append(match, r)
-		}
-	}
+	match := slices.DeleteFunc(x.Sessions(), func(r *Record) bool { return cwd != "" && filepath.Clean(r.Cwd) != filepath.Clean(cwd) })
 	resp := schema.ListSessionsResponse{Sessions: []schema.SessionInfo{}}
-	for i := start; i < len(match) && i < start+listPageSize; i++ {
-		r := match[i]
+	for _, r := range match[min(start, len(match)):min(start+listPageSize, len(match))] {
 		resp.Sessions = append(resp.Sessions, schema.SessionInfo{SessionID: r.SessionID, Cwd: r.Cwd, Title: r.Title, UpdatedAt: r.UpdatedAt.UTC().Format(time.RFC3339)})
 	}
 	if start+listPageSize < len(match) {

@@ -11,16 +11,9 @@ import (
 // Options.MaxPrompt is 0 (config [acp] max_prompt_mb).
 const DefaultMaxPrompt = 8 << 20
 
-func (s *server) maxPrompt() int {
-	if s.opts.MaxPrompt > 0 {
-		return s.opts.MaxPrompt
-	}
-	return DefaultMaxPrompt
-}
-
 // promptRefusal answers a prompt over the limit, naming it and its key.
 func (s *server) promptRefusal() *jsonrpc.Error {
-	return invalidParams("the prompt is over hub's %s limit: send less, or raise [acp] max_prompt_mb", mib(s.maxPrompt()))
+	return invalidParams("the prompt is over hub's %s limit: send less, or raise [acp] max_prompt_mb", mib(s.opts.MaxPrompt))
 }
 
 // lineLimit refuses a prompt's line (session/prompt, steering, or a
@@ -31,7 +24,7 @@ func (s *server) promptRefusal() *jsonrpc.Error {
 func (s *server) lineLimit(method string) (int, *jsonrpc.Error) {
 	switch method {
 	case "session/prompt", "_session/steering", "":
-		return 2*s.maxPrompt() + 1<<20, s.promptRefusal()
+		return 2*s.opts.MaxPrompt + 1<<20, s.promptRefusal()
 	}
 	return 0, nil
 }

@@ -2,7 +2,6 @@ package acp
 
 import (
 	"cmp"
-	"path/filepath"
 	"slices"
 
 	"github.com/hubdev/hub/acp/schema"
@@ -13,16 +12,15 @@ import (
 // (permission and done are handled by the turn loop).
 func (ss *session) mapEvent(ev adapters.Event) []schema.SessionUpdate {
 	switch ev.Type {
-	case adapters.EventText:
-		if ev.Text == "" {
+	case adapters.EventText, adapters.EventThought:
+		c := &schema.ContentChunk{Content: schema.TextBlock(ev.Text), MessageID: ev.MessageID}
+		switch {
+		case ev.Text == "":
 			return nil
+		case ev.Type == adapters.EventThought:
+			return []schema.SessionUpdate{{AgentThoughtChunk: c}}
 		}
-		return []schema.SessionUpdate{{AgentMessageChunk: &schema.ContentChunk{Content: schema.TextBlock(ev.Text), MessageID: ev.MessageID}}}
-	case adapters.EventThought:
-		if ev.Text == "" {
-			return nil
-		}
-		return []schema.SessionUpdate{{AgentThoughtChunk: &schema.ContentChunk{Content: schema.TextBlock(ev.Text), MessageID: ev.MessageID}}}
+		return []schema.SessionUpdate{{AgentMessageChunk: c}}
 	case adapters.EventToolCall, adapters.EventToolUpdate:
 		if ev.Tool == nil || ev.Tool.ID == "" {
 			return nil
@@ -40,11 +38,11 @@ func (ss *session) mapEvent(ev adapters.Event) []schema.SessionUpdate {
 		ss.mu.Lock()
 		ss.agentCommands = ev.Commands
 		ss.mu.Unlock()
-		return []schema.SessionUpdate{{AvailableCommands: &schema.AvailableCommandsUpdate{AvailableCommands: ss.commands(ev.Commands)}}}
+		return []schema.SessionUpdate{{AvailableCommands: &schema.AvailableCommandsUpdate{AvailableCommands: ss.commands()}}}
 	case adapters.EventSessionInfo:
 		return ss.sessionInfo(ev.Session)
 	case adapters.EventCompaction:
-		return ss.compaction(ev.Compaction)
+		return ss.editor.compaction(ev.Compaction)
 	case adapters.EventDecision:
 		return ss.refusal(ev.Decision)
 	case adapters.EventError:
@@ -97,11 +95,8 @@ func usageUpdate(u *adapters.Usage) []schema.SessionUpdate {
 
 // compaction reports the agent's context compaction to a client that
 // advertised session.compaction; others get nothing (ACP forbids it).
-func (ss *session) compaction(c *adapters.Compaction) []schema.SessionUpdate {
-	ss.srv.mu.Lock()
-	caps := ss.srv.clientCaps.Session
-	ss.srv.mu.Unlock()
-	if c == nil || c.ID == "" || caps == nil || caps.Compaction == nil {
+func (e *editorClient) compaction(c *adapters.Compaction) []schema.SessionUpdate {
+	if c == nil || c.ID == "" || e.caps.Session == nil || e.caps.Session.Compaction == nil {
 		return nil
 	}
 	u := &schema.CompactionUpdate{CompactionID: c.ID, Status: c.Status, Error: c.Error}
@@ -116,20 +111,14 @@ func (ss *session) sessionInfo(info *adapters.SessionInfo) []schema.SessionUpdat
 		return nil
 	}
 	ss.mu.Lock()
-	if info.AgentSessionID != "" {
-		ss.rec.AgentSessionID = info.AgentSessionID
-	}
 	changed := info.Title != "" && info.Title != ss.rec.Title
-	if changed {
-		ss.rec.Title = info.Title
-	}
+	ss.rec.AgentSessionID, ss.rec.Title = cmp.Or(info.AgentSessionID, ss.rec.AgentSessionID), cmp.Or(info.Title, ss.rec.Title)
 	ss.mu.Unlock()
 	ss.save()
 	if !changed {
 		return nil
 	}
-	now := ss.srv.opts.Now().UTC().Format("2006-01-02T15:04:05Z")
-	return []schema.SessionUpdate{{SessionInfo: &schema.SessionInfoUpdate{Title: info.Title, UpdatedAt: now}}}
+	return []schema.SessionUpdate{{SessionInfo: &schema.SessionInfoUpdate{Title: info.Title, UpdatedAt: ss.srv.opts.Now().UTC().Format("2006-01-02T15:04:05Z")}}}
 }
 
 func oneOf(v, def string, allowed ...string) string {
@@ -148,22 +137,14 @@ func (ss *session) toolUpdate(t adapters.ToolCall) schema.SessionUpdate {
 	seen := ss.seenTools[t.ID]
 	ss.seenTools[t.ID] = true
 	ss.mu.Unlock()
-	u := ss.convertTool(t)
+	u := ss.editor.tool(t, !seen)
 	if seen {
 		return schema.SessionUpdate{ToolCallUpdate: &u}
 	}
-	u.Title = cmp.Or(u.Title, toolTitle(t))
 	u.Kind = cmp.Or(u.Kind, "other")
 	u.Status = cmp.Or(u.Status, "pending")
 	tc := schema.ToolCall(u)
 	return schema.SessionUpdate{ToolCall: &tc}
-}
-
-// fullToolUpdate describes a tool inside a permission request.
-func (ss *session) fullToolUpdate(t adapters.ToolCall) schema.ToolCallUpdate {
-	u := ss.convertTool(t)
-	u.Title = cmp.Or(u.Title, toolTitle(t))
-	return u
 }
 
 func toolTitle(t adapters.ToolCall) string {
@@ -173,8 +154,13 @@ func toolTitle(t adapters.ToolCall) string {
 	return cmp.Or(t.Name, "Tool call")
 }
 
-func (ss *session) convertTool(t adapters.ToolCall) schema.ToolCallUpdate {
+// tool is a tool call as the editor gets it; full (a tool_call, or one a
+// permission request shows) titles one the agent did not.
+func (e *editorClient) tool(t adapters.ToolCall, full bool) schema.ToolCallUpdate {
 	u := schema.ToolCallUpdate{ToolCallID: t.ID, Title: t.Title, Name: t.Name, RawInput: t.RawInput, RawOutput: t.RawOutput}
+	if full {
+		u.Title = toolTitle(t)
+	}
 	if t.Kind != "" {
 		u.Kind = oneOf(string(t.Kind), "other", toolKinds...)
 	}
@@ -182,7 +168,7 @@ func (ss *session) convertTool(t adapters.ToolCall) schema.ToolCallUpdate {
 		u.Status = oneOf(string(t.Status), "", "pending", "in_progress", "completed", "failed")
 	}
 	for _, l := range t.Locations {
-		loc := schema.ToolCallLocation{Path: ss.abs(l.Path)}
+		loc := schema.ToolCallLocation{Path: e.abs(l.Path)}
 		if l.Line > 0 {
 			line := l.Line
 			loc.Line = &line
@@ -190,14 +176,14 @@ func (ss *session) convertTool(t adapters.ToolCall) schema.ToolCallUpdate {
 		u.Locations = append(u.Locations, loc)
 	}
 	for _, c := range t.Content {
-		if tc, ok := ss.toolContent(c); ok {
+		if tc, ok := e.toolContent(c); ok {
 			u.Content = append(u.Content, tc)
 		}
 	}
 	return u
 }
 
-func (ss *session) toolContent(c adapters.ToolContent) (schema.ToolCallContent, bool) {
+func (e *editorClient) toolContent(c adapters.ToolContent) (schema.ToolCallContent, bool) {
 	switch c.Type {
 	case adapters.ToolContentText:
 		b := schema.TextBlock(c.Text)
@@ -206,21 +192,13 @@ func (ss *session) toolContent(c adapters.ToolContent) (schema.ToolCallContent, 
 		b := schema.ContentBlock{Type: schema.BlockImage, Data: c.Data, MimeType: c.MimeType}
 		return schema.ToolCallContent{Type: "content", Content: &b}, true
 	case adapters.ToolContentDiff:
-		return schema.ToolCallContent{Type: "diff", Path: ss.abs(c.Path), OldText: c.OldText, NewText: c.NewText}, true
+		return schema.ToolCallContent{Type: "diff", Path: e.abs(c.Path), OldText: c.OldText, NewText: c.NewText}, true
 	case adapters.ToolContentTerminal:
-		if c.TerminalID == "" || ss.editor == nil || !ss.editor.referenceTerminal(c.TerminalID) {
-			ss.srv.log.Warn().Str("terminal", c.TerminalID).Msg("terminal content dropped: not a live terminal of this session")
+		if c.TerminalID == "" || !e.referenceTerminal(c.TerminalID) {
+			e.log.Warn().Str("terminal", c.TerminalID).Msg("terminal content dropped: not a live terminal of this session")
 			return schema.ToolCallContent{}, false
 		}
 		return schema.ToolCallContent{Type: "terminal", TerminalID: c.TerminalID}, true
 	}
 	return schema.ToolCallContent{}, false
-}
-
-// abs makes a path absolute against the session cwd.
-func (ss *session) abs(p string) string {
-	if p == "" || filepath.IsAbs(p) {
-		return p
-	}
-	return filepath.Join(ss.rec.Cwd, p)
 }

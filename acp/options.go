@@ -14,64 +14,53 @@ import (
 	"github.com/hubdev/hub/personas"
 )
 
-func (ss *session) caps() adapters.Capabilities {
-	a, err := ss.adapter()
-	if err != nil {
-		return adapters.Capabilities{}
+// surface is what the session's agent offers, each option's Value the
+// session's choice: what the running agent reported (its live surface),
+// else the adapter's static model and mode lists.
+func (ss *session) surface() adapters.Surface {
+	var c adapters.Capabilities
+	if a, err := ss.agents().Get(ss.agentName()); err == nil {
+		c = a.Capabilities()
 	}
-	return a.Capabilities()
-}
-
-func current(v, def string, opts []adapters.Option) string {
-	for _, c := range []string{v, def} {
-		if slices.ContainsFunc(opts, func(o adapters.Option) bool { return o.ID == c }) {
-			return c
-		}
-	}
-	if len(opts) > 0 {
-		return opts[0].ID
-	}
-	return ""
-}
-
-func selectValues(opts []adapters.Option) []schema.SessionConfigSelectOption {
-	out := make([]schema.SessionConfigSelectOption, 0, len(opts))
-	for _, o := range opts {
-		name := cmp.Or(o.Name, o.ID)
-		out = append(out, schema.SessionConfigSelectOption{Value: o.ID, Name: name, Description: o.Description})
-	}
-	return out
-}
-
-// configOptions is the complete option list: agent, then what the running
-// agent reported it offers (its live surface), else the adapter's static
-// model and mode lists.
-func (ss *session) configOptions() (out []schema.SessionConfigOption) {
-	c := ss.caps()
 	ss.mu.Lock()
-	rec := *ss.rec
-	rec.Options = maps.Clone(ss.rec.Options)
-	live := ss.live
+	defer ss.mu.Unlock()
+	var s adapters.Surface
+	if ss.live != nil && len(ss.live.Options) > 0 {
+		s.Options = slices.Clone(ss.live.Options)
+	} else {
+		for _, o := range []adapters.ConfigOption{
+			{ID: adapters.OptionModel, Name: "Model", Category: "model", Value: c.DefaultModel, Choices: c.Models},
+			{ID: adapters.OptionMode, Name: "Mode", Category: "mode", Value: c.DefaultMode, Choices: c.Modes}} {
+			if len(o.Choices) == 0 {
+				continue
+			}
+			if !o.Accepts(o.Value) {
+				o.Value = o.Choices[0].ID
+			}
+			s.Options = append(s.Options, o)
+		}
+	}
+	for i, o := range s.Options {
+		s.Options[i].Value = chosen(ss.rec, o)
+	}
+	return s
+}
+
+// configOptions is the complete option list: agent, then what the agent
+// offers (surface), then hub's own.
+func (ss *session) configOptions() []schema.SessionConfigOption {
+	sur := ss.surface()
+	ss.mu.Lock()
+	agent, handover, deleg := ss.rec.Agent, ss.rec.Handover, ss.rec.Delegation
 	ss.mu.Unlock()
-	agents := ss.srv.agentChoices(ss.agents(), rec.Agent)
-	out = []schema.SessionConfigOption{{ID: "agent", Name: "Agent", Description: "Which coding agent hub drives", Type: "select", CurrentValue: rec.Agent, Options: agents}}
-	defer func() { // hub's own, last
-		out = append(out, handoverOption(rec.Handover))
-		if ss.srv.delegationAvailable() {
-			out = append(out, delegationOption(ss.srv.delegationOn(rec.Delegation)))
-		}
-	}()
-	if live != nil && len(live.Options) > 0 {
-		for _, o := range live.Options {
-			out = append(out, liveOption(o, chosen(&rec, o)))
-		}
-		return out
+	out := []schema.SessionConfigOption{{ID: "agent", Name: "Agent", Description: "Which coding agent hub drives", Type: "select", CurrentValue: agent,
+		Options: ss.srv.agentChoices(ss.agents(), agent)}}
+	for _, o := range sur.Options {
+		out = append(out, configOption(o))
 	}
-	if len(c.Models) > 0 {
-		out = append(out, schema.SessionConfigOption{ID: "model", Name: "Model", Category: "model", Type: "select", CurrentValue: current(rec.Model, c.DefaultModel, c.Models), Options: selectValues(c.Models)})
-	}
-	if len(c.Modes) > 0 {
-		out = append(out, schema.SessionConfigOption{ID: "mode", Name: "Mode", Category: "mode", Type: "select", CurrentValue: current(rec.Mode, c.DefaultMode, c.Modes), Options: selectValues(c.Modes)})
+	out = append(out, handoverOption(handover))
+	if ss.srv.delegationAvailable() {
+		out = append(out, delegationOption(ss.srv.delegationOn(deleg)))
 	}
 	return out
 }
@@ -96,14 +85,12 @@ func handoverOption(v string) schema.SessionConfigOption {
 // chosen is the value the user picked for o in this session, if the option
 // still takes it, else the agent's own.
 func chosen(rec *Record, o adapters.ConfigOption) string {
-	var v string
+	v := rec.Options[o.ID]
 	switch o.ID {
 	case adapters.OptionModel:
 		v = rec.Model
 	case adapters.OptionMode:
 		v = rec.Mode
-	default:
-		v = rec.Options[o.ID]
 	}
 	if v != "" && o.Accepts(v) {
 		return v
@@ -111,46 +98,27 @@ func chosen(rec *Record, o adapters.ConfigOption) string {
 	return o.Value
 }
 
-func liveOption(o adapters.ConfigOption, value string) schema.SessionConfigOption {
+// configOption is an option the agent offers, with its Value current.
+func configOption(o adapters.ConfigOption) schema.SessionConfigOption {
 	out := schema.SessionConfigOption{ID: o.ID, Name: cmp.Or(o.Name, o.ID), Description: o.Description, Category: o.Category}
 	if o.Boolean {
-		out.Type, out.BoolValue = "boolean", value == "true"
+		out.Type, out.BoolValue = "boolean", o.Value == "true"
 		return out
 	}
-	out.Type, out.CurrentValue, out.Options = "select", value, selectValues(o.Choices)
+	out.Type, out.CurrentValue = "select", o.Value
+	for _, c := range o.Choices {
+		out.Options = append(out.Options, schema.SessionConfigSelectOption{Value: c.ID, Name: cmp.Or(c.Name, c.ID), Description: c.Description})
+	}
 	return out
 }
 
-// modes is the session's mode choices and current mode: the live ones
-// when the agent reported them, else the adapter's static list.
-func (ss *session) modes() ([]adapters.Option, string) {
-	ss.mu.Lock()
-	live, mode := ss.live, ss.rec.Mode
-	ss.mu.Unlock()
-	if live != nil && len(live.Options) > 0 {
-		o, ok := live.Find(adapters.OptionMode)
-		if !ok || o.Boolean {
-			return nil, ""
-		}
-		if mode == "" || !o.Accepts(mode) {
-			mode = o.Value
-		}
-		return o.Choices, mode
-	}
-	c := ss.caps()
-	if len(c.Modes) == 0 {
-		return nil, ""
-	}
-	return c.Modes, current(mode, c.DefaultMode, c.Modes)
-}
-
 func (ss *session) modeState() *schema.SessionModeState {
-	modes, cur := ss.modes()
-	if len(modes) == 0 {
+	o, ok := ss.surface().Find(adapters.OptionMode)
+	if !ok || o.Boolean || len(o.Choices) == 0 {
 		return nil
 	}
-	st := &schema.SessionModeState{CurrentModeID: cur}
-	for _, m := range modes {
+	st := &schema.SessionModeState{CurrentModeID: o.Value}
+	for _, m := range o.Choices {
 		st.AvailableModes = append(st.AvailableModes, schema.SessionMode{ID: m.ID, Name: m.Name, Description: m.Description})
 	}
 	return st
@@ -160,7 +128,8 @@ func (ss *session) modeState() *schema.SessionModeState {
 // configurable sessions, during) turns. after, when not nil, sends the
 // updates that follow the change; it runs once the response is written.
 func (ss *session) setOption(ctx context.Context, id, value string) (after func(), err error) {
-	if id == "agent" {
+	switch {
+	case id == "agent":
 		a, err := ss.agents().Get(value)
 		if err != nil {
 			return nil, invalidParams("unknown agent %q", value)
@@ -169,25 +138,26 @@ func (ss *session) setOption(ctx context.Context, id, value string) (after func(
 			return nil, invalidParams("%v", err)
 		}
 		return ss.switchAgent(value)
-	}
-	if id == optionHandover {
-		if value != handoverBrief && value != handoverNone {
-			return nil, invalidParams("unknown handover %q (brief or none)", value)
-		}
+	case id == optionHandover && value != handoverBrief && value != handoverNone:
+		return nil, invalidParams("unknown handover %q (brief or none)", value)
+	case id == optionHandover:
 		ss.mu.Lock()
 		ss.rec.Handover = value
 		ss.mu.Unlock()
 		ss.save()
 		return nil, nil
+	case id == optionDelegation && value != delegationOn && value != delegationOff:
+		return nil, invalidParams("unknown delegation %q (on or off)", value)
+	case id == optionDelegation && !ss.srv.delegationAvailable():
+		return nil, invalidParams("delegation is not available here")
+	case id == optionDelegation: // restarts the agent, resuming its session
+		return nil, ss.apply(ctx, func(r *Record) { r.Delegation = value })
 	}
-	if id == optionDelegation {
-		return nil, ss.setDelegation(ctx, value)
-	}
-	accepts, known := ss.optionAccepts(id)
+	o, known := ss.surface().Find(id)
 	switch {
 	case !known:
 		return nil, invalidParams("unknown config option %q", id)
-	case !accepts(value):
+	case !o.Accepts(value):
 		return nil, invalidParams("unknown %s %q", id, value)
 	case id == adapters.OptionModel:
 		return nil, ss.apply(ctx, func(r *Record) { r.Model = value })
@@ -200,29 +170,6 @@ func (ss *session) setOption(ctx context.Context, id, value string) (after func(
 		}
 		r.Options[id] = value
 	})
-}
-
-// optionAccepts returns the validator of option id: from the agent's live
-// surface when it reported one, else the adapter's static lists.
-func (ss *session) optionAccepts(id string) (func(string) bool, bool) {
-	ss.mu.Lock()
-	live := ss.live
-	ss.mu.Unlock()
-	if live != nil && len(live.Options) > 0 {
-		o, ok := live.Find(id)
-		return o.Accepts, ok
-	}
-	c := ss.caps()
-	var opts []adapters.Option
-	switch id {
-	case adapters.OptionModel:
-		opts = c.Models
-	case adapters.OptionMode:
-		opts = c.Modes
-	}
-	return func(v string) bool {
-		return slices.ContainsFunc(opts, func(o adapters.Option) bool { return o.ID == v })
-	}, len(opts) > 0
 }
 
 // switchAgent warms the new agent at once, then closes the old one. The old
@@ -238,7 +185,7 @@ func (ss *session) switchAgent(name string) (after func(), err error) {
 		ss.mu.Unlock()
 		return nil, nil
 	}
-	if ss.switchLocked(name, ss.warm) {
+	if ss.switchLocked(name, ss.agent.LaunchWarm) {
 		return func() { ss.sendCommands(true) }, nil
 	}
 	return nil, nil
@@ -291,13 +238,13 @@ func (ss *session) apply(ctx context.Context, set func(*Record)) error {
 	}, func() { ss.mu.Lock(); set(ss.rec); ss.mu.Unlock() })
 	switch {
 	case errors.Is(err, adapters.ErrNeedsRestart):
-		return invalidParams("%v", errNotConfigurable)
+		return invalidParams("agent cannot change this while the session runs")
 	case err != nil:
 		return jsonrpc.NewError(schema.CodeInternalError, err.Error(), nil)
 	}
 	ss.save()
 	if restart {
-		ss.warm()
+		ss.agent.LaunchWarm()
 	}
 	return nil
 }

@@ -182,7 +182,7 @@ func TestUpdatesKeepOrderUnderLoad(t *testing.T) {
 			t.Fatalf("session %s got %d bytes out of order or incomplete", sid, b.Len())
 		}
 	}
-	hist := newIndex(c.state).History(sids[0])
+	hist := OpenStore(c.state).History(sids[0])
 	if len(hist) != 2 || hist[1].AgentMessageChunk.Content.Text != want.String() {
 		t.Fatalf("history did not merge the streamed chunks: %+v", hist)
 	}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -15,25 +16,33 @@ import (
 // the client renders them, else as a permission-style choice when it is
 // one single-choice question; otherwise the agent hears that the editor
 // cannot ask, and asks in its reply instead.
-func (ss *session) ask(ctx context.Context, q *adapters.QuestionRequest) adapters.Answers {
-	ss.srv.mu.Lock()
-	elicit := ss.srv.clientCaps.Elicitation.Supports("form")
-	ss.srv.mu.Unlock()
-	secret := false
-	for _, qq := range q.Questions {
-		secret = secret || qq.Secret
-	}
+func (e *editorClient) ask(ctx context.Context, q *adapters.QuestionRequest) adapters.Answers {
+	secret := slices.ContainsFunc(q.Questions, func(qq adapters.Question) bool { return qq.Secret })
 	switch {
-	case elicit && !secret:
-		return ss.elicit(ctx, q)
+	case e.caps.Elicitation.Supports("form") && !secret:
+		return e.elicit(ctx, q)
 	case len(q.Questions) == 1 && !q.Questions[0].Multi && !secret && len(q.Questions[0].Options) > 0:
-		return ss.askByPermission(ctx, q)
+		return e.askByPermission(ctx, q)
 	}
 	return adapters.Answers{Err: adapters.ErrCannotAsk}
 }
 
+// call sends the editor a request of the session and decodes its answer
+// into out; cancelled when ctx ended meanwhile (the turn was cancelled,
+// whatever the editor answered).
+func (e *editorClient) call(ctx context.Context, method string, params, out any) (cancelled bool, err error) {
+	res, err := e.conn.CallRaw(ctx, method, params)
+	if ctx.Err() != nil {
+		return true, nil
+	}
+	if err == nil {
+		err = json.Unmarshal(res, out)
+	}
+	return false, err
+}
+
 // elicit sends elicitation/create with one field per question.
-func (ss *session) elicit(ctx context.Context, q *adapters.QuestionRequest) adapters.Answers {
+func (e *editorClient) elicit(ctx context.Context, q *adapters.QuestionRequest) adapters.Answers {
 	form := schema.ElicitationSchema{Type: "object", Properties: map[string]schema.ElicitationField{}}
 	for _, qq := range q.Questions {
 		f := schema.ElicitationField{Type: "string", Title: cmp.Or(qq.Header, qq.Text), Description: qq.Text}
@@ -47,15 +56,15 @@ func (ss *session) elicit(ctx context.Context, q *adapters.QuestionRequest) adap
 		form.Properties[qq.ID] = f
 		form.Required = append(form.Required, qq.ID)
 	}
-	req := schema.CreateElicitationRequest{SessionID: ss.id(), ToolCallID: q.ToolID, Mode: "form",
+	req := schema.CreateElicitationRequest{SessionID: e.sessionID, ToolCallID: q.ToolID, Mode: "form",
 		Message: questionMessage(q), RequestedSchema: form}
 	var resp schema.CreateElicitationResponse
-	cancelled, err := ss.callEditor(ctx, "elicitation/create", req, &resp)
+	cancelled, err := e.call(ctx, "elicitation/create", req, &resp)
 	if cancelled {
 		return adapters.Answers{Cancelled: true}
 	}
 	if err != nil {
-		ss.srv.log.Warn().Err(err).Msg("elicitation failed; the agent hears the user declined")
+		e.log.Warn().Err(err).Msg("elicitation failed; the agent hears the user declined")
 		return adapters.Answers{Declined: true}
 	}
 	switch resp.Action {
@@ -87,29 +96,27 @@ func contentValues(content map[string]json.RawMessage) map[string][]string {
 
 // askByPermission shows one single-choice question as a permission request
 // whose options are the answers, plus one to decline.
-func (ss *session) askByPermission(ctx context.Context, q *adapters.QuestionRequest) adapters.Answers {
+func (e *editorClient) askByPermission(ctx context.Context, q *adapters.QuestionRequest) adapters.Answers {
 	qq := q.Questions[0]
+	labels := optionLabels(qq)
 	var opts []schema.PermissionOption
-	for i, l := range optionLabels(qq) {
+	for i, l := range labels {
 		opts = append(opts, schema.PermissionOption{OptionID: "answer_" + strconv.Itoa(i), Name: l, Kind: string(adapters.AllowOnce)})
 	}
 	opts = append(opts, schema.PermissionOption{OptionID: "decline", Name: "Don't answer", Kind: string(adapters.RejectOnce)})
-	title := cmp.Or(qq.Text, qq.Header)
-	req := schema.RequestPermissionRequest{SessionID: ss.id(), Options: opts,
-		ToolCall: schema.ToolCallUpdate{ToolCallID: cmp.Or(q.ToolID, "question"), Title: title, Kind: "other"}}
+	req := schema.RequestPermissionRequest{SessionID: e.sessionID, Options: opts,
+		ToolCall: schema.ToolCallUpdate{ToolCallID: cmp.Or(q.ToolID, "question"), Title: cmp.Or(qq.Text, qq.Header), Kind: "other"}}
 	var resp schema.RequestPermissionResponse
-	cancelled, err := ss.callEditor(ctx, "session/request_permission", req, &resp)
-	if cancelled {
-		return adapters.Answers{Cancelled: true}
-	}
+	cancelled, err := e.call(ctx, "session/request_permission", req, &resp)
 	switch {
+	case cancelled:
+		return adapters.Answers{Cancelled: true}
 	case err != nil:
-		ss.srv.log.Warn().Err(err).Msg("question as permission failed; the agent hears the user declined")
+		e.log.Warn().Err(err).Msg("question as permission failed; the agent hears the user declined")
 		return adapters.Answers{Declined: true}
 	case resp.Outcome.Outcome == "cancelled":
 		return adapters.Answers{Cancelled: true}
 	}
-	labels := optionLabels(qq)
 	i, err := strconv.Atoi(strings.TrimPrefix(resp.Outcome.OptionID, "answer_"))
 	if err != nil || i < 0 || i >= len(labels) {
 		return adapters.Answers{Declined: true}

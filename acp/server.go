@@ -173,15 +173,15 @@ type server struct {
 	log   zerolog.Logger
 	conn  *jsonrpc.Conn
 	ctx   context.Context
-	index *index
+	index *Store
 
 	initialized atomic.Bool
 	mu          sync.Mutex
 	clientCaps  schema.ClientCapabilities
-	caps        *schema.AgentCapabilities
+	promptCaps  schema.PromptCapabilities // what initialize advertised
 	sessions    map[string]*session
 	authMethods []schema.AuthMethod
-	pool        *pool
+	warm        *conversation.Warm
 	starts      sync.WaitGroup // agent starts in flight
 	detached    sync.WaitGroup // turns steering queued, which answer no request
 	ready       readiness
@@ -192,25 +192,21 @@ type server struct {
 }
 
 func newServer(opts Options) *server {
-	if opts.Registry == nil {
-		opts.Registry = adapters.NewRegistry()
-	}
+	opts.Registry = cmp.Or(opts.Registry, adapters.NewRegistry())
 	opts.AgentInfo.Name = cmp.Or(opts.AgentInfo.Name, "hub")
 	opts.AgentInfo.Version = cmp.Or(opts.AgentInfo.Version, "dev")
+	opts.WarmAgents, opts.IdleTimeout = cmp.Or(opts.WarmAgents, DefaultWarmAgents), cmp.Or(opts.IdleTimeout, DefaultIdleTimeout)
 	if opts.CancelGrace <= 0 {
 		opts.CancelGrace = 2 * time.Second
+	}
+	if opts.MaxPrompt <= 0 {
+		opts.MaxPrompt = DefaultMaxPrompt
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	if opts.WarmAgents == 0 {
-		opts.WarmAgents = DefaultWarmAgents
-	}
-	if opts.IdleTimeout == 0 {
-		opts.IdleTimeout = DefaultIdleTimeout
-	}
-	return &server{opts: opts, log: opts.Logger, index: newIndex(opts.StateDir), sessions: map[string]*session{},
-		pool: &pool{limit: opts.WarmAgents}}
+	return &server{opts: opts, log: opts.Logger, index: OpenStore(opts.StateDir), sessions: map[string]*session{},
+		warm: &conversation.Warm{Limit: opts.WarmAgents, Idle: opts.IdleTimeout}}
 }
 
 // defaultAgent is the configured agent of new sessions, else claude if it
@@ -232,14 +228,12 @@ func (s *server) defaultAgent() string {
 // the first registered agent.
 func DefaultAgent(r *adapters.Registry, name string) (agent string, known bool) {
 	names := r.Names()
-	for _, n := range []string{name, "claude"} {
-		for _, m := range names {
-			if n != "" && n == m {
-				return n, n == name
-			}
-		}
-	}
-	if len(names) > 0 {
+	switch {
+	case name != "" && slices.Contains(names, name):
+		return name, true
+	case slices.Contains(names, "claude"):
+		return "claude", false
+	case len(names) > 0:
 		return names[0], false
 	}
 	return name, false
@@ -247,16 +241,12 @@ func DefaultAgent(r *adapters.Registry, name string) (agent string, known bool) 
 
 func (s *server) closeAll() {
 	s.mu.Lock()
-	all := make([]*session, 0, len(s.sessions))
-	for _, ss := range s.sessions {
-		all = append(all, ss)
-	}
+	all := s.sessions
 	s.sessions = map[string]*session{}
 	s.mu.Unlock()
 	var wg sync.WaitGroup
 	for _, ss := range all {
-		wg.Add(1)
-		go func() { defer wg.Done(); ss.close() }()
+		wg.Go(ss.close)
 	}
 	wg.Wait()
 }
@@ -355,24 +345,20 @@ func (s *server) inOrder(params json.RawMessage, j jsonrpc.Job) jsonrpc.Job {
 
 type method func(s *server, ctx context.Context, params json.RawMessage) (any, func(), error)
 
-var methods map[string]method
-
-func init() {
-	methods = map[string]method{
-		"initialize":                (*server).initialize,
-		"authenticate":              (*server).authenticate,
-		"session/new":               (*server).newSession,
-		"session/load":              (*server).loadSession,
-		"session/resume":            (*server).resumeSession,
-		"session/close":             (*server).closeSession,
-		"session/list":              (*server).listSessions,
-		"session/delete":            (*server).deleteSession,
-		"session/prompt":            nil, // handled by beginPrompt
-		"session/set_mode":          (*server).setMode,
-		"session/set_config_option": (*server).setConfigOption,
-		"_session/steering":         (*server).steer,
-		"session/fork":              (*server).forkSession,
-	}
+var methods = map[string]method{
+	"initialize":                (*server).initialize,
+	"authenticate":              (*server).authenticate,
+	"session/new":               (*server).newSession,
+	"session/load":              (*server).loadSession,
+	"session/resume":            (*server).resumeSession,
+	"session/close":             (*server).closeSession,
+	"session/list":              (*server).listSessions,
+	"session/delete":            (*server).deleteSession,
+	"session/prompt":            nil, // handled by beginPrompt
+	"session/set_mode":          (*server).setMode,
+	"session/set_config_option": (*server).setConfigOption,
+	"_session/steering":         (*server).steer,
+	"session/fork":              (*server).forkSession,
 }
 
 func (s *server) handleNotification(r *jsonrpc.Request) {
@@ -396,15 +382,11 @@ func (s *server) initialize(_ context.Context, params json.RawMessage) (any, fun
 		return nil, nil, err
 	}
 	caps := s.agentCapabilities()
-	s.mu.Lock()
-	s.clientCaps = p.ClientCapabilities
-	s.caps = &caps
-	s.mu.Unlock()
-	s.initialized.Store(true)
 	methods := offeredAuth(p.ClientCapabilities, s.opts.AuthMethods)
 	s.mu.Lock()
-	s.authMethods = methods
+	s.clientCaps, s.promptCaps, s.authMethods = p.ClientCapabilities, caps.PromptCapabilities, methods
 	s.mu.Unlock()
+	s.initialized.Store(true)
 	return schema.InitializeResponse{
 		ProtocolVersion:   schema.ProtocolVersion,
 		AgentCapabilities: caps,
@@ -469,18 +451,18 @@ func (s *server) authenticate(_ context.Context, params json.RawMessage) (any, f
 	s.mu.Lock()
 	methods := s.authMethods
 	s.mu.Unlock()
-	for _, m := range methods {
-		if m.ID == p.MethodID {
-			return nil, nil, invalidParams("auth method %q runs in a terminal: start 'hub acp %s' there", p.MethodID, strings.Join(m.Args, " "))
-		}
+	if i := slices.IndexFunc(methods, func(m schema.AuthMethod) bool { return m.ID == p.MethodID }); i >= 0 {
+		return nil, nil, invalidParams("auth method %q runs in a terminal: start 'hub acp %s' there", p.MethodID, strings.Join(methods[i].Args, " "))
 	}
 	return nil, nil, invalidParams("unknown auth method %q (log in with 'hub login AGENT' or the agent's own CLI)", p.MethodID)
 }
 
-func newSessionID() string {
-	var b [12]byte
-	_, _ = rand.Read(b[:])
-	return "hub_" + hex.EncodeToString(b[:])
+// newID is n random bytes in hex: 12 after "hub_" make a session's id,
+// 4 a /compare run's.
+func newID(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
 }
 
 func checkCwd(cwd string) error {
@@ -515,24 +497,14 @@ func (s *server) newSession(_ context.Context, params json.RawMessage) (any, fun
 	if err := checkDirs(p.Cwd, p.AdditionalDirectories); err != nil {
 		return nil, nil, err
 	}
-	rec := &Record{SessionID: newSessionID(), Agent: s.defaultAgent(), Cwd: p.Cwd, AddDirs: p.AdditionalDirectories,
+	rec := &Record{SessionID: "hub_" + newID(12), Agent: s.defaultAgent(), Cwd: p.Cwd, AddDirs: p.AdditionalDirectories,
 		Model: s.opts.Model, Mode: s.opts.Mode, UpdatedAt: s.opts.Now()}
 	ss, err := s.open(rec, p.McpServers)
 	if err != nil {
 		return nil, nil, err
 	}
 	ss.save()
-	resp := schema.NewSessionResponse{SessionID: rec.SessionID, Modes: ss.modeState(), ConfigOptions: ss.configOptions()}
-	return resp, ss.opened, nil
-}
-
-// gateFor is the permission gate of a session: the rules of its config,
-// the durable grants when kept, the editor for what they leave open.
-func (s *server) gateFor(ss *session) (*conversation.Gate, error) {
-	return conversation.NewGate(conversation.GateOptions{Rules: ss.set.Permissions, Grants: s.opts.Grants, Cwd: ss.rec.Cwd,
-		Answerer: conversation.AnswerFunc(func(ctx context.Context, q conversation.Question) conversation.Reply {
-			return ss.askEditor(ctx, q, true)
-		}), Emit: ss.decided})
+	return schema.NewSessionResponse{SessionID: rec.SessionID, Modes: ss.modeState(), ConfigOptions: ss.configOptions()}, ss.opened, nil
 }
 
 // open registers an in-memory session for rec.
@@ -547,20 +519,26 @@ func (s *server) open(rec *Record, mcp []schema.McpServer) (*session, error) {
 	s.mu.Lock()
 	caps := s.clientCaps
 	s.mu.Unlock()
-	ss := &session{srv: s, rec: rec, set: set, mcp: s.convertMCP(mcp), seenTools: map[string]bool{}}
+	ss := &session{srv: s, rec: rec, set: set, mcp: s.convertMCP(mcp), seenTools: map[string]bool{},
+		lastInOrder: closedChan(), lastTurn: closedChan(),
+		editor: &editorClient{conn: s.conn, log: s.log, sessionID: rec.SessionID, caps: caps, cwd: rec.Cwd}}
 	ss.agent = ss.newAgent()
-	if ss.gate, err = s.gateFor(ss); err != nil {
+	// The gate: the rules of its config, the durable grants when kept, the
+	// editor for what they leave open.
+	ss.gate, err = conversation.NewGate(conversation.GateOptions{Rules: set.Permissions, Grants: s.opts.Grants, Cwd: rec.Cwd, Emit: ss.decided,
+		Answerer: conversation.AnswerFunc(func(ctx context.Context, q conversation.Question) conversation.Reply {
+			return ss.askEditor(ctx, q, true)
+		})})
+	if err != nil {
 		return nil, jsonrpc.NewError(schema.CodeInternalError, err.Error(), nil)
 	}
-	ss.editor = &editorClient{conn: s.conn, log: s.log, sessionID: rec.SessionID, caps: caps, cwd: rec.Cwd}
 	s.mu.Lock()
-	if old, ok := s.sessions[rec.SessionID]; ok {
-		s.mu.Unlock()
-		old.close()
-		s.mu.Lock()
-	}
+	old := s.sessions[rec.SessionID] // a session loaded again replaces its old self
 	s.sessions[rec.SessionID] = ss
 	s.mu.Unlock()
+	if old != nil {
+		old.close()
+	}
 	return ss, nil
 }
 
@@ -569,17 +547,9 @@ func (s *server) convertMCP(in []schema.McpServer) []adapters.MCPServer {
 	for _, m := range in {
 		switch m.Type {
 		case "", "stdio":
-			env := map[string]string{}
-			for _, e := range m.Env {
-				env[e.Name] = e.Value
-			}
-			out = append(out, adapters.MCPServer{Name: m.Name, Type: "stdio", Command: m.Command, Args: m.Args, Env: env})
+			out = append(out, adapters.MCPServer{Name: m.Name, Type: "stdio", Command: m.Command, Args: m.Args, Env: pairs(m.Env)})
 		case "http", "sse":
-			h := map[string]string{}
-			for _, e := range m.Headers {
-				h[e.Name] = e.Value
-			}
-			out = append(out, adapters.MCPServer{Name: m.Name, Type: m.Type, URL: m.URL, Headers: h})
+			out = append(out, adapters.MCPServer{Name: m.Name, Type: m.Type, URL: m.URL, Headers: pairs(m.Headers)})
 		default:
 			s.log.Warn().Str("name", m.Name).Str("type", m.Type).Msg("MCP server with unsupported transport skipped")
 		}
@@ -587,17 +557,23 @@ func (s *server) convertMCP(in []schema.McpServer) []adapters.MCPServer {
 	return out
 }
 
-// reopen loads a session from the index into memory for load or resume,
-// and returns its whole history.
-func (s *server) reopen(params json.RawMessage) (*session, []schema.SessionUpdate, error) {
+// pairs is an MCP server's environment or headers as a map.
+func pairs(in []schema.EnvVariable) map[string]string {
+	out := map[string]string{}
+	for _, e := range in {
+		out[e.Name] = e.Value
+	}
+	return out
+}
+
+// reopen loads a session from the index into memory for load or resume;
+// replay (load) sends its whole history before the answer.
+func (s *server) reopen(params json.RawMessage, replay bool) (any, func(), error) {
 	var p schema.LoadSessionRequest
 	if err := decode(params, &p, "sessionId", "cwd"); err != nil {
 		return nil, nil, err
 	}
-	if err := checkSessionID(p.SessionID); err != nil {
-		return nil, nil, err
-	}
-	if err := checkDirs(p.Cwd, p.AdditionalDirectories); err != nil {
+	if err := cmp.Or(checkSessionID(p.SessionID), checkDirs(p.Cwd, p.AdditionalDirectories)); err != nil {
 		return nil, nil, err
 	}
 	rec, ok := s.index.Get(p.SessionID)
@@ -613,26 +589,20 @@ func (s *server) reopen(params json.RawMessage) (*session, []schema.SessionUpdat
 		return nil, nil, err
 	}
 	ss.persisted, ss.dropped = len(keep), len(hist)-len(keep)
-	return ss, hist, nil
-}
-
-func (s *server) loadSession(_ context.Context, params json.RawMessage) (any, func(), error) {
-	ss, hist, err := s.reopen(params)
-	if err != nil {
-		return nil, nil, err
-	}
 	for _, u := range hist {
-		ss.send(u)
+		if replay {
+			ss.send(u)
+		}
 	}
 	return schema.LoadSessionResponse{Modes: ss.modeState(), ConfigOptions: ss.configOptions()}, ss.opened, nil
 }
 
+func (s *server) loadSession(_ context.Context, params json.RawMessage) (any, func(), error) {
+	return s.reopen(params, true)
+}
+
 func (s *server) resumeSession(_ context.Context, params json.RawMessage) (any, func(), error) {
-	ss, _, err := s.reopen(params)
-	if err != nil {
-		return nil, nil, err
-	}
-	return schema.ResumeSessionResponse{Modes: ss.modeState(), ConfigOptions: ss.configOptions()}, ss.opened, nil
+	return s.reopen(params, false)
 }
 
 func (s *server) closeSession(_ context.Context, params json.RawMessage) (any, func(), error) {
@@ -671,10 +641,8 @@ func (s *server) listSessions(_ context.Context, params json.RawMessage) (any, f
 	if err := decode(params, &p); err != nil {
 		return nil, nil, err
 	}
-	if p.Cwd != "" {
-		if err := checkCwd(p.Cwd); err != nil {
-			return nil, nil, err
-		}
+	if err := checkCwd(p.Cwd); p.Cwd != "" && err != nil {
+		return nil, nil, err
 	}
 	resp, err := s.index.List(p.Cwd, p.Cursor)
 	if err != nil {
@@ -690,14 +658,16 @@ func (s *server) beginPrompt(params json.RawMessage) jsonrpc.Job {
 	if err := decode(params, &p, "sessionId", "prompt"); err != nil {
 		return fail(err)
 	}
-	if promptSize(p.Prompt) > s.maxPrompt() {
+	if promptSize(p.Prompt) > s.opts.MaxPrompt {
 		return fail(s.promptRefusal())
 	}
 	ss, err := s.lookup(p.SessionID)
 	if err != nil {
 		return fail(err)
 	}
-	caps := s.promptCaps()
+	s.mu.Lock()
+	caps := s.promptCaps
+	s.mu.Unlock()
 	for _, b := range p.Prompt {
 		if (b.Type == schema.BlockImage && !caps.Image) || (b.Type == schema.BlockAudio && !caps.Audio) {
 			return fail(invalidParams("%s prompt blocks are not supported (see promptCapabilities)", b.Type))
@@ -712,12 +682,11 @@ func (s *server) beginPrompt(params json.RawMessage) jsonrpc.Job {
 	prev, done := ss.nextInOrder()
 	return func() (any, func(), error) {
 		<-prev
-		if !ss.await(sl) {
-			close(done)
+		ok := ss.await(sl)
+		close(done) // a change sent during the turn is not held until it ends
+		if !ok {
 			return schema.PromptResponse{StopReason: schema.StopCancelled}, nil, nil
 		}
-		ss.setRunning(true)
-		close(done) // a change sent during the turn is not held until it ends
 		reason, err := ss.runTurn(sl.ctx, p.Prompt)
 		// The next queued prompt starts once this answer is written, so
 		// answers keep the order of the prompts.
@@ -732,16 +701,6 @@ func (s *server) beginPrompt(params json.RawMessage) jsonrpc.Job {
 		ss.mu.Unlock()
 		return schema.PromptResponse{StopReason: reason, Usage: usage, Meta: schema.Meta{"hub": map[string]any{"waitedForAgent": waited}}}, next, nil
 	}
-}
-
-func (s *server) promptCaps() schema.PromptCapabilities {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.caps == nil {
-		c := s.agentCapabilities()
-		s.caps = &c
-	}
-	return s.caps.PromptCapabilities
 }
 
 func (s *server) setMode(ctx context.Context, params json.RawMessage) (any, func(), error) {

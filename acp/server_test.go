@@ -233,7 +233,7 @@ func TestPromptWaitsForUpdates(t *testing.T) {
 	if ups[4].ToolCall == nil || ups[4].ToolCall.Title == "" {
 		t.Errorf("update for unknown tool id must become a titled tool_call: %+v", ups[4])
 	}
-	rec, _ := newIndex(c.state).Get(sid)
+	rec, _ := OpenStore(c.state).Get(sid)
 	if rec == nil || rec.AgentSessionID != "agent-1" || rec.Title != "T" {
 		t.Fatalf("index record %+v", rec)
 	}
@@ -770,7 +770,7 @@ func TestSessionIndex_KeepsBackendIDWithoutSessionInfo(t *testing.T) {
 	if r := c.prompt(sid, "x"); r != schema.StopEndTurn {
 		t.Fatalf("stop %s", r)
 	}
-	rec, _ := newIndex(c.state).Get(sid)
+	rec, _ := OpenStore(c.state).Get(sid)
 	if rec == nil || !strings.HasPrefix(rec.AgentSessionID, "replay-") {
 		t.Fatalf("index record lacks the backend's session id: %+v", rec)
 	}

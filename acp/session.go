@@ -3,7 +3,6 @@ package acp
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -23,8 +22,8 @@ import (
 	"github.com/hubdev/hub/internal/transcript"
 )
 
-// session is one editor session; it owns at most one adapter session,
-// started lazily on the first prompt so agent switches are cheap.
+// session is one editor session; it runs on one agent session at a time
+// (agent), started ahead of its first prompt within the warm cap.
 type session struct {
 	srv    *server
 	set    Settings // from the config of the session's cwd
@@ -50,15 +49,18 @@ type session struct {
 	agent         *conversation.Agent // the agent session it runs on, through its life
 	busy          bool                // a prompt was accepted (set inline on the read loop)
 	running       bool                // its turn runs: changes ordered before it took effect
-	cancelled     bool
 	closed        bool
 	turnCancel    context.CancelFunc
 	gate          *conversation.Gate // the session's rules, "always" answers and grants
 	audit         *transcript.Audit  // transcripts = true: the session's Event stream
 	hooks         *hooks.Observer    // the hooks observing a CLI agent's stream, from its first turn
-	delegs        delegators         // delegation: the hosts of the delegate tool
+	delegs        []*delegationHost  // delegation: the hosts of the delegate tool
 	seenTools     map[string]bool
 	agentCommands []adapters.Command
+	live          *adapters.Surface // what the running agent reported it offers; nil until then
+	lastInOrder   chan struct{}     // closes when the latest ordered request has taken effect
+	waited        bool              // the last prompt waited for its agent to start
+	turnUsage     *adapters.Usage   // the running turn's usage, over every attempt
 	// chunk accumulates the text of the last history entry while streamed
 	// chunks keep merging into it, so a long answer costs O(n), not O(n²).
 	chunk     strings.Builder
@@ -66,14 +68,6 @@ type session struct {
 	// crashed marks the agent session dead for the rest of this turn: the next
 	// prompt starts a fresh one (resuming the agent's session where it can).
 	crashed bool
-	// lastInOrder closes when the latest ordered request has taken effect.
-	lastInOrder chan struct{}
-	// live is what the running agent reported it offers; nil until then.
-	live *adapters.Surface
-	// idleGen invalidates an armed idle timeout when the session is used.
-	idleGen int
-	// waited says whether the last prompt waited for its agent to start.
-	waited bool
 	// lastTurn closes when the last accepted prompt's turn ended; queue
 	// holds the prompts waiting for the running turn.
 	lastTurn chan struct{}
@@ -81,8 +75,6 @@ type session struct {
 	// toolStarted: a tool call of the running turn started, so it must not
 	// fall back to another agent (its effects may have happened).
 	toolStarted bool
-	// turnUsage is the running turn's usage, over every attempt.
-	turnUsage *adapters.Usage
 	// plan is how the agent last started: its briefing (Lead) goes ahead of
 	// the next prompt; the user hears of one that went with the start.
 	plan conversation.StartPlan
@@ -95,10 +87,12 @@ type session struct {
 	span               atomic.Pointer[trace.Span] // the running turn's trace; nil when off
 }
 
-func (ss *session) setRunning(v bool) {
-	ss.mu.Lock()
-	ss.running = v
-	ss.mu.Unlock()
+// closedChan is what the session's first ordered request and first prompt
+// wait for: nothing.
+func closedChan() chan struct{} {
+	c := make(chan struct{})
+	close(c)
+	return c
 }
 
 // nextInOrder returns the channel the next ordered request waits for and
@@ -106,26 +100,11 @@ func (ss *session) setRunning(v bool) {
 func (ss *session) nextInOrder() (prev <-chan struct{}, done chan struct{}) {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
-	done = make(chan struct{})
-	prev = ss.lastInOrder
-	if prev == nil {
-		c := make(chan struct{})
-		close(c)
-		prev = c
-	}
-	ss.lastInOrder = done
-	return prev, done
+	prev, ss.lastInOrder = ss.lastInOrder, make(chan struct{})
+	return prev, ss.lastInOrder
 }
 
 func (ss *session) id() string { return ss.rec.SessionID }
-
-// traceSent marks the turn's first update sent, and its first text.
-func traceSent(sp *trace.Span, u schema.SessionUpdate) {
-	sp.Mark(trace.FirstSent)
-	if u.AgentMessageChunk != nil {
-		sp.Mark(trace.FirstText)
-	}
-}
 
 func (ss *session) send(u schema.SessionUpdate) {
 	ss.sendMu.Lock()
@@ -141,8 +120,17 @@ func (ss *session) emit(u schema.SessionUpdate) {
 	ss.emitMu.Lock()
 	defer ss.emitMu.Unlock()
 	ss.send(u)
-	traceSent(ss.span.Load(), u)
+	sp := ss.span.Load() // the turn's first update sent, and its first text
+	sp.Mark(trace.FirstSent)
+	if u.AgentMessageChunk != nil {
+		sp.Mark(trace.FirstText)
+	}
 	ss.record(u)
+}
+
+// sayf says a line of the turn as the agent.
+func (ss *session) sayf(format string, a ...any) {
+	ss.emit(schema.SessionUpdate{AgentMessageChunk: &schema.ContentChunk{Content: schema.TextBlock(fmt.Sprintf(format, a...))}})
 }
 
 // cancel ends the running turn, if any. It runs in the read loop, so it
@@ -155,11 +143,10 @@ func (ss *session) cancel() {
 	if !ss.busy {
 		return
 	}
-	ss.cancelled = true
 	if ss.turnCancel != nil {
 		ss.turnCancel()
 	}
-	go ss.cancelDelegates()      // off the read loop: it takes their locks
+	go ss.endDelegates(false)    // off the read loop: it takes their locks and ss.mu
 	for _, q := range ss.queue { // queued prompts are dropped: each answers cancelled
 		q.cancel()
 	}
@@ -167,17 +154,15 @@ func (ss *session) cancel() {
 
 func (ss *session) close() {
 	ss.cancel()
-	ss.srv.pool.remove(ss)
 	ss.mu.Lock()
 	ss.closed = true
-	ss.idleGen++
 	ss.mu.Unlock()
 	if b := ss.agent.Close(); b != nil {
 		if err := b.Close(); err != nil {
 			ss.srv.log.Debug().Err(err).Str("session", ss.id()).Msg("adapter close")
 		}
 	}
-	ss.closeDelegates()
+	ss.endDelegates(true)
 	ss.mu.Lock()
 	audit, obs := ss.audit, ss.hooks
 	ss.mu.Unlock()
@@ -202,15 +187,6 @@ func (ss *session) observer(agent string) *hooks.Observer {
 		ss.hooks = ss.set.Hooks.Observe(hooks.Input{Session: ss.rec.SessionID, Cwd: ss.rec.Cwd, Agent: agent})
 	}
 	return ss.hooks
-}
-
-// hookWarnings tells the user of the turn's hooks that failed, before the
-// turn ends.
-func (ss *session) hookWarnings(warnings []string) {
-	for _, w := range warnings {
-		ss.srv.log.Warn().Str("session", ss.id()).Str("hook", w).Msg("hook failed")
-		ss.emit(schema.SessionUpdate{AgentMessageChunk: &schema.ContentChunk{Content: schema.TextBlock("\nhub: hook: " + w + "\n")}})
-	}
 }
 
 // sessionAudit is the session's audit transcript, opened at its first
@@ -265,13 +241,6 @@ func (ss *session) save() {
 	}
 }
 
-func (ss *session) adapter() (adapters.Adapter, error) {
-	ss.mu.Lock()
-	name := ss.rec.Agent
-	ss.mu.Unlock()
-	return ss.agents().Get(name)
-}
-
 // agents are the agents of the session's cwd: hub's, and the personas
 // visible there.
 func (ss *session) agents() *adapters.Registry {
@@ -300,11 +269,7 @@ func (ss *session) mcpFor(a adapters.Adapter) []adapters.MCPServer {
 	}
 	out := make([]adapters.MCPServer, 0, len(ss.mcp))
 	for _, m := range ss.mcp {
-		if m.Type == "stdio" && !c.MCP {
-			log.Warn().Str("server", m.Name).Msgf("%s takes no stdio MCP servers; skipped", a.Name())
-			continue
-		}
-		if m.Type != "stdio" && !c.MCPHTTP {
+		if stdio := m.Type == "stdio"; stdio && !c.MCP || !stdio && !c.MCPHTTP {
 			log.Warn().Str("server", m.Name).Msgf("%s takes no %s MCP servers; skipped", a.Name(), m.Type)
 			continue
 		}
@@ -342,24 +307,19 @@ func (ss *session) begin(ctx context.Context) (*slot, error) {
 		return nil, errUnknownSession(ss.id())
 	}
 	turnCtx, cancel := context.WithCancel(ctx)
-	after := ss.lastTurn
-	if after == nil {
-		c := make(chan struct{})
-		close(c)
-		after = c
-	}
-	sl := &slot{ctx: turnCtx, cancel: cancel, after: after, done: make(chan struct{})}
+	sl := &slot{ctx: turnCtx, cancel: cancel, after: ss.lastTurn, done: make(chan struct{})}
 	ss.lastTurn = sl.done
 	if ss.busy {
 		ss.queue = append(ss.queue, sl)
 	} else {
-		ss.busy, ss.cancelled, ss.turnCancel = true, false, cancel
+		ss.busy, ss.turnCancel = true, cancel
 	}
 	return sl, nil
 }
 
-// await waits for the slot's turn; false when the prompt was dropped (its
-// done then closes once the turn before it ended, keeping the order).
+// await waits for the slot's turn and marks it running; false when the
+// prompt was dropped (its done then closes once the turn before it ended,
+// keeping the order).
 func (ss *session) await(sl *slot) bool {
 	select {
 	case <-sl.after:
@@ -367,16 +327,15 @@ func (ss *session) await(sl *slot) bool {
 	}
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
-	i := slices.Index(ss.queue, sl)
-	if i < 0 {
-		return true // it was never queued: the session was idle
+	if i := slices.Index(ss.queue, sl); i >= 0 { // it was queued: the session was busy
+		ss.queue = slices.Delete(ss.queue, i, i+1)
+		if sl.ctx.Err() != nil {
+			go func() { <-sl.after; close(sl.done) }()
+			return false
+		}
+		ss.busy, ss.turnCancel = true, sl.cancel
 	}
-	ss.queue = slices.Delete(ss.queue, i, i+1)
-	if sl.ctx.Err() != nil {
-		go func() { <-sl.after; close(sl.done) }()
-		return false
-	}
-	ss.busy, ss.cancelled, ss.turnCancel = true, false, sl.cancel
+	ss.running, ss.toolStarted, ss.turnUsage = true, false, nil
 	return true
 }
 
@@ -394,15 +353,12 @@ func (ss *session) runTurn(turnCtx context.Context, prompt []schema.ContentBlock
 		ss.noteAgentSessionID(ss.agent.Current())
 		ss.mu.Unlock()
 		ss.save()
-		ss.idle()
+		ss.agent.Rest()
 	}()
-	ss.active()
+	ss.agent.Use()
 	for _, b := range prompt {
 		ss.record(schema.SessionUpdate{UserMessageChunk: &schema.ContentChunk{Content: b}})
 	}
-	ss.mu.Lock()
-	ss.toolStarted, ss.turnUsage = false, nil
-	ss.mu.Unlock()
 	ss.span.Store(trace.From(turnCtx))
 	var reason string
 	var failure *adapters.ErrorInfo
@@ -411,11 +367,9 @@ func (ss *session) runTurn(turnCtx context.Context, prompt []schema.ContentBlock
 	} else {
 		reason, failure = ss.driveWithFallback(turnCtx, ss.fitContent(ss.toAdapterContent(prompt)))
 	}
-	ss.mu.Lock()
-	if ss.cancelled {
+	if turnCtx.Err() != nil { // cancelled: only cancel (or the server's end) ends the turn's context
 		reason = schema.StopCancelled
 	}
-	ss.mu.Unlock()
 	if reason != schema.StopCancelled && failure != nil {
 		return "", ss.turnError(failure)
 	}
@@ -444,6 +398,32 @@ func (ss *session) agentName() string {
 	return ss.rec.Agent
 }
 
+// driveWithFallback is drive, handing the turn to the next agent of the
+// first agent's [agents.NAME] fallback list while conversation's fallback
+// rule says the agent before could not do the work. The user is told in
+// the conversation, and the agent option follows.
+func (ss *session) driveWithFallback(turnCtx context.Context, content []adapters.Content) (string, *adapters.ErrorInfo) {
+	first := ss.agentName() // its list, as hub run and delegates follow the first agent's
+	tried := map[string]bool{first: true}
+	for {
+		next := conversation.NextFallback(ss.agents(), ss.srv.opts.Fallback[first], tried, ss.srv.ready.check)
+		reason, failure := ss.drive(turnCtx, content, next != "")
+		ss.mu.Lock() // why the next agent should take the turn over; "": the failure stands
+		why := conversation.FallbackReason(ss.rec.Agent, conversation.Classify(failure), ss.toolStarted)
+		ss.mu.Unlock()
+		if why == "" || turnCtx.Err() != nil || next == "" {
+			return reason, failure
+		}
+		tried[next] = true
+		ss.sayf("hub: %s; continuing with %s.\n\n", why, next)
+		ss.mu.Lock()
+		if ss.switchLocked(next, nil) { // drive retired a crashed agent; the next drive starts the new one
+			ss.sendCommands(true)
+		}
+		ss.send(schema.SessionUpdate{ConfigOption: &schema.ConfigOptionUpdate{ConfigOptions: ss.configOptions()}})
+	}
+}
+
 // drive runs the turn on the agent session; every update it makes is written
 // before it returns. A failed turn returns why. watch says a fallback
 // agent waits: the turn's failure is decided early
@@ -453,26 +433,29 @@ func (ss *session) drive(turnCtx context.Context, content []adapters.Content, wa
 	trace.Mark(turnCtx, trace.AgentReady)
 	ss.mu.Lock()
 	ss.waited = waited
-	ss.mu.Unlock()
-	if err != nil && turnCtx.Err() != nil {
-		return schema.StopCancelled, nil // cancelled (or closed) while the agent was starting
-	}
-	if errors.Is(err, conversation.ErrCrashLoop) {
-		err = fmt.Errorf("%s: %w", ss.agentName(), err) // which agent the user is to fix
-	}
-	if err != nil {
-		return schema.StopEndTurn, adapters.ErrorOf(err)
-	}
-	content = ss.withBriefing(content)
-	ss.mu.Lock()
 	agent, cwd := ss.rec.Agent, ss.rec.Cwd
 	ss.mu.Unlock()
-	oc, err := conversation.RunTurn(turnCtx, conversation.TurnSpec{Agent: agent, Session: b, Prompt: content,
+	switch {
+	case err != nil && turnCtx.Err() != nil:
+		return schema.StopCancelled, nil // cancelled (or closed) while the agent was starting
+	case errors.Is(err, conversation.ErrCrashLoop):
+		return schema.StopEndTurn, adapters.ErrorOf(fmt.Errorf("%s: %w", agent, err)) // which agent the user is to fix
+	case err != nil:
+		return schema.StopEndTurn, adapters.ErrorOf(err)
+	}
+	oc, err := conversation.RunTurn(turnCtx, conversation.TurnSpec{Agent: agent, Session: b, Prompt: ss.withBriefing(content),
 		Hooks: ss.observer(agent), Audit: ss.sessionAudit(), Emit: ss.forward, Workspace: cwd,
 		Watch: watch, WatchBound: ss.srv.opts.ProviderTimeout})
-	ss.hookWarnings(oc.Warnings)
-	ss.noteFiles(oc.Digest.Files())
+	for _, w := range oc.Warnings { // the turn's hooks that failed, before it ends
+		ss.srv.log.Warn().Str("session", ss.id()).Str("hook", w).Msg("hook failed")
+		ss.sayf("\nhub: hook: %s\n", w)
+	}
 	ss.mu.Lock()
+	for _, f := range oc.Digest.Files() { // for the briefing
+		if len(ss.rec.Files) < handover.MaxFiles && !slices.Contains(ss.rec.Files, f) {
+			ss.rec.Files = append(ss.rec.Files, f)
+		}
+	}
 	ss.turnUsage = conversation.AddUsage(ss.turnUsage, oc.Digest.Usage) // a fallback's attempts add up
 	ss.mu.Unlock()
 	var failed *adapters.TurnError
@@ -492,17 +475,6 @@ func (ss *session) drive(turnCtx context.Context, content []adapters.Content, wa
 	return schema.StopEndTurn, cmp.Or(oc.Failure, adapters.ErrorOf(err))
 }
 
-// noteFiles keeps the files a turn changed, for the briefing.
-func (ss *session) noteFiles(files []string) {
-	ss.mu.Lock()
-	defer ss.mu.Unlock()
-	for _, f := range files {
-		if len(ss.rec.Files) < handover.MaxFiles && !slices.Contains(ss.rec.Files, f) {
-			ss.rec.Files = append(ss.rec.Files, f)
-		}
-	}
-}
-
 // retire closes b and forgets it if it is still this session's agent,
 // after a crash (crash, or one its turn reported: a crash costs one turn,
 // not the whole editor session) or when always.
@@ -519,18 +491,13 @@ func (ss *session) retire(b adapters.Session, crash, always bool) {
 // forward sends one event of the turn as updates. A fatal error is not
 // shown: it answers the prompt, after the updates.
 func (ss *session) forward(ev adapters.Event) {
+	failed := ev.Type == adapters.EventError && ev.Error != nil
 	ss.mu.Lock()
 	ss.toolStarted = ss.toolStarted || ev.Type == adapters.EventToolCall
+	ss.crashed = ss.crashed || failed && ev.Error.Code == adapters.CodeCrash
 	ss.mu.Unlock()
-	if ev.Type == adapters.EventError && ev.Error != nil {
-		if ev.Error.Code == adapters.CodeCrash {
-			ss.mu.Lock()
-			ss.crashed = true
-			ss.mu.Unlock()
-		}
-		if ev.Error.Fatal {
-			return
-		}
+	if failed && ev.Error.Fatal {
+		return
 	}
 	for _, u := range ss.mapEvent(ev) {
 		ss.emit(u)
@@ -538,11 +505,7 @@ func (ss *session) forward(ev adapters.Event) {
 }
 
 func stopReason(r adapters.StopReason) string {
-	switch s := string(r); s {
-	case schema.StopEndTurn, schema.StopMaxTokens, schema.StopMaxTurnRequests, schema.StopRefusal, schema.StopCancelled:
-		return s
-	}
-	return schema.StopEndTurn
+	return oneOf(string(r), schema.StopEndTurn, schema.StopEndTurn, schema.StopMaxTokens, schema.StopMaxTurnRequests, schema.StopRefusal, schema.StopCancelled)
 }
 
 func errorText(e *adapters.ErrorInfo) string {
@@ -619,10 +582,7 @@ func (ss *session) toAdapterContent(prompt []schema.ContentBlock) []adapters.Con
 	for _, b := range prompt {
 		c := adapters.Content{Type: adapters.ContentType(b.Type), Text: b.Text, Data: b.Data, MimeType: b.MimeType, URI: b.URI, Name: b.Name}
 		if b.Resource != nil {
-			c.URI, c.Text, c.MimeType = b.Resource.URI, b.Resource.Text, b.Resource.MimeType
-			if b.Resource.Blob != "" {
-				c.Data = b.Resource.Blob
-			}
+			c.URI, c.Text, c.MimeType, c.Data = b.Resource.URI, b.Resource.Text, b.Resource.MimeType, cmp.Or(b.Resource.Blob, c.Data)
 		}
 		out = append(out, c)
 	}
@@ -639,7 +599,7 @@ func (ss *session) toAdapterContent(prompt []schema.ContentBlock) []adapters.Con
 // take (hub advertises the default agent's abilities, and the session may
 // have switched) with a text placeholder, and tells the user once per turn.
 func (ss *session) fitContent(content []adapters.Content) []adapters.Content {
-	a, err := ss.adapter()
+	a, err := ss.agents().Get(ss.agentName())
 	if err != nil {
 		return content
 	}
@@ -657,8 +617,7 @@ func (ss *session) fitContent(content []adapters.Content) []adapters.Content {
 		}
 	}
 	if len(dropped) > 0 {
-		ss.emit(schema.SessionUpdate{AgentMessageChunk: &schema.ContentChunk{Content: schema.TextBlock(fmt.Sprintf(
-			"Note: %s does not accept %s; the prompt was sent without it.\n", a.Name(), strings.Join(dropped, ", ")))}})
+		ss.sayf("Note: %s does not accept %s; the prompt was sent without it.\n", a.Name(), strings.Join(dropped, ", "))
 	}
 	return content
 }
@@ -670,32 +629,29 @@ func (ss *session) opened() {
 	if n := ss.set.Notice; n != "" {
 		ss.send(schema.SessionUpdate{AgentMessageChunk: &schema.ContentChunk{Content: schema.TextBlock(n + "\n")}})
 	}
-	ss.warm()
+	ss.agent.LaunchWarm()
 }
 
 // sendCommands sends available_commands_update with hub's own commands,
 // the skills and the agent's commands; an empty list only when replace is
 // set (to clear the editor's list).
 func (ss *session) sendCommands(replace bool) {
-	ss.mu.Lock()
-	agent := ss.agentCommands
-	ss.mu.Unlock()
-	if cmds := ss.commands(agent); len(cmds) > 0 || replace {
+	if cmds := ss.commands(); len(cmds) > 0 || replace {
 		ss.send(schema.SessionUpdate{AvailableCommands: &schema.AvailableCommandsUpdate{AvailableCommands: cmds}})
 	}
 }
 
 // commands lists hub's commands, then the skills, then the agent's.
-func (ss *session) commands(agent []adapters.Command) []schema.AvailableCommand {
-	cmds := appendCommands(nil, ss.hubCommands())
+func (ss *session) commands() []schema.AvailableCommand {
+	var skills []adapters.Command
 	if ss.srv.opts.Skills != nil {
-		cmds = appendCommands(cmds, ss.srv.opts.Skills.Commands(ss.rec.Cwd))
+		skills = ss.srv.opts.Skills.Commands(ss.rec.Cwd)
 	}
-	return appendCommands(cmds, agent)
-}
-
-func appendCommands(out []schema.AvailableCommand, in []adapters.Command) []schema.AvailableCommand {
-	for _, c := range in {
+	ss.mu.Lock()
+	agent := ss.agentCommands
+	ss.mu.Unlock()
+	var out []schema.AvailableCommand
+	for _, c := range slices.Concat(ss.hubCommands(), skills, agent) {
 		if slices.ContainsFunc(out, func(o schema.AvailableCommand) bool { return o.Name == c.Name }) {
 			continue
 		}
@@ -706,13 +662,6 @@ func appendCommands(out []schema.AvailableCommand, in []adapters.Command) []sche
 		out = append(out, ac)
 	}
 	return out
-}
-
-// permission decides a tool call of the session's agent through the
-// session's gate: what the rules decide is answered without asking; the
-// rest goes to the editor (askEditor).
-func (ss *session) permission(ctx context.Context, p *adapters.PermissionRequest) adapters.PermissionDecision {
-	return ss.gate.AskAs(ctx, p, ss.agentName(), ss.rec.Cwd)
 }
 
 // askEditor puts what the rules left open to the editor; announce shows a
@@ -726,9 +675,9 @@ func (ss *session) askEditor(ctx context.Context, q conversation.Question, annou
 	}
 	shown := permissionOptions(p.Options, q.Always)
 	options, kept := withGrantOption(q.Grant, shown)
-	ask := schema.RequestPermissionRequest{SessionID: ss.id(), Options: options, ToolCall: ss.fullToolUpdate(p.Tool)}
+	ask := schema.RequestPermissionRequest{SessionID: ss.id(), Options: options, ToolCall: ss.editor.tool(p.Tool, true)}
 	var resp schema.RequestPermissionResponse
-	cancelled, err := ss.callEditor(ctx, "session/request_permission", ask, &resp)
+	cancelled, err := ss.editor.call(ctx, "session/request_permission", ask, &resp)
 	switch {
 	case cancelled || (err == nil && resp.Outcome.Outcome == "cancelled"):
 		return conversation.Reply{Decision: adapters.PermissionDecision{Cancelled: true}}
@@ -737,7 +686,14 @@ func (ss *session) askEditor(ctx context.Context, q conversation.Question, annou
 		return conversation.Reply{Decision: adapters.PermissionDecision{Kind: adapters.RejectOnce}, By: conversation.ByUser,
 			Reason: "the editor did not answer the permission request"}
 	case kept && resp.Outcome.OptionID == grantOptionID:
-		ss.keepGrant(q)
+		// Kept once: hub itself answers the later calls the grant covers,
+		// so the agent is never told to allow more than the user saw.
+		if g, err := q.Keep(); err != nil {
+			ss.srv.log.Warn().Err(err).Str("session", ss.id()).Msg("grant not kept")
+			ss.sayf("\nhub could not keep this grant beyond the session: %v. It holds for this session only.\n", err)
+		} else {
+			ss.srv.log.Info().Str("grant", g.ID).Str("covers", g.Covers()).Time("expires", g.Expires).Msg("grant kept")
+		}
 		return conversation.Reply{Decision: conversation.Allow(p), By: conversation.ByUser, Reason: "the user kept a grant"}
 	}
 	d := adapters.PermissionDecision{OptionID: resp.Outcome.OptionID, Kind: adapters.RejectOnce} // unknown option id: be safe
@@ -767,33 +723,6 @@ func withGrantOption(grant string, options []schema.PermissionOption) ([]schema.
 	return slices.Insert(options, i+1, g), true
 }
 
-// keepGrant stores the durable grant the user picked; this call runs
-// once: hub itself answers the later ones the grant covers, so the agent
-// is never told to allow more than the user saw.
-func (ss *session) keepGrant(q conversation.Question) {
-	g, err := q.Keep()
-	if err != nil {
-		ss.srv.log.Warn().Err(err).Str("session", ss.id()).Msg("grant not kept")
-		ss.sayf("\nhub could not keep this grant beyond the session: %v. It holds for this session only.\n", err)
-		return
-	}
-	ss.srv.log.Info().Str("grant", g.ID).Str("covers", g.Covers()).Time("expires", g.Expires).Msg("grant kept")
-}
-
-// callEditor sends the editor a request of the session and decodes its
-// answer into out; cancelled when ctx ended meanwhile (the turn was
-// cancelled, whatever the editor answered).
-func (ss *session) callEditor(ctx context.Context, method string, params, out any) (cancelled bool, err error) {
-	res, err := ss.srv.conn.CallRaw(ctx, method, params)
-	if ctx.Err() != nil {
-		return true, nil
-	}
-	if err == nil {
-		err = json.Unmarshal(res, out)
-	}
-	return false, err
-}
-
 // decided shows and records a decision of the session's gate, as the
 // agent's own (the native loop's) arrive in its stream.
 func (ss *session) decided(ev adapters.Event) {
@@ -821,31 +750,18 @@ func (ss *session) refusal(d *adapters.Decision) []schema.SessionUpdate {
 // may cover the call (permission.Coverable), so neither hub nor the
 // agent keeps one; unless it is the only allow offered.
 func permissionOptions(in []adapters.PermissionOption, always bool) []schema.PermissionOption {
-	if len(in) == 0 {
-		return permissionOptions(adapters.DefaultPermissionOptions(), always)
-	}
 	hasOnce := slices.ContainsFunc(in, func(o adapters.PermissionOption) bool { return o.Kind == adapters.AllowOnce })
 	out := make([]schema.PermissionOption, 0, len(in))
-	seen := map[string]bool{}
 	for _, o := range in {
-		if seen[o.ID] || o.ID == "" || !validKind(o.Kind) || (!always && hasOnce && o.Kind == adapters.AllowAlways) {
+		valid := slices.Contains([]adapters.PermissionOptionKind{adapters.AllowOnce, adapters.AllowAlways, adapters.RejectOnce, adapters.RejectAlways}, o.Kind)
+		if o.ID == "" || !valid || slices.ContainsFunc(out, func(s schema.PermissionOption) bool { return s.OptionID == o.ID }) ||
+			(!always && hasOnce && o.Kind == adapters.AllowAlways) {
 			continue
 		}
-		seen[o.ID] = true
 		out = append(out, schema.PermissionOption{OptionID: o.ID, Name: o.Name, Kind: string(o.Kind)})
 	}
-	if len(out) == 0 { // C35: never ask with no valid option
+	if len(out) == 0 { // none, or none valid (C35: never ask with no valid option)
 		return permissionOptions(adapters.DefaultPermissionOptions(), always)
 	}
 	return out
 }
-
-func validKind(k adapters.PermissionOptionKind) bool {
-	switch k {
-	case adapters.AllowOnce, adapters.AllowAlways, adapters.RejectOnce, adapters.RejectAlways:
-		return true
-	}
-	return false
-}
-
-var errNotConfigurable = errors.New("agent cannot change this while the session runs")

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/hubdev/hub/acp/schema"
@@ -25,7 +26,7 @@ func (s *server) steer(ctx context.Context, params json.RawMessage) (any, func()
 	if len(p.Prompt) == 0 {
 		return nil, nil, invalidParams("steering needs a non-empty prompt")
 	}
-	if promptSize(p.Prompt) > s.maxPrompt() {
+	if promptSize(p.Prompt) > s.opts.MaxPrompt {
 		return nil, nil, s.promptRefusal()
 	}
 	ss, err := s.lookup(p.SessionID)
@@ -45,13 +46,11 @@ func (s *server) steer(ctx context.Context, params json.RawMessage) (any, func()
 	}
 	prompt, _ := json.Marshal(schema.PromptRequest{SessionID: p.SessionID, Prompt: p.Prompt})
 	job := s.beginPrompt(prompt)
-	s.detached.Add(1)
-	go func() { // its updates stream as any turn's; its answer has no one to go to
-		defer s.detached.Done()
+	s.detached.Go(func() { // its updates stream as any turn's; its answer has no one to go to
 		if _, after, _ := job(); after != nil {
 			after()
 		}
-	}()
+	})
 	return schema.SteeringResponse{Outcome: schema.SteerStartedNewTurn}, nil, nil
 }
 
@@ -68,56 +67,46 @@ func (ss *session) steer(ctx context.Context, prompt []schema.ContentBlock) (inj
 	}
 	content := ss.fitContent(ss.toAdapterContent(prompt))
 	// Recorded first: the agent's answer to it must follow it.
-	mark := ss.recordSteered(prompt)
-	switch err := st.Steer(ctx, content); {
+	undo := ss.recordSteered(prompt)
+	err = st.Steer(ctx, content)
+	if err != nil {
+		undo()
+	}
+	switch {
 	case errors.Is(err, adapters.ErrNoTurn):
-		ss.unrecord(mark)
 		return false, busy, nil
 	case err != nil:
-		ss.unrecord(mark)
 		return false, busy, jsonrpc.NewError(schema.CodeInternalError, "steering failed: "+err.Error(), map[string]any{"agent": ss.agentName()})
 	}
 	return true, busy, nil
 }
 
-// steeredMark is where recordSteered put steered input in the history.
-type steeredMark struct {
-	at int
-	id string
-}
-
 // recordSteered keeps steered input in the history, after the updates
-// the editor has seen, as a user message of its own.
-func (ss *session) recordSteered(prompt []schema.ContentBlock) steeredMark {
+// the editor has seen, as a user message of its own. undo takes it back
+// (the agent did not take it) while nothing followed it and it is not
+// saved yet: it then runs as a prompt, which records it again.
+func (ss *session) recordSteered(prompt []schema.ContentBlock) (undo func()) {
 	ss.emitMu.Lock()
 	defer ss.emitMu.Unlock()
-	m := steeredMark{id: fmt.Sprintf("steered-%d", time.Now().UnixNano())}
+	id := fmt.Sprintf("steered-%d", time.Now().UnixNano())
 	ss.mu.Lock()
-	m.at = len(ss.rec.History)
+	at := len(ss.rec.History)
 	ss.mu.Unlock()
 	for _, blk := range prompt {
-		ss.record(schema.SessionUpdate{UserMessageChunk: &schema.ContentChunk{Content: blk, MessageID: m.id}})
+		ss.record(schema.SessionUpdate{UserMessageChunk: &schema.ContentChunk{Content: blk, MessageID: id}})
 	}
-	return m
-}
-
-// unrecord takes back steered input the agent did not take, while nothing
-// followed it and it is not saved yet (it then runs as a prompt, which
-// records it again).
-func (ss *session) unrecord(m steeredMark) {
-	ss.emitMu.Lock()
-	defer ss.emitMu.Unlock()
-	ss.mu.Lock()
-	defer ss.mu.Unlock()
-	h := ss.rec.History
-	if m.at < ss.persisted || m.at > len(h) {
-		return
-	}
-	for _, u := range h[m.at:] {
-		if c := u.UserMessageChunk; c == nil || c.MessageID != m.id {
+	return func() {
+		ss.emitMu.Lock()
+		defer ss.emitMu.Unlock()
+		ss.mu.Lock()
+		defer ss.mu.Unlock()
+		h := ss.rec.History
+		if at < ss.persisted || at > len(h) || slices.ContainsFunc(h[at:], func(u schema.SessionUpdate) bool {
+			return u.UserMessageChunk == nil || u.UserMessageChunk.MessageID != id
+		}) {
 			return
 		}
+		ss.rec.History = h[:at]
+		ss.chunkOpen = false
 	}
-	ss.rec.History = h[:m.at]
-	ss.chunkOpen = false
 }

@@ -56,7 +56,7 @@ func TestStore_LoadsOldHistoryFiles(t *testing.T) {
 		}
 	}
 	st := OpenStore(state)
-	hist := st.x.History(id)
+	hist := st.History(id)
 	if len(hist) != 6 || hist[0].UserMessageChunk == nil || hist[3].ToolCallUpdate == nil || hist[5].Compaction == nil {
 		t.Fatalf("history %+v", hist)
 	}
@@ -72,12 +72,12 @@ func TestStore_LoadsOldHistoryFiles(t *testing.T) {
 		t.Fatalf("markdown:\n%s", md)
 	}
 	// A new turn appends in the one format after the old lines.
-	x := newIndex(state)
+	x := OpenStore(state)
 	rec, _ := x.Get(id)
 	if err := x.Save(rec, []schema.SessionUpdate{{AgentMessageChunk: &schema.ContentChunk{Content: schema.TextBlock("again")}}}, true); err != nil {
 		t.Fatal(err)
 	}
-	if hist := st.x.History(id); len(hist) != 7 || hist[6].AgentMessageChunk.Content.Text != "again" {
+	if hist := st.History(id); len(hist) != 7 || hist[6].AgentMessageChunk.Content.Text != "again" {
 		t.Fatalf("history after a new turn %+v", hist)
 	}
 }
@@ -96,7 +96,7 @@ func TestStore_OldestFormatKeepsItsMetadataFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := OpenStore(state)
-	if hist := st.x.History("hub_1"); len(hist) != 1 || hist[0].AgentMessageChunk.Content.Text != "kept" {
+	if hist := st.History("hub_1"); len(hist) != 1 || hist[0].AgentMessageChunk.Content.Text != "kept" {
 		t.Fatalf("history %+v", hist)
 	}
 	if b, err := os.ReadFile(meta); err != nil || string(b) != old {
@@ -110,7 +110,7 @@ func TestStore_OldestFormatKeepsItsMetadataFile(t *testing.T) {
 func TestStore_SessionFilesMaskSecrets(t *testing.T) {
 	state := t.TempDir()
 	const token = "ghp_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789"
-	x := newIndex(state)
+	x := OpenStore(state)
 	rec := &Record{SessionID: "s1", Agent: "replay", Title: "use " + token}
 	more := []schema.SessionUpdate{{AgentMessageChunk: &schema.ContentChunk{Content: schema.TextBlock(`the "key" ` + token)}}}
 	if err := x.Save(rec, more, true); err != nil {
@@ -124,7 +124,7 @@ func TestStore_SessionFilesMaskSecrets(t *testing.T) {
 	}
 	st := OpenStore(state)
 	got, ok := st.Get("s1")
-	hist := st.x.History("s1")
+	hist := st.History("s1")
 	if !ok || got.Title != "use ghp_[masked]" || len(hist) != 1 || hist[0].AgentMessageChunk.Content.Text != `the "key" ghp_[masked]` {
 		t.Fatalf("read back %+v %+v", got, hist)
 	}

@@ -78,13 +78,13 @@ func TestToolContent_TerminalMustBeLive(t *testing.T) {
 		{"", false},
 	}
 	for _, tc := range cases {
-		_, ok := ss.toolContent(adapters.ToolContent{Type: adapters.ToolContentTerminal, TerminalID: tc.id})
+		_, ok := ss.editor.toolContent(adapters.ToolContent{Type: adapters.ToolContentTerminal, TerminalID: tc.id})
 		if ok != tc.keep {
 			t.Errorf("terminal %q kept=%v, want %v", tc.id, ok, tc.keep)
 		}
 	}
 	ed.track("terminal/release", json.RawMessage(`"live"`), nil, nil)
-	if _, ok := ss.toolContent(adapters.ToolContent{Type: adapters.ToolContentTerminal, TerminalID: "live"}); !ok {
+	if _, ok := ss.editor.toolContent(adapters.ToolContent{Type: adapters.ToolContentTerminal, TerminalID: "live"}); !ok {
 		t.Error("a terminal sent while live may be referenced again after release")
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/hubdev/hub/acp/schema"
@@ -37,8 +36,8 @@ func (ss *session) setupOf(r *Record) conversation.Setup {
 // wants (startAgent), within the server's cap on warm agents.
 func (ss *session) newAgent() *conversation.Agent {
 	return &conversation.Agent{Start: ss.startAgent, Started: ss.started, Now: ss.srv.opts.Now, Starts: &ss.srv.starts,
-		Want:    func() conversation.Setup { ss.mu.Lock(); defer ss.mu.Unlock(); return ss.setupOf(ss.rec) },
-		Admit:   func(launch func()) { ss.srv.pool.admit(ss, launch) },
+		Want: func() conversation.Setup { ss.mu.Lock(); defer ss.mu.Unlock(); return ss.setupOf(ss.rec) },
+		Warm: ss.srv.warm, Nap: ss.sleep,
 		Context: func() context.Context { return trace.Begin(ss.srv.ctx, "start", ss.rec.SessionID) },
 		Log:     ss.srv.log.With().Str("session", ss.rec.SessionID).Logger()}
 }
@@ -58,8 +57,11 @@ func (ss *session) startAgent(ctx context.Context) (adapters.Session, conversati
 	}
 	setup := ss.setupOf(ss.rec)
 	opts := adapters.SessionOptions{Cwd: ss.rec.Cwd, AddDirs: slices.Clone(setup.AddDirs), MCPServers: ss.mcpFor(a), Model: setup.Model, Mode: setup.Mode,
-		Options: maps.Clone(setup.Options), Editor: ss.editor, CancelGrace: ss.srv.opts.CancelGrace, Permission: ss.permission, Ask: ss.ask,
-		Rules: &ss.set.Permissions, Hooks: ss.set.HookConfig}
+		Options: maps.Clone(setup.Options), Editor: ss.editor, CancelGrace: ss.srv.opts.CancelGrace, Ask: ss.editor.ask,
+		Rules: &ss.set.Permissions, Hooks: ss.set.HookConfig,
+		Permission: func(ctx context.Context, p *adapters.PermissionRequest) adapters.PermissionDecision { // the session's gate decides
+			return ss.gate.AskAs(ctx, p, ss.agentName(), ss.rec.Cwd)
+		}}
 	caps := a.Capabilities()
 	id, fork := ss.rec.AgentSessionID, false
 	if id == "" || !caps.Resume {
@@ -91,14 +93,16 @@ func (ss *session) startAgent(ctx context.Context) (adapters.Session, conversati
 }
 
 // giveDelegation gives the agent hub's delegate tool when the setup says so:
-// its own tool where it has one, else hub's MCP server.
+// its own tool where it has one, else hub's MCP server (a stdio one).
 func (ss *session) giveDelegation(a adapters.Adapter, setup conversation.Setup, opts *adapters.SessionOptions) {
 	switch {
 	case !setup.Delegation || !personas.MayDelegate(a):
 	case a.Capabilities().DelegateTool:
 		opts.Delegate, opts.DelegateAgents = ss.delegateFunc(a)
+	case !a.Capabilities().MCP:
+		ss.srv.log.Warn().Str("session", ss.id()).Str("agent", a.Name()).Msg("delegation is on, but this agent takes no stdio MCP servers")
 	default:
-		if hub, ok := ss.hubServer(a); ok {
+		if hub, ok := ss.delegationEntry([]string{a.Name()}); ok {
 			opts.MCPServers = append(slices.Clone(opts.MCPServers), hub)
 		}
 	}
@@ -109,7 +113,7 @@ func (ss *session) giveDelegation(a adapters.Adapter, setup conversation.Setup, 
 func (ss *session) started(ctx context.Context, b adapters.Session, warm bool, took time.Duration) {
 	trace.Mark(ctx, trace.Started)
 	ss.srv.log.Info().Str("session", ss.id()).Str("agent", ss.agentName()).Bool("warm", warm).Dur("took", took).Msg("agent up")
-	ss.idle()
+	ss.agent.Rest()
 	if sf, ok := b.(adapters.Surfacer); ok {
 		go ss.fetchSurface(sf, b)
 	}
@@ -146,22 +150,15 @@ func (ss *session) fetchSurface(sf adapters.Surfacer, b adapters.Session) {
 	}
 }
 
-// warm starts the session's agent ahead of its first prompt, within the
-// server's cap on warm agents.
-func (ss *session) warm() {
-	if ss.srv.pool.limit > 0 {
-		ss.srv.pool.admit(ss, func() { ss.agent.Launch(true) })
-	}
-}
-
 // sleep closes an idle session's agent (or abandons its start) to free a
-// warm slot or after the idle timeout; the next prompt starts it again,
-// resuming the agent's own session where it can.
-func (ss *session) sleep(why string) {
+// warm slot or after the idle timeout (conversation.Warm), unless a turn
+// runs or waits; the next prompt starts it again, resuming the agent's
+// own session where it can.
+func (ss *session) sleep(why string) bool {
 	ss.mu.Lock()
 	if ss.busy || ss.closed {
 		ss.mu.Unlock()
-		return
+		return false
 	}
 	b := ss.agent.Sleep()
 	ss.noteAgentSessionID(b)
@@ -170,98 +167,5 @@ func (ss *session) sleep(why string) {
 		ss.srv.log.Info().Str("session", ss.id()).Str("why", why).Msg("idle agent closed")
 		go func() { _ = b.Close(); ss.editor.releaseAll() }()
 	}
-}
-
-// idle arms the idle timeout: the agent is closed when no turn started
-// before it fires.
-func (ss *session) idle() {
-	ttl := ss.srv.opts.IdleTimeout
-	if ttl <= 0 {
-		return
-	}
-	ss.mu.Lock()
-	ss.idleGen++
-	gen := ss.idleGen
-	ss.mu.Unlock()
-	time.AfterFunc(ttl, func() {
-		ss.mu.Lock()
-		same := ss.idleGen == gen
-		ss.mu.Unlock()
-		if same {
-			ss.sleep("idle timeout")
-		}
-	})
-}
-
-// active cancels the idle timeout and marks the session most recently used.
-func (ss *session) active() {
-	ss.mu.Lock()
-	ss.idleGen++
-	ss.mu.Unlock()
-	ss.srv.pool.touch(ss)
-}
-
-// pool keeps the number of sessions that hold an idle agent within the
-// configured cap, closing the least recently used ones first. A session
-// whose turn runs is never closed.
-type pool struct {
-	limit int
-	// admitMu makes counting, closing and starting one step, so two
-	// sessions opened at once neither both take the last slot nor both
-	// free one.
-	admitMu sync.Mutex
-	mu      sync.Mutex
-	lru     []*session // least recently used first
-}
-
-// holdsAgent says whether the session has an agent up or starting, and
-// whether a turn runs on it.
-func (ss *session) holdsAgent() (holds, busy bool) {
-	ss.mu.Lock()
-	defer ss.mu.Unlock()
-	return ss.agent.Holds(), ss.busy
-}
-
-// admit makes room for one more agent for ss, then runs launch. It locks
-// other sessions, so the caller must not hold ss.mu.
-func (p *pool) admit(ss *session, launch func()) {
-	p.admitMu.Lock()
-	defer p.admitMu.Unlock()
-	others := p.touch(ss)
-	if p.limit > 0 {
-		holders := 1
-		var idle []*session
-		for i := len(others) - 1; i >= 0; i-- { // newest first
-			holds, busy := others[i].holdsAgent()
-			if !holds {
-				continue
-			}
-			holders++
-			if !busy {
-				idle = append(idle, others[i])
-			}
-		}
-		for i := len(idle) - 1; i >= 0 && holders > p.limit; i-- { // oldest first
-			idle[i].sleep("warm agent cap")
-			holders--
-		}
-	}
-	launch()
-}
-
-// touch moves ss to the most recent end and returns the other sessions,
-// least recently used first.
-func (p *pool) touch(ss *session) []*session {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.lru = slices.DeleteFunc(p.lru, func(o *session) bool { return o == ss })
-	others := slices.Clone(p.lru)
-	p.lru = append(p.lru, ss)
-	return others
-}
-
-func (p *pool) remove(ss *session) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.lru = slices.DeleteFunc(p.lru, func(o *session) bool { return o == ss })
+	return true
 }

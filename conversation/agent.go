@@ -33,6 +33,11 @@ type Agent struct {
 	Now     func() time.Time
 	Starts  *sync.WaitGroup // the starts in flight
 	Log     zerolog.Logger
+	// Warm, when set, admits the Agent's starts where Admit is not set,
+	// and sleeps it when idle (warm.go); Nap sleeps it unless the front
+	// end says no (a turn runs or waits), and says whether it did.
+	Warm *Warm
+	Nap  func(why string) bool
 	// cfg orders a change of the wanted Setup with a start's publish, so a
 	// change made while the agent starts reaches the started agent.
 	cfg     sync.Mutex
@@ -42,6 +47,7 @@ type Agent struct {
 	st      *agentStart // in flight, or failed until Await reports it
 	closed  bool
 	crashes []time.Time // the latest crashes' times
+	idleGen int         // invalidates an armed idle timeout (Use, Rest)
 }
 
 // agentStart is one start of an Agent. It ends once: done closes with the
@@ -144,8 +150,11 @@ func (a *Agent) Await(ctx context.Context) (b adapters.Session, waited bool, err
 			return nil, waited, adapters.ErrClosed
 		case b != nil:
 			return b, waited, nil
-		case st == nil:
+		case st == nil && a.Admit != nil:
 			a.Admit(func() { a.Launch(false) })
+			continue
+		case st == nil:
+			a.Warm.admit(a, func() { a.Launch(false) })
 			continue
 		}
 		select {
@@ -196,6 +205,9 @@ func (a *Agent) drop(closing bool) adapters.Session {
 	a.mu.Unlock()
 	if st != nil {
 		st.cancel()
+	}
+	if closing && a.Warm != nil {
+		a.Warm.touch(a, true)
 	}
 	return b
 }

@@ -18,7 +18,8 @@
 //   - a session is hub's conversation with one user: an ACP session, one
 //     hub run, one delegate conversation. What an agent CLI keeps under its
 //     own id is the agent session (adapters.Session). The session's Agent
-//     (agent.go) owns the one it runs on: start, restart, sleep, crashes.
+//     (agent.go) owns the one it runs on: start, restart, sleep, crashes;
+//     the Agents of a front end share a Warm (warm.go): cap and idle timeout.
 //   - a turn is one prompt and everything the agent does for it, until its
 //     stop reason. adapters.Turn is the queue that carries one turn's events.
 package conversation

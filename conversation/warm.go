@@ -1,0 +1,91 @@
+package conversation
+
+import (
+	"slices"
+	"sync"
+	"time"
+)
+
+// Warm is what a front end's Agents share: a cap on the agents up or
+// starting at once, kept by sleeping the least recently used idle ones
+// first, and the idle timeout that sleeps an agent no turn used for a
+// while. An Agent sleeps only through its Nap, which refuses while a turn
+// runs or waits on it.
+type Warm struct {
+	Limit int           // agents up or starting at once; <= 0: no warm starts and no cap
+	Idle  time.Duration // <= 0: agents never sleep for idleness
+	// admitMu makes counting, sleeping and starting one step, so two
+	// agents started at once neither both take the last slot nor both
+	// free one.
+	admitMu sync.Mutex
+	mu      sync.Mutex
+	lru     []*Agent // least recently used first
+}
+
+// admit makes room for one more agent for a, then runs launch. The Naps
+// it calls take their front ends' locks: the caller holds none.
+func (w *Warm) admit(a *Agent, launch func()) {
+	w.admitMu.Lock()
+	defer w.admitMu.Unlock()
+	others := w.touch(a, false)
+	if w.Limit > 0 {
+		others = slices.DeleteFunc(others, func(o *Agent) bool { return !o.Holds() })
+		for i, holders := 0, len(others)+1; i < len(others) && holders > w.Limit; i++ {
+			if others[i].Nap("warm agent cap") {
+				holders--
+			}
+		}
+	}
+	launch()
+}
+
+// touch makes a the most recently used (or, with gone, forgets it) and
+// returns the others, least recently used first.
+func (w *Warm) touch(a *Agent, gone bool) []*Agent {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.lru = slices.DeleteFunc(w.lru, func(o *Agent) bool { return o == a })
+	others := slices.Clone(w.lru)
+	if !gone {
+		w.lru = append(w.lru, a)
+	}
+	return others
+}
+
+// LaunchWarm starts the agent session ahead of a prompt, within the cap,
+// when the Agent's Warm allows warm starts.
+func (a *Agent) LaunchWarm() {
+	if a.Warm != nil && a.Warm.Limit > 0 {
+		a.Warm.admit(a, func() { a.Launch(true) })
+	}
+}
+
+// Use marks the agent used by a turn: the most recently used, its idle
+// timeout off.
+func (a *Agent) Use() {
+	a.mu.Lock()
+	a.idleGen++
+	a.mu.Unlock()
+	if a.Warm != nil {
+		a.Warm.touch(a, false)
+	}
+}
+
+// Rest arms the idle timeout: Nap runs when no Use came before it fires.
+func (a *Agent) Rest() {
+	if a.Warm == nil || a.Warm.Idle <= 0 {
+		return
+	}
+	a.mu.Lock()
+	a.idleGen++
+	gen := a.idleGen
+	a.mu.Unlock()
+	time.AfterFunc(a.Warm.Idle, func() {
+		a.mu.Lock()
+		due := a.idleGen == gen && !a.closed
+		a.mu.Unlock()
+		if due {
+			a.Nap("idle timeout")
+		}
+	})
+}
