@@ -93,12 +93,7 @@ func commandShape(argv []string) []string {
 	if len(rest) > 0 && plainWord(rest[0]) {
 		shape, rest = append(shape, rest[0]), rest[1:]
 	}
-	for _, a := range rest {
-		if strings.HasPrefix(a, "-") {
-			shape = append(shape, a)
-		}
-	}
-	return shape
+	return append(shape, slices.DeleteFunc(slices.Clone(rest), func(a string) bool { return !strings.HasPrefix(a, "-") })...)
 }
 
 func plainWord(s string) bool {
