@@ -261,12 +261,8 @@ func (r *reader) param(p *syntax.ParamExp, sc *scope) arg {
 }
 
 func knownExpOp(op syntax.ParExpOperator) bool {
-	switch op {
-	case syntax.DefaultUnset, syntax.DefaultUnsetOrNull, syntax.AssignUnset, syntax.AssignUnsetOrNull,
-		syntax.ErrorUnset, syntax.ErrorUnsetOrNull, syntax.AlternateUnset, syntax.AlternateUnsetOrNull:
-		return true
-	}
-	return false
+	return slices.Contains([]syntax.ParExpOperator{syntax.DefaultUnset, syntax.DefaultUnsetOrNull, syntax.AssignUnset, syntax.AssignUnsetOrNull,
+		syntax.ErrorUnset, syntax.ErrorUnsetOrNull, syntax.AlternateUnset, syntax.AlternateUnsetOrNull}, op)
 }
 
 // paramOp evaluates ${X%/*}, ${X#…}, ${X/a/b}, ${#X}, ${X:1:2}, … of a
