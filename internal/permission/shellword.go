@@ -350,11 +350,8 @@ func (r *reader) tilde(lit string, more bool, sc *scope) (arg, string, bool) {
 	}
 	switch name {
 	case "", "+":
-		v := map[string]string{"": "HOME", "+": "PWD"}[name]
-		if h, _, known := r.lookup(v, sc); known {
-			return h, rest, true
-		}
-		return unknown, rest, true
+		h, _, _ := r.lookup(map[string]string{"": "HOME", "+": "PWD"}[name], sc) // unknown when hub does not know it
+		return h, rest, true
 	case "-":
 		return unknown, rest, true
 	}
