@@ -387,25 +387,20 @@ func npmVersion(path, pkg string) string {
 	if pkg == "" {
 		return ""
 	}
-	if m := agentspec.ReadJSON(filepath.Join(filepath.Dir(path), "node_modules", filepath.FromSlash(pkg), "package.json")); m != nil && m["name"] == pkg {
-		v, _ := m["version"].(string)
-		return semverRe.FindString(v)
+	files := []string{filepath.Join(filepath.Dir(path), "node_modules", filepath.FromSlash(pkg), "package.json")}
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		for dir, i := filepath.Dir(real), 0; i < 5; dir, i = filepath.Dir(dir), i+1 {
+			files = append(files, filepath.Join(dir, "package.json"))
+			if filepath.Dir(dir) == dir {
+				break
+			}
+		}
 	}
-	real, err := filepath.EvalSymlinks(path)
-	if err != nil {
-		return ""
-	}
-	dir := filepath.Dir(real)
-	for i := 0; i < 5; i++ {
-		if m := agentspec.ReadJSON(filepath.Join(dir, "package.json")); m != nil && m["name"] == pkg {
+	for _, f := range files {
+		if m := agentspec.ReadJSON(f); m != nil && m["name"] == pkg {
 			v, _ := m["version"].(string)
 			return semverRe.FindString(v)
 		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			break
-		}
-		dir = parent
 	}
 	return ""
 }

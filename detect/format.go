@@ -30,13 +30,7 @@ func Format(w io.Writer, r *Report, color bool) {
 		if a.VersionStatus == "timeout" {
 			ver = "timeout"
 		}
-		auth := a.Auth.State
-		if a.Auth.Source != "" {
-			auth += " (" + shortPath(a.Auth.Source) + ")"
-		}
-		if a.Auth.Reason != "" {
-			auth += ": " + a.Auth.Reason
-		}
+		auth := authLine(a.Auth, shortPath(a.Auth.Source))
 		fmt.Fprintf(w, "%-12s %s %-10s %s\n", cut(a.Name, 12), paint(code, fmt.Sprintf("%-10s", status)), cut(ver, 10), cut(auth, 44))
 		if a.Path != "" && a.FoundVia != "path" {
 			fmt.Fprintf(w, "  found via %s: %s\n", a.FoundVia, cut(shortPath(a.Path), 60))
@@ -198,14 +192,7 @@ func FormatDetails(w io.Writer, r *Report, color bool) {
 		field("version", versionLine(a))
 		field("config dir", a.ConfigDir)
 		field("skills dir", a.SkillsDir)
-		auth := a.Auth.State
-		if a.Auth.Source != "" {
-			auth += " (decided by " + a.Auth.Source + ")"
-		}
-		if a.Auth.Reason != "" {
-			auth += ": " + a.Auth.Reason
-		}
-		field("auth", auth)
+		field("auth", authLine(a.Auth, "decided by "+a.Auth.Source))
 		if ep := a.Endpoint; ep != nil && ep.BaseURL != "" {
 			s := ep.BaseURL + " (" + endpointState(ep) + ")"
 			if ep.Model != "" {
@@ -217,6 +204,18 @@ func FormatDetails(w io.Writer, r *Report, color bool) {
 		formatAdvice(w, a, paint)
 	}
 	formatFooter(w, r, paint)
+}
+
+// authLine is the auth state, what decided it (as source says it) and why.
+func authLine(auth agentspec.Auth, source string) string {
+	s := auth.State
+	if auth.Source != "" {
+		s += " (" + source + ")"
+	}
+	if auth.Reason != "" {
+		s += ": " + auth.Reason
+	}
+	return s
 }
 
 func versionLine(a Agent) string {

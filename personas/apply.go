@@ -83,11 +83,9 @@ func (p Persona) Rules(user config.PermissionsConfig) config.PermissionsConfig {
 	for _, name := range p.Disallowed {
 		out.Rules = append(out.Rules, config.PermissionRule{Tool: name, Decision: "deny"})
 	}
-	for _, r := range p.Permissions {
-		if d := strings.ToLower(strings.TrimSpace(r.Decision)); d == "deny" || d == "ask" {
-			out.Rules = append(out.Rules, r)
-		}
-	}
+	out.Rules = append(out.Rules, slices.DeleteFunc(slices.Clone(p.Permissions), func(r config.PermissionRule) bool {
+		return !slices.Contains([]string{"deny", "ask"}, strings.ToLower(strings.TrimSpace(r.Decision)))
+	})...)
 	return out
 }
 

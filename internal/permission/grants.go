@@ -189,14 +189,8 @@ func (g *Grants) Revoke(id string) error {
 func (g *Grants) Clear(project string) (int, error) {
 	n := 0
 	err := g.update(func(list []Grant) ([]Grant, error) {
-		kept := list[:0]
-		for _, gr := range list {
-			if project == "" || gr.Project == project {
-				n++
-				continue
-			}
-			kept = append(kept, gr)
-		}
+		kept := slices.DeleteFunc(list, func(gr Grant) bool { return project == "" || gr.Project == project })
+		n = len(list) - len(kept)
 		return kept, nil
 	})
 	return n, err

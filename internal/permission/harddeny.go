@@ -39,11 +39,7 @@ func IsEnvFile(p string) bool {
 	if base != ".env" && !strings.HasPrefix(base, ".env.") {
 		return false
 	}
-	switch base {
-	case ".env.example", ".env.sample", ".env.template", ".env.dist":
-		return false
-	}
-	return true
+	return !slices.Contains([]string{".env.example", ".env.sample", ".env.template", ".env.dist"}, base)
 }
 
 const (

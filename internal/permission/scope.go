@@ -93,12 +93,7 @@ func commandShape(argv []string) []string {
 	if len(rest) > 0 && plainWord(rest[0]) {
 		shape, rest = append(shape, rest[0]), rest[1:]
 	}
-	for _, a := range rest {
-		if strings.HasPrefix(a, "-") {
-			shape = append(shape, a)
-		}
-	}
-	return shape
+	return append(shape, slices.DeleteFunc(slices.Clone(rest), func(a string) bool { return !strings.HasPrefix(a, "-") })...)
 }
 
 func plainWord(s string) bool {
@@ -112,20 +107,10 @@ func plainWord(s string) bool {
 // its subcommand (git -c can run any program).
 func wrapped(argv []string) bool {
 	prog := progName(argv[0])
-	if _, ok := plainWrappers[prog]; ok {
-		return true
-	}
-	switch {
-	case shells[prog], interpreters[strings.TrimRight(prog, "0123456789.")], privileged[prog]:
-		return true
-	case prog == "git" && len(argv) > 1 && strings.HasPrefix(argv[1], "-"):
-		return true
-	}
-	switch prog {
-	case "env", "xargs", "eval", "source", ".", "watch", "parallel", "flock", "busybox", "script", "trap", "find":
-		return true
-	}
-	return false
+	_, plain := plainWrappers[prog]
+	return plain || shells[prog] || interpreters[strings.TrimRight(prog, "0123456789.")] || privileged[prog] ||
+		prog == "git" && len(argv) > 1 && strings.HasPrefix(argv[1], "-") ||
+		slices.Contains([]string{"env", "xargs", "eval", "source", ".", "watch", "parallel", "flock", "busybox", "script", "trap", "find"}, prog)
 }
 
 // destructivePrograms delete or overwrite data whatever their flags say.

@@ -406,13 +406,10 @@ func (r *reader) funcDecl(c *syntax.FuncDecl) {
 				forked = forked || n.Background
 			}
 		case *syntax.BinaryCmd:
-			if n.Op == syntax.Pipe || n.Op == syntax.PipeAll {
-				for _, s := range []*syntax.Stmt{n.X, n.Y} {
-					if ce, ok := s.Cmd.(*syntax.CallExpr); ok && len(ce.Args) > 0 && ce.Args[0].Lit() == name {
-						forked = true
-					}
-				}
-			}
+			forked = forked || (n.Op == syntax.Pipe || n.Op == syntax.PipeAll) && slices.ContainsFunc([]*syntax.Stmt{n.X, n.Y}, func(s *syntax.Stmt) bool {
+				ce, ok := s.Cmd.(*syntax.CallExpr)
+				return ok && len(ce.Args) > 0 && ce.Args[0].Lit() == name
+			})
 		}
 		return true
 	})

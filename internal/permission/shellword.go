@@ -261,12 +261,8 @@ func (r *reader) param(p *syntax.ParamExp, sc *scope) arg {
 }
 
 func knownExpOp(op syntax.ParExpOperator) bool {
-	switch op {
-	case syntax.DefaultUnset, syntax.DefaultUnsetOrNull, syntax.AssignUnset, syntax.AssignUnsetOrNull,
-		syntax.ErrorUnset, syntax.ErrorUnsetOrNull, syntax.AlternateUnset, syntax.AlternateUnsetOrNull:
-		return true
-	}
-	return false
+	return slices.Contains([]syntax.ParExpOperator{syntax.DefaultUnset, syntax.DefaultUnsetOrNull, syntax.AssignUnset, syntax.AssignUnsetOrNull,
+		syntax.ErrorUnset, syntax.ErrorUnsetOrNull, syntax.AlternateUnset, syntax.AlternateUnsetOrNull}, op)
 }
 
 // paramOp evaluates ${X%/*}, ${X#…}, ${X/a/b}, ${#X}, ${X:1:2}, … of a
@@ -354,11 +350,8 @@ func (r *reader) tilde(lit string, more bool, sc *scope) (arg, string, bool) {
 	}
 	switch name {
 	case "", "+":
-		v := map[string]string{"": "HOME", "+": "PWD"}[name]
-		if h, _, known := r.lookup(v, sc); known {
-			return h, rest, true
-		}
-		return unknown, rest, true
+		h, _, _ := r.lookup(map[string]string{"": "HOME", "+": "PWD"}[name], sc) // unknown when hub does not know it
+		return h, rest, true
 	case "-":
 		return unknown, rest, true
 	}

@@ -765,11 +765,7 @@ func (r *reader) cd(name string, args []arg, sc *scope) {
 	var target arg
 	switch {
 	case len(ops) == 0:
-		h, _, known := r.lookup("HOME", sc)
-		target = h
-		if !known {
-			target = unknown
-		}
+		target, _, _ = r.lookup("HOME", sc) // unknown when hub does not know it
 	case ops[0].text == "-" || strings.HasPrefix(ops[0].text, "+"):
 		target = unknown
 	default:

@@ -64,13 +64,8 @@ func findExec(goos, p, pathext string) string {
 
 // winExts are PATHEXT's extensions, lower case, without .ps1.
 func winExts(pathext string) []string {
-	var exts []string
-	for _, e := range strings.Split(strings.ToLower(cmp.Or(pathext, ".COM;.EXE;.BAT;.CMD")), ";") {
-		if e != "" && e != ".ps1" {
-			exts = append(exts, e)
-		}
-	}
-	return exts
+	exts := strings.Split(strings.ToLower(cmp.Or(pathext, ".COM;.EXE;.BAT;.CMD")), ";")
+	return slices.DeleteFunc(exts, func(e string) bool { return e == "" || e == ".ps1" })
 }
 
 func isFile(p string) bool {

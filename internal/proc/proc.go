@@ -12,6 +12,7 @@
 package proc
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -103,9 +104,7 @@ func Start(ctx context.Context, spec Spec) (*Process, error) {
 	if spec.StderrLimit <= 0 {
 		spec.StderrLimit = 64 << 10
 	}
-	if spec.StopSignal == 0 {
-		spec.StopSignal = syscall.SIGTERM
-	}
+	spec.StopSignal = cmp.Or(spec.StopSignal, syscall.SIGTERM)
 	if spec.Grace <= 0 {
 		spec.Grace = DefaultGrace
 	}

@@ -70,9 +70,8 @@ func sha256File(path string) (string, error) {
 // writeChecksums writes "sum  name" lines sorted by name, the format
 // `sha256sum -c` and `shasum -a 256 -c` read.
 func writeChecksums(path string, sums map[string]string) error {
-	names := slices.Sorted(maps.Keys(sums))
 	var b strings.Builder
-	for _, n := range names {
+	for _, n := range slices.Sorted(maps.Keys(sums)) {
 		fmt.Fprintf(&b, "%s  %s\n", sums[n], n)
 	}
 	return os.WriteFile(path, []byte(b.String()), 0o644)
