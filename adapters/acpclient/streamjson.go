@@ -121,6 +121,17 @@ func (s *streamSession) run(p *proc.Process, t *turn) {
 	})
 }
 
+// Note passes ev to the running turn as the agent's own (what it says
+// outside its stream, such as gemini's retries); between turns it is dropped.
+func (s *streamSession) Note(ev adapters.Event) {
+	s.mu.Lock()
+	p, t := s.cur, s.cancel
+	s.mu.Unlock()
+	if p != nil {
+		t.Emit(ev)
+	}
+}
+
 func (s *streamSession) cancelTurn(p *proc.Process, t *turn) {
 	t.cancel()
 	go func() { _ = p.Stop() }()

@@ -14,12 +14,12 @@ import (
 	"github.com/hubdev/hub/adapters"
 )
 
-// gemini --acp tells its client nothing while it retries a failing model
-// call (up to 10 attempts, 5 s to 30 s apart): no ACP update carries the
-// retry, and its console output waits in a backlog it only flushes at
-// exit. Its debug log (GEMINI_DEBUG_LOG_FILE) gets each retry as it
-// happens, which retryLog follows during a turn so the turn's watch sees
-// gemini's retries as it sees claude's.
+// gemini tells its client nothing while it retries a failing model
+// call (up to 10 attempts, 5 s to 30 s apart): no ACP update (nor
+// stream-json record) carries the retry, and its console output waits in
+// a backlog it only flushes at exit. Its debug log (GEMINI_DEBUG_LOG_FILE)
+// gets each retry as it happens, which retryLog follows during a turn (on
+// either channel) so the turn's watch sees gemini's retries as claude's.
 const debugLogEnv = "GEMINI_DEBUG_LOG_FILE"
 
 // retryPoll is how often a turn reads the debug log.
