@@ -3,6 +3,7 @@ package acpclient
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"syscall"
 	"time"
@@ -30,6 +31,12 @@ type StreamJSON struct {
 	Env            map[string]string
 	Grace          time.Duration
 	Logger         zerolog.Logger
+}
+
+// WithoutFlags is a copy of argv (program and arguments) without flags,
+// for the fallback channel of an agent that takes them only in ACP mode.
+func WithoutFlags(argv []string, flags ...string) []string {
+	return append([]string{argv[0]}, slices.DeleteFunc(slices.Clone(argv[1:]), func(a string) bool { return slices.Contains(flags, a) })...)
 }
 
 // Fallback returns a Fallback that opens stream-json sessions.

@@ -5,6 +5,7 @@ package gemini
 
 import (
 	"context"
+	"maps"
 	"os"
 	"time"
 
@@ -134,9 +135,10 @@ func FallbackArgv(argv []string, prompt, resumeID string, o adapters.SessionOpti
 	return append(out, "-p", prompt)
 }
 
-// acpFlag reports the flags of DefaultArgv that the other modes do not take.
-func acpFlag(a string) bool {
-	return a == "--acp" || a == "--experimental-acp" || a == "--skip-trust"
+// plainArgv is argv without the flags of DefaultArgv that the other modes
+// do not take.
+func plainArgv(argv []string) []string {
+	return acpclient.WithoutFlags(argv, "--acp", "--experimental-acp", "--skip-trust")
 }
 
 // approvalMode maps ACP mode ids to --approval-mode values.
@@ -149,10 +151,7 @@ func approvalMode(mode string) string {
 
 func merge(base, over map[string]string) map[string]string {
 	out := map[string]string{}
-	for _, m := range []map[string]string{base, over} {
-		for k, v := range m {
-			out[k] = v
-		}
-	}
+	maps.Copy(out, base)
+	maps.Copy(out, over)
 	return out
 }

@@ -57,20 +57,11 @@ func New(ac config.AgentConfig, version string, log zerolog.Logger) *acpclient.A
 }
 
 // plainArgv is argv without --acp.
-func plainArgv(argv []string) []string {
-	out := []string{argv[0]}
-	for _, a := range argv[1:] {
-		if a != "--acp" {
-			out = append(out, a)
-		}
-	}
-	return out
-}
+func plainArgv(argv []string) []string { return acpclient.WithoutFlags(argv, "--acp") }
 
 // FallbackArgv is the stream-json command line for one prompt.
 func FallbackArgv(argv []string, prompt, resumeID string, o adapters.SessionOptions) []string {
-	out := plainArgv(argv)
-	out = append(out, "--output-format", "stream-json", "--include-partial-messages")
+	out := append(plainArgv(argv), "--output-format", "stream-json", "--include-partial-messages")
 	if o.Cwd != "" {
 		out = append(out, "-w", o.Cwd)
 	}
