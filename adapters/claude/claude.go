@@ -129,12 +129,7 @@ func (a *Adapter) args(opts adapters.SessionOptions) ([]string, error) {
 		}
 		args = append(args, "--mcp-config", cfg)
 	}
-	if opts.SystemPrompt != "" {
-		args = append(args, "--system-prompt", opts.SystemPrompt)
-	}
-	if opts.Instructions != "" {
-		args = append(args, "--append-system-prompt", opts.Instructions)
-	}
+	args = adapters.AppendFlags(args, "--system-prompt", opts.SystemPrompt, "--append-system-prompt", opts.Instructions)
 	if off := disallowedTools(opts.Tools); len(off) > 0 {
 		args = append(args, "--disallowed-tools", strings.Join(off, ","))
 	}
@@ -175,14 +170,10 @@ func mcpConfig(servers []adapters.MCPServer) (string, error) {
 // environ is the parent's environment without the markers of an enclosing
 // claude session, plus config and session env.
 func (a *Adapter) environ(opts adapters.SessionOptions) []string {
-	env := []string{}
-	for _, kv := range os.Environ() {
+	env := slices.DeleteFunc(os.Environ(), func(kv string) bool {
 		k, _, _ := strings.Cut(kv, "=")
-		if k == "CLAUDECODE" || k == "CLAUDE_CODE_ENTRYPOINT" || k == "CLAUDE_CODE_SSE_PORT" {
-			continue
-		}
-		env = append(env, kv)
-	}
+		return k == "CLAUDECODE" || k == "CLAUDE_CODE_ENTRYPOINT" || k == "CLAUDE_CODE_SSE_PORT"
+	})
 	return adapters.Environ(env, a.env, opts.Env)
 }
 

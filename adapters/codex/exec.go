@@ -83,24 +83,16 @@ func (s *execSession) ID() string {
 }
 
 func (s *execSession) args(prompt string, images []string) []string {
-	argv := s.a.argv()
-	args := append([]string{}, argv[1:]...)
-	args = append(args, "exec")
+	args := append(s.a.argv()[1:], "exec")
 	if s.thread != "" {
 		args = append(args, "resume", s.thread)
 	}
-	args = append(args, "--json", "--skip-git-repo-check")
-	args = append(args, "-c", "sandbox_mode="+tomlString(s.a.sandbox(s.opts)))
-	if s.opts.Model != "" {
-		args = append(args, "-m", s.opts.Model)
-	}
+	args = append(args, "--json", "--skip-git-repo-check", "-c", "sandbox_mode="+tomlString(s.a.sandbox(s.opts)))
+	args = adapters.AppendFlags(args, "-m", s.opts.Model)
 	if s.opts.Instructions != "" {
 		args = append(args, "-c", "developer_instructions="+tomlString(s.opts.Instructions))
 	}
-	args = append(args, configOverrides(s.opts)...)
-	if s.schema != "" {
-		args = append(args, "--output-schema", s.schema)
-	}
+	args = adapters.AppendFlags(append(args, configOverrides(s.opts)...), "--output-schema", s.schema)
 	for _, img := range images {
 		args = append(args, "--image", img)
 	}

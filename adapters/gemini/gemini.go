@@ -122,16 +122,8 @@ func beforeLoad(log zerolog.Logger, now func() time.Time) func(string, []string)
 // FallbackArgv is the stream-json command line for one prompt: the
 // configured program and its non-ACP arguments plus headless flags.
 func FallbackArgv(argv []string, prompt, resumeID string, o adapters.SessionOptions) []string {
-	out := append(plainArgv(argv), "-o", "stream-json", "--skip-trust")
-	if o.Model != "" {
-		out = append(out, "-m", o.Model)
-	}
-	if o.Mode != "" {
-		out = append(out, "--approval-mode", approvalMode(o.Mode))
-	}
-	if resumeID != "" {
-		out = append(out, "--resume", resumeID)
-	}
+	out := adapters.AppendFlags(append(plainArgv(argv), "-o", "stream-json", "--skip-trust"),
+		"-m", o.Model, "--approval-mode", approvalMode(o.Mode), "--resume", resumeID)
 	return append(out, "-p", prompt)
 }
 

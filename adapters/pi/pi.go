@@ -113,13 +113,7 @@ func (a *Adapter) Ready() error { return adapters.FindCLI(a.opts.Argv[0]) }
 
 // Capabilities implements adapters.Adapter.
 func (a *Adapter) Capabilities() adapters.Capabilities {
-	return adapters.Capabilities{
-		Images:         true,
-		Resume:         true,
-		Permissions:    false,
-		DefaultModel:   a.opts.Model,
-		Skills:         "prompt",
-		Instructions:   true,
+	return adapters.Capabilities{Images: true, Resume: true, DefaultModel: a.opts.Model, Skills: "prompt", Instructions: true,
 		TestedVersions: TestedVersions,
 		Notes: "pi has no permission hook: its tools run without asking, so no permission requests reach " +
 			"the editor (limit tools with the pi agent's tools option). No MCP support.",
@@ -130,30 +124,14 @@ func (a *Adapter) Capabilities() adapters.Capabilities {
 func (a *Adapter) Args(so adapters.SessionOptions) []string {
 	args := append([]string{}, a.opts.Argv[1:]...)
 	args = append(args, "--mode", "rpc")
-	provider, model := a.opts.Provider, a.opts.Model
-	if so.Model != "" {
-		model = so.Model
-	}
 	// A resumed session restores its own provider and model.
 	if so.ResumeID == "" {
-		if provider != "" {
-			args = append(args, "--provider", provider)
-		}
-		if model != "" {
-			args = append(args, "--model", model)
-		}
+		args = adapters.AppendFlags(args, "--provider", a.opts.Provider, "--model", cmp.Or(so.Model, a.opts.Model))
 	} else {
 		args = append(args, "--session", so.ResumeID)
 	}
-	if a.opts.SessionDir != "" {
-		args = append(args, "--session-dir", a.opts.SessionDir)
-	}
-	if a.opts.Tools != "" {
-		args = append(args, "--tools", a.opts.Tools)
-	}
-	if t := cmp.Or(so.Options[adapters.OptionEffort], a.opts.Thinking); t != "" {
-		args = append(args, "--thinking", t)
-	}
+	args = adapters.AppendFlags(args, "--session-dir", a.opts.SessionDir, "--tools", a.opts.Tools,
+		"--thinking", cmp.Or(so.Options[adapters.OptionEffort], a.opts.Thinking))
 	if strings.TrimSpace(so.Instructions) != "" {
 		args = append(args, "--append-system-prompt", so.Instructions)
 	}

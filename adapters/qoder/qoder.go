@@ -61,19 +61,8 @@ func plainArgv(argv []string) []string { return acpclient.WithoutFlags(argv, "--
 
 // FallbackArgv is the stream-json command line for one prompt.
 func FallbackArgv(argv []string, prompt, resumeID string, o adapters.SessionOptions) []string {
-	out := append(plainArgv(argv), "--output-format", "stream-json", "--include-partial-messages")
-	if o.Cwd != "" {
-		out = append(out, "-w", o.Cwd)
-	}
-	if o.Model != "" {
-		out = append(out, "-m", o.Model)
-	}
-	if o.Mode != "" {
-		out = append(out, "--permission-mode", permissionMode(o.Mode))
-	}
-	if resumeID != "" {
-		out = append(out, "--resume", resumeID)
-	}
+	out := adapters.AppendFlags(append(plainArgv(argv), "--output-format", "stream-json", "--include-partial-messages"),
+		"-w", o.Cwd, "-m", o.Model, "--permission-mode", permissionMode(o.Mode), "--resume", resumeID)
 	return append(out, "-p", prompt)
 }
 
