@@ -3,6 +3,7 @@ package adapters
 import (
 	"bytes"
 	"encoding/json"
+	"strconv"
 	"strings"
 )
 
@@ -46,6 +47,24 @@ func RawOrNil(v json.RawMessage) json.RawMessage {
 		return nil
 	}
 	return bytes.Clone(v)
+}
+
+// RetryError is an agent's notice that it retries a failed model call
+// (attempt is "N" or "N of M"); the HTTP status, 0 when it names none,
+// decides the code.
+func RetryError(agent string, status int, attempt, detail string) *ErrorInfo {
+	e := &ErrorInfo{Message: agent + ": API request failed", Code: CodeProvider, Status: status, Detail: detail}
+	switch status {
+	case 429:
+		e.Code = CodeRateLimit
+	case 401, 403:
+		e.Code = CodeAuth
+	}
+	if status != 0 {
+		e.Message += " with HTTP " + strconv.Itoa(status)
+	}
+	e.Message += ", retrying (attempt " + attempt + ")"
+	return e
 }
 
 // OneLine collapses whitespace runs so a message fits on one line.

@@ -72,8 +72,8 @@ type acpUpdate struct {
 	ToolCallID        string                    `json:"toolCallId"`
 	Entries           []adapters.PlanEntry      `json:"entries"`
 	AvailableCommands []schema.AvailableCommand `json:"availableCommands"`
-	Used              *int64                    `json:"used"`
-	Size              *int64                    `json:"size"`
+	Used              int64                     `json:"used"`
+	Size              int64                     `json:"size"`
 	Cost              *schema.Cost              `json:"cost"`
 	Title             *string                   `json:"title"`
 }
@@ -96,7 +96,7 @@ type acpContentBlock struct {
 type acpToolCall struct {
 	ToolCallID string               `json:"toolCallId"`
 	Name       string               `json:"name"`
-	Title      *string              `json:"title"`
+	Title      string               `json:"title"`
 	Kind       string               `json:"kind"`
 	Status     string               `json:"status"`
 	Content    []acpToolContent     `json:"content"`
@@ -111,13 +111,10 @@ type acpMetaNS struct {
 	ToolName string `json:"toolName"`
 }
 
+// UnmarshalJSON leaves a namespace that is no object empty.
 func (m *acpMetaNS) UnmarshalJSON(b []byte) error {
-	var v struct {
-		ToolName string `json:"toolName"`
-	}
-	if json.Unmarshal(b, &v) == nil {
-		m.ToolName = v.ToolName
-	}
+	type plain acpMetaNS
+	_ = json.Unmarshal(b, (*plain)(m))
 	return nil
 }
 
@@ -406,19 +403,9 @@ func acpFillDefaults(t *adapters.ToolCall) {
 }
 
 func acpConvertTool(tc acpToolCall) adapters.ToolCall {
-	t := adapters.ToolCall{
-		ID:        tc.ToolCallID,
-		Name:      tc.Name,
-		Kind:      adapters.ToolKind(tc.Kind),
-		Status:    adapters.ToolStatus(tc.Status),
-		Locations: tc.Locations,
-		RawInput:  adapters.RawOrNil(tc.RawInput),
-		RawOutput: adapters.RawOrNil(tc.RawOutput),
-	}
-	if tc.Title != nil {
-		t.Title = *tc.Title
-	}
-	t.Name = cmp.Or(t.Name, acpMetaToolName(tc.Meta))
+	t := adapters.ToolCall{ID: tc.ToolCallID, Name: cmp.Or(tc.Name, acpMetaToolName(tc.Meta)), Title: tc.Title,
+		Kind: adapters.ToolKind(tc.Kind), Status: adapters.ToolStatus(tc.Status), Locations: tc.Locations,
+		RawInput: adapters.RawOrNil(tc.RawInput), RawOutput: adapters.RawOrNil(tc.RawOutput)}
 	for _, c := range tc.Content {
 		if tcc, ok := acpConvertToolContent(c); ok {
 			t.Content = append(t.Content, tcc)
@@ -477,9 +464,6 @@ func acpPermission(tool adapters.ToolCall, options []schema.PermissionOption) *a
 	for _, o := range options {
 		opts = append(opts, adapters.PermissionOption{ID: o.OptionID, Name: o.Name, Kind: adapters.PermissionOptionKind(o.Kind)})
 	}
-	if len(opts) == 0 {
-		opts = []adapters.PermissionOption{}
-	}
 	return adapters.NewPermissionRequest(tool, opts)
 }
 
@@ -496,13 +480,7 @@ func acpCommands(in []schema.AvailableCommand) []adapters.Command {
 }
 
 func acpUsage(u acpUpdate) *adapters.Usage {
-	us := &adapters.Usage{}
-	if u.Used != nil {
-		us.ContextUsed = *u.Used
-	}
-	if u.Size != nil {
-		us.ContextSize = *u.Size
-	}
+	us := &adapters.Usage{ContextUsed: u.Used, ContextSize: u.Size}
 	if u.Cost != nil && strings.EqualFold(u.Cost.Currency, "USD") {
 		amount := u.Cost.Amount
 		us.CostUSD = &amount
@@ -531,14 +509,7 @@ func (d *ACPDecoder) PromptResult(result json.RawMessage) (adapters.StopReason, 
 	if usage == nil && d.Quirks.ResultUsage != nil {
 		usage = d.Quirks.ResultUsage(result)
 	}
-	return acpStopReason(r.StopReason), usage
-}
-
-func acpStopReason(s string) adapters.StopReason {
-	if s == "" {
-		return adapters.StopEndTurn
-	}
-	return adapters.StopReason(s)
+	return cmp.Or(adapters.StopReason(r.StopReason), adapters.StopEndTurn), usage
 }
 
 func acpResultUsage(pu *acpPromptUsage) *adapters.Usage {

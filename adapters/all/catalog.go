@@ -1,8 +1,9 @@
 package all
 
 import (
-	"github.com/rs/zerolog"
 	"slices"
+
+	"github.com/rs/zerolog"
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/adapters/acpclient"

@@ -2,6 +2,7 @@ package claude
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"strconv"
 	"strings"
@@ -119,11 +120,11 @@ type claudeLine struct {
 		ContextWindow int64 `json:"contextWindow"`
 	} `json:"modelUsage"`
 	Errors         []string        `json:"errors"`
-	APIErrorStatus *int            `json:"api_error_status"`
+	APIErrorStatus int             `json:"api_error_status"`
 	Attempt        int             `json:"attempt"`
 	MaxRetries     int             `json:"max_retries"`
 	RetryDelayMS   float64         `json:"retry_delay_ms"`
-	ErrorStatus    *int            `json:"error_status"`
+	ErrorStatus    int             `json:"error_status"`
 	Error          json.RawMessage `json:"error"`
 	RequestID      string          `json:"request_id"`
 	Request        json.RawMessage `json:"request"`
@@ -221,23 +222,8 @@ func (d *ClaudeDecoder) init(l *claudeLine) []adapters.Event {
 }
 
 func claudeRetry(l *claudeLine, cli string) adapters.Event {
-	code, status := adapters.CodeProvider, 0
-	if l.ErrorStatus != nil {
-		status = *l.ErrorStatus
-	}
-	switch status {
-	case 429:
-		code = adapters.CodeRateLimit
-	case 401, 403:
-		code = adapters.CodeAuth
-	}
-	msg := cli + ": API request failed"
-	if status != 0 {
-		msg += " with HTTP " + strconv.Itoa(status)
-	}
-	msg += ", retrying (attempt " + strconv.Itoa(l.Attempt) + " of " + strconv.Itoa(l.MaxRetries) + ")"
-	return adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{
-		Message: msg, Code: code, Detail: claudeErrorText(l.Error), Status: status}}
+	return adapters.Event{Type: adapters.EventError, Error: adapters.RetryError(cli, l.ErrorStatus,
+		strconv.Itoa(l.Attempt)+" of "+strconv.Itoa(l.MaxRetries), claudeErrorText(l.Error))}
 }
 
 func (d *ClaudeDecoder) rateLimit(l *claudeLine, line []byte) []adapters.Event {
@@ -264,24 +250,14 @@ func claudeErrorText(raw json.RawMessage) string {
 			Message string `json:"message"`
 		} `json:"error"`
 	}
-	if json.Unmarshal(raw, &o) == nil {
-		if o.Error.Message != "" {
-			return o.Error.Message
-		}
-		if o.Message != "" {
-			return o.Message
-		}
+	if json.Unmarshal(raw, &o) != nil {
+		return string(raw)
 	}
-	return string(raw)
+	return cmp.Or(o.Error.Message, o.Message, string(raw))
 }
 
 // cliName is the CLI named in error messages.
-func (d *ClaudeDecoder) cliName() string {
-	if d.CLI == "" {
-		return "claude"
-	}
-	return d.CLI
-}
+func (d *ClaudeDecoder) cliName() string { return cmp.Or(d.CLI, "claude") }
 
 func parentKey(p *string) string {
 	if p == nil {

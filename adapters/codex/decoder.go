@@ -2,6 +2,7 @@ package codex
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 
 	"github.com/hubdev/hub/adapters"
@@ -105,20 +106,14 @@ func (d *CodexDecoder) response(m CodexMessage, line []byte) []adapters.Event {
 }
 
 type codexThread struct {
-	ID    string  `json:"id"`
-	Model *string `json:"model"`
-	Name  *string `json:"name"`
+	ID    string `json:"id"`
+	Model string `json:"model"`
+	Name  string `json:"name"`
 }
 
 func codexSessionInfo(t *codexThread, model string) adapters.Event {
-	info := &adapters.SessionInfo{AgentSessionID: t.ID, Model: model}
-	if info.Model == "" && t.Model != nil {
-		info.Model = *t.Model
-	}
-	if t.Name != nil {
-		info.Title = *t.Name
-	}
-	return adapters.Event{Type: adapters.EventSessionInfo, Session: info}
+	return adapters.Event{Type: adapters.EventSessionInfo, Session: &adapters.SessionInfo{AgentSessionID: t.ID,
+		Model: cmp.Or(model, t.Model), Title: t.Name}}
 }
 
 func (d *CodexDecoder) notification(m CodexMessage) ([]adapters.Event, bool) {
@@ -222,7 +217,7 @@ func (d *CodexDecoder) usage(params json.RawMessage) ([]adapters.Event, bool) {
 		TokenUsage struct {
 			Total   codexTokens `json:"total"`
 			Last    codexTokens `json:"last"`
-			Context *int64      `json:"modelContextWindow"`
+			Context int64       `json:"modelContextWindow"`
 		} `json:"tokenUsage"`
 	}
 	if json.Unmarshal(params, &p) != nil {
@@ -231,7 +226,7 @@ func (d *CodexDecoder) usage(params json.RawMessage) ([]adapters.Event, bool) {
 	return d.usageEvents(p.TokenUsage.Total, p.TokenUsage.Last, p.TokenUsage.Context), true
 }
 
-func (d *CodexDecoder) usageEvents(total, last codexTokens, context *int64) []adapters.Event {
+func (d *CodexDecoder) usageEvents(total, last codexTokens, context int64) []adapters.Event {
 	tu := struct{ Total, Last codexTokens }{total, last}
 	if d.base == nil {
 		// First report of this turn: usage before it is total minus last call.
@@ -244,10 +239,7 @@ func (d *CodexDecoder) usageEvents(total, last codexTokens, context *int64) []ad
 		InputTokens: turn.InputTokens, OutputTokens: turn.OutputTokens,
 		CacheReadTokens: turn.CachedInputTokens, CacheWriteTokens: turn.CacheWriteInputTokens,
 		ThoughtTokens: turn.ReasoningOutputTokens,
-		ContextUsed:   tu.Last.InputTokens + tu.Last.OutputTokens,
-	}
-	if context != nil {
-		u.ContextSize = *context
+		ContextUsed:   tu.Last.InputTokens + tu.Last.OutputTokens, ContextSize: context,
 	}
 	return []adapters.Event{{Type: adapters.EventUsage, Usage: u}}
 }
@@ -265,16 +257,12 @@ func codexSub(a, b codexTokens) codexTokens {
 type codexTurnError struct {
 	Message          string          `json:"message"`
 	CodexErrorInfo   json.RawMessage `json:"codexErrorInfo"`
-	AdditionalDetail *string         `json:"additionalDetails"`
+	AdditionalDetail string          `json:"additionalDetails"`
 }
 
 func (e codexTurnError) info(fatal bool) *adapters.ErrorInfo {
 	code, status := codexErrorCode(e.CodexErrorInfo)
-	info := &adapters.ErrorInfo{Message: adapters.FirstLine(e.Message), Code: code, Fatal: fatal, Status: status}
-	if e.AdditionalDetail != nil {
-		info.Detail = *e.AdditionalDetail
-	}
-	return info
+	return &adapters.ErrorInfo{Message: adapters.FirstLine(e.Message), Code: code, Fatal: fatal, Status: status, Detail: e.AdditionalDetail}
 }
 
 func (d *CodexDecoder) errorNote(params json.RawMessage) ([]adapters.Event, bool) {

@@ -61,9 +61,6 @@ func (d *CodexDecoder) item(params json.RawMessage, completed bool) ([]adapters.
 }
 
 func (d *CodexDecoder) itemEvents(it codexItem, completed bool) ([]adapters.Event, bool) {
-	if it.Type == "" {
-		return nil, false
-	}
 	switch it.Type {
 	case "userMessage", "hookPrompt":
 		return nil, true
@@ -348,10 +345,7 @@ func codexMCPResult(it codexItem) ([]adapters.ToolContent, json.RawMessage) {
 			MimeType string `json:"mimeType"`
 		} `json:"content"`
 	}
-	if codexNull(it.Result) {
-		return nil, nil
-	}
-	if json.Unmarshal(it.Result, &r) != nil {
+	if codexNull(it.Result) || json.Unmarshal(it.Result, &r) != nil {
 		return nil, nil
 	}
 	var out []adapters.ToolContent
@@ -371,7 +365,7 @@ func codexMCPResult(it codexItem) ([]adapters.ToolContent, json.RawMessage) {
 func (d *CodexDecoder) request(m CodexMessage, line []byte) []adapters.Event {
 	var p struct {
 		ItemID             string          `json:"itemId"`
-		Command            *string         `json:"command"`
+		Command            string          `json:"command"`
 		Cwd                *string         `json:"cwd"`
 		Reason             *string         `json:"reason"`
 		CommandActions     json.RawMessage `json:"commandActions"`
@@ -383,13 +377,9 @@ func (d *CodexDecoder) request(m CodexMessage, line []byte) []adapters.Event {
 	var tool adapters.ToolCall
 	switch m.Method {
 	case CodexMethodCommandApproval:
-		cmd := ""
-		if p.Command != nil {
-			cmd = *p.Command
-		}
 		tool = adapters.ToolCall{ID: p.ItemID, Name: "shell", Kind: adapters.KindExecute,
-			Title: codexCommandTitle(cmd, p.CommandActions), Status: adapters.StatusPending}
-		tool.RawInput, _ = json.Marshal(map[string]any{"command": cmd, "cwd": p.Cwd, "reason": p.Reason})
+			Title: codexCommandTitle(p.Command, p.CommandActions), Status: adapters.StatusPending}
+		tool.RawInput, _ = json.Marshal(map[string]any{"command": p.Command, "cwd": p.Cwd, "reason": p.Reason})
 	case CodexMethodFileApproval:
 		tool = adapters.ToolCall{ID: p.ItemID, Name: "apply_patch", Kind: adapters.KindEdit,
 			Title: "Apply file changes", Status: adapters.StatusPending}

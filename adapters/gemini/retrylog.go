@@ -39,19 +39,11 @@ func retryNotice(line string) *adapters.ErrorInfo {
 		return nil
 	}
 	status, _ := strconv.Atoi(m[2] + m[3])
-	code := adapters.CodeProvider
-	switch {
-	case status == 429, strings.HasPrefix(m[4], "after"):
-		code = adapters.CodeRateLimit
-	case status == 401, status == 403:
-		code = adapters.CodeAuth
+	e := adapters.RetryError(Name, status, m[1], adapters.OneLine(m[5]))
+	if strings.HasPrefix(m[4], "after") { // a quota gemini waits out
+		e.Code = adapters.CodeRateLimit
 	}
-	msg := Name + ": API request failed"
-	if status != 0 {
-		msg += " with HTTP " + strconv.Itoa(status)
-	}
-	return &adapters.ErrorInfo{Message: msg + ", retrying (attempt " + m[1] + ")", Code: code, Status: status,
-		Detail: adapters.OneLine(m[5])}
+	return e
 }
 
 // retryLog is the debug log a gemini process writes.
