@@ -249,16 +249,10 @@ func (s *Session) remember(res sessionResult) {
 		}
 	}
 	if models == nil && res.Models != nil {
-		for _, m := range res.Models.AvailableModels {
-			models = append(models, adapters.Option{ID: m.ModelID, Name: m.Name, Description: m.Description})
-		}
-		model = res.Models.CurrentModelID
+		models, model = res.legacyModels(), res.Models.CurrentModelID
 	}
 	if modes == nil && res.Modes != nil {
-		for _, m := range res.Modes.AvailableModes {
-			modes = append(modes, adapters.Option{ID: m.ID, Name: m.Name, Description: m.Description})
-		}
-		mode = res.Modes.CurrentModeID
+		modes, mode = res.legacyModes(), res.Modes.CurrentModeID
 	}
 	s.a.learn(models, modes, model, mode)
 }
