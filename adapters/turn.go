@@ -136,13 +136,6 @@ func (t *Turn) Close(evs ...Event) {
 	t.mu.Unlock()
 }
 
-// Closed reports whether Close was called.
-func (t *Turn) Closed() bool {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.closed
-}
-
 // pump hands the queued events on one at a time, so the queue is all
 // there is to bound.
 func (t *Turn) pump() {
