@@ -22,11 +22,10 @@ type CodexDecoder struct {
 	// Cwd makes relative file-change paths absolute.
 	Cwd string
 
-	streamed map[string]bool   // items whose text arrived as deltas
-	started  map[string]bool   // tool items already announced
-	output   map[string]string // command output so far, by item id
-	base     *codexTokens      // cumulative usage when the turn started
-	total    *codexTokens
+	streamed map[string]bool     // items whose text arrived as deltas
+	started  map[string]bool     // tool items already announced
+	output   map[string]string   // command output so far, by item id
+	base     *codexTokens        // cumulative usage when the turn started
 	pending  *adapters.ErrorInfo // last non-retried error, reported at turn end
 	// seen are the tool items of the turn; rawCalls the shell calls the
 	// model made, until their output (see decoder_raw.go).
@@ -168,15 +167,11 @@ func (d *CodexDecoder) delta(params json.RawMessage, typ adapters.EventType) ([]
 	if json.Unmarshal(params, &p) != nil {
 		return nil, false
 	}
-	return d.deltaEvents(p.ItemID, p.Delta, typ), true
-}
-
-func (d *CodexDecoder) deltaEvents(itemID, delta string, typ adapters.EventType) []adapters.Event {
-	d.streamed[itemID] = true
-	if delta == "" {
-		return nil
+	d.streamed[p.ItemID] = true
+	if p.Delta == "" {
+		return nil, true
 	}
-	return []adapters.Event{{Type: typ, Text: delta, MessageID: itemID}}
+	return []adapters.Event{{Type: typ, Text: p.Delta, MessageID: p.ItemID}}, true
 }
 
 func codexPlan(params json.RawMessage) ([]adapters.Event, bool) {
@@ -204,7 +199,6 @@ func codexPlan(params json.RawMessage) ([]adapters.Event, bool) {
 }
 
 type codexTokens struct {
-	TotalTokens           int64 `json:"totalTokens"`
 	InputTokens           int64 `json:"inputTokens"`
 	CachedInputTokens     int64 `json:"cachedInputTokens"`
 	CacheWriteInputTokens int64 `json:"cacheWriteInputTokens"`
@@ -223,30 +217,24 @@ func (d *CodexDecoder) usage(params json.RawMessage) ([]adapters.Event, bool) {
 	if json.Unmarshal(params, &p) != nil {
 		return nil, false
 	}
-	return d.usageEvents(p.TokenUsage.Total, p.TokenUsage.Last, p.TokenUsage.Context), true
-}
-
-func (d *CodexDecoder) usageEvents(total, last codexTokens, context int64) []adapters.Event {
-	tu := struct{ Total, Last codexTokens }{total, last}
+	tu := p.TokenUsage
 	if d.base == nil {
 		// First report of this turn: usage before it is total minus last call.
 		b := codexSub(tu.Total, tu.Last)
 		d.base = &b
 	}
-	d.total = &tu.Total
 	turn := codexSub(tu.Total, *d.base)
-	u := &adapters.Usage{
+	return []adapters.Event{{Type: adapters.EventUsage, Usage: &adapters.Usage{
 		InputTokens: turn.InputTokens, OutputTokens: turn.OutputTokens,
 		CacheReadTokens: turn.CachedInputTokens, CacheWriteTokens: turn.CacheWriteInputTokens,
 		ThoughtTokens: turn.ReasoningOutputTokens,
-		ContextUsed:   tu.Last.InputTokens + tu.Last.OutputTokens, ContextSize: context,
-	}
-	return []adapters.Event{{Type: adapters.EventUsage, Usage: u}}
+		ContextUsed:   tu.Last.InputTokens + tu.Last.OutputTokens, ContextSize: tu.Context,
+	}}}, true
 }
 
 func codexSub(a, b codexTokens) codexTokens {
 	return codexTokens{
-		TotalTokens: a.TotalTokens - b.TotalTokens, InputTokens: a.InputTokens - b.InputTokens,
+		InputTokens:           a.InputTokens - b.InputTokens,
 		CachedInputTokens:     a.CachedInputTokens - b.CachedInputTokens,
 		CacheWriteInputTokens: a.CacheWriteInputTokens - b.CacheWriteInputTokens,
 		OutputTokens:          a.OutputTokens - b.OutputTokens,
@@ -290,13 +278,9 @@ func (d *CodexDecoder) turnCompleted(params json.RawMessage) ([]adapters.Event, 
 	if json.Unmarshal(params, &p) != nil {
 		return nil, false
 	}
-	return d.turnEvents(p.Turn.Status, p.Turn.Error), true
-}
-
-func (d *CodexDecoder) turnEvents(status string, turnErr *codexTurnError) []adapters.Event {
 	var out []adapters.Event
-	stop := adapters.StopEndTurn
-	switch status {
+	stop, turnErr := adapters.StopEndTurn, p.Turn.Error
+	switch p.Turn.Status {
 	case "interrupted":
 		stop = adapters.StopCancelled
 	case "failed":
@@ -310,7 +294,7 @@ func (d *CodexDecoder) turnEvents(status string, turnErr *codexTurnError) []adap
 		out = append(out, adapters.Event{Type: adapters.EventError, Error: info})
 	}
 	d.pending, d.base = nil, nil
-	return append(out, adapters.Event{Type: adapters.EventDone, StopReason: stop})
+	return append(out, adapters.Event{Type: adapters.EventDone, StopReason: stop}), true
 }
 
 // codexErrorCode maps codexErrorInfo (a string or a one-key object) to an

@@ -57,10 +57,7 @@ func (d *CodexDecoder) item(params json.RawMessage, completed bool) ([]adapters.
 	if json.Unmarshal(params, &p) != nil {
 		return nil, false
 	}
-	return d.itemEvents(p.Item, completed)
-}
-
-func (d *CodexDecoder) itemEvents(it codexItem, completed bool) ([]adapters.Event, bool) {
+	it := p.Item
 	switch it.Type {
 	case "userMessage", "hookPrompt":
 		return nil, true
@@ -178,15 +175,11 @@ func (d *CodexDecoder) outputDelta(params json.RawMessage) ([]adapters.Event, bo
 	if json.Unmarshal(params, &p) != nil {
 		return nil, false
 	}
-	return d.outputEvents(p.ItemID, p.Delta), true
-}
-
-func (d *CodexDecoder) outputEvents(itemID, delta string) []adapters.Event {
-	out := codexTail(d.output[itemID] + delta)
-	d.output[itemID] = out
+	out := codexTail(d.output[p.ItemID] + p.Delta)
+	d.output[p.ItemID] = out
 	return []adapters.Event{{Type: adapters.EventToolUpdate, Tool: &adapters.ToolCall{
-		ID: itemID, Content: []adapters.ToolContent{{Type: adapters.ToolContentText, Text: out}},
-	}}}
+		ID: p.ItemID, Content: []adapters.ToolContent{{Type: adapters.ToolContentText, Text: out}},
+	}}}, true
 }
 
 func (d *CodexDecoder) patchUpdated(params json.RawMessage) ([]adapters.Event, bool) {
