@@ -314,15 +314,10 @@ func (s *Session) call(ctx context.Context, method string, params, result any) e
 		}
 	}()
 	err := s.conn.Call(ctx, method, params, result)
-	if err != nil && s.proc.Exited() && !isRPCError(err) {
+	if re := (*jsonrpc.Error)(nil); err != nil && s.proc.Exited() && !errors.As(err, &re) {
 		return fmt.Errorf("%s exited: %w", s.a.cfg.Name, s.proc.ExitError(s.a.cfg.Name))
 	}
 	return err
-}
-
-func isRPCError(err error) bool {
-	var re *jsonrpc.Error
-	return errors.As(err, &re)
 }
 
 // ID implements adapters.Session.

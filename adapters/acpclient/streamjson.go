@@ -64,11 +64,7 @@ type streamSession struct {
 
 var _ adapters.Session = (*streamSession)(nil)
 
-func (s *streamSession) ID() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.id
-}
+func (s *streamSession) ID() string { s.mu.Lock(); defer s.mu.Unlock(); return s.id }
 
 func (s *streamSession) Prompt(ctx context.Context, prompt []adapters.Content, emit func(adapters.Event)) (adapters.StopReason, error) {
 	t, err := s.start(prompt)

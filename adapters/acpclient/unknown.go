@@ -35,11 +35,7 @@ func (s *Session) setAgentVersion(info *schema.Implementation) {
 	s.mu.Unlock()
 }
 
-func (s *Session) agentVersion() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.version
-}
+func (s *Session) agentVersion() string { s.mu.Lock(); defer s.mu.Unlock(); return s.version }
 
 // noteUnknown warns about the raw events among evs that are news.
 func noteUnknown(u *adapters.UnknownRecords, evs []adapters.Event) {

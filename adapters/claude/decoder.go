@@ -191,7 +191,8 @@ func (d *ClaudeDecoder) system(l *claudeLine, line []byte) []adapters.Event {
 	case "status", "thinking_tokens":
 		return nil
 	case "api_retry":
-		return []adapters.Event{claudeRetry(l, d.cliName())}
+		return []adapters.Event{{Type: adapters.EventError, Error: adapters.RetryError(d.cliName(), l.ErrorStatus,
+			strconv.Itoa(l.Attempt)+" of "+strconv.Itoa(l.MaxRetries), claudeErrorText(l.Error))}}
 	case "compact_boundary":
 		d.compacts++
 		return []adapters.Event{{Type: adapters.EventCompaction, Compaction: &adapters.Compaction{
@@ -219,11 +220,6 @@ func (d *ClaudeDecoder) init(l *claudeLine) []adapters.Event {
 		out = append(out, adapters.Event{Type: adapters.EventCommands, Commands: cmds})
 	}
 	return out
-}
-
-func claudeRetry(l *claudeLine, cli string) adapters.Event {
-	return adapters.Event{Type: adapters.EventError, Error: adapters.RetryError(cli, l.ErrorStatus,
-		strconv.Itoa(l.Attempt)+" of "+strconv.Itoa(l.MaxRetries), claudeErrorText(l.Error))}
 }
 
 func (d *ClaudeDecoder) rateLimit(l *claudeLine, line []byte) []adapters.Event {

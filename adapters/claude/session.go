@@ -73,11 +73,7 @@ func newSession(a *Adapter, p *proc.Process, opts adapters.SessionOptions) *Sess
 }
 
 // ID implements adapters.Session.
-func (s *Session) ID() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.id
-}
+func (s *Session) ID() string { s.mu.Lock(); defer s.mu.Unlock(); return s.id }
 
 // Prompt implements adapters.Session.
 func (s *Session) Prompt(ctx context.Context, prompt []adapters.Content, emit func(adapters.Event)) (adapters.StopReason, error) {

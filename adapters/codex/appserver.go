@@ -170,11 +170,7 @@ func (s *appSession) openThread(ctx context.Context, a *Adapter) error {
 	return nil
 }
 
-func (s *appSession) ID() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.thread
-}
+func (s *appSession) ID() string { s.mu.Lock(); defer s.mu.Unlock(); return s.thread }
 
 // readLoop routes notifications and server requests; on exit it ends any
 // running turn with the stderr tail.

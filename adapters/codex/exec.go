@@ -76,11 +76,7 @@ func schemaFile(schema json.RawMessage) (string, error) {
 	return f.Name(), nil
 }
 
-func (s *execSession) ID() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.thread
-}
+func (s *execSession) ID() string { s.mu.Lock(); defer s.mu.Unlock(); return s.thread }
 
 func (s *execSession) args(prompt string, images []string) []string {
 	args := append(s.a.argv()[1:], "exec")

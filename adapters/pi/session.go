@@ -79,11 +79,7 @@ func newSession(o Options, cwd string, p *proc.Process, stop context.CancelFunc,
 }
 
 // ID implements adapters.Session.
-func (s *session) ID() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.state.SessionID
-}
+func (s *session) ID() string { s.mu.Lock(); defer s.mu.Unlock(); return s.state.SessionID }
 
 func (s *session) read() {
 	defer close(s.done)
