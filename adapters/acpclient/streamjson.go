@@ -135,17 +135,13 @@ func (s *streamSession) Note(ev adapters.Event) {
 	}
 }
 
-func (s *streamSession) cancelTurn(p *proc.Process, t *turn) {
-	t.cancel()
-	go func() { _ = p.Stop() }()
-}
-
 func (s *streamSession) interrupt() {
 	s.mu.Lock()
 	p, t := s.cur, s.cancel
 	s.mu.Unlock()
 	if p != nil {
-		s.cancelTurn(p, t)
+		t.cancel()
+		go func() { _ = p.Stop() }()
 	}
 }
 

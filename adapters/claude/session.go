@@ -1,7 +1,6 @@
 package claude
 
 import (
-	"bufio"
 	"cmp"
 	"context"
 	"crypto/rand"
@@ -341,20 +340,12 @@ func (s *Session) Close() error {
 // readLoop decodes stdout until EOF and routes events to the running turn.
 func (s *Session) readLoop() {
 	defer close(s.readDone)
-	r := bufio.NewReaderSize(s.p.Stdout, 1<<20)
-	for {
-		line, err := r.ReadBytes('\n')
-		if len(line) > 0 {
-			for _, ev := range s.dec.Decode(line) {
-				s.handle(ev)
-			}
+	if err := adapters.ReadLines(s.p.Stdout, func(line []byte) {
+		for _, ev := range s.dec.Decode(line) {
+			s.handle(ev)
 		}
-		if err != nil {
-			if !errors.Is(err, io.EOF) {
-				s.a.log.Debug().Err(err).Msg("read claude stdout")
-			}
-			break
-		}
+	}); !errors.Is(err, io.EOF) {
+		s.a.log.Debug().Err(err).Msg("read claude stdout")
 	}
 	s.exit()
 }
@@ -378,16 +369,14 @@ func (s *Session) exit() {
 	if ch == nil {
 		return
 	}
+	done := adapters.Event{Type: adapters.EventDone, StopReason: adapters.StopCancelled}
 	if !cancelled {
 		ch.Emit(adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{
 			Message: "claude exited in the middle of a turn: " + exitText(s.p), Code: adapters.CodeCrash,
 			Detail: s.p.StderrTail(20), Fatal: true}})
+		done.StopReason = adapters.StopEndTurn
 	}
-	stop := adapters.StopEndTurn
-	if cancelled {
-		stop = adapters.StopCancelled
-	}
-	ch.Close(adapters.Event{Type: adapters.EventDone, StopReason: stop})
+	ch.Close(done)
 }
 
 // Exit implements adapters.Exiter.

@@ -1,7 +1,6 @@
 package pi
 
 import (
-	"bufio"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -83,21 +82,14 @@ func (s *session) ID() string { s.mu.Lock(); defer s.mu.Unlock(); return s.state
 
 func (s *session) read() {
 	defer close(s.done)
-	r := bufio.NewReaderSize(s.proc.Stdout, 1<<20)
-	for {
-		line, err := r.ReadBytes('\n')
-		if len(line) > 0 {
-			for _, ev := range s.dec.Decode(line) {
-				s.route(ev)
-			}
-			if s.dec.PendingEnd() {
-				go s.probeRetry()
-			}
+	_ = adapters.ReadLines(s.proc.Stdout, func(line []byte) {
+		for _, ev := range s.dec.Decode(line) {
+			s.route(ev)
 		}
-		if err != nil {
-			break
+		if s.dec.PendingEnd() {
+			go s.probeRetry()
 		}
-	}
+	})
 	for _, ev := range s.dec.Flush() {
 		s.route(ev)
 	}
