@@ -138,7 +138,11 @@ func (s *Session) handshake(ctx context.Context) error {
 	trace.Mark(ctx, trace.Handshake)
 	s.caps = init.AgentCapabilities
 	s.a.learnInit(init)
-	s.setAgentVersion(init.AgentInfo)
+	if init.AgentInfo != nil {
+		s.mu.Lock()
+		s.version = init.AgentInfo.Version
+		s.mu.Unlock()
+	}
 	if err := s.openSession(ctx); err != nil {
 		return err
 	}

@@ -76,7 +76,7 @@ func (s *Session) ID() string { s.mu.Lock(); defer s.mu.Unlock(); return s.id }
 
 // Prompt implements adapters.Session.
 func (s *Session) Prompt(ctx context.Context, prompt []adapters.Content, emit func(adapters.Event)) (adapters.StopReason, error) {
-	line, err := s.userLine(prompt)
+	line, err := userMessage(prompt, s.nextUUID()) // claude reports the lifecycle of a message with a uuid
 	if err != nil {
 		return "", err
 	}
@@ -124,12 +124,6 @@ func (s *Session) Steer(_ context.Context, prompt []adapters.Content) error {
 	s.steered[id] = ""
 	s.mu.Unlock()
 	return s.write(line)
-}
-
-// userLine is prompt as a stream-json user line with a uuid of its own
-// (claude then reports its command_lifecycle).
-func (s *Session) userLine(prompt []adapters.Content) ([]byte, error) {
-	return userMessage(prompt, s.nextUUID())
 }
 
 // nextUUID is a random UUID (claude keeps it as the message's uuid in its

@@ -311,11 +311,8 @@ func (s *appSession) Prompt(ctx context.Context, prompt []adapters.Content, emit
 		if mine {
 			s.out = nil
 		}
-		for k, v := range next { // not applied: the next turn carries them
-			if _, newer := s.next[k]; !newer {
-				s.next[k] = v
-			}
-		}
+		maps.Copy(next, s.next) // not applied: the next turn carries them, under newer changes
+		s.next = next
 		s.mu.Unlock()
 		if mine {
 			out.Close()
