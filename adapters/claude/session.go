@@ -305,20 +305,20 @@ func (s *Session) SetMode(ctx context.Context, mode string) error {
 
 func (s *Session) controlWait(ctx context.Context, req map[string]any) error {
 	reply := make(chan error, 1)
-	if err := s.control(req, reply); err != nil {
+	err := s.control(req, reply)
+	if err == nil {
+		select {
+		case err = <-reply:
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-s.readDone:
+			err = ErrExited
+		}
+	}
+	if err != nil {
 		return fmt.Errorf("claude: %s: %w", req["subtype"], err)
 	}
-	select {
-	case err := <-reply:
-		if err != nil {
-			return fmt.Errorf("claude: %s: %w", req["subtype"], err)
-		}
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-s.readDone:
-		return fmt.Errorf("claude: %s: %w", req["subtype"], ErrExited)
-	}
+	return nil
 }
 
 // Close implements adapters.Session.

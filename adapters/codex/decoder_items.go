@@ -207,17 +207,10 @@ func codexTail(s string) string {
 	return s
 }
 
-func codexStatus(s string) adapters.ToolStatus {
-	switch s {
-	case "inProgress", "in_progress":
-		return adapters.StatusInProgress
-	case "completed":
-		return adapters.StatusCompleted
-	case "failed", "declined":
-		return adapters.StatusFailed
-	}
-	return ""
-}
+func codexStatus(s string) adapters.ToolStatus { return codexStatuses[s] }
+
+var codexStatuses = map[string]adapters.ToolStatus{"inProgress": adapters.StatusInProgress, "in_progress": adapters.StatusInProgress,
+	"completed": adapters.StatusCompleted, "failed": adapters.StatusFailed, "declined": adapters.StatusFailed}
 
 // codexCommandTitle prefers the parsed command over the shell wrapper.
 func codexCommandTitle(command string, actions json.RawMessage) string {

@@ -4,6 +4,7 @@
 package qoder
 
 import (
+	"cmp"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -68,13 +69,5 @@ func FallbackArgv(argv []string, prompt, resumeID string, o adapters.SessionOpti
 
 // permissionMode maps ACP mode ids to --permission-mode values.
 func permissionMode(mode string) string {
-	switch mode {
-	case "acceptEdits":
-		return "accept_edits"
-	case "dontAsk":
-		return "dont_ask"
-	case "yolo":
-		return "bypass_permissions"
-	}
-	return mode
+	return cmp.Or(map[string]string{"acceptEdits": "accept_edits", "dontAsk": "dont_ask", "yolo": "bypass_permissions"}[mode], mode)
 }
