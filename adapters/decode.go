@@ -3,6 +3,7 @@ package adapters
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -65,6 +66,16 @@ func RetryError(agent string, status int, attempt, detail string) *ErrorInfo {
 	}
 	e.Message += ", retrying (attempt " + attempt + ")"
 	return e
+}
+
+// ErrorRepeats reports whether an error among evs (a fatal one when fatal
+// is set) says text in its message or detail: an agent that reports a
+// failure twice, as text and as an error, is shown it once.
+func ErrorRepeats(evs []Event, text string, fatal bool) bool {
+	return slices.ContainsFunc(evs, func(e Event) bool {
+		return e.Type == EventError && e.Error != nil && (e.Error.Fatal || !fatal) &&
+			(strings.Contains(e.Error.Message, text) || strings.Contains(e.Error.Detail, text))
+	})
 }
 
 // OneLine collapses whitespace runs so a message fits on one line.

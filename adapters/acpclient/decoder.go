@@ -228,20 +228,10 @@ func (d *ACPDecoder) settle(evs []adapters.Event) []adapters.Event {
 		return evs
 	}
 	prev := d.held.Swap(nil)
-	if prev == nil || acpErrorRepeats(evs, d.Quirks.ErrorChunk(prev.Text)) {
+	if prev == nil || adapters.ErrorRepeats(evs, d.Quirks.ErrorChunk(prev.Text), false) {
 		return evs
 	}
 	return append([]adapters.Event{*prev}, evs...)
-}
-
-func acpErrorRepeats(evs []adapters.Event, msg string) bool {
-	for _, e := range evs {
-		if e.Type == adapters.EventError && e.Error != nil &&
-			(strings.Contains(e.Error.Message, msg) || strings.Contains(e.Error.Detail, msg)) {
-			return true
-		}
-	}
-	return false
 }
 
 // acpSessionLevel reports whether evs carry only session state (usage,

@@ -262,12 +262,7 @@ func (s *appSession) emit(e adapters.Event) {
 	}
 	s.mu.Unlock()
 	if out == nil {
-		if e.Type == adapters.EventPermission {
-			e.Permission.Respond(adapters.PermissionDecision{Cancelled: true})
-		}
-		if e.Type == adapters.EventQuestion {
-			e.Question.Respond(adapters.Answers{Cancelled: true})
-		}
+		e.Refuse()
 		return
 	}
 	if e.Type == adapters.EventDone {

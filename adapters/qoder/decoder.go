@@ -91,12 +91,5 @@ func qoderErrorRepeats(evs, held []adapters.Event) bool {
 	for _, e := range held {
 		b.WriteString(e.Text)
 	}
-	text := strings.TrimSpace(b.String())
-	for _, e := range evs {
-		if e.Type == adapters.EventError && e.Error.Fatal &&
-			(strings.Contains(e.Error.Message, text) || strings.Contains(e.Error.Detail, text)) {
-			return true
-		}
-	}
-	return false
+	return adapters.ErrorRepeats(evs, strings.TrimSpace(b.String()), true)
 }
