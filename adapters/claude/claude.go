@@ -107,15 +107,14 @@ func (a *Adapter) args(opts adapters.SessionOptions) ([]string, error) {
 	args := append([]string{}, a.argv[1:]...)
 	args = append(args, "-p", "--input-format", "stream-json", "--output-format", "stream-json",
 		"--verbose", "--include-partial-messages", "--permission-prompt-tool", "stdio")
-	if opts.Model != "" && opts.Model != "default" {
-		args = append(args, "--model", opts.Model)
+	set := func(v string) string { // "default" is claude's own choice
+		if v == "default" {
+			return ""
+		}
+		return v
 	}
-	if opts.Mode != "" && opts.Mode != "default" {
-		args = append(args, "--permission-mode", opts.Mode)
-	}
-	if e := opts.Options[adapters.OptionEffort]; e != "" && e != "default" {
-		args = append(args, "--effort", e)
-	}
+	args = adapters.AppendFlags(args, "--model", set(opts.Model), "--permission-mode", set(opts.Mode),
+		"--effort", set(opts.Options[adapters.OptionEffort]))
 	if opts.ResumeID != "" {
 		args = append(args, "--resume", opts.ResumeID)
 		if opts.Fork {
@@ -129,13 +128,8 @@ func (a *Adapter) args(opts adapters.SessionOptions) ([]string, error) {
 		}
 		args = append(args, "--mcp-config", cfg)
 	}
-	args = adapters.AppendFlags(args, "--system-prompt", opts.SystemPrompt, "--append-system-prompt", opts.Instructions)
-	if off := disallowedTools(opts.Tools); len(off) > 0 {
-		args = append(args, "--disallowed-tools", strings.Join(off, ","))
-	}
-	if len(opts.OutputSchema) > 0 {
-		args = append(args, "--json-schema", string(opts.OutputSchema))
-	}
+	args = adapters.AppendFlags(args, "--system-prompt", opts.SystemPrompt, "--append-system-prompt", opts.Instructions,
+		"--disallowed-tools", strings.Join(disallowedTools(opts.Tools), ","), "--json-schema", string(opts.OutputSchema))
 	if opts.MaxTurns > 0 {
 		args = append(args, "--max-turns", strconv.Itoa(opts.MaxTurns))
 	}

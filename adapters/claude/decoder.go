@@ -84,13 +84,8 @@ type claudeToolRecord struct {
 
 // NewClaudeDecoder returns a decoder for one stream.
 func NewClaudeDecoder() *ClaudeDecoder {
-	return &ClaudeDecoder{
-		blocks:   map[claudeBlockKey]*claudeBlock{},
-		streamed: map[string]bool{},
-		tools:    map[string]*claudeToolRecord{},
-		msgID:    map[string]string{},
-		request:  map[string]*claudeUsage{},
-	}
+	return &ClaudeDecoder{blocks: map[claudeBlockKey]*claudeBlock{}, streamed: map[string]bool{},
+		tools: map[string]*claudeToolRecord{}, msgID: map[string]string{}, request: map[string]*claudeUsage{}}
 }
 
 // claudeLine is the union of every record shape the decoder reads. Large
