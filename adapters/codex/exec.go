@@ -153,29 +153,25 @@ func (s *execSession) run(p *proc.Process, out *adapters.Turn, cleanup func()) {
 
 // interrupt SIGINT to the group, then Stop.
 func (s *execSession) interrupt() {
+	if p := s.stopping(false); p != nil {
+		_ = p.Signal(syscall.SIGINT)
+		go func() { _ = p.StopWithin(2 * time.Second) }()
+	}
+}
+
+// stopping marks the running turn cancelled (the next turn starts
+// uncancelled) and, with closing, the session closed; it returns the
+// turn's process, nil when none runs.
+func (s *execSession) stopping(closing bool) *proc.Process {
 	s.mu.Lock()
-	p := s.p
-	if p != nil {
-		s.cancelled = true
-	}
-	s.mu.Unlock()
-	if p == nil {
-		return
-	}
-	_ = p.Signal(syscall.SIGINT)
-	go func() { _ = p.StopWithin(2 * time.Second) }()
+	defer s.mu.Unlock()
+	s.cancelled, s.closed = true, s.closed || closing
+	return s.p
 }
 
 // Close implements adapters.Session.
 func (s *execSession) Close() error {
-	s.mu.Lock()
-	s.closed = true
-	p := s.p
-	if p != nil {
-		s.cancelled = true
-	}
-	s.mu.Unlock()
-	if p != nil {
+	if p := s.stopping(true); p != nil {
 		_ = p.Stop()
 	}
 	if s.schema != "" {
