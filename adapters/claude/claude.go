@@ -70,12 +70,7 @@ func (a *Adapter) Capabilities() adapters.Capabilities {
 			{ID: "default", Name: "Default", Description: "Claude Code's default model"},
 			{ID: "opus", Name: "Opus"}, {ID: "sonnet", Name: "Sonnet"}, {ID: "haiku", Name: "Haiku"},
 		},
-		Modes: []adapters.Option{
-			{ID: "default", Name: "Default", Description: "Ask before edits and commands"},
-			{ID: "acceptEdits", Name: "Accept edits", Description: "Edit files without asking"},
-			{ID: "plan", Name: "Plan", Description: "Read-only planning"},
-			{ID: "bypassPermissions", Name: "Bypass permissions", Description: "Never ask (refused as root unless IS_SANDBOX=1)"},
-		},
+		Modes:        slices.Clone(modes), // as the session's surface names them
 		DefaultModel: "default", DefaultMode: "default", Skills: "native", Instructions: true, SystemPrompt: true, ReportsCost: true,
 		OutputSchema: true, TurnBudget: true,
 		TestedVersions: TestedVersions,
