@@ -279,17 +279,14 @@ func (d *CodexDecoder) turnCompleted(params json.RawMessage) ([]adapters.Event, 
 		return nil, false
 	}
 	var out []adapters.Event
-	stop, turnErr := adapters.StopEndTurn, p.Turn.Error
+	stop := adapters.StopEndTurn
 	switch p.Turn.Status {
 	case "interrupted":
 		stop = adapters.StopCancelled
 	case "failed":
-		info := d.pending
-		if turnErr != nil && turnErr.Message != "" {
-			info = turnErr.info(true)
-		}
-		if info == nil {
-			info = &adapters.ErrorInfo{Message: "codex turn failed", Code: adapters.CodeProvider, Fatal: true}
+		info := cmp.Or(d.pending, &adapters.ErrorInfo{Message: "codex turn failed", Code: adapters.CodeProvider, Fatal: true})
+		if e := p.Turn.Error; e != nil && e.Message != "" {
+			info = e.info(true)
 		}
 		out = append(out, adapters.Event{Type: adapters.EventError, Error: info})
 	}
