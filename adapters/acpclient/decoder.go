@@ -305,14 +305,7 @@ func acpBlockText(c acpContentBlock) (string, bool) {
 
 func (d *ACPDecoder) tool(kind string, update json.RawMessage) []adapters.Event {
 	var tc acpToolCall
-	if json.Unmarshal(update, &tc) != nil {
-		return []adapters.Event{adapters.RawEvent("acp:"+kind, update)}
-	}
-	return d.toolCall(kind, tc, update)
-}
-
-func (d *ACPDecoder) toolCall(kind string, tc acpToolCall, update json.RawMessage) []adapters.Event {
-	if tc.ToolCallID == "" {
+	if json.Unmarshal(update, &tc) != nil || tc.ToolCallID == "" {
 		return []adapters.Event{adapters.RawEvent("acp:"+kind, update)}
 	}
 	tool := acpConvertTool(tc)
@@ -445,16 +438,13 @@ func (d *ACPDecoder) DecodePermission(params json.RawMessage) (*adapters.Permiss
 	if err := json.Unmarshal(params, &p); err != nil {
 		return nil, err
 	}
-	return acpPermission(d.known(acpConvertTool(p.ToolCall)), p.Options), nil
-}
-
-func acpPermission(tool adapters.ToolCall, options []schema.PermissionOption) *adapters.PermissionRequest {
+	tool := d.known(acpConvertTool(p.ToolCall))
 	acpFillDefaults(&tool)
-	opts := make([]adapters.PermissionOption, 0, len(options))
-	for _, o := range options {
+	opts := make([]adapters.PermissionOption, 0, len(p.Options))
+	for _, o := range p.Options {
 		opts = append(opts, adapters.PermissionOption{ID: o.OptionID, Name: o.Name, Kind: adapters.PermissionOptionKind(o.Kind)})
 	}
-	return adapters.NewPermissionRequest(tool, opts)
+	return adapters.NewPermissionRequest(tool, opts), nil
 }
 
 func acpCommands(in []schema.AvailableCommand) []adapters.Command {
