@@ -67,12 +67,8 @@ type Adapter struct {
 
 // New builds the adapter from the [agents.pi] config entry.
 func New(ac config.AgentConfig, log zerolog.Logger) *Adapter {
-	o := Options{Argv: ac.Argv(), Env: ac.Env, Model: ac.Model, Log: log}
-	o.Provider = optString(ac.Options, "provider")
-	o.Tools = optString(ac.Options, "tools")
-	o.Thinking = optString(ac.Options, "thinking")
-	o.SessionDir = optString(ac.Options, "session_dir")
-	return NewWithOptions(o)
+	return NewWithOptions(Options{Argv: ac.Argv(), Env: ac.Env, Model: ac.Model, Log: log, Provider: optString(ac.Options, "provider"),
+		Tools: optString(ac.Options, "tools"), Thinking: optString(ac.Options, "thinking"), SessionDir: optString(ac.Options, "session_dir")})
 }
 
 // NewWithOptions builds the adapter from explicit options.
