@@ -1,9 +1,8 @@
 package all
 
 import (
-	"slices"
-
 	"github.com/rs/zerolog"
+	"slices"
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/adapters/acpclient"
