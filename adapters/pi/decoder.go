@@ -431,13 +431,10 @@ func (d *PiDecoder) session(r *piRecord) []adapters.Event {
 // absPath resolves p against the decoder's cwd; "" if it cannot be made absolute.
 func (d *PiDecoder) absPath(p string) string {
 	p = strings.TrimPrefix(p, "@")
-	if p == "" {
-		return ""
-	}
 	if strings.HasPrefix(p, "~") {
 		return ""
 	}
-	abs, _ := adapters.AgentPath(d.Cwd, p)
+	abs, _ := adapters.AgentPath(d.Cwd, p) // "" for ""
 	return abs
 }
 
