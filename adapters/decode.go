@@ -3,6 +3,8 @@ package adapters
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -46,6 +48,34 @@ func RawOrNil(v json.RawMessage) json.RawMessage {
 		return nil
 	}
 	return bytes.Clone(v)
+}
+
+// RetryError is an agent's notice that it retries a failed model call
+// (attempt is "N" or "N of M"); the HTTP status, 0 when it names none,
+// decides the code.
+func RetryError(agent string, status int, attempt, detail string) *ErrorInfo {
+	e := &ErrorInfo{Message: agent + ": API request failed", Code: CodeProvider, Status: status, Detail: detail}
+	switch status {
+	case 429:
+		e.Code = CodeRateLimit
+	case 401, 403:
+		e.Code = CodeAuth
+	}
+	if status != 0 {
+		e.Message += " with HTTP " + strconv.Itoa(status)
+	}
+	e.Message += ", retrying (attempt " + attempt + ")"
+	return e
+}
+
+// ErrorRepeats reports whether an error among evs (a fatal one when fatal
+// is set) says text in its message or detail: an agent that reports a
+// failure twice, as text and as an error, is shown it once.
+func ErrorRepeats(evs []Event, text string, fatal bool) bool {
+	return slices.ContainsFunc(evs, func(e Event) bool {
+		return e.Type == EventError && e.Error != nil && (e.Error.Fatal || !fatal) &&
+			(strings.Contains(e.Error.Message, text) || strings.Contains(e.Error.Detail, text))
+	})
 }
 
 // OneLine collapses whitespace runs so a message fits on one line.

@@ -3,6 +3,7 @@ package adapters
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/hubdev/hub/internal/proc"
@@ -54,6 +55,22 @@ func WriteLine(p *proc.Process, name string, line []byte) error {
 	return nil
 }
 
+// ReadLines passes each line of an agent's output to fn, the last one
+// too when no newline ends it, and returns what ended the reading
+// (io.EOF at the end).
+func ReadLines(r io.Reader, fn func(line []byte)) error {
+	br := bufio.NewReaderSize(r, 1<<20)
+	for {
+		line, err := br.ReadBytes('\n')
+		if len(line) > 0 {
+			fn(line)
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
 // ProcessTurn reads a one-prompt agent process into t: stdout line by line
 // through dec, each event to onEvent (may be nil) and then t, except the
 // stream's EventDone, which ends t once the process is gone. Then exited
@@ -74,14 +91,7 @@ func ProcessTurn(p *proc.Process, t *Turn, dec LineDecoder, onEvent func(Event),
 			t.Emit(ev)
 		}
 	}
-	r := bufio.NewReaderSize(p.Stdout, 1<<20)
-	for {
-		line, err := r.ReadBytes('\n')
-		deliver(dec.Decode(line))
-		if err != nil {
-			break
-		}
-	}
+	_ = ReadLines(p.Stdout, func(line []byte) { deliver(dec.Decode(line)) })
 	if f, ok := dec.(Flusher); ok {
 		deliver(f.Flush())
 	}

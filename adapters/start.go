@@ -56,6 +56,17 @@ func ErrorOf(err error) *ErrorInfo {
 	return e
 }
 
+// AppendFlags appends each flag and value of pairs (flag, value, flag,
+// value...) whose value is set: the optional flags of a command line.
+func AppendFlags(args []string, pairs ...string) []string {
+	for i := 0; i+1 < len(pairs); i += 2 {
+		if pairs[i+1] != "" {
+			args = append(args, pairs[i], pairs[i+1])
+		}
+	}
+	return args
+}
+
 // Environ is base (os.Environ() when nil) plus each map's entries in
 // order, so a later map wins: an agent process's environment.
 func Environ(base []string, maps ...map[string]string) []string {

@@ -136,13 +136,6 @@ func (t *Turn) Close(evs ...Event) {
 	t.mu.Unlock()
 }
 
-// Closed reports whether Close was called.
-func (t *Turn) Closed() bool {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.closed
-}
-
 // pump hands the queued events on one at a time, so the queue is all
 // there is to bound.
 func (t *Turn) pump() {
@@ -204,12 +197,18 @@ func (t *Turn) Run(ctx context.Context, emit func(Event), r TurnRules) (StopReas
 // drain empties an abandoned turn, refusing what it still asks.
 func drain(events <-chan Event) {
 	for ev := range events {
-		if ev.Permission != nil {
-			ev.Permission.Respond(PermissionDecision{Cancelled: true})
-		}
-		if ev.Question != nil {
-			ev.Question.Respond(Answers{Cancelled: true})
-		}
+		ev.Refuse()
+	}
+}
+
+// Refuse answers what ev asks, a permission or a question, as cancelled:
+// no one will.
+func (ev Event) Refuse() {
+	if ev.Permission != nil {
+		ev.Permission.Respond(PermissionDecision{Cancelled: true})
+	}
+	if ev.Question != nil {
+		ev.Question.Respond(Answers{Cancelled: true})
 	}
 }
 

@@ -61,15 +61,6 @@ func (u *UnknownRecords) Note(source string) {
 	u.warn(source)
 }
 
-// NoteRaw notes the raw events among evs.
-func (u *UnknownRecords) NoteRaw(evs []Event) {
-	for _, ev := range evs {
-		if ev.Type == EventRaw {
-			u.Note(ev.Source)
-		}
-	}
-}
-
 func (u *UnknownRecords) warn(source string) {
 	v := cmp.Or(u.opts.Version(), "unknown")
 	about := u.agent + " " + v

@@ -27,7 +27,8 @@ func TestUnknownRecords_OncePerTypeWithVersion(t *testing.T) {
 			u := NewUnknownRecords(zerolog.New(&buf).Level(zerolog.DebugLevel), "fake", tc.tested, UnknownOptions{
 				Version: func() string { return tc.version },
 				Quiet:   func(s string) bool { return s == "fake:banner" }})
-			u.NoteRaw([]Event{{Type: EventRaw, Source: "fake:new"}, {Type: EventText, Text: "x"}, {Type: EventRaw, Source: "fake:new"}})
+			u.Note("fake:new")
+			u.Note("fake:new")
 			u.Note("fake:banner")
 			var levels []string
 			for _, line := range strings.Split(strings.TrimSpace(buf.String()), "\n") {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/adapters/acpclient"
 	"github.com/hubdev/hub/adapters/gemini"
 	"github.com/hubdev/hub/internal/mockllm"
 	"github.com/hubdev/hub/internal/proc"
@@ -76,10 +77,10 @@ func TestGeminirec_Record(t *testing.T) {
 				var evs []adapters.Event
 				if mode == "acp" {
 					lines = geminirecACP(t, bin, mock, c)
-					evs = gemini.DecodeACP(geminirecJoin(lines))
+					evs = adapters.DecodeLines(&acpclient.ACPDecoder{Quirks: gemini.Quirks}, geminirecJoin(lines))
 				} else {
 					lines = geminirecStreamJSON(t, bin, mock, c)
-					evs = gemini.DecodeGemini(geminirecJoin(lines))
+					evs = adapters.DecodeLines(gemini.NewGeminiDecoder(), geminirecJoin(lines))
 				}
 				if !geminirecHas(evs, c.want) {
 					t.Fatalf("no %s event in %d decoded events from:\n%s\nmodel calls: %s", c.want, len(evs), geminirecHead(lines), geminirecCalls(mock))

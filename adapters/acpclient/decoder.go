@@ -72,8 +72,8 @@ type acpUpdate struct {
 	ToolCallID        string                    `json:"toolCallId"`
 	Entries           []adapters.PlanEntry      `json:"entries"`
 	AvailableCommands []schema.AvailableCommand `json:"availableCommands"`
-	Used              *int64                    `json:"used"`
-	Size              *int64                    `json:"size"`
+	Used              int64                     `json:"used"`
+	Size              int64                     `json:"size"`
 	Cost              *schema.Cost              `json:"cost"`
 	Title             *string                   `json:"title"`
 }
@@ -96,7 +96,7 @@ type acpContentBlock struct {
 type acpToolCall struct {
 	ToolCallID string               `json:"toolCallId"`
 	Name       string               `json:"name"`
-	Title      *string              `json:"title"`
+	Title      string               `json:"title"`
 	Kind       string               `json:"kind"`
 	Status     string               `json:"status"`
 	Content    []acpToolContent     `json:"content"`
@@ -111,13 +111,10 @@ type acpMetaNS struct {
 	ToolName string `json:"toolName"`
 }
 
+// UnmarshalJSON leaves a namespace that is no object empty.
 func (m *acpMetaNS) UnmarshalJSON(b []byte) error {
-	var v struct {
-		ToolName string `json:"toolName"`
-	}
-	if json.Unmarshal(b, &v) == nil {
-		m.ToolName = v.ToolName
-	}
+	type plain acpMetaNS
+	_ = json.Unmarshal(b, (*plain)(m))
 	return nil
 }
 
@@ -231,20 +228,10 @@ func (d *ACPDecoder) settle(evs []adapters.Event) []adapters.Event {
 		return evs
 	}
 	prev := d.held.Swap(nil)
-	if prev == nil || acpErrorRepeats(evs, d.Quirks.ErrorChunk(prev.Text)) {
+	if prev == nil || adapters.ErrorRepeats(evs, d.Quirks.ErrorChunk(prev.Text), false) {
 		return evs
 	}
 	return append([]adapters.Event{*prev}, evs...)
-}
-
-func acpErrorRepeats(evs []adapters.Event, msg string) bool {
-	for _, e := range evs {
-		if e.Type == adapters.EventError && e.Error != nil &&
-			(strings.Contains(e.Error.Message, msg) || strings.Contains(e.Error.Detail, msg)) {
-			return true
-		}
-	}
-	return false
 }
 
 // acpSessionLevel reports whether evs carry only session state (usage,
@@ -318,14 +305,7 @@ func acpBlockText(c acpContentBlock) (string, bool) {
 
 func (d *ACPDecoder) tool(kind string, update json.RawMessage) []adapters.Event {
 	var tc acpToolCall
-	if json.Unmarshal(update, &tc) != nil {
-		return []adapters.Event{adapters.RawEvent("acp:"+kind, update)}
-	}
-	return d.toolCall(kind, tc, update)
-}
-
-func (d *ACPDecoder) toolCall(kind string, tc acpToolCall, update json.RawMessage) []adapters.Event {
-	if tc.ToolCallID == "" {
+	if json.Unmarshal(update, &tc) != nil || tc.ToolCallID == "" {
 		return []adapters.Event{adapters.RawEvent("acp:"+kind, update)}
 	}
 	tool := acpConvertTool(tc)
@@ -406,19 +386,9 @@ func acpFillDefaults(t *adapters.ToolCall) {
 }
 
 func acpConvertTool(tc acpToolCall) adapters.ToolCall {
-	t := adapters.ToolCall{
-		ID:        tc.ToolCallID,
-		Name:      tc.Name,
-		Kind:      adapters.ToolKind(tc.Kind),
-		Status:    adapters.ToolStatus(tc.Status),
-		Locations: tc.Locations,
-		RawInput:  adapters.RawOrNil(tc.RawInput),
-		RawOutput: adapters.RawOrNil(tc.RawOutput),
-	}
-	if tc.Title != nil {
-		t.Title = *tc.Title
-	}
-	t.Name = cmp.Or(t.Name, acpMetaToolName(tc.Meta))
+	t := adapters.ToolCall{ID: tc.ToolCallID, Name: cmp.Or(tc.Name, acpMetaToolName(tc.Meta)), Title: tc.Title,
+		Kind: adapters.ToolKind(tc.Kind), Status: adapters.ToolStatus(tc.Status), Locations: tc.Locations,
+		RawInput: adapters.RawOrNil(tc.RawInput), RawOutput: adapters.RawOrNil(tc.RawOutput)}
 	for _, c := range tc.Content {
 		if tcc, ok := acpConvertToolContent(c); ok {
 			t.Content = append(t.Content, tcc)
@@ -468,19 +438,13 @@ func (d *ACPDecoder) DecodePermission(params json.RawMessage) (*adapters.Permiss
 	if err := json.Unmarshal(params, &p); err != nil {
 		return nil, err
 	}
-	return acpPermission(d.known(acpConvertTool(p.ToolCall)), p.Options), nil
-}
-
-func acpPermission(tool adapters.ToolCall, options []schema.PermissionOption) *adapters.PermissionRequest {
+	tool := d.known(acpConvertTool(p.ToolCall))
 	acpFillDefaults(&tool)
-	opts := make([]adapters.PermissionOption, 0, len(options))
-	for _, o := range options {
+	opts := make([]adapters.PermissionOption, 0, len(p.Options))
+	for _, o := range p.Options {
 		opts = append(opts, adapters.PermissionOption{ID: o.OptionID, Name: o.Name, Kind: adapters.PermissionOptionKind(o.Kind)})
 	}
-	if len(opts) == 0 {
-		opts = []adapters.PermissionOption{}
-	}
-	return adapters.NewPermissionRequest(tool, opts)
+	return adapters.NewPermissionRequest(tool, opts), nil
 }
 
 func acpCommands(in []schema.AvailableCommand) []adapters.Command {
@@ -496,13 +460,7 @@ func acpCommands(in []schema.AvailableCommand) []adapters.Command {
 }
 
 func acpUsage(u acpUpdate) *adapters.Usage {
-	us := &adapters.Usage{}
-	if u.Used != nil {
-		us.ContextUsed = *u.Used
-	}
-	if u.Size != nil {
-		us.ContextSize = *u.Size
-	}
+	us := &adapters.Usage{ContextUsed: u.Used, ContextSize: u.Size}
 	if u.Cost != nil && strings.EqualFold(u.Cost.Currency, "USD") {
 		amount := u.Cost.Amount
 		us.CostUSD = &amount
@@ -531,14 +489,7 @@ func (d *ACPDecoder) PromptResult(result json.RawMessage) (adapters.StopReason, 
 	if usage == nil && d.Quirks.ResultUsage != nil {
 		usage = d.Quirks.ResultUsage(result)
 	}
-	return acpStopReason(r.StopReason), usage
-}
-
-func acpStopReason(s string) adapters.StopReason {
-	if s == "" {
-		return adapters.StopEndTurn
-	}
-	return adapters.StopReason(s)
+	return cmp.Or(adapters.StopReason(r.StopReason), adapters.StopEndTurn), usage
 }
 
 func acpResultUsage(pu *acpPromptUsage) *adapters.Usage {

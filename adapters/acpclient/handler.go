@@ -101,7 +101,7 @@ func (s *Session) serve(ctx context.Context, method string, params json.RawMessa
 		if !s.advertised(method) {
 			return nil, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "method not found: "+method+" (hub did not offer it in initialize)", nil)
 		}
-		if s.editorServes(method) {
+		if s.editor != nil { // what hub offered is what the editor can do
 			return s.editor.Call(ctx, method, params)
 		}
 		return s.local.serve(ctx, method, params)
@@ -133,20 +133,6 @@ func (s *Session) advertised(method string) bool {
 		return c.FS.WriteTextFile
 	}
 	return strings.HasPrefix(method, "terminal/") && c.Terminal
-}
-
-func (s *Session) editorServes(method string) bool {
-	ed := s.editor
-	if ed == nil {
-		return false
-	}
-	switch method {
-	case "fs/read_text_file":
-		return ed.CanReadFile()
-	case "fs/write_text_file":
-		return ed.CanWriteFile()
-	}
-	return strings.HasPrefix(method, "terminal/") && ed.CanTerminal()
 }
 
 var cancelledOutcome = schema.RequestPermissionResponse{Outcome: schema.RequestPermissionOutcome{Outcome: "cancelled"}}

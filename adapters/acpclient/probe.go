@@ -14,6 +14,7 @@ import (
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/jsonrpc"
 	"github.com/hubdev/hub/internal/proc"
+	"github.com/hubdev/hub/internal/safefile"
 )
 
 // Probe starts an ACP agent, asks initialize (no session) and stops it:
@@ -118,12 +119,7 @@ func SaveInitialize(cacheDir, path string, args []string, r schema.InitializeRes
 		}
 	}
 	m[key] = r
-	data, err := json.Marshal(m)
-	if err != nil || os.MkdirAll(cacheDir, 0o755) != nil {
-		return
-	}
-	tmp := filepath.Join(cacheDir, initCacheFile+".tmp")
-	if os.WriteFile(tmp, data, 0o644) == nil {
-		_ = os.Rename(tmp, filepath.Join(cacheDir, initCacheFile))
+	if data, err := json.Marshal(m); err == nil {
+		_ = safefile.WriteAtomic(filepath.Join(cacheDir, initCacheFile), data, 0o644)
 	}
 }

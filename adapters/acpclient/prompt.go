@@ -109,15 +109,7 @@ func (s *Session) interrupt() {
 	s.mu.Lock()
 	t := s.cur
 	s.mu.Unlock()
-	if t != nil {
-		s.cancelTurn(t)
-	}
-}
-
-func (s *Session) cancelTurn(t *turn) {
-	first := !t.isCancelled()
-	t.cancel()
-	if first {
+	if t != nil && t.cancel() {
 		_ = s.conn.Notify("session/cancel", map[string]string{"sessionId": s.id})
 	}
 }

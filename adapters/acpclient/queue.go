@@ -19,7 +19,11 @@ func newTurn() *turn {
 	return &turn{Turn: adapters.NewTurn(), cancelled: make(chan struct{})}
 }
 
-func (t *turn) cancel() { t.cancelOnce.Do(func() { close(t.cancelled) }) }
+// cancel marks the turn cancelled; first says this call did.
+func (t *turn) cancel() (first bool) {
+	t.cancelOnce.Do(func() { close(t.cancelled); first = true })
+	return first
+}
 
 func (t *turn) isCancelled() bool {
 	select {

@@ -138,7 +138,11 @@ func (s *Session) handshake(ctx context.Context) error {
 	trace.Mark(ctx, trace.Handshake)
 	s.caps = init.AgentCapabilities
 	s.a.learnInit(init)
-	s.setAgentVersion(init.AgentInfo)
+	if init.AgentInfo != nil {
+		s.mu.Lock()
+		s.version = init.AgentInfo.Version
+		s.mu.Unlock()
+	}
 	if err := s.openSession(ctx); err != nil {
 		return err
 	}
@@ -249,16 +253,10 @@ func (s *Session) remember(res sessionResult) {
 		}
 	}
 	if models == nil && res.Models != nil {
-		for _, m := range res.Models.AvailableModels {
-			models = append(models, adapters.Option{ID: m.ModelID, Name: m.Name, Description: m.Description})
-		}
-		model = res.Models.CurrentModelID
+		models, model = res.legacyModels(), res.Models.CurrentModelID
 	}
 	if modes == nil && res.Modes != nil {
-		for _, m := range res.Modes.AvailableModes {
-			modes = append(modes, adapters.Option{ID: m.ID, Name: m.Name, Description: m.Description})
-		}
-		mode = res.Modes.CurrentModeID
+		modes, mode = res.legacyModes(), res.Modes.CurrentModeID
 	}
 	s.a.learn(models, modes, model, mode)
 }
@@ -320,15 +318,10 @@ func (s *Session) call(ctx context.Context, method string, params, result any) e
 		}
 	}()
 	err := s.conn.Call(ctx, method, params, result)
-	if err != nil && s.proc.Exited() && !isRPCError(err) {
+	if re := (*jsonrpc.Error)(nil); err != nil && s.proc.Exited() && !errors.As(err, &re) {
 		return fmt.Errorf("%s exited: %w", s.a.cfg.Name, s.proc.ExitError(s.a.cfg.Name))
 	}
 	return err
-}
-
-func isRPCError(err error) bool {
-	var re *jsonrpc.Error
-	return errors.As(err, &re)
 }
 
 // ID implements adapters.Session.

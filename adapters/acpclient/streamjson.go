@@ -3,6 +3,7 @@ package acpclient
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"syscall"
 	"time"
@@ -32,6 +33,12 @@ type StreamJSON struct {
 	Logger         zerolog.Logger
 }
 
+// WithoutFlags is a copy of argv (program and arguments) without flags,
+// for the fallback channel of an agent that takes them only in ACP mode.
+func WithoutFlags(argv []string, flags ...string) []string {
+	return append([]string{argv[0]}, slices.DeleteFunc(slices.Clone(argv[1:]), func(a string) bool { return slices.Contains(flags, a) })...)
+}
+
 // Fallback returns a Fallback that opens stream-json sessions.
 func (c StreamJSON) Fallback() Fallback {
 	return func(_ context.Context, opts adapters.SessionOptions, _ error) (adapters.Session, error) {
@@ -57,11 +64,7 @@ type streamSession struct {
 
 var _ adapters.Session = (*streamSession)(nil)
 
-func (s *streamSession) ID() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.id
-}
+func (s *streamSession) ID() string { s.mu.Lock(); defer s.mu.Unlock(); return s.id }
 
 func (s *streamSession) Prompt(ctx context.Context, prompt []adapters.Content, emit func(adapters.Event)) (adapters.StopReason, error) {
 	t, err := s.start(prompt)
@@ -121,9 +124,15 @@ func (s *streamSession) run(p *proc.Process, t *turn) {
 	})
 }
 
-func (s *streamSession) cancelTurn(p *proc.Process, t *turn) {
-	t.cancel()
-	go func() { _ = p.Stop() }()
+// Note passes ev to the running turn as the agent's own (what it says
+// outside its stream, such as gemini's retries); between turns it is dropped.
+func (s *streamSession) Note(ev adapters.Event) {
+	s.mu.Lock()
+	p, t := s.cur, s.cancel
+	s.mu.Unlock()
+	if p != nil {
+		t.Emit(ev)
+	}
 }
 
 func (s *streamSession) interrupt() {
@@ -131,7 +140,8 @@ func (s *streamSession) interrupt() {
 	p, t := s.cur, s.cancel
 	s.mu.Unlock()
 	if p != nil {
-		s.cancelTurn(p, t)
+		t.cancel()
+		go func() { _ = p.Stop() }()
 	}
 }
 

@@ -40,18 +40,12 @@ func (s *Session) Surface(ctx context.Context) (adapters.Surface, error) {
 		return sur, nil
 	}
 	if m := legacy.Models; m != nil {
-		o := adapters.ConfigOption{ID: adapters.OptionModel, Name: "Model", Category: "model", Value: m.CurrentModelID}
-		for _, am := range m.AvailableModels {
-			o.Choices = append(o.Choices, adapters.Option{ID: am.ModelID, Name: am.Name, Description: am.Description})
-		}
-		sur.Options = append(sur.Options, o)
+		sur.Options = append(sur.Options, adapters.ConfigOption{ID: adapters.OptionModel, Name: "Model", Category: "model",
+			Value: m.CurrentModelID, Choices: legacy.legacyModels()})
 	}
 	if m := legacy.Modes; m != nil {
-		o := adapters.ConfigOption{ID: adapters.OptionMode, Name: "Mode", Category: "mode", Value: m.CurrentModeID}
-		for _, am := range m.AvailableModes {
-			o.Choices = append(o.Choices, adapters.Option{ID: am.ID, Name: am.Name, Description: am.Description})
-		}
-		sur.Options = append(sur.Options, o)
+		sur.Options = append(sur.Options, adapters.ConfigOption{ID: adapters.OptionMode, Name: "Mode", Category: "mode",
+			Value: m.CurrentModeID, Choices: legacy.legacyModes()})
 	}
 	return sur, nil
 }

@@ -26,20 +26,7 @@ func newUnknownRecords(log zerolog.Logger, agent, tested string, version func() 
 		Quiet: func(source string) bool { return strings.HasPrefix(source, "acp:_") }}) // "_" methods are extensions any client may ignore
 }
 
-func (s *Session) setAgentVersion(info *schema.Implementation) {
-	if info == nil {
-		return
-	}
-	s.mu.Lock()
-	s.version = info.Version
-	s.mu.Unlock()
-}
-
-func (s *Session) agentVersion() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.version
-}
+func (s *Session) agentVersion() string { s.mu.Lock(); defer s.mu.Unlock(); return s.version }
 
 // noteUnknown warns about the raw events among evs that are news.
 func noteUnknown(u *adapters.UnknownRecords, evs []adapters.Event) {

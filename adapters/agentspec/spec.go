@@ -7,6 +7,7 @@
 package agentspec
 
 import (
+	"cmp"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -69,12 +70,7 @@ type Auth struct {
 
 // DirFrom is envVar's value, else def under home.
 func DirFrom(envVar, def string) func(Env, string) string {
-	return func(env Env, home string) string {
-		if v := env(envVar); v != "" {
-			return v
-		}
-		return filepath.Join(home, def)
-	}
+	return func(env Env, home string) string { return cmp.Or(env(envVar), filepath.Join(home, def)) }
 }
 
 // Sub is the directory name under the agent's config directory.
@@ -87,13 +83,8 @@ func FileExists(p string) bool { _, err := os.Stat(p); return err == nil }
 
 // ReadJSON reads a JSON object file; nil when missing or not an object.
 func ReadJSON(p string) map[string]any {
-	data, err := os.ReadFile(p)
-	if err != nil {
-		return nil
-	}
+	data, _ := os.ReadFile(p)
 	var m map[string]any
-	if json.Unmarshal(data, &m) != nil {
-		return nil
-	}
+	_ = json.Unmarshal(data, &m) // leaves m nil unless data is an object
 	return m
 }

@@ -135,10 +135,7 @@ func (e Entry) configDir(env agentspec.Env, home string) string {
 	if e.ConfigEnv != "" && env(e.ConfigEnv) != "" {
 		return env(e.ConfigEnv)
 	}
-	if e.ConfigDir == "" {
-		return ""
-	}
-	return expand(e.ConfigDir, env, home)
+	return expand(e.ConfigDir, env, home) // "" stays ""
 }
 
 func (e Entry) authFiles(env agentspec.Env, home string) []string {

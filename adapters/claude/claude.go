@@ -70,12 +70,7 @@ func (a *Adapter) Capabilities() adapters.Capabilities {
 			{ID: "default", Name: "Default", Description: "Claude Code's default model"},
 			{ID: "opus", Name: "Opus"}, {ID: "sonnet", Name: "Sonnet"}, {ID: "haiku", Name: "Haiku"},
 		},
-		Modes: []adapters.Option{
-			{ID: "default", Name: "Default", Description: "Ask before edits and commands"},
-			{ID: "acceptEdits", Name: "Accept edits", Description: "Edit files without asking"},
-			{ID: "plan", Name: "Plan", Description: "Read-only planning"},
-			{ID: "bypassPermissions", Name: "Bypass permissions", Description: "Never ask (refused as root unless IS_SANDBOX=1)"},
-		},
+		Modes:        slices.Clone(modes), // as the session's surface names them
 		DefaultModel: "default", DefaultMode: "default", Skills: "native", Instructions: true, SystemPrompt: true, ReportsCost: true,
 		OutputSchema: true, TurnBudget: true,
 		TestedVersions: TestedVersions,
@@ -107,15 +102,14 @@ func (a *Adapter) args(opts adapters.SessionOptions) ([]string, error) {
 	args := append([]string{}, a.argv[1:]...)
 	args = append(args, "-p", "--input-format", "stream-json", "--output-format", "stream-json",
 		"--verbose", "--include-partial-messages", "--permission-prompt-tool", "stdio")
-	if opts.Model != "" && opts.Model != "default" {
-		args = append(args, "--model", opts.Model)
+	set := func(v string) string { // "default" is claude's own choice
+		if v == "default" {
+			return ""
+		}
+		return v
 	}
-	if opts.Mode != "" && opts.Mode != "default" {
-		args = append(args, "--permission-mode", opts.Mode)
-	}
-	if e := opts.Options[adapters.OptionEffort]; e != "" && e != "default" {
-		args = append(args, "--effort", e)
-	}
+	args = adapters.AppendFlags(args, "--model", set(opts.Model), "--permission-mode", set(opts.Mode),
+		"--effort", set(opts.Options[adapters.OptionEffort]))
 	if opts.ResumeID != "" {
 		args = append(args, "--resume", opts.ResumeID)
 		if opts.Fork {
@@ -129,18 +123,8 @@ func (a *Adapter) args(opts adapters.SessionOptions) ([]string, error) {
 		}
 		args = append(args, "--mcp-config", cfg)
 	}
-	if opts.SystemPrompt != "" {
-		args = append(args, "--system-prompt", opts.SystemPrompt)
-	}
-	if opts.Instructions != "" {
-		args = append(args, "--append-system-prompt", opts.Instructions)
-	}
-	if off := disallowedTools(opts.Tools); len(off) > 0 {
-		args = append(args, "--disallowed-tools", strings.Join(off, ","))
-	}
-	if len(opts.OutputSchema) > 0 {
-		args = append(args, "--json-schema", string(opts.OutputSchema))
-	}
+	args = adapters.AppendFlags(args, "--system-prompt", opts.SystemPrompt, "--append-system-prompt", opts.Instructions,
+		"--disallowed-tools", strings.Join(disallowedTools(opts.Tools), ","), "--json-schema", string(opts.OutputSchema))
 	if opts.MaxTurns > 0 {
 		args = append(args, "--max-turns", strconv.Itoa(opts.MaxTurns))
 	}
@@ -175,14 +159,10 @@ func mcpConfig(servers []adapters.MCPServer) (string, error) {
 // environ is the parent's environment without the markers of an enclosing
 // claude session, plus config and session env.
 func (a *Adapter) environ(opts adapters.SessionOptions) []string {
-	env := []string{}
-	for _, kv := range os.Environ() {
+	env := slices.DeleteFunc(os.Environ(), func(kv string) bool {
 		k, _, _ := strings.Cut(kv, "=")
-		if k == "CLAUDECODE" || k == "CLAUDE_CODE_ENTRYPOINT" || k == "CLAUDE_CODE_SSE_PORT" {
-			continue
-		}
-		env = append(env, kv)
-	}
+		return k == "CLAUDECODE" || k == "CLAUDE_CODE_ENTRYPOINT" || k == "CLAUDE_CODE_SSE_PORT"
+	})
 	return adapters.Environ(env, a.env, opts.Env)
 }
 

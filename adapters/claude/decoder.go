@@ -2,6 +2,7 @@ package claude
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"strconv"
 	"strings"
@@ -83,13 +84,8 @@ type claudeToolRecord struct {
 
 // NewClaudeDecoder returns a decoder for one stream.
 func NewClaudeDecoder() *ClaudeDecoder {
-	return &ClaudeDecoder{
-		blocks:   map[claudeBlockKey]*claudeBlock{},
-		streamed: map[string]bool{},
-		tools:    map[string]*claudeToolRecord{},
-		msgID:    map[string]string{},
-		request:  map[string]*claudeUsage{},
-	}
+	return &ClaudeDecoder{blocks: map[claudeBlockKey]*claudeBlock{}, streamed: map[string]bool{},
+		tools: map[string]*claudeToolRecord{}, msgID: map[string]string{}, request: map[string]*claudeUsage{}}
 }
 
 // claudeLine is the union of every record shape the decoder reads. Large
@@ -119,11 +115,11 @@ type claudeLine struct {
 		ContextWindow int64 `json:"contextWindow"`
 	} `json:"modelUsage"`
 	Errors         []string        `json:"errors"`
-	APIErrorStatus *int            `json:"api_error_status"`
+	APIErrorStatus int             `json:"api_error_status"`
 	Attempt        int             `json:"attempt"`
 	MaxRetries     int             `json:"max_retries"`
 	RetryDelayMS   float64         `json:"retry_delay_ms"`
-	ErrorStatus    *int            `json:"error_status"`
+	ErrorStatus    int             `json:"error_status"`
 	Error          json.RawMessage `json:"error"`
 	RequestID      string          `json:"request_id"`
 	Request        json.RawMessage `json:"request"`
@@ -190,7 +186,8 @@ func (d *ClaudeDecoder) system(l *claudeLine, line []byte) []adapters.Event {
 	case "status", "thinking_tokens":
 		return nil
 	case "api_retry":
-		return []adapters.Event{claudeRetry(l, d.cliName())}
+		return []adapters.Event{{Type: adapters.EventError, Error: adapters.RetryError(d.cliName(), l.ErrorStatus,
+			strconv.Itoa(l.Attempt)+" of "+strconv.Itoa(l.MaxRetries), claudeErrorText(l.Error))}}
 	case "compact_boundary":
 		d.compacts++
 		return []adapters.Event{{Type: adapters.EventCompaction, Compaction: &adapters.Compaction{
@@ -220,26 +217,6 @@ func (d *ClaudeDecoder) init(l *claudeLine) []adapters.Event {
 	return out
 }
 
-func claudeRetry(l *claudeLine, cli string) adapters.Event {
-	code, status := adapters.CodeProvider, 0
-	if l.ErrorStatus != nil {
-		status = *l.ErrorStatus
-	}
-	switch status {
-	case 429:
-		code = adapters.CodeRateLimit
-	case 401, 403:
-		code = adapters.CodeAuth
-	}
-	msg := cli + ": API request failed"
-	if status != 0 {
-		msg += " with HTTP " + strconv.Itoa(status)
-	}
-	msg += ", retrying (attempt " + strconv.Itoa(l.Attempt) + " of " + strconv.Itoa(l.MaxRetries) + ")"
-	return adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{
-		Message: msg, Code: code, Detail: claudeErrorText(l.Error), Status: status}}
-}
-
 func (d *ClaudeDecoder) rateLimit(l *claudeLine, line []byte) []adapters.Event {
 	if l.RateLimitInfo == nil || l.RateLimitInfo.Status != "rejected" {
 		return []adapters.Event{adapters.RawEvent("claude:rate_limit_event", line)}
@@ -264,24 +241,14 @@ func claudeErrorText(raw json.RawMessage) string {
 			Message string `json:"message"`
 		} `json:"error"`
 	}
-	if json.Unmarshal(raw, &o) == nil {
-		if o.Error.Message != "" {
-			return o.Error.Message
-		}
-		if o.Message != "" {
-			return o.Message
-		}
+	if json.Unmarshal(raw, &o) != nil {
+		return string(raw)
 	}
-	return string(raw)
+	return cmp.Or(o.Error.Message, o.Message, string(raw))
 }
 
 // cliName is the CLI named in error messages.
-func (d *ClaudeDecoder) cliName() string {
-	if d.CLI == "" {
-		return "claude"
-	}
-	return d.CLI
-}
+func (d *ClaudeDecoder) cliName() string { return cmp.Or(d.CLI, "claude") }
 
 func parentKey(p *string) string {
 	if p == nil {

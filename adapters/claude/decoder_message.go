@@ -65,18 +65,15 @@ func (d *ClaudeDecoder) blockDelta(l *claudeLine, parent string, key claudeBlock
 	}
 	msgID := cmp.Or(l.APIMessageID, d.msgID[parent])
 	switch ev.Delta.Type {
-	case "text_delta":
-		d.markStreamed(parent, msgID, key.index, "text", ev.Delta.Text)
-		if ev.Delta.Text == "" {
-			return nil
+	case "text_delta", "thinking_delta":
+		kind, text := "text", ev.Delta.Text
+		if ev.Delta.Type == "thinking_delta" {
+			kind, text = "thinking", ev.Delta.Thinking
 		}
-		return []adapters.Event{{Type: adapters.EventText, Text: ev.Delta.Text, MessageID: msgID}}
-	case "thinking_delta":
-		d.markStreamed(parent, msgID, key.index, "thinking", ev.Delta.Thinking)
-		if ev.Delta.Thinking == "" {
-			return nil
+		d.markStreamed(parent, msgID, key.index, kind, text)
+		if text != "" {
+			return []adapters.Event{claudeBlockEvent(kind, text, msgID)}
 		}
-		return []adapters.Event{{Type: adapters.EventThought, Text: ev.Delta.Thinking, MessageID: msgID}}
 	case "input_json_delta":
 		if b := d.blocks[key]; b != nil {
 			b.input = append(b.input, ev.Delta.PartialJSON...)

@@ -58,12 +58,8 @@ func claudeResultUsage(l *claudeLine) *adapters.Usage {
 // claudeResultError classifies a failed result. kind is the error kind of
 // the api error message before it ("" if none); cli is "" for claude.
 func claudeResultError(l *claudeLine, cli, kind string) *adapters.ErrorInfo {
-	e := &adapters.ErrorInfo{Code: adapters.CodeProvider, Fatal: true}
-	status := 0
-	if l.APIErrorStatus != nil {
-		status = *l.APIErrorStatus
-	}
-	e.Status = status
+	status := l.APIErrorStatus
+	e := &adapters.ErrorInfo{Code: adapters.CodeProvider, Fatal: true, Status: status}
 	notLoggedIn := strings.Contains(strings.ToLower(l.Result), "not logged in")
 	switch {
 	case status == 401 || status == 403 || kind == "authentication_failed" || notLoggedIn ||

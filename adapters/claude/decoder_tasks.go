@@ -35,26 +35,20 @@ type claudeTaskInput struct {
 
 // claudeTaskResult is the union of the task tools' structured results.
 type claudeTaskResult struct {
-	Task *struct {
-		ID      string `json:"id"`
-		Subject string `json:"subject"`
-		Status  string `json:"status"`
-	} `json:"task"`
-	Tasks *[]struct {
-		ID      string `json:"id"`
-		Subject string `json:"subject"`
-		Status  string `json:"status"`
-	} `json:"tasks"`
+	Task  *claudeTaskJSON   `json:"task"`
+	Tasks *[]claudeTaskJSON `json:"tasks"`
+}
+
+type claudeTaskJSON struct {
+	ID      string `json:"id"`
+	Subject string `json:"subject"`
+	Status  string `json:"status"`
 }
 
 var claudeTaskCreatedRE = regexp.MustCompile(`Task #(\S+) created`)
 
 func claudeIsTaskTool(name string) bool {
-	switch name {
-	case claudeTaskCreate, claudeTaskUpdate, claudeTaskList, claudeTaskGet:
-		return true
-	}
-	return false
+	return slices.Contains([]string{claudeTaskCreate, claudeTaskUpdate, claudeTaskList, claudeTaskGet}, name)
 }
 
 // taskUse applies a task tool's input; it returns a plan event when the list
@@ -93,12 +87,7 @@ func (d *ClaudeDecoder) updateTask(in claudeTaskInput) bool {
 		i = len(d.tasks) - 1
 	}
 	t := d.tasks[i]
-	if in.Subject != "" {
-		t.content = in.Subject
-	}
-	if in.Status != "" {
-		t.status = in.Status
-	}
+	t.content, t.status = cmp.Or(in.Subject, t.content), cmp.Or(in.Status, t.status)
 	return true
 }
 
@@ -123,10 +112,10 @@ func (d *ClaudeDecoder) taskResult(b *claudeBlockJSON, rec *claudeToolRecord, st
 		}
 		return d.taskPlan()
 	case claudeTaskGet:
-		if b.IsError || res.Task == nil || res.Task.ID == "" {
+		if b.IsError || res.Task == nil || res.Task.ID == "" || !d.updateTask(claudeTaskInput{TaskID: res.Task.ID, Subject: res.Task.Subject, Status: res.Task.Status}) {
 			return nil
 		}
-		return d.taskPlanIf(d.updateTask(claudeTaskInput{TaskID: res.Task.ID, Subject: res.Task.Subject, Status: res.Task.Status}))
+		return d.taskPlan()
 	}
 	return nil
 }
@@ -160,13 +149,6 @@ func (d *ClaudeDecoder) taskCreated(b *claudeBlockJSON, res *claudeTaskResult) [
 		}
 	}
 	return nil
-}
-
-func (d *ClaudeDecoder) taskPlanIf(changed bool) []adapters.Event {
-	if !changed {
-		return nil
-	}
-	return d.taskPlan()
 }
 
 func (d *ClaudeDecoder) taskPlan() []adapters.Event {

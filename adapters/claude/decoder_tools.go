@@ -105,11 +105,8 @@ func claudeLocation(path string, line int) []adapters.Location {
 
 func claudeMCPName(name string) (server, tool string, ok bool) {
 	rest, found := strings.CutPrefix(name, "mcp__")
-	if !found {
-		return "", "", false
-	}
 	server, tool, ok = strings.Cut(rest, "__")
-	return server, tool, ok
+	return server, tool, ok && found
 }
 
 func claudeQuote(s string) string {

@@ -1,6 +1,7 @@
 package claude
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/hubdev/hub/adapters"
@@ -37,15 +38,12 @@ func (d *ClaudeDecoder) noteUnclaimed(parent string, index int, kind, text strin
 // streamed without a message id: all of it when nothing was streamed, the
 // rest when the stream stopped early, "" when it was streamed in full.
 func (d *ClaudeDecoder) claimStreamed(parent, kind, full string) string {
-	i := 0
-	for i < len(d.unclaimed) && (d.unclaimed[i].parent != parent || d.unclaimed[i].kind != kind) {
-		i++
-	}
-	if i == len(d.unclaimed) {
+	i := slices.IndexFunc(d.unclaimed, func(u claudeUnclaimed) bool { return u.parent == parent && u.kind == kind })
+	if i < 0 {
 		return full
 	}
 	streamed := string(d.unclaimed[i].text)
-	d.unclaimed = append(d.unclaimed[:i], d.unclaimed[i+1:]...)
+	d.unclaimed = slices.Delete(d.unclaimed, i, i+1)
 	switch {
 	case strings.HasPrefix(full, streamed):
 		return full[len(streamed):]

@@ -16,13 +16,10 @@ const askTool = "AskUserQuestion"
 
 type askInput struct {
 	Questions []struct {
-		Question string `json:"question"`
-		Header   string `json:"header"`
-		Options  []struct {
-			Label       string `json:"label"`
-			Description string `json:"description"`
-		} `json:"options"`
-		MultiSelect bool `json:"multiSelect"`
+		Question    string                    `json:"question"`
+		Header      string                    `json:"header"`
+		Options     []adapters.QuestionOption `json:"options"`
+		MultiSelect bool                      `json:"multiSelect"`
 	} `json:"questions"`
 }
 
@@ -35,11 +32,7 @@ func questionOf(req ClaudeControlRequest) (*adapters.QuestionRequest, bool) {
 	}
 	var qs []adapters.Question
 	for i, q := range in.Questions {
-		aq := adapters.Question{ID: strconv.Itoa(i), Header: q.Header, Text: q.Question, Multi: q.MultiSelect}
-		for _, o := range q.Options {
-			aq.Options = append(aq.Options, adapters.QuestionOption{Label: o.Label, Description: o.Description})
-		}
-		qs = append(qs, aq)
+		qs = append(qs, adapters.Question{ID: strconv.Itoa(i), Header: q.Header, Text: q.Question, Multi: q.MultiSelect, Options: q.Options})
 	}
 	return adapters.NewQuestionRequest(req.ToolUseID, qs), true
 }

@@ -1,7 +1,6 @@
 package claude
 
 import (
-	"bufio"
 	"cmp"
 	"context"
 	"crypto/rand"
@@ -73,15 +72,11 @@ func newSession(a *Adapter, p *proc.Process, opts adapters.SessionOptions) *Sess
 }
 
 // ID implements adapters.Session.
-func (s *Session) ID() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.id
-}
+func (s *Session) ID() string { s.mu.Lock(); defer s.mu.Unlock(); return s.id }
 
 // Prompt implements adapters.Session.
 func (s *Session) Prompt(ctx context.Context, prompt []adapters.Content, emit func(adapters.Event)) (adapters.StopReason, error) {
-	line, err := s.userLine(prompt)
+	line, err := userMessage(prompt, s.nextUUID()) // claude reports the lifecycle of a message with a uuid
 	if err != nil {
 		return "", err
 	}
@@ -129,12 +124,6 @@ func (s *Session) Steer(_ context.Context, prompt []adapters.Content) error {
 	s.steered[id] = ""
 	s.mu.Unlock()
 	return s.write(line)
-}
-
-// userLine is prompt as a stream-json user line with a uuid of its own
-// (claude then reports its command_lifecycle).
-func (s *Session) userLine(prompt []adapters.Content) ([]byte, error) {
-	return userMessage(prompt, s.nextUUID())
 }
 
 // nextUUID is a random UUID (claude keeps it as the message's uuid in its
@@ -316,20 +305,20 @@ func (s *Session) SetMode(ctx context.Context, mode string) error {
 
 func (s *Session) controlWait(ctx context.Context, req map[string]any) error {
 	reply := make(chan error, 1)
-	if err := s.control(req, reply); err != nil {
+	err := s.control(req, reply)
+	if err == nil {
+		select {
+		case err = <-reply:
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-s.readDone:
+			err = ErrExited
+		}
+	}
+	if err != nil {
 		return fmt.Errorf("claude: %s: %w", req["subtype"], err)
 	}
-	select {
-	case err := <-reply:
-		if err != nil {
-			return fmt.Errorf("claude: %s: %w", req["subtype"], err)
-		}
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-s.readDone:
-		return fmt.Errorf("claude: %s: %w", req["subtype"], ErrExited)
-	}
+	return nil
 }
 
 // Close implements adapters.Session.
@@ -345,20 +334,12 @@ func (s *Session) Close() error {
 // readLoop decodes stdout until EOF and routes events to the running turn.
 func (s *Session) readLoop() {
 	defer close(s.readDone)
-	r := bufio.NewReaderSize(s.p.Stdout, 1<<20)
-	for {
-		line, err := r.ReadBytes('\n')
-		if len(line) > 0 {
-			for _, ev := range s.dec.Decode(line) {
-				s.handle(ev)
-			}
+	if err := adapters.ReadLines(s.p.Stdout, func(line []byte) {
+		for _, ev := range s.dec.Decode(line) {
+			s.handle(ev)
 		}
-		if err != nil {
-			if !errors.Is(err, io.EOF) {
-				s.a.log.Debug().Err(err).Msg("read claude stdout")
-			}
-			break
-		}
+	}); !errors.Is(err, io.EOF) {
+		s.a.log.Debug().Err(err).Msg("read claude stdout")
 	}
 	s.exit()
 }
@@ -382,16 +363,14 @@ func (s *Session) exit() {
 	if ch == nil {
 		return
 	}
+	done := adapters.Event{Type: adapters.EventDone, StopReason: adapters.StopCancelled}
 	if !cancelled {
 		ch.Emit(adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{
 			Message: "claude exited in the middle of a turn: " + exitText(s.p), Code: adapters.CodeCrash,
 			Detail: s.p.StderrTail(20), Fatal: true}})
+		done.StopReason = adapters.StopEndTurn
 	}
-	stop := adapters.StopEndTurn
-	if cancelled {
-		stop = adapters.StopCancelled
-	}
-	ch.Close(adapters.Event{Type: adapters.EventDone, StopReason: stop})
+	ch.Close(done)
 }
 
 // Exit implements adapters.Exiter.

@@ -170,11 +170,7 @@ func (s *appSession) openThread(ctx context.Context, a *Adapter) error {
 	return nil
 }
 
-func (s *appSession) ID() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.thread
-}
+func (s *appSession) ID() string { s.mu.Lock(); defer s.mu.Unlock(); return s.thread }
 
 // readLoop routes notifications and server requests; on exit it ends any
 // running turn with the stderr tail.
@@ -266,12 +262,7 @@ func (s *appSession) emit(e adapters.Event) {
 	}
 	s.mu.Unlock()
 	if out == nil {
-		if e.Type == adapters.EventPermission {
-			e.Permission.Respond(adapters.PermissionDecision{Cancelled: true})
-		}
-		if e.Type == adapters.EventQuestion {
-			e.Question.Respond(adapters.Answers{Cancelled: true})
-		}
+		e.Refuse()
 		return
 	}
 	if e.Type == adapters.EventDone {
@@ -315,11 +306,8 @@ func (s *appSession) Prompt(ctx context.Context, prompt []adapters.Content, emit
 		if mine {
 			s.out = nil
 		}
-		for k, v := range next { // not applied: the next turn carries them
-			if _, newer := s.next[k]; !newer {
-				s.next[k] = v
-			}
-		}
+		maps.Copy(next, s.next) // not applied: the next turn carries them, under newer changes
+		s.next = next
 		s.mu.Unlock()
 		if mine {
 			out.Close()

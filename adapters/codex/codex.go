@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -140,13 +141,13 @@ func tomlString(s string) string {
 }
 
 func tomlKey(s string) string {
-	for _, c := range s {
-		if !(c == '_' || c == '-' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
-			return tomlString(s)
-		}
+	if bareKey.MatchString(s) {
+		return s
 	}
-	return s
+	return tomlString(s)
 }
+
+var bareKey = regexp.MustCompile(`^[A-Za-z0-9_-]*$`)
 
 func tomlArray(a []string) string {
 	q := make([]string, len(a))

@@ -2,6 +2,7 @@ package codex
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 
 	"github.com/hubdev/hub/adapters"
@@ -21,11 +22,10 @@ type CodexDecoder struct {
 	// Cwd makes relative file-change paths absolute.
 	Cwd string
 
-	streamed map[string]bool   // items whose text arrived as deltas
-	started  map[string]bool   // tool items already announced
-	output   map[string]string // command output so far, by item id
-	base     *codexTokens      // cumulative usage when the turn started
-	total    *codexTokens
+	streamed map[string]bool     // items whose text arrived as deltas
+	started  map[string]bool     // tool items already announced
+	output   map[string]string   // command output so far, by item id
+	base     *codexTokens        // cumulative usage when the turn started
 	pending  *adapters.ErrorInfo // last non-retried error, reported at turn end
 	// seen are the tool items of the turn; rawCalls the shell calls the
 	// model made, until their output (see decoder_raw.go).
@@ -105,20 +105,14 @@ func (d *CodexDecoder) response(m CodexMessage, line []byte) []adapters.Event {
 }
 
 type codexThread struct {
-	ID    string  `json:"id"`
-	Model *string `json:"model"`
-	Name  *string `json:"name"`
+	ID    string `json:"id"`
+	Model string `json:"model"`
+	Name  string `json:"name"`
 }
 
 func codexSessionInfo(t *codexThread, model string) adapters.Event {
-	info := &adapters.SessionInfo{AgentSessionID: t.ID, Model: model}
-	if info.Model == "" && t.Model != nil {
-		info.Model = *t.Model
-	}
-	if t.Name != nil {
-		info.Title = *t.Name
-	}
-	return adapters.Event{Type: adapters.EventSessionInfo, Session: info}
+	return adapters.Event{Type: adapters.EventSessionInfo, Session: &adapters.SessionInfo{AgentSessionID: t.ID,
+		Model: cmp.Or(model, t.Model), Title: t.Name}}
 }
 
 func (d *CodexDecoder) notification(m CodexMessage) ([]adapters.Event, bool) {
@@ -173,15 +167,11 @@ func (d *CodexDecoder) delta(params json.RawMessage, typ adapters.EventType) ([]
 	if json.Unmarshal(params, &p) != nil {
 		return nil, false
 	}
-	return d.deltaEvents(p.ItemID, p.Delta, typ), true
-}
-
-func (d *CodexDecoder) deltaEvents(itemID, delta string, typ adapters.EventType) []adapters.Event {
-	d.streamed[itemID] = true
-	if delta == "" {
-		return nil
+	d.streamed[p.ItemID] = true
+	if p.Delta == "" {
+		return nil, true
 	}
-	return []adapters.Event{{Type: typ, Text: delta, MessageID: itemID}}
+	return []adapters.Event{{Type: typ, Text: p.Delta, MessageID: p.ItemID}}, true
 }
 
 func codexPlan(params json.RawMessage) ([]adapters.Event, bool) {
@@ -209,7 +199,6 @@ func codexPlan(params json.RawMessage) ([]adapters.Event, bool) {
 }
 
 type codexTokens struct {
-	TotalTokens           int64 `json:"totalTokens"`
 	InputTokens           int64 `json:"inputTokens"`
 	CachedInputTokens     int64 `json:"cachedInputTokens"`
 	CacheWriteInputTokens int64 `json:"cacheWriteInputTokens"`
@@ -222,39 +211,30 @@ func (d *CodexDecoder) usage(params json.RawMessage) ([]adapters.Event, bool) {
 		TokenUsage struct {
 			Total   codexTokens `json:"total"`
 			Last    codexTokens `json:"last"`
-			Context *int64      `json:"modelContextWindow"`
+			Context int64       `json:"modelContextWindow"`
 		} `json:"tokenUsage"`
 	}
 	if json.Unmarshal(params, &p) != nil {
 		return nil, false
 	}
-	return d.usageEvents(p.TokenUsage.Total, p.TokenUsage.Last, p.TokenUsage.Context), true
-}
-
-func (d *CodexDecoder) usageEvents(total, last codexTokens, context *int64) []adapters.Event {
-	tu := struct{ Total, Last codexTokens }{total, last}
+	tu := p.TokenUsage
 	if d.base == nil {
 		// First report of this turn: usage before it is total minus last call.
 		b := codexSub(tu.Total, tu.Last)
 		d.base = &b
 	}
-	d.total = &tu.Total
 	turn := codexSub(tu.Total, *d.base)
-	u := &adapters.Usage{
+	return []adapters.Event{{Type: adapters.EventUsage, Usage: &adapters.Usage{
 		InputTokens: turn.InputTokens, OutputTokens: turn.OutputTokens,
 		CacheReadTokens: turn.CachedInputTokens, CacheWriteTokens: turn.CacheWriteInputTokens,
 		ThoughtTokens: turn.ReasoningOutputTokens,
-		ContextUsed:   tu.Last.InputTokens + tu.Last.OutputTokens,
-	}
-	if context != nil {
-		u.ContextSize = *context
-	}
-	return []adapters.Event{{Type: adapters.EventUsage, Usage: u}}
+		ContextUsed:   tu.Last.InputTokens + tu.Last.OutputTokens, ContextSize: tu.Context,
+	}}}, true
 }
 
 func codexSub(a, b codexTokens) codexTokens {
 	return codexTokens{
-		TotalTokens: a.TotalTokens - b.TotalTokens, InputTokens: a.InputTokens - b.InputTokens,
+		InputTokens:           a.InputTokens - b.InputTokens,
 		CachedInputTokens:     a.CachedInputTokens - b.CachedInputTokens,
 		CacheWriteInputTokens: a.CacheWriteInputTokens - b.CacheWriteInputTokens,
 		OutputTokens:          a.OutputTokens - b.OutputTokens,
@@ -265,16 +245,12 @@ func codexSub(a, b codexTokens) codexTokens {
 type codexTurnError struct {
 	Message          string          `json:"message"`
 	CodexErrorInfo   json.RawMessage `json:"codexErrorInfo"`
-	AdditionalDetail *string         `json:"additionalDetails"`
+	AdditionalDetail string          `json:"additionalDetails"`
 }
 
 func (e codexTurnError) info(fatal bool) *adapters.ErrorInfo {
 	code, status := codexErrorCode(e.CodexErrorInfo)
-	info := &adapters.ErrorInfo{Message: adapters.FirstLine(e.Message), Code: code, Fatal: fatal, Status: status}
-	if e.AdditionalDetail != nil {
-		info.Detail = *e.AdditionalDetail
-	}
-	return info
+	return &adapters.ErrorInfo{Message: adapters.FirstLine(e.Message), Code: code, Fatal: fatal, Status: status, Detail: e.AdditionalDetail}
 }
 
 func (d *CodexDecoder) errorNote(params json.RawMessage) ([]adapters.Event, bool) {
@@ -302,27 +278,20 @@ func (d *CodexDecoder) turnCompleted(params json.RawMessage) ([]adapters.Event, 
 	if json.Unmarshal(params, &p) != nil {
 		return nil, false
 	}
-	return d.turnEvents(p.Turn.Status, p.Turn.Error), true
-}
-
-func (d *CodexDecoder) turnEvents(status string, turnErr *codexTurnError) []adapters.Event {
 	var out []adapters.Event
 	stop := adapters.StopEndTurn
-	switch status {
+	switch p.Turn.Status {
 	case "interrupted":
 		stop = adapters.StopCancelled
 	case "failed":
-		info := d.pending
-		if turnErr != nil && turnErr.Message != "" {
-			info = turnErr.info(true)
-		}
-		if info == nil {
-			info = &adapters.ErrorInfo{Message: "codex turn failed", Code: adapters.CodeProvider, Fatal: true}
+		info := cmp.Or(d.pending, &adapters.ErrorInfo{Message: "codex turn failed", Code: adapters.CodeProvider, Fatal: true})
+		if e := p.Turn.Error; e != nil && e.Message != "" {
+			info = e.info(true)
 		}
 		out = append(out, adapters.Event{Type: adapters.EventError, Error: info})
 	}
 	d.pending, d.base = nil, nil
-	return append(out, adapters.Event{Type: adapters.EventDone, StopReason: stop})
+	return append(out, adapters.Event{Type: adapters.EventDone, StopReason: stop}), true
 }
 
 // codexErrorCode maps codexErrorInfo (a string or a one-key object) to an

@@ -2,6 +2,7 @@ package codex
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"strings"
 
@@ -127,16 +128,9 @@ func codexExecErrorCode(msg string) adapters.ErrorCode {
 }
 
 func (d *CodexExecDecoder) turnFailed(e *codexExecError) []adapters.Event {
-	info := d.pending
+	info := cmp.Or(d.pending, &adapters.ErrorInfo{Message: "codex turn failed", Code: adapters.CodeProvider, Fatal: true})
 	if e != nil && e.Message != "" {
-		code := adapters.CodeProvider
-		if info != nil {
-			code = info.Code
-		}
-		info = &adapters.ErrorInfo{Message: adapters.FirstLine(e.Message), Code: code, Fatal: true}
-	}
-	if info == nil {
-		info = &adapters.ErrorInfo{Message: "codex turn failed", Code: adapters.CodeProvider, Fatal: true}
+		info = &adapters.ErrorInfo{Message: adapters.FirstLine(e.Message), Code: info.Code, Fatal: true}
 	}
 	d.pending = nil
 	return []adapters.Event{{Type: adapters.EventError, Error: info}, {Type: adapters.EventDone, StopReason: adapters.StopEndTurn}}

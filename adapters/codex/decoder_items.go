@@ -57,13 +57,7 @@ func (d *CodexDecoder) item(params json.RawMessage, completed bool) ([]adapters.
 	if json.Unmarshal(params, &p) != nil {
 		return nil, false
 	}
-	return d.itemEvents(p.Item, completed)
-}
-
-func (d *CodexDecoder) itemEvents(it codexItem, completed bool) ([]adapters.Event, bool) {
-	if it.Type == "" {
-		return nil, false
-	}
+	it := p.Item
 	switch it.Type {
 	case "userMessage", "hookPrompt":
 		return nil, true
@@ -181,15 +175,11 @@ func (d *CodexDecoder) outputDelta(params json.RawMessage) ([]adapters.Event, bo
 	if json.Unmarshal(params, &p) != nil {
 		return nil, false
 	}
-	return d.outputEvents(p.ItemID, p.Delta), true
-}
-
-func (d *CodexDecoder) outputEvents(itemID, delta string) []adapters.Event {
-	out := codexTail(d.output[itemID] + delta)
-	d.output[itemID] = out
+	out := codexTail(d.output[p.ItemID] + p.Delta)
+	d.output[p.ItemID] = out
 	return []adapters.Event{{Type: adapters.EventToolUpdate, Tool: &adapters.ToolCall{
-		ID: itemID, Content: []adapters.ToolContent{{Type: adapters.ToolContentText, Text: out}},
-	}}}
+		ID: p.ItemID, Content: []adapters.ToolContent{{Type: adapters.ToolContentText, Text: out}},
+	}}}, true
 }
 
 func (d *CodexDecoder) patchUpdated(params json.RawMessage) ([]adapters.Event, bool) {
@@ -217,17 +207,10 @@ func codexTail(s string) string {
 	return s
 }
 
-func codexStatus(s string) adapters.ToolStatus {
-	switch s {
-	case "inProgress", "in_progress":
-		return adapters.StatusInProgress
-	case "completed":
-		return adapters.StatusCompleted
-	case "failed", "declined":
-		return adapters.StatusFailed
-	}
-	return ""
-}
+func codexStatus(s string) adapters.ToolStatus { return codexStatuses[s] }
+
+var codexStatuses = map[string]adapters.ToolStatus{"inProgress": adapters.StatusInProgress, "in_progress": adapters.StatusInProgress,
+	"completed": adapters.StatusCompleted, "failed": adapters.StatusFailed, "declined": adapters.StatusFailed}
 
 // codexCommandTitle prefers the parsed command over the shell wrapper.
 func codexCommandTitle(command string, actions json.RawMessage) string {
@@ -348,10 +331,7 @@ func codexMCPResult(it codexItem) ([]adapters.ToolContent, json.RawMessage) {
 			MimeType string `json:"mimeType"`
 		} `json:"content"`
 	}
-	if codexNull(it.Result) {
-		return nil, nil
-	}
-	if json.Unmarshal(it.Result, &r) != nil {
+	if codexNull(it.Result) || json.Unmarshal(it.Result, &r) != nil {
 		return nil, nil
 	}
 	var out []adapters.ToolContent
@@ -371,7 +351,7 @@ func codexMCPResult(it codexItem) ([]adapters.ToolContent, json.RawMessage) {
 func (d *CodexDecoder) request(m CodexMessage, line []byte) []adapters.Event {
 	var p struct {
 		ItemID             string          `json:"itemId"`
-		Command            *string         `json:"command"`
+		Command            string          `json:"command"`
 		Cwd                *string         `json:"cwd"`
 		Reason             *string         `json:"reason"`
 		CommandActions     json.RawMessage `json:"commandActions"`
@@ -383,13 +363,9 @@ func (d *CodexDecoder) request(m CodexMessage, line []byte) []adapters.Event {
 	var tool adapters.ToolCall
 	switch m.Method {
 	case CodexMethodCommandApproval:
-		cmd := ""
-		if p.Command != nil {
-			cmd = *p.Command
-		}
 		tool = adapters.ToolCall{ID: p.ItemID, Name: "shell", Kind: adapters.KindExecute,
-			Title: codexCommandTitle(cmd, p.CommandActions), Status: adapters.StatusPending}
-		tool.RawInput, _ = json.Marshal(map[string]any{"command": cmd, "cwd": p.Cwd, "reason": p.Reason})
+			Title: codexCommandTitle(p.Command, p.CommandActions), Status: adapters.StatusPending}
+		tool.RawInput, _ = json.Marshal(map[string]any{"command": p.Command, "cwd": p.Cwd, "reason": p.Reason})
 	case CodexMethodFileApproval:
 		tool = adapters.ToolCall{ID: p.ItemID, Name: "apply_patch", Kind: adapters.KindEdit,
 			Title: "Apply file changes", Status: adapters.StatusPending}

@@ -59,17 +59,16 @@ func (d *CodexDecoder) rawItem(params json.RawMessage) ([]adapters.Event, bool) 
 func unannouncedCommand(id string, call codexRawCall, output string) *adapters.ToolCall {
 	cmd := rawCommand(call.args)
 	status := adapters.StatusFailed
-	if code, ok := rawExitCode(output); ok && code == 0 {
-		status = adapters.StatusCompleted
+	if m := exitCodeLine.FindStringSubmatch(output); m != nil {
+		if code, err := strconv.Atoi(m[1]); err == nil && code == 0 {
+			status = adapters.StatusCompleted
+		}
 	}
-	raw, _ := json.Marshal(struct {
-		Command string `json:"command"`
-	}{cmd})
 	out, _ := json.Marshal(struct {
 		Output string `json:"output"`
 	}{codexTail(output)})
 	return &adapters.ToolCall{ID: id, Name: "shell", Kind: adapters.KindExecute, Title: cmd, Status: status,
-		RawInput: raw, RawOutput: out,
+		RawInput: codexCommandJSON(cmd), RawOutput: out,
 		Content: []adapters.ToolContent{{Type: adapters.ToolContentText, Text: codexTail(output)}}}
 }
 
@@ -116,12 +115,3 @@ func rawOutputText(raw json.RawMessage) string {
 }
 
 var exitCodeLine = regexp.MustCompile(`(?m)^Process exited with code (-?\d+)`)
-
-func rawExitCode(output string) (int, bool) {
-	m := exitCodeLine.FindStringSubmatch(output)
-	if m == nil {
-		return 0, false
-	}
-	n, err := strconv.Atoi(m[1])
-	return n, err == nil
-}

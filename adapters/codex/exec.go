@@ -76,31 +76,19 @@ func schemaFile(schema json.RawMessage) (string, error) {
 	return f.Name(), nil
 }
 
-func (s *execSession) ID() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.thread
-}
+func (s *execSession) ID() string { s.mu.Lock(); defer s.mu.Unlock(); return s.thread }
 
 func (s *execSession) args(prompt string, images []string) []string {
-	argv := s.a.argv()
-	args := append([]string{}, argv[1:]...)
-	args = append(args, "exec")
+	args := append(s.a.argv()[1:], "exec")
 	if s.thread != "" {
 		args = append(args, "resume", s.thread)
 	}
-	args = append(args, "--json", "--skip-git-repo-check")
-	args = append(args, "-c", "sandbox_mode="+tomlString(s.a.sandbox(s.opts)))
-	if s.opts.Model != "" {
-		args = append(args, "-m", s.opts.Model)
-	}
+	args = append(args, "--json", "--skip-git-repo-check", "-c", "sandbox_mode="+tomlString(s.a.sandbox(s.opts)))
+	args = adapters.AppendFlags(args, "-m", s.opts.Model)
 	if s.opts.Instructions != "" {
 		args = append(args, "-c", "developer_instructions="+tomlString(s.opts.Instructions))
 	}
-	args = append(args, configOverrides(s.opts)...)
-	if s.schema != "" {
-		args = append(args, "--output-schema", s.schema)
-	}
+	args = adapters.AppendFlags(append(args, configOverrides(s.opts)...), "--output-schema", s.schema)
 	for _, img := range images {
 		args = append(args, "--image", img)
 	}
@@ -165,29 +153,25 @@ func (s *execSession) run(p *proc.Process, out *adapters.Turn, cleanup func()) {
 
 // interrupt SIGINT to the group, then Stop.
 func (s *execSession) interrupt() {
+	if p := s.stopping(false); p != nil {
+		_ = p.Signal(syscall.SIGINT)
+		go func() { _ = p.StopWithin(2 * time.Second) }()
+	}
+}
+
+// stopping marks the running turn cancelled (the next turn starts
+// uncancelled) and, with closing, the session closed; it returns the
+// turn's process, nil when none runs.
+func (s *execSession) stopping(closing bool) *proc.Process {
 	s.mu.Lock()
-	p := s.p
-	if p != nil {
-		s.cancelled = true
-	}
-	s.mu.Unlock()
-	if p == nil {
-		return
-	}
-	_ = p.Signal(syscall.SIGINT)
-	go func() { _ = p.StopWithin(2 * time.Second) }()
+	defer s.mu.Unlock()
+	s.cancelled, s.closed = true, s.closed || closing
+	return s.p
 }
 
 // Close implements adapters.Session.
 func (s *execSession) Close() error {
-	s.mu.Lock()
-	s.closed = true
-	p := s.p
-	if p != nil {
-		s.cancelled = true
-	}
-	s.mu.Unlock()
-	if p != nil {
+	if p := s.stopping(true); p != nil {
 		_ = p.Stop()
 	}
 	if s.schema != "" {

@@ -14,14 +14,11 @@ const methodUserInput = "item/tool/requestUserInput"
 type userInputParams struct {
 	ItemID    string `json:"itemId"`
 	Questions []struct {
-		ID       string `json:"id"`
-		Header   string `json:"header"`
-		Question string `json:"question"`
-		IsSecret bool   `json:"isSecret"`
-		Options  []struct {
-			Label       string `json:"label"`
-			Description string `json:"description"`
-		} `json:"options"`
+		ID       string                    `json:"id"`
+		Header   string                    `json:"header"`
+		Question string                    `json:"question"`
+		IsSecret bool                      `json:"isSecret"`
+		Options  []adapters.QuestionOption `json:"options"`
 	} `json:"questions"`
 }
 
@@ -36,11 +33,7 @@ func (s *appSession) userInput(params json.RawMessage) jsonrpc.Job {
 	}
 	var qs []adapters.Question
 	for _, q := range p.Questions {
-		aq := adapters.Question{ID: q.ID, Header: q.Header, Text: q.Question, Secret: q.IsSecret}
-		for _, o := range q.Options {
-			aq.Options = append(aq.Options, adapters.QuestionOption{Label: o.Label, Description: o.Description})
-		}
-		qs = append(qs, aq)
+		qs = append(qs, adapters.Question{ID: q.ID, Header: q.Header, Text: q.Question, Secret: q.IsSecret, Options: q.Options})
 	}
 	req := adapters.NewQuestionRequest(p.ItemID, qs)
 	s.route([]adapters.Event{{Type: adapters.EventQuestion, Question: req}})

@@ -28,11 +28,7 @@ func userAgentVersion(ua string) string {
 
 // cliVersion is the codex version an app-server session reported, "" until
 // one did.
-func (a *Adapter) cliVersion() string {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.version
-}
+func (a *Adapter) cliVersion() string { a.mu.Lock(); defer a.mu.Unlock(); return a.version }
 
 func (a *Adapter) setCLIVersion(v string) {
 	if v == "" {

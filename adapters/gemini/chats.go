@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"time"
 )
 
@@ -57,16 +58,13 @@ func MoveAsideChat(home, sessionID string, now time.Time) (string, error) {
 // chatShortID is the id part of gemini's chat file names, when the id is
 // one gemini names files after unchanged.
 func chatShortID(id string) (string, bool) {
-	if len(id) < 8 {
+	if !chatIDStart.MatchString(id) {
 		return "", false
-	}
-	for _, r := range id[:8] {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
-			return "", false
-		}
 	}
 	return id[:8], true
 }
+
+var chatIDStart = regexp.MustCompile(`^[a-zA-Z0-9]{8}`)
 
 // chatSessionID reads the sessionId of a chat file's metadata line.
 func chatSessionID(path string) string {

@@ -2,6 +2,7 @@ package gemini
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"strings"
 
@@ -11,10 +12,7 @@ import (
 // GeminiDecoder decodes `gemini -o stream-json` lines (init, message,
 // tool_use, tool_result, error, result). Gemini's ACP mode is decoded by
 // ACPDecoder instead; this is the fallback channel.
-type GeminiDecoder struct {
-	tools map[string]string // tool_id -> tool_name
-	done  bool
-}
+type GeminiDecoder struct{}
 
 type geminiLine struct {
 	Type       string          `json:"type"`
@@ -41,16 +39,7 @@ type geminiLine struct {
 }
 
 // NewGeminiDecoder returns a decoder for one stream-json run.
-func NewGeminiDecoder() *GeminiDecoder { return &GeminiDecoder{tools: map[string]string{}} }
-
-// DecodeGemini decodes a whole stream-json output.
-func DecodeGemini(data []byte) []adapters.Event {
-	return adapters.DecodeLines(NewGeminiDecoder(), data)
-}
-
-// Done reports whether the final result line was seen (a run that exits
-// without one was cancelled or crashed).
-func (d *GeminiDecoder) Done() bool { return d.done }
+func NewGeminiDecoder() *GeminiDecoder { return &GeminiDecoder{} }
 
 // Decode decodes one line. Non-JSON lines (banners) become raw events.
 func (d *GeminiDecoder) Decode(line []byte) []adapters.Event {
@@ -84,18 +73,8 @@ func (d *GeminiDecoder) Decode(line []byte) []adapters.Event {
 }
 
 func (d *GeminiDecoder) toolUse(l *geminiLine) []adapters.Event {
-	if d.tools == nil {
-		d.tools = map[string]string{}
-	}
-	d.tools[l.ToolID] = l.ToolName
-	t := &adapters.ToolCall{
-		ID:       l.ToolID,
-		Name:     l.ToolName,
-		Title:    geminiToolTitle(l.ToolName, l.Parameters),
-		Kind:     GeminiToolKind(l.ToolName),
-		Status:   adapters.StatusInProgress,
-		RawInput: adapters.RawOrNil(l.Parameters),
-	}
+	t := &adapters.ToolCall{ID: l.ToolID, Name: l.ToolName, Title: geminiToolTitle(l.ToolName, l.Parameters),
+		Kind: GeminiToolKind(l.ToolName), Status: adapters.StatusInProgress, RawInput: adapters.RawOrNil(l.Parameters)}
 	if p := geminiParam(l.Parameters, "file_path", "absolute_path", "path", "dir_path"); p != "" {
 		t.Locations = []adapters.Location{{Path: p}}
 	}
@@ -125,7 +104,6 @@ func (d *GeminiDecoder) toolResult(l *geminiLine) []adapters.Event {
 }
 
 func (d *GeminiDecoder) result(l *geminiLine) []adapters.Event {
-	d.done = true
 	var out []adapters.Event
 	if l.Stats != nil {
 		out = append(out, adapters.Event{Type: adapters.EventUsage, Usage: &adapters.Usage{
@@ -165,10 +143,7 @@ func GeminiToolKind(name string) adapters.ToolKind {
 }
 
 func geminiToolTitle(name string, params json.RawMessage) string {
-	if s := geminiParam(params, "command", "file_path", "absolute_path", "pattern", "query", "url", "dir_path", "path"); s != "" {
-		return s
-	}
-	return name
+	return cmp.Or(geminiParam(params, "command", "file_path", "absolute_path", "pattern", "query", "url", "dir_path", "path"), name)
 }
 
 // geminiParam returns the first string parameter among keys.

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/hubdev/hub/internal/proc/proctest"
 )
@@ -25,6 +26,9 @@ const (
 	fakeStreamEnv  = "HUB_GEMINI_FAKE_STREAM"
 	// fakeEnvFile names a file the fake writes its GEMINI_PTY_INFO to.
 	fakeEnvFile = "HUB_GEMINI_FAKE_ENVFILE"
+	// fakeRetryEnv, with `-o stream-json`, is a line the fake writes to
+	// its debug log before it hangs.
+	fakeRetryEnv = "HUB_GEMINI_FAKE_RETRY"
 )
 
 func TestMain(m *testing.M) {
@@ -48,6 +52,16 @@ func fakeGemini(args []string) int {
 			return 1
 		}
 		replayACP(os.Getenv(fakeACPEnv))
+	case slices.Contains(args, "stream-json") && os.Getenv(fakeRetryEnv) != "":
+		// a model call failing for good: the retry goes to the debug log
+		// and the prompt waits until hub stops it
+		if err := os.WriteFile(os.Getenv(debugLogEnv), []byte(os.Getenv(fakeRetryEnv)+"\n"), 0o600); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		for {
+			time.Sleep(time.Hour)
+		}
 	case slices.Contains(args, "stream-json"):
 		data, err := os.ReadFile(os.Getenv(fakeStreamEnv))
 		if err != nil {

@@ -5,6 +5,7 @@ package gemini
 
 import (
 	"context"
+	"maps"
 	"os"
 	"time"
 
@@ -121,22 +122,15 @@ func beforeLoad(log zerolog.Logger, now func() time.Time) func(string, []string)
 // FallbackArgv is the stream-json command line for one prompt: the
 // configured program and its non-ACP arguments plus headless flags.
 func FallbackArgv(argv []string, prompt, resumeID string, o adapters.SessionOptions) []string {
-	out := append(plainArgv(argv), "-o", "stream-json", "--skip-trust")
-	if o.Model != "" {
-		out = append(out, "-m", o.Model)
-	}
-	if o.Mode != "" {
-		out = append(out, "--approval-mode", approvalMode(o.Mode))
-	}
-	if resumeID != "" {
-		out = append(out, "--resume", resumeID)
-	}
+	out := adapters.AppendFlags(append(plainArgv(argv), "-o", "stream-json", "--skip-trust"),
+		"-m", o.Model, "--approval-mode", approvalMode(o.Mode), "--resume", resumeID)
 	return append(out, "-p", prompt)
 }
 
-// acpFlag reports the flags of DefaultArgv that the other modes do not take.
-func acpFlag(a string) bool {
-	return a == "--acp" || a == "--experimental-acp" || a == "--skip-trust"
+// plainArgv is argv without the flags of DefaultArgv that the other modes
+// do not take.
+func plainArgv(argv []string) []string {
+	return acpclient.WithoutFlags(argv, "--acp", "--experimental-acp", "--skip-trust")
 }
 
 // approvalMode maps ACP mode ids to --approval-mode values.
@@ -149,10 +143,7 @@ func approvalMode(mode string) string {
 
 func merge(base, over map[string]string) map[string]string {
 	out := map[string]string{}
-	for _, m := range []map[string]string{base, over} {
-		for k, v := range m {
-			out[k] = v
-		}
-	}
+	maps.Copy(out, base)
+	maps.Copy(out, over)
 	return out
 }

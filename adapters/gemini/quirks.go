@@ -36,8 +36,3 @@ func quotaUsage(result json.RawMessage) *adapters.Usage {
 // runs (2.5 Pro and Flash, 3 Pro: 1,048,576 tokens); the quota reports
 // none.
 const contextWindow = 1 << 20
-
-// DecodeACP decodes a recorded `gemini --acp` stream with gemini's quirks.
-func DecodeACP(data []byte) []adapters.Event {
-	return adapters.DecodeLines(&acpclient.ACPDecoder{Quirks: Quirks}, data)
-}

@@ -14,12 +14,12 @@ import (
 	"github.com/hubdev/hub/adapters"
 )
 
-// gemini --acp tells its client nothing while it retries a failing model
-// call (up to 10 attempts, 5 s to 30 s apart): no ACP update carries the
-// retry, and its console output waits in a backlog it only flushes at
-// exit. Its debug log (GEMINI_DEBUG_LOG_FILE) gets each retry as it
-// happens, which retryLog follows during a turn so the turn's watch sees
-// gemini's retries as it sees claude's.
+// gemini tells its client nothing while it retries a failing model
+// call (up to 10 attempts, 5 s to 30 s apart): no ACP update (nor
+// stream-json record) carries the retry, and its console output waits in
+// a backlog it only flushes at exit. Its debug log (GEMINI_DEBUG_LOG_FILE)
+// gets each retry as it happens, which retryLog follows during a turn (on
+// either channel) so the turn's watch sees gemini's retries as claude's.
 const debugLogEnv = "GEMINI_DEBUG_LOG_FILE"
 
 // retryPoll is how often a turn reads the debug log.
@@ -39,19 +39,11 @@ func retryNotice(line string) *adapters.ErrorInfo {
 		return nil
 	}
 	status, _ := strconv.Atoi(m[2] + m[3])
-	code := adapters.CodeProvider
-	switch {
-	case status == 429, strings.HasPrefix(m[4], "after"):
-		code = adapters.CodeRateLimit
-	case status == 401, status == 403:
-		code = adapters.CodeAuth
+	e := adapters.RetryError(Name, status, m[1], adapters.OneLine(m[5]))
+	if strings.HasPrefix(m[4], "after") { // a quota gemini waits out
+		e.Code = adapters.CodeRateLimit
 	}
-	msg := Name + ": API request failed"
-	if status != 0 {
-		msg += " with HTTP " + strconv.Itoa(status)
-	}
-	return &adapters.ErrorInfo{Message: msg + ", retrying (attempt " + m[1] + ")", Code: code, Status: status,
-		Detail: adapters.OneLine(m[5])}
+	return e
 }
 
 // retryLog is the debug log a gemini process writes.

@@ -6,10 +6,12 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/rs/zerolog"
 
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/config"
 )
 
 // The debug logs in testdata/debug-log are gemini 0.61's own, written with
@@ -159,6 +161,36 @@ func TestWrapStart_RetriesReachTheTurn(t *testing.T) {
 	_ = s.Close()
 	if _, err := os.Stat(filepath.Dir(inner.log)); !os.IsNotExist(err) {
 		t.Fatalf("the debug log's directory outlived the session: %v", err)
+	}
+}
+
+// gemini on the stream-json channel (no --acp) logs its retries as it
+// does on ACP, and the turn gets them while gemini still retries: the
+// fake logs one and hangs, and only the retry ends the turn here (a
+// retry that never came would end it at the safety deadline instead).
+func TestStreamJSON_RetriesReachTheTurn(t *testing.T) {
+	t.Setenv(debugLogEnv, "")
+	dir := t.TempDir()
+	env := hermeticEnv(dir)
+	env[fakeEnv] = "1"
+	env[fakeRetryEnv] = "[2026-11-27T03:47:12.084Z] [WARN] Attempt 1 failed with status 429. Retrying with backoff... _ApiError: quota"
+	a := New(config.AgentConfig{Command: config.Command{os.Args[0], "--acp"}, Env: env}, "test", zerolog.Nop())
+	s, err := a.Start(context.Background(), adapters.SessionOptions{Cwd: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var retry *adapters.ErrorInfo
+	_, err = s.Prompt(ctx, adapters.TextPrompt("go"), func(ev adapters.Event) {
+		if ev.Type == adapters.EventError && retry == nil {
+			retry = ev.Error
+			cancel()
+		}
+	})
+	if retry == nil || retry.Status != 429 || retry.Code != adapters.CodeRateLimit || retry.Fatal {
+		t.Fatalf("first error %+v (prompt: %v), want gemini's 429 retry", retry, err)
 	}
 }
 

@@ -41,12 +41,7 @@ func plainShellEnv(optsEnv map[string]string, env []string, cwd string) (map[str
 	if f := shellSettingFile(vals, cwd); f != "" {
 		return optsEnv, f + " sets tools.shell.enableInteractiveShell"
 	}
-	out := make(map[string]string, len(optsEnv)+1)
-	for k, v := range optsEnv {
-		out[k] = v
-	}
-	out[ptyInfoEnv] = "child_process"
-	return out, ""
+	return merge(optsEnv, map[string]string{ptyInfoEnv: "child_process"}), ""
 }
 
 // shellSettingFile returns the first settings file gemini reads for cwd
@@ -63,10 +58,8 @@ func shellSettingFile(env map[string]string, cwd string) string {
 // settingsFiles lists gemini's settings layers (system defaults, user,
 // workspace, system), as gemini 0.61's loadSettings finds them.
 func settingsFiles(env map[string]string, cwd string) []string {
-	system := env["GEMINI_CLI_SYSTEM_SETTINGS_PATH"]
-	system = cmp.Or(system, filepath.Join(systemConfigDir(), "settings.json"))
-	defaults := env["GEMINI_CLI_SYSTEM_DEFAULTS_PATH"]
-	defaults = cmp.Or(defaults, filepath.Join(filepath.Dir(system), "system-defaults.json"))
+	system := cmp.Or(env["GEMINI_CLI_SYSTEM_SETTINGS_PATH"], filepath.Join(systemConfigDir(), "settings.json"))
+	defaults := cmp.Or(env["GEMINI_CLI_SYSTEM_DEFAULTS_PATH"], filepath.Join(filepath.Dir(system), "system-defaults.json"))
 	files := []string{defaults, filepath.Join(homeOf(env), ".gemini", "settings.json")}
 	if cwd != "" {
 		files = append(files, filepath.Join(cwd, ".gemini", "settings.json"))
@@ -158,12 +151,6 @@ func envMap(env []string) map[string]string {
 // homeOf is the directory gemini keeps .gemini under: GEMINI_CLI_HOME,
 // else HOME.
 func homeOf(env map[string]string) string {
-	if h := env["GEMINI_CLI_HOME"]; h != "" {
-		return h
-	}
-	if h := env["HOME"]; h != "" {
-		return h
-	}
 	h, _ := os.UserHomeDir()
-	return h
+	return cmp.Or(env["GEMINI_CLI_HOME"], env["HOME"], h)
 }

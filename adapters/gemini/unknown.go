@@ -10,14 +10,3 @@ const versionTimeout = 10 * time.Second
 // invalidSource is the decoder's source for a stdout line that is not JSON
 // (banners), which is no record type to warn about.
 const invalidSource = "gemini:invalid"
-
-// plainArgv is argv without its ACP flags (for `--version`).
-func plainArgv(argv []string) []string {
-	out := []string{argv[0]}
-	for _, a := range argv[1:] {
-		if !acpFlag(a) {
-			out = append(out, a)
-		}
-	}
-	return out
-}

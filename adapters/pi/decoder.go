@@ -408,10 +408,7 @@ func PiErrorCode(msg string) adapters.ErrorCode {
 
 func (d *PiDecoder) response(r *piRecord, line []byte) []adapters.Event {
 	resp := PiResponse{ID: piString(r.ID), Command: piString(r.Command), Success: string(r.Success) == "true",
-		Error: piString(r.ErrorField)}
-	if r.Data != nil {
-		resp.Data = piRawCopy(r.Data)
-	}
+		Error: piString(r.ErrorField), Data: bytes.Clone(r.Data)}
 	if d.OnResponse != nil && d.OnResponse(resp) {
 		return nil
 	}
@@ -434,13 +431,10 @@ func (d *PiDecoder) session(r *piRecord) []adapters.Event {
 // absPath resolves p against the decoder's cwd; "" if it cannot be made absolute.
 func (d *PiDecoder) absPath(p string) string {
 	p = strings.TrimPrefix(p, "@")
-	if p == "" {
-		return ""
-	}
 	if strings.HasPrefix(p, "~") {
 		return ""
 	}
-	abs, _ := adapters.AgentPath(d.Cwd, p)
+	abs, _ := adapters.AgentPath(d.Cwd, p) // "" for ""
 	return abs
 }
 
@@ -449,14 +443,4 @@ func piString(raw json.RawMessage) string {
 	var s string
 	_ = json.Unmarshal(raw, &s)
 	return s
-}
-
-// piRawCopy returns an owned copy of a raw value that is valid JSON: the
-// bytes themselves when valid, else the bytes as a JSON string.
-func piRawCopy(raw []byte) json.RawMessage {
-	if json.Valid(raw) {
-		return append(json.RawMessage(nil), raw...)
-	}
-	q, _ := json.Marshal(string(raw))
-	return q
 }

@@ -1,6 +1,8 @@
 package pi
 
 import (
+	"bytes"
+	"cmp"
 	"encoding/json"
 	"strings"
 
@@ -8,15 +10,8 @@ import (
 )
 
 // piKinds maps pi's built-in tools to ACP tool kinds; others are "other".
-var piKinds = map[string]adapters.ToolKind{
-	"read":  adapters.KindRead,
-	"write": adapters.KindEdit,
-	"edit":  adapters.KindEdit,
-	"bash":  adapters.KindExecute,
-	"grep":  adapters.KindSearch,
-	"find":  adapters.KindSearch,
-	"ls":    adapters.KindSearch,
-}
+var piKinds = map[string]adapters.ToolKind{"read": adapters.KindRead, "write": adapters.KindEdit, "edit": adapters.KindEdit,
+	"bash": adapters.KindExecute, "grep": adapters.KindSearch, "find": adapters.KindSearch, "ls": adapters.KindSearch}
 
 // piArgs are the arguments of pi's built-in tools that hub shows.
 type piArgs struct {
@@ -33,12 +28,7 @@ type piArgs struct {
 	} `json:"edits"`
 }
 
-func piKind(name string) adapters.ToolKind {
-	if k, ok := piKinds[name]; ok {
-		return k
-	}
-	return adapters.KindOther
-}
+func piKind(name string) adapters.ToolKind { return cmp.Or(piKinds[name], adapters.KindOther) }
 
 // announce emits the tool_call for a new id, or a status update for a known one.
 func (d *PiDecoder) announce(id, name string, args json.RawMessage, status adapters.ToolStatus) []adapters.Event {
@@ -51,7 +41,7 @@ func (d *PiDecoder) announce(id, name string, args json.RawMessage, status adapt
 	if d.tools == nil {
 		d.tools = map[string]piToolState{}
 	}
-	args = piRawCopy(args)
+	args = bytes.Clone(args)
 	if len(args) == 0 || string(args) == `""` {
 		args = nil
 	}
@@ -185,11 +175,9 @@ func (d *PiDecoder) toolEnd(r *piRecord) []adapters.Event {
 		out = d.announce(id, piString(r.ToolName), r.Args, adapters.StatusInProgress)
 	}
 	var res piToolResult
-	if r.Result != nil {
-		_ = json.Unmarshal(r.Result, &res)
-	}
+	_ = json.Unmarshal(r.Result, &res)
 	failed := string(r.IsError) == "true"
-	tc := &adapters.ToolCall{ID: id, Status: adapters.StatusCompleted, RawOutput: nil}
+	tc := &adapters.ToolCall{ID: id, Status: adapters.StatusCompleted, RawOutput: bytes.Clone(r.Result)}
 	if failed {
 		tc.Status = adapters.StatusFailed
 	}
@@ -200,8 +188,5 @@ func (d *PiDecoder) toolEnd(r *piRecord) []adapters.Event {
 		tc.Content = d.piDiffs(st.name, a)
 	}
 	tc.Content = append(tc.Content, res.toolContent()...)
-	if r.Result != nil {
-		tc.RawOutput = piRawCopy(r.Result)
-	}
 	return append(out, adapters.Event{Type: adapters.EventToolUpdate, Tool: tc})
 }

@@ -67,12 +67,8 @@ type Adapter struct {
 
 // New builds the adapter from the [agents.pi] config entry.
 func New(ac config.AgentConfig, log zerolog.Logger) *Adapter {
-	o := Options{Argv: ac.Argv(), Env: ac.Env, Model: ac.Model, Log: log}
-	o.Provider = optString(ac.Options, "provider")
-	o.Tools = optString(ac.Options, "tools")
-	o.Thinking = optString(ac.Options, "thinking")
-	o.SessionDir = optString(ac.Options, "session_dir")
-	return NewWithOptions(o)
+	return NewWithOptions(Options{Argv: ac.Argv(), Env: ac.Env, Model: ac.Model, Log: log, Provider: optString(ac.Options, "provider"),
+		Tools: optString(ac.Options, "tools"), Thinking: optString(ac.Options, "thinking"), SessionDir: optString(ac.Options, "session_dir")})
 }
 
 // NewWithOptions builds the adapter from explicit options.
@@ -113,13 +109,7 @@ func (a *Adapter) Ready() error { return adapters.FindCLI(a.opts.Argv[0]) }
 
 // Capabilities implements adapters.Adapter.
 func (a *Adapter) Capabilities() adapters.Capabilities {
-	return adapters.Capabilities{
-		Images:         true,
-		Resume:         true,
-		Permissions:    false,
-		DefaultModel:   a.opts.Model,
-		Skills:         "prompt",
-		Instructions:   true,
+	return adapters.Capabilities{Images: true, Resume: true, DefaultModel: a.opts.Model, Skills: "prompt", Instructions: true,
 		TestedVersions: TestedVersions,
 		Notes: "pi has no permission hook: its tools run without asking, so no permission requests reach " +
 			"the editor (limit tools with the pi agent's tools option). No MCP support.",
@@ -130,30 +120,14 @@ func (a *Adapter) Capabilities() adapters.Capabilities {
 func (a *Adapter) Args(so adapters.SessionOptions) []string {
 	args := append([]string{}, a.opts.Argv[1:]...)
 	args = append(args, "--mode", "rpc")
-	provider, model := a.opts.Provider, a.opts.Model
-	if so.Model != "" {
-		model = so.Model
-	}
 	// A resumed session restores its own provider and model.
 	if so.ResumeID == "" {
-		if provider != "" {
-			args = append(args, "--provider", provider)
-		}
-		if model != "" {
-			args = append(args, "--model", model)
-		}
+		args = adapters.AppendFlags(args, "--provider", a.opts.Provider, "--model", cmp.Or(so.Model, a.opts.Model))
 	} else {
 		args = append(args, "--session", so.ResumeID)
 	}
-	if a.opts.SessionDir != "" {
-		args = append(args, "--session-dir", a.opts.SessionDir)
-	}
-	if a.opts.Tools != "" {
-		args = append(args, "--tools", a.opts.Tools)
-	}
-	if t := cmp.Or(so.Options[adapters.OptionEffort], a.opts.Thinking); t != "" {
-		args = append(args, "--thinking", t)
-	}
+	args = adapters.AppendFlags(args, "--session-dir", a.opts.SessionDir, "--tools", a.opts.Tools,
+		"--thinking", cmp.Or(so.Options[adapters.OptionEffort], a.opts.Thinking))
 	if strings.TrimSpace(so.Instructions) != "" {
 		args = append(args, "--append-system-prompt", so.Instructions)
 	}

@@ -1,7 +1,6 @@
 package pi
 
 import (
-	"bufio"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -63,14 +62,10 @@ type session struct {
 	announced bool
 }
 
-// turn is one prompt's event channel.
+// turn is one prompt's events; Run makes a cancelled one end cancelled.
 type turn struct {
 	promptID string
 	q        *adapters.Turn
-
-	mu        sync.Mutex
-	cancelled bool
-	closed    bool
 }
 
 func newSession(o Options, cwd string, p *proc.Process, stop context.CancelFunc, unknown *adapters.UnknownRecords) *session {
@@ -83,29 +78,18 @@ func newSession(o Options, cwd string, p *proc.Process, stop context.CancelFunc,
 }
 
 // ID implements adapters.Session.
-func (s *session) ID() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.state.SessionID
-}
+func (s *session) ID() string { s.mu.Lock(); defer s.mu.Unlock(); return s.state.SessionID }
 
 func (s *session) read() {
 	defer close(s.done)
-	r := bufio.NewReaderSize(s.proc.Stdout, 1<<20)
-	for {
-		line, err := r.ReadBytes('\n')
-		if len(line) > 0 {
-			for _, ev := range s.dec.Decode(line) {
-				s.route(ev)
-			}
-			if s.dec.PendingEnd() {
-				go s.probeRetry()
-			}
+	_ = adapters.ReadLines(s.proc.Stdout, func(line []byte) {
+		for _, ev := range s.dec.Decode(line) {
+			s.route(ev)
 		}
-		if err != nil {
-			break
+		if s.dec.PendingEnd() {
+			go s.probeRetry()
 		}
-	}
+	})
 	for _, ev := range s.dec.Flush() {
 		s.route(ev)
 	}
@@ -143,16 +127,7 @@ func (s *session) route(ev adapters.Event) {
 		s.finish(t, ev)
 		return
 	}
-	t.send(ev)
-}
-
-// send delivers ev unless the turn already ended.
-func (t *turn) send(ev adapters.Event) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if !t.closed {
-		t.q.Emit(ev)
-	}
+	t.q.Emit(ev) // dropped once the turn ended
 }
 
 // finish ends t with evs (the last must be EventDone); only the first call counts.
@@ -162,17 +137,6 @@ func (s *session) finish(t *turn, evs ...adapters.Event) {
 		s.turn = nil
 	}
 	s.mu.Unlock()
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.closed {
-		return
-	}
-	t.closed = true
-	for i := range evs {
-		if evs[i].Type == adapters.EventDone && t.cancelled {
-			evs[i].StopReason = adapters.StopCancelled
-		}
-	}
 	t.q.Close(evs...)
 }
 

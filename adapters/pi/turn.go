@@ -73,21 +73,11 @@ func (s *session) Steer(ctx context.Context, prompt []adapters.Content) error {
 // interrupt sends `abort`; the turn ends with pi's agent_end.
 func (s *session) interrupt() {
 	s.mu.Lock()
-	t := s.turn
+	running := s.turn != nil
 	s.mu.Unlock()
-	if t != nil {
-		s.cancelTurn(t)
-	}
-}
-
-func (s *session) cancelTurn(t *turn) {
-	t.mu.Lock()
-	if t.cancelled || t.closed {
-		t.mu.Unlock()
+	if !running {
 		return
 	}
-	t.cancelled = true
-	t.mu.Unlock()
 	if err := s.write(map[string]any{"id": s.nextID("abort"), "type": "abort"}); err != nil {
 		s.log.Warn().Err(err).Msg("send abort to pi")
 	}

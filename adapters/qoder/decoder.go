@@ -22,7 +22,6 @@ import (
 // is shown once), emitted before it otherwise.
 type QoderDecoder struct {
 	inner *claude.ClaudeDecoder
-	done  bool
 	held  []adapters.Event // text of a <synthetic> assistant message
 }
 
@@ -32,9 +31,6 @@ func NewQoderDecoder() *QoderDecoder {
 	inner.CLI = "qodercli"
 	return &QoderDecoder{inner: inner}
 }
-
-// Done reports whether the final result line was seen.
-func (d *QoderDecoder) Done() bool { return d.done }
 
 // Flush returns what the decoder still holds (a "<synthetic>" message not
 // yet followed by another record), at the end of the stream.
@@ -48,11 +44,8 @@ func (d *QoderDecoder) Flush() []adapters.Event {
 func (d *QoderDecoder) Decode(line []byte) []adapters.Event {
 	evs := d.inner.Decode(line)
 	for i := range evs {
-		if strings.HasPrefix(evs[i].Source, "claude:") {
-			evs[i].Source = "qoder:" + strings.TrimPrefix(evs[i].Source, "claude:")
-		}
-		if evs[i].Type == adapters.EventDone {
-			d.done = true
+		if rest, ok := strings.CutPrefix(evs[i].Source, "claude:"); ok {
+			evs[i].Source = "qoder:" + rest
 		}
 	}
 	if len(evs) == 0 {
@@ -98,12 +91,5 @@ func qoderErrorRepeats(evs, held []adapters.Event) bool {
 	for _, e := range held {
 		b.WriteString(e.Text)
 	}
-	text := strings.TrimSpace(b.String())
-	for _, e := range evs {
-		if e.Type == adapters.EventError && e.Error.Fatal &&
-			(strings.Contains(e.Error.Message, text) || strings.Contains(e.Error.Detail, text)) {
-			return true
-		}
-	}
-	return false
+	return adapters.ErrorRepeats(evs, strings.TrimSpace(b.String()), true)
 }

@@ -4,6 +4,7 @@
 package qoder
 
 import (
+	"cmp"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -57,44 +58,16 @@ func New(ac config.AgentConfig, version string, log zerolog.Logger) *acpclient.A
 }
 
 // plainArgv is argv without --acp.
-func plainArgv(argv []string) []string {
-	out := []string{argv[0]}
-	for _, a := range argv[1:] {
-		if a != "--acp" {
-			out = append(out, a)
-		}
-	}
-	return out
-}
+func plainArgv(argv []string) []string { return acpclient.WithoutFlags(argv, "--acp") }
 
 // FallbackArgv is the stream-json command line for one prompt.
 func FallbackArgv(argv []string, prompt, resumeID string, o adapters.SessionOptions) []string {
-	out := plainArgv(argv)
-	out = append(out, "--output-format", "stream-json", "--include-partial-messages")
-	if o.Cwd != "" {
-		out = append(out, "-w", o.Cwd)
-	}
-	if o.Model != "" {
-		out = append(out, "-m", o.Model)
-	}
-	if o.Mode != "" {
-		out = append(out, "--permission-mode", permissionMode(o.Mode))
-	}
-	if resumeID != "" {
-		out = append(out, "--resume", resumeID)
-	}
+	out := adapters.AppendFlags(append(plainArgv(argv), "--output-format", "stream-json", "--include-partial-messages"),
+		"-w", o.Cwd, "-m", o.Model, "--permission-mode", permissionMode(o.Mode), "--resume", resumeID)
 	return append(out, "-p", prompt)
 }
 
 // permissionMode maps ACP mode ids to --permission-mode values.
 func permissionMode(mode string) string {
-	switch mode {
-	case "acceptEdits":
-		return "accept_edits"
-	case "dontAsk":
-		return "dont_ask"
-	case "yolo":
-		return "bypass_permissions"
-	}
-	return mode
+	return cmp.Or(map[string]string{"acceptEdits": "accept_edits", "dontAsk": "dont_ask", "yolo": "bypass_permissions"}[mode], mode)
 }

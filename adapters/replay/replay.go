@@ -164,7 +164,7 @@ type Session struct {
 	next   int
 	busy   bool
 	closed bool
-	cancel chan struct{}
+	cancel context.CancelFunc // ends the running turn
 	model  string
 	mode   string
 }
@@ -215,14 +215,16 @@ func (s *Session) start(ctx context.Context, prompt []adapters.Content) (*adapte
 	}
 	s.next++
 	s.busy = true
-	s.cancel = make(chan struct{})
 	t := adapters.NewTurn()
-	p := &player{ctx: ctx, cancel: s.cancel, out: t}
+	pctx, cancel := context.WithCancel(ctx)
+	p := &player{ctx: pctx, out: t}
+	s.cancel = cancel
 	go func() {
 		reason := cmp.Or(p.run(steps), adapters.StopEndTurn)
 		if p.cancelled() {
 			reason = adapters.StopCancelled
 		}
+		cancel()
 		s.mu.Lock()
 		s.busy = false
 		s.mu.Unlock()
@@ -236,11 +238,7 @@ func (s *Session) interrupt() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.busy && s.cancel != nil {
-		select {
-		case <-s.cancel:
-		default:
-			close(s.cancel)
-		}
+		s.cancel()
 	}
 }
 
@@ -253,22 +251,13 @@ func (s *Session) Close() error {
 	return nil
 }
 
+// player plays one turn; ctx ends with the prompt's or on interrupt.
 type player struct {
-	ctx    context.Context
-	cancel chan struct{}
-	out    *adapters.Turn
+	ctx context.Context
+	out *adapters.Turn
 }
 
-func (p *player) cancelled() bool {
-	select {
-	case <-p.cancel:
-		return true
-	case <-p.ctx.Done():
-		return true
-	default:
-		return false
-	}
-}
+func (p *player) cancelled() bool { return p.ctx.Err() != nil }
 
 // run plays steps; it returns a stop reason when a done event or a
 // cancellation ends the turn early.
@@ -296,8 +285,6 @@ func (p *player) step(st Step) adapters.StopReason {
 		defer t.Stop()
 		select {
 		case <-t.C:
-		case <-p.cancel:
-			return adapters.StopCancelled
 		case <-p.ctx.Done():
 			return adapters.StopCancelled
 		}
@@ -307,7 +294,6 @@ func (p *player) step(st Step) adapters.StopReason {
 		return p.question(st.Question)
 	case st.WaitCancel:
 		select {
-		case <-p.cancel:
 		case <-p.ctx.Done():
 		}
 		return adapters.StopCancelled
@@ -324,8 +310,6 @@ func (p *player) question(q *adapters.QuestionRequest) adapters.StopReason {
 	var a adapters.Answers
 	select {
 	case a = <-req.Answer():
-	case <-p.cancel:
-		return adapters.StopCancelled
 	case <-p.ctx.Done():
 		return adapters.StopCancelled
 	}
@@ -349,8 +333,6 @@ func (p *player) permission(st Step) adapters.StopReason {
 	var d adapters.PermissionDecision
 	select {
 	case d = <-req.Decision():
-	case <-p.cancel:
-		return adapters.StopCancelled
 	case <-p.ctx.Done():
 		return adapters.StopCancelled
 	}
