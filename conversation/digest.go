@@ -213,28 +213,14 @@ func (d *Digest) finish(ctx context.Context, before *Snapshot, model, workspace 
 // per-request event add up, other agents report the turn's (or session's)
 // totals so far, of which the latest non-zero value of each counter wins.
 func MergeUsage(acc, u *adapters.Usage) *adapters.Usage {
-	if u == nil {
-		return acc
-	}
-	if acc == nil {
-		c := *u
-		return &c
-	}
-	if u.PerRequest {
+	if acc == nil || u == nil || u.PerRequest {
 		return AddUsage(acc, u)
 	}
-	for _, p := range [][2]*int64{
-		{&acc.InputTokens, &u.InputTokens}, {&acc.OutputTokens, &u.OutputTokens},
-		{&acc.CacheReadTokens, &u.CacheReadTokens}, {&acc.CacheWriteTokens, &u.CacheWriteTokens},
-		{&acc.ThoughtTokens, &u.ThoughtTokens}, {&acc.ContextUsed, &u.ContextUsed}, {&acc.ContextSize, &u.ContextSize},
-	} {
-		if *p[1] != 0 {
-			*p[0] = *p[1]
-		}
+	latest := counters(u)
+	for i, p := range counters(acc) {
+		*p = cmp.Or(*latest[i], *p)
 	}
-	if u.CostUSD != nil {
-		acc.CostUSD = u.CostUSD
-	}
+	acc.CostUSD = cmp.Or(u.CostUSD, acc.CostUSD)
 	return acc
 }
 
@@ -248,12 +234,10 @@ func AddUsage(a, b *adapters.Usage) *adapters.Usage {
 		c := *b
 		return &c
 	}
-	s := *a
-	s.InputTokens += b.InputTokens
-	s.OutputTokens += b.OutputTokens
-	s.CacheReadTokens += b.CacheReadTokens
-	s.CacheWriteTokens += b.CacheWriteTokens
-	s.ThoughtTokens += b.ThoughtTokens
+	s, add := *a, counters(b)
+	for i, p := range counters(&s)[:summed] {
+		*p += *add[i]
+	}
 	s.ContextUsed = cmp.Or(b.ContextUsed, s.ContextUsed)
 	s.ContextSize = cmp.Or(b.ContextSize, s.ContextSize)
 	if b.CostUSD != nil {
@@ -265,3 +249,11 @@ func AddUsage(a, b *adapters.Usage) *adapters.Usage {
 	}
 	return &s
 }
+
+// counters are u's token counts: the first summed add up over requests,
+// the context figures after them are the latest.
+func counters(u *adapters.Usage) []*int64 {
+	return []*int64{&u.InputTokens, &u.OutputTokens, &u.CacheReadTokens, &u.CacheWriteTokens, &u.ThoughtTokens, &u.ContextUsed, &u.ContextSize}
+}
+
+const summed = 5
