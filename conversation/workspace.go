@@ -2,6 +2,7 @@ package conversation
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"errors"
@@ -12,7 +13,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -68,8 +68,7 @@ func TakeSnapshot(ctx context.Context, cwd string) *Snapshot {
 		return &Snapshot{}
 	}
 	s := &Snapshot{root: root}
-	s.dirty, err = s.status(ctx)
-	if err != nil {
+	if s.dirty, err = s.status(ctx); err != nil {
 		return &Snapshot{}
 	}
 	return s
@@ -173,17 +172,15 @@ func (s *Snapshot) Changes(ctx context.Context) []FileChange {
 	if err != nil {
 		return nil
 	}
+	for p := range s.dirty {
+		if _, ok := now[p]; !ok { // clean again: reverted or committed
+			now[p] = readState(s.abs(p))
+		}
+	}
 	var paths []string
 	for p, f := range now {
 		if b, ok := s.dirty[p]; !ok || b.exists != f.exists || b.sum != f.sum {
 			paths = append(paths, p)
-		}
-	}
-	for p, b := range s.dirty {
-		if _, ok := now[p]; !ok { // clean again: reverted or committed
-			if cur := readState(s.abs(p)); cur.exists != b.exists || cur.sum != b.sum {
-				paths = append(paths, p)
-			}
 		}
 	}
 	slices.Sort(paths)
@@ -195,11 +192,7 @@ func (s *Snapshot) Changes(ctx context.Context) []FileChange {
 	defer func() { _ = os.RemoveAll(tmp) }()
 	list := make([]FileChange, 0, len(paths))
 	for i, p := range paths {
-		c := FileChange{Path: p, Status: "modified"}
-		if f, ok := now[p]; ok {
-			c.Status = f.status
-		}
-		cur := readState(s.abs(p))
+		c, cur := FileChange{Path: p, Status: cmp.Or(now[p].status, "modified")}, readState(s.abs(p))
 		if !cur.exists {
 			c.Status = "deleted"
 		}
@@ -249,9 +242,7 @@ func hashLarge(path string, st fs.FileInfo) [32]byte {
 		_, _ = io.Copy(h, io.LimitReader(f, maxHashed))
 		_ = f.Close()
 	}
-	var sum [32]byte
-	copy(sum[:], h.Sum(nil))
-	return sum
+	return [32]byte(h.Sum(nil))
 }
 
 // lines counts the lines the run added to and removed from path: its
@@ -266,18 +257,12 @@ func (s *Snapshot) lines(ctx context.Context, tmp, path string, now dirtyFile) (
 	} else if !ok || b.status != "added" {
 		old, _ = gitOut(ctx, s.root, "show", "HEAD:"+path)
 	}
-	cur := now.data
 	a, b := filepath.Join(tmp, "a"), filepath.Join(tmp, "b")
-	if os.WriteFile(a, old, 0o600) != nil || os.WriteFile(b, cur, 0o600) != nil {
+	if os.WriteFile(a, old, 0o600) != nil || os.WriteFile(b, now.data, 0o600) != nil {
 		return 0, 0
 	}
 	out, _ := gitOut(ctx, tmp, "diff", "--no-index", "--no-ext-diff", "--no-textconv", "--numstat", "--", a, b) // exits 1 when they differ
-	fields := strings.Fields(string(out))
-	if len(fields) < 2 {
-		return 0, 0
-	}
-	added, _ = strconv.Atoi(fields[0]) // "-" for a binary file
-	removed, _ = strconv.Atoi(fields[1])
+	_, _ = fmt.Sscan(string(out), &added, &removed)                                                             // "-" (binary): 0 0
 	return added, removed
 }
 
@@ -285,15 +270,13 @@ func (s *Snapshot) lines(ctx context.Context, tmp, path string, now dirtyFile) (
 func gitOut(ctx context.Context, dir string, args ...string) ([]byte, error) {
 	// The repository's own config may name commands (core.fsmonitor);
 	// hub's reading of it runs none.
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir, "-c", "core.fsmonitor=false"}, args...)...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == 1 && len(out) > 0 {
+	out, err := exec.CommandContext(ctx, "git", append([]string{"-C", dir, "-c", "core.fsmonitor=false"}, args...)...).Output()
+	ee, _ := err.(*exec.ExitError)
+	switch {
+	case err == nil, ee != nil && ee.ExitCode() == 1 && len(out) > 0:
 		return out, nil
+	case ee != nil:
+		err = fmt.Errorf("%w: %s", err, bytes.TrimSpace(ee.Stderr))
 	}
-	if err != nil {
-		return nil, fmt.Errorf("git %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
-	}
-	return out, nil
+	return nil, fmt.Errorf("git %s: %w", strings.Join(args, " "), err)
 }
