@@ -65,10 +65,7 @@ type Outcome struct {
 // gone; Outcome.Failure says the same for people.
 // RunTurn may run many times on one session, one turn at a time.
 func RunTurn(ctx context.Context, s TurnSpec) (Outcome, error) {
-	d := s.Digest
-	if d == nil {
-		d = &Digest{}
-	}
+	d := cmp.Or(s.Digest, &Digest{})
 	turnCtx, watch := ctx, (*Watch)(nil)
 	if s.Watch {
 		var cancel context.CancelFunc
@@ -79,21 +76,16 @@ func RunTurn(ctx context.Context, s TurnSpec) (Outcome, error) {
 	// The workspace's state is read while the prompt hooks run; both end
 	// before the prompt reaches the agent.
 	snap := make(chan *Snapshot, 1)
-	go func() {
-		if s.Workspace == "" {
-			snap <- nil
-			return
-		}
-		snap <- TakeSnapshot(ctx, s.Workspace)
-	}()
+	if s.Workspace == "" {
+		snap <- nil
+	} else {
+		go func() { snap <- TakeSnapshot(ctx, s.Workspace) }()
+	}
 	s.Audit.Prompt(s.Agent, s.Prompt)
-	var stop adapters.StopReason
-	var err error
 	gate := s.Hooks.Prompt(ctx, s.Agent, s.Prompt)
 	before := <-snap
-	if gate.Decision == hooks.Deny {
-		stop, err = adapters.StopEndTurn, hooks.Blocked(gate)
-	} else {
+	stop, err := adapters.StopEndTurn, error(hooks.Blocked(gate))
+	if gate.Decision != hooks.Deny {
 		stop, err = s.Session.Prompt(turnCtx, s.Prompt, s.Hooks.Wrap(s.observe(d, watch)))
 	}
 	if decided := watch.Stop(); decided != nil {
@@ -104,14 +96,10 @@ func RunTurn(ctx context.Context, s TurnSpec) (Outcome, error) {
 	o := Outcome{Stop: stop, Digest: d, Warnings: s.Hooks.Flush(ctx)}
 	d.finish(context.WithoutCancel(ctx), before, s.Model, s.Workspace)
 	d.AgentSessionID = cmp.Or(d.AgentSessionID, s.Session.ID())
-	o.Failure = classify(ctx, s.Session, err)
-	var failed *adapters.TurnError
-	switch {
-	case errors.Is(err, adapters.ErrCancelTimeout):
+	if errors.Is(err, adapters.ErrCancelTimeout) {
 		o.Stop = adapters.StopCancelled
-	case err != nil && !errors.As(err, &failed) && o.Failure != nil && o.Failure.Code == adapters.CodeCrash && o.Failure.Message != err.Error():
-		err = fmt.Errorf("%s: %w", o.Failure.Message, err) // the crash, not only the broken pipe
 	}
+	o.Failure, err = classify(ctx, s.Session, err)
 	return o, err
 }
 
@@ -133,22 +121,24 @@ func (s TurnSpec) observe(d *Digest, w *Watch) func(adapters.Event) {
 // classify says why a turn failed, nil when it did not: a turn error as
 // the agent told it; a prompt the agent never took (a write to a process
 // that is gone, a closed session) as the agent's crash with its exit status
-// and stderr tail when it has exited.
-func classify(ctx context.Context, sess adapters.Session, err error) *adapters.ErrorInfo {
+// and stderr tail when it has exited, err then prefixed with the crash.
+func classify(ctx context.Context, sess adapters.Session, err error) (*adapters.ErrorInfo, error) {
 	var failed *adapters.TurnError
 	switch {
 	case err == nil, errors.Is(err, adapters.ErrCancelTimeout):
-		return nil
+		return nil, err
 	case errors.As(err, &failed):
-		return &failed.Info
+		return &failed.Info, err
 	case ctx.Err() != nil:
-		return nil
+		return nil, err
 	}
-	info := adapters.ErrorOf(err)
 	if x, ok := sess.(adapters.Exiter); ok {
 		if crash := x.Exit(); crash != nil {
-			return crash
+			if crash.Code == adapters.CodeCrash && crash.Message != err.Error() {
+				err = fmt.Errorf("%s: %w", crash.Message, err) // the crash, not only the broken pipe
+			}
+			return crash, err
 		}
 	}
-	return info
+	return adapters.ErrorOf(err), err
 }
