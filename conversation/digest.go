@@ -15,17 +15,15 @@ import (
 // workspace (FilesChanged): what hub run prints, a delegate returns and the
 // handover briefing tells.
 type Digest struct {
-	// all is all the assistant text (Text); a new message, or text after a tool
-	// call, starts a paragraph.
-	all strings.Builder
-	// final is the text since the last tool call; lastFinal the last
-	// non-empty segment before it.
-	final     strings.Builder
-	lastFinal string
-	lastMsgID string
-	ToolCalls []ToolCall
-	byID      map[string]int // tool call id -> index in ToolCalls
-	Plan      []adapters.PlanEntry
+	// all is all the assistant text (Text), a paragraph per message or
+	// text after a tool call; final the text since the last tool call,
+	// lastFinal the last non-empty segment before it.
+	all, final strings.Builder
+	lastFinal  string
+	lastMsgID  string
+	ToolCalls  []ToolCall
+	byID       map[string]int // tool call id -> index in ToolCalls
+	Plan       []adapters.PlanEntry
 	// Usage is summed over every model request of the turn (see MergeUsage)
 	// and over the earlier turns of a NextTurn.
 	Usage          *adapters.Usage

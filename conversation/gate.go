@@ -21,14 +21,12 @@ const (
 // Question is a tool call the rules leave open, put to an Answerer.
 type Question struct {
 	Request *adapters.PermissionRequest
-	// Call is the call as hub reads it (permission.RequestOf).
-	Call permission.Request
+	Call    permission.Request // the call as hub reads it (permission.RequestOf)
 	// Must is set for a call only a person who sees it may allow (a
 	// secret read, a call hub cannot read); Why says why.
-	Must bool
-	Why  string
-	// Always says whether an "always" answer may cover the call.
-	Always bool
+	Must   bool
+	Why    string
+	Always bool // whether an "always" answer may cover the call
 	// Grant names the durable grant an "always allow" could keep ("" when
 	// the session keeps none); Keep stores it.
 	Grant string
@@ -56,18 +54,12 @@ func (f AnswerFunc) Answer(ctx context.Context, q Question) Reply { return f(ctx
 
 // GateOptions build a Gate.
 type GateOptions struct {
-	// Rules are the session's configured rules and grant settings.
-	Rules config.PermissionsConfig
-	// Grants keeps durable grants (nil, or a session grant scope: none).
-	Grants *permission.Grants
-	// Cwd is the session's root: relative paths' base, the grants' project.
-	Cwd string
-	// Agent is the agent asking, for durable grants.
-	Agent string
-	// Answerer answers what the rules leave open.
-	Answerer Answerer
-	// Emit receives one EventDecision per decision; nil: none.
-	Emit func(adapters.Event)
+	Rules    config.PermissionsConfig // the session's configured rules and grant settings
+	Grants   *permission.Grants       // keeps durable grants (nil, or a session grant scope: none)
+	Cwd      string                   // the session's root: relative paths' base, the grants' project
+	Agent    string                   // the agent asking, for durable grants
+	Answerer Answerer                 // answers what the rules leave open
+	Emit     func(adapters.Event)     // receives one EventDecision per decision; nil: none
 }
 
 // Gate is a session's one permission gate: its rules, one "always" memory

@@ -25,15 +25,12 @@ type TurnSpec struct {
 	Audit *transcript.Audit
 	// Emit is the front end's translation of each event, after the
 	// observers and the digest saw it; nil: none.
-	Emit func(adapters.Event)
-	// Narrate, when set, gets the text the agent wrote before a tool call
-	// (trimmed) as the call starts.
-	Narrate func(text string)
+	Emit    func(adapters.Event)
+	Narrate func(text string) // when set, gets the text written before a tool call (trimmed) as it starts
 	// Workspace is the directory whose changed files the digest lists;
 	// "" lists only those the tool calls named.
 	Workspace string
-	// Model is the model asked for, priced when the agent names none.
-	Model string
+	Model     string // the model asked for, priced when the agent names none
 	// Digest, when set, is filled in place, for a front end that reads it
 	// while the turn runs (on Emit's goroutine); nil: RunTurn makes one.
 	Digest *Digest
@@ -51,9 +48,8 @@ type Outcome struct {
 	// Failure is why the turn failed: the agent's error, a prompt a hook
 	// blocked, or a crash with the agent's exit status and stderr tail;
 	// nil when it did not fail (a cancelled turn did not).
-	Failure *adapters.ErrorInfo
-	// Warnings are the hooks that failed during the turn.
-	Warnings []string
+	Failure  *adapters.ErrorInfo
+	Warnings []string // the hooks that failed during the turn
 }
 
 // RunTurn runs one turn the way every front end does: the prompt hooks
