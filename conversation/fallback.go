@@ -1,6 +1,7 @@
 package conversation
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -122,10 +123,7 @@ type Watch struct {
 
 // NewWatch watches a turn that cancel stops; bound 0 is the default.
 func NewWatch(bound time.Duration, cancel func()) *Watch {
-	if bound <= 0 {
-		bound = DefaultProviderTimeout
-	}
-	return &Watch{bound: bound, cancel: cancel}
+	return &Watch{bound: cmp.Or(max(bound, 0), DefaultProviderTimeout), cancel: cancel}
 }
 
 // Observe sees one event of the turn.

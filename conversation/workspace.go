@@ -79,16 +79,13 @@ func TakeSnapshot(ctx context.Context, cwd string) *Snapshot {
 // not two (the trace of a turn showed 5.5-7 ms there in hub's own repo).
 var roots sync.Map
 
-// errNoRepository: no .git in cwd or above it, so git would find none.
-var errNoRepository = errors.New("not in a git repository")
-
 // repoRoot is cwd's repository top level.
 func repoRoot(ctx context.Context, cwd string) (string, error) {
 	if r, ok := roots.Load(cwd); ok {
 		return r.(string), nil
 	}
 	if !mayBeRepository(cwd) {
-		return "", errNoRepository
+		return "", errors.New("not in a git repository") // no .git in cwd or above: git would find none
 	}
 	out, err := gitOut(ctx, cwd, "rev-parse", "--show-toplevel")
 	if err != nil {
@@ -127,20 +124,23 @@ func (s *Snapshot) status(ctx context.Context) (map[string]dirtyFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	files := map[string]dirtyFile{}
-	kept := 0
+	files, kept := map[string]dirtyFile{}, 0
 	recs := strings.Split(string(out), "\x00")
 	for i := 0; i < len(recs); i++ {
-		rec := recs[i]
-		if len(rec) < 4 {
+		if len(recs[i]) < 4 {
 			continue
 		}
-		xy, path := rec[:2], rec[3:]
+		xy, path := recs[i][:2], recs[i][3:]
 		if xy[0] == 'R' || xy[0] == 'C' {
 			i++ // the source path follows
 		}
 		f := readState(s.abs(path))
-		f.status = statusWord(xy)
+		switch f.status = "modified"; {
+		case xy == "??" || strings.Contains(xy, "A"):
+			f.status = "added"
+		case strings.Contains(xy, "D"):
+			f.status = "deleted"
+		}
 		if kept+len(f.data) > maxKeptTotal {
 			f.data = nil
 		}
@@ -148,16 +148,6 @@ func (s *Snapshot) status(ctx context.Context) (map[string]dirtyFile, error) {
 		files[path] = f
 	}
 	return files, nil
-}
-
-func statusWord(xy string) string {
-	switch {
-	case xy == "??" || strings.Contains(xy, "A"):
-		return "added"
-	case strings.Contains(xy, "D"):
-		return "deleted"
-	}
-	return "modified"
 }
 
 // Changes lists the files that differ from the snapshot: newly dirty, or
