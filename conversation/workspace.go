@@ -17,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hubdev/hub/internal/config"
 	"github.com/hubdev/hub/internal/safefile"
 )
 
@@ -101,21 +102,9 @@ func repoRoot(ctx context.Context, cwd string) (string, error) {
 // turn then spawns no git before its prompt (the trace showed 6-12 ms on
 // every turn there, and it is not cached: a repository may be made later).
 func mayBeRepository(cwd string) bool {
-	if os.Getenv("GIT_DIR") != "" {
-		return true
-	}
-	dir, err := filepath.Abs(cwd)
-	if err != nil {
-		return true // let git decide
-	}
-	for ; ; dir = filepath.Dir(dir) {
-		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
-			return true
-		}
-		if filepath.Dir(dir) == dir {
-			return false
-		}
-	}
+	dirs := config.ProjectDirs(cwd) // up to the nearest .git, else the filesystem root
+	_, err := os.Lstat(filepath.Join(dirs[len(dirs)-1], ".git"))
+	return err == nil || os.Getenv("GIT_DIR") != ""
 }
 
 // status reads the dirty files with their content.
@@ -206,19 +195,15 @@ func readState(path string) dirtyFile {
 	if err != nil {
 		return dirtyFile{}
 	}
-	var data []byte
+	data := []byte(st.Mode().String())
 	switch {
 	case st.Mode()&fs.ModeSymlink != 0:
 		target, _ := os.Readlink(path)
 		data = []byte(target)
 	case st.Mode().IsRegular():
-		d, err := safefile.Read(path, maxKeptFile)
-		if errors.Is(err, safefile.ErrTooLarge) {
+		if data, err = safefile.Read(path, maxKeptFile); errors.Is(err, safefile.ErrTooLarge) {
 			return dirtyFile{exists: true, sum: hashLarge(path, st)}
 		}
-		data = d
-	default:
-		data = []byte(st.Mode().String())
 	}
 	return dirtyFile{exists: true, sum: sha256.Sum256(data), data: data}
 }
