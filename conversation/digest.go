@@ -198,12 +198,10 @@ func (d *Digest) finish(ctx context.Context, before *Snapshot, model, workspace 
 	}
 	// This turn's usage is priced, not the sum: an earlier turn's cost
 	// (NextTurn) must not leave this one's tokens unpriced.
-	if d.turn != nil && d.turn.CostUSD == nil {
-		if p, ok := PriceOf(cmp.Or(d.Model, model)); ok {
-			c := p.Cost(d.turn)
-			d.turn.CostUSD = &c
-			d.Usage = AddUsage(d.prior, d.turn)
-		}
+	if p, ok := PriceOf(cmp.Or(d.Model, model)); ok && d.turn != nil && d.turn.CostUSD == nil {
+		c := p.Cost(d.turn)
+		d.turn.CostUSD = &c
+		d.Usage = AddUsage(d.prior, d.turn)
 	}
 }
 

@@ -168,8 +168,6 @@ const (
 	ApproveNone     Approve = "none"      // reject everything
 )
 
-var _ Answerer = ApproveNone
-
 // Valid reports whether a is all, read-only or none.
 func (a Approve) Valid() bool {
 	return a == ApproveAll || a == ApproveReadOnly || a == ApproveNone
