@@ -123,13 +123,10 @@ func (d *Digest) tool(ev adapters.Event) (narration string) {
 }
 
 func (d *Digest) error(e *adapters.ErrorInfo) {
-	if e == nil {
-		return
-	}
-	if !e.Fatal {
+	if e != nil && !e.Fatal {
 		d.Errors = append(d.Errors, e.Message)
 	}
-	if e.Fatal || d.Fatal == nil {
+	if e != nil && (e.Fatal || d.Fatal == nil) {
 		c := *e
 		d.Fatal = &c
 	}
@@ -149,9 +146,7 @@ func (d *Digest) Text() string { return d.all.String() }
 
 // Answer is the turn's final answer: the text after the last tool call,
 // else the last text before it.
-func (d *Digest) Answer() string {
-	return cmp.Or(strings.TrimSpace(d.final.String()), d.lastFinal)
-}
+func (d *Digest) Answer() string { return cmp.Or(strings.TrimSpace(d.final.String()), d.lastFinal) }
 
 // Files are the paths of the files changed.
 func (d *Digest) Files() []string {

@@ -169,9 +169,7 @@ const (
 )
 
 // Valid reports whether a is all, read-only or none.
-func (a Approve) Valid() bool {
-	return a == ApproveAll || a == ApproveReadOnly || a == ApproveNone
-}
+func (a Approve) Valid() bool { return a == ApproveAll || a == ApproveReadOnly || a == ApproveNone }
 
 // Answer answers q as a call of the kind hub read (execute for a call
 // carrying a command, whatever kind it claims). What must be asked is

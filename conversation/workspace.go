@@ -183,9 +183,7 @@ func (s *Snapshot) Changes(ctx context.Context) []FileChange {
 	return list
 }
 
-func (s *Snapshot) abs(path string) string {
-	return filepath.Join(s.root, filepath.FromSlash(path))
-}
+func (s *Snapshot) abs(path string) string { return filepath.Join(s.root, filepath.FromSlash(path)) }
 
 // readState reads what a path holds without following it out of the
 // tree or blocking: a symbolic link is its target's name, a FIFO or
