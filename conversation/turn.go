@@ -17,10 +17,9 @@ type TurnSpec struct {
 	Agent   string
 	Session adapters.Session
 	Prompt  []adapters.Content
-	// Hooks observe the event stream and may block the prompt; Audit
-	// records the prompt, the events and the turn's end. Each may be nil;
-	// their lifetime is the caller's (a session may keep them for many
-	// turns).
+	// Hooks observe the event stream and may block the prompt; Audit records
+	// the prompt, the events and the turn's end. Each may be nil; their
+	// lifetime is the caller's (a session may keep them for many turns).
 	Hooks *hooks.Observer
 	Audit *transcript.Audit
 	// Emit is the front end's translation of each event, after the
