@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -156,13 +157,10 @@ func (s *Snapshot) Changes(ctx context.Context) []FileChange {
 			now[p] = readState(s.abs(p))
 		}
 	}
-	var paths []string
-	for p, f := range now {
-		if b, ok := s.dirty[p]; !ok || b.exists != f.exists || b.sum != f.sum {
-			paths = append(paths, p)
-		}
-	}
-	slices.Sort(paths)
+	paths := slices.DeleteFunc(slices.Sorted(maps.Keys(now)), func(p string) bool {
+		b, ok := s.dirty[p]
+		return ok && b.exists == now[p].exists && b.sum == now[p].sum
+	})
 	paths = paths[:min(len(paths), maxChanges)]
 	tmp, err := os.MkdirTemp("", "hub-changes-")
 	if err != nil {
@@ -234,8 +232,8 @@ func (s *Snapshot) lines(ctx context.Context, tmp, path string, now dirtyFile) (
 	if os.WriteFile(a, old, 0o600) != nil || os.WriteFile(b, now.data, 0o600) != nil {
 		return 0, 0
 	}
-	out, _ := gitOut(ctx, tmp, "diff", "--no-index", "--no-ext-diff", "--no-textconv", "--numstat", "--", a, b) // exits 1 when they differ
-	_, _ = fmt.Sscan(string(out), &added, &removed)                                                             // "-" (binary): 0 0
+	out, _ := gitOut(ctx, tmp, "diff", "--no-index", "--no-ext-diff", "--no-textconv", "--numstat", "--", a, b)
+	_, _ = fmt.Sscan(string(out), &added, &removed) // a binary file's "-": 0 0
 	return added, removed
 }
 
