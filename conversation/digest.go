@@ -15,17 +15,15 @@ import (
 // workspace (FilesChanged): what hub run prints, a delegate returns and the
 // handover briefing tells.
 type Digest struct {
-	// all is all the assistant text (Text); a new message, or text after a tool
-	// call, starts a paragraph.
-	all strings.Builder
-	// final is the text since the last tool call; lastFinal the last
-	// non-empty segment before it.
-	final     strings.Builder
-	lastFinal string
-	lastMsgID string
-	ToolCalls []ToolCall
-	byID      map[string]int // tool call id -> index in ToolCalls
-	Plan      []adapters.PlanEntry
+	// all is all the assistant text (Text), a paragraph per message or
+	// text after a tool call; final the text since the last tool call,
+	// lastFinal the last non-empty segment before it.
+	all, final strings.Builder
+	lastFinal  string
+	lastMsgID  string
+	ToolCalls  []ToolCall
+	byID       map[string]int // tool call id -> index in ToolCalls
+	Plan       []adapters.PlanEntry
 	// Usage is summed over every model request of the turn (see MergeUsage)
 	// and over the earlier turns of a NextTurn.
 	Usage          *adapters.Usage
@@ -125,13 +123,10 @@ func (d *Digest) tool(ev adapters.Event) (narration string) {
 }
 
 func (d *Digest) error(e *adapters.ErrorInfo) {
-	if e == nil {
-		return
-	}
-	if !e.Fatal {
+	if e != nil && !e.Fatal {
 		d.Errors = append(d.Errors, e.Message)
 	}
-	if e.Fatal || d.Fatal == nil {
+	if e != nil && (e.Fatal || d.Fatal == nil) {
 		c := *e
 		d.Fatal = &c
 	}
@@ -151,9 +146,7 @@ func (d *Digest) Text() string { return d.all.String() }
 
 // Answer is the turn's final answer: the text after the last tool call,
 // else the last text before it.
-func (d *Digest) Answer() string {
-	return cmp.Or(strings.TrimSpace(d.final.String()), d.lastFinal)
-}
+func (d *Digest) Answer() string { return cmp.Or(strings.TrimSpace(d.final.String()), d.lastFinal) }
 
 // Files are the paths of the files changed.
 func (d *Digest) Files() []string {
@@ -200,12 +193,10 @@ func (d *Digest) finish(ctx context.Context, before *Snapshot, model, workspace 
 	}
 	// This turn's usage is priced, not the sum: an earlier turn's cost
 	// (NextTurn) must not leave this one's tokens unpriced.
-	if d.turn != nil && d.turn.CostUSD == nil {
-		if p, ok := PriceOf(cmp.Or(d.Model, model)); ok {
-			c := p.Cost(d.turn)
-			d.turn.CostUSD = &c
-			d.Usage = AddUsage(d.prior, d.turn)
-		}
+	if p, ok := PriceOf(cmp.Or(d.Model, model)); ok && d.turn != nil && d.turn.CostUSD == nil {
+		c := p.Cost(d.turn)
+		d.turn.CostUSD = &c
+		d.Usage = AddUsage(d.prior, d.turn)
 	}
 }
 
@@ -213,28 +204,14 @@ func (d *Digest) finish(ctx context.Context, before *Snapshot, model, workspace 
 // per-request event add up, other agents report the turn's (or session's)
 // totals so far, of which the latest non-zero value of each counter wins.
 func MergeUsage(acc, u *adapters.Usage) *adapters.Usage {
-	if u == nil {
-		return acc
-	}
-	if acc == nil {
-		c := *u
-		return &c
-	}
-	if u.PerRequest {
+	if acc == nil || u == nil || u.PerRequest {
 		return AddUsage(acc, u)
 	}
-	for _, p := range [][2]*int64{
-		{&acc.InputTokens, &u.InputTokens}, {&acc.OutputTokens, &u.OutputTokens},
-		{&acc.CacheReadTokens, &u.CacheReadTokens}, {&acc.CacheWriteTokens, &u.CacheWriteTokens},
-		{&acc.ThoughtTokens, &u.ThoughtTokens}, {&acc.ContextUsed, &u.ContextUsed}, {&acc.ContextSize, &u.ContextSize},
-	} {
-		if *p[1] != 0 {
-			*p[0] = *p[1]
-		}
+	latest := counters(u)
+	for i, p := range counters(acc) {
+		*p = cmp.Or(*latest[i], *p)
 	}
-	if u.CostUSD != nil {
-		acc.CostUSD = u.CostUSD
-	}
+	acc.CostUSD = cmp.Or(u.CostUSD, acc.CostUSD)
 	return acc
 }
 
@@ -248,12 +225,10 @@ func AddUsage(a, b *adapters.Usage) *adapters.Usage {
 		c := *b
 		return &c
 	}
-	s := *a
-	s.InputTokens += b.InputTokens
-	s.OutputTokens += b.OutputTokens
-	s.CacheReadTokens += b.CacheReadTokens
-	s.CacheWriteTokens += b.CacheWriteTokens
-	s.ThoughtTokens += b.ThoughtTokens
+	s, add := *a, counters(b)
+	for i, p := range counters(&s)[:summed] {
+		*p += *add[i]
+	}
 	s.ContextUsed = cmp.Or(b.ContextUsed, s.ContextUsed)
 	s.ContextSize = cmp.Or(b.ContextSize, s.ContextSize)
 	if b.CostUSD != nil {
@@ -265,3 +240,11 @@ func AddUsage(a, b *adapters.Usage) *adapters.Usage {
 	}
 	return &s
 }
+
+// counters are u's token counts: the first summed add up over requests,
+// the context figures after them are the latest.
+func counters(u *adapters.Usage) []*int64 {
+	return []*int64{&u.InputTokens, &u.OutputTokens, &u.CacheReadTokens, &u.CacheWriteTokens, &u.ThoughtTokens, &u.ContextUsed, &u.ContextSize}
+}
+
+const summed = 5

@@ -10,15 +10,9 @@ const (
 	ExitNotAuthenticated = 4
 	ExitTimeout          = 5
 	ExitDenied           = 6
-	// ExitBudget: a budget (--max-turns, --max-tokens, --max-cost)
-	// stopped the agent before it finished.
-	ExitBudget = 7
-	// ExitMaxTokens and ExitRefusal: the model stopped at its output
-	// token limit, or refused; the text that arrived is kept.
-	ExitMaxTokens = 8
-	ExitRefusal   = 9
-	// ExitSchema: the final answer did not match --output-schema, also
-	// after the one repair turn.
-	ExitSchema      = 10
-	ExitInterrupted = 130
+	ExitBudget           = 7  // a budget (--max-turns, --max-tokens, --max-cost) stopped the agent unfinished
+	ExitMaxTokens        = 8  // the model stopped at its output token limit; the text that arrived is kept
+	ExitRefusal          = 9  // the model refused; the text that arrived is kept
+	ExitSchema           = 10 // the final answer did not match --output-schema, also after the repair turn
+	ExitInterrupted      = 130
 )

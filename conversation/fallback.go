@@ -1,6 +1,7 @@
 package conversation
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -16,14 +17,15 @@ import (
 // it; ClassNone means the failure is the answer and stands.
 type Class string
 
+// Each class is spelt as the error code a decided failure of it gets.
 const (
 	ClassNone         Class = ""
-	ClassNotInstalled Class = "not_installed"
-	ClassStart        Class = "start" // the program is there but did not start
-	ClassAuth         Class = "auth"
-	ClassRateLimit    Class = "rate_limit" // rate limit or quota
-	ClassProvider     Class = "provider"   // 5xx or overloaded
-	ClassCrash        Class = "crash"
+	ClassNotInstalled       = Class(adapters.CodeNotInstalled)
+	ClassStart              = Class(adapters.CodeStart) // the program is there but did not start
+	ClassAuth               = Class(adapters.CodeAuth)
+	ClassRateLimit          = Class(adapters.CodeRateLimit) // rate limit or quota
+	ClassProvider           = Class(adapters.CodeProvider)  // 5xx or overloaded
+	ClassCrash              = Class(adapters.CodeCrash)
 )
 
 // DefaultProviderTimeout is how long a provider may keep failing, through
@@ -38,22 +40,14 @@ var authPhrases = regexp.MustCompile(`(?i)not logged in|please run /login|\blog 
 // Anthropic's 529 "overloaded").
 var providerPhrases = regexp.MustCompile(`(?i)\bHTTP 5\d\d\b|\bstatus:? 5\d\d\b|\b5\d\d (?:Internal Server Error|Bad Gateway|Service Unavailable|Gateway Timeout)|internal server error|overloaded`)
 
-// LooksLikeAuth says msg is an agent saying it has no usable credentials.
-func LooksLikeAuth(msg string) bool { return authPhrases.MatchString(msg) }
-
 // Classify says what kind of failure e is, for every agent alike.
 func Classify(e *adapters.ErrorInfo) Class {
-	if e == nil {
-		return ClassNone
-	}
-	switch e.Code {
-	case adapters.CodeNotInstalled:
-		return ClassNotInstalled
-	case adapters.CodeUsage, adapters.CodeHook, adapters.CodeContext, adapters.CodeBudget:
-		return ClassNone
-	}
 	switch {
-	case e.Code == adapters.CodeAuth, e.Status == 401, e.Status == 403, LooksLikeAuth(e.Message):
+	case e == nil, e.Code == adapters.CodeUsage, e.Code == adapters.CodeHook, e.Code == adapters.CodeContext, e.Code == adapters.CodeBudget:
+		return ClassNone
+	case e.Code == adapters.CodeNotInstalled:
+		return ClassNotInstalled
+	case e.Code == adapters.CodeAuth, e.Status == 401, e.Status == 403, authPhrases.MatchString(e.Message):
 		return ClassAuth
 	case e.Code == adapters.CodeRateLimit, e.Status == 429:
 		return ClassRateLimit
@@ -79,7 +73,7 @@ func ClassifyStart(err error) Class {
 		return Classify(&te.Info)
 	case errors.Is(err, adapters.ErrNotInstalled), errors.Is(err, proc.ErrNotFound):
 		return ClassNotInstalled
-	case errors.Is(err, adapters.ErrNotAuthenticated), LooksLikeAuth(err.Error()):
+	case errors.Is(err, adapters.ErrNotAuthenticated), authPhrases.MatchString(err.Error()):
 		return ClassAuth
 	case errors.Is(err, adapters.ErrClosed):
 		return ClassCrash
@@ -92,25 +86,14 @@ func ClassifyStart(err error) Class {
 // the turn started (its effects may have happened). It says why, "" when
 // the failure stands.
 func FallbackReason(agent string, c Class, toolStarted bool) string {
-	if toolStarted {
-		return ""
-	}
-	switch c {
-	case ClassNotInstalled:
-		return agent + " is not installed"
-	case ClassStart:
-		return agent + " could not start"
-	case ClassAuth:
-		return agent + " is not logged in"
-	case ClassRateLimit:
-		return agent + " is rate-limited"
-	case ClassProvider:
-		return agent + "'s provider is failing"
-	case ClassCrash:
-		return agent + " crashed"
+	if why := fallbackWhy[c]; why != "" && !toolStarted {
+		return agent + why
 	}
 	return ""
 }
+
+var fallbackWhy = map[Class]string{ClassNotInstalled: " is not installed", ClassStart: " could not start", ClassAuth: " is not logged in",
+	ClassRateLimit: " is rate-limited", ClassProvider: "'s provider is failing", ClassCrash: " crashed"}
 
 // NextFallback is the agent that takes a turn over: the first of list
 // not yet tried that reg has and ready says can run; "" when none can.
@@ -140,10 +123,7 @@ type Watch struct {
 
 // NewWatch watches a turn that cancel stops; bound 0 is the default.
 func NewWatch(bound time.Duration, cancel func()) *Watch {
-	if bound <= 0 {
-		bound = DefaultProviderTimeout
-	}
-	return &Watch{bound: bound, cancel: cancel}
+	return &Watch{bound: cmp.Or(max(bound, 0), DefaultProviderTimeout), cancel: cancel}
 }
 
 // Observe sees one event of the turn.
@@ -157,11 +137,12 @@ func (w *Watch) Observe(ev adapters.Event) {
 		return
 	}
 	switch ev.Type {
-	case adapters.EventToolCall:
-		w.off = true
-		w.stopTimer()
-	case adapters.EventText, adapters.EventThought:
-		w.stopTimer() // the provider answers again
+	case adapters.EventToolCall, adapters.EventText, adapters.EventThought:
+		w.off = ev.Type == adapters.EventToolCall // else the provider answers again
+		if w.timer != nil {
+			w.timer.Stop()
+			w.timer, w.last = nil, nil
+		}
 	case adapters.EventError:
 		if ev.Error == nil || ev.Error.Fatal {
 			return
@@ -172,7 +153,7 @@ func (w *Watch) Observe(ev adapters.Event) {
 			if ev.Error.Status != 0 {
 				msg = fmt.Sprintf("the provider refused the credentials (HTTP %d)", ev.Error.Status)
 			}
-			w.decideLocked(*ev.Error, adapters.CodeAuth, msg)
+			w.decideLocked(*ev.Error, msg)
 		case ClassProvider, ClassRateLimit:
 			e := *ev.Error
 			w.last = &e
@@ -183,29 +164,18 @@ func (w *Watch) Observe(ev adapters.Event) {
 	}
 }
 
-func (w *Watch) stopTimer() {
-	if w.timer != nil {
-		w.timer.Stop()
-		w.timer, w.last = nil, nil
-	}
-}
-
 func (w *Watch) expire() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.timer == nil || w.decided != nil || w.off {
 		return
 	}
-	code := adapters.CodeProvider
-	if Classify(w.last) == ClassRateLimit {
-		code = adapters.CodeRateLimit
-	}
-	w.decideLocked(*w.last, code, fmt.Sprintf("the provider kept failing for %s (last: %s)", w.bound, w.last.Message))
+	w.decideLocked(*w.last, fmt.Sprintf("the provider kept failing for %s (last: %s)", w.bound, w.last.Message))
 }
 
-// decideLocked ends the turn as failed with e.
-func (w *Watch) decideLocked(e adapters.ErrorInfo, code adapters.ErrorCode, msg string) {
-	e.Code, e.Message, e.Fatal = code, msg, true
+// decideLocked ends the turn as failed with e, coded as its class.
+func (w *Watch) decideLocked(e adapters.ErrorInfo, msg string) {
+	e.Code, e.Message, e.Fatal = adapters.ErrorCode(Classify(&e)), msg, true
 	w.decided = &e
 	w.cancel()
 }

@@ -3,6 +3,7 @@ package conversation
 import (
 	"cmp"
 	"context"
+	"slices"
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/config"
@@ -20,14 +21,12 @@ const (
 // Question is a tool call the rules leave open, put to an Answerer.
 type Question struct {
 	Request *adapters.PermissionRequest
-	// Call is the call as hub reads it (permission.RequestOf).
-	Call permission.Request
+	Call    permission.Request // the call as hub reads it (permission.RequestOf)
 	// Must is set for a call only a person who sees it may allow (a
 	// secret read, a call hub cannot read); Why says why.
-	Must bool
-	Why  string
-	// Always says whether an "always" answer may cover the call.
-	Always bool
+	Must   bool
+	Why    string
+	Always bool // whether an "always" answer may cover the call
 	// Grant names the durable grant an "always allow" could keep ("" when
 	// the session keeps none); Keep stores it.
 	Grant string
@@ -55,18 +54,12 @@ func (f AnswerFunc) Answer(ctx context.Context, q Question) Reply { return f(ctx
 
 // GateOptions build a Gate.
 type GateOptions struct {
-	// Rules are the session's configured rules and grant settings.
-	Rules config.PermissionsConfig
-	// Grants keeps durable grants (nil, or a session grant scope: none).
-	Grants *permission.Grants
-	// Cwd is the session's root: relative paths' base, the grants' project.
-	Cwd string
-	// Agent is the agent asking, for durable grants.
-	Agent string
-	// Answerer answers what the rules leave open.
-	Answerer Answerer
-	// Emit receives one EventDecision per decision; nil: none.
-	Emit func(adapters.Event)
+	Rules    config.PermissionsConfig // the session's configured rules and grant settings
+	Grants   *permission.Grants       // keeps durable grants (nil, or a session grant scope: none)
+	Cwd      string                   // the session's root: relative paths' base, the grants' project
+	Agent    string                   // the agent asking, for durable grants
+	Answerer Answerer                 // answers what the rules leave open
+	Emit     func(adapters.Event)     // receives one EventDecision per decision; nil: none
 }
 
 // Gate is a session's one permission gate: its rules, one "always" memory
@@ -107,11 +100,17 @@ func (g *Gate) Ask(ctx context.Context, p *adapters.PermissionRequest) adapters.
 // user switches) made in cwd, the base of its relative paths.
 func (g *Gate) AskAs(ctx context.Context, p *adapters.PermissionRequest, agent, cwd string) adapters.PermissionDecision {
 	r := g.decide(ctx, p, agent, cwd)
-	if !r.Decision.Cancelled && r.By != "" { // else the agent's default: no decision taken
-		r.Decision.By, r.Decision.Reason = r.By, r.Reason
-		g.emit(p, r)
+	if r.Decision.Cancelled || r.By == "" { // the agent's default: no decision taken
+		return r.Decision
 	}
-	return r.Decision
+	d := r.Decision
+	d.By, d.Reason = r.By, r.Reason
+	if g.o.Emit != nil {
+		g.o.Emit(adapters.Event{Type: adapters.EventDecision, Permission: p, Decision: &adapters.Decision{
+			ToolID: p.Tool.ID, Title: cmp.Or(p.Tool.Title, p.Tool.Name), Kind: p.Tool.Kind,
+			Allowed: d.Allowed(), By: r.By, Reason: r.Reason, Answer: &d}})
+	}
+	return d
 }
 
 // decide applies the evaluation order: a request hub cannot answer, then
@@ -137,17 +136,6 @@ func (g *Gate) decide(ctx context.Context, p *adapters.PermissionRequest, agent,
 	r := g.o.Answerer.Answer(ctx, q)
 	g.rules.Remember(req, r.Decision.Kind)
 	return r
-}
-
-// emit reports one decision.
-func (g *Gate) emit(p *adapters.PermissionRequest, r Reply) {
-	if g.o.Emit == nil {
-		return
-	}
-	d := r.Decision
-	g.o.Emit(adapters.Event{Type: adapters.EventDecision, Permission: p, Decision: &adapters.Decision{
-		ToolID: p.Tool.ID, Title: cmp.Or(p.Tool.Title, p.Tool.Name), Kind: p.Tool.Kind,
-		Allowed: d.Allowed(), By: r.By, Reason: r.Reason, Answer: &d}})
 }
 
 // Allow answers p with its first "allow once" option, else "always".
@@ -180,39 +168,22 @@ const (
 	ApproveNone     Approve = "none"      // reject everything
 )
 
-var _ Answerer = ApproveNone
-
 // Valid reports whether a is all, read-only or none.
-func (a Approve) Valid() bool {
-	return a == ApproveAll || a == ApproveReadOnly || a == ApproveNone
-}
-
-var readOnlyKinds = map[adapters.ToolKind]bool{
-	adapters.KindRead: true, adapters.KindSearch: true, adapters.KindFetch: true, adapters.KindThink: true,
-}
-
-// Allows reports whether the policy lets a tool of this kind run.
-func (a Approve) Allows(kind adapters.ToolKind) bool {
-	switch a {
-	case ApproveAll:
-		return true
-	case ApproveReadOnly:
-		return readOnlyKinds[kind]
-	}
-	return false
-}
+func (a Approve) Valid() bool { return a == ApproveAll || a == ApproveReadOnly || a == ApproveNone }
 
 // Answer answers q as a call of the kind hub read (execute for a call
 // carrying a command, whatever kind it claims). What must be asked is
 // refused: nobody can answer it here.
 func (a Approve) Answer(_ context.Context, q Question) Reply {
+	r := Reply{Decision: Reject(q.Request), By: ByApprove, Reason: "--approve " + string(a)}
+	readOnly := []adapters.ToolKind{adapters.KindRead, adapters.KindSearch, adapters.KindFetch, adapters.KindThink}
 	switch {
 	case q.Must:
-		return Reply{Decision: Reject(q.Request), By: ByApprove, Reason: "refused: " + q.Why + "; nobody can answer in hub run"}
-	case a.Allows(q.Call.Kind):
-		return Reply{Decision: Allow(q.Request), By: ByApprove, Reason: "--approve " + string(a)}
+		r.Reason = "refused: " + q.Why + "; nobody can answer in hub run"
+	case a == ApproveAll, a == ApproveReadOnly && slices.Contains(readOnly, q.Call.Kind):
+		r.Decision = Allow(q.Request)
 	}
-	return Reply{Decision: Reject(q.Request), By: ByApprove, Reason: "--approve " + string(a)}
+	return r
 }
 
 // Access is what the agent may do unasked under a: only --approve all

@@ -36,18 +36,13 @@ var prices = sync.OnceValue(func() map[string]Price {
 // is priced as claude-sonnet-4), provider prefixes ("openai/gpt-4o")
 // dropped.
 func PriceOf(model string) (Price, bool) {
-	m := strings.ToLower(model)
-	if i := strings.LastIndexByte(m, '/'); i >= 0 {
-		m = m[i+1:]
-	}
-	if p, ok := prices()[m]; ok {
-		return p, true
-	}
-	best, found := "", false
+	m, best := strings.ToLower(model), ""
+	m = m[strings.LastIndexByte(m, '/')+1:]
 	for name := range prices() {
-		if strings.HasPrefix(m, name+"-") && len(name) > len(best) {
-			best, found = name, true
+		if (name == m || strings.HasPrefix(m, name+"-")) && len(name) > len(best) {
+			best = name
 		}
 	}
-	return prices()[best], found
+	p, ok := prices()[best]
+	return p, ok
 }

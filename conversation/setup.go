@@ -3,6 +3,7 @@ package conversation
 import (
 	"context"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 
@@ -49,12 +50,7 @@ func (s Setup) Reach(ctx context.Context, b adapters.Session, have Setup) error 
 }
 
 func (s Setup) reachOptions(ctx context.Context, b adapters.Session, have Setup) error {
-	var changed []string
-	for id, v := range s.Options {
-		if have.Options[id] != v {
-			changed = append(changed, id)
-		}
-	}
+	changed := slices.DeleteFunc(slices.Sorted(maps.Keys(s.Options)), func(id string) bool { return have.Options[id] == s.Options[id] })
 	if len(changed) == 0 {
 		return nil
 	}
@@ -62,7 +58,6 @@ func (s Setup) reachOptions(ctx context.Context, b adapters.Session, have Setup)
 	if !ok {
 		return adapters.ErrNeedsRestart
 	}
-	slices.Sort(changed)
 	for _, id := range changed {
 		if err := set.SetOption(ctx, id, s.Options[id]); err != nil {
 			return fmt.Errorf("set %s %s: %w", id, s.Options[id], err)

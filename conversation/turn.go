@@ -17,23 +17,19 @@ type TurnSpec struct {
 	Agent   string
 	Session adapters.Session
 	Prompt  []adapters.Content
-	// Hooks observe the event stream and may block the prompt; Audit
-	// records the prompt, the events and the turn's end. Each may be nil;
-	// their lifetime is the caller's (a session may keep them for many
-	// turns).
+	// Hooks observe the event stream and may block the prompt; Audit records
+	// the prompt, the events and the turn's end. Each may be nil; their
+	// lifetime is the caller's (a session may keep them for many turns).
 	Hooks *hooks.Observer
 	Audit *transcript.Audit
 	// Emit is the front end's translation of each event, after the
 	// observers and the digest saw it; nil: none.
-	Emit func(adapters.Event)
-	// Narrate, when set, gets the text the agent wrote before a tool call
-	// (trimmed) as the call starts.
-	Narrate func(text string)
+	Emit    func(adapters.Event)
+	Narrate func(text string) // when set, gets the text written before a tool call (trimmed) as it starts
 	// Workspace is the directory whose changed files the digest lists;
 	// "" lists only those the tool calls named.
 	Workspace string
-	// Model is the model asked for, priced when the agent names none.
-	Model string
+	Model     string // the model asked for, priced when the agent names none
 	// Digest, when set, is filled in place, for a front end that reads it
 	// while the turn runs (on Emit's goroutine); nil: RunTurn makes one.
 	Digest *Digest
@@ -51,9 +47,8 @@ type Outcome struct {
 	// Failure is why the turn failed: the agent's error, a prompt a hook
 	// blocked, or a crash with the agent's exit status and stderr tail;
 	// nil when it did not fail (a cancelled turn did not).
-	Failure *adapters.ErrorInfo
-	// Warnings are the hooks that failed during the turn.
-	Warnings []string
+	Failure  *adapters.ErrorInfo
+	Warnings []string // the hooks that failed during the turn
 }
 
 // RunTurn runs one turn the way every front end does: the prompt hooks
@@ -65,10 +60,7 @@ type Outcome struct {
 // gone; Outcome.Failure says the same for people.
 // RunTurn may run many times on one session, one turn at a time.
 func RunTurn(ctx context.Context, s TurnSpec) (Outcome, error) {
-	d := s.Digest
-	if d == nil {
-		d = &Digest{}
-	}
+	d := cmp.Or(s.Digest, &Digest{})
 	turnCtx, watch := ctx, (*Watch)(nil)
 	if s.Watch {
 		var cancel context.CancelFunc
@@ -79,21 +71,16 @@ func RunTurn(ctx context.Context, s TurnSpec) (Outcome, error) {
 	// The workspace's state is read while the prompt hooks run; both end
 	// before the prompt reaches the agent.
 	snap := make(chan *Snapshot, 1)
-	go func() {
-		if s.Workspace == "" {
-			snap <- nil
-			return
-		}
-		snap <- TakeSnapshot(ctx, s.Workspace)
-	}()
+	if s.Workspace == "" {
+		snap <- nil
+	} else {
+		go func() { snap <- TakeSnapshot(ctx, s.Workspace) }()
+	}
 	s.Audit.Prompt(s.Agent, s.Prompt)
-	var stop adapters.StopReason
-	var err error
 	gate := s.Hooks.Prompt(ctx, s.Agent, s.Prompt)
 	before := <-snap
-	if gate.Decision == hooks.Deny {
-		stop, err = adapters.StopEndTurn, hooks.Blocked(gate)
-	} else {
+	stop, err := adapters.StopEndTurn, error(hooks.Blocked(gate))
+	if gate.Decision != hooks.Deny {
 		stop, err = s.Session.Prompt(turnCtx, s.Prompt, s.Hooks.Wrap(s.observe(d, watch)))
 	}
 	if decided := watch.Stop(); decided != nil {
@@ -104,14 +91,10 @@ func RunTurn(ctx context.Context, s TurnSpec) (Outcome, error) {
 	o := Outcome{Stop: stop, Digest: d, Warnings: s.Hooks.Flush(ctx)}
 	d.finish(context.WithoutCancel(ctx), before, s.Model, s.Workspace)
 	d.AgentSessionID = cmp.Or(d.AgentSessionID, s.Session.ID())
-	o.Failure = classify(ctx, s.Session, err)
-	var failed *adapters.TurnError
-	switch {
-	case errors.Is(err, adapters.ErrCancelTimeout):
+	if errors.Is(err, adapters.ErrCancelTimeout) {
 		o.Stop = adapters.StopCancelled
-	case err != nil && !errors.As(err, &failed) && o.Failure != nil && o.Failure.Code == adapters.CodeCrash && o.Failure.Message != err.Error():
-		err = fmt.Errorf("%s: %w", o.Failure.Message, err) // the crash, not only the broken pipe
 	}
+	o.Failure, err = classify(ctx, s.Session, err)
 	return o, err
 }
 
@@ -133,22 +116,24 @@ func (s TurnSpec) observe(d *Digest, w *Watch) func(adapters.Event) {
 // classify says why a turn failed, nil when it did not: a turn error as
 // the agent told it; a prompt the agent never took (a write to a process
 // that is gone, a closed session) as the agent's crash with its exit status
-// and stderr tail when it has exited.
-func classify(ctx context.Context, sess adapters.Session, err error) *adapters.ErrorInfo {
+// and stderr tail when it has exited, err then prefixed with the crash.
+func classify(ctx context.Context, sess adapters.Session, err error) (*adapters.ErrorInfo, error) {
 	var failed *adapters.TurnError
 	switch {
 	case err == nil, errors.Is(err, adapters.ErrCancelTimeout):
-		return nil
+		return nil, err
 	case errors.As(err, &failed):
-		return &failed.Info
+		return &failed.Info, err
 	case ctx.Err() != nil:
-		return nil
+		return nil, err
 	}
-	info := adapters.ErrorOf(err)
 	if x, ok := sess.(adapters.Exiter); ok {
 		if crash := x.Exit(); crash != nil {
-			return crash
+			if crash.Code == adapters.CodeCrash && crash.Message != err.Error() {
+				err = fmt.Errorf("%s: %w", crash.Message, err) // the crash, not only the broken pipe
+			}
+			return crash, err
 		}
 	}
-	return info
+	return adapters.ErrorOf(err), err
 }

@@ -2,21 +2,23 @@ package conversation
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/hubdev/hub/internal/config"
 	"github.com/hubdev/hub/internal/safefile"
 )
 
@@ -68,8 +70,7 @@ func TakeSnapshot(ctx context.Context, cwd string) *Snapshot {
 		return &Snapshot{}
 	}
 	s := &Snapshot{root: root}
-	s.dirty, err = s.status(ctx)
-	if err != nil {
+	if s.dirty, err = s.status(ctx); err != nil {
 		return &Snapshot{}
 	}
 	return s
@@ -80,16 +81,13 @@ func TakeSnapshot(ctx context.Context, cwd string) *Snapshot {
 // not two (the trace of a turn showed 5.5-7 ms there in hub's own repo).
 var roots sync.Map
 
-// errNoRepository: no .git in cwd or above it, so git would find none.
-var errNoRepository = errors.New("not in a git repository")
-
 // repoRoot is cwd's repository top level.
 func repoRoot(ctx context.Context, cwd string) (string, error) {
 	if r, ok := roots.Load(cwd); ok {
 		return r.(string), nil
 	}
 	if !mayBeRepository(cwd) {
-		return "", errNoRepository
+		return "", errors.New("not in a git repository") // no .git in cwd or above: git would find none
 	}
 	out, err := gitOut(ctx, cwd, "rev-parse", "--show-toplevel")
 	if err != nil {
@@ -105,21 +103,9 @@ func repoRoot(ctx context.Context, cwd string) (string, error) {
 // turn then spawns no git before its prompt (the trace showed 6-12 ms on
 // every turn there, and it is not cached: a repository may be made later).
 func mayBeRepository(cwd string) bool {
-	if os.Getenv("GIT_DIR") != "" {
-		return true
-	}
-	dir, err := filepath.Abs(cwd)
-	if err != nil {
-		return true // let git decide
-	}
-	for ; ; dir = filepath.Dir(dir) {
-		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
-			return true
-		}
-		if filepath.Dir(dir) == dir {
-			return false
-		}
-	}
+	dirs := config.ProjectDirs(cwd) // up to the nearest .git, else the filesystem root
+	_, err := os.Lstat(filepath.Join(dirs[len(dirs)-1], ".git"))
+	return err == nil || os.Getenv("GIT_DIR") != ""
 }
 
 // status reads the dirty files with their content.
@@ -128,20 +114,23 @@ func (s *Snapshot) status(ctx context.Context) (map[string]dirtyFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	files := map[string]dirtyFile{}
-	kept := 0
+	files, kept := map[string]dirtyFile{}, 0
 	recs := strings.Split(string(out), "\x00")
 	for i := 0; i < len(recs); i++ {
-		rec := recs[i]
-		if len(rec) < 4 {
+		if len(recs[i]) < 4 {
 			continue
 		}
-		xy, path := rec[:2], rec[3:]
+		xy, path := recs[i][:2], recs[i][3:]
 		if xy[0] == 'R' || xy[0] == 'C' {
 			i++ // the source path follows
 		}
 		f := readState(s.abs(path))
-		f.status = statusWord(xy)
+		switch f.status = "modified"; {
+		case xy == "??" || strings.Contains(xy, "A"):
+			f.status = "added"
+		case strings.Contains(xy, "D"):
+			f.status = "deleted"
+		}
 		if kept+len(f.data) > maxKeptTotal {
 			f.data = nil
 		}
@@ -149,16 +138,6 @@ func (s *Snapshot) status(ctx context.Context) (map[string]dirtyFile, error) {
 		files[path] = f
 	}
 	return files, nil
-}
-
-func statusWord(xy string) string {
-	switch {
-	case xy == "??" || strings.Contains(xy, "A"):
-		return "added"
-	case strings.Contains(xy, "D"):
-		return "deleted"
-	}
-	return "modified"
 }
 
 // Changes lists the files that differ from the snapshot: newly dirty, or
@@ -173,20 +152,15 @@ func (s *Snapshot) Changes(ctx context.Context) []FileChange {
 	if err != nil {
 		return nil
 	}
-	var paths []string
-	for p, f := range now {
-		if b, ok := s.dirty[p]; !ok || b.exists != f.exists || b.sum != f.sum {
-			paths = append(paths, p)
-		}
-	}
-	for p, b := range s.dirty {
+	for p := range s.dirty {
 		if _, ok := now[p]; !ok { // clean again: reverted or committed
-			if cur := readState(s.abs(p)); cur.exists != b.exists || cur.sum != b.sum {
-				paths = append(paths, p)
-			}
+			now[p] = readState(s.abs(p))
 		}
 	}
-	slices.Sort(paths)
+	paths := slices.DeleteFunc(slices.Sorted(maps.Keys(now)), func(p string) bool {
+		b, ok := s.dirty[p]
+		return ok && b.exists == now[p].exists && b.sum == now[p].sum
+	})
 	paths = paths[:min(len(paths), maxChanges)]
 	tmp, err := os.MkdirTemp("", "hub-changes-")
 	if err != nil {
@@ -195,11 +169,7 @@ func (s *Snapshot) Changes(ctx context.Context) []FileChange {
 	defer func() { _ = os.RemoveAll(tmp) }()
 	list := make([]FileChange, 0, len(paths))
 	for i, p := range paths {
-		c := FileChange{Path: p, Status: "modified"}
-		if f, ok := now[p]; ok {
-			c.Status = f.status
-		}
-		cur := readState(s.abs(p))
+		c, cur := FileChange{Path: p, Status: cmp.Or(now[p].status, "modified")}, readState(s.abs(p))
 		if !cur.exists {
 			c.Status = "deleted"
 		}
@@ -211,9 +181,7 @@ func (s *Snapshot) Changes(ctx context.Context) []FileChange {
 	return list
 }
 
-func (s *Snapshot) abs(path string) string {
-	return filepath.Join(s.root, filepath.FromSlash(path))
-}
+func (s *Snapshot) abs(path string) string { return filepath.Join(s.root, filepath.FromSlash(path)) }
 
 // readState reads what a path holds without following it out of the
 // tree or blocking: a symbolic link is its target's name, a FIFO or
@@ -223,19 +191,15 @@ func readState(path string) dirtyFile {
 	if err != nil {
 		return dirtyFile{}
 	}
-	var data []byte
+	data := []byte(st.Mode().String())
 	switch {
 	case st.Mode()&fs.ModeSymlink != 0:
 		target, _ := os.Readlink(path)
 		data = []byte(target)
 	case st.Mode().IsRegular():
-		d, err := safefile.Read(path, maxKeptFile)
-		if errors.Is(err, safefile.ErrTooLarge) {
+		if data, err = safefile.Read(path, maxKeptFile); errors.Is(err, safefile.ErrTooLarge) {
 			return dirtyFile{exists: true, sum: hashLarge(path, st)}
 		}
-		data = d
-	default:
-		data = []byte(st.Mode().String())
 	}
 	return dirtyFile{exists: true, sum: sha256.Sum256(data), data: data}
 }
@@ -249,9 +213,7 @@ func hashLarge(path string, st fs.FileInfo) [32]byte {
 		_, _ = io.Copy(h, io.LimitReader(f, maxHashed))
 		_ = f.Close()
 	}
-	var sum [32]byte
-	copy(sum[:], h.Sum(nil))
-	return sum
+	return [32]byte(h.Sum(nil))
 }
 
 // lines counts the lines the run added to and removed from path: its
@@ -266,18 +228,12 @@ func (s *Snapshot) lines(ctx context.Context, tmp, path string, now dirtyFile) (
 	} else if !ok || b.status != "added" {
 		old, _ = gitOut(ctx, s.root, "show", "HEAD:"+path)
 	}
-	cur := now.data
 	a, b := filepath.Join(tmp, "a"), filepath.Join(tmp, "b")
-	if os.WriteFile(a, old, 0o600) != nil || os.WriteFile(b, cur, 0o600) != nil {
+	if os.WriteFile(a, old, 0o600) != nil || os.WriteFile(b, now.data, 0o600) != nil {
 		return 0, 0
 	}
-	out, _ := gitOut(ctx, tmp, "diff", "--no-index", "--no-ext-diff", "--no-textconv", "--numstat", "--", a, b) // exits 1 when they differ
-	fields := strings.Fields(string(out))
-	if len(fields) < 2 {
-		return 0, 0
-	}
-	added, _ = strconv.Atoi(fields[0]) // "-" for a binary file
-	removed, _ = strconv.Atoi(fields[1])
+	out, _ := gitOut(ctx, tmp, "diff", "--no-index", "--no-ext-diff", "--no-textconv", "--numstat", "--", a, b)
+	_, _ = fmt.Sscan(string(out), &added, &removed) // a binary file's "-": 0 0
 	return added, removed
 }
 
@@ -285,15 +241,13 @@ func (s *Snapshot) lines(ctx context.Context, tmp, path string, now dirtyFile) (
 func gitOut(ctx context.Context, dir string, args ...string) ([]byte, error) {
 	// The repository's own config may name commands (core.fsmonitor);
 	// hub's reading of it runs none.
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir, "-c", "core.fsmonitor=false"}, args...)...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == 1 && len(out) > 0 {
+	out, err := exec.CommandContext(ctx, "git", append([]string{"-C", dir, "-c", "core.fsmonitor=false"}, args...)...).Output()
+	ee, _ := err.(*exec.ExitError)
+	switch {
+	case err == nil, ee != nil && ee.ExitCode() == 1 && len(out) > 0:
 		return out, nil
+	case ee != nil:
+		err = fmt.Errorf("%w: %s", err, bytes.TrimSpace(ee.Stderr))
 	}
-	if err != nil {
-		return nil, fmt.Errorf("git %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
-	}
-	return out, nil
+	return nil, fmt.Errorf("git %s: %w", strings.Join(args, " "), err)
 }
