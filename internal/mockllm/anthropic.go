@@ -38,10 +38,8 @@ type AnthropicTurn struct {
 
 // AnthropicRequest is one request the server received.
 type AnthropicRequest struct {
-	Path     string
-	Beta     bool // ?beta=true was set
-	Header   http.Header
-	Body     []byte
+	Request
+	Beta     bool             // ?beta=true was set
 	Model    string           `json:"model"`
 	Stream   bool             `json:"stream"`
 	System   json.RawMessage  `json:"system"`
@@ -77,10 +75,9 @@ func (s *AnthropicServer) countTokens(w http.ResponseWriter, _ *http.Request) {
 }
 
 func (s *AnthropicServer) messages(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(r.Body)
-	req := AnthropicRequest{Path: r.URL.Path, Beta: r.URL.Query().Get("beta") == "true", Header: r.Header.Clone(), Body: body}
-	_ = json.Unmarshal(body, &req)
-	t, idx, ok := s.take(req)
+	req := receive[AnthropicRequest](r)
+	req.Beta = r.URL.Query().Get("beta") == "true"
+	t, idx, ok := s.take(req, true)
 	if !ok {
 		anthropicError(w, 400, "invalid_request_error", "mockllm: script exhausted")
 		return
@@ -148,38 +145,37 @@ func anthropicMessage(t AnthropicTurn, idx int, model string, full bool) map[str
 func (s *AnthropicServer) stream(w http.ResponseWriter, r *http.Request, t AnthropicTurn, idx int, model string) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
-	n := t.ChunkSize
 	namedEvent(w, "message_start", map[string]any{"message": anthropicMessage(t, idx, model, false)})
 	block := 0
-	if t.Thinking != "" {
-		namedEvent(w, "content_block_start", map[string]any{"index": block, "content_block": map[string]any{"type": "thinking", "thinking": "", "signature": ""}})
-		for _, part := range split(t.Thinking, n) {
-			namedEvent(w, "content_block_delta", map[string]any{"index": block, "delta": map[string]any{"type": "thinking_delta", "thinking": part}})
+	delta := func(d map[string]any) {
+		namedEvent(w, "content_block_delta", map[string]any{"index": block, "delta": d})
+	}
+	// open starts a content block and streams text as its deltas of type typ
+	// (text in field); stop ends it.
+	open := func(start map[string]any, text, typ, field string) {
+		namedEvent(w, "content_block_start", map[string]any{"index": block, "content_block": start})
+		for _, part := range split(text, t.ChunkSize) {
+			delta(map[string]any{"type": typ, field: part})
 		}
-		namedEvent(w, "content_block_delta", map[string]any{"index": block, "delta": map[string]any{"type": "signature_delta", "signature": "c2lnbmF0dXJl"}})
-		namedEvent(w, "content_block_stop", map[string]any{"index": block})
-		block++
+	}
+	stop := func() { namedEvent(w, "content_block_stop", map[string]any{"index": block}); block++ }
+	if t.Thinking != "" {
+		open(map[string]any{"type": "thinking", "thinking": "", "signature": ""}, t.Thinking, "thinking_delta", "thinking")
+		delta(map[string]any{"type": "signature_delta", "signature": "c2lnbmF0dXJl"})
+		stop()
 	}
 	if t.Text != "" {
-		namedEvent(w, "content_block_start", map[string]any{"index": block, "content_block": map[string]any{"type": "text", "text": ""}})
-		for _, part := range split(t.Text, n) {
-			namedEvent(w, "content_block_delta", map[string]any{"index": block, "delta": map[string]any{"type": "text_delta", "text": part}})
-		}
+		open(map[string]any{"type": "text", "text": ""}, t.Text, "text_delta", "text")
 		if t.Hang {
 			s.hang(r)
 			return
 		}
-		namedEvent(w, "content_block_stop", map[string]any{"index": block})
-		block++
+		stop()
 	}
 	for i, tu := range t.ToolUses {
-		namedEvent(w, "content_block_start", map[string]any{"index": block, "content_block": map[string]any{
-			"type": "tool_use", "id": anthropicToolID(tu, idx, i), "name": tu.Name, "input": map[string]any{}}})
-		for _, part := range split(cmp.Or(tu.Input, "{}"), n) {
-			namedEvent(w, "content_block_delta", map[string]any{"index": block, "delta": map[string]any{"type": "input_json_delta", "partial_json": part}})
-		}
-		namedEvent(w, "content_block_stop", map[string]any{"index": block})
-		block++
+		open(map[string]any{"type": "tool_use", "id": anthropicToolID(tu, idx, i), "name": tu.Name, "input": map[string]any{}},
+			cmp.Or(tu.Input, "{}"), "input_json_delta", "partial_json")
+		stop()
 	}
 	namedEvent(w, "message_delta", map[string]any{"delta": map[string]any{"stop_reason": anthropicStop(t), "stop_sequence": nil},
 		"usage": map[string]any{"output_tokens": 17}})

@@ -53,10 +53,7 @@ type ResponsesTurn struct {
 
 // ResponsesRequest is one request the server received.
 type ResponsesRequest struct {
-	Path   string
-	Header http.Header
-	Body   []byte
-	// Parsed fields of Body (zero when Body is not JSON).
+	Request
 	Model        string           `json:"model"`
 	Instructions string           `json:"instructions"`
 	Input        []map[string]any `json:"input"`
@@ -107,10 +104,8 @@ func (s *ResponsesServer) responses(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "mockllm: only POST", http.StatusMethodNotAllowed)
 		return
 	}
-	body, _ := io.ReadAll(r.Body)
-	req := ResponsesRequest{Path: r.URL.Path, Header: r.Header.Clone(), Body: body}
-	_ = json.Unmarshal(body, &req)
-	t, idx, ok := s.take(req)
+	req := receive[ResponsesRequest](r)
+	t, idx, ok := s.take(req, true)
 	if !ok {
 		responsesError(w, http.StatusInternalServerError, "", "mockllm: no scripted turn left")
 		return
@@ -161,23 +156,14 @@ func (s *ResponsesServer) stream(w http.ResponseWriter, r *http.Request, t Respo
 		responsesFunctionCall(w, tc, idx, i, out)
 		out++
 	}
-	u := t.Usage
-	if u == nil {
-		u = &ResponsesUsage{InputTokens: 20, CachedTokens: 2, OutputTokens: 10, ReasoningTokens: 3}
-	}
-	namedEvent(w, "response.completed", map[string]any{"response": map[string]any{
-		"id": respID,
-		"usage": map[string]any{
-			"input_tokens":          u.InputTokens,
-			"input_tokens_details":  map[string]any{"cached_tokens": u.CachedTokens},
-			"output_tokens":         u.OutputTokens,
-			"output_tokens_details": map[string]any{"reasoning_tokens": u.ReasoningTokens},
-			"total_tokens":          u.InputTokens + u.OutputTokens,
-		},
-	}})
+	u := cmp.Or(t.Usage, &ResponsesUsage{InputTokens: 20, CachedTokens: 2, OutputTokens: 10, ReasoningTokens: 3})
+	namedEvent(w, "response.completed", map[string]any{"response": map[string]any{"id": respID, "usage": map[string]any{
+		"input_tokens": u.InputTokens, "input_tokens_details": map[string]any{"cached_tokens": u.CachedTokens},
+		"output_tokens": u.OutputTokens, "output_tokens_details": map[string]any{"reasoning_tokens": u.ReasoningTokens},
+		"total_tokens": u.InputTokens + u.OutputTokens}}})
 }
 
-func responsesReasoning(w io.Writer, t ResponsesTurn, idx, out int) {
+func responsesReasoning(w http.ResponseWriter, t ResponsesTurn, idx, out int) {
 	id := fmt.Sprintf("rs_%d", idx)
 	namedEvent(w, "response.output_item.added", map[string]any{"output_index": out,
 		"item": map[string]any{"type": "reasoning", "id": id, "summary": []any{}}})
@@ -192,7 +178,7 @@ func responsesReasoning(w io.Writer, t ResponsesTurn, idx, out int) {
 			"summary": []any{map[string]any{"type": "summary_text", "text": t.Reasoning}}}})
 }
 
-func responsesMessage(w io.Writer, t ResponsesTurn, idx, out int) {
+func responsesMessage(w http.ResponseWriter, t ResponsesTurn, idx, out int) {
 	id := fmt.Sprintf("msg_%d", idx)
 	namedEvent(w, "response.output_item.added", map[string]any{"output_index": out,
 		"item": map[string]any{"type": "message", "id": id, "role": "assistant", "content": []any{}}})
@@ -205,7 +191,7 @@ func responsesMessage(w io.Writer, t ResponsesTurn, idx, out int) {
 			"content": []any{map[string]any{"type": "output_text", "text": t.Text}}}})
 }
 
-func responsesFunctionCall(w io.Writer, tc ResponsesToolCall, idx, i, out int) {
+func responsesFunctionCall(w http.ResponseWriter, tc ResponsesToolCall, idx, i, out int) {
 	callID := cmp.Or(tc.CallID, fmt.Sprintf("call_%d_%d", idx, i))
 	id := fmt.Sprintf("fc_%d_%d", idx, i)
 	if tc.Custom {
@@ -222,13 +208,11 @@ func responsesFunctionCall(w io.Writer, tc ResponsesToolCall, idx, i, out int) {
 
 // namedEvent writes one SSE event with a name, v's type set to it, and
 // flushes it.
-func namedEvent(w io.Writer, typ string, v map[string]any) {
+func namedEvent(w http.ResponseWriter, typ string, v map[string]any) {
 	v["type"] = typ
 	b, _ := json.Marshal(v)
 	fmt.Fprintf(w, "event: %s\ndata: %s\n\n", typ, b)
-	if f, ok := w.(http.Flusher); ok {
-		f.Flush()
-	}
+	flush(w)
 }
 
 func responsesError(w http.ResponseWriter, status int, body, msg string) {
@@ -243,14 +227,4 @@ func responsesError(w http.ResponseWriter, status int, body, msg string) {
 		body = string(b)
 	}
 	_, _ = io.WriteString(w, strings.TrimSpace(body))
-}
-
-// InputText returns the concatenated text of a Responses input item
-// (message content parts or a function_call_output's output).
-func InputText(item map[string]any) string {
-	if s, ok := item["output"].(string); ok {
-		return s
-	}
-	parts, _ := item["content"].([]any)
-	return partsText(parts)
 }
