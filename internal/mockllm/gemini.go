@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
-	"time"
 )
 
 // GeminiToolCall is one functionCall part the scripted model emits.
@@ -27,10 +27,6 @@ type GeminiTurn struct {
 	// Hang sends the first chunk then blocks until the client goes away or
 	// the server closes (for cancellation tests).
 	Hang bool
-	// Delay waits before answering.
-	Delay time.Duration
-	// ChunkSize splits Text into parts of at most this many bytes (default 8).
-	ChunkSize int
 }
 
 // GeminiRequest is one request the server received.
@@ -104,20 +100,13 @@ func (s *GeminiServer) answer(w http.ResponseWriter, r *http.Request, req Gemini
 		writeJSON(w, http.StatusInternalServerError, geminiErrBody(500, "mockllm: script exhausted", "INTERNAL"))
 		return
 	}
-	if !s.wait(r, t.Delay) {
-		return
-	}
 	if t.Status != 0 {
 		writeJSON(w, t.Status, geminiErrBody(t.Status, "mockllm: forced error", "INVALID_ARGUMENT"))
 		return
 	}
 	chunks := geminiChunks(t)
 	if req.Method == "generateContent" {
-		var parts []map[string]any
-		for _, c := range chunks {
-			parts = append(parts, c...)
-		}
-		writeJSON(w, http.StatusOK, geminiResponse(parts, "STOP", true))
+		writeJSON(w, http.StatusOK, geminiResponse(slices.Concat(chunks...), "STOP", true))
 		return
 	}
 	w.Header().Set("Content-Type", "text/event-stream")
@@ -144,7 +133,7 @@ func geminiChunks(t GeminiTurn) [][]map[string]any {
 	if t.Thought != "" {
 		chunks = append(chunks, []map[string]any{{"text": t.Thought, "thought": true}})
 	}
-	for _, part := range split(t.Text, t.ChunkSize) {
+	for _, part := range split(t.Text, 0) {
 		chunks = append(chunks, []map[string]any{{"text": part}})
 	}
 	if len(t.ToolCalls) > 0 {

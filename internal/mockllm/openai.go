@@ -9,7 +9,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -133,7 +132,8 @@ func (s *OpenAIServer) chat(w http.ResponseWriter, r *http.Request) {
 	if !s.wait(r, turn.Delay) {
 		return
 	}
-	msg, offered := turn.resolveMCP(toolNames(req.Tools))
+	calls, msg, offered := resolveCalls(turn.ToolCalls, func(c *OpenAIToolCall) *string { return &c.Name }, req.Tools)
+	turn.ToolCalls = calls
 	switch {
 	case !offered:
 		writeJSON(w, http.StatusBadRequest, errBody(msg))
@@ -147,21 +147,11 @@ func (s *OpenAIServer) chat(w http.ResponseWriter, r *http.Request) {
 	case turn.Raw != "":
 		w.Header().Set("Content-Type", "text/event-stream")
 		_, _ = io.WriteString(w, turn.Raw)
-		if turn.Hang {
-			flush(w)
-			s.hang(r)
-		}
 	case req.Stream:
 		s.stream(w, r, turn, idx, req.StreamOptions.IncludeUsage)
 	default:
 		writeJSON(w, http.StatusOK, completion(turn, idx))
 	}
-}
-
-// resolveMCP names the turn's MCP tool calls as the request offers them.
-func (t *OpenAITurn) resolveMCP(offered []string) (string, bool) {
-	t.ToolCalls = slices.Clone(t.ToolCalls)
-	return resolveEach(offered, len(t.ToolCalls), func(i int) *string { return &t.ToolCalls[i].Name })
 }
 
 // turnFor records req and returns the next turn (from the first again

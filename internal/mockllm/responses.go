@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"slices"
 	"strings"
-	"time"
 )
 
 // ResponsesToolCall is one function call the scripted assistant makes.
@@ -42,11 +40,6 @@ type ResponsesTurn struct {
 	Status     int
 	RetryAfter string
 	ErrorBody  string
-	// Delay waits before answering (aborted when the client goes away).
-	Delay time.Duration
-	// Hang sends response.created then blocks until the client disconnects
-	// or the server closes.
-	Hang bool
 	// ChunkSize splits text into deltas of at most this many bytes (default 8).
 	ChunkSize int
 }
@@ -110,9 +103,6 @@ func (s *ResponsesServer) responses(w http.ResponseWriter, r *http.Request) {
 		responsesError(w, http.StatusInternalServerError, "", "mockllm: no scripted turn left")
 		return
 	}
-	if !s.wait(r, t.Delay) {
-		return
-	}
 	if t.Status != 0 {
 		if t.RetryAfter != "" {
 			w.Header().Set("Retry-After", t.RetryAfter)
@@ -120,29 +110,20 @@ func (s *ResponsesServer) responses(w http.ResponseWriter, r *http.Request) {
 		responsesError(w, t.Status, t.ErrorBody, fmt.Sprintf("mockllm: scripted status %d", t.Status))
 		return
 	}
-	if msg, ok := t.resolveMCP(toolNames(req.Tools)); !ok {
+	var msg string
+	if t.ToolCalls, msg, ok = resolveCalls(t.ToolCalls, func(c *ResponsesToolCall) *string { return &c.Name }, req.Tools); !ok {
 		responsesError(w, http.StatusBadRequest, "", msg)
 		return
 	}
-	s.stream(w, r, t, idx)
+	responsesStream(w, t, idx)
 }
 
-// resolveMCP names the turn's MCP tool calls as the request offers them.
-func (t *ResponsesTurn) resolveMCP(offered []string) (string, bool) {
-	t.ToolCalls = slices.Clone(t.ToolCalls)
-	return resolveEach(offered, len(t.ToolCalls), func(i int) *string { return &t.ToolCalls[i].Name })
-}
-
-func (s *ResponsesServer) stream(w http.ResponseWriter, r *http.Request, t ResponsesTurn, idx int) {
+func responsesStream(w http.ResponseWriter, t ResponsesTurn, idx int) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
 	respID := fmt.Sprintf("resp_%d", idx)
 	namedEvent(w, "response.created", map[string]any{"response": map[string]any{"id": respID}})
-	if t.Hang {
-		s.hang(r)
-		return
-	}
 	out := 0
 	if t.Reasoning != "" {
 		responsesReasoning(w, t, idx, out)
