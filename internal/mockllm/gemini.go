@@ -60,13 +60,7 @@ func NewGeminiServer(turns ...GeminiTurn) *GeminiServer {
 
 // ModelRequests returns only the scripted (turn-consuming) requests.
 func (s *GeminiServer) ModelRequests() []GeminiRequest {
-	var out []GeminiRequest
-	for _, r := range s.Requests() {
-		if r.scripted() {
-			out = append(out, r)
-		}
-	}
-	return out
+	return slices.DeleteFunc(s.Requests(), func(r GeminiRequest) bool { return !r.scripted() })
 }
 
 // scripted reports whether r is a model call, which consumes a turn (a
