@@ -224,17 +224,6 @@ func ask(c *jsonrpc.Conn, r Row) {
 	update(map[string]any{"sessionUpdate": "agent_message_chunk", "content": map[string]any{"type": "text", "text": "\n" + r.Name + "=" + outcome + "\n"}})
 }
 
-// Outcomes reads the "NAME=outcome" lines of the agent's text.
-func Outcomes(text string) map[string]string {
-	out := map[string]string{}
-	for _, l := range strings.Split(text, "\n") {
-		if name, outcome, ok := strings.Cut(strings.TrimSpace(l), "="); ok && !strings.ContainsAny(name, " \"") {
-			out[name] = outcome
-		}
-	}
-	return out
-}
-
 // Workspace makes the workspace the rows read (.env, a key, a.go), with a
 // home directory of the test's own, and returns it.
 func Workspace(t testing.TB) string {
