@@ -115,22 +115,6 @@ func Command(ops ...string) []string {
 	return append([]string{self(), flagRun}, append(slices.Clone(ops), "--")...)
 }
 
-// CommandIn is Command run from a copy of the test binary in dir, for a
-// command that must start where only dir is visible (the sandbox's
-// private /tmp hides the go-build folder the test binary runs from).
-func CommandIn(t testing.TB, dir string, ops ...string) []string {
-	t.Helper()
-	b, err := os.ReadFile(self())
-	if err != nil {
-		t.Fatal(err)
-	}
-	exe := filepath.Join(dir, "proctest-helper"+filepath.Ext(self()))
-	if err := os.WriteFile(exe, b, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return append([]string{exe}, Command(ops...)[1:]...)
-}
-
 // HelperCommand is the argv of the package's own helper name (see Main).
 func HelperCommand(name string, args ...string) []string {
 	return append([]string{self(), flagHelper + name}, args...)
