@@ -31,6 +31,17 @@ func TestShapesAgent(t *testing.T) {
 	permtest.RunAgent()
 }
 
+// agentOutcomes reads the "NAME=outcome" lines of the shapes agent's text.
+func agentOutcomes(text string) map[string]string {
+	out := map[string]string{}
+	for _, l := range strings.Split(text, "\n") {
+		if name, outcome, ok := strings.Cut(strings.TrimSpace(l), "="); ok && !strings.ContainsAny(name, " \"") {
+			out[name] = outcome
+		}
+	}
+	return out
+}
+
 // allowAll is the rule under which only the deny list and the must-ask
 // requests keep a call from running unasked.
 var allowAll = config.PermissionsConfig{Rules: []config.PermissionRule{{Tool: "*", Decision: "allow"}}}
@@ -102,7 +113,7 @@ func TestShapes_HubACPClassifiesAlike(t *testing.T) {
 		c.init(schema.ClientCapabilities{})
 		sid := c.newSession(ws)
 		c.prompt(sid, "go")
-		outcomes := permtest.Outcomes(c.agentText(sid))
+		outcomes := agentOutcomes(c.agentText(sid))
 		for _, r := range rows {
 			got := permtest.Deny
 			switch {

@@ -42,11 +42,20 @@ func codexExec(callID, cmd string) mockllm.ResponsesToolCall {
 // codexInputHas reports whether any input item of req carries text.
 func codexInputHas(req mockllm.ResponsesRequest, text string) bool {
 	for _, item := range req.Input {
-		if strings.Contains(mockllm.InputText(item), text) {
+		if strings.Contains(inputText(item), text) {
 			return true
 		}
 	}
 	return false
+}
+
+// inputText is the text of a Responses input item: a function_call_output's
+// output, or its message content.
+func inputText(item map[string]any) string {
+	if s, ok := item["output"].(string); ok {
+		return s
+	}
+	return mockllm.MessageText(item)
 }
 
 func TestCodexHub_ToolsPermissionsAndContinuation(t *testing.T) {

@@ -163,7 +163,7 @@ func TestGemini_ToolAllowedAndSecondPrompt(t *testing.T) {
 			claudeUpdatesOf(ups, "tool_call_update"))
 	}
 	reqs := mock.ModelRequests()
-	if len(reqs) < 2 || !strings.Contains(fmt.Sprint(mockllm.GeminiFunctionResponses(reqs[1])), "hello-from-tool") {
+	if len(reqs) < 2 || !strings.Contains(fmt.Sprint(geminiFunctionResponses(reqs[1])), "hello-from-tool") {
 		t.Fatalf("tool output did not reach the model: %+v", reqs)
 	}
 	stop, ups, err = h.prompt(sid, "again")
@@ -235,4 +235,20 @@ func TestGemini_CancelNoLeftovers(t *testing.T) {
 		t.Fatal("cancel did not end the turn")
 	}
 	h.close() // asserts no leftover processes
+}
+
+// geminiFunctionResponses returns the functionResponse parts of a request
+// (what the CLI sent back after running tools).
+func geminiFunctionResponses(r mockllm.GeminiRequest) []any {
+	var out []any
+	for _, c := range r.Contents {
+		parts, _ := c["parts"].([]any)
+		for _, p := range parts {
+			pm, _ := p.(map[string]any)
+			if fr, ok := pm["functionResponse"]; ok {
+				out = append(out, fr)
+			}
+		}
+	}
+	return out
 }

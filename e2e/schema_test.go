@@ -152,10 +152,10 @@ func TestRun_AppendSystemPromptReachesTheModel(t *testing.T) {
 		}
 		var developer bool
 		for _, item := range mock.Requests()[0].Input {
-			if item["role"] == "developer" && strings.Contains(mockllm.InputText(item), marker) {
+			if item["role"] == "developer" && strings.Contains(inputText(item), marker) {
 				developer = true
 			}
-			if item["role"] == "user" && strings.Contains(mockllm.InputText(item), marker) {
+			if item["role"] == "user" && strings.Contains(inputText(item), marker) {
 				t.Errorf("the marker is in a user message")
 			}
 		}

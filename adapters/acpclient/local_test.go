@@ -43,6 +43,23 @@ func termCall(argv []string, extra string) string {
 	return `/term {"command":` + jsonString(argv[0]) + `,"args":` + string(args) + extra + `}`
 }
 
+// commandIn is proctest.Command run from a copy of the test binary in dir,
+// for a command that must start where only dir is visible (the sandbox's
+// private /tmp hides the go-build folder the test binary runs from).
+func commandIn(t *testing.T, dir string, ops ...string) []string {
+	t.Helper()
+	argv := proctest.Command(ops...)
+	b, err := os.ReadFile(argv[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	argv[0] = filepath.Join(dir, "proctest-helper"+filepath.Ext(argv[0]))
+	if err := os.WriteFile(argv[0], b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return argv
+}
+
 func jsonString(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
@@ -111,7 +128,7 @@ func TestLocal_LinksOutsideRefused(t *testing.T) {
 		{"write through a dangling link", "/write " + filepath.Join(dir, "dangling.txt"), "write:"},
 		{"read through a linked file", "/read " + filepath.Join(dir, "link.txt"), "read:"},
 		{"read through a linked folder", "/read " + filepath.Join(dir, "out", "secret.txt"), "read:"},
-		{"terminal cwd through a link", termCall(proctest.CommandIn(t, dir, "touch:x.txt"), `"cwd":`+jsonString(filepath.Join(dir, "out"))), "term:"},
+		{"terminal cwd through a link", termCall(commandIn(t, dir, "touch:x.txt"), `"cwd":`+jsonString(filepath.Join(dir, "out"))), "term:"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -203,7 +220,7 @@ func TestLocal_UnadvertisedMethodRefused(t *testing.T) {
 		editor adapters.EditorClient
 		prompt string
 	}{
-		{"terminal the editor lacks", &fakeEditor{}, termCall(proctest.CommandIn(t, dir, "touch:made.txt"), "")},
+		{"terminal the editor lacks", &fakeEditor{}, termCall(commandIn(t, dir, "touch:made.txt"), "")},
 		{"fs method outside ACP", nil, "/call fs/delete_text_file " + `{"path":` + jsonString(filepath.Join(dir, "a")) + `}`},
 		{"terminal method outside ACP", nil, `/call terminal/attach {}`},
 	}

@@ -4,10 +4,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
-	"slices"
-	"time"
 )
 
 // AnthropicToolUse is one tool_use block the scripted assistant emits.
@@ -28,20 +25,12 @@ type AnthropicTurn struct {
 	Status    int
 	ErrorType string // default "invalid_request_error"
 	ErrorMsg  string // default "mock: forced error"
-	// Delay waits before answering; Hang streams message_start and the text,
-	// then blocks until the client goes away or the server closes.
-	Delay time.Duration
-	Hang  bool
-	// ChunkSize splits text and tool input into deltas (default 8 bytes).
-	ChunkSize int
 }
 
 // AnthropicRequest is one request the server received.
 type AnthropicRequest struct {
-	Path     string
-	Beta     bool // ?beta=true was set
-	Header   http.Header
-	Body     []byte
+	Request
+	Beta     bool             // ?beta=true was set
 	Model    string           `json:"model"`
 	Stream   bool             `json:"stream"`
 	System   json.RawMessage  `json:"system"`
@@ -65,49 +54,36 @@ func NewAnthropicServer(turns ...AnthropicTurn) *AnthropicServer {
 	s := &AnthropicServer{}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/messages", s.messages)
-	mux.HandleFunc("POST /v1/messages/count_tokens", s.countTokens)
+	mux.HandleFunc("POST /v1/messages/count_tokens", func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]any{"input_tokens": 42})
+	})
 	s.start(turns, mux)
 	s.URL = s.srv.URL
 	return s
 }
 
-func (s *AnthropicServer) countTokens(w http.ResponseWriter, _ *http.Request) {
-	w.Header().Set("Content-Type", "application/json")
-	_, _ = io.WriteString(w, `{"input_tokens":42}`)
-}
-
 func (s *AnthropicServer) messages(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(r.Body)
-	req := AnthropicRequest{Path: r.URL.Path, Beta: r.URL.Query().Get("beta") == "true", Header: r.Header.Clone(), Body: body}
-	_ = json.Unmarshal(body, &req)
-	t, idx, ok := s.take(req)
+	req := receive[AnthropicRequest](r)
+	req.Beta = r.URL.Query().Get("beta") == "true"
+	t, idx, ok := s.take(req, true)
 	if !ok {
 		anthropicError(w, 400, "invalid_request_error", "mockllm: script exhausted")
-		return
-	}
-	if !s.wait(r, t.Delay) {
 		return
 	}
 	if t.Status != 0 {
 		anthropicError(w, t.Status, cmp.Or(t.ErrorType, "invalid_request_error"), cmp.Or(t.ErrorMsg, "mock: forced error"))
 		return
 	}
-	if msg, ok := t.resolveMCP(toolNames(req.Tools)); !ok {
+	var msg string
+	if t.ToolUses, msg, ok = resolveCalls(t.ToolUses, func(c *AnthropicToolUse) *string { return &c.Name }, req.Tools); !ok {
 		anthropicError(w, 400, "invalid_request_error", msg)
 		return
 	}
 	if !req.Stream {
-		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(anthropicMessage(t, idx, req.Model, true))
+		writeJSON(w, http.StatusOK, anthropicMessage(t, idx, req.Model, true))
 		return
 	}
-	s.stream(w, r, t, idx, req.Model)
-}
-
-// resolveMCP names the turn's MCP tool calls as the request offers them.
-func (t *AnthropicTurn) resolveMCP(offered []string) (string, bool) {
-	t.ToolUses = slices.Clone(t.ToolUses)
-	return resolveEach(offered, len(t.ToolUses), func(i int) *string { return &t.ToolUses[i].Name })
+	anthropicStream(w, t, idx, req.Model)
 }
 
 func anthropicError(w http.ResponseWriter, status int, typ, msg string) {
@@ -145,41 +121,35 @@ func anthropicMessage(t AnthropicTurn, idx int, model string, full bool) map[str
 		"usage": map[string]any{"input_tokens": 42, "output_tokens": 1, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}}
 }
 
-func (s *AnthropicServer) stream(w http.ResponseWriter, r *http.Request, t AnthropicTurn, idx int, model string) {
+func anthropicStream(w http.ResponseWriter, t AnthropicTurn, idx int, model string) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
-	n := t.ChunkSize
 	namedEvent(w, "message_start", map[string]any{"message": anthropicMessage(t, idx, model, false)})
 	block := 0
-	if t.Thinking != "" {
-		namedEvent(w, "content_block_start", map[string]any{"index": block, "content_block": map[string]any{"type": "thinking", "thinking": "", "signature": ""}})
-		for _, part := range split(t.Thinking, n) {
-			namedEvent(w, "content_block_delta", map[string]any{"index": block, "delta": map[string]any{"type": "thinking_delta", "thinking": part}})
+	// send streams one content block: its start, text as deltas of type typ
+	// (the text in field), then the deltas in more, and its stop.
+	send := func(start map[string]any, text, typ, field string, more ...map[string]any) {
+		namedEvent(w, "content_block_start", map[string]any{"index": block, "content_block": start})
+		var deltas []map[string]any
+		for _, part := range split(text, 0) {
+			deltas = append(deltas, map[string]any{"type": typ, field: part})
 		}
-		namedEvent(w, "content_block_delta", map[string]any{"index": block, "delta": map[string]any{"type": "signature_delta", "signature": "c2lnbmF0dXJl"}})
+		for _, d := range append(deltas, more...) {
+			namedEvent(w, "content_block_delta", map[string]any{"index": block, "delta": d})
+		}
 		namedEvent(w, "content_block_stop", map[string]any{"index": block})
 		block++
+	}
+	if t.Thinking != "" {
+		send(map[string]any{"type": "thinking", "thinking": "", "signature": ""}, t.Thinking, "thinking_delta", "thinking",
+			map[string]any{"type": "signature_delta", "signature": "c2lnbmF0dXJl"})
 	}
 	if t.Text != "" {
-		namedEvent(w, "content_block_start", map[string]any{"index": block, "content_block": map[string]any{"type": "text", "text": ""}})
-		for _, part := range split(t.Text, n) {
-			namedEvent(w, "content_block_delta", map[string]any{"index": block, "delta": map[string]any{"type": "text_delta", "text": part}})
-		}
-		if t.Hang {
-			s.hang(r)
-			return
-		}
-		namedEvent(w, "content_block_stop", map[string]any{"index": block})
-		block++
+		send(map[string]any{"type": "text", "text": ""}, t.Text, "text_delta", "text")
 	}
 	for i, tu := range t.ToolUses {
-		namedEvent(w, "content_block_start", map[string]any{"index": block, "content_block": map[string]any{
-			"type": "tool_use", "id": anthropicToolID(tu, idx, i), "name": tu.Name, "input": map[string]any{}}})
-		for _, part := range split(cmp.Or(tu.Input, "{}"), n) {
-			namedEvent(w, "content_block_delta", map[string]any{"index": block, "delta": map[string]any{"type": "input_json_delta", "partial_json": part}})
-		}
-		namedEvent(w, "content_block_stop", map[string]any{"index": block})
-		block++
+		send(map[string]any{"type": "tool_use", "id": anthropicToolID(tu, idx, i), "name": tu.Name, "input": map[string]any{}},
+			cmp.Or(tu.Input, "{}"), "input_json_delta", "partial_json")
 	}
 	namedEvent(w, "message_delta", map[string]any{"delta": map[string]any{"stop_reason": anthropicStop(t), "stop_sequence": nil},
 		"usage": map[string]any{"output_tokens": 17}})

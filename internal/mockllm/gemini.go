@@ -4,10 +4,9 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
+	"slices"
 	"strings"
-	"time"
 )
 
 // GeminiToolCall is one functionCall part the scripted model emits.
@@ -28,20 +27,13 @@ type GeminiTurn struct {
 	// Hang sends the first chunk then blocks until the client goes away or
 	// the server closes (for cancellation tests).
 	Hang bool
-	// Delay waits before answering.
-	Delay time.Duration
-	// ChunkSize splits Text into parts of at most this many bytes (default 8).
-	ChunkSize int
 }
 
 // GeminiRequest is one request the server received.
 type GeminiRequest struct {
-	Path   string
-	Model  string
-	Method string // "streamGenerateContent", "generateContent", "countTokens"
-	Header http.Header
-	Body   []byte
-	// Contents is the parsed body.contents (zero when not JSON).
+	Request
+	Model    string           `json:"-"`
+	Method   string           `json:"-"` // "streamGenerateContent", "generateContent", "countTokens"
 	Contents []map[string]any `json:"contents"`
 	Tools    []map[string]any `json:"tools"`
 	Config   map[string]any   `json:"generationConfig"`
@@ -68,48 +60,38 @@ func NewGeminiServer(turns ...GeminiTurn) *GeminiServer {
 
 // ModelRequests returns only the scripted (turn-consuming) requests.
 func (s *GeminiServer) ModelRequests() []GeminiRequest {
-	var out []GeminiRequest
-	for _, r := range s.Requests() {
-		if r.Method == "streamGenerateContent" || (r.Method == "generateContent" && !geminiWantsJSON(r)) {
-			out = append(out, r)
-		}
-	}
-	return out
+	return slices.DeleteFunc(s.Requests(), func(r GeminiRequest) bool { return !r.scripted() })
+}
+
+// scripted reports whether r is a model call, which consumes a turn (a
+// router/classifier generateContent asks for JSON instead).
+func (r GeminiRequest) scripted() bool {
+	mt, _ := r.Config["responseMimeType"].(string)
+	return r.Method == "streamGenerateContent" || r.Method == "generateContent" && mt != "application/json"
 }
 
 func (s *GeminiServer) handle(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(r.Body)
-	req := GeminiRequest{Path: r.URL.Path, Header: r.Header.Clone(), Body: body}
-	_ = json.Unmarshal(body, &req)
+	req := receive[GeminiRequest](r)
 	if i := strings.LastIndex(r.URL.Path, ":"); i >= 0 {
 		req.Method = r.URL.Path[i+1:]
 		req.Model = r.URL.Path[strings.LastIndex(r.URL.Path[:i], "/")+1 : i]
 	}
-	s.record(req)
+	t, _, ok := s.take(req, req.scripted())
 	switch {
+	case req.scripted():
+		s.answer(w, r, req, t, ok)
 	case req.Method == "countTokens":
 		writeJSON(w, http.StatusOK, map[string]any{"totalTokens": 10})
-	case req.Method == "generateContent" && geminiWantsJSON(req):
+	case req.Method == "generateContent":
 		writeJSON(w, http.StatusOK, geminiResponse([]map[string]any{{"text": `{"complexity_reasoning":"mock","complexity_score":10}`}}, "STOP", true))
-	case req.Method == "streamGenerateContent" || req.Method == "generateContent":
-		s.answer(w, r, req)
 	default:
 		writeJSON(w, http.StatusNotFound, geminiErrBody(404, "mockllm: unknown path "+r.URL.Path, "NOT_FOUND"))
 	}
 }
 
-func geminiWantsJSON(r GeminiRequest) bool {
-	mt, _ := r.Config["responseMimeType"].(string)
-	return mt == "application/json"
-}
-
-func (s *GeminiServer) answer(w http.ResponseWriter, r *http.Request, req GeminiRequest) {
-	t, _, ok := s.pop()
+func (s *GeminiServer) answer(w http.ResponseWriter, r *http.Request, req GeminiRequest, t GeminiTurn, ok bool) {
 	if !ok {
 		writeJSON(w, http.StatusInternalServerError, geminiErrBody(500, "mockllm: script exhausted", "INTERNAL"))
-		return
-	}
-	if !s.wait(r, t.Delay) {
 		return
 	}
 	if t.Status != 0 {
@@ -118,11 +100,7 @@ func (s *GeminiServer) answer(w http.ResponseWriter, r *http.Request, req Gemini
 	}
 	chunks := geminiChunks(t)
 	if req.Method == "generateContent" {
-		var parts []map[string]any
-		for _, c := range chunks {
-			parts = append(parts, c...)
-		}
-		writeJSON(w, http.StatusOK, geminiResponse(parts, "STOP", true))
+		writeJSON(w, http.StatusOK, geminiResponse(slices.Concat(chunks...), "STOP", true))
 		return
 	}
 	w.Header().Set("Content-Type", "text/event-stream")
@@ -149,7 +127,7 @@ func geminiChunks(t GeminiTurn) [][]map[string]any {
 	if t.Thought != "" {
 		chunks = append(chunks, []map[string]any{{"text": t.Thought, "thought": true}})
 	}
-	for _, part := range split(t.Text, t.ChunkSize) {
+	for _, part := range split(t.Text, 0) {
 		chunks = append(chunks, []map[string]any{{"text": part}})
 	}
 	if len(t.ToolCalls) > 0 {
@@ -180,21 +158,4 @@ func geminiResponse(parts []map[string]any, finish string, usage bool) map[strin
 
 func geminiErrBody(code int, msg, status string) map[string]any {
 	return map[string]any{"error": map[string]any{"code": code, "message": msg, "status": status}}
-}
-
-// GeminiFunctionResponses returns the functionResponse parts of a request
-// (what the CLI sent back after running tools).
-func GeminiFunctionResponses(r GeminiRequest) []map[string]any {
-	var out []map[string]any
-	for _, c := range r.Contents {
-		parts, _ := c["parts"].([]any)
-		for _, p := range parts {
-			if pm, ok := p.(map[string]any); ok {
-				if fr, ok := pm["functionResponse"].(map[string]any); ok {
-					out = append(out, fr)
-				}
-			}
-		}
-	}
-	return out
 }

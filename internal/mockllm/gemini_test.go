@@ -67,7 +67,7 @@ func TestGeminiServer_Script(t *testing.T) {
 		t.Fatalf("exhausted status = %d", resp.StatusCode)
 	}
 	reqs := s.ModelRequests()
-	if len(reqs) != 3 || reqs[0].Model != "mock" || len(GeminiFunctionResponses(reqs[0])) != 1 {
+	if len(reqs) != 3 || reqs[0].Model != "mock" || len(reqs[0].Contents) != 1 {
 		t.Fatalf("requests = %+v", reqs)
 	}
 }

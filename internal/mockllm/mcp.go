@@ -33,23 +33,20 @@ func resolveMCP(name string, offered []string) (string, bool) {
 	return "", false
 }
 
-// resolveEach renames the n names name(i) points to as the request
-// offers them; the message says which MCP tool it lacks.
-func resolveEach(offered []string, n int, name func(i int) *string) (string, bool) {
-	for i := range n {
-		p := name(i)
-		resolved, ok := resolveMCP(*p, offered)
-		if !ok {
-			return errNotOffered(*p, offered), false
+// resolveCalls returns a copy of a turn's tool calls with each name (at
+// name) resolved against the request's tools; msg says which MCP tool
+// they lack.
+func resolveCalls[C any](calls []C, name func(*C) *string, tools []map[string]any) (out []C, msg string, ok bool) {
+	offered := toolNames(tools)
+	out = slices.Clone(calls)
+	for i := range out {
+		p := name(&out[i])
+		if *p, ok = resolveMCP(*p, offered); !ok {
+			return nil, fmt.Sprintf("mockllm: the request offers no MCP tool %s (tools: %s)",
+				strings.TrimPrefix(*name(&calls[i]), mcpPrefix), strings.Join(offered, ", ")), false
 		}
-		*p = resolved
 	}
-	return "", true
-}
-
-// errNotOffered is the message of a turn whose MCP tool the request lacks.
-func errNotOffered(name string, offered []string) string {
-	return fmt.Sprintf("mockllm: the request offers no MCP tool %s (tools: %s)", strings.TrimPrefix(name, mcpPrefix), strings.Join(offered, ", "))
+	return out, "", true
 }
 
 // toolNames are the names of tools in a request, at the JSON path the API

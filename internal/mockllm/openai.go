@@ -9,11 +9,11 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 )
 
 // OpenAIToolCall is one function call the scripted assistant makes.
@@ -60,12 +60,12 @@ type OpenAITurn struct {
 
 // OpenAIRequest is one request the server received.
 type OpenAIRequest struct {
-	Path   string
-	Header http.Header
-	Body   []byte
-	// Parsed fields of Body (zero when Body is not JSON).
-	Model    string           `json:"model"`
-	Stream   bool             `json:"stream"`
+	Request
+	Model         string `json:"model"`
+	Stream        bool   `json:"stream"`
+	StreamOptions struct {
+		IncludeUsage bool `json:"include_usage"`
+	} `json:"stream_options"`
 	Messages []map[string]any `json:"messages"`
 	Tools    []map[string]any `json:"tools"`
 }
@@ -78,20 +78,20 @@ type OpenAIServer struct {
 	script[OpenAITurn, OpenAIRequest]
 	loop         bool
 	rejectStream bool
-	models       []string
 	hanging      chan struct{}
 	hangOnce     sync.Once
 }
 
-// NewOpenAIServer starts a server that answers requests with turns in order.
-// When the script runs out it answers 500 "mockllm: script exhausted".
+// NewOpenAIServer starts a server that answers requests with turns in order
+// and lists the one model "mock-model". When the script runs out it answers
+// 500 "mockllm: script exhausted".
 func NewOpenAIServer(turns ...OpenAITurn) *OpenAIServer {
-	s := &OpenAIServer{models: []string{"mock-model"}, hanging: make(chan struct{})}
+	s := &OpenAIServer{hanging: make(chan struct{})}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/v1/chat/completions", s.chat)
 	mux.HandleFunc("/chat/completions", s.chat)
-	mux.HandleFunc("/v1/models", s.listModels)
-	mux.HandleFunc("/models", s.listModels)
+	mux.HandleFunc("/v1/models", listModels)
+	mux.HandleFunc("/models", listModels)
 	s.start(turns, mux)
 	s.URL = s.srv.URL + "/v1"
 	return s
@@ -117,15 +117,9 @@ func (s *OpenAIServer) SetRejectStream(reject bool) {
 	s.mu.Unlock()
 }
 
-func (s *OpenAIServer) listModels(w http.ResponseWriter, _ *http.Request) {
-	s.mu.Lock()
-	ids := append([]string(nil), s.models...)
-	s.mu.Unlock()
-	data := make([]map[string]any, len(ids))
-	for i, id := range ids {
-		data[i] = map[string]any{"id": id, "object": "model", "owned_by": "mockllm"}
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"object": "list", "data": data})
+func listModels(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]any{"object": "list",
+		"data": []any{map[string]any{"id": "mock-model", "object": "model", "owned_by": "mockllm"}}})
 }
 
 func (s *OpenAIServer) chat(w http.ResponseWriter, r *http.Request) {
@@ -133,76 +127,51 @@ func (s *OpenAIServer) chat(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusMethodNotAllowed, errBody("method not allowed"))
 		return
 	}
-	body, _ := io.ReadAll(r.Body)
-	req := OpenAIRequest{Path: r.URL.Path, Header: r.Header.Clone(), Body: body}
-	_ = json.Unmarshal(body, &req)
+	req := receive[OpenAIRequest](r)
 	turn, idx := s.turnFor(req)
-	if req.Stream && s.rejects() {
-		writeJSON(w, http.StatusBadRequest, errBody("stream is not supported"))
-		return
-	}
 	if !s.wait(r, turn.Delay) {
 		return
 	}
-	msg, offered := turn.resolveMCP(toolNames(req.Tools))
+	calls, msg, offered := resolveCalls(turn.ToolCalls, func(c *OpenAIToolCall) *string { return &c.Name }, req.Tools)
+	turn.ToolCalls = calls
 	switch {
 	case !offered:
 		writeJSON(w, http.StatusBadRequest, errBody(msg))
 	case turn.Reset:
 		resetConn(w)
 	case turn.Status != 0:
-		s.writeError(w, turn)
+		if turn.RetryAfter != "" {
+			w.Header().Set("Retry-After", turn.RetryAfter)
+		}
+		writeJSON(w, turn.Status, errBody(cmp.Or(turn.ErrorBody, http.StatusText(turn.Status))))
 	case turn.Raw != "":
 		w.Header().Set("Content-Type", "text/event-stream")
 		_, _ = io.WriteString(w, turn.Raw)
-		if turn.Hang {
-			flush(w)
-			s.hang(r)
-		}
 	case req.Stream:
-		s.stream(w, r, turn, idx, includeUsage(body))
+		s.stream(w, r, turn, idx, req.StreamOptions.IncludeUsage)
 	default:
 		writeJSON(w, http.StatusOK, completion(turn, idx))
 	}
 }
 
-// resolveMCP names the turn's MCP tool calls as the request offers them.
-func (t *OpenAITurn) resolveMCP(offered []string) (string, bool) {
-	t.ToolCalls = slices.Clone(t.ToolCalls)
-	return resolveEach(offered, len(t.ToolCalls), func(i int) *string { return &t.ToolCalls[i].Name })
-}
-
 // turnFor records req and returns the next turn (from the first again
-// when looping); a stream rejection does not consume one.
+// when looping); a stream rejection and the end of the script answer as
+// turns with a Status, and the rejection consumes none.
 func (s *OpenAIServer) turnFor(req OpenAIRequest) (OpenAITurn, int) {
-	s.record(req)
 	s.mu.Lock()
-	if req.Stream && s.rejectStream {
-		s.mu.Unlock()
-		return OpenAITurn{}, 0
-	}
+	reject := req.Stream && s.rejectStream
 	if s.next >= len(s.turns) && s.loop {
 		s.next = 0
 	}
 	s.mu.Unlock()
-	t, idx, ok := s.pop()
-	if !ok {
+	t, idx, ok := s.take(req, !reject)
+	switch {
+	case reject:
+		return OpenAITurn{Status: http.StatusBadRequest, ErrorBody: "stream is not supported"}, idx
+	case !ok:
 		return OpenAITurn{Status: http.StatusInternalServerError, ErrorBody: "mockllm: script exhausted"}, idx
 	}
 	return t, idx
-}
-
-func (s *OpenAIServer) rejects() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.rejectStream
-}
-
-func (s *OpenAIServer) writeError(w http.ResponseWriter, t OpenAITurn) {
-	if t.RetryAfter != "" {
-		w.Header().Set("Retry-After", t.RetryAfter)
-	}
-	writeJSON(w, t.Status, errBody(cmp.Or(t.ErrorBody, http.StatusText(t.Status))))
 }
 
 func (s *OpenAIServer) stream(w http.ResponseWriter, r *http.Request, t OpenAITurn, idx int, usage bool) {
@@ -288,36 +257,22 @@ func usageOf(t OpenAITurn) OpenAIUsage {
 	return OpenAIUsage{PromptTokens: 10, CompletionTokens: out, TotalTokens: 10 + out}
 }
 
-func includeUsage(body []byte) bool {
-	var v struct {
-		StreamOptions struct {
-			IncludeUsage bool `json:"include_usage"`
-		} `json:"stream_options"`
-	}
-	_ = json.Unmarshal(body, &v)
-	return v.StreamOptions.IncludeUsage
-}
-
+// split cuts s into chunks of n bytes (8 when n is not set), each grown
+// to the end of the character it cuts into.
 func split(s string, n int) []string {
 	if n <= 0 {
 		n = 8
 	}
 	var out []string
-	for len(s) > n {
-		cut := n
-		for cut < len(s) && !utf8Start(s[cut]) {
+	for s != "" {
+		cut := min(n, len(s))
+		for cut < len(s) && !utf8.RuneStart(s[cut]) {
 			cut++
 		}
-		out = append(out, s[:cut])
-		s = s[cut:]
-	}
-	if s != "" {
-		out = append(out, s)
+		out, s = append(out, s[:cut]), s[cut:]
 	}
 	return out
 }
-
-func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
 
 func writeEvent(w io.Writer, v any) {
 	b, _ := json.Marshal(v)
@@ -360,24 +315,15 @@ func resetConn(w http.ResponseWriter) {
 // MessageText returns the string content of a recorded message (joining
 // text parts when content is an array).
 func MessageText(m map[string]any) string {
-	switch c := m["content"].(type) {
-	case string:
-		return c
-	case []any:
-		return partsText(c)
+	if s, ok := m["content"].(string); ok {
+		return s
 	}
-	return ""
-}
-
-// partsText joins the text of content parts.
-func partsText(parts []any) string {
 	var b strings.Builder
+	parts, _ := m["content"].([]any)
 	for _, p := range parts {
-		if m, ok := p.(map[string]any); ok {
-			if s, ok := m["text"].(string); ok {
-				b.WriteString(s)
-			}
-		}
+		part, _ := p.(map[string]any)
+		text, _ := part["text"].(string)
+		b.WriteString(text)
 	}
 	return b.String()
 }

@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"slices"
 	"strings"
-	"time"
 )
 
 // ResponsesToolCall is one function call the scripted assistant makes.
@@ -42,21 +40,13 @@ type ResponsesTurn struct {
 	Status     int
 	RetryAfter string
 	ErrorBody  string
-	// Delay waits before answering (aborted when the client goes away).
-	Delay time.Duration
-	// Hang sends response.created then blocks until the client disconnects
-	// or the server closes.
-	Hang bool
 	// ChunkSize splits text into deltas of at most this many bytes (default 8).
 	ChunkSize int
 }
 
 // ResponsesRequest is one request the server received.
 type ResponsesRequest struct {
-	Path   string
-	Header http.Header
-	Body   []byte
-	// Parsed fields of Body (zero when Body is not JSON).
+	Request
 	Model        string           `json:"model"`
 	Instructions string           `json:"instructions"`
 	Input        []map[string]any `json:"input"`
@@ -107,15 +97,10 @@ func (s *ResponsesServer) responses(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "mockllm: only POST", http.StatusMethodNotAllowed)
 		return
 	}
-	body, _ := io.ReadAll(r.Body)
-	req := ResponsesRequest{Path: r.URL.Path, Header: r.Header.Clone(), Body: body}
-	_ = json.Unmarshal(body, &req)
-	t, idx, ok := s.take(req)
+	req := receive[ResponsesRequest](r)
+	t, idx, ok := s.take(req, true)
 	if !ok {
 		responsesError(w, http.StatusInternalServerError, "", "mockllm: no scripted turn left")
-		return
-	}
-	if !s.wait(r, t.Delay) {
 		return
 	}
 	if t.Status != 0 {
@@ -125,29 +110,20 @@ func (s *ResponsesServer) responses(w http.ResponseWriter, r *http.Request) {
 		responsesError(w, t.Status, t.ErrorBody, fmt.Sprintf("mockllm: scripted status %d", t.Status))
 		return
 	}
-	if msg, ok := t.resolveMCP(toolNames(req.Tools)); !ok {
+	var msg string
+	if t.ToolCalls, msg, ok = resolveCalls(t.ToolCalls, func(c *ResponsesToolCall) *string { return &c.Name }, req.Tools); !ok {
 		responsesError(w, http.StatusBadRequest, "", msg)
 		return
 	}
-	s.stream(w, r, t, idx)
+	responsesStream(w, t, idx)
 }
 
-// resolveMCP names the turn's MCP tool calls as the request offers them.
-func (t *ResponsesTurn) resolveMCP(offered []string) (string, bool) {
-	t.ToolCalls = slices.Clone(t.ToolCalls)
-	return resolveEach(offered, len(t.ToolCalls), func(i int) *string { return &t.ToolCalls[i].Name })
-}
-
-func (s *ResponsesServer) stream(w http.ResponseWriter, r *http.Request, t ResponsesTurn, idx int) {
+func responsesStream(w http.ResponseWriter, t ResponsesTurn, idx int) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
 	respID := fmt.Sprintf("resp_%d", idx)
 	namedEvent(w, "response.created", map[string]any{"response": map[string]any{"id": respID}})
-	if t.Hang {
-		s.hang(r)
-		return
-	}
 	out := 0
 	if t.Reasoning != "" {
 		responsesReasoning(w, t, idx, out)
@@ -161,23 +137,14 @@ func (s *ResponsesServer) stream(w http.ResponseWriter, r *http.Request, t Respo
 		responsesFunctionCall(w, tc, idx, i, out)
 		out++
 	}
-	u := t.Usage
-	if u == nil {
-		u = &ResponsesUsage{InputTokens: 20, CachedTokens: 2, OutputTokens: 10, ReasoningTokens: 3}
-	}
-	namedEvent(w, "response.completed", map[string]any{"response": map[string]any{
-		"id": respID,
-		"usage": map[string]any{
-			"input_tokens":          u.InputTokens,
-			"input_tokens_details":  map[string]any{"cached_tokens": u.CachedTokens},
-			"output_tokens":         u.OutputTokens,
-			"output_tokens_details": map[string]any{"reasoning_tokens": u.ReasoningTokens},
-			"total_tokens":          u.InputTokens + u.OutputTokens,
-		},
-	}})
+	u := cmp.Or(t.Usage, &ResponsesUsage{InputTokens: 20, CachedTokens: 2, OutputTokens: 10, ReasoningTokens: 3})
+	namedEvent(w, "response.completed", map[string]any{"response": map[string]any{"id": respID, "usage": map[string]any{
+		"input_tokens": u.InputTokens, "input_tokens_details": map[string]any{"cached_tokens": u.CachedTokens},
+		"output_tokens": u.OutputTokens, "output_tokens_details": map[string]any{"reasoning_tokens": u.ReasoningTokens},
+		"total_tokens": u.InputTokens + u.OutputTokens}}})
 }
 
-func responsesReasoning(w io.Writer, t ResponsesTurn, idx, out int) {
+func responsesReasoning(w http.ResponseWriter, t ResponsesTurn, idx, out int) {
 	id := fmt.Sprintf("rs_%d", idx)
 	namedEvent(w, "response.output_item.added", map[string]any{"output_index": out,
 		"item": map[string]any{"type": "reasoning", "id": id, "summary": []any{}}})
@@ -192,7 +159,7 @@ func responsesReasoning(w io.Writer, t ResponsesTurn, idx, out int) {
 			"summary": []any{map[string]any{"type": "summary_text", "text": t.Reasoning}}}})
 }
 
-func responsesMessage(w io.Writer, t ResponsesTurn, idx, out int) {
+func responsesMessage(w http.ResponseWriter, t ResponsesTurn, idx, out int) {
 	id := fmt.Sprintf("msg_%d", idx)
 	namedEvent(w, "response.output_item.added", map[string]any{"output_index": out,
 		"item": map[string]any{"type": "message", "id": id, "role": "assistant", "content": []any{}}})
@@ -205,7 +172,7 @@ func responsesMessage(w io.Writer, t ResponsesTurn, idx, out int) {
 			"content": []any{map[string]any{"type": "output_text", "text": t.Text}}}})
 }
 
-func responsesFunctionCall(w io.Writer, tc ResponsesToolCall, idx, i, out int) {
+func responsesFunctionCall(w http.ResponseWriter, tc ResponsesToolCall, idx, i, out int) {
 	callID := cmp.Or(tc.CallID, fmt.Sprintf("call_%d_%d", idx, i))
 	id := fmt.Sprintf("fc_%d_%d", idx, i)
 	if tc.Custom {
@@ -222,13 +189,11 @@ func responsesFunctionCall(w io.Writer, tc ResponsesToolCall, idx, i, out int) {
 
 // namedEvent writes one SSE event with a name, v's type set to it, and
 // flushes it.
-func namedEvent(w io.Writer, typ string, v map[string]any) {
+func namedEvent(w http.ResponseWriter, typ string, v map[string]any) {
 	v["type"] = typ
 	b, _ := json.Marshal(v)
 	fmt.Fprintf(w, "event: %s\ndata: %s\n\n", typ, b)
-	if f, ok := w.(http.Flusher); ok {
-		f.Flush()
-	}
+	flush(w)
 }
 
 func responsesError(w http.ResponseWriter, status int, body, msg string) {
@@ -243,14 +208,4 @@ func responsesError(w http.ResponseWriter, status int, body, msg string) {
 		body = string(b)
 	}
 	_, _ = io.WriteString(w, strings.TrimSpace(body))
-}
-
-// InputText returns the concatenated text of a Responses input item
-// (message content parts or a function_call_output's output).
-func InputText(item map[string]any) string {
-	if s, ok := item["output"].(string); ok {
-		return s
-	}
-	parts, _ := item["content"].([]any)
-	return partsText(parts)
 }

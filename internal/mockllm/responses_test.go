@@ -39,7 +39,7 @@ func TestResponsesServer_Script(t *testing.T) {
 		}
 	}
 	reqs := s.Requests()
-	if len(reqs) != 3 || reqs[0].Model != "m" || InputText(reqs[0].Input[0]) != "hi" {
+	if len(reqs) != 3 || reqs[0].Model != "m" || MessageText(reqs[0].Input[0]) != "hi" {
 		t.Errorf("requests = %+v", reqs)
 	}
 	if !strings.Contains(s.CodexConfig("m", "K"), `base_url = "`+s.URL+`"`) {

@@ -1,11 +1,37 @@
 package mockllm
 
 import (
+	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"sync"
 	"time"
 )
+
+// Request is what a server records of every request; each API's request
+// type embeds it and adds the fields it parses from Body.
+type Request struct {
+	Path   string
+	Header http.Header
+	Body   []byte
+}
+
+func (q *Request) request() *Request { return q }
+
+// receive reads r as a request of type R: Body parsed as JSON (the fields
+// stay zero when it is not JSON), and the Request fields set.
+func receive[R any, P interface {
+	*R
+	request() *Request
+}](r *http.Request) R {
+	var req R
+	body, _ := io.ReadAll(r.Body)
+	_ = json.Unmarshal(body, &req)
+	*P(&req).request() = Request{Path: r.URL.Path, Header: r.Header.Clone(), Body: body}
+	return req
+}
 
 // script is what every mock server shares: its scripted turns of type T,
 // the requests of type R it received, and the lifetime that ends hanging
@@ -37,7 +63,7 @@ func (s *script[T, R]) Close() {
 func (s *script[T, R]) Requests() []R {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return append([]R(nil), s.reqs...)
+	return slices.Clone(s.reqs)
 }
 
 // Served returns when each scripted turn was handed out (a benchmark's
@@ -45,7 +71,7 @@ func (s *script[T, R]) Requests() []R {
 func (s *script[T, R]) Served() []time.Time {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return append([]time.Time(nil), s.served...)
+	return slices.Clone(s.served)
 }
 
 // Remaining returns how many scripted turns have not been served.
@@ -62,25 +88,14 @@ func (s *script[T, R]) Add(turns ...T) {
 	s.mu.Unlock()
 }
 
-func (s *script[T, R]) record(req R) {
-	s.mu.Lock()
-	s.reqs = append(s.reqs, req)
-	s.mu.Unlock()
-}
-
-// take records req and hands out the next turn.
-func (s *script[T, R]) take(req R) (T, int, bool) {
-	s.record(req)
-	return s.pop()
-}
-
-// pop hands out the next turn and its index; ok is false when the script
-// is exhausted.
-func (s *script[T, R]) pop() (t T, idx int, ok bool) {
+// take records req and, when it wants a turn, hands out the next one and
+// its index; ok is false when it wants none or the script is exhausted.
+func (s *script[T, R]) take(req R, wants bool) (t T, idx int, ok bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.reqs = append(s.reqs, req)
 	idx = s.next
-	if idx >= len(s.turns) {
+	if !wants || idx >= len(s.turns) {
 		return t, idx, false
 	}
 	s.next++

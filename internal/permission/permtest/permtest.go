@@ -7,15 +7,17 @@ package permtest
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/jsonrpc"
 	"github.com/hubdev/hub/internal/permission"
 )
 
@@ -165,74 +167,37 @@ func RunAgent() {
 		fmt.Fprintln(os.Stderr, "permtest agent:", err)
 		os.Exit(2)
 	}
-	serve(os.Stdin, os.Stdout, rows)
+	var c *jsonrpc.Conn
+	c = jsonrpc.New(os.Stdin, os.Stdout, jsonrpc.Options{Request: func(_ context.Context, q *jsonrpc.Request) jsonrpc.Job {
+		return func() (any, func(), error) { return answer(c, q.Method, rows), nil, nil }
+	}}) // notifications (session/cancel) go unheard: nothing to cancel between rows
+	_ = c.Serve(context.Background())
 	os.Exit(0)
 }
 
-type msg struct {
-	ID     json.RawMessage `json:"id,omitempty"`
-	Method string          `json:"method,omitempty"`
-	Params json.RawMessage `json:"params,omitempty"`
-	Result json.RawMessage `json:"result,omitempty"`
-}
-
-type agent struct {
-	out  io.Writer
-	in   chan msg
-	seq  int
-	rows []Row
-}
-
-func serve(r io.Reader, w io.Writer, rows []Row) {
-	a := &agent{out: w, in: make(chan msg, 16), rows: rows}
-	go func() {
-		sc := bufio.NewScanner(r)
-		sc.Buffer(make([]byte, 1<<20), 16<<20)
-		for sc.Scan() {
-			var m msg
-			if json.Unmarshal(sc.Bytes(), &m) == nil {
-				a.in <- m
-			}
+// answer is the agent's result for a request of method.
+func answer(c *jsonrpc.Conn, method string, rows []Row) any {
+	switch method {
+	case "initialize":
+		return map[string]any{"protocolVersion": 1, "agentCapabilities": map[string]any{}, "authMethods": []any{}}
+	case "session/new":
+		return map[string]any{"sessionId": "permtest"}
+	case "session/prompt":
+		for _, r := range rows {
+			ask(c, r)
 		}
-		close(a.in)
-	}()
-	for m := range a.in {
-		a.handle(m)
+		return map[string]any{"stopReason": "end_turn"}
 	}
-}
-
-func (a *agent) send(v map[string]any) {
-	v["jsonrpc"] = "2.0"
-	b, _ := json.Marshal(v)
-	_, _ = a.out.Write(append(b, '\n'))
-}
-
-func (a *agent) handle(m msg) {
-	switch {
-	case m.ID == nil:
-		return // notifications (session/cancel): nothing to cancel between rows
-	case m.Method == "initialize":
-		a.send(map[string]any{"id": m.ID, "result": map[string]any{"protocolVersion": 1, "agentCapabilities": map[string]any{}, "authMethods": []any{}}})
-	case m.Method == "session/new":
-		a.send(map[string]any{"id": m.ID, "result": map[string]any{"sessionId": "permtest"}})
-	case m.Method == "session/prompt":
-		for _, r := range a.rows {
-			a.ask(r)
-		}
-		a.send(map[string]any{"id": m.ID, "result": map[string]any{"stopReason": "end_turn"}})
-	case m.Method != "":
-		a.send(map[string]any{"id": m.ID, "result": map[string]any{}})
-	}
-}
-
-func (a *agent) update(u map[string]any) {
-	a.send(map[string]any{"method": "session/update", "params": map[string]any{"sessionId": "permtest", "update": u}})
+	return map[string]any{}
 }
 
 // ask sends one row and reports the answer.
-func (a *agent) ask(r Row) {
+func ask(c *jsonrpc.Conn, r Row) {
+	update := func(u map[string]any) {
+		_ = c.Notify("session/update", map[string]any{"sessionId": "permtest", "update": u})
+	}
 	for _, u := range r.Updates {
-		a.update(u)
+		update(u)
 	}
 	opts := r.Options
 	if opts == nil {
@@ -240,49 +205,23 @@ func (a *agent) ask(r Row) {
 			{"optionId": "allow_always", "name": "Always allow", "kind": "allow_always"},
 			{"optionId": "reject_once", "name": "Reject", "kind": "reject_once"}}
 	}
-	a.seq++
-	id := json.RawMessage(fmt.Sprintf(`"perm-%d"`, a.seq))
-	a.send(map[string]any{"id": id, "method": "session/request_permission",
-		"params": map[string]any{"sessionId": "permtest", "toolCall": r.ToolCall, "options": opts}})
+	var res struct {
+		Outcome struct {
+			Outcome  string `json:"outcome"`
+			OptionID string `json:"optionId"`
+		} `json:"outcome"`
+	}
 	outcome := "cancelled"
-	for m := range a.in {
-		if string(m.ID) != string(id) || m.Method != "" {
-			a.handle(m)
-			continue
-		}
-		var res struct {
-			Outcome struct {
-				Outcome  string `json:"outcome"`
-				OptionID string `json:"optionId"`
-			} `json:"outcome"`
-		}
-		_ = json.Unmarshal(m.Result, &res)
-		if res.Outcome.Outcome == "selected" {
-			outcome = "rejected"
-			for _, o := range opts {
-				if o["optionId"] == res.Outcome.OptionID && strings.HasPrefix(fmt.Sprint(o["kind"]), "allow") {
-					outcome = "allowed" // the first option of the id, as an agent that looks no further would
-					break
-				}
-				if o["optionId"] == res.Outcome.OptionID {
-					break
-				}
-			}
-		}
-		break
-	}
-	a.update(map[string]any{"sessionUpdate": "agent_message_chunk", "content": map[string]any{"type": "text", "text": "\n" + r.Name + "=" + outcome + "\n"}})
-}
-
-// Outcomes reads the "NAME=outcome" lines of the agent's text.
-func Outcomes(text string) map[string]string {
-	out := map[string]string{}
-	for _, l := range strings.Split(text, "\n") {
-		if name, outcome, ok := strings.Cut(strings.TrimSpace(l), "="); ok && !strings.ContainsAny(name, " \"") {
-			out[name] = outcome
+	err := c.Call(context.Background(), "session/request_permission", map[string]any{"sessionId": "permtest", "toolCall": r.ToolCall, "options": opts}, &res)
+	if err == nil && res.Outcome.Outcome == "selected" {
+		outcome = "rejected"
+		// The first option of the id, as an agent that looks no further would.
+		i := slices.IndexFunc(opts, func(o map[string]any) bool { return o["optionId"] == res.Outcome.OptionID })
+		if i >= 0 && strings.HasPrefix(fmt.Sprint(opts[i]["kind"]), "allow") {
+			outcome = "allowed"
 		}
 	}
-	return out
+	update(map[string]any{"sessionUpdate": "agent_message_chunk", "content": map[string]any{"type": "text", "text": "\n" + r.Name + "=" + outcome + "\n"}})
 }
 
 // Workspace makes the workspace the rows read (.env, a key, a.go), with a

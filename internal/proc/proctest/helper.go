@@ -8,6 +8,7 @@ package proctest
 import (
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -33,8 +34,7 @@ const (
 	// arguments that follow.
 	flagHelper = "-hubtest.helper="
 	// envFake names, for a fake installed under its own name on Unix (a
-	// symlink carries no arguments), what it runs: a JSON array, "run" and
-	// the ops, or "helper" and the helper's name.
+	// symlink carries no arguments), the ops it runs: a JSON array.
 	envFake = "HUB_TEST_FAKE_"
 )
 
@@ -60,33 +60,31 @@ func dispatch(argv []string, helpers map[string]Helper) (int, bool) {
 		case a == flagRun:
 			return runOps(argv[2:]), true
 		case strings.HasPrefix(a, flagRun64):
-			var ops []string
 			raw, err := base64.RawURLEncoding.DecodeString(strings.TrimPrefix(a, flagRun64))
-			if err == nil {
-				err = json.Unmarshal(raw, &ops)
-			}
-			if err != nil {
-				fmt.Fprintln(os.Stderr, "proctest: bad", a, err)
-				return 125, true
-			}
-			return runOps(append(append(ops, "--"), argv[2:]...)), true
+			return runJSON(raw, err, argv[2:]), true
 		case strings.HasPrefix(a, flagHelper):
 			return runHelper(helpers, strings.TrimPrefix(a, flagHelper), argv[2:]), true
 		}
 	}
 	name := strings.TrimSuffix(filepath.Base(argv[0]), ".exe")
 	if v, ok := os.LookupEnv(envFake + envName(name)); ok {
-		var f []string
-		if err := json.Unmarshal([]byte(v), &f); err != nil || len(f) == 0 {
-			fmt.Fprintf(os.Stderr, "proctest: bad %s%s: %q\n", envFake, envName(name), v)
-			return 125, true
-		}
-		if f[0] == "helper" && len(f) == 2 {
-			return runHelper(helpers, f[1], argv[1:]), true
-		}
-		return runOps(append(append(f[1:], "--"), argv[1:]...)), true
+		return runJSON([]byte(v), nil, argv[1:]), true
 	}
 	return 0, false
+}
+
+// runJSON runs the ops of the JSON array raw (unless err, from reading
+// it) with args appended.
+func runJSON(raw []byte, err error, args []string) int {
+	var ops []string
+	if err == nil {
+		err = json.Unmarshal(raw, &ops)
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "proctest: bad ops %q: %v\n", raw, err)
+		return 125
+	}
+	return runOps(append(append(ops, "--"), args...))
 }
 
 func runHelper(helpers map[string]Helper, name string, args []string) int {
@@ -117,22 +115,6 @@ func Command(ops ...string) []string {
 	return append([]string{self(), flagRun}, append(slices.Clone(ops), "--")...)
 }
 
-// CommandIn is Command run from a copy of the test binary in dir, for a
-// command that must start where only dir is visible (the sandbox's
-// private /tmp hides the go-build folder the test binary runs from).
-func CommandIn(t testing.TB, dir string, ops ...string) []string {
-	t.Helper()
-	b, err := os.ReadFile(self())
-	if err != nil {
-		t.Fatal(err)
-	}
-	exe := filepath.Join(dir, "proctest-helper"+filepath.Ext(self()))
-	if err := os.WriteFile(exe, b, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return append([]string{exe}, Command(ops...)[1:]...)
-}
-
 // HelperCommand is the argv of the package's own helper name (see Main).
 func HelperCommand(name string, args ...string) []string {
 	return append([]string{self(), flagHelper + name}, args...)
@@ -142,13 +124,8 @@ func HelperCommand(name string, args ...string) []string {
 // read alike: the quoted test binary and one argument of letters, digits,
 // '-' and '_'.
 func ShellCommand(ops ...string) string {
-	return Quote(self()) + " " + RunArg(ops...)
-}
-
-// RunArg is ops as the one argument after the test binary that runs them.
-func RunArg(ops ...string) string {
 	raw, _ := json.Marshal(ops)
-	return flagRun64 + base64.RawURLEncoding.EncodeToString(raw)
+	return Quote(self()) + " " + flagRun64 + base64.RawURLEncoding.EncodeToString(raw)
 }
 
 // Quote quotes path for both sh and cmd.exe; it panics on a character
@@ -166,20 +143,9 @@ func Quote(path string) string {
 // the environment (set with t.Setenv, so the test cannot be parallel).
 func Install(t testing.TB, dir, name string, ops ...string) string {
 	t.Helper()
-	return install(t, dir, name, RunArg(ops...), append([]string{"run"}, ops...))
-}
-
-// InstallHelper is Install running the package's own helper hname.
-func InstallHelper(t testing.TB, dir, name, hname string) string {
-	t.Helper()
-	return install(t, dir, name, flagHelper+hname, []string{"helper", hname})
-}
-
-func install(t testing.TB, dir, name, arg string, env []string) string {
-	t.Helper()
 	if runtime.GOOS == "windows" {
 		p := filepath.Join(dir, name+".cmd")
-		shim := "@ECHO off\r\n" + Quote(self()) + " " + arg + " %*\r\n"
+		shim := "@ECHO off\r\n" + ShellCommand(ops...) + " %*\r\n"
 		if err := os.WriteFile(p, []byte(shim), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -189,7 +155,7 @@ func install(t testing.TB, dir, name, arg string, env []string) string {
 	if err := os.Symlink(self(), p); err != nil {
 		t.Fatal(err)
 	}
-	v, _ := json.Marshal(env)
+	v, _ := json.Marshal(ops)
 	t.Setenv(envFake+envName(name), string(v))
 	return p
 }
@@ -248,8 +214,15 @@ func runOp(verb, arg string, args []string) (code int, done bool, err error) {
 		if b, err = io.ReadAll(os.Stdin); err == nil {
 			err = os.WriteFile(arg, b, 0o644)
 		}
-	case "stdin>>":
-		err = appendStdin(arg)
+	case "stdin>>": // one write, so fakes appending at once keep their lines whole
+		var b []byte
+		var f *os.File
+		if b, err = io.ReadAll(os.Stdin); err == nil {
+			if f, err = os.OpenFile(arg, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644); err == nil {
+				_, err = f.Write(append(b, '\n'))
+				err = errors.Join(err, f.Close())
+			}
+		}
 	case "args>":
 		err = os.WriteFile(arg, []byte(strings.Join(args, " ")+"\n"), 0o644)
 	case "touch":
@@ -300,20 +273,4 @@ func runOp(verb, arg string, args []string) (code int, done bool, err error) {
 		err = fmt.Errorf("unknown op")
 	}
 	return 0, false, err
-}
-
-func appendStdin(path string) error {
-	b, err := io.ReadAll(os.Stdin)
-	if err != nil {
-		return err
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(append(b, '\n')); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }

@@ -78,10 +78,6 @@ func TestInstall_RunsUnderItsName(t *testing.T) {
 	if b, err := os.ReadFile(args); err != nil || string(b) != "auth login\n" {
 		t.Fatalf("arguments %q (%v)", b, err)
 	}
-	h := proctest.InstallHelper(t, dir, "codex", "upper")
-	if out, code := run(t, []string{h, "x"}, ""); out != "X" || code != 4 {
-		t.Fatalf("helper: stdout %q exit %d", out, code)
-	}
 }
 
 // "pid:FILE" names the fake's own process, the one its starter sees.
