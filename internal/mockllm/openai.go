@@ -76,7 +76,6 @@ type OpenAIServer struct {
 	URL string
 
 	script[OpenAITurn, OpenAIRequest]
-	loop         bool
 	rejectStream bool
 	hanging      chan struct{}
 	hangOnce     sync.Once
@@ -100,14 +99,6 @@ func NewOpenAIServer(turns ...OpenAITurn) *OpenAIServer {
 // Hanging is closed once a Hang turn has sent its first chunk and blocks:
 // the client is then in the middle of a streamed answer.
 func (s *OpenAIServer) Hanging() <-chan struct{} { return s.hanging }
-
-// SetLoop makes the script restart from the first turn when it runs out
-// (for benchmarks).
-func (s *OpenAIServer) SetLoop(loop bool) {
-	s.mu.Lock()
-	s.loop = loop
-	s.mu.Unlock()
-}
 
 // SetRejectStream makes every stream:true request fail with 400, as some
 // servers do, without consuming a turn.
@@ -160,9 +151,6 @@ func (s *OpenAIServer) chat(w http.ResponseWriter, r *http.Request) {
 func (s *OpenAIServer) turnFor(req OpenAIRequest) (OpenAITurn, int) {
 	s.mu.Lock()
 	reject := req.Stream && s.rejectStream
-	if s.next >= len(s.turns) && s.loop {
-		s.next = 0
-	}
 	s.mu.Unlock()
 	t, idx, ok := s.take(req, !reject)
 	switch {

@@ -42,6 +42,7 @@ type script[T, R any] struct {
 	reqs      []R
 	turns     []T
 	next      int
+	loop      bool // the script starts again when it runs out
 	served    []time.Time // when each scripted turn was handed out
 	done      chan struct{}
 	closeOnce sync.Once
@@ -81,6 +82,14 @@ func (s *script[T, R]) Remaining() int {
 	return len(s.turns) - s.next
 }
 
+// SetLoop makes the script restart from the first turn when it runs out
+// (a benchmark's endless turns, a CLI's retries).
+func (s *script[T, R]) SetLoop(loop bool) {
+	s.mu.Lock()
+	s.loop = loop
+	s.mu.Unlock()
+}
+
 // Add appends turns to the script.
 func (s *script[T, R]) Add(turns ...T) {
 	s.mu.Lock()
@@ -94,6 +103,9 @@ func (s *script[T, R]) take(req R, wants bool) (t T, idx int, ok bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.reqs = append(s.reqs, req)
+	if wants && s.loop && s.next >= len(s.turns) {
+		s.next = 0
+	}
 	idx = s.next
 	if !wants || idx >= len(s.turns) {
 		return t, idx, false
