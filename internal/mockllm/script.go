@@ -42,7 +42,7 @@ type script[T, R any] struct {
 	reqs      []R
 	turns     []T
 	next      int
-	loop      bool // the script starts again when it runs out
+	loop      bool        // the script starts again when it runs out
 	served    []time.Time // when each scripted turn was handed out
 	done      chan struct{}
 	closeOnce sync.Once
