@@ -293,9 +293,7 @@ func (p *player) step(st Step) adapters.StopReason {
 	case st.Question != nil:
 		return p.question(st.Question)
 	case st.WaitCancel:
-		select {
-		case <-p.ctx.Done():
-		}
+		<-p.ctx.Done()
 		return adapters.StopCancelled
 	case st.Fail != "":
 		p.out.Emit(adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{Message: st.Fail, Code: adapters.CodeCrash, Fatal: true}})
