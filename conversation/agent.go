@@ -21,21 +21,19 @@ import (
 // called with it, and Want (like Apply's funcs) in Apply's order.
 type Agent struct {
 	// Want is the Setup the session wants now; Start starts the agent
-	// session with it (unless ctx ended) and returns it; Started runs once
-	// that agent session is the Agent's.
+	// session with it (unless ctx ended) and returns it; Started, when
+	// set, runs once that agent session is the Agent's.
 	Want    func() Setup
 	Start   func(ctx context.Context) (adapters.Session, Setup, error)
 	Started func(ctx context.Context, b adapters.Session, warm bool, took time.Duration)
-	// Admit makes room for one more agent (a cap on warm agents), then runs
-	// launch. Context is a new start's context, which outlives a prompt's.
-	Admit   func(launch func())
+	// Context is a new start's context, which outlives a prompt's.
 	Context func() context.Context
 	Now     func() time.Time
 	Starts  *sync.WaitGroup // the starts in flight
 	Log     zerolog.Logger
-	// Warm, when set, admits the Agent's starts where Admit is not set,
-	// and sleeps it when idle (warm.go); Nap sleeps it unless the front
-	// end says no (a turn runs or waits), and says whether it did.
+	// Warm (required) admits the Agent's starts and sleeps it when idle
+	// (warm.go); Nap sleeps it unless the front end says no (a turn runs
+	// or waits), and says whether it did.
 	Warm *Warm
 	Nap  func(why string) bool
 	// cfg orders a change of the wanted Setup with a start's publish, so a
@@ -98,7 +96,7 @@ func (a *Agent) run(ctx context.Context, st *agentStart) {
 		if err = want.Reach(ctx, b, have); err == nil {
 			ok := a.end(st, b, want, nil)
 			a.cfg.Unlock()
-			if ok {
+			if ok && a.Started != nil {
 				a.Started(ctx, b, st.warm, a.Now().Sub(st.began))
 			}
 			return
@@ -150,9 +148,6 @@ func (a *Agent) Await(ctx context.Context) (b adapters.Session, waited bool, err
 			return nil, waited, adapters.ErrClosed
 		case b != nil:
 			return b, waited, nil
-		case st == nil && a.Admit != nil:
-			a.Admit(func() { a.Launch(false) })
-			continue
 		case st == nil:
 			a.Warm.admit(a, func() { a.Launch(false) })
 			continue
@@ -206,7 +201,7 @@ func (a *Agent) drop(closing bool) adapters.Session {
 	if st != nil {
 		st.cancel()
 	}
-	if closing && a.Warm != nil {
+	if closing {
 		a.Warm.touch(a, true)
 	}
 	return b

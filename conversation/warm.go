@@ -10,7 +10,7 @@ import (
 // starting at once, kept by sleeping the least recently used idle ones
 // first, and the idle timeout that sleeps an agent no turn used for a
 // while. An Agent sleeps only through its Nap, which refuses while a turn
-// runs or waits on it.
+// runs or waits on it. The zero Warm (hub run's) neither caps nor sleeps.
 type Warm struct {
 	Limit int           // agents up or starting at once; <= 0: no warm starts and no cap
 	Idle  time.Duration // <= 0: agents never sleep for idleness
@@ -53,9 +53,9 @@ func (w *Warm) touch(a *Agent, gone bool) []*Agent {
 }
 
 // LaunchWarm starts the agent session ahead of a prompt, within the cap,
-// when the Agent's Warm allows warm starts.
+// when the Agent's Warm allows warm starts (Limit > 0).
 func (a *Agent) LaunchWarm() {
-	if a.Warm != nil && a.Warm.Limit > 0 {
+	if a.Warm.Limit > 0 {
 		a.Warm.admit(a, func() { a.Launch(true) })
 	}
 }
@@ -66,14 +66,12 @@ func (a *Agent) Use() {
 	a.mu.Lock()
 	a.idleGen++
 	a.mu.Unlock()
-	if a.Warm != nil {
-		a.Warm.touch(a, false)
-	}
+	a.Warm.touch(a, false)
 }
 
 // Rest arms the idle timeout: Nap runs when no Use came before it fires.
 func (a *Agent) Rest() {
-	if a.Warm == nil || a.Warm.Idle <= 0 {
+	if a.Warm.Idle <= 0 {
 		return
 	}
 	a.mu.Lock()
