@@ -149,7 +149,7 @@ func (a *Agent) Await(ctx context.Context) (b adapters.Session, waited bool, err
 		case b != nil:
 			return b, waited, nil
 		case st == nil:
-			a.Warm.admit(a, func() { a.Launch(false) })
+			a.Warm.admit(a, false)
 			continue
 		}
 		select {

@@ -22,9 +22,9 @@ type Warm struct {
 	lru     []*Agent // least recently used first
 }
 
-// admit makes room for one more agent for a, then runs launch. The Naps
+// admit makes room for one more agent for a, then launches it. The Naps
 // it calls take their front ends' locks: the caller holds none.
-func (w *Warm) admit(a *Agent, launch func()) {
+func (w *Warm) admit(a *Agent, warm bool) {
 	w.admitMu.Lock()
 	defer w.admitMu.Unlock()
 	others := w.touch(a, false)
@@ -36,7 +36,7 @@ func (w *Warm) admit(a *Agent, launch func()) {
 			}
 		}
 	}
-	launch()
+	a.Launch(warm)
 }
 
 // touch makes a the most recently used (or, with gone, forgets it) and
@@ -56,7 +56,7 @@ func (w *Warm) touch(a *Agent, gone bool) []*Agent {
 // when the Agent's Warm allows warm starts (Limit > 0).
 func (a *Agent) LaunchWarm() {
 	if a.Warm.Limit > 0 {
-		a.Warm.admit(a, func() { a.Launch(true) })
+		a.Warm.admit(a, true)
 	}
 }
 
