@@ -49,7 +49,8 @@ type Agent struct {
 }
 
 // agentStart is one start of an Agent. It ends once: done closes with the
-// agent session published, or with err kept for the next Await.
+// agent session published, or with err kept for the next Await; a start
+// given up (closed, switched, slept) keeps none: Await starts again.
 type agentStart struct {
 	done   chan struct{}
 	cancel context.CancelFunc
@@ -57,9 +58,6 @@ type agentStart struct {
 	began  time.Time
 	warm   bool // started ahead of a prompt
 }
-
-// errAbandoned ends a start given up (closed, switched, slept): start again.
-var errAbandoned = errors.New("agent start abandoned")
 
 // ErrCrashLoop is Await's error after three crashes within a minute.
 var ErrCrashLoop = errors.New("the agent crashed 3 times within a minute; hub stopped restarting it")
@@ -117,12 +115,10 @@ func (a *Agent) end(st *agentStart, b adapters.Session, setup Setup, err error) 
 	a.mu.Lock()
 	mine := a.st == st && !a.closed
 	switch {
-	case !mine:
-		st.err = errAbandoned
-	case err != nil:
+	case mine && err != nil:
 		st.err = err
 		a.Log.Warn().Err(err).Bool("warm", st.warm).Msg("agent start failed; the next prompt reports it")
-	default:
+	case mine:
 		a.st, a.cur, a.applied = nil, b, setup
 	}
 	a.mu.Unlock()
@@ -167,7 +163,7 @@ func (a *Agent) Await(ctx context.Context) (b adapters.Session, waited bool, err
 			a.st = nil // the error is reported now, and only now
 		}
 		a.mu.Unlock()
-		if st.err != nil && !errors.Is(st.err, errAbandoned) {
+		if st.err != nil {
 			return nil, waited, st.err
 		}
 	}
