@@ -85,26 +85,25 @@ func (a *Agent) run(ctx context.Context, st *agentStart) {
 	defer close(st.done)
 	for {
 		b, have, err := a.Start(ctx)
-		if err != nil {
-			a.end(st, nil, have, err)
-			return
-		}
-		a.cfg.Lock()
-		want := a.Want()
-		if err = want.Reach(ctx, b, have); err == nil {
-			ok := a.end(st, b, want, nil)
-			a.cfg.Unlock()
-			if ok && a.Started != nil {
-				a.Started(ctx, b, st.warm, a.Now().Sub(st.began))
+		if err == nil {
+			a.cfg.Lock()
+			want := a.Want()
+			if err = want.Reach(ctx, b, have); err == nil {
+				ok := a.end(st, b, want, nil)
+				a.cfg.Unlock()
+				if ok && a.Started != nil {
+					a.Started(ctx, b, st.warm, a.Now().Sub(st.began))
+				}
+				return
 			}
-			return
+			a.cfg.Unlock()
+			_ = b.Close()
+			if errors.Is(err, adapters.ErrNeedsRestart) {
+				continue
+			}
 		}
-		a.cfg.Unlock()
-		_ = b.Close()
-		if !errors.Is(err, adapters.ErrNeedsRestart) {
-			a.end(st, nil, have, err)
-			return
-		}
+		a.end(st, nil, Setup{}, err)
+		return
 	}
 }
 
@@ -244,9 +243,7 @@ func (a *Agent) Apply(ctx context.Context, want func() (s Setup, running bool), 
 	if b != nil {
 		err := s.Reach(ctx, b, have)
 		switch {
-		case errors.Is(err, adapters.ErrNeedsRestart) && running:
-			return false, err
-		case errors.Is(err, adapters.ErrNeedsRestart):
+		case errors.Is(err, adapters.ErrNeedsRestart) && !running:
 			a.Retire(b, false)
 			_ = b.Close()
 			restart = true
