@@ -45,7 +45,7 @@ type Agent struct {
 	st      *agentStart // in flight, or failed until Await reports it
 	closed  bool
 	crashes []time.Time // the latest crashes' times
-	idleGen int         // invalidates an armed idle timeout (Use, Rest)
+	idle    *time.Timer // the idle timeout (Use, Rest)
 }
 
 // agentStart is one start of an Agent. It ends once: done closes with the
@@ -197,6 +197,7 @@ func (a *Agent) drop(closing bool) adapters.Session {
 		st.cancel()
 	}
 	if closing {
+		a.rest(0)
 		a.Warm.touch(a, true)
 	}
 	return b

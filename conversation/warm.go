@@ -63,27 +63,22 @@ func (a *Agent) LaunchWarm() {
 // Use marks the agent used by a turn: the most recently used, its idle
 // timeout off.
 func (a *Agent) Use() {
-	a.mu.Lock()
-	a.idleGen++
-	a.mu.Unlock()
+	a.rest(0)
 	a.Warm.touch(a, false)
 }
 
 // Rest arms the idle timeout: Nap runs when no Use came before it fires.
-func (a *Agent) Rest() {
-	if a.Warm.Idle <= 0 {
-		return
-	}
+func (a *Agent) Rest() { a.rest(a.Warm.Idle) }
+
+// rest stops the idle timeout and, for d > 0 while the Agent is open,
+// arms it for d.
+func (a *Agent) rest(d time.Duration) {
 	a.mu.Lock()
-	a.idleGen++
-	gen := a.idleGen
-	a.mu.Unlock()
-	time.AfterFunc(a.Warm.Idle, func() {
-		a.mu.Lock()
-		due := a.idleGen == gen && !a.closed
-		a.mu.Unlock()
-		if due {
-			a.Nap("idle timeout")
-		}
-	})
+	defer a.mu.Unlock()
+	if a.idle != nil {
+		a.idle.Stop()
+	}
+	if d > 0 && !a.closed {
+		a.idle = time.AfterFunc(d, func() { a.Nap("idle timeout") })
+	}
 }
