@@ -21,21 +21,19 @@ import (
 // called with it, and Want (like Apply's funcs) in Apply's order.
 type Agent struct {
 	// Want is the Setup the session wants now; Start starts the agent
-	// session with it (unless ctx ended) and returns it; Started runs once
-	// that agent session is the Agent's.
+	// session with it (unless ctx ended) and returns it; Started, when
+	// set, runs once that agent session is the Agent's.
 	Want    func() Setup
 	Start   func(ctx context.Context) (adapters.Session, Setup, error)
 	Started func(ctx context.Context, b adapters.Session, warm bool, took time.Duration)
-	// Admit makes room for one more agent (a cap on warm agents), then runs
-	// launch. Context is a new start's context, which outlives a prompt's.
-	Admit   func(launch func())
+	// Context is a new start's context, which outlives a prompt's.
 	Context func() context.Context
 	Now     func() time.Time
 	Starts  *sync.WaitGroup // the starts in flight
 	Log     zerolog.Logger
-	// Warm, when set, admits the Agent's starts where Admit is not set,
-	// and sleeps it when idle (warm.go); Nap sleeps it unless the front
-	// end says no (a turn runs or waits), and says whether it did.
+	// Warm (required) admits the Agent's starts and sleeps it when idle
+	// (warm.go); Nap sleeps it unless the front end says no (a turn runs
+	// or waits), and says whether it did.
 	Warm *Warm
 	Nap  func(why string) bool
 	// cfg orders a change of the wanted Setup with a start's publish, so a
@@ -47,11 +45,12 @@ type Agent struct {
 	st      *agentStart // in flight, or failed until Await reports it
 	closed  bool
 	crashes []time.Time // the latest crashes' times
-	idleGen int         // invalidates an armed idle timeout (Use, Rest)
+	idle    *time.Timer // the idle timeout (Use, Rest)
 }
 
 // agentStart is one start of an Agent. It ends once: done closes with the
-// agent session published, or with err kept for the next Await.
+// agent session published, or with err kept for the next Await; a start
+// given up (closed, switched, slept) keeps none: Await starts again.
 type agentStart struct {
 	done   chan struct{}
 	cancel context.CancelFunc
@@ -59,9 +58,6 @@ type agentStart struct {
 	began  time.Time
 	warm   bool // started ahead of a prompt
 }
-
-// errAbandoned ends a start given up (closed, switched, slept): start again.
-var errAbandoned = errors.New("agent start abandoned")
 
 // ErrCrashLoop is Await's error after three crashes within a minute.
 var ErrCrashLoop = errors.New("the agent crashed 3 times within a minute; hub stopped restarting it")
@@ -89,26 +85,25 @@ func (a *Agent) run(ctx context.Context, st *agentStart) {
 	defer close(st.done)
 	for {
 		b, have, err := a.Start(ctx)
-		if err != nil {
-			a.end(st, nil, have, err)
-			return
-		}
-		a.cfg.Lock()
-		want := a.Want()
-		if err = want.Reach(ctx, b, have); err == nil {
-			ok := a.end(st, b, want, nil)
-			a.cfg.Unlock()
-			if ok {
-				a.Started(ctx, b, st.warm, a.Now().Sub(st.began))
+		if err == nil {
+			a.cfg.Lock()
+			want := a.Want()
+			if err = want.Reach(ctx, b, have); err == nil {
+				ok := a.end(st, b, want, nil)
+				a.cfg.Unlock()
+				if ok && a.Started != nil {
+					a.Started(ctx, b, st.warm, a.Now().Sub(st.began))
+				}
+				return
 			}
-			return
+			a.cfg.Unlock()
+			_ = b.Close()
+			if errors.Is(err, adapters.ErrNeedsRestart) {
+				continue
+			}
 		}
-		a.cfg.Unlock()
-		_ = b.Close()
-		if !errors.Is(err, adapters.ErrNeedsRestart) {
-			a.end(st, nil, have, err)
-			return
-		}
+		a.end(st, nil, Setup{}, err)
+		return
 	}
 }
 
@@ -119,12 +114,10 @@ func (a *Agent) end(st *agentStart, b adapters.Session, setup Setup, err error) 
 	a.mu.Lock()
 	mine := a.st == st && !a.closed
 	switch {
-	case !mine:
-		st.err = errAbandoned
-	case err != nil:
+	case mine && err != nil:
 		st.err = err
 		a.Log.Warn().Err(err).Bool("warm", st.warm).Msg("agent start failed; the next prompt reports it")
-	default:
+	case mine:
 		a.st, a.cur, a.applied = nil, b, setup
 	}
 	a.mu.Unlock()
@@ -150,11 +143,8 @@ func (a *Agent) Await(ctx context.Context) (b adapters.Session, waited bool, err
 			return nil, waited, adapters.ErrClosed
 		case b != nil:
 			return b, waited, nil
-		case st == nil && a.Admit != nil:
-			a.Admit(func() { a.Launch(false) })
-			continue
 		case st == nil:
-			a.Warm.admit(a, func() { a.Launch(false) })
+			a.Warm.admit(a, false)
 			continue
 		}
 		select {
@@ -172,7 +162,7 @@ func (a *Agent) Await(ctx context.Context) (b adapters.Session, waited bool, err
 			a.st = nil // the error is reported now, and only now
 		}
 		a.mu.Unlock()
-		if st.err != nil && !errors.Is(st.err, errAbandoned) {
+		if st.err != nil {
 			return nil, waited, st.err
 		}
 	}
@@ -206,7 +196,8 @@ func (a *Agent) drop(closing bool) adapters.Session {
 	if st != nil {
 		st.cancel()
 	}
-	if closing && a.Warm != nil {
+	if closing {
+		a.rest(0)
 		a.Warm.touch(a, true)
 	}
 	return b
@@ -253,9 +244,7 @@ func (a *Agent) Apply(ctx context.Context, want func() (s Setup, running bool), 
 	if b != nil {
 		err := s.Reach(ctx, b, have)
 		switch {
-		case errors.Is(err, adapters.ErrNeedsRestart) && running:
-			return false, err
-		case errors.Is(err, adapters.ErrNeedsRestart):
+		case errors.Is(err, adapters.ErrNeedsRestart) && !running:
 			a.Retire(b, false)
 			_ = b.Close()
 			restart = true

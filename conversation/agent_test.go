@@ -40,8 +40,7 @@ type fakeHost struct {
 }
 
 func (h *fakeHost) agent() *Agent {
-	return &Agent{Want: h.want, Start: h.start, Starts: &h.wg, Now: time.Now, Context: context.Background,
-		Admit: func(launch func()) { launch() }, Started: func(context.Context, adapters.Session, bool, time.Duration) {}}
+	return &Agent{Want: h.want, Start: h.start, Starts: &h.wg, Now: time.Now, Context: context.Background, Warm: &Warm{}}
 }
 
 func (h *fakeHost) want() Setup {

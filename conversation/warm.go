@@ -10,7 +10,7 @@ import (
 // starting at once, kept by sleeping the least recently used idle ones
 // first, and the idle timeout that sleeps an agent no turn used for a
 // while. An Agent sleeps only through its Nap, which refuses while a turn
-// runs or waits on it.
+// runs or waits on it. The zero Warm (hub run's) neither caps nor sleeps.
 type Warm struct {
 	Limit int           // agents up or starting at once; <= 0: no warm starts and no cap
 	Idle  time.Duration // <= 0: agents never sleep for idleness
@@ -22,9 +22,9 @@ type Warm struct {
 	lru     []*Agent // least recently used first
 }
 
-// admit makes room for one more agent for a, then runs launch. The Naps
+// admit makes room for one more agent for a, then launches it. The Naps
 // it calls take their front ends' locks: the caller holds none.
-func (w *Warm) admit(a *Agent, launch func()) {
+func (w *Warm) admit(a *Agent, warm bool) {
 	w.admitMu.Lock()
 	defer w.admitMu.Unlock()
 	others := w.touch(a, false)
@@ -36,7 +36,7 @@ func (w *Warm) admit(a *Agent, launch func()) {
 			}
 		}
 	}
-	launch()
+	a.Launch(warm)
 }
 
 // touch makes a the most recently used (or, with gone, forgets it) and
@@ -53,39 +53,32 @@ func (w *Warm) touch(a *Agent, gone bool) []*Agent {
 }
 
 // LaunchWarm starts the agent session ahead of a prompt, within the cap,
-// when the Agent's Warm allows warm starts.
+// when the Agent's Warm allows warm starts (Limit > 0).
 func (a *Agent) LaunchWarm() {
-	if a.Warm != nil && a.Warm.Limit > 0 {
-		a.Warm.admit(a, func() { a.Launch(true) })
+	if a.Warm.Limit > 0 {
+		a.Warm.admit(a, true)
 	}
 }
 
 // Use marks the agent used by a turn: the most recently used, its idle
 // timeout off.
 func (a *Agent) Use() {
-	a.mu.Lock()
-	a.idleGen++
-	a.mu.Unlock()
-	if a.Warm != nil {
-		a.Warm.touch(a, false)
-	}
+	a.rest(0)
+	a.Warm.touch(a, false)
 }
 
 // Rest arms the idle timeout: Nap runs when no Use came before it fires.
-func (a *Agent) Rest() {
-	if a.Warm == nil || a.Warm.Idle <= 0 {
-		return
-	}
+func (a *Agent) Rest() { a.rest(a.Warm.Idle) }
+
+// rest stops the idle timeout and, for d > 0 while the Agent is open,
+// arms it for d.
+func (a *Agent) rest(d time.Duration) {
 	a.mu.Lock()
-	a.idleGen++
-	gen := a.idleGen
-	a.mu.Unlock()
-	time.AfterFunc(a.Warm.Idle, func() {
-		a.mu.Lock()
-		due := a.idleGen == gen && !a.closed
-		a.mu.Unlock()
-		if due {
-			a.Nap("idle timeout")
-		}
-	})
+	defer a.mu.Unlock()
+	if a.idle != nil {
+		a.idle.Stop()
+	}
+	if d > 0 && !a.closed {
+		a.idle = time.AfterFunc(d, func() { a.Nap("idle timeout") })
+	}
 }

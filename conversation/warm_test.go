@@ -10,7 +10,7 @@ import (
 // and reports each sleep on napped.
 func warmAgent(w *Warm, busy *bool, napped chan<- string) *Agent {
 	a := (&fakeHost{}).agent()
-	a.Admit, a.Warm = nil, w
+	a.Warm = w
 	a.Nap = func(why string) bool {
 		if *busy {
 			return false

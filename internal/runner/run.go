@@ -95,8 +95,7 @@ func (r *run) execute(ctx context.Context) Summary {
 			b, err = a.Start(ctx, so)
 			return
 		},
-		Started: func(context.Context, adapters.Session, bool, time.Duration) {}, Admit: func(launch func()) { launch() },
-		Context: func() context.Context { return runCtx }} // no Log: the summary reports a failed start
+		Warm: &conversation.Warm{}, Context: func() context.Context { return runCtx }} // no Log: the summary reports a failed start
 	defer r.closeAgent()
 	r.agent.Launch(true)
 	var prompt []adapters.Content
