@@ -38,6 +38,7 @@ type Digest struct {
 	// repository, by any means (an edit tool or a shell command); outside a
 	// repository, the files its changing tool calls named.
 	FilesChanged []FileChange
+	before       *Snapshot // the workspace before the first turn (NextTurn keeps it)
 }
 
 // ToolCall is one tool call of a turn, as it ended.

@@ -70,15 +70,17 @@ func RunTurn(ctx context.Context, s TurnSpec) (Outcome, error) {
 	}
 	// The workspace's state is read while the prompt hooks run; both end
 	// before the prompt reaches the agent.
+	// A NextTurn's changes count from before the first turn.
 	snap := make(chan *Snapshot, 1)
-	if s.Workspace == "" {
-		snap <- nil
+	if d.before != nil || s.Workspace == "" {
+		snap <- d.before
 	} else {
 		go func() { snap <- TakeSnapshot(ctx, s.Workspace) }()
 	}
 	s.Audit.Prompt(s.Agent, s.Prompt)
 	gate := s.Hooks.Prompt(ctx, s.Agent, s.Prompt)
 	before := <-snap
+	d.before = before
 	stop, err := adapters.StopEndTurn, error(hooks.Blocked(gate))
 	if gate.Decision != hooks.Deny {
 		stop, err = s.Session.Prompt(turnCtx, s.Prompt, s.Hooks.Wrap(s.observe(d, watch)))

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -145,6 +146,36 @@ func TestRunTurn_DigestSumsUsageAndReadsTheWorkspace(t *testing.T) {
 	d := oc.Digest
 	if d.Usage == nil || d.Usage.InputTokens != 20 || d.Usage.OutputTokens != 10 || len(d.Files()) != 1 || d.Files()[0] != "README" {
 		t.Fatalf("usage %+v files %+v", d.Usage, d.FilesChanged)
+	}
+}
+
+// A turn continued in the same digest (NextTurn: hub run's repair turn)
+// lists the files both turns changed: what the handover brief and the
+// record keep of the run.
+func TestRunTurn_NextTurnKeepsTheFirstTurnsFiles(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	dir := t.TempDir()
+	if out, err := exec.Command("git", "-C", dir, "init", "-q").CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v\n%s", err, out)
+	}
+	d := &Digest{}
+	for i, name := range []string{"first.txt", "second.txt"} {
+		if i > 0 {
+			d.NextTurn()
+		}
+		sess := &fakeSession{stop: adapters.StopEndTurn, write: func() {
+			if err := os.WriteFile(filepath.Join(dir, name), []byte("x\n"), 0o644); err != nil {
+				t.Error(err)
+			}
+		}}
+		if _, err := RunTurn(context.Background(), TurnSpec{Agent: "fake", Session: sess, Prompt: adapters.TextPrompt("hi"), Workspace: dir, Digest: d}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := d.Files(); !slices.Equal(got, []string{"first.txt", "second.txt"}) {
+		t.Fatalf("files %v, want both turns' files", got)
 	}
 }
 
