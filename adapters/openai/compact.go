@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/transcript"
 )
 
 // compactAt is the share of the context window that triggers compaction.
@@ -83,7 +84,7 @@ const droppedNote = "(Not summarized: summarizing failed, so the older messages 
 // summary, in the history and the transcript.
 func (s *Session) replaceHead(cut int, summary string) {
 	s.history = append([]message{s.history[0], summaryMessage(summary)}, s.history[cut:]...)
-	s.recordCompaction(summary, len(s.history)-2)
+	s.tr.Write(transcript.Record{Type: transcript.TypeCompaction, Summary: summary, Kept: len(s.history) - 2})
 }
 
 // compactionCut picks the first message to keep: the oldest user or

@@ -54,8 +54,8 @@ type Session struct {
 	// delegate runs the delegate_agent tool (nil: not offered).
 	delegate    adapters.DelegateFunc
 	delegateDef []toolDef
-	// tr is the session's transcript (nil when off); trFailed says a
-	// failed write was reported.
+	// tr is the session's transcript (a zero Writer when off); trFailed
+	// says a failed write was reported.
 	tr       *transcript.Writer
 	trFailed bool
 	// hooks are the user's command hooks (nil: none); agent names the
@@ -106,7 +106,7 @@ func (s *Session) Close() error {
 	s.mu.Unlock()
 	s.interrupt()
 	if !busy {
-		s.closeTranscript() // else the turn closes it once its last record is written
+		s.tr.Close() // else the turn closes it once its last record is written
 	}
 	s.mcp.close()
 	return nil
@@ -138,7 +138,7 @@ func (s *Session) Prompt(ctx context.Context, prompt []adapters.Content, emit fu
 		closed := s.closed
 		s.mu.Unlock()
 		if closed {
-			s.closeTranscript()
+			s.tr.Close()
 		}
 		cancel()
 		t.Close(adapters.Event{Type: adapters.EventDone, StopReason: stop})

@@ -121,9 +121,7 @@ func (s *Session) judge(ctx context.Context, p *adapters.PermissionRequest, out 
 func (s *Session) record(call adapters.ToolCall, allowed bool, by, reason string) adapters.Event {
 	ev := adapters.Event{Type: adapters.EventDecision, Decision: &adapters.Decision{ToolID: call.ID, Title: call.Title, Kind: call.Kind,
 		Allowed: allowed, By: by, Reason: reason}}
-	if s.tr != nil {
-		s.tr.Write(transcript.Record{Type: transcript.TypeEvent, Event: &ev})
-	}
+	s.tr.Write(transcript.Record{Type: transcript.TypeEvent, Event: &ev})
 	return ev
 }
 

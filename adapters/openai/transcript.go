@@ -11,9 +11,6 @@ import (
 // add appends messages to the history and to the session's transcript.
 func (s *Session) add(msgs ...message) {
 	s.history = append(s.history, msgs...)
-	if s.tr == nil {
-		return
-	}
 	for i := range msgs {
 		data, err := json.Marshal(&msgs[i])
 		if err != nil {
@@ -23,30 +20,13 @@ func (s *Session) add(msgs ...message) {
 	}
 }
 
-// recordCompaction notes that everything before the last kept messages
-// became summary.
-func (s *Session) recordCompaction(summary string, kept int) {
-	if s.tr != nil {
-		s.tr.Write(transcript.Record{Type: transcript.TypeCompaction, Summary: summary, Kept: kept})
-	}
-}
-
 // endTranscriptTurn marks the turn's end and syncs the file; a transcript
 // that cannot be written is reported once, and the session goes on.
 func (s *Session) endTranscriptTurn(stop adapters.StopReason) {
-	if s.tr == nil {
-		return
-	}
 	s.tr.Write(transcript.Record{Type: transcript.TypeTurnEnd, Stop: string(stop)})
 	if err := s.tr.Sync(); err != nil && !s.trFailed {
 		s.trFailed = true
 		s.log.Warn().Err(err).Msg("native session transcript not saved; it cannot be resumed")
-	}
-}
-
-func (s *Session) closeTranscript() {
-	if s.tr != nil {
-		s.tr.Close()
 	}
 }
 
@@ -55,15 +35,16 @@ func summaryMessage(summary string) message {
 }
 
 // openTranscript starts session id's transcript (appending to it on a
-// resume); nil when transcripts are off or the file cannot be opened.
+// resume); a zero Writer, which writes nothing, when transcripts are off
+// or the file cannot be opened.
 func (a *Adapter) openTranscript(meta transcript.Meta) *transcript.Writer {
 	if a.opts.TranscriptDir == "" {
-		return nil
+		return &transcript.Writer{}
 	}
 	w, err := transcript.Open(a.opts.TranscriptDir, meta, a.opts.Now)
 	if err != nil {
 		a.opts.Logger.Warn().Err(err).Msg("native session transcript off; the session cannot be resumed")
-		return nil
+		return &transcript.Writer{}
 	}
 	return w
 }
