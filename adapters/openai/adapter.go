@@ -204,7 +204,7 @@ func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adap
 	} else {
 		s.history = append(s.history, earlier...)
 	}
-	s.sessionStart(ctx)
+	s.hook(context.WithoutCancel(ctx), hooks.Input{Event: hooks.SessionStart}, nil)
 	return s, nil
 }
 

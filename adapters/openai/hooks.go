@@ -30,11 +30,6 @@ func toolInput(ev hooks.Event, call adapters.ToolCall) hooks.Input {
 	return hooks.Input{Event: ev, Tool: call.Name, Kind: string(call.Kind), ToolCallID: call.ID, Input: call.RawInput}
 }
 
-// sessionStart runs the SessionStart hooks as the session starts.
-func (s *Session) sessionStart(ctx context.Context) {
-	s.hook(context.WithoutCancel(ctx), hooks.Input{Event: hooks.SessionStart}, nil)
-}
-
 // promptHook runs the UserPromptSubmit hooks; false when one blocked the
 // prompt, which then never reaches the model or the history.
 func (s *Session) promptHook(ctx context.Context, prompt []adapters.Content, out *adapters.Turn) bool {
@@ -63,11 +58,6 @@ func (s *Session) postToolUse(ctx context.Context, call adapters.ToolCall, upd *
 	in := toolInput(hooks.PostToolUse, call)
 	in.Output, in.Status = capText(output, 256<<10), string(upd.Status)
 	s.hook(ctx, in, out)
-}
-
-// stopHook runs the Stop hooks as the turn ends, cancelled or not.
-func (s *Session) stopHook(ctx context.Context, stop adapters.StopReason, out *adapters.Turn) {
-	s.hook(context.WithoutCancel(ctx), hooks.Input{Event: hooks.Stop, StopReason: string(stop)}, out)
 }
 
 func (s *Session) takeHookWarnings() []string {

@@ -131,7 +131,7 @@ func (s *Session) Prompt(ctx context.Context, prompt []adapters.Content, emit fu
 	t := adapters.NewTurn()
 	go func() {
 		stop := s.run(tctx, prompt, t)
-		s.stopHook(tctx, stop, t)
+		s.hook(context.WithoutCancel(tctx), hooks.Input{Event: hooks.Stop, StopReason: string(stop)}, t) // cancelled or not
 		s.endTranscriptTurn(stop)
 		s.mu.Lock()
 		s.busy, s.cancel, s.steerable, s.steered = false, nil, false, nil
