@@ -46,8 +46,7 @@ func systemPrompt(cwd, instructions string, now time.Time) string {
 // parent, stopping at the repository root or the home directory.
 func projectInstructions(cwd string) (string, string) {
 	home, _ := os.UserHomeDir()
-	dir := cwd
-	for {
+	for _, dir := range config.ProjectDirs(cwd) {
 		for _, name := range []string{"AGENTS.md", "CLAUDE.md"} {
 			p := filepath.Join(dir, name)
 			// A repository's file: a FIFO or /dev/zero symlink must not
@@ -60,13 +59,9 @@ func projectInstructions(cwd string) (string, string) {
 				return p, strings.TrimSpace(s)
 			}
 		}
-		if _, err := os.Stat(filepath.Join(dir, ".git")); err == nil || dir == home {
-			return "", ""
+		if dir == home {
+			break
 		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", ""
-		}
-		dir = parent
 	}
+	return "", ""
 }
