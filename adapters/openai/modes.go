@@ -26,8 +26,6 @@ var nativeModes = []adapters.Option{
 	{ID: modeReadOnly, Name: "Read-only", Description: "reads and searches only"},
 }
 
-var writeKinds = []string{string(adapters.KindEdit), string(adapters.KindDelete), string(adapters.KindMove), string(adapters.KindExecute)}
-
 // toolset is what a session offers: the front end's filter (a persona's
 // tools) narrowed by the mode, which may change between turns.
 type toolset struct {
@@ -63,7 +61,7 @@ func (t *toolset) current() (*adapters.ToolFilter, string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if f := cmp.Or(t.filter, &adapters.ToolFilter{}); t.mode == modePlan || t.mode == modeReadOnly {
-		return &adapters.ToolFilter{Allow: f.Allow, Deny: append(slices.Clone(f.Deny), writeKinds...)}, t.mode
+		return &adapters.ToolFilter{Allow: f.Allow, Deny: append(slices.Clone(f.Deny), adapters.WriteKinds...)}, t.mode
 	}
 	return t.filter, t.mode
 }
