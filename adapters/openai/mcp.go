@@ -39,12 +39,27 @@ type mcpTool struct {
 }
 
 type mcpTools struct {
-	tools    map[string]mcpTool // by model-facing name
-	defs     []toolDef
-	sessions []*mcp.ClientSession
-	procs    []*proc.Process
+	tools map[string]mcpTool // by model-facing name
+	defs  []toolDef
+	conns []mcpConn
 	// warnings are the servers that could not start, for the first turn.
 	warnings []string
+}
+
+// mcpConn is a server's session and, for a stdio server, its process.
+type mcpConn struct {
+	sess *mcp.ClientSession
+	p    *proc.Process
+}
+
+// close ends the session and stops the process.
+func (c mcpConn) close() {
+	if c.sess != nil {
+		_ = c.sess.Close()
+	}
+	if c.p != nil {
+		_ = c.p.Stop()
+	}
 }
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_-]`)
@@ -64,16 +79,15 @@ func mcpName(server, tool string) string {
 func startMCP(ctx context.Context, servers []adapters.MCPServer, log zerolog.Logger) *mcpTools {
 	m := &mcpTools{tools: map[string]mcpTool{}}
 	results := make([]struct {
+		mcpConn
 		tools []mcpTool
-		sess  *mcp.ClientSession
-		p     *proc.Process
 		err   error
 	}, len(servers))
 	var wg sync.WaitGroup
 	for i, srv := range servers {
 		wg.Go(func() {
 			r := &results[i]
-			if r.sess, r.p, r.err = connectMCP(ctx, srv, log); r.err == nil {
+			if r.mcpConn, r.err = connectMCP(ctx, srv, log); r.err == nil {
 				r.tools, r.err = listMCP(ctx, srv.Name, r.sess)
 			}
 		})
@@ -81,20 +95,12 @@ func startMCP(ctx context.Context, servers []adapters.MCPServer, log zerolog.Log
 	wg.Wait()
 	for i, r := range results {
 		if r.err != nil {
-			if r.sess != nil {
-				_ = r.sess.Close()
-			}
-			if r.p != nil {
-				_ = r.p.Stop() // a server that failed is not kept running
-			}
+			r.close() // a server that failed is not kept running
 			m.warnings = append(m.warnings, fmt.Sprintf("MCP server %s is not available: %v", servers[i].Name, r.err))
 			log.Warn().Err(r.err).Str("server", servers[i].Name).Msg("MCP server not started")
 			continue
 		}
-		if r.p != nil {
-			m.procs = append(m.procs, r.p)
-		}
-		m.sessions = append(m.sessions, r.sess)
+		m.conns = append(m.conns, r.mcpConn)
 		for _, t := range r.tools {
 			m.tools[t.def.Function.Name] = t
 			m.defs = append(m.defs, t.def)
@@ -103,7 +109,7 @@ func startMCP(ctx context.Context, servers []adapters.MCPServer, log zerolog.Log
 	return m
 }
 
-func connectMCP(ctx context.Context, srv adapters.MCPServer, log zerolog.Logger) (*mcp.ClientSession, *proc.Process, error) {
+func connectMCP(ctx context.Context, srv adapters.MCPServer, log zerolog.Logger) (mcpConn, error) {
 	ctx, cancel := context.WithTimeout(ctx, mcpStartTimeout)
 	defer cancel()
 	client := mcp.NewClient(&mcp.Implementation{Name: "hub", Version: "native"},
@@ -116,12 +122,12 @@ func connectMCP(ctx context.Context, srv adapters.MCPServer, log zerolog.Logger)
 			t = &mcp.SSEClientTransport{Endpoint: srv.URL, HTTPClient: hc}
 		}
 		s, err := client.Connect(ctx, t, nil)
-		return s, nil, err
+		return mcpConn{sess: s}, err
 	}
 	p, err := proc.Start(context.Background(), proc.Spec{Path: srv.Command, Args: srv.Args, Env: adapters.Environ(os.Environ(), srv.Env),
 		Grace: time.Second, StderrLimit: 16 << 10})
 	if err != nil {
-		return nil, nil, err
+		return mcpConn{}, err
 	}
 	s, err := client.Connect(ctx, &mcp.IOTransport{Reader: p.Stdout, Writer: p.Stdin}, nil)
 	if err != nil {
@@ -130,7 +136,7 @@ func connectMCP(ctx context.Context, srv adapters.MCPServer, log zerolog.Logger)
 			err = fmt.Errorf("%w (stderr: %s)", err, tail)
 		}
 	}
-	return s, p, err
+	return mcpConn{sess: s, p: p}, err
 }
 
 func listMCP(ctx context.Context, server string, s *mcp.ClientSession) ([]mcpTool, error) {
@@ -190,11 +196,8 @@ func (m *mcpTools) close() {
 	if m == nil {
 		return
 	}
-	for _, s := range m.sessions {
-		_ = s.Close()
-	}
-	for _, p := range m.procs {
-		_ = p.Stop()
+	for _, c := range m.conns {
+		c.close()
 	}
 }
 
