@@ -368,7 +368,7 @@ func errorMessage(b []byte) string {
 			return s
 		}
 	}
-	return truncate(strings.Join(strings.Fields(string(b)), " "), 300)
+	return truncate(adapters.OneLine(string(b)), 300)
 }
 
 // accumulator builds a reply from deltas.
@@ -403,20 +403,16 @@ func (a *accumulator) add(d delta, emit func(adapters.Event)) {
 	}
 }
 
-func (a *accumulator) finish() *reply {
-	a.r.Text = a.text.String()
-	for i := range a.r.ToolCalls {
-		a.r.ToolCalls[i].ID = cmp.Or(a.r.ToolCalls[i].ID, fmt.Sprintf("call_%d", i))
-	}
-	return &a.r
-}
-
 // result is the reply, unless err.
 func (a *accumulator) result(err error) (*reply, error) {
 	if err != nil {
 		return nil, err
 	}
-	return a.finish(), nil
+	a.r.Text = a.text.String()
+	for i := range a.r.ToolCalls {
+		a.r.ToolCalls[i].ID = cmp.Or(a.r.ToolCalls[i].ID, fmt.Sprintf("call_%d", i))
+	}
+	return &a.r, nil
 }
 
 // readStream reads a server-sent event stream of chat completion chunks
