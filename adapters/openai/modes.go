@@ -72,9 +72,9 @@ func (t *toolset) permits(name string) bool {
 	return f.Permits(name, tools.KindOf(name))
 }
 
-// offer keeps the definitions of the tools the session may use.
+// offer keeps, in defs, the definitions of the tools the session may use.
 func (t *toolset) offer(defs []toolDef) []toolDef {
-	return slices.DeleteFunc(slices.Clone(defs), func(d toolDef) bool { return !t.permits(d.Function.Name) })
+	return slices.DeleteFunc(defs, func(d toolDef) bool { return !t.permits(d.Function.Name) })
 }
 
 // modeNotes tell the model what its mode allows, after the system prompt.

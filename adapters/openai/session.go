@@ -258,7 +258,7 @@ func (s *Session) request(history []message, withTools bool) *chatRequest {
 	req := &chatRequest{Model: p.Model, Messages: history}
 	if withTools {
 		req.ResponseFormat = schemaFormat(s.schema)
-		req.Tools = slices.Concat(s.toolset.offer(toolDefs()), s.toolset.offer(s.delegateDef), s.toolset.offer(s.mcp.defs))
+		req.Tools = s.toolset.offer(slices.Concat(toolDefs(), s.delegateDef, s.mcp.defs))
 		if !p.OmitToolChoice {
 			req.ToolChoice = "auto"
 		}
