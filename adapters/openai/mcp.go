@@ -160,14 +160,14 @@ func listMCP(ctx context.Context, server string, s *mcp.ClientSession) ([]mcpToo
 
 // call runs a tool and maps its result to the text the model reads and
 // the content the editor shows.
-func (t mcpTool) call(ctx context.Context, args json.RawMessage) (string, []adapters.ToolContent, bool) {
+func (t mcpTool) call(ctx context.Context, args json.RawMessage) tools.Result {
 	var in map[string]any
 	if len(args) > 0 && json.Unmarshal(args, &in) != nil {
-		return "error: the arguments are not a JSON object", nil, true
+		return tools.Result{Output: "error: the arguments are not a JSON object", Failed: true}
 	}
 	res, err := t.sess.CallTool(ctx, &mcp.CallToolParams{Name: t.tool, Arguments: in})
 	if err != nil {
-		return "error: " + err.Error(), nil, true
+		return tools.Result{Output: "error: " + err.Error(), Failed: true}
 	}
 	var text []string
 	var content []adapters.ToolContent
@@ -188,7 +188,7 @@ func (t mcpTool) call(ctx context.Context, args json.RawMessage) (string, []adap
 	if res.IsError {
 		out = "error: " + out
 	}
-	return out, content, res.IsError
+	return tools.Result{Output: out, Content: content, Failed: res.IsError}
 }
 
 // close ends every server session and process.
