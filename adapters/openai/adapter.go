@@ -184,7 +184,7 @@ func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adap
 		log:    a.opts.Logger.With().Str("agent", p.Name).Logger(),
 		client: &client{profile: p, http: a.opts.HTTPClient, clock: a.opts.Clock, retry: retry, idle: a.opts.IdleTimeout, stream: p.Stream},
 	}
-	s.hooks, s.agent, s.toolset = hk, p.Name, ts
+	s.hooks, s.toolset = hk, ts
 	if p.JSONSchema {
 		s.schema = opts.OutputSchema
 	}
@@ -193,11 +193,11 @@ func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adap
 	if opts.Delegate != nil {
 		s.delegate, s.delegateDef = opts.Delegate, []toolDef{delegateDef(opts.DelegateAgents)}
 	}
-	s.system = systemPrompt(cwd, opts.Instructions, a.opts.Now())
+	system := systemPrompt(cwd, opts.Instructions, a.opts.Now())
 	if opts.SystemPrompt != "" {
-		s.system = strings.TrimSpace(opts.SystemPrompt + "\n\n" + opts.Instructions)
+		system = strings.TrimSpace(opts.SystemPrompt + "\n\n" + opts.Instructions)
 	}
-	s.history = []message{{Role: "system", Content: s.system}}
+	s.history = []message{{Role: "system", Content: system}}
 	s.tr = a.openTranscript(transcript.Meta{ID: id, Agent: p.Name, Cwd: s.cwd, Model: p.Model, Resumed: opts.ResumeID != "" && !opts.Fork})
 	if opts.Fork {
 		s.add(earlier...) // the copy starts with the original's history

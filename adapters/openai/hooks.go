@@ -15,7 +15,7 @@ func (s *Session) hook(ctx context.Context, in hooks.Input, out *adapters.Turn) 
 	if !s.hooks.Has(in.Event) {
 		return hooks.Outcome{}
 	}
-	in.Session, in.Cwd, in.Agent = s.id, s.cwd, s.agent
+	in.Session, in.Cwd, in.Agent = s.id, s.cwd, s.profile().Name
 	res := s.hooks.Run(ctx, in)
 	if out == nil {
 		s.hookWarnings = append(s.hookWarnings, res.Warnings...)

@@ -31,7 +31,6 @@ type Session struct {
 	perm     *permission.Service
 	log      zerolog.Logger
 	client   *client
-	system   string
 	schema   json.RawMessage // the final answer's response_format; nil: free text
 	rules    adapters.TurnRules
 	compacts int // compactions so far, for their IDs
@@ -58,10 +57,9 @@ type Session struct {
 	// says a failed write was reported.
 	tr       *transcript.Writer
 	trFailed bool
-	// hooks are the user's command hooks (nil: none); agent names the
-	// profile in their input; hookWarnings wait for the next turn.
+	// hooks are the user's command hooks (nil: none); hookWarnings wait
+	// for the next turn.
 	hooks        *hooks.Runner
-	agent        string
 	hookWarnings []string
 	// toolset is what the session offers: the front end's tools and the mode.
 	toolset *toolset
