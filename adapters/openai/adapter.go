@@ -79,6 +79,7 @@ func New(p Profile, opts Options) *Adapter {
 	opts.Clock = cmp.Or[Clock](opts.Clock, realClock{})
 	opts.HTTPClient = cmp.Or(opts.HTTPClient, &http.Client{Transport: http.DefaultTransport})
 	opts.IdleTimeout = cmp.Or(opts.IdleTimeout, DefaultIdleTimeout)
+	opts.MaxRetries = cmp.Or(opts.MaxRetries, new(defaultMaxRetries))
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
@@ -168,10 +169,6 @@ func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adap
 	}
 	p := a.profile
 	p.Model, p.MaxTurnRequests = cmp.Or(opts.Model, p.Model), cmp.Or(max(opts.MaxTurns, 0), p.MaxTurnRequests)
-	retry := defaultRetry
-	if a.opts.MaxRetries != nil {
-		retry.Max = *a.opts.MaxRetries
-	}
 	id := newSessionID()
 	if opts.ResumeID != "" && !opts.Fork {
 		id = opts.ResumeID
@@ -182,7 +179,7 @@ func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adap
 		env:    env,
 		perm:   perm,
 		log:    a.opts.Logger.With().Str("agent", p.Name).Logger(),
-		client: &client{profile: p, http: a.opts.HTTPClient, clock: a.opts.Clock, retry: retry, idle: a.opts.IdleTimeout, stream: p.Stream},
+		client: &client{profile: p, http: a.opts.HTTPClient, clock: a.opts.Clock, retries: *a.opts.MaxRetries, idle: a.opts.IdleTimeout, stream: p.Stream},
 	}
 	s.hooks, s.toolset = hk, ts
 	if p.JSONSchema {
