@@ -30,13 +30,9 @@ func estimateTokens(msgs []message) int {
 }
 
 func messageBytes(m *message) int {
-	n := 0
-	switch c := m.Content.(type) {
-	case string:
-		n += len(c)
-	case []part:
-		for _, p := range c {
-			n += len(p.Text)
+	n := len(m.text())
+	if parts, ok := m.Content.([]part); ok {
+		for _, p := range parts {
 			if p.ImageURL != nil {
 				n += 4000 // images cost roughly a fixed ~1k tokens
 			}
@@ -122,19 +118,24 @@ func (s *Session) summarize(ctx context.Context, msgs []message) (string, error)
 	return r.Text, nil
 }
 
+// text is the message's text: its string, or its parts' texts.
+func (m *message) text() string {
+	if parts, ok := m.Content.([]part); ok {
+		var b strings.Builder
+		for _, p := range parts {
+			b.WriteString(p.Text)
+		}
+		return b.String()
+	}
+	s, _ := m.Content.(string)
+	return s
+}
+
 // conversationText renders messages as plain text for the summarizer.
 func conversationText(msgs []message) string {
 	var b strings.Builder
 	for _, m := range msgs {
-		text := ""
-		switch c := m.Content.(type) {
-		case string:
-			text = c
-		case []part:
-			for _, p := range c {
-				text += p.Text
-			}
-		}
+		text := m.text()
 		switch m.Role {
 		case "tool":
 			fmt.Fprintf(&b, "[tool result]\n%s\n\n", capText(text, 2000))
