@@ -37,8 +37,8 @@ func prepareBash(e *Env, a bashArgs) (*Prepared, error) {
 		Title:     firstLine(a.Command),
 		Locations: []adapters.Location{{Path: e.Root}},
 		Run: func(ctx context.Context, update func(adapters.ToolCall)) Result {
-			sh, term := e.sh(), e.Editor != nil && e.Editor.CanTerminal()
-			w, cleanup, err := e.Sandbox.Command(e.Root, sh.Path, sh.args(a.Command, !term))
+			term := e.Editor != nil && e.Editor.CanTerminal()
+			w, cleanup, err := e.Sandbox.Command(e.Root, e.shell.Path, e.shell.args(a.Command, !term))
 			if err != nil {
 				return failed("sandbox: %v", err)
 			}
@@ -46,7 +46,7 @@ func prepareBash(e *Env, a bashArgs) (*Prepared, error) {
 			if term {
 				return e.runTerminal(ctx, w, timeout, update)
 			}
-			return e.runLocal(ctx, w, sh.Name, timeout)
+			return e.runLocal(ctx, w, timeout)
 		},
 	}, nil
 }
@@ -64,7 +64,7 @@ func firstLine(s string) string {
 
 // runLocal runs the command in its own process group; cancel or timeout
 // stops the whole group.
-func (e *Env) runLocal(ctx context.Context, w sandbox.Wrapped, shell string, timeout time.Duration) Result {
+func (e *Env) runLocal(ctx context.Context, w sandbox.Wrapped, timeout time.Duration) Result {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	// Shells that cannot merge stderr into stdout themselves (PowerShell)
@@ -73,7 +73,7 @@ func (e *Env) runLocal(ctx context.Context, w sandbox.Wrapped, shell string, tim
 	p, err := proc.Start(ctx, proc.Spec{Path: w.Path, Args: w.Args, Dir: e.Root, Env: append(os.Environ(), w.Env...),
 		Grace: 2 * time.Second, StderrTee: out})
 	if err != nil {
-		return failed("start %s: %v", shell, err)
+		return failed("start %s: %v", e.shell.Name, err)
 	}
 	_ = p.Stdin.Close()
 	_, _ = io.Copy(out, p.Stdout)
@@ -100,8 +100,6 @@ func (e *Env) notice() string {
 	}
 	return ""
 }
-
-func (e *Env) sh() shell { return cmp.Or(e.shell, hostShell()) }
 
 // headTail keeps the first and last half of cap bytes and counts the rest.
 // Its methods are safe for concurrent use (the stdout copy and proc's
