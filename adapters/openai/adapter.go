@@ -213,13 +213,9 @@ func newSessionID() string {
 
 // withConfigured adds the configured servers the session does not name.
 func withConfigured(session, configured []adapters.MCPServer) []adapters.MCPServer {
-	out := slices.Clone(session)
-	for _, c := range configured {
-		if !slices.ContainsFunc(session, func(m adapters.MCPServer) bool { return m.Name == c.Name }) {
-			out = append(out, c)
-		}
-	}
-	return out
+	return slices.Concat(session, slices.DeleteFunc(slices.Clone(configured), func(c adapters.MCPServer) bool {
+		return slices.ContainsFunc(session, func(m adapters.MCPServer) bool { return m.Name == c.Name })
+	}))
 }
 
 // hooksFor is the hooks the session runs: those of the session's own
