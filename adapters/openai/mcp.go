@@ -193,9 +193,6 @@ func (t mcpTool) call(ctx context.Context, args json.RawMessage) tools.Result {
 
 // close ends every server session and process.
 func (m *mcpTools) close() {
-	if m == nil {
-		return
-	}
 	for _, c := range m.conns {
 		c.close()
 	}

@@ -40,9 +40,6 @@ func newToolset(opts adapters.SessionOptions) (*toolset, error) {
 }
 
 func (t *toolset) setMode(mode string) error {
-	if t == nil {
-		return fmt.Errorf("mode %q: %w", mode, adapters.ErrUnsupported)
-	}
 	switch mode {
 	case "", modeDefault, modePlan, modeReadOnly:
 	default:
@@ -55,9 +52,6 @@ func (t *toolset) setMode(mode string) error {
 }
 
 func (t *toolset) current() (*adapters.ToolFilter, string) {
-	if t == nil {
-		return nil, ""
-	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if f := cmp.Or(t.filter, &adapters.ToolFilter{}); t.mode == modePlan || t.mode == modeReadOnly {
