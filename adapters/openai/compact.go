@@ -105,7 +105,7 @@ func (s *Session) compactionCut(keep int) int {
 
 func (s *Session) summarize(ctx context.Context, msgs []message) (string, error) {
 	req := s.request([]message{
-		{Role: "system", Content: compactText},
+		{Role: "system", Content: strings.TrimSpace(compactText)},
 		{Role: "user", Content: conversationText(msgs)},
 	}, false)
 	r, err := s.client.complete(ctx, req, func(adapters.Event) {})

@@ -15,21 +15,15 @@ import (
 //go:embed prompts
 var promptFS embed.FS
 
-var (
-	systemTmpl  = template.Must(template.ParseFS(promptFS, "prompts/system.md"))
-	compactText = mustRead("prompts/compact.md")
-)
+// compactText is the summarizer's instructions.
+//
+//go:embed prompts/compact.md
+var compactText string
+
+var systemTmpl = template.Must(template.ParseFS(promptFS, "prompts/system.md"))
 
 // projectFileBudget caps the AGENTS.md text put into the system prompt.
 const projectFileBudget = 16 << 10
-
-func mustRead(name string) string {
-	b, err := promptFS.ReadFile(name)
-	if err != nil {
-		panic(err)
-	}
-	return strings.TrimSpace(string(b))
-}
 
 // systemPrompt renders the system prompt for cwd.
 func systemPrompt(cwd, instructions string, now time.Time) string {
