@@ -99,24 +99,18 @@ func trimDangling(hist []message) []message {
 // decodeMessage reads a history message back with the content types the
 // loop uses (a string or parts).
 func decodeMessage(data json.RawMessage) (message, error) {
-	var raw struct {
-		message
-		Content json.RawMessage `json:"content"`
-	}
-	if err := json.Unmarshal(data, &raw); err != nil {
+	var m message
+	if err := json.Unmarshal(data, &m); err != nil {
 		return message{}, fmt.Errorf("transcript message: %w", err)
 	}
-	m := raw.message
-	var text string
-	var parts []part
-	switch {
-	case len(raw.Content) == 0 || string(raw.Content) == "null":
-	case json.Unmarshal(raw.Content, &text) == nil:
-		m.Content = text
-	case json.Unmarshal(raw.Content, &parts) == nil:
-		m.Content = parts
-	default:
-		return message{}, fmt.Errorf("transcript message: content is neither text nor parts")
+	if _, text := m.Content.(string); m.Content != nil && !text {
+		var parts struct {
+			Content []part `json:"content"`
+		}
+		if json.Unmarshal(data, &parts) != nil {
+			return message{}, fmt.Errorf("transcript message: content is neither text nor parts")
+		}
+		m.Content = parts.Content
 	}
 	return m, nil
 }
