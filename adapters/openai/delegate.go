@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
-	"sync"
 	"text/template"
 	"time"
 
@@ -18,9 +17,7 @@ import (
 // the root session's permissions, view and cancel.
 const delegateToolName = "delegate_agent"
 
-var delegateTmpl = sync.OnceValue(func() *template.Template {
-	return template.Must(template.ParseFS(promptFS, "prompts/delegate_agent.md"))
-})
+var delegateTmpl = template.Must(template.ParseFS(promptFS, "prompts/delegate_agent.md"))
 
 type delegateArgs struct {
 	Agent          string `json:"agent"`
@@ -40,7 +37,7 @@ func delegateDef(agents []string) toolDef {
 	if len(agents) > 0 {
 		names = strings.Join(agents, ", ")
 	}
-	_ = delegateTmpl().Execute(&desc, struct{ Agents string }{names})
+	_ = delegateTmpl.Execute(&desc, struct{ Agents string }{names})
 	params := map[string]any{
 		"type": "object",
 		"properties": map[string]any{
