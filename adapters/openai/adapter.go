@@ -187,6 +187,9 @@ func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adap
 	}
 	s.rules = adapters.RulesOf(opts, s.interrupt, nil)
 	s.mcp = startMCP(ctx, withConfigured(opts.MCPServers, a.opts.MCPServers), s.log)
+	for _, w := range s.mcp.warnings {
+		s.tell(nil, adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{Message: w, Code: adapters.CodeWarning}})
+	}
 	if opts.Delegate != nil {
 		s.delegate, s.delegateDef = opts.Delegate, []toolDef{delegateDef(opts.DelegateAgents)}
 	}

@@ -211,10 +211,3 @@ func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	}
 	return h.next.RoundTrip(r)
 }
-
-// takeWarnings returns the start warnings once.
-func (m *mcpTools) takeWarnings() []string {
-	w := m.warnings
-	m.warnings = nil
-	return w
-}

@@ -57,10 +57,11 @@ type Session struct {
 	// says a failed write was reported.
 	tr       *transcript.Writer
 	trFailed bool
-	// hooks are the user's command hooks (nil: none); hookWarnings wait
-	// for the next turn.
-	hooks        *hooks.Runner
-	hookWarnings []string
+	// hooks are the user's command hooks (nil: none).
+	hooks *hooks.Runner
+	// held waits for the next turn: the warnings of MCP servers that did
+	// not start and of SessionStart hooks that failed.
+	held []adapters.Event
 	// toolset is what the session offers: the front end's tools and the mode.
 	toolset *toolset
 }
@@ -173,9 +174,10 @@ func (s *Session) takeSteered(final bool) bool {
 }
 
 func (s *Session) run(ctx context.Context, prompt []adapters.Content, out *adapters.Turn) adapters.StopReason {
-	for _, w := range s.mcp.takeWarnings() {
-		out.Emit(adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{Message: w, Code: adapters.CodeWarning}})
+	for _, ev := range s.held {
+		out.Emit(ev)
 	}
+	s.held = nil
 	if !s.promptHook(ctx, prompt, out) {
 		return adapters.StopEndTurn
 	}
@@ -225,6 +227,15 @@ func (s *Session) run(ctx context.Context, prompt []adapters.Content, out *adapt
 			return adapters.StopRefusal
 		}
 		s.takeSteered(false)
+	}
+}
+
+// tell emits ev on out, or holds it for the next turn when out is nil.
+func (s *Session) tell(out *adapters.Turn, ev adapters.Event) {
+	if out == nil {
+		s.held = append(s.held, ev)
+	} else {
+		out.Emit(ev)
 	}
 }
 
