@@ -69,7 +69,7 @@ func (e *Env) runLocal(ctx context.Context, w sandbox.Wrapped, timeout time.Dura
 	defer cancel()
 	// Shells that cannot merge stderr into stdout themselves (PowerShell)
 	// get it merged here, in arrival order.
-	out := newHeadTail(e.OutputCap)
+	out := &headTail{cap: e.OutputCap}
 	p, err := proc.Start(ctx, proc.Spec{Path: w.Path, Args: w.Args, Dir: e.Root, Env: append(os.Environ(), w.Env...),
 		Grace: 2 * time.Second, StderrTee: out})
 	if err != nil {
@@ -111,8 +111,6 @@ type headTail struct {
 	tail    []byte
 	dropped int
 }
-
-func newHeadTail(cap int) *headTail { return &headTail{cap: cmp.Or(max(cap, 0), 64<<10)} }
 
 func (h *headTail) Write(p []byte) (int, error) {
 	h.mu.Lock()
