@@ -65,12 +65,12 @@ func firstLine(s string) string {
 // runLocal runs the command in its own process group; cancel or timeout
 // stops the whole group.
 func (e *Env) runLocal(ctx context.Context, w sandbox.Wrapped, timeout time.Duration) Result {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	tctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	// Shells that cannot merge stderr into stdout themselves (PowerShell)
 	// get it merged here, in arrival order.
 	out := &headTail{cap: e.OutputCap}
-	p, err := proc.Start(ctx, proc.Spec{Path: w.Path, Args: w.Args, Dir: e.Root, Env: append(os.Environ(), w.Env...),
+	p, err := proc.Start(tctx, proc.Spec{Path: w.Path, Args: w.Args, Dir: e.Root, Env: append(os.Environ(), w.Env...),
 		Grace: 2 * time.Second, StderrTee: out})
 	if err != nil {
 		return failed("start %s: %v", e.shell.Name, err)
@@ -79,17 +79,26 @@ func (e *Env) runLocal(ctx context.Context, w sandbox.Wrapped, timeout time.Dura
 	_, _ = io.Copy(out, p.Stdout)
 	waitErr := p.Wait()
 	body := e.notice() + out.String()
-	switch {
-	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		return Result{Output: fmt.Sprintf("%s\n[command timed out after %s and was killed]", body, timeout), Failed: true}
-	case ctx.Err() != nil:
-		return Result{Output: body + "\n[command cancelled]", Failed: true}
+	if note := stopped(ctx, tctx, timeout); note != "" {
+		return Result{Output: body + "\n" + note, Failed: true}
 	}
 	code := p.ExitCode()
 	if waitErr != nil && code == 0 {
 		code = -1
 	}
 	return Result{Output: fmt.Sprintf("%s\n[exit code %d]", body, code), Failed: code != 0}
+}
+
+// stopped is the note of a command that a cancel of ctx or its timeout
+// (tctx's deadline) ended; "" when neither did.
+func stopped(ctx, tctx context.Context, timeout time.Duration) string {
+	switch {
+	case ctx.Err() != nil:
+		return "[command cancelled]"
+	case errors.Is(tctx.Err(), context.DeadlineExceeded):
+		return fmt.Sprintf("[command timed out after %s and was killed]", timeout)
+	}
+	return ""
 }
 
 // notice is the line a command's output starts with when it should have
@@ -172,14 +181,7 @@ func (e *Env) runTerminal(ctx context.Context, w sandbox.Wrapped, timeout time.D
 	note := ""
 	if err := e.call(wctx, "terminal/wait_for_exit", term, &exit); err != nil {
 		_ = e.call(bg, "terminal/kill", term, nil)
-		switch {
-		case errors.Is(wctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil:
-			note = fmt.Sprintf("[command timed out after %s and was killed]", timeout)
-		case ctx.Err() != nil:
-			note = "[command cancelled]"
-		default:
-			note = fmt.Sprintf("[editor terminal error: %v]", err)
-		}
+		note = cmp.Or(stopped(ctx, wctx, timeout), fmt.Sprintf("[editor terminal error: %v]", err))
 	}
 	var out schema.TerminalOutputResponse
 	_ = e.call(bg, "terminal/output", term, &out)
