@@ -163,9 +163,11 @@ func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adap
 	if err != nil {
 		return nil, err
 	}
-	hk, err := a.hooksFor(opts)
-	if err != nil {
-		return nil, err
+	hk := a.opts.Hooks // the session's own configuration's hooks win
+	if opts.Hooks != nil {
+		if hk, err = hooks.New(opts.Hooks); err != nil {
+			return nil, fmt.Errorf("the hooks of %s: %w", opts.Cwd, err)
+		}
 	}
 	p := a.profile
 	p.Model, p.MaxTurnRequests = cmp.Or(opts.Model, p.Model), cmp.Or(max(opts.MaxTurns, 0), p.MaxTurnRequests)
@@ -219,17 +221,4 @@ func withConfigured(session, configured []adapters.MCPServer) []adapters.MCPServ
 	return slices.Concat(session, slices.DeleteFunc(slices.Clone(configured), func(c adapters.MCPServer) bool {
 		return slices.ContainsFunc(session, func(m adapters.MCPServer) bool { return m.Name == c.Name })
 	}))
-}
-
-// hooksFor is the hooks the session runs: those of the session's own
-// configuration when the front end gives them, else the adapter's.
-func (a *Adapter) hooksFor(opts adapters.SessionOptions) (*hooks.Runner, error) {
-	if opts.Hooks == nil {
-		return a.opts.Hooks, nil
-	}
-	h, err := hooks.New(opts.Hooks)
-	if err != nil {
-		return nil, fmt.Errorf("the hooks of %s: %w", opts.Cwd, err)
-	}
-	return h, nil
 }
