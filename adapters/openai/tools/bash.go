@@ -52,9 +52,9 @@ func prepareBash(e *Env, a bashArgs) (*Prepared, error) {
 }
 
 func firstLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = strings.TrimSuffix(s[:i], "\r") + " …"
+	s, _, more := strings.Cut(strings.TrimSpace(s), "\n")
+	if more {
+		s = strings.TrimSuffix(s, "\r") + " …"
 	}
 	if len(s) > 120 {
 		s = s[:120] + "…"
