@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"os"
 	"regexp"
 	"strings"
 	"sync"
@@ -124,7 +123,7 @@ func connectMCP(ctx context.Context, srv adapters.MCPServer, log zerolog.Logger)
 		s, err := client.Connect(ctx, t, nil)
 		return mcpConn{sess: s}, err
 	}
-	p, err := proc.Start(context.Background(), proc.Spec{Path: srv.Command, Args: srv.Args, Env: adapters.Environ(os.Environ(), srv.Env),
+	p, err := proc.Start(context.Background(), proc.Spec{Path: srv.Command, Args: srv.Args, Env: adapters.Environ(nil, srv.Env),
 		Grace: time.Second, StderrLimit: 16 << 10})
 	if err != nil {
 		return mcpConn{}, err
