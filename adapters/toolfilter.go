@@ -36,8 +36,12 @@ func IsKind(s string) bool {
 	return false
 }
 
+// WriteKinds are the filter entries of the tool kinds that change files or
+// run commands, which plan and read-only modes deny.
+var WriteKinds = []string{string(KindEdit), string(KindDelete), string(KindMove), string(KindExecute)}
+
 // Writes says whether a tool that changes files or runs commands may be
 // used: an agent whose own sandbox decides (codex) goes read-only when not.
 func (f *ToolFilter) Writes() bool {
-	return slices.ContainsFunc([]ToolKind{KindEdit, KindDelete, KindMove, KindExecute}, func(k ToolKind) bool { return f.Permits("", k) })
+	return slices.ContainsFunc(WriteKinds, func(k string) bool { return f.Permits("", ToolKind(k)) })
 }

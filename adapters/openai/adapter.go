@@ -79,6 +79,7 @@ func New(p Profile, opts Options) *Adapter {
 	opts.Clock = cmp.Or[Clock](opts.Clock, realClock{})
 	opts.HTTPClient = cmp.Or(opts.HTTPClient, &http.Client{Transport: http.DefaultTransport})
 	opts.IdleTimeout = cmp.Or(opts.IdleTimeout, DefaultIdleTimeout)
+	opts.MaxRetries = cmp.Or(opts.MaxRetries, new(defaultMaxRetries))
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
@@ -162,16 +163,14 @@ func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adap
 	if err != nil {
 		return nil, err
 	}
-	hk, err := a.hooksFor(opts)
-	if err != nil {
-		return nil, err
+	hk := a.opts.Hooks // the session's own configuration's hooks win
+	if opts.Hooks != nil {
+		if hk, err = hooks.New(opts.Hooks); err != nil {
+			return nil, fmt.Errorf("the hooks of %s: %w", opts.Cwd, err)
+		}
 	}
 	p := a.profile
 	p.Model, p.MaxTurnRequests = cmp.Or(opts.Model, p.Model), cmp.Or(max(opts.MaxTurns, 0), p.MaxTurnRequests)
-	retry := defaultRetry
-	if a.opts.MaxRetries != nil {
-		retry.Max = *a.opts.MaxRetries
-	}
 	id := newSessionID()
 	if opts.ResumeID != "" && !opts.Fork {
 		id = opts.ResumeID
@@ -182,29 +181,32 @@ func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adap
 		env:    env,
 		perm:   perm,
 		log:    a.opts.Logger.With().Str("agent", p.Name).Logger(),
-		client: &client{profile: p, http: a.opts.HTTPClient, clock: a.opts.Clock, retry: retry, idle: a.opts.IdleTimeout, stream: p.Stream},
+		client: &client{profile: p, http: a.opts.HTTPClient, clock: a.opts.Clock, retries: *a.opts.MaxRetries, idle: a.opts.IdleTimeout, stream: p.Stream},
 	}
-	s.hooks, s.agent, s.toolset = hk, p.Name, ts
+	s.hooks, s.toolset = hk, ts
 	if p.JSONSchema {
 		s.schema = opts.OutputSchema
 	}
 	s.rules = adapters.RulesOf(opts, s.interrupt, nil)
 	s.mcp = startMCP(ctx, withConfigured(opts.MCPServers, a.opts.MCPServers), s.log)
+	for _, w := range s.mcp.warnings {
+		s.tell(nil, adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{Message: w, Code: adapters.CodeWarning}})
+	}
 	if opts.Delegate != nil {
 		s.delegate, s.delegateDef = opts.Delegate, []toolDef{delegateDef(opts.DelegateAgents)}
 	}
-	s.system = systemPrompt(cwd, opts.Instructions, a.opts.Now())
+	system := systemPrompt(cwd, opts.Instructions, a.opts.Now())
 	if opts.SystemPrompt != "" {
-		s.system = strings.TrimSpace(opts.SystemPrompt + "\n\n" + opts.Instructions)
+		system = strings.TrimSpace(opts.SystemPrompt + "\n\n" + opts.Instructions)
 	}
-	s.history = []message{{Role: "system", Content: s.system}}
+	s.history = []message{{Role: "system", Content: system}}
 	s.tr = a.openTranscript(transcript.Meta{ID: id, Agent: p.Name, Cwd: s.cwd, Model: p.Model, Resumed: opts.ResumeID != "" && !opts.Fork})
 	if opts.Fork {
 		s.add(earlier...) // the copy starts with the original's history
 	} else {
 		s.history = append(s.history, earlier...)
 	}
-	s.sessionStart(ctx)
+	s.hook(context.WithoutCancel(ctx), hooks.Input{Event: hooks.SessionStart}, nil)
 	return s, nil
 }
 
@@ -216,24 +218,7 @@ func newSessionID() string {
 
 // withConfigured adds the configured servers the session does not name.
 func withConfigured(session, configured []adapters.MCPServer) []adapters.MCPServer {
-	out := slices.Clone(session)
-	for _, c := range configured {
-		if !slices.ContainsFunc(session, func(m adapters.MCPServer) bool { return m.Name == c.Name }) {
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
-// hooksFor is the hooks the session runs: those of the session's own
-// configuration when the front end gives them, else the adapter's.
-func (a *Adapter) hooksFor(opts adapters.SessionOptions) (*hooks.Runner, error) {
-	if opts.Hooks == nil {
-		return a.opts.Hooks, nil
-	}
-	h, err := hooks.New(opts.Hooks)
-	if err != nil {
-		return nil, fmt.Errorf("the hooks of %s: %w", opts.Cwd, err)
-	}
-	return h, nil
+	return slices.Concat(session, slices.DeleteFunc(slices.Clone(configured), func(c adapters.MCPServer) bool {
+		return slices.ContainsFunc(session, func(m adapters.MCPServer) bool { return m.Name == c.Name })
+	}))
 }

@@ -171,22 +171,22 @@ func (realClock) Sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// retryPolicy bounds retries of 429, 5xx and connection failures.
-type retryPolicy struct {
-	Max      int
-	Base     time.Duration
-	Cap      time.Duration
-	AfterCap time.Duration // cap on Retry-After
-}
-
-var defaultRetry = retryPolicy{Max: 4, Base: 500 * time.Millisecond, Cap: 20 * time.Second, AfterCap: 60 * time.Second}
+// Retries of 429, 5xx and connection failures: how many (unless
+// Options.MaxRetries says), the first backoff, doubling up to its cap, and
+// the cap on a provider's Retry-After.
+const (
+	defaultMaxRetries = 4
+	retryBase         = 500 * time.Millisecond
+	retryCap          = 20 * time.Second
+	retryAfterCap     = 60 * time.Second
+)
 
 // client talks to one profile.
 type client struct {
 	profile Profile
 	http    *http.Client
 	clock   Clock
-	retry   retryPolicy
+	retries int
 	idle    time.Duration
 	// stream is cleared when the server rejects streaming.
 	mu     sync.Mutex
@@ -229,7 +229,7 @@ func (c *client) complete(ctx context.Context, req *chatRequest, emit func(adapt
 			attempt--
 			continue
 		}
-		if emitted || !retryable(err) || attempt >= c.retry.Max {
+		if emitted || !retryable(err) || attempt >= c.retries {
 			return nil, err
 		}
 		d := c.backoff(attempt, err)
@@ -265,18 +265,18 @@ func (c *client) retryNotice(err error, wait time.Duration, attempt int) adapter
 	if status == http.StatusTooManyRequests {
 		code = adapters.CodeRateLimit
 	}
-	msg := fmt.Sprintf("%s: %v; retrying in %s (retry %d of %d)", c.profile.Name, err, wait.Round(100*time.Millisecond), attempt+1, c.retry.Max)
+	msg := fmt.Sprintf("%s: %v; retrying in %s (retry %d of %d)", c.profile.Name, err, wait.Round(100*time.Millisecond), attempt+1, c.retries)
 	return adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{Message: msg, Code: code, Status: status}}
 }
 
 func (c *client) backoff(attempt int, err error) time.Duration {
 	var he *httpError
 	if errors.As(err, &he) && he.retryAfter > 0 {
-		return min(he.retryAfter, c.retry.AfterCap)
+		return min(he.retryAfter, retryAfterCap)
 	}
-	d := c.retry.Base << attempt
-	if d > c.retry.Cap || d <= 0 {
-		d = c.retry.Cap
+	d := retryBase << attempt
+	if d > retryCap || d <= 0 {
+		d = retryCap
 	}
 	// ±20% jitter so parallel sessions do not retry in lockstep.
 	return d + time.Duration((rand.Float64()*0.4-0.2)*float64(d))
@@ -368,7 +368,7 @@ func errorMessage(b []byte) string {
 			return s
 		}
 	}
-	return truncate(strings.Join(strings.Fields(string(b)), " "), 300)
+	return truncate(adapters.OneLine(string(b)), 300)
 }
 
 // accumulator builds a reply from deltas.
@@ -403,20 +403,16 @@ func (a *accumulator) add(d delta, emit func(adapters.Event)) {
 	}
 }
 
-func (a *accumulator) finish() *reply {
-	a.r.Text = a.text.String()
-	for i := range a.r.ToolCalls {
-		a.r.ToolCalls[i].ID = cmp.Or(a.r.ToolCalls[i].ID, fmt.Sprintf("call_%d", i))
-	}
-	return &a.r
-}
-
 // result is the reply, unless err.
 func (a *accumulator) result(err error) (*reply, error) {
 	if err != nil {
 		return nil, err
 	}
-	return a.finish(), nil
+	a.r.Text = a.text.String()
+	for i := range a.r.ToolCalls {
+		a.r.ToolCalls[i].ID = cmp.Or(a.r.ToolCalls[i].ID, fmt.Sprintf("call_%d", i))
+	}
+	return &a.r, nil
 }
 
 // readStream reads a server-sent event stream of chat completion chunks

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/transcript"
 )
 
 // compactAt is the share of the context window that triggers compaction.
@@ -29,13 +30,9 @@ func estimateTokens(msgs []message) int {
 }
 
 func messageBytes(m *message) int {
-	n := 0
-	switch c := m.Content.(type) {
-	case string:
-		n += len(c)
-	case []part:
-		for _, p := range c {
-			n += len(p.Text)
+	n := len(m.text())
+	if parts, ok := m.Content.([]part); ok {
+		for _, p := range parts {
 			if p.ImageURL != nil {
 				n += 4000 // images cost roughly a fixed ~1k tokens
 			}
@@ -83,7 +80,7 @@ const droppedNote = "(Not summarized: summarizing failed, so the older messages 
 // summary, in the history and the transcript.
 func (s *Session) replaceHead(cut int, summary string) {
 	s.history = append([]message{s.history[0], summaryMessage(summary)}, s.history[cut:]...)
-	s.recordCompaction(summary, len(s.history)-2)
+	s.tr.Write(transcript.Record{Type: transcript.TypeCompaction, Summary: summary, Kept: len(s.history) - 2})
 }
 
 // compactionCut picks the first message to keep: the oldest user or
@@ -108,7 +105,7 @@ func (s *Session) compactionCut(keep int) int {
 
 func (s *Session) summarize(ctx context.Context, msgs []message) (string, error) {
 	req := s.request([]message{
-		{Role: "system", Content: compactText},
+		{Role: "system", Content: strings.TrimSpace(compactText)},
 		{Role: "user", Content: conversationText(msgs)},
 	}, false)
 	r, err := s.client.complete(ctx, req, func(adapters.Event) {})
@@ -121,19 +118,24 @@ func (s *Session) summarize(ctx context.Context, msgs []message) (string, error)
 	return r.Text, nil
 }
 
+// text is the message's text: its string, or its parts' texts.
+func (m *message) text() string {
+	if parts, ok := m.Content.([]part); ok {
+		var b strings.Builder
+		for _, p := range parts {
+			b.WriteString(p.Text)
+		}
+		return b.String()
+	}
+	s, _ := m.Content.(string)
+	return s
+}
+
 // conversationText renders messages as plain text for the summarizer.
 func conversationText(msgs []message) string {
 	var b strings.Builder
 	for _, m := range msgs {
-		text := ""
-		switch c := m.Content.(type) {
-		case string:
-			text = c
-		case []part:
-			for _, p := range c {
-				text += p.Text
-			}
-		}
+		text := m.text()
 		switch m.Role {
 		case "tool":
 			fmt.Fprintf(&b, "[tool result]\n%s\n\n", capText(text, 2000))

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
-	"sync"
 	"text/template"
 	"time"
 
@@ -18,9 +17,7 @@ import (
 // the root session's permissions, view and cancel.
 const delegateToolName = "delegate_agent"
 
-var delegateTmpl = sync.OnceValue(func() *template.Template {
-	return template.Must(template.ParseFS(promptFS, "prompts/delegate_agent.md"))
-})
+var delegateTmpl = template.Must(template.ParseFS(promptFS, "prompts/delegate_agent.md"))
 
 type delegateArgs struct {
 	Agent          string `json:"agent"`
@@ -40,7 +37,7 @@ func delegateDef(agents []string) toolDef {
 	if len(agents) > 0 {
 		names = strings.Join(agents, ", ")
 	}
-	_ = delegateTmpl().Execute(&desc, struct{ Agents string }{names})
+	_ = delegateTmpl.Execute(&desc, struct{ Agents string }{names})
 	params := map[string]any{
 		"type": "object",
 		"properties": map[string]any{
@@ -57,30 +54,24 @@ func delegateDef(agents []string) toolDef {
 	return toolDef{Type: "function", Function: tools.Definition{Name: delegateToolName, Description: strings.TrimSpace(desc.String()), Parameters: raw}}
 }
 
-// runDelegate runs one delegate_agent call: the delegate's own tool calls
-// and permission requests reach the user through the front end; this call
-// shows the delegate's result.
-func (s *Session) runDelegate(ctx context.Context, call adapters.ToolCall, args json.RawMessage, out *adapters.Turn) string {
+// prepareDelegate validates one delegate_agent call, asked like an MCP
+// tool (an "always" answer holds for the agent or session the user saw,
+// permission.RequestOf). The delegate's own tool calls and permission
+// requests reach the user through the front end; this call shows its result.
+func (s *Session) prepareDelegate(args json.RawMessage) (*tools.Prepared, error) {
 	var a delegateArgs
-	err := json.Unmarshal(args, &a)
-	if err == nil && (a.Prompt == "" || (a.Agent == "" && a.Session == "")) {
-		err = errDelegateArgs
+	if err := json.Unmarshal(args, &a); err != nil {
+		return nil, err
 	}
-	call.Kind, call.Title = adapters.KindOther, "delegate to "+strings.TrimSpace(a.Agent+" "+a.Session)
-	out.Emit(adapters.Event{Type: adapters.EventToolCall, Tool: &call})
-	if err != nil {
-		fail(out, call.ID, err.Error())
-		return "error: " + err.Error()
+	if a.Prompt == "" || (a.Agent == "" && a.Session == "") {
+		return nil, errDelegateArgs
 	}
-	// Asked like an MCP tool; an "always" answer holds for the agent (or
-	// session) the user saw (permission.RequestOf).
-	if msg, ok := s.permitted(ctx, call, args, out); !ok {
-		return msg
-	}
-	text, err := s.delegate(ctx, adapters.DelegateRequest{Agent: a.Agent, Prompt: a.Prompt, Session: a.Session, Cwd: a.Cwd,
-		Model: a.Model, Timeout: time.Duration(a.TimeoutSeconds) * time.Second})
-	if err != nil {
-		return s.ran(ctx, call, tools.Result{Output: "error: " + err.Error(), Content: []adapters.ToolContent{textContent(err.Error())}, Failed: true}, out)
-	}
-	return s.ran(ctx, call, tools.Result{Output: text}, out)
+	return &tools.Prepared{Title: "delegate to " + strings.TrimSpace(a.Agent+" "+a.Session), Run: func(ctx context.Context, _ func(adapters.ToolCall)) tools.Result {
+		text, err := s.delegate(ctx, adapters.DelegateRequest{Agent: a.Agent, Prompt: a.Prompt, Session: a.Session, Cwd: a.Cwd,
+			Model: a.Model, Timeout: time.Duration(a.TimeoutSeconds) * time.Second})
+		if err != nil {
+			return tools.Result{Output: "error: " + err.Error(), Content: []adapters.ToolContent{textContent(err.Error())}, Failed: true}
+		}
+		return tools.Result{Output: text}
+	}}, nil
 }

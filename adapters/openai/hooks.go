@@ -9,18 +9,17 @@ import (
 )
 
 // hook runs in's hooks, when there are any, with the session's part of
-// their input, and tells the user of those that failed on out (nil: on
-// the next turn's, which has a stream to tell it on).
+// their input, and tells the user of those that failed or timed out on out
+// (nil: on the next turn's, which has a stream to tell it on).
 func (s *Session) hook(ctx context.Context, in hooks.Input, out *adapters.Turn) hooks.Outcome {
 	if !s.hooks.Has(in.Event) {
 		return hooks.Outcome{}
 	}
-	in.Session, in.Cwd, in.Agent = s.id, s.cwd, s.agent
+	in.Session, in.Cwd, in.Agent = s.id, s.cwd, s.profile().Name
 	res := s.hooks.Run(ctx, in)
-	if out == nil {
-		s.hookWarnings = append(s.hookWarnings, res.Warnings...)
-	} else {
-		s.warnHooks(out, res.Warnings)
+	for _, w := range res.Warnings {
+		s.log.Warn().Str("hook", w).Msg("hook failed")
+		s.tell(out, adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{Message: "hook: " + w, Code: adapters.CodeHook}})
 	}
 	return res
 }
@@ -30,15 +29,9 @@ func toolInput(ev hooks.Event, call adapters.ToolCall) hooks.Input {
 	return hooks.Input{Event: ev, Tool: call.Name, Kind: string(call.Kind), ToolCallID: call.ID, Input: call.RawInput}
 }
 
-// sessionStart runs the SessionStart hooks as the session starts.
-func (s *Session) sessionStart(ctx context.Context) {
-	s.hook(context.WithoutCancel(ctx), hooks.Input{Event: hooks.SessionStart}, nil)
-}
-
 // promptHook runs the UserPromptSubmit hooks; false when one blocked the
 // prompt, which then never reaches the model or the history.
 func (s *Session) promptHook(ctx context.Context, prompt []adapters.Content, out *adapters.Turn) bool {
-	s.warnHooks(out, s.takeHookWarnings())
 	res := s.hook(ctx, hooks.Input{Event: hooks.UserPromptSubmit, Prompt: adapters.PromptText(prompt)}, out)
 	if res.Decision == hooks.Deny {
 		out.Emit(adapters.Event{Type: adapters.EventError, Error: &hooks.Blocked(res).Info})
@@ -63,25 +56,4 @@ func (s *Session) postToolUse(ctx context.Context, call adapters.ToolCall, upd *
 	in := toolInput(hooks.PostToolUse, call)
 	in.Output, in.Status = capText(output, 256<<10), string(upd.Status)
 	s.hook(ctx, in, out)
-}
-
-// stopHook runs the Stop hooks as the turn ends, cancelled or not.
-func (s *Session) stopHook(ctx context.Context, stop adapters.StopReason, out *adapters.Turn) {
-	s.hook(context.WithoutCancel(ctx), hooks.Input{Event: hooks.Stop, StopReason: string(stop)}, out)
-}
-
-func (s *Session) takeHookWarnings() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	w := s.hookWarnings
-	s.hookWarnings = nil
-	return w
-}
-
-// warnHooks tells the user of hooks that failed or timed out.
-func (s *Session) warnHooks(out *adapters.Turn, warnings []string) {
-	for _, w := range warnings {
-		s.log.Warn().Str("hook", w).Msg("hook failed")
-		out.Emit(adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{Message: "hook: " + w, Code: adapters.CodeHook}})
-	}
 }

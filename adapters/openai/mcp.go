@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"os"
 	"regexp"
 	"strings"
 	"sync"
@@ -39,12 +38,27 @@ type mcpTool struct {
 }
 
 type mcpTools struct {
-	tools    map[string]mcpTool // by model-facing name
-	defs     []toolDef
-	sessions []*mcp.ClientSession
-	procs    []*proc.Process
+	tools map[string]mcpTool // by model-facing name
+	defs  []toolDef
+	conns []mcpConn
 	// warnings are the servers that could not start, for the first turn.
 	warnings []string
+}
+
+// mcpConn is a server's session and, for a stdio server, its process.
+type mcpConn struct {
+	sess *mcp.ClientSession
+	p    *proc.Process
+}
+
+// close ends the session and stops the process.
+func (c mcpConn) close() {
+	if c.sess != nil {
+		_ = c.sess.Close()
+	}
+	if c.p != nil {
+		_ = c.p.Stop()
+	}
 }
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_-]`)
@@ -64,16 +78,15 @@ func mcpName(server, tool string) string {
 func startMCP(ctx context.Context, servers []adapters.MCPServer, log zerolog.Logger) *mcpTools {
 	m := &mcpTools{tools: map[string]mcpTool{}}
 	results := make([]struct {
+		mcpConn
 		tools []mcpTool
-		sess  *mcp.ClientSession
-		p     *proc.Process
 		err   error
 	}, len(servers))
 	var wg sync.WaitGroup
 	for i, srv := range servers {
 		wg.Go(func() {
 			r := &results[i]
-			if r.sess, r.p, r.err = connectMCP(ctx, srv, log); r.err == nil {
+			if r.mcpConn, r.err = connectMCP(ctx, srv, log); r.err == nil {
 				r.tools, r.err = listMCP(ctx, srv.Name, r.sess)
 			}
 		})
@@ -81,20 +94,12 @@ func startMCP(ctx context.Context, servers []adapters.MCPServer, log zerolog.Log
 	wg.Wait()
 	for i, r := range results {
 		if r.err != nil {
-			if r.sess != nil {
-				_ = r.sess.Close()
-			}
-			if r.p != nil {
-				_ = r.p.Stop() // a server that failed is not kept running
-			}
+			r.close() // a server that failed is not kept running
 			m.warnings = append(m.warnings, fmt.Sprintf("MCP server %s is not available: %v", servers[i].Name, r.err))
 			log.Warn().Err(r.err).Str("server", servers[i].Name).Msg("MCP server not started")
 			continue
 		}
-		if r.p != nil {
-			m.procs = append(m.procs, r.p)
-		}
-		m.sessions = append(m.sessions, r.sess)
+		m.conns = append(m.conns, r.mcpConn)
 		for _, t := range r.tools {
 			m.tools[t.def.Function.Name] = t
 			m.defs = append(m.defs, t.def)
@@ -103,7 +108,7 @@ func startMCP(ctx context.Context, servers []adapters.MCPServer, log zerolog.Log
 	return m
 }
 
-func connectMCP(ctx context.Context, srv adapters.MCPServer, log zerolog.Logger) (*mcp.ClientSession, *proc.Process, error) {
+func connectMCP(ctx context.Context, srv adapters.MCPServer, log zerolog.Logger) (mcpConn, error) {
 	ctx, cancel := context.WithTimeout(ctx, mcpStartTimeout)
 	defer cancel()
 	client := mcp.NewClient(&mcp.Implementation{Name: "hub", Version: "native"},
@@ -116,12 +121,12 @@ func connectMCP(ctx context.Context, srv adapters.MCPServer, log zerolog.Logger)
 			t = &mcp.SSEClientTransport{Endpoint: srv.URL, HTTPClient: hc}
 		}
 		s, err := client.Connect(ctx, t, nil)
-		return s, nil, err
+		return mcpConn{sess: s}, err
 	}
-	p, err := proc.Start(context.Background(), proc.Spec{Path: srv.Command, Args: srv.Args, Env: adapters.Environ(os.Environ(), srv.Env),
+	p, err := proc.Start(context.Background(), proc.Spec{Path: srv.Command, Args: srv.Args, Env: adapters.Environ(nil, srv.Env),
 		Grace: time.Second, StderrLimit: 16 << 10})
 	if err != nil {
-		return nil, nil, err
+		return mcpConn{}, err
 	}
 	s, err := client.Connect(ctx, &mcp.IOTransport{Reader: p.Stdout, Writer: p.Stdin}, nil)
 	if err != nil {
@@ -130,7 +135,7 @@ func connectMCP(ctx context.Context, srv adapters.MCPServer, log zerolog.Logger)
 			err = fmt.Errorf("%w (stderr: %s)", err, tail)
 		}
 	}
-	return s, p, err
+	return mcpConn{sess: s, p: p}, err
 }
 
 func listMCP(ctx context.Context, server string, s *mcp.ClientSession) ([]mcpTool, error) {
@@ -154,14 +159,14 @@ func listMCP(ctx context.Context, server string, s *mcp.ClientSession) ([]mcpToo
 
 // call runs a tool and maps its result to the text the model reads and
 // the content the editor shows.
-func (t mcpTool) call(ctx context.Context, args json.RawMessage) (string, []adapters.ToolContent, bool) {
+func (t mcpTool) call(ctx context.Context, args json.RawMessage) tools.Result {
 	var in map[string]any
 	if len(args) > 0 && json.Unmarshal(args, &in) != nil {
-		return "error: the arguments are not a JSON object", nil, true
+		return tools.Result{Output: "error: the arguments are not a JSON object", Failed: true}
 	}
 	res, err := t.sess.CallTool(ctx, &mcp.CallToolParams{Name: t.tool, Arguments: in})
 	if err != nil {
-		return "error: " + err.Error(), nil, true
+		return tools.Result{Output: "error: " + err.Error(), Failed: true}
 	}
 	var text []string
 	var content []adapters.ToolContent
@@ -182,19 +187,13 @@ func (t mcpTool) call(ctx context.Context, args json.RawMessage) (string, []adap
 	if res.IsError {
 		out = "error: " + out
 	}
-	return out, content, res.IsError
+	return tools.Result{Output: out, Content: content, Failed: res.IsError}
 }
 
 // close ends every server session and process.
 func (m *mcpTools) close() {
-	if m == nil {
-		return
-	}
-	for _, s := range m.sessions {
-		_ = s.Close()
-	}
-	for _, p := range m.procs {
-		_ = p.Stop()
+	for _, c := range m.conns {
+		c.close()
 	}
 }
 
@@ -210,11 +209,4 @@ func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 		r.Header.Set(k, v)
 	}
 	return h.next.RoundTrip(r)
-}
-
-// takeWarnings returns the start warnings once.
-func (m *mcpTools) takeWarnings() []string {
-	w := m.warnings
-	m.warnings = nil
-	return w
 }

@@ -26,8 +26,6 @@ var nativeModes = []adapters.Option{
 	{ID: modeReadOnly, Name: "Read-only", Description: "reads and searches only"},
 }
 
-var writeKinds = []string{string(adapters.KindEdit), string(adapters.KindDelete), string(adapters.KindMove), string(adapters.KindExecute)}
-
 // toolset is what a session offers: the front end's filter (a persona's
 // tools) narrowed by the mode, which may change between turns.
 type toolset struct {
@@ -42,9 +40,6 @@ func newToolset(opts adapters.SessionOptions) (*toolset, error) {
 }
 
 func (t *toolset) setMode(mode string) error {
-	if t == nil {
-		return fmt.Errorf("mode %q: %w", mode, adapters.ErrUnsupported)
-	}
 	switch mode {
 	case "", modeDefault, modePlan, modeReadOnly:
 	default:
@@ -57,13 +52,10 @@ func (t *toolset) setMode(mode string) error {
 }
 
 func (t *toolset) current() (*adapters.ToolFilter, string) {
-	if t == nil {
-		return nil, ""
-	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if f := cmp.Or(t.filter, &adapters.ToolFilter{}); t.mode == modePlan || t.mode == modeReadOnly {
-		return &adapters.ToolFilter{Allow: f.Allow, Deny: append(slices.Clone(f.Deny), writeKinds...)}, t.mode
+		return &adapters.ToolFilter{Allow: f.Allow, Deny: append(slices.Clone(f.Deny), adapters.WriteKinds...)}, t.mode
 	}
 	return t.filter, t.mode
 }
@@ -74,9 +66,9 @@ func (t *toolset) permits(name string) bool {
 	return f.Permits(name, tools.KindOf(name))
 }
 
-// offer keeps the definitions of the tools the session may use.
+// offer keeps, in defs, the definitions of the tools the session may use.
 func (t *toolset) offer(defs []toolDef) []toolDef {
-	return slices.DeleteFunc(slices.Clone(defs), func(d toolDef) bool { return !t.permits(d.Function.Name) })
+	return slices.DeleteFunc(defs, func(d toolDef) bool { return !t.permits(d.Function.Name) })
 }
 
 // modeNotes tell the model what its mode allows, after the system prompt.

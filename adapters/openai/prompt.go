@@ -15,21 +15,15 @@ import (
 //go:embed prompts
 var promptFS embed.FS
 
-var (
-	systemTmpl  = template.Must(template.ParseFS(promptFS, "prompts/system.md"))
-	compactText = mustRead("prompts/compact.md")
-)
+// compactText is the summarizer's instructions.
+//
+//go:embed prompts/compact.md
+var compactText string
+
+var systemTmpl = template.Must(template.ParseFS(promptFS, "prompts/system.md"))
 
 // projectFileBudget caps the AGENTS.md text put into the system prompt.
 const projectFileBudget = 16 << 10
-
-func mustRead(name string) string {
-	b, err := promptFS.ReadFile(name)
-	if err != nil {
-		panic(err)
-	}
-	return strings.TrimSpace(string(b))
-}
 
 // systemPrompt renders the system prompt for cwd.
 func systemPrompt(cwd, instructions string, now time.Time) string {
@@ -46,8 +40,7 @@ func systemPrompt(cwd, instructions string, now time.Time) string {
 // parent, stopping at the repository root or the home directory.
 func projectInstructions(cwd string) (string, string) {
 	home, _ := os.UserHomeDir()
-	dir := cwd
-	for {
+	for _, dir := range config.ProjectDirs(cwd) {
 		for _, name := range []string{"AGENTS.md", "CLAUDE.md"} {
 			p := filepath.Join(dir, name)
 			// A repository's file: a FIFO or /dev/zero symlink must not
@@ -60,13 +53,9 @@ func projectInstructions(cwd string) (string, string) {
 				return p, strings.TrimSpace(s)
 			}
 		}
-		if _, err := os.Stat(filepath.Join(dir, ".git")); err == nil || dir == home {
-			return "", ""
+		if dir == home {
+			break
 		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", ""
-		}
-		dir = parent
 	}
+	return "", ""
 }

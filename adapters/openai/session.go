@@ -31,7 +31,6 @@ type Session struct {
 	perm     *permission.Service
 	log      zerolog.Logger
 	client   *client
-	system   string
 	schema   json.RawMessage // the final answer's response_format; nil: free text
 	rules    adapters.TurnRules
 	compacts int // compactions so far, for their IDs
@@ -54,15 +53,15 @@ type Session struct {
 	// delegate runs the delegate_agent tool (nil: not offered).
 	delegate    adapters.DelegateFunc
 	delegateDef []toolDef
-	// tr is the session's transcript (nil when off); trFailed says a
-	// failed write was reported.
+	// tr is the session's transcript (a zero Writer when off); trFailed
+	// says a failed write was reported.
 	tr       *transcript.Writer
 	trFailed bool
-	// hooks are the user's command hooks (nil: none); agent names the
-	// profile in their input; hookWarnings wait for the next turn.
-	hooks        *hooks.Runner
-	agent        string
-	hookWarnings []string
+	// hooks are the user's command hooks (nil: none).
+	hooks *hooks.Runner
+	// held waits for the next turn: the warnings of MCP servers that did
+	// not start and of SessionStart hooks that failed.
+	held []adapters.Event
 	// toolset is what the session offers: the front end's tools and the mode.
 	toolset *toolset
 }
@@ -106,7 +105,7 @@ func (s *Session) Close() error {
 	s.mu.Unlock()
 	s.interrupt()
 	if !busy {
-		s.closeTranscript() // else the turn closes it once its last record is written
+		s.tr.Close() // else the turn closes it once its last record is written
 	}
 	s.mcp.close()
 	return nil
@@ -131,14 +130,14 @@ func (s *Session) Prompt(ctx context.Context, prompt []adapters.Content, emit fu
 	t := adapters.NewTurn()
 	go func() {
 		stop := s.run(tctx, prompt, t)
-		s.stopHook(tctx, stop, t)
+		s.hook(context.WithoutCancel(tctx), hooks.Input{Event: hooks.Stop, StopReason: string(stop)}, t) // cancelled or not
 		s.endTranscriptTurn(stop)
 		s.mu.Lock()
 		s.busy, s.cancel, s.steerable, s.steered = false, nil, false, nil
 		closed := s.closed
 		s.mu.Unlock()
 		if closed {
-			s.closeTranscript()
+			s.tr.Close()
 		}
 		cancel()
 		t.Close(adapters.Event{Type: adapters.EventDone, StopReason: stop})
@@ -175,9 +174,10 @@ func (s *Session) takeSteered(final bool) bool {
 }
 
 func (s *Session) run(ctx context.Context, prompt []adapters.Content, out *adapters.Turn) adapters.StopReason {
-	for _, w := range s.mcp.takeWarnings() {
-		out.Emit(adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{Message: w, Code: adapters.CodeWarning}})
+	for _, ev := range s.held {
+		out.Emit(ev)
 	}
+	s.held = nil
 	if !s.promptHook(ctx, prompt, out) {
 		return adapters.StopEndTurn
 	}
@@ -230,6 +230,15 @@ func (s *Session) run(ctx context.Context, prompt []adapters.Content, out *adapt
 	}
 }
 
+// tell emits ev on out, or holds it for the next turn when out is nil.
+func (s *Session) tell(out *adapters.Turn, ev adapters.Event) {
+	if out == nil {
+		s.held = append(s.held, ev)
+	} else {
+		out.Emit(ev)
+	}
+}
+
 func finishStop(finish string) adapters.StopReason {
 	switch finish {
 	case "content_filter":
@@ -258,7 +267,7 @@ func (s *Session) request(history []message, withTools bool) *chatRequest {
 	req := &chatRequest{Model: p.Model, Messages: history}
 	if withTools {
 		req.ResponseFormat = schemaFormat(s.schema)
-		req.Tools = slices.Concat(s.toolset.offer(toolDefs()), s.toolset.offer(s.delegateDef), s.toolset.offer(s.mcp.defs))
+		req.Tools = s.toolset.offer(slices.Concat(toolDefs(), s.delegateDef, s.mcp.defs))
 		if !p.OmitToolChoice {
 			req.ToolChoice = "auto"
 		}

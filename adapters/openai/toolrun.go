@@ -25,13 +25,7 @@ func (s *Session) runTool(ctx context.Context, tc toolCall, out *adapters.Turn) 
 	if json.Valid(args) {
 		call.RawInput = args
 	}
-	if name == delegateToolName && s.delegate != nil {
-		return s.runDelegate(ctx, call, args, out)
-	}
-	if t, ok := s.mcp.tools[name]; ok {
-		return s.runMCPTool(ctx, call, t, args, out)
-	}
-	p, err := s.env.Prepare(name, args)
+	p, err := s.prepare(name, args)
 	if err != nil {
 		call.Status, call.Content = adapters.StatusFailed, []adapters.ToolContent{textContent(err.Error())}
 		out.Emit(adapters.Event{Type: adapters.EventToolCall, Tool: &call})
@@ -47,6 +41,19 @@ func (s *Session) runTool(ctx context.Context, tc toolCall, out *adapters.Turn) 
 		u.ID = call.ID
 		out.Emit(adapters.Event{Type: adapters.EventToolUpdate, Tool: &u})
 	}), out)
+}
+
+// prepare validates a call of delegate_agent, of an MCP server's tool (kind
+// other, so asked unless a rule allows mcp__server__*) or of a built-in.
+func (s *Session) prepare(name string, args json.RawMessage) (*tools.Prepared, error) {
+	if name == delegateToolName && s.delegate != nil {
+		return s.prepareDelegate(args)
+	}
+	if t, ok := s.mcp.tools[name]; ok {
+		return &tools.Prepared{Title: t.server + ": " + t.tool,
+			Run: func(ctx context.Context, _ func(adapters.ToolCall)) tools.Result { return t.call(ctx, args) }}, nil
+	}
+	return s.env.Prepare(name, args)
 }
 
 // ran reports what a call did and runs the PostToolUse hooks.
@@ -121,22 +128,8 @@ func (s *Session) judge(ctx context.Context, p *adapters.PermissionRequest, out 
 func (s *Session) record(call adapters.ToolCall, allowed bool, by, reason string) adapters.Event {
 	ev := adapters.Event{Type: adapters.EventDecision, Decision: &adapters.Decision{ToolID: call.ID, Title: call.Title, Kind: call.Kind,
 		Allowed: allowed, By: by, Reason: reason}}
-	if s.tr != nil {
-		s.tr.Write(transcript.Record{Type: transcript.TypeEvent, Event: &ev})
-	}
+	s.tr.Write(transcript.Record{Type: transcript.TypeEvent, Event: &ev})
 	return ev
-}
-
-// runMCPTool runs a tool of one of the session's MCP servers: asked like
-// any tool (kind other: ask, unless a rule allows mcp__server__*).
-func (s *Session) runMCPTool(ctx context.Context, call adapters.ToolCall, t mcpTool, args json.RawMessage, out *adapters.Turn) string {
-	call.Kind, call.Title = adapters.KindOther, t.server+": "+t.tool
-	out.Emit(adapters.Event{Type: adapters.EventToolCall, Tool: &call})
-	if msg, ok := s.permitted(ctx, call, args, out); !ok {
-		return msg
-	}
-	text, content, failed := t.call(ctx, args)
-	return s.ran(ctx, call, tools.Result{Output: text, Content: content, Failed: failed}, out)
 }
 
 // doomLoop asks the user before the same call runs doomLoopRepeats times in

@@ -11,9 +11,6 @@ import (
 // add appends messages to the history and to the session's transcript.
 func (s *Session) add(msgs ...message) {
 	s.history = append(s.history, msgs...)
-	if s.tr == nil {
-		return
-	}
 	for i := range msgs {
 		data, err := json.Marshal(&msgs[i])
 		if err != nil {
@@ -23,30 +20,13 @@ func (s *Session) add(msgs ...message) {
 	}
 }
 
-// recordCompaction notes that everything before the last kept messages
-// became summary.
-func (s *Session) recordCompaction(summary string, kept int) {
-	if s.tr != nil {
-		s.tr.Write(transcript.Record{Type: transcript.TypeCompaction, Summary: summary, Kept: kept})
-	}
-}
-
 // endTranscriptTurn marks the turn's end and syncs the file; a transcript
 // that cannot be written is reported once, and the session goes on.
 func (s *Session) endTranscriptTurn(stop adapters.StopReason) {
-	if s.tr == nil {
-		return
-	}
 	s.tr.Write(transcript.Record{Type: transcript.TypeTurnEnd, Stop: string(stop)})
 	if err := s.tr.Sync(); err != nil && !s.trFailed {
 		s.trFailed = true
 		s.log.Warn().Err(err).Msg("native session transcript not saved; it cannot be resumed")
-	}
-}
-
-func (s *Session) closeTranscript() {
-	if s.tr != nil {
-		s.tr.Close()
 	}
 }
 
@@ -55,15 +35,16 @@ func summaryMessage(summary string) message {
 }
 
 // openTranscript starts session id's transcript (appending to it on a
-// resume); nil when transcripts are off or the file cannot be opened.
+// resume); a zero Writer, which writes nothing, when transcripts are off
+// or the file cannot be opened.
 func (a *Adapter) openTranscript(meta transcript.Meta) *transcript.Writer {
 	if a.opts.TranscriptDir == "" {
-		return nil
+		return &transcript.Writer{}
 	}
 	w, err := transcript.Open(a.opts.TranscriptDir, meta, a.opts.Now)
 	if err != nil {
 		a.opts.Logger.Warn().Err(err).Msg("native session transcript off; the session cannot be resumed")
-		return nil
+		return &transcript.Writer{}
 	}
 	return w
 }
@@ -118,24 +99,18 @@ func trimDangling(hist []message) []message {
 // decodeMessage reads a history message back with the content types the
 // loop uses (a string or parts).
 func decodeMessage(data json.RawMessage) (message, error) {
-	var raw struct {
-		message
-		Content json.RawMessage `json:"content"`
-	}
-	if err := json.Unmarshal(data, &raw); err != nil {
+	var m message
+	if err := json.Unmarshal(data, &m); err != nil {
 		return message{}, fmt.Errorf("transcript message: %w", err)
 	}
-	m := raw.message
-	var text string
-	var parts []part
-	switch {
-	case len(raw.Content) == 0 || string(raw.Content) == "null":
-	case json.Unmarshal(raw.Content, &text) == nil:
-		m.Content = text
-	case json.Unmarshal(raw.Content, &parts) == nil:
-		m.Content = parts
-	default:
-		return message{}, fmt.Errorf("transcript message: content is neither text nor parts")
+	if _, text := m.Content.(string); m.Content != nil && !text {
+		var parts struct {
+			Content []part `json:"content"`
+		}
+		if json.Unmarshal(data, &parts) != nil {
+			return message{}, fmt.Errorf("transcript message: content is neither text nor parts")
+		}
+		m.Content = parts.Content
 	}
 	return m, nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -211,5 +212,32 @@ func TestSession_FailedSummaryDropsOldestTurns(t *testing.T) {
 	}
 	if !kept {
 		t.Fatal("the dropped turn is not in the transcript")
+	}
+}
+
+// A transcript's message comes back with the content types the loop
+// sends: text, parts (an image prompt) or none; anything else is refused.
+func TestDecodeMessage_ContentTypes(t *testing.T) {
+	for _, c := range []struct {
+		name, data string
+		want       any
+		bad        bool
+	}{
+		{name: "text", data: `{"role":"user","content":"hi"}`, want: "hi"},
+		{name: "parts", data: `{"role":"user","content":[{"type":"text","text":"see"},{"type":"image_url","image_url":{"url":"data:x"}}]}`,
+			want: []part{{Type: "text", Text: "see"}, {Type: "image_url", ImageURL: &imageURL{URL: "data:x"}}}},
+		{name: "null", data: `{"role":"assistant","content":null,"tool_calls":[{"id":"c","function":{"name":"f","arguments":"{}"}}]}`},
+		{name: "number", data: `{"role":"user","content":3}`, bad: true},
+		{name: "object", data: `{"role":"user","content":{}}`, bad: true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m, err := decodeMessage([]byte(c.data))
+			if (err != nil) != c.bad {
+				t.Fatalf("err = %v, want error %v", err, c.bad)
+			}
+			if !c.bad && !reflect.DeepEqual(m.Content, c.want) {
+				t.Errorf("content = %#v, want %#v", m.Content, c.want)
+			}
+		})
 	}
 }

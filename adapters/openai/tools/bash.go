@@ -37,8 +37,8 @@ func prepareBash(e *Env, a bashArgs) (*Prepared, error) {
 		Title:     firstLine(a.Command),
 		Locations: []adapters.Location{{Path: e.Root}},
 		Run: func(ctx context.Context, update func(adapters.ToolCall)) Result {
-			sh, term := e.sh(), e.Editor != nil && e.Editor.CanTerminal()
-			w, cleanup, err := e.Sandbox.Command(e.Root, sh.Path, sh.args(a.Command, !term))
+			term := e.Editor != nil && e.Editor.CanTerminal()
+			w, cleanup, err := e.Sandbox.Command(e.Root, e.shell.Path, e.shell.args(a.Command, !term))
 			if err != nil {
 				return failed("sandbox: %v", err)
 			}
@@ -46,15 +46,15 @@ func prepareBash(e *Env, a bashArgs) (*Prepared, error) {
 			if term {
 				return e.runTerminal(ctx, w, timeout, update)
 			}
-			return e.runLocal(ctx, w, sh.Name, timeout)
+			return e.runLocal(ctx, w, timeout)
 		},
 	}, nil
 }
 
 func firstLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = strings.TrimSuffix(s[:i], "\r") + " …"
+	s, _, more := strings.Cut(strings.TrimSpace(s), "\n")
+	if more {
+		s = strings.TrimSuffix(s, "\r") + " …"
 	}
 	if len(s) > 120 {
 		s = s[:120] + "…"
@@ -64,32 +64,41 @@ func firstLine(s string) string {
 
 // runLocal runs the command in its own process group; cancel or timeout
 // stops the whole group.
-func (e *Env) runLocal(ctx context.Context, w sandbox.Wrapped, shell string, timeout time.Duration) Result {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+func (e *Env) runLocal(ctx context.Context, w sandbox.Wrapped, timeout time.Duration) Result {
+	tctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	// Shells that cannot merge stderr into stdout themselves (PowerShell)
 	// get it merged here, in arrival order.
-	out := newHeadTail(e.OutputCap)
-	p, err := proc.Start(ctx, proc.Spec{Path: w.Path, Args: w.Args, Dir: e.Root, Env: append(os.Environ(), w.Env...),
+	out := &headTail{cap: e.OutputCap}
+	p, err := proc.Start(tctx, proc.Spec{Path: w.Path, Args: w.Args, Dir: e.Root, Env: append(os.Environ(), w.Env...),
 		Grace: 2 * time.Second, StderrTee: out})
 	if err != nil {
-		return failed("start %s: %v", shell, err)
+		return failed("start %s: %v", e.shell.Name, err)
 	}
 	_ = p.Stdin.Close()
 	_, _ = io.Copy(out, p.Stdout)
 	waitErr := p.Wait()
 	body := e.notice() + out.String()
-	switch {
-	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		return Result{Output: fmt.Sprintf("%s\n[command timed out after %s and was killed]", body, timeout), Failed: true}
-	case ctx.Err() != nil:
-		return Result{Output: body + "\n[command cancelled]", Failed: true}
+	if note := stopped(ctx, tctx, timeout); note != "" {
+		return Result{Output: body + "\n" + note, Failed: true}
 	}
 	code := p.ExitCode()
 	if waitErr != nil && code == 0 {
 		code = -1
 	}
 	return Result{Output: fmt.Sprintf("%s\n[exit code %d]", body, code), Failed: code != 0}
+}
+
+// stopped is the note of a command that a cancel of ctx or its timeout
+// (tctx's deadline) ended; "" when neither did.
+func stopped(ctx, tctx context.Context, timeout time.Duration) string {
+	switch {
+	case ctx.Err() != nil:
+		return "[command cancelled]"
+	case errors.Is(tctx.Err(), context.DeadlineExceeded):
+		return fmt.Sprintf("[command timed out after %s and was killed]", timeout)
+	}
+	return ""
 }
 
 // notice is the line a command's output starts with when it should have
@@ -101,8 +110,6 @@ func (e *Env) notice() string {
 	return ""
 }
 
-func (e *Env) sh() shell { return cmp.Or(e.shell, hostShell()) }
-
 // headTail keeps the first and last half of cap bytes and counts the rest.
 // Its methods are safe for concurrent use (the stdout copy and proc's
 // stderr tee write at once).
@@ -113,8 +120,6 @@ type headTail struct {
 	tail    []byte
 	dropped int
 }
-
-func newHeadTail(cap int) *headTail { return &headTail{cap: cmp.Or(max(cap, 0), 64<<10)} }
 
 func (h *headTail) Write(p []byte) (int, error) {
 	h.mu.Lock()
@@ -176,14 +181,7 @@ func (e *Env) runTerminal(ctx context.Context, w sandbox.Wrapped, timeout time.D
 	note := ""
 	if err := e.call(wctx, "terminal/wait_for_exit", term, &exit); err != nil {
 		_ = e.call(bg, "terminal/kill", term, nil)
-		switch {
-		case errors.Is(wctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil:
-			note = fmt.Sprintf("[command timed out after %s and was killed]", timeout)
-		case ctx.Err() != nil:
-			note = "[command cancelled]"
-		default:
-			note = fmt.Sprintf("[editor terminal error: %v]", err)
-		}
+		note = cmp.Or(stopped(ctx, wctx, timeout), fmt.Sprintf("[editor terminal error: %v]", err))
 	}
 	var out schema.TerminalOutputResponse
 	_ = e.call(bg, "terminal/output", term, &out)

@@ -97,7 +97,7 @@ func TestBash_TerminalRunsUnderTheSandbox(t *testing.T) {
 	if _, err := runTool(t, e, "bash", `{"command":"ls"}`); err != nil {
 		t.Fatal(err)
 	}
-	i := strings.Index(strings.Join(ed.args, "\x00"), "\x00--\x00"+e.sh().Path+"\x00")
+	i := strings.Index(strings.Join(ed.args, "\x00"), "\x00--\x00"+e.shell.Path+"\x00")
 	if ed.command != "/usr/bin/bwrap" || i < 0 {
 		t.Fatalf("terminal/create got %q %q; want bwrap running the shell", ed.command, ed.args)
 	}
