@@ -18,11 +18,7 @@ import (
 // it runs as the next turn of its own, queued like a prompt sent while the
 // agent works ("startedNewTurn"), unless the client asked to get it back
 // ("promptRequired"), to send it as a session/prompt of its own.
-func (s *server) steer(ctx context.Context, params json.RawMessage) (any, func(), error) {
-	var p schema.SteeringRequest
-	if err := decode(params, &p, "sessionId", "prompt"); err != nil {
-		return nil, nil, err
-	}
+func (s *server) steer(ctx context.Context, p schema.SteeringRequest) (any, func(), error) {
 	if len(p.Prompt) == 0 {
 		return nil, nil, invalidParams("steering needs a non-empty prompt")
 	}
