@@ -315,7 +315,11 @@ func (s *server) handle(ctx context.Context, r *jsonrpc.Request) jsonrpc.Job {
 	case s.opts.Broken != nil && r.Method != "authenticate":
 		return fail(jsonrpc.NewError(schema.CodeInternalError, s.opts.Broken.Error(), map[string]any{"code": "config"}))
 	case r.Method == "session/prompt":
-		return s.beginPrompt(r.Params)
+		var p schema.PromptRequest
+		if err := decode(r.Params, &p, "sessionId", "prompt"); err != nil {
+			return fail(err)
+		}
+		return s.beginPrompt(p)
 	case r.Method == "session/set_mode" || r.Method == "session/set_config_option":
 		return s.inOrder(r.Params, func() (any, func(), error) { return m(s, ctx, r.Params) })
 	}
@@ -635,11 +639,7 @@ func (s *server) listSessions(_ context.Context, p schema.ListSessionsRequest) (
 
 // beginPrompt validates and marks the session busy inline; the turn runs
 // in the returned jsonrpc.Job.
-func (s *server) beginPrompt(params json.RawMessage) jsonrpc.Job {
-	var p schema.PromptRequest
-	if err := decode(params, &p, "sessionId", "prompt"); err != nil {
-		return fail(err)
-	}
+func (s *server) beginPrompt(p schema.PromptRequest) jsonrpc.Job {
 	if promptSize(p.Prompt) > s.opts.MaxPrompt {
 		return fail(s.promptRefusal())
 	}
