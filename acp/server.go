@@ -491,10 +491,8 @@ func checkDirs(cwd string, more []string) error {
 	if st, err := os.Stat(cwd); err != nil || !st.IsDir() {
 		return invalidParams("cwd %q is not an existing directory", cwd)
 	}
-	for _, d := range more {
-		if !filepath.IsAbs(d) {
-			return invalidParams("additionalDirectories must be absolute paths, got %q", d)
-		}
+	if i := slices.IndexFunc(more, func(d string) bool { return !filepath.IsAbs(d) }); i >= 0 {
+		return invalidParams("additionalDirectories must be absolute paths, got %q", more[i])
 	}
 	return nil
 }
