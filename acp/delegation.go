@@ -6,7 +6,6 @@ import (
 	"errors"
 	"slices"
 
-	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/conversation"
 	"github.com/hubdev/hub/conversation/delegation"
@@ -25,20 +24,6 @@ const (
 	delegationOn     = "on"
 	delegationOff    = "off"
 )
-
-// delegationOption is hub's option that hands the agent hub's delegate
-// tool (it restarts the agent, resuming its session).
-func delegationOption(on bool) schema.SessionConfigOption {
-	cur := delegationOff
-	if on {
-		cur = delegationOn
-	}
-	return schema.SessionConfigOption{ID: optionDelegation, Name: "Delegation", Type: "select",
-		Description: "Let the agent hand subtasks to other agents through hub", CurrentValue: cur,
-		Options: []schema.SessionConfigSelectOption{
-			{Value: delegationOn, Name: "On", Description: "the agent gets hub's delegate tool; delegates ask you before side effects"},
-			{Value: delegationOff, Name: "Off"}}}
-}
 
 // delegationAvailable says hub can hand its agents an MCP server of its own.
 func (s *server) delegationAvailable() bool { return s.opts.Self != "" }

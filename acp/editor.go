@@ -41,36 +41,32 @@ func (e *editorClient) CanReadFile() bool  { return e.caps.FS.ReadTextFile }
 func (e *editorClient) CanWriteFile() bool { return e.caps.FS.WriteTextFile }
 func (e *editorClient) CanTerminal() bool  { return e.caps.Terminal }
 
-// ReadTextFile reads path (absolute) through the editor.
+// ReadTextFile reads path through the editor (Call).
 func (e *editorClient) ReadTextFile(ctx context.Context, path string, line, limit int) (string, error) {
-	if !e.CanReadFile() {
-		return "", fmt.Errorf("fs/read_text_file %s: %w", path, ErrNoCapability)
-	}
-	req := schema.ReadTextFileRequest{SessionID: e.sessionID, Path: e.abs(path)}
+	req := schema.ReadTextFileRequest{Path: path}
 	if line > 0 {
 		req.Line = &line
 	}
 	if limit > 0 {
 		req.Limit = &limit
 	}
-	res, err := e.conn.CallRaw(ctx, "fs/read_text_file", req)
-	if err != nil {
-		return "", fmt.Errorf("fs/read_text_file %s: %w", path, err)
-	}
+	p, _ := json.Marshal(req)
+	res, err := e.Call(ctx, "fs/read_text_file", p)
 	var out schema.ReadTextFileResponse
-	if err := json.Unmarshal(res, &out); err != nil {
-		return "", fmt.Errorf("fs/read_text_file %s: bad result: %w", path, err)
+	if err == nil {
+		err = json.Unmarshal(res, &out)
+	}
+	if err != nil {
+		return "", fmt.Errorf("read %s: %w", path, err)
 	}
 	return out.Content, nil
 }
 
-// WriteTextFile writes path through the editor; {} and null both succeed.
+// WriteTextFile writes path through the editor (Call).
 func (e *editorClient) WriteTextFile(ctx context.Context, path, content string) error {
-	if !e.CanWriteFile() {
-		return fmt.Errorf("fs/write_text_file %s: %w", path, ErrNoCapability)
-	}
-	if _, err := e.conn.CallRaw(ctx, "fs/write_text_file", schema.WriteTextFileRequest{SessionID: e.sessionID, Path: e.abs(path), Content: content}); err != nil {
-		return fmt.Errorf("fs/write_text_file %s: %w", path, err)
+	p, _ := json.Marshal(schema.WriteTextFileRequest{Path: path, Content: content})
+	if _, err := e.Call(ctx, "fs/write_text_file", p); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
 }

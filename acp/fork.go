@@ -3,7 +3,6 @@ package acp
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"maps"
 	"slices"
 
@@ -17,11 +16,7 @@ import (
 // can fork one (claude --fork-session, codex thread/fork); else, or when
 // _meta.hub.agent names another agent, the fork's agent is briefed on the
 // record like a handover.
-func (s *server) forkSession(_ context.Context, params json.RawMessage) (any, func(), error) {
-	var p schema.ForkSessionRequest
-	if err := decode(params, &p, "sessionId", "cwd"); err != nil {
-		return nil, nil, err
-	}
+func (s *server) forkSession(_ context.Context, p schema.ForkSessionRequest) (any, func(), error) {
 	if err := cmp.Or(checkSessionID(p.SessionID), checkDirs(p.Cwd, p.AdditionalDirectories)); err != nil {
 		return nil, nil, err
 	}

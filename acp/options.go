@@ -55,12 +55,8 @@ func (ss *session) configOptions() []schema.SessionConfigOption {
 	ss.mu.Unlock()
 	out := []schema.SessionConfigOption{{ID: "agent", Name: "Agent", Description: "Which coding agent hub drives", Type: "select", CurrentValue: agent,
 		Options: ss.srv.agentChoices(ss.agents(), agent)}}
-	for _, o := range sur.Options {
+	for _, o := range append(sur.Options, ss.srv.hubOptions(handover, deleg)...) {
 		out = append(out, configOption(o))
-	}
-	out = append(out, handoverOption(handover))
-	if ss.srv.delegationAvailable() {
-		out = append(out, delegationOption(ss.srv.delegationOn(deleg)))
 	}
 	return out
 }
@@ -73,13 +69,25 @@ const (
 	handoverNone   = "none"
 )
 
-// handoverOption is hub's own option: what an agent switched to learns.
-func handoverOption(v string) schema.SessionConfigOption {
-	return schema.SessionConfigOption{ID: optionHandover, Name: "Handover", Type: "select",
-		Description:  "What an agent you switch to is told of the conversation so far",
-		CurrentValue: cmp.Or(v, handoverBrief), Options: []schema.SessionConfigSelectOption{
-			{Value: handoverBrief, Name: "Brief it", Description: "hub's record: requests, answers, files changed, plan"},
-			{Value: handoverNone, Name: "Start it blank"}}}
+// hubOptions are hub's own options, for a record whose Handover and
+// Delegation are these: what an agent switched to learns, and, where hub
+// can hand its agents an MCP server of its own, delegation.
+func (s *server) hubOptions(handover, deleg string) []adapters.ConfigOption {
+	out := []adapters.ConfigOption{{ID: optionHandover, Name: "Handover", Description: "What an agent you switch to is told of the conversation so far",
+		Value: cmp.Or(handover, handoverBrief), Choices: []adapters.Option{
+			{ID: handoverBrief, Name: "Brief it", Description: "hub's record: requests, answers, files changed, plan"},
+			{ID: handoverNone, Name: "Start it blank"}}}}
+	if !s.delegationAvailable() {
+		return out
+	}
+	on := delegationOff
+	if s.delegationOn(deleg) {
+		on = delegationOn
+	}
+	return append(out, adapters.ConfigOption{ID: optionDelegation, Name: "Delegation", Value: on,
+		Description: "Let the agent hand subtasks to other agents through hub", Choices: []adapters.Option{
+			{ID: delegationOn, Name: "On", Description: "the agent gets hub's delegate tool; delegates ask you before side effects"},
+			{ID: delegationOff, Name: "Off"}}})
 }
 
 // chosen is the value the user picked for o in this session, if the option
@@ -138,27 +146,23 @@ func (ss *session) setOption(ctx context.Context, id, value string) (after func(
 			return nil, invalidParams("%v", err)
 		}
 		return ss.switchAgent(value)
-	case id == optionHandover && value != handoverBrief && value != handoverNone:
-		return nil, invalidParams("unknown handover %q (brief or none)", value)
+	case id == optionDelegation && !ss.srv.delegationAvailable():
+		return nil, invalidParams("delegation is not available here")
+	}
+	o, known := adapters.Surface{Options: append(ss.srv.hubOptions("", ""), ss.surface().Options...)}.Find(id)
+	switch {
+	case !known:
+		return nil, invalidParams("unknown config option %q", id)
+	case !o.Accepts(value):
+		return nil, invalidParams("unknown %s %q", id, value)
 	case id == optionHandover:
 		ss.mu.Lock()
 		ss.rec.Handover = value
 		ss.mu.Unlock()
 		ss.save()
 		return nil, nil
-	case id == optionDelegation && value != delegationOn && value != delegationOff:
-		return nil, invalidParams("unknown delegation %q (on or off)", value)
-	case id == optionDelegation && !ss.srv.delegationAvailable():
-		return nil, invalidParams("delegation is not available here")
 	case id == optionDelegation: // restarts the agent, resuming its session
 		return nil, ss.apply(ctx, func(r *Record) { r.Delegation = value })
-	}
-	o, known := ss.surface().Find(id)
-	switch {
-	case !known:
-		return nil, invalidParams("unknown config option %q", id)
-	case !o.Accepts(value):
-		return nil, invalidParams("unknown %s %q", id, value)
 	case id == adapters.OptionModel:
 		return nil, ss.apply(ctx, func(r *Record) { r.Model = value })
 	case id == adapters.OptionMode:

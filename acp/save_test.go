@@ -23,7 +23,7 @@ func TestSession_SaveDuringStreamingDoesNotRace(t *testing.T) {
 	s := newServer(Options{Logger: zerolog.Nop(), Now: func() time.Time { return time.Unix(tick.Add(1), 0) }})
 	ss := &session{srv: s, rec: &Record{SessionID: "s1", Cwd: "/w"}, seenTools: map[string]bool{}}
 	chunk := func(text string) schema.SessionUpdate {
-		return withChunk(schema.UpdateAgentMessageChunk, &schema.ContentChunk{Content: schema.TextBlock(text)})
+		return schema.SessionUpdate{AgentMessageChunk: &schema.ContentChunk{Content: schema.TextBlock(text)}}
 	}
 	ss.record(chunk("a"))
 	for range 50 {

@@ -308,14 +308,18 @@ func (s *server) handle(ctx context.Context, r *jsonrpc.Request) jsonrpc.Job {
 	case !ok:
 		return fail(jsonrpc.NewError(schema.CodeMethodNotFound, "Method not found", map[string]any{"method": r.Method}))
 	case r.Method == "initialize":
-		res, after, err := s.initialize(ctx, r.Params)
+		res, after, err := m(s, ctx, r.Params)
 		return func() (any, func(), error) { return res, after, err }
 	case !s.initialized.Load():
 		return fail(jsonrpc.NewError(schema.CodeInvalidRequest, "Invalid request: initialize first", nil))
 	case s.opts.Broken != nil && r.Method != "authenticate":
 		return fail(jsonrpc.NewError(schema.CodeInternalError, s.opts.Broken.Error(), map[string]any{"code": "config"}))
 	case r.Method == "session/prompt":
-		return s.beginPrompt(r.Params)
+		var p schema.PromptRequest
+		if err := decode(r.Params, &p, "sessionId", "prompt"); err != nil {
+			return fail(err)
+		}
+		return s.beginPrompt(p)
 	case r.Method == "session/set_mode" || r.Method == "session/set_config_option":
 		return s.inOrder(r.Params, func() (any, func(), error) { return m(s, ctx, r.Params) })
 	}
@@ -327,11 +331,7 @@ func (s *server) handle(ctx context.Context, r *jsonrpc.Request) jsonrpc.Job {
 // a client may pipeline set_config_option and session/prompt. (A prompt
 // passes the order on once its turn runs; see beginPrompt.)
 func (s *server) inOrder(params json.RawMessage, j jsonrpc.Job) jsonrpc.Job {
-	var p schema.SessionIDRequest
-	if decode(params, &p) != nil {
-		return j
-	}
-	ss, err := s.lookup(p.SessionID)
+	ss, err := s.sessionOf(params)
 	if err != nil {
 		return j
 	}
@@ -343,32 +343,50 @@ func (s *server) inOrder(params json.RawMessage, j jsonrpc.Job) jsonrpc.Job {
 	}
 }
 
+// sessionOf is the live session a message's sessionId names.
+func (s *server) sessionOf(params json.RawMessage) (*session, error) {
+	var p schema.SessionIDRequest
+	if err := decode(params, &p); err != nil {
+		return nil, err
+	}
+	return s.lookup(p.SessionID)
+}
+
+// method serves one request's params.
 type method func(s *server, ctx context.Context, params json.RawMessage) (any, func(), error)
 
+// on is the method of a handler of typed params: decoded strictly, with
+// the members named required present, before it runs.
+func on[P any](h func(*server, context.Context, P) (any, func(), error), required ...string) method {
+	return func(s *server, ctx context.Context, params json.RawMessage) (any, func(), error) {
+		var p P
+		if err := decode(params, &p, required...); err != nil {
+			return nil, nil, err
+		}
+		return h(s, ctx, p)
+	}
+}
+
 var methods = map[string]method{
-	"initialize":                (*server).initialize,
-	"authenticate":              (*server).authenticate,
-	"session/new":               (*server).newSession,
-	"session/load":              (*server).loadSession,
-	"session/resume":            (*server).resumeSession,
-	"session/close":             (*server).closeSession,
-	"session/list":              (*server).listSessions,
-	"session/delete":            (*server).deleteSession,
+	"initialize":                on((*server).initialize, "protocolVersion"),
+	"authenticate":              on((*server).authenticate, "methodId"),
+	"session/new":               on((*server).newSession, "cwd"),
+	"session/load":              on(reopen(true), "sessionId", "cwd"),
+	"session/resume":            on(reopen(false), "sessionId", "cwd"),
+	"session/close":             on((*server).closeSession, "sessionId"),
+	"session/list":              on((*server).listSessions),
+	"session/delete":            on((*server).deleteSession, "sessionId"),
 	"session/prompt":            nil, // handled by beginPrompt
-	"session/set_mode":          (*server).setMode,
-	"session/set_config_option": (*server).setConfigOption,
-	"_session/steering":         (*server).steer,
-	"session/fork":              (*server).forkSession,
+	"session/set_mode":          on((*server).setMode, "sessionId", "modeId"),
+	"session/set_config_option": on((*server).setConfigOption, "sessionId", "configId", "value"),
+	"_session/steering":         on((*server).steer, "sessionId", "prompt"),
+	"session/fork":              on((*server).forkSession, "sessionId", "cwd"),
 }
 
 func (s *server) handleNotification(r *jsonrpc.Request) {
 	switch r.Method {
 	case "session/cancel":
-		var p schema.SessionIDRequest
-		if decode(r.Params, &p) != nil {
-			return
-		}
-		if ss, err := s.lookup(p.SessionID); err == nil {
+		if ss, err := s.sessionOf(r.Params); err == nil {
 			ss.cancel()
 		}
 	default:
@@ -376,11 +394,7 @@ func (s *server) handleNotification(r *jsonrpc.Request) {
 	}
 }
 
-func (s *server) initialize(_ context.Context, params json.RawMessage) (any, func(), error) {
-	var p schema.InitializeRequest
-	if err := decode(params, &p, "protocolVersion"); err != nil {
-		return nil, nil, err
-	}
+func (s *server) initialize(_ context.Context, p schema.InitializeRequest) (any, func(), error) {
 	caps := s.agentCapabilities()
 	methods := offeredAuth(p.ClientCapabilities, s.opts.AuthMethods)
 	s.mu.Lock()
@@ -443,11 +457,7 @@ func (s *server) agentCapabilities() schema.AgentCapabilities {
 	}
 }
 
-func (s *server) authenticate(_ context.Context, params json.RawMessage) (any, func(), error) {
-	var p schema.AuthenticateRequest
-	if err := decode(params, &p, "methodId"); err != nil {
-		return nil, nil, err
-	}
+func (s *server) authenticate(_ context.Context, p schema.AuthenticateRequest) (any, func(), error) {
 	s.mu.Lock()
 	methods := s.authMethods
 	s.mu.Unlock()
@@ -481,19 +491,13 @@ func checkDirs(cwd string, more []string) error {
 	if st, err := os.Stat(cwd); err != nil || !st.IsDir() {
 		return invalidParams("cwd %q is not an existing directory", cwd)
 	}
-	for _, d := range more {
-		if !filepath.IsAbs(d) {
-			return invalidParams("additionalDirectories must be absolute paths, got %q", d)
-		}
+	if i := slices.IndexFunc(more, func(d string) bool { return !filepath.IsAbs(d) }); i >= 0 {
+		return invalidParams("additionalDirectories must be absolute paths, got %q", more[i])
 	}
 	return nil
 }
 
-func (s *server) newSession(_ context.Context, params json.RawMessage) (any, func(), error) {
-	var p schema.NewSessionRequest
-	if err := decode(params, &p, "cwd"); err != nil {
-		return nil, nil, err
-	}
+func (s *server) newSession(_ context.Context, p schema.NewSessionRequest) (any, func(), error) {
 	if err := checkDirs(p.Cwd, p.AdditionalDirectories); err != nil {
 		return nil, nil, err
 	}
@@ -568,48 +572,34 @@ func pairs(in []schema.EnvVariable) map[string]string {
 
 // reopen loads a session from the index into memory for load or resume;
 // replay (load) sends its whole history before the answer.
-func (s *server) reopen(params json.RawMessage, replay bool) (any, func(), error) {
-	var p schema.LoadSessionRequest
-	if err := decode(params, &p, "sessionId", "cwd"); err != nil {
-		return nil, nil, err
-	}
-	if err := cmp.Or(checkSessionID(p.SessionID), checkDirs(p.Cwd, p.AdditionalDirectories)); err != nil {
-		return nil, nil, err
-	}
-	rec, ok := s.index.Get(p.SessionID)
-	if !ok {
-		return nil, nil, errUnknownSession(p.SessionID)
-	}
-	rec.Cwd, rec.AddDirs = p.Cwd, p.AdditionalDirectories
-	hist := s.index.History(p.SessionID)
-	keep := hist[max(0, len(hist)-memHistory):]
-	rec.History = slices.Clone(keep)
-	ss, err := s.open(rec, p.McpServers)
-	if err != nil {
-		return nil, nil, err
-	}
-	ss.persisted, ss.dropped = len(keep), len(hist)-len(keep)
-	for _, u := range hist {
-		if replay {
-			ss.send(u)
+func reopen(replay bool) func(*server, context.Context, schema.LoadSessionRequest) (any, func(), error) {
+	return func(s *server, _ context.Context, p schema.LoadSessionRequest) (any, func(), error) {
+		if err := cmp.Or(checkSessionID(p.SessionID), checkDirs(p.Cwd, p.AdditionalDirectories)); err != nil {
+			return nil, nil, err
 		}
+		rec, ok := s.index.Get(p.SessionID)
+		if !ok {
+			return nil, nil, errUnknownSession(p.SessionID)
+		}
+		rec.Cwd, rec.AddDirs = p.Cwd, p.AdditionalDirectories
+		hist := s.index.History(p.SessionID)
+		keep := hist[max(0, len(hist)-memHistory):]
+		rec.History = slices.Clone(keep)
+		ss, err := s.open(rec, p.McpServers)
+		if err != nil {
+			return nil, nil, err
+		}
+		ss.persisted, ss.dropped = len(keep), len(hist)-len(keep)
+		for _, u := range hist {
+			if replay {
+				ss.send(u)
+			}
+		}
+		return schema.LoadSessionResponse{Modes: ss.modeState(), ConfigOptions: ss.configOptions()}, ss.opened, nil
 	}
-	return schema.LoadSessionResponse{Modes: ss.modeState(), ConfigOptions: ss.configOptions()}, ss.opened, nil
 }
 
-func (s *server) loadSession(_ context.Context, params json.RawMessage) (any, func(), error) {
-	return s.reopen(params, true)
-}
-
-func (s *server) resumeSession(_ context.Context, params json.RawMessage) (any, func(), error) {
-	return s.reopen(params, false)
-}
-
-func (s *server) closeSession(_ context.Context, params json.RawMessage) (any, func(), error) {
-	var p schema.SessionIDRequest
-	if err := decode(params, &p, "sessionId"); err != nil {
-		return nil, nil, err
-	}
+func (s *server) closeSession(_ context.Context, p schema.SessionIDRequest) (any, func(), error) {
 	if err := checkSessionID(p.SessionID); err != nil {
 		return nil, nil, err
 	}
@@ -623,24 +613,18 @@ func (s *server) closeSession(_ context.Context, params json.RawMessage) (any, f
 	return struct{}{}, nil, nil
 }
 
-func (s *server) deleteSession(ctx context.Context, params json.RawMessage) (any, func(), error) {
-	res, _, err := s.closeSession(ctx, params)
+func (s *server) deleteSession(ctx context.Context, p schema.SessionIDRequest) (any, func(), error) {
+	res, _, err := s.closeSession(ctx, p)
 	if err != nil {
 		return nil, nil, err
 	}
-	var p schema.SessionIDRequest
-	_ = decode(params, &p)
 	if err := s.index.Delete(p.SessionID); err != nil {
 		return nil, nil, jsonrpc.NewError(schema.CodeInternalError, err.Error(), nil)
 	}
 	return res, nil, nil
 }
 
-func (s *server) listSessions(_ context.Context, params json.RawMessage) (any, func(), error) {
-	var p schema.ListSessionsRequest
-	if err := decode(params, &p); err != nil {
-		return nil, nil, err
-	}
+func (s *server) listSessions(_ context.Context, p schema.ListSessionsRequest) (any, func(), error) {
 	if err := checkCwd(p.Cwd); p.Cwd != "" && err != nil {
 		return nil, nil, err
 	}
@@ -653,11 +637,7 @@ func (s *server) listSessions(_ context.Context, params json.RawMessage) (any, f
 
 // beginPrompt validates and marks the session busy inline; the turn runs
 // in the returned jsonrpc.Job.
-func (s *server) beginPrompt(params json.RawMessage) jsonrpc.Job {
-	var p schema.PromptRequest
-	if err := decode(params, &p, "sessionId", "prompt"); err != nil {
-		return fail(err)
-	}
+func (s *server) beginPrompt(p schema.PromptRequest) jsonrpc.Job {
 	if promptSize(p.Prompt) > s.opts.MaxPrompt {
 		return fail(s.promptRefusal())
 	}
@@ -703,11 +683,7 @@ func (s *server) beginPrompt(params json.RawMessage) jsonrpc.Job {
 	}
 }
 
-func (s *server) setMode(ctx context.Context, params json.RawMessage) (any, func(), error) {
-	var p schema.SetSessionModeRequest
-	if err := decode(params, &p, "sessionId", "modeId"); err != nil {
-		return nil, nil, err
-	}
+func (s *server) setMode(ctx context.Context, p schema.SetSessionModeRequest) (any, func(), error) {
 	ss, err := s.lookup(p.SessionID)
 	if err != nil {
 		return nil, nil, err
@@ -721,11 +697,7 @@ func (s *server) setMode(ctx context.Context, params json.RawMessage) (any, func
 	}, nil
 }
 
-func (s *server) setConfigOption(ctx context.Context, params json.RawMessage) (any, func(), error) {
-	var p schema.SetSessionConfigOptionRequest
-	if err := decode(params, &p, "sessionId", "configId", "value"); err != nil {
-		return nil, nil, err
-	}
+func (s *server) setConfigOption(ctx context.Context, p schema.SetSessionConfigOptionRequest) (any, func(), error) {
 	ss, err := s.lookup(p.SessionID)
 	if err != nil {
 		return nil, nil, err

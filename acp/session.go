@@ -523,13 +523,13 @@ func (ss *session) record(u schema.SessionUpdate) {
 	h := ss.rec.History
 	switch u.Kind() {
 	case schema.UpdateUserMessageChunk, schema.UpdateAgentMessageChunk, schema.UpdateAgentThoughtChunk:
-		if n := len(h); n > ss.persisted && h[n-1].Kind() == u.Kind() && mergeable(chunkOf(h[n-1]), chunkOf(u)) {
+		if n := len(h); n > ss.persisted && h[n-1].Kind() == u.Kind() && mergeable(*chunkOf(&h[n-1]), *chunkOf(&u)) {
 			if !ss.chunkOpen {
 				ss.chunk.Reset()
-				ss.chunk.WriteString(chunkOf(h[n-1]).Content.Text)
+				ss.chunk.WriteString((*chunkOf(&h[n-1])).Content.Text)
 				ss.chunkOpen = true
 			}
-			ss.chunk.WriteString(chunkOf(u).Content.Text)
+			ss.chunk.WriteString((*chunkOf(&u)).Content.Text)
 			return
 		}
 	case schema.UpdateToolCall, schema.UpdateToolCallUpdate, schema.UpdatePlan:
@@ -542,38 +542,30 @@ func (ss *session) record(u schema.SessionUpdate) {
 }
 
 // flushChunk writes the accumulated chunk text into the last history
-// entry; ss.mu must be held.
+// entry, as a chunk of its own (the update sent holds the old one); ss.mu
+// must be held.
 func (ss *session) flushChunk() {
 	h := ss.rec.History
 	if !ss.chunkOpen || len(h) == 0 {
 		return
 	}
-	last := h[len(h)-1]
-	h[len(h)-1] = withChunk(last.Kind(), &schema.ContentChunk{Content: schema.TextBlock(ss.chunk.String()), MessageID: chunkOf(last).MessageID})
+	c := chunkOf(&h[len(h)-1])
+	*c = &schema.ContentChunk{Content: schema.TextBlock(ss.chunk.String()), MessageID: (*c).MessageID}
 }
 
-func chunkOf(u schema.SessionUpdate) *schema.ContentChunk {
+// chunkOf is the field of u that holds its message or thought chunk.
+func chunkOf(u *schema.SessionUpdate) **schema.ContentChunk {
 	switch {
 	case u.UserMessageChunk != nil:
-		return u.UserMessageChunk
+		return &u.UserMessageChunk
 	case u.AgentMessageChunk != nil:
-		return u.AgentMessageChunk
+		return &u.AgentMessageChunk
 	}
-	return u.AgentThoughtChunk
+	return &u.AgentThoughtChunk
 }
 
 func mergeable(a, b *schema.ContentChunk) bool {
 	return a.Content.Type == schema.BlockText && b.Content.Type == schema.BlockText && a.MessageID == b.MessageID
-}
-
-func withChunk(kind string, c *schema.ContentChunk) schema.SessionUpdate {
-	switch kind {
-	case schema.UpdateUserMessageChunk:
-		return schema.SessionUpdate{UserMessageChunk: c}
-	case schema.UpdateAgentMessageChunk:
-		return schema.SessionUpdate{AgentMessageChunk: c}
-	}
-	return schema.SessionUpdate{AgentThoughtChunk: c}
 }
 
 // toAdapterContent converts prompt blocks and expands a leading skill command.

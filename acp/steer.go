@@ -2,7 +2,6 @@ package acp
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -18,11 +17,7 @@ import (
 // it runs as the next turn of its own, queued like a prompt sent while the
 // agent works ("startedNewTurn"), unless the client asked to get it back
 // ("promptRequired"), to send it as a session/prompt of its own.
-func (s *server) steer(ctx context.Context, params json.RawMessage) (any, func(), error) {
-	var p schema.SteeringRequest
-	if err := decode(params, &p, "sessionId", "prompt"); err != nil {
-		return nil, nil, err
-	}
+func (s *server) steer(ctx context.Context, p schema.SteeringRequest) (any, func(), error) {
 	if len(p.Prompt) == 0 {
 		return nil, nil, invalidParams("steering needs a non-empty prompt")
 	}
@@ -44,8 +39,7 @@ func (s *server) steer(ctx context.Context, params json.RawMessage) (any, func()
 	case p.Meta.Steering.IdleBehavior == schema.SteerIdleBehavior:
 		return schema.SteeringResponse{Outcome: schema.SteerPromptRequired, Reason: "steeringUnsupported"}, nil, nil
 	}
-	prompt, _ := json.Marshal(schema.PromptRequest{SessionID: p.SessionID, Prompt: p.Prompt})
-	job := s.beginPrompt(prompt)
+	job := s.beginPrompt(schema.PromptRequest{SessionID: p.SessionID, Prompt: p.Prompt})
 	s.detached.Go(func() { // its updates stream as any turn's; its answer has no one to go to
 		if _, after, _ := job(); after != nil {
 			after()
