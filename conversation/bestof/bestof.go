@@ -105,7 +105,6 @@ type Candidate struct {
 	Worktree   string          `json:"worktree"`
 
 	head       string
-	ended      time.Time
 	keepBranch bool // the user declined to apply it: its branch stays
 }
 
@@ -227,7 +226,7 @@ func (o Options) attempt(ctx context.Context, r *repo, c *Candidate) {
 	now := o.Candidate.Now
 	start := now()
 	defer func() {
-		c.DurationMs, c.ended = now().Sub(start).Milliseconds(), now()
+		c.DurationMs = now().Sub(start).Milliseconds()
 		o.Progress(*c)
 	}()
 	c.Status = StatusRunning
@@ -287,19 +286,13 @@ func check(ctx context.Context, dir, command string, timeout time.Duration) (str
 
 // winner ranks the eligible candidates by Rule.
 func winner(cands []*Candidate, checked bool) *Candidate {
-	var ok []*Candidate
-	for _, c := range cands {
-		if c.Status == "completed" && (!checked || c.Check == "passed") {
-			ok = append(ok, c)
-		}
-	}
+	ok := slices.DeleteFunc(slices.Clone(cands), func(c *Candidate) bool { return c.Status != "completed" || checked && c.Check != "passed" })
 	if len(ok) == 0 {
 		return nil
 	}
-	slices.SortStableFunc(ok, func(a, b *Candidate) int {
+	return slices.MinFunc(ok, func(a, b *Candidate) int { // the first of equals: the order they were named in
 		return cmp.Or(cmp.Compare(a.Added+a.Removed, b.Added+b.Removed), cmp.Compare(a.Denials, b.Denials), cmp.Compare(a.DurationMs, b.DurationMs))
 	})
-	return ok[0]
 }
 
 // apply brings the winner's change into the user's working tree, as
