@@ -28,9 +28,8 @@ const (
 )
 
 type run struct {
-	o     Options
-	start time.Time
-	out   *output
+	o   Options
+	out *output
 
 	digest       conversation.Digest // the run's turns (a repair turn is the second)
 	shown        *adapters.ErrorInfo // the last fatal error shown
@@ -355,7 +354,7 @@ func (r *run) summary(code int, err error) Summary {
 	d := &r.digest
 	s := Summary{
 		StopReason: r.stop, Budget: r.budgetHit, AgentSessionID: d.AgentSessionID, Usage: d.Usage, Model: cmp.Or(d.Model, r.o.Model),
-		DurationMs: r.o.Now().Sub(r.start).Milliseconds(), Denied: append([]Denial{}, r.denied...), ExitCode: code,
+		Denied: append([]Denial{}, r.denied...), ExitCode: code,
 		Answer: d.Text(), Warnings: r.warnings, Resumable: r.resumable,
 	}
 	if err != nil {
