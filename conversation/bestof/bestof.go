@@ -298,7 +298,7 @@ func winner(cands []*Candidate, checked bool) *Candidate {
 // apply brings the winner's change into the user's working tree, as
 // uncommitted changes, only if the tree is as the run found it.
 func apply(ctx context.Context, r *repo, w *Candidate) error {
-	if !r.unchanged(ctx) {
+	if t, err := r.tree(ctx); err != nil || t != r.state {
 		return errors.New("not applied: your working tree changed during the run")
 	}
 	patch, err := git(ctx, w.Worktree, nil, "diff", "--binary", r.base, w.head)

@@ -98,12 +98,6 @@ func (r *repo) tree(ctx context.Context) (string, error) {
 	return strings.TrimSpace(string(out)), err
 }
 
-// unchanged reports whether the working tree is as the run found it.
-func (r *repo) unchanged(ctx context.Context) bool {
-	t, err := r.tree(ctx)
-	return err == nil && t == r.state
-}
-
 // worktree makes a worktree of the run's base on a new branch.
 func (r *repo) worktree(ctx context.Context, dir, branch string) error {
 	r.addMu.Lock()
