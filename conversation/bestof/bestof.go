@@ -175,13 +175,11 @@ func Run(ctx context.Context, o Options) Summary {
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, o.Jobs)
 	for _, c := range cands {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			o.attempt(ctx, r, c)
-		}()
+		})
 	}
 	wg.Wait()
 	o.StopAll() // no candidate's process outlives the run

@@ -77,14 +77,12 @@ func newOutput(o Options) *output {
 	}
 	out := &output{o: o, start: o.Now(), stopped: make(chan struct{}), spin: o.StderrTTY && o.Format == FormatText}
 	if out.spin {
-		out.wg.Add(1)
-		go out.spinner()
+		out.wg.Go(out.spinner)
 	}
 	return out
 }
 
 func (w *output) spinner() {
-	defer w.wg.Done()
 	t := time.NewTicker(100 * time.Millisecond)
 	defer t.Stop()
 	for i := 0; ; i++ {
