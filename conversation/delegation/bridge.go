@@ -246,11 +246,10 @@ func (r *Remote) Delegate(ctx context.Context, req Request, progress Progress) (
 		_ = r.conn.Notify("cancel", progressParams{Call: p.Call})
 		return Result{}, ctx.Err()
 	}
-	var answered *jsonrpc.Error
-	switch {
-	case err == nil:
+	if err == nil {
 		return res, nil
-	case errors.As(err, &answered): // the parent's own words, not the wire's
+	}
+	if answered, ok := errors.AsType[*jsonrpc.Error](err); ok { // the parent's own words, not the wire's
 		return Result{}, errors.New(answered.Message)
 	}
 	return Result{}, fmt.Errorf("%w: %w", ErrNoParent, err) // the connection failed, not the call
