@@ -105,7 +105,6 @@ type Candidate struct {
 	Worktree   string          `json:"worktree"`
 
 	head       string
-	ended      time.Time
 	keepBranch bool // the user declined to apply it: its branch stays
 }
 
@@ -176,13 +175,11 @@ func Run(ctx context.Context, o Options) Summary {
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, o.Jobs)
 	for _, c := range cands {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			o.attempt(ctx, r, c)
-		}()
+		})
 	}
 	wg.Wait()
 	o.StopAll() // no candidate's process outlives the run
@@ -227,7 +224,7 @@ func (o Options) attempt(ctx context.Context, r *repo, c *Candidate) {
 	now := o.Candidate.Now
 	start := now()
 	defer func() {
-		c.DurationMs, c.ended = now().Sub(start).Milliseconds(), now()
+		c.DurationMs = now().Sub(start).Milliseconds()
 		o.Progress(*c)
 	}()
 	c.Status = StatusRunning
@@ -287,25 +284,19 @@ func check(ctx context.Context, dir, command string, timeout time.Duration) (str
 
 // winner ranks the eligible candidates by Rule.
 func winner(cands []*Candidate, checked bool) *Candidate {
-	var ok []*Candidate
-	for _, c := range cands {
-		if c.Status == "completed" && (!checked || c.Check == "passed") {
-			ok = append(ok, c)
-		}
-	}
+	ok := slices.DeleteFunc(slices.Clone(cands), func(c *Candidate) bool { return c.Status != "completed" || checked && c.Check != "passed" })
 	if len(ok) == 0 {
 		return nil
 	}
-	slices.SortStableFunc(ok, func(a, b *Candidate) int {
+	return slices.MinFunc(ok, func(a, b *Candidate) int { // the first of equals: the order they were named in
 		return cmp.Or(cmp.Compare(a.Added+a.Removed, b.Added+b.Removed), cmp.Compare(a.Denials, b.Denials), cmp.Compare(a.DurationMs, b.DurationMs))
 	})
-	return ok[0]
 }
 
 // apply brings the winner's change into the user's working tree, as
 // uncommitted changes, only if the tree is as the run found it.
 func apply(ctx context.Context, r *repo, w *Candidate) error {
-	if !r.unchanged(ctx) {
+	if t, err := r.tree(ctx); err != nil || t != r.state {
 		return errors.New("not applied: your working tree changed during the run")
 	}
 	patch, err := git(ctx, w.Worktree, nil, "diff", "--binary", r.base, w.head)

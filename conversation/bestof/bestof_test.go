@@ -68,6 +68,42 @@ func TestRun_RunsEachCandidateInItsWorktree(t *testing.T) {
 	}
 }
 
+// A candidate runs in the directory of its worktree that the user's
+// directory is in its repository, also when the user reached it through a
+// symbolic link; at the top it runs at the worktree's top.
+func TestOpenRepo_CandidateDirectoryIsTheUsersBelowTheTop(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("best of N needs git, which is not on PATH")
+	}
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "a", "b"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"init", "-q"}, {"commit", "-q", "--allow-empty", "-m", "base"}} {
+		if out, err := git(context.Background(), dir, nil, args...); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	link := filepath.Join(t.TempDir(), "link")
+	linked := os.Symlink(filepath.Join(dir, "a"), link) == nil // Windows may refuse links
+	for _, tc := range []struct{ cwd, rel string }{
+		{dir, "."},
+		{filepath.Join(dir, "a", "b"), filepath.Join("a", "b")},
+		{filepath.Join(link, "b"), filepath.Join("a", "b")},
+	} {
+		if tc.cwd == filepath.Join(link, "b") && !linked {
+			continue
+		}
+		r, err := openRepo(context.Background(), tc.cwd)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.cwd, err)
+		}
+		if filepath.Clean(r.rel) != tc.rel {
+			t.Errorf("%s: rel %q, want %q", tc.cwd, r.rel, tc.rel)
+		}
+	}
+}
+
 // A check is the user's command line, run in the candidate's directory by
 // the system shell as written (cmd.exe on Windows reads its own quoting):
 // exit 0 passes, and the output's tail is kept either way.

@@ -50,17 +50,12 @@ type repo struct {
 // openRepo reads the repository cwd is in, and its working tree with the
 // uncommitted changes as the run's base.
 func openRepo(ctx context.Context, cwd string) (*repo, error) {
-	top, err := git(ctx, cwd, nil, "rev-parse", "--show-toplevel")
+	out, err := git(ctx, cwd, nil, "rev-parse", "--show-toplevel", "--show-prefix")
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s", errNotRepo, cwd)
 	}
-	r := &repo{top: strings.TrimSpace(string(top))}
-	abs, _ := filepath.Abs(cwd)
-	real, _ := filepath.EvalSymlinks(abs)
-	topReal, _ := filepath.EvalSymlinks(r.top)
-	if r.rel, err = filepath.Rel(topReal, real); err != nil || strings.HasPrefix(r.rel, "..") {
-		r.rel = "."
-	}
+	top, prefix, _ := strings.Cut(strings.TrimSpace(string(out)), "\n") // git's prefix: cwd below top, "" at top
+	r := &repo{top: top, rel: cmp.Or(prefix, ".")}
 	if _, err := git(ctx, r.top, nil, "rev-parse", "HEAD"); err != nil {
 		return nil, fmt.Errorf("%s has no commit yet: %w", r.top, err)
 	}
@@ -96,12 +91,6 @@ func (r *repo) tree(ctx context.Context) (string, error) {
 	}
 	out, err := git(ctx, r.top, env, "write-tree")
 	return strings.TrimSpace(string(out)), err
-}
-
-// unchanged reports whether the working tree is as the run found it.
-func (r *repo) unchanged(ctx context.Context) bool {
-	t, err := r.tree(ctx)
-	return err == nil && t == r.state
 }
 
 // worktree makes a worktree of the run's base on a new branch.

@@ -53,8 +53,7 @@ func Listen(log zerolog.Logger) (*Bridge, error) {
 		return nil, err
 	}
 	b := &Bridge{ln: ln, dir: dir, log: log, hosts: map[string]Host{}, conns: map[net.Conn]bool{}}
-	b.wg.Add(1)
-	go b.accept()
+	b.wg.Go(b.accept)
 	return b, nil
 }
 
@@ -95,7 +94,6 @@ func (b *Bridge) Close() {
 }
 
 func (b *Bridge) accept() {
-	defer b.wg.Done()
 	for {
 		nc, err := b.ln.Accept()
 		if err != nil {
@@ -107,10 +105,9 @@ func (b *Bridge) accept() {
 			_ = nc.Close()
 			return
 		}
-		b.conns[nc] = true // before Close can look: Close ends every conn
-		b.wg.Add(1)
+		b.conns[nc] = true // before Close can look: Close ends every conn, and waits for its serve
+		b.wg.Go(func() { b.serve(nc) })
 		b.mu.Unlock()
-		go b.serve(nc)
 	}
 }
 
@@ -129,7 +126,6 @@ type progressParams struct {
 // serve answers one child: its calls run on the token's host, each with a
 // context its cancel notification or its disconnection ends.
 func (b *Bridge) serve(nc net.Conn) {
-	defer b.wg.Done()
 	defer func() {
 		b.mu.Lock()
 		delete(b.conns, nc)
@@ -250,11 +246,10 @@ func (r *Remote) Delegate(ctx context.Context, req Request, progress Progress) (
 		_ = r.conn.Notify("cancel", progressParams{Call: p.Call})
 		return Result{}, ctx.Err()
 	}
-	var answered *jsonrpc.Error
-	switch {
-	case err == nil:
+	if err == nil {
 		return res, nil
-	case errors.As(err, &answered): // the parent's own words, not the wire's
+	}
+	if answered, ok := errors.AsType[*jsonrpc.Error](err); ok { // the parent's own words, not the wire's
 		return Result{}, errors.New(answered.Message)
 	}
 	return Result{}, fmt.Errorf("%w: %w", ErrNoParent, err) // the connection failed, not the call

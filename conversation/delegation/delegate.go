@@ -417,10 +417,9 @@ func (d *Delegator) run(ctx context.Context, l *live, r Request, fallback bool, 
 		dg.AddTo(&l.brief, r.Prompt)
 	}
 	l.tmu.Unlock()
-	var failed *adapters.TurnError
 	switch {
-	case errors.As(err, &failed):
-		res.Error = failed.Info.Message
+	case errors.As(err, new(*adapters.TurnError)): // the agent's error, as the Outcome tells it
+		res.Error = oc.Failure.Message
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		// told as such whether the agent's Prompt returned an error or,
 		// like the native loop's, ended as cancelled

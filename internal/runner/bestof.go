@@ -5,8 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"sync"
 	"text/tabwriter"
+
+	"github.com/rs/zerolog"
 
 	"github.com/hubdev/hub/conversation/bestof"
 )
@@ -15,7 +16,7 @@ import (
 // their jsonl lines on stdout, a line on stderr as each ends, the outcome
 // after.
 func BestOf(ctx context.Context, o bestof.Options, format Format, stdout, stderr io.Writer) bestof.Summary {
-	stdout, stderr = &lockedWriter{w: stdout}, &lockedWriter{w: stderr} // the candidates write at once
+	stdout, stderr = zerolog.SyncWriter(stdout), zerolog.SyncWriter(stderr) // the candidates write at once: each line whole
 	if format == FormatJSONL {
 		o.Candidate.Lines = stdout
 	}
@@ -40,18 +41,6 @@ func Candidate(ctx context.Context, c bestof.CandidateRun) bestof.CandidateResul
 		Ask: c.Ask, Rules: c.Rules, Prompt: c.Prompt, Format: format, Candidate: c.Name, Stdout: out, Log: c.Log, StopAll: func() {},
 		Now: c.Now, AuditDir: c.AuditDir})
 	return bestof.CandidateResult{ExitCode: s.ExitCode, Error: s.Error, Usage: s.Usage, Denials: len(s.Denied)}
-}
-
-// lockedWriter keeps each line whole.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
 }
 
 // reportBestOf writes the outcome: in jsonl one summary line (after every

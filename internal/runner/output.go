@@ -40,6 +40,18 @@ type head struct {
 	Candidate string `json:"candidate,omitempty"`
 }
 
+// hubLine is a turn's start or end (its agent; the end's stop reason and
+// usage) or a fallback (from, to, why): each line has its own fields.
+type hubLine struct {
+	head
+	Agent      string              `json:"agent,omitempty"`
+	StopReason adapters.StopReason `json:"stopReason,omitempty"`
+	Usage      *adapters.Usage     `json:"usage,omitempty"`
+	From       string              `json:"from,omitempty"`
+	To         string              `json:"to,omitempty"`
+	Reason     string              `json:"reason,omitempty"`
+}
+
 // output writes stdout and stderr for one run; safe for the spinner
 // goroutine.
 type output struct {
@@ -65,14 +77,12 @@ func newOutput(o Options) *output {
 	}
 	out := &output{o: o, start: o.Now(), stopped: make(chan struct{}), spin: o.StderrTTY && o.Format == FormatText}
 	if out.spin {
-		out.wg.Add(1)
-		go out.spinner()
+		out.wg.Go(out.spinner)
 	}
 	return out
 }
 
 func (w *output) spinner() {
-	defer w.wg.Done()
 	t := time.NewTicker(100 * time.Millisecond)
 	defer t.Stop()
 	for i := 0; ; i++ {
@@ -203,12 +213,7 @@ func toolLabel(t adapters.ToolCall) string {
 // stop reason and usage.
 func (w *output) turn(typ, agent string, stop adapters.StopReason, u *adapters.Usage) {
 	if w.o.Format == FormatJSONL {
-		w.jsonl(struct {
-			head
-			Agent      string              `json:"agent"`
-			StopReason adapters.StopReason `json:"stopReason,omitempty"`
-			Usage      *adapters.Usage     `json:"usage,omitempty"`
-		}{w.head(typ), agent, stop, u})
+		w.jsonl(hubLine{head: w.head(typ), Agent: agent, StopReason: stop, Usage: u})
 	}
 }
 
@@ -216,12 +221,7 @@ func (w *output) turn(typ, agent string, stop adapters.StopReason, u *adapters.U
 // takes over.
 func (w *output) fallback(from, to, reason string) {
 	if w.o.Format == FormatJSONL {
-		w.jsonl(struct {
-			head
-			From   string `json:"from"`
-			To     string `json:"to"`
-			Reason string `json:"reason"`
-		}{w.head("fallback"), from, to, reason})
+		w.jsonl(hubLine{head: w.head("fallback"), From: from, To: to, Reason: reason})
 	}
 	w.line(w.color("33", fmt.Sprintf("%s: %s; continuing with %s", w.o.Name, reason, to)))
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -28,9 +29,8 @@ const (
 )
 
 type run struct {
-	o     Options
-	start time.Time
-	out   *output
+	o   Options
+	out *output
 
 	digest       conversation.Digest // the run's turns (a repair turn is the second)
 	shown        *adapters.ErrorInfo // the last fatal error shown
@@ -341,20 +341,18 @@ func trimDetail(msg, detail string) string {
 
 // oneLine joins a multi-line message with "; ".
 func oneLine(s string) string {
-	var parts []string
-	for _, l := range strings.Split(s, "\n") {
-		if l = strings.TrimSpace(l); l != "" {
-			parts = append(parts, l)
-		}
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimSpace(l)
 	}
-	return strings.Join(parts, "; ")
+	return strings.Join(slices.DeleteFunc(lines, func(l string) bool { return l == "" }), "; ")
 }
 
 func (r *run) summary(code int, err error) Summary {
 	d := &r.digest
 	s := Summary{
 		StopReason: r.stop, Budget: r.budgetHit, AgentSessionID: d.AgentSessionID, Usage: d.Usage, Model: cmp.Or(d.Model, r.o.Model),
-		DurationMs: r.o.Now().Sub(r.start).Milliseconds(), Denied: append([]Denial{}, r.denied...), ExitCode: code,
+		Denied: append([]Denial{}, r.denied...), ExitCode: code,
 		Answer: d.Text(), Warnings: r.warnings, Resumable: r.resumable,
 	}
 	if err != nil {

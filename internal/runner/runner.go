@@ -237,7 +237,7 @@ func Run(ctx context.Context, o Options) Summary {
 	out := newOutput(o)
 	var s Summary
 	if err != nil {
-		s = (&run{o: o, start: o.Now(), out: out}).summary(conversation.ExitUsage, err)
+		s = (&run{o: o, out: out}).summary(conversation.ExitUsage, err)
 		s.Agent = o.Agent
 	} else {
 		defer release()
@@ -288,7 +288,7 @@ func runChain(ctx context.Context, o Options, out *output) Summary {
 	var r *run
 	start, before := o.Now(), conversation.TakeSnapshot(ctx, o.Cwd)
 	for i, agent := range chain {
-		r = &run{o: o, start: o.Now(), out: out, fallbackNext: i < len(chain)-1}
+		r = &run{o: o, out: out, fallbackNext: i < len(chain)-1}
 		if r.o.Agent = agent; i > 0 && loadTranscript(o.TranscriptDir, o.ResumeID) == nil {
 			r.o.ResumeID, r.o.Fork = "", false // another agent cannot resume the first one's session
 		}

@@ -70,12 +70,11 @@ func checkAnswer(sch *jsonschema.Schema, answer string) ([]byte, error) {
 // firstError is err's first mismatch on one line: the first leaf of a
 // validation error ("at '/score': got string, want number").
 func firstError(err error) string {
-	var se *jsonschema.SchemaValidationError
-	if errors.As(err, &se) {
+	if se, ok := errors.AsType[*jsonschema.SchemaValidationError](err); ok {
 		err = se.Err
 	}
-	var ve *jsonschema.ValidationError
-	if !errors.As(err, &ve) {
+	ve, ok := errors.AsType[*jsonschema.ValidationError](err)
+	if !ok {
 		return oneLine(err.Error())
 	}
 	for len(ve.Causes) > 0 {

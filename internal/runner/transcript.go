@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -121,11 +122,9 @@ func (o *Options) resolveResume() error {
 	}
 	cwd := canonicalDir(o.Cwd)
 	runs, _ := transcript.List(o.TranscriptDir) // newest first; none without a directory
-	for _, s := range runs {
-		if s.Agent == o.Agent && s.Cwd == cwd {
-			o.ResumeID = s.ID
-			return nil
-		}
+	if i := slices.IndexFunc(runs, func(s transcript.Summary) bool { return s.Agent == o.Agent && s.Cwd == cwd }); i >= 0 {
+		o.ResumeID = runs[i].ID
+		return nil
 	}
 	return fmt.Errorf("%w: no earlier run of %s in %s to continue", ErrUsage, o.Agent, cwd)
 }
