@@ -248,11 +248,10 @@ func (ss *session) agents() *adapters.Registry {
 }
 
 // mcpFor returns the editor's MCP servers that adapter a takes, logging
-// the ones it is given and the ones it cannot take (C19). An adapter
-// without MCP support gets none. One that takes MCP gets every entry: the
-// ones without MCPHTTP (today the ACP proxies: qodercli and config agents)
-// check the downstream agent's own mcpCapabilities and skip, with a log
-// line, what it rules out.
+// the ones it is given and the ones it cannot take (C19): stdio servers
+// need Capabilities.MCP, HTTP and SSE ones MCPHTTP. An ACP proxy
+// (qodercli, config agents) further checks the downstream agent's own
+// mcpCapabilities and skips, with a log line, what it rules out.
 func (ss *session) mcpFor(a adapters.Adapter) []adapters.MCPServer {
 	if len(ss.mcp) == 0 {
 		return ss.mcp
