@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"text/tabwriter"
+	"time"
 
 	"github.com/rs/zerolog"
 
@@ -27,7 +28,11 @@ func BestOf(ctx context.Context, o bestof.Options, format Format, stdout, stderr
 		}
 	}
 	s := bestof.Run(ctx, o)
-	reportBestOf(s, format, o.Keep, stdout, stderr)
+	now := o.Candidate.Now
+	if now == nil {
+		now = time.Now
+	}
+	reportBestOf(s, format, o.Keep, (&output{o: Options{Now: now}}).head("summary"), stdout, stderr)
 	return s
 }
 
@@ -46,13 +51,12 @@ func Candidate(ctx context.Context, c bestof.CandidateRun) bestof.CandidateResul
 // reportBestOf writes the outcome: in jsonl one summary line (after every
 // candidate's own lines), in text a table on stdout and how to inspect or
 // apply each candidate on stderr.
-func reportBestOf(s bestof.Summary, format Format, keep bool, stdout, stderr io.Writer) {
+func reportBestOf(s bestof.Summary, format Format, keep bool, h head, stdout, stderr io.Writer) {
 	if format == FormatJSONL {
 		b, _ := json.Marshal(struct {
-			V    int    `json:"v"`
-			Type string `json:"type"`
+			head
 			bestof.Summary
-		}{EnvelopeVersion, "summary", s})
+		}{h, s})
 		_, _ = stdout.Write(append(b, '\n'))
 		return
 	}

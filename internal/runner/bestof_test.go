@@ -130,7 +130,7 @@ func checkJSONL(t *testing.T, out string) {
 	}
 	var last map[string]any
 	_ = json.Unmarshal([]byte(lines[len(lines)-1]), &last)
-	if last["type"] != "summary" || last["winner"] != "good-1" || len(last["candidates"].([]any)) != 2 {
+	if last["type"] != "summary" || last["winner"] != "good-1" || len(last["candidates"].([]any)) != 2 || last["ts"] == nil {
 		t.Fatalf("summary line %v", last)
 	}
 }
