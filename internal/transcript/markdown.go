@@ -196,25 +196,15 @@ func (m *mdWriter) message(raw json.RawMessage) {
 	}
 }
 
+// messageText is a message's content: a string, or parts read as content.
 func messageText(raw json.RawMessage) string {
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
 		return s
 	}
-	var parts []struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
-	}
+	var parts []adapters.Content
 	_ = json.Unmarshal(raw, &parts)
-	var b strings.Builder
-	for _, p := range parts {
-		if p.Type == "text" {
-			b.WriteString(p.Text)
-		} else {
-			b.WriteString("[" + p.Type + "]")
-		}
-	}
-	return b.String()
+	return contentText(parts)
 }
 
 func contentText(cs []adapters.Content) string {
