@@ -378,11 +378,7 @@ func (p PermissionsConfig) GrantScope() string {
 
 // GrantLifetime is permissions.grant_days as a duration, with its default.
 func (p PermissionsConfig) GrantLifetime() time.Duration {
-	days := p.GrantDays
-	if days <= 0 {
-		days = DefaultGrantDays
-	}
-	return time.Duration(days) * 24 * time.Hour
+	return time.Duration(cmp.Or(max(p.GrantDays, 0), DefaultGrantDays)) * 24 * time.Hour
 }
 
 // checkGrants reports a grants setting hub cannot apply.
@@ -476,9 +472,8 @@ func LoadTrusting(cwd, explicit string, trustProject bool) (*Config, error) {
 	if err := c.mergeFile(user, explicit != "", false, true); err != nil {
 		return nil, err
 	}
-	dirs := ProjectDirs(cwd)
-	for i := len(dirs) - 1; i >= 0; i-- {
-		if err := c.mergeFile(ProjectPath(dirs[i]), false, true, trustProject); err != nil {
+	for _, dir := range slices.Backward(ProjectDirs(cwd)) {
+		if err := c.mergeFile(ProjectPath(dir), false, true, trustProject); err != nil {
 			return nil, err
 		}
 	}
@@ -557,12 +552,8 @@ func (c *Config) mergeCommon(f *Config) {
 	if f.ACP.Agents != nil {
 		c.ACP.Agents = f.ACP.Agents
 	}
-	if f.ACP.MaxMessageMB > 0 {
-		c.ACP.MaxMessageMB = f.ACP.MaxMessageMB
-	}
-	if f.ACP.MaxPromptMB > 0 {
-		c.ACP.MaxPromptMB = f.ACP.MaxPromptMB
-	}
+	c.ACP.MaxMessageMB = cmp.Or(max(f.ACP.MaxMessageMB, 0), c.ACP.MaxMessageMB)
+	c.ACP.MaxPromptMB = cmp.Or(max(f.ACP.MaxPromptMB, 0), c.ACP.MaxPromptMB)
 	c.Fallback.ProviderTimeout = cmp.Or(f.Fallback.ProviderTimeout, c.Fallback.ProviderTimeout)
 	c.Transcripts = cmp.Or(f.Transcripts, c.Transcripts)
 	c.Warnings = append(c.Warnings, f.Warnings...)
@@ -644,9 +635,7 @@ func (c *Config) merge(f *Config) {
 		c.Providers[k] = v.Over(c.Providers[k])
 	}
 	c.ACP.Delegation = cmp.Or(f.ACP.Delegation, c.ACP.Delegation)
-	if f.ACP.DelegationDepth > 0 {
-		c.ACP.DelegationDepth = f.ACP.DelegationDepth
-	}
+	c.ACP.DelegationDepth = cmp.Or(max(f.ACP.DelegationDepth, 0), c.ACP.DelegationDepth)
 	for ev, hs := range f.Hooks { // after those of earlier files
 		if c.Hooks == nil {
 			c.Hooks = map[string][]HookConfig{}

@@ -63,10 +63,9 @@ func IsTrusted(path string, data []byte) bool {
 // first.
 func ProjectFiles(dir string) []string {
 	var out []string
-	dirs := ProjectDirs(dir)
-	for i := len(dirs) - 1; i >= 0; i-- {
-		if st, err := os.Stat(ProjectPath(dirs[i])); err == nil && !st.IsDir() {
-			out = append(out, ProjectPath(dirs[i]))
+	for _, d := range slices.Backward(ProjectDirs(dir)) {
+		if st, err := os.Stat(ProjectPath(d)); err == nil && !st.IsDir() {
+			out = append(out, ProjectPath(d))
 		}
 	}
 	return out
