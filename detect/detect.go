@@ -226,14 +226,10 @@ func (p *prober) jobs() ([]job, error) {
 	}
 	var sel []job
 	for _, want := range p.o.Agents {
-		found := false
-		for _, j := range out {
-			if j.name == want {
-				sel, found = append(sel, j), true
-			}
-		}
-		if !found {
-			names := make([]string, 0, len(out))
+		n := len(sel)
+		sel = append(sel, slices.DeleteFunc(slices.Clone(out), func(j job) bool { return j.name != want })...)
+		if len(sel) == n {
+			var names []string
 			for _, j := range out {
 				names = append(names, j.name)
 			}
@@ -341,7 +337,7 @@ func (p *prober) loginShellLookup(ctx context.Context, bin string) string {
 // output runs a short command under proc (own process group, killed at the
 // deadline) and returns its stdout, or stderr when stdout is empty.
 func (p *prober) output(ctx context.Context, path string, args ...string) (string, error) {
-	pr, err := proc.Start(ctx, proc.Spec{Path: path, Args: args, Env: p.environ(), Grace: 100 * time.Millisecond, StderrLimit: 8 << 10})
+	pr, err := proc.Start(ctx, proc.Spec{Path: path, Args: args, Env: p.o.Env, Grace: 100 * time.Millisecond, StderrLimit: 8 << 10})
 	if err != nil {
 		return "", err
 	}
