@@ -71,15 +71,9 @@ type prober struct {
 
 func (o *Options) defaults() {
 	o.Config = cmp.Or(o.Config, &config.Config{})
-	if o.Timeout <= 0 {
-		o.Timeout = 5 * time.Second
-	}
-	if o.TTL <= 0 {
-		o.TTL = 10 * time.Minute
-	}
-	if o.InitTimeout <= 0 {
-		o.InitTimeout = 20 * time.Second
-	}
+	o.Timeout = cmp.Or(max(o.Timeout, 0), 5*time.Second)
+	o.TTL = cmp.Or(max(o.TTL, 0), 10*time.Minute)
+	o.InitTimeout = cmp.Or(max(o.InitTimeout, 0), 20*time.Second)
 	if o.Env == nil {
 		o.Env = os.Environ()
 	}

@@ -12,6 +12,7 @@ package jsonrpc
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -122,9 +123,7 @@ var (
 
 // New returns a connection reading r and writing w; Serve starts it.
 func New(r io.Reader, w io.Writer, opts Options) *Conn {
-	if opts.MaxLine <= 0 {
-		opts.MaxLine = DefaultMaxLine
-	}
+	opts.MaxLine = cmp.Or(max(opts.MaxLine, 0), DefaultMaxLine)
 	return &Conn{r: bufio.NewReaderSize(r, 64<<10), w: w, opts: opts, log: opts.Logger,
 		pending: map[string]chan message{}, done: make(chan struct{}), quit: make(chan struct{})}
 }
