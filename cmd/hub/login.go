@@ -174,11 +174,8 @@ func authMethods(e *env) []schema.AuthMethod {
 		if spec.Login == nil || spec.Auth == nil || err != nil || adapters.Ready(a) != nil {
 			continue
 		}
-		cfgDir := ""
-		if spec.ConfigDir != nil {
-			cfgDir = spec.ConfigDir(os.Getenv, home)
-		}
-		if auth, _ := spec.Auth(os.Getenv, cfgDir, home); auth.State != agentspec.AuthNone {
+		// Every spec has a ConfigDir (hub doctor asks each one's).
+		if auth, _ := spec.Auth(os.Getenv, spec.ConfigDir(os.Getenv, home), home); auth.State != agentspec.AuthNone {
 			continue
 		}
 		out = append(out, method("login-"+spec.Name, "Log in to "+spec.Name, spec.LoginFix, "login", spec.Name))
