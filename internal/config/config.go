@@ -136,9 +136,6 @@ type HookConfig struct {
 // turn meets them.
 var HookEvents = []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop"}
 
-// isToolEvent says whether a hook event concerns one tool call.
-func isToolEvent(ev string) bool { return ev == "PreToolUse" || ev == "PostToolUse" }
-
 // checkHooks reports a hook hub cannot run: an unknown event, no command,
 // or a matcher that is not a regular expression. A matcher on an event
 // without a tool only draws a warning.
@@ -155,7 +152,7 @@ func (c *Config) checkHooks() (warnings []string, err error) {
 			if _, err := regexp.Compile(h.Matcher); err != nil {
 				return nil, fmt.Errorf("key %s.matcher: %q is not a regular expression: %w", key, h.Matcher, err)
 			}
-			if h.Matcher != "" && !isToolEvent(ev) {
+			if h.Matcher != "" && ev != "PreToolUse" && ev != "PostToolUse" { // events without a tool
 				warnings = append(warnings, fmt.Sprintf("%s.matcher ignored: only PreToolUse and PostToolUse hooks match a tool", key))
 			}
 		}
@@ -567,7 +564,7 @@ func Parse(path string, data []byte) (*Config, error) {
 		return nil, describe(path, data, err)
 	}
 	for _, k := range md.Undecoded() {
-		if under(k, "options") || under(k, "env") || under(k, "headers") {
+		if slices.ContainsFunc(k, func(s string) bool { return s == "options" || s == "env" || s == "headers" }) {
 			continue
 		}
 		f.Warnings = append(f.Warnings, fmt.Sprintf("%s: unknown key %q ignored", path, k.String()))
@@ -608,8 +605,6 @@ func Parse(path string, data []byte) (*Config, error) {
 	}
 	return &f, nil
 }
-
-func under(k toml.Key, section string) bool { return slices.Contains(k, section) }
 
 func describe(path string, data []byte, err error) error {
 	var pe toml.ParseError

@@ -203,7 +203,7 @@ func (f *Config) restrict(path string) (ignored []Ignored, agents map[string]boo
 		p.BaseURL, p.Headers, p.APIKeyEnv = "", nil, ""
 		f.Providers[name] = p
 	}
-	if _, defined := f.Agents[f.DefaultAgent]; (defined && agents[f.DefaultAgent]) || f.Providers[f.DefaultAgent].Preset != "" || isProvider(f, f.DefaultAgent) {
+	if _, provider := f.Providers[f.DefaultAgent]; f.DefaultAgent != "" && (agents[f.DefaultAgent] || provider) {
 		drop("default_agent")
 		f.DefaultAgent = ""
 	}
@@ -244,11 +244,6 @@ func (f *Config) restrict(path string) (ignored []Ignored, agents map[string]boo
 	}
 	sort.Slice(ignored, func(i, j int) bool { return ignored[i].Key < ignored[j].Key })
 	return ignored, agents
-}
-
-func isProvider(f *Config, name string) bool {
-	_, ok := f.Providers[name]
-	return ok && name != ""
 }
 
 // narrowSandbox takes from an untrusted file the [sandbox] settings that
