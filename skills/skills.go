@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -209,20 +210,19 @@ func Find(cwd, userDir, name string) (Skill, error) { return FindTrusting(cwd, u
 // FindTrusting is Find with DiscoverTrusting's trustProject.
 func FindTrusting(cwd, userDir, name string, trustProject bool) (Skill, error) {
 	all, warns := DiscoverTrusting(cwd, userDir, trustProject)
-	for _, s := range all {
-		if s.Name == name {
-			for _, w := range warns {
-				if filepath.Base(w.Path) == name && !strings.HasPrefix(w.Message, ErrMalformed.Error()) {
-					s.Notes = append(s.Notes, w.String())
-				}
-			}
-			return s, nil
-		}
-	}
+	i := slices.IndexFunc(all, func(s Skill) bool { return s.Name == name })
 	for _, w := range warns {
-		if filepath.Base(w.Path) == name && strings.HasPrefix(w.Message, ErrMalformed.Error()) {
+		malformed := strings.HasPrefix(w.Message, ErrMalformed.Error())
+		switch {
+		case filepath.Base(w.Path) != name:
+		case i >= 0 && !malformed: // a copy passed over
+			all[i].Notes = append(all[i].Notes, w.String())
+		case i < 0 && malformed:
 			return Skill{}, fmt.Errorf("skill %q in %s cannot be used: %s", name, w.Path, w.Message)
 		}
+	}
+	if i >= 0 {
+		return all[i], nil
 	}
 	names := make([]string, 0, len(all))
 	for _, s := range all {
