@@ -21,7 +21,6 @@ import (
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/config"
-	"github.com/hubdev/hub/internal/safefile"
 )
 
 // Sentinel errors.
@@ -58,10 +57,6 @@ type Skill struct {
 	Notes []string `json:"notes,omitempty"`
 	Body  string   `json:"-"`
 }
-
-// maxSkillFile caps a SKILL.md: a bigger one (or a device, a FIFO) is
-// refused, not read.
-const maxSkillFile = config.MaxProjectFile
 
 // Warning is a skill folder that could not be used, with the reason.
 type Warning struct {
@@ -239,7 +234,7 @@ func Load(dir string) (Skill, error) {
 
 // load parses dir/SKILL.md and returns its bytes too.
 func load(dir string) (Skill, []byte, error) {
-	data, err := safefile.Read(filepath.Join(dir, FileName), maxSkillFile)
+	data, err := config.ReadProjectFile(filepath.Join(dir, FileName)) // capped; no device or FIFO
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return Skill{}, nil, fmt.Errorf("%w: %s: no %s in folder", ErrMalformed, dir, FileName)
