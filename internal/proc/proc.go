@@ -104,7 +104,7 @@ func Start(ctx context.Context, spec Spec) (*Process, error) {
 	spec.StderrLimit = cmp.Or(max(spec.StderrLimit, 0), 64<<10)
 	spec.StopSignal = cmp.Or(spec.StopSignal, syscall.SIGTERM)
 	spec.Grace = cmp.Or(max(spec.Grace, 0), DefaultGrace)
-	p := &Process{spec: spec, stderr: NewRing(spec.StderrLimit), done: make(chan struct{})}
+	p := &Process{spec: spec, stderr: NewRing(spec.StderrLimit), done: make(chan struct{}), stderrDone: make(chan struct{})}
 	if err = p.startPipes(path); err != nil {
 		return nil, fmt.Errorf("start %s: %w", spec.Path, err)
 	}
@@ -143,7 +143,6 @@ func (p *Process) startPipes(path string) error {
 	p.Stdin, p.Stdout = inW, outR
 	p.tracePipes()
 	p.pgid = cmd.Process.Pid
-	p.stderrDone = make(chan struct{})
 	go p.copyStderr(errR)
 	return nil
 }
@@ -165,9 +164,6 @@ const stderrDrainLimit = 2 * time.Second
 // awaitStderr lets the copier finish so StderrTail sees the last lines
 // written before exit.
 func (p *Process) awaitStderr() {
-	if p.stderrDone == nil {
-		return
-	}
 	select {
 	case <-p.stderrDone:
 	case <-time.After(stderrDrainLimit):
