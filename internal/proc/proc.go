@@ -248,9 +248,7 @@ func (p *Process) Stop() error {
 
 // StopWithin is Stop with an explicit grace period.
 func (p *Process) StopWithin(grace time.Duration) error {
-	if p.Stdin != nil {
-		p.closeStdin.Do(func() { _ = p.Stdin.Close() })
-	}
+	p.closeStdin.Do(func() { _ = p.Stdin.Close() })
 	if p.Exited() {
 		return nil
 	}
