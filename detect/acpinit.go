@@ -23,7 +23,7 @@ func (p *prober) initialize(ctx context.Context, a *Agent, argv []string, env ma
 			return
 		}
 	}
-	r, err := acpclient.Probe(ctx, append([]string{a.Path}, argv[1:]...), adapters.Environ(p.environ(), env))
+	r, err := acpclient.Probe(ctx, append([]string{a.Path}, argv[1:]...), adapters.Environ(p.o.Env, env))
 	switch {
 	case errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil:
 		a.Warnings = append(a.Warnings, fmt.Sprintf("`%s` did not answer initialize in time; capabilities unknown until it does", strings.Join(argv, " ")))
@@ -41,15 +41,6 @@ func (p *prober) initialize(ctx context.Context, a *Agent, argv []string, env ma
 func capsOf(r schema.InitializeResponse) *adapters.Capabilities {
 	c := acpclient.CapsFromInit(r)
 	return &c
-}
-
-// environ is the probed environment in os.Environ form.
-func (p *prober) environ() []string {
-	env := make([]string, 0, len(p.env))
-	for k, v := range p.env {
-		env = append(env, k+"="+v)
-	}
-	return env
 }
 
 // catalogArgv is the argv a catalogued agent runs with: its entry under

@@ -92,12 +92,8 @@ func stamp(h interface{ Write([]byte) (int, error) }, path string) {
 func (p *prober) cachePath() string { return filepath.Join(p.o.CacheDir, cacheFile) }
 
 func (p *prober) readCache() []cacheEntry {
-	data, err := os.ReadFile(p.cachePath())
-	if err != nil {
-		return nil
-	}
 	var f cacheFileData
-	if json.Unmarshal(data, &f) != nil {
+	if data, err := os.ReadFile(p.cachePath()); err != nil || json.Unmarshal(data, &f) != nil {
 		return nil
 	}
 	return f.Entries

@@ -71,15 +71,9 @@ type prober struct {
 
 func (o *Options) defaults() {
 	o.Config = cmp.Or(o.Config, &config.Config{})
-	if o.Timeout <= 0 {
-		o.Timeout = 5 * time.Second
-	}
-	if o.TTL <= 0 {
-		o.TTL = 10 * time.Minute
-	}
-	if o.InitTimeout <= 0 {
-		o.InitTimeout = 20 * time.Second
-	}
+	o.Timeout = cmp.Or(max(o.Timeout, 0), 5*time.Second)
+	o.TTL = cmp.Or(max(o.TTL, 0), 10*time.Minute)
+	o.InitTimeout = cmp.Or(max(o.InitTimeout, 0), 20*time.Second)
 	if o.Env == nil {
 		o.Env = os.Environ()
 	}
@@ -226,14 +220,10 @@ func (p *prober) jobs() ([]job, error) {
 	}
 	var sel []job
 	for _, want := range p.o.Agents {
-		found := false
-		for _, j := range out {
-			if j.name == want {
-				sel, found = append(sel, j), true
-			}
-		}
-		if !found {
-			names := make([]string, 0, len(out))
+		n := len(sel)
+		sel = append(sel, slices.DeleteFunc(slices.Clone(out), func(j job) bool { return j.name != want })...)
+		if len(sel) == n {
+			var names []string
 			for _, j := range out {
 				names = append(names, j.name)
 			}
@@ -341,7 +331,7 @@ func (p *prober) loginShellLookup(ctx context.Context, bin string) string {
 // output runs a short command under proc (own process group, killed at the
 // deadline) and returns its stdout, or stderr when stdout is empty.
 func (p *prober) output(ctx context.Context, path string, args ...string) (string, error) {
-	pr, err := proc.Start(ctx, proc.Spec{Path: path, Args: args, Env: p.environ(), Grace: 100 * time.Millisecond, StderrLimit: 8 << 10})
+	pr, err := proc.Start(ctx, proc.Spec{Path: path, Args: args, Env: p.o.Env, Grace: 100 * time.Millisecond, StderrLimit: 8 << 10})
 	if err != nil {
 		return "", err
 	}

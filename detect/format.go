@@ -31,9 +31,9 @@ func Format(w io.Writer, r *Report, color bool) {
 			ver = "timeout"
 		}
 		auth := authLine(a.Auth, shortPath(a.Auth.Source))
-		fmt.Fprintf(w, "%-12s %s %-10s %s\n", cut(a.Name, 12), paint(code, fmt.Sprintf("%-10s", status)), cut(ver, 10), cut(auth, 44))
+		fmt.Fprintf(w, "%-12s %s %-10s %s\n", Clip(a.Name, 12), paint(code, fmt.Sprintf("%-10s", status)), Clip(ver, 10), Clip(auth, 44))
 		if a.Path != "" && a.FoundVia != "path" {
-			fmt.Fprintf(w, "  found via %s: %s\n", a.FoundVia, cut(shortPath(a.Path), 60))
+			fmt.Fprintf(w, "  found via %s: %s\n", a.FoundVia, Clip(shortPath(a.Path), 60))
 		}
 		if a.Endpoint != nil && a.Endpoint.BaseURL != "" {
 			fmt.Fprintf(w, "  endpoint: %s (%s)\n", a.Endpoint.BaseURL, endpointState(a.Endpoint))
@@ -73,7 +73,8 @@ func formatAdvice(w io.Writer, a Agent, paint func(code, s string) string) {
 	}
 }
 
-func cut(s string, n int) string {
+// Clip cuts s to n runes, ending in "…" when it was longer.
+func Clip(s string, n int) string {
 	if r := []rune(s); len(r) > n {
 		return string(r[:n-1]) + "…"
 	}

@@ -51,16 +51,8 @@ func parseVer(s string) (ver, bool) {
 func cmpVer(a, b ver) int { return slices.Compare(a[:], b[:]) }
 
 func bounds(rng string) (lo, hi *ver, hiIncl bool) {
-	if a, b, ok := strings.Cut(rng, " - "); ok {
-		l, ok1 := parseVer(a)
-		h, ok2 := parseVer(b)
-		if ok1 {
-			lo = &l
-		}
-		if ok2 {
-			hi, hiIncl = &h, true
-		}
-		return lo, hi, hiIncl
+	if a, b, ok := strings.Cut(rng, " - "); ok { // both ends included
+		rng = ">=" + strings.TrimSpace(a) + " <=" + strings.TrimSpace(b)
 	}
 	for _, f := range strings.Fields(strings.ReplaceAll(rng, ",", " ")) {
 		switch {

@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/hubdev/hub/internal/config"
-	"github.com/hubdev/hub/internal/safefile"
 	"github.com/hubdev/hub/skills"
 )
 
@@ -92,7 +91,7 @@ func scan(r root, trustProject bool) ([]Persona, []Warning) {
 			continue
 		}
 		file := filepath.Join(r.dir, e.Name())
-		data, err := safefile.Read(file, config.MaxProjectFile)
+		data, err := config.ReadProjectFile(file)
 		var p Persona
 		if err == nil {
 			p, err = Parse(file, data)

@@ -14,6 +14,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/config"
 	"github.com/hubdev/hub/internal/permission"
 	"github.com/hubdev/hub/skills"
@@ -76,7 +77,7 @@ func Parse(file string, data []byte) (Persona, error) {
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(front, &doc); err != nil {
-		return Persona{}, fmt.Errorf("%w: %s: front matter: %s", ErrMalformed, file, oneLine(err))
+		return Persona{}, fmt.Errorf("%w: %s: front matter: %s", ErrMalformed, file, adapters.OneLine(err.Error()))
 	}
 	p := Persona{File: file, Prompt: strings.TrimSpace(string(body))}
 	if len(doc.Content) == 1 {
@@ -87,7 +88,7 @@ func Parse(file string, data []byte) (Persona, error) {
 		for i := 0; i+1 < len(m.Content); i += 2 {
 			k, v := m.Content[i], m.Content[i+1]
 			if err := p.set(k.Value, v); err != nil {
-				return Persona{}, fmt.Errorf("%w: %s:%d: key %s: %v", ErrMalformed, file, k.Line, k.Value, oneLine(err))
+				return Persona{}, fmt.Errorf("%w: %s:%d: key %s: %v", ErrMalformed, file, k.Line, k.Value, adapters.OneLine(err.Error()))
 			}
 		}
 	}
@@ -147,8 +148,6 @@ func (p *Persona) set(key string, v *yaml.Node) error {
 	}
 	return err
 }
-
-func oneLine(err error) string { return strings.Join(strings.Fields(err.Error()), " ") }
 
 func scalar(v *yaml.Node) (string, error) {
 	if v.Kind != yaml.ScalarNode {

@@ -207,10 +207,7 @@ func writeOrigins(root string, list []Skill) error {
 	for _, s := range list {
 		origins[s.Name] = s.Dir
 	}
-	data, err := json.Marshal(origins)
-	if err != nil {
-		return fmt.Errorf("record placed skills: %w", err)
-	}
+	data, _ := json.Marshal(origins) // a map of strings always encodes
 	if err := os.WriteFile(filepath.Join(root, originsFile), data, 0o600); err != nil {
 		return fmt.Errorf("record placed skills: %w", err)
 	}
@@ -218,12 +215,8 @@ func writeOrigins(root string, list []Skill) error {
 }
 
 func readOrigins(root string) map[string]string {
-	data, err := os.ReadFile(filepath.Join(root, originsFile))
-	if err != nil {
-		return nil
-	}
 	var origins map[string]string
-	if json.Unmarshal(data, &origins) != nil {
+	if data, err := os.ReadFile(filepath.Join(root, originsFile)); err != nil || json.Unmarshal(data, &origins) != nil {
 		return nil
 	}
 	return origins

@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -20,7 +21,6 @@ import (
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/config"
-	"github.com/hubdev/hub/internal/safefile"
 )
 
 // Sentinel errors.
@@ -57,10 +57,6 @@ type Skill struct {
 	Notes []string `json:"notes,omitempty"`
 	Body  string   `json:"-"`
 }
-
-// maxSkillFile caps a SKILL.md: a bigger one (or a device, a FIFO) is
-// refused, not read.
-const maxSkillFile = config.MaxProjectFile
 
 // Warning is a skill folder that could not be used, with the reason.
 type Warning struct {
@@ -209,20 +205,19 @@ func Find(cwd, userDir, name string) (Skill, error) { return FindTrusting(cwd, u
 // FindTrusting is Find with DiscoverTrusting's trustProject.
 func FindTrusting(cwd, userDir, name string, trustProject bool) (Skill, error) {
 	all, warns := DiscoverTrusting(cwd, userDir, trustProject)
-	for _, s := range all {
-		if s.Name == name {
-			for _, w := range warns {
-				if filepath.Base(w.Path) == name && !strings.HasPrefix(w.Message, ErrMalformed.Error()) {
-					s.Notes = append(s.Notes, w.String())
-				}
-			}
-			return s, nil
-		}
-	}
+	i := slices.IndexFunc(all, func(s Skill) bool { return s.Name == name })
 	for _, w := range warns {
-		if filepath.Base(w.Path) == name && strings.HasPrefix(w.Message, ErrMalformed.Error()) {
+		malformed := strings.HasPrefix(w.Message, ErrMalformed.Error())
+		switch {
+		case filepath.Base(w.Path) != name:
+		case i >= 0 && !malformed: // a copy passed over
+			all[i].Notes = append(all[i].Notes, w.String())
+		case i < 0 && malformed:
 			return Skill{}, fmt.Errorf("skill %q in %s cannot be used: %s", name, w.Path, w.Message)
 		}
+	}
+	if i >= 0 {
+		return all[i], nil
 	}
 	names := make([]string, 0, len(all))
 	for _, s := range all {
@@ -239,7 +234,7 @@ func Load(dir string) (Skill, error) {
 
 // load parses dir/SKILL.md and returns its bytes too.
 func load(dir string) (Skill, []byte, error) {
-	data, err := safefile.Read(filepath.Join(dir, FileName), maxSkillFile)
+	data, err := config.ReadProjectFile(filepath.Join(dir, FileName)) // capped; no device or FIFO
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return Skill{}, nil, fmt.Errorf("%w: %s: no %s in folder", ErrMalformed, dir, FileName)

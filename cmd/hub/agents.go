@@ -7,6 +7,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/detect"
 	"github.com/hubdev/hub/personas"
 )
 
@@ -99,7 +100,7 @@ func runAgents(_ context.Context, e *env, args []string) int {
 	fmt.Fprintln(tw, "PERSONA\tBACKEND\tSTATE\tDESCRIPTION\tFILE")
 	for _, r := range ps {
 		p := r.Persona
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.Name, p.Backend, p.State, clip(adapters.FirstLine(p.Description), 60), p.File)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.Name, p.Backend, p.State, detect.Clip(adapters.FirstLine(p.Description), 60), p.File)
 	}
 	_ = tw.Flush()
 	for _, r := range ps {

@@ -83,12 +83,16 @@ func runLogin(ctx context.Context, e *env, args []string, logout bool) int {
 // loginArgv is the agent's command (its configured one, else its program)
 // with its login or logout arguments.
 func loginArgv(e *env, name string, logout bool) ([]string, error) {
-	spec, ok := loginSpec(name)
+	specs := all.DoctorSpecs()
+	var spec agentspec.Spec // an agent doctor does not know has no login
+	if i := slices.IndexFunc(specs, func(s agentspec.Spec) bool { return s.Name == name }); i >= 0 {
+		spec = specs[i]
+	}
 	what, verb := spec.Login, "login"
 	if logout {
 		what, verb = spec.Logout, "logout"
 	}
-	if !ok || what == nil {
+	if what == nil {
 		return nil, fmt.Errorf("%s %s %w (%s)", name, verb, errNoLogin, cmp.Or(spec.LoginFix, "see 'hub doctor'"))
 	}
 	argv := []string{spec.Bin}
@@ -99,15 +103,6 @@ func loginArgv(e *env, name string, logout bool) ([]string, error) {
 		}
 	}
 	return append(argv, what...), nil
-}
-
-func loginSpec(name string) (agentspec.Spec, bool) {
-	specs := all.DoctorSpecs()
-	i := slices.IndexFunc(specs, func(s agentspec.Spec) bool { return s.Name == name })
-	if i < 0 {
-		return agentspec.Spec{}, false
-	}
-	return specs[i], true
 }
 
 // stdinIsTerminal tells whether hub login can ask which agent.
@@ -174,11 +169,8 @@ func authMethods(e *env) []schema.AuthMethod {
 		if spec.Login == nil || spec.Auth == nil || err != nil || adapters.Ready(a) != nil {
 			continue
 		}
-		cfgDir := ""
-		if spec.ConfigDir != nil {
-			cfgDir = spec.ConfigDir(os.Getenv, home)
-		}
-		if auth, _ := spec.Auth(os.Getenv, cfgDir, home); auth.State != agentspec.AuthNone {
+		// Every spec has a ConfigDir (hub doctor asks each one's).
+		if auth, _ := spec.Auth(os.Getenv, spec.ConfigDir(os.Getenv, home), home); auth.State != agentspec.AuthNone {
 			continue
 		}
 		out = append(out, method("login-"+spec.Name, "Log in to "+spec.Name, spec.LoginFix, "login", spec.Name))

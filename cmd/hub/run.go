@@ -293,8 +293,5 @@ func textOrFile(v string) (string, error) {
 		return v, nil
 	}
 	b, err := safefile.Read(name, 1<<20)
-	if err != nil {
-		return "", err
-	}
-	return string(b), nil
+	return string(b), err
 }

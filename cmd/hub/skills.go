@@ -6,6 +6,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/hubdev/hub/detect"
 	"github.com/hubdev/hub/skills"
 )
 
@@ -57,16 +58,8 @@ func runSkills(_ context.Context, e *env, args []string) int {
 		if !s.Trusted {
 			src += " (untrusted)" // instructions only until 'hub trust'
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Name, src, clip(strings.Join(strings.Fields(s.Description), " "), 50))
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Name, src, detect.Clip(strings.Join(strings.Fields(s.Description), " "), 50))
 	}
 	_ = tw.Flush()
 	return exitOK
-}
-
-// clip cuts s to n runes, ending in "…" when it was longer.
-func clip(s string, n int) string {
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
 }

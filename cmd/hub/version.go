@@ -45,8 +45,6 @@ func currentBuild() buildInfo {
 // String is one line: "hub 1.2.0 (commit 0123abc, built 2026-11-25T10:00:00Z, linux/amd64)".
 func (b buildInfo) String() string {
 	c := cmp.Or(b.Commit, "unknown")
-	if len(c) > 12 {
-		c = c[:12]
-	}
+	c = c[:min(len(c), 12)]
 	return fmt.Sprintf("hub %s (commit %s, built %s, %s)", b.Version, c, cmp.Or(b.Date, "unknown"), b.Platform)
 }

@@ -136,9 +136,6 @@ type HookConfig struct {
 // turn meets them.
 var HookEvents = []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop"}
 
-// isToolEvent says whether a hook event concerns one tool call.
-func isToolEvent(ev string) bool { return ev == "PreToolUse" || ev == "PostToolUse" }
-
 // checkHooks reports a hook hub cannot run: an unknown event, no command,
 // or a matcher that is not a regular expression. A matcher on an event
 // without a tool only draws a warning.
@@ -155,7 +152,7 @@ func (c *Config) checkHooks() (warnings []string, err error) {
 			if _, err := regexp.Compile(h.Matcher); err != nil {
 				return nil, fmt.Errorf("key %s.matcher: %q is not a regular expression: %w", key, h.Matcher, err)
 			}
-			if h.Matcher != "" && !isToolEvent(ev) {
+			if h.Matcher != "" && ev != "PreToolUse" && ev != "PostToolUse" { // events without a tool
 				warnings = append(warnings, fmt.Sprintf("%s.matcher ignored: only PreToolUse and PostToolUse hooks match a tool", key))
 			}
 		}
@@ -378,11 +375,7 @@ func (p PermissionsConfig) GrantScope() string {
 
 // GrantLifetime is permissions.grant_days as a duration, with its default.
 func (p PermissionsConfig) GrantLifetime() time.Duration {
-	days := p.GrantDays
-	if days <= 0 {
-		days = DefaultGrantDays
-	}
-	return time.Duration(days) * 24 * time.Hour
+	return time.Duration(cmp.Or(max(p.GrantDays, 0), DefaultGrantDays)) * 24 * time.Hour
 }
 
 // checkGrants reports a grants setting hub cannot apply.
@@ -476,9 +469,8 @@ func LoadTrusting(cwd, explicit string, trustProject bool) (*Config, error) {
 	if err := c.mergeFile(user, explicit != "", false, true); err != nil {
 		return nil, err
 	}
-	dirs := ProjectDirs(cwd)
-	for i := len(dirs) - 1; i >= 0; i-- {
-		if err := c.mergeFile(ProjectPath(dirs[i]), false, true, trustProject); err != nil {
+	for _, dir := range slices.Backward(ProjectDirs(cwd)) {
+		if err := c.mergeFile(ProjectPath(dir), false, true, trustProject); err != nil {
 			return nil, err
 		}
 	}
@@ -557,12 +549,8 @@ func (c *Config) mergeCommon(f *Config) {
 	if f.ACP.Agents != nil {
 		c.ACP.Agents = f.ACP.Agents
 	}
-	if f.ACP.MaxMessageMB > 0 {
-		c.ACP.MaxMessageMB = f.ACP.MaxMessageMB
-	}
-	if f.ACP.MaxPromptMB > 0 {
-		c.ACP.MaxPromptMB = f.ACP.MaxPromptMB
-	}
+	c.ACP.MaxMessageMB = cmp.Or(max(f.ACP.MaxMessageMB, 0), c.ACP.MaxMessageMB)
+	c.ACP.MaxPromptMB = cmp.Or(max(f.ACP.MaxPromptMB, 0), c.ACP.MaxPromptMB)
 	c.Fallback.ProviderTimeout = cmp.Or(f.Fallback.ProviderTimeout, c.Fallback.ProviderTimeout)
 	c.Transcripts = cmp.Or(f.Transcripts, c.Transcripts)
 	c.Warnings = append(c.Warnings, f.Warnings...)
@@ -576,7 +564,7 @@ func Parse(path string, data []byte) (*Config, error) {
 		return nil, describe(path, data, err)
 	}
 	for _, k := range md.Undecoded() {
-		if under(k, "options") || under(k, "env") || under(k, "headers") {
+		if slices.ContainsFunc(k, func(s string) bool { return s == "options" || s == "env" || s == "headers" }) {
 			continue
 		}
 		f.Warnings = append(f.Warnings, fmt.Sprintf("%s: unknown key %q ignored", path, k.String()))
@@ -618,8 +606,6 @@ func Parse(path string, data []byte) (*Config, error) {
 	return &f, nil
 }
 
-func under(k toml.Key, section string) bool { return slices.Contains(k, section) }
-
 func describe(path string, data []byte, err error) error {
 	var pe toml.ParseError
 	if errors.As(err, &pe) {
@@ -644,9 +630,7 @@ func (c *Config) merge(f *Config) {
 		c.Providers[k] = v.Over(c.Providers[k])
 	}
 	c.ACP.Delegation = cmp.Or(f.ACP.Delegation, c.ACP.Delegation)
-	if f.ACP.DelegationDepth > 0 {
-		c.ACP.DelegationDepth = f.ACP.DelegationDepth
-	}
+	c.ACP.DelegationDepth = cmp.Or(max(f.ACP.DelegationDepth, 0), c.ACP.DelegationDepth)
 	for ev, hs := range f.Hooks { // after those of earlier files
 		if c.Hooks == nil {
 			c.Hooks = map[string][]HookConfig{}

@@ -63,10 +63,9 @@ func IsTrusted(path string, data []byte) bool {
 // first.
 func ProjectFiles(dir string) []string {
 	var out []string
-	dirs := ProjectDirs(dir)
-	for i := len(dirs) - 1; i >= 0; i-- {
-		if st, err := os.Stat(ProjectPath(dirs[i])); err == nil && !st.IsDir() {
-			out = append(out, ProjectPath(dirs[i]))
+	for _, d := range slices.Backward(ProjectDirs(dir)) {
+		if st, err := os.Stat(ProjectPath(d)); err == nil && !st.IsDir() {
+			out = append(out, ProjectPath(d))
 		}
 	}
 	return out
@@ -204,7 +203,7 @@ func (f *Config) restrict(path string) (ignored []Ignored, agents map[string]boo
 		p.BaseURL, p.Headers, p.APIKeyEnv = "", nil, ""
 		f.Providers[name] = p
 	}
-	if _, defined := f.Agents[f.DefaultAgent]; (defined && agents[f.DefaultAgent]) || f.Providers[f.DefaultAgent].Preset != "" || isProvider(f, f.DefaultAgent) {
+	if _, provider := f.Providers[f.DefaultAgent]; f.DefaultAgent != "" && (agents[f.DefaultAgent] || provider) {
 		drop("default_agent")
 		f.DefaultAgent = ""
 	}
@@ -245,11 +244,6 @@ func (f *Config) restrict(path string) (ignored []Ignored, agents map[string]boo
 	}
 	sort.Slice(ignored, func(i, j int) bool { return ignored[i].Key < ignored[j].Key })
 	return ignored, agents
-}
-
-func isProvider(f *Config, name string) bool {
-	_, ok := f.Providers[name]
-	return ok && name != ""
 }
 
 // narrowSandbox takes from an untrusted file the [sandbox] settings that

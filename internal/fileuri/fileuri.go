@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+
+	"github.com/hubdev/hub/internal/fspath"
 )
 
 // ErrNotFile is returned for a URI that does not name a local file.
@@ -30,7 +32,7 @@ func FromPath(goos, p string) string {
 		host, rest, _ := strings.Cut(p[2:], "/")
 		return (&url.URL{Scheme: "file", Host: host, Path: "/" + rest}).String()
 	}
-	if isDrive(p) {
+	if fspath.IsDrive(p) {
 		p = "/" + p
 	}
 	return (&url.URL{Scheme: "file", Path: p}).String()
@@ -44,7 +46,7 @@ func ToPath(goos, uri string) (string, error) {
 		return "", fmt.Errorf("%w: %s", ErrNotFile, uri)
 	}
 	if goos == "windows" {
-		if rest := strings.TrimPrefix(uri[5:], "//"); isDrive(rest) && strings.Contains(rest, `\`) {
+		if rest := strings.TrimPrefix(uri[5:], "//"); fspath.IsDrive(rest) && strings.Contains(rest, `\`) {
 			return rest, nil
 		}
 	}
@@ -64,19 +66,15 @@ func ToPath(goos, uri string) (string, error) {
 	}
 	p := u.Path
 	switch {
-	case isDrive(host): // file://C:/x
+	case fspath.IsDrive(host): // file://C:/x
 		p = host + p
 	case host != "":
 		p = "//" + host + p
-	case len(p) >= 3 && p[0] == '/' && isDrive(p[1:]):
+	case len(p) >= 3 && p[0] == '/' && fspath.IsDrive(p[1:]):
 		p = p[1:]
 	}
-	if p == "" || (!isDrive(p) && !strings.HasPrefix(p, "//")) {
+	if p == "" || (!fspath.IsDrive(p) && !strings.HasPrefix(p, "//")) {
 		return "", fmt.Errorf("%w: %s names no file with a drive or share", ErrNotFile, uri)
 	}
 	return strings.ReplaceAll(p, "/", `\`), nil
-}
-
-func isDrive(p string) bool {
-	return len(p) >= 2 && p[1] == ':' && ('a' <= p[0]|0x20 && p[0]|0x20 <= 'z')
 }

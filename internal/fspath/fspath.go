@@ -134,11 +134,11 @@ func winVolume(p string) (vol, rest string) {
 			p = `\\` + p[len(pre):]
 		}
 	}
-	if (strings.HasPrefix(p, `\\?\`) || strings.HasPrefix(p, `\\.\`)) && isDrive(p[4:]) {
+	if (strings.HasPrefix(p, `\\?\`) || strings.HasPrefix(p, `\\.\`)) && IsDrive(p[4:]) {
 		p = p[4:]
 	}
 	switch {
-	case isDrive(p):
+	case IsDrive(p):
 		return strings.ToUpper(p[:1]) + ":", p[2:]
 	case strings.HasPrefix(p, `\\`):
 		// \\server\share, and also \\?\Volume{guid} or \\.\pipe.
@@ -154,7 +154,8 @@ func winVolume(p string) (vol, rest string) {
 	return "", p
 }
 
-func isDrive(p string) bool {
+// IsDrive says whether p starts with a drive letter and a colon (C:).
+func IsDrive(p string) bool {
 	return len(p) >= 2 && p[1] == ':' && ('a' <= p[0]|0x20 && p[0]|0x20 <= 'z')
 }
 
@@ -215,7 +216,7 @@ func JoinRoot(goos, root, p string) (string, error) {
 }
 
 func isDriveAbs(p string) bool {
-	return isDrive(p) && len(p) >= 3 && (p[2] == '\\' || p[2] == '/')
+	return IsDrive(p) && len(p) >= 3 && (p[2] == '\\' || p[2] == '/')
 }
 
 // isMsysDrive matches Git Bash's drive paths: /c or /c/...
@@ -230,7 +231,7 @@ func stripLongPrefix(p string) string {
 	switch {
 	case len(p) >= 8 && strings.EqualFold(p[:8], `\\?\UNC\`):
 		return `\\` + p[8:]
-	case strings.HasPrefix(p, `\\?\`) && isDrive(p[4:]):
+	case strings.HasPrefix(p, `\\?\`) && IsDrive(p[4:]):
 		return p[4:]
 	}
 	return p

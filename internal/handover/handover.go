@@ -10,6 +10,7 @@ import (
 	"context"
 	"fmt"
 	"os/exec"
+	"slices"
 	"strings"
 	"time"
 )
@@ -53,13 +54,8 @@ type Brief struct {
 
 // AddFile notes a file a tool changed, once, up to MaxFiles.
 func (b *Brief) AddFile(path string) {
-	if path == "" || len(b.Files) >= MaxFiles {
+	if path == "" || len(b.Files) >= MaxFiles || slices.Contains(b.Files, path) {
 		return
-	}
-	for _, f := range b.Files {
-		if f == path {
-			return
-		}
 	}
 	b.Files = append(b.Files, path)
 }

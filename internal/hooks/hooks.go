@@ -195,7 +195,7 @@ func decode(h Hook, code int, stdout, stderr string) result {
 	}
 	msg := fmt.Sprintf("%s (%s) failed with exit code %d", h.Name, h.Command, code)
 	if tail := strings.TrimSpace(stderr); tail != "" {
-		msg += ": " + oneLine(tail)
+		msg += ": " + tail // one line: StderrTail joins its lines with " | "
 	}
 	return result{failure: msg}
 }
@@ -223,15 +223,4 @@ func decodeAnswer(h Hook, stdout string) result {
 		a.Reason = "denied by " + h.Name + " (" + h.Command + ")"
 	}
 	return result{answer: a}
-}
-
-// oneLine joins a multi-line message with "; ".
-func oneLine(s string) string {
-	var parts []string
-	for _, l := range strings.Split(s, "\n") {
-		if l = strings.TrimSpace(l); l != "" {
-			parts = append(parts, l)
-		}
-	}
-	return strings.Join(parts, "; ")
 }

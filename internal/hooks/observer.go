@@ -232,26 +232,16 @@ func (o *Observer) work() {
 // outputOf is a finished call's output: its text content, else its raw
 // output.
 func outputOf(t *adapters.ToolCall) string {
-	var b strings.Builder
+	var texts []string
 	for _, c := range t.Content {
 		if c.Type == adapters.ToolContentText && c.Text != "" {
-			if b.Len() > 0 {
-				b.WriteByte('\n')
-			}
-			b.WriteString(c.Text)
+			texts = append(texts, c.Text)
 		}
 	}
-	s := b.String()
-	if s == "" && len(t.RawOutput) > 0 {
-		var str string
-		if json.Unmarshal(t.RawOutput, &str) == nil {
-			s = str
-		} else {
-			s = string(t.RawOutput)
-		}
+	s := strings.Join(texts, "\n")
+	// A raw output that is not a JSON string is kept as it is.
+	if s == "" && len(t.RawOutput) > 0 && json.Unmarshal(t.RawOutput, &s) != nil {
+		s = string(t.RawOutput)
 	}
-	if len(s) > maxOutput {
-		s = s[:maxOutput]
-	}
-	return s
+	return s[:min(len(s), maxOutput)]
 }

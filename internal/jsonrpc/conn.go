@@ -12,6 +12,7 @@ package jsonrpc
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -122,9 +123,7 @@ var (
 
 // New returns a connection reading r and writing w; Serve starts it.
 func New(r io.Reader, w io.Writer, opts Options) *Conn {
-	if opts.MaxLine <= 0 {
-		opts.MaxLine = DefaultMaxLine
-	}
+	opts.MaxLine = cmp.Or(max(opts.MaxLine, 0), DefaultMaxLine)
 	return &Conn{r: bufio.NewReaderSize(r, 64<<10), w: w, opts: opts, log: opts.Logger,
 		pending: map[string]chan message{}, done: make(chan struct{}), quit: make(chan struct{})}
 }
@@ -326,10 +325,7 @@ func (c *Conn) dispatch(ctx context.Context, line []byte) {
 		if c.opts.Notify != nil {
 			c.opts.Notify(&Request{Method: m.Method, Params: m.Params, Raw: line})
 		}
-	case hasID && (m.Result != nil || m.Error != nil || hasResult(line)):
-		if m.Result == nil && m.Error == nil {
-			m.Result = json.RawMessage("null")
-		}
+	case hasID && (m.Result != nil || m.Error != nil): // "result":null decodes as "null"
 		c.deliver(m)
 	default:
 		id := nullID
@@ -388,16 +384,6 @@ func typeError(err error) string {
 		return fmt.Sprintf("member %q has the wrong type", te.Field)
 	}
 	return "malformed message"
-}
-
-// hasResult tells {"id":1,"result":null} (a response) from {"id":1}.
-func hasResult(line []byte) bool {
-	var m map[string]json.RawMessage
-	if json.Unmarshal(line, &m) != nil {
-		return false
-	}
-	_, ok := m["result"]
-	return ok
 }
 
 func (c *Conn) run(r *Request, j Job) {

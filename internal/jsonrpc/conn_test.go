@@ -213,6 +213,26 @@ func TestConn_ErrorAnswerIsError(t *testing.T) {
 	}
 }
 
+// {"id":N,"result":null} is a response (a null result), not an invalid
+// request: the call gets "null".
+func TestConn_NullResultIsAnswer(t *testing.T) {
+	p := newPeer(t, Options{})
+	type answer struct {
+		raw json.RawMessage
+		err error
+	}
+	got := make(chan answer, 1)
+	go func() {
+		raw, err := p.conn.CallRaw(context.Background(), "x", nil)
+		got <- answer{raw, err}
+	}()
+	m := p.next()
+	p.send(`{"jsonrpc":"2.0","id":` + string(m["id"]) + `,"result":null}`)
+	if a := <-got; a.err != nil || string(a.raw) != "null" {
+		t.Fatalf("call ended with %q, %v; want null", a.raw, a.err)
+	}
+}
+
 // A strict connection (hub's ACP server) answers every malformed message
 // with the right code, echoing the id when it can be read, and goes on.
 func TestConn_StrictRefusesWhatJSONRPCForbids(t *testing.T) {

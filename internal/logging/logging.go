@@ -23,14 +23,14 @@ func newLogger(level, file string, stderr *os.File) (zerolog.Logger, io.Closer, 
 	level = cmp.Or(level, os.Getenv("HUB_LOG"), "warn")
 	lvl, err := zerolog.ParseLevel(strings.ToLower(level))
 	if err != nil {
-		return zerolog.Nop(), nopCloser{}, fmt.Errorf("bad log level %q (use trace, debug, info, warn, error)", level)
+		return zerolog.Nop(), io.NopCloser(nil), fmt.Errorf("bad log level %q (use trace, debug, info, warn, error)", level)
 	}
 	var w io.Writer = zerolog.ConsoleWriter{Out: stderr, NoColor: !colour(stderr), TimeFormat: "15:04:05.000"}
-	var closer io.Closer = nopCloser{}
+	var closer io.Closer = io.NopCloser(nil)
 	if file != "" {
 		f, err := os.OpenFile(file, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 		if err != nil {
-			return zerolog.Nop(), nopCloser{}, fmt.Errorf("open log file: %w", err)
+			return zerolog.Nop(), io.NopCloser(nil), fmt.Errorf("open log file: %w", err)
 		}
 		w, closer = f, f
 	}
@@ -43,10 +43,6 @@ func newLogger(level, file string, stderr *os.File) (zerolog.Logger, io.Closer, 
 func Slog(log zerolog.Logger) *slog.Logger {
 	return slog.New(zerolog.NewSlogHandler(log))
 }
-
-type nopCloser struct{}
-
-func (nopCloser) Close() error { return nil }
 
 // colour reports whether logs to f may carry colour escapes: only on a
 // terminal (editors and CI read stderr through a pipe and show escapes

@@ -36,17 +36,9 @@ type Masker struct {
 	values *strings.Replacer // nil when no variable holds a secret
 }
 
-var (
-	defaultOnce sync.Once
-	defaultM    *Masker
-)
-
 // Default is the masker for this process's environment, built on first
 // use.
-func Default() *Masker {
-	defaultOnce.Do(func() { defaultM = New(os.Environ()) })
-	return defaultM
-}
+var Default = sync.OnceValue(func() *Masker { return New(os.Environ()) })
 
 // New returns a masker for the secret variables of environ (NAME=value
 // entries) and the token shapes.
@@ -77,30 +69,22 @@ func secretName(name string) bool {
 	return slices.ContainsFunc([]string{"KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD"}, func(w string) bool { return strings.Contains(n, w) })
 }
 
-var (
-	shapesOnce sync.Once
-	shapes     *regexp.Regexp
-)
-
 // prefixes are what a masked token keeps, longest first.
 var prefixes = []string{"github_pat_", "sk-proj-", "sk-ant-", "glpat-", "xoxa-", "xoxb-", "xoxp-", "xoxr-", "xoxs-",
 	"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "sk-", "AKIA", "ASIA", "AIza", "eyJ"}
 
-func tokenShapes() *regexp.Regexp {
-	shapesOnce.Do(func() {
-		shapes = regexp.MustCompile(`\b(?:` + strings.Join([]string{
-			`sk-[A-Za-z0-9_-]{20,}`,
-			`gh[pousr]_[A-Za-z0-9]{30,}`,
-			`github_pat_[A-Za-z0-9_]{22,}`,
-			`(?:AKIA|ASIA)[A-Z0-9]{16}\b`,
-			`xox[abprs]-[A-Za-z0-9-]{10,}`,
-			`glpat-[A-Za-z0-9_-]{20,}`,
-			`AIza[A-Za-z0-9_-]{35}`,
-			`eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`,
-		}, "|") + `)`)
-	})
-	return shapes
-}
+var tokenShapes = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\b(?:` + strings.Join([]string{
+		`sk-[A-Za-z0-9_-]{20,}`,
+		`gh[pousr]_[A-Za-z0-9]{30,}`,
+		`github_pat_[A-Za-z0-9_]{22,}`,
+		`(?:AKIA|ASIA)[A-Z0-9]{16}\b`,
+		`xox[abprs]-[A-Za-z0-9-]{10,}`,
+		`glpat-[A-Za-z0-9_-]{20,}`,
+		`AIza[A-Za-z0-9_-]{35}`,
+		`eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`,
+	}, "|") + `)`)
+})
 
 // maskToken keeps a token's prefix; an sk- word without a digit is a
 // word (sk-learn-…), not a key.

@@ -75,8 +75,8 @@ type Process struct {
 	stderr  *Ring
 	done    chan struct{}
 	waitErr error
-	stopMu  sync.Mutex
-	stopped bool
+	// closeStdin closes Stdin on the first Stop.
+	closeStdin sync.Once
 	// stderrDone is closed when the stderr copier has drained the pipe.
 	stderrDone chan struct{}
 	status     exitStatus   // set once reaped
@@ -101,14 +101,10 @@ func Start(ctx context.Context, spec Spec) (*Process, error) {
 			return nil, fmt.Errorf("%w: %s is not a directory", ErrBadDir, spec.Dir)
 		}
 	}
-	if spec.StderrLimit <= 0 {
-		spec.StderrLimit = 64 << 10
-	}
+	spec.StderrLimit = cmp.Or(max(spec.StderrLimit, 0), 64<<10)
 	spec.StopSignal = cmp.Or(spec.StopSignal, syscall.SIGTERM)
-	if spec.Grace <= 0 {
-		spec.Grace = DefaultGrace
-	}
-	p := &Process{spec: spec, stderr: NewRing(spec.StderrLimit), done: make(chan struct{})}
+	spec.Grace = cmp.Or(max(spec.Grace, 0), DefaultGrace)
+	p := &Process{spec: spec, stderr: NewRing(spec.StderrLimit), done: make(chan struct{}), stderrDone: make(chan struct{})}
 	if err = p.startPipes(path); err != nil {
 		return nil, fmt.Errorf("start %s: %w", spec.Path, err)
 	}
@@ -147,7 +143,6 @@ func (p *Process) startPipes(path string) error {
 	p.Stdin, p.Stdout = inW, outR
 	p.tracePipes()
 	p.pgid = cmd.Process.Pid
-	p.stderrDone = make(chan struct{})
 	go p.copyStderr(errR)
 	return nil
 }
@@ -169,9 +164,6 @@ const stderrDrainLimit = 2 * time.Second
 // awaitStderr lets the copier finish so StderrTail sees the last lines
 // written before exit.
 func (p *Process) awaitStderr() {
-	if p.stderrDone == nil {
-		return
-	}
 	select {
 	case <-p.stderrDone:
 	case <-time.After(stderrDrainLimit):
@@ -219,12 +211,10 @@ func (p *Process) Wait() error {
 
 // ExitCode returns the exit status, -1 while running or when killed by a signal.
 func (p *Process) ExitCode() int {
-	select {
-	case <-p.done:
-		return p.status.code
-	default:
+	if !p.Exited() {
 		return -1
 	}
+	return p.status.code
 }
 
 // Exited reports whether the process has been reaped.
@@ -258,13 +248,7 @@ func (p *Process) Stop() error {
 
 // StopWithin is Stop with an explicit grace period.
 func (p *Process) StopWithin(grace time.Duration) error {
-	p.stopMu.Lock()
-	first := !p.stopped
-	p.stopped = true
-	p.stopMu.Unlock()
-	if first && p.Stdin != nil {
-		_ = p.Stdin.Close()
-	}
+	p.closeStdin.Do(func() { _ = p.Stdin.Close() })
 	if p.Exited() {
 		return nil
 	}

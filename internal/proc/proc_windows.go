@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -28,7 +29,7 @@ type sysState struct {
 // for a suspended start in a new console process group.
 func (p *Process) command(path string) (*exec.Cmd, error) {
 	argv := append([]string{path}, p.spec.Args...)
-	if strings.EqualFold(winExt(path), ".cmd") {
+	if strings.EqualFold(filepath.Ext(path), ".cmd") {
 		if body, err := os.ReadFile(path); err == nil {
 			if a, ok := shimArgv(path, string(body), p.spec.Args, isFile, exec.LookPath); ok {
 				argv = a
@@ -47,7 +48,7 @@ func (p *Process) command(path string) (*exec.Cmd, error) {
 }
 
 func isBatch(path string) bool {
-	ext := winExt(path)
+	ext := filepath.Ext(path)
 	return strings.EqualFold(ext, ".cmd") || strings.EqualFold(ext, ".bat")
 }
 
@@ -168,13 +169,6 @@ func (p *Process) killTree() {
 		_ = windows.CloseHandle(p.sys.job)
 		p.sys.job = 0
 	}
-}
-
-func winExt(p string) string {
-	if i := strings.LastIndexAny(p, `.\/`); i >= 0 && p[i] == '.' {
-		return p[i:]
-	}
-	return ""
 }
 
 // reap waits for the process.

@@ -16,7 +16,7 @@ import (
 // status. Native-loop history messages, audited events, hub acp's updates
 // and hub run's briefs read the same.
 func Markdown(recs []Record) string {
-	var m mdWriter
+	m := mdWriter{status: map[string]string{}}
 	for _, r := range recs {
 		switch {
 		case r.Session != nil && m.meta == nil:
@@ -79,9 +79,6 @@ func (m *mdWriter) agentText(text string) {
 
 func (m *mdWriter) tool(id, title, status string) {
 	m.agentText("")
-	if m.status == nil {
-		m.status = map[string]string{}
-	}
 	if _, seen := m.status[id]; !seen {
 		m.tools = append(m.tools, id+"\x00"+title)
 	}
@@ -108,7 +105,7 @@ func (m *mdWriter) event(ev adapters.Event) {
 			m.tool(ev.Tool.ID, ev.Tool.Title, string(ev.Tool.Status))
 		}
 	case adapters.EventToolUpdate:
-		if ev.Tool != nil && ev.Tool.Status != "" && m.status != nil {
+		if ev.Tool != nil && ev.Tool.Status != "" {
 			if _, ok := m.status[ev.Tool.ID]; ok {
 				m.status[ev.Tool.ID] = string(ev.Tool.Status)
 			}
@@ -196,25 +193,15 @@ func (m *mdWriter) message(raw json.RawMessage) {
 	}
 }
 
+// messageText is a message's content: a string, or parts read as content.
 func messageText(raw json.RawMessage) string {
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
 		return s
 	}
-	var parts []struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
-	}
+	var parts []adapters.Content
 	_ = json.Unmarshal(raw, &parts)
-	var b strings.Builder
-	for _, p := range parts {
-		if p.Type == "text" {
-			b.WriteString(p.Text)
-		} else {
-			b.WriteString("[" + p.Type + "]")
-		}
-	}
-	return b.String()
+	return contentText(parts)
 }
 
 func contentText(cs []adapters.Content) string {

@@ -376,10 +376,7 @@ func summaryOf(p string) (Summary, bool) {
 	if err != nil {
 		return Summary{}, false
 	}
-	line, err := bufio.NewReader(f).ReadBytes('\n')
-	if err != nil && len(line) == 0 {
-		return Summary{}, false
-	}
+	line, _ := bufio.NewReader(f).ReadBytes('\n') // nothing read does not decode
 	var r Record
 	if json.Unmarshal(line, &r) != nil || r.Type != TypeSession || r.Session == nil {
 		return Summary{}, false

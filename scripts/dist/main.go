@@ -101,12 +101,10 @@ func parseTargets(s string) ([]release.Target, error) {
 	for _, f := range strings.Split(s, ",") {
 		goos, goarch, ok := strings.Cut(strings.TrimSpace(f), "/")
 		t := release.Target{GOOS: goos, GOARCH: goarch}
-		if !ok || !known(t) {
+		if !ok || !slices.Contains(release.Targets, t) {
 			return nil, fmt.Errorf("unknown target %q (want one of %v)", f, release.Targets)
 		}
 		ts = append(ts, t)
 	}
 	return ts, nil
 }
-
-func known(t release.Target) bool { return slices.Contains(release.Targets, t) }
