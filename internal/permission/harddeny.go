@@ -129,9 +129,6 @@ func (r *reader) symlinks(c *call) {
 	if !path.IsAbs(target) {
 		target = path.Join(path.Dir(name), target)
 	}
-	if r.links == nil {
-		r.links = map[string]string{}
-	}
 	r.links[path.Clean(name)] = path.Clean(target)
 }
 

@@ -82,10 +82,9 @@ const (
 
 // reading is everything hub reads out of one command line.
 type reading struct {
-	calls    []*call
-	unclear  bool   // a program hub cannot know, or a line it cannot parse
-	parseErr bool   // the line is not valid shell
-	deny     string // a verdict found while walking (fork bomb, downloaded code)
+	calls   []*call
+	unclear bool   // a program hub cannot know, or a line it cannot parse
+	deny    string // a verdict found while walking (fork bomb, downloaded code)
 }
 
 // reader walks one command line.
@@ -117,11 +116,8 @@ type scope struct {
 
 func (s *scope) clone() *scope {
 	c := *s
-	c.cwds = append([]string(nil), s.cwds...)
-	if s.cwds == nil {
-		c.cwds = nil
-	}
-	c.vars = maps.Clone(s.vars) // never nil: every scope starts with HOME
+	c.cwds = slices.Clone(s.cwds) // nil stays nil: unknown
+	c.vars = maps.Clone(s.vars)   // never nil: every scope starts with HOME
 	return &c
 }
 
@@ -131,21 +127,18 @@ const (
 	maxWords = 256
 )
 
+func newReader() (*reader, *scope) {
+	r := &reader{out: &reading{}, home: homeDir(), funcs: map[string]*syntax.Stmt{}, called: map[string]bool{}, active: map[string]bool{},
+		downloaded: map[string]bool{}, substOut: map[*syntax.CmdSubst]string{}, gitAliases: map[string]string{}, aliases: map[string]string{}, links: map[string]string{}}
+	return r, &scope{vars: map[string]arg{"HOME": {text: r.home}}}
+}
+
 // readLine reads a command line run in cwd ("" for hub's own directory).
 func readLine(src, cwd string) *reading {
-	r := &reader{
-		out:        &reading{},
-		home:       homeDir(),
-		funcs:      map[string]*syntax.Stmt{},
-		called:     map[string]bool{},
-		active:     map[string]bool{},
-		downloaded: map[string]bool{},
-		substOut:   map[*syntax.CmdSubst]string{},
-	}
+	r, sc := newReader()
 	if cwd == "" {
 		cwd, _ = os.Getwd()
 	}
-	sc := &scope{vars: map[string]arg{"HOME": {text: r.home}}}
 	if cwd != "" {
 		sc.cwds = []string{path.Clean(toSlash(cwd))}
 		sc.vars["PWD"] = arg{text: sc.cwds[0]}
@@ -192,7 +185,7 @@ func (r *reader) script(src string, sc *scope, stdin input) {
 	defer func() { r.depth-- }()
 	stmts, err := parseStmts(src)
 	if err != nil {
-		r.out.unclear, r.out.parseErr = true, true
+		r.out.unclear = true
 	}
 	for _, st := range stmts {
 		r.stmt(st, sc, stdin)

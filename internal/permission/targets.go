@@ -23,7 +23,7 @@ import (
 func commandTargets(cmd, cwd string) []string {
 	rd := readLine(cmd, cwd)
 	var out []string
-	if rd.parseErr || rd.unclear {
+	if rd.unclear {
 		out = append(out, unknownTarget)
 	}
 	add := func(a arg, cwds []string) {

@@ -152,9 +152,6 @@ func (r *reader) run(argv []arg, x *runCtx) input {
 		case name == "alias":
 			for _, a := range argv[1:] {
 				if k, v, ok := strings.Cut(a.text, "="); ok && !a.dynamic {
-					if r.aliases == nil {
-						r.aliases = map[string]string{}
-					}
 					r.aliases[k] = v
 				}
 			}
@@ -904,9 +901,6 @@ func (r *reader) at(argv []arg, x *runCtx) input {
 func (r *reader) gitConfig(kv string) {
 	k, v, ok := strings.Cut(kv, "=")
 	if name, isAlias := strings.CutPrefix(k, "alias."); ok && isAlias {
-		if r.gitAliases == nil {
-			r.gitAliases = map[string]string{}
-		}
 		r.gitAliases[name] = v
 	}
 }
