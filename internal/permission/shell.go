@@ -298,10 +298,7 @@ func (r *reader) stmt(st *syntax.Stmt, sc *scope, stdin input) input {
 	case *syntax.CoprocClause:
 		r.stmt(c.Stmt, sc.clone(), stdin)
 	}
-	if len(redirs) > 0 && !isCall(st.Cmd) {
-		r.emit(&call{redirs: redirs, cwds: sc.cwds, layers: sc.layer, opaque: sc.opq})
-	}
-	return input{}
+	return r.run(nil, &runCtx{sc: sc, redirs: redirs, layers: sc.layer, opaque: sc.opq}) // the redirections of a compound command
 }
 
 // andOr walks a && / || chain. Inside it a cd holds for what follows it;
@@ -338,8 +335,6 @@ func unionDirs(a, b []string) []string {
 	}
 	return out
 }
-
-func isCall(c syntax.Command) bool { _, ok := c.(*syntax.CallExpr); return ok }
 
 func (r *reader) pipeline(c *syntax.BinaryCmd, sc *scope, stdin input) input {
 	var stages []*syntax.Stmt
@@ -475,10 +470,7 @@ func (r *reader) callExpr(c *syntax.CallExpr, sc *scope, stdin input, redirs []r
 		for _, as := range c.Assigns {
 			r.assign(as, sc)
 		}
-		if len(redirs) > 0 {
-			r.emit(&call{redirs: redirs, cwds: sc.cwds, layers: sc.layer, opaque: sc.opq})
-		}
-		return input{}
+		return r.run(nil, &runCtx{sc: sc, redirs: redirs, layers: sc.layer, opaque: sc.opq}) // a bare redirection
 	}
 	argv := r.fields(c.Args, sc)
 	x := &runCtx{sc: sc, stdin: stdin, redirs: redirs, layers: sc.layer, opaque: sc.opq || len(c.Assigns) > 0}

@@ -106,6 +106,16 @@ func (b *wordBuilder) addSplit(a arg) {
 	}
 }
 
+// addFields adds each of as as a field of its own ("$@").
+func (b *wordBuilder) addFields(as []arg, add func(arg)) {
+	for i, a := range as {
+		if i > 0 {
+			b.end()
+		}
+		add(a)
+	}
+}
+
 func (r *reader) expandWord(w *syntax.Word, sc *scope, split bool) []arg {
 	b := &wordBuilder{split: split}
 	parts := mergeLits(w.Parts)
@@ -143,15 +153,8 @@ func (r *reader) dblQuoted(q *syntax.DblQuoted, sc *scope, b *wordBuilder) {
 	if len(q.Parts) == 1 { // "$@": one field per parameter
 		if pe, ok := q.Parts[0].(*syntax.ParamExp); ok && pe.Param != nil && pe.Param.Value == "@" && simpleParam(pe) {
 			ps := r.positional(sc, 1)
-			if len(ps) == 0 {
-				b.has = false
-			}
-			for i, a := range ps {
-				if i > 0 {
-					b.end()
-				}
-				b.add(a)
-			}
+			b.has = len(ps) > 0
+			b.addFields(ps, b.add)
 			return
 		}
 	}
@@ -167,30 +170,20 @@ func (r *reader) dblQuoted(q *syntax.DblQuoted, sc *scope, b *wordBuilder) {
 
 // expansion adds a parameter, command, process or arithmetic expansion.
 func (r *reader) expansion(p syntax.WordPart, sc *scope, b *wordBuilder, quoted bool) {
+	add := b.addSplit
+	if quoted {
+		add = b.add
+	}
 	switch p := p.(type) {
 	case *syntax.ParamExp:
 		if !quoted && p.Param != nil && (p.Param.Value == "@" || p.Param.Value == "*") && simpleParam(p) {
-			for i, a := range r.positional(sc, 1) {
-				if i > 0 {
-					b.end()
-				}
-				b.addSplit(a)
-			}
+			b.addFields(r.positional(sc, 1), b.addSplit)
 			return
 		}
-		a := r.param(p, sc)
-		if quoted {
-			b.add(a)
-		} else {
-			b.addSplit(a)
-		}
+		add(r.param(p, sc))
 	case *syntax.CmdSubst:
 		if out, ok := r.substOut[p]; ok { // $(echo x), $(printf x): known
-			if quoted {
-				b.add(arg{text: out, subst: true})
-			} else {
-				b.addSplit(arg{text: out, subst: true})
-			}
+			add(arg{text: out, subst: true})
 			return
 		}
 		b.add(arg{text: "\x00", dynamic: true, subst: true, download: hasDownload(p)})

@@ -800,7 +800,7 @@ func (r *reader) output(c *call) input {
 		if s.dynamic {
 			return input{kind: inUnknown, dl: s.download}
 		}
-		if hasArg(c.argv[1:len(c.argv)-len(ops)], "-e") || hasArg(c.argv[1:len(c.argv)-len(ops)], "-ne") || hasArg(c.argv[1:len(c.argv)-len(ops)], "-en") {
+		if hasShort(c.argv[1:len(c.argv)-len(ops)], "e") { // -e, -ne or -en
 			if t, _, err := expand.Format(nil, "%b", []string{s.text}); err == nil {
 				s.text = t
 			}
