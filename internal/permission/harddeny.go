@@ -264,25 +264,20 @@ func movesAway(k *check) bool {
 }
 
 func rsyncDelete(k *check) bool {
-	if k.c.prog() == "rsync" && hasLong(k.args(), "--remove-source-files") {
-		ops := operands(k.args())
-		return k.hitsAny(ops[:max(len(ops)-1, 0)], true)
-	}
-	if k.c.prog() != "rsync" || !hasLong(k.args(), "--delete", "--delete-before", "--delete-after", "--delete-during", "--delete-excluded", "--del") {
+	if k.c.prog() != "rsync" {
 		return false
 	}
 	ops := operands(k.args())
-	return len(ops) > 1 && k.hits(ops[len(ops)-1], true)
+	if hasLong(k.args(), "--remove-source-files") {
+		return k.hitsAny(ops[:max(len(ops)-1, 0)], true)
+	}
+	return hasLong(k.args(), "--delete", "--delete-before", "--delete-after", "--delete-during", "--delete-excluded", "--del") &&
+		len(ops) > 1 && k.hits(ops[len(ops)-1], true)
 }
 
 func chmodRoot(k *check) bool {
-	switch k.c.prog() {
-	case "chmod", "chown", "chgrp", "chattr", "setfacl":
-	default:
-		return false
-	}
 	args := k.args()
-	if !hasShort(args, "R") && !hasLong(args, "--recursive") {
+	if !slices.Contains([]string{"chmod", "chown", "chgrp", "chattr", "setfacl"}, k.c.prog()) || !hasShort(args, "R") && !hasLong(args, "--recursive") {
 		return false
 	}
 	ops := operands(args)
@@ -395,9 +390,6 @@ func codeForkBomb(k *check) bool {
 func writesEnv(k *check) bool {
 	if slices.ContainsFunc(k.writeTargets(), func(t arg) bool { return !t.dynamic && IsEnvFile(t.text) }) {
 		return true
-	}
-	if len(k.c.argv) == 0 {
-		return false
 	}
 	args := k.args()
 	ops := operands(args)

@@ -61,7 +61,7 @@ func (r *reader) interp(argv []arg, x *runCtx) {
 		}
 		r.nested(arg{text: script}, x, nil)
 	}
-	if progName(argv[0].text) != "python" && !strings.HasPrefix(progName(argv[0].text), "python") {
+	if !strings.HasPrefix(progName(argv[0].text), "python") {
 		for _, m := range backticks().FindAllStringSubmatch(code, 8) {
 			r.nested(arg{text: m[1]}, x, nil)
 		}

@@ -366,18 +366,8 @@ func userHome(name string) string {
 	return "/home/" + name
 }
 
+// mergeLits joins adjacent literals (brace expansion leaves them apart).
 func mergeLits(parts []syntax.WordPart) []syntax.WordPart {
-	n := 0
-	for i := 1; i < len(parts); i++ {
-		_, a := parts[i-1].(*syntax.Lit)
-		_, b := parts[i].(*syntax.Lit)
-		if a && b {
-			n++
-		}
-	}
-	if n == 0 {
-		return parts
-	}
 	out := make([]syntax.WordPart, 0, len(parts))
 	for _, p := range parts {
 		if l, ok := p.(*syntax.Lit); ok && len(out) > 0 {

@@ -243,9 +243,6 @@ func (r *reader) plainWrapper(name, valued string, args []arg, x *runCtx) ([]arg
 		r.nested(rest[0], x, nil)
 		return nil, false
 	}
-	if name == "chroot" && len(rest) == 0 {
-		return nil, false
-	}
 	return rest, len(rest) > 0
 }
 
@@ -600,11 +597,9 @@ func (r *reader) shell(argv []arg, x *runCtx) input {
 			break
 		}
 		if strings.HasPrefix(t, "--") {
-			if t == "--rcfile" || t == "--init-file" || t == "--command" {
-				cflag = cflag || t == "--command"
-				if t != "--command" {
-					i++
-				}
+			cflag = cflag || t == "--command"
+			if t == "--rcfile" || t == "--init-file" {
+				i++
 			}
 			continue
 		}
