@@ -194,15 +194,13 @@ func hasLong(args []arg, names ...string) bool {
 
 // deletes: rm, unlink, shred and friends on a protected path.
 func deletes(k *check) bool {
-	prog := k.c.prog()
-	switch prog {
-	case "rm", "unlink", "shred", "srm", "wipe", "rmdir", "truncate":
-	case "tar", "bsdtar", "gtar":
-		return hasLong(k.args(), "--remove-files") && k.hitsAny(operands(k.args()), true)
-	default:
+	prog, args := k.c.prog(), k.args()
+	if prog == "tar" || prog == "bsdtar" || prog == "gtar" {
+		return hasLong(args, "--remove-files") && k.hitsAny(operands(args), true)
+	}
+	if !slices.Contains([]string{"rm", "unlink", "shred", "srm", "wipe", "rmdir", "truncate"}, prog) {
 		return false
 	}
-	args := k.args()
 	recursive := (prog == "rm" || prog == "shred" || prog == "srm" || prog == "wipe") && (hasShort(args, "rR") || hasLong(args, "--recursive"))
 	if prog == "truncate" {
 		args = skipValues(args, "-s", "--size", "-r", "--reference")
@@ -423,15 +421,11 @@ func forcePushMain(k *check) bool {
 	}
 	force, del, all := false, false, false
 	var refs []arg
-	valued := map[string]bool{"-o": true, "--push-option": true, "--repo": true, "--receive-pack": true, "--exec": true}
-	skip := false
-	for _, a := range args[1:] {
-		t := a.text
+	for i := 1; i < len(args); i++ {
+		t := args[i].text
 		switch {
-		case skip:
-			skip = false
-		case valued[t]:
-			skip = true
+		case slices.Contains([]string{"-o", "--push-option", "--repo", "--receive-pack", "--exec"}, t):
+			i++ // its value
 		case t == "--force" || strings.HasPrefix(t, "--force-with-lease") || t == "--mirror":
 			force = true
 			all = all || t == "--mirror"
@@ -444,7 +438,7 @@ func forcePushMain(k *check) bool {
 			force = force || strings.ContainsRune(t[1:], 'f')
 			del = del || strings.ContainsRune(t[1:], 'd')
 		default:
-			refs = append(refs, a)
+			refs = append(refs, args[i])
 		}
 	}
 	if len(refs) > 0 && !hasLong(args, "--repo") {
@@ -575,21 +569,16 @@ func downloadTargets(prog string, args []arg) []string {
 			remote = true
 		case len(t) > 1 && t[0] == '-' && t[1] != '-':
 			for j := 1; j < len(t); j++ {
-				switch {
-				case t[j] == 'o' || prog != "curl" && t[j] == 'O':
+				if prog == "curl" && t[j] == 'O' {
+					remote = true
+				} else if t[j] == 'o' || t[j] == 'O' { // its value is the rest, or the next word
 					v := t[j+1:]
 					if v == "" {
 						v = next()
 					}
-					out = append(out, v)
-					remote = false
-				case prog == "curl" && t[j] == 'O':
-					remote = true
-					continue
-				default:
-					continue
+					out, remote = append(out, v), false
+					break
 				}
-				break
 			}
 		}
 	}

@@ -483,19 +483,10 @@ func substitute(cmd []arg, rep string, items []arg) []arg {
 // find: the start paths, and the commands -exec, -execdir, -ok and -okdir
 // run on every file under them.
 func (r *reader) find(argv []arg, x *runCtx) {
-	starts := findStarts(argv[1:])
-	items := make([]arg, 0, len(starts))
-	for _, s := range starts {
-		items = append(items, arg{text: s.text, dynamic: s.dynamic, under: true})
-	}
-	if len(items) == 0 {
-		items = []arg{{text: ".", under: true}}
-	}
+	items := underAll(findStarts(argv[1:]), ".")
 	args := argv[1:]
 	for i := 0; i < len(args); i++ {
-		switch args[i].text {
-		case "-exec", "-execdir", "-ok", "-okdir":
-		default:
+		if !slices.Contains([]string{"-exec", "-execdir", "-ok", "-okdir"}, args[i].text) {
 			continue
 		}
 		j := i + 1
