@@ -32,11 +32,8 @@ func (r *reader) fields(words []*syntax.Word, sc *scope) []arg {
 
 // braces is brace expansion of w, bounded.
 func braces(w *syntax.Word) []*syntax.Word {
-	if !slices.ContainsFunc(w.Parts, func(p syntax.WordPart) bool { l, ok := p.(*syntax.Lit); return ok && strings.Contains(l.Value, "{") }) {
-		return []*syntax.Word{w}
-	}
 	wc := &syntax.Word{Parts: append([]syntax.WordPart(nil), w.Parts...)}
-	if !syntax.SplitBraces(wc) {
+	if !syntax.SplitBraces(wc) { // no brace expansion
 		return []*syntax.Word{w}
 	}
 	var out []*syntax.Word
@@ -384,9 +381,6 @@ func mergeLits(parts []syntax.WordPart) []syntax.WordPart {
 // unescape removes an unquoted literal's backslashes; glob says it holds
 // unescaped pattern characters.
 func unescape(s string) (string, bool) {
-	if !strings.ContainsAny(s, `\*?[`) {
-		return s, false
-	}
 	var sb strings.Builder
 	glob := false
 	for i := 0; i < len(s); i++ {
@@ -407,9 +401,6 @@ func unescape(s string) (string, bool) {
 }
 
 func unescapeDq(s string) string {
-	if !strings.Contains(s, `\`) {
-		return s
-	}
 	var sb strings.Builder
 	for i := 0; i < len(s); i++ {
 		if s[i] == '\\' && i+1 < len(s) && strings.IndexByte("\\$`\"\n", s[i+1]) >= 0 {

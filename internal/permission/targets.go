@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -111,10 +110,6 @@ func absTarget(t, home, cwd string) string {
 	return filepath.Clean(t)
 }
 
-// credentialDirs are the home directory's credential stores: everything
-// under them is a secret.
-var credentialDirs = []string{".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker", ".config/gcloud", ".password-store"}
-
 // secretNames are files that hold credentials wherever they are.
 var secretNames = set(".netrc", "_netrc", ".npmrc", ".pypirc", ".git-credentials", ".pgpass", ".vault-token",
 	"credentials.json", "id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "id_ecdsa_sk", "id_ed25519_sk")
@@ -147,13 +142,16 @@ func secretAt(p, home string) bool {
 	return inCredentialDir(p, home)
 }
 
+// inCredentialDir reports p inside a credential store of home (credDirs,
+// and gcloud's): everything there is a secret.
 func inCredentialDir(p, home string) bool {
 	rel, ok := under(home, p)
 	if !ok {
 		return false
 	}
 	rel = strings.ToLower(filepath.ToSlash(rel))
-	return slices.ContainsFunc(credentialDirs, func(d string) bool { return rel == d || strings.HasPrefix(rel, d+"/") })
+	first, _, _ := strings.Cut(rel, "/")
+	return credDirs[first] || rel == ".config/gcloud" || strings.HasPrefix(rel, ".config/gcloud/")
 }
 
 // sensitivePath reports a file no "always" answer covers: a dotfile of the
