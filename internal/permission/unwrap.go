@@ -740,37 +740,25 @@ func (r *reader) eval(args []arg, x *runCtx) {
 // cd moves the scope's working directories (a set: a cd inside a branch
 // may or may not happen).
 func (r *reader) cd(name string, args []arg, sc *scope) {
-	if name == "popd" {
-		sc.cwds = nil
-		return
-	}
 	ops := skipOpts(args, "")
 	var target arg
 	switch {
+	case name == "popd" || len(ops) > 0 && (ops[0].text == "-" || strings.HasPrefix(ops[0].text, "+")):
+		target = unknown // a directory from the stack
 	case len(ops) == 0:
 		target, _, _ = r.lookup("HOME", sc) // unknown when hub does not know it
-	case ops[0].text == "-" || strings.HasPrefix(ops[0].text, "+"):
-		target = unknown
 	default:
 		target = ops[0]
 	}
 	dirs, ok := resolve(target, sc.cwds)
 	if !ok {
-		sc.cwds = nil
-		return
+		dirs = nil
+	} else if sc.cond && sc.cwds != nil {
+		dirs = unionDirs(sc.cwds, dirs) // the cd may not happen
 	}
-	if sc.cond && sc.cwds != nil {
-		dirs = append(append([]string(nil), sc.cwds...), dirs...)
-		if len(dirs) > 8 {
-			sc.cwds = nil
-			return
-		}
-	}
-	sc.cwds = dirs
+	sc.cwds, sc.vars["PWD"] = dirs, unknown
 	if len(dirs) == 1 {
 		sc.vars["PWD"] = arg{text: dirs[0]}
-	} else {
-		sc.vars["PWD"] = unknown
 	}
 }
 
