@@ -212,42 +212,25 @@ func (r *reader) param(p *syntax.ParamExp, sc *scope) arg {
 		return r.paramOp(p, sc)
 	}
 	val, set, known := r.lookup(p.Param.Value, sc)
-	if e == nil {
-		if !known {
+	is := func(ops ...syntax.ParExpOperator) bool { return e != nil && slices.Contains(ops, e.Op) }
+	def := is(syntax.DefaultUnset, syntax.DefaultUnsetOrNull, syntax.AssignUnset, syntax.AssignUnsetOrNull)
+	alt := is(syntax.AlternateUnset, syntax.AlternateUnsetOrNull)
+	has := set && !(val.text == "" && is(syntax.DefaultUnsetOrNull, syntax.AssignUnsetOrNull, syntax.AlternateUnsetOrNull)) // a value the operator takes
+	switch {
+	case !known && def: // its value, or the default when unset: keep the default to check
+		d := r.wordOrEmpty(e.Word, sc)
+		if d.dynamic && !d.maybe {
 			return unknown
 		}
-		return val
-	}
-	switch e.Op {
-	case syntax.DefaultUnset, syntax.DefaultUnsetOrNull, syntax.AssignUnset, syntax.AssignUnsetOrNull:
-		null := e.Op == syntax.DefaultUnsetOrNull || e.Op == syntax.AssignUnsetOrNull
-		switch {
-		case !known: // its value, or the default when unset: keep the default to check
-			d := r.wordOrEmpty(e.Word, sc)
-			if d.dynamic && !d.maybe {
-				return unknown
-			}
-			return arg{text: d.text, dynamic: true, maybe: true, glob: d.glob}
-		case set && !(null && val.text == ""):
-			return val
-		}
+		return arg{text: d.text, dynamic: true, maybe: true, glob: d.glob}
+	case !known:
+		return unknown
+	case def && !has, alt && has:
 		return r.wordOrEmpty(e.Word, sc)
-	case syntax.ErrorUnset, syntax.ErrorUnsetOrNull:
-		if !known {
-			return unknown
-		}
-		return val
-	case syntax.AlternateUnset, syntax.AlternateUnsetOrNull:
-		null := e.Op == syntax.AlternateUnsetOrNull
-		switch {
-		case !known:
-			return unknown
-		case set && !(null && val.text == ""):
-			return r.wordOrEmpty(e.Word, sc)
-		}
+	case alt:
 		return arg{}
 	}
-	return unknown
+	return val // no operator, an error operator, or a default not taken
 }
 
 func knownExpOp(op syntax.ParExpOperator) bool {
