@@ -456,15 +456,11 @@ func forcePushMain(k *check) bool {
 		return false
 	}
 	for _, r := range refs {
-		if r.dynamic {
-			k.unknown()
-			continue
-		}
 		src, dst, hasColon := strings.Cut(strings.TrimPrefix(r.text, "+"), ":")
 		if !hasColon {
 			dst = src
 		}
-		if dst == "HEAD" || dst == "@" {
+		if r.dynamic || dst == "HEAD" || dst == "@" {
 			k.unknown()
 			continue
 		}

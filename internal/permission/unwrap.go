@@ -356,30 +356,23 @@ func (r *reader) git(argv []arg, x *runCtx) []arg {
 	stripped := false
 	for len(args) > 0 && strings.HasPrefix(args[0].text, "-") && !args[0].dynamic {
 		t := args[0].text
-		stripped = true
-		args = args[1:]
+		stripped, args = true, args[1:]
+		var val []arg // the next word, for the options that take it
+		if slices.Contains([]string{"-C", "-c", "--config-env", "--git-dir", "--work-tree", "--namespace", "--super-prefix"}, t) && len(args) > 0 {
+			val, args = args[:1], args[1:]
+		}
 		switch {
-		case t == "-C":
-			if len(args) > 0 {
-				x.sc = x.sc.clone()
-				r.cd("cd", args[:1], x.sc)
-				args = args[1:]
-			}
-		case t == "-c" || t == "--config-env":
+		case t == "-C" && val != nil:
+			x.sc = x.sc.clone()
+			r.cd("cd", val, x.sc)
+		case t == "-c" || strings.HasPrefix(t, "--config-env") || strings.HasPrefix(t, "--exec-path"):
 			x.opaque = true
-			if len(args) > 0 {
-				r.gitConfig(args[0].text)
-				args = args[1:]
+			for _, v := range val { // -c and --config-env NAME=VALUE
+				r.gitConfig(v.text)
 			}
-		case t == "--git-dir" || t == "--work-tree" || t == "--namespace" || t == "--super-prefix":
-			if len(args) > 0 {
-				args = args[1:]
-			}
-		case strings.HasPrefix(t, "--exec-path") || strings.HasPrefix(t, "--config-env="):
-			x.opaque = true
 		}
 	}
-	if len(args) > 0 && args[0].text == "config" && len(args) >= 3 && strings.HasPrefix(args[1].text, "alias.") {
+	if len(args) >= 3 && args[0].text == "config" && strings.HasPrefix(args[1].text, "alias.") {
 		r.gitConfig(args[1].text + "=" + joinArgs(args[2:]).text)
 	}
 	if len(args) > 0 {
