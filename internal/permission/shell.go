@@ -239,11 +239,7 @@ func (r *reader) stmt(st *syntax.Stmt, sc *scope, stdin input) input {
 	r.substs(st.Cmd, sc)
 	var redirs []redir
 	for _, rd := range st.Redirs {
-		for _, w := range []*syntax.Word{rd.Word, rd.Hdoc} {
-			if w != nil {
-				r.substs(w, sc)
-			}
-		}
+		r.substs(rd, sc)
 		switch rd.Op {
 		case syntax.WordHdoc:
 			stdin = r.textInput(rd.Word, sc, false)

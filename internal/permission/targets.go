@@ -5,9 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
-
-	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/hubdev/hub/adapters"
 )
@@ -41,16 +40,11 @@ func commandTargets(cmd, cwd string) []string {
 		}
 	}
 	for _, c := range rd.calls {
-		for _, a := range operandArgs(c) {
+		for _, a := range slices.Concat(operandArgs(c), c.stdin.files) {
 			add(a, c.cwds)
 		}
-		for _, a := range c.stdin.files {
-			add(a, c.cwds)
-		}
-		for _, r := range c.redirs {
-			if r.op != syntax.Hdoc && r.op != syntax.DashHdoc && r.op != syntax.WordHdoc {
-				add(r.target, c.cwds)
-			}
+		for _, r := range c.redirs { // here-documents are stdin, not here
+			add(r.target, c.cwds)
 		}
 	}
 	return out

@@ -435,12 +435,9 @@ func inputItems(in input) []arg {
 	switch in.kind {
 	case inText:
 		ws := strings.Fields(in.text)
-		if len(ws) > 16 {
-			ws = ws[:16]
-		}
-		out := make([]arg, len(ws))
-		for i, w := range ws {
-			out[i] = arg{text: w}
+		out := make([]arg, min(len(ws), 16))
+		for i := range out {
+			out[i] = arg{text: ws[i]}
 		}
 		return out
 	case inFiles:
@@ -525,21 +522,11 @@ func findStarts(args []arg) []arg {
 func (r *reader) parallel(args []arg, x *runCtx) {
 	x.opaque = true
 	cmd := skipOpts(args, "jPnNSadEIlLs", "jobs", "arg-file", "delimiter", "sshlogin", "halt", "joblog", "results", "timeout")
-	var items []arg
-	for i, a := range cmd {
-		if a.text == ":::" || a.text == "::::" || a.text == ":::+" {
-			items = cmd[i+1:]
-			cmd = cmd[:i]
-			break
-		}
+	items := inputItems(x.stdin)
+	if i := slices.IndexFunc(cmd, func(a arg) bool { return slices.Contains([]string{":::", "::::", ":::+"}, a.text) }); i >= 0 {
+		cmd, items = cmd[:i], cmd[i+1:]
 	}
-	if items == nil {
-		items = inputItems(x.stdin)
-	}
-	if len(items) > 16 {
-		items = items[:16]
-	}
-	for _, it := range items {
+	for _, it := range items[:min(len(items), 16)] {
 		if it.text == ":::" || it.text == "::::" {
 			continue
 		}
