@@ -513,10 +513,8 @@ func (r *reader) downloads(c *call) {
 	}
 	if prog == "cp" || prog == "mv" || prog == "install" || prog == "ln" {
 		ops := operands(c.argv[1:])
-		for _, o := range ops[:max(len(ops)-1, 0)] {
-			if r.downloaded[path.Base(o.text)] {
-				written = append(written, ops[len(ops)-1].text)
-			}
+		if slices.ContainsFunc(ops[:max(len(ops)-1, 0)], func(o arg) bool { return r.downloaded[path.Base(o.text)] }) {
+			written = append(written, ops[len(ops)-1].text) // a copy of a download
 		}
 	}
 	for _, w := range written {

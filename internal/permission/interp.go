@@ -2,6 +2,7 @@ package permission
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -29,15 +30,11 @@ func lazyRE(expr string) func() *regexp.Regexp {
 
 // interpCode is the inline code of an interpreter's argv, if any.
 func interpCode(argv []arg) (string, bool) {
-	for i, a := range argv[1:] {
-		t := a.text
-		if i+2 > len(argv)-1 {
-			break
-		}
-		switch {
-		case t == "-c" || t == "-e" || t == "-E" || t == "-r" || t == "--eval" || t == "-p" || t == "--print",
-			len(t) > 2 && t[0] == '-' && t[1] != '-' && (strings.HasSuffix(t, "e") || strings.HasSuffix(t, "c")):
-			return argv[i+2].text, !argv[i+2].dynamic
+	for i := 1; i+1 < len(argv); i++ { // an option and the code after it
+		t := argv[i].text
+		if slices.Contains([]string{"-c", "-e", "-E", "-r", "--eval", "-p", "--print"}, t) ||
+			len(t) > 2 && t[0] == '-' && t[1] != '-' && (strings.HasSuffix(t, "e") || strings.HasSuffix(t, "c")) {
+			return argv[i+1].text, !argv[i+1].dynamic
 		}
 	}
 	return "", false

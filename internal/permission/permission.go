@@ -521,11 +521,7 @@ func (r *Rule) label() string {
 	if r.Name != "" {
 		return r.Name
 	}
-	return "rule " + r.describe()
-}
-
-func (r *Rule) describe() string {
-	s := "tool=" + cmp.Or(r.Tool, "*")
+	s := "rule tool=" + cmp.Or(r.Tool, "*")
 	if r.Path != "" {
 		s += " path=" + r.Path
 	}
