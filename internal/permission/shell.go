@@ -473,12 +473,8 @@ func (r *reader) callExpr(c *syntax.CallExpr, sc *scope, stdin input, redirs []r
 	if len(c.Assigns) > 0 { // VAR=x cmd: the outer layer is not the program's
 		var outer []string
 		for _, as := range c.Assigns {
-			v := ""
-			if as.Value != nil {
-				v = r.joined(as.Value, sc).text
-			}
 			if as.Name != nil {
-				outer = append(outer, as.Name.Value+"="+v)
+				outer = append(outer, as.Name.Value+"="+r.wordOrEmpty(as.Value, sc).text)
 			}
 		}
 		x.layers = append(x.layers[:len(x.layers):len(x.layers)], append(outer, texts(argv)...))

@@ -259,23 +259,13 @@ func skipOpts(args []arg, valued string, long ...string) []arg {
 			return args[1:]
 		case strings.HasPrefix(t, "--"):
 			args = args[1:]
-			if !strings.Contains(t, "=") && len(args) > 0 {
-				for _, l := range long {
-					if t == "--"+l {
-						args = args[1:]
-						break
-					}
-				}
+			if !strings.Contains(t, "=") && len(args) > 0 && slices.Contains(long, t[2:]) {
+				args = args[1:]
 			}
 		case len(t) > 1 && t[0] == '-':
 			args = args[1:]
-			for i := 1; i < len(t); i++ {
-				if strings.IndexByte(valued, t[i]) >= 0 {
-					if i == len(t)-1 && len(args) > 0 {
-						args = args[1:]
-					}
-					break
-				}
+			if strings.IndexAny(t[1:], valued) == len(t)-2 && len(args) > 0 { // the first valued option ends the cluster
+				args = args[1:]
 			}
 		default:
 			return args
