@@ -148,12 +148,12 @@ func (g *Grants) Add(gr Grant) (Grant, error) {
 	gr.Created = g.now().UTC()
 	gr.Expires = gr.Expires.UTC()
 	err := g.update(func(list []Grant) ([]Grant, error) {
-		for i, old := range list {
-			if old.Project == gr.Project && old.Agent == gr.Agent && old.Key() == gr.Key() {
-				gr.ID = old.ID
-				list[i] = gr
-				return list, nil
-			}
+		if i := slices.IndexFunc(list, func(old Grant) bool {
+			return old.Project == gr.Project && old.Agent == gr.Agent && old.Key() == gr.Key()
+		}); i >= 0 {
+			gr.ID = list[i].ID
+			list[i] = gr
+			return list, nil
 		}
 		id, err := newGrantID(list)
 		if err != nil {

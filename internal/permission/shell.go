@@ -363,9 +363,7 @@ func (r *reader) forClause(c *syntax.ForClause, sc *scope) {
 		items = r.positional(sc, 1)
 	}
 	if len(items) == 0 || len(items) > 16 || anyDynamic(items) {
-		sc.vars[wi.Name.Value] = arg{dynamic: true}
-		r.branch(c.Do, sc)
-		return
+		items = []arg{{dynamic: true}} // one walk, the variable unknown
 	}
 	for _, it := range items {
 		sc.vars[wi.Name.Value] = it
