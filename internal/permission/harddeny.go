@@ -133,18 +133,15 @@ func (r *reader) symlinks(c *call) {
 }
 
 func (r *reader) followLinks(p string) string {
-	for i := 0; i < 8 && len(r.links) > 0; i++ {
-		moved := false
+follow:
+	for i := 0; i < 8; i++ { // a link to a link, up to 8 deep
 		for name, target := range r.links {
 			if p == name || strings.HasPrefix(p, name+"/") {
 				p = path.Join(target, strings.TrimPrefix(p, name))
-				moved = true
-				break
+				continue follow
 			}
 		}
-		if !moved {
-			break
-		}
+		break
 	}
 	return p
 }
@@ -350,10 +347,9 @@ func rawDevice(k *check) bool {
 	switch {
 	case prog == "dd":
 		for _, a := range args {
-			if strings.HasPrefix(a.text, "of=") && a.dynamic {
+			if v, ok := strings.CutPrefix(a.text, "of="); ok && a.dynamic {
 				k.unknown()
-			}
-			if strings.HasPrefix(a.text, "of=") && k.isDevice(arg{text: strings.TrimPrefix(a.text, "of="), dynamic: a.dynamic}) {
+			} else if ok && k.isDevice(arg{text: v}) {
 				return true
 			}
 		}

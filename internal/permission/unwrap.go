@@ -700,11 +700,10 @@ func (r *reader) eval(args []arg, x *runCtx) {
 	if !r.readable(s) {
 		return
 	}
-	sc := x.sc
-	saved := sc.layer
-	sc.layer = x.layers
-	r.script(s.text, sc, x.stdin)
-	sc.layer = saved
+	saved := x.sc.layer // eval runs in the shell itself: only its layers are the wrapper's
+	x.sc.layer = x.layers
+	r.script(s.text, x.sc, x.stdin)
+	x.sc.layer = saved
 }
 
 // cd moves the scope's working directories (a set: a cd inside a branch
