@@ -52,7 +52,7 @@ func (r *reader) interp(argv []arg, x *runCtx) {
 		if m[3] != "" { // an argv list
 			var words []string
 			for _, q := range quoted().FindAllStringSubmatch(m[3], -1) {
-				words = append(words, shellQuote(q[1]+q[2]))
+				words = append(words, quoteWord(q[1]+q[2]))
 			}
 			script = strings.Join(words, " ")
 		}
@@ -69,12 +69,4 @@ func (r *reader) interp(argv []arg, x *runCtx) {
 		sub := &runCtx{sc: x.sc, layers: x.layers, opaque: true}
 		r.run(append([]arg{{text: "rm"}, {text: "-rf"}, {text: "--"}}, r.fields([]*syntax.Word{word}, x.sc)...), sub)
 	}
-}
-
-func shellQuote(s string) string {
-	q, err := syntax.Quote(s, syntax.LangBash)
-	if err != nil {
-		return s
-	}
-	return q
 }
