@@ -53,8 +53,17 @@ func (g Grant) Key() string {
 	return g.Tool + "\x00" + g.Scope
 }
 
-// Covers is what the grant allows, as a user reads it.
-func (g Grant) Covers() string { return describeKey(g.Key()) }
+// Covers is what the grant allows, as a user reads it: an exact command,
+// a command shape ("…" for the free arguments), a file, or the whole tool.
+func (g Grant) Covers() string {
+	switch {
+	case g.Scope == "":
+		return "`" + g.Tool + "`"
+	case strings.HasPrefix(g.Scope, "path="):
+		return g.Tool + " on `" + g.What() + "`"
+	}
+	return "`" + g.What() + "`"
+}
 
 // What is the grant's scope alone: a command ("…" stands for its other
 // arguments), a file, or "(any call)" for a tool without either.
@@ -73,20 +82,6 @@ func (g Grant) What() string {
 func splitKey(key string) (tool, scope string) {
 	tool, scope, _ = strings.Cut(key, "\x00")
 	return tool, scope
-}
-
-// describeKey renders an AlwaysKey: an exact command, a command shape
-// ("…" for the free arguments), a file, or the whole tool.
-func describeKey(key string) string {
-	tool, scope := splitKey(key)
-	g := Grant{Tool: tool, Scope: scope}
-	switch {
-	case scope == "":
-		return "`" + tool + "`"
-	case strings.HasPrefix(scope, "path="):
-		return tool + " on `" + g.What() + "`"
-	}
-	return "`" + g.What() + "`"
 }
 
 // GrantsFile is where the grants of the state dir stateDir live.
@@ -126,10 +121,7 @@ func (g *Grants) List() ([]Grant, error) {
 	}
 	live := g.live(all)
 	slices.SortStableFunc(live, func(a, b Grant) int {
-		if c := strings.Compare(a.Project, b.Project); c != 0 {
-			return c
-		}
-		return a.Created.Compare(b.Created)
+		return cmp.Or(strings.Compare(a.Project, b.Project), a.Created.Compare(b.Created))
 	})
 	return live, nil
 }
@@ -156,12 +148,12 @@ func (g *Grants) Add(gr Grant) (Grant, error) {
 	gr.Created = g.now().UTC()
 	gr.Expires = gr.Expires.UTC()
 	err := g.update(func(list []Grant) ([]Grant, error) {
-		for i, old := range list {
-			if old.Project == gr.Project && old.Agent == gr.Agent && old.Key() == gr.Key() {
-				gr.ID = old.ID
-				list[i] = gr
-				return list, nil
-			}
+		if i := slices.IndexFunc(list, func(old Grant) bool {
+			return old.Project == gr.Project && old.Agent == gr.Agent && old.Key() == gr.Key()
+		}); i >= 0 {
+			gr.ID = list[i].ID
+			list[i] = gr
+			return list, nil
 		}
 		id, err := newGrantID(list)
 		if err != nil {
@@ -220,9 +212,12 @@ func (g *Grants) read() ([]Grant, error) {
 // update applies change to the live grants under the lock, re-reading
 // the file first, and writes the result atomically.
 func (g *Grants) update(change func([]Grant) ([]Grant, error)) error {
-	unlock, err := g.lock()
+	unlock, err := safefile.Lock(g.path)
+	if errors.Is(err, safefile.ErrLocked) {
+		return fmt.Errorf("%w: %w", ErrGrantsLocked, err)
+	}
 	if err != nil {
-		return err
+		return fmt.Errorf("grants: %w", err)
 	}
 	defer unlock()
 	all, err := g.read()
@@ -233,10 +228,6 @@ func (g *Grants) update(change func([]Grant) ([]Grant, error)) error {
 	if err != nil {
 		return err
 	}
-	return g.write(list)
-}
-
-func (g *Grants) write(list []Grant) error {
 	b, err := json.MarshalIndent(grantsFile{Version: 1, Grants: append([]Grant{}, list...)}, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encode grants: %w", err)
@@ -245,18 +236,6 @@ func (g *Grants) write(list []Grant) error {
 		return fmt.Errorf("grants: %w", err)
 	}
 	return nil
-}
-
-// lock takes the store's lock file and returns its release.
-func (g *Grants) lock() (func(), error) {
-	unlock, err := safefile.Lock(g.path)
-	if errors.Is(err, safefile.ErrLocked) {
-		return nil, fmt.Errorf("%w: %w", ErrGrantsLocked, err)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("grants: %w", err)
-	}
-	return unlock, nil
 }
 
 func newGrantID(taken []Grant) (string, error) {
@@ -319,7 +298,8 @@ func (s *Service) GrantOffer(req Request) (name string, ok bool) {
 	if p == nil || !Coverable(req) || req.Tool == "" {
 		return "", false
 	}
-	what := describeKey(AlwaysKey(req))
+	tool, scope := splitKey(AlwaysKey(req))
+	what := Grant{Tool: tool, Scope: scope}.Covers()
 	if req.Command == "" && req.Path != "" {
 		what = req.Tool + " on `" + relTo(p.Project, req.Path) + "`"
 	}

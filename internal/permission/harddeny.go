@@ -129,25 +129,19 @@ func (r *reader) symlinks(c *call) {
 	if !path.IsAbs(target) {
 		target = path.Join(path.Dir(name), target)
 	}
-	if r.links == nil {
-		r.links = map[string]string{}
-	}
 	r.links[path.Clean(name)] = path.Clean(target)
 }
 
 func (r *reader) followLinks(p string) string {
-	for i := 0; i < 8 && len(r.links) > 0; i++ {
-		moved := false
+follow:
+	for i := 0; i < 8; i++ { // a link to a link, up to 8 deep
 		for name, target := range r.links {
 			if p == name || strings.HasPrefix(p, name+"/") {
 				p = path.Join(target, strings.TrimPrefix(p, name))
-				moved = true
-				break
+				continue follow
 			}
 		}
-		if !moved {
-			break
-		}
+		break
 	}
 	return p
 }
@@ -197,15 +191,13 @@ func hasLong(args []arg, names ...string) bool {
 
 // deletes: rm, unlink, shred and friends on a protected path.
 func deletes(k *check) bool {
-	prog := k.c.prog()
-	switch prog {
-	case "rm", "unlink", "shred", "srm", "wipe", "rmdir", "truncate":
-	case "tar", "bsdtar", "gtar":
-		return hasLong(k.args(), "--remove-files") && k.hitsAny(operands(k.args()), true)
-	default:
+	prog, args := k.c.prog(), k.args()
+	if prog == "tar" || prog == "bsdtar" || prog == "gtar" {
+		return hasLong(args, "--remove-files") && k.hitsAny(operands(args), true)
+	}
+	if !slices.Contains([]string{"rm", "unlink", "shred", "srm", "wipe", "rmdir", "truncate"}, prog) {
 		return false
 	}
-	args := k.args()
 	recursive := (prog == "rm" || prog == "shred" || prog == "srm" || prog == "wipe") && (hasShort(args, "rR") || hasLong(args, "--recursive"))
 	if prog == "truncate" {
 		args = skipValues(args, "-s", "--size", "-r", "--reference")
@@ -267,25 +259,20 @@ func movesAway(k *check) bool {
 }
 
 func rsyncDelete(k *check) bool {
-	if k.c.prog() == "rsync" && hasLong(k.args(), "--remove-source-files") {
-		ops := operands(k.args())
-		return k.hitsAny(ops[:max(len(ops)-1, 0)], true)
-	}
-	if k.c.prog() != "rsync" || !hasLong(k.args(), "--delete", "--delete-before", "--delete-after", "--delete-during", "--delete-excluded", "--del") {
+	if k.c.prog() != "rsync" {
 		return false
 	}
 	ops := operands(k.args())
-	return len(ops) > 1 && k.hits(ops[len(ops)-1], true)
+	if hasLong(k.args(), "--remove-source-files") {
+		return k.hitsAny(ops[:max(len(ops)-1, 0)], true)
+	}
+	return hasLong(k.args(), "--delete", "--delete-before", "--delete-after", "--delete-during", "--delete-excluded", "--del") &&
+		len(ops) > 1 && k.hits(ops[len(ops)-1], true)
 }
 
 func chmodRoot(k *check) bool {
-	switch k.c.prog() {
-	case "chmod", "chown", "chgrp", "chattr", "setfacl":
-	default:
-		return false
-	}
 	args := k.args()
-	if !hasShort(args, "R") && !hasLong(args, "--recursive") {
+	if !slices.Contains([]string{"chmod", "chown", "chgrp", "chattr", "setfacl"}, k.c.prog()) || !hasShort(args, "R") && !hasLong(args, "--recursive") {
 		return false
 	}
 	ops := operands(args)
@@ -360,10 +347,9 @@ func rawDevice(k *check) bool {
 	switch {
 	case prog == "dd":
 		for _, a := range args {
-			if strings.HasPrefix(a.text, "of=") && a.dynamic {
+			if v, ok := strings.CutPrefix(a.text, "of="); ok && a.dynamic {
 				k.unknown()
-			}
-			if strings.HasPrefix(a.text, "of=") && k.isDevice(arg{text: strings.TrimPrefix(a.text, "of="), dynamic: a.dynamic}) {
+			} else if ok && k.isDevice(arg{text: v}) {
 				return true
 			}
 		}
@@ -399,9 +385,6 @@ func writesEnv(k *check) bool {
 	if slices.ContainsFunc(k.writeTargets(), func(t arg) bool { return !t.dynamic && IsEnvFile(t.text) }) {
 		return true
 	}
-	if len(k.c.argv) == 0 {
-		return false
-	}
 	args := k.args()
 	ops := operands(args)
 	env := func(o arg) bool { return IsEnvFile(o.text) }
@@ -434,15 +417,11 @@ func forcePushMain(k *check) bool {
 	}
 	force, del, all := false, false, false
 	var refs []arg
-	valued := map[string]bool{"-o": true, "--push-option": true, "--repo": true, "--receive-pack": true, "--exec": true}
-	skip := false
-	for _, a := range args[1:] {
-		t := a.text
+	for i := 1; i < len(args); i++ {
+		t := args[i].text
 		switch {
-		case skip:
-			skip = false
-		case valued[t]:
-			skip = true
+		case slices.Contains([]string{"-o", "--push-option", "--repo", "--receive-pack", "--exec"}, t):
+			i++ // its value
 		case t == "--force" || strings.HasPrefix(t, "--force-with-lease") || t == "--mirror":
 			force = true
 			all = all || t == "--mirror"
@@ -455,7 +434,7 @@ func forcePushMain(k *check) bool {
 			force = force || strings.ContainsRune(t[1:], 'f')
 			del = del || strings.ContainsRune(t[1:], 'd')
 		default:
-			refs = append(refs, a)
+			refs = append(refs, args[i])
 		}
 	}
 	if len(refs) > 0 && !hasLong(args, "--repo") {
@@ -473,15 +452,11 @@ func forcePushMain(k *check) bool {
 		return false
 	}
 	for _, r := range refs {
-		if r.dynamic {
-			k.unknown()
-			continue
-		}
 		src, dst, hasColon := strings.Cut(strings.TrimPrefix(r.text, "+"), ":")
 		if !hasColon {
 			dst = src
 		}
-		if dst == "HEAD" || dst == "@" {
+		if r.dynamic || dst == "HEAD" || dst == "@" {
 			k.unknown()
 			continue
 		}
@@ -534,10 +509,8 @@ func (r *reader) downloads(c *call) {
 	}
 	if prog == "cp" || prog == "mv" || prog == "install" || prog == "ln" {
 		ops := operands(c.argv[1:])
-		for _, o := range ops[:max(len(ops)-1, 0)] {
-			if r.downloaded[path.Base(o.text)] {
-				written = append(written, ops[len(ops)-1].text)
-			}
+		if slices.ContainsFunc(ops[:max(len(ops)-1, 0)], func(o arg) bool { return r.downloaded[path.Base(o.text)] }) {
+			written = append(written, ops[len(ops)-1].text) // a copy of a download
 		}
 	}
 	for _, w := range written {
@@ -586,21 +559,16 @@ func downloadTargets(prog string, args []arg) []string {
 			remote = true
 		case len(t) > 1 && t[0] == '-' && t[1] != '-':
 			for j := 1; j < len(t); j++ {
-				switch {
-				case t[j] == 'o' || prog != "curl" && t[j] == 'O':
+				if prog == "curl" && t[j] == 'O' {
+					remote = true
+				} else if t[j] == 'o' || t[j] == 'O' { // its value is the rest, or the next word
 					v := t[j+1:]
 					if v == "" {
 						v = next()
 					}
-					out = append(out, v)
-					remote = false
-				case prog == "curl" && t[j] == 'O':
-					remote = true
-					continue
-				default:
-					continue
+					out, remote = append(out, v), false
+					break
 				}
-				break
 			}
 		}
 	}

@@ -2,6 +2,7 @@ package permission
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -29,15 +30,11 @@ func lazyRE(expr string) func() *regexp.Regexp {
 
 // interpCode is the inline code of an interpreter's argv, if any.
 func interpCode(argv []arg) (string, bool) {
-	for i, a := range argv[1:] {
-		t := a.text
-		if i+2 > len(argv)-1 {
-			break
-		}
-		switch {
-		case t == "-c" || t == "-e" || t == "-E" || t == "-r" || t == "--eval" || t == "-p" || t == "--print",
-			len(t) > 2 && t[0] == '-' && t[1] != '-' && (strings.HasSuffix(t, "e") || strings.HasSuffix(t, "c")):
-			return argv[i+2].text, !argv[i+2].dynamic
+	for i := 1; i+1 < len(argv); i++ { // an option and the code after it
+		t := argv[i].text
+		if slices.Contains([]string{"-c", "-e", "-E", "-r", "--eval", "-p", "--print"}, t) ||
+			len(t) > 2 && t[0] == '-' && t[1] != '-' && (strings.HasSuffix(t, "e") || strings.HasSuffix(t, "c")) {
+			return argv[i+1].text, !argv[i+1].dynamic
 		}
 	}
 	return "", false
@@ -55,13 +52,13 @@ func (r *reader) interp(argv []arg, x *runCtx) {
 		if m[3] != "" { // an argv list
 			var words []string
 			for _, q := range quoted().FindAllStringSubmatch(m[3], -1) {
-				words = append(words, shellQuote(q[1]+q[2]))
+				words = append(words, quoteWord(q[1]+q[2]))
 			}
 			script = strings.Join(words, " ")
 		}
 		r.nested(arg{text: script}, x, nil)
 	}
-	if progName(argv[0].text) != "python" && !strings.HasPrefix(progName(argv[0].text), "python") {
+	if !strings.HasPrefix(progName(argv[0].text), "python") {
 		for _, m := range backticks().FindAllStringSubmatch(code, 8) {
 			r.nested(arg{text: m[1]}, x, nil)
 		}
@@ -72,12 +69,4 @@ func (r *reader) interp(argv []arg, x *runCtx) {
 		sub := &runCtx{sc: x.sc, layers: x.layers, opaque: true}
 		r.run(append([]arg{{text: "rm"}, {text: "-rf"}, {text: "--"}}, r.fields([]*syntax.Word{word}, x.sc)...), sub)
 	}
-}
-
-func shellQuote(s string) string {
-	q, err := syntax.Quote(s, syntax.LangBash)
-	if err != nil {
-		return s
-	}
-	return q
 }

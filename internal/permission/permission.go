@@ -193,11 +193,9 @@ func (s *Service) Decide(req Request) (v Verdict, decided bool) {
 	if remembered {
 		return Verdict{Decision: d, Reason: "remembered for this session", By: ByAlways}, true
 	}
-	if Coverable(req) {
-		if g, ok := s.granted(req); ok {
-			return Verdict{Decision: Allow, Reason: "allowed by grant " + g.ID + " until " + g.Expires.Local().Format("2006-01-02 15:04") +
-				" ('hub grants revoke " + g.ID + "')", By: ByGrant}, true
-		}
+	if g, ok := s.granted(req); ok { // granted asks Coverable
+		return Verdict{Decision: Allow, Reason: "allowed by grant " + g.ID + " until " + g.Expires.Local().Format("2006-01-02 15:04") +
+			" ('hub grants revoke " + g.ID + "')", By: ByGrant}, true
 	}
 	var last *Rule
 	for i := range s.rules {
@@ -523,11 +521,7 @@ func (r *Rule) label() string {
 	if r.Name != "" {
 		return r.Name
 	}
-	return "rule " + r.describe()
-}
-
-func (r *Rule) describe() string {
-	s := "tool=" + cmp.Or(r.Tool, "*")
+	s := "rule tool=" + cmp.Or(r.Tool, "*")
 	if r.Path != "" {
 		s += " path=" + r.Path
 	}

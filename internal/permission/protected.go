@@ -126,17 +126,15 @@ func (r *reader) homeOf(p string) (home, rel string) {
 // matches one of the well-known ones, or it lies inside a system tree or a
 // credential store.
 func (r *reader) protectedGlob(pattern string, recursive bool) bool {
-	if prefix := literalPrefix(pattern); prefix != pattern && (inSystemTree(prefix) || r.inCredStore(prefix)) {
+	prefix := literalPrefix(pattern)
+	if prefix != pattern && (inSystemTree(prefix) || r.inCredStore(prefix)) {
 		return true
 	}
-	cands := r.candidates()
-	if h, _ := r.homeOf(literalPrefix(pattern)); h != "" {
-		cands = append(cands, h)
-		for d := range homeDirs {
-			cands = append(cands, path.Join(h, d))
-		}
+	homes := []string{r.home, "/root", "/home/user", "/Users/user"}
+	if h, _ := r.homeOf(prefix); h != "" {
+		homes = append(homes, h)
 	}
-	return slices.ContainsFunc(cands, func(c string) bool { return globMatch(pattern, c) && r.protected(c, recursive) })
+	return slices.ContainsFunc(candidates(homes), func(c string) bool { return globMatch(pattern, c) && r.protected(c, recursive) })
 }
 
 // literalPrefix is the directory part of pattern before its first
@@ -149,11 +147,13 @@ func literalPrefix(pattern string) string {
 	return path.Dir(pattern[:i] + "x")
 }
 
-func (r *reader) candidates() []string {
+// candidates are the paths a pattern is tried on: well-known protected
+// ones, and homes with the directories kept in them.
+func candidates(homes []string) []string {
 	out := []string{"/", "/usr/lib", "/usr/bin", "/usr/sbin", "/usr/share", "/usr/include", "/usr/lib64", "/usr/local",
 		"/var/lib", "/var/log", "/var/db", "/etc/ssl", "/etc/passwd", "/private/etc", "/home/user", "/Users/user"}
 	out = slices.AppendSeq(out, maps.Keys(topLevel))
-	for _, h := range []string{r.home, "/root", "/home/user", "/Users/user"} {
+	for _, h := range homes {
 		out = append(out, h)
 		for d := range homeDirs {
 			out = append(out, path.Join(h, d))

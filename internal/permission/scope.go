@@ -55,8 +55,8 @@ func plainCommand(src string) ([]string, bool) {
 			}
 		}
 	}
-	r := &reader{out: &reading{}, home: homeDir()}
-	args := r.fields(ce.Args, &scope{vars: map[string]arg{"HOME": {text: r.home}}})
+	r, sc := newReader()
+	args := r.fields(ce.Args, sc)
 	if len(args) == 0 || anyDynamic(args) {
 		return nil, false
 	}

@@ -82,10 +82,9 @@ const (
 
 // reading is everything hub reads out of one command line.
 type reading struct {
-	calls    []*call
-	unclear  bool   // a program hub cannot know, or a line it cannot parse
-	parseErr bool   // the line is not valid shell
-	deny     string // a verdict found while walking (fork bomb, downloaded code)
+	calls   []*call
+	unclear bool   // a program hub cannot know, or a line it cannot parse
+	deny    string // a verdict found while walking (fork bomb, downloaded code)
 }
 
 // reader walks one command line.
@@ -117,11 +116,8 @@ type scope struct {
 
 func (s *scope) clone() *scope {
 	c := *s
-	c.cwds = append([]string(nil), s.cwds...)
-	if s.cwds == nil {
-		c.cwds = nil
-	}
-	c.vars = maps.Clone(s.vars) // never nil: every scope starts with HOME
+	c.cwds = slices.Clone(s.cwds) // nil stays nil: unknown
+	c.vars = maps.Clone(s.vars)   // never nil: every scope starts with HOME
 	return &c
 }
 
@@ -131,21 +127,18 @@ const (
 	maxWords = 256
 )
 
+func newReader() (*reader, *scope) {
+	r := &reader{out: &reading{}, home: homeDir(), funcs: map[string]*syntax.Stmt{}, called: map[string]bool{}, active: map[string]bool{},
+		downloaded: map[string]bool{}, substOut: map[*syntax.CmdSubst]string{}, gitAliases: map[string]string{}, aliases: map[string]string{}, links: map[string]string{}}
+	return r, &scope{vars: map[string]arg{"HOME": {text: r.home}}}
+}
+
 // readLine reads a command line run in cwd ("" for hub's own directory).
 func readLine(src, cwd string) *reading {
-	r := &reader{
-		out:        &reading{},
-		home:       homeDir(),
-		funcs:      map[string]*syntax.Stmt{},
-		called:     map[string]bool{},
-		active:     map[string]bool{},
-		downloaded: map[string]bool{},
-		substOut:   map[*syntax.CmdSubst]string{},
-	}
+	r, sc := newReader()
 	if cwd == "" {
 		cwd, _ = os.Getwd()
 	}
-	sc := &scope{vars: map[string]arg{"HOME": {text: r.home}}}
 	if cwd != "" {
 		sc.cwds = []string{path.Clean(toSlash(cwd))}
 		sc.vars["PWD"] = arg{text: sc.cwds[0]}
@@ -192,7 +185,7 @@ func (r *reader) script(src string, sc *scope, stdin input) {
 	defer func() { r.depth-- }()
 	stmts, err := parseStmts(src)
 	if err != nil {
-		r.out.unclear, r.out.parseErr = true, true
+		r.out.unclear = true
 	}
 	for _, st := range stmts {
 		r.stmt(st, sc, stdin)
@@ -246,11 +239,7 @@ func (r *reader) stmt(st *syntax.Stmt, sc *scope, stdin input) input {
 	r.substs(st.Cmd, sc)
 	var redirs []redir
 	for _, rd := range st.Redirs {
-		for _, w := range []*syntax.Word{rd.Word, rd.Hdoc} {
-			if w != nil {
-				r.substs(w, sc)
-			}
-		}
+		r.substs(rd, sc)
 		switch rd.Op {
 		case syntax.WordHdoc:
 			stdin = r.textInput(rd.Word, sc, false)
@@ -305,10 +294,7 @@ func (r *reader) stmt(st *syntax.Stmt, sc *scope, stdin input) input {
 	case *syntax.CoprocClause:
 		r.stmt(c.Stmt, sc.clone(), stdin)
 	}
-	if len(redirs) > 0 && !isCall(st.Cmd) {
-		r.emit(&call{redirs: redirs, cwds: sc.cwds, layers: sc.layer, opaque: sc.opq})
-	}
-	return input{}
+	return r.run(nil, &runCtx{sc: sc, redirs: redirs, layers: sc.layer, opaque: sc.opq}) // the redirections of a compound command
 }
 
 // andOr walks a && / || chain. Inside it a cd holds for what follows it;
@@ -346,8 +332,6 @@ func unionDirs(a, b []string) []string {
 	return out
 }
 
-func isCall(c syntax.Command) bool { _, ok := c.(*syntax.CallExpr); return ok }
-
 func (r *reader) pipeline(c *syntax.BinaryCmd, sc *scope, stdin input) input {
 	var stages []*syntax.Stmt
 	var flatten func(s *syntax.Stmt)
@@ -379,9 +363,7 @@ func (r *reader) forClause(c *syntax.ForClause, sc *scope) {
 		items = r.positional(sc, 1)
 	}
 	if len(items) == 0 || len(items) > 16 || anyDynamic(items) {
-		sc.vars[wi.Name.Value] = arg{dynamic: true}
-		r.branch(c.Do, sc)
-		return
+		items = []arg{{dynamic: true}} // one walk, the variable unknown
 	}
 	for _, it := range items {
 		sc.vars[wi.Name.Value] = it
@@ -482,22 +464,15 @@ func (r *reader) callExpr(c *syntax.CallExpr, sc *scope, stdin input, redirs []r
 		for _, as := range c.Assigns {
 			r.assign(as, sc)
 		}
-		if len(redirs) > 0 {
-			r.emit(&call{redirs: redirs, cwds: sc.cwds, layers: sc.layer, opaque: sc.opq})
-		}
-		return input{}
+		return r.run(nil, &runCtx{sc: sc, redirs: redirs, layers: sc.layer, opaque: sc.opq}) // a bare redirection
 	}
 	argv := r.fields(c.Args, sc)
 	x := &runCtx{sc: sc, stdin: stdin, redirs: redirs, layers: sc.layer, opaque: sc.opq || len(c.Assigns) > 0}
 	if len(c.Assigns) > 0 { // VAR=x cmd: the outer layer is not the program's
 		var outer []string
 		for _, as := range c.Assigns {
-			v := ""
-			if as.Value != nil {
-				v = r.joined(as.Value, sc).text
-			}
 			if as.Name != nil {
-				outer = append(outer, as.Name.Value+"="+v)
+				outer = append(outer, as.Name.Value+"="+r.wordOrEmpty(as.Value, sc).text)
 			}
 		}
 		x.layers = append(x.layers[:len(x.layers):len(x.layers)], append(outer, texts(argv)...))

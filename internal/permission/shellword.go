@@ -32,11 +32,8 @@ func (r *reader) fields(words []*syntax.Word, sc *scope) []arg {
 
 // braces is brace expansion of w, bounded.
 func braces(w *syntax.Word) []*syntax.Word {
-	if !slices.ContainsFunc(w.Parts, func(p syntax.WordPart) bool { l, ok := p.(*syntax.Lit); return ok && strings.Contains(l.Value, "{") }) {
-		return []*syntax.Word{w}
-	}
 	wc := &syntax.Word{Parts: append([]syntax.WordPart(nil), w.Parts...)}
-	if !syntax.SplitBraces(wc) {
+	if !syntax.SplitBraces(wc) { // no brace expansion
 		return []*syntax.Word{w}
 	}
 	var out []*syntax.Word
@@ -106,6 +103,16 @@ func (b *wordBuilder) addSplit(a arg) {
 	}
 }
 
+// addFields adds each of as as a field of its own ("$@").
+func (b *wordBuilder) addFields(as []arg, add func(arg)) {
+	for i, a := range as {
+		if i > 0 {
+			b.end()
+		}
+		add(a)
+	}
+}
+
 func (r *reader) expandWord(w *syntax.Word, sc *scope, split bool) []arg {
 	b := &wordBuilder{split: split}
 	parts := mergeLits(w.Parts)
@@ -143,15 +150,8 @@ func (r *reader) dblQuoted(q *syntax.DblQuoted, sc *scope, b *wordBuilder) {
 	if len(q.Parts) == 1 { // "$@": one field per parameter
 		if pe, ok := q.Parts[0].(*syntax.ParamExp); ok && pe.Param != nil && pe.Param.Value == "@" && simpleParam(pe) {
 			ps := r.positional(sc, 1)
-			if len(ps) == 0 {
-				b.has = false
-			}
-			for i, a := range ps {
-				if i > 0 {
-					b.end()
-				}
-				b.add(a)
-			}
+			b.has = len(ps) > 0
+			b.addFields(ps, b.add)
 			return
 		}
 	}
@@ -167,30 +167,20 @@ func (r *reader) dblQuoted(q *syntax.DblQuoted, sc *scope, b *wordBuilder) {
 
 // expansion adds a parameter, command, process or arithmetic expansion.
 func (r *reader) expansion(p syntax.WordPart, sc *scope, b *wordBuilder, quoted bool) {
+	add := b.addSplit
+	if quoted {
+		add = b.add
+	}
 	switch p := p.(type) {
 	case *syntax.ParamExp:
 		if !quoted && p.Param != nil && (p.Param.Value == "@" || p.Param.Value == "*") && simpleParam(p) {
-			for i, a := range r.positional(sc, 1) {
-				if i > 0 {
-					b.end()
-				}
-				b.addSplit(a)
-			}
+			b.addFields(r.positional(sc, 1), b.addSplit)
 			return
 		}
-		a := r.param(p, sc)
-		if quoted {
-			b.add(a)
-		} else {
-			b.addSplit(a)
-		}
+		add(r.param(p, sc))
 	case *syntax.CmdSubst:
 		if out, ok := r.substOut[p]; ok { // $(echo x), $(printf x): known
-			if quoted {
-				b.add(arg{text: out, subst: true})
-			} else {
-				b.addSplit(arg{text: out, subst: true})
-			}
+			add(arg{text: out, subst: true})
 			return
 		}
 		b.add(arg{text: "\x00", dynamic: true, subst: true, download: hasDownload(p)})
@@ -222,42 +212,25 @@ func (r *reader) param(p *syntax.ParamExp, sc *scope) arg {
 		return r.paramOp(p, sc)
 	}
 	val, set, known := r.lookup(p.Param.Value, sc)
-	if e == nil {
-		if !known {
+	is := func(ops ...syntax.ParExpOperator) bool { return e != nil && slices.Contains(ops, e.Op) }
+	def := is(syntax.DefaultUnset, syntax.DefaultUnsetOrNull, syntax.AssignUnset, syntax.AssignUnsetOrNull)
+	alt := is(syntax.AlternateUnset, syntax.AlternateUnsetOrNull)
+	has := set && !(val.text == "" && is(syntax.DefaultUnsetOrNull, syntax.AssignUnsetOrNull, syntax.AlternateUnsetOrNull)) // a value the operator takes
+	switch {
+	case !known && def: // its value, or the default when unset: keep the default to check
+		d := r.wordOrEmpty(e.Word, sc)
+		if d.dynamic && !d.maybe {
 			return unknown
 		}
-		return val
-	}
-	switch e.Op {
-	case syntax.DefaultUnset, syntax.DefaultUnsetOrNull, syntax.AssignUnset, syntax.AssignUnsetOrNull:
-		null := e.Op == syntax.DefaultUnsetOrNull || e.Op == syntax.AssignUnsetOrNull
-		switch {
-		case !known: // its value, or the default when unset: keep the default to check
-			d := r.wordOrEmpty(e.Word, sc)
-			if d.dynamic && !d.maybe {
-				return unknown
-			}
-			return arg{text: d.text, dynamic: true, maybe: true, glob: d.glob}
-		case set && !(null && val.text == ""):
-			return val
-		}
+		return arg{text: d.text, dynamic: true, maybe: true, glob: d.glob}
+	case !known:
+		return unknown
+	case def && !has, alt && has:
 		return r.wordOrEmpty(e.Word, sc)
-	case syntax.ErrorUnset, syntax.ErrorUnsetOrNull:
-		if !known {
-			return unknown
-		}
-		return val
-	case syntax.AlternateUnset, syntax.AlternateUnsetOrNull:
-		null := e.Op == syntax.AlternateUnsetOrNull
-		switch {
-		case !known:
-			return unknown
-		case set && !(null && val.text == ""):
-			return r.wordOrEmpty(e.Word, sc)
-		}
+	case alt:
 		return arg{}
 	}
-	return unknown
+	return val // no operator, an error operator, or a default not taken
 }
 
 func knownExpOp(op syntax.ParExpOperator) bool {
@@ -373,18 +346,8 @@ func userHome(name string) string {
 	return "/home/" + name
 }
 
+// mergeLits joins adjacent literals (brace expansion leaves them apart).
 func mergeLits(parts []syntax.WordPart) []syntax.WordPart {
-	n := 0
-	for i := 1; i < len(parts); i++ {
-		_, a := parts[i-1].(*syntax.Lit)
-		_, b := parts[i].(*syntax.Lit)
-		if a && b {
-			n++
-		}
-	}
-	if n == 0 {
-		return parts
-	}
 	out := make([]syntax.WordPart, 0, len(parts))
 	for _, p := range parts {
 		if l, ok := p.(*syntax.Lit); ok && len(out) > 0 {
@@ -401,9 +364,6 @@ func mergeLits(parts []syntax.WordPart) []syntax.WordPart {
 // unescape removes an unquoted literal's backslashes; glob says it holds
 // unescaped pattern characters.
 func unescape(s string) (string, bool) {
-	if !strings.ContainsAny(s, `\*?[`) {
-		return s, false
-	}
 	var sb strings.Builder
 	glob := false
 	for i := 0; i < len(s); i++ {
@@ -424,9 +384,6 @@ func unescape(s string) (string, bool) {
 }
 
 func unescapeDq(s string) string {
-	if !strings.Contains(s, `\`) {
-		return s
-	}
 	var sb strings.Builder
 	for i := 0; i < len(s); i++ {
 		if s[i] == '\\' && i+1 < len(s) && strings.IndexByte("\\$`\"\n", s[i+1]) >= 0 {

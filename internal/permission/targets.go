@@ -8,8 +8,6 @@ import (
 	"slices"
 	"strings"
 
-	"mvdan.cc/sh/v3/syntax"
-
 	"github.com/hubdev/hub/adapters"
 )
 
@@ -23,7 +21,7 @@ import (
 func commandTargets(cmd, cwd string) []string {
 	rd := readLine(cmd, cwd)
 	var out []string
-	if rd.parseErr || rd.unclear {
+	if rd.unclear {
 		out = append(out, unknownTarget)
 	}
 	add := func(a arg, cwds []string) {
@@ -42,16 +40,11 @@ func commandTargets(cmd, cwd string) []string {
 		}
 	}
 	for _, c := range rd.calls {
-		for _, a := range operandArgs(c) {
+		for _, a := range slices.Concat(operandArgs(c), c.stdin.files) {
 			add(a, c.cwds)
 		}
-		for _, a := range c.stdin.files {
-			add(a, c.cwds)
-		}
-		for _, r := range c.redirs {
-			if r.op != syntax.Hdoc && r.op != syntax.DashHdoc && r.op != syntax.WordHdoc {
-				add(r.target, c.cwds)
-			}
+		for _, r := range c.redirs { // here-documents are stdin, not here
+			add(r.target, c.cwds)
 		}
 	}
 	return out
@@ -111,10 +104,6 @@ func absTarget(t, home, cwd string) string {
 	return filepath.Clean(t)
 }
 
-// credentialDirs are the home directory's credential stores: everything
-// under them is a secret.
-var credentialDirs = []string{".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker", ".config/gcloud", ".password-store"}
-
 // secretNames are files that hold credentials wherever they are.
 var secretNames = set(".netrc", "_netrc", ".npmrc", ".pypirc", ".git-credentials", ".pgpass", ".vault-token",
 	"credentials.json", "id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "id_ecdsa_sk", "id_ed25519_sk")
@@ -147,13 +136,16 @@ func secretAt(p, home string) bool {
 	return inCredentialDir(p, home)
 }
 
+// inCredentialDir reports p inside a credential store of home (credDirs,
+// and gcloud's): everything there is a secret.
 func inCredentialDir(p, home string) bool {
 	rel, ok := under(home, p)
 	if !ok {
 		return false
 	}
 	rel = strings.ToLower(filepath.ToSlash(rel))
-	return slices.ContainsFunc(credentialDirs, func(d string) bool { return rel == d || strings.HasPrefix(rel, d+"/") })
+	first, _, _ := strings.Cut(rel, "/")
+	return credDirs[first] || rel == ".config/gcloud" || strings.HasPrefix(rel, ".config/gcloud/")
 }
 
 // sensitivePath reports a file no "always" answer covers: a dotfile of the

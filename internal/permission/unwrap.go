@@ -152,9 +152,6 @@ func (r *reader) run(argv []arg, x *runCtx) input {
 		case name == "alias":
 			for _, a := range argv[1:] {
 				if k, v, ok := strings.Cut(a.text, "="); ok && !a.dynamic {
-					if r.aliases == nil {
-						r.aliases = map[string]string{}
-					}
 					r.aliases[k] = v
 				}
 			}
@@ -246,9 +243,6 @@ func (r *reader) plainWrapper(name, valued string, args []arg, x *runCtx) ([]arg
 		r.nested(rest[0], x, nil)
 		return nil, false
 	}
-	if name == "chroot" && len(rest) == 0 {
-		return nil, false
-	}
 	return rest, len(rest) > 0
 }
 
@@ -265,23 +259,13 @@ func skipOpts(args []arg, valued string, long ...string) []arg {
 			return args[1:]
 		case strings.HasPrefix(t, "--"):
 			args = args[1:]
-			if !strings.Contains(t, "=") && len(args) > 0 {
-				for _, l := range long {
-					if t == "--"+l {
-						args = args[1:]
-						break
-					}
-				}
+			if !strings.Contains(t, "=") && len(args) > 0 && slices.Contains(long, t[2:]) {
+				args = args[1:]
 			}
 		case len(t) > 1 && t[0] == '-':
 			args = args[1:]
-			for i := 1; i < len(t); i++ {
-				if strings.IndexByte(valued, t[i]) >= 0 {
-					if i == len(t)-1 && len(args) > 0 {
-						args = args[1:]
-					}
-					break
-				}
+			if strings.IndexAny(t[1:], valued) == len(t)-2 && len(args) > 0 { // the first valued option ends the cluster
+				args = args[1:]
 			}
 		default:
 			return args
@@ -362,30 +346,23 @@ func (r *reader) git(argv []arg, x *runCtx) []arg {
 	stripped := false
 	for len(args) > 0 && strings.HasPrefix(args[0].text, "-") && !args[0].dynamic {
 		t := args[0].text
-		stripped = true
-		args = args[1:]
+		stripped, args = true, args[1:]
+		var val []arg // the next word, for the options that take it
+		if slices.Contains([]string{"-C", "-c", "--config-env", "--git-dir", "--work-tree", "--namespace", "--super-prefix"}, t) && len(args) > 0 {
+			val, args = args[:1], args[1:]
+		}
 		switch {
-		case t == "-C":
-			if len(args) > 0 {
-				x.sc = x.sc.clone()
-				r.cd("cd", args[:1], x.sc)
-				args = args[1:]
-			}
-		case t == "-c" || t == "--config-env":
+		case t == "-C" && val != nil:
+			x.sc = x.sc.clone()
+			r.cd("cd", val, x.sc)
+		case t == "-c" || strings.HasPrefix(t, "--config-env") || strings.HasPrefix(t, "--exec-path"):
 			x.opaque = true
-			if len(args) > 0 {
-				r.gitConfig(args[0].text)
-				args = args[1:]
+			for _, v := range val { // -c and --config-env NAME=VALUE
+				r.gitConfig(v.text)
 			}
-		case t == "--git-dir" || t == "--work-tree" || t == "--namespace" || t == "--super-prefix":
-			if len(args) > 0 {
-				args = args[1:]
-			}
-		case strings.HasPrefix(t, "--exec-path") || strings.HasPrefix(t, "--config-env="):
-			x.opaque = true
 		}
 	}
-	if len(args) > 0 && args[0].text == "config" && len(args) >= 3 && strings.HasPrefix(args[1].text, "alias.") {
+	if len(args) >= 3 && args[0].text == "config" && strings.HasPrefix(args[1].text, "alias.") {
 		r.gitConfig(args[1].text + "=" + joinArgs(args[2:]).text)
 	}
 	if len(args) > 0 {
@@ -448,12 +425,9 @@ func inputItems(in input) []arg {
 	switch in.kind {
 	case inText:
 		ws := strings.Fields(in.text)
-		if len(ws) > 16 {
-			ws = ws[:16]
-		}
-		out := make([]arg, len(ws))
-		for i, w := range ws {
-			out[i] = arg{text: w}
+		out := make([]arg, min(len(ws), 16))
+		for i := range out {
+			out[i] = arg{text: ws[i]}
 		}
 		return out
 	case inFiles:
@@ -489,19 +463,10 @@ func substitute(cmd []arg, rep string, items []arg) []arg {
 // find: the start paths, and the commands -exec, -execdir, -ok and -okdir
 // run on every file under them.
 func (r *reader) find(argv []arg, x *runCtx) {
-	starts := findStarts(argv[1:])
-	items := make([]arg, 0, len(starts))
-	for _, s := range starts {
-		items = append(items, arg{text: s.text, dynamic: s.dynamic, under: true})
-	}
-	if len(items) == 0 {
-		items = []arg{{text: ".", under: true}}
-	}
+	items := underAll(findStarts(argv[1:]), ".")
 	args := argv[1:]
 	for i := 0; i < len(args); i++ {
-		switch args[i].text {
-		case "-exec", "-execdir", "-ok", "-okdir":
-		default:
+		if !slices.Contains([]string{"-exec", "-execdir", "-ok", "-okdir"}, args[i].text) {
 			continue
 		}
 		j := i + 1
@@ -547,21 +512,11 @@ func findStarts(args []arg) []arg {
 func (r *reader) parallel(args []arg, x *runCtx) {
 	x.opaque = true
 	cmd := skipOpts(args, "jPnNSadEIlLs", "jobs", "arg-file", "delimiter", "sshlogin", "halt", "joblog", "results", "timeout")
-	var items []arg
-	for i, a := range cmd {
-		if a.text == ":::" || a.text == "::::" || a.text == ":::+" {
-			items = cmd[i+1:]
-			cmd = cmd[:i]
-			break
-		}
+	items := inputItems(x.stdin)
+	if i := slices.IndexFunc(cmd, func(a arg) bool { return slices.Contains([]string{":::", "::::", ":::+"}, a.text) }); i >= 0 {
+		cmd, items = cmd[:i], cmd[i+1:]
 	}
-	if items == nil {
-		items = inputItems(x.stdin)
-	}
-	if len(items) > 16 {
-		items = items[:16]
-	}
-	for _, it := range items {
+	for _, it := range items[:min(len(items), 16)] {
 		if it.text == ":::" || it.text == "::::" {
 			continue
 		}
@@ -603,11 +558,9 @@ func (r *reader) shell(argv []arg, x *runCtx) input {
 			break
 		}
 		if strings.HasPrefix(t, "--") {
-			if t == "--rcfile" || t == "--init-file" || t == "--command" {
-				cflag = cflag || t == "--command"
-				if t != "--command" {
-					i++
-				}
+			cflag = cflag || t == "--command"
+			if t == "--rcfile" || t == "--init-file" {
+				i++
 			}
 			continue
 		}
@@ -747,47 +700,34 @@ func (r *reader) eval(args []arg, x *runCtx) {
 	if !r.readable(s) {
 		return
 	}
-	sc := x.sc
-	saved := sc.layer
-	sc.layer = x.layers
-	r.script(s.text, sc, x.stdin)
-	sc.layer = saved
+	saved := x.sc.layer // eval runs in the shell itself: only its layers are the wrapper's
+	x.sc.layer = x.layers
+	r.script(s.text, x.sc, x.stdin)
+	x.sc.layer = saved
 }
 
 // cd moves the scope's working directories (a set: a cd inside a branch
 // may or may not happen).
 func (r *reader) cd(name string, args []arg, sc *scope) {
-	if name == "popd" {
-		sc.cwds = nil
-		return
-	}
 	ops := skipOpts(args, "")
 	var target arg
 	switch {
+	case name == "popd" || len(ops) > 0 && (ops[0].text == "-" || strings.HasPrefix(ops[0].text, "+")):
+		target = unknown // a directory from the stack
 	case len(ops) == 0:
 		target, _, _ = r.lookup("HOME", sc) // unknown when hub does not know it
-	case ops[0].text == "-" || strings.HasPrefix(ops[0].text, "+"):
-		target = unknown
 	default:
 		target = ops[0]
 	}
 	dirs, ok := resolve(target, sc.cwds)
 	if !ok {
-		sc.cwds = nil
-		return
+		dirs = nil
+	} else if sc.cond && sc.cwds != nil {
+		dirs = unionDirs(sc.cwds, dirs) // the cd may not happen
 	}
-	if sc.cond && sc.cwds != nil {
-		dirs = append(append([]string(nil), sc.cwds...), dirs...)
-		if len(dirs) > 8 {
-			sc.cwds = nil
-			return
-		}
-	}
-	sc.cwds = dirs
+	sc.cwds, sc.vars["PWD"] = dirs, unknown
 	if len(dirs) == 1 {
 		sc.vars["PWD"] = arg{text: dirs[0]}
-	} else {
-		sc.vars["PWD"] = unknown
 	}
 }
 
@@ -803,7 +743,7 @@ func (r *reader) output(c *call) input {
 		if s.dynamic {
 			return input{kind: inUnknown, dl: s.download}
 		}
-		if hasArg(c.argv[1:len(c.argv)-len(ops)], "-e") || hasArg(c.argv[1:len(c.argv)-len(ops)], "-ne") || hasArg(c.argv[1:len(c.argv)-len(ops)], "-en") {
+		if hasShort(c.argv[1:len(c.argv)-len(ops)], "e") { // -e, -ne or -en
 			if t, _, err := expand.Format(nil, "%b", []string{s.text}); err == nil {
 				s.text = t
 			}
@@ -904,9 +844,6 @@ func (r *reader) at(argv []arg, x *runCtx) input {
 func (r *reader) gitConfig(kv string) {
 	k, v, ok := strings.Cut(kv, "=")
 	if name, isAlias := strings.CutPrefix(k, "alias."); ok && isAlias {
-		if r.gitAliases == nil {
-			r.gitAliases = map[string]string{}
-		}
 		r.gitAliases[name] = v
 	}
 }
