@@ -68,7 +68,7 @@ func TestRun_HangingHookTimesOutAndDenies(t *testing.T) {
 	dir := t.TempDir()
 	pidFile := filepath.Join(dir, "pid")
 	r := runner(t, PreToolUse, config.HookConfig{Command: fake("child:"+pidFile, "hang"),
-		Timeout: config.Duration{Duration: 300_000_000, Set: true}})
+		Timeout: config.Duration{Duration: 2_000_000_000, Set: true}}) // long enough for the hook to start its child on a loaded machine
 	r.stopGrace = 100_000_000
 	out := r.Run(context.Background(), Input{Event: PreToolUse, Cwd: dir, Tool: "bash"})
 	if out.Decision != Deny || !strings.Contains(out.Reason, "timed out") || len(out.Warnings) != 1 {
