@@ -83,7 +83,7 @@ func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adap
 	if err != nil || len(warns) == 0 {
 		return s, err
 	}
-	return &warned{Session: s, warns: warns}, nil
+	return &warned{Forward: adapters.Forward{Session: s}, warns: warns}, nil
 }
 
 // gate marks what the persona's own rules deny as refused and what they
@@ -110,7 +110,7 @@ func (p Persona) gate(next adapters.PermissionFunc, cwd string) adapters.Permiss
 // warned is a session whose first turn starts with the persona's
 // warnings: what its backend could not take.
 type warned struct {
-	adapters.Session
+	adapters.Forward
 	warns []string
 	once  sync.Once
 }
