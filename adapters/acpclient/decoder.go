@@ -164,10 +164,7 @@ func (d *ACPDecoder) decodeLine(line []byte) []adapters.Event {
 	case m.Method != "":
 		return []adapters.Event{adapters.RawEvent("acp:"+m.Method, line)}
 	case m.Error != nil:
-		return []adapters.Event{
-			{Type: adapters.EventError, Error: ACPError(m.Error.Code, m.Error.Message, m.Error.Data)},
-			{Type: adapters.EventDone, StopReason: adapters.StopEndTurn},
-		}
+		return adapters.Failure(ACPError(m.Error.Code, m.Error.Message, m.Error.Data))
 	default:
 		return d.decodeResult(m.Result, line)
 	}
