@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -117,8 +116,7 @@ func (s *Session) explain(err error) error {
 	if errors.Is(err, adapters.ErrNotAuthenticated) || errors.Is(err, adapters.ErrUnsupported) {
 		return err
 	}
-	tail := strings.ReplaceAll(s.proc.StderrTail(3), "\n", " | ")
-	if tail != "" {
+	if tail := s.proc.StderrTail(3); tail != "" {
 		return fmt.Errorf("%w: %s: %w (stderr: %s)", ErrInitialize, s.a.cfg.Name, err, tail)
 	}
 	return fmt.Errorf("%w: %s: %w", ErrInitialize, s.a.cfg.Name, err)
