@@ -8,14 +8,14 @@ import (
 // Forward is embedded by a session that wraps another to change some of
 // what it does: it passes the optional session features on to the wrapped
 // session and, where that lacks one, answers what a front end does
-// without it: restart to change a setting, no steering, no surface, no
-// exit to report.
+// without it: restart to change a setting, no surface, no exit to report.
+// Steering is left out: a front end asks a session that cannot steer to
+// queue the input instead.
 type Forward struct{ Session }
 
 var (
 	_ Configurable = Forward{}
 	_ OptionSetter = Forward{}
-	_ Steerer      = Forward{}
 	_ Surfacer     = Forward{}
 	_ Exiter       = Forward{}
 )
@@ -39,13 +39,6 @@ func (f Forward) SetOption(ctx context.Context, id, value string) error {
 		return c.SetOption(ctx, id, value)
 	}
 	return ErrNeedsRestart
-}
-
-func (f Forward) Steer(ctx context.Context, prompt []Content) error {
-	if c, ok := f.Session.(Steerer); ok {
-		return c.Steer(ctx, prompt)
-	}
-	return ErrNoTurn
 }
 
 func (f Forward) Surface(ctx context.Context) (Surface, error) {

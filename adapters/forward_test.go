@@ -33,10 +33,6 @@ func (f *full) SetOption(_ context.Context, id, v string) error {
 	f.calls = append(f.calls, id+" "+v)
 	return nil
 }
-func (f *full) Steer(context.Context, []Content) error {
-	f.calls = append(f.calls, "steer")
-	return nil
-}
 func (f *full) Surface(context.Context) (Surface, error) {
 	return Surface{Commands: []Command{{Name: "init"}}}, nil
 }
@@ -46,13 +42,13 @@ func TestForward_PassesOnWhatTheSessionHas(t *testing.T) {
 	ctx := context.Background()
 	in := &full{}
 	f := Forward{in}
-	for _, err := range []error{f.SetModel(ctx, "m"), f.SetMode(ctx, "plan"), f.SetOption(ctx, "effort", "high"), f.Steer(ctx, nil)} {
+	for _, err := range []error{f.SetModel(ctx, "m"), f.SetMode(ctx, "plan"), f.SetOption(ctx, "effort", "high")} {
 		if err != nil {
 			t.Fatal(err)
 		}
 	}
-	if got := in.calls; len(got) != 4 || got[0] != "model m" || got[1] != "mode plan" || got[2] != "effort high" || got[3] != "steer" {
-		t.Errorf("calls %q, want model, mode, option and steer passed on", got)
+	if got := in.calls; len(got) != 3 || got[0] != "model m" || got[1] != "mode plan" || got[2] != "effort high" {
+		t.Errorf("calls %q, want model, mode and option passed on", got)
 	}
 	if s, err := f.Surface(ctx); err != nil || len(s.Commands) != 1 {
 		t.Errorf("surface %+v, %v; want the session's", s, err)
@@ -73,7 +69,6 @@ func TestForward_AnswersAsWithoutTheFeature(t *testing.T) {
 		{"model", f.SetModel(ctx, "m"), ErrNeedsRestart},
 		{"mode", f.SetMode(ctx, "plan"), ErrNeedsRestart},
 		{"option", f.SetOption(ctx, "effort", "high"), ErrNeedsRestart},
-		{"steer", f.Steer(ctx, nil), ErrNoTurn},
 	}
 	for _, tt := range tests {
 		if !errors.Is(tt.err, tt.want) {
@@ -85,5 +80,8 @@ func TestForward_AnswersAsWithoutTheFeature(t *testing.T) {
 	}
 	if x := f.Exit(); x != nil {
 		t.Errorf("exit %+v, want nil", x)
+	}
+	if _, ok := any(f).(Steerer); ok {
+		t.Error("Forward steers: a front end would record input for a session that cannot take it")
 	}
 }

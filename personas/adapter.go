@@ -115,6 +115,14 @@ type warned struct {
 	once  sync.Once
 }
 
+// Steer passes steering on; a backend without it has no turn to join.
+func (w *warned) Steer(ctx context.Context, prompt []adapters.Content) error {
+	if c, ok := w.Session.(adapters.Steerer); ok {
+		return c.Steer(ctx, prompt)
+	}
+	return adapters.ErrNoTurn
+}
+
 func (w *warned) Prompt(ctx context.Context, prompt []adapters.Content, emit func(adapters.Event)) (adapters.StopReason, error) {
 	w.once.Do(func() {
 		for _, m := range w.warns {
