@@ -94,7 +94,7 @@ type claudeLine struct {
 	Type            string          `json:"type"`
 	Subtype         string          `json:"subtype"`
 	SessionID       string          `json:"session_id"`
-	ParentToolUseID *string         `json:"parent_tool_use_id"`
+	ParentToolUseID string          `json:"parent_tool_use_id"` // null: ""
 	Model           string          `json:"model"`
 	SlashCommands   []string        `json:"slash_commands"`
 	Version         string          `json:"claude_code_version"`
@@ -249,10 +249,3 @@ func claudeErrorText(raw json.RawMessage) string {
 
 // cliName is the CLI named in error messages.
 func (d *ClaudeDecoder) cliName() string { return cmp.Or(d.CLI, "claude") }
-
-func parentKey(p *string) string {
-	if p == nil {
-		return ""
-	}
-	return *p
-}
