@@ -107,7 +107,7 @@ type claudeLine struct {
 	ToolUseResult   json.RawMessage `json:"tool_use_result"`
 	IsError         bool            `json:"is_error"`
 	Result          string          `json:"result"`
-	StopReason      *string         `json:"stop_reason"`
+	StopReason      string          `json:"stop_reason"`
 	TerminalReason  string          `json:"terminal_reason"`
 	TotalCostUSD    *float64        `json:"total_cost_usd"`
 	Usage           *claudeUsage    `json:"usage"`

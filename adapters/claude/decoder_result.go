@@ -30,12 +30,12 @@ func (d *ClaudeDecoder) result(l *claudeLine) []adapters.Event {
 		stop = adapters.StopMaxTurnRequests
 	case strings.HasPrefix(l.TerminalReason, "aborted"):
 		stop = adapters.StopCancelled
-	case l.StopReason != nil && *l.StopReason == "max_tokens",
+	case l.StopReason == "max_tokens",
 		// claude resumes a cut answer itself a few times, then gives up with
 		// an api error result whose stop_reason is stop_sequence.
 		kind == "max_output_tokens":
 		stop = adapters.StopMaxTokens
-	case l.StopReason != nil && *l.StopReason == "refusal":
+	case l.StopReason == "refusal":
 		stop = adapters.StopRefusal
 	case l.IsError:
 		out = append(out, adapters.Event{Type: adapters.EventError, Error: claudeResultError(l, d.CLI, kind)})

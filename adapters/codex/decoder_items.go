@@ -31,7 +31,6 @@ type codexItem struct {
 
 	Server       string          `json:"server"`
 	Tool         string          `json:"tool"`
-	Namespace    *string         `json:"namespace"`
 	Arguments    json.RawMessage `json:"arguments"`
 	Result       json.RawMessage `json:"result"`
 	Error        json.RawMessage `json:"error"`
