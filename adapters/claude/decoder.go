@@ -118,14 +118,12 @@ type claudeLine struct {
 	APIErrorStatus int             `json:"api_error_status"`
 	Attempt        int             `json:"attempt"`
 	MaxRetries     int             `json:"max_retries"`
-	RetryDelayMS   float64         `json:"retry_delay_ms"`
 	ErrorStatus    int             `json:"error_status"`
 	Error          json.RawMessage `json:"error"`
 	RequestID      string          `json:"request_id"`
 	Request        json.RawMessage `json:"request"`
 	RateLimitInfo  *struct {
 		Status        string `json:"status"`
-		ResetsAt      int64  `json:"resetsAt"`
 		RateLimitType string `json:"rateLimitType"`
 	} `json:"rate_limit_info"`
 

@@ -69,7 +69,6 @@ type piRecord struct {
 	Typ           json.RawMessage `json:"type"`
 	Ame           json.RawMessage `json:"assistantMessageEvent"`
 	Message       json.RawMessage `json:"message"`
-	Messages      json.RawMessage `json:"messages"`
 	ID            json.RawMessage `json:"id"`
 	ToolCallID    json.RawMessage `json:"toolCallId"`
 	ToolName      json.RawMessage `json:"toolName"`

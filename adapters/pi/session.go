@@ -22,7 +22,6 @@ var (
 // piState is the part of get_state's data hub uses.
 type piState struct {
 	SessionID     string `json:"sessionId"`
-	SessionFile   string `json:"sessionFile"`
 	ThinkingLevel string `json:"thinkingLevel"`
 	Model         *struct {
 		ID            string `json:"id"`
