@@ -73,7 +73,8 @@ func (d *GeminiDecoder) Decode(line []byte) []adapters.Event {
 }
 
 func (d *GeminiDecoder) toolUse(l *geminiLine) []adapters.Event {
-	t := &adapters.ToolCall{ID: l.ToolID, Name: l.ToolName, Title: geminiToolTitle(l.ToolName, l.Parameters),
+	title := geminiParam(l.Parameters, "command", "file_path", "absolute_path", "pattern", "query", "url", "dir_path", "path")
+	t := &adapters.ToolCall{ID: l.ToolID, Name: l.ToolName, Title: cmp.Or(title, l.ToolName),
 		Kind: GeminiToolKind(l.ToolName), Status: adapters.StatusInProgress, RawInput: adapters.RawOrNil(l.Parameters)}
 	if p := geminiParam(l.Parameters, "file_path", "absolute_path", "path", "dir_path"); p != "" {
 		t.Locations = []adapters.Location{{Path: p}}
@@ -140,10 +141,6 @@ func GeminiToolKind(name string) adapters.ToolKind {
 		return adapters.KindSwitchMode
 	}
 	return adapters.KindOther
-}
-
-func geminiToolTitle(name string, params json.RawMessage) string {
-	return cmp.Or(geminiParam(params, "command", "file_path", "absolute_path", "pattern", "query", "url", "dir_path", "path"), name)
 }
 
 // geminiParam returns the first string parameter among keys.
