@@ -30,13 +30,13 @@ type CodexDecoder struct {
 	// seen are the tool items of the turn; rawCalls the shell calls the
 	// model made, until their output (see decoder_raw.go).
 	seen     map[string]bool
-	rawCalls map[string]codexRawCall
+	rawCalls map[string]string // call id: arguments
 }
 
 // NewCodexDecoder returns a decoder for one app-server stream.
 func NewCodexDecoder() *CodexDecoder {
 	return &CodexDecoder{streamed: map[string]bool{}, started: map[string]bool{}, output: map[string]string{},
-		seen: map[string]bool{}, rawCalls: map[string]codexRawCall{}}
+		seen: map[string]bool{}, rawCalls: map[string]string{}}
 }
 
 // CodexMessage is one JSON-RPC message of the app-server stream.
