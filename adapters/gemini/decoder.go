@@ -125,23 +125,14 @@ func (d *GeminiDecoder) result(l *geminiLine) []adapters.Event {
 }
 
 // GeminiToolKind maps gemini-cli's built-in tool names to ACP tool kinds.
-func GeminiToolKind(name string) adapters.ToolKind {
-	switch name {
-	case "run_shell_command":
-		return adapters.KindExecute
-	case "read_file", "read_many_files":
-		return adapters.KindRead
-	case "write_file", "replace", "edit":
-		return adapters.KindEdit
-	case "glob", "grep_search", "search_file_content", "list_directory":
-		return adapters.KindSearch
-	case "web_fetch", "google_web_search":
-		return adapters.KindFetch
-	case "enter_plan_mode", "exit_plan_mode":
-		return adapters.KindSwitchMode
-	}
-	return adapters.KindOther
-}
+func GeminiToolKind(name string) adapters.ToolKind { return cmp.Or(geminiKinds[name], adapters.KindOther) }
+
+var geminiKinds = map[string]adapters.ToolKind{"run_shell_command": adapters.KindExecute,
+	"read_file": adapters.KindRead, "read_many_files": adapters.KindRead,
+	"write_file": adapters.KindEdit, "replace": adapters.KindEdit, "edit": adapters.KindEdit,
+	"glob": adapters.KindSearch, "grep_search": adapters.KindSearch, "search_file_content": adapters.KindSearch, "list_directory": adapters.KindSearch,
+	"web_fetch": adapters.KindFetch, "google_web_search": adapters.KindFetch,
+	"enter_plan_mode": adapters.KindSwitchMode, "exit_plan_mode": adapters.KindSwitchMode}
 
 // geminiParam returns the first string parameter among keys.
 func geminiParam(params json.RawMessage, keys ...string) string {
