@@ -125,7 +125,9 @@ func (d *GeminiDecoder) result(l *geminiLine) []adapters.Event {
 }
 
 // GeminiToolKind maps gemini-cli's built-in tool names to ACP tool kinds.
-func GeminiToolKind(name string) adapters.ToolKind { return cmp.Or(geminiKinds[name], adapters.KindOther) }
+func GeminiToolKind(name string) adapters.ToolKind {
+	return cmp.Or(geminiKinds[name], adapters.KindOther)
+}
 
 var geminiKinds = map[string]adapters.ToolKind{"run_shell_command": adapters.KindExecute,
 	"read_file": adapters.KindRead, "read_many_files": adapters.KindRead,
