@@ -216,6 +216,11 @@ type ErrorInfo struct {
 	Status int `json:"status,omitempty"`
 }
 
+// Failure is how a failed turn ends: its error, then done (end_turn).
+func Failure(info *ErrorInfo) []Event {
+	return []Event{{Type: EventError, Error: info}, {Type: EventDone, StopReason: StopEndTurn}}
+}
+
 // ErrorCode classifies an ErrorInfo for scripts (hub run's jsonl) and for
 // the front ends, which map it to exit codes and JSON-RPC errors.
 type ErrorCode string

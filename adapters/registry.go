@@ -26,10 +26,10 @@ func (r *Registry) Register(a Adapter) {
 // Get returns the adapter called name.
 func (r *Registry) Get(name string) (Adapter, error) {
 	r.mu.RLock()
-	defer r.mu.RUnlock()
 	a, ok := r.adapters[name]
+	r.mu.RUnlock()
 	if !ok {
-		return nil, fmt.Errorf("%w %q (known: %v)", ErrUnknownAgent, name, r.namesLocked())
+		return nil, fmt.Errorf("%w %q (known: %v)", ErrUnknownAgent, name, r.Names())
 	}
 	return a, nil
 }
@@ -38,9 +38,5 @@ func (r *Registry) Get(name string) (Adapter, error) {
 func (r *Registry) Names() []string {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	return r.namesLocked()
-}
-
-func (r *Registry) namesLocked() []string {
 	return slices.Sorted(maps.Keys(r.adapters))
 }

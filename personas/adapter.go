@@ -83,7 +83,7 @@ func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adap
 	if err != nil || len(warns) == 0 {
 		return s, err
 	}
-	return &warned{Session: s, warns: warns}, nil
+	return &warned{Forward: adapters.Forward{Session: s}, warns: warns}, nil
 }
 
 // gate marks what the persona's own rules deny as refused and what they
@@ -110,9 +110,17 @@ func (p Persona) gate(next adapters.PermissionFunc, cwd string) adapters.Permiss
 // warned is a session whose first turn starts with the persona's
 // warnings: what its backend could not take.
 type warned struct {
-	adapters.Session
+	adapters.Forward
 	warns []string
 	once  sync.Once
+}
+
+// Steer passes steering on; a backend without it has no turn to join.
+func (w *warned) Steer(ctx context.Context, prompt []adapters.Content) error {
+	if c, ok := w.Session.(adapters.Steerer); ok {
+		return c.Steer(ctx, prompt)
+	}
+	return adapters.ErrNoTurn
 }
 
 func (w *warned) Prompt(ctx context.Context, prompt []adapters.Content, emit func(adapters.Event)) (adapters.StopReason, error) {

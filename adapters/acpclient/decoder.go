@@ -164,10 +164,7 @@ func (d *ACPDecoder) decodeLine(line []byte) []adapters.Event {
 	case m.Method != "":
 		return []adapters.Event{adapters.RawEvent("acp:"+m.Method, line)}
 	case m.Error != nil:
-		return []adapters.Event{
-			{Type: adapters.EventError, Error: ACPError(m.Error.Code, m.Error.Message, m.Error.Data)},
-			{Type: adapters.EventDone, StopReason: adapters.StopEndTurn},
-		}
+		return adapters.Failure(ACPError(m.Error.Code, m.Error.Message, m.Error.Data))
 	default:
 		return d.decodeResult(m.Result, line)
 	}
@@ -237,14 +234,9 @@ func (d *ACPDecoder) settle(evs []adapters.Event) []adapters.Event {
 // acpSessionLevel reports whether evs carry only session state (usage,
 // commands, session info), which may come between the chunk and the error.
 func acpSessionLevel(evs []adapters.Event) bool {
-	for _, e := range evs {
-		switch e.Type {
-		case adapters.EventUsage, adapters.EventCommands, adapters.EventSessionInfo:
-		default:
-			return false
-		}
-	}
-	return true
+	return !slices.ContainsFunc(evs, func(e adapters.Event) bool {
+		return e.Type != adapters.EventUsage && e.Type != adapters.EventCommands && e.Type != adapters.EventSessionInfo
+	})
 }
 
 func (d *ACPDecoder) decodeUpdate(update json.RawMessage) []adapters.Event {

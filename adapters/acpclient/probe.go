@@ -43,8 +43,7 @@ func Probe(ctx context.Context, argv, env []string) (schema.InitializeResponse, 
 		ClientInfo: &schema.Implementation{Name: "hub", Title: "hub doctor", Version: "probe"}}, &init)
 	switch {
 	case err != nil && p.Exited():
-		tail := strings.ReplaceAll(p.StderrTail(2), "\n", " | ")
-		return init, fmt.Errorf("%w: exited before answering initialize: %w (stderr: %s)", ErrInitialize, p.ExitError(argv[0]), tail)
+		return init, fmt.Errorf("%w: exited before answering initialize: %w (stderr: %s)", ErrInitialize, p.ExitError(argv[0]), p.StderrTail(2))
 	case err != nil:
 		return init, fmt.Errorf("%w: %w", ErrInitialize, err)
 	case init.ProtocolVersion != schema.ProtocolVersion:

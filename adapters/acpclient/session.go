@@ -6,8 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
-	"strings"
+	"slices"
 	"sync"
 	"time"
 
@@ -117,8 +116,7 @@ func (s *Session) explain(err error) error {
 	if errors.Is(err, adapters.ErrNotAuthenticated) || errors.Is(err, adapters.ErrUnsupported) {
 		return err
 	}
-	tail := strings.ReplaceAll(s.proc.StderrTail(3), "\n", " | ")
-	if tail != "" {
+	if tail := s.proc.StderrTail(3); tail != "" {
 		return fmt.Errorf("%w: %s: %w (stderr: %s)", ErrInitialize, s.a.cfg.Name, err, tail)
 	}
 	return fmt.Errorf("%w: %s: %w", ErrInitialize, s.a.cfg.Name, err)
@@ -330,8 +328,8 @@ func (s *Session) ID() string { return s.id }
 // SetModel implements adapters.Configurable: a config option of category
 // "model" when the agent has one, else the legacy session/set_model.
 func (s *Session) SetModel(ctx context.Context, model string) error {
-	if id, ok := s.configID("model"); ok {
-		return s.setConfig(ctx, id, model)
+	if c, ok := s.option(adapters.OptionModel); ok {
+		return s.setConfig(ctx, c, model)
 	}
 	s.mu.Lock()
 	legacy := s.legacy.Models != nil
@@ -347,8 +345,8 @@ func (s *Session) SetModel(ctx context.Context, model string) error {
 
 // SetMode implements adapters.Configurable.
 func (s *Session) SetMode(ctx context.Context, mode string) error {
-	if id, ok := s.configID("mode"); ok {
-		return s.setConfig(ctx, id, mode)
+	if c, ok := s.option(adapters.OptionMode); ok {
+		return s.setConfig(ctx, c, mode)
 	}
 	if err := s.call(ctx, "session/set_mode", map[string]string{"sessionId": s.id, "modeId": mode}, nil); err != nil {
 		return fmt.Errorf("%s: set mode %q: %w", s.a.cfg.Name, mode, err)
@@ -356,31 +354,29 @@ func (s *Session) SetMode(ctx context.Context, mode string) error {
 	return nil
 }
 
-func (s *Session) configID(category string) (string, bool) {
+// option is the agent's config option hub knows as id (see hubOptionID).
+func (s *Session) option(id string) (configOption, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, c := range s.config {
-		if c.Category == category || c.ID == category {
-			return c.ID, true
-		}
+	i := slices.IndexFunc(s.config, func(c configOption) bool { return hubOptionID(c) == id })
+	if i < 0 {
+		return configOption{}, false
 	}
-	return "", false
+	return s.config[i], true
 }
 
-func (s *Session) setConfig(ctx context.Context, id, value string) error {
-	return s.setConfigValue(ctx, id, map[string]any{"value": value})
-}
-
-// setConfigValue sends session/set_config_option with the value fields
-// (a value id, or a typed boolean) and keeps the options it answers.
-func (s *Session) setConfigValue(ctx context.Context, id string, value map[string]any) error {
+// setConfig sends session/set_config_option (a value id, or a typed
+// boolean) and keeps the options it answers.
+func (s *Session) setConfig(ctx context.Context, c configOption, value string) error {
 	var res struct {
 		ConfigOptions []configOption `json:"configOptions"`
 	}
-	params := map[string]any{"sessionId": s.id, "configId": id}
-	maps.Copy(params, value)
+	params := map[string]any{"sessionId": s.id, "configId": c.ID, "value": value}
+	if c.Type == "boolean" {
+		params["type"], params["value"] = "boolean", value == "true"
+	}
 	if err := s.call(ctx, "session/set_config_option", params, &res); err != nil {
-		return fmt.Errorf("%s: set %s to %v: %w", s.a.cfg.Name, id, value["value"], err)
+		return fmt.Errorf("%s: set %s to %v: %w", s.a.cfg.Name, c.ID, value, err)
 	}
 	if len(res.ConfigOptions) > 0 {
 		s.mu.Lock()

@@ -119,8 +119,7 @@ func (s *streamSession) run(p *proc.Process, t *turn) {
 		if exitErr == nil {
 			msg = s.cfg.Name + " ended without a result"
 		}
-		return []adapters.Event{{Type: adapters.EventError, Error: &adapters.ErrorInfo{Message: msg, Code: adapters.CodeCrash, Fatal: true, Detail: p.StderrTail(10)}},
-			{Type: adapters.EventDone, StopReason: adapters.StopEndTurn}}
+		return adapters.Failure(&adapters.ErrorInfo{Message: msg, Code: adapters.CodeCrash, Fatal: true, Detail: p.StderrTail(10)})
 	})
 }
 

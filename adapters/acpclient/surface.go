@@ -111,19 +111,9 @@ func hubOptionID(c configOption) string {
 // SetOption implements adapters.OptionSetter for the agent's other config
 // options (model and mode go through SetModel and SetMode).
 func (s *Session) SetOption(ctx context.Context, id, value string) error {
-	s.mu.Lock()
-	var found *configOption
-	for i, c := range s.config {
-		if hubOptionID(c) == id {
-			found = &s.config[i]
-		}
-	}
-	s.mu.Unlock()
-	if found == nil {
+	c, ok := s.option(id)
+	if !ok {
 		return fmt.Errorf("%s has no option %q (%w)", s.a.cfg.Name, id, adapters.ErrUnsupported)
 	}
-	if found.Type == "boolean" {
-		return s.setConfigValue(ctx, found.ID, map[string]any{"type": "boolean", "value": value == "true"})
-	}
-	return s.setConfig(ctx, found.ID, value)
+	return s.setConfig(ctx, c, value)
 }

@@ -94,7 +94,7 @@ type claudeLine struct {
 	Type            string          `json:"type"`
 	Subtype         string          `json:"subtype"`
 	SessionID       string          `json:"session_id"`
-	ParentToolUseID *string         `json:"parent_tool_use_id"`
+	ParentToolUseID string          `json:"parent_tool_use_id"` // null: ""
 	Model           string          `json:"model"`
 	SlashCommands   []string        `json:"slash_commands"`
 	Version         string          `json:"claude_code_version"`
@@ -107,7 +107,7 @@ type claudeLine struct {
 	ToolUseResult   json.RawMessage `json:"tool_use_result"`
 	IsError         bool            `json:"is_error"`
 	Result          string          `json:"result"`
-	StopReason      *string         `json:"stop_reason"`
+	StopReason      string          `json:"stop_reason"`
 	TerminalReason  string          `json:"terminal_reason"`
 	TotalCostUSD    *float64        `json:"total_cost_usd"`
 	Usage           *claudeUsage    `json:"usage"`
@@ -118,14 +118,12 @@ type claudeLine struct {
 	APIErrorStatus int             `json:"api_error_status"`
 	Attempt        int             `json:"attempt"`
 	MaxRetries     int             `json:"max_retries"`
-	RetryDelayMS   float64         `json:"retry_delay_ms"`
 	ErrorStatus    int             `json:"error_status"`
 	Error          json.RawMessage `json:"error"`
 	RequestID      string          `json:"request_id"`
 	Request        json.RawMessage `json:"request"`
 	RateLimitInfo  *struct {
 		Status        string `json:"status"`
-		ResetsAt      int64  `json:"resetsAt"`
 		RateLimitType string `json:"rateLimitType"`
 	} `json:"rate_limit_info"`
 
@@ -249,10 +247,3 @@ func claudeErrorText(raw json.RawMessage) string {
 
 // cliName is the CLI named in error messages.
 func (d *ClaudeDecoder) cliName() string { return cmp.Or(d.CLI, "claude") }
-
-func parentKey(p *string) string {
-	if p == nil {
-		return ""
-	}
-	return *p
-}

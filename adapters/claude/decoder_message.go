@@ -34,7 +34,7 @@ func (d *ClaudeDecoder) streamEvent(l *claudeLine, line []byte) []adapters.Event
 	if err := json.Unmarshal(l.Event, &ev); err != nil {
 		return []adapters.Event{adapters.RawEvent("claude:stream_event", line)}
 	}
-	parent := parentKey(l.ParentToolUseID)
+	parent := l.ParentToolUseID
 	key := claudeBlockKey{parent: parent, index: ev.Index}
 	switch ev.Type {
 	case "message_start":
@@ -142,7 +142,7 @@ func (d *ClaudeDecoder) assistant(l *claudeLine, line []byte) []adapters.Event {
 		return nil // the result line carries the same error
 	}
 	streamed := d.streamed[m.ID]
-	parent := parentKey(l.ParentToolUseID)
+	parent := l.ParentToolUseID
 	var out []adapters.Event
 	for i := range blocks {
 		b := &blocks[i]

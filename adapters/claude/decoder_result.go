@@ -30,12 +30,12 @@ func (d *ClaudeDecoder) result(l *claudeLine) []adapters.Event {
 		stop = adapters.StopMaxTurnRequests
 	case strings.HasPrefix(l.TerminalReason, "aborted"):
 		stop = adapters.StopCancelled
-	case l.StopReason != nil && *l.StopReason == "max_tokens",
+	case l.StopReason == "max_tokens",
 		// claude resumes a cut answer itself a few times, then gives up with
 		// an api error result whose stop_reason is stop_sequence.
 		kind == "max_output_tokens":
 		stop = adapters.StopMaxTokens
-	case l.StopReason != nil && *l.StopReason == "refusal":
+	case l.StopReason == "refusal":
 		stop = adapters.StopRefusal
 	case l.IsError:
 		out = append(out, adapters.Event{Type: adapters.EventError, Error: claudeResultError(l, d.CLI, kind)})
@@ -92,36 +92,30 @@ func claudeResultError(l *claudeLine, cli, kind string) *adapters.ErrorInfo {
 // ClaudeControlRequest is a `control_request` line claude writes to stdout;
 // the adapter must answer each with a control_response on stdin.
 type ClaudeControlRequest struct {
-	RequestID string
-	Subtype   string
-	ToolName  string
-	ToolUseID string
-	Input     json.RawMessage
+	Type                 string `json:"type"`
+	RequestID            string `json:"request_id"`
+	ClaudeControlSubject `json:"request"`
+}
+
+// ClaudeControlSubject is what a control request asks.
+type ClaudeControlSubject struct {
+	Subtype   string          `json:"subtype"`
+	ToolName  string          `json:"tool_name"`
+	ToolUseID string          `json:"tool_use_id"`
+	Input     json.RawMessage `json:"input"`
 	// Suggestions are claude's permission_suggestions; echoing them back as
 	// updatedPermissions makes an "always allow" stick inside claude.
-	Suggestions json.RawMessage
+	Suggestions json.RawMessage `json:"permission_suggestions"`
 }
 
 // ParseClaudeControlRequest reads a control_request line (as carried in the
 // Raw field of the events the decoder emits for it).
 func ParseClaudeControlRequest(line []byte) (ClaudeControlRequest, bool) {
-	var l struct {
-		Type      string `json:"type"`
-		RequestID string `json:"request_id"`
-		Request   struct {
-			Subtype     string          `json:"subtype"`
-			ToolName    string          `json:"tool_name"`
-			ToolUseID   string          `json:"tool_use_id"`
-			Input       json.RawMessage `json:"input"`
-			Suggestions json.RawMessage `json:"permission_suggestions"`
-		} `json:"request"`
-	}
-	if json.Unmarshal(line, &l) != nil || l.Type != "control_request" {
+	var r ClaudeControlRequest
+	if json.Unmarshal(line, &r) != nil || r.Type != "control_request" {
 		return ClaudeControlRequest{}, false
 	}
-	r := l.Request
-	return ClaudeControlRequest{RequestID: l.RequestID, Subtype: r.Subtype, ToolName: r.ToolName,
-		ToolUseID: r.ToolUseID, Input: r.Input, Suggestions: r.Suggestions}, true
+	return r, true
 }
 
 func (d *ClaudeDecoder) controlRequest(l *claudeLine, line []byte) []adapters.Event {

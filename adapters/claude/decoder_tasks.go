@@ -70,7 +70,7 @@ func (d *ClaudeDecoder) taskUse(id, name string, input []byte) []adapters.Event 
 }
 
 func (d *ClaudeDecoder) updateTask(in claudeTaskInput) bool {
-	i := d.taskIndex(in.TaskID)
+	i := slices.IndexFunc(d.tasks, func(t *claudeTask) bool { return in.TaskID != "" && t.id == in.TaskID })
 	if in.Status == "deleted" {
 		if i < 0 {
 			return false
@@ -89,10 +89,6 @@ func (d *ClaudeDecoder) updateTask(in claudeTaskInput) bool {
 	t := d.tasks[i]
 	t.content, t.status = cmp.Or(in.Subject, t.content), cmp.Or(in.Status, t.status)
 	return true
-}
-
-func (d *ClaudeDecoder) taskIndex(id string) int {
-	return slices.IndexFunc(d.tasks, func(t *claudeTask) bool { return id != "" && t.id == id })
 }
 
 // taskResult binds created task ids and adopts the lists the CLI reports.

@@ -26,7 +26,6 @@ type claudeToolInput struct {
 	Pattern     string `json:"pattern"`
 	URL         string `json:"url"`
 	Query       string `json:"query"`
-	Prompt      string `json:"prompt"`
 	Plan        string `json:"plan"`
 	Skill       string `json:"skill"`
 }

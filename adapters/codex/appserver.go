@@ -74,7 +74,7 @@ func (a *Adapter) startAppServer(ctx context.Context, opts adapters.SessionOptio
 	var res json.RawMessage
 	if err := s.call(ictx, "initialize", init, &res); err != nil {
 		_ = p.Stop()
-		return nil, fmt.Errorf("%w: %w (%s)", errNoStart, err, oneLine(p.StderrTail(3)))
+		return nil, fmt.Errorf("%w: %w (%s)", errNoStart, err, p.StderrTail(3))
 	}
 	var ir struct {
 		UserAgent string `json:"userAgent"`
@@ -183,7 +183,7 @@ func (s *appSession) readLoop() {
 	s.mu.Unlock()
 	if out != nil {
 		if !closing {
-			out.Close(crashEvents(exitMessage("codex app-server", s.p.StderrTail(3), err), s.p.StderrTail(10))...)
+			out.Close(crashEnd("codex app-server", s.p, err)...)
 		} else {
 			out.Close(adapters.Event{Type: adapters.EventDone, StopReason: adapters.StopCancelled})
 		}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/config"
+	"github.com/hubdev/hub/internal/proc"
 )
 
 // Sentinel errors of this package.
@@ -166,28 +167,14 @@ func tomlTable(m map[string]string) string {
 	return "{" + strings.Join(parts, ",") + "}"
 }
 
-// crashEvents end a turn whose process died.
-func crashEvents(msg, tail string) []adapters.Event {
-	return []adapters.Event{
-		{Type: adapters.EventError, Error: &adapters.ErrorInfo{Message: msg, Code: adapters.CodeCrash, Detail: tail, Fatal: true}},
-		{Type: adapters.EventDone, StopReason: adapters.StopEndTurn},
+// crashEnd ends a turn whose process (name) died, ending with err, by its
+// stderr tail (already one line).
+func crashEnd(name string, p *proc.Process, err error) []adapters.Event {
+	msg := name + " exited unexpectedly"
+	if tail := p.StderrTail(3); tail != "" {
+		msg = name + " exited: " + tail
+	} else if err != nil {
+		msg = fmt.Sprintf("%s exited: %v", name, err)
 	}
-}
-
-func oneLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
-		s = s[i+1:]
-	}
-	return s
-}
-
-func exitMessage(name, tail string, err error) string {
-	if tail != "" {
-		return fmt.Sprintf("%s exited: %s", name, oneLine(tail))
-	}
-	if err != nil {
-		return fmt.Sprintf("%s exited: %v", name, err)
-	}
-	return name + " exited unexpectedly"
+	return adapters.Failure(&adapters.ErrorInfo{Message: msg, Code: adapters.CodeCrash, Detail: p.StderrTail(10), Fatal: true})
 }

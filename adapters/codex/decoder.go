@@ -30,13 +30,13 @@ type CodexDecoder struct {
 	// seen are the tool items of the turn; rawCalls the shell calls the
 	// model made, until their output (see decoder_raw.go).
 	seen     map[string]bool
-	rawCalls map[string]codexRawCall
+	rawCalls map[string]string // call id: arguments
 }
 
 // NewCodexDecoder returns a decoder for one app-server stream.
 func NewCodexDecoder() *CodexDecoder {
 	return &CodexDecoder{streamed: map[string]bool{}, started: map[string]bool{}, output: map[string]string{},
-		seen: map[string]bool{}, rawCalls: map[string]codexRawCall{}}
+		seen: map[string]bool{}, rawCalls: map[string]string{}}
 }
 
 // CodexMessage is one JSON-RPC message of the app-server stream.
@@ -186,17 +186,13 @@ func codexPlan(params json.RawMessage) ([]adapters.Event, bool) {
 	}
 	entries := make([]adapters.PlanEntry, 0, len(p.Plan))
 	for _, s := range p.Plan {
-		st := "pending"
-		switch s.Status {
-		case "inProgress", "in_progress":
-			st = "in_progress"
-		case "completed":
-			st = "completed"
-		}
+		st := cmp.Or(codexPlanStatuses[s.Status], "pending")
 		entries = append(entries, adapters.PlanEntry{Content: s.Step, Priority: "medium", Status: st})
 	}
 	return []adapters.Event{{Type: adapters.EventPlan, Plan: entries}}, true
 }
+
+var codexPlanStatuses = map[string]string{"inProgress": "in_progress", "in_progress": "in_progress", "completed": "completed"}
 
 type codexTokens struct {
 	InputTokens           int64 `json:"inputTokens"`

@@ -133,7 +133,7 @@ func (d *CodexExecDecoder) turnFailed(e *codexExecError) []adapters.Event {
 		info = &adapters.ErrorInfo{Message: adapters.FirstLine(e.Message), Code: info.Code, Fatal: true}
 	}
 	d.pending = nil
-	return []adapters.Event{{Type: adapters.EventError, Error: info}, {Type: adapters.EventDone, StopReason: adapters.StopEndTurn}}
+	return adapters.Failure(info)
 }
 
 func (d *CodexExecDecoder) turnCompleted(u *codexExecUsage) []adapters.Event {

@@ -31,7 +31,6 @@ type codexItem struct {
 
 	Server       string          `json:"server"`
 	Tool         string          `json:"tool"`
-	Namespace    *string         `json:"namespace"`
 	Arguments    json.RawMessage `json:"arguments"`
 	Result       json.RawMessage `json:"result"`
 	Error        json.RawMessage `json:"error"`
@@ -320,7 +319,8 @@ func codexMCPResult(it codexItem) ([]adapters.ToolContent, json.RawMessage) {
 	var e struct {
 		Message string `json:"message"`
 	}
-	if !codexNull(it.Error) && json.Unmarshal(it.Error, &e) == nil && e.Message != "" {
+	// Absent or null error and result leave e and r empty.
+	if json.Unmarshal(it.Error, &e) == nil && e.Message != "" {
 		return []adapters.ToolContent{{Type: adapters.ToolContentText, Text: e.Message}}, adapters.RawOrNil(it.Result)
 	}
 	var r struct {
@@ -331,7 +331,7 @@ func codexMCPResult(it codexItem) ([]adapters.ToolContent, json.RawMessage) {
 			MimeType string `json:"mimeType"`
 		} `json:"content"`
 	}
-	if codexNull(it.Result) || json.Unmarshal(it.Result, &r) != nil {
+	if json.Unmarshal(it.Result, &r) != nil {
 		return nil, nil
 	}
 	var out []adapters.ToolContent
@@ -408,5 +408,3 @@ func CodexDecision(d adapters.PermissionDecision) string {
 	}
 	return "decline"
 }
-
-func codexNull(b []byte) bool { return len(b) == 0 || string(b) == "null" }

@@ -19,11 +19,6 @@ import (
 // codexShellTools are the function names codex runs commands with.
 var codexShellTools = map[string]bool{"exec_command": true, "shell": true, "shell_command": true, "local_shell": true}
 
-// codexRawCall is a function_call the model made, by call id.
-type codexRawCall struct {
-	name, args string
-}
-
 // rawItem handles rawResponseItem/completed; it is never passed on raw.
 func (d *CodexDecoder) rawItem(params json.RawMessage) ([]adapters.Event, bool) {
 	var p struct {
@@ -42,22 +37,23 @@ func (d *CodexDecoder) rawItem(params json.RawMessage) ([]adapters.Event, bool) 
 	switch it.Type {
 	case "function_call":
 		if codexShellTools[it.Name] {
-			d.rawCalls[it.CallID] = codexRawCall{name: it.Name, args: it.Arguments}
+			d.rawCalls[it.CallID] = it.Arguments
 		}
 	case "function_call_output":
-		call, ok := d.rawCalls[it.CallID]
+		args, ok := d.rawCalls[it.CallID]
 		delete(d.rawCalls, it.CallID)
 		if ok && !d.seen[it.CallID] {
-			return []adapters.Event{{Type: adapters.EventToolCall, Tool: unannouncedCommand(it.CallID, call, rawOutputText(it.Output))}}, true
+			return []adapters.Event{{Type: adapters.EventToolCall, Tool: unannouncedCommand(it.CallID, args, rawOutputText(it.Output))}}, true
 		}
 	}
 	return nil, true
 }
 
 // unannouncedCommand is the tool call of a shell call codex ran without
-// an item: its command as title, codex's output as content.
-func unannouncedCommand(id string, call codexRawCall, output string) *adapters.ToolCall {
-	cmd := rawCommand(call.args)
+// an item (args are the model's): its command as title, codex's output as
+// content.
+func unannouncedCommand(id, args, output string) *adapters.ToolCall {
+	cmd := rawCommand(args)
 	status := adapters.StatusFailed
 	if m := exitCodeLine.FindStringSubmatch(output); m != nil {
 		if code, err := strconv.Atoi(m[1]); err == nil && code == 0 {

@@ -147,7 +147,7 @@ func (s *execSession) run(p *proc.Process, out *adapters.Turn, cleanup func()) {
 		s.p = nil
 		return s.cancelled
 	}, func(waitErr error) []adapters.Event {
-		return crashEvents(exitMessage("codex exec", p.StderrTail(3), waitErr), p.StderrTail(10))
+		return crashEnd("codex exec", p, waitErr)
 	})
 }
 

@@ -73,7 +73,8 @@ func (d *GeminiDecoder) Decode(line []byte) []adapters.Event {
 }
 
 func (d *GeminiDecoder) toolUse(l *geminiLine) []adapters.Event {
-	t := &adapters.ToolCall{ID: l.ToolID, Name: l.ToolName, Title: geminiToolTitle(l.ToolName, l.Parameters),
+	title := geminiParam(l.Parameters, "command", "file_path", "absolute_path", "pattern", "query", "url", "dir_path", "path")
+	t := &adapters.ToolCall{ID: l.ToolID, Name: l.ToolName, Title: cmp.Or(title, l.ToolName),
 		Kind: GeminiToolKind(l.ToolName), Status: adapters.StatusInProgress, RawInput: adapters.RawOrNil(l.Parameters)}
 	if p := geminiParam(l.Parameters, "file_path", "absolute_path", "path", "dir_path"); p != "" {
 		t.Locations = []adapters.Location{{Path: p}}
@@ -125,26 +126,15 @@ func (d *GeminiDecoder) result(l *geminiLine) []adapters.Event {
 
 // GeminiToolKind maps gemini-cli's built-in tool names to ACP tool kinds.
 func GeminiToolKind(name string) adapters.ToolKind {
-	switch name {
-	case "run_shell_command":
-		return adapters.KindExecute
-	case "read_file", "read_many_files":
-		return adapters.KindRead
-	case "write_file", "replace", "edit":
-		return adapters.KindEdit
-	case "glob", "grep_search", "search_file_content", "list_directory":
-		return adapters.KindSearch
-	case "web_fetch", "google_web_search":
-		return adapters.KindFetch
-	case "enter_plan_mode", "exit_plan_mode":
-		return adapters.KindSwitchMode
-	}
-	return adapters.KindOther
+	return cmp.Or(geminiKinds[name], adapters.KindOther)
 }
 
-func geminiToolTitle(name string, params json.RawMessage) string {
-	return cmp.Or(geminiParam(params, "command", "file_path", "absolute_path", "pattern", "query", "url", "dir_path", "path"), name)
-}
+var geminiKinds = map[string]adapters.ToolKind{"run_shell_command": adapters.KindExecute,
+	"read_file": adapters.KindRead, "read_many_files": adapters.KindRead,
+	"write_file": adapters.KindEdit, "replace": adapters.KindEdit, "edit": adapters.KindEdit,
+	"glob": adapters.KindSearch, "grep_search": adapters.KindSearch, "search_file_content": adapters.KindSearch, "list_directory": adapters.KindSearch,
+	"web_fetch": adapters.KindFetch, "google_web_search": adapters.KindFetch,
+	"enter_plan_mode": adapters.KindSwitchMode, "exit_plan_mode": adapters.KindSwitchMode}
 
 // geminiParam returns the first string parameter among keys.
 func geminiParam(params json.RawMessage, keys ...string) string {

@@ -40,49 +40,15 @@ func (r *rejecter) permission(ask adapters.PermissionFunc) adapters.PermissionFu
 
 // wrap returns s whose turns end refused tools and pass the retries rl
 // logs on (rl may be nil); what s can do besides (change settings, report
-// its surface) it still does.
+// its surface and its exit) it still does.
 func (r *rejecter) wrap(s adapters.Session, rl *retryLog) adapters.Session {
-	return rejectSession{s, r, rl}
+	return rejectSession{adapters.Forward{Session: s}, r, rl}
 }
 
 type rejectSession struct {
-	adapters.Session
+	adapters.Forward
 	r   *rejecter
 	log *retryLog
-}
-
-var (
-	_ adapters.Configurable = rejectSession{}
-	_ adapters.OptionSetter = rejectSession{}
-	_ adapters.Surfacer     = rejectSession{}
-)
-
-func (s rejectSession) SetModel(ctx context.Context, model string) error {
-	if c, ok := s.Session.(adapters.Configurable); ok {
-		return c.SetModel(ctx, model)
-	}
-	return adapters.ErrNeedsRestart
-}
-
-func (s rejectSession) SetMode(ctx context.Context, mode string) error {
-	if c, ok := s.Session.(adapters.Configurable); ok {
-		return c.SetMode(ctx, mode)
-	}
-	return adapters.ErrNeedsRestart
-}
-
-func (s rejectSession) SetOption(ctx context.Context, id, value string) error {
-	if c, ok := s.Session.(adapters.OptionSetter); ok {
-		return c.SetOption(ctx, id, value)
-	}
-	return adapters.ErrNeedsRestart
-}
-
-func (s rejectSession) Surface(ctx context.Context) (adapters.Surface, error) {
-	if c, ok := s.Session.(adapters.Surfacer); ok {
-		return c.Surface(ctx)
-	}
-	return adapters.Surface{}, adapters.ErrUnsupported
 }
 
 // Prompt implements adapters.Session. A refusal still open when the turn

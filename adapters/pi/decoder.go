@@ -69,7 +69,6 @@ type piRecord struct {
 	Typ           json.RawMessage `json:"type"`
 	Ame           json.RawMessage `json:"assistantMessageEvent"`
 	Message       json.RawMessage `json:"message"`
-	Messages      json.RawMessage `json:"messages"`
 	ID            json.RawMessage `json:"id"`
 	ToolCallID    json.RawMessage `json:"toolCallId"`
 	ToolName      json.RawMessage `json:"toolName"`
@@ -243,12 +242,9 @@ func (d *PiDecoder) retryEnd(r *piRecord) []adapters.Event {
 		return []adapters.Event{{Type: adapters.EventDone, StopReason: adapters.StopCancelled}}
 	}
 	msg := cmp.Or(adapters.FirstLine(final), "the model provider kept failing")
-	return []adapters.Event{
-		{Type: adapters.EventError, Error: &adapters.ErrorInfo{
-			Message: fmt.Sprintf("pi: %s (gave up after %s retries)", msg, piNumber(r.Attempt)),
-			Code:    PiErrorCode(msg), Detail: final, Fatal: true}},
-		{Type: adapters.EventDone, StopReason: adapters.StopEndTurn},
-	}
+	return adapters.Failure(&adapters.ErrorInfo{
+		Message: fmt.Sprintf("pi: %s (gave up after %s retries)", msg, piNumber(r.Attempt)),
+		Code:    PiErrorCode(msg), Detail: final, Fatal: true})
 }
 
 func piNumber(v []byte) string {

@@ -22,7 +22,6 @@ var (
 // piState is the part of get_state's data hub uses.
 type piState struct {
 	SessionID     string `json:"sessionId"`
-	SessionFile   string `json:"sessionFile"`
 	ThinkingLevel string `json:"thinkingLevel"`
 	Model         *struct {
 		ID            string `json:"id"`
@@ -156,7 +155,7 @@ func (s *session) onResponse(r PiResponse) bool {
 			if code == adapters.CodeProvider {
 				code = adapters.CodeProtocol
 			}
-			s.finish(t, errorEvent("pi rejected the prompt: "+r.Error, code, "", true), doneEvent(adapters.StopEndTurn))
+			s.finish(t, failed("pi rejected the prompt: "+r.Error, code, "")...)
 		}
 		return true
 	case strings.HasPrefix(r.ID, "hub-"):
@@ -186,19 +185,15 @@ func (s *session) onExit(exitErr error) {
 		return
 	}
 	if closing {
-		s.finish(t, doneEvent(adapters.StopCancelled))
+		s.finish(t, adapters.Event{Type: adapters.EventDone, StopReason: adapters.StopCancelled})
 		return
 	}
-	s.finish(t, errorEvent("pi exited unexpectedly: "+exitErr.Error(), adapters.CodeCrash, s.proc.StderrTail(20), true),
-		doneEvent(adapters.StopEndTurn))
+	s.finish(t, failed("pi exited unexpectedly: "+exitErr.Error(), adapters.CodeCrash, s.proc.StderrTail(20))...)
 }
 
-func errorEvent(msg string, code adapters.ErrorCode, detail string, fatal bool) adapters.Event {
-	return adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{Message: msg, Code: code, Detail: detail, Fatal: fatal}}
-}
-
-func doneEvent(r adapters.StopReason) adapters.Event {
-	return adapters.Event{Type: adapters.EventDone, StopReason: r}
+// failed ends a turn with a fatal error.
+func failed(msg string, code adapters.ErrorCode, detail string) []adapters.Event {
+	return adapters.Failure(&adapters.ErrorInfo{Message: msg, Code: code, Detail: detail, Fatal: true})
 }
 
 // write sends one RPC command line.

@@ -35,7 +35,7 @@ func (s *session) Prompt(ctx context.Context, prompt []adapters.Content, emit fu
 	s.mu.Unlock()
 
 	if err := s.write(promptCommand(t.promptID, prompt)); err != nil {
-		s.finish(t, errorEvent(err.Error(), adapters.CodeCrash, s.proc.StderrTail(5), true), doneEvent(adapters.StopEndTurn))
+		s.finish(t, failed(err.Error(), adapters.CodeCrash, s.proc.StderrTail(5))...)
 	}
 	return t.q.Run(ctx, emit, s.rules)
 }

@@ -27,6 +27,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/hubdev/hub/adapters"
 )
@@ -123,7 +124,7 @@ func (a *Adapter) Start(_ context.Context, opts adapters.SessionOptions) (adapte
 	if id == "" {
 		id = "replay-" + strconv.FormatInt(a.nextID.Add(1), 10)
 	}
-	return &Session{id: id, turns: turns, model: opts.Model, mode: opts.Mode, opts: opts}, nil
+	return &Session{id: id, turns: turns, opts: opts}, nil
 }
 
 // Parse splits a JSONL script into turns.
@@ -165,29 +166,14 @@ type Session struct {
 	busy   bool
 	closed bool
 	cancel context.CancelFunc // ends the running turn
-	model  string
-	mode   string
 }
 
 func (s *Session) ID() string { return s.id }
 
-// Model and Mode report the current settings.
-func (s *Session) Model() string { s.mu.Lock(); defer s.mu.Unlock(); return s.model }
-func (s *Session) Mode() string  { s.mu.Lock(); defer s.mu.Unlock(); return s.mode }
-
-func (s *Session) SetModel(_ context.Context, m string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.model = m
-	return nil
-}
-
-func (s *Session) SetMode(_ context.Context, m string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.mode = m
-	return nil
-}
+// SetModel and SetMode take any setting live: a script plays the same
+// whatever the model and mode.
+func (s *Session) SetModel(context.Context, string) error { return nil }
+func (s *Session) SetMode(context.Context, string) error  { return nil }
 
 // Prompt plays the next turn, or echoes the prompt text.
 func (s *Session) Prompt(ctx context.Context, prompt []adapters.Content, emit func(adapters.Event)) (adapters.StopReason, error) {
@@ -281,7 +267,7 @@ func (p *player) step(st Step) adapters.StopReason {
 		}
 		p.out.Emit(*st.Event)
 	case st.SleepMS > 0:
-		t := newTimer(st.SleepMS)
+		t := time.NewTimer(time.Duration(st.SleepMS) * time.Millisecond)
 		defer t.Stop()
 		select {
 		case <-t.C:
