@@ -220,13 +220,9 @@ func (r *reader) plainWrapper(name, valued string, args []arg, x *runCtx) ([]arg
 		}
 	}
 	rest := skipOpts(args, valued, longValued[name]...)
-	if name == "sudo" {
-		for i, a := range args[:len(args)-len(rest)] {
-			if (a.text == "-D" || a.text == "--chdir") && i+1 < len(args) {
-				x.sc = x.sc.clone()
-				r.cd("cd", args[i+1:i+2], x.sc)
-			}
-		}
+	if dir, ok := optValue(args[:len(args)-len(rest)], valued, longValued[name], 'D', "chdir"); ok && name == "sudo" {
+		x.sc = x.sc.clone()
+		r.cd("cd", []arg{{text: "--"}, dir}, x.sc)
 	}
 	if (name == "strace" || name == "ltrace" || name == "ionice") && slices.ContainsFunc(args[:len(args)-len(rest)], func(a arg) bool {
 		return a.text == "-p" || strings.HasPrefix(a.text, "-p") && name != "ionice"
@@ -259,7 +255,7 @@ func skipOpts(args []arg, valued string, long ...string) []arg {
 			return args[1:]
 		case strings.HasPrefix(t, "--"):
 			args = args[1:]
-			if !strings.Contains(t, "=") && len(args) > 0 && slices.Contains(long, t[2:]) {
+			if !strings.Contains(t, "=") && len(args) > 0 && longOpt(t[2:], long) != "" {
 				args = args[1:]
 			}
 		case len(t) > 1 && t[0] == '-':
@@ -274,52 +270,110 @@ func skipOpts(args []arg, valued string, long ...string) []arg {
 	return args
 }
 
-// env: options, NAME=VALUE, -S "split string", -C dir.
+// envLong are env's long options as getopt reads them (a unique prefix
+// names one); envValued maps those taking a value to their short form.
+var (
+	envLong   = []string{"ignore-environment", "null", "unset", "chdir", "split-string", "block-signal", "default-signal", "ignore-signal", "list-signal-handling", "debug", "help", "version"}
+	envValued = map[string]string{"unset": "u", "chdir": "C", "split-string": "S"}
+)
+
+// optValue is the value of the last option -short or --name among opts,
+// the options of a program whose short options in valued and long ones in
+// long take a value (attached, after =, or the next word).
+func optValue(opts []arg, valued string, long []string, short byte, name string) (val arg, ok bool) {
+	for i := 0; i < len(opts); i++ {
+		t := opts[i].text
+		o, v, has := "", arg{dynamic: opts[i].dynamic}, false
+		switch {
+		case t == "--" || len(t) < 2 || t[0] != '-':
+			return val, ok
+		case strings.HasPrefix(t, "--"):
+			n, s, eq := strings.Cut(t[2:], "=")
+			o, v.text, has = longOpt(n, long), s, eq
+		default:
+			if j := strings.IndexAny(t[1:], valued); j >= 0 {
+				o, v.text, has = t[1+j:2+j], t[2+j:], len(t) > 2+j
+			}
+		}
+		if o == "" {
+			continue
+		}
+		if !has {
+			if i+1 >= len(opts) {
+				return val, ok
+			}
+			i++
+			v = opts[i]
+		}
+		if o == string(short) || o == name {
+			val, ok = v, true
+		}
+	}
+	return val, ok
+}
+
+// env: options (clusters, attached values, long ones and their prefixes),
+// NAME=VALUE, -S "split string", -C dir (an unknown dir is an unknown cwd).
 func (r *reader) env(args []arg, x *runCtx) []arg {
 	for len(args) > 0 {
-		a := args[0]
-		t := a.text
-		switch {
-		case a.dynamic:
+		a, t := args[0], args[0].text
+		if a.dynamic || t != "-" && !strings.HasPrefix(t, "-") && !isAssignment(t) {
 			return args
+		}
+		args = args[1:]
+		opt, val, hasVal := "", arg{}, false
+		switch {
 		case t == "--":
-			return args[1:]
-		case t == "-S" || t == "--split-string" || strings.HasPrefix(t, "-S") || strings.HasPrefix(t, "--split-string="):
-			s := strings.TrimPrefix(strings.TrimPrefix(t, "--split-string="), "-S")
-			rest := args[1:]
-			if t == "-S" || t == "--split-string" {
-				if len(rest) == 0 {
-					return nil
-				}
-				s, rest = rest[0].text, rest[1:]
-				if args[1].dynamic {
-					r.out.unclear = true
-				}
-			}
-			return append(r.splitString(s, x.sc), rest...)
-		case t == "-C" || t == "--chdir" || strings.HasPrefix(t, "--chdir="):
-			dir := strings.TrimPrefix(t, "--chdir=")
-			if t == "-C" || t == "--chdir" {
-				if len(args) < 2 {
-					return nil
-				}
-				dir, args = args[1].text, args[1:]
-			}
-			x.sc = x.sc.clone()
-			r.cd("cd", []arg{{text: dir}}, x.sc)
-			args = args[1:]
-		case t == "-u" || t == "--unset" || t == "-P":
-			args = args[min(2, len(args)):]
-		case strings.HasPrefix(t, "-"):
-			args = args[1:]
+			return args
 		case isAssignment(t):
 			x.opaque = true
-			args = args[1:]
-		default:
-			return args
+		case strings.HasPrefix(t, "--"):
+			name, v, eq := strings.Cut(t[2:], "=")
+			opt, val, hasVal = envValued[longOpt(name, envLong)], arg{text: v}, eq
+		case len(t) > 1:
+			if i := strings.IndexAny(t[1:], "uCSP"); i >= 0 { // the first valued option ends the cluster
+				opt, val, hasVal = t[1+i:2+i], arg{text: t[2+i:]}, len(t) > 2+i
+			}
+		}
+		if opt == "" {
+			continue
+		}
+		if !hasVal {
+			if len(args) == 0 {
+				return nil
+			}
+			val, args = args[0], args[1:]
+		}
+		switch opt {
+		case "S":
+			if val.dynamic {
+				r.out.unclear = true
+			}
+			return append(r.splitString(val.text, x.sc), args...)
+		case "C":
+			x.sc = x.sc.clone()
+			r.cd("cd", []arg{{text: "--"}, val}, x.sc)
 		}
 	}
 	return nil
+}
+
+// longOpt is the option of names that name (a long option without its
+// dashes) stands for: itself, or the one it is a unique prefix of.
+func longOpt(name string, names []string) string {
+	if slices.Contains(names, name) {
+		return name
+	}
+	found := ""
+	for _, n := range names {
+		if strings.HasPrefix(n, name) {
+			if found != "" {
+				return ""
+			}
+			found = n
+		}
+	}
+	return found
 }
 
 // splitString is env -S's argument split into words (quotes honoured).
