@@ -146,6 +146,12 @@ func TestUnclear_Shapes(t *testing.T) {
 		{`sudo -D"$X" rm -rf ./x`, true},
 		{`sudo --chdir="$X" rm -rf ./x`, true},
 		{`env -C /tmp rm -rf ./x`, false},
+		{`echo ./build | xargs -n 1 -I X rm -rf X`, true}, // read two ways: asked
+		{`echo ./build | xargs -a list rm -rf`, true},     // the items come from list
+		{`echo ./build | xargs --arg-file=list rm -rf`, true},
+		{`echo / | xargs -I "$R" rm -rf X`, true},
+		{`echo ./build | xargs -n1 -IX rm -rf X`, false},
+		{`watch -n 1 -x make`, false},
 		{"rm -rf 'unclosed", true},
 		{"ls -la", false},
 		{"go test ./...", false},

@@ -1,6 +1,7 @@
 package permission
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 
@@ -445,10 +446,101 @@ func (r *reader) git(argv []arg, x *runCtx) []arg {
 	return out
 }
 
-// xargs: its command gets the input's words as operands.
+// optSpec is how a program's options read: short ones in valued take a
+// value (attached or the next word), those in optional only an attached
+// one; long ones are named by a unique prefix, those in longValued take
+// the next word unless given with =.
+type optSpec struct {
+	valued, optional string
+	long, longValued []string
+}
+
+var (
+	// GNU's and BSD's (-J, -R, -S) xargs.
+	xargsOpts = optSpec{"aEIJLnPRSsd", "eil", []string{"null", "arg-file", "delimiter", "eof", "replace", "max-lines", "max-args",
+		"interactive", "max-chars", "verbose", "show-limits", "no-run-if-empty", "exit", "max-procs", "process-slot-var", "open-tty", "help", "version"},
+		[]string{"arg-file", "delimiter", "max-args", "max-chars", "max-procs", "process-slot-var"}}
+	watchOpts = optSpec{"nq", "d", []string{"beep", "color", "no-color", "differences", "errexit", "chgexit", "interval", "precise",
+		"equexit", "no-rerun", "no-title", "no-wrap", "exec", "help", "version"}, []string{"interval", "equexit"}}
+)
+
+// walk calls each with every option at the head of args (a short letter
+// or a long name, "" for an unknown one) and its value; it returns what
+// follows the options.
+func (s optSpec) walk(args []arg, each func(o string, v arg)) []arg {
+	for len(args) > 0 {
+		a, t := args[0], args[0].text
+		if a.dynamic || t == "-" || !strings.HasPrefix(t, "-") {
+			return args
+		}
+		args = args[1:]
+		if t == "--" {
+			return args
+		}
+		if strings.HasPrefix(t, "--") {
+			n, v, eq := strings.Cut(t[2:], "=")
+			o, val := longOpt(n, s.long), arg{text: v}
+			if !eq && o != "" && slices.Contains(s.longValued, o) && len(args) > 0 {
+				val, args = args[0], args[1:]
+			}
+			each(o, val)
+			continue
+		}
+		for i := 1; i < len(t); i++ {
+			c := t[i : i+1]
+			if !strings.Contains(s.valued+s.optional, c) {
+				each(c, arg{})
+				continue
+			}
+			val := arg{text: t[i+1:]}
+			if val.text == "" && strings.Contains(s.valued, c) && len(args) > 0 {
+				val, args = args[0], args[1:]
+			}
+			each(c, val)
+			break
+		}
+	}
+	return nil
+}
+
+// alsoRead reads alt, the command an older, looser reading of a wrapper's
+// options found, when it differs from cmd: the line is then unclear, and
+// what alt is refused for stays refused.
+func (r *reader) alsoRead(alt, cmd []arg, x *runCtx) {
+	if slices.EqualFunc(alt, cmd, func(a, b arg) bool { return a.text == b.text }) {
+		return
+	}
+	r.out.unclear = true
+	y := *x
+	y.sc = x.sc.clone()
+	r.run(alt, &y)
+}
+
+// xargs: its command gets the input's words (or those of its -a file) as
+// operands, or in place of its -I/-J/-i replace-string.
 func (r *reader) xargs(args []arg, x *runCtx) []arg {
 	x.opaque = true
-	replace := ""
+	replace, items := "", inputItems(x.stdin)
+	cmd := xargsOpts.walk(args, func(o string, v arg) {
+		switch o {
+		case "I", "J", "i", "replace":
+			replace = cmp.Or(v.text, "{}")
+			r.out.unclear = r.out.unclear || v.dynamic
+		case "a", "arg-file":
+			items = inputItems(input{})
+		}
+	})
+	out := xargsRun(cmd, replace, items)
+	loose, looseRep := xargsLoose(args)
+	alt := xargsRun(loose, looseRep, inputItems(x.stdin))
+	x.stdin = input{}
+	r.alsoRead(alt, out, x)
+	return out
+}
+
+// xargsLoose is how hub read xargs' options before optSpec: kept so that
+// no line is read more loosely than it was (see alsoRead).
+func xargsLoose(args []arg) (cmd []arg, replace string) {
 	for i := 0; i < len(args); i++ {
 		t := args[i].text
 		if t == "-I" && i+1 < len(args) {
@@ -462,12 +554,13 @@ func (r *reader) xargs(args []arg, x *runCtx) []arg {
 			break
 		}
 	}
-	cmd := skipOpts(args, "adEILnPs", "arg-file", "delimiter", "eof", "max-lines", "max-args", "max-procs", "max-chars", "process-slot-var")
+	return skipOpts(args, "adEILnPs", "arg-file", "delimiter", "eof", "max-lines", "max-args", "max-procs", "max-chars", "process-slot-var"), replace
+}
+
+func xargsRun(cmd []arg, replace string, items []arg) []arg {
 	if len(cmd) == 0 {
 		cmd = []arg{{text: "echo"}}
 	}
-	items := inputItems(x.stdin)
-	x.stdin = input{}
 	if replace == "" {
 		return append(append([]arg(nil), cmd...), items...)
 	}
@@ -716,21 +809,43 @@ func (r *reader) suScript(name string, argv []arg, x *runCtx) input {
 func (r *reader) watch(argv []arg, x *runCtx) input {
 	args := argv[1:]
 	direct := false
+	cmd := watchOpts.walk(args, func(o string, _ arg) { direct = direct || o == "x" || o == "exec" })
+	loose, looseDirect := watchLoose(args)
+	same := slices.EqualFunc(loose, cmd, func(a, b arg) bool { return a.text == b.text })
+	if len(cmd) == 0 && same {
+		return r.final(argv, x)
+	}
+	x.opaque = true
+	if !same || looseDirect != direct { // the older reading too: what it refused stays refused
+		r.out.unclear = r.out.unclear || !same
+		y := *x
+		y.sc = x.sc.clone()
+		r.watchRun(argv, loose, looseDirect, &y)
+	}
+	return r.watchRun(argv, cmd, direct, x)
+}
+
+func (r *reader) watchRun(argv, cmd []arg, direct bool, x *runCtx) input {
+	if len(cmd) == 0 {
+		return r.final(argv, x)
+	}
+	if direct {
+		return r.run(cmd, x)
+	}
+	return r.nested(joinArgs(cmd), x, nil)
+}
+
+// watchLoose is how hub read watch's options before optSpec: kept so
+// that no line is read more loosely than it was.
+func watchLoose(args []arg) ([]arg, bool) {
+	direct := false
 	for _, a := range args {
 		if !strings.HasPrefix(a.text, "-") {
 			break
 		}
 		direct = direct || a.text == "-x" || a.text == "--exec"
 	}
-	cmd := skipOpts(args, "ndgq", "interval", "differences")
-	if len(cmd) == 0 {
-		return r.final(argv, x)
-	}
-	x.opaque = true
-	if direct {
-		return r.run(cmd, x)
-	}
-	return r.nested(joinArgs(cmd), x, nil)
+	return skipOpts(args, "ndgq", "interval", "differences"), direct
 }
 
 // flockCmd: flock [opts] FILE (-c SCRIPT | CMD …).
