@@ -221,9 +221,13 @@ func (r *reader) plainWrapper(name, valued string, args []arg, x *runCtx) ([]arg
 		}
 	}
 	rest := skipOpts(args, valued, longValued[name]...)
-	if dir, ok := optValue(args[:len(args)-len(rest)], valued, longValued[name], 'D', "chdir"); ok && name == "sudo" {
-		x.sc = x.sc.clone()
-		r.cd("cd", []arg{{text: "--"}, dir}, x.sc)
+	if name == "sudo" {
+		optSpec{valued, "", longValued[name], longValued[name]}.walk(args[:len(args)-len(rest)], func(o string, v arg) {
+			if o == "D" || o == "chdir" {
+				x.sc = x.sc.clone()
+				r.cd("cd", []arg{{text: "--"}, v}, x.sc)
+			}
+		})
 	}
 	if (name == "strace" || name == "ltrace" || name == "ionice") && slices.ContainsFunc(args[:len(args)-len(rest)], func(a arg) bool {
 		return a.text == "-p" || strings.HasPrefix(a.text, "-p") && name != "ionice"
@@ -277,41 +281,6 @@ var (
 	envLong   = []string{"ignore-environment", "null", "unset", "chdir", "split-string", "block-signal", "default-signal", "ignore-signal", "list-signal-handling", "debug", "help", "version"}
 	envValued = map[string]string{"unset": "u", "chdir": "C", "split-string": "S"}
 )
-
-// optValue is the value of the last option -short or --name among opts,
-// the options of a program whose short options in valued and long ones in
-// long take a value (attached, after =, or the next word).
-func optValue(opts []arg, valued string, long []string, short byte, name string) (val arg, ok bool) {
-	for i := 0; i < len(opts); i++ {
-		t := opts[i].text
-		o, v, has := "", arg{dynamic: opts[i].dynamic}, false
-		switch {
-		case t == "--" || len(t) < 2 || t[0] != '-':
-			return val, ok
-		case strings.HasPrefix(t, "--"):
-			n, s, eq := strings.Cut(t[2:], "=")
-			o, v.text, has = longOpt(n, long), s, eq
-		default:
-			if j := strings.IndexAny(t[1:], valued); j >= 0 {
-				o, v.text, has = t[1+j:2+j], t[2+j:], len(t) > 2+j
-			}
-		}
-		if o == "" {
-			continue
-		}
-		if !has {
-			if i+1 >= len(opts) {
-				return val, ok
-			}
-			i++
-			v = opts[i]
-		}
-		if o == string(short) || o == name {
-			val, ok = v, true
-		}
-	}
-	return val, ok
-}
 
 // env: options (clusters, attached values, long ones and their prefixes),
 // NAME=VALUE, -S "split string", -C dir (an unknown dir is an unknown cwd).
