@@ -146,6 +146,8 @@ func TestUnclear_Shapes(t *testing.T) {
 		{`sudo -D"$X" rm -rf ./x`, true},
 		{`sudo --chdir="$X" rm -rf ./x`, true},
 		{`env -C /tmp rm -rf ./x`, false},
+		{`nsenter -t 1 -w rm -rf ./x`, true}, // the target's directory
+		{`systemd-run --working-directory "$X" rm -rf x`, true},
 		{`echo ./build | xargs -n 1 -I X rm -rf X`, true}, // read two ways: asked
 		{`echo ./build | xargs -a list rm -rf`, true},     // the items come from list
 		{`echo ./build | xargs --arg-file=list rm -rf`, true},

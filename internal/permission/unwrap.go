@@ -29,7 +29,7 @@ var (
 		"nohup": "", "time": "fo", "command": "", "builtin": "", "exec": "a", "stdbuf": "ioe", "unbuffer": "",
 		"setsid": "", "nice": "n", "ionice": "cnpPu", "strace": "oepsuEIabXPSO", "ltrace": "oepsunaAx",
 		"timeout": "sk", "sudo": "ugpCUrtThDR", "doas": "uC", "pkexec": "u", "runuser": "ugs", "chroot": "",
-		"systemd-run": "pueEMGHs", "unshare": "", "nsenter": "tSGw", "fakeroot": "ls", "proxychains": "f",
+		"systemd-run": "pueEMGHs", "unshare": "", "nsenter": "tSG", "fakeroot": "ls", "proxychains": "f",
 		"proxychains4": "f", "torsocks": "aPpu", "catchsegv": "", "valgrind": "", "firejail": "", "cgexec": "g",
 		"taskset": "", "chrt": "", "faketime": "f", "numactl": "CNmpPi", "caffeinate": "tw", "sg": "", "doas-keepenv": "",
 	}
@@ -43,7 +43,7 @@ var (
 		"ionice":      {"class", "classdata", "pid", "pgid", "uid"},
 		"runuser":     {"user", "group", "supp-group", "shell", "command"},
 		"systemd-run": {"property", "unit", "setenv", "description", "slice", "uid", "gid", "working-directory", "nice", "on-calendar", "on-active", "machine", "host"},
-		"nsenter":     {"target", "setuid", "setgid", "wd", "root"},
+		"nsenter":     {"target", "setuid", "setgid"},
 		"strace":      {"output", "trace", "signal", "attach", "user"},
 	}
 	// firstOperand wrappers take one operand before the command.
@@ -221,13 +221,8 @@ func (r *reader) plainWrapper(name, valued string, args []arg, x *runCtx) ([]arg
 		}
 	}
 	rest := skipOpts(args, valued, longValued[name]...)
-	if name == "sudo" {
-		optSpec{valued, "", longValued[name], longValued[name]}.walk(args[:len(args)-len(rest)], func(o string, v arg) {
-			if o == "D" || o == "chdir" {
-				x.sc = x.sc.clone()
-				r.cd("cd", []arg{{text: "--"}, v}, x.sc)
-			}
-		})
+	if c, ok := chdirOpts[name]; ok {
+		r.wrapperDir(name, optSpec{valued, c[2], append([]string{c[1]}, longValued[name]...), longValued[name]}, args[:len(args)-len(rest)], x)
 	}
 	if (name == "strace" || name == "ltrace" || name == "ionice") && slices.ContainsFunc(args[:len(args)-len(rest)], func(a arg) bool {
 		return a.text == "-p" || strings.HasPrefix(a.text, "-p") && name != "ionice"
@@ -245,6 +240,38 @@ func (r *reader) plainWrapper(name, valued string, args []arg, x *runCtx) ([]arg
 		return nil, false
 	}
 	return rest, len(rest) > 0
+}
+
+// chdirOpts are the wrappers' options naming the directory the command
+// runs in: short, long, and the short one when its value is attached only
+// (nsenter -w alone means the target's directory). systemd-run's command
+// runs in / or ~ unless -d or --working-directory says otherwise.
+var chdirOpts = map[string][3]string{"sudo": {"D", "chdir", ""}, "nsenter": {"w", "wd", "w"}, "systemd-run": {"d", "same-dir", ""}}
+
+func (r *reader) wrapperDir(name string, spec optSpec, opts []arg, x *runCtx) {
+	c := chdirOpts[name]
+	same := name != "systemd-run"
+	dirs := []arg{}
+	spec.walk(opts, func(o string, v arg) {
+		switch {
+		case name == "systemd-run" && (o == "d" || o == "same-dir"):
+			same = true
+		case o == c[0] || o == c[1] || o == "working-directory":
+			if v.text == "" && !v.dynamic {
+				v = unknown
+			}
+			dirs = append(dirs, v)
+		}
+	})
+	x.sc = x.sc.clone()
+	if !same && r.home == "" {
+		dirs = append([]arg{unknown}, dirs...)
+	} else if !same { // any of here, / and ~: each is checked
+		x.sc.cwds, x.sc.vars["PWD"] = unionDirs(x.sc.cwds, []string{"/", r.home}), unknown
+	}
+	for _, d := range dirs {
+		r.cd("cd", []arg{{text: "--"}, d}, x.sc)
+	}
 }
 
 // skipOpts drops leading options: short ones (clusters too; those in
@@ -337,7 +364,7 @@ func longOpt(name string, names []string) string {
 	found := ""
 	for _, n := range names {
 		if strings.HasPrefix(n, name) {
-			if found != "" {
+			if found != "" && found != n {
 				return ""
 			}
 			found = n
