@@ -154,6 +154,7 @@ func TestUnclear_Shapes(t *testing.T) {
 		{`echo / | xargs -I "$R" rm -rf X`, true},
 		{`echo ./build | xargs -n1 -IX rm -rf X`, false},
 		{`watch -n 1 -x make`, false},
+		{`parallel -I "$R" rm -rf X ::: ./b`, true},
 		{"rm -rf 'unclosed", true},
 		{"ls -la", false},
 		{"go test ./...", false},

@@ -654,21 +654,47 @@ func findStarts(args []arg) []arg {
 // parallel runs its command once per argument after :::, through a shell.
 func (r *reader) parallel(args []arg, x *runCtx) {
 	x.opaque = true
-	cmd := skipOpts(args, "jPnNSadEIlLs", "jobs", "arg-file", "delimiter", "sshlogin", "halt", "joblog", "results", "timeout")
+	long := []string{"jobs", "arg-file", "delimiter", "sshlogin", "halt", "joblog", "results", "timeout"}
+	cmd := skipOpts(args, "jPnNSadEIlLs", long...)
 	items := inputItems(x.stdin)
 	if i := slices.IndexFunc(cmd, func(a arg) bool { return slices.Contains([]string{":::", "::::", ":::+"}, a.text) }); i >= 0 {
 		cmd, items = cmd[:i], cmd[i+1:]
 	}
+	// -I's replace-string and -q's quoting are read besides the plain
+	// reading, never instead of it: what either refuses stays refused.
+	reps, quote := []string{"{}"}, false
+	optSpec{"jPnNSadEIlLs", "", append(long, "quote"), long}.walk(args[:len(args)-len(cmd)], func(o string, v arg) {
+		r.out.unclear = r.out.unclear || o == "I" && v.dynamic
+		if o == "I" && v.text != "" {
+			reps = append(reps, v.text)
+		}
+		quote = quote || o == "q" || o == "quote"
+	})
 	for _, it := range items[:min(len(items), 16)] {
 		if it.text == ":::" || it.text == "::::" {
 			continue
 		}
-		line := substitute(cmd, "{}", []arg{it})
-		if len(line) == len(cmd) && !slices.ContainsFunc(cmd, func(a arg) bool { return strings.Contains(a.text, "{}") }) {
-			line = append(line, it)
+		for _, rep := range reps {
+			line := substitute(cmd, rep, []arg{it})
+			if len(line) == len(cmd) && !slices.ContainsFunc(cmd, func(a arg) bool { return strings.Contains(a.text, rep) }) {
+				line = append(line, it)
+			}
+			r.nested(joinArgs(line), x, nil)
+			if quote {
+				r.nested(joinQuoted(line), x, nil)
+			}
 		}
-		r.nested(joinArgs(line), x, nil)
 	}
+}
+
+// joinQuoted is joinArgs with each word quoted, as parallel -q runs them.
+func joinQuoted(args []arg) arg {
+	q := make([]arg, len(args))
+	for i, a := range args {
+		q[i] = a
+		q[i].text = quoteWord(a.text)
+	}
+	return joinArgs(q)
 }
 
 func joinArgs(args []arg) arg {
