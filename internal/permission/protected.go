@@ -21,8 +21,9 @@ import (
 //     .aws, .azure, .kube, .docker, .password-store, .config, .local,
 //     .mozilla, .thunderbird, Documents, Desktop, Pictures, Music, Videos,
 //     Movies, Downloads, Library;
-//   - anything inside a credential store (~/.ssh, ~/.gnupg, ~/.aws,
-//     ~/.azure, ~/.kube, ~/.docker, ~/.password-store).
+//   - anything inside a credential store (credStores: ~/.ssh, ~/.aws,
+//     ~/.config/gcloud, ~/.netrc, …), and recursively a directory
+//     holding one (~/.local/share, ~/.cargo).
 //
 // A plain (not recursive) delete is refused inside a system tree or a
 // credential store. Caches and build output (~/.cache/x, ~/.npm,
@@ -46,11 +47,26 @@ var usrLocal = set("/usr/local", "/usr/local/bin", "/usr/local/lib", "/usr/local
 var homeDirs = set(".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker", ".password-store", ".config", ".local",
 	".mozilla", ".thunderbird", "Documents", "Desktop", "Pictures", "Music", "Videos", "Movies", "Downloads", "Library")
 
-var credDirs = set(".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker", ".password-store")
+// credStores are home's credential stores: those the sandbox hides, and
+// all of ~/.docker. Every file in one is a secret to read, and deleting,
+// moving, truncating or chmod -R on one is refused, as on ~/.ssh.
+var credStores = []string{".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker", ".password-store",
+	".config/gcloud", ".config/gh", ".local/share/keyrings", ".netrc", ".git-credentials", ".npmrc", ".pypirc",
+	".cargo/credentials.toml"}
+
+// credStoreAt reports rel (a slash path inside a home) in a credential
+// store, or, when parents, a directory holding one. Case is folded: the
+// file systems of macOS and Windows fold it.
+func credStoreAt(rel string, parents bool) bool {
+	rel = strings.ToLower(rel)
+	return rel != "" && rel != "." && slices.ContainsFunc(credStores, func(s string) bool {
+		return rel == s || strings.HasPrefix(rel, s+"/") || parents && strings.HasPrefix(s, rel+"/")
+	})
+}
 
 // protected reports whether deleting p (recursively or not) is refused.
 func (r *reader) protected(p string, recursive bool) bool {
-	if inSystemTree(p) || r.inCredStore(p) {
+	if inSystemTree(p) || r.inCredStore(p, recursive) {
 		return true
 	}
 	if !recursive {
@@ -84,13 +100,9 @@ func inSystemTree(p string) bool {
 		slices.ContainsFunc(systemTrees, func(t string) bool { return p == t || strings.HasPrefix(p, t+"/") })
 }
 
-func (r *reader) inCredStore(p string) bool {
+func (r *reader) inCredStore(p string, parents bool) bool {
 	h, rel := r.homeOf(p)
-	if h == "" || rel == "" {
-		return false
-	}
-	first, _, _ := strings.Cut(rel, "/")
-	return credDirs[first]
+	return h != "" && credStoreAt(rel, parents)
 }
 
 // homeOf finds the home directory p is (in): yours, root's, or a user's
@@ -127,7 +139,7 @@ func (r *reader) homeOf(p string) (home, rel string) {
 // credential store.
 func (r *reader) protectedGlob(pattern string, recursive bool) bool {
 	prefix := literalPrefix(pattern)
-	if prefix != pattern && (inSystemTree(prefix) || r.inCredStore(prefix)) {
+	if prefix != pattern && (inSystemTree(prefix) || r.inCredStore(prefix, false)) {
 		return true
 	}
 	homes := []string{r.home, "/root", "/home/user", "/Users/user"}
@@ -157,6 +169,9 @@ func candidates(homes []string) []string {
 		out = append(out, h)
 		for d := range homeDirs {
 			out = append(out, path.Join(h, d))
+		}
+		for _, s := range credStores {
+			out = append(out, path.Join(h, s))
 		}
 	}
 	return out

@@ -134,6 +134,27 @@ func TestUnclear_Shapes(t *testing.T) {
 		{`git push -f origin HEAD`, true},
 		{`git push -f origin "$BRANCH"`, true},
 		{`env -S "$CMD"`, true},
+		{`env -C "$X" rm -rf ./x`, true}, // as cd "$X"; rm -rf ./x
+		{`env -C"$X" rm -rf ./x`, true},
+		{`env --chdir="$X" rm -rf ./x`, true},
+		{`env --chdir "$X" rm -rf x`, true},
+		{`env -iC "$X" -- rm -rf x`, true},
+		{`sudo env -C "$X" rm -rf ./x`, true},
+		{`command env -C "$X" rm -rf ./x`, true},
+		{`env -C /tmp env -C "$X" rm -rf x`, true},
+		{`sudo -D "$X" rm -rf ./x`, true},
+		{`sudo -D"$X" rm -rf ./x`, true},
+		{`sudo --chdir="$X" rm -rf ./x`, true},
+		{`env -C /tmp rm -rf ./x`, false},
+		{`nsenter -t 1 -w rm -rf ./x`, true}, // the target's directory
+		{`systemd-run --working-directory "$X" rm -rf x`, true},
+		{`echo ./build | xargs -n 1 -I X rm -rf X`, true}, // read two ways: asked
+		{`echo ./build | xargs -a list rm -rf`, true},     // the items come from list
+		{`echo ./build | xargs --arg-file=list rm -rf`, true},
+		{`echo / | xargs -I "$R" rm -rf X`, true},
+		{`echo ./build | xargs -n1 -IX rm -rf X`, false},
+		{`watch -n 1 -x make`, false},
+		{`parallel -I "$R" rm -rf X ::: ./b`, true},
 		{"rm -rf 'unclosed", true},
 		{"ls -la", false},
 		{"go test ./...", false},

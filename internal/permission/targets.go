@@ -136,16 +136,11 @@ func secretAt(p, home string) bool {
 	return inCredentialDir(p, home)
 }
 
-// inCredentialDir reports p inside a credential store of home (credDirs,
-// and gcloud's): everything there is a secret.
+// inCredentialDir reports p inside a credential store of home
+// (credStores): everything there is a secret.
 func inCredentialDir(p, home string) bool {
 	rel, ok := under(home, p)
-	if !ok {
-		return false
-	}
-	rel = strings.ToLower(filepath.ToSlash(rel))
-	first, _, _ := strings.Cut(rel, "/")
-	return credDirs[first] || rel == ".config/gcloud" || strings.HasPrefix(rel, ".config/gcloud/")
+	return ok && credStoreAt(filepath.ToSlash(rel), false)
 }
 
 // sensitivePath reports a file no "always" answer covers: a dotfile of the

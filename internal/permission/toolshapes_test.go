@@ -178,6 +178,34 @@ func TestService_SecretReadsAlwaysAsked(t *testing.T) {
 	}
 }
 
+// Every file of every credential store is a secret, as ~/.ssh's are; a
+// name next to one is not.
+func TestIsSecretFile_CredentialStores(t *testing.T) {
+	home := fakeHome(t)
+	tests := []struct {
+		rel    string
+		secret bool
+	}{
+		{".ssh/config", true},
+		{".config/gcloud/credentials.db", true},
+		{".config/gcloud", true},
+		{".config/gh/hosts.yml", true},
+		{".local/share/keyrings/login.keyring", true},
+		{".cargo/credentials.toml", true},
+		{".kube/config", true},
+		{".docker/config.json", true},
+		{".config/GH/hosts.yml", true},
+		{".config/gcloud-old/notes", false},
+		{".config/ghostty/config", false},
+		{".cargo/config.toml", false},
+	}
+	for _, tc := range tests {
+		if got := IsSecretFile(filepath.Join(home, filepath.FromSlash(tc.rel))); got != tc.secret {
+			t.Errorf("IsSecretFile(~/%s) = %v, want %v", tc.rel, got, tc.secret)
+		}
+	}
+}
+
 func TestOptionsProblem_DuplicateIDs(t *testing.T) {
 	opt := func(id string, k adapters.PermissionOptionKind) adapters.PermissionOption {
 		return adapters.PermissionOption{ID: id, Name: string(k), Kind: k}

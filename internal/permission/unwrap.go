@@ -1,6 +1,7 @@
 package permission
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 
@@ -28,7 +29,7 @@ var (
 		"nohup": "", "time": "fo", "command": "", "builtin": "", "exec": "a", "stdbuf": "ioe", "unbuffer": "",
 		"setsid": "", "nice": "n", "ionice": "cnpPu", "strace": "oepsuEIabXPSO", "ltrace": "oepsunaAx",
 		"timeout": "sk", "sudo": "ugpCUrtThDR", "doas": "uC", "pkexec": "u", "runuser": "ugs", "chroot": "",
-		"systemd-run": "pueEMGHs", "unshare": "", "nsenter": "tSGw", "fakeroot": "ls", "proxychains": "f",
+		"systemd-run": "pueEMGHs", "unshare": "", "nsenter": "tSG", "fakeroot": "ls", "proxychains": "f",
 		"proxychains4": "f", "torsocks": "aPpu", "catchsegv": "", "valgrind": "", "firejail": "", "cgexec": "g",
 		"taskset": "", "chrt": "", "faketime": "f", "numactl": "CNmpPi", "caffeinate": "tw", "sg": "", "doas-keepenv": "",
 	}
@@ -42,7 +43,7 @@ var (
 		"ionice":      {"class", "classdata", "pid", "pgid", "uid"},
 		"runuser":     {"user", "group", "supp-group", "shell", "command"},
 		"systemd-run": {"property", "unit", "setenv", "description", "slice", "uid", "gid", "working-directory", "nice", "on-calendar", "on-active", "machine", "host"},
-		"nsenter":     {"target", "setuid", "setgid", "wd", "root"},
+		"nsenter":     {"target", "setuid", "setgid"},
 		"strace":      {"output", "trace", "signal", "attach", "user"},
 	}
 	// firstOperand wrappers take one operand before the command.
@@ -220,13 +221,8 @@ func (r *reader) plainWrapper(name, valued string, args []arg, x *runCtx) ([]arg
 		}
 	}
 	rest := skipOpts(args, valued, longValued[name]...)
-	if name == "sudo" {
-		for i, a := range args[:len(args)-len(rest)] {
-			if (a.text == "-D" || a.text == "--chdir") && i+1 < len(args) {
-				x.sc = x.sc.clone()
-				r.cd("cd", args[i+1:i+2], x.sc)
-			}
-		}
+	if c, ok := chdirOpts[name]; ok {
+		r.wrapperDir(name, optSpec{valued, c[2], append([]string{c[1]}, longValued[name]...), longValued[name]}, args[:len(args)-len(rest)], x)
 	}
 	if (name == "strace" || name == "ltrace" || name == "ionice") && slices.ContainsFunc(args[:len(args)-len(rest)], func(a arg) bool {
 		return a.text == "-p" || strings.HasPrefix(a.text, "-p") && name != "ionice"
@@ -246,6 +242,38 @@ func (r *reader) plainWrapper(name, valued string, args []arg, x *runCtx) ([]arg
 	return rest, len(rest) > 0
 }
 
+// chdirOpts are the wrappers' options naming the directory the command
+// runs in: short, long, and the short one when its value is attached only
+// (nsenter -w alone means the target's directory). systemd-run's command
+// runs in / or ~ unless -d or --working-directory says otherwise.
+var chdirOpts = map[string][3]string{"sudo": {"D", "chdir", ""}, "nsenter": {"w", "wd", "w"}, "systemd-run": {"d", "same-dir", ""}}
+
+func (r *reader) wrapperDir(name string, spec optSpec, opts []arg, x *runCtx) {
+	c := chdirOpts[name]
+	same := name != "systemd-run"
+	dirs := []arg{}
+	spec.walk(opts, func(o string, v arg) {
+		switch {
+		case name == "systemd-run" && (o == "d" || o == "same-dir"):
+			same = true
+		case o == c[0] || o == c[1] || o == "working-directory":
+			if v.text == "" && !v.dynamic {
+				v = unknown
+			}
+			dirs = append(dirs, v)
+		}
+	})
+	x.sc = x.sc.clone()
+	if !same && r.home == "" {
+		dirs = append([]arg{unknown}, dirs...)
+	} else if !same { // any of here, / and ~: each is checked
+		x.sc.cwds, x.sc.vars["PWD"] = unionDirs(x.sc.cwds, []string{"/", r.home}), unknown
+	}
+	for _, d := range dirs {
+		r.cd("cd", []arg{{text: "--"}, d}, x.sc)
+	}
+}
+
 // skipOpts drops leading options: short ones (clusters too; those in
 // valued take a value, attached or the next word) and long ones (those in
 // long take the next word unless given with =).
@@ -259,7 +287,7 @@ func skipOpts(args []arg, valued string, long ...string) []arg {
 			return args[1:]
 		case strings.HasPrefix(t, "--"):
 			args = args[1:]
-			if !strings.Contains(t, "=") && len(args) > 0 && slices.Contains(long, t[2:]) {
+			if !strings.Contains(t, "=") && len(args) > 0 && longOpt(t[2:], long) != "" {
 				args = args[1:]
 			}
 		case len(t) > 1 && t[0] == '-':
@@ -274,52 +302,75 @@ func skipOpts(args []arg, valued string, long ...string) []arg {
 	return args
 }
 
-// env: options, NAME=VALUE, -S "split string", -C dir.
+// envLong are env's long options as getopt reads them (a unique prefix
+// names one); envValued maps those taking a value to their short form.
+var (
+	envLong   = []string{"ignore-environment", "null", "unset", "chdir", "split-string", "block-signal", "default-signal", "ignore-signal", "list-signal-handling", "debug", "help", "version"}
+	envValued = map[string]string{"unset": "u", "chdir": "C", "split-string": "S"}
+)
+
+// env: options (clusters, attached values, long ones and their prefixes),
+// NAME=VALUE, -S "split string", -C dir (an unknown dir is an unknown cwd).
 func (r *reader) env(args []arg, x *runCtx) []arg {
 	for len(args) > 0 {
-		a := args[0]
-		t := a.text
-		switch {
-		case a.dynamic:
+		a, t := args[0], args[0].text
+		if a.dynamic || t != "-" && !strings.HasPrefix(t, "-") && !isAssignment(t) {
 			return args
+		}
+		args = args[1:]
+		opt, val, hasVal := "", arg{}, false
+		switch {
 		case t == "--":
-			return args[1:]
-		case t == "-S" || t == "--split-string" || strings.HasPrefix(t, "-S") || strings.HasPrefix(t, "--split-string="):
-			s := strings.TrimPrefix(strings.TrimPrefix(t, "--split-string="), "-S")
-			rest := args[1:]
-			if t == "-S" || t == "--split-string" {
-				if len(rest) == 0 {
-					return nil
-				}
-				s, rest = rest[0].text, rest[1:]
-				if args[1].dynamic {
-					r.out.unclear = true
-				}
-			}
-			return append(r.splitString(s, x.sc), rest...)
-		case t == "-C" || t == "--chdir" || strings.HasPrefix(t, "--chdir="):
-			dir := strings.TrimPrefix(t, "--chdir=")
-			if t == "-C" || t == "--chdir" {
-				if len(args) < 2 {
-					return nil
-				}
-				dir, args = args[1].text, args[1:]
-			}
-			x.sc = x.sc.clone()
-			r.cd("cd", []arg{{text: dir}}, x.sc)
-			args = args[1:]
-		case t == "-u" || t == "--unset" || t == "-P":
-			args = args[min(2, len(args)):]
-		case strings.HasPrefix(t, "-"):
-			args = args[1:]
+			return args
 		case isAssignment(t):
 			x.opaque = true
-			args = args[1:]
-		default:
-			return args
+		case strings.HasPrefix(t, "--"):
+			name, v, eq := strings.Cut(t[2:], "=")
+			opt, val, hasVal = envValued[longOpt(name, envLong)], arg{text: v}, eq
+		case len(t) > 1:
+			if i := strings.IndexAny(t[1:], "uCSP"); i >= 0 { // the first valued option ends the cluster
+				opt, val, hasVal = t[1+i:2+i], arg{text: t[2+i:]}, len(t) > 2+i
+			}
+		}
+		if opt == "" {
+			continue
+		}
+		if !hasVal {
+			if len(args) == 0 {
+				return nil
+			}
+			val, args = args[0], args[1:]
+		}
+		switch opt {
+		case "S":
+			if val.dynamic {
+				r.out.unclear = true
+			}
+			return append(r.splitString(val.text, x.sc), args...)
+		case "C":
+			x.sc = x.sc.clone()
+			r.cd("cd", []arg{{text: "--"}, val}, x.sc)
 		}
 	}
 	return nil
+}
+
+// longOpt is the option of names that name (a long option without its
+// dashes) stands for: itself, or the one it is a unique prefix of.
+func longOpt(name string, names []string) string {
+	if slices.Contains(names, name) {
+		return name
+	}
+	found := ""
+	for _, n := range names {
+		if strings.HasPrefix(n, name) {
+			if found != "" && found != n {
+				return ""
+			}
+			found = n
+		}
+	}
+	return found
 }
 
 // splitString is env -S's argument split into words (quotes honoured).
@@ -391,10 +442,101 @@ func (r *reader) git(argv []arg, x *runCtx) []arg {
 	return out
 }
 
-// xargs: its command gets the input's words as operands.
+// optSpec is how a program's options read: short ones in valued take a
+// value (attached or the next word), those in optional only an attached
+// one; long ones are named by a unique prefix, those in longValued take
+// the next word unless given with =.
+type optSpec struct {
+	valued, optional string
+	long, longValued []string
+}
+
+var (
+	// GNU's and BSD's (-J, -R, -S) xargs.
+	xargsOpts = optSpec{"aEIJLnPRSsd", "eil", []string{"null", "arg-file", "delimiter", "eof", "replace", "max-lines", "max-args",
+		"interactive", "max-chars", "verbose", "show-limits", "no-run-if-empty", "exit", "max-procs", "process-slot-var", "open-tty", "help", "version"},
+		[]string{"arg-file", "delimiter", "max-args", "max-chars", "max-procs", "process-slot-var"}}
+	watchOpts = optSpec{"nq", "d", []string{"beep", "color", "no-color", "differences", "errexit", "chgexit", "interval", "precise",
+		"equexit", "no-rerun", "no-title", "no-wrap", "exec", "help", "version"}, []string{"interval", "equexit"}}
+)
+
+// walk calls each with every option at the head of args (a short letter
+// or a long name, "" for an unknown one) and its value; it returns what
+// follows the options.
+func (s optSpec) walk(args []arg, each func(o string, v arg)) []arg {
+	for len(args) > 0 {
+		a, t := args[0], args[0].text
+		if a.dynamic || t == "-" || !strings.HasPrefix(t, "-") {
+			return args
+		}
+		args = args[1:]
+		if t == "--" {
+			return args
+		}
+		if strings.HasPrefix(t, "--") {
+			n, v, eq := strings.Cut(t[2:], "=")
+			o, val := longOpt(n, s.long), arg{text: v}
+			if !eq && o != "" && slices.Contains(s.longValued, o) && len(args) > 0 {
+				val, args = args[0], args[1:]
+			}
+			each(o, val)
+			continue
+		}
+		for i := 1; i < len(t); i++ {
+			c := t[i : i+1]
+			if !strings.Contains(s.valued+s.optional, c) {
+				each(c, arg{})
+				continue
+			}
+			val := arg{text: t[i+1:]}
+			if val.text == "" && strings.Contains(s.valued, c) && len(args) > 0 {
+				val, args = args[0], args[1:]
+			}
+			each(c, val)
+			break
+		}
+	}
+	return nil
+}
+
+// alsoRead reads alt, the command an older, looser reading of a wrapper's
+// options found, when it differs from cmd: the line is then unclear, and
+// what alt is refused for stays refused.
+func (r *reader) alsoRead(alt, cmd []arg, x *runCtx) {
+	if slices.EqualFunc(alt, cmd, func(a, b arg) bool { return a.text == b.text }) {
+		return
+	}
+	r.out.unclear = true
+	y := *x
+	y.sc = x.sc.clone()
+	r.run(alt, &y)
+}
+
+// xargs: its command gets the input's words (or those of its -a file) as
+// operands, or in place of its -I/-J/-i replace-string.
 func (r *reader) xargs(args []arg, x *runCtx) []arg {
 	x.opaque = true
-	replace := ""
+	replace, items := "", inputItems(x.stdin)
+	cmd := xargsOpts.walk(args, func(o string, v arg) {
+		switch o {
+		case "I", "J", "i", "replace":
+			replace = cmp.Or(v.text, "{}")
+			r.out.unclear = r.out.unclear || v.dynamic
+		case "a", "arg-file":
+			items = inputItems(input{})
+		}
+	})
+	out := xargsRun(cmd, replace, items)
+	loose, looseRep := xargsLoose(args)
+	alt := xargsRun(loose, looseRep, inputItems(x.stdin))
+	x.stdin = input{}
+	r.alsoRead(alt, out, x)
+	return out
+}
+
+// xargsLoose is how hub read xargs' options before optSpec: kept so that
+// no line is read more loosely than it was (see alsoRead).
+func xargsLoose(args []arg) (cmd []arg, replace string) {
 	for i := 0; i < len(args); i++ {
 		t := args[i].text
 		if t == "-I" && i+1 < len(args) {
@@ -408,12 +550,13 @@ func (r *reader) xargs(args []arg, x *runCtx) []arg {
 			break
 		}
 	}
-	cmd := skipOpts(args, "adEILnPs", "arg-file", "delimiter", "eof", "max-lines", "max-args", "max-procs", "max-chars", "process-slot-var")
+	return skipOpts(args, "adEILnPs", "arg-file", "delimiter", "eof", "max-lines", "max-args", "max-procs", "max-chars", "process-slot-var"), replace
+}
+
+func xargsRun(cmd []arg, replace string, items []arg) []arg {
 	if len(cmd) == 0 {
 		cmd = []arg{{text: "echo"}}
 	}
-	items := inputItems(x.stdin)
-	x.stdin = input{}
 	if replace == "" {
 		return append(append([]arg(nil), cmd...), items...)
 	}
@@ -511,21 +654,47 @@ func findStarts(args []arg) []arg {
 // parallel runs its command once per argument after :::, through a shell.
 func (r *reader) parallel(args []arg, x *runCtx) {
 	x.opaque = true
-	cmd := skipOpts(args, "jPnNSadEIlLs", "jobs", "arg-file", "delimiter", "sshlogin", "halt", "joblog", "results", "timeout")
+	long := []string{"jobs", "arg-file", "delimiter", "sshlogin", "halt", "joblog", "results", "timeout"}
+	cmd := skipOpts(args, "jPnNSadEIlLs", long...)
 	items := inputItems(x.stdin)
 	if i := slices.IndexFunc(cmd, func(a arg) bool { return slices.Contains([]string{":::", "::::", ":::+"}, a.text) }); i >= 0 {
 		cmd, items = cmd[:i], cmd[i+1:]
 	}
+	// -I's replace-string and -q's quoting are read besides the plain
+	// reading, never instead of it: what either refuses stays refused.
+	reps, quote := []string{"{}"}, false
+	optSpec{"jPnNSadEIlLs", "", append(long, "quote"), long}.walk(args[:len(args)-len(cmd)], func(o string, v arg) {
+		r.out.unclear = r.out.unclear || o == "I" && v.dynamic
+		if o == "I" && v.text != "" {
+			reps = append(reps, v.text)
+		}
+		quote = quote || o == "q" || o == "quote"
+	})
 	for _, it := range items[:min(len(items), 16)] {
 		if it.text == ":::" || it.text == "::::" {
 			continue
 		}
-		line := substitute(cmd, "{}", []arg{it})
-		if len(line) == len(cmd) && !slices.ContainsFunc(cmd, func(a arg) bool { return strings.Contains(a.text, "{}") }) {
-			line = append(line, it)
+		for _, rep := range reps {
+			line := substitute(cmd, rep, []arg{it})
+			if len(line) == len(cmd) && !slices.ContainsFunc(cmd, func(a arg) bool { return strings.Contains(a.text, rep) }) {
+				line = append(line, it)
+			}
+			r.nested(joinArgs(line), x, nil)
+			if quote {
+				r.nested(joinQuoted(line), x, nil)
+			}
 		}
-		r.nested(joinArgs(line), x, nil)
 	}
+}
+
+// joinQuoted is joinArgs with each word quoted, as parallel -q runs them.
+func joinQuoted(args []arg) arg {
+	q := make([]arg, len(args))
+	for i, a := range args {
+		q[i] = a
+		q[i].text = quoteWord(a.text)
+	}
+	return joinArgs(q)
 }
 
 func joinArgs(args []arg) arg {
@@ -662,21 +831,43 @@ func (r *reader) suScript(name string, argv []arg, x *runCtx) input {
 func (r *reader) watch(argv []arg, x *runCtx) input {
 	args := argv[1:]
 	direct := false
+	cmd := watchOpts.walk(args, func(o string, _ arg) { direct = direct || o == "x" || o == "exec" })
+	loose, looseDirect := watchLoose(args)
+	same := slices.EqualFunc(loose, cmd, func(a, b arg) bool { return a.text == b.text })
+	if len(cmd) == 0 && same {
+		return r.final(argv, x)
+	}
+	x.opaque = true
+	if !same || looseDirect != direct { // the older reading too: what it refused stays refused
+		r.out.unclear = r.out.unclear || !same
+		y := *x
+		y.sc = x.sc.clone()
+		r.watchRun(argv, loose, looseDirect, &y)
+	}
+	return r.watchRun(argv, cmd, direct, x)
+}
+
+func (r *reader) watchRun(argv, cmd []arg, direct bool, x *runCtx) input {
+	if len(cmd) == 0 {
+		return r.final(argv, x)
+	}
+	if direct {
+		return r.run(cmd, x)
+	}
+	return r.nested(joinArgs(cmd), x, nil)
+}
+
+// watchLoose is how hub read watch's options before optSpec: kept so
+// that no line is read more loosely than it was.
+func watchLoose(args []arg) ([]arg, bool) {
+	direct := false
 	for _, a := range args {
 		if !strings.HasPrefix(a.text, "-") {
 			break
 		}
 		direct = direct || a.text == "-x" || a.text == "--exec"
 	}
-	cmd := skipOpts(args, "ndgq", "interval", "differences")
-	if len(cmd) == 0 {
-		return r.final(argv, x)
-	}
-	x.opaque = true
-	if direct {
-		return r.run(cmd, x)
-	}
-	return r.nested(joinArgs(cmd), x, nil)
+	return skipOpts(args, "ndgq", "interval", "differences"), direct
 }
 
 // flockCmd: flock [opts] FILE (-c SCRIPT | CMD …).
