@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/hubdev/hub/internal/sandbox"
 )
 
 // The paths a delete, move or recursive chmod must never touch. A
@@ -50,9 +52,7 @@ var homeDirs = set(".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker", ".pas
 // credStores are home's credential stores: those the sandbox hides, and
 // all of ~/.docker. Every file in one is a secret to read, and deleting,
 // moving, truncating or chmod -R on one is refused, as on ~/.ssh.
-var credStores = []string{".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker", ".password-store",
-	".config/gcloud", ".config/gh", ".local/share/keyrings", ".netrc", ".git-credentials", ".npmrc", ".pypirc",
-	".cargo/credentials.toml"}
+var credStores = append(slices.Clone(sandbox.CredentialStores), ".docker")
 
 // credStoreAt reports rel (a slash path inside a home) in a credential
 // store, or, when parents, a directory holding one. Case is folded: the

@@ -13,11 +13,11 @@ type Secret struct {
 	Dir  bool
 }
 
-// secretNames are the credential stores under the home directory: keys,
+// CredentialStores are the credential stores under the home directory: keys,
 // cloud and registry logins, tokens. The rest of the file system stays
 // readable so the user's tools work; these are what a prompt-injected
 // command would send away.
-var secretNames = []string{
+var CredentialStores = []string{
 	".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker/config.json", ".netrc", ".git-credentials",
 	".config/gcloud", ".config/gh", ".npmrc", ".pypirc", ".cargo/credentials.toml",
 	".password-store", ".local/share/keyrings",
@@ -31,7 +31,7 @@ func Secrets(home, root string, stat func(string) (fs.FileInfo, error), realPath
 		return nil
 	}
 	var out []Secret
-	for _, name := range secretNames {
+	for _, name := range CredentialStores {
 		p, err := realPath(filepath.Join(home, filepath.FromSlash(name)))
 		if err != nil {
 			continue // absent
