@@ -201,7 +201,7 @@ func (ss *session) switchAgent(name string) (after func(), err error) {
 // resumes its own session if it had one. It reports whether the old agent had
 // slash commands to take back. Called with ss.mu held; returns with it released.
 func (ss *session) switchLocked(name string, start func()) (hadCommands bool) {
-	b := ss.agent.Sleep()
+	b := ss.agent.Switch()
 	ss.live = nil
 	ss.noteAgentSessionID(b)
 	if ss.rec.Left == nil {

@@ -147,6 +147,28 @@ func TestCrash_ThreeInAMinuteStopRestarts(t *testing.T) {
 	}
 }
 
+// A crash loop stops restarts of the agent that crashed, not of the one
+// the user switches to to get on with the work.
+func TestCrash_SwitchAfterACrashLoopStartsTheNewAgent(t *testing.T) {
+	first, second := &forgetful{resume: true}, &forgetful{}
+	c, sid := twoAgents(t, first, second)
+	for range 3 {
+		if _, e := c.call("session/prompt", promptOf(sid, "crash")); e == nil {
+			t.Fatal("a crash answered no error")
+		}
+	}
+	if _, e := c.call("session/prompt", promptOf(sid, "hello")); e == nil || !strings.Contains(e.Message, "crashed 3 times") {
+		t.Fatalf("the fourth prompt answered %v; want the crash-loop error", e)
+	}
+	switchTo(c, sid, "second")
+	if _, e := c.call("session/prompt", promptOf(sid, "go on")); e != nil {
+		t.Fatalf("the agent switched to after a crash loop was refused: %v", e)
+	}
+	if _, prompts := second.seen(); len(prompts) != 1 || !strings.HasSuffix(prompts[0], "go on") {
+		t.Fatalf("the new agent's prompts %q", prompts)
+	}
+}
+
 // Switching the agent hands the new one the conversation so far.
 func TestSwitchAgent_CarriesTheConversation(t *testing.T) {
 	first, second := &forgetful{}, &forgetful{}

@@ -184,14 +184,20 @@ func (a *Agent) Holds() bool {
 
 // Sleep takes the agent session from the Agent, for the caller to close,
 // and abandons a start in flight; the next Await starts again. Close is
-// Sleep for good: the Agent starts nothing after it.
-func (a *Agent) Sleep() adapters.Session { return a.drop(false) }
-func (a *Agent) Close() adapters.Session { return a.drop(true) }
+// Sleep for good: the Agent starts nothing after it. Switch is Sleep for
+// a switch to another agent: the crashes of the one that ran stop
+// counting against it.
+func (a *Agent) Sleep() adapters.Session  { return a.drop(false, false) }
+func (a *Agent) Close() adapters.Session  { return a.drop(true, false) }
+func (a *Agent) Switch() adapters.Session { return a.drop(false, true) }
 
-func (a *Agent) drop(closing bool) adapters.Session {
+func (a *Agent) drop(closing, switching bool) adapters.Session {
 	a.mu.Lock()
 	b, st := a.cur, a.st
 	a.cur, a.st, a.closed = nil, nil, a.closed || closing
+	if switching {
+		a.crashes = nil
+	}
 	a.mu.Unlock()
 	if st != nil {
 		st.cancel()
