@@ -19,6 +19,9 @@ func HardDeny(req Request) (string, bool) {
 	if req.Path != "" && req.Kind != "read" && req.Kind != "search" && IsEnvFile(req.Path) {
 		return whyEnv, true
 	}
+	if req.Path != "" && writesFile(req) && credStoreFile(req.Path) {
+		return whyCredWrite, true
+	}
 	return "", false
 }
 
@@ -53,6 +56,7 @@ const (
 	whyPipe      = "piping a download into a shell is never allowed"
 	whyDownload  = "running downloaded code is never allowed"
 	whyEnv       = "writing .env files is never allowed (secrets)"
+	whyCredWrite = "writing into a credential store (~/.ssh, ~/.aws, ~/.netrc, …) is never allowed"
 	whyForcePush = "force-pushing to main or master is never allowed"
 )
 
@@ -77,6 +81,7 @@ var denyRules = []denyRule{
 	{"mkfs", whyMkfs, formats},
 	{"interpreter fork bomb", whyForkBomb, codeForkBomb},
 	{".env write", whyEnv, writesEnv},
+	{"credential store write", whyCredWrite, writesCredStore},
 	{"force push", whyForcePush, forcePushMain},
 }
 
@@ -101,7 +106,7 @@ func (r *reader) emit(c *call) {
 	r.out.calls = append(r.out.calls, c)
 	k := &check{r: r, c: c}
 	for _, rule := range denyRules {
-		if (rule.name == "device write" || rule.name == ".env write" || len(c.argv) > 0 && !c.argv[0].dynamic) && rule.match(k) {
+		if (strings.HasSuffix(rule.name, " write") || len(c.argv) > 0 && !c.argv[0].dynamic) && rule.match(k) {
 			r.setDeny(rule.why)
 		}
 	}
@@ -379,32 +384,100 @@ func codeForkBomb(k *check) bool {
 		slices.ContainsFunc(k.args(), func(a arg) bool { return forkLoop().MatchString(a.text) })
 }
 
-// writesEnv reports a command that writes a dotenv file: a redirect,
-// tee, cp/mv/install onto one, sed -i, truncate or dd into one.
+// writesEnv reports a command that writes a dotenv file.
 func writesEnv(k *check) bool {
-	if slices.ContainsFunc(k.writeTargets(), func(t arg) bool { return !t.dynamic && IsEnvFile(t.text) }) {
-		return true
-	}
+	return slices.ContainsFunc(k.writtenFiles(), func(t arg) bool { return !t.dynamic && IsEnvFile(t.text) })
+}
+
+// writesCredStore reports a command that writes into a credential store
+// (credStores), wherever it names it from: planting a key there (echo >>
+// ~/.ssh/authorized_keys) is as bad as deleting one.
+func writesCredStore(k *check) bool {
+	return slices.ContainsFunc(k.writtenFiles(), func(a arg) bool {
+		if a.dynamic && a.maybe { // one of its values is known: check that one
+			a.dynamic = false
+		}
+		paths, _ := k.paths(a)
+		return slices.ContainsFunc(paths, func(p string) bool { return k.r.inCredStore(p, false) || a.glob && k.r.credGlob(p) })
+	})
+}
+
+// writtenFiles are the files a command writes: redirects, the operands of
+// tee, truncate and touch, where cp, mv, install, ln, rsync and scp put
+// each source, sed -i's and perl -i's files, dd's of= and downloads'
+// outputs.
+func (k *check) writtenFiles() []arg {
+	out := slices.DeleteFunc(k.writeTargets(), func(t arg) bool { return strings.Trim(t.text, "0123456789-") == "" }) // >&2
 	args := k.args()
 	ops := operands(args)
-	env := func(o arg) bool { return IsEnvFile(o.text) }
-	switch k.c.prog() {
+	switch prog := k.c.prog(); prog {
 	case "tee", "truncate", "touch":
-		return slices.ContainsFunc(ops, env)
+		out = append(out, ops...)
 	case "cp", "mv", "install", "ln", "rsync", "scp":
-		return len(ops) > 1 && IsEnvFile(ops[len(ops)-1].text)
+		out = append(out, k.copyDests(args, ops)...)
 	case "sed", "perl":
-		inPlace := slices.ContainsFunc(args, func(a arg) bool {
+		if slices.ContainsFunc(args, func(a arg) bool {
 			return strings.HasPrefix(a.text, "-i") || a.text == "--in-place" ||
-				(k.c.prog() == "perl" && strings.HasPrefix(a.text, "-") && strings.Contains(a.text, "i"))
-		})
-		return inPlace && slices.ContainsFunc(ops, env)
+				(prog == "perl" && strings.HasPrefix(a.text, "-") && strings.Contains(a.text, "i"))
+		}) {
+			out = append(out, ops...)
+		}
 	case "dd":
-		return slices.ContainsFunc(args, func(a arg) bool {
-			return strings.HasPrefix(a.text, "of=") && IsEnvFile(strings.TrimPrefix(a.text, "of="))
-		})
+		for _, a := range args {
+			if v, ok := strings.CutPrefix(a.text, "of="); ok {
+				out = append(out, k.tilde(arg{text: v, dynamic: a.dynamic, glob: a.glob}))
+			}
+		}
 	}
-	return false
+	if downloaders[k.c.prog()] {
+		for _, t := range downloadTargets(k.c.prog(), args) {
+			out = append(out, k.tilde(arg{text: t}))
+		}
+	}
+	return out
+}
+
+// copyDests are the destination of a copy, move or link and, should it be
+// a directory, the file each source lands as there (cp .netrc ~).
+func (k *check) copyDests(args, ops []arg) []arg {
+	var dest arg
+	for i, a := range args {
+		if v, ok := strings.CutPrefix(a.text, "--target-directory="); ok {
+			dest = k.tilde(arg{text: v, dynamic: a.dynamic})
+		} else if (a.text == "-t" || a.text == "--target-directory") && i+1 < len(args) {
+			dest = args[i+1]
+			ops = slices.DeleteFunc(slices.Clone(ops), func(o arg) bool { return o == args[i+1] })
+		}
+	}
+	switch {
+	case dest.text != "" || dest.dynamic:
+	case len(ops) > 1:
+		dest, ops = ops[len(ops)-1], ops[:len(ops)-1]
+	case len(ops) == 1 && k.c.prog() == "ln": // ln TARGET links in the directory
+		dest = arg{text: "."}
+	default:
+		return nil
+	}
+	out := []arg{dest}
+	for _, o := range ops {
+		if !dest.dynamic && !o.dynamic {
+			_, src, _ := strings.Cut(o.text, ":") // rsync and scp: HOST:PATH
+			if !strings.Contains(o.text, ":") {
+				src = o.text
+			}
+			out = append(out, arg{text: path.Join(dest.text, path.Base(src)), glob: dest.glob || o.glob})
+		}
+	}
+	return out
+}
+
+// tilde expands a leading ~ in an option's value (dd of=~/x), as bash
+// does in words that look like assignments.
+func (k *check) tilde(a arg) arg {
+	if !a.dynamic && (a.text == "~" || strings.HasPrefix(a.text, "~/")) {
+		a.text = k.r.home + a.text[1:]
+	}
+	return a
 }
 
 // forcePushMain: git push with --force, --force-with-lease, -f, +refspec,

@@ -369,6 +369,16 @@ func ReadOnly(kind adapters.ToolKind) bool {
 	return kind == adapters.KindRead || kind == adapters.KindSearch || kind == adapters.KindThink
 }
 
+// writesFile reports a file tool call that changes its file: an edit
+// (write), delete or move, by its kind or else its tool's name.
+func writesFile(req Request) bool {
+	kind := req.Kind
+	if kind == "" || kind == adapters.KindOther {
+		kind, _ = KindOfTool(req.Tool)
+	}
+	return kind == adapters.KindEdit || kind == adapters.KindDelete || kind == adapters.KindMove
+}
+
 // RejectKey is what a "reject always" answer covers: like AlwaysKey, but
 // a file tool's refusal covers the whole tool (refusing more never grants
 // anything).

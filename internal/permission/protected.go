@@ -149,6 +149,33 @@ func (r *reader) protectedGlob(pattern string, recursive bool) bool {
 	return slices.ContainsFunc(candidates(homes), func(c string) bool { return globMatch(pattern, c) && r.protected(c, recursive) })
 }
 
+// credGlob reports a pattern that can name a file in a credential store
+// (~/.ss?/authorized_keys): its leading components match one.
+func (r *reader) credGlob(pattern string) bool {
+	if r.inCredStore(literalPrefix(pattern), false) {
+		return true
+	}
+	parts := strings.Split(strings.ToLower(pattern), "/")
+	h, _ := r.homeOf(literalPrefix(pattern))
+	for _, home := range []string{r.home, "/root", "/home/user", "/Users/user", h} {
+		for _, s := range credStores {
+			c := strings.ToLower(path.Join(home, s))
+			n := strings.Count(c, "/") + 1
+			if home != "" && len(parts) >= n && globMatch(strings.Join(parts[:n], "/"), c) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// credStoreFile reports an absolute path (a file tool's) in a credential
+// store of any home, by its name or by the file a symlink names.
+func credStoreFile(p string) bool {
+	r := &reader{home: homeDir()}
+	return r.inCredStore(path.Clean(toSlash(p)), false) || r.inCredStore(path.Clean(toSlash(resolveLinks(p))), false)
+}
+
 // literalPrefix is the directory part of pattern before its first
 // pattern character.
 func literalPrefix(pattern string) string {
