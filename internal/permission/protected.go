@@ -169,13 +169,6 @@ func (r *reader) credGlob(pattern string) bool {
 	return false
 }
 
-// credStoreFile reports an absolute path (a file tool's) in a credential
-// store of any home, by its name or by the file a symlink names.
-func credStoreFile(p string) bool {
-	r := &reader{home: homeDir()}
-	return r.inCredStore(path.Clean(toSlash(p)), false) || r.inCredStore(path.Clean(toSlash(resolveLinks(p))), false)
-}
-
 // literalPrefix is the directory part of pattern before its first
 // pattern character.
 func literalPrefix(pattern string) string {

@@ -3,6 +3,7 @@ package permission
 import (
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -141,6 +142,15 @@ func secretAt(p, home string) bool {
 func inCredentialDir(p, home string) bool {
 	rel, ok := under(home, p)
 	return ok && credStoreAt(filepath.ToSlash(rel), false)
+}
+
+// credStoreFile reports a file tool's path in a credential store of any
+// home (yours, root's, /home/NAME), by its name or the file a symlink names.
+func credStoreFile(p string) bool {
+	home, _ := os.UserHomeDir()
+	r := &reader{home: homeDir()}
+	return r.inCredStore(path.Clean(toSlash(p)), false) || r.inCredStore(path.Clean(toSlash(resolveLinks(p))), false) ||
+		inCredentialDir(resolveLinks(p), resolveLinks(home))
 }
 
 // sensitivePath reports a file no "always" answer covers: a dotfile of the

@@ -206,6 +206,58 @@ func TestIsSecretFile_CredentialStores(t *testing.T) {
 	}
 }
 
+// A file tool that writes, deletes or moves a file in a credential store is
+// a hard deny under an allow-all rule, whatever home or spelling names it;
+// reading one, or writing elsewhere in home, is not.
+func TestHardDeny_FileToolWritesIntoCredStore(t *testing.T) {
+	home := fakeHome(t)
+	s := mustNew(t, config.PermissionRule{Tool: "*", Decision: "allow"})
+	ws := t.TempDir()
+	if err := os.Mkdir(filepath.Join(home, ".ssh"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(home, ".ssh"), filepath.Join(ws, "keys")); err != nil {
+		t.Skip("no symlinks here:", err)
+	}
+	at := func(rel string) string { return filepath.Join(home, filepath.FromSlash(rel)) }
+	edit := func(p string) Request { return Request{Tool: "write_file", Kind: adapters.KindEdit, Path: p, Cwd: ws} }
+	tests := []struct {
+		name string
+		req  Request
+		hard bool
+	}{
+		{"write authorized_keys", edit(at(".ssh/authorized_keys")), true},
+		{"edit aws credentials", edit(at(".aws/credentials")), true},
+		{"write netrc", edit(at(".netrc")), true},
+		{"letter case", edit(at(".SSH/config")), true},
+		{"dot-dot", edit(at("x/../.ssh/authorized_keys")), true},
+		{"root's home", edit("/root/.ssh/authorized_keys"), true},
+		{"another user's", edit("/home/alice/.ssh/authorized_keys"), true},
+		{"through a symlink", edit(filepath.Join(ws, "keys", "authorized_keys")), true},
+		{"no kind, tool Write", Request{Tool: "Write", Path: at(".ssh/authorized_keys"), Cwd: ws}, true},
+		{"delete kind", Request{Tool: "delete", Kind: adapters.KindDelete, Path: at(".ssh/id_ed25519"), Cwd: ws}, true},
+		{"move kind", Request{Tool: "move", Kind: adapters.KindMove, Path: at(".kube/config"), Cwd: ws}, true},
+		{"second of several", Request{Tool: "Edit", Kind: adapters.KindEdit, Paths: []string{filepath.Join(ws, "a.go"), at(".docker/config.json")}, Cwd: ws}, true},
+		{"ACP edit in rawInput", RequestOf(adapters.ToolCall{Kind: adapters.KindEdit,
+			RawInput: json.RawMessage(`{"file_path":` + jsonString(at(".ssh/authorized_keys")) + `}`)}, ws), true},
+		{"read stays asked", Request{Tool: "read_file", Kind: adapters.KindRead, Path: at(".ssh/config"), Cwd: ws}, false},
+		{"write elsewhere in home", edit(at("notes.txt")), false},
+		{"write beside a store", edit(at(".config/ghostty/config")), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if v, _ := s.Decide(tt.req); v.Hard != tt.hard || tt.hard && v.Decision != Deny {
+				t.Errorf("got %+v, want hard deny %v", v, tt.hard)
+			}
+		})
+	}
+}
+
+func jsonString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
 func TestOptionsProblem_DuplicateIDs(t *testing.T) {
 	opt := func(id string, k adapters.PermissionOptionKind) adapters.PermissionOption {
 		return adapters.PermissionOption{ID: id, Name: string(k), Kind: k}
