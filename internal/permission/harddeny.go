@@ -416,10 +416,7 @@ func (k *check) writtenFiles() []arg {
 	case "cp", "mv", "install", "ln", "rsync", "scp":
 		out = append(out, k.copyDests(args, ops)...)
 	case "sed", "perl":
-		if slices.ContainsFunc(args, func(a arg) bool {
-			return strings.HasPrefix(a.text, "-i") || a.text == "--in-place" ||
-				(prog == "perl" && strings.HasPrefix(a.text, "-") && strings.Contains(a.text, "i"))
-		}) {
+		if hasShort(args, "i") || hasLong(args, "--in-place") { // -i, -Ei, -pi, --in-place=.bak
 			out = append(out, ops...)
 		}
 	case "dd":
