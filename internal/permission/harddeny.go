@@ -419,6 +419,22 @@ func (k *check) writtenFiles() []arg {
 		if hasShort(args, "i") || hasLong(args, "--in-place") { // -i, -Ei, -pi, --in-place=.bak
 			out = append(out, ops...)
 		}
+	case "tar", "bsdtar", "gtar", "unzip": // the directory an archive is unpacked in
+		oldStyle := len(args) > 0 && !strings.HasPrefix(args[0].text, "-") && strings.Contains(args[0].text, "x")
+		if prog == "unzip" || oldStyle || hasShort(args, "x") || hasLong(args, "--extract", "--get") {
+			var dirs []arg
+			for i, a := range args {
+				if v, ok := strings.CutPrefix(a.text, "--directory="); ok {
+					dirs = append(dirs, k.tilde(arg{text: v, dynamic: a.dynamic}))
+				} else if (a.text == "-C" || a.text == "--directory" || a.text == "-d" && prog == "unzip") && i+1 < len(args) {
+					dirs = append(dirs, args[i+1])
+				}
+			}
+			if dirs == nil {
+				dirs = []arg{{text: "."}}
+			}
+			out = append(out, dirs...)
+		}
 	case "dd":
 		for _, a := range args {
 			if v, ok := strings.CutPrefix(a.text, "of="); ok {
