@@ -386,7 +386,7 @@ func codeForkBomb(k *check) bool {
 
 // writesEnv reports a command that writes a dotenv file.
 func writesEnv(k *check) bool {
-	return slices.ContainsFunc(k.writtenFiles(), func(t arg) bool { return !t.dynamic && IsEnvFile(t.text) })
+	return slices.ContainsFunc(k.writtenFiles(), func(t arg) bool { return IsEnvFile(t.text) })
 }
 
 // writesCredStore reports a command that writes into a credential store
