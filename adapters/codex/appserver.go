@@ -386,6 +386,12 @@ func (s *appSession) interrupt() {
 			s.closing = true
 			s.mu.Unlock()
 			_ = s.p.Stop()
+			return
+		}
+		// An interrupt leaves codex's "unified exec" processes running
+		// (it says so to the model); a cancelled turn's commands end too.
+		if err := s.call(ctx, "thread/backgroundTerminals/clean", map[string]any{"threadId": thread}, nil); err != nil {
+			s.log.Debug().Err(err).Msg("codex thread/backgroundTerminals/clean failed")
 		}
 	}()
 }
