@@ -19,7 +19,7 @@ func HardDeny(req Request) (string, bool) {
 	if req.Path != "" && req.Kind != "read" && req.Kind != "search" && IsEnvFile(req.Path) {
 		return whyEnv, true
 	}
-	if req.Path != "" && writesFile(req) && credStoreFile(req.Path) {
+	if req.Path != "" && writesFile(req) && credStoreFile(absTarget(req.Path, homeDir(), req.Cwd)) {
 		return whyCredWrite, true
 	}
 	return "", false
