@@ -1,6 +1,7 @@
 package permission
 
 import (
+	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -19,8 +20,11 @@ func HardDeny(req Request) (string, bool) {
 	if req.Path != "" && req.Kind != "read" && req.Kind != "search" && IsEnvFile(req.Path) {
 		return whyEnv, true
 	}
-	if req.Path != "" && writesFile(req) && credStoreFile(absTarget(req.Path, homeDir(), req.Cwd)) {
-		return whyCredWrite, true
+	if req.Path != "" && writesFile(req) {
+		home, _ := os.UserHomeDir() // the OS's form: absTarget joins with filepath
+		if credStoreFile(req.Path) || credStoreFile(absTarget(req.Path, home, req.Cwd)) {
+			return whyCredWrite, true
+		}
 	}
 	return "", false
 }
