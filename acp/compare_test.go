@@ -91,7 +91,7 @@ func candidate(ctx context.Context, c bestof.CandidateRun) bestof.CandidateResul
 	if err != nil {
 		return bestof.CandidateResult{ExitCode: conversation.ExitUsage, Error: err.Error()}
 	}
-	sess, err := a.Start(ctx, adapters.SessionOptions{Cwd: c.Cwd, Access: adapters.AccessAskFirst, Permission: gate.Ask, Rules: &c.Rules})
+	sess, err := a.Start(ctx, adapters.SessionOptions{Cwd: c.Cwd, Access: adapters.AccessAskFirst, Permission: gate.Ask})
 	if err != nil {
 		return bestof.CandidateResult{ExitCode: conversation.ExitAgentError, Error: err.Error()}
 	}

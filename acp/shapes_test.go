@@ -144,7 +144,7 @@ func TestShapes_HubACPClassifiesAlike(t *testing.T) {
 		defer srv.Close()
 		reg := adapters.NewRegistry()
 		reg.Register(openai.New(openai.Profile{Name: "native", BaseURL: srv.URL, Model: "mock-model", Local: true, Stream: true, ContextWindow: 1 << 20},
-			openai.Options{IdleTimeout: 30 * time.Second, Rules: allowAll}))
+			openai.Options{IdleTimeout: 30 * time.Second}))
 		c := startClient(t, Options{Registry: reg, DefaultAgent: "native", Logger: zerolog.Nop(), StateDir: t.TempDir(),
 			CancelGrace: 500 * time.Millisecond, Permissions: allowAll})
 		ed := &askedEditor{asked: map[string]bool{}}

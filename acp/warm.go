@@ -58,7 +58,7 @@ func (ss *session) startAgent(ctx context.Context) (adapters.Session, conversati
 	setup := ss.setupOf(ss.rec)
 	opts := adapters.SessionOptions{Cwd: ss.rec.Cwd, AddDirs: slices.Clone(setup.AddDirs), MCPServers: ss.mcpFor(a), Model: setup.Model, Mode: setup.Mode,
 		Options: maps.Clone(setup.Options), Editor: ss.editor, CancelGrace: ss.srv.opts.CancelGrace, Ask: ss.editor.ask,
-		Rules: &ss.set.Permissions, Hooks: ss.set.HookConfig,
+		Hooks: ss.set.HookConfig,
 		Permission: func(ctx context.Context, p *adapters.PermissionRequest) adapters.PermissionDecision { // the session's gate decides
 			return ss.gate.AskAs(ctx, p, ss.agentName(), ss.rec.Cwd)
 		}}

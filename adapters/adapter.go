@@ -162,11 +162,6 @@ type SessionOptions struct {
 	CancelGrace time.Duration
 	// Permission asks the user before a tool runs; see TurnRules.
 	Permission PermissionFunc
-	// Rules, when set, are the permission rules of the session's own
-	// configuration (hub acp: the user's file and the project files of the
-	// session's cwd): the native loop started without Permission judges its
-	// tool calls by these, not by the rules it was registered with.
-	Rules *config.PermissionsConfig
 	// Hooks, when not nil, are the hooks of the session's own
 	// configuration, for an agent that runs hooks itself (the native loop;
 	// Capabilities.Hooks); nil keeps those it was registered with.

@@ -20,9 +20,6 @@ var ErrUntrusted = errors.New("untrusted persona")
 type Adapter struct {
 	P       Persona
 	Backend adapters.Adapter
-	// Rules are the user's permission rules, narrowed for each session
-	// whose front end gives none of its own (SessionOptions.Rules).
-	Rules config.PermissionsConfig
 }
 
 var _ adapters.Adapter = (*Adapter)(nil)
@@ -78,7 +75,7 @@ func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adap
 	if a.Backend == nil {
 		return nil, a.noBackend()
 	}
-	opts, warns := a.P.Apply(opts, a.Backend.Capabilities(), a.Backend.Name(), a.Rules)
+	opts, warns := a.P.Apply(opts, a.Backend.Capabilities(), a.Backend.Name())
 	s, err := a.Backend.Start(ctx, opts)
 	if err != nil || len(warns) == 0 {
 		return s, err

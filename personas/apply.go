@@ -92,11 +92,11 @@ func (p Persona) Rules(user config.PermissionsConfig) config.PermissionsConfig {
 // Apply fits opts to the persona on a backend with caps: its prompt
 // through the system-level channel (replacing the system prompt when the
 // file says replace and the backend can), its model when the front end
-// chose none, its mode where the backend has it, its tools, and the
-// user's rules (user; opts.Rules when the front end gives them) narrowed.
+// chose none, its mode where the backend has it, its tools, and its rules
+// narrowing the session's gate.
 // warnings are what the user should hear at start: what the backend
 // cannot take.
-func (p Persona) Apply(opts adapters.SessionOptions, caps adapters.Capabilities, backend string, user config.PermissionsConfig) (adapters.SessionOptions, []string) {
+func (p Persona) Apply(opts adapters.SessionOptions, caps adapters.Capabilities, backend string) (adapters.SessionOptions, []string) {
 	var warns []string
 	switch {
 	case p.Prompt == "":
@@ -127,12 +127,6 @@ func (p Persona) Apply(opts adapters.SessionOptions, caps adapters.Capabilities,
 		}
 		opts.Tools = f
 	}
-	base := user
-	if opts.Rules != nil {
-		base = *opts.Rules
-	}
-	narrowed := p.Rules(base)
-	opts.Rules = &narrowed
 	opts.Permission = p.gate(p.titled(opts.Permission), opts.Cwd)
 	if text, ws := p.skillInstructions(opts.Cwd); text != "" || len(ws) > 0 {
 		opts.Instructions = strings.TrimSpace(opts.Instructions + "\n\n" + text)

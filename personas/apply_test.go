@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/hubdev/hub/adapters"
-	"github.com/hubdev/hub/internal/config"
 )
 
 // capture is a backend that keeps the options it was started with.
@@ -40,7 +39,7 @@ func TestApply_ModeNeverBypassesTheGate(t *testing.T) {
 		{"read-only", "", "refuses its writes"},
 	} {
 		p := Persona{Name: "p", Mode: tc.mode, Trusted: true}
-		got, warns := p.Apply(adapters.SessionOptions{}, caps, "claude", config.PermissionsConfig{})
+		got, warns := p.Apply(adapters.SessionOptions{}, caps, "claude")
 		if got.Mode != tc.want || (tc.warn == "") != (len(warns) == 0) || !strings.Contains(strings.Join(warns, " "), tc.warn) {
 			t.Errorf("mode %s: got %q, warnings %q", tc.mode, got.Mode, warns)
 		}

@@ -62,7 +62,7 @@ func registerNative(r *adapters.Registry, cfg *config.Config, log zerolog.Logger
 	if err != nil {
 		log.Warn().Err(err).Msg("hooks ignored")
 	}
-	openai.Register(r, cfg, openai.Options{Logger: log, Rules: cfg.Permissions, TranscriptDir: config.TranscriptDir(), MCPServers: mcpServers(cfg),
+	openai.Register(r, cfg, openai.Options{Logger: log, TranscriptDir: config.TranscriptDir(), MCPServers: mcpServers(cfg),
 		Hooks: hk, Sandbox: cfg.Sandbox.Policy()}, os.Getenv)
 }
 

@@ -64,7 +64,7 @@ func registerPersonas(r *adapters.Registry, cfg *config.Config, log zerolog.Logg
 			warnOnce(log, n)
 		}
 		p.Agent = cmp.Or(p.Agent, cfg.DefaultAgent, "claude")
-		a := &personas.Adapter{P: p, Rules: cfg.Permissions}
+		a := &personas.Adapter{P: p}
 		if !agents[p.Agent] {
 			r.Register(a) // Ready and Start say the backend is unknown
 			continue

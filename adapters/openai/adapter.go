@@ -2,7 +2,8 @@
 // OpenAI-compatible Chat Completions endpoint (OpenAI, Azure, OpenRouter,
 // Groq, Together, Gemini's OpenAI API, and local servers such as Ollama,
 // LM Studio, vLLM and llama.cpp). Tools are confined to the session's
-// working directory and gated by internal/permission.
+// working directory and each call is put to the session's permission gate
+// (SessionOptions.Permission); without one, to the turn's reader.
 package openai
 
 import (
@@ -21,9 +22,7 @@ import (
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/adapters/openai/tools"
-	"github.com/hubdev/hub/internal/config"
 	"github.com/hubdev/hub/internal/hooks"
-	"github.com/hubdev/hub/internal/permission"
 	"github.com/hubdev/hub/internal/sandbox"
 	"github.com/hubdev/hub/internal/transcript"
 )
@@ -37,9 +36,6 @@ const (
 
 // Options tune an Adapter beyond its profile; zero values are defaults.
 type Options struct {
-	// Rules judge each tool call of a session started without a gate
-	// or rules of its own (SessionOptions.Permission, .Rules).
-	Rules      config.PermissionsConfig
 	HTTPClient *http.Client
 	Clock      Clock
 	// IdleTimeout ends a request when the provider sends nothing for this long.
@@ -153,12 +149,6 @@ func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adap
 	}
 	env.BashTimeout = cmp.Or(max(a.opts.BashTimeout, 0), env.BashTimeout)
 	env.Sandbox = sandbox.Checked(ctx, a.opts.Sandbox, nil)
-	var perm *permission.Service // a gate judges each call alone; without one, the adapter's rules
-	if opts.Permission == nil {
-		if perm, err = permission.New(*cmp.Or(opts.Rules, &a.opts.Rules)); err != nil {
-			return nil, fmt.Errorf("the permission rules of %s: %w", opts.Cwd, err)
-		}
-	}
 	ts, err := newToolset(opts)
 	if err != nil {
 		return nil, err
@@ -179,7 +169,6 @@ func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adap
 		id:     id,
 		cwd:    filepath.Clean(cwd),
 		env:    env,
-		perm:   perm,
 		log:    a.opts.Logger.With().Str("agent", p.Name).Logger(),
 		client: &client{profile: p, http: a.opts.HTTPClient, clock: a.opts.Clock, retries: *a.opts.MaxRetries, idle: a.opts.IdleTimeout, stream: p.Stream},
 	}

@@ -22,13 +22,14 @@ func BenchmarkLoopTurn(b *testing.B) {
 	benchTurns(b, New(Profile{Name: "bench", BaseURL: srv.URL, Model: "m", Local: true, Stream: true}, Options{IdleTimeout: time.Minute}))
 }
 
-// benchTurns runs b.N one-turn sessions of a, failing on an error or a
+// benchTurns runs b.N one-turn sessions of a, gated by rules, failing on an error or a
 // failed tool call.
-func benchTurns(b *testing.B, a *Adapter) {
+func benchTurns(b *testing.B, a *Adapter, rules ...config.PermissionRule) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		s, err := a.Start(context.Background(), adapters.SessionOptions{Cwd: b.TempDir()})
+		cwd := b.TempDir()
+		s, err := a.Start(context.Background(), adapters.SessionOptions{Cwd: cwd, Permission: newGate(b, cwd, rules...).ask})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -67,8 +68,8 @@ func BenchmarkLoopToolCall(b *testing.B) {
 			srv.SetLoop(true)
 			defer srv.Close()
 			benchTurns(b, New(Profile{Name: "bench", BaseURL: srv.URL, Model: "m", Local: true, Stream: true},
-				Options{IdleTimeout: time.Minute, Rules: config.PermissionsConfig{Rules: []config.PermissionRule{{Tool: "*", Decision: "allow"}}},
-					Sandbox: sandbox.Policy{Mode: mode}}))
+				Options{IdleTimeout: time.Minute, Sandbox: sandbox.Policy{Mode: mode}}),
+				config.PermissionRule{Tool: "*", Decision: "allow"})
 		})
 	}
 }

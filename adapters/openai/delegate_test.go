@@ -32,9 +32,15 @@ func TestDelegateAgent_RunsAndAsksPerAgent(t *testing.T) {
 		}
 		return r.Agent + " says: looks fine", nil
 	}
+	var asked []string
+	cwd := t.TempDir()
+	gate := newGate(t, cwd).answer(func(req *adapters.PermissionRequest) string {
+		asked = append(asked, req.Tool.Title)
+		return "allow_always"
+	})
 	s, err := New(Profile{Name: "test", BaseURL: srv.URL, Model: "mock-model", Local: true, Stream: true, ContextWindow: 200000},
 		Options{IdleTimeout: 5 * time.Second}).Start(context.Background(),
-		adapters.SessionOptions{Cwd: t.TempDir(), Delegate: delegate, DelegateAgents: []string{"codex", "claude"}})
+		adapters.SessionOptions{Cwd: cwd, Delegate: delegate, DelegateAgents: []string{"codex", "claude"}, Permission: gate.ask})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,11 +49,7 @@ func TestDelegateAgent_RunsAndAsksPerAgent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var asked []string
-	evs, _ := drain(t, ch, func(req *adapters.PermissionRequest) string {
-		asked = append(asked, req.Tool.Title)
-		return "allow_always"
-	})
+	evs, _ := drain(t, ch)
 	if strings.Join(asked, "|") != "delegate to codex|delegate to claude|delegate to ghost" {
 		t.Fatalf("asked %q: an always answer must hold for that agent only", asked)
 	}

@@ -4,7 +4,9 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -12,45 +14,117 @@ import (
 	"github.com/hubdev/hub/internal/config"
 	"github.com/hubdev/hub/internal/fixture"
 	"github.com/hubdev/hub/internal/mockllm"
+	"github.com/hubdev/hub/internal/permission"
 )
 
-// A session with a gate (SessionOptions.Permission) has each tool call
-// judged once, by the gate, whatever rules the front end also passes
-// (SessionOptions.Rules, the gate's own) or the adapter holds: the loop
-// reports no decision of its own, hands every call it offers to the gate
-// once (a read marked as one it runs unasked), and runs what the gate
-// allows. Before, the loop judged with its own copy of the rules and the
-// gate never saw the calls those decided.
-func TestSession_GateJudgesEachCallOnce(t *testing.T) {
-	rules := func(rs ...config.PermissionRule) *config.PermissionsConfig {
-		return &config.PermissionsConfig{Rules: rs}
+// testGate is a session's permission gate wrapped as a front end wraps
+// permission.Service (conversation.Gate, which an agent's tests may not
+// import): the rules decide (Judge, with the loop's Unasked and Hook),
+// what they leave open goes to the answer the test gives, and an
+// "always" answer is remembered.
+type testGate struct {
+	t     testing.TB
+	cwd   string
+	mu    sync.Mutex
+	rules *permission.Service
+	ans   answer
+	by    []string // who decided each call the rules decided, in order
+}
+
+// newGate is a gate over rules for a session in cwd; it answers nothing
+// until answer gives it an answer.
+func newGate(t testing.TB, cwd string, rules ...config.PermissionRule) *testGate {
+	g := &testGate{t: t, cwd: cwd}
+	g.setRules(rules...)
+	return g
+}
+
+func (g *testGate) setRules(rules ...config.PermissionRule) {
+	svc, err := permission.New(config.PermissionsConfig{Rules: rules})
+	if err != nil {
+		g.t.Fatal(err)
 	}
+	g.mu.Lock()
+	g.rules = svc
+	g.mu.Unlock()
+}
+
+// answer sets what answers the calls the rules leave open; nil fails the
+// test at any such call.
+func (g *testGate) answer(ans answer) *testGate {
+	g.mu.Lock()
+	g.ans = ans
+	g.mu.Unlock()
+	return g
+}
+
+// ask is the gate as the session's adapters.PermissionFunc.
+func (g *testGate) ask(ctx context.Context, p *adapters.PermissionRequest) adapters.PermissionDecision {
+	g.mu.Lock()
+	rules, ans := g.rules, g.ans
+	g.mu.Unlock()
+	req := permission.RequestOf(p.Tool, g.cwd)
+	if v, ok := rules.Judge(ctx, p, req); ok {
+		d := adapters.PermissionDecision{Kind: adapters.RejectOnce, By: v.By, Reason: v.Reason}
+		if v.Decision == permission.Allow {
+			d.Kind = adapters.AllowOnce
+		}
+		if v.By != "" {
+			g.mu.Lock()
+			g.by = append(g.by, v.By)
+			g.mu.Unlock()
+		}
+		return d
+	}
+	if ans == nil {
+		g.t.Errorf("unexpected permission request %+v", p.Tool)
+		return adapters.PermissionDecision{Kind: adapters.RejectOnce}
+	}
+	d := adapters.PermissionDecision{OptionID: ans(p)}
+	if i := slices.IndexFunc(p.Options, func(o adapters.PermissionOption) bool { return o.ID == d.OptionID }); i >= 0 {
+		d.Kind = p.Options[i].Kind
+	}
+	rules.Remember(req, d.Kind)
+	return d
+}
+
+// decided is who decided each call the rules decided.
+func (g *testGate) decided() []string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return slices.Clone(g.by)
+}
+
+// A session with a gate (SessionOptions.Permission) has each tool call
+// judged once, by the gate: the loop reports no decision of its own,
+// hands every call it offers to the gate once (a read marked as one it
+// runs unasked), and runs what the gate allows.
+func TestSession_GateJudgesEachCallOnce(t *testing.T) {
 	call := func(name, args string) mockllm.OpenAITurn {
 		return mockllm.OpenAITurn{ToolCalls: []mockllm.OpenAIToolCall{{Name: name, Args: args}}}
 	}
 	write := call("write_file", `{"path":"a.txt","content":"x"}`)
 	cases := []struct {
 		name    string
-		rules   *config.PermissionsConfig // what the front end passes beside its gate
 		turns   []mockllm.OpenAITurn
 		gate    []adapters.PermissionDecision // the gate's answers, in order
 		unasked []bool                        // the gate saw each call as one the loop runs unasked
 		written bool
 		model   string // what the model reads back from the first call
 	}{
-		{"denied by the hard deny list", rules(config.PermissionRule{Tool: "*", Decision: "allow"}), []mockllm.OpenAITurn{call("bash", `{"command":"rm -rf /"}`)},
+		{"denied by the hard deny list", []mockllm.OpenAITurn{call("bash", `{"command":"rm -rf /"}`)},
 			[]adapters.PermissionDecision{{Kind: adapters.RejectOnce, By: "hard deny", Reason: "hard deny: deletes /"}}, []bool{false}, false,
 			"Permission denied (hard deny: deletes /)"},
-		{"denied by a rule", rules(config.PermissionRule{Tool: "write_file", Decision: "deny"}), []mockllm.OpenAITurn{write},
+		{"denied by a rule", []mockllm.OpenAITurn{write},
 			[]adapters.PermissionDecision{{Kind: adapters.RejectOnce, By: "rule", Reason: "denied by permissions.rules[0]"}}, []bool{false}, false,
 			"Permission denied (denied by permissions.rules[0])"},
-		{"allowed by a rule", rules(config.PermissionRule{Tool: "write_file", Decision: "allow"}), []mockllm.OpenAITurn{write},
+		{"allowed by a rule", []mockllm.OpenAITurn{write},
 			[]adapters.PermissionDecision{{Kind: adapters.AllowOnce, By: "rule", Reason: "allow by permissions.rules[0]"}}, []bool{false}, true, "wrote 1 bytes"},
-		{"a rule the gate lacks decides nothing", rules(config.PermissionRule{Tool: "write_file", Decision: "deny"}), []mockllm.OpenAITurn{write},
+		{"allowed by the user", []mockllm.OpenAITurn{write},
 			[]adapters.PermissionDecision{{Kind: adapters.AllowOnce, By: "user", Reason: "the user allowed it"}}, []bool{false}, true, "wrote 1 bytes"},
-		{"an always answer, then remembered", nil, []mockllm.OpenAITurn{write, write},
+		{"an always answer, then remembered", []mockllm.OpenAITurn{write, write},
 			[]adapters.PermissionDecision{{Kind: adapters.AllowAlways, By: "user"}, {Kind: adapters.AllowOnce, By: "always"}}, []bool{false, false}, true, "wrote 1 bytes"},
-		{"a read the loop runs unasked", rules(config.PermissionRule{Tool: "read_file", Decision: "deny"}), []mockllm.OpenAITurn{call("read_file", `{"path":"a.txt"}`)},
+		{"a read the loop runs unasked", []mockllm.OpenAITurn{call("read_file", `{"path":"a.txt"}`)},
 			[]adapters.PermissionDecision{{Kind: adapters.AllowOnce}}, []bool{true}, false, "old"},
 	}
 	for _, c := range cases {
@@ -71,8 +145,7 @@ func TestSession_GateJudgesEachCallOnce(t *testing.T) {
 				return c.gate[len(unasked)-1]
 			}
 			s, err := New(Profile{Name: "test", BaseURL: srv.URL, Model: "mock-model", Local: true, Stream: true, ContextWindow: 200000},
-				Options{IdleTimeout: 5 * time.Second, Rules: config.PermissionsConfig{Rules: []config.PermissionRule{{Tool: "*", Decision: "deny"}}}}).
-				Start(context.Background(), adapters.SessionOptions{Cwd: root, Permission: gate, Rules: c.rules})
+				Options{IdleTimeout: 5 * time.Second}).Start(context.Background(), adapters.SessionOptions{Cwd: root, Permission: gate})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -81,7 +154,7 @@ func TestSession_GateJudgesEachCallOnce(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			evs, _ := drain(t, ch, nil)
+			evs, _ := drain(t, ch)
 			if len(unasked) != len(c.unasked) {
 				t.Fatalf("the gate was asked %d times, want once per call (%d)", len(unasked), len(c.unasked))
 			}
@@ -105,12 +178,11 @@ func TestSession_GateJudgesEachCallOnce(t *testing.T) {
 	}
 }
 
-// A session started without a gate (the adapter used directly) judges
-// with its rules as a gate would, and asks nothing more than before: the
-// hard deny list and a deny rule refuse unasked, an allow rule allows,
-// a read no rule decides runs unasked, a write no rule decides is put to
-// whoever reads the turn's events; it reports each decision it takes.
-func TestSession_WithoutAGateJudgesByItsRules(t *testing.T) {
+// The user's rules judge the loop's calls through the gate: the hard deny
+// list and a deny rule refuse unasked, an allow rule allows, a read no
+// rule decides runs unasked, a write no rule decides is put to the user;
+// the gate says who decided what it decided.
+func TestSession_GateJudgesByTheRules(t *testing.T) {
 	call := func(name, args string) mockllm.OpenAITurn {
 		return mockllm.OpenAITurn{ToolCalls: []mockllm.OpenAIToolCall{{Name: name, Args: args}}}
 	}
@@ -129,25 +201,83 @@ func TestSession_WithoutAGateJudgesByItsRules(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			r := newRig(t, func(_ *Profile, o *Options) {
-				o.Rules = config.PermissionsConfig{Rules: []config.PermissionRule{{Tool: "write_file", Path: "ok.txt", Decision: "allow"},
-					{Tool: "write_file", Path: "secret.txt", Decision: "deny"}}}
-			}, c.turn, mockllm.OpenAITurn{Text: "done"})
+			r := newRig(t, nil, c.turn, mockllm.OpenAITurn{Text: "done"})
+			r.gate.setRules(config.PermissionRule{Tool: "write_file", Path: "ok.txt", Decision: "allow"},
+				config.PermissionRule{Tool: "write_file", Path: "secret.txt", Decision: "deny"})
 			if err := os.WriteFile(filepath.Join(r.root, "notes.txt"), []byte("the notes\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			asks := 0
-			evs, _ := r.prompt(t, "go", func(*adapters.PermissionRequest) string { asks++; return "reject_once" })
-			var by []string
-			for _, e := range evs {
-				if e.Type == adapters.EventDecision {
-					by = append(by, e.Decision.By)
-				}
-			}
-			if asks != c.asks || strings.Join(by, ",") != c.decisions {
+			r.prompt(t, "go", func(*adapters.PermissionRequest) string { asks++; return "reject_once" })
+			if by := r.gate.decided(); asks != c.asks || strings.Join(by, ",") != c.decisions {
 				t.Errorf("asked %d times, decisions by %q; want %d and %q", asks, by, c.asks, c.decisions)
 			}
 			if got := lastMessage(r, 1); !strings.Contains(got, c.model) {
+				t.Errorf("the model read %q, want %q", got, c.model)
+			}
+		})
+	}
+}
+
+// A session started without a gate fails closed: it asks. Every call,
+// a read and one the hard deny list names too, reaches whoever reads the
+// turn as an EventPermission; nothing runs unanswered, a refusal or a
+// reader that gives up runs nothing, and only an allow runs the call.
+func TestSession_WithoutAGateAsksEveryCall(t *testing.T) {
+	call := func(name, args string) mockllm.OpenAITurn {
+		return mockllm.OpenAITurn{ToolCalls: []mockllm.OpenAIToolCall{{Name: name, Args: args}}}
+	}
+	cases := []struct {
+		name   string
+		turn   mockllm.OpenAITurn
+		answer string // "": the reader refuses the request as one no one will answer
+		model  string // what the model reads back
+		wrote  bool
+	}{
+		{"a read", call("read_file", `{"path":"notes.txt"}`), "reject_once", "Permission denied (the user rejected it)", false},
+		{"a hard-denied command", call("bash", `{"command":"rm -rf /"}`), "reject_once", "Permission denied (the user rejected it)", false},
+		{"a write, refused", call("write_file", `{"path":"new.txt","content":"x"}`), "reject_once", "Permission denied (the user rejected it)", false},
+		{"a write, unanswered", call("write_file", `{"path":"new.txt","content":"x"}`), "", "cancelled by the user", false},
+		{"a write, allowed", call("write_file", `{"path":"new.txt","content":"x"}`), "allow_once", "wrote 1 bytes", true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			srv := mockllm.NewOpenAIServer(c.turn, mockllm.OpenAITurn{Text: "done"})
+			defer srv.Close()
+			root := t.TempDir()
+			if err := os.WriteFile(filepath.Join(root, "notes.txt"), []byte("the notes\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			s, err := New(Profile{Name: "test", BaseURL: srv.URL, Model: "mock-model", Local: true, Stream: true, ContextWindow: 200000},
+				Options{IdleTimeout: 5 * time.Second}).Start(context.Background(), adapters.SessionOptions{Cwd: root})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			ch, err := fixture.Prompt(context.Background(), s, adapters.TextPrompt("go"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			asks := 0
+			for ev := range ch {
+				if ev.Type != adapters.EventPermission {
+					continue
+				}
+				asks++
+				if c.answer == "" {
+					ev.Refuse()
+				} else {
+					ev.Permission.Respond(adapters.PermissionDecision{OptionID: c.answer})
+				}
+			}
+			if asks != 1 {
+				t.Errorf("the reader was asked %d times, want once", asks)
+			}
+			if _, err := os.Stat(filepath.Join(root, "new.txt")); (err == nil) != c.wrote {
+				t.Errorf("new.txt written %v, want %v", err == nil, c.wrote)
+			}
+			m := srv.Requests()[1].Messages
+			if got := mockllm.MessageText(m[len(m)-1]); !strings.Contains(got, c.model) {
 				t.Errorf("the model read %q, want %q", got, c.model)
 			}
 		})

@@ -52,7 +52,9 @@ func TestSession_MCPToolsAskedAndObeyed(t *testing.T) {
 			defer srv.Close()
 			before := proc.Live()
 			a := New(Profile{Name: "t", BaseURL: srv.URL, Model: "mock-model", Local: true, Stream: true, ContextWindow: 100000}, Options{IdleTimeout: 10 * time.Second})
-			s, err := a.Start(context.Background(), adapters.SessionOptions{Cwd: t.TempDir(), MCPServers: []adapters.MCPServer{
+			asked, cwd := 0, t.TempDir()
+			gate := newGate(t, cwd).answer(func(*adapters.PermissionRequest) string { asked++; return decision })
+			s, err := a.Start(context.Background(), adapters.SessionOptions{Cwd: cwd, Permission: gate.ask, MCPServers: []adapters.MCPServer{
 				{Name: "fake", Type: "stdio", Command: os.Args[0], Env: map[string]string{"HUB_TEST_MCP_SERVER": "1", "HUB_TEST_MCP_LOG": log}},
 				{Name: "gone", Type: "stdio", Command: "/no/such/mcp-server"}}})
 			if err != nil {
@@ -63,12 +65,11 @@ func TestSession_MCPToolsAskedAndObeyed(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			asked, warned := 0, false
+			warned := false
 			for ev := range ch {
 				switch ev.Type {
 				case adapters.EventPermission:
-					asked++
-					ev.Permission.Respond(adapters.PermissionDecision{OptionID: decision})
+					t.Fatalf("a permission request passed the gate: %+v", ev.Permission.Tool)
 				case adapters.EventError:
 					warned = warned || strings.Contains(ev.Error.Message, "MCP server gone")
 				}

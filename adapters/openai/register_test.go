@@ -173,13 +173,13 @@ func TestSession_UsesEditorFSAndTerminal(t *testing.T) {
 	root := t.TempDir()
 	ed := &fakeEditor{files: map[string]string{}}
 	s, err := New(Profile{Name: "t", BaseURL: srv.URL, Model: "m", Local: true, Stream: true}, Options{}).
-		Start(context.Background(), adapters.SessionOptions{Cwd: root, Editor: ed})
+		Start(context.Background(), adapters.SessionOptions{Cwd: root, Editor: ed, Permission: newGate(t, root).answer(allowOnce).ask})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
 	ch, _ := fixture.Prompt(context.Background(), s, adapters.TextPrompt("go"))
-	evs, stop := drain(t, ch, allowOnce)
+	evs, stop := drain(t, ch)
 	real, _ := filepath.EvalSymlinks(root)
 	if stop != adapters.StopEndTurn || ed.files[filepath.Join(real, "n.txt")] != "hi" {
 		t.Fatalf("stop=%s files=%v", stop, ed.files)

@@ -15,7 +15,6 @@ import (
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/adapters/openai/tools"
 	"github.com/hubdev/hub/internal/hooks"
-	"github.com/hubdev/hub/internal/permission"
 	"github.com/hubdev/hub/internal/transcript"
 )
 
@@ -28,7 +27,6 @@ type Session struct {
 	id       string
 	cwd      string
 	env      *tools.Env
-	perm     *permission.Service
 	log      zerolog.Logger
 	client   *client
 	schema   json.RawMessage // the final answer's response_format; nil: free text

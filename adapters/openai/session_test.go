@@ -37,6 +37,7 @@ type testRig struct {
 	clock *fakeClock
 	sess  *Session
 	root  string
+	gate  *testGate // the session's gate, with no rules until a test sets them
 }
 
 func newRig(t *testing.T, mutate func(*Profile, *Options), turns ...mockllm.OpenAITurn) *testRig {
@@ -50,12 +51,13 @@ func newRig(t *testing.T, mutate func(*Profile, *Options), turns ...mockllm.Open
 		mutate(&p, &o)
 	}
 	root := t.TempDir()
-	s, err := New(p, o).Start(context.Background(), adapters.SessionOptions{Cwd: root})
+	g := newGate(t, root)
+	s, err := New(p, o).Start(context.Background(), adapters.SessionOptions{Cwd: root, Permission: g.ask})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = s.Close() })
-	return &testRig{srv: srv, clock: clock, sess: s.(*Session), root: root}
+	return &testRig{srv: srv, clock: clock, sess: s.(*Session), root: root, gate: g}
 }
 
 // answer picks a permission option id for a request.
@@ -65,14 +67,17 @@ func allowOnce(*adapters.PermissionRequest) string { return "allow_once" }
 
 func (r *testRig) prompt(t *testing.T, text string, ans answer) ([]adapters.Event, adapters.StopReason) {
 	t.Helper()
+	r.gate.answer(ans)
 	ch, err := fixture.Prompt(context.Background(), r.sess, adapters.TextPrompt(text))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return drain(t, ch, ans)
+	return drain(t, ch)
 }
 
-func drain(t *testing.T, ch <-chan adapters.Event, ans answer) ([]adapters.Event, adapters.StopReason) {
+// drain reads a turn to its end; a permission request on it fails the test:
+// the session's gate answers them.
+func drain(t *testing.T, ch <-chan adapters.Event) ([]adapters.Event, adapters.StopReason) {
 	t.Helper()
 	var evs []adapters.Event
 	timeout := time.After(10 * time.Second)
@@ -86,10 +91,7 @@ func drain(t *testing.T, ch <-chan adapters.Event, ans answer) ([]adapters.Event
 				return evs, evs[len(evs)-1].StopReason
 			}
 			if ev.Type == adapters.EventPermission {
-				if ans == nil {
-					t.Fatalf("unexpected permission request %+v", ev.Permission.Tool)
-				}
-				ev.Permission.Respond(adapters.PermissionDecision{OptionID: ans(ev.Permission)})
+				t.Fatalf("a permission request passed the gate: %+v", ev.Permission.Tool)
 			}
 			evs = append(evs, ev)
 		case <-timeout:
@@ -332,7 +334,7 @@ func TestSession_CancelMidStreamAndMidBackoff(t *testing.T) {
 			}
 			time.AfterFunc(150*time.Millisecond, cancel)
 			start := time.Now()
-			_, stop := drain(t, ch, nil)
+			_, stop := drain(t, ch)
 			if stop != adapters.StopCancelled || time.Since(start) > 3*time.Second {
 				t.Fatalf("stop=%s after %s", stop, time.Since(start))
 			}
@@ -385,7 +387,9 @@ func TestSession_MaxTurnsAndOutputSchemaFromSessionOptions(t *testing.T) {
 			srv := mockllm.NewOpenAIServer(call, call, call)
 			defer srv.Close()
 			p := Profile{Name: "test", BaseURL: srv.URL, Model: "m", Local: true, Stream: true, MaxTurnRequests: 3, JSONSchema: jsonSchema}
-			s, err := New(p, Options{}).Start(context.Background(), adapters.SessionOptions{Cwd: t.TempDir(), MaxTurns: 1, OutputSchema: json.RawMessage(schema)})
+			cwd := t.TempDir()
+			s, err := New(p, Options{}).Start(context.Background(), adapters.SessionOptions{Cwd: cwd, MaxTurns: 1, OutputSchema: json.RawMessage(schema),
+				Permission: newGate(t, cwd).answer(allowOnce).ask})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -394,7 +398,7 @@ func TestSession_MaxTurnsAndOutputSchemaFromSessionOptions(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, stop := drain(t, ch, allowOnce); stop != adapters.StopMaxTurnRequests || len(srv.Requests()) != 1 {
+			if _, stop := drain(t, ch); stop != adapters.StopMaxTurnRequests || len(srv.Requests()) != 1 {
 				t.Fatalf("stop %s after %d requests, want max_turn_requests after 1", stop, len(srv.Requests()))
 			}
 			want := `"response_format":{"type":"json_schema","json_schema":{"name":"output","schema":` + schema + `,"strict":true}}`
@@ -425,13 +429,12 @@ func TestSession_DoomLoopAsks(t *testing.T) {
 }
 
 func TestSession_PermissionDenials(t *testing.T) {
-	r := newRig(t, func(_ *Profile, o *Options) {
-		o.Rules = config.PermissionsConfig{Rules: []config.PermissionRule{{Tool: "*", Decision: "allow"}}}
-	},
+	r := newRig(t, nil,
 		mockllm.OpenAITurn{ToolCalls: []mockllm.OpenAIToolCall{{Name: "bash", Args: `{"command":"rm -rf /"}`}}},
 		mockllm.OpenAITurn{ToolCalls: []mockllm.OpenAIToolCall{{Name: "write_file", Args: `{"path":"../escape.txt","content":"x"}`}}},
 		mockllm.OpenAITurn{Text: "gave up"},
 	)
+	r.gate.setRules(config.PermissionRule{Tool: "*", Decision: "allow"})
 	evs, stop := r.prompt(t, "x", nil) // nil answer: any permission event fails the test
 	reqs := r.srv.Requests()
 	m1 := reqs[1].Messages
@@ -516,7 +519,7 @@ func TestSession_ImagesWhenVision(t *testing.T) {
 	for _, vision := range []bool{true, false} {
 		r := newRig(t, func(p *Profile, _ *Options) { p.Vision = vision }, mockllm.OpenAITurn{Text: "ok"})
 		ch, _ := fixture.Prompt(context.Background(), r.sess, prompt)
-		drain(t, ch, nil)
+		drain(t, ch)
 		body := string(r.srv.Requests()[0].Body)
 		if got := strings.Contains(body, `"image_url":{"url":"data:image/png;base64,iVBORw0"}`); got != vision {
 			t.Fatalf("vision=%v image sent=%v: %s", vision, got, body)
@@ -531,7 +534,7 @@ func TestSession_BusyAndClosed(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 	_ = r.sess.Close()
-	if _, stop := drain(t, ch, nil); stop != adapters.StopCancelled {
+	if _, stop := drain(t, ch); stop != adapters.StopCancelled {
 		t.Fatalf("stop %s", stop)
 	}
 	if _, err := r.sess.Prompt(context.Background(), adapters.TextPrompt("c"), func(adapters.Event) {}); err != adapters.ErrClosed {

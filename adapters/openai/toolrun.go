@@ -72,7 +72,9 @@ func (s *Session) ran(ctx context.Context, call adapters.ToolCall, res tools.Res
 
 // permitted has a call judged once, by the gate, after the doom loop
 // check; the loop only refuses a tool it does not offer, and marks its
-// own say (Unasked, Hook). msg is what the model reads when it may not run.
+// own say (Unasked, Hook). A session without a gate asks the turn's
+// reader every call (adapters.TurnRules), reads too: nothing runs unasked.
+// msg is what the model reads when the call may not run.
 func (s *Session) permitted(ctx context.Context, call adapters.ToolCall, args json.RawMessage, out *adapters.Turn) (msg string, ok bool) {
 	if msg, ok := s.doomLoop(ctx, call, args, out); !ok {
 		return msg, false
@@ -82,7 +84,7 @@ func (s *Session) permitted(ctx context.Context, call adapters.ToolCall, args js
 	p.Hook = func(ctx context.Context) *adapters.Decision { return s.preToolUse(ctx, call, out) }
 	var d adapters.PermissionDecision
 	if s.toolset.permits(call.Name) {
-		if d = s.judge(ctx, p, out); d.By != "" && s.perm == nil { // the gate reported it
+		if d = s.await(ctx, p, out); d.By != "" { // the gate reported it
 			s.record(call, d.Allowed(), d.By, d.Reason)
 		}
 	} else {
@@ -102,26 +104,6 @@ func (s *Session) permitted(ctx context.Context, call adapters.ToolCall, args js
 		fail(out, call.ID, "denied: "+why)
 		return "Permission denied (" + why + "). Do not retry this call; choose another approach or ask the user.", false
 	}
-}
-
-// judge has p decided by the gate, which reports it; a session without one
-// judges by its own rules and asks the turn's reader what they leave open.
-func (s *Session) judge(ctx context.Context, p *adapters.PermissionRequest, out *adapters.Turn) adapters.PermissionDecision {
-	if s.perm == nil {
-		return s.await(ctx, p, out)
-	}
-	req := permission.RequestOf(p.Tool, s.env.Root)
-	v, ok := s.perm.Judge(ctx, p, req)
-	if !ok {
-		d := s.await(ctx, p, out)
-		s.perm.Remember(req, d.Kind)
-		return d
-	}
-	if v.By != "" { // decided, not the loop's default for reads
-		out.Emit(s.record(p.Tool, v.Decision == permission.Allow, v.By, v.Reason))
-	}
-	return adapters.PermissionDecision{Kind: map[bool]adapters.PermissionOptionKind{true: adapters.AllowOnce, false: adapters.RejectOnce}[v.Decision == permission.Allow],
-		By: v.By, Reason: v.Reason}
 }
 
 // record writes one decision in the session's transcript.

@@ -23,6 +23,7 @@ type resumeRig struct {
 	a    *Adapter
 	root string
 	dir  string
+	gate *testGate // allows what its rules leave open
 }
 
 func newResumeRig(t *testing.T, window int, turns ...mockllm.OpenAITurn) *resumeRig {
@@ -34,12 +35,13 @@ func newResumeRig(t *testing.T, window int, turns ...mockllm.OpenAITurn) *resume
 	// The sandbox is off so the tool output is the command's alone, on
 	// hosts with and without bwrap.
 	a := New(p, Options{Clock: &fakeClock{}, IdleTimeout: 5 * time.Second, TranscriptDir: dir, Sandbox: sandbox.Policy{Mode: sandbox.Off}})
-	return &resumeRig{srv: srv, a: a, root: t.TempDir(), dir: dir}
+	root := t.TempDir()
+	return &resumeRig{srv: srv, a: a, root: root, dir: dir, gate: newGate(t, root).answer(allowOnce)}
 }
 
 func (r *resumeRig) start(t *testing.T, resume string, fork bool) *Session {
 	t.Helper()
-	s, err := r.a.Start(context.Background(), adapters.SessionOptions{Cwd: r.root, ResumeID: resume, Fork: fork})
+	s, err := r.a.Start(context.Background(), adapters.SessionOptions{Cwd: r.root, ResumeID: resume, Fork: fork, Permission: r.gate.ask})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +55,7 @@ func (r *resumeRig) prompt(t *testing.T, s *Session, text string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, stop := drain(t, ch, allowOnce); stop != adapters.StopEndTurn {
+	if _, stop := drain(t, ch); stop != adapters.StopEndTurn {
 		t.Fatalf("stop = %s", stop)
 	}
 }

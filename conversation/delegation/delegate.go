@@ -305,7 +305,7 @@ func (d *Delegator) start(ctx context.Context, r Request, from *live) (*live, er
 // the approval policy.
 func (d *Delegator) options(l *live, instructions string) (adapters.SessionOptions, error) {
 	so := adapters.SessionOptions{Cwd: l.cwd, Model: l.model, Mode: l.mode, Access: d.o.Approve.Access(), Instructions: instructions,
-		Rules: &d.o.Rules, CancelGrace: 2 * time.Second}
+		CancelGrace: 2 * time.Second}
 	answer := conversation.Answerer(d.o.Approve)
 	if d.o.Ask != nil {
 		so.Access = adapters.AccessAskFirst // every side effect reaches whoever answers

@@ -31,7 +31,7 @@ func (r *run) sessionOptions(name string, caps adapters.Capabilities) (so adapte
 		return so, "", cleanup, fmt.Errorf("%w: --cwd %s is not a directory", ErrUsage, cwd)
 	}
 	so = adapters.SessionOptions{Cwd: cwd, Model: o.Model, ResumeID: o.ResumeID, Fork: o.Fork, CancelGrace: o.Grace,
-		Access: o.Approve.Access(), Rules: &o.Rules, SystemPrompt: o.SystemPrompt}
+		Access: o.Approve.Access(), SystemPrompt: o.SystemPrompt}
 	var answer conversation.Answerer = o.Approve
 	if o.Ask != nil {
 		answer, so.Access = o.Ask, adapters.AccessAskFirst // every side effect reaches whoever answers
