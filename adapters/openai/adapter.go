@@ -43,10 +43,6 @@ type Options struct {
 	// MaxRetries overrides the retry count for 429/5xx/connection errors.
 	MaxRetries *int
 	Logger     zerolog.Logger
-	// Now returns the date written into the system prompt.
-	Now func() time.Time
-	// BashTimeout overrides the default command timeout.
-	BashTimeout time.Duration
 	// TranscriptDir keeps each session's JSONL transcript, from which
 	// SessionOptions.ResumeID continues it; "" turns transcripts and
 	// resume off.
@@ -76,9 +72,6 @@ func New(p Profile, opts Options) *Adapter {
 	opts.HTTPClient = cmp.Or(opts.HTTPClient, &http.Client{Transport: http.DefaultTransport})
 	opts.IdleTimeout = cmp.Or(opts.IdleTimeout, DefaultIdleTimeout)
 	opts.MaxRetries = cmp.Or(opts.MaxRetries, new(defaultMaxRetries))
-	if opts.Now == nil {
-		opts.Now = time.Now
-	}
 	return &Adapter{profile: p, opts: opts}
 }
 
@@ -147,7 +140,6 @@ func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adap
 	if err != nil {
 		return nil, err
 	}
-	env.BashTimeout = cmp.Or(max(a.opts.BashTimeout, 0), env.BashTimeout)
 	env.Sandbox = sandbox.Checked(ctx, a.opts.Sandbox, nil)
 	ts, err := newToolset(opts)
 	if err != nil {
@@ -184,7 +176,7 @@ func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adap
 	if opts.Delegate != nil {
 		s.delegate, s.delegateDef = opts.Delegate, []toolDef{delegateDef(opts.DelegateAgents)}
 	}
-	system := systemPrompt(cwd, opts.Instructions, a.opts.Now())
+	system := systemPrompt(cwd, opts.Instructions, a.opts.Clock.Now())
 	if opts.SystemPrompt != "" {
 		system = strings.TrimSpace(opts.SystemPrompt + "\n\n" + opts.Instructions)
 	}

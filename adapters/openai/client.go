@@ -149,7 +149,8 @@ type reply struct {
 	Usage     *usage
 }
 
-// Clock lets tests control backoff and idle timers.
+// Clock is the loop's time (retry waits, the system prompt's date,
+// transcript times), which tests control.
 type Clock interface {
 	Now() time.Time
 	// Sleep waits d or until ctx ends (returning ctx.Err()).
