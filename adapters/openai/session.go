@@ -34,9 +34,8 @@ type Session struct {
 	compacts int // compactions so far, for their IDs
 
 	mu      sync.Mutex
-	busy    bool
 	closed  bool
-	cancel  context.CancelFunc
+	cancel  context.CancelFunc // the running turn's; nil between turns
 	history []message
 	turns   int
 	// steered is input that arrived during the turn, for the next request;
@@ -99,7 +98,7 @@ func (s *Session) interrupt() {
 func (s *Session) Close() error {
 	s.mu.Lock()
 	s.closed = true
-	busy := s.busy
+	busy := s.cancel != nil
 	s.mu.Unlock()
 	s.interrupt()
 	if !busy {
@@ -117,12 +116,12 @@ func (s *Session) Prompt(ctx context.Context, prompt []adapters.Content, emit fu
 		s.mu.Unlock()
 		return "", adapters.ErrClosed
 	}
-	if s.busy {
+	if s.cancel != nil {
 		s.mu.Unlock()
 		return "", adapters.ErrBusy
 	}
 	tctx, cancel := context.WithCancel(ctx)
-	s.busy, s.cancel, s.steerable = true, cancel, true
+	s.cancel, s.steerable = cancel, true
 	s.turns++
 	s.mu.Unlock()
 	t := adapters.NewTurn()
@@ -131,7 +130,7 @@ func (s *Session) Prompt(ctx context.Context, prompt []adapters.Content, emit fu
 		s.hook(context.WithoutCancel(tctx), hooks.Input{Event: hooks.Stop, StopReason: string(stop)}, t) // cancelled or not
 		s.endTranscriptTurn(stop)
 		s.mu.Lock()
-		s.busy, s.cancel, s.steerable, s.steered = false, nil, false, nil
+		s.cancel, s.steerable, s.steered = nil, false, nil
 		closed := s.closed
 		s.mu.Unlock()
 		if closed {
