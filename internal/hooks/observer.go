@@ -30,10 +30,9 @@ type Observer struct {
 	running  bool
 	drained  chan struct{}
 	warnings []string
-	// calls are the tool calls seen, by id, with what later updates
-	// added; posted marks those whose PostToolUse was queued.
-	calls  map[string]*Input
-	posted map[string]bool
+	// calls are the turn's tool calls seen, by id, with what later
+	// updates added; Event is PostToolUse once that was queued.
+	calls map[string]*Input
 }
 
 // Observe returns an observer for one session whose hooks get base's
@@ -44,7 +43,7 @@ func (r *Runner) Observe(base Input) *Observer {
 		return nil
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	o := &Observer{r: r, ctx: ctx, cancel: cancel, base: base, calls: map[string]*Input{}, posted: map[string]bool{}}
+	o := &Observer{r: r, ctx: ctx, cancel: cancel, base: base, calls: map[string]*Input{}}
 	o.enqueue(Input{Event: SessionStart})
 	return o
 }
@@ -95,14 +94,13 @@ func (o *Observer) Wrap(emit func(adapters.Event)) func(adapters.Event) {
 	}
 }
 
-// EndTurn queues Stop and forgets the turn's calls that never finished.
+// EndTurn queues Stop and forgets the turn's calls.
 func (o *Observer) EndTurn(reason adapters.StopReason) {
 	if o == nil {
 		return
 	}
 	o.mu.Lock()
 	clear(o.calls)
-	clear(o.posted)
 	o.mu.Unlock()
 	o.enqueue(Input{Event: Stop, StopReason: string(reason)})
 }
@@ -169,17 +167,16 @@ func (o *Observer) noteTool(start bool, t *adapters.ToolCall) {
 	if len(t.RawInput) > 0 {
 		c.Input = t.RawInput
 	}
-	done := (t.Status == adapters.StatusCompleted || t.Status == adapters.StatusFailed) && !o.posted[t.ID]
+	done := (t.Status == adapters.StatusCompleted || t.Status == adapters.StatusFailed) && c.Event != PostToolUse
 	var pre, post Input
 	if start && !seen {
 		pre = *c
 		pre.Event = PreToolUse
 	}
 	if done {
-		o.posted[t.ID] = true
+		c.Event = PostToolUse
 		post = *c
-		post.Event, post.Status, post.Output = PostToolUse, string(t.Status), outputOf(t)
-		delete(o.calls, t.ID)
+		post.Status, post.Output = string(t.Status), outputOf(t)
 	}
 	o.mu.Unlock()
 	if pre.Event != "" {
