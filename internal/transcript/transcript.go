@@ -19,11 +19,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/handover"
@@ -303,7 +303,7 @@ func Read(dir, id string) ([]Record, error) {
 }
 
 func parse(data []byte, name string) ([]Record, error) {
-	lines := bytes.Split(data, []byte{'\n'})
+	lines := bytes.Split(bytes.TrimRightFunc(data, unicode.IsSpace), []byte{'\n'}) // a torn write is the last line
 	var out []Record
 	for i, line := range lines {
 		if len(bytes.TrimSpace(line)) == 0 {
@@ -315,7 +315,7 @@ func parse(data []byte, name string) ([]Record, error) {
 			r, err = old, nil
 		}
 		if err != nil {
-			if lastLine(lines, i) {
+			if i == len(lines)-1 {
 				break
 			}
 			return out, fmt.Errorf("%s line %d: %w", name, i+1, err)
@@ -326,11 +326,6 @@ func parse(data []byte, name string) ([]Record, error) {
 		out = append(out, r)
 	}
 	return out, nil
-}
-
-// lastLine says no line after i holds anything.
-func lastLine(lines [][]byte, i int) bool {
-	return !slices.ContainsFunc(lines[i+1:], func(l []byte) bool { return len(bytes.TrimSpace(l)) > 0 })
 }
 
 // Summary describes one transcript for listings.
