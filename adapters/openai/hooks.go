@@ -54,6 +54,6 @@ func (s *Session) preToolUse(ctx context.Context, call adapters.ToolCall, out *a
 // postToolUse runs the PostToolUse hooks of a call that ran.
 func (s *Session) postToolUse(ctx context.Context, call adapters.ToolCall, upd *adapters.ToolCall, output string, out *adapters.Turn) {
 	in := toolInput(hooks.PostToolUse, call)
-	in.Output, in.Status = capText(output, 256<<10), string(upd.Status)
+	in.Output, in.Status = output, string(upd.Status)
 	s.hook(ctx, in, out)
 }

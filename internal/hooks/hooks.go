@@ -37,6 +37,9 @@ const (
 // DefaultTimeout bounds a hook whose config sets no timeout.
 const DefaultTimeout = 30 * time.Second
 
+// maxOutput bounds the tool output a PostToolUse hook reads.
+const maxOutput = 256 << 10
+
 // Decision is what a hook says about the call or prompt it saw.
 type Decision string
 
@@ -150,6 +153,7 @@ func (r *Runner) Run(ctx context.Context, in Input) Outcome {
 	if r == nil {
 		return out
 	}
+	in.Output = in.Output[:min(len(in.Output), maxOutput)]
 	data, err := json.Marshal(in)
 	if err != nil {
 		return Outcome{Decision: Deny, Reason: fmt.Sprintf("hook input not encoded: %v", err)}

@@ -12,9 +12,6 @@ import (
 	"github.com/hubdev/hub/internal/trace"
 )
 
-// maxOutput bounds the tool output a PostToolUse hook reads.
-const maxOutput = 256 << 10
-
 // Observer runs the hooks on a CLI agent's Event stream. hub cannot stop
 // such an agent's tools, so every hook only observes: a decision is
 // reported, never enforced. Hooks run in order on one goroutine of their
@@ -240,5 +237,5 @@ func outputOf(t *adapters.ToolCall) string {
 	if s == "" && len(t.RawOutput) > 0 && json.Unmarshal(t.RawOutput, &s) != nil {
 		s = string(t.RawOutput)
 	}
-	return s[:min(len(s), maxOutput)]
+	return s
 }
