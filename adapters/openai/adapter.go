@@ -153,7 +153,7 @@ func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adap
 	}
 	p := a.profile
 	p.Model, p.MaxTurnRequests = cmp.Or(opts.Model, p.Model), cmp.Or(max(opts.MaxTurns, 0), p.MaxTurnRequests)
-	id := newSessionID()
+	id := fmt.Sprintf("native-%d-%d", time.Now().UnixNano(), sessionSeq.Add(1))
 	if opts.ResumeID != "" && !opts.Fork {
 		id = opts.ResumeID
 	}
@@ -191,11 +191,8 @@ func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adap
 	return s, nil
 }
 
+// sessionSeq tells apart the ids of sessions started in the same instant.
 var sessionSeq atomic.Int64
-
-func newSessionID() string {
-	return fmt.Sprintf("native-%d-%d", time.Now().UnixNano(), sessionSeq.Add(1))
-}
 
 // withConfigured adds the configured servers the session does not name.
 func withConfigured(session, configured []adapters.MCPServer) []adapters.MCPServer {
