@@ -200,7 +200,7 @@ func (ss *session) sessionAudit() *transcript.Audit {
 	defer ss.mu.Unlock()
 	if ss.audit == nil {
 		meta := transcript.Meta{ID: ss.rec.SessionID, Agent: ss.rec.Agent, Cwd: ss.rec.Cwd}
-		ss.audit = transcript.NewAudit(dir, meta, nil, func(err error) {
+		ss.audit = transcript.NewAudit(dir, meta, func(err error) {
 			ss.srv.log.Warn().Err(err).Str("session", meta.ID).Msg("session transcript not written")
 		})
 	}

@@ -293,7 +293,7 @@ func (d *Delegator) start(ctx context.Context, r Request, from *live) (*live, er
 	}
 	l.sess, l.lead = sess, plan.Lead
 	if d.o.AuditDir != "" && !a.Capabilities().Transcript {
-		l.audit = transcript.NewAudit(d.o.AuditDir, transcript.Meta{Agent: r.Agent, Cwd: l.cwd, Model: r.Model}, nil, func(err error) {
+		l.audit = transcript.NewAudit(d.o.AuditDir, transcript.Meta{Agent: r.Agent, Cwd: l.cwd, Model: r.Model}, func(err error) {
 			d.o.Log.Warn().Err(err).Str("agent", r.Agent).Msg("the delegate's transcript was not written")
 		})
 	}

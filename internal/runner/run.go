@@ -160,7 +160,7 @@ func (r *run) turn(ctx context.Context, spec conversation.TurnSpec) error {
 // would be named after its session id.
 func (r *run) observers(agent string, caps adapters.Capabilities, so adapters.SessionOptions) *hooks.Observer {
 	if r.o.AuditDir != "" && !caps.Transcript {
-		r.audit = transcripts.NewAudit(r.o.AuditDir, transcripts.Meta{Agent: agent, Cwd: so.Cwd, Model: so.Model}, nil, func(err error) {
+		r.audit = transcripts.NewAudit(r.o.AuditDir, transcripts.Meta{Agent: agent, Cwd: so.Cwd, Model: so.Model}, func(err error) {
 			r.warn("the run's transcript was not written: %v", err)
 		})
 	}

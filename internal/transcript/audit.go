@@ -17,7 +17,6 @@ type Audit struct {
 	mu      sync.Mutex
 	dir     string
 	meta    Meta
-	now     func() time.Time
 	w       *Writer
 	pending []Record
 	report  func(error)
@@ -26,14 +25,11 @@ type Audit struct {
 
 // NewAudit starts the audit transcript of one session in dir. report gets
 // the first failure to write it; the session goes on.
-func NewAudit(dir string, meta Meta, now func() time.Time, report func(error)) *Audit {
-	if now == nil {
-		now = time.Now
-	}
+func NewAudit(dir string, meta Meta, report func(error)) *Audit {
 	if meta.Created.IsZero() {
-		meta.Created = now()
+		meta.Created = time.Now()
 	}
-	return &Audit{dir: dir, meta: meta, now: now, report: report}
+	return &Audit{dir: dir, meta: meta, report: report}
 }
 
 // Prompt records the user's prompt of a turn, and the agent it goes to.
@@ -91,7 +87,7 @@ func (a *Audit) add(r Record) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if r.Time.IsZero() {
-		r.Time = a.now()
+		r.Time = time.Now()
 	}
 	a.openLocked()
 	if a.w == nil {
@@ -109,7 +105,7 @@ func (a *Audit) openLocked() {
 	if a.w != nil || a.meta.ID == "" || a.failed {
 		return
 	}
-	w, err := Open(a.dir, a.meta, a.now)
+	w, err := Open(a.dir, a.meta, nil)
 	if err != nil {
 		a.fail(err)
 		a.pending = nil
@@ -125,8 +121,6 @@ func (a *Audit) openLocked() {
 func (a *Audit) fail(err error) {
 	if err != nil && !a.failed {
 		a.failed = true
-		if a.report != nil {
-			a.report(err)
-		}
+		a.report(err)
 	}
 }
