@@ -426,35 +426,26 @@ func readStream(body io.Reader, emit func(adapters.Event)) (*reply, error) {
 	sc.Buffer(nil, maxBody)
 	sc.Split(sseLines())
 	var acc accumulator
-	var data bytes.Buffer
-	pending := false
-	dispatch := func() (done bool, err error) {
-		if !pending {
-			return false, nil
-		}
-		pending = false
-		defer data.Reset()
-		return acc.event(data.Bytes(), emit)
-	}
+	var data bytes.Buffer // an event's data; empty (no data line) it holds no chunk
 	for sc.Scan() && sc.Err() == nil { // a read error ends the stream mid-line
 		if line := sc.Bytes(); len(line) == 0 { // a blank line ends the event
-			if done, err := dispatch(); err != nil || done {
+			done, err := acc.event(data.Bytes(), emit)
+			if data.Reset(); err != nil || done {
 				return acc.result(err)
 			}
 		} else if value, isData, err := sseField(line); err != nil {
 			return nil, err
 		} else if isData {
-			if pending {
+			if data.Len() > 0 {
 				data.WriteByte('\n')
 			}
 			data.Write(value)
-			pending = true
 		}
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("%w: stream broke: %v", ErrUnreachable, err)
 	}
-	done, err := dispatch()
+	done, err := acc.event(data.Bytes(), emit)
 	if err == nil && !done && acc.r.Finish == "" {
 		err = fmt.Errorf("%w: stream ended before finish_reason", ErrMalformed)
 	}
