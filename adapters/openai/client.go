@@ -419,14 +419,15 @@ func (a *accumulator) result(err error) (*reply, error) {
 // readStream reads a server-sent event stream of chat completion chunks
 // (https://html.spec.whatwg.org/multipage/server-sent-events.html): lines
 // end in LF, CRLF or CR, a leading byte order mark is dropped, an event's
-// data lines join with "\n" and a blank line ends it. An event still open at
-// the end of the stream counts as ended.
+// data lines join with "\n" and a blank line ends it (one without data
+// holds no chunk). An event still open at the end of the stream counts as
+// ended.
 func readStream(body io.Reader, emit func(adapters.Event)) (*reply, error) {
 	sc := bufio.NewScanner(body)
 	sc.Buffer(nil, maxBody)
 	sc.Split(sseLines())
 	var acc accumulator
-	var data bytes.Buffer // an event's data; empty (no data line) it holds no chunk
+	var data bytes.Buffer
 	for sc.Scan() && sc.Err() == nil { // a read error ends the stream mid-line
 		if line := sc.Bytes(); len(line) == 0 { // a blank line ends the event
 			done, err := acc.event(data.Bytes(), emit)
