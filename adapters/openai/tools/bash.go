@@ -18,7 +18,8 @@ import (
 	"github.com/hubdev/hub/internal/sandbox"
 )
 
-const maxBashTimeout = 10 * time.Minute
+// A command's timeout, unless the call sets one (up to the maximum).
+const bashTimeout, maxBashTimeout = 120 * time.Second, 10 * time.Minute
 
 type bashArgs struct {
 	Command   string `json:"command"`
@@ -29,7 +30,7 @@ func prepareBash(e *Env, a bashArgs) (*Prepared, error) {
 	if strings.TrimSpace(a.Command) == "" {
 		return nil, fmt.Errorf("%w: command is empty", ErrBadArgs)
 	}
-	timeout := e.BashTimeout
+	timeout := bashTimeout
 	if a.TimeoutMS > 0 {
 		timeout = min(time.Duration(a.TimeoutMS)*time.Millisecond, maxBashTimeout)
 	}

@@ -16,7 +16,6 @@ import (
 	"strings"
 	"sync"
 	"text/template"
-	"time"
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/fspath"
@@ -41,8 +40,6 @@ var promptFS embed.FS
 type Env struct {
 	Root   string                // workspace root, absolute with symlinks resolved
 	Editor adapters.EditorClient // nil outside ACP
-	// BashTimeout is the default command timeout (default 120s).
-	BashTimeout time.Duration
 	// OutputCap bounds tool output in bytes (default 64 KiB).
 	OutputCap int
 	// Sandbox confines bash commands (default: workspace-write when the
@@ -62,7 +59,7 @@ func NewEnv(root string, editor adapters.EditorClient) (*Env, error) {
 	if err != nil {
 		return nil, fmt.Errorf("workspace %s: %w", root, err)
 	}
-	return &Env{Root: real, Editor: editor, BashTimeout: 120 * time.Second, OutputCap: 64 << 10, shell: hostShell(),
+	return &Env{Root: real, Editor: editor, OutputCap: 64 << 10, shell: hostShell(),
 		Sandbox: sandbox.New(sandbox.Policy{Mode: sandbox.WorkspaceWrite}, nil)}, nil
 }
 
