@@ -14,6 +14,14 @@ for os in darwin windows; do
 	GOOS=$os GOARCH=amd64 $GO vet ./...
 done
 
+# Code behind build tags: the e2e tests (Unix-only, so on Windows only
+# their package doc builds) and codex's fixture recorder.
+for os in linux darwin windows; do
+	echo "== vet $os/amd64, tags e2e and codexrecord"
+	GOOS=$os GOARCH=amd64 $GO vet -tags e2e ./e2e/...
+	GOOS=$os GOARCH=amd64 $GO vet -tags codexrecord ./adapters/codex
+done
+
 files='{{.ImportPath}} {{.GoFiles}} {{.SFiles}} {{.TestGoFiles}} {{.XTestGoFiles}}'
 for os in linux darwin windows; do
 	pkgs=$(comm -13 <(GOOS=$os GOARCH=amd64 $GO list -f "$files" ./... | sort) \
