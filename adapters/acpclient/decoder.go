@@ -11,6 +11,7 @@ import (
 
 	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/jsonrpc"
 )
 
 // ACPDecoder turns the agent-to-client side of an ACP JSON-RPC stream
@@ -51,17 +52,10 @@ type Quirks struct {
 
 // acpMessage is any JSON-RPC message on the wire.
 type acpMessage struct {
-	ID     json.RawMessage `json:"id"`
 	Method string          `json:"method"`
 	Params json.RawMessage `json:"params"`
 	Result json.RawMessage `json:"result"`
-	Error  *acpRPCError    `json:"error"`
-}
-
-type acpRPCError struct {
-	Code    int             `json:"code"`
-	Message string          `json:"message"`
-	Data    json.RawMessage `json:"data"`
+	Error  *jsonrpc.Error  `json:"error"`
 }
 
 // acpUpdate is the flattened union of every SessionUpdate variant hub reads.
@@ -78,19 +72,9 @@ type acpUpdate struct {
 	Title             *string                   `json:"title"`
 }
 
-// acpContentBlock is an ACP ContentBlock (text, image, audio, resource_link, resource).
-type acpContentBlock struct {
-	Type     string `json:"type"`
-	Text     string `json:"text"`
-	Data     string `json:"data"`
-	MimeType string `json:"mimeType"`
-	URI      string `json:"uri"`
-	Name     string `json:"name"`
-	Resource *struct {
-		URI  string `json:"uri"`
-		Text string `json:"text"`
-	} `json:"resource"`
-}
+// acpContentBlock is an ACP ContentBlock decoded without schema's checks:
+// a block hub cannot show is left out or kept raw, not an error.
+type acpContentBlock schema.ContentBlock
 
 // acpToolCall is the union of ToolCall and ToolCallUpdate.
 type acpToolCall struct {
@@ -182,12 +166,7 @@ func (d *ACPDecoder) decodeResult(result json.RawMessage, line []byte) []adapter
 	}
 	switch {
 	case r.StopReason != "":
-		stop, usage := d.PromptResult(result)
-		var out []adapters.Event
-		if usage != nil {
-			out = append(out, adapters.Event{Type: adapters.EventUsage, Usage: usage})
-		}
-		return append(out, adapters.Event{Type: adapters.EventDone, StopReason: stop})
+		return d.resultEvents(result)
 	case r.SessionID != "":
 		return []adapters.Event{{Type: adapters.EventSessionInfo, Session: &adapters.SessionInfo{AgentSessionID: r.SessionID}}}
 	}
@@ -460,22 +439,10 @@ func acpUsage(u acpUpdate) *adapters.Usage {
 	return us
 }
 
-// acpPromptUsage is the unstable `usage` field of a prompt result.
-type acpPromptUsage struct {
-	InputTokens       int64 `json:"inputTokens"`
-	OutputTokens      int64 `json:"outputTokens"`
-	ThoughtTokens     int64 `json:"thoughtTokens"`
-	CachedReadTokens  int64 `json:"cachedReadTokens"`
-	CachedWriteTokens int64 `json:"cachedWriteTokens"`
-}
-
 // PromptResult reads a session/prompt result: the stop reason and token
 // usage from the unstable `usage` field, else from the agent's quirk.
 func (d *ACPDecoder) PromptResult(result json.RawMessage) (adapters.StopReason, *adapters.Usage) {
-	var r struct {
-		StopReason string          `json:"stopReason"`
-		Usage      *acpPromptUsage `json:"usage"`
-	}
+	var r schema.PromptResponse
 	_ = json.Unmarshal(result, &r)
 	usage := acpResultUsage(r.Usage)
 	if usage == nil && d.Quirks.ResultUsage != nil {
@@ -484,17 +451,27 @@ func (d *ACPDecoder) PromptResult(result json.RawMessage) (adapters.StopReason, 
 	return cmp.Or(adapters.StopReason(r.StopReason), adapters.StopEndTurn), usage
 }
 
-func acpResultUsage(pu *acpPromptUsage) *adapters.Usage {
+// resultEvents end a turn the agent answered: its usage, when known, and done.
+func (d *ACPDecoder) resultEvents(result json.RawMessage) []adapters.Event {
+	stop, usage := d.PromptResult(result)
+	var out []adapters.Event
+	if usage != nil {
+		out = append(out, adapters.Event{Type: adapters.EventUsage, Usage: usage})
+	}
+	return append(out, adapters.Event{Type: adapters.EventDone, StopReason: stop})
+}
+
+func acpResultUsage(pu *schema.Usage) *adapters.Usage {
 	if pu == nil || pu.InputTokens+pu.OutputTokens == 0 {
 		return nil
 	}
 	return &adapters.Usage{InputTokens: pu.InputTokens, OutputTokens: pu.OutputTokens,
-		ThoughtTokens: pu.ThoughtTokens, CacheReadTokens: pu.CachedReadTokens,
-		CacheWriteTokens: pu.CachedWriteTokens}
+		ThoughtTokens: deref(pu.ThoughtTokens), CacheReadTokens: deref(pu.CachedReadTokens),
+		CacheWriteTokens: deref(pu.CachedWriteTokens)}
 }
 
 // ACPError turns a JSON-RPC error from an ACP agent into a user-facing error.
-func ACPError(code int, message string, data json.RawMessage) *adapters.ErrorInfo {
+func ACPError(code int, message string, data any) *adapters.ErrorInfo {
 	e := &adapters.ErrorInfo{Message: adapters.OneLine(message), Code: adapters.CodeProtocol, Fatal: true}
 	switch {
 	case code == -32000:
@@ -508,8 +485,8 @@ func ACPError(code int, message string, data json.RawMessage) *adapters.ErrorInf
 	case code >= 400 && code <= 599:
 		e.Code = adapters.CodeProvider
 	}
-	if len(data) > 0 && string(data) != "null" {
-		e.Detail = adapters.OneLine(string(data))
+	if b, _ := json.Marshal(data); string(b) != "null" {
+		e.Detail = adapters.OneLine(string(b))
 	}
 	return e
 }

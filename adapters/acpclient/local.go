@@ -173,11 +173,11 @@ func (l *local) readFile(ctx context.Context, params json.RawMessage) (any, erro
 	return schema.ReadTextFileResponse{Content: sliceLines(string(data), deref(p.Line), deref(p.Limit))}, nil
 }
 
-func deref(p *int) int {
-	if p == nil {
-		return 0
+func deref[T any](p *T) (v T) {
+	if p != nil {
+		v = *p
 	}
-	return *p
+	return v
 }
 
 // sliceLines returns limit lines starting at 1-based line (0 = all).

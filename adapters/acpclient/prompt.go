@@ -61,32 +61,20 @@ func (s *Session) run(t *turn, params schema.PromptRequest) {
 
 func (s *Session) endEvents(t *turn, res json.RawMessage, err error) []adapters.Event {
 	cancelled := t.isCancelled()
-	done := func(r adapters.StopReason) adapters.Event {
-		if cancelled {
-			r = adapters.StopCancelled
-		}
-		return adapters.Event{Type: adapters.EventDone, StopReason: r}
-	}
-	if err == nil {
-		stop, usage := s.dec.PromptResult(res)
-		var out []adapters.Event
-		if usage != nil {
-			out = append(out, adapters.Event{Type: adapters.EventUsage, Usage: usage})
-		}
-		return append(out, done(stop))
-	}
 	var re *jsonrpc.Error
 	switch {
-	case cancelled && (errors.As(err, &re) || errors.Is(err, context.Canceled)):
-		return []adapters.Event{done(adapters.StopCancelled)}
-	case errors.As(err, &re):
-		var data json.RawMessage
-		if re.Data != nil {
-			data, _ = json.Marshal(re.Data)
+	case err == nil:
+		evs := s.dec.resultEvents(res)
+		if cancelled {
+			evs[len(evs)-1].StopReason = adapters.StopCancelled
 		}
-		return []adapters.Event{{Type: adapters.EventError, Error: ACPError(re.Code, re.Message, data)}, done(adapters.StopEndTurn)}
+		return evs
+	case cancelled && (errors.As(err, &re) || errors.Is(err, context.Canceled)):
+		return []adapters.Event{{Type: adapters.EventDone, StopReason: adapters.StopCancelled}}
+	case errors.As(err, &re):
+		return adapters.Failure(ACPError(re.Code, re.Message, re.Data))
 	}
-	return []adapters.Event{{Type: adapters.EventError, Error: s.crashInfo(err)}, done(adapters.StopEndTurn)}
+	return adapters.Failure(s.crashInfo(err))
 }
 
 // Exit implements adapters.Exiter.
