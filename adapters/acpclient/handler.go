@@ -43,12 +43,12 @@ func (s *Session) onUpdate(params json.RawMessage) {
 	noteUnknown(s.raw, evs)
 	s.local.inlineTerminals(evs)
 	s.mu.Lock()
-	t, loading := s.cur, s.loading
-	if t == nil || loading {
-		s.keepBetweenTurns(evs, loading)
+	t := s.cur
+	if t == nil {
+		s.keepBetweenTurns(evs)
 	}
 	s.mu.Unlock()
-	if t != nil && !loading {
+	if t != nil {
 		t.Emit(evs...)
 	}
 }
@@ -64,30 +64,31 @@ func (s *Session) onUnknown(method string, params json.RawMessage) {
 // Note passes ev to the running turn as the agent's own (what it says
 // outside ACP, such as gemini's retries); between turns it is dropped.
 func (s *Session) Note(ev adapters.Event) {
-	s.mu.Lock()
-	t, loading := s.cur, s.loading
-	s.mu.Unlock()
-	if t != nil && !loading {
+	if t := s.running(); t != nil {
 		t.Emit(ev)
 	}
 }
 
+// running is the turn running now, nil between turns (and during
+// session/load, which ends before the first prompt).
+func (s *Session) running() *turn {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cur
+}
+
 // keepBetweenTurns holds session-level updates (commands, title, usage)
-// that arrive outside a turn for the next turn; replayed history from
-// session/load is dropped.
-func (s *Session) keepBetweenTurns(evs []adapters.Event, loading bool) {
+// that arrive outside a turn for the next turn; the others, such as the
+// history session/load replays, are dropped.
+func (s *Session) keepBetweenTurns(evs []adapters.Event) {
 	for _, ev := range evs {
 		switch ev.Type {
 		case adapters.EventCommands, adapters.EventSessionInfo, adapters.EventUsage:
 			s.pending = append(s.pending, ev)
-			if s.pendingWake != nil {
-				close(s.pendingWake)
-			}
+			close(s.pendingWake)
 			s.pendingWake = make(chan struct{})
 		default:
-			if !loading {
-				s.a.cfg.Logger.Debug().Str("type", string(ev.Type)).Msg("acp: update outside a turn dropped")
-			}
+			s.a.cfg.Logger.Debug().Str("type", string(ev.Type)).Msg("acp: update outside a turn dropped")
 		}
 	}
 }
@@ -142,22 +143,11 @@ func (s *Session) requestPermission(ctx context.Context, params json.RawMessage)
 	if err != nil {
 		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid session/request_permission params: "+err.Error(), nil)
 	}
-	s.mu.Lock()
-	t := s.cur
-	s.mu.Unlock()
+	t := s.running()
 	if t == nil || t.isCancelled() {
 		return cancelledOutcome, nil
 	}
-	t.Emit(adapters.Event{Type: adapters.EventPermission, Permission: pr})
-	select {
-	case d := <-pr.Decision():
-		return decide(pr, d), nil
-	case <-t.cancelled:
-		pr.Respond(adapters.PermissionDecision{Cancelled: true})
-		return cancelledOutcome, nil
-	case <-ctx.Done():
-		return cancelledOutcome, nil
-	}
+	return decide(pr, t.ask(ctx, pr)), nil
 }
 
 // decide maps hub's decision onto one of the agent's own options: the
@@ -199,10 +189,8 @@ func selected(id string) schema.RequestPermissionResponse {
 // answers and the user (hub acp) or --approve (hub run). The call shows
 // as a tool call of its own, which done ends once it ran.
 func (s *Session) askLocal(ctx context.Context, tc adapters.ToolCall) (done func(ok bool), err error) {
-	s.mu.Lock()
-	t, loading := s.cur, s.loading
-	s.mu.Unlock()
-	if t == nil || loading || t.isCancelled() {
+	t := s.running()
+	if t == nil || t.isCancelled() {
 		return nil, rpcErr(codeRefused, "hub refused %s: no prompt is running", tc.Title)
 	}
 	card := tc
@@ -224,18 +212,7 @@ func (s *Session) askLocal(ctx context.Context, tc adapters.ToolCall) (done func
 	if reason, denied := permission.HardDeny(permission.RequestOf(tc, s.opts.Cwd)); denied {
 		return nil, refuse("hard deny: " + reason)
 	}
-	pr := adapters.NewPermissionRequest(tc, nil)
-	t.Emit(adapters.Event{Type: adapters.EventPermission, Permission: pr})
-	var d adapters.PermissionDecision
-	select {
-	case d = <-pr.Decision():
-	case <-t.cancelled:
-		pr.Respond(adapters.PermissionDecision{Cancelled: true})
-		d.Cancelled = true
-	case <-ctx.Done():
-		d.Cancelled = true
-	}
-	switch {
+	switch d := t.ask(ctx, adapters.NewPermissionRequest(tc, nil)); {
 	case d.Cancelled:
 		return nil, refuse("the turn was cancelled")
 	case !d.Allowed():

@@ -94,10 +94,7 @@ func (s *Session) crashInfo(err error) *adapters.ErrorInfo {
 
 // interrupt interrupts the running turn.
 func (s *Session) interrupt() {
-	s.mu.Lock()
-	t := s.cur
-	s.mu.Unlock()
-	if t != nil && t.cancel() {
+	if t := s.running(); t != nil && t.cancel() {
 		_ = s.conn.Notify("session/cancel", map[string]string{"sessionId": s.id})
 	}
 }

@@ -33,7 +33,6 @@ type Session struct {
 
 	mu      sync.Mutex
 	cur     *turn
-	loading bool
 	pending []adapters.Event // updates that arrived between turns
 	// pendingWake is closed (and replaced) when an update is kept
 	// between turns.
@@ -163,12 +162,10 @@ func (s *Session) openSession(ctx context.Context) error {
 	case s.caps.SessionCapabilities.Resume != nil:
 		err = s.call(ctx, "session/resume", load, &res)
 	case s.caps.LoadSession:
-		s.setLoading(true)
 		err = s.call(ctx, "session/load", load, &res)
 		if err == nil {
 			s.flushReplay(ctx)
 		}
-		s.setLoading(false)
 	default:
 		return fmt.Errorf("%w: %s cannot resume sessions (no loadSession or session resume capability)", adapters.ErrUnsupported, s.a.cfg.Name)
 	}
@@ -216,12 +213,6 @@ func (s *Session) flushReplay(ctx context.Context) {
 	for range 2 { // twice: a replay may itself be queued behind one more hop
 		_ = s.conn.Call(ctx, "_hub/flush", map[string]any{}, nil)
 	}
-}
-
-func (s *Session) setLoading(v bool) {
-	s.mu.Lock()
-	s.loading = v
-	s.mu.Unlock()
 }
 
 // remember keeps the session's model/mode choices for SetModel/SetMode and
