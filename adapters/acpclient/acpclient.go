@@ -147,14 +147,18 @@ func (a *Adapter) learnInit(init schema.InitializeResponse) {
 	a.initCaps = &c
 }
 
-func (a *Adapter) learn(models, modes []adapters.Option, model, mode string) {
+// learn keeps the models and modes among a session's options.
+func (a *Adapter) learn(opts []adapters.ConfigOption) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if len(models) > 0 {
-		a.learned.Models, a.learned.DefaultModel = models, model
-	}
-	if len(modes) > 0 {
-		a.learned.Modes, a.learned.DefaultMode = modes, mode
+	for _, o := range opts {
+		switch {
+		case len(o.Choices) == 0:
+		case o.ID == adapters.OptionModel:
+			a.learned.Models, a.learned.DefaultModel = o.Choices, o.Value
+		case o.ID == adapters.OptionMode:
+			a.learned.Modes, a.learned.DefaultMode = o.Choices, o.Value
+		}
 	}
 }
 

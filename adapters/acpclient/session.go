@@ -3,7 +3,6 @@ package acpclient
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -219,35 +218,9 @@ func (s *Session) flushReplay(ctx context.Context) {
 // for the adapter's advertised capabilities.
 func (s *Session) remember(res sessionResult) {
 	s.mu.Lock()
-	if len(res.ConfigOptions) > 0 {
-		s.config = res.ConfigOptions
-	}
-	if res.Modes != nil {
-		s.legacy.Modes = res.Modes
-	}
-	if res.Models != nil {
-		s.legacy.Models = res.Models
-	}
+	s.config, s.legacy = res.ConfigOptions, sessionResult{Modes: res.Modes, Models: res.Models}
 	s.mu.Unlock()
-	var models, modes []adapters.Option
-	var model, mode string
-	for _, c := range res.ConfigOptions {
-		var cur string
-		_ = json.Unmarshal(c.CurrentValue, &cur)
-		switch c.Category {
-		case "model":
-			models, model = c.selectValues(), cur
-		case "mode":
-			modes, mode = c.selectValues(), cur
-		}
-	}
-	if models == nil && res.Models != nil {
-		models, model = res.legacyModels(), res.Models.CurrentModelID
-	}
-	if modes == nil && res.Modes != nil {
-		modes, mode = res.legacyModes(), res.Modes.CurrentModeID
-	}
-	s.a.learn(models, modes, model, mode)
+	s.a.learn(options(res.ConfigOptions, res))
 }
 
 func (s *Session) applyDefaults(ctx context.Context) error {

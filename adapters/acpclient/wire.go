@@ -64,22 +64,6 @@ func (c configOption) selectValues() []adapters.Option {
 	return out
 }
 
-// legacyModels and legacyModes are the choices of an agent without
-// config options.
-func (r sessionResult) legacyModels() (opts []adapters.Option) {
-	for _, m := range r.Models.AvailableModels {
-		opts = append(opts, adapters.Option{ID: m.ModelID, Name: m.Name, Description: m.Description})
-	}
-	return opts
-}
-
-func (r sessionResult) legacyModes() (opts []adapters.Option) {
-	for _, m := range r.Modes.AvailableModes {
-		opts = append(opts, adapters.Option{ID: m.ID, Name: m.Name, Description: m.Description})
-	}
-	return opts
-}
-
 // toBlocks converts a hub prompt into ACP content blocks the agent accepts;
 // blocks it cannot take are rendered as text.
 func toBlocks(prompt []adapters.Content, caps schema.AgentCapabilities) []schema.ContentBlock {
