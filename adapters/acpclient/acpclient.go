@@ -165,8 +165,16 @@ func (a *Adapter) learn(opts []adapters.ConfigOption) {
 // StartFunc starts a session; Config.WrapStart gets the adapter's own.
 type StartFunc func(ctx context.Context, opts adapters.SessionOptions) (adapters.Session, error)
 
-// Start implements adapters.Adapter.
+// Start implements adapters.Adapter; WrapStart sees the session's
+// directory already filled in.
 func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adapters.Session, error) {
+	if opts.Cwd == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, fmt.Errorf("%s: working directory: %w", a.cfg.Name, err)
+		}
+		opts.Cwd = wd
+	}
 	if a.cfg.WrapStart != nil {
 		return a.cfg.WrapStart(ctx, opts, a.start)
 	}
@@ -176,13 +184,6 @@ func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adap
 func (a *Adapter) start(ctx context.Context, opts adapters.SessionOptions) (adapters.Session, error) {
 	if len(a.cfg.Argv) == 0 {
 		return nil, fmt.Errorf("%w: agent %q has no command", adapters.ErrNotInstalled, a.cfg.Name)
-	}
-	if opts.Cwd == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return nil, fmt.Errorf("%s: working directory: %w", a.cfg.Name, err)
-		}
-		opts.Cwd = wd
 	}
 	s, err := a.startACP(ctx, opts)
 	if err == nil {
