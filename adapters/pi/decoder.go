@@ -80,8 +80,6 @@ type piRecord struct {
 	Success       json.RawMessage `json:"success"`
 	ErrorField    json.RawMessage `json:"error"`
 	Data          json.RawMessage `json:"data"`
-	Method        json.RawMessage `json:"method"`
-	Version       json.RawMessage `json:"version"`
 	Cwd           json.RawMessage `json:"cwd"`
 	Attempt       json.RawMessage `json:"attempt"`
 	MaxAttempts   json.RawMessage `json:"maxAttempts"`

@@ -41,15 +41,13 @@ func (st piState) model() string {
 // session is one `pi --mode rpc` process. The reader goroutine owns the
 // decoder and routes events to the running turn.
 type session struct {
-	opts     Options
-	log      zerolog.Logger
-	proc     *proc.Process
-	stopLife context.CancelFunc
-	dec      *PiDecoder
-	unknown  *adapters.UnknownRecords
-	writeMu  sync.Mutex
-	done     chan struct{} // closed when the reader has seen the process exit
-	rules    adapters.TurnRules
+	log     zerolog.Logger
+	proc    *proc.Process
+	dec     *PiDecoder
+	unknown *adapters.UnknownRecords
+	writeMu sync.Mutex
+	done    chan struct{} // closed when the reader has seen the process exit
+	rules   adapters.TurnRules
 
 	mu        sync.Mutex
 	turn      *turn
@@ -67,8 +65,8 @@ type turn struct {
 	q        *adapters.Turn
 }
 
-func newSession(o Options, cwd string, p *proc.Process, stop context.CancelFunc, unknown *adapters.UnknownRecords) *session {
-	s := &session{opts: o, log: o.Log.With().Str("agent", Name).Logger(), proc: p, stopLife: stop, unknown: unknown,
+func newSession(log zerolog.Logger, cwd string, p *proc.Process, unknown *adapters.UnknownRecords) *session {
+	s := &session{log: log.With().Str("agent", Name).Logger(), proc: p, unknown: unknown,
 		dec: NewPiDecoder(cwd), done: make(chan struct{}), pending: map[string]chan PiResponse{}}
 	s.dec.OnUIRequest = s.answerDialog
 	s.dec.OnResponse = s.onResponse
