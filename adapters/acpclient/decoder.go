@@ -132,13 +132,10 @@ func (d *ACPDecoder) decodeLine(line []byte) []adapters.Event {
 	}
 	switch {
 	case m.Method == "session/update":
-		var p struct {
-			Update json.RawMessage `json:"update"`
+		if update := updateOf(m.Params); len(update) > 0 {
+			return d.decodeUpdate(update)
 		}
-		if json.Unmarshal(m.Params, &p) != nil || len(p.Update) == 0 {
-			return []adapters.Event{adapters.RawEvent("acp:session/update", line)}
-		}
-		return d.decodeUpdate(p.Update)
+		return []adapters.Event{adapters.RawEvent("acp:session/update", line)}
 	case m.Method == "session/request_permission":
 		pr, err := d.DecodePermission(m.Params)
 		if err != nil {
@@ -176,6 +173,15 @@ func (d *ACPDecoder) decodeResult(result json.RawMessage, line []byte) []adapter
 // DecodeUpdate decodes the `update` object of one session/update notification.
 func (d *ACPDecoder) DecodeUpdate(update json.RawMessage) []adapters.Event {
 	return d.settle(d.decodeUpdate(update))
+}
+
+// updateOf is the `update` of session/update params, nil without one.
+func updateOf(params json.RawMessage) json.RawMessage {
+	var p struct {
+		Update json.RawMessage `json:"update"`
+	}
+	_ = json.Unmarshal(params, &p)
+	return p.Update
 }
 
 // EndTurn passes the events that end a prompt turn (its result or error, as

@@ -12,34 +12,31 @@ import (
 	"github.com/hubdev/hub/internal/permission"
 )
 
-// handler serves the agent's notifications and requests. Notifications run
-// inline (they only queue events, and their order matters); requests run on
-// their own goroutines because they may wait for the user or the editor.
-type handler struct{ s *Session }
-
-func (h *handler) notify(r *jsonrpc.Request) {
+// notify serves the agent's notifications inline: they only queue events,
+// and their order matters.
+func (s *Session) notify(r *jsonrpc.Request) {
 	if r.Method == "session/update" {
-		h.s.onUpdate(r.Params)
+		s.onUpdate(r.Params)
 	} else {
-		h.s.onUnknown(r.Method, r.Params)
+		s.onUnknown(r.Method, r.Params)
 	}
 }
 
-func (h *handler) request(ctx context.Context, r *jsonrpc.Request) jsonrpc.Job {
+// request serves the agent's requests on their own goroutines: they may
+// wait for the user or the editor.
+func (s *Session) request(ctx context.Context, r *jsonrpc.Request) jsonrpc.Job {
 	return func() (any, func(), error) {
-		res, err := h.s.serve(ctx, r.Method, r.Params)
+		res, err := s.serve(ctx, r.Method, r.Params)
 		return res, nil, err
 	}
 }
 
 func (s *Session) onUpdate(params json.RawMessage) {
-	var p struct {
-		Update json.RawMessage `json:"update"`
-	}
-	if json.Unmarshal(params, &p) != nil || len(p.Update) == 0 {
+	update := updateOf(params)
+	if len(update) == 0 {
 		return
 	}
-	evs := s.dec.DecodeUpdate(p.Update)
+	evs := s.dec.DecodeUpdate(update)
 	noteUnknown(s.raw, evs)
 	s.local.inlineTerminals(evs)
 	s.mu.Lock()
@@ -102,8 +99,8 @@ func (s *Session) serve(ctx context.Context, method string, params json.RawMessa
 		if !s.advertised(method) {
 			return nil, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "method not found: "+method+" (hub did not offer it in initialize)", nil)
 		}
-		if s.editor != nil { // what hub offered is what the editor can do
-			return s.editor.Call(ctx, method, params)
+		if s.opts.Editor != nil { // what hub offered is what the editor can do
+			return s.opts.Editor.Call(ctx, method, params)
 		}
 		return s.local.serve(ctx, method, params)
 	}
@@ -116,7 +113,7 @@ func (s *Session) serve(ctx context.Context, method string, params json.RawMessa
 // (hub run, delegation), hub's own, each call asked through the turn's
 // permission path (local.go).
 func (s *Session) clientCaps() schema.ClientCapabilities {
-	ed := s.editor
+	ed := s.opts.Editor
 	if ed == nil {
 		return schema.ClientCapabilities{FS: schema.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true}, Terminal: true}
 	}

@@ -18,17 +18,16 @@ import (
 
 // Session is one ACP session with a dedicated agent process.
 type Session struct {
-	a      *Adapter
-	opts   adapters.SessionOptions
-	proc   *proc.Process
-	conn   *jsonrpc.Conn
-	caps   schema.AgentCapabilities
-	id     string
-	dec    *ACPDecoder
-	local  *local
-	editor adapters.EditorClient
-	env    []string
-	raw    *adapters.UnknownRecords
+	a     *Adapter
+	opts  adapters.SessionOptions
+	proc  *proc.Process
+	conn  *jsonrpc.Conn
+	caps  schema.AgentCapabilities
+	id    string
+	dec   *ACPDecoder
+	local *local
+	env   []string
+	raw   *adapters.UnknownRecords
 
 	mu      sync.Mutex
 	cur     *turn
@@ -51,24 +50,19 @@ var (
 	_ adapters.Configurable = (*Session)(nil)
 )
 
-func (a *Adapter) env(opts adapters.SessionOptions) []string {
-	return adapters.Environ(nil, a.cfg.Env, opts.Env)
-}
-
 func (a *Adapter) startACP(ctx context.Context, opts adapters.SessionOptions) (*Session, error) {
-	env := a.env(opts)
+	env := adapters.Environ(nil, a.cfg.Env, opts.Env)
 	p, err := proc.Start(context.WithoutCancel(ctx), proc.Spec{
 		Path: a.cfg.Argv[0], Args: a.cfg.Argv[1:], Dir: opts.Cwd, Env: env, Grace: a.cfg.StopGrace,
 	})
 	if err != nil {
 		return nil, adapters.StartError(a.cfg.Name, err)
 	}
-	s := &Session{a: a, opts: opts, proc: p, dec: &ACPDecoder{Quirks: a.cfg.Quirks}, editor: opts.Editor, env: env, closed: make(chan struct{}), pendingWake: make(chan struct{})}
+	s := &Session{a: a, opts: opts, proc: p, dec: &ACPDecoder{Quirks: a.cfg.Quirks}, env: env, closed: make(chan struct{}), pendingWake: make(chan struct{})}
 	s.local = newLocal(opts.Cwd, opts.AddDirs, a.cfg.Name, a.cfg.Sandbox, s.askLocal, a.cfg.Logger)
 	s.raw = newUnknownRecords(a.cfg.Logger, a.cfg.Name, a.cfg.Caps.TestedVersions, s.agentVersion)
 	log := a.cfg.Logger.With().Str("agent", a.cfg.Name).Logger()
-	h := &handler{s: s}
-	s.conn = jsonrpc.New(p.Stdout, p.Stdin, jsonrpc.Options{Request: h.request, Notify: h.notify, Logger: log})
+	s.conn = jsonrpc.New(p.Stdout, p.Stdin, jsonrpc.Options{Request: s.request, Notify: s.notify, Logger: log})
 	go func() { _ = s.conn.Serve(context.Background()) }()
 	sctx, cancel := context.WithTimeout(ctx, a.cfg.InitTimeout)
 	defer cancel()
