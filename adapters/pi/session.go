@@ -265,18 +265,14 @@ func (s *session) loadState(ctx context.Context) error {
 
 // answerDialog declines extension dialogs (select, confirm, input, editor),
 // which would otherwise block pi: hub has no UI to show them.
-func (s *session) answerDialog(raw json.RawMessage) {
-	var req struct {
-		ID     string `json:"id"`
-		Method string `json:"method"`
-	}
-	if json.Unmarshal(raw, &req) != nil || req.ID == "" {
-		return
-	}
-	switch req.Method {
+func (s *session) answerDialog(id, method string) {
+	switch method {
 	case "select", "confirm", "input", "editor":
-		s.log.Warn().Str("method", req.Method).Msg("declining a pi extension dialog")
-		if err := s.write(map[string]any{"type": "extension_ui_response", "id": req.ID, "cancelled": true}); err != nil {
+		if id == "" {
+			return
+		}
+		s.log.Warn().Str("method", method).Msg("declining a pi extension dialog")
+		if err := s.write(map[string]any{"type": "extension_ui_response", "id": id, "cancelled": true}); err != nil {
 			s.log.Warn().Err(err).Msg("answer pi extension dialog")
 		}
 	}
