@@ -231,24 +231,11 @@ func (l *local) writeFile(ctx context.Context, params json.RawMessage) (any, err
 
 // terminal is one locally run command.
 type terminal struct {
-	p       *proc.Process
-	out     *proc.Ring
-	outDone chan struct{} // closed once stdout reached EOF
-}
-
-// outputDrainLimit bounds the wait for stdout EOF after exit: a process that
-// escaped the group may still hold the pipe open.
-const outputDrainLimit = 2 * time.Second
-
-// drained waits, after exit, until the output copier has everything the
-// command wrote, so an exit status never comes with output still in flight.
-func (t *terminal) drained() {
-	timer := time.NewTimer(outputDrainLimit)
-	defer timer.Stop()
-	select {
-	case <-t.outDone:
-	case <-timer.C:
-	}
+	p   *proc.Process
+	out *proc.Ring
+	// outDone is closed once stdout reached EOF: an exit status waits for
+	// it (drained), so it never comes with output still in flight.
+	outDone chan struct{}
 }
 
 func (l *local) createTerminal(ctx context.Context, params json.RawMessage) (any, error) {
@@ -390,7 +377,7 @@ func (l *local) terminalOp(ctx context.Context, method string, params json.RawMe
 	case "terminal/output":
 		var st *schema.TerminalExitStatus
 		if t.p.Exited() {
-			t.drained()
+			drained(t.outDone)
 			s := statusOf(t.p)
 			st = &s
 		}
@@ -399,7 +386,7 @@ func (l *local) terminalOp(ctx context.Context, method string, params json.RawMe
 	case "terminal/wait_for_exit":
 		select {
 		case <-t.p.Done():
-			t.drained()
+			drained(t.outDone)
 			return statusOf(t.p), nil
 		case <-ctx.Done():
 			return nil, rpcErr(-32800, "request cancelled")

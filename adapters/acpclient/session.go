@@ -74,10 +74,21 @@ func (a *Adapter) startACP(ctx context.Context, opts adapters.SessionOptions) (*
 	return s, nil
 }
 
-// exitDrain bounds how long the connection keeps reading after the agent
-// exited: what it wrote last is still in the pipe, but a child it left
-// behind may hold the pipe open forever.
+// exitDrain bounds the wait, after a process (the agent, a terminal's
+// command) exited, for the end of its output: what it wrote last is still
+// in the pipe, but a child it left behind may hold the pipe open forever.
 const exitDrain = 2 * time.Second
+
+// drained waits until eof is closed (the reader reached the end of an
+// exited process's output), at most exitDrain.
+func drained(eof <-chan struct{}) {
+	t := time.NewTimer(exitDrain)
+	defer t.Stop()
+	select {
+	case <-eof:
+	case <-t.C:
+	}
+}
 
 // closeAfterExit closes the connection once the agent exited and its
 // stdout is drained (or exitDrain passed), so nothing it said is lost.
@@ -87,20 +98,8 @@ func (s *Session) closeAfterExit() {
 	case <-s.closed:
 		return
 	}
-	s.drained()
+	drained(s.conn.Done())
 	s.conn.Close()
-}
-
-// drained waits, after the agent exited, until the read loop reached the
-// end of its stdout, at most exitDrain.
-func (s *Session) drained() {
-	t := time.NewTimer(exitDrain)
-	defer t.Stop()
-	select {
-	case <-s.conn.Done():
-	case <-t.C:
-	case <-s.closed:
-	}
 }
 
 // explain adds the agent's stderr tail to a handshake failure.
@@ -268,7 +267,7 @@ func (s *Session) call(ctx context.Context, method string, params, result any) e
 	go func() {
 		select {
 		case <-s.proc.Done():
-			s.drained() // the read loop may still deliver updates and a final answer
+			drained(s.conn.Done()) // the read loop may still deliver updates and a final answer
 			cancel()
 		case <-ctx.Done():
 		}
