@@ -30,14 +30,13 @@ func (s *Session) Prompt(ctx context.Context, prompt []adapters.Content, emit fu
 	s.cur = t
 	pending := s.pending
 	s.pending = nil
-	if !s.infoSent {
+	if !s.prompted {
 		// The hub keeps this id to resume the agent's session after a restart.
-		s.infoSent = true
+		s.prompted = true
 		pending = append([]adapters.Event{{Type: adapters.EventSessionInfo, Session: &adapters.SessionInfo{AgentSessionID: s.id}}}, pending...)
-	}
-	if s.opts.Instructions != "" && !s.instrSent {
-		s.instrSent = true
-		prompt = append([]adapters.Content{{Type: adapters.ContentText, Text: s.opts.Instructions}}, prompt...)
+		if s.opts.Instructions != "" {
+			prompt = append([]adapters.Content{{Type: adapters.ContentText, Text: s.opts.Instructions}}, prompt...)
+		}
 	}
 	s.mu.Unlock()
 	_ = s.dec.EndTurn(nil) // an "[Error]" chunk held since a session/load replay is no part of this turn

@@ -35,8 +35,7 @@ type Session struct {
 	// pendingWake is closed (and replaced) when an update is kept
 	// between turns.
 	pendingWake chan struct{}
-	instrSent   bool
-	infoSent    bool
+	prompted    bool // the first prompt carries the session id and instructions
 	config      []configOption
 	legacy      sessionResult // modes / models when configOptions are absent
 	version     string        // initialize's agentInfo.version
