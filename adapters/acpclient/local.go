@@ -37,9 +37,6 @@ const (
 	terminalStopGrace    = 2 * time.Second
 )
 
-// hostOS is the goos whose path rules confine the local methods.
-var hostOS = runtime.GOOS
-
 // askFunc is the permission gate a local call passes before it runs (see
 // Session.askLocal); done reports how it went.
 type askFunc func(ctx context.Context, tc adapters.ToolCall) (done func(ok bool), err error)
@@ -100,11 +97,11 @@ func (l *local) inside(p string) (string, error) {
 	if !filepath.IsAbs(p) {
 		return "", rpcErr(jsonrpc.CodeInvalidParams, "path must be absolute: %q", p)
 	}
-	if name, ok := aliasName(hostOS, p); ok {
+	if name, ok := aliasName(runtime.GOOS, p); ok {
 		return "", rpcErr(jsonrpc.CodeInvalidParams, "path %s: Windows opens %q under another name; use the name itself", p, name)
 	}
 	for _, root := range l.roots {
-		if real, err := fspath.Resolve(hostOS, root, p); err == nil {
+		if real, err := fspath.Resolve(runtime.GOOS, root, p); err == nil {
 			return real, nil
 		}
 	}
@@ -141,8 +138,8 @@ func (l *local) call(name string, kind adapters.ToolKind, what string, input map
 // show is path as the user reads it: relative to the session directory
 // when inside it.
 func (l *local) show(path string) string {
-	if len(l.roots) > 0 && fspath.Within(hostOS, l.roots[0], path) {
-		return fspath.RelTo(hostOS, l.roots[0], path)
+	if len(l.roots) > 0 && fspath.Within(runtime.GOOS, l.roots[0], path) {
+		return fspath.RelTo(runtime.GOOS, l.roots[0], path)
 	}
 	return path
 }
