@@ -42,14 +42,9 @@ type configOption struct {
 // selectValues lists the option values of a select config option,
 // flattening groups.
 func (c configOption) selectValues() []adapters.Option {
-	type value struct {
-		Value       string `json:"value"`
-		Name        string `json:"name"`
-		Description string `json:"description"`
-	}
-	var flat []struct {
-		value
-		Options []value `json:"options"`
+	var flat []struct { // a value, or a group of them
+		schema.SessionConfigSelectOption
+		Options []schema.SessionConfigSelectOption `json:"options"`
 	}
 	_ = json.Unmarshal(c.Options, &flat)
 	var out []adapters.Option
