@@ -259,19 +259,25 @@ func (s *Session) mcpServers() []schema.McpServer {
 	return out
 }
 
-// call is conn.Call that also gives up when the agent process exits.
-func (s *Session) call(ctx context.Context, method string, params, result any) error {
+// callWhile is conn.Call that also gives up once the agent process p
+// exited and what it wrote was read.
+func callWhile(ctx context.Context, p *proc.Process, conn *jsonrpc.Conn, method string, params, result any) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go func() {
 		select {
-		case <-s.proc.Done():
-			drained(s.conn.Done()) // the read loop may still deliver updates and a final answer
+		case <-p.Done():
+			drained(conn.Done()) // the read loop may still deliver updates and a final answer
 			cancel()
 		case <-ctx.Done():
 		}
 	}()
-	err := s.conn.Call(ctx, method, params, result)
+	return conn.Call(ctx, method, params, result)
+}
+
+// call is callWhile the session's agent runs; a call its exit ended says so.
+func (s *Session) call(ctx context.Context, method string, params, result any) error {
+	err := callWhile(ctx, s.proc, s.conn, method, params, result)
 	if re := (*jsonrpc.Error)(nil); err != nil && s.proc.Exited() && !errors.As(err, &re) {
 		return fmt.Errorf("%s exited: %w", s.a.cfg.Name, s.proc.ExitError(s.a.cfg.Name))
 	}
