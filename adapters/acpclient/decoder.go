@@ -111,11 +111,6 @@ type acpToolContent struct {
 	TerminalID string           `json:"terminalId"`
 }
 
-type acpPermissionParams struct {
-	ToolCall acpToolCall               `json:"toolCall"`
-	Options  []schema.PermissionOption `json:"options"`
-}
-
 // Decode decodes one JSON-RPC message line written by the agent.
 func (d *ACPDecoder) Decode(line []byte) []adapters.Event {
 	return d.settle(d.decodeLine(line))
@@ -411,7 +406,10 @@ func acpConvertToolContent(c acpToolContent) (adapters.ToolContent, bool) {
 // id (or leaves fields out) is completed by what the call's tool_call and
 // updates said: the request's own fields win.
 func (d *ACPDecoder) DecodePermission(params json.RawMessage) (*adapters.PermissionRequest, error) {
-	var p acpPermissionParams
+	var p struct {
+		ToolCall acpToolCall               `json:"toolCall"`
+		Options  []schema.PermissionOption `json:"options"`
+	}
 	if err := json.Unmarshal(params, &p); err != nil {
 		return nil, err
 	}
