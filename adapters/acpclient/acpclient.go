@@ -147,22 +147,34 @@ func (a *Adapter) learnInit(init schema.InitializeResponse) {
 	a.initCaps = &c
 }
 
-func (a *Adapter) learn(models, modes []adapters.Option, model, mode string) {
+// learn keeps the models and modes among a session's options.
+func (a *Adapter) learn(opts []adapters.ConfigOption) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if len(models) > 0 {
-		a.learned.Models, a.learned.DefaultModel = models, model
-	}
-	if len(modes) > 0 {
-		a.learned.Modes, a.learned.DefaultMode = modes, mode
+	for _, o := range opts {
+		switch {
+		case len(o.Choices) == 0:
+		case o.ID == adapters.OptionModel:
+			a.learned.Models, a.learned.DefaultModel = o.Choices, o.Value
+		case o.ID == adapters.OptionMode:
+			a.learned.Modes, a.learned.DefaultMode = o.Choices, o.Value
+		}
 	}
 }
 
 // StartFunc starts a session; Config.WrapStart gets the adapter's own.
 type StartFunc func(ctx context.Context, opts adapters.SessionOptions) (adapters.Session, error)
 
-// Start implements adapters.Adapter.
+// Start implements adapters.Adapter; WrapStart sees the session's
+// directory already filled in.
 func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adapters.Session, error) {
+	if opts.Cwd == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, fmt.Errorf("%s: working directory: %w", a.cfg.Name, err)
+		}
+		opts.Cwd = wd
+	}
 	if a.cfg.WrapStart != nil {
 		return a.cfg.WrapStart(ctx, opts, a.start)
 	}
@@ -172,13 +184,6 @@ func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adap
 func (a *Adapter) start(ctx context.Context, opts adapters.SessionOptions) (adapters.Session, error) {
 	if len(a.cfg.Argv) == 0 {
 		return nil, fmt.Errorf("%w: agent %q has no command", adapters.ErrNotInstalled, a.cfg.Name)
-	}
-	if opts.Cwd == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return nil, fmt.Errorf("%s: working directory: %w", a.cfg.Name, err)
-		}
-		opts.Cwd = wd
 	}
 	s, err := a.startACP(ctx, opts)
 	if err == nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/jsonrpc"
 )
 
 // ACPDecoder turns the agent-to-client side of an ACP JSON-RPC stream
@@ -51,17 +52,10 @@ type Quirks struct {
 
 // acpMessage is any JSON-RPC message on the wire.
 type acpMessage struct {
-	ID     json.RawMessage `json:"id"`
 	Method string          `json:"method"`
 	Params json.RawMessage `json:"params"`
 	Result json.RawMessage `json:"result"`
-	Error  *acpRPCError    `json:"error"`
-}
-
-type acpRPCError struct {
-	Code    int             `json:"code"`
-	Message string          `json:"message"`
-	Data    json.RawMessage `json:"data"`
+	Error  *jsonrpc.Error  `json:"error"`
 }
 
 // acpUpdate is the flattened union of every SessionUpdate variant hub reads.
@@ -78,19 +72,9 @@ type acpUpdate struct {
 	Title             *string                   `json:"title"`
 }
 
-// acpContentBlock is an ACP ContentBlock (text, image, audio, resource_link, resource).
-type acpContentBlock struct {
-	Type     string `json:"type"`
-	Text     string `json:"text"`
-	Data     string `json:"data"`
-	MimeType string `json:"mimeType"`
-	URI      string `json:"uri"`
-	Name     string `json:"name"`
-	Resource *struct {
-		URI  string `json:"uri"`
-		Text string `json:"text"`
-	} `json:"resource"`
-}
+// acpContentBlock is an ACP ContentBlock decoded without schema's checks:
+// a block hub cannot show is left out or kept raw, not an error.
+type acpContentBlock schema.ContentBlock
 
 // acpToolCall is the union of ToolCall and ToolCallUpdate.
 type acpToolCall struct {
@@ -127,11 +111,6 @@ type acpToolContent struct {
 	TerminalID string           `json:"terminalId"`
 }
 
-type acpPermissionParams struct {
-	ToolCall acpToolCall               `json:"toolCall"`
-	Options  []schema.PermissionOption `json:"options"`
-}
-
 // Decode decodes one JSON-RPC message line written by the agent.
 func (d *ACPDecoder) Decode(line []byte) []adapters.Event {
 	return d.settle(d.decodeLine(line))
@@ -148,13 +127,10 @@ func (d *ACPDecoder) decodeLine(line []byte) []adapters.Event {
 	}
 	switch {
 	case m.Method == "session/update":
-		var p struct {
-			Update json.RawMessage `json:"update"`
+		if update := updateOf(m.Params); len(update) > 0 {
+			return d.decodeUpdate(update)
 		}
-		if json.Unmarshal(m.Params, &p) != nil || len(p.Update) == 0 {
-			return []adapters.Event{adapters.RawEvent("acp:session/update", line)}
-		}
-		return d.decodeUpdate(p.Update)
+		return []adapters.Event{adapters.RawEvent("acp:session/update", line)}
 	case m.Method == "session/request_permission":
 		pr, err := d.DecodePermission(m.Params)
 		if err != nil {
@@ -182,12 +158,7 @@ func (d *ACPDecoder) decodeResult(result json.RawMessage, line []byte) []adapter
 	}
 	switch {
 	case r.StopReason != "":
-		stop, usage := d.PromptResult(result)
-		var out []adapters.Event
-		if usage != nil {
-			out = append(out, adapters.Event{Type: adapters.EventUsage, Usage: usage})
-		}
-		return append(out, adapters.Event{Type: adapters.EventDone, StopReason: stop})
+		return d.resultEvents(result)
 	case r.SessionID != "":
 		return []adapters.Event{{Type: adapters.EventSessionInfo, Session: &adapters.SessionInfo{AgentSessionID: r.SessionID}}}
 	}
@@ -197,6 +168,15 @@ func (d *ACPDecoder) decodeResult(result json.RawMessage, line []byte) []adapter
 // DecodeUpdate decodes the `update` object of one session/update notification.
 func (d *ACPDecoder) DecodeUpdate(update json.RawMessage) []adapters.Event {
 	return d.settle(d.decodeUpdate(update))
+}
+
+// updateOf is the `update` of session/update params, nil without one.
+func updateOf(params json.RawMessage) json.RawMessage {
+	var p struct {
+		Update json.RawMessage `json:"update"`
+	}
+	_ = json.Unmarshal(params, &p)
+	return p.Update
 }
 
 // EndTurn passes the events that end a prompt turn (its result or error, as
@@ -426,7 +406,10 @@ func acpConvertToolContent(c acpToolContent) (adapters.ToolContent, bool) {
 // id (or leaves fields out) is completed by what the call's tool_call and
 // updates said: the request's own fields win.
 func (d *ACPDecoder) DecodePermission(params json.RawMessage) (*adapters.PermissionRequest, error) {
-	var p acpPermissionParams
+	var p struct {
+		ToolCall acpToolCall               `json:"toolCall"`
+		Options  []schema.PermissionOption `json:"options"`
+	}
 	if err := json.Unmarshal(params, &p); err != nil {
 		return nil, err
 	}
@@ -460,22 +443,10 @@ func acpUsage(u acpUpdate) *adapters.Usage {
 	return us
 }
 
-// acpPromptUsage is the unstable `usage` field of a prompt result.
-type acpPromptUsage struct {
-	InputTokens       int64 `json:"inputTokens"`
-	OutputTokens      int64 `json:"outputTokens"`
-	ThoughtTokens     int64 `json:"thoughtTokens"`
-	CachedReadTokens  int64 `json:"cachedReadTokens"`
-	CachedWriteTokens int64 `json:"cachedWriteTokens"`
-}
-
 // PromptResult reads a session/prompt result: the stop reason and token
 // usage from the unstable `usage` field, else from the agent's quirk.
 func (d *ACPDecoder) PromptResult(result json.RawMessage) (adapters.StopReason, *adapters.Usage) {
-	var r struct {
-		StopReason string          `json:"stopReason"`
-		Usage      *acpPromptUsage `json:"usage"`
-	}
+	var r schema.PromptResponse
 	_ = json.Unmarshal(result, &r)
 	usage := acpResultUsage(r.Usage)
 	if usage == nil && d.Quirks.ResultUsage != nil {
@@ -484,17 +455,27 @@ func (d *ACPDecoder) PromptResult(result json.RawMessage) (adapters.StopReason, 
 	return cmp.Or(adapters.StopReason(r.StopReason), adapters.StopEndTurn), usage
 }
 
-func acpResultUsage(pu *acpPromptUsage) *adapters.Usage {
+// resultEvents end a turn the agent answered: its usage, when known, and done.
+func (d *ACPDecoder) resultEvents(result json.RawMessage) []adapters.Event {
+	stop, usage := d.PromptResult(result)
+	var out []adapters.Event
+	if usage != nil {
+		out = append(out, adapters.Event{Type: adapters.EventUsage, Usage: usage})
+	}
+	return append(out, adapters.Event{Type: adapters.EventDone, StopReason: stop})
+}
+
+func acpResultUsage(pu *schema.Usage) *adapters.Usage {
 	if pu == nil || pu.InputTokens+pu.OutputTokens == 0 {
 		return nil
 	}
 	return &adapters.Usage{InputTokens: pu.InputTokens, OutputTokens: pu.OutputTokens,
-		ThoughtTokens: pu.ThoughtTokens, CacheReadTokens: pu.CachedReadTokens,
-		CacheWriteTokens: pu.CachedWriteTokens}
+		ThoughtTokens: deref(pu.ThoughtTokens), CacheReadTokens: deref(pu.CachedReadTokens),
+		CacheWriteTokens: deref(pu.CachedWriteTokens)}
 }
 
 // ACPError turns a JSON-RPC error from an ACP agent into a user-facing error.
-func ACPError(code int, message string, data json.RawMessage) *adapters.ErrorInfo {
+func ACPError(code int, message string, data any) *adapters.ErrorInfo {
 	e := &adapters.ErrorInfo{Message: adapters.OneLine(message), Code: adapters.CodeProtocol, Fatal: true}
 	switch {
 	case code == -32000:
@@ -508,8 +489,8 @@ func ACPError(code int, message string, data json.RawMessage) *adapters.ErrorInf
 	case code >= 400 && code <= 599:
 		e.Code = adapters.CodeProvider
 	}
-	if len(data) > 0 && string(data) != "null" {
-		e.Detail = adapters.OneLine(string(data))
+	if b, _ := json.Marshal(data); string(b) != "null" {
+		e.Detail = adapters.OneLine(string(b))
 	}
 	return e
 }

@@ -12,43 +12,40 @@ import (
 	"github.com/hubdev/hub/internal/permission"
 )
 
-// handler serves the agent's notifications and requests. Notifications run
-// inline (they only queue events, and their order matters); requests run on
-// their own goroutines because they may wait for the user or the editor.
-type handler struct{ s *Session }
-
-func (h *handler) notify(r *jsonrpc.Request) {
+// notify serves the agent's notifications inline: they only queue events,
+// and their order matters.
+func (s *Session) notify(r *jsonrpc.Request) {
 	if r.Method == "session/update" {
-		h.s.onUpdate(r.Params)
+		s.onUpdate(r.Params)
 	} else {
-		h.s.onUnknown(r.Method, r.Params)
+		s.onUnknown(r.Method, r.Params)
 	}
 }
 
-func (h *handler) request(ctx context.Context, r *jsonrpc.Request) jsonrpc.Job {
+// request serves the agent's requests on their own goroutines: they may
+// wait for the user or the editor.
+func (s *Session) request(ctx context.Context, r *jsonrpc.Request) jsonrpc.Job {
 	return func() (any, func(), error) {
-		res, err := h.s.serve(ctx, r.Method, r.Params)
+		res, err := s.serve(ctx, r.Method, r.Params)
 		return res, nil, err
 	}
 }
 
 func (s *Session) onUpdate(params json.RawMessage) {
-	var p struct {
-		Update json.RawMessage `json:"update"`
-	}
-	if json.Unmarshal(params, &p) != nil || len(p.Update) == 0 {
+	update := updateOf(params)
+	if len(update) == 0 {
 		return
 	}
-	evs := s.dec.DecodeUpdate(p.Update)
+	evs := s.dec.DecodeUpdate(update)
 	noteUnknown(s.raw, evs)
 	s.local.inlineTerminals(evs)
 	s.mu.Lock()
-	t, loading := s.cur, s.loading
-	if t == nil || loading {
-		s.keepBetweenTurns(evs, loading)
+	t := s.cur
+	if t == nil {
+		s.keepBetweenTurns(evs)
 	}
 	s.mu.Unlock()
-	if t != nil && !loading {
+	if t != nil {
 		t.Emit(evs...)
 	}
 }
@@ -64,30 +61,31 @@ func (s *Session) onUnknown(method string, params json.RawMessage) {
 // Note passes ev to the running turn as the agent's own (what it says
 // outside ACP, such as gemini's retries); between turns it is dropped.
 func (s *Session) Note(ev adapters.Event) {
-	s.mu.Lock()
-	t, loading := s.cur, s.loading
-	s.mu.Unlock()
-	if t != nil && !loading {
+	if t := s.running(); t != nil {
 		t.Emit(ev)
 	}
 }
 
+// running is the turn running now, nil between turns (and during
+// session/load, which ends before the first prompt).
+func (s *Session) running() *turn {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cur
+}
+
 // keepBetweenTurns holds session-level updates (commands, title, usage)
-// that arrive outside a turn for the next turn; replayed history from
-// session/load is dropped.
-func (s *Session) keepBetweenTurns(evs []adapters.Event, loading bool) {
+// that arrive outside a turn for the next turn; the others, such as the
+// history session/load replays, are dropped.
+func (s *Session) keepBetweenTurns(evs []adapters.Event) {
 	for _, ev := range evs {
 		switch ev.Type {
 		case adapters.EventCommands, adapters.EventSessionInfo, adapters.EventUsage:
 			s.pending = append(s.pending, ev)
-			if s.pendingWake != nil {
-				close(s.pendingWake)
-			}
+			close(s.pendingWake)
 			s.pendingWake = make(chan struct{})
 		default:
-			if !loading {
-				s.a.cfg.Logger.Debug().Str("type", string(ev.Type)).Msg("acp: update outside a turn dropped")
-			}
+			s.a.cfg.Logger.Debug().Str("type", string(ev.Type)).Msg("acp: update outside a turn dropped")
 		}
 	}
 }
@@ -101,8 +99,8 @@ func (s *Session) serve(ctx context.Context, method string, params json.RawMessa
 		if !s.advertised(method) {
 			return nil, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "method not found: "+method+" (hub did not offer it in initialize)", nil)
 		}
-		if s.editor != nil { // what hub offered is what the editor can do
-			return s.editor.Call(ctx, method, params)
+		if s.opts.Editor != nil { // what hub offered is what the editor can do
+			return s.opts.Editor.Call(ctx, method, params)
 		}
 		return s.local.serve(ctx, method, params)
 	}
@@ -115,7 +113,7 @@ func (s *Session) serve(ctx context.Context, method string, params json.RawMessa
 // (hub run, delegation), hub's own, each call asked through the turn's
 // permission path (local.go).
 func (s *Session) clientCaps() schema.ClientCapabilities {
-	ed := s.editor
+	ed := s.opts.Editor
 	if ed == nil {
 		return schema.ClientCapabilities{FS: schema.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true}, Terminal: true}
 	}
@@ -142,22 +140,11 @@ func (s *Session) requestPermission(ctx context.Context, params json.RawMessage)
 	if err != nil {
 		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid session/request_permission params: "+err.Error(), nil)
 	}
-	s.mu.Lock()
-	t := s.cur
-	s.mu.Unlock()
+	t := s.running()
 	if t == nil || t.isCancelled() {
 		return cancelledOutcome, nil
 	}
-	t.Emit(adapters.Event{Type: adapters.EventPermission, Permission: pr})
-	select {
-	case d := <-pr.Decision():
-		return decide(pr, d), nil
-	case <-t.cancelled:
-		pr.Respond(adapters.PermissionDecision{Cancelled: true})
-		return cancelledOutcome, nil
-	case <-ctx.Done():
-		return cancelledOutcome, nil
-	}
+	return decide(pr, t.ask(ctx, pr)), nil
 }
 
 // decide maps hub's decision onto one of the agent's own options: the
@@ -199,10 +186,8 @@ func selected(id string) schema.RequestPermissionResponse {
 // answers and the user (hub acp) or --approve (hub run). The call shows
 // as a tool call of its own, which done ends once it ran.
 func (s *Session) askLocal(ctx context.Context, tc adapters.ToolCall) (done func(ok bool), err error) {
-	s.mu.Lock()
-	t, loading := s.cur, s.loading
-	s.mu.Unlock()
-	if t == nil || loading || t.isCancelled() {
+	t := s.running()
+	if t == nil || t.isCancelled() {
 		return nil, rpcErr(codeRefused, "hub refused %s: no prompt is running", tc.Title)
 	}
 	card := tc
@@ -224,18 +209,7 @@ func (s *Session) askLocal(ctx context.Context, tc adapters.ToolCall) (done func
 	if reason, denied := permission.HardDeny(permission.RequestOf(tc, s.opts.Cwd)); denied {
 		return nil, refuse("hard deny: " + reason)
 	}
-	pr := adapters.NewPermissionRequest(tc, nil)
-	t.Emit(adapters.Event{Type: adapters.EventPermission, Permission: pr})
-	var d adapters.PermissionDecision
-	select {
-	case d = <-pr.Decision():
-	case <-t.cancelled:
-		pr.Respond(adapters.PermissionDecision{Cancelled: true})
-		d.Cancelled = true
-	case <-ctx.Done():
-		d.Cancelled = true
-	}
-	switch {
+	switch d := t.ask(ctx, adapters.NewPermissionRequest(tc, nil)); {
 	case d.Cancelled:
 		return nil, refuse("the turn was cancelled")
 	case !d.Allowed():

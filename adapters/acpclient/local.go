@@ -37,9 +37,6 @@ const (
 	terminalStopGrace    = 2 * time.Second
 )
 
-// hostOS is the goos whose path rules confine the local methods.
-var hostOS = runtime.GOOS
-
 // askFunc is the permission gate a local call passes before it runs (see
 // Session.askLocal); done reports how it went.
 type askFunc func(ctx context.Context, tc adapters.ToolCall) (done func(ok bool), err error)
@@ -100,11 +97,11 @@ func (l *local) inside(p string) (string, error) {
 	if !filepath.IsAbs(p) {
 		return "", rpcErr(jsonrpc.CodeInvalidParams, "path must be absolute: %q", p)
 	}
-	if name, ok := aliasName(hostOS, p); ok {
+	if name, ok := aliasName(runtime.GOOS, p); ok {
 		return "", rpcErr(jsonrpc.CodeInvalidParams, "path %s: Windows opens %q under another name; use the name itself", p, name)
 	}
 	for _, root := range l.roots {
-		if real, err := fspath.Resolve(hostOS, root, p); err == nil {
+		if real, err := fspath.Resolve(runtime.GOOS, root, p); err == nil {
 			return real, nil
 		}
 	}
@@ -141,8 +138,8 @@ func (l *local) call(name string, kind adapters.ToolKind, what string, input map
 // show is path as the user reads it: relative to the session directory
 // when inside it.
 func (l *local) show(path string) string {
-	if len(l.roots) > 0 && fspath.Within(hostOS, l.roots[0], path) {
-		return fspath.RelTo(hostOS, l.roots[0], path)
+	if len(l.roots) > 0 && fspath.Within(runtime.GOOS, l.roots[0], path) {
+		return fspath.RelTo(runtime.GOOS, l.roots[0], path)
 	}
 	return path
 }
@@ -173,11 +170,11 @@ func (l *local) readFile(ctx context.Context, params json.RawMessage) (any, erro
 	return schema.ReadTextFileResponse{Content: sliceLines(string(data), deref(p.Line), deref(p.Limit))}, nil
 }
 
-func deref(p *int) int {
-	if p == nil {
-		return 0
+func deref[T any](p *T) (v T) {
+	if p != nil {
+		v = *p
 	}
-	return *p
+	return v
 }
 
 // sliceLines returns limit lines starting at 1-based line (0 = all).
@@ -231,24 +228,11 @@ func (l *local) writeFile(ctx context.Context, params json.RawMessage) (any, err
 
 // terminal is one locally run command.
 type terminal struct {
-	p       *proc.Process
-	out     *proc.Ring
-	outDone chan struct{} // closed once stdout reached EOF
-}
-
-// outputDrainLimit bounds the wait for stdout EOF after exit: a process that
-// escaped the group may still hold the pipe open.
-const outputDrainLimit = 2 * time.Second
-
-// drained waits, after exit, until the output copier has everything the
-// command wrote, so an exit status never comes with output still in flight.
-func (t *terminal) drained() {
-	timer := time.NewTimer(outputDrainLimit)
-	defer timer.Stop()
-	select {
-	case <-t.outDone:
-	case <-timer.C:
-	}
+	p   *proc.Process
+	out *proc.Ring
+	// outDone is closed once stdout reached EOF: an exit status waits for
+	// it (drained), so it never comes with output still in flight.
+	outDone chan struct{}
 }
 
 func (l *local) createTerminal(ctx context.Context, params json.RawMessage) (any, error) {
@@ -390,7 +374,7 @@ func (l *local) terminalOp(ctx context.Context, method string, params json.RawMe
 	case "terminal/output":
 		var st *schema.TerminalExitStatus
 		if t.p.Exited() {
-			t.drained()
+			drained(t.outDone)
 			s := statusOf(t.p)
 			st = &s
 		}
@@ -399,7 +383,7 @@ func (l *local) terminalOp(ctx context.Context, method string, params json.RawMe
 	case "terminal/wait_for_exit":
 		select {
 		case <-t.p.Done():
-			t.drained()
+			drained(t.outDone)
 			return statusOf(t.p), nil
 		case <-ctx.Done():
 			return nil, rpcErr(-32800, "request cancelled")

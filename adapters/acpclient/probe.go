@@ -30,16 +30,7 @@ func Probe(ctx context.Context, argv, env []string) (schema.InitializeResponse, 
 	conn := jsonrpc.New(p.Stdout, p.Stdin, jsonrpc.Options{})
 	go func() { _ = conn.Serve(context.Background()) }()
 	defer conn.Close()
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	go func() {
-		select {
-		case <-p.Done():
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
-	err = conn.Call(ctx, "initialize", schema.InitializeRequest{ProtocolVersion: schema.ProtocolVersion,
+	err = callWhile(ctx, p, conn, "initialize", schema.InitializeRequest{ProtocolVersion: schema.ProtocolVersion,
 		ClientInfo: &schema.Implementation{Name: "hub", Title: "hub doctor", Version: "probe"}}, &init)
 	switch {
 	case err != nil && p.Exited():

@@ -30,14 +30,13 @@ func (s *Session) Prompt(ctx context.Context, prompt []adapters.Content, emit fu
 	s.cur = t
 	pending := s.pending
 	s.pending = nil
-	if !s.infoSent {
+	if !s.prompted {
 		// The hub keeps this id to resume the agent's session after a restart.
-		s.infoSent = true
+		s.prompted = true
 		pending = append([]adapters.Event{{Type: adapters.EventSessionInfo, Session: &adapters.SessionInfo{AgentSessionID: s.id}}}, pending...)
-	}
-	if s.opts.Instructions != "" && !s.instrSent {
-		s.instrSent = true
-		prompt = append([]adapters.Content{{Type: adapters.ContentText, Text: s.opts.Instructions}}, prompt...)
+		if s.opts.Instructions != "" {
+			prompt = append([]adapters.Content{{Type: adapters.ContentText, Text: s.opts.Instructions}}, prompt...)
+		}
 	}
 	s.mu.Unlock()
 	_ = s.dec.EndTurn(nil) // an "[Error]" chunk held since a session/load replay is no part of this turn
@@ -61,32 +60,20 @@ func (s *Session) run(t *turn, params schema.PromptRequest) {
 
 func (s *Session) endEvents(t *turn, res json.RawMessage, err error) []adapters.Event {
 	cancelled := t.isCancelled()
-	done := func(r adapters.StopReason) adapters.Event {
-		if cancelled {
-			r = adapters.StopCancelled
-		}
-		return adapters.Event{Type: adapters.EventDone, StopReason: r}
-	}
-	if err == nil {
-		stop, usage := s.dec.PromptResult(res)
-		var out []adapters.Event
-		if usage != nil {
-			out = append(out, adapters.Event{Type: adapters.EventUsage, Usage: usage})
-		}
-		return append(out, done(stop))
-	}
 	var re *jsonrpc.Error
 	switch {
-	case cancelled && (errors.As(err, &re) || errors.Is(err, context.Canceled)):
-		return []adapters.Event{done(adapters.StopCancelled)}
-	case errors.As(err, &re):
-		var data json.RawMessage
-		if re.Data != nil {
-			data, _ = json.Marshal(re.Data)
+	case err == nil:
+		evs := s.dec.resultEvents(res)
+		if cancelled {
+			evs[len(evs)-1].StopReason = adapters.StopCancelled
 		}
-		return []adapters.Event{{Type: adapters.EventError, Error: ACPError(re.Code, re.Message, data)}, done(adapters.StopEndTurn)}
+		return evs
+	case cancelled && (errors.As(err, &re) || errors.Is(err, context.Canceled)):
+		return []adapters.Event{{Type: adapters.EventDone, StopReason: adapters.StopCancelled}}
+	case errors.As(err, &re):
+		return adapters.Failure(ACPError(re.Code, re.Message, re.Data))
 	}
-	return []adapters.Event{{Type: adapters.EventError, Error: s.crashInfo(err)}, done(adapters.StopEndTurn)}
+	return adapters.Failure(s.crashInfo(err))
 }
 
 // Exit implements adapters.Exiter.
@@ -106,10 +93,7 @@ func (s *Session) crashInfo(err error) *adapters.ErrorInfo {
 
 // interrupt interrupts the running turn.
 func (s *Session) interrupt() {
-	s.mu.Lock()
-	t := s.cur
-	s.mu.Unlock()
-	if t != nil && t.cancel() {
+	if t := s.running(); t != nil && t.cancel() {
 		_ = s.conn.Notify("session/cancel", map[string]string{"sessionId": s.id})
 	}
 }

@@ -1,6 +1,7 @@
 package acpclient
 
 import (
+	"context"
 	"sync"
 
 	"github.com/hubdev/hub/adapters"
@@ -23,6 +24,20 @@ func newTurn() *turn {
 func (t *turn) cancel() (first bool) {
 	t.cancelOnce.Do(func() { close(t.cancelled); first = true })
 	return first
+}
+
+// ask puts pr to the turn's consumer and waits for the answer; the turn's
+// cancel or ctx's end answers Cancelled.
+func (t *turn) ask(ctx context.Context, pr *adapters.PermissionRequest) adapters.PermissionDecision {
+	t.Emit(adapters.Event{Type: adapters.EventPermission, Permission: pr})
+	select {
+	case d := <-pr.Decision():
+		return d
+	case <-t.cancelled:
+		pr.Respond(adapters.PermissionDecision{Cancelled: true})
+	case <-ctx.Done():
+	}
+	return adapters.PermissionDecision{Cancelled: true}
 }
 
 func (t *turn) isCancelled() bool {

@@ -3,7 +3,6 @@ package acpclient
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -19,27 +18,24 @@ import (
 
 // Session is one ACP session with a dedicated agent process.
 type Session struct {
-	a      *Adapter
-	opts   adapters.SessionOptions
-	proc   *proc.Process
-	conn   *jsonrpc.Conn
-	caps   schema.AgentCapabilities
-	id     string
-	dec    *ACPDecoder
-	local  *local
-	editor adapters.EditorClient
-	env    []string
-	raw    *adapters.UnknownRecords
+	a     *Adapter
+	opts  adapters.SessionOptions
+	proc  *proc.Process
+	conn  *jsonrpc.Conn
+	caps  schema.AgentCapabilities
+	id    string
+	dec   *ACPDecoder
+	local *local
+	env   []string
+	raw   *adapters.UnknownRecords
 
 	mu      sync.Mutex
 	cur     *turn
-	loading bool
 	pending []adapters.Event // updates that arrived between turns
 	// pendingWake is closed (and replaced) when an update is kept
 	// between turns.
 	pendingWake chan struct{}
-	instrSent   bool
-	infoSent    bool
+	prompted    bool // the first prompt carries the session id and instructions
 	config      []configOption
 	legacy      sessionResult // modes / models when configOptions are absent
 	version     string        // initialize's agentInfo.version
@@ -53,24 +49,19 @@ var (
 	_ adapters.Configurable = (*Session)(nil)
 )
 
-func (a *Adapter) env(opts adapters.SessionOptions) []string {
-	return adapters.Environ(nil, a.cfg.Env, opts.Env)
-}
-
 func (a *Adapter) startACP(ctx context.Context, opts adapters.SessionOptions) (*Session, error) {
-	env := a.env(opts)
+	env := adapters.Environ(nil, a.cfg.Env, opts.Env)
 	p, err := proc.Start(context.WithoutCancel(ctx), proc.Spec{
 		Path: a.cfg.Argv[0], Args: a.cfg.Argv[1:], Dir: opts.Cwd, Env: env, Grace: a.cfg.StopGrace,
 	})
 	if err != nil {
 		return nil, adapters.StartError(a.cfg.Name, err)
 	}
-	s := &Session{a: a, opts: opts, proc: p, dec: &ACPDecoder{Quirks: a.cfg.Quirks}, editor: opts.Editor, env: env, closed: make(chan struct{}), pendingWake: make(chan struct{})}
+	s := &Session{a: a, opts: opts, proc: p, dec: &ACPDecoder{Quirks: a.cfg.Quirks}, env: env, closed: make(chan struct{}), pendingWake: make(chan struct{})}
 	s.local = newLocal(opts.Cwd, opts.AddDirs, a.cfg.Name, a.cfg.Sandbox, s.askLocal, a.cfg.Logger)
 	s.raw = newUnknownRecords(a.cfg.Logger, a.cfg.Name, a.cfg.Caps.TestedVersions, s.agentVersion)
 	log := a.cfg.Logger.With().Str("agent", a.cfg.Name).Logger()
-	h := &handler{s: s}
-	s.conn = jsonrpc.New(p.Stdout, p.Stdin, jsonrpc.Options{Request: h.request, Notify: h.notify, Logger: log})
+	s.conn = jsonrpc.New(p.Stdout, p.Stdin, jsonrpc.Options{Request: s.request, Notify: s.notify, Logger: log})
 	go func() { _ = s.conn.Serve(context.Background()) }()
 	sctx, cancel := context.WithTimeout(ctx, a.cfg.InitTimeout)
 	defer cancel()
@@ -82,10 +73,21 @@ func (a *Adapter) startACP(ctx context.Context, opts adapters.SessionOptions) (*
 	return s, nil
 }
 
-// exitDrain bounds how long the connection keeps reading after the agent
-// exited: what it wrote last is still in the pipe, but a child it left
-// behind may hold the pipe open forever.
+// exitDrain bounds the wait, after a process (the agent, a terminal's
+// command) exited, for the end of its output: what it wrote last is still
+// in the pipe, but a child it left behind may hold the pipe open forever.
 const exitDrain = 2 * time.Second
+
+// drained waits until eof is closed (the reader reached the end of an
+// exited process's output), at most exitDrain.
+func drained(eof <-chan struct{}) {
+	t := time.NewTimer(exitDrain)
+	defer t.Stop()
+	select {
+	case <-eof:
+	case <-t.C:
+	}
+}
 
 // closeAfterExit closes the connection once the agent exited and its
 // stdout is drained (or exitDrain passed), so nothing it said is lost.
@@ -95,20 +97,8 @@ func (s *Session) closeAfterExit() {
 	case <-s.closed:
 		return
 	}
-	s.drained()
+	drained(s.conn.Done())
 	s.conn.Close()
-}
-
-// drained waits, after the agent exited, until the read loop reached the
-// end of its stdout, at most exitDrain.
-func (s *Session) drained() {
-	t := time.NewTimer(exitDrain)
-	defer t.Stop()
-	select {
-	case <-s.conn.Done():
-	case <-t.C:
-	case <-s.closed:
-	}
 }
 
 // explain adds the agent's stderr tail to a handshake failure.
@@ -163,12 +153,10 @@ func (s *Session) openSession(ctx context.Context) error {
 	case s.caps.SessionCapabilities.Resume != nil:
 		err = s.call(ctx, "session/resume", load, &res)
 	case s.caps.LoadSession:
-		s.setLoading(true)
 		err = s.call(ctx, "session/load", load, &res)
 		if err == nil {
 			s.flushReplay(ctx)
 		}
-		s.setLoading(false)
 	default:
 		return fmt.Errorf("%w: %s cannot resume sessions (no loadSession or session resume capability)", adapters.ErrUnsupported, s.a.cfg.Name)
 	}
@@ -218,45 +206,13 @@ func (s *Session) flushReplay(ctx context.Context) {
 	}
 }
 
-func (s *Session) setLoading(v bool) {
-	s.mu.Lock()
-	s.loading = v
-	s.mu.Unlock()
-}
-
 // remember keeps the session's model/mode choices for SetModel/SetMode and
 // for the adapter's advertised capabilities.
 func (s *Session) remember(res sessionResult) {
 	s.mu.Lock()
-	if len(res.ConfigOptions) > 0 {
-		s.config = res.ConfigOptions
-	}
-	if res.Modes != nil {
-		s.legacy.Modes = res.Modes
-	}
-	if res.Models != nil {
-		s.legacy.Models = res.Models
-	}
+	s.config, s.legacy = res.ConfigOptions, sessionResult{Modes: res.Modes, Models: res.Models}
 	s.mu.Unlock()
-	var models, modes []adapters.Option
-	var model, mode string
-	for _, c := range res.ConfigOptions {
-		var cur string
-		_ = json.Unmarshal(c.CurrentValue, &cur)
-		switch c.Category {
-		case "model":
-			models, model = c.selectValues(), cur
-		case "mode":
-			modes, mode = c.selectValues(), cur
-		}
-	}
-	if models == nil && res.Models != nil {
-		models, model = res.legacyModels(), res.Models.CurrentModelID
-	}
-	if modes == nil && res.Modes != nil {
-		modes, mode = res.legacyModes(), res.Modes.CurrentModeID
-	}
-	s.a.learn(models, modes, model, mode)
+	s.a.learn(options(res.ConfigOptions, res))
 }
 
 func (s *Session) applyDefaults(ctx context.Context) error {
@@ -303,19 +259,25 @@ func (s *Session) mcpServers() []schema.McpServer {
 	return out
 }
 
-// call is conn.Call that also gives up when the agent process exits.
-func (s *Session) call(ctx context.Context, method string, params, result any) error {
+// callWhile is conn.Call that also gives up once the agent process p
+// exited and what it wrote was read.
+func callWhile(ctx context.Context, p *proc.Process, conn *jsonrpc.Conn, method string, params, result any) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go func() {
 		select {
-		case <-s.proc.Done():
-			s.drained() // the read loop may still deliver updates and a final answer
+		case <-p.Done():
+			drained(conn.Done()) // the read loop may still deliver updates and a final answer
 			cancel()
 		case <-ctx.Done():
 		}
 	}()
-	err := s.conn.Call(ctx, method, params, result)
+	return conn.Call(ctx, method, params, result)
+}
+
+// call is callWhile the session's agent runs; a call its exit ended says so.
+func (s *Session) call(ctx context.Context, method string, params, result any) error {
+	err := callWhile(ctx, s.proc, s.conn, method, params, result)
 	if re := (*jsonrpc.Error)(nil); err != nil && s.proc.Exited() && !errors.As(err, &re) {
 		return fmt.Errorf("%s exited: %w", s.a.cfg.Name, s.proc.ExitError(s.a.cfg.Name))
 	}

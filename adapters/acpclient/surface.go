@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/hubdev/hub/adapters"
@@ -28,26 +29,38 @@ func (s *Session) Surface(ctx context.Context) (adapters.Surface, error) {
 	defer cancel()
 	cmds := s.awaitCommands(ctx)
 	s.mu.Lock()
-	config, legacy := s.config, s.legacy
-	s.mu.Unlock()
-	sur := adapters.Surface{Commands: cmds}
+	defer s.mu.Unlock()
+	return adapters.Surface{Commands: cmds, Options: options(s.config, s.legacy)}, nil
+}
+
+// options are a session's choices as hub shows them: the agent's config
+// options, and its legacy models and modes where those have none (as
+// SetModel and SetMode fall back to them).
+func options(config []configOption, legacy sessionResult) []adapters.ConfigOption {
+	var out []adapters.ConfigOption
 	for _, c := range config {
 		if o, ok := surfaceOption(c); ok {
-			sur.Options = append(sur.Options, o)
+			out = append(out, o)
 		}
 	}
-	if len(config) > 0 {
-		return sur, nil
+	has := func(id string) bool {
+		return slices.ContainsFunc(out, func(o adapters.ConfigOption) bool { return o.ID == id })
 	}
-	if m := legacy.Models; m != nil {
-		sur.Options = append(sur.Options, adapters.ConfigOption{ID: adapters.OptionModel, Name: "Model", Category: "model",
-			Value: m.CurrentModelID, Choices: legacy.legacyModels()})
+	if m := legacy.Models; m != nil && !has(adapters.OptionModel) {
+		o := adapters.ConfigOption{ID: adapters.OptionModel, Name: "Model", Category: "model", Value: m.CurrentModelID}
+		for _, m := range m.AvailableModels {
+			o.Choices = append(o.Choices, adapters.Option{ID: m.ModelID, Name: m.Name, Description: m.Description})
+		}
+		out = append(out, o)
 	}
-	if m := legacy.Modes; m != nil {
-		sur.Options = append(sur.Options, adapters.ConfigOption{ID: adapters.OptionMode, Name: "Mode", Category: "mode",
-			Value: m.CurrentModeID, Choices: legacy.legacyModes()})
+	if m := legacy.Modes; m != nil && !has(adapters.OptionMode) {
+		o := adapters.ConfigOption{ID: adapters.OptionMode, Name: "Mode", Category: "mode", Value: m.CurrentModeID}
+		for _, m := range m.AvailableModes {
+			o.Choices = append(o.Choices, adapters.Option{ID: m.ID, Name: m.Name, Description: m.Description})
+		}
+		out = append(out, o)
 	}
-	return sur, nil
+	return out
 }
 
 // awaitCommands returns the last commands update that arrived between

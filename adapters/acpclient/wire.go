@@ -42,14 +42,9 @@ type configOption struct {
 // selectValues lists the option values of a select config option,
 // flattening groups.
 func (c configOption) selectValues() []adapters.Option {
-	type value struct {
-		Value       string `json:"value"`
-		Name        string `json:"name"`
-		Description string `json:"description"`
-	}
-	var flat []struct {
-		value
-		Options []value `json:"options"`
+	var flat []struct { // a value, or a group of them
+		schema.SessionConfigSelectOption
+		Options []schema.SessionConfigSelectOption `json:"options"`
 	}
 	_ = json.Unmarshal(c.Options, &flat)
 	var out []adapters.Option
@@ -62,22 +57,6 @@ func (c configOption) selectValues() []adapters.Option {
 		}
 	}
 	return out
-}
-
-// legacyModels and legacyModes are the choices of an agent without
-// config options.
-func (r sessionResult) legacyModels() (opts []adapters.Option) {
-	for _, m := range r.Models.AvailableModels {
-		opts = append(opts, adapters.Option{ID: m.ModelID, Name: m.Name, Description: m.Description})
-	}
-	return opts
-}
-
-func (r sessionResult) legacyModes() (opts []adapters.Option) {
-	for _, m := range r.Modes.AvailableModes {
-		opts = append(opts, adapters.Option{ID: m.ID, Name: m.Name, Description: m.Description})
-	}
-	return opts
 }
 
 // toBlocks converts a hub prompt into ACP content blocks the agent accepts;

@@ -6,7 +6,6 @@ package gemini
 import (
 	"context"
 	"maps"
-	"os"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -83,13 +82,8 @@ func New(ac config.AgentConfig, version string, log zerolog.Logger) *acpclient.A
 func wrapStart(env map[string]string, plainShell bool, log zerolog.Logger) func(context.Context, adapters.SessionOptions, acpclient.StartFunc) (adapters.Session, error) {
 	return func(ctx context.Context, opts adapters.SessionOptions, start acpclient.StartFunc) (adapters.Session, error) {
 		if plainShell {
-			cwd := opts.Cwd
-			if cwd == "" {
-				cwd, _ = os.Getwd()
-			}
-			full := adapters.Environ(nil, env, opts.Env)
 			var kept string
-			opts.Env, kept = plainShellEnv(opts.Env, full, cwd)
+			opts.Env, kept = plainShellEnv(opts.Env, adapters.Environ(nil, env, opts.Env), opts.Cwd)
 			if kept != "" {
 				log.Debug().Str("agent", Name).Msgf("keeping gemini's shell as configured: %s", kept)
 			}

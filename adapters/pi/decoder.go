@@ -40,9 +40,10 @@ type PiDecoder struct {
 	// consumes it (no event). Otherwise successes become EventRaw and
 	// failures non-fatal EventError.
 	OnResponse func(PiResponse) bool
-	// OnUIRequest, when set, receives extension_ui_request records (a
-	// dialog an extension opens) instead of their becoming raw events.
-	OnUIRequest func(json.RawMessage)
+	// OnUIRequest, when set, receives the id and method of
+	// extension_ui_request records (a dialog an extension opens) instead
+	// of their becoming raw events.
+	OnUIRequest func(id, method string)
 
 	tools     map[string]piToolState
 	stop      string
@@ -81,7 +82,6 @@ type piRecord struct {
 	ErrorField    json.RawMessage `json:"error"`
 	Data          json.RawMessage `json:"data"`
 	Method        json.RawMessage `json:"method"`
-	Version       json.RawMessage `json:"version"`
 	Cwd           json.RawMessage `json:"cwd"`
 	Attempt       json.RawMessage `json:"attempt"`
 	MaxAttempts   json.RawMessage `json:"maxAttempts"`
@@ -169,7 +169,7 @@ func (d *PiDecoder) record(typ string, r *piRecord, line []byte) []adapters.Even
 		return d.session(r)
 	case "extension_ui_request":
 		if d.OnUIRequest != nil {
-			d.OnUIRequest(bytes.Clone(line))
+			d.OnUIRequest(piString(r.ID), piString(r.Method))
 			return nil
 		}
 	case "extension_error":

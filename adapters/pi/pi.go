@@ -134,26 +134,20 @@ func (a *Adapter) Args(so adapters.SessionOptions) []string {
 	return args
 }
 
-func (a *Adapter) env(so adapters.SessionOptions) []string {
-	return adapters.Environ(nil, a.opts.Env, so.Env)
-}
-
 // Start implements adapters.Adapter: it spawns pi and waits for its state.
 func (a *Adapter) Start(ctx context.Context, so adapters.SessionOptions) (adapters.Session, error) {
 	if len(so.AddDirs) > 0 {
 		a.opts.Log.Warn().Strs("dirs", so.AddDirs).Msg("pi takes no additional workspace roots; it works in the session's cwd")
 	}
-	life, stop := context.WithCancel(context.Background())
-	p, err := proc.Start(life, proc.Spec{Path: a.opts.Argv[0], Args: a.Args(so), Dir: so.Cwd,
-		Env: a.env(so), Grace: a.opts.StopGrace})
+	p, err := proc.Start(context.Background(), proc.Spec{Path: a.opts.Argv[0], Args: a.Args(so), Dir: so.Cwd,
+		Env: adapters.Environ(nil, a.opts.Env, so.Env), Grace: a.opts.StopGrace})
 	if err != nil {
-		stop()
 		if errors.Is(err, proc.ErrNotFound) {
 			return nil, fmt.Errorf("%w (npm install -g @mariozechner/pi-coding-agent)", adapters.StartError("pi", err))
 		}
 		return nil, adapters.StartError("pi", err)
 	}
-	s := newSession(a.opts, so.Cwd, p, stop, a.unknown)
+	s := newSession(a.opts.Log, so.Cwd, p, a.unknown)
 	s.rules = adapters.RulesOf(so, s.interrupt, nil)
 	startCtx, cancel := context.WithTimeout(ctx, a.opts.StartTimeout)
 	defer cancel()

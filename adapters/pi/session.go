@@ -41,15 +41,13 @@ func (st piState) model() string {
 // session is one `pi --mode rpc` process. The reader goroutine owns the
 // decoder and routes events to the running turn.
 type session struct {
-	opts     Options
-	log      zerolog.Logger
-	proc     *proc.Process
-	stopLife context.CancelFunc
-	dec      *PiDecoder
-	unknown  *adapters.UnknownRecords
-	writeMu  sync.Mutex
-	done     chan struct{} // closed when the reader has seen the process exit
-	rules    adapters.TurnRules
+	log     zerolog.Logger
+	proc    *proc.Process
+	dec     *PiDecoder
+	unknown *adapters.UnknownRecords
+	writeMu sync.Mutex
+	done    chan struct{} // closed when the reader has seen the process exit
+	rules   adapters.TurnRules
 
 	mu        sync.Mutex
 	turn      *turn
@@ -67,8 +65,8 @@ type turn struct {
 	q        *adapters.Turn
 }
 
-func newSession(o Options, cwd string, p *proc.Process, stop context.CancelFunc, unknown *adapters.UnknownRecords) *session {
-	s := &session{opts: o, log: o.Log.With().Str("agent", Name).Logger(), proc: p, stopLife: stop, unknown: unknown,
+func newSession(log zerolog.Logger, cwd string, p *proc.Process, unknown *adapters.UnknownRecords) *session {
+	s := &session{log: log.With().Str("agent", Name).Logger(), proc: p, unknown: unknown,
 		dec: NewPiDecoder(cwd), done: make(chan struct{}), pending: map[string]chan PiResponse{}}
 	s.dec.OnUIRequest = s.answerDialog
 	s.dec.OnResponse = s.onResponse
@@ -267,18 +265,14 @@ func (s *session) loadState(ctx context.Context) error {
 
 // answerDialog declines extension dialogs (select, confirm, input, editor),
 // which would otherwise block pi: hub has no UI to show them.
-func (s *session) answerDialog(raw json.RawMessage) {
-	var req struct {
-		ID     string `json:"id"`
-		Method string `json:"method"`
-	}
-	if json.Unmarshal(raw, &req) != nil || req.ID == "" {
-		return
-	}
-	switch req.Method {
+func (s *session) answerDialog(id, method string) {
+	switch method {
 	case "select", "confirm", "input", "editor":
-		s.log.Warn().Str("method", req.Method).Msg("declining a pi extension dialog")
-		if err := s.write(map[string]any{"type": "extension_ui_response", "id": req.ID, "cancelled": true}); err != nil {
+		if id == "" {
+			return
+		}
+		s.log.Warn().Str("method", method).Msg("declining a pi extension dialog")
+		if err := s.write(map[string]any{"type": "extension_ui_response", "id": id, "cancelled": true}); err != nil {
 			s.log.Warn().Err(err).Msg("answer pi extension dialog")
 		}
 	}

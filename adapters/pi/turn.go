@@ -10,7 +10,7 @@ import (
 
 // Prompt implements adapters.Session: one `prompt` command per turn.
 func (s *session) Prompt(ctx context.Context, prompt []adapters.Content, emit func(adapters.Event)) (adapters.StopReason, error) {
-	t := &turn{q: adapters.NewTurn()}
+	t := &turn{promptID: s.nextID("prompt"), q: adapters.NewTurn()}
 	s.mu.Lock()
 	switch {
 	case s.closed:
@@ -24,8 +24,6 @@ func (s *session) Prompt(ctx context.Context, prompt []adapters.Content, emit fu
 		s.mu.Unlock()
 		return "", fmt.Errorf("pi session: %w", adapters.ErrBusy)
 	}
-	s.seq++
-	t.promptID = fmt.Sprintf("hub-prompt-%d", s.seq)
 	if !s.announced && s.state.SessionID != "" {
 		s.announced = true
 		t.q.Emit(adapters.Event{Type: adapters.EventSessionInfo, Session: &adapters.SessionInfo{
@@ -63,8 +61,7 @@ func (s *session) Steer(ctx context.Context, prompt []adapters.Content) error {
 	if !running {
 		return adapters.ErrNoTurn
 	}
-	cmd := promptCommand("", prompt)
-	delete(cmd, "id")
+	cmd := promptCommand("", prompt) // call gives it its id
 	cmd["type"] = "steer"
 	_, err := s.call(ctx, cmd)
 	return err
@@ -96,7 +93,6 @@ func (s *session) Close() error {
 	s.mu.Unlock()
 	err := s.proc.Stop()
 	<-s.done
-	s.stopLife()
 	return err
 }
 

@@ -3,6 +3,7 @@ package qoder
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strings"
 
 	"github.com/hubdev/hub/adapters"
@@ -67,13 +68,8 @@ func (d *QoderDecoder) Decode(line []byte) []adapters.Event {
 // qoderSyntheticText reports whether line is an assistant message from
 // model "<synthetic>" that decoded to text only.
 func qoderSyntheticText(line []byte, evs []adapters.Event) bool {
-	if !bytes.Contains(line, []byte(`"<synthetic>"`)) {
+	if !bytes.Contains(line, []byte(`"<synthetic>"`)) || slices.ContainsFunc(evs, func(e adapters.Event) bool { return e.Type != adapters.EventText }) {
 		return false
-	}
-	for _, e := range evs {
-		if e.Type != adapters.EventText {
-			return false
-		}
 	}
 	var l struct {
 		Type    string `json:"type"`

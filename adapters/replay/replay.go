@@ -16,7 +16,6 @@
 package replay
 
 import (
-	"bufio"
 	"bytes"
 	"cmp"
 	"context"
@@ -131,10 +130,10 @@ func (a *Adapter) Start(_ context.Context, opts adapters.SessionOptions) (adapte
 func Parse(data []byte) ([][]Step, error) {
 	var turns [][]Step
 	var cur []Step
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 64<<10), 64<<20)
-	for n := 1; sc.Scan(); n++ {
-		line := bytes.TrimSpace(sc.Bytes())
+	n := 0
+	for line := range bytes.Lines(data) {
+		n++
+		line = bytes.TrimSpace(line)
 		if len(line) == 0 || line[0] == '#' {
 			continue
 		}
@@ -152,7 +151,7 @@ func Parse(data []byte) ([][]Step, error) {
 	if len(cur) > 0 {
 		turns = append(turns, cur)
 	}
-	return turns, sc.Err()
+	return turns, nil
 }
 
 // Session plays one turn per Prompt.
