@@ -593,17 +593,15 @@ func (ss *session) askEditor(ctx context.Context, q conversation.Question, annou
 	}
 	shown := permissionOptions(p.Options, q.Always)
 	options, kept := withGrantOption(q.Grant, shown)
-	ask := schema.RequestPermissionRequest{SessionID: ss.id(), Options: options, ToolCall: ss.editor.tool(p.Tool, true)}
-	var resp schema.RequestPermissionResponse
-	cancelled, err := ss.editor.call(ctx, "session/request_permission", ask, &resp)
+	id, cancelled, err := ss.editor.choose(ctx, ss.editor.tool(p.Tool, true), options)
 	switch {
-	case cancelled || (err == nil && resp.Outcome.Outcome == "cancelled"):
+	case cancelled:
 		return conversation.Reply{Decision: adapters.PermissionDecision{Cancelled: true}}
 	case err != nil:
 		ss.srv.log.Warn().Err(err).Msg("permission request failed; treating as reject")
 		return conversation.Reply{Decision: adapters.PermissionDecision{Kind: adapters.RejectOnce}, By: conversation.ByUser,
 			Reason: "the editor did not answer the permission request"}
-	case kept && resp.Outcome.OptionID == grantOptionID:
+	case kept && id == grantOptionID:
 		// Kept once: hub itself answers the later calls the grant covers,
 		// so the agent is never told to allow more than the user saw.
 		if g, err := q.Keep(); err != nil {
@@ -614,7 +612,7 @@ func (ss *session) askEditor(ctx context.Context, q conversation.Question, annou
 		}
 		return conversation.Reply{Decision: conversation.Allow(p), By: conversation.ByUser, Reason: "the user kept a grant"}
 	}
-	d := adapters.PermissionDecision{OptionID: resp.Outcome.OptionID, Kind: adapters.RejectOnce} // unknown option id: be safe
+	d := adapters.PermissionDecision{OptionID: id, Kind: adapters.RejectOnce} // unknown option id: be safe
 	if i := slices.IndexFunc(shown, func(o schema.PermissionOption) bool { return o.OptionID == d.OptionID }); i >= 0 {
 		d.Kind = adapters.PermissionOptionKind(shown[i].Kind) // ids are unique (OptionsProblem)
 	}
