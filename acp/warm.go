@@ -156,20 +156,19 @@ func (ss *session) fetchSurface(sf adapters.Surfacer, b adapters.Session) {
 // own session where it can.
 func (ss *session) sleep(why string) bool {
 	var b adapters.Session
-	if !ss.turns.Idle(func() bool {
+	slept := ss.turns.Idle(func() bool {
 		ss.mu.Lock()
 		defer ss.mu.Unlock()
-		if !ss.closed {
-			b = ss.agent.Sleep()
-			ss.noteAgentSessionID(b)
+		if ss.closed {
+			return false
 		}
-		return !ss.closed
-	}) {
-		return false
-	}
+		b = ss.agent.Sleep()
+		ss.noteAgentSessionID(b)
+		return true
+	})
 	if b != nil {
 		ss.srv.log.Info().Str("session", ss.id()).Str("why", why).Msg("idle agent closed")
 		go func() { _ = b.Close(); ss.editor.releaseAll() }()
 	}
-	return true
+	return slept
 }
