@@ -25,7 +25,8 @@ type Turn struct {
 	done   chan struct{}
 }
 
-var closed = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
+// noWait is what the first turn and the first ordered step wait for.
+var noWait = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
 
 // Context is the turn's: a cancel or the turn's end cancels it.
 func (t *Turn) Context() context.Context { return t.ctx }
@@ -108,7 +109,7 @@ func (t *Turns) Order() (prev <-chan struct{}, done func()) {
 // orClosed is c, or a closed channel for none.
 func orClosed(c <-chan struct{}) <-chan struct{} {
 	if c == nil {
-		return closed
+		return noWait
 	}
 	return c
 }
