@@ -273,16 +273,13 @@ func (cr *compareRun) confirm(ctx context.Context, s bestof.Summary) bool {
 		Title: fmt.Sprintf("Apply %s's change to the working tree (%s, +%d/-%d lines)", w.Name, plural(w.Files, "file"), w.Added, w.Removed)}
 	cr.asked = true
 	cr.ss.emit(cr.ss.toolUpdate(t))
-	ask := schema.RequestPermissionRequest{SessionID: cr.ss.id(), ToolCall: schema.ToolCallUpdate{ToolCallID: t.ID, Title: t.Title, Kind: "edit"},
-		Options: []schema.PermissionOption{
-			{OptionID: "apply", Name: "Apply " + w.Branch, Kind: string(adapters.AllowOnce)},
-			{OptionID: "keep", Name: "Keep it on its branch", Kind: string(adapters.RejectOnce)}}}
-	var resp schema.RequestPermissionResponse
-	cancelled, err := cr.ss.editor.call(ctx, "session/request_permission", ask, &resp)
+	id, _, err := cr.ss.editor.choose(ctx, schema.ToolCallUpdate{ToolCallID: t.ID, Title: t.Title, Kind: "edit"}, []schema.PermissionOption{
+		{OptionID: "apply", Name: "Apply " + w.Branch, Kind: string(adapters.AllowOnce)},
+		{OptionID: "keep", Name: "Keep it on its branch", Kind: string(adapters.RejectOnce)}})
 	if err != nil {
 		cr.ss.srv.log.Warn().Err(err).Msg("apply question failed; keeping the winner on its branch")
 	}
-	return !cancelled && err == nil && resp.Outcome.Outcome == "selected" && resp.Outcome.OptionID == "apply"
+	return id == "apply"
 }
 
 // endApply ends the apply tool call, if it was shown.

@@ -7,7 +7,8 @@
 //   - A second session/prompt while a turn is running on the same session is
 //     queued: it runs when the turns before it end and is answered after
 //     them, in order. session/cancel ends the running turn and drops the
-//     queued prompts; each answers "cancelled". A prompt sent after the
+//     queued prompts (conversation.Turns), and a prompt whose turn had not
+//     yet reached the agent; each answers "cancelled". A prompt sent after the
 //     cancel waits for the cancelled turn to wind down, then runs.
 //   - Requests other than initialize before initialize get -32600.
 //   - session/cancel for an unknown or idle session is ignored.

@@ -12,11 +12,8 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/hubdev/hub/acp/schema"
-	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/jsonrpc"
 )
-
-var _ adapters.EditorClient = (*editorClient)(nil)
 
 // editorClient exposes the editor's fs/terminal methods to adapters, only
 // as far as the client advertised them.

@@ -144,21 +144,27 @@ func (x *Store) Save(rec *Record, more []schema.SessionUpdate, persist bool) err
 
 // append adds history lines to a session's .jsonl. Caller holds x.mu.
 func (x *Store) append(id string, more []schema.SessionUpdate) error {
-	if len(more) == 0 {
-		return nil
-	}
-	recs := make([]transcript.Record, 0, len(more))
-	for _, u := range more {
-		b, err := json.Marshal(u)
-		if err != nil {
-			return fmt.Errorf("encode session %s history: %w", id, err)
-		}
-		recs = append(recs, transcript.Record{Type: transcript.TypeUpdate, Update: b})
+	recs, err := updateRecords(id, more)
+	if err != nil || len(recs) == 0 {
+		return err
 	}
 	if err := transcript.Append(filepath.Join(x.dir, "sessions"), id, recs); err != nil {
 		return fmt.Errorf("session history: %w", err)
 	}
 	return nil
+}
+
+// updateRecords are session id's history updates as transcript records.
+func updateRecords(id string, updates []schema.SessionUpdate) ([]transcript.Record, error) {
+	recs := make([]transcript.Record, 0, len(updates))
+	for _, u := range updates {
+		b, err := json.Marshal(u)
+		if err != nil {
+			return nil, fmt.Errorf("encode session %s history: %w", id, err)
+		}
+		recs = append(recs, transcript.Record{Type: transcript.TypeUpdate, Update: b})
+	}
+	return recs, nil
 }
 
 // History reads a session's whole history, oldest first.
@@ -210,19 +216,14 @@ func (x *Store) Get(id string) (*Record, bool) {
 
 // Records are one session as the one conversation record: its metadata,
 // then its history, for transcript.Markdown; ok is false when unknown.
-func (x *Store) Records(id string) (recs []transcript.Record, ok bool) {
+func (x *Store) Records(id string) ([]transcript.Record, bool) {
 	rec, ok := x.Get(id)
 	if !ok {
 		return nil, false
 	}
 	meta := transcript.Meta{ID: rec.SessionID, Agent: rec.Agent, Cwd: rec.Cwd, Model: rec.Model, Title: rec.Title, Created: rec.UpdatedAt}
-	recs = []transcript.Record{{Type: transcript.TypeSession, Session: &meta}}
-	for _, u := range x.History(id) {
-		if b, err := json.Marshal(u); err == nil {
-			recs = append(recs, transcript.Record{Type: transcript.TypeUpdate, Update: b})
-		}
-	}
-	return recs, true
+	hist, _ := updateRecords(id, x.History(id)) // read from JSON: it encodes again
+	return append([]transcript.Record{{Type: transcript.TypeSession, Session: &meta}}, hist...), true
 }
 
 // Delete removes a record; unknown ids are fine.

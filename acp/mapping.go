@@ -63,8 +63,6 @@ func rawOr(b []byte) []byte {
 	return b
 }
 
-// usageUpdate reports the context window and cost. Without a context
-// size it is sent only for the cost, with size 0 (unknown).
 // usageOf is a turn's usage for its prompt response; nil when none came.
 func usageOf(u *adapters.Usage) *schema.Usage {
 	if u == nil {
@@ -81,6 +79,8 @@ func usageOf(u *adapters.Usage) *schema.Usage {
 		CachedReadTokens: opt(u.CacheReadTokens), CachedWriteTokens: opt(u.CacheWriteTokens)}
 }
 
+// usageUpdate reports the context window and cost. Without a context
+// size it is sent only for the cost, with size 0 (unknown).
 func usageUpdate(u *adapters.Usage) []schema.SessionUpdate {
 	if u == nil || (u.ContextSize <= 0 && u.CostUSD == nil) {
 		return nil
@@ -148,10 +148,7 @@ func (ss *session) toolUpdate(t adapters.ToolCall) schema.SessionUpdate {
 }
 
 func toolTitle(t adapters.ToolCall) string {
-	if t.Title != "" {
-		return t.Title
-	}
-	return cmp.Or(t.Name, "Tool call")
+	return cmp.Or(t.Title, t.Name, "Tool call")
 }
 
 // tool is a tool call as the editor gets it; full (a tool_call, or one a

@@ -41,6 +41,21 @@ func (e *editorClient) call(ctx context.Context, method string, params, out any)
 	return false, err
 }
 
+// choose asks the user to pick one of options for tool call t
+// (session/request_permission) and returns the option selected ("" for
+// any other outcome); cancelled when the turn was, or the user dismissed it.
+func (e *editorClient) choose(ctx context.Context, t schema.ToolCallUpdate, options []schema.PermissionOption) (id string, cancelled bool, err error) {
+	var resp schema.RequestPermissionResponse
+	req := schema.RequestPermissionRequest{SessionID: e.sessionID, ToolCall: t, Options: options}
+	if cancelled, err = e.call(ctx, "session/request_permission", req, &resp); cancelled || err != nil {
+		return "", cancelled, err
+	}
+	if resp.Outcome.Outcome != "selected" {
+		return "", resp.Outcome.Outcome == "cancelled", nil
+	}
+	return resp.Outcome.OptionID, false, nil
+}
+
 // elicit sends elicitation/create with one field per question.
 func (e *editorClient) elicit(ctx context.Context, q *adapters.QuestionRequest) adapters.Answers {
 	form := schema.ElicitationSchema{Type: "object", Properties: map[string]schema.ElicitationField{}}
@@ -104,20 +119,15 @@ func (e *editorClient) askByPermission(ctx context.Context, q *adapters.Question
 		opts = append(opts, schema.PermissionOption{OptionID: "answer_" + strconv.Itoa(i), Name: l, Kind: string(adapters.AllowOnce)})
 	}
 	opts = append(opts, schema.PermissionOption{OptionID: "decline", Name: "Don't answer", Kind: string(adapters.RejectOnce)})
-	req := schema.RequestPermissionRequest{SessionID: e.sessionID, Options: opts,
-		ToolCall: schema.ToolCallUpdate{ToolCallID: cmp.Or(q.ToolID, "question"), Title: cmp.Or(qq.Text, qq.Header), Kind: "other"}}
-	var resp schema.RequestPermissionResponse
-	cancelled, err := e.call(ctx, "session/request_permission", req, &resp)
+	id, cancelled, err := e.choose(ctx, schema.ToolCallUpdate{ToolCallID: cmp.Or(q.ToolID, "question"), Title: cmp.Or(qq.Text, qq.Header), Kind: "other"}, opts)
 	switch {
 	case cancelled:
 		return adapters.Answers{Cancelled: true}
 	case err != nil:
 		e.log.Warn().Err(err).Msg("question as permission failed; the agent hears the user declined")
 		return adapters.Answers{Declined: true}
-	case resp.Outcome.Outcome == "cancelled":
-		return adapters.Answers{Cancelled: true}
 	}
-	i, err := strconv.Atoi(strings.TrimPrefix(resp.Outcome.OptionID, "answer_"))
+	i, err := strconv.Atoi(strings.TrimPrefix(id, "answer_"))
 	if err != nil || i < 0 || i >= len(labels) {
 		return adapters.Answers{Declined: true}
 	}

@@ -335,10 +335,10 @@ func (s *server) inOrder(params json.RawMessage, j jsonrpc.Job) jsonrpc.Job {
 	if err != nil {
 		return j
 	}
-	prev, done := ss.nextInOrder()
+	prev, done := ss.turns.Order()
 	return func() (any, func(), error) {
 		<-prev
-		defer close(done)
+		defer done()
 		return j()
 	}
 }
@@ -524,7 +524,6 @@ func (s *server) open(rec *Record, mcp []schema.McpServer) (*session, error) {
 	caps := s.clientCaps
 	s.mu.Unlock()
 	ss := &session{srv: s, rec: rec, set: set, mcp: s.convertMCP(mcp), seenTools: map[string]bool{},
-		lastInOrder: closedChan(), lastTurn: closedChan(),
 		editor: &editorClient{conn: s.conn, log: s.log, sessionID: rec.SessionID, caps: caps, cwd: rec.Cwd}}
 	ss.agent = ss.newAgent()
 	// The gate: the rules of its config, the durable grants when kept, the
@@ -653,24 +652,26 @@ func (s *server) beginPrompt(p schema.PromptRequest) jsonrpc.Job {
 			return fail(invalidParams("%s prompt blocks are not supported (see promptCapabilities)", b.Type))
 		}
 	}
+	ss.mu.Lock()
+	closed := ss.closed
+	ss.mu.Unlock()
+	if closed {
+		return fail(errUnknownSession(p.SessionID))
+	}
 	tctx := trace.Begin(s.ctx, "turn", p.SessionID)
 	trace.Mark(tctx, trace.Received)
-	sl, err := ss.begin(tctx)
-	if err != nil {
-		return fail(err)
-	}
-	prev, done := ss.nextInOrder()
+	turn := ss.turns.Accept(tctx) // a prompt sent while a turn runs is queued
+	prev, done := ss.turns.Order()
 	return func() (any, func(), error) {
 		<-prev
-		ok := ss.await(sl)
-		close(done) // a change sent during the turn is not held until it ends
+		ok := ss.await(turn)
+		done() // a change sent during the turn is not held until it ends
 		if !ok {
 			return schema.PromptResponse{StopReason: schema.StopCancelled}, nil, nil
 		}
-		reason, err := ss.runTurn(sl.ctx, p.Prompt)
-		// The next queued prompt starts once this answer is written, so
-		// answers keep the order of the prompts.
-		next := func() { close(sl.done) }
+		reason, err := ss.runTurn(turn, p.Prompt)
+		// The next queued prompt starts once this answer is written.
+		next := turn.Release
 		if err != nil {
 			return nil, next, err
 		}

@@ -47,10 +47,9 @@ type session struct {
 	mu            sync.Mutex
 	rec           *Record
 	agent         *conversation.Agent // the agent session it runs on, through its life
-	busy          bool                // a prompt was accepted (set inline on the read loop)
+	turns         conversation.Turns  // its prompts, accepted inline on the read loop
 	running       bool                // its turn runs: changes ordered before it took effect
 	closed        bool
-	turnCancel    context.CancelFunc
 	gate          *conversation.Gate // the session's rules, "always" answers and grants
 	audit         *transcript.Audit  // transcripts = true: the session's Event stream
 	hooks         *hooks.Observer    // the hooks observing a CLI agent's stream, from its first turn
@@ -58,7 +57,6 @@ type session struct {
 	seenTools     map[string]bool
 	agentCommands []adapters.Command
 	live          *adapters.Surface // what the running agent reported it offers; nil until then
-	lastInOrder   chan struct{}     // closes when the latest ordered request has taken effect
 	waited        bool              // the last prompt waited for its agent to start
 	turnUsage     *adapters.Usage   // the running turn's usage, over every attempt
 	// chunk accumulates the text of the last history entry while streamed
@@ -68,10 +66,6 @@ type session struct {
 	// crashed marks the agent session dead for the rest of this turn: the next
 	// prompt starts a fresh one (resuming the agent's session where it can).
 	crashed bool
-	// lastTurn closes when the last accepted prompt's turn ended; queue
-	// holds the prompts waiting for the running turn.
-	lastTurn chan struct{}
-	queue    []*slot
 	// toolStarted: a tool call of the running turn started, so it must not
 	// fall back to another agent (its effects may have happened).
 	toolStarted bool
@@ -85,23 +79,6 @@ type session struct {
 	// no longer kept in memory (they are on disk).
 	persisted, dropped int
 	span               atomic.Pointer[trace.Span] // the running turn's trace; nil when off
-}
-
-// closedChan is what the session's first ordered request and first prompt
-// wait for: nothing.
-func closedChan() chan struct{} {
-	c := make(chan struct{})
-	close(c)
-	return c
-}
-
-// nextInOrder returns the channel the next ordered request waits for and
-// the one it closes when done. It runs on the read loop, in arrival order.
-func (ss *session) nextInOrder() (prev <-chan struct{}, done chan struct{}) {
-	ss.mu.Lock()
-	defer ss.mu.Unlock()
-	prev, ss.lastInOrder = ss.lastInOrder, make(chan struct{})
-	return prev, ss.lastInOrder
 }
 
 func (ss *session) id() string { return ss.rec.SessionID }
@@ -138,17 +115,8 @@ func (ss *session) sayf(format string, a ...any) {
 // that context and interrupts its agent, and pending permission requests
 // resolve as cancelled through it.
 func (ss *session) cancel() {
-	ss.mu.Lock()
-	defer ss.mu.Unlock()
-	if !ss.busy {
-		return
-	}
-	if ss.turnCancel != nil {
-		ss.turnCancel()
-	}
-	go ss.endDelegates(false)    // off the read loop: it takes their locks and ss.mu
-	for _, q := range ss.queue { // queued prompts are dropped: each answers cancelled
-		q.cancel()
+	if ss.turns.Cancel() { // queued prompts are dropped: each answers cancelled
+		go ss.endDelegates(false) // off the read loop: it takes their locks and ss.mu
 	}
 }
 
@@ -287,73 +255,32 @@ func (ss *session) noteAgentSessionID(b adapters.Session) {
 	}
 }
 
-// slot is one accepted prompt: it runs once the turn before it ended
-// (after), and closes done when its own turn ended (or it was dropped).
-type slot struct {
-	ctx    context.Context
-	cancel context.CancelFunc
-	after  <-chan struct{}
-	done   chan struct{}
-}
-
-// begin accepts a prompt inline on the read loop. A prompt sent while a
-// turn runs is queued: it runs when the turns before it end, and a cancel
-// drops it.
-func (ss *session) begin(ctx context.Context) (*slot, error) {
-	ss.mu.Lock()
-	defer ss.mu.Unlock()
-	if ss.closed {
-		return nil, errUnknownSession(ss.id())
-	}
-	turnCtx, cancel := context.WithCancel(ctx)
-	sl := &slot{ctx: turnCtx, cancel: cancel, after: ss.lastTurn, done: make(chan struct{})}
-	ss.lastTurn = sl.done
-	if ss.busy {
-		ss.queue = append(ss.queue, sl)
-	} else {
-		ss.busy, ss.turnCancel = true, cancel
-	}
-	return sl, nil
-}
-
-// await waits for the slot's turn and marks it running; false when the
-// prompt was dropped (its done then closes once the turn before it ended,
-// keeping the order).
-func (ss *session) await(sl *slot) bool {
-	select {
-	case <-sl.after:
-	case <-sl.ctx.Done():
+// await waits for turn's place and marks it running; false when it was
+// dropped (cancelled before it ran).
+func (ss *session) await(turn *conversation.Turn) bool {
+	if !ss.turns.Await(turn) {
+		return false
 	}
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
-	if i := slices.Index(ss.queue, sl); i >= 0 { // it was queued: the session was busy
-		ss.queue = slices.Delete(ss.queue, i, i+1)
-		if sl.ctx.Err() != nil {
-			go func() { <-sl.after; close(sl.done) }()
-			return false
-		}
-		ss.busy, ss.turnCancel = true, sl.cancel
-	}
 	ss.running, ss.toolStarted, ss.turnUsage = true, false, nil
 	return true
 }
 
-// runTurn runs one reserved turn and returns its stop reason, or the error
-// the turn ended in (after every update that arrived). Every update of the
-// turn is written before it returns.
-func (ss *session) runTurn(turnCtx context.Context, prompt []schema.ContentBlock) (string, error) {
+// runTurn runs turn, which await let run, and returns its stop
+// reason, or the error the turn ended in (after every update that
+// arrived). Every update of the turn is written before it returns.
+func (ss *session) runTurn(turn *conversation.Turn, prompt []schema.ContentBlock) (string, error) {
 	defer func() {
 		ss.mu.Lock()
-		if ss.turnCancel != nil {
-			ss.turnCancel()
-		}
-		ss.running, ss.turnCancel = false, nil
-		ss.busy = len(ss.queue) > 0
+		ss.running = false
 		ss.noteAgentSessionID(ss.agent.Current())
 		ss.mu.Unlock()
+		ss.turns.End(turn)
 		ss.save()
 		ss.agent.Rest()
 	}()
+	turnCtx := turn.Context()
 	ss.agent.Use()
 	for _, b := range prompt {
 		ss.record(schema.SessionUpdate{UserMessageChunk: &schema.ContentChunk{Content: b}})
@@ -666,17 +593,15 @@ func (ss *session) askEditor(ctx context.Context, q conversation.Question, annou
 	}
 	shown := permissionOptions(p.Options, q.Always)
 	options, kept := withGrantOption(q.Grant, shown)
-	ask := schema.RequestPermissionRequest{SessionID: ss.id(), Options: options, ToolCall: ss.editor.tool(p.Tool, true)}
-	var resp schema.RequestPermissionResponse
-	cancelled, err := ss.editor.call(ctx, "session/request_permission", ask, &resp)
+	id, cancelled, err := ss.editor.choose(ctx, ss.editor.tool(p.Tool, true), options)
 	switch {
-	case cancelled || (err == nil && resp.Outcome.Outcome == "cancelled"):
+	case cancelled:
 		return conversation.Reply{Decision: adapters.PermissionDecision{Cancelled: true}}
 	case err != nil:
 		ss.srv.log.Warn().Err(err).Msg("permission request failed; treating as reject")
 		return conversation.Reply{Decision: adapters.PermissionDecision{Kind: adapters.RejectOnce}, By: conversation.ByUser,
 			Reason: "the editor did not answer the permission request"}
-	case kept && resp.Outcome.OptionID == grantOptionID:
+	case kept && id == grantOptionID:
 		// Kept once: hub itself answers the later calls the grant covers,
 		// so the agent is never told to allow more than the user saw.
 		if g, err := q.Keep(); err != nil {
@@ -687,7 +612,7 @@ func (ss *session) askEditor(ctx context.Context, q conversation.Question, annou
 		}
 		return conversation.Reply{Decision: conversation.Allow(p), By: conversation.ByUser, Reason: "the user kept a grant"}
 	}
-	d := adapters.PermissionDecision{OptionID: resp.Outcome.OptionID, Kind: adapters.RejectOnce} // unknown option id: be safe
+	d := adapters.PermissionDecision{OptionID: id, Kind: adapters.RejectOnce} // unknown option id: be safe
 	if i := slices.IndexFunc(shown, func(o schema.PermissionOption) bool { return o.OptionID == d.OptionID }); i >= 0 {
 		d.Kind = adapters.PermissionOptionKind(shown[i].Kind) // ids are unique (OptionsProblem)
 	}

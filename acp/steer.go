@@ -52,8 +52,9 @@ func (s *server) steer(ctx context.Context, p schema.SteeringRequest) (any, func
 // mid-turn. It reports whether it did, and whether a prompt is running or
 // queued (busy) when it did not.
 func (ss *session) steer(ctx context.Context, prompt []schema.ContentBlock) (injected, busy bool, err error) {
+	busy = ss.turns.Busy()
 	ss.mu.Lock()
-	b, running, busy := ss.agent.Current(), ss.running && !ss.crashed, ss.busy
+	b, running := ss.agent.Current(), ss.running && !ss.crashed
 	ss.mu.Unlock()
 	st, ok := b.(adapters.Steerer)
 	if !running || !ok {

@@ -155,17 +155,20 @@ func (ss *session) fetchSurface(sf adapters.Surfacer, b adapters.Session) {
 // runs or waits; the next prompt starts it again, resuming the agent's
 // own session where it can.
 func (ss *session) sleep(why string) bool {
-	ss.mu.Lock()
-	if ss.busy || ss.closed {
-		ss.mu.Unlock()
-		return false
-	}
-	b := ss.agent.Sleep()
-	ss.noteAgentSessionID(b)
-	ss.mu.Unlock()
+	var b adapters.Session
+	slept := ss.turns.Idle(func() bool {
+		ss.mu.Lock()
+		defer ss.mu.Unlock()
+		if ss.closed {
+			return false
+		}
+		b = ss.agent.Sleep()
+		ss.noteAgentSessionID(b)
+		return true
+	})
 	if b != nil {
 		ss.srv.log.Info().Str("session", ss.id()).Str("why", why).Msg("idle agent closed")
 		go func() { _ = b.Close(); ss.editor.releaseAll() }()
 	}
-	return true
+	return slept
 }

@@ -20,6 +20,7 @@
 //     own id is the agent session (adapters.Session). The session's Agent
 //     (agent.go) owns the one it runs on: start, restart, sleep, crashes;
 //     the Agents of a front end share a Warm (warm.go): cap and idle timeout.
+//     Its Turns (turns.go) run its prompts one at a time, in order.
 //   - a turn is one prompt and everything the agent does for it, until its
 //     stop reason. adapters.Turn is the queue that carries one turn's events.
 package conversation

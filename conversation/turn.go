@@ -82,7 +82,10 @@ func RunTurn(ctx context.Context, s TurnSpec) (Outcome, error) {
 	before := <-snap
 	d.before = before
 	stop, err := adapters.StopEndTurn, error(hooks.Blocked(gate))
-	if gate.Decision != hooks.Deny {
+	switch {
+	case ctx.Err() != nil: // cancelled before the prompt went: the agent gets nothing
+		stop, err = adapters.StopCancelled, nil
+	case gate.Decision != hooks.Deny:
 		stop, err = s.Session.Prompt(turnCtx, s.Prompt, s.Hooks.Wrap(s.observe(d, watch)))
 	}
 	if decided := watch.Stop(); decided != nil {

@@ -113,6 +113,18 @@ func TestRunTurn_ClassifiesHowTheTurnEnded(t *testing.T) {
 	}
 }
 
+// A turn cancelled before its prompt went (while its agent started, or a
+// fallback agent took it over) ends cancelled; the agent gets nothing.
+func TestRunTurn_CancelledBeforeThePromptSendsNothing(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	sess := &fakeSession{stop: adapters.StopEndTurn}
+	oc, err := RunTurn(ctx, TurnSpec{Agent: "fake", Session: sess, Prompt: adapters.TextPrompt("hi")})
+	if sess.prompted || oc.Stop != adapters.StopCancelled || oc.Failure != nil || err != nil {
+		t.Fatalf("prompted %v, stop %q, failure %+v, error %v", sess.prompted, oc.Stop, oc.Failure, err)
+	}
+}
+
 func errText(err error) string {
 	if err == nil {
 		return ""
