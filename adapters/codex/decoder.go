@@ -219,13 +219,14 @@ func (d *CodexDecoder) usage(params json.RawMessage) ([]adapters.Event, bool) {
 		b := codexSub(tu.Total, tu.Last)
 		d.base = &b
 	}
-	turn := codexSub(tu.Total, *d.base)
-	return []adapters.Event{{Type: adapters.EventUsage, Usage: &adapters.Usage{
-		InputTokens: turn.InputTokens, OutputTokens: turn.OutputTokens,
-		CacheReadTokens: turn.CachedInputTokens, CacheWriteTokens: turn.CacheWriteInputTokens,
-		ThoughtTokens: turn.ReasoningOutputTokens,
-		ContextUsed:   tu.Last.InputTokens + tu.Last.OutputTokens, ContextSize: tu.Context,
-	}}}, true
+	u := codexSub(tu.Total, *d.base).usage()
+	u.ContextUsed, u.ContextSize = tu.Last.InputTokens+tu.Last.OutputTokens, tu.Context
+	return []adapters.Event{{Type: adapters.EventUsage, Usage: u}}, true
+}
+
+func (t codexTokens) usage() *adapters.Usage {
+	return &adapters.Usage{InputTokens: t.InputTokens, OutputTokens: t.OutputTokens, CacheReadTokens: t.CachedInputTokens,
+		CacheWriteTokens: t.CacheWriteInputTokens, ThoughtTokens: t.ReasoningOutputTokens}
 }
 
 func codexSub(a, b codexTokens) codexTokens {

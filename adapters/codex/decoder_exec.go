@@ -14,10 +14,11 @@ import (
 // turned into per-turn usage. Not safe for concurrent use.
 type CodexExecDecoder struct {
 	started map[string]bool
-	total   codexExecUsage
+	total   codexTokens
 	pending *adapters.ErrorInfo
 }
 
+// codexExecUsage is codexTokens as exec names them (it converts to one).
 type codexExecUsage struct {
 	InputTokens           int64 `json:"input_tokens"`
 	CachedInputTokens     int64 `json:"cached_input_tokens"`
@@ -145,17 +146,12 @@ func (d *CodexExecDecoder) turnCompleted(u *codexExecUsage) []adapters.Event {
 		d.pending = nil
 	}
 	if u != nil {
-		prev := d.total
-		d.total = *u
-		if u.InputTokens < prev.InputTokens {
-			prev = codexExecUsage{}
+		total, prev := codexTokens(*u), d.total
+		d.total = total
+		if total.InputTokens < prev.InputTokens {
+			prev = codexTokens{}
 		}
-		out = append(out, adapters.Event{Type: adapters.EventUsage, Usage: &adapters.Usage{
-			InputTokens: u.InputTokens - prev.InputTokens, OutputTokens: u.OutputTokens - prev.OutputTokens,
-			CacheReadTokens:  u.CachedInputTokens - prev.CachedInputTokens,
-			CacheWriteTokens: u.CacheWriteInputTokens - prev.CacheWriteInputTokens,
-			ThoughtTokens:    u.ReasoningOutputTokens - prev.ReasoningOutputTokens,
-		}})
+		out = append(out, adapters.Event{Type: adapters.EventUsage, Usage: codexSub(total, prev).usage()})
 	}
 	return append(out, adapters.Event{Type: adapters.EventDone, StopReason: adapters.StopEndTurn})
 }
