@@ -176,14 +176,14 @@ func (s *appSession) ID() string { s.mu.Lock(); defer s.mu.Unlock(); return s.th
 // running turn with the stderr tail.
 func (s *appSession) readLoop() {
 	_ = s.rpc.Serve(context.Background())
-	err := s.p.Wait()
+	_ = s.p.Wait()
 	s.mu.Lock()
 	out, closing := s.out, s.closing
 	s.out = nil
 	s.mu.Unlock()
 	if out != nil {
 		if !closing {
-			out.Close(crashEnd("codex app-server", s.p, err)...)
+			out.Close(crashEnd("codex app-server", s.p)...)
 		} else {
 			out.Close(adapters.Event{Type: adapters.EventDone, StopReason: adapters.StopCancelled})
 		}

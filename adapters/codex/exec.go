@@ -146,9 +146,7 @@ func (s *execSession) run(p *proc.Process, out *adapters.Turn, cleanup func()) {
 		defer s.mu.Unlock()
 		s.p = nil
 		return s.cancelled
-	}, func(waitErr error) []adapters.Event {
-		return crashEnd("codex exec", p, waitErr)
-	})
+	}, func(error) []adapters.Event { return crashEnd("codex exec", p) })
 }
 
 // interrupt SIGINT to the group, then Stop.
