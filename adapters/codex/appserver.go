@@ -10,8 +10,6 @@ import (
 	"runtime"
 	"sync"
 
-	"github.com/rs/zerolog"
-
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/fileuri"
 	"github.com/hubdev/hub/internal/jsonrpc"
@@ -27,12 +25,10 @@ type appSession struct {
 	p    *proc.Process
 	rpc  *jsonrpc.Conn
 	dec  *CodexDecoder
-	log  zerolog.Logger
 	opts adapters.SessionOptions
 	raw  *adapters.UnknownRecords
 
-	mu      sync.Mutex
-	version string // from initialize's userAgent
+	mu sync.Mutex
 	// skills goes in front of the next prompt when codex could not load
 	// the session's skills natively.
 	skills  string
@@ -55,16 +51,12 @@ func (a *Adapter) startAppServer(ctx context.Context, opts adapters.SessionOptio
 	if err != nil {
 		return nil, adapters.StartError("codex", err)
 	}
-	s := &appSession{a: a, p: p, dec: NewCodexDecoder(), log: a.log, opts: opts, mode: a.mode(opts), next: map[string]any{}}
+	s := &appSession{a: a, p: p, dec: NewCodexDecoder(), opts: opts, mode: a.mode(opts), next: map[string]any{}}
 	if e := opts.Options[adapters.OptionEffort]; e != "" {
 		s.effort, s.next["effort"] = e, e
 	}
 	s.rpc = jsonrpc.New(p.Stdout, p.Stdin, jsonrpc.Options{Request: s.request, Notify: s.notify, Logger: a.log})
-	s.raw = newUnknownRecords(a.log, func() string {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		return s.version
-	})
+	s.raw = a.unknownRecords()
 	s.dec.Cwd = opts.Cwd
 	go s.readLoop()
 	ictx, cancel := context.WithTimeout(ctx, a.InitTimeout)
@@ -80,10 +72,7 @@ func (a *Adapter) startAppServer(ctx context.Context, opts adapters.SessionOptio
 		UserAgent string `json:"userAgent"`
 	}
 	_ = json.Unmarshal(res, &ir) // the version only labels warnings
-	s.mu.Lock()
-	s.version = userAgentVersion(ir.UserAgent)
-	s.mu.Unlock()
-	a.setCLIVersion(s.version)
+	a.setCLIVersion(userAgentVersion(ir.UserAgent))
 	trace.Mark(ctx, trace.Handshake)
 	_ = s.rpc.Notify("initialized", nil)
 	if err := s.addSkillRoots(ictx); err != nil {
@@ -120,7 +109,7 @@ func (s *appSession) addSkillRoots(ctx context.Context) error {
 	if err == nil {
 		return nil
 	}
-	s.log.Warn().Err(err).Msg("codex cannot load skills natively; putting them in front of the prompt")
+	s.a.log.Warn().Err(err).Msg("codex cannot load skills natively; putting them in front of the prompt")
 	text, perr := skillPrompt(s.opts.SkillDirs)
 	if perr != nil {
 		return fmt.Errorf("codex skills: %w", perr)
@@ -381,7 +370,7 @@ func (s *appSession) interrupt() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10e9)
 		defer cancel()
 		if err := s.call(ctx, "turn/interrupt", map[string]any{"threadId": thread, "turnId": turn}, nil); err != nil {
-			s.log.Warn().Err(err).Msg("codex turn/interrupt failed; stopping the process")
+			s.a.log.Warn().Err(err).Msg("codex turn/interrupt failed; stopping the process")
 			s.mu.Lock()
 			s.closing = true
 			s.mu.Unlock()
@@ -391,7 +380,7 @@ func (s *appSession) interrupt() {
 		// An interrupt leaves codex's "unified exec" processes running
 		// (it says so to the model); a cancelled turn's commands end too.
 		if err := s.call(ctx, "thread/backgroundTerminals/clean", map[string]any{"threadId": thread}, nil); err != nil {
-			s.log.Debug().Err(err).Msg("codex thread/backgroundTerminals/clean failed")
+			s.a.log.Debug().Err(err).Msg("codex thread/backgroundTerminals/clean failed")
 		}
 	}()
 }

@@ -9,8 +9,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/rs/zerolog"
-
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/proc"
 )
@@ -24,7 +22,6 @@ type execSession struct {
 	a    *Adapter
 	opts adapters.SessionOptions
 	dec  *CodexExecDecoder
-	log  zerolog.Logger
 	raw  *adapters.UnknownRecords
 
 	mu sync.Mutex
@@ -51,8 +48,8 @@ func (a *Adapter) startExec(opts adapters.SessionOptions) (*execSession, error) 
 	if err != nil {
 		return nil, err
 	}
-	return &execSession{a: a, opts: opts, dec: NewCodexExecDecoder(), log: a.log, thread: opts.ResumeID,
-		raw: newUnknownRecords(a.log, a.cliVersion), skills: text, schema: schema}, nil
+	return &execSession{a: a, opts: opts, dec: NewCodexExecDecoder(), thread: opts.ResumeID,
+		raw: a.unknownRecords(), skills: text, schema: schema}, nil
 }
 
 // schemaFile writes the output schema where `codex exec --output-schema`
