@@ -88,7 +88,7 @@ func (a *Adapter) startAppServer(ctx context.Context, opts adapters.SessionOptio
 		}
 		a.setCatalog(c)
 	}()
-	if err := s.openThread(ctx, a); err != nil {
+	if err := s.openThread(ctx); err != nil {
 		_ = p.Stop()
 		<-listed
 		return nil, err
@@ -120,9 +120,9 @@ func (s *appSession) addSkillRoots(ctx context.Context) error {
 	return nil
 }
 
-func (s *appSession) openThread(ctx context.Context, a *Adapter) error {
-	params := map[string]any{"cwd": s.opts.Cwd, "approvalPolicy": a.approvalPolicy(s.opts),
-		"sandbox": a.sandbox(s.opts), "experimentalRawEvents": true}
+func (s *appSession) openThread(ctx context.Context) error {
+	sandbox, approval := s.a.policy(s.opts)
+	params := map[string]any{"cwd": s.opts.Cwd, "approvalPolicy": approval, "sandbox": sandbox, "experimentalRawEvents": true}
 	if s.opts.Model != "" {
 		params["model"] = s.opts.Model
 	}
@@ -149,7 +149,7 @@ func (s *appSession) openThread(ctx context.Context, a *Adapter) error {
 		return fmt.Errorf("codex %s (thread %q): %w", method, s.opts.ResumeID, err)
 	}
 	if r.Model != "" {
-		a.setCurrentModel(r.Model)
+		s.a.setCurrentModel(r.Model)
 	}
 	s.mu.Lock()
 	s.thread = r.Thread.ID

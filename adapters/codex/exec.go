@@ -80,7 +80,8 @@ func (s *execSession) args(prompt string, images []string) []string {
 	if s.thread != "" {
 		args = append(args, "resume", s.thread)
 	}
-	args = append(args, "--json", "--skip-git-repo-check", "-c", "sandbox_mode="+tomlString(s.a.sandbox(s.opts)))
+	sandbox, _ := s.a.policy(s.opts) // exec never asks
+	args = append(args, "--json", "--skip-git-repo-check", "-c", "sandbox_mode="+tomlString(sandbox))
 	args = adapters.AppendFlags(args, "-m", s.opts.Model)
 	if s.opts.Instructions != "" {
 		args = append(args, "-c", "developer_instructions="+tomlString(s.opts.Instructions))
