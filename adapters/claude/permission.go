@@ -3,7 +3,6 @@ package claude
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 
 	"github.com/hubdev/hub/adapters"
 )
@@ -102,14 +101,6 @@ func (s *Session) controlResponse(raw []byte) {
 	if json.Unmarshal(raw, &r) != nil {
 		return
 	}
-	if r.Response.RequestID == initRequestID {
-		var err error
-		if r.Response.Subtype == "error" {
-			err = fmt.Errorf("claude: initialize: %s", r.Response.Error)
-		}
-		s.onInit(r.Response.Response, err)
-		return
-	}
 	s.mu.Lock()
 	reply := s.pending[r.Response.RequestID]
 	delete(s.pending, r.Response.RequestID)
@@ -117,9 +108,9 @@ func (s *Session) controlResponse(raw []byte) {
 	if reply == nil {
 		return
 	}
+	var err error
 	if r.Response.Subtype == "error" {
-		reply <- errors.New(r.Response.Error)
-		return
+		err = errors.New(r.Response.Error)
 	}
-	reply <- nil
+	reply(r.Response.Response, err)
 }

@@ -39,7 +39,7 @@ type Session struct {
 	cancelled bool
 	exited    bool
 	nextReq   int
-	pending   map[string]chan error // control requests hub sent, by request id
+	pending   map[string]func(json.RawMessage, error) // control requests hub sent, by request id
 	closeOnce sync.Once
 	readDone  chan struct{}
 	raw       *adapters.UnknownRecords
@@ -62,7 +62,7 @@ type Session struct {
 
 func newSession(a *Adapter, p *proc.Process, opts adapters.SessionOptions) *Session {
 	s := &Session{a: a, p: p, dec: NewClaudeDecoder(), id: opts.ResumeID, opts: opts,
-		pending: map[string]chan error{}, readDone: make(chan struct{}), initDone: make(chan struct{})}
+		pending: map[string]func(json.RawMessage, error){}, readDone: make(chan struct{}), initDone: make(chan struct{})}
 	s.dec.Control = s.onControl
 	s.rules = adapters.RulesOf(opts, s.interrupt, nil)
 	// Note runs on the reader goroutine, which owns the decoder.
@@ -274,8 +274,9 @@ func (s *Session) interrupt() {
 	}
 }
 
-// control sends a control_request; reply (if non-nil) gets the outcome.
-func (s *Session) control(req map[string]any, reply chan error) error {
+// control sends a control_request; reply (if non-nil) gets claude's answer
+// or why there is none, on the reader goroutine.
+func (s *Session) control(req map[string]any, reply func(json.RawMessage, error)) error {
 	s.mu.Lock()
 	s.nextReq++
 	id := "hub_" + strconv.Itoa(s.nextReq)
@@ -305,7 +306,7 @@ func (s *Session) SetMode(ctx context.Context, mode string) error {
 
 func (s *Session) controlWait(ctx context.Context, req map[string]any) error {
 	reply := make(chan error, 1)
-	err := s.control(req, reply)
+	err := s.control(req, func(_ json.RawMessage, err error) { reply <- err })
 	if err == nil {
 		select {
 		case err = <-reply:
@@ -350,13 +351,12 @@ func (s *Session) exit() {
 	case <-s.p.Done():
 	case <-time.After(2 * time.Second):
 	}
-	s.onInit(nil, ErrExited)
 	s.mu.Lock()
 	s.exited = true
 	ch, cancelled := s.turn, s.cancelled
 	s.turn = nil
 	for id, reply := range s.pending {
-		reply <- ErrExited
+		reply(nil, ErrExited)
 		delete(s.pending, id)
 	}
 	s.mu.Unlock()
