@@ -120,8 +120,6 @@ type claudeLine struct {
 	MaxRetries     int             `json:"max_retries"`
 	ErrorStatus    int             `json:"error_status"`
 	Error          json.RawMessage `json:"error"`
-	RequestID      string          `json:"request_id"`
-	Request        json.RawMessage `json:"request"`
 	RateLimitInfo  *struct {
 		Status        string `json:"status"`
 		RateLimitType string `json:"rateLimitType"`

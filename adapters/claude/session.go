@@ -199,16 +199,12 @@ func fileImage(path, mimeType string) (map[string]any, error) {
 		return nil, fmt.Errorf("claude: read image: %w", err)
 	}
 	defer f.Close()
-	tooLarge := fmt.Errorf("claude: %s: %w; attach a smaller or compressed image", path, errImageTooLarge)
-	if st, err := f.Stat(); err == nil && st.Size() > maxImageBytes {
-		return nil, tooLarge
-	}
 	b, err := io.ReadAll(io.LimitReader(f, maxImageBytes+1))
 	if err != nil {
 		return nil, fmt.Errorf("claude: read image %s: %w", path, err)
 	}
 	if len(b) > maxImageBytes {
-		return nil, tooLarge
+		return nil, fmt.Errorf("claude: %s: %w; attach a smaller or compressed image", path, errImageTooLarge)
 	}
 	mimeType = cmp.Or(mimeType, http.DetectContentType(b))
 	return base64Image(mimeType, base64.StdEncoding.EncodeToString(b)), nil
@@ -230,8 +226,7 @@ func userMessage(prompt []adapters.Content, uuid string) ([]byte, error) {
 		case adapters.ContentResourceLink:
 			blocks = append(blocks, map[string]any{"type": "text", "text": "@" + mentionPath(c.URI)})
 		case adapters.ContentResource:
-			blocks = append(blocks, map[string]any{"type": "text",
-				"text": "<resource uri=\"" + c.URI + "\">\n" + c.Text + "\n</resource>"})
+			blocks = append(blocks, map[string]any{"type": "text", "text": adapters.PromptText([]adapters.Content{c})})
 		case adapters.ContentAudio:
 			return nil, fmt.Errorf("claude: audio prompts: %w", adapters.ErrUnsupported)
 		}
