@@ -45,14 +45,7 @@ type CodexMessage struct {
 	Method string          `json:"method,omitempty"`
 	Params json.RawMessage `json:"params,omitempty"`
 	Result json.RawMessage `json:"result,omitempty"`
-	Error  json.RawMessage `json:"error,omitempty"`
 }
-
-// IsRequest reports whether the server asks the client something.
-func (m CodexMessage) IsRequest() bool { return len(m.ID) > 0 && m.Method != "" }
-
-// IsResponse reports whether this answers one of the client's requests.
-func (m CodexMessage) IsResponse() bool { return len(m.ID) > 0 && m.Method == "" }
 
 // codexQuiet are notifications with nothing for the user.
 var codexQuiet = map[string]bool{
@@ -80,9 +73,9 @@ func (d *CodexDecoder) Decode(line []byte) []adapters.Event {
 // is the whole message, kept for records hub does not understand.
 func (d *CodexDecoder) DecodeMessage(m CodexMessage, line []byte) []adapters.Event {
 	switch {
-	case m.IsResponse():
+	case len(m.ID) > 0 && m.Method == "": // the answer to one of the client's requests
 		return d.response(m, line)
-	case m.IsRequest():
+	case len(m.ID) > 0: // the server asks the client something
 		return d.request(m, line)
 	case codexQuiet[m.Method]:
 		return nil

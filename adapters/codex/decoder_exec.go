@@ -231,7 +231,8 @@ func codexExecTool(it *codexExecItem) (*adapters.ToolCall, bool) {
 			}{*it.ExitCode, codexTail(it.AggregatedOutput)})
 		}
 	case "file_change":
-		ch := codexExecChanges(it.Changes)
+		var ch []codexChange
+		_ = json.Unmarshal(it.Changes, &ch) // a malformed list keeps what encoding/json filled in
 		t.Name, t.Kind = "apply_patch", adapters.KindEdit
 		for _, c := range ch {
 			t.Locations = append(t.Locations, adapters.Location{Path: c.Path})
@@ -248,21 +249,6 @@ func codexExecTool(it *codexExecItem) (*adapters.ToolCall, bool) {
 		return nil, false
 	}
 	return t, true
-}
-
-// codexExecChanges decodes file_change changes (kind is a plain string in
-// exec output); a malformed list keeps what encoding/json filled in.
-func codexExecChanges(raw json.RawMessage) []codexChange {
-	var ch []struct {
-		Path string `json:"path"`
-		Kind string `json:"kind"`
-	}
-	_ = json.Unmarshal(raw, &ch)
-	conv := make([]codexChange, len(ch))
-	for i, c := range ch {
-		conv[i].Path, conv[i].Kind.Type = c.Path, c.Kind
-	}
-	return conv
 }
 
 // codexCommandJSON is {"command": cmd}.
