@@ -95,8 +95,22 @@ func (d *ClaudeDecoder) markStreamed(parent, msgID string, index int, kind, text
 
 // claudeMessage is the `message` of assistant and user lines.
 type claudeMessage struct {
-	ID      string          `json:"id"`
-	Content json.RawMessage `json:"content"`
+	ID      string        `json:"id"`
+	Content claudeContent `json:"content"`
+}
+
+// claudeContent is a message's or a tool result's content: a string (one
+// text block) or a list of blocks.
+type claudeContent []claudeBlockJSON
+
+func (c *claudeContent) UnmarshalJSON(b []byte) error {
+	if b[0] != '"' {
+		return json.Unmarshal(b, (*[]claudeBlockJSON)(c))
+	}
+	var s string
+	err := json.Unmarshal(b, &s)
+	*c = claudeContent{{Type: "text", Text: s}}
+	return err
 }
 
 type claudeBlockJSON struct {
@@ -115,26 +129,9 @@ type claudeBlockJSON struct {
 	} `json:"source"`
 }
 
-func decodeClaudeMessage(raw json.RawMessage) (claudeMessage, []claudeBlockJSON, bool) {
-	var m claudeMessage
-	if json.Unmarshal(raw, &m) != nil {
-		return m, nil, false
-	}
-	if len(m.Content) > 0 && m.Content[0] == '"' {
-		var s string
-		_ = json.Unmarshal(m.Content, &s)
-		return m, []claudeBlockJSON{{Type: "text", Text: s}}, true
-	}
-	var blocks []claudeBlockJSON
-	if len(m.Content) > 0 && json.Unmarshal(m.Content, &blocks) != nil {
-		return m, nil, false
-	}
-	return m, blocks, true
-}
-
 func (d *ClaudeDecoder) assistant(l *claudeLine, line []byte) []adapters.Event {
-	m, blocks, ok := decodeClaudeMessage(l.Message)
-	if !ok {
+	var m claudeMessage
+	if json.Unmarshal(l.Message, &m) != nil {
 		return []adapters.Event{adapters.RawEvent("claude:assistant", line)}
 	}
 	if l.IsAPIError {
@@ -144,8 +141,8 @@ func (d *ClaudeDecoder) assistant(l *claudeLine, line []byte) []adapters.Event {
 	streamed := d.streamed[m.ID]
 	parent := l.ParentToolUseID
 	var out []adapters.Event
-	for i := range blocks {
-		b := &blocks[i]
+	for i := range m.Content {
+		b := &m.Content[i]
 		switch b.Type {
 		case "text", "thinking":
 			text := b.Text
@@ -221,13 +218,13 @@ func claudePlan(input []byte) ([]adapters.PlanEntry, bool) {
 }
 
 func (d *ClaudeDecoder) user(l *claudeLine) []adapters.Event {
-	_, blocks, ok := decodeClaudeMessage(l.Message)
-	if !ok {
+	var m claudeMessage
+	if json.Unmarshal(l.Message, &m) != nil {
 		return nil
 	}
 	var out []adapters.Event
-	for i := range blocks {
-		b := &blocks[i]
+	for i := range m.Content {
+		b := &m.Content[i]
 		if b.Type != "tool_result" {
 			continue
 		}
@@ -261,17 +258,7 @@ func claudeToolResult(b *claudeBlockJSON, rec *claudeToolRecord, structured json
 }
 
 func claudeResultContent(raw json.RawMessage) []adapters.ToolContent {
-	if len(raw) == 0 {
-		return nil
-	}
-	if raw[0] == '"' {
-		var s string
-		if json.Unmarshal(raw, &s) != nil || s == "" {
-			return nil
-		}
-		return []adapters.ToolContent{{Type: adapters.ToolContentText, Text: s}}
-	}
-	var blocks []claudeBlockJSON
+	var blocks claudeContent
 	if json.Unmarshal(raw, &blocks) != nil {
 		return nil
 	}
