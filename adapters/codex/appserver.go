@@ -193,24 +193,33 @@ func (s *appSession) request(_ context.Context, r *jsonrpc.Request) jsonrpc.Job 
 	events := s.dec.DecodeMessage(CodexMessage{ID: r.ID, Method: r.Method, Params: r.Params}, r.Raw)
 	if len(events) != 1 || events[0].Type != adapters.EventPermission {
 		s.route(events)
-		return func() (any, func(), error) {
-			return nil, nil, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "hub does not support "+r.Method, nil)
-		}
+		return refuse(jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "hub does not support "+r.Method, nil))
 	}
 	req := events[0].Permission
 	s.mu.Lock()
 	s.perms = append(s.perms, req)
 	s.mu.Unlock()
 	s.route(events)
+	return answerWhen(s, req.Decision(), func(d adapters.PermissionDecision) (any, func(), error) {
+		return map[string]any{"decision": CodexDecision(d)}, nil, nil
+	})
+}
+
+// answerWhen is the job that answers codex with result(v) once the user's
+// v arrives on ch.
+func answerWhen[T any](s *appSession, ch <-chan T, result func(T) (any, func(), error)) jsonrpc.Job {
 	return func() (any, func(), error) {
 		select {
-		case d := <-req.Decision():
-			return map[string]any{"decision": CodexDecision(d)}, nil, nil
+		case v := <-ch:
+			return result(v)
 		case <-s.rpc.Done():
 			return nil, nil, jsonrpc.ErrClosed
 		}
 	}
 }
+
+// refuse is the job that answers codex with err.
+func refuse(err error) jsonrpc.Job { return func() (any, func(), error) { return nil, nil, err } }
 
 func (s *appSession) route(events []adapters.Event) {
 	for _, e := range events {
