@@ -204,17 +204,21 @@ func claudePlan(input []byte) ([]adapters.PlanEntry, bool) {
 	}
 	plan := make([]adapters.PlanEntry, 0, len(in.Todos))
 	for _, t := range in.Todos {
-		p := t.Priority
-		if p != "high" && p != "low" {
-			p = "medium"
-		}
-		s := t.Status
-		if s != "in_progress" && s != "completed" {
-			s = "pending"
-		}
-		plan = append(plan, adapters.PlanEntry{Content: t.Content, Priority: p, Status: s})
+		plan = append(plan, claudePlanEntry(t.Content, t.Status, t.Priority))
 	}
 	return plan, true
+}
+
+// claudePlanEntry is a todo or task in ACP's terms: priority high, medium
+// (also for none) or low; status in_progress, completed or pending.
+func claudePlanEntry(content, status, priority string) adapters.PlanEntry {
+	if priority != "high" && priority != "low" {
+		priority = "medium"
+	}
+	if status != "in_progress" && status != "completed" {
+		status = "pending"
+	}
+	return adapters.PlanEntry{Content: content, Priority: priority, Status: status}
 }
 
 func (d *ClaudeDecoder) user(l *claudeLine) []adapters.Event {
