@@ -81,7 +81,7 @@ func (d *CodexExecDecoder) record(r *codexExecRecord, line []byte) []adapters.Ev
 	case "turn.completed":
 		evs = d.turnCompleted(r.Usage)
 	case "turn.failed":
-		evs = d.turnFailed(r.Error)
+		evs = d.turnFailed(r.Error.Message)
 	case "error":
 		evs = d.errorLine(r.Message)
 	default:
@@ -99,11 +99,9 @@ type codexExecRecord struct {
 	Item     *codexExecItem  `json:"item"`
 	Usage    *codexExecUsage `json:"usage"`
 	Message  string          `json:"message"`
-	Error    *codexExecError `json:"error"`
-}
-
-type codexExecError struct {
-	Message string `json:"message"`
+	Error    struct {
+		Message string `json:"message"`
+	} `json:"error"`
 }
 
 // errorLine maps a top-level error record. "Reconnecting... n/m (...)" is a
@@ -128,10 +126,10 @@ func codexExecErrorCode(msg string) adapters.ErrorCode {
 	return adapters.CodeProvider
 }
 
-func (d *CodexExecDecoder) turnFailed(e *codexExecError) []adapters.Event {
+func (d *CodexExecDecoder) turnFailed(msg string) []adapters.Event {
 	info := cmp.Or(d.pending, &adapters.ErrorInfo{Message: "codex turn failed", Code: adapters.CodeProvider, Fatal: true})
-	if e != nil && e.Message != "" {
-		info = &adapters.ErrorInfo{Message: adapters.FirstLine(e.Message), Code: info.Code, Fatal: true}
+	if msg != "" {
+		info = &adapters.ErrorInfo{Message: adapters.FirstLine(msg), Code: info.Code, Fatal: true}
 	}
 	d.pending = nil
 	return adapters.Failure(info)
