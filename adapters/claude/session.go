@@ -3,7 +3,6 @@ package claude
 import (
 	"cmp"
 	"context"
-	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -17,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"uuid"
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/fileuri"
@@ -76,7 +76,9 @@ func (s *Session) ID() string { s.mu.Lock(); defer s.mu.Unlock(); return s.id }
 
 // Prompt implements adapters.Session.
 func (s *Session) Prompt(ctx context.Context, prompt []adapters.Content, emit func(adapters.Event)) (adapters.StopReason, error) {
-	line, err := userMessage(prompt, s.nextUUID()) // claude reports the lifecycle of a message with a uuid
+	// claude reports the lifecycle of a message with a uuid, and keeps it in
+	// its session file, so it must look like one of its own.
+	line, err := userMessage(prompt, uuid.NewV4().String())
 	if err != nil {
 		return "", err
 	}
@@ -108,7 +110,7 @@ func (s *Session) Prompt(ctx context.Context, prompt []adapters.Content, emit fu
 // finished, as a cycle of its own (a second result); its command_lifecycle
 // records say which, so the turn ends after the cycle that answers it.
 func (s *Session) Steer(_ context.Context, prompt []adapters.Content) error {
-	id := s.nextUUID()
+	id := uuid.NewV4().String()
 	line, err := userMessage(prompt, id)
 	if err != nil {
 		return err
@@ -124,16 +126,6 @@ func (s *Session) Steer(_ context.Context, prompt []adapters.Content) error {
 	s.steered[id] = ""
 	s.mu.Unlock()
 	return s.write(line)
-}
-
-// nextUUID is a random UUID (claude keeps it as the message's uuid in its
-// session file, so it must look like one of its own).
-func (s *Session) nextUUID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	b[6] = b[6]&0x0f | 0x40 // version 4
-	b[8] = b[8]&0x3f | 0x80 // RFC 4122 variant
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
 }
 
 // lifecycle notes where claude stands with a steered message.
