@@ -350,14 +350,12 @@ func (s *Session) exit() {
 	if ch == nil {
 		return
 	}
-	done := adapters.Event{Type: adapters.EventDone, StopReason: adapters.StopCancelled}
-	if !cancelled {
-		ch.Emit(adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{
-			Message: "claude exited in the middle of a turn: " + exitText(s.p), Code: adapters.CodeCrash,
-			Detail: s.p.StderrTail(20), Fatal: true}})
-		done.StopReason = adapters.StopEndTurn
+	if cancelled {
+		ch.Close(adapters.Event{Type: adapters.EventDone, StopReason: adapters.StopCancelled})
+		return
 	}
-	ch.Close(done)
+	ch.Close(adapters.Failure(&adapters.ErrorInfo{Message: "claude exited in the middle of a turn: " + exitText(s.p),
+		Code: adapters.CodeCrash, Detail: s.p.StderrTail(20), Fatal: true})...)
 }
 
 // Exit implements adapters.Exiter.
