@@ -87,37 +87,34 @@ func (d *CodexDecoder) DecodeMessage(m CodexMessage, line []byte) []adapters.Eve
 }
 
 func (d *CodexDecoder) response(m CodexMessage, line []byte) []adapters.Event {
-	var r struct {
-		Thread *codexThread `json:"thread"`
-		Model  string       `json:"model"`
-	}
-	if json.Unmarshal(m.Result, &r) == nil && r.Thread != nil && r.Thread.ID != "" {
-		return []adapters.Event{codexSessionInfo(r.Thread, r.Model)}
+	if evs, ok := codexThreadInfo(m.Result); ok {
+		return evs
 	}
 	return []adapters.Event{adapters.RawEvent("codex:response", line)}
 }
 
-type codexThread struct {
-	ID    string `json:"id"`
-	Model string `json:"model"`
-	Name  string `json:"name"`
-}
-
-func codexSessionInfo(t *codexThread, model string) adapters.Event {
-	return adapters.Event{Type: adapters.EventSessionInfo, Session: &adapters.SessionInfo{AgentSessionID: t.ID,
-		Model: cmp.Or(model, t.Model), Title: t.Name}}
+// codexThreadInfo is the session info of a thread/start (resume, fork)
+// result or a thread/started notification, which both carry the thread.
+func codexThreadInfo(raw json.RawMessage) ([]adapters.Event, bool) {
+	var r struct {
+		Thread struct {
+			ID    string `json:"id"`
+			Model string `json:"model"`
+			Name  string `json:"name"`
+		} `json:"thread"`
+		Model string `json:"model"` // the result's, which wins
+	}
+	if json.Unmarshal(raw, &r) != nil || r.Thread.ID == "" {
+		return nil, false
+	}
+	return []adapters.Event{{Type: adapters.EventSessionInfo, Session: &adapters.SessionInfo{AgentSessionID: r.Thread.ID,
+		Model: cmp.Or(r.Model, r.Thread.Model), Title: r.Thread.Name}}}, true
 }
 
 func (d *CodexDecoder) notification(m CodexMessage) ([]adapters.Event, bool) {
 	switch m.Method {
 	case "thread/started":
-		var p struct {
-			Thread codexThread `json:"thread"`
-		}
-		if json.Unmarshal(m.Params, &p) != nil || p.Thread.ID == "" {
-			return nil, false
-		}
-		return []adapters.Event{codexSessionInfo(&p.Thread, "")}, true
+		return codexThreadInfo(m.Params)
 	case "thread/name/updated":
 		var p struct {
 			ThreadName string `json:"threadName"`
