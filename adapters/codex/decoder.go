@@ -149,11 +149,14 @@ func (d *CodexDecoder) notification(m CodexMessage) ([]adapters.Event, bool) {
 	return nil, false
 }
 
+// codexDelta is the params of the item delta notifications.
+type codexDelta struct {
+	ItemID string `json:"itemId"`
+	Delta  string `json:"delta"`
+}
+
 func (d *CodexDecoder) delta(params json.RawMessage, typ adapters.EventType) ([]adapters.Event, bool) {
-	var p struct {
-		ItemID string `json:"itemId"`
-		Delta  string `json:"delta"`
-	}
+	var p codexDelta
 	if json.Unmarshal(params, &p) != nil {
 		return nil, false
 	}

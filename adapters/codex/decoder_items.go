@@ -180,10 +180,7 @@ func (d *CodexDecoder) command(t *adapters.ToolCall, it codexItem) {
 }
 
 func (d *CodexDecoder) outputDelta(params json.RawMessage) ([]adapters.Event, bool) {
-	var p struct {
-		ItemID string `json:"itemId"`
-		Delta  string `json:"delta"`
-	}
+	var p codexDelta
 	if json.Unmarshal(params, &p) != nil {
 		return nil, false
 	}
