@@ -280,10 +280,7 @@ func (s *Session) control(req map[string]any, reply func(json.RawMessage, error)
 
 // SetModel implements adapters.Configurable.
 func (s *Session) SetModel(ctx context.Context, model string) error {
-	if model == "default" {
-		model = ""
-	}
-	return s.controlWait(ctx, map[string]any{"subtype": "set_model", "model": model})
+	return s.controlWait(ctx, map[string]any{"subtype": "set_model", "model": chosen(model)})
 }
 
 // SetMode implements adapters.Configurable.
