@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"maps"
 	"runtime"
@@ -146,7 +145,7 @@ func (s *appSession) openThread(ctx context.Context) error {
 		ReasoningEffort string `json:"reasoningEffort"`
 	}
 	if err := s.call(ctx, method, params, &r); err != nil {
-		return fmt.Errorf("codex %s (thread %q): %w", method, s.opts.ResumeID, err)
+		return fmt.Errorf("%w (thread %q)", err, s.opts.ResumeID)
 	}
 	if r.Model != "" {
 		s.a.setCurrentModel(r.Model)
@@ -235,20 +234,12 @@ func (s *appSession) route(events []adapters.Event) {
 	}
 }
 
-// call is a request to the app-server, its errors told apart: a JSON-RPC
-// error answer, or the app-server gone.
+// call is a request to the app-server; its error names the method.
 func (s *appSession) call(ctx context.Context, method string, params, result any) error {
-	err := s.rpc.Call(ctx, method, params, result)
-	var re *jsonrpc.Error
-	switch {
-	case err == nil:
-		return nil
-	case errors.As(err, &re):
-		return fmt.Errorf("%w: codex %s: %s", errRPC, method, re.Message)
-	case errors.Is(err, jsonrpc.ErrClosed):
-		return fmt.Errorf("codex %s: %w", method, errExited)
+	if err := s.rpc.Call(ctx, method, params, result); err != nil {
+		return fmt.Errorf("codex %s: %w", method, err)
 	}
-	return fmt.Errorf("codex %s: %w", method, err)
+	return nil
 }
 
 // emit forwards an event to the running turn; the done event ends it.
@@ -310,7 +301,7 @@ func (s *appSession) Prompt(ctx context.Context, prompt []adapters.Content, emit
 		if mine {
 			out.Close()
 		}
-		return "", fmt.Errorf("codex turn/start: %w", err)
+		return "", err
 	}
 	s.mu.Lock()
 	if s.out == out {

@@ -21,12 +21,8 @@ import (
 	"github.com/hubdev/hub/internal/proc"
 )
 
-// Sentinel errors of this package.
-var (
-	errRPC     = errors.New("codex app-server error")
-	errExited  = errors.New("codex exited")
-	errNoStart = errors.New("codex app-server did not start")
-)
+// errNoStart means app-server did not start: Start falls back to exec.
+var errNoStart = errors.New("codex app-server did not start")
 
 // TestedVersions is the codex CLI version this adapter was tested with.
 const TestedVersions = "0.169.0"
