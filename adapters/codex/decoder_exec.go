@@ -27,22 +27,15 @@ type codexExecUsage struct {
 	ReasoningOutputTokens int64 `json:"reasoning_output_tokens"`
 }
 
+// codexExecItem is an app-server item under exec's names: the members
+// named alike are codexItem's, these are exec's own (and its changes,
+// passed on as they are).
 type codexExecItem struct {
-	ID               string          `json:"id"`
-	Type             string          `json:"type"`
-	Text             string          `json:"text"`
-	Message          string          `json:"message"`
-	Command          string          `json:"command"`
+	codexItem
 	AggregatedOutput string          `json:"aggregated_output"`
 	ExitCode         *int            `json:"exit_code"`
-	Status           string          `json:"status"`
 	Changes          json.RawMessage `json:"changes"`
-	Server           string          `json:"server"`
-	Tool             string          `json:"tool"`
-	Arguments        json.RawMessage `json:"arguments"`
-	Result           json.RawMessage `json:"result"`
-	Error            json.RawMessage `json:"error"`
-	Query            string          `json:"query"`
+	Message          string          `json:"message"`
 	Items            json.RawMessage `json:"items"`
 }
 
@@ -240,7 +233,7 @@ func codexExecTool(it *codexExecItem) (*adapters.ToolCall, bool) {
 	case "mcp_tool_call":
 		t.Name, t.Kind, t.Title = it.Server+"."+it.Tool, adapters.KindOther, it.Server+": "+it.Tool
 		t.RawInput = adapters.RawOrNil(it.Arguments)
-		t.Content, t.RawOutput = codexMCPResult(codexItem{Result: it.Result, Error: it.Error})
+		t.Content, t.RawOutput = codexMCPResult(it.codexItem)
 	case "web_search":
 		t.Name, t.Kind, t.Title = "web_search", adapters.KindFetch, "Search the web: "+it.Query
 	default:
