@@ -9,24 +9,17 @@ import (
 
 // claudeStreamEvent is one raw Anthropic Messages SSE event.
 type claudeStreamEvent struct {
-	Type         string `json:"type"`
-	Index        int    `json:"index"`
-	ContentBlock *struct {
-		Type string `json:"type"`
-		ID   string `json:"id"`
-		Name string `json:"name"`
-	} `json:"content_block"`
-	Delta *struct {
+	Type         string           `json:"type"`
+	Index        int              `json:"index"`
+	ContentBlock *claudeBlockJSON `json:"content_block"`
+	Delta        *struct {
 		Type        string `json:"type"`
 		Text        string `json:"text"`
 		Thinking    string `json:"thinking"`
 		PartialJSON string `json:"partial_json"`
 	} `json:"delta"`
-	Message *struct {
-		ID    string       `json:"id"`
-		Usage *claudeUsage `json:"usage"`
-	} `json:"message"`
-	Usage *claudeUsage `json:"usage"` // message_delta's counts so far
+	Message *claudeMessage `json:"message"` // message_start's
+	Usage   *claudeUsage   `json:"usage"`   // message_delta's counts so far
 }
 
 func (d *ClaudeDecoder) streamEvent(l *claudeLine, line []byte) []adapters.Event {
@@ -93,10 +86,12 @@ func (d *ClaudeDecoder) markStreamed(parent, msgID string, index int, kind, text
 	d.noteUnclaimed(parent, index, kind, text)
 }
 
-// claudeMessage is the `message` of assistant and user lines.
+// claudeMessage is the `message` of assistant and user lines and of a
+// message_start stream event.
 type claudeMessage struct {
 	ID      string        `json:"id"`
 	Content claudeContent `json:"content"`
+	Usage   *claudeUsage  `json:"usage"`
 }
 
 // claudeContent is a message's or a tool result's content: a string (one
