@@ -102,14 +102,8 @@ func (a *Adapter) args(opts adapters.SessionOptions) ([]string, error) {
 	args := append([]string{}, a.argv[1:]...)
 	args = append(args, "-p", "--input-format", "stream-json", "--output-format", "stream-json",
 		"--verbose", "--include-partial-messages", "--permission-prompt-tool", "stdio")
-	set := func(v string) string { // "default" is claude's own choice
-		if v == "default" {
-			return ""
-		}
-		return v
-	}
-	args = adapters.AppendFlags(args, "--model", set(opts.Model), "--permission-mode", set(opts.Mode),
-		"--effort", set(opts.Options[adapters.OptionEffort]))
+	args = adapters.AppendFlags(args, "--model", chosen(opts.Model), "--permission-mode", chosen(opts.Mode),
+		"--effort", chosen(opts.Options[adapters.OptionEffort]))
 	if opts.ResumeID != "" {
 		args = append(args, "--resume", opts.ResumeID)
 		if opts.Fork {
@@ -132,6 +126,15 @@ func (a *Adapter) args(opts adapters.SessionOptions) ([]string, error) {
 		args = append(args, "--add-dir", d)
 	}
 	return args, nil
+}
+
+// chosen is a setting's value for claude: "" for "default", claude's own
+// choice.
+func chosen(v string) string {
+	if v == "default" {
+		return ""
+	}
+	return v
 }
 
 // mcpConfig renders editor MCP servers in claude's --mcp-config JSON shape.

@@ -13,12 +13,6 @@ import (
 // ClaudeSourceCanUseTool is the Source of permission events.
 const ClaudeSourceCanUseTool = "claude:control_request/can_use_tool"
 
-func (d *ClaudeDecoder) control(c ClaudeControl) {
-	if d.Control != nil {
-		d.Control(c)
-	}
-}
-
 // ClaudeDecoder decodes Claude Code's `--output-format stream-json` lines,
 // with or without `--include-partial-messages`. It is stateful across the
 // lines of one stream and not safe for concurrent use.
@@ -46,7 +40,7 @@ type ClaudeDecoder struct {
 	Version string
 	// Control receives the control records that are not events: responses
 	// to the client's own requests (Response set) and requests other than
-	// can_use_tool (Request set). Nil drops them.
+	// can_use_tool (Request set). NewClaudeDecoder's drops them.
 	Control func(ClaudeControl)
 }
 
@@ -85,7 +79,7 @@ type claudeToolRecord struct {
 // NewClaudeDecoder returns a decoder for one stream.
 func NewClaudeDecoder() *ClaudeDecoder {
 	return &ClaudeDecoder{blocks: map[claudeBlockKey]*claudeBlock{}, streamed: map[string]bool{},
-		tools: map[string]*claudeToolRecord{}, msgID: map[string]string{}, request: map[string]*claudeUsage{}}
+		tools: map[string]*claudeToolRecord{}, msgID: map[string]string{}, request: map[string]*claudeUsage{}, Control: func(ClaudeControl) {}}
 }
 
 // claudeLine is the union of every record shape the decoder reads. Large
@@ -120,8 +114,6 @@ type claudeLine struct {
 	MaxRetries     int             `json:"max_retries"`
 	ErrorStatus    int             `json:"error_status"`
 	Error          json.RawMessage `json:"error"`
-	RequestID      string          `json:"request_id"`
-	Request        json.RawMessage `json:"request"`
 	RateLimitInfo  *struct {
 		Status        string `json:"status"`
 		RateLimitType string `json:"rateLimitType"`
@@ -164,14 +156,14 @@ func (d *ClaudeDecoder) Decode(line []byte) []adapters.Event {
 	case "result":
 		return d.result(&l)
 	case "control_request":
-		return d.controlRequest(&l, line)
+		return d.controlRequest(line)
 	case "control_response":
-		d.control(ClaudeControl{Response: bytes.Clone(line)})
+		d.Control(ClaudeControl{Response: bytes.Clone(line)})
 		return nil
 	case "rate_limit_event":
 		return d.rateLimit(&l, line)
 	case "command_lifecycle":
-		d.control(ClaudeControl{Lifecycle: &ClaudeLifecycle{Command: l.CommandUUID, State: l.State}})
+		d.Control(ClaudeControl{Lifecycle: &ClaudeLifecycle{Command: l.CommandUUID, State: l.State}})
 		return nil
 	}
 	return []adapters.Event{adapters.RawEvent("claude:"+l.Type, line)}

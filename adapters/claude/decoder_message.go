@@ -9,24 +9,17 @@ import (
 
 // claudeStreamEvent is one raw Anthropic Messages SSE event.
 type claudeStreamEvent struct {
-	Type         string `json:"type"`
-	Index        int    `json:"index"`
-	ContentBlock *struct {
-		Type string `json:"type"`
-		ID   string `json:"id"`
-		Name string `json:"name"`
-	} `json:"content_block"`
-	Delta *struct {
+	Type         string           `json:"type"`
+	Index        int              `json:"index"`
+	ContentBlock *claudeBlockJSON `json:"content_block"`
+	Delta        *struct {
 		Type        string `json:"type"`
 		Text        string `json:"text"`
 		Thinking    string `json:"thinking"`
 		PartialJSON string `json:"partial_json"`
 	} `json:"delta"`
-	Message *struct {
-		ID    string       `json:"id"`
-		Usage *claudeUsage `json:"usage"`
-	} `json:"message"`
-	Usage *claudeUsage `json:"usage"` // message_delta's counts so far
+	Message *claudeMessage `json:"message"` // message_start's
+	Usage   *claudeUsage   `json:"usage"`   // message_delta's counts so far
 }
 
 func (d *ClaudeDecoder) streamEvent(l *claudeLine, line []byte) []adapters.Event {
@@ -93,10 +86,26 @@ func (d *ClaudeDecoder) markStreamed(parent, msgID string, index int, kind, text
 	d.noteUnclaimed(parent, index, kind, text)
 }
 
-// claudeMessage is the `message` of assistant and user lines.
+// claudeMessage is the `message` of assistant and user lines and of a
+// message_start stream event.
 type claudeMessage struct {
-	ID      string          `json:"id"`
-	Content json.RawMessage `json:"content"`
+	ID      string        `json:"id"`
+	Content claudeContent `json:"content"`
+	Usage   *claudeUsage  `json:"usage"`
+}
+
+// claudeContent is a message's or a tool result's content: a string (one
+// text block) or a list of blocks.
+type claudeContent []claudeBlockJSON
+
+func (c *claudeContent) UnmarshalJSON(b []byte) error {
+	if b[0] != '"' {
+		return json.Unmarshal(b, (*[]claudeBlockJSON)(c))
+	}
+	var s string
+	err := json.Unmarshal(b, &s)
+	*c = claudeContent{{Type: "text", Text: s}}
+	return err
 }
 
 type claudeBlockJSON struct {
@@ -115,26 +124,9 @@ type claudeBlockJSON struct {
 	} `json:"source"`
 }
 
-func decodeClaudeMessage(raw json.RawMessage) (claudeMessage, []claudeBlockJSON, bool) {
-	var m claudeMessage
-	if json.Unmarshal(raw, &m) != nil {
-		return m, nil, false
-	}
-	if len(m.Content) > 0 && m.Content[0] == '"' {
-		var s string
-		_ = json.Unmarshal(m.Content, &s)
-		return m, []claudeBlockJSON{{Type: "text", Text: s}}, true
-	}
-	var blocks []claudeBlockJSON
-	if len(m.Content) > 0 && json.Unmarshal(m.Content, &blocks) != nil {
-		return m, nil, false
-	}
-	return m, blocks, true
-}
-
 func (d *ClaudeDecoder) assistant(l *claudeLine, line []byte) []adapters.Event {
-	m, blocks, ok := decodeClaudeMessage(l.Message)
-	if !ok {
+	var m claudeMessage
+	if json.Unmarshal(l.Message, &m) != nil {
 		return []adapters.Event{adapters.RawEvent("claude:assistant", line)}
 	}
 	if l.IsAPIError {
@@ -144,8 +136,8 @@ func (d *ClaudeDecoder) assistant(l *claudeLine, line []byte) []adapters.Event {
 	streamed := d.streamed[m.ID]
 	parent := l.ParentToolUseID
 	var out []adapters.Event
-	for i := range blocks {
-		b := &blocks[i]
+	for i := range m.Content {
+		b := &m.Content[i]
 		switch b.Type {
 		case "text", "thinking":
 			text := b.Text
@@ -207,27 +199,31 @@ func claudePlan(input []byte) ([]adapters.PlanEntry, bool) {
 	}
 	plan := make([]adapters.PlanEntry, 0, len(in.Todos))
 	for _, t := range in.Todos {
-		p := t.Priority
-		if p != "high" && p != "low" {
-			p = "medium"
-		}
-		s := t.Status
-		if s != "in_progress" && s != "completed" {
-			s = "pending"
-		}
-		plan = append(plan, adapters.PlanEntry{Content: t.Content, Priority: p, Status: s})
+		plan = append(plan, claudePlanEntry(t.Content, t.Status, t.Priority))
 	}
 	return plan, true
 }
 
+// claudePlanEntry is a todo or task in ACP's terms: priority high, medium
+// (also for none) or low; status in_progress, completed or pending.
+func claudePlanEntry(content, status, priority string) adapters.PlanEntry {
+	if priority != "high" && priority != "low" {
+		priority = "medium"
+	}
+	if status != "in_progress" && status != "completed" {
+		status = "pending"
+	}
+	return adapters.PlanEntry{Content: content, Priority: priority, Status: status}
+}
+
 func (d *ClaudeDecoder) user(l *claudeLine) []adapters.Event {
-	_, blocks, ok := decodeClaudeMessage(l.Message)
-	if !ok {
+	var m claudeMessage
+	if json.Unmarshal(l.Message, &m) != nil {
 		return nil
 	}
 	var out []adapters.Event
-	for i := range blocks {
-		b := &blocks[i]
+	for i := range m.Content {
+		b := &m.Content[i]
 		if b.Type != "tool_result" {
 			continue
 		}
@@ -261,17 +257,7 @@ func claudeToolResult(b *claudeBlockJSON, rec *claudeToolRecord, structured json
 }
 
 func claudeResultContent(raw json.RawMessage) []adapters.ToolContent {
-	if len(raw) == 0 {
-		return nil
-	}
-	if raw[0] == '"' {
-		var s string
-		if json.Unmarshal(raw, &s) != nil || s == "" {
-			return nil
-		}
-		return []adapters.ToolContent{{Type: adapters.ToolContentText, Text: s}}
-	}
-	var blocks []claudeBlockJSON
+	var blocks claudeContent
 	if json.Unmarshal(raw, &blocks) != nil {
 		return nil
 	}

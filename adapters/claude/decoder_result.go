@@ -118,13 +118,13 @@ func ParseClaudeControlRequest(line []byte) (ClaudeControlRequest, bool) {
 	return r, true
 }
 
-func (d *ClaudeDecoder) controlRequest(l *claudeLine, line []byte) []adapters.Event {
+func (d *ClaudeDecoder) controlRequest(line []byte) []adapters.Event {
 	req, ok := ParseClaudeControlRequest(line)
 	if !ok {
 		return []adapters.Event{adapters.RawEvent("claude:control_request", line)}
 	}
 	if req.Subtype != "can_use_tool" {
-		d.control(ClaudeControl{Request: &req})
+		d.Control(ClaudeControl{Request: &req})
 		return nil
 	}
 	id := cmp.Or(req.ToolUseID, "perm_"+req.RequestID)

@@ -117,12 +117,7 @@ func (d *ClaudeDecoder) taskResult(b *claudeBlockJSON, rec *claudeToolRecord, st
 }
 
 func (d *ClaudeDecoder) taskCreated(b *claudeBlockJSON, res *claudeTaskResult) []adapters.Event {
-	i := -1
-	for j, t := range d.tasks {
-		if t.toolID == b.ToolUseID {
-			i = j
-		}
-	}
+	i := slices.IndexFunc(d.tasks, func(t *claudeTask) bool { return t.toolID == b.ToolUseID }) // toolUse made one per id
 	if i < 0 {
 		return nil
 	}
@@ -150,11 +145,7 @@ func (d *ClaudeDecoder) taskCreated(b *claudeBlockJSON, res *claudeTaskResult) [
 func (d *ClaudeDecoder) taskPlan() []adapters.Event {
 	plan := make([]adapters.PlanEntry, 0, len(d.tasks))
 	for _, t := range d.tasks {
-		s := t.status
-		if s != "in_progress" && s != "completed" {
-			s = "pending"
-		}
-		plan = append(plan, adapters.PlanEntry{Content: t.content, Priority: "medium", Status: s})
+		plan = append(plan, claudePlanEntry(t.content, t.status, ""))
 	}
 	return []adapters.Event{{Type: adapters.EventPlan, Plan: plan}}
 }

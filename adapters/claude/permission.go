@@ -3,7 +3,6 @@ package claude
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 
 	"github.com/hubdev/hub/adapters"
 )
@@ -20,47 +19,50 @@ func (s *Session) permission(ev adapters.Event) {
 	idle := s.turn == nil || s.cancelled
 	s.mu.Unlock()
 	if idle {
-		s.answer(req, adapters.PermissionDecision{Cancelled: true})
+		s.respond(req.RequestID, permissionResult(req, adapters.PermissionDecision{Cancelled: true}))
 		return
 	}
-	if req.ToolName == askTool {
-		if q, ok := questionOf(req); ok {
-			s.ask(req, q)
-			return
-		}
+	if q, ok := questionOf(req); ok {
+		s.emit(adapters.Event{Type: adapters.EventQuestion, Question: q})
+		answerLater(s, req.RequestID, q.Answer(), func(a adapters.Answers) map[string]any { return askResult(req, q, a) })
+		return
 	}
 	ev.Raw, ev.Source = nil, ""
 	s.emit(ev)
+	answerLater(s, req.RequestID, ev.Permission.Decision(), func(d adapters.PermissionDecision) map[string]any {
+		return permissionResult(req, d)
+	})
+}
+
+// answerLater answers control request id with result(v) once the user's
+// v arrives on ch, unless claude exits first.
+func answerLater[T any](s *Session, id string, ch <-chan T, result func(T) map[string]any) {
 	go func() {
-		var d adapters.PermissionDecision
 		select {
-		case d = <-ev.Permission.Decision():
+		case v := <-ch:
+			s.respond(id, result(v))
 		case <-s.readDone:
-			return
 		}
-		s.answer(req, d)
 	}()
 }
 
-// answer writes the control_response for a can_use_tool request.
-func (s *Session) answer(req ClaudeControlRequest, d adapters.PermissionDecision) {
-	var result map[string]any
+// permissionResult is claude's answer to a can_use_tool request.
+func permissionResult(req ClaudeControlRequest, d adapters.PermissionDecision) map[string]any {
 	switch {
-	case d.Allowed():
-		input := req.Input
-		if len(input) == 0 {
-			input = json.RawMessage("{}")
-		}
-		result = map[string]any{"behavior": "allow", "updatedInput": input}
-		if d.Kind == adapters.AllowAlways && len(req.Suggestions) > 0 && string(req.Suggestions) != "null" {
-			result["updatedPermissions"] = req.Suggestions
-		}
 	case d.Cancelled:
-		result = map[string]any{"behavior": "deny", "message": "The user cancelled the turn.", "interrupt": true}
-	default:
-		result = map[string]any{"behavior": "deny", "message": "The user rejected this tool call."}
+		return map[string]any{"behavior": "deny", "message": "The user cancelled the turn.", "interrupt": true}
+	case !d.Allowed():
+		return map[string]any{"behavior": "deny", "message": "The user rejected this tool call."}
 	}
-	s.respond(req.RequestID, result)
+	input := req.Input
+	if len(input) == 0 {
+		input = json.RawMessage("{}")
+	}
+	result := map[string]any{"behavior": "allow", "updatedInput": input}
+	if d.Kind == adapters.AllowAlways && len(req.Suggestions) > 0 && string(req.Suggestions) != "null" {
+		result["updatedPermissions"] = req.Suggestions
+	}
+	return result
 }
 
 func (s *Session) respond(id string, result map[string]any) {
@@ -102,14 +104,6 @@ func (s *Session) controlResponse(raw []byte) {
 	if json.Unmarshal(raw, &r) != nil {
 		return
 	}
-	if r.Response.RequestID == initRequestID {
-		var err error
-		if r.Response.Subtype == "error" {
-			err = fmt.Errorf("claude: initialize: %s", r.Response.Error)
-		}
-		s.onInit(r.Response.Response, err)
-		return
-	}
 	s.mu.Lock()
 	reply := s.pending[r.Response.RequestID]
 	delete(s.pending, r.Response.RequestID)
@@ -117,9 +111,9 @@ func (s *Session) controlResponse(raw []byte) {
 	if reply == nil {
 		return
 	}
+	var err error
 	if r.Response.Subtype == "error" {
-		reply <- errors.New(r.Response.Error)
-		return
+		err = errors.New(r.Response.Error)
 	}
-	reply <- nil
+	reply(r.Response.Response, err)
 }

@@ -24,10 +24,10 @@ type askInput struct {
 }
 
 // questionOf turns an AskUserQuestion request into a question event; ok is
-// false when its input is not the known shape.
+// false for another tool or when its input is not the known shape.
 func questionOf(req ClaudeControlRequest) (*adapters.QuestionRequest, bool) {
 	var in askInput
-	if json.Unmarshal(req.Input, &in) != nil || len(in.Questions) == 0 {
+	if req.ToolName != askTool || json.Unmarshal(req.Input, &in) != nil || len(in.Questions) == 0 {
 		return nil, false
 	}
 	var qs []adapters.Question
@@ -35,20 +35,6 @@ func questionOf(req ClaudeControlRequest) (*adapters.QuestionRequest, bool) {
 		qs = append(qs, adapters.Question{ID: strconv.Itoa(i), Header: q.Header, Text: q.Question, Multi: q.MultiSelect, Options: q.Options})
 	}
 	return adapters.NewQuestionRequest(req.ToolUseID, qs), true
-}
-
-// ask puts claude's question to the user and answers the control request.
-func (s *Session) ask(req ClaudeControlRequest, q *adapters.QuestionRequest) {
-	s.emit(adapters.Event{Type: adapters.EventQuestion, Question: q})
-	go func() {
-		var a adapters.Answers
-		select {
-		case a = <-q.Answer():
-		case <-s.readDone:
-			return
-		}
-		s.respond(req.RequestID, askResult(req, q, a))
-	}()
 }
 
 // askResult is the control response for the user's answers.

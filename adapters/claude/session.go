@@ -3,7 +3,6 @@ package claude
 import (
 	"cmp"
 	"context"
-	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -17,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"uuid"
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/fileuri"
@@ -39,7 +39,7 @@ type Session struct {
 	cancelled bool
 	exited    bool
 	nextReq   int
-	pending   map[string]chan error // control requests hub sent, by request id
+	pending   map[string]func(json.RawMessage, error) // control requests hub sent, by request id
 	closeOnce sync.Once
 	readDone  chan struct{}
 	raw       *adapters.UnknownRecords
@@ -62,7 +62,7 @@ type Session struct {
 
 func newSession(a *Adapter, p *proc.Process, opts adapters.SessionOptions) *Session {
 	s := &Session{a: a, p: p, dec: NewClaudeDecoder(), id: opts.ResumeID, opts: opts,
-		pending: map[string]chan error{}, readDone: make(chan struct{}), initDone: make(chan struct{})}
+		pending: map[string]func(json.RawMessage, error){}, readDone: make(chan struct{}), initDone: make(chan struct{})}
 	s.dec.Control = s.onControl
 	s.rules = adapters.RulesOf(opts, s.interrupt, nil)
 	// Note runs on the reader goroutine, which owns the decoder.
@@ -76,7 +76,9 @@ func (s *Session) ID() string { s.mu.Lock(); defer s.mu.Unlock(); return s.id }
 
 // Prompt implements adapters.Session.
 func (s *Session) Prompt(ctx context.Context, prompt []adapters.Content, emit func(adapters.Event)) (adapters.StopReason, error) {
-	line, err := userMessage(prompt, s.nextUUID()) // claude reports the lifecycle of a message with a uuid
+	// claude reports the lifecycle of a message with a uuid, and keeps it in
+	// its session file, so it must look like one of its own.
+	line, err := userMessage(prompt, uuid.NewV4().String())
 	if err != nil {
 		return "", err
 	}
@@ -108,7 +110,7 @@ func (s *Session) Prompt(ctx context.Context, prompt []adapters.Content, emit fu
 // finished, as a cycle of its own (a second result); its command_lifecycle
 // records say which, so the turn ends after the cycle that answers it.
 func (s *Session) Steer(_ context.Context, prompt []adapters.Content) error {
-	id := s.nextUUID()
+	id := uuid.NewV4().String()
 	line, err := userMessage(prompt, id)
 	if err != nil {
 		return err
@@ -124,16 +126,6 @@ func (s *Session) Steer(_ context.Context, prompt []adapters.Content) error {
 	s.steered[id] = ""
 	s.mu.Unlock()
 	return s.write(line)
-}
-
-// nextUUID is a random UUID (claude keeps it as the message's uuid in its
-// session file, so it must look like one of its own).
-func (s *Session) nextUUID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	b[6] = b[6]&0x0f | 0x40 // version 4
-	b[8] = b[8]&0x3f | 0x80 // RFC 4122 variant
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
 }
 
 // lifecycle notes where claude stands with a steered message.
@@ -199,16 +191,12 @@ func fileImage(path, mimeType string) (map[string]any, error) {
 		return nil, fmt.Errorf("claude: read image: %w", err)
 	}
 	defer f.Close()
-	tooLarge := fmt.Errorf("claude: %s: %w; attach a smaller or compressed image", path, errImageTooLarge)
-	if st, err := f.Stat(); err == nil && st.Size() > maxImageBytes {
-		return nil, tooLarge
-	}
 	b, err := io.ReadAll(io.LimitReader(f, maxImageBytes+1))
 	if err != nil {
 		return nil, fmt.Errorf("claude: read image %s: %w", path, err)
 	}
 	if len(b) > maxImageBytes {
-		return nil, tooLarge
+		return nil, fmt.Errorf("claude: %s: %w; attach a smaller or compressed image", path, errImageTooLarge)
 	}
 	mimeType = cmp.Or(mimeType, http.DetectContentType(b))
 	return base64Image(mimeType, base64.StdEncoding.EncodeToString(b)), nil
@@ -230,8 +218,7 @@ func userMessage(prompt []adapters.Content, uuid string) ([]byte, error) {
 		case adapters.ContentResourceLink:
 			blocks = append(blocks, map[string]any{"type": "text", "text": "@" + mentionPath(c.URI)})
 		case adapters.ContentResource:
-			blocks = append(blocks, map[string]any{"type": "text",
-				"text": "<resource uri=\"" + c.URI + "\">\n" + c.Text + "\n</resource>"})
+			blocks = append(blocks, map[string]any{"type": "text", "text": adapters.PromptText([]adapters.Content{c})})
 		case adapters.ContentAudio:
 			return nil, fmt.Errorf("claude: audio prompts: %w", adapters.ErrUnsupported)
 		}
@@ -274,8 +261,9 @@ func (s *Session) interrupt() {
 	}
 }
 
-// control sends a control_request; reply (if non-nil) gets the outcome.
-func (s *Session) control(req map[string]any, reply chan error) error {
+// control sends a control_request; reply (if non-nil) gets claude's answer
+// or why there is none, on the reader goroutine.
+func (s *Session) control(req map[string]any, reply func(json.RawMessage, error)) error {
 	s.mu.Lock()
 	s.nextReq++
 	id := "hub_" + strconv.Itoa(s.nextReq)
@@ -292,10 +280,7 @@ func (s *Session) control(req map[string]any, reply chan error) error {
 
 // SetModel implements adapters.Configurable.
 func (s *Session) SetModel(ctx context.Context, model string) error {
-	if model == "default" {
-		model = ""
-	}
-	return s.controlWait(ctx, map[string]any{"subtype": "set_model", "model": model})
+	return s.controlWait(ctx, map[string]any{"subtype": "set_model", "model": chosen(model)})
 }
 
 // SetMode implements adapters.Configurable.
@@ -305,7 +290,7 @@ func (s *Session) SetMode(ctx context.Context, mode string) error {
 
 func (s *Session) controlWait(ctx context.Context, req map[string]any) error {
 	reply := make(chan error, 1)
-	err := s.control(req, reply)
+	err := s.control(req, func(_ json.RawMessage, err error) { reply <- err })
 	if err == nil {
 		select {
 		case err = <-reply:
@@ -350,27 +335,24 @@ func (s *Session) exit() {
 	case <-s.p.Done():
 	case <-time.After(2 * time.Second):
 	}
-	s.onInit(nil, ErrExited)
 	s.mu.Lock()
 	s.exited = true
 	ch, cancelled := s.turn, s.cancelled
 	s.turn = nil
 	for id, reply := range s.pending {
-		reply <- ErrExited
+		reply(nil, ErrExited)
 		delete(s.pending, id)
 	}
 	s.mu.Unlock()
 	if ch == nil {
 		return
 	}
-	done := adapters.Event{Type: adapters.EventDone, StopReason: adapters.StopCancelled}
-	if !cancelled {
-		ch.Emit(adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{
-			Message: "claude exited in the middle of a turn: " + exitText(s.p), Code: adapters.CodeCrash,
-			Detail: s.p.StderrTail(20), Fatal: true}})
-		done.StopReason = adapters.StopEndTurn
+	if cancelled {
+		ch.Close(adapters.Event{Type: adapters.EventDone, StopReason: adapters.StopCancelled})
+		return
 	}
-	ch.Close(done)
+	ch.Close(adapters.Failure(&adapters.ErrorInfo{Message: "claude exited in the middle of a turn: " + exitText(s.p),
+		Code: adapters.CodeCrash, Detail: s.p.StderrTail(20), Fatal: true})...)
 }
 
 // Exit implements adapters.Exiter.

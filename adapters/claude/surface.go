@@ -13,12 +13,10 @@ import (
 
 var _ adapters.Surfacer = (*Session)(nil)
 
-// initRequestID is the id of the initialize control request each session
-// sends first: claude answers it with its slash commands, models and
-// permission mode, before any prompt (as the Agent SDK relies on).
-const initRequestID = "hub_init"
-
-// initResponse is the part of claude's initialize answer hub uses.
+// initResponse is the part of claude's answer to initialize, the control
+// request each session sends first, that hub uses: its slash commands,
+// models and permission mode, before any prompt (as the Agent SDK relies
+// on).
 type initResponse struct {
 	Commands []struct {
 		Name         string `json:"name"`
@@ -45,10 +43,8 @@ var modes = []adapters.Option{
 // sendInitialize asks claude for its surface; the answer arrives on the
 // reader goroutine (see onInit).
 func (s *Session) sendInitialize() {
-	b, _ := json.Marshal(map[string]any{"type": "control_request", "request_id": initRequestID,
-		"request": map[string]any{"subtype": "initialize"}})
-	if err := s.write(b); err != nil {
-		s.onInit(nil, fmt.Errorf("claude: initialize: %w", err))
+	if err := s.control(map[string]any{"subtype": "initialize"}, s.onInit); err != nil {
+		s.onInit(nil, err)
 	}
 }
 
@@ -57,9 +53,10 @@ func (s *Session) sendInitialize() {
 func (s *Session) onInit(res json.RawMessage, err error) {
 	var r initResponse
 	if err == nil {
-		if jerr := json.Unmarshal(res, &r); jerr != nil {
-			err = fmt.Errorf("claude: initialize answer: %w", jerr)
-		}
+		err = json.Unmarshal(res, &r)
+	}
+	if err != nil {
+		err = fmt.Errorf("claude: initialize: %w", err)
 	}
 	s.initOnce.Do(func() {
 		s.init, s.initErr = r, err

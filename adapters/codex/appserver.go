@@ -4,13 +4,10 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"maps"
 	"runtime"
 	"sync"
-
-	"github.com/rs/zerolog"
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/fileuri"
@@ -27,12 +24,10 @@ type appSession struct {
 	p    *proc.Process
 	rpc  *jsonrpc.Conn
 	dec  *CodexDecoder
-	log  zerolog.Logger
 	opts adapters.SessionOptions
 	raw  *adapters.UnknownRecords
 
-	mu      sync.Mutex
-	version string // from initialize's userAgent
+	mu sync.Mutex
 	// skills goes in front of the next prompt when codex could not load
 	// the session's skills natively.
 	skills  string
@@ -55,16 +50,12 @@ func (a *Adapter) startAppServer(ctx context.Context, opts adapters.SessionOptio
 	if err != nil {
 		return nil, adapters.StartError("codex", err)
 	}
-	s := &appSession{a: a, p: p, dec: NewCodexDecoder(), log: a.log, opts: opts, mode: a.mode(opts), next: map[string]any{}}
+	s := &appSession{a: a, p: p, dec: NewCodexDecoder(), opts: opts, mode: a.mode(opts), next: map[string]any{}}
 	if e := opts.Options[adapters.OptionEffort]; e != "" {
 		s.effort, s.next["effort"] = e, e
 	}
 	s.rpc = jsonrpc.New(p.Stdout, p.Stdin, jsonrpc.Options{Request: s.request, Notify: s.notify, Logger: a.log})
-	s.raw = newUnknownRecords(a.log, func() string {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		return s.version
-	})
+	s.raw = a.unknownRecords()
 	s.dec.Cwd = opts.Cwd
 	go s.readLoop()
 	ictx, cancel := context.WithTimeout(ctx, a.InitTimeout)
@@ -80,10 +71,7 @@ func (a *Adapter) startAppServer(ctx context.Context, opts adapters.SessionOptio
 		UserAgent string `json:"userAgent"`
 	}
 	_ = json.Unmarshal(res, &ir) // the version only labels warnings
-	s.mu.Lock()
-	s.version = userAgentVersion(ir.UserAgent)
-	s.mu.Unlock()
-	a.setCLIVersion(s.version)
+	a.setCLIVersion(userAgentVersion(ir.UserAgent))
 	trace.Mark(ctx, trace.Handshake)
 	_ = s.rpc.Notify("initialized", nil)
 	if err := s.addSkillRoots(ictx); err != nil {
@@ -99,7 +87,7 @@ func (a *Adapter) startAppServer(ctx context.Context, opts adapters.SessionOptio
 		}
 		a.setCatalog(c)
 	}()
-	if err := s.openThread(ctx, a); err != nil {
+	if err := s.openThread(ctx); err != nil {
 		_ = p.Stop()
 		<-listed
 		return nil, err
@@ -120,7 +108,7 @@ func (s *appSession) addSkillRoots(ctx context.Context) error {
 	if err == nil {
 		return nil
 	}
-	s.log.Warn().Err(err).Msg("codex cannot load skills natively; putting them in front of the prompt")
+	s.a.log.Warn().Err(err).Msg("codex cannot load skills natively; putting them in front of the prompt")
 	text, perr := skillPrompt(s.opts.SkillDirs)
 	if perr != nil {
 		return fmt.Errorf("codex skills: %w", perr)
@@ -131,9 +119,9 @@ func (s *appSession) addSkillRoots(ctx context.Context) error {
 	return nil
 }
 
-func (s *appSession) openThread(ctx context.Context, a *Adapter) error {
-	params := map[string]any{"cwd": s.opts.Cwd, "approvalPolicy": a.approvalPolicy(s.opts),
-		"sandbox": a.sandbox(s.opts), "experimentalRawEvents": true}
+func (s *appSession) openThread(ctx context.Context) error {
+	sandbox, approval := s.a.policy(s.opts)
+	params := map[string]any{"cwd": s.opts.Cwd, "approvalPolicy": approval, "sandbox": sandbox, "experimentalRawEvents": true}
 	if s.opts.Model != "" {
 		params["model"] = s.opts.Model
 	}
@@ -157,10 +145,10 @@ func (s *appSession) openThread(ctx context.Context, a *Adapter) error {
 		ReasoningEffort string `json:"reasoningEffort"`
 	}
 	if err := s.call(ctx, method, params, &r); err != nil {
-		return fmt.Errorf("codex %s (thread %q): %w", method, s.opts.ResumeID, err)
+		return fmt.Errorf("%w (thread %q)", err, s.opts.ResumeID)
 	}
 	if r.Model != "" {
-		a.setCurrentModel(r.Model)
+		s.a.setCurrentModel(r.Model)
 	}
 	s.mu.Lock()
 	s.thread = r.Thread.ID
@@ -176,14 +164,14 @@ func (s *appSession) ID() string { s.mu.Lock(); defer s.mu.Unlock(); return s.th
 // running turn with the stderr tail.
 func (s *appSession) readLoop() {
 	_ = s.rpc.Serve(context.Background())
-	err := s.p.Wait()
+	_ = s.p.Wait()
 	s.mu.Lock()
 	out, closing := s.out, s.closing
 	s.out = nil
 	s.mu.Unlock()
 	if out != nil {
 		if !closing {
-			out.Close(crashEnd("codex app-server", s.p, err)...)
+			out.Close(crashEnd("codex app-server", s.p)...)
 		} else {
 			out.Close(adapters.Event{Type: adapters.EventDone, StopReason: adapters.StopCancelled})
 		}
@@ -204,24 +192,33 @@ func (s *appSession) request(_ context.Context, r *jsonrpc.Request) jsonrpc.Job 
 	events := s.dec.DecodeMessage(CodexMessage{ID: r.ID, Method: r.Method, Params: r.Params}, r.Raw)
 	if len(events) != 1 || events[0].Type != adapters.EventPermission {
 		s.route(events)
-		return func() (any, func(), error) {
-			return nil, nil, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "hub does not support "+r.Method, nil)
-		}
+		return refuse(jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "hub does not support "+r.Method, nil))
 	}
 	req := events[0].Permission
 	s.mu.Lock()
 	s.perms = append(s.perms, req)
 	s.mu.Unlock()
 	s.route(events)
+	return answerWhen(s, req.Decision(), func(d adapters.PermissionDecision) (any, func(), error) {
+		return map[string]any{"decision": CodexDecision(d)}, nil, nil
+	})
+}
+
+// answerWhen is the job that answers codex with result(v) once the user's
+// v arrives on ch.
+func answerWhen[T any](s *appSession, ch <-chan T, result func(T) (any, func(), error)) jsonrpc.Job {
 	return func() (any, func(), error) {
 		select {
-		case d := <-req.Decision():
-			return map[string]any{"decision": CodexDecision(d)}, nil, nil
+		case v := <-ch:
+			return result(v)
 		case <-s.rpc.Done():
 			return nil, nil, jsonrpc.ErrClosed
 		}
 	}
 }
+
+// refuse is the job that answers codex with err.
+func refuse(err error) jsonrpc.Job { return func() (any, func(), error) { return nil, nil, err } }
 
 func (s *appSession) route(events []adapters.Event) {
 	for _, e := range events {
@@ -237,20 +234,12 @@ func (s *appSession) route(events []adapters.Event) {
 	}
 }
 
-// call is a request to the app-server, its errors told apart: a JSON-RPC
-// error answer, or the app-server gone.
+// call is a request to the app-server; its error names the method.
 func (s *appSession) call(ctx context.Context, method string, params, result any) error {
-	err := s.rpc.Call(ctx, method, params, result)
-	var re *jsonrpc.Error
-	switch {
-	case err == nil:
-		return nil
-	case errors.As(err, &re):
-		return fmt.Errorf("%w: codex %s: %s", errRPC, method, re.Message)
-	case errors.Is(err, jsonrpc.ErrClosed):
-		return fmt.Errorf("codex %s: %w", method, errExited)
+	if err := s.rpc.Call(ctx, method, params, result); err != nil {
+		return fmt.Errorf("codex %s: %w", method, err)
 	}
-	return fmt.Errorf("codex %s: %w", method, err)
+	return nil
 }
 
 // emit forwards an event to the running turn; the done event ends it.
@@ -312,7 +301,7 @@ func (s *appSession) Prompt(ctx context.Context, prompt []adapters.Content, emit
 		if mine {
 			out.Close()
 		}
-		return "", fmt.Errorf("codex turn/start: %w", err)
+		return "", err
 	}
 	s.mu.Lock()
 	if s.out == out {
@@ -381,7 +370,7 @@ func (s *appSession) interrupt() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10e9)
 		defer cancel()
 		if err := s.call(ctx, "turn/interrupt", map[string]any{"threadId": thread, "turnId": turn}, nil); err != nil {
-			s.log.Warn().Err(err).Msg("codex turn/interrupt failed; stopping the process")
+			s.a.log.Warn().Err(err).Msg("codex turn/interrupt failed; stopping the process")
 			s.mu.Lock()
 			s.closing = true
 			s.mu.Unlock()
@@ -391,7 +380,7 @@ func (s *appSession) interrupt() {
 		// An interrupt leaves codex's "unified exec" processes running
 		// (it says so to the model); a cancelled turn's commands end too.
 		if err := s.call(ctx, "thread/backgroundTerminals/clean", map[string]any{"threadId": thread}, nil); err != nil {
-			s.log.Debug().Err(err).Msg("codex thread/backgroundTerminals/clean failed")
+			s.a.log.Debug().Err(err).Msg("codex thread/backgroundTerminals/clean failed")
 		}
 	}()
 }

@@ -7,7 +7,6 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"fmt"
 	"maps"
 	"regexp"
 	"slices"
@@ -22,12 +21,8 @@ import (
 	"github.com/hubdev/hub/internal/proc"
 )
 
-// Sentinel errors of this package.
-var (
-	errRPC     = errors.New("codex app-server error")
-	errExited  = errors.New("codex exited")
-	errNoStart = errors.New("codex app-server did not start")
-)
+// errNoStart means app-server did not start: Start falls back to exec.
+var errNoStart = errors.New("codex app-server did not start")
 
 // TestedVersions is the codex CLI version this adapter was tested with.
 const TestedVersions = "0.169.0"
@@ -167,14 +162,9 @@ func tomlTable(m map[string]string) string {
 	return "{" + strings.Join(parts, ",") + "}"
 }
 
-// crashEnd ends a turn whose process (name) died, ending with err, by its
-// stderr tail (already one line).
-func crashEnd(name string, p *proc.Process, err error) []adapters.Event {
-	msg := name + " exited unexpectedly"
-	if tail := p.StderrTail(3); tail != "" {
-		msg = name + " exited: " + tail
-	} else if err != nil {
-		msg = fmt.Sprintf("%s exited: %v", name, err)
-	}
-	return adapters.Failure(&adapters.ErrorInfo{Message: msg, Code: adapters.CodeCrash, Detail: p.StderrTail(10), Fatal: true})
+// crashEnd ends a turn whose process (name) has exited: adapters.CrashInfo
+// describes it as it describes any agent's crash.
+func crashEnd(name string, p *proc.Process) []adapters.Event {
+	info, _ := adapters.CrashInfo(p, name)
+	return adapters.Failure(info)
 }

@@ -45,14 +45,7 @@ type CodexMessage struct {
 	Method string          `json:"method,omitempty"`
 	Params json.RawMessage `json:"params,omitempty"`
 	Result json.RawMessage `json:"result,omitempty"`
-	Error  json.RawMessage `json:"error,omitempty"`
 }
-
-// IsRequest reports whether the server asks the client something.
-func (m CodexMessage) IsRequest() bool { return len(m.ID) > 0 && m.Method != "" }
-
-// IsResponse reports whether this answers one of the client's requests.
-func (m CodexMessage) IsResponse() bool { return len(m.ID) > 0 && m.Method == "" }
 
 // codexQuiet are notifications with nothing for the user.
 var codexQuiet = map[string]bool{
@@ -80,9 +73,9 @@ func (d *CodexDecoder) Decode(line []byte) []adapters.Event {
 // is the whole message, kept for records hub does not understand.
 func (d *CodexDecoder) DecodeMessage(m CodexMessage, line []byte) []adapters.Event {
 	switch {
-	case m.IsResponse():
+	case len(m.ID) > 0 && m.Method == "": // the answer to one of the client's requests
 		return d.response(m, line)
-	case m.IsRequest():
+	case len(m.ID) > 0: // the server asks the client something
 		return d.request(m, line)
 	case codexQuiet[m.Method]:
 		return nil
@@ -94,37 +87,34 @@ func (d *CodexDecoder) DecodeMessage(m CodexMessage, line []byte) []adapters.Eve
 }
 
 func (d *CodexDecoder) response(m CodexMessage, line []byte) []adapters.Event {
-	var r struct {
-		Thread *codexThread `json:"thread"`
-		Model  string       `json:"model"`
-	}
-	if json.Unmarshal(m.Result, &r) == nil && r.Thread != nil && r.Thread.ID != "" {
-		return []adapters.Event{codexSessionInfo(r.Thread, r.Model)}
+	if evs, ok := codexThreadInfo(m.Result); ok {
+		return evs
 	}
 	return []adapters.Event{adapters.RawEvent("codex:response", line)}
 }
 
-type codexThread struct {
-	ID    string `json:"id"`
-	Model string `json:"model"`
-	Name  string `json:"name"`
-}
-
-func codexSessionInfo(t *codexThread, model string) adapters.Event {
-	return adapters.Event{Type: adapters.EventSessionInfo, Session: &adapters.SessionInfo{AgentSessionID: t.ID,
-		Model: cmp.Or(model, t.Model), Title: t.Name}}
+// codexThreadInfo is the session info of a thread/start (resume, fork)
+// result or a thread/started notification, which both carry the thread.
+func codexThreadInfo(raw json.RawMessage) ([]adapters.Event, bool) {
+	var r struct {
+		Thread struct {
+			ID    string `json:"id"`
+			Model string `json:"model"`
+			Name  string `json:"name"`
+		} `json:"thread"`
+		Model string `json:"model"` // the result's, which wins
+	}
+	if json.Unmarshal(raw, &r) != nil || r.Thread.ID == "" {
+		return nil, false
+	}
+	return []adapters.Event{{Type: adapters.EventSessionInfo, Session: &adapters.SessionInfo{AgentSessionID: r.Thread.ID,
+		Model: cmp.Or(r.Model, r.Thread.Model), Title: r.Thread.Name}}}, true
 }
 
 func (d *CodexDecoder) notification(m CodexMessage) ([]adapters.Event, bool) {
 	switch m.Method {
 	case "thread/started":
-		var p struct {
-			Thread codexThread `json:"thread"`
-		}
-		if json.Unmarshal(m.Params, &p) != nil || p.Thread.ID == "" {
-			return nil, false
-		}
-		return []adapters.Event{codexSessionInfo(&p.Thread, "")}, true
+		return codexThreadInfo(m.Params)
 	case "thread/name/updated":
 		var p struct {
 			ThreadName string `json:"threadName"`
@@ -159,11 +149,14 @@ func (d *CodexDecoder) notification(m CodexMessage) ([]adapters.Event, bool) {
 	return nil, false
 }
 
+// codexDelta is the params of the item delta notifications.
+type codexDelta struct {
+	ItemID string `json:"itemId"`
+	Delta  string `json:"delta"`
+}
+
 func (d *CodexDecoder) delta(params json.RawMessage, typ adapters.EventType) ([]adapters.Event, bool) {
-	var p struct {
-		ItemID string `json:"itemId"`
-		Delta  string `json:"delta"`
-	}
+	var p codexDelta
 	if json.Unmarshal(params, &p) != nil {
 		return nil, false
 	}
@@ -219,13 +212,14 @@ func (d *CodexDecoder) usage(params json.RawMessage) ([]adapters.Event, bool) {
 		b := codexSub(tu.Total, tu.Last)
 		d.base = &b
 	}
-	turn := codexSub(tu.Total, *d.base)
-	return []adapters.Event{{Type: adapters.EventUsage, Usage: &adapters.Usage{
-		InputTokens: turn.InputTokens, OutputTokens: turn.OutputTokens,
-		CacheReadTokens: turn.CachedInputTokens, CacheWriteTokens: turn.CacheWriteInputTokens,
-		ThoughtTokens: turn.ReasoningOutputTokens,
-		ContextUsed:   tu.Last.InputTokens + tu.Last.OutputTokens, ContextSize: tu.Context,
-	}}}, true
+	u := codexSub(tu.Total, *d.base).usage()
+	u.ContextUsed, u.ContextSize = tu.Last.InputTokens+tu.Last.OutputTokens, tu.Context
+	return []adapters.Event{{Type: adapters.EventUsage, Usage: u}}, true
+}
+
+func (t codexTokens) usage() *adapters.Usage {
+	return &adapters.Usage{InputTokens: t.InputTokens, OutputTokens: t.OutputTokens, CacheReadTokens: t.CachedInputTokens,
+		CacheWriteTokens: t.CacheWriteInputTokens, ThoughtTokens: t.ReasoningOutputTokens}
 }
 
 func codexSub(a, b codexTokens) codexTokens {

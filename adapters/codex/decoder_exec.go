@@ -14,10 +14,11 @@ import (
 // turned into per-turn usage. Not safe for concurrent use.
 type CodexExecDecoder struct {
 	started map[string]bool
-	total   codexExecUsage
+	total   codexTokens
 	pending *adapters.ErrorInfo
 }
 
+// codexExecUsage is codexTokens as exec names them (it converts to one).
 type codexExecUsage struct {
 	InputTokens           int64 `json:"input_tokens"`
 	CachedInputTokens     int64 `json:"cached_input_tokens"`
@@ -26,22 +27,15 @@ type codexExecUsage struct {
 	ReasoningOutputTokens int64 `json:"reasoning_output_tokens"`
 }
 
+// codexExecItem is an app-server item under exec's names: the members
+// named alike are codexItem's, these are exec's own (and its changes,
+// passed on as they are).
 type codexExecItem struct {
-	ID               string          `json:"id"`
-	Type             string          `json:"type"`
-	Text             string          `json:"text"`
-	Message          string          `json:"message"`
-	Command          string          `json:"command"`
+	codexItem
 	AggregatedOutput string          `json:"aggregated_output"`
 	ExitCode         *int            `json:"exit_code"`
-	Status           string          `json:"status"`
 	Changes          json.RawMessage `json:"changes"`
-	Server           string          `json:"server"`
-	Tool             string          `json:"tool"`
-	Arguments        json.RawMessage `json:"arguments"`
-	Result           json.RawMessage `json:"result"`
-	Error            json.RawMessage `json:"error"`
-	Query            string          `json:"query"`
+	Message          string          `json:"message"`
 	Items            json.RawMessage `json:"items"`
 }
 
@@ -80,7 +74,7 @@ func (d *CodexExecDecoder) record(r *codexExecRecord, line []byte) []adapters.Ev
 	case "turn.completed":
 		evs = d.turnCompleted(r.Usage)
 	case "turn.failed":
-		evs = d.turnFailed(r.Error)
+		evs = d.turnFailed(r.Error.Message)
 	case "error":
 		evs = d.errorLine(r.Message)
 	default:
@@ -98,11 +92,9 @@ type codexExecRecord struct {
 	Item     *codexExecItem  `json:"item"`
 	Usage    *codexExecUsage `json:"usage"`
 	Message  string          `json:"message"`
-	Error    *codexExecError `json:"error"`
-}
-
-type codexExecError struct {
-	Message string `json:"message"`
+	Error    struct {
+		Message string `json:"message"`
+	} `json:"error"`
 }
 
 // errorLine maps a top-level error record. "Reconnecting... n/m (...)" is a
@@ -127,10 +119,10 @@ func codexExecErrorCode(msg string) adapters.ErrorCode {
 	return adapters.CodeProvider
 }
 
-func (d *CodexExecDecoder) turnFailed(e *codexExecError) []adapters.Event {
+func (d *CodexExecDecoder) turnFailed(msg string) []adapters.Event {
 	info := cmp.Or(d.pending, &adapters.ErrorInfo{Message: "codex turn failed", Code: adapters.CodeProvider, Fatal: true})
-	if e != nil && e.Message != "" {
-		info = &adapters.ErrorInfo{Message: adapters.FirstLine(e.Message), Code: info.Code, Fatal: true}
+	if msg != "" {
+		info = &adapters.ErrorInfo{Message: adapters.FirstLine(msg), Code: info.Code, Fatal: true}
 	}
 	d.pending = nil
 	return adapters.Failure(info)
@@ -145,17 +137,12 @@ func (d *CodexExecDecoder) turnCompleted(u *codexExecUsage) []adapters.Event {
 		d.pending = nil
 	}
 	if u != nil {
-		prev := d.total
-		d.total = *u
-		if u.InputTokens < prev.InputTokens {
-			prev = codexExecUsage{}
+		total, prev := codexTokens(*u), d.total
+		d.total = total
+		if total.InputTokens < prev.InputTokens {
+			prev = codexTokens{}
 		}
-		out = append(out, adapters.Event{Type: adapters.EventUsage, Usage: &adapters.Usage{
-			InputTokens: u.InputTokens - prev.InputTokens, OutputTokens: u.OutputTokens - prev.OutputTokens,
-			CacheReadTokens:  u.CachedInputTokens - prev.CachedInputTokens,
-			CacheWriteTokens: u.CacheWriteInputTokens - prev.CacheWriteInputTokens,
-			ThoughtTokens:    u.ReasoningOutputTokens - prev.ReasoningOutputTokens,
-		}})
+		out = append(out, adapters.Event{Type: adapters.EventUsage, Usage: codexSub(total, prev).usage()})
 	}
 	return append(out, adapters.Event{Type: adapters.EventDone, StopReason: adapters.StopEndTurn})
 }
@@ -235,7 +222,8 @@ func codexExecTool(it *codexExecItem) (*adapters.ToolCall, bool) {
 			}{*it.ExitCode, codexTail(it.AggregatedOutput)})
 		}
 	case "file_change":
-		ch := codexExecChanges(it.Changes)
+		var ch []codexChange
+		_ = json.Unmarshal(it.Changes, &ch) // a malformed list keeps what encoding/json filled in
 		t.Name, t.Kind = "apply_patch", adapters.KindEdit
 		for _, c := range ch {
 			t.Locations = append(t.Locations, adapters.Location{Path: c.Path})
@@ -245,28 +233,13 @@ func codexExecTool(it *codexExecItem) (*adapters.ToolCall, bool) {
 	case "mcp_tool_call":
 		t.Name, t.Kind, t.Title = it.Server+"."+it.Tool, adapters.KindOther, it.Server+": "+it.Tool
 		t.RawInput = adapters.RawOrNil(it.Arguments)
-		t.Content, t.RawOutput = codexMCPResult(codexItem{Result: it.Result, Error: it.Error})
+		t.Content, t.RawOutput = codexMCPResult(it.codexItem)
 	case "web_search":
 		t.Name, t.Kind, t.Title = "web_search", adapters.KindFetch, "Search the web: "+it.Query
 	default:
 		return nil, false
 	}
 	return t, true
-}
-
-// codexExecChanges decodes file_change changes (kind is a plain string in
-// exec output); a malformed list keeps what encoding/json filled in.
-func codexExecChanges(raw json.RawMessage) []codexChange {
-	var ch []struct {
-		Path string `json:"path"`
-		Kind string `json:"kind"`
-	}
-	_ = json.Unmarshal(raw, &ch)
-	conv := make([]codexChange, len(ch))
-	for i, c := range ch {
-		conv[i].Path, conv[i].Kind.Type = c.Path, c.Kind
-	}
-	return conv
 }
 
 // codexCommandJSON is {"command": cmd}.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/hubdev/hub/adapters"
@@ -41,12 +42,24 @@ type codexItem struct {
 }
 
 type codexChange struct {
-	Path string `json:"path"`
-	Kind struct {
-		Type     string  `json:"type"`
-		MovePath *string `json:"move_path"`
-	} `json:"kind"`
-	Diff string `json:"diff"`
+	Path string          `json:"path"`
+	Kind codexChangeKind `json:"kind"`
+	Diff string          `json:"diff"`
+}
+
+// codexChangeKind is app-server's kind object, or exec's plain string (its
+// type).
+type codexChangeKind struct {
+	Type     string  `json:"type"`
+	MovePath *string `json:"move_path"`
+}
+
+func (k *codexChangeKind) UnmarshalJSON(b []byte) error {
+	if json.Unmarshal(b, &k.Type) == nil {
+		return nil
+	}
+	type object codexChangeKind // without this method
+	return json.Unmarshal(b, (*object)(k))
 }
 
 func (d *CodexDecoder) item(params json.RawMessage, completed bool) ([]adapters.Event, bool) {
@@ -167,10 +180,7 @@ func (d *CodexDecoder) command(t *adapters.ToolCall, it codexItem) {
 }
 
 func (d *CodexDecoder) outputDelta(params json.RawMessage) ([]adapters.Event, bool) {
-	var p struct {
-		ItemID string `json:"itemId"`
-		Delta  string `json:"delta"`
-	}
+	var p codexDelta
 	if json.Unmarshal(params, &p) != nil {
 		return nil, false
 	}
@@ -383,14 +393,9 @@ func (d *CodexDecoder) request(m CodexMessage, line []byte) []adapters.Event {
 // ids are the codex decisions they send. accept and decline are always
 // offered; acceptForSession only when codex lists it (or lists nothing).
 func CodexPermissionOptions(available []any) []adapters.PermissionOption {
-	session := len(available) == 0
-	for _, a := range available {
-		if s, ok := a.(string); ok && s == "acceptForSession" {
-			session = true
-		}
-	}
 	opts := []adapters.PermissionOption{{ID: "accept", Name: "Allow once", Kind: adapters.AllowOnce}}
-	if session {
+	// Decisions that take arguments are objects, never equal to the string.
+	if len(available) == 0 || slices.Contains(available, any("acceptForSession")) {
 		opts = append(opts, adapters.PermissionOption{ID: "acceptForSession", Name: "Allow for this session", Kind: adapters.AllowAlways})
 	}
 	return append(opts, adapters.PermissionOption{ID: "decline", Name: "Reject", Kind: adapters.RejectOnce})

@@ -9,8 +9,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/rs/zerolog"
-
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/proc"
 )
@@ -24,7 +22,6 @@ type execSession struct {
 	a    *Adapter
 	opts adapters.SessionOptions
 	dec  *CodexExecDecoder
-	log  zerolog.Logger
 	raw  *adapters.UnknownRecords
 
 	mu sync.Mutex
@@ -51,8 +48,8 @@ func (a *Adapter) startExec(opts adapters.SessionOptions) (*execSession, error) 
 	if err != nil {
 		return nil, err
 	}
-	return &execSession{a: a, opts: opts, dec: NewCodexExecDecoder(), log: a.log, thread: opts.ResumeID,
-		raw: newUnknownRecords(a.log, a.cliVersion), skills: text, schema: schema}, nil
+	return &execSession{a: a, opts: opts, dec: NewCodexExecDecoder(), thread: opts.ResumeID,
+		raw: a.unknownRecords(), skills: text, schema: schema}, nil
 }
 
 // schemaFile writes the output schema where `codex exec --output-schema`
@@ -83,7 +80,8 @@ func (s *execSession) args(prompt string, images []string) []string {
 	if s.thread != "" {
 		args = append(args, "resume", s.thread)
 	}
-	args = append(args, "--json", "--skip-git-repo-check", "-c", "sandbox_mode="+tomlString(s.a.sandbox(s.opts)))
+	sandbox, _ := s.a.policy(s.opts) // exec never asks
+	args = append(args, "--json", "--skip-git-repo-check", "-c", "sandbox_mode="+tomlString(sandbox))
 	args = adapters.AppendFlags(args, "-m", s.opts.Model)
 	if s.opts.Instructions != "" {
 		args = append(args, "-c", "developer_instructions="+tomlString(s.opts.Instructions))
@@ -146,9 +144,7 @@ func (s *execSession) run(p *proc.Process, out *adapters.Turn, cleanup func()) {
 		defer s.mu.Unlock()
 		s.p = nil
 		return s.cancelled
-	}, func(waitErr error) []adapters.Event {
-		return crashEnd("codex exec", p, waitErr)
-	})
+	}, func(error) []adapters.Event { return crashEnd("codex exec", p) })
 }
 
 // interrupt SIGINT to the group, then Stop.

@@ -52,22 +52,15 @@ func (a *Adapter) mode(opts adapters.SessionOptions) string {
 	return "auto"
 }
 
-// sandbox is the thread's sandbox mode: the mode's, or the configured one
-// (default workspace-write) when no mode was chosen.
-func (a *Adapter) sandbox(opts adapters.SessionOptions) string {
+// policy is the thread's sandbox mode and approval policy: the mode's, or
+// the configured ones (default workspace-write and on-request) when no mode
+// was chosen.
+func (a *Adapter) policy(opts adapters.SessionOptions) (sandbox, approval string) {
 	if _, ok := presets[opts.Mode]; ok || readOnly(opts) {
-		return presets[a.mode(opts)].sandbox
+		p := presets[a.mode(opts)]
+		return p.sandbox, p.approval
 	}
-	return cmp.Or(a.option("sandbox"), "workspace-write")
-}
-
-// approvalPolicy is the mode's approval policy, or the configured one
-// (default on-request) when no mode was chosen.
-func (a *Adapter) approvalPolicy(opts adapters.SessionOptions) string {
-	if _, ok := presets[opts.Mode]; ok || readOnly(opts) {
-		return presets[a.mode(opts)].approval
-	}
-	return cmp.Or(a.option("approval_policy"), "on-request")
+	return cmp.Or(a.option("sandbox"), "workspace-write"), cmp.Or(a.option("approval_policy"), "on-request")
 }
 
 // SetModel implements adapters.Configurable: the next turn runs model.

@@ -27,9 +27,7 @@ type userInputParams struct {
 func (s *appSession) userInput(params json.RawMessage) jsonrpc.Job {
 	var p userInputParams
 	if err := json.Unmarshal(params, &p); err != nil || len(p.Questions) == 0 {
-		return func() (any, func(), error) {
-			return nil, nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "hub cannot read this request_user_input", nil)
-		}
+		return refuse(jsonrpc.NewError(jsonrpc.CodeInvalidParams, "hub cannot read this request_user_input", nil))
 	}
 	var qs []adapters.Question
 	for _, q := range p.Questions {
@@ -37,15 +35,7 @@ func (s *appSession) userInput(params json.RawMessage) jsonrpc.Job {
 	}
 	req := adapters.NewQuestionRequest(p.ItemID, qs)
 	s.route([]adapters.Event{{Type: adapters.EventQuestion, Question: req}})
-	return func() (any, func(), error) {
-		var a adapters.Answers
-		select {
-		case a = <-req.Answer():
-		case <-s.rpc.Done():
-			return nil, nil, jsonrpc.ErrClosed
-		}
-		return userInputResult(a)
-	}
+	return answerWhen(s, req.Answer(), userInputResult)
 }
 
 func userInputResult(a adapters.Answers) (any, func(), error) {

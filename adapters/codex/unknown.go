@@ -3,15 +3,13 @@ package codex
 import (
 	"strings"
 
-	"github.com/rs/zerolog"
-
 	"github.com/hubdev/hub/adapters"
 )
 
-// newUnknownRecords warns about records hub does not understand, naming the
-// codex version version reports.
-func newUnknownRecords(log zerolog.Logger, version func() string) *adapters.UnknownRecords {
-	return adapters.NewUnknownRecords(log, "codex", TestedVersions, adapters.UnknownOptions{Version: version})
+// unknownRecords warns about records hub does not understand, naming the
+// codex version an app-server session reported.
+func (a *Adapter) unknownRecords() *adapters.UnknownRecords {
+	return adapters.NewUnknownRecords(a.log, "codex", TestedVersions, adapters.UnknownOptions{Version: a.cliVersion})
 }
 
 // userAgentVersion extracts the CLI version from app-server's initialize
