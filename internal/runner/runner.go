@@ -210,7 +210,8 @@ type Summary struct {
 	Error      string   `json:"error,omitempty"`
 	// Detail carries the agent's last stderr lines after a crash.
 	Detail string `json:"detail,omitempty"`
-	// Attempts are the agents tried, in order, when --fallback named more.
+	// Attempts are the agents the run reached, in order, when --fallback
+	// named more: each tried, or passed over as unknown or not ready.
 	Attempts []Attempt `json:"attempts,omitempty"`
 	// Output is the final answer --output-schema validated, as JSON.
 	Output json.RawMessage `json:"output,omitempty"`
@@ -277,33 +278,37 @@ type Attempt struct {
 	Fallback string `json:"fallback,omitempty"`
 }
 
-// runChain runs the agent and, when it could not do the work, each
-// fallback agent in turn; the summary is the last attempt's, naming the
-// agent that answered and every attempt.
+// runChain runs the agent and, when it could not do the work, the
+// fallback agents (conversation.Fallbacks); the summary is the last
+// attempt's, naming the agent that answered and every agent the run
+// reached, those it passed over as unknown or not ready included.
 func runChain(ctx context.Context, o Options, out *output) Summary {
-	chain := append([]string{o.Agent}, o.Fallback...)
 	var attempts []Attempt
 	var s Summary
 	var usage *adapters.Usage
 	var r *run
 	start, before := o.Now(), conversation.TakeSnapshot(ctx, o.Cwd)
-	for i, agent := range chain {
-		r = &run{o: o, out: out, fallbackNext: i < len(chain)-1}
-		if r.o.Agent = agent; i > 0 && loadTranscript(o.TranscriptDir, o.ResumeID) == nil {
+	walk := conversation.Fallbacks{Registry: o.Registry, List: o.Fallback, Ready: adapters.Ready, Skipped: func(agent string, err error) {
+		attempts = append(attempts, Attempt{Agent: agent, ExitCode: classifyStartError(err), Error: oneLine(err.Error())})
+	}}
+	why := walk.Walk(ctx, o.Agent, func(agent string, watch bool) (conversation.Class, bool) {
+		r = &run{o: o, out: out, fallbackNext: watch}
+		if r.o.Agent = agent; agent != o.Agent && loadTranscript(o.TranscriptDir, o.ResumeID) == nil {
 			r.o.ResumeID, r.o.Fork = "", false // another agent cannot resume the first one's session
 		}
 		s = r.execute(ctx)
 		usage = conversation.AddUsage(usage, s.Usage)
 		attempts = append(attempts, Attempt{Agent: agent, ExitCode: s.ExitCode, Error: s.Error, Detail: s.Detail})
-		reason := conversation.FallbackReason(agent, r.failureClass(s), len(r.digest.ToolCalls) > 0)
-		if reason == "" || !r.fallbackNext {
-			break
-		}
-		attempts[i].Fallback = reason
-		out.fallback(agent, chain[i+1], reason)
+		return r.failureClass(s), len(r.digest.ToolCalls) > 0
+	}, func(from, to, why string) {
+		attempts[len(attempts)-1].Fallback = why
+		out.fallback(from, to, why)
 		if r.promptText != "" { // read once: the next agent gets the same prompt
 			o.Prompt, o.ReadPrompt = r.promptText, nil
 		}
+	})
+	if why != "" && ctx.Err() != nil { // interrupted as the next agent was to take over
+		s = r.finish(causeInterrupt)
 	}
 	s.Agent, s.Usage, s.DurationMs = r.o.Agent, usage, o.Now().Sub(start).Milliseconds()
 	if usage != nil {
@@ -315,7 +320,7 @@ func runChain(ctx context.Context, o Options, out *output) Summary {
 	if s.FilesChanged = before.Changes(context.WithoutCancel(ctx)); s.FilesChanged == nil {
 		s.FilesChanged = r.digest.FilesChanged
 	}
-	if len(chain) > 1 {
+	if len(o.Fallback) > 0 {
 		s.Attempts = attempts
 	}
 	return s
