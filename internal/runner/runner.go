@@ -180,7 +180,7 @@ type Denial struct {
 //
 // stopReason ("" when the turn never ended), agentSessionId ("" when the
 // agent reported none), usage (null when unknown), filesChanged (null
-// outside a git repository), durationMs, denied ([] when none) and
+// outside a git repository or when no turn ran), durationMs, denied ([] when none) and
 // exitCode are always present; model, cost, error, detail, output and
 // warnings only when set.
 type Summary struct {
@@ -286,13 +286,12 @@ func runChain(ctx context.Context, o Options, out *output) Summary {
 	var attempts []Attempt
 	var s Summary
 	var usage *adapters.Usage
-	var r *run
-	start, before := o.Now(), conversation.TakeSnapshot(ctx, o.Cwd)
+	r, start := &run{}, o.Now()
 	walk := conversation.Fallbacks{Registry: o.Registry, List: o.Fallback, Ready: adapters.Ready, Skipped: func(agent string, err error) {
 		attempts = append(attempts, Attempt{Agent: agent, ExitCode: classifyStartError(err), Error: oneLine(err.Error())})
 	}}
 	why := walk.Walk(ctx, o.Agent, func(agent string, watch bool) (conversation.Class, bool) {
-		r = &run{o: o, out: out, fallbackNext: watch}
+		r = &run{o: o, out: out, fallbackNext: watch, digest: r.digest.Retry()}
 		if r.o.Agent = agent; agent != o.Agent && loadTranscript(o.TranscriptDir, o.ResumeID) == nil {
 			r.o.ResumeID, r.o.Fork = "", false // another agent cannot resume the first one's session
 		}
@@ -313,12 +312,6 @@ func runChain(ctx context.Context, o Options, out *output) Summary {
 	s.Agent, s.Usage, s.DurationMs = r.o.Agent, usage, o.Now().Sub(start).Milliseconds()
 	if usage != nil {
 		s.Cost = usage.CostUSD
-	}
-	// Outside a repository, the files the tool calls named, as the other
-	// front ends list them: only the last attempt made any (one that did
-	// hands no turn over).
-	if s.FilesChanged = before.Changes(context.WithoutCancel(ctx)); s.FilesChanged == nil {
-		s.FilesChanged = r.digest.FilesChanged
 	}
 	if len(o.Fallback) > 0 {
 		s.Attempts = attempts
