@@ -186,7 +186,7 @@ func (r *run) startFailed(err error) Summary {
 func (r *run) warn(format string, args ...any) {
 	w := fmt.Sprintf(format, args...)
 	r.warnings = append(r.warnings, w)
-	r.out.textLine(r.out.color("33", "warning: "+w))
+	r.out.warning(w)
 }
 
 // closeAgent closes the agent session and abandons a start in flight,

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -24,6 +25,7 @@ import (
 	"github.com/hubdev/hub/internal/mask"
 	"github.com/hubdev/hub/internal/permission"
 	"github.com/hubdev/hub/internal/proc"
+	"github.com/hubdev/hub/skills"
 )
 
 // ErrUsage marks a bad command line or option.
@@ -57,6 +59,11 @@ type Options struct {
 	// user kept in hub acp) the run honours in its project; nil: none.
 	Grants *permission.Grants
 	Skills []string
+	// skills are the --skill skills found; allow the rules --allow-tool and
+	// their allowed-tools add; notes what the run warns of about them.
+	skills []skills.Skill
+	allow  []permission.Rule
+	notes  []string
 	// SkillsUserDir overrides config.UserDir() for skill lookup.
 	SkillsUserDir string
 	// TrustProject trusts the project's skills (--trust-project): their
@@ -162,10 +169,7 @@ func (o *Options) defaults() error {
 	case o.MaxTurns < 0:
 		return fmt.Errorf("%w: --max-turns must be positive", ErrUsage)
 	}
-	if err := o.compileSchema(); err != nil {
-		return err
-	}
-	return o.resolveResume()
+	return cmp.Or(o.compileSchema(), o.prepare(), o.resolveResume()) // in order; the first error wins
 }
 
 // Denial is a permission hub rejected on the user's behalf.
@@ -287,11 +291,14 @@ func runChain(ctx context.Context, o Options, out *output) Summary {
 	var s Summary
 	var usage *adapters.Usage
 	r, start := &run{}, o.Now()
+	for _, n := range o.notes { // once: every attempt's summary carries them
+		out.warning(n)
+	}
 	walk := conversation.Fallbacks{Registry: o.Registry, List: o.Fallback, Ready: adapters.Ready, Skipped: func(agent string, err error) {
 		attempts = append(attempts, Attempt{Agent: agent, ExitCode: classifyStartError(err), Error: oneLine(err.Error())})
 	}}
 	why := walk.Walk(ctx, o.Agent, func(agent string, watch bool) (conversation.Class, bool) {
-		r = &run{o: o, out: out, fallbackNext: watch, digest: r.digest.Retry()}
+		r = &run{o: o, out: out, fallbackNext: watch, digest: r.digest.Retry(), warnings: slices.Clip(o.notes)}
 		if r.o.Agent = agent; agent != o.Agent && loadTranscript(o.TranscriptDir, o.ResumeID) == nil {
 			r.o.ResumeID, r.o.Fork = "", false // another agent cannot resume the first one's session
 		}
