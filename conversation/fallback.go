@@ -103,9 +103,6 @@ type Fallbacks struct {
 	Registry *adapters.Registry
 	List     []string
 	Ready    func(adapters.Adapter) error
-	// Tried are agents never to take the turn over (a delegation chain);
-	// the walk adds each agent it reaches. nil: none.
-	Tried map[string]bool
 	// Skipped, when set, hears of each agent of List the turn reached but
 	// passed over, unknown or not ready, with why.
 	Skipped func(agent string, err error)
@@ -118,10 +115,7 @@ type Fallbacks struct {
 // and why, before that agent's attempt. Walk returns why the last attempt
 // could not do the work; "" when its outcome stands.
 func (f Fallbacks) Walk(ctx context.Context, first string, try func(agent string, watch bool) (Class, bool), handover func(from, to, why string)) string {
-	tried := f.Tried
-	if tried == nil {
-		tried = map[string]bool{}
-	}
+	tried := map[string]bool{}
 	for agent := first; ; {
 		tried[agent] = true
 		next, passed := f.next(tried)

@@ -179,7 +179,7 @@ func TestFallbacks_Walk(t *testing.T) {
 		{"a failure that stands", []string{"b"}, map[string]outcome{"a": {ClassNone, false}}, false, []string{"try a watched"}, ""},
 		{"not after a tool call", []string{"b"}, map[string]outcome{"a": {ClassCrash, true}}, false, []string{"try a watched"}, ""},
 		{"the next ready agent", []string{"a", "chain", "nobody", "down", "b", "c"}, map[string]outcome{"a": rate}, false,
-			[]string{"try a watched", "a to b: a is rate-limited", "skip nobody", "skip down", "try b watched"}, ""},
+			[]string{"try a watched", "a to b: a is rate-limited", "skip chain", "skip nobody", "skip down", "try b watched"}, ""},
 		{"down the list", []string{"b", "b", "c"}, map[string]outcome{"a": rate, "b": crash}, false,
 			[]string{"try a watched", "a to b: a is rate-limited", "try b watched", "b to c: b crashed", "try c"}, ""},
 		{"none left", []string{"down", "nobody"}, map[string]outcome{"a": rate}, false,
@@ -193,17 +193,14 @@ func TestFallbacks_Walk(t *testing.T) {
 		reg.Register(namedAdapter(n))
 	}
 	ready := func(a adapters.Adapter) error {
-		if a.Name() == "down" {
-			return adapters.ErrNotInstalled
-		}
-		return nil
+		return map[string]error{"down": adapters.ErrNotInstalled, "chain": errors.New("a loop")}[a.Name()]
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			var got []string
-			walk := Fallbacks{Registry: reg, List: tt.list, Ready: ready, Tried: map[string]bool{"chain": true},
+			walk := Fallbacks{Registry: reg, List: tt.list, Ready: ready,
 				Skipped: func(agent string, err error) { got = append(got, "skip "+agent) }}
 			why := walk.Walk(ctx, "a", func(agent string, watch bool) (Class, bool) {
 				got = append(got, map[bool]string{true: "try " + agent + " watched", false: "try " + agent}[watch])

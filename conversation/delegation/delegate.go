@@ -210,16 +210,17 @@ func (d *Delegator) Delegate(ctx context.Context, r Request, progress Progress) 
 func (d *Delegator) converse(ctx context.Context, from *live, r Request, progress Progress) (Result, error) {
 	ctx, end := d.track(ctx)
 	defer end()
-	tried := map[string]bool{}
-	for _, n := range d.o.Chain {
-		tried[n] = true // a fallback to one would be a loop
-	}
 	var res Result
 	var err error
 	var fellBack []string
 	var usage *adapters.Usage
 	l := from
-	walk := conversation.Fallbacks{Registry: d.o.Registry, List: d.o.Fallback[r.Agent], Ready: adapters.Ready, Tried: tried}
+	walk := conversation.Fallbacks{Registry: d.o.Registry, List: d.o.Fallback[r.Agent], Ready: func(a adapters.Adapter) error {
+		if slices.Contains(d.o.Chain, a.Name()) {
+			return ErrLoop // a fallback to one would be a loop
+		}
+		return adapters.Ready(a)
+	}}
 	why := walk.Walk(ctx, r.Agent, func(agent string, watch bool) (c conversation.Class, toolStarted bool) {
 		r.Agent = agent
 		res, c, toolStarted, err = d.attempt(ctx, l, from, r, watch, progress)
