@@ -41,15 +41,12 @@ type run struct {
 	failure      *adapters.ErrorInfo // why the turn failed, if it did
 	stop         adapters.StopReason
 	resumable    bool
-	startErr     error // the agent failed to start, or to take the prompt
-	fallbackNext bool  // a next agent takes over if this one cannot work
-	// from is the record of the session --resume names, if hub has it;
-	// the digest and promptText make this run's turn of it.
-	from       *runRecord
-	promptText string
-	audit      *transcripts.Audit // nil when the agent keeps its own
-	output     json.RawMessage    // the answer --output-schema validated
-	schemaErr  error              // why the repaired answer still did not match
+	startErr     error              // the agent failed to start, or to take the prompt
+	fallbackNext bool               // a next agent takes over if this one cannot work
+	promptText   string             // as read once: the next agent's, and this turn's in the record
+	audit        *transcripts.Audit // nil when the agent keeps its own
+	output       json.RawMessage    // the answer --output-schema validated
+	schemaErr    error              // why the repaired answer still did not match
 
 	agent   *conversation.Agent // the agent session the run starts and prompts
 	starts  sync.WaitGroup      // the agent's start in flight
@@ -66,7 +63,6 @@ func (r *run) execute(ctx context.Context) Summary {
 	}
 	caps := a.Capabilities()
 	r.resumable = caps.Resume
-	r.from = loadTranscript(r.o.TranscriptDir, r.o.ResumeID)
 	so, prefix, cleanup, err := r.sessionOptions(a.Name(), caps)
 	defer cleanup()
 	if err != nil {

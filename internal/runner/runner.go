@@ -77,6 +77,7 @@ type Options struct {
 	// (--append-system-prompt).
 	SystemPrompt, AppendSystemPrompt string
 	ResumeID                         string
+	from                             *runRecord // the record of the session ResumeID names, if hub has it
 	// MaxTurns is the turn budget (--max-turns): SessionOptions.MaxTurns
 	// for an agent that keeps one (Capabilities.TurnBudget), else hub
 	// counts the agent's tool rounds; a run stopped by it exits
@@ -299,7 +300,7 @@ func runChain(ctx context.Context, o Options, out *output) Summary {
 	}}
 	why := walk.Walk(ctx, o.Agent, func(agent string, watch bool) (conversation.Class, bool) {
 		r = &run{o: o, out: out, fallbackNext: watch, digest: r.digest.Retry(), warnings: slices.Clip(o.notes)}
-		if r.o.Agent = agent; agent != o.Agent && loadTranscript(o.TranscriptDir, o.ResumeID) == nil {
+		if r.o.Agent = agent; agent != o.Agent && o.from == nil {
 			r.o.ResumeID, r.o.Fork = "", false // another agent cannot resume the first one's session
 		}
 		s = r.execute(ctx)
