@@ -104,7 +104,7 @@ type Fallbacks struct {
 	List     []string
 	Ready    func(adapters.Adapter) error
 	// Skipped, when set, hears of each agent of List the turn reached but
-	// passed over, unknown or not ready, with why.
+	// passed over, unknown or not ready, with why (before the handover).
 	Skipped func(agent string, err error)
 }
 
@@ -118,36 +118,23 @@ func (f Fallbacks) Walk(ctx context.Context, first string, try func(agent string
 	tried := map[string]bool{}
 	for agent := first; ; {
 		tried[agent] = true
-		next, passed := f.next(tried)
-		class, toolStarted := try(agent, next != "")
+		class, toolStarted := try(agent, f.next(tried, nil) != "")
 		why := FallbackReason(agent, class, toolStarted)
 		if why == "" || ctx.Err() != nil {
 			return why
 		}
-		if next != "" {
-			handover(agent, next, why)
-		}
-		for _, p := range passed {
-			if !tried[p.agent] && f.Skipped != nil {
-				f.Skipped(p.agent, p.err)
-			}
-			tried[p.agent] = true
-		}
-		if agent = next; next == "" {
+		next := f.next(tried, f.Skipped)
+		if next == "" {
 			return why
 		}
+		handover(agent, next, why)
+		agent = next
 	}
 }
 
-type passedOver struct {
-	agent string
-	err   error
-}
-
-// next is the agent that takes the turn over ("" when none can), and the
-// agents of List before it that cannot.
-func (f Fallbacks) next(tried map[string]bool) (string, []passedOver) {
-	var passed []passedOver
+// next is the agent that takes the turn over, "" when none can; skipped,
+// when set, hears of each agent it passes over (then tried).
+func (f Fallbacks) next(tried map[string]bool, skipped func(string, error)) string {
 	for _, n := range f.List {
 		if tried[n] {
 			continue
@@ -157,11 +144,14 @@ func (f Fallbacks) next(tried map[string]bool) (string, []passedOver) {
 			err = f.Ready(a)
 		}
 		if err == nil {
-			return n, passed
+			return n
 		}
-		passed = append(passed, passedOver{n, err})
+		if skipped != nil {
+			tried[n] = true
+			skipped(n, err)
+		}
 	}
-	return "", passed
+	return ""
 }
 
 // Watch decides a turn's failure before the agent gives up on its own: an

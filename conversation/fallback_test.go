@@ -179,7 +179,7 @@ func TestFallbacks_Walk(t *testing.T) {
 		{"a failure that stands", []string{"b"}, map[string]outcome{"a": {ClassNone, false}}, false, []string{"try a watched"}, ""},
 		{"not after a tool call", []string{"b"}, map[string]outcome{"a": {ClassCrash, true}}, false, []string{"try a watched"}, ""},
 		{"the next ready agent", []string{"a", "chain", "nobody", "down", "b", "c"}, map[string]outcome{"a": rate}, false,
-			[]string{"try a watched", "a to b: a is rate-limited", "skip chain", "skip nobody", "skip down", "try b watched"}, ""},
+			[]string{"try a watched", "skip chain", "skip nobody", "skip down", "a to b: a is rate-limited", "try b watched"}, ""},
 		{"down the list", []string{"b", "b", "c"}, map[string]outcome{"a": rate, "b": crash}, false,
 			[]string{"try a watched", "a to b: a is rate-limited", "try b watched", "b to c: b crashed", "try c"}, ""},
 		{"none left", []string{"down", "nobody"}, map[string]outcome{"a": rate}, false,

@@ -291,8 +291,9 @@ func runChain(ctx context.Context, o Options, out *output) Summary {
 	var attempts []Attempt
 	var s Summary
 	var usage *adapters.Usage
+	var cur int // attempts[cur] is the running attempt's
 	r, start := &run{}, o.Now()
-	for _, n := range o.notes { // once: every attempt's summary carries them
+	for _, n := range o.notes { // told once; every attempt's summary carries them
 		out.warning(n)
 	}
 	walk := conversation.Fallbacks{Registry: o.Registry, List: o.Fallback, Ready: adapters.Ready, Skipped: func(agent string, err error) {
@@ -303,12 +304,12 @@ func runChain(ctx context.Context, o Options, out *output) Summary {
 		if r.o.Agent = agent; agent != o.Agent && o.from == nil {
 			r.o.ResumeID, r.o.Fork = "", false // another agent cannot resume the first one's session
 		}
-		s = r.execute(ctx)
+		s, cur = r.execute(ctx), len(attempts)
 		usage = conversation.AddUsage(usage, s.Usage)
 		attempts = append(attempts, Attempt{Agent: agent, ExitCode: s.ExitCode, Error: s.Error, Detail: s.Detail})
 		return r.failureClass(s), len(r.digest.ToolCalls) > 0
 	}, func(from, to, why string) {
-		attempts[len(attempts)-1].Fallback = why
+		attempts[cur].Fallback = why
 		out.fallback(from, to, why)
 		if r.promptText != "" { // read once: the next agent gets the same prompt
 			o.Prompt, o.ReadPrompt = r.promptText, nil
