@@ -222,8 +222,17 @@ func (d *Delegator) converse(ctx context.Context, from *live, r Request, progres
 		return adapters.Ready(a)
 	}}
 	why := walk.Walk(ctx, r.Agent, func(agent string, watch bool) (c conversation.Class, toolStarted bool) {
-		r.Agent = agent
-		res, c, toolStarted, err = d.attempt(ctx, l, from, r, watch, progress)
+		r.Agent, res = agent, Result{Agent: agent}
+		if l == nil { // a new session, or one that takes from's conversation over
+			if l, err = d.start(ctx, r, from); err != nil {
+				return conversation.ClassifyStart(err), false
+			}
+			if err = d.keep(l); err != nil {
+				l.close()
+				return conversation.ClassNone, false
+			}
+		}
+		res, c, toolStarted, err = d.run(ctx, l, r, watch, progress)
 		l, usage = nil, conversation.AddUsage(usage, res.Usage)
 		return c, toolStarted
 	}, func(_, next, why string) {
@@ -241,23 +250,6 @@ func (d *Delegator) converse(ctx context.Context, from *live, r Request, progres
 		err = fmt.Errorf("%s; then %w", strings.Join(fellBack, "; "), err)
 	}
 	return res, err
-}
-
-// attempt runs r's turn on l, or on a new session of r.Agent that takes
-// from's conversation over (nil: a new one); it says how the turn failed
-// and whether a tool call of it started (conversation.Fallbacks).
-func (d *Delegator) attempt(ctx context.Context, l, from *live, r Request, fallback bool, progress Progress) (Result, conversation.Class, bool, error) {
-	if l == nil {
-		var err error
-		if l, err = d.start(ctx, r, from); err != nil {
-			return Result{Agent: r.Agent}, conversation.ClassifyStart(err), false, err
-		}
-		if err = d.keep(l); err != nil {
-			l.close()
-			return Result{}, conversation.ClassNone, false, err
-		}
-	}
-	return d.run(ctx, l, r, fallback, progress)
 }
 
 // start starts a delegate session on r.Agent; one that takes from's
