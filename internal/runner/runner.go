@@ -333,11 +333,7 @@ func runChain(ctx context.Context, o Options, out *output) Summary {
 // refused, a usage error).
 func (r *run) failureClass(s Summary) conversation.Class {
 	switch s.ExitCode {
-	case conversation.ExitNotInstalled:
-		return conversation.ClassNotInstalled
-	case conversation.ExitNotAuthenticated:
-		return conversation.ClassAuth
-	case conversation.ExitAgentError:
+	case conversation.ExitNotInstalled, conversation.ExitNotAuthenticated, conversation.ExitAgentError:
 		return cmp.Or(conversation.Classify(r.failure), conversation.Classify(r.digest.Fatal), conversation.ClassifyStart(r.startErr))
 	}
 	return conversation.ClassNone
