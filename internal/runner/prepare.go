@@ -67,7 +67,7 @@ func (r *run) sessionOptions(name string, caps adapters.Capabilities) (so adapte
 	if o.Ask != nil {
 		answer, so.Access = o.Ask, adapters.AccessAskFirst // every side effect reaches whoever answers
 	}
-	if r.o.from != nil && r.o.from.Agent != name {
+	if o.from != nil && o.from.Agent != name {
 		so.ResumeID, so.Fork = "", false // another agent's session: a handover
 	}
 	switch {

@@ -347,8 +347,8 @@ func oneLine(s string) string {
 func (r *run) summary(code int, err error) Summary {
 	d := &r.digest
 	s := Summary{
-		StopReason: r.stop, Budget: r.budgetHit, AgentSessionID: d.AgentSessionID, Usage: d.Usage, Model: cmp.Or(d.Model, r.o.Model), FilesChanged: d.FilesChanged,
-		Denied: append([]Denial{}, r.denied...), ExitCode: code,
+		StopReason: r.stop, Budget: r.budgetHit, AgentSessionID: d.AgentSessionID, Usage: d.Usage, Model: cmp.Or(d.Model, r.o.Model),
+		FilesChanged: d.FilesChanged, Denied: append([]Denial{}, r.denied...), ExitCode: code,
 		Answer: d.Text(), Warnings: r.warnings, Resumable: r.resumable,
 	}
 	if err != nil {

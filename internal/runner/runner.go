@@ -185,9 +185,9 @@ type Denial struct {
 //
 // stopReason ("" when the turn never ended), agentSessionId ("" when the
 // agent reported none), usage (null when unknown), filesChanged (null
-// outside a git repository or when no turn ran), durationMs, denied ([] when none) and
-// exitCode are always present; model, cost, error, detail, output and
-// warnings only when set.
+// outside a git repository or when no turn ran), durationMs, denied ([]
+// when none) and exitCode are always present; model, cost, error, detail,
+// output and warnings only when set.
 type Summary struct {
 	// Agent is the agent that answered: the last one tried.
 	Agent      string              `json:"agent"`
