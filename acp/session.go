@@ -330,24 +330,23 @@ func (ss *session) agentName() string {
 // the conversation, and the agent option follows.
 func (ss *session) driveWithFallback(turnCtx context.Context, content []adapters.Content) (string, *adapters.ErrorInfo) {
 	first := ss.agentName() // its list, as hub run and delegates follow the first agent's
-	tried := map[string]bool{first: true}
-	for {
-		next := conversation.NextFallback(ss.agents(), ss.srv.opts.Fallback[first], tried, ss.srv.ready.check)
-		reason, failure := ss.drive(turnCtx, content, next != "")
-		ss.mu.Lock() // why the next agent should take the turn over; "": the failure stands
-		why := conversation.FallbackReason(ss.rec.Agent, conversation.Classify(failure), ss.toolStarted)
-		ss.mu.Unlock()
-		if why == "" || turnCtx.Err() != nil || next == "" {
-			return reason, failure
-		}
-		tried[next] = true
+	var reason string
+	var failure *adapters.ErrorInfo
+	walk := conversation.Fallbacks{Registry: ss.agents(), List: ss.srv.opts.Fallback[first], Ready: ss.srv.ready.check}
+	walk.Walk(turnCtx, first, func(_ string, watch bool) (conversation.Class, bool) {
+		reason, failure = ss.drive(turnCtx, content, watch)
+		ss.mu.Lock()
+		defer ss.mu.Unlock()
+		return conversation.Classify(failure), ss.toolStarted
+	}, func(_, next, why string) {
 		ss.sayf("hub: %s; continuing with %s.\n\n", why, next)
 		ss.mu.Lock()
 		if ss.switchLocked(next, nil) { // drive retired a crashed agent; the next drive starts the new one
 			ss.sendCommands(true)
 		}
 		ss.send(schema.SessionUpdate{ConfigOption: &schema.ConfigOptionUpdate{ConfigOptions: ss.configOptions()}})
-	}
+	})
+	return reason, failure
 }
 
 // drive runs the turn on the agent session; every update it makes is written

@@ -72,6 +72,11 @@ func (d *Digest) Note(ev adapters.Event) (narration string) {
 	return ""
 }
 
+// Retry is an empty digest for another agent's attempt at the same turn
+// (a fallback): its files changed count from the workspace as d's first
+// turn found it, so a run snapshots its workspace once.
+func (d *Digest) Retry() Digest { return Digest{before: d.before} }
+
 // NextTurn starts another turn in d (a repair turn of the same session):
 // the answer becomes the new turn's, while text, tool calls and usage add
 // up.

@@ -12,7 +12,8 @@
 //   - the digest (digest.go): what one turn did, for every front end and
 //     the handover briefing;
 //   - the fallback rule (fallback.go): which failures hand a turn to the
-//     next agent, decided as early as the failure is known.
+//     next agent, decided as early as the failure is known, and the walk
+//     down a fallback list (Fallbacks) hub acp, hub run and delegates share.
 //
 // Words, one meaning each:
 //   - a session is hub's conversation with one user: an ACP session, one

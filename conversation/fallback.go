@@ -95,12 +95,60 @@ func FallbackReason(agent string, c Class, toolStarted bool) string {
 var fallbackWhy = map[Class]string{ClassNotInstalled: " is not installed", ClassStart: " could not start", ClassAuth: " is not logged in",
 	ClassRateLimit: " is rate-limited", ClassProvider: "'s provider is failing", ClassCrash: " crashed"}
 
-// NextFallback is the agent that takes a turn over: the first of list
-// not yet tried that reg has and ready says can run; "" when none can.
-func NextFallback(reg *adapters.Registry, list []string, tried map[string]bool, ready func(adapters.Adapter) error) string {
-	for _, n := range list {
-		if a, err := reg.Get(n); err == nil && !tried[n] && ready(a) == nil {
+// Fallbacks is the walk of one turn down its first agent's fallback
+// list, the same for every front end: while an agent could not do the work
+// (FallbackReason) and the turn goes on, the next agent of List not tried
+// that Registry has and Ready passes takes it over.
+type Fallbacks struct {
+	Registry *adapters.Registry
+	List     []string
+	Ready    func(adapters.Adapter) error
+	// Skipped, when set, hears of each agent of List the turn reached but
+	// passed over, unknown or not ready, with why (before the handover).
+	Skipped func(agent string, err error)
+}
+
+// Walk tries the turn on first, then on each agent that takes it over.
+// try's watch says a next agent waits, so the turn's failure is decided
+// early (TurnSpec.Watch); it returns how the attempt failed and whether
+// a tool call of it started. handover hears who hands the turn to whom
+// and why, before that agent's attempt. Walk returns why the last attempt
+// could not do the work; "" when its outcome stands.
+func (f Fallbacks) Walk(ctx context.Context, first string, try func(agent string, watch bool) (Class, bool), handover func(from, to, why string)) string {
+	tried := map[string]bool{}
+	for agent := first; ; {
+		tried[agent] = true
+		class, toolStarted := try(agent, f.next(tried, nil) != "")
+		why := FallbackReason(agent, class, toolStarted)
+		if why == "" || ctx.Err() != nil {
+			return why
+		}
+		next := f.next(tried, f.Skipped)
+		if next == "" {
+			return why
+		}
+		handover(agent, next, why)
+		agent = next
+	}
+}
+
+// next is the agent that takes the turn over, "" when none can; skipped,
+// when set, hears of each agent it passes over (then tried).
+func (f Fallbacks) next(tried map[string]bool, skipped func(string, error)) string {
+	for _, n := range f.List {
+		if tried[n] {
+			continue
+		}
+		a, err := f.Registry.Get(n)
+		if err == nil {
+			err = f.Ready(a)
+		}
+		if err == nil {
 			return n
+		}
+		if skipped != nil {
+			tried[n] = true
+			skipped(n, err)
 		}
 	}
 	return ""

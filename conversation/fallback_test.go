@@ -1,8 +1,10 @@
 package conversation
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -144,5 +146,72 @@ func TestWatch_NilWatchesNothing(t *testing.T) {
 	w.Observe(retry(401))
 	if d := w.Stop(); d != nil {
 		t.Fatalf("nil watch decided %+v", d)
+	}
+}
+
+type namedAdapter string
+
+func (n namedAdapter) Name() string                      { return string(n) }
+func (namedAdapter) Capabilities() adapters.Capabilities { return adapters.Capabilities{} }
+func (namedAdapter) Start(context.Context, adapters.SessionOptions) (adapters.Session, error) {
+	return nil, adapters.ErrUnsupported
+}
+
+// The walk hands a turn on only while an agent could not do the work and
+// no tool call started, to the next agent of the list that is known,
+// ready and not tried; it tells the front end which it passed over, and a
+// turn that has no ready agent left is not watched.
+func TestFallbacks_Walk(t *testing.T) {
+	type outcome struct {
+		class Class
+		tool  bool
+	}
+	rate, crash := outcome{ClassRateLimit, false}, outcome{ClassCrash, false}
+	tests := []struct {
+		name     string
+		list     []string
+		outcomes map[string]outcome // an agent not here does the work
+		cancel   bool               // the turn is cancelled during the first attempt
+		want     []string
+		wantWhy  string
+	}{
+		{"the first does the work", []string{"b"}, nil, false, []string{"try a watched"}, ""},
+		{"a failure that stands", []string{"b"}, map[string]outcome{"a": {ClassNone, false}}, false, []string{"try a watched"}, ""},
+		{"not after a tool call", []string{"b"}, map[string]outcome{"a": {ClassCrash, true}}, false, []string{"try a watched"}, ""},
+		{"the next ready agent", []string{"a", "chain", "nobody", "down", "b", "c"}, map[string]outcome{"a": rate}, false,
+			[]string{"try a watched", "skip chain", "skip nobody", "skip down", "a to b: a is rate-limited", "try b watched"}, ""},
+		{"down the list", []string{"b", "b", "c"}, map[string]outcome{"a": rate, "b": crash}, false,
+			[]string{"try a watched", "a to b: a is rate-limited", "try b watched", "b to c: b crashed", "try c"}, ""},
+		{"none left", []string{"down", "nobody"}, map[string]outcome{"a": rate}, false,
+			[]string{"try a", "skip down", "skip nobody"}, "a is rate-limited"},
+		{"every agent failed", []string{"b"}, map[string]outcome{"a": rate, "b": crash}, false,
+			[]string{"try a watched", "a to b: a is rate-limited", "try b"}, "b crashed"},
+		{"cancelled", []string{"b"}, map[string]outcome{"a": rate}, true, []string{"try a watched"}, "a is rate-limited"},
+	}
+	reg := adapters.NewRegistry()
+	for _, n := range []string{"a", "b", "c", "down", "chain"} {
+		reg.Register(namedAdapter(n))
+	}
+	ready := func(a adapters.Adapter) error {
+		return map[string]error{"down": adapters.ErrNotInstalled, "chain": errors.New("a loop")}[a.Name()]
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			var got []string
+			walk := Fallbacks{Registry: reg, List: tt.list, Ready: ready,
+				Skipped: func(agent string, err error) { got = append(got, "skip "+agent) }}
+			why := walk.Walk(ctx, "a", func(agent string, watch bool) (Class, bool) {
+				got = append(got, map[bool]string{true: "try " + agent + " watched", false: "try " + agent}[watch])
+				if tt.cancel {
+					cancel()
+				}
+				return tt.outcomes[agent].class, tt.outcomes[agent].tool
+			}, func(from, to, why string) { got = append(got, from+" to "+to+": "+why) })
+			if !slices.Equal(got, tt.want) || why != tt.wantWhy {
+				t.Fatalf("walk %q why %q\nwant %q why %q", got, why, tt.want, tt.wantWhy)
+			}
+		})
 	}
 }

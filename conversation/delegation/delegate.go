@@ -210,50 +210,46 @@ func (d *Delegator) Delegate(ctx context.Context, r Request, progress Progress) 
 func (d *Delegator) converse(ctx context.Context, from *live, r Request, progress Progress) (Result, error) {
 	ctx, end := d.track(ctx)
 	defer end()
-	list, tried := d.o.Fallback[r.Agent], map[string]bool{r.Agent: true}
-	for _, n := range d.o.Chain {
-		tried[n] = true // a fallback to one would be a loop
-	}
+	var res Result
+	var err error
 	var fellBack []string
 	var usage *adapters.Usage
-	for l := from; ; l = nil {
-		next := conversation.NextFallback(d.o.Registry, list, tried, adapters.Ready)
-		res, why, err := d.attempt(ctx, l, from, r, next != "", progress)
-		usage = conversation.AddUsage(usage, res.Usage)
-		if why != "" && next != "" && ctx.Err() == nil && progress != nil {
+	l := from
+	walk := conversation.Fallbacks{Registry: d.o.Registry, List: d.o.Fallback[r.Agent], Ready: func(a adapters.Adapter) error {
+		if slices.Contains(d.o.Chain, a.Name()) {
+			return ErrLoop // a fallback to one would be a loop
+		}
+		return adapters.Ready(a)
+	}}
+	why := walk.Walk(ctx, r.Agent, func(agent string, watch bool) (c conversation.Class, toolStarted bool) {
+		r.Agent, res = agent, Result{Agent: agent}
+		if l == nil { // a new session, or one that takes from's conversation over
+			if l, err = d.start(ctx, r, from); err != nil {
+				return conversation.ClassifyStart(err), false
+			}
+			if err = d.keep(l); err != nil {
+				l.close()
+				return conversation.ClassNone, false
+			}
+		}
+		res, c, toolStarted, err = d.run(ctx, l, r, watch, progress)
+		l, usage = nil, conversation.AddUsage(usage, res.Usage)
+		return c, toolStarted
+	}, func(_, next, why string) {
+		if progress != nil {
 			progress(fmt.Sprintf("hub: %s; continuing with %s", why, next))
 		}
-		if ctx.Err() != nil && (why != "" || res.StopReason == "") { // before the next agent took the turn, or as it started
-			res.StopReason, res.Error, err = string(adapters.StopCancelled), fmt.Sprintf("the delegate turn ended early: %v", ctx.Err()), nil
-		}
-		if why == "" || next == "" || ctx.Err() != nil {
-			res.FellBack, res.Usage = fellBack, usage
-			if err != nil && fellBack != nil {
-				err = fmt.Errorf("%s; then %w", strings.Join(fellBack, "; "), err)
-			}
-			return res, err
-		}
-		fellBack, tried[next] = append(fellBack, why), true
+		fellBack = append(fellBack, why)
 		d.drop(res.Session)
-		r.Agent = next
+	})
+	if ctx.Err() != nil && (why != "" || res.StopReason == "") { // before the next agent took the turn, or as it started
+		res.StopReason, res.Error, err = string(adapters.StopCancelled), fmt.Sprintf("the delegate turn ended early: %v", ctx.Err()), nil
 	}
-}
-
-// attempt runs r's turn on l, or on a new session of r.Agent that takes
-// from's conversation over (nil: a new one); it says why the next agent
-// should take the turn over ("" when the outcome stands).
-func (d *Delegator) attempt(ctx context.Context, l, from *live, r Request, fallback bool, progress Progress) (Result, string, error) {
-	if l == nil {
-		var err error
-		if l, err = d.start(ctx, r, from); err != nil {
-			return Result{Agent: r.Agent}, conversation.FallbackReason(r.Agent, conversation.ClassifyStart(err), false), err
-		}
-		if err = d.keep(l); err != nil {
-			l.close()
-			return Result{}, "", err
-		}
+	res.FellBack, res.Usage = fellBack, usage
+	if err != nil && fellBack != nil {
+		err = fmt.Errorf("%s; then %w", strings.Join(fellBack, "; "), err)
 	}
-	return d.run(ctx, l, r, fallback, progress)
+	return res, err
 }
 
 // start starts a delegate session on r.Agent; one that takes from's
@@ -388,13 +384,14 @@ func (d *Delegator) Close() {
 }
 
 // run runs r's turn on l; fallback says a next agent waits to take it over
-// (its failure is then decided early). It says why that agent should ("":
-// the outcome stands, and the turn is part of l's conversation).
-func (d *Delegator) run(ctx context.Context, l *live, r Request, fallback bool, progress Progress) (Result, string, error) {
+// (its failure is then decided early). It says how the turn failed and
+// whether a tool call of it started; unless that agent takes it over, the
+// turn is part of l's conversation.
+func (d *Delegator) run(ctx context.Context, l *live, r Request, fallback bool, progress Progress) (Result, conversation.Class, bool, error) {
 	l.tmu.Lock()
 	if l.busy {
 		l.tmu.Unlock()
-		return Result{}, "", ErrBusy
+		return Result{}, conversation.ClassNone, false, ErrBusy
 	}
 	lead := l.lead
 	l.busy, l.lead, l.denied = true, "", nil
@@ -407,13 +404,13 @@ func (d *Delegator) run(ctx context.Context, l *live, r Request, fallback bool, 
 		Watch: fallback, WatchBound: d.o.ProviderTimeout})
 	res := Result{Agent: l.agent, Session: l.id, AgentSessionID: dg.AgentSessionID, StopReason: string(oc.Stop), Answer: dg.Answer(),
 		ToolCalls: append([]ToolCall{}, dg.ToolCalls...), FilesChanged: dg.Files(), Usage: dg.Usage, Warnings: oc.Warnings}
-	why := ""
+	class, toolStarted := conversation.ClassNone, len(dg.ToolCalls) > 0
 	if ctx.Err() == nil { // else cancelled or timed out: that outcome stands
-		why = conversation.FallbackReason(l.agent, conversation.Classify(oc.Failure), len(dg.ToolCalls) > 0)
+		class = conversation.Classify(oc.Failure)
 	}
 	l.tmu.Lock()
 	l.busy, res.Denied = false, l.denied
-	if why == "" || !fallback {
+	if !fallback || conversation.FallbackReason(l.agent, class, toolStarted) == "" {
 		dg.AddTo(&l.brief, r.Prompt)
 	}
 	l.tmu.Unlock()
@@ -427,9 +424,9 @@ func (d *Delegator) run(ctx context.Context, l *live, r Request, fallback bool, 
 	case ctx.Err() != nil && err != nil:
 		res.Error = fmt.Sprintf("the delegate turn ended early: %v", ctx.Err())
 	case err != nil:
-		return res, why, fmt.Errorf("%s: %w", l.agent, err)
+		return res, class, toolStarted, fmt.Errorf("%s: %w", l.agent, err)
 	}
-	return res, why, nil
+	return res, class, toolStarted, nil
 }
 
 // note counts a refusal of the running turn, whatever decided it (the

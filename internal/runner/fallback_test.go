@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -158,6 +159,52 @@ func TestRun_CrashAtStartIsACrashWithItsStatus(t *testing.T) {
 		if a := s.Attempts[0]; !strings.Contains(a.Detail, "boom: bad config") || !exitStatus.MatchString(a.Error) {
 			t.Fatalf("run %d: the crash is told as %q, detail %q", i, a.Error, a.Detail)
 		}
+	}
+}
+
+// notReady is an agent whose program is missing, as adapters.Ready sees it.
+type notReady struct{ *fakeAdapter }
+
+func (notReady) Ready() error { return fmt.Errorf("gone: %w", adapters.ErrNotInstalled) }
+
+// A fallback agent that is not ready is passed over, as hub acp and
+// delegates pass it over, and never started; the attempts still name it
+// for a CI script, with its exit code, and a turn no ready agent could
+// take over keeps its own failure.
+func TestRun_FallbackPassesOverAgentsNotReady(t *testing.T) {
+	tests := []struct {
+		name      string
+		fallback  []string
+		wantAgent string
+		wantExit  int
+		want      []Attempt
+	}{
+		{"a ready agent follows", []string{"gone", "second"}, "second", conversation.ExitOK, []Attempt{
+			{Agent: "first", ExitCode: conversation.ExitAgentError, Fallback: "first is rate-limited"},
+			{Agent: "gone", ExitCode: conversation.ExitNotInstalled}, {Agent: "second"}}},
+		{"none follows", []string{"gone"}, "first", conversation.ExitAgentError, []Attempt{
+			{Agent: "first", ExitCode: conversation.ExitAgentError}, {Agent: "gone", ExitCode: conversation.ExitNotInstalled}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			gone := &fakeAdapter{name: "gone", startErr: fmt.Errorf("x: %w", adapters.ErrNotInstalled)}
+			first := &fakeAdapter{name: "first", script: steps(crash(adapters.CodeRateLimit), done(adapters.StopEndTurn))}
+			s, _, stderr := runFake(t, context.Background(), first, func(o *Options) {
+				o.Registry.Register(notReady{gone})
+				o.Registry.Register(&fakeAdapter{name: "second", script: steps(text("second answered"), done(adapters.StopEndTurn))})
+				o.Fallback = tt.fallback
+			})
+			var got []Attempt
+			for _, a := range s.Attempts {
+				got = append(got, Attempt{Agent: a.Agent, ExitCode: a.ExitCode, Fallback: a.Fallback})
+			}
+			gone.mu.Lock()
+			defer gone.mu.Unlock()
+			if s.Agent != tt.wantAgent || s.ExitCode != tt.wantExit || gone.starts != 0 || !reflect.DeepEqual(got, tt.want) {
+				t.Fatalf("agent %q exit %d, %d starts of gone, attempts %+v\nwant %q %d %+v\nstderr:\n%s",
+					s.Agent, s.ExitCode, gone.starts, got, tt.wantAgent, tt.wantExit, tt.want, stderr)
+			}
+		})
 	}
 }
 

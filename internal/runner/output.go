@@ -137,6 +137,8 @@ func (w *output) textLine(s string) {
 	}
 }
 
+func (w *output) warning(s string) { w.textLine(w.color("33", "warning: "+s)) }
+
 // narration shows assistant text that a tool call followed: progress, not
 // the final answer.
 func (w *output) narration(text string) {

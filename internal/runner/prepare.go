@@ -18,25 +18,56 @@ import (
 	"github.com/hubdev/hub/skills"
 )
 
+// prepare checks --cwd and makes, once for every attempt, the --allow-tool
+// rules and the --skill skills with their allowed-tools rules and notes.
+func (o *Options) prepare() (err error) {
+	if o.Cwd, err = filepath.Abs(o.Cwd); err != nil { // "": the working directory
+		return fmt.Errorf("%w: --cwd: %v", ErrUsage, err)
+	}
+	if st, err := os.Stat(o.Cwd); err != nil || !st.IsDir() {
+		return fmt.Errorf("%w: --cwd %s is not a directory", ErrUsage, o.Cwd)
+	}
+	for _, pat := range o.AllowTools {
+		rule, err := permission.AllowRule(pat, "--allow-tool "+pat)
+		if err != nil {
+			return fmt.Errorf("%w: --allow-tool: %v", ErrUsage, err)
+		}
+		o.allow = append(o.allow, rule)
+	}
+	for _, n := range o.Skills {
+		s, err := skills.FindTrusting(o.Cwd, o.SkillsUserDir, n, o.TrustProject)
+		if err != nil {
+			return fmt.Errorf("%w: --skill: %v", ErrUsage, err)
+		}
+		o.skills = append(o.skills, s)
+		for _, note := range s.Notes {
+			if !slices.Contains(o.notes, note) {
+				o.notes = append(o.notes, note)
+			}
+		}
+		for _, pat := range s.AllowedTools {
+			if rule, err := permission.AllowRule(pat, "skill "+s.Name+" allowed-tools "+pat); err != nil {
+				o.notes = append(o.notes, fmt.Sprintf("skill %s: allowed-tools %q ignored: %v", s.Name, pat, err))
+			} else {
+				o.allow = append(o.allow, rule)
+			}
+		}
+	}
+	return nil
+}
+
 // sessionOptions builds the session options, placing skills the way the
 // adapter takes them; prefix goes in front of the prompt (what the agent
 // cannot take at system level). cleanup undoes skill placement.
 func (r *run) sessionOptions(name string, caps adapters.Capabilities) (so adapters.SessionOptions, prefix string, cleanup func(), err error) {
 	o, cleanup := r.o, func() {}
-	cwd, err := filepath.Abs(o.Cwd) // "": the working directory
-	if err != nil {
-		return so, "", cleanup, fmt.Errorf("%w: --cwd: %v", ErrUsage, err)
-	}
-	if st, err := os.Stat(cwd); err != nil || !st.IsDir() {
-		return so, "", cleanup, fmt.Errorf("%w: --cwd %s is not a directory", ErrUsage, cwd)
-	}
-	so = adapters.SessionOptions{Cwd: cwd, Model: o.Model, ResumeID: o.ResumeID, Fork: o.Fork, CancelGrace: o.Grace,
+	so = adapters.SessionOptions{Cwd: o.Cwd, Model: o.Model, ResumeID: o.ResumeID, Fork: o.Fork, CancelGrace: o.Grace,
 		Access: o.Approve.Access(), SystemPrompt: o.SystemPrompt}
 	var answer conversation.Answerer = o.Approve
 	if o.Ask != nil {
 		answer, so.Access = o.Ask, adapters.AccessAskFirst // every side effect reaches whoever answers
 	}
-	if r.from != nil && r.from.Agent != name {
+	if o.from != nil && o.from.Agent != name {
 		so.ResumeID, so.Fork = "", false // another agent's session: a handover
 	}
 	switch {
@@ -56,46 +87,20 @@ func (r *run) sessionOptions(name string, caps adapters.Capabilities) (so adapte
 	}
 	// The gate's decisions are recorded as the agent's own (the native
 	// loop's) are, from its stream.
-	gate, err := conversation.NewGate(conversation.GateOptions{Rules: o.Rules, Grants: o.Grants, Cwd: cwd, Agent: name,
+	gate, err := conversation.NewGate(conversation.GateOptions{Rules: o.Rules, Grants: o.Grants, Cwd: o.Cwd, Agent: name,
 		Answerer: answer, Emit: func(ev adapters.Event) { r.audit.Event(ev); r.handle(ev) }})
 	if err != nil {
 		return so, "", cleanup, fmt.Errorf("%w: %v", ErrUsage, err)
 	}
 	so.Permission = gate.Ask
-	for _, pat := range o.AllowTools {
-		rule, err := permission.AllowRule(pat, "--allow-tool "+pat)
-		if err != nil {
-			return so, "", cleanup, fmt.Errorf("%w: --allow-tool: %v", ErrUsage, err)
-		}
-		gate.Rules().Add(rule)
-	}
+	gate.Rules().Add(o.allow...)
 	if o.AppendSystemPrompt != "" {
 		prefix = instruct(&so, caps, "system-instructions", o.AppendSystemPrompt)
 	}
 	if prefix += schemaPrompt(&so, o, caps); caps.TurnBudget {
 		so.MaxTurns = o.MaxTurns // else hub counts the tool rounds (budget.round)
 	}
-	var list []skills.Skill
-	for _, n := range o.Skills {
-		s, err := skills.FindTrusting(cwd, o.SkillsUserDir, n, o.TrustProject)
-		if err != nil {
-			return so, "", cleanup, fmt.Errorf("%w: --skill: %v", ErrUsage, err)
-		}
-		list = append(list, s)
-		for _, note := range s.Notes {
-			if !slices.Contains(r.warnings, note) { // once, not per fallback attempt
-				r.warn("%s", note)
-			}
-		}
-		for _, pat := range s.AllowedTools {
-			if rule, err := permission.AllowRule(pat, "skill "+s.Name+" allowed-tools "+pat); err != nil {
-				r.warn("skill %s: allowed-tools %q ignored: %v", s.Name, pat, err)
-			} else {
-				gate.Rules().Add(rule)
-			}
-		}
-	}
-	switch {
+	switch list := o.skills; {
 	case len(list) == 0:
 	case caps.Skills == "native":
 		dir, undo, err := skills.PlaceTemp(list)

@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -97,6 +98,27 @@ func TestRun_OneEvaluationOrder(t *testing.T) {
 				t.Fatalf("exit %d, denied %+v; want exit 6 denied by %q", s.ExitCode, s.Denied, tc.denied)
 			}
 		})
+	}
+}
+
+// A skill's note is told once per run, also when fallback agents take
+// the turn over, and the summary carries it once.
+func TestRun_SkillNotesOncePerRun(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	base, _ := filepath.Abs("../../testdata/skills")
+	first := &fakeAdapter{name: "first", startErr: fmt.Errorf("x: %w", adapters.ErrNotInstalled)}
+	s, _, stderr := runFake(t, context.Background(), first, func(o *Options) {
+		o.Registry.Register(&fakeAdapter{name: "second", startErr: fmt.Errorf("y: %w", adapters.ErrNotInstalled)})
+		o.Registry.Register(&fakeAdapter{name: "third", script: steps(text("ok"), done(adapters.StopEndTurn))})
+		o.Cwd, o.SkillsUserDir, o.Skills, o.Fallback = filepath.Join(base, "project"), filepath.Join(base, "user"), []string{"pdf-tools"}, []string{"second", "third"}
+	})
+	const note = "allowed-tools Read Bash(pdftotext:*) ignored"
+	var inSummary int
+	for _, w := range s.Warnings {
+		inSummary += strings.Count(w, note)
+	}
+	if s.Agent != "third" || strings.Count(stderr, note) != 1 || inSummary != 1 {
+		t.Fatalf("agent %s, summary warnings %q, stderr:\n%s\nwant the note once in each", s.Agent, s.Warnings, stderr)
 	}
 }
 

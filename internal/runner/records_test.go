@@ -16,6 +16,7 @@ import (
 	"github.com/hubdev/hub/adapters/openai"
 	"github.com/hubdev/hub/conversation"
 	"github.com/hubdev/hub/internal/mockllm"
+	"github.com/hubdev/hub/internal/proc/proctest"
 )
 
 // The native loop reports usage per model request: a turn of two requests
@@ -141,6 +142,35 @@ func TestRun_FilesChangedByTheRun(t *testing.T) {
 	}
 	if !reflect.DeepEqual(s.FilesChanged, want) {
 		t.Fatalf("filesChanged %+v\nwant %+v", s.FilesChanged, want)
+	}
+}
+
+// A run asks git about its workspace once, for the snapshot its digest
+// takes, also when a fallback agent takes the turn over (a git that finds
+// no repository is asked nothing more).
+func TestRun_SnapshotsItsWorkspaceOnce(t *testing.T) {
+	for _, fallback := range []bool{false, true} {
+		t.Run(map[bool]string{false: "one agent", true: "a fallback"}[fallback], func(t *testing.T) {
+			bin, dir := t.TempDir(), t.TempDir()
+			if err := os.Mkdir(filepath.Join(dir, ".git"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			calls := filepath.Join(bin, "calls")
+			proctest.Install(t, bin, "git", "stdin>>:"+calls, "exit:128")
+			t.Setenv("PATH", bin)
+			first := &fakeAdapter{name: "first", script: steps(text("x"), done(adapters.StopEndTurn))}
+			if fallback {
+				first.script = steps(crash(adapters.CodeRateLimit), done(adapters.StopEndTurn))
+			}
+			s, _, stderr := runFake(t, context.Background(), first, func(o *Options) {
+				o.Registry.Register(&fakeAdapter{name: "second", script: steps(text("second answered"), done(adapters.StopEndTurn))})
+				o.Cwd, o.Fallback = dir, []string{"second"}
+			})
+			got, _ := os.ReadFile(calls)
+			if n := bytes.Count(got, []byte("\n")); s.ExitCode != conversation.ExitOK || len(s.Attempts) != map[bool]int{false: 1, true: 2}[fallback] || n != 1 {
+				t.Fatalf("exit %d, %d attempts, git ran %d times, want once\nstderr:\n%s", s.ExitCode, len(s.Attempts), n, stderr)
+			}
+		})
 	}
 }
 

@@ -41,15 +41,12 @@ type run struct {
 	failure      *adapters.ErrorInfo // why the turn failed, if it did
 	stop         adapters.StopReason
 	resumable    bool
-	startErr     error // the agent failed to start, or to take the prompt
-	fallbackNext bool  // a next agent takes over if this one cannot work
-	// from is the record of the session --resume names, if hub has it;
-	// the digest and promptText make this run's turn of it.
-	from       *runRecord
-	promptText string
-	audit      *transcripts.Audit // nil when the agent keeps its own
-	output     json.RawMessage    // the answer --output-schema validated
-	schemaErr  error              // why the repaired answer still did not match
+	startErr     error              // the agent failed to start, or to take the prompt
+	fallbackNext bool               // a next agent takes over if this one cannot work
+	promptText   string             // as read once: the next agent's, and this turn's in the record
+	audit        *transcripts.Audit // nil when the agent keeps its own
+	output       json.RawMessage    // the answer --output-schema validated
+	schemaErr    error              // why the repaired answer still did not match
 
 	agent   *conversation.Agent // the agent session the run starts and prompts
 	starts  sync.WaitGroup      // the agent's start in flight
@@ -66,7 +63,6 @@ func (r *run) execute(ctx context.Context) Summary {
 	}
 	caps := a.Capabilities()
 	r.resumable = caps.Resume
-	r.from = loadTranscript(r.o.TranscriptDir, r.o.ResumeID)
 	so, prefix, cleanup, err := r.sessionOptions(a.Name(), caps)
 	defer cleanup()
 	if err != nil {
@@ -186,7 +182,7 @@ func (r *run) startFailed(err error) Summary {
 func (r *run) warn(format string, args ...any) {
 	w := fmt.Sprintf(format, args...)
 	r.warnings = append(r.warnings, w)
-	r.out.textLine(r.out.color("33", "warning: "+w))
+	r.out.warning(w)
 }
 
 // closeAgent closes the agent session and abandons a start in flight,
@@ -352,7 +348,7 @@ func (r *run) summary(code int, err error) Summary {
 	d := &r.digest
 	s := Summary{
 		StopReason: r.stop, Budget: r.budgetHit, AgentSessionID: d.AgentSessionID, Usage: d.Usage, Model: cmp.Or(d.Model, r.o.Model),
-		Denied: append([]Denial{}, r.denied...), ExitCode: code,
+		FilesChanged: d.FilesChanged, Denied: append([]Denial{}, r.denied...), ExitCode: code,
 		Answer: d.Text(), Warnings: r.warnings, Resumable: r.resumable,
 	}
 	if err != nil {

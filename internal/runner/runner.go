@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -24,6 +25,7 @@ import (
 	"github.com/hubdev/hub/internal/mask"
 	"github.com/hubdev/hub/internal/permission"
 	"github.com/hubdev/hub/internal/proc"
+	"github.com/hubdev/hub/skills"
 )
 
 // ErrUsage marks a bad command line or option.
@@ -57,6 +59,11 @@ type Options struct {
 	// user kept in hub acp) the run honours in its project; nil: none.
 	Grants *permission.Grants
 	Skills []string
+	// skills are the --skill skills found; allow the rules --allow-tool and
+	// their allowed-tools add; notes what the run warns of about them.
+	skills []skills.Skill
+	allow  []permission.Rule
+	notes  []string
 	// SkillsUserDir overrides config.UserDir() for skill lookup.
 	SkillsUserDir string
 	// TrustProject trusts the project's skills (--trust-project): their
@@ -70,6 +77,7 @@ type Options struct {
 	// (--append-system-prompt).
 	SystemPrompt, AppendSystemPrompt string
 	ResumeID                         string
+	from                             *runRecord // the record of the session ResumeID names, if hub has it
 	// MaxTurns is the turn budget (--max-turns): SessionOptions.MaxTurns
 	// for an agent that keeps one (Capabilities.TurnBudget), else hub
 	// counts the agent's tool rounds; a run stopped by it exits
@@ -162,10 +170,7 @@ func (o *Options) defaults() error {
 	case o.MaxTurns < 0:
 		return fmt.Errorf("%w: --max-turns must be positive", ErrUsage)
 	}
-	if err := o.compileSchema(); err != nil {
-		return err
-	}
-	return o.resolveResume()
+	return cmp.Or(o.compileSchema(), o.prepare(), o.resolveResume()) // in order; the first error wins
 }
 
 // Denial is a permission hub rejected on the user's behalf.
@@ -180,9 +185,9 @@ type Denial struct {
 //
 // stopReason ("" when the turn never ended), agentSessionId ("" when the
 // agent reported none), usage (null when unknown), filesChanged (null
-// outside a git repository), durationMs, denied ([] when none) and
-// exitCode are always present; model, cost, error, detail, output and
-// warnings only when set.
+// outside a git repository or when no turn ran), durationMs, denied ([]
+// when none) and exitCode are always present; model, cost, error, detail,
+// output and warnings only when set.
 type Summary struct {
 	// Agent is the agent that answered: the last one tried.
 	Agent      string              `json:"agent"`
@@ -210,7 +215,8 @@ type Summary struct {
 	Error      string   `json:"error,omitempty"`
 	// Detail carries the agent's last stderr lines after a crash.
 	Detail string `json:"detail,omitempty"`
-	// Attempts are the agents tried, in order, when --fallback named more.
+	// Attempts are the agents the run reached, in order, when --fallback
+	// named more: each tried, or passed over as unknown or not ready.
 	Attempts []Attempt `json:"attempts,omitempty"`
 	// Output is the final answer --output-schema validated, as JSON.
 	Output json.RawMessage `json:"output,omitempty"`
@@ -277,45 +283,46 @@ type Attempt struct {
 	Fallback string `json:"fallback,omitempty"`
 }
 
-// runChain runs the agent and, when it could not do the work, each
-// fallback agent in turn; the summary is the last attempt's, naming the
-// agent that answered and every attempt.
+// runChain runs the agent and, when it could not do the work, the
+// fallback agents (conversation.Fallbacks); the summary is the last
+// attempt's, naming the agent that answered and every agent the run
+// reached, those it passed over as unknown or not ready included.
 func runChain(ctx context.Context, o Options, out *output) Summary {
-	chain := append([]string{o.Agent}, o.Fallback...)
 	var attempts []Attempt
 	var s Summary
 	var usage *adapters.Usage
-	var r *run
-	start, before := o.Now(), conversation.TakeSnapshot(ctx, o.Cwd)
-	for i, agent := range chain {
-		r = &run{o: o, out: out, fallbackNext: i < len(chain)-1}
-		if r.o.Agent = agent; i > 0 && loadTranscript(o.TranscriptDir, o.ResumeID) == nil {
+	var cur int // attempts[cur] is the running attempt's
+	r, start := &run{}, o.Now()
+	for _, n := range o.notes { // told once; every attempt's summary carries them
+		out.warning(n)
+	}
+	walk := conversation.Fallbacks{Registry: o.Registry, List: o.Fallback, Ready: adapters.Ready, Skipped: func(agent string, err error) {
+		attempts = append(attempts, Attempt{Agent: agent, ExitCode: classifyStartError(err), Error: oneLine(err.Error())})
+	}}
+	why := walk.Walk(ctx, o.Agent, func(agent string, watch bool) (conversation.Class, bool) {
+		r = &run{o: o, out: out, fallbackNext: watch, digest: r.digest.Retry(), warnings: slices.Clip(o.notes)}
+		if r.o.Agent = agent; agent != o.Agent && o.from == nil {
 			r.o.ResumeID, r.o.Fork = "", false // another agent cannot resume the first one's session
 		}
-		s = r.execute(ctx)
+		s, cur = r.execute(ctx), len(attempts)
 		usage = conversation.AddUsage(usage, s.Usage)
 		attempts = append(attempts, Attempt{Agent: agent, ExitCode: s.ExitCode, Error: s.Error, Detail: s.Detail})
-		reason := conversation.FallbackReason(agent, r.failureClass(s), len(r.digest.ToolCalls) > 0)
-		if reason == "" || !r.fallbackNext {
-			break
-		}
-		attempts[i].Fallback = reason
-		out.fallback(agent, chain[i+1], reason)
+		return r.failureClass(s), len(r.digest.ToolCalls) > 0
+	}, func(from, to, why string) {
+		attempts[cur].Fallback = why
+		out.fallback(from, to, why)
 		if r.promptText != "" { // read once: the next agent gets the same prompt
 			o.Prompt, o.ReadPrompt = r.promptText, nil
 		}
+	})
+	if why != "" && ctx.Err() != nil { // interrupted as the next agent was to take over
+		s = r.finish(causeInterrupt)
 	}
 	s.Agent, s.Usage, s.DurationMs = r.o.Agent, usage, o.Now().Sub(start).Milliseconds()
 	if usage != nil {
 		s.Cost = usage.CostUSD
 	}
-	// Outside a repository, the files the tool calls named, as the other
-	// front ends list them: only the last attempt made any (one that did
-	// hands no turn over).
-	if s.FilesChanged = before.Changes(context.WithoutCancel(ctx)); s.FilesChanged == nil {
-		s.FilesChanged = r.digest.FilesChanged
-	}
-	if len(chain) > 1 {
+	if len(o.Fallback) > 0 {
 		s.Attempts = attempts
 	}
 	return s
@@ -326,11 +333,7 @@ func runChain(ctx context.Context, o Options, out *output) Summary {
 // refused, a usage error).
 func (r *run) failureClass(s Summary) conversation.Class {
 	switch s.ExitCode {
-	case conversation.ExitNotInstalled:
-		return conversation.ClassNotInstalled
-	case conversation.ExitNotAuthenticated:
-		return conversation.ClassAuth
-	case conversation.ExitAgentError:
+	case conversation.ExitNotInstalled, conversation.ExitNotAuthenticated, conversation.ExitAgentError:
 		return cmp.Or(conversation.Classify(r.failure), conversation.Classify(r.digest.Fatal), conversation.ClassifyStart(r.startErr))
 	}
 	return conversation.ClassNone

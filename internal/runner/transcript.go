@@ -80,7 +80,7 @@ func pruneTranscripts(dir string, keep int) {
 // agent's session (sessionOptions left no id), afresh and briefed on it.
 func (r *run) handover(name string, caps adapters.Capabilities, so *adapters.SessionOptions, prefix *string) {
 	var brief string
-	if t := r.from; t != nil && t.Agent != name {
+	if t := r.o.from; t != nil && t.Agent != name {
 		b := t.Brief
 		b.Cwd = so.Cwd
 		brief = handover.Render(b)
@@ -99,8 +99,8 @@ func (r *run) saveTranscript(prompt string) {
 		return
 	}
 	t := runRecord{Meta: transcript.Meta{ID: r.digest.AgentSessionID, Agent: r.o.Agent, Cwd: canonicalDir(r.o.Cwd), Created: time.Now()}}
-	if r.from != nil {
-		t.Brief = r.from.Brief
+	if r.o.from != nil {
+		t.Brief = r.o.from.Brief
 	}
 	r.digest.AddTo(&t.Brief, prompt)
 	if err := t.save(r.o.TranscriptDir); err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -109,34 +109,33 @@ func (r *run) saveTranscript(prompt string) {
 }
 
 // resolveResume turns --continue (or --resume last) into the session id of
-// the agent's latest run in the working directory, from the transcripts.
+// the agent's latest run in the working directory, from the transcripts,
+// and reads the record of the session the run resumes.
 func (o *Options) resolveResume() error {
 	if o.ResumeID == ResumeLast {
 		o.ResumeID, o.Continue = "", true
 	}
-	if !o.Continue {
-		return nil
-	}
-	if o.ResumeID != "" {
+	switch {
+	case o.Continue && o.ResumeID != "":
 		return fmt.Errorf("%w: --continue and --resume %s name two sessions; pass one", ErrUsage, o.ResumeID)
-	}
-	cwd := canonicalDir(o.Cwd)
-	runs, _ := transcript.List(o.TranscriptDir) // newest first; none without a directory
-	if i := slices.IndexFunc(runs, func(s transcript.Summary) bool { return s.Agent == o.Agent && s.Cwd == cwd }); i >= 0 {
+	case o.Continue:
+		cwd := canonicalDir(o.Cwd)
+		runs, _ := transcript.List(o.TranscriptDir) // newest first; none without a directory
+		i := slices.IndexFunc(runs, func(s transcript.Summary) bool { return s.Agent == o.Agent && s.Cwd == cwd })
+		if i < 0 {
+			return fmt.Errorf("%w: no earlier run of %s in %s to continue", ErrUsage, o.Agent, cwd)
+		}
 		o.ResumeID = runs[i].ID
-		return nil
 	}
-	return fmt.Errorf("%w: no earlier run of %s in %s to continue", ErrUsage, o.Agent, cwd)
+	o.from = loadTranscript(o.TranscriptDir, o.ResumeID)
+	return nil
 }
 
-// canonicalDir is dir ("" = the working directory) absolute and with its
-// symbolic links resolved, as transcripts record it.
+// canonicalDir is dir (absolute: see prepare) with its symbolic links
+// resolved, as transcripts record it.
 func canonicalDir(dir string) string {
-	if abs, err := filepath.Abs(dir); err == nil {
-		dir = abs
-	}
 	if real, err := filepath.EvalSymlinks(dir); err == nil {
-		dir = real
+		return real
 	}
 	return dir
 }
