@@ -196,9 +196,13 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	if *fallback != "" {
 		o.Fallback = nil
 		for _, n := range strings.Split(*fallback, ",") {
-			if n = strings.TrimSpace(n); n != "" {
-				o.Fallback = append(o.Fallback, n)
+			if n = strings.TrimSpace(n); n == "" {
+				continue
 			}
+			if _, err := o.Registry.Get(n); err != nil { // a typo fails now, not when the turn reaches it
+				return e.fail(conversation.ExitUsage, "hub run: --fallback: %v\n", err)
+			}
+			o.Fallback = append(o.Fallback, n)
 		}
 	}
 	if f, ok := e.stderr.(*os.File); ok {

@@ -53,6 +53,16 @@ func TestRun_BadSandboxIsAUsageError(t *testing.T) {
 	}
 }
 
+// An unknown agent in --fallback is a usage error before any agent runs,
+// as an unknown --agent is.
+func TestRun_UnknownFallbackIsAUsageError(t *testing.T) {
+	isolate(t)
+	code, out, errOut := hub(t, nil, "run", "--agent", "replay", "--fallback", "replay,nosuchagent", "hi")
+	if code != 2 || !strings.Contains(errOut, "nosuchagent") || out != "" {
+		t.Fatalf("exit %d stdout %q stderr %q", code, out, errOut)
+	}
+}
+
 // --no-stream reaches the native loop's requests.
 func TestRun_NoStreamFlag(t *testing.T) {
 	for _, noStream := range []bool{false, true} {
