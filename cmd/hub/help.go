@@ -112,11 +112,10 @@ type flagCollector struct{ fs *flag.FlagSet }
 
 func (c *flagCollector) Write(p []byte) (int, error) { return len(p), nil }
 
-// describeEnv is an env for reading flag sets: the real one when the
-// config loads, else defaults (help must work with a broken config).
-func describeEnv(g globalFlags) *env {
-	if e, closer, err := newEnv(g, nil, io.Discard, io.Discard); err == nil {
-		closer.Close()
+// describeEnv is an env for reading flag sets: e, the real one, when the
+// config loaded, else defaults (help must work with a broken config).
+func describeEnv(e *env) *env {
+	if e != nil {
 		return e
 	}
 	cfg := &config.Config{}
@@ -132,7 +131,7 @@ func wantsHelp(fs *flag.FlagSet, args []string) bool {
 		switch {
 		case a == "--":
 			return false
-		case a == "-h" || a == "-help" || a == "--help":
+		case isHelp(a):
 			return true
 		case len(a) > 1 && a[0] == '-' && !strings.Contains(a, "="):
 			if f := fs.Lookup(strings.TrimLeft(a, "-")); f != nil && !isBool(f) {
@@ -142,6 +141,8 @@ func wantsHelp(fs *flag.FlagSet, args []string) bool {
 	}
 	return false
 }
+
+func isHelp(arg string) bool { return arg == "-h" || arg == "-help" || arg == "--help" }
 
 func isBool(f *flag.Flag) bool {
 	b, ok := f.Value.(interface{ IsBoolFlag() bool })
@@ -208,6 +209,10 @@ func helpCommand(ctx context.Context, g globalFlags, name string, stdout, stderr
 		fmt.Fprintf(stderr, "%s: unknown command %q (run '%s --help')\n", progName, name, progName)
 		return exitUsage
 	}
-	commandHelp(stdout, name, flagsOf(ctx, describeEnv(g), name))
+	e, closer, err := newEnv(g, nil, io.Discard, io.Discard)
+	if err == nil {
+		defer closer.Close()
+	}
+	commandHelp(stdout, name, flagsOf(ctx, describeEnv(e), name))
 	return exitOK
 }
