@@ -378,19 +378,6 @@ func (p PermissionsConfig) GrantLifetime() time.Duration {
 	return time.Duration(cmp.Or(max(p.GrantDays, 0), DefaultGrantDays)) * 24 * time.Hour
 }
 
-// checkGrants reports a grants setting hub cannot apply.
-func (p PermissionsConfig) checkGrants() error {
-	switch p.GrantScope() {
-	case GrantsSession, GrantsProject, GrantsUser:
-	default:
-		return fmt.Errorf("key permissions.grants: %q must be session, project or user", p.Grants)
-	}
-	if p.GrantDays < 0 {
-		return fmt.Errorf("key permissions.grant_days: %d must be a positive number of days", p.GrantDays)
-	}
-	return nil
-}
-
 // check reports a rule hub could not apply.
 func (r PermissionRule) check() error {
 	switch strings.ToLower(strings.TrimSpace(r.Decision)) {
@@ -563,29 +550,41 @@ func Parse(path string, data []byte) (*Config, error) {
 	if err != nil {
 		return nil, describe(path, data, err)
 	}
+	var warns []string
 	for _, k := range md.Undecoded() {
-		if slices.ContainsFunc(k, func(s string) bool { return s == "options" || s == "env" || s == "headers" }) {
-			continue
+		if !slices.ContainsFunc(k, func(s string) bool { return s == "options" || s == "env" || s == "headers" }) {
+			warns = append(warns, fmt.Sprintf("unknown key %q ignored", k.String()))
 		}
-		f.Warnings = append(f.Warnings, fmt.Sprintf("%s: unknown key %q ignored", path, k.String()))
 	}
-	warns, err := f.checkHooks()
+	more, err := f.check()
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrInvalid, path, err)
+		return nil, fmt.Errorf("%w: %s: %w", ErrInvalid, path, err)
 	}
-	for _, w := range warns {
+	for _, w := range append(warns, more...) {
 		f.Warnings = append(f.Warnings, path+": "+w)
 	}
-	if err := f.Permissions.checkGrants(); err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrInvalid, path, err)
+	return &f, nil
+}
+
+// check reports the first setting of one file hub cannot use, and warns of
+// those it ignores; it folds an agent's enabled = false into Disabled.
+func (f *Config) check() (warnings []string, err error) {
+	if warnings, err = f.checkHooks(); err != nil {
+		return nil, err
+	}
+	switch p := f.Permissions; {
+	case !slices.Contains([]string{GrantsSession, GrantsProject, GrantsUser}, p.GrantScope()):
+		return nil, fmt.Errorf("key permissions.grants: %q must be session, project or user", p.Grants)
+	case p.GrantDays < 0:
+		return nil, fmt.Errorf("key permissions.grant_days: %d must be a positive number of days", p.GrantDays)
 	}
 	if _, err := sandbox.ParseMode(f.Sandbox.Mode); err != nil {
-		return nil, fmt.Errorf("%w: %s: key sandbox.mode: %w", ErrInvalid, path, err)
+		return nil, fmt.Errorf("key sandbox.mode: %w", err)
 	}
 	for i, r := range f.Permissions.Rules {
 		if err := r.check(); err != nil {
-			return nil, fmt.Errorf("%w: %s: permissions.rules[%d] (tool %q, path %q, command %q): %v; every rule must be valid, or none would hold",
-				ErrInvalid, path, i, r.Tool, r.Path, r.Command, err)
+			return nil, fmt.Errorf("permissions.rules[%d] (tool %q, path %q, command %q): %w; every rule must be valid, or none would hold",
+				i, r.Tool, r.Path, r.Command, err)
 		}
 	}
 	for _, name := range f.AgentNames() {
@@ -596,14 +595,14 @@ func Parse(path string, data []byte) (*Config, error) {
 		}
 		switch {
 		case a.Protocol != "" && a.Protocol != "acp":
-			return nil, fmt.Errorf("%w: %s: key agents.%s.protocol: %q is not a protocol hub speaks (use \"acp\", or leave it out for a built-in agent)", ErrInvalid, path, name, a.Protocol)
+			return nil, fmt.Errorf("key agents.%s.protocol: %q is not a protocol hub speaks (use \"acp\", or leave it out for a built-in agent)", name, a.Protocol)
 		case len(a.Command) == 0 && a.Protocol == "acp":
-			return nil, fmt.Errorf("%w: %s: key agents.%s.command: an acp agent needs a command", ErrInvalid, path, name)
+			return nil, fmt.Errorf("key agents.%s.command: an acp agent needs a command", name)
 		case a.Type != "" && a.Type != "custom" && a.Type != TypeReplay:
-			f.Warnings = append(f.Warnings, fmt.Sprintf("%s: agents.%s: type %q is a Zed registry/extension entry hub cannot start; give it a command (type \"custom\")", path, name, a.Type))
+			warnings = append(warnings, fmt.Sprintf("agents.%s: type %q is a Zed registry/extension entry hub cannot start; give it a command (type \"custom\")", name, a.Type))
 		}
 	}
-	return &f, nil
+	return warnings, nil
 }
 
 func describe(path string, data []byte, err error) error {
