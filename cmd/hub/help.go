@@ -52,7 +52,7 @@ func named(text string) string {
 // command only when it stands alone as one.
 var pathWord = regexp.MustCompile(`[A-Za-z0-9./_-]+`)
 
-// examples are printed after each command's help.
+// examples are printed after each command's help (login and logout carry theirs in it).
 var examples = map[string]string{
 	"acp": `  hub acp                                   serve your editor with the default agent
   hub acp --agent codex --mode read-only    start sessions on codex, read-only`,
@@ -69,9 +69,7 @@ var examples = map[string]string{
   hub sessions export ID --format md > session.md`,
 	"grants": `  hub grants list --project
   hub grants revoke ID`,
-	"login":  `  hub login claude`,
-	"logout": `  hub logout claude`,
-	"trust":  `  hub trust .`,
+	"trust": `  hub trust .`,
 	"completion": `  hub completion bash > ~/.local/share/bash-completion/completions/HUB_NAME
   hub completion zsh > "${fpath[1]}/_HUB_NAME"
   hub completion fish > ~/.config/fish/completions/HUB_NAME.fish
