@@ -481,20 +481,9 @@ func (c *Config) mergeFile(path string, mustExist, project, trusted bool) error 
 		abs, _ := filepath.Abs(path)
 		c.Projects = append(c.Projects, ProjectFile{Path: abs, Trusted: trusted})
 	}
+	c.Warnings = append(c.Warnings, f.Warnings...)
 	if !trusted {
-		def := f.DefaultAgent
-		ignored, agents := f.restrict(path)
-		for _, ig := range ignored {
-			f.Warnings = append(f.Warnings, fmt.Sprintf("%s: %s ignored: the project config is not trusted (run 'hub trust' in %s)",
-				ig.File, ig.Key, filepath.Dir(filepath.Dir(ig.File))))
-		}
-		c.Ignored = append(c.Ignored, ignored...)
-		for name := range agents {
-			c.UntrustedAgents[name] = path
-		}
-		if f.DefaultAgent == "" && def != "" {
-			c.UntrustedDefault = def
-		}
+		c.restrict(f, path)
 		c.narrowSandbox(f, path)
 		c.narrowAgents(f, path)
 		c.mergeNarrow(f)
@@ -521,7 +510,7 @@ func (c *Config) mergeNarrow(f *Config) {
 
 // mergeCommon takes what a later file sets that every file may set (an
 // untrusted one restricted first): the default agent, the log level, the
-// agents, deny rules, grants, [acp] tuning, transcripts, and its warnings.
+// agents, deny rules, grants, [acp] tuning and transcripts.
 func (c *Config) mergeCommon(f *Config) {
 	c.DefaultAgent = cmp.Or(f.DefaultAgent, c.DefaultAgent)
 	c.Log.Level = cmp.Or(f.Log.Level, c.Log.Level)
@@ -540,7 +529,6 @@ func (c *Config) mergeCommon(f *Config) {
 	c.ACP.MaxPromptMB = cmp.Or(max(f.ACP.MaxPromptMB, 0), c.ACP.MaxPromptMB)
 	c.Fallback.ProviderTimeout = cmp.Or(f.Fallback.ProviderTimeout, c.Fallback.ProviderTimeout)
 	c.Transcripts = cmp.Or(f.Transcripts, c.Transcripts)
-	c.Warnings = append(c.Warnings, f.Warnings...)
 }
 
 // Parse decodes one file's bytes; path is used only in messages.
