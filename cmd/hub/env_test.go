@@ -27,3 +27,24 @@ func TestRealMain_ConfigLoadedOnce(t *testing.T) {
 		})
 	}
 }
+
+// hub help NAME is hub NAME --help: the same text and exit code, and the
+// help of version (and of help) needs no config.
+func TestRealMain_HelpNameIsNameHelp(t *testing.T) {
+	root := isolate(t)
+	addUserConfig(t, root, "warned_key_xyz = 1\n")
+	for _, name := range visibleCommands() {
+		log := filepath.Join(root, name+".log")
+		code, out, errOut := hub(t, nil, "--log-file", log, "help", name)
+		if name != "help" { // hub help --help is hub --help
+			wantCode, wantOut, wantErr := hub(t, nil, name, "--help")
+			if code != wantCode || out != wantOut || errOut != wantErr || code != exitOK {
+				t.Errorf("hub help %s: exit %d, stdout %q, stderr %q; hub %s --help: exit %d, stdout %q, stderr %q",
+					name, code, out, errOut, name, wantCode, wantOut, wantErr)
+			}
+		}
+		if data, _ := os.ReadFile(log); (name == "version" || name == "help") && len(data) > 0 {
+			t.Errorf("hub help %s loaded the config: %s", name, data)
+		}
+	}
+}

@@ -196,21 +196,3 @@ func commandHelp(w io.Writer, name string, fs *flag.FlagSet) {
 	}
 	fmt.Fprint(w, named("\nGlobal flags (--config, --log-level, --log-file, --trust-project): see 'hub --help'.\n"))
 }
-
-// runHelp answers `hub help [COMMAND]` and `hub COMMAND --help` on stdout.
-func helpCommand(ctx context.Context, g globalFlags, name string, stdout, stderr io.Writer) int {
-	if name == "" {
-		fmt.Fprint(stdout, named(usage))
-		return exitOK
-	}
-	if _, ok := commands[name]; !ok && name != "version" && name != "help" {
-		fmt.Fprintf(stderr, "%s: unknown command %q (run '%s --help')\n", progName, name, progName)
-		return exitUsage
-	}
-	e, closer, err := newEnv(g, nil, io.Discard, io.Discard)
-	if err == nil {
-		defer closer.Close()
-	}
-	commandHelp(stdout, name, flagsOf(ctx, describeEnv(e), name))
-	return exitOK
-}

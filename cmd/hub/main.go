@@ -134,16 +134,19 @@ func realMain(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return exitUsage
 	}
 	name := args[0]
+	if name == "help" && len(args) == 2 && args[1] != "" {
+		name, args = args[1], []string{args[1], "--help"} // hub help NAME is hub NAME --help
+	}
 	switch {
-	case isHelp(name):
-		return helpCommand(ctx, g, "", stdout, stderr)
 	case name == "help" && len(args) > 2:
 		fmt.Fprintf(stderr, "%s help: takes one command name\n", progName)
 		return exitUsage
-	case name == "help":
-		return helpCommand(ctx, g, strings.Join(args[1:], ""), stdout, stderr)
-	case name == "version" && slices.ContainsFunc(args[1:], isHelp):
-		return helpCommand(ctx, g, name, stdout, stderr)
+	case isHelp(name) || name == "help" && strings.Join(args[1:], "") == "":
+		fmt.Fprint(stdout, named(usage))
+		return exitOK
+	case (name == "version" || name == "help") && slices.ContainsFunc(args[1:], isHelp):
+		commandHelp(stdout, name, nil)
+		return exitOK
 	case name == "version" || name == "--version":
 		fmt.Fprintln(stdout, currentBuild())
 		return exitOK
