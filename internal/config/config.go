@@ -171,11 +171,7 @@ type Duration struct {
 
 // UnmarshalText implements encoding.TextUnmarshaler.
 func (d *Duration) UnmarshalText(b []byte) error {
-	if string(b) == "0" {
-		d.Duration, d.Set = 0, true
-		return nil
-	}
-	v, err := time.ParseDuration(string(b))
+	v, err := time.ParseDuration(string(b)) // "0" needs no unit
 	if err != nil || v < 0 {
 		return fmt.Errorf("%q is not a duration such as \"30m\" or \"90s\"", b)
 	}
