@@ -154,11 +154,10 @@ func (c *Config) drop(path, key, why string) {
 // narrow the mode set so far (the user's own), and the provider presets
 // that would re-point an endpoint, recording each.
 func (c *Config) narrowAgents(f *Config, path string) {
-	drop := func(key, why string) { c.drop(path, key, why) }
 	for _, name := range f.AgentNames() {
 		a := f.Agents[name]
 		if cur := c.Agents[name].Mode; a.Mode != "" && !narrows(a.Mode, cur) {
-			drop(fmt.Sprintf("agents.%s.mode (%s)", name, a.Mode), fmt.Sprintf("may only narrow your mode %q", cmp.Or(cur, "default")))
+			c.drop(path, fmt.Sprintf("agents.%s.mode (%s)", name, a.Mode), fmt.Sprintf("may only narrow your mode %q", cmp.Or(cur, "default")))
 			a.Mode = ""
 			f.Agents[name] = a
 		}
@@ -169,7 +168,7 @@ func (c *Config) narrowAgents(f *Config, path string) {
 		if p.Preset == "" || (ok && p.Preset == cur.Preset) || (cur.Preset == "" && p.Preset == name) {
 			continue
 		}
-		drop(fmt.Sprintf("providers.%s.preset (%s)", name, p.Preset), "may not change an endpoint")
+		c.drop(path, fmt.Sprintf("providers.%s.preset (%s)", name, p.Preset), "may not change an endpoint")
 		p.Preset = ""
 		f.Providers[name] = p
 	}
