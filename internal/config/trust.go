@@ -115,11 +115,6 @@ const MaxProjectFile = 1 << 20
 // or FIFO is refused at once.
 func ReadProjectFile(path string) ([]byte, error) { return safefile.Read(path, MaxProjectFile) }
 
-// narrowingModes are the modes an untrusted file may set at all: they ask
-// more, never less. Against the user's own mode, a mode may only narrow
-// (see narrows).
-var narrowingModes = map[string]bool{"": true, "default": true, "plan": true, "read-only": true}
-
 // modeRank orders modes by what the agent may do unasked: plan and
 // read-only change nothing, default asks, anything else asks less.
 func modeRank(mode string) int {
@@ -185,14 +180,16 @@ func (c *Config) restrict(f *Config, path string) {
 		if len(a.Command) > 0 || a.Protocol != "" {
 			c.UntrustedAgents[name] = path
 		}
+		// An untrusted file may set only the modes that ask (default) or do
+		// nothing; against the user's own mode they may only narrow (narrows).
+		wide := a.Mode != "" && modeRank(a.Mode) > 1
 		for key, set := range map[string]bool{"command": len(a.Command) > 0, "args": len(a.Args) > 0, "env": len(a.Env) > 0,
-			"protocol": a.Protocol != "", "type": a.Type != "", "script": a.Script != "", "options": len(a.Options) > 0,
-			"mode": !narrowingModes[a.Mode]} {
+			"protocol": a.Protocol != "", "type": a.Type != "", "script": a.Script != "", "options": len(a.Options) > 0, "mode": wide} {
 			if set {
 				drop("agents." + name + "." + key)
 			}
 		}
-		if !narrowingModes[a.Mode] {
+		if wide {
 			a.Mode = ""
 		}
 		f.Agents[name] = AgentConfig{Model: a.Model, Mode: a.Mode, Disabled: a.Disabled}
