@@ -448,19 +448,19 @@ type ProjectFile struct {
 // (--trust-project) whatever the trust store says.
 func LoadTrusting(cwd, explicit string, trustProject bool) (*Config, error) {
 	c := &Config{Agents: map[string]AgentConfig{}, Providers: map[string]ProviderConfig{}, UntrustedAgents: map[string]string{}, Cwd: cwd, TrustProject: trustProject}
-	user := cmp.Or(explicit, UserPath())
-	if err := c.mergeFile(user, explicit != "", false, true); err != nil {
+	if err := c.mergeFile(cmp.Or(explicit, UserPath()), explicit != "", false); err != nil {
 		return nil, err
 	}
 	for _, dir := range slices.Backward(ProjectDirs(cwd)) {
-		if err := c.mergeFile(ProjectPath(dir), false, true, trustProject); err != nil {
+		if err := c.mergeFile(ProjectPath(dir), false, true); err != nil {
 			return nil, err
 		}
 	}
 	return c, nil
 }
 
-func (c *Config) mergeFile(path string, mustExist, project, trusted bool) error {
+// mergeFile merges one file; a project file is trusted for the run or as the trust store says.
+func (c *Config) mergeFile(path string, mustExist, project bool) error {
 	data, err := ReadProjectFile(path)
 	if errors.Is(err, os.ErrNotExist) && !mustExist {
 		return nil
@@ -472,8 +472,8 @@ func (c *Config) mergeFile(path string, mustExist, project, trusted bool) error 
 	if err != nil {
 		return err
 	}
+	trusted := !project || c.TrustProject || IsTrusted(path, data)
 	if project {
-		trusted = trusted || IsTrusted(path, data)
 		abs, _ := filepath.Abs(path)
 		c.Projects = append(c.Projects, ProjectFile{Path: abs, Trusted: trusted})
 	}
