@@ -185,7 +185,7 @@ func (p *prober) jobs() ([]job, error) {
 	var out []job
 	p.findCatalog()
 	for _, s := range p.o.Specs {
-		ac, configured := cfg.Agents[s.Name]
+		ac := cfg.Agents[s.Name]
 		if ac.Disabled {
 			continue
 		}
@@ -195,13 +195,13 @@ func (p *prober) jobs() ([]job, error) {
 			}
 			continue
 		}
-		bin := s.Bin
-		if configured && len(ac.Command) > 0 {
+		bin, explicit := s.Bin, len(ac.Command) > 0
+		if explicit {
 			bin = ac.Command[0]
 		}
 		cfgDir := s.ConfigDir(p.getenv, p.home)
 		out = append(out, job{name: s.Name, bins: []string{bin}, files: s.AuthFiles(cfgDir, p.home),
-			run: func(ctx context.Context) Agent { return p.probeCLI(ctx, s, bin, configured && len(ac.Command) > 0) }})
+			run: func(ctx context.Context) Agent { return p.probeCLI(ctx, s, bin, explicit) }})
 	}
 	p.native = p.nativeJobs()
 	for _, name := range cfg.AgentNames() {

@@ -52,7 +52,7 @@ func named(text string) string {
 // command only when it stands alone as one.
 var pathWord = regexp.MustCompile(`[A-Za-z0-9./_-]+`)
 
-// examples are printed after each command's help.
+// examples are printed after each command's help (login and logout carry theirs in it).
 var examples = map[string]string{
 	"acp": `  hub acp                                   serve your editor with the default agent
   hub acp --agent codex --mode read-only    start sessions on codex, read-only`,
@@ -69,9 +69,7 @@ var examples = map[string]string{
   hub sessions export ID --format md > session.md`,
 	"grants": `  hub grants list --project
   hub grants revoke ID`,
-	"login":  `  hub login claude`,
-	"logout": `  hub logout claude`,
-	"trust":  `  hub trust .`,
+	"trust": `  hub trust .`,
 	"completion": `  hub completion bash > ~/.local/share/bash-completion/completions/HUB_NAME
   hub completion zsh > "${fpath[1]}/_HUB_NAME"
   hub completion fish > ~/.config/fish/completions/HUB_NAME.fish
@@ -112,11 +110,10 @@ type flagCollector struct{ fs *flag.FlagSet }
 
 func (c *flagCollector) Write(p []byte) (int, error) { return len(p), nil }
 
-// describeEnv is an env for reading flag sets: the real one when the
-// config loads, else defaults (help must work with a broken config).
-func describeEnv(g globalFlags) *env {
-	if e, closer, err := newEnv(g, nil, io.Discard, io.Discard); err == nil {
-		closer.Close()
+// describeEnv is an env for reading flag sets: e, the real one, when the
+// config loaded, else defaults (help must work with a broken config).
+func describeEnv(e *env) *env {
+	if e != nil {
 		return e
 	}
 	cfg := &config.Config{}
@@ -132,7 +129,7 @@ func wantsHelp(fs *flag.FlagSet, args []string) bool {
 		switch {
 		case a == "--":
 			return false
-		case a == "-h" || a == "-help" || a == "--help":
+		case isHelp(a):
 			return true
 		case len(a) > 1 && a[0] == '-' && !strings.Contains(a, "="):
 			if f := fs.Lookup(strings.TrimLeft(a, "-")); f != nil && !isBool(f) {
@@ -142,6 +139,8 @@ func wantsHelp(fs *flag.FlagSet, args []string) bool {
 	}
 	return false
 }
+
+func isHelp(arg string) bool { return arg == "-h" || arg == "-help" || arg == "--help" }
 
 func isBool(f *flag.Flag) bool {
 	b, ok := f.Value.(interface{ IsBoolFlag() bool })
@@ -196,18 +195,4 @@ func commandHelp(w io.Writer, name string, fs *flag.FlagSet) {
 		fmt.Fprintf(w, "\nExamples:\n%s\n", strings.ReplaceAll(named(ex), "HUB_NAME", progName))
 	}
 	fmt.Fprint(w, named("\nGlobal flags (--config, --log-level, --log-file, --trust-project): see 'hub --help'.\n"))
-}
-
-// runHelp answers `hub help [COMMAND]` and `hub COMMAND --help` on stdout.
-func helpCommand(ctx context.Context, g globalFlags, name string, stdout, stderr io.Writer) int {
-	if name == "" {
-		fmt.Fprint(stdout, named(usage))
-		return exitOK
-	}
-	if _, ok := commands[name]; !ok && name != "version" && name != "help" {
-		fmt.Fprintf(stderr, "%s: unknown command %q (run '%s --help')\n", progName, name, progName)
-		return exitUsage
-	}
-	commandHelp(stdout, name, flagsOf(ctx, describeEnv(g), name))
-	return exitOK
 }

@@ -134,16 +134,19 @@ func realMain(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return exitUsage
 	}
 	name := args[0]
+	if name == "help" && len(args) == 2 && args[1] != "" {
+		name, args = args[1], []string{args[1], "--help"} // hub help NAME is hub NAME --help
+	}
 	switch {
-	case name == "-h" || name == "-help" || name == "--help":
-		return helpCommand(ctx, g, "", stdout, stderr)
 	case name == "help" && len(args) > 2:
 		fmt.Fprintf(stderr, "%s help: takes one command name\n", progName)
 		return exitUsage
-	case name == "help":
-		return helpCommand(ctx, g, strings.Join(args[1:], ""), stdout, stderr)
-	case name == "version" && slices.ContainsFunc(args[1:], func(a string) bool { return a == "-h" || a == "--help" || a == "-help" }):
-		return helpCommand(ctx, g, name, stdout, stderr)
+	case isHelp(name) || name == "help" && strings.Join(args[1:], "") == "":
+		fmt.Fprint(stdout, named(usage))
+		return exitOK
+	case (name == "version" || name == "help") && slices.ContainsFunc(args[1:], isHelp):
+		commandHelp(stdout, name, nil)
+		return exitOK
 	case name == "version" || name == "--version":
 		fmt.Fprintln(stdout, currentBuild())
 		return exitOK
@@ -153,15 +156,17 @@ func realMain(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		fmt.Fprintf(stderr, "%s: unknown command %q (run '%s --help')\n", progName, name, progName)
 		return exitUsage
 	}
-	if slices.ContainsFunc(args[1:], func(a string) bool { return a == "-h" || a == "--help" || a == "-help" }) {
+	e, closer, err := newEnv(g, stdin, stdout, stderr)
+	if err == nil {
+		defer closer.Close()
+	}
+	if slices.ContainsFunc(args[1:], isHelp) {
 		// Parse with the command's flags: "--agent -h" and "-- -h" are not help.
-		e := describeEnv(g)
-		if fs := flagsOf(ctx, e, name); wantsHelp(fs, args[1:]) {
+		if fs := flagsOf(ctx, describeEnv(e), name); wantsHelp(fs, args[1:]) {
 			commandHelp(stdout, name, fs)
 			return exitOK
 		}
 	}
-	e, closer, err := newEnv(g, stdin, stdout, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, named("hub: %v\n"), err)
 		if name == "acp" && errors.Is(err, config.ErrInvalid) {
@@ -171,7 +176,6 @@ func realMain(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		}
 		return exitUsage
 	}
-	defer closer.Close()
 	return cmd.run(ctx, e, args[1:])
 }
 

@@ -171,11 +171,7 @@ type Duration struct {
 
 // UnmarshalText implements encoding.TextUnmarshaler.
 func (d *Duration) UnmarshalText(b []byte) error {
-	if string(b) == "0" {
-		d.Duration, d.Set = 0, true
-		return nil
-	}
-	v, err := time.ParseDuration(string(b))
+	v, err := time.ParseDuration(string(b)) // "0" needs no unit
 	if err != nil || v < 0 {
 		return fmt.Errorf("%q is not a duration such as \"30m\" or \"90s\"", b)
 	}
@@ -378,19 +374,6 @@ func (p PermissionsConfig) GrantLifetime() time.Duration {
 	return time.Duration(cmp.Or(max(p.GrantDays, 0), DefaultGrantDays)) * 24 * time.Hour
 }
 
-// checkGrants reports a grants setting hub cannot apply.
-func (p PermissionsConfig) checkGrants() error {
-	switch p.GrantScope() {
-	case GrantsSession, GrantsProject, GrantsUser:
-	default:
-		return fmt.Errorf("key permissions.grants: %q must be session, project or user", p.Grants)
-	}
-	if p.GrantDays < 0 {
-		return fmt.Errorf("key permissions.grant_days: %d must be a positive number of days", p.GrantDays)
-	}
-	return nil
-}
-
 // check reports a rule hub could not apply.
 func (r PermissionRule) check() error {
 	switch strings.ToLower(strings.TrimSpace(r.Decision)) {
@@ -465,19 +448,19 @@ type ProjectFile struct {
 // (--trust-project) whatever the trust store says.
 func LoadTrusting(cwd, explicit string, trustProject bool) (*Config, error) {
 	c := &Config{Agents: map[string]AgentConfig{}, Providers: map[string]ProviderConfig{}, UntrustedAgents: map[string]string{}, Cwd: cwd, TrustProject: trustProject}
-	user := cmp.Or(explicit, UserPath())
-	if err := c.mergeFile(user, explicit != "", false, true); err != nil {
+	if err := c.mergeFile(cmp.Or(explicit, UserPath()), explicit != "", false); err != nil {
 		return nil, err
 	}
 	for _, dir := range slices.Backward(ProjectDirs(cwd)) {
-		if err := c.mergeFile(ProjectPath(dir), false, true, trustProject); err != nil {
+		if err := c.mergeFile(ProjectPath(dir), false, true); err != nil {
 			return nil, err
 		}
 	}
 	return c, nil
 }
 
-func (c *Config) mergeFile(path string, mustExist, project, trusted bool) error {
+// mergeFile merges one file; a project file is trusted for the run or as the trust store says.
+func (c *Config) mergeFile(path string, mustExist, project bool) error {
 	data, err := ReadProjectFile(path)
 	if errors.Is(err, os.ErrNotExist) && !mustExist {
 		return nil
@@ -489,25 +472,14 @@ func (c *Config) mergeFile(path string, mustExist, project, trusted bool) error 
 	if err != nil {
 		return err
 	}
+	trusted := !project || c.TrustProject || IsTrusted(path, data)
 	if project {
-		trusted = trusted || IsTrusted(path, data)
 		abs, _ := filepath.Abs(path)
 		c.Projects = append(c.Projects, ProjectFile{Path: abs, Trusted: trusted})
 	}
+	c.Warnings = append(c.Warnings, f.Warnings...)
 	if !trusted {
-		def := f.DefaultAgent
-		ignored, agents := f.restrict(path)
-		for _, ig := range ignored {
-			f.Warnings = append(f.Warnings, fmt.Sprintf("%s: %s ignored: the project config is not trusted (run 'hub trust' in %s)",
-				ig.File, ig.Key, filepath.Dir(filepath.Dir(ig.File))))
-		}
-		c.Ignored = append(c.Ignored, ignored...)
-		for name := range agents {
-			c.UntrustedAgents[name] = path
-		}
-		if f.DefaultAgent == "" && def != "" {
-			c.UntrustedDefault = def
-		}
+		c.restrict(f, path)
 		c.narrowSandbox(f, path)
 		c.narrowAgents(f, path)
 		c.mergeNarrow(f)
@@ -534,7 +506,7 @@ func (c *Config) mergeNarrow(f *Config) {
 
 // mergeCommon takes what a later file sets that every file may set (an
 // untrusted one restricted first): the default agent, the log level, the
-// agents, deny rules, grants, [acp] tuning, transcripts, and its warnings.
+// agents, deny rules, grants, [acp] tuning and transcripts.
 func (c *Config) mergeCommon(f *Config) {
 	c.DefaultAgent = cmp.Or(f.DefaultAgent, c.DefaultAgent)
 	c.Log.Level = cmp.Or(f.Log.Level, c.Log.Level)
@@ -553,7 +525,6 @@ func (c *Config) mergeCommon(f *Config) {
 	c.ACP.MaxPromptMB = cmp.Or(max(f.ACP.MaxPromptMB, 0), c.ACP.MaxPromptMB)
 	c.Fallback.ProviderTimeout = cmp.Or(f.Fallback.ProviderTimeout, c.Fallback.ProviderTimeout)
 	c.Transcripts = cmp.Or(f.Transcripts, c.Transcripts)
-	c.Warnings = append(c.Warnings, f.Warnings...)
 }
 
 // Parse decodes one file's bytes; path is used only in messages.
@@ -563,29 +534,41 @@ func Parse(path string, data []byte) (*Config, error) {
 	if err != nil {
 		return nil, describe(path, data, err)
 	}
+	var warns []string
 	for _, k := range md.Undecoded() {
-		if slices.ContainsFunc(k, func(s string) bool { return s == "options" || s == "env" || s == "headers" }) {
-			continue
+		if !slices.ContainsFunc(k, func(s string) bool { return s == "options" || s == "env" || s == "headers" }) {
+			warns = append(warns, fmt.Sprintf("unknown key %q ignored", k.String()))
 		}
-		f.Warnings = append(f.Warnings, fmt.Sprintf("%s: unknown key %q ignored", path, k.String()))
 	}
-	warns, err := f.checkHooks()
+	more, err := f.check()
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrInvalid, path, err)
+		return nil, fmt.Errorf("%w: %s: %w", ErrInvalid, path, err)
 	}
-	for _, w := range warns {
+	for _, w := range append(warns, more...) {
 		f.Warnings = append(f.Warnings, path+": "+w)
 	}
-	if err := f.Permissions.checkGrants(); err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrInvalid, path, err)
+	return &f, nil
+}
+
+// check reports the first setting of one file hub cannot use, and warns of
+// those it ignores; it folds an agent's enabled = false into Disabled.
+func (f *Config) check() (warnings []string, err error) {
+	if warnings, err = f.checkHooks(); err != nil {
+		return nil, err
+	}
+	switch p := f.Permissions; {
+	case !slices.Contains([]string{GrantsSession, GrantsProject, GrantsUser}, p.GrantScope()):
+		return nil, fmt.Errorf("key permissions.grants: %q must be session, project or user", p.Grants)
+	case p.GrantDays < 0:
+		return nil, fmt.Errorf("key permissions.grant_days: %d must be a positive number of days", p.GrantDays)
 	}
 	if _, err := sandbox.ParseMode(f.Sandbox.Mode); err != nil {
-		return nil, fmt.Errorf("%w: %s: key sandbox.mode: %w", ErrInvalid, path, err)
+		return nil, fmt.Errorf("key sandbox.mode: %w", err)
 	}
 	for i, r := range f.Permissions.Rules {
 		if err := r.check(); err != nil {
-			return nil, fmt.Errorf("%w: %s: permissions.rules[%d] (tool %q, path %q, command %q): %v; every rule must be valid, or none would hold",
-				ErrInvalid, path, i, r.Tool, r.Path, r.Command, err)
+			return nil, fmt.Errorf("permissions.rules[%d] (tool %q, path %q, command %q): %w; every rule must be valid, or none would hold",
+				i, r.Tool, r.Path, r.Command, err)
 		}
 	}
 	for _, name := range f.AgentNames() {
@@ -596,14 +579,14 @@ func Parse(path string, data []byte) (*Config, error) {
 		}
 		switch {
 		case a.Protocol != "" && a.Protocol != "acp":
-			return nil, fmt.Errorf("%w: %s: key agents.%s.protocol: %q is not a protocol hub speaks (use \"acp\", or leave it out for a built-in agent)", ErrInvalid, path, name, a.Protocol)
+			return nil, fmt.Errorf("key agents.%s.protocol: %q is not a protocol hub speaks (use \"acp\", or leave it out for a built-in agent)", name, a.Protocol)
 		case len(a.Command) == 0 && a.Protocol == "acp":
-			return nil, fmt.Errorf("%w: %s: key agents.%s.command: an acp agent needs a command", ErrInvalid, path, name)
+			return nil, fmt.Errorf("key agents.%s.command: an acp agent needs a command", name)
 		case a.Type != "" && a.Type != "custom" && a.Type != TypeReplay:
-			f.Warnings = append(f.Warnings, fmt.Sprintf("%s: agents.%s: type %q is a Zed registry/extension entry hub cannot start; give it a command (type \"custom\")", path, name, a.Type))
+			warnings = append(warnings, fmt.Sprintf("agents.%s: type %q is a Zed registry/extension entry hub cannot start; give it a command (type \"custom\")", name, a.Type))
 		}
 	}
-	return &f, nil
+	return warnings, nil
 }
 
 func describe(path string, data []byte, err error) error {

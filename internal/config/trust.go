@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/hubdev/hub/internal/safefile"
@@ -116,11 +115,6 @@ const MaxProjectFile = 1 << 20
 // or FIFO is refused at once.
 func ReadProjectFile(path string) ([]byte, error) { return safefile.Read(path, MaxProjectFile) }
 
-// narrowingModes are the modes an untrusted file may set at all: they ask
-// more, never less. Against the user's own mode, a mode may only narrow
-// (see narrows).
-var narrowingModes = map[string]bool{"": true, "default": true, "plan": true, "read-only": true}
-
 // modeRank orders modes by what the agent may do unasked: plan and
 // read-only change nothing, default asks, anything else asks less.
 func modeRank(mode string) int {
@@ -140,10 +134,14 @@ func narrows(mode, cur string) bool {
 	return mode == cur || modeRank(mode) < modeRank(cur)
 }
 
-// drop records a key of an untrusted file at path that hub ignored, and why.
+// drop records a key of an untrusted file at path that hub ignored, and
+// why when there is more to it than the file not being trusted.
 func (c *Config) drop(path, key, why string) {
+	if why != "" {
+		why = " and " + why
+	}
 	c.Ignored = append(c.Ignored, Ignored{File: path, Key: key})
-	c.Warnings = append(c.Warnings, fmt.Sprintf("%s: %s ignored: the project config is not trusted and %s (run 'hub trust' in %s)",
+	c.Warnings = append(c.Warnings, fmt.Sprintf("%s: %s ignored: the project config is not trusted%s (run 'hub trust' in %s)",
 		path, key, why, filepath.Dir(filepath.Dir(path))))
 }
 
@@ -151,11 +149,10 @@ func (c *Config) drop(path, key, why string) {
 // narrow the mode set so far (the user's own), and the provider presets
 // that would re-point an endpoint, recording each.
 func (c *Config) narrowAgents(f *Config, path string) {
-	drop := func(key, why string) { c.drop(path, key, why) }
 	for _, name := range f.AgentNames() {
 		a := f.Agents[name]
 		if cur := c.Agents[name].Mode; a.Mode != "" && !narrows(a.Mode, cur) {
-			drop(fmt.Sprintf("agents.%s.mode (%s)", name, a.Mode), fmt.Sprintf("may only narrow your mode %q", cmp.Or(cur, "default")))
+			c.drop(path, fmt.Sprintf("agents.%s.mode (%s)", name, a.Mode), fmt.Sprintf("may only narrow your mode %q", cmp.Or(cur, "default")))
 			a.Mode = ""
 			f.Agents[name] = a
 		}
@@ -166,30 +163,33 @@ func (c *Config) narrowAgents(f *Config, path string) {
 		if p.Preset == "" || (ok && p.Preset == cur.Preset) || (cur.Preset == "" && p.Preset == name) {
 			continue
 		}
-		drop(fmt.Sprintf("providers.%s.preset (%s)", name, p.Preset), "may not change an endpoint")
+		c.drop(path, fmt.Sprintf("providers.%s.preset (%s)", name, p.Preset), "may not change an endpoint")
 		p.Preset = ""
 		f.Providers[name] = p
 	}
 }
 
-// restrict drops what an untrusted file may not set from f, recording each
-// key, and returns the names of the agents it defined with a command.
-func (f *Config) restrict(path string) (ignored []Ignored, agents map[string]bool) {
-	agents = map[string]bool{}
-	drop := func(key string) { ignored = append(ignored, Ignored{File: path, Key: key}) }
+// restrict drops what the untrusted file f at path may not set, recording
+// each key in order, the agents it defines with a command, and the
+// default_agent it names when that is one of them or of its providers.
+func (c *Config) restrict(f *Config, path string) {
+	var keys []string
+	drop := func(key string) { keys = append(keys, key) }
 	for _, name := range f.AgentNames() {
 		a := f.Agents[name]
 		if len(a.Command) > 0 || a.Protocol != "" {
-			agents[name] = true
+			c.UntrustedAgents[name] = path
 		}
+		// An untrusted file may set only the modes that ask (default) or do
+		// nothing; against the user's own mode they may only narrow (narrows).
+		wide := a.Mode != "" && modeRank(a.Mode) > 1
 		for key, set := range map[string]bool{"command": len(a.Command) > 0, "args": len(a.Args) > 0, "env": len(a.Env) > 0,
-			"protocol": a.Protocol != "", "type": a.Type != "", "script": a.Script != "", "options": len(a.Options) > 0,
-			"mode": !narrowingModes[a.Mode]} {
+			"protocol": a.Protocol != "", "type": a.Type != "", "script": a.Script != "", "options": len(a.Options) > 0, "mode": wide} {
 			if set {
 				drop("agents." + name + "." + key)
 			}
 		}
-		if !narrowingModes[a.Mode] {
+		if wide {
 			a.Mode = ""
 		}
 		f.Agents[name] = AgentConfig{Model: a.Model, Mode: a.Mode, Disabled: a.Disabled}
@@ -203,9 +203,9 @@ func (f *Config) restrict(path string) (ignored []Ignored, agents map[string]boo
 		p.BaseURL, p.Headers, p.APIKeyEnv = "", nil, ""
 		f.Providers[name] = p
 	}
-	if _, provider := f.Providers[f.DefaultAgent]; f.DefaultAgent != "" && (agents[f.DefaultAgent] || provider) {
+	if _, provider := f.Providers[f.DefaultAgent]; f.DefaultAgent != "" && (c.UntrustedAgents[f.DefaultAgent] == path || provider) {
 		drop("default_agent")
-		f.DefaultAgent = ""
+		c.UntrustedDefault, f.DefaultAgent = f.DefaultAgent, ""
 	}
 	var kept []PermissionRule
 	for i, r := range f.Permissions.Rules {
@@ -242,8 +242,10 @@ func (f *Config) restrict(path string) (ignored []Ignored, agents map[string]boo
 		drop("log.file")
 		f.Log.File = ""
 	}
-	sort.Slice(ignored, func(i, j int) bool { return ignored[i].Key < ignored[j].Key })
-	return ignored, agents
+	slices.Sort(keys)
+	for _, k := range keys {
+		c.drop(path, k, "")
+	}
 }
 
 // narrowSandbox takes from an untrusted file the [sandbox] settings that

@@ -81,7 +81,7 @@ func run(args []string) error {
 		}
 		bins[t] = bin
 	}
-	man, err := manPage(context.Background(), v, build)
+	man, err := manPage(context.Background(), r, build)
 	if err != nil {
 		return err
 	}

@@ -8,21 +8,18 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+
+	"github.com/hubdev/hub/internal/release"
 )
 
 // manPage writes hub.1, the manual page `hub man` prints, into dir and
 // returns its path, for the archives to carry next to the binary. hub
 // runs in an empty directory with HOME=~ and no XDG or HUB_ variables, so
 // no path or config of the build machine gets into the page.
-func manPage(ctx context.Context, version, dir string) (string, error) {
-	bin := filepath.Join(dir, "man", "hub") // its name is the page's
-	if runtime.GOOS == "windows" {
-		bin += ".exe"
-	}
-	build := exec.CommandContext(ctx, "go", "build", "-trimpath", "-ldflags", "-X main.version="+version, "-o", bin, "./cmd/hub")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=", "GOARCH=")
-	if out, err := build.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("build hub for its man page: %w\n%s", err, out)
+func manPage(ctx context.Context, r release.Release, dir string) (string, error) {
+	bin, err := r.Build(ctx, ".", "./cmd/hub", release.Target{GOOS: runtime.GOOS, GOARCH: runtime.GOARCH}, filepath.Join(dir, "man"))
+	if err != nil {
+		return "", fmt.Errorf("build hub for its man page: %w", err)
 	}
 	empty := filepath.Join(dir, "man-cwd")
 	if err := os.MkdirAll(empty, 0o755); err != nil {

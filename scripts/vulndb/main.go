@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -176,17 +177,15 @@ func Build(src, out string, modified time.Time) error {
 		if e.Modified.After(latest) {
 			latest = e.Modified
 		}
-		seen := map[string]bool{}
 		for _, a := range e.Affected {
-			path := a.Package.Name
-			if seen[path] {
-				continue
+			m := modules[a.Package.Name]
+			if m == nil {
+				m = &moduleMeta{Path: a.Package.Name}
+				modules[m.Path] = m
 			}
-			seen[path] = true
-			if modules[path] == nil {
-				modules[path] = &moduleMeta{Path: path}
+			if !slices.ContainsFunc(m.Vulns, func(v moduleVuln) bool { return v.ID == e.ID }) { // once per module
+				m.Vulns = append(m.Vulns, moduleVuln{ID: e.ID, Modified: e.Modified})
 			}
-			modules[path].Vulns = append(modules[path].Vulns, moduleVuln{ID: e.ID, Modified: e.Modified})
 		}
 		if err := os.WriteFile(filepath.Join(out, "ID", e.ID+".json"), b, 0o644); err != nil {
 			return err
