@@ -49,7 +49,34 @@ func waitCancel(evs ...adapters.Event) fakeScript {
 	}
 }
 
+// firesTimeout runs then after evs, firing the run's --timeout (timeout,
+// distinct from the grace period) itself once
+// it sent them: the turn times out after its prompt reached the agent,
+// however slow the machine (a prompt cancelled before it is sent is not
+// sent at all).
+func firesTimeout(timeout time.Duration, then fakeScript, evs ...adapters.Event) (fakeScript, func(*Options)) {
+	fire := make(chan time.Time)
+	script := func(ctx context.Context, cancelled <-chan struct{}, out chan<- adapters.Event) {
+		for _, e := range evs {
+			out <- e
+		}
+		close(fire)
+		then(ctx, cancelled, out)
+	}
+	return script, func(o *Options) {
+		o.Timeout = timeout
+		o.After = func(d time.Duration) <-chan time.Time {
+			if d == o.Timeout {
+				return fire
+			}
+			return time.After(d)
+		}
+	}
+}
+
 func TestRun_ExitCodes(t *testing.T) {
+	graceful, gracefulTimeout := firesTimeout(time.Hour, waitCancel(), text("so far"))
+	stuck, stuckTimeout := firesTimeout(time.Hour, func(context.Context, <-chan struct{}, chan<- adapters.Event) { <-neverClosed }, text("stuck"))
 	cases := []struct {
 		name     string
 		a        *fakeAdapter
@@ -85,12 +112,9 @@ func TestRun_ExitCodes(t *testing.T) {
 		{name: "not authenticated (event)", a: &fakeAdapter{script: steps(
 			adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{Message: "Invalid API key", Code: adapters.CodeAuth, Fatal: true}},
 			done(adapters.StopEndTurn))}, want: conversation.ExitNotAuthenticated, wantErr: "Invalid API key"},
-		{name: "timeout cancels gracefully", a: &fakeAdapter{script: waitCancel(text("so far"))}, mod: func(o *Options) { o.Timeout = 30 * time.Millisecond },
+		{name: "timeout cancels gracefully", a: &fakeAdapter{script: graceful}, mod: gracefulTimeout,
 			want: conversation.ExitTimeout, wantOut: "so far (stopped)\n", wantErr: "timed out", canceled: true},
-		{name: "timeout with agent ignoring cancel", a: &fakeAdapter{script: func(_ context.Context, _ <-chan struct{}, out chan<- adapters.Event) {
-			out <- text("stuck")
-			<-neverClosed
-		}}, mod: func(o *Options) { o.Timeout = 20 * time.Millisecond; o.Grace = 20 * time.Millisecond },
+		{name: "timeout with agent ignoring cancel", a: &fakeAdapter{script: stuck}, mod: func(o *Options) { stuckTimeout(o); o.Grace = 20 * time.Millisecond },
 			want: conversation.ExitTimeout, wantOut: "stuck\n", wantErr: "did not stop", canceled: true},
 		{name: "read-only denies edit", a: &fakeAdapter{script: steps(perm("t1", adapters.KindRead), perm("t2", adapters.KindEdit), text("done"), done(adapters.StopEndTurn))},
 			want: conversation.ExitDenied, wantOut: "done\n", wantErr: "1 permission request(s) denied"},

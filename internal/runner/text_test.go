@@ -22,6 +22,7 @@ func agentErr(msg string, code adapters.ErrorCode, detail string, fatal bool) ad
 }
 
 func TestRun_TextOutput(t *testing.T) {
+	reconnecting, reconnectingTimeout := firesTimeout(20*time.Millisecond, waitCancel(), agentErr("Reconnecting... 2/5", "provider", "", false))
 	crashDetail := "stderr line 1 | Traceback: boom"
 	cases := []struct {
 		name     string
@@ -65,8 +66,8 @@ func TestRun_TextOutput(t *testing.T) {
 			want: conversation.ExitNotInstalled, stderr: []string{"agent not installed; program not found: fake (run 'hub doctor --agent fake') (exit 3)\n"}},
 		{name: "start error that reads as auth", a: &fakeAdapter{startErr: errors.New("Gemini API key is missing or not configured.")},
 			want: conversation.ExitNotAuthenticated, stderr: []string{"(run 'hub doctor --agent fake') (exit 4)"}},
-		{name: "timeout names the last error", a: &fakeAdapter{caps: adapters.Capabilities{Permissions: true}, script: waitCancel(agentErr("Reconnecting... 2/5", "provider", "", false))},
-			mod: func(o *Options) { o.Timeout = 20 * time.Millisecond }, want: conversation.ExitTimeout, stderr: []string{"timed out after 20ms (last warning: Reconnecting... 2/5)"}},
+		{name: "timeout names the last error", a: &fakeAdapter{caps: adapters.Capabilities{Permissions: true}, script: reconnecting},
+			mod: reconnectingTimeout, want: conversation.ExitTimeout, stderr: []string{"timed out after 20ms (last warning: Reconnecting... 2/5)"}},
 		{name: "agent without permission hook warns", a: &fakeAdapter{script: steps(text("done"), done(adapters.StopEndTurn))},
 			want: conversation.ExitOK, stdout: "done\n", stderr: []string{"warning: fake cannot ask for permission: its tools run without asking, whatever --approve read-only says"}},
 		{name: "no warning with --approve all", a: &fakeAdapter{script: steps(text("done"), done(adapters.StopEndTurn))},
