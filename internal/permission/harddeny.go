@@ -61,6 +61,7 @@ const (
 	whyDownload  = "running downloaded code is never allowed"
 	whyEnv       = "writing .env files is never allowed (secrets)"
 	whyCredWrite = "writing into a credential store (~/.ssh, ~/.aws, ~/.netrc, …) is never allowed"
+	whyCredCode  = "inline code naming a credential store (~/.ssh, ~/.aws, ~/.netrc, …), or run in one, is never allowed: hub cannot read what it writes there"
 	whyForcePush = "force-pushing to main or master is never allowed"
 )
 
@@ -203,6 +204,15 @@ func deletes(k *check) bool {
 	prog, args := k.c.prog(), k.args()
 	if prog == "tar" || prog == "bsdtar" || prog == "gtar" {
 		return hasLong(args, "--remove-files") && k.hitsAny(operands(args), true)
+	}
+	if prog == "git" && len(args) > 0 && args[0].text == "clean" { // what git does not track, under each pathspec
+		if hasShort(args[1:], "n") || hasLong(args[1:], "--dry-run") {
+			return false
+		}
+		if ops := operands(skipValues(args[1:], "-e", "--exclude")); len(ops) > 0 {
+			return k.hitsAny(ops, true)
+		}
+		return k.hits(arg{text: "."}, true)
 	}
 	if !slices.Contains([]string{"rm", "unlink", "shred", "srm", "wipe", "rmdir", "truncate"}, prog) {
 		return false
@@ -395,21 +405,31 @@ func writesEnv(k *check) bool {
 
 // writesCredStore reports a command that writes into a credential store
 // (credStores), wherever it names it from: planting a key there (echo >>
-// ~/.ssh/authorized_keys) is as bad as deleting one.
+// ~/.ssh/authorized_keys) is as bad as deleting one. Files hub cannot
+// name (an archive's, a copied directory's contents) written under a
+// directory holding a store (~, /home, ~/.config) are as bad; a
+// destination known only when the shell runs makes the line unclear.
 func writesCredStore(k *check) bool {
 	return slices.ContainsFunc(k.writtenFiles(), func(a arg) bool {
 		if a.dynamic && a.maybe { // one of its values is known: check that one
+			k.unknown()
 			a.dynamic = false
 		}
-		paths, _ := k.paths(a)
-		return slices.ContainsFunc(paths, func(p string) bool { return k.r.inCredStore(p, false) || a.glob && k.r.credGlob(p) })
+		paths, ok := k.paths(a)
+		if !ok {
+			k.unknown()
+		}
+		return slices.ContainsFunc(paths, func(p string) bool {
+			return k.r.inCredStore(p, false) || a.glob && k.r.credGlob(p) || a.under && k.r.holdsCredStore(p)
+		})
 	})
 }
 
 // writtenFiles are the files a command writes: redirects, the operands of
 // tee, truncate and touch, where cp, mv, install, ln, rsync and scp put
-// each source, sed -i's and perl -i's files, dd's of= and downloads'
-// outputs.
+// each source, sed -i's and perl -i's files, dd's of=, downloads' outputs,
+// ssh-keygen's key, git clone's and init's directories and (standing for
+// the files under them) where an archive is unpacked.
 func (k *check) writtenFiles() []arg {
 	out := slices.DeleteFunc(k.writeTargets(), func(t arg) bool { return strings.Trim(t.text, "0123456789-") == "" }) // >&2
 	args := k.args()
@@ -423,22 +443,12 @@ func (k *check) writtenFiles() []arg {
 		if hasShort(args, "i") || hasLong(args, "--in-place") { // -i, -Ei, -pi, --in-place=.bak
 			out = append(out, ops...)
 		}
-	case "tar", "bsdtar", "gtar", "unzip": // the directory an archive is unpacked in
-		oldStyle := len(args) > 0 && !strings.HasPrefix(args[0].text, "-") && strings.Contains(args[0].text, "x")
-		if prog == "unzip" || oldStyle || hasShort(args, "x") || hasLong(args, "--extract", "--get") {
-			var dirs []arg
-			for i, a := range args {
-				if v, ok := strings.CutPrefix(a.text, "--directory="); ok {
-					dirs = append(dirs, k.tilde(arg{text: v, dynamic: a.dynamic}))
-				} else if (a.text == "-C" || a.text == "--directory" || a.text == "-d" && prog == "unzip") && i+1 < len(args) {
-					dirs = append(dirs, args[i+1])
-				}
-			}
-			if dirs == nil {
-				dirs = []arg{{text: "."}}
-			}
-			out = append(out, dirs...)
-		}
+	case "tar", "bsdtar", "gtar", "unzip", "7z", "7za", "7zr", "cpio": // everything under the directory an archive is unpacked in
+		out = append(out, k.unpackDirs(prog, args)...)
+	case "git":
+		out = append(out, k.gitWrites(args)...)
+	case "ssh-keygen":
+		out = append(out, k.keygenWrites(args)...)
 	case "dd":
 		for _, a := range args {
 			if v, ok := strings.CutPrefix(a.text, "of="); ok {
@@ -475,17 +485,129 @@ func (k *check) copyDests(args, ops []arg) []arg {
 	default:
 		return nil
 	}
+	dest.under = dest.under || hasShort(args, "T") || hasLong(args, "--no-target-directory") // cp -rT x ~ fills ~ with x's files
 	out := []arg{dest}
 	for _, o := range ops {
-		if !dest.dynamic && !o.dynamic {
-			_, src, _ := strings.Cut(o.text, ":") // rsync and scp: HOST:PATH
-			if !strings.Contains(o.text, ":") {
-				src = o.text
-			}
-			out = append(out, arg{text: path.Join(dest.text, path.Base(src)), glob: dest.glob || o.glob})
+		src := o.text
+		if _, p, ok := strings.Cut(src, ":"); ok { // rsync and scp: HOST:PATH
+			src = p
+		}
+		base := path.Base(src)
+		if strings.HasSuffix(src, "/") {
+			base = "."
+		}
+		switch {
+		case dest.dynamic:
+		case o.dynamic:
+			k.unnamedIn(dest)
+		default: // x/, x/. and x/.. copy what is in them (rsync, BSD cp): files hub cannot name
+			out = append(out, arg{text: path.Join(dest.text, base), glob: dest.glob || o.glob, under: dest.under || base == "." || base == ".."})
 		}
 	}
 	return out
+}
+
+// unnamedIn notes a file written in dir under a name hub cannot know
+// before the shell runs (cp "$F" ~): the line is unclear where dir may
+// hold a credential store.
+func (k *check) unnamedIn(dir arg) {
+	if ps, ok := k.paths(dir); !ok || slices.ContainsFunc(ps, k.r.holdsCredStore) {
+		k.unknown()
+	}
+}
+
+// unpackDirs are the directories an archive is unpacked in (tar -x -C,
+// unzip -d, 7z x -o, cpio -i -D; else here), standing for the files under
+// them: hub cannot name what an archive holds.
+func (k *check) unpackDirs(prog string, args []arg) []arg {
+	first := ""
+	if len(args) > 0 {
+		first = args[0].text
+	}
+	short, long := "C", "--directory"
+	switch {
+	case prog == "unzip":
+		short, long = "d", ""
+	case strings.HasPrefix(prog, "7z"):
+		if first != "x" && first != "e" {
+			return nil
+		}
+		short, long = "o", ""
+	case prog == "cpio":
+		if !hasShort(args, "i") && !hasLong(args, "--extract") {
+			return nil
+		}
+		short = "D"
+	case !strings.HasPrefix(first, "-") && strings.Contains(first, "x"): // tar xzf
+	case !hasShort(args, "x") && !hasLong(args, "--extract", "--get"):
+		return nil
+	}
+	var dirs []arg
+	for i, a := range args {
+		t := a.text
+		switch v, eq := strings.CutPrefix(t, long+"="); {
+		case long != "" && eq:
+			dirs = append(dirs, k.tilde(arg{text: v, dynamic: a.dynamic}))
+		case (t == long || len(t) > 1 && t[0] == '-' && t[1] != '-' && strings.HasSuffix(t, short)) && i+1 < len(args): // -C dir, -xC dir
+			dirs = append(dirs, args[i+1])
+		case strings.HasPrefix(t, "-"+short) && len(t) > 2: // -C/dir
+			dirs = append(dirs, arg{text: t[2:], dynamic: a.dynamic})
+		}
+	}
+	if dirs == nil {
+		dirs = []arg{{text: "."}}
+	}
+	for i := range dirs {
+		dirs[i].under = true
+	}
+	return dirs
+}
+
+// gitWrites: everything under the directory git clone fills, and the
+// repository git init makes.
+func (k *check) gitWrites(args []arg) []arg {
+	if len(args) == 0 {
+		return nil
+	}
+	ops := operands(skipValues(args[1:], "-b", "--branch", "-o", "--origin", "--depth", "-c", "--config", "--reference", "--reference-if-able",
+		"--separate-git-dir", "-u", "--upload-pack", "-j", "--jobs", "--template", "--filter", "--shallow-since", "--shallow-exclude",
+		"--server-option", "--bundle-uri", "--revision", "--initial-branch", "--object-format", "--ref-format"))
+	switch {
+	case args[0].text == "init" && len(ops) == 0:
+		return []arg{{text: "."}}
+	case args[0].text == "init":
+		return ops[:1]
+	case args[0].text != "clone" || len(ops) == 0:
+		return nil
+	case len(ops) > 1:
+		ops[1].under = true
+		return ops[1:2]
+	case ops[0].dynamic: // a directory named after a URL hub cannot know
+		k.unnamedIn(arg{text: "."})
+		return nil
+	}
+	name := strings.TrimSuffix(path.Base(strings.TrimRight(ops[0].text, "/")), ".git")
+	return []arg{{text: name, under: true}}
+}
+
+// keygenOpts are ssh-keygen's options that take a value.
+var keygenOpts = optSpec{valued: "abCDEFfIJjMmNnOPRrstVwYzZ"}
+
+// keygenWrites: the key ssh-keygen writes or changes (-f, else one in
+// ~/.ssh) and the public keys it certifies, unless it only reads (-l, -y,
+// -B, -F, -e, -i, -Y) or makes host keys (-A).
+func (k *check) keygenWrites(args []arg) []arg {
+	f, reads := arg{text: k.r.home + "/.ssh/id_rsa"}, false
+	rest := keygenOpts.walk(args, func(o string, v arg) {
+		if o == "f" {
+			f = k.tilde(v)
+		}
+		reads = reads || o != "" && strings.Contains("lyBFeiYA", o)
+	})
+	if reads {
+		return nil
+	}
+	return append([]arg{f}, rest...)
 }
 
 // tilde expands a leading ~ in an option's value (dd of=~/x), as bash

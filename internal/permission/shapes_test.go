@@ -155,6 +155,17 @@ func TestUnclear_Shapes(t *testing.T) {
 		{`echo ./build | xargs -n1 -IX rm -rf X`, false},
 		{`watch -n 1 -x make`, false},
 		{`parallel -I "$R" rm -rf X ::: ./b`, true},
+		{`cp x "$D"`, true}, // a write whose destination only the shell knows
+		{`cp -t "$D" key`, true},
+		{`tee "$(cat f)" < x`, true},
+		{`echo KEY > "$X"`, true},
+		{`echo KEY >> "$X"/authorized_keys`, true},
+		{`tar -xf t.tar -C "$D"`, true},
+		{`cp "$F" ~`, true}, // lands in ~ under a name only the shell knows
+		{`cd ~ && git clone "$URL"`, true},
+		{`cd "$X" && python3 -c "open('.ssh/authorized_keys','a')"`, true},
+		{`cp "$F" ./build/`, false},
+		{`echo KEY > ./out`, false},
 		{"rm -rf 'unclosed", true},
 		{"ls -la", false},
 		{"go test ./...", false},
