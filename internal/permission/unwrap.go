@@ -177,8 +177,8 @@ func (r *reader) run(argv []arg, x *runCtx) input {
 			r.cd(name, argv[1:], x.sc)
 			return r.final(argv, x)
 		}
-		if interpreters[strings.TrimRight(name, "0123456789.")] {
-			r.interp(argv, x)
+		if i := slices.IndexFunc(argv, func(a arg) bool { return interpreters[strings.TrimRight(progName(a.text), "0123456789.")] }); i >= 0 {
+			r.interp(argv[i:], x) // also as a runner's command: uv run python -c, npx node -e
 		}
 		if body := r.funcs[p.text]; body != nil && !r.active[p.text] {
 			r.called[p.text], r.active[p.text] = true, true
