@@ -426,7 +426,7 @@ func writesCredStore(k *check) bool {
 }
 
 // writtenFiles are the files a command writes: redirects, the operands of
-// tee, truncate and touch, where cp, mv, install, ln, rsync and scp put
+// tee, truncate and touch, where cp, mv, install, ln, rsync, scp and ditto put
 // each source, sed -i's and perl -i's files, dd's of=, downloads' outputs,
 // ssh-keygen's key, git clone's and init's directories and (standing for
 // the files under them) where an archive is unpacked.
@@ -437,7 +437,7 @@ func (k *check) writtenFiles() []arg {
 	switch prog := k.c.prog(); prog {
 	case "tee", "truncate", "touch":
 		out = append(out, ops...)
-	case "cp", "mv", "install", "ln", "rsync", "scp":
+	case "cp", "mv", "install", "ln", "rsync", "scp", "ditto":
 		out = append(out, k.copyDests(args, ops)...)
 	case "sed", "perl":
 		if hasShort(args, "i") || hasLong(args, "--in-place") { // -i, -Ei, -pi, --in-place=.bak
@@ -458,7 +458,7 @@ func (k *check) writtenFiles() []arg {
 	}
 	if downloaders[k.c.prog()] {
 		for _, t := range downloadTargets(k.c.prog(), args) {
-			out = append(out, k.tilde(arg{text: t}))
+			out = append(out, k.tilde(t))
 		}
 	}
 	return out
@@ -493,7 +493,7 @@ func (k *check) copyDests(args, ops []arg) []arg {
 			src = p
 		}
 		base := path.Base(src)
-		if strings.HasSuffix(src, "/") {
+		if strings.HasSuffix(src, "/") || k.c.prog() == "ditto" { // ditto copies what is in a directory
 			base = "."
 		}
 		switch {
@@ -714,7 +714,7 @@ func (r *reader) downloads(c *call) {
 		}
 	}
 	if downloaders[prog] {
-		written = append(written, downloadTargets(prog, c.argv[1:])...)
+		written = append(written, texts(downloadTargets(prog, c.argv[1:]))...)
 	}
 	if c.stdin.dl && prog == "tee" {
 		written = append(written, texts(operands(c.argv[1:]))...)
@@ -744,43 +744,57 @@ func (r *reader) isDownloaded(a arg) bool {
 }
 
 // downloadTargets are the files curl, wget & co. write: -o/-O values, or
-// the URL's base name (curl -O, wget without -O).
-func downloadTargets(prog string, args []arg) []string {
-	var out, urls []string
+// the URL's base name (curl -O, wget without -O), also in the directory
+// wget -P or curl --output-dir names.
+func downloadTargets(prog string, args []arg) []arg {
+	var out []arg
+	var urls []string
+	var dir *arg
 	remote := prog != "curl" // wget and the rest save under the URL's name by default
 	for i := 0; i < len(args); i++ {
-		t := args[i].text
-		next := func() string {
+		a, t := args[i], args[i].text
+		next := func() arg {
 			if i+1 < len(args) {
 				i++
-				return args[i].text
+				return args[i]
 			}
-			return ""
+			return arg{}
 		}
+		name, v, eq := strings.Cut(t, "=")
 		switch {
 		case strings.Contains(t, "://"):
 			urls = append(urls, t)
 		case t == "--output" || t == "--output-document" || t == "--out":
-			out = append(out, next())
-			remote = false
-		case strings.HasPrefix(t, "--output=") || strings.HasPrefix(t, "--output-document="):
-			_, v, _ := strings.Cut(t, "=")
-			out = append(out, v)
-			remote = false
+			out, remote = append(out, next()), false
+		case eq && (name == "--output" || name == "--output-document"):
+			out, remote = append(out, arg{text: v, dynamic: a.dynamic}), false
+		case t == "--directory-prefix" || t == "--output-dir":
+			d := next()
+			dir = &d
+		case eq && (name == "--directory-prefix" || name == "--output-dir"):
+			dir = &arg{text: v, dynamic: a.dynamic}
 		case t == "--remote-name" || t == "--remote-name-all":
 			remote = true
 		case len(t) > 1 && t[0] == '-' && t[1] != '-':
 			for j := 1; j < len(t); j++ {
-				if prog == "curl" && t[j] == 'O' {
+				c := t[j]
+				if prog == "curl" && c == 'O' {
 					remote = true
-				} else if t[j] == 'o' || t[j] == 'O' { // its value is the rest, or the next word
-					v := t[j+1:]
-					if v == "" {
-						v = next()
-					}
-					out, remote = append(out, v), false
-					break
+					continue
 				}
+				if c != 'o' && c != 'O' && (c != 'P' || prog == "curl") {
+					continue
+				}
+				v := arg{text: t[j+1:], dynamic: a.dynamic} // its value is the rest, or the next word
+				if v.text == "" && !v.dynamic {
+					v = next()
+				}
+				if c == 'P' {
+					dir = &v
+				} else {
+					out, remote = append(out, v), false
+				}
+				break
 			}
 		}
 	}
@@ -789,9 +803,16 @@ func downloadTargets(prog string, args []arg) []string {
 			u, _, _ = strings.Cut(u, "?")
 			u, _, _ = strings.Cut(u, "#")
 			if _, rest, ok := strings.Cut(u, "://"); ok && strings.Contains(rest, "/") {
-				out = append(out, path.Base(rest))
+				out = append(out, arg{text: path.Base(rest)})
 			} else {
-				out = append(out, "index.html")
+				out = append(out, arg{text: "index.html"})
+			}
+		}
+	}
+	if dir != nil {
+		for _, o := range out {
+			if !path.IsAbs(o.text) {
+				out = append(out, arg{text: path.Join(dir.text, o.text), dynamic: dir.dynamic || o.dynamic})
 			}
 		}
 	}

@@ -161,6 +161,8 @@ func TestUnclear_Shapes(t *testing.T) {
 		{`echo KEY > "$X"`, true},
 		{`echo KEY >> "$X"/authorized_keys`, true},
 		{`tar -xf t.tar -C "$D"`, true},
+		{`curl -o "$F" https://x/k`, true},
+		{`wget -P "$D" https://x/k`, true},
 		{`cp "$F" ~`, true}, // lands in ~ under a name only the shell knows
 		{`cd ~ && git clone "$URL"`, true},
 		{`cd "$X" && python3 -c "open('.ssh/authorized_keys','a')"`, true},
