@@ -328,10 +328,12 @@ func (k *check) isDevice(a arg) bool {
 
 var writeRedirs = map[string]bool{">": true, ">>": true, ">|": true, "&>": true, "&>>": true, "<>": true, ">&": true}
 
-func (k *check) writeTargets() []arg {
+// writeTargets are the files its redirections write (not >&2, a copy of a
+// descriptor).
+func (c *call) writeTargets() []arg {
 	var out []arg
-	for _, rd := range k.c.redirs {
-		if writeRedirs[rd.op.String()] {
+	for _, rd := range c.redirs {
+		if o := rd.op.String(); writeRedirs[o] && !(o == ">&" && strings.Trim(rd.target.text, "0123456789-") == "") {
 			out = append(out, rd.target)
 		}
 	}
@@ -358,23 +360,11 @@ var deviceTools = set("shred", "wipefs", "fdisk", "sfdisk", "cfdisk", "parted", 
 	"mkswap", "badblocks", "cryptsetup", "truncate", "tee", "pv", "sg_format")
 
 func rawDevice(k *check) bool {
-	if slices.ContainsFunc(k.writeTargets(), k.isDevice) {
+	if slices.ContainsFunc(k.writtenFiles(), k.isDevice) {
 		return true
 	}
-	prog := k.c.prog()
-	args := k.args()
+	prog, args := k.c.prog(), k.args()
 	switch {
-	case prog == "dd":
-		for _, a := range args {
-			if v, ok := strings.CutPrefix(a.text, "of="); ok && a.dynamic {
-				k.unknown()
-			} else if ok && k.isDevice(arg{text: v}) {
-				return true
-			}
-		}
-	case prog == "cp" || prog == "install" || prog == "mv" || prog == "ln" || prog == "rsync":
-		ops := operands(args)
-		return len(ops) > 1 && k.isDevice(ops[len(ops)-1])
 	case deviceTools[prog]:
 		return !readOnlyDeviceUse(prog, args) && slices.ContainsFunc(operands(args), k.isDevice)
 	case prog == "diskutil":
@@ -431,7 +421,7 @@ func writesCredStore(k *check) bool {
 // ssh-keygen's key, git clone's and init's directories and (standing for
 // the files under them) where an archive is unpacked.
 func (k *check) writtenFiles() []arg {
-	out := slices.DeleteFunc(k.writeTargets(), func(t arg) bool { return strings.Trim(t.text, "0123456789-") == "" }) // >&2
+	out := k.c.writeTargets()
 	args := k.args()
 	ops := operands(args)
 	switch prog := k.c.prog(); prog {
@@ -707,11 +697,7 @@ func (r *reader) downloads(c *call) {
 	}
 	var written []string
 	if downloaders[prog] || c.stdin.dl {
-		for _, rd := range c.redirs {
-			if o := rd.op.String(); o == ">" || o == ">>" || o == ">|" || o == "&>" {
-				written = append(written, rd.target.text)
-			}
-		}
+		written = texts(c.writeTargets())
 	}
 	if downloaders[prog] {
 		written = append(written, texts(downloadTargets(prog, c.argv[1:]))...)
