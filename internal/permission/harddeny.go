@@ -458,7 +458,9 @@ func (k *check) writtenFiles() []arg {
 // a directory, the file each source lands as there (cp .netrc ~).
 func (k *check) copyDests(args, ops []arg) []arg {
 	var dest arg
-	for i, a := range args {
+	gnu := slices.Contains([]string{"cp", "mv", "install", "ln"}, k.c.prog()) // -t DIR and -T: rsync's -t keeps times
+	for i := 0; gnu && i < len(args); i++ {
+		a := args[i]
 		if v, ok := strings.CutPrefix(a.text, "--target-directory="); ok {
 			dest = k.tilde(arg{text: v, dynamic: a.dynamic})
 		} else if (a.text == "-t" || a.text == "--target-directory") && i+1 < len(args) {
@@ -475,7 +477,7 @@ func (k *check) copyDests(args, ops []arg) []arg {
 	default:
 		return nil
 	}
-	dest.under = dest.under || hasShort(args, "T") || hasLong(args, "--no-target-directory") // cp -rT x ~ fills ~ with x's files
+	dest.under = dest.under || gnu && (hasShort(args, "T") || hasLong(args, "--no-target-directory")) // cp -rT x ~ fills ~ with x's files
 	out := []arg{dest}
 	for _, o := range ops {
 		src := o.text
