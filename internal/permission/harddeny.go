@@ -115,7 +115,7 @@ func (r *reader) emit(c *call) {
 			r.setDeny(rule.why)
 		}
 	}
-	r.downloads(c)
+	k.downloads()
 	r.symlinks(c)
 }
 
@@ -674,7 +674,8 @@ func forcePushMain(k *check) bool {
 
 // downloads tracks the files downloads write and refuses running them, or
 // a download fed to a shell or interpreter.
-func (r *reader) downloads(c *call) {
+func (k *check) downloads() {
+	r, c := k.r, k.c
 	prog := c.prog()
 	if len(c.argv) > 0 && c.argv[0].dynamic && c.argv[0].download {
 		r.setDeny(whyDownload)
@@ -697,25 +698,12 @@ func (r *reader) downloads(c *call) {
 	if r.unpacked && len(c.argv) > 0 && (runner && len(c.argv) > 1 && relative(c.argv[len(c.argv)-1]) || relative(c.argv[0]) && strings.Contains(c.argv[0].text, "/")) {
 		r.setDeny(whyDownload)
 	}
-	var written []string
-	if downloaders[prog] || c.stdin.dl {
-		written = texts(c.writeTargets())
-	}
-	if downloaders[prog] {
-		written = append(written, texts(downloadTargets(prog, c.argv[1:]))...)
-	}
-	if c.stdin.dl && prog == "tee" {
-		written = append(written, texts(operands(c.argv[1:]))...)
-	}
-	if prog == "cp" || prog == "mv" || prog == "install" || prog == "ln" {
-		ops := operands(c.argv[1:])
-		if slices.ContainsFunc(ops[:max(len(ops)-1, 0)], func(o arg) bool { return r.downloaded[path.Base(o.text)] }) {
-			written = append(written, ops[len(ops)-1].text) // a copy of a download
-		}
-	}
-	for _, w := range written {
-		if w != "-" && w != "" {
-			r.downloaded[path.Base(w)] = true
+	copied := slices.Contains([]string{"cp", "mv", "install", "ln"}, prog) && slices.ContainsFunc(operands(c.argv[1:]), r.isDownloaded)
+	if downloaders[prog] || c.stdin.dl || copied { // what a download, or a copy of one, writes is downloaded too
+		for _, w := range k.writtenFiles() {
+			if w.text != "-" && w.text != "" {
+				r.downloaded[path.Base(w.text)] = true
+			}
 		}
 	}
 }
