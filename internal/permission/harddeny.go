@@ -160,13 +160,8 @@ follow:
 // a file delete when recursive is false); unknown operands make the line
 // unclear.
 func (k *check) hits(a arg, recursive bool) bool {
-	if a.dynamic && a.maybe { // one of its values is known: check that one
-		k.unknown()
-		a.dynamic = false
-	}
-	paths, ok := k.paths(a)
+	paths, ok := k.known(a)
 	if !ok {
-		k.unknown()
 		return a.download
 	}
 	return slices.ContainsFunc(paths, func(p string) bool {
@@ -312,6 +307,20 @@ func (k *check) paths(a arg) ([]string, bool) {
 	return ps, ok
 }
 
+// known is paths for a rule: an operand hub cannot resolve makes the line
+// unclear, and so does ${X:-/}, which is checked as its known value.
+func (k *check) known(a arg) ([]string, bool) {
+	if a.dynamic && a.maybe {
+		k.unknown()
+		a.dynamic = false
+	}
+	ps, ok := k.paths(a)
+	if !ok {
+		k.unknown()
+	}
+	return ps, ok
+}
+
 // isDevice reports an operand naming a block device (or memory).
 func (k *check) isDevice(a arg) bool {
 	if a.dynamic {
@@ -401,14 +410,7 @@ func writesEnv(k *check) bool {
 // destination known only when the shell runs makes the line unclear.
 func writesCredStore(k *check) bool {
 	return slices.ContainsFunc(k.writtenFiles(), func(a arg) bool {
-		if a.dynamic && a.maybe { // one of its values is known: check that one
-			k.unknown()
-			a.dynamic = false
-		}
-		paths, ok := k.paths(a)
-		if !ok {
-			k.unknown()
-		}
+		paths, _ := k.known(a)
 		return slices.ContainsFunc(paths, func(p string) bool {
 			return k.r.inCredStore(p, false) || a.glob && k.r.credGlob(p) || a.under && k.r.holdsCredStore(p)
 		})
