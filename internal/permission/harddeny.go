@@ -492,7 +492,7 @@ func (k *check) copyDests(args, ops []arg) []arg {
 		}
 		switch {
 		case dest.dynamic:
-		case o.dynamic:
+		case o.dynamic && base != "." && base != "..":
 			k.unnamedIn(dest)
 		default: // x/, x/. and x/.. copy what is in them (rsync, BSD cp): files hub cannot name
 			out = append(out, arg{text: path.Join(dest.text, base), glob: dest.glob || o.glob, under: dest.under || base == "." || base == ".."})
