@@ -430,7 +430,7 @@ func (k *check) writtenFiles() []arg {
 	case "tee", "truncate", "touch":
 		out = append(out, ops...)
 	case "cp", "mv", "install", "ln", "rsync", "scp", "ditto":
-		out = append(out, k.copyDests(args, ops)...)
+		out = append(out, k.copyDests(args)...)
 	case "sed", "perl":
 		if hasShort(args, "i") || hasLong(args, "--in-place") { // -i, -Ei, -pi, --in-place=.bak
 			out = append(out, ops...)
@@ -458,20 +458,17 @@ func (k *check) writtenFiles() []arg {
 
 // copyDests are the destination of a copy, move or link and, should it be
 // a directory, the file each source lands as there (cp .netrc ~).
-func (k *check) copyDests(args, ops []arg) []arg {
+func (k *check) copyDests(args []arg) []arg {
 	var dest arg
+	vals, rest := []arg(nil), args
 	gnu := slices.Contains([]string{"cp", "mv", "install", "ln"}, k.c.prog()) // -t DIR and -T: rsync's -t keeps times
-	for i := 0; gnu && i < len(args); i++ {
-		a := args[i]
-		if v, ok := strings.CutPrefix(a.text, "--target-directory="); ok {
-			dest = k.tilde(arg{text: v, dynamic: a.dynamic})
-		} else if (a.text == "-t" || a.text == "--target-directory") && i+1 < len(args) {
-			dest = args[i+1]
-			ops = slices.DeleteFunc(slices.Clone(ops), func(o arg) bool { return o == args[i+1] })
-		}
+	if gnu {
+		vals, rest = k.optValues(args, "t", "--target-directory")
 	}
+	ops := operands(rest)
 	switch {
-	case dest.text != "" || dest.dynamic:
+	case len(vals) > 0:
+		dest = vals[len(vals)-1]
 	case len(ops) > 1:
 		dest, ops = ops[len(ops)-1], ops[:len(ops)-1]
 	case len(ops) == 1 && k.c.prog() == "ln": // ln TARGET links in the directory
@@ -536,18 +533,7 @@ func (k *check) unpackDirs(prog string, args []arg) []arg {
 	case !hasShort(args, "x") && !hasLong(args, "--extract", "--get"):
 		return nil
 	}
-	var dirs []arg
-	for i, a := range args {
-		t := a.text
-		switch v, eq := strings.CutPrefix(t, long+"="); {
-		case long != "" && eq:
-			dirs = append(dirs, k.tilde(arg{text: v, dynamic: a.dynamic}))
-		case (t == long || len(t) > 1 && t[0] == '-' && t[1] != '-' && strings.HasSuffix(t, short)) && i+1 < len(args): // -C dir, -xC dir
-			dirs = append(dirs, args[i+1])
-		case strings.HasPrefix(t, "-"+short) && len(t) > 2: // -C/dir
-			dirs = append(dirs, arg{text: t[2:], dynamic: a.dynamic})
-		}
-	}
+	dirs, _ := k.optValues(args, short, long)
 	if dirs == nil {
 		dirs = []arg{{text: "."}}
 	}
@@ -555,6 +541,25 @@ func (k *check) unpackDirs(prog string, args []arg) []arg {
 		dirs[i].under = true
 	}
 	return dirs
+}
+
+// optValues splits an option out of args wherever it stands (-s V, -xs V,
+// -sV, long V, long=V with ~ expanded as bash does): its values, the rest.
+func (k *check) optValues(args []arg, short, long string) (vals, rest []arg) {
+	for i := 0; i < len(args); i++ {
+		a, t := args[i], args[i].text
+		switch v, eq := strings.CutPrefix(t, long+"="); {
+		case long != "" && eq:
+			vals = append(vals, k.tilde(arg{text: v, dynamic: a.dynamic}))
+		case (t == long || len(t) > 1 && t[0] == '-' && t[1] != '-' && strings.HasSuffix(t, short)) && i+1 < len(args):
+			vals, i = append(vals, args[i+1]), i+1
+		case strings.HasPrefix(t, "-"+short) && len(t) > 2:
+			vals = append(vals, arg{text: t[2:], dynamic: a.dynamic})
+		default:
+			rest = append(rest, a)
+		}
+	}
+	return vals, rest
 }
 
 // gitWrites: everything under the directory git clone fills, and the
