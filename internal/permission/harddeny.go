@@ -61,6 +61,7 @@ const (
 	whyDownload  = "running downloaded code is never allowed"
 	whyEnv       = "writing .env files is never allowed (secrets)"
 	whyCredWrite = "writing into a credential store (~/.ssh, ~/.aws, ~/.netrc, …) is never allowed"
+	whyCredCode  = "inline code naming a credential store (~/.ssh, ~/.aws, ~/.netrc, …), or run in one, is never allowed: hub cannot read what it writes there"
 	whyForcePush = "force-pushing to main or master is never allowed"
 )
 
@@ -114,7 +115,7 @@ func (r *reader) emit(c *call) {
 			r.setDeny(rule.why)
 		}
 	}
-	r.downloads(c)
+	k.downloads()
 	r.symlinks(c)
 }
 
@@ -159,13 +160,8 @@ follow:
 // a file delete when recursive is false); unknown operands make the line
 // unclear.
 func (k *check) hits(a arg, recursive bool) bool {
-	if a.dynamic && a.maybe { // one of its values is known: check that one
-		k.unknown()
-		a.dynamic = false
-	}
-	paths, ok := k.paths(a)
+	paths, ok := k.known(a)
 	if !ok {
-		k.unknown()
 		return a.download
 	}
 	return slices.ContainsFunc(paths, func(p string) bool {
@@ -203,6 +199,15 @@ func deletes(k *check) bool {
 	prog, args := k.c.prog(), k.args()
 	if prog == "tar" || prog == "bsdtar" || prog == "gtar" {
 		return hasLong(args, "--remove-files") && k.hitsAny(operands(args), true)
+	}
+	if prog == "git" && len(args) > 0 && args[0].text == "clean" { // what git does not track, under each pathspec
+		if hasShort(args[1:], "n") || hasLong(args[1:], "--dry-run") {
+			return false
+		}
+		if ops := operands(skipValues(args[1:], "-e", "--exclude")); len(ops) > 0 {
+			return k.hitsAny(ops, true)
+		}
+		return k.hits(arg{text: "."}, true)
 	}
 	if !slices.Contains([]string{"rm", "unlink", "shred", "srm", "wipe", "rmdir", "truncate"}, prog) {
 		return false
@@ -302,6 +307,20 @@ func (k *check) paths(a arg) ([]string, bool) {
 	return ps, ok
 }
 
+// known is paths for a rule: an operand hub cannot resolve makes the line
+// unclear, and so does ${X:-/}, which is checked as its known value.
+func (k *check) known(a arg) ([]string, bool) {
+	if a.dynamic && a.maybe {
+		k.unknown()
+		a.dynamic = false
+	}
+	ps, ok := k.paths(a)
+	if !ok {
+		k.unknown()
+	}
+	return ps, ok
+}
+
 // isDevice reports an operand naming a block device (or memory).
 func (k *check) isDevice(a arg) bool {
 	if a.dynamic {
@@ -318,10 +337,12 @@ func (k *check) isDevice(a arg) bool {
 
 var writeRedirs = map[string]bool{">": true, ">>": true, ">|": true, "&>": true, "&>>": true, "<>": true, ">&": true}
 
-func (k *check) writeTargets() []arg {
+// writeTargets are the files its redirections write (not >&2, a copy of a
+// descriptor).
+func (c *call) writeTargets() []arg {
 	var out []arg
-	for _, rd := range k.c.redirs {
-		if writeRedirs[rd.op.String()] {
+	for _, rd := range c.redirs {
+		if o := rd.op.String(); writeRedirs[o] && !(o == ">&" && strings.Trim(rd.target.text, "0123456789-") == "") {
 			out = append(out, rd.target)
 		}
 	}
@@ -348,23 +369,11 @@ var deviceTools = set("shred", "wipefs", "fdisk", "sfdisk", "cfdisk", "parted", 
 	"mkswap", "badblocks", "cryptsetup", "truncate", "tee", "pv", "sg_format")
 
 func rawDevice(k *check) bool {
-	if slices.ContainsFunc(k.writeTargets(), k.isDevice) {
+	if slices.ContainsFunc(k.writtenFiles(), k.isDevice) {
 		return true
 	}
-	prog := k.c.prog()
-	args := k.args()
+	prog, args := k.c.prog(), k.args()
 	switch {
-	case prog == "dd":
-		for _, a := range args {
-			if v, ok := strings.CutPrefix(a.text, "of="); ok && a.dynamic {
-				k.unknown()
-			} else if ok && k.isDevice(arg{text: v}) {
-				return true
-			}
-		}
-	case prog == "cp" || prog == "install" || prog == "mv" || prog == "ln" || prog == "rsync":
-		ops := operands(args)
-		return len(ops) > 1 && k.isDevice(ops[len(ops)-1])
 	case deviceTools[prog]:
 		return !readOnlyDeviceUse(prog, args) && slices.ContainsFunc(operands(args), k.isDevice)
 	case prog == "diskutil":
@@ -395,50 +404,43 @@ func writesEnv(k *check) bool {
 
 // writesCredStore reports a command that writes into a credential store
 // (credStores), wherever it names it from: planting a key there (echo >>
-// ~/.ssh/authorized_keys) is as bad as deleting one.
+// ~/.ssh/authorized_keys) is as bad as deleting one. Files hub cannot
+// name (an archive's, a copied directory's contents) written under a
+// directory holding a store (~, /home, ~/.config) are as bad; a
+// destination known only when the shell runs makes the line unclear.
 func writesCredStore(k *check) bool {
 	return slices.ContainsFunc(k.writtenFiles(), func(a arg) bool {
-		if a.dynamic && a.maybe { // one of its values is known: check that one
-			a.dynamic = false
-		}
-		paths, _ := k.paths(a)
-		return slices.ContainsFunc(paths, func(p string) bool { return k.r.inCredStore(p, false) || a.glob && k.r.credGlob(p) })
+		paths, _ := k.known(a)
+		return slices.ContainsFunc(paths, func(p string) bool {
+			return k.r.inCredStore(p, false) || a.glob && k.r.credGlob(p) || a.under && k.r.holdsCredStore(p)
+		})
 	})
 }
 
 // writtenFiles are the files a command writes: redirects, the operands of
-// tee, truncate and touch, where cp, mv, install, ln, rsync and scp put
-// each source, sed -i's and perl -i's files, dd's of= and downloads'
-// outputs.
+// tee, truncate and touch, where cp, mv, install, ln, rsync, scp and ditto put
+// each source, sed -i's and perl -i's files, dd's of=, downloads' outputs,
+// ssh-keygen's key, git clone's and init's directories and (standing for
+// the files under them) where an archive is unpacked.
 func (k *check) writtenFiles() []arg {
-	out := slices.DeleteFunc(k.writeTargets(), func(t arg) bool { return strings.Trim(t.text, "0123456789-") == "" }) // >&2
+	out := k.c.writeTargets()
 	args := k.args()
 	ops := operands(args)
 	switch prog := k.c.prog(); prog {
 	case "tee", "truncate", "touch":
 		out = append(out, ops...)
-	case "cp", "mv", "install", "ln", "rsync", "scp":
-		out = append(out, k.copyDests(args, ops)...)
+	case "cp", "mv", "install", "ln", "rsync", "scp", "ditto":
+		out = append(out, k.copyDests(args)...)
 	case "sed", "perl":
 		if hasShort(args, "i") || hasLong(args, "--in-place") { // -i, -Ei, -pi, --in-place=.bak
 			out = append(out, ops...)
 		}
-	case "tar", "bsdtar", "gtar", "unzip": // the directory an archive is unpacked in
-		oldStyle := len(args) > 0 && !strings.HasPrefix(args[0].text, "-") && strings.Contains(args[0].text, "x")
-		if prog == "unzip" || oldStyle || hasShort(args, "x") || hasLong(args, "--extract", "--get") {
-			var dirs []arg
-			for i, a := range args {
-				if v, ok := strings.CutPrefix(a.text, "--directory="); ok {
-					dirs = append(dirs, k.tilde(arg{text: v, dynamic: a.dynamic}))
-				} else if (a.text == "-C" || a.text == "--directory" || a.text == "-d" && prog == "unzip") && i+1 < len(args) {
-					dirs = append(dirs, args[i+1])
-				}
-			}
-			if dirs == nil {
-				dirs = []arg{{text: "."}}
-			}
-			out = append(out, dirs...)
-		}
+	case "tar", "bsdtar", "gtar", "unzip", "7z", "7za", "7zr", "cpio": // everything under the directory an archive is unpacked in
+		out = append(out, k.unpackDirs(prog, args)...)
+	case "git":
+		out = append(out, k.gitWrites(args)...)
+	case "ssh-keygen":
+		out = append(out, k.keygenWrites(args)...)
 	case "dd":
 		for _, a := range args {
 			if v, ok := strings.CutPrefix(a.text, "of="); ok {
@@ -448,7 +450,7 @@ func (k *check) writtenFiles() []arg {
 	}
 	if downloaders[k.c.prog()] {
 		for _, t := range downloadTargets(k.c.prog(), args) {
-			out = append(out, k.tilde(arg{text: t}))
+			out = append(out, k.tilde(t))
 		}
 	}
 	return out
@@ -456,18 +458,17 @@ func (k *check) writtenFiles() []arg {
 
 // copyDests are the destination of a copy, move or link and, should it be
 // a directory, the file each source lands as there (cp .netrc ~).
-func (k *check) copyDests(args, ops []arg) []arg {
+func (k *check) copyDests(args []arg) []arg {
 	var dest arg
-	for i, a := range args {
-		if v, ok := strings.CutPrefix(a.text, "--target-directory="); ok {
-			dest = k.tilde(arg{text: v, dynamic: a.dynamic})
-		} else if (a.text == "-t" || a.text == "--target-directory") && i+1 < len(args) {
-			dest = args[i+1]
-			ops = slices.DeleteFunc(slices.Clone(ops), func(o arg) bool { return o == args[i+1] })
-		}
+	vals, rest := []arg(nil), args
+	gnu := slices.Contains([]string{"cp", "mv", "install", "ln"}, k.c.prog()) // -t DIR and -T: rsync's -t keeps times
+	if gnu {
+		vals, rest = k.optValues(args, "t", "--target-directory")
 	}
+	ops := operands(rest)
 	switch {
-	case dest.text != "" || dest.dynamic:
+	case len(vals) > 0:
+		dest = vals[len(vals)-1]
 	case len(ops) > 1:
 		dest, ops = ops[len(ops)-1], ops[:len(ops)-1]
 	case len(ops) == 1 && k.c.prog() == "ln": // ln TARGET links in the directory
@@ -475,17 +476,137 @@ func (k *check) copyDests(args, ops []arg) []arg {
 	default:
 		return nil
 	}
+	dest.under = dest.under || gnu && (hasShort(args, "T") || hasLong(args, "--no-target-directory")) // cp -rT x ~ fills ~ with x's files
 	out := []arg{dest}
 	for _, o := range ops {
-		if !dest.dynamic && !o.dynamic {
-			_, src, _ := strings.Cut(o.text, ":") // rsync and scp: HOST:PATH
-			if !strings.Contains(o.text, ":") {
-				src = o.text
-			}
-			out = append(out, arg{text: path.Join(dest.text, path.Base(src)), glob: dest.glob || o.glob})
+		src := o.text
+		if _, p, ok := strings.Cut(src, ":"); ok { // rsync and scp: HOST:PATH
+			src = p
+		}
+		base := path.Base(src)
+		if strings.HasSuffix(src, "/") || k.c.prog() == "ditto" { // ditto copies what is in a directory
+			base = "."
+		}
+		switch {
+		case dest.dynamic:
+		case o.dynamic && base != "." && base != "..":
+			k.unnamedIn(dest)
+		default: // x/, x/. and x/.. copy what is in them (rsync, BSD cp): files hub cannot name
+			out = append(out, arg{text: path.Join(dest.text, base), glob: dest.glob || o.glob, under: dest.under || base == "." || base == ".."})
 		}
 	}
 	return out
+}
+
+// unnamedIn notes a file written in dir under a name hub cannot know
+// before the shell runs (cp "$F" ~): the line is unclear where dir may
+// hold a credential store.
+func (k *check) unnamedIn(dir arg) {
+	if ps, ok := k.paths(dir); !ok || slices.ContainsFunc(ps, k.r.holdsCredStore) {
+		k.unknown()
+	}
+}
+
+// unpackDirs are the directories an archive is unpacked in (tar -x -C,
+// unzip -d, 7z x -o, cpio -i -D; else here), standing for the files under
+// them: hub cannot name what an archive holds.
+func (k *check) unpackDirs(prog string, args []arg) []arg {
+	first := ""
+	if len(args) > 0 {
+		first = args[0].text
+	}
+	short, long := "C", "--directory"
+	switch {
+	case prog == "unzip":
+		short, long = "d", ""
+	case strings.HasPrefix(prog, "7z"):
+		if first != "x" && first != "e" {
+			return nil
+		}
+		short, long = "o", ""
+	case prog == "cpio":
+		if !hasShort(args, "i") && !hasLong(args, "--extract") {
+			return nil
+		}
+		short = "D"
+	case !strings.HasPrefix(first, "-") && strings.Contains(first, "x"): // tar xzf
+	case !hasShort(args, "x") && !hasLong(args, "--extract", "--get"):
+		return nil
+	}
+	dirs, _ := k.optValues(args, short, long)
+	if dirs == nil {
+		dirs = []arg{{text: "."}}
+	}
+	for i := range dirs {
+		dirs[i].under = true
+	}
+	return dirs
+}
+
+// optValues splits an option out of args wherever it stands (-s V, -xs V,
+// -sV, long V, long=V with ~ expanded as bash does): its values, the rest.
+func (k *check) optValues(args []arg, short, long string) (vals, rest []arg) {
+	for i := 0; i < len(args); i++ {
+		a, t := args[i], args[i].text
+		switch v, eq := strings.CutPrefix(t, long+"="); {
+		case long != "" && eq:
+			vals = append(vals, k.tilde(arg{text: v, dynamic: a.dynamic}))
+		case (t == long || len(t) > 1 && t[0] == '-' && t[1] != '-' && strings.HasSuffix(t, short)) && i+1 < len(args):
+			vals, i = append(vals, args[i+1]), i+1
+		case strings.HasPrefix(t, "-"+short) && len(t) > 2:
+			vals = append(vals, arg{text: t[2:], dynamic: a.dynamic})
+		default:
+			rest = append(rest, a)
+		}
+	}
+	return vals, rest
+}
+
+// gitWrites: everything under the directory git clone fills, and the
+// repository git init makes.
+func (k *check) gitWrites(args []arg) []arg {
+	if len(args) == 0 {
+		return nil
+	}
+	ops := operands(skipValues(args[1:], "-b", "--branch", "-o", "--origin", "--depth", "-c", "--config", "--reference", "--reference-if-able",
+		"--separate-git-dir", "-u", "--upload-pack", "-j", "--jobs", "--template", "--filter", "--shallow-since", "--shallow-exclude",
+		"--server-option", "--bundle-uri", "--revision", "--initial-branch", "--object-format", "--ref-format"))
+	switch {
+	case args[0].text == "init" && len(ops) == 0:
+		return []arg{{text: "."}}
+	case args[0].text == "init":
+		return ops[:1]
+	case args[0].text != "clone" || len(ops) == 0:
+		return nil
+	case len(ops) > 1:
+		ops[1].under = true
+		return ops[1:2]
+	case ops[0].dynamic: // a directory named after a URL hub cannot know
+		k.unnamedIn(arg{text: "."})
+		return nil
+	}
+	name := strings.TrimSuffix(path.Base(strings.TrimRight(ops[0].text, "/")), ".git")
+	return []arg{{text: name, under: true}}
+}
+
+// keygenOpts are ssh-keygen's options that take a value.
+var keygenOpts = optSpec{valued: "abCDEFfIJjMmNnOPRrstVwYzZ"}
+
+// keygenWrites: the key ssh-keygen writes or changes (-f, else one in
+// ~/.ssh) and the public keys it certifies, unless it only reads (-l, -y,
+// -B, -F, -e, -i, -Y) or makes host keys (-A).
+func (k *check) keygenWrites(args []arg) []arg {
+	f, reads := arg{text: k.r.home + "/.ssh/id_rsa"}, false
+	rest := keygenOpts.walk(args, func(o string, v arg) {
+		if o == "f" {
+			f = k.tilde(v)
+		}
+		reads = reads || o != "" && strings.Contains("lyBFeiYA", o)
+	})
+	if reads {
+		return nil
+	}
+	return append([]arg{f}, rest...)
 }
 
 // tilde expands a leading ~ in an option's value (dd of=~/x), as bash
@@ -560,7 +681,8 @@ func forcePushMain(k *check) bool {
 
 // downloads tracks the files downloads write and refuses running them, or
 // a download fed to a shell or interpreter.
-func (r *reader) downloads(c *call) {
+func (k *check) downloads() {
+	r, c := k.r, k.c
 	prog := c.prog()
 	if len(c.argv) > 0 && c.argv[0].dynamic && c.argv[0].download {
 		r.setDeny(whyDownload)
@@ -583,29 +705,12 @@ func (r *reader) downloads(c *call) {
 	if r.unpacked && len(c.argv) > 0 && (runner && len(c.argv) > 1 && relative(c.argv[len(c.argv)-1]) || relative(c.argv[0]) && strings.Contains(c.argv[0].text, "/")) {
 		r.setDeny(whyDownload)
 	}
-	var written []string
-	if downloaders[prog] || c.stdin.dl {
-		for _, rd := range c.redirs {
-			if o := rd.op.String(); o == ">" || o == ">>" || o == ">|" || o == "&>" {
-				written = append(written, rd.target.text)
+	copied := slices.Contains([]string{"cp", "mv", "install", "ln"}, prog) && slices.ContainsFunc(operands(c.argv[1:]), r.isDownloaded)
+	if downloaders[prog] || c.stdin.dl || copied { // what a download, or a copy of one, writes is downloaded too
+		for _, w := range k.writtenFiles() {
+			if w.text != "-" && w.text != "" {
+				r.downloaded[path.Base(w.text)] = true
 			}
-		}
-	}
-	if downloaders[prog] {
-		written = append(written, downloadTargets(prog, c.argv[1:])...)
-	}
-	if c.stdin.dl && prog == "tee" {
-		written = append(written, texts(operands(c.argv[1:]))...)
-	}
-	if prog == "cp" || prog == "mv" || prog == "install" || prog == "ln" {
-		ops := operands(c.argv[1:])
-		if slices.ContainsFunc(ops[:max(len(ops)-1, 0)], func(o arg) bool { return r.downloaded[path.Base(o.text)] }) {
-			written = append(written, ops[len(ops)-1].text) // a copy of a download
-		}
-	}
-	for _, w := range written {
-		if w != "-" && w != "" {
-			r.downloaded[path.Base(w)] = true
 		}
 	}
 }
@@ -622,43 +727,57 @@ func (r *reader) isDownloaded(a arg) bool {
 }
 
 // downloadTargets are the files curl, wget & co. write: -o/-O values, or
-// the URL's base name (curl -O, wget without -O).
-func downloadTargets(prog string, args []arg) []string {
-	var out, urls []string
+// the URL's base name (curl -O, wget without -O), also in the directory
+// wget -P or curl --output-dir names.
+func downloadTargets(prog string, args []arg) []arg {
+	var out []arg
+	var urls []string
+	var dir *arg
 	remote := prog != "curl" // wget and the rest save under the URL's name by default
 	for i := 0; i < len(args); i++ {
-		t := args[i].text
-		next := func() string {
+		a, t := args[i], args[i].text
+		next := func() arg {
 			if i+1 < len(args) {
 				i++
-				return args[i].text
+				return args[i]
 			}
-			return ""
+			return arg{}
 		}
+		name, v, eq := strings.Cut(t, "=")
 		switch {
 		case strings.Contains(t, "://"):
 			urls = append(urls, t)
 		case t == "--output" || t == "--output-document" || t == "--out":
-			out = append(out, next())
-			remote = false
-		case strings.HasPrefix(t, "--output=") || strings.HasPrefix(t, "--output-document="):
-			_, v, _ := strings.Cut(t, "=")
-			out = append(out, v)
-			remote = false
+			out, remote = append(out, next()), false
+		case eq && (name == "--output" || name == "--output-document"):
+			out, remote = append(out, arg{text: v, dynamic: a.dynamic}), false
+		case t == "--directory-prefix" || t == "--output-dir":
+			d := next()
+			dir = &d
+		case eq && (name == "--directory-prefix" || name == "--output-dir"):
+			dir = &arg{text: v, dynamic: a.dynamic}
 		case t == "--remote-name" || t == "--remote-name-all":
 			remote = true
 		case len(t) > 1 && t[0] == '-' && t[1] != '-':
 			for j := 1; j < len(t); j++ {
-				if prog == "curl" && t[j] == 'O' {
+				c := t[j]
+				if prog == "curl" && c == 'O' {
 					remote = true
-				} else if t[j] == 'o' || t[j] == 'O' { // its value is the rest, or the next word
-					v := t[j+1:]
-					if v == "" {
-						v = next()
-					}
-					out, remote = append(out, v), false
-					break
+					continue
 				}
+				if c != 'o' && c != 'O' && (c != 'P' || prog == "curl") {
+					continue
+				}
+				v := arg{text: t[j+1:], dynamic: a.dynamic} // its value is the rest, or the next word
+				if v.text == "" && !v.dynamic {
+					v = next()
+				}
+				if c == 'P' {
+					dir = &v
+				} else {
+					out, remote = append(out, v), false
+				}
+				break
 			}
 		}
 	}
@@ -667,9 +786,16 @@ func downloadTargets(prog string, args []arg) []string {
 			u, _, _ = strings.Cut(u, "?")
 			u, _, _ = strings.Cut(u, "#")
 			if _, rest, ok := strings.Cut(u, "://"); ok && strings.Contains(rest, "/") {
-				out = append(out, path.Base(rest))
+				out = append(out, arg{text: path.Base(rest)})
 			} else {
-				out = append(out, "index.html")
+				out = append(out, arg{text: "index.html"})
+			}
+		}
+	}
+	if dir != nil {
+		for _, o := range out {
+			if !path.IsAbs(o.text) {
+				out = append(out, arg{text: path.Join(dir.text, o.text), dynamic: dir.dynamic || o.dynamic})
 			}
 		}
 	}

@@ -12,7 +12,8 @@ import (
 // Inline interpreter code (python -c, perl -e, node -e, ruby -e, php -r)
 // hub cannot read as a program; it reads the shell commands such code
 // hands to a shell (os.system("…"), subprocess.run([…]), `…`) and the
-// recursive deletes it spells with a literal path (shutil.rmtree("~")).
+// recursive deletes it spells with a literal path (shutil.rmtree("~")),
+// and refuses code that may write into a credential store (credCode).
 
 var (
 	homeCalls = lazyRE(`(?:pathlib\.)?Path\.home\(\)|(?:os|require\(['"]os['"]\))\.homedir\(\)|Dir\.home|ENV\[['"]HOME['"]\]|os\.environ\[['"]HOME['"]\]|\$ENV\{HOME\}|os\.getenv\(['"]HOME['"]\)|process\.env\.HOME`)
@@ -22,6 +23,36 @@ var (
 	quoted    = lazyRE(`'([^']*)'|"([^"]*)"`)
 )
 
+// homeRef is how code reaches a home: ~, $HOME, Path.home(), homedir,
+// expanduser, USERPROFILE, /root, /home/x, /Users/x, or a climb (..).
+var homeRef = lazyRE(`~|\bhome|userprofile|/root\b|\busers[/\\]|\.\.`)
+
+// credName is a credential store's name (credStores) as code spells it:
+// a path, or its parts given to a join ('.config', 'gh').
+var credName = sync.OnceValue(func() *regexp.Regexp {
+	alts := make([]string, len(credStores))
+	for i, s := range credStores {
+		parts := strings.Split(regexp.QuoteMeta(s), "/")
+		alts[i] = strings.Join(parts, `['"\s/\\,+()]*`)
+	}
+	return regexp.MustCompile(`(?:^|[^\w.-])(?:` + strings.Join(alts, "|") + `)(?:[^\w.-]|$)`)
+})
+
+// credCode refuses inline code hub cannot read that may write into a
+// credential store: code that names one along with a way to a home (or
+// run in a home, or in a store); where it runs is unknown, it is unclear.
+func (r *reader) credCode(code string, cwds []string) {
+	code = strings.ToLower(code)
+	named := credName().MatchString(code)
+	switch {
+	case slices.ContainsFunc(cwds, func(d string) bool { return r.inCredStore(d, false) }),
+		named && (homeRef().MatchString(code) || slices.ContainsFunc(cwds, r.holdsCredStore)):
+		r.setDeny(whyCredCode)
+	case named && cwds == nil:
+		r.out.unclear = true
+	}
+}
+
 // lazyRE compiles expr on first use: most starts of hub (and every start
 // of its agent supervisor) never read a command.
 func lazyRE(expr string) func() *regexp.Regexp {
@@ -30,6 +61,11 @@ func lazyRE(expr string) func() *regexp.Regexp {
 
 // interpCode is the inline code of an interpreter's argv, if any.
 func interpCode(argv []arg) (string, bool) {
+	if len(argv) > 2 && argv[1].text == "eval" { // deno eval CODE
+		if ops := operands(argv[2:]); len(ops) > 0 {
+			return ops[0].text, !ops[0].dynamic
+		}
+	}
 	for i := 1; i+1 < len(argv); i++ { // an option and the code after it
 		t := argv[i].text
 		if slices.Contains([]string{"-c", "-e", "-E", "-r", "--eval", "-p", "--print"}, t) ||
@@ -43,9 +79,13 @@ func interpCode(argv []arg) (string, bool) {
 // interp walks the shell commands and deletes in inline code.
 func (r *reader) interp(argv []arg, x *runCtx) {
 	code, ok := interpCode(argv)
+	if ops := operands(argv[1:]); !ok && x.stdin.kind == inText && (len(ops) == 0 || ops[0].text == "-") {
+		code, ok = x.stdin.text, true // the program on stdin: python3 <<< '…'
+	}
 	if !ok {
 		return
 	}
+	r.credCode(code, x.sc.cwds)
 	code = homeCalls().ReplaceAllString(code, `"~"`)
 	for _, m := range shellCall().FindAllStringSubmatch(code, 8) {
 		script := m[1] + m[2]

@@ -170,6 +170,9 @@ func TestAlwaysScope_NeverBroaderThanShown(t *testing.T) {
 		{"FOO=1 go test", "FOO=1 rm -rf /"},
 		{"sudo ls", "sudo rm -rf /"},
 		{"git stash list", "git stash drop"},
+		{"ssh -p 22 host ls", "ssh -p 22 host make clean"}, // a remote command, run by a shell there
+		{"ssh host uptime", "ssh host reboot"},
+		{"at -q a now", "at -q a midnight"},
 	}
 	for _, tt := range tests {
 		if AlwaysScope("Bash", tt.allowed) == AlwaysScope("Bash", tt.later) {

@@ -105,6 +105,18 @@ func (r *reader) inCredStore(p string, parents bool) bool {
 	return h != "" && credStoreAt(rel, parents)
 }
 
+// holdsCredStore reports p a directory a credential store may be under:
+// a home, a directory above one (/, /home, /var) or in one above a
+// store (~/.config, ~/.local/share), or a store itself.
+func (r *reader) holdsCredStore(p string) bool {
+	if h, rel := r.homeOf(p); h != "" {
+		return rel == "" || credStoreAt(rel, true)
+	}
+	return slices.ContainsFunc([]string{r.home, "/root", "/var/root", "/home/x", "/Users/x"}, func(h string) bool {
+		return p == "/" || strings.HasPrefix(h, p+"/")
+	})
+}
+
 // homeOf finds the home directory p is (in): yours, root's, or a user's
 // under /home or /Users; rel is p inside it.
 func (r *reader) homeOf(p string) (home, rel string) {

@@ -110,7 +110,7 @@ func wrapped(argv []string) bool {
 	_, plain := plainWrappers[prog]
 	return plain || shells[prog] || interpreters[strings.TrimRight(prog, "0123456789.")] || privileged[prog] ||
 		prog == "git" && len(argv) > 1 && strings.HasPrefix(argv[1], "-") ||
-		slices.Contains([]string{"env", "xargs", "eval", "source", ".", "watch", "parallel", "flock", "busybox", "script", "trap", "find"}, prog)
+		slices.Contains([]string{"env", "xargs", "eval", "source", ".", "watch", "parallel", "flock", "busybox", "script", "trap", "find", "ssh", "at", "batch"}, prog)
 }
 
 // destructivePrograms delete or overwrite data whatever their flags say.

@@ -177,8 +177,8 @@ func (r *reader) run(argv []arg, x *runCtx) input {
 			r.cd(name, argv[1:], x.sc)
 			return r.final(argv, x)
 		}
-		if interpreters[strings.TrimRight(name, "0123456789.")] {
-			r.interp(argv, x)
+		if i := slices.IndexFunc(argv, func(a arg) bool { return interpreters[strings.TrimRight(progName(a.text), "0123456789.")] }); i >= 0 {
+			r.interp(argv[i:], x) // also as a runner's command: uv run python -c, npx node -e
 		}
 		if body := r.funcs[p.text]; body != nil && !r.active[p.text] {
 			r.called[p.text], r.active[p.text] = true, true
@@ -278,28 +278,7 @@ func (r *reader) wrapperDir(name string, spec optSpec, opts []arg, x *runCtx) {
 // valued take a value, attached or the next word) and long ones (those in
 // long take the next word unless given with =).
 func skipOpts(args []arg, valued string, long ...string) []arg {
-	for len(args) > 0 {
-		t := args[0].text
-		switch {
-		case args[0].dynamic:
-			return args
-		case t == "--":
-			return args[1:]
-		case strings.HasPrefix(t, "--"):
-			args = args[1:]
-			if !strings.Contains(t, "=") && len(args) > 0 && longOpt(t[2:], long) != "" {
-				args = args[1:]
-			}
-		case len(t) > 1 && t[0] == '-':
-			args = args[1:]
-			if strings.IndexAny(t[1:], valued) == len(t)-2 && len(args) > 0 { // the first valued option ends the cluster
-				args = args[1:]
-			}
-		default:
-			return args
-		}
-	}
-	return args
+	return optSpec{valued: valued, long: long, longValued: long}.walk(args, func(string, arg) {})
 }
 
 // envLong are env's long options as getopt reads them (a unique prefix
@@ -655,21 +634,20 @@ func findStarts(args []arg) []arg {
 func (r *reader) parallel(args []arg, x *runCtx) {
 	x.opaque = true
 	long := []string{"jobs", "arg-file", "delimiter", "sshlogin", "halt", "joblog", "results", "timeout"}
-	cmd := skipOpts(args, "jPnNSadEIlLs", long...)
-	items := inputItems(x.stdin)
-	if i := slices.IndexFunc(cmd, func(a arg) bool { return slices.Contains([]string{":::", "::::", ":::+"}, a.text) }); i >= 0 {
-		cmd, items = cmd[:i], cmd[i+1:]
-	}
 	// -I's replace-string and -q's quoting are read besides the plain
 	// reading, never instead of it: what either refuses stays refused.
 	reps, quote := []string{"{}"}, false
-	optSpec{"jPnNSadEIlLs", "", append(long, "quote"), long}.walk(args[:len(args)-len(cmd)], func(o string, v arg) {
+	cmd := optSpec{"jPnNSadEIlLs", "", append(long, "quote"), long}.walk(args, func(o string, v arg) {
 		r.out.unclear = r.out.unclear || o == "I" && v.dynamic
 		if o == "I" && v.text != "" {
 			reps = append(reps, v.text)
 		}
 		quote = quote || o == "q" || o == "quote"
 	})
+	items := inputItems(x.stdin)
+	if i := slices.IndexFunc(cmd, func(a arg) bool { return slices.Contains([]string{":::", "::::", ":::+"}, a.text) }); i >= 0 {
+		cmd, items = cmd[:i], cmd[i+1:]
+	}
 	for _, it := range items[:min(len(items), 16)] {
 		if it.text == ":::" || it.text == "::::" {
 			continue
