@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"strings"
 )
@@ -173,18 +174,16 @@ func responsesMessage(w http.ResponseWriter, t ResponsesTurn, idx, out int) {
 }
 
 func responsesFunctionCall(w http.ResponseWriter, tc ResponsesToolCall, idx, i, out int) {
-	callID := cmp.Or(tc.CallID, fmt.Sprintf("call_%d_%d", idx, i))
-	id := fmt.Sprintf("fc_%d_%d", idx, i)
-	if tc.Custom {
-		item := map[string]any{"type": "custom_tool_call", "id": id, "call_id": callID, "name": tc.Name, "input": tc.Input}
-		namedEvent(w, "response.output_item.added", map[string]any{"output_index": out, "item": item})
-		namedEvent(w, "response.output_item.done", map[string]any{"output_index": out, "item": item})
-		return
+	item := map[string]any{"type": "function_call", "id": fmt.Sprintf("fc_%d_%d", idx, i), "call_id": callID(tc.CallID, "call", idx, i), "name": tc.Name}
+	done := maps.Clone(item)
+	if tc.Custom { // added and done alike, with the whole input
+		item["type"], item["input"] = "custom_tool_call", tc.Input
+		done = item
+	} else { // the arguments come with done
+		item["arguments"], done["arguments"] = "", tc.Args
 	}
-	namedEvent(w, "response.output_item.added", map[string]any{"output_index": out,
-		"item": map[string]any{"type": "function_call", "id": id, "call_id": callID, "name": tc.Name, "arguments": ""}})
-	namedEvent(w, "response.output_item.done", map[string]any{"output_index": out,
-		"item": map[string]any{"type": "function_call", "id": id, "call_id": callID, "name": tc.Name, "arguments": tc.Args}})
+	namedEvent(w, "response.output_item.added", map[string]any{"output_index": out, "item": item})
+	namedEvent(w, "response.output_item.done", map[string]any{"output_index": out, "item": done})
 }
 
 // namedEvent writes one SSE event with a name, v's type set to it, and
