@@ -344,28 +344,27 @@ func (c *Conn) decode(line []byte) (message, bool) {
 		c.writeError(id, NewError(code, msg, nil))
 		return message{}, false
 	}
-	var raw map[string]json.RawMessage
 	switch {
 	case !json.Valid(line):
 		return refuse(nullID, CodeParseError, "Parse error")
 	case line[0] == '[':
 		return refuse(nullID, CodeInvalidRequest, "Invalid request: batches are not supported")
-	case json.Unmarshal(line, &raw) != nil:
+	case line[0] != '{':
 		return refuse(nullID, CodeInvalidRequest, "Invalid request: not a JSON-RPC object")
 	}
-	id, idOK := raw["id"], validID(raw["id"])
+	var m message // a member of the wrong type is left zero; the id is still read
+	err := json.Unmarshal(line, &m)
+	idOK := validID(m.ID)
 	echo := nullID
-	if idOK && len(id) > 0 {
-		echo = id
+	if idOK && len(m.ID) > 0 {
+		echo = m.ID
 	}
 	switch {
 	case c.opts.Strict && !idOK:
 		return refuse(nullID, CodeInvalidRequest, "Invalid request: id must be a string, a number or null")
-	case c.opts.Strict && string(bytes.TrimSpace(raw["jsonrpc"])) != `"2.0"`:
+	case c.opts.Strict && m.JSONRPC != "2.0":
 		return refuse(echo, CodeInvalidRequest, `Invalid request: "jsonrpc" must be "2.0"`)
-	}
-	var m message
-	if err := json.Unmarshal(line, &m); err != nil {
+	case err != nil:
 		return refuse(echo, CodeInvalidRequest, "Invalid request: "+typeError(err))
 	}
 	return m, true
