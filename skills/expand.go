@@ -239,11 +239,9 @@ func Placed(root string) ([]Skill, error) {
 	origins := readOrigins(root)
 	var out []Skill
 	for _, e := range entries {
-		p := filepath.Join(dir, e.Name())
-		if orig, ok := origins[e.Name()]; ok {
-			p = orig
-		} else if real, err := filepath.EvalSymlinks(p); err == nil {
-			p = real
+		p, ok := origins[e.Name()]
+		if !ok {
+			p = filepath.Join(dir, e.Name())
 		}
 		s, err := Load(p)
 		if err != nil {
