@@ -72,9 +72,6 @@ func (s Skill) Render() string {
 	return strings.TrimRight(b.String(), "\n")
 }
 
-// promptHeader introduces skills placed in front of a user prompt.
-const promptHeader = "Apply the following Agent Skill to the request after it. Paths in a skill are relative to its folder."
-
 // Prompt is the skill activated for one prompt: the rendered skill followed
 // by the user's text.
 func (s Skill) Prompt(args string) string {
@@ -91,23 +88,18 @@ func Instructions(list []Skill) string {
 	if len(list) == 0 {
 		return ""
 	}
-	parts := make([]string, 0, len(list))
-	for _, s := range list {
-		parts = append(parts, s.Render())
-	}
 	var b strings.Builder
-	_ = tmpl().ExecuteTemplate(&b, "instructions.tmpl", parts)
+	_ = tmpl().ExecuteTemplate(&b, "instructions.tmpl", list)
 	return strings.TrimSpace(b.String())
 }
 
 // PromptPrefix renders skills to prepend to a user prompt.
 func PromptPrefix(list []Skill) string {
-	parts := make([]string, 0, len(list)+1)
-	header := promptHeader
+	header := "Apply the following Agent Skill to the request after it."
 	if len(list) > 1 {
-		header = "Apply the following Agent Skills to the request after them. Paths in a skill are relative to its folder."
+		header = "Apply the following Agent Skills to the request after them."
 	}
-	parts = append(parts, header)
+	parts := []string{header + " Paths in a skill are relative to its folder."}
 	for _, s := range list {
 		parts = append(parts, s.Render())
 	}
