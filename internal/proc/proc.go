@@ -111,13 +111,10 @@ func Start(ctx context.Context, spec Spec) (*Process, error) {
 	track(p)
 	trace.Mark(ctx, trace.Spawned)
 	Log.Debug().Str("program", path).Strs("args", logArgs(spec.Args)).Str("dir", spec.Dir).Int("pid", p.pgid).Msg("agent process started")
-	go p.wait()
+	unwatch := context.AfterFunc(ctx, func() { _ = p.Stop() })
 	go func() {
-		select {
-		case <-ctx.Done():
-			_ = p.Stop()
-		case <-p.done:
-		}
+		p.wait()
+		unwatch()
 	}()
 	return p, nil
 }
