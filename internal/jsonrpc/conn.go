@@ -102,8 +102,8 @@ type Conn struct {
 	pmu     sync.Mutex
 	pending map[string]chan message
 	done    chan struct{}
-	quit    chan struct{}
-	stop    sync.Once
+	quit    context.Context // ended by Close
+	end     context.CancelFunc
 	jobs    sync.WaitGroup
 }
 
@@ -124,8 +124,9 @@ var (
 // New returns a connection reading r and writing w; Serve starts it.
 func New(r io.Reader, w io.Writer, opts Options) *Conn {
 	opts.MaxLine = cmp.Or(max(opts.MaxLine, 0), DefaultMaxLine)
+	quit, end := context.WithCancel(context.Background())
 	return &Conn{r: bufio.NewReaderSize(r, 64<<10), w: w, opts: opts, log: opts.Logger,
-		pending: map[string]chan message{}, done: make(chan struct{}), quit: make(chan struct{})}
+		pending: map[string]chan message{}, done: make(chan struct{}), quit: quit, end: end}
 }
 
 // Serve reads until EOF (nil), a read error, ctx's end or Close. The reads
@@ -134,13 +135,7 @@ func New(r io.Reader, w io.Writer, opts Options) *Conn {
 func (c *Conn) Serve(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	go func() {
-		select {
-		case <-c.quit:
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
+	defer context.AfterFunc(c.quit, cancel)()
 	defer c.shutdown()
 	type read struct {
 		line []byte
@@ -285,7 +280,7 @@ func sniffHead(head []byte) (id json.RawMessage, method string, known bool) {
 func (c *Conn) Done() <-chan struct{} { return c.done }
 
 // Close stops Serve and fails pending calls. It does not close the streams.
-func (c *Conn) Close() { c.stop.Do(func() { close(c.quit) }) }
+func (c *Conn) Close() { c.end() }
 
 // Wait waits for the jobs of inbound requests to finish.
 func (c *Conn) Wait() { c.jobs.Wait() }
