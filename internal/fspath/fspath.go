@@ -94,13 +94,6 @@ func (fsys fileSystem) evalDeepest(abs string) (string, error) {
 // (NTFS, and APFS as macOS formats it).
 func foldsCase(goos string) bool { return goos == "windows" || goos == "darwin" }
 
-func sameName(goos, a, b string) bool {
-	if foldsCase(goos) {
-		return strings.EqualFold(a, b)
-	}
-	return a == b
-}
-
 // SplitPath cleans an absolute path by goos's rules and returns its volume
 // ("C:", `\\server\share`, or "" off Windows) and its names, with "." and
 // ".." applied.
@@ -155,7 +148,7 @@ func IsDrive(p string) bool {
 func relNames(goos, root, p string) ([]string, bool) {
 	rv, rn := SplitPath(goos, root)
 	pv, pn := SplitPath(goos, p)
-	same := func(a, b string) bool { return sameName(goos, a, b) }
+	same := func(a, b string) bool { return a == b || foldsCase(goos) && strings.EqualFold(a, b) }
 	if !same(rv, pv) || len(pn) < len(rn) || !slices.EqualFunc(rn, pn[:len(rn)], same) {
 		return nil, false
 	}
