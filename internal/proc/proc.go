@@ -17,10 +17,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"os"
 	"os/exec"
-	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -108,7 +106,7 @@ func Start(ctx context.Context, spec Spec) (*Process, error) {
 	if err = p.startPipes(path); err != nil {
 		return nil, fmt.Errorf("start %s: %w", spec.Path, err)
 	}
-	track(p)
+	live.Store(p, nil)
 	trace.Mark(ctx, trace.Spawned)
 	Log.Debug().Str("program", path).Strs("args", logArgs(spec.Args)).Str("dir", spec.Dir).Int("pid", p.pgid).Msg("agent process started")
 	unwatch := context.AfterFunc(ctx, func() { _ = p.Stop() })
@@ -172,7 +170,7 @@ func (p *Process) wait() {
 	// The leader is gone; end whatever it left behind in its tree.
 	p.killTree()
 	p.awaitStderr()
-	untrack(p)
+	live.Delete(p)
 	ev := Log.Debug().Str("program", p.spec.Path).Int("pid", p.pgid).Int("exit", p.status.code)
 	if p.waitErr != nil {
 		ev = ev.Str("status", p.waitErr.Error()).Str("stderr", p.stderr.TailLines(5))
@@ -298,38 +296,23 @@ func closeAll(fs ...*os.File) {
 	}
 }
 
-var live = struct {
-	sync.Mutex
-	m map[*Process]struct{}
-}{m: map[*Process]struct{}{}}
-
-func track(p *Process) {
-	live.Lock()
-	live.m[p] = struct{}{}
-	live.Unlock()
-}
-
-func untrack(p *Process) {
-	live.Lock()
-	delete(live.m, p)
-	live.Unlock()
-}
+// live holds the started processes not yet reaped (as keys).
+var live sync.Map
 
 // StopAll stops every live process concurrently; call it on shutdown.
 func StopAll(grace time.Duration) {
-	live.Lock()
-	ps := slices.Collect(maps.Keys(live.m))
-	live.Unlock()
 	var wg sync.WaitGroup
-	for _, p := range ps {
-		wg.Go(func() { _ = p.StopWithin(grace) })
+	for p := range live.Range {
+		wg.Go(func() { _ = p.(*Process).StopWithin(grace) })
 	}
 	wg.Wait()
 }
 
 // Live returns the number of supervised processes not yet reaped.
 func Live() int {
-	live.Lock()
-	defer live.Unlock()
-	return len(live.m)
+	n := 0
+	for range live.Range {
+		n++
+	}
+	return n
 }
