@@ -156,20 +156,15 @@ func (p *Process) copyStderr(r *os.File) {
 // escaped the group may still hold the pipe open.
 const stderrDrainLimit = 2 * time.Second
 
-// awaitStderr lets the copier finish so StderrTail sees the last lines
-// written before exit.
-func (p *Process) awaitStderr() {
-	select {
-	case <-p.stderrDone:
-	case <-time.After(stderrDrainLimit):
-	}
-}
-
 func (p *Process) wait() {
 	p.waitErr = p.reap()
 	// The leader is gone; end whatever it left behind in its tree.
 	p.killTree()
-	p.awaitStderr()
+	// Let the copier finish, so StderrTail sees the last lines written.
+	select {
+	case <-p.stderrDone:
+	case <-time.After(stderrDrainLimit):
+	}
 	live.Delete(p)
 	ev := Log.Debug().Str("program", p.spec.Path).Int("pid", p.pgid).Int("exit", p.status.code)
 	if p.waitErr != nil {
