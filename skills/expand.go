@@ -182,9 +182,14 @@ func PlaceTemp(list []Skill) (root string, cleanup func() error, err error) {
 			return "", nil, err
 		}
 	}
-	if err := writeOrigins(root, list); err != nil {
+	origins := make(map[string]string, len(list))
+	for _, s := range list {
+		origins[s.Name] = s.Dir
+	}
+	data, _ := json.Marshal(origins) // a map of strings always encodes
+	if err := os.WriteFile(filepath.Join(root, originsFile), data, 0o600); err != nil {
 		_ = os.RemoveAll(root)
-		return "", nil, err
+		return "", nil, fmt.Errorf("record placed skills: %w", err)
 	}
 	return root, func() error { return os.RemoveAll(root) }, nil
 }
@@ -193,26 +198,6 @@ func PlaceTemp(list []Skill) (root string, cleanup func() error, err error) {
 // it stands for, so Placed finds the original behind a copy as well as
 // behind a link.
 const originsFile = "hub-skill-origins.json"
-
-func writeOrigins(root string, list []Skill) error {
-	origins := make(map[string]string, len(list))
-	for _, s := range list {
-		origins[s.Name] = s.Dir
-	}
-	data, _ := json.Marshal(origins) // a map of strings always encodes
-	if err := os.WriteFile(filepath.Join(root, originsFile), data, 0o600); err != nil {
-		return fmt.Errorf("record placed skills: %w", err)
-	}
-	return nil
-}
-
-func readOrigins(root string) map[string]string {
-	var origins map[string]string
-	if data, err := os.ReadFile(filepath.Join(root, originsFile)); err != nil || json.Unmarshal(data, &origins) != nil {
-		return nil
-	}
-	return origins
-}
 
 // SharedDir is the folder under a PlaceTemp root that holds the skills in
 // the shared .agents/skills layout, for agents given a skills folder
@@ -228,7 +213,10 @@ func Placed(root string) ([]Skill, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read placed skills: %w", err)
 	}
-	origins := readOrigins(root)
+	var origins map[string]string
+	if data, err := os.ReadFile(filepath.Join(root, originsFile)); err == nil {
+		_ = json.Unmarshal(data, &origins) // a bad file: each skill is read where it is placed
+	}
 	var out []Skill
 	for _, e := range entries {
 		p, ok := origins[e.Name()]
