@@ -87,8 +87,8 @@ type OpenAIServer struct {
 func NewOpenAIServer(turns ...OpenAITurn) *OpenAIServer {
 	s := &OpenAIServer{hanging: make(chan struct{})}
 	mux := http.NewServeMux()
-	mux.HandleFunc("/v1/chat/completions", s.chat)
-	mux.HandleFunc("/chat/completions", s.chat)
+	mux.HandleFunc("POST /v1/chat/completions", s.chat)
+	mux.HandleFunc("POST /chat/completions", s.chat)
 	mux.HandleFunc("/v1/models", listModels)
 	mux.HandleFunc("/models", listModels)
 	s.start(turns, mux)
@@ -114,10 +114,6 @@ func listModels(w http.ResponseWriter, _ *http.Request) {
 }
 
 func (s *OpenAIServer) chat(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost {
-		writeJSON(w, http.StatusMethodNotAllowed, errBody("method not allowed"))
-		return
-	}
 	req := receive[OpenAIRequest](r)
 	turn, idx := s.turnFor(req)
 	if !s.wait(r, turn.Delay) {

@@ -68,8 +68,8 @@ type ResponsesServer struct {
 func NewResponsesServer(turns ...ResponsesTurn) *ResponsesServer {
 	s := &ResponsesServer{}
 	mux := http.NewServeMux()
-	mux.HandleFunc("/v1/responses", s.responses)
-	mux.HandleFunc("/responses", s.responses)
+	mux.HandleFunc("POST /v1/responses", s.responses) // a GET (codex probing for a websocket) is 405
+	mux.HandleFunc("POST /responses", s.responses)
 	s.start(turns, mux)
 	s.URL = s.srv.URL + "/v1"
 	return s
@@ -93,11 +93,6 @@ stream_max_retries = 0
 }
 
 func (s *ResponsesServer) responses(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost {
-		// codex probes a websocket transport first for some providers.
-		http.Error(w, "mockllm: only POST", http.StatusMethodNotAllowed)
-		return
-	}
 	req := receive[ResponsesRequest](r)
 	t, idx, ok := s.take(req, true)
 	if !ok {
