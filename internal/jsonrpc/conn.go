@@ -96,7 +96,6 @@ type Conn struct {
 	w    io.Writer
 	wmu  sync.Mutex
 	opts Options
-	log  zerolog.Logger
 
 	nextID  atomic.Int64
 	pmu     sync.Mutex
@@ -125,7 +124,7 @@ var (
 func New(r io.Reader, w io.Writer, opts Options) *Conn {
 	opts.MaxLine = cmp.Or(max(opts.MaxLine, 0), DefaultMaxLine)
 	quit, end := context.WithCancel(context.Background())
-	return &Conn{r: bufio.NewReaderSize(r, 64<<10), w: w, opts: opts, log: opts.Logger,
+	return &Conn{r: bufio.NewReaderSize(r, 64<<10), w: w, opts: opts,
 		pending: map[string]chan message{}, done: make(chan struct{}), quit: quit, end: end}
 }
 
@@ -384,7 +383,7 @@ func (c *Conn) run(r *Request, j Job) {
 	defer c.jobs.Done()
 	defer func() {
 		if p := recover(); p != nil {
-			c.log.Error().Interface("panic", p).Str("method", r.Method).Msg("handler panicked")
+			c.opts.Logger.Error().Interface("panic", p).Str("method", r.Method).Msg("handler panicked")
 			c.writeError(r.ID, NewError(CodeInternalError, fmt.Sprintf("internal error: %v", p), nil))
 		}
 	}()
@@ -401,7 +400,7 @@ func (c *Conn) deliver(m message) {
 	delete(c.pending, string(m.ID))
 	c.pmu.Unlock()
 	if !ok {
-		c.log.Debug().RawJSON("id", m.ID).Msg("response to unknown request id dropped")
+		c.opts.Logger.Debug().RawJSON("id", m.ID).Msg("response to unknown request id dropped")
 		return
 	}
 	ch <- m
@@ -414,7 +413,7 @@ func (c *Conn) writeError(id json.RawMessage, e *Error) {
 func (c *Conn) write(m message) {
 	b, err := json.Marshal(m)
 	if err != nil {
-		c.log.Error().Err(err).Msg("marshal outgoing message")
+		c.opts.Logger.Error().Err(err).Msg("marshal outgoing message")
 		return
 	}
 	_ = c.writeLine(append(b, '\n'))
@@ -426,7 +425,7 @@ func (c *Conn) writeLine(b []byte) error {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	if _, err := c.w.Write(b); err != nil {
-		c.log.Debug().Err(err).Msg("write to peer failed")
+		c.opts.Logger.Debug().Err(err).Msg("write to peer failed")
 		return err
 	}
 	return nil
