@@ -68,7 +68,6 @@ type Process struct {
 
 	spec    Spec
 	cmd     *exec.Cmd
-	pgid    int
 	sys     sysState
 	stderr  *Ring
 	done    chan struct{}
@@ -108,7 +107,7 @@ func Start(ctx context.Context, spec Spec) (*Process, error) {
 	}
 	live.Store(p, nil)
 	trace.Mark(ctx, trace.Spawned)
-	Log.Debug().Str("program", path).Strs("args", logArgs(spec.Args)).Str("dir", spec.Dir).Int("pid", p.pgid).Msg("agent process started")
+	Log.Debug().Str("program", path).Strs("args", logArgs(spec.Args)).Str("dir", spec.Dir).Int("pid", p.Pid()).Msg("agent process started")
 	unwatch := context.AfterFunc(ctx, func() { _ = p.Stop() })
 	go func() {
 		p.wait()
@@ -137,7 +136,6 @@ func (p *Process) startPipes(path string) error {
 	closeAll(inR, outW, errW)
 	p.Stdin, p.Stdout = inW, outR
 	p.tracePipes()
-	p.pgid = cmd.Process.Pid
 	go p.copyStderr(errR)
 	return nil
 }
@@ -166,7 +164,7 @@ func (p *Process) wait() {
 	case <-time.After(stderrDrainLimit):
 	}
 	live.Delete(p)
-	ev := Log.Debug().Str("program", p.spec.Path).Int("pid", p.pgid).Int("exit", p.status.code)
+	ev := Log.Debug().Str("program", p.spec.Path).Int("pid", p.Pid()).Int("exit", p.status.code)
 	if p.waitErr != nil {
 		ev = ev.Str("status", p.waitErr.Error()).Str("stderr", p.stderr.TailLines(5))
 	}
@@ -188,7 +186,7 @@ func logArgs(args []string) []string {
 
 // Pid returns the leader's pid: on Unix the supervisor, whose pid is also
 // the process group id.
-func (p *Process) Pid() int { return p.pgid }
+func (p *Process) Pid() int { return p.cmd.Process.Pid }
 
 // Done is closed once the process has exited and been reaped.
 func (p *Process) Done() <-chan struct{} { return p.done }
@@ -224,7 +222,7 @@ func (p *Process) Signal(sig syscall.Signal) error {
 		return nil
 	}
 	if err := p.signalTree(sig); err != nil {
-		return fmt.Errorf("signal %v to group %d: %w", sig, p.pgid, err)
+		return fmt.Errorf("signal %v to group %d: %w", sig, p.Pid(), err)
 	}
 	return nil
 }
