@@ -106,28 +106,14 @@ func PromptPrefix(list []Skill) string {
 	return strings.Join(parts, "\n\n")
 }
 
-// Place makes each skill folder visible under dir (created if needed) as
+// place makes each skill folder visible under dir (created if needed) as
 // dir/<name>, by symlink, or by copy when no working symlink can be made
 // (Windows without the symlink privilege; Wine, whose CreateSymbolicLinkW
-// reports success and creates nothing). Existing entries are left alone.
-// The returned cleanup removes only what Place created.
-func Place(list []Skill, dir string) (cleanup func() error, err error) {
-	var created []string
-	cleanup = func() error {
-		var first error
-		for i := len(created) - 1; i >= 0; i-- {
-			if err := os.RemoveAll(created[i]); err != nil && first == nil {
-				first = err
-			}
-		}
-		created = nil
-		return first
-	}
-	if _, err := os.Stat(dir); os.IsNotExist(err) {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return cleanup, fmt.Errorf("create skills dir: %w", err)
-		}
-		created = append(created, dir)
+// reports success and creates nothing). A name placed already (a skill
+// asked for twice) is left as it is.
+func place(list []Skill, dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("create skills dir: %w", err)
 	}
 	for _, s := range list {
 		dst := filepath.Join(dir, s.Name)
@@ -136,13 +122,11 @@ func Place(list []Skill, dir string) (cleanup func() error, err error) {
 		}
 		if !linkSkill(s.Dir, dst) {
 			if err := copyDir(s.Dir, dst); err != nil {
-				_ = cleanup()
-				return func() error { return nil }, fmt.Errorf("place skill %s in %s: %w", s.Name, dir, err)
+				return fmt.Errorf("place skill %s in %s: %w", s.Name, dir, err)
 			}
 		}
-		created = append(created, dst)
 	}
-	return cleanup, nil
+	return nil
 }
 
 // symlink is os.Symlink; tests stand in Wine's, which makes nothing.
@@ -177,7 +161,7 @@ func PlaceTemp(list []Skill) (root string, cleanup func() error, err error) {
 		return "", nil, fmt.Errorf("temp skills dir: %w", err)
 	}
 	for _, d := range NativeDirs {
-		if _, err := Place(list, filepath.Join(root, d)); err != nil {
+		if err := place(list, filepath.Join(root, d)); err != nil {
 			_ = os.RemoveAll(root)
 			return "", nil, err
 		}
