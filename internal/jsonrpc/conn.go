@@ -313,8 +313,7 @@ func (c *Conn) dispatch(ctx context.Context, line []byte) {
 			c.writeError(r.ID, NewError(CodeMethodNotFound, "Method not found: "+r.Method, nil))
 			return
 		}
-		c.jobs.Add(1)
-		go c.run(r, j)
+		c.jobs.Go(func() { c.run(r, j) })
 	case m.Method != "":
 		if c.opts.Notify != nil {
 			c.opts.Notify(&Request{Method: m.Method, Params: m.Params, Raw: line})
@@ -380,7 +379,6 @@ func typeError(err error) string {
 }
 
 func (c *Conn) run(r *Request, j Job) {
-	defer c.jobs.Done()
 	defer func() {
 		if p := recover(); p != nil {
 			c.opts.Logger.Error().Interface("panic", p).Str("method", r.Method).Msg("handler panicked")
