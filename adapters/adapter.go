@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/hubdev/hub/internal/config"
@@ -266,24 +268,16 @@ func TextPrompt(s string) []Content { return []Content{{Type: ContentText, Text:
 // PromptText joins the text of all text blocks (and names resource links),
 // for agents that accept only plain text.
 func PromptText(prompt []Content) string {
-	var out []byte
+	var parts []string
 	for _, c := range prompt {
-		var s string
 		switch c.Type {
 		case ContentText:
-			s = c.Text
+			parts = append(parts, c.Text)
 		case ContentResourceLink:
-			s = "@" + c.URI
+			parts = append(parts, "@"+c.URI)
 		case ContentResource:
-			s = "<resource uri=\"" + c.URI + "\">\n" + c.Text + "\n</resource>"
+			parts = append(parts, "<resource uri=\""+c.URI+"\">\n"+c.Text+"\n</resource>")
 		}
-		if s == "" {
-			continue
-		}
-		if len(out) > 0 {
-			out = append(out, '\n')
-		}
-		out = append(out, s...)
 	}
-	return string(out)
+	return strings.Join(slices.DeleteFunc(parts, func(s string) bool { return s == "" }), "\n")
 }

@@ -7,6 +7,7 @@ package adapters
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"sync"
 )
 
@@ -327,12 +328,9 @@ func DefaultPermissionOptions() []PermissionOption {
 // id is known its kind is filled in.
 func (p *PermissionRequest) Respond(d PermissionDecision) {
 	p.once.Do(func() {
-		if d.Kind == "" && d.OptionID != "" {
-			for _, o := range p.Options {
-				if o.ID == d.OptionID {
-					d.Kind = o.Kind
-				}
-			}
+		i := slices.IndexFunc(p.Options, func(o PermissionOption) bool { return o.ID == d.OptionID })
+		if d.Kind == "" && d.OptionID != "" && i >= 0 {
+			d.Kind = p.Options[i].Kind
 		}
 		p.decision <- d
 	})

@@ -72,11 +72,11 @@ func ReadLines(r io.Reader, fn func(line []byte)) error {
 }
 
 // ProcessTurn reads a one-prompt agent process into t: stdout line by line
-// through dec, each event to onEvent (may be nil) and then t, except the
-// stream's EventDone, which ends t once the process is gone. Then exited
-// runs and says whether the turn was interrupted (it ends cancelled); a
-// stream without EventDone ends with what noEnd says of the exit.
-func ProcessTurn(p *proc.Process, t *Turn, dec LineDecoder, onEvent func(Event), exited func() (cancelled bool), noEnd func(waitErr error) []Event) {
+// through dec, each event to t and each agent session id to onSession,
+// except the stream's EventDone, which ends t once the process is gone.
+// Then exited runs and says whether the turn was interrupted (it ends
+// cancelled); a stream without EventDone ends as noEnd says of the exit.
+func ProcessTurn(p *proc.Process, t *Turn, dec LineDecoder, onSession func(id string), exited func() (cancelled bool), noEnd func(waitErr error) []Event) {
 	var done *Event
 	deliver := func(evs []Event) {
 		for _, ev := range evs {
@@ -85,8 +85,8 @@ func ProcessTurn(p *proc.Process, t *Turn, dec LineDecoder, onEvent func(Event),
 				done = &d
 				continue
 			}
-			if onEvent != nil {
-				onEvent(ev)
+			if ev.Type == EventSessionInfo && ev.Session.AgentSessionID != "" {
+				onSession(ev.Session.AgentSessionID)
 			}
 			t.Emit(ev)
 		}

@@ -121,8 +121,12 @@ func TestTurn_CancelInterruptsThenGivesUpAfterGrace(t *testing.T) {
 		tr := NewTurn()
 		ctx, cancel := context.WithCancel(context.Background())
 		interrupts := 0
+		grace := 50 * time.Millisecond
+		if agentStops { // the stop must win under any load, not within a short grace
+			grace = time.Minute
+		}
 		tr.Emit(Event{Type: EventText, Text: "working"})
-		reason, err := tr.Run(ctx, func(Event) { cancel() }, TurnRules{Grace: 50 * time.Millisecond, Interrupt: func() {
+		reason, err := tr.Run(ctx, func(Event) { cancel() }, TurnRules{Grace: grace, Interrupt: func() {
 			interrupts++
 			if agentStops {
 				tr.Close(Event{Type: EventDone, StopReason: StopEndTurn})

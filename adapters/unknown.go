@@ -89,7 +89,6 @@ func CLIVersion(argv []string, env map[string]string, timeout time.Duration) fun
 		if err != nil {
 			return ""
 		}
-		v, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
-		return strings.TrimSpace(v)
+		return strings.TrimSpace(FirstLine(string(out)))
 	})
 }

@@ -16,9 +16,6 @@ import (
 var gated = []adapters.ToolKind{adapters.KindRead, adapters.KindSearch, adapters.KindEdit, adapters.KindDelete,
 	adapters.KindMove, adapters.KindExecute, adapters.KindFetch}
 
-// writes are the kinds plan and read-only modes take away.
-var writes = []adapters.ToolKind{adapters.KindEdit, adapters.KindDelete, adapters.KindMove, adapters.KindExecute}
-
 // bypassModes are backend modes in which the agent runs its tools without
 // the permission requests hub's gate answers: a persona cannot choose
 // them (the user still can, in the editor or with --mode).
@@ -58,9 +55,7 @@ func (p Persona) Filter() *adapters.ToolFilter {
 		f.Deny = append(f.Deny, canonical(t)...)
 	}
 	if p.Mode == ModePlan || p.Mode == ModeReadOnly {
-		for _, k := range writes {
-			f.Deny = append(f.Deny, string(k))
-		}
+		f.Deny = append(f.Deny, adapters.WriteKinds...)
 	}
 	if f.Allow == nil && f.Deny == nil {
 		return nil

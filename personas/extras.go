@@ -17,7 +17,7 @@ func (p Persona) skillInstructions(cwd string) (string, []string) {
 	var list []skills.Skill
 	var warns []string
 	for _, name := range p.Skills {
-		s, err := skills.Find(cwd, "", name)
+		s, err := skills.FindTrusting(cwd, "", name, false)
 		if err != nil {
 			warns = append(warns, fmt.Sprintf("persona %s: skill %s: %v", p.Name, name, err))
 			continue

@@ -72,9 +72,6 @@ func (s Skill) Render() string {
 	return strings.TrimRight(b.String(), "\n")
 }
 
-// promptHeader introduces skills placed in front of a user prompt.
-const promptHeader = "Apply the following Agent Skill to the request after it. Paths in a skill are relative to its folder."
-
 // Prompt is the skill activated for one prompt: the rendered skill followed
 // by the user's text.
 func (s Skill) Prompt(args string) string {
@@ -91,51 +88,32 @@ func Instructions(list []Skill) string {
 	if len(list) == 0 {
 		return ""
 	}
-	parts := make([]string, 0, len(list))
-	for _, s := range list {
-		parts = append(parts, s.Render())
-	}
 	var b strings.Builder
-	_ = tmpl().ExecuteTemplate(&b, "instructions.tmpl", parts)
+	_ = tmpl().ExecuteTemplate(&b, "instructions.tmpl", list)
 	return strings.TrimSpace(b.String())
 }
 
 // PromptPrefix renders skills to prepend to a user prompt.
 func PromptPrefix(list []Skill) string {
-	parts := make([]string, 0, len(list)+1)
-	header := promptHeader
+	header := "Apply the following Agent Skill to the request after it."
 	if len(list) > 1 {
-		header = "Apply the following Agent Skills to the request after them. Paths in a skill are relative to its folder."
+		header = "Apply the following Agent Skills to the request after them."
 	}
-	parts = append(parts, header)
+	parts := []string{header + " Paths in a skill are relative to its folder."}
 	for _, s := range list {
 		parts = append(parts, s.Render())
 	}
 	return strings.Join(parts, "\n\n")
 }
 
-// Place makes each skill folder visible under dir (created if needed) as
+// place makes each skill folder visible under dir (created if needed) as
 // dir/<name>, by symlink, or by copy when no working symlink can be made
 // (Windows without the symlink privilege; Wine, whose CreateSymbolicLinkW
-// reports success and creates nothing). Existing entries are left alone.
-// The returned cleanup removes only what Place created.
-func Place(list []Skill, dir string) (cleanup func() error, err error) {
-	var created []string
-	cleanup = func() error {
-		var first error
-		for i := len(created) - 1; i >= 0; i-- {
-			if err := os.RemoveAll(created[i]); err != nil && first == nil {
-				first = err
-			}
-		}
-		created = nil
-		return first
-	}
-	if _, err := os.Stat(dir); os.IsNotExist(err) {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return cleanup, fmt.Errorf("create skills dir: %w", err)
-		}
-		created = append(created, dir)
+// reports success and creates nothing). A name placed already (a skill
+// asked for twice) is left as it is.
+func place(list []Skill, dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("create skills dir: %w", err)
 	}
 	for _, s := range list {
 		dst := filepath.Join(dir, s.Name)
@@ -144,13 +122,11 @@ func Place(list []Skill, dir string) (cleanup func() error, err error) {
 		}
 		if !linkSkill(s.Dir, dst) {
 			if err := copyDir(s.Dir, dst); err != nil {
-				_ = cleanup()
-				return func() error { return nil }, fmt.Errorf("place skill %s in %s: %w", s.Name, dir, err)
+				return fmt.Errorf("place skill %s in %s: %w", s.Name, dir, err)
 			}
 		}
-		created = append(created, dst)
 	}
-	return cleanup, nil
+	return nil
 }
 
 // symlink is os.Symlink; tests stand in Wine's, which makes nothing.
@@ -185,14 +161,19 @@ func PlaceTemp(list []Skill) (root string, cleanup func() error, err error) {
 		return "", nil, fmt.Errorf("temp skills dir: %w", err)
 	}
 	for _, d := range NativeDirs {
-		if _, err := Place(list, filepath.Join(root, d)); err != nil {
+		if err := place(list, filepath.Join(root, d)); err != nil {
 			_ = os.RemoveAll(root)
 			return "", nil, err
 		}
 	}
-	if err := writeOrigins(root, list); err != nil {
+	origins := make(map[string]string, len(list))
+	for _, s := range list {
+		origins[s.Name] = s.Dir
+	}
+	data, _ := json.Marshal(origins) // a map of strings always encodes
+	if err := os.WriteFile(filepath.Join(root, originsFile), data, 0o600); err != nil {
 		_ = os.RemoveAll(root)
-		return "", nil, err
+		return "", nil, fmt.Errorf("record placed skills: %w", err)
 	}
 	return root, func() error { return os.RemoveAll(root) }, nil
 }
@@ -201,26 +182,6 @@ func PlaceTemp(list []Skill) (root string, cleanup func() error, err error) {
 // it stands for, so Placed finds the original behind a copy as well as
 // behind a link.
 const originsFile = "hub-skill-origins.json"
-
-func writeOrigins(root string, list []Skill) error {
-	origins := make(map[string]string, len(list))
-	for _, s := range list {
-		origins[s.Name] = s.Dir
-	}
-	data, _ := json.Marshal(origins) // a map of strings always encodes
-	if err := os.WriteFile(filepath.Join(root, originsFile), data, 0o600); err != nil {
-		return fmt.Errorf("record placed skills: %w", err)
-	}
-	return nil
-}
-
-func readOrigins(root string) map[string]string {
-	var origins map[string]string
-	if data, err := os.ReadFile(filepath.Join(root, originsFile)); err != nil || json.Unmarshal(data, &origins) != nil {
-		return nil
-	}
-	return origins
-}
 
 // SharedDir is the folder under a PlaceTemp root that holds the skills in
 // the shared .agents/skills layout, for agents given a skills folder
@@ -236,14 +197,15 @@ func Placed(root string) ([]Skill, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read placed skills: %w", err)
 	}
-	origins := readOrigins(root)
+	var origins map[string]string
+	if data, err := os.ReadFile(filepath.Join(root, originsFile)); err == nil {
+		_ = json.Unmarshal(data, &origins) // a bad file: each skill is read where it is placed
+	}
 	var out []Skill
 	for _, e := range entries {
-		p := filepath.Join(dir, e.Name())
-		if orig, ok := origins[e.Name()]; ok {
-			p = orig
-		} else if real, err := filepath.EvalSymlinks(p); err == nil {
-			p = real
+		p, ok := origins[e.Name()]
+		if !ok {
+			p = filepath.Join(dir, e.Name())
 		}
 		s, err := Load(p)
 		if err != nil {

@@ -198,11 +198,9 @@ func ProjectFiles(cwd string) []string {
 	return out
 }
 
-// Find returns the named skill visible from cwd. A folder of that name
-// that is not a valid skill is reported with the reason (ErrMalformed).
-func Find(cwd, userDir, name string) (Skill, error) { return FindTrusting(cwd, userDir, name, false) }
-
-// FindTrusting is Find with DiscoverTrusting's trustProject.
+// FindTrusting returns the named skill visible from cwd, with
+// DiscoverTrusting's trustProject. A folder of that name that is not a
+// valid skill is reported with the reason (ErrMalformed).
 func FindTrusting(cwd, userDir, name string, trustProject bool) (Skill, error) {
 	all, warns := DiscoverTrusting(cwd, userDir, trustProject)
 	i := slices.IndexFunc(all, func(s Skill) bool { return s.Name == name })

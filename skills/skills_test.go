@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -11,6 +12,9 @@ import (
 
 // Discover is DiscoverTrusting without --trust-project.
 func Discover(cwd, userDir string) ([]Skill, []Warning) { return DiscoverTrusting(cwd, userDir, false) }
+
+// Find is FindTrusting without --trust-project.
+func Find(cwd, userDir, name string) (Skill, error) { return FindTrusting(cwd, userDir, name, false) }
 
 func fixture(t *testing.T) (cwd, userDir string) {
 	t.Helper()
@@ -228,29 +232,25 @@ func TestSource_CommandsAndExpand(t *testing.T) {
 	}
 }
 
-func TestPlace_CreatesAndCleansOnlyItsOwn(t *testing.T) {
+// PlaceTemp's cleanup removes the links and copies, never the skills' own
+// folders; a skill asked for twice is placed once.
+func TestPlaceTemp_CleanupLeavesTheSources(t *testing.T) {
 	cwd, user := fixture(t)
 	list, _ := Discover(cwd, user)
-	dir := filepath.Join(t.TempDir(), "agent", "skills")
-	if err := os.MkdirAll(filepath.Join(dir, "review"), 0o755); err != nil { // user's own skill
-		t.Fatal(err)
-	}
-	cleanup, err := Place(list, dir)
+	root, cleanup, err := PlaceTemp(append(slices.Clone(list), list[0]))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "pdf-tools", "references", "tables.md")); err != nil {
+	if _, err := os.Stat(filepath.Join(SharedDir(root), "pdf-tools", "references", "tables.md")); err != nil {
 		t.Fatalf("placed skill not readable: %v", err)
 	}
 	if err := cleanup(); err != nil {
 		t.Fatal(err)
 	}
-	entries, _ := os.ReadDir(dir)
-	if len(entries) != 1 || entries[0].Name() != "review" {
-		t.Fatalf("after cleanup: %v", entries)
-	}
-	if _, err := os.Stat(filepath.Join(list[0].Dir, FileName)); err != nil {
-		t.Fatalf("cleanup removed the source: %v", err)
+	for _, s := range list {
+		if _, err := os.Stat(filepath.Join(s.Dir, FileName)); err != nil {
+			t.Fatalf("cleanup removed the source of %s: %v", s.Name, err)
+		}
 	}
 }
 

@@ -103,12 +103,10 @@ func (s *streamSession) start(prompt []adapters.Content) (*turn, error) {
 // run reads the prompt's process; what it says of the agent session id
 // is the id the next prompt resumes.
 func (s *streamSession) run(p *proc.Process, t *turn) {
-	adapters.ProcessTurn(p, t.Turn, s.cfg.NewDecoder(), func(ev adapters.Event) {
-		if ev.Type == adapters.EventSessionInfo && ev.Session.AgentSessionID != "" {
-			s.mu.Lock()
-			s.id = ev.Session.AgentSessionID
-			s.mu.Unlock()
-		}
+	adapters.ProcessTurn(p, t.Turn, s.cfg.NewDecoder(), func(id string) {
+		s.mu.Lock()
+		s.id = id
+		s.mu.Unlock()
 	}, func() bool {
 		s.mu.Lock()
 		s.cur = nil

@@ -12,6 +12,7 @@ import (
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/adapters/agentspec"
+	"github.com/hubdev/hub/adapters/catalog"
 	"github.com/hubdev/hub/adapters/claude"
 	"github.com/hubdev/hub/adapters/codex"
 	"github.com/hubdev/hub/adapters/gemini"
@@ -67,13 +68,16 @@ func registerNative(r *adapters.Registry, cfg *config.Config, log zerolog.Logger
 }
 
 // DoctorSpecs are the agent CLIs `hub doctor` checks: the built-in ones,
-// then the catalogued ACP agents.
+// then the catalogued ACP agents no built-in shadows.
 func DoctorSpecs() []agentspec.Spec {
-	specs := make([]agentspec.Spec, 0, len(agents))
+	var specs []agentspec.Spec
 	for _, a := range agents {
 		specs = append(specs, a.doctor)
 	}
-	return append(specs, catalogSpecs()...)
+	shadowed := func(s agentspec.Spec) bool {
+		return slices.ContainsFunc(agents, func(a agent) bool { return a.doctor.Name == s.Name })
+	}
+	return append(specs, slices.DeleteFunc(catalog.Specs(), shadowed)...)
 }
 
 // mcpServers are the enabled [mcp_servers] of the config, for the native loop.

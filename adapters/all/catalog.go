@@ -2,11 +2,9 @@ package all
 
 import (
 	"github.com/rs/zerolog"
-	"slices"
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/adapters/acpclient"
-	"github.com/hubdev/hub/adapters/agentspec"
 	"github.com/hubdev/hub/adapters/catalog"
 	"github.com/hubdev/hub/internal/config"
 	"github.com/hubdev/hub/internal/proc"
@@ -45,20 +43,4 @@ func registerCatalog(r *adapters.Registry, cfg *config.Config, log zerolog.Logge
 			Caps: caps, LearnCaps: true, LoginHint: e.LoginFix(), Sandbox: cfg.Sandbox.Policy(),
 		}))
 	}
-}
-
-// catalogSpecs are the doctor specs of the catalogued agents no built-in
-// adapter shadows.
-func catalogSpecs() []agentspec.Spec {
-	var out []agentspec.Spec
-	for _, s := range catalog.Specs() {
-		if !builtin(s.Name) {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-func builtin(name string) bool {
-	return slices.ContainsFunc(agents, func(a agent) bool { return a.doctor.Name == name })
 }

@@ -65,11 +65,9 @@ func registerPersonas(r *adapters.Registry, cfg *config.Config, log zerolog.Logg
 		}
 		p.Agent = cmp.Or(p.Agent, cfg.DefaultAgent, "claude")
 		a := &personas.Adapter{P: p}
-		if !agents[p.Agent] {
-			r.Register(a) // Ready and Start say the backend is unknown
-			continue
+		if agents[p.Agent] { // else Ready and Start say the backend is unknown
+			a.Backend, _ = r.Get(p.Agent)
 		}
-		a.Backend, _ = r.Get(p.Agent)
 		r.Register(a)
 	}
 }

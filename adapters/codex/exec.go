@@ -132,12 +132,10 @@ func (s *execSession) start(ctx context.Context, prompt []adapters.Content) (*ad
 // run reads the turn's process; the thread id it reports is the one the
 // next turn resumes.
 func (s *execSession) run(p *proc.Process, out *adapters.Turn, cleanup func()) {
-	adapters.ProcessTurn(p, out, s.dec, func(e adapters.Event) {
-		if e.Type == adapters.EventSessionInfo && e.Session.AgentSessionID != "" {
-			s.mu.Lock()
-			s.thread = e.Session.AgentSessionID
-			s.mu.Unlock()
-		}
+	adapters.ProcessTurn(p, out, s.dec, func(id string) {
+		s.mu.Lock()
+		s.thread = id
+		s.mu.Unlock()
 	}, func() bool {
 		cleanup()
 		s.mu.Lock()

@@ -94,13 +94,6 @@ func (fsys fileSystem) evalDeepest(abs string) (string, error) {
 // (NTFS, and APFS as macOS formats it).
 func foldsCase(goos string) bool { return goos == "windows" || goos == "darwin" }
 
-func sameName(goos, a, b string) bool {
-	if foldsCase(goos) {
-		return strings.EqualFold(a, b)
-	}
-	return a == b
-}
-
 // SplitPath cleans an absolute path by goos's rules and returns its volume
 // ("C:", `\\server\share`, or "" off Windows) and its names, with "." and
 // ".." applied.
@@ -128,15 +121,7 @@ func SplitPath(goos, p string) (vol string, names []string) {
 // turning slashes into backslashes and dropping the \\?\ and \\.\
 // prefixes in front of a drive letter or UNC share.
 func winVolume(p string) (vol, rest string) {
-	p = strings.ReplaceAll(p, "/", `\`)
-	for _, pre := range []string{`\\?\UNC\`, `\\.\UNC\`} {
-		if len(p) >= len(pre) && strings.EqualFold(p[:len(pre)], pre) {
-			p = `\\` + p[len(pre):]
-		}
-	}
-	if (strings.HasPrefix(p, `\\?\`) || strings.HasPrefix(p, `\\.\`)) && IsDrive(p[4:]) {
-		p = p[4:]
-	}
+	p = stripLongPrefix(strings.ReplaceAll(p, "/", `\`))
 	switch {
 	case IsDrive(p):
 		return strings.ToUpper(p[:1]) + ":", p[2:]
@@ -163,7 +148,7 @@ func IsDrive(p string) bool {
 func relNames(goos, root, p string) ([]string, bool) {
 	rv, rn := SplitPath(goos, root)
 	pv, pn := SplitPath(goos, p)
-	same := func(a, b string) bool { return sameName(goos, a, b) }
+	same := func(a, b string) bool { return a == b || foldsCase(goos) && strings.EqualFold(a, b) }
 	if !same(rv, pv) || len(pn) < len(rn) || !slices.EqualFunc(rn, pn[:len(rn)], same) {
 		return nil, false
 	}
@@ -225,13 +210,17 @@ func isMsysDrive(p string) bool {
 }
 
 // stripLongPrefix turns the \\?\C:\x and \\?\UNC\server\share forms that
-// Windows returns for final path names into the usual C:\x and
-// \\server\share; Go adds the prefix back itself when a path is long.
+// Windows returns for final path names (and their \\.\ twins) into the
+// usual C:\x and \\server\share; Go adds the prefix back itself when a
+// path is long.
 func stripLongPrefix(p string) string {
+	if len(p) < 4 || (p[:4] != `\\?\` && p[:4] != `\\.\`) {
+		return p
+	}
 	switch {
-	case len(p) >= 8 && strings.EqualFold(p[:8], `\\?\UNC\`):
+	case len(p) >= 8 && strings.EqualFold(p[4:8], `UNC\`):
 		return `\\` + p[8:]
-	case strings.HasPrefix(p, `\\?\`) && IsDrive(p[4:]):
+	case IsDrive(p[4:]):
 		return p[4:]
 	}
 	return p

@@ -110,6 +110,8 @@ func TestStripLongPrefix_FinalPathForms(t *testing.T) {
 		{`\\?\C:\proj\x`, `C:\proj\x`},
 		{`\\?\UNC\server\share\proj`, `\\server\share\proj`},
 		{`\\?\Volume{0b1c}\x`, `\\?\Volume{0b1c}\x`},
+		{`\\.\unc\server\share`, `\\server\share`},
+		{`\\.\pipe\x`, `\\.\pipe\x`},
 		{`C:\x`, `C:\x`},
 		{`/home/a`, `/home/a`},
 	}

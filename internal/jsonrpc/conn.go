@@ -96,14 +96,13 @@ type Conn struct {
 	w    io.Writer
 	wmu  sync.Mutex
 	opts Options
-	log  zerolog.Logger
 
 	nextID  atomic.Int64
 	pmu     sync.Mutex
 	pending map[string]chan message
 	done    chan struct{}
-	quit    chan struct{}
-	stop    sync.Once
+	quit    context.Context // ended by Close
+	end     context.CancelFunc
 	jobs    sync.WaitGroup
 }
 
@@ -124,8 +123,9 @@ var (
 // New returns a connection reading r and writing w; Serve starts it.
 func New(r io.Reader, w io.Writer, opts Options) *Conn {
 	opts.MaxLine = cmp.Or(max(opts.MaxLine, 0), DefaultMaxLine)
-	return &Conn{r: bufio.NewReaderSize(r, 64<<10), w: w, opts: opts, log: opts.Logger,
-		pending: map[string]chan message{}, done: make(chan struct{}), quit: make(chan struct{})}
+	quit, end := context.WithCancel(context.Background())
+	return &Conn{r: bufio.NewReaderSize(r, 64<<10), w: w, opts: opts,
+		pending: map[string]chan message{}, done: make(chan struct{}), quit: quit, end: end}
 }
 
 // Serve reads until EOF (nil), a read error, ctx's end or Close. The reads
@@ -134,13 +134,7 @@ func New(r io.Reader, w io.Writer, opts Options) *Conn {
 func (c *Conn) Serve(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	go func() {
-		select {
-		case <-c.quit:
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
+	defer context.AfterFunc(c.quit, cancel)()
 	defer c.shutdown()
 	type read struct {
 		line []byte
@@ -285,7 +279,7 @@ func sniffHead(head []byte) (id json.RawMessage, method string, known bool) {
 func (c *Conn) Done() <-chan struct{} { return c.done }
 
 // Close stops Serve and fails pending calls. It does not close the streams.
-func (c *Conn) Close() { c.stop.Do(func() { close(c.quit) }) }
+func (c *Conn) Close() { c.end() }
 
 // Wait waits for the jobs of inbound requests to finish.
 func (c *Conn) Wait() { c.jobs.Wait() }
@@ -319,8 +313,7 @@ func (c *Conn) dispatch(ctx context.Context, line []byte) {
 			c.writeError(r.ID, NewError(CodeMethodNotFound, "Method not found: "+r.Method, nil))
 			return
 		}
-		c.jobs.Add(1)
-		go c.run(r, j)
+		c.jobs.Go(func() { c.run(r, j) })
 	case m.Method != "":
 		if c.opts.Notify != nil {
 			c.opts.Notify(&Request{Method: m.Method, Params: m.Params, Raw: line})
@@ -344,28 +337,27 @@ func (c *Conn) decode(line []byte) (message, bool) {
 		c.writeError(id, NewError(code, msg, nil))
 		return message{}, false
 	}
-	var raw map[string]json.RawMessage
 	switch {
 	case !json.Valid(line):
 		return refuse(nullID, CodeParseError, "Parse error")
 	case line[0] == '[':
 		return refuse(nullID, CodeInvalidRequest, "Invalid request: batches are not supported")
-	case json.Unmarshal(line, &raw) != nil:
+	case line[0] != '{':
 		return refuse(nullID, CodeInvalidRequest, "Invalid request: not a JSON-RPC object")
 	}
-	id, idOK := raw["id"], validID(raw["id"])
+	var m message // a member of the wrong type is left zero; the id is still read
+	err := json.Unmarshal(line, &m)
+	idOK := validID(m.ID)
 	echo := nullID
-	if idOK && len(id) > 0 {
-		echo = id
+	if idOK && len(m.ID) > 0 {
+		echo = m.ID
 	}
 	switch {
 	case c.opts.Strict && !idOK:
 		return refuse(nullID, CodeInvalidRequest, "Invalid request: id must be a string, a number or null")
-	case c.opts.Strict && string(bytes.TrimSpace(raw["jsonrpc"])) != `"2.0"`:
+	case c.opts.Strict && m.JSONRPC != "2.0":
 		return refuse(echo, CodeInvalidRequest, `Invalid request: "jsonrpc" must be "2.0"`)
-	}
-	var m message
-	if err := json.Unmarshal(line, &m); err != nil {
+	case err != nil:
 		return refuse(echo, CodeInvalidRequest, "Invalid request: "+typeError(err))
 	}
 	return m, true
@@ -387,10 +379,9 @@ func typeError(err error) string {
 }
 
 func (c *Conn) run(r *Request, j Job) {
-	defer c.jobs.Done()
 	defer func() {
 		if p := recover(); p != nil {
-			c.log.Error().Interface("panic", p).Str("method", r.Method).Msg("handler panicked")
+			c.opts.Logger.Error().Interface("panic", p).Str("method", r.Method).Msg("handler panicked")
 			c.writeError(r.ID, NewError(CodeInternalError, fmt.Sprintf("internal error: %v", p), nil))
 		}
 	}()
@@ -407,7 +398,7 @@ func (c *Conn) deliver(m message) {
 	delete(c.pending, string(m.ID))
 	c.pmu.Unlock()
 	if !ok {
-		c.log.Debug().RawJSON("id", m.ID).Msg("response to unknown request id dropped")
+		c.opts.Logger.Debug().RawJSON("id", m.ID).Msg("response to unknown request id dropped")
 		return
 	}
 	ch <- m
@@ -420,7 +411,7 @@ func (c *Conn) writeError(id json.RawMessage, e *Error) {
 func (c *Conn) write(m message) {
 	b, err := json.Marshal(m)
 	if err != nil {
-		c.log.Error().Err(err).Msg("marshal outgoing message")
+		c.opts.Logger.Error().Err(err).Msg("marshal outgoing message")
 		return
 	}
 	_ = c.writeLine(append(b, '\n'))
@@ -432,7 +423,7 @@ func (c *Conn) writeLine(b []byte) error {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	if _, err := c.w.Write(b); err != nil {
-		c.log.Debug().Err(err).Msg("write to peer failed")
+		c.opts.Logger.Debug().Err(err).Msg("write to peer failed")
 		return err
 	}
 	return nil

@@ -247,6 +247,8 @@ func TestConn_StrictRefusesWhatJSONRPCForbids(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":{"a":1},"method":"x"}`, "-32600", "null"},
 		{`{"jsonrpc":"2.0","id":[1],"method":"x"}`, "-32600", "null"},
 		{`{"jsonrpc":"2.0","id":7,"method":42}`, "-32600", "7"},
+		{`{"jsonrpc":"2.0","method":42,"id":8}`, "-32600", "8"},
+		{`{"jsonrpc":2,"id":10,"method":"x"}`, "-32600", "10"},
 		{`"just a string"`, "-32600", "null"},
 	}
 	p := newPeer(t, Options{Request: echo, Strict: true})

@@ -18,10 +18,10 @@ var secretName = regexp.MustCompile(`(?i)(api[_-]?key|token|secret|password|pass
 
 // trace logs one message; dir is "in" or "out".
 func (c *Conn) trace(dir string, line []byte) {
-	if c.log.GetLevel() > zerolog.DebugLevel {
+	if c.opts.Logger.GetLevel() > zerolog.DebugLevel {
 		return
 	}
-	c.log.Debug().Str("rpc", dir).RawJSON("msg", redact(bytes.TrimSpace(line))).Msg("jsonrpc")
+	c.opts.Logger.Debug().Str("rpc", dir).RawJSON("msg", redact(bytes.TrimSpace(line))).Msg("jsonrpc")
 }
 
 // redact returns line with secret values replaced; a line that is not

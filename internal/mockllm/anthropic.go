@@ -90,10 +90,6 @@ func anthropicError(w http.ResponseWriter, status int, typ, msg string) {
 	writeJSON(w, status, map[string]any{"type": "error", "error": map[string]any{"type": typ, "message": msg}})
 }
 
-func anthropicToolID(t AnthropicToolUse, turn, i int) string {
-	return cmp.Or(t.ID, fmt.Sprintf("toolu_mock_%d_%d", turn, i))
-}
-
 func anthropicStop(t AnthropicTurn) string {
 	return stopOr(t.StopReason, len(t.ToolUses) > 0, "tool_use", "end_turn")
 }
@@ -112,7 +108,7 @@ func anthropicMessage(t AnthropicTurn, idx int, model string, full bool) map[str
 			content = append(content, map[string]any{"type": "text", "text": t.Text})
 		}
 		for i, tu := range t.ToolUses {
-			content = append(content, map[string]any{"type": "tool_use", "id": anthropicToolID(tu, idx, i),
+			content = append(content, map[string]any{"type": "tool_use", "id": callID(tu.ID, "toolu_mock", idx, i),
 				"name": tu.Name, "input": json.RawMessage(cmp.Or(tu.Input, "{}"))})
 		}
 	}
@@ -148,7 +144,7 @@ func anthropicStream(w http.ResponseWriter, t AnthropicTurn, idx int, model stri
 		send(map[string]any{"type": "text", "text": ""}, t.Text, "text_delta", "text")
 	}
 	for i, tu := range t.ToolUses {
-		send(map[string]any{"type": "tool_use", "id": anthropicToolID(tu, idx, i), "name": tu.Name, "input": map[string]any{}},
+		send(map[string]any{"type": "tool_use", "id": callID(tu.ID, "toolu_mock", idx, i), "name": tu.Name, "input": map[string]any{}},
 			cmp.Or(tu.Input, "{}"), "input_json_delta", "partial_json")
 	}
 	namedEvent(w, "message_delta", map[string]any{"delta": map[string]any{"stop_reason": anthropicStop(t), "stop_sequence": nil},

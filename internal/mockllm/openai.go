@@ -87,8 +87,8 @@ type OpenAIServer struct {
 func NewOpenAIServer(turns ...OpenAITurn) *OpenAIServer {
 	s := &OpenAIServer{hanging: make(chan struct{})}
 	mux := http.NewServeMux()
-	mux.HandleFunc("/v1/chat/completions", s.chat)
-	mux.HandleFunc("/chat/completions", s.chat)
+	mux.HandleFunc("POST /v1/chat/completions", s.chat)
+	mux.HandleFunc("POST /chat/completions", s.chat)
 	mux.HandleFunc("/v1/models", listModels)
 	mux.HandleFunc("/models", listModels)
 	s.start(turns, mux)
@@ -114,10 +114,6 @@ func listModels(w http.ResponseWriter, _ *http.Request) {
 }
 
 func (s *OpenAIServer) chat(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost {
-		writeJSON(w, http.StatusMethodNotAllowed, errBody("method not allowed"))
-		return
-	}
 	req := receive[OpenAIRequest](r)
 	turn, idx := s.turnFor(req)
 	if !s.wait(r, turn.Delay) {
@@ -185,7 +181,7 @@ func (s *OpenAIServer) stream(w http.ResponseWriter, r *http.Request, t OpenAITu
 		return
 	}
 	for i, tc := range t.ToolCalls {
-		send(map[string]any{"tool_calls": []map[string]any{{"index": i, "id": toolID(tc, idx, i), "type": "function",
+		send(map[string]any{"tool_calls": []map[string]any{{"index": i, "id": callID(tc.ID, "call", idx, i), "type": "function",
 			"function": map[string]any{"name": tc.Name, "arguments": ""}}}}, nil)
 		half := len(tc.Args) / 2
 		for _, part := range []string{tc.Args[:half], tc.Args[half:]} {
@@ -210,7 +206,7 @@ func completion(t OpenAITurn, idx int) map[string]any {
 	if len(t.ToolCalls) > 0 {
 		calls := make([]map[string]any, len(t.ToolCalls))
 		for i, tc := range t.ToolCalls {
-			calls[i] = map[string]any{"id": toolID(tc, idx, i), "type": "function",
+			calls[i] = map[string]any{"id": callID(tc.ID, "call", idx, i), "type": "function",
 				"function": map[string]any{"name": tc.Name, "arguments": tc.Args}}
 		}
 		msg["tool_calls"] = calls
@@ -220,8 +216,10 @@ func completion(t OpenAITurn, idx int) map[string]any {
 		"usage":   usageOf(t)}
 }
 
-func toolID(tc OpenAIToolCall, turn, i int) string {
-	return cmp.Or(tc.ID, fmt.Sprintf("call_%d_%d", turn, i))
+// callID is a scripted tool call's id, else prefix and its place: the
+// turn's index and the call's.
+func callID(id, prefix string, turn, i int) string {
+	return cmp.Or(id, fmt.Sprintf("%s_%d_%d", prefix, turn, i))
 }
 
 func finishReason(t OpenAITurn) string {

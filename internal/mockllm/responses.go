@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"strings"
 )
@@ -67,8 +68,8 @@ type ResponsesServer struct {
 func NewResponsesServer(turns ...ResponsesTurn) *ResponsesServer {
 	s := &ResponsesServer{}
 	mux := http.NewServeMux()
-	mux.HandleFunc("/v1/responses", s.responses)
-	mux.HandleFunc("/responses", s.responses)
+	mux.HandleFunc("POST /v1/responses", s.responses) // a GET (codex probing for a websocket) is 405
+	mux.HandleFunc("POST /responses", s.responses)
 	s.start(turns, mux)
 	s.URL = s.srv.URL + "/v1"
 	return s
@@ -92,11 +93,6 @@ stream_max_retries = 0
 }
 
 func (s *ResponsesServer) responses(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost {
-		// codex probes a websocket transport first for some providers.
-		http.Error(w, "mockllm: only POST", http.StatusMethodNotAllowed)
-		return
-	}
 	req := receive[ResponsesRequest](r)
 	t, idx, ok := s.take(req, true)
 	if !ok {
@@ -173,18 +169,16 @@ func responsesMessage(w http.ResponseWriter, t ResponsesTurn, idx, out int) {
 }
 
 func responsesFunctionCall(w http.ResponseWriter, tc ResponsesToolCall, idx, i, out int) {
-	callID := cmp.Or(tc.CallID, fmt.Sprintf("call_%d_%d", idx, i))
-	id := fmt.Sprintf("fc_%d_%d", idx, i)
-	if tc.Custom {
-		item := map[string]any{"type": "custom_tool_call", "id": id, "call_id": callID, "name": tc.Name, "input": tc.Input}
-		namedEvent(w, "response.output_item.added", map[string]any{"output_index": out, "item": item})
-		namedEvent(w, "response.output_item.done", map[string]any{"output_index": out, "item": item})
-		return
+	item := map[string]any{"type": "function_call", "id": fmt.Sprintf("fc_%d_%d", idx, i), "call_id": callID(tc.CallID, "call", idx, i), "name": tc.Name}
+	done := maps.Clone(item)
+	if tc.Custom { // added and done alike, with the whole input
+		item["type"], item["input"] = "custom_tool_call", tc.Input
+		done = item
+	} else { // the arguments come with done
+		item["arguments"], done["arguments"] = "", tc.Args
 	}
-	namedEvent(w, "response.output_item.added", map[string]any{"output_index": out,
-		"item": map[string]any{"type": "function_call", "id": id, "call_id": callID, "name": tc.Name, "arguments": ""}})
-	namedEvent(w, "response.output_item.done", map[string]any{"output_index": out,
-		"item": map[string]any{"type": "function_call", "id": id, "call_id": callID, "name": tc.Name, "arguments": tc.Args}})
+	namedEvent(w, "response.output_item.added", map[string]any{"output_index": out, "item": item})
+	namedEvent(w, "response.output_item.done", map[string]any{"output_index": out, "item": done})
 }
 
 // namedEvent writes one SSE event with a name, v's type set to it, and

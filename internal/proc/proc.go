@@ -17,10 +17,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"os"
 	"os/exec"
-	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -70,7 +68,6 @@ type Process struct {
 
 	spec    Spec
 	cmd     *exec.Cmd
-	pgid    int
 	sys     sysState
 	stderr  *Ring
 	done    chan struct{}
@@ -108,16 +105,13 @@ func Start(ctx context.Context, spec Spec) (*Process, error) {
 	if err = p.startPipes(path); err != nil {
 		return nil, fmt.Errorf("start %s: %w", spec.Path, err)
 	}
-	track(p)
+	live.Store(p, nil)
 	trace.Mark(ctx, trace.Spawned)
-	Log.Debug().Str("program", path).Strs("args", logArgs(spec.Args)).Str("dir", spec.Dir).Int("pid", p.pgid).Msg("agent process started")
-	go p.wait()
+	Log.Debug().Str("program", path).Strs("args", logArgs(spec.Args)).Str("dir", spec.Dir).Int("pid", p.Pid()).Msg("agent process started")
+	unwatch := context.AfterFunc(ctx, func() { _ = p.Stop() })
 	go func() {
-		select {
-		case <-ctx.Done():
-			_ = p.Stop()
-		case <-p.done:
-		}
+		p.wait()
+		unwatch()
 	}()
 	return p, nil
 }
@@ -142,7 +136,6 @@ func (p *Process) startPipes(path string) error {
 	closeAll(inR, outW, errW)
 	p.Stdin, p.Stdout = inW, outR
 	p.tracePipes()
-	p.pgid = cmd.Process.Pid
 	go p.copyStderr(errR)
 	return nil
 }
@@ -161,22 +154,17 @@ func (p *Process) copyStderr(r *os.File) {
 // escaped the group may still hold the pipe open.
 const stderrDrainLimit = 2 * time.Second
 
-// awaitStderr lets the copier finish so StderrTail sees the last lines
-// written before exit.
-func (p *Process) awaitStderr() {
-	select {
-	case <-p.stderrDone:
-	case <-time.After(stderrDrainLimit):
-	}
-}
-
 func (p *Process) wait() {
 	p.waitErr = p.reap()
 	// The leader is gone; end whatever it left behind in its tree.
 	p.killTree()
-	p.awaitStderr()
-	untrack(p)
-	ev := Log.Debug().Str("program", p.spec.Path).Int("pid", p.pgid).Int("exit", p.status.code)
+	// Let the copier finish, so StderrTail sees the last lines written.
+	select {
+	case <-p.stderrDone:
+	case <-time.After(stderrDrainLimit):
+	}
+	live.Delete(p)
+	ev := Log.Debug().Str("program", p.spec.Path).Int("pid", p.Pid()).Int("exit", p.status.code)
 	if p.waitErr != nil {
 		ev = ev.Str("status", p.waitErr.Error()).Str("stderr", p.stderr.TailLines(5))
 	}
@@ -198,7 +186,7 @@ func logArgs(args []string) []string {
 
 // Pid returns the leader's pid: on Unix the supervisor, whose pid is also
 // the process group id.
-func (p *Process) Pid() int { return p.pgid }
+func (p *Process) Pid() int { return p.cmd.Process.Pid }
 
 // Done is closed once the process has exited and been reaped.
 func (p *Process) Done() <-chan struct{} { return p.done }
@@ -234,7 +222,7 @@ func (p *Process) Signal(sig syscall.Signal) error {
 		return nil
 	}
 	if err := p.signalTree(sig); err != nil {
-		return fmt.Errorf("signal %v to group %d: %w", sig, p.pgid, err)
+		return fmt.Errorf("signal %v to group %d: %w", sig, p.Pid(), err)
 	}
 	return nil
 }
@@ -301,38 +289,23 @@ func closeAll(fs ...*os.File) {
 	}
 }
 
-var live = struct {
-	sync.Mutex
-	m map[*Process]struct{}
-}{m: map[*Process]struct{}{}}
-
-func track(p *Process) {
-	live.Lock()
-	live.m[p] = struct{}{}
-	live.Unlock()
-}
-
-func untrack(p *Process) {
-	live.Lock()
-	delete(live.m, p)
-	live.Unlock()
-}
+// live holds the started processes not yet reaped (as keys).
+var live sync.Map
 
 // StopAll stops every live process concurrently; call it on shutdown.
 func StopAll(grace time.Duration) {
-	live.Lock()
-	ps := slices.Collect(maps.Keys(live.m))
-	live.Unlock()
 	var wg sync.WaitGroup
-	for _, p := range ps {
-		wg.Go(func() { _ = p.StopWithin(grace) })
+	for p := range live.Range {
+		wg.Go(func() { _ = p.(*Process).StopWithin(grace) })
 	}
 	wg.Wait()
 }
 
 // Live returns the number of supervised processes not yet reaped.
 func Live() int {
-	live.Lock()
-	defer live.Unlock()
-	return len(live.m)
+	n := 0
+	for range live.Range {
+		n++
+	}
+	return n
 }

@@ -112,7 +112,7 @@ func statusOf(ws syscall.WaitStatus) exitStatus {
 
 // signalTree sends sig to the process group.
 func (p *Process) signalTree(sig syscall.Signal) error {
-	if err := syscall.Kill(-p.pgid, sig); err != nil && !errors.Is(err, syscall.ESRCH) {
+	if err := syscall.Kill(-p.Pid(), sig); err != nil && !errors.Is(err, syscall.ESRCH) {
 		return err
 	}
 	return nil
@@ -121,7 +121,7 @@ func (p *Process) signalTree(sig syscall.Signal) error {
 // killTree kills what is left of the group once its leader has been reaped,
 // and releases the watch pipe.
 func (p *Process) killTree() {
-	_ = syscall.Kill(-p.pgid, syscall.SIGKILL)
+	_ = syscall.Kill(-p.Pid(), syscall.SIGKILL)
 	_ = p.sys.watch.Close()
 }
 

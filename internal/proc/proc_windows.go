@@ -157,7 +157,7 @@ func (p *Process) signalTree(sig syscall.Signal) error {
 	if sig == syscall.SIGKILL {
 		return windows.TerminateJobObject(p.sys.job, 1)
 	}
-	return windows.GenerateConsoleCtrlEvent(windows.CTRL_BREAK_EVENT, uint32(p.pgid))
+	return windows.GenerateConsoleCtrlEvent(windows.CTRL_BREAK_EVENT, uint32(p.Pid()))
 }
 
 // killTree ends what is left in the job once the leader exited.

@@ -46,9 +46,6 @@ func New(p Policy, lookPath func(string) (string, error)) *Sandbox {
 // Active reports whether commands run confined.
 func (s *Sandbox) Active() bool { return s != nil && s.tool != "" }
 
-// Tool is the sandbox tool's path ("" when none).
-func (s *Sandbox) Tool() string { return s.tool }
-
 // Notice is the one line a command's output starts with when it should
 // have been sandboxed and was not; "" otherwise (sandboxed, or mode off).
 func (s *Sandbox) Notice() string {

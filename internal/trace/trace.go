@@ -9,6 +9,7 @@ package trace
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -97,14 +98,11 @@ func (s *Span) Mark(hop string) {
 	}
 	at := time.Since(s.begin) // monotonic
 	s.mu.Lock()
-	for _, h := range s.seen {
-		if h == hop {
-			s.mu.Unlock()
-			return
-		}
+	defer s.mu.Unlock()
+	if slices.Contains(s.seen, hop) {
+		return
 	}
 	s.seen = append(s.seen, hop)
-	s.mu.Unlock()
 	s.log.Debug().Str("hop", hop).Float64("ms", float64(at.Microseconds())/1000).
 		Int64("unix_us", time.Now().UnixMicro()).Msg("trace")
 }
