@@ -554,7 +554,7 @@ func (s *server) convertMCP(in []schema.McpServer) []adapters.MCPServer {
 		case "http", "sse":
 			out = append(out, adapters.MCPServer{Name: m.Name, Type: m.Type, URL: m.URL, Headers: pairs(m.Headers)})
 		default:
-			s.log.Warn().Str("name", m.Name).Str("type", m.Type).Msg("MCP server with unsupported transport skipped")
+			s.log.Warn().Str("server", m.Name).Str("type", m.Type).Msg("MCP server with unsupported transport skipped")
 		}
 	}
 	return out

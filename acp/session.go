@@ -216,31 +216,20 @@ func (ss *session) agents() *adapters.Registry {
 }
 
 // mcpFor returns the editor's MCP servers that adapter a takes, logging
-// the ones it is given and the ones it cannot take (C19): stdio servers
-// need Capabilities.MCP, HTTP and SSE ones MCPHTTP. An ACP proxy
-// (qodercli, config agents) further checks the downstream agent's own
+// each one it is given or cannot take (C19): stdio servers need
+// Capabilities.MCP, HTTP and SSE ones MCPHTTP. An ACP proxy (qodercli,
+// config agents) further checks the downstream agent's own
 // mcpCapabilities and skips, with a log line, what it rules out.
 func (ss *session) mcpFor(a adapters.Adapter) []adapters.MCPServer {
-	if len(ss.mcp) == 0 {
-		return ss.mcp
-	}
 	c := a.Capabilities()
-	log := ss.srv.log.With().Str("session", ss.rec.SessionID).Str("agent", a.Name()).Logger()
-	if !c.MCP && !c.MCPHTTP {
-		names := make([]string, 0, len(ss.mcp))
-		for _, m := range ss.mcp {
-			names = append(names, m.Name)
-		}
-		log.Warn().Strs("servers", names).Msgf("%s takes no MCP servers; the editor's servers are skipped", a.Name())
-		return nil
-	}
 	out := make([]adapters.MCPServer, 0, len(ss.mcp))
 	for _, m := range ss.mcp {
+		log := ss.srv.log.With().Str("session", ss.rec.SessionID).Str("agent", a.Name()).Str("server", m.Name).Str("type", m.Type).Logger()
 		if stdio := m.Type == "stdio"; stdio && !c.MCP || !stdio && !c.MCPHTTP {
-			log.Warn().Str("server", m.Name).Msgf("%s takes no %s MCP servers; skipped", a.Name(), m.Type)
+			log.Warn().Msg("the agent takes no MCP servers of this type; skipped")
 			continue
 		}
-		log.Info().Str("server", m.Name).Str("type", m.Type).Msg("MCP server handed to the agent")
+		log.Info().Msg("MCP server handed to the agent")
 		out = append(out, m)
 	}
 	return out
