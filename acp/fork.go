@@ -17,7 +17,7 @@ import (
 // _meta.hub.agent names another agent, the fork's agent is briefed on the
 // record like a handover.
 func (s *server) forkSession(_ context.Context, p schema.ForkSessionRequest) (any, func(), error) {
-	if err := cmp.Or(checkSessionID(p.SessionID), checkDirs(p.Cwd, p.AdditionalDirectories)); err != nil {
+	if err := checkDirs(p.Cwd, p.AdditionalDirectories); err != nil {
 		return nil, nil, err
 	}
 	if live, err := s.lookup(p.SessionID); err == nil {

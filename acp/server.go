@@ -251,25 +251,14 @@ func (s *server) closeAll() {
 	wg.Wait()
 }
 
+// lookup is the live session id names (an id decode checked).
 func (s *server) lookup(id string) (*session, error) {
-	if err := checkSessionID(id); err != nil {
-		return nil, err
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if ss, ok := s.sessions[id]; ok {
 		return ss, nil
 	}
 	return nil, errUnknownSession(id)
-}
-
-// checkSessionID refuses, as invalid params, an id hub could not have
-// made, before anything looks it up or touches a file.
-func checkSessionID(id string) error {
-	if err := checkID(id); err != nil {
-		return invalidParams("%v", err)
-	}
-	return nil
 }
 
 func errUnknownSession(id string) *jsonrpc.Error {
@@ -280,7 +269,9 @@ func invalidParams(format string, a ...any) *jsonrpc.Error {
 	return jsonrpc.NewError(schema.CodeInvalidParams, "Invalid params: "+fmt.Sprintf(format, a...), nil)
 }
 
-// decode strictly parses params; missing params count as {}.
+// decode strictly parses params; missing params count as {}. A required
+// sessionId must be one hub could have made, before anything looks it up
+// or touches a file.
 func decode(params json.RawMessage, v any, required ...string) error {
 	if len(params) == 0 || string(params) == "null" {
 		params = json.RawMessage("{}")
@@ -293,6 +284,12 @@ func decode(params json.RawMessage, v any, required ...string) error {
 	for _, k := range required {
 		if v, ok := m[k]; !ok || string(v) == "null" {
 			return invalidParams("missing %q", k)
+		}
+	}
+	var id string
+	if slices.Contains(required, "sessionId") && json.Unmarshal(m["sessionId"], &id) == nil {
+		if err := checkID(id); err != nil {
+			return invalidParams("%v", err)
 		}
 	}
 	return nil
@@ -346,7 +343,7 @@ func (s *server) inOrder(params json.RawMessage, j jsonrpc.Job) jsonrpc.Job {
 // sessionOf is the live session a message's sessionId names.
 func (s *server) sessionOf(params json.RawMessage) (*session, error) {
 	var p schema.SessionIDRequest
-	if err := decode(params, &p); err != nil {
+	if err := decode(params, &p, "sessionId"); err != nil {
 		return nil, err
 	}
 	return s.lookup(p.SessionID)
@@ -573,7 +570,7 @@ func pairs(in []schema.EnvVariable) map[string]string {
 // replay (load) sends its whole history before the answer.
 func reopen(replay bool) func(*server, context.Context, schema.LoadSessionRequest) (any, func(), error) {
 	return func(s *server, _ context.Context, p schema.LoadSessionRequest) (any, func(), error) {
-		if err := cmp.Or(checkSessionID(p.SessionID), checkDirs(p.Cwd, p.AdditionalDirectories)); err != nil {
+		if err := checkDirs(p.Cwd, p.AdditionalDirectories); err != nil {
 			return nil, nil, err
 		}
 		rec, ok := s.index.Get(p.SessionID)
@@ -599,9 +596,6 @@ func reopen(replay bool) func(*server, context.Context, schema.LoadSessionReques
 }
 
 func (s *server) closeSession(_ context.Context, p schema.SessionIDRequest) (any, func(), error) {
-	if err := checkSessionID(p.SessionID); err != nil {
-		return nil, nil, err
-	}
 	s.mu.Lock()
 	ss := s.sessions[p.SessionID]
 	delete(s.sessions, p.SessionID)
