@@ -297,46 +297,38 @@ func decode(params json.RawMessage, v any, required ...string) error {
 
 func fail(err error) jsonrpc.Job { return func() (any, func(), error) { return nil, nil, err } }
 
-// handle runs in the read loop: initialize and the start of a prompt turn
-// happen inline so later messages (e.g. session/cancel) see their effect.
+// handle runs in the read loop and hands the request to its method.
 func (s *server) handle(ctx context.Context, r *jsonrpc.Request) jsonrpc.Job {
 	m, ok := methods[r.Method]
 	switch {
 	case !ok:
 		return fail(jsonrpc.NewError(schema.CodeMethodNotFound, "Method not found", map[string]any{"method": r.Method}))
 	case r.Method == "initialize":
-		res, after, err := m(s, ctx, r.Params)
-		return func() (any, func(), error) { return res, after, err }
 	case !s.initialized.Load():
 		return fail(jsonrpc.NewError(schema.CodeInvalidRequest, "Invalid request: initialize first", nil))
 	case s.opts.Broken != nil && r.Method != "authenticate":
 		return fail(jsonrpc.NewError(schema.CodeInternalError, s.opts.Broken.Error(), map[string]any{"code": "config"}))
-	case r.Method == "session/prompt":
-		var p schema.PromptRequest
-		if err := decode(r.Params, &p, "sessionId", "prompt"); err != nil {
-			return fail(err)
-		}
-		return s.beginPrompt(p)
-	case r.Method == "session/set_mode" || r.Method == "session/set_config_option":
-		return s.inOrder(r.Params, func() (any, func(), error) { return m(s, ctx, r.Params) })
 	}
-	return func() (any, func(), error) { return m(s, ctx, r.Params) }
+	return m(s, ctx, r.Params)
 }
 
-// inOrder makes a session's mode/config changes and prompt starts take
+// ordered makes a session's mode/config changes and prompt starts take
 // effect in the order they arrived, though each runs on its own goroutine:
 // a client may pipeline set_config_option and session/prompt. (A prompt
 // passes the order on once its turn runs; see beginPrompt.)
-func (s *server) inOrder(params json.RawMessage, j jsonrpc.Job) jsonrpc.Job {
-	ss, err := s.sessionOf(params)
-	if err != nil {
-		return j
-	}
-	prev, done := ss.turns.Order()
-	return func() (any, func(), error) {
-		<-prev
-		defer done()
-		return j()
+func ordered(m method) method {
+	return func(s *server, ctx context.Context, params json.RawMessage) jsonrpc.Job {
+		j := m(s, ctx, params)
+		ss, err := s.sessionOf(params)
+		if err != nil {
+			return j
+		}
+		prev, done := ss.turns.Order()
+		return func() (any, func(), error) {
+			<-prev
+			defer done()
+			return j()
+		}
 	}
 }
 
@@ -349,23 +341,32 @@ func (s *server) sessionOf(params json.RawMessage) (*session, error) {
 	return s.lookup(p.SessionID)
 }
 
-// method serves one request's params.
-type method func(s *server, ctx context.Context, params json.RawMessage) (any, func(), error)
+// method serves one request: it runs in the read loop and returns the job
+// that answers it.
+type method func(s *server, ctx context.Context, params json.RawMessage) jsonrpc.Job
 
-// on is the method of a handler of typed params: decoded strictly, with
-// the members named required present, before it runs.
-func on[P any](h func(*server, context.Context, P) (any, func(), error), required ...string) method {
-	return func(s *server, ctx context.Context, params json.RawMessage) (any, func(), error) {
+// inline is the method of a handler of typed params (decoded strictly,
+// with the members named required present) that acts in the read loop, so
+// later messages (e.g. session/cancel) see its effect.
+func inline[P any](h func(*server, context.Context, P) jsonrpc.Job, required ...string) method {
+	return func(s *server, ctx context.Context, params json.RawMessage) jsonrpc.Job {
 		var p P
 		if err := decode(params, &p, required...); err != nil {
-			return nil, nil, err
+			return fail(err)
 		}
 		return h(s, ctx, p)
 	}
 }
 
+// on is inline for a handler that runs in the job.
+func on[P any](h func(*server, context.Context, P) (any, func(), error), required ...string) method {
+	return inline(func(s *server, ctx context.Context, p P) jsonrpc.Job {
+		return func() (any, func(), error) { return h(s, ctx, p) }
+	}, required...)
+}
+
 var methods = map[string]method{
-	"initialize":                on((*server).initialize, "protocolVersion"),
+	"initialize":                inline((*server).initialize, "protocolVersion"),
 	"authenticate":              on((*server).authenticate, "methodId"),
 	"session/new":               on((*server).newSession, "cwd"),
 	"session/load":              on(reopen(true), "sessionId", "cwd"),
@@ -373,9 +374,9 @@ var methods = map[string]method{
 	"session/close":             on((*server).closeSession, "sessionId"),
 	"session/list":              on((*server).listSessions),
 	"session/delete":            on((*server).deleteSession, "sessionId"),
-	"session/prompt":            nil, // handled by beginPrompt
-	"session/set_mode":          on((*server).setMode, "sessionId", "modeId"),
-	"session/set_config_option": on((*server).setConfigOption, "sessionId", "configId", "value"),
+	"session/prompt":            inline((*server).beginPrompt, "sessionId", "prompt"),
+	"session/set_mode":          ordered(on((*server).setMode, "sessionId", "modeId")),
+	"session/set_config_option": ordered(on((*server).setConfigOption, "sessionId", "configId", "value")),
 	"_session/steering":         on((*server).steer, "sessionId", "prompt"),
 	"session/fork":              on((*server).forkSession, "sessionId", "cwd"),
 }
@@ -391,20 +392,21 @@ func (s *server) handleNotification(r *jsonrpc.Request) {
 	}
 }
 
-func (s *server) initialize(_ context.Context, p schema.InitializeRequest) (any, func(), error) {
+func (s *server) initialize(_ context.Context, p schema.InitializeRequest) jsonrpc.Job {
 	caps := s.agentCapabilities()
 	methods := offeredAuth(p.ClientCapabilities, s.opts.AuthMethods)
 	s.mu.Lock()
 	s.clientCaps, s.promptCaps, s.authMethods = p.ClientCapabilities, caps.PromptCapabilities, methods
 	s.mu.Unlock()
 	s.initialized.Store(true)
-	return schema.InitializeResponse{
+	res := schema.InitializeResponse{
 		ProtocolVersion:   schema.ProtocolVersion,
 		AgentCapabilities: caps,
 		AuthMethods:       methods,
 		AgentInfo:         &schema.Implementation{Name: s.opts.AgentInfo.Name, Version: s.opts.AgentInfo.Version, Title: s.opts.AgentInfo.Title},
 		Meta:              schema.Meta{"steering": map[string]any{"supported": true}},
-	}, nil, nil
+	}
+	return func() (any, func(), error) { return res, nil, nil }
 }
 
 // offeredAuth is the auth methods in the forms the client runs: type
@@ -630,7 +632,7 @@ func (s *server) listSessions(_ context.Context, p schema.ListSessionsRequest) (
 
 // beginPrompt validates and marks the session busy inline; the turn runs
 // in the returned jsonrpc.Job.
-func (s *server) beginPrompt(p schema.PromptRequest) jsonrpc.Job {
+func (s *server) beginPrompt(_ context.Context, p schema.PromptRequest) jsonrpc.Job {
 	if promptSize(p.Prompt) > s.opts.MaxPrompt {
 		return fail(s.promptRefusal())
 	}
