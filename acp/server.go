@@ -665,7 +665,7 @@ func (s *server) beginPrompt(_ context.Context, p schema.PromptRequest) jsonrpc.
 		if !ok {
 			return schema.PromptResponse{StopReason: schema.StopCancelled}, nil, nil
 		}
-		reason, err := ss.runTurn(turn, p.Prompt)
+		reason, usage, err := ss.runTurn(turn, p.Prompt)
 		// The next queued prompt starts once this answer is written.
 		next := turn.Release
 		if err != nil {
@@ -674,9 +674,9 @@ func (s *server) beginPrompt(_ context.Context, p schema.PromptRequest) jsonrpc.
 		// _meta.hub.waitedForAgent tells a client (and hub's benchmarks)
 		// whether the agent was already up when the prompt arrived.
 		ss.mu.Lock()
-		waited, usage := ss.waited, usageOf(ss.turnUsage)
+		waited := ss.waited
 		ss.mu.Unlock()
-		return schema.PromptResponse{StopReason: reason, Usage: usage, Meta: schema.Meta{"hub": map[string]any{"waitedForAgent": waited}}}, next, nil
+		return schema.PromptResponse{StopReason: reason, Usage: usageOf(usage), Meta: schema.Meta{"hub": map[string]any{"waitedForAgent": waited}}}, next, nil
 	}
 }
 
