@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"maps"
-	"slices"
 
 	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/internal/jsonrpc"
@@ -40,7 +39,7 @@ func (s *server) forkSession(_ context.Context, p schema.ForkSessionRequest) (an
 		}
 		rec.Agent, rec.ForkOf, rec.Model, rec.Mode, rec.Options = other, "", "", "", nil
 	}
-	rec.History = slices.Clone(s.index.History(p.SessionID))
+	rec.History = s.index.History(p.SessionID) // a copy of its own
 	ss, err := s.open(rec, p.McpServers)
 	if err != nil {
 		return nil, nil, err
