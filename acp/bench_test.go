@@ -17,7 +17,7 @@ func BenchmarkInitialize(b *testing.B) {
 	s := newServer(Options{Registry: reg, Logger: zerolog.Nop()})
 	params := []byte(`{"protocolVersion":1,"clientCapabilities":{"fs":{"readTextFile":true}}}`)
 	for b.Loop() {
-		if _, _, err := methods["initialize"](s, context.Background(), params); err != nil {
+		if _, _, err := methods["initialize"](s, context.Background(), params)(); err != nil {
 			b.Fatal(err)
 		}
 	}

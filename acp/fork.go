@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"maps"
-	"slices"
 
 	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/internal/jsonrpc"
@@ -17,7 +16,7 @@ import (
 // _meta.hub.agent names another agent, the fork's agent is briefed on the
 // record like a handover.
 func (s *server) forkSession(_ context.Context, p schema.ForkSessionRequest) (any, func(), error) {
-	if err := cmp.Or(checkSessionID(p.SessionID), checkDirs(p.Cwd, p.AdditionalDirectories)); err != nil {
+	if err := checkDirs(p.Cwd, p.AdditionalDirectories); err != nil {
 		return nil, nil, err
 	}
 	if live, err := s.lookup(p.SessionID); err == nil {
@@ -40,7 +39,7 @@ func (s *server) forkSession(_ context.Context, p schema.ForkSessionRequest) (an
 		}
 		rec.Agent, rec.ForkOf, rec.Model, rec.Mode, rec.Options = other, "", "", "", nil
 	}
-	rec.History = slices.Clone(s.index.History(p.SessionID))
+	rec.History = s.index.History(p.SessionID) // a copy of its own
 	ss, err := s.open(rec, p.McpServers)
 	if err != nil {
 		return nil, nil, err

@@ -251,25 +251,14 @@ func (s *server) closeAll() {
 	wg.Wait()
 }
 
+// lookup is the live session id names (an id decode checked).
 func (s *server) lookup(id string) (*session, error) {
-	if err := checkSessionID(id); err != nil {
-		return nil, err
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if ss, ok := s.sessions[id]; ok {
 		return ss, nil
 	}
 	return nil, errUnknownSession(id)
-}
-
-// checkSessionID refuses, as invalid params, an id hub could not have
-// made, before anything looks it up or touches a file.
-func checkSessionID(id string) error {
-	if err := checkID(id); err != nil {
-		return invalidParams("%v", err)
-	}
-	return nil
 }
 
 func errUnknownSession(id string) *jsonrpc.Error {
@@ -280,7 +269,9 @@ func invalidParams(format string, a ...any) *jsonrpc.Error {
 	return jsonrpc.NewError(schema.CodeInvalidParams, "Invalid params: "+fmt.Sprintf(format, a...), nil)
 }
 
-// decode strictly parses params; missing params count as {}.
+// decode strictly parses params; missing params count as {}. A required
+// sessionId must be one hub could have made, before anything looks it up
+// or touches a file.
 func decode(params json.RawMessage, v any, required ...string) error {
 	if len(params) == 0 || string(params) == "null" {
 		params = json.RawMessage("{}")
@@ -295,80 +286,87 @@ func decode(params json.RawMessage, v any, required ...string) error {
 			return invalidParams("missing %q", k)
 		}
 	}
+	var id string
+	if slices.Contains(required, "sessionId") && json.Unmarshal(m["sessionId"], &id) == nil {
+		if err := checkID(id); err != nil {
+			return invalidParams("%v", err)
+		}
+	}
 	return nil
 }
 
 func fail(err error) jsonrpc.Job { return func() (any, func(), error) { return nil, nil, err } }
 
-// handle runs in the read loop: initialize and the start of a prompt turn
-// happen inline so later messages (e.g. session/cancel) see their effect.
+// handle runs in the read loop and hands the request to its method.
 func (s *server) handle(ctx context.Context, r *jsonrpc.Request) jsonrpc.Job {
 	m, ok := methods[r.Method]
 	switch {
 	case !ok:
 		return fail(jsonrpc.NewError(schema.CodeMethodNotFound, "Method not found", map[string]any{"method": r.Method}))
 	case r.Method == "initialize":
-		res, after, err := m(s, ctx, r.Params)
-		return func() (any, func(), error) { return res, after, err }
 	case !s.initialized.Load():
 		return fail(jsonrpc.NewError(schema.CodeInvalidRequest, "Invalid request: initialize first", nil))
 	case s.opts.Broken != nil && r.Method != "authenticate":
 		return fail(jsonrpc.NewError(schema.CodeInternalError, s.opts.Broken.Error(), map[string]any{"code": "config"}))
-	case r.Method == "session/prompt":
-		var p schema.PromptRequest
-		if err := decode(r.Params, &p, "sessionId", "prompt"); err != nil {
-			return fail(err)
-		}
-		return s.beginPrompt(p)
-	case r.Method == "session/set_mode" || r.Method == "session/set_config_option":
-		return s.inOrder(r.Params, func() (any, func(), error) { return m(s, ctx, r.Params) })
 	}
-	return func() (any, func(), error) { return m(s, ctx, r.Params) }
+	return m(s, ctx, r.Params)
 }
 
-// inOrder makes a session's mode/config changes and prompt starts take
+// ordered makes a session's mode/config changes and prompt starts take
 // effect in the order they arrived, though each runs on its own goroutine:
 // a client may pipeline set_config_option and session/prompt. (A prompt
 // passes the order on once its turn runs; see beginPrompt.)
-func (s *server) inOrder(params json.RawMessage, j jsonrpc.Job) jsonrpc.Job {
-	ss, err := s.sessionOf(params)
-	if err != nil {
-		return j
-	}
-	prev, done := ss.turns.Order()
-	return func() (any, func(), error) {
-		<-prev
-		defer done()
-		return j()
+func ordered(m method) method {
+	return func(s *server, ctx context.Context, params json.RawMessage) jsonrpc.Job {
+		j := m(s, ctx, params)
+		ss, err := s.sessionOf(params)
+		if err != nil {
+			return j
+		}
+		prev, done := ss.turns.Order()
+		return func() (any, func(), error) {
+			<-prev
+			defer done()
+			return j()
+		}
 	}
 }
 
 // sessionOf is the live session a message's sessionId names.
 func (s *server) sessionOf(params json.RawMessage) (*session, error) {
 	var p schema.SessionIDRequest
-	if err := decode(params, &p); err != nil {
+	if err := decode(params, &p, "sessionId"); err != nil {
 		return nil, err
 	}
 	return s.lookup(p.SessionID)
 }
 
-// method serves one request's params.
-type method func(s *server, ctx context.Context, params json.RawMessage) (any, func(), error)
+// method serves one request: it runs in the read loop and returns the job
+// that answers it.
+type method func(s *server, ctx context.Context, params json.RawMessage) jsonrpc.Job
 
-// on is the method of a handler of typed params: decoded strictly, with
-// the members named required present, before it runs.
-func on[P any](h func(*server, context.Context, P) (any, func(), error), required ...string) method {
-	return func(s *server, ctx context.Context, params json.RawMessage) (any, func(), error) {
+// inline is the method of a handler of typed params (decoded strictly,
+// with the members named required present) that acts in the read loop, so
+// later messages (e.g. session/cancel) see its effect.
+func inline[P any](h func(*server, context.Context, P) jsonrpc.Job, required ...string) method {
+	return func(s *server, ctx context.Context, params json.RawMessage) jsonrpc.Job {
 		var p P
 		if err := decode(params, &p, required...); err != nil {
-			return nil, nil, err
+			return fail(err)
 		}
 		return h(s, ctx, p)
 	}
 }
 
+// on is inline for a handler that runs in the job.
+func on[P any](h func(*server, context.Context, P) (any, func(), error), required ...string) method {
+	return inline(func(s *server, ctx context.Context, p P) jsonrpc.Job {
+		return func() (any, func(), error) { return h(s, ctx, p) }
+	}, required...)
+}
+
 var methods = map[string]method{
-	"initialize":                on((*server).initialize, "protocolVersion"),
+	"initialize":                inline((*server).initialize, "protocolVersion"),
 	"authenticate":              on((*server).authenticate, "methodId"),
 	"session/new":               on((*server).newSession, "cwd"),
 	"session/load":              on(reopen(true), "sessionId", "cwd"),
@@ -376,9 +374,9 @@ var methods = map[string]method{
 	"session/close":             on((*server).closeSession, "sessionId"),
 	"session/list":              on((*server).listSessions),
 	"session/delete":            on((*server).deleteSession, "sessionId"),
-	"session/prompt":            nil, // handled by beginPrompt
-	"session/set_mode":          on((*server).setMode, "sessionId", "modeId"),
-	"session/set_config_option": on((*server).setConfigOption, "sessionId", "configId", "value"),
+	"session/prompt":            inline((*server).beginPrompt, "sessionId", "prompt"),
+	"session/set_mode":          ordered(on((*server).setMode, "sessionId", "modeId")),
+	"session/set_config_option": ordered(on((*server).setConfigOption, "sessionId", "configId", "value")),
 	"_session/steering":         on((*server).steer, "sessionId", "prompt"),
 	"session/fork":              on((*server).forkSession, "sessionId", "cwd"),
 }
@@ -394,20 +392,21 @@ func (s *server) handleNotification(r *jsonrpc.Request) {
 	}
 }
 
-func (s *server) initialize(_ context.Context, p schema.InitializeRequest) (any, func(), error) {
+func (s *server) initialize(_ context.Context, p schema.InitializeRequest) jsonrpc.Job {
 	caps := s.agentCapabilities()
 	methods := offeredAuth(p.ClientCapabilities, s.opts.AuthMethods)
 	s.mu.Lock()
 	s.clientCaps, s.promptCaps, s.authMethods = p.ClientCapabilities, caps.PromptCapabilities, methods
 	s.mu.Unlock()
 	s.initialized.Store(true)
-	return schema.InitializeResponse{
+	res := schema.InitializeResponse{
 		ProtocolVersion:   schema.ProtocolVersion,
 		AgentCapabilities: caps,
 		AuthMethods:       methods,
 		AgentInfo:         &schema.Implementation{Name: s.opts.AgentInfo.Name, Version: s.opts.AgentInfo.Version, Title: s.opts.AgentInfo.Title},
 		Meta:              schema.Meta{"steering": map[string]any{"supported": true}},
-	}, nil, nil
+	}
+	return func() (any, func(), error) { return res, nil, nil }
 }
 
 // offeredAuth is the auth methods in the forms the client runs: type
@@ -554,7 +553,7 @@ func (s *server) convertMCP(in []schema.McpServer) []adapters.MCPServer {
 		case "http", "sse":
 			out = append(out, adapters.MCPServer{Name: m.Name, Type: m.Type, URL: m.URL, Headers: pairs(m.Headers)})
 		default:
-			s.log.Warn().Str("name", m.Name).Str("type", m.Type).Msg("MCP server with unsupported transport skipped")
+			s.log.Warn().Str("server", m.Name).Str("type", m.Type).Msg("MCP server with unsupported transport skipped")
 		}
 	}
 	return out
@@ -573,7 +572,7 @@ func pairs(in []schema.EnvVariable) map[string]string {
 // replay (load) sends its whole history before the answer.
 func reopen(replay bool) func(*server, context.Context, schema.LoadSessionRequest) (any, func(), error) {
 	return func(s *server, _ context.Context, p schema.LoadSessionRequest) (any, func(), error) {
-		if err := cmp.Or(checkSessionID(p.SessionID), checkDirs(p.Cwd, p.AdditionalDirectories)); err != nil {
+		if err := checkDirs(p.Cwd, p.AdditionalDirectories); err != nil {
 			return nil, nil, err
 		}
 		rec, ok := s.index.Get(p.SessionID)
@@ -599,9 +598,6 @@ func reopen(replay bool) func(*server, context.Context, schema.LoadSessionReques
 }
 
 func (s *server) closeSession(_ context.Context, p schema.SessionIDRequest) (any, func(), error) {
-	if err := checkSessionID(p.SessionID); err != nil {
-		return nil, nil, err
-	}
 	s.mu.Lock()
 	ss := s.sessions[p.SessionID]
 	delete(s.sessions, p.SessionID)
@@ -636,7 +632,7 @@ func (s *server) listSessions(_ context.Context, p schema.ListSessionsRequest) (
 
 // beginPrompt validates and marks the session busy inline; the turn runs
 // in the returned jsonrpc.Job.
-func (s *server) beginPrompt(p schema.PromptRequest) jsonrpc.Job {
+func (s *server) beginPrompt(_ context.Context, p schema.PromptRequest) jsonrpc.Job {
 	if promptSize(p.Prompt) > s.opts.MaxPrompt {
 		return fail(s.promptRefusal())
 	}
@@ -669,7 +665,7 @@ func (s *server) beginPrompt(p schema.PromptRequest) jsonrpc.Job {
 		if !ok {
 			return schema.PromptResponse{StopReason: schema.StopCancelled}, nil, nil
 		}
-		reason, err := ss.runTurn(turn, p.Prompt)
+		reason, usage, err := ss.runTurn(turn, p.Prompt)
 		// The next queued prompt starts once this answer is written.
 		next := turn.Release
 		if err != nil {
@@ -678,9 +674,9 @@ func (s *server) beginPrompt(p schema.PromptRequest) jsonrpc.Job {
 		// _meta.hub.waitedForAgent tells a client (and hub's benchmarks)
 		// whether the agent was already up when the prompt arrived.
 		ss.mu.Lock()
-		waited, usage := ss.waited, usageOf(ss.turnUsage)
+		waited := ss.waited
 		ss.mu.Unlock()
-		return schema.PromptResponse{StopReason: reason, Usage: usage, Meta: schema.Meta{"hub": map[string]any{"waitedForAgent": waited}}}, next, nil
+		return schema.PromptResponse{StopReason: reason, Usage: usageOf(usage), Meta: schema.Meta{"hub": map[string]any{"waitedForAgent": waited}}}, next, nil
 	}
 }
 

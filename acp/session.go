@@ -58,7 +58,6 @@ type session struct {
 	agentCommands []adapters.Command
 	live          *adapters.Surface // what the running agent reported it offers; nil until then
 	waited        bool              // the last prompt waited for its agent to start
-	turnUsage     *adapters.Usage   // the running turn's usage, over every attempt
 	// chunk accumulates the text of the last history entry while streamed
 	// chunks keep merging into it, so a long answer costs O(n), not O(n²).
 	chunk     strings.Builder
@@ -66,9 +65,6 @@ type session struct {
 	// crashed marks the agent session dead for the rest of this turn: the next
 	// prompt starts a fresh one (resuming the agent's session where it can).
 	crashed bool
-	// toolStarted: a tool call of the running turn started, so it must not
-	// fall back to another agent (its effects may have happened).
-	toolStarted bool
 	// plan is how the agent last started: its briefing (Lead) goes ahead of
 	// the next prompt; the user hears of one that went with the start.
 	plan conversation.StartPlan
@@ -216,31 +212,20 @@ func (ss *session) agents() *adapters.Registry {
 }
 
 // mcpFor returns the editor's MCP servers that adapter a takes, logging
-// the ones it is given and the ones it cannot take (C19): stdio servers
-// need Capabilities.MCP, HTTP and SSE ones MCPHTTP. An ACP proxy
-// (qodercli, config agents) further checks the downstream agent's own
+// each one it is given or cannot take (C19): stdio servers need
+// Capabilities.MCP, HTTP and SSE ones MCPHTTP. An ACP proxy (qodercli,
+// config agents) further checks the downstream agent's own
 // mcpCapabilities and skips, with a log line, what it rules out.
 func (ss *session) mcpFor(a adapters.Adapter) []adapters.MCPServer {
-	if len(ss.mcp) == 0 {
-		return ss.mcp
-	}
 	c := a.Capabilities()
-	log := ss.srv.log.With().Str("session", ss.rec.SessionID).Str("agent", a.Name()).Logger()
-	if !c.MCP && !c.MCPHTTP {
-		names := make([]string, 0, len(ss.mcp))
-		for _, m := range ss.mcp {
-			names = append(names, m.Name)
-		}
-		log.Warn().Strs("servers", names).Msgf("%s takes no MCP servers; the editor's servers are skipped", a.Name())
-		return nil
-	}
 	out := make([]adapters.MCPServer, 0, len(ss.mcp))
 	for _, m := range ss.mcp {
+		log := ss.srv.log.With().Str("session", ss.rec.SessionID).Str("agent", a.Name()).Str("server", m.Name).Str("type", m.Type).Logger()
 		if stdio := m.Type == "stdio"; stdio && !c.MCP || !stdio && !c.MCPHTTP {
-			log.Warn().Str("server", m.Name).Msgf("%s takes no %s MCP servers; skipped", a.Name(), m.Type)
+			log.Warn().Msg("the agent takes no MCP servers of this type; skipped")
 			continue
 		}
-		log.Info().Str("server", m.Name).Str("type", m.Type).Msg("MCP server handed to the agent")
+		log.Info().Msg("MCP server handed to the agent")
 		out = append(out, m)
 	}
 	return out
@@ -263,14 +248,14 @@ func (ss *session) await(turn *conversation.Turn) bool {
 	}
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
-	ss.running, ss.toolStarted, ss.turnUsage = true, false, nil
+	ss.running = true
 	return true
 }
 
-// runTurn runs turn, which await let run, and returns its stop
-// reason, or the error the turn ended in (after every update that
+// runTurn runs turn, which await let run, and returns its stop reason
+// and usage, or the error the turn ended in (after every update that
 // arrived). Every update of the turn is written before it returns.
-func (ss *session) runTurn(turn *conversation.Turn, prompt []schema.ContentBlock) (string, error) {
+func (ss *session) runTurn(turn *conversation.Turn, prompt []schema.ContentBlock) (string, *adapters.Usage, error) {
 	defer func() {
 		ss.mu.Lock()
 		ss.running = false
@@ -288,18 +273,19 @@ func (ss *session) runTurn(turn *conversation.Turn, prompt []schema.ContentBlock
 	ss.span.Store(trace.From(turnCtx))
 	var reason string
 	var failure *adapters.ErrorInfo
+	var usage *adapters.Usage
 	if args, ok := compareLine(prompt); ok {
 		reason = ss.runCompare(turnCtx, args)
 	} else {
-		reason, failure = ss.driveWithFallback(turnCtx, ss.fitContent(ss.toAdapterContent(prompt)))
+		reason, failure, usage = ss.driveWithFallback(turnCtx, ss.fitContent(ss.toAdapterContent(prompt)))
 	}
 	if turnCtx.Err() != nil { // cancelled: only cancel (or the server's end) ends the turn's context
 		reason = schema.StopCancelled
 	}
 	if reason != schema.StopCancelled && failure != nil {
-		return "", ss.turnError(failure)
+		return "", nil, ss.turnError(failure)
 	}
-	return reason, nil
+	return reason, usage, nil
 }
 
 // turnError is the JSON-RPC error a failed turn answers: a missing login is
@@ -327,17 +313,19 @@ func (ss *session) agentName() string {
 // driveWithFallback is drive, handing the turn to the next agent of the
 // first agent's [agents.NAME] fallback list while conversation's fallback
 // rule says the agent before could not do the work. The user is told in
-// the conversation, and the agent option follows.
-func (ss *session) driveWithFallback(turnCtx context.Context, content []adapters.Content) (string, *adapters.ErrorInfo) {
+// the conversation, and the agent option follows. The usage is the
+// attempts' sum.
+func (ss *session) driveWithFallback(turnCtx context.Context, content []adapters.Content) (string, *adapters.ErrorInfo, *adapters.Usage) {
 	first := ss.agentName() // its list, as hub run and delegates follow the first agent's
 	var reason string
 	var failure *adapters.ErrorInfo
+	var usage *adapters.Usage
 	walk := conversation.Fallbacks{Registry: ss.agents(), List: ss.srv.opts.Fallback[first], Ready: ss.srv.ready.check}
 	walk.Walk(turnCtx, first, func(_ string, watch bool) (conversation.Class, bool) {
-		reason, failure = ss.drive(turnCtx, content, watch)
-		ss.mu.Lock()
-		defer ss.mu.Unlock()
-		return conversation.Classify(failure), ss.toolStarted
+		var d *conversation.Digest
+		reason, failure, d = ss.drive(turnCtx, content, watch)
+		usage = conversation.AddUsage(usage, d.Usage)
+		return conversation.Classify(failure), len(d.ToolCalls) > 0
 	}, func(_, next, why string) {
 		ss.sayf("hub: %s; continuing with %s.\n\n", why, next)
 		ss.mu.Lock()
@@ -346,14 +334,14 @@ func (ss *session) driveWithFallback(turnCtx context.Context, content []adapters
 		}
 		ss.send(schema.SessionUpdate{ConfigOption: &schema.ConfigOptionUpdate{ConfigOptions: ss.configOptions()}})
 	})
-	return reason, failure
+	return reason, failure, usage
 }
 
 // drive runs the turn on the agent session; every update it makes is written
-// before it returns. A failed turn returns why. watch says a fallback
+// before it returns. A failed turn returns why; the digest is what the agent did. watch says a fallback
 // agent waits: the turn's failure is decided early
 // (an auth refusal, a provider that keeps failing).
-func (ss *session) drive(turnCtx context.Context, content []adapters.Content, watch bool) (string, *adapters.ErrorInfo) {
+func (ss *session) drive(turnCtx context.Context, content []adapters.Content, watch bool) (string, *adapters.ErrorInfo, *conversation.Digest) {
 	b, waited, err := ss.agent.Await(turnCtx)
 	trace.Mark(turnCtx, trace.AgentReady)
 	ss.mu.Lock()
@@ -362,11 +350,11 @@ func (ss *session) drive(turnCtx context.Context, content []adapters.Content, wa
 	ss.mu.Unlock()
 	switch {
 	case err != nil && turnCtx.Err() != nil:
-		return schema.StopCancelled, nil // cancelled (or closed) while the agent was starting
+		return schema.StopCancelled, nil, new(conversation.Digest) // cancelled (or closed) while the agent was starting
 	case errors.Is(err, conversation.ErrCrashLoop):
-		return schema.StopEndTurn, adapters.ErrorOf(fmt.Errorf("%s: %w", agent, err)) // which agent the user is to fix
+		return schema.StopEndTurn, adapters.ErrorOf(fmt.Errorf("%s: %w", agent, err)), new(conversation.Digest) // which agent the user is to fix
 	case err != nil:
-		return schema.StopEndTurn, adapters.ErrorOf(err)
+		return schema.StopEndTurn, adapters.ErrorOf(err), new(conversation.Digest)
 	}
 	oc, err := conversation.RunTurn(turnCtx, conversation.TurnSpec{Agent: agent, Session: b, Prompt: ss.withBriefing(content),
 		Hooks: ss.observer(agent), Audit: ss.sessionAudit(), Emit: ss.forward, Workspace: cwd,
@@ -381,7 +369,6 @@ func (ss *session) drive(turnCtx context.Context, content []adapters.Content, wa
 			ss.rec.Files = append(ss.rec.Files, f)
 		}
 	}
-	ss.turnUsage = conversation.AddUsage(ss.turnUsage, oc.Digest.Usage) // a fallback's attempts add up
 	ss.mu.Unlock()
 	var failed *adapters.TurnError
 	crash := errors.Is(err, adapters.ErrClosed) || oc.Failure != nil && oc.Failure.Code == adapters.CodeCrash
@@ -389,15 +376,15 @@ func (ss *session) drive(turnCtx context.Context, content []adapters.Content, wa
 	ss.retire(b, crash, stuck)
 	switch {
 	case err == nil:
-		return stopReason(oc.Stop), nil
+		return stopReason(oc.Stop), nil, oc.Digest
 	case crash: // before the TurnError case: a crash's TurnError unwraps to ErrClosed
 	case errors.As(err, &failed):
-		return schema.StopEndTurn, oc.Failure
+		return schema.StopEndTurn, oc.Failure, oc.Digest
 	case stuck:
 		ss.srv.log.Warn().Str("session", ss.id()).Msg("agent did not stop after cancel; restarting it")
-		return schema.StopCancelled, nil
+		return schema.StopCancelled, nil, oc.Digest
 	}
-	return schema.StopEndTurn, cmp.Or(oc.Failure, adapters.ErrorOf(err))
+	return schema.StopEndTurn, cmp.Or(oc.Failure, adapters.ErrorOf(err)), oc.Digest
 }
 
 // retire closes b and forgets it if it is still this session's agent,
@@ -418,7 +405,6 @@ func (ss *session) retire(b adapters.Session, crash, always bool) {
 func (ss *session) forward(ev adapters.Event) {
 	failed := ev.Type == adapters.EventError && ev.Error != nil
 	ss.mu.Lock()
-	ss.toolStarted = ss.toolStarted || ev.Type == adapters.EventToolCall
 	ss.crashed = ss.crashed || failed && ev.Error.Code == adapters.CodeCrash
 	ss.mu.Unlock()
 	if failed && ev.Error.Fatal {

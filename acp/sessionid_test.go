@@ -36,6 +36,7 @@ func TestSessionID_InvalidIsInvalidParams(t *testing.T) {
 			{"session/prompt", map[string]any{"sessionId": id, "prompt": []schema.ContentBlock{schema.TextBlock("x")}}},
 			{"session/set_mode", map[string]any{"sessionId": id, "modeId": "plan"}},
 			{"session/set_config_option", map[string]any{"sessionId": id, "configId": "model", "value": "x"}},
+			{"_session/steering", map[string]any{"sessionId": id, "prompt": []schema.ContentBlock{schema.TextBlock("x")}}},
 		} {
 			if _, e := c.call(tc.method, tc.params); e == nil || e.Code != schema.CodeInvalidParams {
 				t.Errorf("%s %.20q: got %+v, want invalid params", tc.method, id, e)

@@ -39,7 +39,7 @@ func (s *server) steer(ctx context.Context, p schema.SteeringRequest) (any, func
 	case p.Meta.Steering.IdleBehavior == schema.SteerIdleBehavior:
 		return schema.SteeringResponse{Outcome: schema.SteerPromptRequired, Reason: "steeringUnsupported"}, nil, nil
 	}
-	job := s.beginPrompt(schema.PromptRequest{SessionID: p.SessionID, Prompt: p.Prompt})
+	job := s.beginPrompt(ctx, schema.PromptRequest{SessionID: p.SessionID, Prompt: p.Prompt})
 	s.detached.Go(func() { // its updates stream as any turn's; its answer has no one to go to
 		if _, after, _ := job(); after != nil {
 			after()
