@@ -173,11 +173,15 @@ func (a Approve) Valid() bool { return a == ApproveAll || a == ApproveReadOnly |
 
 // Answer answers q as a call of the kind hub read (execute for a call
 // carrying a command, whatever kind it claims). What must be asked is
-// refused: nobody can answer it here.
+// refused: nobody can answer it here. The doom loop check's question
+// (Repeated) is no permission: its refusal is no decision, so no refusal
+// is counted.
 func (a Approve) Answer(_ context.Context, q Question) Reply {
 	r := Reply{Decision: Reject(q.Request), By: ByApprove, Reason: "--approve " + string(a)}
 	readOnly := []adapters.ToolKind{adapters.KindRead, adapters.KindSearch, adapters.KindFetch, adapters.KindThink}
 	switch {
+	case q.Request.Repeated:
+		r.By, r.Decision.Reason = "", "nobody can be asked to let it continue"
 	case q.Must:
 		r.Reason = "refused: " + q.Why + "; nobody can answer in hub run"
 	case a == ApproveAll, a == ApproveReadOnly && slices.Contains(readOnly, q.Call.Kind):
