@@ -110,40 +110,40 @@ func (m *mdWriter) event(ev adapters.Event) {
 				m.status[ev.Tool.ID] = string(ev.Tool.Status)
 			}
 		}
+	case adapters.EventPlan:
+		m.agentText("\n\nPlan:\n")
+		for _, e := range ev.Plan {
+			fmt.Fprintf(&m.b, "- [%s] %s\n", e.Status, e.Content)
+		}
 	}
 }
 
-// update renders one ACP session/update; thoughts are folded away.
+// updateEvents are the events hub acp's session/updates were made from;
+// thoughts are folded away.
+var updateEvents = map[string]adapters.EventType{"agent_message_chunk": adapters.EventText, "tool_call": adapters.EventToolCall,
+	"tool_call_update": adapters.EventToolUpdate, "plan": adapters.EventPlan}
+
+// update renders one ACP session/update: the user's text, else as its event.
 func (m *mdWriter) update(raw json.RawMessage) {
 	var u struct {
-		Kind    string          `json:"sessionUpdate"`
-		Content json.RawMessage `json:"content"`
-		ID      string          `json:"toolCallId"`
-		Title   string          `json:"title"`
-		Status  string          `json:"status"`
-		Entries []struct{ Content, Status string }
+		Kind    string               `json:"sessionUpdate"`
+		Content json.RawMessage      `json:"content"`
+		ID      string               `json:"toolCallId"`
+		Title   string               `json:"title"`
+		Status  adapters.ToolStatus  `json:"status"`
+		Entries []adapters.PlanEntry `json:"entries"`
 	}
 	_ = json.Unmarshal(raw, &u) // a field of another shape is left empty
 	var chunk adapters.Content
 	_ = json.Unmarshal(u.Content, &chunk)
-	switch u.Kind {
-	case "user_message_chunk":
-		if m.last == "User" {
-			m.b.WriteString(chunk.Text)
-		} else {
-			m.section("User", chunk.Text)
-		}
-	case "agent_message_chunk":
-		m.agentText(chunk.Text)
-	case "tool_call":
-		m.tool(u.ID, u.Title, u.Status)
-	case "tool_call_update":
-		m.event(adapters.Event{Type: adapters.EventToolUpdate, Tool: &adapters.ToolCall{ID: u.ID, Status: adapters.ToolStatus(u.Status)}})
-	case "plan":
-		m.agentText("\n\nPlan:\n")
-		for _, e := range u.Entries {
-			fmt.Fprintf(&m.b, "- [%s] %s\n", e.Status, e.Content)
-		}
+	switch {
+	case u.Kind == "user_message_chunk" && m.last == "User":
+		m.b.WriteString(chunk.Text)
+	case u.Kind == "user_message_chunk":
+		m.section("User", chunk.Text)
+	default:
+		m.event(adapters.Event{Type: updateEvents[u.Kind], Text: chunk.Text, Plan: u.Entries,
+			Tool: &adapters.ToolCall{ID: u.ID, Title: u.Title, Status: u.Status}})
 	}
 }
 
