@@ -2,8 +2,8 @@
 // config) on session events: SessionStart, UserPromptSubmit, PreToolUse,
 // PostToolUse and Stop. Each hook is a shell command, supervised by
 // internal/proc (reaped, and killed as a group on timeout), that reads one
-// JSON object (Input) on stdin. Exit 0 passes (stdout may carry a JSON
-// Answer), exit 2 blocks with stderr as the reason, anything else is a
+// JSON object (Input) on stdin. Exit 0 passes (stdout may carry its JSON
+// Outcome), exit 2 blocks with stderr as the reason, anything else is a
 // failure the user is warned of; a failed PreToolUse hook denies the call.
 //
 // The native loop gates on Run's Outcome; for the CLI agents, whose tools
@@ -77,21 +77,17 @@ type Input struct {
 	StopReason string `json:"stopReason,omitempty"`
 }
 
-// Answer is the JSON a hook may print on stdout when it exits 0.
-type Answer struct {
-	Decision Decision `json:"decision"`
-	Reason   string   `json:"reason"`
-}
-
-// Outcome is what the hooks of one event said together.
+// Outcome is what the hooks of one event said together; one hook's
+// answer, which it may print as JSON on stdout when it exits 0, is its
+// Decision and Reason.
 type Outcome struct {
 	// Decision is Deny when a hook blocked (or, for PreToolUse, failed),
 	// else Allow when one allowed, else None.
-	Decision Decision
+	Decision Decision `json:"decision"`
 	// Reason is the blocking hook's reason, for the model and the user.
-	Reason string
+	Reason string `json:"reason"`
 	// Warnings say which hooks failed or timed out, one line each.
-	Warnings []string
+	Warnings []string `json:"-"`
 }
 
 // Hook is one configured hook.
@@ -185,29 +181,29 @@ func (r *Runner) Run(ctx context.Context, in Input) Outcome {
 
 // decode reads a hook's exit: 0 with an optional JSON answer, 2 blocking
 // with stderr as the reason; the error says how it failed.
-func decode(h Hook, code int, stdout, stderr string) (Answer, error) {
+func decode(h Hook, code int, stdout, stderr string) (Outcome, error) {
 	switch code {
 	case 0:
 		return decodeAnswer(h, stdout)
 	case 2:
-		return Answer{Decision: Deny, Reason: cmp.Or(strings.TrimSpace(stderr), "blocked by "+h.Name+" ("+h.Command+")")}, nil
+		return Outcome{Decision: Deny, Reason: cmp.Or(strings.TrimSpace(stderr), "blocked by "+h.Name+" ("+h.Command+")")}, nil
 	}
 	msg := fmt.Sprintf("failed with exit code %d", code)
 	if tail := strings.TrimSpace(stderr); tail != "" {
 		msg += ": " + tail // one line: StderrTail joins its lines with " | "
 	}
-	return Answer{}, errors.New(msg)
+	return Outcome{}, errors.New(msg)
 }
 
 // decodeAnswer reads the JSON answer of a hook that exited 0; output that
 // is not a JSON object is the hook's own business and allows nothing.
-func decodeAnswer(h Hook, stdout string) (a Answer, err error) {
+func decodeAnswer(h Hook, stdout string) (a Outcome, err error) {
 	s := strings.TrimSpace(stdout)
 	if !strings.HasPrefix(s, "{") {
 		return a, nil
 	}
 	if err := json.Unmarshal([]byte(s), &a); err != nil {
-		return Answer{}, fmt.Errorf("printed invalid JSON: %w", err)
+		return Outcome{}, fmt.Errorf("printed invalid JSON: %w", err)
 	}
 	a.Decision = Decision(strings.ToLower(strings.TrimSpace(string(a.Decision))))
 	switch a.Decision {
@@ -215,7 +211,7 @@ func decodeAnswer(h Hook, stdout string) (a Answer, err error) {
 	case "block":
 		a.Decision = Deny
 	default:
-		return Answer{}, fmt.Errorf("answered decision %q: use allow, deny or ask", a.Decision)
+		return Outcome{}, fmt.Errorf("answered decision %q: use allow, deny or ask", a.Decision)
 	}
 	if a.Decision == Deny && a.Reason == "" {
 		a.Reason = "denied by " + h.Name + " (" + h.Command + ")"
