@@ -19,8 +19,8 @@ func Markdown(recs []Record) string {
 	m := mdWriter{status: map[string]string{}}
 	for _, r := range recs {
 		switch {
-		case r.Session != nil && m.meta == nil:
-			m.meta = r.Session
+		case r.Session != nil && m.meta.ID == "": // a resume's session record adds none
+			m.meta = *r.Session
 			fmt.Fprintf(&m.b, "# %s\n\nAgent: %s · cwd: %s · started %s\n", cmp.Or(r.Session.Title, r.Session.ID), r.Session.Agent, r.Session.Cwd, r.Session.Created.Format("2006-01-02 15:04"))
 		case r.Type == TypeUpdate:
 			m.update(r.Update)
@@ -43,22 +43,12 @@ func Markdown(recs []Record) string {
 
 type mdWriter struct {
 	b     strings.Builder
-	meta  *Meta
-	agent string
+	meta  Meta
+	agent string // the last prompt's
 	last  string
 	// tools are the open section's tool calls, in order, with their status.
 	tools  []string
 	status map[string]string
-}
-
-func (m *mdWriter) agentName() string {
-	switch {
-	case m.agent != "":
-		return m.agent
-	case m.meta != nil:
-		return m.meta.Agent
-	}
-	return "agent"
 }
 
 func (m *mdWriter) section(title, text string) {
@@ -71,7 +61,7 @@ func (m *mdWriter) section(title, text string) {
 func (m *mdWriter) agentText(text string) {
 	if m.last != "agent" {
 		m.flushTools()
-		fmt.Fprintf(&m.b, "\n## %s\n\n", m.agentName())
+		fmt.Fprintf(&m.b, "\n## %s\n\n", cmp.Or(m.agent, m.meta.Agent, "agent"))
 		m.last = "agent"
 	}
 	m.b.WriteString(text)
