@@ -60,7 +60,7 @@ func (ss *session) startAgent(ctx context.Context) (adapters.Session, conversati
 		Options: maps.Clone(setup.Options), Editor: ss.editor, CancelGrace: ss.srv.opts.CancelGrace, Ask: ss.editor.ask,
 		Hooks: ss.set.HookConfig,
 		Permission: func(ctx context.Context, p *adapters.PermissionRequest) adapters.PermissionDecision { // the session's gate decides
-			return ss.gate.AskAs(ctx, p, ss.agentName(), ss.rec.Cwd)
+			return ss.gate.AskAs(ctx, p, ss.agentName())
 		}}
 	caps := a.Capabilities()
 	id, fork := ss.rec.AgentSessionID, false

@@ -289,8 +289,13 @@ type PermissionRequest struct {
 	// Refusal is a refusal taken before the gate (a persona's deny rule),
 	// which the gate reports as its decision. It can only narrow.
 	Refusal *Refusal `json:"refusal,omitempty"`
-	// MustAsk says why a persona's ask rule has the call asked every time.
+	// MustAsk says why a persona's ask rule, or the native loop's doom
+	// loop check, has the call asked every time.
 	MustAsk string `json:"mustAsk,omitempty"`
+	// Repeated marks the doom loop check's question (may a call made
+	// several times in a row run again?): where nobody can answer, the
+	// repetition stops, which refuses no permission.
+	Repeated bool `json:"-"`
 	// Unasked and Hook are the native loop's say after the gate's denies: a
 	// read runs unasked if no rule decides; a hook refuses or allows.
 	Unasked bool                                `json:"-"`

@@ -77,7 +77,7 @@ func NewGate(o GateOptions) (*Gate, error) {
 		return nil, err
 	}
 	if o.Grants != nil && o.Rules.GrantScope() != config.GrantsSession {
-		rules.UseGrants(permission.GrantPolicy{Store: o.Grants, Project: config.ProjectRoot(o.Cwd), Agent: o.Agent,
+		rules.UseGrants(permission.GrantPolicy{Store: o.Grants, Project: config.ProjectRoot(o.Cwd),
 			UserWide: o.Rules.GrantScope() == config.GrantsUser, Lifetime: o.Rules.GrantLifetime()})
 	}
 	if o.Answerer == nil {
@@ -93,13 +93,13 @@ func (g *Gate) Rules() *permission.Service { return g.rules }
 // Ask decides the agent's request; it is the session's
 // adapters.PermissionFunc.
 func (g *Gate) Ask(ctx context.Context, p *adapters.PermissionRequest) adapters.PermissionDecision {
-	return g.AskAs(ctx, p, g.o.Agent, g.o.Cwd)
+	return g.AskAs(ctx, p, g.o.Agent)
 }
 
 // AskAs is Ask for a call of agent (a session's agent changes when the
-// user switches) made in cwd, the base of its relative paths.
-func (g *Gate) AskAs(ctx context.Context, p *adapters.PermissionRequest, agent, cwd string) adapters.PermissionDecision {
-	r := g.decide(ctx, p, agent, cwd)
+// user switches).
+func (g *Gate) AskAs(ctx context.Context, p *adapters.PermissionRequest, agent string) adapters.PermissionDecision {
+	r := g.decide(ctx, p, agent)
 	if r.Decision.Cancelled || r.By == "" { // the agent's default: no decision taken
 		return r.Decision
 	}
@@ -115,11 +115,11 @@ func (g *Gate) AskAs(ctx context.Context, p *adapters.PermissionRequest, agent, 
 
 // decide applies the evaluation order: a request hub cannot answer, then
 // the rules (permission.Service.Judge), then the Answerer.
-func (g *Gate) decide(ctx context.Context, p *adapters.PermissionRequest, agent, cwd string) Reply {
+func (g *Gate) decide(ctx context.Context, p *adapters.PermissionRequest, agent string) Reply {
 	if why := permission.OptionsProblem(p.Options); why != "" {
 		return Reply{Decision: adapters.PermissionDecision{Kind: adapters.RejectOnce}, By: ByHub, Reason: why}
 	}
-	req := permission.RequestOf(p.Tool, cwd)
+	req := permission.RequestOf(p.Tool, g.o.Cwd)
 	req.Agent, req.Must = agent, p.MustAsk
 	v, decided := g.rules.Judge(ctx, p, req)
 	switch {
@@ -173,11 +173,15 @@ func (a Approve) Valid() bool { return a == ApproveAll || a == ApproveReadOnly |
 
 // Answer answers q as a call of the kind hub read (execute for a call
 // carrying a command, whatever kind it claims). What must be asked is
-// refused: nobody can answer it here.
+// refused: nobody can answer it here. The doom loop check's question
+// (Repeated) is no permission: its refusal is no decision, so no refusal
+// is counted.
 func (a Approve) Answer(_ context.Context, q Question) Reply {
 	r := Reply{Decision: Reject(q.Request), By: ByApprove, Reason: "--approve " + string(a)}
 	readOnly := []adapters.ToolKind{adapters.KindRead, adapters.KindSearch, adapters.KindFetch, adapters.KindThink}
 	switch {
+	case q.Request.Repeated:
+		r.By, r.Decision.Reason = "", "nobody can be asked to let it continue"
 	case q.Must:
 		r.Reason = "refused: " + q.Why + "; nobody can answer in hub run"
 	case a == ApproveAll, a == ApproveReadOnly && slices.Contains(readOnly, q.Call.Kind):

@@ -26,6 +26,7 @@ type editor struct {
 	next    int
 	waits   map[string]chan reply
 	updates []schema.SessionUpdate
+	asked   []string // the titles of the permission requests it answered
 }
 
 type reply struct {
@@ -105,6 +106,9 @@ func (e *editor) answer(id json.RawMessage, method string, params json.RawMessag
 	out := map[string]any{"jsonrpc": "2.0", "id": id}
 	var p schema.RequestPermissionRequest
 	if method == "session/request_permission" && json.Unmarshal(params, &p) == nil {
+		e.mu.Lock()
+		e.asked = append(e.asked, p.ToolCall.Title)
+		e.mu.Unlock()
 		for _, o := range p.Options {
 			if o.Kind == "allow_once" {
 				out["result"] = map[string]any{"outcome": map[string]any{"outcome": "selected", "optionId": o.OptionID}}

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -118,6 +119,9 @@ type outcome struct {
 	Text string
 	// TimedOut says the front end reported the turn as timed out.
 	TimedOut bool
+	// Asked are the titles of the permission requests the editor was
+	// asked (hub acp only).
+	Asked []string
 }
 
 // frontEnd runs one turn of prompt on agent "first" in w and says what
@@ -146,7 +150,9 @@ func acpTurn(t *testing.T, w world) outcome {
 	sid := e.open(w.cwd)
 	r, err := e.prompt(sid, prompt)
 	text := e.text()
-	o := outcome{Stop: r.StopReason, Answered: "first", Exit: -1, Text: text}
+	e.mu.Lock()
+	o := outcome{Stop: r.StopReason, Answered: "first", Exit: -1, Text: text, Asked: slices.Clone(e.asked)}
+	e.mu.Unlock()
 	if u := r.Usage; u != nil {
 		o.Usage = &adapters.Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens}
 	}

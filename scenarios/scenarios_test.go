@@ -51,6 +51,7 @@ var requestUsage = &mockllm.OpenAIUsage{PromptTokens: 10, CompletionTokens: 5, T
 
 func scenarios() []scenario {
 	hardDenied := []mockllm.OpenAITurn{bash("rm -rf ~"), {Text: "I will not."}}
+	readme := mockllm.OpenAITurn{ToolCalls: []mockllm.OpenAIToolCall{{Name: "read_file", Args: `{"path":"README"}`}}}
 	return []scenario{
 		{name: "usage is summed over a two-request turn", model: []mockllm.OpenAITurn{
 			{ToolCalls: []mockllm.OpenAIToolCall{{Name: "read_file", Args: `{"path":"README"}`}}, Usage: requestUsage},
@@ -121,6 +122,8 @@ func scenarios() []scenario {
 					t.Errorf("refusals %q text %q: git status is no git push", o.Refusals, o.Text)
 				}
 			}},
+		{name: "a call repeated three times is asked, or stopped", model: []mockllm.OpenAITurn{readme, readme, readme, {Text: "done."}},
+			check: repeatedAsked},
 		// With config transcripts = true, every front end keeps an audit
 		// transcript of a CLI agent's turn.
 		{name: "a CLI agent's decision is in the audit record", cli: &fake{ask: "rm -rf ~", text: "done."},
@@ -140,6 +143,29 @@ func scenarios() []scenario {
 }
 
 var askPush = []config.PermissionRule{{Tool: "Bash", Command: "git push", Decision: "ask"}}
+
+// repeatedAsked checks the native loop's question after one call made
+// three times in a row (a read, which runs unasked): the editor's user
+// sees it, and lets it continue; where nobody can answer (--approve all)
+// the repetition stops, and that is no refusal (no exit 6).
+func repeatedAsked(t *testing.T, fe frontEnd, w world, o outcome) {
+	recs, err := transcripts.Read(w.records, o.AgentSession)
+	if err != nil {
+		t.Fatalf("the native transcript of %q: %v", o.AgentSession, err)
+	}
+	stopped := slices.ContainsFunc(recs, func(r transcripts.Record) bool {
+		return r.Type == transcripts.TypeMessage && strings.Contains(string(r.Message), "Stopped (nobody can be asked")
+	})
+	if fe.name == "hub acp" {
+		if !slices.ContainsFunc(o.Asked, func(s string) bool { return strings.Contains(s, "Repeated 3 times") }) || stopped {
+			t.Errorf("the editor was asked %q, repetition stopped %v: want it asked and allowed", o.Asked, stopped)
+		}
+		return
+	}
+	if !stopped || len(o.Refusals) != 0 || (o.Exit >= 0 && o.Exit != conversation.ExitOK) {
+		t.Errorf("repetition stopped %v, refusals %q, exit %d: want it stopped, no refusal, exit 0", stopped, o.Refusals, o.Exit)
+	}
+}
 
 // askedByPersona checks a call the persona's ask rule names: the editor
 // is asked (it allows once: nothing is refused), every front end where

@@ -115,7 +115,9 @@ func (s *Session) record(call adapters.ToolCall, allowed bool, by, reason string
 }
 
 // doomLoop asks the user before the same call runs doomLoopRepeats times in
-// a row; ok is false when the call must not run.
+// a row; ok is false when the call must not run. The question must be
+// asked: no rule, "always" answer or --approve lets the repetition go on
+// (the gate answers it only where nobody can be asked: stop).
 func (s *Session) doomLoop(ctx context.Context, call adapters.ToolCall, args json.RawMessage, out *adapters.Turn) (string, bool) {
 	sig := call.Name + "\x00" + canonicalJSON(args)
 	if sig == s.lastCall {
@@ -128,16 +130,22 @@ func (s *Session) doomLoop(ctx context.Context, call adapters.ToolCall, args jso
 	}
 	ask := call
 	ask.Title = "Repeated " + strconv.Itoa(s.repeats) + " times in a row: " + call.Title
-	d := s.await(ctx, adapters.NewPermissionRequest(ask, []adapters.PermissionOption{
+	p := adapters.NewPermissionRequest(ask, []adapters.PermissionOption{
 		{ID: "continue", Name: "Let it continue", Kind: adapters.AllowOnce},
 		{ID: "stop", Name: "Stop the repetition", Kind: adapters.RejectOnce},
-	}), out)
+	})
+	p.MustAsk, p.Repeated = "the same call repeated "+strconv.Itoa(s.repeats)+" times in a row", true
+	d := s.await(ctx, p, out)
 	s.repeats = 0
 	if d.Allowed() {
 		return "", true
 	}
 	fail(out, call.ID, "stopped: the same call repeated")
-	return "Stopped by the user: you made this exact call with the same input " + strconv.Itoa(doomLoopRepeats) +
+	stopped := "Stopped by the user"
+	if d.By == "" && d.Reason != "" { // nobody was asked
+		stopped = "Stopped (" + d.Reason + ")"
+	}
+	return stopped + ": you made this exact call with the same input " + strconv.Itoa(doomLoopRepeats) +
 		" times in a row. Do not repeat it; try a different approach or explain what is blocking you.", false
 }
 

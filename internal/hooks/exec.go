@@ -14,15 +14,15 @@ import (
 const maxStdout = 1 << 20
 
 // exec runs one hook in dir with data on stdin, killing its process group when
-// it outlives its timeout.
-func (r *Runner) exec(ctx context.Context, h Hook, data []byte, dir string) result {
+// it outlives its timeout: its answer, or how it failed.
+func (r *Runner) exec(ctx context.Context, h Hook, data []byte, dir string) (Outcome, error) {
 	tctx, cancel := context.WithTimeout(ctx, h.Timeout)
 	defer cancel()
 	spec := ShellSpec(h.Command)
 	spec.Dir, spec.Grace, spec.StderrLimit = dir, r.stopGrace, 8<<10
 	p, err := proc.Start(tctx, spec)
 	if err != nil {
-		return result{failure: fmt.Sprintf("%s (%s) did not start: %v", h.Name, h.Command, err)}
+		return Outcome{}, fmt.Errorf("did not start: %w", err)
 	}
 	go func() {
 		_, _ = p.Stdin.Write(data) // a hook need not read its input
@@ -39,9 +39,9 @@ func (r *Runner) exec(ctx context.Context, h Hook, data []byte, dir string) resu
 	out := <-stdout
 	switch {
 	case errors.Is(tctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil:
-		return result{failure: fmt.Sprintf("%s (%s) timed out after %s", h.Name, h.Command, h.Timeout)}
+		return Outcome{}, fmt.Errorf("timed out after %s", h.Timeout)
 	case ctx.Err() != nil:
-		return result{failure: fmt.Sprintf("%s (%s) was cancelled", h.Name, h.Command)}
+		return Outcome{}, errors.New("was cancelled")
 	}
 	return decode(h, p.ExitCode(), string(out), p.StderrTail(20))
 }

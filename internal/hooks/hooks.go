@@ -2,8 +2,8 @@
 // config) on session events: SessionStart, UserPromptSubmit, PreToolUse,
 // PostToolUse and Stop. Each hook is a shell command, supervised by
 // internal/proc (reaped, and killed as a group on timeout), that reads one
-// JSON object (Input) on stdin. Exit 0 passes (stdout may carry a JSON
-// Answer), exit 2 blocks with stderr as the reason, anything else is a
+// JSON object (Input) on stdin. Exit 0 passes (stdout may carry its JSON
+// Outcome), exit 2 blocks with stderr as the reason, anything else is a
 // failure the user is warned of; a failed PreToolUse hook denies the call.
 //
 // The native loop gates on Run's Outcome; for the CLI agents, whose tools
@@ -14,6 +14,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -76,21 +77,17 @@ type Input struct {
 	StopReason string `json:"stopReason,omitempty"`
 }
 
-// Answer is the JSON a hook may print on stdout when it exits 0.
-type Answer struct {
-	Decision Decision `json:"decision"`
-	Reason   string   `json:"reason"`
-}
-
-// Outcome is what the hooks of one event said together.
+// Outcome is what the hooks of one event said together; one hook's
+// answer, which it may print as JSON on stdout when it exits 0, is its
+// Decision and Reason.
 type Outcome struct {
 	// Decision is Deny when a hook blocked (or, for PreToolUse, failed),
 	// else Allow when one allowed, else None.
-	Decision Decision
+	Decision Decision `json:"decision"`
 	// Reason is the blocking hook's reason, for the model and the user.
-	Reason string
+	Reason string `json:"reason"`
 	// Warnings say which hooks failed or timed out, one line each.
-	Warnings []string
+	Warnings []string `json:"-"`
 }
 
 // Hook is one configured hook.
@@ -162,58 +159,51 @@ func (r *Runner) Run(ctx context.Context, in Input) Outcome {
 		if !h.matches(in) {
 			continue
 		}
-		res := r.exec(ctx, h, data, in.Cwd)
-		if res.failure != "" {
-			out.Warnings = append(out.Warnings, res.failure)
+		a, err := r.exec(ctx, h, data, in.Cwd)
+		if err != nil {
+			failure := h.Name + " (" + h.Command + ") " + err.Error()
+			out.Warnings = append(out.Warnings, failure)
 			if in.Event == PreToolUse {
-				return Outcome{Decision: Deny, Reason: res.failure, Warnings: out.Warnings}
+				return Outcome{Decision: Deny, Reason: failure, Warnings: out.Warnings}
 			}
 			continue
 		}
-		switch res.answer.Decision {
+		switch a.Decision {
 		case Deny:
-			out.Decision, out.Reason = Deny, res.answer.Reason
+			out.Decision, out.Reason = Deny, a.Reason
 			return out
 		case Allow:
-			out.Decision, out.Reason = Allow, res.answer.Reason
+			out.Decision, out.Reason = Allow, a.Reason
 		}
 	}
 	return out
 }
 
-// result is one hook's run: its answer, or why it failed.
-type result struct {
-	answer  Answer
-	failure string
-}
-
 // decode reads a hook's exit: 0 with an optional JSON answer, 2 blocking
-// with stderr as the reason.
-func decode(h Hook, code int, stdout, stderr string) result {
+// with stderr as the reason; the error says how it failed.
+func decode(h Hook, code int, stdout, stderr string) (Outcome, error) {
 	switch code {
 	case 0:
 		return decodeAnswer(h, stdout)
 	case 2:
-		reason := cmp.Or(strings.TrimSpace(stderr), "blocked by "+h.Name+" ("+h.Command+")")
-		return result{answer: Answer{Decision: Deny, Reason: reason}}
+		return Outcome{Decision: Deny, Reason: cmp.Or(strings.TrimSpace(stderr), "blocked by "+h.Name+" ("+h.Command+")")}, nil
 	}
-	msg := fmt.Sprintf("%s (%s) failed with exit code %d", h.Name, h.Command, code)
+	msg := fmt.Sprintf("failed with exit code %d", code)
 	if tail := strings.TrimSpace(stderr); tail != "" {
 		msg += ": " + tail // one line: StderrTail joins its lines with " | "
 	}
-	return result{failure: msg}
+	return Outcome{}, errors.New(msg)
 }
 
 // decodeAnswer reads the JSON answer of a hook that exited 0; output that
 // is not a JSON object is the hook's own business and allows nothing.
-func decodeAnswer(h Hook, stdout string) result {
+func decodeAnswer(h Hook, stdout string) (a Outcome, err error) {
 	s := strings.TrimSpace(stdout)
 	if !strings.HasPrefix(s, "{") {
-		return result{}
+		return a, nil
 	}
-	var a Answer
 	if err := json.Unmarshal([]byte(s), &a); err != nil {
-		return result{failure: fmt.Sprintf("%s (%s) printed invalid JSON: %v", h.Name, h.Command, err)}
+		return Outcome{}, fmt.Errorf("printed invalid JSON: %w", err)
 	}
 	a.Decision = Decision(strings.ToLower(strings.TrimSpace(string(a.Decision))))
 	switch a.Decision {
@@ -221,10 +211,10 @@ func decodeAnswer(h Hook, stdout string) result {
 	case "block":
 		a.Decision = Deny
 	default:
-		return result{failure: fmt.Sprintf("%s (%s) answered decision %q: use allow, deny or ask", h.Name, h.Command, a.Decision)}
+		return Outcome{}, fmt.Errorf("answered decision %q: use allow, deny or ask", a.Decision)
 	}
 	if a.Decision == Deny && a.Reason == "" {
 		a.Reason = "denied by " + h.Name + " (" + h.Command + ")"
 	}
-	return result{answer: a}
+	return a, nil
 }

@@ -19,8 +19,8 @@ func Markdown(recs []Record) string {
 	m := mdWriter{status: map[string]string{}}
 	for _, r := range recs {
 		switch {
-		case r.Session != nil && m.meta == nil:
-			m.meta = r.Session
+		case r.Session != nil && m.meta.ID == "": // a resume's session record adds none
+			m.meta = *r.Session
 			fmt.Fprintf(&m.b, "# %s\n\nAgent: %s · cwd: %s · started %s\n", cmp.Or(r.Session.Title, r.Session.ID), r.Session.Agent, r.Session.Cwd, r.Session.Created.Format("2006-01-02 15:04"))
 		case r.Type == TypeUpdate:
 			m.update(r.Update)
@@ -43,22 +43,12 @@ func Markdown(recs []Record) string {
 
 type mdWriter struct {
 	b     strings.Builder
-	meta  *Meta
-	agent string
+	meta  Meta
+	agent string // the last prompt's
 	last  string
 	// tools are the open section's tool calls, in order, with their status.
 	tools  []string
 	status map[string]string
-}
-
-func (m *mdWriter) agentName() string {
-	switch {
-	case m.agent != "":
-		return m.agent
-	case m.meta != nil:
-		return m.meta.Agent
-	}
-	return "agent"
 }
 
 func (m *mdWriter) section(title, text string) {
@@ -71,7 +61,7 @@ func (m *mdWriter) section(title, text string) {
 func (m *mdWriter) agentText(text string) {
 	if m.last != "agent" {
 		m.flushTools()
-		fmt.Fprintf(&m.b, "\n## %s\n\n", m.agentName())
+		fmt.Fprintf(&m.b, "\n## %s\n\n", cmp.Or(m.agent, m.meta.Agent, "agent"))
 		m.last = "agent"
 	}
 	m.b.WriteString(text)
@@ -110,40 +100,40 @@ func (m *mdWriter) event(ev adapters.Event) {
 				m.status[ev.Tool.ID] = string(ev.Tool.Status)
 			}
 		}
+	case adapters.EventPlan:
+		m.agentText("\n\nPlan:\n")
+		for _, e := range ev.Plan {
+			fmt.Fprintf(&m.b, "- [%s] %s\n", e.Status, e.Content)
+		}
 	}
 }
 
-// update renders one ACP session/update; thoughts are folded away.
+// updateEvents are the events hub acp's session/updates were made from;
+// thoughts are folded away.
+var updateEvents = map[string]adapters.EventType{"agent_message_chunk": adapters.EventText, "tool_call": adapters.EventToolCall,
+	"tool_call_update": adapters.EventToolUpdate, "plan": adapters.EventPlan}
+
+// update renders one ACP session/update: the user's text, else as its event.
 func (m *mdWriter) update(raw json.RawMessage) {
 	var u struct {
-		Kind    string          `json:"sessionUpdate"`
-		Content json.RawMessage `json:"content"`
-		ID      string          `json:"toolCallId"`
-		Title   string          `json:"title"`
-		Status  string          `json:"status"`
-		Entries []struct{ Content, Status string }
+		Kind    string               `json:"sessionUpdate"`
+		Content json.RawMessage      `json:"content"`
+		ID      string               `json:"toolCallId"`
+		Title   string               `json:"title"`
+		Status  adapters.ToolStatus  `json:"status"`
+		Entries []adapters.PlanEntry `json:"entries"`
 	}
 	_ = json.Unmarshal(raw, &u) // a field of another shape is left empty
 	var chunk adapters.Content
 	_ = json.Unmarshal(u.Content, &chunk)
-	switch u.Kind {
-	case "user_message_chunk":
-		if m.last == "User" {
-			m.b.WriteString(chunk.Text)
-		} else {
-			m.section("User", chunk.Text)
-		}
-	case "agent_message_chunk":
-		m.agentText(chunk.Text)
-	case "tool_call":
-		m.tool(u.ID, u.Title, u.Status)
-	case "tool_call_update":
-		m.event(adapters.Event{Type: adapters.EventToolUpdate, Tool: &adapters.ToolCall{ID: u.ID, Status: adapters.ToolStatus(u.Status)}})
-	case "plan":
-		m.agentText("\n\nPlan:\n")
-		for _, e := range u.Entries {
-			fmt.Fprintf(&m.b, "- [%s] %s\n", e.Status, e.Content)
-		}
+	switch {
+	case u.Kind == "user_message_chunk" && m.last == "User":
+		m.b.WriteString(chunk.Text)
+	case u.Kind == "user_message_chunk":
+		m.section("User", chunk.Text)
+	default:
+		m.event(adapters.Event{Type: updateEvents[u.Kind], Text: chunk.Text, Plan: u.Entries,
+			Tool: &adapters.ToolCall{ID: u.ID, Title: u.Title, Status: u.Status}})
 	}
 }
 

@@ -79,21 +79,14 @@ type Meta struct {
 	Resumed bool `json:"resumed,omitempty"`
 }
 
-// SafeID says whether id can name a file: 1 to 200 letters, digits, '.',
-// '_' and '-', without "..". (A plain loop: the regexp it replaces
-// compiled to 200 states at every start of hub and its supervisor.)
-func SafeID(id string) bool {
-	if len(id) == 0 || len(id) > 200 || strings.Contains(id, "..") {
-		return false
-	}
-	return !strings.ContainsFunc(id, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-')
-	})
-}
-
-// Path is the file of session id's transcript in dir.
+// Path is the file of session id's transcript in dir; id must be 1 to 200
+// letters, digits, '.', '_' and '-', without "..". (A plain loop: the
+// regexp it replaces compiled to 200 states at every start of hub and its
+// supervisor.)
 func Path(dir, id string) (string, error) {
-	if !SafeID(id) {
+	if len(id) == 0 || len(id) > 200 || strings.Contains(id, "..") || strings.ContainsFunc(id, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-')
+	}) {
 		return "", fmt.Errorf("session id %q cannot name a transcript", id)
 	}
 	return filepath.Join(dir, id+".jsonl"), nil

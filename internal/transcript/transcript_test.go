@@ -115,6 +115,30 @@ func TestListAndRemove(t *testing.T) {
 	}
 }
 
+// An audited event and hub acp's update made from it export alike: a
+// plan too (an audited plan was left out).
+func TestMarkdown_EventsReadAsTheirUpdates(t *testing.T) {
+	plan := []adapters.PlanEntry{{Content: "fix the parser", Status: "in_progress"}}
+	tool := &adapters.ToolCall{ID: "t1", Title: "Edit parser.go", Status: adapters.StatusPending}
+	events := []Record{{Type: TypeEvent, Event: &adapters.Event{Type: adapters.EventText, Text: "On it."}},
+		{Type: TypeEvent, Event: &adapters.Event{Type: adapters.EventPlan, Plan: plan}},
+		{Type: TypeEvent, Event: &adapters.Event{Type: adapters.EventToolCall, Tool: tool}},
+		{Type: TypeEvent, Event: &adapters.Event{Type: adapters.EventToolUpdate, Tool: &adapters.ToolCall{ID: "t1", Status: adapters.StatusCompleted}}}}
+	var updates []Record
+	for _, u := range []string{`{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"On it."}}`,
+		`{"sessionUpdate":"plan","entries":[{"content":"fix the parser","priority":"medium","status":"in_progress"}]}`,
+		`{"sessionUpdate":"tool_call","toolCallId":"t1","title":"Edit parser.go","status":"pending"}`,
+		`{"sessionUpdate":"tool_call_update","toolCallId":"t1","status":"completed"}`} {
+		updates = append(updates, Record{Type: TypeUpdate, Update: []byte(u)})
+	}
+	want := "## agent\n\nOn it.\n\nPlan:\n- [in_progress] fix the parser\n\n- tool: Edit parser.go (completed)\n"
+	for name, recs := range map[string][]Record{"events": events, "updates": updates} {
+		if got := Markdown(recs); got != want {
+			t.Errorf("%s export as\n%q, want\n%q", name, got, want)
+		}
+	}
+}
+
 func TestPath_RefusesUnsafeIDs(t *testing.T) {
 	for _, id := range []string{"", "../x", "a/b", "a..b", `c:\x`} {
 		if _, err := Path("/d", id); err == nil {
