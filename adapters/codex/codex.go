@@ -64,7 +64,7 @@ func (a *Adapter) Capabilities() adapters.Capabilities {
 	models, def := a.models()
 	return adapters.Capabilities{
 		Images: true, Resume: true, Fork: true, Permissions: true, MCP: true, MCPHTTP: true,
-		Models: models, DefaultModel: def, Modes: modes, DefaultMode: a.mode(adapters.SessionOptions{}), Skills: "native", Instructions: true,
+		Models: models, DefaultModel: def, Modes: modes, DefaultMode: a.mode(adapters.SessionOptions{Mode: a.cfg.Mode}), Skills: "native", Instructions: true,
 		OutputSchema: true, TestedVersions: TestedVersions,
 		Notes: "app-server JSON-RPC; falls back to `codex exec --json` (no permission prompts) when app-server is unavailable; " +
 			"skills load natively from hub's temp dir through app-server's skills/extraRoots/set (CODEX_HOME and the project stay untouched); " +
@@ -74,7 +74,7 @@ func (a *Adapter) Capabilities() adapters.Capabilities {
 
 // Start implements adapters.Adapter: app-server first, exec as fallback.
 func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adapters.Session, error) {
-	opts.Model = cmp.Or(opts.Model, a.cfg.Model)
+	opts.Model, opts.Mode = cmp.Or(opts.Model, a.cfg.Model), cmp.Or(opts.Mode, a.cfg.Mode)
 	if a.option("transport") != "exec" {
 		s, err := a.startAppServer(ctx, opts)
 		if err == nil {
