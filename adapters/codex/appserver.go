@@ -44,7 +44,7 @@ type appSession struct {
 }
 
 func (a *Adapter) startAppServer(ctx context.Context, opts adapters.SessionOptions) (*appSession, error) {
-	argv := a.argv()
+	argv := a.cfg.ArgvOr("codex")
 	args := append(append(argv[1:], "app-server"), configOverrides(opts)...)
 	p, err := proc.Start(context.WithoutCancel(ctx), proc.Spec{Path: argv[0], Args: args, Dir: opts.Cwd, Env: a.env(opts)})
 	if err != nil {

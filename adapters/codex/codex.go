@@ -57,7 +57,7 @@ func New(cfg config.AgentConfig, log zerolog.Logger) *Adapter {
 func (a *Adapter) Name() string { return "codex" }
 
 // Ready implements adapters.Checker.
-func (a *Adapter) Ready() error { return adapters.FindCLI(a.argv()[0]) }
+func (a *Adapter) Ready() error { return adapters.FindCLI(a.cfg.ArgvOr("codex")[0]) }
 
 // Capabilities implements adapters.Adapter.
 func (a *Adapter) Capabilities() adapters.Capabilities {
@@ -75,7 +75,7 @@ func (a *Adapter) Capabilities() adapters.Capabilities {
 // Start implements adapters.Adapter: app-server first, exec as fallback.
 func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adapters.Session, error) {
 	opts.Model, opts.Mode = cmp.Or(opts.Model, a.cfg.Model), cmp.Or(opts.Mode, a.cfg.Mode)
-	if a.option("transport") != "exec" {
+	if a.cfg.Option("transport") != "exec" {
 		s, err := a.startAppServer(ctx, opts)
 		if err == nil {
 			return s, nil
@@ -86,19 +86,6 @@ func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adap
 		a.log.Warn().Err(err).Msg("codex app-server unavailable; using codex exec --json")
 	}
 	return a.startExec(opts)
-}
-
-func (a *Adapter) option(key string) string {
-	s, _ := a.cfg.Options[key].(string)
-	return s
-}
-
-// argv returns the program and leading args (before the subcommand).
-func (a *Adapter) argv() []string {
-	if len(a.cfg.Command) > 0 {
-		return a.cfg.Argv()
-	}
-	return append([]string{"codex"}, a.cfg.Args...)
 }
 
 func (a *Adapter) env(opts adapters.SessionOptions) []string {
