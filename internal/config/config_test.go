@@ -262,6 +262,7 @@ func TestAgentConfig_ArgvOrDefaultProgram(t *testing.T) {
 		t.Fatal("Option reads only string options")
 	}
 }
+
 func TestParse_EnabledFalseDisables(t *testing.T) {
 	c, err := Parse("t.toml", []byte("[agents.opencode]\nenabled = false\n[agents.kilo]\nenabled = true\n"))
 	if err != nil {
