@@ -180,7 +180,7 @@ func (s *appSession) readLoop() {
 
 // notify decodes a notification, in order with server requests.
 func (s *appSession) notify(r *jsonrpc.Request) {
-	s.route(s.dec.DecodeMessage(CodexMessage{Method: r.Method, Params: r.Params}, r.Raw))
+	s.route(s.dec.DecodeMessage(&CodexMessage{Method: r.Method, Params: r.Params}, r.Raw))
 }
 
 // request decodes a server request in order with notifications; an
@@ -189,7 +189,7 @@ func (s *appSession) request(_ context.Context, r *jsonrpc.Request) jsonrpc.Job 
 	if r.Method == methodUserInput {
 		return s.userInput(r.Params)
 	}
-	events := s.dec.DecodeMessage(CodexMessage{ID: r.ID, Method: r.Method, Params: r.Params}, r.Raw)
+	events := s.dec.DecodeMessage(&CodexMessage{ID: r.ID, Method: r.Method, Params: r.Params}, r.Raw)
 	if len(events) != 1 || events[0].Type != adapters.EventPermission {
 		s.route(events)
 		return refuse(jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "hub does not support "+r.Method, nil))
