@@ -473,12 +473,8 @@ func ACPError(code int, message string, data any) *adapters.ErrorInfo {
 		e.Code = adapters.CodeAuth
 	// Not JSON-RPC codes: qodercli and gemini pass the model service's HTTP
 	// status on when a model call fails.
-	case code == 401 || code == 403:
-		e.Code = adapters.CodeAuth
-	case code == 429:
-		e.Code = adapters.CodeRateLimit
 	case code >= 400 && code <= 599:
-		e.Code = adapters.CodeProvider
+		e.Code = adapters.StatusCode(code)
 	}
 	if b, _ := json.Marshal(data); string(b) != "null" {
 		e.Detail = adapters.OneLine(string(b))

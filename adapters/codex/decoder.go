@@ -292,12 +292,12 @@ func codexErrorCode(raw json.RawMessage) (adapters.ErrorCode, int) {
 		}
 	}
 	switch {
-	case status == 429, s == "rateLimitExceeded", s == "usageLimitExceeded", s == "sessionBudgetExceeded":
+	case s == "rateLimitExceeded", s == "usageLimitExceeded", s == "sessionBudgetExceeded":
 		return adapters.CodeRateLimit, status
-	case status == 401, status == 403, s == "unauthorized":
+	case s == "unauthorized":
 		return adapters.CodeAuth, status
 	case s == "contextWindowExceeded":
 		return adapters.CodeContext, status
 	}
-	return adapters.CodeProvider, status
+	return adapters.StatusCode(status), status
 }
