@@ -1,0 +1,77 @@
+package adapters
+
+import "sync"
+
+// Running holds a session's one running turn: Prompt starts it, the
+// agent's reader emits to it, and its EventDone, End or Exited ends it.
+// A session that keeps more state beside the turn starts it under its own
+// lock, so that state and the turn change together.
+type Running struct {
+	mu   sync.Mutex
+	turn *Turn
+}
+
+// Start starts a turn, or fails with ErrBusy while one runs.
+func (r *Running) Start() (*Turn, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.turn != nil {
+		return nil, ErrBusy
+	}
+	r.turn = NewTurn()
+	return r.turn, nil
+}
+
+// Current is the running turn, nil when the session is idle.
+func (r *Running) Current() *Turn {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.turn
+}
+
+// Emit hands ev to the running turn, which an EventDone ends. When idle
+// it answers what ev asks as cancelled (no one would) and reports false.
+func (r *Running) Emit(ev Event) bool {
+	r.mu.Lock()
+	t := r.turn
+	if ev.Type == EventDone {
+		r.turn = nil
+	}
+	r.mu.Unlock()
+	switch {
+	case t == nil:
+		ev.Refuse()
+		return false
+	case ev.Type == EventDone:
+		t.Close(ev)
+	default:
+		t.Emit(ev)
+	}
+	return true
+}
+
+// End ends t with evs (the last an EventDone) and, if t still runs, makes
+// the session idle; a nil t is nothing.
+func (r *Running) End(t *Turn, evs ...Event) {
+	if t == nil {
+		return
+	}
+	r.mu.Lock()
+	if r.turn == t {
+		r.turn = nil
+	}
+	r.mu.Unlock()
+	t.Close(evs...)
+}
+
+// Exited ends the running turn once the agent is gone: cancelled when hub
+// stopped it, else with what crash says.
+func (r *Running) Exited(cancelled bool, crash func() []Event) {
+	switch t := r.Current(); {
+	case t == nil:
+	case cancelled:
+		r.End(t, Event{Type: EventDone, StopReason: StopCancelled})
+	default:
+		r.End(t, crash()...)
+	}
+}
