@@ -16,7 +16,7 @@ func (s *Session) permission(ev adapters.Event) {
 		return
 	}
 	s.mu.Lock()
-	idle := s.turn == nil || s.cancelled
+	idle := s.turn.Current() == nil || s.cancelled
 	s.mu.Unlock()
 	if idle {
 		s.respond(req.RequestID, permissionResult(req, adapters.PermissionDecision{Cancelled: true}))
