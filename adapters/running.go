@@ -65,13 +65,10 @@ func (r *Running) End(t *Turn, evs ...Event) {
 }
 
 // Exited ends the running turn once the agent is gone: cancelled when hub
-// stopped it, else with what crash says.
-func (r *Running) Exited(cancelled bool, crash func() []Event) {
-	switch t := r.Current(); {
-	case t == nil:
-	case cancelled:
-		r.End(t, Event{Type: EventDone, StopReason: StopCancelled})
-	default:
-		r.End(t, crash()...)
+// stopped it, else with the crash's events.
+func (r *Running) Exited(cancelled bool, crash ...Event) {
+	if cancelled {
+		crash = []Event{{Type: EventDone, StopReason: StopCancelled}}
 	}
+	r.End(r.Current(), crash...)
 }

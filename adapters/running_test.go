@@ -33,7 +33,7 @@ func TestRunning_OneTurnAtATime(t *testing.T) {
 		t.Fatal("ending the old turn ended the new one")
 	}
 	for _, cancelled := range []bool{true, false} {
-		r.Exited(cancelled, func() []Event { return Failure(&ErrorInfo{Message: "crash", Fatal: true}) })
+		r.Exited(cancelled, Failure(&ErrorInfo{Message: "crash", Fatal: true})...)
 		got := collect(second.Events())
 		if last := got[len(got)-1]; (last.StopReason == StopCancelled) != cancelled || r.Current() != nil {
 			t.Fatalf("exit (cancelled %v) ended the turn with %+v", cancelled, got)

@@ -341,10 +341,8 @@ func (s *Session) exit() {
 		delete(s.pending, id)
 	}
 	s.mu.Unlock()
-	s.turn.Exited(cancelled, func() []adapters.Event {
-		return adapters.Failure(&adapters.ErrorInfo{Message: "claude exited in the middle of a turn: " + exitText(s.p),
-			Code: adapters.CodeCrash, Detail: s.p.StderrTail(20), Fatal: true})
-	})
+	s.turn.Exited(cancelled, adapters.Failure(&adapters.ErrorInfo{Message: "claude exited in the middle of a turn: " + exitText(s.p),
+		Code: adapters.CodeCrash, Detail: s.p.StderrTail(20), Fatal: true})...)
 }
 
 // Exit implements adapters.Exiter.

@@ -168,7 +168,7 @@ func (s *appSession) readLoop() {
 	s.mu.Lock()
 	closing := s.closing
 	s.mu.Unlock()
-	s.turn.Exited(closing, func() []adapters.Event { return crashEnd("codex app-server", s.p) })
+	s.turn.Exited(closing, crashEnd("codex app-server", s.p)...)
 }
 
 // notify decodes a notification, in order with server requests.

@@ -152,9 +152,7 @@ func (s *session) onExit(exitErr error) {
 	for _, ch := range pending {
 		ch <- PiResponse{Error: exitErr.Error()}
 	}
-	s.turn.Exited(closing, func() []adapters.Event {
-		return failed("pi exited unexpectedly: "+exitErr.Error(), adapters.CodeCrash, s.proc.StderrTail(20))
-	})
+	s.turn.Exited(closing, failed("pi exited unexpectedly: "+exitErr.Error(), adapters.CodeCrash, s.proc.StderrTail(20))...)
 }
 
 // failed ends a turn with a fatal error.
