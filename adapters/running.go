@@ -29,6 +29,12 @@ func (r *Running) Current() *Turn {
 	return r.turn
 }
 
+// Cancelled reports whether a turn runs and was cancelled.
+func (r *Running) Cancelled() bool {
+	t := r.Current()
+	return t != nil && t.IsCancelled()
+}
+
 // Emit hands ev to the running turn, which an EventDone ends. When idle
 // it answers what ev asks as cancelled (no one would) and reports false.
 func (r *Running) Emit(ev Event) bool {
@@ -62,6 +68,26 @@ func (r *Running) End(t *Turn, evs ...Event) {
 	}
 	r.mu.Unlock()
 	t.Close(evs...)
+}
+
+// Cancel marks the turn cancelled (its agent was asked to stop it); it
+// reports whether this call did.
+func (t *Turn) Cancel() (first bool) {
+	t.cancelOnce.Do(func() { close(t.cancelled); first = true })
+	return first
+}
+
+// Cancelled is closed once the turn is cancelled.
+func (t *Turn) Cancelled() <-chan struct{} { return t.cancelled }
+
+// IsCancelled reports whether the turn was cancelled.
+func (t *Turn) IsCancelled() bool {
+	select {
+	case <-t.cancelled:
+		return true
+	default:
+		return false
+	}
 }
 
 // Exited ends the running turn once the agent is gone: cancelled when hub

@@ -27,7 +27,13 @@ func TestRunning_OneTurnAtATime(t *testing.T) {
 	if r.Emit(Event{Type: EventPermission, Permission: p}) || !(<-p.Decision()).Cancelled {
 		t.Fatal("a permission asked while idle was not refused")
 	}
+	if first.Cancel(); !first.IsCancelled() || r.Cancelled() {
+		t.Fatal("an ended turn's cancel reached the idle session")
+	}
 	second, _ := r.Start()
+	if r.Cancelled() || !second.Cancel() || second.Cancel() || !r.Cancelled() {
+		t.Fatal("a new turn is not cancelled once, by the first Cancel")
+	}
 	r.End(first, Failure(&ErrorInfo{Message: "late"})...)
 	if r.Current() != second {
 		t.Fatal("ending the old turn ended the new one")

@@ -36,7 +36,6 @@ type Session struct {
 
 	mu        sync.Mutex
 	id        string
-	cancelled bool
 	exited    bool
 	nextReq   int
 	pending   map[string]func(json.RawMessage, error) // control requests hub sent, by request id
@@ -92,7 +91,7 @@ func (s *Session) Prompt(ctx context.Context, prompt []adapters.Content, emit fu
 		s.mu.Unlock()
 		return "", err
 	}
-	s.cancelled, s.steered = false, nil
+	s.steered = nil
 	s.mu.Unlock()
 	s.p.Trace(ctx)
 	if err := s.write(line); err != nil {
@@ -246,13 +245,9 @@ func (s *Session) write(line []byte) error {
 // interrupt asks claude to interrupt the turn, and stops claude if it
 // cannot be asked.
 func (s *Session) interrupt() {
-	s.mu.Lock()
-	if s.turn.Current() == nil || s.cancelled {
-		s.mu.Unlock()
+	if t := s.turn.Current(); t == nil || !t.Cancel() {
 		return
 	}
-	s.cancelled = true
-	s.mu.Unlock()
 	if err := s.control(map[string]any{"subtype": "interrupt"}, nil); err != nil {
 		s.a.log.Debug().Err(err).Msg("interrupt failed; stopping claude")
 		go func() { _ = s.p.Stop() }()
@@ -335,13 +330,12 @@ func (s *Session) exit() {
 	}
 	s.mu.Lock()
 	s.exited = true
-	cancelled := s.cancelled
 	for id, reply := range s.pending {
 		reply(nil, ErrExited)
 		delete(s.pending, id)
 	}
 	s.mu.Unlock()
-	s.turn.Exited(cancelled, adapters.Failure(&adapters.ErrorInfo{Message: "claude exited in the middle of a turn: " + exitText(s.p),
+	s.turn.Exited(s.turn.Cancelled(), adapters.Failure(&adapters.ErrorInfo{Message: "claude exited in the middle of a turn: " + exitText(s.p),
 		Code: adapters.CodeCrash, Detail: s.p.StderrTail(20), Fatal: true})...)
 }
 
@@ -384,10 +378,11 @@ func (s *Session) emit(ev adapters.Event) {
 	if ev.Type == adapters.EventDone { // the turn and its state end together
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		if !s.cancelled && s.steerWaiting() {
+		cancelled := s.turn.Cancelled()
+		if !cancelled && s.steerWaiting() {
 			return
 		}
-		if s.cancelled {
+		if cancelled {
 			ev.StopReason = adapters.StopCancelled
 		}
 		s.steered = nil
