@@ -2,6 +2,7 @@ package adapters
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"slices"
 	"strconv"
@@ -50,17 +51,16 @@ func RawOrNil(v json.RawMessage) json.RawMessage {
 	return bytes.Clone(v)
 }
 
+var statusCodes = map[int]ErrorCode{401: CodeAuth, 403: CodeAuth, 429: CodeRateLimit}
+
+// StatusCode is the code a model service's HTTP status stands for.
+func StatusCode(status int) ErrorCode { return cmp.Or(statusCodes[status], CodeProvider) }
+
 // RetryError is an agent's notice that it retries a failed model call
 // (attempt is "N" or "N of M"); the HTTP status, 0 when it names none,
 // decides the code.
 func RetryError(agent string, status int, attempt, detail string) *ErrorInfo {
-	e := &ErrorInfo{Message: agent + ": API request failed", Code: CodeProvider, Status: status, Detail: detail}
-	switch status {
-	case 429:
-		e.Code = CodeRateLimit
-	case 401, 403:
-		e.Code = CodeAuth
-	}
+	e := &ErrorInfo{Message: agent + ": API request failed", Code: StatusCode(status), Status: status, Detail: detail}
 	if status != 0 {
 		e.Message += " with HTTP " + strconv.Itoa(status)
 	}

@@ -77,11 +77,14 @@ type Turn struct {
 	items    []Event
 	closed   bool
 	attached bool
+
+	cancelOnce sync.Once
+	cancelled  chan struct{} // closed by Cancel
 }
 
 // NewTurn returns a turn ready for Emit and Run.
 func NewTurn() *Turn {
-	t := &Turn{out: make(chan Event)}
+	t := &Turn{out: make(chan Event), cancelled: make(chan struct{})}
 	t.changed = sync.NewCond(&t.mu)
 	go t.pump()
 	return t

@@ -1,7 +1,6 @@
 package acpclient
 
 import (
-	"bytes"
 	"cmp"
 	"encoding/json"
 	"slices"
@@ -113,18 +112,10 @@ type acpToolContent struct {
 
 // Decode decodes one JSON-RPC message line written by the agent.
 func (d *ACPDecoder) Decode(line []byte) []adapters.Event {
-	return d.settle(d.decodeLine(line))
+	return d.settle(adapters.DecodeJSON(line, "acp:invalid", d.message))
 }
 
-func (d *ACPDecoder) decodeLine(line []byte) []adapters.Event {
-	line = bytes.TrimSpace(line)
-	if len(line) == 0 {
-		return nil
-	}
-	var m acpMessage
-	if err := json.Unmarshal(line, &m); err != nil {
-		return []adapters.Event{adapters.RawEvent("acp:invalid", line)}
-	}
+func (d *ACPDecoder) message(m *acpMessage, line []byte) []adapters.Event {
 	switch {
 	case m.Method == "session/update":
 		if update := updateOf(m.Params); len(update) > 0 {
@@ -482,12 +473,8 @@ func ACPError(code int, message string, data any) *adapters.ErrorInfo {
 		e.Code = adapters.CodeAuth
 	// Not JSON-RPC codes: qodercli and gemini pass the model service's HTTP
 	// status on when a model call fails.
-	case code == 401 || code == 403:
-		e.Code = adapters.CodeAuth
-	case code == 429:
-		e.Code = adapters.CodeRateLimit
 	case code >= 400 && code <= 599:
-		e.Code = adapters.CodeProvider
+		e.Code = adapters.StatusCode(code)
 	}
 	if b, _ := json.Marshal(data); string(b) != "null" {
 		e.Detail = adapters.OneLine(string(b))

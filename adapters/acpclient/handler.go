@@ -40,7 +40,7 @@ func (s *Session) onUpdate(params json.RawMessage) {
 	noteUnknown(s.raw, evs)
 	s.local.inlineTerminals(evs)
 	s.mu.Lock()
-	t := s.cur
+	t := s.turn.Current()
 	if t == nil {
 		s.keepBetweenTurns(evs)
 	}
@@ -60,18 +60,20 @@ func (s *Session) onUnknown(method string, params json.RawMessage) {
 
 // Note passes ev to the running turn as the agent's own (what it says
 // outside ACP, such as gemini's retries); between turns it is dropped.
-func (s *Session) Note(ev adapters.Event) {
-	if t := s.running(); t != nil {
-		t.Emit(ev)
-	}
-}
+func (s *Session) Note(ev adapters.Event) { s.turn.Emit(ev) }
 
-// running is the turn running now, nil between turns (and during
-// session/load, which ends before the first prompt).
-func (s *Session) running() *turn {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.cur
+// ask puts pr to t's consumer and waits for the answer; t's cancel or
+// ctx's end answers Cancelled.
+func ask(ctx context.Context, t *adapters.Turn, pr *adapters.PermissionRequest) adapters.PermissionDecision {
+	t.Emit(adapters.Event{Type: adapters.EventPermission, Permission: pr})
+	select {
+	case d := <-pr.Decision():
+		return d
+	case <-t.Cancelled():
+		pr.Respond(adapters.PermissionDecision{Cancelled: true})
+	case <-ctx.Done():
+	}
+	return adapters.PermissionDecision{Cancelled: true}
 }
 
 // keepBetweenTurns holds session-level updates (commands, title, usage)
@@ -140,11 +142,11 @@ func (s *Session) requestPermission(ctx context.Context, params json.RawMessage)
 	if err != nil {
 		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "invalid session/request_permission params: "+err.Error(), nil)
 	}
-	t := s.running()
-	if t == nil || t.isCancelled() {
+	t := s.turn.Current()
+	if t == nil || t.IsCancelled() {
 		return cancelledOutcome, nil
 	}
-	return decide(pr, t.ask(ctx, pr)), nil
+	return decide(pr, ask(ctx, t, pr)), nil
 }
 
 // decide maps hub's decision onto one of the agent's own options: the
@@ -186,8 +188,8 @@ func selected(id string) schema.RequestPermissionResponse {
 // answers and the user (hub acp) or --approve (hub run). The call shows
 // as a tool call of its own, which done ends once it ran.
 func (s *Session) askLocal(ctx context.Context, tc adapters.ToolCall) (done func(ok bool), err error) {
-	t := s.running()
-	if t == nil || t.isCancelled() {
+	t := s.turn.Current()
+	if t == nil || t.IsCancelled() {
 		return nil, rpcErr(codeRefused, "hub refused %s: no prompt is running", tc.Title)
 	}
 	card := tc
@@ -209,7 +211,7 @@ func (s *Session) askLocal(ctx context.Context, tc adapters.ToolCall) (done func
 	if reason, denied := permission.HardDeny(permission.RequestOf(tc, s.opts.Cwd)); denied {
 		return nil, refuse("hard deny: " + reason)
 	}
-	switch d := t.ask(ctx, adapters.NewPermissionRequest(tc, nil)); {
+	switch d := ask(ctx, t, adapters.NewPermissionRequest(tc, nil)); {
 	case d.Cancelled:
 		return nil, refuse("the turn was cancelled")
 	case !d.Allowed():

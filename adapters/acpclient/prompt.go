@@ -22,12 +22,11 @@ func (s *Session) Prompt(ctx context.Context, prompt []adapters.Content, emit fu
 		return "", fmt.Errorf("%w: %s is no longer running: %v", adapters.ErrClosed, s.a.cfg.Name, s.proc.ExitError(s.a.cfg.Name))
 	}
 	s.mu.Lock()
-	if s.cur != nil {
+	t, err := s.turn.Start()
+	if err != nil {
 		s.mu.Unlock()
-		return "", fmt.Errorf("%s: %w", s.a.cfg.Name, adapters.ErrBusy)
+		return "", fmt.Errorf("%s: %w", s.a.cfg.Name, err)
 	}
-	t := newTurn()
-	s.cur = t
 	pending := s.pending
 	s.pending = nil
 	if !s.prompted {
@@ -49,17 +48,14 @@ func (s *Session) Prompt(ctx context.Context, prompt []adapters.Content, emit fu
 
 // run sends the prompt; the turn ends when the agent answers it. A stuck
 // agent is the front end's to close after its grace period.
-func (s *Session) run(t *turn, params schema.PromptRequest) {
+func (s *Session) run(t *adapters.Turn, params schema.PromptRequest) {
 	var res json.RawMessage
 	err := s.call(context.Background(), "session/prompt", params, &res)
-	s.mu.Lock()
-	s.cur = nil
-	s.mu.Unlock()
-	t.Close(s.dec.EndTurn(s.endEvents(t, res, err))...)
+	s.turn.End(t, s.dec.EndTurn(s.endEvents(t, res, err))...)
 }
 
-func (s *Session) endEvents(t *turn, res json.RawMessage, err error) []adapters.Event {
-	cancelled := t.isCancelled()
+func (s *Session) endEvents(t *adapters.Turn, res json.RawMessage, err error) []adapters.Event {
+	cancelled := t.IsCancelled()
 	var re *jsonrpc.Error
 	switch {
 	case err == nil:
@@ -93,7 +89,7 @@ func (s *Session) crashInfo(err error) *adapters.ErrorInfo {
 
 // interrupt interrupts the running turn.
 func (s *Session) interrupt() {
-	if t := s.running(); t != nil && t.cancel() {
+	if t := s.turn.Current(); t != nil && t.Cancel() {
 		_ = s.conn.Notify("session/cancel", map[string]string{"sessionId": s.id})
 	}
 }

@@ -30,7 +30,7 @@ type Session struct {
 	raw   *adapters.UnknownRecords
 
 	mu      sync.Mutex
-	cur     *turn
+	turn    adapters.Running // started under mu, as pending is taken
 	pending []adapters.Event // updates that arrived between turns
 	// pendingWake is closed (and replaced) when an update is kept
 	// between turns.

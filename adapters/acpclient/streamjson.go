@@ -58,7 +58,7 @@ type streamSession struct {
 	mu     sync.Mutex
 	id     string
 	cur    *proc.Process
-	cancel *turn
+	cancel *adapters.Turn
 	closed bool
 }
 
@@ -74,7 +74,7 @@ func (s *streamSession) Prompt(ctx context.Context, prompt []adapters.Content, e
 	return t.Run(ctx, emit, adapters.RulesOf(s.opts, s.interrupt, s.raw))
 }
 
-func (s *streamSession) start(prompt []adapters.Content) (*turn, error) {
+func (s *streamSession) start(prompt []adapters.Content) (*adapters.Turn, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -94,7 +94,7 @@ func (s *streamSession) start(prompt []adapters.Content) (*turn, error) {
 		return nil, adapters.StartError(s.cfg.Name, err)
 	}
 	_ = p.Stdin.Close()
-	t := newTurn()
+	t := adapters.NewTurn()
 	s.cur, s.cancel = p, t
 	go s.run(p, t)
 	return t, nil
@@ -102,8 +102,8 @@ func (s *streamSession) start(prompt []adapters.Content) (*turn, error) {
 
 // run reads the prompt's process; what it says of the agent session id
 // is the id the next prompt resumes.
-func (s *streamSession) run(p *proc.Process, t *turn) {
-	adapters.ProcessTurn(p, t.Turn, s.cfg.NewDecoder(), func(id string) {
+func (s *streamSession) run(p *proc.Process, t *adapters.Turn) {
+	adapters.ProcessTurn(p, t, s.cfg.NewDecoder(), func(id string) {
 		s.mu.Lock()
 		s.id = id
 		s.mu.Unlock()
@@ -111,7 +111,7 @@ func (s *streamSession) run(p *proc.Process, t *turn) {
 		s.mu.Lock()
 		s.cur = nil
 		s.mu.Unlock()
-		return t.isCancelled()
+		return t.IsCancelled()
 	}, func(exitErr error) []adapters.Event {
 		msg := fmt.Sprintf("%s exited without a result (exit code %d)", s.cfg.Name, p.ExitCode())
 		if exitErr == nil {
@@ -137,7 +137,7 @@ func (s *streamSession) interrupt() {
 	p, t := s.cur, s.cancel
 	s.mu.Unlock()
 	if p != nil {
-		t.cancel()
+		t.Cancel()
 		go func() { _ = p.Stop() }()
 	}
 }

@@ -1,6 +1,8 @@
 package all
 
 import (
+	"cmp"
+
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/adapters/replay"
 	"github.com/hubdev/hub/internal/config"
@@ -15,11 +17,7 @@ func registerReplay(r *adapters.Registry, cfg *config.Config) {
 		if ac.Type != config.TypeReplay || ac.Disabled {
 			continue
 		}
-		script := ac.Script
-		if script == "" {
-			script, _ = ac.Options["script"].(string)
-		}
-		a := replay.New(script)
+		a := replay.New(cmp.Or(ac.Script, ac.Option("script")))
 		a.AgentName = name
 		r.Register(a)
 	}

@@ -48,11 +48,7 @@ type Adapter struct {
 // New builds the adapter from `[agents.claude]`; an empty command means
 // "claude" on PATH.
 func New(cfg config.AgentConfig, log zerolog.Logger) *Adapter {
-	argv := cfg.Argv()
-	if len(cfg.Command) == 0 {
-		argv = append([]string{"claude"}, cfg.Args...)
-	}
-	return &Adapter{argv: argv, env: cfg.Env, model: cfg.Model, mode: cfg.Mode,
+	return &Adapter{argv: cfg.ArgvOr("claude"), env: cfg.Env, model: cfg.Model, mode: cfg.Mode,
 		log: log.With().Str("agent", "claude").Logger()}
 }
 

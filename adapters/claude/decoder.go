@@ -136,32 +136,28 @@ type claudeUsage struct {
 
 // Decode turns one line into zero or more events.
 func (d *ClaudeDecoder) Decode(line []byte) []adapters.Event {
-	line = bytes.TrimSpace(line)
-	if len(line) == 0 {
-		return nil
-	}
-	var l claudeLine
-	if err := json.Unmarshal(line, &l); err != nil {
-		return []adapters.Event{adapters.RawEvent("claude:malformed", line)}
-	}
+	return adapters.DecodeJSON(line, "claude:malformed", d.line)
+}
+
+func (d *ClaudeDecoder) line(l *claudeLine, line []byte) []adapters.Event {
 	switch l.Type {
 	case "system":
-		return d.system(&l, line)
+		return d.system(l, line)
 	case "stream_event":
-		return d.streamEvent(&l, line)
+		return d.streamEvent(l, line)
 	case "assistant":
-		return d.assistant(&l, line)
+		return d.assistant(l, line)
 	case "user":
-		return d.user(&l)
+		return d.user(l)
 	case "result":
-		return d.result(&l)
+		return d.result(l)
 	case "control_request":
 		return d.controlRequest(line)
 	case "control_response":
 		d.Control(ClaudeControl{Response: bytes.Clone(line)})
 		return nil
 	case "rate_limit_event":
-		return d.rateLimit(&l, line)
+		return d.rateLimit(l, line)
 	case "command_lifecycle":
 		d.Control(ClaudeControl{Lifecycle: &ClaudeLifecycle{Command: l.CommandUUID, State: l.State}})
 		return nil

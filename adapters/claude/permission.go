@@ -15,10 +15,7 @@ func (s *Session) permission(ev adapters.Event) {
 	if !ok {
 		return
 	}
-	s.mu.Lock()
-	idle := s.turn == nil || s.cancelled
-	s.mu.Unlock()
-	if idle {
+	if t := s.turn.Current(); t == nil || t.IsCancelled() {
 		s.respond(req.RequestID, permissionResult(req, adapters.PermissionDecision{Cancelled: true}))
 		return
 	}

@@ -30,13 +30,12 @@ type Session struct {
 	p     *proc.Process
 	dec   *ClaudeDecoder
 	rules adapters.TurnRules
+	turn  adapters.Running
 
 	writeMu sync.Mutex // serialises stdin lines
 
 	mu        sync.Mutex
 	id        string
-	turn      *adapters.Turn // nil when idle
-	cancelled bool
 	exited    bool
 	nextReq   int
 	pending   map[string]func(json.RawMessage, error) // control requests hub sent, by request id
@@ -83,22 +82,20 @@ func (s *Session) Prompt(ctx context.Context, prompt []adapters.Content, emit fu
 		return "", err
 	}
 	s.mu.Lock()
-	switch {
-	case s.exited:
+	if s.exited {
 		s.mu.Unlock()
 		return "", adapters.CrashError(s.p, "claude", ErrExited)
-	case s.turn != nil:
-		s.mu.Unlock()
-		return "", adapters.ErrBusy
 	}
-	t := adapters.NewTurn()
-	s.turn, s.cancelled, s.steered = t, false, nil
+	t, err := s.turn.Start()
+	if err != nil {
+		s.mu.Unlock()
+		return "", err
+	}
+	s.steered = nil
 	s.mu.Unlock()
 	s.p.Trace(ctx)
 	if err := s.write(line); err != nil {
-		s.mu.Lock()
-		s.turn = nil
-		s.mu.Unlock()
+		s.turn.End(t)
 		return "", fmt.Errorf("claude: send prompt: %w", err)
 	}
 	return t.Run(ctx, emit, s.rules)
@@ -116,7 +113,7 @@ func (s *Session) Steer(_ context.Context, prompt []adapters.Content) error {
 		return err
 	}
 	s.mu.Lock()
-	if s.turn == nil || s.exited {
+	if s.turn.Current() == nil || s.exited {
 		s.mu.Unlock()
 		return adapters.ErrNoTurn
 	}
@@ -248,13 +245,9 @@ func (s *Session) write(line []byte) error {
 // interrupt asks claude to interrupt the turn, and stops claude if it
 // cannot be asked.
 func (s *Session) interrupt() {
-	s.mu.Lock()
-	if s.turn == nil || s.cancelled {
-		s.mu.Unlock()
+	if t := s.turn.Current(); t == nil || !t.Cancel() {
 		return
 	}
-	s.cancelled = true
-	s.mu.Unlock()
 	if err := s.control(map[string]any{"subtype": "interrupt"}, nil); err != nil {
 		s.a.log.Debug().Err(err).Msg("interrupt failed; stopping claude")
 		go func() { _ = s.p.Stop() }()
@@ -337,21 +330,12 @@ func (s *Session) exit() {
 	}
 	s.mu.Lock()
 	s.exited = true
-	ch, cancelled := s.turn, s.cancelled
-	s.turn = nil
 	for id, reply := range s.pending {
 		reply(nil, ErrExited)
 		delete(s.pending, id)
 	}
 	s.mu.Unlock()
-	if ch == nil {
-		return
-	}
-	if cancelled {
-		ch.Close(adapters.Event{Type: adapters.EventDone, StopReason: adapters.StopCancelled})
-		return
-	}
-	ch.Close(adapters.Failure(&adapters.ErrorInfo{Message: "claude exited in the middle of a turn: " + exitText(s.p),
+	s.turn.Exited(s.turn.Cancelled(), adapters.Failure(&adapters.ErrorInfo{Message: "claude exited in the middle of a turn: " + exitText(s.p),
 		Code: adapters.CodeCrash, Detail: s.p.StderrTail(20), Fatal: true})...)
 }
 
@@ -391,25 +375,17 @@ func (s *Session) handle(ev adapters.Event) {
 // steered into the turn still waits for a cycle of its own (claude then
 // sends another result).
 func (s *Session) emit(ev adapters.Event) {
-	s.mu.Lock()
-	ch, cancelled := s.turn, s.cancelled
-	if ev.Type == adapters.EventDone && !cancelled && s.steerWaiting() {
-		s.mu.Unlock()
-		return
-	}
-	if ev.Type == adapters.EventDone {
-		s.turn, s.steered = nil, nil
-	}
-	s.mu.Unlock()
-	if ch == nil {
-		return // between turns: nothing listens
-	}
-	if ev.Type == adapters.EventDone {
+	if ev.Type == adapters.EventDone { // the turn and its state end together
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		cancelled := s.turn.Cancelled()
+		if !cancelled && s.steerWaiting() {
+			return
+		}
 		if cancelled {
 			ev.StopReason = adapters.StopCancelled
 		}
-		ch.Close(ev)
-		return
+		s.steered = nil
 	}
-	ch.Emit(ev)
+	s.turn.Emit(ev)
 }

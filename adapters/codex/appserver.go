@@ -26,6 +26,7 @@ type appSession struct {
 	dec  *CodexDecoder
 	opts adapters.SessionOptions
 	raw  *adapters.UnknownRecords
+	turn adapters.Running
 
 	mu sync.Mutex
 	// skills goes in front of the next prompt when codex could not load
@@ -33,7 +34,6 @@ type appSession struct {
 	skills  string
 	thread  string
 	turnID  string
-	out     *adapters.Turn // nil when idle
 	perms   []*adapters.PermissionRequest
 	closing bool
 	// model, mode and effort are what the thread runs; next holds the
@@ -44,7 +44,7 @@ type appSession struct {
 }
 
 func (a *Adapter) startAppServer(ctx context.Context, opts adapters.SessionOptions) (*appSession, error) {
-	argv := a.argv()
+	argv := a.cfg.ArgvOr("codex")
 	args := append(append(argv[1:], "app-server"), configOverrides(opts)...)
 	p, err := proc.Start(context.WithoutCancel(ctx), proc.Spec{Path: argv[0], Args: args, Dir: opts.Cwd, Env: a.env(opts)})
 	if err != nil {
@@ -166,21 +166,14 @@ func (s *appSession) readLoop() {
 	_ = s.rpc.Serve(context.Background())
 	_ = s.p.Wait()
 	s.mu.Lock()
-	out, closing := s.out, s.closing
-	s.out = nil
+	closing := s.closing
 	s.mu.Unlock()
-	if out != nil {
-		if !closing {
-			out.Close(crashEnd("codex app-server", s.p)...)
-		} else {
-			out.Close(adapters.Event{Type: adapters.EventDone, StopReason: adapters.StopCancelled})
-		}
-	}
+	s.turn.Exited(closing, crashEnd("codex app-server", s.p)...)
 }
 
 // notify decodes a notification, in order with server requests.
 func (s *appSession) notify(r *jsonrpc.Request) {
-	s.route(s.dec.DecodeMessage(CodexMessage{Method: r.Method, Params: r.Params}, r.Raw))
+	s.route(s.dec.DecodeMessage(&CodexMessage{Method: r.Method, Params: r.Params}, r.Raw))
 }
 
 // request decodes a server request in order with notifications; an
@@ -189,7 +182,7 @@ func (s *appSession) request(_ context.Context, r *jsonrpc.Request) jsonrpc.Job 
 	if r.Method == methodUserInput {
 		return s.userInput(r.Params)
 	}
-	events := s.dec.DecodeMessage(CodexMessage{ID: r.ID, Method: r.Method, Params: r.Params}, r.Raw)
+	events := s.dec.DecodeMessage(&CodexMessage{ID: r.ID, Method: r.Method, Params: r.Params}, r.Raw)
 	if len(events) != 1 || events[0].Type != adapters.EventPermission {
 		s.route(events)
 		return refuse(jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "hub does not support "+r.Method, nil))
@@ -244,21 +237,12 @@ func (s *appSession) call(ctx context.Context, method string, params, result any
 
 // emit forwards an event to the running turn; the done event ends it.
 func (s *appSession) emit(e adapters.Event) {
-	s.mu.Lock()
-	out := s.out
-	if e.Type == adapters.EventDone {
-		s.out, s.turnID, s.perms = nil, "", nil
+	if e.Type == adapters.EventDone { // the turn and its id end together
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.turnID, s.perms = "", nil
 	}
-	s.mu.Unlock()
-	if out == nil {
-		e.Refuse()
-		return
-	}
-	if e.Type == adapters.EventDone {
-		out.Close(e)
-		return
-	}
-	out.Emit(e)
+	s.turn.Emit(e)
 }
 
 // Prompt implements adapters.Session.
@@ -268,12 +252,11 @@ func (s *appSession) Prompt(ctx context.Context, prompt []adapters.Content, emit
 		s.mu.Unlock()
 		return "", adapters.ErrClosed
 	}
-	if s.out != nil {
+	out, err := s.turn.Start()
+	if err != nil {
 		s.mu.Unlock()
-		return "", adapters.ErrBusy
+		return "", err
 	}
-	out := adapters.NewTurn()
-	s.out = out
 	thread, skillText := s.thread, s.skills
 	params := map[string]any{"threadId": thread, "input": userInput(withSkills(prompt, skillText))}
 	if len(s.opts.OutputSchema) > 0 {
@@ -291,20 +274,14 @@ func (s *appSession) Prompt(ctx context.Context, prompt []adapters.Content, emit
 	s.p.Trace(ctx)
 	if err := s.call(ctx, "turn/start", params, &r); err != nil {
 		s.mu.Lock()
-		mine := s.out == out
-		if mine {
-			s.out = nil
-		}
 		maps.Copy(next, s.next) // not applied: the next turn carries them, under newer changes
 		s.next = next
 		s.mu.Unlock()
-		if mine {
-			out.Close()
-		}
+		s.turn.End(out)
 		return "", err
 	}
 	s.mu.Lock()
-	if s.out == out {
+	if s.turn.Current() == out {
 		s.turnID = r.Turn.ID
 	}
 	if s.skills == skillText {
@@ -358,7 +335,7 @@ func userInput(prompt []adapters.Content) []map[string]any {
 // the turn interrupted; codex then reports turn/completed "interrupted".
 func (s *appSession) interrupt() {
 	s.mu.Lock()
-	thread, turn, perms, running := s.thread, s.turnID, s.perms, s.out != nil
+	thread, turn, perms, running := s.thread, s.turnID, s.perms, s.turn.Current() != nil
 	s.mu.Unlock()
 	if !running {
 		return

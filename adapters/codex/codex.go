@@ -57,14 +57,14 @@ func New(cfg config.AgentConfig, log zerolog.Logger) *Adapter {
 func (a *Adapter) Name() string { return "codex" }
 
 // Ready implements adapters.Checker.
-func (a *Adapter) Ready() error { return adapters.FindCLI(a.argv()[0]) }
+func (a *Adapter) Ready() error { return adapters.FindCLI(a.cfg.ArgvOr("codex")[0]) }
 
 // Capabilities implements adapters.Adapter.
 func (a *Adapter) Capabilities() adapters.Capabilities {
 	models, def := a.models()
 	return adapters.Capabilities{
 		Images: true, Resume: true, Fork: true, Permissions: true, MCP: true, MCPHTTP: true,
-		Models: models, DefaultModel: def, Modes: modes, DefaultMode: a.mode(adapters.SessionOptions{}), Skills: "native", Instructions: true,
+		Models: models, DefaultModel: def, Modes: modes, DefaultMode: a.mode(adapters.SessionOptions{Mode: a.cfg.Mode}), Skills: "native", Instructions: true,
 		OutputSchema: true, TestedVersions: TestedVersions,
 		Notes: "app-server JSON-RPC; falls back to `codex exec --json` (no permission prompts) when app-server is unavailable; " +
 			"skills load natively from hub's temp dir through app-server's skills/extraRoots/set (CODEX_HOME and the project stay untouched); " +
@@ -74,8 +74,8 @@ func (a *Adapter) Capabilities() adapters.Capabilities {
 
 // Start implements adapters.Adapter: app-server first, exec as fallback.
 func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adapters.Session, error) {
-	opts.Model = cmp.Or(opts.Model, a.cfg.Model)
-	if a.option("transport") != "exec" {
+	opts.Model, opts.Mode = cmp.Or(opts.Model, a.cfg.Model), cmp.Or(opts.Mode, a.cfg.Mode)
+	if a.cfg.Option("transport") != "exec" {
 		s, err := a.startAppServer(ctx, opts)
 		if err == nil {
 			return s, nil
@@ -86,19 +86,6 @@ func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adap
 		a.log.Warn().Err(err).Msg("codex app-server unavailable; using codex exec --json")
 	}
 	return a.startExec(opts)
-}
-
-func (a *Adapter) option(key string) string {
-	s, _ := a.cfg.Options[key].(string)
-	return s
-}
-
-// argv returns the program and leading args (before the subcommand).
-func (a *Adapter) argv() []string {
-	if len(a.cfg.Command) > 0 {
-		return a.cfg.Argv()
-	}
-	return append([]string{"codex"}, a.cfg.Args...)
 }
 
 func (a *Adapter) env(opts adapters.SessionOptions) []string {

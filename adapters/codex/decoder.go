@@ -1,7 +1,6 @@
 package codex
 
 import (
-	"bytes"
 	"cmp"
 	"encoding/json"
 
@@ -58,29 +57,21 @@ var codexQuiet = map[string]bool{
 
 // Decode turns one line into zero or more events.
 func (d *CodexDecoder) Decode(line []byte) []adapters.Event {
-	line = bytes.TrimSpace(line)
-	if len(line) == 0 {
-		return nil
-	}
-	var m CodexMessage
-	if err := json.Unmarshal(line, &m); err != nil {
-		return []adapters.Event{adapters.RawEvent("codex:invalid", line)}
-	}
-	return d.DecodeMessage(m, line)
+	return adapters.DecodeJSON(line, "codex:invalid", d.DecodeMessage)
 }
 
 // DecodeMessage decodes one message already split into its members; line
 // is the whole message, kept for records hub does not understand.
-func (d *CodexDecoder) DecodeMessage(m CodexMessage, line []byte) []adapters.Event {
+func (d *CodexDecoder) DecodeMessage(m *CodexMessage, line []byte) []adapters.Event {
 	switch {
 	case len(m.ID) > 0 && m.Method == "": // the answer to one of the client's requests
-		return d.response(m, line)
+		return d.response(*m, line)
 	case len(m.ID) > 0: // the server asks the client something
-		return d.request(m, line)
+		return d.request(*m, line)
 	case codexQuiet[m.Method]:
 		return nil
 	}
-	if evs, ok := d.notification(m); ok {
+	if evs, ok := d.notification(*m); ok {
 		return evs
 	}
 	return []adapters.Event{adapters.RawEvent("codex:"+m.Method, line)}
@@ -301,12 +292,12 @@ func codexErrorCode(raw json.RawMessage) (adapters.ErrorCode, int) {
 		}
 	}
 	switch {
-	case status == 429, s == "rateLimitExceeded", s == "usageLimitExceeded", s == "sessionBudgetExceeded":
+	case s == "rateLimitExceeded", s == "usageLimitExceeded", s == "sessionBudgetExceeded":
 		return adapters.CodeRateLimit, status
-	case status == 401, status == 403, s == "unauthorized":
+	case s == "unauthorized":
 		return adapters.CodeAuth, status
 	case s == "contextWindowExceeded":
 		return adapters.CodeContext, status
 	}
-	return adapters.CodeProvider, status
+	return adapters.StatusCode(status), status
 }

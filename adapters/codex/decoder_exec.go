@@ -1,7 +1,6 @@
 package codex
 
 import (
-	"bytes"
 	"cmp"
 	"encoding/json"
 	"strings"
@@ -46,15 +45,7 @@ func NewCodexExecDecoder() *CodexExecDecoder {
 
 // Decode turns one line into zero or more events.
 func (d *CodexExecDecoder) Decode(line []byte) []adapters.Event {
-	line = bytes.TrimSpace(line)
-	if len(line) == 0 {
-		return nil
-	}
-	var r codexExecRecord
-	if err := json.Unmarshal(line, &r); err != nil {
-		return []adapters.Event{adapters.RawEvent("codexexec:invalid", line)}
-	}
-	return d.record(&r, line)
+	return adapters.DecodeJSON(line, "codexexec:invalid", d.record)
 }
 
 // record maps one record.

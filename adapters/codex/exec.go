@@ -76,7 +76,7 @@ func schemaFile(schema json.RawMessage) (string, error) {
 func (s *execSession) ID() string { s.mu.Lock(); defer s.mu.Unlock(); return s.thread }
 
 func (s *execSession) args(prompt string, images []string) []string {
-	args := append(s.a.argv()[1:], "exec")
+	args := append(s.a.cfg.ArgvOr("codex")[1:], "exec")
 	if s.thread != "" {
 		args = append(args, "resume", s.thread)
 	}
@@ -115,7 +115,7 @@ func (s *execSession) start(ctx context.Context, prompt []adapters.Content) (*ad
 	if err != nil {
 		return nil, err
 	}
-	argv := s.a.argv()
+	argv := s.a.cfg.ArgvOr("codex")
 	p, err := proc.Start(context.WithoutCancel(ctx), proc.Spec{Path: argv[0], Args: s.args(adapters.PromptText(withSkills(prompt, s.skills)), images),
 		Dir: s.opts.Cwd, Env: s.a.env(s.opts), Grace: 2 * time.Second})
 	if err != nil {

@@ -45,7 +45,7 @@ func (a *Adapter) mode(opts adapters.SessionOptions) string {
 		return opts.Mode
 	}
 	for id, p := range presets {
-		if p.sandbox == a.option("sandbox") {
+		if p.sandbox == a.cfg.Option("sandbox") {
 			return id
 		}
 	}
@@ -60,7 +60,7 @@ func (a *Adapter) policy(opts adapters.SessionOptions) (sandbox, approval string
 		p := presets[a.mode(opts)]
 		return p.sandbox, p.approval
 	}
-	return cmp.Or(a.option("sandbox"), "workspace-write"), cmp.Or(a.option("approval_policy"), "on-request")
+	return cmp.Or(a.cfg.Option("sandbox"), "workspace-write"), cmp.Or(a.cfg.Option("approval_policy"), "on-request")
 }
 
 // SetModel implements adapters.Configurable: the next turn runs model.

@@ -102,3 +102,46 @@ func TestAppSession_AskFirstCannotWidenTheMode(t *testing.T) {
 		t.Fatal("a session that must ask first switched codex to full access")
 	}
 }
+
+// The mode of the agent's configuration (agents.codex.mode) is the
+// session's when the front end chooses none, on both transports, as the
+// configured model is; a chosen mode and ask-first still win over it.
+func TestStart_AppliesTheConfiguredMode(t *testing.T) {
+	tests := []struct {
+		name, configured, chosen string
+		access                   adapters.Access
+		sandbox, policy          string
+	}{
+		{name: "configured", configured: "full-access", sandbox: "danger-full-access", policy: "never"},
+		{name: "configured read-only", configured: "read-only", sandbox: "read-only", policy: "untrusted"},
+		{name: "chosen wins", configured: "full-access", chosen: "auto", sandbox: "workspace-write", policy: "on-request"},
+		{name: "ask first wins", configured: "full-access", access: adapters.AccessAskFirst, sandbox: "read-only", policy: "untrusted"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFake(t, "appserver-text")
+			f.a.cfg.Mode = tt.configured
+			opts := adapters.SessionOptions{Cwd: t.TempDir(), Mode: tt.chosen, Access: tt.access}
+			s, err := f.a.Start(context.Background(), opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.Close()
+			logData, _ := os.ReadFile(f.log)
+			for _, want := range []string{`"approvalPolicy":"` + tt.policy + `"`, `"sandbox":"` + tt.sandbox + `"`} {
+				if !strings.Contains(string(logData), want) {
+					t.Errorf("thread/start lacks %s:\n%s", want, logData)
+				}
+			}
+			f.a.cfg.Options = map[string]any{"transport": "exec"}
+			s, err = f.a.Start(context.Background(), opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			if args := strings.Join(s.(*execSession).args("hi", nil), " "); !strings.Contains(args, `sandbox_mode="`+tt.sandbox+`"`) {
+				t.Errorf("codex exec args %q lack sandbox_mode=%q", args, tt.sandbox)
+			}
+		})
+	}
+}

@@ -40,7 +40,7 @@ func (a *Adapter) withSandboxHelper(env []string) []string {
 	if runtime.GOOS != "linux" {
 		return env
 	}
-	cmd := a.argv()[0]
+	cmd := a.cfg.ArgvOr("codex")[0]
 	dir, ok := helperDirs.Load(cmd)
 	if !ok {
 		d, err := sandboxHelperDir(cmd, filepath.Join(config.CacheDir(), "codex-sandbox-helper"), runtime.GOARCH)

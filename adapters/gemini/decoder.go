@@ -1,7 +1,6 @@
 package gemini
 
 import (
-	"bytes"
 	"cmp"
 	"encoding/json"
 	"strings"
@@ -43,14 +42,10 @@ func NewGeminiDecoder() *GeminiDecoder { return &GeminiDecoder{} }
 
 // Decode decodes one line. Non-JSON lines (banners) become raw events.
 func (d *GeminiDecoder) Decode(line []byte) []adapters.Event {
-	line = bytes.TrimSpace(line)
-	if len(line) == 0 {
-		return nil
-	}
-	var l geminiLine
-	if err := json.Unmarshal(line, &l); err != nil {
-		return []adapters.Event{adapters.RawEvent("gemini:invalid", line)}
-	}
+	return adapters.DecodeJSON(line, "gemini:invalid", d.line)
+}
+
+func (d *GeminiDecoder) line(l *geminiLine, line []byte) []adapters.Event {
 	switch l.Type {
 	case "init":
 		return []adapters.Event{{Type: adapters.EventSessionInfo, Session: &adapters.SessionInfo{AgentSessionID: l.SessionID, Model: l.Model}}}
@@ -60,14 +55,14 @@ func (d *GeminiDecoder) Decode(line []byte) []adapters.Event {
 		}
 		return []adapters.Event{{Type: adapters.EventText, Text: l.Content}}
 	case "tool_use":
-		return d.toolUse(&l)
+		return d.toolUse(l)
 	case "tool_result":
-		return d.toolResult(&l)
+		return d.toolResult(l)
 	case "error":
 		return []adapters.Event{{Type: adapters.EventError, Error: &adapters.ErrorInfo{
 			Message: adapters.OneLine(l.Message), Code: adapters.CodeProvider, Fatal: l.Severity == "fatal"}}}
 	case "result":
-		return d.result(&l)
+		return d.result(l)
 	}
 	return []adapters.Event{adapters.RawEvent("gemini:"+l.Type, line)}
 }

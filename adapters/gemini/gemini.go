@@ -54,10 +54,7 @@ func Capabilities() adapters.Capabilities {
 // for defaults). Command/args/env in the entry override the defaults;
 // options.plain_shell = false keeps gemini's pty shell (see shell.go).
 func New(ac config.AgentConfig, version string, log zerolog.Logger) *acpclient.Adapter {
-	argv := DefaultArgv
-	if len(ac.Command) > 0 {
-		argv = ac.Argv()
-	}
+	argv := ac.ArgvOr(DefaultArgv...)
 	env := merge(DefaultEnv, ac.Env)
 	plainShell := true
 	if v, ok := ac.Options[OptionPlainShell].(bool); ok {

@@ -67,8 +67,8 @@ type Adapter struct {
 
 // New builds the adapter from the [agents.pi] config entry.
 func New(ac config.AgentConfig, log zerolog.Logger) *Adapter {
-	return NewWithOptions(Options{Argv: ac.Argv(), Env: ac.Env, Model: ac.Model, Log: log, Provider: optString(ac.Options, "provider"),
-		Tools: optString(ac.Options, "tools"), Thinking: optString(ac.Options, "thinking"), SessionDir: optString(ac.Options, "session_dir")})
+	return NewWithOptions(Options{Argv: ac.Argv(), Env: ac.Env, Model: ac.Model, Log: log, Provider: ac.Option("provider"),
+		Tools: ac.Option("tools"), Thinking: ac.Option("thinking"), SessionDir: ac.Option("session_dir")})
 }
 
 // NewWithOptions builds the adapter from explicit options.
@@ -94,11 +94,6 @@ const versionTimeout = 5 * time.Second
 func newUnknownRecords(o Options) *adapters.UnknownRecords {
 	return adapters.NewUnknownRecords(o.Log, Name, TestedVersions, adapters.UnknownOptions{
 		Version: adapters.CLIVersion(o.Argv, o.Env, versionTimeout), SlowVersion: true})
-}
-
-func optString(m map[string]any, key string) string {
-	s, _ := m[key].(string)
-	return s
 }
 
 // Name implements adapters.Adapter.

@@ -48,21 +48,16 @@ type session struct {
 	writeMu sync.Mutex
 	done    chan struct{} // closed when the reader has seen the process exit
 	rules   adapters.TurnRules
+	turn    adapters.Running
 
 	mu        sync.Mutex
-	turn      *turn
+	promptID  string // the running turn's prompt command
 	pending   map[string]chan PiResponse
 	seq       int
 	closed    bool
 	dead      error
 	state     piState
 	announced bool
-}
-
-// turn is one prompt's events; Run makes a cancelled one end cancelled.
-type turn struct {
-	promptID string
-	q        *adapters.Turn
 }
 
 func newSession(log zerolog.Logger, cwd string, p *proc.Process, unknown *adapters.UnknownRecords) *session {
@@ -107,53 +102,32 @@ func (s *session) route(ev adapters.Event) {
 		s.unknown.Note(ev.Source)
 	}
 	s.mu.Lock()
-	t := s.turn
-	ctxSize := int64(0)
-	if s.state.Model != nil {
-		ctxSize = s.state.Model.ContextWindow
+	if s.state.Model != nil && ev.Type == adapters.EventUsage {
+		ev.Usage.ContextSize = cmp.Or(ev.Usage.ContextSize, s.state.Model.ContextWindow)
 	}
 	s.mu.Unlock()
-	if t == nil {
+	if !s.turn.Emit(ev) {
 		s.log.Debug().Str("event", string(ev.Type)).Str("source", ev.Source).Msg("pi event outside a turn dropped")
-		return
 	}
-	switch ev.Type {
-	case adapters.EventUsage:
-		ev.Usage.ContextSize = cmp.Or(ev.Usage.ContextSize, ctxSize)
-	case adapters.EventDone:
-		s.finish(t, ev)
-		return
-	}
-	t.q.Emit(ev) // dropped once the turn ended
-}
-
-// finish ends t with evs (the last must be EventDone); only the first call counts.
-func (s *session) finish(t *turn, evs ...adapters.Event) {
-	s.mu.Lock()
-	if s.turn == t {
-		s.turn = nil
-	}
-	s.mu.Unlock()
-	t.q.Close(evs...)
 }
 
 func (s *session) onResponse(r PiResponse) bool {
 	s.mu.Lock()
 	ch, ok := s.pending[r.ID]
 	delete(s.pending, r.ID)
-	t := s.turn
+	t, prompt := s.turn.Current(), s.promptID
 	s.mu.Unlock()
 	switch {
 	case ok:
 		ch <- r
 		return true
-	case t != nil && r.ID == t.promptID:
+	case t != nil && r.ID == prompt:
 		if !r.Success {
 			code := PiErrorCode(r.Error)
 			if code == adapters.CodeProvider {
 				code = adapters.CodeProtocol
 			}
-			s.finish(t, failed("pi rejected the prompt: "+r.Error, code, "")...)
+			s.turn.End(t, failed("pi rejected the prompt: "+r.Error, code, "")...)
 		}
 		return true
 	case strings.HasPrefix(r.ID, "hub-"):
@@ -172,21 +146,13 @@ func (s *session) onExit(exitErr error) {
 		exitErr = fmt.Errorf("%s exited", Name)
 	}
 	s.dead = exitErr
-	t := s.turn
 	pending := s.pending
 	s.pending = map[string]chan PiResponse{}
 	s.mu.Unlock()
 	for _, ch := range pending {
 		ch <- PiResponse{Error: exitErr.Error()}
 	}
-	if t == nil {
-		return
-	}
-	if closing {
-		s.finish(t, adapters.Event{Type: adapters.EventDone, StopReason: adapters.StopCancelled})
-		return
-	}
-	s.finish(t, failed("pi exited unexpectedly: "+exitErr.Error(), adapters.CodeCrash, s.proc.StderrTail(20))...)
+	s.turn.Exited(closing, failed("pi exited unexpectedly: "+exitErr.Error(), adapters.CodeCrash, s.proc.StderrTail(20))...)
 }
 
 // failed ends a turn with a fatal error.

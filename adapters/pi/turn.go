@@ -10,7 +10,7 @@ import (
 
 // Prompt implements adapters.Session: one `prompt` command per turn.
 func (s *session) Prompt(ctx context.Context, prompt []adapters.Content, emit func(adapters.Event)) (adapters.StopReason, error) {
-	t := &turn{promptID: s.nextID("prompt"), q: adapters.NewTurn()}
+	id := s.nextID("prompt")
 	s.mu.Lock()
 	switch {
 	case s.closed:
@@ -20,22 +20,24 @@ func (s *session) Prompt(ctx context.Context, prompt []adapters.Content, emit fu
 		err := s.dead
 		s.mu.Unlock()
 		return "", fmt.Errorf("pi session: %w (%v); start a new session", adapters.ErrClosed, err)
-	case s.turn != nil:
+	}
+	t, err := s.turn.Start()
+	if err != nil {
 		s.mu.Unlock()
-		return "", fmt.Errorf("pi session: %w", adapters.ErrBusy)
+		return "", fmt.Errorf("pi session: %w", err)
 	}
 	if !s.announced && s.state.SessionID != "" {
 		s.announced = true
-		t.q.Emit(adapters.Event{Type: adapters.EventSessionInfo, Session: &adapters.SessionInfo{
+		t.Emit(adapters.Event{Type: adapters.EventSessionInfo, Session: &adapters.SessionInfo{
 			AgentSessionID: s.state.SessionID, Model: s.state.model()}})
 	}
-	s.turn = t
+	s.promptID = id
 	s.mu.Unlock()
 
-	if err := s.write(promptCommand(t.promptID, prompt)); err != nil {
-		s.finish(t, failed(err.Error(), adapters.CodeCrash, s.proc.StderrTail(5))...)
+	if err := s.write(promptCommand(id, prompt)); err != nil {
+		s.turn.End(t, failed(err.Error(), adapters.CodeCrash, s.proc.StderrTail(5))...)
 	}
-	return t.q.Run(ctx, emit, s.rules)
+	return t.Run(ctx, emit, s.rules)
 }
 
 func promptCommand(id string, prompt []adapters.Content) map[string]any {
@@ -55,10 +57,7 @@ func promptCommand(id string, prompt []adapters.Content) map[string]any {
 // Steer implements adapters.Steerer: pi's `steer` command, which pi
 // delivers before its next model request within the running turn.
 func (s *session) Steer(ctx context.Context, prompt []adapters.Content) error {
-	s.mu.Lock()
-	running := s.turn != nil
-	s.mu.Unlock()
-	if !running {
+	if s.turn.Current() == nil {
 		return adapters.ErrNoTurn
 	}
 	cmd := promptCommand("", prompt) // call gives it its id
@@ -69,10 +68,7 @@ func (s *session) Steer(ctx context.Context, prompt []adapters.Content) error {
 
 // interrupt sends `abort`; the turn ends with pi's agent_end.
 func (s *session) interrupt() {
-	s.mu.Lock()
-	running := s.turn != nil
-	s.mu.Unlock()
-	if !running {
+	if s.turn.Current() == nil {
 		return
 	}
 	if err := s.write(map[string]any{"id": s.nextID("abort"), "type": "abort"}); err != nil {

@@ -42,10 +42,7 @@ func Capabilities() adapters.Capabilities {
 
 // New builds the adapter from the [agents.qodercli] config entry.
 func New(ac config.AgentConfig, version string, log zerolog.Logger) *acpclient.Adapter {
-	argv := DefaultArgv
-	if len(ac.Command) > 0 {
-		argv = ac.Argv()
-	}
+	argv := ac.ArgvOr(DefaultArgv...)
 	return acpclient.New(acpclient.Config{
 		Name: Name, Quirks: Quirks, Argv: argv, Env: ac.Env, Model: ac.Model, Mode: ac.Mode, Caps: Capabilities(),
 		StopGrace: stopGrace, ClientVersion: version, Logger: log,

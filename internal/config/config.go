@@ -270,6 +270,21 @@ func (a AgentConfig) Argv() []string {
 	return append(append([]string{}, a.Command...), a.Args...)
 }
 
+// ArgvOr is Argv, or program (an agent's default program and its leading
+// args) followed by Args when the entry sets no command.
+func (a AgentConfig) ArgvOr(program ...string) []string {
+	if len(a.Command) > 0 {
+		return a.Argv()
+	}
+	return append(slices.Clone(program), a.Args...)
+}
+
+// Option is the string option key, "" when it is unset or not a string.
+func (a AgentConfig) Option(key string) string {
+	s, _ := a.Options[key].(string)
+	return s
+}
+
 // Command is an argv. In TOML it is a string (one program path, as in Zed's
 // settings) or an array of strings.
 type Command []string

@@ -232,6 +232,37 @@ func TestAgentConfig_OverFieldByField(t *testing.T) {
 	}
 }
 
+// An entry without a command runs the agent's default program with the
+// entry's args; a configured command replaces the program and its leading
+// args, and the default slice is never written through.
+func TestAgentConfig_ArgvOrDefaultProgram(t *testing.T) {
+	def := []string{"gemini", "--acp"}
+	tests := []struct {
+		name string
+		ac   AgentConfig
+		want string
+	}{
+		{"default", AgentConfig{}, "gemini --acp"},
+		{"default with args", AgentConfig{Args: []string{"--debug"}}, "gemini --acp --debug"},
+		{"command", AgentConfig{Command: Command{"/opt/g"}, Args: []string{"--x"}}, "/opt/g --x"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := strings.Join(tt.ac.ArgvOr(def...), " "); got != tt.want {
+				t.Errorf("argv = %q, want %q", got, tt.want)
+			}
+			tt.ac.ArgvOr(def[:1]...) // room for the args behind it: they must not land in def
+			if def[1] != "--acp" {
+				t.Fatalf("ArgvOr wrote into the default program: %q", def)
+			}
+		})
+	}
+	opts := AgentConfig{Options: map[string]any{"a": "x", "b": 1}}
+	if opts.Option("a") != "x" || opts.Option("b") != "" || opts.Option("c") != "" {
+		t.Fatal("Option reads only string options")
+	}
+}
+
 func TestParse_EnabledFalseDisables(t *testing.T) {
 	c, err := Parse("t.toml", []byte("[agents.opencode]\nenabled = false\n[agents.kilo]\nenabled = true\n"))
 	if err != nil {
