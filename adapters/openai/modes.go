@@ -40,9 +40,7 @@ func newToolset(opts adapters.SessionOptions) (*toolset, error) {
 }
 
 func (t *toolset) setMode(mode string) error {
-	switch mode {
-	case "", modeDefault, modePlan, modeReadOnly:
-	default:
+	if mode != "" && !slices.ContainsFunc(nativeModes, func(o adapters.Option) bool { return o.ID == mode }) {
 		return fmt.Errorf("mode %q (the native loop has default, plan and read-only): %w", mode, adapters.ErrUnsupported)
 	}
 	t.mu.Lock()
