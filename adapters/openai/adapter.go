@@ -174,7 +174,7 @@ func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adap
 		s.tell(nil, adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{Message: w, Code: adapters.CodeWarning}})
 	}
 	if opts.Delegate != nil {
-		s.delegate, s.delegateDef = opts.Delegate, []toolDef{delegateDef(opts.DelegateAgents)}
+		s.delegate, s.delegateDef = opts.Delegate, []tools.Definition{delegateDef(opts.DelegateAgents)}
 	}
 	system := systemPrompt(cwd, opts.Instructions, a.opts.Clock.Now())
 	if opts.SystemPrompt != "" {

@@ -65,8 +65,8 @@ func (t *toolset) permits(name string) bool {
 }
 
 // offer keeps, in defs, the definitions of the tools the session may use.
-func (t *toolset) offer(defs []toolDef) []toolDef {
-	return slices.DeleteFunc(defs, func(d toolDef) bool { return !t.permits(d.Function.Name) })
+func (t *toolset) offer(defs []tools.Definition) []tools.Definition {
+	return slices.DeleteFunc(defs, func(d tools.Definition) bool { return !t.permits(d.Name) })
 }
 
 // modeNotes tell the model what its mode allows, after the system prompt.
