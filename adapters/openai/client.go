@@ -137,8 +137,6 @@ type chunk struct {
 
 type apiError struct {
 	Message string `json:"message"`
-	Type    string `json:"type"`
-	Code    any    `json:"code"`
 }
 
 // reply is one assistant answer.
@@ -357,16 +355,15 @@ func readHTTPError(resp *http.Response, now time.Time) error {
 // errorMessage extracts error.message from an OpenAI-style body.
 func errorMessage(b []byte) string {
 	var v struct {
-		Error json.RawMessage `json:"error"`
+		Error any `json:"error"` // an object with a message, or a string
 	}
-	if json.Unmarshal(b, &v) == nil && len(v.Error) > 0 {
-		var e apiError
-		if json.Unmarshal(v.Error, &e) == nil && e.Message != "" {
-			return e.Message
-		}
-		var s string
-		if json.Unmarshal(v.Error, &s) == nil {
-			return s
+	_ = json.Unmarshal(b, &v)
+	switch e := v.Error.(type) {
+	case string:
+		return e
+	case map[string]any:
+		if m, _ := e["message"].(string); m != "" {
+			return m
 		}
 	}
 	return truncate(adapters.OneLine(string(b)), 300)
