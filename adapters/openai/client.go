@@ -182,14 +182,14 @@ const (
 
 // client talks to one profile.
 type client struct {
+	// mu guards profile's Model (SetModel) and Stream, cleared when the
+	// server rejects streaming.
+	mu      sync.Mutex
 	profile Profile
 	http    *http.Client
 	clock   Clock
 	retries int
 	idle    time.Duration
-	// stream is cleared when the server rejects streaming.
-	mu     sync.Mutex
-	stream bool
 }
 
 // httpError is a non-2xx answer.
@@ -206,7 +206,7 @@ func (e *httpError) Error() string { return fmt.Sprintf("HTTP %d: %s", e.status,
 func (c *client) complete(ctx context.Context, req *chatRequest, emit func(adapters.Event)) (*reply, error) {
 	for attempt := 0; ; attempt++ {
 		c.mu.Lock()
-		req.Stream = c.stream
+		req.Stream = c.profile.Stream
 		c.mu.Unlock()
 		req.StreamOptions = nil
 		if req.Stream {
@@ -223,7 +223,7 @@ func (c *client) complete(ctx context.Context, req *chatRequest, emit func(adapt
 		var he *httpError
 		if errors.As(err, &he) && he.status == http.StatusBadRequest && req.Stream && strings.Contains(strings.ToLower(he.msg), "stream") {
 			c.mu.Lock()
-			c.stream = false
+			c.profile.Stream = false
 			c.mu.Unlock()
 			attempt--
 			continue
