@@ -298,17 +298,14 @@ func (c *client) once(ctx context.Context, req *chatRequest, emit func(adapters.
 	}
 	c.profile.authorize(hreq)
 	idle := &idleReader{d: c.idle}
-	if c.idle > 0 {
-		idle.t = time.AfterFunc(c.idle, func() { cancel(ErrIdle) })
+	if c.idle > 0 { // a stall ends the request with its own cause, which an error it breaks returns
+		idle.t = time.AfterFunc(c.idle, func() { cancel(fmt.Errorf("%w: nothing from %s for %s", ErrIdle, c.profile.BaseURL, c.idle)) })
 		defer idle.t.Stop()
 	}
 	resp, err := c.http.Do(hreq)
 	if err != nil {
-		if errors.Is(context.Cause(ctx), ErrIdle) {
-			return nil, fmt.Errorf("%w: no answer from %s within %s", ErrIdle, c.profile.BaseURL, c.idle)
-		}
 		if ctx.Err() != nil {
-			return nil, ctx.Err()
+			return nil, context.Cause(ctx)
 		}
 		if connRefused(err) {
 			return nil, fmt.Errorf("%w: nothing listens at %s; is the server running? (%w)", ErrUnreachable, c.profile.BaseURL, err)
@@ -327,11 +324,8 @@ func (c *client) once(ctx context.Context, req *chatRequest, emit func(adapters.
 	} else {
 		r, err = readJSON(resp.Body, emit)
 	}
-	if err != nil && errors.Is(context.Cause(ctx), ErrIdle) {
-		return nil, fmt.Errorf("%w: no data from %s for %s", ErrIdle, c.profile.BaseURL, c.idle)
-	}
 	if err != nil && ctx.Err() != nil {
-		return nil, ctx.Err()
+		return nil, context.Cause(ctx)
 	}
 	return r, err
 }
