@@ -130,13 +130,11 @@ type choice struct {
 }
 
 type chunk struct {
-	Choices []choice  `json:"choices"`
-	Usage   *usage    `json:"usage"`
-	Error   *apiError `json:"error"`
-}
-
-type apiError struct {
-	Message string `json:"message"`
+	Choices []choice `json:"choices"`
+	Usage   *usage   `json:"usage"`
+	Error   *struct {
+		Message string `json:"message"`
+	} `json:"error"`
 }
 
 // reply is one assistant answer.
