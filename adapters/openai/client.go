@@ -296,7 +296,7 @@ func (c *client) once(ctx context.Context, req *chatRequest, emit func(adapters.
 	}
 	c.profile.authorize(hreq)
 	idle := &idleReader{d: c.idle}
-	if c.idle > 0 { // a stall ends the request with its own cause, which an error it breaks returns
+	if c.idle > 0 { // a stall cancels the request with ErrIdle as the cause, which a failed send or read returns
 		idle.t = time.AfterFunc(c.idle, func() { cancel(fmt.Errorf("%w: nothing from %s for %s", ErrIdle, c.profile.BaseURL, c.idle)) })
 		defer idle.t.Stop()
 	}
