@@ -162,7 +162,7 @@ func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adap
 		cwd:    filepath.Clean(cwd),
 		env:    env,
 		log:    a.opts.Logger.With().Str("agent", p.Name).Logger(),
-		client: &client{profile: p, http: a.opts.HTTPClient, clock: a.opts.Clock, retries: *a.opts.MaxRetries, idle: a.opts.IdleTimeout, stream: p.Stream},
+		client: &client{profile: p, http: a.opts.HTTPClient, clock: a.opts.Clock, retries: *a.opts.MaxRetries, idle: a.opts.IdleTimeout},
 	}
 	s.hooks, s.toolset = hk, ts
 	if p.JSONSchema {
@@ -174,7 +174,7 @@ func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adap
 		s.tell(nil, adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{Message: w, Code: adapters.CodeWarning}})
 	}
 	if opts.Delegate != nil {
-		s.delegate, s.delegateDef = opts.Delegate, []toolDef{delegateDef(opts.DelegateAgents)}
+		s.delegate, s.delegateDef = opts.Delegate, []tools.Definition{delegateDef(opts.DelegateAgents)}
 	}
 	system := systemPrompt(cwd, opts.Instructions, a.opts.Clock.Now())
 	if opts.SystemPrompt != "" {

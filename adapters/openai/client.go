@@ -130,15 +130,11 @@ type choice struct {
 }
 
 type chunk struct {
-	Choices []choice  `json:"choices"`
-	Usage   *usage    `json:"usage"`
-	Error   *apiError `json:"error"`
-}
-
-type apiError struct {
-	Message string `json:"message"`
-	Type    string `json:"type"`
-	Code    any    `json:"code"`
+	Choices []choice `json:"choices"`
+	Usage   *usage   `json:"usage"`
+	Error   *struct {
+		Message string `json:"message"`
+	} `json:"error"`
 }
 
 // reply is one assistant answer.
@@ -184,14 +180,14 @@ const (
 
 // client talks to one profile.
 type client struct {
+	// mu guards profile's Model (SetModel) and Stream, cleared when the
+	// server rejects streaming.
+	mu      sync.Mutex
 	profile Profile
 	http    *http.Client
 	clock   Clock
 	retries int
 	idle    time.Duration
-	// stream is cleared when the server rejects streaming.
-	mu     sync.Mutex
-	stream bool
 }
 
 // httpError is a non-2xx answer.
@@ -208,7 +204,7 @@ func (e *httpError) Error() string { return fmt.Sprintf("HTTP %d: %s", e.status,
 func (c *client) complete(ctx context.Context, req *chatRequest, emit func(adapters.Event)) (*reply, error) {
 	for attempt := 0; ; attempt++ {
 		c.mu.Lock()
-		req.Stream = c.stream
+		req.Stream = c.profile.Stream
 		c.mu.Unlock()
 		req.StreamOptions = nil
 		if req.Stream {
@@ -225,7 +221,7 @@ func (c *client) complete(ctx context.Context, req *chatRequest, emit func(adapt
 		var he *httpError
 		if errors.As(err, &he) && he.status == http.StatusBadRequest && req.Stream && strings.Contains(strings.ToLower(he.msg), "stream") {
 			c.mu.Lock()
-			c.stream = false
+			c.profile.Stream = false
 			c.mu.Unlock()
 			attempt--
 			continue
@@ -300,17 +296,14 @@ func (c *client) once(ctx context.Context, req *chatRequest, emit func(adapters.
 	}
 	c.profile.authorize(hreq)
 	idle := &idleReader{d: c.idle}
-	if c.idle > 0 {
-		idle.t = time.AfterFunc(c.idle, func() { cancel(ErrIdle) })
+	if c.idle > 0 { // a stall cancels the request with ErrIdle as the cause, which a failed send or read returns
+		idle.t = time.AfterFunc(c.idle, func() { cancel(fmt.Errorf("%w: nothing from %s for %s", ErrIdle, c.profile.BaseURL, c.idle)) })
 		defer idle.t.Stop()
 	}
 	resp, err := c.http.Do(hreq)
 	if err != nil {
-		if errors.Is(context.Cause(ctx), ErrIdle) {
-			return nil, fmt.Errorf("%w: no answer from %s within %s", ErrIdle, c.profile.BaseURL, c.idle)
-		}
 		if ctx.Err() != nil {
-			return nil, ctx.Err()
+			return nil, context.Cause(ctx)
 		}
 		if connRefused(err) {
 			return nil, fmt.Errorf("%w: nothing listens at %s; is the server running? (%w)", ErrUnreachable, c.profile.BaseURL, err)
@@ -329,11 +322,8 @@ func (c *client) once(ctx context.Context, req *chatRequest, emit func(adapters.
 	} else {
 		r, err = readJSON(resp.Body, emit)
 	}
-	if err != nil && errors.Is(context.Cause(ctx), ErrIdle) {
-		return nil, fmt.Errorf("%w: no data from %s for %s", ErrIdle, c.profile.BaseURL, c.idle)
-	}
 	if err != nil && ctx.Err() != nil {
-		return nil, ctx.Err()
+		return nil, context.Cause(ctx)
 	}
 	return r, err
 }
@@ -357,16 +347,15 @@ func readHTTPError(resp *http.Response, now time.Time) error {
 // errorMessage extracts error.message from an OpenAI-style body.
 func errorMessage(b []byte) string {
 	var v struct {
-		Error json.RawMessage `json:"error"`
+		Error any `json:"error"` // an object with a message, or a string
 	}
-	if json.Unmarshal(b, &v) == nil && len(v.Error) > 0 {
-		var e apiError
-		if json.Unmarshal(v.Error, &e) == nil && e.Message != "" {
-			return e.Message
-		}
-		var s string
-		if json.Unmarshal(v.Error, &s) == nil {
-			return s
+	_ = json.Unmarshal(b, &v)
+	switch e := v.Error.(type) {
+	case string:
+		return e
+	case map[string]any:
+		if m, _ := e["message"].(string); m != "" {
+			return m
 		}
 	}
 	return truncate(adapters.OneLine(string(b)), 300)

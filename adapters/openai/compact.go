@@ -152,6 +152,6 @@ func conversationText(msgs []message) string {
 }
 
 var toolDefsTokens = sync.OnceValue(func() int {
-	b, _ := json.Marshal(toolDefs())
+	b, _ := json.Marshal(builtinDefs())
 	return len(b) / 4
 })

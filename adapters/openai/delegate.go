@@ -31,7 +31,7 @@ type delegateArgs struct {
 var errDelegateArgs = errors.New("delegate_agent needs agent and prompt (or session and prompt)")
 
 // delegateDef is the tool's definition; agents are the ones it may name.
-func delegateDef(agents []string) toolDef {
+func delegateDef(agents []string) tools.Definition {
 	var desc strings.Builder
 	names := "see `hub agents`"
 	if len(agents) > 0 {
@@ -51,7 +51,7 @@ func delegateDef(agents []string) toolDef {
 		"required": []string{"prompt"},
 	}
 	raw, _ := json.Marshal(params)
-	return toolDef{Type: "function", Function: tools.Definition{Name: delegateToolName, Description: strings.TrimSpace(desc.String()), Parameters: raw}}
+	return tools.Definition{Name: delegateToolName, Description: strings.TrimSpace(desc.String()), Parameters: raw}
 }
 
 // prepareDelegate validates one delegate_agent call, asked like an MCP

@@ -33,13 +33,13 @@ const mcpStartTimeout = 15 * time.Second
 // mcpTool is one tool a server offers, under its model-facing name.
 type mcpTool struct {
 	server, tool string
-	def          toolDef
+	def          tools.Definition
 	sess         *mcp.ClientSession
 }
 
 type mcpTools struct {
 	tools map[string]mcpTool // by model-facing name
-	defs  []toolDef
+	defs  []tools.Definition
 	conns []mcpConn
 	// warnings are the servers that could not start, for the first turn.
 	warnings []string
@@ -101,7 +101,7 @@ func startMCP(ctx context.Context, servers []adapters.MCPServer, log zerolog.Log
 		}
 		m.conns = append(m.conns, r.mcpConn)
 		for _, t := range r.tools {
-			m.tools[t.def.Function.Name] = t
+			m.tools[t.def.Name] = t
 			m.defs = append(m.defs, t.def)
 		}
 	}
@@ -152,7 +152,7 @@ func listMCP(ctx context.Context, server string, s *mcp.ClientSession) ([]mcpToo
 		}
 		desc := fmt.Sprintf("[MCP server %s] %s", server, t.Description)
 		out = append(out, mcpTool{server: server, tool: t.Name, sess: s,
-			def: toolDef{Type: "function", Function: tools.Definition{Name: mcpName(server, t.Name), Description: desc, Parameters: params}}})
+			def: tools.Definition{Name: mcpName(server, t.Name), Description: desc, Parameters: params}})
 	}
 	return out, nil
 }

@@ -40,9 +40,7 @@ func newToolset(opts adapters.SessionOptions) (*toolset, error) {
 }
 
 func (t *toolset) setMode(mode string) error {
-	switch mode {
-	case "", modeDefault, modePlan, modeReadOnly:
-	default:
+	if mode != "" && !slices.ContainsFunc(nativeModes, func(o adapters.Option) bool { return o.ID == mode }) {
 		return fmt.Errorf("mode %q (the native loop has default, plan and read-only): %w", mode, adapters.ErrUnsupported)
 	}
 	t.mu.Lock()
@@ -67,8 +65,8 @@ func (t *toolset) permits(name string) bool {
 }
 
 // offer keeps, in defs, the definitions of the tools the session may use.
-func (t *toolset) offer(defs []toolDef) []toolDef {
-	return slices.DeleteFunc(defs, func(d toolDef) bool { return !t.permits(d.Function.Name) })
+func (t *toolset) offer(defs []tools.Definition) []tools.Definition {
+	return slices.DeleteFunc(defs, func(d tools.Definition) bool { return !t.permits(d.Name) })
 }
 
 // modeNotes tell the model what its mode allows, after the system prompt.

@@ -70,17 +70,15 @@ func ResolveProfile(name string, pc config.ProviderConfig) (Profile, error) {
 			base = name
 		}
 	}
-	var p Profile
+	local := false
 	if base != "" {
 		pd, ok := presets[base]
 		if !ok {
 			return Profile{}, fmt.Errorf("providers.%s: unknown preset %q (known: %s)", name, base, strings.Join(PresetNames(), ", "))
 		}
-		p = apply(p, pd.ProviderConfig)
-		p.Local = pd.Local
+		pc, local = pc.Over(pd.ProviderConfig), pd.Local
 	}
-	p = apply(p, pc)
-	p.Name = name
+	p := profileOf(name, pc, local)
 	if p.BaseURL == "" {
 		return Profile{}, fmt.Errorf("providers.%s: base_url is required", name)
 	}
@@ -93,27 +91,14 @@ func ResolveProfile(name string, pc config.ProviderConfig) (Profile, error) {
 	return p, nil
 }
 
-func apply(p Profile, c config.ProviderConfig) Profile {
-	p.BaseURL, p.Model, p.APIKeyEnv = cmp.Or(c.BaseURL, p.BaseURL), cmp.Or(c.Model, p.Model), cmp.Or(c.APIKeyEnv, p.APIKeyEnv)
-	p.MaxTokensField, p.AzureAPIVersion = cmp.Or(c.MaxTokensField, p.MaxTokensField), cmp.Or(c.AzureAPIVersion, p.AzureAPIVersion)
-	p.OmitTemperature = p.OmitTemperature || c.OmitTemperature
-	p.OmitToolChoice = p.OmitToolChoice || c.OmitToolChoice
-	p.MaxTokens, p.ContextWindow = cmp.Or(max(c.MaxTokens, 0), p.MaxTokens), cmp.Or(max(c.ContextWindow, 0), p.ContextWindow)
-	p.MaxTurnRequests, p.Temperature = cmp.Or(max(c.MaxTurnRequests, 0), p.MaxTurnRequests), cmp.Or(c.Temperature, p.Temperature)
-	if c.Vision != nil {
-		p.Vision = *c.Vision
-	}
-	p.Stream = c.Stream == nil || *c.Stream
-	if c.JSONSchema != nil {
-		p.JSONSchema = *c.JSONSchema
-	}
-	if len(c.Headers) > 0 {
-		h := map[string]string{}
-		maps.Copy(h, p.Headers)
-		maps.Copy(h, c.Headers)
-		p.Headers = h
-	}
-	return p
+// profileOf is the profile config c (laid over its preset) describes;
+// a negative number is unset and streaming is on unless c turns it off.
+func profileOf(name string, c config.ProviderConfig, local bool) Profile {
+	return Profile{Name: name, BaseURL: c.BaseURL, Model: c.Model, APIKeyEnv: c.APIKeyEnv, Headers: c.Headers,
+		OmitTemperature: c.OmitTemperature, OmitToolChoice: c.OmitToolChoice, MaxTokensField: c.MaxTokensField,
+		MaxTokens: max(c.MaxTokens, 0), Temperature: c.Temperature, Vision: c.Vision != nil && *c.Vision,
+		ContextWindow: max(c.ContextWindow, 0), MaxTurnRequests: max(c.MaxTurnRequests, 0), Stream: c.Stream == nil || *c.Stream,
+		AzureAPIVersion: c.AzureAPIVersion, JSONSchema: c.JSONSchema != nil && *c.JSONSchema, Local: local}
 }
 
 // EnvProfile is the "openai" agent: the openai preset overridden by

@@ -49,7 +49,7 @@ type Session struct {
 	mcp *mcpTools
 	// delegate runs the delegate_agent tool (nil: not offered).
 	delegate    adapters.DelegateFunc
-	delegateDef []toolDef
+	delegateDef []tools.Definition
 	// tr is the session's transcript (a zero Writer when off); trFailed
 	// says a failed write was reported.
 	tr       *transcript.Writer
@@ -264,7 +264,9 @@ func (s *Session) request(history []message, withTools bool) *chatRequest {
 	req := &chatRequest{Model: p.Model, Messages: history}
 	if withTools {
 		req.ResponseFormat = schemaFormat(s.schema)
-		req.Tools = s.toolset.offer(slices.Concat(toolDefs(), s.delegateDef, s.mcp.defs))
+		for _, d := range s.toolset.offer(slices.Concat(builtinDefs(), s.delegateDef, s.mcp.defs)) {
+			req.Tools = append(req.Tools, toolDef{Type: "function", Function: d})
+		}
 		if !p.OmitToolChoice {
 			req.ToolChoice = "auto"
 		}
@@ -280,14 +282,8 @@ func (s *Session) request(history []message, withTools bool) *chatRequest {
 	return req
 }
 
-var toolDefs = sync.OnceValue(func() []toolDef {
-	defs := tools.Definitions()
-	out := make([]toolDef, len(defs))
-	for i, d := range defs {
-		out[i] = toolDef{Type: "function", Function: d}
-	}
-	return out
-})
+// builtinDefs are the built-in tools' definitions, made once.
+var builtinDefs = sync.OnceValue(tools.Definitions)
 
 func errorEvent(err error) adapters.Event {
 	code, status := adapters.CodeProvider, statusOf(err)

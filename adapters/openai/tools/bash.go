@@ -70,7 +70,7 @@ func (e *Env) runLocal(ctx context.Context, w sandbox.Wrapped, timeout time.Dura
 	defer cancel()
 	// Shells that cannot merge stderr into stdout themselves (PowerShell)
 	// get it merged here, in arrival order.
-	out := &headTail{cap: e.OutputCap}
+	out := newHeadTail(e.OutputCap)
 	p, err := proc.Start(tctx, proc.Spec{Path: w.Path, Args: w.Args, Dir: e.Root, Env: append(os.Environ(), w.Env...),
 		Grace: 2 * time.Second, StderrTee: out})
 	if err != nil {
@@ -111,44 +111,38 @@ func (e *Env) notice() string {
 	return ""
 }
 
-// headTail keeps the first and last half of cap bytes and counts the rest.
-// Its methods are safe for concurrent use (the stdout copy and proc's
-// stderr tee write at once).
+// headTail keeps the first half of cap bytes and, in a ring, the last
+// half, and counts what it wrote. Its methods are safe for concurrent use
+// (the stdout copy and proc's stderr tee write at once).
 type headTail struct {
 	mu      sync.Mutex
-	cap     int
 	head    []byte
-	tail    []byte
-	dropped int
+	tail    *proc.Ring
+	written int
+}
+
+func newHeadTail(capBytes int) *headTail {
+	return &headTail{head: make([]byte, 0, capBytes/2), tail: proc.NewRing(capBytes / 2)}
 }
 
 func (h *headTail) Write(p []byte) (int, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	n := len(p)
-	if room := h.cap/2 - len(h.head); room > 0 {
-		k := min(room, len(p))
-		h.head = append(h.head, p[:k]...)
-		p = p[k:]
-	}
-	if len(p) == 0 {
-		return n, nil
-	}
-	h.tail = append(h.tail, p...)
-	if over := len(h.tail) - h.cap/2; over > 0 {
-		h.dropped += over
-		h.tail = append(h.tail[:0], h.tail[over:]...)
-	}
-	return n, nil
+	h.written += len(p)
+	k := min(cap(h.head)-len(h.head), len(p))
+	h.head = append(h.head, p[:k]...)
+	_, _ = h.tail.Write(p[k:])
+	return len(p), nil
 }
 
 func (h *headTail) String() string {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.dropped == 0 {
-		return string(h.head) + string(h.tail)
+	tail := h.tail.String()
+	if dropped := h.written - len(h.head) - len(tail); dropped > 0 {
+		return fmt.Sprintf("%s\n[… %d bytes omitted …]\n%s", h.head, dropped, tail)
 	}
-	return fmt.Sprintf("%s\n[… %d bytes omitted …]\n%s", h.head, h.dropped, h.tail)
+	return string(h.head) + tail
 }
 
 // runTerminal runs the command in an editor terminal: create, wait with a

@@ -1,9 +1,10 @@
 package tools
 
 import (
-	"encoding/binary"
+	"bytes"
 	"strings"
-	"unicode/utf16"
+
+	"golang.org/x/text/encoding/unicode"
 )
 
 // isCRLF reports whether s has line breaks and all of them are \r\n, as
@@ -21,21 +22,9 @@ func toCRLF(s string) string { return strings.ReplaceAll(toLF(s), "\n", "\r\n") 
 // Windows PowerShell 5.1's > redirection and some Windows tools write;
 // ok is false for anything else.
 func utf16Text(data []byte) (text string, ok bool) {
-	if len(data) < 2 || len(data)%2 != 0 {
+	if len(data)%2 != 0 || !bytes.HasPrefix(data, []byte{0xFF, 0xFE}) && !bytes.HasPrefix(data, []byte{0xFE, 0xFF}) {
 		return "", false
 	}
-	var order binary.ByteOrder
-	switch {
-	case data[0] == 0xFF && data[1] == 0xFE:
-		order = binary.LittleEndian
-	case data[0] == 0xFE && data[1] == 0xFF:
-		order = binary.BigEndian
-	default:
-		return "", false
-	}
-	units := make([]uint16, len(data)/2-1)
-	for i := range units {
-		units[i] = order.Uint16(data[2+2*i:])
-	}
-	return string(utf16.Decode(units)), true
+	b, err := unicode.UTF16(unicode.LittleEndian, unicode.ExpectBOM).NewDecoder().Bytes(data) // the BOM picks the order
+	return string(b), err == nil
 }

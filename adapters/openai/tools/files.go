@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/safefile"
 )
 
 const (
@@ -38,18 +39,13 @@ func (e *Env) read(ctx context.Context, p string, offset, limit int) Result {
 		}
 		return Result{Output: number(strings.Split(strings.TrimSuffix(s, "\n"), "\n"), offset, 0, e.OutputCap)}
 	}
-	st, err := os.Stat(p)
-	if err != nil {
-		return failed("read %s: %v", e.rel(p), err)
-	}
-	if st.IsDir() {
-		return failed("%s is a directory; use glob to list files", e.rel(p))
-	}
-	if st.Size() > maxFileBytes {
-		return failed("%s is %d bytes, over the %d byte limit; use grep or bash (head/sed) to read parts", e.rel(p), st.Size(), maxFileBytes)
-	}
-	data, err := os.ReadFile(p)
-	if err != nil {
+	data, err := safefile.Read(p, maxFileBytes)
+	switch {
+	case errors.Is(err, safefile.ErrTooLarge):
+		return failed("%s is over the %d byte limit; use grep or bash (head/sed) to read parts", e.rel(p), maxFileBytes)
+	case errors.Is(err, safefile.ErrNotRegular):
+		return failed("%s is not a regular file; use glob to list a folder's files", e.rel(p))
+	case err != nil:
 		return failed("read %s: %v", e.rel(p), err)
 	}
 	body := string(data)
@@ -217,11 +213,7 @@ func (e *Env) write(ctx context.Context, p, content string) error {
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return fmt.Errorf("create folder for %s: %w", e.rel(p), err)
 	}
-	mode := os.FileMode(0o644)
-	if st, err := os.Stat(p); err == nil {
-		mode = st.Mode().Perm()
-	}
-	if err := os.WriteFile(p, []byte(content), mode); err != nil {
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil { // an existing file keeps its mode
 		return fmt.Errorf("write %s: %w", e.rel(p), err)
 	}
 	return nil

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -54,7 +55,7 @@ func prepareGrep(e *Env, a grepArgs) (*Prepared, error) {
 	if err != nil {
 		return nil, err
 	}
-	root, err := e.dir(a.Path)
+	root, err := e.Resolve(cmp.Or(a.Path, ".")) // the workspace unless a folder is named
 	if err != nil {
 		return nil, err
 	}
@@ -221,7 +222,7 @@ func prepareGlob(e *Env, a globArgs) (*Prepared, error) {
 	if filepath.IsAbs(a.Pattern) || strings.Contains(a.Pattern, "..") {
 		return nil, fmt.Errorf("%w: pattern %q must be relative to the workspace", ErrOutsideWorkspace, a.Pattern)
 	}
-	root, err := e.dir(a.Path)
+	root, err := e.Resolve(cmp.Or(a.Path, "."))
 	if err != nil {
 		return nil, err
 	}

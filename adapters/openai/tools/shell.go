@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 
@@ -106,12 +107,7 @@ func isWSLBash(getenv func(string) string, p string) bool {
 		return true
 	}
 	_, names := fspath.SplitPath("windows", p)
-	for _, n := range names {
-		if strings.EqualFold(n, "WindowsApps") {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(names, func(n string) bool { return strings.EqualFold(n, "WindowsApps") })
 }
 
 // winJoin joins and cleans Windows path parts, whatever the host.

@@ -167,14 +167,6 @@ func (e *Env) onFile(verb, path string, line int, run func(ctx context.Context, 
 	return prepared(verb+" "+e.rel(p), p, line, func(ctx context.Context) Result { return run(ctx, p) }), nil
 }
 
-// dir resolves a search's folder, the workspace when p is empty.
-func (e *Env) dir(p string) (string, error) {
-	if p == "" {
-		return e.Root, nil
-	}
-	return e.Resolve(p)
-}
-
 // Resolve maps p (relative to Root, or absolute) to an absolute path inside
 // Root, links judged by their target (see fspath.Resolve).
 func (e *Env) Resolve(p string) (string, error) {
