@@ -18,14 +18,29 @@ const awaitGuard = 20 * time.Second
 
 // Buffer is an io.Writer for zerolog.New.
 type Buffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
+	mu      sync.Mutex
+	buf     bytes.Buffer
+	written chan struct{} // closed (and replaced) by the next Write
 }
 
 func (b *Buffer) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if b.written != nil {
+		close(b.written)
+		b.written = nil
+	}
 	return b.buf.Write(p)
+}
+
+// next is closed by the next Write.
+func (b *Buffer) next() <-chan struct{} {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.written == nil {
+		b.written = make(chan struct{})
+	}
+	return b.written
 }
 
 // String returns everything logged so far.
@@ -59,15 +74,17 @@ func (b *Buffer) Records(level string) []map[string]string {
 // are logged off the stream's goroutine) and returns them.
 func (b *Buffer) AwaitRecords(t testing.TB, level string, n int) []map[string]string {
 	t.Helper()
-	deadline := time.Now().Add(awaitGuard)
+	guard := time.After(awaitGuard)
 	for {
+		written := b.next() // before reading: a write in between is not missed
 		r := b.Records(level)
 		if len(r) >= n {
 			return r
 		}
-		if time.Now().After(deadline) {
+		select {
+		case <-written:
+		case <-guard:
 			t.Fatalf("%d %s records logged, want %d: %v", len(r), level, n, r)
 		}
-		time.Sleep(10 * time.Millisecond)
 	}
 }
