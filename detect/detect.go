@@ -414,7 +414,7 @@ func (p *prober) probeACP(ctx context.Context, name string, ac config.AgentConfi
 // found (searching PATH and the package managers' dirs only, no process),
 // or any when the report lists all or names it.
 func (p *prober) catalogJob(s agentspec.Spec, ac config.AgentConfig) (job, bool) {
-	eff := catalogArgv(s, ac)
+	eff := s.ACPConfig(ac)
 	explicit := len(ac.Command) > 0
 	path := ""
 	if !explicit {
