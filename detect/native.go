@@ -61,7 +61,7 @@ func (p *prober) probeNative(ctx context.Context, j nativeJob) Agent {
 	a.Capabilities = p.caps(j.name)
 	prof := j.prof
 	ep := &Endpoint{BaseURL: prof.BaseURL, Model: prof.Model, KeyEnv: prof.APIKeyEnv, Local: prof.Local, Configured: j.configured}
-	ep.Preset = presetOf(j.name, p.o.Config.Providers[j.name])
+	ep.Preset = openai.PresetOf(j.name, p.o.Config.Providers[j.name])
 	a.Endpoint = ep
 	if j.err != nil {
 		a.Auth = agentspec.Auth{State: agentspec.AuthUnknown}
@@ -89,14 +89,6 @@ func (p *prober) probeNative(ctx context.Context, j nativeJob) Agent {
 	a.Installed = true
 	a.Ready = a.Fix == ""
 	return a
-}
-
-// presetOf names the shipped preset a profile starts from, if any.
-func presetOf(name string, pc config.ProviderConfig) string {
-	if pc.Preset != "" || !slices.Contains(openai.PresetNames(), name) {
-		return pc.Preset
-	}
-	return name
 }
 
 func nativeConfigFix(j nativeJob, ep *Endpoint) string {
