@@ -416,16 +416,13 @@ func (p *prober) probeACP(ctx context.Context, name string, ac config.AgentConfi
 func (p *prober) catalogJob(s agentspec.Spec, ac config.AgentConfig) (job, bool) {
 	eff := s.ACPConfig(ac)
 	explicit := len(ac.Command) > 0
-	path := ""
-	if !explicit {
-		path = p.catalog[s.Bin]
-		if path == "" && !p.o.All && !slices.Contains(p.o.Agents, s.Name) {
-			return job{}, false
-		}
+	found := explicit || p.catalog[s.Bin] != ""
+	if !found && !p.o.All && !slices.Contains(p.o.Agents, s.Name) {
+		return job{}, false
 	}
 	cfgDir := s.ConfigDir(p.getenv, p.home)
 	return job{name: s.Name, bins: []string{eff.Command[0]}, files: s.AuthFiles(cfgDir, p.home), acp: true,
-		run: func(ctx context.Context) Agent { return p.probeCatalog(ctx, s, eff, path, explicit) }}, true
+		run: func(ctx context.Context) Agent { return p.probeCatalog(ctx, s, eff, found, explicit) }}, true
 }
 
 // findCatalog finds the catalogued programs on PATH or in the package
@@ -441,17 +438,14 @@ func (p *prober) findCatalog() {
 	p.catalog = proc.FindProgramsFor(p.goos, bins, dirs, p.getenv("PATHEXT"))
 }
 
-func (p *prober) probeCatalog(ctx context.Context, s agentspec.Spec, eff config.AgentConfig, path string, explicit bool) Agent {
+// probeCatalog checks a catalogued agent; only one that findCatalog found
+// or the config names is looked for again (where locate says how it was
+// found), so an absent one costs no process.
+func (p *prober) probeCatalog(ctx context.Context, s agentspec.Spec, eff config.AgentConfig, found, explicit bool) Agent {
 	a := Agent{Name: s.Name, Kind: "acp", Catalog: true, Auth: agentspec.Auth{State: agentspec.AuthUnknown}}
 	a.ConfigDir = s.ConfigDir(p.getenv, p.home)
-	switch {
-	case explicit:
-		p.locate(ctx, &a, eff.Command[0], true)
-	case path != "":
-		a.Installed, a.Path, a.FoundVia = true, path, "path"
-		if p.lookPath(s.Bin) == "" {
-			a.FoundVia = "known-dir"
-		}
+	if found {
+		p.locate(ctx, &a, eff.Command[0], explicit)
 	}
 	if !a.Installed {
 		a.Fix = cmp.Or(a.Fix, "not installed: "+s.Install)
