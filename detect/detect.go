@@ -186,22 +186,23 @@ func (p *prober) jobs() ([]job, error) {
 	p.findCatalog()
 	for _, s := range p.o.Specs {
 		ac := cfg.Agents[s.Name]
-		if ac.Disabled {
-			continue
-		}
-		if s.Catalog {
-			if j, ok := p.catalogJob(s, ac); ok {
-				out = append(out, j)
-			}
-			continue
-		}
 		bin, explicit := s.Bin, len(ac.Command) > 0
 		if explicit {
 			bin = ac.Command[0]
 		}
+		// A catalogued agent is listed when its program is found (on PATH
+		// and in the package managers' dirs only, no process), or when the
+		// report lists all or names it.
+		found := explicit || p.catalog[s.Bin] != ""
+		if ac.Disabled || s.Catalog && !found && !p.o.All && !slices.Contains(p.o.Agents, s.Name) {
+			continue
+		}
+		run := func(ctx context.Context) Agent { return p.probeCLI(ctx, s, bin, explicit) }
+		if s.Catalog {
+			run = func(ctx context.Context) Agent { return p.probeCatalog(ctx, s, s.ACPConfig(ac), found, explicit) }
+		}
 		cfgDir := s.ConfigDir(p.getenv, p.home)
-		out = append(out, job{name: s.Name, bins: []string{bin}, files: s.AuthFiles(cfgDir, p.home),
-			run: func(ctx context.Context) Agent { return p.probeCLI(ctx, s, bin, explicit) }})
+		out = append(out, job{name: s.Name, bins: []string{bin}, files: s.AuthFiles(cfgDir, p.home), acp: s.Catalog, run: run})
 	}
 	p.native = p.nativeJobs()
 	for _, name := range cfg.AgentNames() {
@@ -408,21 +409,6 @@ func (p *prober) probeACP(ctx context.Context, name string, ac config.AgentConfi
 	}
 	a.Ready = a.Fix == ""
 	return a
-}
-
-// catalogJob is the probe of a catalogued agent: one whose program is
-// found (searching PATH and the package managers' dirs only, no process),
-// or any when the report lists all or names it.
-func (p *prober) catalogJob(s agentspec.Spec, ac config.AgentConfig) (job, bool) {
-	eff := s.ACPConfig(ac)
-	explicit := len(ac.Command) > 0
-	found := explicit || p.catalog[s.Bin] != ""
-	if !found && !p.o.All && !slices.Contains(p.o.Agents, s.Name) {
-		return job{}, false
-	}
-	cfgDir := s.ConfigDir(p.getenv, p.home)
-	return job{name: s.Name, bins: []string{eff.Command[0]}, files: s.AuthFiles(cfgDir, p.home), acp: true,
-		run: func(ctx context.Context) Agent { return p.probeCatalog(ctx, s, eff, found, explicit) }}, true
 }
 
 // findCatalog finds the catalogued programs on PATH or in the package
