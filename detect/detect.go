@@ -216,14 +216,8 @@ func (p *prober) jobs() ([]job, error) {
 		out = append(out, job{name: n.name, run: func(ctx context.Context) Agent { return p.probeNative(ctx, n) }})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
-	if len(p.o.Agents) == 0 {
-		return out, nil
-	}
-	var sel []job
 	for _, want := range p.o.Agents {
-		n := len(sel)
-		sel = append(sel, slices.DeleteFunc(slices.Clone(out), func(j job) bool { return j.name != want })...)
-		if len(sel) == n {
+		if !slices.ContainsFunc(out, func(j job) bool { return j.name == want }) {
 			var names []string
 			for _, j := range out {
 				names = append(names, j.name)
@@ -231,7 +225,10 @@ func (p *prober) jobs() ([]job, error) {
 			return nil, fmt.Errorf("%w %q (known: %s)", ErrUnknownAgent, want, strings.Join(names, ", "))
 		}
 	}
-	return sel, nil
+	if len(p.o.Agents) == 0 {
+		return out, nil
+	}
+	return slices.DeleteFunc(out, func(j job) bool { return !slices.Contains(p.o.Agents, j.name) }), nil
 }
 
 func (p *prober) isNative(name string) bool {
