@@ -99,7 +99,7 @@ func (p *prober) readCache() []cacheEntry {
 	}
 	now := p.o.Now()
 	return slices.DeleteFunc(f.Entries, func(e cacheEntry) bool {
-		return e.Report == nil || e.Report.GeneratedAt.After(now) || now.Sub(e.Report.GeneratedAt) > p.o.TTL
+		return e.Report == nil || e.Report.GeneratedAt.After(now) || now.Sub(e.Report.GeneratedAt) > cacheTTL
 	})
 }
 

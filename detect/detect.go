@@ -26,8 +26,12 @@ import (
 // ErrUnknownAgent means --agent named nothing doctor knows.
 var ErrUnknownAgent = errors.New("unknown agent")
 
+// A cached report serves for cacheTTL. An ACP agent gets initTimeout more
+// than Timeout to answer initialize: it is asked once per build, then cached.
+const cacheTTL, initTimeout = 10 * time.Minute, 20 * time.Second
+
 // Options configures Run. Zero values mean: os environment, config.CacheDir(),
-// 5s per-probe timeout, 10 minute cache TTL.
+// 5s per-probe timeout.
 type Options struct {
 	Config   *config.Config
 	Registry *adapters.Registry // capabilities, optional
@@ -43,10 +47,6 @@ type Options struct {
 	Probe   bool
 	Refresh bool // ignore the cache
 	Timeout time.Duration
-	// InitTimeout is the extra time an ACP agent gets to answer initialize
-	// (default 20s): asked once per build of the agent, then cached.
-	InitTimeout time.Duration
-	TTL         time.Duration
 	// Env is the probed environment in os.Environ form; nil means os.Environ().
 	Env      []string
 	CacheDir string
@@ -72,8 +72,6 @@ type prober struct {
 func (o *Options) defaults() {
 	o.Config = cmp.Or(o.Config, &config.Config{})
 	o.Timeout = cmp.Or(max(o.Timeout, 0), 5*time.Second)
-	o.TTL = cmp.Or(max(o.TTL, 0), 10*time.Minute)
-	o.InitTimeout = cmp.Or(max(o.InitTimeout, 0), 20*time.Second)
 	if o.Env == nil {
 		o.Env = os.Environ()
 	}
@@ -151,7 +149,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		wg.Go(func() {
 			limit := o.Timeout
 			if j.acp {
-				limit += o.InitTimeout
+				limit += initTimeout
 			}
 			actx, cancel := context.WithTimeout(ctx, limit)
 			defer cancel()
