@@ -30,13 +30,13 @@ type nativeJob struct {
 // adapters/openai so doctor reports exactly what hub can register.
 func (p *prober) nativeJobs() []nativeJob {
 	cfg := p.o.Config
-	seen := map[string]bool{}
+	names := append(append([]string{"openai"}, slices.Sorted(maps.Keys(cfg.Providers))...), openai.PresetNames()...)
 	var out []nativeJob
-	add := func(n string, configured bool) {
-		if seen[n] || cfg.Agents[n].Disabled {
-			return
+	for i, n := range names {
+		if slices.Index(names, n) < i || cfg.Agents[n].Disabled {
+			continue // listed already, or disabled
 		}
-		seen[n] = true
+		_, configured := cfg.Providers[n]
 		j := nativeJob{name: n, configured: configured}
 		if n == "openai" {
 			j.prof, j.err = openai.EnvProfile(cfg, p.getenv)
@@ -44,14 +44,6 @@ func (p *prober) nativeJobs() []nativeJob {
 			j.prof, j.err = openai.ResolveProfile(n, cfg.Providers[n])
 		}
 		out = append(out, j)
-	}
-	_, hasOpenAI := cfg.Providers["openai"]
-	add("openai", hasOpenAI)
-	for _, n := range slices.Sorted(maps.Keys(cfg.Providers)) {
-		add(n, true)
-	}
-	for _, n := range openai.PresetNames() {
-		add(n, false)
 	}
 	return out
 }
