@@ -20,10 +20,9 @@ import (
 // [providers.NAME] profile, or a shipped preset of adapters/openai that the
 // config does not mention.
 type nativeJob struct {
-	name       string
-	configured bool
-	prof       openai.Profile
-	err        error
+	name string
+	prof openai.Profile
+	err  error
 }
 
 // nativeJobs lists the native profiles; the preset list comes from
@@ -36,8 +35,7 @@ func (p *prober) nativeJobs() []nativeJob {
 		if slices.Index(names, n) < i || cfg.Agents[n].Disabled {
 			continue // listed already, or disabled
 		}
-		_, configured := cfg.Providers[n]
-		j := nativeJob{name: n, configured: configured}
+		j := nativeJob{name: n}
 		if n == "openai" {
 			j.prof, j.err = openai.EnvProfile(cfg, p.getenv)
 		} else {
@@ -52,8 +50,9 @@ func (p *prober) probeNative(ctx context.Context, j nativeJob) Agent {
 	a := Agent{Name: j.name, Kind: "native"}
 	a.Capabilities = p.caps(j.name)
 	prof := j.prof
-	ep := &Endpoint{BaseURL: prof.BaseURL, Model: prof.Model, KeyEnv: prof.APIKeyEnv, Local: prof.Local, Configured: j.configured}
-	ep.Preset = openai.PresetOf(j.name, p.o.Config.Providers[j.name])
+	pc, configured := p.o.Config.Providers[j.name]
+	ep := &Endpoint{BaseURL: prof.BaseURL, Model: prof.Model, KeyEnv: prof.APIKeyEnv, Local: prof.Local, Configured: configured}
+	ep.Preset = openai.PresetOf(j.name, pc)
 	a.Endpoint = ep
 	if j.err != nil {
 		a.Auth = agentspec.Auth{State: agentspec.AuthUnknown}
@@ -84,7 +83,7 @@ func (p *prober) probeNative(ctx context.Context, j nativeJob) Agent {
 }
 
 func nativeConfigFix(j nativeJob, ep *Endpoint) string {
-	if ep.Preset != "" && !j.configured {
+	if ep.Preset != "" && !ep.Configured {
 		// The azure preset: the endpoint is per resource, so the preset has
 		// no base_url; resolve with a placeholder to learn the rest.
 		if pr, err := openai.ResolveProfile(j.name, config.ProviderConfig{BaseURL: "https://resource.invalid"}); err == nil {
