@@ -4,6 +4,8 @@ import (
 	"archive/tar"
 	"archive/zip"
 	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -19,31 +21,37 @@ type entry struct {
 }
 
 // writeArchive writes entries to path as .zip or .tar.gz (by target), every
-// time set to mtime and no owner names, so the bytes depend on content only.
-func writeArchive(path string, t Target, entries []entry, mtime time.Time) (err error) {
+// time set to mtime and no owner names, so the bytes depend on content only,
+// and returns the sha256 of the bytes it wrote.
+func writeArchive(path string, t Target, entries []entry, mtime time.Time) (sum string, err error) {
 	f, err := os.Create(path)
 	if err != nil {
-		return err
+		return "", err
 	}
 	defer func() {
 		if cerr := f.Close(); err == nil {
 			err = cerr
 		}
 	}()
-	add, finish := tarGz(f, mtime)
+	h := sha256.New()
+	w := io.MultiWriter(f, h)
+	add, finish := tarGz(w, mtime)
 	if t.GOOS == "windows" {
-		add, finish = zipped(f, mtime)
+		add, finish = zipped(w, mtime)
 	}
 	for _, e := range entries {
 		data, err := os.ReadFile(e.src)
 		if err != nil {
-			return err
+			return "", err
 		}
 		if err := add(e, data); err != nil {
-			return fmt.Errorf("%s: %w", e.name, err)
+			return "", fmt.Errorf("%s: %w", e.name, err)
 		}
 	}
-	return finish()
+	if err := finish(); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // tarGz adds files to a gzipped tar written to w; finish ends both streams.

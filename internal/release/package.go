@@ -2,9 +2,7 @@ package release
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"embed"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -30,12 +28,9 @@ func (r Release) Package(out string, bins map[Target]string) error {
 	sums := map[string]string{}
 	for _, t := range targets {
 		name := t.Archive(r.Version)
-		if err := writeArchive(filepath.Join(out, name), t, r.entries(t, bins[t]), r.Date); err != nil {
-			return fmt.Errorf("archive %s: %w", name, err)
-		}
-		sum, err := sha256File(filepath.Join(out, name))
+		sum, err := writeArchive(filepath.Join(out, name), t, r.entries(t, bins[t]), r.Date)
 		if err != nil {
-			return err
+			return fmt.Errorf("archive %s: %w", name, err)
 		}
 		sums[name] = sum
 	}
@@ -59,12 +54,6 @@ func (r Release) entries(t Target, bin string) []entry {
 		es = append(es, entry{name: filepath.Base(d), src: d, mode: 0o644})
 	}
 	return es
-}
-
-func sha256File(path string) (string, error) {
-	b, err := os.ReadFile(path)
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:]), err
 }
 
 // writeChecksums writes "sum  name" lines sorted by name, the format
