@@ -9,8 +9,6 @@ import (
 	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/adapters/acpclient"
-	"github.com/hubdev/hub/adapters/agentspec"
-	"github.com/hubdev/hub/internal/config"
 )
 
 // initialize fills a's capabilities from the agent's own initialize
@@ -41,10 +39,4 @@ func (p *prober) initialize(ctx context.Context, a *Agent, argv []string, env ma
 func capsOf(r schema.InitializeResponse) *adapters.Capabilities {
 	c := acpclient.CapsFromInit(r)
 	return &c
-}
-
-// catalogArgv is the argv a catalogued agent runs with: its entry under
-// the user's [agents.NAME] overrides.
-func catalogArgv(s agentspec.Spec, ac config.AgentConfig) config.AgentConfig {
-	return ac.Over(config.AgentConfig{Command: config.Command{s.Bin}, Args: s.ACPArgs, Env: s.Env})
 }

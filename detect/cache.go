@@ -91,28 +91,23 @@ func stamp(h interface{ Write([]byte) (int, error) }, path string) {
 
 func (p *prober) cachePath() string { return filepath.Join(p.o.CacheDir, cacheFile) }
 
+// readCache returns the cache file's fresh entries, newest first.
 func (p *prober) readCache() []cacheEntry {
 	var f cacheFileData
 	if data, err := os.ReadFile(p.cachePath()); err != nil || json.Unmarshal(data, &f) != nil {
 		return nil
 	}
-	return f.Entries
-}
-
-func (p *prober) fresh(r *Report) bool {
-	if r == nil {
-		return false
-	}
-	age := p.o.Now().Sub(r.GeneratedAt)
-	return age >= 0 && age <= p.o.TTL
+	now := p.o.Now()
+	return slices.DeleteFunc(f.Entries, func(e cacheEntry) bool {
+		return e.Report == nil || e.Report.GeneratedAt.After(now) || now.Sub(e.Report.GeneratedAt) > cacheTTL
+	})
 }
 
 func (p *prober) loadCache(key string) *Report {
-	for _, e := range p.readCache() {
-		if e.Key == key && p.fresh(e.Report) {
-			e.Report.Cached = true
-			return e.Report
-		}
+	es := p.readCache()
+	if i := slices.IndexFunc(es, func(e cacheEntry) bool { return e.Key == key }); i >= 0 {
+		es[i].Report.Cached = true
+		return es[i].Report
 	}
 	return nil
 }
@@ -120,13 +115,9 @@ func (p *prober) loadCache(key string) *Report {
 // saveCache puts r first, keeps the other fresh entries up to
 // cacheEntries, and writes atomically; a failure only costs a probe.
 func (p *prober) saveCache(key string, r *Report) {
-	entries := []cacheEntry{{Key: key, Report: r}}
-	for _, e := range p.readCache() {
-		if e.Key != key && p.fresh(e.Report) && len(entries) < cacheEntries {
-			entries = append(entries, e)
-		}
-	}
-	if data, err := json.Marshal(cacheFileData{Entries: entries}); err == nil {
+	es := slices.DeleteFunc(p.readCache(), func(e cacheEntry) bool { return e.Key == key })
+	es = append([]cacheEntry{{Key: key, Report: r}}, es[:min(len(es), cacheEntries-1)]...)
+	if data, err := json.Marshal(cacheFileData{Entries: es}); err == nil {
 		_ = safefile.WriteAtomic(p.cachePath(), data, 0o600)
 	}
 }

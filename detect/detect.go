@@ -26,8 +26,12 @@ import (
 // ErrUnknownAgent means --agent named nothing doctor knows.
 var ErrUnknownAgent = errors.New("unknown agent")
 
+// A cached report serves for cacheTTL. An ACP agent gets initTimeout more
+// than Timeout to answer initialize: it is asked once per build, then cached.
+const cacheTTL, initTimeout = 10 * time.Minute, 20 * time.Second
+
 // Options configures Run. Zero values mean: os environment, config.CacheDir(),
-// 5s per-probe timeout, 10 minute cache TTL.
+// 5s per-probe timeout.
 type Options struct {
 	Config   *config.Config
 	Registry *adapters.Registry // capabilities, optional
@@ -43,10 +47,6 @@ type Options struct {
 	Probe   bool
 	Refresh bool // ignore the cache
 	Timeout time.Duration
-	// InitTimeout is the extra time an ACP agent gets to answer initialize
-	// (default 20s): asked once per build of the agent, then cached.
-	InitTimeout time.Duration
-	TTL         time.Duration
 	// Env is the probed environment in os.Environ form; nil means os.Environ().
 	Env      []string
 	CacheDir string
@@ -72,8 +72,6 @@ type prober struct {
 func (o *Options) defaults() {
 	o.Config = cmp.Or(o.Config, &config.Config{})
 	o.Timeout = cmp.Or(max(o.Timeout, 0), 5*time.Second)
-	o.TTL = cmp.Or(max(o.TTL, 0), 10*time.Minute)
-	o.InitTimeout = cmp.Or(max(o.InitTimeout, 0), 20*time.Second)
 	if o.Env == nil {
 		o.Env = os.Environ()
 	}
@@ -151,7 +149,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		wg.Go(func() {
 			limit := o.Timeout
 			if j.acp {
-				limit += o.InitTimeout
+				limit += initTimeout
 			}
 			actx, cancel := context.WithTimeout(ctx, limit)
 			defer cancel()
@@ -186,22 +184,23 @@ func (p *prober) jobs() ([]job, error) {
 	p.findCatalog()
 	for _, s := range p.o.Specs {
 		ac := cfg.Agents[s.Name]
-		if ac.Disabled {
-			continue
-		}
-		if s.Catalog {
-			if j, ok := p.catalogJob(s, ac); ok {
-				out = append(out, j)
-			}
-			continue
-		}
 		bin, explicit := s.Bin, len(ac.Command) > 0
 		if explicit {
 			bin = ac.Command[0]
 		}
+		// A catalogued agent is listed when its program is found (on PATH
+		// and in the package managers' dirs only, no process), or when the
+		// report lists all or names it.
+		found := explicit || p.catalog[s.Bin] != ""
+		if ac.Disabled || s.Catalog && !found && !p.o.All && !slices.Contains(p.o.Agents, s.Name) {
+			continue
+		}
+		run := func(ctx context.Context) Agent { return p.probeCLI(ctx, s, bin, explicit) }
+		if s.Catalog {
+			run = func(ctx context.Context) Agent { return p.probeCatalog(ctx, s, s.ACPConfig(ac), found, explicit) }
+		}
 		cfgDir := s.ConfigDir(p.getenv, p.home)
-		out = append(out, job{name: s.Name, bins: []string{bin}, files: s.AuthFiles(cfgDir, p.home),
-			run: func(ctx context.Context) Agent { return p.probeCLI(ctx, s, bin, explicit) }})
+		out = append(out, job{name: s.Name, bins: []string{bin}, files: s.AuthFiles(cfgDir, p.home), acp: s.Catalog, run: run})
 	}
 	p.native = p.nativeJobs()
 	for _, name := range cfg.AgentNames() {
@@ -215,14 +214,8 @@ func (p *prober) jobs() ([]job, error) {
 		out = append(out, job{name: n.name, run: func(ctx context.Context) Agent { return p.probeNative(ctx, n) }})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
-	if len(p.o.Agents) == 0 {
-		return out, nil
-	}
-	var sel []job
 	for _, want := range p.o.Agents {
-		n := len(sel)
-		sel = append(sel, slices.DeleteFunc(slices.Clone(out), func(j job) bool { return j.name != want })...)
-		if len(sel) == n {
+		if !slices.ContainsFunc(out, func(j job) bool { return j.name == want }) {
 			var names []string
 			for _, j := range out {
 				names = append(names, j.name)
@@ -230,7 +223,10 @@ func (p *prober) jobs() ([]job, error) {
 			return nil, fmt.Errorf("%w %q (known: %s)", ErrUnknownAgent, want, strings.Join(names, ", "))
 		}
 	}
-	return sel, nil
+	if len(p.o.Agents) == 0 {
+		return out, nil
+	}
+	return slices.DeleteFunc(out, func(j job) bool { return !slices.Contains(p.o.Agents, j.name) }), nil
 }
 
 func (p *prober) isNative(name string) bool {
@@ -410,24 +406,6 @@ func (p *prober) probeACP(ctx context.Context, name string, ac config.AgentConfi
 	return a
 }
 
-// catalogJob is the probe of a catalogued agent: one whose program is
-// found (searching PATH and the package managers' dirs only, no process),
-// or any when the report lists all or names it.
-func (p *prober) catalogJob(s agentspec.Spec, ac config.AgentConfig) (job, bool) {
-	eff := catalogArgv(s, ac)
-	explicit := len(ac.Command) > 0
-	path := ""
-	if !explicit {
-		path = p.catalog[s.Bin]
-		if path == "" && !p.o.All && !slices.Contains(p.o.Agents, s.Name) {
-			return job{}, false
-		}
-	}
-	cfgDir := s.ConfigDir(p.getenv, p.home)
-	return job{name: s.Name, bins: []string{eff.Command[0]}, files: s.AuthFiles(cfgDir, p.home), acp: true,
-		run: func(ctx context.Context) Agent { return p.probeCatalog(ctx, s, eff, path, explicit) }}, true
-}
-
 // findCatalog finds the catalogued programs on PATH or in the package
 // managers' install dirs, all in one pass.
 func (p *prober) findCatalog() {
@@ -441,17 +419,14 @@ func (p *prober) findCatalog() {
 	p.catalog = proc.FindProgramsFor(p.goos, bins, dirs, p.getenv("PATHEXT"))
 }
 
-func (p *prober) probeCatalog(ctx context.Context, s agentspec.Spec, eff config.AgentConfig, path string, explicit bool) Agent {
+// probeCatalog checks a catalogued agent; only one that findCatalog found
+// or the config names is looked for again (where locate says how it was
+// found), so an absent one costs no process.
+func (p *prober) probeCatalog(ctx context.Context, s agentspec.Spec, eff config.AgentConfig, found, explicit bool) Agent {
 	a := Agent{Name: s.Name, Kind: "acp", Catalog: true, Auth: agentspec.Auth{State: agentspec.AuthUnknown}}
 	a.ConfigDir = s.ConfigDir(p.getenv, p.home)
-	switch {
-	case explicit:
-		p.locate(ctx, &a, eff.Command[0], true)
-	case path != "":
-		a.Installed, a.Path, a.FoundVia = true, path, "path"
-		if p.lookPath(s.Bin) == "" {
-			a.FoundVia = "known-dir"
-		}
+	if found {
+		p.locate(ctx, &a, eff.Command[0], explicit)
 	}
 	if !a.Installed {
 		a.Fix = cmp.Or(a.Fix, "not installed: "+s.Install)

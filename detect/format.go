@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 
 	"github.com/hubdev/hub/adapters"
@@ -19,10 +18,10 @@ import (
 func Format(w io.Writer, r *Report, color bool) {
 	paint := painter(color)
 	fmt.Fprintf(w, "%-12s %-10s %-10s %s\n", "AGENT", "STATUS", "VERSION", "AUTH")
-	var folded []Agent
+	folded := make([][]string, len(foldTitles))
 	for _, a := range r.Agents {
-		if len(r.Agents) > 1 && foldable(a) {
-			folded = append(folded, a)
+		if line, item := foldedAs(a); line >= 0 && len(r.Agents) > 1 {
+			folded[line] = append(folded[line], item)
 			continue
 		}
 		status, code := statusOf(a)
@@ -40,7 +39,9 @@ func Format(w io.Writer, r *Report, color bool) {
 		}
 		formatAdvice(w, a, paint)
 	}
-	formatFolded(w, folded)
+	for i, title := range foldTitles {
+		wrapList(w, title, folded[i])
+	}
 	formatFooter(w, r, paint)
 }
 
@@ -89,16 +90,32 @@ func shortPath(p string) string {
 	return p
 }
 
-// foldable is an unconfigured shipped preset that is not usable as is.
-func foldable(a Agent) bool {
+// foldTitles are Format's summary lines of the shipped presets not set up.
+var foldTitles = []string{
+	"native presets without API key (set it to enable):",
+	"local servers (not checked; --probe):",
+	"local servers not answering:",
+	"native presets needing config (hub doctor --agent NAME):",
+}
+
+// foldedAs is the summary line (an index in foldTitles) an unconfigured
+// shipped preset that is not usable as is folds into, and its item there;
+// line is -1 for an agent with a row of its own.
+func foldedAs(a Agent) (line int, item string) {
 	ep := a.Endpoint
-	if a.Kind != "native" || ep == nil || ep.Configured || ep.Preset == "" || a.Name == "openai" {
-		return false
+	switch {
+	case a.Kind != "native" || ep == nil || ep.Configured || ep.Preset == "" || a.Name == "openai":
+		return -1, ""
+	case ep.Local && !ep.Probed:
+		return 1, a.Name + " " + hostPort(ep.BaseURL)
+	case ep.Local && !ep.Reachable:
+		return 2, a.Name + " " + hostPort(ep.BaseURL)
+	case ep.Local || a.Ready:
+		return -1, ""
+	case a.Auth.State == agentspec.AuthNone:
+		return 0, a.Name + " " + ep.KeyEnv
 	}
-	if ep.Local {
-		return !ep.Probed || !ep.Reachable
-	}
-	return !a.Ready
+	return 3, a.Name
 }
 
 func endpointState(ep *Endpoint) string {
@@ -111,28 +128,6 @@ func endpointState(ep *Endpoint) string {
 	return "does not answer"
 }
 
-// formatFolded prints one wrapped line per kind of unused preset.
-func formatFolded(w io.Writer, folded []Agent) {
-	var nokey, unchecked, down, other []string
-	for _, a := range folded {
-		ep := a.Endpoint
-		switch {
-		case ep.Local && !ep.Probed:
-			unchecked = append(unchecked, a.Name+" "+hostPort(ep.BaseURL))
-		case ep.Local:
-			down = append(down, a.Name+" "+hostPort(ep.BaseURL))
-		case a.Auth.State == agentspec.AuthNone:
-			nokey = append(nokey, a.Name+" "+ep.KeyEnv)
-		default:
-			other = append(other, a.Name)
-		}
-	}
-	wrapList(w, "native presets without API key (set it to enable):", nokey)
-	wrapList(w, "local servers (not checked; --probe):", unchecked)
-	wrapList(w, "local servers not answering:", down)
-	wrapList(w, "native presets needing config (hub doctor --agent NAME):", other)
-}
-
 func hostPort(base string) string {
 	if _, rest, ok := strings.Cut(base, "://"); ok {
 		base = rest
@@ -141,12 +136,12 @@ func hostPort(base string) string {
 	return host
 }
 
-// wrapList prints title and comma-separated items within 80 columns.
+// wrapList prints title and comma-separated items (commas added in place)
+// within 80 columns.
 func wrapList(w io.Writer, title string, items []string) {
 	if len(items) == 0 {
 		return
 	}
-	items = slices.Clone(items)
 	for i := range items[:len(items)-1] {
 		items[i] += ","
 	}

@@ -20,38 +20,28 @@ import (
 // [providers.NAME] profile, or a shipped preset of adapters/openai that the
 // config does not mention.
 type nativeJob struct {
-	name       string
-	configured bool
-	prof       openai.Profile
-	err        error
+	name string
+	prof openai.Profile
+	err  error
 }
 
 // nativeJobs lists the native profiles; the preset list comes from
 // adapters/openai so doctor reports exactly what hub can register.
 func (p *prober) nativeJobs() []nativeJob {
 	cfg := p.o.Config
-	seen := map[string]bool{}
+	names := append(append([]string{"openai"}, slices.Sorted(maps.Keys(cfg.Providers))...), openai.PresetNames()...)
 	var out []nativeJob
-	add := func(n string, configured bool) {
-		if seen[n] || cfg.Agents[n].Disabled {
-			return
+	for i, n := range names {
+		if slices.Index(names, n) < i || cfg.Agents[n].Disabled {
+			continue // listed already, or disabled
 		}
-		seen[n] = true
-		j := nativeJob{name: n, configured: configured}
+		j := nativeJob{name: n}
 		if n == "openai" {
 			j.prof, j.err = openai.EnvProfile(cfg, p.getenv)
 		} else {
 			j.prof, j.err = openai.ResolveProfile(n, cfg.Providers[n])
 		}
 		out = append(out, j)
-	}
-	_, hasOpenAI := cfg.Providers["openai"]
-	add("openai", hasOpenAI)
-	for _, n := range slices.Sorted(maps.Keys(cfg.Providers)) {
-		add(n, true)
-	}
-	for _, n := range openai.PresetNames() {
-		add(n, false)
 	}
 	return out
 }
@@ -60,8 +50,9 @@ func (p *prober) probeNative(ctx context.Context, j nativeJob) Agent {
 	a := Agent{Name: j.name, Kind: "native"}
 	a.Capabilities = p.caps(j.name)
 	prof := j.prof
-	ep := &Endpoint{BaseURL: prof.BaseURL, Model: prof.Model, KeyEnv: prof.APIKeyEnv, Local: prof.Local, Configured: j.configured}
-	ep.Preset = presetOf(j.name, p.o.Config.Providers[j.name])
+	pc, configured := p.o.Config.Providers[j.name]
+	ep := &Endpoint{BaseURL: prof.BaseURL, Model: prof.Model, KeyEnv: prof.APIKeyEnv, Local: prof.Local, Configured: configured}
+	ep.Preset = openai.PresetOf(j.name, pc)
 	a.Endpoint = ep
 	if j.err != nil {
 		a.Auth = agentspec.Auth{State: agentspec.AuthUnknown}
@@ -91,16 +82,8 @@ func (p *prober) probeNative(ctx context.Context, j nativeJob) Agent {
 	return a
 }
 
-// presetOf names the shipped preset a profile starts from, if any.
-func presetOf(name string, pc config.ProviderConfig) string {
-	if pc.Preset != "" || !slices.Contains(openai.PresetNames(), name) {
-		return pc.Preset
-	}
-	return name
-}
-
 func nativeConfigFix(j nativeJob, ep *Endpoint) string {
-	if ep.Preset != "" && !j.configured {
+	if ep.Preset != "" && !ep.Configured {
 		// The azure preset: the endpoint is per resource, so the preset has
 		// no base_url; resolve with a placeholder to learn the rest.
 		if pr, err := openai.ResolveProfile(j.name, config.ProviderConfig{BaseURL: "https://resource.invalid"}); err == nil {

@@ -7,23 +7,31 @@ import (
 )
 
 // checkRange compares version with a range such as ">=2.1.0 <3.0.0",
-// "2.1.0 - 2.9.9", ">=0.73.0" or "2.1.330" (exact minimum).
+// "2.1.0 - 2.9.9", ">=0.73.0" or "2.1.330" (exact minimum): each bound is
+// checked as it is read, a lower one first.
 func checkRange(version, rng string) string {
 	v, ok := parseVer(version)
 	if !ok {
 		return "unknown"
 	}
-	lo, hi, hiIncl := bounds(rng)
-	if lo != nil && cmpVer(v, *lo) < 0 {
-		return "too_old"
+	if a, b, ok := strings.Cut(rng, " - "); ok { // both ends included
+		rng = ">=" + strings.TrimSpace(a) + " <=" + strings.TrimSpace(b)
 	}
-	if hi != nil {
-		c := cmpVer(v, *hi)
-		if c > 0 || (c == 0 && !hiIncl) {
-			return "newer_than_tested"
+	status := "ok"
+	for _, f := range strings.Fields(strings.ReplaceAll(rng, ",", " ")) {
+		bound := strings.TrimLeft(f, "<>=")
+		b, ok := parseVer(bound)
+		if !ok {
+			continue
+		}
+		switch op, c := f[:len(f)-len(bound)], slices.Compare(v[:], b[:]); {
+		case (op == ">=" || op == "") && c < 0:
+			return "too_old"
+		case op == "<=" && c > 0, op == "<" && c >= 0:
+			status = "newer_than_tested"
 		}
 	}
-	return "ok"
+	return status
 }
 
 type ver [3]int
@@ -46,33 +54,4 @@ func parseVer(s string) (ver, bool) {
 		v[i] = n
 	}
 	return v, true
-}
-
-func cmpVer(a, b ver) int { return slices.Compare(a[:], b[:]) }
-
-func bounds(rng string) (lo, hi *ver, hiIncl bool) {
-	if a, b, ok := strings.Cut(rng, " - "); ok { // both ends included
-		rng = ">=" + strings.TrimSpace(a) + " <=" + strings.TrimSpace(b)
-	}
-	for _, f := range strings.Fields(strings.ReplaceAll(rng, ",", " ")) {
-		switch {
-		case strings.HasPrefix(f, ">="):
-			if v, ok := parseVer(f[2:]); ok {
-				lo = &v
-			}
-		case strings.HasPrefix(f, "<="):
-			if v, ok := parseVer(f[2:]); ok {
-				hi, hiIncl = &v, true
-			}
-		case strings.HasPrefix(f, "<"):
-			if v, ok := parseVer(f[1:]); ok {
-				hi, hiIncl = &v, false
-			}
-		default:
-			if v, ok := parseVer(f); ok {
-				lo = &v
-			}
-		}
-	}
-	return lo, hi, hiIncl
 }

@@ -11,6 +11,8 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+
+	"github.com/hubdev/hub/internal/config"
 )
 
 // Env reads one variable of the probed environment.
@@ -58,6 +60,12 @@ const (
 	AuthUnknown      = "unknown"
 	AuthNotRequired  = "not_required"
 )
+
+// ACPConfig is what a catalogued agent runs with: its ACP command line
+// and Env under the user's [agents.NAME] overrides.
+func (s Spec) ACPConfig(user config.AgentConfig) config.AgentConfig {
+	return user.Over(config.AgentConfig{Command: config.Command{s.Bin}, Args: s.ACPArgs, Env: s.Env})
+}
 
 // Auth says how the agent would authenticate.
 type Auth struct {

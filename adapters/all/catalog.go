@@ -26,7 +26,7 @@ func registerCatalog(r *adapters.Registry, cfg *config.Config, log zerolog.Logge
 		if _, err := r.Get(e.Name); err == nil || user.Disabled {
 			continue
 		}
-		eff := user.Over(config.AgentConfig{Command: config.Command{e.Bin}, Args: e.Args, Env: e.Env})
+		eff := e.Spec().ACPConfig(user)
 		path := found[e.Bin]
 		if len(user.Command) > 0 {
 			path, _ = proc.LookPath(eff.Command[0])

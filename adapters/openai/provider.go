@@ -61,15 +61,19 @@ var presets = func() map[string]presetData {
 // PresetNames lists the shipped presets.
 func PresetNames() []string { return slices.Sorted(maps.Keys(presets)) }
 
-// ResolveProfile merges a config profile over its preset (named by
-// pc.Preset, else by name when it is a preset) and fills defaults.
-func ResolveProfile(name string, pc config.ProviderConfig) (Profile, error) {
-	base := pc.Preset
-	if base == "" {
-		if _, ok := presets[name]; ok {
-			base = name
-		}
+// PresetOf names the shipped preset a profile starts from: pc.Preset, else
+// name when it is a preset, else "".
+func PresetOf(name string, pc config.ProviderConfig) string {
+	if _, ok := presets[name]; ok && pc.Preset == "" {
+		return name
 	}
+	return pc.Preset
+}
+
+// ResolveProfile merges a config profile over its preset (PresetOf) and
+// fills defaults.
+func ResolveProfile(name string, pc config.ProviderConfig) (Profile, error) {
+	base := PresetOf(name, pc)
 	local := false
 	if base != "" {
 		pd, ok := presets[base]

@@ -4,6 +4,9 @@ import (
 	"archive/tar"
 	"archive/zip"
 	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -18,66 +21,66 @@ type entry struct {
 }
 
 // writeArchive writes entries to path as .zip or .tar.gz (by target), every
-// time set to mtime and no owner names, so the bytes depend on content only.
-func writeArchive(path string, t Target, entries []entry, mtime time.Time) (err error) {
+// time set to mtime and no owner names, so the bytes depend on content only,
+// and returns the sha256 of the bytes it wrote.
+func writeArchive(path string, t Target, entries []entry, mtime time.Time) (sum string, err error) {
 	f, err := os.Create(path)
 	if err != nil {
-		return err
+		return "", err
 	}
 	defer func() {
 		if cerr := f.Close(); err == nil {
 			err = cerr
 		}
 	}()
+	h := sha256.New()
+	w := io.MultiWriter(f, h)
+	add, finish := tarGz(w, mtime)
 	if t.GOOS == "windows" {
-		return writeZip(f, entries, mtime)
+		add, finish = zipped(w, mtime)
 	}
-	return writeTarGz(f, entries, mtime)
+	for _, e := range entries {
+		data, err := os.ReadFile(e.src)
+		if err != nil {
+			return "", err
+		}
+		if err := add(e, data); err != nil {
+			return "", fmt.Errorf("%s: %w", e.name, err)
+		}
+	}
+	if err := finish(); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
-func writeTarGz(w io.Writer, entries []entry, mtime time.Time) error {
-	gz, err := gzip.NewWriterLevel(w, gzip.BestCompression)
-	if err != nil {
-		return err
-	}
-	gz.ModTime = mtime // the header has no file name
+// tarGz adds files to a gzipped tar written to w; finish ends both streams.
+func tarGz(w io.Writer, mtime time.Time) (add func(entry, []byte) error, finish func() error) {
+	gz, _ := gzip.NewWriterLevel(w, gzip.BestCompression) // fails only for a bad level
+	gz.ModTime = mtime                                    // the header has no file name
 	tw := tar.NewWriter(gz)
-	for _, e := range entries {
-		data, err := os.ReadFile(e.src)
-		if err != nil {
-			return err
+	add = func(e entry, data []byte) error {
+		err := tw.WriteHeader(&tar.Header{Name: e.name, Mode: int64(e.mode.Perm()), Size: int64(len(data)),
+			ModTime: mtime, Typeflag: tar.TypeReg, Format: tar.FormatPAX})
+		if err == nil {
+			_, err = tw.Write(data)
 		}
-		hdr := &tar.Header{Name: e.name, Mode: int64(e.mode.Perm()), Size: int64(len(data)),
-			ModTime: mtime, Typeflag: tar.TypeReg, Format: tar.FormatPAX}
-		if err := tw.WriteHeader(hdr); err != nil {
-			return fmt.Errorf("tar %s: %w", e.name, err)
-		}
-		if _, err := tw.Write(data); err != nil {
-			return err
-		}
-	}
-	if err := tw.Close(); err != nil {
 		return err
 	}
-	return gz.Close()
+	return add, func() error { return errors.Join(tw.Close(), gz.Close()) }
 }
 
-func writeZip(w io.Writer, entries []entry, mtime time.Time) error {
+// zipped adds files to a zip written to w; finish writes its directory.
+func zipped(w io.Writer, mtime time.Time) (add func(entry, []byte) error, finish func() error) {
 	zw := zip.NewWriter(w)
-	for _, e := range entries {
-		data, err := os.ReadFile(e.src)
-		if err != nil {
-			return err
-		}
+	add = func(e entry, data []byte) error {
 		hdr := &zip.FileHeader{Name: e.name, Method: zip.Deflate, Modified: mtime.UTC()}
 		hdr.SetMode(e.mode)
 		fw, err := zw.CreateHeader(hdr)
-		if err != nil {
-			return fmt.Errorf("zip %s: %w", e.name, err)
+		if err == nil {
+			_, err = fw.Write(data)
 		}
-		if _, err := fw.Write(data); err != nil {
-			return err
-		}
+		return err
 	}
-	return zw.Close()
+	return add, zw.Close
 }

@@ -2,9 +2,7 @@ package release
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"embed"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -30,12 +28,9 @@ func (r Release) Package(out string, bins map[Target]string) error {
 	sums := map[string]string{}
 	for _, t := range targets {
 		name := t.Archive(r.Version)
-		if err := writeArchive(filepath.Join(out, name), t, r.entries(t, bins[t]), r.Date); err != nil {
-			return fmt.Errorf("archive %s: %w", name, err)
-		}
-		sum, err := sha256File(filepath.Join(out, name))
+		sum, err := writeArchive(filepath.Join(out, name), t, r.entries(t, bins[t]), r.Date)
 		if err != nil {
-			return err
+			return fmt.Errorf("archive %s: %w", name, err)
 		}
 		sums[name] = sum
 	}
@@ -59,12 +54,6 @@ func (r Release) entries(t Target, bin string) []entry {
 		es = append(es, entry{name: filepath.Base(d), src: d, mode: 0o644})
 	}
 	return es
-}
-
-func sha256File(path string) (string, error) {
-	b, err := os.ReadFile(path)
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:]), err
 }
 
 // writeChecksums writes "sum  name" lines sorted by name, the format
@@ -129,13 +118,10 @@ func (r Release) writeRegistry(dir string, targets []Target, sums map[string]str
 			Archive: r.BaseURL + "/" + name, SHA256: sums[name], Cmd: "./" + t.Exe(), Args: []string{"acp"},
 		}
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
 	if err := writeJSON(filepath.Join(dir, "agent.json"), a); err != nil {
 		return err
 	}
-	return copyTemplate("templates/icon.svg", filepath.Join(dir, "icon.svg"), 0o644)
+	return copyFile(templates.ReadFile, "templates/icon.svg", filepath.Join(dir, "icon.svg"), 0o644)
 }
 
 // npmPackage is the part of package.json hub's packages use.
@@ -184,7 +170,7 @@ func (r Release) writeNPM(dir string, targets []Target, bins map[Target]string) 
 		if err := writePackage(pdir, p, r.Docs); err != nil {
 			return err
 		}
-		if err := copyFile(bins[t], filepath.Join(pdir, "bin", t.Exe()), 0o755); err != nil {
+		if err := copyFile(os.ReadFile, bins[t], filepath.Join(pdir, "bin", t.Exe()), 0o755); err != nil {
 			return err
 		}
 	}
@@ -192,15 +178,12 @@ func (r Release) writeNPM(dir string, targets []Target, bins map[Target]string) 
 	if err := writePackage(ldir, launcher, r.Docs); err != nil {
 		return err
 	}
-	return copyTemplate("templates/launcher.js", filepath.Join(ldir, "bin", "hub.js"), 0o755)
+	return copyFile(templates.ReadFile, "templates/launcher.js", filepath.Join(ldir, "bin", "hub.js"), 0o755)
 }
 
 func writePackage(dir string, p npmPackage, docs []string) error {
-	if err := os.MkdirAll(filepath.Join(dir, "bin"), 0o755); err != nil {
-		return err
-	}
 	for _, d := range docs {
-		if err := copyFile(d, filepath.Join(dir, filepath.Base(d)), 0o644); err != nil {
+		if err := copyFile(os.ReadFile, d, filepath.Join(dir, filepath.Base(d)), 0o644); err != nil {
 			return err
 		}
 	}
@@ -215,26 +198,25 @@ func writeJSON(path string, v any) error {
 	if err := enc.Encode(v); err != nil {
 		return err
 	}
-	return os.WriteFile(path, b.Bytes(), 0o644)
+	return writeFile(path, b.Bytes(), 0o644)
 }
 
-func copyTemplate(name, dst string, mode os.FileMode) error {
-	b, err := templates.ReadFile(name)
+// copyFile writes what read (os.ReadFile, templates.ReadFile) returns for
+// src to dst.
+func copyFile(read func(string) ([]byte, error), src, dst string, mode os.FileMode) error {
+	b, err := read(src)
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(dst, b, mode)
+	return writeFile(dst, b, mode)
 }
 
-func copyFile(src, dst string, mode os.FileMode) error {
-	b, err := os.ReadFile(src)
-	if err != nil {
-		return err
-	}
+// writeFile writes data to dst, making its dir, with mode whatever the umask.
+func writeFile(dst string, data []byte, mode os.FileMode) error {
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 		return err
 	}
-	if err := os.WriteFile(dst, b, mode); err != nil {
+	if err := os.WriteFile(dst, data, mode); err != nil {
 		return err
 	}
 	return os.Chmod(dst, mode)

@@ -6,6 +6,8 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"io"
@@ -276,6 +278,13 @@ func TestNormalizeVersion_SemverOnly(t *testing.T) {
 			}
 		})
 	}
+}
+
+// sha256File is the sha256 of the file at path, read back from disk.
+func sha256File(path string) (string, error) {
+	b, err := os.ReadFile(path)
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:]), err
 }
 
 func readJSON(t *testing.T, path string, v any) {
