@@ -355,12 +355,20 @@ func (c *Conn) decode(line []byte) (message, bool) {
 	switch {
 	case c.opts.Strict && !idOK:
 		return refuse(nullID, CodeInvalidRequest, "Invalid request: id must be a string, a number or null")
-	case c.opts.Strict && m.JSONRPC != "2.0":
+	case c.opts.Strict && !version2(line):
 		return refuse(echo, CodeInvalidRequest, `Invalid request: "jsonrpc" must be "2.0"`)
 	case err != nil:
 		return refuse(echo, CodeInvalidRequest, "Invalid request: "+typeError(err))
 	}
 	return m, true
+}
+
+// version2 reports a "jsonrpc" member of "2.0", the member itself: message
+// decodes a "JSONRPC" or "JsonRpc" member into its JSONRPC too.
+func version2(line []byte) bool {
+	var raw map[string]json.RawMessage
+	_ = json.Unmarshal(line, &raw)
+	return string(bytes.TrimSpace(raw["jsonrpc"])) == `"2.0"`
 }
 
 // validID reports an id JSON-RPC allows: absent, null, a string, a number.

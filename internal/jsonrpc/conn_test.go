@@ -249,6 +249,8 @@ func TestConn_StrictRefusesWhatJSONRPCForbids(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":7,"method":42}`, "-32600", "7"},
 		{`{"jsonrpc":"2.0","method":42,"id":8}`, "-32600", "8"},
 		{`{"jsonrpc":2,"id":10,"method":"x"}`, "-32600", "10"},
+		{`{"JSONRPC":"2.0","id":11,"method":"x"}`, "-32600", "11"},
+		{`{"jsonrpc":"1.0","JsonRpc":"2.0","id":12,"method":"x"}`, "-32600", "12"},
 		{`"just a string"`, "-32600", "null"},
 	}
 	p := newPeer(t, Options{Request: echo, Strict: true})

@@ -463,7 +463,7 @@ func (k *check) copyDests(args []arg) []arg {
 	vals, rest := []arg(nil), args
 	gnu := slices.Contains([]string{"cp", "mv", "install", "ln"}, k.c.prog()) // -t DIR and -T: rsync's -t keeps times
 	if gnu {
-		vals, rest = k.optValues(args, "t", "--target-directory")
+		vals, rest = k.optValues(args, "t", "--target-directory", map[bool]string{false: "S", true: "BSgmo"}[k.c.prog() == "install"]) // -St: t is -S's value
 	}
 	ops := operands(rest)
 	switch {
@@ -533,7 +533,7 @@ func (k *check) unpackDirs(prog string, args []arg) []arg {
 	case !hasShort(args, "x") && !hasLong(args, "--extract", "--get"):
 		return nil
 	}
-	dirs, _ := k.optValues(args, short, long)
+	dirs, _ := k.optValues(args, short, long, "")
 	if dirs == nil {
 		dirs = []arg{{text: "."}}
 	}
@@ -544,17 +544,20 @@ func (k *check) unpackDirs(prog string, args []arg) []arg {
 }
 
 // optValues splits an option out of args wherever it stands (-s V, -xs V,
-// -sV, long V, long=V with ~ expanded as bash does): its values, the rest.
-func (k *check) optValues(args []arg, short, long string) (vals, rest []arg) {
+// -sV, -xsV, long V, long=V with ~ expanded as bash does): its values, the
+// rest. In a cluster the first option that takes a value (s, or one of
+// valued: -vs V is v's) takes the rest of it, else the next word.
+func (k *check) optValues(args []arg, short, long, valued string) (vals, rest []arg) {
 	for i := 0; i < len(args); i++ {
 		a, t := args[i], args[i].text
+		cluster, j := len(t) > 1 && t[0] == '-' && t[1] != '-', strings.IndexAny(t, short+valued)
 		switch v, eq := strings.CutPrefix(t, long+"="); {
 		case long != "" && eq:
 			vals = append(vals, k.tilde(arg{text: v, dynamic: a.dynamic}))
-		case (t == long || len(t) > 1 && t[0] == '-' && t[1] != '-' && strings.HasSuffix(t, short)) && i+1 < len(args):
+		case (t == long || cluster && j == len(t)-1 && t[j:] == short) && i+1 < len(args):
 			vals, i = append(vals, args[i+1]), i+1
-		case strings.HasPrefix(t, "-"+short) && len(t) > 2:
-			vals = append(vals, arg{text: t[2:], dynamic: a.dynamic})
+		case cluster && j > 0 && j < len(t)-1 && t[j:j+1] == short:
+			vals = append(vals, arg{text: t[j+1:], dynamic: a.dynamic})
 		default:
 			rest = append(rest, a)
 		}
