@@ -117,7 +117,7 @@ func (ss *session) cancel() {
 }
 
 func (ss *session) close() {
-	ss.cancel()
+	ss.turns.Close() // a prompt accepted from now on is answered cancelled
 	ss.mu.Lock()
 	ss.closed = true
 	ss.mu.Unlock()

@@ -15,6 +15,7 @@ type Turns struct {
 	accepted []*Turn         // not ended, in order: the first runs or is next
 	last     <-chan struct{} // closes when the last accepted turn ended
 	ordered  <-chan struct{} // closes when the last ordered step took effect
+	closed   bool            // Close was called: a turn accepted now never runs
 }
 
 // Turn is one accepted turn.
@@ -43,6 +44,9 @@ func (t *Turns) Accept(ctx context.Context) *Turn {
 	turn.ctx, turn.cancel = context.WithCancel(ctx)
 	t.last = turn.done
 	t.accepted = append(t.accepted, turn)
+	if t.closed {
+		turn.cancel()
+	}
 	return turn
 }
 
@@ -79,6 +83,17 @@ func (t *Turns) Cancel() bool {
 		turn.cancel()
 	}
 	return len(t.accepted) > 0
+}
+
+// Close cancels as Cancel does, for good: a turn accepted after it never
+// runs, whatever the timing of a prompt and the session's close.
+func (t *Turns) Close() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.closed = true
+	for _, turn := range t.accepted {
+		turn.cancel()
+	}
 }
 
 // Busy says whether a turn runs or waits.

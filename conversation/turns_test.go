@@ -105,3 +105,20 @@ func TestTurns_CancelledTurnKeepsTheOrder(t *testing.T) {
 		}
 	})
 }
+
+// A turn accepted after Close never runs: a prompt that races a session's
+// close cannot start its agent again.
+func TestTurns_AcceptedAfterCloseNeverRuns(t *testing.T) {
+	var turns Turns
+	first := turns.Accept(context.Background())
+	turns.Close()
+	late := turns.Accept(context.Background())
+	for name, turn := range map[string]*Turn{"accepted before": first, "accepted after": late} {
+		if turns.Await(turn) {
+			t.Errorf("the turn %s Close runs", name)
+		}
+	}
+	if turns.Busy() {
+		t.Error("dropped turns still count as busy")
+	}
+}
