@@ -43,6 +43,21 @@ type TurnSpec struct {
 	WatchBound time.Duration
 }
 
+// Observers are the hooks (nil: none) and the audit transcript in dir
+// (nil: none) of an agent's session, meta's: neither when the agent keeps
+// its own (the native loop), which would run the hooks twice and name two
+// audits after its session id.
+func Observers(caps adapters.Capabilities, hs *hooks.Runner, dir string, meta transcript.Meta, report func(error)) (*hooks.Observer, *transcript.Audit) {
+	var audit *transcript.Audit
+	if dir != "" && !caps.Transcript {
+		audit = transcript.NewAudit(dir, meta, report)
+	}
+	if caps.Hooks {
+		return nil, audit
+	}
+	return hs.Observe(hooks.Input{Cwd: meta.Cwd, Agent: meta.Agent}), audit
+}
+
 // Outcome is how a turn ended.
 type Outcome struct {
 	Stop   adapters.StopReason

@@ -275,9 +275,9 @@ func (d *Delegator) start(ctx context.Context, r Request, from *live) (*live, er
 	if err != nil {
 		return nil, err
 	}
-	if !a.Capabilities().Hooks {
-		l.hooks = d.o.Hooks.Observe(hooks.Input{Cwd: l.cwd, Agent: r.Agent})
-	}
+	l.hooks, l.audit = conversation.Observers(a.Capabilities(), d.o.Hooks, d.o.AuditDir, transcript.Meta{Agent: r.Agent, Cwd: l.cwd, Model: r.Model}, func(err error) {
+		d.o.Log.Warn().Err(err).Str("agent", r.Agent).Msg("the delegate's transcript was not written")
+	})
 	sess, err := a.Start(ctx, so)
 	if err == nil && ctx.Err() != nil { // cancelled while it started
 		_ = sess.Close()
@@ -288,11 +288,6 @@ func (d *Delegator) start(ctx context.Context, r Request, from *live) (*live, er
 		return nil, fmt.Errorf("start %s: %w", r.Agent, err)
 	}
 	l.sess, l.lead = sess, plan.Lead
-	if d.o.AuditDir != "" && !a.Capabilities().Transcript {
-		l.audit = transcript.NewAudit(d.o.AuditDir, transcript.Meta{Agent: r.Agent, Cwd: l.cwd, Model: r.Model}, func(err error) {
-			d.o.Log.Warn().Err(err).Str("agent", r.Agent).Msg("the delegate's transcript was not written")
-		})
-	}
 	return l, nil
 }
 

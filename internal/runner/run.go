@@ -14,7 +14,6 @@ import (
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/conversation"
-	"github.com/hubdev/hub/internal/hooks"
 	transcripts "github.com/hubdev/hub/internal/transcript"
 )
 
@@ -43,7 +42,6 @@ type run struct {
 	startErr     error              // the agent failed to start, or to take the prompt
 	fallbackNext bool               // a next agent takes over if this one cannot work
 	promptText   string             // as read once: the next agent's, and this turn's in the record
-	audit        *transcripts.Audit // nil when the agent keeps its own
 	gate         *conversation.Gate // the session's permission gate
 	output       json.RawMessage    // the answer --output-schema validated
 	schemaErr    error              // why the repaired answer still did not match
@@ -111,10 +109,12 @@ func (r *run) execute(ctx context.Context) Summary {
 		return r.startFailed(fmt.Errorf("start %s: %w", a.Name(), err))
 	}
 	r.out.progress("started %s", a.Name())
-	obs := r.observers(a.Name(), caps, so)
-	defer r.audit.Close()
+	obs, audit := conversation.Observers(caps, r.o.Hooks, r.o.AuditDir, transcripts.Meta{Agent: a.Name(), Cwd: so.Cwd, Model: so.Model}, func(err error) {
+		r.warn("the run's transcript was not written: %v", err)
+	})
+	defer audit.Close()
 	defer obs.Close()
-	spec := conversation.TurnSpec{Agent: a.Name(), Session: sess, Prompt: prompt, Hooks: obs, Audit: r.audit, Gate: r.gate, Emit: r.handle,
+	spec := conversation.TurnSpec{Agent: a.Name(), Session: sess, Prompt: prompt, Hooks: obs, Audit: audit, Gate: r.gate, Emit: r.handle,
 		Narrate: r.out.narration, Workspace: so.Cwd, Model: model, Digest: &r.digest, Watch: r.fallbackNext, WatchBound: r.o.ProviderTimeout}
 	if err := r.turn(runCtx, spec); err != nil && r.stopCause() == causeNone {
 		return r.startFailed(fmt.Errorf("prompt %s: %w", a.Name(), err))
@@ -148,22 +148,6 @@ func (r *run) turn(ctx context.Context, spec conversation.TurnSpec) error {
 	r.stop = oc.Stop
 	r.out.event(adapters.Event{Type: adapters.EventDone, StopReason: oc.Stop})
 	return nil
-}
-
-// observers start the run's audit transcript (r.audit) when transcripts
-// are on, and return the configured hooks (nil: none) on the agent's
-// events, unless the agent keeps its own (the native loop): two audits
-// would be named after its session id.
-func (r *run) observers(agent string, caps adapters.Capabilities, so adapters.SessionOptions) *hooks.Observer {
-	if r.o.AuditDir != "" && !caps.Transcript {
-		r.audit = transcripts.NewAudit(r.o.AuditDir, transcripts.Meta{Agent: agent, Cwd: so.Cwd, Model: so.Model}, func(err error) {
-			r.warn("the run's transcript was not written: %v", err)
-		})
-	}
-	if caps.Hooks {
-		return nil
-	}
-	return r.o.Hooks.Observe(hooks.Input{Cwd: so.Cwd, Agent: agent})
 }
 
 // startFailed reports an error before the turn began, on one line, with
