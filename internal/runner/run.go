@@ -231,11 +231,6 @@ func (r *run) stopCause() cause { return cause(r.cause.Load()) }
 func (r *run) handle(ev adapters.Event) {
 	r.budget.round(ev)
 	switch {
-	case ev.Type == adapters.EventDecision: // whatever took it (the digest counts a refusal)
-		if ev.Decision != nil {
-			r.out.decided(ev)
-		}
-		return
 	case ev.Type == adapters.EventUsage:
 		r.budget.check(r.digest.Usage, r.digest.Model)
 	case ev.Type == adapters.EventError && ev.Error != nil && ev.Error.Fatal:
