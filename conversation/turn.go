@@ -43,10 +43,10 @@ type TurnSpec struct {
 	WatchBound time.Duration
 }
 
-// Observers are the hooks (nil: none) and the audit transcript in dir
-// (nil: none) of an agent's session, meta's: neither when the agent keeps
-// its own (the native loop), which would run the hooks twice and name two
-// audits after its session id.
+// Observers are the hooks and the audit transcript in dir of an agent's
+// session (meta's), each nil when off or when the agent keeps its own (the
+// native loop runs the hooks and writes a transcript named after its
+// session id, as the audit would be).
 func Observers(caps adapters.Capabilities, hs *hooks.Runner, dir string, meta transcript.Meta, report func(error)) (*hooks.Observer, *transcript.Audit) {
 	var audit *transcript.Audit
 	if dir != "" && !caps.Transcript {
