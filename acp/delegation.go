@@ -151,16 +151,16 @@ func (ss *session) delegatePermission(ctx context.Context, session, agent string
 // showDelegate shows a delegate's tool calls in the session, each titled
 // with the delegate's name; its text is the delegate tool's result.
 func (ss *session) showDelegate(session, agent string, ev adapters.Event) {
-	if d := ev.Decision; ev.Type == adapters.EventDecision && d != nil {
-		c := *d
+	switch {
+	case ev.Type == adapters.EventDecision && ev.Decision != nil:
+		c := *ev.Decision
 		c.Title = agent + ": " + c.Title
-		ss.forward(adapters.Event{Type: adapters.EventDecision, Decision: &c})
+		ev.Decision = &c
+	case (ev.Type == adapters.EventToolCall || ev.Type == adapters.EventToolUpdate) && ev.Tool != nil && ev.Tool.ID != "":
+		ev.Tool = delegateTool(session, agent, *ev.Tool, ev.Type == adapters.EventToolCall)
+	default:
 		return
 	}
-	if (ev.Type != adapters.EventToolCall && ev.Type != adapters.EventToolUpdate) || ev.Tool == nil || ev.Tool.ID == "" {
-		return
-	}
-	ev.Tool = delegateTool(session, agent, *ev.Tool, ev.Type == adapters.EventToolCall)
 	ss.forward(ev)
 }
 

@@ -70,15 +70,15 @@ type AgentMark struct {
 type Store struct {
 	dir     string
 	mu      sync.Mutex
-	mem     map[string]*Record                // metadata only
-	memHist map[string][]schema.SessionUpdate // history when dir is ""
+	mem     map[string]*Record             // metadata only
+	memHist map[string][]transcript.Record // history when dir is ""
 }
 
 const listPageSize = 50
 
 // OpenStore opens the index under stateDir.
 func OpenStore(stateDir string) *Store {
-	return &Store{dir: stateDir, mem: map[string]*Record{}, memHist: map[string][]schema.SessionUpdate{}}
+	return &Store{dir: stateDir, mem: map[string]*Record{}, memHist: map[string][]transcript.Record{}}
 }
 
 func (x *Store) path(id string) string {
@@ -124,15 +124,18 @@ func (x *Store) Save(rec *Record, more []schema.SessionUpdate, persist bool) err
 	cp := *rec
 	cp.History = nil
 	x.mem[rec.SessionID] = &cp
-	if x.dir == "" {
-		x.memHist[rec.SessionID] = append(x.memHist[rec.SessionID], more...)
-		return nil
+	recs, err := updateRecords(rec.SessionID, more)
+	if err != nil || x.dir == "" {
+		x.memHist[rec.SessionID] = append(x.memHist[rec.SessionID], recs...)
+		return err
 	}
 	if !persist {
 		return nil
 	}
-	if err := x.append(rec.SessionID, more); err != nil {
-		return err
+	if len(recs) > 0 {
+		if err := transcript.Append(filepath.Join(x.dir, "sessions"), rec.SessionID, recs); err != nil {
+			return fmt.Errorf("session history: %w", err)
+		}
 	}
 	b, err := json.Marshal(&cp)
 	if err != nil {
@@ -140,18 +143,6 @@ func (x *Store) Save(rec *Record, more []schema.SessionUpdate, persist bool) err
 	}
 	b = mask.Default().JSON(b) // a title may quote a prompt
 	return safefile.WriteAtomic(x.path(rec.SessionID), b, 0o600)
-}
-
-// append adds history lines to a session's .jsonl. Caller holds x.mu.
-func (x *Store) append(id string, more []schema.SessionUpdate) error {
-	recs, err := updateRecords(id, more)
-	if err != nil || len(recs) == 0 {
-		return err
-	}
-	if err := transcript.Append(filepath.Join(x.dir, "sessions"), id, recs); err != nil {
-		return fmt.Errorf("session history: %w", err)
-	}
-	return nil
 }
 
 // updateRecords are session id's history updates as transcript records.
@@ -172,6 +163,19 @@ func (x *Store) History(id string) []schema.SessionUpdate {
 	if checkID(id) != nil {
 		return nil
 	}
+	var out []schema.SessionUpdate
+	for _, r := range x.stored(id) {
+		var u schema.SessionUpdate
+		if json.Unmarshal(r.Update, &u) == nil {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+// stored is a session's history as it is stored, update records oldest
+// first: an older version's in the .json (see Store), then the .jsonl's.
+func (x *Store) stored(id string) []transcript.Record {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if x.dir == "" {
@@ -181,12 +185,11 @@ func (x *Store) History(id string) []schema.SessionUpdate {
 	if b, err := os.ReadFile(x.path(id)); err == nil && json.Unmarshal(b, &legacy) != nil {
 		legacy.History = nil
 	}
-	out := legacy.History
+	out, _ := updateRecords(id, legacy.History)
 	recs, _ := transcript.Read(filepath.Join(x.dir, "sessions"), id)
 	for _, r := range recs {
-		var u schema.SessionUpdate
-		if r.Type == transcript.TypeUpdate && json.Unmarshal(r.Update, &u) == nil {
-			out = append(out, u)
+		if r.Type == transcript.TypeUpdate {
+			out = append(out, transcript.Record{Type: r.Type, Update: r.Update})
 		}
 	}
 	return out
@@ -222,8 +225,7 @@ func (x *Store) Records(id string) ([]transcript.Record, bool) {
 		return nil, false
 	}
 	meta := transcript.Meta{ID: rec.SessionID, Agent: rec.Agent, Cwd: rec.Cwd, Model: rec.Model, Title: rec.Title, Created: rec.UpdatedAt}
-	hist, _ := updateRecords(id, x.History(id)) // read from JSON: it encodes again
-	return append([]transcript.Record{{Type: transcript.TypeSession, Session: &meta}}, hist...), true
+	return append([]transcript.Record{{Type: transcript.TypeSession, Session: &meta}}, x.stored(id)...), true
 }
 
 // Delete removes a record; unknown ids are fine.

@@ -527,7 +527,7 @@ func (s *server) open(rec *Record, mcp []schema.McpServer) (*session, error) {
 	ss.agent = ss.newAgent()
 	// The gate: the rules of its config, the durable grants when kept, the
 	// editor for what they leave open.
-	ss.gate, err = conversation.NewGate(conversation.GateOptions{Rules: set.Permissions, Grants: s.opts.Grants, Cwd: rec.Cwd, Emit: ss.decided,
+	ss.gate, err = conversation.NewGate(conversation.GateOptions{Rules: set.Permissions, Grants: s.opts.Grants, Cwd: rec.Cwd,
 		Answerer: conversation.AnswerFunc(func(ctx context.Context, q conversation.Question) conversation.Reply {
 			return ss.askEditor(ctx, q, true)
 		})})

@@ -357,7 +357,7 @@ func (ss *session) drive(turnCtx context.Context, content []adapters.Content, wa
 		return schema.StopEndTurn, adapters.ErrorOf(err), new(conversation.Digest)
 	}
 	oc, err := conversation.RunTurn(turnCtx, conversation.TurnSpec{Agent: agent, Session: b, Prompt: ss.withBriefing(content),
-		Hooks: ss.observer(agent), Audit: ss.sessionAudit(), Emit: ss.forward, Workspace: cwd,
+		Hooks: ss.observer(agent), Audit: ss.sessionAudit(), Gate: ss.gate, Emit: ss.forward, Workspace: cwd,
 		Watch: watch, WatchBound: ss.srv.opts.ProviderTimeout})
 	for _, w := range oc.Warnings { // the turn's hooks that failed, before it ends
 		ss.srv.log.Warn().Str("session", ss.id()).Str("hook", w).Msg("hook failed")
@@ -622,16 +622,6 @@ func withGrantOption(grant string, options []schema.PermissionOption) ([]schema.
 	}
 	g := schema.PermissionOption{OptionID: grantOptionID, Name: grant, Kind: string(adapters.AllowAlways)}
 	return slices.Insert(options, i+1, g), true
-}
-
-// decided shows and records a decision of the session's gate, as the
-// agent's own (the native loop's) arrive in its stream.
-func (ss *session) decided(ev adapters.Event) {
-	ss.mu.Lock()
-	a := ss.audit
-	ss.mu.Unlock()
-	a.Event(ev)
-	ss.forward(ev)
 }
 
 // refusal is what the conversation says of a decision: why hub refused a

@@ -34,6 +34,10 @@ type Digest struct {
 	// (or the first error while none is fatal).
 	Errors []string
 	Fatal  *adapters.ErrorInfo
+	// Refused are the tool calls refused, whatever refused them (the
+	// gate, or the agent in its stream): hub run's denied[] and exit 6, a
+	// delegate's Denied.
+	Refused []Refusal
 	// FilesChanged are the files the turn changed in its workspace's git
 	// repository, by any means (an edit tool or a shell command); outside a
 	// repository, the files its changing tool calls named.
@@ -46,6 +50,14 @@ type ToolCall struct {
 	Title  string `json:"title"`
 	Kind   string `json:"kind,omitempty"`
 	Status string `json:"status,omitempty"`
+}
+
+// Refusal is a tool call a decision (an EventDecision) did not allow.
+type Refusal struct {
+	ToolID string            `json:"toolId"`
+	Title  string            `json:"title,omitempty"`
+	Kind   adapters.ToolKind `json:"kind,omitempty"`
+	Reason string            `json:"reason"`
 }
 
 // Note folds one event into the digest. A tool call closes the text before
@@ -68,6 +80,10 @@ func (d *Digest) Note(ev adapters.Event) (narration string) {
 		d.Usage = AddUsage(d.prior, d.turn)
 	case adapters.EventError:
 		d.error(ev.Error)
+	case adapters.EventDecision:
+		if c := ev.Decision; c != nil && !c.Allowed {
+			d.Refused = append(d.Refused, Refusal{ToolID: c.ToolID, Title: c.Title, Kind: c.Kind, Reason: c.Reason})
+		}
 	}
 	return ""
 }

@@ -5,12 +5,13 @@
 //
 // It owns, each exactly once:
 //   - the permission gate (gate.go): one evaluation order and one Answerer
-//     for whoever answers (the editor, --approve, a parent session);
+//     for whoever answers (the editor, --approve, a parent session), whose
+//     decisions are events of the running turn;
 //   - the turn pipeline (turn.go): prompt hooks, the prompt, observers
 //     (hooks, audit) around the event stream, the digest and the
 //     classification of how the turn ended;
-//   - the digest (digest.go): what one turn did, for every front end and
-//     the handover briefing;
+//   - the digest (digest.go): what one turn did (its refusals included),
+//     for every front end and the handover briefing;
 //   - the fallback rule (fallback.go): which failures hand a turn to the
 //     next agent, decided as early as the failure is known, and the walk
 //     down a fallback list (Fallbacks) hub acp, hub run and delegates share.

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"slices"
+	"sync/atomic"
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/config"
@@ -59,15 +60,17 @@ type GateOptions struct {
 	Cwd      string                   // the session's root: relative paths' base, the grants' project
 	Agent    string                   // the agent asking, for durable grants
 	Answerer Answerer                 // answers what the rules leave open
-	Emit     func(adapters.Event)     // receives one EventDecision per decision; nil: none
+	Emit     func(adapters.Event)     // one EventDecision per decision outside a turn (TurnSpec.Gate); nil: none
 }
 
 // Gate is a session's one permission gate: its rules, one "always" memory
 // and one grant store, the README's evaluation order, and the Answerer for
-// what they leave open. Every decision it takes is an EventDecision.
+// what they leave open. Every decision it takes is an EventDecision, one
+// of the running turn's events.
 type Gate struct {
 	rules *permission.Service
 	o     GateOptions
+	turn  atomic.Pointer[func(adapters.Event)] // the running turn's events (RunTurn)
 }
 
 // NewGate builds the gate of one session; invalid rules are an error.
@@ -105,8 +108,8 @@ func (g *Gate) AskAs(ctx context.Context, p *adapters.PermissionRequest, agent s
 	}
 	d := r.Decision
 	d.By, d.Reason = r.By, r.Reason
-	if g.o.Emit != nil {
-		g.o.Emit(adapters.Event{Type: adapters.EventDecision, Permission: p, Decision: &adapters.Decision{
+	if emit := cmp.Or(g.turn.Load(), &g.o.Emit); *emit != nil {
+		(*emit)(adapters.Event{Type: adapters.EventDecision, Permission: p, Decision: &adapters.Decision{
 			ToolID: p.Tool.ID, Title: cmp.Or(p.Tool.Title, p.Tool.Name), Kind: p.Tool.Kind,
 			Allowed: d.Allowed(), By: r.By, Reason: r.Reason, Answer: &d}})
 	}

@@ -22,6 +22,9 @@ type TurnSpec struct {
 	// lifetime is the caller's (a session may keep them for many turns).
 	Hooks *hooks.Observer
 	Audit *transcript.Audit
+	// Gate is the session's permission gate: its decisions are the
+	// turn's events, audited, in the digest and emitted. Nil: none.
+	Gate *Gate
 	// Emit is the front end's translation of each event, after the
 	// observers and the digest saw it; nil: none.
 	Emit    func(adapters.Event)
@@ -40,6 +43,21 @@ type TurnSpec struct {
 	WatchBound time.Duration
 }
 
+// Observers are the hooks and the audit transcript in dir of an agent's
+// session (meta's), each nil when off or when the agent keeps its own (the
+// native loop runs the hooks and writes a transcript named after its
+// session id, as the audit would be).
+func Observers(caps adapters.Capabilities, hs *hooks.Runner, dir string, meta transcript.Meta, report func(error)) (*hooks.Observer, *transcript.Audit) {
+	var audit *transcript.Audit
+	if dir != "" && !caps.Transcript {
+		audit = transcript.NewAudit(dir, meta, report)
+	}
+	if caps.Hooks {
+		return nil, audit
+	}
+	return hs.Observe(hooks.Input{Cwd: meta.Cwd, Agent: meta.Agent}), audit
+}
+
 // Outcome is how a turn ended.
 type Outcome struct {
 	Stop   adapters.StopReason
@@ -53,11 +71,12 @@ type Outcome struct {
 
 // RunTurn runs one turn the way every front end does: the prompt hooks
 // gate it, the prompt goes to the agent with the hooks, the audit and the
-// digest observing its event stream, the turn's end reaches them, and the
-// way it ended is classified. The error is the one the agent's Prompt
-// returned (adapters.ErrCancelTimeout, adapters.ErrClosed, a *TurnError...),
-// for front ends that act on it, prefixed with the crash when the agent is
-// gone; Outcome.Failure says the same for people.
+// digest observing its event stream (the gate's decisions included), the
+// turn's end reaches them, and the way it ended is classified. The error
+// is the one the agent's Prompt returned (adapters.ErrCancelTimeout,
+// adapters.ErrClosed, a *TurnError...), for front ends that act on it,
+// prefixed with the crash when the agent is gone; Outcome.Failure says the
+// same for people.
 // RunTurn may run many times on one session, one turn at a time.
 func RunTurn(ctx context.Context, s TurnSpec) (Outcome, error) {
 	d := cmp.Or(s.Digest, &Digest{})
@@ -77,6 +96,11 @@ func RunTurn(ctx context.Context, s TurnSpec) (Outcome, error) {
 	} else {
 		go func() { snap <- TakeSnapshot(ctx, s.Workspace) }()
 	}
+	observe := s.observe(d, watch)
+	if s.Gate != nil { // its decisions are the turn's events
+		s.Gate.turn.Store(&observe)
+		defer s.Gate.turn.Store(nil)
+	}
 	s.Audit.Prompt(s.Agent, s.Prompt)
 	gate := s.Hooks.Prompt(ctx, s.Agent, s.Prompt)
 	before := <-snap
@@ -86,7 +110,7 @@ func RunTurn(ctx context.Context, s TurnSpec) (Outcome, error) {
 	case ctx.Err() != nil: // cancelled before the prompt went: the agent gets nothing
 		stop, err = adapters.StopCancelled, nil
 	case gate.Decision != hooks.Deny:
-		stop, err = s.Session.Prompt(turnCtx, s.Prompt, s.Hooks.Wrap(s.observe(d, watch)))
+		stop, err = s.Session.Prompt(turnCtx, s.Prompt, s.Hooks.Wrap(observe))
 	}
 	if decided := watch.Stop(); decided != nil {
 		stop, err = adapters.StopEndTurn, &adapters.TurnError{Info: *decided}

@@ -145,7 +145,7 @@ type live struct {
 	audit                   *transcript.Audit // nil unless transcripts are on and the agent keeps none
 	tmu                     sync.Mutex
 	busy                    bool
-	denied                  []string // the running turn's refusals
+	gate                    *conversation.Gate // the session's permission gate
 	// brief is the conversation so far, for an agent that takes it over;
 	// lead goes ahead of the first prompt of one that takes no instructions.
 	brief handover.Brief
@@ -275,9 +275,9 @@ func (d *Delegator) start(ctx context.Context, r Request, from *live) (*live, er
 	if err != nil {
 		return nil, err
 	}
-	if !a.Capabilities().Hooks {
-		l.hooks = d.o.Hooks.Observe(hooks.Input{Cwd: l.cwd, Agent: r.Agent})
-	}
+	l.hooks, l.audit = conversation.Observers(a.Capabilities(), d.o.Hooks, d.o.AuditDir, transcript.Meta{Agent: r.Agent, Cwd: l.cwd, Model: r.Model}, func(err error) {
+		d.o.Log.Warn().Err(err).Str("agent", r.Agent).Msg("the delegate's transcript was not written")
+	})
 	sess, err := a.Start(ctx, so)
 	if err == nil && ctx.Err() != nil { // cancelled while it started
 		_ = sess.Close()
@@ -288,11 +288,6 @@ func (d *Delegator) start(ctx context.Context, r Request, from *live) (*live, er
 		return nil, fmt.Errorf("start %s: %w", r.Agent, err)
 	}
 	l.sess, l.lead = sess, plan.Lead
-	if d.o.AuditDir != "" && !a.Capabilities().Transcript {
-		l.audit = transcript.NewAudit(d.o.AuditDir, transcript.Meta{Agent: r.Agent, Cwd: l.cwd, Model: r.Model}, func(err error) {
-			d.o.Log.Warn().Err(err).Str("agent", r.Agent).Msg("the delegate's transcript was not written")
-		})
-	}
 	return l, nil
 }
 
@@ -312,12 +307,11 @@ func (d *Delegator) options(l *live, instructions string) (adapters.SessionOptio
 	if d.o.MCPServers != nil {
 		so.MCPServers = d.o.MCPServers(l.agent)
 	}
-	gate, err := conversation.NewGate(conversation.GateOptions{Rules: d.o.Rules, Grants: d.o.Grants, Cwd: l.cwd, Agent: l.agent,
-		Answerer: answer, Emit: func(ev adapters.Event) { l.audit.Event(ev); l.note(d.o, ev) }})
-	if err != nil {
+	var err error
+	if l.gate, err = conversation.NewGate(conversation.GateOptions{Rules: d.o.Rules, Grants: d.o.Grants, Cwd: l.cwd, Agent: l.agent, Answerer: answer}); err != nil {
 		return so, err
 	}
-	so.Permission = gate.Ask
+	so.Permission = l.gate.Ask
 	return so, nil
 }
 
@@ -394,22 +388,25 @@ func (d *Delegator) run(ctx context.Context, l *live, r Request, fallback bool, 
 		return Result{}, conversation.ClassNone, false, ErrBusy
 	}
 	lead := l.lead
-	l.busy, l.lead, l.denied = true, "", nil
+	l.busy, l.lead = true, ""
 	l.tmu.Unlock()
 	ctx, cancel := context.WithTimeout(ctx, cmp.Or(r.Timeout, d.o.Timeout))
 	defer cancel()
 	dg := &conversation.Digest{}
 	oc, err := conversation.RunTurn(ctx, conversation.TurnSpec{Agent: l.agent, Session: l.sess, Prompt: adapters.TextPrompt(lead + r.Prompt),
-		Hooks: l.hooks, Audit: l.audit, Emit: l.emit(d.o, dg, progress), Workspace: l.cwd, Digest: dg,
+		Hooks: l.hooks, Audit: l.audit, Gate: l.gate, Emit: l.emit(d.o, dg, progress), Workspace: l.cwd, Digest: dg,
 		Watch: fallback, WatchBound: d.o.ProviderTimeout})
 	res := Result{Agent: l.agent, Session: l.id, AgentSessionID: dg.AgentSessionID, StopReason: string(oc.Stop), Answer: dg.Answer(),
 		ToolCalls: append([]ToolCall{}, dg.ToolCalls...), FilesChanged: dg.Files(), Usage: dg.Usage, Warnings: oc.Warnings}
+	for _, c := range dg.Refused {
+		res.Denied = append(res.Denied, c.Title+": "+c.Reason)
+	}
 	class, toolStarted := conversation.ClassNone, len(dg.ToolCalls) > 0
 	if ctx.Err() == nil { // else cancelled or timed out: that outcome stands
 		class = conversation.Classify(oc.Failure)
 	}
 	l.tmu.Lock()
-	l.busy, res.Denied = false, l.denied
+	l.busy = false
 	if !fallback || conversation.FallbackReason(l.agent, class, toolStarted) == "" {
 		dg.AddTo(&l.brief, r.Prompt)
 	}
@@ -429,24 +426,13 @@ func (d *Delegator) run(ctx context.Context, l *live, r Request, fallback bool, 
 	return res, class, toolStarted, nil
 }
 
-// note counts a refusal of the running turn, whatever decided it (the
-// gate, or the agent itself in its stream), and shows the event to
-// whoever observes the delegates.
-func (l *live) note(o Options, ev adapters.Event) {
-	if d := ev.Decision; ev.Type == adapters.EventDecision && d != nil && !d.Allowed {
-		l.tmu.Lock()
-		l.denied = append(l.denied, fmt.Sprintf("%s: %s", d.Title, d.Reason))
-		l.tmu.Unlock()
-	}
-	if o.Observe != nil {
-		o.Observe(l.id, l.agent, ev)
-	}
-}
-
-// emit notes the turn's events, and shows its tool calls as progress lines.
+// emit shows the turn's events to whoever observes the delegates, and its
+// tool calls as progress lines.
 func (l *live) emit(o Options, dg *conversation.Digest, progress Progress) func(adapters.Event) {
 	return func(ev adapters.Event) {
-		l.note(o, ev)
+		if o.Observe != nil {
+			o.Observe(l.id, l.agent, ev)
+		}
 		if progress == nil || ev.Tool == nil {
 			return
 		}

@@ -190,6 +190,8 @@ func (w *output) decided(ev adapters.Event) {
 
 func (w *output) event(ev adapters.Event) {
 	switch {
+	case ev.Type == adapters.EventDecision && ev.Decision != nil: // whatever took it
+		w.decided(ev)
 	case w.o.Format == FormatJSONL:
 		w.jsonl(envelope{V: EnvelopeVersion, TS: w.ts(), Candidate: w.o.Candidate, Event: ev})
 	case ev.Type == adapters.EventToolCall && ev.Tool != nil:

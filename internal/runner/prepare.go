@@ -85,15 +85,12 @@ func (r *run) sessionOptions(name string, caps adapters.Capabilities) (so adapte
 	if err != nil {
 		return so, "", cleanup, err
 	}
-	// The gate's decisions are recorded as the agent's own (the native
-	// loop's) are, from its stream.
-	gate, err := conversation.NewGate(conversation.GateOptions{Rules: o.Rules, Grants: o.Grants, Cwd: o.Cwd, Agent: name,
-		Answerer: answer, Emit: func(ev adapters.Event) { r.audit.Event(ev); r.handle(ev) }})
+	r.gate, err = conversation.NewGate(conversation.GateOptions{Rules: o.Rules, Grants: o.Grants, Cwd: o.Cwd, Agent: name, Answerer: answer})
 	if err != nil {
 		return so, "", cleanup, fmt.Errorf("%w: %v", ErrUsage, err)
 	}
-	so.Permission = gate.Ask
-	gate.Rules().Add(o.allow...)
+	so.Permission = r.gate.Ask
+	r.gate.Rules().Add(o.allow...)
 	if o.AppendSystemPrompt != "" {
 		prefix = instruct(&so, caps, "system-instructions", o.AppendSystemPrompt)
 	}

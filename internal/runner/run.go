@@ -14,7 +14,6 @@ import (
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/conversation"
-	"github.com/hubdev/hub/internal/hooks"
 	transcripts "github.com/hubdev/hub/internal/transcript"
 )
 
@@ -37,14 +36,13 @@ type run struct {
 	budget       *budget             // --max-tokens, --max-cost and counted --max-turns
 	budgetHit    string              // the limit that stopped the run (Summary.Budget)
 	warnings     []string
-	denied       []Denial
 	failure      *adapters.ErrorInfo // why the turn failed, if it did
 	stop         adapters.StopReason
 	resumable    bool
 	startErr     error              // the agent failed to start, or to take the prompt
 	fallbackNext bool               // a next agent takes over if this one cannot work
 	promptText   string             // as read once: the next agent's, and this turn's in the record
-	audit        *transcripts.Audit // nil when the agent keeps its own
+	gate         *conversation.Gate // the session's permission gate
 	output       json.RawMessage    // the answer --output-schema validated
 	schemaErr    error              // why the repaired answer still did not match
 
@@ -111,10 +109,12 @@ func (r *run) execute(ctx context.Context) Summary {
 		return r.startFailed(fmt.Errorf("start %s: %w", a.Name(), err))
 	}
 	r.out.progress("started %s", a.Name())
-	obs := r.observers(a.Name(), caps, so)
-	defer r.audit.Close()
+	obs, audit := conversation.Observers(caps, r.o.Hooks, r.o.AuditDir, transcripts.Meta{Agent: a.Name(), Cwd: so.Cwd, Model: so.Model}, func(err error) {
+		r.warn("the run's transcript was not written: %v", err)
+	})
+	defer audit.Close()
 	defer obs.Close()
-	spec := conversation.TurnSpec{Agent: a.Name(), Session: sess, Prompt: prompt, Hooks: obs, Audit: r.audit, Emit: r.handle,
+	spec := conversation.TurnSpec{Agent: a.Name(), Session: sess, Prompt: prompt, Hooks: obs, Audit: audit, Gate: r.gate, Emit: r.handle,
 		Narrate: r.out.narration, Workspace: so.Cwd, Model: model, Digest: &r.digest, Watch: r.fallbackNext, WatchBound: r.o.ProviderTimeout}
 	if err := r.turn(runCtx, spec); err != nil && r.stopCause() == causeNone {
 		return r.startFailed(fmt.Errorf("prompt %s: %w", a.Name(), err))
@@ -148,22 +148,6 @@ func (r *run) turn(ctx context.Context, spec conversation.TurnSpec) error {
 	r.stop = oc.Stop
 	r.out.event(adapters.Event{Type: adapters.EventDone, StopReason: oc.Stop})
 	return nil
-}
-
-// observers start the run's audit transcript (r.audit) when transcripts
-// are on, and return the configured hooks (nil: none) on the agent's
-// events, unless the agent keeps its own (the native loop): two audits
-// would be named after its session id.
-func (r *run) observers(agent string, caps adapters.Capabilities, so adapters.SessionOptions) *hooks.Observer {
-	if r.o.AuditDir != "" && !caps.Transcript {
-		r.audit = transcripts.NewAudit(r.o.AuditDir, transcripts.Meta{Agent: agent, Cwd: so.Cwd, Model: so.Model}, func(err error) {
-			r.warn("the run's transcript was not written: %v", err)
-		})
-	}
-	if caps.Hooks {
-		return nil
-	}
-	return r.o.Hooks.Observe(hooks.Input{Cwd: so.Cwd, Agent: agent})
 }
 
 // startFailed reports an error before the turn began, on one line, with
@@ -247,14 +231,6 @@ func (r *run) stopCause() cause { return cause(r.cause.Load()) }
 func (r *run) handle(ev adapters.Event) {
 	r.budget.round(ev)
 	switch {
-	case ev.Type == adapters.EventDecision: // whatever took it: a refusal counts in denied[]
-		if d := ev.Decision; d != nil {
-			if !d.Allowed {
-				r.denied = append(r.denied, Denial{ToolID: d.ToolID, Title: d.Title, Kind: d.Kind, Reason: d.Reason})
-			}
-			r.out.decided(ev)
-		}
-		return
 	case ev.Type == adapters.EventUsage:
 		r.budget.check(r.digest.Usage, r.digest.Model)
 	case ev.Type == adapters.EventError && ev.Error != nil && ev.Error.Fatal:
@@ -300,8 +276,8 @@ func (r *run) finish(c cause) Summary {
 		code, err = conversation.ExitRefusal, errors.New("the model refused to answer (stop reason refusal)")
 	case r.schemaErr != nil:
 		code, err = conversation.ExitSchema, fmt.Errorf("the answer does not match --output-schema, also after a repair turn: %s", firstError(r.schemaErr))
-	case len(r.denied) > 0:
-		code, err = conversation.ExitDenied, fmt.Errorf("%d permission request(s) denied by %s", len(r.denied), r.deniedBy())
+	case len(r.digest.Refused) > 0:
+		code, err = conversation.ExitDenied, fmt.Errorf("%d permission request(s) denied by %s", len(r.digest.Refused), r.deniedBy())
 	}
 	return r.summary(code, err)
 }
@@ -309,7 +285,7 @@ func (r *run) finish(c cause) Summary {
 // deniedBy names what refused: --approve, or the first refusal's reason
 // when something else did (a hard deny, a rule, a hook).
 func (r *run) deniedBy() string {
-	if why := r.denied[0].Reason; !strings.HasPrefix(why, "--approve") {
+	if why := r.digest.Refused[0].Reason; !strings.HasPrefix(why, "--approve") {
 		return "hub (" + why + ")"
 	}
 	return "--approve " + string(r.o.Approve)
@@ -348,7 +324,7 @@ func (r *run) summary(code int, err error) Summary {
 	d := &r.digest
 	s := Summary{
 		StopReason: r.stop, Budget: r.budgetHit, AgentSessionID: d.AgentSessionID, Usage: d.Usage, Model: cmp.Or(d.Model, r.o.Model),
-		FilesChanged: d.FilesChanged, Denied: append([]Denial{}, r.denied...), ExitCode: code,
+		FilesChanged: d.FilesChanged, Denied: append([]Denial{}, d.Refused...), ExitCode: code,
 		Answer: d.Text(), Warnings: r.warnings, Resumable: r.resumable,
 	}
 	if err != nil {

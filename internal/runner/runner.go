@@ -174,12 +174,7 @@ func (o *Options) defaults() error {
 }
 
 // Denial is a permission hub rejected on the user's behalf.
-type Denial struct {
-	ToolID string            `json:"toolId"`
-	Title  string            `json:"title,omitempty"`
-	Kind   adapters.ToolKind `json:"kind,omitempty"`
-	Reason string            `json:"reason"`
-}
+type Denial = conversation.Refusal
 
 // Summary is the outcome of a run; jsonl prints it as the last line.
 //
