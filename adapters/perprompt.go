@@ -26,14 +26,15 @@ type PerPrompt struct {
 	NoEnd func(p *proc.Process, waitErr error) []Event
 	// Rules are the turns' rules; the session sets their Interrupt.
 	Rules TurnRules
-	// Stop stops a cancelled turn's process (nil: proc.Process.Stop).
+	// Stop stops a cancelled turn's process and waits for it (nil:
+	// proc.Process.Stop).
 	Stop func(p *proc.Process)
 
-	id     atomic.Value // string: the agent session the next prompt resumes
-	turn   Running      // started under mu, with p
-	mu     sync.Mutex
-	p      *proc.Process
-	closed bool
+	id       atomic.Value   // string: the agent session the next prompt resumes
+	turn     Running        // started under mu
+	mu       sync.Mutex     // closed, and a turn starting
+	closed   bool           // no turn starts
+	watchers sync.WaitGroup // one per process, until it is gone
 }
 
 // ID implements Session: the agent session id last reported.
@@ -51,7 +52,7 @@ func (s *PerPrompt) Prompt(ctx context.Context, prompt []Content, emit func(Even
 		return "", err
 	}
 	r := s.Rules
-	r.Interrupt = s.interrupt
+	r.Interrupt = func() { t.Cancel() }
 	return t.Run(ctx, emit, r)
 }
 
@@ -70,7 +71,7 @@ func (s *PerPrompt) start(ctx context.Context, prompt []Content) (*Turn, error) 
 		s.turn.End(t)
 		return nil, err
 	}
-	s.p = p
+	s.watchers.Go(func() { s.watch(p, t) })
 	go s.run(p, t, done)
 	return t, nil
 }
@@ -90,6 +91,19 @@ func (s *PerPrompt) spawn(ctx context.Context, prompt []Content) (p *proc.Proces
 	}
 	_ = p.Stdin.Close() // the prompt is in argv; some agents read stdin to EOF
 	return p, done, nil
+}
+
+// watch stops p once t is cancelled, by the prompt's caller or by Close.
+func (s *PerPrompt) watch(p *proc.Process, t *Turn) {
+	select {
+	case <-p.Done():
+	case <-t.Cancelled():
+		if s.Stop != nil {
+			s.Stop(p)
+		} else {
+			_ = p.Stop()
+		}
+	}
 }
 
 // run reads the prompt's process into t: each event to t and each agent
@@ -116,10 +130,7 @@ func (s *PerPrompt) run(p *proc.Process, t *Turn, done func()) {
 	}
 	waitErr := p.Wait()
 	done()
-	s.mu.Lock()
-	s.p = nil // no cancel after this one
 	cancelled := t.IsCancelled()
-	s.mu.Unlock()
 	if end == nil && !cancelled {
 		end = s.NoEnd(p, waitErr)
 	}
@@ -135,31 +146,15 @@ func (s *PerPrompt) Note(ev Event) {
 	}
 }
 
-// interrupt cancels the running turn and stops its process.
-func (s *PerPrompt) interrupt() {
-	if p := s.stopping(false); p != nil && s.Stop != nil {
-		go s.Stop(p)
-	} else if p != nil {
-		go p.Stop()
-	}
-}
-
-// stopping marks the running turn cancelled and, with closing, the
-// session closed; it returns the turn's process, nil when none runs.
-func (s *PerPrompt) stopping(closing bool) *proc.Process {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.closed = s.closed || closing
-	if s.p != nil {
-		s.turn.Current().Cancel()
-	}
-	return s.p
-}
-
-// Close implements Session: it stops the running process and waits for it.
+// Close implements Session: it cancels the running turn and waits for its
+// process to be gone.
 func (s *PerPrompt) Close() error {
-	if p := s.stopping(true); p != nil {
-		_ = p.Stop()
+	s.mu.Lock()
+	s.closed = true
+	if t := s.turn.Current(); t != nil {
+		t.Cancel()
 	}
+	s.mu.Unlock()
+	s.watchers.Wait()
 	return nil
 }

@@ -99,7 +99,8 @@ func (s *execSession) command(prompt []adapters.Content, _ string) (proc.Spec, f
 		Dir: s.opts.Cwd, Env: s.a.env(s.opts), Grace: 2 * time.Second}, cleanup, nil
 }
 
-// interrupt stops a cancelled turn's codex: SIGINT to the group, then Stop.
+// interrupt stops a cancelled turn's codex (its turn, or Close): SIGINT to
+// the group, then Stop.
 func interrupt(p *proc.Process) {
 	_ = p.Signal(syscall.SIGINT)
 	_ = p.StopWithin(2 * time.Second)
