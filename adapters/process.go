@@ -70,38 +70,3 @@ func ReadLines(r io.Reader, fn func(line []byte)) error {
 		}
 	}
 }
-
-// ProcessTurn reads a one-prompt agent process into t: stdout line by line
-// through dec, each event to t and each agent session id to onSession,
-// except the stream's EventDone, which ends t once the process is gone.
-// Then exited runs and says whether the turn was interrupted (it ends
-// cancelled); a stream without EventDone ends as noEnd says of the exit.
-func ProcessTurn(p *proc.Process, t *Turn, dec LineDecoder, onSession func(id string), exited func() (cancelled bool), noEnd func(waitErr error) []Event) {
-	var done *Event
-	deliver := func(evs []Event) {
-		for _, ev := range evs {
-			if ev.Type == EventDone {
-				d := ev
-				done = &d
-				continue
-			}
-			if ev.Type == EventSessionInfo && ev.Session.AgentSessionID != "" {
-				onSession(ev.Session.AgentSessionID)
-			}
-			t.Emit(ev)
-		}
-	}
-	_ = ReadLines(p.Stdout, func(line []byte) { deliver(dec.Decode(line)) })
-	if f, ok := dec.(Flusher); ok {
-		deliver(f.Flush())
-	}
-	waitErr := p.Wait()
-	switch {
-	case exited():
-		t.Close(Event{Type: EventDone, StopReason: StopCancelled})
-	case done != nil:
-		t.Close(*done)
-	default:
-		t.Close(noEnd(waitErr)...)
-	}
-}

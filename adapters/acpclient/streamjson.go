@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"sync"
 	"syscall"
 	"time"
 
@@ -39,117 +38,39 @@ func WithoutFlags(argv []string, flags ...string) []string {
 	return append([]string{argv[0]}, slices.DeleteFunc(slices.Clone(argv[1:]), func(a string) bool { return slices.Contains(flags, a) })...)
 }
 
-// Fallback returns a Fallback that opens stream-json sessions.
+// Fallback returns a Fallback that opens stream-json sessions: one agent
+// process per prompt, resuming the agent's session by id. What the agent
+// says outside its stream (such as gemini's retries) reaches the running
+// turn through the session's Note.
 func (c StreamJSON) Fallback() Fallback {
 	return func(_ context.Context, opts adapters.SessionOptions, _ error) (adapters.Session, error) {
 		raw := adapters.NewUnknownRecords(c.Logger, c.Name, c.TestedVersions,
 			adapters.UnknownOptions{Version: c.Version, SlowVersion: true, Quiet: c.Quiet})
-		return &streamSession{cfg: c, opts: opts, id: opts.ResumeID, raw: raw}, nil
+		return &adapters.PerPrompt{Name: c.Name, ResumeID: opts.ResumeID, NewDecoder: c.NewDecoder, NoEnd: c.noEnd,
+			Rules: adapters.RulesOf(opts, nil, raw),
+			Command: func(prompt []adapters.Content, resumeID string) (proc.Spec, func(), error) {
+				return c.spec(prompt, resumeID, opts), nil, nil
+			}}, nil
 	}
 }
 
-// streamSession runs one agent process per prompt and resumes the agent's
-// session by id between prompts.
-type streamSession struct {
-	cfg  StreamJSON
-	opts adapters.SessionOptions
-	raw  *adapters.UnknownRecords
-
-	mu     sync.Mutex
-	id     string
-	cur    *proc.Process
-	cancel *adapters.Turn
-	closed bool
-}
-
-var _ adapters.Session = (*streamSession)(nil)
-
-func (s *streamSession) ID() string { s.mu.Lock(); defer s.mu.Unlock(); return s.id }
-
-func (s *streamSession) Prompt(ctx context.Context, prompt []adapters.Content, emit func(adapters.Event)) (adapters.StopReason, error) {
-	t, err := s.start(prompt)
-	if err != nil {
-		return "", err
-	}
-	return t.Run(ctx, emit, adapters.RulesOf(s.opts, s.interrupt, s.raw))
-}
-
-func (s *streamSession) start(prompt []adapters.Content) (*adapters.Turn, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return nil, fmt.Errorf("%s: %w", s.cfg.Name, adapters.ErrClosed)
-	}
-	if s.cur != nil {
-		return nil, fmt.Errorf("%s: %w", s.cfg.Name, adapters.ErrBusy)
-	}
+// spec is the process of one prompt; a new agent session gets the
+// instructions in front of its first prompt.
+func (c StreamJSON) spec(prompt []adapters.Content, resumeID string, opts adapters.SessionOptions) proc.Spec {
 	text := adapters.PromptText(prompt)
-	if s.opts.Instructions != "" && s.id == "" {
-		text = s.opts.Instructions + "\n\n" + text
+	if opts.Instructions != "" && resumeID == "" {
+		text = opts.Instructions + "\n\n" + text
 	}
-	argv := s.cfg.Argv(text, s.id, s.opts)
-	p, err := proc.Start(context.Background(), proc.Spec{Path: argv[0], Args: argv[1:], Dir: s.opts.Cwd, Env: adapters.Environ(nil, s.cfg.Env, s.opts.Env),
-		StopSignal: syscall.SIGINT, Grace: s.cfg.Grace})
-	if err != nil {
-		return nil, adapters.StartError(s.cfg.Name, err)
-	}
-	_ = p.Stdin.Close()
-	t := adapters.NewTurn()
-	s.cur, s.cancel = p, t
-	go s.run(p, t)
-	return t, nil
+	argv := c.Argv(text, resumeID, opts)
+	return proc.Spec{Path: argv[0], Args: argv[1:], Dir: opts.Cwd, Env: adapters.Environ(nil, c.Env, opts.Env),
+		StopSignal: syscall.SIGINT, Grace: c.Grace}
 }
 
-// run reads the prompt's process; what it says of the agent session id
-// is the id the next prompt resumes.
-func (s *streamSession) run(p *proc.Process, t *adapters.Turn) {
-	adapters.ProcessTurn(p, t, s.cfg.NewDecoder(), func(id string) {
-		s.mu.Lock()
-		s.id = id
-		s.mu.Unlock()
-	}, func() bool {
-		s.mu.Lock()
-		s.cur = nil
-		s.mu.Unlock()
-		return t.IsCancelled()
-	}, func(exitErr error) []adapters.Event {
-		msg := fmt.Sprintf("%s exited without a result (exit code %d)", s.cfg.Name, p.ExitCode())
-		if exitErr == nil {
-			msg = s.cfg.Name + " ended without a result"
-		}
-		return adapters.Failure(&adapters.ErrorInfo{Message: msg, Code: adapters.CodeCrash, Fatal: true, Detail: p.StderrTail(10)})
-	})
-}
-
-// Note passes ev to the running turn as the agent's own (what it says
-// outside its stream, such as gemini's retries); between turns it is dropped.
-func (s *streamSession) Note(ev adapters.Event) {
-	s.mu.Lock()
-	p, t := s.cur, s.cancel
-	s.mu.Unlock()
-	if p != nil {
-		t.Emit(ev)
+// noEnd ends a turn whose stream had no result.
+func (c StreamJSON) noEnd(p *proc.Process, exitErr error) []adapters.Event {
+	msg := fmt.Sprintf("%s exited without a result (exit code %d)", c.Name, p.ExitCode())
+	if exitErr == nil {
+		msg = c.Name + " ended without a result"
 	}
-}
-
-func (s *streamSession) interrupt() {
-	s.mu.Lock()
-	p, t := s.cur, s.cancel
-	s.mu.Unlock()
-	if p != nil {
-		t.Cancel()
-		go func() { _ = p.Stop() }()
-	}
-}
-
-func (s *streamSession) Close() error {
-	s.mu.Lock()
-	s.closed = true
-	p := s.cur
-	s.mu.Unlock()
-	s.interrupt()
-	if p != nil {
-		<-p.Done()
-	}
-	return nil
+	return adapters.Failure(&adapters.ErrorInfo{Message: msg, Code: adapters.CodeCrash, Fatal: true, Detail: p.StderrTail(10)})
 }

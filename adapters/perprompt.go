@@ -1,0 +1,160 @@
+package adapters
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/hubdev/hub/internal/proc"
+)
+
+// PerPrompt is a session that runs one agent process per prompt (codex
+// exec, the stream-json fallback of ACP agents) and resumes the agent
+// session the last process reported. Cancelling a turn stops its process.
+type PerPrompt struct {
+	Name     string
+	ResumeID string // the agent session the first prompt resumes ("": a new one)
+	// Command is the process of one prompt resuming resumeID, built with
+	// the session locked; done (may be nil) runs once that process is
+	// gone, or at once when it does not start.
+	Command func(prompt []Content, resumeID string) (spec proc.Spec, done func(), err error)
+	// NewDecoder is the decoder of one prompt's output.
+	NewDecoder func() LineDecoder
+	// NoEnd ends a turn whose output had no EventDone, after its process
+	// exited with waitErr.
+	NoEnd func(p *proc.Process, waitErr error) []Event
+	// Rules are the turns' rules; the session sets their Interrupt.
+	Rules TurnRules
+	// Stop stops a cancelled turn's process and waits for it (nil:
+	// proc.Process.Stop).
+	Stop func(p *proc.Process)
+
+	id       atomic.Value   // string: the agent session the next prompt resumes
+	turn     Running        // started under mu
+	mu       sync.Mutex     // closed, and a turn starting
+	closed   bool           // no turn starts
+	watchers sync.WaitGroup // one per process, until it is gone
+}
+
+// ID implements Session: the agent session id last reported.
+func (s *PerPrompt) ID() string {
+	if id, ok := s.id.Load().(string); ok {
+		return id
+	}
+	return s.ResumeID
+}
+
+// Prompt implements Session.
+func (s *PerPrompt) Prompt(ctx context.Context, prompt []Content, emit func(Event)) (StopReason, error) {
+	t, err := s.start(ctx, prompt)
+	if err != nil {
+		return "", err
+	}
+	r := s.Rules
+	r.Interrupt = func() { t.Cancel() }
+	return t.Run(ctx, emit, r)
+}
+
+func (s *PerPrompt) start(ctx context.Context, prompt []Content) (*Turn, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, fmt.Errorf("%s: %w", s.Name, ErrClosed)
+	}
+	t, err := s.turn.Start()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", s.Name, err)
+	}
+	p, done, err := s.spawn(ctx, prompt)
+	if err != nil {
+		s.turn.End(t)
+		return nil, err
+	}
+	s.watchers.Go(func() { s.watch(p, t) })
+	go s.run(p, t, done)
+	return t, nil
+}
+
+// spawn starts the prompt's process; done runs once it is gone.
+func (s *PerPrompt) spawn(ctx context.Context, prompt []Content) (p *proc.Process, done func(), err error) {
+	spec, done, err := s.Command(prompt, s.ID())
+	if err != nil {
+		return nil, nil, err
+	}
+	if done == nil {
+		done = func() {}
+	}
+	if p, err = proc.Start(context.WithoutCancel(ctx), spec); err != nil {
+		done()
+		return nil, nil, StartError(s.Name, err)
+	}
+	_ = p.Stdin.Close() // the prompt is in argv; some agents read stdin to EOF
+	return p, done, nil
+}
+
+// watch stops p once t is cancelled, by the prompt's caller or by Close.
+func (s *PerPrompt) watch(p *proc.Process, t *Turn) {
+	select {
+	case <-p.Done():
+	case <-t.Cancelled():
+		if s.Stop != nil {
+			s.Stop(p)
+		} else {
+			_ = p.Stop()
+		}
+	}
+}
+
+// run reads the prompt's process into t: each event to t and each agent
+// session id as the one the next prompt resumes, except the stream's
+// EventDone, which ends t once the process is gone.
+func (s *PerPrompt) run(p *proc.Process, t *Turn, done func()) {
+	dec := s.NewDecoder()
+	var end []Event
+	deliver := func(evs []Event) {
+		for _, ev := range evs {
+			switch {
+			case ev.Type == EventDone:
+				end = []Event{ev}
+				continue
+			case ev.Type == EventSessionInfo && ev.Session.AgentSessionID != "":
+				s.id.Store(ev.Session.AgentSessionID)
+			}
+			t.Emit(ev)
+		}
+	}
+	_ = ReadLines(p.Stdout, func(line []byte) { deliver(dec.Decode(line)) })
+	if f, ok := dec.(Flusher); ok {
+		deliver(f.Flush())
+	}
+	waitErr := p.Wait()
+	done()
+	cancelled := t.IsCancelled()
+	if end == nil && !cancelled {
+		end = s.NoEnd(p, waitErr)
+	}
+	s.turn.Exited(cancelled, end...)
+}
+
+// Note passes ev to the running turn as the agent's own (what it says
+// outside its output, such as gemini's retries); between turns it is
+// dropped.
+func (s *PerPrompt) Note(ev Event) {
+	if t := s.turn.Current(); t != nil {
+		t.Emit(ev)
+	}
+}
+
+// Close implements Session: it cancels the running turn and waits for its
+// process to be gone.
+func (s *PerPrompt) Close() error {
+	s.mu.Lock()
+	s.closed = true
+	if t := s.turn.Current(); t != nil {
+		t.Cancel()
+	}
+	s.mu.Unlock()
+	s.watchers.Wait()
+	return nil
+}
