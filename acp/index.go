@@ -53,6 +53,21 @@ type Record struct {
 	History   []schema.SessionUpdate `json:"history,omitempty"`
 }
 
+// onDisk is a metadata file as read: an older version's history in it
+// (see Store) stays raw, so an update this version cannot read loses
+// only itself, never the session.
+type onDisk struct {
+	Record
+	History []json.RawMessage `json:"history,omitempty"`
+}
+
+// read reads the metadata file at path; ok is false when it holds no
+// session.
+func (d *onDisk) read(path string) (ok bool) {
+	b, err := os.ReadFile(path)
+	return err == nil && json.Unmarshal(b, d) == nil && d.SessionID != ""
+}
+
 // AgentMark is where an agent left a session.
 type AgentMark struct {
 	SessionID string `json:"sessionId"`
@@ -181,11 +196,13 @@ func (x *Store) stored(id string) []transcript.Record {
 	if x.dir == "" {
 		return slices.Clone(x.memHist[id])
 	}
-	var legacy Record // see Store
-	if b, err := os.ReadFile(x.path(id)); err == nil && json.Unmarshal(b, &legacy) != nil {
-		legacy.History = nil
+	var legacy onDisk // see Store
+	var out []transcript.Record
+	if legacy.read(x.path(id)) {
+		for _, u := range legacy.History {
+			out = append(out, transcript.Record{Type: transcript.TypeUpdate, Update: u})
+		}
 	}
-	out, _ := updateRecords(id, legacy.History)
 	recs, _ := transcript.Read(filepath.Join(x.dir, "sessions"), id)
 	for _, r := range recs {
 		if r.Type == transcript.TypeUpdate {
@@ -209,12 +226,11 @@ func (x *Store) Get(id string) (*Record, bool) {
 	if x.dir == "" {
 		return nil, false
 	}
-	var r Record
-	if b, err := os.ReadFile(x.path(id)); err != nil || json.Unmarshal(b, &r) != nil || r.SessionID != id {
+	var d onDisk
+	if !d.read(x.path(id)) || d.SessionID != id {
 		return nil, false
 	}
-	r.History = nil // see History
-	return &r, true
+	return &d.Record, true // its History is nil: see History
 }
 
 // Records are one session as the one conversation record: its metadata,
@@ -256,9 +272,9 @@ func (x *Store) Sessions() []*Record {
 	if x.dir != "" {
 		files, _ := filepath.Glob(filepath.Join(x.dir, "sessions", "*.json"))
 		for _, f := range files {
-			var r Record
-			if b, err := os.ReadFile(f); err == nil && json.Unmarshal(b, &r) == nil && r.SessionID != "" && seen[r.SessionID] == nil {
-				seen[r.SessionID] = &r
+			var d onDisk
+			if d.read(f) && seen[d.SessionID] == nil {
+				seen[d.SessionID] = &d.Record
 			}
 		}
 	}

@@ -87,8 +87,9 @@ func TestStore_LoadsOldHistoryFiles(t *testing.T) {
 func TestStore_OldestFormatKeepsItsMetadataFile(t *testing.T) {
 	state := t.TempDir()
 	meta := filepath.Join(state, "sessions", "hub_1.json")
+	// An update kind this version does not know loses only itself.
 	old := `{"sessionId":"hub_1","agent":"replay","cwd":"/src","updatedAt":"2026-01-02T03:04:05Z",` +
-		`"history":[{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"kept"}}]}`
+		`"history":[{"sessionUpdate":"some_future_kind","x":1},{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"kept"}}]}`
 	if err := os.MkdirAll(filepath.Dir(meta), 0o700); err != nil {
 		t.Fatal(err)
 	}
@@ -104,6 +105,9 @@ func TestStore_OldestFormatKeepsItsMetadataFile(t *testing.T) {
 	}
 	if _, ok := st.Get("hub_1"); !ok {
 		t.Fatal("the session is gone")
+	}
+	if list := st.Sessions(); len(list) != 1 || list[0].SessionID != "hub_1" {
+		t.Fatalf("sessions %+v", list)
 	}
 }
 
