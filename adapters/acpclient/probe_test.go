@@ -40,6 +40,42 @@ func TestProbe_AnAgentThatExitsIsAnInitializeError(t *testing.T) {
 	}
 }
 
+// An agent gone before it answers initialize is told one way, with its
+// exit status and stderr, whichever of its signs hub met first: the fake
+// closes its pipes before it exits, so a broken pipe or the connection's
+// end comes before the exit is seen.
+func TestStart_AgentGoneBeforeInitializeIsOneMessage(t *testing.T) {
+	argv := proctest.Command("err:fake: no config found\n", "closeio", "exit:1")
+	starts := map[string]func() error{
+		"session": func() error {
+			_, err := New(Config{Name: "gone", Argv: argv, Logger: zerolog.Nop(), InitTimeout: 20 * time.Second}).
+				Start(context.Background(), adapters.SessionOptions{Cwd: t.TempDir()})
+			return err
+		},
+		"probe": func() error {
+			_, err := Probe(context.Background(), argv, os.Environ())
+			return err
+		},
+	}
+	for name, start := range starts {
+		t.Run(name, func(t *testing.T) {
+			seen := map[string]int{}
+			for range 50 {
+				err := start()
+				if !errors.Is(err, ErrInitialize) || errors.Is(err, adapters.ErrClosed) || errors.As(err, new(*adapters.TurnError)) {
+					t.Fatalf("err = %v, want an ErrInitialize (a start failure, not a crash)", err)
+				}
+				seen[err.Error()]++
+			}
+			for msg := range seen {
+				if len(seen) > 1 || !strings.Contains(msg, "exit code 1") || strings.Count(msg, "fake: no config found") != 1 {
+					t.Fatalf("messages = %v, want one, with the exit code and the stderr line once", seen)
+				}
+			}
+		})
+	}
+}
+
 func TestAdapter_LearnCapsFromInitialize(t *testing.T) {
 	for _, learn := range []bool{false, true} {
 		a := New(Config{Name: "fake", Argv: []string{os.Args[0]}, Env: map[string]string{fakeEnv: "1"}, Logger: zerolog.Nop(),
