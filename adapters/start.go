@@ -35,23 +35,18 @@ func StartError(agent string, err error) error {
 	return fmt.Errorf("%w: %s: %w", ErrStart, agent, err)
 }
 
-// GoneError is an agent process gone before it answered a request, in
-// CrashInfo's words: its exit status and last stderr line.
-type GoneError string
-
-func (e GoneError) Error() string { return string(e) }
-
 // Gone is err, the failure of a JSON-RPC request to name's process p, as
-// a GoneError once p has exited, unless p answered (a *jsonrpc.Error) or
-// ctx ended: a broken pipe, the connection's end and the exit race, and
-// which hub meets first must not change the message. It wraps no
-// ErrClosed: a start it ends is still a start failure.
+// CrashInfo's message (exit status, last stderr line) once p has exited,
+// unless p answered (a *jsonrpc.Error) or ctx ended: a broken pipe, the
+// connection's end and the exit race, and which hub meets first must not
+// change the message. It wraps no ErrClosed: a start it ends is still a
+// start failure.
 func Gone(ctx context.Context, p *proc.Process, name string, err error) error {
 	if re := (*jsonrpc.Error)(nil); err == nil || ctx.Err() != nil || errors.As(err, &re) {
 		return err
 	}
 	if info, ok := CrashInfo(p, name); ok {
-		return GoneError(info.Message)
+		return errors.New(info.Message)
 	}
 	return err
 }

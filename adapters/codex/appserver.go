@@ -4,10 +4,10 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"maps"
 	"runtime"
+	"strings"
 	"sync"
 
 	"github.com/hubdev/hub/adapters"
@@ -66,8 +66,8 @@ func (a *Adapter) startAppServer(ctx context.Context, opts adapters.SessionOptio
 	var res json.RawMessage
 	if err := adapters.Gone(ictx, p, "codex app-server", s.call(ictx, "initialize", init, &res)); err != nil {
 		_ = p.Stop()
-		if !errors.As(err, new(adapters.GoneError)) { // which tells stderr already
-			err = fmt.Errorf("%w (%s)", err, p.StderrTail(3))
+		if tail := p.StderrTail(3); !strings.Contains(err.Error(), tail) {
+			err = fmt.Errorf("%w (%s)", err, tail)
 		}
 		return nil, fmt.Errorf("%w: %w", errNoStart, err)
 	}
