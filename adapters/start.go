@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/hubdev/hub/internal/jsonrpc"
 	"github.com/hubdev/hub/internal/proc"
@@ -35,18 +36,24 @@ func StartError(agent string, err error) error {
 	return fmt.Errorf("%w: %s: %w", ErrStart, agent, err)
 }
 
-// Gone is err, the failure of a JSON-RPC request to name's process p, as
-// CrashInfo's message (exit status, last stderr line) once p has exited,
-// unless p answered (a *jsonrpc.Error) or ctx ended: a broken pipe, the
-// connection's end and the exit race, and which hub meets first must not
-// change the message. It wraps no ErrClosed: a start it ends is still a
-// start failure.
+// Gone is err, a JSON-RPC request to name's process p that got no answer
+// while ctx runs, as CrashInfo's message once p has exited: which of a
+// broken pipe, the connection's end and the exit hub meets first must not
+// change it. It wraps no ErrClosed: a start it ends is a start failure.
 func Gone(ctx context.Context, p *proc.Process, name string, err error) error {
 	if re := (*jsonrpc.Error)(nil); err == nil || ctx.Err() != nil || errors.As(err, &re) {
 		return err
 	}
 	if info, ok := CrashInfo(p, name); ok {
 		return errors.New(info.Message)
+	}
+	return err
+}
+
+// WithStderr is err with p's stderr tail, unless err tells it already.
+func WithStderr(p *proc.Process, err error) error {
+	if tail := p.StderrTail(3); !strings.Contains(err.Error(), tail) {
+		return fmt.Errorf("%w (stderr: %s)", err, tail)
 	}
 	return err
 }

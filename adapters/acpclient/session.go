@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -102,22 +101,12 @@ func (s *Session) closeAfterExit() {
 	s.conn.Close()
 }
 
-// explain makes a handshake failure an initError, unless the agent said
-// why it refuses.
+// explain adds the agent's stderr tail to a handshake failure.
 func (s *Session) explain(err error) error {
 	if errors.Is(err, adapters.ErrNotAuthenticated) || errors.Is(err, adapters.ErrUnsupported) {
 		return err
 	}
-	return initError(s.proc, fmt.Errorf("%s: %w", s.a.cfg.Name, err))
-}
-
-// initError is err, a failed handshake with p, as ErrInitialize with p's
-// stderr tail when err does not tell it already (adapters.Gone does).
-func initError(p *proc.Process, err error) error {
-	if tail := p.StderrTail(3); !strings.Contains(err.Error(), tail) {
-		return fmt.Errorf("%w: %w (stderr: %s)", ErrInitialize, err, tail)
-	}
-	return fmt.Errorf("%w: %w", ErrInitialize, err)
+	return fmt.Errorf("%w: %s: %w", ErrInitialize, s.a.cfg.Name, adapters.WithStderr(s.proc, err))
 }
 
 func (s *Session) handshake(ctx context.Context) error {

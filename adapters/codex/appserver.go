@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"maps"
 	"runtime"
-	"strings"
 	"sync"
 
 	"github.com/hubdev/hub/adapters"
@@ -66,10 +65,7 @@ func (a *Adapter) startAppServer(ctx context.Context, opts adapters.SessionOptio
 	var res json.RawMessage
 	if err := adapters.Gone(ictx, p, "codex app-server", s.call(ictx, "initialize", init, &res)); err != nil {
 		_ = p.Stop()
-		if tail := p.StderrTail(3); !strings.Contains(err.Error(), tail) {
-			err = fmt.Errorf("%w (%s)", err, tail)
-		}
-		return nil, fmt.Errorf("%w: %w", errNoStart, err)
+		return nil, fmt.Errorf("%w: %w", errNoStart, adapters.WithStderr(p, err))
 	}
 	var ir struct {
 		UserAgent string `json:"userAgent"`
