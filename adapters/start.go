@@ -1,11 +1,14 @@
 package adapters
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 
+	"github.com/hubdev/hub/internal/jsonrpc"
 	"github.com/hubdev/hub/internal/proc"
 )
 
@@ -31,6 +34,28 @@ func StartError(agent string, err error) error {
 		return fmt.Errorf("%w: %w", ErrBadCwd, err)
 	}
 	return fmt.Errorf("%w: %s: %w", ErrStart, agent, err)
+}
+
+// Gone is err, a JSON-RPC request to name's process p that got no answer
+// while ctx runs, as CrashInfo's message once p has exited: which of a
+// broken pipe, the connection's end and the exit hub meets first must not
+// change it. It wraps no ErrClosed: a start it ends is a start failure.
+func Gone(ctx context.Context, p *proc.Process, name string, err error) error {
+	if re := (*jsonrpc.Error)(nil); err == nil || ctx.Err() != nil || errors.As(err, &re) {
+		return err
+	}
+	if info, ok := CrashInfo(p, name); ok {
+		return errors.New(info.Message)
+	}
+	return err
+}
+
+// WithStderr is err with p's stderr tail, unless err tells it already.
+func WithStderr(p *proc.Process, err error) error {
+	if tail := p.StderrTail(3); !strings.Contains(err.Error(), tail) {
+		return fmt.Errorf("%w (stderr: %s)", err, tail)
+	}
+	return err
 }
 
 // ErrorOf describes err, a failure to start an agent or send it a prompt,

@@ -3,6 +3,7 @@ package adapters_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -10,8 +11,48 @@ import (
 	"testing"
 
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/jsonrpc"
 	"github.com/hubdev/hub/internal/proc"
+	"github.com/hubdev/hub/internal/proc/proctest"
 )
+
+// A request that got no answer from a process that exited reads as the
+// exit (status, stderr); an answer, or the caller's own end, stays as it is.
+func TestGone_OnlyALostRequestIsTheExit(t *testing.T) {
+	argv := proctest.Command("err:boom: bad flag\n", "exit:2")
+	p, err := proc.Start(context.Background(), proc.Spec{Path: argv[0], Args: argv[1:]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = p.Wait()
+	exit, _ := adapters.CrashInfo(p, "demo")
+	answer := jsonrpc.NewError(-32603, "agent says no", nil)
+	done, cancel := context.WithCancel(context.Background())
+	cancel()
+	tests := []struct {
+		name string
+		ctx  context.Context
+		err  error
+		same bool // Gone returns err itself
+	}{
+		{"broken pipe", context.Background(), errors.New("initialize: write |1: broken pipe"), false},
+		{"closed connection", context.Background(), fmt.Errorf("initialize: %w", jsonrpc.ErrClosed), false},
+		{"the agent's answer", context.Background(), answer, true},
+		{"the caller's end", done, context.Canceled, true},
+		{"no failure", context.Background(), nil, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := adapters.Gone(tt.ctx, p, "demo", tt.err)
+			switch {
+			case tt.same && got != tt.err:
+				t.Fatalf("Gone = %v, want %v itself", got, tt.err)
+			case !tt.same && (got.Error() != exit.Message || !strings.Contains(got.Error(), "boom: bad flag") || errors.Is(got, adapters.ErrClosed)):
+				t.Fatalf("Gone = %v, want the exit, as a start failure", got)
+			}
+		})
+	}
+}
 
 // A start failure maps to what the user must fix: install the program, fix
 // the working directory (named), or read the cause.

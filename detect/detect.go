@@ -12,7 +12,6 @@ import (
 	"regexp"
 	"runtime"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -213,7 +212,8 @@ func (p *prober) jobs() ([]job, error) {
 	for _, n := range p.native {
 		out = append(out, job{name: n.name, run: func(ctx context.Context) Agent { return p.probeNative(ctx, n) }})
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
+	// Stable: of two agents of one name, the CLI stays before the provider.
+	slices.SortStableFunc(out, func(a, b job) int { return strings.Compare(a.name, b.name) })
 	for _, want := range p.o.Agents {
 		if !slices.ContainsFunc(out, func(j job) bool { return j.name == want }) {
 			var names []string

@@ -406,6 +406,26 @@ func TestRun_ACPAndNative(t *testing.T) {
 	}
 }
 
+// Agents of one name (a CLI and a provider both called claude, ...) are
+// reported in one order, the CLI first, whatever the other names are.
+func TestRun_SameNameAgentsInAFixedOrder(t *testing.T) {
+	for _, name := range []string{"claude", "codex", "gemini", "pi", "qodercli"} {
+		t.Run(name, func(t *testing.T) {
+			w := newWorld(t)
+			w.cfg.Providers[name] = config.ProviderConfig{BaseURL: "http://127.0.0.1:1/v1"}
+			var kinds []string
+			for _, a := range w.run(nil).Agents {
+				if a.Name == name {
+					kinds = append(kinds, a.Kind)
+				}
+			}
+			if strings.Join(kinds, ",") != "cli,native" {
+				t.Fatalf("%s reported as %v, want the CLI then the provider", name, kinds)
+			}
+		})
+	}
+}
+
 func TestRun_UnknownAgent(t *testing.T) {
 	w := newWorld(t)
 	if _, err := detect.Run(context.Background(), func() detect.Options { o := w.options(); o.Agents = []string{"nope"}; return o }()); !errors.Is(err, detect.ErrUnknownAgent) {

@@ -7,7 +7,6 @@ import (
 	"maps"
 	"net/http"
 	"slices"
-	"strings"
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/adapters/agentspec"
@@ -75,7 +74,8 @@ func (p *prober) probeNative(ctx context.Context, j nativeJob) Agent {
 	}
 	// Without a required key there is nothing to learn from the network.
 	if p.o.Probe && a.Auth.State != agentspec.AuthNone {
-		p.probeEndpoint(ctx, &a, key)
+		prof.APIKey, prof.APIKeyEnv = key, "" // the key of doctor's environment
+		p.probeEndpoint(ctx, &a, prof)
 	}
 	a.Installed = true
 	a.Ready = a.Fix == ""
@@ -94,18 +94,17 @@ func nativeConfigFix(j nativeJob, ep *Endpoint) string {
 	return adapters.OneLine(j.err.Error())
 }
 
-func (p *prober) probeEndpoint(ctx context.Context, a *Agent, key string) {
+// probeEndpoint lists prof's models, asking as the native loop asks.
+func (p *prober) probeEndpoint(ctx context.Context, a *Agent, prof openai.Profile) {
 	ep := a.Endpoint
 	ep.Probed = true
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(ep.BaseURL, "/")+"/models", nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, prof.Endpoint("/models"), nil)
 	if err != nil {
 		ep.Status = err.Error()
 		a.Fix = "bad base_url: " + err.Error()
 		return
 	}
-	if key != "" {
-		req.Header.Set("Authorization", "Bearer "+key)
-	}
+	prof.Authorize(req)
 	resp, err := p.o.HTTP.Do(req)
 	if err != nil {
 		ep.Status = adapters.OneLine(err.Error())

@@ -30,6 +30,38 @@ func modelsServer(t *testing.T) (*httptest.Server, *atomic.Int32) {
 	return srv, &hits
 }
 
+// --probe asks an azure resource for its models as the native loop asks
+// it for completions: the api-version parameter and the api-key header,
+// not a bearer token, so doctor and the loop cannot disagree.
+func TestRun_AzureProbeAsTheLoopAsks(t *testing.T) {
+	var got atomic.Pointer[http.Request]
+	srv := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		got.Store(r.Clone(r.Context()))
+		if r.Header.Get("api-key") != "azkey" || r.URL.Query().Get("api-version") == "" {
+			rw.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		_, _ = rw.Write([]byte(`{"data":[]}`))
+	}))
+	t.Cleanup(srv.Close)
+	w := newWorld(t)
+	w.routes["res.openai.azure.com"] = srv.Listener.Addr().String()
+	w.cfg.Providers["azure"] = config.ProviderConfig{BaseURL: "https://res.openai.azure.com/openai/deployments/d1", Model: "gpt"}
+	w.env["AZURE_OPENAI_API_KEY"] = "azkey"
+	a := find(t, w.run(func(o *detect.Options) { o.Probe = true }), "azure")
+	r := got.Load()
+	if r == nil {
+		t.Fatalf("no request reached the resource: %+v %+v", a, a.Endpoint)
+	}
+	if r.URL.Path != "/openai/deployments/d1/models" || r.Header.Get("api-key") != "azkey" || r.Header.Get("Authorization") != "" ||
+		!strings.HasPrefix(r.URL.RawQuery, "api-version=") {
+		t.Fatalf("probe sent %s %s headers %v", r.Method, r.URL, r.Header)
+	}
+	if !a.Ready || !a.Endpoint.Reachable || a.Fix != "" {
+		t.Fatalf("azure %+v %+v", a, a.Endpoint)
+	}
+}
+
 func TestRun_NativePresetsAllReported(t *testing.T) {
 	w := newWorld(t)
 	r := w.run(nil)

@@ -30,13 +30,11 @@ func Probe(ctx context.Context, argv, env []string) (schema.InitializeResponse, 
 	conn := jsonrpc.New(p.Stdout, p.Stdin, jsonrpc.Options{})
 	go func() { _ = conn.Serve(context.Background()) }()
 	defer conn.Close()
-	err = callWhile(ctx, p, conn, "initialize", schema.InitializeRequest{ProtocolVersion: schema.ProtocolVersion,
+	err = callWhile(ctx, p, argv[0], conn, "initialize", schema.InitializeRequest{ProtocolVersion: schema.ProtocolVersion,
 		ClientInfo: &schema.Implementation{Name: "hub", Title: "hub doctor", Version: "probe"}}, &init)
 	switch {
-	case err != nil && p.Exited():
-		return init, fmt.Errorf("%w: exited before answering initialize: %w (stderr: %s)", ErrInitialize, p.ExitError(argv[0]), p.StderrTail(2))
 	case err != nil:
-		return init, fmt.Errorf("%w: %w", ErrInitialize, err)
+		return init, fmt.Errorf("%w: %w", ErrInitialize, adapters.WithStderr(p, err))
 	case init.ProtocolVersion != schema.ProtocolVersion:
 		return init, fmt.Errorf("%w: agent speaks ACP version %d, hub speaks 1", ErrProtocol, init.ProtocolVersion)
 	}

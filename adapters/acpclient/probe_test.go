@@ -14,6 +14,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/conversation"
 	"github.com/hubdev/hub/internal/proc"
 )
 
@@ -37,6 +38,59 @@ func TestProbe_AnAgentThatExitsIsAnInitializeError(t *testing.T) {
 	_, err := Probe(context.Background(), proctest.Command("err:broken\n", "exit:3"), os.Environ())
 	if !errors.Is(err, ErrInitialize) {
 		t.Fatalf("err = %v, want ErrInitialize", err)
+	}
+}
+
+// An agent gone before it answers initialize is told one way, with its
+// exit status and stderr, whichever of its signs hub met first: the fake
+// closes its pipes before it exits, so a broken pipe or the connection's
+// end comes before the exit is seen. The fallback rule still sees a start
+// failure, or a login one when stderr says so, on any of its last lines.
+func TestStart_AgentGoneBeforeInitializeIsOneMessage(t *testing.T) {
+	cases := []struct {
+		name   string
+		stderr []string
+		class  conversation.Class
+	}{
+		{"one line", []string{"fake: no config found"}, conversation.ClassStart},
+		{"login above a stack line", []string{"Error: not logged in", "    at main (cli.js:1:1)"}, conversation.ClassAuth},
+	}
+	for _, tc := range cases {
+		var ops []string
+		for _, l := range tc.stderr {
+			ops = append(ops, "err:"+l+"\n")
+		}
+		argv := proctest.Command(append(ops, "closeio", "exit:1")...)
+		starts := map[string]func() error{
+			"session": func() error {
+				_, err := New(Config{Name: "gone", Argv: argv, Logger: zerolog.Nop(), InitTimeout: 20 * time.Second}).
+					Start(context.Background(), adapters.SessionOptions{Cwd: t.TempDir()})
+				return err
+			},
+			"probe": func() error {
+				_, err := Probe(context.Background(), argv, os.Environ())
+				return err
+			},
+		}
+		for name, start := range starts {
+			t.Run(tc.name+"/"+name, func(t *testing.T) {
+				seen := map[string]int{}
+				for range 50 {
+					err := start()
+					if !errors.Is(err, ErrInitialize) || conversation.ClassifyStart(err) != tc.class {
+						t.Fatalf("err = %v (class %q), want an ErrInitialize of class %q", err, conversation.ClassifyStart(err), tc.class)
+					}
+					seen[err.Error()]++
+				}
+				last := tc.stderr[len(tc.stderr)-1]
+				for msg := range seen {
+					if len(seen) > 1 || !strings.Contains(msg, "exit code 1") || !strings.Contains(msg, tc.stderr[0]) ||
+						(len(tc.stderr) == 1 && strings.Count(msg, last) != 1) {
+						t.Fatalf("messages = %v, want one, with the exit code and stderr (a single line once)", seen)
+					}
+				}
+			})
+		}
 	}
 }
 

@@ -106,10 +106,7 @@ func (s *Session) explain(err error) error {
 	if errors.Is(err, adapters.ErrNotAuthenticated) || errors.Is(err, adapters.ErrUnsupported) {
 		return err
 	}
-	if tail := s.proc.StderrTail(3); tail != "" {
-		return fmt.Errorf("%w: %s: %w (stderr: %s)", ErrInitialize, s.a.cfg.Name, err, tail)
-	}
-	return fmt.Errorf("%w: %s: %w", ErrInitialize, s.a.cfg.Name, err)
+	return fmt.Errorf("%w: %s: %w", ErrInitialize, s.a.cfg.Name, adapters.WithStderr(s.proc, err))
 }
 
 func (s *Session) handshake(ctx context.Context) error {
@@ -260,28 +257,25 @@ func (s *Session) mcpServers() []schema.McpServer {
 }
 
 // callWhile is conn.Call that also gives up once the agent process p
-// exited and what it wrote was read.
-func callWhile(ctx context.Context, p *proc.Process, conn *jsonrpc.Conn, method string, params, result any) error {
-	ctx, cancel := context.WithCancel(ctx)
+// (name) exited and what it wrote was read; a call its exit ended is
+// adapters.Gone.
+func callWhile(ctx context.Context, p *proc.Process, name string, conn *jsonrpc.Conn, method string, params, result any) error {
+	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go func() {
 		select {
 		case <-p.Done():
 			drained(conn.Done()) // the read loop may still deliver updates and a final answer
 			cancel()
-		case <-ctx.Done():
+		case <-cctx.Done():
 		}
 	}()
-	return conn.Call(ctx, method, params, result)
+	return adapters.Gone(ctx, p, name, conn.Call(cctx, method, params, result))
 }
 
-// call is callWhile the session's agent runs; a call its exit ended says so.
+// call is callWhile on the session's agent.
 func (s *Session) call(ctx context.Context, method string, params, result any) error {
-	err := callWhile(ctx, s.proc, s.conn, method, params, result)
-	if re := (*jsonrpc.Error)(nil); err != nil && s.proc.Exited() && !errors.As(err, &re) {
-		return fmt.Errorf("%s exited: %w", s.a.cfg.Name, s.proc.ExitError(s.a.cfg.Name))
-	}
-	return err
+	return callWhile(ctx, s.proc, s.a.cfg.Name, s.conn, method, params, result)
 }
 
 // ID implements adapters.Session.

@@ -248,6 +248,31 @@ func TestSession_PromptToAnExitedClaudeIsACrash(t *testing.T) {
 	}
 }
 
+// A claude gone before it answers initialize is told one way, with its
+// exit status and stderr, whether hub met the broken pipe, the end of
+// claude's output or its exit first.
+func TestSession_GoneBeforeInitializeIsOneMessage(t *testing.T) {
+	seen := map[string]int{}
+	for i := range 50 {
+		_, s := startFake(t, "gone", adapters.SessionOptions{})
+		if i%2 == 1 { // asked once hub is done with the exit, too
+			<-s.readDone
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		_, err := s.Surface(ctx)
+		cancel()
+		if err == nil || errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("surface of a gone claude: %v", err)
+		}
+		seen[err.Error()]++
+	}
+	for msg := range seen {
+		if len(seen) > 1 || !strings.Contains(msg, "exit code 3") || strings.Count(msg, "boom: bad config") != 1 {
+			t.Fatalf("messages = %v, want one, with the exit code and the stderr line once", seen)
+		}
+	}
+}
+
 func TestSession_CrashMidTurn(t *testing.T) {
 	_, s := startFake(t, "crash", adapters.SessionOptions{})
 	ch, err := fixture.Prompt(context.Background(), s, adapters.TextPrompt("go"))

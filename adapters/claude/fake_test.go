@@ -89,8 +89,11 @@ func claudeFake(scenario string) {
 		b, _ := json.Marshal(os.Args[1:])
 		_ = os.WriteFile(path, b, 0o644)
 	}
-	if scenario == "exit-at-once" {
+	if scenario == "exit-at-once" || scenario == "gone" {
 		fmt.Fprintln(os.Stderr, "boom: bad config")
+		if scenario == "gone" { // hub meets a broken pipe or the end of the output before the exit
+			_, _ = os.Stdin.Close(), os.Stdout.Close()
+		}
 		os.Exit(3)
 	}
 	f := &fake{in: bufio.NewScanner(os.Stdin), out: bufio.NewWriter(os.Stdout)}

@@ -255,9 +255,14 @@ func (s *Session) interrupt() {
 }
 
 // control sends a control_request; reply (if non-nil) gets claude's answer
-// or why there is none, on the reader goroutine.
+// or why there is none, on the reader goroutine. Once claude exited, with
+// no reply left to give, it is refused.
 func (s *Session) control(req map[string]any, reply func(json.RawMessage, error)) error {
 	s.mu.Lock()
+	if s.exited {
+		s.mu.Unlock()
+		return adapters.CrashError(s.p, "claude", ErrExited)
+	}
 	s.nextReq++
 	id := "hub_" + strconv.Itoa(s.nextReq)
 	if reply != nil {
@@ -328,10 +333,11 @@ func (s *Session) exit() {
 	case <-s.p.Done():
 	case <-time.After(2 * time.Second):
 	}
+	gone := adapters.CrashError(s.p, "claude", ErrExited) // as a write to it that failed says
 	s.mu.Lock()
 	s.exited = true
 	for id, reply := range s.pending {
-		reply(nil, ErrExited)
+		reply(nil, gone)
 		delete(s.pending, id)
 	}
 	s.mu.Unlock()

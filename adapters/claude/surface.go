@@ -71,8 +71,6 @@ func (s *Session) Surface(ctx context.Context) (adapters.Surface, error) {
 	case <-s.initDone:
 	case <-ctx.Done():
 		return adapters.Surface{}, ctx.Err()
-	case <-s.readDone:
-		return adapters.Surface{}, ErrExited
 	}
 	if s.initErr != nil {
 		return adapters.Surface{}, s.initErr

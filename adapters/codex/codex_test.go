@@ -25,7 +25,11 @@ import (
 // to a fixture name it answers the handshake and replays the recorded turn
 // of testdata/codex/<fixture>/stream.jsonl, logging client replies.
 func TestMain(m *testing.M) {
-	if fx := os.Getenv("CODEX_FAKE"); fx != "" {
+	if fx := os.Getenv("CODEX_FAKE"); fx == "gone" { // closes its pipes, then exits, before answering
+		fmt.Fprintln(os.Stderr, "codex: no config found")
+		_, _ = os.Stdin.Close(), os.Stdout.Close()
+		os.Exit(1)
+	} else if fx != "" {
 		os.Exit(fakeCodex(fx))
 	}
 	os.Exit(m.Run())
@@ -215,6 +219,26 @@ func kinds(evs []adapters.Event) string {
 		s = append(s, string(e.Type))
 	}
 	return strings.Join(s, " ")
+}
+
+// An app-server gone before it answers initialize is told one way, with
+// its exit status and stderr, whether hub met a broken pipe, the
+// connection's end or the exit first; it still falls back to exec.
+func TestAppServer_GoneBeforeInitializeIsOneMessage(t *testing.T) {
+	a := newFake(t, "gone").a
+	seen := map[string]int{}
+	for range 50 {
+		_, err := a.startAppServer(context.Background(), adapters.SessionOptions{Cwd: t.TempDir()})
+		if !errors.Is(err, errNoStart) {
+			t.Fatalf("err = %v, want errNoStart (exec takes over)", err)
+		}
+		seen[err.Error()]++
+	}
+	for msg := range seen {
+		if len(seen) > 1 || !strings.Contains(msg, "exit code 1") || strings.Count(msg, "codex: no config found") != 1 {
+			t.Fatalf("messages = %v, want one, with the exit code and the stderr line once", seen)
+		}
+	}
 }
 
 func TestAppServer_Turns(t *testing.T) {

@@ -286,7 +286,7 @@ func (c *client) once(ctx context.Context, req *chatRequest, emit func(adapters.
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, c.profile.endpoint("/chat/completions"), bytes.NewReader(body))
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, c.profile.Endpoint("/chat/completions"), bytes.NewReader(body))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrProvider, err)
 	}
@@ -294,7 +294,7 @@ func (c *client) once(ctx context.Context, req *chatRequest, emit func(adapters.
 	if req.Stream {
 		hreq.Header.Set("Accept", "text/event-stream")
 	}
-	c.profile.authorize(hreq)
+	c.profile.Authorize(hreq)
 	idle := &idleReader{d: c.idle}
 	if c.idle > 0 { // a stall cancels the request with ErrIdle as the cause, which a failed send or read returns
 		idle.t = time.AfterFunc(c.idle, func() { cancel(fmt.Errorf("%w: nothing from %s for %s", ErrIdle, c.profile.BaseURL, c.idle)) })

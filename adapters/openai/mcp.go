@@ -131,9 +131,7 @@ func connectMCP(ctx context.Context, srv adapters.MCPServer, log zerolog.Logger)
 	s, err := client.Connect(ctx, &mcp.IOTransport{Reader: p.Stdout, Writer: p.Stdin}, nil)
 	if err != nil {
 		_ = p.Stop()
-		if tail := strings.TrimSpace(p.StderrTail(2)); tail != "" {
-			err = fmt.Errorf("%w (stderr: %s)", err, tail)
-		}
+		err = adapters.WithStderr(p, err)
 	}
 	return mcpConn{sess: s, p: p}, err
 }

@@ -142,8 +142,8 @@ func isAzure(base string) bool {
 	return err == nil && (strings.HasSuffix(u.Hostname(), ".openai.azure.com") || strings.HasSuffix(u.Hostname(), ".cognitiveservices.azure.com"))
 }
 
-// endpoint returns the URL for path ("/chat/completions", "/models").
-func (p Profile) endpoint(path string) string {
+// Endpoint returns the URL for path ("/chat/completions", "/models").
+func (p Profile) Endpoint(path string) string {
 	u := strings.TrimRight(p.BaseURL, "/") + path
 	if isAzure(p.BaseURL) && p.AzureAPIVersion != "" {
 		sep := "?"
@@ -155,8 +155,8 @@ func (p Profile) endpoint(path string) string {
 	return u
 }
 
-// authorize sets the auth and extra headers on req.
-func (p Profile) authorize(req *http.Request) {
+// Authorize sets the auth and extra headers on req.
+func (p Profile) Authorize(req *http.Request) {
 	if k := p.key(); k != "" {
 		if isAzure(p.BaseURL) {
 			req.Header.Set("api-key", k)

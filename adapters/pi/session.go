@@ -214,10 +214,7 @@ func (s *session) call(ctx context.Context, cmd map[string]any) (PiResponse, err
 func (s *session) loadState(ctx context.Context) error {
 	r, err := s.call(ctx, map[string]any{"type": "get_state"})
 	if err != nil {
-		if tail := s.proc.StderrTail(3); tail != "" && !strings.Contains(err.Error(), tail) {
-			return fmt.Errorf("%w: %s", err, tail)
-		}
-		return err
+		return adapters.WithStderr(s.proc, err)
 	}
 	var st piState
 	if err := json.Unmarshal(r.Data, &st); err != nil {

@@ -109,8 +109,9 @@ func runHelper(helpers map[string]Helper, name string, args []string) int {
 // aside, then renamed); "child:FILE" starts a fake that hangs and writes its pid to FILE;
 // "exists:FILE" exits 1 unless FILE exists; "has:FILE:TEXT" exits 1 unless
 // FILE holds TEXT (a trailing newline aside); "exitifstdin:TEXT:N:MSG"
-// reads stdin and, when it holds TEXT, writes MSG to stderr and exits N.
-// Without an exit op the program exits 0.
+// reads stdin and, when it holds TEXT, writes MSG to stderr and exits N;
+// "closeio" closes stdin and stdout (a writer to the fake gets a broken
+// pipe, a reader the end, before the fake has exited). Without an exit op the program exits 0.
 func Command(ops ...string) []string {
 	return append([]string{self(), flagRun}, append(slices.Clone(ops), "--")...)
 }
@@ -259,6 +260,8 @@ func runOp(verb, arg string, args []string) (code int, done bool, err error) {
 		if err = os.WriteFile(arg+".tmp", []byte(strconv.Itoa(os.Getpid())), 0o644); err == nil {
 			err = os.Rename(arg+".tmp", arg)
 		}
+	case "closeio":
+		err = errors.Join(os.Stdin.Close(), os.Stdout.Close())
 	case "hang":
 		for {
 			time.Sleep(time.Hour)
