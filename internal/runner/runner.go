@@ -79,12 +79,13 @@ type Options struct {
 	ResumeID                         string
 	from                             *runRecord // the record of the session ResumeID names, if hub has it
 	// MaxTurns is the turn budget (--max-turns): SessionOptions.MaxTurns
-	// for an agent that keeps one (Capabilities.TurnBudget), else hub
-	// counts the agent's tool rounds; a run stopped by it exits
-	// conversation.ExitBudget. 0: none.
+	// (what earlier attempts left) for an agent that keeps one
+	// (Capabilities.TurnBudget), else hub counts the agent's tool rounds;
+	// a run stopped by it exits conversation.ExitBudget. 0: none.
 	MaxTurns int
 	// MaxTokens and MaxCost (USD) stop a run that goes over them
 	// (--max-tokens, --max-cost), exiting conversation.ExitBudget. 0: none.
+	// Every budget is the run's: its turns and attempts share it.
 	MaxTokens int64
 	MaxCost   float64
 	// OutputSchema, when set, is a JSON Schema (draft 2020-12, self-
@@ -286,7 +287,8 @@ type Attempt struct {
 // runChain runs the agent and, when it could not do the work, the
 // fallback agents (conversation.Fallbacks); the summary is the last
 // attempt's, naming the agent that answered and every agent the run
-// reached, those it passed over as unknown or not ready included.
+// reached, those it passed over as unknown or not ready included. The
+// attempts share the run's budgets: none takes over once one is used up.
 func runChain(ctx context.Context, o Options, out *output) Summary {
 	var attempts []Attempt
 	var s Summary
