@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"cmp"
 	"fmt"
 	"sync"
 
@@ -114,15 +115,12 @@ func (b *budget) endTurn() {
 // used is what the run used so far: its tokens, and its cost as far as
 // a report or a price tells it.
 func (b *budget) used() (tokens int64, cost float64) {
-	if b.turn == nil {
-		return b.tokens, b.cost
-	}
-	tokens, cost = b.tokens+b.turn.InputTokens+b.turn.OutputTokens, b.cost
-	switch {
-	case b.turn.CostUSD != nil:
-		cost += *b.turn.CostUSD
+	u := cmp.Or(b.turn, &adapters.Usage{})
+	switch tokens, cost = b.tokens+u.InputTokens+u.OutputTokens, b.cost; {
+	case u.CostUSD != nil:
+		cost += *u.CostUSD
 	case b.price != nil:
-		cost += b.price.Cost(b.turn)
+		cost += b.price.Cost(u)
 	}
 	return tokens, cost
 }
@@ -142,7 +140,7 @@ func (b *budget) spent() (why, kind string) {
 }
 
 // turnsLeft is the --max-turns an agent that keeps its own turn budget
-// gets: what the run's earlier attempts, whose budget b is (nil: none), left of it.
+// gets: what the earlier attempts (b; nil: none) left of it.
 func (b *budget) turnsLeft(maxTurns int) int {
 	if b == nil || maxTurns == 0 {
 		return maxTurns
