@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"cmp"
 	"fmt"
 	"sync"
 
@@ -8,18 +9,26 @@ import (
 	"github.com/hubdev/hub/conversation"
 )
 
-// budget stops a run at --max-tokens (input and output tokens summed over
-// the attempt), --max-cost (USD: the agent's own report, else the price
-// table's) or, for an agent that keeps no turn budget itself, --max-turns
-// (its tool rounds). The first check over a limit signals hit once; the
-// run then cancels the turn gracefully, keeping what arrived.
+// budget stops a run at --max-tokens (input and output tokens), --max-cost
+// (USD: the agent's own report, else the price table's) or --max-turns
+// (tool rounds, which hub counts unless the agent keeps the budget of its
+// turn itself), each summed over the run: every turn of every attempt, the
+// --output-schema repair turn and the --fallback agents' included. Each
+// attempt has one, carrying what the attempts before it used. The first
+// check over a limit signals hit once; the run then cancels the turn
+// gracefully, keeping what arrived.
 type budget struct {
 	maxTokens int64
 	maxCost   float64
+	maxTurns  int
 	price     *conversation.Price // nil: only the agent's own cost report counts
 
+	tokens int64           // what the run's ended turns used
+	cost   float64         // likewise, in USD (0 when nothing priced it)
+	turn   *adapters.Usage // the running turn's usage so far
+
 	maxRounds int             // 0: the agent keeps its own turn budget, or none
-	rounds    int             // tool rounds so far
+	rounds    int             // tool rounds so far, over the run
 	spoke     bool            // model output since the last tool call
 	running   map[string]bool // tool calls not ended yet
 
@@ -29,10 +38,10 @@ type budget struct {
 	kind string // "tokens", "cost" or "turns"
 }
 
-// newBudget makes the run's budget; countTurns says hub counts the
+// newBudget makes an attempt's budget; countTurns says hub counts the
 // agent's tool rounds for --max-turns.
 func newBudget(o Options, model string, countTurns bool) *budget {
-	b := &budget{maxTokens: o.MaxTokens, maxCost: o.MaxCost, hit: make(chan struct{}, 1), running: map[string]bool{}}
+	b := &budget{maxTokens: o.MaxTokens, maxCost: o.MaxCost, maxTurns: o.MaxTurns, hit: make(chan struct{}, 1), running: map[string]bool{}}
 	if p, ok := conversation.PriceOf(model); ok {
 		b.price = &p
 	}
@@ -42,14 +51,20 @@ func newBudget(o Options, model string, countTurns bool) *budget {
 	return b
 }
 
+// carry counts what the run's earlier attempts used (prior's; nil: none)
+// against this attempt.
+func (b *budget) carry(prior *budget) *budget {
+	if prior != nil {
+		b.tokens, b.cost, b.rounds = prior.tokens, prior.cost, prior.rounds
+	}
+	return b
+}
+
 // round counts tool rounds for --max-turns: a tool call opens a round when
 // the model spoke (text, thought, a usage report) since the last tool
 // call, or no earlier call is still running; calls in flight together are
-// one round. A round past the limit signals hit.
+// one round. A round past a limit hub keeps signals hit.
 func (b *budget) round(ev adapters.Event) {
-	if b.maxRounds <= 0 {
-		return
-	}
 	ended := ev.Tool != nil && (ev.Tool.Status == adapters.StatusCompleted || ev.Tool.Status == adapters.StatusFailed)
 	switch ev.Type {
 	case adapters.EventText, adapters.EventThought, adapters.EventUsage:
@@ -61,7 +76,7 @@ func (b *budget) round(ev adapters.Event) {
 		if b.spoke = false; ev.Tool != nil && !ended {
 			b.running[ev.Tool.ID] = true
 		}
-		if b.rounds > b.maxRounds {
+		if b.maxRounds > 0 && b.rounds > b.maxRounds {
 			b.signal(fmt.Sprintf("stopped at --max-turns %d: the agent started tool round %d", b.maxRounds, b.rounds), "turns")
 		}
 	case adapters.EventToolUpdate:
@@ -71,8 +86,9 @@ func (b *budget) round(ev adapters.Event) {
 	}
 }
 
-// check signals hit when u is over a limit; model is the one the agent
-// reported, priced when the run's own has no price (claude's "default").
+// check adds a usage report to the turn's and signals hit when the run is
+// over a limit; model is the one the agent reported, priced when the
+// run's own has no price (claude's "default").
 func (b *budget) check(u *adapters.Usage, model string) {
 	if u == nil {
 		return
@@ -80,11 +96,56 @@ func (b *budget) check(u *adapters.Usage, model string) {
 	if p, ok := conversation.PriceOf(model); ok && b.price == nil {
 		b.price = &p
 	}
-	if n := u.InputTokens + u.OutputTokens; b.maxTokens > 0 && n > b.maxTokens {
+	b.turn = conversation.MergeUsage(b.turn, u)
+	if n, c := b.used(); b.maxTokens > 0 && n > b.maxTokens {
 		b.signal(fmt.Sprintf("stopped at --max-tokens %d: %d tokens used", b.maxTokens, n), "tokens")
-	} else if c, ok := b.cost(u); ok && b.maxCost > 0 && c > b.maxCost {
+	} else if b.maxCost > 0 && c > b.maxCost {
 		b.signal(fmt.Sprintf("stopped at --max-cost %.4g: $%.4f spent", b.maxCost, c), "cost")
 	}
+}
+
+// endTurn adds the turn's usage to what the run used. A later turn of the
+// session (the --output-schema repair turn) has its tool rounds counted
+// by hub: an agent that keeps its own turn budget starts it afresh.
+func (b *budget) endTurn() {
+	b.tokens, b.cost = b.used()
+	b.turn, b.maxRounds = nil, b.maxTurns
+}
+
+// used is what the run used so far: its tokens, and its cost as far as
+// a report or a price tells it.
+func (b *budget) used() (tokens int64, cost float64) {
+	u := cmp.Or(b.turn, &adapters.Usage{})
+	switch tokens, cost = b.tokens+u.InputTokens+u.OutputTokens, b.cost; {
+	case u.CostUSD != nil:
+		cost += *u.CostUSD
+	case b.price != nil:
+		cost += b.price.Cost(u)
+	}
+	return tokens, cost
+}
+
+// spent names a limit the run has used up, with its kind: nothing of it
+// is left for another agent; "" when none is.
+func (b *budget) spent() (why, kind string) {
+	switch tokens, cost := b.used(); {
+	case b.maxTokens > 0 && tokens >= b.maxTokens:
+		return fmt.Sprintf("--max-tokens %d is spent (%d tokens used)", b.maxTokens, tokens), "tokens"
+	case b.maxCost > 0 && cost >= b.maxCost:
+		return fmt.Sprintf("--max-cost %.4g is spent ($%.4f)", b.maxCost, cost), "cost"
+	case b.maxTurns > 0 && b.rounds >= b.maxTurns:
+		return fmt.Sprintf("--max-turns %d is spent (%d tool rounds)", b.maxTurns, b.rounds), "turns"
+	}
+	return "", ""
+}
+
+// turnsLeft is the --max-turns an agent that keeps its own turn budget
+// gets: what the earlier attempts (b; nil: none) left of it.
+func (b *budget) turnsLeft(maxTurns int) int {
+	if b == nil || maxTurns == 0 {
+		return maxTurns
+	}
+	return max(maxTurns-b.rounds, 1) // 0 would be no limit; spent() stops the run first
 }
 
 // signal reports the first limit passed.
@@ -93,15 +154,4 @@ func (b *budget) signal(why, kind string) {
 		b.why, b.kind = why, kind
 		b.hit <- struct{}{}
 	})
-}
-
-// cost is what u cost: the agent's report, else the price table's.
-func (b *budget) cost(u *adapters.Usage) (float64, bool) {
-	if u.CostUSD != nil {
-		return *u.CostUSD, true
-	}
-	if b.price == nil {
-		return 0, false
-	}
-	return b.price.Cost(u), true
 }

@@ -3,6 +3,7 @@ package runner
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -222,6 +223,155 @@ func TestRun_MaxTurnsCountsToolRounds(t *testing.T) {
 			}
 			if wantOpt := map[bool]int{true: tt.max}[tt.caps.TurnBudget]; a.opts.MaxTurns != wantOpt {
 				t.Errorf("SessionOptions.MaxTurns %d, want %d", a.opts.MaxTurns, wantOpt)
+			}
+		})
+	}
+}
+
+func usageEvent(u adapters.Usage) adapters.Event {
+	return adapters.Event{Type: adapters.EventUsage, Usage: &u}
+}
+
+func usd(v float64) *float64 { return &v }
+
+// The budgets are the run's, not each attempt's: what an attempt used
+// before it failed in a way the next agent takes over (a 5xx, a rate
+// limit, a crash) counts against the next one, and an attempt that used
+// a budget up ends the run with exit 7 instead of starting the next agent.
+func TestRun_BudgetSpansFallbackAttempts(t *testing.T) {
+	http503 := adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{
+		Message: "HTTP 503 Service Unavailable", Code: adapters.CodeProvider, Status: 503, Fatal: true}}
+	tests := []struct {
+		name          string
+		first, second fakeScript
+		mod           func(*Options)
+		wantExit      int
+		wantBudget    string
+		wantAgent     string // the agent the summary names
+		secondStarted bool
+	}{
+		{name: "tokens crossed only when summed", mod: func(o *Options) { o.MaxTokens = 100 },
+			first:    steps(usageEvent(adapters.Usage{InputTokens: 50, OutputTokens: 10, PerRequest: true}), http503, done(adapters.StopEndTurn)),
+			second:   steps(usageEvent(adapters.Usage{InputTokens: 50, OutputTokens: 10}), text("second answered"), done(adapters.StopEndTurn)),
+			wantExit: conversation.ExitBudget, wantBudget: "tokens", wantAgent: "second", secondStarted: true},
+		{name: "cost crossed only when summed", mod: func(o *Options) { o.MaxCost = 0.5 },
+			first:    steps(usageEvent(adapters.Usage{InputTokens: 1, CostUSD: usd(0.3)}), crash(adapters.CodeRateLimit), done(adapters.StopEndTurn)),
+			second:   steps(usageEvent(adapters.Usage{InputTokens: 1, CostUSD: usd(0.3)}), text("second answered"), done(adapters.StopEndTurn)),
+			wantExit: conversation.ExitBudget, wantBudget: "cost", wantAgent: "second", secondStarted: true},
+		{name: "tokens spent by the first attempt", mod: func(o *Options) { o.MaxTokens = 100 },
+			first:    steps(usageEvent(adapters.Usage{InputTokens: 70, OutputTokens: 30, PerRequest: true}), http503, done(adapters.StopEndTurn)),
+			second:   answer("second answered"),
+			wantExit: conversation.ExitBudget, wantBudget: "tokens", wantAgent: "first"},
+		{name: "cost spent by the first attempt", mod: func(o *Options) { o.MaxCost = 0.5 },
+			first:    steps(usageEvent(adapters.Usage{InputTokens: 1, CostUSD: usd(0.5)}), crash(adapters.CodeCrash), done(adapters.StopEndTurn)),
+			second:   answer("second answered"),
+			wantExit: conversation.ExitBudget, wantBudget: "cost", wantAgent: "first"},
+		{name: "budget left for the next agent", mod: func(o *Options) { o.MaxTokens = 100 },
+			first:    steps(usageEvent(adapters.Usage{InputTokens: 50, OutputTokens: 10}), http503, done(adapters.StopEndTurn)),
+			second:   answer("second answered"),
+			wantExit: conversation.ExitOK, wantAgent: "second", secondStarted: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			caps := adapters.Capabilities{ReportsCost: true}
+			second := &fakeAdapter{name: "second", caps: caps, script: tt.second}
+			s, _, stderr := runFake(t, context.Background(), &fakeAdapter{name: "first", caps: caps, script: tt.first}, func(o *Options) {
+				o.Registry.Register(second)
+				o.Fallback = []string{"second"}
+				tt.mod(o)
+			})
+			if s.ExitCode != tt.wantExit || s.Budget != tt.wantBudget || s.Agent != tt.wantAgent {
+				t.Fatalf("exit %d budget %q agent %q (%s), want %d %q %q\nstderr:\n%s",
+					s.ExitCode, s.Budget, s.Agent, s.Error, tt.wantExit, tt.wantBudget, tt.wantAgent, stderr)
+			}
+			second.mu.Lock()
+			defer second.mu.Unlock()
+			if started := second.starts > 0; started != tt.secondStarted || len(s.Attempts) != map[bool]int{true: 2, false: 1}[started] {
+				t.Fatalf("second started %v, want %v; attempts %+v", started, tt.secondStarted, s.Attempts)
+			}
+			if s.Attempts[0].Fallback != "" && !tt.secondStarted {
+				t.Errorf("the first attempt handed over (%q) with the budget spent", s.Attempts[0].Fallback)
+			}
+		})
+	}
+}
+
+// The --output-schema repair turn is a turn of the same run: it gets what
+// the first turn left of each budget, also the cost of an agent the price
+// table prices and the turns of an agent that keeps its own turn budget
+// (per turn, so it would start afresh).
+func TestRun_RepairTurnSharesTheBudget(t *testing.T) {
+	rounds := func(ids string, then ...adapters.Event) fakeScript { // a round a tool call id
+		var evs []adapters.Event
+		for _, c := range ids {
+			id := string(c)
+			evs = append(evs, text("step "), adapters.Event{Type: adapters.EventToolCall, Tool: &adapters.ToolCall{ID: id, Kind: adapters.KindRead, Status: adapters.StatusInProgress}},
+				adapters.Event{Type: adapters.EventToolUpdate, Tool: &adapters.ToolCall{ID: id, Status: adapters.StatusCompleted}})
+		}
+		return steps(append(evs, then...)...)
+	}
+	invalid, valid := text("Looks fine to me."), text(validReview)
+	million := adapters.Usage{InputTokens: 1_000_000, PerRequest: true} // $0.15 at gpt-4o-mini's price
+	tests := []struct {
+		name       string
+		caps       adapters.Capabilities
+		mod        func(*Options)
+		first      fakeScript
+		repair     fakeScript
+		wantBudget string
+	}{
+		{name: "cost the price table gives", caps: adapters.Capabilities{DefaultModel: "gpt-4o-mini"}, mod: func(o *Options) { o.MaxCost = 0.25 },
+			first:      steps(usageEvent(million), invalid, done(adapters.StopEndTurn)),
+			repair:     steps(usageEvent(million), valid, done(adapters.StopEndTurn)),
+			wantBudget: "cost"},
+		{name: "turns of an agent that keeps its own budget", caps: adapters.Capabilities{TurnBudget: true}, mod: func(o *Options) { o.MaxTurns = 2 },
+			first:      rounds("ab", invalid, done(adapters.StopEndTurn)),
+			repair:     rounds("c", valid, done(adapters.StopEndTurn)),
+			wantBudget: "turns"},
+		{name: "turns hub counts", mod: func(o *Options) { o.MaxTurns = 2 },
+			first:      rounds("ab", invalid, done(adapters.StopEndTurn)),
+			repair:     rounds("c", valid, done(adapters.StopEndTurn)),
+			wantBudget: "turns"},
+		{name: "tokens", mod: func(o *Options) { o.MaxTokens = 100 },
+			first:      steps(usageEvent(adapters.Usage{InputTokens: 60}), invalid, done(adapters.StopEndTurn)),
+			repair:     steps(usageEvent(adapters.Usage{InputTokens: 60}), valid, done(adapters.StopEndTurn)),
+			wantBudget: "tokens"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := &fakeAdapter{name: "fake", caps: tt.caps, turns: []fakeScript{tt.first, tt.repair}, script: answer("unexpected prompt")}
+			s, _, errOut := runFake(t, context.Background(), a, func(o *Options) {
+				o.OutputSchema = json.RawMessage(reviewSchema)
+				tt.mod(o)
+			})
+			a.mu.Lock()
+			prompts := len(a.prompts)
+			a.mu.Unlock()
+			if s.ExitCode != conversation.ExitBudget || s.Budget != tt.wantBudget || prompts != 2 {
+				t.Fatalf("exit %d budget %q (%s) after %d prompts, want exit %d budget %q after the repair turn\n%s",
+					s.ExitCode, s.Budget, s.Error, prompts, conversation.ExitBudget, tt.wantBudget, errOut)
+			}
+		})
+	}
+}
+
+// An agent that keeps its own turn budget gets what the run's earlier
+// attempts left of --max-turns, never 0 (no limit).
+func TestBudget_TurnsLeftForTheNextAttempt(t *testing.T) {
+	tests := []struct {
+		name          string
+		prior         *budget
+		maxTurns, got int
+	}{
+		{"first attempt", nil, 5, 5},
+		{"no --max-turns", &budget{rounds: 3}, 0, 0},
+		{"rounds used before", &budget{rounds: 2}, 5, 3},
+		{"never unlimited", &budget{rounds: 5}, 5, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.prior.turnsLeft(tt.maxTurns); got != tt.got {
+				t.Fatalf("turnsLeft(%d) = %d, want %d", tt.maxTurns, got, tt.got)
 			}
 		})
 	}

@@ -95,7 +95,7 @@ func (r *run) sessionOptions(name string, caps adapters.Capabilities) (so adapte
 		prefix = instruct(&so, caps, "system-instructions", o.AppendSystemPrompt)
 	}
 	if prefix += schemaPrompt(&so, o, caps); caps.TurnBudget {
-		so.MaxTurns = o.MaxTurns // else hub counts the tool rounds (budget.round)
+		so.MaxTurns = r.prior.turnsLeft(o.MaxTurns) // else hub counts the tool rounds (budget.round)
 	}
 	switch list := o.skills; {
 	case len(list) == 0:

@@ -34,6 +34,7 @@ type run struct {
 	digest       conversation.Digest // the run's turns (a repair turn is the second)
 	shown        *adapters.ErrorInfo // the last fatal error shown
 	budget       *budget             // --max-tokens, --max-cost and counted --max-turns
+	prior        *budget             // the budget as the run's earlier attempts left it (nil: none)
 	budgetHit    string              // the limit that stopped the run (Summary.Budget)
 	warnings     []string
 	failure      *adapters.ErrorInfo // why the turn failed, if it did
@@ -68,7 +69,7 @@ func (r *run) execute(ctx context.Context) Summary {
 	}
 	r.handover(a.Name(), caps, &so, &prefix)
 	model := cmp.Or(so.Model, caps.DefaultModel)
-	if r.budget = newBudget(r.o, model, !caps.TurnBudget); r.o.MaxCost > 0 && !caps.ReportsCost && r.budget.price == nil {
+	if r.budget = newBudget(r.o, model, !caps.TurnBudget).carry(r.prior); r.o.MaxCost > 0 && !caps.ReportsCost && r.budget.price == nil {
 		return r.summary(conversation.ExitUsage, fmt.Errorf("%w: --max-cost: %s reports no cost and its model %q has no known price (conversation/prices.json)", ErrUsage, a.Name(), model))
 	}
 	if !caps.Permissions && r.o.Approve != conversation.ApproveAll && r.o.Ask == nil {
@@ -132,6 +133,7 @@ func (r *run) turn(ctx context.Context, spec conversation.TurnSpec) error {
 	var oc conversation.Outcome
 	var err error
 	r.watched(func() { oc, err = conversation.RunTurn(ctx, spec) })
+	r.budget.endTurn()
 	r.out.turn("turn_end", spec.Agent, oc.Stop, r.digest.Usage)
 	for _, w := range oc.Warnings {
 		r.warn("hook: %s", w)
@@ -232,7 +234,7 @@ func (r *run) handle(ev adapters.Event) {
 	r.budget.round(ev)
 	switch {
 	case ev.Type == adapters.EventUsage:
-		r.budget.check(r.digest.Usage, r.digest.Model)
+		r.budget.check(ev.Usage, r.digest.Model)
 	case ev.Type == adapters.EventError && ev.Error != nil && ev.Error.Fatal:
 		if r.shown != nil { // only the last reaches the summary: show the one it replaces now
 			r.out.fatalLine(r.shown)

@@ -79,12 +79,13 @@ type Options struct {
 	ResumeID                         string
 	from                             *runRecord // the record of the session ResumeID names, if hub has it
 	// MaxTurns is the turn budget (--max-turns): SessionOptions.MaxTurns
-	// for an agent that keeps one (Capabilities.TurnBudget), else hub
-	// counts the agent's tool rounds; a run stopped by it exits
-	// conversation.ExitBudget. 0: none.
+	// (what earlier attempts left) for an agent that keeps one
+	// (Capabilities.TurnBudget), else hub counts the agent's tool rounds;
+	// a run stopped by it exits conversation.ExitBudget. 0: none.
 	MaxTurns int
 	// MaxTokens and MaxCost (USD) stop a run that goes over them
 	// (--max-tokens, --max-cost), exiting conversation.ExitBudget. 0: none.
+	// Every budget is the run's: its turns and attempts share it.
 	MaxTokens int64
 	MaxCost   float64
 	// OutputSchema, when set, is a JSON Schema (draft 2020-12, self-
@@ -281,7 +282,8 @@ type Attempt struct {
 // runChain runs the agent and, when it could not do the work, the
 // fallback agents (conversation.Fallbacks); the summary is the last
 // attempt's, naming the agent that answered and every agent the run
-// reached, those it passed over as unknown or not ready included.
+// reached, those it passed over as unknown or not ready included. The
+// attempts share the run's budgets: none takes over once one is used up.
 func runChain(ctx context.Context, o Options, out *output) Summary {
 	var attempts []Attempt
 	var s Summary
@@ -295,14 +297,18 @@ func runChain(ctx context.Context, o Options, out *output) Summary {
 		attempts = append(attempts, Attempt{Agent: agent, ExitCode: classifyStartError(err), Error: oneLine(err.Error())})
 	}}
 	why := walk.Walk(ctx, o.Agent, func(agent string, watch bool) (conversation.Class, bool) {
-		r = &run{o: o, out: out, fallbackNext: watch, digest: r.digest.Retry(), warnings: slices.Clip(o.notes)}
+		r = &run{o: o, out: out, fallbackNext: watch, digest: r.digest.Retry(), warnings: slices.Clip(o.notes), prior: cmp.Or(r.budget, r.prior)}
 		if r.o.Agent = agent; agent != o.Agent && o.from == nil {
 			r.o.ResumeID, r.o.Fork = "", false // another agent cannot resume the first one's session
 		}
 		s, cur = r.execute(ctx), len(attempts)
+		class, toolStarted := r.failureClass(s), len(r.digest.ToolCalls) > 0
+		if watch && r.outOfBudget(conversation.FallbackReason(agent, class, toolStarted)) {
+			s, class = r.finish(causeBudget), conversation.ClassNone
+		}
 		usage = conversation.AddUsage(usage, s.Usage)
 		attempts = append(attempts, Attempt{Agent: agent, ExitCode: s.ExitCode, Error: s.Error, Detail: s.Detail})
-		return r.failureClass(s), len(r.digest.ToolCalls) > 0
+		return class, toolStarted
 	}, func(from, to, why string) {
 		attempts[cur].Fallback = why
 		out.fallback(from, to, why)
@@ -321,6 +327,20 @@ func runChain(ctx context.Context, o Options, out *output) Summary {
 		s.Attempts = attempts
 	}
 	return s
+}
+
+// outOfBudget says the run used up a budget, so no next agent takes over
+// what this attempt could not do (why; "": it stands): the budget stops
+// the run, saying both.
+func (r *run) outOfBudget(why string) bool {
+	if why == "" || r.budget == nil {
+		return false
+	}
+	spent, kind := r.budget.spent()
+	if kind != "" {
+		r.budget.signal(why+", and "+spent+": no other agent takes over", kind)
+	}
+	return kind != ""
 }
 
 // failureClass is how the attempt failed, for conversation's fallback
