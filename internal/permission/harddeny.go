@@ -87,6 +87,7 @@ var denyRules = []denyRule{
 	{"interpreter fork bomb", whyForkBomb, codeForkBomb},
 	{".env write", whyEnv, writesEnv},
 	{"credential store write", whyCredWrite, writesCredStore},
+	{"home work tree", whyCredWrite, plantsHome},
 	{"force push", whyForcePush, forcePushMain},
 }
 
@@ -420,8 +421,9 @@ func writesCredStore(k *check) bool {
 // writtenFiles are the files a command writes: redirects, the operands of
 // tee, truncate and touch, where cp, mv, install, ln, rsync, scp and ditto put
 // each source, sed -i's and perl -i's files, dd's of=, downloads' outputs,
-// ssh-keygen's key, git clone's and init's directories and (standing for
-// the files under them) where an archive is unpacked.
+// ssh-keygen's key, git clone's and init's directories, (standing for
+// the files under them) where an archive is unpacked, and the store a
+// program that keeps one writes by design (storeTools: docker login, …).
 func (k *check) writtenFiles() []arg {
 	out := k.c.writeTargets()
 	args := k.args()
@@ -453,7 +455,7 @@ func (k *check) writtenFiles() []arg {
 			out = append(out, k.tilde(t))
 		}
 	}
-	return out
+	return append(out, k.storeWrites(k.c.prog(), args)...)
 }
 
 // copyDests are the destination of a copy, move or link and, should it be
