@@ -23,27 +23,29 @@ var storeTools = map[string]storeTool{
 		quick-lsign-key quick-update-pref sign-key lsign-key nrsign-key tsign-key edit-key key-edit delete-key delete-keys
 		delete-secret-key delete-secret-keys delete-secret-and-public-key delete-secret-and-public-keys import-ownertrust
 		update-trustdb check-trustdb fix-trustdb change-passphrase passwd card-edit edit-card learn-card`), []string{"sign"}},
-	"docker":      {".docker/config.json", "--config/", []string{"login", "logout"}, nil},
-	"crane":       {".docker/config.json", "", []string{"auth login", "auth logout"}, nil},
-	"oras":        {".docker/config.json", "--registry-config", []string{"login", "logout"}, nil},
-	"aws":         {".aws/credentials", "", []string{"configure", "sso login", "sso logout", "login", "logout", "codeartifact login", "eks update-kubeconfig"}, []string{"configure get", "configure list", "configure list-profiles", "configure export-credentials"}},
-	"az":          {".azure/azureProfile.json", "", []string{"login", "logout", "account set", "account clear", "configure", "acr login", "aks get-credentials"}, nil},
-	"gh":          {".config/gh/hosts.yml", "", []string{"auth login", "auth logout", "auth refresh", "auth switch", "config set", "alias set", "alias delete", "alias import"}, nil},
-	"gcloud":      {".config/gcloud/credentials.db", "", []string{"init", "auth login", "auth activate-service-account", "auth revoke", "auth configure-docker", "auth application-default login", "auth application-default revoke", "auth application-default set-quota-project", "config set", "config unset", "config configurations", "container clusters get-credentials"}, []string{"config configurations list", "config configurations describe"}},
-	"kubectl":     {".kube/config", "--kubeconfig", []string{"config set", "config set-cluster", "config set-context", "config set-credentials", "config unset", "config use-context", "config use", "config delete-context", "config delete-cluster", "config delete-user", "config rename-context"}, nil},
-	"npm":         {".npmrc", "--userconfig", []string{"login", "adduser", "add-user", "logout", "set", "config set", "config delete", "config rm", "config edit"}, nil},
-	"git":         {".git-credentials", "--file", []string{"credential approve", "credential reject", "credential-store store", "credential-store erase"}, nil},
-	"cargo":       {".cargo/credentials.toml", "", []string{"login", "logout"}, nil},
-	"pass":        {".password-store/x", "", strings.Fields("insert add generate edit rm remove delete mv rename cp copy init git"), nil},
-	"secret-tool": {".local/share/keyrings/x", "", []string{"store", "clear"}, nil},
-	"heroku":      {".netrc", "", []string{"login", "logout", "auth:login", "auth:logout"}, nil},
+	"docker":               {".docker/config.json", "--config/", []string{"login", "logout", "context use", "context create", "context rm", "context update", "context import", "trust key", "trust signer"}, nil},
+	"crane":                {".docker/config.json", "", []string{"auth login", "auth logout"}, nil},
+	"oras":                 {".docker/config.json", "--registry-config", []string{"login", "logout"}, nil},
+	"aws":                  {".aws/credentials", "", []string{"configure", "sso login", "sso logout", "login", "logout", "codeartifact login", "eks update-kubeconfig"}, []string{"configure get", "configure list", "configure list-profiles", "configure export-credentials"}},
+	"az":                   {".azure/azureProfile.json", "", []string{"login", "logout", "account set", "account clear", "configure", "acr login", "aks get-credentials"}, nil},
+	"gh":                   {".config/gh/hosts.yml", "", []string{"auth login", "auth logout", "auth refresh", "auth switch", "config set", "alias set", "alias delete", "alias import"}, nil},
+	"gcloud":               {".config/gcloud/credentials.db", "", []string{"init", "auth login", "auth activate-service-account", "auth revoke", "auth configure-docker", "auth application-default login", "auth application-default revoke", "auth application-default set-quota-project", "config set", "config unset", "config configurations", "container clusters get-credentials"}, []string{"config configurations list", "config configurations describe"}},
+	"kubectl":              {".kube/config", "--kubeconfig", []string{"config set", "config set-cluster", "config set-context", "config set-credentials", "config unset", "config use-context", "config use", "config delete-context", "config delete-cluster", "config delete-user", "config rename-context"}, nil},
+	"npm":                  {".npmrc", "--userconfig", []string{"login", "adduser", "add-user", "logout", "set", "config set", "config delete", "config rm", "config edit", "c set", "c delete", "c rm", "c edit"}, nil},
+	"git":                  {".git-credentials", "--file", []string{"credential approve", "credential reject", "credential-store store", "credential-store erase", "credential-libsecret store", "credential-libsecret erase"}, nil},
+	"git-credential-store": {".git-credentials", "--file", []string{"store", "erase"}, nil},
+	"keyring":              {".local/share/keyrings/x", "", []string{"set", "del"}, nil},
+	"cargo":                {".cargo/credentials.toml", "", []string{"login", "logout"}, nil},
+	"pass":                 {".password-store/x", "", strings.Fields("insert add generate edit rm remove delete mv rename cp copy init git"), nil},
+	"secret-tool":          {".local/share/keyrings/x", "", []string{"store", "clear"}, nil},
+	"heroku":               {".netrc", "", []string{"login", "logout", "auth:login", "auth:logout"}, nil},
 	// hub cannot tell a host from this one: the key lands in a home's
 	// ~/.ssh as it does with ssh HOST 'cat >> ~/.ssh/authorized_keys'.
 	"ssh-copy-id": {".ssh/authorized_keys", "", []string{""}, nil},
 }
 
 // storeTwins share a storeTool.
-var storeTwins = map[string]string{"gpg2": "gpg", "gpgsm": "gpg", "oc": "kubectl"}
+var storeTwins = map[string]string{"gpg2": "gpg", "gpgsm": "gpg", "oc": "kubectl", "pnpm": "npm", "git-credential-libsecret": "git-credential-store"}
 
 // storeWrites: the credential store a program that keeps one writes.
 func (k *check) storeWrites(prog string, args []arg) []arg {
