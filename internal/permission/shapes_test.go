@@ -172,6 +172,7 @@ func TestUnclear_Shapes(t *testing.T) {
 		{`GIT_DIR=~/.dotfiles git checkout`, true},
 		{`docker --config "$D" login`, true}, // the store it writes only the shell knows
 		{`gpg --homedir "$(mktemp -d)" --import k`, true},
+		{`GNUPGHOME=$(mktemp -d) gpg --import k`, true},
 		{`gh "$X" login`, true},
 		{`git -C "$D" status`, false},
 		{`git --work-tree="$W" diff`, false},

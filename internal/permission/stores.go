@@ -44,10 +44,26 @@ var storeTools = map[string]storeTool{
 	"ssh-copy-id": {".ssh/authorized_keys", "", []string{""}, nil},
 }
 
+// storeEnv names the environment variable that points a program at
+// another store, as its storeTool's option does.
+var storeEnv = map[string]string{"gpg": "GNUPGHOME", "docker": "DOCKER_CONFIG", "kubectl": "KUBECONFIG", "npm": "NPM_CONFIG_USERCONFIG"}
+
+// layerEnv is the value a wrapper layer (VAR=x cmd, env VAR=x cmd) gives
+// the environment variable name, the innermost first.
+func layerEnv(layers [][]string, name string) (arg, bool) {
+	for _, w := range slices.Backward(slices.Concat(layers...)) {
+		if v, ok := strings.CutPrefix(w, name+"="); ok && name != "" {
+			return arg{text: v, dynamic: strings.Contains(v, unknown.text)}, true
+		}
+	}
+	return arg{}, false
+}
+
 // storeTwins share a storeTool.
 var storeTwins = map[string]string{"gpg2": "gpg", "gpgsm": "gpg", "oc": "kubectl", "pnpm": "npm", "git-credential-libsecret": "git-credential-store"}
 
-// storeWrites: the credential store a program that keeps one writes.
+// storeWrites: the credential store a program that keeps one writes, or
+// the one its option or environment variable (storeEnv) names instead.
 func (k *check) storeWrites(prog string, args []arg) []arg {
 	if twin, ok := storeTwins[prog]; ok {
 		prog = twin
@@ -56,7 +72,11 @@ func (k *check) storeWrites(prog string, args []arg) []arg {
 	if !ok || prog == "gpg" && !gpgCommand(args, t) || prog != "gpg" && (!k.leads(args, t.writes) || k.leads(args, t.reads)) {
 		return nil
 	}
-	if vals, _ := k.optValues(args, "", strings.TrimSuffix(t.opt, "/"), ""); t.opt != "" && len(vals) > 0 {
+	vals, _ := k.optValues(args, "", strings.TrimSuffix(t.opt, "/"), "")
+	if v, ok := layerEnv(k.c.layers, storeEnv[prog]); ok && len(vals) == 0 && !strings.ContainsAny(v.text, ":;") { // not a list
+		vals = []arg{k.tilde(v)}
+	}
+	if t.opt != "" && len(vals) > 0 {
 		v := vals[len(vals)-1]
 		if strings.HasSuffix(t.opt, "/") {
 			v.text = path.Join(v.text, path.Base(t.file))
@@ -123,10 +143,8 @@ func gitReads(args []arg) bool {
 // command that writes it unclear.
 func (r *reader) gitWorkTree(x *runCtx, named map[string]*arg, args []arg) {
 	for opt, env := range map[string]string{"--work-tree": "GIT_WORK_TREE", "--git-dir": "GIT_DIR"} {
-		for _, w := range slices.Backward(slices.Concat(x.layers...)) { // GIT_WORK_TREE=~ git …, env GIT_DIR=… git …, innermost first
-			if v, ok := strings.CutPrefix(w, env+"="); ok && named[opt] == nil {
-				named[opt] = &arg{text: v, dynamic: strings.Contains(v, unknown.text)}
-			}
+		if v, ok := layerEnv(x.layers, env); ok && named[opt] == nil { // GIT_WORK_TREE=~ git …, env GIT_DIR=… git …
+			named[opt] = &v
 		}
 		if v, ok := x.sc.vars[env]; ok && named[opt] == nil {
 			named[opt] = &v
