@@ -169,16 +169,44 @@ func (r *reader) gitWorkTree(x *runCtx, named map[string]*arg, args []arg) {
 
 // plantsHome: git writing a work tree that holds a credential store (a
 // home, /, ~/.config, a store) writes files hub cannot name there, as
-// cp -r x/. ~ does; so does making one a repository's work tree.
+// cp -r x/. ~ does; so does making one a repository's work tree, and so
+// do the dotfile managers (yadm, vcsh: git on the home; chezmoi, stow).
 func plantsHome(k *check) bool {
 	args := k.args()
-	if k.c.prog() != "git" || len(args) == 0 {
+	if len(args) == 0 {
 		return false
 	}
-	if i := slices.IndexFunc(args, func(a arg) bool { return strings.EqualFold(a.text, "core.worktree") }); args[0].text == "config" && i > 0 && i+1 < len(args) {
-		ps, _ := k.known(k.tilde(args[i+1]))
-		return slices.ContainsFunc(ps, k.r.holdsCredStore)
+	switch k.c.prog() {
+	case "yadm":
+		args = skipOpts(args, "Y", "yadm-dir", "yadm-data", "yadm-repo", "yadm-config", "yadm-encrypt", "yadm-archive", "yadm-bootstrap")
+		return len(args) > 0 && (args[0].text == "clone" || !gitReads(args))
+	case "vcsh": // vcsh REPO GITCOMMAND, or its own command
+		return !slices.Contains([]string{"list", "status", "list-tracked", "list-untracked", "which", "help", "version", "init"}, args[0].text) && !gitReads(args[1:])
+	case "chezmoi":
+		return (k.leads(args, []string{"apply", "update", "destroy", "merge-all"}) || k.leads(args, []string{"init", "edit"}) && (hasLong(args, "--apply") || hasShort(args, "a"))) &&
+			k.holds(args, "D", "--destination", arg{text: k.r.home})
+	case "stow", "xstow":
+		target := arg{text: ".."} // the stow directory's parent
+		if dir, _ := k.optValues(args, "d", "--dir", ""); len(dir) > 0 {
+			target = arg{text: path.Join(dir[len(dir)-1].text, ".."), dynamic: dir[len(dir)-1].dynamic}
+		}
+		return !hasShort(args, "n") && !hasLong(args, "--no", "--simulate") && k.holds(args, "t", "--target", target)
+	case "git":
+		if i := slices.IndexFunc(args, func(a arg) bool { return strings.EqualFold(a.text, "core.worktree") }); args[0].text == "config" && i > 0 && i+1 < len(args) {
+			return k.holds(nil, "", "", args[i+1])
+		}
+		ps, _ := k.paths(arg{text: "."})
+		return !gitReads(args) && slices.ContainsFunc(ps, k.r.holdsCredStore)
 	}
-	ps, _ := k.paths(arg{text: "."})
-	return !gitReads(args) && slices.ContainsFunc(ps, k.r.holdsCredStore)
+	return false
+}
+
+// holds reports the directory an option names (the last), else def,
+// holding a credential store; one hub cannot know makes the line unclear.
+func (k *check) holds(args []arg, short, long string, def arg) bool {
+	if vals, _ := k.optValues(args, short, long, ""); long != "" && len(vals) > 0 {
+		def = vals[len(vals)-1]
+	}
+	ps, _ := k.known(k.tilde(def))
+	return slices.ContainsFunc(ps, k.r.holdsCredStore)
 }
