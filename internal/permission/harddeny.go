@@ -567,21 +567,21 @@ func (k *check) optValues(args []arg, short, long, valued string) (vals, rest []
 	return vals, rest
 }
 
-// gitWrites: everything under the directory git clone fills, and the
-// repository git init makes.
+// gitWrites: everything under the directory git clone or worktree add
+// fills, and the repository git init makes.
 func (k *check) gitWrites(args []arg) []arg {
 	if len(args) == 0 {
 		return nil
 	}
-	ops := operands(skipValues(args[1:], "-b", "--branch", "-o", "--origin", "--depth", "-c", "--config", "--reference", "--reference-if-able",
+	ops := operands(skipValues(args[1:], "-b", "-B", "--branch", "-o", "--origin", "--depth", "-c", "--config", "--reference", "--reference-if-able",
 		"--separate-git-dir", "-u", "--upload-pack", "-j", "--jobs", "--template", "--filter", "--shallow-since", "--shallow-exclude",
-		"--server-option", "--bundle-uri", "--revision", "--initial-branch", "--object-format", "--ref-format"))
+		"--server-option", "--bundle-uri", "--revision", "--initial-branch", "--object-format", "--ref-format", "--reason"))
 	switch {
 	case args[0].text == "init" && len(ops) == 0:
 		return []arg{{text: "."}}
 	case args[0].text == "init":
 		return ops[:1]
-	case args[0].text != "clone" || len(ops) == 0:
+	case args[0].text != "clone" && !(args[0].text == "worktree" && len(ops) > 1 && ops[0].text == "add") || len(ops) == 0:
 		return nil
 	case len(ops) > 1:
 		ops[1].under = true
