@@ -87,6 +87,7 @@ var denyRules = []denyRule{
 	{"interpreter fork bomb", whyForkBomb, codeForkBomb},
 	{".env write", whyEnv, writesEnv},
 	{"credential store write", whyCredWrite, writesCredStore},
+	{"home work tree", whyCredWrite, plantsHome},
 	{"force push", whyForcePush, forcePushMain},
 }
 
@@ -420,8 +421,9 @@ func writesCredStore(k *check) bool {
 // writtenFiles are the files a command writes: redirects, the operands of
 // tee, truncate and touch, where cp, mv, install, ln, rsync, scp and ditto put
 // each source, sed -i's and perl -i's files, dd's of=, downloads' outputs,
-// ssh-keygen's key, git clone's and init's directories and (standing for
-// the files under them) where an archive is unpacked.
+// ssh-keygen's key, git clone's and init's directories, (standing for
+// the files under them) where an archive is unpacked, and the store a
+// program that keeps one writes by design (storeTools: docker login, …).
 func (k *check) writtenFiles() []arg {
 	out := k.c.writeTargets()
 	args := k.args()
@@ -453,7 +455,7 @@ func (k *check) writtenFiles() []arg {
 			out = append(out, k.tilde(t))
 		}
 	}
-	return out
+	return append(out, k.storeWrites(k.c.prog(), args)...)
 }
 
 // copyDests are the destination of a copy, move or link and, should it be
@@ -565,21 +567,21 @@ func (k *check) optValues(args []arg, short, long, valued string) (vals, rest []
 	return vals, rest
 }
 
-// gitWrites: everything under the directory git clone fills, and the
-// repository git init makes.
+// gitWrites: everything under the directory git clone or worktree add
+// fills, and the repository git init makes.
 func (k *check) gitWrites(args []arg) []arg {
 	if len(args) == 0 {
 		return nil
 	}
-	ops := operands(skipValues(args[1:], "-b", "--branch", "-o", "--origin", "--depth", "-c", "--config", "--reference", "--reference-if-able",
+	ops := operands(skipValues(args[1:], "-b", "-B", "--branch", "-o", "--origin", "--depth", "-c", "--config", "--reference", "--reference-if-able",
 		"--separate-git-dir", "-u", "--upload-pack", "-j", "--jobs", "--template", "--filter", "--shallow-since", "--shallow-exclude",
-		"--server-option", "--bundle-uri", "--revision", "--initial-branch", "--object-format", "--ref-format"))
+		"--server-option", "--bundle-uri", "--revision", "--initial-branch", "--object-format", "--ref-format", "--reason"))
 	switch {
 	case args[0].text == "init" && len(ops) == 0:
 		return []arg{{text: "."}}
 	case args[0].text == "init":
 		return ops[:1]
-	case args[0].text != "clone" || len(ops) == 0:
+	case args[0].text != "clone" && !(args[0].text == "worktree" && len(ops) > 1 && ops[0].text == "add") || len(ops) == 0:
 		return nil
 	case len(ops) > 1:
 		ops[1].under = true

@@ -166,6 +166,18 @@ func TestUnclear_Shapes(t *testing.T) {
 		{`cp "$F" ~`, true}, // lands in ~ under a name only the shell knows
 		{`cd ~ && git clone "$URL"`, true},
 		{`cd "$X" && python3 -c "open('.ssh/authorized_keys','a')"`, true},
+		{`git --work-tree="$W" checkout main`, true}, // the work tree may be a home
+		{`git -C "$D" reset --hard`, true},
+		{`git --git-dir=~/.dotfiles checkout`, true}, // its core.worktree may name a home
+		{`GIT_DIR=~/.dotfiles git checkout`, true},
+		{`docker --config "$D" login`, true}, // the store it writes only the shell knows
+		{`gpg --homedir "$(mktemp -d)" --import k`, true},
+		{`GNUPGHOME=$(mktemp -d) gpg --import k`, true},
+		{`gh "$X" login`, true},
+		{`git -C "$D" status`, false},
+		{`git --work-tree="$W" diff`, false},
+		{`cd "$X" && git checkout main`, false}, // as before: not a work tree named for git
+		{`docker run "$IMG"`, false},
 		{`cp "$F" ./build/`, false},
 		{`echo KEY > ./out`, false},
 		{"rm -rf 'unclosed", true},

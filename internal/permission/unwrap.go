@@ -373,22 +373,33 @@ func isAssignment(s string) bool {
 // run other programs, so they make the call opaque.
 func (r *reader) git(argv []arg, x *runCtx) []arg {
 	args := argv[1:]
-	stripped := false
-	for len(args) > 0 && strings.HasPrefix(args[0].text, "-") && !args[0].dynamic {
-		t := args[0].text
+	stripped, named := false, map[string]*arg{} // --work-tree, --git-dir, a -C hub cannot know
+	for len(args) > 0 && strings.HasPrefix(args[0].text, "-") && (!args[0].dynamic || strings.HasPrefix(args[0].text, "--work-tree=") || strings.HasPrefix(args[0].text, "--git-dir=")) {
+		a, t := args[0], args[0].text
 		stripped, args = true, args[1:]
 		var val []arg // the next word, for the options that take it
 		if slices.Contains([]string{"-C", "-c", "--config-env", "--git-dir", "--work-tree", "--namespace", "--super-prefix"}, t) && len(args) > 0 {
 			val, args = args[:1], args[1:]
 		}
-		switch {
+		switch name, v, eq := strings.Cut(t, "="); {
 		case t == "-C" && val != nil:
 			x.sc = x.sc.clone()
 			r.cd("cd", val, x.sc)
+			if val[0].dynamic {
+				named[t] = &val[0]
+			}
+		case (name == "--work-tree" || name == "--git-dir") && (eq || val != nil):
+			named[name] = &arg{text: v, dynamic: a.dynamic}
+			if !eq {
+				named[name] = &val[0]
+			}
 		case t == "-c" || strings.HasPrefix(t, "--config-env") || strings.HasPrefix(t, "--exec-path"):
 			x.opaque = true
 			for _, v := range val { // -c and --config-env NAME=VALUE
 				r.gitConfig(v.text)
+				if k, w, _ := strings.Cut(v.text, "="); strings.EqualFold(k, "core.worktree") {
+					named["--work-tree"] = &arg{text: w, dynamic: v.dynamic}
+				}
 			}
 		}
 	}
@@ -413,6 +424,7 @@ func (r *reader) git(argv []arg, x *runCtx) []arg {
 			stripped = true
 		}
 	}
+	r.gitWorkTree(x, named, args)
 	if !stripped {
 		return argv
 	}
