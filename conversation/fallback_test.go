@@ -62,6 +62,10 @@ func TestClassifyStart_StartErrors(t *testing.T) {
 		{"a crash while taking the prompt", &adapters.TurnError{Info: adapters.ErrorInfo{Code: adapters.CodeCrash}}, ClassCrash},
 		{"closed", adapters.ErrClosed, ClassCrash},
 		{"anything else", errors.New("boom"), ClassStart},
+		// an agent gone before it answered initialize (acpclient's
+		// TestStart_AgentGoneBeforeInitializeIsOneMessage makes these)
+		{"gone before initialize", errors.New("acp agent failed to initialize: gone: initialize: gone exited unexpectedly (exit code 1): fake: no config found"), ClassStart},
+		{"gone before initialize, logged out", errors.New("acp agent failed to initialize: gone: initialize: gone exited unexpectedly (exit code 1): Error: not logged in\n    at main (cli.js:1:1)"), ClassAuth},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

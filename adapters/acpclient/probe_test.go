@@ -14,7 +14,6 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/hubdev/hub/adapters"
-	"github.com/hubdev/hub/conversation"
 	"github.com/hubdev/hub/internal/proc"
 )
 
@@ -44,16 +43,16 @@ func TestProbe_AnAgentThatExitsIsAnInitializeError(t *testing.T) {
 // An agent gone before it answers initialize is told one way, with its
 // exit status and stderr, whichever of its signs hub met first: the fake
 // closes its pipes before it exits, so a broken pipe or the connection's
-// end comes before the exit is seen. The fallback rule still sees a start
-// failure, or a login one when stderr says so, on any of its last lines.
+// end comes before the exit is seen. It stays a start failure to the
+// fallback rule (neither a crash nor a turn's error), and the stderr lines
+// it carries are what the rule reads a login failure from.
 func TestStart_AgentGoneBeforeInitializeIsOneMessage(t *testing.T) {
 	cases := []struct {
 		name   string
 		stderr []string
-		class  conversation.Class
 	}{
-		{"one line", []string{"fake: no config found"}, conversation.ClassStart},
-		{"login above a stack line", []string{"Error: not logged in", "    at main (cli.js:1:1)"}, conversation.ClassAuth},
+		{"one line", []string{"fake: no config found"}},
+		{"login above a stack line", []string{"Error: not logged in", "    at main (cli.js:1:1)"}},
 	}
 	for _, tc := range cases {
 		var ops []string
@@ -77,8 +76,9 @@ func TestStart_AgentGoneBeforeInitializeIsOneMessage(t *testing.T) {
 				seen := map[string]int{}
 				for range 50 {
 					err := start()
-					if !errors.Is(err, ErrInitialize) || conversation.ClassifyStart(err) != tc.class {
-						t.Fatalf("err = %v (class %q), want an ErrInitialize of class %q", err, conversation.ClassifyStart(err), tc.class)
+					var te *adapters.TurnError
+					if !errors.Is(err, ErrInitialize) || errors.Is(err, adapters.ErrClosed) || errors.As(err, &te) {
+						t.Fatalf("err = %v, want an ErrInitialize that is no crash and no turn's error", err)
 					}
 					seen[err.Error()]++
 				}
