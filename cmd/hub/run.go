@@ -60,7 +60,9 @@ candidates whose check passed (all that completed, without --check), by the
 smaller diff, then fewer denials, then the shorter time. --apply brings the
 winner's change into your working tree as uncommitted changes, only if the
 tree did not change meanwhile. Worktrees and branches are removed unless
---keep. Exit 0 with a winner, 1 without, 2 outside a git repository.
+--keep. Exit 0 with a winner, 1 without, 2 outside a git repository. Every
+other flag applies to each candidate (budgets: each its own); --agent,
+--resume, --continue, --fork, --fallback and --output-schema are refused.
 
 hub keeps each run's conversation in its state dir (runs/ID.json), so
 --resume ID with another --agent starts that agent briefed on it (the same
