@@ -271,15 +271,15 @@ var errEmptyStdin = errors.New("no prompt: stdin was empty")
 
 // runBestOf runs the prompt on several agents, each in its own worktree.
 func runBestOf(ctx context.Context, e *env, o runner.Options, bo bestof.Options, agents string) int {
-	if !o.Approve.Valid() || (o.Format != runner.FormatText && o.Format != runner.FormatJSONL) {
-		return e.fail(conversation.ExitUsage, "hub run: --approve must be all, read-only or none; --format text or jsonl\n")
-	}
 	if o.Prompt == "" && o.ReadPrompt != nil {
 		p, err := o.ReadPrompt()
 		if err != nil {
 			return e.fail(conversation.ExitUsage, "hub run: %v\n", err)
 		}
 		o.Prompt = p
+	}
+	if err := o.Usable(); err != nil {
+		return e.fail(conversation.ExitUsage, "hub run: %v\n", err)
 	}
 	for _, a := range strings.Split(agents, ",") {
 		if a = strings.TrimSpace(a); a != "" {

@@ -118,6 +118,10 @@ func TestRunAgents_RefusedFlagsStartNoCandidate(t *testing.T) {
 		{"apply without --agents", []string{"--agent", "mock", "--apply"}, "--apply"},
 		{"n without --agents", []string{"--agent", "mock", "--n", "2"}, "--n"},
 		{"check without --agents", []string{"--agent", "mock", "--check", "true"}, "--check"},
+		{"unknown skill", []string{"--agents", "mock", "--skill", "nope"}, "--skill"},
+		{"bad allow-tool", []string{"--agents", "mock", "--allow-tool", "Bash("}, "--allow-tool"},
+		{"negative max-turns", []string{"--agents", "mock", "--max-turns", "-1"}, "--max-turns"},
+		{"bad approve", []string{"--agents", "mock", "--approve", "some"}, "--approve"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -43,6 +44,14 @@ func BestOf(ctx context.Context, o bestof.Options, format Format, stdout, stderr
 func Candidate(ctx context.Context, c bestof.CandidateRun) bestof.CandidateResult {
 	return Options{Registry: c.Registry, Model: c.Model, Timeout: c.Timeout, Approve: c.Approve, Rules: c.Rules, Log: c.Log,
 		Now: c.Now, AuditDir: c.AuditDir}.RunCandidate(ctx, c)
+}
+
+// Usable reports the usage error each candidate made from o (hub run's
+// options) would end with, so best of N refuses it before any starts: a
+// bad --cwd, --allow-tool or --skill, a limit out of range.
+func (o Options) Usable() error {
+	o.Agent, o.ReadPrompt = cmp.Or(o.Agent, "candidate"), nil
+	return o.defaults()
 }
 
 // RunCandidate runs best of N candidate c as the hub run o (hub run's own
