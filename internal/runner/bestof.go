@@ -43,7 +43,7 @@ func BestOf(ctx context.Context, o bestof.Options, format Format, stdout, stderr
 // (/compare).
 func Candidate(ctx context.Context, c bestof.CandidateRun) bestof.CandidateResult {
 	return Options{Registry: c.Registry, Model: c.Model, Timeout: c.Timeout, Approve: c.Approve, Rules: c.Rules, Log: c.Log,
-		Now: c.Now, AuditDir: c.AuditDir}.RunCandidate(ctx, c)
+		Now: c.Now, AuditDir: c.AuditDir, Hooks: c.Hooks}.RunCandidate(ctx, c)
 }
 
 // Usable reports the usage error each candidate made from o (hub run's
