@@ -39,16 +39,15 @@ type candidateLine struct {
 	Denied       []struct{ Reason string }
 }
 
-func candidateSummary(t *testing.T, out string) candidateLine {
-	t.Helper()
+func candidateSummaries(out string) []candidateLine {
+	var cs []candidateLine
 	for _, l := range strings.Split(out, "\n") {
 		var c candidateLine
 		if json.Unmarshal([]byte(l), &c) == nil && c.Type == "candidate" {
-			return c
+			cs = append(cs, c)
 		}
 	}
-	t.Fatalf("no candidate summary line:\n%s", out)
-	return candidateLine{}
+	return cs
 }
 
 // Every hub run flag that makes sense for one candidate reaches each
@@ -56,48 +55,52 @@ func candidateSummary(t *testing.T, out string) candidateLine {
 // --allow-tool patterns, its --skill and its system prompt.
 func TestRunAgents_FlagsReachEachCandidate(t *testing.T) {
 	write := mockllm.OpenAITurn{ToolCalls: []mockllm.OpenAIToolCall{{Name: "write_file", Args: `{"path":"a.txt","content":"x"}`}}}
+	ok := mockllm.OpenAITurn{Text: "ok"}
 	tests := []struct {
 		name   string
 		args   []string
-		turns  []mockllm.OpenAITurn
-		exit   int    // the candidate's
-		budget string // the candidate's summary's
+		turns  []mockllm.OpenAITurn // every candidate's: a turn with a tool call runs one candidate, else two
+		exit   int                  // each candidate's
+		budget string               // each candidate's summary's
 		denied int
-		sent   string // in a request's messages
+		sent   string // in every request's messages
 	}{
-		{name: "max-tokens", args: []string{"--max-tokens", "1"}, turns: []mockllm.OpenAITurn{{Text: "ok"}}, exit: 7, budget: "tokens"},
-		{name: "max-turns", args: []string{"--max-turns", "1", "--approve", "all"}, turns: []mockllm.OpenAITurn{write, write, {Text: "ok"}}, exit: 7, budget: "turns"},
-		{name: "allow-tool", args: []string{"--approve", "none", "--allow-tool", "Write"}, turns: []mockllm.OpenAITurn{write, {Text: "ok"}}},
-		{name: "without allow-tool", args: []string{"--approve", "none"}, turns: []mockllm.OpenAITurn{write, {Text: "ok"}}, exit: 6, denied: 1},
-		{name: "skill", args: []string{"--skill", "house-style"}, turns: []mockllm.OpenAITurn{{Text: "ok"}}, sent: "Indent with tabs, always."},
-		{name: "system-prompt", args: []string{"--system-prompt", "You are a careful reviewer."}, turns: []mockllm.OpenAITurn{{Text: "ok"}},
+		{name: "max-tokens", args: []string{"--max-tokens", "1"}, turns: []mockllm.OpenAITurn{ok}, exit: 7, budget: "tokens"},
+		{name: "max-turns", args: []string{"--max-turns", "1", "--approve", "all"}, turns: []mockllm.OpenAITurn{write, write, ok}, exit: 7, budget: "turns"},
+		{name: "allow-tool", args: []string{"--approve", "none", "--allow-tool", "Write"}, turns: []mockllm.OpenAITurn{write, ok}},
+		{name: "without allow-tool", args: []string{"--approve", "none"}, turns: []mockllm.OpenAITurn{write, ok}, exit: 6, denied: 1},
+		{name: "skill", args: []string{"--skill", "house-style"}, turns: []mockllm.OpenAITurn{ok}, sent: "Indent with tabs, always."},
+		{name: "system-prompt", args: []string{"--system-prompt", "You are a careful reviewer."}, turns: []mockllm.OpenAITurn{ok},
 			sent: "You are a careful reviewer."},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := mockllm.NewOpenAIServer(tt.turns...)
+			n, turns := 1, tt.turns
+			if len(turns) == 1 { // one request each: the candidates may take the turns in any order
+				n, turns = 2, append(turns, turns...)
+			}
+			srv := mockllm.NewOpenAIServer(turns...)
 			defer srv.Close()
 			root, repo := bestOfWorld(t, srv)
 			writeFile(t, filepath.Join(root, "xdg_config_home", "hub", "skills", "house-style", "SKILL.md"),
 				"---\nname: house-style\ndescription: How code is written here.\n---\nIndent with tabs, always.\n")
-			args := append([]string{"run", "--agents", "mock", "--cwd", repo, "--format", "jsonl"}, tt.args...)
+			args := append([]string{"run", "--agents", "mock", "--n", fmt.Sprint(n), "--cwd", repo, "--format", "jsonl"}, tt.args...)
 			_, out, errOut := hub(t, nil, append(args, "write a.txt")...)
-			c := candidateSummary(t, out)
-			if c.ExitCode != tt.exit || c.Budget != tt.budget || len(c.Denied) != tt.denied {
-				t.Fatalf("candidate exit %d budget %q denied %+v, want exit %d budget %q %d denied\nstderr: %s",
-					c.ExitCode, c.Budget, c.Denied, tt.exit, tt.budget, tt.denied, errOut)
+			cs := candidateSummaries(out)
+			if len(cs) != n {
+				t.Fatalf("%d candidate summaries, want %d:\n%s\nstderr: %s", len(cs), n, out, errOut)
 			}
-			if tt.sent == "" {
-				return
-			}
-			for _, r := range srv.Requests() {
-				for _, m := range r.Messages {
-					if strings.Contains(mockllm.MessageText(m), tt.sent) {
-						return
-					}
+			for _, c := range cs {
+				if c.ExitCode != tt.exit || c.Budget != tt.budget || len(c.Denied) != tt.denied {
+					t.Fatalf("candidate exit %d budget %q denied %+v, want exit %d budget %q %d denied\nstderr: %s",
+						c.ExitCode, c.Budget, c.Denied, tt.exit, tt.budget, tt.denied, errOut)
 				}
 			}
-			t.Fatalf("no request carried %q", tt.sent)
+			for _, r := range srv.Requests() {
+				if tt.sent != "" && !strings.Contains(string(r.Body), tt.sent) {
+					t.Fatalf("a request lacks %q: %s", tt.sent, r.Body)
+				}
+			}
 		})
 	}
 }
