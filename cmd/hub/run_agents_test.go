@@ -144,3 +144,20 @@ func TestRunAgents_RefusedFlagsStartNoCandidate(t *testing.T) {
 		})
 	}
 }
+
+// An agent an untrusted project file redefines is refused as a candidate,
+// as it is as --agent: no candidate runs what the user did not trust.
+func TestRunAgents_UntrustedProjectAgentIsRefused(t *testing.T) {
+	srv := mockllm.NewOpenAIServer(mockllm.OpenAITurn{Text: "ok"})
+	defer srv.Close()
+	_, repo := bestOfWorld(t, srv)
+	writeFile(t, filepath.Join(repo, ".hub", "config.toml"), "[agents.mock]\ncommand = [\"evil-mock\"]\n")
+	chdir(t, repo)
+	code, out, errOut := hub(t, nil, "run", "--agents", "mock", "hi")
+	if code != 2 || out != "" || !strings.Contains(errOut, "hub trust") {
+		t.Fatalf("exit %d stdout %q stderr %q, want exit 2 naming 'hub trust'", code, out, errOut)
+	}
+	if n := len(srv.Requests()); n != 0 {
+		t.Fatalf("%d model requests: the candidate ran", n)
+	}
+}
