@@ -169,7 +169,7 @@ func (ss *session) runCompare(ctx context.Context, args string) string {
 	}
 	cr := &compareRun{ss: ss, id: newID(4), cards: map[string]bestof.Candidate{}}
 	s := bestof.Run(ctx, bestof.Options{Candidate: bestof.CandidateRun{Registry: ss.agents(), Cwd: ss.rec.Cwd, Prompt: req.prompt,
-		Approve: conversation.ApproveNone, Rules: ss.set.Permissions, Log: ss.srv.log, AuditDir: ss.srv.opts.TranscriptDir},
+		Approve: conversation.ApproveNone, Rules: ss.set.Permissions, Log: ss.srv.log, AuditDir: ss.srv.opts.TranscriptDir, Hooks: ss.set.Hooks},
 		Run: ss.srv.opts.Candidate, Agents: req.agents, N: req.n, Check: req.check, Ask: cr.ask, Progress: cr.show, Confirm: cr.confirm,
 		StopAll: func() {}}) // proc.StopAll would end every session's agent; each candidate closes its own
 	if s.ExitCode == conversation.ExitUsage { // the comparison never ran: Error says why

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -59,7 +60,9 @@ candidates whose check passed (all that completed, without --check), by the
 smaller diff, then fewer denials, then the shorter time. --apply brings the
 winner's change into your working tree as uncommitted changes, only if the
 tree did not change meanwhile. Worktrees and branches are removed unless
---keep. Exit 0 with a winner, 1 without, 2 outside a git repository.
+--keep. Exit 0 with a winner, 1 without, 2 outside a git repository. Every
+other flag applies to each candidate (budgets: each its own); --agent,
+--resume, --continue, --fork, --fallback and --output-schema are refused.
 
 hub keeps each run's conversation in its state dir (runs/ID.json), so
 --resume ID with another --agent starts that agent briefed on it (the same
@@ -133,9 +136,11 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	if !ok {
 		return code
 	}
-	agentFlag := false
-	fs.Visit(func(f *flag.Flag) { agentFlag = agentFlag || f.Name == "agent" })
-	if err := untrustedAgent(e.cfg, o.Agent, !agentFlag); err != nil {
+	agentFlag, err := runFlags(fs, *agentsFlag != "")
+	if err == nil && *agentsFlag == "" {
+		err = untrustedAgent(e.cfg, o.Agent, !agentFlag)
+	}
+	if err != nil {
 		return e.fail(conversation.ExitUsage, "hub run: %v\n", err)
 	}
 	prompt, fromStdin, err := promptArgs(pos, e.stdin)
@@ -211,9 +216,6 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	o.NoColor = os.Getenv("NO_COLOR") != ""
 	o.Signals = laterSignals
 	if *agentsFlag != "" {
-		if *outputSchema != "" {
-			return e.fail(conversation.ExitUsage, "hub run: --output-schema holds one agent's answer; it does not apply to --agents\n")
-		}
 		return runBestOf(ctx, e, o, bo, *agentsFlag)
 	}
 	return runner.Run(ctx, o).ExitCode
@@ -269,9 +271,6 @@ var errEmptyStdin = errors.New("no prompt: stdin was empty")
 
 // runBestOf runs the prompt on several agents, each in its own worktree.
 func runBestOf(ctx context.Context, e *env, o runner.Options, bo bestof.Options, agents string) int {
-	if !o.Approve.Valid() || (o.Format != runner.FormatText && o.Format != runner.FormatJSONL) {
-		return e.fail(conversation.ExitUsage, "hub run: --approve must be all, read-only or none; --format text or jsonl\n")
-	}
 	if o.Prompt == "" && o.ReadPrompt != nil {
 		p, err := o.ReadPrompt()
 		if err != nil {
@@ -279,14 +278,47 @@ func runBestOf(ctx context.Context, e *env, o runner.Options, bo bestof.Options,
 		}
 		o.Prompt = p
 	}
+	if err := o.Usable(); err != nil {
+		return e.fail(conversation.ExitUsage, "hub run: %v\n", err)
+	}
 	for _, a := range strings.Split(agents, ",") {
 		if a = strings.TrimSpace(a); a != "" {
+			if err := untrustedAgent(e.cfg, a, false); err != nil {
+				return e.fail(conversation.ExitUsage, "hub run: --agents: %v\n", err)
+			}
 			bo.Agents = append(bo.Agents, a)
 		}
 	}
-	bo.Candidate = bestof.CandidateRun{Registry: o.Registry, Cwd: o.Cwd, Prompt: o.Prompt, Model: o.Model, Timeout: o.Timeout,
-		Approve: o.Approve, Rules: o.Rules, Log: e.log, AuditDir: o.AuditDir}
+	bo.Candidate, bo.Run = bestof.CandidateRun{Registry: o.Registry, Cwd: o.Cwd, Prompt: o.Prompt, Log: e.log}, o.RunCandidate
 	return runner.BestOf(ctx, bo, o.Format, e.stdout, e.stderr).ExitCode
+}
+
+// notWithAgents are the flags best of N refuses, with why: a candidate is
+// one new session of one agent.
+var notWithAgents = map[string]string{
+	"agent":         "names the one agent of a run, --agents the candidates",
+	"output-schema": "holds one agent's answer",
+	"resume":        "continues one session, which N candidates cannot all be",
+	"continue":      "continues one session, which N candidates cannot all be",
+	"fork":          "copies one session, which N candidates cannot all be",
+	"fallback":      "would let another agent answer for a candidate, which is one agent",
+}
+
+// runFlags refuses the flags set that best of N cannot honour (bestOf) or
+// that only it takes (else), and says whether --agent was set.
+func runFlags(fs *flag.FlagSet, bestOf bool) (agentFlag bool, err error) {
+	only := []string{"n", "check", "check-timeout", "apply", "keep", "jobs"}
+	fs.Visit(func(f *flag.Flag) {
+		agentFlag = agentFlag || f.Name == "agent"
+		switch why := notWithAgents[f.Name]; {
+		case err != nil:
+		case bestOf && why != "":
+			err = fmt.Errorf("--%s %s; it does not apply to --agents", f.Name, why)
+		case !bestOf && slices.Contains(only, f.Name):
+			err = fmt.Errorf("--%s is for best of N; it needs --agents", f.Name)
+		}
+	})
+	return agentFlag, err
 }
 
 // textOrFile is a flag's text, or the content of the file named after "@"

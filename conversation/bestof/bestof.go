@@ -75,7 +75,8 @@ type CandidateRun struct {
 	Lines                           io.Writer // when set, gets the run's jsonl lines; else it prints nothing
 	Log                             zerolog.Logger
 	Now                             func() time.Time
-	AuditDir                        string // when set (config transcripts = true), gets its transcript
+	AuditDir                        string        // when set (config transcripts = true), gets its transcript
+	Hooks                           *hooks.Runner // the configured hooks, for an agent that does not run them itself
 }
 
 // CandidateResult is how a candidate's run ended.

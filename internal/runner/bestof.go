@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -13,15 +14,17 @@ import (
 	"github.com/hubdev/hub/conversation/bestof"
 )
 
-// BestOf is hub run --agents: o's candidates are each a Run (Candidate),
-// their jsonl lines on stdout, a line on stderr as each ends, the outcome
-// after.
+// BestOf is hub run --agents: o's candidates are each a Run (o.Run, else
+// Candidate), their jsonl lines on stdout, a line on stderr as each ends,
+// the outcome after.
 func BestOf(ctx context.Context, o bestof.Options, format Format, stdout, stderr io.Writer) bestof.Summary {
 	stdout, stderr = zerolog.SyncWriter(stdout), zerolog.SyncWriter(stderr) // the candidates write at once: each line whole
 	if format == FormatJSONL {
 		o.Candidate.Lines = stdout
 	}
-	o.Run = Candidate
+	if o.Run == nil {
+		o.Run = Candidate
+	}
 	o.Progress = func(c bestof.Candidate) {
 		if c.Status == "completed" || c.Status == "failed" {
 			fmt.Fprintf(stderr, "hub: %s %s (check %s)\n", c.Name, c.Status, c.Check)
@@ -36,15 +39,34 @@ func BestOf(ctx context.Context, o bestof.Options, format Format, stdout, stderr
 	return s
 }
 
-// Candidate runs a best of N candidate as one hub run.
+// Candidate runs a best of N candidate as one hub run made of c alone
+// (/compare).
 func Candidate(ctx context.Context, c bestof.CandidateRun) bestof.CandidateResult {
-	format, out := FormatText, io.Discard
+	return Options{Registry: c.Registry, Model: c.Model, Timeout: c.Timeout, Approve: c.Approve, Rules: c.Rules, Log: c.Log,
+		Now: c.Now, AuditDir: c.AuditDir, Hooks: c.Hooks}.RunCandidate(ctx, c)
+}
+
+// Usable reports the usage error each candidate made from o (hub run's
+// options) would end with, so best of N refuses it before any starts: a
+// bad --cwd, --allow-tool or --skill, a limit out of range.
+func (o Options) Usable() error {
+	o.Agent, o.ReadPrompt = cmp.Or(o.Agent, "candidate"), nil
+	return o.defaults()
+}
+
+// RunCandidate runs best of N candidate c as the hub run o (hub run's own
+// options, every budget its own) with c's agent, worktree, prompt, name,
+// answerer and lines. A candidate is one agent, so it never falls back;
+// durable grants name the user's project, not its worktree; the signals
+// and the processes left are the best of N run's.
+func (o Options) RunCandidate(ctx context.Context, c bestof.CandidateRun) bestof.CandidateResult {
+	o.Agent, o.Cwd, o.Prompt, o.ReadPrompt, o.Candidate, o.Ask = c.Agent, c.Cwd, c.Prompt, nil, c.Name, c.Ask
+	o.Fallback, o.Grants, o.Signals, o.StopAll = nil, nil, nil, func() {}
+	o.Format, o.Stdout, o.Stderr, o.StderrTTY = FormatText, io.Discard, io.Discard, false
 	if c.Lines != nil {
-		format, out = FormatJSONL, c.Lines
+		o.Format, o.Stdout = FormatJSONL, c.Lines
 	}
-	s := Run(ctx, Options{Registry: c.Registry, Agent: c.Agent, Model: c.Model, Cwd: c.Cwd, Timeout: c.Timeout, Approve: c.Approve,
-		Ask: c.Ask, Rules: c.Rules, Prompt: c.Prompt, Format: format, Candidate: c.Name, Stdout: out, Log: c.Log, StopAll: func() {},
-		Now: c.Now, AuditDir: c.AuditDir})
+	s := Run(ctx, o)
 	return bestof.CandidateResult{ExitCode: s.ExitCode, Error: s.Error, Usage: s.Usage, Denials: len(s.Denied)}
 }
 
