@@ -3,6 +3,7 @@ package adapters
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 )
 
 // DecodeJSON decodes one line of an agent's JSON stream as a T: a blank
@@ -14,8 +15,21 @@ func DecodeJSON[T any](line []byte, invalid string, decode func(v *T, line []byt
 		return nil
 	}
 	var v T
-	if json.Unmarshal(line, &v) != nil {
+	if Unmarshal(line, &v) != nil {
 		return []Event{RawEvent(invalid, line)}
 	}
 	return decode(&v, line)
+}
+
+// Unmarshal is json.Unmarshal for what an agent sends: a member of an
+// unexpected type (a count sent as a string, a string where an object was
+// expected) is left zero and the rest is read, so one odd member never costs
+// a line its text. Data that is not JSON, or whose value as a whole is not
+// the shape of v, is still an error.
+func Unmarshal(data []byte, v any) error {
+	err := json.Unmarshal(data, v)
+	if te, ok := errors.AsType[*json.UnmarshalTypeError](err); ok && te.Field != "" {
+		return nil
+	}
+	return err
 }
