@@ -99,8 +99,12 @@ type claudeMessage struct {
 type claudeContent []claudeBlockJSON
 
 func (c *claudeContent) UnmarshalJSON(b []byte) error {
+	if b[0] == '[' {
+		_ = adapters.Unmarshal(b, (*[]claudeBlockJSON)(c)) // a block that is no object is skipped, not the message
+		return nil
+	}
 	if b[0] != '"' {
-		return adapters.Unmarshal(b, (*[]claudeBlockJSON)(c))
+		return json.Unmarshal(b, (*[]claudeBlockJSON)(c))
 	}
 	var s string
 	err := adapters.Unmarshal(b, &s)

@@ -49,6 +49,9 @@ func TestDecoder_OddMembersKeepTheText(t *testing.T) {
 		{"assistant parent id a number",
 			[]string{`{"type":"assistant","parent_tool_use_id":5,"message":{"id":"m1","content":[{"type":"text","text":"hi"}]}}`},
 			[]string{"text:m1:hi"}},
+		{"a number among the content blocks",
+			[]string{`{"type":"assistant","message":{"id":"m1","content":[{"type":"text","text":"hi"},5]}}`},
+			[]string{"text:m1:hi"}},
 		{"tool result image source a string",
 			[]string{
 				`{"type":"assistant","message":{"id":"m1","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"ls"}}]}}`,
