@@ -94,13 +94,6 @@ type acpMetaNS struct {
 	ToolName string `json:"toolName"`
 }
 
-// UnmarshalJSON leaves a namespace that is no object empty.
-func (m *acpMetaNS) UnmarshalJSON(b []byte) error {
-	type plain acpMetaNS
-	_ = adapters.Unmarshal(b, (*plain)(m))
-	return nil
-}
-
 type acpToolContent struct {
 	Type       string           `json:"type"`
 	Content    *acpContentBlock `json:"content"`

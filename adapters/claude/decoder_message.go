@@ -99,12 +99,8 @@ type claudeMessage struct {
 type claudeContent []claudeBlockJSON
 
 func (c *claudeContent) UnmarshalJSON(b []byte) error {
-	if b[0] == '[' {
-		_ = adapters.Unmarshal(b, (*[]claudeBlockJSON)(c)) // a block that is no object is skipped, not the message
-		return nil
-	}
 	if b[0] != '"' {
-		return json.Unmarshal(b, (*[]claudeBlockJSON)(c))
+		return adapters.Unmarshal(b, (*[]claudeBlockJSON)(c))
 	}
 	var s string
 	err := adapters.Unmarshal(b, &s)
