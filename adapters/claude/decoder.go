@@ -227,9 +227,7 @@ func claudeErrorText(raw json.RawMessage) string {
 			Message string `json:"message"`
 		} `json:"error"`
 	}
-	if adapters.Unmarshal(raw, &o) != nil {
-		return string(raw)
-	}
+	_ = adapters.Unmarshal(raw, &o) // a list or a number is shown as it is
 	return cmp.Or(o.Error.Message, o.Message, string(raw))
 }
 
