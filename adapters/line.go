@@ -22,10 +22,9 @@ func DecodeJSON[T any](line []byte, invalid string, decode func(v *T, line []byt
 }
 
 // Unmarshal is json.Unmarshal for what an agent sends: a member of an
-// unexpected type (a count sent as a string, a string where an object was
-// expected) is left zero and the rest is read, so one odd member never costs
-// a line its text. Data that is not JSON, or whose value as a whole is not
-// the shape of v, is still an error.
+// unexpected type is left zero and the rest is read, so one odd member never
+// costs a line its text. Data that is not JSON, not v's shape as a whole, or
+// a member whose own UnmarshalJSON rejects it whole, is still an error.
 func Unmarshal(data []byte, v any) error {
 	err := json.Unmarshal(data, v)
 	if te, ok := errors.AsType[*json.UnmarshalTypeError](err); ok && te.Field != "" {

@@ -55,11 +55,10 @@ type codexChangeKind struct {
 }
 
 func (k *codexChangeKind) UnmarshalJSON(b []byte) error {
-	if adapters.Unmarshal(b, &k.Type) == nil {
-		return nil
+	type object codexChangeKind // without this method
+	if adapters.Unmarshal(b, &k.Type) != nil {
+		_ = adapters.Unmarshal(b, (*object)(k)) // a kind of neither shape stays empty; its change is still read
 	}
-	type object codexChangeKind             // without this method
-	_ = adapters.Unmarshal(b, (*object)(k)) // a kind that is neither stays empty; its change is still read
 	return nil
 }
 
