@@ -3,6 +3,7 @@ package adapters
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 )
 
 // DecodeJSON decodes one line of an agent's JSON stream as a T: a blank
@@ -14,8 +15,20 @@ func DecodeJSON[T any](line []byte, invalid string, decode func(v *T, line []byt
 		return nil
 	}
 	var v T
-	if json.Unmarshal(line, &v) != nil {
+	if Unmarshal(line, &v) != nil {
 		return []Event{RawEvent(invalid, line)}
 	}
 	return decode(&v, line)
+}
+
+// Unmarshal is json.Unmarshal for what an agent sends: a member of an
+// unexpected type is left zero and the rest is read, so one odd member never
+// costs a line its text. Data that is not JSON, not v's shape as a whole, or
+// a member whose own UnmarshalJSON rejects it whole, is still an error.
+func Unmarshal(data []byte, v any) error {
+	err := json.Unmarshal(data, v)
+	if te, ok := errors.AsType[*json.UnmarshalTypeError](err); ok && te.Field != "" {
+		return nil
+	}
+	return err
 }

@@ -36,3 +36,39 @@ func TestDecodeJSON_BlankInvalidAndValid(t *testing.T) {
 		})
 	}
 }
+
+// A member of an unexpected type is left zero and the rest is read; a value
+// that is not JSON, or not an object at all, is still an error.
+func TestUnmarshal_OddMemberLeftZero(t *testing.T) {
+	type usage struct{ In, Out int64 }
+	type rec struct {
+		Text  string
+		Usage *usage
+		After string
+	}
+	tests := []struct {
+		name, data string
+		want       rec
+		err        bool
+	}{
+		{name: "count a string", data: `{"Text":"hi","Usage":{"In":"3","Out":2},"After":"z"}`, want: rec{Text: "hi", Usage: &usage{Out: 2}, After: "z"}},
+		{name: "object a string", data: `{"Usage":"n/a","Text":"hi","After":"z"}`, want: rec{Text: "hi", Usage: &usage{}, After: "z"}},
+		{name: "whole value a string", data: `"hi"`, err: true},
+		{name: "not JSON", data: `{"Text":`, err: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got rec
+			err := Unmarshal([]byte(tt.data), &got)
+			if (err != nil) != tt.err {
+				t.Fatalf("error %v, want error %v", err, tt.err)
+			}
+			if tt.err {
+				return
+			}
+			if got.Text != tt.want.Text || got.After != tt.want.After || *got.Usage != *tt.want.Usage {
+				t.Errorf("got %+v (usage %+v), want %+v (usage %+v)", got, got.Usage, tt.want, tt.want.Usage)
+			}
+		})
+	}
+}

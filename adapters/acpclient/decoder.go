@@ -94,13 +94,6 @@ type acpMetaNS struct {
 	ToolName string `json:"toolName"`
 }
 
-// UnmarshalJSON leaves a namespace that is no object empty.
-func (m *acpMetaNS) UnmarshalJSON(b []byte) error {
-	type plain acpMetaNS
-	_ = json.Unmarshal(b, (*plain)(m))
-	return nil
-}
-
 type acpToolContent struct {
 	Type       string           `json:"type"`
 	Content    *acpContentBlock `json:"content"`
@@ -144,7 +137,7 @@ func (d *ACPDecoder) decodeResult(result json.RawMessage, line []byte) []adapter
 		StopReason string `json:"stopReason"`
 		SessionID  string `json:"sessionId"`
 	}
-	if json.Unmarshal(result, &r) != nil {
+	if adapters.Unmarshal(result, &r) != nil {
 		return []adapters.Event{adapters.RawEvent("acp:response", line)}
 	}
 	switch {
@@ -166,7 +159,7 @@ func updateOf(params json.RawMessage) json.RawMessage {
 	var p struct {
 		Update json.RawMessage `json:"update"`
 	}
-	_ = json.Unmarshal(params, &p)
+	_ = adapters.Unmarshal(params, &p)
 	return p.Update
 }
 
@@ -212,13 +205,13 @@ func acpSessionLevel(evs []adapters.Event) bool {
 
 func (d *ACPDecoder) decodeUpdate(update json.RawMessage) []adapters.Event {
 	var u acpUpdate
-	if err := json.Unmarshal(update, &u); err != nil {
+	if err := adapters.Unmarshal(update, &u); err != nil {
 		return []adapters.Event{adapters.RawEvent("acp:invalid", update)}
 	}
 	switch u.SessionUpdate {
 	case "agent_message_chunk", "agent_thought_chunk":
 		var c acpContentBlock
-		if json.Unmarshal(u.Content, &c) != nil {
+		if adapters.Unmarshal(u.Content, &c) != nil {
 			return []adapters.Event{adapters.RawEvent("acp:"+u.SessionUpdate, update)}
 		}
 		return d.chunk(u, c, update)
@@ -268,7 +261,7 @@ func acpBlockText(c acpContentBlock) (string, bool) {
 
 func (d *ACPDecoder) tool(kind string, update json.RawMessage) []adapters.Event {
 	var tc acpToolCall
-	if json.Unmarshal(update, &tc) != nil || tc.ToolCallID == "" {
+	if adapters.Unmarshal(update, &tc) != nil || tc.ToolCallID == "" {
 		return []adapters.Event{adapters.RawEvent("acp:"+kind, update)}
 	}
 	tool := acpConvertTool(tc)
@@ -401,7 +394,7 @@ func (d *ACPDecoder) DecodePermission(params json.RawMessage) (*adapters.Permiss
 		ToolCall acpToolCall               `json:"toolCall"`
 		Options  []schema.PermissionOption `json:"options"`
 	}
-	if err := json.Unmarshal(params, &p); err != nil {
+	if err := adapters.Unmarshal(params, &p); err != nil {
 		return nil, err
 	}
 	tool := d.known(acpConvertTool(p.ToolCall))
@@ -438,7 +431,7 @@ func acpUsage(u acpUpdate) *adapters.Usage {
 // usage from the unstable `usage` field, else from the agent's quirk.
 func (d *ACPDecoder) PromptResult(result json.RawMessage) (adapters.StopReason, *adapters.Usage) {
 	var r schema.PromptResponse
-	_ = json.Unmarshal(result, &r)
+	_ = adapters.Unmarshal(result, &r)
 	usage := acpResultUsage(r.Usage)
 	if usage == nil && d.Quirks.ResultUsage != nil {
 		usage = d.Quirks.ResultUsage(result)

@@ -218,7 +218,7 @@ func claudeErrorText(raw json.RawMessage) string {
 		return ""
 	}
 	var s string
-	if json.Unmarshal(raw, &s) == nil {
+	if adapters.Unmarshal(raw, &s) == nil {
 		return s
 	}
 	var o struct {
@@ -227,9 +227,7 @@ func claudeErrorText(raw json.RawMessage) string {
 			Message string `json:"message"`
 		} `json:"error"`
 	}
-	if json.Unmarshal(raw, &o) != nil {
-		return string(raw)
-	}
+	_ = adapters.Unmarshal(raw, &o) // a list or a number is shown as it is
 	return cmp.Or(o.Error.Message, o.Message, string(raw))
 }
 

@@ -24,7 +24,7 @@ type claudeStreamEvent struct {
 
 func (d *ClaudeDecoder) streamEvent(l *claudeLine, line []byte) []adapters.Event {
 	var ev claudeStreamEvent
-	if err := json.Unmarshal(l.Event, &ev); err != nil {
+	if err := adapters.Unmarshal(l.Event, &ev); err != nil {
 		return []adapters.Event{adapters.RawEvent("claude:stream_event", line)}
 	}
 	parent := l.ParentToolUseID
@@ -100,10 +100,10 @@ type claudeContent []claudeBlockJSON
 
 func (c *claudeContent) UnmarshalJSON(b []byte) error {
 	if b[0] != '"' {
-		return json.Unmarshal(b, (*[]claudeBlockJSON)(c))
+		return adapters.Unmarshal(b, (*[]claudeBlockJSON)(c))
 	}
 	var s string
-	err := json.Unmarshal(b, &s)
+	err := adapters.Unmarshal(b, &s)
 	*c = claudeContent{{Type: "text", Text: s}}
 	return err
 }
@@ -126,7 +126,7 @@ type claudeBlockJSON struct {
 
 func (d *ClaudeDecoder) assistant(l *claudeLine, line []byte) []adapters.Event {
 	var m claudeMessage
-	if json.Unmarshal(l.Message, &m) != nil {
+	if adapters.Unmarshal(l.Message, &m) != nil {
 		return []adapters.Event{adapters.RawEvent("claude:assistant", line)}
 	}
 	if l.IsAPIError {
@@ -194,7 +194,7 @@ func claudePlan(input []byte) ([]adapters.PlanEntry, bool) {
 			Priority string `json:"priority"`
 		} `json:"todos"`
 	}
-	if json.Unmarshal(input, &in) != nil || in.Todos == nil {
+	if adapters.Unmarshal(input, &in) != nil || in.Todos == nil {
 		return nil, false
 	}
 	plan := make([]adapters.PlanEntry, 0, len(in.Todos))
@@ -218,7 +218,7 @@ func claudePlanEntry(content, status, priority string) adapters.PlanEntry {
 
 func (d *ClaudeDecoder) user(l *claudeLine) []adapters.Event {
 	var m claudeMessage
-	if json.Unmarshal(l.Message, &m) != nil {
+	if adapters.Unmarshal(l.Message, &m) != nil {
 		return nil
 	}
 	var out []adapters.Event
@@ -258,7 +258,7 @@ func claudeToolResult(b *claudeBlockJSON, rec *claudeToolRecord, structured json
 
 func claudeResultContent(raw json.RawMessage) []adapters.ToolContent {
 	var blocks claudeContent
-	if json.Unmarshal(raw, &blocks) != nil {
+	if adapters.Unmarshal(raw, &blocks) != nil {
 		return nil
 	}
 	var out []adapters.ToolContent
@@ -266,7 +266,7 @@ func claudeResultContent(raw json.RawMessage) []adapters.ToolContent {
 		switch {
 		case c.Type == "text" && c.Text != "":
 			out = append(out, adapters.ToolContent{Type: adapters.ToolContentText, Text: c.Text})
-		case c.Type == "image" && c.Source != nil:
+		case c.Type == "image" && c.Source != nil && c.Source.Data != "":
 			out = append(out, adapters.ToolContent{Type: adapters.ToolContentImage, MimeType: c.Source.MediaType, Data: c.Source.Data})
 		}
 	}

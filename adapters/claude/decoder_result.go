@@ -112,7 +112,7 @@ type ClaudeControlSubject struct {
 // Raw field of the events the decoder emits for it).
 func ParseClaudeControlRequest(line []byte) (ClaudeControlRequest, bool) {
 	var r ClaudeControlRequest
-	if json.Unmarshal(line, &r) != nil || r.Type != "control_request" {
+	if adapters.Unmarshal(line, &r) != nil || r.Type != "control_request" {
 		return ClaudeControlRequest{}, false
 	}
 	return r, true

@@ -55,7 +55,7 @@ func claudeIsTaskTool(name string) bool {
 // changed.
 func (d *ClaudeDecoder) taskUse(id, name string, input []byte) []adapters.Event {
 	var in claudeTaskInput
-	_ = json.Unmarshal(input, &in)
+	_ = adapters.Unmarshal(input, &in)
 	switch name {
 	case claudeTaskCreate:
 		d.tasks = append(d.tasks, &claudeTask{toolID: id, content: in.Subject, status: "pending"})
@@ -94,7 +94,7 @@ func (d *ClaudeDecoder) updateTask(in claudeTaskInput) bool {
 // taskResult binds created task ids and adopts the lists the CLI reports.
 func (d *ClaudeDecoder) taskResult(b *claudeBlockJSON, rec *claudeToolRecord, structured json.RawMessage) []adapters.Event {
 	var res claudeTaskResult
-	_ = json.Unmarshal(structured, &res)
+	_ = adapters.Unmarshal(structured, &res)
 	switch rec.name {
 	case claudeTaskCreate:
 		return d.taskCreated(b, &res)

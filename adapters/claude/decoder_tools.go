@@ -36,7 +36,7 @@ func ClaudeToolCall(id, name string, input json.RawMessage) adapters.ToolCall {
 	tc := adapters.ToolCall{ID: id, Name: name, Title: name, Kind: adapters.KindOther,
 		Status: adapters.StatusPending, RawInput: append(json.RawMessage(nil), input...)}
 	var in claudeToolInput
-	_ = json.Unmarshal(input, &in)
+	_ = adapters.Unmarshal(input, &in)
 	path := cmp.Or(in.FilePath, in.NotebookPath)
 	switch name {
 	case "Read":

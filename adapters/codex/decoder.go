@@ -95,7 +95,7 @@ func codexThreadInfo(raw json.RawMessage) ([]adapters.Event, bool) {
 		} `json:"thread"`
 		Model string `json:"model"` // the result's, which wins
 	}
-	if json.Unmarshal(raw, &r) != nil || r.Thread.ID == "" {
+	if adapters.Unmarshal(raw, &r) != nil || r.Thread.ID == "" {
 		return nil, false
 	}
 	return []adapters.Event{{Type: adapters.EventSessionInfo, Session: &adapters.SessionInfo{AgentSessionID: r.Thread.ID,
@@ -110,7 +110,7 @@ func (d *CodexDecoder) notification(m CodexMessage) ([]adapters.Event, bool) {
 		var p struct {
 			ThreadName string `json:"threadName"`
 		}
-		if json.Unmarshal(m.Params, &p) != nil {
+		if adapters.Unmarshal(m.Params, &p) != nil {
 			return nil, false
 		}
 		return []adapters.Event{{Type: adapters.EventSessionInfo, Session: &adapters.SessionInfo{Title: p.ThreadName}}}, true
@@ -148,7 +148,7 @@ type codexDelta struct {
 
 func (d *CodexDecoder) delta(params json.RawMessage, typ adapters.EventType) ([]adapters.Event, bool) {
 	var p codexDelta
-	if json.Unmarshal(params, &p) != nil {
+	if adapters.Unmarshal(params, &p) != nil {
 		return nil, false
 	}
 	d.streamed[p.ItemID] = true
@@ -165,7 +165,7 @@ func codexPlan(params json.RawMessage) ([]adapters.Event, bool) {
 			Status string `json:"status"`
 		} `json:"plan"`
 	}
-	if json.Unmarshal(params, &p) != nil {
+	if adapters.Unmarshal(params, &p) != nil {
 		return nil, false
 	}
 	entries := make([]adapters.PlanEntry, 0, len(p.Plan))
@@ -194,7 +194,7 @@ func (d *CodexDecoder) usage(params json.RawMessage) ([]adapters.Event, bool) {
 			Context int64       `json:"modelContextWindow"`
 		} `json:"tokenUsage"`
 	}
-	if json.Unmarshal(params, &p) != nil {
+	if adapters.Unmarshal(params, &p) != nil {
 		return nil, false
 	}
 	tu := p.TokenUsage
@@ -239,7 +239,7 @@ func (d *CodexDecoder) errorNote(params json.RawMessage) ([]adapters.Event, bool
 		Error     codexTurnError `json:"error"`
 		WillRetry bool           `json:"willRetry"`
 	}
-	if json.Unmarshal(params, &p) != nil {
+	if adapters.Unmarshal(params, &p) != nil {
 		return nil, false
 	}
 	if !p.WillRetry {
@@ -256,7 +256,7 @@ func (d *CodexDecoder) turnCompleted(params json.RawMessage) ([]adapters.Event, 
 			Error  *codexTurnError `json:"error"`
 		} `json:"turn"`
 	}
-	if json.Unmarshal(params, &p) != nil {
+	if adapters.Unmarshal(params, &p) != nil {
 		return nil, false
 	}
 	var out []adapters.Event
@@ -280,11 +280,11 @@ func (d *CodexDecoder) turnCompleted(params json.RawMessage) ([]adapters.Event, 
 func codexErrorCode(raw json.RawMessage) (adapters.ErrorCode, int) {
 	var s string
 	status := 0
-	if json.Unmarshal(raw, &s) != nil {
+	if adapters.Unmarshal(raw, &s) != nil {
 		var obj map[string]struct {
 			HTTPStatusCode *int `json:"httpStatusCode"`
 		}
-		_ = json.Unmarshal(raw, &obj)
+		_ = adapters.Unmarshal(raw, &obj)
 		for k, v := range obj {
 			if s = k; v.HTTPStatusCode != nil {
 				status = *v.HTTPStatusCode

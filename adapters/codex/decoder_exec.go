@@ -183,7 +183,7 @@ func codexExecPlan(raw json.RawMessage) []adapters.Event {
 		Text      string `json:"text"`
 		Completed bool   `json:"completed"`
 	}
-	_ = json.Unmarshal(raw, &items)
+	_ = adapters.Unmarshal(raw, &items)
 	plan := make([]adapters.PlanEntry, 0, len(items))
 	for _, i := range items {
 		st := "pending"
@@ -214,7 +214,7 @@ func codexExecTool(it *codexExecItem) (*adapters.ToolCall, bool) {
 		}
 	case "file_change":
 		var ch []codexChange
-		_ = json.Unmarshal(it.Changes, &ch) // a malformed list keeps what encoding/json filled in
+		_ = adapters.Unmarshal(it.Changes, &ch) // a malformed list keeps what encoding/json filled in
 		t.Name, t.Kind = "apply_patch", adapters.KindEdit
 		for _, c := range ch {
 			t.Locations = append(t.Locations, adapters.Location{Path: c.Path})

@@ -55,18 +55,18 @@ type codexChangeKind struct {
 }
 
 func (k *codexChangeKind) UnmarshalJSON(b []byte) error {
-	if json.Unmarshal(b, &k.Type) == nil {
-		return nil
-	}
 	type object codexChangeKind // without this method
-	return json.Unmarshal(b, (*object)(k))
+	if adapters.Unmarshal(b, &k.Type) != nil {
+		_ = adapters.Unmarshal(b, (*object)(k)) // a kind of neither shape stays empty; its change is still read
+	}
+	return nil
 }
 
 func (d *CodexDecoder) item(params json.RawMessage, completed bool) ([]adapters.Event, bool) {
 	var p struct {
 		Item codexItem `json:"item"`
 	}
-	if json.Unmarshal(params, &p) != nil {
+	if adapters.Unmarshal(params, &p) != nil {
 		return nil, false
 	}
 	it := p.Item
@@ -104,8 +104,8 @@ func (d *CodexDecoder) item(params json.RawMessage, completed bool) ([]adapters.
 
 func codexReasoningText(it codexItem) string {
 	var summary, content []string
-	_ = json.Unmarshal(it.Summary, &summary)
-	_ = json.Unmarshal(it.Content, &content)
+	_ = adapters.Unmarshal(it.Summary, &summary)
+	_ = adapters.Unmarshal(it.Content, &content)
 	return strings.Join(append(summary, content...), "\n\n")
 }
 
@@ -181,7 +181,7 @@ func (d *CodexDecoder) command(t *adapters.ToolCall, it codexItem) {
 
 func (d *CodexDecoder) outputDelta(params json.RawMessage) ([]adapters.Event, bool) {
 	var p codexDelta
-	if json.Unmarshal(params, &p) != nil {
+	if adapters.Unmarshal(params, &p) != nil {
 		return nil, false
 	}
 	out := codexTail(d.output[p.ItemID] + p.Delta)
@@ -196,7 +196,7 @@ func (d *CodexDecoder) patchUpdated(params json.RawMessage) ([]adapters.Event, b
 		ItemID  string        `json:"itemId"`
 		Changes []codexChange `json:"changes"`
 	}
-	if json.Unmarshal(params, &p) != nil {
+	if adapters.Unmarshal(params, &p) != nil {
 		return nil, false
 	}
 	locs, content := d.changes(p.Changes)
@@ -229,7 +229,7 @@ func codexCommandTitle(command string, actions json.RawMessage) string {
 	var acts []struct {
 		Command string `json:"command"`
 	}
-	if json.Unmarshal(actions, &acts) == nil && len(acts) > 0 {
+	if adapters.Unmarshal(actions, &acts) == nil && len(acts) > 0 {
 		parts := make([]string, 0, len(acts))
 		for _, a := range acts {
 			if a.Command != "" {
@@ -330,7 +330,7 @@ func codexMCPResult(it codexItem) ([]adapters.ToolContent, json.RawMessage) {
 		Message string `json:"message"`
 	}
 	// Absent or null error and result leave e and r empty.
-	if json.Unmarshal(it.Error, &e) == nil && e.Message != "" {
+	if adapters.Unmarshal(it.Error, &e) == nil && e.Message != "" {
 		return []adapters.ToolContent{{Type: adapters.ToolContentText, Text: e.Message}}, adapters.RawOrNil(it.Result)
 	}
 	var r struct {
@@ -341,7 +341,7 @@ func codexMCPResult(it codexItem) ([]adapters.ToolContent, json.RawMessage) {
 			MimeType string `json:"mimeType"`
 		} `json:"content"`
 	}
-	if json.Unmarshal(it.Result, &r) != nil {
+	if adapters.Unmarshal(it.Result, &r) != nil {
 		return nil, nil
 	}
 	var out []adapters.ToolContent
@@ -367,7 +367,7 @@ func (d *CodexDecoder) request(m CodexMessage, line []byte) []adapters.Event {
 		CommandActions     json.RawMessage `json:"commandActions"`
 		AvailableDecisions []any           `json:"availableDecisions"`
 	}
-	if json.Unmarshal(m.Params, &p) != nil {
+	if adapters.Unmarshal(m.Params, &p) != nil {
 		return []adapters.Event{adapters.RawEvent("codex:request/"+m.Method, line)}
 	}
 	var tool adapters.ToolCall

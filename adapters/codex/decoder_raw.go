@@ -30,7 +30,7 @@ func (d *CodexDecoder) rawItem(params json.RawMessage) ([]adapters.Event, bool) 
 			Output    json.RawMessage `json:"output"`
 		} `json:"item"`
 	}
-	if json.Unmarshal(params, &p) != nil {
+	if adapters.Unmarshal(params, &p) != nil {
 		return nil, true
 	}
 	it := p.Item
@@ -75,18 +75,18 @@ func rawCommand(args string) string {
 		Cmd     string          `json:"cmd"`
 		Command json.RawMessage `json:"command"`
 	}
-	if json.Unmarshal([]byte(args), &a) != nil {
+	if adapters.Unmarshal([]byte(args), &a) != nil {
 		return args
 	}
 	if a.Cmd != "" {
 		return a.Cmd
 	}
 	var argv []string
-	if json.Unmarshal(a.Command, &argv) == nil {
+	if adapters.Unmarshal(a.Command, &argv) == nil {
 		return strings.Join(argv, " ")
 	}
 	var s string
-	if json.Unmarshal(a.Command, &s) == nil {
+	if adapters.Unmarshal(a.Command, &s) == nil {
 		return s
 	}
 	return args
@@ -96,13 +96,13 @@ func rawCommand(args string) string {
 // items whose text is joined.
 func rawOutputText(raw json.RawMessage) string {
 	var s string
-	if json.Unmarshal(raw, &s) == nil {
+	if adapters.Unmarshal(raw, &s) == nil {
 		return s
 	}
 	var parts []struct {
 		Text string `json:"text"`
 	}
-	_ = json.Unmarshal(raw, &parts)
+	_ = adapters.Unmarshal(raw, &parts)
 	texts := make([]string, 0, len(parts))
 	for _, p := range parts {
 		texts = append(texts, p.Text)

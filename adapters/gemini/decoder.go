@@ -109,7 +109,7 @@ func (d *GeminiDecoder) result(l *geminiLine) []adapters.Event {
 		msg := "gemini reported an error"
 		code := adapters.CodeProvider
 		if l.Error != nil {
-			msg = adapters.OneLine(l.Error.Message)
+			msg = cmp.Or(adapters.OneLine(l.Error.Message), msg)
 			if strings.Contains(strings.ToLower(l.Error.Type), "auth") {
 				code = adapters.CodeAuth
 			}
@@ -134,12 +134,12 @@ var geminiKinds = map[string]adapters.ToolKind{"run_shell_command": adapters.Kin
 // geminiParam returns the first string parameter among keys.
 func geminiParam(params json.RawMessage, keys ...string) string {
 	var m map[string]json.RawMessage
-	if len(params) == 0 || json.Unmarshal(params, &m) != nil {
+	if len(params) == 0 || adapters.Unmarshal(params, &m) != nil {
 		return ""
 	}
 	for _, k := range keys {
 		var s string
-		if json.Unmarshal(m[k], &s) == nil && s != "" {
+		if adapters.Unmarshal(m[k], &s) == nil && s != "" {
 			return s
 		}
 	}

@@ -99,7 +99,7 @@ func (d *PiDecoder) Decode(line []byte) []adapters.Event {
 		return nil
 	}
 	var r piRecord
-	ok := json.Unmarshal(line, &r) == nil && r.Typ != nil
+	ok := adapters.Unmarshal(line, &r) == nil && r.Typ != nil
 	typ := piString(r.Typ)
 	var out []adapters.Event
 	if d.held != nil && (!ok || (typ != "auto_retry_start" && typ != "auto_retry_end")) {
@@ -200,7 +200,7 @@ func (d *PiDecoder) compactionEnd(r *piRecord) adapters.Event {
 	var res struct {
 		Summary string `json:"summary"`
 	}
-	if json.Unmarshal(r.Result, &res) == nil {
+	if adapters.Unmarshal(r.Result, &res) == nil {
 		ev.Compaction.Summary = res.Summary
 	}
 	return ev
@@ -267,7 +267,7 @@ func (d *PiDecoder) messageUpdate(r *piRecord) []adapters.Event {
 		return d.partialFallback(r.Message)
 	}
 	var a piAssistantEvent
-	if json.Unmarshal(r.Ame, &a) != nil {
+	if adapters.Unmarshal(r.Ame, &a) != nil {
 		return nil
 	}
 	switch a.Type {
@@ -285,7 +285,7 @@ func (d *PiDecoder) messageUpdate(r *piRecord) []adapters.Event {
 			Name      string          `json:"name"`
 			Arguments json.RawMessage `json:"arguments"`
 		}
-		if json.Unmarshal(a.ToolCall, &tc) != nil || tc.ID == "" {
+		if adapters.Unmarshal(a.ToolCall, &tc) != nil || tc.ID == "" {
 			return nil
 		}
 		return d.announce(tc.ID, tc.Name, tc.Arguments, adapters.StatusPending)
@@ -304,7 +304,7 @@ func (d *PiDecoder) partialFallback(message []byte) []adapters.Event {
 			Thinking string `json:"thinking"`
 		} `json:"content"`
 	}
-	if message == nil || json.Unmarshal(message, &m) != nil || m.Role != "assistant" {
+	if message == nil || adapters.Unmarshal(message, &m) != nil || m.Role != "assistant" {
 		return nil
 	}
 	var out []adapters.Event
@@ -348,12 +348,12 @@ type piUsage struct {
 
 func (d *PiDecoder) messageEnd(r *piRecord) []adapters.Event {
 	var m piMessageHead
-	if r.Message == nil || json.Unmarshal(r.Message, &m) != nil || m.Role != "assistant" {
+	if r.Message == nil || adapters.Unmarshal(r.Message, &m) != nil || m.Role != "assistant" {
 		return nil
 	}
 	d.stop, d.errMsg = m.StopReason, m.ErrorMessage
 	var u piUsage
-	if m.Usage == nil || json.Unmarshal(m.Usage, &u) != nil {
+	if m.Usage == nil || adapters.Unmarshal(m.Usage, &u) != nil {
 		return nil
 	}
 	u.TotalTokens = cmp.Or(u.TotalTokens, u.Input+u.Output+u.CacheRead+u.CacheWrite)
@@ -437,6 +437,6 @@ func (d *PiDecoder) absPath(p string) string {
 // piString decodes a raw JSON string value; non-strings yield "".
 func piString(raw json.RawMessage) string {
 	var s string
-	_ = json.Unmarshal(raw, &s)
+	_ = adapters.Unmarshal(raw, &s)
 	return s
 }

@@ -47,7 +47,7 @@ func (d *PiDecoder) announce(id, name string, args json.RawMessage, status adapt
 	}
 	d.tools[id] = piToolState{name: name, args: args}
 	var a piArgs
-	_ = json.Unmarshal(args, &a)
+	_ = adapters.Unmarshal(args, &a)
 	tc := &adapters.ToolCall{ID: id, Name: name, Title: piTitle(name, a), Kind: piKind(name), Status: status,
 		Locations: d.piLocations(name, a), Content: d.piDiffs(name, a), RawInput: args}
 	return []adapters.Event{{Type: adapters.EventToolCall, Tool: tc}}
@@ -155,7 +155,7 @@ func (d *PiDecoder) toolStart(r *piRecord) []adapters.Event {
 func (d *PiDecoder) toolUpdate(r *piRecord) []adapters.Event {
 	id := piString(r.ToolCallID)
 	var res piToolResult
-	if id == "" || r.PartialResult == nil || json.Unmarshal(r.PartialResult, &res) != nil {
+	if id == "" || r.PartialResult == nil || adapters.Unmarshal(r.PartialResult, &res) != nil {
 		return nil
 	}
 	content := res.toolContent()
@@ -175,7 +175,7 @@ func (d *PiDecoder) toolEnd(r *piRecord) []adapters.Event {
 		out = d.announce(id, piString(r.ToolName), r.Args, adapters.StatusInProgress)
 	}
 	var res piToolResult
-	_ = json.Unmarshal(r.Result, &res)
+	_ = adapters.Unmarshal(r.Result, &res)
 	failed := string(r.IsError) == "true"
 	tc := &adapters.ToolCall{ID: id, Status: adapters.StatusCompleted, RawOutput: bytes.Clone(r.Result)}
 	if failed {
@@ -184,7 +184,7 @@ func (d *PiDecoder) toolEnd(r *piRecord) []adapters.Event {
 	st := d.tools[id]
 	if !failed && (st.name == "write" || st.name == "edit") {
 		var a piArgs
-		_ = json.Unmarshal(st.args, &a)
+		_ = adapters.Unmarshal(st.args, &a)
 		tc.Content = d.piDiffs(st.name, a)
 	}
 	tc.Content = append(tc.Content, res.toolContent()...)

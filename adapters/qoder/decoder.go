@@ -2,7 +2,6 @@ package qoder
 
 import (
 	"bytes"
-	"encoding/json"
 	"slices"
 	"strings"
 
@@ -77,7 +76,7 @@ func qoderSyntheticText(line []byte, evs []adapters.Event) bool {
 			Model string `json:"model"`
 		} `json:"message"`
 	}
-	return json.Unmarshal(line, &l) == nil && l.Type == "assistant" && l.Message.Model == "<synthetic>"
+	return adapters.Unmarshal(line, &l) == nil && l.Type == "assistant" && l.Message.Model == "<synthetic>"
 }
 
 // qoderErrorRepeats reports whether evs hold a fatal error whose message or
