@@ -59,6 +59,34 @@ func layerEnv(layers [][]string, name string) (arg, bool) {
 	return arg{}, false
 }
 
+// assignedEnv is layerEnv where the program surely gets the value: an
+// assignment (VAR=x cmd, env [-i] VAR=x cmd), not an argument that looks
+// like one, with no layer inside it that may drop it (env's options,
+// exec -c, sudo and the other privileged wrappers reset the environment).
+func assignedEnv(layers [][]string, name string) (arg, bool) {
+	for _, l := range slices.Backward(layers) {
+		prog, words := "", l
+		if len(l) > 0 && !isAssignment(l[0]) {
+			prog, words = progName(l[0]), l[1:]
+		}
+		opts := 0
+		for prog == "env" && opts < len(words) && strings.HasPrefix(words[opts], "-") {
+			opts++
+		}
+		set := words[opts:]
+		if n := slices.IndexFunc(set, func(w string) bool { return !isAssignment(w) }); n >= 0 {
+			set = set[:n]
+		}
+		if v, ok := layerEnv([][]string{set}, name); ok && (prog == "" || prog == "env") {
+			return v, true
+		}
+		if privileged[prog] || opts > 0 || prog == "exec" && len(words) > 0 && strings.HasPrefix(words[0], "-") {
+			return arg{}, false
+		}
+	}
+	return arg{}, false
+}
+
 // storeTwins share a storeTool.
 var storeTwins = map[string]string{"gpg2": "gpg", "gpgsm": "gpg", "oc": "kubectl", "pnpm": "npm", "git-credential-libsecret": "git-credential-store"}
 
@@ -73,7 +101,7 @@ func (k *check) storeWrites(prog string, args []arg) []arg {
 		return nil
 	}
 	vals, _ := k.optValues(args, "", strings.TrimSuffix(t.opt, "/"), "")
-	if v, ok := layerEnv(k.c.layers, storeEnv[prog]); ok && len(vals) == 0 && !strings.ContainsAny(v.text, ":;") { // not a list
+	if v, ok := assignedEnv(k.c.layers, storeEnv[prog]); ok && len(vals) == 0 && !strings.ContainsAny(v.text, ":;") { // not a list
 		vals = []arg{k.tilde(v)}
 	}
 	if t.opt != "" && len(vals) > 0 {
