@@ -211,7 +211,7 @@ func plantsHome(k *check) bool {
 	case "vcsh": // vcsh REPO GITCOMMAND, or its own command
 		return !slices.Contains([]string{"list", "status", "list-tracked", "list-untracked", "which", "help", "version", "init"}, args[0].text) && !gitReads(args[1:])
 	case "chezmoi":
-		return (k.leads(args, []string{"apply", "update", "destroy", "merge-all"}) || k.leads(args, []string{"init", "edit"}) && (hasLong(args, "--apply") || hasShort(args, "a"))) &&
+		return (k.leads(args, []string{"apply", "update", "destroy", "merge-all"}) || k.leads(args, []string{"init", "edit"}) && (hasLong(args, "--apply", "--one-shot") || hasShort(args, "a"))) &&
 			k.holds(args, "D", "--destination", arg{text: k.r.home})
 	case "stow", "xstow":
 		target := arg{text: ".."} // the stow directory's parent
