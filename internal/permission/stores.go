@@ -212,16 +212,22 @@ func plantsHome(k *check) bool {
 		return !slices.Contains([]string{"list", "status", "list-tracked", "list-untracked", "which", "help", "version", "init"}, args[0].text) && !gitReads(args[1:])
 	case "chezmoi":
 		return (k.leads(args, []string{"apply", "update", "destroy", "merge-all"}) || k.leads(args, []string{"init", "edit"}) && (hasLong(args, "--apply", "--one-shot") || hasShort(args, "a"))) &&
-			k.holds(args, "D", "--destination", arg{text: k.r.home})
+			k.holds(args, "D", "--destination", "cSWoxid", arg{text: k.r.home})
 	case "stow", "xstow":
 		target := arg{text: ".."} // the stow directory's parent
-		if dir, _ := k.optValues(args, "d", "--dir", ""); len(dir) > 0 {
+		if dir, _ := k.optValues(args, "d", "--dir", "t"); len(dir) > 0 {
 			target = arg{text: path.Join(dir[len(dir)-1].text, ".."), dynamic: dir[len(dir)-1].dynamic}
 		}
-		return !hasShort(args, "n") && !hasLong(args, "--no", "--simulate") && k.holds(args, "t", "--target", target)
+		flags := slices.Clone(args) // -n among the letters before a value (-d/x/configs holds an n)
+		for i, a := range flags {
+			if j := strings.IndexAny(a.text, "dt"); len(a.text) > 1 && a.text[0] == '-' && a.text[1] != '-' && j > 0 {
+				flags[i].text = a.text[:j]
+			}
+		}
+		return !hasShort(flags, "n") && !hasLong(args, "--no", "--simulate") && k.holds(args, "t", "--target", "d", target)
 	case "git":
 		if i := slices.IndexFunc(args, func(a arg) bool { return strings.EqualFold(a.text, "core.worktree") }); args[0].text == "config" && i > 0 && i+1 < len(args) {
-			return k.holds(nil, "", "", args[i+1])
+			return k.holds(nil, "", "", "", args[i+1])
 		}
 		ps, _ := k.paths(arg{text: "."})
 		return !gitReads(args) && slices.ContainsFunc(ps, k.r.holdsCredStore)
@@ -229,10 +235,11 @@ func plantsHome(k *check) bool {
 	return false
 }
 
-// holds reports the directory an option names (the last), else def,
-// holding a credential store; one hub cannot know makes the line unclear.
-func (k *check) holds(args []arg, short, long string, def arg) bool {
-	if vals, _ := k.optValues(args, short, long, ""); long != "" && len(vals) > 0 {
+// holds reports the directory an option names (the last; valued are the
+// program's other short options with a value), else def, holding a
+// credential store; one hub cannot know makes the line unclear.
+func (k *check) holds(args []arg, short, long, valued string, def arg) bool {
+	if vals, _ := k.optValues(args, short, long, valued); long != "" && len(vals) > 0 {
 		def = vals[len(vals)-1]
 	}
 	ps, _ := k.known(k.tilde(def))
