@@ -97,7 +97,7 @@ func (k *check) storeWrites(prog string, args []arg) []arg {
 		prog = twin
 	}
 	t, ok := storeTools[prog]
-	if !ok || prog == "gpg" && !gpgCommand(args, t) || prog != "gpg" && (!k.leads(args, t.writes) || k.leads(args, t.reads)) {
+	if !ok || prog == "gpg" && !gpgCommand(args, t) || prog != "gpg" && (!k.leads(args, t.writes, false) || k.leads(args, t.reads, true)) {
 		return nil
 	}
 	vals, _ := k.optValues(args, "", strings.TrimSuffix(t.opt, "/"), "")
@@ -130,14 +130,16 @@ func gpgCommand(args []arg, t storeTool) bool {
 
 // leads reports args' words beginning with one of subs, passing over a
 // word right after an option: it may be that option's value (docker -D
-// login, aws --profile dev configure). A word hub cannot read where a
-// subcommand stands makes the line unclear.
-func (k *check) leads(args []arg, subs []string) bool {
+// login, aws --profile dev configure); with values, it is one even when
+// it reads as the subcommand (the reads of aws configure --profile get
+// set). A word hub cannot read where a subcommand stands makes the line
+// unclear.
+func (k *check) leads(args []arg, subs []string, values bool) bool {
 	return slices.ContainsFunc(subs, func(sub string) bool {
 		i := 0
 		for _, w := range strings.Fields(sub) {
 			for i < len(args) && args[i].text != "--" && (strings.HasPrefix(args[i].text, "-") && !args[i].dynamic ||
-				i > 0 && strings.HasPrefix(args[i-1].text, "-") && !strings.Contains(args[i-1].text, "=") && args[i].text != w) {
+				i > 0 && strings.HasPrefix(args[i-1].text, "-") && !strings.Contains(args[i-1].text, "=") && (args[i].text != w || values)) {
 				i++
 			}
 			if i < len(args) && args[i].dynamic {
@@ -211,7 +213,7 @@ func plantsHome(k *check) bool {
 	case "vcsh": // vcsh REPO GITCOMMAND, or its own command
 		return !slices.Contains([]string{"list", "status", "list-tracked", "list-untracked", "which", "help", "version", "init"}, args[0].text) && !gitReads(args[1:])
 	case "chezmoi":
-		return (k.leads(args, []string{"apply", "update", "destroy", "merge-all"}) || k.leads(args, []string{"init", "edit"}) && (hasLong(args, "--apply", "--one-shot") || hasShort(args, "a"))) &&
+		return (k.leads(args, []string{"apply", "update", "destroy", "merge-all"}, false) || k.leads(args, []string{"init", "edit"}, false) && (hasLong(args, "--apply", "--one-shot") || hasShort(args, "a"))) &&
 			k.holds(args, "D", "--destination", "cSWoxid", arg{text: k.r.home})
 	case "stow", "xstow":
 		target := arg{text: ".."} // the stow directory's parent
