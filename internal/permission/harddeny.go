@@ -568,7 +568,7 @@ func (k *check) optValues(args []arg, short, long, valued string) (vals, rest []
 }
 
 // gitWrites: everything under the directory git clone or worktree add
-// fills, and the repository git init makes.
+// fills (or worktree move moves to), and the repository git init makes.
 func (k *check) gitWrites(args []arg) []arg {
 	if len(args) == 0 {
 		return nil
@@ -581,6 +581,9 @@ func (k *check) gitWrites(args []arg) []arg {
 		return []arg{{text: "."}}
 	case args[0].text == "init":
 		return ops[:1]
+	case args[0].text == "worktree" && len(ops) > 2 && ops[0].text == "move": // the work tree's files go there
+		ops[2].under = true
+		return ops[2:3]
 	case args[0].text != "clone" && !(args[0].text == "worktree" && len(ops) > 1 && ops[0].text == "add") || len(ops) == 0:
 		return nil
 	case len(ops) > 1:

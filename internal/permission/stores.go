@@ -59,6 +59,34 @@ func layerEnv(layers [][]string, name string) (arg, bool) {
 	return arg{}, false
 }
 
+// assignedEnv is layerEnv where the program surely gets the value: an
+// assignment (VAR=x cmd, env [-i] VAR=x cmd), not an argument that looks
+// like one, with no layer inside it that may drop it (env's options,
+// exec -c, sudo and the other privileged wrappers reset the environment).
+func assignedEnv(layers [][]string, name string) (arg, bool) {
+	for _, l := range slices.Backward(layers) {
+		prog, words := "", l
+		if len(l) > 0 && !isAssignment(l[0]) {
+			prog, words = progName(l[0]), l[1:]
+		}
+		opts := 0
+		for prog == "env" && opts < len(words) && strings.HasPrefix(words[opts], "-") {
+			opts++
+		}
+		set := words[opts:]
+		if n := slices.IndexFunc(set, func(w string) bool { return !isAssignment(w) }); n >= 0 {
+			set = set[:n]
+		}
+		if v, ok := layerEnv([][]string{set}, name); ok && (prog == "" || prog == "env") {
+			return v, true
+		}
+		if privileged[prog] || opts > 0 || prog == "exec" && len(words) > 0 && strings.HasPrefix(words[0], "-") {
+			return arg{}, false
+		}
+	}
+	return arg{}, false
+}
+
 // storeTwins share a storeTool.
 var storeTwins = map[string]string{"gpg2": "gpg", "gpgsm": "gpg", "oc": "kubectl", "pnpm": "npm", "git-credential-libsecret": "git-credential-store"}
 
@@ -69,11 +97,11 @@ func (k *check) storeWrites(prog string, args []arg) []arg {
 		prog = twin
 	}
 	t, ok := storeTools[prog]
-	if !ok || prog == "gpg" && !gpgCommand(args, t) || prog != "gpg" && (!k.leads(args, t.writes) || k.leads(args, t.reads)) {
+	if !ok || prog == "gpg" && !gpgCommand(args, t) || prog != "gpg" && (!k.leads(args, t.writes, false) || k.leads(args, t.reads, true)) {
 		return nil
 	}
 	vals, _ := k.optValues(args, "", strings.TrimSuffix(t.opt, "/"), "")
-	if v, ok := layerEnv(k.c.layers, storeEnv[prog]); ok && len(vals) == 0 && !strings.ContainsAny(v.text, ":;") { // not a list
+	if v, ok := assignedEnv(k.c.layers, storeEnv[prog]); ok && len(vals) == 0 && !strings.ContainsAny(v.text, ":;") { // not a list
 		vals = []arg{k.tilde(v)}
 	}
 	if t.opt != "" && len(vals) > 0 {
@@ -102,14 +130,16 @@ func gpgCommand(args []arg, t storeTool) bool {
 
 // leads reports args' words beginning with one of subs, passing over a
 // word right after an option: it may be that option's value (docker -D
-// login, aws --profile dev configure). A word hub cannot read where a
-// subcommand stands makes the line unclear.
-func (k *check) leads(args []arg, subs []string) bool {
+// login, aws --profile dev configure); with values, it is one even when
+// it reads as the subcommand (the reads of aws configure --profile get
+// set). A word hub cannot read where a subcommand stands makes the line
+// unclear.
+func (k *check) leads(args []arg, subs []string, values bool) bool {
 	return slices.ContainsFunc(subs, func(sub string) bool {
 		i := 0
 		for _, w := range strings.Fields(sub) {
 			for i < len(args) && args[i].text != "--" && (strings.HasPrefix(args[i].text, "-") && !args[i].dynamic ||
-				i > 0 && strings.HasPrefix(args[i-1].text, "-") && !strings.Contains(args[i-1].text, "=") && args[i].text != w) {
+				i > 0 && strings.HasPrefix(args[i-1].text, "-") && !strings.Contains(args[i-1].text, "=") && (args[i].text != w || values)) {
 				i++
 			}
 			if i < len(args) && args[i].dynamic {
@@ -183,17 +213,23 @@ func plantsHome(k *check) bool {
 	case "vcsh": // vcsh REPO GITCOMMAND, or its own command
 		return !slices.Contains([]string{"list", "status", "list-tracked", "list-untracked", "which", "help", "version", "init"}, args[0].text) && !gitReads(args[1:])
 	case "chezmoi":
-		return (k.leads(args, []string{"apply", "update", "destroy", "merge-all"}) || k.leads(args, []string{"init", "edit"}) && (hasLong(args, "--apply") || hasShort(args, "a"))) &&
-			k.holds(args, "D", "--destination", arg{text: k.r.home})
+		return (k.leads(args, []string{"apply", "update", "destroy", "merge-all"}, false) || k.leads(args, []string{"init", "edit"}, false) && (hasLong(args, "--apply", "--one-shot") || hasShort(args, "a"))) &&
+			k.holds(args, "D", "--destination", "cSWoxid", arg{text: k.r.home})
 	case "stow", "xstow":
 		target := arg{text: ".."} // the stow directory's parent
-		if dir, _ := k.optValues(args, "d", "--dir", ""); len(dir) > 0 {
+		if dir, _ := k.optValues(args, "d", "--dir", "t"); len(dir) > 0 {
 			target = arg{text: path.Join(dir[len(dir)-1].text, ".."), dynamic: dir[len(dir)-1].dynamic}
 		}
-		return !hasShort(args, "n") && !hasLong(args, "--no", "--simulate") && k.holds(args, "t", "--target", target)
+		flags := slices.Clone(args) // -n among the letters before a value (-d/x/configs holds an n)
+		for i, a := range flags {
+			if j := strings.IndexAny(a.text, "dt"); len(a.text) > 1 && a.text[0] == '-' && a.text[1] != '-' && j > 0 {
+				flags[i].text = a.text[:j]
+			}
+		}
+		return !hasShort(flags, "n") && !hasLong(args, "--no", "--simulate") && k.holds(args, "t", "--target", "d", target)
 	case "git":
 		if i := slices.IndexFunc(args, func(a arg) bool { return strings.EqualFold(a.text, "core.worktree") }); args[0].text == "config" && i > 0 && i+1 < len(args) {
-			return k.holds(nil, "", "", args[i+1])
+			return k.holds(nil, "", "", "", args[i+1])
 		}
 		ps, _ := k.paths(arg{text: "."})
 		return !gitReads(args) && slices.ContainsFunc(ps, k.r.holdsCredStore)
@@ -201,10 +237,11 @@ func plantsHome(k *check) bool {
 	return false
 }
 
-// holds reports the directory an option names (the last), else def,
-// holding a credential store; one hub cannot know makes the line unclear.
-func (k *check) holds(args []arg, short, long string, def arg) bool {
-	if vals, _ := k.optValues(args, short, long, ""); long != "" && len(vals) > 0 {
+// holds reports the directory an option names (the last; valued are the
+// program's other short options with a value), else def, holding a
+// credential store; one hub cannot know makes the line unclear.
+func (k *check) holds(args []arg, short, long, valued string, def arg) bool {
+	if vals, _ := k.optValues(args, short, long, valued); long != "" && len(vals) > 0 {
 		def = vals[len(vals)-1]
 	}
 	ps, _ := k.known(k.tilde(def))
