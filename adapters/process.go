@@ -28,12 +28,21 @@ func CrashInfo(p *proc.Process, name string) (info *ErrorInfo, ok bool) {
 	case <-time.After(exitWait):
 		return nil, false
 	}
-	info = &ErrorInfo{Code: CodeCrash, Fatal: true, Detail: p.StderrTail(10),
-		Message: fmt.Sprintf("%s exited unexpectedly (exit code %d)", name, p.ExitCode())}
-	if last := p.StderrTail(1); last != "" {
-		info.Message += ": " + last
+	return &ErrorInfo{Code: CodeCrash, Fatal: true, Detail: p.StderrTail(10), Message: name + " exited unexpectedly " + howExited(p)}, true
+}
+
+// howExited is the one wording of an exited process's end, after "exited
+// ...": its exit code or the signal that killed it, then its last stderr
+// line.
+func howExited(p *proc.Process) string {
+	how := fmt.Sprintf("(exit code %d)", p.ExitCode())
+	if sig := p.ExitSignal(); sig != "" {
+		how = "(killed by " + sig + ")"
 	}
-	return info, true
+	if last := p.StderrTail(1); last != "" {
+		how += ": " + last
+	}
+	return how
 }
 
 // CrashError is name's exited process as a *TurnError wrapping closed (an

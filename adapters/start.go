@@ -29,23 +29,66 @@ func StartError(agent string, err error) error {
 	case err == nil:
 		return nil
 	case errors.Is(err, proc.ErrNotFound):
-		return fmt.Errorf("%w: %s: %w", ErrNotInstalled, agent, err)
+		return Mark(ErrNotInstalled, err)
 	case errors.Is(err, proc.ErrBadDir):
 		return fmt.Errorf("%w: %w", ErrBadCwd, err)
 	}
-	return fmt.Errorf("%w: %s: %w", ErrStart, agent, err)
+	return Mark(ErrStart, err)
 }
 
-// Gone is err, a JSON-RPC request to name's process p that got no answer
-// while ctx runs, as CrashInfo's message once p has exited: which of a
+// Mark is err, also matching sentinel for errors.Is, worded as err alone:
+// the front end names the agent and the failure once (NotStarted).
+func Mark(sentinel, err error) error { return marked{sentinel, err} }
+
+type marked struct{ sentinel, err error }
+
+func (m marked) Error() string   { return m.err.Error() }
+func (m marked) Unwrap() []error { return []error{m.sentinel, m.err} }
+
+// NotStarted is the one wording of agent's start failure err: the agent's
+// name once, then why. It still wraps err, so every sentinel in it counts.
+func NotStarted(agent string, err error) error {
+	if ns := (*notStarted)(nil); errors.As(err, &ns) && ns.agent == agent {
+		return err
+	}
+	return &notStarted{agent, err}
+}
+
+type notStarted struct {
+	agent string
+	err   error
+}
+
+func (e *notStarted) Unwrap() error { return e.err }
+
+func (e *notStarted) Error() string {
+	why := e.err.Error()
+	if ex := (*Exited)(nil); errors.As(e.err, &ex) && ex.Agent == e.agent && why == ex.Error() {
+		why = "it" + strings.TrimPrefix(why, ex.Agent)
+	}
+	return e.agent + " could not start: " + why
+}
+
+// Exited is an agent process that ended before it answered a request.
+type Exited struct {
+	Agent, Before string
+	how           string // howExited
+}
+
+func (e *Exited) Error() string {
+	return e.Agent + " exited before answering " + e.Before + " " + e.how
+}
+
+// Gone is err, the JSON-RPC request method to name's process p that got
+// no answer while ctx runs, as an *Exited once p has exited: which of a
 // broken pipe, the connection's end and the exit hub meets first must not
 // change it. It wraps no ErrClosed: a start it ends is a start failure.
-func Gone(ctx context.Context, p *proc.Process, name string, err error) error {
+func Gone(ctx context.Context, p *proc.Process, name, method string, err error) error {
 	if re := (*jsonrpc.Error)(nil); err == nil || ctx.Err() != nil || errors.As(err, &re) {
 		return err
 	}
-	if info, ok := CrashInfo(p, name); ok {
-		return errors.New(info.Message)
+	if _, ok := CrashInfo(p, name); ok {
+		return &Exited{Agent: name, Before: method, how: howExited(p)}
 	}
 	return err
 }

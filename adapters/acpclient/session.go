@@ -106,7 +106,7 @@ func (s *Session) explain(err error) error {
 	if errors.Is(err, adapters.ErrNotAuthenticated) || errors.Is(err, adapters.ErrUnsupported) {
 		return err
 	}
-	return fmt.Errorf("%w: %s: %w", ErrInitialize, s.a.cfg.Name, adapters.WithStderr(s.proc, err))
+	return adapters.Mark(ErrInitialize, adapters.WithStderr(s.proc, err))
 }
 
 func (s *Session) handshake(ctx context.Context) error {
@@ -114,8 +114,10 @@ func (s *Session) handshake(ctx context.Context) error {
 	var init schema.InitializeResponse
 	err := s.call(ctx, "initialize", schema.InitializeRequest{ProtocolVersion: schema.ProtocolVersion, ClientCapabilities: caps,
 		ClientInfo: &schema.Implementation{Name: "hub", Title: "hub", Version: s.a.cfg.ClientVersion}}, &init)
-	if err != nil {
+	if ex := (*adapters.Exited)(nil); err != nil && !errors.As(err, &ex) { // an exit names initialize already
 		return fmt.Errorf("initialize: %w", err)
+	} else if err != nil {
+		return err
 	}
 	if init.ProtocolVersion != schema.ProtocolVersion {
 		return fmt.Errorf("%w: agent speaks ACP version %d, hub speaks 1", ErrProtocol, init.ProtocolVersion)
@@ -270,7 +272,7 @@ func callWhile(ctx context.Context, p *proc.Process, name string, conn *jsonrpc.
 		case <-cctx.Done():
 		}
 	}()
-	return adapters.Gone(ctx, p, name, conn.Call(cctx, method, params, result))
+	return adapters.Gone(ctx, p, name, method, conn.Call(cctx, method, params, result))
 }
 
 // call is callWhile on the session's agent.

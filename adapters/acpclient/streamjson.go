@@ -2,7 +2,6 @@ package acpclient
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"syscall"
 	"time"
@@ -68,9 +67,8 @@ func (c StreamJSON) spec(prompt []adapters.Content, resumeID string, opts adapte
 
 // noEnd ends a turn whose stream had no result.
 func (c StreamJSON) noEnd(p *proc.Process, exitErr error) []adapters.Event {
-	msg := fmt.Sprintf("%s exited without a result (exit code %d)", c.Name, p.ExitCode())
-	if exitErr == nil {
-		msg = c.Name + " ended without a result"
+	if info, ok := adapters.CrashInfo(p, c.Name); ok && exitErr != nil {
+		return adapters.Failure(info)
 	}
-	return adapters.Failure(&adapters.ErrorInfo{Message: msg, Code: adapters.CodeCrash, Fatal: true, Detail: p.StderrTail(10)})
+	return adapters.Failure(&adapters.ErrorInfo{Message: c.Name + " ended without a result", Code: adapters.CodeCrash, Fatal: true, Detail: p.StderrTail(10)})
 }

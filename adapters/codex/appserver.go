@@ -63,9 +63,9 @@ func (a *Adapter) startAppServer(ctx context.Context, opts adapters.SessionOptio
 	// experimentalApi allows thread/start's experimentalRawEvents (see decoder_raw.go).
 	init := map[string]any{"clientInfo": map[string]any{"name": "hub", "title": "hub", "version": "0"}, "capabilities": map[string]any{"experimentalApi": true}}
 	var res json.RawMessage
-	if err := adapters.Gone(ictx, p, "codex app-server", s.call(ictx, "initialize", init, &res)); err != nil {
+	if err := adapters.Gone(ictx, p, "codex app-server", "initialize", s.call(ictx, "initialize", init, &res)); err != nil {
 		_ = p.Stop()
-		return nil, fmt.Errorf("%w: %w", errNoStart, adapters.WithStderr(p, err))
+		return nil, adapters.Mark(errNoStart, adapters.WithStderr(p, err))
 	}
 	var ir struct {
 		UserAgent string `json:"userAgent"`

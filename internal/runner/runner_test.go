@@ -92,7 +92,7 @@ func TestRun_ExitCodes(t *testing.T) {
 			done(adapters.StopEndTurn))}, want: conversation.ExitAgentError, wantOut: "partial\n", wantErr: "  | panic: boom"},
 		{name: "stream without done", a: &fakeAdapter{script: steps(text("cut"))}, want: conversation.ExitAgentError, wantOut: "cut\n", wantErr: "without finishing"},
 		{name: "agent cancelled on its own", a: &fakeAdapter{script: steps(done(adapters.StopCancelled))}, want: conversation.ExitAgentError},
-		{name: "start error", a: &fakeAdapter{startErr: errors.New("boom")}, want: conversation.ExitAgentError, wantErr: "start fake: boom"},
+		{name: "start error", a: &fakeAdapter{startErr: errors.New("boom")}, want: conversation.ExitAgentError, wantErr: "fake could not start: boom"},
 		{name: "unknown agent", a: &fakeAdapter{}, mod: func(o *Options) { o.Agent = "nope" }, want: conversation.ExitUsage, wantErr: "unknown agent"},
 		{name: "bad format", a: &fakeAdapter{}, mod: func(o *Options) { o.Format = "xml" }, want: conversation.ExitUsage},
 		{name: "bad approve", a: &fakeAdapter{}, mod: func(o *Options) { o.Approve = "some" }, want: conversation.ExitUsage},
