@@ -61,12 +61,16 @@ type notStarted struct {
 
 func (e *notStarted) Unwrap() error { return e.err }
 
-func (e *notStarted) Error() string {
-	why := e.err.Error()
-	if ex := (*Exited)(nil); errors.As(e.err, &ex) && ex.Agent == e.agent && why == ex.Error() {
-		why = "it" + strings.TrimPrefix(why, ex.Agent)
+func (e *notStarted) Error() string { return e.agent + " could not start: " + Why(e.agent, e.err) }
+
+// Why is err's text in a sentence that names agent already: agent's own
+// exit reads "it exited ...".
+func Why(agent string, err error) string {
+	why := err.Error()
+	if ex := (*Exited)(nil); errors.As(err, &ex) && ex.Agent == agent && why == ex.Error() {
+		return "it" + strings.TrimPrefix(why, agent)
 	}
-	return e.agent + " could not start: " + why
+	return why
 }
 
 // Exited is an agent process that ended before it answered a request.
