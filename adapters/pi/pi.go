@@ -148,7 +148,7 @@ func (a *Adapter) Start(ctx context.Context, so adapters.SessionOptions) (adapte
 	defer cancel()
 	if err := s.loadState(startCtx); err != nil {
 		_ = s.Close()
-		return nil, fmt.Errorf("%w: %v", ErrStart, err)
+		return nil, adapters.Mark(ErrStart, err)
 	}
 	return s, nil
 }

@@ -151,7 +151,7 @@ func (s *session) onExit() {
 	s.pending = map[string]chan PiResponse{}
 	s.mu.Unlock()
 	for _, ch := range pending {
-		ch <- PiResponse{Error: info.Message}
+		close(ch)
 	}
 	s.turn.Exited(closing, adapters.Failure(info)...)
 }
@@ -196,10 +196,13 @@ func (s *session) call(ctx context.Context, cmd map[string]any) (PiResponse, err
 	s.pending[id] = ch
 	s.mu.Unlock()
 	if err := s.write(cmd); err != nil {
-		return PiResponse{}, err
+		return PiResponse{}, adapters.Gone(ctx, s.proc, Name, fmt.Sprint(cmd["type"]), err)
 	}
 	select {
-	case r := <-ch:
+	case r, ok := <-ch:
+		if !ok { // pi exited first
+			return r, adapters.Gone(ctx, s.proc, Name, fmt.Sprint(cmd["type"]), adapters.ErrClosed)
+		}
 		if !r.Success {
 			return r, fmt.Errorf("%w: %v: %s", ErrCommand, cmd["type"], r.Error)
 		}
