@@ -31,6 +31,16 @@ func CrashInfo(p *proc.Process, name string) (info *ErrorInfo, ok bool) {
 	return &ErrorInfo{Code: CodeCrash, Fatal: true, Detail: p.StderrTail(10), Message: name + " exited unexpectedly " + howExited(p)}, true
 }
 
+// CrashEnd ends a turn whose agent process p (name) is gone: CrashInfo,
+// or while it still runs, the loss of its output.
+func CrashEnd(p *proc.Process, name string) []Event {
+	info, ok := CrashInfo(p, name)
+	if !ok {
+		info = &ErrorInfo{Code: CodeCrash, Fatal: true, Detail: p.StderrTail(10), Message: name + " closed its output but still runs"}
+	}
+	return Failure(info)
+}
+
 // howExited is the one wording of an exited process's end, after "exited
 // ...": its exit code or the signal that killed it, then its last stderr
 // line.

@@ -38,49 +38,38 @@ func StartError(agent string, err error) error {
 
 // Mark is err, also matching sentinel for errors.Is, worded as err alone:
 // the front end names the agent and the failure once (NotStarted).
-func Mark(sentinel, err error) error { return marked{sentinel, err} }
-
-type marked struct{ sentinel, err error }
-
-func (m marked) Error() string   { return m.err.Error() }
-func (m marked) Unwrap() []error { return []error{m.sentinel, m.err} }
+func Mark(sentinel, err error) error { return &worded{err.Error(), []error{sentinel, err}} }
 
 // NotStarted is the one wording of agent's start failure err: the agent's
 // name once, then why. It still wraps err, so every sentinel in it counts.
 func NotStarted(agent string, err error) error {
-	if ns := (*notStarted)(nil); errors.As(err, &ns) && ns.agent == agent {
-		return err
-	}
-	return &notStarted{agent, err}
+	return &worded{agent + " could not start: " + Why(agent, err), []error{err}}
 }
 
-type notStarted struct {
-	agent string
-	err   error
+// worded is errs (for errors.Is and As) told as msg.
+type worded struct {
+	msg  string
+	errs []error
 }
 
-func (e *notStarted) Unwrap() error { return e.err }
-
-func (e *notStarted) Error() string { return e.agent + " could not start: " + Why(e.agent, e.err) }
+func (w *worded) Error() string   { return w.msg }
+func (w *worded) Unwrap() []error { return w.errs }
 
 // Why is err's text in a sentence that names agent already: agent's own
 // exit reads "it exited ...".
 func Why(agent string, err error) string {
-	why := err.Error()
-	if ex := (*Exited)(nil); errors.As(err, &ex) && ex.Agent == agent && why == ex.Error() {
-		return "it" + strings.TrimPrefix(why, agent)
+	if ex := (*Exited)(nil); errors.As(err, &ex) && ex.Agent == agent && err.Error() == ex.Error() {
+		return "it" + strings.TrimPrefix(ex.Error(), agent)
 	}
-	return why
+	return err.Error()
 }
 
-// Exited is an agent process that ended before it answered a request.
-type Exited struct {
-	Agent, Before string
-	how           string // howExited
-}
+// Exited is an agent process (Agent) that ended before it answered a
+// request (Before); How is howExited.
+type Exited struct{ Agent, Before, How string }
 
 func (e *Exited) Error() string {
-	return e.Agent + " exited before answering " + e.Before + " " + e.how
+	return e.Agent + " exited before answering " + e.Before + " " + e.How
 }
 
 // Gone is err, the JSON-RPC request method to name's process p that got
@@ -92,7 +81,7 @@ func Gone(ctx context.Context, p *proc.Process, name, method string, err error) 
 		return err
 	}
 	if _, ok := CrashInfo(p, name); ok {
-		return &Exited{Agent: name, Before: method, how: howExited(p)}
+		return &Exited{name, method, howExited(p)}
 	}
 	return err
 }

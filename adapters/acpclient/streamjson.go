@@ -67,8 +67,8 @@ func (c StreamJSON) spec(prompt []adapters.Content, resumeID string, opts adapte
 
 // noEnd ends a turn whose stream had no result.
 func (c StreamJSON) noEnd(p *proc.Process, exitErr error) []adapters.Event {
-	if info, ok := adapters.CrashInfo(p, c.Name); ok && exitErr != nil {
-		return adapters.Failure(info)
+	if exitErr != nil {
+		return adapters.CrashEnd(p, c.Name)
 	}
 	return adapters.Failure(&adapters.ErrorInfo{Message: c.Name + " ended without a result", Code: adapters.CodeCrash, Fatal: true, Detail: p.StderrTail(10)})
 }

@@ -329,13 +329,7 @@ func (s *Session) readLoop() {
 // exit ends a running turn after the process is gone, in the words of
 // its Exit and of a write to it that failed.
 func (s *Session) exit() {
-	info, ok := adapters.CrashInfo(s.p, "claude")
-	gone := error(ErrExited)
-	if ok {
-		gone = &adapters.TurnError{Info: *info, Err: ErrExited}
-	} else {
-		info = &adapters.ErrorInfo{Message: "claude closed its output but still runs", Code: adapters.CodeCrash, Fatal: true}
-	}
+	gone := adapters.CrashError(s.p, "claude", ErrExited)
 	s.mu.Lock()
 	s.exited = true
 	for id, reply := range s.pending {
@@ -343,7 +337,7 @@ func (s *Session) exit() {
 		delete(s.pending, id)
 	}
 	s.mu.Unlock()
-	s.turn.Exited(s.turn.Cancelled(), adapters.Failure(info)...)
+	s.turn.Exited(s.turn.Cancelled(), adapters.CrashEnd(s.p, "claude")...)
 }
 
 // Exit implements adapters.Exiter.

@@ -168,7 +168,7 @@ func (s *appSession) readLoop() {
 	s.mu.Lock()
 	closing := s.closing
 	s.mu.Unlock()
-	s.turn.Exited(closing, crashEnd("codex app-server", s.p)...)
+	s.turn.Exited(closing, adapters.CrashEnd(s.p, "codex app-server")...)
 }
 
 // notify decodes a notification, in order with server requests.
