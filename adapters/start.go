@@ -38,22 +38,19 @@ func StartError(agent string, err error) error {
 
 // Mark is err, also matching sentinel for errors.Is, worded as err alone:
 // the front end names the agent and the failure once (NotStarted).
-func Mark(sentinel, err error) error { return &worded{err.Error(), []error{sentinel, err}} }
+func Mark(sentinel, err error) error { return worded{err, sentinel, err} }
 
 // NotStarted is the one wording of agent's start failure err: the agent's
 // name once, then why. It still wraps err, so every sentinel in it counts.
 func NotStarted(agent string, err error) error {
-	return &worded{agent + " could not start: " + Why(agent, err), []error{err}}
+	return worded{errors.New(agent + " could not start: " + Why(agent, err)), err}
 }
 
-// worded is errs (for errors.Is and As) told as msg.
-type worded struct {
-	msg  string
-	errs []error
-}
+// worded is w[1:] (for errors.Is and As) told as w[0].
+type worded []error
 
-func (w *worded) Error() string   { return w.msg }
-func (w *worded) Unwrap() []error { return w.errs }
+func (w worded) Error() string   { return w[0].Error() }
+func (w worded) Unwrap() []error { return w[1:] }
 
 // Why is err's text in a sentence that names agent already: agent's own
 // exit reads "it exited ...".

@@ -114,10 +114,10 @@ func (s *Session) handshake(ctx context.Context) error {
 	var init schema.InitializeResponse
 	err := s.call(ctx, "initialize", schema.InitializeRequest{ProtocolVersion: schema.ProtocolVersion, ClientCapabilities: caps,
 		ClientInfo: &schema.Implementation{Name: "hub", Title: "hub", Version: s.a.cfg.ClientVersion}}, &init)
-	if ex := (*adapters.Exited)(nil); err != nil && !errors.As(err, &ex) { // an exit names initialize already
-		return fmt.Errorf("initialize: %w", err)
-	} else if err != nil {
+	if ex := (*adapters.Exited)(nil); errors.As(err, &ex) { // it names initialize already
 		return err
+	} else if err != nil {
+		return fmt.Errorf("initialize: %w", err)
 	}
 	if init.ProtocolVersion != schema.ProtocolVersion {
 		return fmt.Errorf("%w: agent speaks ACP version %d, hub speaks 1", ErrProtocol, init.ProtocolVersion)

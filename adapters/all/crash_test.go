@@ -31,7 +31,7 @@ func TestAgents_ExitReadsOneWay(t *testing.T) {
 		a    adapters.Adapter
 	}{
 		{"claude", claude.New(ac, zerolog.Nop())},
-		{"codex exec", codex.New(ac, zerolog.Nop())}, // app-server falls back to exec, whose turn ends with the exit
+		{"codex", codex.New(ac, zerolog.Nop())}, // app-server falls back to exec, whose turn ends with the exit
 		{"pi", pi.New(ac, zerolog.Nop())},
 		{"gemini", gemini.New(ac, "", zerolog.Nop())}, // the stream-json fallback
 		{"demo", acpclient.New(acpclient.Config{Name: "demo", Argv: fake})},
