@@ -64,8 +64,8 @@ func TestClassifyStart_StartErrors(t *testing.T) {
 		{"anything else", errors.New("boom"), ClassStart},
 		// an agent gone before it answered initialize (acpclient's
 		// TestStart_AgentGoneBeforeInitializeIsOneMessage makes these)
-		{"gone before initialize", errors.New("acp agent failed to initialize: gone: initialize: gone exited unexpectedly (exit code 1): fake: no config found"), ClassStart},
-		{"gone before initialize, logged out", errors.New("acp agent failed to initialize: gone: initialize: gone exited unexpectedly (exit code 1): Error: not logged in\n    at main (cli.js:1:1)"), ClassAuth},
+		{"gone before initialize", errors.New("gone could not start: it exited before answering initialize (exit code 1): fake: no config found"), ClassStart},
+		{"gone before initialize, logged out", errors.New("gone could not start: it exited before answering initialize (exit code 1): at main (cli.js:1:1) (stderr: Error: not logged in | at main (cli.js:1:1))"), ClassAuth},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
