@@ -84,7 +84,7 @@ func (s *PerPrompt) spawn(ctx context.Context, prompt []Content) (p *proc.Proces
 	}
 	if p, err = proc.Start(context.WithoutCancel(ctx), spec); err != nil {
 		done()
-		return nil, nil, StartError(s.Name, err)
+		return nil, nil, StartError(err)
 	}
 	_ = p.Stdin.Close() // the prompt is in argv; some agents read stdin to EOF
 	return p, done, nil

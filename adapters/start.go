@@ -20,11 +20,11 @@ var (
 	ErrStart = errors.New("agent did not start")
 )
 
-// StartError maps a failure to spawn agent's program to the sentinel a
+// StartError maps a failure to spawn an agent's program to the sentinel a
 // front end acts on: a program that is not found is ErrNotInstalled, an
-// unusable working directory ErrBadCwd, anything else ErrStart with the
-// cause.
-func StartError(agent string, err error) error {
+// unusable working directory ErrBadCwd, anything else ErrStart, worded as
+// the cause alone (NotStarted names the agent).
+func StartError(err error) error {
 	switch {
 	case err == nil:
 		return nil

@@ -87,7 +87,7 @@ func TestStartError_MapsCause(t *testing.T) {
 				_ = p.Stop()
 				t.Fatal("started")
 			}
-			got := adapters.StartError("demo", err)
+			got := adapters.StartError(err)
 			if !errors.Is(got, tt.want) {
 				t.Fatalf("StartError = %v, want %v", got, tt.want)
 			}

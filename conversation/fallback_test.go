@@ -57,7 +57,7 @@ func TestClassifyStart_StartErrors(t *testing.T) {
 		{"not found", fmt.Errorf("spawn: %w", proc.ErrNotFound), ClassNotInstalled},
 		{"not authenticated", fmt.Errorf("x: %w", adapters.ErrNotAuthenticated), ClassAuth},
 		{"auth phrase", errors.New("Invalid API key"), ClassAuth},
-		{"bad cwd", adapters.StartError("x", fmt.Errorf("%w: gone", proc.ErrBadDir)), ClassNone},
+		{"bad cwd", adapters.StartError(fmt.Errorf("%w: gone", proc.ErrBadDir)), ClassNone},
 		{"unknown agent", fmt.Errorf("%w: y", adapters.ErrUnknownAgent), ClassNone},
 		{"a crash while taking the prompt", &adapters.TurnError{Info: adapters.ErrorInfo{Code: adapters.CodeCrash}}, ClassCrash},
 		{"closed", adapters.ErrClosed, ClassCrash},

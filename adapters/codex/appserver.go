@@ -48,7 +48,7 @@ func (a *Adapter) startAppServer(ctx context.Context, opts adapters.SessionOptio
 	args := append(append(argv[1:], "app-server"), configOverrides(opts)...)
 	p, err := proc.Start(context.WithoutCancel(ctx), proc.Spec{Path: argv[0], Args: args, Dir: opts.Cwd, Env: a.env(opts)})
 	if err != nil {
-		return nil, adapters.StartError("codex", err)
+		return nil, adapters.StartError(err)
 	}
 	s := &appSession{a: a, p: p, dec: NewCodexDecoder(), opts: opts, mode: a.mode(opts), next: map[string]any{}}
 	if e := opts.Options[adapters.OptionEffort]; e != "" {

@@ -105,7 +105,7 @@ func TestRun_ExitCodes(t *testing.T) {
 		{name: "fork unsupported", a: &fakeAdapter{caps: adapters.Capabilities{Resume: true}}, mod: func(o *Options) { o.ResumeID, o.Fork = "abc", true },
 			want: conversation.ExitUsage, wantErr: "cannot fork"},
 		{name: "not installed (adapters)", a: &fakeAdapter{startErr: fmt.Errorf("claude: %w", adapters.ErrNotInstalled)}, want: conversation.ExitNotInstalled},
-		{name: "bad working directory (start)", a: &fakeAdapter{startErr: adapters.StartError("fake", fmt.Errorf("%w: /gone is not a directory", proc.ErrBadDir))},
+		{name: "bad working directory (start)", a: &fakeAdapter{startErr: adapters.StartError(fmt.Errorf("%w: /gone is not a directory", proc.ErrBadDir))},
 			want: conversation.ExitUsage, wantErr: "/gone"},
 		{name: "not installed (proc)", a: &fakeAdapter{startErr: fmt.Errorf("spawn: %w", proc.ErrNotFound)}, want: conversation.ExitNotInstalled},
 		{name: "not authenticated (start)", a: &fakeAdapter{startErr: fmt.Errorf("x: %w", adapters.ErrNotAuthenticated)}, want: conversation.ExitNotAuthenticated},
