@@ -88,7 +88,7 @@ func ppKinds(evs <-chan Event) (kinds []string) {
 }
 
 // A turn ends with the stream's EventDone once the process is gone, as
-// NoEnd says when the stream has none, and cancelled when hub stopped
+// the process's exit when the stream has none, and cancelled when hub stopped
 // it; the next prompt resumes the session id the turn reported, and the
 // prompt's cleanup has run.
 func TestPerPrompt_TurnEnds(t *testing.T) {
