@@ -3,7 +3,6 @@ package acp
 import (
 	"cmp"
 	"context"
-	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -79,7 +78,7 @@ func (ss *session) startAgent(ctx context.Context) (adapters.Session, conversati
 	opts.Instructions = strings.TrimSpace(plan.Instructions + opts.Instructions)
 	b, fresh, err := ss.agent.StartResuming(ctx, a, opts)
 	if err != nil {
-		return nil, setup, fmt.Errorf("start %s: %w", name, err)
+		return nil, setup, adapters.NotStarted(name, err)
 	}
 	if fresh && plan.ResumeID != "" {
 		plan.Lead = all // it lost its session: all of it

@@ -21,9 +21,6 @@ type PerPrompt struct {
 	Command func(prompt []Content, resumeID string) (spec proc.Spec, done func(), err error)
 	// NewDecoder is the decoder of one prompt's output.
 	NewDecoder func() LineDecoder
-	// NoEnd ends a turn whose output had no EventDone, after its process
-	// exited with waitErr.
-	NoEnd func(p *proc.Process, waitErr error) []Event
 	// Rules are the turns' rules; the session sets their Interrupt.
 	Rules TurnRules
 	// Stop stops a cancelled turn's process and waits for it (nil:
@@ -87,7 +84,7 @@ func (s *PerPrompt) spawn(ctx context.Context, prompt []Content) (p *proc.Proces
 	}
 	if p, err = proc.Start(context.WithoutCancel(ctx), spec); err != nil {
 		done()
-		return nil, nil, StartError(s.Name, err)
+		return nil, nil, StartError(err)
 	}
 	_ = p.Stdin.Close() // the prompt is in argv; some agents read stdin to EOF
 	return p, done, nil
@@ -131,8 +128,11 @@ func (s *PerPrompt) run(p *proc.Process, t *Turn, done func()) {
 	waitErr := p.Wait()
 	done()
 	cancelled := t.IsCancelled()
-	if end == nil && !cancelled {
-		end = s.NoEnd(p, waitErr)
+	switch { // an output with no EventDone: its process's exit, or one that ended well but said nothing
+	case end == nil && !cancelled && waitErr != nil:
+		end = CrashEnd(p, s.Name)
+	case end == nil && !cancelled:
+		end = Failure(&ErrorInfo{Message: s.Name + " ended without a result", Code: CodeCrash, Fatal: true, Detail: p.StderrTail(10)})
 	}
 	s.turn.Exited(cancelled, end...)
 }

@@ -3,7 +3,6 @@ package adapters
 import (
 	"context"
 	"errors"
-	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -45,9 +44,6 @@ func newPPFake(t *testing.T) *ppFake {
 	missing := filepath.Join(t.TempDir(), "missing")
 	f.PerPrompt = &PerPrompt{Name: "fake", ResumeID: "given",
 		NewDecoder: func() LineDecoder { return ppDecoder{} },
-		NoEnd: func(p *proc.Process, _ error) []Event {
-			return Failure(&ErrorInfo{Message: fmt.Sprint("exit code ", p.ExitCode()), Fatal: true})
-		},
 		Command: func(prompt []Content, resumeID string) (proc.Spec, func(), error) {
 			f.mu.Lock()
 			f.resumed = append(f.resumed, resumeID)
@@ -92,7 +88,7 @@ func ppKinds(evs <-chan Event) (kinds []string) {
 }
 
 // A turn ends with the stream's EventDone once the process is gone, as
-// NoEnd says when the stream has none, and cancelled when hub stopped
+// the process's exit when the stream has none, and cancelled when hub stopped
 // it; the next prompt resumes the session id the turn reported, and the
 // prompt's cleanup has run.
 func TestPerPrompt_TurnEnds(t *testing.T) {

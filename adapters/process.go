@@ -28,12 +28,31 @@ func CrashInfo(p *proc.Process, name string) (info *ErrorInfo, ok bool) {
 	case <-time.After(exitWait):
 		return nil, false
 	}
-	info = &ErrorInfo{Code: CodeCrash, Fatal: true, Detail: p.StderrTail(10),
-		Message: fmt.Sprintf("%s exited unexpectedly (exit code %d)", name, p.ExitCode())}
-	if last := p.StderrTail(1); last != "" {
-		info.Message += ": " + last
+	return &ErrorInfo{Code: CodeCrash, Fatal: true, Detail: p.StderrTail(10), Message: name + " exited unexpectedly " + howExited(p)}, true
+}
+
+// CrashEnd ends a turn whose agent process p (name) is gone: CrashInfo,
+// or while it still runs, the loss of its output.
+func CrashEnd(p *proc.Process, name string) []Event {
+	info, ok := CrashInfo(p, name)
+	if !ok {
+		info = &ErrorInfo{Code: CodeCrash, Fatal: true, Detail: p.StderrTail(10), Message: name + " closed its output but still runs"}
 	}
-	return info, true
+	return Failure(info)
+}
+
+// howExited is the one wording of an exited process's end, after "exited
+// ...": its exit code or the signal that killed it, then its last stderr
+// line.
+func howExited(p *proc.Process) string {
+	how := fmt.Sprintf("(exit code %d)", p.ExitCode())
+	if sig := p.ExitSignal(); sig != "" {
+		how = "(killed by " + sig + ")"
+	}
+	if last := p.StderrTail(1); last != "" {
+		how += ": " + last
+	}
+	return how
 }
 
 // CrashError is name's exited process as a *TurnError wrapping closed (an

@@ -20,32 +20,65 @@ var (
 	ErrStart = errors.New("agent did not start")
 )
 
-// StartError maps a failure to spawn agent's program to the sentinel a
+// StartError maps a failure to spawn an agent's program to the sentinel a
 // front end acts on: a program that is not found is ErrNotInstalled, an
-// unusable working directory ErrBadCwd, anything else ErrStart with the
-// cause.
-func StartError(agent string, err error) error {
+// unusable working directory ErrBadCwd, anything else ErrStart, worded as
+// the cause alone (NotStarted names the agent).
+func StartError(err error) error {
 	switch {
 	case err == nil:
 		return nil
 	case errors.Is(err, proc.ErrNotFound):
-		return fmt.Errorf("%w: %s: %w", ErrNotInstalled, agent, err)
+		return Mark(ErrNotInstalled, err)
 	case errors.Is(err, proc.ErrBadDir):
 		return fmt.Errorf("%w: %w", ErrBadCwd, err)
 	}
-	return fmt.Errorf("%w: %s: %w", ErrStart, agent, err)
+	return Mark(ErrStart, err)
 }
 
-// Gone is err, a JSON-RPC request to name's process p that got no answer
-// while ctx runs, as CrashInfo's message once p has exited: which of a
+// Mark is err, also matching sentinel for errors.Is, worded as err alone:
+// the front end names the agent and the failure once (NotStarted).
+func Mark(sentinel, err error) error { return worded{err, sentinel, err} }
+
+// NotStarted is the one wording of agent's start failure err: the agent's
+// name once, then why. It still wraps err, so every sentinel in it counts.
+func NotStarted(agent string, err error) error {
+	return worded{errors.New(agent + " could not start: " + Why(agent, err)), err}
+}
+
+// worded is w[1:] (for errors.Is and As) told as w[0].
+type worded []error
+
+func (w worded) Error() string   { return w[0].Error() }
+func (w worded) Unwrap() []error { return w[1:] }
+
+// Why is err's text in a sentence that names agent already: agent's own
+// exit reads "it exited ...".
+func Why(agent string, err error) string {
+	if ex := (*Exited)(nil); errors.As(err, &ex) && ex.Agent == agent && err.Error() == ex.Error() {
+		return "it" + strings.TrimPrefix(ex.Error(), agent)
+	}
+	return err.Error()
+}
+
+// Exited is an agent process (Agent) that ended before it answered a
+// request (Before); How is howExited.
+type Exited struct{ Agent, Before, How string }
+
+func (e *Exited) Error() string {
+	return e.Agent + " exited before answering " + e.Before + " " + e.How
+}
+
+// Gone is err, the JSON-RPC request method to name's process p that got
+// no answer while ctx runs, as an *Exited once p has exited: which of a
 // broken pipe, the connection's end and the exit hub meets first must not
 // change it. It wraps no ErrClosed: a start it ends is a start failure.
-func Gone(ctx context.Context, p *proc.Process, name string, err error) error {
+func Gone(ctx context.Context, p *proc.Process, name, method string, err error) error {
 	if re := (*jsonrpc.Error)(nil); err == nil || ctx.Err() != nil || errors.As(err, &re) {
 		return err
 	}
-	if info, ok := CrashInfo(p, name); ok {
-		return errors.New(info.Message)
+	if _, ok := CrashInfo(p, name); ok {
+		return &Exited{name, method, howExited(p)}
 	}
 	return err
 }

@@ -57,15 +57,15 @@ func TestClassifyStart_StartErrors(t *testing.T) {
 		{"not found", fmt.Errorf("spawn: %w", proc.ErrNotFound), ClassNotInstalled},
 		{"not authenticated", fmt.Errorf("x: %w", adapters.ErrNotAuthenticated), ClassAuth},
 		{"auth phrase", errors.New("Invalid API key"), ClassAuth},
-		{"bad cwd", adapters.StartError("x", fmt.Errorf("%w: gone", proc.ErrBadDir)), ClassNone},
+		{"bad cwd", adapters.StartError(fmt.Errorf("%w: gone", proc.ErrBadDir)), ClassNone},
 		{"unknown agent", fmt.Errorf("%w: y", adapters.ErrUnknownAgent), ClassNone},
 		{"a crash while taking the prompt", &adapters.TurnError{Info: adapters.ErrorInfo{Code: adapters.CodeCrash}}, ClassCrash},
 		{"closed", adapters.ErrClosed, ClassCrash},
 		{"anything else", errors.New("boom"), ClassStart},
 		// an agent gone before it answered initialize (acpclient's
 		// TestStart_AgentGoneBeforeInitializeIsOneMessage makes these)
-		{"gone before initialize", errors.New("acp agent failed to initialize: gone: initialize: gone exited unexpectedly (exit code 1): fake: no config found"), ClassStart},
-		{"gone before initialize, logged out", errors.New("acp agent failed to initialize: gone: initialize: gone exited unexpectedly (exit code 1): Error: not logged in\n    at main (cli.js:1:1)"), ClassAuth},
+		{"gone before initialize", errors.New("gone could not start: it exited before answering initialize (exit code 1): fake: no config found"), ClassStart},
+		{"gone before initialize, logged out", errors.New("gone could not start: it exited before answering initialize (exit code 1): at main (cli.js:1:1) (stderr: Error: not logged in | at main (cli.js:1:1))"), ClassAuth},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

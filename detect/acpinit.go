@@ -27,7 +27,7 @@ func (p *prober) initialize(ctx context.Context, a *Agent, argv []string, env ma
 		a.Warnings = append(a.Warnings, fmt.Sprintf("`%s` did not answer initialize in time; capabilities unknown until it does", strings.Join(argv, " ")))
 		return
 	case err != nil:
-		a.Fix = fmt.Sprintf("`%s` does not speak ACP here: %v", strings.Join(argv, " "), err)
+		a.Fix = fmt.Sprintf("`%s` does not speak ACP here: %s", strings.Join(argv, " "), adapters.Why(a.Path, err))
 		return
 	}
 	a.Capabilities = capsOf(r)

@@ -34,7 +34,7 @@ func Probe(ctx context.Context, argv, env []string) (schema.InitializeResponse, 
 		ClientInfo: &schema.Implementation{Name: "hub", Title: "hub doctor", Version: "probe"}}, &init)
 	switch {
 	case err != nil:
-		return init, fmt.Errorf("%w: %w", ErrInitialize, adapters.WithStderr(p, err))
+		return init, adapters.Mark(ErrInitialize, adapters.WithStderr(p, err))
 	case init.ProtocolVersion != schema.ProtocolVersion:
 		return init, fmt.Errorf("%w: agent speaks ACP version %d, hub speaks 1", ErrProtocol, init.ProtocolVersion)
 	}

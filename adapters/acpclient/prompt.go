@@ -19,7 +19,7 @@ func (s *Session) Prompt(ctx context.Context, prompt []adapters.Content, emit fu
 	default:
 	}
 	if s.proc.Exited() {
-		return "", fmt.Errorf("%w: %s is no longer running: %v", adapters.ErrClosed, s.a.cfg.Name, s.proc.ExitError(s.a.cfg.Name))
+		return "", adapters.CrashError(s.proc, s.a.cfg.Name, adapters.ErrClosed)
 	}
 	s.mu.Lock()
 	t, err := s.turn.Start()

@@ -55,7 +55,7 @@ func (a *Adapter) startACP(ctx context.Context, opts adapters.SessionOptions) (*
 		Path: a.cfg.Argv[0], Args: a.cfg.Argv[1:], Dir: opts.Cwd, Env: env, Grace: a.cfg.StopGrace,
 	})
 	if err != nil {
-		return nil, adapters.StartError(a.cfg.Name, err)
+		return nil, adapters.StartError(err)
 	}
 	s := &Session{a: a, opts: opts, proc: p, dec: &ACPDecoder{Quirks: a.cfg.Quirks}, env: env, closed: make(chan struct{}), pendingWake: make(chan struct{})}
 	s.local = newLocal(opts.Cwd, opts.AddDirs, a.cfg.Name, a.cfg.Sandbox, s.askLocal, a.cfg.Logger)
@@ -106,7 +106,7 @@ func (s *Session) explain(err error) error {
 	if errors.Is(err, adapters.ErrNotAuthenticated) || errors.Is(err, adapters.ErrUnsupported) {
 		return err
 	}
-	return fmt.Errorf("%w: %s: %w", ErrInitialize, s.a.cfg.Name, adapters.WithStderr(s.proc, err))
+	return adapters.Mark(ErrInitialize, adapters.WithStderr(s.proc, err))
 }
 
 func (s *Session) handshake(ctx context.Context) error {
@@ -114,7 +114,9 @@ func (s *Session) handshake(ctx context.Context) error {
 	var init schema.InitializeResponse
 	err := s.call(ctx, "initialize", schema.InitializeRequest{ProtocolVersion: schema.ProtocolVersion, ClientCapabilities: caps,
 		ClientInfo: &schema.Implementation{Name: "hub", Title: "hub", Version: s.a.cfg.ClientVersion}}, &init)
-	if err != nil {
+	if ex := (*adapters.Exited)(nil); errors.As(err, &ex) { // it names initialize already
+		return err
+	} else if err != nil {
 		return fmt.Errorf("initialize: %w", err)
 	}
 	if init.ProtocolVersion != schema.ProtocolVersion {
@@ -270,7 +272,7 @@ func callWhile(ctx context.Context, p *proc.Process, name string, conn *jsonrpc.
 		case <-cctx.Done():
 		}
 	}()
-	return adapters.Gone(ctx, p, name, conn.Call(cctx, method, params, result))
+	return adapters.Gone(ctx, p, name, method, conn.Call(cctx, method, params, result))
 }
 
 // call is callWhile on the session's agent.

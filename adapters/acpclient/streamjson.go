@@ -2,7 +2,6 @@ package acpclient
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"syscall"
 	"time"
@@ -46,7 +45,7 @@ func (c StreamJSON) Fallback() Fallback {
 	return func(_ context.Context, opts adapters.SessionOptions, _ error) (adapters.Session, error) {
 		raw := adapters.NewUnknownRecords(c.Logger, c.Name, c.TestedVersions,
 			adapters.UnknownOptions{Version: c.Version, SlowVersion: true, Quiet: c.Quiet})
-		return &adapters.PerPrompt{Name: c.Name, ResumeID: opts.ResumeID, NewDecoder: c.NewDecoder, NoEnd: c.noEnd,
+		return &adapters.PerPrompt{Name: c.Name, ResumeID: opts.ResumeID, NewDecoder: c.NewDecoder,
 			Rules: adapters.RulesOf(opts, nil, raw),
 			Command: func(prompt []adapters.Content, resumeID string) (proc.Spec, func(), error) {
 				return c.spec(prompt, resumeID, opts), nil, nil
@@ -64,13 +63,4 @@ func (c StreamJSON) spec(prompt []adapters.Content, resumeID string, opts adapte
 	argv := c.Argv(text, resumeID, opts)
 	return proc.Spec{Path: argv[0], Args: argv[1:], Dir: opts.Cwd, Env: adapters.Environ(nil, c.Env, opts.Env),
 		StopSignal: syscall.SIGINT, Grace: c.Grace}
-}
-
-// noEnd ends a turn whose stream had no result.
-func (c StreamJSON) noEnd(p *proc.Process, exitErr error) []adapters.Event {
-	msg := fmt.Sprintf("%s exited without a result (exit code %d)", c.Name, p.ExitCode())
-	if exitErr == nil {
-		msg = c.Name + " ended without a result"
-	}
-	return adapters.Failure(&adapters.ErrorInfo{Message: msg, Code: adapters.CodeCrash, Fatal: true, Detail: p.StderrTail(10)})
 }

@@ -84,7 +84,7 @@ func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adap
 	}
 	p, err := proc.Start(context.WithoutCancel(ctx), proc.Spec{Path: a.argv[0], Args: args, Dir: opts.Cwd, Env: a.environ(opts)})
 	if err != nil {
-		return nil, adapters.StartError("claude", err)
+		return nil, adapters.StartError(err)
 	}
 	s := newSession(a, p, opts)
 	s.start = trace.From(ctx)

@@ -282,7 +282,7 @@ func TestSession_CrashMidTurn(t *testing.T) {
 	evs := collect(t, ch, nil)
 	e := find(evs, adapters.EventError)
 	if e == nil || !e.Error.Fatal || e.Error.Code != adapters.CodeCrash || !strings.Contains(e.Error.Detail, "something exploded") ||
-		!strings.Contains(e.Error.Message, "exit status 3") {
+		!strings.Contains(e.Error.Message, "claude exited unexpectedly (exit code 3): ") {
 		t.Fatalf("error = %+v", e)
 	}
 	if last(evs).Type != adapters.EventDone {

@@ -15,7 +15,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 	"uuid"
 
 	"github.com/hubdev/hub/adapters"
@@ -327,13 +326,10 @@ func (s *Session) readLoop() {
 	s.exit()
 }
 
-// exit ends a running turn after the process is gone.
+// exit ends a running turn after the process is gone, in the words of
+// its Exit and of a write to it that failed.
 func (s *Session) exit() {
-	select {
-	case <-s.p.Done():
-	case <-time.After(2 * time.Second):
-	}
-	gone := adapters.CrashError(s.p, "claude", ErrExited) // as a write to it that failed says
+	gone := adapters.CrashError(s.p, "claude", ErrExited)
 	s.mu.Lock()
 	s.exited = true
 	for id, reply := range s.pending {
@@ -341,25 +337,13 @@ func (s *Session) exit() {
 		delete(s.pending, id)
 	}
 	s.mu.Unlock()
-	s.turn.Exited(s.turn.Cancelled(), adapters.Failure(&adapters.ErrorInfo{Message: "claude exited in the middle of a turn: " + exitText(s.p),
-		Code: adapters.CodeCrash, Detail: s.p.StderrTail(20), Fatal: true})...)
+	s.turn.Exited(s.turn.Cancelled(), adapters.CrashEnd(s.p, "claude")...)
 }
 
 // Exit implements adapters.Exiter.
 func (s *Session) Exit() *adapters.ErrorInfo {
 	info, _ := adapters.CrashInfo(s.p, "claude")
 	return info
-}
-
-func exitText(p *proc.Process) string {
-	msg := "exit status " + strconv.Itoa(p.ExitCode())
-	if sig := p.ExitSignal(); sig != "" {
-		msg = "killed by " + sig
-	}
-	if tail := p.StderrTail(1); tail != "" {
-		msg += ": " + tail
-	}
-	return msg
 }
 
 func (s *Session) handle(ev adapters.Event) {

@@ -48,7 +48,7 @@ func (a *Adapter) startAppServer(ctx context.Context, opts adapters.SessionOptio
 	args := append(append(argv[1:], "app-server"), configOverrides(opts)...)
 	p, err := proc.Start(context.WithoutCancel(ctx), proc.Spec{Path: argv[0], Args: args, Dir: opts.Cwd, Env: a.env(opts)})
 	if err != nil {
-		return nil, adapters.StartError("codex", err)
+		return nil, adapters.StartError(err)
 	}
 	s := &appSession{a: a, p: p, dec: NewCodexDecoder(), opts: opts, mode: a.mode(opts), next: map[string]any{}}
 	if e := opts.Options[adapters.OptionEffort]; e != "" {
@@ -63,9 +63,9 @@ func (a *Adapter) startAppServer(ctx context.Context, opts adapters.SessionOptio
 	// experimentalApi allows thread/start's experimentalRawEvents (see decoder_raw.go).
 	init := map[string]any{"clientInfo": map[string]any{"name": "hub", "title": "hub", "version": "0"}, "capabilities": map[string]any{"experimentalApi": true}}
 	var res json.RawMessage
-	if err := adapters.Gone(ictx, p, "codex app-server", s.call(ictx, "initialize", init, &res)); err != nil {
+	if err := adapters.Gone(ictx, p, "codex app-server", "initialize", s.call(ictx, "initialize", init, &res)); err != nil {
 		_ = p.Stop()
-		return nil, fmt.Errorf("%w: %w", errNoStart, adapters.WithStderr(p, err))
+		return nil, adapters.Mark(errNoStart, adapters.WithStderr(p, err))
 	}
 	var ir struct {
 		UserAgent string `json:"userAgent"`
@@ -168,7 +168,7 @@ func (s *appSession) readLoop() {
 	s.mu.Lock()
 	closing := s.closing
 	s.mu.Unlock()
-	s.turn.Exited(closing, crashEnd("codex app-server", s.p)...)
+	s.turn.Exited(closing, adapters.CrashEnd(s.p, "codex app-server")...)
 }
 
 // notify decodes a notification, in order with server requests.

@@ -18,7 +18,6 @@ import (
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/config"
-	"github.com/hubdev/hub/internal/proc"
 )
 
 // errNoStart means app-server did not start: Start falls back to exec.
@@ -147,11 +146,4 @@ func tomlTable(m map[string]string) string {
 		parts[i] = tomlKey(k) + "=" + tomlString(m[k])
 	}
 	return "{" + strings.Join(parts, ",") + "}"
-}
-
-// crashEnd ends a turn whose process (name) has exited: adapters.CrashInfo
-// describes it as it describes any agent's crash.
-func crashEnd(name string, p *proc.Process) []adapters.Event {
-	info, _ := adapters.CrashInfo(p, name)
-	return adapters.Failure(info)
 }

@@ -42,7 +42,6 @@ func (a *Adapter) startExec(opts adapters.SessionOptions) (*execSession, error) 
 	dec := NewCodexExecDecoder()
 	s.PerPrompt = adapters.PerPrompt{Name: "codex", ResumeID: opts.ResumeID, Command: s.command,
 		NewDecoder: func() adapters.LineDecoder { return dec },
-		NoEnd:      func(p *proc.Process, _ error) []adapters.Event { return crashEnd("codex exec", p) },
 		Rules:      adapters.RulesOf(opts, nil, a.unknownRecords()), Stop: interrupt}
 	return s, nil
 }

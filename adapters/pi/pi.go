@@ -138,9 +138,9 @@ func (a *Adapter) Start(ctx context.Context, so adapters.SessionOptions) (adapte
 		Env: adapters.Environ(nil, a.opts.Env, so.Env), Grace: a.opts.StopGrace})
 	if err != nil {
 		if errors.Is(err, proc.ErrNotFound) {
-			return nil, fmt.Errorf("%w (npm install -g @mariozechner/pi-coding-agent)", adapters.StartError("pi", err))
+			return nil, fmt.Errorf("%w (npm install -g @mariozechner/pi-coding-agent)", adapters.StartError(err))
 		}
-		return nil, adapters.StartError("pi", err)
+		return nil, adapters.StartError(err)
 	}
 	s := newSession(a.opts.Log, so.Cwd, p, a.unknown)
 	s.rules = adapters.RulesOf(so, s.interrupt, nil)
@@ -148,7 +148,7 @@ func (a *Adapter) Start(ctx context.Context, so adapters.SessionOptions) (adapte
 	defer cancel()
 	if err := s.loadState(startCtx); err != nil {
 		_ = s.Close()
-		return nil, fmt.Errorf("%w: %v", ErrStart, err)
+		return nil, adapters.Mark(ErrStart, err)
 	}
 	return s, nil
 }

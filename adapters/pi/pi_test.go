@@ -217,7 +217,7 @@ func TestSession_CrashReportsStderr(t *testing.T) {
 		}
 	}
 	if crash == nil || crash.Code != adapters.CodeCrash || !crash.Fatal || !strings.Contains(crash.Detail, "fatal: provider exploded") ||
-		!strings.Contains(crash.Message, "exit status 3") {
+		!strings.Contains(crash.Message, "pi exited unexpectedly (exit code 3): fatal: provider exploded") {
 		t.Fatalf("crash error = %+v", crash)
 	}
 	if r := lastDone(t, evs); r != adapters.StopEndTurn {

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -85,7 +86,7 @@ func (s *session) read() {
 	for _, ev := range s.dec.Flush() {
 		s.route(ev)
 	}
-	s.onExit(s.proc.ExitError(Name))
+	s.onExit()
 }
 
 // probeRetry asks pi for its state after a failed run: pi writes
@@ -139,20 +140,20 @@ func (s *session) onResponse(r PiResponse) bool {
 	return false
 }
 
-func (s *session) onExit(exitErr error) {
+// onExit ends the session once pi exited, in the words of any agent's crash.
+func (s *session) onExit() {
+	_ = s.proc.Wait()
+	info, _ := adapters.CrashInfo(s.proc, Name)
 	s.mu.Lock()
 	closing := s.closed
-	if exitErr == nil {
-		exitErr = fmt.Errorf("%s exited", Name)
-	}
-	s.dead = exitErr
+	s.dead = errors.New(info.Message)
 	pending := s.pending
 	s.pending = map[string]chan PiResponse{}
 	s.mu.Unlock()
 	for _, ch := range pending {
-		ch <- PiResponse{Error: exitErr.Error()}
+		close(ch)
 	}
-	s.turn.Exited(closing, failed("pi exited unexpectedly: "+exitErr.Error(), adapters.CodeCrash, s.proc.StderrTail(20))...)
+	s.turn.Exited(closing, adapters.Failure(info)...)
 }
 
 // failed ends a turn with a fatal error.
@@ -195,10 +196,13 @@ func (s *session) call(ctx context.Context, cmd map[string]any) (PiResponse, err
 	s.pending[id] = ch
 	s.mu.Unlock()
 	if err := s.write(cmd); err != nil {
-		return PiResponse{}, err
+		return PiResponse{}, adapters.Gone(ctx, s.proc, Name, fmt.Sprint(cmd["type"]), err)
 	}
 	select {
-	case r := <-ch:
+	case r, ok := <-ch:
+		if !ok { // pi exited first
+			return r, adapters.Gone(ctx, s.proc, Name, fmt.Sprint(cmd["type"]), adapters.ErrClosed)
+		}
 		if !r.Success {
 			return r, fmt.Errorf("%w: %v: %s", ErrCommand, cmd["type"], r.Error)
 		}

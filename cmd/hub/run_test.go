@@ -34,6 +34,10 @@ func init() {
 // starts a child and waits to be cancelled ("hang"), writing its own and
 // the child's pid to pidFile.
 func fakeACPAgent(mode, pidFile string) {
+	if mode == "gone" { // exits at once, as an agent missing its config does
+		fmt.Fprintln(os.Stderr, "fake: no config found")
+		os.Exit(1)
+	}
 	out := json.NewEncoder(os.Stdout)
 	send := func(v map[string]any) { v["jsonrpc"] = "2.0"; _ = out.Encode(v) }
 	sc := bufio.NewScanner(os.Stdin)
@@ -282,6 +286,34 @@ func TestRun_RealProcesses(t *testing.T) {
 			// started end on their own.
 			for _, pid := range <-pids {
 				proctest.WaitGone(t, pid)
+			}
+		})
+	}
+}
+
+// TestRun_StartFailureIsOneLine: an agent that exits before it answers
+// initialize is told in one line naming it once, the same line in the
+// jsonl summary, with the start failure's exit code.
+func TestRun_StartFailureIsOneLine(t *testing.T) {
+	const want = "fake could not start: it exited before answering initialize (exit code 1): fake: no config found"
+	for _, format := range []string{"text", "jsonl"} {
+		t.Run(format, func(t *testing.T) {
+			root := isolate(t)
+			cwd, _ := fakeAgentConfig(t, root, "gone")
+			chdir(t, cwd)
+			var out, errb bytes.Buffer
+			code := realMain(context.Background(), []string{"run", "--agent", "fake", "--format", format, "hi"}, strings.NewReader(""), &out, &errb)
+			if code != 1 {
+				t.Fatalf("exit %d, want 1\nstderr:\n%s", code, errb.String())
+			}
+			if format == "jsonl" {
+				if got := checkJSONL(t, out.String(), 1)["error"]; got != want {
+					t.Fatalf("summary error %q, want %q", got, want)
+				}
+				return
+			}
+			if !strings.Contains(errb.String(), "hub: "+want+" (exit 1)\n") {
+				t.Fatalf("stderr lacks the one line %q:\n%s", want, errb.String())
 			}
 		})
 	}

@@ -285,7 +285,7 @@ func (d *Delegator) start(ctx context.Context, r Request, from *live) (*live, er
 	}
 	if err != nil {
 		l.hooks.Close()
-		return nil, fmt.Errorf("start %s: %w", r.Agent, err)
+		return nil, adapters.NotStarted(r.Agent, err)
 	}
 	l.sess, l.lead = sess, plan.Lead
 	return l, nil

@@ -254,20 +254,6 @@ func (p *Process) StopWithin(grace time.Duration) error {
 // StderrTail returns up to the last n lines of stderr, trimmed.
 func (p *Process) StderrTail(n int) string { return p.stderr.TailLines(n) }
 
-// ExitError describes how the process ended, with its stderr tail, in one
-// line suitable for users. It returns nil if the process exited 0.
-func (p *Process) ExitError(name string) error {
-	err := p.Wait()
-	if err == nil {
-		return nil
-	}
-	tail := p.StderrTail(3)
-	if tail == "" {
-		return fmt.Errorf("%s exited: %w", name, err)
-	}
-	return fmt.Errorf("%s exited (%v): %s", name, err, tail)
-}
-
 // pipes opens n pipes, each as its read end then its write end; when one
 // fails, those opened before it are closed.
 func pipes(n int) ([]*os.File, error) {

@@ -102,11 +102,10 @@ func TestWait_LeaderExitKillsStragglers(t *testing.T) {
 	proctest.WaitGone(t, child)
 }
 
-func TestExitError_CarriesStderrTail(t *testing.T) {
+func TestWait_KeepsStderrTailAndExitCode(t *testing.T) {
 	p := startFake(t, context.Background(), time.Second, proctest.Command("err:one\n", "err:bad key\n", "exit:3"))
-	err := p.ExitError("agent")
-	if err == nil || !strings.Contains(err.Error(), "one | bad key") {
-		t.Fatalf("got %v", err)
+	if err := p.Wait(); err == nil || p.StderrTail(3) != "one | bad key" {
+		t.Fatalf("got %v, stderr %q", err, p.StderrTail(3))
 	}
 	if p.ExitCode() != 3 {
 		t.Fatalf("exit code %d", p.ExitCode())

@@ -107,7 +107,7 @@ func (r *run) execute(ctx context.Context) Summary {
 	case r.stopCause() != causeNone:
 		return r.finish(r.stopCause())
 	case err != nil:
-		return r.startFailed(fmt.Errorf("start %s: %w", a.Name(), err))
+		return r.startFailed(adapters.NotStarted(a.Name(), err))
 	}
 	r.out.progress("started %s", a.Name())
 	obs, audit := conversation.Observers(caps, r.o.Hooks, r.o.AuditDir, transcripts.Meta{Agent: a.Name(), Cwd: so.Cwd, Model: so.Model}, func(err error) {
