@@ -192,10 +192,10 @@ func TestRun_SecondSignalSkipsGrace(t *testing.T) {
 		sigs <- os.Interrupt
 		<-ctx.Done() // ignores Cancel; only Close (runCtx cancel) ends it
 	}}
-	begin := time.Now()
-	s, _, _ := runFake(t, context.Background(), a, func(o *Options) { o.Signals = sigs; o.Grace = 10 * time.Second })
-	if s.ExitCode != conversation.ExitInterrupted || time.Since(begin) > 5*time.Second {
-		t.Fatalf("exit %d after %s", s.ExitCode, time.Since(begin))
+	// A run that waited out the grace would hang the test instead.
+	s, _, _ := runFake(t, context.Background(), a, func(o *Options) { o.Signals = sigs; o.Grace = time.Hour })
+	if s.ExitCode != conversation.ExitInterrupted {
+		t.Fatalf("exit %d", s.ExitCode)
 	}
 }
 
