@@ -28,7 +28,7 @@ func runFake(t *testing.T, ctx context.Context, a *fakeAdapter, mod func(*Option
 	var stdout, stderr bytes.Buffer
 	o := Options{
 		Registry: reg, Agent: a.name, Cwd: t.TempDir(), Prompt: "hi", Approve: conversation.ApproveReadOnly,
-		Stdout: &stdout, Stderr: &stderr, Now: fixedNow, Grace: 200 * time.Millisecond, StopAll: func() {},
+		Stdout: &stdout, Stderr: &stderr, Now: fixedNow, Grace: time.Minute, StopAll: func() {},
 		SkillsUserDir: t.TempDir(),
 	}
 	if mod != nil {
