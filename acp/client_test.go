@@ -76,7 +76,7 @@ func scriptFile(t testing.TB, lines ...string) string {
 func newClient(t testing.TB, script string, mod ...func(*Options)) *tclient {
 	reg := adapters.NewRegistry()
 	reg.Register(replay.New(script))
-	opts := Options{Registry: reg, DefaultAgent: "replay", Logger: zerolog.Nop(), StateDir: t.TempDir(), CancelGrace: 500 * time.Millisecond}
+	opts := Options{Registry: reg, DefaultAgent: "replay", Logger: zerolog.Nop(), StateDir: t.TempDir(), CancelGrace: time.Minute}
 	for _, m := range mod {
 		m(&opts)
 	}

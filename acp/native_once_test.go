@@ -69,7 +69,7 @@ func TestNativeSession_EachCallDecidedOnce(t *testing.T) {
 				agent = "careful"
 				reg.Register(&personas.Adapter{P: personas.Persona{Name: agent, Description: "d", Permissions: tt.persona, Trusted: true}, Backend: native})
 			}
-			c := startClient(t, Options{Registry: reg, DefaultAgent: agent, Logger: zerolog.Nop(), StateDir: t.TempDir(), CancelGrace: 500 * time.Millisecond,
+			c := startClient(t, Options{Registry: reg, DefaultAgent: agent, Logger: zerolog.Nop(), StateDir: t.TempDir(), CancelGrace: time.Minute,
 				Settings: func(string) (Settings, error) {
 					return Settings{Permissions: config.PermissionsConfig{Rules: tt.rules}}, nil
 				}})

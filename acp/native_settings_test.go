@@ -87,7 +87,7 @@ func nativeClient(t *testing.T, url string, settings func(cwd string) (Settings,
 	reg.Register(openai.New(openai.Profile{Name: "native", BaseURL: url, Model: "mock-model", Local: true, Stream: true, ContextWindow: 1 << 20},
 		openai.Options{IdleTimeout: 30 * time.Second}))
 	c := startClient(t, Options{Registry: reg, DefaultAgent: "native", Logger: zerolog.Nop(), StateDir: t.TempDir(),
-		CancelGrace: 500 * time.Millisecond, Settings: settings})
+		CancelGrace: time.Minute, Settings: settings})
 	c.init(schema.ClientCapabilities{})
 	return c
 }

@@ -665,11 +665,7 @@ func TestEOF_ClosesSessions(t *testing.T) {
 	sid, _ := c.start(t)
 	c.async("session/prompt", schema.PromptRequest{SessionID: sid, Prompt: []schema.ContentBlock{schema.TextBlock("x")}})
 	c.waitFor(t, func() bool { return len(c.updates(sid)) == 1 })
-	start := time.Now()
-	c.close()
-	if time.Since(start) > 3*time.Second {
-		t.Fatal("Serve slow to return on EOF")
-	}
+	c.close() // fails the test if Serve does not return
 }
 
 type fakeSkills struct{}

@@ -161,12 +161,13 @@ func TestPrompt_CancelledBeforeTheAgentIsUpSendsNothing(t *testing.T) {
 // The front end owns the one grace period of a cancelled turn: the agent
 // is started with the server's, so both give up together.
 func TestStart_AgentGetsServerCancelGrace(t *testing.T) {
-	c := newClient(t, "")
+	const grace = 1234 * time.Millisecond
+	c := newClient(t, "", func(o *Options) { o.CancelGrace = grace })
 	sid, _ := c.start(t)
 	c.prompt(sid, "hi")
 	a, _ := c.reg.Get("replay")
 	starts := a.(*replay.Adapter).Starts()
-	if len(starts) != 1 || starts[0].CancelGrace != 500*time.Millisecond {
+	if len(starts) != 1 || starts[0].CancelGrace != grace {
 		t.Fatalf("agent started with %+v, want the server's CancelGrace", starts)
 	}
 }

@@ -65,7 +65,7 @@ func (s *steerableSession) Steer(_ context.Context, p []adapters.Content) error 
 func steerClient(t *testing.T, a *steerAgent) (*tclient, string) {
 	reg := adapters.NewRegistry()
 	reg.Register(a)
-	c := startClient(t, Options{Registry: reg, DefaultAgent: "steerer", Logger: zerolog.Nop(), StateDir: t.TempDir(), CancelGrace: 500 * time.Millisecond})
+	c := startClient(t, Options{Registry: reg, DefaultAgent: "steerer", Logger: zerolog.Nop(), StateDir: t.TempDir(), CancelGrace: time.Minute})
 	var init struct {
 		Meta map[string]map[string]any `json:"_meta"`
 	}

@@ -91,7 +91,6 @@ func fakeCodex(fixture string) int {
 				}
 			}
 			if os.Getenv("CODEX_FAKE_CRASH") != "" {
-				time.Sleep(100 * time.Millisecond)
 				fmt.Fprintln(os.Stderr, "panic: fake codex crashed on purpose")
 				return 3
 			}

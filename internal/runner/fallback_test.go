@@ -59,7 +59,7 @@ func TestRun_FallbackOnlyWhenTheAgentCouldNotWork(t *testing.T) {
 				var stdout, stderr bytes.Buffer
 				s := Run(context.Background(), Options{Registry: reg, Agent: "first", Fallback: []string{"second"}, Cwd: t.TempDir(),
 					ReadPrompt: func() (string, error) { return "fix the build", nil }, Approve: conversation.ApproveAll, Format: format,
-					Stdout: &stdout, Stderr: &stderr, Now: fixedNow, Grace: 200 * time.Millisecond, StopAll: func() {}, SkillsUserDir: t.TempDir()})
+					Stdout: &stdout, Stderr: &stderr, Now: fixedNow, Grace: time.Minute, StopAll: func() {}, SkillsUserDir: t.TempDir()})
 				if s.Agent != tt.wantAgent || s.ExitCode != tt.wantExit {
 					t.Fatalf("agent %q exit %d, want %q %d\nstderr:\n%s", s.Agent, s.ExitCode, tt.wantAgent, tt.wantExit, stderr.String())
 				}
@@ -121,7 +121,7 @@ func TestRun_FallbackOnProviderFailures(t *testing.T) {
 			var stdout, stderr bytes.Buffer
 			s := Run(context.Background(), Options{Registry: reg, Agent: "first", Fallback: []string{"second"}, Cwd: t.TempDir(),
 				ReadPrompt: func() (string, error) { return "fix the build", nil }, Approve: conversation.ApproveAll, Format: FormatText,
-				Stdout: &stdout, Stderr: &stderr, Now: fixedNow, Grace: 200 * time.Millisecond, StopAll: func() {},
+				Stdout: &stdout, Stderr: &stderr, Now: fixedNow, Grace: time.Minute, StopAll: func() {},
 				SkillsUserDir: t.TempDir(), ProviderTimeout: time.Millisecond})
 			if s.Agent != tt.wantAgent {
 				t.Fatalf("agent %q exit %d, want %q\nstderr:\n%s", s.Agent, s.ExitCode, tt.wantAgent, stderr.String())
@@ -152,7 +152,7 @@ func TestRun_CrashAtStartIsACrashWithItsStatus(t *testing.T) {
 		var stdout, stderr bytes.Buffer
 		s := Run(context.Background(), Options{Registry: reg, Agent: "claude", Fallback: []string{"second"}, Cwd: t.TempDir(),
 			ReadPrompt: func() (string, error) { return "fix the build", nil }, Approve: conversation.ApproveAll, Format: FormatText,
-			Stdout: &stdout, Stderr: &stderr, Now: fixedNow, Grace: 200 * time.Millisecond, StopAll: func() {}, SkillsUserDir: t.TempDir()})
+			Stdout: &stdout, Stderr: &stderr, Now: fixedNow, Grace: time.Minute, StopAll: func() {}, SkillsUserDir: t.TempDir()})
 		if len(s.Attempts) != 2 || s.Attempts[0].Fallback != "claude crashed" {
 			t.Fatalf("run %d: attempts %+v\nstderr:\n%s", i, s.Attempts, stderr.String())
 		}

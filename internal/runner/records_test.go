@@ -71,7 +71,7 @@ func TestRun_SummaryCoversEveryAttempt(t *testing.T) {
 	reg.Register(first)
 	reg.Register(second)
 	s := Run(context.Background(), Options{Registry: reg, Agent: "first", Fallback: []string{"second"}, Cwd: t.TempDir(), Prompt: "go",
-		Model: "asked", Approve: conversation.ApproveAll, Now: clock, Grace: 200 * time.Millisecond, StopAll: func() {}, SkillsUserDir: t.TempDir()})
+		Model: "asked", Approve: conversation.ApproveAll, Now: clock, Grace: time.Minute, StopAll: func() {}, SkillsUserDir: t.TempDir()})
 	if s.ExitCode != conversation.ExitOK || s.Agent != "second" {
 		t.Fatalf("exit %d agent %s: %s", s.ExitCode, s.Agent, s.Error)
 	}

@@ -142,24 +142,24 @@ func TestBash_OutputTimeoutAndExit(t *testing.T) {
 	if !strings.Contains(r.Output, "FIRST") || !strings.Contains(r.Output, "LAST") || !strings.Contains(r.Output, "bytes omitted") || len(r.Output) > 1200 {
 		t.Errorf("head/tail cap: len %d %q", len(r.Output), r.Output[:min(len(r.Output), 100)])
 	}
-	start := time.Now()
-	r, _ = runTool(t, e, "bash", `{"command":"sleep 30 & sleep 30","timeout_ms":300}`)
-	if !r.Failed || !strings.Contains(r.Output, "timed out") || time.Since(start) > 5*time.Second {
-		t.Errorf("timeout: %q after %s", r.Output, time.Since(start))
+	// A timeout that left the group (or its background sleep holding the
+	// pipe) alive would hang the test instead.
+	r, _ = runTool(t, e, "bash", `{"command":"sleep 3600 & sleep 3600","timeout_ms":300}`)
+	if !r.Failed || !strings.Contains(r.Output, "timed out") {
+		t.Errorf("timeout: %q", r.Output)
 	}
 }
 
 func TestBash_CancelKillsGroup(t *testing.T) {
 	e := newTestEnv(t)
 	needWorkingShell(t, e)
-	p, err := e.Prepare("bash", json.RawMessage(`{"command":"sleep 60"}`))
+	p, err := e.Prepare("bash", json.RawMessage(`{"command":"sleep 3600"}`))
 	must(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(200*time.Millisecond, cancel)
-	start := time.Now()
-	r := p.Run(ctx, nil)
-	if !strings.Contains(r.Output, "cancelled") || time.Since(start) > 5*time.Second {
-		t.Errorf("cancel: %q after %s", r.Output, time.Since(start))
+	r := p.Run(ctx, nil) // a cancel that left the sleep running would hang the test
+	if !strings.Contains(r.Output, "cancelled") {
+		t.Errorf("cancel: %q", r.Output)
 	}
 }
 
