@@ -3,22 +3,25 @@
 // it ends. The native loop writes its history there (and resumes from it);
 // with `transcripts = true` every agent's normalized Event stream is
 // written in the same format, for audit; hub acp's session index keeps
-// each session's protocol updates in it, and hub run its runs' briefs. One
-// reader (Read, with the formats written before this one) and one
-// exporter (Markdown) serve them all. A torn last line, left by a crash in
-// the middle of a write, is skipped on reading and the records before it
-// are kept.
+// each session in it (its protocol updates, and its metadata in the
+// session records it appends), and hub run its runs' briefs. One reader
+// (Read, with the formats written before this one; Latest for a listing)
+// and one exporter (Markdown) serve them all. A torn last line, left by a
+// crash in the middle of a write, is skipped on reading and the records
+// before it are kept.
 package transcript
 
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -74,9 +77,12 @@ type Meta struct {
 	Cwd     string    `json:"cwd,omitempty"`
 	Model   string    `json:"model,omitempty"`
 	Title   string    `json:"title,omitempty"`
-	Created time.Time `json:"created"`
+	Created time.Time `json:"created,omitzero"`
 	// Resumed marks the session record a resume appends.
 	Resumed bool `json:"resumed,omitempty"`
+	// State is what a front end keeps of the session besides (hub acp's
+	// index: its Record), in the session record each change appends.
+	State json.RawMessage `json:"state,omitempty"`
 }
 
 // Path is the file of session id's transcript in dir; id must be 1 to 200
@@ -120,8 +126,8 @@ func Open(dir string, meta Meta, now func() time.Time) (*Writer, error) {
 }
 
 // Append adds recs to session id's transcript in dir in one write, unsynced
-// (a turn costs no fsync), for a writer that keeps the session's metadata
-// elsewhere (hub acp's index).
+// (a turn costs no fsync), for a writer that does not keep the file open
+// (hub acp's index).
 func Append(dir, id string, recs []Record) error {
 	buf, err := encode(time.Now, recs...)
 	if err != nil {
@@ -282,10 +288,8 @@ func Read(dir, id string) ([]Record, error) {
 	if err != nil {
 		return nil, err
 	}
+	_ = migrate(dir, id)
 	data, err := os.ReadFile(p)
-	if errors.Is(err, os.ErrNotExist) && migrateRun(dir, id) == nil {
-		data, err = os.ReadFile(p)
-	}
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("%s: %w", id, ErrNotFound)
 	}
@@ -293,6 +297,36 @@ func Read(dir, id string) ([]Record, error) {
 		return nil, fmt.Errorf("read transcript: %w", err)
 	}
 	return parse(data, p)
+}
+
+// Latest is the last session record of session id's transcript in dir,
+// read from the end of the file: a writer that appends a session record
+// at each change of its metadata (hub acp's index) finds the current one
+// there, after the lines of the last turn at most.
+func Latest(dir, id string) (Meta, error) {
+	p, err := Path(dir, id)
+	if err != nil {
+		return Meta{}, err
+	}
+	_ = migrate(dir, id)
+	f, err := os.Open(p)
+	if err != nil {
+		return Meta{}, fmt.Errorf("%s: %w", id, ErrNotFound)
+	}
+	defer f.Close()
+	end, err := f.Seek(0, io.SeekEnd)
+	for err == nil && end > 0 {
+		var start int64
+		if start, err = lastNewline(f, end-1); err == nil {
+			line := make([]byte, end-start)
+			_, err = f.ReadAt(line, start)
+			if recs, _ := parse(line, p); err == nil && len(recs) == 1 && recs[0].Session != nil {
+				return *recs[0].Session, nil
+			}
+		}
+		end = start
+	}
+	return Meta{}, fmt.Errorf("%s: %w", id, cmp.Or(err, ErrNotFound))
 }
 
 func parse(data []byte, name string) ([]Record, error) {
@@ -340,7 +374,7 @@ func List(dir string) ([]Summary, error) {
 	var out []Summary
 	for _, e := range entries {
 		name := e.Name()
-		if id, old := strings.CutSuffix(name, ".json"); old && migrateRun(dir, id) == nil {
+		if id, old := strings.CutSuffix(name, ".json"); old && migrate(dir, id) == nil && !slices.ContainsFunc(entries, func(e os.DirEntry) bool { return e.Name() == id+".jsonl" }) {
 			name = id + ".jsonl"
 		}
 		if e.IsDir() || !strings.HasSuffix(name, ".jsonl") {
@@ -379,7 +413,7 @@ func Remove(dir, id string) error {
 	if err != nil {
 		return err
 	}
-	_ = migrateRun(dir, id) // an old record goes too
+	_ = migrate(dir, id) // an old record goes too
 	if err := os.Remove(p); errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("%s: %w", id, ErrNotFound)
 	} else if err != nil {
