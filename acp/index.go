@@ -158,39 +158,35 @@ func updateRecords(id string, updates []schema.SessionUpdate) ([]transcript.Reco
 	return recs, nil
 }
 
-// History reads a session's whole history, oldest first.
-func (x *Store) History(id string) []schema.SessionUpdate {
-	if checkID(id) != nil {
-		return nil
-	}
-	x.mu.Lock()
-	recs := slices.Clone(x.memHist[id])
-	if x.dir != "" {
-		recs, _ = transcript.Read(x.dir, id)
-	}
-	x.mu.Unlock()
-	var out []schema.SessionUpdate
-	for _, r := range recs {
-		var u schema.SessionUpdate
-		if r.Type == transcript.TypeUpdate && json.Unmarshal(r.Update, &u) == nil {
-			out = append(out, u)
-		}
-	}
-	return out
-}
-
-// Get reads one record; ok is false when unknown.
+// Get reads one session in one pass over its file: its record (the last
+// session record's, unless this process saved it since) with its whole
+// history, oldest first; ok is false when unknown.
 func (x *Store) Get(id string) (*Record, bool) {
 	if checkID(id) != nil {
 		return nil, false
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	if r, ok := x.mem[id]; ok {
-		cp := *r
-		return &cp, true
+	recs := x.memHist[id]
+	if x.dir != "" {
+		recs, _ = transcript.Read(x.dir, id)
 	}
-	return x.read(id)
+	var rec Record
+	if r := x.mem[id]; r != nil {
+		rec = *r
+	}
+	for _, r := range recs {
+		var s Record
+		var u schema.SessionUpdate
+		switch {
+		case r.Session != nil && x.mem[id] == nil && json.Unmarshal(r.Session.State, &s) == nil:
+			s.History = rec.History
+			rec = s
+		case r.Type == transcript.TypeUpdate && json.Unmarshal(r.Update, &u) == nil:
+			rec.History = append(rec.History, u)
+		}
+	}
+	return &rec, rec.SessionID == id
 }
 
 // read is session id's record as its file's last session record holds it.

@@ -13,6 +13,12 @@ import (
 	"github.com/hubdev/hub/internal/transcript"
 )
 
+// History is session id's history as Get reads it, for the tests.
+func (x *Store) History(id string) []schema.SessionUpdate {
+	rec, _ := x.Get(id)
+	return rec.History
+}
+
 func TestStore_ListsShowsAndRemovesRecordedSessions(t *testing.T) {
 	state := t.TempDir()
 	c := newClient(t, "", func(o *Options) { o.StateDir = state })
