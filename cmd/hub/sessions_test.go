@@ -44,7 +44,7 @@ func TestSessions_CommandsAndErrors(t *testing.T) {
 // runs) are listed, shown, exported and removed like indexed sessions.
 func TestSessions_Transcripts(t *testing.T) {
 	isolate(t)
-	w, err := transcript.Open(config.TranscriptDir(), transcript.Meta{ID: "native-1-1", Agent: "local", Cwd: "/src"}, nil)
+	w, err := transcript.Open(config.TranscriptDir(), transcript.Meta{ID: "native-1-1", Agent: "local", Cwd: "/src"})
 	if err != nil {
 		t.Fatal(err)
 	}

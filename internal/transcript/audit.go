@@ -105,7 +105,7 @@ func (a *Audit) openLocked() {
 	if a.w != nil || a.meta.ID == "" || a.failed {
 		return
 	}
-	w, err := Open(a.dir, a.meta, nil)
+	w, err := Open(a.dir, a.meta)
 	if err != nil {
 		a.fail(err)
 		a.pending = nil

@@ -105,22 +105,19 @@ type Writer struct {
 	mu    sync.Mutex
 	f     *os.File
 	buf   *bufio.Writer
-	now   func() time.Time
 	err   error
 	dirty bool
 }
 
 // Open opens session meta.ID's transcript in dir for appending, creating
 // it (and dir) when needed, and appends meta as a session record.
-func Open(dir string, meta Meta, now func() time.Time) (*Writer, error) {
-	w, err := openWriter(dir, meta.ID, now)
+func Open(dir string, meta Meta) (*Writer, error) {
+	w, err := openWriter(dir, meta.ID)
 	if err != nil {
 		return nil, err
 	}
 	w.buf = bufio.NewWriter(w.f)
-	if meta.Created.IsZero() {
-		meta.Created = w.now()
-	}
+	meta.Created = cmp.Or(meta.Created, time.Now())
 	w.Write(Record{Type: TypeSession, Session: &meta})
 	return w, w.Sync()
 }
@@ -129,11 +126,11 @@ func Open(dir string, meta Meta, now func() time.Time) (*Writer, error) {
 // (a turn costs no fsync), for a writer that does not keep the file open
 // (hub acp's index).
 func Append(dir, id string, recs []Record) error {
-	buf, err := encode(time.Now, recs...)
+	buf, err := encode(recs...)
 	if err != nil {
 		return err
 	}
-	w, err := openWriter(dir, id, nil)
+	w, err := openWriter(dir, id)
 	if err != nil {
 		return err
 	}
@@ -145,14 +142,14 @@ func Append(dir, id string, recs []Record) error {
 // record rewritten whole each time (hub run's).
 func Replace(dir, id string, recs []Record) error {
 	p, err := Path(dir, id)
-	buf, eerr := encode(time.Now, recs...)
+	buf, eerr := encode(recs...)
 	if err := errors.Join(err, eerr); err != nil {
 		return err
 	}
 	return safefile.WriteAtomic(p, buf, 0o600)
 }
 
-func openWriter(dir, id string, now func() time.Time) (*Writer, error) {
+func openWriter(dir, id string) (*Writer, error) {
 	p, err := Path(dir, id)
 	if err != nil {
 		return nil, err
@@ -164,10 +161,7 @@ func openWriter(dir, id string, now func() time.Time) (*Writer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open transcript: %w", err)
 	}
-	if now == nil {
-		now = time.Now
-	}
-	w := &Writer{f: f, now: now}
+	w := &Writer{f: f}
 	if err := w.endTorn(); err != nil {
 		f.Close()
 		return nil, err
@@ -216,7 +210,7 @@ func (w *Writer) Write(r Record) {
 	if w.err != nil || w.f == nil {
 		return
 	}
-	data, err := encode(w.now, r)
+	data, err := encode(r)
 	if err != nil {
 		w.err = err
 		return
@@ -228,12 +222,9 @@ func (w *Writer) Write(r Record) {
 }
 
 // encode is recs' lines, stamped with the version and time, secrets masked.
-func encode(now func() time.Time, recs ...Record) (out []byte, err error) {
+func encode(recs ...Record) (out []byte, err error) {
 	for _, r := range recs {
-		r.V = Version
-		if r.Time.IsZero() {
-			r.Time = now()
-		}
+		r.V, r.Time = Version, cmp.Or(r.Time, time.Now())
 		data, err := json.Marshal(r)
 		if err != nil {
 			return nil, fmt.Errorf("encode transcript record: %w", err)

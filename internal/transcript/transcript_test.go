@@ -15,7 +15,7 @@ func fixedNow() time.Time { return time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC
 
 func write(t *testing.T, dir, id string, recs ...Record) {
 	t.Helper()
-	w, err := Open(dir, Meta{ID: id, Agent: "test"}, fixedNow)
+	w, err := Open(dir, Meta{ID: id, Agent: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}
