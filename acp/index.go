@@ -95,17 +95,10 @@ var ErrBadSessionID = errors.New("invalid session id")
 const maxSessionID = 128
 
 // checkID reports an id that is empty, too long, or holds anything but
-// ASCII letters, digits, '_' and '-'.
+// ASCII letters, digits, '_' and '-': a transcript's id without '.'.
 func checkID(id string) error {
-	bad := strings.IndexFunc(id, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-')
-	})
-	if id == "" || len(id) > maxSessionID || bad >= 0 {
-		shown := id
-		if len(shown) > 40 {
-			shown = shown[:40] + "…"
-		}
-		return fmt.Errorf("%w %q: use 1-%d letters, digits, '_' or '-'", ErrBadSessionID, shown, maxSessionID)
+	if _, err := transcript.Path("", id); err != nil || len(id) > maxSessionID || strings.Contains(id, ".") {
+		return fmt.Errorf("%w %.40q: use 1-%d letters, digits, '_' or '-'", ErrBadSessionID, id, maxSessionID)
 	}
 	return nil
 }
