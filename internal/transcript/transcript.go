@@ -70,7 +70,9 @@ type Record struct {
 	Brief   *handover.Brief    `json:"brief,omitempty"`
 }
 
-// Meta describes the session a transcript belongs to.
+// Meta describes the session a transcript belongs to. A resume appends
+// another session record, as each save of hub acp's index does: the last
+// one wins.
 type Meta struct {
 	ID      string    `json:"id"`
 	Agent   string    `json:"agent"`
@@ -78,8 +80,6 @@ type Meta struct {
 	Model   string    `json:"model,omitempty"`
 	Title   string    `json:"title,omitempty"`
 	Created time.Time `json:"created,omitzero"`
-	// Resumed marks the session record a resume appends.
-	Resumed bool `json:"resumed,omitempty"`
 	// State is what a front end keeps of the session besides (hub acp's
 	// index: its Record), in the session record each change appends.
 	State json.RawMessage `json:"state,omitempty"`
