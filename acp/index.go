@@ -182,19 +182,6 @@ func (x *Store) Get(id string) (*Record, bool) {
 	return &rec, rec.SessionID == id
 }
 
-// read is session id's record as its file's last session record holds it.
-func (x *Store) read(id string) (*Record, bool) {
-	if x.dir == "" {
-		return nil, false
-	}
-	meta, err := transcript.Latest(x.dir, id)
-	var rec Record
-	if err != nil || json.Unmarshal(meta.State, &rec) != nil || rec.SessionID != id {
-		return nil, false
-	}
-	return &rec, true
-}
-
 // Delete removes a record; unknown ids are fine.
 func (x *Store) Delete(id string) error {
 	if err := checkID(id); err != nil {
@@ -213,7 +200,8 @@ func (x *Store) Delete(id string) error {
 	return nil
 }
 
-// Sessions are every recorded session, newest first.
+// Sessions are every recorded session, newest first, each as its file's
+// last session record holds it (read from the end of the file).
 func (x *Store) Sessions() []*Record {
 	x.mu.Lock()
 	defer x.mu.Unlock()
@@ -221,10 +209,12 @@ func (x *Store) Sessions() []*Record {
 	entries, _ := os.ReadDir(x.dir) // none in memory
 	for _, e := range entries {
 		id := strings.TrimSuffix(strings.TrimSuffix(e.Name(), ".jsonl"), ".json") // .json: an older version's
-		if seen[id] == nil && checkID(id) == nil {
-			if r, ok := x.read(id); ok {
-				seen[id] = r
-			}
+		if seen[id] != nil || checkID(id) != nil {
+			continue
+		}
+		var rec Record
+		if meta, err := transcript.Latest(x.dir, id); err == nil && json.Unmarshal(meta.State, &rec) == nil && rec.SessionID == id {
+			seen[id] = &rec
 		}
 	}
 	return slices.SortedFunc(maps.Values(seen), func(a, b *Record) int {
