@@ -291,9 +291,9 @@ func Read(dir, id string) ([]Record, error) {
 }
 
 // Latest is the last session record of session id's transcript in dir,
-// read from the end of the file: a writer that appends a session record
-// at each change of its metadata (hub acp's index) finds the current one
-// there, after the lines of the last turn at most.
+// read from the end of the file: a writer that ends each append with a
+// session record (hub acp's index) finds its current metadata in the last
+// line, or the one before a torn write.
 func Latest(dir, id string) (Meta, error) {
 	p, err := Path(dir, id)
 	if err != nil {
