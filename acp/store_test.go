@@ -102,11 +102,12 @@ func TestStore_OldFormatsListAndLoad(t *testing.T) {
 	tests := []struct {
 		name, id, title string
 		said            []string
+		updates         int
 	}{
-		{"bare lines", "hub_0ld5e55i0n0000000000000000", "Fix the parser", []string{"the bug is in parser.go"}},
-		{"a18ab1a", "hub_a18ab1a0f0rmat0000000000", "Tidy the lexer, twice", []string{"tidy lexer.go", "again"}},
-		{"mixed", "hub_m1xed0000000000000000000", "Fix the parser", []string{"the bug is in parser.go"}},
-		{"oldest", "hub_0ldest00000000000000000000", "Port the CLI", []string{"port the cli"}},
+		{"bare lines", "hub_0ld5e55i0n0000000000000000", "Fix the parser", []string{"the bug is in parser.go"}, 6},
+		{"a18ab1a", "hub_a18ab1a0f0rmat0000000000", "Tidy the lexer, twice", []string{"tidy lexer.go", "again"}, 4},
+		{"mixed", "hub_m1xed0000000000000000000", "Fix the parser", []string{"the bug is in parser.go"}, 7},
+		{"oldest", "hub_0ldest00000000000000000000", "Port the CLI", []string{"port the cli"}, 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -137,6 +138,13 @@ func TestStore_OldFormatsListAndLoad(t *testing.T) {
 			}
 			if files, _ := filepath.Glob(filepath.Join(dir, "*")); len(files) != 1 || filepath.Base(files[0]) != tt.id+".jsonl" {
 				t.Fatalf("files after the first read %v: want one, %s.jsonl", files, tt.id)
+			}
+			got, ok := st.Get(tt.id)
+			if n := len(got.History); !ok || n != tt.updates {
+				t.Fatalf("Get: %v, %d updates, want %d", ok, n, tt.updates)
+			}
+			if got.History = nil; !reflect.DeepEqual(*got, want) {
+				t.Fatalf("Get %+v, want %+v", got, want)
 			}
 			c := newClient(t, "", func(o *Options) { o.StateDir = state })
 			c.init(schema.ClientCapabilities{})
