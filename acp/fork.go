@@ -39,7 +39,7 @@ func (s *server) forkSession(_ context.Context, p schema.ForkSessionRequest) (an
 		}
 		rec.Agent, rec.ForkOf, rec.Model, rec.Mode, rec.Options = other, "", "", "", nil
 	}
-	rec.History = s.index.History(p.SessionID) // a copy of its own
+	rec.History = src.History // a copy of its own
 	ss, err := s.open(rec, p.McpServers)
 	if err != nil {
 		return nil, nil, err

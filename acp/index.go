@@ -17,8 +17,6 @@ import (
 
 	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/internal/jsonrpc"
-	"github.com/hubdev/hub/internal/mask"
-	"github.com/hubdev/hub/internal/safefile"
 	"github.com/hubdev/hub/internal/transcript"
 )
 
@@ -50,22 +48,7 @@ type Record struct {
 	// back resumes it and tells it only what happened since.
 	Left      map[string]AgentMark   `json:"left,omitempty"`
 	UpdatedAt time.Time              `json:"updatedAt"`
-	History   []schema.SessionUpdate `json:"history,omitempty"`
-}
-
-// onDisk is a metadata file as read: an older version's history in it
-// (see Store) stays raw, so an update this version cannot read loses
-// only itself, never the session.
-type onDisk struct {
-	Record
-	History []json.RawMessage `json:"history,omitempty"`
-}
-
-// read reads the metadata file at path; ok is false when it holds no
-// session.
-func (d *onDisk) read(path string) (ok bool) {
-	b, err := os.ReadFile(path)
-	return err == nil && json.Unmarshal(b, d) == nil && d.SessionID != ""
+	History   []schema.SessionUpdate `json:"-"`
 }
 
 // AgentMark is where an agent left a session.
@@ -75,13 +58,14 @@ type AgentMark struct {
 }
 
 // Store is hub acp's session index, for the server and the commands that
-// read it outside one (hub sessions). It stores each session as two files
-// under dir: <id>.json holds its metadata (rewritten atomically, temp
-// file + rename, small), <id>.jsonl its history, a transcript of update
-// records (internal/transcript), appended a turn at a time, so a turn
-// costs the same however long the session is. A nil dir keeps everything
-// in memory. Records written by older versions kept the history in the
-// .json file; it is read first.
+// read it outside one (hub sessions). Each session is one transcript
+// (internal/transcript) under IndexDir: a session record, then at each
+// save the turn's update records and a session record whose State is the
+// session's Record (its metadata, so the last one wins), appended in one
+// write, so a save costs the same however long the session is and a crash
+// loses at most the record it tore. Files of older versions (the metadata
+// in <id>.json) become such a transcript the first time they are read. A
+// "" dir keeps everything in memory.
 type Store struct {
 	dir     string
 	mu      sync.Mutex
@@ -91,17 +75,16 @@ type Store struct {
 
 const listPageSize = 50
 
+// IndexDir is the index's directory under stateDir.
+func IndexDir(stateDir string) string { return filepath.Join(stateDir, "sessions") }
+
 // OpenStore opens the index under stateDir.
 func OpenStore(stateDir string) *Store {
-	return &Store{dir: stateDir, mem: map[string]*Record{}, memHist: map[string][]transcript.Record{}}
-}
-
-func (x *Store) path(id string) string {
-	return filepath.Join(x.dir, "sessions", id+".json")
-}
-
-func (x *Store) historyPath(id string) string {
-	return filepath.Join(x.dir, "sessions", id+".jsonl")
+	x := &Store{mem: map[string]*Record{}, memHist: map[string][]transcript.Record{}}
+	if stateDir != "" {
+		x.dir = IndexDir(stateDir)
+	}
+	return x
 }
 
 // ErrBadSessionID: a session id hub could not have made; ids name files,
@@ -112,22 +95,15 @@ var ErrBadSessionID = errors.New("invalid session id")
 const maxSessionID = 128
 
 // checkID reports an id that is empty, too long, or holds anything but
-// ASCII letters, digits, '_' and '-'.
+// ASCII letters, digits, '_' and '-': a transcript's id without '.'.
 func checkID(id string) error {
-	bad := strings.IndexFunc(id, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-')
-	})
-	if id == "" || len(id) > maxSessionID || bad >= 0 {
-		shown := id
-		if len(shown) > 40 {
-			shown = shown[:40] + "…"
-		}
-		return fmt.Errorf("%w %q: use 1-%d letters, digits, '_' or '-'", ErrBadSessionID, shown, maxSessionID)
+	if _, err := transcript.Path("", id); err != nil || len(id) > maxSessionID || strings.Contains(id, ".") {
+		return fmt.Errorf("%w %.40q: use 1-%d letters, digits, '_' or '-'", ErrBadSessionID, id, maxSessionID)
 	}
 	return nil
 }
 
-// Save writes rec's metadata (its History is ignored) and appends more to
+// Save records rec's metadata (its History is ignored) and appends more to
 // its history. persist false keeps it in memory only (a session without a
 // turn is not worth a file).
 func (x *Store) Save(rec *Record, more []schema.SessionUpdate, persist bool) error {
@@ -147,17 +123,19 @@ func (x *Store) Save(rec *Record, more []schema.SessionUpdate, persist bool) err
 	if !persist {
 		return nil
 	}
-	if len(recs) > 0 {
-		if err := transcript.Append(filepath.Join(x.dir, "sessions"), rec.SessionID, recs); err != nil {
-			return fmt.Errorf("session history: %w", err)
-		}
-	}
-	b, err := json.Marshal(&cp)
+	state, err := json.Marshal(&cp)
 	if err != nil {
 		return fmt.Errorf("encode session %s: %w", rec.SessionID, err)
 	}
-	b = mask.Default().JSON(b) // a title may quote a prompt
-	return safefile.WriteAtomic(x.path(rec.SessionID), b, 0o600)
+	meta := transcript.Meta{ID: cp.SessionID, Agent: cp.Agent, Cwd: cp.Cwd, Model: cp.Model, Title: cp.Title, State: state}
+	head := transcript.Record{Type: transcript.TypeSession, Session: &meta}
+	if _, err := transcript.Latest(x.dir, rec.SessionID); err != nil { // a new file starts with its session
+		recs = append([]transcript.Record{head}, recs...)
+	}
+	if err := transcript.Append(x.dir, rec.SessionID, append(recs, head)); err != nil {
+		return fmt.Errorf("session %s not saved: %w", rec.SessionID, err)
+	}
+	return nil
 }
 
 // updateRecords are session id's history updates as transcript records.
@@ -173,75 +151,35 @@ func updateRecords(id string, updates []schema.SessionUpdate) ([]transcript.Reco
 	return recs, nil
 }
 
-// History reads a session's whole history, oldest first.
-func (x *Store) History(id string) []schema.SessionUpdate {
-	if checkID(id) != nil {
-		return nil
-	}
-	var out []schema.SessionUpdate
-	for _, r := range x.stored(id) {
-		var u schema.SessionUpdate
-		if json.Unmarshal(r.Update, &u) == nil {
-			out = append(out, u)
-		}
-	}
-	return out
-}
-
-// stored is a session's history as it is stored, update records oldest
-// first: an older version's in the .json (see Store), then the .jsonl's.
-func (x *Store) stored(id string) []transcript.Record {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	if x.dir == "" {
-		return slices.Clone(x.memHist[id])
-	}
-	var legacy onDisk // see Store
-	var out []transcript.Record
-	if legacy.read(x.path(id)) {
-		for _, u := range legacy.History {
-			out = append(out, transcript.Record{Type: transcript.TypeUpdate, Update: u})
-		}
-	}
-	recs, _ := transcript.Read(filepath.Join(x.dir, "sessions"), id)
-	for _, r := range recs {
-		if r.Type == transcript.TypeUpdate {
-			out = append(out, transcript.Record{Type: r.Type, Update: r.Update})
-		}
-	}
-	return out
-}
-
-// Get reads one record; ok is false when unknown.
+// Get reads one session in one pass over its file: its record (the last
+// session record's, unless this process saved it since) with its whole
+// history, oldest first; ok is false when unknown.
 func (x *Store) Get(id string) (*Record, bool) {
 	if checkID(id) != nil {
 		return nil, false
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	if r, ok := x.mem[id]; ok {
-		cp := *r
-		return &cp, true
+	recs := x.memHist[id]
+	if x.dir != "" {
+		recs, _ = transcript.Read(x.dir, id)
 	}
-	if x.dir == "" {
-		return nil, false
+	var rec Record
+	if r := x.mem[id]; r != nil {
+		rec = *r
 	}
-	var d onDisk
-	if !d.read(x.path(id)) || d.SessionID != id {
-		return nil, false
+	for _, r := range recs {
+		var s Record
+		var u schema.SessionUpdate
+		switch {
+		case r.Session != nil && x.mem[id] == nil && json.Unmarshal(r.Session.State, &s) == nil:
+			s.History = rec.History
+			rec = s
+		case r.Type == transcript.TypeUpdate && json.Unmarshal(r.Update, &u) == nil:
+			rec.History = append(rec.History, u)
+		}
 	}
-	return &d.Record, true // its History is nil: see History
-}
-
-// Records are one session as the one conversation record: its metadata,
-// then its history, for transcript.Markdown; ok is false when unknown.
-func (x *Store) Records(id string) ([]transcript.Record, bool) {
-	rec, ok := x.Get(id)
-	if !ok {
-		return nil, false
-	}
-	meta := transcript.Meta{ID: rec.SessionID, Agent: rec.Agent, Cwd: rec.Cwd, Model: rec.Model, Title: rec.Title, Created: rec.UpdatedAt}
-	return append([]transcript.Record{{Type: transcript.TypeSession, Session: &meta}}, x.stored(id)...), true
+	return &rec, rec.SessionID == id
 }
 
 // Delete removes a record; unknown ids are fine.
@@ -256,26 +194,27 @@ func (x *Store) Delete(id string) error {
 	if x.dir == "" {
 		return nil
 	}
-	for _, p := range []string{x.path(id), x.historyPath(id)} {
-		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return fmt.Errorf("delete session %s: %w", id, err)
-		}
+	if err := transcript.Remove(x.dir, id); err != nil && !errors.Is(err, transcript.ErrNotFound) {
+		return fmt.Errorf("delete session %s: %w", id, err)
 	}
 	return nil
 }
 
-// Sessions are every recorded session, newest first.
+// Sessions are every recorded session, newest first, each as its file's
+// last session record holds it (read from the end of the file).
 func (x *Store) Sessions() []*Record {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	seen := maps.Clone(x.mem)
-	if x.dir != "" {
-		files, _ := filepath.Glob(filepath.Join(x.dir, "sessions", "*.json"))
-		for _, f := range files {
-			var d onDisk
-			if d.read(f) && seen[d.SessionID] == nil {
-				seen[d.SessionID] = &d.Record
-			}
+	entries, _ := os.ReadDir(x.dir) // none in memory
+	for _, e := range entries {
+		id := strings.TrimSuffix(strings.TrimSuffix(e.Name(), ".jsonl"), ".json") // .json: an older version's
+		if seen[id] != nil || checkID(id) != nil {
+			continue
+		}
+		var rec Record
+		if meta, err := transcript.Latest(x.dir, id); err == nil && json.Unmarshal(meta.State, &rec) == nil && rec.SessionID == id {
+			seen[id] = &rec
 		}
 	}
 	return slices.SortedFunc(maps.Values(seen), func(a, b *Record) int {

@@ -580,7 +580,7 @@ func reopen(replay bool) func(*server, context.Context, schema.LoadSessionReques
 			return nil, nil, errUnknownSession(p.SessionID)
 		}
 		rec.Cwd, rec.AddDirs = p.Cwd, p.AdditionalDirectories
-		hist := s.index.History(p.SessionID)
+		hist := rec.History
 		keep := hist[max(0, len(hist)-memHistory):]
 		rec.History = slices.Clone(keep)
 		ss, err := s.open(rec, p.McpServers)

@@ -17,7 +17,7 @@ func TestSessionID_InvalidIsInvalidParams(t *testing.T) {
 	c := newClient(t, "", func(o *Options) { o.StateDir = state })
 	sid, cwd := c.start(t)
 	c.prompt(sid, "keep me")
-	file := filepath.Join(state, "sessions", sid+".json")
+	file := filepath.Join(state, "sessions", sid+".jsonl")
 	if _, err := os.Stat(file); err != nil {
 		t.Fatalf("the session was not saved: %v", err)
 	}

@@ -1,14 +1,23 @@
 package acp
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/internal/transcript"
 )
+
+// History is session id's history as Get reads it, for the tests.
+func (x *Store) History(id string) []schema.SessionUpdate {
+	rec, _ := x.Get(id)
+	return rec.History
+}
 
 func TestStore_ListsShowsAndRemovesRecordedSessions(t *testing.T) {
 	state := t.TempDir()
@@ -21,8 +30,8 @@ func TestStore_ListsShowsAndRemovesRecordedSessions(t *testing.T) {
 	if len(all) != 1 || all[0].SessionID != sid {
 		t.Fatalf("sessions %+v", all)
 	}
-	recs, ok := st.Records(sid)
-	if !ok {
+	recs, err := transcript.Read(IndexDir(state), sid)
+	if err != nil {
 		t.Fatal("recorded session not found")
 	}
 	md := transcript.Markdown(recs)
@@ -34,6 +43,127 @@ func TestStore_ListsShowsAndRemovesRecordedSessions(t *testing.T) {
 	}
 	if n := len(OpenStore(state).Sessions()); n != 0 {
 		t.Fatalf("%d sessions after rm", n)
+	}
+}
+
+// A session hub acp writes is one file, a transcript: its metadata rides
+// in its session records (the last wins), and it round-trips session/list,
+// session/load, the store's reads and the export.
+func TestStore_SessionIsOneFileThatRoundTrips(t *testing.T) {
+	state := t.TempDir()
+	c := newClient(t, "", func(o *Options) { o.StateDir = state })
+	sid, cwd := c.start(t)
+	c.prompt(sid, "first turn")
+	c.must("session/set_mode", map[string]any{"sessionId": sid, "modeId": "plan"}, nil)
+	c.prompt(sid, "second turn")
+	c.drain()
+	c.close()
+	files, _ := filepath.Glob(filepath.Join(state, "sessions", "*"))
+	if len(files) != 1 || filepath.Base(files[0]) != sid+".jsonl" {
+		t.Fatalf("session files %v: want one, %s.jsonl", files, sid)
+	}
+	recs, err := transcript.Read(IndexDir(state), sid)
+	if err != nil || len(recs) < 3 || recs[0].Session == nil || recs[len(recs)-1].Session == nil {
+		t.Fatalf("records %+v, %v: want a session record first and last", recs, err)
+	}
+	st := OpenStore(state)
+	rec, ok := st.Get(sid)
+	if !ok || rec.Mode != "plan" || rec.Cwd != cwd || rec.Agent != "replay" {
+		t.Fatalf("Get %+v %v", rec, ok)
+	}
+	list, err := st.List(cwd, "")
+	if err != nil || len(list.Sessions) != 1 || list.Sessions[0].SessionID != sid || list.Sessions[0].UpdatedAt != rec.UpdatedAt.UTC().Format(time.RFC3339) {
+		t.Fatalf("list %+v, %v", list, err)
+	}
+	if md := transcript.Markdown(recs); !strings.Contains(md, "## User\n\nfirst turn") || !strings.Contains(md, "## User\n\nsecond turn") {
+		t.Fatalf("markdown:\n%s", md)
+	}
+	c = newClient(t, "", func(o *Options) { o.StateDir = state })
+	c.init(schema.ClientCapabilities{})
+	c.must("session/load", schema.LoadSessionRequest{SessionID: sid, Cwd: cwd, McpServers: []schema.McpServer{}}, nil)
+	var said []string
+	for _, u := range c.updates(sid) {
+		if u.UserMessageChunk != nil {
+			said = append(said, u.UserMessageChunk.Content.Text)
+		}
+	}
+	if !reflect.DeepEqual(said, []string{"first turn", "second turn"}) {
+		t.Fatalf("session/load replayed the prompts %q", said)
+	}
+}
+
+// Every format an older hub wrote lists and loads, with all its metadata,
+// and becomes the one file the first time it is read. The fixtures are
+// the files hub wrote: bare update lines beside a .json (before the one
+// record), update records beside it (a18ab1a), the two mixed (a18ab1a
+// appending to the older), and the history inside the .json (the oldest;
+// an update kind this version cannot read loses only itself).
+func TestStore_OldFormatsListAndLoad(t *testing.T) {
+	tests := []struct {
+		name, id, title string
+		said            []string
+		updates         int
+	}{
+		{"bare lines", "hub_0ld5e55i0n0000000000000000", "Fix the parser", []string{"the bug is in parser.go"}, 6},
+		{"a18ab1a", "hub_a18ab1a0f0rmat0000000000", "Tidy the lexer, twice", []string{"tidy lexer.go", "again"}, 4},
+		{"mixed", "hub_m1xed0000000000000000000", "Fix the parser", []string{"the bug is in parser.go"}, 7},
+		{"oldest", "hub_0ldest00000000000000000000", "Port the CLI", []string{"port the cli"}, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			state := t.TempDir()
+			dir := IndexDir(state)
+			old, _ := filepath.Glob(filepath.Join("..", "internal", "transcript", "testdata", "old", "sessions", tt.id+".*"))
+			for _, f := range old {
+				data, err := os.ReadFile(f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := os.MkdirAll(dir, 0o700); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(dir, filepath.Base(f)), data, 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var want Record
+			meta, err := os.ReadFile(filepath.Join(dir, tt.id+".json"))
+			if err != nil || json.Unmarshal(meta, &want) != nil {
+				t.Fatalf("fixture: %v", err)
+			}
+			st := OpenStore(state)
+			all := st.Sessions()
+			if len(all) != 1 || !reflect.DeepEqual(*all[0], want) || all[0].Title != tt.title {
+				t.Fatalf("sessions %+v, want %+v", all, want)
+			}
+			if files, _ := filepath.Glob(filepath.Join(dir, "*")); len(files) != 1 || filepath.Base(files[0]) != tt.id+".jsonl" {
+				t.Fatalf("files after the first read %v: want one, %s.jsonl", files, tt.id)
+			}
+			got, ok := st.Get(tt.id)
+			if n := len(got.History); !ok || n != tt.updates {
+				t.Fatalf("Get: %v, %d updates, want %d", ok, n, tt.updates)
+			}
+			if got.History = nil; !reflect.DeepEqual(*got, want) {
+				t.Fatalf("Get %+v, want %+v", got, want)
+			}
+			c := newClient(t, "", func(o *Options) { o.StateDir = state })
+			c.init(schema.ClientCapabilities{})
+			c.must("session/load", schema.LoadSessionRequest{SessionID: tt.id, Cwd: t.TempDir(), McpServers: []schema.McpServer{}}, nil)
+			var said []string
+			for _, u := range c.updates(tt.id) {
+				if u.UserMessageChunk != nil {
+					said = append(said, u.UserMessageChunk.Content.Text)
+				}
+			}
+			c.close()
+			if !reflect.DeepEqual(said, tt.said) {
+				t.Fatalf("session/load replayed the prompts %q, want %q", said, tt.said)
+			}
+			recs, err := transcript.Read(dir, tt.id)
+			if md := transcript.Markdown(recs); err != nil || !strings.Contains(md, "# "+tt.title) || !strings.Contains(md, "## User\n\n"+tt.said[0]) {
+				t.Fatalf("markdown, %v:\n%s", err, md)
+			}
+		})
 	}
 }
 
@@ -67,8 +197,8 @@ func TestStore_LoadsOldHistoryFiles(t *testing.T) {
 		t.Fatalf("session/load replayed %+v", ups)
 	}
 	c.close()
-	recs, ok := st.Records(id)
-	if md := transcript.Markdown(recs); !ok || !strings.Contains(md, "# Fix the parser") || !strings.Contains(md, "## replay\n\nFixed the parser.") {
+	recs, err := transcript.Read(IndexDir(state), id)
+	if md := transcript.Markdown(recs); err != nil || !strings.Contains(md, "# Fix the parser") || !strings.Contains(md, "## replay\n\nFixed the parser.") {
 		t.Fatalf("markdown:\n%s", md)
 	}
 	// A new turn appends in the one format after the old lines.
@@ -82,32 +212,57 @@ func TestStore_LoadsOldHistoryFiles(t *testing.T) {
 	}
 }
 
-// The oldest index kept the history in the metadata file, with no .jsonl:
-// reading it must leave that file alone (it is not a run to migrate).
-func TestStore_OldestFormatKeepsItsMetadataFile(t *testing.T) {
+// A crash in the middle of a save's write loses at most the record it
+// tore: wherever the file ends, the session lists with the metadata of the
+// last whole session record, its history holds every whole update, and
+// the next save appends after the last whole record.
+func TestStore_CrashMidWriteLosesAtMostTheLastRecord(t *testing.T) {
 	state := t.TempDir()
-	meta := filepath.Join(state, "sessions", "hub_1.json")
-	// An update kind this version does not know loses only itself.
-	old := `{"sessionId":"hub_1","agent":"replay","cwd":"/src","updatedAt":"2026-01-02T03:04:05Z",` +
-		`"history":[{"sessionUpdate":"some_future_kind","x":1},{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"kept"}}]}`
-	if err := os.MkdirAll(filepath.Dir(meta), 0o700); err != nil {
+	x := OpenStore(state)
+	rec := &Record{SessionID: "s1", Agent: "replay", Cwd: "/w", Title: "one"}
+	chunk := func(text string) schema.SessionUpdate {
+		return schema.SessionUpdate{AgentMessageChunk: &schema.ContentChunk{Content: schema.TextBlock(text)}}
+	}
+	if err := x.Save(rec, []schema.SessionUpdate{chunk("a")}, true); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(meta, []byte(old), 0o600); err != nil {
+	file := filepath.Join(IndexDir(state), "s1.jsonl")
+	first, _ := os.ReadFile(file)
+	rec.Title = "two"
+	if err := x.Save(rec, []schema.SessionUpdate{chunk("b"), chunk("c")}, true); err != nil {
 		t.Fatal(err)
 	}
-	st := OpenStore(state)
-	if hist := st.History("hub_1"); len(hist) != 1 || hist[0].AgentMessageChunk.Content.Text != "kept" {
-		t.Fatalf("history %+v", hist)
-	}
-	if b, err := os.ReadFile(meta); err != nil || string(b) != old {
-		t.Fatalf("the metadata file changed: %v %s", err, b)
-	}
-	if _, ok := st.Get("hub_1"); !ok {
-		t.Fatal("the session is gone")
-	}
-	if list := st.Sessions(); len(list) != 1 || list[0].SessionID != "hub_1" {
-		t.Fatalf("sessions %+v", list)
+	whole, _ := os.ReadFile(file)
+	for cut := len(first) + 1; cut < len(whole); cut++ {
+		if err := os.WriteFile(file, whole[:cut], 0o600); err != nil {
+			t.Fatal(err)
+		}
+		kept := strings.Count(string(whole[:cut]), "\n") // whole lines; the torn one may parse
+		recs, err := transcript.Read(IndexDir(state), "s1")
+		if err != nil || len(recs) < kept || len(recs) > kept+1 {
+			t.Fatalf("cut at %d: %d records, %v; want %d whole ones", cut, len(recs), err, kept)
+		}
+		updates := func(recs []transcript.Record) (n int) {
+			for _, r := range recs {
+				if r.Type == transcript.TypeUpdate {
+					n++
+				}
+			}
+			return n
+		}
+		title := map[bool]string{true: "two", false: "one"}[len(recs) == 6]
+		y := OpenStore(state)
+		got, ok := y.Get("s1")
+		if hist := y.History("s1"); !ok || got.Title != title || len(hist) != updates(recs) {
+			t.Fatalf("cut at %d: Get %+v %v, %d updates, want title %s and %d", cut, got, ok, len(hist), title, updates(recs))
+		}
+		rec.Title = "three"
+		if err := y.Save(rec, []schema.SessionUpdate{chunk("d")}, true); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := OpenStore(state).Get("s1"); got.Title != "three" || len(y.History("s1")) != updates(recs[:kept])+1 {
+			t.Fatalf("cut at %d: after the next save %+v, %d updates", cut, got, len(y.History("s1")))
+		}
 	}
 }
 
@@ -120,7 +275,8 @@ func TestStore_SessionFilesMaskSecrets(t *testing.T) {
 	if err := x.Save(rec, more, true); err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range []string{x.path("s1"), x.historyPath("s1")} {
+	files, _ := filepath.Glob(filepath.Join(state, "sessions", "*"))
+	for _, p := range files {
 		raw, err := os.ReadFile(p)
 		if err != nil || strings.Contains(string(raw), token) {
 			t.Fatalf("%s: %v, keeps the token:\n%s", p, err, raw)

@@ -181,7 +181,7 @@ func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adap
 		system = strings.TrimSpace(opts.SystemPrompt + "\n\n" + opts.Instructions)
 	}
 	s.history = []message{{Role: "system", Content: system}}
-	s.tr = a.openTranscript(transcript.Meta{ID: id, Agent: p.Name, Cwd: s.cwd, Model: p.Model, Resumed: opts.ResumeID != "" && !opts.Fork})
+	s.tr = a.openTranscript(transcript.Meta{ID: id, Agent: p.Name, Cwd: s.cwd, Model: p.Model})
 	if opts.Fork {
 		s.add(earlier...) // the copy starts with the original's history
 	} else {

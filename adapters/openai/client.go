@@ -145,8 +145,8 @@ type reply struct {
 	Usage     *usage
 }
 
-// Clock is the loop's time (retry waits, the system prompt's date,
-// transcript times), which tests control.
+// Clock is the loop's time (retry waits, the system prompt's date), which
+// tests control.
 type Clock interface {
 	Now() time.Time
 	// Sleep waits d or until ctx ends (returning ctx.Err()).

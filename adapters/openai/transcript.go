@@ -41,7 +41,7 @@ func (a *Adapter) openTranscript(meta transcript.Meta) *transcript.Writer {
 	if a.opts.TranscriptDir == "" {
 		return &transcript.Writer{}
 	}
-	w, err := transcript.Open(a.opts.TranscriptDir, meta, a.opts.Clock.Now)
+	w, err := transcript.Open(a.opts.TranscriptDir, meta)
 	if err != nil {
 		a.opts.Logger.Warn().Err(err).Msg("native session transcript off; the session cannot be resumed")
 		return &transcript.Writer{}

@@ -30,7 +30,7 @@ func TestSessions_EveryFrontEndsRecordExportsAlike(t *testing.T) {
 	}
 	t.Setenv("HUB_REPLAY_SCRIPT", "") // the replay agent echoes "question two"
 	acpID := acpTurn(t, "question two")
-	w, err := transcript.Open(config.TranscriptDir(), transcript.Meta{ID: "native-1", Agent: "local"}, nil)
+	w, err := transcript.Open(config.TranscriptDir(), transcript.Meta{ID: "native-1", Agent: "local"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -64,7 +64,7 @@ func runSessions(_ context.Context, e *env, args []string) int {
 		rec, _ := st.Get(id)
 		return removeSession(e, st, id, rec)
 	}
-	return showSession(e, st, id, sub == "export" && *format == "json")
+	return showSession(e, id, sub == "export" && *format == "json")
 }
 
 // recordDirs hold the transcripts hub acp did not index: the native
@@ -127,15 +127,13 @@ func listSessions(e *env, st *acp.Store, asJSON bool) int {
 
 // showSession prints one session's record, from hub acp's index or a
 // transcript, as Markdown or as its JSON records.
-func showSession(e *env, st *acp.Store, id string, asJSON bool) int {
-	recs, indexed := st.Records(id)
+func showSession(e *env, id string, asJSON bool) int {
+	var recs []transcript.Record
 	var err error
-	for _, dir := range recordDirs() {
-		if indexed {
+	for _, dir := range append([]string{acp.IndexDir(config.StateDir())}, recordDirs()...) {
+		if recs, err = transcript.Read(dir, id); !errors.Is(err, transcript.ErrNotFound) {
 			break
 		}
-		recs, err = transcript.Read(dir, id)
-		indexed = !errors.Is(err, transcript.ErrNotFound)
 	}
 	if errors.Is(err, transcript.ErrNotFound) {
 		return e.fail(exitError, "hub sessions: no session %q (see 'hub sessions list')\n", id)

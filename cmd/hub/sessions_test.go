@@ -4,9 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/hubdev/hub/acp"
 	"github.com/hubdev/hub/internal/config"
 	"github.com/hubdev/hub/internal/transcript"
 )
@@ -40,7 +44,7 @@ func TestSessions_CommandsAndErrors(t *testing.T) {
 // runs) are listed, shown, exported and removed like indexed sessions.
 func TestSessions_Transcripts(t *testing.T) {
 	isolate(t)
-	w, err := transcript.Open(config.TranscriptDir(), transcript.Meta{ID: "native-1-1", Agent: "local", Cwd: "/src"}, nil)
+	w, err := transcript.Open(config.TranscriptDir(), transcript.Meta{ID: "native-1-1", Agent: "local", Cwd: "/src"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,5 +79,37 @@ func TestSessions_Transcripts(t *testing.T) {
 	}
 	if code, _, errOut := run("sessions", "show", "native-1-1"); code != exitError || !strings.Contains(errOut, "no session") {
 		t.Fatalf("show after rm: %d %s", code, errOut)
+	}
+}
+
+// hub acp's sessions in every format an older hub wrote are listed and
+// exported (testdata of internal/transcript: the files as hub wrote them).
+func TestSessions_OldIndexFormats(t *testing.T) {
+	isolate(t)
+	dir := acp.IndexDir(config.StateDir())
+	old, _ := filepath.Glob(filepath.Join("..", "..", "internal", "transcript", "testdata", "old", "sessions", "*"))
+	for _, f := range old {
+		data, err := os.ReadFile(f)
+		if err := errors.Join(err, os.MkdirAll(dir, 0o700), os.WriteFile(filepath.Join(dir, filepath.Base(f)), data, 0o600)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run := func(args ...string) (int, string) {
+		var out, errb bytes.Buffer
+		return realMain(context.Background(), args, strings.NewReader(""), &out, &errb), out.String()
+	}
+	_, list := run("sessions", "list")
+	for id, title := range map[string]string{"hub_0ld5e55i0n0000000000000000": "Fix the parser", "hub_a18ab1a0f0rmat0000000000": "Tidy the lexer, twice",
+		"hub_m1xed0000000000000000000": "Fix the parser", "hub_0ldest00000000000000000000": "Port the CLI"} {
+		if !strings.Contains(list, id) {
+			t.Errorf("list lacks %s:\n%s", id, list)
+		}
+		if code, out := run("sessions", "export", id); code != exitOK || !strings.Contains(out, "# "+title+"\n") || !strings.Contains(out, "## User\n\n") {
+			t.Errorf("export %s: %d\n%s", id, code, out)
+		}
+		var recs []transcript.Record
+		if code, out := run("sessions", "export", id, "--format", "json"); code != exitOK || json.Unmarshal([]byte(out), &recs) != nil || recs[0].Session == nil || recs[0].Session.ID != id {
+			t.Errorf("export %s --format json: %d\n%s", id, code, out)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package transcript
 
 import (
+	"cmp"
 	"fmt"
 	"sync"
 	"time"
@@ -26,9 +27,7 @@ type Audit struct {
 // NewAudit starts the audit transcript of one session in dir. report gets
 // the first failure to write it; the session goes on.
 func NewAudit(dir string, meta Meta, report func(error)) *Audit {
-	if meta.Created.IsZero() {
-		meta.Created = time.Now()
-	}
+	meta.Created = cmp.Or(meta.Created, time.Now())
 	return &Audit{dir: dir, meta: meta, report: report}
 }
 
@@ -39,33 +38,11 @@ func (a *Audit) Prompt(agent string, prompt []adapters.Content) {
 
 // Event records one event; the first that names the agent's session id
 // names the file when the session had no id.
-func (a *Audit) Event(ev adapters.Event) {
-	if a == nil {
-		return
-	}
-	a.mu.Lock()
-	if a.w == nil && a.meta.ID == "" && ev.Type == adapters.EventSessionInfo && ev.Session != nil && ev.Session.AgentSessionID != "" {
-		a.meta.ID = ev.Session.AgentSessionID
-	}
-	a.mu.Unlock()
-	a.add(Record{Type: TypeEvent, Event: &ev})
-}
+func (a *Audit) Event(ev adapters.Event) { a.add(Record{Type: TypeEvent, Event: &ev}) }
 
 // EndTurn records the turn's end and syncs the file.
 func (a *Audit) EndTurn(stop adapters.StopReason) {
-	if a == nil {
-		return
-	}
 	a.add(Record{Type: TypeTurnEnd, Stop: string(stop)})
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.w == nil && a.meta.ID == "" {
-		a.meta.ID = fmt.Sprintf("run-%s-%d", a.meta.Created.UTC().Format("20060102T150405"), a.meta.Created.Nanosecond())
-	}
-	a.openLocked()
-	if a.w != nil {
-		a.fail(a.w.Sync())
-	}
 }
 
 // Close syncs and closes the file.
@@ -80,14 +57,19 @@ func (a *Audit) Close() {
 	}
 }
 
+// add writes r, or keeps it until the file has a name.
 func (a *Audit) add(r Record) {
 	if a == nil {
 		return
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if r.Time.IsZero() {
-		r.Time = time.Now()
+	r.Time = time.Now()
+	if ev := r.Event; a.meta.ID == "" && ev != nil && ev.Type == adapters.EventSessionInfo && ev.Session != nil {
+		a.meta.ID = ev.Session.AgentSessionID
+	}
+	if a.meta.ID == "" && r.Type == TypeTurnEnd {
+		a.meta.ID = fmt.Sprintf("run-%s-%d", a.meta.Created.UTC().Format("20060102T150405"), a.meta.Created.Nanosecond())
 	}
 	a.openLocked()
 	if a.w == nil {
@@ -97,6 +79,9 @@ func (a *Audit) add(r Record) {
 		return
 	}
 	a.w.Write(r)
+	if r.Type == TypeTurnEnd {
+		a.fail(a.w.Sync())
+	}
 }
 
 // openLocked opens the file once the session has an id, and writes what
@@ -105,7 +90,7 @@ func (a *Audit) openLocked() {
 	if a.w != nil || a.meta.ID == "" || a.failed {
 		return
 	}
-	w, err := Open(a.dir, a.meta, nil)
+	w, err := Open(a.dir, a.meta)
 	if err != nil {
 		a.fail(err)
 		a.pending = nil

@@ -1,20 +1,25 @@
 package transcript
 
 import (
+	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"time"
 
 	"github.com/hubdev/hub/internal/handover"
 )
 
 // The formats hub wrote before this one. hub acp's history files held bare
-// session/update lines: Read takes each as an update record. hub run kept
-// each run as one JSON object, <id>.json: Read, List and Remove migrate it
-// to a transcript the first time they meet it.
+// session/update lines: Read takes each as an update record. The others
+// kept an old record, <id>.json: hub run one JSON object per run, with its
+// brief; hub acp's index a session's metadata, with its history inside
+// (the oldest) or in a .jsonl beside it. Every reader migrates an old
+// record to a transcript the first time it meets it.
 
 // legacyUpdate is line as an update record when it is a bare
 // session/update (it has no type, and r is line read as a Record).
@@ -28,32 +33,68 @@ func legacyUpdate(line []byte, r Record) (Record, bool) {
 	return Record{Type: TypeUpdate, Update: slices.Clone(line)}, true
 }
 
-// migrateRun rewrites hub run's old record of session id in dir as its
-// transcript, atomically and keeping its time, then removes it. It fails
-// when there is no old record or a transcript already exists. The brief
-// tells a run's record from hub acp's metadata file, which never has one.
-func migrateRun(dir, id string) error {
-	var run struct {
-		Agent, Cwd string
-		ID         string `json:"sessionId"`
-		Brief      *handover.Brief
+// oldRecord is an old record as read; its history stays raw, so an update
+// this version cannot read loses only itself, never the session.
+type oldRecord struct {
+	ID                       string `json:"sessionId"`
+	Agent, Cwd, Title, Model string
+	UpdatedAt                time.Time
+	Brief                    *handover.Brief
+	History                  []json.RawMessage
+}
+
+// migrate rewrites the old record of session id in dir as its transcript,
+// atomically and keeping its time, then removes it. It fails when there
+// is no old record. A transcript that starts with a session record was
+// migrated already, by a process that stopped before the removal.
+func migrate(dir, id string) error {
+	name := filepath.Join(dir, id+".json")
+	st, err := os.Stat(name)
+	data, rerr := os.ReadFile(name)
+	var old oldRecord
+	if err != nil || rerr != nil || json.Unmarshal(data, &old) != nil || old.ID != id {
+		return fmt.Errorf("%s: no old record to migrate", id)
 	}
-	old := filepath.Join(dir, id+".json")
-	st, err := os.Stat(old)
-	data, rerr := os.ReadFile(old)
-	p, perr := Path(dir, id)
-	if _, serr := os.Stat(p); err != nil || rerr != nil || perr != nil || !errors.Is(serr, os.ErrNotExist) ||
-		json.Unmarshal(data, &run) != nil || run.Agent == "" || run.ID != id || run.Brief == nil {
-		return fmt.Errorf("%s: no old run record to migrate", id)
-	}
-	at := st.ModTime()
-	meta := Meta{ID: id, Agent: run.Agent, Cwd: run.Cwd, Created: at}
-	if err := Replace(dir, id, []Record{{Type: TypeSession, Time: at, Session: &meta}, {Type: TypeBrief, Time: at, Brief: run.Brief}}); err != nil {
+	p, err := Path(dir, id)
+	beside, rerr := os.ReadFile(p)
+	if err := cmp.Or(err, rerr); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
-	_ = os.Chtimes(p, at, at) // --continue takes the newest run
-	if err := os.Remove(old); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("remove the migrated %s: %w", old, err)
+	var later []Record
+	for _, line := range bytes.Split(beside, []byte{'\n'}) { // a bad line loses only itself
+		recs, _ := parse(line, p)
+		later = append(later, recs...)
+	}
+	at := cmp.Or(old.UpdatedAt, st.ModTime())
+	if len(later) == 0 || later[0].Session == nil {
+		if err := Replace(dir, id, old.records(data, at, later)); err != nil {
+			return err
+		}
+		_ = os.Chtimes(p, at, at) // --continue takes the newest run
+	}
+	if err := os.Remove(name); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("remove the migrated %s: %w", name, err)
 	}
 	return nil
+}
+
+// records are the old record data as a transcript: a run's session and
+// brief; an index session's record (its metadata, as the session record's
+// State, without the history), its history, the records of the .jsonl
+// beside it, and its record again, last, where Latest looks.
+func (o oldRecord) records(data []byte, at time.Time, later []Record) []Record {
+	meta := &Meta{ID: o.ID, Agent: o.Agent, Cwd: o.Cwd, Model: o.Model, Title: o.Title, Created: at}
+	head := Record{Type: TypeSession, Time: at, Session: meta}
+	if o.Brief != nil {
+		return []Record{head, {Type: TypeBrief, Time: at, Brief: o.Brief}}
+	}
+	var state map[string]json.RawMessage
+	_ = json.Unmarshal(data, &state)
+	delete(state, "history")
+	meta.State, _ = json.Marshal(state)
+	recs := []Record{head}
+	for _, u := range o.History {
+		recs = append(recs, Record{Type: TypeUpdate, Time: at, Update: u})
+	}
+	return append(append(recs, later...), head)
 }

@@ -28,20 +28,30 @@ func copyOld(t *testing.T, sub string) string {
 	return dir
 }
 
-// hub acp's history files of before the one record held bare updates:
-// each reads as an update record and exports like a new one.
+// hub acp's history files of before the one record held bare updates
+// beside a metadata file: read, they become one transcript, the metadata
+// a session record (first and last), each line an update record, and it
+// exports like a new one.
 func TestRead_OldACPHistory(t *testing.T) {
 	dir := copyOld(t, "sessions")
 	recs, err := Read(dir, "hub_0ld5e55i0n0000000000000000")
-	if err != nil || len(recs) != 6 {
+	if err != nil || len(recs) != 8 {
 		t.Fatalf("read %d records, %v", len(recs), err)
 	}
-	for _, r := range recs {
+	for _, r := range []Record{recs[0], recs[7]} {
+		if s := r.Session; s == nil || s.Title != "Fix the parser" || s.Agent != "replay" || !strings.Contains(string(s.State), `"agentSessionId":"agent-old-1"`) {
+			t.Fatalf("record %+v is not the session's", r)
+		}
+	}
+	for _, r := range recs[1:7] {
 		if r.Type != TypeUpdate || len(r.Update) == 0 {
 			t.Fatalf("record %+v is not an update", r)
 		}
 	}
-	md := Markdown(append([]Record{{Type: TypeSession, Session: &Meta{ID: "hub_0ld5e55i0n0000000000000000", Agent: "replay", Title: "Fix the parser"}}}, recs...))
+	if _, err := os.Stat(filepath.Join(dir, "hub_0ld5e55i0n0000000000000000.json")); !os.IsNotExist(err) {
+		t.Fatalf("the old metadata file is still there: %v", err)
+	}
+	md := Markdown(recs)
 	for _, want := range []string{"# Fix the parser", "## User\n\nthe bug is in parser.go", "## replay\n\n", "- tool: Edit parser.go (completed)", "Fixed the parser."} {
 		if !strings.Contains(md, want) {
 			t.Errorf("markdown lacks %q:\n%s", want, md)
@@ -83,5 +93,29 @@ func TestRead_OldRunRecordMigrates(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A process that migrated an old record and stopped before removing it
+// left both files: the next reader removes the old one and keeps the
+// transcript as it is (no second copy of the history).
+func TestRead_MigratedOldRecordLeftBehindGoes(t *testing.T) {
+	const id = "hub_a18ab1a0f0rmat0000000000"
+	dir := copyOld(t, "sessions")
+	old := filepath.Join(dir, id+".json")
+	data, _ := os.ReadFile(old)
+	first, err := Read(dir, id)
+	if err != nil || len(first) != 6 {
+		t.Fatalf("read %d records, %v", len(first), err)
+	}
+	if err := os.WriteFile(old, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	again, err := Read(dir, id)
+	if err != nil || len(again) != len(first) {
+		t.Fatalf("read %d records after the crash, %v; want %d", len(again), err, len(first))
+	}
+	if _, err := os.Stat(old); !os.IsNotExist(err) {
+		t.Fatalf("the old record is still there: %v", err)
 	}
 }

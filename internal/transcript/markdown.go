@@ -14,14 +14,17 @@ import (
 // Markdown renders a transcript as a readable conversation: the user's
 // prompts, the agent's text, and each tool call as one line with its last
 // status. Native-loop history messages, audited events, hub acp's updates
-// and hub run's briefs read the same.
+// and hub run's briefs read the same. The heading is the last session
+// record's (hub acp's index appends one at each change), started when the
+// first one was.
 func Markdown(recs []Record) string {
 	m := mdWriter{status: map[string]string{}}
 	for _, r := range recs {
 		switch {
-		case r.Session != nil && m.meta.ID == "": // a resume's session record adds none
+		case r.Session != nil:
+			started := cmp.Or(m.meta.Created, r.Session.Created, r.Time)
 			m.meta = *r.Session
-			fmt.Fprintf(&m.b, "# %s\n\nAgent: %s · cwd: %s · started %s\n", cmp.Or(r.Session.Title, r.Session.ID), r.Session.Agent, r.Session.Cwd, r.Session.Created.Format("2006-01-02 15:04"))
+			m.meta.Created = started
 		case r.Type == TypeUpdate:
 			m.update(r.Update)
 		case r.Brief != nil:
@@ -38,7 +41,11 @@ func Markdown(recs []Record) string {
 		}
 	}
 	m.flushTools()
-	return mask.Default().String(strings.TrimSpace(m.b.String())) + "\n"
+	head := ""
+	if s := m.meta; s.ID != "" {
+		head = fmt.Sprintf("# %s\n\nAgent: %s · cwd: %s · started %s\n", cmp.Or(s.Title, s.ID), s.Agent, s.Cwd, s.Created.Format("2006-01-02 15:04"))
+	}
+	return mask.Default().String(strings.TrimSpace(head+m.b.String())) + "\n"
 }
 
 type mdWriter struct {

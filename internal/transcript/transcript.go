@@ -3,22 +3,25 @@
 // it ends. The native loop writes its history there (and resumes from it);
 // with `transcripts = true` every agent's normalized Event stream is
 // written in the same format, for audit; hub acp's session index keeps
-// each session's protocol updates in it, and hub run its runs' briefs. One
-// reader (Read, with the formats written before this one) and one
-// exporter (Markdown) serve them all. A torn last line, left by a crash in
-// the middle of a write, is skipped on reading and the records before it
-// are kept.
+// each session in it (its protocol updates, and its metadata in the
+// session records it appends), and hub run its runs' briefs. One reader
+// (Read, with the formats written before this one; Latest for a listing)
+// and one exporter (Markdown) serve them all. A torn last line, left by a
+// crash in the middle of a write, is skipped on reading and the records
+// before it are kept.
 package transcript
 
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -67,16 +70,19 @@ type Record struct {
 	Brief   *handover.Brief    `json:"brief,omitempty"`
 }
 
-// Meta describes the session a transcript belongs to.
+// Meta describes the session a transcript belongs to. A resume appends
+// another session record, as each save of hub acp's index does: the last
+// one wins.
 type Meta struct {
 	ID      string    `json:"id"`
 	Agent   string    `json:"agent"`
 	Cwd     string    `json:"cwd,omitempty"`
 	Model   string    `json:"model,omitempty"`
 	Title   string    `json:"title,omitempty"`
-	Created time.Time `json:"created"`
-	// Resumed marks the session record a resume appends.
-	Resumed bool `json:"resumed,omitempty"`
+	Created time.Time `json:"created,omitzero"`
+	// State is what a front end keeps of the session besides (hub acp's
+	// index: its Record), in the session record each change appends.
+	State json.RawMessage `json:"state,omitempty"`
 }
 
 // Path is the file of session id's transcript in dir; id must be 1 to 200
@@ -99,35 +105,32 @@ type Writer struct {
 	mu    sync.Mutex
 	f     *os.File
 	buf   *bufio.Writer
-	now   func() time.Time
 	err   error
 	dirty bool
 }
 
 // Open opens session meta.ID's transcript in dir for appending, creating
 // it (and dir) when needed, and appends meta as a session record.
-func Open(dir string, meta Meta, now func() time.Time) (*Writer, error) {
-	w, err := openWriter(dir, meta.ID, now)
+func Open(dir string, meta Meta) (*Writer, error) {
+	w, err := openWriter(dir, meta.ID)
 	if err != nil {
 		return nil, err
 	}
 	w.buf = bufio.NewWriter(w.f)
-	if meta.Created.IsZero() {
-		meta.Created = w.now()
-	}
+	meta.Created = cmp.Or(meta.Created, time.Now())
 	w.Write(Record{Type: TypeSession, Session: &meta})
 	return w, w.Sync()
 }
 
 // Append adds recs to session id's transcript in dir in one write, unsynced
-// (a turn costs no fsync), for a writer that keeps the session's metadata
-// elsewhere (hub acp's index).
+// (a turn costs no fsync), for a writer that does not keep the file open
+// (hub acp's index).
 func Append(dir, id string, recs []Record) error {
-	buf, err := encode(time.Now, recs...)
+	buf, err := encode(recs...)
 	if err != nil {
 		return err
 	}
-	w, err := openWriter(dir, id, nil)
+	w, err := openWriter(dir, id)
 	if err != nil {
 		return err
 	}
@@ -139,14 +142,14 @@ func Append(dir, id string, recs []Record) error {
 // record rewritten whole each time (hub run's).
 func Replace(dir, id string, recs []Record) error {
 	p, err := Path(dir, id)
-	buf, eerr := encode(time.Now, recs...)
+	buf, eerr := encode(recs...)
 	if err := errors.Join(err, eerr); err != nil {
 		return err
 	}
 	return safefile.WriteAtomic(p, buf, 0o600)
 }
 
-func openWriter(dir, id string, now func() time.Time) (*Writer, error) {
+func openWriter(dir, id string) (*Writer, error) {
 	p, err := Path(dir, id)
 	if err != nil {
 		return nil, err
@@ -158,10 +161,7 @@ func openWriter(dir, id string, now func() time.Time) (*Writer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open transcript: %w", err)
 	}
-	if now == nil {
-		now = time.Now
-	}
-	w := &Writer{f: f, now: now}
+	w := &Writer{f: f}
 	if err := w.endTorn(); err != nil {
 		f.Close()
 		return nil, err
@@ -210,7 +210,7 @@ func (w *Writer) Write(r Record) {
 	if w.err != nil || w.f == nil {
 		return
 	}
-	data, err := encode(w.now, r)
+	data, err := encode(r)
 	if err != nil {
 		w.err = err
 		return
@@ -222,12 +222,9 @@ func (w *Writer) Write(r Record) {
 }
 
 // encode is recs' lines, stamped with the version and time, secrets masked.
-func encode(now func() time.Time, recs ...Record) (out []byte, err error) {
+func encode(recs ...Record) (out []byte, err error) {
 	for _, r := range recs {
-		r.V = Version
-		if r.Time.IsZero() {
-			r.Time = now()
-		}
+		r.V, r.Time = Version, cmp.Or(r.Time, time.Now())
 		data, err := json.Marshal(r)
 		if err != nil {
 			return nil, fmt.Errorf("encode transcript record: %w", err)
@@ -282,10 +279,8 @@ func Read(dir, id string) ([]Record, error) {
 	if err != nil {
 		return nil, err
 	}
+	_ = migrate(dir, id)
 	data, err := os.ReadFile(p)
-	if errors.Is(err, os.ErrNotExist) && migrateRun(dir, id) == nil {
-		data, err = os.ReadFile(p)
-	}
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("%s: %w", id, ErrNotFound)
 	}
@@ -293,6 +288,36 @@ func Read(dir, id string) ([]Record, error) {
 		return nil, fmt.Errorf("read transcript: %w", err)
 	}
 	return parse(data, p)
+}
+
+// Latest is the last session record of session id's transcript in dir,
+// read from the end of the file: a writer that ends each append with a
+// session record (hub acp's index) finds its current metadata in the last
+// line, or the one before a torn write.
+func Latest(dir, id string) (Meta, error) {
+	p, err := Path(dir, id)
+	if err != nil {
+		return Meta{}, err
+	}
+	_ = migrate(dir, id)
+	f, err := os.Open(p)
+	if err != nil {
+		return Meta{}, fmt.Errorf("%s: %w", id, ErrNotFound)
+	}
+	defer f.Close()
+	end, err := f.Seek(0, io.SeekEnd)
+	for err == nil && end > 0 {
+		var start int64
+		if start, err = lastNewline(f, end-1); err == nil {
+			line := make([]byte, end-start)
+			_, err = f.ReadAt(line, start)
+			if recs, _ := parse(line, p); err == nil && len(recs) == 1 && recs[0].Session != nil {
+				return *recs[0].Session, nil
+			}
+		}
+		end = start
+	}
+	return Meta{}, fmt.Errorf("%s: %w", id, cmp.Or(err, ErrNotFound))
 }
 
 func parse(data []byte, name string) ([]Record, error) {
@@ -340,7 +365,7 @@ func List(dir string) ([]Summary, error) {
 	var out []Summary
 	for _, e := range entries {
 		name := e.Name()
-		if id, old := strings.CutSuffix(name, ".json"); old && migrateRun(dir, id) == nil {
+		if id, old := strings.CutSuffix(name, ".json"); old && migrate(dir, id) == nil && !slices.ContainsFunc(entries, func(e os.DirEntry) bool { return e.Name() == id+".jsonl" }) {
 			name = id + ".jsonl"
 		}
 		if e.IsDir() || !strings.HasSuffix(name, ".jsonl") {
@@ -379,7 +404,7 @@ func Remove(dir, id string) error {
 	if err != nil {
 		return err
 	}
-	_ = migrateRun(dir, id) // an old record goes too
+	_ = migrate(dir, id) // an old record goes too
 	if err := os.Remove(p); errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("%s: %w", id, ErrNotFound)
 	} else if err != nil {

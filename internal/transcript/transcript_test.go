@@ -15,7 +15,7 @@ func fixedNow() time.Time { return time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC
 
 func write(t *testing.T, dir, id string, recs ...Record) {
 	t.Helper()
-	w, err := Open(dir, Meta{ID: id, Agent: "test"}, fixedNow)
+	w, err := Open(dir, Meta{ID: id, Agent: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,6 +112,34 @@ func TestListAndRemove(t *testing.T) {
 	}
 	if empty, err := List(filepath.Join(dir, "none")); err != nil || len(empty) != 0 {
 		t.Fatalf("List of a missing dir = %v, %v", empty, err)
+	}
+}
+
+// Latest reads a transcript's last whole session record from its end; the
+// heading of its export is the last one's, started when the first was.
+func TestLatest_LastSessionRecordWins(t *testing.T) {
+	dir := t.TempDir()
+	then := fixedNow().Add(-time.Hour)
+	up := Record{Type: TypeUpdate, Update: []byte(`{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"hi"}}`)}
+	if err := Append(dir, "s1", []Record{{Type: TypeSession, Time: then, Session: &Meta{ID: "s1", Agent: "a", Title: "first"}}, up}); err != nil {
+		t.Fatal(err)
+	}
+	if m, err := Latest(dir, "s1"); err != nil || m.Title != "first" {
+		t.Fatalf("Latest = %+v, %v", m, err)
+	}
+	if err := Append(dir, "s1", []Record{up, {Type: TypeSession, Session: &Meta{ID: "s1", Agent: "b", Title: "second"}}}); err != nil {
+		t.Fatal(err)
+	}
+	appendRaw(t, dir, "s1", `{"v":1,"type":"session","session":{"id":"s1","title":"tor`)
+	if m, err := Latest(dir, "s1"); err != nil || m.Title != "second" || m.Agent != "b" {
+		t.Fatalf("Latest = %+v, %v", m, err)
+	}
+	recs, _ := Read(dir, "s1")
+	if md := Markdown(recs); !strings.HasPrefix(md, "# second\n\nAgent: b · cwd:  · started "+then.Format("2006-01-02 15:04")) || !strings.Contains(md, "## a\n\nhi") {
+		t.Fatalf("markdown:\n%s", md)
+	}
+	if _, err := Latest(dir, "none"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("Latest of nothing = %v", err)
 	}
 }
 
