@@ -426,10 +426,11 @@ func TestDecide_MapsKinds(t *testing.T) {
 	}
 }
 
-// Close waits for the agent's answer to session/close, and only CloseWait
-// for an agent that never answers: a Close that waited out its CloseWait
-// (an hour in the rows where the agent answers) or a silent agent would
-// hang the test instead.
+// Close waits for the agent's answer to session/close or its exit, and
+// only CloseWait for an agent that never answers: a Close that waited out
+// its CloseWait (an hour in the rows where the agent answers or exits) or
+// a silent agent would hang the test instead. The agent logs the close
+// before it answers or exits, so the log is read after the event.
 func TestSession_CloseSendsSessionClose(t *testing.T) {
 	tests := []struct {
 		mode string
@@ -438,7 +439,8 @@ func TestSession_CloseSendsSessionClose(t *testing.T) {
 	}{
 		{"advertise", "close fake-1\n", time.Hour},
 		{"off", "", time.Hour},
-		{"hang", "close fake-1\n", 300 * time.Millisecond},
+		{"exit", "close fake-1\n", time.Hour},
+		{"hang", "", 300 * time.Millisecond},
 	}
 	for _, tt := range tests {
 		t.Run(tt.mode, func(t *testing.T) {
