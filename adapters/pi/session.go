@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -56,7 +55,6 @@ type session struct {
 	pending   map[string]chan PiResponse
 	seq       int
 	closed    bool
-	dead      error
 	state     piState
 	announced bool
 }
@@ -143,17 +141,15 @@ func (s *session) onResponse(r PiResponse) bool {
 // onExit ends the session once pi exited, in the words of any agent's crash.
 func (s *session) onExit() {
 	_ = s.proc.Wait()
-	info, _ := adapters.CrashInfo(s.proc, Name)
 	s.mu.Lock()
 	closing := s.closed
-	s.dead = errors.New(info.Message)
 	pending := s.pending
 	s.pending = map[string]chan PiResponse{}
 	s.mu.Unlock()
 	for _, ch := range pending {
 		close(ch)
 	}
-	s.turn.Exited(closing, adapters.Failure(info)...)
+	s.turn.Exited(closing, adapters.CrashEnd(s.proc, Name)...)
 }
 
 // failed ends a turn with a fatal error.
@@ -188,12 +184,11 @@ func (s *session) call(ctx context.Context, cmd map[string]any) (PiResponse, err
 	cmd["id"] = id
 	ch := make(chan PiResponse, 1)
 	s.mu.Lock()
-	if s.dead != nil {
-		err := s.dead
-		s.mu.Unlock()
-		return PiResponse{}, err
+	if s.proc.Exited() { // onExit, which waits for the exit, answers what it finds pending
+		close(ch)
+	} else {
+		s.pending[id] = ch
 	}
-	s.pending[id] = ch
 	s.mu.Unlock()
 	if err := s.write(cmd); err != nil {
 		return PiResponse{}, adapters.Gone(ctx, s.proc, Name, fmt.Sprint(cmd["type"]), err)

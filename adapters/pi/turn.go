@@ -16,10 +16,9 @@ func (s *session) Prompt(ctx context.Context, prompt []adapters.Content, emit fu
 	case s.closed:
 		s.mu.Unlock()
 		return "", fmt.Errorf("pi session: %w", adapters.ErrClosed)
-	case s.dead != nil:
-		err := s.dead
+	case s.proc.Exited():
 		s.mu.Unlock()
-		return "", fmt.Errorf("pi session: %w (%v); start a new session", adapters.ErrClosed, err)
+		return "", adapters.CrashError(s.proc, Name, adapters.ErrClosed)
 	}
 	t, err := s.turn.Start()
 	if err != nil {
