@@ -180,7 +180,8 @@ func (s *session) nextID(kind string) string {
 
 // call sends cmd and waits for its response.
 func (s *session) call(ctx context.Context, cmd map[string]any) (PiResponse, error) {
-	id := s.nextID(fmt.Sprint(cmd["type"]))
+	typ := fmt.Sprint(cmd["type"])
+	id := s.nextID(typ)
 	cmd["id"] = id
 	ch := make(chan PiResponse, 1)
 	s.mu.Lock()
@@ -191,22 +192,22 @@ func (s *session) call(ctx context.Context, cmd map[string]any) (PiResponse, err
 	}
 	s.mu.Unlock()
 	if err := s.write(cmd); err != nil {
-		return PiResponse{}, adapters.Gone(ctx, s.proc, Name, fmt.Sprint(cmd["type"]), err)
+		return PiResponse{}, adapters.Gone(ctx, s.proc, Name, typ, err)
 	}
 	select {
 	case r, ok := <-ch:
 		if !ok { // pi exited first
-			return r, adapters.Gone(ctx, s.proc, Name, fmt.Sprint(cmd["type"]), adapters.ErrClosed)
+			return r, adapters.Gone(ctx, s.proc, Name, typ, adapters.ErrClosed)
 		}
 		if !r.Success {
-			return r, fmt.Errorf("%w: %v: %s", ErrCommand, cmd["type"], r.Error)
+			return r, fmt.Errorf("pi rejected the command: %s: %s", typ, r.Error)
 		}
 		return r, nil
 	case <-ctx.Done():
 		s.mu.Lock()
 		delete(s.pending, id)
 		s.mu.Unlock()
-		return PiResponse{}, fmt.Errorf("waiting for pi %v: %w (stderr: %s)", cmd["type"], ctx.Err(), s.proc.StderrTail(3))
+		return PiResponse{}, adapters.WithStderr(s.proc, fmt.Errorf("waiting for pi %s: %w", typ, ctx.Err()))
 	}
 }
 
