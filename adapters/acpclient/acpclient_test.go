@@ -464,6 +464,21 @@ func TestSession_CloseSendsSessionClose(t *testing.T) {
 	}
 }
 
+// A member of an unexpected type in the agent's answers to initialize and
+// session/new costs only that member, never the session.
+func TestStart_OddMembersInAnswersStillStart(t *testing.T) {
+	a := fakeAdapter(t)
+	a.cfg.Env = map[string]string{fakeEnv: "1", fakeVersionEnv: "odd"}
+	s, err := a.Start(context.Background(), adapters.SessionOptions{Cwd: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if got := texts(prompt(t, s.(*Session), "hi", nil)); got != "echo:hi" || !s.(*Session).caps.PromptCapabilities.Audio {
+		t.Fatalf("turn = %q, audio %v: want the session with what the agent said", got, s.(*Session).caps.PromptCapabilities.Audio)
+	}
+}
+
 func TestSession_BeforeLoadHook(t *testing.T) {
 	tests := []struct {
 		name      string

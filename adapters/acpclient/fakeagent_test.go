@@ -138,6 +138,9 @@ func (a *fakeAgent) handle(m fakeMsg) {
 		res := map[string]any{"protocolVersion": 1, "agentCapabilities": caps}
 		switch v := os.Getenv(fakeVersionEnv); v {
 		case "none":
+		case "odd": // members of unexpected types
+			res["agentInfo"] = map[string]any{"name": "fake", "version": 7}
+			caps["promptCapabilities"] = map[string]any{"image": "yes", "audio": true}
 		case "":
 			res["agentInfo"] = map[string]any{"name": "fake", "version": "1"}
 		default:
@@ -150,7 +153,11 @@ func (a *fakeAgent) handle(m fakeMsg) {
 			return
 		}
 		a.session = "fake-1"
-		a.reply(m.ID, map[string]any{"sessionId": a.session, "configOptions": fakeConfig("", nil)})
+		res := map[string]any{"sessionId": a.session, "configOptions": fakeConfig("", nil)}
+		if os.Getenv(fakeVersionEnv) == "odd" {
+			res["modes"] = map[string]any{"currentModeId": 5, "availableModes": []any{}}
+		}
+		a.reply(m.ID, res)
 		a.update(map[string]any{"sessionUpdate": "available_commands_update", "availableCommands": []any{map[string]any{"name": "web", "description": "search"}}})
 	case "session/load":
 		a.session = fmt.Sprint(p["sessionId"])
