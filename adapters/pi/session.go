@@ -178,8 +178,9 @@ func (s *session) nextID(kind string) string {
 	return fmt.Sprintf("hub-%s-%d", kind, s.seq)
 }
 
-// call sends cmd and waits for its response.
-func (s *session) call(ctx context.Context, cmd map[string]any) (PiResponse, error) {
+// call sends cmd and waits for its response, whose data it reads into
+// result (when not nil) as adapters.Unmarshal reads it.
+func (s *session) call(ctx context.Context, cmd map[string]any, result any) error {
 	typ := fmt.Sprint(cmd["type"])
 	id := s.nextID(typ)
 	cmd["id"] = id
@@ -192,33 +193,33 @@ func (s *session) call(ctx context.Context, cmd map[string]any) (PiResponse, err
 	}
 	s.mu.Unlock()
 	if err := s.write(cmd); err != nil {
-		return PiResponse{}, adapters.Gone(ctx, s.proc, Name, typ, err)
+		return adapters.Gone(ctx, s.proc, Name, typ, err)
 	}
 	select {
 	case r, ok := <-ch:
-		if !ok { // pi exited first
-			return r, adapters.Gone(ctx, s.proc, Name, typ, adapters.ErrClosed)
+		switch {
+		case !ok: // pi exited first
+			return adapters.Gone(ctx, s.proc, Name, typ, adapters.ErrClosed)
+		case !r.Success:
+			return fmt.Errorf("pi rejected the command: %s: %s", typ, r.Error)
+		case result != nil:
+			if err := adapters.Unmarshal(r.Data, result); err != nil {
+				return fmt.Errorf("decode pi %s: %w", typ, err)
+			}
 		}
-		if !r.Success {
-			return r, fmt.Errorf("pi rejected the command: %s: %s", typ, r.Error)
-		}
-		return r, nil
+		return nil
 	case <-ctx.Done():
 		s.mu.Lock()
 		delete(s.pending, id)
 		s.mu.Unlock()
-		return PiResponse{}, adapters.WithStderr(s.proc, fmt.Errorf("waiting for pi %s: %w", typ, ctx.Err()))
+		return adapters.WithStderr(s.proc, fmt.Errorf("waiting for pi %s: %w", typ, ctx.Err()))
 	}
 }
 
 func (s *session) loadState(ctx context.Context) error {
-	r, err := s.call(ctx, map[string]any{"type": "get_state"})
-	if err != nil {
-		return adapters.WithStderr(s.proc, err)
-	}
 	var st piState
-	if err := json.Unmarshal(r.Data, &st); err != nil {
-		return fmt.Errorf("decode pi get_state: %w", err)
+	if err := s.call(ctx, map[string]any{"type": "get_state"}, &st); err != nil {
+		return adapters.WithStderr(s.proc, err)
 	}
 	s.mu.Lock()
 	s.state = st

@@ -61,8 +61,7 @@ func (s *session) Steer(ctx context.Context, prompt []adapters.Content) error {
 	}
 	cmd := promptCommand("", prompt) // call gives it its id
 	cmd["type"] = "steer"
-	_, err := s.call(ctx, cmd)
-	return err
+	return s.call(ctx, cmd, nil)
 }
 
 // interrupt sends `abort`; the turn ends with pi's agent_end.
@@ -103,7 +102,7 @@ func (s *session) SetModel(ctx context.Context, model string) error {
 		s.mu.Unlock()
 		id = model
 	}
-	if _, err := s.call(ctx, map[string]any{"type": "set_model", "provider": provider, "modelId": id}); err != nil {
+	if err := s.call(ctx, map[string]any{"type": "set_model", "provider": provider, "modelId": id}, nil); err != nil {
 		return fmt.Errorf("switch pi to model %q: %w", model, err)
 	}
 	return s.loadState(ctx)
