@@ -126,7 +126,7 @@ func (s *session) onResponse(r PiResponse) bool {
 			if code == adapters.CodeProvider {
 				code = adapters.CodeProtocol
 			}
-			s.turn.End(t, failed("pi rejected the prompt: "+r.Error, code, "")...)
+			s.turn.End(t, adapters.Failure(&adapters.ErrorInfo{Message: "pi rejected the prompt: " + r.Error, Code: code, Fatal: true})...)
 		}
 		return true
 	case strings.HasPrefix(r.ID, "hub-"):
@@ -150,11 +150,6 @@ func (s *session) onExit() {
 		close(ch)
 	}
 	s.turn.Exited(closing, adapters.CrashEnd(s.proc, Name)...)
-}
-
-// failed ends a turn with a fatal error.
-func failed(msg string, code adapters.ErrorCode, detail string) []adapters.Event {
-	return adapters.Failure(&adapters.ErrorInfo{Message: msg, Code: code, Detail: detail, Fatal: true})
 }
 
 // write sends one RPC command line.

@@ -33,8 +33,8 @@ func (s *session) Prompt(ctx context.Context, prompt []adapters.Content, emit fu
 	s.promptID = id
 	s.mu.Unlock()
 
-	if err := s.write(promptCommand(id, prompt)); err != nil {
-		s.turn.End(t, failed(err.Error(), adapters.CodeCrash, s.proc.StderrTail(5))...)
+	if s.write(promptCommand(id, prompt)) != nil { // pi is gone
+		s.turn.End(t, adapters.CrashEnd(s.proc, Name)...)
 	}
 	return t.Run(ctx, emit, s.rules)
 }
