@@ -154,10 +154,7 @@ func (s *session) onExit() {
 
 // write sends one RPC command line.
 func (s *session) write(cmd map[string]any) error {
-	b, err := json.Marshal(cmd)
-	if err != nil {
-		return fmt.Errorf("encode pi %v command: %w", cmd["type"], err)
-	}
+	b, _ := json.Marshal(cmd) // strings, bools and lists of them
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
 	if err := adapters.WriteLine(s.proc, "pi", b); err != nil {
