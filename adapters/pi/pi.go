@@ -72,12 +72,7 @@ func NewWithOptions(o Options) *Adapter {
 	if len(o.Argv) == 0 {
 		o.Argv = []string{"pi"}
 	}
-	if o.StartTimeout <= 0 {
-		o.StartTimeout = 60 * time.Second
-	}
-	if o.StopGrace <= 0 {
-		o.StopGrace = proc.DefaultGrace
-	}
+	o.StartTimeout = cmp.Or(max(o.StartTimeout, 0), 60*time.Second)
 	return &Adapter{opts: o, unknown: newUnknownRecords(o)}
 }
 
