@@ -74,18 +74,13 @@ type acpUpdate struct {
 // a block hub cannot show is left out or kept raw, not an error.
 type acpContentBlock schema.ContentBlock
 
-// acpToolCall is the union of ToolCall and ToolCallUpdate.
+// acpToolCall is a ToolCall or ToolCallUpdate, its content read without
+// schema's checks and its _meta read for vendor tool names.
 type acpToolCall struct {
-	ToolCallID string               `json:"toolCallId"`
-	Name       string               `json:"name"`
-	Title      string               `json:"title"`
-	Kind       string               `json:"kind"`
-	Status     string               `json:"status"`
-	Content    []acpToolContent     `json:"content"`
-	Locations  []adapters.Location  `json:"locations"`
-	RawInput   json.RawMessage      `json:"rawInput"`
-	RawOutput  json.RawMessage      `json:"rawOutput"`
-	Meta       map[string]acpMetaNS `json:"_meta"`
+	schema.ToolCallUpdate
+	Content   []acpToolContent     `json:"content"`
+	Locations []adapters.Location  `json:"locations"`
+	Meta      map[string]acpMetaNS `json:"_meta"`
 }
 
 // acpMetaNS reads vendor tool names such as _meta.qoder.toolName.
