@@ -298,14 +298,7 @@ func (p *player) question(q *adapters.QuestionRequest) adapters.StopReason {
 }
 
 func (p *player) permission(st Step) adapters.StopReason {
-	req := adapters.NewPermissionRequest(st.Permission.Tool, st.Permission.Options)
-	p.out.Emit(adapters.Event{Type: adapters.EventPermission, Permission: req})
-	var d adapters.PermissionDecision
-	select {
-	case d = <-req.Decision():
-	case <-p.out.Cancelled():
-		return adapters.StopCancelled
-	}
+	d := p.out.Ask(context.Background(), adapters.NewPermissionRequest(st.Permission.Tool, st.Permission.Options))
 	if d.Cancelled {
 		return adapters.StopCancelled
 	}
