@@ -1,9 +1,6 @@
 package adapters
 
-import (
-	"context"
-	"sync"
-)
+import "sync"
 
 // Running holds a session's one running turn: Prompt starts it, the
 // agent's reader emits to it, and its EventDone, End or Exited ends it.
@@ -82,20 +79,6 @@ func (t *Turn) Cancel() (first bool) {
 
 // Cancelled is closed once the turn is cancelled.
 func (t *Turn) Cancelled() <-chan struct{} { return t.cancelled }
-
-// Ask puts pr to the turn's consumer and waits for the answer; the turn's
-// cancel or ctx's end answers it cancelled.
-func (t *Turn) Ask(ctx context.Context, pr *PermissionRequest) PermissionDecision {
-	t.Emit(Event{Type: EventPermission, Permission: pr})
-	select {
-	case d := <-pr.Decision():
-		return d
-	case <-t.cancelled:
-	case <-ctx.Done():
-	}
-	pr.Respond(PermissionDecision{Cancelled: true})
-	return PermissionDecision{Cancelled: true}
-}
 
 // IsCancelled reports whether the turn was cancelled.
 func (t *Turn) IsCancelled() bool {
