@@ -140,11 +140,7 @@ func (s *PerPrompt) run(p *proc.Process, t *Turn, done func()) {
 // Note passes ev to the running turn as the agent's own (what it says
 // outside its output, such as gemini's retries); between turns it is
 // dropped.
-func (s *PerPrompt) Note(ev Event) {
-	if t := s.turn.Current(); t != nil {
-		t.Emit(ev)
-	}
-}
+func (s *PerPrompt) Note(ev Event) { s.turn.Emit(ev) }
 
 // Close implements Session: it cancels the running turn and waits for its
 // process to be gone.

@@ -120,6 +120,20 @@ func (t *Turn) Emit(evs ...Event) {
 	}
 }
 
+// Ask puts pr to the turn's consumer and waits for the answer; the turn's
+// cancel or ctx's end answers it cancelled.
+func (t *Turn) Ask(ctx context.Context, pr *PermissionRequest) PermissionDecision {
+	t.Emit(Event{Type: EventPermission, Permission: pr})
+	select {
+	case d := <-pr.Decision():
+		return d
+	case <-t.cancelled:
+	case <-ctx.Done():
+	}
+	pr.Respond(PermissionDecision{Cancelled: true})
+	return PermissionDecision{Cancelled: true}
+}
+
 // Queued returns the number of events waiting for the consumer.
 func (t *Turn) Queued() int {
 	t.mu.Lock()

@@ -31,12 +31,6 @@ var (
 	ErrProtocol   = errors.New("acp protocol error")
 )
 
-// Defaults for Config timeouts.
-const (
-	DefaultInitTimeout = 90 * time.Second
-	DefaultCloseWait   = 2 * time.Second
-)
-
 // Config describes one ACP agent.
 type Config struct {
 	Name   string   // registry name
@@ -49,10 +43,11 @@ type Config struct {
 	// Caps is what the adapter advertises before any session ran; models
 	// and modes learned from sessions are added.
 	Caps adapters.Capabilities
-	// InitTimeout bounds process start + initialize + session setup.
+	// InitTimeout bounds process start + initialize + session setup
+	// (default 90 s).
 	InitTimeout time.Duration
 	// CloseWait bounds the session/close request sent on Close to agents
-	// that advertise it.
+	// that advertise it (default 2 s).
 	CloseWait time.Duration
 	// StopGrace is the wait between SIGTERM and SIGKILL on Close.
 	StopGrace time.Duration
@@ -96,12 +91,8 @@ var _ adapters.Adapter = (*Adapter)(nil)
 
 // New returns an adapter for cfg.
 func New(cfg Config) *Adapter {
-	if cfg.InitTimeout <= 0 {
-		cfg.InitTimeout = DefaultInitTimeout
-	}
-	if cfg.CloseWait <= 0 {
-		cfg.CloseWait = DefaultCloseWait
-	}
+	cfg.InitTimeout = cmp.Or(max(cfg.InitTimeout, 0), 90*time.Second)
+	cfg.CloseWait = cmp.Or(max(cfg.CloseWait, 0), 2*time.Second)
 	cfg.ClientVersion = cmp.Or(cfg.ClientVersion, "dev")
 	return &Adapter{cfg: cfg}
 }

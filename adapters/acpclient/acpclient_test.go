@@ -426,10 +426,11 @@ func TestDecide_MapsKinds(t *testing.T) {
 	}
 }
 
-// Close waits for the agent's answer to session/close, and only CloseWait
-// for an agent that never answers: a Close that waited out its CloseWait
-// (an hour in the rows where the agent answers) or a silent agent would
-// hang the test instead.
+// Close waits for the agent's answer to session/close or its exit, and
+// only CloseWait for an agent that never answers: a Close that waited out
+// its CloseWait (an hour in the rows where the agent answers or exits) or
+// a silent agent would hang the test instead. The agent logs the close
+// before it answers or exits, so the log is read after the event.
 func TestSession_CloseSendsSessionClose(t *testing.T) {
 	tests := []struct {
 		mode string
@@ -438,7 +439,8 @@ func TestSession_CloseSendsSessionClose(t *testing.T) {
 	}{
 		{"advertise", "close fake-1\n", time.Hour},
 		{"off", "", time.Hour},
-		{"hang", "close fake-1\n", 300 * time.Millisecond},
+		{"exit", "close fake-1\n", time.Hour},
+		{"hang", "", 300 * time.Millisecond},
 	}
 	for _, tt := range tests {
 		t.Run(tt.mode, func(t *testing.T) {
@@ -459,6 +461,21 @@ func TestSession_CloseSendsSessionClose(t *testing.T) {
 				t.Errorf("agent saw %q, want %q", got, tt.want)
 			}
 		})
+	}
+}
+
+// A member of an unexpected type in the agent's answers to initialize and
+// session/new costs only that member, never the session.
+func TestStart_OddMembersInAnswersStillStart(t *testing.T) {
+	a := fakeAdapter(t)
+	a.cfg.Env = map[string]string{fakeEnv: "1", fakeVersionEnv: "odd"}
+	s, err := a.Start(context.Background(), adapters.SessionOptions{Cwd: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if got := texts(prompt(t, s.(*Session), "hi", nil)); got != "echo:hi" || !s.(*Session).caps.PromptCapabilities.Audio {
+		t.Fatalf("turn = %q, audio %v: want the session with what the agent said", got, s.(*Session).caps.PromptCapabilities.Audio)
 	}
 }
 

@@ -23,13 +23,12 @@ import (
 // EndTurn.
 type ACPDecoder struct {
 	Quirks Quirks
-	// calls are the tool calls announced and not finished, as their
-	// tool_call and updates described them, for permission requests that
-	// name only the id. Requests are decoded on other goroutines than
-	// updates, hence mu.
+	// calls are the tool calls announced, as their tool_call and updates
+	// described them while they run (a finished one is zero), for
+	// permission requests that name only the id. Requests are decoded on
+	// other goroutines than updates, hence mu.
 	mu    sync.Mutex
 	calls map[string]adapters.ToolCall
-	seen  map[string]bool // every id announced
 	// held is atomic because an adapter ends the turn on another goroutine
 	// than the one reading updates.
 	held atomic.Pointer[adapters.Event]
@@ -75,18 +74,13 @@ type acpUpdate struct {
 // a block hub cannot show is left out or kept raw, not an error.
 type acpContentBlock schema.ContentBlock
 
-// acpToolCall is the union of ToolCall and ToolCallUpdate.
+// acpToolCall is a ToolCall or ToolCallUpdate, its content read without
+// schema's checks and its _meta read for vendor tool names.
 type acpToolCall struct {
-	ToolCallID string               `json:"toolCallId"`
-	Name       string               `json:"name"`
-	Title      string               `json:"title"`
-	Kind       string               `json:"kind"`
-	Status     string               `json:"status"`
-	Content    []acpToolContent     `json:"content"`
-	Locations  []adapters.Location  `json:"locations"`
-	RawInput   json.RawMessage      `json:"rawInput"`
-	RawOutput  json.RawMessage      `json:"rawOutput"`
-	Meta       map[string]acpMetaNS `json:"_meta"`
+	schema.ToolCallUpdate
+	Content   []acpToolContent     `json:"content"`
+	Locations []adapters.Location  `json:"locations"`
+	Meta      map[string]acpMetaNS `json:"_meta"`
 }
 
 // acpMetaNS reads vendor tool names such as _meta.qoder.toolName.
@@ -268,14 +262,12 @@ func (d *ACPDecoder) tool(kind string, update json.RawMessage) []adapters.Event 
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.calls == nil {
-		d.calls, d.seen = map[string]adapters.ToolCall{}, map[string]bool{}
+		d.calls = map[string]adapters.ToolCall{}
 	}
-	prev := d.calls[tc.ToolCallID]
-	known := d.seen[tc.ToolCallID] && kind != "tool_call"
+	prev, known := d.calls[tc.ToolCallID]
 	if kind == "tool_call" {
-		prev = adapters.ToolCall{}
+		prev, known = adapters.ToolCall{}, false
 	}
-	d.seen[tc.ToolCallID] = true
 	d.track(mergeTool(prev, tool))
 	if !known {
 		acpFillDefaults(&tool)
@@ -287,7 +279,7 @@ func (d *ACPDecoder) tool(kind string, update json.RawMessage) []adapters.Event 
 // track keeps what hub knows of a call until it finished (d.mu held).
 func (d *ACPDecoder) track(t adapters.ToolCall) {
 	if t.Status == adapters.StatusCompleted || t.Status == adapters.StatusFailed {
-		delete(d.calls, t.ID)
+		d.calls[t.ID] = adapters.ToolCall{}
 		return
 	}
 	for _, c := range t.Content { // the files of its diffs, without their text

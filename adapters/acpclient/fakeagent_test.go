@@ -20,8 +20,9 @@ import (
 const fakeEnv = "HUB_ACPCLIENT_FAKE"
 
 // fakeCloseEnv names a file the fake appends every session/close to; its
-// value "advertise:PATH" also makes the fake advertise session close, and
-// "hang:PATH" advertises it but never answers.
+// value "advertise:PATH" also makes the fake advertise session close,
+// "exit:PATH" advertises it and exits on it without an answer, and
+// "hang:PATH" advertises it but neither logs nor answers it.
 const fakeCloseEnv = "HUB_ACPCLIENT_FAKE_CLOSE"
 
 // fakeVersionEnv sets agentInfo.version ("none" leaves agentInfo out).
@@ -131,12 +132,15 @@ func (a *fakeAgent) handle(m fakeMsg) {
 	case "initialize":
 		a.caps, _ = p["clientCapabilities"].(map[string]any)
 		caps := map[string]any{"loadSession": true}
-		if mode, _, _ := strings.Cut(os.Getenv(fakeCloseEnv), ":"); mode == "advertise" || mode == "hang" {
+		if mode, _, _ := strings.Cut(os.Getenv(fakeCloseEnv), ":"); mode != "" && mode != "off" {
 			caps["sessionCapabilities"] = map[string]any{"close": map[string]any{}}
 		}
 		res := map[string]any{"protocolVersion": 1, "agentCapabilities": caps}
 		switch v := os.Getenv(fakeVersionEnv); v {
 		case "none":
+		case "odd": // members of unexpected types
+			res["agentInfo"] = map[string]any{"name": "fake", "version": 7}
+			caps["promptCapabilities"] = map[string]any{"image": "yes", "audio": true}
 		case "":
 			res["agentInfo"] = map[string]any{"name": "fake", "version": "1"}
 		default:
@@ -149,7 +153,11 @@ func (a *fakeAgent) handle(m fakeMsg) {
 			return
 		}
 		a.session = "fake-1"
-		a.reply(m.ID, map[string]any{"sessionId": a.session, "configOptions": fakeConfig("", nil)})
+		res := map[string]any{"sessionId": a.session, "configOptions": fakeConfig("", nil)}
+		if os.Getenv(fakeVersionEnv) == "odd" {
+			res["modes"] = map[string]any{"currentModeId": 5, "availableModes": []any{}}
+		}
+		a.reply(m.ID, res)
 		a.update(map[string]any{"sessionUpdate": "available_commands_update", "availableCommands": []any{map[string]any{"name": "web", "description": "search"}}})
 	case "session/load":
 		a.session = fmt.Sprint(p["sessionId"])
@@ -319,13 +327,17 @@ func selfInWorkspace() string {
 
 func (a *fakeAgent) closeSession(id json.RawMessage, p map[string]any) {
 	mode, path, _ := strings.Cut(os.Getenv(fakeCloseEnv), ":")
+	if mode == "hang" {
+		return
+	}
 	if f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
 		fmt.Fprintf(f, "close %v\n", p["sessionId"])
 		_ = f.Close()
 	}
-	if mode != "hang" {
-		a.reply(id, map[string]any{})
+	if mode == "exit" {
+		os.Exit(0)
 	}
+	a.reply(id, map[string]any{})
 }
 
 // unknown sends records hub does not understand: a new update kind twice,

@@ -62,20 +62,6 @@ func (s *Session) onUnknown(method string, params json.RawMessage) {
 // outside ACP, such as gemini's retries); between turns it is dropped.
 func (s *Session) Note(ev adapters.Event) { s.turn.Emit(ev) }
 
-// ask puts pr to t's consumer and waits for the answer; t's cancel or
-// ctx's end answers Cancelled.
-func ask(ctx context.Context, t *adapters.Turn, pr *adapters.PermissionRequest) adapters.PermissionDecision {
-	t.Emit(adapters.Event{Type: adapters.EventPermission, Permission: pr})
-	select {
-	case d := <-pr.Decision():
-		return d
-	case <-t.Cancelled():
-		pr.Respond(adapters.PermissionDecision{Cancelled: true})
-	case <-ctx.Done():
-	}
-	return adapters.PermissionDecision{Cancelled: true}
-}
-
 // keepBetweenTurns holds session-level updates (commands, title, usage)
 // that arrive outside a turn for the next turn; the others, such as the
 // history session/load replays, are dropped.
@@ -146,7 +132,7 @@ func (s *Session) requestPermission(ctx context.Context, params json.RawMessage)
 	if t == nil || t.IsCancelled() {
 		return cancelledOutcome, nil
 	}
-	return decide(pr, ask(ctx, t, pr)), nil
+	return decide(pr, t.Ask(ctx, pr)), nil
 }
 
 // decide maps hub's decision onto one of the agent's own options: the
@@ -211,7 +197,7 @@ func (s *Session) askLocal(ctx context.Context, tc adapters.ToolCall) (done func
 	if reason, denied := permission.HardDeny(permission.RequestOf(tc, s.opts.Cwd)); denied {
 		return nil, refuse("hard deny: " + reason)
 	}
-	switch d := ask(ctx, t, adapters.NewPermissionRequest(tc, nil)); {
+	switch d := t.Ask(ctx, adapters.NewPermissionRequest(tc, nil)); {
 	case d.Cancelled:
 		return nil, refuse("the turn was cancelled")
 	case !d.Allowed():

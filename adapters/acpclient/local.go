@@ -47,15 +47,12 @@ type askFunc func(ctx context.Context, tc adapters.ToolCall) (done func(ok bool)
 // commands run in the sandbox under internal/proc with output bounded to
 // the requested byte limit.
 type local struct {
-	cwd    string   // the session directory as given
-	roots  []string // cwd and the additional directories, links resolved
-	agent  string
-	ask    askFunc
-	policy sandbox.Policy
-	log    zerolog.Logger
-
-	sbOnce sync.Once
-	sb     *sandbox.Sandbox
+	cwd   string   // the session directory as given
+	roots []string // cwd and the additional directories, links resolved
+	agent string
+	ask   askFunc
+	// sandbox is the session's sandbox, checked on first use.
+	sandbox func() *sandbox.Sandbox
 
 	mu    sync.Mutex
 	seq   int
@@ -64,7 +61,13 @@ type local struct {
 }
 
 func newLocal(cwd string, addDirs []string, agent string, policy sandbox.Policy, ask askFunc, log zerolog.Logger) *local {
-	l := &local{cwd: cwd, agent: agent, ask: ask, policy: policy, log: log, terms: map[string]*terminal{}}
+	l := &local{cwd: cwd, agent: agent, ask: ask, terms: map[string]*terminal{}, sandbox: sync.OnceValue(func() *sandbox.Sandbox {
+		sb := sandbox.Checked(context.Background(), policy, nil)
+		if n := sb.Notice(); n != "" {
+			log.Warn().Str("agent", agent).Msg("terminal commands of the agent run " + strings.Trim(n, "[]"))
+		}
+		return sb
+	})}
 	for _, d := range append([]string{cwd}, addDirs...) {
 		if real, err := fspath.RealPath(d); err == nil {
 			l.roots = append(l.roots, real)
@@ -271,17 +274,6 @@ func (l *local) createTerminal(ctx context.Context, params json.RawMessage) (any
 	l.terms[id] = t
 	l.mu.Unlock()
 	return schema.CreateTerminalResponse{TerminalID: id}, nil
-}
-
-// sandbox is the session's sandbox, checked on first use.
-func (l *local) sandbox() *sandbox.Sandbox {
-	l.sbOnce.Do(func() {
-		l.sb = sandbox.Checked(context.Background(), l.policy, nil)
-		if n := l.sb.Notice(); n != "" {
-			l.log.Warn().Str("agent", l.agent).Msg("terminal commands of the agent run " + strings.Trim(n, "[]"))
-		}
-	})
-	return l.sb
 }
 
 // start runs the command of a terminal/create in the sandbox, in dir.

@@ -69,22 +69,13 @@ func (s *Session) endEvents(t *adapters.Turn, res json.RawMessage, err error) []
 	case errors.As(err, &re):
 		return adapters.Failure(ACPError(re.Code, re.Message, re.Data))
 	}
-	return adapters.Failure(s.crashInfo(err))
+	return adapters.CrashEnd(s.proc, s.a.cfg.Name)
 }
 
 // Exit implements adapters.Exiter.
 func (s *Session) Exit() *adapters.ErrorInfo {
 	info, _ := adapters.CrashInfo(s.proc, s.a.cfg.Name)
 	return info
-}
-
-// crashInfo describes a lost agent process with its stderr tail.
-func (s *Session) crashInfo(err error) *adapters.ErrorInfo {
-	if info, ok := adapters.CrashInfo(s.proc, s.a.cfg.Name); ok {
-		return info
-	}
-	return &adapters.ErrorInfo{Code: adapters.CodeCrash, Fatal: true, Detail: s.proc.StderrTail(10),
-		Message: fmt.Sprintf("%s: lost the ACP connection: %v", s.a.cfg.Name, err)}
 }
 
 // interrupt interrupts the running turn.

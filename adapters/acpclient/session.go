@@ -260,7 +260,7 @@ func (s *Session) mcpServers() []schema.McpServer {
 
 // callWhile is conn.Call that also gives up once the agent process p
 // (name) exited and what it wrote was read; a call its exit ended is
-// adapters.Gone.
+// adapters.Gone. The answer is read as adapters.Unmarshal reads it.
 func callWhile(ctx context.Context, p *proc.Process, name string, conn *jsonrpc.Conn, method string, params, result any) error {
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -272,7 +272,13 @@ func callWhile(ctx context.Context, p *proc.Process, name string, conn *jsonrpc.
 		case <-cctx.Done():
 		}
 	}()
-	return adapters.Gone(ctx, p, name, method, conn.Call(cctx, method, params, result))
+	raw, err := conn.CallRaw(cctx, method, params)
+	if err == nil && result != nil {
+		if err = adapters.Unmarshal(raw, result); err != nil {
+			err = fmt.Errorf("decode %s result: %w", method, err)
+		}
+	}
+	return adapters.Gone(ctx, p, name, method, err)
 }
 
 // call is callWhile on the session's agent.

@@ -12,6 +12,9 @@ import (
 func TestSession_SurfacePassesTheAgentsOptionsThrough(t *testing.T) {
 	s := startFake(t, adapters.SessionOptions{})
 	ctx := context.Background()
+	// The fake sends its commands right after session/new; Surface waits
+	// for them only commandsWait, which a loaded machine can overrun.
+	s.awaitCommands(ctx)
 	sur, err := s.Surface(ctx)
 	if err != nil {
 		t.Fatal(err)

@@ -54,18 +54,14 @@ type Entry struct {
 	Source string `json:"source"`
 }
 
-var (
-	once    sync.Once
-	entries []Entry
-	loadErr error
-)
+var load = sync.OnceValues(func() ([]Entry, error) { return parse(data) })
 
 // Entries returns the catalogue in file order. The file is part of the
 // binary, so an error is a build defect the tests catch.
 func Entries() []Entry {
-	once.Do(func() { entries, loadErr = parse(data) })
-	if loadErr != nil {
-		panic(loadErr)
+	entries, err := load()
+	if err != nil {
+		panic(err)
 	}
 	return entries
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/adapters/acpclient"
 )
 
 // oddSummary names each event by what a user would miss if it were lost.
@@ -56,5 +57,14 @@ func TestDecoder_OddMembersKeepTheText(t *testing.T) {
 				t.Errorf("events %q, want %q", got, tt.want)
 			}
 		})
+	}
+}
+
+// The quota gemini reports with an ACP prompt's result keeps its counts
+// when another of its members is odd.
+func TestQuirks_OddQuotaMemberKeepsTheUsage(t *testing.T) {
+	res := `{"stopReason":"end_turn","_meta":{"quota":{"token_count":{"input_tokens":"84","output_tokens":34}}}}`
+	if _, u := (&acpclient.ACPDecoder{Quirks: Quirks}).PromptResult([]byte(res)); u == nil || u.OutputTokens != 34 {
+		t.Fatalf("usage %+v, want the output tokens", u)
 	}
 }

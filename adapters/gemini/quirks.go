@@ -22,7 +22,7 @@ func quotaUsage(result json.RawMessage) *adapters.Usage {
 			} `json:"quota"`
 		} `json:"_meta"`
 	}
-	if json.Unmarshal(result, &r) != nil || r.Meta.Quota == nil {
+	if adapters.Unmarshal(result, &r) != nil || r.Meta.Quota == nil {
 		return nil
 	}
 	tc := r.Meta.Quota.TokenCount

@@ -103,6 +103,18 @@ func fakePiMain(scenario string) int {
 }
 
 func (f *fakePi) handle(scenario, id, typ string) (code int, exit bool) {
+	switch {
+	case scenario == "odd" && typ == "get_state": // a member of each answer of an unexpected type
+		f.respond(id, typ, map[string]any{"sessionId": "fake-sess", "sessionFile": 7, "thinkingLevel": "medium",
+			"model": map[string]any{"id": "mock-model", "provider": "mock", "contextWindow": "128k", "reasoning": true}})
+		return 0, false
+	case scenario == "odd" && typ == "get_available_models":
+		f.respond(id, typ, map[string]any{"models": []any{map[string]any{"id": "mock-model", "name": 5, "provider": "mock"}}})
+		return 0, false
+	case scenario == "odd" && typ == "get_commands":
+		f.respond(id, typ, map[string]any{"commands": []any{map[string]any{"name": "review", "description": 1}}})
+		return 0, false
+	}
 	switch typ {
 	case "get_state":
 		f.respond(id, typ, map[string]any{"sessionId": "fake-sess", "sessionFile": "/tmp/fake-sess.jsonl", "thinkingLevel": cmp.Or(f.thinking, "medium"),

@@ -32,12 +32,8 @@ const Name = "pi"
 // TestedVersions is the pi release this adapter was verified against.
 const TestedVersions = "0.73.1"
 
-var (
-	// ErrStart means pi did not come up in RPC mode.
-	ErrStart = errors.New("pi did not start")
-	// ErrCommand means pi rejected an RPC command.
-	ErrCommand = errors.New("pi rejected the command")
-)
+// ErrStart means pi did not come up in RPC mode.
+var ErrStart = errors.New("pi did not start")
 
 var _ adapters.Adapter = (*Adapter)(nil)
 
@@ -76,12 +72,7 @@ func NewWithOptions(o Options) *Adapter {
 	if len(o.Argv) == 0 {
 		o.Argv = []string{"pi"}
 	}
-	if o.StartTimeout <= 0 {
-		o.StartTimeout = 60 * time.Second
-	}
-	if o.StopGrace <= 0 {
-		o.StopGrace = proc.DefaultGrace
-	}
+	o.StartTimeout = cmp.Or(max(o.StartTimeout, 0), 60*time.Second)
 	return &Adapter{opts: o, unknown: newUnknownRecords(o)}
 }
 

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -56,7 +55,6 @@ type session struct {
 	pending   map[string]chan PiResponse
 	seq       int
 	closed    bool
-	dead      error
 	state     piState
 	announced bool
 }
@@ -128,7 +126,7 @@ func (s *session) onResponse(r PiResponse) bool {
 			if code == adapters.CodeProvider {
 				code = adapters.CodeProtocol
 			}
-			s.turn.End(t, failed("pi rejected the prompt: "+r.Error, code, "")...)
+			s.turn.End(t, adapters.Failure(&adapters.ErrorInfo{Message: "pi rejected the prompt: " + r.Error, Code: code, Fatal: true})...)
 		}
 		return true
 	case strings.HasPrefix(r.ID, "hub-"):
@@ -143,30 +141,20 @@ func (s *session) onResponse(r PiResponse) bool {
 // onExit ends the session once pi exited, in the words of any agent's crash.
 func (s *session) onExit() {
 	_ = s.proc.Wait()
-	info, _ := adapters.CrashInfo(s.proc, Name)
 	s.mu.Lock()
 	closing := s.closed
-	s.dead = errors.New(info.Message)
 	pending := s.pending
 	s.pending = map[string]chan PiResponse{}
 	s.mu.Unlock()
 	for _, ch := range pending {
 		close(ch)
 	}
-	s.turn.Exited(closing, adapters.Failure(info)...)
-}
-
-// failed ends a turn with a fatal error.
-func failed(msg string, code adapters.ErrorCode, detail string) []adapters.Event {
-	return adapters.Failure(&adapters.ErrorInfo{Message: msg, Code: code, Detail: detail, Fatal: true})
+	s.turn.Exited(closing, adapters.CrashEnd(s.proc, Name)...)
 }
 
 // write sends one RPC command line.
 func (s *session) write(cmd map[string]any) error {
-	b, err := json.Marshal(cmd)
-	if err != nil {
-		return fmt.Errorf("encode pi %v command: %w", cmd["type"], err)
-	}
+	b, _ := json.Marshal(cmd) // strings, bools and lists of them
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
 	if err := adapters.WriteLine(s.proc, "pi", b); err != nil {
@@ -182,47 +170,48 @@ func (s *session) nextID(kind string) string {
 	return fmt.Sprintf("hub-%s-%d", kind, s.seq)
 }
 
-// call sends cmd and waits for its response.
-func (s *session) call(ctx context.Context, cmd map[string]any) (PiResponse, error) {
-	id := s.nextID(fmt.Sprint(cmd["type"]))
+// call sends cmd and waits for its response, whose data it reads into
+// result (when not nil) as adapters.Unmarshal reads it.
+func (s *session) call(ctx context.Context, cmd map[string]any, result any) error {
+	typ := fmt.Sprint(cmd["type"])
+	id := s.nextID(typ)
 	cmd["id"] = id
 	ch := make(chan PiResponse, 1)
 	s.mu.Lock()
-	if s.dead != nil {
-		err := s.dead
-		s.mu.Unlock()
-		return PiResponse{}, err
+	if s.proc.Exited() { // onExit, which waits for the exit, answers what it finds pending
+		close(ch)
+	} else {
+		s.pending[id] = ch
 	}
-	s.pending[id] = ch
 	s.mu.Unlock()
 	if err := s.write(cmd); err != nil {
-		return PiResponse{}, adapters.Gone(ctx, s.proc, Name, fmt.Sprint(cmd["type"]), err)
+		return adapters.Gone(ctx, s.proc, Name, typ, err)
 	}
 	select {
 	case r, ok := <-ch:
-		if !ok { // pi exited first
-			return r, adapters.Gone(ctx, s.proc, Name, fmt.Sprint(cmd["type"]), adapters.ErrClosed)
+		switch {
+		case !ok: // pi exited first
+			return adapters.Gone(ctx, s.proc, Name, typ, adapters.ErrClosed)
+		case !r.Success:
+			return fmt.Errorf("pi rejected the command: %s: %s", typ, r.Error)
+		case result != nil:
+			if err := adapters.Unmarshal(r.Data, result); err != nil {
+				return fmt.Errorf("decode pi %s: %w", typ, err)
+			}
 		}
-		if !r.Success {
-			return r, fmt.Errorf("%w: %v: %s", ErrCommand, cmd["type"], r.Error)
-		}
-		return r, nil
+		return nil
 	case <-ctx.Done():
 		s.mu.Lock()
 		delete(s.pending, id)
 		s.mu.Unlock()
-		return PiResponse{}, fmt.Errorf("waiting for pi %v: %w (stderr: %s)", cmd["type"], ctx.Err(), s.proc.StderrTail(3))
+		return adapters.WithStderr(s.proc, fmt.Errorf("waiting for pi %s: %w", typ, ctx.Err()))
 	}
 }
 
 func (s *session) loadState(ctx context.Context) error {
-	r, err := s.call(ctx, map[string]any{"type": "get_state"})
-	if err != nil {
-		return adapters.WithStderr(s.proc, err)
-	}
 	var st piState
-	if err := json.Unmarshal(r.Data, &st); err != nil {
-		return fmt.Errorf("decode pi get_state: %w", err)
+	if err := s.call(ctx, map[string]any{"type": "get_state"}, &st); err != nil {
+		return adapters.WithStderr(s.proc, err)
 	}
 	s.mu.Lock()
 	s.state = st

@@ -3,7 +3,6 @@ package pi
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/hubdev/hub/adapters"
@@ -41,13 +40,9 @@ type piCommands struct {
 // when that model reasons, and its commands. pi has no modes: it has no
 // permission hook that a mode could change.
 func (s *session) Surface(ctx context.Context) (adapters.Surface, error) {
-	r, err := s.call(ctx, map[string]any{"type": "get_available_models"})
-	if err != nil {
-		return adapters.Surface{}, fmt.Errorf("pi get_available_models: %w", err)
-	}
 	var ms piModels
-	if err := json.Unmarshal(r.Data, &ms); err != nil {
-		return adapters.Surface{}, fmt.Errorf("decode pi models: %w", err)
+	if err := s.call(ctx, map[string]any{"type": "get_available_models"}, &ms); err != nil {
+		return adapters.Surface{}, fmt.Errorf("pi get_available_models: %w", err)
 	}
 	s.mu.Lock()
 	st := s.state
@@ -67,12 +62,10 @@ func (s *session) Surface(ctx context.Context) (adapters.Surface, error) {
 		sur.Options = append(sur.Options, adapters.ConfigOption{ID: adapters.OptionEffort, Name: "Thinking", Category: "thought_level",
 			Value: cmp.Or(st.ThinkingLevel, "medium"), Choices: thinkingLevels})
 	}
-	if r, err := s.call(ctx, map[string]any{"type": "get_commands"}); err == nil {
-		var cs piCommands
-		if json.Unmarshal(r.Data, &cs) == nil {
-			for _, c := range cs.Commands {
-				sur.Commands = append(sur.Commands, adapters.Command{Name: c.Name, Description: c.Description})
-			}
+	var cs piCommands
+	if s.call(ctx, map[string]any{"type": "get_commands"}, &cs) == nil {
+		for _, c := range cs.Commands {
+			sur.Commands = append(sur.Commands, adapters.Command{Name: c.Name, Description: c.Description})
 		}
 	}
 	return sur, nil
@@ -83,7 +76,7 @@ func (s *session) SetOption(ctx context.Context, id, value string) error {
 	if id != adapters.OptionEffort {
 		return fmt.Errorf("pi has no option %q (%w)", id, adapters.ErrUnsupported)
 	}
-	if _, err := s.call(ctx, map[string]any{"type": "set_thinking_level", "level": value}); err != nil {
+	if err := s.call(ctx, map[string]any{"type": "set_thinking_level", "level": value}, nil); err != nil {
 		return fmt.Errorf("set pi thinking level %q: %w", value, err)
 	}
 	return s.loadState(ctx)

@@ -39,6 +39,21 @@ func TestSession_SurfaceHasModelsThinkingAndCommands(t *testing.T) {
 	}
 }
 
+// A member of an unexpected type in pi's answers costs only that member:
+// pi still starts with its session id, and its surface keeps its models
+// and commands.
+func TestSession_OddMembersKeepStateAndSurface(t *testing.T) {
+	s, _ := startFake(t, "odd", adapters.SessionOptions{})
+	sur, err := s.Surface(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	model, _ := sur.Find("model")
+	if s.ID() != "fake-sess" || model.Value != "mock/mock-model" || len(sur.Commands) != 1 || sur.Commands[0].Name != "review" {
+		t.Fatalf("id %q, model %+v, commands %+v: want pi's state and surface", s.ID(), model, sur.Commands)
+	}
+}
+
 func TestArgs_ThinkingFromTheSession(t *testing.T) {
 	a := NewWithOptions(Options{Thinking: "low"})
 	args := a.Args(adapters.SessionOptions{Options: map[string]string{"effort": "high"}})

@@ -16,10 +16,9 @@ func (s *session) Prompt(ctx context.Context, prompt []adapters.Content, emit fu
 	case s.closed:
 		s.mu.Unlock()
 		return "", fmt.Errorf("pi session: %w", adapters.ErrClosed)
-	case s.dead != nil:
-		err := s.dead
+	case s.proc.Exited():
 		s.mu.Unlock()
-		return "", fmt.Errorf("pi session: %w (%v); start a new session", adapters.ErrClosed, err)
+		return "", adapters.CrashError(s.proc, Name, adapters.ErrClosed)
 	}
 	t, err := s.turn.Start()
 	if err != nil {
@@ -34,8 +33,8 @@ func (s *session) Prompt(ctx context.Context, prompt []adapters.Content, emit fu
 	s.promptID = id
 	s.mu.Unlock()
 
-	if err := s.write(promptCommand(id, prompt)); err != nil {
-		s.turn.End(t, failed(err.Error(), adapters.CodeCrash, s.proc.StderrTail(5))...)
+	if s.write(promptCommand(id, prompt)) != nil { // pi is gone
+		s.turn.End(t, adapters.CrashEnd(s.proc, Name)...)
 	}
 	return t.Run(ctx, emit, s.rules)
 }
@@ -62,8 +61,7 @@ func (s *session) Steer(ctx context.Context, prompt []adapters.Content) error {
 	}
 	cmd := promptCommand("", prompt) // call gives it its id
 	cmd["type"] = "steer"
-	_, err := s.call(ctx, cmd)
-	return err
+	return s.call(ctx, cmd, nil)
 }
 
 // interrupt sends `abort`; the turn ends with pi's agent_end.
@@ -104,7 +102,7 @@ func (s *session) SetModel(ctx context.Context, model string) error {
 		s.mu.Unlock()
 		id = model
 	}
-	if _, err := s.call(ctx, map[string]any{"type": "set_model", "provider": provider, "modelId": id}); err != nil {
+	if err := s.call(ctx, map[string]any{"type": "set_model", "provider": provider, "modelId": id}, nil); err != nil {
 		return fmt.Errorf("switch pi to model %q: %w", model, err)
 	}
 	return s.loadState(ctx)

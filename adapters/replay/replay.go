@@ -162,9 +162,8 @@ type Session struct {
 
 	mu     sync.Mutex
 	next   int
-	busy   bool
 	closed bool
-	cancel context.CancelFunc // ends the running turn
+	turn   adapters.Running // started under mu
 }
 
 func (s *Session) ID() string { return s.id }
@@ -176,21 +175,22 @@ func (s *Session) SetMode(context.Context, string) error  { return nil }
 
 // Prompt plays the next turn, or echoes the prompt text.
 func (s *Session) Prompt(ctx context.Context, prompt []adapters.Content, emit func(adapters.Event)) (adapters.StopReason, error) {
-	t, err := s.start(ctx, prompt)
+	t, err := s.start(prompt)
 	if err != nil {
 		return "", err
 	}
 	return t.Run(ctx, emit, adapters.RulesOf(s.opts, s.interrupt, nil))
 }
 
-func (s *Session) start(ctx context.Context, prompt []adapters.Content) (*adapters.Turn, error) {
+func (s *Session) start(prompt []adapters.Content) (*adapters.Turn, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	switch {
-	case s.closed:
+	if s.closed {
 		return nil, adapters.ErrClosed
-	case s.busy:
-		return nil, adapters.ErrBusy
+	}
+	t, err := s.turn.Start()
+	if err != nil {
+		return nil, err
 	}
 	var steps []Step
 	if s.next < len(s.turns) {
@@ -199,31 +199,21 @@ func (s *Session) start(ctx context.Context, prompt []adapters.Content) (*adapte
 		steps = []Step{{Event: &adapters.Event{Type: adapters.EventText, Text: adapters.PromptText(prompt)}}}
 	}
 	s.next++
-	s.busy = true
-	t := adapters.NewTurn()
-	pctx, cancel := context.WithCancel(ctx)
-	p := &player{ctx: pctx, out: t}
-	s.cancel = cancel
+	p := &player{out: t}
 	go func() {
 		reason := cmp.Or(p.run(steps), adapters.StopEndTurn)
 		if p.cancelled() {
 			reason = adapters.StopCancelled
 		}
-		cancel()
-		s.mu.Lock()
-		s.busy = false
-		s.mu.Unlock()
-		t.Close(adapters.Event{Type: adapters.EventDone, StopReason: reason})
+		s.turn.End(t, adapters.Event{Type: adapters.EventDone, StopReason: reason})
 	}()
 	return t, nil
 }
 
 // interrupt interrupts the running turn.
 func (s *Session) interrupt() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.busy && s.cancel != nil {
-		s.cancel()
+	if t := s.turn.Current(); t != nil {
+		t.Cancel()
 	}
 }
 
@@ -236,13 +226,10 @@ func (s *Session) Close() error {
 	return nil
 }
 
-// player plays one turn; ctx ends with the prompt's or on interrupt.
-type player struct {
-	ctx context.Context
-	out *adapters.Turn
-}
+// player plays one turn, until the turn is cancelled.
+type player struct{ out *adapters.Turn }
 
-func (p *player) cancelled() bool { return p.ctx.Err() != nil }
+func (p *player) cancelled() bool { return p.out.IsCancelled() }
 
 // run plays steps; it returns a stop reason when a done event or a
 // cancellation ends the turn early.
@@ -270,7 +257,7 @@ func (p *player) step(st Step) adapters.StopReason {
 		defer t.Stop()
 		select {
 		case <-t.C:
-		case <-p.ctx.Done():
+		case <-p.out.Cancelled():
 			return adapters.StopCancelled
 		}
 	case st.Permission != nil:
@@ -278,7 +265,7 @@ func (p *player) step(st Step) adapters.StopReason {
 	case st.Question != nil:
 		return p.question(st.Question)
 	case st.WaitCancel:
-		<-p.ctx.Done()
+		<-p.out.Cancelled()
 		return adapters.StopCancelled
 	case st.Fail != "":
 		p.out.Emit(adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{Message: st.Fail, Code: adapters.CodeCrash, Fatal: true}})
@@ -293,7 +280,7 @@ func (p *player) question(q *adapters.QuestionRequest) adapters.StopReason {
 	var a adapters.Answers
 	select {
 	case a = <-req.Answer():
-	case <-p.ctx.Done():
+	case <-p.out.Cancelled():
 		return adapters.StopCancelled
 	}
 	text := "declined"
@@ -311,14 +298,7 @@ func (p *player) question(q *adapters.QuestionRequest) adapters.StopReason {
 }
 
 func (p *player) permission(st Step) adapters.StopReason {
-	req := adapters.NewPermissionRequest(st.Permission.Tool, st.Permission.Options)
-	p.out.Emit(adapters.Event{Type: adapters.EventPermission, Permission: req})
-	var d adapters.PermissionDecision
-	select {
-	case d = <-req.Decision():
-	case <-p.ctx.Done():
-		return adapters.StopCancelled
-	}
+	d := p.out.Ask(context.Background(), adapters.NewPermissionRequest(st.Permission.Tool, st.Permission.Options))
 	if d.Cancelled {
 		return adapters.StopCancelled
 	}
