@@ -76,9 +76,7 @@ func (b *budget) round(ev adapters.Event) {
 		if b.spoke = false; ev.Tool != nil && !ended {
 			b.running[ev.Tool.ID] = true
 		}
-		if b.maxRounds > 0 && b.rounds > b.maxRounds {
-			b.signal(fmt.Sprintf("stopped at --max-turns %d: the agent started tool round %d", b.maxRounds, b.rounds), "turns")
-		}
+		b.stopOver()
 	case adapters.EventToolUpdate:
 		if ended {
 			delete(b.running, ev.Tool.ID)
@@ -97,10 +95,29 @@ func (b *budget) check(u *adapters.Usage, model string) {
 		b.price = &p
 	}
 	b.turn = conversation.MergeUsage(b.turn, u)
-	if n, c := b.used(); b.maxTokens > 0 && n > b.maxTokens {
-		b.signal(fmt.Sprintf("stopped at --max-tokens %d: %d tokens used", b.maxTokens, n), "tokens")
-	} else if b.maxCost > 0 && c > b.maxCost {
-		b.signal(fmt.Sprintf("stopped at --max-cost %.4g: $%.4f spent", b.maxCost, c), "cost")
+	b.stopOver()
+}
+
+// over names the first limit the run passed, with its kind; "" when none.
+// A limit is passed when the run used more than it (README: "stop a run
+// that passes them"): a budget used exactly stops nothing, and a fallback
+// agent may still take over.
+func (b *budget) over() (why, kind string) {
+	switch tokens, cost := b.used(); {
+	case b.maxTokens > 0 && tokens > b.maxTokens:
+		return fmt.Sprintf("--max-tokens %d (%d tokens used)", b.maxTokens, tokens), "tokens"
+	case b.maxCost > 0 && cost > b.maxCost:
+		return fmt.Sprintf("--max-cost %.4g ($%.4f spent)", b.maxCost, cost), "cost"
+	case b.maxRounds > 0 && b.rounds > b.maxRounds:
+		return fmt.Sprintf("--max-turns %d (the agent started tool round %d)", b.maxRounds, b.rounds), "turns"
+	}
+	return "", ""
+}
+
+// stopOver signals hit when the run passed a limit.
+func (b *budget) stopOver() {
+	if why, kind := b.over(); kind != "" {
+		b.signal("stopped at "+why, kind)
 	}
 }
 
@@ -125,27 +142,13 @@ func (b *budget) used() (tokens int64, cost float64) {
 	return tokens, cost
 }
 
-// spent names a limit the run has used up, with its kind: nothing of it
-// is left for another agent; "" when none is.
-func (b *budget) spent() (why, kind string) {
-	switch tokens, cost := b.used(); {
-	case b.maxTokens > 0 && tokens >= b.maxTokens:
-		return fmt.Sprintf("--max-tokens %d is spent (%d tokens used)", b.maxTokens, tokens), "tokens"
-	case b.maxCost > 0 && cost >= b.maxCost:
-		return fmt.Sprintf("--max-cost %.4g is spent ($%.4f)", b.maxCost, cost), "cost"
-	case b.maxTurns > 0 && b.rounds >= b.maxTurns:
-		return fmt.Sprintf("--max-turns %d is spent (%d tool rounds)", b.maxTurns, b.rounds), "turns"
-	}
-	return "", ""
-}
-
 // turnsLeft is the --max-turns an agent that keeps its own turn budget
 // gets: what the earlier attempts (b; nil: none) left of it.
 func (b *budget) turnsLeft(maxTurns int) int {
 	if b == nil || maxTurns == 0 {
 		return maxTurns
 	}
-	return max(maxTurns-b.rounds, 1) // 0 would be no limit; spent() stops the run first
+	return max(maxTurns-b.rounds, 1) // 0 would be no limit
 }
 
 // signal reports the first limit passed.

@@ -329,16 +329,16 @@ func runChain(ctx context.Context, o Options, out *output) Summary {
 	return s
 }
 
-// outOfBudget says the run used up a budget, so no next agent takes over
+// outOfBudget says the run passed a budget, so no next agent takes over
 // what this attempt could not do (why; "": it stands): the budget stops
 // the run, saying both.
 func (r *run) outOfBudget(why string) bool {
 	if why == "" || r.budget == nil {
 		return false
 	}
-	spent, kind := r.budget.spent()
+	over, kind := r.budget.over()
 	if kind != "" {
-		r.budget.signal(why+", and "+spent+": no other agent takes over", kind)
+		r.budget.signal(why+", and the run passed "+over+": no other agent takes over", kind)
 	}
 	return kind != ""
 }
