@@ -343,7 +343,8 @@ func (c *Conn) decode(line []byte) (message, bool) {
 	case line[0] == '[':
 		return refuse(nullID, CodeInvalidRequest, "Invalid request: batches are not supported")
 	case line[0] != '{':
-		return refuse(nullID, CodeInvalidRequest, "Invalid request: not a JSON-RPC object")
+		kind := map[byte]string{'n': "null", '"': "a string", 't': "true", 'f': "false"}[line[0]]
+		return refuse(nullID, CodeInvalidRequest, "Invalid request: the message is "+cmp.Or(kind, "a number")+", not an object")
 	}
 	var m message // a member of the wrong type is left zero; the id is still read
 	err := json.Unmarshal(line, &m)
@@ -363,12 +364,14 @@ func (c *Conn) decode(line []byte) (message, bool) {
 	return m, true
 }
 
-// version2 reports a "jsonrpc" member of "2.0", the member itself: message
-// decodes a "JSONRPC" or "JsonRpc" member into its JSONRPC too.
+// version2 reports a "jsonrpc" member that is the string "2.0", however
+// escaped; the member itself: message decodes a "JSONRPC" or "JsonRpc"
+// member into its JSONRPC too.
 func version2(line []byte) bool {
 	var raw map[string]json.RawMessage
+	var v string
 	_ = json.Unmarshal(line, &raw)
-	return string(bytes.TrimSpace(raw["jsonrpc"])) == `"2.0"`
+	return json.Unmarshal(raw["jsonrpc"], &v) == nil && v == "2.0"
 }
 
 // validID reports an id JSON-RPC allows: absent, null, a string, a number.
