@@ -142,15 +142,6 @@ func (b *budget) used() (tokens int64, cost float64) {
 	return tokens, cost
 }
 
-// turnsLeft is the --max-turns an agent that keeps its own turn budget
-// gets: what the earlier attempts (b; nil: none) left of it.
-func (b *budget) turnsLeft(maxTurns int) int {
-	if b == nil || maxTurns == 0 {
-		return maxTurns
-	}
-	return max(maxTurns-b.rounds, 1) // 0 would be no limit
-}
-
 // signal reports the first limit passed.
 func (b *budget) signal(why, kind string) {
 	b.once.Do(func() {

@@ -364,25 +364,3 @@ func TestRun_RepairTurnSharesTheBudget(t *testing.T) {
 		})
 	}
 }
-
-// An agent that keeps its own turn budget gets what the run's earlier
-// attempts left of --max-turns, never 0 (no limit).
-func TestBudget_TurnsLeftForTheNextAttempt(t *testing.T) {
-	tests := []struct {
-		name          string
-		prior         *budget
-		maxTurns, got int
-	}{
-		{"first attempt", nil, 5, 5},
-		{"no --max-turns", &budget{rounds: 3}, 0, 0},
-		{"rounds used before", &budget{rounds: 2}, 5, 3},
-		{"never unlimited", &budget{rounds: 5}, 5, 1},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := tt.prior.turnsLeft(tt.maxTurns); got != tt.got {
-				t.Fatalf("turnsLeft(%d) = %d, want %d", tt.maxTurns, got, tt.got)
-			}
-		})
-	}
-}

@@ -79,8 +79,8 @@ type Options struct {
 	ResumeID                         string
 	from                             *runRecord // the record of the session ResumeID names, if hub has it
 	// MaxTurns is the turn budget (--max-turns): SessionOptions.MaxTurns
-	// (what earlier attempts left) for an agent that keeps one
-	// (Capabilities.TurnBudget), else hub counts the agent's tool rounds;
+	// for an agent that keeps one (Capabilities.TurnBudget), else hub
+	// counts the agent's tool rounds;
 	// a run stopped by it exits conversation.ExitBudget. 0: none.
 	MaxTurns int
 	// MaxTokens and MaxCost (USD) stop a run that goes over them
