@@ -337,8 +337,10 @@ func (c *Conn) decode(line []byte) (message, bool) {
 		c.writeError(id, NewError(code, msg, nil))
 		return message{}, false
 	}
+	var m message // a member of the wrong type is left zero; the id is still read
+	err := json.Unmarshal(line, &m)
 	switch {
-	case !json.Valid(line):
+	case errors.As(err, new(*json.SyntaxError)): // Unmarshal checks the whole line first
 		return refuse(nullID, CodeParseError, "Parse error")
 	case line[0] == '[':
 		return refuse(nullID, CodeInvalidRequest, "Invalid request: batches are not supported")
@@ -346,8 +348,6 @@ func (c *Conn) decode(line []byte) (message, bool) {
 		kind := map[byte]string{'n': "null", '"': "a string", 't': "true", 'f': "false"}[line[0]]
 		return refuse(nullID, CodeInvalidRequest, "Invalid request: the message is "+cmp.Or(kind, "a number")+", not an object")
 	}
-	var m message // a member of the wrong type is left zero; the id is still read
-	err := json.Unmarshal(line, &m)
 	idOK := validID(m.ID)
 	echo := nullID
 	if idOK && len(m.ID) > 0 {
