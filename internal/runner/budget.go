@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"cmp"
 	"fmt"
 	"sync"
 
@@ -21,11 +20,11 @@ type budget struct {
 	maxTokens int64
 	maxCost   float64
 	maxTurns  int
-	price     *conversation.Price // nil: only the agent's own cost report counts
+	model     string               // the model asked for (Digest.Spent)
+	digest    *conversation.Digest // what this attempt's turns used
 
-	tokens int64           // what the run's ended turns used
-	cost   float64         // likewise, in USD (0 when nothing priced it)
-	turn   *adapters.Usage // the running turn's usage so far
+	tokens int64   // what the run's earlier attempts used
+	cost   float64 // likewise, in USD (0 when nothing priced it)
 
 	maxRounds int             // 0: the agent keeps its own turn budget, or none
 	rounds    int             // tool rounds so far, over the run
@@ -41,10 +40,8 @@ type budget struct {
 // newBudget makes an attempt's budget; countTurns says hub counts the
 // agent's tool rounds for --max-turns.
 func newBudget(o Options, model string, countTurns bool) *budget {
-	b := &budget{maxTokens: o.MaxTokens, maxCost: o.MaxCost, maxTurns: o.MaxTurns, hit: make(chan struct{}, 1), running: map[string]bool{}}
-	if p, ok := conversation.PriceOf(model); ok {
-		b.price = &p
-	}
+	b := &budget{maxTokens: o.MaxTokens, maxCost: o.MaxCost, maxTurns: o.MaxTurns, model: model, digest: &conversation.Digest{},
+		hit: make(chan struct{}, 1), running: map[string]bool{}}
 	if countTurns {
 		b.maxRounds = o.MaxTurns
 	}
@@ -52,10 +49,11 @@ func newBudget(o Options, model string, countTurns bool) *budget {
 }
 
 // carry counts what the run's earlier attempts used (prior's; nil: none)
-// against this attempt.
-func (b *budget) carry(prior *budget) *budget {
-	if prior != nil {
-		b.tokens, b.cost, b.rounds = prior.tokens, prior.cost, prior.rounds
+// against this attempt, whose turns d digests.
+func (b *budget) carry(prior *budget, d *conversation.Digest) *budget {
+	if b.digest = d; prior != nil {
+		b.tokens, b.cost = prior.used()
+		b.rounds = prior.rounds
 	}
 	return b
 }
@@ -84,20 +82,6 @@ func (b *budget) round(ev adapters.Event) {
 	}
 }
 
-// check adds a usage report to the turn's and signals hit when the run is
-// over a limit; model is the one the agent reported, priced when the
-// run's own has no price (claude's "default").
-func (b *budget) check(u *adapters.Usage, model string) {
-	if u == nil {
-		return
-	}
-	if p, ok := conversation.PriceOf(model); ok && b.price == nil {
-		b.price = &p
-	}
-	b.turn = conversation.MergeUsage(b.turn, u)
-	b.stopOver()
-}
-
 // over names the first limit the run passed, with its kind; "" when none.
 // A limit is passed when the run used more than it (README: "stop a run
 // that passes them"): a budget used exactly stops nothing, and a fallback
@@ -114,32 +98,24 @@ func (b *budget) over() (why, kind string) {
 	return "", ""
 }
 
-// stopOver signals hit when the run passed a limit.
+// stopOver signals hit when the run passed a limit: after each tool call
+// and usage report of a turn, which the digest took in first.
 func (b *budget) stopOver() {
 	if why, kind := b.over(); kind != "" {
 		b.signal("stopped at "+why, kind)
 	}
 }
 
-// endTurn adds the turn's usage to what the run used. A later turn of the
-// session (the --output-schema repair turn) has its tool rounds counted
-// by hub: an agent that keeps its own turn budget starts it afresh.
-func (b *budget) endTurn() {
-	b.tokens, b.cost = b.used()
-	b.turn, b.maxRounds = nil, b.maxTurns
-}
+// endTurn ends a turn: a later turn of the session (the --output-schema
+// repair turn) has its tool rounds counted by hub, since an agent that
+// keeps its own turn budget starts it afresh.
+func (b *budget) endTurn() { b.maxRounds = b.maxTurns }
 
 // used is what the run used so far: its tokens, and its cost as far as
 // a report or a price tells it.
 func (b *budget) used() (tokens int64, cost float64) {
-	u := cmp.Or(b.turn, &adapters.Usage{})
-	switch tokens, cost = b.tokens+u.InputTokens+u.OutputTokens, b.cost; {
-	case u.CostUSD != nil:
-		cost += *u.CostUSD
-	case b.price != nil:
-		cost += b.price.Cost(u)
-	}
-	return tokens, cost
+	tokens, cost = b.digest.Spent(b.model)
+	return b.tokens + tokens, b.cost + cost
 }
 
 // signal reports the first limit passed.

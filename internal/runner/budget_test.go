@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -116,6 +117,35 @@ func TestRun_BudgetPassedByTheLastReport(t *testing.T) {
 			s, _, errOut := runFake(t, context.Background(), a, tt.mod)
 			if s.ExitCode != conversation.ExitBudget || s.StopReason != adapters.StopMaxTokens || s.Budget != tt.want {
 				t.Fatalf("exit %d stop %q budget %q (%s)\n%s", s.ExitCode, s.StopReason, s.Budget, s.Error, errOut)
+			}
+		})
+	}
+}
+
+// The summary's cost and --max-cost are one figure (README): the agent's
+// own report, else the price of the model asked for or, failing that, of
+// the one the agent says it uses, whichever of the two the table prices.
+func TestRun_CostIsTheOneMaxCostCounts(t *testing.T) {
+	million := adapters.Usage{InputTokens: 1_000_000} // gpt-4o-mini $0.15, gpt-4o $2.50
+	tests := []struct {
+		name, asked, reported string
+		usage                 adapters.Usage
+		maxCost, wantCost     float64
+		wantExit              int
+	}{
+		{"the model asked for first", "gpt-4o-mini", "gpt-4o", million, 0.2, 0.15, conversation.ExitOK},
+		{"the model asked for, over the limit", "gpt-4o-mini", "gpt-4o", million, 0.1, 0.15, conversation.ExitBudget},
+		{"the reported model when the asked one has no price", "default", "gpt-4o-mini", million, 0.2, 0.15, conversation.ExitOK},
+		{"the agent's own report", "gpt-4o", "gpt-4o", adapters.Usage{InputTokens: 1_000_000, CostUSD: usd(0.05)}, 0.1, 0.05, conversation.ExitOK},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := &fakeAdapter{name: "fake", caps: adapters.Capabilities{ReportsCost: true, DefaultModel: tt.asked},
+				script: steps(adapters.Event{Type: adapters.EventSessionInfo, Session: &adapters.SessionInfo{Model: tt.reported}},
+					usageEvent(tt.usage), text("done"), done(adapters.StopEndTurn))}
+			s, _, errOut := runFake(t, context.Background(), a, func(o *Options) { o.MaxCost = tt.maxCost })
+			if s.ExitCode != tt.wantExit || s.Cost == nil || math.Abs(*s.Cost-tt.wantCost) > 1e-9 {
+				t.Fatalf("exit %d cost %v (%s), want exit %d cost %v\n%s", s.ExitCode, s.Cost, s.Error, tt.wantExit, tt.wantCost, errOut)
 			}
 		})
 	}
