@@ -232,22 +232,17 @@ func (d *Digest) price(model string) (Price, bool) {
 }
 
 // Spent is what the turns used so far, the running one included: their
-// input and output tokens, and their cost in USD as the agent reported
-// it, else priced as the turn's end prices it (model: the one asked for).
+// input and output tokens, and their cost in USD, the running turn's
+// priced as its end will price it (model: the one asked for).
 func (d *Digest) Spent(model string) (tokens int64, cost float64) {
-	p, priced := d.price(model)
-	for _, u := range []*adapters.Usage{d.prior, d.turn} {
-		switch {
-		case u == nil:
-			continue
-		case u.CostUSD != nil:
-			cost += *u.CostUSD
-		case priced:
-			cost += p.Cost(u)
-		}
-		tokens += u.InputTokens + u.OutputTokens
+	u := cmp.Or(d.Usage, &adapters.Usage{})
+	if u.CostUSD != nil {
+		cost = *u.CostUSD
 	}
-	return tokens, cost
+	if p, ok := d.price(model); ok && d.turn != nil && d.turn.CostUSD == nil {
+		cost += p.Cost(d.turn)
+	}
+	return u.InputTokens + u.OutputTokens, cost
 }
 
 // MergeUsage folds one usage event into the turn's: the counts of a
