@@ -96,7 +96,7 @@ func candidate(ctx context.Context, c bestof.CandidateRun) bestof.CandidateResul
 		return bestof.CandidateResult{ExitCode: conversation.ExitAgentError, Error: err.Error()}
 	}
 	defer sess.Close()
-	_, err = conversation.RunTurn(ctx, conversation.TurnSpec{Agent: c.Agent, Session: sess, Prompt: adapters.TextPrompt(c.Prompt), Workspace: c.Cwd})
+	_, err = conversation.RunTurn(ctx, conversation.TurnSpec{Agent: c.Agent, Session: sess, Prompt: adapters.TextPrompt(c.Prompt), Workspace: c.Cwd, Gate: gate})
 	switch {
 	case ctx.Err() != nil:
 		return bestof.CandidateResult{ExitCode: conversation.ExitInterrupted, Error: "interrupted"}

@@ -215,11 +215,34 @@ func (d *Digest) finish(ctx context.Context, before *Snapshot, model, workspace 
 	}
 	// This turn's usage is priced, not the sum: an earlier turn's cost
 	// (NextTurn) must not leave this one's tokens unpriced.
-	if p, ok := PriceOf(cmp.Or(d.Model, model)); ok && d.turn != nil && d.turn.CostUSD == nil {
+	if p, ok := d.price(model); ok && d.turn != nil && d.turn.CostUSD == nil {
 		c := p.Cost(d.turn)
 		d.turn.CostUSD = &c
 		d.Usage = AddUsage(d.prior, d.turn)
 	}
+}
+
+// price is the price of usage the agent reported no cost for: model's
+// (the one asked for), else the one of the model the agent says it uses.
+func (d *Digest) price(model string) (Price, bool) {
+	if p, ok := PriceOf(model); ok {
+		return p, true
+	}
+	return PriceOf(d.Model)
+}
+
+// Spent is what the turns used so far, the running one included: their
+// input and output tokens, and their cost in USD, the running turn's
+// priced as its end will price it (model: the one asked for).
+func (d *Digest) Spent(model string) (tokens int64, cost float64) {
+	u := cmp.Or(d.Usage, &adapters.Usage{})
+	if u.CostUSD != nil {
+		cost = *u.CostUSD
+	}
+	if p, ok := d.price(model); ok && d.turn != nil && d.turn.CostUSD == nil {
+		cost += p.Cost(d.turn)
+	}
+	return u.InputTokens + u.OutputTokens, cost
 }
 
 // MergeUsage folds one usage event into the turn's: the counts of a

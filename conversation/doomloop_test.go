@@ -63,13 +63,7 @@ func TestGate_DoomLoopQuestionIsAskedWhateverAllowsTheCall(t *testing.T) {
 			srv := mockllm.NewOpenAIServer(tt.turn, tt.turn, tt.turn, mockllm.OpenAITurn{Text: "ok"})
 			defer srv.Close()
 			cwd := t.TempDir()
-			gate, err := NewGate(GateOptions{Rules: tt.rules, Cwd: cwd, Answerer: counted, Emit: func(ev adapters.Event) {
-				mu.Lock()
-				defer mu.Unlock()
-				if !ev.Decision.Allowed && ev.Decision.By != ByUser {
-					refused++
-				}
-			}})
+			gate, err := NewGate(GateOptions{Rules: tt.rules, Cwd: cwd, Answerer: counted})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -80,9 +74,14 @@ func TestGate_DoomLoopQuestionIsAskedWhateverAllowsTheCall(t *testing.T) {
 			}
 			defer sess.Close()
 			ran := 0
-			_, err = RunTurn(context.Background(), TurnSpec{Agent: "test", Session: sess, Prompt: adapters.TextPrompt("go"), Emit: func(ev adapters.Event) {
-				if ev.Type == adapters.EventToolUpdate && ev.Tool.Status == adapters.StatusCompleted {
+			_, err = RunTurn(context.Background(), TurnSpec{Agent: "test", Session: sess, Prompt: adapters.TextPrompt("go"), Gate: gate, Emit: func(ev adapters.Event) {
+				switch {
+				case ev.Type == adapters.EventToolUpdate && ev.Tool.Status == adapters.StatusCompleted:
 					ran++
+				case ev.Type == adapters.EventDecision && !ev.Decision.Allowed && ev.Decision.By != ByUser:
+					mu.Lock()
+					refused++
+					mu.Unlock()
 				}
 			}})
 			if err != nil {

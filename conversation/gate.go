@@ -60,7 +60,6 @@ type GateOptions struct {
 	Cwd      string                   // the session's root: relative paths' base, the grants' project
 	Agent    string                   // the agent asking, for durable grants
 	Answerer Answerer                 // answers what the rules leave open
-	Emit     func(adapters.Event)     // one EventDecision per decision outside a turn (TurnSpec.Gate); nil: none
 }
 
 // Gate is a session's one permission gate: its rules, one "always" memory
@@ -100,19 +99,23 @@ func (g *Gate) Ask(ctx context.Context, p *adapters.PermissionRequest) adapters.
 }
 
 // AskAs is Ask for a call of agent (a session's agent changes when the
-// user switches).
+// user switches). Outside a turn (RunTurn with this gate) it decides
+// nothing: the call is cancelled, as a decision no turn records would be
+// lost.
 func (g *Gate) AskAs(ctx context.Context, p *adapters.PermissionRequest, agent string) adapters.PermissionDecision {
+	emit := g.turn.Load()
+	if emit == nil {
+		return adapters.PermissionDecision{Cancelled: true}
+	}
 	r := g.decide(ctx, p, agent)
 	if r.Decision.Cancelled || r.By == "" { // the agent's default: no decision taken
 		return r.Decision
 	}
 	d := r.Decision
 	d.By, d.Reason = r.By, r.Reason
-	if emit := cmp.Or(g.turn.Load(), &g.o.Emit); *emit != nil {
-		(*emit)(adapters.Event{Type: adapters.EventDecision, Permission: p, Decision: &adapters.Decision{
-			ToolID: p.Tool.ID, Title: cmp.Or(p.Tool.Title, p.Tool.Name), Kind: p.Tool.Kind,
-			Allowed: d.Allowed(), By: r.By, Reason: r.Reason, Answer: &d}})
-	}
+	(*emit)(adapters.Event{Type: adapters.EventDecision, Permission: p, Decision: &adapters.Decision{
+		ToolID: p.Tool.ID, Title: cmp.Or(p.Tool.Title, p.Tool.Name), Kind: p.Tool.Kind,
+		Allowed: d.Allowed(), By: r.By, Reason: r.Reason, Answer: &d}})
 	return d
 }
 

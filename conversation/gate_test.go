@@ -23,7 +23,6 @@ type gateRun struct {
 func newGateRun(t *testing.T, o GateOptions, answer Answerer) *gateRun {
 	t.Helper()
 	r := &gateRun{}
-	o.Emit = func(ev adapters.Event) { r.events = append(r.events, ev) }
 	o.Answerer = AnswerFunc(func(ctx context.Context, q Question) Reply {
 		r.asked++
 		return answer.Answer(ctx, q)
@@ -32,6 +31,8 @@ func newGateRun(t *testing.T, o GateOptions, answer Answerer) *gateRun {
 	if err != nil {
 		t.Fatal(err)
 	}
+	emit := func(ev adapters.Event) { r.events = append(r.events, ev) }
+	g.turn.Store(&emit) // as RunTurn does: the gate decides within a turn
 	r.gate = g
 	return r
 }
@@ -176,6 +177,45 @@ func TestGate_KeptGrantAllowsTheNextSession(t *testing.T) {
 	next := newGateRun(t, o, ApproveNone)
 	if _, ev := next.ask(t, command("go test ./..."), nil); !ev.Allowed || ev.By != permission.ByGrant || next.asked != 0 {
 		t.Fatalf("next session %+v, asked %d times", ev, next.asked)
+	}
+}
+
+// A request outside a turn (before the first, after one ended) has no
+// event chain to record a decision in, so the gate takes none: the call is
+// cancelled and nobody is asked, whatever the rules or --approve say.
+func TestGate_OutsideATurnDecidesNothing(t *testing.T) {
+	tests := []struct {
+		name   string
+		tool   adapters.ToolCall
+		answer Answerer
+	}{
+		{"--approve all", command("ls"), ApproveAll},
+		{"a hard deny", command("rm -rf ~"), ApproveAll},
+		{"--approve none", command("ls"), ApproveNone},
+		{"the user", toolCall(adapters.KindEdit, `{}`), AnswerFunc(func(_ context.Context, q Question) Reply {
+			return Reply{Decision: Allow(q.Request), By: ByUser}
+		})},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			asked := 0
+			gate, err := NewGate(GateOptions{Cwd: t.TempDir(), Answerer: AnswerFunc(func(ctx context.Context, q Question) Reply {
+				asked++
+				return tt.answer.Answer(ctx, q)
+			})})
+			if err != nil {
+				t.Fatal(err)
+			}
+			before := gate.Ask(context.Background(), adapters.NewPermissionRequest(tt.tool, nil))
+			sess := &fakeSession{stop: adapters.StopEndTurn}
+			if _, err := RunTurn(context.Background(), TurnSpec{Agent: "test", Session: sess, Prompt: adapters.TextPrompt("go"), Gate: gate}); err != nil {
+				t.Fatal(err)
+			}
+			after := gate.Ask(context.Background(), adapters.NewPermissionRequest(tt.tool, nil))
+			if !before.Cancelled || !after.Cancelled || asked != 0 {
+				t.Fatalf("before the turn %+v, after it %+v, asked %d times; want both cancelled, nobody asked", before, after, asked)
+			}
+		})
 	}
 }
 

@@ -23,7 +23,8 @@ type TurnSpec struct {
 	Hooks *hooks.Observer
 	Audit *transcript.Audit
 	// Gate is the session's permission gate: its decisions are the
-	// turn's events, audited, in the digest and emitted. Nil: none.
+	// turn's events, audited, in the digest and emitted; it decides only
+	// while such a turn runs. Nil: none.
 	Gate *Gate
 	// Emit is the front end's translation of each event, after the
 	// observers and the digest saw it; nil: none.

@@ -62,9 +62,6 @@ type dirtyFile struct {
 func TakeSnapshot(ctx context.Context, cwd string) *Snapshot {
 	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
 	defer cancel()
-	if cwd == "" {
-		cwd, _ = os.Getwd()
-	}
 	root, err := repoRoot(ctx, cwd)
 	if err != nil {
 		return &Snapshot{}

@@ -92,11 +92,9 @@ func TestGeminiPersona_PromptAndRefusedTool(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	ch, err := fixture.Prompt(context.Background(), s, adapters.TextPrompt("create the file"))
-	if err != nil {
+	// The gate decides within a turn only (its decisions are the turn's events).
+	if _, err := conversation.RunTurn(context.Background(), conversation.TurnSpec{Agent: "reader", Session: s, Prompt: adapters.TextPrompt("create the file"), Gate: gate}); err != nil {
 		t.Fatal(err)
-	}
-	for range ch {
 	}
 	if _, err := os.Stat(filepath.Join(cwd, "created-by-tool.txt")); !os.IsNotExist(err) {
 		t.Errorf("the unlisted command ran (stat err %v)", err)

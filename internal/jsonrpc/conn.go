@@ -337,16 +337,17 @@ func (c *Conn) decode(line []byte) (message, bool) {
 		c.writeError(id, NewError(code, msg, nil))
 		return message{}, false
 	}
+	var m message // a member of the wrong type is left zero; the id is still read
+	err := json.Unmarshal(line, &m)
 	switch {
-	case !json.Valid(line):
+	case errors.As(err, new(*json.SyntaxError)): // Unmarshal checks the whole line first
 		return refuse(nullID, CodeParseError, "Parse error")
 	case line[0] == '[':
 		return refuse(nullID, CodeInvalidRequest, "Invalid request: batches are not supported")
 	case line[0] != '{':
-		return refuse(nullID, CodeInvalidRequest, "Invalid request: not a JSON-RPC object")
+		kind := map[byte]string{'n': "null", '"': "a string", 't': "true", 'f': "false"}[line[0]]
+		return refuse(nullID, CodeInvalidRequest, "Invalid request: the message is "+cmp.Or(kind, "a number")+", not an object")
 	}
-	var m message // a member of the wrong type is left zero; the id is still read
-	err := json.Unmarshal(line, &m)
 	idOK := validID(m.ID)
 	echo := nullID
 	if idOK && len(m.ID) > 0 {
@@ -363,12 +364,14 @@ func (c *Conn) decode(line []byte) (message, bool) {
 	return m, true
 }
 
-// version2 reports a "jsonrpc" member of "2.0", the member itself: message
-// decodes a "JSONRPC" or "JsonRpc" member into its JSONRPC too.
+// version2 reports a "jsonrpc" member that is the string "2.0", however
+// escaped; the member itself: message decodes a "JSONRPC" or "JsonRpc"
+// member into its JSONRPC too.
 func version2(line []byte) bool {
 	var raw map[string]json.RawMessage
+	var v string
 	_ = json.Unmarshal(line, &raw)
-	return string(bytes.TrimSpace(raw["jsonrpc"])) == `"2.0"`
+	return json.Unmarshal(raw["jsonrpc"], &v) == nil && v == "2.0"
 }
 
 // validID reports an id JSON-RPC allows: absent, null, a string, a number.
@@ -394,7 +397,20 @@ func (c *Conn) run(r *Request, j Job) {
 		}
 	}()
 	res, after, err := j()
-	c.Reply(r.ID, res, err)
+	var b []byte
+	if err == nil {
+		if b, err = json.Marshal(res); err != nil {
+			err = fmt.Errorf("marshal result: %w", err)
+		}
+	}
+	switch e := (*Error)(nil); {
+	case err == nil:
+		c.write(message{JSONRPC: "2.0", ID: r.ID, Result: b})
+	case errors.As(err, &e):
+		c.writeError(r.ID, e)
+	default:
+		c.writeError(r.ID, NewError(CodeInternalError, err.Error(), nil))
+	}
 	if after != nil {
 		after()
 	}
@@ -437,42 +453,17 @@ func (c *Conn) writeLine(b []byte) error {
 	return nil
 }
 
-// Reply answers an inbound request outside a Job (for peers that answer
-// later, in order with other messages).
-func (c *Conn) Reply(id json.RawMessage, result any, err error) {
-	var b []byte
-	if err == nil {
-		if b, err = json.Marshal(result); err != nil {
-			err = NewError(CodeInternalError, "marshal result: "+err.Error(), nil)
-		}
-	}
-	if err != nil {
-		var e *Error
-		if !errors.As(err, &e) {
-			e = NewError(CodeInternalError, err.Error(), nil)
-		}
-		c.writeError(id, e)
-		return
-	}
-	c.write(message{JSONRPC: "2.0", ID: id, Result: b})
-}
-
 // Notify sends a notification; nil params are left out.
 func (c *Conn) Notify(method string, params any) error {
-	if params == nil {
-		return c.writeLine(mustLine(message{JSONRPC: "2.0", Method: method}))
+	m := message{JSONRPC: "2.0", Method: method}
+	if params != nil {
+		b, err := json.Marshal(params)
+		if err != nil {
+			return fmt.Errorf("marshal %s params: %w", method, err)
+		}
+		m.Params = b
 	}
-	b, err := json.Marshal(params)
-	if err != nil {
-		return fmt.Errorf("marshal %s params: %w", method, err)
-	}
-	// Built by hand: re-marshalling b as a RawMessage would scan it again.
-	line := make([]byte, 0, len(b)+len(method)+48)
-	line = append(line, `{"jsonrpc":"2.0","method":`...)
-	line = strconv.AppendQuote(line, method)
-	line = append(line, `,"params":`...)
-	line = append(append(line, b...), "}\n"...)
-	return c.writeLine(line)
+	return c.writeLine(mustLine(m))
 }
 
 // Call sends a request and waits for its response, ctx, or the end of the

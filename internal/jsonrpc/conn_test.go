@@ -267,6 +267,54 @@ func TestConn_StrictRefusesWhatJSONRPCForbids(t *testing.T) {
 	}
 }
 
+// "jsonrpc" must be the string "2.0" (JSON-RPC 2.0, section 4): a JSON
+// escape spells the same string, so it is accepted; any other string is not.
+func TestConn_StrictVersionIsTheString(t *testing.T) {
+	tests := []struct {
+		version string
+		ok      bool
+	}{
+		{`"2.0"`, true},
+		{`"2\u002e0"`, true},
+		{`"\u0032.\u0030"`, true},
+		{`"2.0 "`, false},
+		{`"2.00"`, false},
+		{`"2\u002e1"`, false},
+		{`null`, false},
+	}
+	p := newPeer(t, Options{Request: echo, Strict: true})
+	for i, tc := range tests {
+		p.send(`{"jsonrpc":` + tc.version + `,"id":` + strconv.Itoa(i) + `,"method":"x","params":"ok"}`)
+		if m := p.next(); (string(m["result"]) == `"ok"`) != tc.ok || string(m["id"]) != strconv.Itoa(i) {
+			t.Errorf("version %s answered %v; accepted: want %v", tc.version, m, tc.ok)
+		}
+	}
+}
+
+// A line that is JSON but no object (null, a string, a number, true) is
+// refused -32600 for what it is, and the connection goes on.
+func TestConn_NotAnObjectSaysWhatItIs(t *testing.T) {
+	tests := []struct{ line, says string }{
+		{`null`, "null"},
+		{`"just a string"`, "a string"},
+		{`42`, "a number"},
+		{`true`, "true"},
+	}
+	p := newPeer(t, Options{Request: echo, Strict: true})
+	for _, tc := range tests {
+		p.send(tc.line)
+		m := p.next()
+		var e Error
+		if err := json.Unmarshal(m["error"], &e); err != nil || e.Code != CodeInvalidRequest || !strings.Contains(e.Message, "is "+tc.says+", not an object") {
+			t.Errorf("%s answered %v; want -32600 saying it is %s", tc.line, m, tc.says)
+		}
+	}
+	p.send(`{"jsonrpc":"2.0","id":9,"method":"x","params":9}`)
+	if m := p.next(); string(m["result"]) != "9" {
+		t.Fatalf("after the lines: %v", m)
+	}
+}
+
 // A lenient connection (to codex app-server, which omits "jsonrpc")
 // accepts messages without the version.
 func TestConn_LenientAcceptsAMissingVersion(t *testing.T) {

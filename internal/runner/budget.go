@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"cmp"
 	"fmt"
 	"sync"
 
@@ -21,11 +20,11 @@ type budget struct {
 	maxTokens int64
 	maxCost   float64
 	maxTurns  int
-	price     *conversation.Price // nil: only the agent's own cost report counts
+	model     string               // the model asked for (Digest.Spent)
+	digest    *conversation.Digest // what this attempt's turns used
 
-	tokens int64           // what the run's ended turns used
-	cost   float64         // likewise, in USD (0 when nothing priced it)
-	turn   *adapters.Usage // the running turn's usage so far
+	tokens int64   // what the run's earlier attempts used
+	cost   float64 // likewise, in USD (0 when nothing priced it)
 
 	maxRounds int             // 0: the agent keeps its own turn budget, or none
 	rounds    int             // tool rounds so far, over the run
@@ -41,10 +40,8 @@ type budget struct {
 // newBudget makes an attempt's budget; countTurns says hub counts the
 // agent's tool rounds for --max-turns.
 func newBudget(o Options, model string, countTurns bool) *budget {
-	b := &budget{maxTokens: o.MaxTokens, maxCost: o.MaxCost, maxTurns: o.MaxTurns, hit: make(chan struct{}, 1), running: map[string]bool{}}
-	if p, ok := conversation.PriceOf(model); ok {
-		b.price = &p
-	}
+	b := &budget{maxTokens: o.MaxTokens, maxCost: o.MaxCost, maxTurns: o.MaxTurns, model: model, digest: &conversation.Digest{},
+		hit: make(chan struct{}, 1), running: map[string]bool{}}
 	if countTurns {
 		b.maxRounds = o.MaxTurns
 	}
@@ -52,10 +49,11 @@ func newBudget(o Options, model string, countTurns bool) *budget {
 }
 
 // carry counts what the run's earlier attempts used (prior's; nil: none)
-// against this attempt.
-func (b *budget) carry(prior *budget) *budget {
-	if prior != nil {
-		b.tokens, b.cost, b.rounds = prior.tokens, prior.cost, prior.rounds
+// against this attempt, whose turns d digests.
+func (b *budget) carry(prior *budget, d *conversation.Digest) *budget {
+	if b.digest = d; prior != nil {
+		b.tokens, b.cost = prior.used()
+		b.rounds = prior.rounds
 	}
 	return b
 }
@@ -76,9 +74,7 @@ func (b *budget) round(ev adapters.Event) {
 		if b.spoke = false; ev.Tool != nil && !ended {
 			b.running[ev.Tool.ID] = true
 		}
-		if b.maxRounds > 0 && b.rounds > b.maxRounds {
-			b.signal(fmt.Sprintf("stopped at --max-turns %d: the agent started tool round %d", b.maxRounds, b.rounds), "turns")
-		}
+		b.stopOver()
 	case adapters.EventToolUpdate:
 		if ended {
 			delete(b.running, ev.Tool.ID)
@@ -86,66 +82,40 @@ func (b *budget) round(ev adapters.Event) {
 	}
 }
 
-// check adds a usage report to the turn's and signals hit when the run is
-// over a limit; model is the one the agent reported, priced when the
-// run's own has no price (claude's "default").
-func (b *budget) check(u *adapters.Usage, model string) {
-	if u == nil {
-		return
-	}
-	if p, ok := conversation.PriceOf(model); ok && b.price == nil {
-		b.price = &p
-	}
-	b.turn = conversation.MergeUsage(b.turn, u)
-	if n, c := b.used(); b.maxTokens > 0 && n > b.maxTokens {
-		b.signal(fmt.Sprintf("stopped at --max-tokens %d: %d tokens used", b.maxTokens, n), "tokens")
-	} else if b.maxCost > 0 && c > b.maxCost {
-		b.signal(fmt.Sprintf("stopped at --max-cost %.4g: $%.4f spent", b.maxCost, c), "cost")
-	}
-}
-
-// endTurn adds the turn's usage to what the run used. A later turn of the
-// session (the --output-schema repair turn) has its tool rounds counted
-// by hub: an agent that keeps its own turn budget starts it afresh.
-func (b *budget) endTurn() {
-	b.tokens, b.cost = b.used()
-	b.turn, b.maxRounds = nil, b.maxTurns
-}
-
-// used is what the run used so far: its tokens, and its cost as far as
-// a report or a price tells it.
-func (b *budget) used() (tokens int64, cost float64) {
-	u := cmp.Or(b.turn, &adapters.Usage{})
-	switch tokens, cost = b.tokens+u.InputTokens+u.OutputTokens, b.cost; {
-	case u.CostUSD != nil:
-		cost += *u.CostUSD
-	case b.price != nil:
-		cost += b.price.Cost(u)
-	}
-	return tokens, cost
-}
-
-// spent names a limit the run has used up, with its kind: nothing of it
-// is left for another agent; "" when none is.
-func (b *budget) spent() (why, kind string) {
+// over names the first limit the run passed, with its kind; "" when none.
+// A limit is passed when the run used more than it (README: "stop a run
+// that passes them"): a budget used exactly stops nothing, and a fallback
+// agent may still take over.
+func (b *budget) over() (why, kind string) {
 	switch tokens, cost := b.used(); {
-	case b.maxTokens > 0 && tokens >= b.maxTokens:
-		return fmt.Sprintf("--max-tokens %d is spent (%d tokens used)", b.maxTokens, tokens), "tokens"
-	case b.maxCost > 0 && cost >= b.maxCost:
-		return fmt.Sprintf("--max-cost %.4g is spent ($%.4f)", b.maxCost, cost), "cost"
-	case b.maxTurns > 0 && b.rounds >= b.maxTurns:
-		return fmt.Sprintf("--max-turns %d is spent (%d tool rounds)", b.maxTurns, b.rounds), "turns"
+	case b.maxTokens > 0 && tokens > b.maxTokens:
+		return fmt.Sprintf("--max-tokens %d (%d tokens used)", b.maxTokens, tokens), "tokens"
+	case b.maxCost > 0 && cost > b.maxCost:
+		return fmt.Sprintf("--max-cost %.4g ($%.4f spent)", b.maxCost, cost), "cost"
+	case b.maxRounds > 0 && b.rounds > b.maxRounds:
+		return fmt.Sprintf("--max-turns %d (the agent started tool round %d)", b.maxRounds, b.rounds), "turns"
 	}
 	return "", ""
 }
 
-// turnsLeft is the --max-turns an agent that keeps its own turn budget
-// gets: what the earlier attempts (b; nil: none) left of it.
-func (b *budget) turnsLeft(maxTurns int) int {
-	if b == nil || maxTurns == 0 {
-		return maxTurns
+// stopOver signals hit when the run passed a limit: after each tool call
+// and usage report of a turn, which the digest took in first.
+func (b *budget) stopOver() {
+	if why, kind := b.over(); kind != "" {
+		b.signal("stopped at "+why, kind)
 	}
-	return max(maxTurns-b.rounds, 1) // 0 would be no limit; spent() stops the run first
+}
+
+// endTurn ends a turn: a later turn of the session (the --output-schema
+// repair turn) has its tool rounds counted by hub, since an agent that
+// keeps its own turn budget starts it afresh.
+func (b *budget) endTurn() { b.maxRounds = b.maxTurns }
+
+// used is what the run used so far: its tokens, and its cost as far as
+// a report or a price tells it.
+func (b *budget) used() (tokens int64, cost float64) {
+	tokens, cost = b.digest.Spent(b.model)
+	return b.tokens + tokens, b.cost + cost
 }
 
 // signal reports the first limit passed.

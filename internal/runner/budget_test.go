@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -116,6 +117,35 @@ func TestRun_BudgetPassedByTheLastReport(t *testing.T) {
 			s, _, errOut := runFake(t, context.Background(), a, tt.mod)
 			if s.ExitCode != conversation.ExitBudget || s.StopReason != adapters.StopMaxTokens || s.Budget != tt.want {
 				t.Fatalf("exit %d stop %q budget %q (%s)\n%s", s.ExitCode, s.StopReason, s.Budget, s.Error, errOut)
+			}
+		})
+	}
+}
+
+// The summary's cost and --max-cost are one figure (README): the agent's
+// own report, else the price of the model asked for or, failing that, of
+// the one the agent says it uses, whichever of the two the table prices.
+func TestRun_CostIsTheOneMaxCostCounts(t *testing.T) {
+	million := adapters.Usage{InputTokens: 1_000_000} // gpt-4o-mini $0.15, gpt-4o $2.50
+	tests := []struct {
+		name, asked, reported string
+		usage                 adapters.Usage
+		maxCost, wantCost     float64
+		wantExit              int
+	}{
+		{"the model asked for first", "gpt-4o-mini", "gpt-4o", million, 0.2, 0.15, conversation.ExitOK},
+		{"the model asked for, over the limit", "gpt-4o-mini", "gpt-4o", million, 0.1, 0.15, conversation.ExitBudget},
+		{"the reported model when the asked one has no price", "default", "gpt-4o-mini", million, 0.2, 0.15, conversation.ExitOK},
+		{"the agent's own report", "gpt-4o", "gpt-4o", adapters.Usage{InputTokens: 1_000_000, CostUSD: usd(0.05)}, 0.1, 0.05, conversation.ExitOK},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := &fakeAdapter{name: "fake", caps: adapters.Capabilities{ReportsCost: true, DefaultModel: tt.asked},
+				script: steps(adapters.Event{Type: adapters.EventSessionInfo, Session: &adapters.SessionInfo{Model: tt.reported}},
+					usageEvent(tt.usage), text("done"), done(adapters.StopEndTurn))}
+			s, _, errOut := runFake(t, context.Background(), a, func(o *Options) { o.MaxCost = tt.maxCost })
+			if s.ExitCode != tt.wantExit || s.Cost == nil || math.Abs(*s.Cost-tt.wantCost) > 1e-9 {
+				t.Fatalf("exit %d cost %v (%s), want exit %d cost %v\n%s", s.ExitCode, s.Cost, s.Error, tt.wantExit, tt.wantCost, errOut)
 			}
 		})
 	}
@@ -258,14 +288,24 @@ func TestRun_BudgetSpansFallbackAttempts(t *testing.T) {
 			first:    steps(usageEvent(adapters.Usage{InputTokens: 1, CostUSD: usd(0.3)}), crash(adapters.CodeRateLimit), done(adapters.StopEndTurn)),
 			second:   steps(usageEvent(adapters.Usage{InputTokens: 1, CostUSD: usd(0.3)}), text("second answered"), done(adapters.StopEndTurn)),
 			wantExit: conversation.ExitBudget, wantBudget: "cost", wantAgent: "second", secondStarted: true},
-		{name: "tokens spent by the first attempt", mod: func(o *Options) { o.MaxTokens = 100 },
-			first:    steps(usageEvent(adapters.Usage{InputTokens: 70, OutputTokens: 30, PerRequest: true}), http503, done(adapters.StopEndTurn)),
+		{name: "tokens passed by the first attempt", mod: func(o *Options) { o.MaxTokens = 100 },
+			first:    steps(usageEvent(adapters.Usage{InputTokens: 70, OutputTokens: 31, PerRequest: true}), http503, done(adapters.StopEndTurn)),
 			second:   answer("second answered"),
 			wantExit: conversation.ExitBudget, wantBudget: "tokens", wantAgent: "first"},
-		{name: "cost spent by the first attempt", mod: func(o *Options) { o.MaxCost = 0.5 },
-			first:    steps(usageEvent(adapters.Usage{InputTokens: 1, CostUSD: usd(0.5)}), crash(adapters.CodeCrash), done(adapters.StopEndTurn)),
+		{name: "cost passed by the first attempt", mod: func(o *Options) { o.MaxCost = 0.5 },
+			first:    steps(usageEvent(adapters.Usage{InputTokens: 1, CostUSD: usd(0.51)}), crash(adapters.CodeCrash), done(adapters.StopEndTurn)),
 			second:   answer("second answered"),
 			wantExit: conversation.ExitBudget, wantBudget: "cost", wantAgent: "first"},
+		// A budget used exactly is not passed (README: a run that passes
+		// them stops): the next agent takes over, and stops at its first use.
+		{name: "tokens used exactly by the first attempt", mod: func(o *Options) { o.MaxTokens = 100 },
+			first:    steps(usageEvent(adapters.Usage{InputTokens: 70, OutputTokens: 30, PerRequest: true}), http503, done(adapters.StopEndTurn)),
+			second:   answer("second answered"),
+			wantExit: conversation.ExitOK, wantAgent: "second", secondStarted: true},
+		{name: "cost used exactly by the first attempt", mod: func(o *Options) { o.MaxCost = 0.5 },
+			first:    steps(usageEvent(adapters.Usage{InputTokens: 1, CostUSD: usd(0.5)}), crash(adapters.CodeCrash), done(adapters.StopEndTurn)),
+			second:   steps(usageEvent(adapters.Usage{InputTokens: 1, CostUSD: usd(0.01)}), text("second answered"), done(adapters.StopEndTurn)),
+			wantExit: conversation.ExitBudget, wantBudget: "cost", wantAgent: "second", secondStarted: true},
 		{name: "budget left for the next agent", mod: func(o *Options) { o.MaxTokens = 100 },
 			first:    steps(usageEvent(adapters.Usage{InputTokens: 50, OutputTokens: 10}), http503, done(adapters.StopEndTurn)),
 			second:   answer("second answered"),
@@ -350,28 +390,6 @@ func TestRun_RepairTurnSharesTheBudget(t *testing.T) {
 			if s.ExitCode != conversation.ExitBudget || s.Budget != tt.wantBudget || prompts != 2 {
 				t.Fatalf("exit %d budget %q (%s) after %d prompts, want exit %d budget %q after the repair turn\n%s",
 					s.ExitCode, s.Budget, s.Error, prompts, conversation.ExitBudget, tt.wantBudget, errOut)
-			}
-		})
-	}
-}
-
-// An agent that keeps its own turn budget gets what the run's earlier
-// attempts left of --max-turns, never 0 (no limit).
-func TestBudget_TurnsLeftForTheNextAttempt(t *testing.T) {
-	tests := []struct {
-		name          string
-		prior         *budget
-		maxTurns, got int
-	}{
-		{"first attempt", nil, 5, 5},
-		{"no --max-turns", &budget{rounds: 3}, 0, 0},
-		{"rounds used before", &budget{rounds: 2}, 5, 3},
-		{"never unlimited", &budget{rounds: 5}, 5, 1},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := tt.prior.turnsLeft(tt.maxTurns); got != tt.got {
-				t.Fatalf("turnsLeft(%d) = %d, want %d", tt.maxTurns, got, tt.got)
 			}
 		})
 	}

@@ -95,7 +95,9 @@ func (r *run) sessionOptions(name string, caps adapters.Capabilities) (so adapte
 		prefix = instruct(&so, caps, "system-instructions", o.AppendSystemPrompt)
 	}
 	if prefix += schemaPrompt(&so, o, caps); caps.TurnBudget {
-		so.MaxTurns = r.prior.turnsLeft(o.MaxTurns) // else hub counts the tool rounds (budget.round)
+		// else hub counts the tool rounds (budget.round). A fallback comes
+		// before any tool call, so no earlier attempt spent a round of it.
+		so.MaxTurns = o.MaxTurns
 	}
 	switch list := o.skills; {
 	case len(list) == 0:

@@ -69,7 +69,8 @@ func (r *run) execute(ctx context.Context) Summary {
 	}
 	r.handover(a.Name(), caps, &so, &prefix)
 	model := cmp.Or(so.Model, caps.DefaultModel)
-	if r.budget = newBudget(r.o, model, !caps.TurnBudget).carry(r.prior); r.o.MaxCost > 0 && !caps.ReportsCost && r.budget.price == nil {
+	r.budget = newBudget(r.o, model, !caps.TurnBudget).carry(r.prior, &r.digest)
+	if _, priced := conversation.PriceOf(model); r.o.MaxCost > 0 && !caps.ReportsCost && !priced {
 		return r.summary(conversation.ExitUsage, fmt.Errorf("%w: --max-cost: %s reports no cost and its model %q has no known price (conversation/prices.json)", ErrUsage, a.Name(), model))
 	}
 	if !caps.Permissions && r.o.Approve != conversation.ApproveAll && r.o.Ask == nil {
@@ -234,7 +235,7 @@ func (r *run) handle(ev adapters.Event) {
 	r.budget.round(ev)
 	switch {
 	case ev.Type == adapters.EventUsage:
-		r.budget.check(ev.Usage, r.digest.Model)
+		r.budget.stopOver()
 	case ev.Type == adapters.EventError && ev.Error != nil && ev.Error.Fatal:
 		if r.shown != nil { // only the last reaches the summary: show the one it replaces now
 			r.out.fatalLine(r.shown)

@@ -79,8 +79,8 @@ type Options struct {
 	ResumeID                         string
 	from                             *runRecord // the record of the session ResumeID names, if hub has it
 	// MaxTurns is the turn budget (--max-turns): SessionOptions.MaxTurns
-	// (what earlier attempts left) for an agent that keeps one
-	// (Capabilities.TurnBudget), else hub counts the agent's tool rounds;
+	// for an agent that keeps one (Capabilities.TurnBudget), else hub
+	// counts the agent's tool rounds;
 	// a run stopped by it exits conversation.ExitBudget. 0: none.
 	MaxTurns int
 	// MaxTokens and MaxCost (USD) stop a run that goes over them
@@ -329,16 +329,16 @@ func runChain(ctx context.Context, o Options, out *output) Summary {
 	return s
 }
 
-// outOfBudget says the run used up a budget, so no next agent takes over
+// outOfBudget says the run passed a budget, so no next agent takes over
 // what this attempt could not do (why; "": it stands): the budget stops
 // the run, saying both.
 func (r *run) outOfBudget(why string) bool {
 	if why == "" || r.budget == nil {
 		return false
 	}
-	spent, kind := r.budget.spent()
+	over, kind := r.budget.over()
 	if kind != "" {
-		r.budget.signal(why+", and "+spent+": no other agent takes over", kind)
+		r.budget.signal(why+", and the run passed "+over+": no other agent takes over", kind)
 	}
 	return kind != ""
 }
