@@ -59,7 +59,7 @@ func (s *Session) maybeCompact(ctx context.Context, out *adapters.Turn) {
 	s.compacts++
 	id := "openai-compaction-" + strconv.Itoa(s.compacts)
 	out.Emit(adapters.Event{Type: adapters.EventCompaction, Compaction: &adapters.Compaction{ID: id, Status: "in_progress"}})
-	summary, err := s.summarize(ctx, s.history[1:cut])
+	summary, err := s.summarize(ctx, s.history[1:cut], out)
 	if err != nil {
 		// Going on with the full history would let it grow past the window
 		// with every prompt; the dropped messages stay in the transcript.
@@ -103,7 +103,7 @@ func (s *Session) compactionCut(keep int) int {
 	return last
 }
 
-func (s *Session) summarize(ctx context.Context, msgs []message) (string, error) {
+func (s *Session) summarize(ctx context.Context, msgs []message, out *adapters.Turn) (string, error) {
 	req := s.request([]message{
 		{Role: "system", Content: strings.TrimSpace(compactText)},
 		{Role: "user", Content: conversationText(msgs)},
@@ -111,6 +111,11 @@ func (s *Session) summarize(ctx context.Context, msgs []message) (string, error)
 	r, err := s.client.complete(ctx, req, func(adapters.Event) {})
 	if err != nil {
 		return "", fmt.Errorf("summarize history: %w", err)
+	}
+	if r.Usage != nil { // its tokens count, but its context is not the conversation's
+		ev := usageEvent(r.Usage, 0)
+		ev.Usage.ContextUsed = 0
+		out.Emit(ev)
 	}
 	if strings.TrimSpace(r.Text) == "" {
 		return "", fmt.Errorf("summarize history: empty summary")

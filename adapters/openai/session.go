@@ -179,6 +179,8 @@ func (s *Session) run(ctx context.Context, prompt []adapters.Content, out *adapt
 		return adapters.StopEndTurn
 	}
 	p := s.profile()
+	// The model asked, by which the turn's usage is priced.
+	out.Emit(adapters.Event{Type: adapters.EventSessionInfo, Session: &adapters.SessionInfo{AgentSessionID: s.id, Model: p.Model}})
 	s.add(userMessage(prompt, p.Vision))
 	maxReq := cmp.Or(max(p.MaxTurnRequests, 0), DefaultMaxTurnRequests)
 	for n := 0; ; n++ {
@@ -220,8 +222,8 @@ func (s *Session) run(ctx context.Context, prompt []adapters.Content, out *adapt
 			result := s.runTool(ctx, tc, out)
 			s.add(message{Role: "tool", ToolCallID: tc.ID, Content: result})
 		}
-		if r.Finish == "content_filter" {
-			return adapters.StopRefusal
+		if stop := finishStop(r.Finish); stop != adapters.StopEndTurn {
+			return stop // the reply was filtered or cut: its calls are answered, the turn ends
 		}
 		s.takeSteered(false)
 	}
