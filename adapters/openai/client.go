@@ -258,12 +258,9 @@ func statusOf(err error) int {
 
 // retryNotice tells the user, without ending the turn, why the loop waits.
 func (c *client) retryNotice(err error, wait time.Duration, attempt int) adapters.Event {
-	code, status := adapters.CodeProvider, statusOf(err)
-	if status == http.StatusTooManyRequests {
-		code = adapters.CodeRateLimit
-	}
+	status := statusOf(err)
 	msg := fmt.Sprintf("%s: %v; retrying in %s (retry %d of %d)", c.profile.Name, err, wait.Round(100*time.Millisecond), attempt+1, c.retries)
-	return adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{Message: msg, Code: code, Status: status}}
+	return adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{Message: msg, Code: adapters.StatusCode(status), Status: status}}
 }
 
 func (c *client) backoff(attempt int, err error) time.Duration {

@@ -288,12 +288,9 @@ func (s *Session) request(history []message, withTools bool) *chatRequest {
 var builtinDefs = sync.OnceValue(tools.Definitions)
 
 func errorEvent(err error) adapters.Event {
-	code, status := adapters.CodeProvider, statusOf(err)
+	status := statusOf(err)
+	code := adapters.StatusCode(status)
 	switch {
-	case status == 429:
-		code = adapters.CodeRateLimit
-	case errors.Is(err, ErrAuth):
-		code = adapters.CodeAuth
 	case errors.Is(err, ErrUnreachable):
 		code = adapters.CodeNetwork
 	case errors.Is(err, ErrMalformed), errors.Is(err, ErrIdle):
