@@ -36,6 +36,17 @@ func TestWriteFile_FIFORefused(t *testing.T) {
 	}
 }
 
+// grep's own search (no rg) named a FIFO reads nothing from it.
+func TestGrep_FIFONotRead(t *testing.T) {
+	UseRipgrep = false
+	defer func() { UseRipgrep = true }()
+	e := newTestEnv(t)
+	must(t, syscall.Mkfifo(filepath.Join(e.Root, "pipe"), 0o600))
+	if r, err := runTool(t, e, "grep", `{"pattern":"x","path":"pipe"}`); err != nil || r.Output != "no matches" {
+		t.Fatalf("grep of a FIFO: %+v %v", r, err)
+	}
+}
+
 // write_file and edit_file keep an existing file's mode (an executable
 // script stays executable).
 func TestWriteFile_KeepsMode(t *testing.T) {
