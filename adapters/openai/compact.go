@@ -1,7 +1,6 @@
 package openai
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -47,7 +46,7 @@ func messageBytes(m *message) int {
 // maybeCompact replaces older history with a model-written summary when the
 // estimate passes the budget; the system prompt and recent turns stay.
 func (s *Session) maybeCompact(ctx context.Context, out *adapters.Turn) {
-	window := cmp.Or(max(s.profile().ContextWindow, 0), DefaultContextWindow)
+	window := s.profile().window()
 	budget := int(float64(window) * compactAt)
 	if estimateTokens(s.history)+toolDefsTokens() <= budget {
 		return

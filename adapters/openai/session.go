@@ -204,7 +204,7 @@ func (s *Session) run(ctx context.Context, prompt []adapters.Content, out *adapt
 			return adapters.StopEndTurn
 		}
 		if r.Usage != nil {
-			out.Emit(usageEvent(r.Usage, p.ContextWindow))
+			out.Emit(usageEvent(r.Usage, p.window()))
 		}
 		s.add(assistantMessage(r))
 		if len(r.ToolCalls) == 0 {

@@ -1,12 +1,14 @@
 package openai
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -156,6 +158,19 @@ func TestSession_StreamsTextAndUsage(t *testing.T) {
 	// The system prompt was built at Start, before AGENTS.md existed.
 	if strings.Contains(sys, "Always use tabs") {
 		t.Fatal("unexpected project text")
+	}
+}
+
+// The context size a turn reports is the window the loop compacts within:
+// the profile's, else the default it compacts at without one.
+func TestSession_UsageReportsTheWindowItCompactsIn(t *testing.T) {
+	for _, window := range []int{0, 5000} {
+		r := newRig(t, func(p *Profile, _ *Options) { p.ContextWindow = window }, mockllm.OpenAITurn{Text: "hi"})
+		evs, _ := r.prompt(t, "hi", nil)
+		want := int64(cmp.Or(window, DefaultContextWindow))
+		if i := slices.IndexFunc(evs, func(ev adapters.Event) bool { return ev.Type == adapters.EventUsage }); i < 0 || evs[i].Usage.ContextSize != want {
+			t.Fatalf("window %d: no usage event with context size %d", window, want)
+		}
 	}
 }
 
