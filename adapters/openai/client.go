@@ -23,7 +23,6 @@ import (
 
 // Sentinel errors.
 var (
-	ErrNoAPIKey    = errors.New("no API key")
 	ErrAuth        = errors.New("provider rejected the credentials")
 	ErrUnreachable = errors.New("provider unreachable")
 	ErrProvider    = errors.New("provider error")
