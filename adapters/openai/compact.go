@@ -142,13 +142,13 @@ func conversationText(msgs []message) string {
 		text := m.text()
 		switch m.Role {
 		case "tool":
-			fmt.Fprintf(&b, "[tool result]\n%s\n\n", capText(text, 2000))
+			fmt.Fprintf(&b, "[tool result]\n%s\n\n", clip(text, 2000))
 		default:
 			if text != "" {
 				fmt.Fprintf(&b, "[%s]\n%s\n\n", m.Role, text)
 			}
 			for _, tc := range m.ToolCalls {
-				fmt.Fprintf(&b, "[%s called %s] %s\n\n", m.Role, tc.Function.Name, capText(tc.Function.Arguments, 1000))
+				fmt.Fprintf(&b, "[%s called %s] %s\n\n", m.Role, tc.Function.Name, clip(tc.Function.Arguments, 1000))
 			}
 		}
 	}

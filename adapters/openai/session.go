@@ -347,7 +347,6 @@ func assistantMessage(r *reply) message {
 		m.Content = r.Text
 	}
 	for i := range m.ToolCalls {
-		m.ToolCalls[i].Index = nil
 		if !json.Valid([]byte(m.ToolCalls[i].Function.Arguments)) {
 			// Keep history acceptable to strict servers; the tool result explains.
 			m.ToolCalls[i].Function.Arguments = "{}"
