@@ -26,7 +26,11 @@ func TestRegister_EnvProfilesAndPresets(t *testing.T) {
 	}, Agents: map[string]config.AgentConfig{"vllm": {Disabled: true}}}
 	env := map[string]string{"OPENAI_BASE_URL": "http://127.0.0.1:1/v1", "OPENAI_MODEL": "qwen", "GROQ_API_KEY": "k"}
 	r := adapters.NewRegistry()
+	r.Register(New(Profile{Name: "ollama", BaseURL: "http://mine"}, Options{})) // a preset never replaces it
 	Register(r, cfg, Options{Logger: zerolog.Nop()}, func(k string) string { return env[k] })
+	if o, _ := r.Get("ollama"); o.(*Adapter).Profile().BaseURL != "http://mine" {
+		t.Errorf("the ollama preset replaced the adapter registered before it")
+	}
 	names := strings.Join(r.Names(), ",")
 	for _, want := range []string{"openai", "work", "local", "ollama", "lmstudio", "llamacpp", "groq"} {
 		if !strings.Contains(names, want) {
