@@ -56,8 +56,9 @@ type Session struct {
 	trFailed bool
 	// hooks are the user's command hooks (nil: none).
 	hooks *hooks.Runner
-	// held waits for the next turn: the warnings of MCP servers that did
-	// not start and of SessionStart hooks that failed.
+	// held (under mu) waits for the next turn: the warnings of MCP servers
+	// that did not start and of hooks run outside a turn's stream
+	// (SessionStart, steered input's UserPromptSubmit) that failed.
 	held []adapters.Event
 	// toolset is what the session offers: the front end's tools and the mode.
 	toolset *toolset
@@ -144,8 +145,12 @@ func (s *Session) Prompt(ctx context.Context, prompt []adapters.Content, emit fu
 
 // Steer implements adapters.Steerer: the input joins the history before
 // the turn's next model request, and a turn whose model had finished asks
-// it once more.
-func (s *Session) Steer(_ context.Context, prompt []adapters.Content) error {
+// it once more. The UserPromptSubmit hooks see it as a prompt first: one
+// that blocks keeps it from the model.
+func (s *Session) Steer(ctx context.Context, prompt []adapters.Content) error {
+	if res := s.hook(ctx, hooks.Input{Event: hooks.UserPromptSubmit, Prompt: adapters.PromptText(prompt)}, nil); res.Decision == hooks.Deny {
+		return hooks.Blocked(res)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.steerable {
@@ -171,10 +176,11 @@ func (s *Session) takeSteered(final bool) bool {
 }
 
 func (s *Session) run(ctx context.Context, prompt []adapters.Content, out *adapters.Turn) adapters.StopReason {
-	for _, ev := range s.held {
-		out.Emit(ev)
-	}
+	s.mu.Lock()
+	held := s.held
 	s.held = nil
+	s.mu.Unlock()
+	out.Emit(held...)
 	if !s.promptHook(ctx, prompt, out) {
 		return adapters.StopEndTurn
 	}
@@ -231,11 +237,13 @@ func (s *Session) run(ctx context.Context, prompt []adapters.Content, out *adapt
 
 // tell emits ev on out, or holds it for the next turn when out is nil.
 func (s *Session) tell(out *adapters.Turn, ev adapters.Event) {
-	if out == nil {
-		s.held = append(s.held, ev)
-	} else {
+	if out != nil {
 		out.Emit(ev)
+		return
 	}
+	s.mu.Lock()
+	s.held = append(s.held, ev)
+	s.mu.Unlock()
 }
 
 func finishStop(finish string) adapters.StopReason {
