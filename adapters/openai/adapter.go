@@ -86,9 +86,6 @@ func (a *Adapter) Ready() error {
 	return nil
 }
 
-// Profile returns the adapter's resolved profile (for doctor).
-func (a *Adapter) Profile() Profile { return a.profile }
-
 // Capabilities describes the native loop.
 func (a *Adapter) Capabilities() adapters.Capabilities {
 	c := adapters.Capabilities{

@@ -28,7 +28,7 @@ func TestRegister_EnvProfilesAndPresets(t *testing.T) {
 	r := adapters.NewRegistry()
 	r.Register(New(Profile{Name: "ollama", BaseURL: "http://mine"}, Options{})) // a preset never replaces it
 	Register(r, cfg, Options{Logger: zerolog.Nop()}, func(k string) string { return env[k] })
-	if o, _ := r.Get("ollama"); o.(*Adapter).Profile().BaseURL != "http://mine" {
+	if o, _ := r.Get("ollama"); o.(*Adapter).profile.BaseURL != "http://mine" {
 		t.Errorf("the ollama preset replaced the adapter registered before it")
 	}
 	names := strings.Join(r.Names(), ",")
@@ -43,12 +43,12 @@ func TestRegister_EnvProfilesAndPresets(t *testing.T) {
 		}
 	}
 	a, _ := r.Get("openai")
-	p := a.(*Adapter).Profile()
+	p := a.(*Adapter).profile
 	if p.BaseURL != "http://127.0.0.1:1/v1" || p.Model != "qwen" || !p.Local {
 		t.Errorf("openai profile %+v", p)
 	}
 	w, _ := r.Get("work")
-	if wp := w.(*Adapter).Profile(); wp.BaseURL != "https://openrouter.ai/api/v1" || wp.Model != "x/y" || wp.APIKeyEnv != "OPENROUTER_API_KEY" {
+	if wp := w.(*Adapter).profile; wp.BaseURL != "https://openrouter.ai/api/v1" || wp.Model != "x/y" || wp.APIKeyEnv != "OPENROUTER_API_KEY" {
 		t.Errorf("work profile %+v", wp)
 	}
 }
