@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"maps"
 	"net/http"
 	"slices"
 
@@ -24,23 +23,12 @@ type nativeJob struct {
 	err  error
 }
 
-// nativeJobs lists the native profiles; the preset list comes from
-// adapters/openai so doctor reports exactly what hub can register.
+// nativeJobs lists the native profiles as adapters/openai does, so doctor
+// reports exactly what hub can register.
 func (p *prober) nativeJobs() []nativeJob {
-	cfg := p.o.Config
-	names := append(append([]string{"openai"}, slices.Sorted(maps.Keys(cfg.Providers))...), openai.PresetNames()...)
 	var out []nativeJob
-	for i, n := range names {
-		if slices.Index(names, n) < i || cfg.Agents[n].Disabled {
-			continue // listed already, or disabled
-		}
-		j := nativeJob{name: n}
-		if n == "openai" {
-			j.prof, j.err = openai.EnvProfile(cfg, p.getenv)
-		} else {
-			j.prof, j.err = openai.ResolveProfile(n, cfg.Providers[n])
-		}
-		out = append(out, j)
+	for _, n := range openai.Profiles(p.o.Config, p.getenv) {
+		out = append(out, nativeJob{name: n.Name, prof: n.Profile, err: n.Err})
 	}
 	return out
 }

@@ -86,9 +86,6 @@ func (a *Adapter) Ready() error {
 	return nil
 }
 
-// Profile returns the adapter's resolved profile (for doctor).
-func (a *Adapter) Profile() Profile { return a.profile }
-
 // Capabilities describes the native loop.
 func (a *Adapter) Capabilities() adapters.Capabilities {
 	c := adapters.Capabilities{
@@ -123,8 +120,8 @@ func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adap
 	if len(opts.AddDirs) > 0 {
 		a.opts.Logger.Warn().Strs("dirs", opts.AddDirs).Msg("the native loop's tools stay in the session's cwd; additional roots are not used")
 	}
-	if !a.profile.Local && a.profile.APIKeyEnv != "" && a.profile.key() == "" {
-		return nil, fmt.Errorf("%w: %s needs an API key: set %s: %w", adapters.ErrNotAuthenticated, a.profile.Name, a.profile.APIKeyEnv, ErrNoAPIKey)
+	if err := a.Ready(); err != nil {
+		return nil, fmt.Errorf("%s: %w", a.profile.Name, err)
 	}
 	earlier, err := a.loadHistory(opts.ResumeID)
 	if err != nil {

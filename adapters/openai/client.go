@@ -23,7 +23,6 @@ import (
 
 // Sentinel errors.
 var (
-	ErrNoAPIKey    = errors.New("no API key")
 	ErrAuth        = errors.New("provider rejected the credentials")
 	ErrUnreachable = errors.New("provider unreachable")
 	ErrProvider    = errors.New("provider error")
@@ -258,12 +257,9 @@ func statusOf(err error) int {
 
 // retryNotice tells the user, without ending the turn, why the loop waits.
 func (c *client) retryNotice(err error, wait time.Duration, attempt int) adapters.Event {
-	code, status := adapters.CodeProvider, statusOf(err)
-	if status == http.StatusTooManyRequests {
-		code = adapters.CodeRateLimit
-	}
+	status := statusOf(err)
 	msg := fmt.Sprintf("%s: %v; retrying in %s (retry %d of %d)", c.profile.Name, err, wait.Round(100*time.Millisecond), attempt+1, c.retries)
-	return adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{Message: msg, Code: code, Status: status}}
+	return adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{Message: msg, Code: adapters.StatusCode(status), Status: status}}
 }
 
 func (c *client) backoff(attempt int, err error) time.Duration {
@@ -358,7 +354,7 @@ func errorMessage(b []byte) string {
 			return m
 		}
 	}
-	return truncate(adapters.OneLine(string(b)), 300)
+	return clip(adapters.OneLine(string(b)), 300)
 }
 
 // accumulator builds a reply from deltas.
@@ -455,7 +451,7 @@ func sseField(line []byte) (value []byte, isData bool, err error) {
 	case "", "event", "id", "retry": // "" is a comment (a line starting with ':')
 		return nil, false, nil
 	}
-	return nil, false, fmt.Errorf("%w: unexpected line %q", ErrMalformed, truncate(string(line), 120))
+	return nil, false, fmt.Errorf("%w: unexpected line %q", ErrMalformed, clip(string(line), 120))
 }
 
 var bom = []byte("\xef\xbb\xbf")
@@ -504,7 +500,7 @@ func (a *accumulator) event(data []byte, emit func(adapters.Event)) (done bool, 
 		if err := dec.Decode(&c); err == io.EOF {
 			return false, nil
 		} else if err != nil {
-			return false, fmt.Errorf("%w: bad chunk %q: %v", ErrMalformed, truncate(string(data), 120), err)
+			return false, fmt.Errorf("%w: bad chunk %q: %v", ErrMalformed, clip(string(data), 120), err)
 		}
 		if err := a.chunk(c, emit); err != nil {
 			return false, err
@@ -540,12 +536,6 @@ func readJSON(body io.Reader, emit func(adapters.Event)) (*reply, error) {
 		c.Choices = []choice{{Delta: c.Choices[0].Message, FinishReason: c.Choices[0].FinishReason}}
 	}
 	return acc.result(acc.chunk(c, emit))
-}
-func truncate(s string, n int) string {
-	if len(s) > n {
-		return s[:n] + "…"
-	}
-	return s
 }
 
 // idleReader restarts t, which ends the request when no bytes arrived for

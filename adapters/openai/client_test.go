@@ -21,6 +21,7 @@ func TestErrorMessage_BodyShapes(t *testing.T) {
 		{"object without message", `{"error":{"code":42}}`, `{"error":{"code":42}}`},
 		{"other JSON", `["a"]`, `["a"]`},
 		{"text", "Bad\n  Gateway", "Bad Gateway"},
+		{"long text, cut on a character", strings.Repeat("a", 299) + "éé", strings.Repeat("a", 299) + "…"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

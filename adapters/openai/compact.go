@@ -1,7 +1,6 @@
 package openai
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -47,7 +46,7 @@ func messageBytes(m *message) int {
 // maybeCompact replaces older history with a model-written summary when the
 // estimate passes the budget; the system prompt and recent turns stay.
 func (s *Session) maybeCompact(ctx context.Context, out *adapters.Turn) {
-	window := cmp.Or(max(s.profile().ContextWindow, 0), DefaultContextWindow)
+	window := s.profile().window()
 	budget := int(float64(window) * compactAt)
 	if estimateTokens(s.history)+toolDefsTokens() <= budget {
 		return
@@ -59,7 +58,7 @@ func (s *Session) maybeCompact(ctx context.Context, out *adapters.Turn) {
 	s.compacts++
 	id := "openai-compaction-" + strconv.Itoa(s.compacts)
 	out.Emit(adapters.Event{Type: adapters.EventCompaction, Compaction: &adapters.Compaction{ID: id, Status: "in_progress"}})
-	summary, err := s.summarize(ctx, s.history[1:cut])
+	summary, err := s.summarize(ctx, s.history[1:cut], out)
 	if err != nil {
 		// Going on with the full history would let it grow past the window
 		// with every prompt; the dropped messages stay in the transcript.
@@ -103,7 +102,7 @@ func (s *Session) compactionCut(keep int) int {
 	return last
 }
 
-func (s *Session) summarize(ctx context.Context, msgs []message) (string, error) {
+func (s *Session) summarize(ctx context.Context, msgs []message, out *adapters.Turn) (string, error) {
 	req := s.request([]message{
 		{Role: "system", Content: strings.TrimSpace(compactText)},
 		{Role: "user", Content: conversationText(msgs)},
@@ -111,6 +110,11 @@ func (s *Session) summarize(ctx context.Context, msgs []message) (string, error)
 	r, err := s.client.complete(ctx, req, func(adapters.Event) {})
 	if err != nil {
 		return "", fmt.Errorf("summarize history: %w", err)
+	}
+	if r.Usage != nil { // its tokens count, but its context is not the conversation's
+		ev := usageEvent(r.Usage, 0)
+		ev.Usage.ContextUsed = 0
+		out.Emit(ev)
 	}
 	if strings.TrimSpace(r.Text) == "" {
 		return "", fmt.Errorf("summarize history: empty summary")
@@ -138,13 +142,13 @@ func conversationText(msgs []message) string {
 		text := m.text()
 		switch m.Role {
 		case "tool":
-			fmt.Fprintf(&b, "[tool result]\n%s\n\n", capText(text, 2000))
+			fmt.Fprintf(&b, "[tool result]\n%s\n\n", clip(text, 2000))
 		default:
 			if text != "" {
 				fmt.Fprintf(&b, "[%s]\n%s\n\n", m.Role, text)
 			}
 			for _, tc := range m.ToolCalls {
-				fmt.Fprintf(&b, "[%s called %s] %s\n\n", m.Role, tc.Function.Name, capText(tc.Function.Arguments, 1000))
+				fmt.Fprintf(&b, "[%s called %s] %s\n\n", m.Role, tc.Function.Name, clip(tc.Function.Arguments, 1000))
 			}
 		}
 	}

@@ -2,6 +2,7 @@ package openai
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -120,6 +121,28 @@ func TestSession_PromptHookBlocks(t *testing.T) {
 	}
 	if strings.Contains(string(r.srv.Requests()[0].Body), "hunter2") {
 		t.Fatal("the blocked prompt reached the model")
+	}
+}
+
+// Input steered into a running turn passes the UserPromptSubmit hooks as
+// a prompt does: one that blocks keeps it from the model, and Steer says
+// why; clean input joins the turn.
+func TestSession_PromptHookBlocksSteeredInput(t *testing.T) {
+	r := newRig(t, withHooks(t, map[string][]config.HookConfig{"UserPromptSubmit": {{Command: fake("exitifstdin:password:2:no secrets")}}}),
+		mockllm.OpenAITurn{ToolCalls: []mockllm.OpenAIToolCall{{Name: "bash", Args: `{"command":"echo hi"}`}}},
+		mockllm.OpenAITurn{Text: "done"})
+	var blocked, clean error
+	r.prompt(t, "run it", func(*adapters.PermissionRequest) string {
+		blocked = r.sess.Steer(context.Background(), adapters.TextPrompt("my password is hunter2"))
+		clean = r.sess.Steer(context.Background(), adapters.TextPrompt("also use -n"))
+		return "allow_once"
+	})
+	if blocked == nil || !strings.Contains(blocked.Error(), "no secrets") || clean != nil {
+		t.Fatalf("steering: blocked %v, clean %v", blocked, clean)
+	}
+	body := string(r.srv.Requests()[1].Body)
+	if strings.Contains(body, "hunter2") || !strings.Contains(body, "also use -n") {
+		t.Fatalf("the second request: %s", body)
 	}
 }
 

@@ -172,7 +172,7 @@ func (t mcpTool) call(ctx context.Context, args json.RawMessage) tools.Result {
 		switch c := c.(type) {
 		case *mcp.TextContent:
 			text = append(text, c.Text)
-			content = append(content, textContent(capText(c.Text, uiTextCap)))
+			content = append(content, textContent(clip(c.Text, uiTextCap)))
 		case *mcp.ImageContent:
 			text = append(text, fmt.Sprintf("[image %s, %d bytes]", c.MIMEType, len(c.Data)))
 		case *mcp.EmbeddedResource:

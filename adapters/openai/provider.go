@@ -137,6 +137,9 @@ func (p Profile) key() string {
 	return os.Getenv(p.APIKeyEnv)
 }
 
+// window is the context window the loop compacts within and reports.
+func (p Profile) window() int { return cmp.Or(max(p.ContextWindow, 0), DefaultContextWindow) }
+
 func isAzure(base string) bool {
 	u, err := url.Parse(base)
 	return err == nil && (strings.HasSuffix(u.Hostname(), ".openai.azure.com") || strings.HasSuffix(u.Hostname(), ".cognitiveservices.azure.com"))

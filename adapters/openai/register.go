@@ -9,43 +9,55 @@ import (
 	"github.com/hubdev/hub/internal/config"
 )
 
-// Register adds the native agents to r: "openai" (env OPENAI_BASE_URL,
-// OPENAI_API_KEY, OPENAI_MODEL over the openai preset), one agent per
-// [providers.NAME] profile, local-server presets, and hosted presets whose
-// API key variable is set. Presets never replace an adapter already
-// registered under the same name; configured profiles do.
+// Named is one native profile hub knows by name, resolved (Err when it
+// does not resolve).
+type Named struct {
+	Name    string
+	Profile Profile
+	Err     error
+}
+
+// Profiles lists the native profiles of cfg, each name once: "openai" (env
+// OPENAI_BASE_URL, OPENAI_API_KEY, OPENAI_MODEL over the openai preset),
+// then one per [providers.NAME] profile, then the shipped presets the
+// config does not name; a disabled agent's is left out.
+func Profiles(cfg *config.Config, getenv func(string) string) []Named {
+	names := append(append([]string{"openai"}, slices.Sorted(maps.Keys(cfg.Providers))...), PresetNames()...)
+	var out []Named
+	for i, n := range names {
+		if slices.Index(names, n) < i || cfg.Agents[n].Disabled {
+			continue // listed already, or disabled
+		}
+		j := Named{Name: n}
+		if n == "openai" {
+			j.Profile, j.Err = EnvProfile(cfg, getenv)
+		} else {
+			j.Profile, j.Err = ResolveProfile(n, cfg.Providers[n])
+		}
+		out = append(out, j)
+	}
+	return out
+}
+
+// Register adds the native agents to r (Profiles): "openai" and the
+// configured profiles, then the local-server presets and the hosted
+// presets whose API key variable is set. Presets never replace an adapter
+// already registered under the same name; configured profiles do.
 func Register(r *adapters.Registry, cfg *config.Config, opts Options, getenv func(string) string) {
 	if cfg == nil {
 		cfg = &config.Config{}
 	}
-	disabled := func(name string) bool { return cfg.Agents[name].Disabled }
-	add := func(p Profile) {
-		p.Model, p.Stream = cmp.Or(cfg.Agents[p.Name].Model, p.Model), p.Stream && !cfg.NoStream
-		r.Register(New(p, opts))
-	}
-	if p, err := EnvProfile(cfg, getenv); err != nil {
-		opts.Logger.Warn().Err(err).Msg("openai agent not registered")
-	} else if !disabled("openai") {
-		add(p)
-	}
-	for _, n := range slices.Sorted(maps.Keys(cfg.Providers)) {
-		if n == "openai" || disabled(n) {
-			continue
-		}
-		p, err := ResolveProfile(n, cfg.Providers[n])
-		if err != nil {
-			opts.Logger.Warn().Err(err).Msg("provider profile not registered")
-			continue
-		}
-		add(p)
-	}
-	for _, n := range PresetNames() {
-		_, configured := cfg.Providers[n]
-		if _, err := r.Get(n); n == "openai" || n == "azure" || disabled(n) || configured || err == nil {
-			continue
-		}
-		if p, err := ResolveProfile(n, config.ProviderConfig{}); err == nil && (p.Local || (p.APIKeyEnv != "" && getenv(p.APIKeyEnv) != "")) {
-			add(p)
+	for _, j := range Profiles(cfg, getenv) {
+		p := j.Profile
+		_, configured := cfg.Providers[j.Name]
+		_, unknown := r.Get(j.Name) // nil: an adapter has the name already
+		switch preset := j.Name != "openai" && !configured; {
+		case j.Err != nil && !preset:
+			opts.Logger.Warn().Err(j.Err).Str("profile", j.Name).Msg("native profile not registered")
+		case j.Err != nil, preset && (j.Name == "azure" || unknown == nil || !p.Local && (p.APIKeyEnv == "" || getenv(p.APIKeyEnv) == "")):
+		default:
+			p.Model, p.Stream = cmp.Or(cfg.Agents[p.Name].Model, p.Model), p.Stream && !cfg.NoStream
+			r.Register(New(p, opts))
 		}
 	}
 }

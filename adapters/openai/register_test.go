@@ -26,7 +26,11 @@ func TestRegister_EnvProfilesAndPresets(t *testing.T) {
 	}, Agents: map[string]config.AgentConfig{"vllm": {Disabled: true}}}
 	env := map[string]string{"OPENAI_BASE_URL": "http://127.0.0.1:1/v1", "OPENAI_MODEL": "qwen", "GROQ_API_KEY": "k"}
 	r := adapters.NewRegistry()
+	r.Register(New(Profile{Name: "ollama", BaseURL: "http://mine"}, Options{})) // a preset never replaces it
 	Register(r, cfg, Options{Logger: zerolog.Nop()}, func(k string) string { return env[k] })
+	if o, _ := r.Get("ollama"); o.(*Adapter).profile.BaseURL != "http://mine" {
+		t.Errorf("the ollama preset replaced the adapter registered before it")
+	}
 	names := strings.Join(r.Names(), ",")
 	for _, want := range []string{"openai", "work", "local", "ollama", "lmstudio", "llamacpp", "groq"} {
 		if !strings.Contains(names, want) {
@@ -39,12 +43,12 @@ func TestRegister_EnvProfilesAndPresets(t *testing.T) {
 		}
 	}
 	a, _ := r.Get("openai")
-	p := a.(*Adapter).Profile()
+	p := a.(*Adapter).profile
 	if p.BaseURL != "http://127.0.0.1:1/v1" || p.Model != "qwen" || !p.Local {
 		t.Errorf("openai profile %+v", p)
 	}
 	w, _ := r.Get("work")
-	if wp := w.(*Adapter).Profile(); wp.BaseURL != "https://openrouter.ai/api/v1" || wp.Model != "x/y" || wp.APIKeyEnv != "OPENROUTER_API_KEY" {
+	if wp := w.(*Adapter).profile; wp.BaseURL != "https://openrouter.ai/api/v1" || wp.Model != "x/y" || wp.APIKeyEnv != "OPENROUTER_API_KEY" {
 		t.Errorf("work profile %+v", wp)
 	}
 }

@@ -56,8 +56,9 @@ type Session struct {
 	trFailed bool
 	// hooks are the user's command hooks (nil: none).
 	hooks *hooks.Runner
-	// held waits for the next turn: the warnings of MCP servers that did
-	// not start and of SessionStart hooks that failed.
+	// held (under mu) waits for the next turn: the warnings of MCP servers
+	// that did not start and of hooks run outside a turn's stream
+	// (SessionStart, steered input's UserPromptSubmit) that failed.
 	held []adapters.Event
 	// toolset is what the session offers: the front end's tools and the mode.
 	toolset *toolset
@@ -144,8 +145,12 @@ func (s *Session) Prompt(ctx context.Context, prompt []adapters.Content, emit fu
 
 // Steer implements adapters.Steerer: the input joins the history before
 // the turn's next model request, and a turn whose model had finished asks
-// it once more.
-func (s *Session) Steer(_ context.Context, prompt []adapters.Content) error {
+// it once more. The UserPromptSubmit hooks see it as a prompt first: one
+// that blocks keeps it from the model.
+func (s *Session) Steer(ctx context.Context, prompt []adapters.Content) error {
+	if res := s.hook(ctx, hooks.Input{Event: hooks.UserPromptSubmit, Prompt: adapters.PromptText(prompt)}, nil); res.Decision == hooks.Deny {
+		return hooks.Blocked(res)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.steerable {
@@ -171,14 +176,17 @@ func (s *Session) takeSteered(final bool) bool {
 }
 
 func (s *Session) run(ctx context.Context, prompt []adapters.Content, out *adapters.Turn) adapters.StopReason {
-	for _, ev := range s.held {
-		out.Emit(ev)
-	}
+	s.mu.Lock()
+	held := s.held
 	s.held = nil
+	s.mu.Unlock()
+	out.Emit(held...)
 	if !s.promptHook(ctx, prompt, out) {
 		return adapters.StopEndTurn
 	}
 	p := s.profile()
+	// The model asked, by which the turn's usage is priced.
+	out.Emit(adapters.Event{Type: adapters.EventSessionInfo, Session: &adapters.SessionInfo{AgentSessionID: s.id, Model: p.Model}})
 	s.add(userMessage(prompt, p.Vision))
 	maxReq := cmp.Or(max(p.MaxTurnRequests, 0), DefaultMaxTurnRequests)
 	for n := 0; ; n++ {
@@ -202,7 +210,7 @@ func (s *Session) run(ctx context.Context, prompt []adapters.Content, out *adapt
 			return adapters.StopEndTurn
 		}
 		if r.Usage != nil {
-			out.Emit(usageEvent(r.Usage, p.ContextWindow))
+			out.Emit(usageEvent(r.Usage, p.window()))
 		}
 		s.add(assistantMessage(r))
 		if len(r.ToolCalls) == 0 {
@@ -220,8 +228,8 @@ func (s *Session) run(ctx context.Context, prompt []adapters.Content, out *adapt
 			result := s.runTool(ctx, tc, out)
 			s.add(message{Role: "tool", ToolCallID: tc.ID, Content: result})
 		}
-		if r.Finish == "content_filter" {
-			return adapters.StopRefusal
+		if stop := finishStop(r.Finish); stop != adapters.StopEndTurn {
+			return stop // the reply was filtered or cut: its calls are answered, the turn ends
 		}
 		s.takeSteered(false)
 	}
@@ -229,11 +237,13 @@ func (s *Session) run(ctx context.Context, prompt []adapters.Content, out *adapt
 
 // tell emits ev on out, or holds it for the next turn when out is nil.
 func (s *Session) tell(out *adapters.Turn, ev adapters.Event) {
-	if out == nil {
-		s.held = append(s.held, ev)
-	} else {
+	if out != nil {
 		out.Emit(ev)
+		return
 	}
+	s.mu.Lock()
+	s.held = append(s.held, ev)
+	s.mu.Unlock()
 }
 
 func finishStop(finish string) adapters.StopReason {
@@ -286,12 +296,9 @@ func (s *Session) request(history []message, withTools bool) *chatRequest {
 var builtinDefs = sync.OnceValue(tools.Definitions)
 
 func errorEvent(err error) adapters.Event {
-	code, status := adapters.CodeProvider, statusOf(err)
+	status := statusOf(err)
+	code := adapters.StatusCode(status)
 	switch {
-	case status == 429:
-		code = adapters.CodeRateLimit
-	case errors.Is(err, ErrAuth):
-		code = adapters.CodeAuth
 	case errors.Is(err, ErrUnreachable):
 		code = adapters.CodeNetwork
 	case errors.Is(err, ErrMalformed), errors.Is(err, ErrIdle):
@@ -348,7 +355,6 @@ func assistantMessage(r *reply) message {
 		m.Content = r.Text
 	}
 	for i := range m.ToolCalls {
-		m.ToolCalls[i].Index = nil
 		if !json.Valid([]byte(m.ToolCalls[i].Function.Arguments)) {
 			// Keep history acceptable to strict servers; the tool result explains.
 			m.ToolCalls[i].Function.Arguments = "{}"

@@ -1,12 +1,14 @@
 package openai
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -156,6 +158,19 @@ func TestSession_StreamsTextAndUsage(t *testing.T) {
 	// The system prompt was built at Start, before AGENTS.md existed.
 	if strings.Contains(sys, "Always use tabs") {
 		t.Fatal("unexpected project text")
+	}
+}
+
+// The context size a turn reports is the window the loop compacts within:
+// the profile's, else the default it compacts at without one.
+func TestSession_UsageReportsTheWindowItCompactsIn(t *testing.T) {
+	for _, window := range []int{0, 5000} {
+		r := newRig(t, func(p *Profile, _ *Options) { p.ContextWindow = window }, mockllm.OpenAITurn{Text: "hi"})
+		evs, _ := r.prompt(t, "hi", nil)
+		want := int64(cmp.Or(window, DefaultContextWindow))
+		if i := slices.IndexFunc(evs, func(ev adapters.Event) bool { return ev.Type == adapters.EventUsage }); i < 0 || evs[i].Usage.ContextSize != want {
+			t.Fatalf("window %d: no usage event with context size %d", window, want)
+		}
 	}
 }
 
@@ -365,20 +380,26 @@ func TestSession_CancelMidStreamAndMidBackoff(t *testing.T) {
 	}
 }
 
+// A reply filtered or cut ends the turn with that stop reason, also one
+// that called tools: its calls are answered and no further request is made.
 func TestSession_FinishReasons(t *testing.T) {
+	call := []mockllm.OpenAIToolCall{{Name: "glob", Args: `{"pattern":"*"}`}}
 	tests := []struct {
 		finish string
+		calls  []mockllm.OpenAIToolCall
 		want   adapters.StopReason
 	}{
-		{"content_filter", adapters.StopRefusal},
-		{"length", adapters.StopMaxTokens},
-		{"stop", adapters.StopEndTurn},
+		{"content_filter", nil, adapters.StopRefusal},
+		{"length", nil, adapters.StopMaxTokens},
+		{"stop", nil, adapters.StopEndTurn},
+		{"content_filter", call, adapters.StopRefusal},
+		{"length", call, adapters.StopMaxTokens},
 	}
 	for _, tt := range tests {
-		t.Run(tt.finish, func(t *testing.T) {
-			r := newRig(t, nil, mockllm.OpenAITurn{Text: "partial", FinishReason: tt.finish})
-			if _, stop := r.prompt(t, "hi", nil); stop != tt.want {
-				t.Fatalf("got %s", stop)
+		t.Run(fmt.Sprint(tt.finish, " tools ", len(tt.calls)), func(t *testing.T) {
+			r := newRig(t, nil, mockllm.OpenAITurn{Text: "partial", ToolCalls: tt.calls, FinishReason: tt.finish}, mockllm.OpenAITurn{Text: "more"})
+			if _, stop := r.prompt(t, "hi", nil); stop != tt.want || len(r.srv.Requests()) != 1 {
+				t.Fatalf("stop %s after %d requests, want %s after 1", stop, len(r.srv.Requests()), tt.want)
 			}
 		})
 	}
@@ -529,6 +550,16 @@ func TestSession_CompactsLongHistory(t *testing.T) {
 	}
 	if strings.Join(statuses, " ") != "in_progress completed" {
 		t.Fatalf("compaction events %v, want in_progress then completed", statuses)
+	}
+	// Both requests' tokens are reported, the summary's without a context figure.
+	var used []int64
+	for _, ev := range evs {
+		if ev.Type == adapters.EventUsage {
+			used = append(used, ev.Usage.ContextUsed)
+		}
+	}
+	if len(used) != 2 || used[0] != 0 || used[1] == 0 {
+		t.Fatalf("usage events' context used %v, want the summary's (0) then the answer's", used)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/adapters/openai/tools"
@@ -63,7 +64,7 @@ func (s *Session) ran(ctx context.Context, call adapters.ToolCall, res tools.Res
 		upd.Status = adapters.StatusFailed
 	}
 	if len(upd.Content) == 0 {
-		upd.Content = []adapters.ToolContent{textContent(capText(res.Output, uiTextCap))}
+		upd.Content = []adapters.ToolContent{textContent(clip(res.Output, uiTextCap))}
 	}
 	out.Emit(adapters.Event{Type: adapters.EventToolUpdate, Tool: upd})
 	s.postToolUse(ctx, call, upd, res.Output, out)
@@ -170,11 +171,15 @@ func textContent(s string) adapters.ToolContent {
 	return adapters.ToolContent{Type: adapters.ToolContentText, Text: s}
 }
 
-func capText(s string, n int) string {
+// clip cuts s to n bytes, on a character's start, and marks the cut.
+func clip(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	return s[:n] + "\n[…]"
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }
 
 func canonicalJSON(raw json.RawMessage) string {

@@ -187,7 +187,7 @@ func (e *Env) current(ctx context.Context, p string) (string, bool, error) {
 		}
 		return s, true, nil
 	}
-	data, err := os.ReadFile(p)
+	data, err := safefile.Read(p, maxFileBytes) // never blocks on a FIFO, which writing would too
 	if errors.Is(err, os.ErrNotExist) {
 		return "", false, nil
 	}

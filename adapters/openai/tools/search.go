@@ -19,6 +19,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/hubdev/hub/internal/proc"
+	"github.com/hubdev/hub/internal/safefile"
 )
 
 const (
@@ -166,7 +167,7 @@ func (e *Env) goGrep(ctx context.Context, re *regexp.Regexp, filter *fileGlob, r
 		if !filter.keep(filepath.ToSlash(e.rel(path))) {
 			return true
 		}
-		data, err := os.ReadFile(path)
+		data, err := safefile.Read(path, maxFileBytes) // a FIFO named as the path is not read
 		if err != nil || isBinary(data) {
 			return true
 		}

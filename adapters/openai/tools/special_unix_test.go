@@ -5,6 +5,7 @@ package tools
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 )
@@ -17,6 +18,32 @@ func TestReadFile_FIFORefused(t *testing.T) {
 	r, err := runTool(t, e, "read_file", `{"path":"pipe"}`)
 	if err != nil || !r.Failed {
 		t.Fatalf("read of a FIFO: %+v %v", r, err)
+	}
+}
+
+// write_file and edit_file refuse a FIFO at once too, instead of blocking
+// on reading what it holds (or on writing, which waits for a reader).
+func TestWriteFile_FIFORefused(t *testing.T) {
+	for _, tool := range []string{"write_file", "edit_file"} {
+		t.Run(tool, func(t *testing.T) {
+			e := newTestEnv(t)
+			must(t, syscall.Mkfifo(filepath.Join(e.Root, "pipe"), 0o600))
+			r, err := runTool(t, e, tool, `{"path":"pipe","content":"x","old_string":"a","new_string":"b"}`)
+			if err != nil || !r.Failed || !strings.Contains(r.Output, "not a regular file") {
+				t.Fatalf("%s of a FIFO: %+v %v", tool, r, err)
+			}
+		})
+	}
+}
+
+// grep's own search (no rg) named a FIFO reads nothing from it.
+func TestGrep_FIFONotRead(t *testing.T) {
+	UseRipgrep = false
+	defer func() { UseRipgrep = true }()
+	e := newTestEnv(t)
+	must(t, syscall.Mkfifo(filepath.Join(e.Root, "pipe"), 0o600))
+	if r, err := runTool(t, e, "grep", `{"pattern":"x","path":"pipe"}`); err != nil || r.Output != "no matches" {
+		t.Fatalf("grep of a FIFO: %+v %v", r, err)
 	}
 }
 
