@@ -1,11 +1,13 @@
 package acp
 
 import (
+	"encoding/json"
 	"slices"
 	"strings"
 
 	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/adapters/acpclient"
 	"github.com/hubdev/hub/conversation"
 	"github.com/hubdev/hub/internal/handover"
 )
@@ -81,43 +83,38 @@ func (ss *session) skillsUsed(turns []handover.Turn) []string {
 	return out
 }
 
-// briefOf groups a history into turns (a user message starts one; its
-// answer is the agent's text after its last tool call) and finds the
-// latest plan.
+// briefOf is the brief of a history: a user message starts a turn, whose
+// updates, read back as events, make a conversation.Digest, as hub run's
+// and a delegate's turns do. Its files are left out: the history's tool
+// locations are not what the turns' digests found changed (Record.Files).
 func briefOf(hist []schema.SessionUpdate) handover.Brief {
 	var b handover.Brief
-	var cur *handover.Turn
-	afterTool := false
+	var dec acpclient.ACPDecoder
+	var d *conversation.Digest
+	request := ""
 	next := func() {
-		b.Turns = append(b.Turns, handover.Turn{})
-		cur = &b.Turns[len(b.Turns)-1]
+		if d != nil {
+			d.AddTo(&b, request)
+		}
+		d, request = new(conversation.Digest), ""
 	}
 	for _, u := range hist {
-		switch {
-		case u.UserMessageChunk != nil:
-			if cur == nil || cur.Answer != "" || len(cur.Tools) > 0 {
+		if c := u.UserMessageChunk; c != nil {
+			if d == nil || d.Text() != "" || len(d.ToolCalls) > 0 {
 				next()
 			}
-			cur.Request += u.UserMessageChunk.Content.Text
-		case u.AgentMessageChunk != nil:
-			if cur == nil {
-				next()
-			}
-			if afterTool {
-				cur.Answer, afterTool = "", false
-			}
-			cur.Answer += u.AgentMessageChunk.Content.Text
-		case u.ToolCall != nil:
-			if cur != nil {
-				cur.Tools = append(cur.Tools, u.ToolCall.Title)
-			}
-			afterTool = true
-		case u.Plan != nil:
-			b.Plan = b.Plan[:0]
-			for _, e := range u.Plan.Entries {
-				b.Plan = append(b.Plan, handover.PlanEntry{Content: e.Content, Status: e.Status})
-			}
+			request += c.Content.Text
+			continue
+		}
+		if d == nil {
+			next()
+		}
+		raw, _ := json.Marshal(u)
+		for _, ev := range dec.DecodeUpdate(raw) {
+			d.Note(ev)
 		}
 	}
+	next()
+	b.Files = nil
 	return b
 }
