@@ -168,9 +168,15 @@ func (ss *session) runCompare(ctx context.Context, args string) string {
 		return schema.StopEndTurn
 	}
 	cr := &compareRun{ss: ss, id: newID(4), cards: map[string]bestof.Candidate{}}
-	s := bestof.Run(ctx, bestof.Options{Candidate: bestof.CandidateRun{Registry: ss.agents(), Cwd: ss.rec.Cwd, Prompt: req.prompt,
+	ss.mu.Lock()
+	models := map[string]string{ss.rec.Agent: ss.rec.Model} // the session's model, for its agent's candidates
+	ss.mu.Unlock()
+	// The session's own additional directories stay out: a candidate works
+	// in its worktree alone, and N of them would write the same files there.
+	prompt := ss.toAdapterContent([]schema.ContentBlock{schema.TextBlock(req.prompt)})[0].Text // a skill's /command expanded
+	s := bestof.Run(ctx, bestof.Options{Candidate: bestof.CandidateRun{Registry: ss.agents(), Cwd: ss.rec.Cwd, Prompt: prompt, MCPServers: ss.mcp,
 		Approve: conversation.ApproveNone, Rules: ss.set.Permissions, Log: ss.srv.log, AuditDir: ss.srv.opts.TranscriptDir, Hooks: ss.set.Hooks},
-		Run: ss.srv.opts.Candidate, Agents: req.agents, N: req.n, Check: req.check, Ask: cr.ask, Progress: cr.show, Confirm: cr.confirm,
+		Run: ss.srv.opts.Candidate, Agents: req.agents, Models: models, N: req.n, Check: req.check, Ask: cr.ask, Progress: cr.show, Confirm: cr.confirm,
 		StopAll: func() {}}) // proc.StopAll would end every session's agent; each candidate closes its own
 	if s.ExitCode == conversation.ExitUsage { // the comparison never ran: Error says why
 		ss.sayf("/compare: %s. Usage: %s\n", s.Error, compareUsage)

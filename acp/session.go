@@ -211,26 +211,6 @@ func (ss *session) agents() *adapters.Registry {
 	return cmp.Or(ss.set.Registry, ss.srv.opts.Registry)
 }
 
-// mcpFor returns the editor's MCP servers that adapter a takes, logging
-// each one it is given or cannot take (C19): stdio servers need
-// Capabilities.MCP, HTTP and SSE ones MCPHTTP. An ACP proxy (qodercli,
-// config agents) further checks the downstream agent's own
-// mcpCapabilities and skips, with a log line, what it rules out.
-func (ss *session) mcpFor(a adapters.Adapter) []adapters.MCPServer {
-	c := a.Capabilities()
-	out := make([]adapters.MCPServer, 0, len(ss.mcp))
-	for _, m := range ss.mcp {
-		log := ss.srv.log.With().Str("session", ss.rec.SessionID).Str("agent", a.Name()).Str("server", m.Name).Str("type", m.Type).Logger()
-		if stdio := m.Type == "stdio"; stdio && !c.MCP || !stdio && !c.MCPHTTP {
-			log.Warn().Msg("the agent takes no MCP servers of this type; skipped")
-			continue
-		}
-		log.Info().Msg("MCP server handed to the agent")
-		out = append(out, m)
-	}
-	return out
-}
-
 // noteAgentSessionID keeps agent session b's own id for resume even when
 // its session_info event came before any turn and had no one to reach.
 // Caller holds ss.mu.
