@@ -375,14 +375,13 @@ var methods = map[string]method{
 	"session/fork":              on((*server).forkSession, "sessionId", "cwd"),
 }
 
+// handleNotification serves session/cancel, the one notification ACP sends
+// an agent.
 func (s *server) handleNotification(r *jsonrpc.Request) {
-	switch r.Method {
-	case "session/cancel":
-		if ss, err := s.sessionOf(r.Params); err == nil {
-			ss.cancel()
-		}
-	default:
+	if r.Method != "session/cancel" {
 		s.log.Debug().Str("method", r.Method).Msg("notification ignored")
+	} else if ss, err := s.sessionOf(r.Params); err == nil {
+		ss.cancel()
 	}
 }
 

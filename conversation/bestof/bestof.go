@@ -73,7 +73,6 @@ type Options struct {
 type CandidateRun struct {
 	Registry                        *adapters.Registry
 	Name, Agent, Model, Cwd, Prompt string
-	Timeout                         time.Duration // 0: none
 	Approve                         conversation.Approve
 	Ask                             conversation.Answerer // when set, instead of Approve
 	Rules                           config.PermissionsConfig

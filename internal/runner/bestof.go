@@ -42,7 +42,7 @@ func BestOf(ctx context.Context, o bestof.Options, format Format, stdout, stderr
 // Candidate runs a best of N candidate as one hub run made of c alone
 // (/compare).
 func Candidate(ctx context.Context, c bestof.CandidateRun) bestof.CandidateResult {
-	return Options{Registry: c.Registry, Timeout: c.Timeout, Approve: c.Approve, Rules: c.Rules, Log: c.Log,
+	return Options{Registry: c.Registry, Approve: c.Approve, Rules: c.Rules, Log: c.Log,
 		Now: c.Now, AuditDir: c.AuditDir, Hooks: c.Hooks}.RunCandidate(ctx, c)
 }
 
