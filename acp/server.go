@@ -28,6 +28,7 @@ import (
 	"github.com/hubdev/hub/internal/jsonrpc"
 	"github.com/hubdev/hub/internal/permission"
 	"github.com/hubdev/hub/internal/trace"
+	"github.com/hubdev/hub/internal/transcript"
 )
 
 // SkillSource supplies slash commands (Agent Skills) for a project.
@@ -518,6 +519,11 @@ func (s *server) open(rec *Record, mcp []schema.McpServer) (*session, error) {
 	ss := &session{srv: s, rec: rec, set: set, mcp: s.convertMCP(mcp), seenTools: map[string]bool{},
 		editor: &editorClient{conn: s.conn, log: s.log, sessionID: rec.SessionID, caps: caps, cwd: rec.Cwd}}
 	ss.agent = ss.newAgent()
+	if dir := s.opts.TranscriptDir; dir != "" {
+		ss.audit = transcript.NewAudit(dir, transcript.Meta{ID: rec.SessionID, Agent: rec.Agent, Cwd: rec.Cwd}, func(err error) {
+			s.log.Warn().Err(err).Str("session", rec.SessionID).Msg("session transcript not written")
+		})
+	}
 	// The gate: the rules of its config, the durable grants when kept, the
 	// editor for what they leave open.
 	ss.gate, err = conversation.NewGate(conversation.GateOptions{Rules: set.Permissions, Grants: s.opts.Grants, Cwd: rec.Cwd,
