@@ -32,10 +32,9 @@ func (ss *session) briefing(since int) string {
 		hist = hist[:len(hist)-1]
 	}
 	b := briefOf(hist)
-	b.Cwd = ss.rec.Cwd
-	for _, f := range ss.rec.Files { // the digests': shell-written files too
-		b.AddFile(f)
-	}
+	// The files the turns' digests found changed (shell-written ones too),
+	// not the history's tool locations.
+	b.Cwd, b.Files = ss.rec.Cwd, slices.Clone(ss.rec.Files)
 	ss.mu.Unlock()
 	for _, m := range ss.mcp {
 		b.MCP = append(b.MCP, m.Name)
@@ -85,8 +84,7 @@ func (ss *session) skillsUsed(turns []handover.Turn) []string {
 
 // briefOf is the brief of a history: a user message starts a turn, whose
 // updates, read back as events, make a conversation.Digest, as hub run's
-// and a delegate's turns do. Its files are left out: the history's tool
-// locations are not what the turns' digests found changed (Record.Files).
+// and a delegate's turns do.
 func briefOf(hist []schema.SessionUpdate) handover.Brief {
 	var b handover.Brief
 	var dec acpclient.ACPDecoder
@@ -115,6 +113,5 @@ func briefOf(hist []schema.SessionUpdate) handover.Brief {
 		}
 	}
 	next()
-	b.Files = nil
 	return b
 }
