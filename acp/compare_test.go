@@ -385,7 +385,7 @@ func TestParseCompare(t *testing.T) {
 			}
 			continue
 		}
-		if err != nil || strings.Join(r.agents, " ") != tc.agents || r.n != tc.n || r.check != tc.check || r.prompt != tc.prompt {
+		if err != nil || strings.Join(r.Agents, " ") != tc.agents || r.N != tc.n || r.Check != tc.check || r.Candidate.Prompt != tc.prompt {
 			t.Errorf("%q: %+v %v", tc.in, r, err)
 		}
 	}
