@@ -1,13 +1,11 @@
 package acp
 
 import (
-	"encoding/json"
 	"slices"
 	"strings"
 
 	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/adapters"
-	"github.com/hubdev/hub/adapters/acpclient"
 	"github.com/hubdev/hub/conversation"
 	"github.com/hubdev/hub/internal/handover"
 )
@@ -87,7 +85,6 @@ func (ss *session) skillsUsed(turns []handover.Turn) []string {
 // and a delegate's turns do.
 func briefOf(hist []schema.SessionUpdate) handover.Brief {
 	var b handover.Brief
-	var dec acpclient.ACPDecoder
 	var d *conversation.Digest
 	request := ""
 	next := func() {
@@ -107,11 +104,30 @@ func briefOf(hist []schema.SessionUpdate) handover.Brief {
 		if d == nil {
 			next()
 		}
-		raw, _ := json.Marshal(u)
-		for _, ev := range dec.DecodeUpdate(raw) {
-			d.Note(ev)
-		}
+		d.Note(eventOf(u))
 	}
 	next()
 	return b
+}
+
+// eventOf is the event a history update was made of (mapEvent), as far as
+// a digest reads it: text, a tool call's title and status, a plan.
+func eventOf(u schema.SessionUpdate) adapters.Event {
+	switch {
+	case u.AgentMessageChunk != nil:
+		return adapters.Event{Type: adapters.EventText, Text: u.AgentMessageChunk.Content.Text, MessageID: u.AgentMessageChunk.MessageID}
+	case u.ToolCall != nil:
+		return adapters.Event{Type: adapters.EventToolCall, Tool: &adapters.ToolCall{ID: u.ToolCall.ToolCallID, Title: u.ToolCall.Title,
+			Status: adapters.ToolStatus(u.ToolCall.Status)}}
+	case u.ToolCallUpdate != nil:
+		return adapters.Event{Type: adapters.EventToolUpdate, Tool: &adapters.ToolCall{ID: u.ToolCallUpdate.ToolCallID,
+			Status: adapters.ToolStatus(u.ToolCallUpdate.Status)}}
+	case u.Plan != nil:
+		ev := adapters.Event{Type: adapters.EventPlan, Plan: []adapters.PlanEntry{}}
+		for _, e := range u.Plan.Entries {
+			ev.Plan = append(ev.Plan, adapters.PlanEntry(e))
+		}
+		return ev
+	}
+	return adapters.Event{}
 }
