@@ -30,10 +30,9 @@ func (ss *session) briefing(since int) string {
 		hist = hist[:len(hist)-1]
 	}
 	b := briefOf(hist)
-	b.Cwd = ss.rec.Cwd
-	for _, f := range ss.rec.Files { // the digests': shell-written files too
-		b.AddFile(f)
-	}
+	// The files the turns' digests found changed (shell-written ones too),
+	// not the history's tool locations.
+	b.Cwd, b.Files = ss.rec.Cwd, slices.Clone(ss.rec.Files)
 	ss.mu.Unlock()
 	for _, m := range ss.mcp {
 		b.MCP = append(b.MCP, m.Name)
@@ -81,43 +80,54 @@ func (ss *session) skillsUsed(turns []handover.Turn) []string {
 	return out
 }
 
-// briefOf groups a history into turns (a user message starts one; its
-// answer is the agent's text after its last tool call) and finds the
-// latest plan.
+// briefOf is the brief of a history: a user message starts a turn, whose
+// updates, read back as events, make a conversation.Digest, as hub run's
+// and a delegate's turns do.
 func briefOf(hist []schema.SessionUpdate) handover.Brief {
 	var b handover.Brief
-	var cur *handover.Turn
-	afterTool := false
+	var d *conversation.Digest
+	request := ""
 	next := func() {
-		b.Turns = append(b.Turns, handover.Turn{})
-		cur = &b.Turns[len(b.Turns)-1]
+		if d != nil {
+			d.AddTo(&b, request)
+		}
+		d, request = new(conversation.Digest), ""
 	}
 	for _, u := range hist {
-		switch {
-		case u.UserMessageChunk != nil:
-			if cur == nil || cur.Answer != "" || len(cur.Tools) > 0 {
+		if c := u.UserMessageChunk; c != nil {
+			if d == nil || d.Text() != "" || len(d.ToolCalls) > 0 {
 				next()
 			}
-			cur.Request += u.UserMessageChunk.Content.Text
-		case u.AgentMessageChunk != nil:
-			if cur == nil {
-				next()
-			}
-			if afterTool {
-				cur.Answer, afterTool = "", false
-			}
-			cur.Answer += u.AgentMessageChunk.Content.Text
-		case u.ToolCall != nil:
-			if cur != nil {
-				cur.Tools = append(cur.Tools, u.ToolCall.Title)
-			}
-			afterTool = true
-		case u.Plan != nil:
-			b.Plan = b.Plan[:0]
-			for _, e := range u.Plan.Entries {
-				b.Plan = append(b.Plan, handover.PlanEntry{Content: e.Content, Status: e.Status})
-			}
+			request += c.Content.Text
+			continue
 		}
+		if d == nil {
+			next()
+		}
+		d.Note(eventOf(u))
 	}
+	next()
 	return b
+}
+
+// eventOf is the event a history update was made of (mapEvent), as far as
+// a digest reads it: text, a tool call's title and status, a plan.
+func eventOf(u schema.SessionUpdate) adapters.Event {
+	switch {
+	case u.AgentMessageChunk != nil:
+		return adapters.Event{Type: adapters.EventText, Text: u.AgentMessageChunk.Content.Text, MessageID: u.AgentMessageChunk.MessageID}
+	case u.ToolCall != nil:
+		return adapters.Event{Type: adapters.EventToolCall, Tool: &adapters.ToolCall{ID: u.ToolCall.ToolCallID, Title: u.ToolCall.Title,
+			Status: adapters.ToolStatus(u.ToolCall.Status)}}
+	case u.ToolCallUpdate != nil:
+		return adapters.Event{Type: adapters.EventToolUpdate, Tool: &adapters.ToolCall{ID: u.ToolCallUpdate.ToolCallID,
+			Status: adapters.ToolStatus(u.ToolCallUpdate.Status)}}
+	case u.Plan != nil:
+		ev := adapters.Event{Type: adapters.EventPlan, Plan: []adapters.PlanEntry{}}
+		for _, e := range u.Plan.Entries {
+			ev.Plan = append(ev.Plan, adapters.PlanEntry(e))
+		}
+		return ev
+	}
+	return adapters.Event{}
 }

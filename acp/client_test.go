@@ -73,6 +73,11 @@ func scriptFile(t testing.TB, lines ...string) string {
 	return p
 }
 
+// everywhere is Options.Settings giving every session set.
+func everywhere(set Settings) func(string) (Settings, error) {
+	return func(string) (Settings, error) { return set, nil }
+}
+
 func newClient(t testing.TB, script string, mod ...func(*Options)) *tclient {
 	reg := adapters.NewRegistry()
 	reg.Register(replay.New(script))

@@ -60,19 +60,12 @@ func compareLine(prompt []schema.ContentBlock) (string, bool) {
 	return rest, true
 }
 
-// compareRequest is a parsed /compare command.
-type compareRequest struct {
-	agents []string
-	n      int
-	check  string
-	prompt string
-}
-
-// parseCompare reads "AGENT... [--n N] [--check CMD] -- PROMPT"; agents
-// may also be comma-separated, and CMD quoted.
-func parseCompare(args string) (compareRequest, error) {
+// parseCompare reads "AGENT... [--n N] [--check CMD] -- PROMPT" as the
+// best of N run it asks for; agents may also be comma-separated, and CMD
+// quoted.
+func parseCompare(args string) (bestof.Options, error) {
 	words, prompt, ok := splitBeforeDashes(args)
-	r := compareRequest{n: 1, prompt: strings.TrimSpace(prompt)}
+	r := bestof.Options{N: 1, Candidate: bestof.CandidateRun{Prompt: strings.TrimSpace(prompt)}}
 	if !ok {
 		return r, errors.New(`put "--" between the agents and the prompt`)
 	}
@@ -82,7 +75,7 @@ func parseCompare(args string) (compareRequest, error) {
 		if !strings.HasPrefix(w, "-") {
 			for _, a := range strings.Split(w, ",") {
 				if a = strings.TrimSpace(a); a != "" {
-					r.agents = append(r.agents, a)
+					r.Agents = append(r.Agents, a)
 				}
 			}
 			continue
@@ -100,17 +93,17 @@ func parseCompare(args string) (compareRequest, error) {
 			if err != nil || n < 1 {
 				return r, fmt.Errorf("--n takes a positive number, not %q", value)
 			}
-			r.n = n
+			r.N = n
 		case "--check":
-			r.check = value
+			r.Check = value
 		default:
 			return r, fmt.Errorf("unknown option %s (--n N, --check CMD)", name)
 		}
 	}
 	switch {
-	case len(r.agents) == 0:
+	case len(r.Agents) == 0:
 		return r, errors.New("name at least one agent")
-	case r.prompt == "":
+	case r.Candidate.Prompt == "":
 		return r, errors.New(`the prompt after "--" is empty`)
 	}
 	return r, nil
@@ -159,7 +152,7 @@ type compareRun struct {
 // runCompare runs the /compare command args as the turn and returns its
 // stop reason; a usage error is said, and ends the turn.
 func (ss *session) runCompare(ctx context.Context, args string) string {
-	req, err := parseCompare(args)
+	o, err := parseCompare(args)
 	if err == nil && ss.srv.opts.Candidate == nil {
 		err = errors.New("best of N is not available here")
 	}
@@ -168,10 +161,17 @@ func (ss *session) runCompare(ctx context.Context, args string) string {
 		return schema.StopEndTurn
 	}
 	cr := &compareRun{ss: ss, id: newID(4), cards: map[string]bestof.Candidate{}}
-	s := bestof.Run(ctx, bestof.Options{Candidate: bestof.CandidateRun{Registry: ss.agents(), Cwd: ss.rec.Cwd, Prompt: req.prompt,
-		Approve: conversation.ApproveNone, Rules: ss.set.Permissions, Log: ss.srv.log, AuditDir: ss.srv.opts.TranscriptDir, Hooks: ss.set.Hooks},
-		Run: ss.srv.opts.Candidate, Agents: req.agents, N: req.n, Check: req.check, Ask: cr.ask, Progress: cr.show, Confirm: cr.confirm,
-		StopAll: func() {}}) // proc.StopAll would end every session's agent; each candidate closes its own
+	ss.mu.Lock()
+	models := map[string]string{ss.rec.Agent: ss.rec.Model} // the session's model, for its agent's candidates
+	ss.mu.Unlock()
+	// The session's own additional directories stay out: a candidate works
+	// in its worktree alone, and N of them would write the same files there.
+	prompt := ss.toAdapterContent([]schema.ContentBlock{schema.TextBlock(o.Candidate.Prompt)})[0].Text // a skill's /command expanded
+	o.Candidate = bestof.CandidateRun{Registry: ss.agents(), Cwd: ss.rec.Cwd, Prompt: prompt, MCPServers: ss.mcp,
+		Approve: conversation.ApproveNone, Rules: ss.set.Permissions, Log: ss.srv.log, AuditDir: ss.srv.opts.TranscriptDir, Hooks: ss.set.Hooks}
+	o.Run, o.Models, o.Ask, o.Progress, o.Confirm = ss.srv.opts.Candidate, models, cr.ask, cr.show, cr.confirm
+	o.StopAll = func() {} // proc.StopAll would end every session's agent; each candidate closes its own
+	s := bestof.Run(ctx, o)
 	if s.ExitCode == conversation.ExitUsage { // the comparison never ran: Error says why
 		ss.sayf("/compare: %s. Usage: %s\n", s.Error, compareUsage)
 		return schema.StopEndTurn

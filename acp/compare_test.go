@@ -2,6 +2,7 @@ package acp
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -284,6 +285,38 @@ func TestCompare_CancelLeavesNoWorktree(t *testing.T) {
 	}
 }
 
+// A candidate runs as the session would: its skill /command expanded, its
+// MCP servers, and the model the user picked for the session's agent, which
+// only that agent's candidates get (a model name is one agent's).
+func TestCompare_CandidatesRunAsTheSession(t *testing.T) {
+	repo := compareRepo(t)
+	var mu sync.Mutex
+	ran := map[string]bestof.CandidateRun{}
+	reg := adapters.NewRegistry()
+	reg.Register(replay.New(""))
+	reg.Register(named{replay.New(""), "other"})
+	c := startClient(t, Options{Registry: reg, DefaultAgent: "replay", Logger: zerolog.Nop(), StateDir: t.TempDir(), Skills: fakeSkills{},
+		Candidate: func(_ context.Context, r bestof.CandidateRun) bestof.CandidateResult {
+			mu.Lock()
+			defer mu.Unlock()
+			ran[r.Name] = r
+			return bestof.CandidateResult{ExitCode: conversation.ExitOK}
+		}})
+	c.init(schema.ClientCapabilities{})
+	var r schema.NewSessionResponse
+	c.must("session/new", schema.NewSessionRequest{Cwd: repo, McpServers: []schema.McpServer{{Name: "db", Command: "db-server"}}}, &r)
+	c.must("session/set_config_option", schema.SetSessionConfigOptionRequest{SessionID: r.SessionID, ConfigID: "model", Value: json.RawMessage(`"replay-smart"`)}, nil)
+	c.prompt(r.SessionID, "/compare replay other -- /review the diff")
+	mu.Lock()
+	defer mu.Unlock()
+	for name, model := range map[string]string{"replay-1": "replay-smart", "other-1": ""} {
+		got := ran[name]
+		if got.Model != model || got.Prompt != "EXPANDED review: the diff" || len(got.MCPServers) != 1 || got.MCPServers[0].Name != "db" {
+			t.Errorf("%s ran with model %q, prompt %q, MCP servers %+v; want model %q, the skill expanded and db", name, got.Model, got.Prompt, got.MCPServers, model)
+		}
+	}
+}
+
 // Usage errors answer as an agent message with one line and end the turn;
 // /compare is offered only where it can run.
 func TestCompare_UsageErrors(t *testing.T) {
@@ -352,7 +385,7 @@ func TestParseCompare(t *testing.T) {
 			}
 			continue
 		}
-		if err != nil || strings.Join(r.agents, " ") != tc.agents || r.n != tc.n || r.check != tc.check || r.prompt != tc.prompt {
+		if err != nil || strings.Join(r.Agents, " ") != tc.agents || r.N != tc.n || r.Check != tc.check || r.Candidate.Prompt != tc.prompt {
 			t.Errorf("%q: %+v %v", tc.in, r, err)
 		}
 	}

@@ -68,13 +68,13 @@ func (e *editorClient) WriteTextFile(ctx context.Context, path, content string) 
 	return nil
 }
 
-// Call forwards a client method with sessionId rewritten to this session.
-// A null result comes back as {}.
+// Call forwards a client fs or terminal method with sessionId rewritten
+// to this session. A null result comes back as {}. Permission requests
+// never pass here: only the session's gate asks the editor (choose).
 func (e *editorClient) Call(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
 	allowed := (method == "fs/read_text_file" && e.CanReadFile()) ||
 		(method == "fs/write_text_file" && e.CanWriteFile()) ||
-		(strings.HasPrefix(method, "terminal/") && e.CanTerminal()) ||
-		method == "session/request_permission"
+		(strings.HasPrefix(method, "terminal/") && e.CanTerminal())
 	if !allowed {
 		return nil, fmt.Errorf("%s: %w", method, ErrNoCapability)
 	}

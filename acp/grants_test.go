@@ -84,7 +84,7 @@ func TestPermission_GrantOptionOnlyWhereItFits(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			grants := permission.OpenGrants(filepath.Join(t.TempDir(), "grants.json"), nil)
-			c := newClient(t, scriptFile(t, tt.step), func(o *Options) { o.Grants, o.Permissions = grants, tt.perms })
+			c := newClient(t, scriptFile(t, tt.step), func(o *Options) { o.Grants, o.Settings = grants, everywhere(Settings{Permissions: tt.perms}) })
 			var offered []schema.PermissionOption
 			c.perm = func(p schema.RequestPermissionRequest) (any, *jsonrpc.Error) {
 				offered = p.Options

@@ -103,7 +103,7 @@ func TestRelay_SameRulesAsTheNativeLoop(t *testing.T) {
 			if got := native.Check(permission.Request{Tool: "bash", Kind: adapters.KindExecute, Command: tc.cmd, Cwd: "/w"}).Decision; got != tc.want {
 				t.Fatalf("native loop: %s, want %s", got, tc.want)
 			}
-			c := newClient(t, scriptFile(t, shellStep("t1", tc.cmd, "ran", "not run")), func(o *Options) { o.Permissions = rules })
+			c := newClient(t, scriptFile(t, shellStep("t1", tc.cmd, "ran", "not run")), func(o *Options) { o.Settings = everywhere(Settings{Permissions: rules}) })
 			var asked atomic.Int32
 			c.perm = func(schema.RequestPermissionRequest) (any, *jsonrpc.Error) {
 				asked.Add(1)

@@ -29,7 +29,7 @@ func TestSession_HooksObserveCLIAgent(t *testing.T) {
 		`{"event":{"type":"tool_call","tool":{"id":"t","name":"Read","title":"Read a.go","kind":"read","status":"pending","rawInput":{"file_path":"a.go"}}}}`,
 		`{"event":{"type":"tool_update","tool":{"id":"t","status":"completed","content":[{"type":"text","text":"package a"}]}}}`,
 		`{"event":{"type":"text","text":"read it"}}`),
-		func(o *Options) { o.Hooks = h })
+		func(o *Options) { o.Settings = everywhere(Settings{Hooks: h}) })
 	sid, cwd := c.start(t)
 	if stop := c.prompt(sid, "read a.go"); stop != "end_turn" {
 		t.Fatalf("stop %s", stop)
@@ -77,7 +77,7 @@ func TestSession_UserPromptSubmitBlocksCLIPrompt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := newClient(t, scriptFile(t, `{"event":{"type":"text","text":"leaked"}}`), func(o *Options) { o.Hooks = h })
+	c := newClient(t, scriptFile(t, `{"event":{"type":"text","text":"leaked"}}`), func(o *Options) { o.Settings = everywhere(Settings{Hooks: h}) })
 	sid, _ := c.start(t)
 	_, rpcErr := c.call("session/prompt", schema.PromptRequest{SessionID: sid, Prompt: []schema.ContentBlock{schema.TextBlock("my key is sk-1")}})
 	if rpcErr == nil || !strings.Contains(rpcErr.Message, "no secrets in prompts") {

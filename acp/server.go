@@ -28,6 +28,7 @@ import (
 	"github.com/hubdev/hub/internal/jsonrpc"
 	"github.com/hubdev/hub/internal/permission"
 	"github.com/hubdev/hub/internal/trace"
+	"github.com/hubdev/hub/internal/transcript"
 )
 
 // SkillSource supplies slash commands (Agent Skills) for a project.
@@ -82,15 +83,9 @@ type Options struct {
 	// MaxPrompt bounds a prompt's content in bytes (default
 	// DefaultMaxPrompt); a larger one is refused with invalid params.
 	MaxPrompt int
-	// Permissions are the configured rules every relayed permission
-	// request goes through (deny rules beat every allow).
-	Permissions config.PermissionsConfig
 	// Grants is the durable grant store; nil keeps "always allow" answers
 	// for the session only (as does Permissions.Grants = "session").
 	Grants *permission.Grants
-	// Notice, when set, is said once in every session as it opens (e.g.
-	// the project config keys hub ignored).
-	Notice string
 	// Broken, when set, is why hub cannot serve sessions (an invalid
 	// config): initialize answers, every session request fails with it.
 	Broken error
@@ -111,20 +106,20 @@ type Options struct {
 	// Candidate runs one /compare candidate (hub run's: runner.Candidate);
 	// nil turns /compare off.
 	Candidate func(context.Context, bestof.CandidateRun) bestof.CandidateResult
-	// Hooks are the configured command hooks; each session's hooks observe
-	// the Event stream of an agent that does not run them itself. nil: none.
-	Hooks *hooks.Runner
 	// Settings, when set, loads what a session takes from the config that
 	// applies in its cwd (the user's file and that cwd's project files,
-	// untrusted ones filtered); nil: every session uses Permissions, Hooks
-	// and Notice above.
+	// untrusted ones filtered); nil: no rules, hooks or notice.
 	Settings func(cwd string) (Settings, error)
 }
 
 // Settings are what a session takes from the configuration of its cwd.
 type Settings struct {
+	// Permissions are the rules every relayed permission request goes
+	// through (deny rules beat every allow).
 	Permissions config.PermissionsConfig
-	Hooks       *hooks.Runner
+	// Hooks are the command hooks; each session's hooks observe the Event
+	// stream of an agent that does not run them itself. nil: none.
+	Hooks *hooks.Runner
 	// HookConfig is what Hooks runs, for the agents that run hooks
 	// themselves (the native loop); nil leaves them their own.
 	HookConfig map[string][]config.HookConfig
@@ -141,7 +136,7 @@ type Settings struct {
 // there that hub cannot use fails the session with its reason.
 func (s *server) settingsFor(cwd string) (Settings, error) {
 	if s.opts.Settings == nil {
-		return Settings{Permissions: s.opts.Permissions, Hooks: s.opts.Hooks, Notice: s.opts.Notice}, nil
+		return Settings{}, nil
 	}
 	set, err := s.opts.Settings(cwd)
 	if err != nil {
@@ -381,14 +376,13 @@ var methods = map[string]method{
 	"session/fork":              on((*server).forkSession, "sessionId", "cwd"),
 }
 
+// handleNotification serves session/cancel, the one notification ACP sends
+// an agent.
 func (s *server) handleNotification(r *jsonrpc.Request) {
-	switch r.Method {
-	case "session/cancel":
-		if ss, err := s.sessionOf(r.Params); err == nil {
-			ss.cancel()
-		}
-	default:
+	if r.Method != "session/cancel" {
 		s.log.Debug().Str("method", r.Method).Msg("notification ignored")
+	} else if ss, err := s.sessionOf(r.Params); err == nil {
+		ss.cancel()
 	}
 }
 
@@ -525,6 +519,11 @@ func (s *server) open(rec *Record, mcp []schema.McpServer) (*session, error) {
 	ss := &session{srv: s, rec: rec, set: set, mcp: s.convertMCP(mcp), seenTools: map[string]bool{},
 		editor: &editorClient{conn: s.conn, log: s.log, sessionID: rec.SessionID, caps: caps, cwd: rec.Cwd}}
 	ss.agent = ss.newAgent()
+	if dir := s.opts.TranscriptDir; dir != "" {
+		ss.audit = transcript.NewAudit(dir, transcript.Meta{ID: rec.SessionID, Agent: rec.Agent, Cwd: rec.Cwd}, func(err error) {
+			s.log.Warn().Err(err).Str("session", rec.SessionID).Msg("session transcript not written")
+		})
+	}
 	// The gate: the rules of its config, the durable grants when kept, the
 	// editor for what they leave open.
 	ss.gate, err = conversation.NewGate(conversation.GateOptions{Rules: set.Permissions, Grants: s.opts.Grants, Cwd: rec.Cwd,

@@ -51,7 +51,7 @@ type session struct {
 	running       bool                // its turn runs: changes ordered before it took effect
 	closed        bool
 	gate          *conversation.Gate // the session's rules, "always" answers and grants
-	audit         *transcript.Audit  // transcripts = true: the session's Event stream
+	audit         *transcript.Audit  // transcripts = true: the session's Event stream (written from its first turn)
 	hooks         *hooks.Observer    // the hooks observing a CLI agent's stream, from its first turn
 	delegs        []*delegationHost  // delegation: the hosts of the delegate tool
 	seenTools     map[string]bool
@@ -128,9 +128,9 @@ func (ss *session) close() {
 	}
 	ss.endDelegates(true)
 	ss.mu.Lock()
-	audit, obs := ss.audit, ss.hooks
+	obs := ss.hooks
 	ss.mu.Unlock()
-	audit.Close()
+	ss.audit.Close()
 	obs.Close()
 	ss.editor.releaseAll()
 }
@@ -151,24 +151,6 @@ func (ss *session) observer(agent string) *hooks.Observer {
 		ss.hooks = ss.set.Hooks.Observe(hooks.Input{Session: ss.rec.SessionID, Cwd: ss.rec.Cwd, Agent: agent})
 	}
 	return ss.hooks
-}
-
-// sessionAudit is the session's audit transcript, opened at its first
-// turn; nil when transcripts are off.
-func (ss *session) sessionAudit() *transcript.Audit {
-	dir := ss.srv.opts.TranscriptDir
-	if dir == "" {
-		return nil
-	}
-	ss.mu.Lock()
-	defer ss.mu.Unlock()
-	if ss.audit == nil {
-		meta := transcript.Meta{ID: ss.rec.SessionID, Agent: ss.rec.Agent, Cwd: ss.rec.Cwd}
-		ss.audit = transcript.NewAudit(dir, meta, func(err error) {
-			ss.srv.log.Warn().Err(err).Str("session", meta.ID).Msg("session transcript not written")
-		})
-	}
-	return ss.audit
 }
 
 // memHistory bounds the history a session keeps in memory (for the
@@ -209,26 +191,6 @@ func (ss *session) save() {
 // visible there.
 func (ss *session) agents() *adapters.Registry {
 	return cmp.Or(ss.set.Registry, ss.srv.opts.Registry)
-}
-
-// mcpFor returns the editor's MCP servers that adapter a takes, logging
-// each one it is given or cannot take (C19): stdio servers need
-// Capabilities.MCP, HTTP and SSE ones MCPHTTP. An ACP proxy (qodercli,
-// config agents) further checks the downstream agent's own
-// mcpCapabilities and skips, with a log line, what it rules out.
-func (ss *session) mcpFor(a adapters.Adapter) []adapters.MCPServer {
-	c := a.Capabilities()
-	out := make([]adapters.MCPServer, 0, len(ss.mcp))
-	for _, m := range ss.mcp {
-		log := ss.srv.log.With().Str("session", ss.rec.SessionID).Str("agent", a.Name()).Str("server", m.Name).Str("type", m.Type).Logger()
-		if stdio := m.Type == "stdio"; stdio && !c.MCP || !stdio && !c.MCPHTTP {
-			log.Warn().Msg("the agent takes no MCP servers of this type; skipped")
-			continue
-		}
-		log.Info().Msg("MCP server handed to the agent")
-		out = append(out, m)
-	}
-	return out
 }
 
 // noteAgentSessionID keeps agent session b's own id for resume even when
@@ -357,7 +319,7 @@ func (ss *session) drive(turnCtx context.Context, content []adapters.Content, wa
 		return schema.StopEndTurn, adapters.ErrorOf(err), new(conversation.Digest)
 	}
 	oc, err := conversation.RunTurn(turnCtx, conversation.TurnSpec{Agent: agent, Session: b, Prompt: ss.withBriefing(content),
-		Hooks: ss.observer(agent), Audit: ss.sessionAudit(), Gate: ss.gate, Emit: ss.forward, Workspace: cwd,
+		Hooks: ss.observer(agent), Audit: ss.audit, Gate: ss.gate, Emit: ss.forward, Workspace: cwd,
 		Watch: watch, WatchBound: ss.srv.opts.ProviderTimeout})
 	for _, w := range oc.Warnings { // the turn's hooks that failed, before it ends
 		ss.srv.log.Warn().Str("session", ss.id()).Str("hook", w).Msg("hook failed")

@@ -107,7 +107,7 @@ func TestShapes_HubACPClassifiesAlike(t *testing.T) {
 		reg.Register(acpclient.New(acpclient.Config{Name: "shapes", Argv: []string{os.Args[0], "-test.run=^TestShapesAgent$"},
 			Env: map[string]string{permtest.AgentEnv: file}, InitTimeout: 30 * time.Second, StopGrace: time.Second, Logger: zerolog.Nop()}))
 		c := startClient(t, Options{Registry: reg, DefaultAgent: "shapes", Logger: zerolog.Nop(), StateDir: t.TempDir(),
-			CancelGrace: time.Minute, Permissions: allowAll})
+			CancelGrace: time.Minute, Settings: everywhere(Settings{Permissions: allowAll})})
 		ed := &askedEditor{asked: map[string]bool{}}
 		c.perm = ed.perm
 		c.init(schema.ClientCapabilities{})
@@ -146,7 +146,7 @@ func TestShapes_HubACPClassifiesAlike(t *testing.T) {
 		reg.Register(openai.New(openai.Profile{Name: "native", BaseURL: srv.URL, Model: "mock-model", Local: true, Stream: true, ContextWindow: 1 << 20},
 			openai.Options{IdleTimeout: 30 * time.Second}))
 		c := startClient(t, Options{Registry: reg, DefaultAgent: "native", Logger: zerolog.Nop(), StateDir: t.TempDir(),
-			CancelGrace: time.Minute, Permissions: allowAll})
+			CancelGrace: time.Minute, Settings: everywhere(Settings{Permissions: allowAll})})
 		ed := &askedEditor{asked: map[string]bool{}}
 		c.perm, c.fs = ed.perm, ed.fs
 		c.init(schema.ClientCapabilities{FS: schema.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true}, Terminal: true})
@@ -212,7 +212,7 @@ func TestRelay_DuplicateOptionIDsRefused(t *testing.T) {
 func TestRelay_NoAlwaysOfferedForSecretRead(t *testing.T) {
 	tool := adapters.ToolCall{ID: "r", Name: "Read", Title: "Read .env", Kind: adapters.KindRead, RawInput: json.RawMessage(`{"file_path":".env"}`)}
 	b, _ := json.Marshal(map[string]any{"permission": map[string]any{"tool": tool}})
-	c := newClient(t, scriptFile(t, string(b)), func(o *Options) { o.Permissions = allowAll })
+	c := newClient(t, scriptFile(t, string(b)), func(o *Options) { o.Settings = everywhere(Settings{Permissions: allowAll}) })
 	var kinds []string
 	c.perm = func(p schema.RequestPermissionRequest) (any, *jsonrpc.Error) {
 		for _, o := range p.Options {

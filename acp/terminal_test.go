@@ -1,7 +1,9 @@
 package acp
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -55,6 +57,18 @@ func TestTerminals_LeftoversReleasedOnClose(t *testing.T) {
 	got := strings.Join(released, ",")
 	if got != "term-2,term-1,term-3" && got != "term-2,term-3,term-1" {
 		t.Fatalf("releases %q, want term-2 by the agent then term-1 and term-3 once each", got)
+	}
+}
+
+// The editor client an agent gets forwards only the fs and terminal methods
+// the editor advertised: never a permission request, which only the
+// session's gate puts to the editor, nor any other client method.
+func TestEditorClient_CallForwardsOnlyWhatTheEditorOffers(t *testing.T) {
+	ed := &editorClient{caps: schema.ClientCapabilities{FS: schema.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true}, Terminal: true}}
+	for _, method := range []string{"session/request_permission", "elicitation/create", "session/update", "fs/delete", "terminal"} {
+		if _, err := ed.Call(context.Background(), method, json.RawMessage(`{}`)); !errors.Is(err, ErrNoCapability) {
+			t.Errorf("%s: %v, want ErrNoCapability before anything reaches the editor", method, err)
+		}
 	}
 }
 

@@ -55,7 +55,7 @@ func (ss *session) startAgent(ctx context.Context) (adapters.Session, conversati
 		return nil, conversation.Setup{}, cmp.Or(err, ctx.Err())
 	}
 	setup := ss.setupOf(ss.rec)
-	opts := adapters.SessionOptions{Cwd: ss.rec.Cwd, AddDirs: slices.Clone(setup.AddDirs), MCPServers: ss.mcpFor(a), Model: setup.Model, Mode: setup.Mode,
+	opts := adapters.SessionOptions{Cwd: ss.rec.Cwd, AddDirs: slices.Clone(setup.AddDirs), MCPServers: conversation.MCPFor(a.Capabilities(), ss.mcp, ss.srv.log.With().Str("session", ss.rec.SessionID).Str("agent", a.Name()).Logger()), Model: setup.Model, Mode: setup.Mode,
 		Options: maps.Clone(setup.Options), Editor: ss.editor, CancelGrace: ss.srv.opts.CancelGrace, Ask: ss.editor.ask,
 		Hooks: ss.set.HookConfig,
 		Permission: func(ctx context.Context, p *adapters.PermissionRequest) adapters.PermissionDecision { // the session's gate decides

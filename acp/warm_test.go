@@ -319,7 +319,7 @@ func valueOf(opts []schema.SessionConfigOption, id string) string {
 
 // Options.Notice (the project keys hub ignored) is said once per session.
 func TestNotice_SaidOnceInEverySession(t *testing.T) {
-	c := newClient(t, "", func(o *Options) { o.Notice = "hub ignored agents.evil.command" })
+	c := newClient(t, "", func(o *Options) { o.Settings = everywhere(Settings{Notice: "hub ignored agents.evil.command"}) })
 	c.init(schema.ClientCapabilities{})
 	for range 2 {
 		sid := c.newSession(t.TempDir())

@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"slices"
 
+	"github.com/rs/zerolog"
+
 	"github.com/hubdev/hub/adapters"
 )
 
@@ -20,6 +22,25 @@ type Setup struct {
 	Delegation  bool              // the agent gets hub's delegate tool
 	MCPServers  []adapters.MCPServer
 	AddDirs     []string
+}
+
+// MCPFor is the MCP servers of servers an agent with caps takes, logging
+// each one it is given or cannot take (C19): stdio servers need
+// Capabilities.MCP, HTTP and SSE ones MCPHTTP. An ACP proxy (qodercli,
+// config agents) further checks the downstream agent's own
+// mcpCapabilities and skips, with a log line, what it rules out.
+func MCPFor(caps adapters.Capabilities, servers []adapters.MCPServer, log zerolog.Logger) []adapters.MCPServer {
+	out := make([]adapters.MCPServer, 0, len(servers))
+	for _, m := range servers {
+		log := log.With().Str("server", m.Name).Str("type", m.Type).Logger()
+		if stdio := m.Type == "stdio"; stdio && !caps.MCP || !stdio && !caps.MCPHTTP {
+			log.Warn().Msg("the agent takes no MCP servers of this type; skipped")
+			continue
+		}
+		log.Info().Msg("MCP server handed to the agent")
+		out = append(out, m)
+	}
+	return out
 }
 
 // Reach brings agent session b, which runs with have, to s: model, mode and

@@ -1041,7 +1041,6 @@ const (
 	CodeMethodNotFound   = -32601
 	CodeInvalidParams    = -32602
 	CodeInternalError    = -32603
-	CodeRequestCancelled = -32800
 	CodeAuthRequired     = -32000
 	CodeResourceNotFound = -32002
 )

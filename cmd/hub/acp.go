@@ -73,8 +73,6 @@ func runAcp(ctx context.Context, e *env, args []string) int {
 		AuthMethods:     func() []schema.AuthMethod { return authMethods(e) },
 		MaxLine:         e.cfg.ACP.MaxMessageMB << 20,
 		MaxPrompt:       e.cfg.ACP.MaxPromptMB << 20,
-		Notice:          e.cfg.UntrustedNotice(),
-		Permissions:     e.cfg.Permissions,
 		Grants:          permission.OpenGrants(permission.GrantsFile(config.StateDir()), nil),
 		Candidate:       runner.Candidate,
 	}
@@ -86,11 +84,9 @@ func runAcp(ctx context.Context, e *env, args []string) int {
 	if e.cfg.TranscriptsOn() {
 		opts.TranscriptDir = config.TranscriptDir()
 	}
-	hk, err := hooks.New(e.cfg.Hooks)
-	if err != nil {
+	if _, err := hooks.New(e.cfg.Hooks); err != nil { // every session's would fail
 		return e.fail(exitUsage, "hub acp: %v\n", err)
 	}
-	opts.Hooks = hk
 	opts.Settings = func(cwd string) (acp.Settings, error) { return sessionSettings(e, cwd) }
 	if w := e.cfg.ACP.WarmAgents; w != nil {
 		opts.WarmAgents = cmp.Or(*w, -1) // 0 in the config turns warm starts off

@@ -289,6 +289,12 @@ func runBestOf(ctx context.Context, e *env, o runner.Options, bo bestof.Options,
 			bo.Agents = append(bo.Agents, a)
 		}
 	}
+	if o.Model != "" && len(bo.Agents) > 0 { // a model is one agent's (bestof.Options.Models)
+		if slices.ContainsFunc(bo.Agents, func(a string) bool { return a != bo.Agents[0] }) {
+			return e.fail(conversation.ExitUsage, "hub run: --model names one agent's model, and --agents names several: set each agent's in config ([agents.NAME] model)\n")
+		}
+		bo.Models = map[string]string{bo.Agents[0]: o.Model}
+	}
 	bo.Candidate, bo.Run = bestof.CandidateRun{Registry: o.Registry, Cwd: o.Cwd, Prompt: o.Prompt, Log: e.log}, o.RunCandidate
 	return runner.BestOf(ctx, bo, o.Format, e.stdout, e.stderr).ExitCode
 }

@@ -70,6 +70,7 @@ func TestRunAgents_FlagsReachEachCandidate(t *testing.T) {
 		{name: "allow-tool", args: []string{"--approve", "none", "--allow-tool", "Write"}, turns: []mockllm.OpenAITurn{write, ok}},
 		{name: "without allow-tool", args: []string{"--approve", "none"}, turns: []mockllm.OpenAITurn{write, ok}, exit: 6, denied: 1},
 		{name: "skill", args: []string{"--skill", "house-style"}, turns: []mockllm.OpenAITurn{ok}, sent: "Indent with tabs, always."},
+		{name: "model", args: []string{"--model", "m2"}, turns: []mockllm.OpenAITurn{ok}, sent: `"model":"m2"`},
 		{name: "system-prompt", args: []string{"--system-prompt", "You are a careful reviewer."}, turns: []mockllm.OpenAITurn{ok},
 			sent: "You are a careful reviewer."},
 	}
@@ -125,6 +126,7 @@ func TestRunAgents_RefusedFlagsStartNoCandidate(t *testing.T) {
 		{"bad allow-tool", []string{"--agents", "mock", "--allow-tool", "Bash("}, "--allow-tool"},
 		{"negative max-turns", []string{"--agents", "mock", "--max-turns", "-1"}, "--max-turns"},
 		{"bad approve", []string{"--agents", "mock", "--approve", "some"}, "--approve"},
+		{"model of one agent for two", []string{"--agents", "mock,claude", "--model", "m2"}, "--model"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -34,11 +34,16 @@ const Rule = "the candidates whose check passed (all that completed, without --c
 // Options configures Run.
 type Options struct {
 	// Candidate is every candidate's run; its Cwd is the user's directory,
-	// in the repository. Run gets a copy with Name, Agent, Cwd (in the
-	// candidate's worktree) and Ask set, and runs it (hub run's Run).
+	// in the repository. Run gets a copy with Name, Agent, Model (Models),
+	// Cwd (in the candidate's worktree) and Ask set, and runs it (hub
+	// run's Run).
 	Candidate CandidateRun
 	Run       func(context.Context, CandidateRun) CandidateResult
 	Agents    []string
+	// Models are the models the candidates of each agent run on (none:
+	// the agent's own). A model name is one agent's, so it never reaches
+	// another agent's candidates.
+	Models map[string]string
 	// N runs each agent this many times (default 1).
 	N int
 	// Check runs in each candidate's worktree after it ends; exit 0 passes.
@@ -68,15 +73,15 @@ type Options struct {
 type CandidateRun struct {
 	Registry                        *adapters.Registry
 	Name, Agent, Model, Cwd, Prompt string
-	Timeout                         time.Duration // 0: none
 	Approve                         conversation.Approve
 	Ask                             conversation.Answerer // when set, instead of Approve
 	Rules                           config.PermissionsConfig
 	Lines                           io.Writer // when set, gets the run's jsonl lines; else it prints nothing
 	Log                             zerolog.Logger
 	Now                             func() time.Time
-	AuditDir                        string        // when set (config transcripts = true), gets its transcript
-	Hooks                           *hooks.Runner // the configured hooks, for an agent that does not run them itself
+	AuditDir                        string               // when set (config transcripts = true), gets its transcript
+	Hooks                           *hooks.Runner        // the configured hooks, for an agent that does not run them itself
+	MCPServers                      []adapters.MCPServer // the editor's, each to an agent that takes its type
 }
 
 // CandidateResult is how a candidate's run ended.
@@ -235,7 +240,7 @@ func (o Options) attempt(ctx context.Context, r *repo, c *Candidate) {
 		return
 	}
 	run := o.Candidate
-	run.Name, run.Agent, run.Cwd = c.Name, c.Agent, filepath.Join(c.Worktree, r.rel)
+	run.Name, run.Agent, run.Model, run.Cwd = c.Name, c.Agent, o.Models[c.Agent], filepath.Join(c.Worktree, r.rel)
 	if o.Ask != nil {
 		run.Ask = conversation.AnswerFunc(func(ctx context.Context, q conversation.Question) conversation.Reply {
 			return o.Ask(ctx, c.Name, q)

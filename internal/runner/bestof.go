@@ -42,7 +42,7 @@ func BestOf(ctx context.Context, o bestof.Options, format Format, stdout, stderr
 // Candidate runs a best of N candidate as one hub run made of c alone
 // (/compare).
 func Candidate(ctx context.Context, c bestof.CandidateRun) bestof.CandidateResult {
-	return Options{Registry: c.Registry, Model: c.Model, Timeout: c.Timeout, Approve: c.Approve, Rules: c.Rules, Log: c.Log,
+	return Options{Registry: c.Registry, Approve: c.Approve, Rules: c.Rules, Log: c.Log,
 		Now: c.Now, AuditDir: c.AuditDir, Hooks: c.Hooks}.RunCandidate(ctx, c)
 }
 
@@ -55,12 +55,13 @@ func (o Options) Usable() error {
 }
 
 // RunCandidate runs best of N candidate c as the hub run o (hub run's own
-// options, every budget its own) with c's agent, worktree, prompt, name,
-// answerer and lines. A candidate is one agent, so it never falls back;
-// durable grants name the user's project, not its worktree; the signals
-// and the processes left are the best of N run's.
+// options, every budget its own) with c's agent, model, worktree, prompt,
+// name, answerer, MCP servers and lines. A candidate is one agent, so it
+// never falls back; durable grants name the user's project, not its
+// worktree; the signals and the processes left are the best of N run's.
 func (o Options) RunCandidate(ctx context.Context, c bestof.CandidateRun) bestof.CandidateResult {
-	o.Agent, o.Cwd, o.Prompt, o.ReadPrompt, o.Candidate, o.Ask = c.Agent, c.Cwd, c.Prompt, nil, c.Name, c.Ask
+	o.Agent, o.Model, o.Cwd, o.Prompt, o.ReadPrompt, o.Candidate, o.Ask = c.Agent, c.Model, c.Cwd, c.Prompt, nil, c.Name, c.Ask
+	o.MCPServers = c.MCPServers
 	o.Fallback, o.Grants, o.Signals, o.StopAll = nil, nil, nil, func() {}
 	o.Format, o.Stdout, o.Stderr, o.StderrTTY = FormatText, io.Discard, io.Discard, false
 	if c.Lines != nil {

@@ -62,7 +62,7 @@ func (o *Options) prepare() (err error) {
 func (r *run) sessionOptions(name string, caps adapters.Capabilities) (so adapters.SessionOptions, prefix string, cleanup func(), err error) {
 	o, cleanup := r.o, func() {}
 	so = adapters.SessionOptions{Cwd: o.Cwd, Model: o.Model, ResumeID: o.ResumeID, Fork: o.Fork, CancelGrace: o.Grace,
-		Access: o.Approve.Access(), SystemPrompt: o.SystemPrompt}
+		Access: o.Approve.Access(), SystemPrompt: o.SystemPrompt, MCPServers: conversation.MCPFor(caps, o.MCPServers, o.Log.With().Str("agent", name).Logger())}
 	var answer conversation.Answerer = o.Approve
 	if o.Ask != nil {
 		answer, so.Access = o.Ask, adapters.AccessAskFirst // every side effect reaches whoever answers

@@ -117,7 +117,10 @@ type Options struct {
 	AuditDir string
 	// Hooks are the configured command hooks; for an agent that does not
 	// run them itself they observe its Event stream. nil: none.
-	Hooks      *hooks.Runner
+	Hooks *hooks.Runner
+	// MCPServers go to the agent, those of a type it takes (/compare: the
+	// editor's).
+	MCPServers []adapters.MCPServer
 	Format     Format
 	Prompt     string
 	ReadPrompt func() (string, error) // reads the prompt (stdin) while the agent starts, when Prompt is empty
