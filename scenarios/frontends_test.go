@@ -224,12 +224,14 @@ func delegateTurn(t *testing.T, w world) outcome {
 	return o
 }
 
-// compareTurn is one candidate of hub run --agents first --approve all,
-// as /compare runs it: what its lines say.
+// compareTurn is one candidate of hub run --agents first --approve all
+// (/compare runs a candidate the same way, bounded by no --timeout): what
+// its lines say.
 func compareTurn(t *testing.T, w world) outcome {
 	var out bytes.Buffer
+	run := runner.Options{Registry: w.reg, Approve: conversation.ApproveAll, Log: zerolog.Nop(), Timeout: w.timeout, AuditDir: w.audit}
 	s := runner.BestOf(context.Background(), bestof.Options{Candidate: bestof.CandidateRun{Registry: w.reg, Cwd: w.cwd, Prompt: prompt,
-		Approve: conversation.ApproveAll, Log: zerolog.Nop(), Timeout: w.timeout, AuditDir: w.audit}, Agents: []string{"first"}, StopAll: func() {}},
+		Log: zerolog.Nop()}, Run: run.RunCandidate, Agents: []string{"first"}, StopAll: func() {}},
 		runner.FormatJSONL, &out, io.Discard)
 	var text strings.Builder
 	for _, l := range strings.Split(out.String(), "\n") {
