@@ -86,6 +86,9 @@ Exit codes:
 
 func init() { commands["run"] = command{run: runRun, help: runHelp} }
 
+// runClock, when set (tests), is hub run's timer: it fires --timeout.
+var runClock func(time.Duration) <-chan time.Time
+
 type multiFlag []string
 
 func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
@@ -214,7 +217,7 @@ func runRun(ctx context.Context, e *env, args []string) int {
 		o.StderrTTY = isatty.IsTerminal(f.Fd())
 	}
 	o.NoColor = os.Getenv("NO_COLOR") != ""
-	o.Signals = laterSignals
+	o.Signals, o.After = laterSignals, runClock
 	if *agentsFlag != "" {
 		return runBestOf(ctx, e, o, bo, *agentsFlag)
 	}
