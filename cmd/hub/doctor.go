@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/mattn/go-isatty"
@@ -49,22 +50,23 @@ func runDoctor(ctx context.Context, e *env, args []string) int {
 		return code
 	}
 	o := detect.Options{Config: e.cfg, Registry: e.registry, Specs: all.DoctorSpecs(), Probe: *probe, Refresh: *refresh, Timeout: *timeout, All: *listAll}
-	if *agent != "" {
-		o.Agents = []string{*agent}
-		if code, ok := doctorPersona(e, *agent); ok {
-			return code
+	ps := personaChecks(e)
+	r := &detect.Report{Schema: detect.SchemaVersion, GeneratedAt: time.Now().UTC()}
+	if i := slices.IndexFunc(ps, func(p detect.Persona) bool { return p.Name != "" && p.Name == *agent }); i >= 0 {
+		r.Personas = ps[i : i+1] // a persona: its check alone
+	} else {
+		if *agent != "" {
+			o.Agents, ps = []string{*agent}, nil
 		}
-	}
-	r, err := detect.Run(ctx, o)
-	if err != nil {
-		fmt.Fprintf(e.stderr, named("hub doctor: %v\n"), err)
-		if errors.Is(err, detect.ErrUnknownAgent) {
-			return exitUsage
+		var err error
+		if r, err = detect.Run(ctx, o); err != nil {
+			fmt.Fprintf(e.stderr, named("hub doctor: %v\n"), err)
+			if errors.Is(err, detect.ErrUnknownAgent) {
+				return exitUsage
+			}
+			return exitError
 		}
-		return exitError
-	}
-	if *agent == "" {
-		r.Personas = personaChecks(e)
+		r.Personas = ps
 	}
 	if *asJSON {
 		printJSON(e.stdout, r)
@@ -81,7 +83,7 @@ func runDoctor(ctx context.Context, e *env, args []string) int {
 		formatProjects(e)
 		formatPersonas(e.stdout, r.Personas)
 	}
-	if *agent != "" && (len(r.Agents) != 1 || !r.Agents[0].Ready) {
+	if ready := len(r.Agents) == 1 && r.Agents[0].Ready || len(r.Personas) == 1 && r.Personas[0].State == "ready"; *agent != "" && !ready {
 		return exitError
 	}
 	return exitOK
