@@ -107,14 +107,7 @@ func sessionRows(st *acp.Store) []sessionRow {
 func listSessions(e *env, st *acp.Store, asJSON bool) int {
 	all := sessionRows(st)
 	if asJSON {
-		type row struct {
-			ID, Agent, Cwd, Title, Updated, Source string
-		}
-		rows := []row{}
-		for _, r := range all {
-			rows = append(rows, row{r.ID, r.Agent, r.Cwd, r.Title, r.Updated.Format(time.RFC3339), r.Source})
-		}
-		return printJSON(e.stdout, rows)
+		return printJSON(e.stdout, append([]sessionRow{}, all...))
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "SESSION\tAGENT\tUPDATED\tCWD\tTITLE")
