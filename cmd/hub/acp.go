@@ -42,7 +42,7 @@ Zed settings.json:
 func init() { commands["acp"] = command{run: runAcp, help: acpHelp} }
 
 func runAcp(ctx context.Context, e *env, args []string) int {
-	fs := newFlagSet("acp", acpHelp, e.stderr)
+	fs := newFlagSet("acp", e.stderr)
 	agent := fs.String("agent", "", "agent for new sessions (default: config default_agent, else claude)")
 	stateDir := fs.String("state-dir", "", "session index directory (default: "+config.StateDir()+")")
 	model := fs.String("model", "", "model of new sessions (default: the agent's own)")

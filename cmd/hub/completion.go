@@ -36,7 +36,7 @@ type completionSpec struct {
 }
 
 func runCompletion(ctx context.Context, e *env, args []string) int {
-	fs := newFlagSet("completion", completionHelp, e.stderr)
+	fs := newFlagSet("completion", e.stderr)
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}

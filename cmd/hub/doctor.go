@@ -38,7 +38,7 @@ Exit codes: 0 report printed; 1 --agent NAME cannot run; 2 usage error.
 func init() { commands["doctor"] = command{run: runDoctor, help: doctorHelp} }
 
 func runDoctor(ctx context.Context, e *env, args []string) int {
-	fs := newFlagSet("doctor", doctorHelp, e.stderr)
+	fs := newFlagSet("doctor", e.stderr)
 	asJSON := fs.Bool("json", false, "print the report as JSON (schema: detect.Report)")
 	agent := fs.String("agent", "", "report only this agent; exit 1 when it cannot run")
 	probe := fs.Bool("probe", false, "also check that native endpoints answer")

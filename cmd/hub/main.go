@@ -235,16 +235,13 @@ func extractGlobal(g *globalFlags, args []string) []string {
 	return rest
 }
 
-// newFlagSet builds a subcommand flag set whose errors go to stderr; a
-// flagCollector for stderr (flagsOf) gets the set.
-func newFlagSet(name, help string, stderr io.Writer) *flag.FlagSet {
+// newFlagSet builds a subcommand flag set whose errors and help
+// (commandHelp) go to stderr; a flagCollector for stderr (flagsOf) gets
+// the set.
+func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, named(help))
-		fmt.Fprintln(stderr, "\nFlags:")
-		printFlags(stderr, fs)
-	}
+	fs.Usage = func() { commandHelp(stderr, name, fs) }
 	if c, ok := stderr.(*flagCollector); ok {
 		c.fs = fs
 	}

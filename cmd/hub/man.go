@@ -14,7 +14,7 @@ func init() {
 }
 
 func runMan(ctx context.Context, e *env, args []string) int {
-	fs := newFlagSet("man", commands["man"].help, e.stderr)
+	fs := newFlagSet("man", e.stderr)
 	if code, ok := parseNoArgs(fs, args, e.stderr, "hub man: unexpected argument %q\n"); !ok {
 		return code
 	}

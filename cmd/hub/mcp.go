@@ -40,7 +40,7 @@ the root session.
 func init() { commands["mcp"] = command{run: runMCP, help: mcpHelp} }
 
 func runMCP(ctx context.Context, e *env, args []string) int {
-	fs := newFlagSet("mcp", mcpHelp, e.stderr)
+	fs := newFlagSet("mcp", e.stderr)
 	approve := fs.String("approve", "read-only", "answer the delegates' permission requests: all|read-only|none")
 	cwd := fs.String("cwd", e.cwd, "default working directory of the delegates")
 	timeout := fs.Duration("timeout", 10*time.Minute, "default limit of a delegate turn")

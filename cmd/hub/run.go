@@ -95,7 +95,7 @@ func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
 func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 
 func runRun(ctx context.Context, e *env, args []string) int {
-	fs := newFlagSet("run", runHelp, e.stderr)
+	fs := newFlagSet("run", e.stderr)
 	o := runner.Options{Name: progName, Registry: e.registry, Stdout: e.stdout, Stderr: e.stderr, Log: e.log,
 		TranscriptDir: runsDir()}
 	if e.cfg.TranscriptsOn() {

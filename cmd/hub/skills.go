@@ -27,7 +27,7 @@ func runSkills(_ context.Context, e *env, args []string) int {
 	if len(args) > 0 && args[0] == "list" {
 		args = args[1:]
 	}
-	fs := newFlagSet("skills", skillsHelp, e.stderr)
+	fs := newFlagSet("skills", e.stderr)
 	asJSON := fs.Bool("json", false, "print JSON: {skills: [...], warnings: [...]}")
 	if code, ok := parseNoArgs(fs, args, e.stderr, "hub skills: unknown subcommand %q (only 'list')\n"); !ok {
 		return code

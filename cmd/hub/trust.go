@@ -29,7 +29,7 @@ them for one run instead.
 func init() { commands["trust"] = command{run: runTrust, help: trustHelp} }
 
 func runTrust(_ context.Context, e *env, args []string) int {
-	fs := newFlagSet("trust", trustHelp, e.stderr)
+	fs := newFlagSet("trust", e.stderr)
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
