@@ -46,7 +46,7 @@ func runDoctor(ctx context.Context, e *env, args []string) int {
 	timeout := fs.Duration("timeout", 5*time.Second, "timeout of each agent's probe")
 	listAll := fs.Bool("all", false, "also list the catalogued ACP agents that are not installed, with how to install them")
 	verbose := fs.Bool("v", false, "details for every agent (path, version range, dirs, auth source, capabilities)")
-	if code, ok := parseNoArgs(fs, args, e.stderr, "hub doctor: unexpected argument %q (see 'hub doctor --help')\n"); !ok {
+	if code, ok := parseNoArgs(fs, args); !ok {
 		return code
 	}
 	o := detect.Options{Config: e.cfg, Registry: e.registry, Specs: all.DoctorSpecs(), Probe: *probe, Refresh: *refresh, Timeout: *timeout, All: *listAll}

@@ -272,10 +272,10 @@ func parseFlags(fs *flag.FlagSet, args []string) (code int, ok bool) {
 }
 
 // parseNoArgs is parseFlags for a command that takes no arguments: one is
-// a usage error, said with msg (a format naming it with %q).
-func parseNoArgs(fs *flag.FlagSet, args []string, stderr io.Writer, msg string) (code int, ok bool) {
+// a usage error.
+func parseNoArgs(fs *flag.FlagSet, args []string) (code int, ok bool) {
 	if code, ok = parseFlags(fs, args); ok && fs.NArg() > 0 {
-		fmt.Fprintf(stderr, named(msg), fs.Arg(0))
+		fmt.Fprintf(fs.Output(), "%s %s: unexpected argument %q (see '%[1]s %[2]s --help')\n", progName, fs.Name(), fs.Arg(0))
 		return exitUsage, false
 	}
 	return code, ok

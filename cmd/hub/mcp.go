@@ -44,7 +44,7 @@ func runMCP(ctx context.Context, e *env, args []string) int {
 	approve := fs.String("approve", "read-only", "answer the delegates' permission requests: all|read-only|none")
 	cwd := fs.String("cwd", e.cwd, "default working directory of the delegates")
 	timeout := fs.Duration("timeout", 10*time.Minute, "default limit of a delegate turn")
-	if code, ok := parseNoArgs(fs, args, e.stderr, "hub mcp: unexpected argument %q (see 'hub mcp --help')\n"); !ok {
+	if code, ok := parseNoArgs(fs, args); !ok {
 		return code
 	}
 	if a := conversation.Approve(*approve); !a.Valid() {
