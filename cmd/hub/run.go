@@ -141,7 +141,7 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	}
 	agentFlag, err := runFlags(fs, *agentsFlag != "")
 	if err == nil && *agentsFlag == "" {
-		err = untrustedAgent(e.cfg, o.Agent, !agentFlag)
+		err = e.cfg.Untrusted(o.Agent, !agentFlag)
 	}
 	if err != nil {
 		return e.fail(conversation.ExitUsage, "hub run: %v\n", err)
@@ -286,7 +286,7 @@ func runBestOf(ctx context.Context, e *env, o runner.Options, bo bestof.Options,
 	}
 	for _, a := range strings.Split(agents, ",") {
 		if a = strings.TrimSpace(a); a != "" {
-			if err := untrustedAgent(e.cfg, a, false); err != nil {
+			if err := e.cfg.Untrusted(a, false); err != nil {
 				return e.fail(conversation.ExitUsage, "hub run: --agents: %v\n", err)
 			}
 			bo.Agents = append(bo.Agents, a)

@@ -53,16 +53,3 @@ func runTrust(_ context.Context, e *env, args []string) int {
 	}
 	return exitOK
 }
-
-// untrustedAgent reports why agent cannot run: it is defined (or made the
-// default) only by an untrusted project file.
-func untrustedAgent(cfg *config.Config, agent string, fromDefault bool) error {
-	if file, ok := cfg.UntrustedAgents[agent]; ok {
-		return fmt.Errorf("untrusted project config %s defines agent %q: run 'hub trust' in %s (or pass --trust-project) to let it run",
-			file, agent, filepath.Dir(filepath.Dir(file)))
-	}
-	if fromDefault && cfg.UntrustedDefault != "" {
-		return fmt.Errorf("untrusted project config sets default_agent %q: run 'hub trust' (or pass --trust-project, or --agent)", cfg.UntrustedDefault)
-	}
-	return nil
-}
