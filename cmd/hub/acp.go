@@ -77,14 +77,12 @@ func runAcp(ctx context.Context, e *env, args []string) int {
 		Permissions:     e.cfg.Permissions,
 		Grants:          permission.OpenGrants(permission.GrantsFile(config.StateDir()), nil),
 		Candidate:       runner.Candidate,
+		TranscriptDir:   e.cfg.AuditDir(),
 	}
 	if self, err := os.Executable(); err == nil {
 		opts.Self = self
 		opts.Delegation = e.cfg.ACP.Delegation != nil && *e.cfg.ACP.Delegation
 		opts.DelegationDepth = e.cfg.ACP.DelegationDepth
-	}
-	if e.cfg.TranscriptsOn() {
-		opts.TranscriptDir = config.TranscriptDir()
 	}
 	hk, err := hooks.New(e.cfg.Hooks)
 	if err != nil {

@@ -10,7 +10,6 @@ import (
 
 	"github.com/hubdev/hub/conversation"
 	"github.com/hubdev/hub/conversation/delegation"
-	"github.com/hubdev/hub/internal/config"
 	"github.com/hubdev/hub/internal/delegate"
 	"github.com/hubdev/hub/internal/hooks"
 )
@@ -55,10 +54,8 @@ func runMCP(ctx context.Context, e *env, args []string) int {
 		return e.fail(exitUsage, "hub mcp: %v\n", err)
 	}
 	o := delegation.Options{Registry: e.registry, Approve: conversation.Approve(*approve), Rules: e.cfg.Permissions,
-		Cwd: *cwd, Timeout: *timeout, Log: e.log, Hooks: hk, Fallback: fallbacks(e.cfg), ProviderTimeout: e.cfg.Fallback.ProviderTimeout.Duration}
-	if e.cfg.TranscriptsOn() {
-		o.AuditDir = config.TranscriptDir()
-	}
+		Cwd: *cwd, Timeout: *timeout, Log: e.log, Hooks: hk, Fallback: fallbacks(e.cfg), ProviderTimeout: e.cfg.Fallback.ProviderTimeout.Duration,
+		AuditDir: e.cfg.AuditDir()}
 	host, done := mcpHost(e, o)
 	defer done()
 	s := delegate.NewServer(host, currentBuild().Version, e.log)

@@ -97,10 +97,7 @@ func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 func runRun(ctx context.Context, e *env, args []string) int {
 	fs := newFlagSet("run", e.stderr)
 	o := runner.Options{Name: progName, Registry: e.registry, Stdout: e.stdout, Stderr: e.stderr, Log: e.log,
-		TranscriptDir: runsDir()}
-	if e.cfg.TranscriptsOn() {
-		o.AuditDir = config.TranscriptDir()
-	}
+		TranscriptDir: runsDir(), AuditDir: e.cfg.AuditDir()}
 	var skillNames, images, allowTools multiFlag
 	var approve, format string
 	fs.StringVar(&o.Agent, "agent", e.cfg.DefaultAgent, "agent to run (see 'hub agents')")
