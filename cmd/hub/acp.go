@@ -78,17 +78,13 @@ func runAcp(ctx context.Context, e *env, args []string) int {
 		Grants:          permission.OpenGrants(permission.GrantsFile(config.StateDir()), nil),
 		Candidate:       runner.Candidate,
 		TranscriptDir:   e.cfg.AuditDir(),
+		Hooks:           e.hooks,
 	}
 	if self, err := os.Executable(); err == nil {
 		opts.Self = self
 		opts.Delegation = e.cfg.ACP.Delegation != nil && *e.cfg.ACP.Delegation
 		opts.DelegationDepth = e.cfg.ACP.DelegationDepth
 	}
-	hk, err := hooks.New(e.cfg.Hooks)
-	if err != nil {
-		return e.fail(exitUsage, "hub acp: %v\n", err)
-	}
-	opts.Hooks = hk
 	opts.Settings = func(cwd string) (acp.Settings, error) { return sessionSettings(e, cwd) }
 	if w := e.cfg.ACP.WarmAgents; w != nil {
 		opts.WarmAgents = cmp.Or(*w, -1) // 0 in the config turns warm starts off

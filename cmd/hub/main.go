@@ -21,6 +21,7 @@ import (
 	"github.com/hubdev/hub/adapters/all"
 	"github.com/hubdev/hub/conversation"
 	"github.com/hubdev/hub/internal/config"
+	"github.com/hubdev/hub/internal/hooks"
 	"github.com/hubdev/hub/internal/logging"
 	"github.com/hubdev/hub/internal/proc"
 	"github.com/hubdev/hub/internal/trace"
@@ -69,6 +70,7 @@ type env struct {
 	cfg      *config.Config
 	log      zerolog.Logger
 	registry *adapters.Registry
+	hooks    *hooks.Runner // the configured hooks; nil: none
 	cwd      string
 	stdin    io.Reader
 	stdout   io.Writer
@@ -188,6 +190,10 @@ func newEnv(g globalFlags, stdin io.Reader, stdout, stderr io.Writer) (*env, io.
 	if err != nil {
 		return nil, nil, err
 	}
+	hk, err := hooks.New(cfg.Hooks)
+	if err != nil {
+		return nil, nil, err
+	}
 	level, file := g.logLevel, cmp.Or(g.logFile, cfg.Log.File)
 	if level == "" && os.Getenv("HUB_LOG") == "" {
 		level = cfg.Log.Level
@@ -203,8 +209,7 @@ func newEnv(g globalFlags, stdin io.Reader, stdout, stderr io.Writer) (*env, io.
 	if os.Getenv("HUB_TRACE") == "1" || log.GetLevel() <= zerolog.DebugLevel {
 		trace.Enable(&log)
 	}
-	reg := all.Registry(cfg, log)
-	return &env{cfg: cfg, log: log, registry: reg, cwd: cwd, stdin: stdin, stdout: stdout, stderr: stderr,
+	return &env{cfg: cfg, log: log, registry: all.Registry(cfg, log), hooks: hk, cwd: cwd, stdin: stdin, stdout: stdout, stderr: stderr,
 		configPath: g.config, trustProject: g.trustProject}, closer, nil
 }
 

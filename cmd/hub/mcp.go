@@ -11,7 +11,6 @@ import (
 	"github.com/hubdev/hub/conversation"
 	"github.com/hubdev/hub/conversation/delegation"
 	"github.com/hubdev/hub/internal/delegate"
-	"github.com/hubdev/hub/internal/hooks"
 )
 
 const mcpHelp = `Usage: hub mcp [--approve all|read-only|none] [--cwd DIR] [--timeout 10m]
@@ -49,12 +48,8 @@ func runMCP(ctx context.Context, e *env, args []string) int {
 	if a := conversation.Approve(*approve); !a.Valid() {
 		return e.fail(exitUsage, "hub mcp: --approve must be all, read-only or none\n")
 	}
-	hk, err := hooks.New(e.cfg.Hooks)
-	if err != nil {
-		return e.fail(exitUsage, "hub mcp: %v\n", err)
-	}
 	o := delegation.Options{Registry: e.registry, Approve: conversation.Approve(*approve), Rules: e.cfg.Permissions,
-		Cwd: *cwd, Timeout: *timeout, Log: e.log, Hooks: hk, Fallback: fallbacks(e.cfg), ProviderTimeout: e.cfg.Fallback.ProviderTimeout.Duration,
+		Cwd: *cwd, Timeout: *timeout, Log: e.log, Hooks: e.hooks, Fallback: fallbacks(e.cfg), ProviderTimeout: e.cfg.Fallback.ProviderTimeout.Duration,
 		AuditDir: e.cfg.AuditDir()}
 	host, done := mcpHost(e, o)
 	defer done()

@@ -18,7 +18,6 @@ import (
 	"github.com/hubdev/hub/conversation"
 	"github.com/hubdev/hub/conversation/bestof"
 	"github.com/hubdev/hub/internal/config"
-	"github.com/hubdev/hub/internal/hooks"
 	"github.com/hubdev/hub/internal/permission"
 	"github.com/hubdev/hub/internal/runner"
 	"github.com/hubdev/hub/internal/safefile"
@@ -192,11 +191,8 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	}
 	o.Prompt, o.Approve, o.Format = prompt, conversation.Approve(approve), runner.Format(format)
 	o.Skills, o.Images, o.AllowTools, o.Rules = skillNames, images, allowTools, e.cfg.Permissions
-	o.TrustProject = e.trustProject
+	o.TrustProject, o.Hooks = e.trustProject, e.hooks
 	o.Grants = permission.OpenGrants(permission.GrantsFile(config.StateDir()), nil)
-	if o.Hooks, err = hooks.New(e.cfg.Hooks); err != nil {
-		return e.fail(conversation.ExitUsage, "hub run: %v\n", err)
-	}
 	o.Fallback, o.ProviderTimeout = e.cfg.Agents[o.Agent].Fallback, e.cfg.Fallback.ProviderTimeout.Duration
 	if *fallback != "" {
 		o.Fallback = nil
