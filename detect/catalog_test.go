@@ -8,7 +8,6 @@ import (
 	"github.com/hubdev/hub/adapters/agentspec"
 	"github.com/hubdev/hub/adapters/catalog"
 	"github.com/hubdev/hub/detect"
-	"github.com/hubdev/hub/internal/fixture"
 )
 
 func TestRun_AbsentCatalogAgentsCostNoProcess(t *testing.T) {
@@ -17,7 +16,7 @@ func TestRun_AbsentCatalogAgentsCostNoProcess(t *testing.T) {
 	// A login shell that records every lookup: built-in CLIs missing from
 	// PATH are looked up there, catalogued agents never are.
 	log := w.home + "/shell.log"
-	w.env["SHELL"] = w.script(w.home, "sh", `echo "$*" >> `+log)
+	w.env["SHELL"], w.env["FAKE_LOG"] = w.fake(w.home, "sh", "helper:loginsh"), log
 	r := w.run(nil)
 	for _, a := range r.Agents {
 		if a.Catalog {
@@ -66,7 +65,7 @@ func TestRun_InstalledCatalogAgent(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			w := newWorld(t)
 			e, _ := catalog.Lookup(tt.agent)
-			w.script(w.bin, e.Bin, strings.TrimPrefix(fixture.ACPScript, "#!/bin/sh\n"))
+			w.fake(w.bin, e.Bin, "helper:acp")
 			if tt.setup != nil {
 				tt.setup(w)
 			}

@@ -17,7 +17,7 @@ import (
 	"github.com/hubdev/hub/adapters/all"
 	"github.com/hubdev/hub/detect"
 	"github.com/hubdev/hub/internal/config"
-	"github.com/hubdev/hub/internal/fixture"
+	"github.com/hubdev/hub/internal/proc/proctest"
 )
 
 // world is a temp HOME plus a PATH dir of fake agent binaries.
@@ -68,25 +68,22 @@ func newWorld(t testing.TB) *world {
 	return w
 }
 
-// script writes an executable shell script into dir; on Windows a .cmd
-// shim starting the test binary as the fake the script describes.
-func (w *world) script(dir, name, body string) string {
+// fake installs in dir a program called name doing proctest's ops (the
+// test binary under that name), told what to do by the world's env.
+func (w *world) fake(dir, name string, ops ...string) string {
 	w.t.Helper()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		w.t.Fatal(err)
 	}
-	p := filepath.Join(dir, name)
-	if runtime.GOOS == "windows" {
-		return windowsFake(w.t, p, body)
-	}
-	if err := os.WriteFile(p, []byte("#!/bin/sh\n"+body+"\n"), 0o755); err != nil {
-		w.t.Fatal(err)
+	p, env := proctest.Fake(w.t, dir, name, ops...)
+	if k, v, ok := strings.Cut(env, "="); ok {
+		w.env[k] = v
 	}
 	return p
 }
 
 func (w *world) agent(name, versionOut string) string {
-	return w.script(w.bin, name, "echo '"+versionOut+"'")
+	return w.fake(w.bin, name, "out:"+versionOut+"\n")
 }
 
 func (w *world) file(rel, content string) string {
@@ -235,8 +232,8 @@ func TestRun_AgentStates(t *testing.T) {
 		{name: "login shell fallback", agent: "pi", setup: func(w *world) {
 			skipNoLoginShell(w.t)
 			hidden := filepath.Join(w.home, ".nvm", "bin")
-			w.script(hidden, "pi", "echo 0.73.1")
-			w.env["SHELL"] = w.script(filepath.Join(w.home, "sh"), "fakesh", `PATH="`+hidden+`:$PATH"; shift; eval "$1"`)
+			w.fake(hidden, "pi", "out:0.73.1\n")
+			w.env["SHELL"], w.env["FAKE_LOGIN_PATH"] = w.fake(filepath.Join(w.home, "sh"), "fakesh", "helper:loginsh"), hidden
 			w.env["OPENAI_API_KEY"] = "sk"
 		}, installed: true, version: "0.73.1", vstatus: "ok", auth: agentspec.AuthAPIKey, warn: "only on your login shell's PATH", fix: "add "},
 	}
@@ -273,7 +270,7 @@ func TestRun_HangingVersionTimesOutAlone(t *testing.T) {
 			"(a hanging .exe does not), so the other probe never sees its output end")
 	}
 	w := newWorld(t)
-	w.script(w.bin, "gemini", "exec sleep 30")
+	w.fake(w.bin, "gemini", "hang")
 	w.agent("claude", "2.1.330 (Claude Code)")
 	// Long enough for claude's probe on a loaded machine: the test is that
 	// gemini's hang (30 s, far past it) ends in a timeout of its own, not
@@ -301,9 +298,14 @@ func TestRun_CacheHitAndInvalidation(t *testing.T) {
 	if r := w.run(func(o *detect.Options) { o.Refresh = true }); r.Cached {
 		t.Fatal("--refresh served the cache")
 	}
-	// Upgrading the binary changes its mtime and size.
-	if err := os.WriteFile(p, []byte("#!/bin/sh\necho 'codex-cli 0.170.0'\n"), 0o755); err != nil {
+	// Upgrading the binary writes a new file (its mtime changes): a copy of
+	// the one a new fake links to (every fake links to the test binary).
+	if err := os.Remove(p); err != nil {
 		t.Fatal(err)
+	}
+	newer := w.fake(t.TempDir(), filepath.Base(p), "out:codex-cli 0.170.0\n")
+	if data, err := os.ReadFile(newer); err != nil || os.WriteFile(p, data, 0o755) != nil {
+		t.Fatalf("upgrade: %v", err)
 	}
 	if r := w.run(nil); r.Cached || find(t, r, "codex").Version != "0.170.0" {
 		t.Fatal("binary change did not invalidate the cache")
@@ -356,8 +358,8 @@ func TestRun_ACPAndNative(t *testing.T) {
 	}))
 	defer srv.Close()
 	w := newWorld(t)
-	w.script(w.bin, "my-acp", strings.TrimPrefix(fixture.ACPScript, "#!/bin/sh\n"))
-	w.script(w.bin, "not-acp", "exit 0")
+	w.fake(w.bin, "my-acp", "helper:acp")
+	w.fake(w.bin, "not-acp", "exit:0")
 	w.cfg.Agents["broken"] = config.AgentConfig{Protocol: "acp", Command: config.Command{"not-acp"}}
 	w.cfg.Agents["mine"] = config.AgentConfig{Protocol: "acp", Command: config.Command{"my-acp", "--acp"}}
 	w.cfg.Agents["gone"] = config.AgentConfig{Protocol: "acp", Command: config.Command{"no-such-acp"}}
@@ -454,7 +456,7 @@ func TestFormat_Fits80Columns(t *testing.T) {
 // shim here would hang if it were run.
 func TestRun_VersionFromNPMShim(t *testing.T) {
 	w := newWorld(t)
-	w.script(w.bin, "gemini", "exec sleep 30")
+	w.fake(w.bin, "gemini", "hang")
 	pkgDir := filepath.Join(w.bin, "node_modules", "@google", "gemini-cli")
 	if err := os.MkdirAll(pkgDir, 0o755); err != nil {
 		t.Fatal(err)
@@ -471,14 +473,17 @@ func TestRun_VersionFromNPMShim(t *testing.T) {
 
 // An npm install is versioned from its package.json: the CLI is not run
 // (qodercli writes to ~/.qoder on every run; node start-up dominates a cold
-// doctor). The binary here would hang if it were run.
+// doctor). The linked file here is empty: it would fail if it were run,
+// and it is a file of the package (a fake would link to the test binary).
 func TestRun_VersionFromNPMPackage(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("npm links no binary on Windows (see TestRun_VersionFromNPMShim)")
 	}
 	w := newWorld(t)
 	pkgDir := filepath.Join(w.home, "lib", "node_modules", "@google", "gemini-cli")
-	w.script(filepath.Join(pkgDir, "bundle"), "gemini.js", "exec sleep 30")
+	if err := os.Chmod(w.file("lib/node_modules/@google/gemini-cli/bundle/gemini.js", ""), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.WriteFile(filepath.Join(pkgDir, "package.json"), []byte(`{"name":"@google/gemini-cli","version":"0.61.0"}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -544,7 +549,7 @@ func TestRun_FindsAgentInKnownInstallDir(t *testing.T) {
 			for k, v := range tt.env {
 				w.env[k] = filepath.Join(w.home, v)
 			}
-			p := w.script(filepath.Join(w.home, tt.dir), tt.bin, "echo '2.1.330 (Claude Code)'")
+			p := w.fake(filepath.Join(w.home, tt.dir), tt.bin, "out:2.1.330 (Claude Code)\n")
 			w.env["ANTHROPIC_API_KEY"] = "k"
 			a := find(t, w.run(func(o *detect.Options) { o.GOOS = tt.goos; o.NoCache = true; o.Agents = []string{"claude"} }), "claude")
 			if !a.Installed || a.Path != p || a.FoundVia != "known-dir" {

@@ -2,99 +2,74 @@ package detect_test
 
 import (
 	"bufio"
-	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/hubdev/hub/internal/fixture"
+	"github.com/hubdev/hub/internal/proc"
+	"github.com/hubdev/hub/internal/proc/proctest"
 )
 
-// fakeFlag, as the first argument, makes the test binary a fake agent
-// program (the Windows stand-in for the POSIX shell scripts the tests
-// write): a base64url JSON fakeSpec follows it.
-const fakeFlag = "-detect.fake="
-
-// fakeSpec is what a fake agent program does: print text, hang, or answer
-// an ACP initialize like fixture.ACPScript.
-type fakeSpec struct {
-	Do   string // "echo", "exit", "hang", "acp"
-	Text string
-}
-
+// Every fake installed CLI is the test binary under the CLI's name
+// (proctest.Fake), on every OS; these are the fakes ops cannot say.
 func TestMain(m *testing.M) {
-	if len(os.Args) > 1 && strings.HasPrefix(os.Args[1], fakeFlag) {
-		os.Exit(runFake(strings.TrimPrefix(os.Args[1], fakeFlag), os.Args[2:]))
-	}
-	os.Exit(m.Run())
+	proctest.Main(m, map[string]proctest.Helper{"acp": fakeACP, "loginsh": fakeLoginShell})
 }
 
-func runFake(arg string, args []string) int {
-	var f fakeSpec
-	raw, err := base64.RawURLEncoding.DecodeString(arg)
-	if err == nil {
-		err = json.Unmarshal(raw, &f)
-	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "fake agent:", err)
+// fakeACP stands in for an installed ACP agent: it prints a version for
+// --version, else answers one initialize (loadSession, image prompts) and
+// waits for the next line. Each start is appended to $FAKE_LOG when set.
+func fakeACP(args []string) int {
+	if record(args) != nil {
 		return 125
 	}
-	switch f.Do {
-	case "echo":
-		fmt.Println(f.Text)
-	case "hang": // until the test kills it
-		time.Sleep(time.Hour)
-	case "acp":
-		if slices.Contains(args, "--version") {
-			fmt.Println("fake 1.2.3")
-			return 0
-		}
-		in := bufio.NewScanner(os.Stdin)
-		in.Scan()
-		var req struct{ ID json.RawMessage }
-		_ = json.Unmarshal(in.Bytes(), &req)
-		fmt.Printf(`{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":1,"agentCapabilities":{"loadSession":true,"promptCapabilities":{"image":true}},"authMethods":[]}}`+"\n", req.ID)
-		in.Scan()
+	if slices.Contains(args, "--version") {
+		fmt.Println("fake 1.2.3")
+		return 0
+	}
+	in := bufio.NewScanner(os.Stdin)
+	in.Scan()
+	var req struct{ ID json.RawMessage }
+	_ = json.Unmarshal(in.Bytes(), &req)
+	fmt.Printf(`{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":1,"agentCapabilities":{"loadSession":true,"promptCapabilities":{"image":true}},"authMethods":[]}}`+"\n", req.ID)
+	in.Scan()
+	return 0
+}
+
+// fakeLoginShell stands in for `$SHELL -lc "command -v 'NAME'"`: it
+// appends its arguments to $FAKE_LOG when set, and prints where NAME is
+// on $FAKE_LOGIN_PATH (what only the login shell's PATH holds).
+func fakeLoginShell(args []string) int {
+	if record(args) != nil || len(args) == 0 {
+		return 125
+	}
+	name := strings.Trim(strings.TrimPrefix(args[len(args)-1], "command -v "), "'")
+	if p := proc.LookPathFor(runtime.GOOS, name, os.Getenv("FAKE_LOGIN_PATH"), ""); p != "" {
+		fmt.Println(p)
 	}
 	return 0
 }
 
-// windowsFake writes, for a test's POSIX shell body, an npm-style .cmd
-// shim that starts the test binary as the fake the body describes.
-func windowsFake(t testing.TB, p, body string) string {
-	t.Helper()
-	var f fakeSpec
-	switch {
-	case body == "exit 0":
-		f.Do = "exit"
-	case body == "exec sleep 30":
-		f.Do = "hang"
-	case body == strings.TrimPrefix(fixture.ACPScript, "#!/bin/sh\n"):
-		f.Do = "acp"
-	case strings.HasPrefix(body, "echo ") && !strings.ContainsAny(body, "$>;|"):
-		f.Do, f.Text = "echo", strings.Trim(strings.TrimPrefix(body, "echo "), "'")
-	default:
-		t.Fatalf("no Windows fake for the shell program %q", body)
+// record appends args, one line, to $FAKE_LOG when it is set.
+func record(args []string) error {
+	log := os.Getenv("FAKE_LOG")
+	if log == "" {
+		return nil
 	}
-	if ext := strings.ToLower(filepath.Ext(p)); ext != ".cmd" && ext != ".bat" {
-		p += ".cmd"
+	f, err := os.OpenFile(log, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err == nil {
+		_, err = fmt.Fprintln(f, strings.Join(args, " "))
+		err = errors.Join(err, f.Close())
 	}
-	exe, err := os.Executable()
 	if err != nil {
-		t.Fatal(err)
+		fmt.Fprintln(os.Stderr, "fake:", err)
 	}
-	raw, _ := json.Marshal(f)
-	shim := fmt.Sprintf("@ECHO off\r\n\"%s\" %s%s %%*\r\n", exe, fakeFlag, base64.RawURLEncoding.EncodeToString(raw))
-	if err := os.WriteFile(p, []byte(shim), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return err
 }
 
 // skipNoLoginShell skips a test of the login-shell lookup on Windows,

@@ -51,7 +51,7 @@ func TestRun_EveryStateForEveryCLI(t *testing.T) {
 			{name: "api key", setup: func(w *world) { w.agent(f.agent, f.okVer); f.apiKey(w) }, ready: true, inst: true, vstatus: "ok", auth: agentspec.AuthAPIKey},
 			{name: "login", setup: func(w *world) { w.agent(f.agent, f.okVer); f.login(w) }, ready: true, inst: true, vstatus: "ok", auth: f.loginState},
 			{name: "too old", setup: func(w *world) { w.agent(f.agent, f.oldVer); f.login(w) }, inst: true, vstatus: "too_old", auth: f.loginState, fix: "older than tested"},
-			{name: "hanging version", setup: func(w *world) { w.script(w.bin, f.agent, "exec sleep 30"); f.login(w) }, inst: true, vstatus: "timeout", auth: f.loginState, fix: "did not answer within"},
+			{name: "hanging version", setup: func(w *world) { w.fake(w.bin, f.agent, "hang"); f.login(w) }, inst: true, vstatus: "timeout", auth: f.loginState, fix: "did not answer within"},
 		}
 		for _, s := range states {
 			t.Run(f.agent+"/"+s.name, func(t *testing.T) {

@@ -1,9 +1,6 @@
-//go:build unix
-
 package all
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,25 +9,20 @@ import (
 
 	"github.com/hubdev/hub/adapters/acpclient"
 	"github.com/hubdev/hub/internal/config"
-	"github.com/hubdev/hub/internal/fixture"
+	"github.com/hubdev/hub/internal/proc/proctest"
 )
 
-// fakeInstall puts programs named bins on a fresh PATH, with a fresh
-// home and cache, and returns the start log.
-func fakeInstall(t *testing.T, bins ...string) string {
+// fakeInstall puts programs named bins (never run: registering finds
+// them) on a fresh PATH, with a fresh home and cache.
+func fakeInstall(t *testing.T, bins ...string) {
 	t.Helper()
 	dir, home := t.TempDir(), t.TempDir()
-	log := filepath.Join(dir, "starts.log")
 	for _, b := range bins {
-		if err := os.WriteFile(filepath.Join(dir, b), []byte(fixture.ACPScript), 0o755); err != nil {
-			t.Fatal(err)
-		}
+		proctest.Install(t, dir, b, "exit:0")
 	}
 	t.Setenv("PATH", dir)
 	t.Setenv("HOME", home)
 	t.Setenv("XDG_CACHE_HOME", filepath.Join(home, "cache"))
-	t.Setenv("FAKE_LOG", log)
-	return log
 }
 
 func TestRegistry_CatalogAgentsFoundWithoutConfig(t *testing.T) {

@@ -42,7 +42,7 @@ Zed settings.json:
 func init() { commands["acp"] = command{run: runAcp, help: acpHelp} }
 
 func runAcp(ctx context.Context, e *env, args []string) int {
-	fs := newFlagSet("acp", acpHelp, e.stderr)
+	fs := newFlagSet("acp", e.stderr)
 	agent := fs.String("agent", "", "agent for new sessions (default: config default_agent, else claude)")
 	stateDir := fs.String("state-dir", "", "session index directory (default: "+config.StateDir()+")")
 	model := fs.String("model", "", "model of new sessions (default: the agent's own)")
@@ -75,17 +75,12 @@ func runAcp(ctx context.Context, e *env, args []string) int {
 		MaxPrompt:       e.cfg.ACP.MaxPromptMB << 20,
 		Grants:          permission.OpenGrants(permission.GrantsFile(config.StateDir()), nil),
 		Candidate:       runner.Candidate,
+		TranscriptDir:   e.cfg.AuditDir(),
 	}
 	if self, err := os.Executable(); err == nil {
 		opts.Self = self
 		opts.Delegation = e.cfg.ACP.Delegation != nil && *e.cfg.ACP.Delegation
 		opts.DelegationDepth = e.cfg.ACP.DelegationDepth
-	}
-	if e.cfg.TranscriptsOn() {
-		opts.TranscriptDir = config.TranscriptDir()
-	}
-	if _, err := hooks.New(e.cfg.Hooks); err != nil { // every session's would fail
-		return e.fail(exitUsage, "hub acp: %v\n", err)
 	}
 	opts.Settings = func(cwd string) (acp.Settings, error) { return sessionSettings(e, cwd) }
 	if w := e.cfg.ACP.WarmAgents; w != nil {

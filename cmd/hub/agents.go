@@ -55,10 +55,10 @@ func personaOf(a adapters.Adapter) *personaRow {
 }
 
 func runAgents(_ context.Context, e *env, args []string) int {
-	fs := newFlagSet("agents", agentsHelp, e.stderr)
+	fs := newFlagSet("agents", e.stderr)
 	asJSON := fs.Bool("json", false, "print JSON")
 	names := fs.Bool("names", false, "print only the names, one a line (for completion scripts)")
-	if code, ok := parseNoArgs(fs, args, e.stderr, "hub agents: unexpected argument %q (see 'hub agents --help')\n"); !ok {
+	if code, ok := parseNoArgs(fs, args); !ok {
 		return code
 	}
 	type row struct {

@@ -36,7 +36,7 @@ type completionSpec struct {
 }
 
 func runCompletion(ctx context.Context, e *env, args []string) int {
-	fs := newFlagSet("completion", completionHelp, e.stderr)
+	fs := newFlagSet("completion", e.stderr)
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
@@ -85,14 +85,6 @@ func (s completionSpec) flagWords() string {
 // funcName is progName as a shell identifier.
 func funcName() string { return regexp.MustCompile(`[^A-Za-z0-9]`).ReplaceAllString(progName, "_") }
 
-func commandWords(specs []completionSpec) string {
-	var w []string
-	for _, s := range specs {
-		w = append(w, s.name)
-	}
-	return strings.Join(w, " ")
-}
-
 // sq quotes s for a POSIX shell (and fish, whose single quotes also take
 // \' and \\).
 func sq(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
@@ -136,7 +128,7 @@ const findCommand = `    for ((i = %[1]d; i < %[2]s; i++)); do
 // how the shell offers words, agents its offer of agent names, isFlag its
 // test for a flag being typed, other what it offers for other words.
 func commandCases(w io.Writer, specs []completionSpec, offer func(string) string, agents, isFlag, other string) {
-	fmt.Fprintf(w, "    case \"$cmd\" in\n        \"\") %s ;;\n", offer(commandWords(specs)+" --help --version --config --log-level --log-file --trust-project"))
+	fmt.Fprintf(w, "    case \"$cmd\" in\n        \"\") %s ;;\n", offer(strings.Join(visibleCommands(), " ")+" --help --version --config --log-level --log-file --trust-project"))
 	for _, s := range specs {
 		fmt.Fprintf(w, "        %s)\n            if %s; then %s\n", sq(s.name), isFlag, offer(s.flagWords()+" --help"))
 		alt := other
@@ -213,7 +205,7 @@ func powershellCompletion(w io.Writer, specs []completionSpec) {
 			fmt.Fprintf(w, "        %s = %s\n", ps(s.name), list(s.words))
 		}
 	}
-	fmt.Fprintf(w, "    }\n    $commands = %s\n", list(strings.Fields(commandWords(specs))))
+	fmt.Fprintf(w, "    }\n    $commands = %s\n", list(visibleCommands()))
 	fmt.Fprintf(w, "    $agentCommands = %s\n", list([]string{"login", "logout"}))
 	fmt.Fprintf(w, "    $self = %s\n", ps(progName))
 	fmt.Fprint(w, `    $words = @($commandAst.CommandElements | ForEach-Object { $_.ToString() })

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/mattn/go-isatty"
@@ -37,7 +38,7 @@ Exit codes: 0 report printed; 1 --agent NAME cannot run; 2 usage error.
 func init() { commands["doctor"] = command{run: runDoctor, help: doctorHelp} }
 
 func runDoctor(ctx context.Context, e *env, args []string) int {
-	fs := newFlagSet("doctor", doctorHelp, e.stderr)
+	fs := newFlagSet("doctor", e.stderr)
 	asJSON := fs.Bool("json", false, "print the report as JSON (schema: detect.Report)")
 	agent := fs.String("agent", "", "report only this agent; exit 1 when it cannot run")
 	probe := fs.Bool("probe", false, "also check that native endpoints answer")
@@ -45,26 +46,27 @@ func runDoctor(ctx context.Context, e *env, args []string) int {
 	timeout := fs.Duration("timeout", 5*time.Second, "timeout of each agent's probe")
 	listAll := fs.Bool("all", false, "also list the catalogued ACP agents that are not installed, with how to install them")
 	verbose := fs.Bool("v", false, "details for every agent (path, version range, dirs, auth source, capabilities)")
-	if code, ok := parseNoArgs(fs, args, e.stderr, "hub doctor: unexpected argument %q (see 'hub doctor --help')\n"); !ok {
+	if code, ok := parseNoArgs(fs, args); !ok {
 		return code
 	}
 	o := detect.Options{Config: e.cfg, Registry: e.registry, Specs: all.DoctorSpecs(), Probe: *probe, Refresh: *refresh, Timeout: *timeout, All: *listAll}
-	if *agent != "" {
-		o.Agents = []string{*agent}
-		if code, ok := doctorPersona(e, *agent); ok {
-			return code
+	ps := personaChecks(e)
+	r := &detect.Report{Schema: detect.SchemaVersion, GeneratedAt: time.Now().UTC()}
+	if i := slices.IndexFunc(ps, func(p detect.Persona) bool { return p.Name != "" && p.Name == *agent }); i >= 0 {
+		r.Personas = ps[i : i+1] // a persona: its check alone
+	} else {
+		if *agent != "" {
+			o.Agents, ps = []string{*agent}, nil
 		}
-	}
-	r, err := detect.Run(ctx, o)
-	if err != nil {
-		fmt.Fprintf(e.stderr, named("hub doctor: %v\n"), err)
-		if errors.Is(err, detect.ErrUnknownAgent) {
-			return exitUsage
+		var err error
+		if r, err = detect.Run(ctx, o); err != nil {
+			fmt.Fprintf(e.stderr, named("hub doctor: %v\n"), err)
+			if errors.Is(err, detect.ErrUnknownAgent) {
+				return exitUsage
+			}
+			return exitError
 		}
-		return exitError
-	}
-	if *agent == "" {
-		r.Personas = personaChecks(e)
+		r.Personas = ps
 	}
 	if *asJSON {
 		printJSON(e.stdout, r)
@@ -81,7 +83,7 @@ func runDoctor(ctx context.Context, e *env, args []string) int {
 		formatProjects(e)
 		formatPersonas(e.stdout, r.Personas)
 	}
-	if *agent != "" && (len(r.Agents) != 1 || !r.Agents[0].Ready) {
+	if ready := len(r.Agents) == 1 && r.Agents[0].Ready || len(r.Personas) == 1 && r.Personas[0].State == "ready"; *agent != "" && !ready {
 		return exitError
 	}
 	return exitOK

@@ -9,28 +9,6 @@ import (
 	"github.com/hubdev/hub/personas"
 )
 
-// doctorPersona reports the persona called name (ok false when it is
-// not one): exit 1 when it cannot run.
-func doctorPersona(e *env, name string) (code int, ok bool) {
-	a, err := e.registry.Get(name)
-	if err != nil {
-		return 0, false
-	}
-	p, ok := a.(*personas.Adapter)
-	if !ok {
-		return 0, false
-	}
-	problems, runs := personas.Check(p)
-	fmt.Fprintf(e.stdout, "persona %s on %s (%s): %s\n", name, p.BackendName(), p.P.File, p.P.Description)
-	for _, pr := range problems {
-		fmt.Fprintf(e.stdout, "  - %s\n", pr)
-	}
-	if !runs {
-		return exitError, true
-	}
-	return exitOK, true
-}
-
 // personaChecks checks each persona file: does it parse, can it run
 // (trust, its backend), and do its tools and mode exist on its backend.
 func personaChecks(e *env) []detect.Persona {

@@ -45,7 +45,7 @@ func init() {
 var errNoLogin = errors.New("has no login of its own")
 
 func runLogin(ctx context.Context, e *env, args []string, logout bool) int {
-	fs := newFlagSet("login", loginHelp, e.stderr)
+	fs := newFlagSet("login", e.stderr)
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}

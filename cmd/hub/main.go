@@ -21,6 +21,7 @@ import (
 	"github.com/hubdev/hub/adapters/all"
 	"github.com/hubdev/hub/conversation"
 	"github.com/hubdev/hub/internal/config"
+	"github.com/hubdev/hub/internal/hooks"
 	"github.com/hubdev/hub/internal/logging"
 	"github.com/hubdev/hub/internal/proc"
 	"github.com/hubdev/hub/internal/trace"
@@ -69,6 +70,7 @@ type env struct {
 	cfg      *config.Config
 	log      zerolog.Logger
 	registry *adapters.Registry
+	hooks    *hooks.Runner // the configured hooks; nil: none
 	cwd      string
 	stdin    io.Reader
 	stdout   io.Writer
@@ -188,6 +190,10 @@ func newEnv(g globalFlags, stdin io.Reader, stdout, stderr io.Writer) (*env, io.
 	if err != nil {
 		return nil, nil, err
 	}
+	hk, err := hooks.New(cfg.Hooks)
+	if err != nil {
+		return nil, nil, err
+	}
 	level, file := g.logLevel, cmp.Or(g.logFile, cfg.Log.File)
 	if level == "" && os.Getenv("HUB_LOG") == "" {
 		level = cfg.Log.Level
@@ -203,8 +209,7 @@ func newEnv(g globalFlags, stdin io.Reader, stdout, stderr io.Writer) (*env, io.
 	if os.Getenv("HUB_TRACE") == "1" || log.GetLevel() <= zerolog.DebugLevel {
 		trace.Enable(&log)
 	}
-	reg := all.Registry(cfg, log)
-	return &env{cfg: cfg, log: log, registry: reg, cwd: cwd, stdin: stdin, stdout: stdout, stderr: stderr,
+	return &env{cfg: cfg, log: log, registry: all.Registry(cfg, log), hooks: hk, cwd: cwd, stdin: stdin, stdout: stdout, stderr: stderr,
 		configPath: g.config, trustProject: g.trustProject}, closer, nil
 }
 
@@ -235,16 +240,13 @@ func extractGlobal(g *globalFlags, args []string) []string {
 	return rest
 }
 
-// newFlagSet builds a subcommand flag set whose errors go to stderr; a
-// flagCollector for stderr (flagsOf) gets the set.
-func newFlagSet(name, help string, stderr io.Writer) *flag.FlagSet {
+// newFlagSet builds a subcommand flag set whose errors and help
+// (commandHelp) go to stderr; a flagCollector for stderr (flagsOf) gets
+// the set.
+func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, named(help))
-		fmt.Fprintln(stderr, "\nFlags:")
-		printFlags(stderr, fs)
-	}
+	fs.Usage = func() { commandHelp(stderr, name, fs) }
 	if c, ok := stderr.(*flagCollector); ok {
 		c.fs = fs
 	}
@@ -275,10 +277,10 @@ func parseFlags(fs *flag.FlagSet, args []string) (code int, ok bool) {
 }
 
 // parseNoArgs is parseFlags for a command that takes no arguments: one is
-// a usage error, said with msg (a format naming it with %q).
-func parseNoArgs(fs *flag.FlagSet, args []string, stderr io.Writer, msg string) (code int, ok bool) {
+// a usage error.
+func parseNoArgs(fs *flag.FlagSet, args []string) (code int, ok bool) {
 	if code, ok = parseFlags(fs, args); ok && fs.NArg() > 0 {
-		fmt.Fprintf(stderr, named(msg), fs.Arg(0))
+		fmt.Fprintf(fs.Output(), "%s %s: unexpected argument %q (see '%[1]s %[2]s --help')\n", progName, fs.Name(), fs.Arg(0))
 		return exitUsage, false
 	}
 	return code, ok

@@ -14,8 +14,8 @@ func init() {
 }
 
 func runMan(ctx context.Context, e *env, args []string) int {
-	fs := newFlagSet("man", commands["man"].help, e.stderr)
-	if code, ok := parseNoArgs(fs, args, e.stderr, "hub man: unexpected argument %q\n"); !ok {
+	fs := newFlagSet("man", e.stderr)
+	if code, ok := parseNoArgs(fs, args); !ok {
 		return code
 	}
 	manPage(ctx, e, e.stdout)

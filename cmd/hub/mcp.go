@@ -10,9 +10,7 @@ import (
 
 	"github.com/hubdev/hub/conversation"
 	"github.com/hubdev/hub/conversation/delegation"
-	"github.com/hubdev/hub/internal/config"
 	"github.com/hubdev/hub/internal/delegate"
-	"github.com/hubdev/hub/internal/hooks"
 )
 
 const mcpHelp = `Usage: hub mcp [--approve all|read-only|none] [--cwd DIR] [--timeout 10m]
@@ -40,25 +38,19 @@ the root session.
 func init() { commands["mcp"] = command{run: runMCP, help: mcpHelp} }
 
 func runMCP(ctx context.Context, e *env, args []string) int {
-	fs := newFlagSet("mcp", mcpHelp, e.stderr)
+	fs := newFlagSet("mcp", e.stderr)
 	approve := fs.String("approve", "read-only", "answer the delegates' permission requests: all|read-only|none")
 	cwd := fs.String("cwd", e.cwd, "default working directory of the delegates")
 	timeout := fs.Duration("timeout", 10*time.Minute, "default limit of a delegate turn")
-	if code, ok := parseNoArgs(fs, args, e.stderr, "hub mcp: unexpected argument %q (see 'hub mcp --help')\n"); !ok {
+	if code, ok := parseNoArgs(fs, args); !ok {
 		return code
 	}
 	if a := conversation.Approve(*approve); !a.Valid() {
 		return e.fail(exitUsage, "hub mcp: --approve must be all, read-only or none\n")
 	}
-	hk, err := hooks.New(e.cfg.Hooks)
-	if err != nil {
-		return e.fail(exitUsage, "hub mcp: %v\n", err)
-	}
 	o := delegation.Options{Registry: e.registry, Approve: conversation.Approve(*approve), Rules: e.cfg.Permissions,
-		Cwd: *cwd, Timeout: *timeout, Log: e.log, Hooks: hk, Fallback: fallbacks(e.cfg), ProviderTimeout: e.cfg.Fallback.ProviderTimeout.Duration}
-	if e.cfg.TranscriptsOn() {
-		o.AuditDir = config.TranscriptDir()
-	}
+		Cwd: *cwd, Timeout: *timeout, Log: e.log, Hooks: e.hooks, Fallback: fallbacks(e.cfg), ProviderTimeout: e.cfg.Fallback.ProviderTimeout.Duration,
+		AuditDir: e.cfg.AuditDir()}
 	host, done := mcpHost(e, o)
 	defer done()
 	s := delegate.NewServer(host, currentBuild().Version, e.log)

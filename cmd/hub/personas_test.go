@@ -266,3 +266,35 @@ func TestDoctor_JSONChecksPersonas(t *testing.T) {
 		}
 	}
 }
+
+// hub doctor --agent PERSONA is that persona's check as the full report
+// tells it, in text and in JSON, and exits 1 when it cannot run.
+func TestDoctor_AgentPersonaIsItsCheck(t *testing.T) {
+	root := isolate(t)
+	addUserConfig(t, root, "[providers.mock]\nbase_url = \"http://127.0.0.1:1\"\nmodel = \"m\"\n")
+	agents := filepath.Join(root, "xdg_config_home", "hub", "agents")
+	writeFile(t, filepath.Join(agents, "reviewer.md"), "---\nname: reviewer\ndescription: Reviews.\nagent: mock\ntools: Read, Teleport\n---\nx\n")
+	writeFile(t, filepath.Join(agents, "ghost.md"), "---\nname: ghost\ndescription: d\nagent: nowhere\n---\nx\n")
+	tests := []struct {
+		name, format string
+		code         int
+		want         string
+	}{
+		{"reviewer", "text", exitOK, "  reviewer  on mock  ready  "},
+		{"reviewer", "json", exitOK, `"state": "ready"`},
+		{"ghost", "text", exitError, "  ghost  on nowhere  cannot run  "},
+		{"ghost", "json", exitError, `"state": "cannot run"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name+"/"+tc.format, func(t *testing.T) {
+			args := []string{"doctor", "--agent", tc.name}
+			if tc.format == "json" {
+				args = append(args, "--json")
+			}
+			code, out, errOut := hub(t, nil, args...)
+			if code != tc.code || !strings.Contains(out, tc.want) || strings.Count(out, "on mock")+strings.Count(out, "on nowhere") > 1 {
+				t.Fatalf("exit %d (want %d)\nstdout (want %q):\n%s\nstderr:\n%s", code, tc.code, tc.want, out, errOut)
+			}
+		})
+	}
+}

@@ -18,7 +18,6 @@ import (
 	"github.com/hubdev/hub/conversation"
 	"github.com/hubdev/hub/conversation/bestof"
 	"github.com/hubdev/hub/internal/config"
-	"github.com/hubdev/hub/internal/hooks"
 	"github.com/hubdev/hub/internal/permission"
 	"github.com/hubdev/hub/internal/runner"
 	"github.com/hubdev/hub/internal/safefile"
@@ -86,18 +85,18 @@ Exit codes:
 
 func init() { commands["run"] = command{run: runRun, help: runHelp} }
 
+// runClock, when set (tests), is hub run's timer: it fires --timeout.
+var runClock func(time.Duration) <-chan time.Time
+
 type multiFlag []string
 
 func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
 func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 
 func runRun(ctx context.Context, e *env, args []string) int {
-	fs := newFlagSet("run", runHelp, e.stderr)
+	fs := newFlagSet("run", e.stderr)
 	o := runner.Options{Name: progName, Registry: e.registry, Stdout: e.stdout, Stderr: e.stderr, Log: e.log,
-		TranscriptDir: runsDir()}
-	if e.cfg.TranscriptsOn() {
-		o.AuditDir = config.TranscriptDir()
-	}
+		TranscriptDir: runsDir(), AuditDir: e.cfg.AuditDir()}
 	var skillNames, images, allowTools multiFlag
 	var approve, format string
 	fs.StringVar(&o.Agent, "agent", e.cfg.DefaultAgent, "agent to run (see 'hub agents')")
@@ -138,7 +137,7 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	}
 	agentFlag, err := runFlags(fs, *agentsFlag != "")
 	if err == nil && *agentsFlag == "" {
-		err = untrustedAgent(e.cfg, o.Agent, !agentFlag)
+		err = e.cfg.Untrusted(o.Agent, !agentFlag)
 	}
 	if err != nil {
 		return e.fail(conversation.ExitUsage, "hub run: %v\n", err)
@@ -192,11 +191,8 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	}
 	o.Prompt, o.Approve, o.Format = prompt, conversation.Approve(approve), runner.Format(format)
 	o.Skills, o.Images, o.AllowTools, o.Rules = skillNames, images, allowTools, e.cfg.Permissions
-	o.TrustProject = e.trustProject
+	o.TrustProject, o.Hooks = e.trustProject, e.hooks
 	o.Grants = permission.OpenGrants(permission.GrantsFile(config.StateDir()), nil)
-	if o.Hooks, err = hooks.New(e.cfg.Hooks); err != nil {
-		return e.fail(conversation.ExitUsage, "hub run: %v\n", err)
-	}
 	o.Fallback, o.ProviderTimeout = e.cfg.Agents[o.Agent].Fallback, e.cfg.Fallback.ProviderTimeout.Duration
 	if *fallback != "" {
 		o.Fallback = nil
@@ -214,7 +210,7 @@ func runRun(ctx context.Context, e *env, args []string) int {
 		o.StderrTTY = isatty.IsTerminal(f.Fd())
 	}
 	o.NoColor = os.Getenv("NO_COLOR") != ""
-	o.Signals = laterSignals
+	o.Signals, o.After = laterSignals, runClock
 	if *agentsFlag != "" {
 		return runBestOf(ctx, e, o, bo, *agentsFlag)
 	}
@@ -283,7 +279,7 @@ func runBestOf(ctx context.Context, e *env, o runner.Options, bo bestof.Options,
 	}
 	for _, a := range strings.Split(agents, ",") {
 		if a = strings.TrimSpace(a); a != "" {
-			if err := untrustedAgent(e.cfg, a, false); err != nil {
+			if err := e.cfg.Untrusted(a, false); err != nil {
 				return e.fail(conversation.ExitUsage, "hub run: --agents: %v\n", err)
 			}
 			bo.Agents = append(bo.Agents, a)

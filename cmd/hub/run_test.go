@@ -114,18 +114,22 @@ func fakeAgentConfig(t *testing.T, root, mode string) (cwd, pidFile string) {
 }
 
 // TestRun_EveryExitCodeBothFormats drives `hub run` end to end (flags,
-// config, registry, runner, output) with the replay adapter, and with a
-// configured ACP agent whose program is missing for exit 3.
+// config, registry, runner, output) with the replay adapter, and with
+// configured ACP agents: one whose program is missing for exit 3, one
+// that hangs in its prompt for the timeout and the interrupt. Those fire
+// once the agent has the prompt (its pids reach a FIFO), never by the
+// clock: the partial answer is in the output however loaded the machine.
 func TestRun_EveryExitCodeBothFormats(t *testing.T) {
 	scripts, err := filepath.Abs(filepath.Join("..", "..", "internal", "runner", "testdata", "replay"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	hang := []string{"--agent", "fake"}
 	cases := []struct {
 		name   string
 		script string
 		args   []string
-		cancel bool
+		fire   string // once the fake agent has the prompt: "timeout" (--timeout's timer) or "cancel"
 		want   int
 		text   string // text stdout
 		errTxt string // text stderr fragment
@@ -135,23 +139,34 @@ func TestRun_EveryExitCodeBothFormats(t *testing.T) {
 		{name: "usage error", script: "ok", args: []string{"--approve", "sometimes"}, want: 2, errTxt: "--approve must be all, read-only or none"},
 		{name: "not installed", args: []string{"--agent", "ghost"}, want: 3, errTxt: "no-such-agent-binary"},
 		{name: "not authenticated", script: "auth", want: 4, errTxt: "not authenticated: 401 invalid x-api-key"},
-		{name: "timeout", script: "hang", args: []string{"--timeout", "100ms"}, want: 5, text: "thinking\n", errTxt: "timed out after 100ms"},
+		{name: "timeout", args: append(hang, "--timeout", "100ms"), fire: "timeout", want: 5, text: "partial answer\n", errTxt: "timed out after 100ms"},
 		{name: "denied", script: "denied", want: 6, text: "skipped\n", errTxt: "permission rm -rf build [execute]: denied (--approve read-only)"},
-		{name: "interrupted", script: "hang", cancel: true, want: 130, text: "thinking\n", errTxt: "interrupted (exit 130)"},
+		{name: "interrupted", args: hang, fire: "cancel", want: 130, text: "partial answer\n", errTxt: "interrupted (exit 130)"},
 	}
 	for _, c := range cases {
 		for _, format := range []string{"text", "jsonl"} {
 			t.Run(c.name+"/"+format, func(t *testing.T) {
 				root := isolate(t)
-				cwd, _ := fakeAgentConfig(t, root, "hang")
+				cwd, pids := fakeAgentConfig(t, root, "hang")
 				chdir(t, cwd)
 				if c.script != "" {
 					t.Setenv("HUB_REPLAY_SCRIPT", filepath.Join(scripts, c.script+".jsonl"))
 				}
 				ctx, cancel := context.WithCancel(context.Background())
 				defer cancel()
-				if c.cancel {
-					time.AfterFunc(100*time.Millisecond, cancel)
+				if c.fire != "" {
+					fire := promptReached(t, pids)
+					if c.fire == "cancel" {
+						go func() { <-fire; cancel() }()
+					} else {
+						runClock = func(d time.Duration) <-chan time.Time {
+							if d == 100*time.Millisecond {
+								return fire
+							}
+							return time.After(d)
+						}
+						t.Cleanup(func() { runClock = nil })
+					}
 				}
 				args := append([]string{"run", "--agent", "replay", "--format", format}, c.args...)
 				var out, errb bytes.Buffer
@@ -196,6 +211,18 @@ func pidFIFO(t *testing.T, pidFile string) {
 	if err := unix.Mkfifo(pidFile, 0o600); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// promptReached is closed once the fake agent (mode hang) has its prompt:
+// it blocks writing its pids to the FIFO until this reads them.
+func promptReached(t *testing.T, pidFile string) <-chan time.Time {
+	pidFIFO(t, pidFile)
+	reached := make(chan time.Time)
+	go func() {
+		_, _ = os.ReadFile(pidFile)
+		close(reached)
+	}()
+	return reached
 }
 
 func waitPIDs(t *testing.T, pidFile string) (agent, child int) {

@@ -35,7 +35,7 @@ func runSessions(_ context.Context, e *env, args []string) int {
 	if len(args) > 0 && args[0] != "" && args[0][0] != '-' {
 		sub, args = args[0], args[1:]
 	}
-	fs := newFlagSet("sessions", sessionsHelp, e.stderr)
+	fs := newFlagSet("sessions", e.stderr)
 	asJSON := fs.Bool("json", false, "list: print JSON")
 	format := fs.String("format", "md", "export: md or json")
 	pos, code, ok := parseInterspersed(fs, args)
@@ -107,14 +107,7 @@ func sessionRows(st *acp.Store) []sessionRow {
 func listSessions(e *env, st *acp.Store, asJSON bool) int {
 	all := sessionRows(st)
 	if asJSON {
-		type row struct {
-			ID, Agent, Cwd, Title, Updated, Source string
-		}
-		rows := []row{}
-		for _, r := range all {
-			rows = append(rows, row{r.ID, r.Agent, r.Cwd, r.Title, r.Updated.Format(time.RFC3339), r.Source})
-		}
-		return printJSON(e.stdout, rows)
+		return printJSON(e.stdout, append([]sessionRow{}, all...))
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "SESSION\tAGENT\tUPDATED\tCWD\tTITLE")

@@ -27,9 +27,9 @@ func runSkills(_ context.Context, e *env, args []string) int {
 	if len(args) > 0 && args[0] == "list" {
 		args = args[1:]
 	}
-	fs := newFlagSet("skills", skillsHelp, e.stderr)
+	fs := newFlagSet("skills", e.stderr)
 	asJSON := fs.Bool("json", false, "print JSON: {skills: [...], warnings: [...]}")
-	if code, ok := parseNoArgs(fs, args, e.stderr, "hub skills: unknown subcommand %q (only 'list')\n"); !ok {
+	if code, ok := parseNoArgs(fs, args); !ok {
 		return code
 	}
 	list, warns := skills.DiscoverTrusting(e.cwd, "", e.trustProject)

@@ -29,7 +29,7 @@ them for one run instead.
 func init() { commands["trust"] = command{run: runTrust, help: trustHelp} }
 
 func runTrust(_ context.Context, e *env, args []string) int {
-	fs := newFlagSet("trust", trustHelp, e.stderr)
+	fs := newFlagSet("trust", e.stderr)
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
@@ -52,17 +52,4 @@ func runTrust(_ context.Context, e *env, args []string) int {
 		fmt.Fprintf(e.stdout, "trusted %s\n", f)
 	}
 	return exitOK
-}
-
-// untrustedAgent reports why agent cannot run: it is defined (or made the
-// default) only by an untrusted project file.
-func untrustedAgent(cfg *config.Config, agent string, fromDefault bool) error {
-	if file, ok := cfg.UntrustedAgents[agent]; ok {
-		return fmt.Errorf("untrusted project config %s defines agent %q: run 'hub trust' in %s (or pass --trust-project) to let it run",
-			file, agent, filepath.Dir(filepath.Dir(file)))
-	}
-	if fromDefault && cfg.UntrustedDefault != "" {
-		return fmt.Errorf("untrusted project config sets default_agent %q: run 'hub trust' (or pass --trust-project, or --agent)", cfg.UntrustedDefault)
-	}
-	return nil
 }

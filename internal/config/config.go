@@ -160,8 +160,14 @@ func (c *Config) checkHooks() (warnings []string, err error) {
 	return warnings, nil
 }
 
-// TranscriptsOn says whether transcripts = true.
-func (c *Config) TranscriptsOn() bool { return c.Transcripts != nil && *c.Transcripts }
+// AuditDir is where every session's transcript goes when transcripts =
+// true (TranscriptDir); "" when it is off.
+func (c *Config) AuditDir() string {
+	if c.Transcripts == nil || !*c.Transcripts {
+		return ""
+	}
+	return TranscriptDir()
+}
 
 // Duration is a TOML string such as "90s" or "30m".
 type Duration struct {

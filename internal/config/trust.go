@@ -270,6 +270,19 @@ func (c *Config) narrowSandbox(f *Config, path string) {
 	f.Sandbox = SandboxConfig{}
 }
 
+// Untrusted reports why agent cannot run: an untrusted project file
+// defines it, or (fromDefault: no agent was named) made it the default.
+func (c *Config) Untrusted(agent string, fromDefault bool) error {
+	if file, ok := c.UntrustedAgents[agent]; ok {
+		return fmt.Errorf("untrusted project config %s defines agent %q: run 'hub trust' in %s (or pass --trust-project) to let it run",
+			file, agent, filepath.Dir(filepath.Dir(file)))
+	}
+	if fromDefault && c.UntrustedDefault != "" {
+		return fmt.Errorf("untrusted project config sets default_agent %q: run 'hub trust' (or pass --trust-project, or --agent)", c.UntrustedDefault)
+	}
+	return nil
+}
+
 // UntrustedNotice tells an editor session which project keys hub ignored,
 // one sentence per file; "" when none.
 func (c *Config) UntrustedNotice() string {

@@ -119,7 +119,10 @@ func (r *run) execute(ctx context.Context) Summary {
 	spec := conversation.TurnSpec{Agent: a.Name(), Session: sess, Prompt: prompt, Hooks: obs, Audit: audit, Gate: r.gate, Emit: r.handle,
 		Narrate: r.out.narration, Workspace: so.Cwd, Model: model, Digest: &r.digest, Watch: r.fallbackNext, WatchBound: r.o.ProviderTimeout}
 	if err := r.turn(runCtx, spec); err != nil && r.stopCause() == causeNone {
-		return r.startFailed(fmt.Errorf("prompt %s: %w", a.Name(), err))
+		if word, _, _ := strings.Cut(err.Error(), " "); strings.TrimSuffix(word, ":") != a.Name() { // named once
+			err = fmt.Errorf("prompt %s: %w", a.Name(), err)
+		}
+		return r.startFailed(err)
 	}
 	r.conform(runCtx, spec)
 	r.saveTranscript(r.promptText)

@@ -42,11 +42,15 @@ const (
 // its name and returns the exit code.
 type Helper func(args []string) int
 
+// helpers are the package's own fakes, as Main got them.
+var helpers map[string]Helper
+
 // Main runs the fake program the test binary was started as, if any, and
 // the package's tests otherwise. helpers are the package's own fakes, run
-// by Helper.
-func Main(m *testing.M, helpers map[string]Helper) {
-	if code, ok := dispatch(os.Args, helpers); ok {
+// by HelperCommand or the "helper:NAME" op.
+func Main(m *testing.M, own map[string]Helper) {
+	helpers = own
+	if code, ok := dispatch(os.Args); ok {
 		// Not os.Exit: under -race it waits a second at exit 0 (the race
 		// runtime's atexit_sleep_ms), a second for every fake started.
 		syscall.Exit(code)
@@ -54,7 +58,7 @@ func Main(m *testing.M, helpers map[string]Helper) {
 	os.Exit(m.Run())
 }
 
-func dispatch(argv []string, helpers map[string]Helper) (int, bool) {
+func dispatch(argv []string) (int, bool) {
 	if len(argv) > 1 {
 		switch a := argv[1]; {
 		case a == flagRun:
@@ -63,7 +67,7 @@ func dispatch(argv []string, helpers map[string]Helper) (int, bool) {
 			raw, err := base64.RawURLEncoding.DecodeString(strings.TrimPrefix(a, flagRun64))
 			return runJSON(raw, err, argv[2:]), true
 		case strings.HasPrefix(a, flagHelper):
-			return runHelper(helpers, strings.TrimPrefix(a, flagHelper), argv[2:]), true
+			return runHelper(strings.TrimPrefix(a, flagHelper), argv[2:]), true
 		}
 	}
 	name := strings.TrimSuffix(filepath.Base(argv[0]), ".exe")
@@ -87,7 +91,7 @@ func runJSON(raw []byte, err error, args []string) int {
 	return runOps(append(append(ops, "--"), args...))
 }
 
-func runHelper(helpers map[string]Helper, name string, args []string) int {
+func runHelper(name string, args []string) int {
 	h, ok := helpers[name]
 	if !ok {
 		fmt.Fprintf(os.Stderr, "proctest: no helper %q\n", name)
@@ -111,7 +115,9 @@ func runHelper(helpers map[string]Helper, name string, args []string) int {
 // FILE holds TEXT (a trailing newline aside); "exitifstdin:TEXT:N:MSG"
 // reads stdin and, when it holds TEXT, writes MSG to stderr and exits N;
 // "closeio" closes stdin and stdout (a writer to the fake gets a broken
-// pipe, a reader the end, before the fake has exited). Without an exit op the program exits 0.
+// pipe, a reader the end, before the fake has exited); "helper:NAME" runs
+// the package's own helper NAME (see Main) with the appended arguments
+// and exits with its code. Without an exit op the program exits 0.
 func Command(ops ...string) []string {
 	return append([]string{self(), flagRun}, append(slices.Clone(ops), "--")...)
 }
@@ -144,21 +150,33 @@ func Quote(path string) string {
 // the environment (set with t.Setenv, so the test cannot be parallel).
 func Install(t testing.TB, dir, name string, ops ...string) string {
 	t.Helper()
+	p, env := Fake(t, dir, name, ops...)
+	if k, v, ok := strings.Cut(env, "="); ok {
+		t.Setenv(k, v)
+	}
+	return p
+}
+
+// Fake is Install for a test that gives its programs an environment of
+// its own: it returns the KEY=VALUE the fake needs there ("" on Windows,
+// where the shim carries the ops). A name ending in .cmd keeps it.
+func Fake(t testing.TB, dir, name string, ops ...string) (path, env string) {
+	t.Helper()
 	if runtime.GOOS == "windows" {
-		p := filepath.Join(dir, name+".cmd")
+		p := filepath.Join(dir, strings.TrimSuffix(name, ".cmd")+".cmd")
 		shim := "@ECHO off\r\n" + ShellCommand(ops...) + " %*\r\n"
 		if err := os.WriteFile(p, []byte(shim), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		return p
+		return p, ""
 	}
 	p := filepath.Join(dir, name)
+	_ = os.Remove(p) // installed again, it replaces the first, as the shim does
 	if err := os.Symlink(self(), p); err != nil {
 		t.Fatal(err)
 	}
 	v, _ := json.Marshal(ops)
-	t.Setenv(envFake+envName(name), string(v))
-	return p
+	return p, envFake + envName(name) + "=" + string(v)
 }
 
 func envName(name string) string {
@@ -228,6 +246,8 @@ func runOp(verb, arg string, args []string) (code int, done bool, err error) {
 		err = os.WriteFile(arg, []byte(strings.Join(args, " ")+"\n"), 0o644)
 	case "touch":
 		err = os.WriteFile(arg, nil, 0o644)
+	case "helper":
+		return runHelper(arg, args), true, nil
 	case "exit":
 		code, err = strconv.Atoi(arg)
 		return code, true, err

@@ -56,6 +56,7 @@ func TestCommand_OpsSeeAppendedArguments(t *testing.T) {
 		{"file checks", proctest.Command("has:"+file+":from file", "exists:"+filepath.Join(dir, "nope")), "", "", 1},
 		{"records arguments", append(proctest.Command("args>:"+args, "cat:"+args), "auth", "login"), "", "auth login\n", 0},
 		{"own helper", proctest.HelperCommand("upper", "a", "b"), "", "A B", 4},
+		{"own helper as an op", append(proctest.Command("out:x", "helper:upper", "out:never"), "a", "b"), "", "xA B", 4},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,5 +1,3 @@
-//go:build unix
-
 package detect_test
 
 import (
@@ -14,7 +12,7 @@ import (
 	"github.com/hubdev/hub/adapters/all"
 	"github.com/hubdev/hub/detect"
 	"github.com/hubdev/hub/internal/config"
-	"github.com/hubdev/hub/internal/fixture"
+	"github.com/hubdev/hub/internal/proc/proctest"
 )
 
 // The registry (adapters/all) reads the initialize answers doctor cached:
@@ -52,9 +50,7 @@ func fakeInstall(t *testing.T, bins ...string) string {
 	dir, home := t.TempDir(), t.TempDir()
 	log := filepath.Join(dir, "starts.log")
 	for _, b := range bins {
-		if err := os.WriteFile(filepath.Join(dir, b), []byte(fixture.ACPScript), 0o755); err != nil {
-			t.Fatal(err)
-		}
+		proctest.Install(t, dir, b, "helper:acp")
 	}
 	t.Setenv("PATH", dir)
 	t.Setenv("HOME", home)
