@@ -94,11 +94,11 @@ type codexExecRecord struct {
 // limit, last status: 429 Too Many Requests)"). Any other error is held
 // until the turn ends: fatal if the turn fails, a notice if it completes.
 func (d *CodexExecDecoder) errorLine(msg string) []adapters.Event {
-	info := &adapters.ErrorInfo{Message: adapters.FirstLine(msg), Code: codexExecErrorCode(msg)}
-	if strings.HasPrefix(msg, "Reconnecting") {
+	retry := strings.HasPrefix(msg, "Reconnecting")
+	info := &adapters.ErrorInfo{Message: adapters.FirstLine(msg), Code: codexExecErrorCode(msg), Retry: retry, Fatal: !retry}
+	if retry {
 		return []adapters.Event{{Type: adapters.EventError, Error: info}}
 	}
-	info.Fatal = true
 	d.pending = info
 	return nil
 }

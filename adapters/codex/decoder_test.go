@@ -2,6 +2,7 @@ package codex
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path"
@@ -246,6 +247,45 @@ func TestCodexDecoder_Behaviour(t *testing.T) {
 			}
 			if tc.check != nil {
 				tc.check(t, evs)
+			}
+		})
+	}
+}
+
+// A notice that codex retries is codex's to decide: a turn whose only news
+// is one ends as codex ends it, not failed, and the notice keeps its cause
+// for the fallback watch.
+func TestCodexDecoder_RetryNoticeAloneIsNoFailure(t *testing.T) {
+	tests := []struct {
+		name, stream string
+		decode       func([]byte) []adapters.Event
+		code         adapters.ErrorCode
+	}{
+		{"app-server 429", `{"method":"error","params":{"error":{"message":"Reconnecting... 1/5","codexErrorInfo":{"responseStreamDisconnected":{"httpStatusCode":429}},"additionalDetails":"last status: 429"},"willRetry":true}}
+{"method":"turn/completed","params":{"turn":{"id":"t","status":"completed"}}}`, DecodeCodex, adapters.CodeRateLimit},
+		{"app-server usage limit", `{"method":"error","params":{"error":{"message":"Reconnecting... 2/5","codexErrorInfo":"usageLimitExceeded"},"willRetry":true}}
+{"method":"turn/completed","params":{"turn":{"id":"t","status":"completed"}}}`, DecodeCodex, adapters.CodeRateLimit},
+		{"app-server 502", `{"method":"error","params":{"error":{"message":"Reconnecting... 1/5","codexErrorInfo":{"responseStreamDisconnected":{"httpStatusCode":502}}},"willRetry":true}}
+{"method":"turn/completed","params":{"turn":{"id":"t","status":"completed"}}}`, DecodeCodex, adapters.CodeProvider},
+		{"exec 429", `{"type":"error","message":"Reconnecting... 1/2 (exceeded retry limit, last status: 429 Too Many Requests)"}
+{"type":"turn.completed","usage":null}`, DecodeCodexExec, adapters.CodeRateLimit},
+		{"exec disconnect", `{"type":"error","message":"Reconnecting... 2/5 (stream disconnected before completion: connection reset)"}
+{"type":"turn.completed"}`, DecodeCodexExec, adapters.CodeProvider},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			evs := tt.decode([]byte(tt.stream))
+			if got := codexTypes(evs); got != "error:"+string(tt.code)+" done:end_turn" {
+				t.Fatalf("events %q", got)
+			}
+			if !evs[0].Error.Retry {
+				t.Errorf("notice %+v is not a retry", evs[0].Error)
+			}
+			turn := adapters.NewTurn()
+			turn.Emit(evs...)
+			turn.Close()
+			if _, err := turn.Run(context.Background(), func(adapters.Event) {}, adapters.TurnRules{}); err != nil {
+				t.Errorf("turn failed: %v", err)
 			}
 		})
 	}
