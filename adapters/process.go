@@ -31,12 +31,15 @@ func CrashInfo(p *proc.Process, name string) (info *ErrorInfo, ok bool) {
 	return &ErrorInfo{Code: CodeCrash, Fatal: true, Detail: p.StderrTail(10), Message: name + " exited unexpectedly " + howExited(p)}, true
 }
 
-// CrashEnd ends a turn whose agent process p (name) is gone: CrashInfo,
-// or while it still runs, the loss of its output.
+// CrashEnd ends a turn whose agent process p (name) closed its output:
+// CrashInfo, after the one wait it gives p; a p that still runs is
+// stopped, so that its end and stderr are told all the same.
 func CrashEnd(p *proc.Process, name string) []Event {
 	info, ok := CrashInfo(p, name)
 	if !ok {
-		info = &ErrorInfo{Code: CodeCrash, Fatal: true, Detail: p.StderrTail(10), Message: name + " closed its output but still runs"}
+		_ = p.Stop()
+		info, _ = CrashInfo(p, name)
+		info.Message = name + " closed its output and was stopped " + howExited(p)
 	}
 	return Failure(info)
 }

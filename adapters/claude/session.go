@@ -326,10 +326,12 @@ func (s *Session) readLoop() {
 	s.exit()
 }
 
-// exit ends a running turn after the process is gone, in the words of
-// its Exit and of a write to it that failed.
+// exit ends a running turn once claude closed its output (CrashEnd stops
+// a claude that still runs), in the words of its Exit and of a write to
+// it that failed.
 func (s *Session) exit() {
-	gone := adapters.CrashError(s.p, "claude", ErrExited)
+	end := adapters.CrashEnd(s.p, "claude")
+	gone := adapters.CrashError(s.p, "claude", ErrExited) // s.p is gone: no second wait
 	s.mu.Lock()
 	s.exited = true
 	for id, reply := range s.pending {
@@ -337,7 +339,7 @@ func (s *Session) exit() {
 		delete(s.pending, id)
 	}
 	s.mu.Unlock()
-	s.turn.Exited(s.turn.Cancelled(), adapters.CrashEnd(s.p, "claude")...)
+	s.turn.Exited(s.turn.Cancelled(), end...)
 }
 
 // Exit implements adapters.Exiter.

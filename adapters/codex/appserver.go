@@ -160,15 +160,16 @@ func (s *appSession) openThread(ctx context.Context) error {
 
 func (s *appSession) ID() string { s.mu.Lock(); defer s.mu.Unlock(); return s.thread }
 
-// readLoop routes notifications and server requests; on exit it ends any
-// running turn with the stderr tail.
+// readLoop routes notifications and server requests; once codex closed
+// its output (CrashEnd stops a codex that still runs) it ends any running
+// turn with the stderr tail.
 func (s *appSession) readLoop() {
 	_ = s.rpc.Serve(context.Background())
-	_ = s.p.Wait()
+	end := adapters.CrashEnd(s.p, "codex app-server")
 	s.mu.Lock()
 	closing := s.closing
 	s.mu.Unlock()
-	s.turn.Exited(closing, adapters.CrashEnd(s.p, "codex app-server")...)
+	s.turn.Exited(closing, end...)
 }
 
 // notify decodes a notification, in order with server requests.
