@@ -19,6 +19,9 @@ type PerPrompt struct {
 	// the session locked; done (may be nil) runs once that process is
 	// gone, or at once when it does not start.
 	Command func(prompt []Content, resumeID string) (spec proc.Spec, done func(), err error)
+	// Started (may be nil) runs, with the session locked, once a prompt's
+	// process started: what Command gave it reached the agent.
+	Started func()
 	// NewDecoder is the decoder of one prompt's output.
 	NewDecoder func() LineDecoder
 	// Rules are the turns' rules; the session sets their Interrupt.
@@ -87,6 +90,9 @@ func (s *PerPrompt) spawn(ctx context.Context, prompt []Content) (p *proc.Proces
 		return nil, nil, StartError(err)
 	}
 	_ = p.Stdin.Close() // the prompt is in argv; some agents read stdin to EOF
+	if s.Started != nil {
+		s.Started()
+	}
 	return p, done, nil
 }
 

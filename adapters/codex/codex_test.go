@@ -19,6 +19,7 @@ import (
 	"github.com/hubdev/hub/internal/config"
 	"github.com/hubdev/hub/internal/fixture"
 	"github.com/hubdev/hub/internal/proc"
+	"github.com/hubdev/hub/internal/proc/proctest"
 )
 
 // The test binary doubles as a fake `codex app-server`: with CODEX_FAKE set
@@ -32,7 +33,7 @@ func TestMain(m *testing.M) {
 	} else if fx != "" {
 		os.Exit(fakeCodex(fx))
 	}
-	os.Exit(m.Run())
+	proctest.Main(m, nil)
 }
 
 func fakeCodex(fixture string) int {

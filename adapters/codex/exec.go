@@ -18,8 +18,9 @@ type execSession struct {
 	adapters.PerPrompt
 	a    *Adapter
 	opts adapters.SessionOptions
-	// skills goes in front of the first prompt: codex exec has no way to
-	// add a skills folder. Only command, with the session locked, reads it.
+	// skills goes in front of prompts until a codex exec that got them
+	// started (codex exec has no way to add a skills folder); only the
+	// session's locked Command and Started use it.
 	skills string
 	// schema is the temp file of SessionOptions.OutputSchema ("": none).
 	schema string
@@ -40,7 +41,7 @@ func (a *Adapter) startExec(opts adapters.SessionOptions) (*execSession, error) 
 	s := &execSession{a: a, opts: opts, skills: text, schema: schema}
 	// One decoder for the thread's processes: exec reports cumulative usage.
 	dec := NewCodexExecDecoder()
-	s.PerPrompt = adapters.PerPrompt{Name: "codex", ResumeID: opts.ResumeID, Command: s.command,
+	s.PerPrompt = adapters.PerPrompt{Name: "codex", ResumeID: opts.ResumeID, Command: s.command, Started: func() { s.skills = "" },
 		NewDecoder: func() adapters.LineDecoder { return dec },
 		Rules:      adapters.RulesOf(opts, nil, a.unknownRecords()), Stop: interrupt}
 	return s, nil
@@ -93,7 +94,6 @@ func (s *execSession) command(prompt []adapters.Content, _ string) (proc.Spec, f
 		return proc.Spec{}, nil, err
 	}
 	text := adapters.PromptText(withSkills(prompt, s.skills))
-	s.skills = ""
 	return proc.Spec{Path: s.a.cfg.ArgvOr("codex")[0], Args: s.args(text, images),
 		Dir: s.opts.Cwd, Env: s.a.env(s.opts), Grace: 2 * time.Second}, cleanup, nil
 }
