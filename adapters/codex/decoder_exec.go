@@ -157,17 +157,7 @@ func (d *CodexExecDecoder) item(it *codexExecItem, phase string) ([]adapters.Eve
 	if !ok {
 		return nil, false
 	}
-	if !d.started[it.ID] || phase == "item.started" {
-		if !completed {
-			d.started[it.ID] = true
-		}
-		return []adapters.Event{{Type: adapters.EventToolCall, Tool: tool}}, true
-	}
-	if completed {
-		delete(d.started, it.ID)
-	}
-	upd := &adapters.ToolCall{ID: tool.ID, Status: tool.Status, Content: tool.Content, RawOutput: tool.RawOutput}
-	return []adapters.Event{{Type: adapters.EventToolUpdate, Tool: upd}}, true
+	return toolEvent(d.started, tool, phase == "item.started", completed), true
 }
 
 func codexExecText(typ adapters.EventType, it *codexExecItem, completed bool) []adapters.Event {

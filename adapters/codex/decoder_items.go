@@ -89,17 +89,27 @@ func (d *CodexDecoder) item(params json.RawMessage, completed bool) ([]adapters.
 		return nil, false
 	}
 	d.seen[it.ID] = true
-	if !completed {
-		d.started[it.ID] = true
-		return []adapters.Event{{Type: adapters.EventToolCall, Tool: tool}}, true
+	if completed {
+		delete(d.output, it.ID)
 	}
-	delete(d.output, it.ID)
-	if !d.started[it.ID] {
-		return []adapters.Event{{Type: adapters.EventToolCall, Tool: tool}}, true
+	return toolEvent(d.started, tool, !completed, completed), true
+}
+
+// toolEvent is a tool item's event, for app-server and exec alike: its
+// call when it starts or is first seen (started keeps it until it
+// completes), else an update with what the item now says.
+func toolEvent(started map[string]bool, t *adapters.ToolCall, starting, completed bool) []adapters.Event {
+	if starting || !started[t.ID] {
+		if !completed {
+			started[t.ID] = true
+		}
+		return []adapters.Event{{Type: adapters.EventToolCall, Tool: t}}
 	}
-	delete(d.started, it.ID)
-	upd := &adapters.ToolCall{ID: tool.ID, Status: tool.Status, Content: tool.Content, RawOutput: tool.RawOutput, Locations: tool.Locations}
-	return []adapters.Event{{Type: adapters.EventToolUpdate, Tool: upd}}, true
+	if completed {
+		delete(started, t.ID)
+	}
+	upd := &adapters.ToolCall{ID: t.ID, Status: t.Status, Content: t.Content, RawOutput: t.RawOutput, Locations: t.Locations}
+	return []adapters.Event{{Type: adapters.EventToolUpdate, Tool: upd}}
 }
 
 func codexReasoningText(it codexItem) string {
