@@ -69,7 +69,12 @@ func (d *CodexDecoder) item(params json.RawMessage, completed bool) ([]adapters.
 	if adapters.Unmarshal(params, &p) != nil {
 		return nil, false
 	}
-	it := p.Item
+	return d.itemEvents(p.Item, !completed, completed)
+}
+
+// itemEvents are the events of an item starting, changing or completing;
+// exec's items come here under app-server's names.
+func (d *CodexDecoder) itemEvents(it codexItem, starting, completed bool) ([]adapters.Event, bool) {
 	switch it.Type {
 	case "userMessage", "hookPrompt":
 		return nil, true
@@ -172,7 +177,7 @@ func (d *CodexDecoder) command(t *adapters.ToolCall, it codexItem) {
 	// Structs with fields in map key order: same bytes as a map, less work.
 	t.RawInput, _ = json.Marshal(struct {
 		Command string `json:"command"`
-		Cwd     string `json:"cwd"`
+		Cwd     string `json:"cwd,omitempty"` // exec names none
 	}{it.Command, it.Cwd})
 	if it.AggregatedOutput != nil || it.ExitCode != nil {
 		out := ""
