@@ -26,9 +26,6 @@ type PerPrompt struct {
 	NewDecoder func() LineDecoder
 	// Rules are the turns' rules; the session sets their Interrupt.
 	Rules TurnRules
-	// Stop stops a cancelled turn's process and waits for it (nil:
-	// proc.Process.Stop).
-	Stop func(p *proc.Process)
 
 	id       atomic.Value   // string: the agent session the next prompt resumes
 	turn     Running        // started under mu
@@ -96,16 +93,13 @@ func (s *PerPrompt) spawn(ctx context.Context, prompt []Content) (p *proc.Proces
 	return p, done, nil
 }
 
-// watch stops p once t is cancelled, by the prompt's caller or by Close.
+// watch stops p (its Spec's StopSignal, then its Grace) once t is
+// cancelled, by the prompt's caller or by Close.
 func (s *PerPrompt) watch(p *proc.Process, t *Turn) {
 	select {
 	case <-p.Done():
 	case <-t.Cancelled():
-		if s.Stop != nil {
-			s.Stop(p)
-		} else {
-			_ = p.Stop()
-		}
+		_ = p.Stop()
 	}
 }
 
