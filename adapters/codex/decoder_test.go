@@ -291,6 +291,24 @@ func TestCodexDecoder_RetryNoticeAloneIsNoFailure(t *testing.T) {
 	}
 }
 
+// exec's items decode as app-server's: a web search, which exec reports
+// only once done and without a status, is a completed call, not one the
+// turn's end would mark failed.
+func TestCodexExecDecoder_ItemsAsAppServers(t *testing.T) {
+	for _, tt := range []struct{ exec, appServer string }{
+		{`{"type":"item.completed","item":{"id":"w","type":"web_search","query":"go"}}`,
+			`{"method":"item/completed","params":{"item":{"id":"w","type":"webSearch","query":"go"}}}`},
+		{`{"type":"item.completed","item":{"id":"m","type":"mcp_tool_call","server":"docs","tool":"search","arguments":{"q":"x"},"result":{"content":[{"type":"text","text":"found"}]},"status":"completed"}}`,
+			`{"method":"item/completed","params":{"item":{"id":"m","type":"mcpToolCall","server":"docs","tool":"search","arguments":{"q":"x"},"result":{"content":[{"type":"text","text":"found"}]},"status":"completed"}}}`},
+	} {
+		got, _ := json.Marshal(DecodeCodexExec([]byte(tt.exec)))
+		want, _ := json.Marshal(DecodeCodex([]byte(tt.appServer)))
+		if string(got) != string(want) || !strings.Contains(string(got), `"status":"completed"`) {
+			t.Errorf("exec %s\n  = %s\nwant %s", tt.exec, got, want)
+		}
+	}
+}
+
 func TestCodexDecoder_MalformedIsRaw(t *testing.T) {
 	tests := []struct{ line, source string }{
 		{`{not json`, "codex:invalid"},
