@@ -125,12 +125,13 @@ func (s *PerPrompt) run(p *proc.Process, t *Turn, done func()) {
 	if f, ok := dec.(Flusher); ok {
 		deliver(f.Flush())
 	}
+	crash := CrashEnd(p, s.Name) // stops a process that closed its output but runs on
 	waitErr := p.Wait()
 	done()
 	cancelled := t.IsCancelled()
 	switch { // an output with no EventDone: its process's exit, or one that ended well but said nothing
 	case end == nil && !cancelled && waitErr != nil:
-		end = CrashEnd(p, s.Name)
+		end = crash
 	case end == nil && !cancelled:
 		end = Failure(&ErrorInfo{Message: s.Name + " ended without a result", Code: CodeCrash, Fatal: true, Detail: p.StderrTail(10)})
 	}
