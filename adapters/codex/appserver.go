@@ -304,27 +304,21 @@ func (s *appSession) Steer(ctx context.Context, prompt []adapters.Content) error
 	return s.call(ctx, "turn/steer", map[string]any{"threadId": thread, "expectedTurnId": turn, "input": userInput(prompt)}, nil)
 }
 
-// localPath is the local file a file URI names, or "".
-func localPath(uri string) string {
-	p, _ := fileuri.ToPath(runtime.GOOS, uri)
-	return p
-}
-
-// userInput maps prompt blocks to codex UserInput items.
+// userInput maps prompt blocks to codex UserInput items; a file URI's
+// image is the local file it names.
 func userInput(prompt []adapters.Content) []map[string]any {
 	var items []map[string]any
 	if text := adapters.PromptText(prompt); text != "" {
 		items = append(items, map[string]any{"type": "text", "text": text, "text_elements": []any{}})
 	}
 	for _, c := range prompt {
-		if c.Type != adapters.ContentImage {
-			continue
-		}
+		path, _ := fileuri.ToPath(runtime.GOOS, c.URI)
 		switch {
+		case c.Type != adapters.ContentImage:
 		case c.Data != "":
 			items = append(items, map[string]any{"type": "image", "url": "data:" + c.MimeType + ";base64," + c.Data})
-		case localPath(c.URI) != "":
-			items = append(items, map[string]any{"type": "localImage", "path": localPath(c.URI)})
+		case path != "":
+			items = append(items, map[string]any{"type": "localImage", "path": path})
 		case c.URI != "":
 			items = append(items, map[string]any{"type": "image", "url": c.URI})
 		}
