@@ -60,7 +60,7 @@ func StatusCode(status int) ErrorCode { return cmp.Or(statusCodes[status], CodeP
 // (attempt is "N" or "N of M"); the HTTP status, 0 when it names none,
 // decides the code.
 func RetryError(agent string, status int, attempt, detail string) *ErrorInfo {
-	e := &ErrorInfo{Message: agent + ": API request failed", Code: StatusCode(status), Status: status, Detail: detail}
+	e := &ErrorInfo{Message: agent + ": API request failed", Code: StatusCode(status), Status: status, Detail: detail, Retry: true}
 	if status != 0 {
 		e.Message += " with HTTP " + strconv.Itoa(status)
 	}

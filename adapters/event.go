@@ -215,6 +215,9 @@ type ErrorInfo struct {
 	// Status is the model service's HTTP status, when the agent says it
 	// (a retry notice or the final failure): 401, 429, 500…
 	Status int `json:"status,omitempty"`
+	// Retry marks the agent's notice that it retries a failed model call
+	// (RetryError): Code says why, and it never fails a turn by itself.
+	Retry bool `json:"retry,omitempty"`
 }
 
 // Failure is how a failed turn ends: its error, then done (end_turn).
@@ -236,7 +239,6 @@ const (
 	CodeProtocol     ErrorCode = "protocol"      // the agent broke its own protocol
 	CodeAgent        ErrorCode = "agent"         // the agent failed on its own
 	CodeExtension    ErrorCode = "extension"     // an agent extension failed
-	CodeRetry        ErrorCode = "retry"         // non-fatal: the agent retries
 	CodeWarning      ErrorCode = "warning"       // non-fatal notice
 	CodeHook         ErrorCode = "hook"          // a hook blocked the prompt, or failed
 	CodeNotInstalled ErrorCode = "not_installed" // the agent's program is missing

@@ -19,13 +19,13 @@ type PerPrompt struct {
 	// the session locked; done (may be nil) runs once that process is
 	// gone, or at once when it does not start.
 	Command func(prompt []Content, resumeID string) (spec proc.Spec, done func(), err error)
+	// Started (may be nil) runs, with the session locked, once a prompt's
+	// process started: what Command gave it reached the agent.
+	Started func()
 	// NewDecoder is the decoder of one prompt's output.
 	NewDecoder func() LineDecoder
 	// Rules are the turns' rules; the session sets their Interrupt.
 	Rules TurnRules
-	// Stop stops a cancelled turn's process and waits for it (nil:
-	// proc.Process.Stop).
-	Stop func(p *proc.Process)
 
 	id       atomic.Value   // string: the agent session the next prompt resumes
 	turn     Running        // started under mu
@@ -87,19 +87,19 @@ func (s *PerPrompt) spawn(ctx context.Context, prompt []Content) (p *proc.Proces
 		return nil, nil, StartError(err)
 	}
 	_ = p.Stdin.Close() // the prompt is in argv; some agents read stdin to EOF
+	if s.Started != nil {
+		s.Started()
+	}
 	return p, done, nil
 }
 
-// watch stops p once t is cancelled, by the prompt's caller or by Close.
+// watch stops p (its Spec's StopSignal, then its Grace) once t is
+// cancelled, by the prompt's caller or by Close.
 func (s *PerPrompt) watch(p *proc.Process, t *Turn) {
 	select {
 	case <-p.Done():
 	case <-t.Cancelled():
-		if s.Stop != nil {
-			s.Stop(p)
-		} else {
-			_ = p.Stop()
-		}
+		_ = p.Stop()
 	}
 }
 
@@ -125,12 +125,13 @@ func (s *PerPrompt) run(p *proc.Process, t *Turn, done func()) {
 	if f, ok := dec.(Flusher); ok {
 		deliver(f.Flush())
 	}
+	crash := CrashEnd(p, s.Name) // stops a process that closed its output but runs on
 	waitErr := p.Wait()
 	done()
 	cancelled := t.IsCancelled()
 	switch { // an output with no EventDone: its process's exit, or one that ended well but said nothing
 	case end == nil && !cancelled && waitErr != nil:
-		end = CrashEnd(p, s.Name)
+		end = crash
 	case end == nil && !cancelled:
 		end = Failure(&ErrorInfo{Message: s.Name + " ended without a result", Code: CodeCrash, Fatal: true, Detail: p.StderrTail(10)})
 	}

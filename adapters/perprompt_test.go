@@ -102,6 +102,9 @@ func TestPerPrompt_TurnEnds(t *testing.T) {
 		{name: "the stream's done", ops: []string{"out:id:s1\ntext:hi\ndone\n"}, want: "session_info text end_turn", id: "s1"},
 		{name: "an exit without done", ops: []string{"out:text:hi\n", "exit:3"}, want: "text error end_turn", id: "given"},
 		{name: "a cancel", ops: []string{"out:id:s2\ntext:hi\n", "hang"}, cancel: true, want: "session_info text cancelled", id: "s2"},
+		// a process that closed its output but runs on is stopped after one wait
+		{name: "done, then the output closed", ops: []string{"out:id:s3\ntext:hi\ndone\n", "closeio", "hang"}, want: "session_info text end_turn", id: "s3"},
+		{name: "the output closed without done", ops: []string{"out:text:hi\n", "closeio", "hang"}, want: "text error end_turn", id: "given"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

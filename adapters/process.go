@@ -31,14 +31,26 @@ func CrashInfo(p *proc.Process, name string) (info *ErrorInfo, ok bool) {
 	return &ErrorInfo{Code: CodeCrash, Fatal: true, Detail: p.StderrTail(10), Message: name + " exited unexpectedly " + howExited(p)}, true
 }
 
-// CrashEnd ends a turn whose agent process p (name) is gone: CrashInfo,
-// or while it still runs, the loss of its output.
-func CrashEnd(p *proc.Process, name string) []Event {
-	info, ok := CrashInfo(p, name)
-	if !ok {
-		info = &ErrorInfo{Code: CodeCrash, Fatal: true, Detail: p.StderrTail(10), Message: name + " closed its output but still runs"}
+// reap gives p, whose output ended, exitWait to exit, and then stops it;
+// it reports whether p had to be stopped. Either way p is gone after it.
+func reap(p *proc.Process) (stopped bool) {
+	select {
+	case <-p.Done():
+		return false
+	case <-time.After(exitWait):
 	}
-	return Failure(info)
+	_ = p.Stop()
+	return true
+}
+
+// CrashEnd ends a turn whose agent process p (name) closed its output,
+// with its end and stderr once reap made sure it is gone.
+func CrashEnd(p *proc.Process, name string) []Event {
+	how := " exited unexpectedly "
+	if reap(p) {
+		how = " closed its output and was stopped "
+	}
+	return Failure(&ErrorInfo{Code: CodeCrash, Fatal: true, Detail: p.StderrTail(10), Message: name + how + howExited(p)})
 }
 
 // howExited is the one wording of an exited process's end, after "exited

@@ -277,7 +277,7 @@ func (r *turnRun) note(ev Event) {
 	case ev.Type != EventError || ev.Error == nil:
 	case ev.Error.Fatal:
 		r.fatal = ev.Error
-	default:
+	case !ev.Error.Retry: // a retry is the agent's to decide
 		r.lastWarn = ev.Error
 	}
 }
@@ -289,7 +289,7 @@ func (r *turnRun) failure() *ErrorInfo {
 	switch {
 	case r.fatal != nil:
 		return r.fatal
-	case !r.worked && r.lastWarn != nil && r.lastWarn.Code != CodeRetry:
+	case !r.worked && r.lastWarn != nil:
 		return r.lastWarn
 	}
 	return nil

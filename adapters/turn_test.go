@@ -66,6 +66,7 @@ func TestTurn_EndsOpenToolsAndDecidesFailure(t *testing.T) {
 			[]string{"tool_update:c:in_progress", "tool_update:c:failed"}, ""},
 		{"fatal error fails the turn", []Event{{Type: EventText, Text: "x"}, fatal, done}, []string{"text", "error"}, CodeProvider},
 		{"only a warning fails the turn", []Event{warn, done}, []string{"error"}, CodeRateLimit},
+		{"a retry notice alone does not", []Event{{Type: EventError, Error: RetryError("a", 429, "1", "")}, done}, []string{"error"}, ""},
 		{"a warning beside work does not", []Event{warn, {Type: EventText, Text: "x"}, done}, []string{"error", "text"}, ""},
 		{"no end is a protocol failure", []Event{{Type: EventText, Text: "x"}}, []string{"text"}, CodeProtocol},
 		{"no end after a fatal keeps the fatal", []Event{fatal}, []string{"error"}, CodeProvider},

@@ -297,6 +297,35 @@ func TestSession_CrashMidTurn(t *testing.T) {
 	}
 }
 
+// A claude that closes its output but keeps running ends the turn as a
+// crash after one wait: hub stops it, and the crash tells how it ended
+// and its stderr, as every later word about the session does.
+func TestSession_ClosedOutputStillRunningIsStopped(t *testing.T) {
+	_, s := startFake(t, "mute", adapters.SessionOptions{})
+	ch, err := fixture.Prompt(context.Background(), s, adapters.TextPrompt("go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs := collect(t, ch, nil)
+	if len(evs) < 3 || evs[len(evs)-3].Type != adapters.EventText || evs[len(evs)-2].Type != adapters.EventError || last(evs).Type != adapters.EventDone {
+		t.Fatalf("events %s, want the text, then the crash and done", claudeTypes(evs))
+	}
+	if !s.p.Exited() {
+		t.Fatal("claude still runs after its turn ended")
+	}
+	e := evs[len(evs)-2].Error
+	if !e.Fatal || e.Code != adapters.CodeCrash || !strings.Contains(e.Message, "stopped") || !strings.HasSuffix(e.Message, ": Error: stdout lost") ||
+		!strings.Contains(e.Detail, "stdout lost") {
+		t.Errorf("crash = %+v", e)
+	}
+	if x := s.Exit(); x == nil || x.Code != adapters.CodeCrash || !strings.Contains(x.Detail, "stdout lost") {
+		t.Errorf("Exit() = %+v", x)
+	}
+	if _, err := s.Prompt(context.Background(), adapters.TextPrompt("again"), func(adapters.Event) {}); !errors.Is(err, ErrExited) {
+		t.Errorf("prompt after the stop: %v", err)
+	}
+}
+
 func TestAdapter_Args(t *testing.T) {
 	argsFile := filepath.Join(t.TempDir(), "args.json")
 	t.Setenv("HUB_FAKE_CLAUDE_ARGS", argsFile)

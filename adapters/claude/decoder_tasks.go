@@ -19,30 +19,21 @@ const (
 	claudeTaskGet    = "TaskGet"
 )
 
-// claudeTask is one entry of the task list. id stays "" until the
-// TaskCreate result names it; toolID is the creating tool_use id.
+// claudeTask is a task as the task tools name it: by TaskID in their input,
+// by ID in their results and in the task list, where ID stays "" until the
+// TaskCreate result names it (toolID is that call's tool_use id).
 type claudeTask struct {
-	id, toolID string
-	content    string
-	status     string
-}
-
-type claudeTaskInput struct {
+	ID      string `json:"id"`
 	TaskID  string `json:"taskId"`
 	Subject string `json:"subject"`
 	Status  string `json:"status"`
+	toolID  string
 }
 
 // claudeTaskResult is the union of the task tools' structured results.
 type claudeTaskResult struct {
-	Task  *claudeTaskJSON   `json:"task"`
-	Tasks *[]claudeTaskJSON `json:"tasks"`
-}
-
-type claudeTaskJSON struct {
-	ID      string `json:"id"`
-	Subject string `json:"subject"`
-	Status  string `json:"status"`
+	Task  *claudeTask   `json:"task"`
+	Tasks *[]claudeTask `json:"tasks"`
 }
 
 var claudeTaskCreatedRE = regexp.MustCompile(`Task #(\S+) created`)
@@ -54,11 +45,11 @@ func claudeIsTaskTool(name string) bool {
 // taskUse applies a task tool's input; it returns a plan event when the list
 // changed.
 func (d *ClaudeDecoder) taskUse(id, name string, input []byte) []adapters.Event {
-	var in claudeTaskInput
+	var in claudeTask
 	_ = adapters.Unmarshal(input, &in)
 	switch name {
 	case claudeTaskCreate:
-		d.tasks = append(d.tasks, &claudeTask{toolID: id, content: in.Subject, status: "pending"})
+		d.tasks = append(d.tasks, &claudeTask{toolID: id, Subject: in.Subject, Status: "pending"})
 	case claudeTaskUpdate:
 		if !d.updateTask(in) {
 			return nil
@@ -69,8 +60,9 @@ func (d *ClaudeDecoder) taskUse(id, name string, input []byte) []adapters.Event 
 	return d.taskPlan()
 }
 
-func (d *ClaudeDecoder) updateTask(in claudeTaskInput) bool {
-	i := slices.IndexFunc(d.tasks, func(t *claudeTask) bool { return in.TaskID != "" && t.id == in.TaskID })
+func (d *ClaudeDecoder) updateTask(in claudeTask) bool {
+	id := cmp.Or(in.TaskID, in.ID)
+	i := slices.IndexFunc(d.tasks, func(t *claudeTask) bool { return id != "" && t.ID == id })
 	if in.Status == "deleted" {
 		if i < 0 {
 			return false
@@ -79,15 +71,15 @@ func (d *ClaudeDecoder) updateTask(in claudeTaskInput) bool {
 		return true
 	}
 	if i < 0 {
-		if in.TaskID == "" {
+		if id == "" {
 			return false
 		}
 		// A task created before this stream (resumed session).
-		d.tasks = append(d.tasks, &claudeTask{id: in.TaskID, content: cmp.Or(in.Subject, "Task #"+in.TaskID), status: "pending"})
+		d.tasks = append(d.tasks, &claudeTask{ID: id, Subject: cmp.Or(in.Subject, "Task #"+id), Status: "pending"})
 		i = len(d.tasks) - 1
 	}
 	t := d.tasks[i]
-	t.content, t.status = cmp.Or(in.Subject, t.content), cmp.Or(in.Status, t.status)
+	t.Subject, t.Status = cmp.Or(in.Subject, t.Subject), cmp.Or(in.Status, t.Status)
 	return true
 }
 
@@ -103,12 +95,12 @@ func (d *ClaudeDecoder) taskResult(b *claudeBlockJSON, rec *claudeToolRecord, st
 			return nil
 		}
 		d.tasks = d.tasks[:0]
-		for _, t := range *res.Tasks {
-			d.tasks = append(d.tasks, &claudeTask{id: t.ID, content: t.Subject, status: t.Status})
+		for i := range *res.Tasks {
+			d.tasks = append(d.tasks, &(*res.Tasks)[i])
 		}
 		return d.taskPlan()
 	case claudeTaskGet:
-		if b.IsError || res.Task == nil || res.Task.ID == "" || !d.updateTask(claudeTaskInput{TaskID: res.Task.ID, Subject: res.Task.Subject, Status: res.Task.Status}) {
+		if b.IsError || res.Task == nil || res.Task.ID == "" || !d.updateTask(*res.Task) {
 			return nil
 		}
 		return d.taskPlan()
@@ -127,16 +119,16 @@ func (d *ClaudeDecoder) taskCreated(b *claudeBlockJSON, res *claudeTaskResult) [
 	}
 	t := d.tasks[i]
 	if res.Task != nil {
-		t.id = res.Task.ID
-		if res.Task.Subject != "" && res.Task.Subject != t.content {
-			t.content = res.Task.Subject
+		t.ID = res.Task.ID
+		if res.Task.Subject != "" && res.Task.Subject != t.Subject {
+			t.Subject = res.Task.Subject
 			return d.taskPlan()
 		}
 		return nil
 	}
 	for _, c := range claudeResultContent(b.Content) {
 		if m := claudeTaskCreatedRE.FindStringSubmatch(c.Text); m != nil {
-			t.id = m[1]
+			t.ID = m[1]
 		}
 	}
 	return nil
@@ -145,7 +137,7 @@ func (d *ClaudeDecoder) taskCreated(b *claudeBlockJSON, res *claudeTaskResult) [
 func (d *ClaudeDecoder) taskPlan() []adapters.Event {
 	plan := make([]adapters.PlanEntry, 0, len(d.tasks))
 	for _, t := range d.tasks {
-		plan = append(plan, claudePlanEntry(t.content, t.status, ""))
+		plan = append(plan, claudePlanEntry(t.Subject, t.Status, ""))
 	}
 	return []adapters.Event{{Type: adapters.EventPlan, Plan: plan}}
 }

@@ -2,6 +2,7 @@ package claude
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -98,6 +99,28 @@ func claudeTypes(events []adapters.Event) string {
 		s = append(s, string(e.Type))
 	}
 	return strings.Join(s, ",")
+}
+
+// An api_retry notice is claude's to decide: a turn whose only news is one
+// ends as its result says, not failed, and the notice keeps its cause
+// for the fallback watch.
+func TestDecodeClaude_RetryNoticeAloneIsNoFailure(t *testing.T) {
+	for _, tt := range []struct {
+		status int
+		code   adapters.ErrorCode
+	}{{429, adapters.CodeRateLimit}, {529, adapters.CodeProvider}, {0, adapters.CodeProvider}} {
+		evs := DecodeClaude([]byte(`{"type":"system","subtype":"api_retry","attempt":1,"max_retries":10,"error_status":` + strconv.Itoa(tt.status) + `,"error":"x"}
+{"type":"result","subtype":"success","is_error":false,"result":""}`))
+		if len(evs) != 2 || evs[0].Error == nil || !evs[0].Error.Retry || evs[0].Error.Code != tt.code {
+			t.Fatalf("status %d: events %+v, want a %s retry notice and done", tt.status, evs, tt.code)
+		}
+		turn := adapters.NewTurn()
+		turn.Emit(evs...)
+		turn.Close()
+		if _, err := turn.Run(context.Background(), func(adapters.Event) {}, adapters.TurnRules{}); err != nil {
+			t.Errorf("status %d: turn failed: %v", tt.status, err)
+		}
+	}
 }
 
 // The golden files pin details; these assert the behaviour that matters.

@@ -129,6 +129,11 @@ func claudeFake(scenario string) {
 			f.text("msg_1", "working")
 			fmt.Fprintln(os.Stderr, "Error: something exploded\n    at fake (fake.js:1)")
 			os.Exit(3)
+		case "mute": // closes its output and keeps running, deaf to stdin's end
+			f.text("msg_1", "working")
+			fmt.Fprintln(os.Stderr, "Error: stdout lost")
+			_ = os.Stdout.Close()
+			time.Sleep(time.Hour)
 		case "hang":
 			f.toolUse("toolu_h", "sleep 100")
 			time.Sleep(time.Hour)

@@ -10,7 +10,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"os"
 	"runtime"
 	"strconv"
 	"strings"
@@ -20,6 +19,7 @@ import (
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/fileuri"
 	"github.com/hubdev/hub/internal/proc"
+	"github.com/hubdev/hub/internal/safefile"
 	"github.com/hubdev/hub/internal/trace"
 )
 
@@ -182,17 +182,12 @@ func base64Image(mimeType, data string) map[string]any {
 }
 
 func fileImage(path, mimeType string) (map[string]any, error) {
-	f, err := os.Open(path)
+	b, err := safefile.Read(path, maxImageBytes) // a FIFO is refused, not waited on
+	if errors.Is(err, safefile.ErrTooLarge) {
+		return nil, fmt.Errorf("claude: %s: %w; attach a smaller or compressed image", path, errImageTooLarge)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("claude: read image: %w", err)
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxImageBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("claude: read image %s: %w", path, err)
-	}
-	if len(b) > maxImageBytes {
-		return nil, fmt.Errorf("claude: %s: %w; attach a smaller or compressed image", path, errImageTooLarge)
 	}
 	mimeType = cmp.Or(mimeType, http.DetectContentType(b))
 	return base64Image(mimeType, base64.StdEncoding.EncodeToString(b)), nil
@@ -326,10 +321,12 @@ func (s *Session) readLoop() {
 	s.exit()
 }
 
-// exit ends a running turn after the process is gone, in the words of
-// its Exit and of a write to it that failed.
+// exit ends a running turn once claude closed its output (CrashEnd stops
+// a claude that still runs), in the words of its Exit and of a write to
+// it that failed.
 func (s *Session) exit() {
-	gone := adapters.CrashError(s.p, "claude", ErrExited)
+	end := adapters.CrashEnd(s.p, "claude")
+	gone := adapters.CrashError(s.p, "claude", ErrExited) // s.p is gone: no second wait
 	s.mu.Lock()
 	s.exited = true
 	for id, reply := range s.pending {
@@ -337,7 +334,7 @@ func (s *Session) exit() {
 		delete(s.pending, id)
 	}
 	s.mu.Unlock()
-	s.turn.Exited(s.turn.Cancelled(), adapters.CrashEnd(s.p, "claude")...)
+	s.turn.Exited(s.turn.Cancelled(), end...)
 }
 
 // Exit implements adapters.Exiter.

@@ -160,15 +160,16 @@ func (s *appSession) openThread(ctx context.Context) error {
 
 func (s *appSession) ID() string { s.mu.Lock(); defer s.mu.Unlock(); return s.thread }
 
-// readLoop routes notifications and server requests; on exit it ends any
-// running turn with the stderr tail.
+// readLoop routes notifications and server requests; once codex closed
+// its output (CrashEnd stops a codex that still runs) it ends any running
+// turn with the stderr tail.
 func (s *appSession) readLoop() {
 	_ = s.rpc.Serve(context.Background())
-	_ = s.p.Wait()
+	end := adapters.CrashEnd(s.p, "codex app-server")
 	s.mu.Lock()
 	closing := s.closing
 	s.mu.Unlock()
-	s.turn.Exited(closing, adapters.CrashEnd(s.p, "codex app-server")...)
+	s.turn.Exited(closing, end...)
 }
 
 // notify decodes a notification, in order with server requests.
@@ -303,27 +304,21 @@ func (s *appSession) Steer(ctx context.Context, prompt []adapters.Content) error
 	return s.call(ctx, "turn/steer", map[string]any{"threadId": thread, "expectedTurnId": turn, "input": userInput(prompt)}, nil)
 }
 
-// localPath is the local file a file URI names, or "".
-func localPath(uri string) string {
-	p, _ := fileuri.ToPath(runtime.GOOS, uri)
-	return p
-}
-
-// userInput maps prompt blocks to codex UserInput items.
+// userInput maps prompt blocks to codex UserInput items; a file URI's
+// image is the local file it names.
 func userInput(prompt []adapters.Content) []map[string]any {
 	var items []map[string]any
 	if text := adapters.PromptText(prompt); text != "" {
 		items = append(items, map[string]any{"type": "text", "text": text, "text_elements": []any{}})
 	}
 	for _, c := range prompt {
-		if c.Type != adapters.ContentImage {
-			continue
-		}
+		path, _ := fileuri.ToPath(runtime.GOOS, c.URI)
 		switch {
+		case c.Type != adapters.ContentImage:
 		case c.Data != "":
 			items = append(items, map[string]any{"type": "image", "url": "data:" + c.MimeType + ";base64," + c.Data})
-		case localPath(c.URI) != "":
-			items = append(items, map[string]any{"type": "localImage", "path": localPath(c.URI)})
+		case path != "":
+			items = append(items, map[string]any{"type": "localImage", "path": path})
 		case c.URI != "":
 			items = append(items, map[string]any{"type": "image", "url": c.URI})
 		}

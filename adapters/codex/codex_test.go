@@ -19,6 +19,7 @@ import (
 	"github.com/hubdev/hub/internal/config"
 	"github.com/hubdev/hub/internal/fixture"
 	"github.com/hubdev/hub/internal/proc"
+	"github.com/hubdev/hub/internal/proc/proctest"
 )
 
 // The test binary doubles as a fake `codex app-server`: with CODEX_FAKE set
@@ -32,7 +33,7 @@ func TestMain(m *testing.M) {
 	} else if fx != "" {
 		os.Exit(fakeCodex(fx))
 	}
-	os.Exit(m.Run())
+	proctest.Main(m, nil)
 }
 
 func fakeCodex(fixture string) int {
@@ -90,8 +91,12 @@ func fakeCodex(fixture string) int {
 					send(l)
 				}
 			}
-			if os.Getenv("CODEX_FAKE_CRASH") != "" {
+			if c := os.Getenv("CODEX_FAKE_CRASH"); c != "" {
 				fmt.Fprintln(os.Stderr, "panic: fake codex crashed on purpose")
+				if c == "mute" {
+					_ = os.Stdout.Close()
+					time.Sleep(time.Hour)
+				}
 				return 3
 			}
 			if !fakeReplay(turn, send, in, logf) {
@@ -246,7 +251,7 @@ func TestAppServer_Turns(t *testing.T) {
 		fixture  string
 		decision adapters.PermissionOptionKind
 		cancel   bool
-		crash    bool
+		crash    string   // CODEX_FAKE_CRASH: "exit" dies on turn/start, "mute" closes its output and lingers
 		want     []string // substrings of the event kinds
 		wantStop adapters.StopReason
 		wantLog  string // a client message the fake must have received
@@ -257,13 +262,14 @@ func TestAppServer_Turns(t *testing.T) {
 		{name: "approval deny", fixture: "appserver-approval-deny", decision: adapters.RejectOnce,
 			want: []string{"tool_call permission tool_update"}, wantStop: adapters.StopEndTurn, wantLog: `"result":{"decision":"decline"}`},
 		{name: "interrupt", fixture: "appserver-cancel", cancel: true, want: []string{"tool_call"}, wantStop: adapters.StopCancelled, wantLog: `"method":"turn/interrupt"`},
-		{name: "crash with stderr tail", fixture: "appserver-text", crash: true, want: []string{"error"}, wantStop: adapters.StopEndTurn},
+		{name: "crash with stderr tail", fixture: "appserver-text", crash: "exit", want: []string{"error"}, wantStop: adapters.StopEndTurn},
+		{name: "output closed, still running", fixture: "appserver-text", crash: "mute", want: []string{"error"}, wantStop: adapters.StopEndTurn},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var env []string
-			if tc.crash {
-				env = append(env, "CODEX_FAKE_CRASH=1")
+			if tc.crash != "" {
+				env = append(env, "CODEX_FAKE_CRASH="+tc.crash)
 			}
 			f := newFake(t, tc.fixture, env...)
 			s, err := f.a.Start(context.Background(), adapters.SessionOptions{Cwd: t.TempDir()})
@@ -277,7 +283,7 @@ func TestAppServer_Turns(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			ch, err := fixture.Prompt(ctx, s, adapters.TextPrompt("hi"))
-			if tc.crash {
+			if tc.crash != "" {
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -285,6 +291,9 @@ func TestAppServer_Turns(t *testing.T) {
 				if len(evs) < 2 || evs[len(evs)-2].Type != adapters.EventError ||
 					!strings.Contains(evs[len(evs)-2].Error.Message, "crashed on purpose") || evs[len(evs)-2].Error.Code != adapters.CodeCrash {
 					t.Errorf("crash events = %+v", evs)
+				}
+				if !s.(*appSession).p.Exited() {
+					t.Error("codex app-server still runs after its turn ended")
 				}
 				return
 			}

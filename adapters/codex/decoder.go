@@ -246,7 +246,9 @@ func (d *CodexDecoder) errorNote(params json.RawMessage) ([]adapters.Event, bool
 		d.pending = p.Error.info(true)
 		return nil, true
 	}
-	return []adapters.Event{{Type: adapters.EventError, Error: p.Error.info(false)}}, true
+	info := p.Error.info(false)
+	info.Retry = true
+	return []adapters.Event{{Type: adapters.EventError, Error: info}}, true
 }
 
 func (d *CodexDecoder) turnCompleted(params json.RawMessage) ([]adapters.Event, bool) {

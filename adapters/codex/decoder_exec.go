@@ -12,7 +12,7 @@ import (
 // across the processes of one thread (exec resume) so cumulative usage is
 // turned into per-turn usage. Not safe for concurrent use.
 type CodexExecDecoder struct {
-	started map[string]bool
+	items   *CodexDecoder // its items, read as app-server's
 	total   codexTokens
 	pending *adapters.ErrorInfo
 }
@@ -40,7 +40,7 @@ type codexExecItem struct {
 
 // NewCodexExecDecoder returns a decoder for `codex exec --json` output.
 func NewCodexExecDecoder() *CodexExecDecoder {
-	return &CodexExecDecoder{started: map[string]bool{}}
+	return &CodexExecDecoder{items: NewCodexDecoder()}
 }
 
 // Decode turns one line into zero or more events.
@@ -56,6 +56,7 @@ func (d *CodexExecDecoder) record(r *codexExecRecord, line []byte) []adapters.Ev
 	case "thread.started":
 		evs = []adapters.Event{{Type: adapters.EventSessionInfo, Session: &adapters.SessionInfo{AgentSessionID: r.ThreadID}}}
 	case "turn.started":
+		clear(d.items.seen) // app-server's unannounced calls: none in exec
 	case "item.started", "item.updated", "item.completed":
 		if r.Item == nil {
 			ok = false
@@ -94,11 +95,11 @@ type codexExecRecord struct {
 // limit, last status: 429 Too Many Requests)"). Any other error is held
 // until the turn ends: fatal if the turn fails, a notice if it completes.
 func (d *CodexExecDecoder) errorLine(msg string) []adapters.Event {
-	info := &adapters.ErrorInfo{Message: adapters.FirstLine(msg), Code: codexExecErrorCode(msg)}
-	if strings.HasPrefix(msg, "Reconnecting") {
+	retry := strings.HasPrefix(msg, "Reconnecting")
+	info := &adapters.ErrorInfo{Message: adapters.FirstLine(msg), Code: codexExecErrorCode(msg), Retry: retry, Fatal: !retry}
+	if retry {
 		return []adapters.Event{{Type: adapters.EventError, Error: info}}
 	}
-	info.Fatal = true
 	d.pending = info
 	return nil
 }
@@ -141,10 +142,10 @@ func (d *CodexExecDecoder) turnCompleted(u *codexExecUsage) []adapters.Event {
 func (d *CodexExecDecoder) item(it *codexExecItem, phase string) ([]adapters.Event, bool) {
 	completed := phase == "item.completed"
 	switch it.Type {
-	case "agent_message":
-		return codexExecText(adapters.EventText, it, completed), true
 	case "reasoning":
-		return codexExecText(adapters.EventThought, it, completed), true
+		return d.items.finalText(it.codexItem, adapters.EventThought, it.Text, completed), true
+	case "file_change":
+		return toolEvent(d.items.started, codexExecFileChange(it), phase == "item.started", completed), true
 	case "error":
 		if !completed {
 			return nil, true
@@ -153,29 +154,18 @@ func (d *CodexExecDecoder) item(it *codexExecItem, phase string) ([]adapters.Eve
 	case "todo_list":
 		return codexExecPlan(it.Items), true
 	}
-	tool, ok := codexExecTool(it)
-	if !ok {
-		return nil, false
+	ci := it.codexItem
+	ci.Type = codexExecTypes[it.Type]
+	if it.ExitCode != nil || it.AggregatedOutput != "" {
+		ci.AggregatedOutput, ci.ExitCode = &it.AggregatedOutput, it.ExitCode
 	}
-	if !d.started[it.ID] || phase == "item.started" {
-		if !completed {
-			d.started[it.ID] = true
-		}
-		return []adapters.Event{{Type: adapters.EventToolCall, Tool: tool}}, true
-	}
-	if completed {
-		delete(d.started, it.ID)
-	}
-	upd := &adapters.ToolCall{ID: tool.ID, Status: tool.Status, Content: tool.Content, RawOutput: tool.RawOutput}
-	return []adapters.Event{{Type: adapters.EventToolUpdate, Tool: upd}}, true
+	return d.items.itemEvents(ci, phase == "item.started", completed)
 }
 
-func codexExecText(typ adapters.EventType, it *codexExecItem, completed bool) []adapters.Event {
-	if !completed || it.Text == "" {
-		return nil
-	}
-	return []adapters.Event{{Type: typ, Text: it.Text, MessageID: it.ID}}
-}
+// codexExecTypes are app-server's names of the exec items decoded as
+// app-server's (their members are named alike, or mapped in item).
+var codexExecTypes = map[string]string{"agent_message": "agentMessage", "command_execution": "commandExecution",
+	"mcp_tool_call": "mcpToolCall", "web_search": "webSearch"}
 
 // codexExecPlan decodes todo_list items.
 func codexExecPlan(raw json.RawMessage) []adapters.Event {
@@ -195,42 +185,17 @@ func codexExecPlan(raw json.RawMessage) []adapters.Event {
 	return []adapters.Event{{Type: adapters.EventPlan, Plan: plan}}
 }
 
-// codexExecTool maps a tool item.
-func codexExecTool(it *codexExecItem) (*adapters.ToolCall, bool) {
-	t := &adapters.ToolCall{ID: it.ID, Status: codexStatus(it.Status)}
-	switch it.Type {
-	case "command_execution":
-		t.Name, t.Kind, t.Title = "shell", adapters.KindExecute, it.Command
-		t.RawInput = codexCommandJSON(it.Command)
-		if it.AggregatedOutput != "" {
-			t.Content = []adapters.ToolContent{{Type: adapters.ToolContentText, Text: codexTail(it.AggregatedOutput)}}
-		}
-		if it.ExitCode != nil {
-			// Fields in map key order: the bytes match the former map encoding.
-			t.RawOutput, _ = json.Marshal(struct {
-				ExitCode int    `json:"exitCode"`
-				Output   string `json:"output"`
-			}{*it.ExitCode, codexTail(it.AggregatedOutput)})
-		}
-	case "file_change":
-		var ch []codexChange
-		_ = adapters.Unmarshal(it.Changes, &ch) // a malformed list keeps what encoding/json filled in
-		t.Name, t.Kind = "apply_patch", adapters.KindEdit
-		for _, c := range ch {
-			t.Locations = append(t.Locations, adapters.Location{Path: c.Path})
-		}
-		t.Title = codexChangeTitle(ch)
-		t.RawInput = adapters.RawOrNil(it.Changes)
-	case "mcp_tool_call":
-		t.Name, t.Kind, t.Title = it.Server+"."+it.Tool, adapters.KindOther, it.Server+": "+it.Tool
-		t.RawInput = adapters.RawOrNil(it.Arguments)
-		t.Content, t.RawOutput = codexMCPResult(it.codexItem)
-	case "web_search":
-		t.Name, t.Kind, t.Title = "web_search", adapters.KindFetch, "Search the web: "+it.Query
-	default:
-		return nil, false
+// codexExecFileChange is exec's file change, which names the files and
+// their kind of change, not the diff.
+func codexExecFileChange(it *codexExecItem) *adapters.ToolCall {
+	var ch []codexChange
+	_ = adapters.Unmarshal(it.Changes, &ch) // a malformed list keeps what encoding/json filled in
+	t := &adapters.ToolCall{ID: it.ID, Status: codexStatus(it.Status), Name: "apply_patch", Kind: adapters.KindEdit,
+		Title: codexChangeTitle(ch), RawInput: adapters.RawOrNil(it.Changes)}
+	for _, c := range ch {
+		t.Locations = append(t.Locations, adapters.Location{Path: c.Path})
 	}
-	return t, true
+	return t
 }
 
 // codexCommandJSON is {"command": cmd}.

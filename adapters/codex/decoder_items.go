@@ -69,7 +69,12 @@ func (d *CodexDecoder) item(params json.RawMessage, completed bool) ([]adapters.
 	if adapters.Unmarshal(params, &p) != nil {
 		return nil, false
 	}
-	it := p.Item
+	return d.itemEvents(p.Item, !completed, completed)
+}
+
+// itemEvents are the events of an item starting, changing or completing;
+// exec's items come here under app-server's names.
+func (d *CodexDecoder) itemEvents(it codexItem, starting, completed bool) ([]adapters.Event, bool) {
 	switch it.Type {
 	case "userMessage", "hookPrompt":
 		return nil, true
@@ -89,17 +94,27 @@ func (d *CodexDecoder) item(params json.RawMessage, completed bool) ([]adapters.
 		return nil, false
 	}
 	d.seen[it.ID] = true
-	if !completed {
-		d.started[it.ID] = true
-		return []adapters.Event{{Type: adapters.EventToolCall, Tool: tool}}, true
+	if completed {
+		delete(d.output, it.ID)
 	}
-	delete(d.output, it.ID)
-	if !d.started[it.ID] {
-		return []adapters.Event{{Type: adapters.EventToolCall, Tool: tool}}, true
+	return toolEvent(d.started, tool, !completed, completed), true
+}
+
+// toolEvent is a tool item's event, for app-server and exec alike: its
+// call when it starts or is first seen (started keeps it until it
+// completes), else an update with what the item now says.
+func toolEvent(started map[string]bool, t *adapters.ToolCall, starting, completed bool) []adapters.Event {
+	if starting || !started[t.ID] {
+		if !completed {
+			started[t.ID] = true
+		}
+		return []adapters.Event{{Type: adapters.EventToolCall, Tool: t}}
 	}
-	delete(d.started, it.ID)
-	upd := &adapters.ToolCall{ID: tool.ID, Status: tool.Status, Content: tool.Content, RawOutput: tool.RawOutput, Locations: tool.Locations}
-	return []adapters.Event{{Type: adapters.EventToolUpdate, Tool: upd}}, true
+	if completed {
+		delete(started, t.ID)
+	}
+	upd := &adapters.ToolCall{ID: t.ID, Status: t.Status, Content: t.Content, RawOutput: t.RawOutput, Locations: t.Locations}
+	return []adapters.Event{{Type: adapters.EventToolUpdate, Tool: upd}}
 }
 
 func codexReasoningText(it codexItem) string {
@@ -162,7 +177,7 @@ func (d *CodexDecoder) command(t *adapters.ToolCall, it codexItem) {
 	// Structs with fields in map key order: same bytes as a map, less work.
 	t.RawInput, _ = json.Marshal(struct {
 		Command string `json:"command"`
-		Cwd     string `json:"cwd"`
+		Cwd     string `json:"cwd,omitempty"` // exec names none
 	}{it.Command, it.Cwd})
 	if it.AggregatedOutput != nil || it.ExitCode != nil {
 		out := ""

@@ -2,6 +2,7 @@ package codex
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path"
@@ -248,6 +249,63 @@ func TestCodexDecoder_Behaviour(t *testing.T) {
 				tc.check(t, evs)
 			}
 		})
+	}
+}
+
+// A notice that codex retries is codex's to decide: a turn whose only news
+// is one ends as codex ends it, not failed, and the notice keeps its cause
+// for the fallback watch.
+func TestCodexDecoder_RetryNoticeAloneIsNoFailure(t *testing.T) {
+	tests := []struct {
+		name, stream string
+		decode       func([]byte) []adapters.Event
+		code         adapters.ErrorCode
+	}{
+		{"app-server 429", `{"method":"error","params":{"error":{"message":"Reconnecting... 1/5","codexErrorInfo":{"responseStreamDisconnected":{"httpStatusCode":429}},"additionalDetails":"last status: 429"},"willRetry":true}}
+{"method":"turn/completed","params":{"turn":{"id":"t","status":"completed"}}}`, DecodeCodex, adapters.CodeRateLimit},
+		{"app-server usage limit", `{"method":"error","params":{"error":{"message":"Reconnecting... 2/5","codexErrorInfo":"usageLimitExceeded"},"willRetry":true}}
+{"method":"turn/completed","params":{"turn":{"id":"t","status":"completed"}}}`, DecodeCodex, adapters.CodeRateLimit},
+		{"app-server 502", `{"method":"error","params":{"error":{"message":"Reconnecting... 1/5","codexErrorInfo":{"responseStreamDisconnected":{"httpStatusCode":502}}},"willRetry":true}}
+{"method":"turn/completed","params":{"turn":{"id":"t","status":"completed"}}}`, DecodeCodex, adapters.CodeProvider},
+		{"exec 429", `{"type":"error","message":"Reconnecting... 1/2 (exceeded retry limit, last status: 429 Too Many Requests)"}
+{"type":"turn.completed","usage":null}`, DecodeCodexExec, adapters.CodeRateLimit},
+		{"exec disconnect", `{"type":"error","message":"Reconnecting... 2/5 (stream disconnected before completion: connection reset)"}
+{"type":"turn.completed"}`, DecodeCodexExec, adapters.CodeProvider},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			evs := tt.decode([]byte(tt.stream))
+			if got := codexTypes(evs); got != "error:"+string(tt.code)+" done:end_turn" {
+				t.Fatalf("events %q", got)
+			}
+			if !evs[0].Error.Retry {
+				t.Errorf("notice %+v is not a retry", evs[0].Error)
+			}
+			turn := adapters.NewTurn()
+			turn.Emit(evs...)
+			turn.Close()
+			if _, err := turn.Run(context.Background(), func(adapters.Event) {}, adapters.TurnRules{}); err != nil {
+				t.Errorf("turn failed: %v", err)
+			}
+		})
+	}
+}
+
+// exec's items decode as app-server's: a web search, which exec reports
+// only once done and without a status, is a completed call, not one the
+// turn's end would mark failed.
+func TestCodexExecDecoder_ItemsAsAppServers(t *testing.T) {
+	for _, tt := range []struct{ exec, appServer string }{
+		{`{"type":"item.completed","item":{"id":"w","type":"web_search","query":"go"}}`,
+			`{"method":"item/completed","params":{"item":{"id":"w","type":"webSearch","query":"go"}}}`},
+		{`{"type":"item.completed","item":{"id":"m","type":"mcp_tool_call","server":"docs","tool":"search","arguments":{"q":"x"},"result":{"content":[{"type":"text","text":"found"}]},"status":"completed"}}`,
+			`{"method":"item/completed","params":{"item":{"id":"m","type":"mcpToolCall","server":"docs","tool":"search","arguments":{"q":"x"},"result":{"content":[{"type":"text","text":"found"}]},"status":"completed"}}}`},
+	} {
+		got, _ := json.Marshal(DecodeCodexExec([]byte(tt.exec)))
+		want, _ := json.Marshal(DecodeCodex([]byte(tt.appServer)))
+		if string(got) != string(want) || !strings.Contains(string(got), `"status":"completed"`) {
+			t.Errorf("exec %s\n  = %s\nwant %s", tt.exec, got, want)
+		}
 	}
 }
 

@@ -18,8 +18,9 @@ type execSession struct {
 	adapters.PerPrompt
 	a    *Adapter
 	opts adapters.SessionOptions
-	// skills goes in front of the first prompt: codex exec has no way to
-	// add a skills folder. Only command, with the session locked, reads it.
+	// skills goes in front of prompts until a codex exec that got them
+	// started (codex exec has no way to add a skills folder); only the
+	// session's locked Command and Started use it.
 	skills string
 	// schema is the temp file of SessionOptions.OutputSchema ("": none).
 	schema string
@@ -40,9 +41,9 @@ func (a *Adapter) startExec(opts adapters.SessionOptions) (*execSession, error) 
 	s := &execSession{a: a, opts: opts, skills: text, schema: schema}
 	// One decoder for the thread's processes: exec reports cumulative usage.
 	dec := NewCodexExecDecoder()
-	s.PerPrompt = adapters.PerPrompt{Name: "codex", ResumeID: opts.ResumeID, Command: s.command,
+	s.PerPrompt = adapters.PerPrompt{Name: "codex", ResumeID: opts.ResumeID, Command: s.command, Started: func() { s.skills = "" },
 		NewDecoder: func() adapters.LineDecoder { return dec },
-		Rules:      adapters.RulesOf(opts, nil, a.unknownRecords()), Stop: interrupt}
+		Rules:      adapters.RulesOf(opts, nil, a.unknownRecords())}
 	return s, nil
 }
 
@@ -86,23 +87,17 @@ func (s *execSession) args(prompt string, images []string) []string {
 }
 
 // command is the codex exec process of one prompt (args resumes the
-// thread); its images are temp files until the process is gone.
+// thread); its images are temp files until the process is gone. A
+// cancelled turn's codex (its turn, or Close) gets SIGINT, as in a
+// terminal, and 2 s.
 func (s *execSession) command(prompt []adapters.Content, _ string) (proc.Spec, func(), error) {
 	images, cleanup, err := imageFiles(prompt)
 	if err != nil {
 		return proc.Spec{}, nil, err
 	}
 	text := adapters.PromptText(withSkills(prompt, s.skills))
-	s.skills = ""
 	return proc.Spec{Path: s.a.cfg.ArgvOr("codex")[0], Args: s.args(text, images),
-		Dir: s.opts.Cwd, Env: s.a.env(s.opts), Grace: 2 * time.Second}, cleanup, nil
-}
-
-// interrupt stops a cancelled turn's codex (its turn, or Close): SIGINT to
-// the group, then Stop.
-func interrupt(p *proc.Process) {
-	_ = p.Signal(syscall.SIGINT)
-	_ = p.StopWithin(2 * time.Second)
+		Dir: s.opts.Cwd, Env: s.a.env(s.opts), StopSignal: syscall.SIGINT, Grace: 2 * time.Second}, cleanup, nil
 }
 
 // Close implements adapters.Session, removing the output schema file.

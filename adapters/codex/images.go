@@ -64,19 +64,23 @@ func writeImage(c adapters.Content, i int, tempFile func(string) (string, error)
 	if err != nil {
 		return "", fmt.Errorf("codex exec: image %d is not valid base64: %w", i, err)
 	}
-	ext := cmp.Or(imageExt[c.MimeType], ".png")
-	path, err := tempFile("image-" + strconv.Itoa(i) + ext)
+	return saveImage(b, "image-"+strconv.Itoa(i)+cmp.Or(imageExt[c.MimeType], ".png"), tempFile)
+}
+
+// saveImage writes an image's bytes to the temp file name.
+func saveImage(data []byte, name string, tempFile func(string) (string, error)) (string, error) {
+	path, err := tempFile(name)
 	if err != nil {
 		return "", err
 	}
-	if err := os.WriteFile(path, b, 0o600); err != nil {
-		return "", fmt.Errorf("codex exec: write image %d: %w", i, err)
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		return "", fmt.Errorf("codex exec: write image %s: %w", name, err)
 	}
 	return path, nil
 }
 
 // localImage resolves a file:// URI. codex splits --image values on commas,
-// so a path with one is passed through a symlink.
+// so a path with one is passed as a copy under another name.
 func localImage(uri string, i int, tempFile func(string) (string, error)) (string, error) {
 	path, err := fileuri.ToPath(runtime.GOOS, uri)
 	if err != nil {
@@ -85,29 +89,9 @@ func localImage(uri string, i int, tempFile func(string) (string, error)) (strin
 	if !strings.Contains(path, ",") {
 		return path, nil
 	}
-	link, err := tempFile("image-" + strconv.Itoa(i) + filepath.Ext(strings.ReplaceAll(path, ",", "_")))
+	data, err := os.ReadFile(path)
 	if err != nil {
-		return "", err
-	}
-	if err := linkOrCopy(path, link); err != nil {
 		return "", fmt.Errorf("codex exec: image %s: %w", path, err)
 	}
-	return link, nil
-}
-
-// linkOrCopy makes dst show src: a symlink, or a copy where no working
-// symlink can be made (Windows without the privilege; Wine, whose
-// CreateSymbolicLinkW reports success and makes nothing).
-func linkOrCopy(src, dst string) error {
-	if err := os.Symlink(src, dst); err == nil {
-		if _, err := os.Stat(dst); err == nil {
-			return nil
-		}
-		_ = os.Remove(dst)
-	}
-	data, err := os.ReadFile(src)
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(dst, data, 0o600)
+	return saveImage(data, "image-"+strconv.Itoa(i)+filepath.Ext(strings.ReplaceAll(path, ",", "_")), tempFile)
 }

@@ -5,12 +5,17 @@ package codex
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/rs/zerolog"
+
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/config"
+	"github.com/hubdev/hub/internal/proc/proctest"
 	"github.com/hubdev/hub/skills"
 )
 
@@ -140,6 +145,35 @@ func TestExecFallback_SkillsInFirstPrompt(t *testing.T) {
 	}
 	if strings.Contains(inv[1], testSkillBody) {
 		t.Errorf("second invocation repeats the skill:\n%s", inv[1])
+	}
+}
+
+// The skills go with the prompt whose codex exec starts: a prompt whose
+// process could not start (its folder is missing) leaves them to the
+// retry.
+func TestExecFallback_SkillsSurviveAFailedStart(t *testing.T) {
+	args := filepath.Join(t.TempDir(), "args")
+	stream, _ := filepath.Abs(filepath.Join("testdata", "exec-text", "stream.jsonl"))
+	a := New(config.AgentConfig{Command: proctest.Command("args>:"+args, "cat:"+stream),
+		Options: map[string]any{"transport": "exec"}}, zerolog.Nop())
+	cwd := filepath.Join(t.TempDir(), "later")
+	s, err := a.Start(context.Background(), adapters.SessionOptions{Cwd: cwd, SkillDirs: []string{placeTestSkill(t)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.Prompt(context.Background(), adapters.TextPrompt("first"), func(adapters.Event) {}); !errors.Is(err, adapters.ErrBadCwd) {
+		t.Fatalf("prompt in a missing folder: %v", err)
+	}
+	if err := os.Mkdir(cwd, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Prompt(context.Background(), adapters.TextPrompt("retry"), func(adapters.Event) {}); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(args)
+	if !strings.Contains(string(got), testSkillBody) || !strings.HasSuffix(strings.TrimSpace(string(got)), "retry") {
+		t.Errorf("the retry's codex exec lacks the skills before the prompt:\n%s", got)
 	}
 }
 

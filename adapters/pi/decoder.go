@@ -220,15 +220,11 @@ func PiUnknownRecord(ev adapters.Event) string {
 func (d *PiDecoder) retryStart(r *piRecord) []adapters.Event {
 	d.held, d.retrying = nil, true
 	msg := cmp.Or(adapters.FirstLine(piString(r.ErrorMessage)), "the model provider returned an error")
-	code := PiErrorCode(msg)
-	if code != adapters.CodeRateLimit {
-		code = adapters.CodeRetry
-	}
 	delay, _ := strconv.ParseInt(string(r.DelayMs), 10, 64)
 	return []adapters.Event{{Type: adapters.EventError, Error: &adapters.ErrorInfo{
 		Message: fmt.Sprintf("pi: %s (pi retries in %s, attempt %s of %s)", msg, time.Duration(delay)*time.Millisecond,
 			piNumber(r.Attempt), piNumber(r.MaxAttempts)),
-		Code: code, Detail: piString(r.ErrorMessage)}}}
+		Code: PiErrorCode(msg), Detail: piString(r.ErrorMessage), Retry: true}}}
 }
 
 func (d *PiDecoder) retryEnd(r *piRecord) []adapters.Event {
