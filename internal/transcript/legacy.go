@@ -50,13 +50,13 @@ type oldRecord struct {
 func migrate(dir, id string) error {
 	name := filepath.Join(dir, id+".json")
 	st, err := os.Stat(name)
-	data, rerr := os.ReadFile(name)
+	data, rerr := readFile(name)
 	var old oldRecord
 	if err != nil || rerr != nil || json.Unmarshal(data, &old) != nil || old.ID != id {
 		return fmt.Errorf("%s: no old record to migrate", id)
 	}
 	p, err := Path(dir, id)
-	beside, rerr := os.ReadFile(p)
+	beside, rerr := readFile(p)
 	if err := cmp.Or(err, rerr); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}

@@ -280,7 +280,7 @@ func Read(dir, id string) ([]Record, error) {
 		return nil, err
 	}
 	_ = migrate(dir, id)
-	data, err := os.ReadFile(p)
+	data, err := readFile(p)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("%s: %w", id, ErrNotFound)
 	}
@@ -288,6 +288,17 @@ func Read(dir, id string) ([]Record, error) {
 		return nil, fmt.Errorf("read transcript: %w", err)
 	}
 	return parse(data, p)
+}
+
+// readFile reads the regular file p whole; a FIFO or a device, where a
+// session's file should be, is refused, not waited on or read forever.
+func readFile(p string) ([]byte, error) {
+	f, err := safefile.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(f)
 }
 
 // Latest is the last session record of session id's transcript in dir,
@@ -300,7 +311,7 @@ func Latest(dir, id string) (Meta, error) {
 		return Meta{}, err
 	}
 	_ = migrate(dir, id)
-	f, err := os.Open(p)
+	f, err := safefile.Open(p)
 	if err != nil {
 		return Meta{}, fmt.Errorf("%s: %w", id, ErrNotFound)
 	}
@@ -380,7 +391,7 @@ func List(dir string) ([]Summary, error) {
 }
 
 func summaryOf(p string) (Summary, bool) {
-	f, err := os.Open(p)
+	f, err := safefile.Open(p)
 	if err != nil {
 		return Summary{}, false
 	}
