@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hubdev/hub/internal/handover"
+	"github.com/hubdev/hub/internal/safefile"
 )
 
 // The formats hub wrote before this one. hub acp's history files held bare
@@ -46,18 +47,29 @@ type oldRecord struct {
 // migrate rewrites the old record of session id in dir as its transcript,
 // atomically and keeping its time, then removes it. It fails when there
 // is no old record. A transcript that starts with a session record was
-// migrated already, by a process that stopped before the removal.
+// migrated already, by a process that stopped before the removal. It
+// works under the transcript's lock and reads under it: a second process
+// finds the work done, and never replaces the transcript a save of the
+// first appended to since.
 func migrate(dir, id string) error {
 	name := filepath.Join(dir, id+".json")
+	p, err := Path(dir, id)
+	if _, serr := os.Stat(name); err != nil || serr != nil {
+		return fmt.Errorf("%s: no old record to migrate", id)
+	}
+	unlock, err := safefile.Lock(p)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	st, err := os.Stat(name)
 	data, rerr := readFile(name)
 	var old oldRecord
 	if err != nil || rerr != nil || json.Unmarshal(data, &old) != nil || old.ID != id {
 		return fmt.Errorf("%s: no old record to migrate", id)
 	}
-	p, err := Path(dir, id)
-	beside, rerr := readFile(p)
-	if err := cmp.Or(err, rerr); err != nil && !errors.Is(err, os.ErrNotExist) {
+	beside, err := readFile(p)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
 	var later []Record
