@@ -197,6 +197,9 @@ func (x *Store) Delete(id string) error {
 	if x.dir == "" {
 		return nil
 	}
+	if m, err := transcript.Latest(x.dir, id); err == nil && m.ID != id { // another session's file, on a disk that ignores case
+		return nil
+	}
 	if err := transcript.Remove(x.dir, id); err != nil && !errors.Is(err, transcript.ErrNotFound) {
 		return fmt.Errorf("delete session %s: %w", id, err)
 	}

@@ -251,6 +251,27 @@ func TestStore_OlderHubSavingAMigratedSessionKeepsItsMetadata(t *testing.T) {
 	}
 }
 
+// On a disk that ignores case (macOS's, Windows') an id that differs from
+// a session's only in case names that session's file: session/delete of
+// it must leave that session alone. Here the file's name and its
+// session's id differ that way on any disk.
+func TestStore_DeleteSparesAnotherSessionsFile(t *testing.T) {
+	state := t.TempDir()
+	dir := IndexDir(state)
+	if err := OpenStore(state).Save(&Record{SessionID: "hub_ABC", Agent: "replay"}, nil, true); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(filepath.Join(dir, "hub_ABC.jsonl"), filepath.Join(dir, "hub_abc.jsonl")); err != nil {
+		t.Fatal(err)
+	}
+	if err := OpenStore(state).Delete("hub_abc"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "hub_abc.jsonl")); err != nil {
+		t.Fatalf("deleting hub_abc removed hub_ABC's file: %v", err)
+	}
+}
+
 func mustRead(t *testing.T, p string) string {
 	t.Helper()
 	b, err := os.ReadFile(p)
