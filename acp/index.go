@@ -153,7 +153,7 @@ func updateRecords(id string, updates []schema.SessionUpdate) ([]transcript.Reco
 
 // Get reads one session in one pass over its file: its record (the last
 // session record's, unless this process saved it since) with its whole
-// history, oldest first; ok is false when unknown.
+// history, oldest first; nil and false when unknown.
 func (x *Store) Get(id string) (*Record, bool) {
 	if checkID(id) != nil {
 		return nil, false
@@ -179,7 +179,10 @@ func (x *Store) Get(id string) (*Record, bool) {
 			rec.History = append(rec.History, u)
 		}
 	}
-	return &rec, rec.SessionID == id
+	if rec.SessionID != id {
+		return nil, false
+	}
+	return &rec, true
 }
 
 // Delete removes a record; unknown ids are fine.
@@ -192,6 +195,9 @@ func (x *Store) Delete(id string) error {
 	delete(x.mem, id)
 	delete(x.memHist, id)
 	if x.dir == "" {
+		return nil
+	}
+	if m, err := transcript.Latest(x.dir, id); err == nil && m.ID != id { // another session's file, on a disk that ignores case
 		return nil
 	}
 	if err := transcript.Remove(x.dir, id); err != nil && !errors.Is(err, transcript.ErrNotFound) {

@@ -212,6 +212,75 @@ func TestStore_LoadsOldHistoryFiles(t *testing.T) {
 	}
 }
 
+// An older hub (a18ab1a) that had a session open goes on saving it after
+// this one migrated it: it appends its turn's update records to the
+// transcript and writes its metadata to <id>.json again. The next read
+// here keeps both, its metadata as the latest (its agent session is the
+// one to resume); an old record a crash left behind changes nothing.
+func TestStore_OlderHubSavingAMigratedSessionKeepsItsMetadata(t *testing.T) {
+	state := t.TempDir()
+	dir := IndexDir(state)
+	chunk := func(text string) []schema.SessionUpdate {
+		return []schema.SessionUpdate{{AgentMessageChunk: &schema.ContentChunk{Content: schema.TextBlock(text)}}}
+	}
+	then := time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)
+	rec := &Record{SessionID: "s1", Agent: "replay", AgentSessionID: "agent-1", Cwd: "/w", Title: "new", UpdatedAt: then}
+	if err := OpenStore(state).Save(rec, chunk("a"), true); err != nil {
+		t.Fatal(err)
+	}
+	older := *rec
+	older.Title, older.AgentSessionID, older.UpdatedAt = "renamed by the older hub", "agent-2", then.Add(time.Minute)
+	recs, _ := updateRecords("s1", chunk("b"))
+	meta, _ := json.Marshal(older)
+	if err := transcript.Append(dir, "s1", recs); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 { // the second time, as a crash before its removal left it
+		if err := os.WriteFile(filepath.Join(dir, "s1.json"), meta, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		st := OpenStore(state)
+		all := st.Sessions()
+		got, ok := st.Get("s1")
+		if len(all) != 1 || all[0].Title != older.Title || !ok || got.AgentSessionID != "agent-2" || !got.UpdatedAt.Equal(older.UpdatedAt) || len(got.History) != 2 {
+			t.Fatalf("sessions %+v, Get %+v %v: want the older hub's metadata and both turns", all, got, ok)
+		}
+		if n := strings.Count(mustRead(t, filepath.Join(dir, "s1.jsonl")), `"type":"session"`); n != 3 {
+			t.Fatalf("%d session records, want 3 (the first save's two, the older hub's one)", n)
+		}
+	}
+}
+
+// On a disk that ignores case (macOS's, Windows') an id that differs from
+// a session's only in case names that session's file: session/delete of
+// it must leave that session alone. Here the file's name and its
+// session's id differ that way on any disk.
+func TestStore_DeleteSparesAnotherSessionsFile(t *testing.T) {
+	state := t.TempDir()
+	dir := IndexDir(state)
+	if err := OpenStore(state).Save(&Record{SessionID: "hub_ABC", Agent: "replay"}, nil, true); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(filepath.Join(dir, "hub_ABC.jsonl"), filepath.Join(dir, "hub_abc.jsonl")); err != nil {
+		t.Fatal(err)
+	}
+	if err := OpenStore(state).Delete("hub_abc"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "hub_abc.jsonl")); err != nil {
+		t.Fatalf("deleting hub_abc removed hub_ABC's file: %v", err)
+	}
+}
+
+func mustRead(t *testing.T, p string) string {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
 // A crash in the middle of a save's write loses at most the record it
 // tore: wherever the file ends, the session lists with the metadata of the
 // last whole session record, its history holds every whole update, and

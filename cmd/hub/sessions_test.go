@@ -27,6 +27,7 @@ func TestSessions_CommandsAndErrors(t *testing.T) {
 		{[]string{"sessions", "show", "nope"}, exitError, "", `no session "nope"`},
 		{[]string{"sessions", "show"}, exitUsage, "", "give one session id"},
 		{[]string{"sessions", "export", "nope", "--format", "md"}, exitError, "", `no session "nope"`},
+		{[]string{"sessions", "rm", "nope"}, exitError, "", `no session "nope"`},
 		{[]string{"sessions", "frobnicate"}, exitUsage, "", "unknown subcommand"},
 	}
 	for _, tt := range tests {

@@ -29,6 +29,26 @@ var (
 // a longer file is ErrTooLarge, a device or FIFO ErrNotRegular, without
 // blocking on it. A missing file is an error satisfying fs.ErrNotExist.
 func Read(path string, max int64) ([]byte, error) {
+	f, err := Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	if int64(len(data)) > max {
+		return nil, fmt.Errorf("read %s: %w: more than %d bytes", path, ErrTooLarge, max)
+	}
+	return data, nil
+}
+
+// Open opens the regular file at path for reading, for a reader that
+// takes only part of it: a device, FIFO or directory is ErrNotRegular,
+// neither opened nor waited on. A missing file is an error satisfying
+// fs.ErrNotExist.
+func Open(path string) (*os.File, error) {
 	st, err := os.Stat(path)
 	if err != nil {
 		return nil, err
@@ -40,22 +60,15 @@ func Read(path string, max int64) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
 	// The path may have been swapped between Stat and Open.
-	if st, err = f.Stat(); err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
+	if st, err = f.Stat(); err == nil && !st.Mode().IsRegular() {
+		err = fmt.Errorf("%w (%s)", ErrNotRegular, kind(st.Mode()))
 	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("read %s: %w (%s)", path, ErrNotRegular, kind(st.Mode()))
-	}
-	data, err := io.ReadAll(io.LimitReader(f, max+1))
 	if err != nil {
+		_ = f.Close()
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
-	if int64(len(data)) > max {
-		return nil, fmt.Errorf("read %s: %w: more than %d bytes", path, ErrTooLarge, max)
-	}
-	return data, nil
+	return f, nil
 }
 
 func kind(m fs.FileMode) string {

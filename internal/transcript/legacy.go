@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hubdev/hub/internal/handover"
+	"github.com/hubdev/hub/internal/safefile"
 )
 
 // The formats hub wrote before this one. hub acp's history files held bare
@@ -46,18 +47,30 @@ type oldRecord struct {
 // migrate rewrites the old record of session id in dir as its transcript,
 // atomically and keeping its time, then removes it. It fails when there
 // is no old record. A transcript that starts with a session record was
-// migrated already, by a process that stopped before the removal.
+// migrated already, by a process that stopped before the removal (or
+// saved since by an older hub: then its metadata is appended). It
+// works under the transcript's lock and reads under it: a second process
+// finds the work done, and never replaces the transcript a save of the
+// first appended to since.
 func migrate(dir, id string) error {
 	name := filepath.Join(dir, id+".json")
+	p, err := Path(dir, id)
+	if _, serr := os.Stat(name); err != nil || serr != nil {
+		return fmt.Errorf("%s: no old record to migrate", id)
+	}
+	unlock, err := safefile.Lock(p)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	st, err := os.Stat(name)
-	data, rerr := os.ReadFile(name)
+	data, rerr := readFile(name)
 	var old oldRecord
 	if err != nil || rerr != nil || json.Unmarshal(data, &old) != nil || old.ID != id {
 		return fmt.Errorf("%s: no old record to migrate", id)
 	}
-	p, err := Path(dir, id)
-	beside, rerr := os.ReadFile(p)
-	if err := cmp.Or(err, rerr); err != nil && !errors.Is(err, os.ErrNotExist) {
+	beside, err := readFile(p)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
 	var later []Record
@@ -66,16 +79,34 @@ func migrate(dir, id string) error {
 		later = append(later, recs...)
 	}
 	at := cmp.Or(old.UpdatedAt, st.ModTime())
-	if len(later) == 0 || later[0].Session == nil {
-		if err := Replace(dir, id, old.records(data, at, later)); err != nil {
+	recs := old.records(data, at, later)
+	switch {
+	case len(later) == 0 || later[0].Session == nil:
+		if err := Replace(dir, id, recs); err != nil {
 			return err
 		}
 		_ = os.Chtimes(p, at, at) // --continue takes the newest run
+	case old.Brief == nil && old.savedSince(later): // by an older hub, which appended its turns
+		if err := Append(dir, id, recs[len(recs)-1:]); err != nil {
+			return err
+		}
 	}
 	if err := os.Remove(name); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("remove the migrated %s: %w", name, err)
 	}
 	return nil
+}
+
+// savedSince reports whether the old record is newer than the transcript's
+// last session record: an index session saved after its migration.
+func (o oldRecord) savedSince(later []Record) bool {
+	for i := len(later) - 1; i >= 0; i-- {
+		var last struct{ UpdatedAt time.Time }
+		if later[i].Session != nil {
+			return json.Unmarshal(later[i].Session.State, &last) == nil && o.UpdatedAt.After(last.UpdatedAt)
+		}
+	}
+	return false
 }
 
 // records are the old record data as a transcript: a run's session and

@@ -3,7 +3,9 @@ package transcript
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -93,6 +95,41 @@ func TestRead_OldRunRecordMigrates(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// Two processes meet one old session at once (a session/list in each, or
+// a list and a session/load), and the first saves a turn as soon as it
+// migrated it: the other's migration, read before that save, never
+// replaces the file under it (migrations take a lock, and the second
+// finds the work done). Goroutines stand for the processes: nothing in
+// this package locks within one.
+func TestMigrate_ConcurrentMigrationKeepsASavedTurn(t *testing.T) {
+	const id = "hub_a18ab1a0f0rmat0000000000"
+	turn := Record{Type: TypeUpdate, Update: []byte(`{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"the turn"}}`)}
+	for trial := range 100 {
+		dir := copyOld(t, "sessions")
+		start := make(chan struct{})
+		var wg sync.WaitGroup
+		wg.Go(func() {
+			<-start
+			if _, err := Latest(dir, id); err != nil {
+				t.Errorf("trial %d: %v", trial, err)
+			}
+			if err := Append(dir, id, []Record{turn}); err != nil {
+				t.Errorf("trial %d: %v", trial, err)
+			}
+		})
+		wg.Go(func() {
+			<-start
+			_, _ = Latest(dir, id)
+		})
+		close(start)
+		wg.Wait()
+		recs, err := Read(dir, id)
+		if err != nil || !slices.ContainsFunc(recs, func(r Record) bool { return strings.Contains(string(r.Update), "the turn") }) {
+			t.Fatalf("trial %d: the saved turn was lost (%d records, %v)", trial, len(recs), err)
+		}
 	}
 }
 

@@ -49,6 +49,11 @@ const (
 	TypeBrief      = "brief"      // what a hub run kept of its conversation
 )
 
+// latestMax bounds what a listing reads of one file (Latest from its end,
+// List its first line): a session record is a few KB, a turn's updates
+// that a crash left after the last one rarely more than a few MB.
+const latestMax = 16 << 20
+
 // ErrNotFound means hub has no transcript for a session id.
 var ErrNotFound = errors.New("no transcript for this session")
 
@@ -176,7 +181,7 @@ func (w *Writer) endTorn() error {
 	if err != nil {
 		return fmt.Errorf("read transcript: %w", err)
 	}
-	cut, err := lastNewline(w.f, end)
+	cut, err := lastNewline(w.f, 0, end)
 	if err != nil || cut == end {
 		return err
 	}
@@ -186,12 +191,12 @@ func (w *Writer) endTorn() error {
 	return nil
 }
 
-// lastNewline is the offset just after the file's last newline (0 when it
-// has none), reading backwards from end.
-func lastNewline(f *os.File, end int64) (int64, error) {
+// lastNewline is the offset just after the last newline between floor and
+// end (floor when there is none), reading backwards from end.
+func lastNewline(f *os.File, floor, end int64) (int64, error) {
 	buf := make([]byte, 1<<10) // a whole last line is the usual case
-	for off := end; off > 0; {
-		n := min(int64(len(buf)), off)
+	for off := end; off > floor; {
+		n := min(int64(len(buf)), off-floor)
 		off -= n
 		if _, err := f.ReadAt(buf[:n], off); err != nil {
 			return 0, fmt.Errorf("read transcript: %w", err)
@@ -200,7 +205,7 @@ func lastNewline(f *os.File, end int64) (int64, error) {
 			return off + int64(i) + 1, nil
 		}
 	}
-	return 0, nil
+	return floor, nil
 }
 
 // Write appends one record, stamping its version and time.
@@ -280,7 +285,7 @@ func Read(dir, id string) ([]Record, error) {
 		return nil, err
 	}
 	_ = migrate(dir, id)
-	data, err := os.ReadFile(p)
+	data, err := readFile(p)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("%s: %w", id, ErrNotFound)
 	}
@@ -290,25 +295,38 @@ func Read(dir, id string) ([]Record, error) {
 	return parse(data, p)
 }
 
+// readFile reads the regular file p whole; a FIFO or a device, where a
+// session's file should be, is refused, not waited on or read forever.
+func readFile(p string) ([]byte, error) {
+	f, err := safefile.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(f)
+}
+
 // Latest is the last session record of session id's transcript in dir,
 // read from the end of the file: a writer that ends each append with a
 // session record (hub acp's index) finds its current metadata in the last
-// line, or the one before a torn write.
+// line, or the one before a torn write. It reads no further back than
+// latestMax.
 func Latest(dir, id string) (Meta, error) {
 	p, err := Path(dir, id)
 	if err != nil {
 		return Meta{}, err
 	}
 	_ = migrate(dir, id)
-	f, err := os.Open(p)
+	f, err := safefile.Open(p)
 	if err != nil {
 		return Meta{}, fmt.Errorf("%s: %w", id, ErrNotFound)
 	}
 	defer f.Close()
 	end, err := f.Seek(0, io.SeekEnd)
-	for err == nil && end > 0 {
+	floor := max(0, end-latestMax)
+	for err == nil && end > floor {
 		var start int64
-		if start, err = lastNewline(f, end-1); err == nil {
+		if start, err = lastNewline(f, floor, end-1); err == nil {
 			line := make([]byte, end-start)
 			_, err = f.ReadAt(line, start)
 			if recs, _ := parse(line, p); err == nil && len(recs) == 1 && recs[0].Session != nil {
@@ -380,7 +398,7 @@ func List(dir string) ([]Summary, error) {
 }
 
 func summaryOf(p string) (Summary, bool) {
-	f, err := os.Open(p)
+	f, err := safefile.Open(p)
 	if err != nil {
 		return Summary{}, false
 	}
@@ -389,7 +407,7 @@ func summaryOf(p string) (Summary, bool) {
 	if err != nil {
 		return Summary{}, false
 	}
-	line, _ := bufio.NewReader(f).ReadBytes('\n') // nothing read does not decode
+	line, _ := bufio.NewReader(io.LimitReader(f, latestMax)).ReadBytes('\n') // nothing read does not decode
 	var r Record
 	if json.Unmarshal(line, &r) != nil || r.Type != TypeSession || r.Session == nil {
 		return Summary{}, false

@@ -143,6 +143,47 @@ func TestLatest_LastSessionRecordWins(t *testing.T) {
 	}
 }
 
+// Latest finds the last whole session record however its file ends, and
+// reads no further than latestMax from the end: a session/list never
+// reads gigabytes of a file that has no session record near its end.
+func TestLatest_ReadsTheEndOnly(t *testing.T) {
+	head := func(title string) string {
+		return `{"v":1,"type":"session","session":{"id":"s","agent":"a","title":"` + title + `"}}`
+	}
+	up := `{"v":1,"type":"update","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"hi"}}}` + "\n"
+	long := strings.Repeat("x", 100<<10) // longer than any one read
+	tests := []struct {
+		name, data string
+		gap        int64 // zeros (a sparse stretch, no newline) after data
+		want       string
+	}{
+		{"last line longer than a read", head("first") + "\n" + up + head(long) + "\n", 0, long},
+		{"no newline at the end", head("first") + "\n" + up + head("last"), 0, "last"},
+		{"only a newline", "\n", 0, ""},
+		{"empty", "", 0, ""},
+		{"torn last record after a turn", head("first") + "\n" + up + up + `{"v":1,"type":"session","session":{"id":"s","ti`, 0, "first"},
+		{"torn record longer than a read", head("first") + "\n" + up + `{"v":1,"type":"session","session":{"id":"s","title":"` + long, 0, "first"},
+		{"the record beyond the bound", head("far") + "\n", latestMax, ""},
+		{"the record just within it", head("near") + "\n", latestMax - 1<<10, "near"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			p := filepath.Join(dir, "s.jsonl")
+			if err := os.WriteFile(p, []byte(tt.data), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Truncate(p, int64(len(tt.data))+tt.gap); err != nil {
+				t.Fatal(err)
+			}
+			m, err := Latest(dir, "s")
+			if tt.want == "" && !errors.Is(err, ErrNotFound) || tt.want != "" && (err != nil || m.Title != tt.want) {
+				t.Fatalf("Latest = %.40q, %v; want %.40q", m.Title, err, tt.want)
+			}
+		})
+	}
+}
+
 // An audited event and hub acp's update made from it export alike: a
 // plan too (an audited plan was left out).
 func TestMarkdown_EventsReadAsTheirUpdates(t *testing.T) {
