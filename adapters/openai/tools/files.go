@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/hubdev/hub/adapters"
@@ -39,7 +38,7 @@ func (e *Env) read(ctx context.Context, p string, offset, limit int) Result {
 		}
 		return Result{Output: number(strings.Split(strings.TrimSuffix(s, "\n"), "\n"), offset, 0, e.OutputCap)}
 	}
-	data, err := safefile.Read(p, maxFileBytes)
+	data, err := safefile.ReadIn(e.root, e.rel(p), maxFileBytes)
 	switch {
 	case errors.Is(err, safefile.ErrTooLarge):
 		return failed("%s is over the %d byte limit; use grep or bash (head/sed) to read parts", e.rel(p), maxFileBytes)
@@ -178,7 +177,7 @@ func (e *Env) edit(ctx context.Context, p string, a editArgs) Result {
 // current returns the file's text and whether it exists.
 func (e *Env) current(ctx context.Context, p string) (string, bool, error) {
 	if e.Editor != nil && e.Editor.CanReadFile() {
-		if _, err := os.Stat(p); errors.Is(err, os.ErrNotExist) {
+		if _, err := e.root.Stat(e.rel(p)); errors.Is(err, os.ErrNotExist) {
 			return "", false, nil
 		}
 		s, err := e.Editor.ReadTextFile(ctx, p, 0, 0)
@@ -187,7 +186,7 @@ func (e *Env) current(ctx context.Context, p string) (string, bool, error) {
 		}
 		return s, true, nil
 	}
-	data, err := safefile.Read(p, maxFileBytes) // never blocks on a FIFO, which writing would too
+	data, err := safefile.ReadIn(e.root, e.rel(p), maxFileBytes) // never blocks on a FIFO, which writing would too
 	if errors.Is(err, os.ErrNotExist) {
 		return "", false, nil
 	}
@@ -210,10 +209,12 @@ func (e *Env) write(ctx context.Context, p, content string) error {
 		}
 		return nil
 	}
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return fmt.Errorf("create folder for %s: %w", e.rel(p), err)
+	f, err := safefile.OpenIn(e.root, e.rel(p), os.O_WRONLY|os.O_CREATE|os.O_TRUNC) // an existing file keeps its mode
+	if err == nil {
+		_, err = f.WriteString(content)
+		err = errors.Join(err, f.Close())
 	}
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil { // an existing file keeps its mode
+	if err != nil {
 		return fmt.Errorf("write %s: %w", e.rel(p), err)
 	}
 	return nil
