@@ -2,6 +2,8 @@ package openai
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -34,16 +36,18 @@ func TestSession_LinkSwappedInAfterTheCheckIsRefused(t *testing.T) {
 		{"read_file, folder to ~/.ssh", "read_file", `{"path":"d/id_rsa"}`, "d", ""},
 		{"read_file, file to ~/.ssh/id_rsa", "read_file", `{"path":"x.txt"}`, "x.txt", "id_rsa"},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
+	for i := range 2 * len(cases) {
+		c, editor := cases[i/2], map[bool]adapters.EditorClient{false: nil, true: diskEditor{}}[i%2 == 1]
+		t.Run(c.name+map[bool]string{false: "", true: ", by the editor"}[editor != nil], func(t *testing.T) {
 			root, outside := t.TempDir(), t.TempDir()
 			for _, f := range []string{"d/x.txt", "d/config", "x.txt", ".git/config"} {
 				writeFile(t, filepath.Join(root, f), "old")
 			}
 			writeFile(t, filepath.Join(outside, "x.txt"), "old")
 			writeFile(t, filepath.Join(outside, "id_rsa"), "PRIVATE KEY")
-			if err := os.Symlink(outside, filepath.Join(root, "probe")); err != nil {
-				t.Skipf("no symlinks here: %v", err)
+			probe := filepath.Join(root, "probe")
+			if _, err := os.Lstat(probe); os.Symlink(outside, probe) != nil || err == nil {
+				t.Skip("no symlinks here (Wine makes none)")
 			}
 			target := filepath.Join(outside, c.target)
 			if strings.HasPrefix(c.target, ".git") {
@@ -61,7 +65,7 @@ func TestSession_LinkSwappedInAfterTheCheckIsRefused(t *testing.T) {
 				mockllm.OpenAITurn{Text: "done"})
 			defer srv.Close()
 			s, err := New(Profile{Name: "test", BaseURL: srv.URL, Model: "mock-model", Local: true, Stream: true, ContextWindow: 200000},
-				Options{IdleTimeout: 5 * time.Second}).Start(context.Background(), adapters.SessionOptions{Cwd: root, Permission: gate})
+				Options{IdleTimeout: 5 * time.Second}).Start(context.Background(), adapters.SessionOptions{Cwd: root, Permission: gate, Editor: editor})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -86,6 +90,24 @@ func TestSession_LinkSwappedInAfterTheCheckIsRefused(t *testing.T) {
 			}
 		})
 	}
+}
+
+// diskEditor serves fs methods from the disk by path, following links as
+// an editor does.
+type diskEditor struct{}
+
+func (diskEditor) CanReadFile() bool  { return true }
+func (diskEditor) CanWriteFile() bool { return true }
+func (diskEditor) CanTerminal() bool  { return false }
+func (diskEditor) ReadTextFile(_ context.Context, p string, _, _ int) (string, error) {
+	data, err := os.ReadFile(p)
+	return string(data), err
+}
+func (diskEditor) WriteTextFile(_ context.Context, p, content string) error {
+	return os.WriteFile(p, []byte(content), 0o644)
+}
+func (diskEditor) Call(context.Context, string, json.RawMessage) (json.RawMessage, error) {
+	return nil, errors.ErrUnsupported
 }
 
 func writeFile(t *testing.T, p, data string) {

@@ -32,6 +32,9 @@ func prepareRead(e *Env, a readArgs) (*Prepared, error) {
 
 func (e *Env) read(ctx context.Context, p string, offset, limit int) Result {
 	if e.Editor != nil && e.Editor.CanReadFile() {
+		if _, err := e.present(p); err != nil {
+			return failed("%v", err)
+		}
 		s, err := e.Editor.ReadTextFile(ctx, p, offset, limit)
 		if err != nil {
 			return failed("read %s via editor: %v", e.rel(p), err)
@@ -177,8 +180,8 @@ func (e *Env) edit(ctx context.Context, p string, a editArgs) Result {
 // current returns the file's text and whether it exists.
 func (e *Env) current(ctx context.Context, p string) (string, bool, error) {
 	if e.Editor != nil && e.Editor.CanReadFile() {
-		if _, err := e.root.Stat(e.rel(p)); errors.Is(err, os.ErrNotExist) {
-			return "", false, nil
+		if ok, err := e.present(p); !ok || err != nil {
+			return "", false, err
 		}
 		s, err := e.Editor.ReadTextFile(ctx, p, 0, 0)
 		if err != nil {
@@ -204,6 +207,9 @@ func (e *Env) current(ctx context.Context, p string) (string, bool, error) {
 
 func (e *Env) write(ctx context.Context, p, content string) error {
 	if e.Editor != nil && e.Editor.CanWriteFile() {
+		if _, err := e.present(p); err != nil {
+			return err
+		}
 		if err := e.Editor.WriteTextFile(ctx, p, content); err != nil {
 			return fmt.Errorf("write %s via editor: %w", e.rel(p), err)
 		}
@@ -218,4 +224,18 @@ func (e *Env) write(ctx context.Context, p, content string) error {
 		return fmt.Errorf("write %s: %w", e.rel(p), err)
 	}
 	return nil
+}
+
+// present reports whether p exists, failing when a link stands on its path
+// now (safefile.OpenIn): the editor opens by path, so it is not handed
+// one swapped in since the check (it may still meet one swapped in after).
+func (e *Env) present(p string) (bool, error) {
+	f, err := safefile.OpenIn(e.root, e.rel(p), os.O_RDONLY)
+	if errors.Is(err, os.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("%s: %w", e.rel(p), err)
+	}
+	return true, f.Close()
 }
