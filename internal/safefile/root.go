@@ -10,14 +10,21 @@ import (
 	"strings"
 )
 
-// OpenIn opens the regular file name (slash-separated) in root, following
-// no link on the way: a path checked when it held none stays the path
-// opened, whatever is swapped in between (a link is ErrLinked, even one
-// to a file inside root). With os.O_CREATE the missing folders are made
-// and a missing file is created, never through a link; os.O_TRUNC
-// truncates only once the file is known to be the one named. A FIFO or
-// device is ErrNotRegular, without blocking on it.
-func OpenIn(root *os.Root, name string, flag int) (*os.File, error) {
+// OpenIn opens the regular file name (slash-separated) under the folder
+// top, through an os.Root on top and following no link on the way: a path
+// checked when it held none stays the path opened, whatever is swapped in
+// between (a link is ErrLinked, even one to a file under top). With
+// os.O_CREATE the missing folders are made and a missing file is created,
+// never through a link; os.O_TRUNC truncates only once the file is known
+// to be the one named. A FIFO or device is ErrNotRegular, without
+// blocking on it. The Root lives for the call only: one kept open would
+// hold top on Windows.
+func OpenIn(top, name string, flag int) (*os.File, error) {
+	root, err := os.OpenRoot(top)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
 	dir, base := path.Split(name)
 	d, err := dirIn(root, dir, flag&os.O_CREATE != 0)
 	if err != nil {

@@ -21,13 +21,14 @@ func TestOpenIn_FollowsNoLink(t *testing.T) {
 	links := map[string]string{"in": "sub", "out": outside, "sub/la": "a.txt", "sub/lo": secret,
 		"sub/gone": filepath.Join(outside, "made"), "sub/gone-in": "made-in"}
 	for name, target := range links {
-		if err := os.Symlink(target, filepath.Join(dir, filepath.FromSlash(name))); err != nil {
-			t.Skipf("no symlinks here: %v", err)
+		link := filepath.Join(dir, filepath.FromSlash(name))
+		if os.Symlink(target, link) != nil {
+			t.Skip("no symlinks here")
+		}
+		if _, err := os.Lstat(link); err != nil {
+			t.Skip("os.Symlink made no link (Wine's is a stub)")
 		}
 	}
-	root, err := os.OpenRoot(dir)
-	mustDo(t, err)
-	defer root.Close()
 	const create = os.O_WRONLY | os.O_CREATE | os.O_TRUNC
 	tests := []struct {
 		name string
@@ -50,7 +51,7 @@ func TestOpenIn_FollowsNoLink(t *testing.T) {
 		{"sub", os.O_RDONLY, ErrNotRegular},
 	}
 	for _, tt := range tests {
-		f, err := OpenIn(root, tt.name, tt.flag)
+		f, err := OpenIn(dir, tt.name, tt.flag)
 		if f != nil {
 			f.Close()
 		}

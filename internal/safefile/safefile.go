@@ -55,10 +55,10 @@ func Read(path string, max int64) ([]byte, error) {
 	return readAll(f, path, max)
 }
 
-// ReadIn is Read of name (slash-separated) in root, opened by OpenIn: no
-// link is followed on the way.
-func ReadIn(root *os.Root, name string, max int64) ([]byte, error) {
-	f, err := OpenIn(root, name, os.O_RDONLY)
+// ReadIn is Read of name (slash-separated) under the folder top, opened by
+// OpenIn: no link is followed on the way.
+func ReadIn(top, name string, max int64) ([]byte, error) {
+	f, err := OpenIn(top, name, os.O_RDONLY)
 	if err != nil {
 		return nil, err
 	}

@@ -41,7 +41,7 @@ func (e *Env) read(ctx context.Context, p string, offset, limit int) Result {
 		}
 		return Result{Output: number(strings.Split(strings.TrimSuffix(s, "\n"), "\n"), offset, 0, e.OutputCap)}
 	}
-	data, err := safefile.ReadIn(e.root, e.rel(p), maxFileBytes)
+	data, err := safefile.ReadIn(e.Root, e.rel(p), maxFileBytes)
 	switch {
 	case errors.Is(err, safefile.ErrTooLarge):
 		return failed("%s is over the %d byte limit; use grep or bash (head/sed) to read parts", e.rel(p), maxFileBytes)
@@ -189,7 +189,7 @@ func (e *Env) current(ctx context.Context, p string) (string, bool, error) {
 		}
 		return s, true, nil
 	}
-	data, err := safefile.ReadIn(e.root, e.rel(p), maxFileBytes) // never blocks on a FIFO, which writing would too
+	data, err := safefile.ReadIn(e.Root, e.rel(p), maxFileBytes) // never blocks on a FIFO, which writing would too
 	if errors.Is(err, os.ErrNotExist) {
 		return "", false, nil
 	}
@@ -215,7 +215,7 @@ func (e *Env) write(ctx context.Context, p, content string) error {
 		}
 		return nil
 	}
-	f, err := safefile.OpenIn(e.root, e.rel(p), os.O_WRONLY|os.O_CREATE|os.O_TRUNC) // an existing file keeps its mode
+	f, err := safefile.OpenIn(e.Root, e.rel(p), os.O_WRONLY|os.O_CREATE|os.O_TRUNC) // an existing file keeps its mode
 	if err == nil {
 		_, err = f.WriteString(content)
 		err = errors.Join(err, f.Close())
@@ -230,7 +230,7 @@ func (e *Env) write(ctx context.Context, p, content string) error {
 // now (safefile.OpenIn): the editor opens by path, so it is not handed
 // one swapped in since the check (it may still meet one swapped in after).
 func (e *Env) present(p string) (bool, error) {
-	f, err := safefile.OpenIn(e.root, e.rel(p), os.O_RDONLY)
+	f, err := safefile.OpenIn(e.Root, e.rel(p), os.O_RDONLY)
 	if errors.Is(err, os.ErrNotExist) {
 		return false, nil
 	}

@@ -174,7 +174,7 @@ func (e *Env) goGrep(ctx context.Context, re *regexp.Regexp, filter *fileGlob, s
 		if !filter.keep(name) {
 			return true
 		}
-		data, err := safefile.ReadIn(e.root, name, maxFileBytes)
+		data, err := safefile.ReadIn(e.Root, name, maxFileBytes)
 		if err != nil || isBinary(data) {
 			return true
 		}
@@ -196,7 +196,12 @@ func (e *Env) goGrep(ctx context.Context, re *regexp.Regexp, filter *fileGlob, s
 // the workspace's os.Root, so no link leads out), skipping VCS and
 // dependency folders, until visit returns false.
 func (e *Env) walk(ctx context.Context, start string, visit func(name string) bool) error {
-	return fs.WalkDir(e.root.FS(), start, func(name string, d fs.DirEntry, err error) error {
+	root, err := os.OpenRoot(e.Root)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	return fs.WalkDir(root.FS(), start, func(name string, d fs.DirEntry, err error) error {
 		switch {
 		case ctx.Err() != nil:
 			return ctx.Err()

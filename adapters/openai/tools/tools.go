@@ -11,7 +11,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -48,9 +47,6 @@ type Env struct {
 	Sandbox *sandbox.Sandbox
 
 	shell shell // what the bash tool runs
-	// root opens Root's files (safefile.OpenIn): a path checked when the
-	// call was prepared is the path opened, whatever links appear since.
-	root *os.Root
 }
 
 // NewEnv resolves root (which must exist) and returns an Env.
@@ -63,11 +59,7 @@ func NewEnv(root string, editor adapters.EditorClient) (*Env, error) {
 	if err != nil {
 		return nil, fmt.Errorf("workspace %s: %w", root, err)
 	}
-	r, err := os.OpenRoot(real)
-	if err != nil {
-		return nil, fmt.Errorf("workspace %s: %w", root, err)
-	}
-	return &Env{Root: real, root: r, Editor: editor, OutputCap: 64 << 10, shell: hostShell(),
+	return &Env{Root: real, Editor: editor, OutputCap: 64 << 10, shell: hostShell(),
 		Sandbox: sandbox.New(sandbox.Policy{Mode: sandbox.WorkspaceWrite}, nil)}, nil
 }
 
