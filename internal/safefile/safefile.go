@@ -1,5 +1,6 @@
 // Package safefile reads files a repository supplies (config, AGENTS.md,
-// skills) without trusting their shape, and rewrites small shared stores
+// skills) without trusting their shape, opens a workspace's files with no
+// link on the way (OpenIn), and rewrites small shared stores
 // (trust, grants) so concurrent hub processes do not lose each other's
 // writes. It imports nothing of hub's, so every package may use it.
 package safefile
@@ -23,6 +24,9 @@ var (
 	ErrTooLarge = errors.New("file too large")
 	// ErrLocked: another process held the lock past the wait.
 	ErrLocked = errors.New("locked")
+	// ErrLinked: a link (a symlink, or a junction on Windows) stands on a
+	// path OpenIn follows none of.
+	ErrLinked = errors.New("a link is on the path, which is not followed")
 )
 
 // Read returns the bytes of the regular file at path, at most max of them:
@@ -34,6 +38,21 @@ func Read(path string, max int64) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
+	return readAll(f, path, max)
+}
+
+// ReadIn is Read of name (slash-separated) under the folder top, opened by
+// OpenIn: no link is followed on the way.
+func ReadIn(top, name string, max int64) ([]byte, error) {
+	f, err := OpenIn(top, name, os.O_RDONLY)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return readAll(f, name, max)
+}
+
+func readAll(f *os.File, path string, max int64) ([]byte, error) {
 	data, err := io.ReadAll(io.LimitReader(f, max+1))
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/hubdev/hub/adapters"
@@ -33,13 +32,16 @@ func prepareRead(e *Env, a readArgs) (*Prepared, error) {
 
 func (e *Env) read(ctx context.Context, p string, offset, limit int) Result {
 	if e.Editor != nil && e.Editor.CanReadFile() {
+		if _, err := e.present(p); err != nil {
+			return failed("%v", err)
+		}
 		s, err := e.Editor.ReadTextFile(ctx, p, offset, limit)
 		if err != nil {
 			return failed("read %s via editor: %v", e.rel(p), err)
 		}
 		return Result{Output: number(strings.Split(strings.TrimSuffix(s, "\n"), "\n"), offset, 0, e.OutputCap)}
 	}
-	data, err := safefile.Read(p, maxFileBytes)
+	data, err := safefile.ReadIn(e.Root, e.rel(p), maxFileBytes)
 	switch {
 	case errors.Is(err, safefile.ErrTooLarge):
 		return failed("%s is over the %d byte limit; use grep or bash (head/sed) to read parts", e.rel(p), maxFileBytes)
@@ -178,8 +180,8 @@ func (e *Env) edit(ctx context.Context, p string, a editArgs) Result {
 // current returns the file's text and whether it exists.
 func (e *Env) current(ctx context.Context, p string) (string, bool, error) {
 	if e.Editor != nil && e.Editor.CanReadFile() {
-		if _, err := os.Stat(p); errors.Is(err, os.ErrNotExist) {
-			return "", false, nil
+		if ok, err := e.present(p); !ok || err != nil {
+			return "", false, err
 		}
 		s, err := e.Editor.ReadTextFile(ctx, p, 0, 0)
 		if err != nil {
@@ -187,7 +189,7 @@ func (e *Env) current(ctx context.Context, p string) (string, bool, error) {
 		}
 		return s, true, nil
 	}
-	data, err := safefile.Read(p, maxFileBytes) // never blocks on a FIFO, which writing would too
+	data, err := safefile.ReadIn(e.Root, e.rel(p), maxFileBytes) // never blocks on a FIFO, which writing would too
 	if errors.Is(err, os.ErrNotExist) {
 		return "", false, nil
 	}
@@ -205,16 +207,35 @@ func (e *Env) current(ctx context.Context, p string) (string, bool, error) {
 
 func (e *Env) write(ctx context.Context, p, content string) error {
 	if e.Editor != nil && e.Editor.CanWriteFile() {
+		if _, err := e.present(p); err != nil {
+			return err
+		}
 		if err := e.Editor.WriteTextFile(ctx, p, content); err != nil {
 			return fmt.Errorf("write %s via editor: %w", e.rel(p), err)
 		}
 		return nil
 	}
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return fmt.Errorf("create folder for %s: %w", e.rel(p), err)
+	f, err := safefile.OpenIn(e.Root, e.rel(p), os.O_WRONLY|os.O_CREATE|os.O_TRUNC) // an existing file keeps its mode
+	if err == nil {
+		_, err = f.WriteString(content)
+		err = errors.Join(err, f.Close())
 	}
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil { // an existing file keeps its mode
+	if err != nil {
 		return fmt.Errorf("write %s: %w", e.rel(p), err)
 	}
 	return nil
+}
+
+// present reports whether p exists, failing when a link stands on its path
+// now (safefile.OpenIn): the editor opens by path, so it is not handed
+// one swapped in since the check (it may still meet one swapped in after).
+func (e *Env) present(p string) (bool, error) {
+	f, err := safefile.OpenIn(e.Root, e.rel(p), os.O_RDONLY)
+	if errors.Is(err, os.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("%s: %w", e.rel(p), err)
+	}
+	return true, f.Close()
 }

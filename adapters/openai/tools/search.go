@@ -60,13 +60,14 @@ func prepareGrep(e *Env, a grepArgs) (*Prepared, error) {
 	if err != nil {
 		return nil, err
 	}
-	return prepared(fmt.Sprintf("grep %q in %s", a.Pattern, e.rel(root)), root, 0, func(ctx context.Context) Result {
+	start := e.rel(root)
+	return prepared(fmt.Sprintf("grep %q in %s", a.Pattern, start), root, 0, func(ctx context.Context) Result {
 		var lines []string
 		rg, err := exec.LookPath("rg")
 		if UseRipgrep && err == nil {
-			lines, err = e.ripgrep(ctx, rg, a, root)
+			lines, err = e.ripgrep(ctx, rg, a, start)
 		} else {
-			lines, err = e.goGrep(ctx, re, filter, root)
+			lines, err = e.goGrep(ctx, re, filter, start)
 		}
 		if err != nil {
 			return failed("grep: %v", err)
@@ -91,7 +92,7 @@ func searchResult(lines []string, limit int, what string, capBytes int) Result {
 	return Result{Output: out}
 }
 
-func (e *Env) ripgrep(ctx context.Context, rg string, a grepArgs, root string) ([]string, error) {
+func (e *Env) ripgrep(ctx context.Context, rg string, a grepArgs, where string) ([]string, error) {
 	args := []string{"--line-number", "--no-heading", "--color", "never", "--max-columns", "500", "--max-count", "50", "--crlf", "--path-separator", "/"}
 	if a.IgnoreCase {
 		args = append(args, "--ignore-case")
@@ -99,11 +100,17 @@ func (e *Env) ripgrep(ctx context.Context, rg string, a grepArgs, root string) (
 	if a.Glob != "" {
 		args = append(args, "--glob", a.Glob)
 	}
-	where := e.rel(root)
 	args = append(args, "-e", a.Pattern, "--", where)
 	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
-	p, err := proc.Start(ctx, proc.Spec{Path: rg, Args: args, Dir: e.Root, Grace: time.Second})
+	// rg opens by path, so a link swapped in since the check leads it out:
+	// it runs in the sandbox, which hides the credential stores as from bash.
+	w, cleanup, err := e.Sandbox.Command(e.Root, rg, args)
+	if err != nil {
+		return nil, err
+	}
+	defer cleanup()
+	p, err := proc.Start(ctx, proc.Spec{Path: w.Path, Args: w.Args, Dir: e.Root, Env: append(os.Environ(), w.Env...), Grace: time.Second})
 	if err != nil {
 		return nil, err
 	}
@@ -122,7 +129,7 @@ func (e *Env) ripgrep(ctx context.Context, rg string, a grepArgs, root string) (
 	}
 	_, _ = io.Copy(io.Discard, p.Stdout)
 	err = p.Wait()
-	if err != nil && p.ExitCode() != 1 { // 1 = no match
+	if err != nil && (p.ExitCode() != 1 || p.StderrTail(2) != "") { // 1 = no match; bwrap's own failure is 1 too
 		return nil, fmt.Errorf("rg: %s", strings.TrimSpace(p.StderrTail(2)))
 	}
 	return lines, nil
@@ -161,13 +168,13 @@ func (g *fileGlob) keep(rel string) bool {
 	return doublestar.MatchUnvalidated(g.pattern, rel) != g.negate
 }
 
-func (e *Env) goGrep(ctx context.Context, re *regexp.Regexp, filter *fileGlob, root string) ([]string, error) {
+func (e *Env) goGrep(ctx context.Context, re *regexp.Regexp, filter *fileGlob, start string) ([]string, error) {
 	var lines []string
-	err := walk(ctx, root, func(path string) bool {
-		if !filter.keep(filepath.ToSlash(e.rel(path))) {
+	err := e.walk(ctx, start, func(name string) bool {
+		if !filter.keep(name) {
 			return true
 		}
-		data, err := safefile.Read(path, maxFileBytes) // a FIFO named as the path is not read
+		data, err := safefile.ReadIn(e.Root, name, maxFileBytes)
 		if err != nil || isBinary(data) {
 			return true
 		}
@@ -177,7 +184,7 @@ func (e *Env) goGrep(ctx context.Context, re *regexp.Regexp, filter *fileGlob, r
 				if len(l) > 500 {
 					l = l[:500]
 				}
-				lines = append(lines, fmt.Sprintf("%s:%d:%s", e.rel(path), i+1, l))
+				lines = append(lines, fmt.Sprintf("%s:%d:%s", name, i+1, l))
 			}
 		}
 		return len(lines) <= maxMatches
@@ -185,29 +192,29 @@ func (e *Env) goGrep(ctx context.Context, re *regexp.Regexp, filter *fileGlob, r
 	return lines, err
 }
 
-// walk visits regular files under root, skipping VCS and dependency
-// folders, until visit returns false.
-func walk(ctx context.Context, root string, visit func(path string) bool) error {
-	st, err := os.Stat(root)
+// walk visits the regular files at or under start (slash-separated, in
+// the workspace's os.Root, so no link leads out), skipping VCS and
+// dependency folders, until visit returns false.
+func (e *Env) walk(ctx context.Context, start string, visit func(name string) bool) error {
+	root, err := os.OpenRoot(e.Root)
 	if err != nil {
 		return err
 	}
-	if !st.IsDir() {
-		visit(root)
-		return nil
-	}
-	return filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+	defer root.Close()
+	return fs.WalkDir(root.FS(), start, func(name string, d fs.DirEntry, err error) error {
 		switch {
 		case ctx.Err() != nil:
 			return ctx.Err()
+		case err != nil && name == start:
+			return err
 		case err != nil:
 			return nil
-		case d.IsDir() && path != root && skipDirs[d.Name()]:
-			return filepath.SkipDir
-		case !d.Type().IsRegular() || visit(path): // folders are not regular
+		case d.IsDir() && name != start && skipDirs[d.Name()]:
+			return fs.SkipDir
+		case !d.Type().IsRegular() || visit(name): // folders are not regular
 			return nil
 		}
-		return filepath.SkipAll
+		return fs.SkipAll
 	})
 }
 
@@ -233,10 +240,11 @@ func prepareGlob(e *Env, a globArgs) (*Prepared, error) {
 	}
 	return prepared("glob "+a.Pattern, root, 0, func(ctx context.Context) Result {
 		var found []string
-		err := walk(ctx, root, func(path string) bool {
-			rel, _ := filepath.Rel(root, path)
+		start := e.rel(root)
+		err := e.walk(ctx, start, func(name string) bool {
+			rel, _ := filepath.Rel(start, name)
 			if doublestar.MatchUnvalidated(pattern, filepath.ToSlash(rel)) {
-				found = append(found, e.rel(path))
+				found = append(found, name)
 			}
 			return len(found) <= maxGlob*4
 		})

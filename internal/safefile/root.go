@@ -1,0 +1,116 @@
+package safefile
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"strings"
+)
+
+// OpenIn opens the regular file name (slash-separated) under the folder
+// top, through an os.Root on top and following no link on the way: a path
+// checked when it held none stays the path opened, whatever is swapped in
+// between (a link is ErrLinked, even one to a file under top). With
+// os.O_CREATE the missing folders are made and a missing file is created,
+// never through a link; os.O_TRUNC truncates only once the file is known
+// to be the one named. A FIFO or device is ErrNotRegular, without
+// blocking on it. The Root lives for the call only: one kept open would
+// hold top on Windows.
+func OpenIn(top, name string, flag int) (*os.File, error) {
+	root, err := os.OpenRoot(top)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	dir, base := path.Split(name)
+	d, err := dirIn(root, dir, flag&os.O_CREATE != 0)
+	if err != nil {
+		return nil, err
+	}
+	if d != root {
+		defer d.Close()
+	}
+	var f *os.File
+	err = fs.ErrExist
+	if flag&os.O_CREATE != 0 {
+		f, err = d.OpenFile(base, flag|os.O_EXCL|openNonblock, 0o644) // O_EXCL follows no link
+	}
+	if errors.Is(err, fs.ErrExist) {
+		f, err = d.OpenFile(base, flag&^(os.O_CREATE|os.O_TRUNC)|openNonblock, 0)
+	}
+	if err == nil {
+		err = same(d, base, f)
+	}
+	if err == nil && flag&os.O_TRUNC != 0 {
+		err = f.Truncate(0)
+	}
+	if err != nil {
+		f.Close() // nil when no open succeeded
+		return nil, err
+	}
+	return f, nil
+}
+
+// same checks that f is the regular file at name in d, not one a link there
+// leads to.
+func same(d *os.Root, name string, f *os.File) error {
+	at, err := d.Lstat(name)
+	if err != nil {
+		return err
+	}
+	st, err := f.Stat()
+	switch {
+	case err != nil:
+		return err
+	case !os.SameFile(at, st):
+		return fmt.Errorf("%s: %w", name, ErrLinked)
+	case !st.Mode().IsRegular():
+		return fmt.Errorf("%w (%s)", ErrNotRegular, kind(st.Mode()))
+	}
+	return nil
+}
+
+// dirIn opens folder dir of root one name at a time, each the folder
+// itself and no link (mkdir makes those missing); the caller closes it
+// unless it is root.
+func dirIn(root *os.Root, dir string, mkdir bool) (*os.Root, error) {
+	d := root
+	for _, n := range strings.Split(dir, "/") {
+		if n == "" || n == "." {
+			continue
+		}
+		if mkdir {
+			if err := d.Mkdir(n, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+				return nil, err
+			}
+		}
+		next, err := stepIn(d, n)
+		if d != root {
+			d.Close()
+		}
+		if err != nil {
+			return nil, err
+		}
+		d = next
+	}
+	return d, nil
+}
+
+func stepIn(d *os.Root, name string) (*os.Root, error) {
+	at, err := d.Lstat(name)
+	if err != nil {
+		return nil, err
+	}
+	next, err := d.OpenRoot(name) // follows a link inside root (then not the same), refuses one out
+	if err != nil {
+		return nil, err
+	}
+	if st, err := next.Stat("."); err != nil || !os.SameFile(at, st) {
+		next.Close()
+		return nil, fmt.Errorf("%s: %w", name, cmp.Or(err, ErrLinked))
+	}
+	return next, nil
+}

@@ -1,0 +1,81 @@
+package safefile
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestOpenIn_FollowsNoLink: a link anywhere on the path is refused, to a
+// file outside root or inside it, before anything is created or truncated
+// through it; plain folders and files open, and O_CREATE makes the
+// missing folders.
+func TestOpenIn_FollowsNoLink(t *testing.T) {
+	dir, outside := t.TempDir(), t.TempDir()
+	secret := filepath.Join(outside, "id_rsa")
+	mustDo(t, os.WriteFile(secret, []byte("KEY"), 0o600))
+	mustDo(t, os.MkdirAll(filepath.Join(dir, "sub"), 0o755))
+	mustDo(t, os.WriteFile(filepath.Join(dir, "sub", "a.txt"), []byte("A"), 0o644))
+	links := map[string]string{"in": "sub", "out": outside, "sub/la": "a.txt", "sub/lo": secret,
+		"sub/gone": filepath.Join(outside, "made"), "sub/gone-in": "made-in"}
+	for name, target := range links {
+		link := filepath.Join(dir, filepath.FromSlash(name))
+		if os.Symlink(target, link) != nil {
+			t.Skip("no symlinks here")
+		}
+		if _, err := os.Lstat(link); err != nil {
+			t.Skip("os.Symlink made no link (Wine's is a stub)")
+		}
+	}
+	const create = os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+	tests := []struct {
+		name string
+		flag int
+		err  error // nil: opens; errRefused: any error
+	}{
+		{"sub/a.txt", os.O_RDONLY, nil},
+		{"new/deep/x.txt", create, nil},
+		{"in/a.txt", os.O_RDONLY, ErrLinked},
+		{"in/a.txt", create, ErrLinked},
+		{"in/new/x.txt", create, ErrLinked},
+		{"out/id_rsa", os.O_RDONLY, errRefused}, // os.Root refuses a link out
+		{"out/x", create, errRefused},
+		{"sub/la", os.O_RDONLY, ErrLinked},
+		{"sub/la", create, ErrLinked},
+		{"sub/lo", os.O_RDONLY, errRefused}, // os.Root refuses a link out
+		{"sub/lo", create, errRefused},
+		{"sub/gone", create, errRefused},
+		{"sub/gone-in", create, errRefused},
+		{"sub", os.O_RDONLY, ErrNotRegular},
+	}
+	for _, tt := range tests {
+		f, err := OpenIn(dir, tt.name, tt.flag)
+		if f != nil {
+			f.Close()
+		}
+		if (tt.err == nil) != (err == nil) || tt.err != nil && tt.err != errRefused && !errors.Is(err, tt.err) {
+			t.Errorf("OpenIn(%s, %#x) = %v, want error %v", tt.name, tt.flag, err, tt.err)
+		}
+	}
+	for p, want := range map[string]string{secret: "KEY", filepath.Join(dir, "sub", "a.txt"): "A"} {
+		if got, _ := os.ReadFile(p); string(got) != want {
+			t.Errorf("%s holds %q, want %q", p, got, want)
+		}
+	}
+	for _, p := range []string{filepath.Join(outside, "made"), filepath.Join(outside, "x"), filepath.Join(dir, "made-in"), filepath.Join(dir, "sub", "new")} {
+		if _, err := os.Lstat(p); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s was made through a link: %v", p, err)
+		}
+	}
+}
+
+var errRefused = errors.New("refused")
+
+func mustDo(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
