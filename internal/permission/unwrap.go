@@ -85,11 +85,20 @@ func (r *reader) run(argv []arg, x *runCtx) input {
 		}
 		if p.dynamic {
 			r.out.unclear = true
+			if p.maybe { // ${G:-gpg}: also the program it names when unset
+				y := *x
+				y.sc = x.sc.clone()
+				r.run(append([]arg{{text: p.text}}, argv[1:]...), &y)
+			}
 			if len(argv) > 2 && len(argv[1].text) > 1 && argv[1].text[0] == '-' && strings.ContainsRune(argv[1].text, 'c') {
 				r.shell(argv, x) // $SHELL -c '…': whatever the shell, the script is this one
 			}
 			r.emit(r.newCall(argv, x))
 			return input{kind: inUnknown, dl: p.download || x.stdin.dl}
+		}
+		if isAssignment(p.text) { // sudo VAR=x cmd sets VAR for cmd
+			x.opaque, argv = true, argv[1:]
+			continue
 		}
 		name := progName(p.text)
 		if opts, ok := plainWrappers[name]; ok {
