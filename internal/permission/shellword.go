@@ -244,7 +244,7 @@ func (r *reader) paramOp(p *syntax.ParamExp, sc *scope) arg {
 	if p.Param == nil || p.Excl || p.Index != nil || p.Names != 0 || p.NestedParam != nil || p.Flags != nil {
 		return unknown
 	}
-	if !isAssignment(p.Param.Value + "=") {
+	if !syntax.ValidName(p.Param.Value) {
 		return unknown // positional and special parameters
 	}
 	val, set, known := r.lookup(p.Param.Value, sc)

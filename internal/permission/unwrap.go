@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"mvdan.cc/sh/v3/expand"
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // Unwrapping: the programs that run another program (sudo, env, xargs,
@@ -373,9 +374,7 @@ func (r *reader) splitString(s string, sc *scope) []arg {
 
 func isAssignment(s string) bool {
 	name, _, ok := strings.Cut(s, "=")
-	return ok && name != "" && (name[0] < '0' || name[0] > '9') && !strings.ContainsFunc(name, func(c rune) bool {
-		return !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9')
-	})
+	return ok && syntax.ValidName(name)
 }
 
 // git strips the options before the subcommand; -c and --exec-path can
