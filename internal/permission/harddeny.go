@@ -571,23 +571,34 @@ func (k *check) optValues(args []arg, short, long, valued string) (vals, rest []
 }
 
 // gitWrites: everything under the directory git clone or worktree add
-// fills (or worktree move moves to), and the repository git init makes.
+// fills (or worktree move moves to), and the repository git init makes;
+// their operands read with values in a cluster (clone -qb main URL DIR),
+// and, so that nothing is read more loosely than before, without.
 func (k *check) gitWrites(args []arg) []arg {
 	if len(args) == 0 {
 		return nil
 	}
-	ops := operands(skipValues(args[1:], "-b", "-B", "--branch", "-o", "--origin", "--depth", "-c", "--config", "--reference", "--reference-if-able",
-		"--separate-git-dir", "-u", "--upload-pack", "-j", "--jobs", "--template", "--filter", "--shallow-since", "--shallow-exclude",
-		"--server-option", "--bundle-uri", "--revision", "--initial-branch", "--object-format", "--ref-format", "--reason"))
+	opts, ends := args[1:], []arg(nil) // after --, operands only
+	if i := slices.IndexFunc(opts, func(a arg) bool { return a.text == "--" }); i >= 0 {
+		opts, ends = opts[:i], opts[i:]
+	}
+	long := `--branch --origin --depth --config --reference --reference-if-able --separate-git-dir --upload-pack --jobs --template --filter
+		--shallow-since --shallow-exclude --server-option --bundle-uri --revision --initial-branch --object-format --ref-format --reason`
+	_, loose := k.optValues(args[1:], "", "-b -B -o -c -u -j "+long, "")
+	_, rest := k.optValues(opts, "bBocuj", long, "")
+	return slices.Concat(k.gitDir(args[0].text, operands(loose)), k.gitDir(args[0].text, operands(append(rest, ends...))))
+}
+
+func (k *check) gitDir(sub string, ops []arg) []arg {
 	switch {
-	case args[0].text == "init" && len(ops) == 0:
+	case sub == "init" && len(ops) == 0:
 		return []arg{{text: "."}}
-	case args[0].text == "init":
+	case sub == "init":
 		return ops[:1]
-	case args[0].text == "worktree" && len(ops) > 2 && ops[0].text == "move": // the work tree's files go there
+	case sub == "worktree" && len(ops) > 2 && ops[0].text == "move": // the work tree's files go there
 		ops[2].under = true
 		return ops[2:3]
-	case args[0].text != "clone" && !(args[0].text == "worktree" && len(ops) > 1 && ops[0].text == "add") || len(ops) == 0:
+	case sub != "clone" && !(sub == "worktree" && len(ops) > 1 && ops[0].text == "add") || len(ops) == 0:
 		return nil
 	case len(ops) > 1:
 		ops[1].under = true

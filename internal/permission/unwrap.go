@@ -274,9 +274,7 @@ func (r *reader) wrapperDir(name string, spec optSpec, opts []arg, x *runCtx) {
 		}
 	})
 	x.sc = x.sc.clone()
-	if !same && r.home == "" {
-		dirs = append([]arg{unknown}, dirs...)
-	} else if !same { // any of here, / and ~: each is checked
+	if !same { // any of here, / and ~: each is checked
 		x.sc.cwds, x.sc.vars["PWD"] = unionDirs(x.sc.cwds, []string{"/", r.home}), unknown
 	}
 	for _, d := range dirs {
