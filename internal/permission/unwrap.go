@@ -33,6 +33,7 @@ var (
 		"systemd-run": "pueEMGHs", "unshare": "", "nsenter": "tSG", "fakeroot": "ls", "proxychains": "f",
 		"proxychains4": "f", "torsocks": "aPpu", "catchsegv": "", "valgrind": "", "firejail": "", "cgexec": "g",
 		"taskset": "", "chrt": "", "faketime": "f", "numactl": "CNmpPi", "caffeinate": "tw", "sg": "", "doas-keepenv": "",
+		"xcrun": "", "arch": "de", "corepack": "", // macOS's tool and architecture runners, node's package manager runner
 	}
 	// longValued are the long options of wrappers that take the next word.
 	longValued = map[string][]string{
@@ -46,6 +47,7 @@ var (
 		"systemd-run": {"property", "unit", "setenv", "description", "slice", "uid", "gid", "working-directory", "nice", "on-calendar", "on-active", "machine", "host"},
 		"nsenter":     {"target", "setuid", "setgid"},
 		"strace":      {"output", "trace", "signal", "attach", "user"},
+		"xcrun":       {"sdk", "toolchain"},
 	}
 	// firstOperand wrappers take one operand before the command.
 	firstOperand = set("timeout", "chroot", "taskset", "chrt", "faketime", "sg")
