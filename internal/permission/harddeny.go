@@ -584,8 +584,8 @@ func (k *check) gitWrites(args []arg) []arg {
 	}
 	long := `--branch --origin --depth --config --reference --reference-if-able --separate-git-dir --upload-pack --jobs --template --filter
 		--shallow-since --shallow-exclude --server-option --bundle-uri --revision --initial-branch --object-format --ref-format --reason`
-	_, loose := k.optValues(args[1:], "", "-b -B -o -c -u -j "+long, "")
 	_, rest := k.optValues(opts, "bBocuj", long, "")
+	loose := skipValues(args[1:], strings.Fields("-b -B -o -c -u -j "+long)...)
 	return slices.Concat(k.gitDir(args[0].text, operands(loose)), k.gitDir(args[0].text, operands(append(rest, ends...))))
 }
 
