@@ -908,10 +908,8 @@ func (r *reader) cd(name string, args []arg, sc *scope) {
 	default:
 		target = ops[0]
 	}
-	dirs, ok := resolve(target, sc.cwds)
-	if !ok {
-		dirs = nil
-	} else if sc.cond && sc.cwds != nil {
+	dirs, ok := resolve(target, sc.cwds) // nil when unknown
+	if ok && sc.cond && sc.cwds != nil {
 		dirs = unionDirs(sc.cwds, dirs) // the cd may not happen
 	}
 	sc.cwds, sc.vars["PWD"] = dirs, unknown
