@@ -96,7 +96,7 @@ func (b *wordBuilder) addSplit(a arg) {
 		if i > 0 || lead {
 			b.end()
 		}
-		b.add(arg{text: p, glob: hasMeta(p), download: a.download, subst: a.subst})
+		b.add(arg{text: p, glob: strings.ContainsAny(p, "*?["), download: a.download, subst: a.subst})
 	}
 	if trail && len(parts) > 0 {
 		b.end()
@@ -396,8 +396,6 @@ func unescapeDq(s string) string {
 	}
 	return sb.String()
 }
-
-func hasMeta(s string) bool { return strings.ContainsAny(s, "*?[") }
 
 // hasDownload reports a substitution that runs a downloader anywhere.
 func hasDownload(n syntax.Node) bool {

@@ -143,15 +143,16 @@ func (r *reader) run(argv []arg, x *runCtx) input {
 			return r.ssh(argv, x)
 		case name == "at" || name == "batch":
 			return r.at(argv, x)
-		case name == "flock":
-			rest, script, ok := flockCmd(argv[1:])
-			if script != nil {
-				return r.nested(*script, x, nil)
-			}
-			if !ok {
+		case name == "flock": // flock [opts] FILE (-c SCRIPT | CMD …)
+			rest := skipOpts(argv[1:], "wE", "timeout", "conflict-exit-code")
+			script := len(rest) > 1 && (rest[1].text == "-c" || rest[1].text == "--command")
+			switch {
+			case script && len(rest) > 2:
+				return r.nested(rest[2], x, nil)
+			case script || len(rest) < 2:
 				return r.final(argv, x)
 			}
-			argv = rest
+			argv = skipOpts(rest[1:], "wE")
 			continue
 		case name == "eval":
 			r.eval(argv[1:], x)
@@ -678,21 +679,14 @@ func (r *reader) parallel(args []arg, x *runCtx) {
 				line = append(line, it)
 			}
 			r.nested(joinArgs(line), x, nil)
-			if quote {
-				r.nested(joinQuoted(line), x, nil)
+			if quote { // each word quoted, as parallel -q runs them
+				for i := range line {
+					line[i].text = quoteWord(line[i].text)
+				}
+				r.nested(joinArgs(line), x, nil)
 			}
 		}
 	}
-}
-
-// joinQuoted is joinArgs with each word quoted, as parallel -q runs them.
-func joinQuoted(args []arg) arg {
-	q := make([]arg, len(args))
-	for i, a := range args {
-		q[i] = a
-		q[i].text = quoteWord(a.text)
-	}
-	return joinArgs(q)
 }
 
 func joinArgs(args []arg) arg {
@@ -866,22 +860,6 @@ func watchLoose(args []arg) ([]arg, bool) {
 		direct = direct || a.text == "-x" || a.text == "--exec"
 	}
 	return skipOpts(args, "ndgq", "interval", "differences"), direct
-}
-
-// flockCmd: flock [opts] FILE (-c SCRIPT | CMD …).
-func flockCmd(args []arg) (rest []arg, script *arg, ok bool) {
-	args = skipOpts(args, "wE", "timeout", "conflict-exit-code")
-	if len(args) < 2 {
-		return nil, nil, false
-	}
-	rest = args[1:]
-	if rest[0].text == "-c" || rest[0].text == "--command" {
-		if len(rest) < 2 {
-			return nil, nil, false
-		}
-		return nil, &rest[1], true
-	}
-	return skipOpts(rest, "wE"), nil, true
 }
 
 func (r *reader) eval(args []arg, x *runCtx) {
