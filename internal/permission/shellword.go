@@ -208,13 +208,13 @@ func (r *reader) param(p *syntax.ParamExp, sc *scope) arg {
 	e := p.Exp
 	p2 := *p
 	p2.Exp = nil
-	if !simpleParam(&p2) || e != nil && !knownExpOp(e.Op) {
-		return r.paramOp(p, sc)
-	}
-	val, set, known := r.lookup(p.Param.Value, sc)
 	is := func(ops ...syntax.ParExpOperator) bool { return e != nil && slices.Contains(ops, e.Op) }
 	def := is(syntax.DefaultUnset, syntax.DefaultUnsetOrNull, syntax.AssignUnset, syntax.AssignUnsetOrNull)
 	alt := is(syntax.AlternateUnset, syntax.AlternateUnsetOrNull)
+	if !simpleParam(&p2) || e != nil && !def && !alt && !is(syntax.ErrorUnset, syntax.ErrorUnsetOrNull) {
+		return r.paramOp(p, sc)
+	}
+	val, set, known := r.lookup(p.Param.Value, sc)
 	has := set && !(val.text == "" && is(syntax.DefaultUnsetOrNull, syntax.AssignUnsetOrNull, syntax.AlternateUnsetOrNull)) // a value the operator takes
 	switch {
 	case !known && def: // its value, or the default when unset: keep the default to check
@@ -231,11 +231,6 @@ func (r *reader) param(p *syntax.ParamExp, sc *scope) arg {
 		return arg{}
 	}
 	return val // no operator, an error operator, or a default not taken
-}
-
-func knownExpOp(op syntax.ParExpOperator) bool {
-	return slices.Contains([]syntax.ParExpOperator{syntax.DefaultUnset, syntax.DefaultUnsetOrNull, syntax.AssignUnset, syntax.AssignUnsetOrNull,
-		syntax.ErrorUnset, syntax.ErrorUnsetOrNull, syntax.AlternateUnset, syntax.AlternateUnsetOrNull}, op)
 }
 
 // paramOp evaluates ${X%/*}, ${X#…}, ${X/a/b}, ${#X}, ${X:1:2}, … of a
