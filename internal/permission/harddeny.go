@@ -451,7 +451,7 @@ func (k *check) writtenFiles() []arg {
 		}
 	}
 	if downloaders[k.c.prog()] {
-		for _, t := range downloadTargets(k.c.prog(), args) {
+		for _, t := range k.downloadTargets(k.c.prog(), args) {
 			out = append(out, k.tilde(t))
 		}
 	}
@@ -547,18 +547,21 @@ func (k *check) unpackDirs(prog string, args []arg) []arg {
 
 // optValues splits an option out of args wherever it stands (-s V, -xs V,
 // -sV, -xsV, long V, long=V with ~ expanded as bash does): its values, the
-// rest. In a cluster the first option that takes a value (s, or one of
-// valued: -vs V is v's) takes the rest of it, else the next word.
+// rest. short may hold several letters, long several names (space
+// separated). In a cluster the first option that takes a value (one of
+// short, or of valued: -vs V is v's) takes the rest of it, else the next
+// word.
 func (k *check) optValues(args []arg, short, long, valued string) (vals, rest []arg) {
 	for i := 0; i < len(args); i++ {
 		a, t := args[i], args[i].text
-		cluster, j := len(t) > 1 && t[0] == '-' && t[1] != '-', strings.IndexAny(t, short+valued)
-		switch v, eq := strings.CutPrefix(t, long+"="); {
-		case long != "" && eq:
+		j := strings.IndexAny(t, short+valued)
+		ours := len(t) > 1 && t[0] == '-' && t[1] != '-' && j > 0 && strings.IndexByte(short, t[j]) >= 0
+		switch name, v, eq := strings.Cut(t, "="); {
+		case eq && slices.Contains(strings.Fields(long), name):
 			vals = append(vals, k.tilde(arg{text: v, dynamic: a.dynamic}))
-		case (t == long || cluster && j == len(t)-1 && t[j:] == short) && i+1 < len(args):
+		case (t == long || slices.Contains(strings.Fields(long), t) || ours && j == len(t)-1) && i+1 < len(args):
 			vals, i = append(vals, args[i+1]), i+1
-		case cluster && j > 0 && j < len(t)-1 && t[j:j+1] == short:
+		case ours && j < len(t)-1:
 			vals = append(vals, arg{text: t[j+1:], dynamic: a.dynamic})
 		default:
 			rest = append(rest, a)
@@ -568,23 +571,34 @@ func (k *check) optValues(args []arg, short, long, valued string) (vals, rest []
 }
 
 // gitWrites: everything under the directory git clone or worktree add
-// fills (or worktree move moves to), and the repository git init makes.
+// fills (or worktree move moves to), and the repository git init makes;
+// their operands read with values in a cluster (clone -qb main URL DIR),
+// and, so that nothing is read more loosely than before, without.
 func (k *check) gitWrites(args []arg) []arg {
 	if len(args) == 0 {
 		return nil
 	}
-	ops := operands(skipValues(args[1:], "-b", "-B", "--branch", "-o", "--origin", "--depth", "-c", "--config", "--reference", "--reference-if-able",
-		"--separate-git-dir", "-u", "--upload-pack", "-j", "--jobs", "--template", "--filter", "--shallow-since", "--shallow-exclude",
-		"--server-option", "--bundle-uri", "--revision", "--initial-branch", "--object-format", "--ref-format", "--reason"))
+	opts, ends := args[1:], []arg(nil) // after --, operands only
+	if i := slices.IndexFunc(opts, func(a arg) bool { return a.text == "--" }); i >= 0 {
+		opts, ends = opts[:i], opts[i:]
+	}
+	long := `--branch --origin --depth --config --reference --reference-if-able --separate-git-dir --upload-pack --jobs --template --filter
+		--shallow-since --shallow-exclude --server-option --bundle-uri --revision --initial-branch --object-format --ref-format --reason`
+	_, rest := k.optValues(opts, "bBocuj", long, "")
+	loose := skipValues(args[1:], strings.Fields("-b -B -o -c -u -j "+long)...)
+	return slices.Concat(k.gitDir(args[0].text, operands(loose)), k.gitDir(args[0].text, operands(append(rest, ends...))))
+}
+
+func (k *check) gitDir(sub string, ops []arg) []arg {
 	switch {
-	case args[0].text == "init" && len(ops) == 0:
+	case sub == "init" && len(ops) == 0:
 		return []arg{{text: "."}}
-	case args[0].text == "init":
+	case sub == "init":
 		return ops[:1]
-	case args[0].text == "worktree" && len(ops) > 2 && ops[0].text == "move": // the work tree's files go there
+	case sub == "worktree" && len(ops) > 2 && ops[0].text == "move": // the work tree's files go there
 		ops[2].under = true
 		return ops[2:3]
-	case args[0].text != "clone" && !(args[0].text == "worktree" && len(ops) > 1 && ops[0].text == "add") || len(ops) == 0:
+	case sub != "clone" && !(sub == "worktree" && len(ops) > 1 && ops[0].text == "add") || len(ops) == 0:
 		return nil
 	case len(ops) > 1:
 		ops[1].under = true
@@ -734,76 +748,36 @@ func (r *reader) isDownloaded(a arg) bool {
 	return !a.dynamic && r.downloaded[path.Base(a.text)]
 }
 
-// downloadTargets are the files curl, wget & co. write: -o/-O values, or
-// the URL's base name (curl -O, wget without -O), also in the directory
-// wget -P or curl --output-dir names.
-func downloadTargets(prog string, args []arg) []arg {
-	var out []arg
-	var urls []string
-	var dir *arg
-	remote := prog != "curl" // wget and the rest save under the URL's name by default
-	for i := 0; i < len(args); i++ {
-		a, t := args[i], args[i].text
-		next := func() arg {
-			if i+1 < len(args) {
-				i++
-				return args[i]
-			}
-			return arg{}
-		}
-		name, v, eq := strings.Cut(t, "=")
-		switch {
-		case strings.Contains(t, "://"):
-			urls = append(urls, t)
-		case t == "--output" || t == "--output-document" || t == "--out":
-			out, remote = append(out, next()), false
-		case eq && (name == "--output" || name == "--output-document"):
-			out, remote = append(out, arg{text: v, dynamic: a.dynamic}), false
-		case t == "--directory-prefix" || t == "--output-dir":
-			d := next()
-			dir = &d
-		case eq && (name == "--directory-prefix" || name == "--output-dir"):
-			dir = &arg{text: v, dynamic: a.dynamic}
-		case t == "--remote-name" || t == "--remote-name-all":
-			remote = true
-		case len(t) > 1 && t[0] == '-' && t[1] != '-':
-			for j := 1; j < len(t); j++ {
-				c := t[j]
-				if prog == "curl" && c == 'O' {
-					remote = true
-					continue
-				}
-				if c != 'o' && c != 'O' && (c != 'P' || prog == "curl") {
-					continue
-				}
-				v := arg{text: t[j+1:], dynamic: a.dynamic} // its value is the rest, or the next word
-				if v.text == "" && !v.dynamic {
-					v = next()
-				}
-				if c == 'P' {
-					dir = &v
-				} else {
-					out, remote = append(out, v), false
-				}
-				break
-			}
-		}
+// downloadTargets are the files curl, wget & co. write: their -o/-O and
+// --output values (wget's log too; one missing is ""), and the URLs' base
+// names (but curl's without -O), also in the directory wget -P or curl
+// --output-dir names.
+func (k *check) downloadTargets(prog string, args []arg) []arg {
+	has := func(f func(string) bool) bool {
+		return slices.ContainsFunc(args, func(a arg) bool { return f(a.text) })
 	}
-	if remote {
-		for _, u := range urls {
-			u, _, _ = strings.Cut(u, "?")
+	outs, dirs := "oO", "P"
+	if prog == "curl" {
+		outs, dirs = "o", ""
+	}
+	out, _ := k.optValues(append(args, arg{}), outs, "--output --output-document --out", "")
+	dir, _ := k.optValues(append(args, arg{}), dirs, "--directory-prefix --output-dir", "")
+	if prog != "curl" || has(func(t string) bool { return t == "--remote-name" || t == "--remote-name-all" }) ||
+		has(func(t string) bool { return len(t) > 1 && t[0] == '-' && t[1] != '-' && strings.Contains(t, "O") }) {
+		for _, a := range args {
+			u, _, _ := strings.Cut(a.text, "?")
 			u, _, _ = strings.Cut(u, "#")
 			if _, rest, ok := strings.Cut(u, "://"); ok && strings.Contains(rest, "/") {
 				out = append(out, arg{text: path.Base(rest)})
-			} else {
+			} else if strings.Contains(a.text, "://") {
 				out = append(out, arg{text: "index.html"})
 			}
 		}
 	}
-	if dir != nil {
+	for _, d := range dir {
 		for _, o := range out {
 			if !path.IsAbs(o.text) {
-				out = append(out, arg{text: path.Join(dir.text, o.text), dynamic: dir.dynamic || o.dynamic})
+				out = append(out, arg{text: path.Join(d.text, o.text), dynamic: d.dynamic || o.dynamic})
 			}
 		}
 	}

@@ -32,7 +32,7 @@ var homeRef = lazyRE(`~|\bhome|userprofile|/root\b|\busers[/\\]|\.\.`)
 var credName = sync.OnceValue(func() *regexp.Regexp {
 	alts := make([]string, len(credStores))
 	for i, s := range credStores {
-		parts := strings.Split(regexp.QuoteMeta(s), "/")
+		parts := strings.Split(regexp.QuoteMeta(strings.ToLower(s)), "/")
 		alts[i] = strings.Join(parts, `['"\s/\\,+()]*`)
 	}
 	return regexp.MustCompile(`(?:^|[^\w.-])(?:` + strings.Join(alts, "|") + `)(?:[^\w.-]|$)`)

@@ -308,7 +308,8 @@ func (s *Service) Remember(req Request, kind adapters.PermissionOptionKind) {
 }
 
 // MustAsk says why req must be asked whatever else allows it ("" when it
-// need not): req.Must, hub cannot read it (Unreadable), or it reads a
+// need not): req.Must, hub cannot read it (Unreadable), a program only
+// the shell knows given a store tool's words ($G --import), or it reads a
 // secret (a dotenv file, a private key, a credential store; IsSecretFile)
 // by a file tool or by a command naming one.
 func MustAsk(req Request) string {
@@ -320,7 +321,11 @@ func MustAsk(req Request) string {
 	}
 	targets := req.files()
 	if req.Command != "" {
-		targets = slices.Concat(targets, commandTargets(req.Command, req.Cwd))
+		rd := readLine(req.Command, req.Cwd)
+		if rd.must != "" {
+			return rd.must
+		}
+		targets = slices.Concat(targets, rd.targets())
 	}
 	if i := slices.IndexFunc(targets, IsSecretFile); i >= 0 {
 		return "reading secrets (" + filepath.Base(targets[i]) + ") is asked every time"
@@ -358,7 +363,7 @@ func Coverable(req Request) bool {
 		targets = req.files()
 	}
 	if req.Command != "" {
-		targets = slices.Concat(targets, commandTargets(req.Command, req.Cwd))
+		targets = slices.Concat(targets, readLine(req.Command, req.Cwd).targets())
 	}
 	return !slices.ContainsFunc(targets, func(t string) bool { return sensitivePath(t, req.Cwd) })
 }
@@ -499,7 +504,7 @@ func commandMatches(cmd, prefix string, any bool) bool {
 		if !any && c.opaque { // an allow looks through no wrapper that changes who runs or what
 			layers = layers[:min(1, len(layers))]
 		}
-		hit := slices.ContainsFunc(layers, func(l []string) bool { return hasPrefix(l, want) })
+		hit := slices.ContainsFunc(layers, func(l []string) bool { return hasPrefix(l, want) }) && (any || !c.argv[0].dynamic) // ${G:-gpg} is what $G names
 		if hit && any {
 			return true
 		}

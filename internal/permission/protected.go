@@ -49,10 +49,13 @@ var usrLocal = set("/usr/local", "/usr/local/bin", "/usr/local/lib", "/usr/local
 var homeDirs = set(".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker", ".password-store", ".config", ".local",
 	".mozilla", ".thunderbird", "Documents", "Desktop", "Pictures", "Music", "Videos", "Movies", "Downloads", "Library")
 
-// credStores are home's credential stores: those the sandbox hides, and
-// all of ~/.docker. Every file in one is a secret to read, and deleting,
-// moving, truncating or chmod -R on one is refused, as on ~/.ssh.
-var credStores = append(slices.Clone(sandbox.CredentialStores), ".docker")
+// credStores are home's credential stores: those the sandbox hides, all
+// of ~/.docker, and those the programs of storeTools write (macOS's
+// keychains, vault's token, helm's registry logins, yarn's, pip's and
+// poetry's). Every file in one is a secret to read, and deleting, moving,
+// truncating or chmod -R on one is refused, as on ~/.ssh.
+var credStores = append(slices.Clone(sandbox.CredentialStores), ".docker", "Library/Keychains", ".vault-token", ".config/helm/registry",
+	".yarnrc", ".yarnrc.yml", ".config/pip", ".pip", ".config/pypoetry/auth.toml")
 
 // credStoreAt reports rel (a slash path inside a home) in a credential
 // store, or, when parents, a directory holding one. Case is folded: the
@@ -60,6 +63,7 @@ var credStores = append(slices.Clone(sandbox.CredentialStores), ".docker")
 func credStoreAt(rel string, parents bool) bool {
 	rel = strings.ToLower(rel)
 	return rel != "" && rel != "." && slices.ContainsFunc(credStores, func(s string) bool {
+		s = strings.ToLower(s)
 		return rel == s || strings.HasPrefix(rel, s+"/") || parents && strings.HasPrefix(s, rel+"/")
 	})
 }

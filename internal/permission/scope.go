@@ -65,11 +65,10 @@ func plainCommand(src string) ([]string, bool) {
 
 // oneStmt parses src, which must be exactly one statement.
 func oneStmt(src string) (*syntax.Stmt, bool) {
-	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
-	if err != nil || len(f.Stmts) != 1 {
-		return nil, false
+	if stmts, err := parseStmts(src); err == nil && len(stmts) == 1 {
+		return stmts[0], true
 	}
-	return f.Stmts[0], true
+	return nil, false
 }
 
 // parseWords parses s as the words of one simple command (env -S).

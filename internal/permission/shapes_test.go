@@ -199,6 +199,36 @@ func TestUnclear_Shapes(t *testing.T) {
 	}
 }
 
+// A program only the shell knows, given the words with which a credential
+// store's program writes its store, is asked every time: no allow rule
+// (not even one allowing everything), "always" or grant runs it unasked.
+// One given other words is left to the rules, and an allow rule for a
+// program never covers one that is only its default (${G:-gpg}).
+func TestMustAsk_StoreWordsOfAProgramOnlyTheShellKnows(t *testing.T) {
+	t.Setenv("HOME", "/home/tester")
+	for _, cmd := range []string{`$G --import k.asc`, `"$G" --import k.asc`, `sudo $G --import k.asc`, `env $G --import k.asc`, `$D login`,
+		`$N config set //registry.npmjs.org/:_authToken x`, `$H store < c`, `"$AWS" configure set aws_access_key_id AKIA`, `$X auth login`} {
+		for _, rule := range []config.PermissionRule{{Tool: "*", Decision: "allow"}, {Tool: "bash", Command: "gpg", Decision: "allow"}} {
+			s := mustNew(t, rule)
+			req := shapeRequest(cmd, defaultShapeCwd)
+			s.Remember(req, adapters.AllowAlways)
+			if v, _ := s.Decide(req); v.Decision != Ask || !v.Must {
+				t.Errorf("%q under %+v and an always: %+v, want asked every time", cmd, rule, v)
+			}
+		}
+	}
+	for _, cmd := range []string{`"$PYTHON" x.py`, `$GIT add .`, `$X status`} {
+		if why := MustAsk(shapeRequest(cmd, defaultShapeCwd)); why != "" {
+			t.Errorf("%q: must ask (%s), want the rules to decide", cmd, why)
+		}
+	}
+	for _, cmd := range []string{"${G:-ls} -la", "env ${G:-ls} -la"} {
+		if commandMatches(cmd, "ls", false) {
+			t.Errorf("an allow rule for ls covers %q", cmd)
+		}
+	}
+}
+
 // An "always" for `rm -rf ./build` covers none of the destructive shapes:
 // each is still refused outright, not asked and not allowed.
 func TestService_AlwaysNeverCoversShapes(t *testing.T) {

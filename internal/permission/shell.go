@@ -85,6 +85,7 @@ type reading struct {
 	calls   []*call
 	unclear bool   // a program hub cannot know, or a line it cannot parse
 	deny    string // a verdict found while walking (fork bomb, downloaded code)
+	must    string // why it is asked every time, whatever allows it
 }
 
 // reader walks one command line.

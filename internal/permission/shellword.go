@@ -96,7 +96,7 @@ func (b *wordBuilder) addSplit(a arg) {
 		if i > 0 || lead {
 			b.end()
 		}
-		b.add(arg{text: p, glob: hasMeta(p), download: a.download, subst: a.subst})
+		b.add(arg{text: p, glob: strings.ContainsAny(p, "*?["), download: a.download, subst: a.subst})
 	}
 	if trail && len(parts) > 0 {
 		b.end()
@@ -208,13 +208,13 @@ func (r *reader) param(p *syntax.ParamExp, sc *scope) arg {
 	e := p.Exp
 	p2 := *p
 	p2.Exp = nil
-	if !simpleParam(&p2) || e != nil && !knownExpOp(e.Op) {
-		return r.paramOp(p, sc)
-	}
-	val, set, known := r.lookup(p.Param.Value, sc)
 	is := func(ops ...syntax.ParExpOperator) bool { return e != nil && slices.Contains(ops, e.Op) }
 	def := is(syntax.DefaultUnset, syntax.DefaultUnsetOrNull, syntax.AssignUnset, syntax.AssignUnsetOrNull)
 	alt := is(syntax.AlternateUnset, syntax.AlternateUnsetOrNull)
+	if !simpleParam(&p2) || e != nil && !def && !alt && !is(syntax.ErrorUnset, syntax.ErrorUnsetOrNull) {
+		return r.paramOp(p, sc)
+	}
+	val, set, known := r.lookup(p.Param.Value, sc)
 	has := set && !(val.text == "" && is(syntax.DefaultUnsetOrNull, syntax.AssignUnsetOrNull, syntax.AlternateUnsetOrNull)) // a value the operator takes
 	switch {
 	case !known && def: // its value, or the default when unset: keep the default to check
@@ -233,18 +233,13 @@ func (r *reader) param(p *syntax.ParamExp, sc *scope) arg {
 	return val // no operator, an error operator, or a default not taken
 }
 
-func knownExpOp(op syntax.ParExpOperator) bool {
-	return slices.Contains([]syntax.ParExpOperator{syntax.DefaultUnset, syntax.DefaultUnsetOrNull, syntax.AssignUnset, syntax.AssignUnsetOrNull,
-		syntax.ErrorUnset, syntax.ErrorUnsetOrNull, syntax.AlternateUnset, syntax.AlternateUnsetOrNull}, op)
-}
-
 // paramOp evaluates ${X%/*}, ${X#…}, ${X/a/b}, ${#X}, ${X:1:2}, … of a
 // variable hub knows, with patterns that are literal.
 func (r *reader) paramOp(p *syntax.ParamExp, sc *scope) arg {
 	if p.Param == nil || p.Excl || p.Index != nil || p.Names != 0 || p.NestedParam != nil || p.Flags != nil {
 		return unknown
 	}
-	if !isAssignment(p.Param.Value + "=") {
+	if !syntax.ValidName(p.Param.Value) {
 		return unknown // positional and special parameters
 	}
 	val, set, known := r.lookup(p.Param.Value, sc)
@@ -396,8 +391,6 @@ func unescapeDq(s string) string {
 	}
 	return sb.String()
 }
-
-func hasMeta(s string) bool { return strings.ContainsAny(s, "*?[") }
 
 // hasDownload reports a substitution that runs a downloader anywhere.
 func hasDownload(n syntax.Node) bool {

@@ -1,52 +1,67 @@
 package permission
 
 import (
+	"cmp"
 	"path"
 	"slices"
 	"strings"
 )
 
 // storeTool is a program that writes a credential store by design (a
-// login, a key import, a context switch): the file it writes in the home,
-// the option naming another (a directory when it ends in /), and the
-// subcommands that write ("" for any; for gpg, its long options).
+// login, a key import, a context switch): the files it writes in the home,
+// the option naming another (a directory when it ends in /), the
+// environment variables given to the program that name another, one per
+// file (a directory when it ends in /), and the subcommands that write
+// ("" for any; for gpg, its long options; a word ending in . begins one).
 type storeTool struct {
-	file, opt string
-	writes    []string
-	reads     []string // subcommands the writes begin that only read
+	file, opt, env string
+	writes         []string
+	reads          []string // subcommands the writes begin that only read
+	fixed          []string // writes whose store neither opt nor env moves
 }
 
 var storeTools = map[string]storeTool{
-	"gpg": {".gnupg/pubring.kbx", "--homedir/", strings.Fields(`import recv-keys receive-keys fetch-keys refresh-keys locate-keys
+	"gpg": {".gnupg/pubring.kbx", "--homedir/", "GNUPGHOME/", strings.Fields(`import recv-keys receive-keys fetch-keys refresh-keys locate-keys
 		locate-external-keys search-keys gen-key generate-key full-gen-key full-generate-key quick-gen-key quick-generate-key
 		quick-add-key quick-add-uid quick-revoke-uid quick-revoke-sig quick-set-expire quick-set-primary-uid quick-sign-key
 		quick-lsign-key quick-update-pref sign-key lsign-key nrsign-key tsign-key edit-key key-edit delete-key delete-keys
 		delete-secret-key delete-secret-keys delete-secret-and-public-key delete-secret-and-public-keys import-ownertrust
-		update-trustdb check-trustdb fix-trustdb change-passphrase passwd card-edit edit-card learn-card`), []string{"sign"}},
-	"docker":               {".docker/config.json", "--config/", []string{"login", "logout", "context use", "context create", "context rm", "context update", "context import", "trust key", "trust signer"}, nil},
-	"crane":                {".docker/config.json", "", []string{"auth login", "auth logout"}, nil},
-	"oras":                 {".docker/config.json", "--registry-config", []string{"login", "logout"}, nil},
-	"aws":                  {".aws/credentials", "", []string{"configure", "sso login", "sso logout", "login", "logout", "codeartifact login", "eks update-kubeconfig"}, []string{"configure get", "configure list", "configure list-profiles", "configure export-credentials"}},
-	"az":                   {".azure/azureProfile.json", "", []string{"login", "logout", "account set", "account clear", "configure", "acr login", "aks get-credentials"}, nil},
-	"gh":                   {".config/gh/hosts.yml", "", []string{"auth login", "auth logout", "auth refresh", "auth switch", "config set", "alias set", "alias delete", "alias import"}, nil},
-	"gcloud":               {".config/gcloud/credentials.db", "", []string{"init", "auth login", "auth activate-service-account", "auth revoke", "auth configure-docker", "auth application-default login", "auth application-default revoke", "auth application-default set-quota-project", "config set", "config unset", "config configurations", "container clusters get-credentials"}, []string{"config configurations list", "config configurations describe"}},
-	"kubectl":              {".kube/config", "--kubeconfig", []string{"config set", "config set-cluster", "config set-context", "config set-credentials", "config unset", "config use-context", "config use", "config delete-context", "config delete-cluster", "config delete-user", "config rename-context"}, nil},
-	"npm":                  {".npmrc", "--userconfig", []string{"login", "adduser", "add-user", "logout", "set", "config set", "config delete", "config rm", "config edit", "c set", "c delete", "c rm", "c edit"}, nil},
-	"git":                  {".git-credentials", "--file", []string{"credential approve", "credential reject", "credential-store store", "credential-store erase", "credential-libsecret store", "credential-libsecret erase"}, nil},
-	"git-credential-store": {".git-credentials", "--file", []string{"store", "erase"}, nil},
-	"keyring":              {".local/share/keyrings/x", "", []string{"set", "del"}, nil},
-	"cargo":                {".cargo/credentials.toml", "", []string{"login", "logout"}, nil},
-	"pass":                 {".password-store/x", "", strings.Fields("insert add generate edit rm remove delete mv rename cp copy init git"), nil},
-	"secret-tool":          {".local/share/keyrings/x", "", []string{"store", "clear"}, nil},
-	"heroku":               {".netrc", "", []string{"login", "logout", "auth:login", "auth:logout"}, nil},
+		update-trustdb check-trustdb fix-trustdb change-passphrase passwd card-edit edit-card learn-card`), []string{"sign"}, nil},
+	"docker": {".docker/config.json", "--config/", "DOCKER_CONFIG/", []string{"login", "logout", "context use", "context create", "context rm", "context update", "context import", "trust key", "trust signer"}, nil, nil},
+	"crane":  {".docker/config.json", "", "", []string{"auth login", "auth logout"}, nil, nil},
+	"oras":   {".docker/config.json", "--registry-config", "", []string{"login", "logout"}, nil, nil},
+	// aws configure writes either file; a login, sso's too, writes ~/.aws/sso or another tool's store
+	"aws": {".aws/credentials .aws/config", "", "AWS_SHARED_CREDENTIALS_FILE AWS_CONFIG_FILE", []string{"configure", "sso login", "sso logout", "login", "logout", "codeartifact login", "eks update-kubeconfig"},
+		[]string{"configure get", "configure list", "configure list-profiles", "configure export-credentials"}, []string{"configure sso", "configure sso-session", "configure add-model", "sso", "login", "logout", "codeartifact", "eks"}},
+	"az": {".azure/azureProfile.json", "", "", []string{"login", "logout", "account set", "account clear", "configure", "acr login", "aks get-credentials"}, nil, nil},
+	// gh auth keeps its token in the system's keyring unless told otherwise
+	"gh": {".config/gh/hosts.yml", "", "GH_CONFIG_DIR/", []string{"auth login", "auth logout", "auth refresh", "auth switch", "config set", "alias set", "alias delete", "alias import"}, nil, []string{"auth"}},
+	"gcloud": {".config/gcloud/credentials.db", "", "CLOUDSDK_CONFIG/", []string{"init", "auth login", "auth activate-service-account", "auth revoke", "auth configure-docker", "auth application-default login", "auth application-default revoke", "auth application-default set-quota-project", "config set", "config unset", "config configurations", "container clusters get-credentials"},
+		[]string{"config configurations list", "config configurations describe"}, []string{"auth configure-docker", "container"}},
+	"kubectl":            {".kube/config", "--kubeconfig", "KUBECONFIG", []string{"config set", "config set-cluster", "config set-context", "config set-credentials", "config unset", "config use-context", "config use", "config delete-context", "config delete-cluster", "config delete-user", "config rename-context"}, nil, nil},
+	"npm":                {".npmrc", "--userconfig", "NPM_CONFIG_USERCONFIG", []string{"login", "adduser", "add-user", "logout", "set", "config set", "config delete", "config rm", "config edit", "c set", "c delete", "c rm", "c edit"}, nil, nil},
+	"git-credential":     {".git-credentials", "", "", []string{"approve", "reject"}, nil, nil},
+	"git-credential-":    {".git-credentials", "--file", "", []string{"store", "erase"}, nil, nil},           // credential helpers: store, libsecret, osxkeychain, manager, …
+	"git-config":         {".git-credentials", "", "", []string{"credential.", "set credential."}, nil, nil}, // a helper writes what git is given later
+	"docker-credential-": {".local/share/keyrings/x", "", "", []string{"store", "erase"}, nil, nil},
+	"keyring":            {".local/share/keyrings/x", "", "", []string{"set", "del"}, nil, nil},
+	"cargo":              {".cargo/credentials.toml", "", "", []string{"login", "logout"}, nil, nil},
+	"pass":               {".password-store/x", "", "", strings.Fields("insert add generate edit rm remove delete mv rename cp copy init git"), nil, nil},
+	"secret-tool":        {".local/share/keyrings/x", "", "", []string{"store", "clear"}, nil, nil},
+	"heroku":             {".netrc", "", "", []string{"login", "logout", "auth:login", "auth:logout"}, nil, nil},
+	"security": {"Library/Keychains/login.keychain-db", "", "", strings.Fields(`add-generic-password add-internet-password add-certificates import
+		set-generic-password-partition-list set-internet-password-partition-list set-key-partition-list delete-generic-password
+		delete-internet-password delete-certificate delete-identity delete-keychain create-keychain create-keypair set-keychain-settings
+		set-keychain-password add-trusted-cert remove-trusted-cert trust-settings-import set-identity-preference`), nil, nil},
+	"vault":  {".vault-token", "", "", []string{"login"}, nil, nil},
+	"helm":   {".config/helm/registry/config.json", "--registry-config", "HELM_REGISTRY_CONFIG", []string{"registry login", "registry logout"}, nil, nil},
+	"yarn":   {".yarnrc.yml", "", "", []string{"login", "logout", "npm login", "npm logout", "config set", "config unset", "config delete"}, nil, nil},
+	"pip":    {".config/pip/pip.conf", "", "", []string{"config set", "config unset", "config edit"}, nil, nil},
+	"poetry": {".config/pypoetry/auth.toml", "", "", []string{"config http-basic.", "config pypi-token.", "config certificates."}, nil, nil},
 	// hub cannot tell a host from this one: the key lands in a home's
 	// ~/.ssh as it does with ssh HOST 'cat >> ~/.ssh/authorized_keys'.
-	"ssh-copy-id": {".ssh/authorized_keys", "", []string{""}, nil},
+	"ssh-copy-id": {".ssh/authorized_keys", "", "", []string{""}, nil, nil},
 }
-
-// storeEnv names the environment variable that points a program at
-// another store, as its storeTool's option does.
-var storeEnv = map[string]string{"gpg": "GNUPGHOME", "docker": "DOCKER_CONFIG", "kubectl": "KUBECONFIG", "npm": "NPM_CONFIG_USERCONFIG"}
 
 // layerEnv is the value a wrapper layer (VAR=x cmd, env VAR=x cmd) gives
 // the environment variable name, the innermost first.
@@ -88,34 +103,68 @@ func assignedEnv(layers [][]string, name string) (arg, bool) {
 }
 
 // storeTwins share a storeTool.
-var storeTwins = map[string]string{"gpg2": "gpg", "gpgsm": "gpg", "oc": "kubectl", "pnpm": "npm", "git-credential-libsecret": "git-credential-store"}
+var storeTwins = map[string]string{"gpg2": "gpg", "gpgsm": "gpg", "oc": "kubectl", "pnpm": "npm", "pip3": "pip"}
 
-// storeWrites: the credential store a program that keeps one writes, or
-// the one its option or environment variable (storeEnv) names instead.
+// storeWrites: the credential stores a program that keeps one writes, or
+// those its option or environment variables name instead. git SUB is
+// git-SUB, python -m MOD is MOD.
 func (k *check) storeWrites(prog string, args []arg) []arg {
-	if twin, ok := storeTwins[prog]; ok {
-		prog = twin
+	if prog == "" && len(k.c.argv) > 0 { // a program only the shell knows ($G --import)
+		for name, t := range storeTools { // pass's verbs (add, rm, mv, …) are git's too
+			if name != "pass" && !slices.Contains(t.writes, "") && k.storeWrites(name, args) != nil {
+				k.r.out.must = "hub cannot tell which program this is, and a credential store's program would write its store with these words: it is asked every time"
+			}
+		}
+		return nil
 	}
+	if prog == "git" && len(args) > 0 {
+		if args[0].dynamic {
+			k.unknown()
+		}
+		prog, args = "git-"+args[0].text, args[1:]
+	}
+	if interpreters[strings.TrimRight(prog, "0123456789.")] && len(args) > 1 && args[0].text == "-m" {
+		prog, args = progName(args[1].text), args[2:]
+	}
+	if i := strings.Index(prog, "-credential-"); i > 0 { // a credential helper
+		prog = prog[:i+len("-credential-")]
+	}
+	prog = cmp.Or(storeTwins[prog], prog)
 	t, ok := storeTools[prog]
 	if !ok || prog == "gpg" && !gpgCommand(args, t) || prog != "gpg" && (!k.leads(args, t.writes, false) || k.leads(args, t.reads, true)) {
 		return nil
 	}
 	vals, _ := k.optValues(args, "", strings.TrimSuffix(t.opt, "/"), "")
-	if v, ok := assignedEnv(k.c.layers, storeEnv[prog]); ok && len(vals) == 0 && !strings.ContainsAny(v.text, ":;") { // not a list
-		vals = []arg{k.tilde(v)}
-	}
-	if t.opt != "" && len(vals) > 0 {
-		v := vals[len(vals)-1]
-		if strings.HasSuffix(t.opt, "/") {
-			v.text = path.Join(v.text, path.Base(t.file))
+	fixed, envs := k.leads(args, t.fixed, false), strings.Fields(t.env)
+	var out []arg
+	for i, file := range strings.Fields(t.file) {
+		v, named := arg{text: k.r.home + "/" + file}, ""
+		if i < len(envs) && !fixed {
+			if e, ok := assignedEnv(k.c.layers, strings.TrimSuffix(envs[i], "/")); ok && !strings.ContainsAny(e.text, ":;") { // not a list
+				v, named = k.tilde(e), envs[i]
+			}
 		}
-		return []arg{v}
+		if t.opt != "" && len(vals) > 0 && !fixed {
+			v, named = vals[len(vals)-1], t.opt
+		}
+		switch {
+		case named == "" && k.spared(prog, args):
+			continue
+		case strings.HasSuffix(named, "/"):
+			v.text = path.Join(v.text, path.Base(file))
+		}
+		out = append(out, v)
 	}
+	return out
+}
+
+// spared reports the options that spare the home's store: npm's and
+// pip's that point at the project's or the installation's, git config's
+// reads.
+func (k *check) spared(prog string, args []arg) bool {
 	loc, _ := k.optValues(args, "L", "--location", "")
-	if prog == "npm" && (hasShort(args, "g") || hasLong(args, "--global") || slices.ContainsFunc(loc, func(a arg) bool { return a.text == "project" || a.text == "global" })) {
-		return nil // the project's .npmrc, or the installation's
-	}
-	return []arg{{text: k.r.home + "/" + t.file}}
+	return prog == "npm" && (hasShort(args, "g") || hasLong(args, "--global") || slices.ContainsFunc(loc, func(a arg) bool { return a.text == "project" || a.text == "global" })) ||
+		prog == "pip" && hasLong(args, "--site", "--global") || prog == "git-config" && hasLong(args, "--get", "--get-all", "--get-regexp", "--list")
 }
 
 // gpgCommand reports a gpg command word (--import, --import=…) among
@@ -138,14 +187,17 @@ func (k *check) leads(args []arg, subs []string, values bool) bool {
 	return slices.ContainsFunc(subs, func(sub string) bool {
 		i := 0
 		for _, w := range strings.Fields(sub) {
+			is := func(a arg) bool { // git's keys ignore case (Credential.Helper)
+				return a.text == w || strings.HasSuffix(w, ".") && strings.HasPrefix(strings.ToLower(a.text), w)
+			}
 			for i < len(args) && args[i].text != "--" && (strings.HasPrefix(args[i].text, "-") && !args[i].dynamic ||
-				i > 0 && strings.HasPrefix(args[i-1].text, "-") && !strings.Contains(args[i-1].text, "=") && (args[i].text != w || values)) {
+				i > 0 && strings.HasPrefix(args[i-1].text, "-") && !strings.Contains(args[i-1].text, "=") && (!is(args[i]) || values)) {
 				i++
 			}
 			if i < len(args) && args[i].dynamic {
 				k.unknown()
 			}
-			if i == len(args) || args[i].text != w || args[i].dynamic {
+			if i == len(args) || !is(args[i]) || args[i].dynamic {
 				return false
 			}
 			i++

@@ -12,15 +12,14 @@ import (
 	"github.com/hubdev/hub/adapters"
 )
 
-// commandTargets lists the files a command line names, read by the one
-// shell reader (readLine): the operands of every simple command it runs
+// targets lists the files a command line names, as the one shell reader
+// (readLine) read it: the operands of every simple command it runs
 // (wrappers and shells' -c scripts unwrapped; a flag's "=value" and
 // curl's "@file" included) and its redirect targets, absolute against
 // the directories the command may run in (cd tracked), globs also as the
 // files they match. An operand hub cannot know before the command runs
 // ($VAR, $(…)), or a line it cannot read, is unknownTarget.
-func commandTargets(cmd, cwd string) []string {
-	rd := readLine(cmd, cwd)
+func (rd *reading) targets() []string {
 	var out []string
 	if rd.unclear {
 		out = append(out, unknownTarget)

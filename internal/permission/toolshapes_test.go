@@ -292,7 +292,7 @@ func TestCommandTargets_Operands(t *testing.T) {
 		{"echo $(cat .env)", []string{in(".env")}},
 	}
 	for _, tt := range tests {
-		got := commandTargets(tt.cmd, ws)
+		got := readLine(tt.cmd, ws).targets()
 		for _, w := range tt.want {
 			if !slices.Contains(got, w) {
 				t.Errorf("%q: targets %q lack %q", tt.cmd, got, w)

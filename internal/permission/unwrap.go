@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"mvdan.cc/sh/v3/expand"
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // Unwrapping: the programs that run another program (sudo, env, xargs,
@@ -32,6 +33,7 @@ var (
 		"systemd-run": "pueEMGHs", "unshare": "", "nsenter": "tSG", "fakeroot": "ls", "proxychains": "f",
 		"proxychains4": "f", "torsocks": "aPpu", "catchsegv": "", "valgrind": "", "firejail": "", "cgexec": "g",
 		"taskset": "", "chrt": "", "faketime": "f", "numactl": "CNmpPi", "caffeinate": "tw", "sg": "", "doas-keepenv": "",
+		"xcrun": "", "arch": "de", "corepack": "", // macOS's tool and architecture runners, node's package manager runner
 	}
 	// longValued are the long options of wrappers that take the next word.
 	longValued = map[string][]string{
@@ -45,6 +47,7 @@ var (
 		"systemd-run": {"property", "unit", "setenv", "description", "slice", "uid", "gid", "working-directory", "nice", "on-calendar", "on-active", "machine", "host"},
 		"nsenter":     {"target", "setuid", "setgid"},
 		"strace":      {"output", "trace", "signal", "attach", "user"},
+		"xcrun":       {"sdk", "toolchain"},
 	}
 	// firstOperand wrappers take one operand before the command.
 	firstOperand = set("timeout", "chroot", "taskset", "chrt", "faketime", "sg")
@@ -85,11 +88,20 @@ func (r *reader) run(argv []arg, x *runCtx) input {
 		}
 		if p.dynamic {
 			r.out.unclear = true
+			if p.maybe { // ${G:-gpg}: also the program it names when unset
+				y := *x
+				y.sc = x.sc.clone()
+				r.run(append([]arg{{text: p.text}}, argv[1:]...), &y)
+			}
 			if len(argv) > 2 && len(argv[1].text) > 1 && argv[1].text[0] == '-' && strings.ContainsRune(argv[1].text, 'c') {
 				r.shell(argv, x) // $SHELL -c '…': whatever the shell, the script is this one
 			}
 			r.emit(r.newCall(argv, x))
 			return input{kind: inUnknown, dl: p.download || x.stdin.dl}
+		}
+		if isAssignment(p.text) { // sudo VAR=x cmd sets VAR for cmd
+			x.opaque, argv = true, argv[1:]
+			continue
 		}
 		name := progName(p.text)
 		if opts, ok := plainWrappers[name]; ok {
@@ -131,15 +143,16 @@ func (r *reader) run(argv []arg, x *runCtx) input {
 			return r.ssh(argv, x)
 		case name == "at" || name == "batch":
 			return r.at(argv, x)
-		case name == "flock":
-			rest, script, ok := flockCmd(argv[1:])
-			if script != nil {
-				return r.nested(*script, x, nil)
-			}
-			if !ok {
+		case name == "flock": // flock [opts] FILE (-c SCRIPT | CMD …)
+			rest := skipOpts(argv[1:], "wE", "timeout", "conflict-exit-code")
+			script := len(rest) > 1 && (rest[1].text == "-c" || rest[1].text == "--command")
+			switch {
+			case script && len(rest) > 2:
+				return r.nested(rest[2], x, nil)
+			case script || len(rest) < 2:
 				return r.final(argv, x)
 			}
-			argv = rest
+			argv = skipOpts(rest[1:], "wE")
 			continue
 		case name == "eval":
 			r.eval(argv[1:], x)
@@ -264,9 +277,7 @@ func (r *reader) wrapperDir(name string, spec optSpec, opts []arg, x *runCtx) {
 		}
 	})
 	x.sc = x.sc.clone()
-	if !same && r.home == "" {
-		dirs = append([]arg{unknown}, dirs...)
-	} else if !same { // any of here, / and ~: each is checked
+	if !same { // any of here, / and ~: each is checked
 		x.sc.cwds, x.sc.vars["PWD"] = unionDirs(x.sc.cwds, []string{"/", r.home}), unknown
 	}
 	for _, d := range dirs {
@@ -364,9 +375,7 @@ func (r *reader) splitString(s string, sc *scope) []arg {
 
 func isAssignment(s string) bool {
 	name, _, ok := strings.Cut(s, "=")
-	return ok && name != "" && (name[0] < '0' || name[0] > '9') && !strings.ContainsFunc(name, func(c rune) bool {
-		return !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9')
-	})
+	return ok && syntax.ValidName(name)
 }
 
 // git strips the options before the subcommand; -c and --exec-path can
@@ -670,21 +679,14 @@ func (r *reader) parallel(args []arg, x *runCtx) {
 				line = append(line, it)
 			}
 			r.nested(joinArgs(line), x, nil)
-			if quote {
-				r.nested(joinQuoted(line), x, nil)
+			if quote { // each word quoted, as parallel -q runs them
+				for i := range line {
+					line[i].text = quoteWord(line[i].text)
+				}
+				r.nested(joinArgs(line), x, nil)
 			}
 		}
 	}
-}
-
-// joinQuoted is joinArgs with each word quoted, as parallel -q runs them.
-func joinQuoted(args []arg) arg {
-	q := make([]arg, len(args))
-	for i, a := range args {
-		q[i] = a
-		q[i].text = quoteWord(a.text)
-	}
-	return joinArgs(q)
 }
 
 func joinArgs(args []arg) arg {
@@ -860,22 +862,6 @@ func watchLoose(args []arg) ([]arg, bool) {
 	return skipOpts(args, "ndgq", "interval", "differences"), direct
 }
 
-// flockCmd: flock [opts] FILE (-c SCRIPT | CMD …).
-func flockCmd(args []arg) (rest []arg, script *arg, ok bool) {
-	args = skipOpts(args, "wE", "timeout", "conflict-exit-code")
-	if len(args) < 2 {
-		return nil, nil, false
-	}
-	rest = args[1:]
-	if rest[0].text == "-c" || rest[0].text == "--command" {
-		if len(rest) < 2 {
-			return nil, nil, false
-		}
-		return nil, &rest[1], true
-	}
-	return skipOpts(rest, "wE"), nil, true
-}
-
 func (r *reader) eval(args []arg, x *runCtx) {
 	s := joinArgs(args)
 	if !r.readable(s) {
@@ -900,10 +886,8 @@ func (r *reader) cd(name string, args []arg, sc *scope) {
 	default:
 		target = ops[0]
 	}
-	dirs, ok := resolve(target, sc.cwds)
-	if !ok {
-		dirs = nil
-	} else if sc.cond && sc.cwds != nil {
+	dirs, ok := resolve(target, sc.cwds) // nil when unknown
+	if ok && sc.cond && sc.cwds != nil {
 		dirs = unionDirs(sc.cwds, dirs) // the cd may not happen
 	}
 	sc.cwds, sc.vars["PWD"] = dirs, unknown
