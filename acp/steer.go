@@ -9,6 +9,7 @@ import (
 
 	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/conversation"
 	"github.com/hubdev/hub/internal/jsonrpc"
 )
 
@@ -40,8 +41,12 @@ func (s *server) steer(ctx context.Context, p schema.SteeringRequest) (any, func
 		return schema.SteeringResponse{Outcome: schema.SteerPromptRequired, Reason: "steeringUnsupported"}, nil, nil
 	}
 	job := s.beginPrompt(ctx, schema.PromptRequest{SessionID: p.SessionID, Prompt: p.Prompt})
-	s.detached.Go(func() { // its updates stream as any turn's; its answer has no one to go to
-		if _, after, _ := job(); after != nil {
+	s.detached.Go(func() { // its updates stream as any turn's; its answer has no request to go to
+		_, after, err := job()
+		if e := (*jsonrpc.Error)(nil); errors.As(err, &e) { // a blocked prompt, a failure: said instead
+			ss.sayf("%s", errorText(&adapters.ErrorInfo{Message: e.Message}))
+		}
+		if after != nil {
 			after()
 		}
 	})
@@ -54,22 +59,27 @@ func (s *server) steer(ctx context.Context, p schema.SteeringRequest) (any, func
 func (ss *session) steer(ctx context.Context, prompt []schema.ContentBlock) (injected, busy bool, err error) {
 	busy = ss.turns.Busy()
 	ss.mu.Lock()
-	b, running := ss.agent.Current(), ss.running && !ss.crashed
+	b, running, agent := ss.agent.Current(), ss.running && !ss.crashed, ss.rec.Agent
 	ss.mu.Unlock()
 	st, ok := b.(adapters.Steerer)
 	if !running || !ok {
 		return false, busy, nil
 	}
 	content := ss.fitContent(ss.toAdapterContent(prompt))
-	// Recorded first: the agent's answer to it must follow it.
-	undo := ss.recordSteered(prompt)
-	err = st.Steer(ctx, content)
-	if err != nil {
-		undo()
+	// The prompt hooks judge it as they judge a prompt (the native loop's,
+	// which it runs itself, in its Steer), before anything keeps it.
+	if err = conversation.PromptHooks(ctx, ss.observer(agent), agent, content); err == nil {
+		undo := ss.recordSteered(prompt) // first: the agent's answer to it must follow it
+		if err = st.Steer(ctx, content); err != nil {
+			undo()
+		}
 	}
+	var blocked *adapters.TurnError
 	switch {
 	case errors.Is(err, adapters.ErrNoTurn):
 		return false, busy, nil
+	case errors.As(err, &blocked): // told as a blocked prompt is
+		return false, busy, ss.turnError(&blocked.Info)
 	case err != nil:
 		return false, busy, jsonrpc.NewError(schema.CodeInternalError, "steering failed: "+err.Error(), map[string]any{"agent": ss.agentName()})
 	}
