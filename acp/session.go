@@ -423,7 +423,9 @@ func (ss *session) flushChunk() {
 		return
 	}
 	c := chunkOf(&h[len(h)-1])
-	*c = &schema.ContentChunk{Content: schema.TextBlock(ss.chunk.String()), MessageID: (*c).MessageID}
+	blk := (*c).Content
+	blk.Text = ss.chunk.String()
+	*c = &schema.ContentChunk{Content: blk, MessageID: (*c).MessageID}
 }
 
 // chunkOf is the field of u that holds its message or thought chunk.
@@ -438,7 +440,8 @@ func chunkOf(u *schema.SessionUpdate) **schema.ContentChunk {
 }
 
 func mergeable(a, b *schema.ContentChunk) bool {
-	return a.Content.Type == schema.BlockText && b.Content.Type == schema.BlockText && a.MessageID == b.MessageID
+	return a.Content.Type == schema.BlockText && b.Content.Type == schema.BlockText && a.MessageID == b.MessageID &&
+		string(a.Content.Annotations) == string(b.Content.Annotations) // hub's lines apart from the agent's
 }
 
 // toAdapterContent converts prompt blocks and expands a leading skill command.
@@ -595,7 +598,7 @@ func (ss *session) refusal(d *adapters.Decision) []schema.SessionUpdate {
 	}
 	ss.srv.log.Warn().Str("session", ss.id()).Str("tool", d.Title).Str("why", d.Reason).Msg("tool call refused")
 	text := fmt.Sprintf("\nhub refused %q: %s.\n", cmp.Or(d.Title, "a tool call"), strings.TrimPrefix(d.Reason, "refused: "))
-	return []schema.SessionUpdate{{AgentMessageChunk: &schema.ContentChunk{Content: schema.TextBlock(text)}}}
+	return []schema.SessionUpdate{hubLine(text)}
 }
 
 // permissionOptions are the agent's options the editor is shown (the

@@ -44,7 +44,7 @@ func (s *server) steer(ctx context.Context, p schema.SteeringRequest) (any, func
 	s.detached.Go(func() { // its updates stream as any turn's; its answer has no request to go to
 		_, after, err := job()
 		if e := (*jsonrpc.Error)(nil); errors.As(err, &e) { // a blocked prompt, a failure: said instead
-			ss.sayf("%s", errorText(&adapters.ErrorInfo{Message: e.Message}))
+			ss.emit(hubLine(errorText(&adapters.ErrorInfo{Message: e.Message})))
 		}
 		if after != nil {
 			after()
