@@ -325,6 +325,11 @@ func (ss *session) drive(turnCtx context.Context, content []adapters.Content, wa
 		ss.srv.log.Warn().Str("session", ss.id()).Str("hook", w).Msg("hook failed")
 		ss.sayf("\nhub: hook: %s\n", w)
 	}
+	if oc.Digest.Priced { // the cost the agent did not tell, as hub run's summary tells it
+		for _, u := range usageUpdate(oc.Digest.Usage) {
+			ss.send(u)
+		}
+	}
 	ss.mu.Lock()
 	for _, f := range oc.Digest.Files() { // for the briefing
 		if len(ss.rec.Files) < handover.MaxFiles && !slices.Contains(ss.rec.Files, f) {
