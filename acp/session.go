@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/adapters"
@@ -88,7 +89,7 @@ func (ss *session) send(u schema.SessionUpdate) {
 }
 
 // emit sends an update of the running turn and keeps it in the history,
-// as one step (see recordSteered).
+// as one step (see recordUser).
 func (ss *session) emit(u schema.SessionUpdate) {
 	ss.emitMu.Lock()
 	defer ss.emitMu.Unlock()
@@ -229,9 +230,7 @@ func (ss *session) runTurn(turn *conversation.Turn, prompt []schema.ContentBlock
 	}()
 	turnCtx := turn.Context()
 	ss.agent.Use()
-	for _, b := range prompt {
-		ss.record(schema.SessionUpdate{UserMessageChunk: &schema.ContentChunk{Content: b}})
-	}
+	forget := ss.recordUser(prompt)
 	ss.span.Store(trace.From(turnCtx))
 	var reason string
 	var failure *adapters.ErrorInfo
@@ -240,6 +239,9 @@ func (ss *session) runTurn(turn *conversation.Turn, prompt []schema.ContentBlock
 		reason = ss.runCompare(turnCtx, args)
 	} else {
 		reason, failure, usage = ss.driveWithFallback(turnCtx, ss.fitContent(ss.toAdapterContent(prompt)))
+	}
+	if failure != nil && failure.Code == adapters.CodeHook { // blocked: kept from the history as from the agent
+		forget()
 	}
 	if turnCtx.Err() != nil { // cancelled: only cancel (or the server's end) ends the turn's context
 		reason = schema.StopCancelled
@@ -392,6 +394,29 @@ func errorText(e *adapters.ErrorInfo) string {
 		s += "\n\n```\n" + e.Detail + "\n```"
 	}
 	return s + "\n"
+}
+
+// recordUser keeps a prompt, or input steered into the running turn, in
+// the history, after the updates the editor has seen, as a user message
+// of its own. forget takes it back (a hook blocked it, the agent did not
+// take it) while it is not saved.
+func (ss *session) recordUser(prompt []schema.ContentBlock) (forget func()) {
+	ss.emitMu.Lock()
+	defer ss.emitMu.Unlock()
+	id := fmt.Sprintf("user-%d", time.Now().UnixNano())
+	for _, blk := range prompt {
+		ss.record(schema.SessionUpdate{UserMessageChunk: &schema.ContentChunk{Content: blk, MessageID: id}})
+	}
+	return func() {
+		ss.mu.Lock()
+		defer ss.mu.Unlock()
+		ss.flushChunk()
+		ss.chunkOpen = false
+		h := ss.rec.History
+		ss.rec.History = h[:ss.persisted+len(slices.DeleteFunc(h[ss.persisted:], func(u schema.SessionUpdate) bool {
+			return u.UserMessageChunk != nil && u.UserMessageChunk.MessageID == id
+		}))]
+	}
 }
 
 // record appends a history-worthy update, merging consecutive chunks.

@@ -3,9 +3,6 @@ package acp
 import (
 	"context"
 	"errors"
-	"fmt"
-	"slices"
-	"time"
 
 	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/adapters"
@@ -69,9 +66,9 @@ func (ss *session) steer(ctx context.Context, prompt []schema.ContentBlock) (inj
 	// The prompt hooks judge it as they judge a prompt (the native loop's,
 	// which it runs itself, in its Steer), before anything keeps it.
 	if err = conversation.PromptHooks(ctx, ss.observer(agent), agent, content); err == nil {
-		undo := ss.recordSteered(prompt) // first: the agent's answer to it must follow it
+		forget := ss.recordUser(prompt) // first: the agent's answer to it must follow it
 		if err = st.Steer(ctx, content); err != nil {
-			undo()
+			forget()
 		}
 	}
 	var blocked *adapters.TurnError
@@ -84,34 +81,4 @@ func (ss *session) steer(ctx context.Context, prompt []schema.ContentBlock) (inj
 		return false, busy, jsonrpc.NewError(schema.CodeInternalError, "steering failed: "+err.Error(), map[string]any{"agent": ss.agentName()})
 	}
 	return true, busy, nil
-}
-
-// recordSteered keeps steered input in the history, after the updates
-// the editor has seen, as a user message of its own. undo takes it back
-// (the agent did not take it) while nothing followed it and it is not
-// saved yet: it then runs as a prompt, which records it again.
-func (ss *session) recordSteered(prompt []schema.ContentBlock) (undo func()) {
-	ss.emitMu.Lock()
-	defer ss.emitMu.Unlock()
-	id := fmt.Sprintf("steered-%d", time.Now().UnixNano())
-	ss.mu.Lock()
-	at := len(ss.rec.History)
-	ss.mu.Unlock()
-	for _, blk := range prompt {
-		ss.record(schema.SessionUpdate{UserMessageChunk: &schema.ContentChunk{Content: blk, MessageID: id}})
-	}
-	return func() {
-		ss.emitMu.Lock()
-		defer ss.emitMu.Unlock()
-		ss.mu.Lock()
-		defer ss.mu.Unlock()
-		h := ss.rec.History
-		if at < ss.persisted || at > len(h) || slices.ContainsFunc(h[at:], func(u schema.SessionUpdate) bool {
-			return u.UserMessageChunk == nil || u.UserMessageChunk.MessageID != id
-		}) {
-			return
-		}
-		ss.rec.History = h[:at]
-		ss.chunkOpen = false
-	}
 }
