@@ -71,14 +71,11 @@ func (ss *session) steer(ctx context.Context, prompt []schema.ContentBlock) (inj
 			forget()
 		}
 	}
-	var blocked *adapters.TurnError
 	switch {
 	case errors.Is(err, adapters.ErrNoTurn):
 		return false, busy, nil
-	case errors.As(err, &blocked): // told as a blocked prompt is
-		return false, busy, ss.turnError(&blocked.Info)
-	case err != nil:
-		return false, busy, jsonrpc.NewError(schema.CodeInternalError, "steering failed: "+err.Error(), map[string]any{"agent": ss.agentName()})
+	case err != nil: // told as a failed prompt is: a block, with the hook's reason
+		return false, busy, ss.turnError(adapters.ErrorOf(err))
 	}
 	return true, busy, nil
 }
