@@ -284,11 +284,12 @@ func (ss *session) driveWithFallback(turnCtx context.Context, content []adapters
 	var reason string
 	var failure *adapters.ErrorInfo
 	var usage *adapters.Usage
+	priced := false
 	walk := conversation.Fallbacks{Registry: ss.agents(), List: ss.srv.opts.Fallback[first], Ready: ss.srv.ready.check}
 	walk.Walk(turnCtx, first, func(_ string, watch bool) (conversation.Class, bool) {
 		var d *conversation.Digest
 		reason, failure, d = ss.drive(turnCtx, content, watch)
-		usage = conversation.AddUsage(usage, d.Usage)
+		usage, priced = conversation.AddUsage(usage, d.Usage), priced || d.Priced
 		return conversation.Classify(failure), len(d.ToolCalls) > 0
 	}, func(_, next, why string) {
 		ss.sayf("hub: %s; continuing with %s.\n\n", why, next)
@@ -298,6 +299,11 @@ func (ss *session) driveWithFallback(turnCtx context.Context, content []adapters
 		}
 		ss.send(schema.SessionUpdate{ConfigOption: &schema.ConfigOptionUpdate{ConfigOptions: ss.configOptions()}})
 	})
+	if priced { // a cost no agent told: hub's, every attempt's, as hub run's summary tells it
+		for _, u := range usageUpdate(usage) {
+			ss.send(u)
+		}
+	}
 	return reason, failure, usage
 }
 
@@ -326,11 +332,6 @@ func (ss *session) drive(turnCtx context.Context, content []adapters.Content, wa
 	for _, w := range oc.Warnings { // the turn's hooks that failed, before it ends
 		ss.srv.log.Warn().Str("session", ss.id()).Str("hook", w).Msg("hook failed")
 		ss.sayf("\nhub: hook: %s\n", w)
-	}
-	if oc.Digest.Priced { // the cost the agent did not tell, as hub run's summary tells it
-		for _, u := range usageUpdate(oc.Digest.Usage) {
-			ss.send(u)
-		}
 	}
 	ss.mu.Lock()
 	for _, f := range oc.Digest.Files() { // for the briefing
