@@ -111,10 +111,11 @@ func briefOf(hist []schema.SessionUpdate) handover.Brief {
 }
 
 // eventOf is the event a history update was made of (mapEvent), as far as
-// a digest reads it: text, a tool call's title and status, a plan.
+// a digest reads it: text (not hub's own lines), a tool call's title and
+// status, a plan.
 func eventOf(u schema.SessionUpdate) adapters.Event {
 	switch {
-	case u.AgentMessageChunk != nil:
+	case u.AgentMessageChunk != nil && string(u.AgentMessageChunk.Content.Annotations) != string(forUser):
 		return adapters.Event{Type: adapters.EventText, Text: u.AgentMessageChunk.Content.Text, MessageID: u.AgentMessageChunk.MessageID}
 	case u.ToolCall != nil:
 		return adapters.Event{Type: adapters.EventToolCall, Tool: &adapters.ToolCall{ID: u.ToolCall.ToolCallID, Title: u.ToolCall.Title,

@@ -30,6 +30,11 @@ func TestBriefing_AgreesWithTheDigest(t *testing.T) {
 		{"only whitespace after the tool call", []adapters.Event{text("", "I will run the tests."), tool("t1", "go test", adapters.StatusCompleted), text("", "\n")}},
 		{"a failed tool and a plan", []adapters.Event{plan, tool("t1", "go test", adapters.StatusFailed), text("", "The tests fail.")}},
 		{"no tool", []adapters.Event{text("m1", "Done."), text("m2", "Anything else?")}},
+		{"a non-fatal error within the answer", []adapters.Event{text("", "Let me look."),
+			{Type: adapters.EventError, Error: &adapters.ErrorInfo{Message: "rate limited; retrying", Code: adapters.CodeProvider}}, text("", " Found it.")}},
+		{"a refusal between two texts", []adapters.Event{text("", "I will clean up."), {Type: adapters.EventDecision,
+			Decision: &adapters.Decision{ToolID: "t1", Title: "rm -rf ~", By: "hard deny", Reason: "refused: it deletes your home"}}, text("", " I did not.")}},
+		{"a tool with neither title nor name", []adapters.Event{tool("t1", "", adapters.StatusCompleted), text("", "Done.")}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var lines []string

@@ -3,6 +3,7 @@ package acp
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -160,5 +161,32 @@ func TestFallback_OverACPFollowsTheFirstAgentsList(t *testing.T) {
 	}
 	if text := c.agentText(sid); !strings.Contains(text, "continuing with third.") || !strings.HasSuffix(text, "third answered") {
 		t.Fatalf("text %q, want second then third (first's list), not fourth (second's)", text)
+	}
+}
+
+// A turn hub prices (no agent told its cost) costs every attempt's usage,
+// as hub run's summary says: the editor's last cost is the sum, once.
+func TestFallback_PricedCostIsEveryAttempts(t *testing.T) {
+	model := adapters.Event{Type: adapters.EventSessionInfo, Session: &adapters.SessionInfo{Model: "gpt-4o"}}
+	usage := adapters.Event{Type: adapters.EventUsage, Usage: &adapters.Usage{InputTokens: 1000, OutputTokens: 100}}
+	crash := adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{Message: "first exited", Code: adapters.CodeCrash, Fatal: true}}
+	end := adapters.Event{Type: adapters.EventDone, StopReason: adapters.StopEndTurn}
+	reg := adapters.NewRegistry()
+	reg.Register(&scripted{name: "first", events: []adapters.Event{model, usage, crash, end}})
+	reg.Register(&scripted{name: "second", events: []adapters.Event{model, usage, {Type: adapters.EventText, Text: "second answered"}, end}})
+	c := startClient(t, Options{Registry: reg, DefaultAgent: "first", Logger: zerolog.Nop(), StateDir: t.TempDir(),
+		Fallback: map[string][]string{"first": {"second"}}})
+	sid, _ := c.start(t)
+	if _, e := c.call("session/prompt", promptOf(sid, "fix it")); e != nil {
+		t.Fatalf("prompt: %v", e)
+	}
+	var costs []float64
+	for _, u := range c.updates(sid) {
+		if u.Usage != nil && u.Usage.Cost != nil {
+			costs = append(costs, u.Usage.Cost.Amount)
+		}
+	}
+	if want := 2 * (1000*2.50 + 100*10.00) / 1e6; len(costs) != 1 || math.Abs(costs[0]-want) > 1e-12 {
+		t.Fatalf("costs told %v, want $%g once", costs, want)
 	}
 }

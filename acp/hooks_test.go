@@ -72,6 +72,41 @@ func bufioLines(b []byte) []string {
 
 // A UserPromptSubmit hook that blocks keeps the prompt from a CLI agent:
 // the turn fails with the hook's reason and the agent says nothing.
+// A prompt a hook blocked is kept from the history too, so no later agent
+// gets it in its briefing (nor does session/load replay it).
+func TestSession_BlockedPromptIsKeptFromTheBriefing(t *testing.T) {
+	h, err := hooks.New(map[string][]config.HookConfig{"UserPromptSubmit": {{Command: proctest.ShellCommand("exitifstdin:SECRET:2:no secrets")}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	second := &forgetful{instructions: true}
+	c := newClient(t, scriptFile(t, `{"event":{"type":"text","text":"done"}}`), func(o *Options) {
+		o.Settings = everywhere(Settings{Hooks: h})
+		o.Registry.Register(renamed{second, "second"})
+	})
+	sid, _ := c.start(t)
+	c.prompt(sid, "hello")
+	if _, e := c.call("session/prompt", schema.PromptRequest{SessionID: sid, Prompt: []schema.ContentBlock{schema.TextBlock("my SECRET")}}); e == nil {
+		t.Fatal("the hook did not block the prompt")
+	}
+	c.prompt(sid, "and then")
+	switchTo(c, sid, "second")
+	c.prompt(sid, "go on")
+	second.mu.Lock()
+	brief := second.instr[0]
+	second.mu.Unlock()
+	if !strings.Contains(brief, "hello") || strings.Contains(brief, "SECRET") {
+		t.Fatalf("the second agent's briefing:\n%s", brief)
+	}
+	c.must("session/close", map[string]any{"sessionId": sid}, nil)
+	c.must("session/load", schema.LoadSessionRequest{SessionID: sid, Cwd: t.TempDir(), McpServers: []schema.McpServer{}}, nil)
+	for _, u := range c.updates(sid) {
+		if u.UserMessageChunk != nil && strings.Contains(u.UserMessageChunk.Content.Text, "SECRET") {
+			t.Fatal("the history keeps the blocked prompt")
+		}
+	}
+}
+
 func TestSession_UserPromptSubmitBlocksCLIPrompt(t *testing.T) {
 	h, err := hooks.New(map[string][]config.HookConfig{"UserPromptSubmit": {{Command: proctest.ShellCommand("err:no secrets in prompts\n", "exit:2")}}})
 	if err != nil {

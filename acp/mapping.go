@@ -2,6 +2,7 @@ package acp
 
 import (
 	"cmp"
+	"encoding/json"
 	"slices"
 
 	"github.com/hubdev/hub/acp/schema"
@@ -49,11 +50,23 @@ func (ss *session) mapEvent(ev adapters.Event) []schema.SessionUpdate {
 		if ev.Error == nil {
 			return nil
 		}
-		return []schema.SessionUpdate{{AgentMessageChunk: &schema.ContentChunk{Content: schema.TextBlock(errorText(ev.Error))}}}
+		return []schema.SessionUpdate{hubLine(errorText(ev.Error))}
 	case adapters.EventRaw:
 		ss.srv.log.Debug().Str("source", ev.Source).RawJSON("raw", rawOr(ev.Raw)).Msg("unmapped agent record")
 	}
 	return nil
+}
+
+// forUser annotates what hub itself says in the conversation (an error, a
+// refusal) as for the user, not the agent's text: the briefing leaves it
+// out, as hub run's digest does.
+var forUser = json.RawMessage(`{"audience":["user"]}`)
+
+// hubLine is a line hub says in the conversation.
+func hubLine(text string) schema.SessionUpdate {
+	b := schema.TextBlock(text)
+	b.Annotations = forUser
+	return schema.SessionUpdate{AgentMessageChunk: &schema.ContentChunk{Content: b}}
 }
 
 func rawOr(b []byte) []byte {
@@ -148,7 +161,7 @@ func (ss *session) toolUpdate(t adapters.ToolCall) schema.SessionUpdate {
 }
 
 func toolTitle(t adapters.ToolCall) string {
-	return cmp.Or(t.Title, t.Name, "Tool call")
+	return cmp.Or(t.Title, t.Name, t.ID) // as the digest names it
 }
 
 // tool is a tool call as the editor gets it; full (a tool_call, or one a

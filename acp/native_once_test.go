@@ -1,6 +1,7 @@
 package acp
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,10 +16,53 @@ import (
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/adapters/openai"
 	"github.com/hubdev/hub/internal/config"
+	"github.com/hubdev/hub/internal/hooks"
 	"github.com/hubdev/hub/internal/jsonrpc"
 	"github.com/hubdev/hub/internal/mockllm"
+	"github.com/hubdev/hub/internal/proc/proctest"
 	"github.com/hubdev/hub/personas"
 )
+
+// Input steered into the native loop's turn passes the prompt hooks once
+// (the loop runs them itself, hub acp does not run them again), and a
+// block answers the steering request as it does for a CLI agent.
+func TestNativeSession_SteeredInputIsHookedOnce(t *testing.T) {
+	srv := mockllm.NewOpenAIServer(mockllm.OpenAITurn{ToolCalls: []mockllm.OpenAIToolCall{{Name: "glob", Args: `{"pattern":"*"}`}}},
+		mockllm.OpenAITurn{Text: "done"})
+	defer srv.Close()
+	reg := adapters.NewRegistry()
+	reg.Register(openai.New(openai.Profile{Name: "native", BaseURL: srv.URL, Model: "mock-model", Local: true, Stream: true},
+		openai.Options{IdleTimeout: 30 * time.Second}))
+	log := filepath.Join(t.TempDir(), "log")
+	cfg := map[string][]config.HookConfig{"UserPromptSubmit": {{Command: proctest.ShellCommand("stdin>>:" + log)},
+		{Command: proctest.ShellCommand("exitifstdin:SECRET:2:no secrets")}}}
+	h, err := hooks.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := startClient(t, Options{Registry: reg, DefaultAgent: "native", Logger: zerolog.Nop(), StateDir: t.TempDir(), CancelGrace: time.Minute,
+		Settings: everywhere(Settings{Hooks: h, HookConfig: cfg, Permissions: config.PermissionsConfig{Rules: []config.PermissionRule{{Tool: "glob", Decision: "ask"}}}})})
+	var blocked *jsonrpc.Error
+	var clean schema.SteeringResponse
+	c.perm = func(p schema.RequestPermissionRequest) (any, *jsonrpc.Error) {
+		_, blocked = c.call("_session/steering", steerReq(p.SessionID, "my SECRET", false))
+		c.must("_session/steering", steerReq(p.SessionID, "also look deeper", false), &clean)
+		return selectKind("allow_once")(p)
+	}
+	sid, _ := c.start(t)
+	c.prompt(sid, "look")
+	if data, _ := json.Marshal(blocked); blocked == nil || !strings.Contains(blocked.Message, "no secrets") || !strings.Contains(string(data), `"code":"hook"`) ||
+		clean.Outcome != schema.SteerInjected {
+		t.Fatalf("steering answered %s, then %+v", data, clean)
+	}
+	if body := string(srv.Requests()[1].Body); strings.Contains(body, "SECRET") || !strings.Contains(body, "also look deeper") {
+		t.Fatalf("the second model request: %s", body)
+	}
+	b, _ := os.ReadFile(log)
+	if got := strings.Count(string(b), `"prompt":"my SECRET"`) + strings.Count(string(b), `"prompt":"also look deeper"`); got != 2 {
+		t.Fatalf("the prompt hooks ran %d times on the two steered inputs, want 2:\n%s", got, b)
+	}
+}
 
 // The session's gate judges each of the native loop's calls once, as it
 // judges a CLI agent's: the editor is asked only what the rules leave

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/adapters"
@@ -88,7 +89,7 @@ func (ss *session) send(u schema.SessionUpdate) {
 }
 
 // emit sends an update of the running turn and keeps it in the history,
-// as one step (see recordSteered).
+// as one step (see recordUser).
 func (ss *session) emit(u schema.SessionUpdate) {
 	ss.emitMu.Lock()
 	defer ss.emitMu.Unlock()
@@ -229,9 +230,7 @@ func (ss *session) runTurn(turn *conversation.Turn, prompt []schema.ContentBlock
 	}()
 	turnCtx := turn.Context()
 	ss.agent.Use()
-	for _, b := range prompt {
-		ss.record(schema.SessionUpdate{UserMessageChunk: &schema.ContentChunk{Content: b}})
-	}
+	forget := ss.recordUser(prompt)
 	ss.span.Store(trace.From(turnCtx))
 	var reason string
 	var failure *adapters.ErrorInfo
@@ -240,6 +239,9 @@ func (ss *session) runTurn(turn *conversation.Turn, prompt []schema.ContentBlock
 		reason = ss.runCompare(turnCtx, args)
 	} else {
 		reason, failure, usage = ss.driveWithFallback(turnCtx, ss.fitContent(ss.toAdapterContent(prompt)))
+	}
+	if failure != nil && failure.Code == adapters.CodeHook { // blocked: kept from the history as from the agent
+		forget()
 	}
 	if turnCtx.Err() != nil { // cancelled: only cancel (or the server's end) ends the turn's context
 		reason = schema.StopCancelled
@@ -282,11 +284,12 @@ func (ss *session) driveWithFallback(turnCtx context.Context, content []adapters
 	var reason string
 	var failure *adapters.ErrorInfo
 	var usage *adapters.Usage
+	priced := false
 	walk := conversation.Fallbacks{Registry: ss.agents(), List: ss.srv.opts.Fallback[first], Ready: ss.srv.ready.check}
 	walk.Walk(turnCtx, first, func(_ string, watch bool) (conversation.Class, bool) {
 		var d *conversation.Digest
 		reason, failure, d = ss.drive(turnCtx, content, watch)
-		usage = conversation.AddUsage(usage, d.Usage)
+		usage, priced = conversation.AddUsage(usage, d.Usage), priced || d.Priced
 		return conversation.Classify(failure), len(d.ToolCalls) > 0
 	}, func(_, next, why string) {
 		ss.sayf("hub: %s; continuing with %s.\n\n", why, next)
@@ -296,6 +299,11 @@ func (ss *session) driveWithFallback(turnCtx context.Context, content []adapters
 		}
 		ss.send(schema.SessionUpdate{ConfigOption: &schema.ConfigOptionUpdate{ConfigOptions: ss.configOptions()}})
 	})
+	if priced { // a cost no agent told: hub's, every attempt's, as hub run's summary tells it
+		for _, u := range usageUpdate(usage) {
+			ss.send(u)
+		}
+	}
 	return reason, failure, usage
 }
 
@@ -389,6 +397,29 @@ func errorText(e *adapters.ErrorInfo) string {
 	return s + "\n"
 }
 
+// recordUser keeps a prompt, or input steered into the running turn, in
+// the history, after the updates the editor has seen, as a user message
+// of its own. forget takes it back (a hook blocked it, the agent did not
+// take it) while it is not saved.
+func (ss *session) recordUser(prompt []schema.ContentBlock) (forget func()) {
+	ss.emitMu.Lock()
+	defer ss.emitMu.Unlock()
+	id := fmt.Sprintf("user-%d", time.Now().UnixNano())
+	for _, blk := range prompt {
+		ss.record(schema.SessionUpdate{UserMessageChunk: &schema.ContentChunk{Content: blk, MessageID: id}})
+	}
+	return func() {
+		ss.mu.Lock()
+		defer ss.mu.Unlock()
+		ss.flushChunk()
+		ss.chunkOpen = false
+		h := ss.rec.History
+		ss.rec.History = h[:ss.persisted+len(slices.DeleteFunc(h[ss.persisted:], func(u schema.SessionUpdate) bool {
+			return u.UserMessageChunk != nil && u.UserMessageChunk.MessageID == id
+		}))]
+	}
+}
+
 // record appends a history-worthy update, merging consecutive chunks.
 func (ss *session) record(u schema.SessionUpdate) {
 	ss.mu.Lock()
@@ -423,7 +454,9 @@ func (ss *session) flushChunk() {
 		return
 	}
 	c := chunkOf(&h[len(h)-1])
-	*c = &schema.ContentChunk{Content: schema.TextBlock(ss.chunk.String()), MessageID: (*c).MessageID}
+	blk := (*c).Content
+	blk.Text = ss.chunk.String()
+	*c = &schema.ContentChunk{Content: blk, MessageID: (*c).MessageID}
 }
 
 // chunkOf is the field of u that holds its message or thought chunk.
@@ -438,7 +471,8 @@ func chunkOf(u *schema.SessionUpdate) **schema.ContentChunk {
 }
 
 func mergeable(a, b *schema.ContentChunk) bool {
-	return a.Content.Type == schema.BlockText && b.Content.Type == schema.BlockText && a.MessageID == b.MessageID
+	return a.Content.Type == schema.BlockText && b.Content.Type == schema.BlockText && a.MessageID == b.MessageID &&
+		string(a.Content.Annotations) == string(b.Content.Annotations) // hub's lines apart from the agent's
 }
 
 // toAdapterContent converts prompt blocks and expands a leading skill command.
@@ -595,7 +629,7 @@ func (ss *session) refusal(d *adapters.Decision) []schema.SessionUpdate {
 	}
 	ss.srv.log.Warn().Str("session", ss.id()).Str("tool", d.Title).Str("why", d.Reason).Msg("tool call refused")
 	text := fmt.Sprintf("\nhub refused %q: %s.\n", cmp.Or(d.Title, "a tool call"), strings.TrimPrefix(d.Reason, "refused: "))
-	return []schema.SessionUpdate{{AgentMessageChunk: &schema.ContentChunk{Content: schema.TextBlock(text)}}}
+	return []schema.SessionUpdate{hubLine(text)}
 }
 
 // permissionOptions are the agent's options the editor is shown (the

@@ -3,12 +3,10 @@ package acp
 import (
 	"context"
 	"errors"
-	"fmt"
-	"slices"
-	"time"
 
 	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/conversation"
 	"github.com/hubdev/hub/internal/jsonrpc"
 )
 
@@ -40,8 +38,12 @@ func (s *server) steer(ctx context.Context, p schema.SteeringRequest) (any, func
 		return schema.SteeringResponse{Outcome: schema.SteerPromptRequired, Reason: "steeringUnsupported"}, nil, nil
 	}
 	job := s.beginPrompt(ctx, schema.PromptRequest{SessionID: p.SessionID, Prompt: p.Prompt})
-	s.detached.Go(func() { // its updates stream as any turn's; its answer has no one to go to
-		if _, after, _ := job(); after != nil {
+	s.detached.Go(func() { // its updates stream as any turn's; its answer has no request to go to
+		_, after, err := job()
+		if e := (*jsonrpc.Error)(nil); errors.As(err, &e) { // a blocked prompt, a failure: said instead
+			ss.emit(hubLine(errorText(&adapters.ErrorInfo{Message: e.Message})))
+		}
+		if after != nil {
 			after()
 		}
 	})
@@ -54,54 +56,26 @@ func (s *server) steer(ctx context.Context, p schema.SteeringRequest) (any, func
 func (ss *session) steer(ctx context.Context, prompt []schema.ContentBlock) (injected, busy bool, err error) {
 	busy = ss.turns.Busy()
 	ss.mu.Lock()
-	b, running := ss.agent.Current(), ss.running && !ss.crashed
+	b, running, agent := ss.agent.Current(), ss.running && !ss.crashed, ss.rec.Agent
 	ss.mu.Unlock()
 	st, ok := b.(adapters.Steerer)
 	if !running || !ok {
 		return false, busy, nil
 	}
 	content := ss.fitContent(ss.toAdapterContent(prompt))
-	// Recorded first: the agent's answer to it must follow it.
-	undo := ss.recordSteered(prompt)
-	err = st.Steer(ctx, content)
-	if err != nil {
-		undo()
+	// The prompt hooks judge it as they judge a prompt (the native loop's,
+	// which it runs itself, in its Steer), before anything keeps it.
+	if err = conversation.PromptHooks(ctx, ss.observer(agent), agent, content); err == nil {
+		forget := ss.recordUser(prompt) // first: the agent's answer to it must follow it
+		if err = st.Steer(ctx, content); err != nil {
+			forget()
+		}
 	}
 	switch {
 	case errors.Is(err, adapters.ErrNoTurn):
 		return false, busy, nil
-	case err != nil:
-		return false, busy, jsonrpc.NewError(schema.CodeInternalError, "steering failed: "+err.Error(), map[string]any{"agent": ss.agentName()})
+	case err != nil: // told as a failed prompt is: a block, with the hook's reason
+		return false, busy, ss.turnError(adapters.ErrorOf(err))
 	}
 	return true, busy, nil
-}
-
-// recordSteered keeps steered input in the history, after the updates
-// the editor has seen, as a user message of its own. undo takes it back
-// (the agent did not take it) while nothing followed it and it is not
-// saved yet: it then runs as a prompt, which records it again.
-func (ss *session) recordSteered(prompt []schema.ContentBlock) (undo func()) {
-	ss.emitMu.Lock()
-	defer ss.emitMu.Unlock()
-	id := fmt.Sprintf("steered-%d", time.Now().UnixNano())
-	ss.mu.Lock()
-	at := len(ss.rec.History)
-	ss.mu.Unlock()
-	for _, blk := range prompt {
-		ss.record(schema.SessionUpdate{UserMessageChunk: &schema.ContentChunk{Content: blk, MessageID: id}})
-	}
-	return func() {
-		ss.emitMu.Lock()
-		defer ss.emitMu.Unlock()
-		ss.mu.Lock()
-		defer ss.mu.Unlock()
-		h := ss.rec.History
-		if at < ss.persisted || at > len(h) || slices.ContainsFunc(h[at:], func(u schema.SessionUpdate) bool {
-			return u.UserMessageChunk == nil || u.UserMessageChunk.MessageID != id
-		}) {
-			return
-		}
-		ss.rec.History = h[:at]
-		ss.chunkOpen = false
-	}
 }

@@ -3,6 +3,8 @@ package acp
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -11,7 +13,10 @@ import (
 
 	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/config"
 	"github.com/hubdev/hub/internal/fixture"
+	"github.com/hubdev/hub/internal/hooks"
+	"github.com/hubdev/hub/internal/proc/proctest"
 )
 
 // steerAgent's turns say "working on X" and wait: for steered input (which
@@ -62,10 +67,14 @@ func (s *steerableSession) Steer(_ context.Context, p []adapters.Content) error 
 	return nil
 }
 
-func steerClient(t *testing.T, a *steerAgent) (*tclient, string) {
+func steerClient(t *testing.T, a *steerAgent, mod ...func(*Options)) (*tclient, string) {
 	reg := adapters.NewRegistry()
 	reg.Register(a)
-	c := startClient(t, Options{Registry: reg, DefaultAgent: "steerer", Logger: zerolog.Nop(), StateDir: t.TempDir(), CancelGrace: time.Minute})
+	opts := Options{Registry: reg, DefaultAgent: "steerer", Logger: zerolog.Nop(), StateDir: t.TempDir(), CancelGrace: time.Minute}
+	for _, m := range mod {
+		m(&opts)
+	}
+	c := startClient(t, opts)
 	var init struct {
 		Meta map[string]map[string]any `json:"_meta"`
 	}
@@ -152,5 +161,75 @@ func TestSteering_RecordsTheInputInTheHistory(t *testing.T) {
 	}
 	if strings.Join(users, "|") != "A|B" {
 		t.Fatalf("replayed user messages = %q, want the prompt and the steered input", users)
+	}
+}
+
+// Input steered into a running turn passes the session's UserPromptSubmit
+// hooks once, as a prompt does, on every path: one that blocks keeps it
+// from the agent and the history, and the steering request fails as a
+// blocked prompt does (queued as a turn of its own, with no request to
+// answer, the conversation says it); a skill's /command is judged as the
+// agent gets it, expanded; a hook that fails lets it pass and is told.
+func TestSteering_PassesThePromptHooks(t *testing.T) {
+	tests := []struct {
+		name, input string
+		steers      bool
+		injected    bool
+		blocked     bool   // the steering request fails with the hook's reason
+		hooked      string // what the hooks saw after the prompt "A"
+		said        string // in the conversation when the turns are done
+	}{
+		{name: "clean input joins the turn", input: "B", steers: true, injected: true, hooked: "B", said: "steered by B;"},
+		{name: "blocked input", input: "my SECRET", steers: true, blocked: true, hooked: "my SECRET"},
+		{name: "a skill command, as the agent gets it", input: "/review it", steers: true, injected: true, hooked: "EXPANDED review: it",
+			said: "steered by EXPANDED review: it;"},
+		{name: "a failing hook", input: "FAILME", steers: true, injected: true, hooked: "FAILME", said: "hook broke"},
+		{name: "queued as a turn, blocked", input: "my SECRET", hooked: "my SECRET", said: "no secrets"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			log := filepath.Join(t.TempDir(), "log")
+			h, err := hooks.New(map[string][]config.HookConfig{"UserPromptSubmit": {{Command: proctest.ShellCommand("stdin>>:" + log)},
+				{Command: proctest.ShellCommand("exitifstdin:SECRET:2:no secrets")}, {Command: proctest.ShellCommand("exitifstdin:FAILME:1:hook broke")}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			release := make(chan struct{})
+			c, sid := steerClient(t, &steerAgent{steers: tt.steers, release: release}, func(o *Options) {
+				o.Settings, o.Skills = everywhere(Settings{Hooks: h}), fakeSkills{}
+			})
+			first := c.async("session/prompt", schema.PromptRequest{SessionID: sid, Prompt: []schema.ContentBlock{schema.TextBlock("A")}})
+			c.waitFor(t, func() bool { return strings.Contains(c.agentText(sid), "working on A;") })
+			res, e := c.call("_session/steering", steerReq(sid, tt.input, false))
+			var r schema.SteeringResponse
+			_ = json.Unmarshal(res, &r)
+			if tt.blocked != (e != nil) || e != nil && !strings.Contains(e.Message, "no secrets") || e == nil && (r.Outcome == schema.SteerInjected) != tt.injected {
+				t.Fatalf("steering answered %+v, %v", r, e)
+			}
+			close(release)
+			c.wait(first)
+			c.waitFor(t, func() bool { return strings.Contains(c.agentText(sid), tt.said) })
+			if text := c.agentText(sid); strings.Contains(text, "SECRET") {
+				t.Fatalf("the agent got the blocked input: %q", text)
+			}
+			b, _ := os.ReadFile(log)
+			var hooked []string
+			for _, l := range bufioLines(b) {
+				var in hooks.Input
+				if json.Unmarshal([]byte(l), &in) == nil && in.Event == hooks.UserPromptSubmit {
+					hooked = append(hooked, in.Prompt)
+				}
+			}
+			if strings.Join(hooked, "|") != "A|"+tt.hooked {
+				t.Fatalf("the prompt hooks saw %q, want A and %q once", hooked, tt.hooked)
+			}
+			c.must("session/close", map[string]any{"sessionId": sid}, nil)
+			c.must("session/load", schema.LoadSessionRequest{SessionID: sid, Cwd: t.TempDir(), McpServers: []schema.McpServer{}}, nil)
+			for _, u := range c.updates(sid) {
+				if u.UserMessageChunk != nil && strings.Contains(u.UserMessageChunk.Content.Text, "SECRET") {
+					t.Fatalf("the history keeps %q", u.UserMessageChunk.Content.Text)
+				}
+			}
+		})
 	}
 }

@@ -27,6 +27,7 @@ type Digest struct {
 	// Usage is summed over every model request of the turn (see MergeUsage)
 	// and over the earlier turns of a NextTurn.
 	Usage          *adapters.Usage
+	Priced         bool            // the turn's cost is hub's price: the agent reported none
 	prior, turn    *adapters.Usage // the earlier turns' usage, and this one's
 	Model          string          // what the agent said it uses
 	AgentSessionID string
@@ -217,7 +218,7 @@ func (d *Digest) finish(ctx context.Context, before *Snapshot, model, workspace 
 	// (NextTurn) must not leave this one's tokens unpriced.
 	if p, ok := d.price(model); ok && d.turn != nil && d.turn.CostUSD == nil {
 		c := p.Cost(d.turn)
-		d.turn.CostUSD = &c
+		d.turn.CostUSD, d.Priced = &c, true
 		d.Usage = AddUsage(d.prior, d.turn)
 	}
 }

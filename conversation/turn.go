@@ -103,14 +103,14 @@ func RunTurn(ctx context.Context, s TurnSpec) (Outcome, error) {
 		defer s.Gate.turn.Store(nil)
 	}
 	s.Audit.Prompt(s.Agent, s.Prompt)
-	gate := s.Hooks.Prompt(ctx, s.Agent, s.Prompt)
+	blocked := PromptHooks(ctx, s.Hooks, s.Agent, s.Prompt)
 	before := <-snap
 	d.before = before
-	stop, err := adapters.StopEndTurn, error(hooks.Blocked(gate))
+	stop, err := adapters.StopEndTurn, blocked
 	switch {
 	case ctx.Err() != nil: // cancelled before the prompt went: the agent gets nothing
 		stop, err = adapters.StopCancelled, nil
-	case gate.Decision != hooks.Deny:
+	case blocked == nil:
 		stop, err = s.Session.Prompt(turnCtx, s.Prompt, s.Hooks.Wrap(observe))
 	}
 	if decided := watch.Stop(); decided != nil {
@@ -126,6 +126,17 @@ func RunTurn(ctx context.Context, s TurnSpec) (Outcome, error) {
 	}
 	o.Failure, err = classify(ctx, s.Session, err)
 	return o, err
+}
+
+// PromptHooks runs the UserPromptSubmit hooks of hs on a prompt of agent,
+// or on input steered into its running turn, before the agent gets it:
+// the error, a *adapters.TurnError, says why one blocked it. A hook that
+// failed lets it pass, with a warning in hs's Flush.
+func PromptHooks(ctx context.Context, hs *hooks.Observer, agent string, prompt []adapters.Content) error {
+	if gate := hs.Prompt(ctx, agent, prompt); gate.Decision == hooks.Deny {
+		return hooks.Blocked(gate)
+	}
+	return nil
 }
 
 // observe is the chain each event goes through after the hooks: the

@@ -179,6 +179,19 @@ func (e *editor) prompt(sid, text string) (schema.PromptResponse, error) {
 	return r, err
 }
 
+// cost is the last cost a usage update told, nil when none did.
+func (e *editor) cost() *float64 {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var c *float64
+	for _, u := range e.updates {
+		if u.Usage != nil && u.Usage.Cost != nil {
+			c = &u.Usage.Cost.Amount
+		}
+	}
+	return c
+}
+
 // text is every agent message chunk so far, joined.
 func (e *editor) text() string {
 	e.mu.Lock()

@@ -59,7 +59,7 @@ func newWorld(t *testing.T, sc scenario, retries int) world {
 	} else {
 		srv := mockllm.NewOpenAIServer(sc.model...)
 		t.Cleanup(srv.Close)
-		first = openai.New(openai.Profile{Name: name, BaseURL: srv.URL, Model: "mock-model", APIKey: "k", Stream: true},
+		first = openai.New(openai.Profile{Name: name, BaseURL: srv.URL, Model: cmp.Or(sc.priced, "mock-model"), APIKey: "k", Stream: true},
 			openai.Options{MaxRetries: &retries, TranscriptDir: w.records, IdleTimeout: 10 * time.Second})
 	}
 	w.reg.Register(first)
@@ -154,7 +154,7 @@ func acpTurn(t *testing.T, w world) outcome {
 	o := outcome{Stop: r.StopReason, Answered: "first", Exit: -1, Text: text, Asked: slices.Clone(e.asked)}
 	e.mu.Unlock()
 	if u := r.Usage; u != nil {
-		o.Usage = &adapters.Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens}
+		o.Usage = &adapters.Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, CostUSD: e.cost()}
 	}
 	if err != nil {
 		o.Failure = failureOf(err.Error())

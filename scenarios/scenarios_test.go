@@ -6,6 +6,7 @@ package scenarios
 
 import (
 	"cmp"
+	"math"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -24,6 +25,8 @@ import (
 type scenario struct {
 	name  string
 	model []mockllm.OpenAITurn
+	// priced, when set, names the mock model after a priced one.
+	priced string
 	// cli, when set, is the first agent instead of the native loop.
 	cli *fake
 	// persona, when set, has the first agent run as a persona with these
@@ -59,6 +62,15 @@ func scenarios() []scenario {
 			check: func(t *testing.T, _ frontEnd, _ world, o outcome) {
 				if o.Usage == nil || o.Usage.InputTokens != 20 || o.Usage.OutputTokens != 10 {
 					t.Errorf("usage %+v, want 20 in / 10 out", o.Usage)
+				}
+			},
+		},
+		{name: "the native loop's cost is priced once, the same everywhere", priced: "gpt-4o", model: []mockllm.OpenAITurn{
+			{ToolCalls: []mockllm.OpenAIToolCall{{Name: "read_file", Args: `{"path":"README"}`}}, Usage: requestUsage},
+			{Text: "done", Usage: requestUsage}},
+			check: func(t *testing.T, _ frontEnd, _ world, o outcome) {
+				if want := (20*2.50 + 10*10.00) / 1e6; o.Usage == nil || o.Usage.CostUSD == nil || math.Abs(*o.Usage.CostUSD-want) > 1e-12 {
+					t.Errorf("usage %+v, want it to cost $%g", o.Usage, want)
 				}
 			},
 		},
