@@ -163,19 +163,10 @@ func classify(ctx context.Context, sess adapters.Session, err error) (*adapters.
 	if x, ok := sess.(adapters.Exiter); ok {
 		if crash := x.Exit(); crash != nil {
 			if crash.Code == adapters.CodeCrash {
-				err = crashed{crash.Message, err} // the crash, not the broken pipe
+				err = adapters.Mark(err, errors.New(crash.Message)) // the crash, not the broken pipe
 			}
 			return crash, err
 		}
 	}
 	return adapters.ErrorOf(err), err
 }
-
-// crashed is err, a prompt the agent never took, told as its crash.
-type crashed struct {
-	msg string
-	error
-}
-
-func (c crashed) Error() string { return c.msg }
-func (c crashed) Unwrap() error { return c.error }
