@@ -15,23 +15,6 @@ type LineDecoder interface {
 	Decode(line []byte) []Event
 }
 
-// DecodeLines feeds data to dec one '\n'-separated line at a time.
-func DecodeLines(dec LineDecoder, data []byte) []Event {
-	// About one event per line: sizing once saves regrowing a slice of
-	// large structs.
-	out := make([]Event, 0, bytes.Count(data, []byte{'\n'})+1)
-	for len(data) > 0 {
-		line := data
-		if i := bytes.IndexByte(data, '\n'); i >= 0 {
-			line, data = data[:i], data[i+1:]
-		} else {
-			data = nil
-		}
-		out = append(out, dec.Decode(line)...)
-	}
-	return out
-}
-
 // RawEvent wraps a record hub does not understand, copied so it never
 // aliases the reader's buffer. Invalid JSON is kept as a JSON string so the
 // event stays marshalable.

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/hubdev/hub/adapters"
@@ -157,21 +156,25 @@ func (s TurnSpec) observe(d *Digest, w *Watch) func(adapters.Event) {
 // classify says why a turn failed, nil when it did not: a turn error as
 // the agent told it; a prompt the agent never took (a write to a process
 // that is gone, a closed session) as the agent's crash with its exit status
-// and stderr tail when it has exited, err then prefixed with the crash.
+// and stderr tail when it has exited. A crash reads in its own words only,
+// whatever the agent wrapped it in: it names the agent once.
 func classify(ctx context.Context, sess adapters.Session, err error) (*adapters.ErrorInfo, error) {
 	var failed *adapters.TurnError
 	switch {
 	case err == nil, errors.Is(err, adapters.ErrCancelTimeout):
 		return nil, err
 	case errors.As(err, &failed):
+		if failed.Info.Code == adapters.CodeCrash {
+			err = failed
+		}
 		return &failed.Info, err
 	case ctx.Err() != nil:
 		return nil, err
 	}
 	if x, ok := sess.(adapters.Exiter); ok {
 		if crash := x.Exit(); crash != nil {
-			if crash.Code == adapters.CodeCrash && crash.Message != err.Error() {
-				err = fmt.Errorf("%s: %w", crash.Message, err) // the crash, not only the broken pipe
+			if crash.Code == adapters.CodeCrash {
+				err = adapters.Mark(err, errors.New(crash.Message)) // the crash, not the broken pipe
 			}
 			return crash, err
 		}

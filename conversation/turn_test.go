@@ -3,6 +3,7 @@ package conversation
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,8 +12,10 @@ import (
 	"testing"
 
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/adapters/claude"
 	"github.com/hubdev/hub/internal/config"
 	"github.com/hubdev/hub/internal/hooks"
+	"github.com/hubdev/hub/internal/proc"
 	"github.com/hubdev/hub/internal/proc/proctest"
 )
 
@@ -123,6 +126,64 @@ func TestRunTurn_CancelledBeforeThePromptSendsNothing(t *testing.T) {
 	if sess.prompted || oc.Stop != adapters.StopCancelled || oc.Failure != nil || err != nil {
 		t.Fatalf("prompted %v, stop %q, failure %+v, error %v", sess.prompted, oc.Stop, oc.Failure, err)
 	}
+}
+
+// A prompt an agent's gone process never took fails in one line that names
+// the agent once, with its exit status and last stderr line (the tail in
+// the failure's detail), whatever the agent wrapped its refusal in.
+func TestRunTurn_AgentGoneNamesItOnce(t *testing.T) {
+	argv := proctest.Command("err:first\n", "err:boom\n", "exit:3")
+	p, err := proc.Start(context.Background(), proc.Spec{Path: argv[0], Args: argv[1:]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = p.Wait()
+	pipe := fmt.Errorf("%w: write |1: broken pipe", adapters.ErrClosed)
+	tests := []struct {
+		agent  string // as the agent names its process
+		err    error  // its Prompt's error, as its code wraps it
+		exiter bool   // its session tells its process's exit (adapters.Exiter)
+	}{
+		{"claude", adapters.CrashError(p, "claude", claude.ErrExited), true},
+		{"claude", claude.ErrExited, true}, // refused before its exit was reaped
+		{"claude", fmt.Errorf("claude: send prompt: %w", adapters.WriteLine(p, "claude", []byte("{}"))), true},
+		{"claude", fmt.Errorf("claude: send prompt: %w", pipe), true},
+		{"gemini", adapters.CrashError(p, "gemini", adapters.ErrClosed), true}, // acpclient, as every ACP agent
+		{"gemini", fmt.Errorf("gemini: %w", adapters.ErrClosed), true},
+		{"gemini", fmt.Errorf("gemini: %w", pipe), true},
+		{"pi", adapters.CrashError(p, "pi", adapters.ErrClosed), false},
+		{"codex app-server", &adapters.TurnError{Info: *mustCrash(t, p, "codex app-server")}, false}, // its turn's end, as Turn.Run returns it
+		{"codex", adapters.ErrClosed, false},
+		{"native", adapters.ErrClosed, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.agent+"/"+tt.err.Error(), func(t *testing.T) {
+			var sess adapters.Session = &fakeSession{err: tt.err}
+			if tt.exiter {
+				sess = exitingSession{&fakeSession{err: tt.err}, mustCrash(t, p, tt.agent)}
+			}
+			oc, err := RunTurn(context.Background(), TurnSpec{Agent: tt.agent, Session: sess, Prompt: adapters.TextPrompt("hi")})
+			if errors.Is(err, adapters.ErrClosed) != errors.Is(tt.err, adapters.ErrClosed) || oc.Failure == nil || oc.Failure.Code != adapters.CodeCrash {
+				t.Fatalf("error %v, failure %+v", err, oc.Failure)
+			}
+			msg := err.Error()
+			if strings.Count(msg, strings.Fields(tt.agent)[0]) > 1 || strings.Contains(msg, "\n") {
+				t.Fatalf("error %q names %s more than once", msg, tt.agent)
+			}
+			if (tt.exiter || errors.As(err, new(*adapters.TurnError))) &&
+				(msg != tt.agent+" exited unexpectedly (exit code 3): boom" || oc.Failure.Detail != "first | boom") {
+				t.Fatalf("error %q, detail %q", msg, oc.Failure.Detail)
+			}
+		})
+	}
+}
+
+func mustCrash(t *testing.T, p *proc.Process, name string) *adapters.ErrorInfo {
+	info, ok := adapters.CrashInfo(p, name)
+	if !ok {
+		t.Fatal("the process has not exited")
+	}
+	return info
 }
 
 func errText(err error) string {

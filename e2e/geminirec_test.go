@@ -77,10 +77,10 @@ func TestGeminirec_Record(t *testing.T) {
 				var evs []adapters.Event
 				if mode == "acp" {
 					lines = geminirecACP(t, bin, mock, c)
-					evs = adapters.DecodeLines(&acpclient.ACPDecoder{Quirks: gemini.Quirks}, geminirecJoin(lines))
+					evs = geminirecDecode(&acpclient.ACPDecoder{Quirks: gemini.Quirks}, lines)
 				} else {
 					lines = geminirecStreamJSON(t, bin, mock, c)
-					evs = adapters.DecodeLines(gemini.NewGeminiDecoder(), geminirecJoin(lines))
+					evs = geminirecDecode(gemini.NewGeminiDecoder(), lines)
 				}
 				if !geminirecHas(evs, c.want) {
 					t.Fatalf("no %s event in %d decoded events from:\n%s\nmodel calls: %s", c.want, len(evs), geminirecHead(lines), geminirecCalls(mock))
@@ -277,6 +277,14 @@ func geminirecJoin(lines [][]byte) []byte {
 		b = append(b, l...)
 	}
 	return b
+}
+
+// geminirecDecode feeds d each recorded line, as a session's reader does.
+func geminirecDecode(d adapters.LineDecoder, lines [][]byte) (evs []adapters.Event) {
+	for _, l := range lines {
+		evs = append(evs, d.Decode(l)...)
+	}
+	return evs
 }
 
 func geminirecHas(evs []adapters.Event, typ adapters.EventType) bool {

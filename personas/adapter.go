@@ -75,7 +75,10 @@ func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adap
 	if a.Backend == nil {
 		return nil, a.noBackend()
 	}
-	opts, warns := a.P.Apply(opts, a.Backend.Capabilities(), a.Backend.Name())
+	opts, warns, err := a.P.Apply(opts, a.Backend.Capabilities(), a.Backend.Name())
+	if err != nil {
+		return nil, err
+	}
 	s, err := a.Backend.Start(ctx, opts)
 	if err != nil || len(warns) == 0 {
 		return s, err

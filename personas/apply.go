@@ -90,8 +90,8 @@ func (p Persona) Rules(user config.PermissionsConfig) config.PermissionsConfig {
 // chose none, its mode where the backend has it, its tools, and its rules
 // narrowing the session's gate.
 // warnings are what the user should hear at start: what the backend
-// cannot take.
-func (p Persona) Apply(opts adapters.SessionOptions, caps adapters.Capabilities, backend string) (adapters.SessionOptions, []string) {
+// cannot take; err, that the persona cannot run on it as written.
+func (p Persona) Apply(opts adapters.SessionOptions, caps adapters.Capabilities, backend string) (adapters.SessionOptions, []string, error) {
 	var warns []string
 	switch {
 	case p.Prompt == "":
@@ -104,17 +104,13 @@ func (p Persona) Apply(opts adapters.SessionOptions, caps adapters.Capabilities,
 		opts.Instructions = strings.TrimSpace(p.Prompt + "\n\n" + opts.Instructions)
 	}
 	opts.Model = cmp.Or(opts.Model, p.Model)
-	if m := p.Mode; m != "" && m != ModeDefault {
-		switch {
-		case bypassModes[strings.ToLower(m)]:
-			warns = append(warns, fmt.Sprintf("persona %s: mode %s ignored: it would let %s skip hub's permission gate, and a persona only narrows", p.Name, m, backend))
-		case slices.ContainsFunc(caps.Modes, func(o adapters.Option) bool { return o.ID == m }):
-			opts.Mode = m
-		case m == ModePlan || m == ModeReadOnly:
-			warns = append(warns, fmt.Sprintf("persona %s: %s has no %s mode; hub refuses its writes and commands instead", p.Name, backend, m))
-		default:
-			warns = append(warns, fmt.Sprintf("persona %s: %s has no mode %q; it runs in its own default mode", p.Name, backend, m))
-		}
+	mode, warn, err := p.modeOn(caps, backend)
+	if err != nil {
+		return opts, nil, err
+	}
+	opts.Mode = cmp.Or(mode, opts.Mode)
+	if warn != "" {
+		warns = append(warns, "persona "+p.Name+": "+warn)
 	}
 	if f := p.Filter(); f != nil {
 		if opts.Tools != nil {
@@ -128,5 +124,24 @@ func (p Persona) Apply(opts adapters.SessionOptions, caps adapters.Capabilities,
 		warns = append(warns, ws...)
 	}
 	p.delegation(&opts)
-	return opts, warns
+	return opts, warns, nil
+}
+
+// modeOn is the backend mode the persona runs in on a backend with caps
+// ("": the session's own), with what the user should hear. A mode the
+// backend lacks is an error, not the backend's default: that might grant
+// more than the persona says.
+func (p Persona) modeOn(caps adapters.Capabilities, backend string) (mode, warn string, err error) {
+	switch m := p.Mode; {
+	case m == "" || m == ModeDefault:
+	case bypassModes[strings.ToLower(m)]:
+		warn = fmt.Sprintf("mode %s is ignored: it would let %s skip hub's permission gate, and a persona only narrows", m, backend)
+	case slices.ContainsFunc(caps.Modes, func(o adapters.Option) bool { return o.ID == m }):
+		mode = m
+	case m == ModePlan || m == ModeReadOnly:
+		warn = fmt.Sprintf("%s has no %s mode; hub refuses its writes and commands instead", backend, m)
+	default:
+		err = fmt.Errorf("mode %q: %s's modes are %s (%s): %w", m, backend, modeIDs(caps.Modes), p.File, adapters.ErrUnsupported)
+	}
+	return mode, warn, err
 }

@@ -39,9 +39,29 @@ func TestApply_ModeNeverBypassesTheGate(t *testing.T) {
 		{"read-only", "", "refuses its writes"},
 	} {
 		p := Persona{Name: "p", Mode: tc.mode, Trusted: true}
-		got, warns := p.Apply(adapters.SessionOptions{}, caps, "claude")
+		got, warns, _ := p.Apply(adapters.SessionOptions{}, caps, "claude")
 		if got.Mode != tc.want || (tc.warn == "") != (len(warns) == 0) || !strings.Contains(strings.Join(warns, " "), tc.warn) {
 			t.Errorf("mode %s: got %q, warnings %q", tc.mode, got.Mode, warns)
+		}
+	}
+}
+
+// Doctor and the run tell one truth about a persona's mode: what doctor
+// says cannot run never starts its backend (in a mode that might grant
+// more than the persona says), and what it passes starts in the mode
+// the run gives it.
+func TestPersona_ModeDoctorAndRunAgree(t *testing.T) {
+	caps := adapters.Capabilities{Modes: []adapters.Option{{ID: "default"}, {ID: "acceptEdits"}, {ID: "bypassPermissions"}}}
+	for _, tc := range []struct{ mode, want string }{
+		{"", ""}, {"default", ""}, {"acceptEdits", "acceptEdits"}, {"bypassPermissions", ""}, {"plan", ""}, {"read-only", ""},
+		{"turbo", ""}, {"dontAsk", ""}, {"readonly", ""}, {"AcceptEdits", ""},
+	} {
+		b := &capture{caps: caps}
+		a := &Adapter{P: Persona{Name: "p", Mode: tc.mode, Trusted: true}, Backend: b}
+		_, ok := Check(a)
+		_, err := a.Start(context.Background(), adapters.SessionOptions{Cwd: "x"})
+		if started := b.got.Cwd == "x"; ok != (err == nil) || started != ok || b.got.Mode != tc.want {
+			t.Errorf("mode %q: doctor ok %v, start error %v, started %v in mode %q", tc.mode, ok, err, started, b.got.Mode)
 		}
 	}
 }

@@ -26,17 +26,12 @@ func Check(a *Adapter) (problems []string, ok bool) {
 			problems = append(problems, fmt.Sprintf("tool %q is not one hub knows: use Claude's names (Read, Grep, Glob, Edit, Write, Bash, WebFetch), hub's tool names or kinds, or mcp__server__tool", t))
 		}
 	}
-	if m := p.Mode; m != "" && m != ModeDefault && a.Backend != nil {
-		caps := a.Backend.Capabilities()
-		has := slices.ContainsFunc(caps.Modes, func(o adapters.Option) bool { return o.ID == m })
-		switch {
-		case bypassModes[strings.ToLower(m)]:
-			problems = append(problems, fmt.Sprintf("mode %s is ignored: it would skip hub's permission gate, and a persona only narrows", m))
-		case has:
-		case m == ModePlan || m == ModeReadOnly:
-			problems = append(problems, fmt.Sprintf("mode %s: %s has no such mode; hub refuses its writes and commands instead", m, a.Backend.Name()))
-		default:
-			problems, ok = append(problems, fmt.Sprintf("mode %q: %s's modes are %s", m, a.Backend.Name(), modeIDs(caps.Modes))), false
+	if a.Backend != nil {
+		switch _, warn, err := p.modeOn(a.Backend.Capabilities(), a.Backend.Name()); {
+		case err != nil:
+			problems, ok = append(problems, err.Error()), false
+		case warn != "":
+			problems = append(problems, warn)
 		}
 	}
 	return append(problems, p.Notes...), ok

@@ -1,6 +1,7 @@
 package acpclient
 
 import (
+	"bytes"
 	"flag"
 
 	"github.com/hubdev/hub/adapters"
@@ -11,7 +12,16 @@ var update = flag.Bool("update", false, "rewrite expected.json golden files")
 
 // DecodeACP decodes a whole newline-separated ACP stream.
 func DecodeACP(data []byte) []adapters.Event {
-	return adapters.DecodeLines(NewACPDecoder(), data)
+	return decodeLines(NewACPDecoder(), data)
+}
+
+// decodeLines feeds data to d a line at a time, newline kept, as a
+// session's reader does.
+func decodeLines(d adapters.LineDecoder, data []byte) (evs []adapters.Event) {
+	for line := range bytes.Lines(data) {
+		evs = append(evs, d.Decode(line)...)
+	}
+	return evs
 }
 
 // NewACPDecoder returns a decoder for one ACP session stream.

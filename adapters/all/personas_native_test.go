@@ -142,12 +142,18 @@ func TestAdapter_NativeDelegationFollowsTheTools(t *testing.T) {
 	}
 }
 
-// A persona whose mode the backend lacks starts with a warning, not a
-// silent drop; a read-only persona on the native loop takes its mode.
-func TestAdapter_ModeWarnsWhereTheBackendLacksIt(t *testing.T) {
-	_, evs, _ := nativeRun(t, "---\nname: bold\ndescription: d\nmode: acceptEdits\n---\nx\n", mockllm.OpenAITurn{Text: "ok"})
-	if len(evs) == 0 || evs[0].Type != adapters.EventError || evs[0].Error.Code != adapters.CodeWarning || !strings.Contains(evs[0].Error.Message, "acceptEdits") {
-		t.Errorf("first event %+v, want a warning naming the mode", evs)
+// A persona whose mode the backend lacks does not start (in another mode,
+// it might be granted more than it says), as doctor says; a read-only
+// persona on the native loop takes its mode.
+func TestAdapter_ModeTheBackendLacksNeverStarts(t *testing.T) {
+	p, err := personas.Parse("p.md", []byte("---\nname: bold\ndescription: d\nmode: acceptEdits\n---\nx\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Trusted = true
+	a := &personas.Adapter{P: p, Backend: openai.New(openai.Profile{Name: "native", Model: "m", Local: true}, openai.Options{})}
+	if _, err := a.Start(context.Background(), adapters.SessionOptions{Cwd: t.TempDir()}); !errors.Is(err, adapters.ErrUnsupported) || !strings.Contains(err.Error(), "acceptEdits") {
+		t.Errorf("Start = %v, want a refusal naming the mode", err)
 	}
 	srv, evs, _ := nativeRun(t, "---\nname: ro\ndescription: d\nmode: read-only\n---\nx\n", mockllm.OpenAITurn{Text: "ok"})
 	if evs[0].Type == adapters.EventError {

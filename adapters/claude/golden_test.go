@@ -1,6 +1,7 @@
 package claude
 
 import (
+	"bytes"
 	"flag"
 
 	"github.com/hubdev/hub/adapters"
@@ -11,5 +12,14 @@ var update = flag.Bool("update", false, "rewrite expected.json golden files")
 
 // DecodeClaude decodes a whole stream, one record per line.
 func DecodeClaude(data []byte) []adapters.Event {
-	return adapters.DecodeLines(NewClaudeDecoder(), data)
+	return decodeLines(NewClaudeDecoder(), data)
+}
+
+// decodeLines feeds data to d a line at a time, newline kept, as a
+// session's reader does.
+func decodeLines(d adapters.LineDecoder, data []byte) (evs []adapters.Event) {
+	for line := range bytes.Lines(data) {
+		evs = append(evs, d.Decode(line)...)
+	}
+	return evs
 }

@@ -1,6 +1,7 @@
 package gemini
 
 import (
+	"bytes"
 	"flag"
 
 	"github.com/hubdev/hub/adapters"
@@ -12,10 +13,19 @@ var update = flag.Bool("update", false, "rewrite expected.json golden files")
 
 // DecodeGemini decodes a whole stream-json output.
 func DecodeGemini(data []byte) []adapters.Event {
-	return adapters.DecodeLines(NewGeminiDecoder(), data)
+	return decodeLines(NewGeminiDecoder(), data)
 }
 
 // DecodeACP decodes a recorded `gemini --acp` stream with gemini's quirks.
 func DecodeACP(data []byte) []adapters.Event {
-	return adapters.DecodeLines(&acpclient.ACPDecoder{Quirks: Quirks}, data)
+	return decodeLines(&acpclient.ACPDecoder{Quirks: Quirks}, data)
+}
+
+// decodeLines feeds data to d a line at a time, newline kept, as a
+// session's reader does.
+func decodeLines(d adapters.LineDecoder, data []byte) (evs []adapters.Event) {
+	for line := range bytes.Lines(data) {
+		evs = append(evs, d.Decode(line)...)
+	}
+	return evs
 }

@@ -85,7 +85,7 @@ func (s *Session) permitted(ctx context.Context, call adapters.ToolCall, args js
 	p.Hook = func(ctx context.Context) *adapters.Decision { return s.preToolUse(ctx, call, out) }
 	var d adapters.PermissionDecision
 	if s.toolset.permits(call.Name) {
-		if d = s.await(ctx, p, out); d.By != "" { // the gate reported it
+		if d = out.Ask(ctx, p); d.By != "" { // the gate reported it
 			s.record(call, d.Allowed(), d.By, d.Reason)
 		}
 	} else {
@@ -136,7 +136,7 @@ func (s *Session) doomLoop(ctx context.Context, call adapters.ToolCall, args jso
 		{ID: "stop", Name: "Stop the repetition", Kind: adapters.RejectOnce},
 	})
 	p.MustAsk, p.Repeated = "the same call repeated "+strconv.Itoa(s.repeats)+" times in a row", true
-	d := s.await(ctx, p, out)
+	d := out.Ask(ctx, p)
 	s.repeats = 0
 	if d.Allowed() {
 		return "", true
@@ -148,18 +148,6 @@ func (s *Session) doomLoop(ctx context.Context, call adapters.ToolCall, args jso
 	}
 	return stopped + ": you made this exact call with the same input " + strconv.Itoa(doomLoopRepeats) +
 		" times in a row. Do not repeat it; try a different approach or explain what is blocking you.", false
-}
-
-// await emits a permission request and waits for the answer or cancellation.
-func (s *Session) await(ctx context.Context, req *adapters.PermissionRequest, out *adapters.Turn) adapters.PermissionDecision {
-	out.Emit(adapters.Event{Type: adapters.EventPermission, Permission: req})
-	select {
-	case d := <-req.Decision():
-		return d
-	case <-ctx.Done():
-		req.Respond(adapters.PermissionDecision{Cancelled: true})
-		return adapters.PermissionDecision{Cancelled: true}
-	}
 }
 
 func fail(out *adapters.Turn, id, why string) {

@@ -40,7 +40,7 @@ func TestRun_PromptErrorNamesTheAgentOnce(t *testing.T) {
 		want string
 	}{
 		{"process gone", refusing{pipe, &adapters.ErrorInfo{Code: adapters.CodeCrash, Message: "claude exited unexpectedly (exit code 1): quota exceeded"}},
-			"claude exited unexpectedly (exit code 1): quota exceeded: " + pipe.Error()},
+			"claude exited unexpectedly (exit code 1): quota exceeded"},
 		{"the agent's own words", refusing{err: errors.New("claude: session closed")}, "claude: session closed"},
 		{"its program named", refusing{err: errors.New("claude process exited")}, "claude process exited"},
 		{"no name", refusing{err: errors.New("json-rpc error -32603: boom")}, "prompt claude: json-rpc error -32603: boom"},

@@ -81,7 +81,7 @@ func run(args []string) error {
 		}
 		bins[t] = bin
 	}
-	man, err := manPage(context.Background(), r, build)
+	man, err := manPage(context.Background(), r, build, bins)
 	if err != nil {
 		return err
 	}

@@ -15,11 +15,15 @@ import (
 // manPage writes hub.1, the manual page `hub man` prints, into dir and
 // returns its path, for the archives to carry next to the binary. hub
 // runs in an empty directory with HOME=~ and no XDG or HUB_ variables, so
-// no path or config of the build machine gets into the page.
-func manPage(ctx context.Context, r release.Release, dir string) (string, error) {
-	bin, err := r.Build(ctx, ".", "./cmd/hub", release.Target{GOOS: runtime.GOOS, GOARCH: runtime.GOARCH}, filepath.Join(dir, "man"))
-	if err != nil {
-		return "", fmt.Errorf("build hub for its man page: %w", err)
+// no path or config of the build machine gets into the page. The host's
+// binary among bins runs; a host that is no release target builds its own.
+func manPage(ctx context.Context, r release.Release, dir string, bins map[release.Target]string) (string, error) {
+	host := release.Target{GOOS: runtime.GOOS, GOARCH: runtime.GOARCH}
+	bin, err := bins[host], error(nil)
+	if bin == "" {
+		if bin, err = r.Build(ctx, ".", "./cmd/hub", host, filepath.Join(dir, "man")); err != nil {
+			return "", fmt.Errorf("build hub for its man page: %w", err)
+		}
 	}
 	empty := filepath.Join(dir, "man-cwd")
 	if err := os.MkdirAll(empty, 0o755); err != nil {
