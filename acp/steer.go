@@ -9,6 +9,7 @@ import (
 
 	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/hooks"
 	"github.com/hubdev/hub/internal/jsonrpc"
 )
 
@@ -60,18 +61,22 @@ func (ss *session) steer(ctx context.Context, prompt []schema.ContentBlock) (inj
 	if !running || !ok {
 		return false, busy, nil
 	}
-	content := ss.fitContent(ss.toAdapterContent(prompt))
-	// Recorded first: the agent's answer to it must follow it.
-	undo := ss.recordSteered(prompt)
-	err = st.Steer(ctx, content)
-	if err != nil {
-		undo()
+	content, agent := ss.fitContent(ss.toAdapterContent(prompt)), ss.agentName()
+	// The prompt hooks hub runs for the agent see it first, as a prompt;
+	// then it is recorded: the agent's answer to it must follow it.
+	if gate := ss.observer(agent).Prompt(ctx, agent, content); gate.Decision == hooks.Deny {
+		err = hooks.Blocked(gate)
+	} else {
+		undo := ss.recordSteered(prompt)
+		if err = st.Steer(ctx, content); err != nil {
+			undo()
+		}
 	}
 	switch {
 	case errors.Is(err, adapters.ErrNoTurn):
 		return false, busy, nil
 	case err != nil:
-		return false, busy, jsonrpc.NewError(schema.CodeInternalError, "steering failed: "+err.Error(), map[string]any{"agent": ss.agentName()})
+		return false, busy, jsonrpc.NewError(schema.CodeInternalError, "steering failed: "+err.Error(), map[string]any{"agent": agent})
 	}
 	return true, busy, nil
 }

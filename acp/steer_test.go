@@ -11,7 +11,10 @@ import (
 
 	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/config"
 	"github.com/hubdev/hub/internal/fixture"
+	"github.com/hubdev/hub/internal/hooks"
+	"github.com/hubdev/hub/internal/proc/proctest"
 )
 
 // steerAgent's turns say "working on X" and wait: for steered input (which
@@ -62,10 +65,14 @@ func (s *steerableSession) Steer(_ context.Context, p []adapters.Content) error 
 	return nil
 }
 
-func steerClient(t *testing.T, a *steerAgent) (*tclient, string) {
+func steerClient(t *testing.T, a *steerAgent, set ...Settings) (*tclient, string) {
 	reg := adapters.NewRegistry()
 	reg.Register(a)
-	c := startClient(t, Options{Registry: reg, DefaultAgent: "steerer", Logger: zerolog.Nop(), StateDir: t.TempDir(), CancelGrace: time.Minute})
+	o := Options{Registry: reg, DefaultAgent: "steerer", Logger: zerolog.Nop(), StateDir: t.TempDir(), CancelGrace: time.Minute}
+	if len(set) > 0 {
+		o.Settings = everywhere(set[0])
+	}
+	c := startClient(t, o)
 	var init struct {
 		Meta map[string]map[string]any `json:"_meta"`
 	}
@@ -103,6 +110,31 @@ func TestSteering_ReachesTheRunningTurn(t *testing.T) {
 	}
 	if got := c.agentText(sid); got != "working on A;steered by B;" {
 		t.Fatalf("agent text = %q: the steered input must reach the running turn", got)
+	}
+}
+
+// Input steered into a CLI agent's running turn passes the UserPromptSubmit
+// hooks as a prompt does: one that blocks keeps it from the agent and the
+// steering request fails with the hook's reason; clean input reaches it.
+func TestSteering_PassesThePromptHooks(t *testing.T) {
+	h, err := hooks.New(map[string][]config.HookConfig{"UserPromptSubmit": {{Command: proctest.ShellCommand("exitifstdin:password:2:no secrets")}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, sid := steerClient(t, &steerAgent{steers: true}, Settings{Hooks: h})
+	first := c.async("session/prompt", schema.PromptRequest{SessionID: sid, Prompt: []schema.ContentBlock{schema.TextBlock("A")}})
+	c.waitFor(t, func() bool { return strings.Contains(c.agentText(sid), "working on A;") })
+	if _, rpcErr := c.call("_session/steering", steerReq(sid, "my password is hunter2", false)); rpcErr == nil || !strings.Contains(rpcErr.Message, "no secrets") {
+		t.Fatalf("blocked steering answered %v, want the hook's reason", rpcErr)
+	}
+	if r := outcome(t, c, steerReq(sid, "B", false)); r.Outcome != schema.SteerInjected {
+		t.Fatalf("clean steering: %+v, want injected", r)
+	}
+	if m := c.wait(first); m.Error != nil {
+		t.Fatalf("prompt answer %v", m.Error)
+	}
+	if got := c.agentText(sid); got != "working on A;steered by B;" {
+		t.Fatalf("agent text = %q: the blocked input reached the agent, or the clean one did not", got)
 	}
 }
 
