@@ -148,6 +148,12 @@ func (s *Session) Prompt(ctx context.Context, prompt []adapters.Content, emit fu
 // it once more. The UserPromptSubmit hooks see it as a prompt first: one
 // that blocks keeps it from the model.
 func (s *Session) Steer(ctx context.Context, prompt []adapters.Content) error {
+	s.mu.Lock()
+	open := s.steerable
+	s.mu.Unlock()
+	if !open { // no hook runs for input no turn reads: it comes back as a prompt
+		return adapters.ErrNoTurn
+	}
 	if res := s.hook(ctx, hooks.Input{Event: hooks.UserPromptSubmit, Prompt: adapters.PromptText(prompt)}, nil); res.Decision == hooks.Deny {
 		return hooks.Blocked(res)
 	}
