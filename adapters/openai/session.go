@@ -128,10 +128,14 @@ func (s *Session) Prompt(ctx context.Context, prompt []adapters.Content, emit fu
 	t := adapters.NewTurn()
 	go func() {
 		stop := s.run(tctx, prompt, t)
+		s.mu.Lock()
+		s.add(s.steered...) // input no request read joins the history, as the editor shows it: the next turn reads it
+		s.steerable, s.steered = false, nil
+		s.mu.Unlock()
 		s.hook(context.WithoutCancel(tctx), hooks.Input{Event: hooks.Stop, StopReason: string(stop)}, t) // cancelled or not
 		s.endTranscriptTurn(stop)
 		s.mu.Lock()
-		s.cancel, s.steerable, s.steered = nil, false, nil
+		s.cancel = nil
 		closed := s.closed
 		s.mu.Unlock()
 		if closed {
