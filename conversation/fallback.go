@@ -223,7 +223,7 @@ func (w *Watch) expire() {
 
 // decideLocked ends the turn as failed with e, coded as its class.
 func (w *Watch) decideLocked(e adapters.ErrorInfo, msg string) {
-	e.Code, e.Message, e.Fatal = adapters.ErrorCode(Classify(&e)), msg, true
+	e.Code, e.Message, e.Fatal, e.Retry = adapters.ErrorCode(Classify(&e)), msg, true, false // the turn's failure, no notice
 	w.decided = &e
 	w.cancel()
 }

@@ -102,7 +102,7 @@ func TestFallbackReason_NeverAfterAToolCall(t *testing.T) {
 
 func retry(status int) adapters.Event {
 	return adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{
-		Message: fmt.Sprintf("API request failed with HTTP %d, retrying", status), Code: adapters.CodeProvider, Status: status}}
+		Message: fmt.Sprintf("API request failed with HTTP %d, retrying", status), Code: adapters.CodeProvider, Status: status, Retry: true}}
 }
 
 func TestWatch_DecidesEarly(t *testing.T) {
@@ -138,7 +138,7 @@ func TestWatch_DecidesEarly(t *testing.T) {
 			}
 			<-cancelled
 			d := w.Stop()
-			if d == nil || !d.Fatal || Classify(d) != tt.want {
+			if d == nil || !d.Fatal || d.Retry || Classify(d) != tt.want { // the turn's failure, no retry notice
 				t.Fatalf("decided %+v, want a fatal %q", d, tt.want)
 			}
 		})

@@ -24,6 +24,7 @@ import (
 	"github.com/hubdev/hub/internal/fspath"
 	"github.com/hubdev/hub/internal/jsonrpc"
 	"github.com/hubdev/hub/internal/proc"
+	"github.com/hubdev/hub/internal/safefile"
 	"github.com/hubdev/hub/internal/sandbox"
 )
 
@@ -35,6 +36,7 @@ const (
 	codeRefused          = -32001
 	defaultOutputLimit   = 1 << 20
 	terminalStopGrace    = 2 * time.Second
+	maxFileBytes         = 1 << 30 // a file read for an agent; never a FIFO or device (safefile)
 )
 
 // askFunc is the permission gate a local call passes before it runs (see
@@ -162,7 +164,7 @@ func (l *local) readFile(ctx context.Context, params json.RawMessage) (any, erro
 	if err != nil {
 		return nil, err
 	}
-	data, err := os.ReadFile(path)
+	data, err := safefile.Read(path, maxFileBytes)
 	done(err == nil)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, rpcErr(codeResourceNotFound, "file not found: %s", path)
@@ -209,9 +211,12 @@ func (l *local) writeFile(ctx context.Context, params json.RawMessage) (any, err
 	tc := l.call("write_file", adapters.KindEdit, "write "+l.show(path), map[string]any{"path": path})
 	tc.Locations = []adapters.Location{{Path: path}}
 	diff := adapters.ToolContent{Type: adapters.ToolContentDiff, Path: path, NewText: p.Content}
-	if old, err := os.ReadFile(path); err == nil {
+	switch old, err := safefile.Read(path, maxFileBytes); {
+	case err == nil:
 		s := string(old)
 		diff.OldText = &s
+	case !errors.Is(err, fs.ErrNotExist): // a FIFO would hold the write until something read it
+		return nil, rpcErr(jsonrpc.CodeInternalError, "write %s: %v", path, err)
 	}
 	tc.Content = []adapters.ToolContent{diff}
 	done, err := l.ask(ctx, tc)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/fileuri"
+	"github.com/hubdev/hub/internal/safefile"
 )
 
 // imageExt names temp image files so codex can tell the format.
@@ -89,7 +90,7 @@ func localImage(uri string, i int, tempFile func(string) (string, error)) (strin
 	if !strings.Contains(path, ",") {
 		return path, nil
 	}
-	data, err := os.ReadFile(path)
+	data, err := safefile.Read(path, 20<<20) // a FIFO is refused, not waited on with the session locked
 	if err != nil {
 		return "", fmt.Errorf("codex exec: image %s: %w", path, err)
 	}

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+
+	"github.com/hubdev/hub/internal/safefile"
 )
 
 // gemini 0.61 runs shell commands in a pty by default, and its ACP bridge
@@ -80,7 +82,7 @@ func systemConfigDir() string {
 // setsInteractiveShell reports whether the settings file at path (JSON
 // with comments) gives tools.shell.enableInteractiveShell a value.
 func setsInteractiveShell(path string) bool {
-	data, err := os.ReadFile(path)
+	data, err := safefile.Read(path, 1<<20) // the workspace's is the repository's: never a FIFO or device
 	if err != nil {
 		return false
 	}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -143,6 +144,21 @@ func TestSession_PromptHookBlocksSteeredInput(t *testing.T) {
 	body := string(r.srv.Requests()[1].Body)
 	if strings.Contains(body, "hunter2") || !strings.Contains(body, "also use -n") {
 		t.Fatalf("the second request: %s", body)
+	}
+}
+
+// Input for a turn that no longer takes any runs no hook: hub acp sends it
+// as a prompt of its own, whose hooks then run once, not twice.
+func TestSession_SteerWithoutATurnRunsNoHook(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "log")
+	r := newRig(t, withHooks(t, map[string][]config.HookConfig{"UserPromptSubmit": {{Command: fake("stdin>>:" + log)}}}),
+		mockllm.OpenAITurn{Text: "done"})
+	r.prompt(t, "first", nil)
+	if err := r.sess.Steer(context.Background(), adapters.TextPrompt("late")); !errors.Is(err, adapters.ErrNoTurn) {
+		t.Fatalf("Steer after the turn: %v, want ErrNoTurn", err)
+	}
+	if b, _ := os.ReadFile(log); strings.Contains(string(b), "late") {
+		t.Fatalf("the hook ran for input no turn took: %s", b)
 	}
 }
 

@@ -128,10 +128,14 @@ func (s *Session) Prompt(ctx context.Context, prompt []adapters.Content, emit fu
 	t := adapters.NewTurn()
 	go func() {
 		stop := s.run(tctx, prompt, t)
+		s.mu.Lock()
+		s.add(s.steered...) // input no request read joins the history, as the editor shows it: the next turn reads it
+		s.steerable, s.steered = false, nil
+		s.mu.Unlock()
 		s.hook(context.WithoutCancel(tctx), hooks.Input{Event: hooks.Stop, StopReason: string(stop)}, t) // cancelled or not
 		s.endTranscriptTurn(stop)
 		s.mu.Lock()
-		s.cancel, s.steerable, s.steered = nil, false, nil
+		s.cancel = nil
 		closed := s.closed
 		s.mu.Unlock()
 		if closed {
@@ -148,6 +152,12 @@ func (s *Session) Prompt(ctx context.Context, prompt []adapters.Content, emit fu
 // it once more. The UserPromptSubmit hooks see it as a prompt first: one
 // that blocks keeps it from the model.
 func (s *Session) Steer(ctx context.Context, prompt []adapters.Content) error {
+	s.mu.Lock()
+	open := s.steerable
+	s.mu.Unlock()
+	if !open { // no hook runs for input no turn reads: it comes back as a prompt
+		return adapters.ErrNoTurn
+	}
 	if res := s.hook(ctx, hooks.Input{Event: hooks.UserPromptSubmit, Prompt: adapters.PromptText(prompt)}, nil); res.Decision == hooks.Deny {
 		return hooks.Blocked(res)
 	}

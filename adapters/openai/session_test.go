@@ -405,6 +405,31 @@ func TestSession_FinishReasons(t *testing.T) {
 	}
 }
 
+// Input steered into a turn that ends before another request (here a
+// reply cut at its token limit, whose calls still run) is not dropped: it
+// joins the history, as the editor shows it, and the next turn's model
+// reads it.
+func TestSession_SteeredInputOutlivesATurnThatEnds(t *testing.T) {
+	r := newRig(t, nil,
+		mockllm.OpenAITurn{ToolCalls: []mockllm.OpenAIToolCall{{Name: "bash", Args: `{"command":"echo hi"}`}}, FinishReason: "length"},
+		mockllm.OpenAITurn{Text: "done"})
+	var steerErr error
+	_, stop := r.prompt(t, "run it", func(*adapters.PermissionRequest) string {
+		steerErr = r.sess.Steer(context.Background(), adapters.TextPrompt("also use -n"))
+		return "allow_once"
+	})
+	if steerErr != nil || stop != adapters.StopMaxTokens {
+		t.Fatalf("steer %v, stop %s", steerErr, stop)
+	}
+	if err := r.sess.Steer(context.Background(), adapters.TextPrompt("late")); !errors.Is(err, adapters.ErrNoTurn) {
+		t.Fatalf("Steer after the turn: %v, want ErrNoTurn", err)
+	}
+	r.prompt(t, "next", nil)
+	if body := string(r.srv.Requests()[1].Body); !strings.Contains(body, "also use -n") {
+		t.Fatalf("the next request lost the steered input: %s", body)
+	}
+}
+
 func TestSession_MaxTurnRequests(t *testing.T) {
 	call := func(p string) mockllm.OpenAITurn {
 		return mockllm.OpenAITurn{ToolCalls: []mockllm.OpenAIToolCall{{Name: "glob", Args: `{"pattern":"` + p + `"}`}}}

@@ -6,6 +6,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -179,6 +180,12 @@ func (f *fakePi) prompt(scenario string) (int, bool) {
 		fmt.Fprintln(os.Stderr, "warming up")
 		fmt.Fprintln(os.Stderr, "fatal: provider exploded")
 		return 3, true
+	case scenario == "closeio": // closes its output mid-turn and runs on until its stdin ends
+		f.emit(fakeFixture("text")[:3]...)
+		fmt.Fprintln(os.Stderr, "fatal: stdout lost")
+		_ = os.Stdout.Close()
+		_, _ = io.Copy(io.Discard, os.Stdin)
+		return 0, true
 	default:
 		f.emit(fakeFixture("text")...)
 	}

@@ -222,6 +222,30 @@ func TestSession_CrashReportsStderr(t *testing.T) {
 	}
 }
 
+// A pi that closes its output mid-turn but runs on is waited for once,
+// then stopped: the turn ends with the crash and its stderr.
+func TestSession_ClosedOutputEndsTheTurn(t *testing.T) {
+	s, _ := startFake(t, "closeio", adapters.SessionOptions{})
+	ch, err := fixture.Prompt(context.Background(), s, adapters.TextPrompt("hi"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs := drain(t, ch)
+	var crash *adapters.ErrorInfo
+	for _, e := range evs {
+		if e.Type == adapters.EventError {
+			crash = e.Error
+		}
+	}
+	if crash == nil || crash.Code != adapters.CodeCrash || !strings.Contains(crash.Message, "pi closed its output and was stopped") ||
+		!strings.Contains(crash.Detail, "fatal: stdout lost") {
+		t.Fatalf("crash error = %+v", crash)
+	}
+	if r := lastDone(t, evs); r != adapters.StopEndTurn {
+		t.Errorf("stop = %s", r)
+	}
+}
+
 func TestAdapter_StartFailureShowsStderr(t *testing.T) {
 	a, _ := fakeAdapter(t, "exit-at-start")
 	_, err := a.Start(context.Background(), adapters.SessionOptions{Cwd: t.TempDir(), ResumeID: "nope"})

@@ -51,7 +51,7 @@ func runDoctor(ctx context.Context, e *env, args []string) int {
 	}
 	o := detect.Options{Config: e.cfg, Registry: e.registry, Specs: all.DoctorSpecs(), Probe: *probe, Refresh: *refresh, Timeout: *timeout, All: *listAll}
 	ps := personaChecks(e)
-	r := &detect.Report{Schema: detect.SchemaVersion, GeneratedAt: time.Now().UTC()}
+	r := &detect.Report{Schema: detect.SchemaVersion, GeneratedAt: time.Now().UTC(), Agents: []detect.Agent{}}
 	if i := slices.IndexFunc(ps, func(p detect.Persona) bool { return p.Name != "" && p.Name == *agent }); i >= 0 {
 		r.Personas = ps[i : i+1] // a persona: its check alone
 	} else {
