@@ -16,7 +16,10 @@ import (
 	"github.com/hubdev/hub/internal/trace"
 )
 
-var _ adapters.Session = (*appSession)(nil)
+var _ adapters.Exiter = (*appSession)(nil)
+
+// appServer names the app-server process in what hub says of its end.
+const appServer = "codex app-server"
 
 // appSession is one codex thread on a persistent app-server process.
 type appSession struct {
@@ -63,7 +66,7 @@ func (a *Adapter) startAppServer(ctx context.Context, opts adapters.SessionOptio
 	// experimentalApi allows thread/start's experimentalRawEvents (see decoder_raw.go).
 	init := map[string]any{"clientInfo": map[string]any{"name": "hub", "title": "hub", "version": "0"}, "capabilities": map[string]any{"experimentalApi": true}}
 	var res json.RawMessage
-	if err := adapters.Gone(ictx, p, "codex app-server", "initialize", s.call(ictx, "initialize", init, &res)); err != nil {
+	if err := adapters.Gone(ictx, p, appServer, "initialize", s.call(ictx, "initialize", init, &res)); err != nil {
 		_ = p.Stop()
 		return nil, adapters.Mark(errNoStart, adapters.WithStderr(p, err))
 	}
@@ -165,11 +168,17 @@ func (s *appSession) ID() string { s.mu.Lock(); defer s.mu.Unlock(); return s.th
 // turn with the stderr tail.
 func (s *appSession) readLoop() {
 	_ = s.rpc.Serve(context.Background())
-	end := adapters.CrashEnd(s.p, "codex app-server")
+	end := adapters.CrashEnd(s.p, appServer)
 	s.mu.Lock()
 	closing := s.closing
 	s.mu.Unlock()
 	s.turn.Exited(closing, end...)
+}
+
+// Exit implements adapters.Exiter.
+func (s *appSession) Exit() *adapters.ErrorInfo {
+	info, _ := adapters.CrashInfo(s.p, appServer)
+	return info
 }
 
 // notify decodes a notification, in order with server requests.
@@ -249,9 +258,13 @@ func (s *appSession) emit(e adapters.Event) {
 // Prompt implements adapters.Session.
 func (s *appSession) Prompt(ctx context.Context, prompt []adapters.Content, emit func(adapters.Event)) (adapters.StopReason, error) {
 	s.mu.Lock()
-	if s.closing {
+	switch {
+	case s.closing:
 		s.mu.Unlock()
 		return "", adapters.ErrClosed
+	case s.p.Exited():
+		s.mu.Unlock()
+		return "", adapters.CrashError(s.p, appServer, adapters.ErrClosed)
 	}
 	out, err := s.turn.Start()
 	if err != nil {
