@@ -12,7 +12,12 @@ import (
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/fileuri"
+	"github.com/hubdev/hub/internal/safefile"
 )
+
+// maxImageBytes bounds an image hub copies for codex; the OpenAI API
+// refuses requests larger than 50 MB anyway.
+const maxImageBytes = 50 << 20
 
 // imageExt names temp image files so codex can tell the format.
 var imageExt = map[string]string{"image/png": ".png", "image/jpeg": ".jpg", "image/gif": ".gif", "image/webp": ".webp"}
@@ -89,7 +94,7 @@ func localImage(uri string, i int, tempFile func(string) (string, error)) (strin
 	if !strings.Contains(path, ",") {
 		return path, nil
 	}
-	data, err := os.ReadFile(path)
+	data, err := safefile.Read(path, maxImageBytes) // a FIFO is refused, not waited on
 	if err != nil {
 		return "", fmt.Errorf("codex exec: image %s: %w", path, err)
 	}
