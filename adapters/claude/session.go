@@ -95,7 +95,7 @@ func (s *Session) Prompt(ctx context.Context, prompt []adapters.Content, emit fu
 	s.p.Trace(ctx)
 	if err := s.write(line); err != nil {
 		s.turn.End(t)
-		return "", fmt.Errorf("claude: send prompt: %w", err)
+		return "", err
 	}
 	return t.Run(ctx, emit, s.rules)
 }
