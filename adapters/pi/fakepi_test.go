@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The test binary doubles as a fake `pi --mode rpc`: with HUB_PI_FAKE set
@@ -179,6 +180,11 @@ func (f *fakePi) prompt(scenario string) (int, bool) {
 		fmt.Fprintln(os.Stderr, "warming up")
 		fmt.Fprintln(os.Stderr, "fatal: provider exploded")
 		return 3, true
+	case scenario == "mute": // closes its output and lingers, deaf to stdin
+		f.emit(fakeFixture("text")[:3]...)
+		fmt.Fprintln(os.Stderr, "fatal: stdout lost")
+		_ = os.Stdout.Close()
+		time.Sleep(time.Hour)
 	default:
 		f.emit(fakeFixture("text")...)
 	}

@@ -222,6 +222,30 @@ func TestSession_CrashReportsStderr(t *testing.T) {
 	}
 }
 
+// A pi that closes its output but keeps running ends the turn as a crash
+// after one wait: hub stops it, and the crash tells how it ended and its
+// stderr, as the next prompt's error does.
+func TestSession_ClosedOutputStillRunningIsStopped(t *testing.T) {
+	s, _ := startFake(t, "mute", adapters.SessionOptions{})
+	ch, err := fixture.Prompt(context.Background(), s, adapters.TextPrompt("hi"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs := drain(t, ch)
+	if len(evs) < 2 || evs[len(evs)-2].Type != adapters.EventError || lastDone(t, evs) != adapters.StopEndTurn {
+		t.Fatalf("events %+v, want the crash and done", evs)
+	}
+	crash := evs[len(evs)-2].Error
+	if crash.Code != adapters.CodeCrash || !strings.HasPrefix(crash.Message, "pi closed its output and was stopped (") ||
+		!strings.HasSuffix(crash.Message, ": fatal: stdout lost") {
+		t.Errorf("crash = %+v", crash)
+	}
+	_, err = s.Prompt(context.Background(), adapters.TextPrompt("again"), func(adapters.Event) {})
+	if te := (*adapters.TurnError)(nil); !errors.As(err, &te) || te.Info.Message != crash.Message {
+		t.Errorf("prompt after the stop: %v, want the turn's %q", err, crash.Message)
+	}
+}
+
 func TestAdapter_StartFailureShowsStderr(t *testing.T) {
 	a, _ := fakeAdapter(t, "exit-at-start")
 	_, err := a.Start(context.Background(), adapters.SessionOptions{Cwd: t.TempDir(), ResumeID: "nope"})

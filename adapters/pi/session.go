@@ -138,9 +138,10 @@ func (s *session) onResponse(r PiResponse) bool {
 	return false
 }
 
-// onExit ends the session once pi exited, in the words of any agent's crash.
+// onExit ends the session once pi closed its output (CrashEnd stops a pi
+// that still runs), in the words of any agent's crash.
 func (s *session) onExit() {
-	_ = s.proc.Wait()
+	end := adapters.CrashEnd(s.proc, Name)
 	s.mu.Lock()
 	closing := s.closed
 	pending := s.pending
@@ -149,7 +150,7 @@ func (s *session) onExit() {
 	for _, ch := range pending {
 		close(ch)
 	}
-	s.turn.Exited(closing, adapters.CrashEnd(s.proc, Name)...)
+	s.turn.Exited(closing, end...)
 }
 
 // write sends one RPC command line.
