@@ -35,7 +35,6 @@ type Session struct {
 
 	mu        sync.Mutex
 	id        string
-	exited    bool
 	nextReq   int
 	pending   map[string]func(json.RawMessage, error) // control requests hub sent, by request id
 	closeOnce sync.Once
@@ -81,7 +80,7 @@ func (s *Session) Prompt(ctx context.Context, prompt []adapters.Content, emit fu
 		return "", err
 	}
 	s.mu.Lock()
-	if s.exited {
+	if s.p.Exited() {
 		s.mu.Unlock()
 		return "", adapters.CrashError(s.p, "claude", ErrExited)
 	}
@@ -112,7 +111,7 @@ func (s *Session) Steer(_ context.Context, prompt []adapters.Content) error {
 		return err
 	}
 	s.mu.Lock()
-	if s.turn.Current() == nil || s.exited {
+	if s.turn.Current() == nil || s.p.Exited() {
 		s.mu.Unlock()
 		return adapters.ErrNoTurn
 	}
@@ -253,7 +252,7 @@ func (s *Session) interrupt() {
 // no reply left to give, it is refused.
 func (s *Session) control(req map[string]any, reply func(json.RawMessage, error)) error {
 	s.mu.Lock()
-	if s.exited {
+	if s.p.Exited() {
 		s.mu.Unlock()
 		return adapters.CrashError(s.p, "claude", ErrExited)
 	}
@@ -328,7 +327,6 @@ func (s *Session) exit() {
 	end := adapters.CrashEnd(s.p, "claude")
 	gone := adapters.CrashError(s.p, "claude", ErrExited) // s.p is gone: no second wait
 	s.mu.Lock()
-	s.exited = true
 	for id, reply := range s.pending {
 		reply(nil, gone)
 		delete(s.pending, id)
