@@ -28,11 +28,17 @@ func CrashInfo(p *proc.Process, name string) (info *ErrorInfo, ok bool) {
 	case <-time.After(exitWait):
 		return nil, false
 	}
-	how := " exited unexpectedly "
-	if p.Stopped() { // by CrashEnd, or hub's stop that ended the turn
-		how = " closed its output and was stopped "
+	return &ErrorInfo{Code: CodeCrash, Fatal: true, Detail: p.StderrTail(10), Message: name + ended(p, " exited unexpectedly") + " " + howExited(p)}, true
+}
+
+// ended is how p ended, after its name: exited (the caller's words for an
+// end of its own), or, when hub stopped it (CrashEnd does once it closed
+// its output), that.
+func ended(p *proc.Process, exited string) string {
+	if p.Stopped() {
+		return " closed its output and was stopped"
 	}
-	return &ErrorInfo{Code: CodeCrash, Fatal: true, Detail: p.StderrTail(10), Message: name + how + howExited(p)}, true
+	return exited
 }
 
 // CrashEnd ends a turn whose agent process p (name) closed its output,
