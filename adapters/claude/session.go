@@ -33,14 +33,13 @@ type Session struct {
 
 	writeMu sync.Mutex // serialises stdin lines
 
-	mu        sync.Mutex
-	id        string
-	nextReq   int
-	pending   map[string]func(json.RawMessage, error) // control requests hub sent, by request id
-	closeOnce sync.Once
-	readDone  chan struct{}
-	raw       *adapters.UnknownRecords
-	opts      adapters.SessionOptions
+	mu       sync.Mutex
+	id       string
+	nextReq  int
+	pending  map[string]func(json.RawMessage, error) // control requests hub sent, by request id
+	readDone chan struct{}
+	raw      *adapters.UnknownRecords
+	opts     adapters.SessionOptions
 
 	// steered are the user messages sent into the running turn, by uuid,
 	// with claude's last word on each ("" before any, "queued" while it
@@ -297,13 +296,12 @@ func (s *Session) controlWait(ctx context.Context, req map[string]any) error {
 	return nil
 }
 
-// Close implements adapters.Session.
+// Close implements adapters.Session. Each step is idempotent: a turn is
+// cancelled once, and Stop and the reader's end are the process's.
 func (s *Session) Close() error {
-	s.closeOnce.Do(func() {
-		s.interrupt()
-		_ = s.p.Stop()
-		<-s.readDone
-	})
+	s.interrupt()
+	_ = s.p.Stop()
+	<-s.readDone
 	return nil
 }
 
