@@ -43,7 +43,6 @@ type appSession struct {
 	// turn/start overrides of changes made since the last turn.
 	model, mode, effort string
 	next                map[string]any
-	once                sync.Once
 }
 
 func (a *Adapter) startAppServer(ctx context.Context, opts adapters.SessionOptions) (*appSession, error) {
@@ -370,18 +369,17 @@ func (s *appSession) interrupt() {
 	}()
 }
 
-// Close implements adapters.Session.
+// Close implements adapters.Session. Each step is idempotent (a request is
+// answered once, Stop and the connection's end are the process's).
 func (s *appSession) Close() error {
-	s.once.Do(func() {
-		s.mu.Lock()
-		s.closing = true
-		perms := s.perms
-		s.mu.Unlock()
-		for _, p := range perms {
-			p.Respond(adapters.PermissionDecision{Cancelled: true})
-		}
-		_ = s.p.Stop()
-		<-s.rpc.Done()
-	})
+	s.mu.Lock()
+	s.closing = true
+	perms := s.perms
+	s.mu.Unlock()
+	for _, p := range perms {
+		p.Respond(adapters.PermissionDecision{Cancelled: true})
+	}
+	_ = s.p.Stop()
+	<-s.rpc.Done()
 	return nil
 }
