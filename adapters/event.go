@@ -170,6 +170,22 @@ type ToolContent struct {
 	TerminalID string          `json:"terminalId,omitempty"`
 }
 
+// MCPContent is the text and image blocks of an MCP tool result's content
+// (decoded into ToolContent, whose members are named alike) as tool
+// output; other blocks, empty texts and members of neither are left out.
+func MCPContent(blocks []ToolContent) []ToolContent {
+	var out []ToolContent
+	for _, c := range blocks {
+		switch {
+		case c.Type == ToolContentText && c.Text != "":
+			out = append(out, ToolContent{Type: c.Type, Text: c.Text})
+		case c.Type == ToolContentImage:
+			out = append(out, ToolContent{Type: c.Type, Data: c.Data, MimeType: c.MimeType})
+		}
+	}
+	return out
+}
+
 // PlanEntry is one item of the agent's plan.
 type PlanEntry struct {
 	Content  string `json:"content"`

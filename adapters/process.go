@@ -28,29 +28,29 @@ func CrashInfo(p *proc.Process, name string) (info *ErrorInfo, ok bool) {
 	case <-time.After(exitWait):
 		return nil, false
 	}
-	return &ErrorInfo{Code: CodeCrash, Fatal: true, Detail: p.StderrTail(10), Message: name + " exited unexpectedly " + howExited(p)}, true
+	return &ErrorInfo{Code: CodeCrash, Fatal: true, Detail: p.StderrTail(10), Message: name + ended(p, " exited unexpectedly") + " " + howExited(p)}, true
 }
 
-// reap gives p, whose output ended, exitWait to exit, and then stops it;
-// it reports whether p had to be stopped. Either way p is gone after it.
-func reap(p *proc.Process) (stopped bool) {
-	select {
-	case <-p.Done():
-		return false
-	case <-time.After(exitWait):
+// ended is how p ended, after its name: exited (the caller's words for an
+// end of its own), or, when hub stopped it (CrashEnd does once it closed
+// its output), that.
+func ended(p *proc.Process, exited string) string {
+	if p.Stopped() {
+		return " closed its output and was stopped"
 	}
-	_ = p.Stop()
-	return true
+	return exited
 }
 
 // CrashEnd ends a turn whose agent process p (name) closed its output,
-// with its end and stderr once reap made sure it is gone.
+// with its end and stderr, in CrashInfo's words; p gets exitWait to exit,
+// and is stopped if it still runs.
 func CrashEnd(p *proc.Process, name string) []Event {
-	how := " exited unexpectedly "
-	if reap(p) {
-		how = " closed its output and was stopped "
+	info, ok := CrashInfo(p, name)
+	if !ok {
+		_ = p.Stop()
+		info, _ = CrashInfo(p, name)
 	}
-	return Failure(&ErrorInfo{Code: CodeCrash, Fatal: true, Detail: p.StderrTail(10), Message: name + how + howExited(p)})
+	return Failure(info)
 }
 
 // howExited is the one wording of an exited process's end, after "exited

@@ -61,12 +61,12 @@ func Why(agent string, err error) string {
 	return err.Error()
 }
 
-// Exited is an agent process (Agent) that ended before it answered a
-// request (Before); How is howExited.
-type Exited struct{ Agent, Before, How string }
+// Exited is an agent process (Agent) that ended (Ended: ended's words)
+// before it answered a request (Before); How is howExited.
+type Exited struct{ Agent, Ended, Before, How string }
 
 func (e *Exited) Error() string {
-	return e.Agent + " exited before answering " + e.Before + " " + e.How
+	return e.Agent + e.Ended + " before answering " + e.Before + " " + e.How
 }
 
 // Gone is err, the JSON-RPC request method to name's process p that got
@@ -78,7 +78,7 @@ func Gone(ctx context.Context, p *proc.Process, name, method string, err error) 
 		return err
 	}
 	if _, ok := CrashInfo(p, name); ok {
-		return &Exited{name, method, howExited(p)}
+		return &Exited{name, ended(p, " exited"), method, howExited(p)}
 	}
 	return err
 }

@@ -54,6 +54,47 @@ func TestGone_OnlyALostRequestIsTheExit(t *testing.T) {
 	}
 }
 
+// A process's end reads the same wherever it is read: the turn it ends
+// (CrashEnd), the session's Exit (CrashInfo) and a later prompt's error
+// (CrashError), and a request it never answered (Gone). One that closed
+// its output but ran on was stopped, and every reading says so.
+func TestCrash_ToldOneWay(t *testing.T) {
+	tests := []struct {
+		name       string
+		ops        []string
+		want, lost string // the readings' start; the request's
+	}{
+		{"exited", []string{"err:boom\n", "exit:3"}, "demo exited unexpectedly (exit code 3)", "demo exited before answering initialize (exit code 3)"},
+		{"closed its output, ran on", []string{"err:boom\n", "closeio", "hang"}, "demo closed its output and was stopped (",
+			"demo closed its output and was stopped before answering initialize ("},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			argv := proctest.Command(tt.ops...)
+			p, err := proc.Start(context.Background(), proc.Spec{Path: argv[0], Args: argv[1:]})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Stop()
+			end := adapters.CrashEnd(p, "demo")[0].Error
+			info, ok := adapters.CrashInfo(p, "demo")
+			te := (*adapters.TurnError)(nil)
+			if !ok || !errors.As(adapters.CrashError(p, "demo", adapters.ErrClosed), &te) {
+				t.Fatalf("exit %v, prompt error %v: the process is gone", info, te)
+			}
+			for _, got := range []*adapters.ErrorInfo{end, info, &te.Info} {
+				if got.Message != end.Message || got.Detail != "boom" || !strings.HasPrefix(got.Message, tt.want) || !strings.HasSuffix(got.Message, ": boom") {
+					t.Fatalf("turn end %q, Exit %q, next prompt %q; want each %q…: boom", end.Message, info.Message, te.Info.Message, tt.want)
+				}
+			}
+			lost := adapters.Gone(context.Background(), p, "demo", "initialize", adapters.ErrClosed).Error()
+			if !strings.HasPrefix(lost, tt.lost) || !strings.HasSuffix(lost, ": boom") {
+				t.Errorf("lost request %q, want %q…: boom", lost, tt.lost)
+			}
+		})
+	}
+}
+
 // A start failure maps to what the user must fix: install the program, fix
 // the working directory (named), or read the cause.
 func TestStartError_MapsCause(t *testing.T) {

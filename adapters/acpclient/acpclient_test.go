@@ -324,6 +324,26 @@ func TestSession_CrashReportsStderr(t *testing.T) {
 	}
 }
 
+// An agent that closes its output between turns but keeps running is
+// waited for once, then stopped, as every agent is; the next prompt and
+// Exit tell it in the same words.
+func TestSession_ClosedOutputStillRunningIsStopped(t *testing.T) {
+	s := startFake(t, adapters.SessionOptions{})
+	if stop := last(prompt(t, s, "mute", nil)).StopReason; stop != adapters.StopEndTurn {
+		t.Fatalf("stop = %q", stop)
+	}
+	<-s.proc.Done() // no prompt needed to stop it
+	_, err := s.Prompt(context.Background(), adapters.TextPrompt("x"), func(adapters.Event) {})
+	te := (*adapters.TurnError)(nil)
+	if !errors.As(err, &te) || !strings.HasPrefix(te.Info.Message, s.a.cfg.Name+" closed its output and was stopped (") ||
+		!strings.HasSuffix(te.Info.Message, ": fatal: stdout lost") {
+		t.Fatalf("prompt after the stop: %v", err)
+	}
+	if x := s.Exit(); x == nil || x.Message != te.Info.Message {
+		t.Errorf("Exit() = %+v, want %q", x, te.Info.Message)
+	}
+}
+
 func TestSession_ResumeViaLoad(t *testing.T) {
 	s := startFake(t, adapters.SessionOptions{ResumeID: "old-7"})
 	if s.ID() != "old-7" {

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 )
 
 // The test binary doubles as a scripted ACP agent: with HUB_ACPCLIENT_FAKE=1
@@ -237,6 +238,11 @@ func (a *fakeAgent) prompt(id json.RawMessage, p map[string]any) {
 		}
 		fmt.Fprintln(os.Stderr, "loading model\npanic: fake agent exploded")
 		os.Exit(3)
+	case cmd == "mute": // answers, then closes its output and lingers
+		a.reply(id, map[string]any{"stopReason": stop})
+		fmt.Fprintln(os.Stderr, "fatal: stdout lost")
+		_ = os.Stdout.Close()
+		time.Sleep(time.Hour)
 	default:
 		a.text("echo:" + text)
 	}

@@ -62,7 +62,10 @@ func (a *Adapter) startACP(ctx context.Context, opts adapters.SessionOptions) (*
 	s.raw = newUnknownRecords(a.cfg.Logger, a.cfg.Name, a.cfg.Caps.TestedVersions, s.agentVersion)
 	log := a.cfg.Logger.With().Str("agent", a.cfg.Name).Logger()
 	s.conn = jsonrpc.New(p.Stdout, p.Stdin, jsonrpc.Options{Request: s.request, Notify: s.notify, Logger: log})
-	go func() { _ = s.conn.Serve(context.Background()) }()
+	go func() {
+		_ = s.conn.Serve(context.Background())
+		adapters.CrashEnd(p, a.cfg.Name) // stops an agent that closed its output but runs on
+	}()
 	sctx, cancel := context.WithTimeout(ctx, a.cfg.InitTimeout)
 	defer cancel()
 	if err := s.handshake(sctx); err != nil {

@@ -318,11 +318,12 @@ func TestSession_ClosedOutputStillRunningIsStopped(t *testing.T) {
 		!strings.Contains(e.Detail, "stdout lost") {
 		t.Errorf("crash = %+v", e)
 	}
-	if x := s.Exit(); x == nil || x.Code != adapters.CodeCrash || !strings.Contains(x.Detail, "stdout lost") {
-		t.Errorf("Exit() = %+v", x)
+	if x := s.Exit(); x == nil || x.Code != adapters.CodeCrash || !strings.Contains(x.Detail, "stdout lost") || x.Message != e.Message {
+		t.Errorf("Exit() = %+v, want the turn's %q", x, e.Message)
 	}
-	if _, err := s.Prompt(context.Background(), adapters.TextPrompt("again"), func(adapters.Event) {}); !errors.Is(err, ErrExited) {
-		t.Errorf("prompt after the stop: %v", err)
+	_, err = s.Prompt(context.Background(), adapters.TextPrompt("again"), func(adapters.Event) {})
+	if te := (*adapters.TurnError)(nil); !errors.Is(err, ErrExited) || !errors.As(err, &te) || te.Info.Message != e.Message {
+		t.Errorf("prompt after the stop: %v, want the turn's %q", err, e.Message)
 	}
 }
 

@@ -3,6 +3,7 @@ package claude
 import (
 	"cmp"
 	"encoding/json"
+	"strconv"
 	"strings"
 
 	"github.com/hubdev/hub/adapters"
@@ -56,7 +57,7 @@ func ClaudeToolCall(id, name string, input json.RawMessage) adapters.ToolCall {
 	case "Bash", "BashOutput", "KillShell", "KillBash":
 		tc.Kind, tc.Title = adapters.KindExecute, cmp.Or(in.Command, in.Description, name)
 	case "Grep":
-		tc.Kind, tc.Title = adapters.KindSearch, strings.TrimSpace("grep "+claudeQuote(in.Pattern)+" "+in.Path)
+		tc.Kind, tc.Title = adapters.KindSearch, strings.TrimSpace("grep "+strconv.Quote(in.Pattern)+" "+in.Path)
 	case "Glob":
 		tc.Kind, tc.Title = adapters.KindSearch, strings.TrimSpace("Find "+in.Pattern+" "+in.Path)
 	case "LS":
@@ -106,9 +107,4 @@ func claudeMCPName(name string) (server, tool string, ok bool) {
 	rest, found := strings.CutPrefix(name, "mcp__")
 	server, tool, ok = strings.Cut(rest, "__")
 	return server, tool, ok && found
-}
-
-func claudeQuote(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b)
 }

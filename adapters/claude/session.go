@@ -33,15 +33,13 @@ type Session struct {
 
 	writeMu sync.Mutex // serialises stdin lines
 
-	mu        sync.Mutex
-	id        string
-	exited    bool
-	nextReq   int
-	pending   map[string]func(json.RawMessage, error) // control requests hub sent, by request id
-	closeOnce sync.Once
-	readDone  chan struct{}
-	raw       *adapters.UnknownRecords
-	opts      adapters.SessionOptions
+	mu       sync.Mutex
+	id       string
+	nextReq  int
+	pending  map[string]func(json.RawMessage, error) // control requests hub sent, by request id
+	readDone chan struct{}
+	raw      *adapters.UnknownRecords
+	opts     adapters.SessionOptions
 
 	// steered are the user messages sent into the running turn, by uuid,
 	// with claude's last word on each ("" before any, "queued" while it
@@ -81,7 +79,7 @@ func (s *Session) Prompt(ctx context.Context, prompt []adapters.Content, emit fu
 		return "", err
 	}
 	s.mu.Lock()
-	if s.exited {
+	if s.p.Exited() {
 		s.mu.Unlock()
 		return "", adapters.CrashError(s.p, "claude", ErrExited)
 	}
@@ -95,7 +93,7 @@ func (s *Session) Prompt(ctx context.Context, prompt []adapters.Content, emit fu
 	s.p.Trace(ctx)
 	if err := s.write(line); err != nil {
 		s.turn.End(t)
-		return "", fmt.Errorf("claude: send prompt: %w", err)
+		return "", err
 	}
 	return t.Run(ctx, emit, s.rules)
 }
@@ -112,7 +110,7 @@ func (s *Session) Steer(_ context.Context, prompt []adapters.Content) error {
 		return err
 	}
 	s.mu.Lock()
-	if s.turn.Current() == nil || s.exited {
+	if s.turn.Current() == nil || s.p.Exited() {
 		s.mu.Unlock()
 		return adapters.ErrNoTurn
 	}
@@ -253,7 +251,7 @@ func (s *Session) interrupt() {
 // no reply left to give, it is refused.
 func (s *Session) control(req map[string]any, reply func(json.RawMessage, error)) error {
 	s.mu.Lock()
-	if s.exited {
+	if s.p.Exited() {
 		s.mu.Unlock()
 		return adapters.CrashError(s.p, "claude", ErrExited)
 	}
@@ -298,13 +296,12 @@ func (s *Session) controlWait(ctx context.Context, req map[string]any) error {
 	return nil
 }
 
-// Close implements adapters.Session.
+// Close implements adapters.Session. Each step is idempotent: a turn is
+// cancelled once, and Stop and the reader's end are the process's.
 func (s *Session) Close() error {
-	s.closeOnce.Do(func() {
-		s.interrupt()
-		_ = s.p.Stop()
-		<-s.readDone
-	})
+	s.interrupt()
+	_ = s.p.Stop()
+	<-s.readDone
 	return nil
 }
 
@@ -328,7 +325,6 @@ func (s *Session) exit() {
 	end := adapters.CrashEnd(s.p, "claude")
 	gone := adapters.CrashError(s.p, "claude", ErrExited) // s.p is gone: no second wait
 	s.mu.Lock()
-	s.exited = true
 	for id, reply := range s.pending {
 		reply(nil, gone)
 		delete(s.pending, id)

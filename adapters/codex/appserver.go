@@ -16,7 +16,10 @@ import (
 	"github.com/hubdev/hub/internal/trace"
 )
 
-var _ adapters.Session = (*appSession)(nil)
+var _ adapters.Exiter = (*appSession)(nil)
+
+// appServer names the app-server process in what hub says of its end.
+const appServer = "codex app-server"
 
 // appSession is one codex thread on a persistent app-server process.
 type appSession struct {
@@ -40,7 +43,6 @@ type appSession struct {
 	// turn/start overrides of changes made since the last turn.
 	model, mode, effort string
 	next                map[string]any
-	once                sync.Once
 }
 
 func (a *Adapter) startAppServer(ctx context.Context, opts adapters.SessionOptions) (*appSession, error) {
@@ -63,7 +65,7 @@ func (a *Adapter) startAppServer(ctx context.Context, opts adapters.SessionOptio
 	// experimentalApi allows thread/start's experimentalRawEvents (see decoder_raw.go).
 	init := map[string]any{"clientInfo": map[string]any{"name": "hub", "title": "hub", "version": "0"}, "capabilities": map[string]any{"experimentalApi": true}}
 	var res json.RawMessage
-	if err := adapters.Gone(ictx, p, "codex app-server", "initialize", s.call(ictx, "initialize", init, &res)); err != nil {
+	if err := adapters.Gone(ictx, p, appServer, "initialize", s.call(ictx, "initialize", init, &res)); err != nil {
 		_ = p.Stop()
 		return nil, adapters.Mark(errNoStart, adapters.WithStderr(p, err))
 	}
@@ -165,11 +167,17 @@ func (s *appSession) ID() string { s.mu.Lock(); defer s.mu.Unlock(); return s.th
 // turn with the stderr tail.
 func (s *appSession) readLoop() {
 	_ = s.rpc.Serve(context.Background())
-	end := adapters.CrashEnd(s.p, "codex app-server")
+	end := adapters.CrashEnd(s.p, appServer)
 	s.mu.Lock()
 	closing := s.closing
 	s.mu.Unlock()
 	s.turn.Exited(closing, end...)
+}
+
+// Exit implements adapters.Exiter.
+func (s *appSession) Exit() *adapters.ErrorInfo {
+	info, _ := adapters.CrashInfo(s.p, appServer)
+	return info
 }
 
 // notify decodes a notification, in order with server requests.
@@ -249,9 +257,13 @@ func (s *appSession) emit(e adapters.Event) {
 // Prompt implements adapters.Session.
 func (s *appSession) Prompt(ctx context.Context, prompt []adapters.Content, emit func(adapters.Event)) (adapters.StopReason, error) {
 	s.mu.Lock()
-	if s.closing {
+	switch {
+	case s.closing:
 		s.mu.Unlock()
 		return "", adapters.ErrClosed
+	case s.p.Exited():
+		s.mu.Unlock()
+		return "", adapters.CrashError(s.p, appServer, adapters.ErrClosed)
 	}
 	out, err := s.turn.Start()
 	if err != nil {
@@ -357,18 +369,17 @@ func (s *appSession) interrupt() {
 	}()
 }
 
-// Close implements adapters.Session.
+// Close implements adapters.Session. Each step is idempotent (a request is
+// answered once, Stop and the connection's end are the process's).
 func (s *appSession) Close() error {
-	s.once.Do(func() {
-		s.mu.Lock()
-		s.closing = true
-		perms := s.perms
-		s.mu.Unlock()
-		for _, p := range perms {
-			p.Respond(adapters.PermissionDecision{Cancelled: true})
-		}
-		_ = s.p.Stop()
-		<-s.rpc.Done()
-	})
+	s.mu.Lock()
+	s.closing = true
+	perms := s.perms
+	s.mu.Unlock()
+	for _, p := range perms {
+		p.Respond(adapters.PermissionDecision{Cancelled: true})
+	}
+	_ = s.p.Stop()
+	<-s.rpc.Done()
 	return nil
 }

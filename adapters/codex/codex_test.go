@@ -91,16 +91,15 @@ func fakeCodex(fixture string) int {
 					send(l)
 				}
 			}
-			if c := os.Getenv("CODEX_FAKE_CRASH"); c != "" {
-				fmt.Fprintln(os.Stderr, "panic: fake codex crashed on purpose")
-				if c == "mute" {
-					_ = os.Stdout.Close()
-					time.Sleep(time.Hour)
-				}
-				return 3
+			crash, after := strings.CutSuffix(os.Getenv("CODEX_FAKE_CRASH"), "-after")
+			if crash != "" && !after {
+				return fakeCrash(crash)
 			}
 			if !fakeReplay(turn, send, in, logf) {
 				return 0
+			}
+			if after {
+				return fakeCrash(crash)
 			}
 		case "skills/extraRoots/set":
 			if os.Getenv("CODEX_FAKE_NO_SKILL_ROOTS") != "" {
@@ -135,6 +134,17 @@ func fakeModelList(id string, send func(string)) {
 	default:
 		send(`{"error":{"code":-32600,"message":"Invalid request: unknown variant ` + "`model/list`" + `"},"id":` + id + `}`)
 	}
+}
+
+// fakeCrash is the fake's crash: a line on stderr, then exit 3, or ("mute")
+// its output closed while it lingers.
+func fakeCrash(how string) int {
+	fmt.Fprintln(os.Stderr, "panic: fake codex crashed on purpose")
+	if how == "mute" {
+		_ = os.Stdout.Close()
+		time.Sleep(time.Hour)
+	}
+	return 3
 }
 
 // fakeReplay sends the turn; server requests wait for the client's reply.
@@ -327,6 +337,41 @@ func TestAppServer_Turns(t *testing.T) {
 	}
 	if n := proc.Live(); n != 0 {
 		t.Errorf("%d processes left", n)
+	}
+}
+
+// An app-server gone between turns fails the next prompt with its end
+// (exit status or stop, stderr tail), told as its Exit tells it.
+func TestAppServer_GoneBetweenTurnsIsTheCrash(t *testing.T) {
+	tests := []struct{ crash, want string }{
+		{"exit-after", "codex app-server exited unexpectedly (exit code 3): "},
+		{"mute-after", "codex app-server closed its output and was stopped ("},
+	}
+	for _, tt := range tests {
+		t.Run(tt.crash, func(t *testing.T) {
+			s, err := newFake(t, "appserver-text", "CODEX_FAKE_CRASH="+tt.crash).a.Start(context.Background(), adapters.SessionOptions{Cwd: t.TempDir()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			ch, err := fixture.Prompt(context.Background(), s, adapters.TextPrompt("hi"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if evs := drain(t, ch, nil); evs[len(evs)-1].StopReason != adapters.StopEndTurn {
+				t.Fatalf("first turn %s", kinds(evs))
+			}
+			<-s.(*appSession).p.Done()
+			_, err = s.Prompt(context.Background(), adapters.TextPrompt("again"), func(adapters.Event) {})
+			te := (*adapters.TurnError)(nil)
+			if !errors.As(err, &te) || te.Info.Code != adapters.CodeCrash || !strings.HasPrefix(te.Info.Message, tt.want) ||
+				!strings.HasSuffix(te.Info.Message, ": panic: fake codex crashed on purpose") || !strings.Contains(te.Info.Detail, "crashed on purpose") {
+				t.Fatalf("next prompt: %v, want %q…: its stderr line", err, tt.want)
+			}
+			if x, ok := s.(adapters.Exiter); !ok || x.Exit() == nil || *x.Exit() != te.Info {
+				t.Errorf("Exit() tells %+v, want %+v", x, te.Info)
+			}
+		})
 	}
 }
 

@@ -272,9 +272,22 @@ func (d *CodexDecoder) turnCompleted(params json.RawMessage) ([]adapters.Event, 
 			info = e.info(true)
 		}
 		out = append(out, adapters.Event{Type: adapters.EventError, Error: info})
+	default:
+		out = recovered(d.pending)
 	}
 	d.pending, d.base = nil, nil
 	return append(out, adapters.Event{Type: adapters.EventDone, StopReason: stop}), true
+}
+
+// recovered tells held, an error held back until the turn's end, when
+// codex completed the turn after all: a notice, not the turn's failure.
+func recovered(held *adapters.ErrorInfo) []adapters.Event {
+	if held == nil {
+		return nil
+	}
+	notice := *held
+	notice.Fatal = false
+	return []adapters.Event{{Type: adapters.EventError, Error: &notice}}
 }
 
 // codexErrorCode maps codexErrorInfo (a string or a one-key object) to an

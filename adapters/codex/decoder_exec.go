@@ -121,13 +121,8 @@ func (d *CodexExecDecoder) turnFailed(msg string) []adapters.Event {
 }
 
 func (d *CodexExecDecoder) turnCompleted(u *codexExecUsage) []adapters.Event {
-	var out []adapters.Event
-	if d.pending != nil {
-		p := *d.pending
-		p.Fatal = false
-		out = append(out, adapters.Event{Type: adapters.EventError, Error: &p})
-		d.pending = nil
-	}
+	out := recovered(d.pending)
+	d.pending = nil
 	if u != nil {
 		total, prev := codexTokens(*u), d.total
 		d.total = total

@@ -349,26 +349,12 @@ func codexMCPResult(it codexItem) ([]adapters.ToolContent, json.RawMessage) {
 		return []adapters.ToolContent{{Type: adapters.ToolContentText, Text: e.Message}}, adapters.RawOrNil(it.Result)
 	}
 	var r struct {
-		Content []struct {
-			Type     string `json:"type"`
-			Text     string `json:"text"`
-			Data     string `json:"data"`
-			MimeType string `json:"mimeType"`
-		} `json:"content"`
+		Content []adapters.ToolContent `json:"content"`
 	}
 	if adapters.Unmarshal(it.Result, &r) != nil {
 		return nil, nil
 	}
-	var out []adapters.ToolContent
-	for _, c := range r.Content {
-		switch c.Type {
-		case "text":
-			out = append(out, adapters.ToolContent{Type: adapters.ToolContentText, Text: c.Text})
-		case "image":
-			out = append(out, adapters.ToolContent{Type: adapters.ToolContentImage, Data: c.Data, MimeType: c.MimeType})
-		}
-	}
-	return out, adapters.RawOrNil(it.Result)
+	return adapters.MCPContent(r.Content), adapters.RawOrNil(it.Result)
 }
 
 // request turns approval requests into permission events; other server

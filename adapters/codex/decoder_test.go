@@ -291,6 +291,36 @@ func TestCodexDecoder_RetryNoticeAloneIsNoFailure(t *testing.T) {
 	}
 }
 
+// An error codex holds no retry for is told once at the turn's end, by
+// one rule on both transports: the turn's failure if it fails, a notice
+// if codex recovered and completed it (the recorded error's shape).
+func TestCodexDecoders_HeldBackErrorOneRule(t *testing.T) {
+	const msg = `{\"error\":{\"message\":\"mock: forced error\",\"type\":\"invalid_request_error\",\"code\":\"mock_error\"}}`
+	appErr := `{"method":"error","params":{"error":{"message":"` + msg + `","codexErrorInfo":"other","additionalDetails":null},"willRetry":false}}` + "\n"
+	execErr := `{"type":"error","message":"` + msg + `"}` + "\n"
+	tests := []struct {
+		name, appServer, exec string
+		want                  string // codexTypes
+	}{
+		{"completed", appErr + `{"method":"turn/completed","params":{"turn":{"id":"t","status":"completed","error":null}}}`,
+			execErr + `{"type":"turn.completed"}`, "error:provider done:end_turn"},
+		{"failed", appErr + `{"method":"turn/completed","params":{"turn":{"id":"t","status":"failed","error":null}}}`,
+			execErr + `{"type":"turn.failed","error":{"message":""}}`, "error:provider:fatal done:end_turn"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			evs := DecodeCodex([]byte(tt.appServer))
+			if got := codexTypes(evs); got != tt.want || !strings.Contains(evs[0].Error.Message, "mock: forced error") {
+				t.Fatalf("app-server: events %q, first %+v; want %q", got, evs[0].Error, tt.want)
+			}
+			app, _ := json.Marshal(evs)
+			if exec, _ := json.Marshal(DecodeCodexExec([]byte(tt.exec))); string(exec) != string(app) {
+				t.Errorf("exec tells\n  %s\nwhere app-server tells\n  %s", exec, app)
+			}
+		})
+	}
+}
+
 // exec's items decode as app-server's: a web search, which exec reports
 // only once done and without a status, is a completed call, not one the
 // turn's end would mark failed.

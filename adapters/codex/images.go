@@ -15,6 +15,10 @@ import (
 	"github.com/hubdev/hub/internal/safefile"
 )
 
+// maxImageBytes bounds an image hub copies for codex; the OpenAI API
+// refuses requests larger than 50 MB anyway.
+const maxImageBytes = 50 << 20
+
 // imageExt names temp image files so codex can tell the format.
 var imageExt = map[string]string{"image/png": ".png", "image/jpeg": ".jpg", "image/gif": ".gif", "image/webp": ".webp"}
 
@@ -90,7 +94,7 @@ func localImage(uri string, i int, tempFile func(string) (string, error)) (strin
 	if !strings.Contains(path, ",") {
 		return path, nil
 	}
-	data, err := safefile.Read(path, 20<<20) // a FIFO is refused, not waited on with the session locked
+	data, err := safefile.Read(path, maxImageBytes) // a FIFO is refused, not waited on
 	if err != nil {
 		return "", fmt.Errorf("codex exec: image %s: %w", path, err)
 	}

@@ -120,28 +120,9 @@ func (d *PiDecoder) piDiffs(name string, a piArgs) []adapters.ToolContent {
 	return nil
 }
 
+// piToolResult is a tool's result: MCP's content blocks.
 type piToolResult struct {
-	Content []struct {
-		Type     string `json:"type"`
-		Text     string `json:"text"`
-		Data     string `json:"data"`
-		MimeType string `json:"mimeType"`
-	} `json:"content"`
-}
-
-func (res piToolResult) toolContent() []adapters.ToolContent {
-	var out []adapters.ToolContent
-	for _, c := range res.Content {
-		switch c.Type {
-		case "text":
-			if c.Text != "" {
-				out = append(out, adapters.ToolContent{Type: adapters.ToolContentText, Text: c.Text})
-			}
-		case "image":
-			out = append(out, adapters.ToolContent{Type: adapters.ToolContentImage, Data: c.Data, MimeType: c.MimeType})
-		}
-	}
-	return out
+	Content []adapters.ToolContent `json:"content"`
 }
 
 func (d *PiDecoder) toolStart(r *piRecord) []adapters.Event {
@@ -158,7 +139,7 @@ func (d *PiDecoder) toolUpdate(r *piRecord) []adapters.Event {
 	if id == "" || r.PartialResult == nil || adapters.Unmarshal(r.PartialResult, &res) != nil {
 		return nil
 	}
-	content := res.toolContent()
+	content := adapters.MCPContent(res.Content)
 	if len(content) == 0 {
 		return nil
 	}
@@ -187,6 +168,6 @@ func (d *PiDecoder) toolEnd(r *piRecord) []adapters.Event {
 		_ = adapters.Unmarshal(st.args, &a)
 		tc.Content = d.piDiffs(st.name, a)
 	}
-	tc.Content = append(tc.Content, res.toolContent()...)
+	tc.Content = append(tc.Content, adapters.MCPContent(res.Content)...)
 	return append(out, adapters.Event{Type: adapters.EventToolUpdate, Tool: tc})
 }

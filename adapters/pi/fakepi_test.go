@@ -6,11 +6,11 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The test binary doubles as a fake `pi --mode rpc`: with HUB_PI_FAKE set
@@ -180,12 +180,11 @@ func (f *fakePi) prompt(scenario string) (int, bool) {
 		fmt.Fprintln(os.Stderr, "warming up")
 		fmt.Fprintln(os.Stderr, "fatal: provider exploded")
 		return 3, true
-	case scenario == "closeio": // closes its output mid-turn and runs on until its stdin ends
+	case scenario == "mute": // closes its output and lingers, deaf to stdin
 		f.emit(fakeFixture("text")[:3]...)
 		fmt.Fprintln(os.Stderr, "fatal: stdout lost")
 		_ = os.Stdout.Close()
-		_, _ = io.Copy(io.Discard, os.Stdin)
-		return 0, true
+		time.Sleep(time.Hour)
 	default:
 		f.emit(fakeFixture("text")...)
 	}

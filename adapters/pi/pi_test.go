@@ -222,27 +222,27 @@ func TestSession_CrashReportsStderr(t *testing.T) {
 	}
 }
 
-// A pi that closes its output mid-turn but runs on is waited for once,
-// then stopped: the turn ends with the crash and its stderr.
-func TestSession_ClosedOutputEndsTheTurn(t *testing.T) {
-	s, _ := startFake(t, "closeio", adapters.SessionOptions{})
+// A pi that closes its output but keeps running ends the turn as a crash
+// after one wait: hub stops it, and the crash tells how it ended and its
+// stderr, as the next prompt's error does.
+func TestSession_ClosedOutputStillRunningIsStopped(t *testing.T) {
+	s, _ := startFake(t, "mute", adapters.SessionOptions{})
 	ch, err := fixture.Prompt(context.Background(), s, adapters.TextPrompt("hi"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	evs := drain(t, ch)
-	var crash *adapters.ErrorInfo
-	for _, e := range evs {
-		if e.Type == adapters.EventError {
-			crash = e.Error
-		}
+	if len(evs) < 2 || evs[len(evs)-2].Type != adapters.EventError || lastDone(t, evs) != adapters.StopEndTurn {
+		t.Fatalf("events %+v, want the crash and done", evs)
 	}
-	if crash == nil || crash.Code != adapters.CodeCrash || !strings.Contains(crash.Message, "pi closed its output and was stopped") ||
-		!strings.Contains(crash.Detail, "fatal: stdout lost") {
-		t.Fatalf("crash error = %+v", crash)
+	crash := evs[len(evs)-2].Error
+	if crash.Code != adapters.CodeCrash || !strings.HasPrefix(crash.Message, "pi closed its output and was stopped (") ||
+		!strings.HasSuffix(crash.Message, ": fatal: stdout lost") {
+		t.Errorf("crash = %+v", crash)
 	}
-	if r := lastDone(t, evs); r != adapters.StopEndTurn {
-		t.Errorf("stop = %s", r)
+	_, err = s.Prompt(context.Background(), adapters.TextPrompt("again"), func(adapters.Event) {})
+	if te := (*adapters.TurnError)(nil); !errors.As(err, &te) || te.Info.Message != crash.Message {
+		t.Errorf("prompt after the stop: %v, want the turn's %q", err, crash.Message)
 	}
 }
 

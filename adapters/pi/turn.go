@@ -75,19 +75,14 @@ func (s *session) interrupt() {
 }
 
 // Close implements adapters.Session: stdin EOF ends pi; the group is then
-// signalled and reaped.
+// signalled and reaped (Stop is idempotent).
 func (s *session) Close() error {
 	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
-		<-s.done
-		return nil
-	}
 	s.closed = true
 	s.mu.Unlock()
-	err := s.proc.Stop()
+	_ = s.proc.Stop()
 	<-s.done
-	return err
+	return nil
 }
 
 // SetModel implements adapters.Configurable via pi's set_model command.

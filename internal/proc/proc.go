@@ -21,6 +21,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -77,6 +78,7 @@ type Process struct {
 	// stderrDone is closed when the stderr copier has drained the pipe.
 	stderrDone chan struct{}
 	status     exitStatus   // set once reaped
+	stopped    atomic.Bool  // Stop signalled it before it exited
 	traced     *tracedPipes // nil unless tracing is on
 }
 
@@ -240,6 +242,7 @@ func (p *Process) StopWithin(grace time.Duration) error {
 	if p.Exited() {
 		return nil
 	}
+	p.stopped.Store(true)
 	_ = p.Signal(p.spec.StopSignal)
 	select {
 	case <-p.done:
@@ -250,6 +253,9 @@ func (p *Process) StopWithin(grace time.Duration) error {
 	<-p.done
 	return nil
 }
+
+// Stopped reports whether Stop signalled the process before it exited.
+func (p *Process) Stopped() bool { return p.stopped.Load() }
 
 // StderrTail returns up to the last n lines of stderr, trimmed.
 func (p *Process) StderrTail(n int) string { return p.stderr.TailLines(n) }
