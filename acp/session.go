@@ -102,9 +102,10 @@ func (ss *session) emit(u schema.SessionUpdate) {
 	ss.record(u)
 }
 
-// sayf says a line of the turn as the agent.
+// sayf says hub's own line of the turn (a notice, a warning): for the
+// user, never the agent's text (hubLine).
 func (ss *session) sayf(format string, a ...any) {
-	ss.emit(schema.SessionUpdate{AgentMessageChunk: &schema.ContentChunk{Content: schema.TextBlock(fmt.Sprintf(format, a...))}})
+	ss.emit(hubLine(fmt.Sprintf(format, a...)))
 }
 
 // cancel ends the running turn, if any. It runs in the read loop, so it
