@@ -293,6 +293,11 @@ func (ss *session) driveWithFallback(turnCtx context.Context, content []adapters
 		var d *conversation.Digest
 		reason, failure, d = ss.drive(turnCtx, content, watch)
 		usage, priced = conversation.AddUsage(usage, d.Usage), priced || d.Priced
+		if d.Usage != nil && d.Usage.CostUSD != nil { // the attempt's, told or priced
+			ss.mu.Lock()
+			ss.rec.Cost += *d.Usage.CostUSD
+			ss.mu.Unlock()
+		}
 		return conversation.Classify(failure), len(d.ToolCalls) > 0
 	}, func(_, next, why string) {
 		ss.sayf("hub: %s; continuing with %s.\n\n", why, next)
@@ -303,7 +308,7 @@ func (ss *session) driveWithFallback(turnCtx context.Context, content []adapters
 		ss.send(schema.SessionUpdate{ConfigOption: &schema.ConfigOptionUpdate{ConfigOptions: ss.configOptions()}})
 	})
 	if priced { // a cost no agent told: hub's, every attempt's, as hub run's summary tells it
-		for _, u := range usageUpdate(usage) {
+		for _, u := range usageUpdate(usage, ss.costWith(nil)) {
 			ss.send(u)
 		}
 	}
