@@ -173,6 +173,9 @@ func blocked(t *testing.T, _ frontEnd, _ world, o outcome) {
 	if !strings.Contains(o.Error, "blocked by a UserPromptSubmit hook: no tasks today") || (o.Exit >= 0 && o.Exit != conversation.ExitAgentError) {
 		t.Errorf("error %q exit %d, want the hook's block as the turn's failure (exit 1)", o.Error, o.Exit)
 	}
+	if strings.Contains(o.Error, "agent answered") {
+		t.Errorf("error %q: the agent never got the prompt", o.Error)
+	}
 	if strings.Contains(o.Text, "no tasks today") || strings.Contains(o.Text, "did the task") {
 		t.Errorf("text %q: want neither the block as a line of the turn nor the agent's answer", o.Text)
 	}
