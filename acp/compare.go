@@ -268,7 +268,7 @@ func (cr *compareRun) ask(ctx context.Context, candidate string, q conversation.
 // its own.
 func (cr *compareRun) confirm(ctx context.Context, s bestof.Summary) bool {
 	w := winnerOf(s)
-	cr.ss.sayf("%s wins (check %s · %s).\n\nRanking: %s.\n", w.Name, w.Check, figures(*w), bestof.Rule)
+	cr.answerf("%s wins (check %s · %s).\n\nRanking: %s.\n", w.Name, w.Check, figures(*w), bestof.Rule)
 	t := adapters.ToolCall{ID: cr.cardID("apply"), Kind: adapters.KindEdit, Status: adapters.StatusPending,
 		Title: fmt.Sprintf("Apply %s's change to the working tree (%s, +%d/-%d lines)", w.Name, plural(w.Files, "file"), w.Added, w.Removed)}
 	cr.asked = true
@@ -290,26 +290,32 @@ func (cr *compareRun) endApply(status adapters.ToolStatus, text string) {
 	}
 }
 
+// answerf says a line of the comparison's result: the turn's answer, which
+// a later agent's briefing hands on (hub's notices are sayf's).
+func (cr *compareRun) answerf(format string, a ...any) {
+	cr.ss.emit(schema.SessionUpdate{AgentMessageChunk: &schema.ContentChunk{Content: schema.TextBlock(fmt.Sprintf(format, a...))}})
+}
+
 // report says how the run ended: applied, kept on its branch, or no winner.
 func (cr *compareRun) report(s bestof.Summary) {
 	w := winnerOf(s)
 	switch {
 	case w == nil:
-		cr.ss.sayf("No winner: %s. Nothing was applied; see each candidate above.\n\nRanking: %s.\n", s.Error, bestof.Rule)
+		cr.answerf("No winner: %s. Nothing was applied; see each candidate above.\n\nRanking: %s.\n", s.Error, bestof.Rule)
 	case s.Applied:
 		cr.endApply(adapters.StatusCompleted, "applied")
-		cr.ss.sayf("\nApplied %s's change to your working tree, uncommitted: review it with `git diff`.\n", w.Name)
+		cr.answerf("\nApplied %s's change to your working tree, uncommitted: review it with `git diff`.\n", w.Name)
 	case w.Branch != "":
 		why := "Not applied"
 		if s.Error != "" {
 			why = strings.ToUpper(s.Error[:1]) + s.Error[1:]
 		}
 		cr.endApply(adapters.StatusFailed, why)
-		cr.ss.sayf("\n%s. %s's change is kept on branch %[3]s: see it with `git diff %[3]s~1 %[3]s`, apply it with `git diff %[3]s~1 %[3]s | git apply`, drop it with `git branch -D %[3]s`.\n",
+		cr.answerf("\n%s. %s's change is kept on branch %[3]s: see it with `git diff %[3]s~1 %[3]s`, apply it with `git diff %[3]s~1 %[3]s | git apply`, drop it with `git branch -D %[3]s`.\n",
 			why, w.Name, w.Branch)
 	default:
 		cr.endApply(adapters.StatusFailed, s.Error)
-		cr.ss.sayf("\n%s.\n", s.Error)
+		cr.answerf("\n%s.\n", s.Error)
 	}
 }
 

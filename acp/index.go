@@ -46,7 +46,11 @@ type Record struct {
 	// Left holds, per agent the session switched away from, its own
 	// session id and how many history entries it had seen, so switching
 	// back resumes it and tells it only what happened since.
-	Left      map[string]AgentMark   `json:"left,omitempty"`
+	Left map[string]AgentMark `json:"left,omitempty"`
+	// Cost is what the session's turns cost so far, in USD (every
+	// attempt's, as the agent told it or hub priced it): the cumulative
+	// cost its usage_update tells.
+	Cost      float64                `json:"costUsd,omitempty"`
 	UpdatedAt time.Time              `json:"updatedAt"`
 	History   []schema.SessionUpdate `json:"-"`
 }

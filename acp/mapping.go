@@ -34,7 +34,7 @@ func (ss *session) mapEvent(ev adapters.Event) []schema.SessionUpdate {
 		}
 		return []schema.SessionUpdate{{Plan: &schema.Plan{Entries: entries}}}
 	case adapters.EventUsage:
-		return usageUpdate(ev.Usage)
+		return usageUpdate(ev.Usage, ss.costWith(ev.Usage))
 	case adapters.EventCommands:
 		ss.mu.Lock()
 		ss.agentCommands = ev.Commands
@@ -92,18 +92,35 @@ func usageOf(u *adapters.Usage) *schema.Usage {
 		CachedReadTokens: opt(u.CacheReadTokens), CachedWriteTokens: opt(u.CacheWriteTokens)}
 }
 
-// usageUpdate reports the context window and cost. Without a context
-// size it is sent only for the cost, with size 0 (unknown).
-func usageUpdate(u *adapters.Usage) []schema.SessionUpdate {
-	if u == nil || (u.ContextSize <= 0 && u.CostUSD == nil) {
+// usageUpdate reports u's context window and cost, the session's so far
+// (ACP's is cumulative; nil: none told). Without a context size it is
+// sent only for the cost, with size 0 (unknown).
+func usageUpdate(u *adapters.Usage, cost *float64) []schema.SessionUpdate {
+	if u == nil || (u.ContextSize <= 0 && cost == nil) {
 		return nil
 	}
 	used := cmp.Or(u.ContextUsed, u.InputTokens+u.CacheReadTokens+u.CacheWriteTokens)
 	up := &schema.UsageUpdate{Used: uint64(max(used, 0)), Size: uint64(max(u.ContextSize, 0))}
-	if u.CostUSD != nil {
-		up.Cost = &schema.Cost{Amount: *u.CostUSD, Currency: "USD"}
+	if cost != nil {
+		up.Cost = &schema.Cost{Amount: *cost, Currency: "USD"}
 	}
 	return []schema.SessionUpdate{{Usage: up}}
+}
+
+// costWith is the session's cost with u's on top (the running attempt's
+// so far, as every agent's usage tells it), nil when u tells none; with
+// a nil u, the session's.
+func (ss *session) costWith(u *adapters.Usage) *float64 {
+	if u != nil && u.CostUSD == nil {
+		return nil
+	}
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	c := ss.rec.Cost
+	if u != nil {
+		c += *u.CostUSD
+	}
+	return &c
 }
 
 // compaction reports the agent's context compaction to a client that

@@ -13,6 +13,7 @@ import (
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/adapters/openai"
 	"github.com/hubdev/hub/internal/config"
+	"github.com/hubdev/hub/internal/hooks"
 	"github.com/hubdev/hub/internal/mockllm"
 	"github.com/hubdev/hub/internal/proc/proctest"
 )
@@ -59,11 +60,15 @@ func TestNativeSession_RulesOfItsOwnCwd(t *testing.T) {
 func TestNativeSession_HooksOfItsOwnCwd(t *testing.T) {
 	strict, plain := t.TempDir(), t.TempDir()
 	block := map[string][]config.HookConfig{"UserPromptSubmit": {{Command: proctest.ShellCommand("err:no prompts here\n", "exit:2")}}}
+	hk, err := hooks.New(block)
+	if err != nil {
+		t.Fatal(err)
+	}
 	srv := mockllm.NewOpenAIServer(mockllm.OpenAITurn{Text: "answered"})
 	defer srv.Close()
 	c := nativeClient(t, srv.URL, func(cwd string) (Settings, error) {
-		if cwd == strict {
-			return Settings{HookConfig: block}, nil
+		if cwd == strict { // as sessionSettings (cmd/hub) makes them: the runner and what it runs
+			return Settings{Hooks: hk, HookConfig: block}, nil
 		}
 		return Settings{HookConfig: map[string][]config.HookConfig{}}, nil
 	})

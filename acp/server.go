@@ -516,7 +516,7 @@ func (s *server) open(rec *Record, mcp []schema.McpServer) (*session, error) {
 	s.mu.Lock()
 	caps := s.clientCaps
 	s.mu.Unlock()
-	ss := &session{srv: s, rec: rec, set: set, mcp: s.convertMCP(mcp), seenTools: map[string]bool{},
+	ss := &session{srv: s, rec: rec, set: set, mcp: s.convertMCP(mcp), seenTools: map[string]bool{}, hooks: map[bool]*hooks.Observer{},
 		editor: &editorClient{conn: s.conn, log: s.log, sessionID: rec.SessionID, caps: caps, cwd: rec.Cwd}}
 	ss.agent = ss.newAgent()
 	if dir := s.opts.TranscriptDir; dir != "" {

@@ -51,10 +51,10 @@ type session struct {
 	turns         conversation.Turns  // its prompts, accepted inline on the read loop
 	running       bool                // its turn runs: changes ordered before it took effect
 	closed        bool
-	gate          *conversation.Gate // the session's rules, "always" answers and grants
-	audit         *transcript.Audit  // transcripts = true: the session's Event stream (written from its first turn)
-	hooks         *hooks.Observer    // the hooks observing a CLI agent's stream, from its first turn
-	delegs        []*delegationHost  // delegation: the hosts of the delegate tool
+	gate          *conversation.Gate       // the session's rules, "always" answers and grants
+	audit         *transcript.Audit        // transcripts = true: the session's Event stream (written from its first turn)
+	hooks         map[bool]*hooks.Observer // by whether the agent runs its tools' hooks itself (see observer)
+	delegs        []*delegationHost        // delegation: the hosts of the delegate tool
 	seenTools     map[string]bool
 	agentCommands []adapters.Command
 	live          *adapters.Surface // what the running agent reported it offers; nil until then
@@ -102,9 +102,10 @@ func (ss *session) emit(u schema.SessionUpdate) {
 	ss.record(u)
 }
 
-// sayf says a line of the turn as the agent.
+// sayf says hub's own line of the turn (a notice, a warning): for the
+// user, never the agent's text (hubLine).
 func (ss *session) sayf(format string, a ...any) {
-	ss.emit(schema.SessionUpdate{AgentMessageChunk: &schema.ContentChunk{Content: schema.TextBlock(fmt.Sprintf(format, a...))}})
+	ss.emit(hubLine(fmt.Sprintf(format, a...)))
 }
 
 // cancel ends the running turn, if any. It runs in the read loop, so it
@@ -129,29 +130,31 @@ func (ss *session) close() {
 	}
 	ss.endDelegates(true)
 	ss.mu.Lock()
-	obs := ss.hooks
+	obs := slices.Collect(maps.Values(ss.hooks))
 	ss.mu.Unlock()
 	ss.audit.Close()
-	obs.Close()
+	for _, o := range obs {
+		o.Close()
+	}
 	ss.editor.releaseAll()
 }
 
-// observer returns the session's hook observer, made at its first turn,
-// for a turn of agent; nil when no hooks are configured or the agent runs
-// them itself (the native loop).
+// observer returns the session's hook observer for a turn of agent, made
+// at the first such turn: one for the agents whose hooks it runs, one for
+// those that run all but the prompt's themselves (conversation.HooksOf);
+// nil when none apply.
 func (ss *session) observer(agent string) *hooks.Observer {
-	if ss.set.Hooks == nil {
+	a, err := ss.agents().Get(agent)
+	if err != nil {
 		return nil
 	}
-	if a, err := ss.agents().Get(agent); err != nil || a.Capabilities().Hooks {
-		return nil
-	}
+	own, hs := a.Capabilities().Hooks, conversation.HooksOf(a.Capabilities(), ss.set.Hooks)
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
-	if ss.hooks == nil && !ss.closed {
-		ss.hooks = ss.set.Hooks.Observe(hooks.Input{Session: ss.rec.SessionID, Cwd: ss.rec.Cwd, Agent: agent})
+	if ss.hooks[own] == nil && hs != nil && !ss.closed {
+		ss.hooks[own] = hs.Observe(hooks.Input{Session: ss.rec.SessionID, Cwd: ss.rec.Cwd, Agent: agent})
 	}
-	return ss.hooks
+	return ss.hooks[own]
 }
 
 // memHistory bounds the history a session keeps in memory (for the
@@ -290,6 +293,11 @@ func (ss *session) driveWithFallback(turnCtx context.Context, content []adapters
 		var d *conversation.Digest
 		reason, failure, d = ss.drive(turnCtx, content, watch)
 		usage, priced = conversation.AddUsage(usage, d.Usage), priced || d.Priced
+		if d.Usage != nil && d.Usage.CostUSD != nil { // the attempt's, told or priced
+			ss.mu.Lock()
+			ss.rec.Cost += *d.Usage.CostUSD
+			ss.mu.Unlock()
+		}
 		return conversation.Classify(failure), len(d.ToolCalls) > 0
 	}, func(_, next, why string) {
 		ss.sayf("hub: %s; continuing with %s.\n\n", why, next)
@@ -300,7 +308,7 @@ func (ss *session) driveWithFallback(turnCtx context.Context, content []adapters
 		ss.send(schema.SessionUpdate{ConfigOption: &schema.ConfigOptionUpdate{ConfigOptions: ss.configOptions()}})
 	})
 	if priced { // a cost no agent told: hub's, every attempt's, as hub run's summary tells it
-		for _, u := range usageUpdate(usage) {
+		for _, u := range usageUpdate(usage, ss.costWith(nil)) {
 			ss.send(u)
 		}
 	}

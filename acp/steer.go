@@ -63,8 +63,7 @@ func (ss *session) steer(ctx context.Context, prompt []schema.ContentBlock) (inj
 		return false, busy, nil
 	}
 	content := ss.fitContent(ss.toAdapterContent(prompt))
-	// The prompt hooks judge it as they judge a prompt (the native loop's,
-	// which it runs itself, in its Steer), before anything keeps it.
+	// The prompt hooks judge it as they judge a prompt, before anything keeps it.
 	if err = conversation.PromptHooks(ctx, ss.observer(agent), agent, content); err == nil {
 		forget := ss.recordUser(prompt) // first: the agent's answer to it must follow it
 		if err = st.Steer(ctx, content); err != nil {

@@ -3,6 +3,7 @@ package acp
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,13 +22,17 @@ import (
 
 // steerAgent's turns say "working on X" and wait: for steered input (which
 // they answer and end with), or, without steering, for release.
+// ownHooks says it runs its tools' hooks itself, as the native loop does.
 type steerAgent struct {
-	steers  bool
-	release chan struct{}
+	steers   bool
+	release  chan struct{}
+	ownHooks bool
 }
 
-func (a *steerAgent) Name() string                        { return "steerer" }
-func (a *steerAgent) Capabilities() adapters.Capabilities { return adapters.Capabilities{} }
+func (a *steerAgent) Name() string { return "steerer" }
+func (a *steerAgent) Capabilities() adapters.Capabilities {
+	return adapters.Capabilities{Hooks: a.ownHooks}
+}
 func (a *steerAgent) Start(context.Context, adapters.SessionOptions) (adapters.Session, error) {
 	s := &steerSession{in: make(chan string, 4), release: a.release}
 	if a.steers {
@@ -170,7 +175,15 @@ func TestSteering_RecordsTheInputInTheHistory(t *testing.T) {
 // blocked prompt does (queued as a turn of its own, with no request to
 // answer, the conversation says it); a skill's /command is judged as the
 // agent gets it, expanded; a hook that fails lets it pass and is told.
+// The same for an agent that runs its tools' hooks itself (the native
+// loop): hub runs the prompt's for every agent.
 func TestSteering_PassesThePromptHooks(t *testing.T) {
+	for _, own := range []bool{false, true} {
+		t.Run(fmt.Sprintf("own hooks %v", own), func(t *testing.T) { steeringPassesThePromptHooks(t, own) })
+	}
+}
+
+func steeringPassesThePromptHooks(t *testing.T, ownHooks bool) {
 	tests := []struct {
 		name, input string
 		steers      bool
@@ -195,7 +208,7 @@ func TestSteering_PassesThePromptHooks(t *testing.T) {
 				t.Fatal(err)
 			}
 			release := make(chan struct{})
-			c, sid := steerClient(t, &steerAgent{steers: tt.steers, release: release}, func(o *Options) {
+			c, sid := steerClient(t, &steerAgent{steers: tt.steers, release: release, ownHooks: ownHooks}, func(o *Options) {
 				o.Settings, o.Skills = everywhere(Settings{Hooks: h}), fakeSkills{}
 			})
 			first := c.async("session/prompt", schema.PromptRequest{SessionID: sid, Prompt: []schema.ContentBlock{schema.TextBlock("A")}})

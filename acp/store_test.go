@@ -335,6 +335,50 @@ func TestStore_CrashMidWriteLosesAtMostTheLastRecord(t *testing.T) {
 	}
 }
 
+// A line corrupted in the middle of a session's file costs that line
+// only: Get and the history read every record after it, the later
+// session records included, and listing shows the latest metadata.
+func TestStore_CorruptLineMidFileCostsOnlyItself(t *testing.T) {
+	state := t.TempDir()
+	x := OpenStore(state)
+	rec := &Record{SessionID: "s1", Agent: "replay", Cwd: "/w", Title: "one"}
+	chunk := func(text string) schema.SessionUpdate {
+		return schema.SessionUpdate{AgentMessageChunk: &schema.ContentChunk{Content: schema.TextBlock(text), MessageID: text}}
+	}
+	for i, text := range []string{"a", "b", "c"} {
+		rec.Title = []string{"one", "two", "three"}[i]
+		if err := x.Save(rec, []schema.SessionUpdate{chunk(text)}, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	file := filepath.Join(IndexDir(state), "s1.jsonl")
+	whole, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(whole), "\n")
+	for i, l := range lines { // the update "a", the file's second line
+		if strings.Contains(l, `"text":"a"`) {
+			lines[i] = "{corrupt\n"
+		}
+	}
+	if err := os.WriteFile(file, []byte(strings.Join(lines, "")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	y := OpenStore(state)
+	got, ok := y.Get("s1")
+	var texts []string
+	for _, u := range y.History("s1") {
+		texts = append(texts, u.AgentMessageChunk.Content.Text)
+	}
+	if !ok || got.Title != "three" || strings.Join(texts, "") != "bc" {
+		t.Fatalf("Get %+v %v, history %q: want title three and b, c", got, ok, texts)
+	}
+	if list := y.Sessions(); len(list) != 1 || list[0].Title != "three" {
+		t.Fatalf("listed %+v", list)
+	}
+}
+
 func TestStore_SessionFilesMaskSecrets(t *testing.T) {
 	state := t.TempDir()
 	const token = "ghp_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789"

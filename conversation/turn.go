@@ -45,17 +45,25 @@ type TurnSpec struct {
 
 // Observers are the hooks and the audit transcript in dir of an agent's
 // session (meta's), each nil when off or when the agent keeps its own (the
-// native loop runs the hooks and writes a transcript named after its
-// session id, as the audit would be).
+// native loop writes a transcript named after its session id, as the audit
+// would be).
 func Observers(caps adapters.Capabilities, hs *hooks.Runner, dir string, meta transcript.Meta, report func(error)) (*hooks.Observer, *transcript.Audit) {
 	var audit *transcript.Audit
 	if dir != "" && !caps.Transcript {
 		audit = transcript.NewAudit(dir, meta, report)
 	}
+	return HooksOf(caps, hs).Observe(hooks.Input{Cwd: meta.Cwd, Agent: meta.Agent}), audit
+}
+
+// HooksOf are the hooks of hs a turn's observer runs for an agent: all of
+// them, or only the prompt's for an agent that runs the others itself (the
+// native loop gates its own tools); the prompt's run here for every agent,
+// so a blocked prompt is the turn's failure alike.
+func HooksOf(caps adapters.Capabilities, hs *hooks.Runner) *hooks.Runner {
 	if caps.Hooks {
-		return nil, audit
+		return hs.Only(hooks.UserPromptSubmit)
 	}
-	return hs.Observe(hooks.Input{Cwd: meta.Cwd, Agent: meta.Agent}), audit
+	return hs
 }
 
 // Outcome is how a turn ended.

@@ -24,6 +24,7 @@ import (
 	"github.com/hubdev/hub/conversation/bestof"
 	"github.com/hubdev/hub/conversation/delegation"
 	"github.com/hubdev/hub/internal/fixture"
+	"github.com/hubdev/hub/internal/hooks"
 	"github.com/hubdev/hub/internal/mockllm"
 	"github.com/hubdev/hub/internal/runner"
 	"github.com/hubdev/hub/personas"
@@ -40,6 +41,7 @@ type world struct {
 	reg            *adapters.Registry
 	records, audit string
 	timeout        time.Duration
+	hooks          *hooks.Runner // the row's hooks, nil: none
 }
 
 const prompt = "do the task"
@@ -47,6 +49,10 @@ const prompt = "do the task"
 func newWorld(t *testing.T, sc scenario, retries int) world {
 	t.Helper()
 	w := world{cwd: workspace(t), reg: adapters.NewRegistry(), records: t.TempDir(), audit: t.TempDir(), timeout: cmp.Or(sc.timeout, hangGuard)}
+	var err error
+	if w.hooks, err = hooks.New(sc.hooks); err != nil {
+		t.Fatal(err)
+	}
 	name := "first"
 	if sc.persona != nil {
 		name = "inner" // the persona is "first"
@@ -60,7 +66,7 @@ func newWorld(t *testing.T, sc scenario, retries int) world {
 		srv := mockllm.NewOpenAIServer(sc.model...)
 		t.Cleanup(srv.Close)
 		first = openai.New(openai.Profile{Name: name, BaseURL: srv.URL, Model: cmp.Or(sc.priced, "mock-model"), APIKey: "k", Stream: true},
-			openai.Options{MaxRetries: &retries, TranscriptDir: w.records, IdleTimeout: 10 * time.Second})
+			openai.Options{MaxRetries: &retries, TranscriptDir: w.records, IdleTimeout: 10 * time.Second, Hooks: w.hooks})
 	}
 	w.reg.Register(first)
 	if sc.persona != nil {
@@ -107,8 +113,10 @@ type outcome struct {
 	// Answered is the agent whose answer the turn ended with; FellBack
 	// why the next agent took the turn over ("" when none did).
 	Answered, FellBack string
-	// Failure is the class of the failure the front end reported.
+	// Failure is the class of the failure the front end reported, Error
+	// its message.
 	Failure conversation.Class
+	Error   string
 	// Refusals are the refusals it counted or said, one line each.
 	Refusals []string
 	// AgentSession names the native loop's transcript of the turn.
@@ -146,7 +154,8 @@ var frontEnds = []frontEnd{
 func acpTurn(t *testing.T, w world) outcome {
 	state := t.TempDir()
 	e := startEditor(t, acp.Options{Registry: w.reg, DefaultAgent: "first", Logger: zerolog.Nop(), StateDir: state,
-		Fallback: map[string][]string{"first": {"second"}}, ProviderTimeout: time.Millisecond, CancelGrace: time.Second, TranscriptDir: w.audit})
+		Fallback: map[string][]string{"first": {"second"}}, ProviderTimeout: time.Millisecond, CancelGrace: time.Second, TranscriptDir: w.audit,
+		Settings: func(string) (acp.Settings, error) { return acp.Settings{Hooks: w.hooks}, nil }})
 	sid := e.open(w.cwd)
 	r, err := e.prompt(sid, prompt)
 	text := e.text()
@@ -157,7 +166,7 @@ func acpTurn(t *testing.T, w world) outcome {
 		o.Usage = &adapters.Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, CostUSD: e.cost()}
 	}
 	if err != nil {
-		o.Failure = failureOf(err.Error())
+		o.Failure, o.Error = failureOf(err.Error()), err.Error()
 	}
 	if m := acpFallback.FindStringSubmatch(text); m != nil {
 		o.FellBack, o.Answered = m[1], m[2]
@@ -180,7 +189,7 @@ func runTurn(t *testing.T, w world) outcome {
 	var out, errb bytes.Buffer
 	s := runner.Run(context.Background(), runner.Options{Registry: w.reg, Agent: "first", Fallback: []string{"second"}, Cwd: w.cwd,
 		Prompt: prompt, Approve: conversation.ApproveAll, Format: runner.FormatJSONL, Stdout: &out, Stderr: &errb, Timeout: w.timeout,
-		Grace: time.Second, StopAll: func() {}, SkillsUserDir: t.TempDir(), ProviderTimeout: time.Millisecond, AuditDir: w.audit})
+		Grace: time.Second, StopAll: func() {}, SkillsUserDir: t.TempDir(), ProviderTimeout: time.Millisecond, AuditDir: w.audit, Hooks: w.hooks})
 	t.Logf("hub run exit %d: %s", s.ExitCode, s.Error)
 	return fromSummary(s)
 }
@@ -192,7 +201,7 @@ func fromSummary(s runner.Summary) outcome {
 		o.FellBack = s.Attempts[0].Fallback
 	}
 	if s.ExitCode != conversation.ExitOK {
-		o.Failure = failureOf(s.Error)
+		o.Failure, o.Error = failureOf(s.Error), s.Error
 	}
 	for _, f := range s.FilesChanged {
 		o.Files = append(o.Files, f.Path)
@@ -207,7 +216,7 @@ func fromSummary(s runner.Summary) outcome {
 // fallback list "second".
 func delegateTurn(t *testing.T, w world) outcome {
 	d := delegation.New(delegation.Options{Registry: w.reg, Cwd: w.cwd, Approve: conversation.ApproveAll, Log: zerolog.Nop(), Timeout: w.timeout, AuditDir: w.audit,
-		Fallback: map[string][]string{"first": {"second"}}, ProviderTimeout: time.Millisecond})
+		Fallback: map[string][]string{"first": {"second"}}, ProviderTimeout: time.Millisecond, Hooks: w.hooks})
 	defer d.Close()
 	r, err := d.Delegate(context.Background(), delegation.Request{Agent: "first", Prompt: prompt}, nil)
 	o := outcome{Stop: r.StopReason, Usage: r.Usage, Files: r.FilesChanged, Answered: r.Agent, Refusals: r.Denied, AgentSession: r.AgentSessionID, Exit: -1, Text: r.Answer}
@@ -216,9 +225,9 @@ func delegateTurn(t *testing.T, w world) outcome {
 	}
 	switch {
 	case err != nil:
-		o.Failure = failureOf(err.Error())
+		o.Failure, o.Error = failureOf(err.Error()), err.Error()
 	case r.Error != "":
-		o.Failure = failureOf(r.Error)
+		o.Failure, o.Error = failureOf(r.Error), r.Error
 	}
 	o.TimedOut = strings.Contains(r.Error, context.DeadlineExceeded.Error()) // "the delegate turn ended early: context deadline exceeded"
 	return o
@@ -229,7 +238,7 @@ func delegateTurn(t *testing.T, w world) outcome {
 // its lines say.
 func compareTurn(t *testing.T, w world) outcome {
 	var out bytes.Buffer
-	run := runner.Options{Registry: w.reg, Approve: conversation.ApproveAll, Log: zerolog.Nop(), Timeout: w.timeout, AuditDir: w.audit}
+	run := runner.Options{Registry: w.reg, Approve: conversation.ApproveAll, Log: zerolog.Nop(), Timeout: w.timeout, AuditDir: w.audit, Hooks: w.hooks}
 	s := runner.BestOf(context.Background(), bestof.Options{Candidate: bestof.CandidateRun{Registry: w.reg, Cwd: w.cwd, Prompt: prompt,
 		Log: zerolog.Nop()}, Run: run.RunCandidate, Agents: []string{"first"}, StopAll: func() {}},
 		runner.FormatJSONL, &out, io.Discard)

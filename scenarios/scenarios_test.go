@@ -17,6 +17,7 @@ import (
 	"github.com/hubdev/hub/conversation"
 	"github.com/hubdev/hub/internal/config"
 	"github.com/hubdev/hub/internal/mockllm"
+	"github.com/hubdev/hub/internal/proc/proctest"
 	transcripts "github.com/hubdev/hub/internal/transcript"
 )
 
@@ -44,6 +45,8 @@ type scenario struct {
 	// needsGit, when set, says why the row cannot run where git is not
 	// on PATH.
 	needsGit string
+	// hooks, when set, are the command hooks of every front end and agent.
+	hooks map[string][]config.HookConfig
 }
 
 func bash(command string) mockllm.OpenAITurn {
@@ -134,6 +137,10 @@ func scenarios() []scenario {
 					t.Errorf("refusals %q text %q: git status is no git push", o.Refusals, o.Text)
 				}
 			}},
+		{name: "a blocked prompt is told the same everywhere", model: []mockllm.OpenAITurn{{Text: "did the task"}},
+			hooks: blockPrompts, check: blocked},
+		{name: "a CLI agent's blocked prompt is told the same everywhere", cli: &fake{text: "did the task"},
+			hooks: blockPrompts, check: blocked},
 		{name: "a call repeated three times is asked, or stopped", model: []mockllm.OpenAITurn{readme, readme, readme, {Text: "done."}},
 			check: repeatedAsked},
 		// With config transcripts = true, every front end keeps an audit
@@ -155,6 +162,24 @@ func scenarios() []scenario {
 }
 
 var askPush = []config.PermissionRule{{Tool: "Bash", Command: "git push", Decision: "ask"}}
+
+var blockPrompts = map[string][]config.HookConfig{"UserPromptSubmit": {{Command: proctest.ShellCommand("err:no tasks today\n", "exit:2")}}}
+
+// blocked checks a prompt a UserPromptSubmit hook blocked: the turn
+// failed with the hook's reason, told once (as the failure, never as a
+// line of the turn), exit 1 where the front end has exit codes, and the
+// agent never answered.
+func blocked(t *testing.T, _ frontEnd, _ world, o outcome) {
+	if !strings.Contains(o.Error, "blocked by a UserPromptSubmit hook: no tasks today") || (o.Exit >= 0 && o.Exit != conversation.ExitAgentError) {
+		t.Errorf("error %q exit %d, want the hook's block as the turn's failure (exit 1)", o.Error, o.Exit)
+	}
+	if strings.Contains(o.Error, "agent answered") {
+		t.Errorf("error %q: the agent never got the prompt", o.Error)
+	}
+	if strings.Contains(o.Text, "no tasks today") || strings.Contains(o.Text, "did the task") {
+		t.Errorf("text %q: want neither the block as a line of the turn nor the agent's answer", o.Text)
+	}
+}
 
 // repeatedAsked checks the native loop's question after one call made
 // three times in a row (a read, which runs unasked): the editor's user

@@ -29,6 +29,9 @@ type ACPDecoder struct {
 	// other goroutines than updates, hence mu.
 	mu    sync.Mutex
 	calls map[string]adapters.ToolCall
+	// cost is the last cost the agent told (ACP's is the session's so
+	// far), costBase what it was when the turn began (EndTurn).
+	cost, costBase float64
 	// held is atomic because an adapter ends the turn on another goroutine
 	// than the one reading updates.
 	held atomic.Pointer[adapters.Event]
@@ -161,6 +164,9 @@ func updateOf(params json.RawMessage) json.RawMessage {
 // the adapter built them) through the decoder: a held error chunk comes out
 // before them, or not at all when their error repeats it.
 func (d *ACPDecoder) EndTurn(evs []adapters.Event) []adapters.Event {
+	d.mu.Lock()
+	d.costBase = d.cost
+	d.mu.Unlock()
 	return d.settle(evs)
 }
 
@@ -216,7 +222,7 @@ func (d *ACPDecoder) decodeUpdate(update json.RawMessage) []adapters.Event {
 	case "available_commands_update":
 		return []adapters.Event{{Type: adapters.EventCommands, Commands: acpCommands(u.AvailableCommands)}}
 	case "usage_update":
-		return []adapters.Event{{Type: adapters.EventUsage, Usage: acpUsage(u)}}
+		return []adapters.Event{{Type: adapters.EventUsage, Usage: d.usage(u)}}
 	case "session_info_update":
 		if u.Title == nil {
 			break
@@ -410,10 +416,15 @@ func acpCommands(in []schema.AvailableCommand) []adapters.Command {
 	return out
 }
 
-func acpUsage(u acpUpdate) *adapters.Usage {
+// usage reads a usage_update. Its cost is the agent session's so far;
+// hub's Usage tells the turn's, what it added since the turn began.
+func (d *ACPDecoder) usage(u acpUpdate) *adapters.Usage {
 	us := &adapters.Usage{ContextUsed: u.Used, ContextSize: u.Size}
 	if u.Cost != nil && strings.EqualFold(u.Cost.Currency, "USD") {
-		amount := u.Cost.Amount
+		d.mu.Lock()
+		amount := u.Cost.Amount - d.costBase
+		d.cost = u.Cost.Amount
+		d.mu.Unlock()
 		us.CostUSD = &amount
 	}
 	return us

@@ -35,7 +35,8 @@ type ClaudeDecoder struct {
 	// of an is_api_error_message assistant line; its result line only
 	// carries the text, and "Not logged in" has no HTTP status.
 	apiError string
-	compacts int // compact_boundary records seen, for compaction IDs
+	compacts int     // compact_boundary records seen, for compaction IDs
+	cost     float64 // the last result's total_cost_usd
 	// Version is the CLI version from the last system/init ("" before).
 	Version string
 	// Control receives the control records that are not events: responses

@@ -22,6 +22,10 @@ func (d *ClaudeDecoder) result(l *claudeLine) []adapters.Event {
 		out = append(out, adapters.Event{Type: adapters.EventText, Text: string(o), MessageID: "structured_output"})
 	}
 	if u := claudeResultUsage(l); u != nil {
+		if u.CostUSD != nil { // total_cost_usd is the process's so far: the turn's is what it added
+			c := *u.CostUSD - d.cost
+			d.cost, u.CostUSD = *u.CostUSD, &c
+		}
 		out = append(out, adapters.Event{Type: adapters.EventUsage, Usage: u})
 	}
 	stop := adapters.StopEndTurn

@@ -51,7 +51,8 @@ type Options struct {
 	// (hub's config); a session's server of the same name wins.
 	MCPServers []adapters.MCPServer
 	// Hooks are the user's command hooks ([[hooks.EVENT]]); the loop runs
-	// them and a PreToolUse or UserPromptSubmit hook may block. nil: none.
+	// them, but for UserPromptSubmit's, which the front end runs for every
+	// agent (conversation.HooksOf), and a PreToolUse hook may block. nil: none.
 	Hooks *hooks.Runner
 	// Sandbox confines the bash tool ([sandbox]; zero: workspace-write,
 	// network off).

@@ -29,16 +29,6 @@ func toolInput(ev hooks.Event, call adapters.ToolCall) hooks.Input {
 	return hooks.Input{Event: ev, Tool: call.Name, Kind: string(call.Kind), ToolCallID: call.ID, Input: call.RawInput}
 }
 
-// promptHook runs the UserPromptSubmit hooks; false when one blocked the
-// prompt, which then never reaches the model or the history.
-func (s *Session) promptHook(ctx context.Context, prompt []adapters.Content, out *adapters.Turn) bool {
-	res := s.hook(ctx, hooks.Input{Event: hooks.UserPromptSubmit, Prompt: adapters.PromptText(prompt)}, out)
-	if res.Decision == hooks.Deny {
-		out.Emit(adapters.Event{Type: adapters.EventError, Error: &hooks.Blocked(res).Info})
-	}
-	return res.Decision != hooks.Deny
-}
-
 // preToolUse runs the PreToolUse hooks of a call the gate did not deny
 // (a hook cannot lift a deny): a refusal, an allow, or nil.
 func (s *Session) preToolUse(ctx context.Context, call adapters.ToolCall, out *adapters.Turn) *adapters.Decision {

@@ -2,9 +2,7 @@ package openai
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -108,61 +106,9 @@ func TestSession_HookAllowCannotLiftHardDeny(t *testing.T) {
 	}
 }
 
-// A UserPromptSubmit hook that exits 2 keeps the prompt from the model.
-func TestSession_PromptHookBlocks(t *testing.T) {
-	r := newRig(t, withHooks(t, map[string][]config.HookConfig{"UserPromptSubmit": {{Command: fake("exitifstdin:password:2:no secrets")}}}),
-		mockllm.OpenAITurn{Text: "fine"})
-	evs, stop := r.prompt(t, "my password is hunter2", nil)
-	e := firstError(evs)
-	if stop != adapters.StopEndTurn || len(r.srv.Requests()) != 0 || e == nil || e.Code != adapters.CodeHook || !strings.Contains(e.Message, "no secrets") {
-		t.Fatalf("stop=%s requests=%d error %+v", stop, len(r.srv.Requests()), e)
-	}
-	if _, stop := r.prompt(t, "hello", nil); stop != adapters.StopEndTurn || len(r.srv.Requests()) != 1 {
-		t.Fatalf("a clean prompt: stop=%s requests=%d", stop, len(r.srv.Requests()))
-	}
-	if strings.Contains(string(r.srv.Requests()[0].Body), "hunter2") {
-		t.Fatal("the blocked prompt reached the model")
-	}
-}
-
-// Input steered into a running turn passes the UserPromptSubmit hooks as
-// a prompt does: one that blocks keeps it from the model, and Steer says
-// why; clean input joins the turn.
-func TestSession_PromptHookBlocksSteeredInput(t *testing.T) {
-	r := newRig(t, withHooks(t, map[string][]config.HookConfig{"UserPromptSubmit": {{Command: fake("exitifstdin:password:2:no secrets")}}}),
-		mockllm.OpenAITurn{ToolCalls: []mockllm.OpenAIToolCall{{Name: "bash", Args: `{"command":"echo hi"}`}}},
-		mockllm.OpenAITurn{Text: "done"})
-	var blocked, clean error
-	r.prompt(t, "run it", func(*adapters.PermissionRequest) string {
-		blocked = r.sess.Steer(context.Background(), adapters.TextPrompt("my password is hunter2"))
-		clean = r.sess.Steer(context.Background(), adapters.TextPrompt("also use -n"))
-		return "allow_once"
-	})
-	if blocked == nil || !strings.Contains(blocked.Error(), "no secrets") || clean != nil {
-		t.Fatalf("steering: blocked %v, clean %v", blocked, clean)
-	}
-	body := string(r.srv.Requests()[1].Body)
-	if strings.Contains(body, "hunter2") || !strings.Contains(body, "also use -n") {
-		t.Fatalf("the second request: %s", body)
-	}
-}
-
-// Input for a turn that no longer takes any runs no hook: hub acp sends it
-// as a prompt of its own, whose hooks then run once, not twice.
-func TestSession_SteerWithoutATurnRunsNoHook(t *testing.T) {
-	log := filepath.Join(t.TempDir(), "log")
-	r := newRig(t, withHooks(t, map[string][]config.HookConfig{"UserPromptSubmit": {{Command: fake("stdin>>:" + log)}}}),
-		mockllm.OpenAITurn{Text: "done"})
-	r.prompt(t, "first", nil)
-	if err := r.sess.Steer(context.Background(), adapters.TextPrompt("late")); !errors.Is(err, adapters.ErrNoTurn) {
-		t.Fatalf("Steer after the turn: %v, want ErrNoTurn", err)
-	}
-	if b, _ := os.ReadFile(log); strings.Contains(string(b), "late") {
-		t.Fatalf("the hook ran for input no turn took: %s", b)
-	}
-}
-
-// Every event's hooks run, in turn order, with the session's facts.
+// Every event's hooks run, in turn order, with the session's facts; but
+// for the prompt's, which hub runs for every agent before the prompt goes
+// (conversation.HooksOf; the scenarios' blocked prompt rows).
 func TestSession_HooksSeeEveryEvent(t *testing.T) {
 	log := filepath.Join(t.TempDir(), "log")
 	h := config.HookConfig{Command: fake("stdin>>:" + log)}
@@ -192,12 +138,12 @@ func TestSession_HooksSeeEveryEvent(t *testing.T) {
 			t.Errorf("%s: %+v", in.Event, in)
 		}
 	}
-	if strings.Join(names, ",") != "SessionStart,UserPromptSubmit,PreToolUse,PostToolUse,Stop" {
+	if strings.Join(names, ",") != "SessionStart,PreToolUse,PostToolUse,Stop" {
 		t.Fatalf("events %v", names)
 	}
-	pre, post := got[2], got[3]
-	if pre.Tool != "write_file" || pre.Kind != "edit" || !strings.Contains(string(pre.Input), `"a.txt"`) || got[1].Prompt != "write it" ||
-		post.Status != "completed" || !strings.Contains(post.Output, "wrote 1 bytes") || got[4].StopReason != "end_turn" {
+	pre, post := got[1], got[2]
+	if pre.Tool != "write_file" || pre.Kind != "edit" || !strings.Contains(string(pre.Input), `"a.txt"`) ||
+		post.Status != "completed" || !strings.Contains(post.Output, "wrote 1 bytes") || got[3].StopReason != "end_turn" {
 		t.Fatalf("inputs %+v", got)
 	}
 }

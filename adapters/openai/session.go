@@ -58,7 +58,7 @@ type Session struct {
 	hooks *hooks.Runner
 	// held (under mu) waits for the next turn: the warnings of MCP servers
 	// that did not start and of hooks run outside a turn's stream
-	// (SessionStart, steered input's UserPromptSubmit) that failed.
+	// (SessionStart) that failed.
 	held []adapters.Event
 	// toolset is what the session offers: the front end's tools and the mode.
 	toolset *toolset
@@ -149,18 +149,9 @@ func (s *Session) Prompt(ctx context.Context, prompt []adapters.Content, emit fu
 
 // Steer implements adapters.Steerer: the input joins the history before
 // the turn's next model request, and a turn whose model had finished asks
-// it once more. The UserPromptSubmit hooks see it as a prompt first: one
-// that blocks keeps it from the model.
-func (s *Session) Steer(ctx context.Context, prompt []adapters.Content) error {
-	s.mu.Lock()
-	open := s.steerable
-	s.mu.Unlock()
-	if !open { // no hook runs for input no turn reads: it comes back as a prompt
-		return adapters.ErrNoTurn
-	}
-	if res := s.hook(ctx, hooks.Input{Event: hooks.UserPromptSubmit, Prompt: adapters.PromptText(prompt)}, nil); res.Decision == hooks.Deny {
-		return hooks.Blocked(res)
-	}
+// it once more. Its UserPromptSubmit hooks ran before, in the front end,
+// as a prompt's run in conversation.RunTurn.
+func (s *Session) Steer(_ context.Context, prompt []adapters.Content) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.steerable {
@@ -191,9 +182,6 @@ func (s *Session) run(ctx context.Context, prompt []adapters.Content, out *adapt
 	s.held = nil
 	s.mu.Unlock()
 	out.Emit(held...)
-	if !s.promptHook(ctx, prompt, out) {
-		return adapters.StopEndTurn
-	}
 	p := s.profile()
 	// The model asked, by which the turn's usage is priced.
 	out.Emit(adapters.Event{Type: adapters.EventSessionInfo, Session: &adapters.SessionInfo{AgentSessionID: s.id, Model: p.Model}})

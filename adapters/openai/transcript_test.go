@@ -161,6 +161,27 @@ func TestSession_ForkLeavesOriginal(t *testing.T) {
 	}
 }
 
+// A transcript with a corrupt line in the middle is refused for resume:
+// the conversation without that message would be another one (the acp
+// index reads past such a line; a resume must not).
+func TestSession_ResumeRefusesACorruptTranscript(t *testing.T) {
+	r := newResumeRig(t, 200000, mockllm.OpenAITurn{Text: "one"}, mockllm.OpenAITurn{Text: "two"})
+	s := r.start(t, "", false)
+	r.prompt(t, s, "q1")
+	r.prompt(t, s, "q2")
+	file := filepath.Join(r.dir, s.ID()+".jsonl")
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, []byte(strings.Replace(string(b), `"q1"`, `"q1`, 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.a.Start(context.Background(), adapters.SessionOptions{Cwd: r.root, ResumeID: s.ID()}); err == nil || !strings.Contains(err.Error(), "line") {
+		t.Fatalf("resumed a corrupt transcript: %v", err)
+	}
+}
+
 func TestSession_ResumeUnknownID(t *testing.T) {
 	r := newResumeRig(t, 200000)
 	_, err := r.a.Start(context.Background(), adapters.SessionOptions{Cwd: r.root, ResumeID: "native-1-1"})

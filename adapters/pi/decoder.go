@@ -126,8 +126,8 @@ func (d *PiDecoder) Flush() []adapters.Event {
 
 func (d *PiDecoder) record(typ string, r *piRecord, line []byte) []adapters.Event {
 	switch typ {
-	case "agent_start":
-		d.stop, d.errMsg = "", ""
+	case "agent_start": // a prompt's run: its cost is the turn's
+		d.stop, d.errMsg, d.costTotal = "", "", 0
 		return nil
 	case "turn_start", "turn_end":
 		return nil

@@ -135,7 +135,7 @@ func showSession(e *env, id string, asJSON bool) int {
 		return e.fail(exitError, "hub sessions: %v\n", err)
 	}
 	if err != nil {
-		fmt.Fprintf(e.stderr, named("hub sessions: %v; showing the records before it\n"), err)
+		fmt.Fprintf(e.stderr, named("hub sessions: %v; showing the other records\n"), err)
 	}
 	if asJSON {
 		return printJSON(mask.Default().JSONWriter(e.stdout), recs) // files older than masking

@@ -136,6 +136,15 @@ func New(cfg map[string][]config.HookConfig) (*Runner, error) {
 // Has says whether any hook is configured for ev.
 func (r *Runner) Has(ev Event) bool { return r != nil && len(r.hooks[ev]) > 0 }
 
+// Only is r with ev's hooks alone (nil: none), for an agent that runs the
+// others itself.
+func (r *Runner) Only(ev Event) *Runner {
+	if !r.Has(ev) {
+		return nil
+	}
+	return &Runner{hooks: map[Event][]Hook{ev: r.hooks[ev]}, stopGrace: r.stopGrace}
+}
+
 // matches says whether h runs for in: a tool hook's matcher must find the
 // tool's name or kind.
 func (h Hook) matches(in Input) bool {

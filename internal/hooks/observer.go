@@ -73,9 +73,10 @@ func (o *Observer) Prompt(ctx context.Context, agent string, prompt []adapters.C
 	return out
 }
 
-// Blocked is the turn error of a prompt a UserPromptSubmit hook blocked.
+// Blocked is the turn error of a prompt a UserPromptSubmit hook blocked:
+// fatal, the turn ends there (no agent answered it).
 func Blocked(o Outcome) *adapters.TurnError {
-	return &adapters.TurnError{Info: adapters.ErrorInfo{Message: "The prompt was blocked by a UserPromptSubmit hook: " + o.Reason, Code: adapters.CodeHook}}
+	return &adapters.TurnError{Info: adapters.ErrorInfo{Message: "The prompt was blocked by a UserPromptSubmit hook: " + o.Reason, Code: adapters.CodeHook, Fatal: true}}
 }
 
 // Wrap returns emit with the tool events observed on the way: PreToolUse

@@ -277,8 +277,9 @@ func (w *Writer) Close() error {
 }
 
 // Read returns the records of session id's transcript in dir. A line that
-// does not parse is skipped when it is the last one (a torn write) and is
-// an error anywhere else; records of a later format version are skipped.
+// does not parse is skipped; anywhere but last (a torn write) it is also
+// an error, returned with every other record. Records of a later format
+// version are skipped.
 func Read(dir, id string) ([]Record, error) {
 	p, err := Path(dir, id)
 	if err != nil {
@@ -338,9 +339,12 @@ func Latest(dir, id string) (Meta, error) {
 	return Meta{}, fmt.Errorf("%s: %w", id, cmp.Or(err, ErrNotFound))
 }
 
+// parse reads data's records as Read says: a reader that must not go on
+// without a corrupt line (a conversation resumed) refuses on the error.
 func parse(data []byte, name string) ([]Record, error) {
 	lines := bytes.Split(bytes.TrimRightFunc(data, unicode.IsSpace), []byte{'\n'}) // a torn write is the last line
 	var out []Record
+	var bad []error // a corrupt line costs only itself: the records after it are read
 	for i, line := range lines {
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
@@ -351,17 +355,17 @@ func parse(data []byte, name string) ([]Record, error) {
 			r, err = old, nil
 		}
 		if err != nil {
-			if i == len(lines)-1 {
-				break
+			if i < len(lines)-1 {
+				bad = append(bad, fmt.Errorf("%s line %d: %w", name, i+1, err))
 			}
-			return out, fmt.Errorf("%s line %d: %w", name, i+1, err)
+			continue
 		}
 		if r.V > Version {
 			continue
 		}
 		out = append(out, r)
 	}
-	return out, nil
+	return out, errors.Join(bad...)
 }
 
 // Summary describes one transcript for listings.

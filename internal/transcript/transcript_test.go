@@ -59,7 +59,7 @@ func TestRead_Records(t *testing.T) {
 		{"torn last line", `{"v":1,"type":"turn_e`, "session event ", false},
 		{"torn line then blank", "{\"v\":1,\n\n", "session event ", false},
 		{"later version skipped", `{"v":2,"type":"new"}` + "\n", "session event ", false},
-		{"corrupt middle line", "{oops\n" + `{"v":1,"type":"turn_end"}` + "\n", "session event ", true},
+		{"corrupt middle line", "{oops\n" + `{"v":1,"type":"turn_end"}` + "\n", "session event turn_end ", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,0 +1,33 @@
+package claude
+
+import (
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/hubdev/hub/adapters"
+)
+
+// claude's total_cost_usd is the process's cost so far (one process per
+// session): each turn's usage tells what that turn added.
+func TestDecodeClaude_TurnCostIsWhatTheTotalAdded(t *testing.T) {
+	d := NewClaudeDecoder()
+	var got []float64
+	for _, total := range []float64{0.01, 0.03, 0.03} {
+		line := fmt.Sprintf(`{"type":"result","subtype":"success","is_error":false,"result":"ok","total_cost_usd":%g,"usage":{"input_tokens":1,"output_tokens":1}}`, total)
+		for _, ev := range d.Decode([]byte(line)) {
+			if ev.Type == adapters.EventUsage && ev.Usage.CostUSD != nil {
+				got = append(got, *ev.Usage.CostUSD)
+			}
+		}
+	}
+	want := []float64{0.01, 0.02, 0}
+	if len(got) != len(want) {
+		t.Fatalf("turn costs %v, want %v", got, want)
+	}
+	for i := range want {
+		if math.Abs(got[i]-want[i]) > 1e-12 {
+			t.Fatalf("turn costs %v, want %v", got, want)
+		}
+	}
+}
