@@ -134,14 +134,16 @@ func newReader() (*reader, *scope) {
 	return r, &scope{vars: map[string]arg{"HOME": {text: r.home}}}
 }
 
-// readLine reads a command line run in cwd ("" for hub's own directory).
-func readLine(src, cwd string) *reading {
+// readLine reads a command line run in one of dirs (none: a directory hub
+// cannot know).
+func readLine(src string, dirs []string) *reading {
 	r, sc := newReader()
-	if cwd == "" {
-		cwd, _ = os.Getwd()
+	for _, d := range dirs {
+		if d != "" {
+			sc.cwds = append(sc.cwds, path.Clean(toSlash(d)))
+		}
 	}
-	if cwd != "" {
-		sc.cwds = []string{path.Clean(toSlash(cwd))}
+	if len(sc.cwds) == 1 {
 		sc.vars["PWD"] = arg{text: sc.cwds[0]}
 	}
 	r.script(src, sc, input{})

@@ -119,6 +119,21 @@ func TestService_AlwaysNeverCoversSensitiveTargets(t *testing.T) {
 	}
 }
 
+// A command is read where it runs, not where hub runs: a file written
+// under a name hub cannot know is unclear in a home (it may be a key),
+// so no "always" covers it there.
+func TestUnclear_ReadInTheRequestsCwd(t *testing.T) {
+	home := fakeHome(t)
+	for _, cmd := range []string{`cp "$F" .`, `cp -t . "$F"`, `cd .ssh && cp "$F" .`, `mv "$F" .config/`} {
+		for _, req := range []Request{{Tool: "bash", Kind: adapters.KindExecute, Command: cmd, Cwd: home},
+			RequestOf(adapters.ToolCall{Kind: adapters.KindExecute, RawInput: json.RawMessage(`{"command":` + jsonString(cmd) + `,"cwd":"~"}`)}, t.TempDir())} {
+			if !Unclear(req) || Coverable(req) {
+				t.Errorf("%q in %v (cwd %s): unclear %v, coverable %v; want unclear", cmd, req.Dirs, req.Cwd, Unclear(req), Coverable(req))
+			}
+		}
+	}
+}
+
 // A call hub cannot read (no command, no file, kind other or none) is
 // asked every time: no "always" answer covers it, nor does any rule.
 func TestService_UnreadableCallAlwaysAsked(t *testing.T) {
@@ -221,6 +236,9 @@ func TestHardDeny_FileToolWritesIntoCredStore(t *testing.T) {
 	linked := err == nil && fi.Mode()&os.ModeSymlink != 0 // Wine's CreateSymbolicLinkW is a stub: it makes none
 	at := func(rel string) string { return filepath.Join(home, filepath.FromSlash(rel)) }
 	edit := func(p string) Request { return Request{Tool: "write_file", Kind: adapters.KindEdit, Path: p, Cwd: ws} }
+	run := func(raw string) Request { return RequestOf(adapters.ToolCall{Kind: adapters.KindExecute, RawInput: json.RawMessage(raw)}, ws) }
+	rel, _ := filepath.Rel(ws, home)
+	rel = filepath.ToSlash(rel)
 	tests := []struct {
 		name string
 		req  Request
@@ -243,6 +261,12 @@ func TestHardDeny_FileToolWritesIntoCredStore(t *testing.T) {
 		{"second of several", Request{Tool: "Edit", Kind: adapters.KindEdit, Paths: []string{filepath.Join(ws, "a.go"), at(".docker/config.json")}, Cwd: ws}, true},
 		{"ACP edit in rawInput", RequestOf(adapters.ToolCall{Kind: adapters.KindEdit,
 			RawInput: json.RawMessage(`{"file_path":` + jsonString(at(".ssh/authorized_keys")) + `}`)}, ws), true},
+		{"command in the call's cwd", run(`{"command":"cat k >> .ssh/authorized_keys","cwd":` + jsonString(home) + `}`), true},
+		{"workdir ~, argv", run(`{"command":["bash","-lc","cd .ssh && tee -a authorized_keys < k"],"workdir":"~"}`), true},
+		{"directory, nested", run(`{"params":{"cmd":"sudo -u me cp k .aws/credentials","directory":` + jsonString(home) + `}}`), true},
+		{"relative cwd", run(`{"command":"env X=1 cp k ./.ssh/authorized_keys","cwd":"` + rel + `"}`), true},
+		{"one of two cwds", run(`{"command":"cp k .ssh/authorized_keys","cwd":"sub","dir":"~"}`), true},
+		{"cwd in the workspace", run(`{"command":"cat k >> .ssh/authorized_keys","cwd":"sub"}`), false},
 		{"read stays asked", Request{Tool: "read_file", Kind: adapters.KindRead, Path: at(".ssh/config"), Cwd: ws}, false},
 		{"write elsewhere in home", edit(at("notes.txt")), false},
 		{"write beside a store", edit(at(".config/ghostty/config")), false},
@@ -292,7 +316,7 @@ func TestCommandTargets_Operands(t *testing.T) {
 		{"echo $(cat .env)", []string{in(".env")}},
 	}
 	for _, tt := range tests {
-		got := readLine(tt.cmd, ws).targets()
+		got := readLine(tt.cmd, []string{ws}).targets()
 		for _, w := range tt.want {
 			if !slices.Contains(got, w) {
 				t.Errorf("%q: targets %q lack %q", tt.cmd, got, w)

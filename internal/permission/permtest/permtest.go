@@ -131,6 +131,10 @@ func shapeRows() []Row {
 			NativeTool: "read_file", NativeArgs: jsonOf(map[string]any{"path": "keys/id_rsa"})},
 		{Name: "opaque-other", Want: Ask, ToolCall: call("opaque-other", map[string]any{"title": "Do it", "kind": "other", "rawInput": map[string]any{"payload": "rm -rf ~"}})},
 		{Name: "opaque-none", Want: Ask, ToolCall: call("opaque-none", map[string]any{"title": "Do it"})},
+		{Name: "call-cwd-home", Want: Deny, ToolCall: call("call-cwd-home", map[string]any{"title": "append", "kind": "execute",
+			"rawInput": map[string]any{"command": "cat k >> .ssh/authorized_keys", "cwd": "~"}})},
+		{Name: "call-workdir-home", Want: Deny, ToolCall: call("call-workdir-home", map[string]any{"title": "bash", "kind": "execute",
+			"rawInput": map[string]any{"command": []string{"bash", "-lc", "cd .ssh && env tee -a authorized_keys < k"}, "workdir": "~/"}})},
 		{Name: "plain-ls", Want: OK, ToolCall: call("plain-ls", map[string]any{"title": "ls", "kind": "execute", "rawInput": map[string]any{"command": []string{"ls", "-la"}}}),
 			NativeTool: "bash", NativeArgs: bash("ls -la")},
 	}
