@@ -236,7 +236,9 @@ func TestHardDeny_FileToolWritesIntoCredStore(t *testing.T) {
 	linked := err == nil && fi.Mode()&os.ModeSymlink != 0 // Wine's CreateSymbolicLinkW is a stub: it makes none
 	at := func(rel string) string { return filepath.Join(home, filepath.FromSlash(rel)) }
 	edit := func(p string) Request { return Request{Tool: "write_file", Kind: adapters.KindEdit, Path: p, Cwd: ws} }
-	run := func(raw string) Request { return RequestOf(adapters.ToolCall{Kind: adapters.KindExecute, RawInput: json.RawMessage(raw)}, ws) }
+	run := func(raw string) Request {
+		return RequestOf(adapters.ToolCall{Kind: adapters.KindExecute, RawInput: json.RawMessage(raw)}, ws)
+	}
 	rel, _ := filepath.Rel(ws, home)
 	rel = filepath.ToSlash(rel)
 	tests := []struct {
