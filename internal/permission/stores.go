@@ -35,14 +35,14 @@ var storeTools = map[string]storeTool{
 		[]string{"configure get", "configure list", "configure list-profiles", "configure export-credentials"}, []string{"configure sso", "configure sso-session", "configure add-model", "sso", "login", "logout", "codeartifact", "eks"}},
 	"az": {".azure/azureProfile.json", "", "", []string{"login", "logout", "account set", "account clear", "configure", "acr login", "aks get-credentials"}, nil, nil},
 	// gh auth keeps its token in the system's keyring unless told otherwise
-	"gh": {".config/gh/hosts.yml", "", "GH_CONFIG_DIR/", []string{"auth login", "auth logout", "auth refresh", "auth switch", "config set", "alias set", "alias delete", "alias import"}, nil, []string{"auth"}},
+	"gh": {".config/gh/hosts.yml", "", "GH_CONFIG_DIR/", []string{"auth login", "auth logout", "auth refresh", "auth switch", "auth setup-git", "config set", "alias set", "alias delete", "alias import"}, nil, []string{"auth"}},
 	"gcloud": {".config/gcloud/credentials.db", "", "CLOUDSDK_CONFIG/", []string{"init", "auth login", "auth activate-service-account", "auth revoke", "auth configure-docker", "auth application-default login", "auth application-default revoke", "auth application-default set-quota-project", "config set", "config unset", "config configurations", "container clusters get-credentials"},
 		[]string{"config configurations list", "config configurations describe"}, []string{"auth configure-docker", "container"}},
 	"kubectl":            {".kube/config", "--kubeconfig", "KUBECONFIG", []string{"config set", "config set-cluster", "config set-context", "config set-credentials", "config unset", "config use-context", "config use", "config delete-context", "config delete-cluster", "config delete-user", "config rename-context"}, nil, nil},
 	"npm":                {".npmrc", "--userconfig", "NPM_CONFIG_USERCONFIG", []string{"login", "adduser", "add-user", "logout", "set", "config set", "config delete", "config rm", "config edit", "c set", "c delete", "c rm", "c edit"}, nil, nil},
 	"git-credential":     {".git-credentials", "", "", []string{"approve", "reject"}, nil, nil},
-	"git-credential-":    {".git-credentials", "--file", "", []string{"store", "erase"}, nil, nil},           // credential helpers: store, libsecret, osxkeychain, manager, …
-	"git-config":         {".git-credentials", "", "", []string{"credential.", "set credential."}, nil, nil}, // a helper writes what git is given later
+	"git-credential-":    {".git-credentials", "--file", "", []string{"store", "erase"}, nil, nil},                                                                        // credential helpers: store, libsecret, osxkeychain, manager, …
+	"git-config":         {".git-credentials", "--file -f", "", []string{""}, nil, []string{"credential", "credential.", "set credential.", "unset credential.", "edit"}}, // a helper writes what git is given later
 	"docker-credential-": {".local/share/keyrings/x", "", "", []string{"store", "erase"}, nil, nil},
 	"keyring":            {".local/share/keyrings/x", "", "", []string{"set", "del"}, nil, nil},
 	"cargo":              {".cargo/credentials.toml", "", "", []string{"login", "logout"}, nil, nil},
@@ -117,6 +117,9 @@ func (k *check) storeWrites(prog string, args []arg) []arg {
 		}
 		return nil
 	}
+	if prog == "git" && gitHelperSet(k.c.layers) { // git -c credential.helper=store fetch: as git config credential.helper store
+		prog, args = "git", []arg{{text: "config"}, {text: "credential.helper"}, {text: "x"}}
+	}
 	if prog == "git" && len(args) > 0 {
 		if args[0].dynamic {
 			k.unknown()
@@ -131,7 +134,7 @@ func (k *check) storeWrites(prog string, args []arg) []arg {
 	}
 	prog = cmp.Or(storeTwins[prog], prog)
 	t, ok := storeTools[prog]
-	if !ok || prog == "gpg" && !gpgCommand(args, t) || prog != "gpg" && (!k.leads(args, t.writes, false) || k.leads(args, t.reads, true)) {
+	if !ok || prog == "gpg" && !gpgCommand(args, t) || prog == "git-config" && configReads(args) || prog != "gpg" && (!k.leads(args, t.writes, false) || k.leads(args, t.reads, true)) {
 		return nil
 	}
 	vals, _ := k.optValues(args, "", strings.TrimSuffix(t.opt, "/"), "")
@@ -159,12 +162,42 @@ func (k *check) storeWrites(prog string, args []arg) []arg {
 }
 
 // spared reports the options that spare the home's store: npm's and
-// pip's that point at the project's or the installation's, git config's
-// reads.
+// pip's that point at the project's or the installation's; git config
+// setting no credential key (an edit may set one).
 func (k *check) spared(prog string, args []arg) bool {
 	loc, _ := k.optValues(args, "L", "--location", "")
 	return prog == "npm" && (hasShort(args, "g") || hasLong(args, "--global") || slices.ContainsFunc(loc, func(a arg) bool { return a.text == "project" || a.text == "global" })) ||
-		prog == "pip" && hasLong(args, "--site", "--global") || prog == "git-config" && hasLong(args, "--get", "--get-all", "--get-regexp", "--list")
+		prog == "pip" && hasLong(args, "--site", "--global") ||
+		prog == "git-config" && !hasLong(args, "--edit") && !hasShort(args, "e") && !k.leads(args, storeTools[prog].fixed, false)
+}
+
+// configReads reports git config only reading: --get…, --list, -l, get,
+// list, or a key alone; never with an option that writes.
+func configReads(args []arg) bool {
+	ops := operands(skipValues(args, "-f", "--file", "--blob", "--type", "--default", "--comment"))
+	read := len(ops) == 1 && ops[0].text != "edit" || len(ops) > 0 && (ops[0].text == "get" || ops[0].text == "list") ||
+		hasLong(args, "--get", "--get-all", "--get-regexp", "--get-urlmatch", "--list") || hasShort(args, "l")
+	return read && !hasShort(args, "e") && !hasLong(args, "--edit", "--add", "--replace-all", "--unset", "--unset-all", "--rename-section", "--remove-section")
+}
+
+// gitHelperSet reports git given a credential helper for this run (-c
+// credential.helper=store, --config-env, GIT_CONFIG_KEY_0, an empty one
+// resets the list): it writes what it is given, as one configured does.
+func gitHelperSet(layers [][]string) bool {
+	for _, l := range layers {
+		for i, w := range l {
+			w = strings.ToLower(w)
+			opt := i > 0 && (l[i-1] == "-c" || l[i-1] == "--config-env")
+			if v, ok := strings.CutPrefix(w, "--config-env="); ok {
+				w, opt = v, true
+			}
+			key, val, _ := strings.Cut(w, "=")
+			if opt && strings.HasPrefix(key, "credential.") && val != "" || strings.HasPrefix(w, "git_config_") && strings.Contains(w, "credential.") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // gpgCommand reports a gpg command word (--import, --import=…) among
