@@ -58,6 +58,23 @@ var storeTools = map[string]storeTool{
 	"yarn":   {".yarnrc.yml", "", "", []string{"login", "logout", "npm login", "npm logout", "config set", "config unset", "config delete"}, nil, nil},
 	"pip":    {".config/pip/pip.conf", "", "", []string{"config set", "config unset", "config edit"}, nil, nil},
 	"poetry": {".config/pypoetry/auth.toml", "", "", []string{"config http-basic.", "config pypi-token.", "config certificates."}, nil, nil},
+	// kubeconfig writers (aws eks, az aks, gcloud container: their own rows
+	// for the subcommand first, their program's otherwise); a word a|b is
+	// either spelling
+	"kind":             {".kube/config", "--kubeconfig", "KUBECONFIG", []string{"create cluster", "delete cluster|clusters", "export kubeconfig"}, nil, nil},
+	"minikube":         {".kube/config", "", "KUBECONFIG", []string{"start", "delete", "update-context", "profile"}, []string{"profile list"}, nil},
+	"k3d":              {".kube/config", "--output -o", "KUBECONFIG", []string{"cluster|clusters|c create|delete|rm", "kubeconfig|kubeconfigs merge"}, nil, nil},
+	"eksctl":           {".kube/config", "--kubeconfig", "KUBECONFIG", []string{"utils write-kubeconfig", "create cluster", "delete cluster"}, nil, nil},
+	"aws-eks":          {".kube/config", "--kubeconfig", "KUBECONFIG", []string{"update-kubeconfig"}, nil, nil},
+	"az-aks":           {".kube/config", "--file -f", "", []string{"get-credentials"}, nil, nil},
+	"gcloud-container": {".kube/config", "", "KUBECONFIG", []string{"clusters get-credentials", "fleet|hub memberships get-credentials"}, nil, nil},
+	"doctl": {".kube/config", "", "KUBECONFIG", []string{"kubernetes|kube|k8s cluster|clusters|c create|delete|rm|d", "auth init|switch|remove",
+		"kubernetes|kube|k8s cluster|clusters|c kubeconfig|kubecfg|k8scfg|config|cfg save|remove|s|rm"}, nil, []string{"auth"}},
+	"terraform": {".terraform.d/credentials.tfrc.json", "", "", []string{"login", "logout"}, nil, nil},
+	"gem":       {".gem/credentials", "", "", []string{"signin", "signout"}, nil, nil},
+	// composer's --global (or global) auth keys; the project's are its own
+	"composer": {".config/composer/auth.json", "", "COMPOSER_HOME/", []string{"config http-basic.|github-oauth.|gitlab-oauth.|gitlab-token.|bearer.|bitbucket-oauth.",
+		"global config http-basic.|github-oauth.|gitlab-oauth.|gitlab-token.|bearer.|bitbucket-oauth."}, nil, nil},
 	// hub cannot tell a host from this one: the key lands in a home's
 	// ~/.ssh as it does with ssh HOST 'cat >> ~/.ssh/authorized_keys'.
 	"ssh-copy-id": {".ssh/authorized_keys", "", "", []string{""}, nil, nil},
@@ -103,7 +120,7 @@ func assignedEnv(layers [][]string, name string) (arg, bool) {
 }
 
 // storeTwins share a storeTool.
-var storeTwins = map[string]string{"gpg2": "gpg", "gpgsm": "gpg", "oc": "kubectl", "pnpm": "npm", "pip3": "pip"}
+var storeTwins = map[string]string{"gpg2": "gpg", "gpgsm": "gpg", "oc": "kubectl", "pnpm": "npm", "pip3": "pip", "tofu": "terraform"}
 
 // storeWrites: the credential stores a program that keeps one writes, or
 // those its option or environment variables name instead. git SUB is
@@ -120,11 +137,14 @@ func (k *check) storeWrites(prog string, args []arg) []arg {
 	if prog == "git" && gitHelperSet(k.c.layers) { // git -c credential.helper=store fetch: as git config credential.helper store
 		prog, args = "git", []arg{{text: "config"}, {text: "credential.helper"}, {text: "x"}}
 	}
-	if prog == "git" && len(args) > 0 {
+	if prog == "gcloud" && len(args) > 0 && (args[0].text == "alpha" || args[0].text == "beta") {
+		args = args[1:]
+	}
+	if len(args) > 0 && (prog == "git" || storeTools[prog+"-"+args[0].text].file != "") { // git SUB is git-SUB, aws eks is aws-eks
 		if args[0].dynamic {
 			k.unknown()
 		}
-		prog, args = "git-"+args[0].text, args[1:]
+		prog, args = prog+"-"+args[0].text, args[1:]
 	}
 	if interpreters[strings.TrimRight(prog, "0123456789.")] && len(args) > 1 && args[0].text == "-m" {
 		prog, args = progName(args[1].text), args[2:]
@@ -167,7 +187,7 @@ func (k *check) storeWrites(prog string, args []arg) []arg {
 func (k *check) spared(prog string, args []arg) bool {
 	loc, _ := k.optValues(args, "L", "--location", "")
 	return prog == "npm" && (hasShort(args, "g") || hasLong(args, "--global") || slices.ContainsFunc(loc, func(a arg) bool { return a.text == "project" || a.text == "global" })) ||
-		prog == "pip" && hasLong(args, "--site", "--global") ||
+		prog == "pip" && hasLong(args, "--site", "--global") || prog == "composer" && !hasShort(args, "g") && !hasLong(args, "--global") && !k.leads(args, []string{"global"}, false) ||
 		prog == "git-config" && !hasLong(args, "--edit") && !hasShort(args, "e") && !k.leads(args, storeTools[prog].fixed, false)
 }
 
@@ -221,7 +241,9 @@ func (k *check) leads(args []arg, subs []string, values bool) bool {
 		i := 0
 		for _, w := range strings.Fields(sub) {
 			is := func(a arg) bool { // git's keys ignore case (Credential.Helper)
-				return a.text == w || strings.HasSuffix(w, ".") && strings.HasPrefix(strings.ToLower(a.text), w)
+				return slices.ContainsFunc(strings.Split(w, "|"), func(w string) bool {
+					return a.text == w || strings.HasSuffix(w, ".") && strings.HasPrefix(strings.ToLower(a.text), w)
+				})
 			}
 			for i < len(args) && args[i].text != "--" && (strings.HasPrefix(args[i].text, "-") && !args[i].dynamic ||
 				i > 0 && strings.HasPrefix(args[i-1].text, "-") && !strings.Contains(args[i-1].text, "=") && (!is(args[i]) || values)) {
