@@ -86,6 +86,7 @@ type reading struct {
 	unclear bool   // a program hub cannot know, or a line it cannot parse
 	deny    string // a verdict found while walking (fork bomb, downloaded code)
 	must    string // why it is asked every time, whatever allows it
+	alone   bool   // a verdict read a file another command of the line may change
 }
 
 // reader walks one command line.
@@ -154,6 +155,7 @@ func readLine(src string, dirs []string) *reading {
 			r.stmt(body, fs, input{})
 		}
 	}
+	r.out.unclear = r.out.unclear || r.out.alone && len(r.out.calls) > 1
 	return r.out
 }
 

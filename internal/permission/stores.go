@@ -2,9 +2,16 @@ package permission
 
 import (
 	"cmp"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os/exec"
 	"path"
+	"runtime"
 	"slices"
 	"strings"
+
+	"github.com/hubdev/hub/internal/safefile"
 )
 
 // storeTool is a program that writes a credential store by design (a
@@ -176,10 +183,42 @@ func (k *check) storeWrites(prog string, args []arg) []arg {
 		case strings.HasSuffix(named, "/"):
 			v.text = path.Join(v.text, path.Base(file))
 		}
+		if named != "" && path.Base(file) == "config.json" && k.keychained(v) { // its logins go to the user's keychain
+			v = arg{text: k.r.home + "/" + file}
+		}
 		out = append(out, v)
 	}
 	return out
 }
+
+// keychained reports a docker config (docker, oras and helm read its
+// format) at v sending logins to a system credential store: one its
+// credsStore or credHelpers name, or, holding no login, the one docker
+// picks when its helper is installed; one hub cannot read counts as such.
+// Another command of the line may change it first: the line is unclear.
+func (k *check) keychained(v arg) bool {
+	k.r.out.alone = true
+	ps, _ := k.paths(v)
+	return slices.ContainsFunc(ps, func(p string) bool {
+		var c struct {
+			Auths       map[string]json.RawMessage
+			CredsStore  string
+			CredHelpers map[string]string
+		}
+		b, err := safefile.Read(fromShellPath(p), 1<<20)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) || err == nil && json.Unmarshal(b, &c) != nil || c.CredsStore != "" || len(c.CredHelpers) > 0 {
+			return true
+		}
+		return len(c.Auths) == 0 && slices.ContainsFunc(defaultHelpers[runtime.GOOS], func(h string) bool {
+			_, err := exec.LookPath("docker-credential-" + h)
+			return err == nil
+		})
+	})
+}
+
+// defaultHelpers are the credential helpers docker uses, when installed,
+// for a config that names none and holds no login.
+var defaultHelpers = map[string][]string{"darwin": {"osxkeychain"}, "windows": {"wincred"}, "linux": {"pass", "secretservice"}}
 
 // spared reports the options that spare the home's store: npm's and
 // pip's that point at the project's or the installation's; git config

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"testing"
 
@@ -130,6 +131,74 @@ func TestUnclear_ReadInTheRequestsCwd(t *testing.T) {
 			if !Unclear(req) || Coverable(req) {
 				t.Errorf("%q in %v (cwd %s): unclear %v, coverable %v; want unclear", cmd, req.Dirs, req.Cwd, Unclear(req), Coverable(req))
 			}
+		}
+	}
+}
+
+// A login pointed at a workspace docker config (DOCKER_CONFIG, --config,
+// oras's and helm's --registry-config) writes that file, unless the file,
+// which the repository may supply, sends logins to a system credential
+// store (credsStore, credHelpers), or holds none while docker's default
+// helper is installed: then it writes the user's keychain and is refused.
+// Another command on the line may change the file first: unclear.
+func TestHardDeny_DockerConfigNamingAKeychain(t *testing.T) {
+	fakeHome(t)
+	t.Setenv("PATH", t.TempDir())
+	logins := []string{"DOCKER_CONFIG=./ci docker login", "docker --config ci login -u x --password-stdin", "sudo DOCKER_CONFIG=./ci docker logout",
+		"timeout 5 docker --config=./ci login", "bash -lc 'DOCKER_CONFIG=$PWD/ci docker login'", "cd ci && DOCKER_CONFIG=. docker login ghcr.io",
+		"env DOCKER_CONFIG=ci nice docker login", "oras login --registry-config ./ci/config.json r", "helm registry login --registry-config ci/config.json r"}
+	ws := t.TempDir()
+	write := func(name, content string) {
+		if err := os.MkdirAll(filepath.Join(ws, "ci"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(ws, "ci", name), []byte(content), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tt := range []struct {
+		config string
+		denied bool
+	}{
+		{`{"auths":{"ghcr.io":{"auth":"eDp5"}}}`, false},
+		{`{"auths":{"ghcr.io":{}},"credsStore":"osxkeychain"}`, true},
+		{`{"credHelpers":{"ghcr.io":"secretservice"}}`, true},
+		{`{"auths":{"r":{}},"CREDSSTORE":"pass"}`, true},
+		{`{"auths":{"r":{}},"cred\u0073Store":"wincred"}`, true},
+		{`{"auths":`, true},
+	} {
+		write("config.json", tt.config)
+		for _, cmd := range logins {
+			req := Request{Tool: "bash", Kind: adapters.KindExecute, Command: cmd, Cwd: ws}
+			if _, denied := HardDeny(req); denied != tt.denied {
+				t.Errorf("%q with %s: denied %v, want %v", cmd, tt.config, denied, tt.denied)
+			}
+		}
+	}
+	if err := os.Remove(filepath.Join(ws, "ci", "config.json")); err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range logins[:1] { // none yet: docker picks its default helper, when installed
+		if _, denied := HardDeny(Request{Tool: "bash", Kind: adapters.KindExecute, Command: cmd, Cwd: ws}); denied {
+			t.Errorf("%q without a config nor a helper: denied", cmd)
+		}
+		helper := "docker-credential-" + defaultHelpers[runtime.GOOS][0]
+		if runtime.GOOS == "windows" {
+			helper += ".exe"
+		}
+		write(helper, "")
+		t.Setenv("PATH", filepath.Join(ws, "ci"))
+		if _, denied := HardDeny(Request{Tool: "bash", Kind: adapters.KindExecute, Command: cmd, Cwd: ws}); !denied {
+			t.Errorf("%q without a config, %s installed: not denied", cmd, helper)
+		}
+		t.Setenv("PATH", t.TempDir())
+	}
+	write("config.json", `{"auths":{"ghcr.io":{"auth":"eDp5"}}}`)
+	for _, cmd := range []string{"cp x.json ci/config.json && DOCKER_CONFIG=./ci docker login", "DOCKER_CONFIG=./ci docker login & git checkout ci",
+		"aws ecr get-login-password | DOCKER_CONFIG=./ci docker login --password-stdin r"} {
+		req := Request{Tool: "bash", Kind: adapters.KindExecute, Command: cmd, Cwd: ws}
+		if _, denied := HardDeny(req); denied || !Unclear(req) {
+			t.Errorf("%q: denied %v, unclear %v; want unclear", cmd, denied, Unclear(req))
 		}
 	}
 }
