@@ -232,8 +232,8 @@ func ask(c *jsonrpc.Conn, r Row) {
 }
 
 // Workspace makes the workspace the rows read (.env, a key, a.go, a
-// docker config naming a keychain), with a
-// home directory of the test's own, and returns it.
+// docker config naming a keychain), with a home directory of the test's
+// own, and returns it.
 func Workspace(t testing.TB) string {
 	t.Helper()
 	home := t.TempDir()
