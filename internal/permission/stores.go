@@ -135,7 +135,7 @@ var storeTwins = map[string]string{"gpg2": "gpg", "gpgsm": "gpg", "oc": "kubectl
 func (k *check) storeWrites(prog string, args []arg) []arg {
 	if prog == "" && len(k.c.argv) > 0 { // a program only the shell knows ($G --import)
 		for name, t := range storeTools { // pass's verbs (add, rm, mv, …) are git's too
-			if name != "pass" && !slices.Contains(t.writes, "") && k.storeWrites(name, args) != nil {
+			if name != "pass" && !slices.Contains(t.writes, "") && k.storeWrites(name, args) != nil || gitHelperSet(k.c.layers) {
 				k.r.out.must = "hub cannot tell which program this is, and a credential store's program would write its store with these words: it is asked every time"
 			}
 		}
