@@ -413,7 +413,8 @@ func writesCredStore(k *check) bool {
 	return slices.ContainsFunc(k.writtenFiles(), func(a arg) bool {
 		paths, _ := k.known(a)
 		return slices.ContainsFunc(paths, func(p string) bool {
-			return k.r.inCredStore(p, false) || a.glob && k.r.credGlob(p) || a.under && k.r.holdsCredStore(p)
+			real := toSlash(resolveLinks(fromShellPath(p))) // a link on disk (the repository's keys -> ../.ssh)
+			return credStoreFile(fromShellPath(p)) || a.glob && k.r.credGlob(p) || a.under && (k.r.holdsCredStore(p) || k.r.holdsCredStore(real))
 		})
 	})
 }

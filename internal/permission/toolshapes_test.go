@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/hubdev/hub/adapters"
@@ -338,13 +339,18 @@ func TestHardDeny_FileToolWritesIntoCredStore(t *testing.T) {
 		{"relative cwd", run(`{"command":"env X=1 cp k ./.ssh/authorized_keys","cwd":"` + rel + `"}`), true},
 		{"one of two cwds", run(`{"command":"cp k .ssh/authorized_keys","cwd":"sub","dir":"~"}`), true},
 		{"cwd in the workspace", run(`{"command":"cat k >> .ssh/authorized_keys","cwd":"sub"}`), false},
+		{"through a symlink, a command", run(`{"command":"cat k >> keys/authorized_keys"}`), true},
+		{"through a symlink, cp", run(`{"command":"sudo cp k ./keys/"}`), true},
+		{"through a symlink, cd first", run(`{"command":"cd keys && tee -a authorized_keys < k"}`), true},
+		{"through a symlink, a copy's contents", run(`{"command":"cp -r dotfiles/. keys"}`), true},
+		{"through a symlink, a store tool", run(`{"command":"GNUPGHOME=./keys gpg --import k.asc"}`), true},
 		{"read stays asked", Request{Tool: "read_file", Kind: adapters.KindRead, Path: at(".ssh/config"), Cwd: ws}, false},
 		{"write elsewhere in home", edit(at("notes.txt")), false},
 		{"write beside a store", edit(at(".config/ghostty/config")), false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if tt.name == "through a symlink" && !linked {
+			if strings.HasPrefix(tt.name, "through a symlink") && !linked {
 				t.Skip("no symlinks here")
 			}
 			if v, _ := s.Decide(tt.req); v.Hard != tt.hard || tt.hard && v.Decision != Deny {
