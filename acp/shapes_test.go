@@ -176,6 +176,47 @@ func TestShapes_HubACPClassifiesAlike(t *testing.T) {
 	})
 }
 
+// A session whose cwd is the home reads the agent's commands there, not in
+// hub's own directory: .ssh/authorized_keys is the home's key file, and a
+// tool call's own cwd wins over the session's.
+func TestShapes_RelayReadsTheSessionCwd(t *testing.T) {
+	permtest.Workspace(t)
+	home := os.Getenv("HOME")
+	exec := func(name, cmd string, want permtest.Class, cwd ...string) permtest.Row {
+		raw := map[string]any{"command": cmd}
+		if len(cwd) > 0 {
+			raw["cwd"] = cwd[0]
+		}
+		return permtest.Row{Name: name, Want: want, ToolCall: map[string]any{"toolCallId": name, "title": cmd, "kind": "execute", "rawInput": raw}}
+	}
+	rows := []permtest.Row{exec("append-key", "cat k >> .ssh/authorized_keys", permtest.Deny), exec("cd-aws", "cd .aws && env cp c credentials", permtest.Deny),
+		exec("notes", "echo x > notes.txt", permtest.OK), exec("call-cwd", "cat k >> .ssh/authorized_keys", permtest.OK, t.TempDir())}
+	file := filepath.Join(t.TempDir(), "rows.json")
+	if err := permtest.WriteRows(file, rows); err != nil {
+		t.Fatal(err)
+	}
+	reg := adapters.NewRegistry()
+	reg.Register(acpclient.New(acpclient.Config{Name: "shapes", Argv: []string{os.Args[0], "-test.run=^TestShapesAgent$"},
+		Env: map[string]string{permtest.AgentEnv: file}, InitTimeout: 30 * time.Second, StopGrace: time.Second, Logger: zerolog.Nop()}))
+	c := startClient(t, Options{Registry: reg, DefaultAgent: "shapes", Logger: zerolog.Nop(), StateDir: t.TempDir(),
+		CancelGrace: time.Minute, Settings: everywhere(Settings{Permissions: allowAll})})
+	ed := &askedEditor{asked: map[string]bool{}}
+	c.perm = ed.perm
+	c.init(schema.ClientCapabilities{})
+	sid := c.newSession(home)
+	c.prompt(sid, "go")
+	outcomes := agentOutcomes(c.agentText(sid))
+	for _, r := range rows {
+		got := permtest.Deny
+		if outcomes[r.Name] == "allowed" {
+			got = permtest.OK
+		}
+		if got != r.Want || ed.wasAsked(r.Name) {
+			t.Errorf("%s %v: %s (outcome %q, asked %v), want %s", r.Name, r.ToolCall["rawInput"], got, outcomes[r.Name], ed.wasAsked(r.Name), r.Want)
+		}
+	}
+}
+
 // An agent offering two options under one id is refused without asking:
 // whichever the user picked, hub could not tell the agent, nor remember
 // the right answer (before, picking "Allow once" was remembered as the

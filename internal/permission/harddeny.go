@@ -13,7 +13,7 @@ import (
 // native loop, the ACP relay and hub run's --approve.
 func HardDeny(req Request) (string, bool) {
 	if req.Command != "" {
-		if rd := readLine(req.Command, req.Cwd); rd.deny != "" {
+		if rd := req.reading(); rd.deny != "" {
 			return rd.deny, true
 		}
 	}
@@ -34,8 +34,8 @@ func HardDeny(req Request) (string, bool) {
 // variable, a script piped in from a command), an operand of a command
 // the deny list watches is (rm -rf "$X"), or the line is not valid shell.
 // Such a command is asked about every time: no "always" answer covers it.
-func Unclear(command string) bool {
-	return command != "" && readLine(command, "").unclear
+func Unclear(req Request) bool {
+	return req.Command != "" && req.reading().unclear
 }
 
 // IsEnvFile reports whether path names a dotenv file (.env, .env.local, …,
@@ -413,7 +413,8 @@ func writesCredStore(k *check) bool {
 	return slices.ContainsFunc(k.writtenFiles(), func(a arg) bool {
 		paths, _ := k.known(a)
 		return slices.ContainsFunc(paths, func(p string) bool {
-			return k.r.inCredStore(p, false) || a.glob && k.r.credGlob(p) || a.under && k.r.holdsCredStore(p)
+			real := toSlash(resolveLinks(fromShellPath(p))) // a link on disk (the repository's keys -> ../.ssh)
+			return credStoreFile(fromShellPath(p)) || a.glob && k.r.credGlob(p) || a.under && (k.r.holdsCredStore(p) || k.r.holdsCredStore(real))
 		})
 	})
 }

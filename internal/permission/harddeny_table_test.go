@@ -134,12 +134,13 @@ func TestHardDeny_Table(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.cmd, func(t *testing.T) {
-			_, denied := HardDeny(Request{Tool: "bash", Kind: "execute", Command: tc.cmd})
+			req := Request{Tool: "bash", Kind: "execute", Command: tc.cmd}
+			_, denied := HardDeny(req)
 			got := free
 			switch {
 			case denied:
 				got = deny
-			case Unclear(tc.cmd):
+			case Unclear(req):
 				got = ask
 			}
 			if got != tc.want {

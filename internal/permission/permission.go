@@ -14,6 +14,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -50,6 +51,19 @@ type Request struct {
 	Paths []string
 	// Must says why a persona's ask rule has the call asked every time.
 	Must string
+	// Dirs are where Command runs when the tool call names it (its cwd or
+	// workdir, absolute); else it runs in Cwd.
+	Dirs []string
+}
+
+// reading is req's command read where it runs (a request built without
+// a directory runs in hub's).
+func (req Request) reading() *reading {
+	if len(req.Dirs) > 0 {
+		return readLine(req.Command, req.Dirs)
+	}
+	wd, _ := os.Getwd()
+	return readLine(req.Command, []string{cmp.Or(req.Cwd, wd)})
 }
 
 // files are the files req names.
@@ -213,7 +227,7 @@ func (s *Service) Decide(req Request) (v Verdict, decided bool) {
 // for a request an "always" may cover (Coverable), a reject for any
 // request hub can tell apart from others.
 func (s *Service) remembered(req Request) (Decision, bool) {
-	if Unclear(req.Command) || anonymous(req) {
+	if Unclear(req) || anonymous(req) {
 		return "", false
 	}
 	allowKey, rejectKey := AlwaysKey(req), RejectKey(req)
@@ -295,7 +309,7 @@ func (s *Service) Remember(req Request, kind adapters.PermissionOptionKind) {
 	default:
 		return
 	}
-	if Unclear(req.Command) || anonymous(req) || (d == Allow && !Coverable(req)) {
+	if Unclear(req) || anonymous(req) || (d == Allow && !Coverable(req)) {
 		return // asked every time
 	}
 	key := AlwaysKey(req)
@@ -321,7 +335,7 @@ func MustAsk(req Request) string {
 	}
 	targets := req.files()
 	if req.Command != "" {
-		rd := readLine(req.Command, req.Cwd)
+		rd := req.reading()
 		if rd.must != "" {
 			return rd.must
 		}
@@ -355,7 +369,7 @@ func anonymous(req Request) bool {
 // a write or a command whose target is a home dotfile, a key, a
 // credential store or a file outside the workspace (sensitivePath).
 func Coverable(req Request) bool {
-	if Unclear(req.Command) || anonymous(req) || MustAsk(req) != "" {
+	if Unclear(req) || anonymous(req) || MustAsk(req) != "" {
 		return false
 	}
 	var targets []string
@@ -363,7 +377,7 @@ func Coverable(req Request) bool {
 		targets = req.files()
 	}
 	if req.Command != "" {
-		targets = slices.Concat(targets, readLine(req.Command, req.Cwd).targets())
+		targets = slices.Concat(targets, req.reading().targets())
 	}
 	return !slices.ContainsFunc(targets, func(t string) bool { return sensitivePath(t, req.Cwd) })
 }
@@ -442,7 +456,7 @@ func (r *Rule) matches(req Request, any bool) bool {
 	if !toolMatches(r.Tool, req) {
 		return false
 	}
-	if r.Command != "" && !commandMatches(req.Command, r.Command, any) {
+	if r.Command != "" && !commandMatches(req, r.Command, any) {
 		return false
 	}
 	if r.pathGlob != "" {
@@ -483,19 +497,19 @@ func toolMatches(tool string, req Request) bool {
 }
 
 // commandMatches applies a rule's command prefix to each simple command
-// cmd runs, read as the hard deny list reads it (shells, substitutions,
+// req runs, read as the hard deny list reads it (shells, substitutions,
 // control flow, wrappers). A deny matches when any of them does, at any
 // wrapper layer ("git -C . push" is "git push"); an allow or ask only when
 // all do, each on its own words or through wrappers that change neither
 // who runs nor what (not sudo, xargs, VAR=x, git -c), so "go test" never
 // allows "go test && rm -rf build".
-func commandMatches(cmd, prefix string, any bool) bool {
+func commandMatches(req Request, prefix string, any bool) bool {
 	want := strings.Fields(prefix)
 	if len(want) == 0 {
 		return false
 	}
 	n := 0
-	for _, c := range readLine(cmd, "").calls {
+	for _, c := range req.reading().calls {
 		if len(c.argv) == 0 {
 			continue
 		}

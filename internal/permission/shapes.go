@@ -21,7 +21,7 @@ func RequestOf(tc adapters.ToolCall, cwd string) Request {
 	req := Request{Tool: cmp.Or(tc.Name, string(tc.Kind)), Kind: tc.Kind, Cwd: cwd, Command: CommandOf(tc), Paths: PathsOf(tc, cwd)}
 	switch {
 	case req.Command != "":
-		req.Kind = adapters.KindExecute
+		req.Kind, req.Dirs = adapters.KindExecute, dirsOf(tc, cwd)
 	case req.Tool == "delegate_agent":
 		var a struct{ Agent, Session string }
 		_ = json.Unmarshal(tc.RawInput, &a)
@@ -117,6 +117,27 @@ func PathsOf(tc adapters.ToolCall, cwd string) []string {
 			raw = append(raw, slices.Sorted(maps.Keys(changes))...)
 		}
 	})
+	return absAll(raw, cwd)
+}
+
+// dirsOf is where a tool call's command runs when its raw input names it
+// (a cwd or workdir at any depth), absolute against cwd.
+func dirsOf(tc adapters.ToolCall, cwd string) []string {
+	var raw []string
+	walkInput(tc.RawInput, func(obj map[string]json.RawMessage) {
+		for _, k := range []string{"cwd", "workdir", "dir", "directory"} {
+			var p string
+			if json.Unmarshal(obj[k], &p) == nil {
+				raw = append(raw, p)
+			}
+		}
+	})
+	return absAll(raw, cwd)
+}
+
+// absAll is the paths of raw that are not blank, absolute against cwd,
+// each once.
+func absAll(raw []string, cwd string) []string {
 	home, _ := os.UserHomeDir()
 	var out []string
 	for _, p := range raw {

@@ -193,7 +193,7 @@ func TestUnclear_Shapes(t *testing.T) {
 		{"sh < script.sh", false},
 	}
 	for _, tc := range tests {
-		if got := Unclear(tc.cmd); got != tc.unclear {
+		if got := Unclear(shapeRequest(tc.cmd, defaultShapeCwd)); got != tc.unclear {
 			t.Errorf("Unclear(%q) = %v, want %v", tc.cmd, got, tc.unclear)
 		}
 	}
@@ -223,7 +223,7 @@ func TestMustAsk_StoreWordsOfAProgramOnlyTheShellKnows(t *testing.T) {
 		}
 	}
 	for _, cmd := range []string{"${G:-ls} -la", "env ${G:-ls} -la"} {
-		if commandMatches(cmd, "ls", false) {
+		if commandMatches(shapeRequest(cmd, defaultShapeCwd), "ls", false) {
 			t.Errorf("an allow rule for ls covers %q", cmd)
 		}
 	}
@@ -359,7 +359,7 @@ func FuzzHardDeny(f *testing.F) {
 	f.Fuzz(func(t *testing.T, cmd string) {
 		HardDeny(Request{Tool: "bash", Kind: "execute", Command: cmd, Cwd: defaultShapeCwd})
 		AlwaysScope("bash", cmd)
-		commandMatches(cmd, "git push", true)
+		commandMatches(shapeRequest(cmd, defaultShapeCwd), "git push", true)
 	})
 }
 

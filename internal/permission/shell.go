@@ -86,6 +86,7 @@ type reading struct {
 	unclear bool   // a program hub cannot know, or a line it cannot parse
 	deny    string // a verdict found while walking (fork bomb, downloaded code)
 	must    string // why it is asked every time, whatever allows it
+	alone   bool   // a verdict read a file another command of the line may change
 }
 
 // reader walks one command line.
@@ -134,14 +135,16 @@ func newReader() (*reader, *scope) {
 	return r, &scope{vars: map[string]arg{"HOME": {text: r.home}}}
 }
 
-// readLine reads a command line run in cwd ("" for hub's own directory).
-func readLine(src, cwd string) *reading {
+// readLine reads a command line run in one of dirs (none: a directory hub
+// cannot know).
+func readLine(src string, dirs []string) *reading {
 	r, sc := newReader()
-	if cwd == "" {
-		cwd, _ = os.Getwd()
+	for _, d := range dirs {
+		if d != "" {
+			sc.cwds = append(sc.cwds, path.Clean(toSlash(d)))
+		}
 	}
-	if cwd != "" {
-		sc.cwds = []string{path.Clean(toSlash(cwd))}
+	if len(sc.cwds) == 1 {
 		sc.vars["PWD"] = arg{text: sc.cwds[0]}
 	}
 	r.script(src, sc, input{})
@@ -152,6 +155,7 @@ func readLine(src, cwd string) *reading {
 			r.stmt(body, fs, input{})
 		}
 	}
+	r.out.unclear = r.out.unclear || r.out.alone && len(r.out.calls) > 1
 	return r.out
 }
 

@@ -2,9 +2,16 @@ package permission
 
 import (
 	"cmp"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os/exec"
 	"path"
+	"runtime"
 	"slices"
 	"strings"
+
+	"github.com/hubdev/hub/internal/safefile"
 )
 
 // storeTool is a program that writes a credential store by design (a
@@ -35,14 +42,14 @@ var storeTools = map[string]storeTool{
 		[]string{"configure get", "configure list", "configure list-profiles", "configure export-credentials"}, []string{"configure sso", "configure sso-session", "configure add-model", "sso", "login", "logout", "codeartifact", "eks"}},
 	"az": {".azure/azureProfile.json", "", "", []string{"login", "logout", "account set", "account clear", "configure", "acr login", "aks get-credentials"}, nil, nil},
 	// gh auth keeps its token in the system's keyring unless told otherwise
-	"gh": {".config/gh/hosts.yml", "", "GH_CONFIG_DIR/", []string{"auth login", "auth logout", "auth refresh", "auth switch", "config set", "alias set", "alias delete", "alias import"}, nil, []string{"auth"}},
+	"gh": {".config/gh/hosts.yml", "", "GH_CONFIG_DIR/", []string{"auth login", "auth logout", "auth refresh", "auth switch", "auth setup-git", "config set", "alias set", "alias delete", "alias import"}, nil, []string{"auth"}},
 	"gcloud": {".config/gcloud/credentials.db", "", "CLOUDSDK_CONFIG/", []string{"init", "auth login", "auth activate-service-account", "auth revoke", "auth configure-docker", "auth application-default login", "auth application-default revoke", "auth application-default set-quota-project", "config set", "config unset", "config configurations", "container clusters get-credentials"},
 		[]string{"config configurations list", "config configurations describe"}, []string{"auth configure-docker", "container"}},
 	"kubectl":            {".kube/config", "--kubeconfig", "KUBECONFIG", []string{"config set", "config set-cluster", "config set-context", "config set-credentials", "config unset", "config use-context", "config use", "config delete-context", "config delete-cluster", "config delete-user", "config rename-context"}, nil, nil},
 	"npm":                {".npmrc", "--userconfig", "NPM_CONFIG_USERCONFIG", []string{"login", "adduser", "add-user", "logout", "set", "config set", "config delete", "config rm", "config edit", "c set", "c delete", "c rm", "c edit"}, nil, nil},
 	"git-credential":     {".git-credentials", "", "", []string{"approve", "reject"}, nil, nil},
-	"git-credential-":    {".git-credentials", "--file", "", []string{"store", "erase"}, nil, nil},           // credential helpers: store, libsecret, osxkeychain, manager, …
-	"git-config":         {".git-credentials", "", "", []string{"credential.", "set credential."}, nil, nil}, // a helper writes what git is given later
+	"git-credential-":    {".git-credentials", "--file", "", []string{"store", "erase"}, nil, nil},                                                                        // credential helpers: store, libsecret, osxkeychain, manager, …
+	"git-config":         {".git-credentials", "--file -f", "", []string{""}, nil, []string{"credential", "credential.", "set credential.", "unset credential.", "edit"}}, // a helper writes what git is given later
 	"docker-credential-": {".local/share/keyrings/x", "", "", []string{"store", "erase"}, nil, nil},
 	"keyring":            {".local/share/keyrings/x", "", "", []string{"set", "del"}, nil, nil},
 	"cargo":              {".cargo/credentials.toml", "", "", []string{"login", "logout"}, nil, nil},
@@ -58,6 +65,23 @@ var storeTools = map[string]storeTool{
 	"yarn":   {".yarnrc.yml", "", "", []string{"login", "logout", "npm login", "npm logout", "config set", "config unset", "config delete"}, nil, nil},
 	"pip":    {".config/pip/pip.conf", "", "", []string{"config set", "config unset", "config edit"}, nil, nil},
 	"poetry": {".config/pypoetry/auth.toml", "", "", []string{"config http-basic.", "config pypi-token.", "config certificates."}, nil, nil},
+	// kubeconfig writers (aws eks, az aks, gcloud container: their own rows
+	// for the subcommand first, their program's otherwise); a word a|b is
+	// either spelling
+	"kind":             {".kube/config", "--kubeconfig", "KUBECONFIG", []string{"create cluster", "delete cluster|clusters", "export kubeconfig"}, nil, nil},
+	"minikube":         {".kube/config", "", "KUBECONFIG", []string{"start", "delete", "update-context", "profile"}, []string{"profile list"}, nil},
+	"k3d":              {".kube/config", "--output -o", "KUBECONFIG", []string{"cluster|clusters|c create|delete|rm", "kubeconfig|kubeconfigs merge"}, nil, nil},
+	"eksctl":           {".kube/config", "--kubeconfig", "KUBECONFIG", []string{"utils write-kubeconfig", "create cluster", "delete cluster"}, nil, nil},
+	"aws-eks":          {".kube/config", "--kubeconfig", "KUBECONFIG", []string{"update-kubeconfig"}, nil, nil},
+	"az-aks":           {".kube/config", "--file -f", "", []string{"get-credentials"}, nil, nil},
+	"gcloud-container": {".kube/config", "", "KUBECONFIG", []string{"clusters get-credentials", "fleet|hub memberships get-credentials"}, nil, nil},
+	"doctl": {".kube/config", "", "KUBECONFIG", []string{"kubernetes|kube|k8s cluster|clusters|c create|delete|rm|d", "auth init|switch|remove",
+		"kubernetes|kube|k8s cluster|clusters|c kubeconfig|kubecfg|k8scfg|config|cfg save|remove|s|rm"}, nil, []string{"auth"}},
+	"terraform": {".terraform.d/credentials.tfrc.json", "", "", []string{"login", "logout"}, nil, nil},
+	"gem":       {".gem/credentials", "", "", []string{"signin", "signout"}, nil, nil},
+	// composer's --global (or global) auth keys; the project's are its own
+	"composer": {".config/composer/auth.json", "", "COMPOSER_HOME/", []string{"config http-basic.|github-oauth.|gitlab-oauth.|gitlab-token.|bearer.|bitbucket-oauth.",
+		"global config http-basic.|github-oauth.|gitlab-oauth.|gitlab-token.|bearer.|bitbucket-oauth."}, nil, nil},
 	// hub cannot tell a host from this one: the key lands in a home's
 	// ~/.ssh as it does with ssh HOST 'cat >> ~/.ssh/authorized_keys'.
 	"ssh-copy-id": {".ssh/authorized_keys", "", "", []string{""}, nil, nil},
@@ -103,7 +127,7 @@ func assignedEnv(layers [][]string, name string) (arg, bool) {
 }
 
 // storeTwins share a storeTool.
-var storeTwins = map[string]string{"gpg2": "gpg", "gpgsm": "gpg", "oc": "kubectl", "pnpm": "npm", "pip3": "pip"}
+var storeTwins = map[string]string{"gpg2": "gpg", "gpgsm": "gpg", "oc": "kubectl", "pnpm": "npm", "pip3": "pip", "tofu": "terraform"}
 
 // storeWrites: the credential stores a program that keeps one writes, or
 // those its option or environment variables name instead. git SUB is
@@ -111,17 +135,23 @@ var storeTwins = map[string]string{"gpg2": "gpg", "gpgsm": "gpg", "oc": "kubectl
 func (k *check) storeWrites(prog string, args []arg) []arg {
 	if prog == "" && len(k.c.argv) > 0 { // a program only the shell knows ($G --import)
 		for name, t := range storeTools { // pass's verbs (add, rm, mv, …) are git's too
-			if name != "pass" && !slices.Contains(t.writes, "") && k.storeWrites(name, args) != nil {
+			if name != "pass" && !slices.Contains(t.writes, "") && k.storeWrites(name, args) != nil || gitHelperSet(k.c.layers) {
 				k.r.out.must = "hub cannot tell which program this is, and a credential store's program would write its store with these words: it is asked every time"
 			}
 		}
 		return nil
 	}
-	if prog == "git" && len(args) > 0 {
+	if prog == "git" && gitHelperSet(k.c.layers) { // git -c credential.helper=store fetch: as git config credential.helper store
+		prog, args = "git", []arg{{text: "config"}, {text: "credential.helper"}, {text: "x"}}
+	}
+	if prog == "gcloud" && len(args) > 0 && (args[0].text == "alpha" || args[0].text == "beta") {
+		args = args[1:]
+	}
+	if len(args) > 0 && (prog == "git" || storeTools[prog+"-"+args[0].text].file != "") { // git SUB is git-SUB, aws eks is aws-eks
 		if args[0].dynamic {
 			k.unknown()
 		}
-		prog, args = "git-"+args[0].text, args[1:]
+		prog, args = prog+"-"+args[0].text, args[1:]
 	}
 	if interpreters[strings.TrimRight(prog, "0123456789.")] && len(args) > 1 && args[0].text == "-m" {
 		prog, args = progName(args[1].text), args[2:]
@@ -131,7 +161,7 @@ func (k *check) storeWrites(prog string, args []arg) []arg {
 	}
 	prog = cmp.Or(storeTwins[prog], prog)
 	t, ok := storeTools[prog]
-	if !ok || prog == "gpg" && !gpgCommand(args, t) || prog != "gpg" && (!k.leads(args, t.writes, false) || k.leads(args, t.reads, true)) {
+	if !ok || prog == "gpg" && !gpgCommand(args, t) || prog == "git-config" && configReads(args) || prog != "gpg" && (!k.leads(args, t.writes, false) || k.leads(args, t.reads, true)) {
 		return nil
 	}
 	vals, _ := k.optValues(args, "", strings.TrimSuffix(t.opt, "/"), "")
@@ -153,18 +183,80 @@ func (k *check) storeWrites(prog string, args []arg) []arg {
 		case strings.HasSuffix(named, "/"):
 			v.text = path.Join(v.text, path.Base(file))
 		}
+		if named != "" && path.Base(file) == "config.json" && k.keychained(v) { // its logins go to the user's keychain
+			v = arg{text: k.r.home + "/" + file}
+		}
 		out = append(out, v)
 	}
 	return out
 }
 
+// keychained reports a docker config (docker, oras and helm read its
+// format) at v sending logins to a system credential store: one its
+// credsStore or credHelpers name, or, holding no login, the one docker
+// picks when its helper is installed; one hub cannot read counts as such.
+// Another command of the line may change it first: the line is unclear.
+func (k *check) keychained(v arg) bool {
+	k.r.out.alone = true
+	ps, _ := k.paths(v)
+	return slices.ContainsFunc(ps, func(p string) bool {
+		var c struct {
+			Auths       map[string]json.RawMessage
+			CredsStore  string
+			CredHelpers map[string]string
+		}
+		b, err := safefile.Read(fromShellPath(p), 1<<20)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) || err == nil && json.Unmarshal(b, &c) != nil || c.CredsStore != "" || len(c.CredHelpers) > 0 {
+			return true
+		}
+		return len(c.Auths) == 0 && slices.ContainsFunc(defaultHelpers[runtime.GOOS], func(h string) bool {
+			_, err := exec.LookPath("docker-credential-" + h)
+			return err == nil
+		})
+	})
+}
+
+// defaultHelpers are the credential helpers docker uses, when installed,
+// for a config that names none and holds no login.
+var defaultHelpers = map[string][]string{"darwin": {"osxkeychain"}, "windows": {"wincred"}, "linux": {"pass", "secretservice"}}
+
 // spared reports the options that spare the home's store: npm's and
-// pip's that point at the project's or the installation's, git config's
-// reads.
+// pip's that point at the project's or the installation's; git config
+// setting no credential key (an edit may set one).
 func (k *check) spared(prog string, args []arg) bool {
 	loc, _ := k.optValues(args, "L", "--location", "")
 	return prog == "npm" && (hasShort(args, "g") || hasLong(args, "--global") || slices.ContainsFunc(loc, func(a arg) bool { return a.text == "project" || a.text == "global" })) ||
-		prog == "pip" && hasLong(args, "--site", "--global") || prog == "git-config" && hasLong(args, "--get", "--get-all", "--get-regexp", "--list")
+		prog == "pip" && hasLong(args, "--site", "--global") || prog == "composer" && !hasShort(args, "g") && !hasLong(args, "--global") && !k.leads(args, []string{"global"}, false) ||
+		prog == "git-config" && !hasLong(args, "--edit") && !hasShort(args, "e") && !k.leads(args, storeTools[prog].fixed, false)
+}
+
+// configReads reports git config only reading: --get…, --list, -l, get,
+// list, or a key alone; never with an option that writes.
+func configReads(args []arg) bool {
+	ops := operands(skipValues(args, "-f", "--file", "--blob", "--type", "--default", "--comment"))
+	read := len(ops) == 1 && ops[0].text != "edit" || len(ops) > 0 && (ops[0].text == "get" || ops[0].text == "list") ||
+		hasLong(args, "--get", "--get-all", "--get-regexp", "--get-urlmatch", "--list") || hasShort(args, "l")
+	return read && !hasShort(args, "e") && !hasLong(args, "--edit", "--add", "--replace-all", "--unset", "--unset-all", "--rename-section", "--remove-section")
+}
+
+// gitHelperSet reports git given a credential helper for this run (-c
+// credential.helper=store, --config-env, GIT_CONFIG_KEY_0, an empty one
+// resets the list): it writes what it is given, as one configured does.
+func gitHelperSet(layers [][]string) bool {
+	for _, l := range layers {
+		for i, w := range l {
+			w = strings.ToLower(w)
+			opt := i > 0 && (l[i-1] == "-c" || l[i-1] == "--config-env")
+			if v, ok := strings.CutPrefix(w, "--config-env="); ok {
+				w, opt = v, true
+			}
+			key, val, _ := strings.Cut(w, "=")
+			if opt && strings.HasPrefix(key, "credential.") && val != "" || strings.HasPrefix(w, "git_config_") && strings.Contains(w, "credential.") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // gpgCommand reports a gpg command word (--import, --import=…) among
@@ -188,7 +280,9 @@ func (k *check) leads(args []arg, subs []string, values bool) bool {
 		i := 0
 		for _, w := range strings.Fields(sub) {
 			is := func(a arg) bool { // git's keys ignore case (Credential.Helper)
-				return a.text == w || strings.HasSuffix(w, ".") && strings.HasPrefix(strings.ToLower(a.text), w)
+				return slices.ContainsFunc(strings.Split(w, "|"), func(w string) bool {
+					return a.text == w || strings.HasSuffix(w, ".") && strings.HasPrefix(strings.ToLower(a.text), w)
+				})
 			}
 			for i < len(args) && args[i].text != "--" && (strings.HasPrefix(args[i].text, "-") && !args[i].dynamic ||
 				i > 0 && strings.HasPrefix(args[i-1].text, "-") && !strings.Contains(args[i-1].text, "=") && (!is(args[i]) || values)) {

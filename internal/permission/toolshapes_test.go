@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/hubdev/hub/adapters"
@@ -119,6 +121,89 @@ func TestService_AlwaysNeverCoversSensitiveTargets(t *testing.T) {
 	}
 }
 
+// A command is read where it runs, not where hub runs: a file written
+// under a name hub cannot know is unclear in a home (it may be a key),
+// so no "always" covers it there.
+func TestUnclear_ReadInTheRequestsCwd(t *testing.T) {
+	home := fakeHome(t)
+	for _, cmd := range []string{`cp "$F" .`, `cp -t . "$F"`, `cd .ssh && cp "$F" .`, `mv "$F" .config/`} {
+		for _, req := range []Request{{Tool: "bash", Kind: adapters.KindExecute, Command: cmd, Cwd: home},
+			RequestOf(adapters.ToolCall{Kind: adapters.KindExecute, RawInput: json.RawMessage(`{"command":` + jsonString(cmd) + `,"cwd":"~"}`)}, t.TempDir())} {
+			if !Unclear(req) || Coverable(req) {
+				t.Errorf("%q in %v (cwd %s): unclear %v, coverable %v; want unclear", cmd, req.Dirs, req.Cwd, Unclear(req), Coverable(req))
+			}
+		}
+	}
+}
+
+// A login pointed at a workspace docker config (DOCKER_CONFIG, --config,
+// oras's and helm's --registry-config) writes that file, unless the file,
+// which the repository may supply, sends logins to a system credential
+// store (credsStore, credHelpers), or holds none while docker's default
+// helper is installed: then it writes the user's keychain and is refused.
+// Another command on the line may change the file first: unclear.
+func TestHardDeny_DockerConfigNamingAKeychain(t *testing.T) {
+	fakeHome(t)
+	t.Setenv("PATH", t.TempDir())
+	logins := []string{"DOCKER_CONFIG=./ci docker login", "docker --config ci login -u x --password-stdin", "sudo DOCKER_CONFIG=./ci docker logout",
+		"timeout 5 docker --config=./ci login", "bash -lc 'DOCKER_CONFIG=$PWD/ci docker login'", "cd ci && DOCKER_CONFIG=. docker login ghcr.io",
+		"env DOCKER_CONFIG=ci nice docker login", "oras login --registry-config ./ci/config.json r", "helm registry login --registry-config ci/config.json r"}
+	ws := t.TempDir()
+	write := func(name, content string) {
+		if err := os.MkdirAll(filepath.Join(ws, "ci"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(ws, "ci", name), []byte(content), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tt := range []struct {
+		config string
+		denied bool
+	}{
+		{`{"auths":{"ghcr.io":{"auth":"eDp5"}}}`, false},
+		{`{"auths":{"ghcr.io":{}},"credsStore":"osxkeychain"}`, true},
+		{`{"credHelpers":{"ghcr.io":"secretservice"}}`, true},
+		{`{"auths":{"r":{}},"CREDSSTORE":"pass"}`, true},
+		{`{"auths":{"r":{}},"cred\u0073Store":"wincred"}`, true},
+		{`{"auths":`, true},
+	} {
+		write("config.json", tt.config)
+		for _, cmd := range logins {
+			req := Request{Tool: "bash", Kind: adapters.KindExecute, Command: cmd, Cwd: ws}
+			if _, denied := HardDeny(req); denied != tt.denied {
+				t.Errorf("%q with %s: denied %v, want %v", cmd, tt.config, denied, tt.denied)
+			}
+		}
+	}
+	if err := os.Remove(filepath.Join(ws, "ci", "config.json")); err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range logins[:1] { // none yet: docker picks its default helper, when installed
+		if _, denied := HardDeny(Request{Tool: "bash", Kind: adapters.KindExecute, Command: cmd, Cwd: ws}); denied {
+			t.Errorf("%q without a config nor a helper: denied", cmd)
+		}
+		helper := "docker-credential-" + defaultHelpers[runtime.GOOS][0]
+		if runtime.GOOS == "windows" {
+			helper += ".exe"
+		}
+		write(helper, "")
+		t.Setenv("PATH", filepath.Join(ws, "ci"))
+		if _, denied := HardDeny(Request{Tool: "bash", Kind: adapters.KindExecute, Command: cmd, Cwd: ws}); !denied {
+			t.Errorf("%q without a config, %s installed: not denied", cmd, helper)
+		}
+		t.Setenv("PATH", t.TempDir())
+	}
+	write("config.json", `{"auths":{"ghcr.io":{"auth":"eDp5"}}}`)
+	for _, cmd := range []string{"cp x.json ci/config.json && DOCKER_CONFIG=./ci docker login", "DOCKER_CONFIG=./ci docker login & git checkout ci",
+		"aws ecr get-login-password | DOCKER_CONFIG=./ci docker login --password-stdin r"} {
+		req := Request{Tool: "bash", Kind: adapters.KindExecute, Command: cmd, Cwd: ws}
+		if _, denied := HardDeny(req); denied || !Unclear(req) {
+			t.Errorf("%q: denied %v, unclear %v; want unclear", cmd, denied, Unclear(req))
+		}
+	}
+}
+
 // A call hub cannot read (no command, no file, kind other or none) is
 // asked every time: no "always" answer covers it, nor does any rule.
 func TestService_UnreadableCallAlwaysAsked(t *testing.T) {
@@ -221,6 +306,11 @@ func TestHardDeny_FileToolWritesIntoCredStore(t *testing.T) {
 	linked := err == nil && fi.Mode()&os.ModeSymlink != 0 // Wine's CreateSymbolicLinkW is a stub: it makes none
 	at := func(rel string) string { return filepath.Join(home, filepath.FromSlash(rel)) }
 	edit := func(p string) Request { return Request{Tool: "write_file", Kind: adapters.KindEdit, Path: p, Cwd: ws} }
+	run := func(raw string) Request {
+		return RequestOf(adapters.ToolCall{Kind: adapters.KindExecute, RawInput: json.RawMessage(raw)}, ws)
+	}
+	rel, _ := filepath.Rel(ws, home)
+	rel = filepath.ToSlash(rel)
 	tests := []struct {
 		name string
 		req  Request
@@ -243,13 +333,24 @@ func TestHardDeny_FileToolWritesIntoCredStore(t *testing.T) {
 		{"second of several", Request{Tool: "Edit", Kind: adapters.KindEdit, Paths: []string{filepath.Join(ws, "a.go"), at(".docker/config.json")}, Cwd: ws}, true},
 		{"ACP edit in rawInput", RequestOf(adapters.ToolCall{Kind: adapters.KindEdit,
 			RawInput: json.RawMessage(`{"file_path":` + jsonString(at(".ssh/authorized_keys")) + `}`)}, ws), true},
+		{"command in the call's cwd", run(`{"command":"cat k >> .ssh/authorized_keys","cwd":` + jsonString(home) + `}`), true},
+		{"workdir ~, argv", run(`{"command":["bash","-lc","cd .ssh && tee -a authorized_keys < k"],"workdir":"~"}`), true},
+		{"directory, nested", run(`{"params":{"cmd":"sudo -u me cp k .aws/credentials","directory":` + jsonString(home) + `}}`), true},
+		{"relative cwd", run(`{"command":"env X=1 cp k ./.ssh/authorized_keys","cwd":"` + rel + `"}`), true},
+		{"one of two cwds", run(`{"command":"cp k .ssh/authorized_keys","cwd":"sub","dir":"~"}`), true},
+		{"cwd in the workspace", run(`{"command":"cat k >> .ssh/authorized_keys","cwd":"sub"}`), false},
+		{"through a symlink, a command", run(`{"command":"cat k >> keys/authorized_keys"}`), true},
+		{"through a symlink, cp", run(`{"command":"sudo cp k ./keys/"}`), true},
+		{"through a symlink, cd first", run(`{"command":"cd keys && tee -a authorized_keys < k"}`), true},
+		{"through a symlink, a copy's contents", run(`{"command":"cp -r dotfiles/. keys"}`), true},
+		{"through a symlink, a store tool", run(`{"command":"GNUPGHOME=./keys gpg --import k.asc"}`), true},
 		{"read stays asked", Request{Tool: "read_file", Kind: adapters.KindRead, Path: at(".ssh/config"), Cwd: ws}, false},
 		{"write elsewhere in home", edit(at("notes.txt")), false},
 		{"write beside a store", edit(at(".config/ghostty/config")), false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if tt.name == "through a symlink" && !linked {
+			if strings.HasPrefix(tt.name, "through a symlink") && !linked {
 				t.Skip("no symlinks here")
 			}
 			if v, _ := s.Decide(tt.req); v.Hard != tt.hard || tt.hard && v.Decision != Deny {
@@ -292,7 +393,7 @@ func TestCommandTargets_Operands(t *testing.T) {
 		{"echo $(cat .env)", []string{in(".env")}},
 	}
 	for _, tt := range tests {
-		got := readLine(tt.cmd, ws).targets()
+		got := readLine(tt.cmd, []string{ws}).targets()
 		for _, w := range tt.want {
 			if !slices.Contains(got, w) {
 				t.Errorf("%q: targets %q lack %q", tt.cmd, got, w)

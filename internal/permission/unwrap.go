@@ -382,6 +382,11 @@ func isAssignment(s string) bool {
 // run other programs, so they make the call opaque.
 func (r *reader) git(argv []arg, x *runCtx) []arg {
 	args := argv[1:]
+	for name, v := range x.sc.vars { // export GIT_CONFIG_PARAMETERS=…; git fetch: as GIT_CONFIG_PARAMETERS=… git fetch
+		if strings.HasPrefix(name, "GIT_CONFIG_") {
+			x.layers = append(x.layers[:len(x.layers):len(x.layers)], []string{name + "=" + v.text})
+		}
+	}
 	stripped, named := false, map[string]*arg{} // --work-tree, --git-dir, a -C hub cannot know
 	for len(args) > 0 && strings.HasPrefix(args[0].text, "-") && (!args[0].dynamic || strings.HasPrefix(args[0].text, "--work-tree=") || strings.HasPrefix(args[0].text, "--git-dir=")) {
 		a, t := args[0], args[0].text

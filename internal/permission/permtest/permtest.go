@@ -131,6 +131,13 @@ func shapeRows() []Row {
 			NativeTool: "read_file", NativeArgs: jsonOf(map[string]any{"path": "keys/id_rsa"})},
 		{Name: "opaque-other", Want: Ask, ToolCall: call("opaque-other", map[string]any{"title": "Do it", "kind": "other", "rawInput": map[string]any{"payload": "rm -rf ~"}})},
 		{Name: "opaque-none", Want: Ask, ToolCall: call("opaque-none", map[string]any{"title": "Do it"})},
+		{Name: "call-cwd-home", Want: Deny, ToolCall: call("call-cwd-home", map[string]any{"title": "append", "kind": "execute",
+			"rawInput": map[string]any{"command": "cat k >> .ssh/authorized_keys", "cwd": "~"}})},
+		{Name: "call-workdir-home", Want: Deny, ToolCall: call("call-workdir-home", map[string]any{"title": "bash", "kind": "execute",
+			"rawInput": map[string]any{"command": []string{"bash", "-lc", "cd .ssh && env tee -a authorized_keys < k"}, "workdir": "~/"}})},
+		{Name: "docker-config-keychain", Want: Deny, ToolCall: call("docker-config-keychain", map[string]any{"title": "login", "kind": "execute",
+			"rawInput": map[string]any{"command": "DOCKER_CONFIG=./dockercfg docker login ghcr.io"}}),
+			NativeTool: "bash", NativeArgs: bash("DOCKER_CONFIG=./dockercfg docker login ghcr.io")},
 		{Name: "plain-ls", Want: OK, ToolCall: call("plain-ls", map[string]any{"title": "ls", "kind": "execute", "rawInput": map[string]any{"command": []string{"ls", "-la"}}}),
 			NativeTool: "bash", NativeArgs: bash("ls -la")},
 	}
@@ -224,20 +231,22 @@ func ask(c *jsonrpc.Conn, r Row) {
 	update(map[string]any{"sessionUpdate": "agent_message_chunk", "content": map[string]any{"type": "text", "text": "\n" + r.Name + "=" + outcome + "\n"}})
 }
 
-// Workspace makes the workspace the rows read (.env, a key, a.go), with a
-// home directory of the test's own, and returns it.
+// Workspace makes the workspace the rows read (.env, a key, a.go, a
+// docker config naming a keychain), with a home directory of the test's
+// own, and returns it.
 func Workspace(t testing.TB) string {
 	t.Helper()
 	home := t.TempDir()
 	t.Setenv("HOME", home)
 	t.Setenv("USERPROFILE", home)
 	ws := t.TempDir()
-	for _, f := range []string{".env", "keys/id_rsa", "config/.env.production", "a.go"} {
+	for f, content := range map[string]string{".env": "KEY=secret\n", "keys/id_rsa": "KEY=secret\n", "config/.env.production": "KEY=secret\n",
+		"a.go": "KEY=secret\n", "dockercfg/config.json": `{"auths":{},"credsStore":"osxkeychain"}`} {
 		p := filepath.Join(ws, filepath.FromSlash(f))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(p, []byte("KEY=secret\n"), 0o600); err != nil {
+		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
 			t.Fatal(err)
 		}
 	}
