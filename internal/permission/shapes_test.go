@@ -20,8 +20,11 @@ type shapeRow struct {
 }
 
 // readShapes reads testdata/shapes.txt: "deny|ok<TAB>COMMAND[<TAB>cwd=DIR]".
+// Its rows are read with no docker credential helper installed (docker
+// would log in to one, so a machine's PATH would change the verdict).
 func readShapes(t *testing.T) []shapeRow {
 	t.Helper()
+	t.Setenv("PATH", t.TempDir())
 	f, err := os.Open("testdata/shapes.txt")
 	if err != nil {
 		t.Fatal(err)

@@ -232,7 +232,8 @@ func ask(c *jsonrpc.Conn, r Row) {
 }
 
 // Workspace makes the workspace the rows read (.env, a key, a.go, a
-// docker config naming a keychain), with a home directory of the test's
+// docker config naming a keychain, ones holding a login, which docker
+// keeps whatever helper the machine has), with a home directory of the test's
 // own, and returns it.
 func Workspace(t testing.TB) string {
 	t.Helper()
@@ -241,7 +242,9 @@ func Workspace(t testing.TB) string {
 	t.Setenv("USERPROFILE", home)
 	ws := t.TempDir()
 	for f, content := range map[string]string{".env": "KEY=secret\n", "keys/id_rsa": "KEY=secret\n", "config/.env.production": "KEY=secret\n",
-		"a.go": "KEY=secret\n", "dockercfg/config.json": `{"auths":{},"credsStore":"osxkeychain"}`} {
+		"a.go": "KEY=secret\n", "dockercfg/config.json": `{"auths":{},"credsStore":"osxkeychain"}`,
+		"ci/config.json": `{"auths":{"registry.example":{}}}`, "ci/registry.json": `{"auths":{"registry.example":{}}}`,
+		"ci-docker/config.json": `{"auths":{"registry.example":{}}}`} {
 		p := filepath.Join(ws, filepath.FromSlash(f))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
