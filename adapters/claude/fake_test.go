@@ -153,6 +153,10 @@ func claudeFake(scenario string) {
 		case "hang":
 			f.toolUse("toolu_h", "sleep 100")
 			time.Sleep(time.Hour)
+		case "deaf": // takes no interrupt: its input is closed, its output open
+			_ = os.Stdin.Close()
+			f.toolUse("toolu_h", "sleep 100")
+			time.Sleep(time.Hour)
 		case "steer-join", "steer-later":
 			f.fakeSteer(scenario, m)
 		}

@@ -242,7 +242,7 @@ func (s *Session) interrupt() {
 	}
 	if err := s.control(map[string]any{"subtype": "interrupt"}, nil); err != nil {
 		s.a.log.Debug().Err(err).Msg("interrupt failed; stopping claude")
-		go func() { _ = s.p.Stop() }()
+		go func() { _ = s.p.StopFor(adapters.StopIgnoredCancel) }()
 	}
 }
 

@@ -358,7 +358,7 @@ func (s *appSession) interrupt() {
 			s.mu.Lock()
 			s.closing = true
 			s.mu.Unlock()
-			_ = s.p.Stop()
+			_ = s.p.StopFor(adapters.StopIgnoredCancel)
 			return
 		}
 		// An interrupt leaves codex's "unified exec" processes running
