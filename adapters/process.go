@@ -2,6 +2,7 @@ package adapters
 
 import (
 	"bufio"
+	"cmp"
 	"fmt"
 	"io"
 	"time"
@@ -31,14 +32,17 @@ func CrashInfo(p *proc.Process, name string) (info *ErrorInfo, ok bool) {
 	return &ErrorInfo{Code: CodeCrash, Fatal: true, Detail: p.StderrTail(10), Message: name + ended(p, " exited unexpectedly") + " " + howExited(p)}, true
 }
 
+// Why hub stops an agent's process (proc.StopFor), each cause in its one
+// wording after the agent's name, wherever its end is read.
+const (
+	StopClosedOutput  = " closed its output and was stopped"      // CrashEnd
+	StopIgnoredCancel = " did not stop on cancel and was stopped" // its interrupt failed
+)
+
 // ended is how p ended, after its name: exited (the caller's words for an
-// end of its own), or, when hub stopped it (CrashEnd does once it closed
-// its output), that.
+// end of its own), or why hub stopped it.
 func ended(p *proc.Process, exited string) string {
-	if p.Stopped() {
-		return " closed its output and was stopped"
-	}
-	return exited
+	return cmp.Or(p.Stopped(), exited)
 }
 
 // CrashEnd ends a turn whose agent process p (name) closed its output,
@@ -47,7 +51,7 @@ func ended(p *proc.Process, exited string) string {
 func CrashEnd(p *proc.Process, name string) []Event {
 	info, ok := CrashInfo(p, name)
 	if !ok {
-		_ = p.Stop()
+		_ = p.StopFor(StopClosedOutput)
 		info, _ = CrashInfo(p, name)
 	}
 	return Failure(info)

@@ -56,17 +56,20 @@ func TestGone_OnlyALostRequestIsTheExit(t *testing.T) {
 
 // A process's end reads the same wherever it is read: the turn it ends
 // (CrashEnd), the session's Exit (CrashInfo) and a later prompt's error
-// (CrashError), and a request it never answered (Gone). One that closed
-// its output but ran on was stopped, and every reading says so.
+// (CrashError), and a request it never answered (Gone). One that hub
+// stopped was stopped for one cause, and every reading says which.
 func TestCrash_ToldOneWay(t *testing.T) {
 	tests := []struct {
 		name       string
 		ops        []string
+		stop       string // why hub stops it before the readings ("": none)
 		want, lost string // the readings' start; the request's
 	}{
-		{"exited", []string{"err:boom\n", "exit:3"}, "demo exited unexpectedly (exit code 3)", "demo exited before answering initialize (exit code 3)"},
-		{"closed its output, ran on", []string{"err:boom\n", "closeio", "hang"}, "demo closed its output and was stopped (",
+		{"exited", []string{"err:boom\n", "exit:3"}, "", "demo exited unexpectedly (exit code 3)", "demo exited before answering initialize (exit code 3)"},
+		{"closed its output, ran on", []string{"err:boom\n", "closeio", "hang"}, "", "demo closed its output and was stopped (",
 			"demo closed its output and was stopped before answering initialize ("},
+		{"ignored a cancel", []string{"err:boom\n", "out:up\n", "hang"}, adapters.StopIgnoredCancel, "demo did not stop on cancel and was stopped (",
+			"demo did not stop on cancel and was stopped before answering initialize ("},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -76,6 +79,10 @@ func TestCrash_ToldOneWay(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer p.Stop()
+			if tt.stop != "" {
+				_, _ = p.Stdout.Read(make([]byte, 3)) // up: it wrote its stderr
+				_ = p.StopFor(tt.stop)
+			}
 			end := adapters.CrashEnd(p, "demo")[0].Error
 			info, ok := adapters.CrashInfo(p, "demo")
 			te := (*adapters.TurnError)(nil)

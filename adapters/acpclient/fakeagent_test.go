@@ -164,6 +164,7 @@ func (a *fakeAgent) handle(m fakeMsg) {
 		a.session = fmt.Sprint(p["sessionId"])
 		a.update(map[string]any{"sessionUpdate": "user_message_chunk", "content": map[string]any{"type": "text", "text": "old question"}})
 		a.text("old answer")
+		a.update(map[string]any{"sessionUpdate": "usage_update", "used": 10, "size": 100, "cost": map[string]any{"amount": 2, "currency": "USD"}})
 		a.reply(m.ID, map[string]any{})
 	case "session/set_config_option":
 		a.reply(m.ID, map[string]any{"configOptions": fakeConfig(fmt.Sprint(p["configId"]), p["value"])})
@@ -200,6 +201,8 @@ func (a *fakeAgent) prompt(id json.RawMessage, p map[string]any) {
 		a.update(map[string]any{"sessionUpdate": "agent_thought_chunk", "content": map[string]any{"type": "text", "text": "thinking"}})
 		a.text("Hello")
 		a.update(map[string]any{"sessionUpdate": "plan", "entries": []any{map[string]any{"content": "greet", "priority": "high", "status": "completed"}}})
+	case cmd == "cost": // the session's cost so far: 2 when loaded
+		a.update(map[string]any{"sessionUpdate": "usage_update", "used": 20, "size": 100, "cost": map[string]any{"amount": 2.25, "currency": "USD"}})
 	case cmd == "who":
 		a.text("session=" + a.session)
 	case cmd == "perm":

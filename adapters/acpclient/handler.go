@@ -67,6 +67,10 @@ func (s *Session) Note(ev adapters.Event) { s.turn.Emit(ev) }
 // history session/load replays, are dropped.
 func (s *Session) keepBetweenTurns(evs []adapters.Event) {
 	for _, ev := range evs {
+		if ev.Type == adapters.EventUsage { // its cost moved the decoder's baseline: no turn's
+			u := *ev.Usage
+			u.CostUSD, ev.Usage = nil, &u
+		}
 		switch ev.Type {
 		case adapters.EventCommands, adapters.EventSessionInfo, adapters.EventUsage:
 			s.pending = append(s.pending, ev)

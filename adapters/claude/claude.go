@@ -90,6 +90,9 @@ func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adap
 	s.start = trace.From(ctx)
 	go s.readLoop()
 	s.sendInitialize()
+	if opts.ResumeID != "" {
+		s.askRestoredCost()
+	}
 	return s, nil
 }
 

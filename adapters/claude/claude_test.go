@@ -232,6 +232,31 @@ func TestSession_HungCancelEndsAfterGrace(t *testing.T) {
 	<-s.p.Done()
 }
 
+// A claude that cannot be interrupted is stopped, and its end reads as
+// that wherever it is read, never as an output it closed (it did not).
+func TestSession_UninterruptibleIsStoppedForTheCancel(t *testing.T) {
+	_, s := startFake(t, "deaf", adapters.SessionOptions{})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	reason, _ := s.Prompt(ctx, adapters.TextPrompt("go"), func(ev adapters.Event) {
+		if ev.Type == adapters.EventToolCall {
+			cancel()
+		}
+	})
+	if reason != adapters.StopCancelled {
+		t.Fatalf("reason %q", reason)
+	}
+	<-s.p.Done()
+	const want = "claude did not stop on cancel and was stopped ("
+	var te *adapters.TurnError
+	if _, err := s.Prompt(context.Background(), adapters.TextPrompt("again"), func(adapters.Event) {}); !errors.As(err, &te) || !strings.HasPrefix(te.Info.Message, want) {
+		t.Errorf("next prompt: %v, want %q…", err, want)
+	}
+	if x := s.Exit(); x == nil || !strings.HasPrefix(x.Message, want) {
+		t.Errorf("Exit() = %+v, want %q…", x, want)
+	}
+}
+
 // A prompt to a claude that already exited (whether hub's reader saw the
 // end yet or the write meets a broken pipe) is a crash with its exit
 // status and stderr, never the pipe's error.

@@ -31,3 +31,17 @@ func TestDecodeClaude_TurnCostIsWhatTheTotalAdded(t *testing.T) {
 		}
 	}
 }
+
+// A claude started with --resume restores its session's cost, and its
+// results count on from it: a turn's cost is still only what it added.
+func TestSession_TurnCostAfterAResumeIsWhatItAdded(t *testing.T) {
+	for _, resume := range []string{"", fakeSession} {
+		_, s := startFake(t, "text", adapters.SessionOptions{ResumeID: resume})
+		for turn := range 2 {
+			u := find(collect(t, mustPrompt(t, s, "hi"), nil), adapters.EventUsage)
+			if u == nil || u.Usage.CostUSD == nil || math.Abs(*u.Usage.CostUSD-0.01) > 1e-9 {
+				t.Fatalf("resume %q, turn %d: usage %+v, want a cost of 0.01", resume, turn+1, u)
+			}
+		}
+	}
+}

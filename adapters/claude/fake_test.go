@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"time"
 )
@@ -25,7 +26,12 @@ var initializeJSON []byte
 type fake struct {
 	in  *bufio.Scanner
 	out *bufio.Writer
+	// total is the session's cost so far, which results tell: like claude,
+	// a --resume'd session restores the earlier processes' (fakeRestored).
+	total float64
 }
+
+const fakeRestored = 0.05
 
 func (f *fake) send(v any) {
 	b, _ := json.Marshal(v)
@@ -55,8 +61,9 @@ func (f *fake) text(msg, s string) {
 }
 
 func (f *fake) result(subtype, terminal string, isErr bool) {
+	f.total += 0.01
 	f.send(map[string]any{"type": "result", "subtype": subtype, "is_error": isErr, "terminal_reason": terminal,
-		"session_id": fakeSession, "total_cost_usd": 0.01, "usage": map[string]any{"input_tokens": 3, "output_tokens": 2}})
+		"session_id": fakeSession, "total_cost_usd": f.total, "usage": map[string]any{"input_tokens": 3, "output_tokens": 2}})
 }
 
 func (f *fake) toolUse(id, cmd string) {
@@ -98,10 +105,19 @@ func claudeFake(scenario string) {
 	}
 	f := &fake{in: bufio.NewScanner(os.Stdin), out: bufio.NewWriter(os.Stdout)}
 	f.in.Buffer(nil, 1<<20)
+	if slices.Contains(os.Args, "--resume") {
+		f.total = fakeRestored
+	}
 	for turn := 0; ; {
 		m := f.recv()
-		if req, _ := m["request"].(map[string]any); m["type"] == "control_request" && req["subtype"] == "initialize" {
+		req, _ := m["request"].(map[string]any)
+		if m["type"] == "control_request" && req["subtype"] == "initialize" {
 			f.initialize(m["request_id"])
+			continue
+		}
+		if m["type"] == "control_request" && req["subtype"] == "get_usage" { // claude 2.1.330's answer, trimmed
+			f.send(map[string]any{"type": "control_response", "response": map[string]any{"subtype": "success", "request_id": m["request_id"],
+				"response": map[string]any{"session": map[string]any{"total_cost_usd": f.total}}}})
 			continue
 		}
 		if m["type"] != "user" {
@@ -135,6 +151,10 @@ func claudeFake(scenario string) {
 			_ = os.Stdout.Close()
 			time.Sleep(time.Hour)
 		case "hang":
+			f.toolUse("toolu_h", "sleep 100")
+			time.Sleep(time.Hour)
+		case "deaf": // takes no interrupt: its input is closed, its output open
+			_ = os.Stdin.Close()
 			f.toolUse("toolu_h", "sleep 100")
 			time.Sleep(time.Hour)
 		case "steer-join", "steer-later":

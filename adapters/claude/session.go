@@ -242,7 +242,7 @@ func (s *Session) interrupt() {
 	}
 	if err := s.control(map[string]any{"subtype": "interrupt"}, nil); err != nil {
 		s.a.log.Debug().Err(err).Msg("interrupt failed; stopping claude")
-		go func() { _ = s.p.Stop() }()
+		go func() { _ = s.p.StopFor(adapters.StopIgnoredCancel) }()
 	}
 }
 
@@ -266,6 +266,22 @@ func (s *Session) control(req map[string]any, reply func(json.RawMessage, error)
 		return err
 	}
 	return s.write(b)
+}
+
+// askRestoredCost asks a resumed claude the session cost it restored, which
+// its results' total_cost_usd counts on from: the decoder's baseline, unless
+// a result came first. The reply runs on the reader goroutine, the decoder's.
+func (s *Session) askRestoredCost() {
+	_ = s.control(map[string]any{"subtype": "get_usage", "skip_behaviors": true}, func(res json.RawMessage, err error) {
+		var u struct {
+			Session struct {
+				Total float64 `json:"total_cost_usd"`
+			} `json:"session"`
+		}
+		if err == nil && json.Unmarshal(res, &u) == nil && s.dec.cost == 0 {
+			s.dec.cost = u.Session.Total
+		}
+	})
 }
 
 // SetModel implements adapters.Configurable.

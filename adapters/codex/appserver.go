@@ -171,7 +171,7 @@ func (s *appSession) readLoop() {
 	s.mu.Lock()
 	closing := s.closing
 	s.mu.Unlock()
-	s.turn.Exited(closing, end...)
+	s.turn.Exited(closing || s.turn.Cancelled(), end...)
 }
 
 // Exit implements adapters.Exiter.
@@ -342,9 +342,9 @@ func userInput(prompt []adapters.Content) []map[string]any {
 // the turn interrupted; codex then reports turn/completed "interrupted".
 func (s *appSession) interrupt() {
 	s.mu.Lock()
-	thread, turn, perms, running := s.thread, s.turnID, s.perms, s.turn.Current() != nil
+	thread, turn, perms, t := s.thread, s.turnID, s.perms, s.turn.Current()
 	s.mu.Unlock()
-	if !running {
+	if t == nil {
 		return
 	}
 	for _, p := range perms {
@@ -355,10 +355,8 @@ func (s *appSession) interrupt() {
 		defer cancel()
 		if err := s.call(ctx, "turn/interrupt", map[string]any{"threadId": thread, "turnId": turn}, nil); err != nil {
 			s.a.log.Warn().Err(err).Msg("codex turn/interrupt failed; stopping the process")
-			s.mu.Lock()
-			s.closing = true
-			s.mu.Unlock()
-			_ = s.p.Stop()
+			t.Cancel() // its end is the cancel's, not a crash; the next prompt's the stop's
+			_ = s.p.StopFor(adapters.StopIgnoredCancel)
 			return
 		}
 		// An interrupt leaves codex's "unified exec" processes running

@@ -113,6 +113,11 @@ func fakeCodex(fixture string) int {
 			send(`{"id":` + id + `,"result":{"turnId":"turn-1"}}`)
 			send(`{"method":"turn/completed","params":{"threadId":"t","turn":{"id":"turn-1","status":"completed","error":null}}}`)
 		case "turn/interrupt":
+			if os.Getenv("CODEX_FAKE_INTERRUPT") == "error" { // and the turn runs on
+				fmt.Fprintln(os.Stderr, "panic: fake codex crashed on purpose")
+				send(`{"id":` + id + `,"error":{"code":-32603,"message":"cannot interrupt"}}`)
+				continue
+			}
 			send(`{"id":` + id + `,"result":{}}`)
 			send(`{"method":"turn/completed","params":{"threadId":"t","turn":{"id":"turn-1","status":"interrupted","error":null}}}`)
 		}
@@ -372,6 +377,35 @@ func TestAppServer_GoneBetweenTurnsIsTheCrash(t *testing.T) {
 				t.Errorf("Exit() tells %+v, want %+v", x, te.Info)
 			}
 		})
+	}
+}
+
+// An app-server whose turn/interrupt fails is stopped, and its end reads
+// as that in the next prompt and Exit, never as an output it closed.
+func TestAppServer_UninterruptibleIsStoppedForTheCancel(t *testing.T) {
+	s, err := newFake(t, "appserver-cancel", "CODEX_FAKE_INTERRUPT=error").a.Start(context.Background(), adapters.SessionOptions{Cwd: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	reason, err := s.Prompt(ctx, adapters.TextPrompt("hi"), func(ev adapters.Event) {
+		if ev.Type == adapters.EventToolCall {
+			cancel()
+		}
+	})
+	if reason != adapters.StopCancelled || err != nil {
+		t.Fatalf("cancelled turn: %q %v", reason, err)
+	}
+	<-s.(*appSession).p.Done()
+	const want = "codex app-server did not stop on cancel and was stopped ("
+	te := (*adapters.TurnError)(nil)
+	if _, err = s.Prompt(context.Background(), adapters.TextPrompt("again"), func(adapters.Event) {}); !errors.As(err, &te) || !strings.HasPrefix(te.Info.Message, want) {
+		t.Fatalf("next prompt: %v, want %q…", err, want)
+	}
+	if x := s.(adapters.Exiter).Exit(); x == nil || *x != te.Info {
+		t.Errorf("Exit() tells %+v, want %+v", x, te.Info)
 	}
 }
 

@@ -26,6 +26,7 @@ type CodexDecoder struct {
 	output   map[string]string   // command output so far, by item id
 	base     *codexTokens        // cumulative usage when the turn started
 	pending  *adapters.ErrorInfo // last non-retried error, reported at turn end
+	retried  *adapters.ErrorInfo // the last retry's cause: a failure's that tells none
 	// seen are the tool items of the turn; rawCalls the shell calls the
 	// model made, until their output (see decoder_raw.go).
 	seen     map[string]bool
@@ -246,6 +247,8 @@ func (d *CodexDecoder) errorNote(params json.RawMessage) ([]adapters.Event, bool
 		d.pending = p.Error.info(true)
 		return nil, true
 	}
+	d.retried = p.Error.info(true)
+	d.retried.Message = "codex turn failed after retrying: " + d.retried.Message
 	info := p.Error.info(false)
 	info.Retry = true
 	return []adapters.Event{{Type: adapters.EventError, Error: info}}, true
@@ -267,7 +270,7 @@ func (d *CodexDecoder) turnCompleted(params json.RawMessage) ([]adapters.Event, 
 	case "interrupted":
 		stop = adapters.StopCancelled
 	case "failed":
-		info := cmp.Or(d.pending, &adapters.ErrorInfo{Message: "codex turn failed", Code: adapters.CodeProvider, Fatal: true})
+		info := cmp.Or(d.pending, d.retried, &adapters.ErrorInfo{Message: "codex turn failed", Code: adapters.CodeProvider, Fatal: true})
 		if e := p.Turn.Error; e != nil && e.Message != "" {
 			info = e.info(true)
 		}
@@ -275,7 +278,7 @@ func (d *CodexDecoder) turnCompleted(params json.RawMessage) ([]adapters.Event, 
 	default:
 		out = recovered(d.pending)
 	}
-	d.pending, d.base = nil, nil
+	d.pending, d.retried, d.base = nil, nil, nil
 	return append(out, adapters.Event{Type: adapters.EventDone, StopReason: stop}), true
 }
 

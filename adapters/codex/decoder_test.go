@@ -291,6 +291,35 @@ func TestCodexDecoder_RetryNoticeAloneIsNoFailure(t *testing.T) {
 	}
 }
 
+// A turn that fails after retry notices and tells no cause of its own
+// fails with the last retry's cause and code, not a bare "turn failed".
+func TestCodexDecoder_FailureAfterRetriesTellsTheirCause(t *testing.T) {
+	const failed = `{"method":"turn/completed","params":{"turn":{"id":"t","status":"failed","error":null}}}`
+	tests := []struct {
+		name, notice string
+		code         adapters.ErrorCode
+		status       int
+	}{
+		{"429", `{"message":"Reconnecting... 5/5","codexErrorInfo":{"responseStreamDisconnected":{"httpStatusCode":429}},"additionalDetails":"last status: 429"}`, adapters.CodeRateLimit, 429},
+		{"usage limit", `{"message":"Reconnecting... 2/5","codexErrorInfo":"usageLimitExceeded"}`, adapters.CodeRateLimit, 0},
+		{"502", `{"message":"Reconnecting... 1/5","codexErrorInfo":{"responseStreamDisconnected":{"httpStatusCode":502}}}`, adapters.CodeProvider, 502},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			stream := `{"method":"error","params":{"error":{"message":"Reconnecting... 0/5"},"willRetry":true}}` + "\n" +
+				`{"method":"error","params":{"error":` + tt.notice + `,"willRetry":true}}` + "\n" + failed
+			evs := DecodeCodex([]byte(stream))
+			if got := codexTypes(evs); got != "error:provider error:"+string(tt.code)+" error:"+string(tt.code)+":fatal done:end_turn" {
+				t.Fatalf("events %q", got)
+			}
+			e := evs[2].Error
+			if e.Status != tt.status || e.Retry || !strings.Contains(e.Message, strings.SplitN(tt.notice, `"`, 5)[3]) {
+				t.Errorf("failure %+v, want the last retry's cause (%s)", e, tt.notice)
+			}
+		})
+	}
+}
+
 // An error codex holds no retry for is told once at the turn's end, by
 // one rule on both transports: the turn's failure if it fails, a notice
 // if codex recovered and completed it (the recorded error's shape).

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/safefile"
 )
 
 // gemini tells its client nothing while it retries a failing model
@@ -98,18 +99,24 @@ func (l *retryLog) during(note func(adapters.Event)) (stop func()) {
 	return func() { close(done); wg.Wait(); l.mu.Unlock() }
 }
 
+// retryRead bounds what one read of the log takes; the next takes the rest.
+const retryRead = 1 << 20
+
 // read returns the retry notices of the lines written since the last read.
+// The log may be the user's: a FIFO or device there is no log, not waited on.
 func (l *retryLog) read() []*adapters.ErrorInfo {
-	f, err := os.Open(l.path)
+	f, err := safefile.Open(l.path)
 	if err != nil {
 		return nil
 	}
 	defer f.Close()
-	data, _ := io.ReadAll(io.NewSectionReader(f, l.off, 1<<62))
+	data, _ := io.ReadAll(io.NewSectionReader(f, l.off, retryRead))
 	l.off += int64(len(data))
 	data = append(l.part, data...)
 	end := bytes.LastIndexByte(data, '\n') + 1
-	l.part = bytes.Clone(data[end:])
+	if l.part = bytes.Clone(data[end:]); len(l.part) > retryRead {
+		l.part = nil // no line of gemini's is that long: none to finish
+	}
 	var out []*adapters.ErrorInfo
 	for _, line := range strings.Split(string(data[:end]), "\n") {
 		if e := retryNotice(line); e != nil {

@@ -73,6 +73,28 @@ func TestRetryNotice_Forms(t *testing.T) {
 	}
 }
 
+// A read takes a bounded piece of a large log, and the next the rest: the
+// notice after the bulk still comes, once.
+func TestRetryLog_LargeLogReadInPieces(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "debug.log")
+	notice := "[2026-11-27T03:47:10.000Z] [WARN] Attempt 1 failed with status 503. Retrying with backoff... late\n"
+	bulk := bytes.Repeat([]byte("[2026-11-27T03:47:10.000Z] [DEBUG] noise\n"), 3*retryRead/40)
+	if err := os.WriteFile(path, append(bulk, notice...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	l := &retryLog{path: path}
+	var got []*adapters.ErrorInfo
+	for range 4 {
+		off := l.off
+		if got = append(got, l.read()...); l.off-off > retryRead {
+			t.Fatalf("one read took %d bytes", l.off-off)
+		}
+	}
+	if len(got) != 1 || got[0].Status != 503 {
+		t.Fatalf("notices %+v, want the one 503 retry", got)
+	}
+}
+
 // A turn gets the notices written while it runs, a line split across
 // reads once, and none of those written before it.
 func TestRetryLog_DuringTurn(t *testing.T) {

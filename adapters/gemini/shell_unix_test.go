@@ -25,3 +25,17 @@ func TestShellSettingFile_WorkspaceFIFOIsNoSetting(t *testing.T) {
 		t.Fatalf("setting file = %q, want none", f)
 	}
 }
+
+// The debug log a user names (GEMINI_DEBUG_LOG_FILE) may be a FIFO: it is
+// no log, read at once, instead of hanging the end of the turn that
+// follows it.
+func TestRetryLog_FIFOIsNoLog(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "debug.log")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	l := &retryLog{path: fifo}
+	if got := l.read(); got != nil {
+		t.Fatalf("notices %+v from a FIFO", got)
+	}
+}

@@ -77,9 +77,9 @@ type Process struct {
 	closeStdin sync.Once
 	// stderrDone is closed when the stderr copier has drained the pipe.
 	stderrDone chan struct{}
-	status     exitStatus   // set once reaped
-	stopped    atomic.Bool  // Stop signalled it before it exited
-	traced     *tracedPipes // nil unless tracing is on
+	status     exitStatus             // set once reaped
+	stopped    atomic.Pointer[string] // why StopFor signalled it before it exited
+	traced     *tracedPipes           // nil unless tracing is on
 }
 
 // Log receives a debug line per agent start and exit (program, args with
@@ -233,16 +233,24 @@ func (p *Process) Signal(sig syscall.Signal) error {
 // period, then SIGKILLs the group and waits for the reap. Safe to call many
 // times and from many goroutines.
 func (p *Process) Stop() error {
-	return p.StopWithin(p.spec.Grace)
+	return p.stop(p.spec.Grace, "")
 }
 
+// StopFor is Stop saying why, which Stopped tells once a stop signalled
+// the process: the first why given.
+func (p *Process) StopFor(why string) error { return p.stop(p.spec.Grace, why) }
+
 // StopWithin is Stop with an explicit grace period.
-func (p *Process) StopWithin(grace time.Duration) error {
+func (p *Process) StopWithin(grace time.Duration) error { return p.stop(grace, "") }
+
+func (p *Process) stop(grace time.Duration, why string) error {
 	p.closeStdin.Do(func() { _ = p.Stdin.Close() })
 	if p.Exited() {
 		return nil
 	}
-	p.stopped.Store(true)
+	if why != "" {
+		p.stopped.CompareAndSwap(nil, &why)
+	}
 	_ = p.Signal(p.spec.StopSignal)
 	select {
 	case <-p.done:
@@ -254,8 +262,14 @@ func (p *Process) StopWithin(grace time.Duration) error {
 	return nil
 }
 
-// Stopped reports whether Stop signalled the process before it exited.
-func (p *Process) Stopped() bool { return p.stopped.Load() }
+// Stopped is why a stop signalled the process before it exited, as
+// StopFor was told: "" when none did, or none said why.
+func (p *Process) Stopped() string {
+	if why := p.stopped.Load(); why != nil {
+		return *why
+	}
+	return ""
+}
 
 // StderrTail returns up to the last n lines of stderr, trimmed.
 func (p *Process) StderrTail(n int) string { return p.stderr.TailLines(n) }
