@@ -304,6 +304,18 @@ func (r *turnRun) ask(ctx context.Context, ev Event) {
 	case r.rules.Permission == nil:
 		r.emit(ev)
 	default:
+		// Answered elsewhere (the agent withdrew it, crashed, or its turn
+		// was cancelled), the question is nobody's any more: the asking
+		// ends, and the turn's later events do not wait behind it.
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		go func() {
+			select {
+			case <-p.answered:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
 		p.Respond(r.rules.Permission(ctx, p))
 	}
 }

@@ -115,6 +115,43 @@ func TestTurn_PermissionInOrder(t *testing.T) {
 	}
 }
 
+// A permission request answered elsewhere while it is being asked (the
+// agent withdrew it or crashed, the turn was cancelled) ends the asking:
+// the asker's context ends, the agent keeps the "cancelled" it got, and
+// the turn's later events do not wait for a question nobody needs.
+func TestTurn_PermissionAnsweredElsewhereEndsTheAsking(t *testing.T) {
+	for name, end := range map[string]func(tr *Turn, cancelRequest context.CancelFunc, req *PermissionRequest){
+		"agent withdrew or crashed": func(_ *Turn, cancelRequest context.CancelFunc, _ *PermissionRequest) { cancelRequest() },
+		"turn cancelled":            func(tr *Turn, _ context.CancelFunc, _ *PermissionRequest) { tr.Cancel() },
+		"adapter answered": func(_ *Turn, _ context.CancelFunc, req *PermissionRequest) {
+			req.Respond(PermissionDecision{Cancelled: true})
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			tr := NewTurn()
+			req := NewPermissionRequest(ToolCall{ID: "p", Title: "rm"}, nil)
+			reqCtx, cancelRequest := context.WithCancel(context.Background())
+			defer cancelRequest()
+			asking, agent := make(chan struct{}), make(chan PermissionDecision, 1)
+			go func() {
+				agent <- tr.Ask(reqCtx, req)
+				tr.Close(Event{Type: EventText, Text: "after"}, Event{Type: EventDone, StopReason: StopEndTurn})
+			}()
+			go func() { <-asking; end(tr, cancelRequest, req) }()
+			var texts []string
+			_, err := tr.Run(context.Background(), func(ev Event) { texts = append(texts, ev.Text) },
+				TurnRules{Permission: func(ctx context.Context, _ *PermissionRequest) PermissionDecision {
+					close(asking)
+					<-ctx.Done() // the editor never answers
+					return PermissionDecision{Kind: AllowAlways}
+				}})
+			if d := <-agent; err != nil || !d.Cancelled || !slices.Contains(texts, "after") {
+				t.Fatalf("agent got %+v, events %q, err %v", d, texts, err)
+			}
+		})
+	}
+}
+
 // Ending ctx interrupts the agent once; a turn that then ends is
 // cancelled, and one that does not is given up after the grace period.
 func TestTurn_CancelInterruptsThenGivesUpAfterGrace(t *testing.T) {

@@ -140,6 +140,9 @@ func (g *Gate) decide(ctx context.Context, p *adapters.PermissionRequest, agent 
 		Keep: func() (permission.Grant, error) { return g.rules.Keep(req) }}
 	q.Grant, _ = g.rules.GrantOffer(req)
 	r := g.o.Answerer.Answer(ctx, q)
+	if ctx.Err() != nil { // asked of nobody any more: a late answer decides nothing, "always" or not
+		return Reply{Decision: adapters.PermissionDecision{Cancelled: true}}
+	}
 	g.rules.Remember(req, r.Decision.Kind)
 	return r
 }

@@ -156,6 +156,25 @@ func TestGate_AlwaysAnswerIsRemembered(t *testing.T) {
 	}
 }
 
+// An answer that comes after the question ended (the agent withdrew it,
+// the turn was cancelled) decides nothing: no event, no "always" kept for
+// the next call, which is asked again.
+func TestGate_LateAnswerIsNoDecision(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	late := AnswerFunc(func(_ context.Context, q Question) Reply {
+		cancel() // the question ends while the user answers "always"
+		o, _ := q.Request.OptionFor(adapters.AllowAlways)
+		return Reply{Decision: adapters.PermissionDecision{OptionID: o.ID, Kind: o.Kind}, By: ByUser}
+	})
+	r := newGateRun(t, GateOptions{Cwd: t.TempDir()}, late)
+	if d := r.gate.Ask(ctx, adapters.NewPermissionRequest(command("go build ./..."), nil)); !d.Cancelled || len(r.events) != 0 {
+		t.Fatalf("late answer gave %+v, %d events", d, len(r.events))
+	}
+	if _, ev := r.ask(t, command("go build ./..."), nil); ev.By != ByUser || r.asked != 2 {
+		t.Fatalf("next call %+v, asked %d times; want asked again", ev, r.asked)
+	}
+}
+
 // A grant the user kept is the gate's grant store: a later session of
 // the same project is allowed by it without asking.
 func TestGate_KeptGrantAllowsTheNextSession(t *testing.T) {
