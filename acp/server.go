@@ -149,7 +149,8 @@ func (s *server) settingsFor(cwd string) (Settings, error) {
 // then closes every session (stopping agent processes).
 func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) error {
 	s := newServer(opts)
-	s.conn = jsonrpc.New(in, out, jsonrpc.Options{Request: s.handle, Notify: s.handleNotification, Logger: s.log, Strict: true, MaxLine: opts.MaxLine, LineLimit: s.lineLimit})
+	s.conn = jsonrpc.New(in, out, jsonrpc.Options{Request: s.handle, Notify: s.handleNotification, Logger: s.log, Strict: true, MaxLine: opts.MaxLine, LineLimit: s.lineLimit,
+		CancelMethod: "$/cancel_request"})
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	s.ctx = ctx

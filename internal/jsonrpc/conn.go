@@ -87,7 +87,11 @@ type Options struct {
 	// is strict toward editors; clients of agent CLIs that omit "jsonrpc"
 	// (codex app-server) are not.
 	Strict bool
-	Logger zerolog.Logger
+	// CancelMethod, when set, is the notification a call whose ctx ends
+	// before its answer sends the peer, with the call's id as "requestId"
+	// (ACP's "$/cancel_request"). The late answer is dropped either way.
+	CancelMethod string
+	Logger       zerolog.Logger
 }
 
 // Conn is one JSON-RPC 2.0 peer on a pair of streams.
@@ -512,6 +516,9 @@ func (c *Conn) CallRaw(ctx context.Context, method string, params any) (json.Raw
 		return m.Result, nil
 	case <-ctx.Done():
 		c.forget(id)
+		if c.opts.CancelMethod != "" {
+			_ = c.Notify(c.opts.CancelMethod, map[string]json.RawMessage{"requestId": id})
+		}
 		return nil, ctx.Err()
 	}
 }
