@@ -80,11 +80,12 @@ type Turn struct {
 
 	cancelOnce sync.Once
 	cancelled  chan struct{} // closed by Cancel
+	ended      chan struct{} // closed by Close
 }
 
 // NewTurn returns a turn ready for Emit and Run.
 func NewTurn() *Turn {
-	t := &Turn{out: make(chan Event), cancelled: make(chan struct{})}
+	t := &Turn{out: make(chan Event), cancelled: make(chan struct{}), ended: make(chan struct{})}
 	t.changed = sync.NewCond(&t.mu)
 	go t.pump()
 	return t
@@ -148,6 +149,7 @@ func (t *Turn) Close(evs ...Event) {
 	if !t.closed {
 		t.items = append(t.items, evs...)
 		t.closed = true
+		close(t.ended)
 	}
 	t.changed.Broadcast()
 	t.mu.Unlock()
@@ -183,7 +185,7 @@ func (t *Turn) pump() {
 // open, and decides whether the turn failed (a *TurnError).
 func (t *Turn) Run(ctx context.Context, emit func(Event), r TurnRules) (StopReason, error) {
 	t.attach()
-	run := turnRun{emit: emit, rules: r}
+	run := turnRun{emit: emit, rules: r, ended: t.ended}
 	span := trace.From(ctx)
 	stop, cancelled := ctx.Done(), false
 	var grace <-chan time.Time
@@ -233,6 +235,7 @@ func (ev Event) Refuse() {
 type turnRun struct {
 	emit     func(Event)
 	rules    TurnRules
+	ended    <-chan struct{} // the agent ended the turn: it waits for no answer
 	open     []ToolCall // tool calls neither completed nor failed
 	reason   StopReason
 	done     bool
@@ -304,19 +307,25 @@ func (r *turnRun) ask(ctx context.Context, ev Event) {
 	case r.rules.Permission == nil:
 		r.emit(ev)
 	default:
-		// Answered elsewhere (the agent withdrew it, crashed, or its turn
-		// was cancelled), the question is nobody's any more: the asking
-		// ends, and the turn's later events do not wait behind it.
+		// Answered elsewhere (the agent withdrew it, its turn was
+		// cancelled) or the agent's turn ended (it exited), the question is
+		// nobody's any more: the asking ends, a late answer grants nothing,
+		// and the turn's later events do not wait behind it.
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
 		go func() {
 			select {
 			case <-p.answered:
-				cancel()
+			case <-r.ended:
 			case <-ctx.Done():
 			}
+			cancel()
 		}()
-		p.Respond(r.rules.Permission(ctx, p))
+		d := r.rules.Permission(ctx, p)
+		if ctx.Err() != nil {
+			d = PermissionDecision{Cancelled: true}
+		}
+		p.Respond(d)
 	}
 }
 

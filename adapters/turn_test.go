@@ -116,15 +116,19 @@ func TestTurn_PermissionInOrder(t *testing.T) {
 }
 
 // A permission request answered elsewhere while it is being asked (the
-// agent withdrew it or crashed, the turn was cancelled) ends the asking:
-// the asker's context ends, the agent keeps the "cancelled" it got, and
-// the turn's later events do not wait for a question nobody needs.
+// agent withdrew it, the turn was cancelled) or whose agent ended its turn
+// (it exited) ends the asking: the asker's context ends, the agent gets
+// "cancelled" whatever the asker answers late, and the turn's later
+// events do not wait for a question nobody needs.
 func TestTurn_PermissionAnsweredElsewhereEndsTheAsking(t *testing.T) {
 	for name, end := range map[string]func(tr *Turn, cancelRequest context.CancelFunc, req *PermissionRequest){
 		"agent withdrew or crashed": func(_ *Turn, cancelRequest context.CancelFunc, _ *PermissionRequest) { cancelRequest() },
 		"turn cancelled":            func(tr *Turn, _ context.CancelFunc, _ *PermissionRequest) { tr.Cancel() },
 		"adapter answered": func(_ *Turn, _ context.CancelFunc, req *PermissionRequest) {
 			req.Respond(PermissionDecision{Cancelled: true})
+		},
+		"agent ended its turn": func(tr *Turn, _ context.CancelFunc, _ *PermissionRequest) {
+			tr.Close(Event{Type: EventText, Text: "after"}, Event{Type: EventDone, StopReason: StopEndTurn})
 		},
 	} {
 		t.Run(name, func(t *testing.T) {
