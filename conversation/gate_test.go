@@ -32,7 +32,7 @@ func newGateRun(t *testing.T, o GateOptions, answer Answerer) *gateRun {
 		t.Fatal(err)
 	}
 	emit := func(ev adapters.Event) { r.events = append(r.events, ev) }
-	g.turn.Store(&emit) // as RunTurn does: the gate decides within a turn
+	g.begin(emit) // as RunTurn does: the gate decides within a turn
 	r.gate = g
 	return r
 }

@@ -97,10 +97,7 @@ func RunTurn(ctx context.Context, s TurnSpec) (Outcome, error) {
 		go func() { snap <- TakeSnapshot(ctx, s.Workspace) }()
 	}
 	observe := s.observe(d, watch)
-	if s.Gate != nil { // its decisions are the turn's events
-		s.Gate.turn.Store(&observe)
-		defer s.Gate.turn.Store(nil)
-	}
+	endGate := s.Gate.begin(observe) // its decisions are the turn's events
 	s.Audit.Prompt(s.Agent, s.Prompt)
 	blocked := PromptHooks(ctx, s.Hooks, s.Agent, s.Prompt)
 	before := <-snap
@@ -115,6 +112,7 @@ func RunTurn(ctx context.Context, s TurnSpec) (Outcome, error) {
 	if decided := watch.Stop(); decided != nil {
 		stop, err = adapters.StopEndTurn, &adapters.TurnError{Info: *decided}
 	}
+	endGate() // no decision after the turn's end
 	s.Audit.EndTurn(stop)
 	s.Hooks.EndTurn(stop)
 	o := Outcome{Stop: stop, Digest: d, Warnings: s.Hooks.Flush(ctx)}
