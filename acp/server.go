@@ -632,7 +632,7 @@ func (s *server) listSessions(_ context.Context, p schema.ListSessionsRequest) (
 
 // beginPrompt validates and marks the session busy inline; the turn runs
 // in the returned jsonrpc.Job.
-func (s *server) beginPrompt(_ context.Context, p schema.PromptRequest) jsonrpc.Job {
+func (s *server) beginPrompt(ctx context.Context, p schema.PromptRequest) jsonrpc.Job {
 	if promptSize(p.Prompt) > s.opts.MaxPrompt {
 		return fail(s.promptRefusal())
 	}
@@ -655,6 +655,9 @@ func (s *server) beginPrompt(_ context.Context, p schema.PromptRequest) jsonrpc.
 		return fail(errUnknownSession(p.SessionID))
 	}
 	tctx := trace.Begin(s.ctx, "turn", p.SessionID)
+	if adapters.IsJudged(ctx) { // steered input's verdict travels with it
+		tctx = adapters.Judged(tctx)
+	}
 	trace.Mark(tctx, trace.Received)
 	turn := ss.turns.Accept(tctx) // a prompt sent while a turn runs is queued
 	prev, done := ss.turns.Order()

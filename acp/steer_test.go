@@ -23,6 +23,7 @@ import (
 // they answer and end with), or, without steering, for release.
 type steerAgent struct {
 	steers  bool
+	ended   bool // its turn ends while the prompt hooks judge the input
 	release chan struct{}
 }
 
@@ -31,7 +32,7 @@ func (a *steerAgent) Capabilities() adapters.Capabilities { return adapters.Capa
 func (a *steerAgent) Start(context.Context, adapters.SessionOptions) (adapters.Session, error) {
 	s := &steerSession{in: make(chan string, 4), release: a.release}
 	if a.steers {
-		return &steerableSession{s}, nil
+		return &steerableSession{s, a.ended}, nil
 	}
 	return s, nil
 }
@@ -60,9 +61,15 @@ func (s *steerSession) Prompt(ctx context.Context, p []adapters.Content, emit fu
 	return fixture.Serve(ctx, ch, emit, adapters.TurnRules{})
 }
 
-type steerableSession struct{ *steerSession }
+type steerableSession struct {
+	*steerSession
+	ended bool
+}
 
 func (s *steerableSession) Steer(_ context.Context, p []adapters.Content) error {
+	if s.ended {
+		return adapters.ErrNoTurn
+	}
 	s.in <- adapters.PromptText(p)
 	return nil
 }
@@ -174,6 +181,7 @@ func TestSteering_PassesThePromptHooks(t *testing.T) {
 	tests := []struct {
 		name, input string
 		steers      bool
+		ended       bool // the agent's turn ended while the hooks judged the input
 		injected    bool
 		blocked     bool   // the steering request fails with the hook's reason
 		hooked      string // what the hooks saw after the prompt "A"
@@ -185,6 +193,7 @@ func TestSteering_PassesThePromptHooks(t *testing.T) {
 			said: "steered by EXPANDED review: it;"},
 		{name: "a failing hook", input: "FAILME", steers: true, injected: true, hooked: "FAILME", said: "hook broke"},
 		{name: "queued as a turn, blocked", input: "my SECRET", hooked: "my SECRET", said: "no secrets"},
+		{name: "the turn ends while the hooks judge it: queued as a turn", input: "B", steers: true, ended: true, hooked: "B", said: "working on B;"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -195,7 +204,7 @@ func TestSteering_PassesThePromptHooks(t *testing.T) {
 				t.Fatal(err)
 			}
 			release := make(chan struct{})
-			c, sid := steerClient(t, &steerAgent{steers: tt.steers, release: release}, func(o *Options) {
+			c, sid := steerClient(t, &steerAgent{steers: tt.steers, ended: tt.ended, release: release}, func(o *Options) {
 				o.Settings, o.Skills = everywhere(Settings{Hooks: h}), fakeSkills{}
 			})
 			first := c.async("session/prompt", schema.PromptRequest{SessionID: sid, Prompt: []schema.ContentBlock{schema.TextBlock("A")}})

@@ -3,11 +3,26 @@ package adapters
 import (
 	"context"
 	"errors"
+	"fmt"
 )
 
 // ErrNoTurn means Steer found no turn to join: the input should run as a
 // prompt of its own.
 var ErrNoTurn = errors.New("no turn is running")
+
+// ErrNoTurnJudged is ErrNoTurn for input the agent's own UserPromptSubmit
+// hooks let pass before its turn ended: its prompt keeps that verdict.
+var ErrNoTurnJudged = fmt.Errorf("%w (its prompt hooks passed it)", ErrNoTurn)
+
+type judgedKey struct{}
+
+// Judged marks ctx's prompt as one the UserPromptSubmit hooks let pass
+// already: steered input that came back as a turn of its own keeps its
+// verdict, and the hooks do not run on it twice.
+func Judged(ctx context.Context) context.Context { return context.WithValue(ctx, judgedKey{}, true) }
+
+// IsJudged reports whether Judged marked ctx.
+func IsJudged(ctx context.Context) bool { return ctx.Value(judgedKey{}) != nil }
 
 // Steerer is implemented by sessions that take the user's input in the
 // middle of a turn: claude as a user message on its stream-json input,

@@ -236,7 +236,7 @@ type turnRun struct {
 	emit     func(Event)
 	rules    TurnRules
 	ended    <-chan struct{} // the agent ended the turn: it waits for no answer
-	open     []ToolCall // tool calls neither completed nor failed
+	open     []ToolCall      // tool calls neither completed nor failed
 	reason   StopReason
 	done     bool
 	fatal    *ErrorInfo // the last fatal error

@@ -128,8 +128,12 @@ func RunTurn(ctx context.Context, s TurnSpec) (Outcome, error) {
 // PromptHooks runs the UserPromptSubmit hooks of hs on a prompt of agent,
 // or on input steered into its running turn, before the agent gets it:
 // the error, a *adapters.TurnError, says why one blocked it. A hook that
-// failed lets it pass, with a warning in hs's Flush.
+// failed lets it pass, with a warning in hs's Flush. A prompt
+// adapters.Judged already passes unasked.
 func PromptHooks(ctx context.Context, hs *hooks.Observer, agent string, prompt []adapters.Content) error {
+	if adapters.IsJudged(ctx) {
+		return nil
+	}
 	if gate := hs.Prompt(ctx, agent, prompt); gate.Decision == hooks.Deny {
 		return hooks.Blocked(gate)
 	}

@@ -32,6 +32,9 @@ func toolInput(ev hooks.Event, call adapters.ToolCall) hooks.Input {
 // promptHook runs the UserPromptSubmit hooks; false when one blocked the
 // prompt, which then never reaches the model or the history.
 func (s *Session) promptHook(ctx context.Context, prompt []adapters.Content, out *adapters.Turn) bool {
+	if adapters.IsJudged(ctx) { // steered input whose turn ended while they passed it
+		return true
+	}
 	res := s.hook(ctx, hooks.Input{Event: hooks.UserPromptSubmit, Prompt: adapters.PromptText(prompt)}, out)
 	if res.Decision == hooks.Deny {
 		out.Emit(adapters.Event{Type: adapters.EventError, Error: &hooks.Blocked(res).Info})

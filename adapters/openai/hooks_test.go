@@ -13,6 +13,7 @@ import (
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/config"
+	"github.com/hubdev/hub/internal/fixture"
 	"github.com/hubdev/hub/internal/hooks"
 	"github.com/hubdev/hub/internal/mockllm"
 	"github.com/hubdev/hub/internal/proc/proctest"
@@ -154,11 +155,30 @@ func TestSession_SteerWithoutATurnRunsNoHook(t *testing.T) {
 	r := newRig(t, withHooks(t, map[string][]config.HookConfig{"UserPromptSubmit": {{Command: fake("stdin>>:" + log)}}}),
 		mockllm.OpenAITurn{Text: "done"})
 	r.prompt(t, "first", nil)
-	if err := r.sess.Steer(context.Background(), adapters.TextPrompt("late")); !errors.Is(err, adapters.ErrNoTurn) {
-		t.Fatalf("Steer after the turn: %v, want ErrNoTurn", err)
+	err := r.sess.Steer(context.Background(), adapters.TextPrompt("late"))
+	if !errors.Is(err, adapters.ErrNoTurn) || errors.Is(err, adapters.ErrNoTurnJudged) { // judged, its prompt would skip them
+		t.Fatalf("Steer after the turn: %v, want ErrNoTurn, not judged", err)
 	}
 	if b, _ := os.ReadFile(log); strings.Contains(string(b), "late") {
 		t.Fatalf("the hook ran for input no turn took: %s", b)
+	}
+}
+
+// Steered input the hooks passed before its turn ended comes back as a
+// prompt that keeps their verdict (adapters.Judged): they do not run on
+// it a second time; an unmarked prompt runs them.
+func TestSession_JudgedPromptRunsNoPromptHook(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "log")
+	r := newRig(t, withHooks(t, map[string][]config.HookConfig{"UserPromptSubmit": {{Command: fake("stdin>>:" + log)}}}),
+		mockllm.OpenAITurn{Text: "done"}, mockllm.OpenAITurn{Text: "done"})
+	ch, err := fixture.Prompt(adapters.Judged(context.Background()), r.sess, adapters.TextPrompt("steered"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	drain(t, ch)
+	r.prompt(t, "typed", nil)
+	if b, _ := os.ReadFile(log); strings.Contains(string(b), "steered") || !strings.Contains(string(b), "typed") {
+		t.Fatalf("the prompt hooks saw %s; want only the unjudged prompt", b)
 	}
 }
 

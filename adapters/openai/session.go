@@ -163,8 +163,8 @@ func (s *Session) Steer(ctx context.Context, prompt []adapters.Content) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if !s.steerable {
-		return adapters.ErrNoTurn
+	if !s.steerable { // its turn ended while the hooks ran: it comes back as a prompt they passed
+		return adapters.ErrNoTurnJudged
 	}
 	s.steered = append(s.steered, userMessage(prompt, s.profile().Vision))
 	return nil
