@@ -307,26 +307,31 @@ func (r *turnRun) ask(ctx context.Context, ev Event) {
 	case r.rules.Permission == nil:
 		r.emit(ev)
 	default:
-		// Answered elsewhere (the agent withdrew it, its turn was
-		// cancelled) or the agent's turn ended (it exited), the question is
-		// nobody's any more: the asking ends, a late answer grants nothing,
-		// and the turn's later events do not wait behind it.
-		ctx, cancel := context.WithCancel(ctx)
+		ctx, cancel := r.asking(ctx, p.answered)
 		defer cancel()
-		go func() {
-			select {
-			case <-p.answered:
-			case <-r.ended:
-			case <-ctx.Done():
-			}
-			cancel()
-		}()
 		d := r.rules.Permission(ctx, p)
-		if ctx.Err() != nil {
+		if ctx.Err() != nil { // a late answer grants nothing
 			d = PermissionDecision{Cancelled: true}
 		}
 		p.Respond(d)
 	}
+}
+
+// asking is ctx for putting a request to the user. Answered elsewhere (the
+// agent withdrew it, its turn was cancelled) or once the agent ended its
+// turn (it exited), the request is nobody's any more: the asking ends, and
+// the turn's later events do not wait behind it.
+func (r *turnRun) asking(ctx context.Context, answered <-chan struct{}) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(ctx)
+	go func() {
+		select {
+		case <-answered:
+		case <-r.ended:
+		case <-ctx.Done():
+		}
+		cancel()
+	}()
+	return ctx, cancel
 }
 
 // question puts the agent's question to the user, or says it cannot.
@@ -337,7 +342,13 @@ func (r *turnRun) question(ctx context.Context, q *QuestionRequest) {
 	case r.rules.Ask == nil:
 		q.Respond(Answers{Err: ErrCannotAsk})
 	default:
-		q.Respond(r.rules.Ask(ctx, q))
+		ctx, cancel := r.asking(ctx, q.answered)
+		defer cancel()
+		a := r.rules.Ask(ctx, q)
+		if ctx.Err() != nil {
+			a = Answers{Cancelled: true}
+		}
+		q.Respond(a)
 	}
 }
 

@@ -156,6 +156,22 @@ func TestTurn_PermissionAnsweredElsewhereEndsTheAsking(t *testing.T) {
 	}
 }
 
+// A question whose agent ended its turn (it exited) is nobody's either:
+// the asking ends and the agent's side hears "cancelled".
+func TestTurn_QuestionOfAnEndedTurnEndsTheAsking(t *testing.T) {
+	tr := NewTurn()
+	q := NewQuestionRequest("t", []Question{{ID: "q", Text: "which?"}})
+	tr.Emit(Event{Type: EventQuestion, Question: q})
+	_, err := tr.Run(context.Background(), func(Event) {}, TurnRules{Ask: func(ctx context.Context, _ *QuestionRequest) Answers {
+		tr.Close(Event{Type: EventDone, StopReason: StopEndTurn})
+		<-ctx.Done() // the editor never answers
+		return Answers{Values: map[string][]string{"q": {"late"}}}
+	}})
+	if a := <-q.Answer(); err != nil || !a.Cancelled {
+		t.Fatalf("the agent heard %+v, err %v", a, err)
+	}
+}
+
 // Ending ctx interrupts the agent once; a turn that then ends is
 // cancelled, and one that does not is given up after the grace period.
 func TestTurn_CancelInterruptsThenGivesUpAfterGrace(t *testing.T) {
