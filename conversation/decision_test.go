@@ -3,6 +3,7 @@ package conversation
 import (
 	"context"
 	"slices"
+	"sync/atomic"
 	"testing"
 
 	"github.com/hubdev/hub/adapters"
@@ -117,11 +118,12 @@ func TestRunTurn_NoDecisionAfterTheTurnEnd(t *testing.T) {
 	for _, answerAfterTheEnd := range []bool{true, false} {
 		dir := t.TempDir()
 		asking, release := make(chan struct{}), make(chan struct{})
+		var kept atomic.Bool // the durable grant the user picked
 		gate, err := NewGate(GateOptions{Cwd: t.TempDir(), Answerer: AnswerFunc(func(_ context.Context, q Question) Reply {
 			close(asking)
 			<-release
 			o, _ := q.Request.OptionFor(adapters.AllowAlways)
-			return Reply{Decision: adapters.PermissionDecision{OptionID: o.ID, Kind: o.Kind}, By: ByUser}
+			return Reply{Decision: adapters.PermissionDecision{OptionID: o.ID, Kind: o.Kind}, By: ByUser, Then: func() { kept.Store(true) }}
 		})})
 		if err != nil {
 			t.Fatal(err)
@@ -149,8 +151,8 @@ func TestRunTurn_NoDecisionAfterTheTurnEnd(t *testing.T) {
 		switch {
 		case end < 0 || decision > end:
 			t.Errorf("answer after the end %v: decision record %d after the turn end %d", answerAfterTheEnd, decision, end)
-		case decision < 0 && (!d.Cancelled || remembered):
-			t.Errorf("answer after the end %v: unrecorded decision %+v allowed the call (remembered %v)", answerAfterTheEnd, d, remembered)
+		case decision < 0 && (!d.Cancelled || remembered || kept.Load()):
+			t.Errorf("answer after the end %v: unrecorded decision %+v allowed the call (remembered %v, grant kept %v)", answerAfterTheEnd, d, remembered, kept.Load())
 		case answerAfterTheEnd && decision >= 0:
 			t.Errorf("a decision taken after its turn ended was recorded")
 		}

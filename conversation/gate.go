@@ -39,6 +39,9 @@ type Question struct {
 type Reply struct {
 	Decision   adapters.PermissionDecision
 	By, Reason string
+	// Then, when set, runs once the decision is recorded within its turn
+	// (a durable grant the user picked is kept then), never otherwise.
+	Then func()
 }
 
 // Answerer answers what the rules leave open: the editor in hub acp,
@@ -148,7 +151,7 @@ func (g *Gate) begin(emit func(adapters.Event)) (end func()) {
 
 // decide applies the evaluation order: a request hub cannot answer, then
 // the rules (permission.Service.Judge), then the Answerer, whose
-// "always" keep remembers.
+// "always" and Then keep runs.
 func (g *Gate) decide(ctx context.Context, p *adapters.PermissionRequest, agent string) (r Reply, keep func()) {
 	keep = func() {}
 	if why := permission.OptionsProblem(p.Options); why != "" {
@@ -171,7 +174,12 @@ func (g *Gate) decide(ctx context.Context, p *adapters.PermissionRequest, agent 
 	if r = g.o.Answerer.Answer(ctx, q); ctx.Err() != nil { // asked of nobody any more: a late answer decides nothing
 		return Reply{Decision: adapters.PermissionDecision{Cancelled: true}}, keep
 	}
-	return r, func() { g.rules.Remember(req, r.Decision.Kind) }
+	return r, func() {
+		g.rules.Remember(req, r.Decision.Kind)
+		if r.Then != nil {
+			r.Then()
+		}
+	}
 }
 
 // Allow answers p with its first "allow once" option, else "always".

@@ -161,14 +161,15 @@ func TestGate_AlwaysAnswerIsRemembered(t *testing.T) {
 // the next call, which is asked again.
 func TestGate_LateAnswerIsNoDecision(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
+	kept := false
 	late := AnswerFunc(func(_ context.Context, q Question) Reply {
-		cancel() // the question ends while the user answers "always"
+		cancel() // the question ends while the user answers "always", and a grant
 		o, _ := q.Request.OptionFor(adapters.AllowAlways)
-		return Reply{Decision: adapters.PermissionDecision{OptionID: o.ID, Kind: o.Kind}, By: ByUser}
+		return Reply{Decision: adapters.PermissionDecision{OptionID: o.ID, Kind: o.Kind}, By: ByUser, Then: func() { kept = true }}
 	})
 	r := newGateRun(t, GateOptions{Cwd: t.TempDir()}, late)
-	if d := r.gate.Ask(ctx, adapters.NewPermissionRequest(command("go build ./..."), nil)); !d.Cancelled || len(r.events) != 0 {
-		t.Fatalf("late answer gave %+v, %d events", d, len(r.events))
+	if d := r.gate.Ask(ctx, adapters.NewPermissionRequest(command("go build ./..."), nil)); !d.Cancelled || len(r.events) != 0 || kept {
+		t.Fatalf("late answer gave %+v, %d events, grant kept %v", d, len(r.events), kept)
 	}
 	if _, ev := r.ask(t, command("go build ./..."), nil); ev.By != ByUser || r.asked != 2 {
 		t.Fatalf("next call %+v, asked %d times; want asked again", ev, r.asked)
