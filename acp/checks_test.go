@@ -14,9 +14,7 @@ import (
 
 // notApplicable lists the conformance checks of ../shared/acp/acp.md §21
 // that do not apply to hub, with the reason.
-var notApplicable = map[string]string{
-	"C42": "hub never sends $/cancel_request: a cancelled turn resolves its own pending requests locally",
-}
+var notApplicable = map[string]string{}
 
 // Every conformance check C01–C44 that applies to hub is asserted by a test
 // that names it in its doc comment or its name.

@@ -176,7 +176,7 @@ var resultDefs = map[string]string{
 var requestDefs = map[string]string{
 	"session/update": "SessionNotification", "session/request_permission": "RequestPermissionRequest",
 	"fs/read_text_file": "ReadTextFileRequest", "fs/write_text_file": "WriteTextFileRequest",
-	"elicitation/create": "CreateElicitationRequest",
+	"elicitation/create": "CreateElicitationRequest", "$/cancel_request": "CancelRequestNotification",
 }
 
 func (c *tclient) validate(m wire) {

@@ -673,6 +673,50 @@ func TestConformance_C38_CancelWhilePermissionPending(t *testing.T) {
 	}
 }
 
+// C42: a permission request hub stops waiting for (here its turn was
+// cancelled and the editor never answered) is withdrawn with
+// $/cancel_request for its id, so the editor closes its dialog. A late
+// answer, even "allow always", is dropped: the next call is asked again,
+// and its own answer decides it.
+func TestConformance_C42_AbandonedPermissionRequestIsWithdrawn(t *testing.T) {
+	c := newClient(t, scriptFile(t, permScript, `{"turn":true}`, permScript))
+	var asked sync.WaitGroup
+	asked.Add(1)
+	n := 0
+	c.perm = func(schema.RequestPermissionRequest) (any, *jsonrpc.Error) {
+		if n++; n == 1 {
+			asked.Done()
+			return nil, nil // never answered in time
+		}
+		return schema.RequestPermissionResponse{Outcome: schema.RequestPermissionOutcome{Outcome: "selected", OptionID: "reject_once"}}, nil
+	}
+	sid, _ := c.start(t)
+	p := c.async("session/prompt", promptReq(sid, "x"))
+	asked.Wait()
+	c.notify("session/cancel", schema.SessionIDRequest{SessionID: sid})
+	if r := c.wait(p); !strings.Contains(string(r.Result), schema.StopCancelled) {
+		t.Fatalf("prompt answered %s %v", r.Result, r.Error)
+	}
+	var permID json.RawMessage
+	withdrawn := func() bool {
+		for _, m := range c.messages() {
+			var p struct{ RequestID json.RawMessage }
+			switch {
+			case m.Method == "session/request_permission" && permID == nil:
+				permID = m.ID
+			case m.Method == "$/cancel_request" && json.Unmarshal(m.Params, &p) == nil:
+				return permID != nil && string(p.RequestID) == string(permID)
+			}
+		}
+		return false
+	}
+	c.waitFor(t, withdrawn)
+	c.raw(`{"jsonrpc":"2.0","id":` + string(permID) + `,"result":{"outcome":{"outcome":"selected","optionId":"allow_always"}}}`)
+	if s := c.prompt(sid, "again"); s != schema.StopEndTurn || n != 2 || strings.Contains(turnText(c.updates(sid)), "ran") {
+		t.Fatalf("next prompt %q, asked %d times, text %q: the late answer decided", s, n, turnText(c.updates(sid)))
+	}
+}
+
 // C40: session/cancel with no turn running, for an unknown session, without
 // params or before initialize is never answered and breaks nothing.
 func TestConformance_C40_CancelWithoutTurnIgnored(t *testing.T) {

@@ -17,6 +17,8 @@
 //     name (or kind when the tool has no name), never broader than the
 //     command shown (see permission.AlwaysScope), and answered without asking.
 //   - A client JSON-RPC error to session/request_permission is a rejection.
+//   - A request hub stops waiting for (its question ended) is withdrawn
+//     with $/cancel_request; its late answer is dropped.
 //   - A tool call the agent leaves pending or in progress when its turn
 //     ends is reported failed before the prompt response (not after a
 //     cancel: the client marks those itself).

@@ -149,7 +149,8 @@ func (s *server) settingsFor(cwd string) (Settings, error) {
 // then closes every session (stopping agent processes).
 func Serve(ctx context.Context, in io.Reader, out io.Writer, opts Options) error {
 	s := newServer(opts)
-	s.conn = jsonrpc.New(in, out, jsonrpc.Options{Request: s.handle, Notify: s.handleNotification, Logger: s.log, Strict: true, MaxLine: opts.MaxLine, LineLimit: s.lineLimit})
+	s.conn = jsonrpc.New(in, out, jsonrpc.Options{Request: s.handle, Notify: s.handleNotification, Logger: s.log, Strict: true, MaxLine: opts.MaxLine, LineLimit: s.lineLimit,
+		CancelMethod: "$/cancel_request"})
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	s.ctx = ctx
@@ -631,7 +632,7 @@ func (s *server) listSessions(_ context.Context, p schema.ListSessionsRequest) (
 
 // beginPrompt validates and marks the session busy inline; the turn runs
 // in the returned jsonrpc.Job.
-func (s *server) beginPrompt(_ context.Context, p schema.PromptRequest) jsonrpc.Job {
+func (s *server) beginPrompt(ctx context.Context, p schema.PromptRequest) jsonrpc.Job {
 	if promptSize(p.Prompt) > s.opts.MaxPrompt {
 		return fail(s.promptRefusal())
 	}
@@ -654,6 +655,9 @@ func (s *server) beginPrompt(_ context.Context, p schema.PromptRequest) jsonrpc.
 		return fail(errUnknownSession(p.SessionID))
 	}
 	tctx := trace.Begin(s.ctx, "turn", p.SessionID)
+	if adapters.IsJudged(ctx) { // steered input's verdict travels with it
+		tctx = adapters.Judged(tctx)
+	}
 	trace.Mark(tctx, trace.Received)
 	turn := ss.turns.Accept(tctx) // a prompt sent while a turn runs is queued
 	prev, done := ss.turns.Order()

@@ -591,15 +591,17 @@ func (ss *session) askEditor(ctx context.Context, q conversation.Question, annou
 		return conversation.Reply{Decision: adapters.PermissionDecision{Kind: adapters.RejectOnce}, By: conversation.ByUser,
 			Reason: "the editor did not answer the permission request"}
 	case kept && id == grantOptionID:
-		// Kept once: hub itself answers the later calls the grant covers,
-		// so the agent is never told to allow more than the user saw.
-		if g, err := q.Keep(); err != nil {
-			ss.srv.log.Warn().Err(err).Str("session", ss.id()).Msg("grant not kept")
-			ss.sayf("\nhub could not keep this grant beyond the session: %v. It holds for this session only.\n", err)
-		} else {
-			ss.srv.log.Info().Str("grant", g.ID).Str("covers", g.Covers()).Time("expires", g.Expires).Msg("grant kept")
-		}
-		return conversation.Reply{Decision: conversation.Allow(p), By: conversation.ByUser, Reason: "the user kept a grant"}
+		// Kept once, and only once the decision is recorded in its turn: hub
+		// itself answers the later calls the grant covers, so the agent is
+		// never told to allow more than the user saw.
+		return conversation.Reply{Decision: conversation.Allow(p), By: conversation.ByUser, Reason: "the user kept a grant", Then: func() {
+			if g, err := q.Keep(); err != nil {
+				ss.srv.log.Warn().Err(err).Str("session", ss.id()).Msg("grant not kept")
+				ss.sayf("\nhub could not keep this grant beyond the session: %v. It holds for this session only.\n", err)
+			} else {
+				ss.srv.log.Info().Str("grant", g.ID).Str("covers", g.Covers()).Time("expires", g.Expires).Msg("grant kept")
+			}
+		}}
 	}
 	d := adapters.PermissionDecision{OptionID: id, Kind: adapters.RejectOnce} // unknown option id: be safe
 	if i := slices.IndexFunc(shown, func(o schema.PermissionOption) bool { return o.OptionID == d.OptionID }); i >= 0 {

@@ -26,7 +26,8 @@ func (s *server) steer(ctx context.Context, p schema.SteeringRequest) (any, func
 	if err != nil {
 		return nil, nil, err
 	}
-	injected, busy, err := ss.steer(ctx, p.Prompt)
+	busy := ss.turns.Busy()
+	injected, judged, err := ss.steer(ctx, p.Prompt)
 	switch {
 	case err != nil:
 		return nil, nil, err
@@ -36,6 +37,9 @@ func (s *server) steer(ctx context.Context, p schema.SteeringRequest) (any, func
 		return schema.SteeringResponse{Outcome: schema.SteerPromptRequired, Reason: "noRunningTurn"}, nil, nil
 	case p.Meta.Steering.IdleBehavior == schema.SteerIdleBehavior:
 		return schema.SteeringResponse{Outcome: schema.SteerPromptRequired, Reason: "steeringUnsupported"}, nil, nil
+	}
+	if judged { // the hooks passed it, then its turn ended: it keeps their verdict
+		ctx = adapters.Judged(ctx)
 	}
 	job := s.beginPrompt(ctx, schema.PromptRequest{SessionID: p.SessionID, Prompt: p.Prompt})
 	s.detached.Go(func() { // its updates stream as any turn's; its answer has no request to go to
@@ -51,30 +55,30 @@ func (s *server) steer(ctx context.Context, p schema.SteeringRequest) (any, func
 }
 
 // steer hands prompt to the running turn when the agent takes input
-// mid-turn. It reports whether it did, and whether a prompt is running or
-// queued (busy) when it did not.
-func (ss *session) steer(ctx context.Context, prompt []schema.ContentBlock) (injected, busy bool, err error) {
-	busy = ss.turns.Busy()
+// mid-turn. It reports whether it did, and whether the prompt hooks
+// judged it when it did not (the turn ended meanwhile).
+func (ss *session) steer(ctx context.Context, prompt []schema.ContentBlock) (injected, judged bool, err error) {
 	ss.mu.Lock()
 	b, running, agent := ss.agent.Current(), ss.running && !ss.crashed, ss.rec.Agent
 	ss.mu.Unlock()
 	st, ok := b.(adapters.Steerer)
 	if !running || !ok {
-		return false, busy, nil
+		return false, false, nil
 	}
 	content := ss.fitContent(ss.toAdapterContent(prompt))
 	// The prompt hooks judge it as they judge a prompt, before anything keeps it.
-	if err = conversation.PromptHooks(ctx, ss.observer(agent), agent, content); err == nil {
+	hs := ss.observer(agent)
+	if err = conversation.PromptHooks(ctx, hs, agent, content); err == nil {
 		forget := ss.recordUser(prompt) // first: the agent's answer to it must follow it
 		if err = st.Steer(ctx, content); err != nil {
 			forget()
 		}
 	}
 	switch {
-	case errors.Is(err, adapters.ErrNoTurn):
-		return false, busy, nil
+	case errors.Is(err, adapters.ErrNoTurn): // judged by the prompt hooks, when it has any
+		return false, hs != nil, nil
 	case err != nil: // told as a failed prompt is: a block, with the hook's reason
-		return false, busy, ss.turnError(adapters.ErrorOf(err))
+		return false, false, ss.turnError(adapters.ErrorOf(err))
 	}
-	return true, busy, nil
+	return true, false, nil
 }

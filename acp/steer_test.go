@@ -25,6 +25,7 @@ import (
 // ownHooks says it runs its tools' hooks itself, as the native loop does.
 type steerAgent struct {
 	steers   bool
+	ended    bool // its turn ends while the prompt hooks judge the input
 	release  chan struct{}
 	ownHooks bool
 }
@@ -36,7 +37,7 @@ func (a *steerAgent) Capabilities() adapters.Capabilities {
 func (a *steerAgent) Start(context.Context, adapters.SessionOptions) (adapters.Session, error) {
 	s := &steerSession{in: make(chan string, 4), release: a.release}
 	if a.steers {
-		return &steerableSession{s}, nil
+		return &steerableSession{s, a.ended}, nil
 	}
 	return s, nil
 }
@@ -65,9 +66,15 @@ func (s *steerSession) Prompt(ctx context.Context, p []adapters.Content, emit fu
 	return fixture.Serve(ctx, ch, emit, adapters.TurnRules{})
 }
 
-type steerableSession struct{ *steerSession }
+type steerableSession struct {
+	*steerSession
+	ended bool
+}
 
 func (s *steerableSession) Steer(_ context.Context, p []adapters.Content) error {
+	if s.ended {
+		return adapters.ErrNoTurn
+	}
 	s.in <- adapters.PromptText(p)
 	return nil
 }
@@ -187,6 +194,7 @@ func steeringPassesThePromptHooks(t *testing.T, ownHooks bool) {
 	tests := []struct {
 		name, input string
 		steers      bool
+		ended       bool // the agent's turn ended while the hooks judged the input
 		injected    bool
 		blocked     bool   // the steering request fails with the hook's reason
 		hooked      string // what the hooks saw after the prompt "A"
@@ -198,6 +206,7 @@ func steeringPassesThePromptHooks(t *testing.T, ownHooks bool) {
 			said: "steered by EXPANDED review: it;"},
 		{name: "a failing hook", input: "FAILME", steers: true, injected: true, hooked: "FAILME", said: "hook broke"},
 		{name: "queued as a turn, blocked", input: "my SECRET", hooked: "my SECRET", said: "no secrets"},
+		{name: "the turn ends while the hooks judge it: queued as a turn", input: "B", steers: true, ended: true, hooked: "B", said: "working on B;"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -208,7 +217,7 @@ func steeringPassesThePromptHooks(t *testing.T, ownHooks bool) {
 				t.Fatal(err)
 			}
 			release := make(chan struct{})
-			c, sid := steerClient(t, &steerAgent{steers: tt.steers, release: release, ownHooks: ownHooks}, func(o *Options) {
+			c, sid := steerClient(t, &steerAgent{steers: tt.steers, ended: tt.ended, release: release, ownHooks: ownHooks}, func(o *Options) {
 				o.Settings, o.Skills = everywhere(Settings{Hooks: h}), fakeSkills{}
 			})
 			first := c.async("session/prompt", schema.PromptRequest{SessionID: sid, Prompt: []schema.ContentBlock{schema.TextBlock("A")}})

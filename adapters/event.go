@@ -321,6 +321,7 @@ type PermissionRequest struct {
 
 	once     sync.Once
 	decision chan PermissionDecision
+	answered chan struct{} // closed by Respond
 }
 
 // Refusal is who refused a request before the gate, and why.
@@ -334,7 +335,7 @@ func NewPermissionRequest(tool ToolCall, options []PermissionOption) *Permission
 	if len(options) == 0 {
 		options = DefaultPermissionOptions()
 	}
-	return &PermissionRequest{Tool: tool, Options: options, decision: make(chan PermissionDecision, 1)}
+	return &PermissionRequest{Tool: tool, Options: options, decision: make(chan PermissionDecision, 1), answered: make(chan struct{})}
 }
 
 // DefaultPermissionOptions are the four ACP choices.
@@ -356,6 +357,7 @@ func (p *PermissionRequest) Respond(d PermissionDecision) {
 			d.Kind = p.Options[i].Kind
 		}
 		p.decision <- d
+		close(p.answered)
 	})
 }
 

@@ -36,8 +36,9 @@ type QuestionRequest struct {
 	ToolID    string     `json:"toolId,omitempty"`
 	Questions []Question `json:"questions"`
 
-	once   sync.Once
-	answer chan Answers
+	once     sync.Once
+	answer   chan Answers
+	answered chan struct{} // closed by Respond
 }
 
 // Answers is the user's reply: Values by question ID, or why there are
@@ -55,12 +56,12 @@ type AskFunc func(ctx context.Context, q *QuestionRequest) Answers
 
 // NewQuestionRequest builds a request whose answers can be awaited.
 func NewQuestionRequest(toolID string, qs []Question) *QuestionRequest {
-	return &QuestionRequest{ToolID: toolID, Questions: qs, answer: make(chan Answers, 1)}
+	return &QuestionRequest{ToolID: toolID, Questions: qs, answer: make(chan Answers, 1), answered: make(chan struct{})}
 }
 
 // Respond delivers the answers; only the first call counts.
 func (q *QuestionRequest) Respond(a Answers) {
-	q.once.Do(func() { q.answer <- a })
+	q.once.Do(func() { q.answer <- a; close(q.answered) })
 }
 
 // Answer returns the channel the answers arrive on.

@@ -80,11 +80,12 @@ type Turn struct {
 
 	cancelOnce sync.Once
 	cancelled  chan struct{} // closed by Cancel
+	ended      chan struct{} // closed by Close
 }
 
 // NewTurn returns a turn ready for Emit and Run.
 func NewTurn() *Turn {
-	t := &Turn{out: make(chan Event), cancelled: make(chan struct{})}
+	t := &Turn{out: make(chan Event), cancelled: make(chan struct{}), ended: make(chan struct{})}
 	t.changed = sync.NewCond(&t.mu)
 	go t.pump()
 	return t
@@ -148,6 +149,7 @@ func (t *Turn) Close(evs ...Event) {
 	if !t.closed {
 		t.items = append(t.items, evs...)
 		t.closed = true
+		close(t.ended)
 	}
 	t.changed.Broadcast()
 	t.mu.Unlock()
@@ -183,7 +185,7 @@ func (t *Turn) pump() {
 // open, and decides whether the turn failed (a *TurnError).
 func (t *Turn) Run(ctx context.Context, emit func(Event), r TurnRules) (StopReason, error) {
 	t.attach()
-	run := turnRun{emit: emit, rules: r}
+	run := turnRun{emit: emit, rules: r, ended: t.ended}
 	span := trace.From(ctx)
 	stop, cancelled := ctx.Done(), false
 	var grace <-chan time.Time
@@ -233,7 +235,8 @@ func (ev Event) Refuse() {
 type turnRun struct {
 	emit     func(Event)
 	rules    TurnRules
-	open     []ToolCall // tool calls neither completed nor failed
+	ended    <-chan struct{} // the agent ended the turn: it waits for no answer
+	open     []ToolCall      // tool calls neither completed nor failed
 	reason   StopReason
 	done     bool
 	fatal    *ErrorInfo // the last fatal error
@@ -304,8 +307,31 @@ func (r *turnRun) ask(ctx context.Context, ev Event) {
 	case r.rules.Permission == nil:
 		r.emit(ev)
 	default:
-		p.Respond(r.rules.Permission(ctx, p))
+		ctx, cancel := r.asking(ctx, p.answered)
+		defer cancel()
+		d := r.rules.Permission(ctx, p)
+		if ctx.Err() != nil { // a late answer grants nothing
+			d = PermissionDecision{Cancelled: true}
+		}
+		p.Respond(d)
 	}
+}
+
+// asking is ctx for putting a request to the user. Answered elsewhere (the
+// agent withdrew it, its turn was cancelled) or once the agent ended its
+// turn (it exited), the request is nobody's any more: the asking ends, and
+// the turn's later events do not wait behind it.
+func (r *turnRun) asking(ctx context.Context, answered <-chan struct{}) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(ctx)
+	go func() {
+		select {
+		case <-answered:
+		case <-r.ended:
+		case <-ctx.Done():
+		}
+		cancel()
+	}()
+	return ctx, cancel
 }
 
 // question puts the agent's question to the user, or says it cannot.
@@ -316,7 +342,13 @@ func (r *turnRun) question(ctx context.Context, q *QuestionRequest) {
 	case r.rules.Ask == nil:
 		q.Respond(Answers{Err: ErrCannotAsk})
 	default:
-		q.Respond(r.rules.Ask(ctx, q))
+		ctx, cancel := r.asking(ctx, q.answered)
+		defer cancel()
+		a := r.rules.Ask(ctx, q)
+		if ctx.Err() != nil {
+			a = Answers{Cancelled: true}
+		}
+		q.Respond(a)
 	}
 }
 

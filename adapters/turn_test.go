@@ -115,6 +115,63 @@ func TestTurn_PermissionInOrder(t *testing.T) {
 	}
 }
 
+// A permission request answered elsewhere while it is being asked (the
+// agent withdrew it, the turn was cancelled) or whose agent ended its turn
+// (it exited) ends the asking: the asker's context ends, the agent gets
+// "cancelled" whatever the asker answers late, and the turn's later
+// events do not wait for a question nobody needs.
+func TestTurn_PermissionAnsweredElsewhereEndsTheAsking(t *testing.T) {
+	for name, end := range map[string]func(tr *Turn, cancelRequest context.CancelFunc, req *PermissionRequest){
+		"agent withdrew or crashed": func(_ *Turn, cancelRequest context.CancelFunc, _ *PermissionRequest) { cancelRequest() },
+		"turn cancelled":            func(tr *Turn, _ context.CancelFunc, _ *PermissionRequest) { tr.Cancel() },
+		"adapter answered": func(_ *Turn, _ context.CancelFunc, req *PermissionRequest) {
+			req.Respond(PermissionDecision{Cancelled: true})
+		},
+		"agent ended its turn": func(tr *Turn, _ context.CancelFunc, _ *PermissionRequest) {
+			tr.Close(Event{Type: EventText, Text: "after"}, Event{Type: EventDone, StopReason: StopEndTurn})
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			tr := NewTurn()
+			req := NewPermissionRequest(ToolCall{ID: "p", Title: "rm"}, nil)
+			reqCtx, cancelRequest := context.WithCancel(context.Background())
+			defer cancelRequest()
+			asking, agent := make(chan struct{}), make(chan PermissionDecision, 1)
+			go func() {
+				agent <- tr.Ask(reqCtx, req)
+				tr.Close(Event{Type: EventText, Text: "after"}, Event{Type: EventDone, StopReason: StopEndTurn})
+			}()
+			go func() { <-asking; end(tr, cancelRequest, req) }()
+			var texts []string
+			_, err := tr.Run(context.Background(), func(ev Event) { texts = append(texts, ev.Text) },
+				TurnRules{Permission: func(ctx context.Context, _ *PermissionRequest) PermissionDecision {
+					close(asking)
+					<-ctx.Done() // the editor never answers
+					return PermissionDecision{Kind: AllowAlways}
+				}})
+			if d := <-agent; err != nil || !d.Cancelled || !slices.Contains(texts, "after") {
+				t.Fatalf("agent got %+v, events %q, err %v", d, texts, err)
+			}
+		})
+	}
+}
+
+// A question whose agent ended its turn (it exited) is nobody's either:
+// the asking ends and the agent's side hears "cancelled".
+func TestTurn_QuestionOfAnEndedTurnEndsTheAsking(t *testing.T) {
+	tr := NewTurn()
+	q := NewQuestionRequest("t", []Question{{ID: "q", Text: "which?"}})
+	tr.Emit(Event{Type: EventQuestion, Question: q})
+	_, err := tr.Run(context.Background(), func(Event) {}, TurnRules{Ask: func(ctx context.Context, _ *QuestionRequest) Answers {
+		tr.Close(Event{Type: EventDone, StopReason: StopEndTurn})
+		<-ctx.Done() // the editor never answers
+		return Answers{Values: map[string][]string{"q": {"late"}}}
+	}})
+	if a := <-q.Answer(); err != nil || !a.Cancelled {
+		t.Fatalf("the agent heard %+v, err %v", a, err)
+	}
+}
+
 // Ending ctx interrupts the agent once; a turn that then ends is
 // cancelled, and one that does not is given up after the grace period.
 func TestTurn_CancelInterruptsThenGivesUpAfterGrace(t *testing.T) {

@@ -4,7 +4,7 @@ import (
 	"cmp"
 	"context"
 	"slices"
-	"sync/atomic"
+	"sync"
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/config"
@@ -39,6 +39,9 @@ type Question struct {
 type Reply struct {
 	Decision   adapters.PermissionDecision
 	By, Reason string
+	// Then, when set, runs once the decision is recorded within its turn
+	// (a durable grant the user picked is kept then), never otherwise.
+	Then func()
 }
 
 // Answerer answers what the rules leave open: the editor in hub acp,
@@ -69,7 +72,8 @@ type GateOptions struct {
 type Gate struct {
 	rules *permission.Service
 	o     GateOptions
-	turn  atomic.Pointer[func(adapters.Event)] // the running turn's events (RunTurn)
+	mu    sync.RWMutex          // read-held while a decision is kept and emitted
+	turn  *func(adapters.Event) // the running turn's events (RunTurn), under mu
 }
 
 // NewGate builds the gate of one session; invalid rules are an error.
@@ -103,14 +107,24 @@ func (g *Gate) Ask(ctx context.Context, p *adapters.PermissionRequest) adapters.
 // nothing: the call is cancelled, as a decision no turn records would be
 // lost.
 func (g *Gate) AskAs(ctx context.Context, p *adapters.PermissionRequest, agent string) adapters.PermissionDecision {
-	emit := g.turn.Load()
+	g.mu.RLock()
+	emit := g.turn
+	g.mu.RUnlock()
 	if emit == nil {
 		return adapters.PermissionDecision{Cancelled: true}
 	}
-	r := g.decide(ctx, p, agent)
+	r, keep := g.decide(ctx, p, agent)
 	if r.Decision.Cancelled || r.By == "" { // the agent's default: no decision taken
 		return r.Decision
 	}
+	// Kept and recorded within its turn, or not at all: the turn's end
+	// (begin's end) waits for it.
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	if g.turn != emit {
+		return adapters.PermissionDecision{Cancelled: true}
+	}
+	keep()
 	d := r.Decision
 	d.By, d.Reason = r.By, r.Reason
 	(*emit)(adapters.Event{Type: adapters.EventDecision, Permission: p, Decision: &adapters.Decision{
@@ -119,29 +133,53 @@ func (g *Gate) AskAs(ctx context.Context, p *adapters.PermissionRequest, agent s
 	return d
 }
 
+// begin makes emit the running turn's events until end, which returns
+// once no decision is being recorded: none is after it.
+func (g *Gate) begin(emit func(adapters.Event)) (end func()) {
+	if g == nil {
+		return func() {}
+	}
+	g.mu.Lock()
+	g.turn = &emit
+	g.mu.Unlock()
+	return func() {
+		g.mu.Lock()
+		g.turn = nil
+		g.mu.Unlock()
+	}
+}
+
 // decide applies the evaluation order: a request hub cannot answer, then
-// the rules (permission.Service.Judge), then the Answerer.
-func (g *Gate) decide(ctx context.Context, p *adapters.PermissionRequest, agent string) Reply {
+// the rules (permission.Service.Judge), then the Answerer, whose
+// "always" and Then keep runs.
+func (g *Gate) decide(ctx context.Context, p *adapters.PermissionRequest, agent string) (r Reply, keep func()) {
+	keep = func() {}
 	if why := permission.OptionsProblem(p.Options); why != "" {
-		return Reply{Decision: adapters.PermissionDecision{Kind: adapters.RejectOnce}, By: ByHub, Reason: why}
+		return Reply{Decision: adapters.PermissionDecision{Kind: adapters.RejectOnce}, By: ByHub, Reason: why}, keep
 	}
 	req := permission.RequestOf(p.Tool, g.o.Cwd)
 	req.Agent, req.Must = agent, p.MustAsk
 	v, decided := g.rules.Judge(ctx, p, req)
 	switch {
 	case ctx.Err() != nil:
-		return Reply{Decision: adapters.PermissionDecision{Cancelled: true}}
+		return Reply{Decision: adapters.PermissionDecision{Cancelled: true}}, keep
 	case decided && v.Decision == permission.Deny:
-		return Reply{Decision: Reject(p), By: v.By, Reason: v.Reason}
+		return Reply{Decision: Reject(p), By: v.By, Reason: v.Reason}, keep
 	case decided:
-		return Reply{Decision: Allow(p), By: v.By, Reason: v.Reason}
+		return Reply{Decision: Allow(p), By: v.By, Reason: v.Reason}, keep
 	}
 	q := Question{Request: p, Call: req, Must: v.Must, Why: v.Reason, Always: permission.Coverable(req),
 		Keep: func() (permission.Grant, error) { return g.rules.Keep(req) }}
 	q.Grant, _ = g.rules.GrantOffer(req)
-	r := g.o.Answerer.Answer(ctx, q)
-	g.rules.Remember(req, r.Decision.Kind)
-	return r
+	if r = g.o.Answerer.Answer(ctx, q); ctx.Err() != nil { // asked of nobody any more: a late answer decides nothing
+		return Reply{Decision: adapters.PermissionDecision{Cancelled: true}}, keep
+	}
+	return r, func() {
+		g.rules.Remember(req, r.Decision.Kind)
+		if r.Then != nil {
+			r.Then()
+		}
+	}
 }
 
 // Allow answers p with its first "allow once" option, else "always".

@@ -32,7 +32,7 @@ func newGateRun(t *testing.T, o GateOptions, answer Answerer) *gateRun {
 		t.Fatal(err)
 	}
 	emit := func(ev adapters.Event) { r.events = append(r.events, ev) }
-	g.turn.Store(&emit) // as RunTurn does: the gate decides within a turn
+	g.begin(emit) // as RunTurn does: the gate decides within a turn
 	r.gate = g
 	return r
 }
@@ -153,6 +153,26 @@ func TestGate_AlwaysAnswerIsRemembered(t *testing.T) {
 	}
 	if _, ev := r.ask(t, command("go build ./..."), nil); !ev.Allowed || ev.By != permission.ByAlways || r.asked != 1 {
 		t.Fatalf("second call %+v, asked %d times", ev, r.asked)
+	}
+}
+
+// An answer that comes after the question ended (the agent withdrew it,
+// the turn was cancelled) decides nothing: no event, no "always" kept for
+// the next call, which is asked again.
+func TestGate_LateAnswerIsNoDecision(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	kept := false
+	late := AnswerFunc(func(_ context.Context, q Question) Reply {
+		cancel() // the question ends while the user answers "always", and a grant
+		o, _ := q.Request.OptionFor(adapters.AllowAlways)
+		return Reply{Decision: adapters.PermissionDecision{OptionID: o.ID, Kind: o.Kind}, By: ByUser, Then: func() { kept = true }}
+	})
+	r := newGateRun(t, GateOptions{Cwd: t.TempDir()}, late)
+	if d := r.gate.Ask(ctx, adapters.NewPermissionRequest(command("go build ./..."), nil)); !d.Cancelled || len(r.events) != 0 || kept {
+		t.Fatalf("late answer gave %+v, %d events, grant kept %v", d, len(r.events), kept)
+	}
+	if _, ev := r.ask(t, command("go build ./..."), nil); ev.By != ByUser || r.asked != 2 {
+		t.Fatalf("next call %+v, asked %d times; want asked again", ev, r.asked)
 	}
 }
 

@@ -105,10 +105,7 @@ func RunTurn(ctx context.Context, s TurnSpec) (Outcome, error) {
 		go func() { snap <- TakeSnapshot(ctx, s.Workspace) }()
 	}
 	observe := s.observe(d, watch)
-	if s.Gate != nil { // its decisions are the turn's events
-		s.Gate.turn.Store(&observe)
-		defer s.Gate.turn.Store(nil)
-	}
+	endGate := s.Gate.begin(observe) // its decisions are the turn's events
 	s.Audit.Prompt(s.Agent, s.Prompt)
 	blocked := PromptHooks(ctx, s.Hooks, s.Agent, s.Prompt)
 	before := <-snap
@@ -123,6 +120,7 @@ func RunTurn(ctx context.Context, s TurnSpec) (Outcome, error) {
 	if decided := watch.Stop(); decided != nil {
 		stop, err = adapters.StopEndTurn, &adapters.TurnError{Info: *decided}
 	}
+	endGate() // no decision after the turn's end
 	s.Audit.EndTurn(stop)
 	s.Hooks.EndTurn(stop)
 	o := Outcome{Stop: stop, Digest: d, Warnings: s.Hooks.Flush(ctx)}
@@ -138,8 +136,12 @@ func RunTurn(ctx context.Context, s TurnSpec) (Outcome, error) {
 // PromptHooks runs the UserPromptSubmit hooks of hs on a prompt of agent,
 // or on input steered into its running turn, before the agent gets it:
 // the error, a *adapters.TurnError, says why one blocked it. A hook that
-// failed lets it pass, with a warning in hs's Flush.
+// failed lets it pass, with a warning in hs's Flush. A prompt
+// adapters.Judged already passes unasked.
 func PromptHooks(ctx context.Context, hs *hooks.Observer, agent string, prompt []adapters.Content) error {
+	if adapters.IsJudged(ctx) {
+		return nil
+	}
 	if gate := hs.Prompt(ctx, agent, prompt); gate.Decision == hooks.Deny {
 		return hooks.Blocked(gate)
 	}

@@ -161,6 +161,20 @@ func TestSession_Permission(t *testing.T) {
 	}
 }
 
+// A permission request the agent withdraws ($/cancel_request) is answered
+// "cancelled" at once, whoever still asks the user, and the turn goes on.
+func TestSession_WithdrawnPermissionIsCancelled(t *testing.T) {
+	s := startFake(t, adapters.SessionOptions{})
+	var asked *adapters.PermissionRequest
+	evs := prompt(t, s, "withdraw", func(pr *adapters.PermissionRequest) { asked = pr }) // never answered
+	if got := texts(evs); got != `withdrawn:{"outcome":{"outcome":"cancelled"}}` {
+		t.Fatalf("the agent heard %q", got)
+	}
+	if d := <-asked.Decision(); !d.Cancelled {
+		t.Fatalf("the request was decided %+v", d)
+	}
+}
+
 type fakeEditor struct {
 	mu    sync.Mutex
 	calls []string

@@ -207,6 +207,8 @@ func (a *fakeAgent) prompt(id json.RawMessage, p map[string]any) {
 		a.text("session=" + a.session)
 	case cmd == "perm":
 		stop = a.permission()
+	case cmd == "withdraw":
+		a.withdraw()
 	case strings.HasPrefix(cmd, "/read"), strings.HasPrefix(cmd, "/write"):
 		a.fs(cmd, fields[1])
 	case cmd == "term":
@@ -279,6 +281,22 @@ func (a *fakeAgent) permission() string {
 		a.text("rejected:" + r.Outcome.OptionID)
 	}
 	return "end_turn"
+}
+
+// withdraw asks permission, withdraws the request at once with
+// $/cancel_request, and says how the client answered it.
+func (a *fakeAgent) withdraw() {
+	a.seq++
+	id := json.RawMessage(fmt.Sprintf(`"agent-%d"`, a.seq))
+	a.send(map[string]any{"jsonrpc": "2.0", "id": id, "method": "session/request_permission", "params": map[string]any{"sessionId": a.session,
+		"toolCall": map[string]any{"toolCallId": "t1", "title": "rm -rf build"}}})
+	a.send(map[string]any{"jsonrpc": "2.0", "method": "$/cancel_request", "params": map[string]any{"requestId": id}})
+	for m := range a.in {
+		if string(m.ID) == string(id) && m.Method == "" {
+			a.text("withdrawn:" + string(m.Result) + string(m.Error))
+			return
+		}
+	}
 }
 
 func (a *fakeAgent) fs(cmd, path string) {

@@ -15,9 +15,11 @@ import (
 // notify serves the agent's notifications inline: they only queue events,
 // and their order matters.
 func (s *Session) notify(r *jsonrpc.Request) {
-	if r.Method == "session/update" {
+	switch r.Method {
+	case "session/update":
 		s.onUpdate(r.Params)
-	} else {
+	case "$/cancel_request": // the conn ended the withdrawn request's ctx
+	default:
 		s.onUnknown(r.Method, r.Params)
 	}
 }

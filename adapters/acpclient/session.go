@@ -61,7 +61,8 @@ func (a *Adapter) startACP(ctx context.Context, opts adapters.SessionOptions) (*
 	s.local = newLocal(opts.Cwd, opts.AddDirs, a.cfg.Name, a.cfg.Sandbox, s.askLocal, a.cfg.Logger)
 	s.raw = newUnknownRecords(a.cfg.Logger, a.cfg.Name, a.cfg.Caps.TestedVersions, s.agentVersion)
 	log := a.cfg.Logger.With().Str("agent", a.cfg.Name).Logger()
-	s.conn = jsonrpc.New(p.Stdout, p.Stdin, jsonrpc.Options{Request: s.request, Notify: s.notify, Logger: log})
+	s.conn = jsonrpc.New(p.Stdout, p.Stdin, jsonrpc.Options{Request: s.request, Notify: s.notify, Logger: log,
+		CancelMethod: "$/cancel_request", Cancellable: true}) // the agent may withdraw what it asks
 	go func() {
 		_ = s.conn.Serve(context.Background())
 		adapters.CrashEnd(p, a.cfg.Name) // stops an agent that closed its output but runs on

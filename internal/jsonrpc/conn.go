@@ -32,6 +32,7 @@ const (
 	CodeMethodNotFound = -32601
 	CodeInvalidParams  = -32602
 	CodeInternalError  = -32603
+	CodeCancelled      = -32800 // the request was cancelled
 )
 
 // DefaultMaxLine bounds one message (a prompt with images fits easily).
@@ -87,7 +88,14 @@ type Options struct {
 	// is strict toward editors; clients of agent CLIs that omit "jsonrpc"
 	// (codex app-server) are not.
 	Strict bool
-	Logger zerolog.Logger
+	// CancelMethod, when set, is the notification a call whose ctx ends
+	// before its answer sends the peer, with the call's id as "requestId"
+	// (ACP's "$/cancel_request"). The late answer is dropped either way.
+	// With Cancellable, the peer's CancelMethod for one of its requests
+	// ends that request's ctx.
+	CancelMethod string
+	Cancellable  bool
+	Logger       zerolog.Logger
 }
 
 // Conn is one JSON-RPC 2.0 peer on a pair of streams.
@@ -100,6 +108,7 @@ type Conn struct {
 	nextID  atomic.Int64
 	pmu     sync.Mutex
 	pending map[string]chan message
+	serving map[string]context.CancelFunc // the peer's requests, by id (Cancellable)
 	done    chan struct{}
 	quit    context.Context // ended by Close
 	end     context.CancelFunc
@@ -125,7 +134,7 @@ func New(r io.Reader, w io.Writer, opts Options) *Conn {
 	opts.MaxLine = cmp.Or(max(opts.MaxLine, 0), DefaultMaxLine)
 	quit, end := context.WithCancel(context.Background())
 	return &Conn{r: bufio.NewReaderSize(r, 64<<10), w: w, opts: opts,
-		pending: map[string]chan message{}, done: make(chan struct{}), quit: quit, end: end}
+		pending: map[string]chan message{}, serving: map[string]context.CancelFunc{}, done: make(chan struct{}), quit: quit, end: end}
 }
 
 // Serve reads until EOF (nil), a read error, ctx's end or Close. The reads
@@ -306,15 +315,20 @@ func (c *Conn) dispatch(ctx context.Context, line []byte) {
 	case m.Method != "" && len(m.ID) > 0:
 		r := &Request{ID: m.ID, Method: m.Method, Params: m.Params, Raw: line}
 		var j Job
+		rctx, served := c.serve(ctx, m.ID)
 		if c.opts.Request != nil {
-			j = c.opts.Request(ctx, r)
+			j = c.opts.Request(rctx, r)
 		}
 		if j == nil {
+			served()
 			c.writeError(r.ID, NewError(CodeMethodNotFound, "Method not found: "+r.Method, nil))
 			return
 		}
-		c.jobs.Go(func() { c.run(r, j) })
+		c.jobs.Go(func() { defer served(); c.run(r, j) })
 	case m.Method != "":
+		if c.opts.Cancellable && m.Method == c.opts.CancelMethod {
+			c.cancelServing(m.Params)
+		}
 		if c.opts.Notify != nil {
 			c.opts.Notify(&Request{Method: m.Method, Params: m.Params, Raw: line})
 		}
@@ -408,6 +422,8 @@ func (c *Conn) run(r *Request, j Job) {
 		c.write(message{JSONRPC: "2.0", ID: r.ID, Result: b})
 	case errors.As(err, &e):
 		c.writeError(r.ID, e)
+	case errors.Is(err, context.Canceled):
+		c.writeError(r.ID, NewError(CodeCancelled, "Request cancelled", nil))
 	default:
 		c.writeError(r.ID, NewError(CodeInternalError, err.Error(), nil))
 	}
@@ -512,7 +528,42 @@ func (c *Conn) CallRaw(ctx context.Context, method string, params any) (json.Raw
 		return m.Result, nil
 	case <-ctx.Done():
 		c.forget(id)
+		if c.opts.CancelMethod != "" {
+			_ = c.Notify(c.opts.CancelMethod, map[string]json.RawMessage{"requestId": id})
+		}
 		return nil, ctx.Err()
+	}
+}
+
+// serve is the ctx of the peer's request id: with Cancellable, the peer's
+// CancelMethod for id ends it; served forgets it.
+func (c *Conn) serve(ctx context.Context, id json.RawMessage) (_ context.Context, served func()) {
+	if !c.opts.Cancellable {
+		return ctx, func() {}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	c.pmu.Lock()
+	c.serving[string(id)] = cancel
+	c.pmu.Unlock()
+	return ctx, func() {
+		c.pmu.Lock()
+		delete(c.serving, string(id))
+		c.pmu.Unlock()
+		cancel()
+	}
+}
+
+func (c *Conn) cancelServing(params json.RawMessage) {
+	var p struct {
+		RequestID json.RawMessage `json:"requestId"`
+	}
+	if json.Unmarshal(params, &p) == nil {
+		c.pmu.Lock()
+		cancel := c.serving[string(p.RequestID)]
+		c.pmu.Unlock()
+		if cancel != nil {
+			cancel()
+		}
 	}
 }
 

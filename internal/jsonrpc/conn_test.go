@@ -173,6 +173,42 @@ func TestConn_OversizedLineRefused(t *testing.T) {
 	}
 }
 
+// With Cancellable, the peer's CancelMethod ends its request's ctx (and
+// only that one's): the request is answered -32800. A call whose ctx ends
+// first sends the peer CancelMethod for it.
+func TestConn_RequestCancellation(t *testing.T) {
+	p := newPeer(t, Options{CancelMethod: "$/cancel_request", Cancellable: true, Request: func(ctx context.Context, r *Request) Job {
+		return func() (any, func(), error) {
+			if r.Method == "quick" {
+				return "ok", nil, nil
+			}
+			<-ctx.Done()
+			return nil, nil, ctx.Err()
+		}
+	}})
+	p.send(`{"jsonrpc":"2.0","id":"slow","method":"slow"}`)
+	p.send(`{"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":"other"}}`)
+	p.send(`{"jsonrpc":"2.0","id":"q","method":"quick"}`)
+	if m := p.next(); string(m["id"]) != `"q"` {
+		t.Fatalf("want the quick answer first (the other id cancelled nothing), got %v", m)
+	}
+	p.send(`{"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":"slow"}}`)
+	if m := p.next(); string(m["id"]) != `"slow"` || errCode(t, m) != CodeCancelled {
+		t.Fatalf("cancelled request answered %v", m)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() { errc <- p.conn.Call(ctx, "mine", nil, nil) }()
+	id := p.next()["id"]
+	cancel()
+	if m := p.next(); string(m["method"]) != `"$/cancel_request"` || !strings.Contains(string(m["params"]), string(id)) {
+		t.Fatalf("want $/cancel_request for %s, got %v", id, m)
+	}
+	if err := <-errc; !errors.Is(err, context.Canceled) {
+		t.Fatalf("the call ended with %v", err)
+	}
+}
+
 func TestConn_CloseFailsPendingCalls(t *testing.T) {
 	p := newPeer(t, Options{})
 	errc := make(chan error, 1)
