@@ -632,6 +632,11 @@ func (s *server) listSessions(_ context.Context, p schema.ListSessionsRequest) (
 // beginPrompt validates and marks the session busy inline; the turn runs
 // in the returned jsonrpc.Job.
 func (s *server) beginPrompt(_ context.Context, p schema.PromptRequest) jsonrpc.Job {
+	return s.queuePrompt(p, false)
+}
+
+// queuePrompt is beginPrompt; hooked: the prompt passed its hooks already.
+func (s *server) queuePrompt(p schema.PromptRequest, hooked bool) jsonrpc.Job {
 	if promptSize(p.Prompt) > s.opts.MaxPrompt {
 		return fail(s.promptRefusal())
 	}
@@ -664,7 +669,7 @@ func (s *server) beginPrompt(_ context.Context, p schema.PromptRequest) jsonrpc.
 		if !ok {
 			return schema.PromptResponse{StopReason: schema.StopCancelled}, nil, nil
 		}
-		reason, usage, err := ss.runTurn(turn, p.Prompt)
+		reason, usage, err := ss.runTurn(turn, p.Prompt, hooked)
 		// The next queued prompt starts once this answer is written.
 		next := turn.Release
 		if err != nil {

@@ -221,7 +221,7 @@ func (ss *session) await(turn *conversation.Turn) bool {
 // runTurn runs turn, which await let run, and returns its stop reason
 // and usage, or the error the turn ended in (after every update that
 // arrived). Every update of the turn is written before it returns.
-func (ss *session) runTurn(turn *conversation.Turn, prompt []schema.ContentBlock) (string, *adapters.Usage, error) {
+func (ss *session) runTurn(turn *conversation.Turn, prompt []schema.ContentBlock, hooked bool) (string, *adapters.Usage, error) {
 	defer func() {
 		ss.mu.Lock()
 		ss.running = false
@@ -241,7 +241,7 @@ func (ss *session) runTurn(turn *conversation.Turn, prompt []schema.ContentBlock
 	if args, ok := compareLine(prompt); ok {
 		reason = ss.runCompare(turnCtx, args)
 	} else {
-		reason, failure, usage = ss.driveWithFallback(turnCtx, ss.fitContent(ss.toAdapterContent(prompt)))
+		reason, failure, usage = ss.driveWithFallback(turnCtx, ss.fitContent(ss.toAdapterContent(prompt)), hooked)
 	}
 	if failure != nil && failure.Code == adapters.CodeHook { // blocked: kept from the history as from the agent
 		forget()
@@ -281,8 +281,8 @@ func (ss *session) agentName() string {
 // first agent's [agents.NAME] fallback list while conversation's fallback
 // rule says the agent before could not do the work. The user is told in
 // the conversation, and the agent option follows. The usage is the
-// attempts' sum.
-func (ss *session) driveWithFallback(turnCtx context.Context, content []adapters.Content) (string, *adapters.ErrorInfo, *adapters.Usage) {
+// attempts' sum. hooked: the prompt passed its hooks (for the first agent).
+func (ss *session) driveWithFallback(turnCtx context.Context, content []adapters.Content, hooked bool) (string, *adapters.ErrorInfo, *adapters.Usage) {
 	first := ss.agentName() // its list, as hub run and delegates follow the first agent's
 	var reason string
 	var failure *adapters.ErrorInfo
@@ -291,7 +291,8 @@ func (ss *session) driveWithFallback(turnCtx context.Context, content []adapters
 	walk := conversation.Fallbacks{Registry: ss.agents(), List: ss.srv.opts.Fallback[first], Ready: ss.srv.ready.check}
 	walk.Walk(turnCtx, first, func(_ string, watch bool) (conversation.Class, bool) {
 		var d *conversation.Digest
-		reason, failure, d = ss.drive(turnCtx, content, watch)
+		reason, failure, d = ss.drive(turnCtx, content, watch, hooked)
+		hooked = false
 		usage, priced = conversation.AddUsage(usage, d.Usage), priced || d.Priced
 		if d.Usage != nil && d.Usage.CostUSD != nil { // the attempt's, told or priced
 			ss.mu.Lock()
@@ -319,7 +320,7 @@ func (ss *session) driveWithFallback(turnCtx context.Context, content []adapters
 // before it returns. A failed turn returns why; the digest is what the agent did. watch says a fallback
 // agent waits: the turn's failure is decided early
 // (an auth refusal, a provider that keeps failing).
-func (ss *session) drive(turnCtx context.Context, content []adapters.Content, watch bool) (string, *adapters.ErrorInfo, *conversation.Digest) {
+func (ss *session) drive(turnCtx context.Context, content []adapters.Content, watch, hooked bool) (string, *adapters.ErrorInfo, *conversation.Digest) {
 	b, waited, err := ss.agent.Await(turnCtx)
 	trace.Mark(turnCtx, trace.AgentReady)
 	ss.mu.Lock()
@@ -335,7 +336,7 @@ func (ss *session) drive(turnCtx context.Context, content []adapters.Content, wa
 		return schema.StopEndTurn, adapters.ErrorOf(err), new(conversation.Digest)
 	}
 	oc, err := conversation.RunTurn(turnCtx, conversation.TurnSpec{Agent: agent, Session: b, Prompt: ss.withBriefing(content),
-		Hooks: ss.observer(agent), Audit: ss.audit, Gate: ss.gate, Emit: ss.forward, Workspace: cwd,
+		Hooks: ss.observer(agent), Hooked: hooked, Audit: ss.audit, Gate: ss.gate, Emit: ss.forward, Workspace: cwd,
 		Watch: watch, WatchBound: ss.srv.opts.ProviderTimeout})
 	for _, w := range oc.Warnings { // the turn's hooks that failed, before it ends
 		ss.srv.log.Warn().Str("session", ss.id()).Str("hook", w).Msg("hook failed")

@@ -26,7 +26,7 @@ func (s *server) steer(ctx context.Context, p schema.SteeringRequest) (any, func
 	if err != nil {
 		return nil, nil, err
 	}
-	injected, busy, err := ss.steer(ctx, p.Prompt)
+	injected, busy, hooked, err := ss.steer(ctx, p.Prompt)
 	switch {
 	case err != nil:
 		return nil, nil, err
@@ -37,7 +37,7 @@ func (s *server) steer(ctx context.Context, p schema.SteeringRequest) (any, func
 	case p.Meta.Steering.IdleBehavior == schema.SteerIdleBehavior:
 		return schema.SteeringResponse{Outcome: schema.SteerPromptRequired, Reason: "steeringUnsupported"}, nil, nil
 	}
-	job := s.beginPrompt(ctx, schema.PromptRequest{SessionID: p.SessionID, Prompt: p.Prompt})
+	job := s.queuePrompt(schema.PromptRequest{SessionID: p.SessionID, Prompt: p.Prompt}, hooked)
 	s.detached.Go(func() { // its updates stream as any turn's; its answer has no request to go to
 		_, after, err := job()
 		if e := (*jsonrpc.Error)(nil); errors.As(err, &e) { // a blocked prompt, a failure: said instead
@@ -52,15 +52,16 @@ func (s *server) steer(ctx context.Context, p schema.SteeringRequest) (any, func
 
 // steer hands prompt to the running turn when the agent takes input
 // mid-turn. It reports whether it did, and whether a prompt is running or
-// queued (busy) when it did not.
-func (ss *session) steer(ctx context.Context, prompt []schema.ContentBlock) (injected, busy bool, err error) {
+// queued (busy) and the input passed its prompt hooks (a turn it found
+// ended) when it did not.
+func (ss *session) steer(ctx context.Context, prompt []schema.ContentBlock) (injected, busy, hooked bool, err error) {
 	busy = ss.turns.Busy()
 	ss.mu.Lock()
 	b, running, agent := ss.agent.Current(), ss.running && !ss.crashed, ss.rec.Agent
 	ss.mu.Unlock()
 	st, ok := b.(adapters.Steerer)
 	if !running || !ok {
-		return false, busy, nil
+		return false, busy, false, nil
 	}
 	content := ss.fitContent(ss.toAdapterContent(prompt))
 	// The prompt hooks judge it as they judge a prompt, before anything keeps it.
@@ -72,9 +73,9 @@ func (ss *session) steer(ctx context.Context, prompt []schema.ContentBlock) (inj
 	}
 	switch {
 	case errors.Is(err, adapters.ErrNoTurn):
-		return false, busy, nil
+		return false, busy, true, nil
 	case err != nil: // told as a failed prompt is: a block, with the hook's reason
-		return false, busy, ss.turnError(adapters.ErrorOf(err))
+		return false, busy, false, ss.turnError(adapters.ErrorOf(err))
 	}
-	return true, busy, nil
+	return true, busy, false, nil
 }

@@ -21,6 +21,9 @@ type TurnSpec struct {
 	// lifetime is the caller's (a session may keep them for many turns).
 	Hooks *hooks.Observer
 	Audit *transcript.Audit
+	// Hooked says the prompt passed its UserPromptSubmit hooks already:
+	// input steered into a turn that had ended, run as a turn of its own.
+	Hooked bool
 	// Gate is the session's permission gate: its decisions are the
 	// turn's events, audited, in the digest and emitted; it decides only
 	// while such a turn runs. Nil: none.
@@ -110,7 +113,10 @@ func RunTurn(ctx context.Context, s TurnSpec) (Outcome, error) {
 		defer s.Gate.turn.Store(nil)
 	}
 	s.Audit.Prompt(s.Agent, s.Prompt)
-	blocked := PromptHooks(ctx, s.Hooks, s.Agent, s.Prompt)
+	var blocked error
+	if !s.Hooked {
+		blocked = PromptHooks(ctx, s.Hooks, s.Agent, s.Prompt)
+	}
 	before := <-snap
 	d.before = before
 	stop, err := adapters.StopEndTurn, blocked
