@@ -294,11 +294,7 @@ func (ss *session) driveWithFallback(turnCtx context.Context, content []adapters
 		reason, failure, d = ss.drive(turnCtx, content, watch, hooked)
 		hooked = false
 		usage, priced = conversation.AddUsage(usage, d.Usage), priced || d.Priced
-		if d.Usage != nil && d.Usage.CostUSD != nil { // the attempt's, told or priced
-			ss.mu.Lock()
-			ss.rec.Cost += *d.Usage.CostUSD
-			ss.mu.Unlock()
-		}
+		ss.spent(d.Usage) // the attempt's, told or priced
 		return conversation.Classify(failure), len(d.ToolCalls) > 0
 	}, func(_, next, why string) {
 		ss.sayf("hub: %s; continuing with %s.\n\n", why, next)
@@ -314,6 +310,15 @@ func (ss *session) driveWithFallback(turnCtx context.Context, content []adapters
 		}
 	}
 	return reason, failure, usage
+}
+
+// spent adds u's cost to the session's.
+func (ss *session) spent(u *adapters.Usage) {
+	if u != nil && u.CostUSD != nil {
+		ss.mu.Lock()
+		ss.rec.Cost += *u.CostUSD
+		ss.mu.Unlock()
+	}
 }
 
 // drive runs the turn on the agent session; every update it makes is written
