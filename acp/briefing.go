@@ -46,21 +46,21 @@ func (ss *session) briefing(since int) string {
 
 // withBriefing puts the briefing in front of the prompt when the agent
 // started without the conversation (after a switch, a crash or a failed
-// resume), once, and tells the user.
-func (ss *session) withBriefing(content []adapters.Content) []adapters.Content {
+// resume), once, and tells the user; lead is the briefing put there.
+func (ss *session) withBriefing(content []adapters.Content) (prompt []adapters.Content, lead string) {
 	ss.mu.Lock()
 	p := ss.plan
 	ss.plan = conversation.StartPlan{}
 	ss.mu.Unlock()
 	if p.Lead == "" && p.Instructions == "" {
-		return content
+		return content, ""
 	}
 	ss.emit(schema.SessionUpdate{AgentThoughtChunk: &schema.ContentChunk{Content: schema.TextBlock(
 		"hub gave the agent its record of the conversation it missed.\n")}})
 	if p.Lead == "" {
-		return content
+		return content, ""
 	}
-	return append([]adapters.Content{{Type: adapters.ContentText, Text: p.Lead}}, content...)
+	return append([]adapters.Content{{Type: adapters.ContentText, Text: p.Lead}}, content...), p.Lead
 }
 
 // skillsUsed are the Agent Skills the turns' requests invoked as /commands.
