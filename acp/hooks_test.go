@@ -109,14 +109,15 @@ func TestSession_BlockedPromptIsKeptFromTheBriefing(t *testing.T) {
 
 // A prompt blocked right after a switch to an agent that takes the
 // briefing with its first prompt does not use the briefing up: the next
-// prompt the agent gets carries it.
+// prompt the agent gets carries it. The hooks judge the user's prompt, as
+// in hub run, not hub's briefing (here holding a word they block).
 func TestSession_BlockedPromptKeepsTheBriefingForTheNext(t *testing.T) {
 	h, err := hooks.New(map[string][]config.HookConfig{"UserPromptSubmit": {{Command: proctest.ShellCommand("exitifstdin:SECRET:2:no secrets")}}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	second := &forgetful{}
-	c := newClient(t, scriptFile(t, `{"event":{"type":"text","text":"done"}}`), func(o *Options) {
+	c := newClient(t, scriptFile(t, `{"event":{"type":"text","text":"the SECRET stays in .env"}}`), func(o *Options) {
 		o.Settings = everywhere(Settings{Hooks: h})
 		o.Registry.Register(renamed{second, "second"})
 	})

@@ -340,8 +340,8 @@ func (ss *session) drive(turnCtx context.Context, content []adapters.Content, wa
 	case err != nil:
 		return schema.StopEndTurn, adapters.ErrorOf(err), new(conversation.Digest)
 	}
-	prompt, lead := ss.withBriefing(content)
-	oc, err := conversation.RunTurn(turnCtx, conversation.TurnSpec{Agent: agent, Session: b, Prompt: prompt,
+	lead := ss.takeLead()
+	oc, err := conversation.RunTurn(turnCtx, conversation.TurnSpec{Agent: agent, Session: b, Prompt: content, Lead: lead,
 		Hooks: ss.observer(agent), Hooked: hooked, Audit: ss.audit, Gate: ss.gate, Emit: ss.forward, Workspace: cwd,
 		Watch: watch, WatchBound: ss.srv.opts.ProviderTimeout})
 	if oc.Failure != nil && oc.Failure.Code == adapters.CodeHook { // blocked, it reached no agent: the next prompt is briefed

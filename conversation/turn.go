@@ -16,6 +16,9 @@ type TurnSpec struct {
 	Agent   string
 	Session adapters.Session
 	Prompt  []adapters.Content
+	// Lead is hub's text ahead of the prompt (a briefing), which the
+	// agent gets and the prompt hooks do not judge: they judge the user's.
+	Lead string
 	// Hooks observe the event stream and may block the prompt; Audit records
 	// the prompt, the events and the turn's end. Each may be nil; their
 	// lifetime is the caller's (a session may keep them for many turns).
@@ -112,7 +115,11 @@ func RunTurn(ctx context.Context, s TurnSpec) (Outcome, error) {
 		s.Gate.turn.Store(&observe)
 		defer s.Gate.turn.Store(nil)
 	}
-	s.Audit.Prompt(s.Agent, s.Prompt)
+	prompt := s.Prompt
+	if s.Lead != "" {
+		prompt = append([]adapters.Content{{Type: adapters.ContentText, Text: s.Lead}}, prompt...)
+	}
+	s.Audit.Prompt(s.Agent, prompt)
 	var blocked error
 	if !s.Hooked {
 		blocked = PromptHooks(ctx, s.Hooks, s.Agent, s.Prompt)
@@ -124,7 +131,7 @@ func RunTurn(ctx context.Context, s TurnSpec) (Outcome, error) {
 	case ctx.Err() != nil: // cancelled before the prompt went: the agent gets nothing
 		stop, err = adapters.StopCancelled, nil
 	case blocked == nil:
-		stop, err = s.Session.Prompt(turnCtx, s.Prompt, s.Hooks.Wrap(observe))
+		stop, err = s.Session.Prompt(turnCtx, prompt, s.Hooks.Wrap(observe))
 	}
 	if decided := watch.Stop(); decided != nil {
 		stop, err = adapters.StopEndTurn, &adapters.TurnError{Info: *decided}
