@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/hubdev/hub/adapters"
@@ -115,10 +116,7 @@ func RunTurn(ctx context.Context, s TurnSpec) (Outcome, error) {
 		s.Gate.turn.Store(&observe)
 		defer s.Gate.turn.Store(nil)
 	}
-	prompt := s.Prompt
-	if s.Lead != "" {
-		prompt = append([]adapters.Content{{Type: adapters.ContentText, Text: s.Lead}}, prompt...)
-	}
+	prompt := s.withLead()
 	s.Audit.Prompt(s.Agent, prompt)
 	var blocked error
 	if !s.Hooked {
@@ -146,6 +144,19 @@ func RunTurn(ctx context.Context, s TurnSpec) (Outcome, error) {
 	}
 	o.Failure, err = classify(ctx, s.Session, err)
 	return o, err
+}
+
+// withLead is the prompt the agent gets: the lead in front of its text.
+func (s TurnSpec) withLead() []adapters.Content {
+	switch {
+	case s.Lead == "":
+		return s.Prompt
+	case len(s.Prompt) > 0 && s.Prompt[0].Type == adapters.ContentText:
+		first := s.Prompt[0]
+		first.Text = s.Lead + first.Text
+		return slices.Concat([]adapters.Content{first}, s.Prompt[1:])
+	}
+	return slices.Concat([]adapters.Content{{Type: adapters.ContentText, Text: s.Lead}}, s.Prompt)
 }
 
 // PromptHooks runs the UserPromptSubmit hooks of hs on a prompt of agent,
