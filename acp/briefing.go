@@ -44,23 +44,19 @@ func (ss *session) briefing(since int) string {
 	return handover.Render(b)
 }
 
-// withBriefing puts the briefing in front of the prompt when the agent
+// takeLead is the briefing to put ahead of the prompt when the agent
 // started without the conversation (after a switch, a crash or a failed
 // resume), once, and tells the user.
-func (ss *session) withBriefing(content []adapters.Content) []adapters.Content {
+func (ss *session) takeLead() string {
 	ss.mu.Lock()
 	p := ss.plan
 	ss.plan = conversation.StartPlan{}
 	ss.mu.Unlock()
-	if p.Lead == "" && p.Instructions == "" {
-		return content
+	if p.Lead != "" || p.Instructions != "" {
+		ss.emit(schema.SessionUpdate{AgentThoughtChunk: &schema.ContentChunk{Content: schema.TextBlock(
+			"hub gave the agent its record of the conversation it missed.\n")}})
 	}
-	ss.emit(schema.SessionUpdate{AgentThoughtChunk: &schema.ContentChunk{Content: schema.TextBlock(
-		"hub gave the agent its record of the conversation it missed.\n")}})
-	if p.Lead == "" {
-		return content
-	}
-	return append([]adapters.Content{{Type: adapters.ContentText, Text: p.Lead}}, content...)
+	return p.Lead
 }
 
 // skillsUsed are the Agent Skills the turns' requests invoked as /commands.

@@ -176,8 +176,13 @@ func (ss *session) runCompare(ctx context.Context, args string) string {
 		ss.sayf("/compare: %s. Usage: %s\n", s.Error, compareUsage)
 		return schema.StopEndTurn
 	}
+	var usage *adapters.Usage
 	for _, c := range s.Candidates {
 		cr.show(*c) // the branches left now
+		usage = conversation.AddUsage(usage, c.Usage)
+	}
+	if ss.spent(usage); usage != nil && usage.CostUSD != nil { // no context figures: the candidates' are not the session's
+		ss.send(schema.SessionUpdate{Usage: &schema.UsageUpdate{Cost: &schema.Cost{Amount: *ss.costWith(nil), Currency: "USD"}}})
 	}
 	if ctx.Err() != nil {
 		cr.endApply(adapters.StatusFailed, "cancelled")

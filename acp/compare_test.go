@@ -257,6 +257,37 @@ func TestCompare_RunsCandidatesAndAppliesTheWinner(t *testing.T) {
 	}
 }
 
+// A /compare's candidates are the session's spending: the session's cost
+// (usage_update's, cumulative) counts what each spent, and the turns after
+// it count on from there.
+func TestCompare_CandidatesCostTheSession(t *testing.T) {
+	repo := compareRepo(t)
+	reg := adapters.NewRegistry()
+	reg.Register(replay.New(""))
+	resultWriter(t, reg, "a", "x")
+	resultWriter(t, reg, "b", "y")
+	spent := func(ctx context.Context, c bestof.CandidateRun) bestof.CandidateResult {
+		r, cost := candidate(ctx, c), 0.25
+		r.Usage = &adapters.Usage{InputTokens: 10, CostUSD: &cost}
+		return r
+	}
+	c := startClient(t, Options{Registry: reg, DefaultAgent: "replay", Logger: zerolog.Nop(), StateDir: t.TempDir(), CancelGrace: time.Second,
+		Candidate: spent})
+	c.perm = selectKind("reject_once")
+	c.init(schema.ClientCapabilities{})
+	sid := c.newSession(repo)
+	c.prompt(sid, "/compare a,b -- write result.txt")
+	var costs []float64
+	for _, u := range c.updates(sid) {
+		if u.Usage != nil && u.Usage.Cost != nil {
+			costs = append(costs, u.Usage.Cost.Amount)
+		}
+	}
+	if len(costs) == 0 || costs[len(costs)-1] != 0.5 {
+		t.Fatalf("the session's cost after the comparison: %v, want 0.5 (two candidates at 0.25)", costs)
+	}
+}
+
 // session/cancel cancels every candidate, leaves no worktree or branch,
 // and the prompt ends cancelled.
 func TestCompare_CancelLeavesNoWorktree(t *testing.T) {

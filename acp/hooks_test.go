@@ -107,6 +107,32 @@ func TestSession_BlockedPromptIsKeptFromTheBriefing(t *testing.T) {
 	}
 }
 
+// A prompt blocked right after a switch to an agent that takes the
+// briefing with its first prompt does not use the briefing up: the next
+// prompt the agent gets carries it. The hooks judge the user's prompt, as
+// in hub run, not hub's briefing (here holding a word they block).
+func TestSession_BlockedPromptKeepsTheBriefingForTheNext(t *testing.T) {
+	h, err := hooks.New(map[string][]config.HookConfig{"UserPromptSubmit": {{Command: proctest.ShellCommand("exitifstdin:SECRET:2:no secrets")}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	second := &forgetful{}
+	c := newClient(t, scriptFile(t, `{"event":{"type":"text","text":"the SECRET stays in .env"}}`), func(o *Options) {
+		o.Settings = everywhere(Settings{Hooks: h})
+		o.Registry.Register(renamed{second, "second"})
+	})
+	sid, _ := c.start(t)
+	c.prompt(sid, "hello")
+	switchTo(c, sid, "second")
+	if _, e := c.call("session/prompt", schema.PromptRequest{SessionID: sid, Prompt: []schema.ContentBlock{schema.TextBlock("my SECRET")}}); e == nil {
+		t.Fatal("the hook did not block the prompt")
+	}
+	c.prompt(sid, "go on")
+	if _, prompts := second.seen(); len(prompts) != 1 || !strings.Contains(prompts[0], "hello") || !strings.HasSuffix(prompts[0], "go on") {
+		t.Fatalf("the second agent's prompts: %q, want one briefed with the conversation so far", prompts)
+	}
+}
+
 func TestSession_UserPromptSubmitBlocksCLIPrompt(t *testing.T) {
 	h, err := hooks.New(map[string][]config.HookConfig{"UserPromptSubmit": {{Command: proctest.ShellCommand("err:no secrets in prompts\n", "exit:2")}}})
 	if err != nil {

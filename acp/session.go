@@ -293,11 +293,7 @@ func (ss *session) driveWithFallback(turnCtx context.Context, content []adapters
 		var d *conversation.Digest
 		reason, failure, d = ss.drive(turnCtx, content, watch)
 		usage, priced = conversation.AddUsage(usage, d.Usage), priced || d.Priced
-		if d.Usage != nil && d.Usage.CostUSD != nil { // the attempt's, told or priced
-			ss.mu.Lock()
-			ss.rec.Cost += *d.Usage.CostUSD
-			ss.mu.Unlock()
-		}
+		ss.spent(d.Usage) // the attempt's, told or priced
 		return conversation.Classify(failure), len(d.ToolCalls) > 0
 	}, func(_, next, why string) {
 		ss.sayf("hub: %s; continuing with %s.\n\n", why, next)
@@ -313,6 +309,15 @@ func (ss *session) driveWithFallback(turnCtx context.Context, content []adapters
 		}
 	}
 	return reason, failure, usage
+}
+
+// spent adds u's cost to the session's.
+func (ss *session) spent(u *adapters.Usage) {
+	if u != nil && u.CostUSD != nil {
+		ss.mu.Lock()
+		ss.rec.Cost += *u.CostUSD
+		ss.mu.Unlock()
+	}
 }
 
 // drive runs the turn on the agent session; every update it makes is written
@@ -334,9 +339,15 @@ func (ss *session) drive(turnCtx context.Context, content []adapters.Content, wa
 	case err != nil:
 		return schema.StopEndTurn, adapters.ErrorOf(err), new(conversation.Digest)
 	}
-	oc, err := conversation.RunTurn(turnCtx, conversation.TurnSpec{Agent: agent, Session: b, Prompt: ss.withBriefing(content),
+	lead := ss.takeLead()
+	oc, err := conversation.RunTurn(turnCtx, conversation.TurnSpec{Agent: agent, Session: b, Prompt: content, Lead: lead,
 		Hooks: ss.observer(agent), Audit: ss.audit, Gate: ss.gate, Emit: ss.forward, Workspace: cwd,
 		Watch: watch, WatchBound: ss.srv.opts.ProviderTimeout})
+	if oc.Failure != nil && oc.Failure.Code == adapters.CodeHook { // blocked, it reached no agent: the next prompt is briefed
+		ss.mu.Lock()
+		ss.plan.Lead = cmp.Or(ss.plan.Lead, lead)
+		ss.mu.Unlock()
+	}
 	for _, w := range oc.Warnings { // the turn's hooks that failed, before it ends
 		ss.srv.log.Warn().Str("session", ss.id()).Str("hook", w).Msg("hook failed")
 		ss.sayf("\nhub: hook: %s\n", w)

@@ -28,6 +28,7 @@ type steerAgent struct {
 	ended    bool // its turn ends while the prompt hooks judge the input
 	release  chan struct{}
 	ownHooks bool
+	noTurn   bool // its Steer finds the turn ended (a model that had finished)
 }
 
 func (a *steerAgent) Name() string { return "steerer" }
@@ -36,11 +37,18 @@ func (a *steerAgent) Capabilities() adapters.Capabilities {
 }
 func (a *steerAgent) Start(context.Context, adapters.SessionOptions) (adapters.Session, error) {
 	s := &steerSession{in: make(chan string, 4), release: a.release}
-	if a.steers {
+	switch {
+	case a.noTurn:
+		return &endedSession{s}, nil
+	case a.steers:
 		return &steerableSession{s, a.ended}, nil
 	}
 	return s, nil
 }
+
+type endedSession struct{ *steerSession }
+
+func (s *endedSession) Steer(context.Context, []adapters.Content) error { return adapters.ErrNoTurn }
 
 type steerSession struct {
 	in      chan string
@@ -195,6 +203,7 @@ func steeringPassesThePromptHooks(t *testing.T, ownHooks bool) {
 		name, input string
 		steers      bool
 		ended       bool // the agent's turn ended while the hooks judged the input
+		noTurn      bool // Steer finds the turn ended: the input runs as a turn of its own
 		injected    bool
 		blocked     bool   // the steering request fails with the hook's reason
 		hooked      string // what the hooks saw after the prompt "A"
@@ -207,6 +216,8 @@ func steeringPassesThePromptHooks(t *testing.T, ownHooks bool) {
 		{name: "a failing hook", input: "FAILME", steers: true, injected: true, hooked: "FAILME", said: "hook broke"},
 		{name: "queued as a turn, blocked", input: "my SECRET", hooked: "my SECRET", said: "no secrets"},
 		{name: "the turn ends while the hooks judge it: queued as a turn", input: "B", steers: true, ended: true, hooked: "B", said: "working on B;"},
+		{name: "the turn had ended: queued, hooked once", input: "C", noTurn: true, hooked: "C", said: "working on C;"},
+		{name: "the turn had ended, blocked", input: "my SECRET", noTurn: true, blocked: true, hooked: "my SECRET"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -217,7 +228,7 @@ func steeringPassesThePromptHooks(t *testing.T, ownHooks bool) {
 				t.Fatal(err)
 			}
 			release := make(chan struct{})
-			c, sid := steerClient(t, &steerAgent{steers: tt.steers, ended: tt.ended, release: release, ownHooks: ownHooks}, func(o *Options) {
+			c, sid := steerClient(t, &steerAgent{steers: tt.steers, ended: tt.ended, noTurn: tt.noTurn, release: release, ownHooks: ownHooks}, func(o *Options) {
 				o.Settings, o.Skills = everywhere(Settings{Hooks: h}), fakeSkills{}
 			})
 			first := c.async("session/prompt", schema.PromptRequest{SessionID: sid, Prompt: []schema.ContentBlock{schema.TextBlock("A")}})

@@ -92,6 +92,9 @@ type Capabilities struct {
 	Modes        []Option `json:"modes,omitempty"`
 	DefaultModel string   `json:"defaultModel,omitempty"`
 	DefaultMode  string   `json:"defaultMode,omitempty"`
+	// ModesLater says the agent tells its modes when a session starts (an
+	// ACP agent before its first), and that start refuses a mode it lacks.
+	ModesLater bool `json:"modesLater,omitempty"`
 	// Instructions says the agent takes SessionOptions.Instructions through
 	// a system-level channel (a system prompt, developer instructions, or
 	// ahead of its first prompt), not as the user's words.

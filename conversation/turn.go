@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/hubdev/hub/adapters"
@@ -16,6 +17,9 @@ type TurnSpec struct {
 	Agent   string
 	Session adapters.Session
 	Prompt  []adapters.Content
+	// Lead is hub's text ahead of the prompt (a briefing), which the
+	// agent gets and the prompt hooks do not judge: they judge the user's.
+	Lead string
 	// Hooks observe the event stream and may block the prompt; Audit records
 	// the prompt, the events and the turn's end. Each may be nil; their
 	// lifetime is the caller's (a session may keep them for many turns).
@@ -106,7 +110,8 @@ func RunTurn(ctx context.Context, s TurnSpec) (Outcome, error) {
 	}
 	observe := s.observe(d, watch)
 	endGate := s.Gate.begin(observe) // its decisions are the turn's events
-	s.Audit.Prompt(s.Agent, s.Prompt)
+	prompt := s.withLead()
+	s.Audit.Prompt(s.Agent, prompt)
 	blocked := PromptHooks(ctx, s.Hooks, s.Agent, s.Prompt)
 	before := <-snap
 	d.before = before
@@ -115,7 +120,7 @@ func RunTurn(ctx context.Context, s TurnSpec) (Outcome, error) {
 	case ctx.Err() != nil: // cancelled before the prompt went: the agent gets nothing
 		stop, err = adapters.StopCancelled, nil
 	case blocked == nil:
-		stop, err = s.Session.Prompt(turnCtx, s.Prompt, s.Hooks.Wrap(observe))
+		stop, err = s.Session.Prompt(turnCtx, prompt, s.Hooks.Wrap(observe))
 	}
 	if decided := watch.Stop(); decided != nil {
 		stop, err = adapters.StopEndTurn, &adapters.TurnError{Info: *decided}
@@ -131,6 +136,19 @@ func RunTurn(ctx context.Context, s TurnSpec) (Outcome, error) {
 	}
 	o.Failure, err = classify(ctx, s.Session, err)
 	return o, err
+}
+
+// withLead is the prompt the agent gets: the lead in front of its text.
+func (s TurnSpec) withLead() []adapters.Content {
+	switch {
+	case s.Lead == "":
+		return s.Prompt
+	case len(s.Prompt) > 0 && s.Prompt[0].Type == adapters.ContentText:
+		first := s.Prompt[0]
+		first.Text = s.Lead + first.Text
+		return slices.Concat([]adapters.Content{first}, s.Prompt[1:])
+	}
+	return slices.Concat([]adapters.Content{{Type: adapters.ContentText, Text: s.Lead}}, s.Prompt)
 }
 
 // PromptHooks runs the UserPromptSubmit hooks of hs on a prompt of agent,

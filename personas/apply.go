@@ -140,6 +140,8 @@ func (p Persona) modeOn(caps adapters.Capabilities, backend string) (mode, warn 
 		mode = m
 	case m == ModePlan || m == ModeReadOnly:
 		warn = fmt.Sprintf("%s has no %s mode; hub refuses its writes and commands instead", backend, m)
+	case caps.ModesLater: // its start refuses a mode it lacks
+		mode = m
 	default:
 		err = fmt.Errorf("mode %q: %s's modes are %s (%s): %w", m, backend, modeIDs(caps.Modes), p.File, adapters.ErrUnsupported)
 	}

@@ -49,14 +49,23 @@ func TestApply_ModeNeverBypassesTheGate(t *testing.T) {
 // Doctor and the run tell one truth about a persona's mode: what doctor
 // says cannot run never starts its backend (in a mode that might grant
 // more than the persona says), and what it passes starts in the mode
-// the run gives it.
+// the run gives it. An agent that tells its modes only when a session
+// starts (an ACP agent) gets the mode to set there, which refuses one it
+// lacks, and is not refused before (it never would have started).
 func TestPersona_ModeDoctorAndRunAgree(t *testing.T) {
 	caps := adapters.Capabilities{Modes: []adapters.Option{{ID: "default"}, {ID: "acceptEdits"}, {ID: "bypassPermissions"}}}
-	for _, tc := range []struct{ mode, want string }{
-		{"", ""}, {"default", ""}, {"acceptEdits", "acceptEdits"}, {"bypassPermissions", ""}, {"plan", ""}, {"read-only", ""},
-		{"turbo", ""}, {"dontAsk", ""}, {"readonly", ""}, {"AcceptEdits", ""},
+	for _, tc := range []struct {
+		mode, want string
+		later      bool
+	}{
+		{mode: ""}, {mode: "default"}, {mode: "acceptEdits", want: "acceptEdits"}, {mode: "bypassPermissions"}, {mode: "plan"}, {mode: "read-only"},
+		{mode: "turbo"}, {mode: "dontAsk"}, {mode: "readonly"}, {mode: "AcceptEdits"},
+		{mode: "architect", want: "architect", later: true}, {mode: "bypassPermissions", later: true}, {mode: "plan", later: true},
 	} {
 		b := &capture{caps: caps}
+		if tc.later {
+			b.caps = adapters.Capabilities{ModesLater: true}
+		}
 		a := &Adapter{P: Persona{Name: "p", Mode: tc.mode, Trusted: true}, Backend: b}
 		_, ok := Check(a)
 		_, err := a.Start(context.Background(), adapters.SessionOptions{Cwd: "x"})

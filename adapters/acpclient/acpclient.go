@@ -124,6 +124,7 @@ func (a *Adapter) Capabilities() adapters.Capabilities {
 	if len(a.learned.Modes) > 0 {
 		c.Modes, c.DefaultMode = a.learned.Modes, a.learned.DefaultMode
 	}
+	c.ModesLater = len(c.Modes) == 0
 	return c
 }
 

@@ -384,6 +384,9 @@ func TestAdapter_AuthRequired(t *testing.T) {
 
 func TestAdapter_ModelsLearnedAndSet(t *testing.T) {
 	a := fakeAdapter(t)
+	if !a.Capabilities().ModesLater { // a persona's mode is set at start, not refused before it
+		t.Fatal("an ACP agent's modes, unknown before its first session, are not said to come later")
+	}
 	s, err := a.Start(context.Background(), adapters.SessionOptions{Cwd: t.TempDir(), Model: "smart"})
 	if err != nil {
 		t.Fatal(err)

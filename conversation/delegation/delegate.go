@@ -393,7 +393,7 @@ func (d *Delegator) run(ctx context.Context, l *live, r Request, fallback bool, 
 	ctx, cancel := context.WithTimeout(ctx, cmp.Or(r.Timeout, d.o.Timeout))
 	defer cancel()
 	dg := &conversation.Digest{}
-	oc, err := conversation.RunTurn(ctx, conversation.TurnSpec{Agent: l.agent, Session: l.sess, Prompt: adapters.TextPrompt(lead + r.Prompt),
+	oc, err := conversation.RunTurn(ctx, conversation.TurnSpec{Agent: l.agent, Session: l.sess, Prompt: adapters.TextPrompt(r.Prompt), Lead: lead,
 		Hooks: l.hooks, Audit: l.audit, Gate: l.gate, Emit: l.emit(d.o, dg, progress), Workspace: l.cwd, Digest: dg,
 		Watch: fallback, WatchBound: d.o.ProviderTimeout})
 	res := Result{Agent: l.agent, Session: l.id, AgentSessionID: dg.AgentSessionID, StopReason: string(oc.Stop), Answer: dg.Answer(),
@@ -407,7 +407,10 @@ func (d *Delegator) run(ctx context.Context, l *live, r Request, fallback bool, 
 	}
 	l.tmu.Lock()
 	l.busy = false
-	if !fallback || conversation.FallbackReason(l.agent, class, toolStarted) == "" {
+	switch {
+	case oc.Failure != nil && oc.Failure.Code == adapters.CodeHook: // it reached no agent: not in the record, the briefing kept
+		l.lead = cmp.Or(l.lead, lead)
+	case !fallback || conversation.FallbackReason(l.agent, class, toolStarted) == "":
 		dg.AddTo(&l.brief, r.Prompt)
 	}
 	l.tmu.Unlock()

@@ -12,8 +12,46 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/config"
 	"github.com/hubdev/hub/internal/fixture"
+	"github.com/hubdev/hub/internal/hooks"
+	"github.com/hubdev/hub/internal/proc/proctest"
 )
+
+// A continued delegate prompt a UserPromptSubmit hook blocks reached no
+// agent: it stays out of the record a next agent is briefed with, as hub
+// acp keeps a blocked prompt from its history.
+func TestContinue_BlockedPromptIsKeptFromTheBrief(t *testing.T) {
+	h, err := hooks.New(map[string][]config.HookConfig{"UserPromptSubmit": {{Command: proctest.ShellCommand("exitifstdin:SECRET:2:no secrets")}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	quota := adapters.ErrorInfo{Code: adapters.CodeRateLimit, Message: "quota", Fatal: true}
+	first, second := answers("first"), answers("second")
+	first.script = [][]adapters.Event{first.events, {{Type: adapters.EventError, Error: &quota}}}
+	reg := adapters.NewRegistry()
+	reg.Register(first)
+	reg.Register(second)
+	d := New(Options{Registry: reg, Cwd: t.TempDir(), Log: zerolog.Nop(), Hooks: h, Fallback: map[string][]string{"first": {"second"}}})
+	defer d.Close()
+	ctx := context.Background()
+	r, err := d.Delegate(ctx, Request{Agent: "first", Prompt: "read the parser"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := d.Delegate(ctx, Request{Session: r.Session, Prompt: "my SECRET"}, nil); !strings.Contains(b.Error, "no secrets") {
+		t.Fatalf("the blocked turn: %+v", b)
+	}
+	if c, err := d.Delegate(ctx, Request{Session: r.Session, Prompt: "now fix it"}, nil); err != nil || c.Agent != "second" {
+		t.Fatalf("continue: %+v, %v; want second to take it over", c, err)
+	}
+	second.mu.Lock()
+	got := second.got
+	second.mu.Unlock()
+	if len(got) != 1 || !strings.Contains(got[0], "read the parser") || strings.Contains(got[0], "SECRET") {
+		t.Fatalf("the second agent's prompts %q: want the brief without the blocked prompt", got)
+	}
+}
 
 // fakeAgent is an agent of the fallback tests: one that is not ready, one
 // that cannot start, or one whose turn is events (then waits for the
@@ -89,7 +127,7 @@ func (s *fakeSession) Close() error {
 func (s *fakeSession) Prompt(ctx context.Context, prompt []adapters.Content, emit func(adapters.Event)) (adapters.StopReason, error) {
 	s.a.mu.Lock()
 	s.a.prompts++
-	s.a.got = append(s.a.got, prompt[0].Text)
+	s.a.got = append(s.a.got, adapters.PromptText(prompt))
 	events := s.a.events
 	if n := len(s.a.script); n > 0 {
 		events = s.a.script[min(s.a.prompts, n)-1]

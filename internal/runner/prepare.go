@@ -132,7 +132,7 @@ func instruct(so *adapters.SessionOptions, caps adapters.Capabilities, tag, text
 
 // promptContent builds the prompt blocks: the text (read now when it comes
 // from stdin, while the agent starts) and the images.
-func (r *run) promptContent(prefix string) ([]adapters.Content, error) {
+func (r *run) promptContent() ([]adapters.Content, error) {
 	text := r.o.Prompt
 	if text == "" && r.o.ReadPrompt != nil {
 		var err error
@@ -145,7 +145,7 @@ func (r *run) promptContent(prefix string) ([]adapters.Content, error) {
 	}
 	r.promptText = text
 	var prompt []adapters.Content
-	if text = prefix + text; strings.TrimSpace(text) != "" {
+	if strings.TrimSpace(text) != "" {
 		prompt = append(prompt, adapters.Content{Type: adapters.ContentText, Text: text})
 	}
 	for _, p := range r.o.Images {

@@ -98,7 +98,7 @@ func (r *run) execute(ctx context.Context) Summary {
 	var sess adapters.Session
 	var perr error
 	r.watched(func() {
-		if prompt, perr = r.promptContent(prefix); perr == nil {
+		if prompt, perr = r.promptContent(); perr == nil {
 			sess, _, err = r.agent.Await(runCtx)
 		}
 	})
@@ -116,7 +116,7 @@ func (r *run) execute(ctx context.Context) Summary {
 	})
 	defer audit.Close()
 	defer obs.Close()
-	spec := conversation.TurnSpec{Agent: a.Name(), Session: sess, Prompt: prompt, Hooks: obs, Audit: audit, Gate: r.gate, Emit: r.handle,
+	spec := conversation.TurnSpec{Agent: a.Name(), Session: sess, Prompt: prompt, Lead: prefix, Hooks: obs, Audit: audit, Gate: r.gate, Emit: r.handle,
 		Narrate: r.out.narration, Workspace: so.Cwd, Model: model, Digest: &r.digest, Watch: r.fallbackNext, WatchBound: r.o.ProviderTimeout}
 	if err := r.turn(runCtx, spec); err != nil && r.stopCause() == causeNone {
 		if word, _, _ := strings.Cut(err.Error(), " "); strings.TrimSuffix(word, ":") != a.Name() { // named once

@@ -14,7 +14,10 @@ import (
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/conversation"
+	"github.com/hubdev/hub/internal/config"
+	"github.com/hubdev/hub/internal/hooks"
 	"github.com/hubdev/hub/internal/proc"
+	"github.com/hubdev/hub/internal/proc/proctest"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -253,6 +256,11 @@ func TestRun_Images(t *testing.T) {
 func TestRun_SkillDelivery(t *testing.T) {
 	base, _ := filepath.Abs("../../testdata/skills")
 	cwd, user := filepath.Join(base, "project"), filepath.Join(base, "user")
+	// The prompt hooks judge the user's prompt, not the skill hub puts ahead of it.
+	h, err := hooks.New(map[string][]config.HookConfig{"UserPromptSubmit": {{Command: proctest.ShellCommand("exitifstdin:checklist.md:2:no files")}}})
+	if err != nil {
+		t.Fatal(err)
+	}
 	cases := []struct{ mode string }{{"prompt"}, {"file"}, {"native"}, {""}}
 	for _, c := range cases {
 		t.Run("mode="+c.mode, func(t *testing.T) {
@@ -270,7 +278,7 @@ func TestRun_SkillDelivery(t *testing.T) {
 				out <- done(adapters.StopEndTurn)
 			}
 			s, _, _ := runFake(t, context.Background(), a, func(o *Options) {
-				o.Cwd, o.SkillsUserDir, o.Skills, o.Prompt = cwd, user, []string{"review"}, "check PR 7"
+				o.Cwd, o.SkillsUserDir, o.Skills, o.Prompt, o.Hooks = cwd, user, []string{"review"}, "check PR 7", h
 			})
 			if s.ExitCode != 0 {
 				t.Fatalf("exit %d: %s", s.ExitCode, s.Error)

@@ -64,7 +64,7 @@ func prepareGrep(e *Env, a grepArgs) (*Prepared, error) {
 	return prepared(fmt.Sprintf("grep %q in %s", a.Pattern, start), root, 0, func(ctx context.Context) Result {
 		var lines []string
 		rg, err := exec.LookPath("rg")
-		if UseRipgrep && err == nil {
+		if UseRipgrep && err == nil && e.Sandbox.Active() { // unconfined, rg would follow a link swapped in (see ripgrep)
 			lines, err = e.ripgrep(ctx, rg, a, start)
 		} else {
 			lines, err = e.goGrep(ctx, re, filter, start)

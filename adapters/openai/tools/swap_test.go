@@ -10,8 +10,39 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hubdev/hub/internal/proc/proctest"
 	"github.com/hubdev/hub/internal/sandbox"
 )
+
+// Where no sandbox confines ripgrep (none on the host, or [sandbox] mode
+// = "off"), grep searches through the workspace's os.Root instead: rg
+// opens the path it is given, so a file swapped for a link to a
+// credential store after the check would be read. The fake rg reads the
+// file by path, as rg does.
+func TestGrep_WithoutASandboxRipgrepIsNotTrusted(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	must(t, os.MkdirAll(filepath.Join(home, ".ssh"), 0o700))
+	key := filepath.Join(home, ".ssh", "id_rsa")
+	must(t, os.WriteFile(key, []byte("PRIVATE KEY\n"), 0o600))
+	e := newTestEnv(t)
+	e.Sandbox = sandbox.New(sandbox.Policy{Mode: sandbox.Off}, nil)
+	x := filepath.Join(e.Root, "x.txt")
+	must(t, os.WriteFile(x, []byte("x\n"), 0o644))
+	bin := t.TempDir()
+	proctest.Install(t, bin, "rg", "cat:"+x)
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	defer func(use bool) { UseRipgrep = use }(UseRipgrep)
+	UseRipgrep = true
+	p, err := e.Prepare("grep", json.RawMessage(`{"pattern":"KEY","path":"x.txt"}`))
+	must(t, err)
+	must(t, os.Remove(x))
+	must(t, os.Symlink(key, x))
+	skipWithoutLinks(t, x)
+	if r := p.Run(context.Background(), nil); strings.Contains(r.Output, "KEY") {
+		t.Errorf("grep read the swapped-in link: %q", r.Output)
+	}
+}
 
 // grep and glob check their folder when the call is prepared and search
 // it later: a folder or file swapped for a link in between (to a
