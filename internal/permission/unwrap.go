@@ -33,7 +33,7 @@ var (
 		"systemd-run": "pueEMGHs", "unshare": "", "nsenter": "tSG", "fakeroot": "ls", "proxychains": "f",
 		"proxychains4": "f", "torsocks": "aPpu", "catchsegv": "", "valgrind": "", "firejail": "", "cgexec": "g",
 		"taskset": "", "chrt": "", "faketime": "f", "numactl": "CNmpPi", "caffeinate": "tw", "sg": "", "doas-keepenv": "",
-		"xcrun": "", "arch": "de", "corepack": "", "npx": "pw", "bunx": "p", "uvx": "p", // macOS's tool and architecture runners, node's package manager and package runners (npm exec, pnpm dlx, … are npx)
+		"xcrun": "", "arch": "de", "corepack": "", "npx": "pwc", "bunx": "p", "uvx": "p", // macOS's tool and architecture runners, node's package manager and package runners (npm exec, pnpm dlx, … are npx)
 	}
 	// longValued are the long options of wrappers that take the next word.
 	longValued = map[string][]string{
@@ -48,7 +48,7 @@ var (
 		"nsenter":     {"target", "setuid", "setgid"},
 		"strace":      {"output", "trace", "signal", "attach", "user"},
 		"xcrun":       {"sdk", "toolchain"},
-		"npx":         {"package", "workspace"},
+		"npx":         {"package", "workspace", "call"},
 		"bunx":        {"package"},
 		"uvx":         {"from", "with", "python", "with-requirements", "index", "default-index"},
 	}
@@ -242,7 +242,11 @@ func (r *reader) plainWrapper(name, valued string, args []arg, x *runCtx) ([]arg
 			}
 		}
 	}
-	rest := skipOpts(args, valued, longValued[name]...)
+	rest := optSpec{valued: valued, long: longValued[name], longValued: longValued[name]}.walk(args, func(o string, v arg) {
+		if name == "npx" && (o == "c" || o == "call") { // npx -c 'npm login': a shell line
+			r.nested(v, x, nil)
+		}
+	})
 	if c, ok := chdirOpts[name]; ok {
 		r.wrapperDir(name, optSpec{valued, c[2], append([]string{c[1]}, longValued[name]...), longValued[name]}, args[:len(args)-len(rest)], x)
 	}
