@@ -61,7 +61,7 @@ var storeTools = map[string]storeTool{
 		delete-internet-password delete-certificate delete-identity delete-keychain create-keychain create-keypair set-keychain-settings
 		set-keychain-password add-trusted-cert remove-trusted-cert trust-settings-import set-identity-preference default-keychain login-keychain list-keychains`), nil, nil}, // the last three with -s
 	"vault":     {".vault-token", "", "", []string{"login"}, nil, nil},
-	"helm":      {".config/helm/registry/config.json", "--registry-config", "HELM_REGISTRY_CONFIG", []string{"registry login", "registry logout"}, nil, nil},
+	"helm":      {".config/helm/registry/config.json", "--registry-config", "HELM_REGISTRY_CONFIG", []string{"registry login", "registry logout", "repo add"}, nil, nil}, // repo add after global options (helm --debug repo add)
 	"helm-repo": {".config/helm/repositories.yaml", "--repository-config", "HELM_REPOSITORY_CONFIG", []string{"add"}, nil, nil}, // with credentials
 	"uv":        {".local/share/uv/credentials/credentials.toml", "", "", []string{"auth login", "auth logout"}, nil, nil},
 	"yarn":      {".yarnrc.yml", "", "", []string{"login", "logout", "npm login", "npm logout", "config set", "config unset", "config delete"}, nil, nil},
@@ -231,7 +231,7 @@ func (k *check) spared(prog string, args []arg) bool {
 	return prog == "npm" && (hasShort(args, "g") || hasLong(args, "--global") || slices.ContainsFunc(loc, func(a arg) bool { return a.text == "project" || a.text == "global" })) ||
 		prog == "pip" && hasLong(args, "--site", "--global") || prog == "composer" && !hasShort(args, "g") && !hasLong(args, "--global") && !k.leads(args, []string{"global"}, false) ||
 		prog == "git-config" && !hasLong(args, "--edit") && !hasShort(args, "e") && !k.leads(args, storeTools[prog].fixed, false) ||
-		prog == "helm-repo" && !hasLong(args, "--username", "--password", "--password-stdin") ||
+		(prog == "helm-repo" || prog == "helm" && k.leads(args, []string{"repo"}, false)) && !hasLong(args, "--username", "--password", "--password-stdin") ||
 		prog == "security" && !hasShort(args, "s") && k.leads(args, []string{"default-keychain|login-keychain|list-keychains"}, false)
 }
 
