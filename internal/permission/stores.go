@@ -62,7 +62,7 @@ var storeTools = map[string]storeTool{
 		set-keychain-password add-trusted-cert remove-trusted-cert trust-settings-import set-identity-preference default-keychain login-keychain list-keychains`), nil, nil}, // the last three with -s
 	"vault":     {".vault-token", "", "", []string{"login"}, nil, nil},
 	"helm":      {".config/helm/registry/config.json", "--registry-config", "HELM_REGISTRY_CONFIG", []string{"registry login", "registry logout", "repo add"}, nil, nil}, // repo add after global options (helm --debug repo add)
-	"helm-repo": {".config/helm/repositories.yaml", "--repository-config", "HELM_REPOSITORY_CONFIG", []string{"add"}, nil, nil}, // with credentials
+	"helm-repo": {".config/helm/repositories.yaml", "--repository-config", "HELM_REPOSITORY_CONFIG", []string{"add"}, nil, nil},                                          // with credentials
 	"uv":        {".local/share/uv/credentials/credentials.toml", "", "", []string{"auth login", "auth logout"}, nil, nil},
 	"yarn":      {".yarnrc.yml", "", "", []string{"login", "logout", "npm login", "npm logout", "config set", "config unset", "config delete"}, nil, nil},
 	"pip":       {".config/pip/pip.conf", "", "", []string{"config set", "config unset", "config edit"}, nil, nil},
