@@ -52,11 +52,11 @@ var homeDirs = set(".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker", ".pas
 // credStores are home's credential stores: those the sandbox hides, all
 // of ~/.docker, and those the programs of storeTools write (macOS's
 // keychains, vault's token, helm's registry logins, yarn's, pip's,
-// poetry's, terraform's, gem's and composer's). Every file in one is a secret to read, and deleting, moving,
+// poetry's, terraform's, gem's, composer's, helm's repositories, uv's). Every file in one is a secret to read, and deleting, moving,
 // truncating or chmod -R on one is refused, as on ~/.ssh.
 var credStores = append(slices.Clone(sandbox.CredentialStores), ".docker", "Library/Keychains", ".vault-token", ".config/helm/registry",
 	".yarnrc", ".yarnrc.yml", ".config/pip", ".pip", ".config/pypoetry/auth.toml", ".terraform.d/credentials.tfrc.json", ".gem/credentials",
-	".local/share/gem/credentials", ".config/composer/auth.json", ".composer/auth.json")
+	".local/share/gem/credentials", ".config/composer/auth.json", ".composer/auth.json", ".config/helm/repositories.yaml", ".local/share/uv/credentials")
 
 // credStoreAt reports rel (a slash path inside a home) in a credential
 // store, or, when parents, a directory holding one. Case is folded: the

@@ -48,8 +48,8 @@ var storeTools = map[string]storeTool{
 	"kubectl":            {".kube/config", "--kubeconfig", "KUBECONFIG", []string{"config set", "config set-cluster", "config set-context", "config set-credentials", "config unset", "config use-context", "config use", "config delete-context", "config delete-cluster", "config delete-user", "config rename-context"}, nil, nil},
 	"npm":                {".npmrc", "--userconfig", "NPM_CONFIG_USERCONFIG", []string{"login", "adduser", "add-user", "logout", "set", "config set", "config delete", "config rm", "config edit", "c set", "c delete", "c rm", "c edit"}, nil, nil},
 	"git-credential":     {".git-credentials", "", "", []string{"approve", "reject"}, nil, nil},
-	"git-credential-":    {".git-credentials", "--file", "", []string{"store", "erase"}, nil, nil},                                                                        // credential helpers: store, libsecret, osxkeychain, manager, …
-	"git-config":         {".git-credentials", "--file -f", "", []string{""}, nil, []string{"credential", "credential.", "set credential.", "unset credential.", "edit"}}, // a helper writes what git is given later
+	"git-credential-":    {".git-credentials", "--file", "", []string{"store", "erase"}, nil, nil},                                                          // credential helpers: store, libsecret, osxkeychain, manager, …
+	"git-config":         {".git-credentials", "--file -f", "", []string{""}, nil, []string{"credential", gitCredKeys, "set|unset " + gitCredKeys, "edit"}}, // a helper writes what git is given later
 	"docker-credential-": {".local/share/keyrings/x", "", "", []string{"store", "erase"}, nil, nil},
 	"keyring":            {".local/share/keyrings/x", "", "", []string{"set", "del"}, nil, nil},
 	"cargo":              {".cargo/credentials.toml", "", "", []string{"login", "logout"}, nil, nil},
@@ -59,12 +59,14 @@ var storeTools = map[string]storeTool{
 	"security": {"Library/Keychains/login.keychain-db", "", "", strings.Fields(`add-generic-password add-internet-password add-certificates import
 		set-generic-password-partition-list set-internet-password-partition-list set-key-partition-list delete-generic-password
 		delete-internet-password delete-certificate delete-identity delete-keychain create-keychain create-keypair set-keychain-settings
-		set-keychain-password add-trusted-cert remove-trusted-cert trust-settings-import set-identity-preference`), nil, nil},
-	"vault":  {".vault-token", "", "", []string{"login"}, nil, nil},
-	"helm":   {".config/helm/registry/config.json", "--registry-config", "HELM_REGISTRY_CONFIG", []string{"registry login", "registry logout"}, nil, nil},
-	"yarn":   {".yarnrc.yml", "", "", []string{"login", "logout", "npm login", "npm logout", "config set", "config unset", "config delete"}, nil, nil},
-	"pip":    {".config/pip/pip.conf", "", "", []string{"config set", "config unset", "config edit"}, nil, nil},
-	"poetry": {".config/pypoetry/auth.toml", "", "", []string{"config http-basic.", "config pypi-token.", "config certificates."}, nil, nil},
+		set-keychain-password add-trusted-cert remove-trusted-cert trust-settings-import set-identity-preference default-keychain login-keychain list-keychains`), nil, nil}, // the last three with -s
+	"vault":     {".vault-token", "", "", []string{"login"}, nil, nil},
+	"helm":      {".config/helm/registry/config.json", "--registry-config", "HELM_REGISTRY_CONFIG", []string{"registry login", "registry logout", "repo add"}, nil, nil}, // repo add after global options (helm --debug repo add)
+	"helm-repo": {".config/helm/repositories.yaml", "--repository-config", "HELM_REPOSITORY_CONFIG", []string{"add"}, nil, nil},                                          // with credentials
+	"uv":        {".local/share/uv/credentials/credentials.toml", "", "", []string{"auth login", "auth logout"}, nil, nil},
+	"yarn":      {".yarnrc.yml", "", "", []string{"login", "logout", "npm login", "npm logout", "config set", "config unset", "config delete"}, nil, nil},
+	"pip":       {".config/pip/pip.conf", "", "", []string{"config set", "config unset", "config edit"}, nil, nil},
+	"poetry":    {".config/pypoetry/auth.toml", "", "", []string{"config http-basic.", "config pypi-token.", "config certificates."}, nil, nil},
 	// kubeconfig writers (aws eks, az aks, gcloud container: their own rows
 	// for the subcommand first, their program's otherwise); a word a|b is
 	// either spelling
@@ -126,8 +128,8 @@ func assignedEnv(layers [][]string, name string) (arg, bool) {
 	return arg{}, false
 }
 
-// storeTwins share a storeTool.
-var storeTwins = map[string]string{"gpg2": "gpg", "gpgsm": "gpg", "oc": "kubectl", "pnpm": "npm", "pip3": "pip", "tofu": "terraform"}
+// storeTwins share a storeTool (as a versioned name does: pip3.12).
+var storeTwins = map[string]string{"gpgsm": "gpg", "oc": "kubectl", "pnpm": "npm", "tofu": "terraform"}
 
 // storeWrites: the credential stores a program that keeps one writes, or
 // those its option or environment variables name instead. git SUB is
@@ -159,7 +161,7 @@ func (k *check) storeWrites(prog string, args []arg) []arg {
 	if i := strings.Index(prog, "-credential-"); i > 0 { // a credential helper
 		prog = prog[:i+len("-credential-")]
 	}
-	prog = cmp.Or(storeTwins[prog], prog)
+	prog = cmp.Or(storeTwins[prog], strings.TrimRight(prog, "0123456789.")) // pip3.12, gpg2
 	t, ok := storeTools[prog]
 	if !ok || prog == "gpg" && !gpgCommand(args, t) || prog == "git-config" && configReads(args) || prog != "gpg" && (!k.leads(args, t.writes, false) || k.leads(args, t.reads, true)) {
 		return nil
@@ -222,12 +224,15 @@ var defaultHelpers = map[string][]string{"darwin": {"osxkeychain"}, "windows": {
 
 // spared reports the options that spare the home's store: npm's and
 // pip's that point at the project's or the installation's; git config
-// setting no credential key (an edit may set one).
+// setting no credential key (an edit may set one); helm repo add with no
+// login; security reading its keychain lists (no -s).
 func (k *check) spared(prog string, args []arg) bool {
 	loc, _ := k.optValues(args, "L", "--location", "")
 	return prog == "npm" && (hasShort(args, "g") || hasLong(args, "--global") || slices.ContainsFunc(loc, func(a arg) bool { return a.text == "project" || a.text == "global" })) ||
 		prog == "pip" && hasLong(args, "--site", "--global") || prog == "composer" && !hasShort(args, "g") && !hasLong(args, "--global") && !k.leads(args, []string{"global"}, false) ||
-		prog == "git-config" && !hasLong(args, "--edit") && !hasShort(args, "e") && !k.leads(args, storeTools[prog].fixed, false)
+		prog == "git-config" && !hasLong(args, "--edit") && !hasShort(args, "e") && !k.leads(args, storeTools[prog].fixed, false) ||
+		(prog == "helm-repo" || prog == "helm" && k.leads(args, []string{"repo"}, false)) && !hasLong(args, "--username", "--password", "--password-stdin") ||
+		prog == "security" && !hasShort(args, "s") && k.leads(args, []string{"default-keychain|login-keychain|list-keychains"}, false)
 }
 
 // configReads reports git config only reading: --get…, --list, -l, get,
@@ -239,10 +244,15 @@ func configReads(args []arg) bool {
 	return read && !hasShort(args, "e") && !hasLong(args, "--edit", "--add", "--replace-all", "--unset", "--unset-all", "--rename-section", "--remove-section")
 }
 
+// gitCredKeys are git's keys that make it run a program with credentials:
+// a helper, an askpass, a file included (it may set either).
+const gitCredKeys = "credential.|include.|includeif.|core.askpass"
+
 // gitHelperSet reports git given a credential helper for this run (-c
 // credential.helper=store, --config-env, GIT_CONFIG_KEY_0, an empty one
 // resets the list): it writes what it is given, as one configured does.
 func gitHelperSet(layers [][]string) bool {
+	keys := strings.Split(gitCredKeys, "|")
 	for _, l := range layers {
 		for i, w := range l {
 			w = strings.ToLower(w)
@@ -251,7 +261,10 @@ func gitHelperSet(layers [][]string) bool {
 				w, opt = v, true
 			}
 			key, val, _ := strings.Cut(w, "=")
-			if opt && strings.HasPrefix(key, "credential.") && val != "" || strings.HasPrefix(w, "git_config_") && strings.Contains(w, "credential.") {
+			in := func(p string) bool {
+				return opt && strings.HasPrefix(key, p) || strings.HasPrefix(w, "git_config_") && strings.Contains(w, p)
+			}
+			if slices.ContainsFunc(keys, in) && (val != "" || !opt) {
 				return true
 			}
 		}
@@ -281,7 +294,7 @@ func (k *check) leads(args []arg, subs []string, values bool) bool {
 		for _, w := range strings.Fields(sub) {
 			is := func(a arg) bool { // git's keys ignore case (Credential.Helper)
 				return slices.ContainsFunc(strings.Split(w, "|"), func(w string) bool {
-					return a.text == w || strings.HasSuffix(w, ".") && strings.HasPrefix(strings.ToLower(a.text), w)
+					return a.text == w || strings.Contains(w, ".") && strings.HasPrefix(strings.ToLower(a.text), w)
 				})
 			}
 			for i < len(args) && args[i].text != "--" && (strings.HasPrefix(args[i].text, "-") && !args[i].dynamic ||

@@ -33,7 +33,7 @@ var (
 		"systemd-run": "pueEMGHs", "unshare": "", "nsenter": "tSG", "fakeroot": "ls", "proxychains": "f",
 		"proxychains4": "f", "torsocks": "aPpu", "catchsegv": "", "valgrind": "", "firejail": "", "cgexec": "g",
 		"taskset": "", "chrt": "", "faketime": "f", "numactl": "CNmpPi", "caffeinate": "tw", "sg": "", "doas-keepenv": "",
-		"xcrun": "", "arch": "de", "corepack": "", // macOS's tool and architecture runners, node's package manager runner
+		"xcrun": "", "arch": "de", "corepack": "", "npx": "pwc", "bunx": "p", "uvx": "p", // macOS's tool and architecture runners, node's package manager and package runners (npm exec, pnpm dlx, … are npx)
 	}
 	// longValued are the long options of wrappers that take the next word.
 	longValued = map[string][]string{
@@ -48,7 +48,12 @@ var (
 		"nsenter":     {"target", "setuid", "setgid"},
 		"strace":      {"output", "trace", "signal", "attach", "user"},
 		"xcrun":       {"sdk", "toolchain"},
+		"npx":         {"package", "workspace", "call"},
+		"bunx":        {"package"},
+		"uvx":         {"from", "with", "python", "with-requirements", "index", "default-index"},
 	}
+	// npxRunners run a package's program as npx does (they may fetch it).
+	npxRunners = set("npm exec", "npm x", "pnpm exec", "pnpm dlx", "yarn dlx", "yarn exec", "bun x")
 	// firstOperand wrappers take one operand before the command.
 	firstOperand = set("timeout", "chroot", "taskset", "chrt", "faketime", "sg")
 	// privileged wrappers: an allow rule for the program does not cover them.
@@ -104,8 +109,12 @@ func (r *reader) run(argv []arg, x *runCtx) input {
 			continue
 		}
 		name := progName(p.text)
+		sub := 1
+		if len(argv) > 1 && npxRunners[name+" "+argv[1].text] {
+			name, sub = "npx", 2
+		}
 		if opts, ok := plainWrappers[name]; ok {
-			rest, more := r.plainWrapper(name, opts, argv[1:], x)
+			rest, more := r.plainWrapper(name, opts, argv[sub:], x)
 			if !more {
 				if (name == "sudo" || name == "doas") && hasShort(argv[1:], "si") {
 					return r.shell([]arg{{text: "sh"}}, x) // sudo -s, sudo -i: a root shell reading stdin
@@ -220,7 +229,7 @@ func (r *reader) final(argv []arg, x *runCtx) input {
 // plainWrapper strips a wrapper's options (and timeout's duration,
 // chroot's directory); more is false when no command follows.
 func (r *reader) plainWrapper(name, valued string, args []arg, x *runCtx) ([]arg, bool) {
-	if privileged[name] {
+	if privileged[name] || name == "npx" || name == "bunx" || name == "uvx" {
 		x.opaque = true
 	}
 	if name == "command" || name == "builtin" || name == "exec" {
@@ -233,7 +242,11 @@ func (r *reader) plainWrapper(name, valued string, args []arg, x *runCtx) ([]arg
 			}
 		}
 	}
-	rest := skipOpts(args, valued, longValued[name]...)
+	rest := optSpec{valued: valued, long: longValued[name], longValued: longValued[name]}.walk(args, func(o string, v arg) {
+		if name == "npx" && (o == "c" || o == "call") { // npx -c 'npm login': a shell line
+			r.nested(v, x, nil)
+		}
+	})
 	if c, ok := chdirOpts[name]; ok {
 		r.wrapperDir(name, optSpec{valued, c[2], append([]string{c[1]}, longValued[name]...), longValued[name]}, args[:len(args)-len(rest)], x)
 	}
