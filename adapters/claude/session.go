@@ -378,6 +378,7 @@ func (s *Session) emit(ev adapters.Event) {
 		defer s.mu.Unlock()
 		cancelled := s.turn.Cancelled()
 		if !cancelled && s.steerWaiting() {
+			s.dec.Continue()
 			return
 		}
 		if cancelled {
