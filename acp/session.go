@@ -233,18 +233,19 @@ func (ss *session) runTurn(turn *conversation.Turn, prompt []schema.ContentBlock
 	}()
 	turnCtx := turn.Context()
 	ss.agent.Use()
-	forget := ss.recordUser(prompt)
+	admit := sync.OnceFunc(func() { ss.recordUser(prompt) }) // once the hooks passed: a save before must not keep it
 	ss.span.Store(trace.From(turnCtx))
 	var reason string
 	var failure *adapters.ErrorInfo
 	var usage *adapters.Usage
 	if args, ok := compareLine(prompt); ok {
+		admit()
 		reason = ss.runCompare(turnCtx, args)
 	} else {
-		reason, failure, usage = ss.driveWithFallback(turnCtx, ss.fitContent(ss.toAdapterContent(prompt)))
+		reason, failure, usage = ss.driveWithFallback(turnCtx, ss.fitContent(ss.toAdapterContent(prompt)), admit)
 	}
-	if failure != nil && failure.Code == adapters.CodeHook { // blocked: kept from the history as from the agent
-		forget()
+	if failure == nil || failure.Code != adapters.CodeHook { // a failed start or a cancel keeps it; a blocked one never was, for the agent nor here
+		admit()
 	}
 	if turnCtx.Err() != nil { // cancelled: only cancel (or the server's end) ends the turn's context
 		reason = schema.StopCancelled
@@ -282,7 +283,7 @@ func (ss *session) agentName() string {
 // rule says the agent before could not do the work. The user is told in
 // the conversation, and the agent option follows. The usage is the
 // attempts' sum.
-func (ss *session) driveWithFallback(turnCtx context.Context, content []adapters.Content) (string, *adapters.ErrorInfo, *adapters.Usage) {
+func (ss *session) driveWithFallback(turnCtx context.Context, content []adapters.Content, admitted func()) (string, *adapters.ErrorInfo, *adapters.Usage) {
 	first := ss.agentName() // its list, as hub run and delegates follow the first agent's
 	var reason string
 	var failure *adapters.ErrorInfo
@@ -291,11 +292,12 @@ func (ss *session) driveWithFallback(turnCtx context.Context, content []adapters
 	walk := conversation.Fallbacks{Registry: ss.agents(), List: ss.srv.opts.Fallback[first], Ready: ss.srv.ready.check}
 	walk.Walk(turnCtx, first, func(_ string, watch bool) (conversation.Class, bool) {
 		var d *conversation.Digest
-		reason, failure, d = ss.drive(turnCtx, content, watch)
+		reason, failure, d = ss.drive(turnCtx, content, watch, admitted)
 		usage, priced = conversation.AddUsage(usage, d.Usage), priced || d.Priced
 		ss.spent(d.Usage) // the attempt's, told or priced
 		return conversation.Classify(failure), len(d.ToolCalls) > 0
 	}, func(_, next, why string) {
+		admitted() // before what follows it
 		ss.sayf("hub: %s; continuing with %s.\n\n", why, next)
 		ss.mu.Lock()
 		if ss.switchLocked(next, nil) { // drive retired a crashed agent; the next drive starts the new one
@@ -324,7 +326,7 @@ func (ss *session) spent(u *adapters.Usage) {
 // before it returns. A failed turn returns why; the digest is what the agent did. watch says a fallback
 // agent waits: the turn's failure is decided early
 // (an auth refusal, a provider that keeps failing).
-func (ss *session) drive(turnCtx context.Context, content []adapters.Content, watch bool) (string, *adapters.ErrorInfo, *conversation.Digest) {
+func (ss *session) drive(turnCtx context.Context, content []adapters.Content, watch bool, admitted func()) (string, *adapters.ErrorInfo, *conversation.Digest) {
 	b, waited, err := ss.agent.Await(turnCtx)
 	trace.Mark(turnCtx, trace.AgentReady)
 	ss.mu.Lock()
@@ -341,7 +343,7 @@ func (ss *session) drive(turnCtx context.Context, content []adapters.Content, wa
 	}
 	lead := ss.takeLead()
 	oc, err := conversation.RunTurn(turnCtx, conversation.TurnSpec{Agent: agent, Session: b, Prompt: content, Lead: lead,
-		Hooks: ss.observer(agent), Audit: ss.audit, Gate: ss.gate, Emit: ss.forward, Workspace: cwd,
+		Hooks: ss.observer(agent), Audit: ss.audit, Gate: ss.gate, Emit: ss.forward, Workspace: cwd, Admitted: admitted,
 		Watch: watch, WatchBound: ss.srv.opts.ProviderTimeout})
 	if oc.Failure != nil && oc.Failure.Code == adapters.CodeHook { // blocked, it reached no agent: the next prompt is briefed
 		ss.mu.Lock()
@@ -418,8 +420,8 @@ func errorText(e *adapters.ErrorInfo) string {
 
 // recordUser keeps a prompt, or input steered into the running turn, in
 // the history, after the updates the editor has seen, as a user message
-// of its own. forget takes it back (a hook blocked it, the agent did not
-// take it) while it is not saved.
+// of its own. forget takes it back (the agent did not take it) while it
+// is not saved.
 func (ss *session) recordUser(prompt []schema.ContentBlock) (forget func()) {
 	ss.emitMu.Lock()
 	defer ss.emitMu.Unlock()

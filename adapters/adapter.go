@@ -61,7 +61,8 @@ type Configurable interface {
 
 // Exiter is implemented by sessions whose agent is a process: Exit
 // describes its end (a CodeCrash error with the exit status and the stderr
-// tail) once it is gone, after waiting briefly for it; nil while it runs.
+// tail) once it is gone, waiting briefly for it only once its output
+// closed; nil at once while it runs with its output open.
 // A prompt that could not reach the agent is reported with it.
 type Exiter interface {
 	Exit() *ErrorInfo

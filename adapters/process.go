@@ -32,6 +32,21 @@ func CrashInfo(p *proc.Process, name string) (info *ErrorInfo, ok bool) {
 	return &ErrorInfo{Code: CodeCrash, Fatal: true, Detail: p.StderrTail(10), Message: name + ended(p, " exited unexpectedly") + " " + howExited(p)}, true
 }
 
+// Exit is an Exiter's reading of name's process p: nil at once while its
+// output (closed, closed when it closes) is open, as an agent that answered
+// with an error is alive; its crash (CrashInfo, the one wait) once it is
+// gone or closed its output.
+func Exit(p *proc.Process, name string, closed <-chan struct{}) *ErrorInfo {
+	select {
+	case <-p.Done():
+	case <-closed:
+	default:
+		return nil
+	}
+	info, _ := CrashInfo(p, name)
+	return info
+}
+
 // Why hub stops an agent's process (proc.StopFor), each cause in its one
 // wording after the agent's name, wherever its end is read.
 const (

@@ -33,6 +33,10 @@ type TurnSpec struct {
 	// observers and the digest saw it; nil: none.
 	Emit    func(adapters.Event)
 	Narrate func(text string) // when set, gets the text written before a tool call (trimmed) as it starts
+	// Admitted, when set, is called once the prompt hooks let the prompt
+	// through, before the agent gets it: a front end keeps the prompt from
+	// then on, never one a hook blocked.
+	Admitted func()
 	// Workspace is the directory whose changed files the digest lists;
 	// "" lists only those the tool calls named.
 	Workspace string
@@ -113,6 +117,9 @@ func RunTurn(ctx context.Context, s TurnSpec) (Outcome, error) {
 	prompt := s.withLead()
 	s.Audit.Prompt(s.Agent, prompt)
 	blocked := PromptHooks(ctx, s.Hooks, s.Agent, s.Prompt)
+	if blocked == nil && s.Admitted != nil {
+		s.Admitted()
+	}
 	before := <-snap
 	d.before = before
 	stop, err := adapters.StopEndTurn, blocked

@@ -74,8 +74,7 @@ func (s *Session) endEvents(t *adapters.Turn, res json.RawMessage, err error) []
 
 // Exit implements adapters.Exiter.
 func (s *Session) Exit() *adapters.ErrorInfo {
-	info, _ := adapters.CrashInfo(s.proc, s.a.cfg.Name)
-	return info
+	return adapters.Exit(s.proc, s.a.cfg.Name, s.conn.Done())
 }
 
 // interrupt interrupts the running turn.

@@ -37,6 +37,7 @@ type ClaudeDecoder struct {
 	apiError string
 	compacts int     // compact_boundary records seen, for compaction IDs
 	cost     float64 // the last result's total_cost_usd
+	start    float64 // the running total its cost counted from
 	// Version is the CLI version from the last system/init ("" before).
 	Version string
 	// Control receives the control records that are not events: responses

@@ -24,7 +24,7 @@ func (d *ClaudeDecoder) result(l *claudeLine) []adapters.Event {
 	if u := claudeResultUsage(l); u != nil {
 		if u.CostUSD != nil { // total_cost_usd is the process's so far: the turn's is what it added
 			c := *u.CostUSD - d.cost
-			d.cost, u.CostUSD = *u.CostUSD, &c
+			d.start, d.cost, u.CostUSD = d.cost, *u.CostUSD, &c
 		}
 		out = append(out, adapters.Event{Type: adapters.EventUsage, Usage: u})
 	}
@@ -46,6 +46,11 @@ func (d *ClaudeDecoder) result(l *claudeLine) []adapters.Event {
 	}
 	return append(out, adapters.Event{Type: adapters.EventDone, StopReason: stop})
 }
+
+// Continue says the last result did not end the turn (input steered into
+// it waits for a cycle of its own): the next result's cost counts from
+// the turn's start, so it is what the turn added over both.
+func (d *ClaudeDecoder) Continue() { d.cost = d.start }
 
 func claudeResultUsage(l *claudeLine) *adapters.Usage {
 	if l.Usage == nil && l.TotalCostUSD == nil {

@@ -351,8 +351,7 @@ func (s *Session) exit() {
 
 // Exit implements adapters.Exiter.
 func (s *Session) Exit() *adapters.ErrorInfo {
-	info, _ := adapters.CrashInfo(s.p, "claude")
-	return info
+	return adapters.Exit(s.p, "claude", s.readDone)
 }
 
 func (s *Session) handle(ev adapters.Event) {
@@ -379,6 +378,7 @@ func (s *Session) emit(ev adapters.Event) {
 		defer s.mu.Unlock()
 		cancelled := s.turn.Cancelled()
 		if !cancelled && s.steerWaiting() {
+			s.dec.Continue()
 			return
 		}
 		if cancelled {

@@ -96,7 +96,7 @@ func TestUserMessage_ImageURIs(t *testing.T) {
 }
 
 func TestSession_SteeredInputEndsTheTurnOnlyWhenAnswered(t *testing.T) {
-	for _, scenario := range []string{"steer-join", "steer-later"} {
+	for scenario, results := range map[string]float64{"steer-join": 1, "steer-later": 2} {
 		t.Run(scenario, func(t *testing.T) {
 			_, s := startFake(t, scenario, adapters.SessionOptions{})
 			if err := s.Steer(context.Background(), adapters.TextPrompt("early")); !errors.Is(err, adapters.ErrNoTurn) {
@@ -107,9 +107,11 @@ func TestSession_SteeredInputEndsTheTurnOnlyWhenAnswered(t *testing.T) {
 				t.Fatal(err)
 			}
 			var text strings.Builder
-			dones := 0
+			dones, cost := 0, 0.0
 			for ev := range ch {
 				switch ev.Type {
+				case adapters.EventUsage: // a later reading replaces an earlier one
+					cost = *ev.Usage.CostUSD
 				case adapters.EventText:
 					text.WriteString(ev.Text)
 					if ev.Text == "working;" {
@@ -123,6 +125,9 @@ func TestSession_SteeredInputEndsTheTurnOnlyWhenAnswered(t *testing.T) {
 			}
 			if got := text.String(); got != "working;answering use -n;" || dones != 1 {
 				t.Fatalf("turn text %q with %d done events: the answer to the steered input belongs to the turn", got, dones)
+			}
+			if cost != 0.01*results { // the fake adds 0.01 to its running total per result
+				t.Errorf("turn cost %v, want %v: what its %v results added", cost, 0.01*results, results)
 			}
 		})
 	}

@@ -176,8 +176,7 @@ func (s *appSession) readLoop() {
 
 // Exit implements adapters.Exiter.
 func (s *appSession) Exit() *adapters.ErrorInfo {
-	info, _ := adapters.CrashInfo(s.p, appServer)
-	return info
+	return adapters.Exit(s.p, appServer, s.rpc.Done())
 }
 
 // notify decodes a notification, in order with server requests.

@@ -85,6 +85,10 @@ func fakeCodex(fixture string) int {
 			_ = json.Unmarshal(m.Params, &p)
 			send(`{"id":` + id + `,"result":{"thread":{"id":"` + p.ThreadID + `"},"model":"mock"}}`)
 		case "turn/start":
+			if os.Getenv("CODEX_FAKE_CRASH") == "refuse" { // and runs on, reading its stdin
+				send(`{"id":` + id + `,"error":{"code":-32603,"message":"turn refused"}}`)
+				continue
+			}
 			send(`{"id":` + id + `,"result":{"turn":{"id":"turn-1","status":"inProgress"}}}`)
 			for _, l := range strings.Split(os.Getenv("CODEX_FAKE_INJECT"), "\n") {
 				if l != "" {
@@ -378,6 +382,33 @@ func TestAppServer_GoneBetweenTurnsIsTheCrash(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A live app-server that refuses turn/start is told at once: its Exit
+// reads nil while it still runs, blocked on the stdin that Close releases,
+// and never waits for an exit that is not coming.
+func TestAppServer_RefusedTurnIsToldWhileItRuns(t *testing.T) {
+	s, err := newFake(t, "appserver-text", "CODEX_FAKE_CRASH=refuse").a.Start(context.Background(), adapters.SessionOptions{Cwd: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := s.(*appSession).p
+	_, err = s.Prompt(context.Background(), adapters.TextPrompt("hi"), func(adapters.Event) {})
+	if err == nil || !strings.Contains(err.Error(), "turn refused") {
+		t.Fatalf("prompt error %v, want the refusal", err)
+	}
+	told := make(chan *adapters.ErrorInfo)
+	go func() { told <- s.(adapters.Exiter).Exit() }()
+	select {
+	case info := <-told:
+		if info != nil {
+			t.Errorf("Exit() = %+v for a live app-server", info)
+		}
+	case <-p.Done():
+		t.Fatal("Exit waited for the app-server's exit")
+	}
+	_ = s.Close()
+	<-p.Done()
 }
 
 // An app-server whose turn/interrupt fails is stopped, and its end reads
