@@ -4,6 +4,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 )
@@ -167,7 +168,54 @@ func (k *check) hits(a arg, recursive bool) bool {
 	}
 	return slices.ContainsFunc(paths, func(p string) bool {
 		return a.glob && k.r.protectedGlob(p, recursive || a.under) || !a.glob && k.r.protected(p, recursive || a.under)
-	})
+	}) || slices.ContainsFunc(k.onDisk(a), func(d arg) bool { return k.hits(d, recursive) })
+}
+
+// onDisk is an operand as the kernel reaches it through the links on disk
+// (a repository's keys -> ../../.ssh), where that differs from its text:
+// its directories always, its last name when the command follows it (a
+// trailing slash, keys/., chmod -R keys) but not when it acts on the link
+// (rm keys, mv keys old); a pattern's matches too (cd keys && rm -rf *).
+func (k *check) onDisk(a arg) []arg {
+	t, cwds := shellPath(a.text), k.c.cwds
+	if path.IsAbs(t) {
+		cwds = []string{""}
+	}
+	follows := slices.Contains([]string{"chmod", "chown", "chgrp", "chattr", "setfacl", "shred", "truncate", "rsync"}, k.c.prog()) ||
+		k.c.prog() == "find" && slices.ContainsFunc(k.args(), func(a arg) bool { return slices.Contains([]string{"-L", "-H", "-follow"}, a.text) })
+	native := func(p string) string { // unix takes .. after a link from its target: no Clean
+		if runtime.GOOS == "windows" {
+			return fromShellPath(p)
+		}
+		return p
+	}
+	var out []arg
+	add := func(raw string, glob bool) {
+		dir, last := path.Split(strings.TrimRight(raw, "/"))
+		real := filepath.Join(resolveLinks(native(dir+".")), last)
+		if follows || strings.HasSuffix(raw, "/") || last == "." || last == ".." {
+			real = resolveLinks(native(raw))
+		}
+		if d := toSlash(real); d != path.Clean(raw) && !slices.ContainsFunc(out, func(o arg) bool { return o.text == d }) {
+			out = append(out, arg{text: d, glob: glob, under: a.under})
+		}
+	}
+	for _, d := range cwds {
+		raw := t
+		if d != "" {
+			raw = d + "/" + t
+		}
+		if a.dynamic || strings.Trim(raw, "/") == "" {
+			continue
+		}
+		add(raw, a.glob)
+		if matches, _ := filepath.Glob(native(raw)); a.glob {
+			for _, m := range matches[:min(len(matches), maxGlobMatches)] {
+				add(toSlash(m), false)
+			}
+		}
+	}
+	return out
 }
 
 func hasShort(args []arg, letters string) bool {
