@@ -1,6 +1,7 @@
 package permission
 
 import (
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -168,9 +169,30 @@ func (k *check) hits(a arg, recursive bool) bool {
 	}
 	follows := slices.Contains([]string{"chmod", "chown", "chgrp", "chattr", "setfacl", "shred", "truncate", "rsync"}, k.c.prog()) ||
 		k.c.prog() == "find" && slices.ContainsFunc(k.args(), func(a arg) bool { return slices.Contains([]string{"-L", "-H", "-follow"}, a.text) })
+	deep := follows && (hasShort(k.args(), "L") || hasArg(k.args(), "-follow")) // find -L, chown -RL: the links under it too
 	return slices.ContainsFunc(paths, func(p string) bool {
 		return a.glob && k.r.protectedGlob(p, recursive || a.under) || !a.glob && k.r.protected(p, recursive || a.under)
-	}) || slices.ContainsFunc(k.onDisk(a, follows), func(d arg) bool { return k.hits(d, recursive) })
+	}) || slices.ContainsFunc(k.onDisk(a, follows), func(d arg) bool { return k.hits(d, recursive) }) ||
+		deep && slices.ContainsFunc(k.linksUnder(paths), func(d arg) bool { return k.r.protected(d.text, true) })
+}
+
+// linksUnder are where the links under paths lead (the first 10,000
+// entries of each tree).
+func (k *check) linksUnder(paths []string) []arg {
+	var out []arg
+	for _, p := range paths {
+		n := 0
+		_ = filepath.WalkDir(fromShellPath(p), func(q string, d fs.DirEntry, err error) error {
+			if n++; n > 10000 {
+				return filepath.SkipAll
+			}
+			if err == nil && d.Type()&fs.ModeSymlink != 0 {
+				out = append(out, k.onDisk(arg{text: toSlash(q)}, true)...)
+			}
+			return nil
+		})
+	}
+	return out
 }
 
 // onDisk is an operand as the kernel reaches it through the links on disk
@@ -204,11 +226,14 @@ func (k *check) onDisk(a arg, follows bool) []arg {
 			out = append(out, arg{text: d, glob: glob, under: a.under})
 		}
 	}
+	raws, _ := k.paths(a) // through the links made on the line too (ln -s keys k; rm -rf k/*)
 	for _, d := range cwds {
-		raw := t
 		if d != "" {
-			raw = d + "/" + t
+			t = d + "/" + shellPath(a.text)
 		}
+		raws = append(raws, t)
+	}
+	for _, raw := range raws {
 		if a.dynamic || strings.Trim(raw, "/") == "" {
 			continue
 		}
