@@ -1,9 +1,11 @@
 package permission
 
 import (
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 )
@@ -165,9 +167,84 @@ func (k *check) hits(a arg, recursive bool) bool {
 	if !ok {
 		return a.download
 	}
+	follows := slices.Contains([]string{"chmod", "chown", "chgrp", "chattr", "setfacl", "shred", "truncate", "rsync"}, k.c.prog()) ||
+		k.c.prog() == "find" && slices.ContainsFunc(k.args(), func(a arg) bool { return slices.Contains([]string{"-L", "-H", "-follow"}, a.text) })
+	deep := follows && (hasShort(k.args(), "L") || hasArg(k.args(), "-follow")) // find -L, chown -RL: the links under it too
 	return slices.ContainsFunc(paths, func(p string) bool {
 		return a.glob && k.r.protectedGlob(p, recursive || a.under) || !a.glob && k.r.protected(p, recursive || a.under)
-	})
+	}) || slices.ContainsFunc(k.onDisk(a, follows), func(d arg) bool { return k.hits(d, recursive) }) ||
+		deep && slices.ContainsFunc(k.linksUnder(paths), func(d arg) bool { return k.r.protected(d.text, true) })
+}
+
+// linksUnder are where the links under paths lead (the first 10,000
+// entries of each tree).
+func (k *check) linksUnder(paths []string) []arg {
+	var out []arg
+	for _, p := range paths {
+		n := 0
+		_ = filepath.WalkDir(fromShellPath(p), func(q string, d fs.DirEntry, err error) error {
+			if n++; n > 10000 {
+				return filepath.SkipAll
+			}
+			if err == nil && d.Type()&fs.ModeSymlink != 0 {
+				out = append(out, k.onDisk(arg{text: toSlash(q)}, true)...)
+			}
+			return nil
+		})
+	}
+	return out
+}
+
+// onDisk is an operand as the kernel reaches it through the links on disk
+// (a repository's keys -> ../../.ssh), where that differs from its text:
+// its directories always, its last name when the command follows it (a
+// trailing slash, keys/., chmod -R keys) but not when it acts on the link
+// (rm keys, mv keys old); a pattern's matches too (cd keys && rm -rf *).
+func (k *check) onDisk(a arg, follows bool) []arg {
+	t, cwds := shellPath(a.text), k.c.cwds
+	if path.IsAbs(t) {
+		cwds = []string{""}
+	}
+	native := func(p string) string { // unix takes .. after a link from its target: no Clean
+		if runtime.GOOS == "windows" {
+			return fromShellPath(p)
+		}
+		return p
+	}
+	var out []arg
+	add := func(raw string, glob bool) {
+		dir, last := path.Split(strings.TrimRight(raw, "/"))
+		real := filepath.Join(resolveLinks(native(dir+".")), last)
+		if follows || strings.HasSuffix(raw, "/") || last == "." || last == ".." {
+			real = resolveLinks(real)
+		}
+		d := toSlash(real)
+		if rel, ok := strings.CutPrefix(d+"/", toSlash(resolveLinks(fromShellPath(k.r.home)))+"/"); ok {
+			d = path.Join(k.r.home, rel) // the home as the rules name it, where it is itself a link
+		}
+		if d != path.Clean(raw) && !slices.ContainsFunc(out, func(o arg) bool { return o.text == d }) {
+			out = append(out, arg{text: d, glob: glob, under: a.under})
+		}
+	}
+	raws, _ := k.paths(a) // through the links made on the line too (ln -s keys k; rm -rf k/*)
+	for _, d := range cwds {
+		if d != "" {
+			t = d + "/" + shellPath(a.text)
+		}
+		raws = append(raws, t)
+	}
+	for _, raw := range raws {
+		if a.dynamic || strings.Trim(raw, "/") == "" {
+			continue
+		}
+		add(raw, a.glob)
+		if matches, _ := filepath.Glob(native(raw)); a.glob {
+			for _, m := range matches[:min(len(matches), maxGlobMatches)] {
+				add(toSlash(m), false)
+			}
+		}
+	}
+	return out
 }
 
 func hasShort(args []arg, letters string) bool {
@@ -410,13 +487,23 @@ func writesEnv(k *check) bool {
 // directory holding a store (~, /home, ~/.config) are as bad; a
 // destination known only when the shell runs makes the line unclear.
 func writesCredStore(k *check) bool {
-	return slices.ContainsFunc(k.writtenFiles(), func(a arg) bool {
-		paths, _ := k.known(a)
-		return slices.ContainsFunc(paths, func(p string) bool {
-			real := toSlash(resolveLinks(fromShellPath(p))) // a link on disk (the repository's keys -> ../.ssh)
-			return credStoreFile(fromShellPath(p)) || a.glob && k.r.credGlob(p) || a.under && (k.r.holdsCredStore(p) || k.r.holdsCredStore(real))
-		})
-	})
+	return slices.ContainsFunc(k.writtenFiles(), func(a arg) bool { return k.writesStore(a, !k.replacesLink()) })
+}
+
+// replacesLink: ln -n (or -T) replaces a link to a directory instead of
+// linking in it.
+func (k *check) replacesLink() bool {
+	return k.c.prog() == "ln" && (hasShort(k.args(), "nT") || hasLong(k.args(), "--no-dereference", "--no-target-directory"))
+}
+
+// writesStore reports a written file in a credential store, by its name or
+// through the links on disk (onDisk: the last name too, as opening it
+// follows it, unless it is the link ln -n replaces).
+func (k *check) writesStore(a arg, follow bool) bool {
+	paths, _ := k.known(a)
+	return slices.ContainsFunc(paths, func(p string) bool {
+		return k.r.inCredStore(p, false) || a.glob && k.r.credGlob(p) || a.under && k.r.holdsCredStore(p)
+	}) || slices.ContainsFunc(k.onDisk(a, follow), func(d arg) bool { return k.writesStore(d, follow) })
 }
 
 // writtenFiles are the files a command writes: redirects, the operands of
@@ -481,6 +568,12 @@ func (k *check) copyDests(args []arg) []arg {
 	}
 	dest.under = dest.under || gnu && (hasShort(args, "T") || hasLong(args, "--no-target-directory")) // cp -rT x ~ fills ~ with x's files
 	out := []arg{dest}
+	if ps, ok := k.paths(dest); ok && k.replacesLink() && !slices.ContainsFunc(ps, func(p string) bool {
+		fi, err := os.Lstat(fromShellPath(p))
+		return err != nil || fi.Mode()&os.ModeSymlink == 0
+	}) {
+		return out // ln -sfn x keys replaces the link keys
+	}
 	for _, o := range ops {
 		src := o.text
 		if _, p, ok := strings.Cut(src, ":"); ok { // rsync and scp: HOST:PATH

@@ -418,10 +418,7 @@ func resolve(a arg, cwds []string) ([]string, bool) {
 	if a.dynamic {
 		return nil, false
 	}
-	t := a.text
-	if len(t) >= 2 && t[1] == ':' && (t[0]|0x20 >= 'a' && t[0]|0x20 <= 'z') && (len(t) == 2 || t[2] == '/' || t[2] == '\\') {
-		t = "/" + string(t[0]|0x20) + strings.ReplaceAll(t[2:], `\`, "/") // C:\x, as the shells of Windows write /c/x
-	}
+	t := shellPath(a.text)
 	if path.IsAbs(t) {
 		return []string{path.Clean(t)}, true
 	}
@@ -433,4 +430,12 @@ func resolve(a arg, cwds []string) ([]string, bool) {
 		out = append(out, path.Join(d, t))
 	}
 	return out, true
+}
+
+// shellPath is t as the shells of Windows write it: C:\x is /c/x.
+func shellPath(t string) string {
+	if len(t) >= 2 && t[1] == ':' && (t[0]|0x20 >= 'a' && t[0]|0x20 <= 'z') && (len(t) == 2 || t[2] == '/' || t[2] == '\\') {
+		return "/" + string(t[0]|0x20) + strings.ReplaceAll(t[2:], `\`, "/")
+	}
+	return t
 }

@@ -225,14 +225,35 @@ var defaultHelpers = map[string][]string{"darwin": {"osxkeychain"}, "windows": {
 // spared reports the options that spare the home's store: npm's and
 // pip's that point at the project's or the installation's; git config
 // setting no credential key (an edit may set one); helm repo add with no
-// login; security reading its keychain lists (no -s).
+// login; security reading its keychain lists (no -s); a bare minikube
+// profile and eksctl create cluster --write-kubeconfig=false.
 func (k *check) spared(prog string, args []arg) bool {
 	loc, _ := k.optValues(args, "L", "--location", "")
 	return prog == "npm" && (hasShort(args, "g") || hasLong(args, "--global") || slices.ContainsFunc(loc, func(a arg) bool { return a.text == "project" || a.text == "global" })) ||
 		prog == "pip" && hasLong(args, "--site", "--global") || prog == "composer" && !hasShort(args, "g") && !hasLong(args, "--global") && !k.leads(args, []string{"global"}, false) ||
 		prog == "git-config" && !hasLong(args, "--edit") && !hasShort(args, "e") && !k.leads(args, storeTools[prog].fixed, false) ||
 		(prog == "helm-repo" || prog == "helm" && k.leads(args, []string{"repo"}, false)) && !hasLong(args, "--username", "--password", "--password-stdin") ||
-		prog == "security" && !hasShort(args, "s") && k.leads(args, []string{"default-keychain|login-keychain|list-keychains"}, false)
+		prog == "security" && !hasShort(args, "s") && k.leads(args, []string{"default-keychain|login-keychain|list-keychains"}, false) ||
+		prog == "minikube" && len(args) == 1 && args[0].text == "profile" && !args[0].dynamic || // it prints the profile
+		prog == "eksctl" && k.leads(args, []string{"create cluster"}, false) && noKubeconfig(args)
+}
+
+// noKubeconfig: eksctl create cluster --write-kubeconfig=false (the last
+// one counts) leaves the kubeconfig alone.
+func noKubeconfig(args []arg) bool {
+	last := ""
+	for _, a := range args {
+		if a.text == "--" {
+			break
+		}
+		if v, ok := strings.CutPrefix(a.text, "--write-kubeconfig"); ok {
+			last = v
+			if a.dynamic {
+				last = ""
+			}
+		}
+	}
+	return slices.Contains([]string{"=false", "=0", "=f", "=F", "=FALSE", "=False"}, last)
 }
 
 // configReads reports git config only reading: --get…, --list, -l, get,

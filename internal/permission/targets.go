@@ -186,8 +186,8 @@ func resolveLinks(p string) string {
 	if r, err := filepath.EvalSymlinks(p); err == nil {
 		return r
 	}
-	if r, err := filepath.EvalSymlinks(filepath.Dir(p)); err == nil {
-		return filepath.Join(r, filepath.Base(p))
+	if d := filepath.Dir(p); d != p {
+		return filepath.Join(resolveLinks(d), filepath.Base(p))
 	}
 	return p
 }

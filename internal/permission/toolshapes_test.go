@@ -360,6 +360,91 @@ func TestHardDeny_FileToolWritesIntoCredStore(t *testing.T) {
 	}
 }
 
+// A delete (or chmod, truncate, rsync --delete) reaches a path through the
+// links on disk as the kernel does: a repository's keys -> ~/.ssh (or
+// ../.. to the home, or a link to that link) is followed in every
+// directory of an operand, and in its last name when the command follows
+// it; an operation on the link itself is no delete of the store.
+func TestHardDeny_DeleteThroughSymlinkOnDisk(t *testing.T) {
+	home := fakeHome(t)
+	ws := filepath.Join(home, "code", "repo")
+	for _, d := range []string{filepath.Join(home, ".ssh"), filepath.Join(ws, "sub"), filepath.Join(home, "notes")} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(home, ".ssh", "id_ed25519"), []byte("k"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for link, target := range map[string]string{"keys": filepath.Join(home, ".ssh"), "rel": filepath.Join("..", "..", ".ssh"),
+		"chain": "keys", "h": filepath.Join("..", ".."), "notes": filepath.Join(home, "notes")} {
+		if err := os.Symlink(target, filepath.Join(ws, link)); err != nil {
+			t.Skip("no symlinks here:", err) // Wine's CreateSymbolicLinkW makes none
+		}
+	}
+	s := mustNew(t, config.PermissionRule{Tool: "*", Decision: "allow"})
+	for _, tt := range []struct {
+		cmd  string
+		hard bool
+	}{
+		{"rm -rf keys/*", true},
+		{"rm -rf -- keys/*", true},
+		{"rm -rf keys/", true},
+		{"rm -r keys/.", true},
+		{"rm keys/id_ed25519", true},
+		{"rm -f rel/id_ed25519", true},
+		{"rm -rf chain/*", true},
+		{"rm -rf k*/*", true},
+		{"rm -rf h/.ssh", true},
+		{"rm -rf h/", true},
+		{"rm -rf notes/../.ssh", true},
+		{"cd keys && rm -rf *", true},
+		{"cd h && rm -rf .ssh", true},
+		{"find keys/ -delete", true},
+		{"find -L keys -delete", true},
+		{"find -L . -delete", true},
+		{"sudo rm -rf ./keys/", true},
+		{"bash -c 'cd keys && rm -rf *'", true},
+		{`rm -rf "$PWD"/rel/*`, true},
+		{"env -i rm -rf chain/.", true},
+		{"xargs rm -f keys/id_ed25519 < list", true},
+		{"find . -follow -name id_ed25519 -delete", true},
+		{"chown -RL me .", true},
+		{"ln -s chain k2 && rm -rf k2/*", true},
+		{"find . -delete", false},
+		{"chown -R me .", false},
+		{"chmod -R 777 keys", true},
+		{"truncate -s 0 keys/id_ed25519", true},
+		{"shred -u chain/id_ed25519", true},
+		{"rsync -a --delete x/ keys/", true},
+		{"mv keys/id_ed25519 /tmp/", true},
+		{"mv h/.ssh old", true},
+		{"cat k >> notes/../.ssh/authorized_keys", true},
+		{"cp k keys", true},
+		{"mv k chain", true},
+		{"dd if=k of=rel/authorized_keys", true},
+		{"tee h/.ssh/authorized_keys < k", true},
+		{"ln -s k keys/x", true},
+		{"ln -sf k keys", true},
+		{"ln -sfn sub keys", false},
+		{"ln -sfT sub chain", false},
+		{"rm keys", false},
+		{"rm -rf keys", false},
+		{"unlink chain", false},
+		{"mv keys old", false},
+		{"rm -rf h", false},
+		{"find keys -delete", false},
+		{"git clean -fdx", false},
+		{"rm -rf notes/*", false},
+		{"rm -rf sub/*", false},
+	} {
+		req := RequestOf(adapters.ToolCall{Kind: adapters.KindExecute, RawInput: json.RawMessage(`{"command":` + jsonString(tt.cmd) + `}`)}, ws)
+		if v, _ := s.Decide(req); v.Hard != tt.hard || tt.hard && v.Decision != Deny {
+			t.Errorf("%s: got %+v, want hard deny %v", tt.cmd, v, tt.hard)
+		}
+	}
+}
+
 func jsonString(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)

@@ -244,7 +244,7 @@ func Workspace(t testing.TB) string {
 	for f, content := range map[string]string{".env": "KEY=secret\n", "keys/id_rsa": "KEY=secret\n", "config/.env.production": "KEY=secret\n",
 		"a.go": "KEY=secret\n", "dockercfg/config.json": `{"auths":{},"credsStore":"osxkeychain"}`,
 		"ci/config.json": `{"auths":{"registry.example":{}}}`, "ci/registry.json": `{"auths":{"registry.example":{}}}`,
-		"ci-docker/config.json": `{"auths":{"registry.example":{}}}`} {
+		"ci-docker/config.json": `{"auths":{"registry.example":{}}}`, "ci/docker/config.json": `{"auths":{"registry.example":{}}}`} {
 		p := filepath.Join(ws, filepath.FromSlash(f))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
