@@ -99,21 +99,7 @@ func TestShapes_HubACPClassifiesAlike(t *testing.T) {
 	t.Run("relay", func(t *testing.T) {
 		ws := permtest.Workspace(t)
 		rows := shapeRows(t, ws)
-		file := filepath.Join(t.TempDir(), "rows.json")
-		if err := permtest.WriteRows(file, rows); err != nil {
-			t.Fatal(err)
-		}
-		reg := adapters.NewRegistry()
-		reg.Register(acpclient.New(acpclient.Config{Name: "shapes", Argv: []string{os.Args[0], "-test.run=^TestShapesAgent$"},
-			Env: map[string]string{permtest.AgentEnv: file}, InitTimeout: 30 * time.Second, StopGrace: time.Second, Logger: zerolog.Nop()}))
-		c := startClient(t, Options{Registry: reg, DefaultAgent: "shapes", Logger: zerolog.Nop(), StateDir: t.TempDir(),
-			CancelGrace: time.Minute, Settings: everywhere(Settings{Permissions: allowAll})})
-		ed := &askedEditor{asked: map[string]bool{}}
-		c.perm = ed.perm
-		c.init(schema.ClientCapabilities{})
-		sid := c.newSession(ws)
-		c.prompt(sid, "go")
-		outcomes := agentOutcomes(c.agentText(sid))
+		outcomes, ed := relayRows(t, rows, ws)
 		for _, r := range rows {
 			got := permtest.Deny
 			switch {
@@ -176,6 +162,28 @@ func TestShapes_HubACPClassifiesAlike(t *testing.T) {
 	})
 }
 
+// relayRows has the scripted ACP agent send rows' tool calls through hub
+// acp, in a session at cwd under a rule that allows everything: the
+// outcome the agent reports per row, and what the editor was asked.
+func relayRows(t *testing.T, rows []permtest.Row, cwd string) (map[string]string, *askedEditor) {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "rows.json")
+	if err := permtest.WriteRows(file, rows); err != nil {
+		t.Fatal(err)
+	}
+	reg := adapters.NewRegistry()
+	reg.Register(acpclient.New(acpclient.Config{Name: "shapes", Argv: []string{os.Args[0], "-test.run=^TestShapesAgent$"},
+		Env: map[string]string{permtest.AgentEnv: file}, InitTimeout: 30 * time.Second, StopGrace: time.Second, Logger: zerolog.Nop()}))
+	c := startClient(t, Options{Registry: reg, DefaultAgent: "shapes", Logger: zerolog.Nop(), StateDir: t.TempDir(),
+		CancelGrace: time.Minute, Settings: everywhere(Settings{Permissions: allowAll})})
+	ed := &askedEditor{asked: map[string]bool{}}
+	c.perm = ed.perm
+	c.init(schema.ClientCapabilities{})
+	sid := c.newSession(cwd)
+	c.prompt(sid, "go")
+	return agentOutcomes(c.agentText(sid)), ed
+}
+
 // A session whose cwd is the home reads the agent's commands there, not in
 // hub's own directory: .ssh/authorized_keys is the home's key file, and a
 // tool call's own cwd wins over the session's.
@@ -191,21 +199,7 @@ func TestShapes_RelayReadsTheSessionCwd(t *testing.T) {
 	}
 	rows := []permtest.Row{exec("append-key", "cat k >> .ssh/authorized_keys", permtest.Deny), exec("cd-aws", "cd .aws && env cp c credentials", permtest.Deny),
 		exec("notes", "echo x > notes.txt", permtest.OK), exec("call-cwd", "cat k >> .ssh/authorized_keys", permtest.OK, t.TempDir())}
-	file := filepath.Join(t.TempDir(), "rows.json")
-	if err := permtest.WriteRows(file, rows); err != nil {
-		t.Fatal(err)
-	}
-	reg := adapters.NewRegistry()
-	reg.Register(acpclient.New(acpclient.Config{Name: "shapes", Argv: []string{os.Args[0], "-test.run=^TestShapesAgent$"},
-		Env: map[string]string{permtest.AgentEnv: file}, InitTimeout: 30 * time.Second, StopGrace: time.Second, Logger: zerolog.Nop()}))
-	c := startClient(t, Options{Registry: reg, DefaultAgent: "shapes", Logger: zerolog.Nop(), StateDir: t.TempDir(),
-		CancelGrace: time.Minute, Settings: everywhere(Settings{Permissions: allowAll})})
-	ed := &askedEditor{asked: map[string]bool{}}
-	c.perm = ed.perm
-	c.init(schema.ClientCapabilities{})
-	sid := c.newSession(home)
-	c.prompt(sid, "go")
-	outcomes := agentOutcomes(c.agentText(sid))
+	outcomes, ed := relayRows(t, rows, home)
 	for _, r := range rows {
 		got := permtest.Deny
 		if outcomes[r.Name] == "allowed" {
