@@ -201,6 +201,9 @@ func (k *check) linksUnder(paths []string) []arg {
 // trailing slash, keys/., chmod -R keys) but not when it acts on the link
 // (rm keys, mv keys old); a pattern's matches too (cd keys && rm -rf *).
 func (k *check) onDisk(a arg, follows bool) []arg {
+	if a.onDisk { // resolved once is resolved: no second pass (on Windows a path's spelling may change each time)
+		return nil
+	}
 	t, cwds := shellPath(a.text), k.c.cwds
 	if path.IsAbs(t) {
 		cwds = []string{""}
@@ -223,7 +226,7 @@ func (k *check) onDisk(a arg, follows bool) []arg {
 			d = path.Join(k.r.home, rel) // the home as the rules name it, where it is itself a link
 		}
 		if d != path.Clean(raw) && !slices.ContainsFunc(out, func(o arg) bool { return o.text == d }) {
-			out = append(out, arg{text: d, glob: glob, under: a.under})
+			out = append(out, arg{text: d, glob: glob, under: a.under, onDisk: true})
 		}
 	}
 	raws, _ := k.paths(a) // through the links made on the line too (ln -s keys k; rm -rf k/*)

@@ -34,6 +34,7 @@ type arg struct {
 	under    bool // stands for the files under text (find's {}, xargs fed by find)
 	subst    bool // comes from a command substitution
 	maybe    bool // dynamic, but text is one of its values (${X:-/})
+	onDisk   bool // already resolved through the links on disk (check.onDisk)
 }
 
 type redir struct {
