@@ -406,36 +406,55 @@ func (a *accumulator) result(err error) (*reply, error) {
 // end in LF, CRLF or CR, a leading byte order mark is dropped, an event's
 // data lines join with "\n" and a blank line ends it (one without data
 // holds no chunk). An event still open at the end of the stream counts as
-// ended.
+// ended. A line is handled when its end arrives, so an event is never
+// held until the next byte shows whether an LF follows a CR.
 func readStream(body io.Reader, emit func(adapters.Event)) (*reply, error) {
-	sc := bufio.NewScanner(body)
-	sc.Buffer(nil, maxBody)
-	sc.Split(sseLines())
+	br := bufio.NewReader(body)
 	var acc accumulator
-	var data bytes.Buffer
-	for sc.Scan() && sc.Err() == nil { // a read error ends the stream mid-line
-		if line := sc.Bytes(); len(line) == 0 { // a blank line ends the event
-			done, err := acc.event(data.Bytes(), emit)
-			if data.Reset(); err != nil || done {
-				return acc.result(err)
+	var line, data []byte
+	first, afterCR := true, false
+	for {
+		c, err := br.ReadByte()
+		if err != nil && err != io.EOF {
+			return nil, fmt.Errorf("%w: stream broke: %v", ErrUnreachable, err)
+		}
+		if err == nil && c == '\n' && afterCR { // a CRLF's LF: its line was handled at the CR
+			afterCR = false
+			continue
+		}
+		if afterCR = c == '\r'; err == nil && c != '\r' && c != '\n' {
+			if line = append(line, c); len(line) > maxBody {
+				return nil, fmt.Errorf("%w: stream broke: a line over %d bytes", ErrUnreachable, maxBody)
 			}
-		} else if value, isData, err := sseField(line); err != nil {
-			return nil, err
-		} else if isData {
-			if data.Len() > 0 {
-				data.WriteByte('\n')
+			continue
+		}
+		if first { // a byte order mark may start the stream
+			line, first = bytes.TrimPrefix(line, []byte("\xef\xbb\xbf")), false
+		}
+		if len(line) > 0 { // the end of the stream ends its last line and event
+			value, isData, ferr := sseField(line)
+			if ferr != nil {
+				return nil, ferr
 			}
-			data.Write(value)
+			if line = line[:0]; isData && len(data) > 0 {
+				data = append(data, '\n')
+			}
+			data = append(data, value...)
+			if err == nil {
+				continue
+			}
+		}
+		done, eerr := acc.event(data, emit) // a blank line ends the event
+		if data = data[:0]; eerr != nil || done {
+			return acc.result(eerr)
+		}
+		if err != nil {
+			if acc.r.Finish == "" {
+				return acc.result(fmt.Errorf("%w: stream ended before finish_reason", ErrMalformed))
+			}
+			return acc.result(nil)
 		}
 	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%w: stream broke: %v", ErrUnreachable, err)
-	}
-	done, err := acc.event(data.Bytes(), emit)
-	if err == nil && !done && acc.r.Finish == "" {
-		err = fmt.Errorf("%w: stream ended before finish_reason", ErrMalformed)
-	}
-	return acc.result(err)
 }
 
 // maxBody bounds a provider's answer without a stream, and one line of one.
@@ -452,40 +471,6 @@ func sseField(line []byte) (value []byte, isData bool, err error) {
 		return nil, false, nil
 	}
 	return nil, false, fmt.Errorf("%w: unexpected line %q", ErrMalformed, clip(string(line), 120))
-}
-
-var bom = []byte("\xef\xbb\xbf")
-
-// sseLines splits a stream into lines ended by LF, CRLF or CR, dropping a
-// byte order mark at the start. A line ended by CR is returned at once, so
-// its event is not held until the next byte; an LF right after is skipped
-// with the next line (a split that returns no line reads before the next).
-func sseLines() bufio.SplitFunc {
-	first, skipLF := true, false
-	return func(data []byte, atEOF bool) (int, []byte, error) {
-		skip := 0
-		if first {
-			if !atEOF && len(data) < len(bom) && bytes.HasPrefix(bom, data) {
-				return 0, nil, nil // a BOM may be arriving
-			}
-			if first = false; bytes.HasPrefix(data, bom) {
-				skip = len(bom)
-			}
-		}
-		if skipLF && len(data) > 0 {
-			if skipLF = false; data[0] == '\n' {
-				skip = 1
-			}
-		}
-		if i := bytes.IndexAny(data[skip:], "\r\n"); i >= 0 {
-			skipLF = data[skip+i] == '\r'
-			return skip + i + 1, data[skip : skip+i], nil
-		}
-		if atEOF && len(data) > skip {
-			return len(data), data[skip:], nil
-		}
-		return skip, nil, nil
-	}
 }
 
 // event handles one event's data: chunks of JSON (one or more values), or
