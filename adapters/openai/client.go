@@ -36,8 +36,6 @@ type message struct {
 	Content    any        `json:"content"` // string, []part or nil
 	ToolCalls  []toolCall `json:"tool_calls,omitempty"`
 	ToolCallID string     `json:"tool_call_id,omitempty"`
-	// size caches the estimated token count.
-	size int
 }
 
 type part struct {

@@ -220,11 +220,12 @@ func (s *Session) run(ctx context.Context, prompt []adapters.Content, out *adapt
 		}
 		for i, tc := range r.ToolCalls {
 			if ctx.Err() != nil {
-				s.skipCalls(r.ToolCalls[i:])
+				for _, tc := range r.ToolCalls[i:] { // answered, so the history stays valid
+					s.add(message{Role: "tool", ToolCallID: tc.ID, Content: "cancelled by the user before it ran"})
+				}
 				return adapters.StopCancelled
 			}
-			result := s.runTool(ctx, tc, out)
-			s.add(message{Role: "tool", ToolCallID: tc.ID, Content: result})
+			s.add(message{Role: "tool", ToolCallID: tc.ID, Content: s.runTool(ctx, tc, out)})
 		}
 		if stop := finishStop(r.Finish); stop != adapters.StopEndTurn {
 			return stop // the reply was filtered or cut: its calls are answered, the turn ends
@@ -244,21 +245,11 @@ func (s *Session) tell(out *adapters.Turn, ev adapters.Event) {
 	s.mu.Unlock()
 }
 
-func finishStop(finish string) adapters.StopReason {
-	switch finish {
-	case "content_filter":
-		return adapters.StopRefusal
-	case "length":
-		return adapters.StopMaxTokens
-	}
-	return adapters.StopEndTurn
-}
+// finishStops are the finish reasons that end a turn other than as its end.
+var finishStops = map[string]adapters.StopReason{"content_filter": adapters.StopRefusal, "length": adapters.StopMaxTokens}
 
-// skipCalls answers tool calls that will not run, keeping history valid.
-func (s *Session) skipCalls(calls []toolCall) {
-	for _, tc := range calls {
-		s.add(message{Role: "tool", ToolCallID: tc.ID, Content: "cancelled by the user before it ran"})
-	}
+func finishStop(finish string) adapters.StopReason {
+	return cmp.Or(finishStops[finish], adapters.StopEndTurn)
 }
 
 func (s *Session) profile() Profile {
