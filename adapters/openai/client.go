@@ -66,17 +66,16 @@ type toolDef struct {
 }
 
 type chatRequest struct {
-	Model               string         `json:"model"`
-	Messages            []message      `json:"messages"`
-	Tools               []toolDef      `json:"tools,omitempty"`
-	ToolChoice          string         `json:"tool_choice,omitempty"`
-	Stream              bool           `json:"stream"`
-	StreamOptions       *streamOptions `json:"stream_options,omitempty"`
-	Temperature         *float64       `json:"temperature,omitempty"`
-	MaxTokens           int            `json:"max_tokens,omitempty"`
-	MaxCompletionTokens int            `json:"max_completion_tokens,omitempty"`
-
-	ResponseFormat *responseFormat `json:"response_format,omitempty"`
+	Model               string          `json:"model"`
+	Messages            []message       `json:"messages"`
+	Tools               []toolDef       `json:"tools,omitempty"`
+	ToolChoice          string          `json:"tool_choice,omitempty"`
+	Stream              bool            `json:"stream"`
+	StreamOptions       map[string]bool `json:"stream_options,omitempty"`
+	Temperature         *float64        `json:"temperature,omitempty"`
+	MaxTokens           int             `json:"max_tokens,omitempty"`
+	MaxCompletionTokens int             `json:"max_completion_tokens,omitempty"`
+	ResponseFormat      *responseFormat `json:"response_format,omitempty"`
 }
 
 // responseFormat holds the final answer to a JSON Schema, strictly.
@@ -98,17 +97,13 @@ func schemaFormat(schema json.RawMessage) *responseFormat {
 	return f
 }
 
-type streamOptions struct {
-	IncludeUsage bool `json:"include_usage"`
-}
-
 type usage struct {
 	PromptTokens        int64 `json:"prompt_tokens"`
 	CompletionTokens    int64 `json:"completion_tokens"`
-	PromptTokensDetails *struct {
+	PromptTokensDetails struct {
 		CachedTokens int64 `json:"cached_tokens"`
 	} `json:"prompt_tokens_details"`
-	CompletionTokensDetails *struct {
+	CompletionTokensDetails struct {
 		ReasoningTokens int64 `json:"reasoning_tokens"`
 	} `json:"completion_tokens_details"`
 }
@@ -121,9 +116,9 @@ type delta struct {
 }
 
 type choice struct {
-	Delta        delta   `json:"delta"`
-	Message      delta   `json:"message"`
-	FinishReason *string `json:"finish_reason"`
+	Delta        delta  `json:"delta"`
+	Message      delta  `json:"message"`
+	FinishReason string `json:"finish_reason"`
 }
 
 type chunk struct {
@@ -155,10 +150,8 @@ type realClock struct{}
 func (realClock) Now() time.Time { return time.Now() }
 
 func (realClock) Sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
 	select {
-	case <-t.C:
+	case <-time.After(d): // collected unfired once unreferenced (Go 1.23)
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
@@ -205,7 +198,7 @@ func (c *client) complete(ctx context.Context, req *chatRequest, emit func(adapt
 		c.mu.Unlock()
 		req.StreamOptions = nil
 		if req.Stream {
-			req.StreamOptions = &streamOptions{IncludeUsage: true}
+			req.StreamOptions = map[string]bool{"include_usage": true}
 		}
 		emitted := false
 		r, err := c.once(ctx, req, func(e adapters.Event) { emitted = true; emit(e) })
@@ -215,8 +208,7 @@ func (c *client) complete(ctx context.Context, req *chatRequest, emit func(adapt
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		var he *httpError
-		if errors.As(err, &he) && he.status == http.StatusBadRequest && req.Stream && strings.Contains(strings.ToLower(he.msg), "stream") {
+		if he, ok := errors.AsType[*httpError](err); ok && he.status == http.StatusBadRequest && req.Stream && strings.Contains(strings.ToLower(he.msg), "stream") {
 			c.mu.Lock()
 			c.profile.Stream = false
 			c.mu.Unlock()
@@ -246,8 +238,7 @@ func retryable(err error) bool {
 
 // statusOf is the HTTP status of the provider's refusal (0: none).
 func statusOf(err error) int {
-	var he *httpError
-	if errors.As(err, &he) {
+	if he, ok := errors.AsType[*httpError](err); ok {
 		return he.status
 	}
 	return 0
@@ -261,8 +252,7 @@ func (c *client) retryNotice(err error, wait time.Duration, attempt int) adapter
 }
 
 func (c *client) backoff(attempt int, err error) time.Duration {
-	var he *httpError
-	if errors.As(err, &he) && he.retryAfter > 0 {
+	if he, ok := errors.AsType[*httpError](err); ok && he.retryAfter > 0 {
 		return min(he.retryAfter, retryAfterCap)
 	}
 	d := retryBase << attempt
@@ -498,9 +488,7 @@ func (a *accumulator) chunk(c chunk, emit func(adapters.Event)) error {
 	a.r.Usage = cmp.Or(c.Usage, a.r.Usage)
 	for _, ch := range c.Choices {
 		a.add(ch.Delta, emit)
-		if ch.FinishReason != nil && *ch.FinishReason != "" {
-			a.r.Finish = *ch.FinishReason
-		}
+		a.r.Finish = cmp.Or(ch.FinishReason, a.r.Finish)
 	}
 	return nil
 }

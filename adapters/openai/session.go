@@ -297,15 +297,9 @@ func errorEvent(err error) adapters.Event {
 }
 
 func usageEvent(u *usage, window int) adapters.Event {
-	ev := &adapters.Usage{InputTokens: u.PromptTokens, OutputTokens: u.CompletionTokens,
-		ContextUsed: u.PromptTokens + u.CompletionTokens, ContextSize: int64(window), PerRequest: true}
-	if u.PromptTokensDetails != nil {
-		ev.CacheReadTokens = u.PromptTokensDetails.CachedTokens
-	}
-	if u.CompletionTokensDetails != nil {
-		ev.ThoughtTokens = u.CompletionTokensDetails.ReasoningTokens
-	}
-	return adapters.Event{Type: adapters.EventUsage, Usage: ev}
+	return adapters.Event{Type: adapters.EventUsage, Usage: &adapters.Usage{InputTokens: u.PromptTokens, OutputTokens: u.CompletionTokens,
+		CacheReadTokens: u.PromptTokensDetails.CachedTokens, ThoughtTokens: u.CompletionTokensDetails.ReasoningTokens,
+		ContextUsed: u.PromptTokens + u.CompletionTokens, ContextSize: int64(window), PerRequest: true}}
 }
 
 func userMessage(prompt []adapters.Content, vision bool) message {
