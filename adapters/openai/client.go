@@ -194,14 +194,15 @@ func (e *httpError) Error() string { return fmt.Sprintf("HTTP %d: %s", e.status,
 func (c *client) complete(ctx context.Context, req *chatRequest, emit func(adapters.Event)) (*reply, error) {
 	for attempt := 0; ; attempt++ {
 		c.mu.Lock()
-		req.Stream = c.profile.Stream
+		p := c.profile // SetModel may change it meanwhile
 		c.mu.Unlock()
+		req.Stream = p.Stream
 		req.StreamOptions = nil
 		if req.Stream {
 			req.StreamOptions = map[string]bool{"include_usage": true}
 		}
 		emitted := false
-		r, err := c.once(ctx, req, func(e adapters.Event) { emitted = true; emit(e) })
+		r, err := c.once(ctx, p, req, func(e adapters.Event) { emitted = true; emit(e) })
 		if err == nil {
 			return r, nil
 		}
@@ -263,14 +264,14 @@ func (c *client) backoff(attempt int, err error) time.Duration {
 	return d + time.Duration((rand.Float64()*0.4-0.2)*float64(d))
 }
 
-func (c *client) once(ctx context.Context, req *chatRequest, emit func(adapters.Event)) (*reply, error) {
+func (c *client) once(ctx context.Context, p Profile, req *chatRequest, emit func(adapters.Event)) (*reply, error) {
 	body, err := json.Marshal(req)
 	if err != nil {
 		return nil, fmt.Errorf("encode request: %w", err)
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, c.profile.Endpoint("/chat/completions"), bytes.NewReader(body))
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, p.Endpoint("/chat/completions"), bytes.NewReader(body))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrProvider, err)
 	}
@@ -278,34 +279,30 @@ func (c *client) once(ctx context.Context, req *chatRequest, emit func(adapters.
 	if req.Stream {
 		hreq.Header.Set("Accept", "text/event-stream")
 	}
-	c.profile.Authorize(hreq)
-	idle := &idleReader{d: c.idle}
-	if c.idle > 0 { // a stall cancels the request with ErrIdle as the cause, which a failed send or read returns
-		idle.t = time.AfterFunc(c.idle, func() { cancel(fmt.Errorf("%w: nothing from %s for %s", ErrIdle, c.profile.BaseURL, c.idle)) })
-		defer idle.t.Stop()
-	}
+	p.Authorize(hreq)
+	// A stall cancels the request with ErrIdle as the cause, which a failed
+	// send or read returns.
+	stall := time.AfterFunc(c.idle, func() { cancel(fmt.Errorf("%w: nothing from %s for %s", ErrIdle, p.BaseURL, c.idle)) })
+	defer stall.Stop()
 	resp, err := c.http.Do(hreq)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, context.Cause(ctx)
 		}
 		if connRefused(err) {
-			return nil, fmt.Errorf("%w: nothing listens at %s; is the server running? (%w)", ErrUnreachable, c.profile.BaseURL, err)
+			return nil, fmt.Errorf("%w: nothing listens at %s; is the server running? (%w)", ErrUnreachable, p.BaseURL, err)
 		}
-		return nil, fmt.Errorf("%w: %s: %w", ErrUnreachable, c.profile.BaseURL, err)
+		return nil, fmt.Errorf("%w: %s: %w", ErrUnreachable, p.BaseURL, err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode/100 != 2 {
 		return nil, readHTTPError(resp, c.clock.Now())
 	}
-	var r *reply
-	ct := resp.Header.Get("Content-Type")
-	if req.Stream && !strings.Contains(ct, "application/json") {
-		idle.Reader = resp.Body
-		r, err = readStream(idle, emit)
-	} else {
-		r, err = readJSON(resp.Body, emit)
+	read, in := readJSON, &idleReader{resp.Body, stall, c.idle}
+	if req.Stream && !strings.Contains(resp.Header.Get("Content-Type"), "application/json") {
+		read = readStream
 	}
+	r, err := read(in, emit)
 	if err != nil && ctx.Err() != nil {
 		return nil, context.Cause(ctx)
 	}
@@ -510,7 +507,7 @@ func readJSON(body io.Reader, emit func(adapters.Event)) (*reply, error) {
 }
 
 // idleReader restarts t, which ends the request when no bytes arrived for
-// d, at every read that brings some (t nil: no limit).
+// d, at every read that brings some.
 type idleReader struct {
 	io.Reader
 	t *time.Timer
@@ -519,7 +516,7 @@ type idleReader struct {
 
 func (r *idleReader) Read(p []byte) (int, error) {
 	n, err := r.Reader.Read(p)
-	if n > 0 && r.t != nil {
+	if n > 0 {
 		r.t.Reset(r.d)
 	}
 	return n, err
