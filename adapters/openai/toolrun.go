@@ -11,6 +11,7 @@ import (
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/adapters/openai/tools"
+	"github.com/hubdev/hub/internal/hooks"
 	"github.com/hubdev/hub/internal/permission"
 	"github.com/hubdev/hub/internal/transcript"
 )
@@ -67,7 +68,9 @@ func (s *Session) ran(ctx context.Context, call adapters.ToolCall, res tools.Res
 		upd.Content = []adapters.ToolContent{textContent(clip(res.Output, uiTextCap))}
 	}
 	out.Emit(adapters.Event{Type: adapters.EventToolUpdate, Tool: upd})
-	s.postToolUse(ctx, call, upd, res.Output, out)
+	in := toolInput(hooks.PostToolUse, call)
+	in.Output, in.Status = res.Output, string(upd.Status)
+	s.hook(ctx, in, out)
 	return res.Output
 }
 
