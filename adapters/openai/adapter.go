@@ -168,9 +168,7 @@ func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adap
 	}
 	s.rules = adapters.RulesOf(opts, s.interrupt, nil)
 	s.mcp = startMCP(ctx, withConfigured(opts.MCPServers, a.opts.MCPServers), s.log)
-	for _, w := range s.mcp.warnings {
-		s.tell(nil, adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{Message: w, Code: adapters.CodeWarning}})
-	}
+	s.held = s.mcp.warnings
 	if opts.Delegate != nil {
 		s.delegate, s.delegateDef = opts.Delegate, []tools.Definition{delegateDef(opts.DelegateAgents)}
 	}

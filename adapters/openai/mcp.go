@@ -42,7 +42,7 @@ type mcpTools struct {
 	defs  []tools.Definition
 	conns []mcpConn
 	// warnings are the servers that could not start, for the first turn.
-	warnings []string
+	warnings []adapters.Event
 }
 
 // mcpConn is a server's session and, for a stdio server, its process.
@@ -95,7 +95,8 @@ func startMCP(ctx context.Context, servers []adapters.MCPServer, log zerolog.Log
 	for i, r := range results {
 		if r.err != nil {
 			r.close() // a server that failed is not kept running
-			m.warnings = append(m.warnings, fmt.Sprintf("MCP server %s is not available: %v", servers[i].Name, r.err))
+			m.warnings = append(m.warnings, adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{
+				Message: fmt.Sprintf("MCP server %s is not available: %v", servers[i].Name, r.err), Code: adapters.CodeWarning}})
 			log.Warn().Err(r.err).Str("server", servers[i].Name).Msg("MCP server not started")
 			continue
 		}
