@@ -11,10 +11,12 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/hubdev/hub/adapters"
@@ -235,6 +237,14 @@ func retryable(err error) bool {
 		return s == http.StatusTooManyRequests || s >= 500
 	}
 	return errors.Is(err, ErrUnreachable) && !connRefused(err)
+}
+
+// wsaeConnRefused is Winsock's WSAECONNREFUSED, which is not
+// syscall.ECONNREFUSED (an errno Go invents on Windows).
+const wsaeConnRefused = syscall.Errno(10061)
+
+func connRefused(err error) bool {
+	return errors.Is(err, syscall.ECONNREFUSED) || runtime.GOOS == "windows" && errors.Is(err, wsaeConnRefused)
 }
 
 // statusOf is the HTTP status of the provider's refusal (0: none).
