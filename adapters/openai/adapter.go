@@ -139,8 +139,7 @@ func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adap
 		return nil, err
 	}
 	env.Sandbox = sandbox.Checked(ctx, a.opts.Sandbox, nil)
-	ts, err := newToolset(opts)
-	if err != nil {
+	if err := validMode(opts.Mode); err != nil {
 		return nil, err
 	}
 	hk := a.opts.Hooks // the session's own configuration's hooks win
@@ -162,7 +161,7 @@ func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adap
 		log:    a.opts.Logger.With().Str("agent", p.Name).Logger(),
 		client: &client{profile: p, http: a.opts.HTTPClient, clock: a.opts.Clock, retries: *a.opts.MaxRetries, idle: a.opts.IdleTimeout},
 	}
-	s.hooks, s.toolset = hk, ts
+	s.hooks, s.tools, s.mode = hk, opts.Tools, opts.Mode
 	if p.JSONSchema {
 		s.schema = opts.OutputSchema
 	}

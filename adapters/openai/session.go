@@ -60,8 +60,10 @@ type Session struct {
 	// that did not start and of hooks run outside a turn's stream
 	// (SessionStart) that failed.
 	held []adapters.Event
-	// toolset is what the session offers: the front end's tools and the mode.
-	toolset *toolset
+	// tools are the front end's (a persona's; nil: all), narrowed by mode
+	// (under mu).
+	tools *adapters.ToolFilter
+	mode  string
 }
 
 var (
@@ -78,11 +80,6 @@ func (s *Session) SetModel(_ context.Context, model string) error {
 	s.client.profile.Model = model
 	s.client.mu.Unlock()
 	return nil
-}
-
-// SetMode switches between default, plan and read-only (nativeModes).
-func (s *Session) SetMode(_ context.Context, mode string) error {
-	return s.toolset.setMode(mode)
 }
 
 // interrupt stops the running turn, its request, backoff and tools.
@@ -196,7 +193,7 @@ func (s *Session) run(ctx context.Context, prompt []adapters.Content, out *adapt
 		}
 		s.maybeCompact(ctx, out)
 		msgID := fmt.Sprintf("%s-%d-%d", s.id, s.turns, n)
-		r, err := s.client.complete(ctx, s.request(s.toolset.noted(s.history), true), func(e adapters.Event) {
+		r, err := s.client.complete(ctx, s.request(s.noted(s.history), true), func(e adapters.Event) {
 			e.MessageID = msgID
 			out.Emit(e)
 		})
@@ -215,7 +212,7 @@ func (s *Session) run(ctx context.Context, prompt []adapters.Content, out *adapt
 			if s.takeSteered(true) {
 				continue
 			}
-			s.toolset.emitPlan(r.Text, out)
+			s.emitPlan(r.Text, out)
 			return finishStop(r.Finish)
 		}
 		for i, tc := range r.ToolCalls {
@@ -263,8 +260,10 @@ func (s *Session) request(history []message, withTools bool) *chatRequest {
 	req := &chatRequest{Model: p.Model, Messages: history}
 	if withTools {
 		req.ResponseFormat = schemaFormat(s.schema)
-		for _, d := range s.toolset.offer(slices.Concat(builtinDefs(), s.delegateDef, s.mcp.defs)) {
-			req.Tools = append(req.Tools, toolDef{Type: "function", Function: d})
+		for _, d := range slices.Concat(builtinDefs(), s.delegateDef, s.mcp.defs) {
+			if s.permits(d.Name) {
+				req.Tools = append(req.Tools, toolDef{Type: "function", Function: d})
+			}
 		}
 		if !p.OmitToolChoice {
 			req.ToolChoice = "auto"

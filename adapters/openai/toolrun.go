@@ -87,12 +87,12 @@ func (s *Session) permitted(ctx context.Context, call adapters.ToolCall, args js
 	p.Unasked = permission.ReadOnly(call.Kind)
 	p.Hook = func(ctx context.Context) *adapters.Decision { return s.preToolUse(ctx, call, out) }
 	var d adapters.PermissionDecision
-	if s.toolset.permits(call.Name) {
+	if s.permits(call.Name) {
 		if d = out.Ask(ctx, p); d.By != "" { // the gate reported it
 			s.record(call, d.Allowed(), d.By, d.Reason)
 		}
 	} else {
-		_, mode := s.toolset.current()
+		_, mode := s.offered()
 		d = adapters.PermissionDecision{Kind: adapters.RejectOnce, By: permission.ByRule,
 			Reason: fmt.Sprintf("tool %s is not offered in this session (mode %q or the agent's tools)", call.Name, mode)}
 		out.Emit(s.record(call, false, d.By, d.Reason))
