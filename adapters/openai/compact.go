@@ -49,21 +49,18 @@ func (s *Session) maybeCompact(ctx context.Context, out *adapters.Turn) {
 	id := "openai-compaction-" + strconv.Itoa(s.compacts)
 	out.Emit(adapters.Event{Type: adapters.EventCompaction, Compaction: &adapters.Compaction{ID: id, Status: "in_progress"}})
 	summary, err := s.summarize(ctx, s.history[1:cut], out)
+	end := &adapters.Compaction{ID: id, Status: "completed", Summary: summary}
 	if err != nil {
 		// Going on with the full history would let it grow past the window
 		// with every prompt; the dropped messages stay in the transcript.
 		s.log.Warn().Err(err).Int("dropped", cut-1).Msg("compaction failed; dropping the oldest messages")
-		s.replaceHead(cut, droppedNote)
-		msg := fmt.Sprintf("%s; dropped the %d oldest messages instead", adapters.FirstLine(err.Error()), cut-1)
-		out.Emit(adapters.Event{Type: adapters.EventCompaction, Compaction: &adapters.Compaction{ID: id, Status: "failed", Error: msg}})
-		return
+		summary = "(Not summarized: summarizing failed, so the older messages were dropped to fit the context window.)"
+		end = &adapters.Compaction{ID: id, Status: "failed",
+			Error: fmt.Sprintf("%s; dropped the %d oldest messages instead", adapters.FirstLine(err.Error()), cut-1)}
 	}
 	s.replaceHead(cut, summary)
-	out.Emit(adapters.Event{Type: adapters.EventCompaction, Compaction: &adapters.Compaction{ID: id, Status: "completed", Summary: summary}})
+	out.Emit(adapters.Event{Type: adapters.EventCompaction, Compaction: end})
 }
-
-// droppedNote stands for the messages a failed compaction dropped.
-const droppedNote = "(Not summarized: summarizing failed, so the older messages were dropped to fit the context window.)"
 
 // replaceHead replaces the messages before cut, but the system prompt, by
 // summary, in the history and the transcript.
