@@ -149,9 +149,7 @@ func WriteAtomic(path string, data []byte, perm fs.FileMode) error {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	_, werr := tmp.Write(data)
-	merr := tmp.Chmod(perm)
-	cerr := tmp.Close()
-	err = errors.Join(werr, merr, cerr)
+	err = errors.Join(werr, tmp.Chmod(perm), tmp.Close()) // called in this order
 	if err == nil {
 		err = rename(tmp.Name(), path)
 	}
