@@ -61,10 +61,7 @@ var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_-]`)
 // names allow letters, digits, _ and -, up to 64).
 func mcpName(server, tool string) string {
 	n := "mcp__" + unsafeName.ReplaceAllString(server, "_") + "__" + unsafeName.ReplaceAllString(tool, "_")
-	if len(n) > 64 {
-		n = n[:64]
-	}
-	return n
+	return n[:min(len(n), 64)]
 }
 
 // startMCP connects to every server at once; the ones that fail become

@@ -167,10 +167,7 @@ func (e *Env) goGrep(ctx context.Context, re *regexp.Regexp, keep func(string) b
 		for i, l := range strings.Split(string(data), "\n") {
 			l = strings.TrimSuffix(l, "\r") // so $ matches at a \r\n line end, as with rg --crlf
 			if re.MatchString(l) {
-				if len(l) > 500 {
-					l = l[:500]
-				}
-				lines = append(lines, fmt.Sprintf("%s:%d:%s", name, i+1, l))
+				lines = append(lines, fmt.Sprintf("%s:%d:%s", name, i+1, l[:min(len(l), 500)]))
 			}
 		}
 		return len(lines) <= maxMatches
