@@ -28,8 +28,6 @@ type delegateArgs struct {
 	TimeoutSeconds int    `json:"timeout_seconds"`
 }
 
-var errDelegateArgs = errors.New("delegate_agent needs agent and prompt (or session and prompt)")
-
 // delegateDef is the tool's definition; agents are the ones it may name.
 func delegateDef(agents []string) tools.Definition {
 	names := "see `hub agents`"
@@ -54,7 +52,7 @@ func (s *Session) prepareDelegate(args json.RawMessage) (*tools.Prepared, error)
 		return nil, err
 	}
 	if a.Prompt == "" || (a.Agent == "" && a.Session == "") {
-		return nil, errDelegateArgs
+		return nil, errors.New("delegate_agent needs agent and prompt (or session and prompt)")
 	}
 	return &tools.Prepared{Title: "delegate to " + strings.TrimSpace(a.Agent+" "+a.Session), Run: func(ctx context.Context, _ func(adapters.ToolCall)) tools.Result {
 		text, err := s.delegate(ctx, adapters.DelegateRequest{Agent: a.Agent, Prompt: a.Prompt, Session: a.Session, Cwd: a.Cwd,
