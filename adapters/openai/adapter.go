@@ -139,8 +139,7 @@ func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adap
 		return nil, err
 	}
 	env.Sandbox = sandbox.Checked(ctx, a.opts.Sandbox, nil)
-	ts, err := newToolset(opts)
-	if err != nil {
+	if err := validMode(opts.Mode); err != nil {
 		return nil, err
 	}
 	hk := a.opts.Hooks // the session's own configuration's hooks win
@@ -162,15 +161,13 @@ func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adap
 		log:    a.opts.Logger.With().Str("agent", p.Name).Logger(),
 		client: &client{profile: p, http: a.opts.HTTPClient, clock: a.opts.Clock, retries: *a.opts.MaxRetries, idle: a.opts.IdleTimeout},
 	}
-	s.hooks, s.toolset = hk, ts
+	s.hooks, s.tools, s.mode = hk, opts.Tools, opts.Mode
 	if p.JSONSchema {
 		s.schema = opts.OutputSchema
 	}
 	s.rules = adapters.RulesOf(opts, s.interrupt, nil)
 	s.mcp = startMCP(ctx, withConfigured(opts.MCPServers, a.opts.MCPServers), s.log)
-	for _, w := range s.mcp.warnings {
-		s.tell(nil, adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{Message: w, Code: adapters.CodeWarning}})
-	}
+	s.held = s.mcp.warnings
 	if opts.Delegate != nil {
 		s.delegate, s.delegateDef = opts.Delegate, []tools.Definition{delegateDef(opts.DelegateAgents)}
 	}

@@ -11,10 +11,12 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/hubdev/hub/adapters"
@@ -36,8 +38,6 @@ type message struct {
 	Content    any        `json:"content"` // string, []part or nil
 	ToolCalls  []toolCall `json:"tool_calls,omitempty"`
 	ToolCallID string     `json:"tool_call_id,omitempty"`
-	// size caches the estimated token count.
-	size int
 }
 
 type part struct {
@@ -68,17 +68,16 @@ type toolDef struct {
 }
 
 type chatRequest struct {
-	Model               string         `json:"model"`
-	Messages            []message      `json:"messages"`
-	Tools               []toolDef      `json:"tools,omitempty"`
-	ToolChoice          string         `json:"tool_choice,omitempty"`
-	Stream              bool           `json:"stream"`
-	StreamOptions       *streamOptions `json:"stream_options,omitempty"`
-	Temperature         *float64       `json:"temperature,omitempty"`
-	MaxTokens           int            `json:"max_tokens,omitempty"`
-	MaxCompletionTokens int            `json:"max_completion_tokens,omitempty"`
-
-	ResponseFormat *responseFormat `json:"response_format,omitempty"`
+	Model               string          `json:"model"`
+	Messages            []message       `json:"messages"`
+	Tools               []toolDef       `json:"tools,omitempty"`
+	ToolChoice          string          `json:"tool_choice,omitempty"`
+	Stream              bool            `json:"stream"`
+	StreamOptions       map[string]bool `json:"stream_options,omitempty"`
+	Temperature         *float64        `json:"temperature,omitempty"`
+	MaxTokens           int             `json:"max_tokens,omitempty"`
+	MaxCompletionTokens int             `json:"max_completion_tokens,omitempty"`
+	ResponseFormat      *responseFormat `json:"response_format,omitempty"`
 }
 
 // responseFormat holds the final answer to a JSON Schema, strictly.
@@ -100,17 +99,13 @@ func schemaFormat(schema json.RawMessage) *responseFormat {
 	return f
 }
 
-type streamOptions struct {
-	IncludeUsage bool `json:"include_usage"`
-}
-
 type usage struct {
 	PromptTokens        int64 `json:"prompt_tokens"`
 	CompletionTokens    int64 `json:"completion_tokens"`
-	PromptTokensDetails *struct {
+	PromptTokensDetails struct {
 		CachedTokens int64 `json:"cached_tokens"`
 	} `json:"prompt_tokens_details"`
-	CompletionTokensDetails *struct {
+	CompletionTokensDetails struct {
 		ReasoningTokens int64 `json:"reasoning_tokens"`
 	} `json:"completion_tokens_details"`
 }
@@ -123,9 +118,9 @@ type delta struct {
 }
 
 type choice struct {
-	Delta        delta   `json:"delta"`
-	Message      delta   `json:"message"`
-	FinishReason *string `json:"finish_reason"`
+	Delta        delta  `json:"delta"`
+	Message      delta  `json:"message"`
+	FinishReason string `json:"finish_reason"`
 }
 
 type chunk struct {
@@ -157,10 +152,8 @@ type realClock struct{}
 func (realClock) Now() time.Time { return time.Now() }
 
 func (realClock) Sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
 	select {
-	case <-t.C:
+	case <-time.After(d): // collected unfired once unreferenced (Go 1.23)
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
@@ -203,22 +196,22 @@ func (e *httpError) Error() string { return fmt.Sprintf("HTTP %d: %s", e.status,
 func (c *client) complete(ctx context.Context, req *chatRequest, emit func(adapters.Event)) (*reply, error) {
 	for attempt := 0; ; attempt++ {
 		c.mu.Lock()
-		req.Stream = c.profile.Stream
+		p := c.profile // SetModel may change it meanwhile
 		c.mu.Unlock()
+		req.Stream = p.Stream
 		req.StreamOptions = nil
 		if req.Stream {
-			req.StreamOptions = &streamOptions{IncludeUsage: true}
+			req.StreamOptions = map[string]bool{"include_usage": true}
 		}
 		emitted := false
-		r, err := c.once(ctx, req, func(e adapters.Event) { emitted = true; emit(e) })
+		r, err := c.once(ctx, p, req, func(e adapters.Event) { emitted = true; emit(e) })
 		if err == nil {
 			return r, nil
 		}
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		var he *httpError
-		if errors.As(err, &he) && he.status == http.StatusBadRequest && req.Stream && strings.Contains(strings.ToLower(he.msg), "stream") {
+		if he, ok := errors.AsType[*httpError](err); ok && he.status == http.StatusBadRequest && req.Stream && strings.Contains(strings.ToLower(he.msg), "stream") {
 			c.mu.Lock()
 			c.profile.Stream = false
 			c.mu.Unlock()
@@ -246,10 +239,17 @@ func retryable(err error) bool {
 	return errors.Is(err, ErrUnreachable) && !connRefused(err)
 }
 
+// wsaeConnRefused is Winsock's WSAECONNREFUSED, which is not
+// syscall.ECONNREFUSED (an errno Go invents on Windows).
+const wsaeConnRefused = syscall.Errno(10061)
+
+func connRefused(err error) bool {
+	return errors.Is(err, syscall.ECONNREFUSED) || runtime.GOOS == "windows" && errors.Is(err, wsaeConnRefused)
+}
+
 // statusOf is the HTTP status of the provider's refusal (0: none).
 func statusOf(err error) int {
-	var he *httpError
-	if errors.As(err, &he) {
+	if he, ok := errors.AsType[*httpError](err); ok {
 		return he.status
 	}
 	return 0
@@ -263,8 +263,7 @@ func (c *client) retryNotice(err error, wait time.Duration, attempt int) adapter
 }
 
 func (c *client) backoff(attempt int, err error) time.Duration {
-	var he *httpError
-	if errors.As(err, &he) && he.retryAfter > 0 {
+	if he, ok := errors.AsType[*httpError](err); ok && he.retryAfter > 0 {
 		return min(he.retryAfter, retryAfterCap)
 	}
 	d := retryBase << attempt
@@ -275,14 +274,14 @@ func (c *client) backoff(attempt int, err error) time.Duration {
 	return d + time.Duration((rand.Float64()*0.4-0.2)*float64(d))
 }
 
-func (c *client) once(ctx context.Context, req *chatRequest, emit func(adapters.Event)) (*reply, error) {
+func (c *client) once(ctx context.Context, p Profile, req *chatRequest, emit func(adapters.Event)) (*reply, error) {
 	body, err := json.Marshal(req)
 	if err != nil {
 		return nil, fmt.Errorf("encode request: %w", err)
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, c.profile.Endpoint("/chat/completions"), bytes.NewReader(body))
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, p.Endpoint("/chat/completions"), bytes.NewReader(body))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrProvider, err)
 	}
@@ -290,34 +289,30 @@ func (c *client) once(ctx context.Context, req *chatRequest, emit func(adapters.
 	if req.Stream {
 		hreq.Header.Set("Accept", "text/event-stream")
 	}
-	c.profile.Authorize(hreq)
-	idle := &idleReader{d: c.idle}
-	if c.idle > 0 { // a stall cancels the request with ErrIdle as the cause, which a failed send or read returns
-		idle.t = time.AfterFunc(c.idle, func() { cancel(fmt.Errorf("%w: nothing from %s for %s", ErrIdle, c.profile.BaseURL, c.idle)) })
-		defer idle.t.Stop()
-	}
+	p.Authorize(hreq)
+	// A stall cancels the request with ErrIdle as the cause, which a failed
+	// send or read returns.
+	stall := time.AfterFunc(c.idle, func() { cancel(fmt.Errorf("%w: nothing from %s for %s", ErrIdle, p.BaseURL, c.idle)) })
+	defer stall.Stop()
 	resp, err := c.http.Do(hreq)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, context.Cause(ctx)
 		}
 		if connRefused(err) {
-			return nil, fmt.Errorf("%w: nothing listens at %s; is the server running? (%w)", ErrUnreachable, c.profile.BaseURL, err)
+			return nil, fmt.Errorf("%w: nothing listens at %s; is the server running? (%w)", ErrUnreachable, p.BaseURL, err)
 		}
-		return nil, fmt.Errorf("%w: %s: %w", ErrUnreachable, c.profile.BaseURL, err)
+		return nil, fmt.Errorf("%w: %s: %w", ErrUnreachable, p.BaseURL, err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode/100 != 2 {
 		return nil, readHTTPError(resp, c.clock.Now())
 	}
-	var r *reply
-	ct := resp.Header.Get("Content-Type")
-	if req.Stream && !strings.Contains(ct, "application/json") {
-		idle.Reader = resp.Body
-		r, err = readStream(idle, emit)
-	} else {
-		r, err = readJSON(resp.Body, emit)
+	read, in := readJSON, &idleReader{resp.Body, stall, c.idle}
+	if req.Stream && !strings.Contains(resp.Header.Get("Content-Type"), "application/json") {
+		read = readStream
 	}
+	r, err := read(in, emit)
 	if err != nil && ctx.Err() != nil {
 		return nil, context.Cause(ctx)
 	}
@@ -406,36 +401,55 @@ func (a *accumulator) result(err error) (*reply, error) {
 // end in LF, CRLF or CR, a leading byte order mark is dropped, an event's
 // data lines join with "\n" and a blank line ends it (one without data
 // holds no chunk). An event still open at the end of the stream counts as
-// ended.
+// ended. A line is handled when its end arrives, so an event is never
+// held until the next byte shows whether an LF follows a CR.
 func readStream(body io.Reader, emit func(adapters.Event)) (*reply, error) {
-	sc := bufio.NewScanner(body)
-	sc.Buffer(nil, maxBody)
-	sc.Split(sseLines())
+	br := bufio.NewReader(body)
 	var acc accumulator
-	var data bytes.Buffer
-	for sc.Scan() && sc.Err() == nil { // a read error ends the stream mid-line
-		if line := sc.Bytes(); len(line) == 0 { // a blank line ends the event
-			done, err := acc.event(data.Bytes(), emit)
-			if data.Reset(); err != nil || done {
-				return acc.result(err)
+	var line, data []byte
+	first, afterCR := true, false
+	for {
+		c, err := br.ReadByte()
+		if err != nil && err != io.EOF {
+			return nil, fmt.Errorf("%w: stream broke: %v", ErrUnreachable, err)
+		}
+		if err == nil && c == '\n' && afterCR { // a CRLF's LF: its line was handled at the CR
+			afterCR = false
+			continue
+		}
+		if afterCR = c == '\r'; err == nil && c != '\r' && c != '\n' {
+			if line = append(line, c); len(line) > maxBody {
+				return nil, fmt.Errorf("%w: stream broke: a line over %d bytes", ErrUnreachable, maxBody)
 			}
-		} else if value, isData, err := sseField(line); err != nil {
-			return nil, err
-		} else if isData {
-			if data.Len() > 0 {
-				data.WriteByte('\n')
+			continue
+		}
+		if first { // a byte order mark may start the stream
+			line, first = bytes.TrimPrefix(line, []byte("\xef\xbb\xbf")), false
+		}
+		if len(line) > 0 { // the end of the stream ends its last line and event
+			value, isData, ferr := sseField(line)
+			if ferr != nil {
+				return nil, ferr
 			}
-			data.Write(value)
+			if line = line[:0]; isData && len(data) > 0 {
+				data = append(data, '\n')
+			}
+			data = append(data, value...)
+			if err == nil {
+				continue
+			}
+		}
+		done, eerr := acc.event(data, emit) // a blank line ends the event
+		if data = data[:0]; eerr != nil || done {
+			return acc.result(eerr)
+		}
+		if err != nil {
+			if acc.r.Finish == "" {
+				return acc.result(fmt.Errorf("%w: stream ended before finish_reason", ErrMalformed))
+			}
+			return acc.result(nil)
 		}
 	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%w: stream broke: %v", ErrUnreachable, err)
-	}
-	done, err := acc.event(data.Bytes(), emit)
-	if err == nil && !done && acc.r.Finish == "" {
-		err = fmt.Errorf("%w: stream ended before finish_reason", ErrMalformed)
-	}
-	return acc.result(err)
 }
 
 // maxBody bounds a provider's answer without a stream, and one line of one.
@@ -452,40 +466,6 @@ func sseField(line []byte) (value []byte, isData bool, err error) {
 		return nil, false, nil
 	}
 	return nil, false, fmt.Errorf("%w: unexpected line %q", ErrMalformed, clip(string(line), 120))
-}
-
-var bom = []byte("\xef\xbb\xbf")
-
-// sseLines splits a stream into lines ended by LF, CRLF or CR, dropping a
-// byte order mark at the start. A line ended by CR is returned at once, so
-// its event is not held until the next byte; an LF right after is skipped
-// with the next line (a split that returns no line reads before the next).
-func sseLines() bufio.SplitFunc {
-	first, skipLF := true, false
-	return func(data []byte, atEOF bool) (int, []byte, error) {
-		skip := 0
-		if first {
-			if !atEOF && len(data) < len(bom) && bytes.HasPrefix(bom, data) {
-				return 0, nil, nil // a BOM may be arriving
-			}
-			if first = false; bytes.HasPrefix(data, bom) {
-				skip = len(bom)
-			}
-		}
-		if skipLF && len(data) > 0 {
-			if skipLF = false; data[0] == '\n' {
-				skip = 1
-			}
-		}
-		if i := bytes.IndexAny(data[skip:], "\r\n"); i >= 0 {
-			skipLF = data[skip+i] == '\r'
-			return skip + i + 1, data[skip : skip+i], nil
-		}
-		if atEOF && len(data) > skip {
-			return len(data), data[skip:], nil
-		}
-		return skip, nil, nil
-	}
 }
 
 // event handles one event's data: chunks of JSON (one or more values), or
@@ -515,9 +495,7 @@ func (a *accumulator) chunk(c chunk, emit func(adapters.Event)) error {
 	a.r.Usage = cmp.Or(c.Usage, a.r.Usage)
 	for _, ch := range c.Choices {
 		a.add(ch.Delta, emit)
-		if ch.FinishReason != nil && *ch.FinishReason != "" {
-			a.r.Finish = *ch.FinishReason
-		}
+		a.r.Finish = cmp.Or(ch.FinishReason, a.r.Finish)
 	}
 	return nil
 }
@@ -539,7 +517,7 @@ func readJSON(body io.Reader, emit func(adapters.Event)) (*reply, error) {
 }
 
 // idleReader restarts t, which ends the request when no bytes arrived for
-// d, at every read that brings some (t nil: no limit).
+// d, at every read that brings some.
 type idleReader struct {
 	io.Reader
 	t *time.Timer
@@ -548,7 +526,7 @@ type idleReader struct {
 
 func (r *idleReader) Read(p []byte) (int, error) {
 	n, err := r.Reader.Read(p)
-	if n > 0 && r.t != nil {
+	if n > 0 {
 		r.t.Reset(r.d)
 	}
 	return n, err

@@ -15,20 +15,8 @@ import (
 // compactAt is the share of the context window that triggers compaction.
 const compactAt = 0.75
 
-// estimateTokens is a cheap size estimate: about four bytes per token.
-func estimateTokens(msgs []message) int {
-	n := 0
-	for i := range msgs {
-		m := &msgs[i]
-		if m.size == 0 {
-			m.size = messageBytes(m)/4 + 4
-		}
-		n += m.size
-	}
-	return n
-}
-
-func messageBytes(m *message) int {
+// tokens is a cheap estimate of m's size: about four bytes per token.
+func (m *message) tokens() int {
 	n := len(m.text())
 	if parts, ok := m.Content.([]part); ok {
 		for _, p := range parts {
@@ -40,15 +28,17 @@ func messageBytes(m *message) int {
 	for _, tc := range m.ToolCalls {
 		n += len(tc.Function.Name) + len(tc.Function.Arguments)
 	}
-	return n
+	return n/4 + 4
 }
 
 // maybeCompact replaces older history with a model-written summary when the
 // estimate passes the budget; the system prompt and recent turns stay.
 func (s *Session) maybeCompact(ctx context.Context, out *adapters.Turn) {
-	window := s.profile().window()
-	budget := int(float64(window) * compactAt)
-	if estimateTokens(s.history)+toolDefsTokens() <= budget {
+	budget, used := int(float64(s.profile().window())*compactAt), toolDefsTokens()
+	for i := range s.history {
+		used += s.history[i].tokens()
+	}
+	if used <= budget {
 		return
 	}
 	cut := s.compactionCut(budget / 2)
@@ -59,21 +49,18 @@ func (s *Session) maybeCompact(ctx context.Context, out *adapters.Turn) {
 	id := "openai-compaction-" + strconv.Itoa(s.compacts)
 	out.Emit(adapters.Event{Type: adapters.EventCompaction, Compaction: &adapters.Compaction{ID: id, Status: "in_progress"}})
 	summary, err := s.summarize(ctx, s.history[1:cut], out)
+	end := &adapters.Compaction{ID: id, Status: "completed", Summary: summary}
 	if err != nil {
 		// Going on with the full history would let it grow past the window
 		// with every prompt; the dropped messages stay in the transcript.
 		s.log.Warn().Err(err).Int("dropped", cut-1).Msg("compaction failed; dropping the oldest messages")
-		s.replaceHead(cut, droppedNote)
-		msg := fmt.Sprintf("%s; dropped the %d oldest messages instead", adapters.FirstLine(err.Error()), cut-1)
-		out.Emit(adapters.Event{Type: adapters.EventCompaction, Compaction: &adapters.Compaction{ID: id, Status: "failed", Error: msg}})
-		return
+		summary = "(Not summarized: summarizing failed, so the older messages were dropped to fit the context window.)"
+		end = &adapters.Compaction{ID: id, Status: "failed",
+			Error: fmt.Sprintf("%s; dropped the %d oldest messages instead", adapters.FirstLine(err.Error()), cut-1)}
 	}
 	s.replaceHead(cut, summary)
-	out.Emit(adapters.Event{Type: adapters.EventCompaction, Compaction: &adapters.Compaction{ID: id, Status: "completed", Summary: summary}})
+	out.Emit(adapters.Event{Type: adapters.EventCompaction, Compaction: end})
 }
-
-// droppedNote stands for the messages a failed compaction dropped.
-const droppedNote = "(Not summarized: summarizing failed, so the older messages were dropped to fit the context window.)"
 
 // replaceHead replaces the messages before cut, but the system prompt, by
 // summary, in the history and the transcript.
@@ -84,22 +71,19 @@ func (s *Session) replaceHead(cut int, summary string) {
 
 // compactionCut picks the first message to keep: the oldest user or
 // assistant message whose tail fits in keep tokens, but never later than
-// the last assistant message (so the current step stays intact).
+// the last of them (so the current step stays intact).
 func (s *Session) compactionCut(keep int) int {
-	last := 0
+	cut, tail := 0, 0
 	for i := len(s.history) - 1; i > 0; i-- {
-		if s.history[i].Role == "assistant" || s.history[i].Role == "user" {
-			last = i
-			break
+		tail += s.history[i].tokens()
+		if r := s.history[i].Role; r == "user" || r == "assistant" {
+			if cut > 0 && tail > keep {
+				break
+			}
+			cut = i
 		}
 	}
-	for i := 1; i < last; i++ {
-		r := s.history[i].Role
-		if (r == "user" || r == "assistant") && estimateTokens(s.history[i:]) <= keep {
-			return i
-		}
-	}
-	return last
+	return cut
 }
 
 func (s *Session) summarize(ctx context.Context, msgs []message, out *adapters.Turn) (string, error) {

@@ -17,7 +17,7 @@ import (
 // the root session's permissions, view and cancel.
 const delegateToolName = "delegate_agent"
 
-var delegateTmpl = template.Must(template.ParseFS(promptFS, "prompts/delegate_agent.md"))
+var delegateTmpl = template.Must(template.ParseFS(promptFS, "prompts/delegate_agent.*"))
 
 type delegateArgs struct {
 	Agent          string `json:"agent"`
@@ -28,30 +28,18 @@ type delegateArgs struct {
 	TimeoutSeconds int    `json:"timeout_seconds"`
 }
 
-var errDelegateArgs = errors.New("delegate_agent needs agent and prompt (or session and prompt)")
-
 // delegateDef is the tool's definition; agents are the ones it may name.
 func delegateDef(agents []string) tools.Definition {
-	var desc strings.Builder
 	names := "see `hub agents`"
 	if len(agents) > 0 {
 		names = strings.Join(agents, ", ")
 	}
-	_ = delegateTmpl.Execute(&desc, struct{ Agents string }{names})
-	params := map[string]any{
-		"type": "object",
-		"properties": map[string]any{
-			"agent":           map[string]any{"type": "string", "description": "the agent to run: " + names},
-			"prompt":          map[string]any{"type": "string", "description": "the complete task for the delegate"},
-			"session":         map[string]any{"type": "string", "description": "a delegate session from an earlier result, to follow up on it"},
-			"cwd":             map[string]any{"type": "string", "description": "working directory (default: this session's)"},
-			"model":           map[string]any{"type": "string", "description": "the delegate's model (default: its own)"},
-			"timeout_seconds": map[string]any{"type": "integer", "description": "limit of the delegate's turn"},
-		},
-		"required": []string{"prompt"},
-	}
-	raw, _ := json.Marshal(params)
-	return tools.Definition{Name: delegateToolName, Description: strings.TrimSpace(desc.String()), Parameters: raw}
+	agentJSON, _ := json.Marshal("the agent to run: " + names)
+	data := struct{ Agents, AgentJSON string }{names, string(agentJSON)}
+	var desc, params strings.Builder
+	_ = delegateTmpl.ExecuteTemplate(&desc, "delegate_agent.md", data)
+	_ = delegateTmpl.ExecuteTemplate(&params, "delegate_agent.json", data)
+	return tools.Definition{Name: delegateToolName, Description: strings.TrimSpace(desc.String()), Parameters: json.RawMessage(params.String())}
 }
 
 // prepareDelegate validates one delegate_agent call, asked like an MCP
@@ -64,7 +52,7 @@ func (s *Session) prepareDelegate(args json.RawMessage) (*tools.Prepared, error)
 		return nil, err
 	}
 	if a.Prompt == "" || (a.Agent == "" && a.Session == "") {
-		return nil, errDelegateArgs
+		return nil, errors.New("delegate_agent needs agent and prompt (or session and prompt)")
 	}
 	return &tools.Prepared{Title: "delegate to " + strings.TrimSpace(a.Agent+" "+a.Session), Run: func(ctx context.Context, _ func(adapters.ToolCall)) tools.Result {
 		text, err := s.delegate(ctx, adapters.DelegateRequest{Agent: a.Agent, Prompt: a.Prompt, Session: a.Session, Cwd: a.Cwd,

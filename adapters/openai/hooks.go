@@ -40,10 +40,3 @@ func (s *Session) preToolUse(ctx context.Context, call adapters.ToolCall, out *a
 	}
 	return nil
 }
-
-// postToolUse runs the PostToolUse hooks of a call that ran.
-func (s *Session) postToolUse(ctx context.Context, call adapters.ToolCall, upd *adapters.ToolCall, output string, out *adapters.Turn) {
-	in := toolInput(hooks.PostToolUse, call)
-	in.Output, in.Status = output, string(upd.Status)
-	s.hook(ctx, in, out)
-}

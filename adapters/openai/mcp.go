@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"regexp"
 	"strings"
@@ -38,28 +39,21 @@ type mcpTool struct {
 }
 
 type mcpTools struct {
-	tools map[string]mcpTool // by model-facing name
-	defs  []tools.Definition
-	conns []mcpConn
+	tools    map[string]mcpTool // by model-facing name
+	defs     []tools.Definition
+	sessions []*mcp.ClientSession
 	// warnings are the servers that could not start, for the first turn.
-	warnings []string
+	warnings []adapters.Event
 }
 
-// mcpConn is a server's session and, for a stdio server, its process.
-type mcpConn struct {
-	sess *mcp.ClientSession
-	p    *proc.Process
+// stopOnClose is a stdio server's stdin, whose closing, when its session
+// closes, stops the server's process.
+type stopOnClose struct {
+	io.Writer
+	p *proc.Process
 }
 
-// close ends the session and stops the process.
-func (c mcpConn) close() {
-	if c.sess != nil {
-		_ = c.sess.Close()
-	}
-	if c.p != nil {
-		_ = c.p.Stop()
-	}
-}
+func (s stopOnClose) Close() error { return s.p.Stop() } // Stop closes stdin first
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_-]`)
 
@@ -67,10 +61,7 @@ var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_-]`)
 // names allow letters, digits, _ and -, up to 64).
 func mcpName(server, tool string) string {
 	n := "mcp__" + unsafeName.ReplaceAllString(server, "_") + "__" + unsafeName.ReplaceAllString(tool, "_")
-	if len(n) > 64 {
-		n = n[:64]
-	}
-	return n
+	return n[:min(len(n), 64)]
 }
 
 // startMCP connects to every server at once; the ones that fail become
@@ -78,7 +69,7 @@ func mcpName(server, tool string) string {
 func startMCP(ctx context.Context, servers []adapters.MCPServer, log zerolog.Logger) *mcpTools {
 	m := &mcpTools{tools: map[string]mcpTool{}}
 	results := make([]struct {
-		mcpConn
+		sess  *mcp.ClientSession
 		tools []mcpTool
 		err   error
 	}, len(servers))
@@ -86,20 +77,22 @@ func startMCP(ctx context.Context, servers []adapters.MCPServer, log zerolog.Log
 	for i, srv := range servers {
 		wg.Go(func() {
 			r := &results[i]
-			if r.mcpConn, r.err = connectMCP(ctx, srv, log); r.err == nil {
-				r.tools, r.err = listMCP(ctx, srv.Name, r.sess)
+			if r.sess, r.err = connectMCP(ctx, srv, log); r.err == nil {
+				if r.tools, r.err = listMCP(ctx, srv.Name, r.sess); r.err != nil {
+					_ = r.sess.Close() // a server that failed is not kept running
+				}
 			}
 		})
 	}
 	wg.Wait()
 	for i, r := range results {
 		if r.err != nil {
-			r.close() // a server that failed is not kept running
-			m.warnings = append(m.warnings, fmt.Sprintf("MCP server %s is not available: %v", servers[i].Name, r.err))
+			m.warnings = append(m.warnings, adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{
+				Message: fmt.Sprintf("MCP server %s is not available: %v", servers[i].Name, r.err), Code: adapters.CodeWarning}})
 			log.Warn().Err(r.err).Str("server", servers[i].Name).Msg("MCP server not started")
 			continue
 		}
-		m.conns = append(m.conns, r.mcpConn)
+		m.sessions = append(m.sessions, r.sess)
 		for _, t := range r.tools {
 			m.tools[t.def.Name] = t
 			m.defs = append(m.defs, t.def)
@@ -108,7 +101,7 @@ func startMCP(ctx context.Context, servers []adapters.MCPServer, log zerolog.Log
 	return m
 }
 
-func connectMCP(ctx context.Context, srv adapters.MCPServer, log zerolog.Logger) (mcpConn, error) {
+func connectMCP(ctx context.Context, srv adapters.MCPServer, log zerolog.Logger) (*mcp.ClientSession, error) {
 	ctx, cancel := context.WithTimeout(ctx, mcpStartTimeout)
 	defer cancel()
 	client := mcp.NewClient(&mcp.Implementation{Name: "hub", Version: "native"},
@@ -120,20 +113,19 @@ func connectMCP(ctx context.Context, srv adapters.MCPServer, log zerolog.Logger)
 		if srv.Type == "sse" {
 			t = &mcp.SSEClientTransport{Endpoint: srv.URL, HTTPClient: hc}
 		}
-		s, err := client.Connect(ctx, t, nil)
-		return mcpConn{sess: s}, err
+		return client.Connect(ctx, t, nil)
 	}
 	p, err := proc.Start(context.Background(), proc.Spec{Path: srv.Command, Args: srv.Args, Env: adapters.Environ(nil, srv.Env),
 		Grace: time.Second, StderrLimit: 16 << 10})
 	if err != nil {
-		return mcpConn{}, err
+		return nil, err
 	}
-	s, err := client.Connect(ctx, &mcp.IOTransport{Reader: p.Stdout, Writer: p.Stdin}, nil)
+	s, err := client.Connect(ctx, &mcp.IOTransport{Reader: p.Stdout, Writer: stopOnClose{p.Stdin, p}}, nil)
 	if err != nil {
 		_ = p.Stop()
 		err = adapters.WithStderr(p, err)
 	}
-	return mcpConn{sess: s, p: p}, err
+	return s, err
 }
 
 func listMCP(ctx context.Context, server string, s *mcp.ClientSession) ([]mcpTool, error) {
@@ -190,8 +182,8 @@ func (t mcpTool) call(ctx context.Context, args json.RawMessage) tools.Result {
 
 // close ends every server session and process.
 func (m *mcpTools) close() {
-	for _, c := range m.conns {
-		c.close()
+	for _, s := range m.sessions {
+		_ = s.Close()
 	}
 }
 

@@ -2,11 +2,11 @@ package openai
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/adapters/openai/tools"
@@ -26,47 +26,39 @@ var nativeModes = []adapters.Option{
 	{ID: modeReadOnly, Name: "Read-only", Description: "reads and searches only"},
 }
 
-// toolset is what a session offers: the front end's filter (a persona's
-// tools) narrowed by the mode, which may change between turns.
-type toolset struct {
-	mu     sync.Mutex
-	filter *adapters.ToolFilter
-	mode   string
-}
-
-func newToolset(opts adapters.SessionOptions) (*toolset, error) {
-	t := &toolset{filter: opts.Tools}
-	return t, t.setMode(opts.Mode)
-}
-
-func (t *toolset) setMode(mode string) error {
+func validMode(mode string) error {
 	if mode != "" && !slices.ContainsFunc(nativeModes, func(o adapters.Option) bool { return o.ID == mode }) {
 		return fmt.Errorf("mode %q (the native loop has default, plan and read-only): %w", mode, adapters.ErrUnsupported)
 	}
-	t.mu.Lock()
-	t.mode = mode
-	t.mu.Unlock()
 	return nil
 }
 
-func (t *toolset) current() (*adapters.ToolFilter, string) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if f := cmp.Or(t.filter, &adapters.ToolFilter{}); t.mode == modePlan || t.mode == modeReadOnly {
-		return &adapters.ToolFilter{Allow: f.Allow, Deny: append(slices.Clone(f.Deny), adapters.WriteKinds...)}, t.mode
+// SetMode switches between default, plan and read-only (nativeModes).
+func (s *Session) SetMode(_ context.Context, mode string) error {
+	if err := validMode(mode); err != nil {
+		return err
 	}
-	return t.filter, t.mode
+	s.mu.Lock()
+	s.mode = mode
+	s.mu.Unlock()
+	return nil
+}
+
+// offered is what the session offers: the front end's filter (a
+// persona's tools) narrowed by the mode, and the mode.
+func (s *Session) offered() (*adapters.ToolFilter, string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if f := cmp.Or(s.tools, &adapters.ToolFilter{}); s.mode == modePlan || s.mode == modeReadOnly {
+		return &adapters.ToolFilter{Allow: f.Allow, Deny: append(slices.Clone(f.Deny), adapters.WriteKinds...)}, s.mode
+	}
+	return s.tools, s.mode
 }
 
 // permits says whether the named tool may be offered and run.
-func (t *toolset) permits(name string) bool {
-	f, _ := t.current()
+func (s *Session) permits(name string) bool {
+	f, _ := s.offered()
 	return f.Permits(name, tools.KindOf(name))
-}
-
-// offer keeps, in defs, the definitions of the tools the session may use.
-func (t *toolset) offer(defs []tools.Definition) []tools.Definition {
-	return slices.DeleteFunc(defs, func(d tools.Definition) bool { return !t.permits(d.Name) })
 }
 
 // modeNotes tell the model what its mode allows, after the system prompt.
@@ -78,8 +70,8 @@ var modeNotes = map[string]string{
 
 // noted is history with the mode's note added to the system message,
 // for one request; the history itself is left as it is.
-func (t *toolset) noted(history []message) []message {
-	_, mode := t.current()
+func (s *Session) noted(history []message) []message {
+	_, mode := s.offered()
 	if note := modeNotes[mode]; note != "" && len(history) > 0 && history[0].Role == "system" {
 		if text, ok := history[0].Content.(string); ok {
 			return append([]message{{Role: "system", Content: text + "\n\n" + note}}, history[1:]...)
@@ -89,8 +81,8 @@ func (t *toolset) noted(history []message) []message {
 }
 
 // emitPlan, in plan mode, shows the final answer's list as the plan.
-func (t *toolset) emitPlan(text string, out *adapters.Turn) {
-	if _, mode := t.current(); mode == modePlan {
+func (s *Session) emitPlan(text string, out *adapters.Turn) {
+	if _, mode := s.offered(); mode == modePlan {
 		if plan := planOf(text); len(plan) > 0 {
 			out.Emit(adapters.Event{Type: adapters.EventPlan, Plan: plan})
 		}

@@ -130,12 +130,7 @@ func EnvProfile(cfg *config.Config, getenv func(string) string) (Profile, error)
 }
 
 // key returns the API key (empty when none is configured).
-func (p Profile) key() string {
-	if p.APIKey != "" || p.APIKeyEnv == "" {
-		return p.APIKey
-	}
-	return os.Getenv(p.APIKeyEnv)
-}
+func (p Profile) key() string { return cmp.Or(p.APIKey, os.Getenv(p.APIKeyEnv)) }
 
 // window is the context window the loop compacts within and reports.
 func (p Profile) window() int { return cmp.Or(max(p.ContextWindow, 0), DefaultContextWindow) }

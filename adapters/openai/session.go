@@ -60,8 +60,10 @@ type Session struct {
 	// that did not start and of hooks run outside a turn's stream
 	// (SessionStart) that failed.
 	held []adapters.Event
-	// toolset is what the session offers: the front end's tools and the mode.
-	toolset *toolset
+	// tools are the front end's (a persona's; nil: all), narrowed by mode
+	// (under mu).
+	tools *adapters.ToolFilter
+	mode  string
 }
 
 var (
@@ -78,11 +80,6 @@ func (s *Session) SetModel(_ context.Context, model string) error {
 	s.client.profile.Model = model
 	s.client.mu.Unlock()
 	return nil
-}
-
-// SetMode switches between default, plan and read-only (nativeModes).
-func (s *Session) SetMode(_ context.Context, mode string) error {
-	return s.toolset.setMode(mode)
 }
 
 // interrupt stops the running turn, its request, backoff and tools.
@@ -196,7 +193,7 @@ func (s *Session) run(ctx context.Context, prompt []adapters.Content, out *adapt
 		}
 		s.maybeCompact(ctx, out)
 		msgID := fmt.Sprintf("%s-%d-%d", s.id, s.turns, n)
-		r, err := s.client.complete(ctx, s.request(s.toolset.noted(s.history), true), func(e adapters.Event) {
+		r, err := s.client.complete(ctx, s.request(s.noted(s.history), true), func(e adapters.Event) {
 			e.MessageID = msgID
 			out.Emit(e)
 		})
@@ -215,16 +212,17 @@ func (s *Session) run(ctx context.Context, prompt []adapters.Content, out *adapt
 			if s.takeSteered(true) {
 				continue
 			}
-			s.toolset.emitPlan(r.Text, out)
+			s.emitPlan(r.Text, out)
 			return finishStop(r.Finish)
 		}
 		for i, tc := range r.ToolCalls {
 			if ctx.Err() != nil {
-				s.skipCalls(r.ToolCalls[i:])
+				for _, tc := range r.ToolCalls[i:] { // answered, so the history stays valid
+					s.add(message{Role: "tool", ToolCallID: tc.ID, Content: "cancelled by the user before it ran"})
+				}
 				return adapters.StopCancelled
 			}
-			result := s.runTool(ctx, tc, out)
-			s.add(message{Role: "tool", ToolCallID: tc.ID, Content: result})
+			s.add(message{Role: "tool", ToolCallID: tc.ID, Content: s.runTool(ctx, tc, out)})
 		}
 		if stop := finishStop(r.Finish); stop != adapters.StopEndTurn {
 			return stop // the reply was filtered or cut: its calls are answered, the turn ends
@@ -244,21 +242,11 @@ func (s *Session) tell(out *adapters.Turn, ev adapters.Event) {
 	s.mu.Unlock()
 }
 
-func finishStop(finish string) adapters.StopReason {
-	switch finish {
-	case "content_filter":
-		return adapters.StopRefusal
-	case "length":
-		return adapters.StopMaxTokens
-	}
-	return adapters.StopEndTurn
-}
+// finishStops are the finish reasons that end a turn other than as its end.
+var finishStops = map[string]adapters.StopReason{"content_filter": adapters.StopRefusal, "length": adapters.StopMaxTokens}
 
-// skipCalls answers tool calls that will not run, keeping history valid.
-func (s *Session) skipCalls(calls []toolCall) {
-	for _, tc := range calls {
-		s.add(message{Role: "tool", ToolCallID: tc.ID, Content: "cancelled by the user before it ran"})
-	}
+func finishStop(finish string) adapters.StopReason {
+	return cmp.Or(finishStops[finish], adapters.StopEndTurn)
 }
 
 func (s *Session) profile() Profile {
@@ -272,8 +260,10 @@ func (s *Session) request(history []message, withTools bool) *chatRequest {
 	req := &chatRequest{Model: p.Model, Messages: history}
 	if withTools {
 		req.ResponseFormat = schemaFormat(s.schema)
-		for _, d := range s.toolset.offer(slices.Concat(builtinDefs(), s.delegateDef, s.mcp.defs)) {
-			req.Tools = append(req.Tools, toolDef{Type: "function", Function: d})
+		for _, d := range slices.Concat(builtinDefs(), s.delegateDef, s.mcp.defs) {
+			if s.permits(d.Name) {
+				req.Tools = append(req.Tools, toolDef{Type: "function", Function: d})
+			}
 		}
 		if !p.OmitToolChoice {
 			req.ToolChoice = "auto"
@@ -306,15 +296,9 @@ func errorEvent(err error) adapters.Event {
 }
 
 func usageEvent(u *usage, window int) adapters.Event {
-	ev := &adapters.Usage{InputTokens: u.PromptTokens, OutputTokens: u.CompletionTokens,
-		ContextUsed: u.PromptTokens + u.CompletionTokens, ContextSize: int64(window), PerRequest: true}
-	if u.PromptTokensDetails != nil {
-		ev.CacheReadTokens = u.PromptTokensDetails.CachedTokens
-	}
-	if u.CompletionTokensDetails != nil {
-		ev.ThoughtTokens = u.CompletionTokensDetails.ReasoningTokens
-	}
-	return adapters.Event{Type: adapters.EventUsage, Usage: ev}
+	return adapters.Event{Type: adapters.EventUsage, Usage: &adapters.Usage{InputTokens: u.PromptTokens, OutputTokens: u.CompletionTokens,
+		CacheReadTokens: u.PromptTokensDetails.CachedTokens, ThoughtTokens: u.CompletionTokensDetails.ReasoningTokens,
+		ContextUsed: u.PromptTokens + u.CompletionTokens, ContextSize: int64(window), PerRequest: true}}
 }
 
 func userMessage(prompt []adapters.Content, vision bool) message {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/adapters/openai/tools"
+	"github.com/hubdev/hub/internal/hooks"
 	"github.com/hubdev/hub/internal/permission"
 	"github.com/hubdev/hub/internal/transcript"
 )
@@ -67,7 +68,9 @@ func (s *Session) ran(ctx context.Context, call adapters.ToolCall, res tools.Res
 		upd.Content = []adapters.ToolContent{textContent(clip(res.Output, uiTextCap))}
 	}
 	out.Emit(adapters.Event{Type: adapters.EventToolUpdate, Tool: upd})
-	s.postToolUse(ctx, call, upd, res.Output, out)
+	in := toolInput(hooks.PostToolUse, call)
+	in.Output, in.Status = res.Output, string(upd.Status)
+	s.hook(ctx, in, out)
 	return res.Output
 }
 
@@ -84,12 +87,12 @@ func (s *Session) permitted(ctx context.Context, call adapters.ToolCall, args js
 	p.Unasked = permission.ReadOnly(call.Kind)
 	p.Hook = func(ctx context.Context) *adapters.Decision { return s.preToolUse(ctx, call, out) }
 	var d adapters.PermissionDecision
-	if s.toolset.permits(call.Name) {
+	if s.permits(call.Name) {
 		if d = out.Ask(ctx, p); d.By != "" { // the gate reported it
 			s.record(call, d.Allowed(), d.By, d.Reason)
 		}
 	} else {
-		_, mode := s.toolset.current()
+		_, mode := s.offered()
 		d = adapters.PermissionDecision{Kind: adapters.RejectOnce, By: permission.ByRule,
 			Reason: fmt.Sprintf("tool %s is not offered in this session (mode %q or the agent's tools)", call.Name, mode)}
 		out.Emit(s.record(call, false, d.By, d.Reason))

@@ -12,11 +12,9 @@ import (
 func (s *Session) add(msgs ...message) {
 	s.history = append(s.history, msgs...)
 	for i := range msgs {
-		data, err := json.Marshal(&msgs[i])
-		if err != nil {
-			continue
+		if data, err := json.Marshal(&msgs[i]); err == nil {
+			s.tr.Write(transcript.Record{Type: transcript.TypeMessage, Message: data})
 		}
-		s.tr.Write(transcript.Record{Type: transcript.TypeMessage, Message: data})
 	}
 }
 
@@ -83,15 +81,12 @@ func (a *Adapter) loadHistory(id string) ([]message, error) {
 // trimDangling drops an assistant's tool calls that have no results (the
 // process died while they ran), which strict servers refuse.
 func trimDangling(hist []message) []message {
-	for i := len(hist) - 1; i >= 0; i-- {
-		m := hist[i]
-		if m.Role == "tool" {
-			continue
-		}
-		if m.Role == "assistant" && len(m.ToolCalls) > len(hist)-1-i {
-			return hist[:i]
-		}
-		break
+	i := len(hist) - 1
+	for i >= 0 && hist[i].Role == "tool" {
+		i--
+	}
+	if i >= 0 && hist[i].Role == "assistant" && len(hist[i].ToolCalls) > len(hist)-1-i {
+		return hist[:i]
 	}
 	return hist
 }

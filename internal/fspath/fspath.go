@@ -127,14 +127,12 @@ func winVolume(p string) (vol, rest string) {
 		return strings.ToUpper(p[:1]) + ":", p[2:]
 	case strings.HasPrefix(p, `\\`):
 		// \\server\share, and also \\?\Volume{guid} or \\.\pipe.
-		parts := strings.SplitN(p[2:], `\`, 3)
-		if len(parts) < 2 {
+		server, rest, ok := strings.Cut(p[2:], `\`)
+		if !ok {
 			return p, ""
 		}
-		if len(parts) == 3 {
-			rest = parts[2]
-		}
-		return `\\` + parts[0] + `\` + parts[1], rest
+		share, rest, _ := strings.Cut(rest, `\`)
+		return `\\` + server + `\` + share, rest
 	}
 	return "", p
 }

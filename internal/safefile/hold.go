@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 )
 
 // Hold takes an exclusive lock on path for as long as the caller works
@@ -23,11 +22,9 @@ func Hold(path string) (release func(), err error) {
 		return nil, fmt.Errorf("lock %s: %w", path, err)
 	}
 	if err := tryLock(f); err != nil {
-		holder := ""
-		if data, rerr := os.ReadFile(path); rerr == nil {
-			if pid, perr := strconv.Atoi(strings.TrimSpace(string(data))); perr == nil {
-				holder = fmt.Sprintf(" by pid %d", pid)
-			}
+		holder, pid := "", 0
+		if _, err := fmt.Fscan(f, &pid); err == nil {
+			holder = fmt.Sprintf(" by pid %d", pid)
 		}
 		_ = f.Close()
 		return nil, fmt.Errorf("%w%s: %s", ErrLocked, holder, path)

@@ -20,19 +20,12 @@ import (
 // blocking on it. The Root lives for the call only: one kept open would
 // hold top on Windows.
 func OpenIn(top, name string, flag int) (*os.File, error) {
-	root, err := os.OpenRoot(top)
-	if err != nil {
-		return nil, err
-	}
-	defer root.Close()
 	dir, base := path.Split(name)
-	d, err := dirIn(root, dir, flag&os.O_CREATE != 0)
+	d, err := dirIn(top, dir, flag&os.O_CREATE != 0)
 	if err != nil {
 		return nil, err
 	}
-	if d != root {
-		defer d.Close()
-	}
+	defer d.Close()
 	var f *os.File
 	err = fs.ErrExist
 	if flag&os.O_CREATE != 0 {
@@ -73,24 +66,19 @@ func same(d *os.Root, name string, f *os.File) error {
 	return nil
 }
 
-// dirIn opens folder dir of root one name at a time, each the folder
-// itself and no link (mkdir makes those missing); the caller closes it
-// unless it is root.
-func dirIn(root *os.Root, dir string, mkdir bool) (*os.Root, error) {
-	d := root
+// dirIn opens folder dir of top one name at a time, each the folder
+// itself and no link (mkdir makes those missing).
+func dirIn(top, dir string, mkdir bool) (*os.Root, error) {
+	d, err := os.OpenRoot(top)
+	if err != nil {
+		return nil, err
+	}
 	for _, n := range strings.Split(dir, "/") {
 		if n == "" || n == "." {
 			continue
 		}
-		if mkdir {
-			if err := d.Mkdir(n, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
-				return nil, err
-			}
-		}
-		next, err := stepIn(d, n)
-		if d != root {
-			d.Close()
-		}
+		next, err := stepIn(d, n, mkdir)
+		d.Close()
 		if err != nil {
 			return nil, err
 		}
@@ -99,7 +87,12 @@ func dirIn(root *os.Root, dir string, mkdir bool) (*os.Root, error) {
 	return d, nil
 }
 
-func stepIn(d *os.Root, name string) (*os.Root, error) {
+func stepIn(d *os.Root, name string, mkdir bool) (*os.Root, error) {
+	if mkdir {
+		if err := d.Mkdir(name, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+			return nil, err
+		}
+	}
 	at, err := d.Lstat(name)
 	if err != nil {
 		return nil, err

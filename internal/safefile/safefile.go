@@ -34,25 +34,22 @@ var (
 // blocking on it. A missing file is an error satisfying fs.ErrNotExist.
 func Read(path string, max int64) ([]byte, error) {
 	f, err := Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return readAll(f, path, max)
+	return readAll(f, err, path, max)
 }
 
 // ReadIn is Read of name (slash-separated) under the folder top, opened by
 // OpenIn: no link is followed on the way.
 func ReadIn(top, name string, max int64) ([]byte, error) {
 	f, err := OpenIn(top, name, os.O_RDONLY)
+	return readAll(f, err, name, max)
+}
+
+// readAll reads at most max bytes of the file open returned, and closes it.
+func readAll(f *os.File, err error, path string, max int64) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return readAll(f, name, max)
-}
-
-func readAll(f *os.File, path string, max int64) ([]byte, error) {
 	data, err := io.ReadAll(io.LimitReader(f, max+1))
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
@@ -152,9 +149,7 @@ func WriteAtomic(path string, data []byte, perm fs.FileMode) error {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	_, werr := tmp.Write(data)
-	merr := tmp.Chmod(perm)
-	cerr := tmp.Close()
-	err = errors.Join(werr, merr, cerr)
+	err = errors.Join(werr, tmp.Chmod(perm), tmp.Close()) // called in this order
 	if err == nil {
 		err = rename(tmp.Name(), path)
 	}

@@ -44,17 +44,10 @@ func ParseMode(s string) (Mode, error) {
 }
 
 // Stricter reports whether m confines more than other.
-func (m Mode) Stricter(other Mode) bool { return m.rank() > other.rank() }
+func (m Mode) Stricter(other Mode) bool { return strictness[m] > strictness[other] }
 
-func (m Mode) rank() int {
-	switch m {
-	case Off:
-		return 0
-	case ReadOnly:
-		return 2
-	}
-	return 1 // workspace-write, and "" (its default)
-}
+// strictness ranks the modes; workspace-write and "" (its default) are 0.
+var strictness = map[Mode]int{Off: -1, ReadOnly: 1}
 
 // Policy is what a sandboxed command may do.
 type Policy struct {

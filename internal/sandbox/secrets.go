@@ -3,7 +3,9 @@ package sandbox
 import (
 	"io/fs"
 	"path/filepath"
-	"strings"
+	"runtime"
+
+	"github.com/hubdev/hub/internal/fspath"
 )
 
 // Secret is a credential store a sandboxed command cannot read: a
@@ -37,16 +39,10 @@ func Secrets(home, root string, stat func(string) (fs.FileInfo, error), realPath
 			continue // absent
 		}
 		fi, err := stat(p)
-		if err != nil || within(root, p) {
+		if err != nil || fspath.Within(runtime.GOOS, p, root) {
 			continue
 		}
 		out = append(out, Secret{Path: p, Dir: fi.IsDir()})
 	}
 	return out
-}
-
-// within reports whether path is dir or lies under it.
-func within(path, dir string) bool {
-	rel, err := filepath.Rel(dir, path)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }

@@ -64,8 +64,7 @@ func (e *Env) read(ctx context.Context, p string, offset, limit int) Result {
 		return failed("%s has %d lines; offset %d is past the end", e.rel(p), len(lines), offset)
 	}
 	end := min(len(lines), offset-1+limit)
-	out := number(lines[offset-1:end], offset, len(lines), e.OutputCap)
-	return Result{Output: out}
+	return Result{Output: number(lines[offset-1:end], offset, len(lines), e.OutputCap)}
 }
 
 func number(lines []string, first, total, capBytes int) string {

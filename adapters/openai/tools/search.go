@@ -52,7 +52,7 @@ func prepareGrep(e *Env, a grepArgs) (*Prepared, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: pattern: %v", ErrBadArgs, err)
 	}
-	filter, err := parseFileGlob(a.Glob)
+	keep, err := fileFilter(a.Glob)
 	if err != nil {
 		return nil, err
 	}
@@ -67,7 +67,7 @@ func prepareGrep(e *Env, a grepArgs) (*Prepared, error) {
 		if UseRipgrep && err == nil && e.Sandbox.Active() { // unconfined, rg would follow a link swapped in (see ripgrep)
 			lines, err = e.ripgrep(ctx, rg, a, start)
 		} else {
-			lines, err = e.goGrep(ctx, re, filter, start)
+			lines, err = e.goGrep(ctx, re, keep, start)
 		}
 		if err != nil {
 			return failed("grep: %v", err)
@@ -135,43 +135,29 @@ func (e *Env) ripgrep(ctx context.Context, rg string, a grepArgs, where string) 
 	return lines, nil
 }
 
-// fileGlob is grep's file filter with ripgrep's --glob meaning, so both
+// fileFilter is grep's file filter with ripgrep's --glob meaning, so both
 // searches pick the same files: a pattern without a slash matches a file's
-// name at any depth, one with a slash its path from the workspace root; a
-// leading ! keeps the files the rest does not match.
-type fileGlob struct {
-	pattern        string
-	negate, byName bool
-}
-
-func parseFileGlob(g string) (*fileGlob, error) {
-	if g == "" {
-		return nil, nil
-	}
+// name at any depth, one with a slash its path (slash-separated) from the
+// workspace root; a leading ! keeps the files the rest does not match.
+func fileFilter(g string) (keep func(rel string) bool, err error) {
 	p, negate := strings.CutPrefix(filepath.ToSlash(g), "!")
 	p = strings.TrimPrefix(p, "/")
 	if !doublestar.ValidatePattern(p) {
 		return nil, fmt.Errorf("%w: glob %q is not a valid pattern", ErrBadArgs, g)
 	}
-	return &fileGlob{pattern: p, negate: negate, byName: !strings.Contains(p, "/")}, nil
+	byName := !strings.Contains(p, "/")
+	return func(rel string) bool {
+		if byName {
+			rel = path.Base(rel)
+		}
+		return g == "" || doublestar.MatchUnvalidated(p, rel) != negate
+	}, nil
 }
 
-// keep reports whether the file at rel (slash-separated, from the
-// workspace root) passes the filter.
-func (g *fileGlob) keep(rel string) bool {
-	if g == nil {
-		return true
-	}
-	if g.byName {
-		rel = path.Base(rel)
-	}
-	return doublestar.MatchUnvalidated(g.pattern, rel) != g.negate
-}
-
-func (e *Env) goGrep(ctx context.Context, re *regexp.Regexp, filter *fileGlob, start string) ([]string, error) {
+func (e *Env) goGrep(ctx context.Context, re *regexp.Regexp, keep func(string) bool, start string) ([]string, error) {
 	var lines []string
 	err := e.walk(ctx, start, func(name string) bool {
-		if !filter.keep(name) {
+		if !keep(name) {
 			return true
 		}
 		data, err := safefile.ReadIn(e.Root, name, maxFileBytes)
@@ -181,10 +167,7 @@ func (e *Env) goGrep(ctx context.Context, re *regexp.Regexp, filter *fileGlob, s
 		for i, l := range strings.Split(string(data), "\n") {
 			l = strings.TrimSuffix(l, "\r") // so $ matches at a \r\n line end, as with rg --crlf
 			if re.MatchString(l) {
-				if len(l) > 500 {
-					l = l[:500]
-				}
-				lines = append(lines, fmt.Sprintf("%s:%d:%s", name, i+1, l))
+				lines = append(lines, fmt.Sprintf("%s:%d:%s", name, i+1, l[:min(len(l), 500)]))
 			}
 		}
 		return len(lines) <= maxMatches

@@ -79,13 +79,10 @@ func chooseShell(goos string, getenv func(string) string, exists func(string) bo
 // other paths and tools than the workspace's.
 func gitBash(getenv func(string) string, exists func(string) bool, lookPath func(string) (string, error)) string {
 	var cands []string
-	for _, v := range []string{"ProgramFiles", "ProgramW6432", "ProgramFiles(x86)"} {
-		if d := getenv(v); d != "" {
-			cands = append(cands, winJoin(d, `Git\bin\bash.exe`))
+	for _, v := range [][2]string{{"ProgramFiles", `Git`}, {"ProgramW6432", `Git`}, {"ProgramFiles(x86)", `Git`}, {"LOCALAPPDATA", `Programs\Git`}} {
+		if d := getenv(v[0]); d != "" {
+			cands = append(cands, winJoin(d, v[1]+`\bin\bash.exe`))
 		}
-	}
-	if d := getenv("LOCALAPPDATA"); d != "" {
-		cands = append(cands, winJoin(d, `Programs\Git\bin\bash.exe`))
 	}
 	if git, err := lookPath("git.exe"); err == nil {
 		// git.exe lives in Git\cmd (usual) or Git\mingw64\bin.

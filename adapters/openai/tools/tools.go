@@ -14,7 +14,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"text/template"
 
 	"github.com/hubdev/hub/adapters"
@@ -102,8 +101,6 @@ var specs = map[string]spec{
 
 var order = []string{"read_file", "write_file", "edit_file", "bash", "grep", "glob"}
 
-var descriptions = sync.OnceValue(func() *template.Template { return template.Must(template.ParseFS(promptFS, "prompts/*.md")) })
-
 // Definitions returns every tool's name, description and JSON schema; the
 // bash tool's description names the shell it runs on this host.
 func Definitions() []Definition { return definitions(hostShell()) }
@@ -113,10 +110,11 @@ func definitions(sh shell) []Definition {
 	if raw, err := promptFS.ReadFile("prompts/schemas.json"); err != nil || json.Unmarshal(raw, &schemas) != nil {
 		panic("tools: prompts/schemas.json is not a JSON object")
 	}
+	descriptions := template.Must(template.ParseFS(promptFS, "prompts/*.md"))
 	out := make([]Definition, 0, len(order))
 	for _, n := range order {
 		var desc strings.Builder
-		if err := descriptions().ExecuteTemplate(&desc, n+".md", sh); err != nil {
+		if err := descriptions.ExecuteTemplate(&desc, n+".md", sh); err != nil {
 			panic(err)
 		}
 		out = append(out, Definition{Name: n, Description: strings.TrimSpace(desc.String()), Parameters: schemas[n]})
