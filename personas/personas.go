@@ -158,30 +158,7 @@ func scalar(v *yaml.Node) (string, error) {
 
 // list takes a comma list ("Read, Grep") or a YAML list.
 func list(v *yaml.Node) ([]string, error) {
-	var raw []string
-	switch v.Kind {
-	case yaml.ScalarNode:
-		if v.Tag == "!!null" {
-			return nil, nil
-		}
-		raw = strings.Split(v.Value, ",")
-	case yaml.SequenceNode:
-		for _, e := range v.Content {
-			if e.Kind != yaml.ScalarNode {
-				return nil, fmt.Errorf("line %d: each entry must be a name", e.Line)
-			}
-			raw = append(raw, e.Value)
-		}
-	default:
-		return nil, errors.New("must be a comma list or a YAML list")
-	}
-	out := []string{}
-	for _, s := range raw {
-		if s = strings.TrimSpace(s); s != "" && !slices.Contains(out, s) {
-			out = append(out, s)
-		}
-	}
-	return out, nil
+	return skills.NameList(v, func(s string) []string { return strings.Split(s, ",") })
 }
 
 // rules takes the config's rule tables ([{tool, path, command,

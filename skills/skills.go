@@ -66,12 +66,6 @@ type Warning struct {
 
 func (w Warning) String() string { return w.Path + ": " + w.Message }
 
-type frontMatter struct {
-	Name         string `yaml:"name"`
-	Description  string `yaml:"description"`
-	AllowedTools any    `yaml:"allowed-tools"`
-}
-
 var validName = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
 
 // Roots returns the folders searched for cwd, with their source labels,
@@ -171,12 +165,11 @@ func scan(root [2]string) ([]Skill, []Warning) {
 		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 			continue
 		}
-		s, data, err := load(dir)
+		s, err := Load(dir)
 		if err != nil {
 			warns = append(warns, Warning{dir, strings.ReplaceAll(err.Error(), dir+": ", "")})
 			continue
 		}
-		s.Trusted = config.IsTrusted(filepath.Join(dir, FileName), data)
 		out = append(out, s)
 	}
 	return out, warns
@@ -224,30 +217,26 @@ func FindTrusting(cwd, userDir, name string, trustProject bool) (Skill, error) {
 	return Skill{}, fmt.Errorf("%w: %q (available: %v; see 'hub skills list')", ErrNotFound, name, names)
 }
 
-// Load parses dir/SKILL.md.
+// Load parses dir/SKILL.md; Trusted says whether the trust store holds it
+// as it is now.
 func Load(dir string) (Skill, error) {
-	s, _, err := load(dir)
-	return s, err
-}
-
-// load parses dir/SKILL.md and returns its bytes too.
-func load(dir string) (Skill, []byte, error) {
-	data, err := config.ReadProjectFile(filepath.Join(dir, FileName)) // capped; no device or FIFO
+	file := filepath.Join(dir, FileName)
+	data, err := config.ReadProjectFile(file) // capped; no device or FIFO
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return Skill{}, nil, fmt.Errorf("%w: %s: no %s in folder", ErrMalformed, dir, FileName)
+			return Skill{}, fmt.Errorf("%w: %s: no %s in folder", ErrMalformed, dir, FileName)
 		}
-		return Skill{}, nil, fmt.Errorf("%w: %s: %v", ErrMalformed, dir, err)
+		return Skill{}, fmt.Errorf("%w: %s: %v", ErrMalformed, dir, err)
 	}
 	s, err := Parse(data)
 	if err != nil {
-		return Skill{}, nil, fmt.Errorf("%s: %w", dir, err)
+		return Skill{}, fmt.Errorf("%s: %w", dir, err)
 	}
-	s.Dir = dir
+	s.Dir, s.Trusted = dir, config.IsTrusted(file, data)
 	if s.Name != filepath.Base(dir) {
-		return Skill{}, nil, fmt.Errorf("%w: %s: name %q does not match folder name %q", ErrMalformed, dir, s.Name, filepath.Base(dir))
+		return Skill{}, fmt.Errorf("%w: %s: name %q does not match folder name %q", ErrMalformed, dir, s.Name, filepath.Base(dir))
 	}
-	return s, data, nil
+	return s, nil
 }
 
 // Parse decodes the bytes of a SKILL.md.
@@ -256,7 +245,11 @@ func Parse(data []byte) (Skill, error) {
 	if why != "" {
 		return Skill{}, fmt.Errorf("%w: SKILL.md: %s", ErrMalformed, why)
 	}
-	var fm frontMatter
+	var fm struct {
+		Name         string    `yaml:"name"`
+		Description  string    `yaml:"description"`
+		AllowedTools yaml.Node `yaml:"allowed-tools"`
+	}
 	if err := yaml.Unmarshal(front, &fm); err != nil {
 		return Skill{}, fmt.Errorf("%w: front matter: %s", ErrMalformed, adapters.OneLine(err.Error()))
 	}
@@ -269,9 +262,9 @@ func Parse(data []byte) (Skill, error) {
 	case s.Description == "":
 		return Skill{}, fmt.Errorf("%w: front matter lacks 'description'", ErrMalformed)
 	}
-	tools, err := parseTools(fm.AllowedTools)
+	tools, err := NameList(&fm.AllowedTools, strings.Fields)
 	if err != nil {
-		return Skill{}, err
+		return Skill{}, fmt.Errorf("%w: allowed-tools: %w", ErrMalformed, err)
 	}
 	s.AllowedTools = tools
 	return s, nil
@@ -296,24 +289,31 @@ func FrontMatter(data []byte) (front, body []byte, why string) {
 	return front, body, ""
 }
 
-// parseTools accepts the spec's space-separated string or a YAML list.
-func parseTools(v any) ([]string, error) {
-	switch x := v.(type) {
-	case nil:
+// NameList reads a front matter list of names: one string that split cuts
+// into names, or a YAML list of names; each trimmed, blanks and repeats
+// dropped. An absent or null value is no list (nil).
+func NameList(v *yaml.Node, split func(string) []string) ([]string, error) {
+	var raw []string
+	switch {
+	case v.Kind == 0 || v.Tag == "!!null":
 		return nil, nil
-	case string:
-		return strings.Fields(x), nil
-	case []any:
-		out := make([]string, 0, len(x))
-		for _, e := range x {
-			s, ok := e.(string)
-			if !ok {
-				return nil, fmt.Errorf("%w: allowed-tools must hold strings", ErrMalformed)
+	case v.Kind == yaml.ScalarNode:
+		raw = split(v.Value)
+	case v.Kind == yaml.SequenceNode:
+		for _, e := range v.Content {
+			if e.Kind != yaml.ScalarNode {
+				return nil, fmt.Errorf("line %d: each entry must be a name", e.Line)
 			}
+			raw = append(raw, e.Value)
+		}
+	default:
+		return nil, errors.New("must be a list of names or a YAML list")
+	}
+	out := []string{}
+	for _, s := range raw {
+		if s = strings.TrimSpace(s); s != "" && !slices.Contains(out, s) {
 			out = append(out, s)
 		}
-		return out, nil
-	default:
-		return nil, fmt.Errorf("%w: allowed-tools must be a string or a list", ErrMalformed)
 	}
+	return out, nil
 }
