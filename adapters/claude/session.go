@@ -292,10 +292,8 @@ func (s *Session) controlWait(ctx context.Context, req map[string]any) error {
 	if err == nil {
 		select {
 		case err = <-reply:
-		case <-ctx.Done():
+		case <-ctx.Done(): // claude's exit answers the reply (see exit)
 			return ctx.Err()
-		case <-s.readDone:
-			err = ErrExited
 		}
 	}
 	if err != nil {
