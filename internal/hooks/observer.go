@@ -41,7 +41,7 @@ func (r *Runner) Observe(base Input) *Observer {
 	ran := make(chan struct{})
 	close(ran)
 	o := &Observer{r: r, ctx: ctx, cancel: cancel, base: base, last: ran, calls: map[string]*Input{}}
-	o.enqueue(Input{Event: SessionStart})
+	o.enqueue(Input{Event: SessionStart}) // o is not shared yet
 	return o
 }
 
@@ -98,8 +98,8 @@ func (o *Observer) EndTurn(reason adapters.StopReason) {
 		return
 	}
 	o.mu.Lock()
+	defer o.mu.Unlock()
 	clear(o.calls)
-	o.mu.Unlock()
 	o.enqueue(Input{Event: Stop, StopReason: string(reason)})
 }
 
@@ -149,6 +149,7 @@ func (o *Observer) note(ev adapters.Event) {
 // noteTool keeps what a call's events say and queues its hooks.
 func (o *Observer) noteTool(start bool, t *adapters.ToolCall) {
 	o.mu.Lock()
+	defer o.mu.Unlock()
 	c, seen := o.calls[t.ID]
 	if !seen {
 		c = &Input{ToolCallID: t.ID}
@@ -159,29 +160,21 @@ func (o *Observer) noteTool(start bool, t *adapters.ToolCall) {
 	if len(t.RawInput) > 0 {
 		c.Input = t.RawInput
 	}
-	done := (t.Status == adapters.StatusCompleted || t.Status == adapters.StatusFailed) && c.Event != PostToolUse
-	var pre, post Input
 	if start && !seen {
-		pre = *c
-		pre.Event = PreToolUse
+		c.Event = PreToolUse
+		o.enqueue(*c)
 	}
-	if done {
+	if (t.Status == adapters.StatusCompleted || t.Status == adapters.StatusFailed) && c.Event != PostToolUse {
 		c.Event = PostToolUse
-		post = *c
+		post := *c
 		post.Status, post.Output = string(t.Status), outputOf(t)
-	}
-	o.mu.Unlock()
-	if pre.Event != "" {
-		o.enqueue(pre)
-	}
-	if post.Event != "" {
 		o.enqueue(post)
 	}
 }
 
+// enqueue queues in's hooks to run after those queued before; o.mu must
+// be held.
 func (o *Observer) enqueue(in Input) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
 	if o.ctx.Err() != nil || !o.r.Has(in.Event) {
 		return
 	}
