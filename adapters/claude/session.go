@@ -253,10 +253,7 @@ func (s *Session) control(req map[string]any, reply func(json.RawMessage, error)
 		s.pending[id] = reply
 	}
 	s.mu.Unlock()
-	b, err := json.Marshal(map[string]any{"type": "control_request", "request_id": id, "request": req})
-	if err != nil {
-		return err
-	}
+	b, _ := json.Marshal(map[string]any{"type": "control_request", "request_id": id, "request": req}) // hub's own values
 	return s.write(b)
 }
 
