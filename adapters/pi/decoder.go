@@ -126,7 +126,18 @@ func (d *PiDecoder) Flush() []adapters.Event {
 	return out
 }
 
+// piRecords decode the records that need nothing but their members.
+var piRecords = map[string]func(*PiDecoder, *piRecord) []adapters.Event{
+	"message_update": (*PiDecoder).messageUpdate, "message_end": (*PiDecoder).messageEnd,
+	"tool_execution_start": (*PiDecoder).toolStart, "tool_execution_update": (*PiDecoder).toolUpdate,
+	"tool_execution_end": (*PiDecoder).toolEnd, "auto_retry_start": (*PiDecoder).retryStart,
+	"auto_retry_end": (*PiDecoder).retryEnd, "session": (*PiDecoder).session,
+}
+
 func (d *PiDecoder) record(typ string, r *piRecord, line []byte) []adapters.Event {
+	if decode := piRecords[typ]; decode != nil {
+		return decode(d, r)
+	}
 	switch typ {
 	case "agent_start": // a prompt's run: its cost is the turn's
 		d.stop, d.errMsg, d.costTotal = "", "", 0
@@ -136,16 +147,6 @@ func (d *PiDecoder) record(typ string, r *piRecord, line []byte) []adapters.Even
 	case "message_start":
 		d.emitted = d.emitted[:0]
 		return nil
-	case "message_update":
-		return d.messageUpdate(r)
-	case "message_end":
-		return d.messageEnd(r)
-	case "tool_execution_start":
-		return d.toolStart(r)
-	case "tool_execution_update":
-		return d.toolUpdate(r)
-	case "tool_execution_end":
-		return d.toolEnd(r)
 	case "agent_end":
 		failed := d.stop == "error"
 		evs := d.agentEnd()
@@ -161,14 +162,8 @@ func (d *PiDecoder) record(typ string, r *piRecord, line []byte) []adapters.Even
 		return []adapters.Event{d.compaction("in_progress", "")}
 	case "compaction_end":
 		return []adapters.Event{d.compactionEnd(r)}
-	case "auto_retry_start":
-		return d.retryStart(r)
-	case "auto_retry_end":
-		return d.retryEnd(r)
 	case "response":
 		return d.response(r, line)
-	case "session":
-		return d.session(r)
 	case "extension_ui_request":
 		if d.OnUIRequest != nil {
 			d.OnUIRequest(r.ID, r.Method)
