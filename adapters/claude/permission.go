@@ -89,28 +89,17 @@ func (s *Session) onControl(c ClaudeControl) {
 	}
 }
 
-func (s *Session) controlResponse(raw []byte) {
-	var r struct {
-		Response struct {
-			Subtype   string          `json:"subtype"`
-			RequestID string          `json:"request_id"`
-			Error     string          `json:"error"`
-			Response  json.RawMessage `json:"response"`
-		} `json:"response"`
-	}
-	if json.Unmarshal(raw, &r) != nil {
-		return
-	}
+func (s *Session) controlResponse(r *ClaudeControlResponse) {
 	s.mu.Lock()
-	reply := s.pending[r.Response.RequestID]
-	delete(s.pending, r.Response.RequestID)
+	reply := s.pending[r.RequestID]
+	delete(s.pending, r.RequestID)
 	s.mu.Unlock()
 	if reply == nil {
 		return
 	}
 	var err error
-	if r.Response.Subtype == "error" {
-		err = errors.New(r.Response.Error)
+	if r.Subtype == "error" {
+		err = errors.New(r.Error)
 	}
-	reply(r.Response.Response, err)
+	reply(r.Response, err)
 }
