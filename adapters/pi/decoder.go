@@ -321,10 +321,10 @@ func (d *PiDecoder) partialFallback(message []byte) []adapters.Event {
 // piMessageHead is what message_end needs of a message; its content is
 // not decoded.
 type piMessageHead struct {
-	Role         string          `json:"role"`
-	Usage        json.RawMessage `json:"usage"`
-	StopReason   string          `json:"stopReason"`
-	ErrorMessage string          `json:"errorMessage"`
+	Role         string   `json:"role"`
+	Usage        *piUsage `json:"usage"`
+	StopReason   string   `json:"stopReason"`
+	ErrorMessage string   `json:"errorMessage"`
 }
 
 type piUsage struct {
@@ -340,12 +340,12 @@ type piUsage struct {
 
 func (d *PiDecoder) messageEnd(r *piRecord) []adapters.Event {
 	var m piMessageHead
-	if r.Message == nil || adapters.Unmarshal(r.Message, &m) != nil || m.Role != "assistant" {
+	if adapters.Unmarshal(r.Message, &m) != nil || m.Role != "assistant" {
 		return nil
 	}
 	d.stop, d.errMsg = m.StopReason, m.ErrorMessage
-	var u piUsage
-	if m.Usage == nil || adapters.Unmarshal(m.Usage, &u) != nil {
+	u := m.Usage
+	if u == nil {
 		return nil
 	}
 	u.TotalTokens = cmp.Or(u.TotalTokens, u.Input+u.Output+u.CacheRead+u.CacheWrite)
