@@ -118,8 +118,8 @@ func DiscoverTrusting(cwd, userDir string, trustProject bool) ([]Skill, []Warnin
 }
 
 // DiscoverIn loads the items of roots, listed nearest first, with load
-// (see Scan), keeps those Nearest keeps and sorts them by name. kind and
-// key are Nearest's.
+// (see Scan), keeps those nearest keeps and sorts them by name. kind and
+// key are nearest's.
 func DiscoverIn[T any](kind string, roots []Root, load func(Root, string, fs.DirEntry) (T, bool, error),
 	key func(T) (name, where string, trusted, own bool)) ([]T, []Warning) {
 	var all []T
@@ -128,7 +128,7 @@ func DiscoverIn[T any](kind string, roots []Root, load func(Root, string, fs.Dir
 		list, ws := Scan(r, load)
 		all, warns = append(all, list...), append(warns, ws...)
 	}
-	out, passed := Nearest(kind, all, key)
+	out, passed := nearest(kind, all, key)
 	slices.SortStableFunc(out, func(a, b T) int {
 		na, _, _, _ := key(a)
 		nb, _, _, _ := key(b)
@@ -158,12 +158,12 @@ func Scan[T any](r Root, load func(Root, string, fs.DirEntry) (T, bool, error)) 
 	return out, warns
 }
 
-// Nearest keeps, of items listed nearest first, the first of each name,
+// nearest keeps, of items listed nearest first, the first of each name,
 // except that one hub does not trust never shadows the user's own of that
 // name; each it passes over becomes a warning. key gives an item's name,
 // where it is, whether it is trusted and whether it is the user's own;
 // kind names the items in warnings ("skill").
-func Nearest[T any](kind string, items []T, key func(T) (name, where string, trusted, own bool)) ([]T, []Warning) {
+func nearest[T any](kind string, items []T, key func(T) (name, where string, trusted, own bool)) ([]T, []Warning) {
 	mine := map[string]string{}
 	for _, it := range items {
 		if name, where, _, own := key(it); own && mine[name] == "" {
