@@ -131,7 +131,9 @@ type claudeLine struct {
 	// StructuredOutput is a result's answer to --json-schema (the model's
 	// StructuredOutput tool call).
 	StructuredOutput json.RawMessage       `json:"structured_output"`
-	Response         ClaudeControlResponse `json:"response"` // a control_response's
+	Response         ClaudeControlResponse `json:"response"`   // a control_response's
+	RequestID        string                `json:"request_id"` // a control_request's
+	Request          ClaudeControlSubject  `json:"request"`
 }
 
 type claudeUsage struct {
@@ -162,7 +164,7 @@ func (d *ClaudeDecoder) line(l *claudeLine, line []byte) []adapters.Event {
 	case "result":
 		return d.result(l)
 	case "control_request":
-		return d.controlRequest(line)
+		return d.controlRequest(l, line)
 	case "control_response":
 		d.Control(ClaudeControl{Response: &l.Response})
 		return nil
