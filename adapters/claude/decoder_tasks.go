@@ -22,8 +22,8 @@ type claudeTask struct {
 
 // claudeTaskResult is the union of the task tools' structured results.
 type claudeTaskResult struct {
-	Task  *claudeTask   `json:"task"`
-	Tasks *[]claudeTask `json:"tasks"`
+	Task  *claudeTask    `json:"task"`
+	Tasks *[]*claudeTask `json:"tasks"`
 }
 
 var claudeTaskCreatedRE = regexp.MustCompile(`Task #(\S+) created`)
@@ -88,10 +88,7 @@ func (d *ClaudeDecoder) taskResult(b *claudeBlockJSON, rec *claudeToolRecord, st
 		if b.IsError || res.Tasks == nil {
 			return nil
 		}
-		d.tasks = d.tasks[:0]
-		for i := range *res.Tasks {
-			d.tasks = append(d.tasks, &(*res.Tasks)[i])
-		}
+		d.tasks = slices.DeleteFunc(*res.Tasks, func(t *claudeTask) bool { return t == nil })
 		return d.taskPlan()
 	case "TaskGet":
 		if b.IsError || res.Task == nil || res.Task.ID == "" || !d.updateTask(*res.Task) {
