@@ -11,10 +11,7 @@ import (
 // sends claude the answer. "Always" answers are remembered by the consumer
 // (scoped per command) and by claude itself through its suggested rules.
 func (s *Session) permission(ev adapters.Event) {
-	req, ok := ParseClaudeControlRequest(ev.Raw)
-	if !ok {
-		return
-	}
+	req, _ := ParseClaudeControlRequest(ev.Raw) // the decoder made ev of one
 	if t := s.turn.Current(); t == nil || t.IsCancelled() {
 		s.respond(req.RequestID, permissionResult(req, adapters.PermissionDecision{Cancelled: true}))
 		return
