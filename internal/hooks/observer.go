@@ -26,7 +26,7 @@ type Observer struct {
 	last     <-chan struct{} // closed once the hooks queued last ran
 	warnings []string
 	// calls are the turn's tool calls seen, by id, with what later
-	// updates added; Event is PostToolUse once that was queued.
+	// updates added; Event is the last hook event queued for it.
 	calls map[string]*Input
 }
 
