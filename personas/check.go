@@ -1,6 +1,7 @@
 package personas
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -47,12 +48,9 @@ func knownTool(t string) bool {
 }
 
 func modeIDs(opts []adapters.Option) string {
-	if len(opts) == 0 {
-		return "none"
+	var ids []string
+	for _, o := range opts {
+		ids = append(ids, o.ID)
 	}
-	ids := make([]string, len(opts))
-	for i, o := range opts {
-		ids[i] = o.ID
-	}
-	return strings.Join(ids, ", ")
+	return cmp.Or(strings.Join(ids, ", "), "none")
 }

@@ -2,11 +2,10 @@ package personas
 
 import (
 	"cmp"
-	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/hubdev/hub/internal/config"
@@ -34,91 +33,66 @@ type Dirs struct {
 	TrustProject bool
 }
 
-type root struct{ dir, source string }
-
-func (d Dirs) roots() []root {
-	var out []root
+func (d Dirs) roots() []skills.Root {
+	var out []skills.Root
 	if d.Cwd != "" {
 		for _, dir := range config.ProjectDirs(d.Cwd) {
-			out = append(out, root{filepath.Join(dir, ".hub", "agents"), SourceProjectHub},
-				root{filepath.Join(dir, ".claude", "agents"), SourceProjectClaude})
+			out = append(out, skills.Root{Dir: filepath.Join(dir, ".hub", "agents"), Source: SourceProjectHub},
+				skills.Root{Dir: filepath.Join(dir, ".claude", "agents"), Source: SourceProjectClaude})
 		}
 	}
-	out = append(out, root{filepath.Join(cmp.Or(d.UserDir, config.UserDir()), "agents"), SourceUser})
+	out = append(out, skills.Root{Dir: filepath.Join(cmp.Or(d.UserDir, config.UserDir()), "agents"), Source: SourceUser})
 	home := d.Home
 	if home == "" {
 		home, _ = os.UserHomeDir()
 	}
 	if home != "" {
-		out = append(out, root{filepath.Join(home, ".claude", "agents"), SourceClaudeUser})
+		out = append(out, skills.Root{Dir: filepath.Join(home, ".claude", "agents"), Source: SourceClaudeUser})
 	}
 	return out
 }
-
-func (r root) project() bool { return strings.HasPrefix(r.source, "project:") }
 
 // Discover lists the personas visible from d.Cwd, sorted by name. A name
 // found twice keeps the nearest file, except that a project file hub does
 // not trust never shadows the user's own. An untrusted project persona is
 // listed with the reason it cannot run. Bad files become warnings.
 func Discover(d Dirs) ([]Persona, []Warning) {
-	var all []Persona
-	var warns []Warning
-	for _, r := range d.roots() {
-		list, ws := scan(r, d.TrustProject)
-		all, warns = append(all, list...), append(warns, ws...)
-	}
-	out, passed := skills.Nearest("persona", all, func(p Persona) (string, string, bool, bool) {
+	return skills.DiscoverIn("persona", d.roots(), d.load, func(p Persona) (string, string, bool, bool) {
 		return p.Name, p.File, p.Trusted, p.Trusted && !strings.HasPrefix(p.Source, "project:")
 	})
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out, append(warns, passed...)
 }
 
-// scan loads the *.md files of one root.
-func scan(r root, trustProject bool) ([]Persona, []Warning) {
-	entries, err := os.ReadDir(r.dir)
+// load reads the persona file of a root's entry (*.md files alone).
+func (d Dirs) load(r skills.Root, file string, e fs.DirEntry) (Persona, bool, error) {
+	if e.IsDir() || !strings.HasSuffix(e.Name(), ".md") {
+		return Persona{}, false, nil
+	}
+	data, err := config.ReadProjectFile(file)
+	var p Persona
+	if err == nil {
+		p, err = Parse(file, data)
+	}
 	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, nil
-		}
-		return nil, []Warning{{Path: r.dir, Message: err.Error()}}
+		return Persona{}, false, err
 	}
-	var out []Persona
-	var warns []Warning
-	for _, e := range entries {
-		if e.IsDir() || !strings.HasSuffix(e.Name(), ".md") {
-			continue
-		}
-		file := filepath.Join(r.dir, e.Name())
-		data, err := config.ReadProjectFile(file)
-		var p Persona
-		if err == nil {
-			p, err = Parse(file, data)
-		}
-		if err != nil {
-			warns = append(warns, Warning{Path: file, Message: err.Error()})
-			continue
-		}
-		p.Source, p.Trusted = r.source, !r.project() || trustProject || config.IsTrusted(file, data)
-		if !p.Trusted {
-			p.Untrusted = fmt.Sprintf("the project file %s is not trusted: run 'hub trust' in %s (or pass --trust-project) to let it run",
-				file, config.ProjectRoot(filepath.Dir(filepath.Dir(r.dir))))
-		}
-		out = append(out, p)
+	p.Source, p.Trusted = r.Source, !r.Project() || d.TrustProject || config.IsTrusted(file, data)
+	if !p.Trusted {
+		p.Untrusted = fmt.Sprintf("the project file %s is not trusted: run 'hub trust' in %s (or pass --trust-project) to let it run",
+			file, config.ProjectRoot(filepath.Dir(filepath.Dir(r.Dir))))
 	}
-	return out, warns
+	return p, true, nil
 }
 
 // ProjectFiles are the project persona files visible from cwd, for 'hub
 // trust' to record.
 func ProjectFiles(cwd string) []string {
+	d := Dirs{Cwd: cwd}
 	var out []string
-	for _, r := range (Dirs{Cwd: cwd}).roots() {
-		if !r.project() {
+	for _, r := range d.roots() {
+		if !r.Project() {
 			continue
 		}
-		list, _ := scan(r, false)
+		list, _ := skills.Scan(r, d.load)
 		for _, p := range list {
 			out = append(out, p.File)
 		}

@@ -105,32 +105,23 @@ func Parse(file string, data []byte) (Persona, error) {
 
 // set decodes one front matter key.
 func (p *Persona) set(key string, v *yaml.Node) error {
+	scalars := map[string]*string{"name": &p.Name, "description": &p.Description, "agent": &p.Agent, "model": &p.Model,
+		"mode": &p.Mode, "permissionMode": &p.Mode}
+	lists := map[string]*[]string{"tools": &p.Tools, "disallowedTools": &p.Disallowed, "disallowed-tools": &p.Disallowed,
+		"skills": &p.Skills, "delegates": &p.Delegates}
 	var err error
-	switch key {
-	case "name":
-		p.Name, err = scalar(v)
-	case "description":
-		p.Description, err = scalar(v)
-	case "agent":
-		p.Agent, err = scalar(v)
-	case "model":
-		if p.Model, err = scalar(v); p.Model == "inherit" {
+	switch {
+	case scalars[key] != nil:
+		*scalars[key], err = scalar(v)
+		if p.Model == "inherit" {
 			p.Model = ""
 		}
-	case "mode", "permissionMode":
-		p.Mode, err = scalar(v)
-	case "tools":
-		p.Tools, err = list(v)
-		p.ToolsSet = err == nil
-	case "disallowedTools", "disallowed-tools":
-		p.Disallowed, err = list(v)
-	case "skills":
-		p.Skills, err = list(v)
-	case "delegates":
-		p.Delegates, err = list(v)
-	case "replace":
+	case lists[key] != nil:
+		*lists[key], err = list(v)
+		p.ToolsSet = p.ToolsSet || key == "tools" && err == nil
+	case key == "replace":
 		err = v.Decode(&p.Replace)
-	case "permissions":
+	case key == "permissions":
 		p.Permissions, err = rules(v)
 		if slices.ContainsFunc(p.Permissions, func(r config.PermissionRule) bool { return strings.EqualFold(r.Decision, "allow") }) {
 			p.Notes = append(p.Notes, fmt.Sprintf("%s:%d: key permissions: allow rules are ignored: a persona only narrows your permissions", p.File, v.Line))
@@ -158,30 +149,7 @@ func scalar(v *yaml.Node) (string, error) {
 
 // list takes a comma list ("Read, Grep") or a YAML list.
 func list(v *yaml.Node) ([]string, error) {
-	var raw []string
-	switch v.Kind {
-	case yaml.ScalarNode:
-		if v.Tag == "!!null" {
-			return nil, nil
-		}
-		raw = strings.Split(v.Value, ",")
-	case yaml.SequenceNode:
-		for _, e := range v.Content {
-			if e.Kind != yaml.ScalarNode {
-				return nil, fmt.Errorf("line %d: each entry must be a name", e.Line)
-			}
-			raw = append(raw, e.Value)
-		}
-	default:
-		return nil, errors.New("must be a comma list or a YAML list")
-	}
-	out := []string{}
-	for _, s := range raw {
-		if s = strings.TrimSpace(s); s != "" && !slices.Contains(out, s) {
-			out = append(out, s)
-		}
-	}
-	return out, nil
+	return skills.NameList(v, func(s string) []string { return strings.Split(s, ",") })
 }
 
 // rules takes the config's rule tables ([{tool, path, command,

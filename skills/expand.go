@@ -64,12 +64,18 @@ func (s Skill) ReferencedFiles() []File {
 // Render returns the skill as prompt text: body plus referenced files,
 // with the folder the skill's relative paths (scripts, assets) resolve to.
 func (s Skill) Render() string {
-	var b strings.Builder
-	_ = tmpl().ExecuteTemplate(&b, "prompt.tmpl", struct {
+	return render("prompt.tmpl", struct {
 		Name, Dir, Body string
 		Files           []File
 	}{s.Name, s.Dir, s.Body, s.ReferencedFiles()})
-	return strings.TrimRight(b.String(), "\n")
+}
+
+// render is the template name executed on data, without the blank lines
+// around it.
+func render(name string, data any) string {
+	var b strings.Builder
+	_ = tmpl().ExecuteTemplate(&b, name, data)
+	return strings.TrimSpace(b.String())
 }
 
 // Prompt is the skill activated for one prompt: the rendered skill followed
@@ -88,23 +94,11 @@ func Instructions(list []Skill) string {
 	if len(list) == 0 {
 		return ""
 	}
-	var b strings.Builder
-	_ = tmpl().ExecuteTemplate(&b, "instructions.tmpl", list)
-	return strings.TrimSpace(b.String())
+	return render("instructions.tmpl", list)
 }
 
 // PromptPrefix renders skills to prepend to a user prompt.
-func PromptPrefix(list []Skill) string {
-	header := "Apply the following Agent Skill to the request after it."
-	if len(list) > 1 {
-		header = "Apply the following Agent Skills to the request after them."
-	}
-	parts := []string{header + " Paths in a skill are relative to its folder."}
-	for _, s := range list {
-		parts = append(parts, s.Render())
-	}
-	return strings.Join(parts, "\n\n")
-}
+func PromptPrefix(list []Skill) string { return render("prefix.tmpl", list) }
 
 // place makes each skill folder visible under dir (created if needed) as
 // dir/<name>, by symlink, or by copy when no working symlink can be made

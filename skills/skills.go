@@ -10,11 +10,11 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
-	"sort"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -66,30 +66,29 @@ type Warning struct {
 
 func (w Warning) String() string { return w.Path + ": " + w.Message }
 
-type frontMatter struct {
-	Name         string `yaml:"name"`
-	Description  string `yaml:"description"`
-	AllowedTools any    `yaml:"allowed-tools"`
-}
-
 var validName = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
 
-// Roots returns the folders searched for cwd, with their source labels,
-// highest priority first: .hub/skills and .agents/skills of cwd and of each
-// parent up to the repository root (config.ProjectDirs), nearest first, so
-// a subproject's skill shadows the repository's of the same name; then the
-// user's.
-func Roots(cwd, userDir string) [][2]string {
-	var roots [][2]string
+// Root is a folder searched for skills or personas, with its source label.
+type Root struct{ Dir, Source string }
+
+// Project says whether the folder is a project's, whose files hub uses
+// fully only once the user trusts them.
+func (r Root) Project() bool { return strings.HasPrefix(r.Source, "project:") }
+
+// roots returns the folders searched for cwd, highest priority first:
+// .hub/skills and .agents/skills of cwd and of each parent up to the
+// repository root (config.ProjectDirs), nearest first, so a subproject's
+// skill shadows the repository's of the same name; then the user's.
+func roots(cwd, userDir string) []Root {
+	var out []Root
 	for _, dir := range config.ProjectDirs(cwd) {
-		roots = append(roots,
-			[2]string{filepath.Join(dir, ".hub", "skills"), SourceProjectHub},
-			[2]string{filepath.Join(dir, ".agents", "skills"), SourceProjectAgents})
+		out = append(out, Root{filepath.Join(dir, ".hub", "skills"), SourceProjectHub},
+			Root{filepath.Join(dir, ".agents", "skills"), SourceProjectAgents})
 	}
 	if userDir != "" {
-		roots = append(roots, [2]string{filepath.Join(userDir, "skills"), SourceUser})
+		out = append(out, Root{filepath.Join(userDir, "skills"), SourceUser})
 	}
-	return roots
+	return out
 }
 
 // DiscoverTrusting lists the skills visible from cwd: the project's
@@ -103,17 +102,11 @@ func Roots(cwd, userDir string) [][2]string {
 // when 'hub trust' recorded its SKILL.md as it is now; until then it
 // loads as instructions only: its allowed-tools are ignored.
 func DiscoverTrusting(cwd, userDir string, trustProject bool) ([]Skill, []Warning) {
-	var all []Skill
-	var warns []Warning
-	for _, root := range Roots(cwd, cmp.Or(userDir, config.UserDir())) {
-		list, ws := scan(root)
-		warns = append(warns, ws...)
-		for _, s := range list {
-			s.Source, s.Trusted = root[1], root[1] == SourceUser || trustProject || s.Trusted
-			all = append(all, s)
-		}
-	}
-	out, passed := Nearest("skill", all, func(s Skill) (string, string, bool, bool) { return s.Name, s.Dir, s.Trusted, s.Source == SourceUser })
+	out, warns := DiscoverIn("skill", roots(cwd, cmp.Or(userDir, config.UserDir())), func(r Root, dir string, e fs.DirEntry) (Skill, bool, error) {
+		s, ok, err := loadEntry(r, dir, e)
+		s.Trusted = !r.Project() || trustProject || s.Trusted
+		return s, ok, err
+	}, func(s Skill) (string, string, bool, bool) { return s.Name, s.Dir, s.Trusted, s.Source == SourceUser })
 	for i, s := range out {
 		if !s.Trusted && len(s.AllowedTools) > 0 {
 			out[i].IgnoredTools, out[i].AllowedTools = s.AllowedTools, nil
@@ -121,16 +114,56 @@ func DiscoverTrusting(cwd, userDir string, trustProject bool) ([]Skill, []Warnin
 				s.Name, strings.Join(s.AllowedTools, " "), config.ProjectRoot(cwd)))
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, warns
+}
+
+// DiscoverIn loads the items of roots, listed nearest first, with load
+// (see Scan), keeps those nearest keeps and sorts them by name. kind and
+// key are nearest's.
+func DiscoverIn[T any](kind string, roots []Root, load func(Root, string, fs.DirEntry) (T, bool, error),
+	key func(T) (name, where string, trusted, own bool)) ([]T, []Warning) {
+	var all []T
+	var warns []Warning
+	for _, r := range roots {
+		list, ws := Scan(r, load)
+		all, warns = append(all, list...), append(warns, ws...)
+	}
+	out, passed := nearest(kind, all, key)
+	slices.SortStableFunc(out, func(a, b T) int {
+		na, _, _, _ := key(a)
+		nb, _, _, _ := key(b)
+		return strings.Compare(na, nb)
+	})
 	return out, append(warns, passed...)
 }
 
-// Nearest keeps, of items listed nearest first, the first of each name,
+// Scan loads the entries of the folder r that load takes (ok), given each
+// entry's path; one it fails to load is a warning. A missing folder holds
+// none.
+func Scan[T any](r Root, load func(Root, string, fs.DirEntry) (T, bool, error)) ([]T, []Warning) {
+	entries, err := os.ReadDir(r.Dir)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, []Warning{{r.Dir, err.Error()}}
+	}
+	var out []T
+	var warns []Warning
+	for _, e := range entries {
+		p := filepath.Join(r.Dir, e.Name())
+		if v, ok, err := load(r, p, e); err != nil {
+			warns = append(warns, Warning{p, err.Error()})
+		} else if ok {
+			out = append(out, v)
+		}
+	}
+	return out, warns
+}
+
+// nearest keeps, of items listed nearest first, the first of each name,
 // except that one hub does not trust never shadows the user's own of that
 // name; each it passes over becomes a warning. key gives an item's name,
 // where it is, whether it is trusted and whether it is the user's own;
 // kind names the items in warnings ("skill").
-func Nearest[T any](kind string, items []T, key func(T) (name, where string, trusted, own bool)) ([]T, []Warning) {
+func nearest[T any](kind string, items []T, key func(T) (name, where string, trusted, own bool)) ([]T, []Warning) {
 	mine := map[string]string{}
 	for _, it := range items {
 		if name, where, _, own := key(it); own && mine[name] == "" {
@@ -154,43 +187,26 @@ func Nearest[T any](kind string, items []T, key func(T) (name, where string, tru
 	return out, warns
 }
 
-// scan loads the skill folders of one root; Trusted says whether the
-// trust store holds each SKILL.md as it is now.
-func scan(root [2]string) ([]Skill, []Warning) {
-	entries, err := os.ReadDir(root[0])
+// loadEntry loads the skill folder dir of r (a folder or a link to one);
+// its Trusted says whether the trust store holds its SKILL.md as it is now.
+func loadEntry(r Root, dir string, _ fs.DirEntry) (Skill, bool, error) {
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return Skill{}, false, nil
+	}
+	s, err := Load(dir)
 	if err != nil {
-		if !errors.Is(err, os.ErrNotExist) {
-			return nil, []Warning{{root[0], err.Error()}}
-		}
-		return nil, nil
+		return Skill{}, false, errors.New(strings.ReplaceAll(err.Error(), dir+": ", ""))
 	}
-	var out []Skill
-	var warns []Warning
-	for _, e := range entries {
-		dir := filepath.Join(root[0], e.Name())
-		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-			continue
-		}
-		s, data, err := load(dir)
-		if err != nil {
-			warns = append(warns, Warning{dir, strings.ReplaceAll(err.Error(), dir+": ", "")})
-			continue
-		}
-		s.Trusted = config.IsTrusted(filepath.Join(dir, FileName), data)
-		out = append(out, s)
-	}
-	return out, warns
+	s.Source = r.Source
+	return s, true, nil
 }
 
 // ProjectFiles are the SKILL.md files of the project skills visible from
 // cwd, for 'hub trust' to record.
 func ProjectFiles(cwd string) []string {
 	var out []string
-	for _, root := range Roots(cwd, "") {
-		if root[1] == SourceUser {
-			continue
-		}
-		list, _ := scan(root)
+	for _, r := range roots(cwd, "") { // the project's alone
+		list, _ := Scan(r, loadEntry)
 		for _, s := range list {
 			out = append(out, filepath.Join(s.Dir, FileName))
 		}
@@ -224,30 +240,26 @@ func FindTrusting(cwd, userDir, name string, trustProject bool) (Skill, error) {
 	return Skill{}, fmt.Errorf("%w: %q (available: %v; see 'hub skills list')", ErrNotFound, name, names)
 }
 
-// Load parses dir/SKILL.md.
+// Load parses dir/SKILL.md; Trusted says whether the trust store holds it
+// as it is now.
 func Load(dir string) (Skill, error) {
-	s, _, err := load(dir)
-	return s, err
-}
-
-// load parses dir/SKILL.md and returns its bytes too.
-func load(dir string) (Skill, []byte, error) {
-	data, err := config.ReadProjectFile(filepath.Join(dir, FileName)) // capped; no device or FIFO
+	file := filepath.Join(dir, FileName)
+	data, err := config.ReadProjectFile(file) // capped; no device or FIFO
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return Skill{}, nil, fmt.Errorf("%w: %s: no %s in folder", ErrMalformed, dir, FileName)
+			return Skill{}, fmt.Errorf("%w: %s: no %s in folder", ErrMalformed, dir, FileName)
 		}
-		return Skill{}, nil, fmt.Errorf("%w: %s: %v", ErrMalformed, dir, err)
+		return Skill{}, fmt.Errorf("%w: %s: %v", ErrMalformed, dir, err)
 	}
 	s, err := Parse(data)
 	if err != nil {
-		return Skill{}, nil, fmt.Errorf("%s: %w", dir, err)
+		return Skill{}, fmt.Errorf("%s: %w", dir, err)
 	}
-	s.Dir = dir
+	s.Dir, s.Trusted = dir, config.IsTrusted(file, data)
 	if s.Name != filepath.Base(dir) {
-		return Skill{}, nil, fmt.Errorf("%w: %s: name %q does not match folder name %q", ErrMalformed, dir, s.Name, filepath.Base(dir))
+		return Skill{}, fmt.Errorf("%w: %s: name %q does not match folder name %q", ErrMalformed, dir, s.Name, filepath.Base(dir))
 	}
-	return s, data, nil
+	return s, nil
 }
 
 // Parse decodes the bytes of a SKILL.md.
@@ -256,7 +268,11 @@ func Parse(data []byte) (Skill, error) {
 	if why != "" {
 		return Skill{}, fmt.Errorf("%w: SKILL.md: %s", ErrMalformed, why)
 	}
-	var fm frontMatter
+	var fm struct {
+		Name         string    `yaml:"name"`
+		Description  string    `yaml:"description"`
+		AllowedTools yaml.Node `yaml:"allowed-tools"`
+	}
 	if err := yaml.Unmarshal(front, &fm); err != nil {
 		return Skill{}, fmt.Errorf("%w: front matter: %s", ErrMalformed, adapters.OneLine(err.Error()))
 	}
@@ -269,9 +285,9 @@ func Parse(data []byte) (Skill, error) {
 	case s.Description == "":
 		return Skill{}, fmt.Errorf("%w: front matter lacks 'description'", ErrMalformed)
 	}
-	tools, err := parseTools(fm.AllowedTools)
+	tools, err := NameList(&fm.AllowedTools, strings.Fields)
 	if err != nil {
-		return Skill{}, err
+		return Skill{}, fmt.Errorf("%w: allowed-tools: %w", ErrMalformed, err)
 	}
 	s.AllowedTools = tools
 	return s, nil
@@ -296,24 +312,31 @@ func FrontMatter(data []byte) (front, body []byte, why string) {
 	return front, body, ""
 }
 
-// parseTools accepts the spec's space-separated string or a YAML list.
-func parseTools(v any) ([]string, error) {
-	switch x := v.(type) {
-	case nil:
+// NameList reads a front matter list of names: one string that split cuts
+// into names, or a YAML list of names; each trimmed, blanks and repeats
+// dropped. An absent or null value is no list (nil).
+func NameList(v *yaml.Node, split func(string) []string) ([]string, error) {
+	var raw []string
+	switch {
+	case v.Kind == 0 || v.Tag == "!!null":
 		return nil, nil
-	case string:
-		return strings.Fields(x), nil
-	case []any:
-		out := make([]string, 0, len(x))
-		for _, e := range x {
-			s, ok := e.(string)
-			if !ok {
-				return nil, fmt.Errorf("%w: allowed-tools must hold strings", ErrMalformed)
+	case v.Kind == yaml.ScalarNode:
+		raw = split(v.Value)
+	case v.Kind == yaml.SequenceNode:
+		for _, e := range v.Content {
+			if e.Kind != yaml.ScalarNode {
+				return nil, fmt.Errorf("line %d: each entry must be a name", e.Line)
 			}
+			raw = append(raw, e.Value)
+		}
+	default:
+		return nil, errors.New("must be a list of names or a YAML list")
+	}
+	out := []string{}
+	for _, s := range raw {
+		if s = strings.TrimSpace(s); s != "" && !slices.Contains(out, s) {
 			out = append(out, s)
 		}
-		return out, nil
-	default:
-		return nil, fmt.Errorf("%w: allowed-tools must be a string or a list", ErrMalformed)
 	}
+	return out, nil
 }

@@ -110,11 +110,7 @@ func (a *Adapter) args(opts adapters.SessionOptions) ([]string, error) {
 		}
 	}
 	if len(opts.MCPServers) > 0 {
-		cfg, err := mcpConfig(opts.MCPServers)
-		if err != nil {
-			return nil, err
-		}
-		args = append(args, "--mcp-config", cfg)
+		args = append(args, "--mcp-config", mcpConfig(opts.MCPServers))
 	}
 	args = adapters.AppendFlags(args, "--system-prompt", opts.SystemPrompt, "--append-system-prompt", opts.Instructions,
 		"--disallowed-tools", strings.Join(disallowedTools(opts.Tools), ","), "--json-schema", string(opts.OutputSchema))
@@ -137,7 +133,7 @@ func chosen(v string) string {
 }
 
 // mcpConfig renders editor MCP servers in claude's --mcp-config JSON shape.
-func mcpConfig(servers []adapters.MCPServer) (string, error) {
+func mcpConfig(servers []adapters.MCPServer) string {
 	type entry struct {
 		Type    string            `json:"type"`
 		Command string            `json:"command,omitempty"`
@@ -148,14 +144,10 @@ func mcpConfig(servers []adapters.MCPServer) (string, error) {
 	}
 	m := map[string]entry{}
 	for _, s := range servers {
-		t := cmp.Or(s.Type, "stdio")
-		m[s.Name] = entry{Type: t, Command: s.Command, Args: s.Args, Env: s.Env, URL: s.URL, Headers: s.Headers}
+		m[s.Name] = entry{Type: cmp.Or(s.Type, "stdio"), Command: s.Command, Args: s.Args, Env: s.Env, URL: s.URL, Headers: s.Headers}
 	}
-	b, err := json.Marshal(map[string]any{"mcpServers": m})
-	if err != nil {
-		return "", fmt.Errorf("claude: encode MCP servers: %w", err)
-	}
-	return string(b), nil
+	b, _ := json.Marshal(map[string]any{"mcpServers": m}) // strings, and lists and maps of them
+	return string(b)
 }
 
 // environ is the parent's environment without the markers of an enclosing

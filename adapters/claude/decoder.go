@@ -1,7 +1,6 @@
 package claude
 
 import (
-	"bytes"
 	"cmp"
 	"encoding/json"
 	"strconv"
@@ -49,10 +48,18 @@ type ClaudeDecoder struct {
 // ClaudeControl is one control record for the adapter, never an event.
 type ClaudeControl struct {
 	Request  *ClaudeControlRequest
-	Response json.RawMessage // the control_response line
+	Response *ClaudeControlResponse
 	// Lifecycle is a command_lifecycle record: where a user message sent
 	// with a uuid stands ("queued", "started", "completed", "cancelled").
 	Lifecycle *ClaudeLifecycle
+}
+
+// ClaudeControlResponse is claude's answer to a control request hub sent.
+type ClaudeControlResponse struct {
+	Subtype   string          `json:"subtype"` // "success" or "error"
+	RequestID string          `json:"request_id"`
+	Error     string          `json:"error"`
+	Response  json.RawMessage `json:"response"`
 }
 
 // ClaudeLifecycle is the state of one user message claude took.
@@ -123,7 +130,10 @@ type claudeLine struct {
 
 	// StructuredOutput is a result's answer to --json-schema (the model's
 	// StructuredOutput tool call).
-	StructuredOutput json.RawMessage `json:"structured_output"`
+	StructuredOutput json.RawMessage       `json:"structured_output"`
+	Response         ClaudeControlResponse `json:"response"`   // a control_response's
+	RequestID        string                `json:"request_id"` // a control_request's
+	Request          ClaudeControlSubject  `json:"request"`
 }
 
 type claudeUsage struct {
@@ -154,9 +164,9 @@ func (d *ClaudeDecoder) line(l *claudeLine, line []byte) []adapters.Event {
 	case "result":
 		return d.result(l)
 	case "control_request":
-		return d.controlRequest(line)
+		return d.controlRequest(l, line)
 	case "control_response":
-		d.Control(ClaudeControl{Response: bytes.Clone(line)})
+		d.Control(ClaudeControl{Response: &l.Response})
 		return nil
 	case "rate_limit_event":
 		return d.rateLimit(l, line)

@@ -127,11 +127,8 @@ func ParseClaudeControlRequest(line []byte) (ClaudeControlRequest, bool) {
 	return r, true
 }
 
-func (d *ClaudeDecoder) controlRequest(line []byte) []adapters.Event {
-	req, ok := ParseClaudeControlRequest(line)
-	if !ok {
-		return []adapters.Event{adapters.RawEvent("claude:control_request", line)}
-	}
+func (d *ClaudeDecoder) controlRequest(l *claudeLine, line []byte) []adapters.Event {
+	req := ClaudeControlRequest{Type: l.Type, RequestID: l.RequestID, ClaudeControlSubject: l.Request}
 	if req.Subtype != "can_use_tool" {
 		d.Control(ClaudeControl{Request: &req})
 		return nil

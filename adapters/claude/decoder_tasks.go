@@ -9,16 +9,6 @@ import (
 	"github.com/hubdev/hub/adapters"
 )
 
-// Claude Code 2.x replaced TodoWrite (which sent the whole list) by task
-// tools that each touch one task; the decoder keeps the list so every plan
-// event still carries all entries.
-const (
-	claudeTaskCreate = "TaskCreate"
-	claudeTaskUpdate = "TaskUpdate"
-	claudeTaskList   = "TaskList"
-	claudeTaskGet    = "TaskGet"
-)
-
 // claudeTask is a task as the task tools name it: by TaskID in their input,
 // by ID in their results and in the task list, where ID stays "" until the
 // TaskCreate result names it (toolID is that call's tool_use id).
@@ -32,14 +22,18 @@ type claudeTask struct {
 
 // claudeTaskResult is the union of the task tools' structured results.
 type claudeTaskResult struct {
-	Task  *claudeTask   `json:"task"`
-	Tasks *[]claudeTask `json:"tasks"`
+	Task  *claudeTask    `json:"task"`
+	Tasks *[]*claudeTask `json:"tasks"`
 }
 
 var claudeTaskCreatedRE = regexp.MustCompile(`Task #(\S+) created`)
 
+// claudeIsTaskTool says whether name is one of the task tools by which
+// Claude Code 2.x replaced TodoWrite (which sent the whole list): each
+// touches one task, so the decoder keeps the list for every plan event to
+// carry all entries.
 func claudeIsTaskTool(name string) bool {
-	return slices.Contains([]string{claudeTaskCreate, claudeTaskUpdate, claudeTaskList, claudeTaskGet}, name)
+	return slices.Contains([]string{"TaskCreate", "TaskUpdate", "TaskList", "TaskGet"}, name)
 }
 
 // taskUse applies a task tool's input; it returns a plan event when the list
@@ -48,9 +42,9 @@ func (d *ClaudeDecoder) taskUse(id, name string, input []byte) []adapters.Event 
 	var in claudeTask
 	_ = adapters.Unmarshal(input, &in)
 	switch name {
-	case claudeTaskCreate:
+	case "TaskCreate":
 		d.tasks = append(d.tasks, &claudeTask{toolID: id, Subject: in.Subject, Status: "pending"})
-	case claudeTaskUpdate:
+	case "TaskUpdate":
 		if !d.updateTask(in) {
 			return nil
 		}
@@ -88,18 +82,15 @@ func (d *ClaudeDecoder) taskResult(b *claudeBlockJSON, rec *claudeToolRecord, st
 	var res claudeTaskResult
 	_ = adapters.Unmarshal(structured, &res)
 	switch rec.name {
-	case claudeTaskCreate:
+	case "TaskCreate":
 		return d.taskCreated(b, &res)
-	case claudeTaskList:
+	case "TaskList":
 		if b.IsError || res.Tasks == nil {
 			return nil
 		}
-		d.tasks = d.tasks[:0]
-		for i := range *res.Tasks {
-			d.tasks = append(d.tasks, &(*res.Tasks)[i])
-		}
+		d.tasks = slices.DeleteFunc(*res.Tasks, func(t *claudeTask) bool { return t == nil })
 		return d.taskPlan()
-	case claudeTaskGet:
+	case "TaskGet":
 		if b.IsError || res.Task == nil || res.Task.ID == "" || !d.updateTask(*res.Task) {
 			return nil
 		}

@@ -11,10 +11,7 @@ import (
 // sends claude the answer. "Always" answers are remembered by the consumer
 // (scoped per command) and by claude itself through its suggested rules.
 func (s *Session) permission(ev adapters.Event) {
-	req, ok := ParseClaudeControlRequest(ev.Raw)
-	if !ok {
-		return
-	}
+	req, _ := ParseClaudeControlRequest(ev.Raw) // the decoder made ev of one
 	if t := s.turn.Current(); t == nil || t.IsCancelled() {
 		s.respond(req.RequestID, permissionResult(req, adapters.PermissionDecision{Cancelled: true}))
 		return
@@ -89,28 +86,17 @@ func (s *Session) onControl(c ClaudeControl) {
 	}
 }
 
-func (s *Session) controlResponse(raw []byte) {
-	var r struct {
-		Response struct {
-			Subtype   string          `json:"subtype"`
-			RequestID string          `json:"request_id"`
-			Error     string          `json:"error"`
-			Response  json.RawMessage `json:"response"`
-		} `json:"response"`
-	}
-	if json.Unmarshal(raw, &r) != nil {
-		return
-	}
+func (s *Session) controlResponse(r *ClaudeControlResponse) {
 	s.mu.Lock()
-	reply := s.pending[r.Response.RequestID]
-	delete(s.pending, r.Response.RequestID)
+	reply := s.pending[r.RequestID]
+	delete(s.pending, r.RequestID)
 	s.mu.Unlock()
 	if reply == nil {
 		return
 	}
 	var err error
-	if r.Response.Subtype == "error" {
-		err = errors.New(r.Response.Error)
+	if r.Subtype == "error" {
+		err = errors.New(r.Error)
 	}
-	reply(r.Response.Response, err)
+	reply(r.Response, err)
 }

@@ -57,7 +57,7 @@ type Session struct {
 }
 
 func newSession(a *Adapter, p *proc.Process, opts adapters.SessionOptions) *Session {
-	s := &Session{a: a, p: p, dec: NewClaudeDecoder(), id: opts.ResumeID, opts: opts,
+	s := &Session{a: a, p: p, dec: NewClaudeDecoder(), id: opts.ResumeID, opts: opts, steered: map[string]string{},
 		pending: map[string]func(json.RawMessage, error){}, readDone: make(chan struct{}), initDone: make(chan struct{})}
 	s.dec.Control = s.onControl
 	s.rules = adapters.RulesOf(opts, s.interrupt, nil)
@@ -88,7 +88,7 @@ func (s *Session) Prompt(ctx context.Context, prompt []adapters.Content, emit fu
 		s.mu.Unlock()
 		return "", err
 	}
-	s.steered = nil
+	clear(s.steered)
 	s.mu.Unlock()
 	s.p.Trace(ctx)
 	if err := s.write(line); err != nil {
@@ -113,9 +113,6 @@ func (s *Session) Steer(_ context.Context, prompt []adapters.Content) error {
 	if s.turn.Current() == nil || s.p.Exited() {
 		s.mu.Unlock()
 		return adapters.ErrNoTurn
-	}
-	if s.steered == nil {
-		s.steered = map[string]string{}
 	}
 	s.steered[id] = ""
 	s.mu.Unlock()
@@ -165,10 +162,17 @@ func imageBlock(c adapters.Content) (map[string]any, error) {
 	switch strings.ToLower(u.Scheme) {
 	case "file":
 		path, err := fileuri.ToPath(runtime.GOOS, c.URI)
-		if err != nil {
-			return nil, fmt.Errorf("claude: image: %w", err)
+		var b []byte
+		if err == nil {
+			b, err = safefile.Read(path, maxImageBytes) // a FIFO is refused, not waited on
 		}
-		return fileImage(path, c.MimeType)
+		if errors.Is(err, safefile.ErrTooLarge) {
+			return nil, fmt.Errorf("claude: %s: %w; attach a smaller or compressed image", path, errImageTooLarge)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("claude: read image: %w", err)
+		}
+		return base64Image(cmp.Or(c.MimeType, http.DetectContentType(b)), base64.StdEncoding.EncodeToString(b)), nil
 	case "http", "https":
 		return map[string]any{"type": "image", "source": map[string]any{"type": "url", "url": c.URI}}, nil
 	}
@@ -177,18 +181,6 @@ func imageBlock(c adapters.Content) (map[string]any, error) {
 
 func base64Image(mimeType, data string) map[string]any {
 	return map[string]any{"type": "image", "source": map[string]any{"type": "base64", "media_type": mimeType, "data": data}}
-}
-
-func fileImage(path, mimeType string) (map[string]any, error) {
-	b, err := safefile.Read(path, maxImageBytes) // a FIFO is refused, not waited on
-	if errors.Is(err, safefile.ErrTooLarge) {
-		return nil, fmt.Errorf("claude: %s: %w; attach a smaller or compressed image", path, errImageTooLarge)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("claude: read image: %w", err)
-	}
-	mimeType = cmp.Or(mimeType, http.DetectContentType(b))
-	return base64Image(mimeType, base64.StdEncoding.EncodeToString(b)), nil
 }
 
 // userMessage renders a prompt as a stream-json user message line.
@@ -261,10 +253,7 @@ func (s *Session) control(req map[string]any, reply func(json.RawMessage, error)
 		s.pending[id] = reply
 	}
 	s.mu.Unlock()
-	b, err := json.Marshal(map[string]any{"type": "control_request", "request_id": id, "request": req})
-	if err != nil {
-		return err
-	}
+	b, _ := json.Marshal(map[string]any{"type": "control_request", "request_id": id, "request": req}) // hub's own values
 	return s.write(b)
 }
 
@@ -300,10 +289,8 @@ func (s *Session) controlWait(ctx context.Context, req map[string]any) error {
 	if err == nil {
 		select {
 		case err = <-reply:
-		case <-ctx.Done():
+		case <-ctx.Done(): // claude's exit answers the reply (see exit)
 			return ctx.Err()
-		case <-s.readDone:
-			err = ErrExited
 		}
 	}
 	if err != nil {
@@ -384,7 +371,7 @@ func (s *Session) emit(ev adapters.Event) {
 		if cancelled {
 			ev.StopReason = adapters.StopCancelled
 		}
-		s.steered = nil
+		clear(s.steered)
 	}
 	s.turn.Emit(ev)
 }

@@ -63,33 +63,34 @@ type piToolState struct {
 // NewPiDecoder returns a decoder resolving tool paths against cwd.
 func NewPiDecoder(cwd string) *PiDecoder { return &PiDecoder{Cwd: cwd} }
 
-// piRecord holds the raw top-level members the decoder looks at; pi 0.73
-// repeats the whole partial message in every message_update, so the bulky
-// members stay raw until a record's type says which are needed.
+// piRecord holds the top-level members the decoder looks at (one of an
+// unexpected type is left zero); pi 0.73 repeats the whole partial message
+// in every message_update, so the bulky members stay raw until a record's
+// type says which are needed.
 type piRecord struct {
 	Typ           json.RawMessage `json:"type"`
 	Ame           json.RawMessage `json:"assistantMessageEvent"`
 	Message       json.RawMessage `json:"message"`
-	ID            json.RawMessage `json:"id"`
-	ToolCallID    json.RawMessage `json:"toolCallId"`
-	ToolName      json.RawMessage `json:"toolName"`
+	ID            string          `json:"id"`
+	ToolCallID    string          `json:"toolCallId"`
+	ToolName      string          `json:"toolName"`
 	Args          json.RawMessage `json:"args"`
 	PartialResult json.RawMessage `json:"partialResult"`
 	Result        json.RawMessage `json:"result"`
-	IsError       json.RawMessage `json:"isError"`
-	Command       json.RawMessage `json:"command"`
-	Success       json.RawMessage `json:"success"`
-	ErrorField    json.RawMessage `json:"error"`
+	IsError       bool            `json:"isError"`
+	Command       string          `json:"command"`
+	Success       bool            `json:"success"`
+	ErrorField    string          `json:"error"`
 	Data          json.RawMessage `json:"data"`
-	Method        json.RawMessage `json:"method"`
-	Cwd           json.RawMessage `json:"cwd"`
+	Method        string          `json:"method"`
+	Cwd           string          `json:"cwd"`
 	Attempt       json.RawMessage `json:"attempt"`
 	MaxAttempts   json.RawMessage `json:"maxAttempts"`
-	DelayMs       json.RawMessage `json:"delayMs"`
-	ErrorMessage  json.RawMessage `json:"errorMessage"`
-	FinalError    json.RawMessage `json:"finalError"`
+	DelayMs       int64           `json:"delayMs"`
+	ErrorMessage  string          `json:"errorMessage"`
+	FinalError    string          `json:"finalError"`
 	WillRetry     json.RawMessage `json:"willRetry"`
-	Aborted       json.RawMessage `json:"aborted"`
+	Aborted       bool            `json:"aborted"`
 }
 
 // Decode turns one line into zero or more events.
@@ -100,7 +101,8 @@ func (d *PiDecoder) Decode(line []byte) []adapters.Event {
 	}
 	var r piRecord
 	ok := adapters.Unmarshal(line, &r) == nil && r.Typ != nil
-	typ := piString(r.Typ)
+	var typ string
+	_ = adapters.Unmarshal(r.Typ, &typ) // not a string: ""
 	var out []adapters.Event
 	if d.held != nil && (!ok || (typ != "auto_retry_start" && typ != "auto_retry_end")) {
 		out, d.held = d.held, nil
@@ -124,7 +126,18 @@ func (d *PiDecoder) Flush() []adapters.Event {
 	return out
 }
 
+// piRecords decode the records that need nothing but their members.
+var piRecords = map[string]func(*PiDecoder, *piRecord) []adapters.Event{
+	"message_update": (*PiDecoder).messageUpdate, "message_end": (*PiDecoder).messageEnd,
+	"tool_execution_start": (*PiDecoder).toolStart, "tool_execution_update": (*PiDecoder).toolUpdate,
+	"tool_execution_end": (*PiDecoder).toolEnd, "auto_retry_start": (*PiDecoder).retryStart,
+	"auto_retry_end": (*PiDecoder).retryEnd, "session": (*PiDecoder).session,
+}
+
 func (d *PiDecoder) record(typ string, r *piRecord, line []byte) []adapters.Event {
+	if decode := piRecords[typ]; decode != nil {
+		return decode(d, r)
+	}
 	switch typ {
 	case "agent_start": // a prompt's run: its cost is the turn's
 		d.stop, d.errMsg, d.costTotal = "", "", 0
@@ -134,16 +147,6 @@ func (d *PiDecoder) record(typ string, r *piRecord, line []byte) []adapters.Even
 	case "message_start":
 		d.emitted = d.emitted[:0]
 		return nil
-	case "message_update":
-		return d.messageUpdate(r)
-	case "message_end":
-		return d.messageEnd(r)
-	case "tool_execution_start":
-		return d.toolStart(r)
-	case "tool_execution_update":
-		return d.toolUpdate(r)
-	case "tool_execution_end":
-		return d.toolEnd(r)
 	case "agent_end":
 		failed := d.stop == "error"
 		evs := d.agentEnd()
@@ -159,22 +162,16 @@ func (d *PiDecoder) record(typ string, r *piRecord, line []byte) []adapters.Even
 		return []adapters.Event{d.compaction("in_progress", "")}
 	case "compaction_end":
 		return []adapters.Event{d.compactionEnd(r)}
-	case "auto_retry_start":
-		return d.retryStart(r)
-	case "auto_retry_end":
-		return d.retryEnd(r)
 	case "response":
 		return d.response(r, line)
-	case "session":
-		return d.session(r)
 	case "extension_ui_request":
 		if d.OnUIRequest != nil {
-			d.OnUIRequest(piString(r.ID), piString(r.Method))
+			d.OnUIRequest(r.ID, r.Method)
 			return nil
 		}
 	case "extension_error":
 		return []adapters.Event{{Type: adapters.EventError, Error: &adapters.ErrorInfo{
-			Message: "pi extension failed: " + adapters.FirstLine(piString(r.ErrorField)), Code: adapters.CodeExtension}}}
+			Message: "pi extension failed: " + adapters.FirstLine(r.ErrorField), Code: adapters.CodeExtension}}}
 	}
 	return []adapters.Event{adapters.RawEvent("pi:"+typ, line)}
 }
@@ -190,10 +187,10 @@ func (d *PiDecoder) compaction(status, errMsg string) adapters.Event {
 
 // compactionEnd reports how pi's compaction ended, with its summary.
 func (d *PiDecoder) compactionEnd(r *piRecord) adapters.Event {
-	if errMsg := piString(r.ErrorMessage); errMsg != "" {
-		return d.compaction("failed", adapters.FirstLine(errMsg))
+	if r.ErrorMessage != "" {
+		return d.compaction("failed", adapters.FirstLine(r.ErrorMessage))
 	}
-	if string(r.Aborted) == "true" {
+	if r.Aborted {
 		return d.compaction("cancelled", "")
 	}
 	ev := d.compaction("completed", "")
@@ -219,21 +216,20 @@ func PiUnknownRecord(ev adapters.Event) string {
 
 func (d *PiDecoder) retryStart(r *piRecord) []adapters.Event {
 	d.held, d.retrying = nil, true
-	msg := cmp.Or(adapters.FirstLine(piString(r.ErrorMessage)), "the model provider returned an error")
-	delay, _ := strconv.ParseInt(string(r.DelayMs), 10, 64)
+	msg := cmp.Or(adapters.FirstLine(r.ErrorMessage), "the model provider returned an error")
 	return []adapters.Event{{Type: adapters.EventError, Error: &adapters.ErrorInfo{
-		Message: fmt.Sprintf("pi: %s (pi retries in %s, attempt %s of %s)", msg, time.Duration(delay)*time.Millisecond,
+		Message: fmt.Sprintf("pi: %s (pi retries in %s, attempt %s of %s)", msg, time.Duration(r.DelayMs)*time.Millisecond,
 			piNumber(r.Attempt), piNumber(r.MaxAttempts)),
-		Code: PiErrorCode(msg), Detail: piString(r.ErrorMessage), Retry: true}}}
+		Code: PiErrorCode(msg), Detail: r.ErrorMessage, Retry: true}}}
 }
 
 func (d *PiDecoder) retryEnd(r *piRecord) []adapters.Event {
 	pending := d.held != nil || d.retrying
 	d.held, d.retrying = nil, false
-	if string(r.Success) == "true" || !pending {
+	if r.Success || !pending {
 		return nil
 	}
-	final := piString(r.FinalError)
+	final := r.FinalError
 	if final == "Retry cancelled" {
 		return []adapters.Event{{Type: adapters.EventDone, StopReason: adapters.StopCancelled}}
 	}
@@ -325,10 +321,10 @@ func (d *PiDecoder) partialFallback(message []byte) []adapters.Event {
 // piMessageHead is what message_end needs of a message; its content is
 // not decoded.
 type piMessageHead struct {
-	Role         string          `json:"role"`
-	Usage        json.RawMessage `json:"usage"`
-	StopReason   string          `json:"stopReason"`
-	ErrorMessage string          `json:"errorMessage"`
+	Role         string   `json:"role"`
+	Usage        *piUsage `json:"usage"`
+	StopReason   string   `json:"stopReason"`
+	ErrorMessage string   `json:"errorMessage"`
 }
 
 type piUsage struct {
@@ -344,12 +340,12 @@ type piUsage struct {
 
 func (d *PiDecoder) messageEnd(r *piRecord) []adapters.Event {
 	var m piMessageHead
-	if r.Message == nil || adapters.Unmarshal(r.Message, &m) != nil || m.Role != "assistant" {
+	if adapters.Unmarshal(r.Message, &m) != nil || m.Role != "assistant" {
 		return nil
 	}
 	d.stop, d.errMsg = m.StopReason, m.ErrorMessage
-	var u piUsage
-	if m.Usage == nil || adapters.Unmarshal(m.Usage, &u) != nil {
+	u := m.Usage
+	if u == nil {
 		return nil
 	}
 	u.TotalTokens = cmp.Or(u.TotalTokens, u.Input+u.Output+u.CacheRead+u.CacheWrite)
@@ -399,8 +395,7 @@ func PiErrorCode(msg string) adapters.ErrorCode {
 }
 
 func (d *PiDecoder) response(r *piRecord, line []byte) []adapters.Event {
-	resp := PiResponse{ID: piString(r.ID), Command: piString(r.Command), Success: string(r.Success) == "true",
-		Error: piString(r.ErrorField), Data: bytes.Clone(r.Data)}
+	resp := PiResponse{ID: r.ID, Command: r.Command, Success: r.Success, Error: r.ErrorField, Data: bytes.Clone(r.Data)}
 	if d.OnResponse != nil && d.OnResponse(resp) {
 		return nil
 	}
@@ -412,12 +407,11 @@ func (d *PiDecoder) response(r *piRecord, line []byte) []adapters.Event {
 }
 
 func (d *PiDecoder) session(r *piRecord) []adapters.Event {
-	d.Cwd = cmp.Or(d.Cwd, piString(r.Cwd))
-	id := piString(r.ID)
-	if id == "" {
+	d.Cwd = cmp.Or(d.Cwd, r.Cwd)
+	if r.ID == "" {
 		return nil
 	}
-	return []adapters.Event{{Type: adapters.EventSessionInfo, Session: &adapters.SessionInfo{AgentSessionID: id}}}
+	return []adapters.Event{{Type: adapters.EventSessionInfo, Session: &adapters.SessionInfo{AgentSessionID: r.ID}}}
 }
 
 // absPath resolves p against the decoder's cwd; "" if it cannot be made absolute.
@@ -428,11 +422,4 @@ func (d *PiDecoder) absPath(p string) string {
 	}
 	abs, _ := adapters.AgentPath(d.Cwd, p) // "" for ""
 	return abs
-}
-
-// piString decodes a raw JSON string value; non-strings yield "".
-func piString(raw json.RawMessage) string {
-	var s string
-	_ = adapters.Unmarshal(raw, &s)
-	return s
 }

@@ -126,44 +126,39 @@ type piToolResult struct {
 }
 
 func (d *PiDecoder) toolStart(r *piRecord) []adapters.Event {
-	id := piString(r.ToolCallID)
-	if id == "" {
+	if r.ToolCallID == "" {
 		return nil
 	}
-	return d.announce(id, piString(r.ToolName), r.Args, adapters.StatusInProgress)
+	return d.announce(r.ToolCallID, r.ToolName, r.Args, adapters.StatusInProgress)
 }
 
 func (d *PiDecoder) toolUpdate(r *piRecord) []adapters.Event {
-	id := piString(r.ToolCallID)
 	var res piToolResult
-	if id == "" || r.PartialResult == nil || adapters.Unmarshal(r.PartialResult, &res) != nil {
+	if r.ToolCallID == "" || r.PartialResult == nil || adapters.Unmarshal(r.PartialResult, &res) != nil {
 		return nil
 	}
 	content := adapters.MCPContent(res.Content)
 	if len(content) == 0 {
 		return nil
 	}
-	return []adapters.Event{{Type: adapters.EventToolUpdate, Tool: &adapters.ToolCall{ID: id, Content: content}}}
+	return []adapters.Event{{Type: adapters.EventToolUpdate, Tool: &adapters.ToolCall{ID: r.ToolCallID, Content: content}}}
 }
 
 func (d *PiDecoder) toolEnd(r *piRecord) []adapters.Event {
-	id := piString(r.ToolCallID)
+	id := r.ToolCallID
 	if id == "" {
 		return nil
 	}
 	var out []adapters.Event
 	if _, ok := d.tools[id]; !ok {
-		out = d.announce(id, piString(r.ToolName), r.Args, adapters.StatusInProgress)
+		out = d.announce(id, r.ToolName, r.Args, adapters.StatusInProgress)
 	}
 	var res piToolResult
 	_ = adapters.Unmarshal(r.Result, &res)
-	failed := string(r.IsError) == "true"
 	tc := &adapters.ToolCall{ID: id, Status: adapters.StatusCompleted, RawOutput: bytes.Clone(r.Result)}
-	if failed {
+	if st := d.tools[id]; r.IsError {
 		tc.Status = adapters.StatusFailed
-	}
-	st := d.tools[id]
-	if !failed && (st.name == "write" || st.name == "edit") {
+	} else if st.name == "write" || st.name == "edit" {
 		var a piArgs
 		_ = adapters.Unmarshal(st.args, &a)
 		tc.Content = d.piDiffs(st.name, a)

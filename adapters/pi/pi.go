@@ -49,8 +49,6 @@ type Options struct {
 	// --thinking level, SessionDir its --session-dir.
 	Tools, Thinking, SessionDir string
 	Log                         zerolog.Logger
-	// StartTimeout bounds the wait for the first get_state answer.
-	StartTimeout time.Duration
 	// StopGrace is the process stop grace (default proc.DefaultGrace).
 	StopGrace time.Duration
 }
@@ -72,9 +70,11 @@ func NewWithOptions(o Options) *Adapter {
 	if len(o.Argv) == 0 {
 		o.Argv = []string{"pi"}
 	}
-	o.StartTimeout = cmp.Or(max(o.StartTimeout, 0), 60*time.Second)
 	return &Adapter{opts: o, unknown: newUnknownRecords(o)}
 }
+
+// startTimeout bounds the wait for pi's first get_state answer.
+const startTimeout = 60 * time.Second
 
 // versionTimeout bounds `pi --version`, asked only once a record hub does
 // not know shows up (pi's RPC channel does not report its version).
@@ -135,7 +135,7 @@ func (a *Adapter) Start(ctx context.Context, so adapters.SessionOptions) (adapte
 	}
 	s := newSession(a.opts.Log, so.Cwd, p, a.unknown)
 	s.rules = adapters.RulesOf(so, s.interrupt, nil)
-	startCtx, cancel := context.WithTimeout(ctx, a.opts.StartTimeout)
+	startCtx, cancel := context.WithTimeout(ctx, startTimeout)
 	defer cancel()
 	if err := s.loadState(startCtx); err != nil {
 		_ = s.Close()

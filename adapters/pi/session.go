@@ -21,21 +21,26 @@ var (
 
 // piState is the part of get_state's data hub uses.
 type piState struct {
-	SessionID     string `json:"sessionId"`
-	ThinkingLevel string `json:"thinkingLevel"`
-	Model         *struct {
-		ID            string `json:"id"`
-		Provider      string `json:"provider"`
-		ContextWindow int64  `json:"contextWindow"`
-		Reasoning     bool   `json:"reasoning"`
-	} `json:"model"`
+	SessionID     string   `json:"sessionId"`
+	ThinkingLevel string   `json:"thinkingLevel"`
+	Model         *piModel `json:"model"`
 }
 
-func (st piState) model() string {
-	if st.Model == nil {
+// piModel is a model as get_state and get_available_models describe it.
+type piModel struct {
+	ID            string `json:"id"`
+	Name          string `json:"name"`
+	Provider      string `json:"provider"`
+	ContextWindow int64  `json:"contextWindow"`
+	Reasoning     bool   `json:"reasoning"`
+}
+
+// ref is the model's name in hub, "provider/id"; "" for none.
+func (m *piModel) ref() string {
+	if m == nil {
 		return ""
 	}
-	return st.Model.Provider + "/" + st.Model.ID
+	return m.Provider + "/" + m.ID
 }
 
 // session is one `pi --mode rpc` process. The reader goroutine owns the

@@ -19,37 +19,23 @@ var thinkingLevels = []adapters.Option{
 	{ID: "medium", Name: "Medium"}, {ID: "high", Name: "High"}, {ID: "xhigh", Name: "Extra high"},
 }
 
-type piModels struct {
-	Models []struct {
-		ID        string `json:"id"`
-		Name      string `json:"name"`
-		Provider  string `json:"provider"`
-		Reasoning bool   `json:"reasoning"`
-	} `json:"models"`
-}
-
-type piCommands struct {
-	Commands []struct {
-		Name        string `json:"name"`
-		Description string `json:"description"`
-	} `json:"commands"`
-}
-
 // Surface implements adapters.Surfacer: pi's available models (those its
 // keys and models.json unlock) with the one it runs, its thinking level
 // when that model reasons, and its commands. pi has no modes: it has no
 // permission hook that a mode could change.
 func (s *session) Surface(ctx context.Context) (adapters.Surface, error) {
-	var ms piModels
+	var ms struct {
+		Models []piModel `json:"models"`
+	}
 	if err := s.call(ctx, map[string]any{"type": "get_available_models"}, &ms); err != nil {
 		return adapters.Surface{}, fmt.Errorf("pi get_available_models: %w", err)
 	}
 	s.mu.Lock()
 	st := s.state
 	s.mu.Unlock()
-	model := adapters.ConfigOption{ID: adapters.OptionModel, Name: "Model", Category: "model", Value: st.model()}
+	model := adapters.ConfigOption{ID: adapters.OptionModel, Name: "Model", Category: "model", Value: st.Model.ref()}
 	for _, m := range ms.Models {
-		model.Choices = append(model.Choices, adapters.Option{ID: m.Provider + "/" + m.ID, Name: cmp.Or(m.Name, m.ID), Description: m.Provider})
+		model.Choices = append(model.Choices, adapters.Option{ID: m.ref(), Name: cmp.Or(m.Name, m.ID), Description: m.Provider})
 	}
 	var sur adapters.Surface
 	if model.Value != "" && len(model.Choices) > 0 {
@@ -62,11 +48,11 @@ func (s *session) Surface(ctx context.Context) (adapters.Surface, error) {
 		sur.Options = append(sur.Options, adapters.ConfigOption{ID: adapters.OptionEffort, Name: "Thinking", Category: "thought_level",
 			Value: cmp.Or(st.ThinkingLevel, "medium"), Choices: thinkingLevels})
 	}
-	var cs piCommands
+	var cs struct {
+		Commands []adapters.Command `json:"commands"`
+	}
 	if s.call(ctx, map[string]any{"type": "get_commands"}, &cs) == nil {
-		for _, c := range cs.Commands {
-			sur.Commands = append(sur.Commands, adapters.Command{Name: c.Name, Description: c.Description})
-		}
+		sur.Commands = cs.Commands
 	}
 	return sur, nil
 }

@@ -28,7 +28,7 @@ func (s *session) Prompt(ctx context.Context, prompt []adapters.Content, emit fu
 	if !s.announced && s.state.SessionID != "" {
 		s.announced = true
 		t.Emit(adapters.Event{Type: adapters.EventSessionInfo, Session: &adapters.SessionInfo{
-			AgentSessionID: s.state.SessionID, Model: s.state.model()}})
+			AgentSessionID: s.state.SessionID, Model: s.state.Model.ref()}})
 	}
 	s.promptID = id
 	s.mu.Unlock()

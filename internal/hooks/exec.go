@@ -1,7 +1,6 @@
 package hooks
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -28,15 +27,9 @@ func (r *Runner) exec(ctx context.Context, h Hook, data []byte, dir string) (Out
 		_, _ = p.Stdin.Write(data) // a hook need not read its input
 		_ = p.Stdin.Close()
 	}()
-	stdout := make(chan []byte, 1)
-	go func() {
-		var b bytes.Buffer
-		_, _ = io.Copy(&b, io.LimitReader(p.Stdout, maxStdout))
-		_, _ = io.Copy(io.Discard, p.Stdout)
-		stdout <- b.Bytes()
-	}()
+	out, _ := io.ReadAll(io.LimitReader(p.Stdout, maxStdout))
+	_, _ = io.Copy(io.Discard, p.Stdout)
 	<-p.Done()
-	out := <-stdout
 	switch {
 	case errors.Is(tctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil:
 		return Outcome{}, fmt.Errorf("timed out after %s", h.Timeout)

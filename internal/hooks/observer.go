@@ -14,8 +14,8 @@ import (
 
 // Observer runs the hooks on a CLI agent's Event stream. hub cannot stop
 // such an agent's tools, so every hook only observes: a decision is
-// reported, never enforced. Hooks run in order on one goroutine of their
-// own, so the stream never waits for them; Flush waits for them.
+// reported, never enforced. Hooks run in order off the stream's goroutine,
+// so the stream never waits for them; Flush waits for them.
 type Observer struct {
 	r      *Runner
 	ctx    context.Context
@@ -23,12 +23,10 @@ type Observer struct {
 
 	mu       sync.Mutex
 	base     Input
-	queue    []Input
-	running  bool
-	drained  chan struct{}
+	last     <-chan struct{} // closed once the hooks queued last ran
 	warnings []string
 	// calls are the turn's tool calls seen, by id, with what later
-	// updates added; Event is PostToolUse once that was queued.
+	// updates added; Event is the last hook event queued for it.
 	calls map[string]*Input
 }
 
@@ -40,8 +38,10 @@ func (r *Runner) Observe(base Input) *Observer {
 		return nil
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	o := &Observer{r: r, ctx: ctx, cancel: cancel, base: base, calls: map[string]*Input{}}
-	o.enqueue(Input{Event: SessionStart})
+	ran := make(chan struct{})
+	close(ran)
+	o := &Observer{r: r, ctx: ctx, cancel: cancel, base: base, last: ran, calls: map[string]*Input{}}
+	o.enqueue(Input{Event: SessionStart}) // o is not shared yet
 	return o
 }
 
@@ -98,8 +98,8 @@ func (o *Observer) EndTurn(reason adapters.StopReason) {
 		return
 	}
 	o.mu.Lock()
+	defer o.mu.Unlock()
 	clear(o.calls)
-	o.mu.Unlock()
 	o.enqueue(Input{Event: Stop, StopReason: string(reason)})
 }
 
@@ -120,25 +120,19 @@ func (o *Observer) Flush(ctx context.Context) []string {
 // wait returns when the queued hooks ran or ctx ended.
 func (o *Observer) wait(ctx context.Context) {
 	o.mu.Lock()
-	drained, running := o.drained, o.running
+	last := o.last
 	o.mu.Unlock()
-	if running {
-		select {
-		case <-drained:
-		case <-ctx.Done():
-		}
+	select {
+	case <-last:
+	case <-ctx.Done():
 	}
 }
 
 // Close stops the hooks still running; the rest of the queue is dropped.
 func (o *Observer) Close() {
-	if o == nil {
-		return
+	if o != nil {
+		o.cancel()
 	}
-	o.mu.Lock()
-	o.queue = nil
-	o.mu.Unlock()
-	o.cancel()
 }
 
 func (o *Observer) note(ev adapters.Event) {
@@ -155,6 +149,7 @@ func (o *Observer) note(ev adapters.Event) {
 // noteTool keeps what a call's events say and queues its hooks.
 func (o *Observer) noteTool(start bool, t *adapters.ToolCall) {
 	o.mu.Lock()
+	defer o.mu.Unlock()
 	c, seen := o.calls[t.ID]
 	if !seen {
 		c = &Input{ToolCallID: t.ID}
@@ -165,63 +160,51 @@ func (o *Observer) noteTool(start bool, t *adapters.ToolCall) {
 	if len(t.RawInput) > 0 {
 		c.Input = t.RawInput
 	}
-	done := (t.Status == adapters.StatusCompleted || t.Status == adapters.StatusFailed) && c.Event != PostToolUse
-	var pre, post Input
 	if start && !seen {
-		pre = *c
-		pre.Event = PreToolUse
+		c.Event = PreToolUse
+		o.enqueue(*c)
 	}
-	if done {
+	if (t.Status == adapters.StatusCompleted || t.Status == adapters.StatusFailed) && c.Event != PostToolUse {
 		c.Event = PostToolUse
-		post = *c
+		post := *c
 		post.Status, post.Output = string(t.Status), outputOf(t)
-	}
-	o.mu.Unlock()
-	if pre.Event != "" {
-		o.enqueue(pre)
-	}
-	if post.Event != "" {
 		o.enqueue(post)
 	}
 }
 
+// enqueue queues in's hooks to run after those queued before; o.mu must
+// be held.
 func (o *Observer) enqueue(in Input) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
 	if o.ctx.Err() != nil || !o.r.Has(in.Event) {
 		return
 	}
-	o.queue = append(o.queue, in)
-	if !o.running {
-		o.running, o.drained = true, make(chan struct{})
-		go o.work()
-	}
+	prev, done := o.last, make(chan struct{})
+	o.last = done
+	go func() {
+		defer close(done)
+		<-prev
+		o.run(in)
+	}()
 }
 
-// work runs the queue, in order, until it is empty.
-func (o *Observer) work() {
-	for {
-		o.mu.Lock()
-		if len(o.queue) == 0 {
-			o.running = false
-			close(o.drained)
-			o.mu.Unlock()
-			return
-		}
-		in := o.queue[0]
-		o.queue = o.queue[1:]
-		in.Session, in.Cwd, in.Agent = o.base.Session, o.base.Cwd, o.base.Agent
-		o.mu.Unlock()
-		out := o.r.Run(o.ctx, in)
-		warnings := out.Warnings
-		if out.Decision == Deny && in.Event == PreToolUse && len(warnings) == 0 {
-			warnings = append(warnings, fmt.Sprintf("a PreToolUse hook would deny %s (%s), but hub cannot stop %s's tools: observed only",
-				in.Tool, out.Reason, cmp.Or(in.Agent, "this agent")))
-		}
-		o.mu.Lock()
-		o.warnings = append(o.warnings, warnings...)
-		o.mu.Unlock()
+// run runs one queued event's hooks, with the session as it is known now;
+// once Close was called it runs nothing.
+func (o *Observer) run(in Input) {
+	o.mu.Lock()
+	in.Session, in.Cwd, in.Agent = o.base.Session, o.base.Cwd, o.base.Agent
+	o.mu.Unlock()
+	if o.ctx.Err() != nil {
+		return
 	}
+	out := o.r.Run(o.ctx, in)
+	warnings := out.Warnings
+	if out.Decision == Deny && in.Event == PreToolUse && len(warnings) == 0 {
+		warnings = append(warnings, fmt.Sprintf("a PreToolUse hook would deny %s (%s), but hub cannot stop %s's tools: observed only",
+			in.Tool, out.Reason, cmp.Or(in.Agent, "this agent")))
+	}
+	o.mu.Lock()
+	o.warnings = append(o.warnings, warnings...)
+	o.mu.Unlock()
 }
 
 // outputOf is a finished call's output: its text content, else its raw
