@@ -499,41 +499,28 @@ func (c *Config) mergeFile(path string, mustExist, project bool) error {
 // merge lays a later file (an untrusted one restricted first) over what
 // the earlier ones set.
 func (c *Config) merge(f *Config) {
-	c.Log.File = cmp.Or(f.Log.File, c.Log.File)
 	for k, v := range f.Providers {
 		c.Providers[k] = v.Over(c.Providers[k])
 	}
-	c.ACP.Delegation = cmp.Or(f.ACP.Delegation, c.ACP.Delegation)
-	c.ACP.DelegationDepth = cmp.Or(max(f.ACP.DelegationDepth, 0), c.ACP.DelegationDepth)
 	for ev, hs := range f.Hooks { // after those of earlier files
 		if c.Hooks == nil {
 			c.Hooks = map[string][]HookConfig{}
 		}
 		c.Hooks[ev] = append(c.Hooks[ev], hs...)
 	}
-	c.Sandbox.Mode = cmp.Or(f.Sandbox.Mode, c.Sandbox.Mode)
-	c.Sandbox.Network = cmp.Or(f.Sandbox.Network, c.Sandbox.Network)
 	if len(f.MCPServers) > 0 && c.MCPServers == nil {
 		c.MCPServers = map[string]MCPServerConfig{}
 	}
 	maps.Copy(c.MCPServers, f.MCPServers)
 	c.DefaultAgent = cmp.Or(f.DefaultAgent, c.DefaultAgent)
-	c.Log.Level = cmp.Or(f.Log.Level, c.Log.Level)
+	c.Transcripts = cmp.Or(f.Transcripts, c.Transcripts)
 	for k, v := range f.Agents {
 		c.Agents[k] = v.Over(c.Agents[k])
 	}
-	c.Permissions.Rules = append(c.Permissions.Rules, f.Permissions.Rules...)
-	c.Permissions.Grants = cmp.Or(f.Permissions.Grants, c.Permissions.Grants)
-	c.Permissions.GrantDays = cmp.Or(f.Permissions.GrantDays, c.Permissions.GrantDays)
-	c.ACP.WarmAgents = cmp.Or(f.ACP.WarmAgents, c.ACP.WarmAgents)
-	c.ACP.IdleTimeout = cmp.Or(f.ACP.IdleTimeout, c.ACP.IdleTimeout)
-	if f.ACP.Agents != nil {
-		c.ACP.Agents = f.ACP.Agents
-	}
-	c.ACP.MaxMessageMB = cmp.Or(max(f.ACP.MaxMessageMB, 0), c.ACP.MaxMessageMB)
-	c.ACP.MaxPromptMB = cmp.Or(max(f.ACP.MaxPromptMB, 0), c.ACP.MaxPromptMB)
-	c.Fallback.ProviderTimeout = cmp.Or(f.Fallback.ProviderTimeout, c.Fallback.ProviderTimeout)
-	c.Transcripts = cmp.Or(f.Transcripts, c.Transcripts)
+	rules := append(c.Permissions.Rules, f.Permissions.Rules...)
+	c.Log, c.Sandbox, c.ACP, c.Fallback = overlay(f.Log, c.Log), overlay(f.Sandbox, c.Sandbox), overlay(f.ACP, c.ACP), overlay(f.Fallback, c.Fallback)
+	c.Permissions = overlay(f.Permissions, c.Permissions)
+	c.Permissions.Rules = rules
 }
 
 // Parse decodes one file's bytes; path is used only in messages.
@@ -571,6 +558,8 @@ func (f *Config) check() (warnings []string, err error) {
 	case p.GrantDays < 0:
 		return nil, fmt.Errorf("key permissions.grant_days: %d must be a positive number of days", p.GrantDays)
 	}
+	// A negative size or depth means hub's default, as an unset one does.
+	f.ACP.MaxMessageMB, f.ACP.MaxPromptMB, f.ACP.DelegationDepth = max(f.ACP.MaxMessageMB, 0), max(f.ACP.MaxPromptMB, 0), max(f.ACP.DelegationDepth, 0)
 	if _, err := sandbox.ParseMode(f.Sandbox.Mode); err != nil {
 		return nil, fmt.Errorf("key sandbox.mode: %w", err)
 	}
