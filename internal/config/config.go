@@ -305,21 +305,17 @@ type Command []string
 
 // UnmarshalTOML accepts a string or an array of strings.
 func (c *Command) UnmarshalTOML(v any) error {
-	switch x := v.(type) {
-	case string:
-		*c = Command{x}
-	case []any:
-		out := make(Command, 0, len(x))
-		for _, e := range x {
-			s, ok := e.(string)
-			if !ok {
-				return fmt.Errorf("command array must hold strings, found %T", e)
-			}
-			out = append(out, s)
+	x, ok := v.([]any)
+	if !ok {
+		x = []any{v} // one program path, or a value the loop refuses
+	}
+	*c = make(Command, 0, len(x))
+	for _, e := range x {
+		s, ok := e.(string)
+		if !ok {
+			return fmt.Errorf("command must be a string or an array of strings, found %T", e)
 		}
-		*c = out
-	default:
-		return fmt.Errorf("command must be a string or an array of strings, found %T", v)
+		*c = append(*c, s)
 	}
 	return nil
 }
