@@ -149,28 +149,23 @@ func runRun(ctx context.Context, e *env, args []string) int {
 		prompt, err = runner.ContinuePrompt, nil
 	case err != nil:
 		return e.fail(conversation.ExitUsage, "hub run: %v\n", err)
-	case fromStdin && resuming && len(pos) == 0: // piped, or nothing: "continue"
+	case fromStdin: // read while the agent starts
 		o.ReadPrompt = func() (string, error) {
 			p, err := readStdinPrompt(e.stdin)
-			if errors.Is(err, errEmptyStdin) {
+			if errors.Is(err, errEmptyStdin) && resuming && len(pos) == 0 { // piped, or nothing: "continue"
 				return runner.ContinuePrompt, nil
 			}
 			return p, err
 		}
-	case fromStdin: // read while the agent starts
-		o.ReadPrompt = func() (string, error) { return readStdinPrompt(e.stdin) }
 	}
 	if *noTranscript {
 		o.AuditDir = ""
 	}
-	for _, sp := range []struct {
-		flag string
-		in   *string
-		out  *string
-	}{{"--system-prompt", systemPrompt, &o.SystemPrompt}, {"--append-system-prompt", appendPrompt, &o.AppendSystemPrompt}} {
-		if *sp.out, err = textOrFile(*sp.in); err != nil {
-			return e.fail(conversation.ExitUsage, "hub run: %s: %v\n", sp.flag, err)
-		}
+	if o.SystemPrompt, err = textOrFile(*systemPrompt); err != nil {
+		return e.fail(conversation.ExitUsage, "hub run: --system-prompt: %v\n", err)
+	}
+	if o.AppendSystemPrompt, err = textOrFile(*appendPrompt); err != nil {
+		return e.fail(conversation.ExitUsage, "hub run: --append-system-prompt: %v\n", err)
 	}
 	if *outputSchema != "" {
 		if o.OutputSchema, err = safefile.Read(*outputSchema, 1<<20); err != nil {
