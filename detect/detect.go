@@ -108,16 +108,14 @@ func homeDir(goos string, env agentspec.Env) string {
 // user's $SHELL, else zsh on macOS (its default, which GUI apps may not
 // have in $SHELL); none on Windows, nor on Linux without $SHELL.
 func loginShell(goos string, env agentspec.Env) string {
+	sh := env("SHELL")
 	switch {
 	case goos == "windows":
 		return ""
-	case env("SHELL") != "":
-		return env("SHELL")
-	case goos == "darwin":
+	case sh == "" && goos == "darwin":
 		return "/bin/zsh"
-	default:
-		return ""
 	}
+	return sh
 }
 
 func (p *prober) getenv(k string) string { return p.env[k] }
@@ -201,7 +199,7 @@ func (p *prober) jobs() ([]job, error) {
 	p.native = openai.Profiles(p.o.Config, p.getenv)
 	for _, name := range cfg.AgentNames() {
 		ac := cfg.Agents[name]
-		if p.isSpec(name) || !ac.IsACP(p.isNative(name)) {
+		if slices.ContainsFunc(p.o.Specs, func(s agentspec.Spec) bool { return s.Name == name }) || !ac.IsACP(p.isNative(name)) {
 			continue
 		}
 		out = append(out, job{name: name, bins: []string{ac.Command[0]}, acp: true, run: func(ctx context.Context) Agent { return p.probeACP(ctx, name, ac) }})
@@ -228,10 +226,6 @@ func (p *prober) jobs() ([]job, error) {
 
 func (p *prober) isNative(name string) bool {
 	return name == "replay" || slices.ContainsFunc(p.native, func(n openai.Named) bool { return n.Name == name })
-}
-
-func (p *prober) isSpec(name string) bool {
-	return slices.ContainsFunc(p.o.Specs, func(s agentspec.Spec) bool { return s.Name == name })
 }
 
 func (p *prober) caps(name string) *adapters.Capabilities {
