@@ -61,8 +61,7 @@ func runSessions(_ context.Context, e *env, args []string) int {
 		return e.fail(exitUsage, "hub sessions export: --format must be md or json\n")
 	}
 	if sub == "rm" {
-		rec, _ := st.Get(id)
-		return removeSession(e, st, id, rec)
+		return removeSession(e, st, id)
 	}
 	return showSession(e, id, sub == "export" && *format == "json")
 }
@@ -147,16 +146,17 @@ func showSession(e *env, id string, asJSON bool) int {
 // removeSession removes a session from the index and its transcripts: the
 // one under its id, and its agent's own (the native loop's, an audited
 // run's) under the agent session id.
-func removeSession(e *env, st *acp.Store, id string, rec *acp.Record) int {
+func removeSession(e *env, st *acp.Store, id string) int {
+	ids := []string{id}
+	rec, _ := st.Get(id)
 	found := rec != nil
 	if found {
 		if err := st.Delete(id); err != nil {
 			return e.fail(exitError, "hub sessions rm: %v\n", err)
 		}
-	}
-	ids := []string{id}
-	if rec != nil && rec.AgentSessionID != "" {
-		ids = append(ids, rec.AgentSessionID)
+		if rec.AgentSessionID != "" {
+			ids = append(ids, rec.AgentSessionID)
+		}
 	}
 	for _, dir := range recordDirs() {
 		for _, tid := range ids {
