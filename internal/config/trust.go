@@ -235,26 +235,22 @@ func (c *Config) restrict(f *Config, path string) {
 	}
 }
 
-// narrowSandbox takes from an untrusted file the [sandbox] settings that
-// confine more than the ones so far (a stricter mode, network = false) and
-// drops the others, recording each.
+// narrowSandbox keeps of an untrusted file's [sandbox] the settings that
+// confine at least as much as the ones so far (a mode as strict or
+// stricter, network = false) and drops the others, recording each that
+// would widen it.
 func (c *Config) narrowSandbox(f *Config, path string) {
-	drop := func(key string) { c.drop(path, key, "may only narrow the sandbox") }
-	if f.Sandbox.Mode != "" {
-		if m := f.Sandbox.Policy().Mode; m.Stricter(c.Sandbox.Policy().Mode) || m == c.Sandbox.Policy().Mode {
-			c.Sandbox.Mode = f.Sandbox.Mode
-		} else {
-			drop("sandbox.mode (" + f.Sandbox.Mode + ")")
-		}
+	s, cur := &f.Sandbox, c.Sandbox.Policy()
+	if m := s.Policy().Mode; s.Mode != "" && !m.Stricter(cur.Mode) && m != cur.Mode {
+		c.drop(path, "sandbox.mode ("+s.Mode+")", "may only narrow the sandbox")
+		s.Mode = ""
 	}
-	if n := f.Sandbox.Network; n != nil {
-		if !*n {
-			c.Sandbox.Network = n
-		} else if !c.Sandbox.Policy().Network {
-			drop("sandbox.network")
+	if s.Network != nil && *s.Network {
+		if !cur.Network {
+			c.drop(path, "sandbox.network", "may only narrow the sandbox")
 		}
+		s.Network = nil
 	}
-	f.Sandbox = SandboxConfig{}
 }
 
 // Untrusted reports why agent cannot run: an untrusted project file
@@ -273,9 +269,6 @@ func (c *Config) Untrusted(agent string, fromDefault bool) error {
 // UntrustedNotice tells an editor session which project keys hub ignored,
 // one sentence per file; "" when none.
 func (c *Config) UntrustedNotice() string {
-	if len(c.Ignored) == 0 {
-		return ""
-	}
 	files := map[string][]string{}
 	var order []string
 	for _, ig := range c.Ignored {
