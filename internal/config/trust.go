@@ -118,11 +118,8 @@ func ReadProjectFile(path string) ([]byte, error) { return safefile.Read(path, M
 // modeRank orders modes by what the agent may do unasked: plan and
 // read-only change nothing, default asks, anything else asks less.
 func modeRank(mode string) int {
-	switch mode {
-	case "read-only", "plan":
-		return 0
-	case "default":
-		return 1
+	if rank, ok := map[string]int{"read-only": 0, "plan": 0, "default": 1}[mode]; ok {
+		return rank
 	}
 	return 2
 }
