@@ -197,9 +197,8 @@ func runRun(ctx context.Context, e *env, args []string) int {
 			o.Fallback = append(o.Fallback, n)
 		}
 	}
-	if f, ok := e.stderr.(*os.File); ok {
-		o.StderrTTY = isatty.IsTerminal(f.Fd())
-	}
+	f, ok := e.stderr.(*os.File)
+	o.StderrTTY = ok && isatty.IsTerminal(f.Fd())
 	if *agentsFlag != "" {
 		return runBestOf(ctx, e, o, bo, *agentsFlag)
 	}

@@ -33,17 +33,11 @@ func runSkills(_ context.Context, e *env, args []string) int {
 		return code
 	}
 	list, warns := skills.DiscoverTrusting(e.cwd, "", e.trustProject)
-	if *asJSON {
-		if list == nil {
-			list = []skills.Skill{}
-		}
-		if warns == nil {
-			warns = []skills.Warning{}
-		}
+	if *asJSON { // [] rather than null when there are none
 		return printJSON(e.stdout, struct {
 			Skills   []skills.Skill   `json:"skills"`
 			Warnings []skills.Warning `json:"warnings"`
-		}{list, warns})
+		}{append([]skills.Skill{}, list...), append([]skills.Warning{}, warns...)})
 	}
 	for _, w := range warns {
 		fmt.Fprintf(e.stderr, "warning: skipped skill %s\n", w)
