@@ -380,9 +380,7 @@ func (p PermissionsConfig) GrantLifetime() time.Duration {
 
 // check reports a rule hub could not apply.
 func (r PermissionRule) check() error {
-	switch strings.ToLower(strings.TrimSpace(r.Decision)) {
-	case "allow", "ask", "deny":
-	default:
+	if !slices.Contains([]string{"allow", "ask", "deny"}, strings.ToLower(strings.TrimSpace(r.Decision))) {
 		return fmt.Errorf("decision %q must be allow, ask or deny", r.Decision)
 	}
 	if r.Tool == "" && r.Path == "" && r.Command == "" {
@@ -567,10 +565,8 @@ func (f *Config) check() (warnings []string, err error) {
 	}
 	for _, name := range f.AgentNames() {
 		a := f.Agents[name]
-		if a.Enabled != nil && !*a.Enabled {
-			a.Disabled = true
-			f.Agents[name] = a
-		}
+		a.Disabled = a.Disabled || a.Enabled != nil && !*a.Enabled
+		f.Agents[name] = a
 		switch {
 		case a.Protocol != "" && a.Protocol != "acp":
 			return nil, fmt.Errorf("key agents.%s.protocol: %q is not a protocol hub speaks (use \"acp\", or leave it out for a built-in agent)", name, a.Protocol)
