@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"sort"
-	"text/tabwriter"
 	"time"
 
 	"github.com/hubdev/hub/acp"
@@ -108,12 +107,9 @@ func listSessions(e *env, st *acp.Store, asJSON bool) int {
 	if asJSON {
 		return printJSON(e.stdout, append([]sessionRow{}, all...))
 	}
-	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "SESSION\tAGENT\tUPDATED\tCWD\tTITLE")
-	for _, r := range all {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.ID, r.Agent, r.Updated.Local().Format("2006-01-02 15:04"), r.Cwd, r.Title)
-	}
-	_ = tw.Flush()
+	table(e.stdout, "SESSION\tAGENT\tUPDATED\tCWD\tTITLE", all, func(r sessionRow) string {
+		return fmt.Sprintf("%s\t%s\t%s\t%s\t%s", r.ID, r.Agent, r.Updated.Local().Format("2006-01-02 15:04"), r.Cwd, r.Title)
+	})
 	return exitOK
 }
 
