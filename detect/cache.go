@@ -44,8 +44,8 @@ func (p *prober) cacheKey(jobs []job) string {
 	}
 	var native []string // the native profiles' API key variables
 	for _, j := range p.native {
-		if j.prof.APIKeyEnv != "" {
-			native = append(native, j.prof.APIKeyEnv)
+		if j.Profile.APIKeyEnv != "" {
+			native = append(native, j.Profile.APIKeyEnv)
 		}
 	}
 	slices.Sort(native)

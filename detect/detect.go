@@ -18,6 +18,7 @@ import (
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/adapters/agentspec"
+	"github.com/hubdev/hub/adapters/openai"
 	"github.com/hubdev/hub/internal/config"
 	"github.com/hubdev/hub/internal/proc"
 )
@@ -62,14 +63,14 @@ type prober struct {
 	o      Options
 	env    map[string]string
 	home   string
-	goos   string // whose lookup rules apply (Options.GOOS)
-	native []nativeJob
+	native []openai.Named
 	// catalog maps each catalogued program found to its path.
 	catalog map[string]string
 }
 
-func (o *Options) defaults() {
-	o.Config = cmp.Or(o.Config, &config.Config{})
+// newProber probes with o, its zero values filled in.
+func newProber(o Options) *prober {
+	o.Config, o.GOOS = cmp.Or(o.Config, &config.Config{}), cmp.Or(o.GOOS, runtime.GOOS)
 	o.Timeout = cmp.Or(max(o.Timeout, 0), 5*time.Second)
 	if o.Env == nil {
 		o.Env = os.Environ()
@@ -79,23 +80,19 @@ func (o *Options) defaults() {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-}
-
-func newProber(o Options) *prober {
 	p := &prober{o: o, env: map[string]string{}}
 	for _, kv := range o.Env {
 		if k, v, ok := strings.Cut(kv, "="); ok {
 			p.env[k] = v
 		}
 	}
-	p.goos = cmp.Or(o.GOOS, runtime.GOOS)
-	p.home = homeDir(p.goos, p.getenv)
+	p.home = homeDir(o.GOOS, p.getenv)
 	return p
 }
 
 // lookPath finds bin on the probed PATH.
 func (p *prober) lookPath(bin string) string {
-	return proc.LookPathFor(p.goos, bin, p.getenv("PATH"), p.getenv("PATHEXT"))
+	return proc.LookPathFor(p.o.GOOS, bin, p.getenv("PATH"), p.getenv("PATHEXT"))
 }
 
 // homeDir is the user's home in the probed environment: HOME, else on
@@ -111,25 +108,23 @@ func homeDir(goos string, env agentspec.Env) string {
 // user's $SHELL, else zsh on macOS (its default, which GUI apps may not
 // have in $SHELL); none on Windows, nor on Linux without $SHELL.
 func loginShell(goos string, env agentspec.Env) string {
+	sh := env("SHELL")
 	switch {
 	case goos == "windows":
 		return ""
-	case env("SHELL") != "":
-		return env("SHELL")
-	case goos == "darwin":
+	case sh == "" && goos == "darwin":
 		return "/bin/zsh"
-	default:
-		return ""
 	}
+	return sh
 }
 
 func (p *prober) getenv(k string) string { return p.env[k] }
 
 // Run builds the report, from the cache when it is fresh and its key (PATH,
 // binary mtimes, auth files, relevant env, config) still matches.
-func Run(ctx context.Context, o Options) (*Report, error) {
-	o.defaults()
-	p := newProber(o)
+func Run(ctx context.Context, opts Options) (*Report, error) {
+	p := newProber(opts)
+	o := p.o
 	jobs, err := p.jobs()
 	if err != nil {
 		return nil, err
@@ -201,16 +196,16 @@ func (p *prober) jobs() ([]job, error) {
 		cfgDir := s.ConfigDir(p.getenv, p.home)
 		out = append(out, job{name: s.Name, bins: []string{bin}, files: s.AuthFiles(cfgDir, p.home), acp: s.Catalog, run: run})
 	}
-	p.native = p.nativeJobs()
+	p.native = openai.Profiles(p.o.Config, p.getenv)
 	for _, name := range cfg.AgentNames() {
 		ac := cfg.Agents[name]
-		if p.isSpec(name) || !ac.IsACP(p.isNative(name)) {
+		if slices.ContainsFunc(p.o.Specs, func(s agentspec.Spec) bool { return s.Name == name }) || !ac.IsACP(p.isNative(name)) {
 			continue
 		}
 		out = append(out, job{name: name, bins: []string{ac.Command[0]}, acp: true, run: func(ctx context.Context) Agent { return p.probeACP(ctx, name, ac) }})
 	}
 	for _, n := range p.native {
-		out = append(out, job{name: n.name, run: func(ctx context.Context) Agent { return p.probeNative(ctx, n) }})
+		out = append(out, job{name: n.Name, run: func(ctx context.Context) Agent { return p.probeNative(ctx, n) }})
 	}
 	// Stable: of two agents of one name, the CLI stays before the provider.
 	slices.SortStableFunc(out, func(a, b job) int { return strings.Compare(a.name, b.name) })
@@ -230,11 +225,7 @@ func (p *prober) jobs() ([]job, error) {
 }
 
 func (p *prober) isNative(name string) bool {
-	return name == "replay" || slices.ContainsFunc(p.native, func(n nativeJob) bool { return n.name == name })
-}
-
-func (p *prober) isSpec(name string) bool {
-	return slices.ContainsFunc(p.o.Specs, func(s agentspec.Spec) bool { return s.Name == name })
+	return name == "replay" || slices.ContainsFunc(p.native, func(n openai.Named) bool { return n.Name == name })
 }
 
 func (p *prober) caps(name string) *adapters.Capabilities {
@@ -295,7 +286,7 @@ func (p *prober) locate(ctx context.Context, a *Agent, bin string, explicit bool
 		a.Installed, a.Path, a.FoundVia = true, path, via
 		return
 	}
-	if path := proc.LookPathFor(p.goos, bin, strings.Join(proc.KnownDirs(p.goos, p.getenv, p.home), proc.ListSep(p.goos)), p.getenv("PATHEXT")); path != "" {
+	if path := proc.LookPathFor(p.o.GOOS, bin, strings.Join(proc.KnownDirs(p.o.GOOS, p.getenv, p.home), proc.ListSep(p.o.GOOS)), p.getenv("PATHEXT")); path != "" {
 		// proc.Start looks there too, so the agent runs as it is.
 		a.Installed, a.Path, a.FoundVia = true, path, "known-dir"
 		return
@@ -308,7 +299,7 @@ func (p *prober) locate(ctx context.Context, a *Agent, bin string, explicit bool
 }
 
 func (p *prober) loginShellLookup(ctx context.Context, bin string) string {
-	sh := loginShell(p.goos, p.getenv)
+	sh := loginShell(p.o.GOOS, p.getenv)
 	if sh == "" || strings.ContainsAny(bin, "'\"$`\\ ") {
 		return ""
 	}
@@ -318,7 +309,7 @@ func (p *prober) loginShellLookup(ctx context.Context, bin string) string {
 	}
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	path := strings.TrimSpace(lines[len(lines)-1])
-	if filepath.IsAbs(path) && proc.LookPathFor(p.goos, path, "", "") != "" {
+	if filepath.IsAbs(path) && proc.LookPathFor(p.o.GOOS, path, "", "") != "" {
 		return path
 	}
 	return ""
@@ -415,8 +406,8 @@ func (p *prober) findCatalog() {
 			bins = append(bins, s.Bin)
 		}
 	}
-	dirs := append(strings.Split(p.getenv("PATH"), proc.ListSep(p.goos)), proc.KnownDirs(p.goos, p.getenv, p.home)...)
-	p.catalog = proc.FindProgramsFor(p.goos, bins, dirs, p.getenv("PATHEXT"))
+	dirs := append(strings.Split(p.getenv("PATH"), proc.ListSep(p.o.GOOS)), proc.KnownDirs(p.o.GOOS, p.getenv, p.home)...)
+	p.catalog = proc.FindProgramsFor(p.o.GOOS, bins, dirs, p.getenv("PATHEXT"))
 }
 
 // probeCatalog checks a catalogued agent; only one that findCatalog found

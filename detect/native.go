@@ -14,34 +14,19 @@ import (
 	"github.com/hubdev/hub/internal/sandbox"
 )
 
-// nativeJob is one native profile: "openai" (env over the preset), a
+// probeNative checks one native profile: "openai" (env over the preset), a
 // [providers.NAME] profile, or a shipped preset of adapters/openai that the
-// config does not mention.
-type nativeJob struct {
-	name string
-	prof openai.Profile
-	err  error
-}
-
-// nativeJobs lists the native profiles as adapters/openai does, so doctor
-// reports exactly what hub can register.
-func (p *prober) nativeJobs() []nativeJob {
-	var out []nativeJob
-	for _, n := range openai.Profiles(p.o.Config, p.getenv) {
-		out = append(out, nativeJob{name: n.Name, prof: n.Profile, err: n.Err})
-	}
-	return out
-}
-
-func (p *prober) probeNative(ctx context.Context, j nativeJob) Agent {
-	a := Agent{Name: j.name, Kind: "native"}
-	a.Capabilities = p.caps(j.name)
-	prof := j.prof
-	pc, configured := p.o.Config.Providers[j.name]
+// config does not mention (openai.Profiles lists them, so doctor reports
+// exactly what hub can register).
+func (p *prober) probeNative(ctx context.Context, j openai.Named) Agent {
+	a := Agent{Name: j.Name, Kind: "native"}
+	a.Capabilities = p.caps(j.Name)
+	prof := j.Profile
+	pc, configured := p.o.Config.Providers[j.Name]
 	ep := &Endpoint{BaseURL: prof.BaseURL, Model: prof.Model, KeyEnv: prof.APIKeyEnv, Local: prof.Local, Configured: configured}
-	ep.Preset = openai.PresetOf(j.name, pc)
+	ep.Preset = openai.PresetOf(j.Name, pc)
 	a.Endpoint = ep
-	if j.err != nil {
+	if j.Err != nil {
 		a.Auth = agentspec.Auth{State: agentspec.AuthUnknown}
 		a.Fix = nativeConfigFix(j, ep)
 		return a
@@ -70,16 +55,16 @@ func (p *prober) probeNative(ctx context.Context, j nativeJob) Agent {
 	return a
 }
 
-func nativeConfigFix(j nativeJob, ep *Endpoint) string {
+func nativeConfigFix(j openai.Named, ep *Endpoint) string {
 	if ep.Preset != "" && !ep.Configured {
 		// The azure preset: the endpoint is per resource, so the preset has
 		// no base_url; resolve with a placeholder to learn the rest.
-		if pr, err := openai.ResolveProfile(j.name, config.ProviderConfig{BaseURL: "https://resource.invalid"}); err == nil {
+		if pr, err := openai.ResolveProfile(j.Name, config.ProviderConfig{BaseURL: "https://resource.invalid"}); err == nil {
 			ep.KeyEnv, ep.Model = pr.APIKeyEnv, pr.Model
 		}
-		return fmt.Sprintf("add [providers.%s] base_url = \"https://RESOURCE.openai.azure.com/openai/deployments/DEPLOYMENT\" to hub's config and set %s", j.name, ep.KeyEnv)
+		return fmt.Sprintf("add [providers.%s] base_url = \"https://RESOURCE.openai.azure.com/openai/deployments/DEPLOYMENT\" to hub's config and set %s", j.Name, ep.KeyEnv)
 	}
-	return adapters.OneLine(j.err.Error())
+	return adapters.OneLine(j.Err.Error())
 }
 
 // probeEndpoint lists prof's models, asking as the native loop asks.

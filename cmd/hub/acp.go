@@ -42,11 +42,27 @@ Zed settings.json:
 func init() { commands["acp"] = command{run: runAcp, help: acpHelp} }
 
 func runAcp(ctx context.Context, e *env, args []string) int {
+	opts := acp.Options{
+		Registry:        e.registry,
+		DefaultAgent:    e.cfg.DefaultAgent,
+		Logger:          e.log,
+		AgentInfo:       schema.Implementation{Name: "hub", Title: "hub", Version: currentBuild().Version},
+		Skills:          skills.Source{TrustProject: e.trustProject},
+		Agents:          e.cfg.ACP.Agents,
+		Fallback:        fallbacks(e.cfg),
+		ProviderTimeout: e.cfg.Fallback.ProviderTimeout.Duration,
+		AuthMethods:     func() []schema.AuthMethod { return authMethods(e) },
+		MaxLine:         e.cfg.ACP.MaxMessageMB << 20,
+		MaxPrompt:       e.cfg.ACP.MaxPromptMB << 20,
+		Grants:          permission.OpenGrants(permission.GrantsFile(config.StateDir()), nil),
+		Candidate:       runner.Candidate,
+		TranscriptDir:   e.cfg.AuditDir(),
+	}
 	fs := newFlagSet("acp", e.stderr)
 	agent := fs.String("agent", "", "agent for new sessions (default: config default_agent, else claude)")
-	stateDir := fs.String("state-dir", "", "session index directory (default: "+config.StateDir()+")")
-	model := fs.String("model", "", "model of new sessions (default: the agent's own)")
-	mode := fs.String("mode", "", "mode of new sessions, e.g. read-only or plan (default: the agent's own)")
+	fs.StringVar(&opts.StateDir, "state-dir", "", "session index directory (default: "+config.StateDir()+")")
+	fs.StringVar(&opts.Model, "model", "", "model of new sessions (default: the agent's own)")
+	fs.StringVar(&opts.Mode, "mode", "", "mode of new sessions, e.g. read-only or plan (default: the agent's own)")
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
@@ -57,25 +73,6 @@ func runAcp(ctx context.Context, e *env, args []string) int {
 	}
 	if fs.NArg() > 0 {
 		return e.fail(exitUsage, "hub acp: unexpected argument %q\n", fs.Arg(0))
-	}
-	opts := acp.Options{
-		Registry:        e.registry,
-		DefaultAgent:    e.cfg.DefaultAgent,
-		Logger:          e.log,
-		StateDir:        *stateDir,
-		AgentInfo:       schema.Implementation{Name: "hub", Title: "hub", Version: currentBuild().Version},
-		Skills:          skills.Source{TrustProject: e.trustProject},
-		Model:           *model,
-		Mode:            *mode,
-		Agents:          e.cfg.ACP.Agents,
-		Fallback:        fallbacks(e.cfg),
-		ProviderTimeout: e.cfg.Fallback.ProviderTimeout.Duration,
-		AuthMethods:     func() []schema.AuthMethod { return authMethods(e) },
-		MaxLine:         e.cfg.ACP.MaxMessageMB << 20,
-		MaxPrompt:       e.cfg.ACP.MaxPromptMB << 20,
-		Grants:          permission.OpenGrants(permission.GrantsFile(config.StateDir()), nil),
-		Candidate:       runner.Candidate,
-		TranscriptDir:   e.cfg.AuditDir(),
 	}
 	if self, err := os.Executable(); err == nil {
 		opts.Self = self

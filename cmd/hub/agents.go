@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"text/tabwriter"
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/detect"
@@ -85,24 +84,18 @@ func runAgents(_ context.Context, e *env, args []string) int {
 	if *asJSON {
 		return printJSON(e.stdout, rows)
 	}
-	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "AGENT\tIMAGES\tRESUME\tPERMISSIONS\tMCP\tSKILLS")
-	for _, r := range rows[:len(rows)-len(ps)] {
+	table(e.stdout, "AGENT\tIMAGES\tRESUME\tPERMISSIONS\tMCP\tSKILLS", rows[:len(rows)-len(ps)], func(r row) string {
 		c := r.Caps.(adapters.Capabilities)
-		fmt.Fprintf(tw, "%s\t%v\t%v\t%v\t%v\t%s\n", r.Name, c.Images, c.Resume, c.Permissions, c.MCP, c.Skills)
-	}
-	_ = tw.Flush()
+		return fmt.Sprintf("%s\t%v\t%v\t%v\t%v\t%s", r.Name, c.Images, c.Resume, c.Permissions, c.MCP, c.Skills)
+	})
 	if len(ps) == 0 {
 		return exitOK
 	}
 	fmt.Fprintln(e.stdout)
-	tw = tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "PERSONA\tBACKEND\tSTATE\tDESCRIPTION\tFILE")
-	for _, r := range ps {
+	table(e.stdout, "PERSONA\tBACKEND\tSTATE\tDESCRIPTION\tFILE", ps, func(r row) string {
 		p := r.Persona
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.Name, p.Backend, p.State, detect.Clip(adapters.FirstLine(p.Description), 60), p.File)
-	}
-	_ = tw.Flush()
+		return fmt.Sprintf("%s\t%s\t%s\t%s\t%s", r.Name, p.Backend, p.State, detect.Clip(adapters.FirstLine(p.Description), 60), p.File)
+	})
 	for _, r := range ps {
 		if r.Persona.Reason != "" {
 			fmt.Fprintf(e.stdout, "%s: %s\n", r.Name, r.Persona.Reason)

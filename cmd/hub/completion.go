@@ -43,19 +43,12 @@ func runCompletion(ctx context.Context, e *env, args []string) int {
 	if fs.NArg() != 1 {
 		return e.fail(exitUsage, "hub completion: name one shell: %s\n", strings.Join(shells, ", "))
 	}
-	specs := completionSpecs(ctx, e)
-	switch fs.Arg(0) {
-	case "bash":
-		bashCompletion(e.stdout, specs)
-	case "zsh":
-		zshCompletion(e.stdout, specs)
-	case "fish":
-		fishCompletion(e.stdout, specs)
-	case "powershell", "pwsh":
-		powershellCompletion(e.stdout, specs)
-	default:
+	script, ok := map[string]func(io.Writer, []completionSpec){"bash": bashCompletion, "zsh": zshCompletion, "fish": fishCompletion,
+		"powershell": powershellCompletion, "pwsh": powershellCompletion}[fs.Arg(0)]
+	if !ok {
 		return e.fail(exitUsage, "hub completion: unknown shell %q (want %s)\n", fs.Arg(0), strings.Join(shells, ", "))
 	}
+	script(e.stdout, completionSpecs(ctx, e))
 	return exitOK
 }
 

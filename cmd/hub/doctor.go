@@ -71,10 +71,8 @@ func runDoctor(ctx context.Context, e *env, args []string) int {
 	if *asJSON {
 		printJSON(e.stdout, r)
 	} else {
-		color := false
-		if f, ok := e.stdout.(*os.File); ok {
-			color = isatty.IsTerminal(f.Fd()) && os.Getenv("NO_COLOR") == ""
-		}
+		f, ok := e.stdout.(*os.File)
+		color := ok && isatty.IsTerminal(f.Fd()) && os.Getenv("NO_COLOR") == ""
 		if *verbose || *agent != "" {
 			detect.FormatDetails(e.stdout, r, color)
 		} else {

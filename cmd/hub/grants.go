@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"text/tabwriter"
 
 	"github.com/hubdev/hub/internal/config"
 	"github.com/hubdev/hub/internal/permission"
@@ -76,12 +75,8 @@ func listGrants(e *env, store *permission.Grants, project string, asJSON bool) i
 	if asJSON {
 		return printJSON(e.stdout, list)
 	}
-	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tPROJECT\tTOOL\tSCOPE\tAGENT\tEXPIRES")
-	for _, g := range list {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", g.ID, g.Project, g.Tool, g.What(), cmp.Or(g.Agent, "*"),
-			g.Expires.Local().Format("2006-01-02 15:04"))
-	}
-	_ = tw.Flush()
+	table(e.stdout, "ID\tPROJECT\tTOOL\tSCOPE\tAGENT\tEXPIRES", list, func(g permission.Grant) string {
+		return fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%s", g.ID, g.Project, g.Tool, g.What(), cmp.Or(g.Agent, "*"), g.Expires.Local().Format("2006-01-02 15:04"))
+	})
 	return exitOK
 }

@@ -42,8 +42,6 @@ func init() {
 	commands["logout"] = command{run: func(ctx context.Context, e *env, args []string) int { return runLogin(ctx, e, args, true) }, help: loginHelp}
 }
 
-var errNoLogin = errors.New("has no login of its own")
-
 func runLogin(ctx context.Context, e *env, args []string, logout bool) int {
 	fs := newFlagSet("login", e.stderr)
 	if code, ok := parseFlags(fs, args); !ok {
@@ -93,7 +91,7 @@ func loginArgv(e *env, name string, logout bool) ([]string, error) {
 		what, verb = spec.Logout, "logout"
 	}
 	if what == nil {
-		return nil, fmt.Errorf("%s %s %w (%s)", name, verb, errNoLogin, cmp.Or(spec.LoginFix, "see 'hub doctor'"))
+		return nil, fmt.Errorf("%s %s has no login of its own (%s)", name, verb, cmp.Or(spec.LoginFix, "see 'hub doctor'"))
 	}
 	argv := []string{spec.Bin}
 	if ac, ok := e.cfg.Agents[name]; ok && len(ac.Command) > 0 {
@@ -128,8 +126,7 @@ func chooseLogin(e *env) (string, int) {
 		fmt.Fprintf(e.stderr, "  %d) %s%s\n", i+1, spec.Name, note)
 	}
 	if !stdinIsTerminal(e.stdin) {
-		fmt.Fprintf(e.stderr, "%s login: name the agent: %s login AGENT\n", progName, progName)
-		return "", exitUsage
+		return "", e.fail(exitUsage, "hub login: name the agent: hub login AGENT\n")
 	}
 	fmt.Fprintf(e.stderr, "Log in to which agent? [1-%d] ", len(specs))
 	line, err := bufio.NewReader(e.stdin).ReadString('\n')
@@ -140,11 +137,9 @@ func chooseLogin(e *env) (string, int) {
 		}
 	}
 	if line == "" && err != nil {
-		fmt.Fprintf(e.stderr, "\n%s login: no agent chosen\n", progName)
-		return "", exitUsage
+		return "", e.fail(exitUsage, "\nhub login: no agent chosen\n")
 	}
-	fmt.Fprintf(e.stderr, "%s login: %q is not one of 1-%d\n", progName, line, len(specs))
-	return "", exitUsage
+	return "", e.fail(exitUsage, "hub login: %q is not one of 1-%d\n", line, len(specs))
 }
 
 // authMethods are the terminal logins hub offers an editor: "hub login",

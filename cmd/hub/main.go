@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+	"text/tabwriter"
 
 	"github.com/rs/zerolog"
 
@@ -267,6 +268,17 @@ func printJSON(w io.Writer, v any) int {
 	enc.SetIndent("", "  ")
 	_ = enc.Encode(v)
 	return exitOK
+}
+
+// table writes header and one tab-separated row per element of list, as
+// aligned columns, as every list a command prints.
+func table[T any](w io.Writer, header string, list []T, row func(T) string) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, header)
+	for _, x := range list {
+		fmt.Fprintln(tw, row(x))
+	}
+	_ = tw.Flush()
 }
 
 // parseFlags parses and maps -h to exit 0 (help on stderr) and bad flags to

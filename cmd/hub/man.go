@@ -5,7 +5,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"io"
 	"strings"
 )
 
@@ -13,19 +12,14 @@ func init() {
 	commands["man"] = command{run: runMan, hidden: true, help: "Usage: hub man\n\nPrints hub's manual page (roff), as release archives carry it (hub.1).\n"}
 }
 
+// runMan writes hub(1): the usage, then every subcommand's help, flags
+// and examples, from the same texts and flag sets as --help.
 func runMan(ctx context.Context, e *env, args []string) int {
 	fs := newFlagSet("man", e.stderr)
 	if code, ok := parseNoArgs(fs, args); !ok {
 		return code
 	}
-	manPage(ctx, e, e.stdout)
-	return exitOK
-}
-
-// manPage writes hub(1): the usage, then every subcommand's help, flags
-// and examples, from the same texts and flag sets as --help.
-func manPage(ctx context.Context, e *env, w io.Writer) {
-	up := strings.ToUpper(progName)
+	w, up := e.stdout, strings.ToUpper(progName)
 	fmt.Fprintf(w, ".TH %s 1 \"\" \"%s %s\" \"User Commands\"\n", roff(up), roff(progName), roff(currentBuild().Version))
 	fmt.Fprintf(w, ".SH NAME\n%s \\- drive coding agents (claude, codex, gemini, ACP agents, OpenAI-compatible endpoints) from editors and CI\n", roff(progName))
 	fmt.Fprintf(w, ".SH SYNOPSIS\n.B %s\n.I command\n[\\fIflags\\fR] [\\fIarguments\\fR]\n", roff(progName))
@@ -53,6 +47,7 @@ func manPage(ctx context.Context, e *env, w io.Writer) {
 	}
 	fmt.Fprintf(w, ".SH EXIT STATUS\n0 success, 1 error, 2 usage error; '%s run \\-\\-help' lists more.\n", roff(progName))
 	fmt.Fprintf(w, ".SH SEE ALSO\n%s help COMMAND, %s completion SHELL\n", roff(progName), roff(progName))
+	return exitOK
 }
 
 // roff escapes one line of text for roff: backslashes, and a leading

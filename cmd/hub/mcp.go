@@ -8,7 +8,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/hubdev/hub/conversation"
 	"github.com/hubdev/hub/conversation/delegation"
 	"github.com/hubdev/hub/internal/delegate"
 )
@@ -38,19 +37,18 @@ the root session.
 func init() { commands["mcp"] = command{run: runMCP, help: mcpHelp} }
 
 func runMCP(ctx context.Context, e *env, args []string) int {
+	o := delegation.Options{Registry: e.registry, Rules: e.cfg.Permissions, Log: e.log, Hooks: e.hooks, Fallback: fallbacks(e.cfg),
+		ProviderTimeout: e.cfg.Fallback.ProviderTimeout.Duration, AuditDir: e.cfg.AuditDir()}
 	fs := newFlagSet("mcp", e.stderr)
-	approve := fs.String("approve", "read-only", "answer the delegates' permission requests: all|read-only|none")
-	cwd := fs.String("cwd", e.cwd, "default working directory of the delegates")
-	timeout := fs.Duration("timeout", 10*time.Minute, "default limit of a delegate turn")
+	fs.StringVar((*string)(&o.Approve), "approve", "read-only", "answer the delegates' permission requests: all|read-only|none")
+	fs.StringVar(&o.Cwd, "cwd", e.cwd, "default working directory of the delegates")
+	fs.DurationVar(&o.Timeout, "timeout", 10*time.Minute, "default limit of a delegate turn")
 	if code, ok := parseNoArgs(fs, args); !ok {
 		return code
 	}
-	if a := conversation.Approve(*approve); !a.Valid() {
+	if !o.Approve.Valid() {
 		return e.fail(exitUsage, "hub mcp: --approve must be all, read-only or none\n")
 	}
-	o := delegation.Options{Registry: e.registry, Approve: conversation.Approve(*approve), Rules: e.cfg.Permissions,
-		Cwd: *cwd, Timeout: *timeout, Log: e.log, Hooks: e.hooks, Fallback: fallbacks(e.cfg), ProviderTimeout: e.cfg.Fallback.ProviderTimeout.Duration,
-		AuditDir: e.cfg.AuditDir()}
 	host, done := mcpHost(e, o)
 	defer done()
 	s := delegate.NewServer(host, currentBuild().Version, e.log)

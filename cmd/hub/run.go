@@ -96,23 +96,23 @@ func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 func runRun(ctx context.Context, e *env, args []string) int {
 	fs := newFlagSet("run", e.stderr)
 	o := runner.Options{Name: progName, Registry: e.registry, Stdout: e.stdout, Stderr: e.stderr, Log: e.log,
-		TranscriptDir: runsDir(), AuditDir: e.cfg.AuditDir()}
-	var skillNames, images, allowTools multiFlag
-	var approve, format string
+		TranscriptDir: runsDir(), AuditDir: e.cfg.AuditDir(), Rules: e.cfg.Permissions, TrustProject: e.trustProject, Hooks: e.hooks,
+		Grants: permission.OpenGrants(permission.GrantsFile(config.StateDir()), nil), ProviderTimeout: e.cfg.Fallback.ProviderTimeout.Duration,
+		NoColor: os.Getenv("NO_COLOR") != "", Signals: laterSignals, After: runClock}
 	fs.StringVar(&o.Agent, "agent", e.cfg.DefaultAgent, "agent to run (see 'hub agents')")
 	fs.StringVar(&o.Model, "model", "", "model id")
 	fs.StringVar(&o.Cwd, "cwd", e.cwd, "working directory for the agent")
 	fs.DurationVar(&o.Timeout, "timeout", 0, "give up after this long (e.g. 10m; 0 = no limit)")
-	fs.StringVar(&approve, "approve", "read-only", "answer permission requests: all|read-only|none")
-	fs.Var(&skillNames, "skill", "activate an Agent Skill by name (repeatable)")
+	fs.StringVar((*string)(&o.Approve), "approve", "read-only", "answer permission requests: all|read-only|none")
+	fs.Var((*multiFlag)(&o.Skills), "skill", "activate an Agent Skill by name (repeatable)")
 	fs.BoolVar(&o.KeepSkills, "keep-skills", false, "leave natively placed skills in place afterwards")
-	fs.Var(&images, "image", "attach an image file (repeatable)")
-	fs.Var(&allowTools, "allow-tool", "allow a tool for this run, in Claude's syntax: Bash(go test:*), Edit(docs/**), WebFetch (repeatable)")
+	fs.Var((*multiFlag)(&o.Images), "image", "attach an image file (repeatable)")
+	fs.Var((*multiFlag)(&o.AllowTools), "allow-tool", "allow a tool for this run, in Claude's syntax: Bash(go test:*), Edit(docs/**), WebFetch (repeatable)")
 	fs.StringVar(&o.ResumeID, "resume", "", "agent session id to continue (printed by a previous run); last: the latest run of --agent here")
 	fs.BoolVar(&o.Continue, "continue", false, "continue the latest run of --agent in this directory (like --resume last)")
 	fallback := fs.String("fallback", "", "agents to try in turn when --agent cannot do the work (e.g. codex,gemini; default: the agent's fallback in config)")
 	fs.BoolVar(&o.Fork, "fork", false, "with --resume: continue a copy of that session under a new id, leaving it as it was (claude, codex)")
-	fs.StringVar(&format, "format", "text", "output format: text|jsonl")
+	fs.StringVar((*string)(&o.Format), "format", "text", "output format: text|jsonl")
 	sandboxMode := fs.String("sandbox", "", "confine the native loop's shell tool for this run: read-only|workspace-write|off (default: [sandbox] mode)")
 	noStream := fs.Bool("no-stream", false, "ask providers for whole answers instead of streamed ones (native loop)")
 	fs.Int64Var(&o.MaxTokens, "max-tokens", 0, "stop the run once its input and output tokens pass N; exit 7")
@@ -149,28 +149,23 @@ func runRun(ctx context.Context, e *env, args []string) int {
 		prompt, err = runner.ContinuePrompt, nil
 	case err != nil:
 		return e.fail(conversation.ExitUsage, "hub run: %v\n", err)
-	case fromStdin && resuming && len(pos) == 0: // piped, or nothing: "continue"
+	case fromStdin: // read while the agent starts
 		o.ReadPrompt = func() (string, error) {
 			p, err := readStdinPrompt(e.stdin)
-			if errors.Is(err, errEmptyStdin) {
+			if errors.Is(err, errEmptyStdin) && resuming && len(pos) == 0 { // piped, or nothing: "continue"
 				return runner.ContinuePrompt, nil
 			}
 			return p, err
 		}
-	case fromStdin: // read while the agent starts
-		o.ReadPrompt = func() (string, error) { return readStdinPrompt(e.stdin) }
 	}
 	if *noTranscript {
 		o.AuditDir = ""
 	}
-	for _, sp := range []struct {
-		flag string
-		in   *string
-		out  *string
-	}{{"--system-prompt", systemPrompt, &o.SystemPrompt}, {"--append-system-prompt", appendPrompt, &o.AppendSystemPrompt}} {
-		if *sp.out, err = textOrFile(*sp.in); err != nil {
-			return e.fail(conversation.ExitUsage, "hub run: %s: %v\n", sp.flag, err)
-		}
+	if o.SystemPrompt, err = textOrFile(*systemPrompt); err != nil {
+		return e.fail(conversation.ExitUsage, "hub run: --system-prompt: %v\n", err)
+	}
+	if o.AppendSystemPrompt, err = textOrFile(*appendPrompt); err != nil {
+		return e.fail(conversation.ExitUsage, "hub run: --append-system-prompt: %v\n", err)
 	}
 	if *outputSchema != "" {
 		if o.OutputSchema, err = safefile.Read(*outputSchema, 1<<20); err != nil {
@@ -189,11 +184,7 @@ func runRun(ctx context.Context, e *env, args []string) int {
 		c.Cwd = dir
 		o.Registry = all.ForCwd(o.Registry, &c, e.log)
 	}
-	o.Prompt, o.Approve, o.Format = prompt, conversation.Approve(approve), runner.Format(format)
-	o.Skills, o.Images, o.AllowTools, o.Rules = skillNames, images, allowTools, e.cfg.Permissions
-	o.TrustProject, o.Hooks = e.trustProject, e.hooks
-	o.Grants = permission.OpenGrants(permission.GrantsFile(config.StateDir()), nil)
-	o.Fallback, o.ProviderTimeout = e.cfg.Agents[o.Agent].Fallback, e.cfg.Fallback.ProviderTimeout.Duration
+	o.Prompt, o.Fallback = prompt, e.cfg.Agents[o.Agent].Fallback
 	if *fallback != "" {
 		o.Fallback = nil
 		for _, n := range strings.Split(*fallback, ",") {
@@ -206,11 +197,8 @@ func runRun(ctx context.Context, e *env, args []string) int {
 			o.Fallback = append(o.Fallback, n)
 		}
 	}
-	if f, ok := e.stderr.(*os.File); ok {
-		o.StderrTTY = isatty.IsTerminal(f.Fd())
-	}
-	o.NoColor = os.Getenv("NO_COLOR") != ""
-	o.Signals, o.After = laterSignals, runClock
+	f, ok := e.stderr.(*os.File)
+	o.StderrTTY = ok && isatty.IsTerminal(f.Fd())
 	if *agentsFlag != "" {
 		return runBestOf(ctx, e, o, bo, *agentsFlag)
 	}

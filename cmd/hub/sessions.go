@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"sort"
-	"text/tabwriter"
 	"time"
 
 	"github.com/hubdev/hub/acp"
@@ -61,8 +60,7 @@ func runSessions(_ context.Context, e *env, args []string) int {
 		return e.fail(exitUsage, "hub sessions export: --format must be md or json\n")
 	}
 	if sub == "rm" {
-		rec, _ := st.Get(id)
-		return removeSession(e, st, id, rec)
+		return removeSession(e, st, id)
 	}
 	return showSession(e, id, sub == "export" && *format == "json")
 }
@@ -109,12 +107,9 @@ func listSessions(e *env, st *acp.Store, asJSON bool) int {
 	if asJSON {
 		return printJSON(e.stdout, append([]sessionRow{}, all...))
 	}
-	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "SESSION\tAGENT\tUPDATED\tCWD\tTITLE")
-	for _, r := range all {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.ID, r.Agent, r.Updated.Local().Format("2006-01-02 15:04"), r.Cwd, r.Title)
-	}
-	_ = tw.Flush()
+	table(e.stdout, "SESSION\tAGENT\tUPDATED\tCWD\tTITLE", all, func(r sessionRow) string {
+		return fmt.Sprintf("%s\t%s\t%s\t%s\t%s", r.ID, r.Agent, r.Updated.Local().Format("2006-01-02 15:04"), r.Cwd, r.Title)
+	})
 	return exitOK
 }
 
@@ -147,16 +142,17 @@ func showSession(e *env, id string, asJSON bool) int {
 // removeSession removes a session from the index and its transcripts: the
 // one under its id, and its agent's own (the native loop's, an audited
 // run's) under the agent session id.
-func removeSession(e *env, st *acp.Store, id string, rec *acp.Record) int {
+func removeSession(e *env, st *acp.Store, id string) int {
+	ids := []string{id}
+	rec, _ := st.Get(id)
 	found := rec != nil
 	if found {
 		if err := st.Delete(id); err != nil {
 			return e.fail(exitError, "hub sessions rm: %v\n", err)
 		}
-	}
-	ids := []string{id}
-	if rec != nil && rec.AgentSessionID != "" {
-		ids = append(ids, rec.AgentSessionID)
+		if rec.AgentSessionID != "" {
+			ids = append(ids, rec.AgentSessionID)
+		}
 	}
 	for _, dir := range recordDirs() {
 		for _, tid := range ids {

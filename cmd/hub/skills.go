@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/hubdev/hub/detect"
 	"github.com/hubdev/hub/skills"
@@ -33,17 +32,11 @@ func runSkills(_ context.Context, e *env, args []string) int {
 		return code
 	}
 	list, warns := skills.DiscoverTrusting(e.cwd, "", e.trustProject)
-	if *asJSON {
-		if list == nil {
-			list = []skills.Skill{}
-		}
-		if warns == nil {
-			warns = []skills.Warning{}
-		}
+	if *asJSON { // [] rather than null when there are none
 		return printJSON(e.stdout, struct {
 			Skills   []skills.Skill   `json:"skills"`
 			Warnings []skills.Warning `json:"warnings"`
-		}{list, warns})
+		}{append([]skills.Skill{}, list...), append([]skills.Warning{}, warns...)})
 	}
 	for _, w := range warns {
 		fmt.Fprintf(e.stderr, "warning: skipped skill %s\n", w)
@@ -51,15 +44,12 @@ func runSkills(_ context.Context, e *env, args []string) int {
 	if len(list) == 0 {
 		return e.fail(exitOK, "no skills found (looked in .hub/skills and .agents/skills up to the repository root, and the user config dir's skills/)\n")
 	}
-	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "SKILL\tSOURCE\tDESCRIPTION")
-	for _, s := range list {
+	table(e.stdout, "SKILL\tSOURCE\tDESCRIPTION", list, func(s skills.Skill) string {
 		src := s.Source
 		if !s.Trusted {
 			src += " (untrusted)" // instructions only until 'hub trust'
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Name, src, detect.Clip(strings.Join(strings.Fields(s.Description), " "), 50))
-	}
-	_ = tw.Flush()
+		return fmt.Sprintf("%s\t%s\t%s", s.Name, src, detect.Clip(strings.Join(strings.Fields(s.Description), " "), 50))
+	})
 	return exitOK
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"path/filepath"
@@ -33,11 +34,7 @@ func runTrust(_ context.Context, e *env, args []string) int {
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
-	dir := e.cwd
-	if fs.NArg() > 0 {
-		dir = fs.Arg(0)
-	}
-	abs, err := filepath.Abs(dir)
+	abs, err := filepath.Abs(cmp.Or(fs.Arg(0), e.cwd))
 	if err != nil {
 		return e.fail(exitUsage, "hub trust: %v\n", err)
 	}

@@ -11,6 +11,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -241,32 +242,39 @@ func (a AgentConfig) IsACP(builtinName bool) bool {
 // and env merges with a's values winning. A command array of more than one
 // element is a whole argv, so it drops base's args unless a sets its own.
 func (a AgentConfig) Over(base AgentConfig) AgentConfig {
-	out := base
-	if len(a.Command) > 0 {
-		out.Command = a.Command
-		if len(a.Command) > 1 {
-			out.Args = nil
-		}
+	out := overlay(a, base)
+	if len(a.Command) == 0 {
+		out.Command = base.Command
+	} else if len(a.Command) > 1 && a.Args == nil {
+		out.Args = nil
 	}
-	if a.Args != nil {
-		out.Args = a.Args
-	}
-	if len(a.Env) > 0 {
-		out.Env = make(map[string]string, len(base.Env)+len(a.Env))
-		maps.Copy(out.Env, base.Env)
-		maps.Copy(out.Env, a.Env)
-	}
-	out.Protocol = cmp.Or(a.Protocol, base.Protocol)
-	out.Type = cmp.Or(a.Type, base.Type)
-	out.Script = cmp.Or(a.Script, base.Script)
-	out.Model = cmp.Or(a.Model, base.Model)
-	out.Mode = cmp.Or(a.Mode, base.Mode)
-	out.Disabled = a.Disabled || base.Disabled
-	if a.Options != nil {
+	if a.Options != nil { // options are the adapter's whole settings: replaced, not merged
 		out.Options = a.Options
 	}
-	if a.Fallback != nil {
-		out.Fallback = a.Fallback
+	return out
+}
+
+// overlay returns base with the fields src sets laid over it: a field that
+// is not zero wins, and a map that is not empty merges with src's values
+// winning.
+func overlay[T any](src, base T) T {
+	out := base
+	o, s := reflect.ValueOf(&out).Elem(), reflect.ValueOf(src)
+	for i := range s.NumField() {
+		f, dst := s.Field(i), o.Field(i)
+		switch {
+		case f.IsZero() || f.Kind() == reflect.Map && f.Len() == 0:
+		case f.Kind() == reflect.Map:
+			m := reflect.MakeMapWithSize(f.Type(), dst.Len()+f.Len())
+			for _, from := range []reflect.Value{dst, f} {
+				for it := from.MapRange(); it.Next(); {
+					m.SetMapIndex(it.Key(), it.Value())
+				}
+			}
+			dst.Set(m)
+		default:
+			dst.Set(f)
+		}
 	}
 	return out
 }
@@ -297,21 +305,17 @@ type Command []string
 
 // UnmarshalTOML accepts a string or an array of strings.
 func (c *Command) UnmarshalTOML(v any) error {
-	switch x := v.(type) {
-	case string:
-		*c = Command{x}
-	case []any:
-		out := make(Command, 0, len(x))
-		for _, e := range x {
-			s, ok := e.(string)
-			if !ok {
-				return fmt.Errorf("command array must hold strings, found %T", e)
-			}
-			out = append(out, s)
+	x, ok := v.([]any)
+	if !ok {
+		x = []any{v} // one program path, or a value the loop refuses
+	}
+	*c = make(Command, 0, len(x))
+	for _, e := range x {
+		s, ok := e.(string)
+		if !ok {
+			return fmt.Errorf("command must be a string or an array of strings, found %T", e)
 		}
-		*c = out
-	default:
-		return fmt.Errorf("command must be a string or an array of strings, found %T", v)
+		*c = append(*c, s)
 	}
 	return nil
 }
@@ -341,28 +345,7 @@ type ProviderConfig struct {
 
 // Over returns p laid over base field by field, as AgentConfig.Over does:
 // each field p sets wins, headers merge with p's values winning.
-func (p ProviderConfig) Over(base ProviderConfig) ProviderConfig {
-	out := base
-	out.Preset = cmp.Or(p.Preset, base.Preset)
-	out.BaseURL = cmp.Or(p.BaseURL, base.BaseURL)
-	out.Model = cmp.Or(p.Model, base.Model)
-	out.APIKeyEnv = cmp.Or(p.APIKeyEnv, base.APIKeyEnv)
-	if len(p.Headers) > 0 {
-		out.Headers = map[string]string{}
-		maps.Copy(out.Headers, base.Headers)
-		maps.Copy(out.Headers, p.Headers)
-	}
-	out.OmitTemperature = p.OmitTemperature || base.OmitTemperature
-	out.OmitToolChoice = p.OmitToolChoice || base.OmitToolChoice
-	out.MaxTokensField = cmp.Or(p.MaxTokensField, base.MaxTokensField)
-	out.MaxTokens = cmp.Or(p.MaxTokens, base.MaxTokens)
-	out.ContextWindow = cmp.Or(p.ContextWindow, base.ContextWindow)
-	out.MaxTurnRequests = cmp.Or(p.MaxTurnRequests, base.MaxTurnRequests)
-	out.AzureAPIVersion = cmp.Or(p.AzureAPIVersion, base.AzureAPIVersion)
-	out.Vision, out.Stream = cmp.Or(p.Vision, base.Vision), cmp.Or(p.Stream, base.Stream)
-	out.JSONSchema, out.Temperature = cmp.Or(p.JSONSchema, base.JSONSchema), cmp.Or(p.Temperature, base.Temperature)
-	return out
-}
+func (p ProviderConfig) Over(base ProviderConfig) ProviderConfig { return overlay(p, base) }
 
 // PermissionsConfig holds rules for the native loop's permission service.
 type PermissionsConfig struct {
@@ -397,9 +380,7 @@ func (p PermissionsConfig) GrantLifetime() time.Duration {
 
 // check reports a rule hub could not apply.
 func (r PermissionRule) check() error {
-	switch strings.ToLower(strings.TrimSpace(r.Decision)) {
-	case "allow", "ask", "deny":
-	default:
+	if !slices.Contains([]string{"allow", "ask", "deny"}, strings.ToLower(strings.TrimSpace(r.Decision))) {
 		return fmt.Errorf("decision %q must be allow, ask or deny", r.Decision)
 	}
 	if r.Tool == "" && r.Path == "" && r.Command == "" {
@@ -503,49 +484,37 @@ func (c *Config) mergeFile(path string, mustExist, project bool) error {
 		c.restrict(f, path)
 		c.narrowSandbox(f, path)
 		c.narrowAgents(f, path)
-		c.mergeNarrow(f)
-	} else {
-		c.merge(f)
 	}
+	c.merge(f)
 	c.Files = append(c.Files, path)
 	return nil
 }
 
-// mergeNarrow merges a restricted file field by field: what it may set
-// changes the entries of earlier files, never replaces them.
-func (c *Config) mergeNarrow(f *Config) {
+// merge lays a later file (an untrusted one restricted first) over what
+// the earlier ones set.
+func (c *Config) merge(f *Config) {
 	for k, v := range f.Providers {
-		cur, ok := c.Providers[k]
-		if !ok {
-			cur = v
-		}
-		cur.Model = cmp.Or(v.Model, cur.Model)
-		c.Providers[k] = cur
+		c.Providers[k] = v.Over(c.Providers[k])
 	}
-	c.mergeCommon(f)
-}
-
-// mergeCommon takes what a later file sets that every file may set (an
-// untrusted one restricted first): the default agent, the log level, the
-// agents, deny rules, grants, [acp] tuning and transcripts.
-func (c *Config) mergeCommon(f *Config) {
+	for ev, hs := range f.Hooks { // after those of earlier files
+		if c.Hooks == nil {
+			c.Hooks = map[string][]HookConfig{}
+		}
+		c.Hooks[ev] = append(c.Hooks[ev], hs...)
+	}
+	if len(f.MCPServers) > 0 && c.MCPServers == nil {
+		c.MCPServers = map[string]MCPServerConfig{}
+	}
+	maps.Copy(c.MCPServers, f.MCPServers)
 	c.DefaultAgent = cmp.Or(f.DefaultAgent, c.DefaultAgent)
-	c.Log.Level = cmp.Or(f.Log.Level, c.Log.Level)
+	c.Transcripts = cmp.Or(f.Transcripts, c.Transcripts)
 	for k, v := range f.Agents {
 		c.Agents[k] = v.Over(c.Agents[k])
 	}
-	c.Permissions.Rules = append(c.Permissions.Rules, f.Permissions.Rules...)
-	c.Permissions.Grants = cmp.Or(f.Permissions.Grants, c.Permissions.Grants)
-	c.Permissions.GrantDays = cmp.Or(f.Permissions.GrantDays, c.Permissions.GrantDays)
-	c.ACP.WarmAgents = cmp.Or(f.ACP.WarmAgents, c.ACP.WarmAgents)
-	c.ACP.IdleTimeout = cmp.Or(f.ACP.IdleTimeout, c.ACP.IdleTimeout)
-	if f.ACP.Agents != nil {
-		c.ACP.Agents = f.ACP.Agents
-	}
-	c.ACP.MaxMessageMB = cmp.Or(max(f.ACP.MaxMessageMB, 0), c.ACP.MaxMessageMB)
-	c.ACP.MaxPromptMB = cmp.Or(max(f.ACP.MaxPromptMB, 0), c.ACP.MaxPromptMB)
-	c.Fallback.ProviderTimeout = cmp.Or(f.Fallback.ProviderTimeout, c.Fallback.ProviderTimeout)
-	c.Transcripts = cmp.Or(f.Transcripts, c.Transcripts)
+	rules := append(c.Permissions.Rules, f.Permissions.Rules...)
+	c.Log, c.Sandbox, c.ACP, c.Fallback = overlay(f.Log, c.Log), overlay(f.Sandbox, c.Sandbox), overlay(f.ACP, c.ACP), overlay(f.Fallback, c.Fallback)
+	c.Permissions = overlay(f.Permissions, c.Permissions)
+	c.Permissions.Rules = rules
 }
 
 // Parse decodes one file's bytes; path is used only in messages.
@@ -583,6 +552,8 @@ func (f *Config) check() (warnings []string, err error) {
 	case p.GrantDays < 0:
 		return nil, fmt.Errorf("key permissions.grant_days: %d must be a positive number of days", p.GrantDays)
 	}
+	// A negative size or depth means hub's default, as an unset one does.
+	f.ACP.MaxMessageMB, f.ACP.MaxPromptMB, f.ACP.DelegationDepth = max(f.ACP.MaxMessageMB, 0), max(f.ACP.MaxPromptMB, 0), max(f.ACP.DelegationDepth, 0)
 	if _, err := sandbox.ParseMode(f.Sandbox.Mode); err != nil {
 		return nil, fmt.Errorf("key sandbox.mode: %w", err)
 	}
@@ -594,10 +565,8 @@ func (f *Config) check() (warnings []string, err error) {
 	}
 	for _, name := range f.AgentNames() {
 		a := f.Agents[name]
-		if a.Enabled != nil && !*a.Enabled {
-			a.Disabled = true
-			f.Agents[name] = a
-		}
+		a.Disabled = a.Disabled || a.Enabled != nil && !*a.Enabled
+		f.Agents[name] = a
 		switch {
 		case a.Protocol != "" && a.Protocol != "acp":
 			return nil, fmt.Errorf("key agents.%s.protocol: %q is not a protocol hub speaks (use \"acp\", or leave it out for a built-in agent)", name, a.Protocol)
@@ -626,28 +595,6 @@ func describe(path string, data []byte, err error) error {
 		return fmt.Errorf("%w: %s:%d: %s", ErrInvalid, path, line, msg)
 	}
 	return fmt.Errorf("%w: %s: %s", ErrInvalid, path, strings.ReplaceAll(err.Error(), "\n", " "))
-}
-
-func (c *Config) merge(f *Config) {
-	c.Log.File = cmp.Or(f.Log.File, c.Log.File)
-	for k, v := range f.Providers {
-		c.Providers[k] = v.Over(c.Providers[k])
-	}
-	c.ACP.Delegation = cmp.Or(f.ACP.Delegation, c.ACP.Delegation)
-	c.ACP.DelegationDepth = cmp.Or(max(f.ACP.DelegationDepth, 0), c.ACP.DelegationDepth)
-	for ev, hs := range f.Hooks { // after those of earlier files
-		if c.Hooks == nil {
-			c.Hooks = map[string][]HookConfig{}
-		}
-		c.Hooks[ev] = append(c.Hooks[ev], hs...)
-	}
-	c.Sandbox.Mode = cmp.Or(f.Sandbox.Mode, c.Sandbox.Mode)
-	c.Sandbox.Network = cmp.Or(f.Sandbox.Network, c.Sandbox.Network)
-	if len(f.MCPServers) > 0 && c.MCPServers == nil {
-		c.MCPServers = map[string]MCPServerConfig{}
-	}
-	maps.Copy(c.MCPServers, f.MCPServers)
-	c.mergeCommon(f)
 }
 
 // AgentNames returns configured agent names, sorted.

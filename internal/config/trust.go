@@ -118,11 +118,8 @@ func ReadProjectFile(path string) ([]byte, error) { return safefile.Read(path, M
 // modeRank orders modes by what the agent may do unasked: plan and
 // read-only change nothing, default asks, anything else asks less.
 func modeRank(mode string) int {
-	switch mode {
-	case "read-only", "plan":
-		return 0
-	case "default":
-		return 1
+	if rank, ok := map[string]int{"read-only": 0, "plan": 0, "default": 1}[mode]; ok {
+		return rank
 	}
 	return 2
 }
@@ -147,7 +144,8 @@ func (c *Config) drop(path, key, why string) {
 
 // narrowAgents drops from an untrusted file the agent modes that would not
 // narrow the mode set so far (the user's own), and the provider presets
-// that would re-point an endpoint, recording each.
+// that would re-point an endpoint, recording each. Of a profile an earlier
+// file set, it keeps only the model.
 func (c *Config) narrowAgents(f *Config, path string) {
 	for _, name := range f.AgentNames() {
 		a := f.Agents[name]
@@ -160,11 +158,13 @@ func (c *Config) narrowAgents(f *Config, path string) {
 	for _, name := range slices.Sorted(maps.Keys(f.Providers)) {
 		p := f.Providers[name]
 		cur, ok := c.Providers[name]
-		if p.Preset == "" || (ok && p.Preset == cur.Preset) || (cur.Preset == "" && p.Preset == name) {
-			continue
+		if p.Preset != "" && !(ok && p.Preset == cur.Preset) && !(cur.Preset == "" && p.Preset == name) {
+			c.drop(path, fmt.Sprintf("providers.%s.preset (%s)", name, p.Preset), "may not change an endpoint")
+			p.Preset = ""
 		}
-		c.drop(path, fmt.Sprintf("providers.%s.preset (%s)", name, p.Preset), "may not change an endpoint")
-		p.Preset = ""
+		if ok {
+			p = ProviderConfig{Model: p.Model}
+		}
 		f.Providers[name] = p
 	}
 }
@@ -173,21 +173,17 @@ func (c *Config) narrowAgents(f *Config, path string) {
 // each key in order, the agents it defines with a command, and the
 // default_agent it names when that is one of them or of its providers.
 func (c *Config) restrict(f *Config, path string) {
-	var keys []string
-	drop := func(key string) { keys = append(keys, key) }
-	for _, name := range f.AgentNames() {
-		a := f.Agents[name]
+	set := map[string]bool{}
+	for name, a := range f.Agents {
 		if len(a.Command) > 0 || a.Protocol != "" {
 			c.UntrustedAgents[name] = path
 		}
 		// An untrusted file may set only the modes that ask (default) or do
 		// nothing; against the user's own mode they may only narrow (narrows).
 		wide := a.Mode != "" && modeRank(a.Mode) > 1
-		for key, set := range map[string]bool{"command": len(a.Command) > 0, "args": len(a.Args) > 0, "env": len(a.Env) > 0,
+		for key, on := range map[string]bool{"command": len(a.Command) > 0, "args": len(a.Args) > 0, "env": len(a.Env) > 0,
 			"protocol": a.Protocol != "", "type": a.Type != "", "script": a.Script != "", "options": len(a.Options) > 0, "mode": wide} {
-			if set {
-				drop("agents." + name + "." + key)
-			}
+			set["agents."+name+"."+key] = on
 		}
 		if wide {
 			a.Mode = ""
@@ -195,79 +191,63 @@ func (c *Config) restrict(f *Config, path string) {
 		f.Agents[name] = AgentConfig{Model: a.Model, Mode: a.Mode, Disabled: a.Disabled}
 	}
 	for name, p := range f.Providers {
-		for key, set := range map[string]bool{"base_url": p.BaseURL != "", "headers": len(p.Headers) > 0, "api_key_env": p.APIKeyEnv != ""} {
-			if set {
-				drop("providers." + name + "." + key)
-			}
+		for key, on := range map[string]bool{"base_url": p.BaseURL != "", "headers": len(p.Headers) > 0, "api_key_env": p.APIKeyEnv != ""} {
+			set["providers."+name+"."+key] = on
 		}
 		p.BaseURL, p.Headers, p.APIKeyEnv = "", nil, ""
 		f.Providers[name] = p
 	}
 	if _, provider := f.Providers[f.DefaultAgent]; f.DefaultAgent != "" && (c.UntrustedAgents[f.DefaultAgent] == path || provider) {
-		drop("default_agent")
+		set["default_agent"] = true
 		c.UntrustedDefault, f.DefaultAgent = f.DefaultAgent, ""
 	}
 	var kept []PermissionRule
 	for i, r := range f.Permissions.Rules {
-		if strings.EqualFold(strings.TrimSpace(r.Decision), "deny") {
+		deny := strings.EqualFold(strings.TrimSpace(r.Decision), "deny")
+		set[fmt.Sprintf("permissions.rules[%d] (%s)", i, r.Decision)] = !deny
+		if deny {
 			kept = append(kept, r)
-			continue
 		}
-		drop(fmt.Sprintf("permissions.rules[%d] (%s)", i, r.Decision))
-	}
-	f.Permissions.Rules = kept
-	if f.ACP.Delegation != nil || f.ACP.DelegationDepth > 0 {
-		drop("acp.delegation")
-		f.ACP.Delegation, f.ACP.DelegationDepth = nil, 0
 	}
 	for name := range f.MCPServers {
-		drop("mcp_servers." + name)
+		set["mcp_servers."+name] = true
 	}
-	f.MCPServers = nil
 	for ev, hs := range f.Hooks {
 		for i := range hs {
-			drop(fmt.Sprintf("hooks.%s[%d]", ev, i))
+			set[fmt.Sprintf("hooks.%s[%d]", ev, i)] = true
 		}
 	}
-	f.Hooks = nil
-	if g := f.Permissions.Grants; g != "" && f.Permissions.GrantScope() != GrantsSession {
-		drop("permissions.grants (" + g + ")")
-		f.Permissions.Grants = ""
+	p := &f.Permissions
+	set["acp.delegation"] = f.ACP.Delegation != nil || f.ACP.DelegationDepth > 0
+	set["permissions.grants ("+p.Grants+")"] = p.Grants != "" && p.GrantScope() != GrantsSession
+	set["permissions.grant_days"], set["log.file"] = p.GrantDays != 0, f.Log.File != ""
+	if p.GrantScope() != GrantsSession {
+		p.Grants = ""
 	}
-	if f.Permissions.GrantDays != 0 {
-		drop("permissions.grant_days")
-		f.Permissions.GrantDays = 0
-	}
-	if f.Log.File != "" {
-		drop("log.file")
-		f.Log.File = ""
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		c.drop(path, k, "")
+	p.Rules, p.GrantDays, f.Log.File, f.MCPServers, f.Hooks, f.ACP.Delegation, f.ACP.DelegationDepth = kept, 0, "", nil, nil, nil, 0
+	for _, k := range slices.Sorted(maps.Keys(set)) {
+		if set[k] {
+			c.drop(path, k, "")
+		}
 	}
 }
 
-// narrowSandbox takes from an untrusted file the [sandbox] settings that
-// confine more than the ones so far (a stricter mode, network = false) and
-// drops the others, recording each.
+// narrowSandbox keeps of an untrusted file's [sandbox] the settings that
+// confine at least as much as the ones so far (a mode as strict or
+// stricter, network = false) and drops the others, recording each that
+// would widen it.
 func (c *Config) narrowSandbox(f *Config, path string) {
-	drop := func(key string) { c.drop(path, key, "may only narrow the sandbox") }
-	if f.Sandbox.Mode != "" {
-		if m := f.Sandbox.Policy().Mode; m.Stricter(c.Sandbox.Policy().Mode) || m == c.Sandbox.Policy().Mode {
-			c.Sandbox.Mode = f.Sandbox.Mode
-		} else {
-			drop("sandbox.mode (" + f.Sandbox.Mode + ")")
-		}
+	s, cur := &f.Sandbox, c.Sandbox.Policy()
+	if m := s.Policy().Mode; s.Mode != "" && !m.Stricter(cur.Mode) && m != cur.Mode {
+		c.drop(path, "sandbox.mode ("+s.Mode+")", "may only narrow the sandbox")
+		s.Mode = ""
 	}
-	if n := f.Sandbox.Network; n != nil {
-		if !*n {
-			c.Sandbox.Network = n
-		} else if !c.Sandbox.Policy().Network {
-			drop("sandbox.network")
+	if s.Network != nil && *s.Network {
+		if !cur.Network {
+			c.drop(path, "sandbox.network", "may only narrow the sandbox")
 		}
+		s.Network = nil
 	}
-	f.Sandbox = SandboxConfig{}
 }
 
 // Untrusted reports why agent cannot run: an untrusted project file
@@ -286,9 +266,6 @@ func (c *Config) Untrusted(agent string, fromDefault bool) error {
 // UntrustedNotice tells an editor session which project keys hub ignored,
 // one sentence per file; "" when none.
 func (c *Config) UntrustedNotice() string {
-	if len(c.Ignored) == 0 {
-		return ""
-	}
 	files := map[string][]string{}
 	var order []string
 	for _, ig := range c.Ignored {

@@ -6,6 +6,7 @@
 package release
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -56,19 +57,9 @@ func (t Target) registryPlatform() string {
 
 // npmOS and npmCPU are the target in Node's process.platform/arch terms,
 // which npm's "os" and "cpu" fields use.
-func (t Target) npmOS() string {
-	if t.GOOS == "windows" {
-		return "win32"
-	}
-	return t.GOOS
-}
+func (t Target) npmOS() string { return cmp.Or(map[string]string{"windows": "win32"}[t.GOOS], t.GOOS) }
 
-func (t Target) npmCPU() string {
-	if t.GOARCH == "amd64" {
-		return "x64"
-	}
-	return t.GOARCH
-}
+func (t Target) npmCPU() string { return cmp.Or(map[string]string{"amd64": "x64"}[t.GOARCH], t.GOARCH) }
 
 // Release describes one release.
 type Release struct {

@@ -105,14 +105,11 @@ func download(version string) (module, error) {
 	if err != nil {
 		return module{}, fmt.Errorf("go mod download golang.org/x/vulndb@%s: %w: %s", version, err, strings.TrimSpace(stderr.String()))
 	}
-	m := module{Dir: info.Dir}
+	var v struct{ Time time.Time } // the commit time, zero when the .info file says none
 	if b, err := os.ReadFile(info.Info); err == nil {
-		var v struct{ Time time.Time }
-		if json.Unmarshal(b, &v) == nil {
-			m.Time = v.Time
-		}
+		_ = json.Unmarshal(b, &v)
 	}
-	return m, nil
+	return module{Dir: info.Dir, Time: v.Time}, nil
 }
 
 // entry is the part of an OSV entry the index needs.
