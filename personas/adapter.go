@@ -56,6 +56,14 @@ func (a *Adapter) Ready() error {
 	if !a.P.Trusted {
 		return fmt.Errorf("%w: %s", ErrUntrusted, a.P.Untrusted)
 	}
+	if err := a.backendReady(); err != nil {
+		return err
+	}
+	_, _, err := a.P.modeOn(a.Backend.Capabilities(), a.Backend.Name())
+	return err
+}
+
+func (a *Adapter) backendReady() error {
 	if a.Backend == nil {
 		return a.noBackend()
 	}

@@ -46,7 +46,7 @@ func TestApply_ModeNeverBypassesTheGate(t *testing.T) {
 	}
 }
 
-// Doctor and the run tell one truth about a persona's mode: what doctor
+// Doctor, hub agents and the run tell one truth about a persona's mode: what doctor
 // says cannot run never starts its backend (in a mode that might grant
 // more than the persona says), and what it passes starts in the mode
 // the run gives it. An agent that tells its modes only when a session
@@ -68,9 +68,10 @@ func TestPersona_ModeDoctorAndRunAgree(t *testing.T) {
 		}
 		a := &Adapter{P: Persona{Name: "p", Mode: tc.mode, Trusted: true}, Backend: b}
 		_, ok := Check(a)
+		ready := a.Ready() // what hub agents and the editor's agent select say
 		_, err := a.Start(context.Background(), adapters.SessionOptions{Cwd: "x"})
-		if started := b.got.Cwd == "x"; ok != (err == nil) || started != ok || b.got.Mode != tc.want {
-			t.Errorf("mode %q: doctor ok %v, start error %v, started %v in mode %q", tc.mode, ok, err, started, b.got.Mode)
+		if started := b.got.Cwd == "x"; ok != (err == nil) || started != ok || (ready == nil) != ok || b.got.Mode != tc.want {
+			t.Errorf("mode %q: doctor ok %v, ready %v, start error %v, started %v in mode %q", tc.mode, ok, ready, err, started, b.got.Mode)
 		}
 	}
 }

@@ -19,7 +19,7 @@ func Check(a *Adapter) (problems []string, ok bool) {
 	if !p.Trusted {
 		problems, ok = append(problems, p.Untrusted), false
 	}
-	if err := a.Ready(); err != nil && p.Trusted {
+	if err := a.backendReady(); err != nil && p.Trusted {
 		problems, ok = append(problems, err.Error()), false
 	}
 	for _, t := range append(slices.Clone(p.Tools), p.Disallowed...) {
