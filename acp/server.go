@@ -192,12 +192,8 @@ func newServer(opts Options) *server {
 	opts.AgentInfo.Name = cmp.Or(opts.AgentInfo.Name, "hub")
 	opts.AgentInfo.Version = cmp.Or(opts.AgentInfo.Version, "dev")
 	opts.WarmAgents, opts.IdleTimeout = cmp.Or(opts.WarmAgents, DefaultWarmAgents), cmp.Or(opts.IdleTimeout, DefaultIdleTimeout)
-	if opts.CancelGrace <= 0 {
-		opts.CancelGrace = 2 * time.Second
-	}
-	if opts.MaxPrompt <= 0 {
-		opts.MaxPrompt = DefaultMaxPrompt
-	}
+	opts.CancelGrace = cmp.Or(max(opts.CancelGrace, 0), 2*time.Second)
+	opts.MaxPrompt = cmp.Or(max(opts.MaxPrompt, 0), DefaultMaxPrompt)
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
@@ -609,10 +605,7 @@ func (s *server) closeSession(_ context.Context, p schema.SessionIDRequest) (any
 }
 
 func (s *server) deleteSession(ctx context.Context, p schema.SessionIDRequest) (any, func(), error) {
-	res, _, err := s.closeSession(ctx, p)
-	if err != nil {
-		return nil, nil, err
-	}
+	res, _, _ := s.closeSession(ctx, p)
 	if err := s.index.Delete(p.SessionID); err != nil {
 		return nil, nil, jsonrpc.NewError(schema.CodeInternalError, err.Error(), nil)
 	}
@@ -624,10 +617,7 @@ func (s *server) listSessions(_ context.Context, p schema.ListSessionsRequest) (
 		return nil, nil, err
 	}
 	resp, err := s.index.List(p.Cwd, p.Cursor)
-	if err != nil {
-		return nil, nil, err
-	}
-	return resp, nil, nil
+	return resp, nil, err
 }
 
 // beginPrompt validates and marks the session busy inline; the turn runs
@@ -647,12 +637,6 @@ func (s *server) beginPrompt(ctx context.Context, p schema.PromptRequest) jsonrp
 		if (b.Type == schema.BlockImage && !caps.Image) || (b.Type == schema.BlockAudio && !caps.Audio) {
 			return fail(invalidParams("%s prompt blocks are not supported (see promptCapabilities)", b.Type))
 		}
-	}
-	ss.mu.Lock()
-	closed := ss.closed
-	ss.mu.Unlock()
-	if closed {
-		return fail(errUnknownSession(p.SessionID))
 	}
 	tctx := trace.Begin(s.ctx, "turn", p.SessionID)
 	if adapters.IsJudged(ctx) { // steered input's verdict travels with it
