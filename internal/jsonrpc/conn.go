@@ -18,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -202,38 +203,34 @@ func (e *tooLong) Error() string { return e.refusal.Message }
 // LineLimit of the method its head names) is skipped to its end, never
 // held whole, and reported as a *tooLong.
 func (c *Conn) readLine() ([]byte, error) {
-	var line []byte
-	var over *tooLong
-	limit, sniffed, id := c.opts.MaxLine, false, nullID
-	var refusal *Error
-	for {
-		chunk, err := c.r.ReadSlice('\n')
-		if over == nil {
-			if !sniffed && (errors.Is(err, bufio.ErrBufferFull) || len(line)+len(chunk) > limit) {
-				sniffed = true
-				var method string
-				var known bool
-				id, method, known = sniffHead(append(line[:len(line):len(line)], chunk...))
-				if c.opts.LineLimit != nil && known {
-					if l, e := c.opts.LineLimit(method); l > 0 && l < limit {
-						limit, refusal = l, e
-					}
-				}
-			}
-			if len(line)+len(chunk) > limit {
-				over, line = &tooLong{id: id, refusal: c.tooLongRefusal(id, limit, refusal)}, nil
-			} else {
-				line = append(line, chunk...)
-			}
-		}
-		if errors.Is(err, bufio.ErrBufferFull) {
-			continue
-		}
-		if over != nil && err == nil {
-			return nil, over
-		}
+	chunk, err := c.r.ReadSlice('\n')
+	line := slices.Clone(chunk) // the buffer is read into again while line is served
+	if !errors.Is(err, bufio.ErrBufferFull) && len(line) <= c.opts.MaxLine {
 		return line, err
 	}
+	id, method, known := sniffHead(line)
+	limit, refusal := c.opts.MaxLine, (*Error)(nil)
+	if c.opts.LineLimit != nil && known {
+		if l, e := c.opts.LineLimit(method); l > 0 && l < limit {
+			limit, refusal = l, e
+		}
+	}
+	over := len(line) > limit
+	for errors.Is(err, bufio.ErrBufferFull) {
+		chunk, err = c.r.ReadSlice('\n')
+		if over = over || len(line)+len(chunk) > limit; over {
+			line = nil // skipped, never held whole
+		} else {
+			line = append(line, chunk...)
+		}
+	}
+	switch {
+	case !over:
+		return line, err
+	case err != nil:
+		return nil, err
+	}
+	return nil, &tooLong{id: id, refusal: c.tooLongRefusal(id, limit, refusal)}
 }
 
 // tooLongRefusal is the answer to a skipped line: the method's refusal,
@@ -419,7 +416,7 @@ func (c *Conn) run(r *Request, j Job) {
 	}
 	switch e := (*Error)(nil); {
 	case err == nil:
-		c.write(message{JSONRPC: "2.0", ID: r.ID, Result: b})
+		_ = c.write(message{ID: r.ID, Result: b})
 	case errors.As(err, &e):
 		c.writeError(r.ID, e)
 	case errors.Is(err, context.Canceled):
@@ -433,36 +430,29 @@ func (c *Conn) run(r *Request, j Job) {
 }
 
 func (c *Conn) deliver(m message) {
-	c.pmu.Lock()
-	ch, ok := c.pending[string(m.ID)]
-	delete(c.pending, string(m.ID))
-	c.pmu.Unlock()
-	if !ok {
-		c.opts.Logger.Debug().RawJSON("id", m.ID).Msg("response to unknown request id dropped")
+	if ch := c.take(m.ID); ch != nil {
+		ch <- m
 		return
 	}
-	ch <- m
+	c.opts.Logger.Debug().RawJSON("id", m.ID).Msg("response to unknown request id dropped")
 }
 
 func (c *Conn) writeError(id json.RawMessage, e *Error) {
-	c.write(message{JSONRPC: "2.0", ID: id, Error: e})
+	_ = c.write(message{ID: id, Error: e})
 }
 
-func (c *Conn) write(m message) {
+// write sends m as one line, under the write lock.
+func (c *Conn) write(m message) error {
+	m.JSONRPC = "2.0"
 	b, err := json.Marshal(m)
 	if err != nil {
 		c.opts.Logger.Error().Err(err).Msg("marshal outgoing message")
-		return
+		return err
 	}
-	_ = c.writeLine(append(b, '\n'))
-}
-
-// writeLine writes one complete line under the write lock.
-func (c *Conn) writeLine(b []byte) error {
 	c.trace("out", b)
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
-	if _, err := c.w.Write(b); err != nil {
+	if _, err := c.w.Write(append(b, '\n')); err != nil {
 		c.opts.Logger.Debug().Err(err).Msg("write to peer failed")
 		return err
 	}
@@ -471,7 +461,7 @@ func (c *Conn) writeLine(b []byte) error {
 
 // Notify sends a notification; nil params are left out.
 func (c *Conn) Notify(method string, params any) error {
-	m := message{JSONRPC: "2.0", Method: method}
+	m := message{Method: method}
 	if params != nil {
 		b, err := json.Marshal(params)
 		if err != nil {
@@ -479,7 +469,7 @@ func (c *Conn) Notify(method string, params any) error {
 		}
 		m.Params = b
 	}
-	return c.writeLine(mustLine(m))
+	return c.write(m)
 }
 
 // Call sends a request and waits for its response, ctx, or the end of the
@@ -513,8 +503,8 @@ func (c *Conn) CallRaw(ctx context.Context, method string, params any) (json.Raw
 	}
 	c.pending[string(id)] = ch
 	c.pmu.Unlock()
-	if err := c.writeLine(mustLine(message{JSONRPC: "2.0", ID: id, Method: method, Params: b})); err != nil {
-		c.forget(id)
+	if err := c.write(message{ID: id, Method: method, Params: b}); err != nil {
+		c.take(id)
 		return nil, fmt.Errorf("%s: %w", method, err)
 	}
 	select {
@@ -527,7 +517,7 @@ func (c *Conn) CallRaw(ctx context.Context, method string, params any) (json.Raw
 		}
 		return m.Result, nil
 	case <-ctx.Done():
-		c.forget(id)
+		c.take(id)
 		if c.opts.CancelMethod != "" {
 			_ = c.Notify(c.opts.CancelMethod, map[string]json.RawMessage{"requestId": id})
 		}
@@ -567,13 +557,11 @@ func (c *Conn) cancelServing(params json.RawMessage) {
 	}
 }
 
-func (c *Conn) forget(id json.RawMessage) {
+// take removes the pending call id and returns its channel (nil: none).
+func (c *Conn) take(id json.RawMessage) chan message {
 	c.pmu.Lock()
+	defer c.pmu.Unlock()
+	ch := c.pending[string(id)]
 	delete(c.pending, string(id))
-	c.pmu.Unlock()
-}
-
-func mustLine(m message) []byte {
-	b, _ := json.Marshal(m) // a message of raw parts always marshals
-	return append(b, '\n')
+	return ch
 }
