@@ -655,10 +655,7 @@ func (s *server) beginPrompt(ctx context.Context, p schema.PromptRequest) jsonrp
 		}
 		// _meta.hub.waitedForAgent tells a client (and hub's benchmarks)
 		// whether the agent was already up when the prompt arrived.
-		ss.mu.Lock()
-		waited := ss.waited
-		ss.mu.Unlock()
-		return schema.PromptResponse{StopReason: reason, Usage: usageOf(usage), Meta: schema.Meta{"hub": map[string]any{"waitedForAgent": waited}}}, next, nil
+		return schema.PromptResponse{StopReason: reason, Usage: usageOf(usage), Meta: schema.Meta{"hub": map[string]any{"waitedForAgent": ss.waited.Load()}}}, next, nil
 	}
 }
 

@@ -58,7 +58,7 @@ type session struct {
 	seenTools     map[string]bool
 	agentCommands []adapters.Command
 	live          *adapters.Surface // what the running agent reported it offers; nil until then
-	waited        bool              // the last prompt waited for its agent to start
+	waited        atomic.Bool       // the last prompt waited for its agent to start
 	// chunk accumulates the text of the last history entry while streamed
 	// chunks keep merging into it, so a long answer costs O(n), not O(n²).
 	chunk strings.Builder
@@ -327,8 +327,8 @@ func (ss *session) spent(u *adapters.Usage) {
 func (ss *session) drive(turnCtx context.Context, content []adapters.Content, watch bool, admitted func()) (string, *adapters.ErrorInfo, *conversation.Digest) {
 	b, waited, err := ss.agent.Await(turnCtx)
 	trace.Mark(turnCtx, trace.AgentReady)
+	ss.waited.Store(waited)
 	ss.mu.Lock()
-	ss.waited = waited
 	agent, cwd := ss.rec.Agent, ss.rec.Cwd
 	ss.mu.Unlock()
 	switch {
