@@ -146,21 +146,16 @@ func (c *Conn) Serve(ctx context.Context) error {
 	defer cancel()
 	defer context.AfterFunc(c.quit, cancel)()
 	defer c.shutdown()
-	type read struct {
-		line []byte
-		err  error
-	}
 	lines := make(chan read)
 	go func() {
 		for {
-			line, err := c.readLine()
+			r := c.readLine()
 			select {
-			case lines <- read{line, err}:
+			case lines <- r:
 			case <-ctx.Done():
 				return
 			}
-			var tl *tooLong
-			if err != nil && !errors.As(err, &tl) {
+			if r.err != nil {
 				return
 			}
 		}
@@ -172,9 +167,8 @@ func (c *Conn) Serve(ctx context.Context) error {
 			return nil
 		case r = <-lines:
 		}
-		var tl *tooLong
-		if errors.As(r.err, &tl) {
-			c.writeError(tl.id, tl.refusal)
+		if r.skipped != nil {
+			c.writeError(r.id, r.skipped)
 			continue
 		}
 		if line := bytes.TrimSpace(r.line); len(line) > 0 {
@@ -190,23 +184,23 @@ func (c *Conn) Serve(ctx context.Context) error {
 	}
 }
 
-// tooLong is a line readLine skipped: the answer it gets and the id the
-// line's head named (null when none could be read).
-type tooLong struct {
+// read is one line read, or one skipped: the answer it gets (skipped) and
+// the id its head named (null when none could be read).
+type read struct {
+	line    []byte
+	err     error
+	skipped *Error
 	id      json.RawMessage
-	refusal *Error
 }
 
-func (e *tooLong) Error() string { return e.refusal.Message }
-
-// readLine returns the next line. A line over its limit (MaxLine, or the
+// readLine reads the next line. A line over its limit (MaxLine, or the
 // LineLimit of the method its head names) is skipped to its end, never
-// held whole, and reported as a *tooLong.
-func (c *Conn) readLine() ([]byte, error) {
+// held whole.
+func (c *Conn) readLine() read {
 	chunk, err := c.r.ReadSlice('\n')
 	line := slices.Clone(chunk) // the buffer is read into again while line is served
 	if !errors.Is(err, bufio.ErrBufferFull) && len(line) <= c.opts.MaxLine {
-		return line, err
+		return read{line: line, err: err}
 	}
 	id, method, known := sniffHead(line)
 	limit, refusal := c.opts.MaxLine, (*Error)(nil)
@@ -226,23 +220,16 @@ func (c *Conn) readLine() ([]byte, error) {
 	}
 	switch {
 	case !over:
-		return line, err
+		return read{line: line, err: err}
 	case err != nil:
-		return nil, err
-	}
-	return nil, &tooLong{id: id, refusal: c.tooLongRefusal(id, limit, refusal)}
-}
-
-// tooLongRefusal is the answer to a skipped line: the method's refusal,
-// else -32600 when the line's id was read, -32700 when not.
-func (c *Conn) tooLongRefusal(id json.RawMessage, limit int, refusal *Error) *Error {
-	switch {
-	case refusal != nil:
-		return refusal
+		return read{err: err}
+	case refusal != nil: // the method's own
 	case !bytes.Equal(id, nullID):
-		return NewError(CodeInvalidRequest, fmt.Sprintf("Invalid request: message longer than %d bytes", limit), nil)
+		refusal = NewError(CodeInvalidRequest, fmt.Sprintf("Invalid request: message longer than %d bytes", limit), nil)
+	default:
+		refusal = NewError(CodeParseError, fmt.Sprintf("Parse error: message longer than %d bytes", limit), nil)
 	}
-	return NewError(CodeParseError, fmt.Sprintf("Parse error: message longer than %d bytes", limit), nil)
+	return read{id: id, skipped: refusal}
 }
 
 // sniffHead reads the id and method from the members that precede the
