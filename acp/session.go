@@ -121,6 +121,7 @@ func (ss *session) close() {
 	ss.turns.Close() // a prompt accepted from now on is answered cancelled
 	ss.mu.Lock()
 	ss.closed = true
+	obs := slices.Collect(maps.Values(ss.hooks)) // a closed session makes none
 	ss.mu.Unlock()
 	if b := ss.agent.Close(); b != nil {
 		if err := b.Close(); err != nil {
@@ -128,9 +129,6 @@ func (ss *session) close() {
 		}
 	}
 	ss.endDelegates(true)
-	ss.mu.Lock()
-	obs := slices.Collect(maps.Values(ss.hooks))
-	ss.mu.Unlock()
 	ss.audit.Close()
 	for _, o := range obs {
 		o.Close()
