@@ -426,21 +426,17 @@ type configOptionWire struct {
 
 // MarshalJSON writes the select or boolean variant.
 func (o SessionConfigOption) MarshalJSON() ([]byte, error) {
-	w := configOptionWire{ID: o.ID, Name: o.Name, Description: o.Description, Category: o.Category, Type: o.Type}
-	var err error
-	if o.Type == "boolean" {
-		w.CurrentValue, _ = json.Marshal(o.BoolValue)
-		return json.Marshal(w)
+	w := configOptionWire{ID: o.ID, Name: o.Name, Description: o.Description, Category: o.Category, Type: "select"}
+	var value, options any = o.CurrentValue, nonNil(o.Options)
+	switch {
+	case o.Type == "boolean":
+		w.Type, value, options = o.Type, o.BoolValue, nil
+	case len(o.Groups) > 0:
+		options = o.Groups
 	}
-	w.Type = "select"
-	w.CurrentValue, _ = json.Marshal(o.CurrentValue)
-	if len(o.Groups) > 0 {
-		w.Options, err = json.Marshal(o.Groups)
-	} else {
-		w.Options, err = json.Marshal(nonNil(o.Options))
-	}
-	if err != nil {
-		return nil, err
+	w.CurrentValue, _ = json.Marshal(value)
+	if options != nil { // plain strings: they always marshal
+		w.Options, _ = json.Marshal(options)
 	}
 	return json.Marshal(w)
 }
