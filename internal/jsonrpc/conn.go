@@ -244,18 +244,10 @@ func sniffHead(head []byte) (id json.RawMessage, method string, known bool) {
 		return id, "", false
 	}
 	for dec.More() {
-		t, err := dec.Token()
-		key, ok := t.(string)
-		if err != nil || !ok {
-			return id, method, method != ""
-		}
+		t, _ := dec.Token()
+		key, _ := t.(string) // "" when unreadable
 		var raw json.RawMessage
-		switch key {
-		case "id", "method", "jsonrpc":
-			if dec.Decode(&raw) != nil {
-				return id, method, method != ""
-			}
-		default:
+		if key != "id" && key != "method" && key != "jsonrpc" || dec.Decode(&raw) != nil {
 			return id, method, method != "" || key == "params"
 		}
 		switch {
