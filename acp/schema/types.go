@@ -686,9 +686,7 @@ func (t *ToolCallContent) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &a); err != nil {
 		return err
 	}
-	switch a.Type {
-	case "content", "diff", "terminal":
-	default:
+	if !slices.Contains([]string{"content", "diff", "terminal"}, a.Type) {
 		return fmt.Errorf("unknown tool call content type %q", a.Type)
 	}
 	*t = ToolCallContent(a)
@@ -918,10 +916,7 @@ func (o *RequestPermissionOutcome) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &a); err != nil {
 		return err
 	}
-	switch {
-	case a.Outcome == "cancelled":
-	case a.Outcome == "selected" && a.OptionID != "":
-	default:
+	if a.Outcome != "cancelled" && (a.Outcome != "selected" || a.OptionID == "") {
 		return fmt.Errorf("invalid permission outcome %q", a.Outcome)
 	}
 	*o = RequestPermissionOutcome(a)
