@@ -127,10 +127,7 @@ func (x *Store) Save(rec *Record, more []schema.SessionUpdate, persist bool) err
 	if !persist {
 		return nil
 	}
-	state, err := json.Marshal(&cp)
-	if err != nil {
-		return fmt.Errorf("encode session %s: %w", rec.SessionID, err)
-	}
+	state, _ := json.Marshal(&cp) // strings, numbers and a time: it always marshals
 	meta := transcript.Meta{ID: cp.SessionID, Agent: cp.Agent, Cwd: cp.Cwd, Model: cp.Model, Title: cp.Title, State: state}
 	head := transcript.Record{Type: transcript.TypeSession, Session: &meta}
 	if _, err := transcript.Latest(x.dir, rec.SessionID); err != nil { // a new file starts with its session
