@@ -197,8 +197,7 @@ func (e *editorClient) tool(t adapters.ToolCall, full bool) schema.ToolCallUpdat
 	for _, l := range t.Locations {
 		loc := schema.ToolCallLocation{Path: e.abs(l.Path)}
 		if l.Line > 0 {
-			line := l.Line
-			loc.Line = &line
+			loc.Line = new(l.Line)
 		}
 		u.Locations = append(u.Locations, loc)
 	}
