@@ -55,6 +55,15 @@ type Record struct {
 	History   []schema.SessionUpdate `json:"-"`
 }
 
+// clone is r without its history, with maps and lists of its own.
+func (r *Record) clone() Record {
+	c := *r
+	c.History = nil
+	c.Options, c.Left = maps.Clone(r.Options), maps.Clone(r.Left)
+	c.AddDirs, c.Files = slices.Clone(r.AddDirs), slices.Clone(r.Files)
+	return c
+}
+
 // AgentMark is where an agent left a session.
 type AgentMark struct {
 	SessionID string `json:"sessionId"`
@@ -116,8 +125,7 @@ func (x *Store) Save(rec *Record, more []schema.SessionUpdate, persist bool) err
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	cp := *rec
-	cp.History = nil
+	cp := rec.clone()
 	x.mem[rec.SessionID] = &cp
 	recs, err := updateRecords(rec.SessionID, more)
 	if err != nil || x.dir == "" {

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"maps"
 	"slices"
 
 	"github.com/hubdev/hub/acp/schema"
@@ -230,8 +229,7 @@ func (ss *session) apply(ctx context.Context, set func(*Record)) error {
 	restart, err := ss.agent.Apply(ctx, func() (conversation.Setup, bool) {
 		ss.mu.Lock()
 		defer ss.mu.Unlock()
-		next := *ss.rec
-		next.Options = maps.Clone(next.Options)
+		next := ss.rec.clone()
 		set(&next)
 		return ss.setupOf(&next), ss.running
 	}, func() { ss.mu.Lock(); set(ss.rec); ss.mu.Unlock() })

@@ -167,11 +167,7 @@ func (ss *session) save() {
 	ss.mu.Lock()
 	ss.flushChunk()
 	ss.rec.UpdatedAt = ss.srv.opts.Now()
-	meta := *ss.rec
-	meta.History = nil
-	meta.Options = maps.Clone(ss.rec.Options)
-	meta.AddDirs = slices.Clone(ss.rec.AddDirs)
-	meta.Files = slices.Clone(ss.rec.Files)
+	meta := ss.rec.clone() // saved after the lock is left
 	more := slices.Clone(ss.rec.History[ss.persisted:])
 	ss.persisted = len(ss.rec.History)
 	persist := ss.persisted > 0 || ss.dropped > 0
