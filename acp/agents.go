@@ -60,44 +60,32 @@ func (s *server) agentChoices(reg *adapters.Registry, current string) []schema.S
 	if !slices.Contains(names, current) {
 		names = append(names, current)
 	}
-	slices.SortStableFunc(names, func(a, b string) int { return isPersona(reg, a) - isPersona(reg, b) }) // personas after the agents
-	var out []schema.SessionConfigSelectOption
+	var agents, persons []schema.SessionConfigSelectOption // personas after the agents
 	for _, n := range names {
 		a, err := reg.Get(n)
 		if err == nil {
 			err = s.ready.check(a)
 		}
+		o := schema.SessionConfigSelectOption{Value: n, Name: n}
+		desc, backend, persona := adapters.Describe(a)
 		switch {
+		case err == nil && persona: // what it is for and what it runs on
+			o.Description = firstLine(desc) + " (on " + backend + ")"
 		case err == nil:
-			out = append(out, choice(n, a))
-		case errors.Is(err, personas.ErrUntrusted):
-			// listed as such: choosing it is refused with the reason
-			out = append(out, schema.SessionConfigSelectOption{Value: n, Name: n + " (untrusted)", Description: firstLine(err.Error())})
+		case errors.Is(err, personas.ErrUntrusted): // listed as such: choosing it is refused with the reason
+			o.Name, o.Description = n+" (untrusted)", firstLine(err.Error())
 		case n == current:
-			out = append(out, schema.SessionConfigSelectOption{Value: n, Name: n + " (not ready)", Description: firstLine(err.Error())})
+			o.Name, o.Description = n+" (not ready)", firstLine(err.Error())
+		default:
+			continue
+		}
+		if persona {
+			persons = append(persons, o)
+		} else {
+			agents = append(agents, o)
 		}
 	}
-	return out
-}
-
-// isPersona is 1 for an agent defined in a persona file, else 0.
-func isPersona(reg *adapters.Registry, name string) int {
-	if a, err := reg.Get(name); err == nil {
-		if _, _, ok := adapters.Describe(a); ok {
-			return 1
-		}
-	}
-	return 0
-}
-
-// choice is an agent's option in the select; a persona's says what it is
-// for and what it runs on.
-func choice(name string, a adapters.Adapter) schema.SessionConfigSelectOption {
-	o := schema.SessionConfigSelectOption{Value: name, Name: name}
-	if desc, backend, ok := adapters.Describe(a); ok {
-		o.Description = firstLine(desc) + " (on " + backend + ")"
-	}
-	return o
+	return append(agents, persons...)
 }
 
 func firstLine(s string) string {

@@ -107,16 +107,14 @@ func (ss *session) addDelegator(chain []string, register func(*delegation.Delega
 	unregister := register(d)
 	h := &delegationHost{d: d, close: func() { unregister(); d.Close() }, root: len(chain) == 1}
 	ss.mu.Lock()
-	var old []*delegationHost
-	ss.delegs = append(slices.DeleteFunc(ss.delegs, func(x *delegationHost) bool {
-		if h.root && x.root {
-			old = append(old, x)
-		}
-		return h.root && x.root
-	}), h)
+	var old *delegationHost
+	if i := slices.IndexFunc(ss.delegs, func(x *delegationHost) bool { return x.root }); h.root && i >= 0 {
+		old, ss.delegs = ss.delegs[i], slices.Delete(ss.delegs, i, i+1)
+	}
+	ss.delegs = append(ss.delegs, h)
 	ss.mu.Unlock()
-	for _, x := range old {
-		x.close()
+	if old != nil {
+		old.close()
 	}
 	return d
 }

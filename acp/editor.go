@@ -122,17 +122,11 @@ func (e *editorClient) absParam(m map[string]json.RawMessage, key string) {
 // failed release counts as released so it is not retried forever.
 func (e *editorClient) track(method string, idParam, res json.RawMessage, err error) {
 	var id string
-	switch method {
-	case "terminal/create":
-		var r schema.CreateTerminalResponse
-		if err != nil || json.Unmarshal(res, &r) != nil || r.TerminalID == "" {
-			return
-		}
+	var r schema.CreateTerminalResponse
+	switch {
+	case method == "terminal/create" && err == nil && json.Unmarshal(res, &r) == nil && r.TerminalID != "":
 		id = r.TerminalID
-	case "terminal/release":
-		if json.Unmarshal(idParam, &id) != nil {
-			return
-		}
+	case method == "terminal/release" && json.Unmarshal(idParam, &id) == nil:
 	default:
 		return
 	}

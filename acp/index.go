@@ -55,6 +55,15 @@ type Record struct {
 	History   []schema.SessionUpdate `json:"-"`
 }
 
+// clone is r without its history, with maps and lists of its own.
+func (r *Record) clone() Record {
+	c := *r
+	c.History = nil
+	c.Options, c.Left = maps.Clone(r.Options), maps.Clone(r.Left)
+	c.AddDirs, c.Files = slices.Clone(r.AddDirs), slices.Clone(r.Files)
+	return c
+}
+
 // AgentMark is where an agent left a session.
 type AgentMark struct {
 	SessionID string `json:"sessionId"`
@@ -116,8 +125,7 @@ func (x *Store) Save(rec *Record, more []schema.SessionUpdate, persist bool) err
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	cp := *rec
-	cp.History = nil
+	cp := rec.clone()
 	x.mem[rec.SessionID] = &cp
 	recs, err := updateRecords(rec.SessionID, more)
 	if err != nil || x.dir == "" {
@@ -127,10 +135,7 @@ func (x *Store) Save(rec *Record, more []schema.SessionUpdate, persist bool) err
 	if !persist {
 		return nil
 	}
-	state, err := json.Marshal(&cp)
-	if err != nil {
-		return fmt.Errorf("encode session %s: %w", rec.SessionID, err)
-	}
+	state, _ := json.Marshal(&cp) // strings, numbers and a time: it always marshals
 	meta := transcript.Meta{ID: cp.SessionID, Agent: cp.Agent, Cwd: cp.Cwd, Model: cp.Model, Title: cp.Title, State: state}
 	head := transcript.Record{Type: transcript.TypeSession, Session: &meta}
 	if _, err := transcript.Latest(x.dir, rec.SessionID); err != nil { // a new file starts with its session

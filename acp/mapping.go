@@ -52,7 +52,7 @@ func (ss *session) mapEvent(ev adapters.Event) []schema.SessionUpdate {
 		}
 		return []schema.SessionUpdate{hubLine(errorText(ev.Error))}
 	case adapters.EventRaw:
-		ss.srv.log.Debug().Str("source", ev.Source).RawJSON("raw", rawOr(ev.Raw)).Msg("unmapped agent record")
+		ss.srv.log.Debug().Str("source", ev.Source).RawJSON("raw", []byte(cmp.Or(string(ev.Raw), "null"))).Msg("unmapped agent record")
 	}
 	return nil
 }
@@ -67,13 +67,6 @@ func hubLine(text string) schema.SessionUpdate {
 	b := schema.TextBlock(text)
 	b.Annotations = forUser
 	return schema.SessionUpdate{AgentMessageChunk: &schema.ContentChunk{Content: b}}
-}
-
-func rawOr(b []byte) []byte {
-	if len(b) == 0 {
-		return []byte("null")
-	}
-	return b
 }
 
 // usageOf is a turn's usage for its prompt response; nil when none came.
@@ -197,8 +190,7 @@ func (e *editorClient) tool(t adapters.ToolCall, full bool) schema.ToolCallUpdat
 	for _, l := range t.Locations {
 		loc := schema.ToolCallLocation{Path: e.abs(l.Path)}
 		if l.Line > 0 {
-			line := l.Line
-			loc.Line = &line
+			loc.Line = new(l.Line)
 		}
 		u.Locations = append(u.Locations, loc)
 	}

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"maps"
 	"slices"
 
 	"github.com/hubdev/hub/acp/schema"
@@ -94,11 +93,8 @@ func (s *server) hubOptions(handover, deleg string) []adapters.ConfigOption {
 // still takes it, else the agent's own.
 func chosen(rec *Record, o adapters.ConfigOption) string {
 	v := rec.Options[o.ID]
-	switch o.ID {
-	case adapters.OptionModel:
-		v = rec.Model
-	case adapters.OptionMode:
-		v = rec.Mode
+	if f := rec.fields()[o.ID]; f != nil {
+		v = *f
 	}
 	if v != "" && o.Accepts(v) {
 		return v
@@ -155,25 +151,23 @@ func (ss *session) setOption(ctx context.Context, id, value string) (after func(
 		return nil, invalidParams("unknown config option %q", id)
 	case !o.Accepts(value):
 		return nil, invalidParams("unknown %s %q", id, value)
-	case id == optionHandover:
-		ss.mu.Lock()
-		ss.rec.Handover = value
-		ss.mu.Unlock()
-		ss.save()
-		return nil, nil
-	case id == optionDelegation: // restarts the agent, resuming its session
-		return nil, ss.apply(ctx, func(r *Record) { r.Delegation = value })
-	case id == adapters.OptionModel:
-		return nil, ss.apply(ctx, func(r *Record) { r.Model = value })
-	case id == adapters.OptionMode:
-		return nil, ss.apply(ctx, func(r *Record) { r.Mode = value })
 	}
-	return nil, ss.apply(ctx, func(r *Record) {
+	return nil, ss.apply(ctx, func(r *Record) { // a delegation change restarts the agent, resuming its session
+		if f := r.fields()[id]; f != nil {
+			*f = value
+			return
+		}
 		if r.Options == nil {
 			r.Options = map[string]string{}
 		}
 		r.Options[id] = value
 	})
+}
+
+// fields are the options r keeps in fields of their own; the others are
+// in Options.
+func (r *Record) fields() map[string]*string {
+	return map[string]*string{adapters.OptionModel: &r.Model, adapters.OptionMode: &r.Mode, optionHandover: &r.Handover, optionDelegation: &r.Delegation}
 }
 
 // switchAgent warms the new agent at once, then closes the old one. The old
@@ -235,8 +229,7 @@ func (ss *session) apply(ctx context.Context, set func(*Record)) error {
 	restart, err := ss.agent.Apply(ctx, func() (conversation.Setup, bool) {
 		ss.mu.Lock()
 		defer ss.mu.Unlock()
-		next := *ss.rec
-		next.Options = maps.Clone(next.Options)
+		next := ss.rec.clone()
 		set(&next)
 		return ss.setupOf(&next), ss.running
 	}, func() { ss.mu.Lock(); set(ss.rec); ss.mu.Unlock() })

@@ -31,12 +31,8 @@ func (e *editorClient) ask(ctx context.Context, q *adapters.QuestionRequest) ada
 // into out; cancelled when ctx ended meanwhile (the turn was cancelled,
 // whatever the editor answered).
 func (e *editorClient) call(ctx context.Context, method string, params, out any) (cancelled bool, err error) {
-	res, err := e.conn.CallRaw(ctx, method, params)
-	if ctx.Err() != nil {
+	if err = e.conn.Call(ctx, method, params, out); ctx.Err() != nil {
 		return true, nil
-	}
-	if err == nil {
-		err = json.Unmarshal(res, out)
 	}
 	return false, err
 }

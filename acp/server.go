@@ -171,20 +171,25 @@ type server struct {
 	ctx   context.Context
 	index *Store
 
-	initialized atomic.Bool
-	mu          sync.Mutex
-	clientCaps  schema.ClientCapabilities
-	promptCaps  schema.PromptCapabilities // what initialize advertised
-	sessions    map[string]*session
-	authMethods []schema.AuthMethod
-	warm        *conversation.Warm
-	starts      sync.WaitGroup // agent starts in flight
-	detached    sync.WaitGroup // turns steering queued, which answer no request
-	ready       readiness
+	peer     atomic.Pointer[peer] // nil until initialize
+	mu       sync.Mutex
+	sessions map[string]*session
+	warm     *conversation.Warm
+	starts   sync.WaitGroup // agent starts in flight
+	detached sync.WaitGroup // turns steering queued, which answer no request
+	ready    readiness
 
 	bridgeMu    sync.Mutex
 	delegBridge *delegation.Bridge // the delegation socket, opened on first use
 	bridgeErr   error
+}
+
+// peer is what initialize settled: the client's capabilities, the prompt
+// blocks hub advertised, and the auth methods offered.
+type peer struct {
+	caps   schema.ClientCapabilities
+	prompt schema.PromptCapabilities
+	auth   []schema.AuthMethod
 }
 
 func newServer(opts Options) *server {
@@ -192,12 +197,8 @@ func newServer(opts Options) *server {
 	opts.AgentInfo.Name = cmp.Or(opts.AgentInfo.Name, "hub")
 	opts.AgentInfo.Version = cmp.Or(opts.AgentInfo.Version, "dev")
 	opts.WarmAgents, opts.IdleTimeout = cmp.Or(opts.WarmAgents, DefaultWarmAgents), cmp.Or(opts.IdleTimeout, DefaultIdleTimeout)
-	if opts.CancelGrace <= 0 {
-		opts.CancelGrace = 2 * time.Second
-	}
-	if opts.MaxPrompt <= 0 {
-		opts.MaxPrompt = DefaultMaxPrompt
-	}
+	opts.CancelGrace = cmp.Or(max(opts.CancelGrace, 0), 2*time.Second)
+	opts.MaxPrompt = cmp.Or(max(opts.MaxPrompt, 0), DefaultMaxPrompt)
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
@@ -300,7 +301,7 @@ func (s *server) handle(ctx context.Context, r *jsonrpc.Request) jsonrpc.Job {
 	case !ok:
 		return fail(jsonrpc.NewError(schema.CodeMethodNotFound, "Method not found", map[string]any{"method": r.Method}))
 	case r.Method == "initialize":
-	case !s.initialized.Load():
+	case s.peer.Load() == nil:
 		return fail(jsonrpc.NewError(schema.CodeInvalidRequest, "Invalid request: initialize first", nil))
 	case s.opts.Broken != nil && r.Method != "authenticate":
 		return fail(jsonrpc.NewError(schema.CodeInternalError, s.opts.Broken.Error(), map[string]any{"code": "config"}))
@@ -390,10 +391,7 @@ func (s *server) handleNotification(r *jsonrpc.Request) {
 func (s *server) initialize(_ context.Context, p schema.InitializeRequest) jsonrpc.Job {
 	caps := s.agentCapabilities()
 	methods := offeredAuth(p.ClientCapabilities, s.opts.AuthMethods)
-	s.mu.Lock()
-	s.clientCaps, s.promptCaps, s.authMethods = p.ClientCapabilities, caps.PromptCapabilities, methods
-	s.mu.Unlock()
-	s.initialized.Store(true)
+	s.peer.Store(&peer{caps: p.ClientCapabilities, prompt: caps.PromptCapabilities, auth: methods})
 	res := schema.InitializeResponse{
 		ProtocolVersion:   schema.ProtocolVersion,
 		AgentCapabilities: caps,
@@ -452,9 +450,7 @@ func (s *server) agentCapabilities() schema.AgentCapabilities {
 }
 
 func (s *server) authenticate(_ context.Context, p schema.AuthenticateRequest) (any, func(), error) {
-	s.mu.Lock()
-	methods := s.authMethods
-	s.mu.Unlock()
+	methods := s.peer.Load().auth
 	if i := slices.IndexFunc(methods, func(m schema.AuthMethod) bool { return m.ID == p.MethodID }); i >= 0 {
 		return nil, nil, invalidParams("auth method %q runs in a terminal: start 'hub acp %s' there", p.MethodID, strings.Join(methods[i].Args, " "))
 	}
@@ -514,11 +510,8 @@ func (s *server) open(rec *Record, mcp []schema.McpServer) (*session, error) {
 	if _, err := cmp.Or(set.Registry, s.opts.Registry).Get(rec.Agent); err != nil {
 		return nil, jsonrpc.NewError(schema.CodeInternalError, fmt.Sprintf("agent %q unavailable: %v", rec.Agent, err), nil)
 	}
-	s.mu.Lock()
-	caps := s.clientCaps
-	s.mu.Unlock()
 	ss := &session{srv: s, rec: rec, set: set, mcp: s.convertMCP(mcp), seenTools: map[string]bool{}, hooks: map[bool]*hooks.Observer{},
-		editor: &editorClient{conn: s.conn, log: s.log, sessionID: rec.SessionID, caps: caps, cwd: rec.Cwd}}
+		editor: &editorClient{conn: s.conn, log: s.log, sessionID: rec.SessionID, caps: s.peer.Load().caps, cwd: rec.Cwd}}
 	ss.agent = ss.newAgent()
 	if dir := s.opts.TranscriptDir; dir != "" {
 		ss.audit = transcript.NewAudit(dir, transcript.Meta{ID: rec.SessionID, Agent: rec.Agent, Cwd: rec.Cwd}, func(err error) {
@@ -609,10 +602,7 @@ func (s *server) closeSession(_ context.Context, p schema.SessionIDRequest) (any
 }
 
 func (s *server) deleteSession(ctx context.Context, p schema.SessionIDRequest) (any, func(), error) {
-	res, _, err := s.closeSession(ctx, p)
-	if err != nil {
-		return nil, nil, err
-	}
+	res, _, _ := s.closeSession(ctx, p)
 	if err := s.index.Delete(p.SessionID); err != nil {
 		return nil, nil, jsonrpc.NewError(schema.CodeInternalError, err.Error(), nil)
 	}
@@ -624,10 +614,7 @@ func (s *server) listSessions(_ context.Context, p schema.ListSessionsRequest) (
 		return nil, nil, err
 	}
 	resp, err := s.index.List(p.Cwd, p.Cursor)
-	if err != nil {
-		return nil, nil, err
-	}
-	return resp, nil, nil
+	return resp, nil, err
 }
 
 // beginPrompt validates and marks the session busy inline; the turn runs
@@ -640,19 +627,11 @@ func (s *server) beginPrompt(ctx context.Context, p schema.PromptRequest) jsonrp
 	if err != nil {
 		return fail(err)
 	}
-	s.mu.Lock()
-	caps := s.promptCaps
-	s.mu.Unlock()
+	caps := s.peer.Load().prompt
 	for _, b := range p.Prompt {
 		if (b.Type == schema.BlockImage && !caps.Image) || (b.Type == schema.BlockAudio && !caps.Audio) {
 			return fail(invalidParams("%s prompt blocks are not supported (see promptCapabilities)", b.Type))
 		}
-	}
-	ss.mu.Lock()
-	closed := ss.closed
-	ss.mu.Unlock()
-	if closed {
-		return fail(errUnknownSession(p.SessionID))
 	}
 	tctx := trace.Begin(s.ctx, "turn", p.SessionID)
 	if adapters.IsJudged(ctx) { // steered input's verdict travels with it
@@ -676,10 +655,7 @@ func (s *server) beginPrompt(ctx context.Context, p schema.PromptRequest) jsonrp
 		}
 		// _meta.hub.waitedForAgent tells a client (and hub's benchmarks)
 		// whether the agent was already up when the prompt arrived.
-		ss.mu.Lock()
-		waited := ss.waited
-		ss.mu.Unlock()
-		return schema.PromptResponse{StopReason: reason, Usage: usageOf(usage), Meta: schema.Meta{"hub": map[string]any{"waitedForAgent": waited}}}, next, nil
+		return schema.PromptResponse{StopReason: reason, Usage: usageOf(usage), Meta: schema.Meta{"hub": map[string]any{"waitedForAgent": ss.waited.Load()}}}, next, nil
 	}
 }
 

@@ -58,11 +58,10 @@ type session struct {
 	seenTools     map[string]bool
 	agentCommands []adapters.Command
 	live          *adapters.Surface // what the running agent reported it offers; nil until then
-	waited        bool              // the last prompt waited for its agent to start
+	waited        atomic.Bool       // the last prompt waited for its agent to start
 	// chunk accumulates the text of the last history entry while streamed
 	// chunks keep merging into it, so a long answer costs O(n), not O(n²).
-	chunk     strings.Builder
-	chunkOpen bool
+	chunk strings.Builder
 	// crashed marks the agent session dead for the rest of this turn: the next
 	// prompt starts a fresh one (resuming the agent's session where it can).
 	crashed bool
@@ -122,6 +121,7 @@ func (ss *session) close() {
 	ss.turns.Close() // a prompt accepted from now on is answered cancelled
 	ss.mu.Lock()
 	ss.closed = true
+	obs := slices.Collect(maps.Values(ss.hooks)) // a closed session makes none
 	ss.mu.Unlock()
 	if b := ss.agent.Close(); b != nil {
 		if err := b.Close(); err != nil {
@@ -129,9 +129,6 @@ func (ss *session) close() {
 		}
 	}
 	ss.endDelegates(true)
-	ss.mu.Lock()
-	obs := slices.Collect(maps.Values(ss.hooks))
-	ss.mu.Unlock()
 	ss.audit.Close()
 	for _, o := range obs {
 		o.Close()
@@ -169,13 +166,8 @@ func (ss *session) save() {
 	defer ss.saveMu.Unlock()
 	ss.mu.Lock()
 	ss.flushChunk()
-	ss.chunkOpen = false // a saved entry is never merged into again
 	ss.rec.UpdatedAt = ss.srv.opts.Now()
-	meta := *ss.rec
-	meta.History = nil
-	meta.Options = maps.Clone(ss.rec.Options)
-	meta.AddDirs = slices.Clone(ss.rec.AddDirs)
-	meta.Files = slices.Clone(ss.rec.Files)
+	meta := ss.rec.clone() // saved after the lock is left
 	more := slices.Clone(ss.rec.History[ss.persisted:])
 	ss.persisted = len(ss.rec.History)
 	persist := ss.persisted > 0 || ss.dropped > 0
@@ -329,8 +321,8 @@ func (ss *session) spent(u *adapters.Usage) {
 func (ss *session) drive(turnCtx context.Context, content []adapters.Content, watch bool, admitted func()) (string, *adapters.ErrorInfo, *conversation.Digest) {
 	b, waited, err := ss.agent.Await(turnCtx)
 	trace.Mark(turnCtx, trace.AgentReady)
+	ss.waited.Store(waited)
 	ss.mu.Lock()
-	ss.waited = waited
 	agent, cwd := ss.rec.Agent, ss.rec.Cwd
 	ss.mu.Unlock()
 	switch {
@@ -361,21 +353,17 @@ func (ss *session) drive(turnCtx context.Context, content []adapters.Content, wa
 		}
 	}
 	ss.mu.Unlock()
-	var failed *adapters.TurnError
 	crash := errors.Is(err, adapters.ErrClosed) || oc.Failure != nil && oc.Failure.Code == adapters.CodeCrash
 	stuck := errors.Is(err, adapters.ErrCancelTimeout)
 	ss.retire(b, crash, stuck)
 	switch {
 	case err == nil:
 		return stopReason(oc.Stop), nil, oc.Digest
-	case crash: // before the TurnError case: a crash's TurnError unwraps to ErrClosed
-	case errors.As(err, &failed):
-		return schema.StopEndTurn, oc.Failure, oc.Digest
-	case stuck:
+	case stuck && !crash:
 		ss.srv.log.Warn().Str("session", ss.id()).Msg("agent did not stop after cancel; restarting it")
 		return schema.StopCancelled, nil, oc.Digest
 	}
-	return schema.StopEndTurn, cmp.Or(oc.Failure, adapters.ErrorOf(err)), oc.Digest
+	return schema.StopEndTurn, cmp.Or(oc.Failure, adapters.ErrorOf(err)), oc.Digest // a turn error's Failure is its own
 }
 
 // retire closes b and forgets it if it is still this session's agent,
@@ -433,7 +421,6 @@ func (ss *session) recordUser(prompt []schema.ContentBlock) (forget func()) {
 		ss.mu.Lock()
 		defer ss.mu.Unlock()
 		ss.flushChunk()
-		ss.chunkOpen = false
 		h := ss.rec.History
 		ss.rec.History = h[:ss.persisted+len(slices.DeleteFunc(h[ss.persisted:], func(u schema.SessionUpdate) bool {
 			return u.UserMessageChunk != nil && u.UserMessageChunk.MessageID == id
@@ -449,10 +436,8 @@ func (ss *session) record(u schema.SessionUpdate) {
 	switch u.Kind() {
 	case schema.UpdateUserMessageChunk, schema.UpdateAgentMessageChunk, schema.UpdateAgentThoughtChunk:
 		if n := len(h); n > ss.persisted && h[n-1].Kind() == u.Kind() && mergeable(*chunkOf(&h[n-1]), *chunkOf(&u)) {
-			if !ss.chunkOpen {
-				ss.chunk.Reset()
+			if ss.chunk.Len() == 0 {
 				ss.chunk.WriteString((*chunkOf(&h[n-1])).Content.Text)
-				ss.chunkOpen = true
 			}
 			ss.chunk.WriteString((*chunkOf(&u)).Content.Text)
 			return
@@ -462,22 +447,20 @@ func (ss *session) record(u schema.SessionUpdate) {
 		return
 	}
 	ss.flushChunk()
-	ss.chunkOpen = false
 	ss.rec.History = append(ss.rec.History, u)
 }
 
 // flushChunk writes the accumulated chunk text into the last history
-// entry, as a chunk of its own (the update sent holds the old one); ss.mu
-// must be held.
+// entry, as a chunk of its own (the update sent holds the old one), and
+// ends the merge; ss.mu must be held.
 func (ss *session) flushChunk() {
-	h := ss.rec.History
-	if !ss.chunkOpen || len(h) == 0 {
-		return
+	if h := ss.rec.History; ss.chunk.Len() > 0 {
+		c := chunkOf(&h[len(h)-1])
+		blk := (*c).Content
+		blk.Text = ss.chunk.String()
+		*c = &schema.ContentChunk{Content: blk, MessageID: (*c).MessageID}
 	}
-	c := chunkOf(&h[len(h)-1])
-	blk := (*c).Content
-	blk.Text = ss.chunk.String()
-	*c = &schema.ContentChunk{Content: blk, MessageID: (*c).MessageID}
+	ss.chunk.Reset()
 }
 
 // chunkOf is the field of u that holds its message or thought chunk.

@@ -5,10 +5,11 @@
 package schema
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
+	"slices"
 )
 
 // ErrUnknownUpdate marks a session/update kind this version does not know.
@@ -204,11 +205,8 @@ type InitializeResponse struct {
 // session-fork RFD): the same options as session/load. _meta.hub.agent
 // names another agent to fork into.
 type ForkSessionRequest struct {
-	SessionID             string      `json:"sessionId"`
-	Cwd                   string      `json:"cwd"`
-	McpServers            []McpServer `json:"mcpServers"`
-	AdditionalDirectories []string    `json:"additionalDirectories,omitempty"`
-	Meta                  struct {
+	LoadSessionRequest
+	Meta struct {
 		Hub struct {
 			Agent string `json:"agent,omitempty"`
 		} `json:"hub"`
@@ -428,21 +426,17 @@ type configOptionWire struct {
 
 // MarshalJSON writes the select or boolean variant.
 func (o SessionConfigOption) MarshalJSON() ([]byte, error) {
-	w := configOptionWire{ID: o.ID, Name: o.Name, Description: o.Description, Category: o.Category, Type: o.Type}
-	var err error
-	if o.Type == "boolean" {
-		w.CurrentValue, _ = json.Marshal(o.BoolValue)
-		return json.Marshal(w)
+	w := configOptionWire{ID: o.ID, Name: o.Name, Description: o.Description, Category: o.Category, Type: "select"}
+	var value, options any = o.CurrentValue, nonNil(o.Options)
+	switch {
+	case o.Type == "boolean":
+		w.Type, value, options = o.Type, o.BoolValue, nil
+	case len(o.Groups) > 0:
+		options = o.Groups
 	}
-	w.Type = "select"
-	w.CurrentValue, _ = json.Marshal(o.CurrentValue)
-	if len(o.Groups) > 0 {
-		w.Options, err = json.Marshal(o.Groups)
-	} else {
-		w.Options, err = json.Marshal(nonNil(o.Options))
-	}
-	if err != nil {
-		return nil, err
+	w.CurrentValue, _ = json.Marshal(value)
+	if options != nil { // plain strings: they always marshal
+		w.Options, _ = json.Marshal(options)
 	}
 	return json.Marshal(w)
 }
@@ -692,9 +686,7 @@ func (t *ToolCallContent) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &a); err != nil {
 		return err
 	}
-	switch a.Type {
-	case "content", "diff", "terminal":
-	default:
+	if !slices.Contains([]string{"content", "diff", "terminal"}, a.Type) {
 		return fmt.Errorf("unknown tool call content type %q", a.Type)
 	}
 	*t = ToolCallContent(a)
@@ -827,69 +819,49 @@ type CompactionUpdate struct {
 	Error        string         `json:"error,omitempty"`
 }
 
+// updateKinds are the discriminators of SessionUpdate's fields, in their
+// order.
+var updateKinds = []string{UpdateUserMessageChunk, UpdateAgentMessageChunk, UpdateAgentThoughtChunk, UpdateToolCall,
+	UpdateToolCallUpdate, UpdatePlan, UpdateAvailableCommands, UpdateCurrentMode, UpdateConfigOption, UpdateSessionInfo,
+	UpdateUsage, UpdateCompaction}
+
 // Kind returns the discriminator of the set variant ("" if none).
 func (u SessionUpdate) Kind() string {
-	kind, _ := u.variant()
-	return kind
-}
-
-func (u SessionUpdate) variant() (string, any) {
-	switch {
-	case u.UserMessageChunk != nil:
-		return UpdateUserMessageChunk, u.UserMessageChunk
-	case u.AgentMessageChunk != nil:
-		return UpdateAgentMessageChunk, u.AgentMessageChunk
-	case u.AgentThoughtChunk != nil:
-		return UpdateAgentThoughtChunk, u.AgentThoughtChunk
-	case u.ToolCall != nil:
-		return UpdateToolCall, u.ToolCall
-	case u.ToolCallUpdate != nil:
-		return UpdateToolCallUpdate, u.ToolCallUpdate
-	case u.Plan != nil:
-		return UpdatePlan, Plan{Entries: nonNil(u.Plan.Entries)}
-	case u.AvailableCommands != nil:
-		return UpdateAvailableCommands, AvailableCommandsUpdate{AvailableCommands: nonNil(u.AvailableCommands.AvailableCommands)}
-	case u.CurrentMode != nil:
-		return UpdateCurrentMode, u.CurrentMode
-	case u.ConfigOption != nil:
-		return UpdateConfigOption, ConfigOptionUpdate{ConfigOptions: nonNil(u.ConfigOption.ConfigOptions)}
-	case u.SessionInfo != nil:
-		return UpdateSessionInfo, u.SessionInfo
-	case u.Usage != nil:
-		return UpdateUsage, u.Usage
-	case u.Compaction != nil:
-		return UpdateCompaction, u.Compaction
+	v := reflect.ValueOf(u)
+	for i, kind := range updateKinds {
+		if !v.Field(i).IsNil() {
+			return kind
+		}
 	}
-	return "", nil
+	return ""
 }
 
-// MarshalJSON writes the variant's fields next to "sessionUpdate".
+// MarshalJSON writes the variant's fields after "sessionUpdate", its
+// required lists as [] when empty.
 func (u SessionUpdate) MarshalJSON() ([]byte, error) {
-	kind, v := u.variant()
-	if kind == "" {
+	kind := u.Kind()
+	var v any
+	switch {
+	case kind == "":
 		return nil, fmt.Errorf("empty session update")
+	case u.Plan != nil:
+		v = Plan{Entries: nonNil(u.Plan.Entries)}
+	case u.AvailableCommands != nil:
+		v = AvailableCommandsUpdate{AvailableCommands: nonNil(u.AvailableCommands.AvailableCommands)}
+	case u.ConfigOption != nil:
+		v = ConfigOptionUpdate{ConfigOptions: nonNil(u.ConfigOption.ConfigOptions)}
+	default:
+		v = reflect.ValueOf(u).Field(slices.Index(updateKinds, kind)).Interface()
 	}
 	body, err := json.Marshal(v)
 	if err != nil {
 		return nil, err
 	}
-	return withTag("sessionUpdate", kind, body), nil
-}
-
-// withTag inserts "key":"value" as the first member of the object body.
-func withTag(key, value string, body []byte) []byte {
-	var buf bytes.Buffer
-	buf.Grow(len(body) + len(key) + len(value) + 8)
-	buf.WriteString(`{"`)
-	buf.WriteString(key)
-	buf.WriteString(`":"`)
-	buf.WriteString(value)
-	buf.WriteByte('"')
-	if rest := bytes.TrimSpace(body[1:]); len(rest) > 1 {
-		buf.WriteByte(',')
+	tag := `{"sessionUpdate":"` + kind + `"`
+	if len(body) > 2 { // not {}
+		tag += ","
 	}
-	buf.Write(body[1:])
-	return buf.Bytes()
+	return append([]byte(tag), body[1:]...), nil
 }
 
 // UnmarshalJSON picks the variant by "sessionUpdate".
@@ -901,31 +873,13 @@ func (u *SessionUpdate) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	*u = SessionUpdate{}
-	variants := map[string]func() any{
-		UpdateUserMessageChunk:  func() any { return alloc(&u.UserMessageChunk) },
-		UpdateAgentMessageChunk: func() any { return alloc(&u.AgentMessageChunk) },
-		UpdateAgentThoughtChunk: func() any { return alloc(&u.AgentThoughtChunk) },
-		UpdateToolCall:          func() any { return alloc(&u.ToolCall) },
-		UpdateToolCallUpdate:    func() any { return alloc(&u.ToolCallUpdate) },
-		UpdatePlan:              func() any { return alloc(&u.Plan) },
-		UpdateAvailableCommands: func() any { return alloc(&u.AvailableCommands) },
-		UpdateCurrentMode:       func() any { return alloc(&u.CurrentMode) },
-		UpdateConfigOption:      func() any { return alloc(&u.ConfigOption) },
-		UpdateSessionInfo:       func() any { return alloc(&u.SessionInfo) },
-		UpdateUsage:             func() any { return alloc(&u.Usage) },
-		UpdateCompaction:        func() any { return alloc(&u.Compaction) },
-	}
-	target, ok := variants[tag.SessionUpdate]
-	if !ok {
+	i := slices.Index(updateKinds, tag.SessionUpdate)
+	if i < 0 {
 		return fmt.Errorf("%w: %q", ErrUnknownUpdate, tag.SessionUpdate)
 	}
-	return json.Unmarshal(b, target())
-}
-
-// alloc points *p at a new zero T and returns it.
-func alloc[T any](p **T) *T {
-	*p = new(T)
-	return *p
+	f := reflect.ValueOf(u).Elem().Field(i)
+	f.Set(reflect.New(f.Type().Elem()))
+	return json.Unmarshal(b, f.Interface())
 }
 
 // SessionNotification is the params of session/update.
@@ -962,10 +916,7 @@ func (o *RequestPermissionOutcome) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &a); err != nil {
 		return err
 	}
-	switch {
-	case a.Outcome == "cancelled":
-	case a.Outcome == "selected" && a.OptionID != "":
-	default:
+	if a.Outcome != "cancelled" && (a.Outcome != "selected" || a.OptionID == "") {
 		return fmt.Errorf("invalid permission outcome %q", a.Outcome)
 	}
 	*o = RequestPermissionOutcome(a)

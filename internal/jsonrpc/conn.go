@@ -18,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -145,21 +146,16 @@ func (c *Conn) Serve(ctx context.Context) error {
 	defer cancel()
 	defer context.AfterFunc(c.quit, cancel)()
 	defer c.shutdown()
-	type read struct {
-		line []byte
-		err  error
-	}
 	lines := make(chan read)
 	go func() {
 		for {
-			line, err := c.readLine()
+			r := c.readLine()
 			select {
-			case lines <- read{line, err}:
+			case lines <- r:
 			case <-ctx.Done():
 				return
 			}
-			var tl *tooLong
-			if err != nil && !errors.As(err, &tl) {
+			if r.err != nil {
 				return
 			}
 		}
@@ -171,9 +167,8 @@ func (c *Conn) Serve(ctx context.Context) error {
 			return nil
 		case r = <-lines:
 		}
-		var tl *tooLong
-		if errors.As(r.err, &tl) {
-			c.writeError(tl.id, tl.refusal)
+		if r.skipped != nil {
+			c.writeError(r.id, r.skipped)
 			continue
 		}
 		if line := bytes.TrimSpace(r.line); len(line) > 0 {
@@ -189,63 +184,52 @@ func (c *Conn) Serve(ctx context.Context) error {
 	}
 }
 
-// tooLong is a line readLine skipped: the answer it gets and the id the
-// line's head named (null when none could be read).
-type tooLong struct {
+// read is one line read, or one skipped: the answer it gets (skipped) and
+// the id its head named (null when none could be read).
+type read struct {
+	line    []byte
+	err     error
+	skipped *Error
 	id      json.RawMessage
-	refusal *Error
 }
 
-func (e *tooLong) Error() string { return e.refusal.Message }
-
-// readLine returns the next line. A line over its limit (MaxLine, or the
+// readLine reads the next line. A line over its limit (MaxLine, or the
 // LineLimit of the method its head names) is skipped to its end, never
-// held whole, and reported as a *tooLong.
-func (c *Conn) readLine() ([]byte, error) {
-	var line []byte
-	var over *tooLong
-	limit, sniffed, id := c.opts.MaxLine, false, nullID
-	var refusal *Error
-	for {
-		chunk, err := c.r.ReadSlice('\n')
-		if over == nil {
-			if !sniffed && (errors.Is(err, bufio.ErrBufferFull) || len(line)+len(chunk) > limit) {
-				sniffed = true
-				var method string
-				var known bool
-				id, method, known = sniffHead(append(line[:len(line):len(line)], chunk...))
-				if c.opts.LineLimit != nil && known {
-					if l, e := c.opts.LineLimit(method); l > 0 && l < limit {
-						limit, refusal = l, e
-					}
-				}
-			}
-			if len(line)+len(chunk) > limit {
-				over, line = &tooLong{id: id, refusal: c.tooLongRefusal(id, limit, refusal)}, nil
-			} else {
-				line = append(line, chunk...)
-			}
-		}
-		if errors.Is(err, bufio.ErrBufferFull) {
-			continue
-		}
-		if over != nil && err == nil {
-			return nil, over
-		}
-		return line, err
+// held whole.
+func (c *Conn) readLine() read {
+	chunk, err := c.r.ReadSlice('\n')
+	line := slices.Clone(chunk) // the buffer is read into again while line is served
+	if !errors.Is(err, bufio.ErrBufferFull) && len(line) <= c.opts.MaxLine {
+		return read{line: line, err: err}
 	}
-}
-
-// tooLongRefusal is the answer to a skipped line: the method's refusal,
-// else -32600 when the line's id was read, -32700 when not.
-func (c *Conn) tooLongRefusal(id json.RawMessage, limit int, refusal *Error) *Error {
+	id, method, known := sniffHead(line)
+	limit, refusal := c.opts.MaxLine, (*Error)(nil)
+	if c.opts.LineLimit != nil && known {
+		if l, e := c.opts.LineLimit(method); l > 0 && l < limit {
+			limit, refusal = l, e
+		}
+	}
+	over := len(line) > limit
+	for errors.Is(err, bufio.ErrBufferFull) {
+		chunk, err = c.r.ReadSlice('\n')
+		if over = over || len(line)+len(chunk) > limit; over {
+			line = nil // skipped, never held whole
+		} else {
+			line = append(line, chunk...)
+		}
+	}
 	switch {
-	case refusal != nil:
-		return refusal
+	case !over:
+		return read{line: line, err: err}
+	case err != nil:
+		return read{err: err}
+	case refusal != nil: // the method's own
 	case !bytes.Equal(id, nullID):
-		return NewError(CodeInvalidRequest, fmt.Sprintf("Invalid request: message longer than %d bytes", limit), nil)
+		refusal = NewError(CodeInvalidRequest, fmt.Sprintf("Invalid request: message longer than %d bytes", limit), nil)
+	default:
+		refusal = NewError(CodeParseError, fmt.Sprintf("Parse error: message longer than %d bytes", limit), nil)
 	}
-	return NewError(CodeParseError, fmt.Sprintf("Parse error: message longer than %d bytes", limit), nil)
+	return read{id: id, skipped: refusal}
 }
 
 // sniffHead reads the id and method from the members that precede the
@@ -260,18 +244,10 @@ func sniffHead(head []byte) (id json.RawMessage, method string, known bool) {
 		return id, "", false
 	}
 	for dec.More() {
-		t, err := dec.Token()
-		key, ok := t.(string)
-		if err != nil || !ok {
-			return id, method, method != ""
-		}
+		t, _ := dec.Token()
+		key, _ := t.(string) // "" when unreadable
 		var raw json.RawMessage
-		switch key {
-		case "id", "method", "jsonrpc":
-			if dec.Decode(&raw) != nil {
-				return id, method, method != ""
-			}
-		default:
+		if key != "id" && key != "method" && key != "jsonrpc" || dec.Decode(&raw) != nil {
 			return id, method, method != "" || key == "params"
 		}
 		switch {
@@ -419,7 +395,7 @@ func (c *Conn) run(r *Request, j Job) {
 	}
 	switch e := (*Error)(nil); {
 	case err == nil:
-		c.write(message{JSONRPC: "2.0", ID: r.ID, Result: b})
+		_ = c.write(message{ID: r.ID, Result: b})
 	case errors.As(err, &e):
 		c.writeError(r.ID, e)
 	case errors.Is(err, context.Canceled):
@@ -433,36 +409,29 @@ func (c *Conn) run(r *Request, j Job) {
 }
 
 func (c *Conn) deliver(m message) {
-	c.pmu.Lock()
-	ch, ok := c.pending[string(m.ID)]
-	delete(c.pending, string(m.ID))
-	c.pmu.Unlock()
-	if !ok {
-		c.opts.Logger.Debug().RawJSON("id", m.ID).Msg("response to unknown request id dropped")
+	if ch := c.take(m.ID); ch != nil {
+		ch <- m
 		return
 	}
-	ch <- m
+	c.opts.Logger.Debug().RawJSON("id", m.ID).Msg("response to unknown request id dropped")
 }
 
 func (c *Conn) writeError(id json.RawMessage, e *Error) {
-	c.write(message{JSONRPC: "2.0", ID: id, Error: e})
+	_ = c.write(message{ID: id, Error: e})
 }
 
-func (c *Conn) write(m message) {
+// write sends m as one line, under the write lock.
+func (c *Conn) write(m message) error {
+	m.JSONRPC = "2.0"
 	b, err := json.Marshal(m)
 	if err != nil {
 		c.opts.Logger.Error().Err(err).Msg("marshal outgoing message")
-		return
+		return err
 	}
-	_ = c.writeLine(append(b, '\n'))
-}
-
-// writeLine writes one complete line under the write lock.
-func (c *Conn) writeLine(b []byte) error {
 	c.trace("out", b)
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
-	if _, err := c.w.Write(b); err != nil {
+	if _, err := c.w.Write(append(b, '\n')); err != nil {
 		c.opts.Logger.Debug().Err(err).Msg("write to peer failed")
 		return err
 	}
@@ -471,7 +440,7 @@ func (c *Conn) writeLine(b []byte) error {
 
 // Notify sends a notification; nil params are left out.
 func (c *Conn) Notify(method string, params any) error {
-	m := message{JSONRPC: "2.0", Method: method}
+	m := message{Method: method}
 	if params != nil {
 		b, err := json.Marshal(params)
 		if err != nil {
@@ -479,7 +448,7 @@ func (c *Conn) Notify(method string, params any) error {
 		}
 		m.Params = b
 	}
-	return c.writeLine(mustLine(m))
+	return c.write(m)
 }
 
 // Call sends a request and waits for its response, ctx, or the end of the
@@ -513,8 +482,8 @@ func (c *Conn) CallRaw(ctx context.Context, method string, params any) (json.Raw
 	}
 	c.pending[string(id)] = ch
 	c.pmu.Unlock()
-	if err := c.writeLine(mustLine(message{JSONRPC: "2.0", ID: id, Method: method, Params: b})); err != nil {
-		c.forget(id)
+	if err := c.write(message{ID: id, Method: method, Params: b}); err != nil {
+		c.take(id)
 		return nil, fmt.Errorf("%s: %w", method, err)
 	}
 	select {
@@ -527,7 +496,7 @@ func (c *Conn) CallRaw(ctx context.Context, method string, params any) (json.Raw
 		}
 		return m.Result, nil
 	case <-ctx.Done():
-		c.forget(id)
+		c.take(id)
 		if c.opts.CancelMethod != "" {
 			_ = c.Notify(c.opts.CancelMethod, map[string]json.RawMessage{"requestId": id})
 		}
@@ -567,13 +536,11 @@ func (c *Conn) cancelServing(params json.RawMessage) {
 	}
 }
 
-func (c *Conn) forget(id json.RawMessage) {
+// take removes the pending call id and returns its channel (nil: none).
+func (c *Conn) take(id json.RawMessage) chan message {
 	c.pmu.Lock()
+	defer c.pmu.Unlock()
+	ch := c.pending[string(id)]
 	delete(c.pending, string(id))
-	c.pmu.Unlock()
-}
-
-func mustLine(m message) []byte {
-	b, _ := json.Marshal(m) // a message of raw parts always marshals
-	return append(b, '\n')
+	return ch
 }

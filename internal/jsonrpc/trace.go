@@ -43,33 +43,22 @@ func redact(line []byte) []byte {
 func redactValue(name string, v any) any {
 	switch t := v.(type) {
 	case map[string]any:
+		envMap := name == "env" || name == "headers" || name == "Env" // {"NAME": "value"}
 		for k, x := range t {
-			if s, ok := x.(string); ok && secretName.MatchString(k) && s != "" {
+			if s, ok := x.(string); ok && (envMap || s != "" && secretName.MatchString(k)) || name == "pair" && k == "value" {
 				t[k] = "[redacted]"
-				continue
-			}
-			t[k] = redactValue(k, x)
-		}
-		if name == "env" || name == "headers" || name == "Env" {
-			for k, x := range t { // {"NAME": "value"}
-				if _, ok := x.(string); ok {
-					t[k] = "[redacted]"
-				}
+			} else {
+				t[k] = redactValue(k, x)
 			}
 		}
-		return t
 	case []any:
 		for i, x := range t {
-			if m, ok := x.(map[string]any); ok && (name == "env" || name == "headers") {
-				if _, has := m["value"]; has { // [{"name": "X", "value": "…"}]
-					m["value"] = "[redacted]"
-				}
-				t[i] = redactValue("", m)
-				continue
+			if _, ok := x.(map[string]any); ok && (name == "env" || name == "headers") {
+				t[i] = redactValue("pair", x) // [{"name": "X", "value": "…"}]
+			} else {
+				t[i] = redactValue(name, x)
 			}
-			t[i] = redactValue(name, x)
 		}
-		return t
 	}
 	return v
 }
