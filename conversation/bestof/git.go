@@ -1,39 +1,23 @@
 package bestof
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/hubdev/hub/conversation"
 )
 
 // errNotRepo means the working directory is not in a git repository.
 var errNotRepo = errors.New("not a git repository")
 
-// gitIdentity lets hub commit in a worktree whatever the user's config.
-var gitIdentity = []string{"GIT_AUTHOR_NAME=hub", "GIT_AUTHOR_EMAIL=hub@localhost",
-	"GIT_COMMITTER_NAME=hub", "GIT_COMMITTER_EMAIL=hub@localhost"}
-
-// git runs git in dir, with env added to its environment, and returns its
-// stdout.
-func git(ctx context.Context, dir string, env []string, args ...string) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
-	cmd.Env = append(append(os.Environ(), gitIdentity...), env...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return out, fmt.Errorf("git %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
-	}
-	return out, nil
-}
+var git = conversation.Git
 
 // repo is the user's repository as the run found it.
 type repo struct {

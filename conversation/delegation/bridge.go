@@ -123,6 +123,9 @@ type progressParams struct {
 	Message string `json:"message"`
 }
 
+// cancelMethod ends a call whose caller gave up (jsonrpc.Options).
+const cancelMethod = "$/cancel_request"
+
 // serve answers one child: its calls run on the token's host, each with a
 // context its cancel notification or its disconnection ends.
 func (b *Bridge) serve(nc net.Conn) {
@@ -132,25 +135,16 @@ func (b *Bridge) serve(nc net.Conn) {
 		b.mu.Unlock()
 		_ = nc.Close()
 	}()
-	var calls sync.Map // call id -> context.CancelFunc
 	var conn *jsonrpc.Conn
-	conn = jsonrpc.New(nc, nc, jsonrpc.Options{Logger: b.log,
+	conn = jsonrpc.New(nc, nc, jsonrpc.Options{Logger: b.log, CancelMethod: cancelMethod, Cancellable: true,
 		Request: func(ctx context.Context, r *jsonrpc.Request) jsonrpc.Job {
-			return func() (any, func(), error) { return b.handle(ctx, conn, &calls, r) }
-		},
-		Notify: func(r *jsonrpc.Request) {
-			var p progressParams
-			if r.Method == "cancel" && json.Unmarshal(r.Params, &p) == nil {
-				if c, ok := calls.Load(p.Call); ok {
-					c.(context.CancelFunc)()
-				}
-			}
+			return func() (any, func(), error) { return b.handle(ctx, conn, r) }
 		}})
 	_ = conn.Serve(context.Background())
 	conn.Wait()
 }
 
-func (b *Bridge) handle(ctx context.Context, conn *jsonrpc.Conn, calls *sync.Map, r *jsonrpc.Request) (any, func(), error) {
+func (b *Bridge) handle(ctx context.Context, conn *jsonrpc.Conn, r *jsonrpc.Request) (any, func(), error) {
 	var p callParams
 	if err := json.Unmarshal(r.Params, &p); err != nil {
 		return nil, nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, err.Error(), nil)
@@ -160,12 +154,6 @@ func (b *Bridge) handle(ctx context.Context, conn *jsonrpc.Conn, calls *sync.Map
 	b.mu.Unlock()
 	if !ok {
 		return nil, nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "unknown delegation token: the session that started this agent has ended", nil)
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	if p.Call != "" {
-		calls.Store(p.Call, cancel)
-		defer calls.Delete(p.Call)
 	}
 	var progress Progress
 	if p.Progress {
@@ -205,7 +193,7 @@ func Dial(getenv func(string) string, log zerolog.Logger) (r *Remote, ok bool, e
 		return nil, true, fmt.Errorf("%w: %w", ErrNoParent, err)
 	}
 	r = &Remote{nc: nc, token: token}
-	r.conn = jsonrpc.New(nc, nc, jsonrpc.Options{Logger: log, Notify: func(req *jsonrpc.Request) {
+	r.conn = jsonrpc.New(nc, nc, jsonrpc.Options{Logger: log, CancelMethod: cancelMethod, Notify: func(req *jsonrpc.Request) {
 		var p progressParams
 		if req.Method == "progress" && json.Unmarshal(req.Params, &p) == nil {
 			if f, ok := r.progress.Load(p.Call); ok {
@@ -242,8 +230,7 @@ func (r *Remote) Delegate(ctx context.Context, req Request, progress Progress) (
 	}
 	var res Result
 	err := r.conn.Call(ctx, "delegate", p, &res)
-	if ctx.Err() != nil {
-		_ = r.conn.Notify("cancel", progressParams{Call: p.Call})
+	if ctx.Err() != nil { // the parent heard (cancelMethod)
 		return Result{}, ctx.Err()
 	}
 	if err == nil {
