@@ -31,21 +31,20 @@ type run struct {
 	o   Options
 	out *output
 
-	digest       conversation.Digest // the run's turns (a repair turn is the second)
-	shown        *adapters.ErrorInfo // the last fatal error shown
-	budget       *budget             // --max-tokens, --max-cost and counted --max-turns
-	prior        *budget             // the budget as the run's earlier attempts left it (nil: none)
-	budgetHit    string              // the limit that stopped the run (Summary.Budget)
-	warnings     []string
-	failure      *adapters.ErrorInfo // why the turn failed, if it did
-	stop         adapters.StopReason
-	resumable    bool
-	startErr     error              // the agent failed to start, or to take the prompt
-	fallbackNext bool               // a next agent takes over if this one cannot work
-	promptText   string             // as read once: the next agent's, and this turn's in the record
-	gate         *conversation.Gate // the session's permission gate
-	output       json.RawMessage    // the answer --output-schema validated
-	schemaErr    error              // why the repaired answer still did not match
+	digest     conversation.Digest // the run's turns (a repair turn is the second)
+	shown      *adapters.ErrorInfo // the last fatal error shown
+	budget     *budget             // --max-tokens, --max-cost and counted --max-turns
+	prior      *budget             // the budget as the run's earlier attempts left it (nil: none)
+	budgetHit  string              // the limit that stopped the run (Summary.Budget)
+	warnings   []string
+	failure    *adapters.ErrorInfo // why the turn failed, if it did
+	stop       adapters.StopReason
+	resumable  bool
+	startErr   error              // the agent failed to start, or to take the prompt
+	promptText string             // as read once: the next agent's, and this turn's in the record
+	gate       *conversation.Gate // the session's permission gate
+	output     json.RawMessage    // the answer --output-schema validated
+	schemaErr  error              // why the repaired answer still did not match
 
 	agent   *conversation.Agent // the agent session the run starts and prompts
 	starts  sync.WaitGroup      // the agent's start in flight
@@ -55,7 +54,9 @@ type run struct {
 	cause   atomic.Int32        // why the run stopped early
 }
 
-func (r *run) execute(ctx context.Context) Summary {
+// execute is one attempt of the run; watch says a next agent takes over
+// if this one cannot work.
+func (r *run) execute(ctx context.Context, watch bool) Summary {
 	a, err := r.o.Registry.Get(r.o.Agent)
 	if err != nil {
 		return r.summary(classifyStartError(err), err)
@@ -117,7 +118,7 @@ func (r *run) execute(ctx context.Context) Summary {
 	defer audit.Close()
 	defer obs.Close()
 	spec := conversation.TurnSpec{Agent: a.Name(), Session: sess, Prompt: prompt, Lead: prefix, Hooks: obs, Audit: audit, Gate: r.gate, Emit: r.handle,
-		Narrate: r.out.narration, Workspace: so.Cwd, Model: model, Digest: &r.digest, Watch: r.fallbackNext, WatchBound: r.o.ProviderTimeout}
+		Narrate: r.out.narration, Workspace: so.Cwd, Model: model, Digest: &r.digest, Watch: watch, WatchBound: r.o.ProviderTimeout}
 	if err := r.turn(runCtx, spec); err != nil && r.stopCause() == causeNone {
 		if word, _, _ := strings.Cut(err.Error(), " "); strings.TrimSuffix(word, ":") != a.Name() { // named once
 			err = fmt.Errorf("prompt %s: %w", a.Name(), err)
