@@ -3,7 +3,6 @@ package bestof
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,9 +12,6 @@ import (
 
 	"github.com/hubdev/hub/conversation"
 )
-
-// errNotRepo means the working directory is not in a git repository.
-var errNotRepo = errors.New("not a git repository")
 
 var git = conversation.Git
 
@@ -36,7 +32,7 @@ type repo struct {
 func openRepo(ctx context.Context, cwd string) (*repo, error) {
 	out, err := git(ctx, cwd, nil, "rev-parse", "--show-toplevel", "--show-prefix")
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s", errNotRepo, cwd)
+		return nil, fmt.Errorf("not a git repository: %s", cwd)
 	}
 	top, prefix, _ := strings.Cut(strings.TrimSpace(string(out)), "\n") // git's prefix: cwd below top, "" at top
 	r := &repo{top: top, rel: cmp.Or(prefix, ".")}
