@@ -9,9 +9,7 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"strconv"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -113,21 +111,16 @@ func (b *Bridge) accept() {
 
 type callParams struct {
 	Token    string  `json:"token"`
-	Call     string  `json:"call,omitempty"`
 	Request  Request `json:"request,omitempty"`
 	Progress bool    `json:"progress,omitempty"`
 }
 
 type progressParams struct {
-	Call    string `json:"call"`
 	Message string `json:"message"`
 }
 
-// cancelMethod ends a call whose caller gave up (jsonrpc.Options).
-const cancelMethod = "$/cancel_request"
-
-// serve answers one child: its calls run on the token's host, each with a
-// context its cancel notification or its disconnection ends.
+// serve answers one child's connection: its calls run on the token's
+// host, each with a context the connection's end ends.
 func (b *Bridge) serve(nc net.Conn) {
 	defer func() {
 		b.mu.Lock()
@@ -136,7 +129,7 @@ func (b *Bridge) serve(nc net.Conn) {
 		_ = nc.Close()
 	}()
 	var conn *jsonrpc.Conn
-	conn = jsonrpc.New(nc, nc, jsonrpc.Options{Logger: b.log, CancelMethod: cancelMethod, Cancellable: true,
+	conn = jsonrpc.New(nc, nc, jsonrpc.Options{Logger: b.log,
 		Request: func(ctx context.Context, r *jsonrpc.Request) jsonrpc.Job {
 			return func() (any, func(), error) { return b.handle(ctx, conn, r) }
 		}})
@@ -157,7 +150,7 @@ func (b *Bridge) handle(ctx context.Context, conn *jsonrpc.Conn, r *jsonrpc.Requ
 	}
 	var progress Progress
 	if p.Progress {
-		progress = func(msg string) { _ = conn.Notify("progress", progressParams{Call: p.Call, Message: msg}) }
+		progress = func(msg string) { _ = conn.Notify("progress", progressParams{Message: msg}) }
 	}
 	switch r.Method {
 	case "agents":
@@ -170,19 +163,18 @@ func (b *Bridge) handle(ctx context.Context, conn *jsonrpc.Conn, r *jsonrpc.Requ
 }
 
 // Remote is the Host of a `hub mcp` child: every tool call runs on the
-// parent hub acp, through its bridge.
+// parent hub acp, through its bridge, on a connection of its own: the
+// progress notifications on it are the call's, and closing it when ctx
+// ends cancels the call there.
 type Remote struct {
-	conn     *jsonrpc.Conn
-	nc       net.Conn
-	token    string
-	seq      atomic.Int64
-	progress sync.Map // call id -> Progress
+	addr, token string
+	log         zerolog.Logger
 }
 
 var _ Host = (*Remote)(nil)
 
-// Dial connects to the bridge named in env (EnvSocket, EnvToken); ok is
-// false when env names none.
+// Dial checks that the bridge named in env (EnvSocket, EnvToken) answers;
+// ok is false when env names none.
 func Dial(getenv func(string) string, log zerolog.Logger) (r *Remote, ok bool, err error) {
 	sock, token := getenv(EnvSocket), getenv(EnvToken)
 	if sock == "" {
@@ -192,45 +184,28 @@ func Dial(getenv func(string) string, log zerolog.Logger) (r *Remote, ok bool, e
 	if err != nil {
 		return nil, true, fmt.Errorf("%w: %w", ErrNoParent, err)
 	}
-	r = &Remote{nc: nc, token: token}
-	r.conn = jsonrpc.New(nc, nc, jsonrpc.Options{Logger: log, CancelMethod: cancelMethod, Notify: func(req *jsonrpc.Request) {
-		var p progressParams
-		if req.Method == "progress" && json.Unmarshal(req.Params, &p) == nil {
-			if f, ok := r.progress.Load(p.Call); ok {
-				f.(Progress)(p.Message)
-			}
-		}
-	}})
-	go func() { _ = r.conn.Serve(context.Background()) }()
-	return r, true, nil
+	_ = nc.Close()
+	return &Remote{addr: sock, token: token, log: log}, true, nil
 }
 
-// Close ends the connection.
-func (r *Remote) Close() {
-	r.conn.Close()
-	_ = r.nc.Close()
-}
+// Close ends nothing: each call closes its own connection.
+func (r *Remote) Close() {}
 
 // Agents asks the parent for its agents; none when it cannot be reached.
 func (r *Remote) Agents() []AgentInfo {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	var out []AgentInfo
-	_ = r.conn.Call(ctx, "agents", callParams{Token: r.token}, &out)
+	_ = r.call(ctx, "agents", Request{}, nil, &out)
 	return out
 }
 
 // Delegate runs the delegate turn on the parent; ending ctx cancels it
 // there.
 func (r *Remote) Delegate(ctx context.Context, req Request, progress Progress) (Result, error) {
-	p := callParams{Token: r.token, Call: strconv.FormatInt(r.seq.Add(1), 10), Request: req, Progress: progress != nil}
-	if progress != nil {
-		r.progress.Store(p.Call, progress)
-		defer r.progress.Delete(p.Call)
-	}
 	var res Result
-	err := r.conn.Call(ctx, "delegate", p, &res)
-	if ctx.Err() != nil { // the parent heard (cancelMethod)
+	err := r.call(ctx, "delegate", req, progress, &res)
+	if ctx.Err() != nil {
 		return Result{}, ctx.Err()
 	}
 	if err == nil {
@@ -240,4 +215,21 @@ func (r *Remote) Delegate(ctx context.Context, req Request, progress Progress) (
 		return Result{}, errors.New(answered.Message)
 	}
 	return Result{}, fmt.Errorf("%w: %w", ErrNoParent, err) // the connection failed, not the call
+}
+
+// call makes one call on a connection of its own, closed when it returns.
+func (r *Remote) call(ctx context.Context, method string, req Request, progress Progress, out any) error {
+	nc, err := dialSocket(r.addr)
+	if err != nil {
+		return err
+	}
+	conn := jsonrpc.New(nc, nc, jsonrpc.Options{Logger: r.log, Notify: func(n *jsonrpc.Request) {
+		var p progressParams
+		if n.Method == "progress" && progress != nil && json.Unmarshal(n.Params, &p) == nil {
+			progress(p.Message)
+		}
+	}})
+	go func() { _ = conn.Serve(context.Background()) }()
+	defer func() { conn.Close(); _ = nc.Close() }()
+	return conn.Call(ctx, method, callParams{Token: r.token, Request: req, Progress: progress != nil}, out)
 }
