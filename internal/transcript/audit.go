@@ -85,8 +85,8 @@ func (a *Audit) add(r Record) {
 	if a.pending = append(a.pending, r); a.w == nil {
 		return
 	}
-	for _, r := range a.pending {
-		a.w.Write(r)
+	for _, p := range a.pending {
+		a.w.Write(p)
 	}
 	if a.pending = nil; r.Type == TypeTurnEnd {
 		a.fail(a.w.Sync())
