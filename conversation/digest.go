@@ -216,20 +216,24 @@ func (d *Digest) finish(ctx context.Context, before *Snapshot, model, workspace 
 	}
 	// This turn's usage is priced, not the sum: an earlier turn's cost
 	// (NextTurn) must not leave this one's tokens unpriced.
-	if p, ok := d.price(model); ok && d.turn != nil && d.turn.CostUSD == nil {
-		c := p.Cost(d.turn)
+	if c, ok := d.turnCost(model); ok {
 		d.turn.CostUSD, d.Priced = &c, true
 		d.Usage = AddUsage(d.prior, d.turn)
 	}
 }
 
-// price is the price of usage the agent reported no cost for: model's
-// (the one asked for), else the one of the model the agent says it uses.
-func (d *Digest) price(model string) (Price, bool) {
-	if p, ok := PriceOf(model); ok {
-		return p, true
+// turnCost is hub's price of this turn's usage when the agent reported no
+// cost for it: at model's price (the one asked for), else at the one of
+// the model the agent says it uses.
+func (d *Digest) turnCost(model string) (float64, bool) {
+	p, ok := PriceOf(model)
+	if !ok {
+		p, ok = PriceOf(d.Model)
 	}
-	return PriceOf(d.Model)
+	if !ok || d.turn == nil || d.turn.CostUSD != nil {
+		return 0, false
+	}
+	return p.Cost(d.turn), true
 }
 
 // Spent is what the turns used so far, the running one included: their
@@ -240,10 +244,8 @@ func (d *Digest) Spent(model string) (tokens int64, cost float64) {
 	if u.CostUSD != nil {
 		cost = *u.CostUSD
 	}
-	if p, ok := d.price(model); ok && d.turn != nil && d.turn.CostUSD == nil {
-		cost += p.Cost(d.turn)
-	}
-	return u.InputTokens + u.OutputTokens, cost
+	c, _ := d.turnCost(model)
+	return u.InputTokens + u.OutputTokens, cost + c
 }
 
 // MergeUsage folds one usage event into the turn's: the counts of a

@@ -89,11 +89,9 @@ func (t *Turns) Cancel() bool {
 // runs, whatever the timing of a prompt and the session's close.
 func (t *Turns) Close() {
 	t.mu.Lock()
-	defer t.mu.Unlock()
 	t.closed = true
-	for _, turn := range t.accepted {
-		turn.cancel()
-	}
+	t.mu.Unlock()
+	t.Cancel()
 }
 
 // Busy says whether a turn runs or waits.

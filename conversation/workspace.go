@@ -86,7 +86,7 @@ func repoRoot(ctx context.Context, cwd string) (string, error) {
 	if !mayBeRepository(cwd) {
 		return "", errors.New("not in a git repository") // no .git in cwd or above: git would find none
 	}
-	out, err := gitOut(ctx, cwd, "rev-parse", "--show-toplevel")
+	out, err := Git(ctx, cwd, nil, "rev-parse", "--show-toplevel")
 	if err != nil {
 		return "", err
 	}
@@ -107,7 +107,7 @@ func mayBeRepository(cwd string) bool {
 
 // status reads the dirty files with their content.
 func (s *Snapshot) status(ctx context.Context) (map[string]dirtyFile, error) {
-	out, err := gitOut(ctx, s.root, "status", "--porcelain=v1", "-z", "--untracked-files=all")
+	out, err := Git(ctx, s.root, nil, "status", "--porcelain=v1", "-z", "--untracked-files=all")
 	if err != nil {
 		return nil, err
 	}
@@ -223,22 +223,27 @@ func (s *Snapshot) lines(ctx context.Context, tmp, path string, now dirtyFile) (
 	if b, ok := s.dirty[path]; ok && b.data != nil {
 		old = b.data
 	} else if !ok || b.status != "added" {
-		old, _ = gitOut(ctx, s.root, "show", "HEAD:"+path)
+		old, _ = Git(ctx, s.root, nil, "show", "HEAD:"+path)
 	}
 	a, b := filepath.Join(tmp, "a"), filepath.Join(tmp, "b")
 	if os.WriteFile(a, old, 0o600) != nil || os.WriteFile(b, now.data, 0o600) != nil {
 		return 0, 0
 	}
-	out, _ := gitOut(ctx, tmp, "diff", "--no-index", "--no-ext-diff", "--no-textconv", "--numstat", "--", a, b)
+	out, _ := Git(ctx, tmp, nil, "diff", "--no-index", "--no-ext-diff", "--no-textconv", "--numstat", "--", a, b)
 	_, _ = fmt.Sscan(string(out), &added, &removed) // a binary file's "-": 0 0
 	return added, removed
 }
 
-// gitOut runs git in dir and returns its stdout, also when git exits 1.
-func gitOut(ctx context.Context, dir string, args ...string) ([]byte, error) {
+// Git runs git in dir, with env added to its environment, and returns its
+// stdout, also when git exits 1 with output (diff: the files differ). What
+// it commits is hub's, whatever the user's identity.
+func Git(ctx context.Context, dir string, env []string, args ...string) ([]byte, error) {
 	// The repository's own config may name commands (core.fsmonitor);
-	// hub's reading of it runs none.
-	out, err := exec.CommandContext(ctx, "git", append([]string{"-C", dir, "-c", "core.fsmonitor=false"}, args...)...).Output()
+	// hub's git runs none.
+	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir, "-c", "core.fsmonitor=false"}, args...)...)
+	cmd.Env = append(append(os.Environ(), "GIT_AUTHOR_NAME=hub", "GIT_AUTHOR_EMAIL=hub@localhost",
+		"GIT_COMMITTER_NAME=hub", "GIT_COMMITTER_EMAIL=hub@localhost"), env...)
+	out, err := cmd.Output()
 	ee, _ := err.(*exec.ExitError)
 	switch {
 	case err == nil, ee != nil && ee.ExitCode() == 1 && len(out) > 0:
@@ -246,5 +251,5 @@ func gitOut(ctx context.Context, dir string, args ...string) ([]byte, error) {
 	case ee != nil:
 		err = fmt.Errorf("%w: %s", err, bytes.TrimSpace(ee.Stderr))
 	}
-	return nil, fmt.Errorf("git %s: %w", strings.Join(args, " "), err)
+	return out, fmt.Errorf("git %s: %w", strings.Join(args, " "), err)
 }

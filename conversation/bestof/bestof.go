@@ -172,12 +172,10 @@ func Run(ctx context.Context, o Options) Summary {
 			name := fmt.Sprintf("%s-%d", a, i)
 			cands = append(cands, &Candidate{Name: name, Agent: a, Status: StatusPending, Check: "skipped",
 				Branch: "hub/" + id + "/" + name, Worktree: filepath.Join(root, name)})
+			o.Progress(*cands[len(cands)-1])
 		}
 	}
 	defer cleanup(r, root, cands, o)
-	for _, c := range cands {
-		o.Progress(*c)
-	}
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, o.Jobs)
 	for _, c := range cands {
@@ -227,10 +225,9 @@ func (o Options) decideApply(ctx context.Context, s Summary, w *Candidate) bool 
 
 // attempt runs candidate c in its worktree, then its check.
 func (o Options) attempt(ctx context.Context, r *repo, c *Candidate) {
-	now := o.Candidate.Now
-	start := now()
+	start := o.Candidate.Now()
 	defer func() {
-		c.DurationMs = now().Sub(start).Milliseconds()
+		c.DurationMs = o.Candidate.Now().Sub(start).Milliseconds()
 		o.Progress(*c)
 	}()
 	c.Status = StatusRunning

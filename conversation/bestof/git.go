@@ -1,39 +1,19 @@
 package bestof
 
 import (
-	"bytes"
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/hubdev/hub/conversation"
 )
 
-// errNotRepo means the working directory is not in a git repository.
-var errNotRepo = errors.New("not a git repository")
-
-// gitIdentity lets hub commit in a worktree whatever the user's config.
-var gitIdentity = []string{"GIT_AUTHOR_NAME=hub", "GIT_AUTHOR_EMAIL=hub@localhost",
-	"GIT_COMMITTER_NAME=hub", "GIT_COMMITTER_EMAIL=hub@localhost"}
-
-// git runs git in dir, with env added to its environment, and returns its
-// stdout.
-func git(ctx context.Context, dir string, env []string, args ...string) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
-	cmd.Env = append(append(os.Environ(), gitIdentity...), env...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return out, fmt.Errorf("git %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
-	}
-	return out, nil
-}
+var git = conversation.Git
 
 // repo is the user's repository as the run found it.
 type repo struct {
@@ -52,7 +32,7 @@ type repo struct {
 func openRepo(ctx context.Context, cwd string) (*repo, error) {
 	out, err := git(ctx, cwd, nil, "rev-parse", "--show-toplevel", "--show-prefix")
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s", errNotRepo, cwd)
+		return nil, fmt.Errorf("not a git repository: %s", cwd)
 	}
 	top, prefix, _ := strings.Cut(strings.TrimSpace(string(out)), "\n") // git's prefix: cwd below top, "" at top
 	r := &repo{top: top, rel: cmp.Or(prefix, ".")}

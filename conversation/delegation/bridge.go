@@ -9,9 +9,7 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"strconv"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -113,18 +111,16 @@ func (b *Bridge) accept() {
 
 type callParams struct {
 	Token    string  `json:"token"`
-	Call     string  `json:"call,omitempty"`
 	Request  Request `json:"request,omitempty"`
 	Progress bool    `json:"progress,omitempty"`
 }
 
 type progressParams struct {
-	Call    string `json:"call"`
 	Message string `json:"message"`
 }
 
-// serve answers one child: its calls run on the token's host, each with a
-// context its cancel notification or its disconnection ends.
+// serve answers one child's connection: its calls run on the token's
+// host, each with a context the connection's end ends.
 func (b *Bridge) serve(nc net.Conn) {
 	defer func() {
 		b.mu.Lock()
@@ -132,25 +128,16 @@ func (b *Bridge) serve(nc net.Conn) {
 		b.mu.Unlock()
 		_ = nc.Close()
 	}()
-	var calls sync.Map // call id -> context.CancelFunc
 	var conn *jsonrpc.Conn
 	conn = jsonrpc.New(nc, nc, jsonrpc.Options{Logger: b.log,
 		Request: func(ctx context.Context, r *jsonrpc.Request) jsonrpc.Job {
-			return func() (any, func(), error) { return b.handle(ctx, conn, &calls, r) }
-		},
-		Notify: func(r *jsonrpc.Request) {
-			var p progressParams
-			if r.Method == "cancel" && json.Unmarshal(r.Params, &p) == nil {
-				if c, ok := calls.Load(p.Call); ok {
-					c.(context.CancelFunc)()
-				}
-			}
+			return func() (any, func(), error) { return b.handle(ctx, conn, r) }
 		}})
 	_ = conn.Serve(context.Background())
 	conn.Wait()
 }
 
-func (b *Bridge) handle(ctx context.Context, conn *jsonrpc.Conn, calls *sync.Map, r *jsonrpc.Request) (any, func(), error) {
+func (b *Bridge) handle(ctx context.Context, conn *jsonrpc.Conn, r *jsonrpc.Request) (any, func(), error) {
 	var p callParams
 	if err := json.Unmarshal(r.Params, &p); err != nil {
 		return nil, nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, err.Error(), nil)
@@ -161,15 +148,9 @@ func (b *Bridge) handle(ctx context.Context, conn *jsonrpc.Conn, calls *sync.Map
 	if !ok {
 		return nil, nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "unknown delegation token: the session that started this agent has ended", nil)
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	if p.Call != "" {
-		calls.Store(p.Call, cancel)
-		defer calls.Delete(p.Call)
-	}
 	var progress Progress
 	if p.Progress {
-		progress = func(msg string) { _ = conn.Notify("progress", progressParams{Call: p.Call, Message: msg}) }
+		progress = func(msg string) { _ = conn.Notify("progress", progressParams{Message: msg}) }
 	}
 	switch r.Method {
 	case "agents":
@@ -182,19 +163,18 @@ func (b *Bridge) handle(ctx context.Context, conn *jsonrpc.Conn, calls *sync.Map
 }
 
 // Remote is the Host of a `hub mcp` child: every tool call runs on the
-// parent hub acp, through its bridge.
+// parent hub acp, through its bridge, on a connection of its own: the
+// progress notifications on it are the call's, and closing it when ctx
+// ends cancels the call there.
 type Remote struct {
-	conn     *jsonrpc.Conn
-	nc       net.Conn
-	token    string
-	seq      atomic.Int64
-	progress sync.Map // call id -> Progress
+	addr, token string
+	log         zerolog.Logger
 }
 
 var _ Host = (*Remote)(nil)
 
-// Dial connects to the bridge named in env (EnvSocket, EnvToken); ok is
-// false when env names none.
+// Dial checks that the bridge named in env (EnvSocket, EnvToken) answers;
+// ok is false when env names none.
 func Dial(getenv func(string) string, log zerolog.Logger) (r *Remote, ok bool, err error) {
 	sock, token := getenv(EnvSocket), getenv(EnvToken)
 	if sock == "" {
@@ -204,46 +184,28 @@ func Dial(getenv func(string) string, log zerolog.Logger) (r *Remote, ok bool, e
 	if err != nil {
 		return nil, true, fmt.Errorf("%w: %w", ErrNoParent, err)
 	}
-	r = &Remote{nc: nc, token: token}
-	r.conn = jsonrpc.New(nc, nc, jsonrpc.Options{Logger: log, Notify: func(req *jsonrpc.Request) {
-		var p progressParams
-		if req.Method == "progress" && json.Unmarshal(req.Params, &p) == nil {
-			if f, ok := r.progress.Load(p.Call); ok {
-				f.(Progress)(p.Message)
-			}
-		}
-	}})
-	go func() { _ = r.conn.Serve(context.Background()) }()
-	return r, true, nil
+	_ = nc.Close()
+	return &Remote{addr: sock, token: token, log: log}, true, nil
 }
 
-// Close ends the connection.
-func (r *Remote) Close() {
-	r.conn.Close()
-	_ = r.nc.Close()
-}
+// Close ends nothing: each call closes its own connection.
+func (r *Remote) Close() {}
 
 // Agents asks the parent for its agents; none when it cannot be reached.
 func (r *Remote) Agents() []AgentInfo {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	var out []AgentInfo
-	_ = r.conn.Call(ctx, "agents", callParams{Token: r.token}, &out)
+	_ = r.call(ctx, "agents", Request{}, nil, &out)
 	return out
 }
 
 // Delegate runs the delegate turn on the parent; ending ctx cancels it
 // there.
 func (r *Remote) Delegate(ctx context.Context, req Request, progress Progress) (Result, error) {
-	p := callParams{Token: r.token, Call: strconv.FormatInt(r.seq.Add(1), 10), Request: req, Progress: progress != nil}
-	if progress != nil {
-		r.progress.Store(p.Call, progress)
-		defer r.progress.Delete(p.Call)
-	}
 	var res Result
-	err := r.conn.Call(ctx, "delegate", p, &res)
+	err := r.call(ctx, "delegate", req, progress, &res)
 	if ctx.Err() != nil {
-		_ = r.conn.Notify("cancel", progressParams{Call: p.Call})
 		return Result{}, ctx.Err()
 	}
 	if err == nil {
@@ -253,4 +215,21 @@ func (r *Remote) Delegate(ctx context.Context, req Request, progress Progress) (
 		return Result{}, errors.New(answered.Message)
 	}
 	return Result{}, fmt.Errorf("%w: %w", ErrNoParent, err) // the connection failed, not the call
+}
+
+// call makes one call on a connection of its own, closed when it returns.
+func (r *Remote) call(ctx context.Context, method string, req Request, progress Progress, out any) error {
+	nc, err := dialSocket(r.addr)
+	if err != nil {
+		return err
+	}
+	conn := jsonrpc.New(nc, nc, jsonrpc.Options{Logger: r.log, Notify: func(n *jsonrpc.Request) {
+		var p progressParams
+		if n.Method == "progress" && progress != nil && json.Unmarshal(n.Params, &p) == nil {
+			progress(p.Message)
+		}
+	}})
+	go func() { _ = conn.Serve(context.Background()) }()
+	defer func() { conn.Close(); _ = nc.Close() }()
+	return conn.Call(ctx, method, callParams{Token: r.token, Request: req, Progress: progress != nil}, out)
 }

@@ -271,10 +271,24 @@ func (d *Delegator) start(ctx context.Context, r Request, from *live) (*live, er
 	}
 	l.brief.Cwd = l.cwd
 	plan := conversation.PlanStart(a.Capabilities(), "", false, "", handover.Render(l.brief))
-	so, err := d.options(l, plan.Instructions)
-	if err != nil {
+	so := adapters.SessionOptions{Cwd: l.cwd, Model: l.model, Mode: l.mode, Access: d.o.Approve.Access(), Instructions: plan.Instructions,
+		CancelGrace: 2 * time.Second}
+	// The gate puts what the rules leave open to the parent session
+	// (Options.Ask) when set, else to the approval policy.
+	answer := conversation.Answerer(d.o.Approve)
+	if d.o.Ask != nil {
+		so.Access = adapters.AccessAskFirst // every side effect reaches whoever answers
+		answer = conversation.AnswerFunc(func(ctx context.Context, q conversation.Question) conversation.Reply {
+			return d.o.Ask(ctx, l.id, l.agent, q)
+		})
+	}
+	if d.o.MCPServers != nil {
+		so.MCPServers = d.o.MCPServers(l.agent)
+	}
+	if l.gate, err = conversation.NewGate(conversation.GateOptions{Rules: d.o.Rules, Grants: d.o.Grants, Cwd: l.cwd, Agent: l.agent, Answerer: answer}); err != nil {
 		return nil, err
 	}
+	so.Permission = l.gate.Ask
 	l.hooks, l.audit = conversation.Observers(a.Capabilities(), d.o.Hooks, d.o.AuditDir, transcript.Meta{Agent: r.Agent, Cwd: l.cwd, Model: r.Model}, func(err error) {
 		d.o.Log.Warn().Err(err).Str("agent", r.Agent).Msg("the delegate's transcript was not written")
 	})
@@ -289,30 +303,6 @@ func (d *Delegator) start(ctx context.Context, r Request, from *live) (*live, er
 	}
 	l.sess, l.lead = sess, plan.Lead
 	return l, nil
-}
-
-// options are the options of l's agent session. Its gate puts what the
-// rules leave open to the parent session (Options.Ask) when set, else to
-// the approval policy.
-func (d *Delegator) options(l *live, instructions string) (adapters.SessionOptions, error) {
-	so := adapters.SessionOptions{Cwd: l.cwd, Model: l.model, Mode: l.mode, Access: d.o.Approve.Access(), Instructions: instructions,
-		CancelGrace: 2 * time.Second}
-	answer := conversation.Answerer(d.o.Approve)
-	if d.o.Ask != nil {
-		so.Access = adapters.AccessAskFirst // every side effect reaches whoever answers
-		answer = conversation.AnswerFunc(func(ctx context.Context, q conversation.Question) conversation.Reply {
-			return d.o.Ask(ctx, l.id, l.agent, q)
-		})
-	}
-	if d.o.MCPServers != nil {
-		so.MCPServers = d.o.MCPServers(l.agent)
-	}
-	var err error
-	if l.gate, err = conversation.NewGate(conversation.GateOptions{Rules: d.o.Rules, Grants: d.o.Grants, Cwd: l.cwd, Agent: l.agent, Answerer: answer}); err != nil {
-		return so, err
-	}
-	so.Permission = l.gate.Ask
-	return so, nil
 }
 
 // track makes ctx end with CancelTurns too, until the func returned runs.

@@ -20,12 +20,22 @@ func Func(h Host) adapters.DelegateFunc {
 		if err != nil {
 			return "", err
 		}
-		summary, _ := json.Marshal(res)
+		text, summary := res.Text()
 		if res.Error != "" {
-			return "", errors.New(res.Agent + " failed: " + res.Error + "\n" + string(summary))
+			return "", errors.New(text + "\n" + summary)
 		}
-		return res.Answer + "\n\n" + string(summary), nil
+		return text + "\n\n" + summary, nil
 	}
+}
+
+// Text is what the delegating agent reads of r: the answer, or which
+// agent failed and why; and r as JSON.
+func (r Result) Text() (text, summary string) {
+	b, _ := json.Marshal(r)
+	if r.Error != "" {
+		return r.Agent + " failed: " + r.Error, string(b)
+	}
+	return r.Answer, string(b)
 }
 
 // AgentNames are the names of h's agents but those in chain, each

@@ -5,7 +5,6 @@ package delegate
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -71,12 +70,8 @@ func run(ctx context.Context, req *mcp.CallToolRequest, d delegation.Host, r del
 	if err != nil {
 		return nil, delegation.Result{}, err
 	}
-	summary, _ := json.Marshal(res)
-	text := res.Answer
-	if res.Error != "" {
-		text = res.Agent + " failed: " + res.Error
-	}
-	return &mcp.CallToolResult{IsError: res.Error != "", Content: []mcp.Content{&mcp.TextContent{Text: text}, &mcp.TextContent{Text: string(summary)}}}, res, nil
+	text, summary := res.Text()
+	return &mcp.CallToolResult{IsError: res.Error != "", Content: []mcp.Content{&mcp.TextContent{Text: text}, &mcp.TextContent{Text: summary}}}, res, nil
 }
 
 // progress sends each step as an MCP progress notification when the

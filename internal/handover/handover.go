@@ -97,26 +97,17 @@ func renderTurns(turns []Turn) string {
 	if len(turns) == 0 {
 		return ""
 	}
-	parts := []string{renderTurn(turns[len(turns)-1], 0, 0)}
-	left := Max - len(parts[0])
-	omitted := 0
+	last := renderTurn(turns[len(turns)-1], 0, 0)
+	out, left := last, Max-len(last)
 	for i := len(turns) - 2; i >= 0; i-- {
 		p := renderTurn(turns[i], olderRequest, olderAnswer)
 		if len(p) > left {
-			omitted = i + 1
+			out = fmt.Sprintf("(%d earlier turns left out)\n", i+1) + out
 			break
 		}
-		left -= len(p)
-		parts = append(parts, p)
+		out, left = p+out, left-len(p)
 	}
-	var b strings.Builder
-	if omitted > 0 {
-		fmt.Fprintf(&b, "(%d earlier turns left out)\n", omitted)
-	}
-	for i := len(parts) - 1; i >= 0; i-- {
-		b.WriteString(parts[i])
-	}
-	out := strings.TrimSpace(b.String())
+	out = strings.TrimSpace(out)
 	if len(out) > Max { // the newest turn alone is over budget
 		out = "…" + out[len(out)-Max:]
 	}

@@ -25,17 +25,16 @@ func BestOf(ctx context.Context, o bestof.Options, format Format, stdout, stderr
 	if o.Run == nil {
 		o.Run = Candidate
 	}
+	if o.Candidate.Now == nil {
+		o.Candidate.Now = time.Now
+	}
 	o.Progress = func(c bestof.Candidate) {
 		if c.Status == "completed" || c.Status == "failed" {
 			fmt.Fprintf(stderr, "hub: %s %s (check %s)\n", c.Name, c.Status, c.Check)
 		}
 	}
 	s := bestof.Run(ctx, o)
-	now := o.Candidate.Now
-	if now == nil {
-		now = time.Now
-	}
-	reportBestOf(s, format, o.Keep, (&output{o: Options{Now: now}}).head("summary"), stdout, stderr)
+	reportBestOf(s, format, o.Keep, (&output{o: Options{Now: o.Candidate.Now}}).head("summary"), stdout, stderr)
 	return s
 }
 

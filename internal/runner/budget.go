@@ -17,11 +17,9 @@ import (
 // check over a limit signals hit once; the run then cancels the turn
 // gracefully, keeping what arrived.
 type budget struct {
-	maxTokens int64
-	maxCost   float64
-	maxTurns  int
-	model     string               // the model asked for (Digest.Spent)
-	digest    *conversation.Digest // what this attempt's turns used
+	limits Options              // the run's: MaxTokens, MaxCost, MaxTurns
+	model  string               // the model asked for (Digest.Spent)
+	digest *conversation.Digest // what this attempt's turns used
 
 	tokens int64   // what the run's earlier attempts used
 	cost   float64 // likewise, in USD (0 when nothing priced it)
@@ -40,8 +38,7 @@ type budget struct {
 // newBudget makes an attempt's budget; countTurns says hub counts the
 // agent's tool rounds for --max-turns.
 func newBudget(o Options, model string, countTurns bool) *budget {
-	b := &budget{maxTokens: o.MaxTokens, maxCost: o.MaxCost, maxTurns: o.MaxTurns, model: model, digest: &conversation.Digest{},
-		hit: make(chan struct{}, 1), running: map[string]bool{}}
+	b := &budget{limits: o, model: model, digest: &conversation.Digest{}, hit: make(chan struct{}, 1), running: map[string]bool{}}
 	if countTurns {
 		b.maxRounds = o.MaxTurns
 	}
@@ -88,10 +85,10 @@ func (b *budget) round(ev adapters.Event) {
 // agent may still take over.
 func (b *budget) over() (why, kind string) {
 	switch tokens, cost := b.used(); {
-	case b.maxTokens > 0 && tokens > b.maxTokens:
-		return fmt.Sprintf("--max-tokens %d (%d tokens used)", b.maxTokens, tokens), "tokens"
-	case b.maxCost > 0 && cost > b.maxCost:
-		return fmt.Sprintf("--max-cost %.4g ($%.4f spent)", b.maxCost, cost), "cost"
+	case b.limits.MaxTokens > 0 && tokens > b.limits.MaxTokens:
+		return fmt.Sprintf("--max-tokens %d (%d tokens used)", b.limits.MaxTokens, tokens), "tokens"
+	case b.limits.MaxCost > 0 && cost > b.limits.MaxCost:
+		return fmt.Sprintf("--max-cost %.4g ($%.4f spent)", b.limits.MaxCost, cost), "cost"
 	case b.maxRounds > 0 && b.rounds > b.maxRounds:
 		return fmt.Sprintf("--max-turns %d (the agent started tool round %d)", b.maxRounds, b.rounds), "turns"
 	}
@@ -109,7 +106,7 @@ func (b *budget) stopOver() {
 // endTurn ends a turn: a later turn of the session (the --output-schema
 // repair turn) has its tool rounds counted by hub, since an agent that
 // keeps its own turn budget starts it afresh.
-func (b *budget) endTurn() { b.maxRounds = b.maxTurns }
+func (b *budget) endTurn() { b.maxRounds = b.limits.MaxTurns }
 
 // used is what the run used so far: its tokens, and its cost as far as
 // a report or a price tells it.

@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/hubdev/hub/adapters"
@@ -17,45 +16,43 @@ import (
 	transcripts "github.com/hubdev/hub/internal/transcript"
 )
 
-// cause is why the run stopped early.
-type cause int32
-
-const (
-	causeNone cause = iota
-	causeInterrupt
-	causeTimeout
-	causeBudget // --max-tokens, --max-cost or counted --max-turns was reached
+// Why a run stops early: the cause its context is cancelled with.
+var (
+	causeInterrupt = errors.New("interrupted")
+	causeTimeout   = errors.New("timeout")
+	causeBudget    = errors.New("budget") // --max-tokens, --max-cost or counted --max-turns was reached
 )
 
 type run struct {
 	o   Options
 	out *output
 
-	digest       conversation.Digest // the run's turns (a repair turn is the second)
-	shown        *adapters.ErrorInfo // the last fatal error shown
-	budget       *budget             // --max-tokens, --max-cost and counted --max-turns
-	prior        *budget             // the budget as the run's earlier attempts left it (nil: none)
-	budgetHit    string              // the limit that stopped the run (Summary.Budget)
-	warnings     []string
-	failure      *adapters.ErrorInfo // why the turn failed, if it did
-	stop         adapters.StopReason
-	resumable    bool
-	startErr     error              // the agent failed to start, or to take the prompt
-	fallbackNext bool               // a next agent takes over if this one cannot work
-	promptText   string             // as read once: the next agent's, and this turn's in the record
-	gate         *conversation.Gate // the session's permission gate
-	output       json.RawMessage    // the answer --output-schema validated
-	schemaErr    error              // why the repaired answer still did not match
+	digest     conversation.Digest // the run's turns (a repair turn is the second)
+	shown      *adapters.ErrorInfo // the last fatal error shown
+	budget     *budget             // --max-tokens, --max-cost and counted --max-turns
+	prior      *budget             // the budget as the run's earlier attempts left it (nil: none)
+	budgetHit  string              // the limit that stopped the run (Summary.Budget)
+	warnings   []string
+	failure    *adapters.ErrorInfo // why the turn failed, if it did
+	stop       adapters.StopReason
+	resumable  bool
+	startErr   error              // the agent failed to start, or to take the prompt
+	promptText string             // as read once: the next agent's, and this turn's in the record
+	gate       *conversation.Gate // the session's permission gate
+	output     json.RawMessage    // the answer --output-schema validated
+	schemaErr  error              // why the repaired answer still did not match
 
-	agent   *conversation.Agent // the agent session the run starts and prompts
-	starts  sync.WaitGroup      // the agent's start in flight
-	cancel  context.CancelFunc  // cancels the start and the turn
-	done    <-chan struct{}     // ctx's, until it fired
-	timeout <-chan time.Time    // until it fired
-	cause   atomic.Int32        // why the run stopped early
+	agent   *conversation.Agent     // the agent session the run starts and prompts
+	starts  sync.WaitGroup          // the agent's start in flight
+	ctx     context.Context         // the start's and the turns': its cause says why the run stopped early
+	cancel  context.CancelCauseFunc // cancels the start and the turn
+	done    <-chan struct{}         // ctx's, until it fired
+	timeout <-chan time.Time        // until it fired
 }
 
-func (r *run) execute(ctx context.Context) Summary {
+// execute is one attempt of the run; watch says a next agent takes over
+// if this one cannot work.
+func (r *run) execute(ctx context.Context, watch bool) Summary {
 	a, err := r.o.Registry.Get(r.o.Agent)
 	if err != nil {
 		return r.summary(classifyStartError(err), err)
@@ -76,10 +73,10 @@ func (r *run) execute(ctx context.Context) Summary {
 	if !caps.Permissions && r.o.Approve != conversation.ApproveAll && r.o.Ask == nil {
 		r.warn("%s cannot ask for permission: its tools run without asking, whatever --approve %s says", a.Name(), r.o.Approve)
 	}
-	runCtx, cancelRun := context.WithCancel(context.WithoutCancel(ctx))
-	defer cancelRun()
+	runCtx, cancelRun := context.WithCancelCause(context.WithoutCancel(ctx))
+	defer cancelRun(nil)
 	defer r.o.StopAll()
-	r.cancel, r.done = cancelRun, ctx.Done()
+	r.ctx, r.cancel, r.done = runCtx, cancelRun, ctx.Done()
 	if r.o.Timeout > 0 {
 		r.timeout = r.o.After(r.o.Timeout)
 	}
@@ -105,7 +102,7 @@ func (r *run) execute(ctx context.Context) Summary {
 	switch {
 	case perr != nil:
 		return r.summary(classifyStartError(perr), perr)
-	case r.stopCause() != causeNone:
+	case r.stopCause() != nil:
 		return r.finish(r.stopCause())
 	case err != nil:
 		return r.startFailed(adapters.NotStarted(a.Name(), err))
@@ -117,8 +114,8 @@ func (r *run) execute(ctx context.Context) Summary {
 	defer audit.Close()
 	defer obs.Close()
 	spec := conversation.TurnSpec{Agent: a.Name(), Session: sess, Prompt: prompt, Lead: prefix, Hooks: obs, Audit: audit, Gate: r.gate, Emit: r.handle,
-		Narrate: r.out.narration, Workspace: so.Cwd, Model: model, Digest: &r.digest, Watch: r.fallbackNext, WatchBound: r.o.ProviderTimeout}
-	if err := r.turn(runCtx, spec); err != nil && r.stopCause() == causeNone {
+		Narrate: r.out.narration, Workspace: so.Cwd, Model: model, Digest: &r.digest, Watch: watch, WatchBound: r.o.ProviderTimeout}
+	if err := r.turn(runCtx, spec); err != nil && r.stopCause() == nil {
 		if word, _, _ := strings.Cut(err.Error(), " "); strings.TrimSuffix(word, ":") != a.Name() { // named once
 			err = fmt.Errorf("prompt %s: %w", a.Name(), err)
 		}
@@ -205,7 +202,7 @@ func (r *run) watched(f func()) {
 				r.done = nil
 				r.begin(causeInterrupt)
 			case <-r.o.Signals:
-				if r.stopCause() == causeNone {
+				if r.stopCause() == nil {
 					r.begin(causeInterrupt)
 				} else if b := r.agent.Current(); b != nil {
 					_ = b.Close()
@@ -224,14 +221,16 @@ func (r *run) watched(f func()) {
 	<-watched // a stop it began as f ended is said before what follows
 }
 
-func (r *run) begin(why cause) {
-	if r.cause.CompareAndSwap(int32(causeNone), int32(why)) {
-		r.out.progress("%s: cancelling the agent", map[cause]string{causeInterrupt: "interrupted", causeTimeout: "timeout", causeBudget: "budget"}[why])
-		r.cancel()
+// begin stops the run for why, unless it is stopping already; only the
+// watcher (watched) calls it.
+func (r *run) begin(why error) {
+	if r.stopCause() == nil {
+		r.out.progress("%v: cancelling the agent", why)
+		r.cancel(why)
 	}
 }
 
-func (r *run) stopCause() cause { return cause(r.cause.Load()) }
+func (r *run) stopCause() error { return context.Cause(r.ctx) }
 
 // handle shows one event of the turn, after the digest took it in.
 func (r *run) handle(ev adapters.Event) {
@@ -249,9 +248,9 @@ func (r *run) handle(ev adapters.Event) {
 }
 
 // finish maps what happened to an exit code.
-func (r *run) finish(c cause) Summary {
+func (r *run) finish(c error) Summary {
 	code, err, f := conversation.ExitOK, error(nil), r.failure
-	if c == causeNone && r.budget.kind != "" {
+	if c == nil && r.budget.kind != "" {
 		c = causeBudget // passed as the turn ended, before the watcher cancelled it
 	}
 	switch {

@@ -300,11 +300,11 @@ func runChain(ctx context.Context, o Options, out *output) Summary {
 		attempts = append(attempts, Attempt{Agent: agent, ExitCode: classifyStartError(err), Error: oneLine(err.Error())})
 	}}
 	why := walk.Walk(ctx, o.Agent, func(agent string, watch bool) (conversation.Class, bool) {
-		r = &run{o: o, out: out, fallbackNext: watch, digest: r.digest.Retry(), warnings: slices.Clip(o.notes), prior: cmp.Or(r.budget, r.prior)}
+		r = &run{o: o, out: out, digest: r.digest.Retry(), warnings: slices.Clip(o.notes), prior: cmp.Or(r.budget, r.prior)}
 		if r.o.Agent = agent; agent != o.Agent && o.from == nil {
 			r.o.ResumeID, r.o.Fork = "", false // another agent cannot resume the first one's session
 		}
-		s, cur = r.execute(ctx), len(attempts)
+		s, cur = r.execute(ctx, watch), len(attempts)
 		class, toolStarted := r.failureClass(s), len(r.digest.ToolCalls) > 0
 		if watch && r.outOfBudget(conversation.FallbackReason(agent, class, toolStarted)) {
 			s, class = r.finish(causeBudget), conversation.ClassNone

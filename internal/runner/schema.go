@@ -125,7 +125,7 @@ func (r *run) conform(ctx context.Context, spec conversation.TurnSpec) {
 		r.digest.NextTurn() // the repair turn's answer is the final one
 		spec.Watch, spec.Lead, spec.Prompt = false, "", adapters.TextPrompt(fmt.Sprintf(
 			"Your answer did not match the schema: %s. Answer again with only JSON matching the schema.", firstError(err)))
-		if err := r.turn(ctx, spec); err != nil && r.stopCause() == causeNone {
+		if err := r.turn(ctx, spec); err != nil && r.stopCause() == nil {
 			r.failure = &adapters.ErrorInfo{Message: fmt.Sprintf("the repair turn for --output-schema failed: %v", err), Fatal: true}
 		}
 		if !r.endedWell() {
@@ -138,5 +138,5 @@ func (r *run) conform(ctx context.Context, spec conversation.TurnSpec) {
 
 // endedWell says the turn so far ended on its own, without an error.
 func (r *run) endedWell() bool {
-	return r.stop == adapters.StopEndTurn && r.failure == nil && r.stopCause() == causeNone && (r.digest.Fatal == nil || !r.digest.Fatal.Fatal)
+	return r.stop == adapters.StopEndTurn && r.failure == nil && r.stopCause() == nil && (r.digest.Fatal == nil || !r.digest.Fatal.Fatal)
 }

@@ -57,13 +57,17 @@ func (a *Audit) Close() {
 	}
 }
 
-// add writes r, or keeps it until the file has a name.
+// add writes r, after the records kept until the file had a name (the
+// session's id), which opens it.
 func (a *Audit) add(r Record) {
 	if a == nil {
 		return
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	if a.failed {
+		return
+	}
 	r.Time = time.Now()
 	if ev := r.Event; a.meta.ID == "" && ev != nil && ev.Type == adapters.EventSessionInfo && ev.Session != nil {
 		a.meta.ID = ev.Session.AgentSessionID
@@ -71,41 +75,27 @@ func (a *Audit) add(r Record) {
 	if a.meta.ID == "" && r.Type == TypeTurnEnd {
 		a.meta.ID = fmt.Sprintf("run-%s-%d", a.meta.Created.UTC().Format("20060102T150405"), a.meta.Created.Nanosecond())
 	}
-	a.openLocked()
-	if a.w == nil {
-		if !a.failed {
-			a.pending = append(a.pending, r)
+	if a.w == nil && a.meta.ID != "" {
+		var err error
+		if a.w, err = Open(a.dir, a.meta); err != nil {
+			a.fail(err)
+			return
 		}
+	}
+	if a.pending = append(a.pending, r); a.w == nil {
 		return
 	}
-	a.w.Write(r)
-	if r.Type == TypeTurnEnd {
+	for _, p := range a.pending {
+		a.w.Write(p)
+	}
+	if a.pending = nil; r.Type == TypeTurnEnd {
 		a.fail(a.w.Sync())
 	}
 }
 
-// openLocked opens the file once the session has an id, and writes what
-// waited for it.
-func (a *Audit) openLocked() {
-	if a.w != nil || a.meta.ID == "" || a.failed {
-		return
-	}
-	w, err := Open(a.dir, a.meta)
-	if err != nil {
-		a.fail(err)
-		a.pending = nil
-		return
-	}
-	a.w = w
-	for _, r := range a.pending {
-		w.Write(r)
-	}
-	a.pending = nil
-}
-
 func (a *Audit) fail(err error) {
 	if err != nil && !a.failed {
-		a.failed = true
+		a.failed, a.pending = true, nil
 		a.report(err)
 	}
 }

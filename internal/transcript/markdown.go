@@ -184,9 +184,7 @@ func (m *mdWriter) message(raw json.RawMessage) {
 			m.tool(tc.ID, tc.Function.Name+" "+tc.Function.Arguments, "pending")
 		}
 	case "tool":
-		if _, ok := m.status[msg.ToolCallID]; ok {
-			m.status[msg.ToolCallID] = "completed"
-		}
+		m.event(adapters.Event{Type: adapters.EventToolUpdate, Tool: &adapters.ToolCall{ID: msg.ToolCallID, Status: adapters.StatusCompleted}})
 	}
 }
 

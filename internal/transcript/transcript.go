@@ -109,7 +109,6 @@ func Path(dir, id string) (string, error) {
 type Writer struct {
 	mu    sync.Mutex
 	f     *os.File
-	buf   *bufio.Writer
 	err   error
 	dirty bool
 }
@@ -121,7 +120,6 @@ func Open(dir string, meta Meta) (*Writer, error) {
 	if err != nil {
 		return nil, err
 	}
-	w.buf = bufio.NewWriter(w.f)
 	meta.Created = cmp.Or(meta.Created, time.Now())
 	w.Write(Record{Type: TypeSession, Session: &meta})
 	return w, w.Sync()
@@ -216,14 +214,10 @@ func (w *Writer) Write(r Record) {
 		return
 	}
 	data, err := encode(r)
-	if err != nil {
-		w.err = err
-		return
+	if err == nil {
+		_, err = w.f.Write(data)
 	}
-	if _, err := w.buf.Write(data); err != nil {
-		w.err = fmt.Errorf("write transcript: %w", err)
-	}
-	w.dirty = true
+	w.err, w.dirty = err, true
 }
 
 // encode is recs' lines, stamped with the version and time, secrets masked.
@@ -239,7 +233,7 @@ func encode(recs ...Record) (out []byte, err error) {
 	return out, nil
 }
 
-// Sync flushes and syncs what was written, at the end of a turn.
+// Sync syncs what was written, at the end of a turn.
 func (w *Writer) Sync() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -248,10 +242,6 @@ func (w *Writer) Sync() error {
 
 func (w *Writer) syncLocked() error {
 	if w.err != nil || w.f == nil || !w.dirty {
-		return w.err
-	}
-	if err := w.buf.Flush(); err != nil {
-		w.err = fmt.Errorf("write transcript: %w", err)
 		return w.err
 	}
 	if err := w.f.Sync(); err != nil {
