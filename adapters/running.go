@@ -81,9 +81,11 @@ func (t *Turn) Cancel() (first bool) {
 func (t *Turn) Cancelled() <-chan struct{} { return t.cancelled }
 
 // IsCancelled reports whether the turn was cancelled.
-func (t *Turn) IsCancelled() bool {
+func (t *Turn) IsCancelled() bool { return isClosed(t.cancelled) }
+
+func isClosed(ch <-chan struct{}) bool {
 	select {
-	case <-t.cancelled:
+	case <-ch:
 		return true
 	default:
 		return false

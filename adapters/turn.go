@@ -73,9 +73,8 @@ const TurnQueue = 256
 type Turn struct {
 	out      chan Event
 	mu       sync.Mutex
-	changed  *sync.Cond // items, closed or attached changed
+	changed  *sync.Cond // items, ended or attached changed
 	items    []Event
-	closed   bool
 	attached bool
 
 	cancelOnce sync.Once
@@ -112,10 +111,10 @@ func (t *Turn) Emit(evs ...Event) {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	for t.attached && !t.closed && len(t.items) >= TurnQueue {
+	for t.attached && !isClosed(t.ended) && len(t.items) >= TurnQueue {
 		t.changed.Wait()
 	}
-	if !t.closed {
+	if !isClosed(t.ended) {
 		t.items = append(t.items, evs...)
 		t.changed.Broadcast()
 	}
@@ -146,9 +145,8 @@ func (t *Turn) Queued() int {
 // first call counts. It never waits.
 func (t *Turn) Close(evs ...Event) {
 	t.mu.Lock()
-	if !t.closed {
+	if !isClosed(t.ended) {
 		t.items = append(t.items, evs...)
-		t.closed = true
 		close(t.ended)
 	}
 	t.changed.Broadcast()
@@ -160,7 +158,7 @@ func (t *Turn) Close(evs ...Event) {
 func (t *Turn) pump() {
 	for {
 		t.mu.Lock()
-		for len(t.items) == 0 && !t.closed {
+		for len(t.items) == 0 && !isClosed(t.ended) {
 			t.changed.Wait()
 		}
 		if len(t.items) == 0 {
