@@ -39,7 +39,6 @@ func (s *Session) onUpdate(params json.RawMessage) {
 		return
 	}
 	evs := s.dec.DecodeUpdate(update)
-	noteUnknown(s.raw, evs)
 	s.local.inlineTerminals(evs)
 	s.mu.Lock()
 	t := s.turn.Current()
@@ -55,9 +54,7 @@ func (s *Session) onUpdate(params json.RawMessage) {
 // onUnknown passes an agent-to-client method hub does not serve to the
 // running turn as a raw event.
 func (s *Session) onUnknown(method string, params json.RawMessage) {
-	ev := methodEvent(method, params)
-	s.raw.Note(ev.Source)
-	s.Note(ev)
+	s.Note(methodEvent(method, params))
 }
 
 // Note passes ev to the running turn as the agent's own (what it says

@@ -43,7 +43,7 @@ func (s *Session) Prompt(ctx context.Context, prompt []adapters.Content, emit fu
 	params := schema.PromptRequest{SessionID: s.id, Prompt: toBlocks(prompt, s.caps)}
 	s.proc.Trace(ctx)
 	go s.run(t, params)
-	return t.Run(ctx, emit, adapters.RulesOf(s.opts, s.interrupt, nil))
+	return t.Run(ctx, emit, adapters.RulesOf(s.opts, s.interrupt, s.raw))
 }
 
 // run sends the prompt; the turn ends when the agent answers it. A stuck

@@ -38,7 +38,6 @@ type Session struct {
 	prompted    bool // the first prompt carries the session id and instructions
 	config      []configOption
 	legacy      sessionResult // modes / models when configOptions are absent
-	version     string        // initialize's agentInfo.version
 
 	closeOnce sync.Once
 	closed    chan struct{}
@@ -59,7 +58,6 @@ func (a *Adapter) startACP(ctx context.Context, opts adapters.SessionOptions) (*
 	}
 	s := &Session{a: a, opts: opts, proc: p, dec: &ACPDecoder{Quirks: a.cfg.Quirks}, env: env, closed: make(chan struct{}), pendingWake: make(chan struct{})}
 	s.local = newLocal(opts.Cwd, opts.AddDirs, a.cfg.Name, a.cfg.Sandbox, s.askLocal, a.cfg.Logger)
-	s.raw = newUnknownRecords(a.cfg.Logger, a.cfg.Name, a.cfg.Caps.TestedVersions, s.agentVersion)
 	log := a.cfg.Logger.With().Str("agent", a.cfg.Name).Logger()
 	s.conn = jsonrpc.New(p.Stdout, p.Stdin, jsonrpc.Options{Request: s.request, Notify: s.notify, Logger: log,
 		CancelMethod: "$/cancel_request", Cancellable: true}) // the agent may withdraw what it asks
@@ -129,11 +127,7 @@ func (s *Session) handshake(ctx context.Context) error {
 	trace.Mark(ctx, trace.Handshake)
 	s.caps = init.AgentCapabilities
 	s.a.learnInit(init)
-	if init.AgentInfo != nil {
-		s.mu.Lock()
-		s.version = init.AgentInfo.Version
-		s.mu.Unlock()
-	}
+	s.raw = unknownRecords(s.a.cfg, init.AgentInfo)
 	if err := s.openSession(ctx); err != nil {
 		return err
 	}
