@@ -73,8 +73,12 @@ func (s *Session) keepBetweenTurns(evs []adapters.Event) {
 		switch ev.Type {
 		case adapters.EventCommands, adapters.EventSessionInfo, adapters.EventUsage:
 			s.pending = append(s.pending, ev)
-			close(s.pendingWake)
-			s.pendingWake = make(chan struct{})
+			if ev.Type == adapters.EventCommands {
+				if s.commands == nil { // the first: acpCommands is never nil
+					close(s.commandsKept)
+				}
+				s.commands = ev.Commands
+			}
 		default:
 			s.a.cfg.Logger.Debug().Str("type", string(ev.Type)).Msg("acp: update outside a turn dropped")
 		}

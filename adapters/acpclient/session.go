@@ -32,12 +32,13 @@ type Session struct {
 	mu      sync.Mutex
 	turn    adapters.Running // started under mu, as pending is taken
 	pending []adapters.Event // updates that arrived between turns
-	// pendingWake is closed (and replaced) when an update is kept
-	// between turns.
-	pendingWake chan struct{}
-	prompted    bool // the first prompt carries the session id and instructions
-	config      []configOption
-	legacy      sessionResult // modes / models when configOptions are absent
+	// commands are the last commands told between turns (Surface);
+	// commandsKept is closed once there are some.
+	commands     []adapters.Command
+	commandsKept chan struct{}
+	prompted     bool // the first prompt carries the session id and instructions
+	config       []configOption
+	legacy       sessionResult // modes / models when configOptions are absent
 
 	closeOnce sync.Once
 	closed    chan struct{}
@@ -56,7 +57,7 @@ func (a *Adapter) startACP(ctx context.Context, opts adapters.SessionOptions) (*
 	if err != nil {
 		return nil, adapters.StartError(err)
 	}
-	s := &Session{a: a, opts: opts, proc: p, dec: &ACPDecoder{Quirks: a.cfg.Quirks}, env: env, closed: make(chan struct{}), pendingWake: make(chan struct{})}
+	s := &Session{a: a, opts: opts, proc: p, dec: &ACPDecoder{Quirks: a.cfg.Quirks}, env: env, closed: make(chan struct{}), commandsKept: make(chan struct{})}
 	s.local = newLocal(opts.Cwd, opts.AddDirs, a.cfg.Name, a.cfg.Sandbox, s.askLocal, a.cfg.Logger)
 	log := a.cfg.Logger.With().Str("agent", a.cfg.Name).Logger()
 	s.conn = jsonrpc.New(p.Stdout, p.Stdin, jsonrpc.Options{Request: s.request, Notify: s.notify, Logger: log,
