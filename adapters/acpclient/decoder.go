@@ -10,17 +10,15 @@ import (
 
 	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/adapters"
-	"github.com/hubdev/hub/internal/jsonrpc"
 )
 
-// ACPDecoder turns the agent-to-client side of an ACP JSON-RPC stream
-// (session/update notifications, permission requests, the prompt response)
-// into Events. It remembers which tool calls were announced so an update for
-// an unknown id is reported as a new tool call.
+// ACPDecoder turns the agent-to-client side of an ACP session into Events:
+// its session/update notifications (DecodeUpdate), its permission requests
+// (DecodePermission) and the events that end a prompt (EndTurn). It
+// remembers which tool calls were announced so an update for an unknown id
+// is reported as a new tool call.
 //
 // An agent's departures from ACP reach it as Quirks, kept with that agent.
-// Adapters that see the prompt's answer elsewhere pass its events through
-// EndTurn.
 type ACPDecoder struct {
 	Quirks Quirks
 	// calls are the tool calls announced, as their tool_call and updates
@@ -49,14 +47,6 @@ type Quirks struct {
 	// ResultUsage reads token usage an agent reports outside ACP's usage
 	// field of a prompt result.
 	ResultUsage func(result json.RawMessage) *adapters.Usage
-}
-
-// acpMessage is any JSON-RPC message on the wire.
-type acpMessage struct {
-	Method string          `json:"method"`
-	Params json.RawMessage `json:"params"`
-	Result json.RawMessage `json:"result"`
-	Error  *jsonrpc.Error  `json:"error"`
 }
 
 // acpUpdate is the flattened union of every SessionUpdate variant hub reads.
@@ -98,52 +88,6 @@ type acpToolContent struct {
 	OldText    *string          `json:"oldText"`
 	NewText    string           `json:"newText"`
 	TerminalID string           `json:"terminalId"`
-}
-
-// Decode decodes one JSON-RPC message line written by the agent.
-func (d *ACPDecoder) Decode(line []byte) []adapters.Event {
-	return d.settle(adapters.DecodeJSON(line, "acp:invalid", d.message))
-}
-
-func (d *ACPDecoder) message(m *acpMessage, line []byte) []adapters.Event {
-	switch {
-	case m.Method == "session/update":
-		if update := updateOf(m.Params); len(update) > 0 {
-			return d.decodeUpdate(update)
-		}
-		return []adapters.Event{adapters.RawEvent("acp:session/update", line)}
-	case m.Method == "session/request_permission":
-		pr, err := d.DecodePermission(m.Params)
-		if err != nil {
-			return []adapters.Event{adapters.RawEvent("acp:session/request_permission", line)}
-		}
-		return []adapters.Event{{Type: adapters.EventPermission, Permission: pr}}
-	case m.Method != "":
-		return []adapters.Event{adapters.RawEvent("acp:"+m.Method, line)}
-	case m.Error != nil:
-		return adapters.Failure(ACPError(m.Error.Code, m.Error.Message, m.Error.Data))
-	default:
-		return d.decodeResult(m.Result, line)
-	}
-}
-
-// decodeResult handles responses: a prompt result ends the turn, a
-// session/new result names the session, others are raw.
-func (d *ACPDecoder) decodeResult(result json.RawMessage, line []byte) []adapters.Event {
-	var r struct {
-		StopReason string `json:"stopReason"`
-		SessionID  string `json:"sessionId"`
-	}
-	if adapters.Unmarshal(result, &r) != nil {
-		return []adapters.Event{adapters.RawEvent("acp:response", line)}
-	}
-	switch {
-	case r.StopReason != "":
-		return d.resultEvents(result)
-	case r.SessionID != "":
-		return []adapters.Event{{Type: adapters.EventSessionInfo, Session: &adapters.SessionInfo{AgentSessionID: r.SessionID}}}
-	}
-	return []adapters.Event{adapters.RawEvent("acp:response", line)}
 }
 
 // DecodeUpdate decodes the `update` object of one session/update notification.
