@@ -291,28 +291,29 @@ func (s *Session) ID() string { return s.id }
 // SetModel implements adapters.Configurable: a config option of category
 // "model" when the agent has one, else the legacy session/set_model.
 func (s *Session) SetModel(ctx context.Context, model string) error {
-	if c, ok := s.option(adapters.OptionModel); ok {
-		return s.setConfig(ctx, c, model)
-	}
-	s.mu.Lock()
-	legacy := s.legacy.Models != nil
-	s.mu.Unlock()
-	if !legacy {
-		return fmt.Errorf("%w: %s offers no model choice", adapters.ErrUnsupported, s.a.cfg.Name)
-	}
-	if err := s.call(ctx, "session/set_model", map[string]string{"sessionId": s.id, "modelId": model}, nil); err != nil {
-		return fmt.Errorf("%s: set model %q: %w", s.a.cfg.Name, model, err)
-	}
-	return nil
+	return s.set(ctx, adapters.OptionModel, model)
 }
 
-// SetMode implements adapters.Configurable.
+// SetMode implements adapters.Configurable, as SetModel does for modes.
 func (s *Session) SetMode(ctx context.Context, mode string) error {
-	if c, ok := s.option(adapters.OptionMode); ok {
-		return s.setConfig(ctx, c, mode)
+	return s.set(ctx, adapters.OptionMode, mode)
+}
+
+// set sets the model or the mode (id): through the agent's config option,
+// else session/set_model or session/set_mode (a model only when the agent
+// named its models).
+func (s *Session) set(ctx context.Context, id, value string) error {
+	if c, ok := s.option(id); ok {
+		return s.setConfig(ctx, c, value)
 	}
-	if err := s.call(ctx, "session/set_mode", map[string]string{"sessionId": s.id, "modeId": mode}, nil); err != nil {
-		return fmt.Errorf("%s: set mode %q: %w", s.a.cfg.Name, mode, err)
+	s.mu.Lock()
+	noModels := id == adapters.OptionModel && s.legacy.Models == nil
+	s.mu.Unlock()
+	if noModels {
+		return fmt.Errorf("%w: %s offers no model choice", adapters.ErrUnsupported, s.a.cfg.Name)
+	}
+	if err := s.call(ctx, "session/set_"+id, map[string]string{"sessionId": s.id, id + "Id": value}, nil); err != nil {
+		return fmt.Errorf("%s: set %s %q: %w", s.a.cfg.Name, id, value, err)
 	}
 	return nil
 }
