@@ -84,11 +84,9 @@ const exitDrain = 2 * time.Second
 // drained waits until eof is closed (the reader reached the end of an
 // exited process's output), at most exitDrain.
 func drained(eof <-chan struct{}) {
-	t := time.NewTimer(exitDrain)
-	defer t.Stop()
 	select {
 	case <-eof:
-	case <-t.C:
+	case <-time.After(exitDrain):
 	}
 }
 
