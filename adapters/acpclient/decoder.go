@@ -52,7 +52,7 @@ type Quirks struct {
 // acpUpdate is the flattened union of every SessionUpdate variant hub reads.
 type acpUpdate struct {
 	SessionUpdate     string                    `json:"sessionUpdate"`
-	Content           json.RawMessage           `json:"content"`
+	Content           *acpContentBlock          `json:"content"` // a chunk's; a tool call's is read apart
 	MessageID         string                    `json:"messageId"`
 	ToolCallID        string                    `json:"toolCallId"`
 	Entries           []adapters.PlanEntry      `json:"entries"`
@@ -154,11 +154,18 @@ func (d *ACPDecoder) decodeUpdate(update json.RawMessage) []adapters.Event {
 	}
 	switch u.SessionUpdate {
 	case "agent_message_chunk", "agent_thought_chunk":
-		var c acpContentBlock
-		if adapters.Unmarshal(u.Content, &c) != nil {
-			return []adapters.Event{adapters.RawEvent("acp:"+u.SessionUpdate, update)}
+		if u.Content == nil || u.Content.Type == "" {
+			break
 		}
-		return d.chunk(u, c, update)
+		text, ok := acpBlockText(*u.Content)
+		if !ok {
+			return []adapters.Event{adapters.RawEvent("acp:"+u.SessionUpdate+"/"+u.Content.Type, update)}
+		}
+		t := adapters.EventText
+		if u.SessionUpdate == "agent_thought_chunk" {
+			t = adapters.EventThought
+		}
+		return []adapters.Event{{Type: t, Text: text, MessageID: u.MessageID}}
 	case "tool_call", "tool_call_update":
 		return d.tool(u.SessionUpdate, update)
 	case "plan":
@@ -174,18 +181,6 @@ func (d *ACPDecoder) decodeUpdate(update json.RawMessage) []adapters.Event {
 		return []adapters.Event{{Type: adapters.EventSessionInfo, Session: &adapters.SessionInfo{Title: *u.Title}}}
 	}
 	return []adapters.Event{adapters.RawEvent("acp:"+u.SessionUpdate, update)}
-}
-
-func (d *ACPDecoder) chunk(u acpUpdate, c acpContentBlock, update json.RawMessage) []adapters.Event {
-	text, ok := acpBlockText(c)
-	if !ok {
-		return []adapters.Event{adapters.RawEvent("acp:"+u.SessionUpdate+"/"+c.Type, update)}
-	}
-	t := adapters.EventText
-	if u.SessionUpdate == "agent_thought_chunk" {
-		t = adapters.EventThought
-	}
-	return []adapters.Event{{Type: t, Text: text, MessageID: u.MessageID}}
 }
 
 // acpBlockText renders the text-like content blocks as text.
