@@ -59,7 +59,7 @@ func CapsFromInit(init schema.InitializeResponse) adapters.Capabilities {
 // asks again.
 const initCacheFile = "acp-initialize-v1.json"
 
-// initMu serialises the read-modify-write of the cache file within hub.
+// initMu serialises SaveInitialize's read-modify-write of the cache file.
 var initMu sync.Mutex
 
 func initKey(path string, args []string) string {
@@ -81,13 +81,9 @@ func readInits(cacheDir string) map[string]schema.InitializeResponse {
 // CachedInitialize returns the initialize answer cached (by doctor) for
 // the program at path run with args.
 func CachedInitialize(cacheDir, path string, args []string) (schema.InitializeResponse, bool) {
-	key := initKey(path, args)
-	if key == "" {
-		return schema.InitializeResponse{}, false
-	}
-	initMu.Lock()
-	defer initMu.Unlock()
-	r, ok := readInits(cacheDir)[key]
+	// The file is only ever replaced whole, and holds no answer for "", the
+	// key of a program that is gone.
+	r, ok := readInits(cacheDir)[initKey(path, args)]
 	return r, ok
 }
 
