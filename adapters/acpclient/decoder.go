@@ -404,7 +404,7 @@ func acpResultUsage(pu *schema.Usage) *adapters.Usage {
 func ACPError(code int, message string, data any) *adapters.ErrorInfo {
 	e := &adapters.ErrorInfo{Message: adapters.OneLine(message), Code: adapters.CodeProtocol, Fatal: true}
 	switch {
-	case code == -32000:
+	case code == schema.CodeAuthRequired:
 		e.Code = adapters.CodeAuth
 	// Not JSON-RPC codes: qodercli and gemini pass the model service's HTTP
 	// status on when a model call fails.

@@ -183,7 +183,7 @@ func (s *Session) addDirs() []string {
 
 func (s *Session) sessionError(err error) error {
 	var re *jsonrpc.Error
-	if errors.As(err, &re) && re.Code == -32000 {
+	if errors.As(err, &re) && re.Code == schema.CodeAuthRequired {
 		hint := cmp.Or(s.a.cfg.LoginHint, "log in with the agent's own CLI")
 		return fmt.Errorf("%w: %s: %s (%s, then retry)", adapters.ErrNotAuthenticated, s.a.cfg.Name, re.Message, hint)
 	}
