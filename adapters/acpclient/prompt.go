@@ -80,6 +80,6 @@ func (s *Session) Exit() *adapters.ErrorInfo {
 // interrupt interrupts the running turn.
 func (s *Session) interrupt() {
 	if t := s.turn.Current(); t != nil && t.Cancel() {
-		_ = s.conn.Notify("session/cancel", map[string]string{"sessionId": s.id})
+		_ = s.conn.Notify("session/cancel", schema.SessionIDRequest{SessionID: s.id})
 	}
 }

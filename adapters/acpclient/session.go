@@ -3,9 +3,11 @@ package acpclient
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 
@@ -330,14 +332,13 @@ func (s *Session) option(id string) (configOption, bool) {
 // setConfig sends session/set_config_option (a value id, or a typed
 // boolean) and keeps the options it answers.
 func (s *Session) setConfig(ctx context.Context, c configOption, value string) error {
-	var res struct {
-		ConfigOptions []configOption `json:"configOptions"`
-	}
-	params := map[string]any{"sessionId": s.id, "configId": c.ID, "value": value}
+	var res sessionResult // its configOptions
+	req := schema.SetSessionConfigOptionRequest{SessionID: s.id, ConfigID: c.ID}
+	req.Value, _ = json.Marshal(value)
 	if c.Type == "boolean" {
-		params["type"], params["value"] = "boolean", value == "true"
+		req.Type, req.Value = "boolean", json.RawMessage(strconv.FormatBool(value == "true"))
 	}
-	if err := s.call(ctx, "session/set_config_option", params, &res); err != nil {
+	if err := s.call(ctx, "session/set_config_option", req, &res); err != nil {
 		return fmt.Errorf("%s: set %s to %v: %w", s.a.cfg.Name, c.ID, value, err)
 	}
 	if len(res.ConfigOptions) > 0 {
