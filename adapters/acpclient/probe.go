@@ -29,6 +29,7 @@ func Probe(ctx context.Context, argv, env []string) (schema.InitializeResponse, 
 	defer func() { _ = p.Stop() }()
 	conn := jsonrpc.New(p.Stdout, p.Stdin, jsonrpc.Options{})
 	go func() { _ = conn.Serve(context.Background()) }()
+	go closeOnExit(p, conn, nil) // p.Stop ends it
 	defer conn.Close()
 	err = callWhile(ctx, p, argv[0], conn, "initialize", schema.InitializeRequest{ProtocolVersion: schema.ProtocolVersion,
 		ClientInfo: &schema.Implementation{Name: "hub", Title: "hub doctor", Version: "probe"}}, &init)

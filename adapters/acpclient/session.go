@@ -68,13 +68,13 @@ func (a *Adapter) startACP(ctx context.Context, opts adapters.SessionOptions) (*
 		_ = s.conn.Serve(context.Background())
 		adapters.CrashEnd(p, a.cfg.Name) // stops an agent that closed its output but runs on
 	}()
+	go closeOnExit(p, s.conn, s.closed)
 	sctx, cancel := context.WithTimeout(ctx, a.cfg.InitTimeout)
 	defer cancel()
 	if err := s.handshake(sctx); err != nil {
 		_ = s.Close()
 		return nil, s.explain(err)
 	}
-	go s.closeAfterExit()
 	return s, nil
 }
 
@@ -92,16 +92,17 @@ func drained(eof <-chan struct{}) {
 	}
 }
 
-// closeAfterExit closes the connection once the agent exited and its
-// stdout is drained (or exitDrain passed), so nothing it said is lost.
-func (s *Session) closeAfterExit() {
+// closeOnExit closes conn once the agent process p exited and its output
+// was read (or exitDrain passed): nothing it said is lost, and no call
+// waits for an answer that cannot come. stop ends the watch.
+func closeOnExit(p *proc.Process, conn *jsonrpc.Conn, stop <-chan struct{}) {
 	select {
-	case <-s.proc.Done():
-	case <-s.closed:
+	case <-p.Done():
+	case <-stop:
 		return
 	}
-	drained(s.conn.Done())
-	s.conn.Close()
+	drained(conn.Done())
+	conn.Close()
 }
 
 // explain adds the agent's stderr tail to a handshake failure.
@@ -257,21 +258,11 @@ func (s *Session) mcpServers() []schema.McpServer {
 	return out
 }
 
-// callWhile is conn.Call that also gives up once the agent process p
-// (name) exited and what it wrote was read; a call its exit ended is
-// adapters.Gone. The answer is read as adapters.Unmarshal reads it.
+// callWhile is conn.Call to the agent process p (name), whose exit closes
+// conn (closeOnExit): a call its exit ended is adapters.Gone. The answer
+// is read as adapters.Unmarshal reads it.
 func callWhile(ctx context.Context, p *proc.Process, name string, conn *jsonrpc.Conn, method string, params, result any) error {
-	cctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	go func() {
-		select {
-		case <-p.Done():
-			drained(conn.Done()) // the read loop may still deliver updates and a final answer
-			cancel()
-		case <-cctx.Done():
-		}
-	}()
-	raw, err := conn.CallRaw(cctx, method, params)
+	raw, err := conn.CallRaw(ctx, method, params)
 	if err == nil && result != nil {
 		if err = adapters.Unmarshal(raw, result); err != nil {
 			err = fmt.Errorf("decode %s result: %w", method, err)
