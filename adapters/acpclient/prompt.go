@@ -29,13 +29,9 @@ func (s *Session) Prompt(ctx context.Context, prompt []adapters.Content, emit fu
 	}
 	pending := s.pending
 	s.pending = nil
-	if !s.prompted {
-		// The hub keeps this id to resume the agent's session after a restart.
-		s.prompted = true
-		pending = append([]adapters.Event{{Type: adapters.EventSessionInfo, Session: &adapters.SessionInfo{AgentSessionID: s.id}}}, pending...)
-		if s.opts.Instructions != "" {
-			prompt = append([]adapters.Content{{Type: adapters.ContentText, Text: s.opts.Instructions}}, prompt...)
-		}
+	if s.opts.Instructions != "" { // ahead of the first prompt
+		prompt = append([]adapters.Content{{Type: adapters.ContentText, Text: s.opts.Instructions}}, prompt...)
+		s.opts.Instructions = ""
 	}
 	s.mu.Unlock()
 	_ = s.dec.EndTurn(nil) // an "[Error]" chunk held since a session/load replay is no part of this turn

@@ -33,12 +33,11 @@ type Session struct {
 
 	mu      sync.Mutex
 	turn    adapters.Running // started under mu, as pending is taken
-	pending []adapters.Event // updates that arrived between turns
+	pending []adapters.Event // the next turn tells first: the session id, updates between turns
 	// commands are the last commands told between turns (Surface);
 	// commandsKept is closed once there are some.
 	commands     []adapters.Command
 	commandsKept chan struct{}
-	prompted     bool // the first prompt carries the session id and instructions
 	config       []configOption
 	legacy       sessionResult // modes / models when configOptions are absent
 
@@ -206,10 +205,12 @@ func (s *Session) flushReplay(ctx context.Context) {
 }
 
 // remember keeps the session's model/mode choices for SetModel/SetMode and
-// for the adapter's advertised capabilities.
+// for the adapter's advertised capabilities, and has the first turn tell
+// the session's id, which hub keeps to resume it after a restart.
 func (s *Session) remember(res sessionResult) {
 	s.mu.Lock()
 	s.config, s.legacy = res.ConfigOptions, sessionResult{Modes: res.Modes, Models: res.Models}
+	s.pending = append([]adapters.Event{{Type: adapters.EventSessionInfo, Session: &adapters.SessionInfo{AgentSessionID: s.id}}}, s.pending...)
 	s.mu.Unlock()
 	s.a.learn(options(res.ConfigOptions, res))
 }
