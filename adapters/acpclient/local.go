@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -185,14 +186,10 @@ func sliceLines(s string, line, limit int) string {
 	if line <= 1 && limit <= 0 {
 		return s
 	}
-	lines := strings.SplitAfter(s, "\n")
-	start := max(line-1, 0)
-	if start >= len(lines) {
-		return ""
-	}
-	end := len(lines)
-	if limit > 0 && start+limit < end {
-		end = start + limit
+	lines := slices.Collect(strings.Lines(s))
+	start, end := min(max(line-1, 0), len(lines)), len(lines)
+	if limit > 0 {
+		end = min(start+limit, end)
 	}
 	return strings.Join(lines[start:end], "")
 }
