@@ -81,13 +81,11 @@ type acpMetaNS struct {
 	ToolName string `json:"toolName"`
 }
 
+// acpToolContent is a tool call's content: a diff or a terminal, whose
+// members hub's ToolContent names alike, or a content block.
 type acpToolContent struct {
-	Type       string           `json:"type"`
-	Content    *acpContentBlock `json:"content"`
-	Path       string           `json:"path"`
-	OldText    *string          `json:"oldText"`
-	NewText    string           `json:"newText"`
-	TerminalID string           `json:"terminalId"`
+	adapters.ToolContent
+	Content *acpContentBlock `json:"content"`
 }
 
 // DecodeUpdate decodes the `update` object of one session/update notification.
