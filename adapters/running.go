@@ -38,18 +38,12 @@ func (r *Running) Cancelled() bool {
 // Emit hands ev to the running turn, which an EventDone ends. When idle
 // it answers what ev asks as cancelled (no one would) and reports false.
 func (r *Running) Emit(ev Event) bool {
-	r.mu.Lock()
-	t := r.turn
-	if ev.Type == EventDone {
-		r.turn = nil
-	}
-	r.mu.Unlock()
-	switch {
+	switch t := r.Current(); {
 	case t == nil:
 		ev.Refuse()
 		return false
 	case ev.Type == EventDone:
-		t.Close(ev)
+		r.End(t, ev)
 	default:
 		t.Emit(ev)
 	}
