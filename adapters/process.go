@@ -29,7 +29,7 @@ func CrashInfo(p *proc.Process, name string) (info *ErrorInfo, ok bool) {
 	case <-time.After(exitWait):
 		return nil, false
 	}
-	return &ErrorInfo{Code: CodeCrash, Fatal: true, Detail: p.StderrTail(10), Message: name + ended(p, " exited unexpectedly") + " " + howExited(p)}, true
+	return &ErrorInfo{Code: CodeCrash, Fatal: true, Detail: p.StderrTail(10), Message: name + cmp.Or(p.Stopped(), " exited unexpectedly") + " " + howExited(p)}, true
 }
 
 // Exit is an Exiter's reading of name's process p: nil at once while its
@@ -53,12 +53,6 @@ const (
 	StopClosedOutput  = " closed its output and was stopped"      // CrashEnd
 	StopIgnoredCancel = " did not stop on cancel and was stopped" // its interrupt failed
 )
-
-// ended is how p ended, after its name: exited (the caller's words for an
-// end of its own), or why hub stopped it.
-func ended(p *proc.Process, exited string) string {
-	return cmp.Or(p.Stopped(), exited)
-}
 
 // CrashEnd ends a turn whose agent process p (name) closed its output,
 // with its end and stderr, in CrashInfo's words; p gets exitWait to exit,

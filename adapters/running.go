@@ -38,18 +38,12 @@ func (r *Running) Cancelled() bool {
 // Emit hands ev to the running turn, which an EventDone ends. When idle
 // it answers what ev asks as cancelled (no one would) and reports false.
 func (r *Running) Emit(ev Event) bool {
-	r.mu.Lock()
-	t := r.turn
-	if ev.Type == EventDone {
-		r.turn = nil
-	}
-	r.mu.Unlock()
-	switch {
+	switch t := r.Current(); {
 	case t == nil:
 		ev.Refuse()
 		return false
 	case ev.Type == EventDone:
-		t.Close(ev)
+		r.End(t, ev)
 	default:
 		t.Emit(ev)
 	}
@@ -81,9 +75,11 @@ func (t *Turn) Cancel() (first bool) {
 func (t *Turn) Cancelled() <-chan struct{} { return t.cancelled }
 
 // IsCancelled reports whether the turn was cancelled.
-func (t *Turn) IsCancelled() bool {
+func (t *Turn) IsCancelled() bool { return isClosed(t.cancelled) }
+
+func isClosed(ch <-chan struct{}) bool {
 	select {
-	case <-t.cancelled:
+	case <-ch:
 		return true
 	default:
 		return false

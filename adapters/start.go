@@ -1,6 +1,7 @@
 package adapters
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -78,7 +79,7 @@ func Gone(ctx context.Context, p *proc.Process, name, method string, err error) 
 		return err
 	}
 	if _, ok := CrashInfo(p, name); ok {
-		return &Exited{name, ended(p, " exited"), method, howExited(p)}
+		return &Exited{name, cmp.Or(p.Stopped(), " exited"), method, howExited(p)}
 	}
 	return err
 }

@@ -73,9 +73,8 @@ const TurnQueue = 256
 type Turn struct {
 	out      chan Event
 	mu       sync.Mutex
-	changed  *sync.Cond // items, closed or attached changed
+	changed  *sync.Cond // items, ended or attached changed
 	items    []Event
-	closed   bool
 	attached bool
 
 	cancelOnce sync.Once
@@ -112,10 +111,10 @@ func (t *Turn) Emit(evs ...Event) {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	for t.attached && !t.closed && len(t.items) >= TurnQueue {
+	for t.attached && !isClosed(t.ended) && len(t.items) >= TurnQueue {
 		t.changed.Wait()
 	}
-	if !t.closed {
+	if !isClosed(t.ended) {
 		t.items = append(t.items, evs...)
 		t.changed.Broadcast()
 	}
@@ -146,9 +145,8 @@ func (t *Turn) Queued() int {
 // first call counts. It never waits.
 func (t *Turn) Close(evs ...Event) {
 	t.mu.Lock()
-	if !t.closed {
+	if !isClosed(t.ended) {
 		t.items = append(t.items, evs...)
-		t.closed = true
 		close(t.ended)
 	}
 	t.changed.Broadcast()
@@ -160,7 +158,7 @@ func (t *Turn) Close(evs ...Event) {
 func (t *Turn) pump() {
 	for {
 		t.mu.Lock()
-		for len(t.items) == 0 && !t.closed {
+		for len(t.items) == 0 && !isClosed(t.ended) {
 			t.changed.Wait()
 		}
 		if len(t.items) == 0 {
@@ -301,55 +299,50 @@ func (r *turnRun) failure() *ErrorInfo {
 func (r *turnRun) ask(ctx context.Context, ev Event) {
 	p := ev.Permission
 	r.track(ToolCall{ID: p.Tool.ID, Title: p.Tool.Title, Kind: p.Tool.Kind}, true)
+	cancelled := PermissionDecision{Cancelled: true}
 	switch {
 	case ctx.Err() != nil:
-		p.Respond(PermissionDecision{Cancelled: true})
+		p.Respond(cancelled)
 	case r.rules.Permission == nil:
 		r.emit(ev)
 	default:
-		ctx, cancel := r.asking(ctx, p.answered)
-		defer cancel()
-		d := r.rules.Permission(ctx, p)
-		if ctx.Err() != nil { // a late answer grants nothing
-			d = PermissionDecision{Cancelled: true}
-		}
-		p.Respond(d)
+		p.Respond(put(ctx, r.ended, p.answered, p, r.rules.Permission, cancelled))
 	}
-}
-
-// asking is ctx for putting a request to the user. Answered elsewhere (the
-// agent withdrew it, its turn was cancelled) or once the agent ended its
-// turn (it exited), the request is nobody's any more: the asking ends, and
-// the turn's later events do not wait behind it.
-func (r *turnRun) asking(ctx context.Context, answered <-chan struct{}) (context.Context, context.CancelFunc) {
-	ctx, cancel := context.WithCancel(ctx)
-	go func() {
-		select {
-		case <-answered:
-		case <-r.ended:
-		case <-ctx.Done():
-		}
-		cancel()
-	}()
-	return ctx, cancel
 }
 
 // question puts the agent's question to the user, or says it cannot.
 func (r *turnRun) question(ctx context.Context, q *QuestionRequest) {
+	cancelled := Answers{Cancelled: true}
 	switch {
 	case ctx.Err() != nil:
-		q.Respond(Answers{Cancelled: true})
+		q.Respond(cancelled)
 	case r.rules.Ask == nil:
 		q.Respond(Answers{Err: ErrCannotAsk})
 	default:
-		ctx, cancel := r.asking(ctx, q.answered)
-		defer cancel()
-		a := r.rules.Ask(ctx, q)
-		if ctx.Err() != nil {
-			a = Answers{Cancelled: true}
-		}
-		q.Respond(a)
+		q.Respond(put(ctx, r.ended, q.answered, q, r.rules.Ask, cancelled))
 	}
+}
+
+// put puts req to the user through ask. Answered elsewhere (the agent
+// withdrew it, its turn was cancelled) or once the agent ended its turn
+// (it exited), the request is nobody's any more: the asking ends, and the
+// turn's later events do not wait behind it. A late answer is cancelled:
+// it grants nothing.
+func put[R, A any](ctx context.Context, ended, answered <-chan struct{}, req R, ask func(context.Context, R) A, cancelled A) A {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-answered:
+		case <-ended:
+		case <-ctx.Done():
+		}
+		cancel()
+	}()
+	if a := ask(ctx, req); ctx.Err() == nil {
+		return a
+	}
+	return cancelled
 }
 
 // track notes whether a tool call is open; started says the event may

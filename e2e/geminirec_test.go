@@ -77,7 +77,7 @@ func TestGeminirec_Record(t *testing.T) {
 				var evs []adapters.Event
 				if mode == "acp" {
 					lines = geminirecACP(t, bin, mock, c)
-					evs = geminirecDecode(&acpclient.ACPDecoder{Quirks: gemini.Quirks}, lines)
+					evs = geminirecDecode(acpLines{&acpclient.ACPDecoder{Quirks: gemini.Quirks}}, lines)
 				} else {
 					lines = geminirecStreamJSON(t, bin, mock, c)
 					evs = geminirecDecode(gemini.NewGeminiDecoder(), lines)

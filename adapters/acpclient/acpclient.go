@@ -80,11 +80,9 @@ type Fallback func(ctx context.Context, opts adapters.SessionOptions, acpErr err
 
 // Adapter starts ACP sessions with one agent program.
 type Adapter struct {
-	cfg     Config
-	mu      sync.Mutex
-	learned adapters.Capabilities
-	// initCaps is the last initialize answer's capabilities (LearnCaps).
-	initCaps *adapters.Capabilities
+	cfg  Config
+	mu   sync.Mutex
+	caps adapters.Capabilities // cfg.Caps and what sessions learned
 }
 
 var _ adapters.Adapter = (*Adapter)(nil)
@@ -94,7 +92,9 @@ func New(cfg Config) *Adapter {
 	cfg.InitTimeout = cmp.Or(max(cfg.InitTimeout, 0), 90*time.Second)
 	cfg.CloseWait = cmp.Or(max(cfg.CloseWait, 0), 2*time.Second)
 	cfg.ClientVersion = cmp.Or(cfg.ClientVersion, "dev")
-	return &Adapter{cfg: cfg}
+	caps := cfg.Caps
+	caps.Instructions = true // ahead of the first prompt
+	return &Adapter{cfg: cfg, caps: caps}
 }
 
 // Name implements adapters.Adapter.
@@ -108,22 +108,13 @@ func (a *Adapter) Env() map[string]string { return a.cfg.Env }
 // Ready implements adapters.Checker.
 func (a *Adapter) Ready() error { return adapters.FindCLI(a.cfg.Argv[0]) }
 
-// Capabilities implements adapters.Adapter: the configured capabilities
-// plus models and modes reported by the last session.
+// Capabilities implements adapters.Adapter: the configured capabilities,
+// with what the last initialize answer said (LearnCaps) and the models and
+// modes the last session reported.
 func (a *Adapter) Capabilities() adapters.Capabilities {
-	c := a.cfg.Caps
-	c.Instructions = true // ahead of the first prompt
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if ic := a.initCaps; ic != nil {
-		c.Images, c.Audio, c.EmbeddedContext, c.Resume, c.MCPHTTP = ic.Images, ic.Audio, ic.EmbeddedContext, ic.Resume, ic.MCPHTTP
-	}
-	if len(a.learned.Models) > 0 {
-		c.Models, c.DefaultModel = a.learned.Models, a.learned.DefaultModel
-	}
-	if len(a.learned.Modes) > 0 {
-		c.Modes, c.DefaultMode = a.learned.Modes, a.learned.DefaultMode
-	}
+	c := a.caps
 	c.ModesLater = len(c.Modes) == 0
 	return c
 }
@@ -133,10 +124,11 @@ func (a *Adapter) learnInit(init schema.InitializeResponse) {
 	if !a.cfg.LearnCaps {
 		return
 	}
-	c := CapsFromInit(init)
+	ic := CapsFromInit(init)
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	a.initCaps = &c
+	c := &a.caps
+	c.Images, c.Audio, c.EmbeddedContext, c.Resume, c.MCPHTTP = ic.Images, ic.Audio, ic.EmbeddedContext, ic.Resume, ic.MCPHTTP
 }
 
 // learn keeps the models and modes among a session's options.
@@ -147,9 +139,9 @@ func (a *Adapter) learn(opts []adapters.ConfigOption) {
 		switch {
 		case len(o.Choices) == 0:
 		case o.ID == adapters.OptionModel:
-			a.learned.Models, a.learned.DefaultModel = o.Choices, o.Value
+			a.caps.Models, a.caps.DefaultModel = o.Choices, o.Value
 		case o.ID == adapters.OptionMode:
-			a.learned.Modes, a.learned.DefaultMode = o.Choices, o.Value
+			a.caps.Modes, a.caps.DefaultMode = o.Choices, o.Value
 		}
 	}
 }

@@ -10,17 +10,15 @@ import (
 
 	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/adapters"
-	"github.com/hubdev/hub/internal/jsonrpc"
 )
 
-// ACPDecoder turns the agent-to-client side of an ACP JSON-RPC stream
-// (session/update notifications, permission requests, the prompt response)
-// into Events. It remembers which tool calls were announced so an update for
-// an unknown id is reported as a new tool call.
+// ACPDecoder turns the agent-to-client side of an ACP session into Events:
+// its session/update notifications (DecodeUpdate), its permission requests
+// (DecodePermission) and the events that end a prompt (EndTurn). It
+// remembers which tool calls were announced so an update for an unknown id
+// is reported as a new tool call.
 //
 // An agent's departures from ACP reach it as Quirks, kept with that agent.
-// Adapters that see the prompt's answer elsewhere pass its events through
-// EndTurn.
 type ACPDecoder struct {
 	Quirks Quirks
 	// calls are the tool calls announced, as their tool_call and updates
@@ -51,18 +49,10 @@ type Quirks struct {
 	ResultUsage func(result json.RawMessage) *adapters.Usage
 }
 
-// acpMessage is any JSON-RPC message on the wire.
-type acpMessage struct {
-	Method string          `json:"method"`
-	Params json.RawMessage `json:"params"`
-	Result json.RawMessage `json:"result"`
-	Error  *jsonrpc.Error  `json:"error"`
-}
-
 // acpUpdate is the flattened union of every SessionUpdate variant hub reads.
 type acpUpdate struct {
 	SessionUpdate     string                    `json:"sessionUpdate"`
-	Content           json.RawMessage           `json:"content"`
+	Content           *acpContentBlock          `json:"content"` // a chunk's; a tool call's is read apart
 	MessageID         string                    `json:"messageId"`
 	ToolCallID        string                    `json:"toolCallId"`
 	Entries           []adapters.PlanEntry      `json:"entries"`
@@ -91,59 +81,11 @@ type acpMetaNS struct {
 	ToolName string `json:"toolName"`
 }
 
+// acpToolContent is a tool call's content: a diff or a terminal, whose
+// members hub's ToolContent names alike, or a content block.
 type acpToolContent struct {
-	Type       string           `json:"type"`
-	Content    *acpContentBlock `json:"content"`
-	Path       string           `json:"path"`
-	OldText    *string          `json:"oldText"`
-	NewText    string           `json:"newText"`
-	TerminalID string           `json:"terminalId"`
-}
-
-// Decode decodes one JSON-RPC message line written by the agent.
-func (d *ACPDecoder) Decode(line []byte) []adapters.Event {
-	return d.settle(adapters.DecodeJSON(line, "acp:invalid", d.message))
-}
-
-func (d *ACPDecoder) message(m *acpMessage, line []byte) []adapters.Event {
-	switch {
-	case m.Method == "session/update":
-		if update := updateOf(m.Params); len(update) > 0 {
-			return d.decodeUpdate(update)
-		}
-		return []adapters.Event{adapters.RawEvent("acp:session/update", line)}
-	case m.Method == "session/request_permission":
-		pr, err := d.DecodePermission(m.Params)
-		if err != nil {
-			return []adapters.Event{adapters.RawEvent("acp:session/request_permission", line)}
-		}
-		return []adapters.Event{{Type: adapters.EventPermission, Permission: pr}}
-	case m.Method != "":
-		return []adapters.Event{adapters.RawEvent("acp:"+m.Method, line)}
-	case m.Error != nil:
-		return adapters.Failure(ACPError(m.Error.Code, m.Error.Message, m.Error.Data))
-	default:
-		return d.decodeResult(m.Result, line)
-	}
-}
-
-// decodeResult handles responses: a prompt result ends the turn, a
-// session/new result names the session, others are raw.
-func (d *ACPDecoder) decodeResult(result json.RawMessage, line []byte) []adapters.Event {
-	var r struct {
-		StopReason string `json:"stopReason"`
-		SessionID  string `json:"sessionId"`
-	}
-	if adapters.Unmarshal(result, &r) != nil {
-		return []adapters.Event{adapters.RawEvent("acp:response", line)}
-	}
-	switch {
-	case r.StopReason != "":
-		return d.resultEvents(result)
-	case r.SessionID != "":
-		return []adapters.Event{{Type: adapters.EventSessionInfo, Session: &adapters.SessionInfo{AgentSessionID: r.SessionID}}}
-	}
-	return []adapters.Event{adapters.RawEvent("acp:response", line)}
+	adapters.ToolContent
+	Content *acpContentBlock `json:"content"`
 }
 
 // DecodeUpdate decodes the `update` object of one session/update notification.
@@ -210,11 +152,18 @@ func (d *ACPDecoder) decodeUpdate(update json.RawMessage) []adapters.Event {
 	}
 	switch u.SessionUpdate {
 	case "agent_message_chunk", "agent_thought_chunk":
-		var c acpContentBlock
-		if adapters.Unmarshal(u.Content, &c) != nil {
-			return []adapters.Event{adapters.RawEvent("acp:"+u.SessionUpdate, update)}
+		if u.Content == nil || u.Content.Type == "" {
+			break
 		}
-		return d.chunk(u, c, update)
+		text, ok := acpBlockText(*u.Content)
+		if !ok {
+			return []adapters.Event{adapters.RawEvent("acp:"+u.SessionUpdate+"/"+u.Content.Type, update)}
+		}
+		t := adapters.EventText
+		if u.SessionUpdate == "agent_thought_chunk" {
+			t = adapters.EventThought
+		}
+		return []adapters.Event{{Type: t, Text: text, MessageID: u.MessageID}}
 	case "tool_call", "tool_call_update":
 		return d.tool(u.SessionUpdate, update)
 	case "plan":
@@ -230,18 +179,6 @@ func (d *ACPDecoder) decodeUpdate(update json.RawMessage) []adapters.Event {
 		return []adapters.Event{{Type: adapters.EventSessionInfo, Session: &adapters.SessionInfo{Title: *u.Title}}}
 	}
 	return []adapters.Event{adapters.RawEvent("acp:"+u.SessionUpdate, update)}
-}
-
-func (d *ACPDecoder) chunk(u acpUpdate, c acpContentBlock, update json.RawMessage) []adapters.Event {
-	text, ok := acpBlockText(c)
-	if !ok {
-		return []adapters.Event{adapters.RawEvent("acp:"+u.SessionUpdate+"/"+c.Type, update)}
-	}
-	t := adapters.EventText
-	if u.SessionUpdate == "agent_thought_chunk" {
-		t = adapters.EventThought
-	}
-	return []adapters.Event{{Type: t, Text: text, MessageID: u.MessageID}}
 }
 
 // acpBlockText renders the text-like content blocks as text.
@@ -465,7 +402,7 @@ func acpResultUsage(pu *schema.Usage) *adapters.Usage {
 func ACPError(code int, message string, data any) *adapters.ErrorInfo {
 	e := &adapters.ErrorInfo{Message: adapters.OneLine(message), Code: adapters.CodeProtocol, Fatal: true}
 	switch {
-	case code == -32000:
+	case code == schema.CodeAuthRequired:
 		e.Code = adapters.CodeAuth
 	// Not JSON-RPC codes: qodercli and gemini pass the model service's HTTP
 	// status on when a model call fails.

@@ -80,7 +80,7 @@ func TestACPDecoder_ModelErrorShownOnce(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			d := &ACPDecoder{Quirks: errorChunkQuirks}
+			d := lineDecoder{&ACPDecoder{Quirks: errorChunkQuirks}}
 			var evs []adapters.Event
 			for _, l := range tt.lines {
 				evs = append(evs, d.Decode([]byte(l))...)

@@ -39,7 +39,6 @@ func (s *Session) onUpdate(params json.RawMessage) {
 		return
 	}
 	evs := s.dec.DecodeUpdate(update)
-	noteUnknown(s.raw, evs)
 	s.local.inlineTerminals(evs)
 	s.mu.Lock()
 	t := s.turn.Current()
@@ -55,9 +54,7 @@ func (s *Session) onUpdate(params json.RawMessage) {
 // onUnknown passes an agent-to-client method hub does not serve to the
 // running turn as a raw event.
 func (s *Session) onUnknown(method string, params json.RawMessage) {
-	ev := methodEvent(method, params)
-	s.raw.Note(ev.Source)
-	s.Note(ev)
+	s.Note(methodEvent(method, params))
 }
 
 // Note passes ev to the running turn as the agent's own (what it says
@@ -76,8 +73,12 @@ func (s *Session) keepBetweenTurns(evs []adapters.Event) {
 		switch ev.Type {
 		case adapters.EventCommands, adapters.EventSessionInfo, adapters.EventUsage:
 			s.pending = append(s.pending, ev)
-			close(s.pendingWake)
-			s.pendingWake = make(chan struct{})
+			if ev.Type == adapters.EventCommands {
+				if s.commands == nil { // the first: acpCommands is never nil
+					close(s.commandsKept)
+				}
+				s.commands = ev.Commands
+			}
 		default:
 			s.a.cfg.Logger.Debug().Str("type", string(ev.Type)).Msg("acp: update outside a turn dropped")
 		}

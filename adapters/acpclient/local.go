@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -28,15 +29,13 @@ import (
 	"github.com/hubdev/hub/internal/sandbox"
 )
 
-// ACP error codes used by the local client methods; codeRefused (in the
-// server-error range) is a call the permission gate or the deny list
-// refused.
+// codeRefused (in the JSON-RPC server-error range) is a local call the
+// permission gate or the deny list refused.
 const (
-	codeResourceNotFound = -32002
-	codeRefused          = -32001
-	defaultOutputLimit   = 1 << 20
-	terminalStopGrace    = 2 * time.Second
-	maxFileBytes         = 1 << 30 // a file read for an agent; never a FIFO or device (safefile)
+	codeRefused        = -32001
+	defaultOutputLimit = 1 << 20
+	terminalStopGrace  = 2 * time.Second
+	maxFileBytes       = 1 << 30 // a file read for an agent; never a FIFO or device (safefile)
 )
 
 // askFunc is the permission gate a local call passes before it runs (see
@@ -167,7 +166,7 @@ func (l *local) readFile(ctx context.Context, params json.RawMessage) (any, erro
 	data, err := safefile.Read(path, maxFileBytes)
 	done(err == nil)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, rpcErr(codeResourceNotFound, "file not found: %s", path)
+		return nil, rpcErr(schema.CodeResourceNotFound, "file not found: %s", path)
 	}
 	if err != nil {
 		return nil, rpcErr(jsonrpc.CodeInternalError, "read %s: %v", path, err)
@@ -187,14 +186,10 @@ func sliceLines(s string, line, limit int) string {
 	if line <= 1 && limit <= 0 {
 		return s
 	}
-	lines := strings.SplitAfter(s, "\n")
-	start := max(line-1, 0)
-	if start >= len(lines) {
-		return ""
-	}
-	end := len(lines)
-	if limit > 0 && start+limit < end {
-		end = start + limit
+	lines := slices.Collect(strings.Lines(s))
+	start, end := min(max(line-1, 0), len(lines)), len(lines)
+	if limit > 0 {
+		end = min(start+limit, end)
 	}
 	return strings.Join(lines[start:end], "")
 }
@@ -365,7 +360,7 @@ func (l *local) terminalOp(ctx context.Context, method string, params json.RawMe
 	t := l.terms[p.TerminalID]
 	l.mu.Unlock()
 	if t == nil {
-		return nil, rpcErr(codeResourceNotFound, "unknown terminal %q", p.TerminalID)
+		return nil, rpcErr(schema.CodeResourceNotFound, "unknown terminal %q", p.TerminalID)
 	}
 	switch method {
 	case "terminal/output":
@@ -383,7 +378,7 @@ func (l *local) terminalOp(ctx context.Context, method string, params json.RawMe
 			drained(t.outDone)
 			return statusOf(t.p), nil
 		case <-ctx.Done():
-			return nil, rpcErr(-32800, "request cancelled")
+			return nil, rpcErr(jsonrpc.CodeCancelled, "request cancelled")
 		}
 	case "terminal/kill":
 		_ = t.p.StopWithin(terminalStopGrace)

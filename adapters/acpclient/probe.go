@@ -29,6 +29,7 @@ func Probe(ctx context.Context, argv, env []string) (schema.InitializeResponse, 
 	defer func() { _ = p.Stop() }()
 	conn := jsonrpc.New(p.Stdout, p.Stdin, jsonrpc.Options{})
 	go func() { _ = conn.Serve(context.Background()) }()
+	go closeOnExit(p, conn, nil) // p.Stop ends it
 	defer conn.Close()
 	err = callWhile(ctx, p, argv[0], conn, "initialize", schema.InitializeRequest{ProtocolVersion: schema.ProtocolVersion,
 		ClientInfo: &schema.Implementation{Name: "hub", Title: "hub doctor", Version: "probe"}}, &init)
@@ -59,7 +60,7 @@ func CapsFromInit(init schema.InitializeResponse) adapters.Capabilities {
 // asks again.
 const initCacheFile = "acp-initialize-v1.json"
 
-// initMu serialises the read-modify-write of the cache file within hub.
+// initMu serialises SaveInitialize's read-modify-write of the cache file.
 var initMu sync.Mutex
 
 func initKey(path string, args []string) string {
@@ -81,13 +82,9 @@ func readInits(cacheDir string) map[string]schema.InitializeResponse {
 // CachedInitialize returns the initialize answer cached (by doctor) for
 // the program at path run with args.
 func CachedInitialize(cacheDir, path string, args []string) (schema.InitializeResponse, bool) {
-	key := initKey(path, args)
-	if key == "" {
-		return schema.InitializeResponse{}, false
-	}
-	initMu.Lock()
-	defer initMu.Unlock()
-	r, ok := readInits(cacheDir)[key]
+	// The file is only ever replaced whole, and holds no answer for "", the
+	// key of a program that is gone.
+	r, ok := readInits(cacheDir)[initKey(path, args)]
 	return r, ok
 }
 

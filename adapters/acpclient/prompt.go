@@ -29,13 +29,9 @@ func (s *Session) Prompt(ctx context.Context, prompt []adapters.Content, emit fu
 	}
 	pending := s.pending
 	s.pending = nil
-	if !s.prompted {
-		// The hub keeps this id to resume the agent's session after a restart.
-		s.prompted = true
-		pending = append([]adapters.Event{{Type: adapters.EventSessionInfo, Session: &adapters.SessionInfo{AgentSessionID: s.id}}}, pending...)
-		if s.opts.Instructions != "" {
-			prompt = append([]adapters.Content{{Type: adapters.ContentText, Text: s.opts.Instructions}}, prompt...)
-		}
+	if s.opts.Instructions != "" { // ahead of the first prompt
+		prompt = append([]adapters.Content{{Type: adapters.ContentText, Text: s.opts.Instructions}}, prompt...)
+		s.opts.Instructions = ""
 	}
 	s.mu.Unlock()
 	_ = s.dec.EndTurn(nil) // an "[Error]" chunk held since a session/load replay is no part of this turn
@@ -43,7 +39,7 @@ func (s *Session) Prompt(ctx context.Context, prompt []adapters.Content, emit fu
 	params := schema.PromptRequest{SessionID: s.id, Prompt: toBlocks(prompt, s.caps)}
 	s.proc.Trace(ctx)
 	go s.run(t, params)
-	return t.Run(ctx, emit, adapters.RulesOf(s.opts, s.interrupt, nil))
+	return t.Run(ctx, emit, adapters.RulesOf(s.opts, s.interrupt, s.raw))
 }
 
 // run sends the prompt; the turn ends when the agent answers it. A stuck
@@ -80,6 +76,6 @@ func (s *Session) Exit() *adapters.ErrorInfo {
 // interrupt interrupts the running turn.
 func (s *Session) interrupt() {
 	if t := s.turn.Current(); t != nil && t.Cancel() {
-		_ = s.conn.Notify("session/cancel", map[string]string{"sessionId": s.id})
+		_ = s.conn.Notify("session/cancel", schema.SessionIDRequest{SessionID: s.id})
 	}
 }

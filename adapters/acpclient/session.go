@@ -3,9 +3,11 @@ package acpclient
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 
@@ -31,14 +33,13 @@ type Session struct {
 
 	mu      sync.Mutex
 	turn    adapters.Running // started under mu, as pending is taken
-	pending []adapters.Event // updates that arrived between turns
-	// pendingWake is closed (and replaced) when an update is kept
-	// between turns.
-	pendingWake chan struct{}
-	prompted    bool // the first prompt carries the session id and instructions
-	config      []configOption
-	legacy      sessionResult // modes / models when configOptions are absent
-	version     string        // initialize's agentInfo.version
+	pending []adapters.Event // the next turn tells first: the session id, updates between turns
+	// commands are the last commands told between turns (Surface);
+	// commandsKept is closed once there are some.
+	commands     []adapters.Command
+	commandsKept chan struct{}
+	config       []configOption
+	legacy       sessionResult // modes / models when configOptions are absent
 
 	closeOnce sync.Once
 	closed    chan struct{}
@@ -57,9 +58,8 @@ func (a *Adapter) startACP(ctx context.Context, opts adapters.SessionOptions) (*
 	if err != nil {
 		return nil, adapters.StartError(err)
 	}
-	s := &Session{a: a, opts: opts, proc: p, dec: &ACPDecoder{Quirks: a.cfg.Quirks}, env: env, closed: make(chan struct{}), pendingWake: make(chan struct{})}
+	s := &Session{a: a, opts: opts, proc: p, dec: &ACPDecoder{Quirks: a.cfg.Quirks}, env: env, closed: make(chan struct{}), commandsKept: make(chan struct{})}
 	s.local = newLocal(opts.Cwd, opts.AddDirs, a.cfg.Name, a.cfg.Sandbox, s.askLocal, a.cfg.Logger)
-	s.raw = newUnknownRecords(a.cfg.Logger, a.cfg.Name, a.cfg.Caps.TestedVersions, s.agentVersion)
 	log := a.cfg.Logger.With().Str("agent", a.cfg.Name).Logger()
 	s.conn = jsonrpc.New(p.Stdout, p.Stdin, jsonrpc.Options{Request: s.request, Notify: s.notify, Logger: log,
 		CancelMethod: "$/cancel_request", Cancellable: true}) // the agent may withdraw what it asks
@@ -67,13 +67,13 @@ func (a *Adapter) startACP(ctx context.Context, opts adapters.SessionOptions) (*
 		_ = s.conn.Serve(context.Background())
 		adapters.CrashEnd(p, a.cfg.Name) // stops an agent that closed its output but runs on
 	}()
+	go closeOnExit(p, s.conn, s.closed)
 	sctx, cancel := context.WithTimeout(ctx, a.cfg.InitTimeout)
 	defer cancel()
 	if err := s.handshake(sctx); err != nil {
 		_ = s.Close()
 		return nil, s.explain(err)
 	}
-	go s.closeAfterExit()
 	return s, nil
 }
 
@@ -85,24 +85,23 @@ const exitDrain = 2 * time.Second
 // drained waits until eof is closed (the reader reached the end of an
 // exited process's output), at most exitDrain.
 func drained(eof <-chan struct{}) {
-	t := time.NewTimer(exitDrain)
-	defer t.Stop()
 	select {
 	case <-eof:
-	case <-t.C:
+	case <-time.After(exitDrain):
 	}
 }
 
-// closeAfterExit closes the connection once the agent exited and its
-// stdout is drained (or exitDrain passed), so nothing it said is lost.
-func (s *Session) closeAfterExit() {
+// closeOnExit closes conn once the agent process p exited and its output
+// was read (or exitDrain passed): nothing it said is lost, and no call
+// waits for an answer that cannot come. stop ends the watch.
+func closeOnExit(p *proc.Process, conn *jsonrpc.Conn, stop <-chan struct{}) {
 	select {
-	case <-s.proc.Done():
-	case <-s.closed:
+	case <-p.Done():
+	case <-stop:
 		return
 	}
-	drained(s.conn.Done())
-	s.conn.Close()
+	drained(conn.Done())
+	conn.Close()
 }
 
 // explain adds the agent's stderr tail to a handshake failure.
@@ -129,11 +128,7 @@ func (s *Session) handshake(ctx context.Context) error {
 	trace.Mark(ctx, trace.Handshake)
 	s.caps = init.AgentCapabilities
 	s.a.learnInit(init)
-	if init.AgentInfo != nil {
-		s.mu.Lock()
-		s.version = init.AgentInfo.Version
-		s.mu.Unlock()
-	}
+	s.raw = unknownRecords(s.a.cfg, init.AgentInfo)
 	if err := s.openSession(ctx); err != nil {
 		return err
 	}
@@ -190,7 +185,7 @@ func (s *Session) addDirs() []string {
 
 func (s *Session) sessionError(err error) error {
 	var re *jsonrpc.Error
-	if errors.As(err, &re) && re.Code == -32000 {
+	if errors.As(err, &re) && re.Code == schema.CodeAuthRequired {
 		hint := cmp.Or(s.a.cfg.LoginHint, "log in with the agent's own CLI")
 		return fmt.Errorf("%w: %s: %s (%s, then retry)", adapters.ErrNotAuthenticated, s.a.cfg.Name, re.Message, hint)
 	}
@@ -210,10 +205,12 @@ func (s *Session) flushReplay(ctx context.Context) {
 }
 
 // remember keeps the session's model/mode choices for SetModel/SetMode and
-// for the adapter's advertised capabilities.
+// for the adapter's advertised capabilities, and has the first turn tell
+// the session's id, which hub keeps to resume it after a restart.
 func (s *Session) remember(res sessionResult) {
 	s.mu.Lock()
 	s.config, s.legacy = res.ConfigOptions, sessionResult{Modes: res.Modes, Models: res.Models}
+	s.pending = append([]adapters.Event{{Type: adapters.EventSessionInfo, Session: &adapters.SessionInfo{AgentSessionID: s.id}}}, s.pending...)
 	s.mu.Unlock()
 	s.a.learn(options(res.ConfigOptions, res))
 }
@@ -262,21 +259,11 @@ func (s *Session) mcpServers() []schema.McpServer {
 	return out
 }
 
-// callWhile is conn.Call that also gives up once the agent process p
-// (name) exited and what it wrote was read; a call its exit ended is
-// adapters.Gone. The answer is read as adapters.Unmarshal reads it.
+// callWhile is conn.Call to the agent process p (name), whose exit closes
+// conn (closeOnExit): a call its exit ended is adapters.Gone. The answer
+// is read as adapters.Unmarshal reads it.
 func callWhile(ctx context.Context, p *proc.Process, name string, conn *jsonrpc.Conn, method string, params, result any) error {
-	cctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	go func() {
-		select {
-		case <-p.Done():
-			drained(conn.Done()) // the read loop may still deliver updates and a final answer
-			cancel()
-		case <-cctx.Done():
-		}
-	}()
-	raw, err := conn.CallRaw(cctx, method, params)
+	raw, err := conn.CallRaw(ctx, method, params)
 	if err == nil && result != nil {
 		if err = adapters.Unmarshal(raw, result); err != nil {
 			err = fmt.Errorf("decode %s result: %w", method, err)
@@ -296,28 +283,29 @@ func (s *Session) ID() string { return s.id }
 // SetModel implements adapters.Configurable: a config option of category
 // "model" when the agent has one, else the legacy session/set_model.
 func (s *Session) SetModel(ctx context.Context, model string) error {
-	if c, ok := s.option(adapters.OptionModel); ok {
-		return s.setConfig(ctx, c, model)
-	}
-	s.mu.Lock()
-	legacy := s.legacy.Models != nil
-	s.mu.Unlock()
-	if !legacy {
-		return fmt.Errorf("%w: %s offers no model choice", adapters.ErrUnsupported, s.a.cfg.Name)
-	}
-	if err := s.call(ctx, "session/set_model", map[string]string{"sessionId": s.id, "modelId": model}, nil); err != nil {
-		return fmt.Errorf("%s: set model %q: %w", s.a.cfg.Name, model, err)
-	}
-	return nil
+	return s.set(ctx, adapters.OptionModel, model)
 }
 
-// SetMode implements adapters.Configurable.
+// SetMode implements adapters.Configurable, as SetModel does for modes.
 func (s *Session) SetMode(ctx context.Context, mode string) error {
-	if c, ok := s.option(adapters.OptionMode); ok {
-		return s.setConfig(ctx, c, mode)
+	return s.set(ctx, adapters.OptionMode, mode)
+}
+
+// set sets the model or the mode (id): through the agent's config option,
+// else session/set_model or session/set_mode (a model only when the agent
+// named its models).
+func (s *Session) set(ctx context.Context, id, value string) error {
+	if c, ok := s.option(id); ok {
+		return s.setConfig(ctx, c, value)
 	}
-	if err := s.call(ctx, "session/set_mode", map[string]string{"sessionId": s.id, "modeId": mode}, nil); err != nil {
-		return fmt.Errorf("%s: set mode %q: %w", s.a.cfg.Name, mode, err)
+	s.mu.Lock()
+	noModels := id == adapters.OptionModel && s.legacy.Models == nil
+	s.mu.Unlock()
+	if noModels {
+		return fmt.Errorf("%w: %s offers no model choice", adapters.ErrUnsupported, s.a.cfg.Name)
+	}
+	if err := s.call(ctx, "session/set_"+id, map[string]string{"sessionId": s.id, id + "Id": value}, nil); err != nil {
+		return fmt.Errorf("%s: set %s %q: %w", s.a.cfg.Name, id, value, err)
 	}
 	return nil
 }
@@ -336,14 +324,13 @@ func (s *Session) option(id string) (configOption, bool) {
 // setConfig sends session/set_config_option (a value id, or a typed
 // boolean) and keeps the options it answers.
 func (s *Session) setConfig(ctx context.Context, c configOption, value string) error {
-	var res struct {
-		ConfigOptions []configOption `json:"configOptions"`
-	}
-	params := map[string]any{"sessionId": s.id, "configId": c.ID, "value": value}
+	var res sessionResult // its configOptions
+	req := schema.SetSessionConfigOptionRequest{SessionID: s.id, ConfigID: c.ID}
+	req.Value, _ = json.Marshal(value)
 	if c.Type == "boolean" {
-		params["type"], params["value"] = "boolean", value == "true"
+		req.Type, req.Value = "boolean", json.RawMessage(strconv.FormatBool(value == "true"))
 	}
-	if err := s.call(ctx, "session/set_config_option", params, &res); err != nil {
+	if err := s.call(ctx, "session/set_config_option", req, &res); err != nil {
 		return fmt.Errorf("%s: set %s to %v: %w", s.a.cfg.Name, c.ID, value, err)
 	}
 	if len(res.ConfigOptions) > 0 {

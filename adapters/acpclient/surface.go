@@ -27,10 +27,14 @@ const commandsWait = 500 * time.Millisecond
 func (s *Session) Surface(ctx context.Context) (adapters.Surface, error) {
 	ctx, cancel := context.WithTimeout(ctx, commandsWait)
 	defer cancel()
-	cmds := s.awaitCommands(ctx)
+	select {
+	case <-s.commandsKept:
+	case <-ctx.Done():
+	case <-s.closed:
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return adapters.Surface{Commands: cmds, Options: options(s.config, s.legacy)}, nil
+	return adapters.Surface{Commands: s.commands, Options: options(s.config, s.legacy)}, nil
 }
 
 // options are a session's choices as hub shows them: the agent's config
@@ -61,32 +65,6 @@ func options(config []configOption, legacy sessionResult) []adapters.ConfigOptio
 		out = append(out, o)
 	}
 	return out
-}
-
-// awaitCommands returns the last commands update that arrived between
-// turns, waiting for one until ctx ends.
-func (s *Session) awaitCommands(ctx context.Context) []adapters.Command {
-	for {
-		s.mu.Lock()
-		var cmds []adapters.Command
-		for _, ev := range s.pending {
-			if ev.Type == adapters.EventCommands {
-				cmds = ev.Commands
-			}
-		}
-		wake := s.pendingWake
-		s.mu.Unlock()
-		if cmds != nil {
-			return cmds
-		}
-		select {
-		case <-wake:
-		case <-ctx.Done():
-			return nil
-		case <-s.closed:
-			return nil
-		}
-	}
 }
 
 // surfaceOption maps one of the agent's config options; its model and

@@ -14,7 +14,7 @@ func TestSession_SurfacePassesTheAgentsOptionsThrough(t *testing.T) {
 	ctx := context.Background()
 	// The fake sends its commands right after session/new; Surface waits
 	// for them only commandsWait, which a loaded machine can overrun.
-	s.awaitCommands(ctx)
+	<-s.commandsKept
 	sur, err := s.Surface(ctx)
 	if err != nil {
 		t.Fatal(err)

@@ -2,9 +2,8 @@ package acpclient
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
-
-	"github.com/rs/zerolog"
 
 	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/adapters"
@@ -13,28 +12,21 @@ import (
 // specUnmapped are ACP update kinds hub knows and deliberately leaves raw
 // (replayed user turns, mode and config echoes); they are not news to warn
 // about.
-var specUnmapped = map[string]bool{
-	"acp:" + schema.UpdateUserMessageChunk: true,
-	"acp:" + schema.UpdateCurrentMode:      true,
-	"acp:" + schema.UpdateConfigOption:     true,
-}
+var specUnmapped = []string{"acp:" + schema.UpdateUserMessageChunk, "acp:" + schema.UpdateCurrentMode, "acp:" + schema.UpdateConfigOption}
 
-// newUnknownRecords warns about records hub does not understand, naming the
-// version the agent reported in initialize (version reads it).
-func newUnknownRecords(log zerolog.Logger, agent, tested string, version func() string) *adapters.UnknownRecords {
-	return adapters.NewUnknownRecords(log, agent, tested, adapters.UnknownOptions{Version: version,
-		Quiet: func(source string) bool { return strings.HasPrefix(source, "acp:_") }}) // "_" methods are extensions any client may ignore
-}
-
-func (s *Session) agentVersion() string { s.mu.Lock(); defer s.mu.Unlock(); return s.version }
-
-// noteUnknown warns about the raw events among evs that are news.
-func noteUnknown(u *adapters.UnknownRecords, evs []adapters.Event) {
-	for _, ev := range evs {
-		if ev.Type == adapters.EventRaw && !specUnmapped[ev.Source] {
-			u.Note(ev.Source)
-		}
+// unknownRecords warns about the records of a session's turns that hub
+// does not understand, naming the version the agent reported in
+// initialize (info).
+func unknownRecords(cfg Config, info *schema.Implementation) *adapters.UnknownRecords {
+	version := ""
+	if info != nil {
+		version = info.Version
 	}
+	return adapters.NewUnknownRecords(cfg.Logger, cfg.Name, cfg.Caps.TestedVersions, adapters.UnknownOptions{
+		Version: func() string { return version },
+		Quiet: func(source string) bool { // "_" methods are extensions any client may ignore
+			return strings.HasPrefix(source, "acp:_") || slices.Contains(specUnmapped, source)
+		}})
 }
 
 // methodEvent is the raw event for an agent-to-client method hub does not

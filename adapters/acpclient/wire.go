@@ -64,31 +64,27 @@ func (c configOption) selectValues() []adapters.Option {
 func toBlocks(prompt []adapters.Content, caps schema.AgentCapabilities) []schema.ContentBlock {
 	out := make([]schema.ContentBlock, 0, len(prompt))
 	for _, c := range prompt {
-		switch c.Type {
-		case adapters.ContentImage, adapters.ContentAudio:
-			ok := (c.Type == adapters.ContentImage && caps.PromptCapabilities.Image) ||
-				(c.Type == adapters.ContentAudio && caps.PromptCapabilities.Audio)
-			if ok {
-				out = append(out, schema.ContentBlock{Type: string(c.Type), Data: c.Data, MimeType: c.MimeType})
-			} else {
-				out = append(out, schema.ContentBlock{Type: "text", Text: "[" + string(c.Type) + " omitted: the agent does not accept it]"})
-			}
-		case adapters.ContentResourceLink:
-			name := cmp.Or(c.Name, path.Base(c.URI))
-			out = append(out, schema.ContentBlock{Type: "resource_link", URI: c.URI, Name: name, MimeType: c.MimeType})
-		case adapters.ContentResource:
-			if caps.PromptCapabilities.EmbeddedContext {
-				r := &schema.ResourceContents{URI: c.URI, MimeType: c.MimeType, Text: c.Text}
-				if c.Text == "" {
-					r.Blob = c.Data
-				}
-				out = append(out, schema.ContentBlock{Type: "resource", Resource: r})
-			} else {
-				out = append(out, schema.ContentBlock{Type: "text", Text: adapters.PromptText([]adapters.Content{c})})
-			}
-		default:
-			out = append(out, schema.ContentBlock{Type: "text", Text: c.Text})
-		}
+		out = append(out, toBlock(c, caps.PromptCapabilities))
 	}
 	return out
+}
+
+func toBlock(c adapters.Content, caps schema.PromptCapabilities) schema.ContentBlock {
+	switch {
+	case c.Type == adapters.ContentImage && caps.Image, c.Type == adapters.ContentAudio && caps.Audio:
+		return schema.ContentBlock{Type: string(c.Type), Data: c.Data, MimeType: c.MimeType}
+	case c.Type == adapters.ContentImage, c.Type == adapters.ContentAudio:
+		return schema.TextBlock("[" + string(c.Type) + " omitted: the agent does not accept it]")
+	case c.Type == adapters.ContentResourceLink:
+		return schema.ContentBlock{Type: "resource_link", URI: c.URI, Name: cmp.Or(c.Name, path.Base(c.URI)), MimeType: c.MimeType}
+	case c.Type == adapters.ContentResource && caps.EmbeddedContext:
+		r := &schema.ResourceContents{URI: c.URI, MimeType: c.MimeType, Text: c.Text}
+		if c.Text == "" {
+			r.Blob = c.Data
+		}
+		return schema.ContentBlock{Type: "resource", Resource: r}
+	case c.Type == adapters.ContentResource:
+		return schema.TextBlock(adapters.PromptText([]adapters.Content{c}))
+	}
+	return schema.TextBlock(c.Text)
 }

@@ -4,6 +4,7 @@
 package all
 
 import (
+	"cmp"
 	"maps"
 	"os"
 	"slices"
@@ -19,6 +20,7 @@ import (
 	"github.com/hubdev/hub/adapters/openai"
 	"github.com/hubdev/hub/adapters/pi"
 	"github.com/hubdev/hub/adapters/qoder"
+	"github.com/hubdev/hub/adapters/replay"
 	"github.com/hubdev/hub/internal/config"
 	"github.com/hubdev/hub/internal/hooks"
 )
@@ -65,6 +67,21 @@ func registerNative(r *adapters.Registry, cfg *config.Config, log zerolog.Logger
 	}
 	openai.Register(r, cfg, openai.Options{Logger: log, TranscriptDir: config.TranscriptDir(), MCPServers: mcpServers(cfg),
 		Hooks: hk, Sandbox: cfg.Sandbox.Policy()}, os.Getenv)
+}
+
+// registerReplay registers the scripted test agent only where the config
+// asks for it (type = "replay"), under the entry's name; it is never listed
+// by default.
+func registerReplay(r *adapters.Registry, cfg *config.Config) {
+	for _, name := range cfg.AgentNames() {
+		ac := cfg.Agents[name]
+		if ac.Type != config.TypeReplay || ac.Disabled {
+			continue
+		}
+		a := replay.New(cmp.Or(ac.Script, ac.Option("script")))
+		a.AgentName = name
+		r.Register(a)
+	}
 }
 
 // DoctorSpecs are the agent CLIs `hub doctor` checks: the built-in ones,

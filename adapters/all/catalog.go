@@ -6,6 +6,8 @@ import (
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/adapters/acpclient"
 	"github.com/hubdev/hub/adapters/catalog"
+	"github.com/hubdev/hub/adapters/gemini"
+	"github.com/hubdev/hub/adapters/qoder"
 	"github.com/hubdev/hub/internal/config"
 	"github.com/hubdev/hub/internal/proc"
 )
@@ -33,14 +35,35 @@ func registerCatalog(r *adapters.Registry, cfg *config.Config, log zerolog.Logge
 		} else if path == "" {
 			continue // not installed: doctor --all says how to install it
 		}
-		caps := adapters.Capabilities{Permissions: true, MCP: true, UsesEditorFS: true, Resume: true, Skills: "prompt"}
+		c := acpConfig(e.Name, eff, cfg, log)
 		if init, ok := acpclient.CachedInitialize(config.CacheDir(), path, eff.Args); ok {
-			caps = acpclient.CapsFromInit(init)
+			c.Caps = acpclient.CapsFromInit(init)
 		}
-		caps.Notes = e.Title + " from hub's catalogue of ACP agents; capabilities are its own initialize answer"
-		r.Register(acpclient.New(acpclient.Config{
-			Name: e.Name, Argv: eff.Argv(), Env: eff.Env, Model: eff.Model, Mode: eff.Mode, Logger: log,
-			Caps: caps, LearnCaps: true, LoginHint: e.LoginFix(), Sandbox: cfg.Sandbox.Policy(),
-		}))
+		c.Caps.Notes = e.Title + " from hub's catalogue of ACP agents; capabilities are its own initialize answer"
+		c.LearnCaps, c.LoginHint = true, e.LoginFix()
+		r.Register(acpclient.New(c))
 	}
+}
+
+// registerConfigACP registers every ACP agent from config (the Zed/JetBrains
+// agent_servers shape). It runs after the built-in builders: protocol = "acp"
+// replaces a built-in of that name, a pasted entry only fills a free name.
+func registerConfigACP(r *adapters.Registry, cfg *config.Config, log zerolog.Logger) {
+	for _, name := range cfg.AgentNames() {
+		ac := cfg.Agents[name]
+		_, err := r.Get(name)
+		if _, catalogued := catalog.Lookup(name); catalogued || !ac.IsACP(err == nil) || name == gemini.Name || name == qoder.Name {
+			continue // a catalogued name is registered with its entry underneath
+		}
+		c := acpConfig(name, ac, cfg, log)
+		c.Caps.Notes = "generic ACP agent from config; capabilities are the agent's own"
+		r.Register(acpclient.New(c))
+	}
+}
+
+// acpConfig is the client of ACP agent name run as ac, with what every
+// ACP agent can do.
+func acpConfig(name string, ac config.AgentConfig, cfg *config.Config, log zerolog.Logger) acpclient.Config {
+	return acpclient.Config{Name: name, Argv: ac.Argv(), Env: ac.Env, Model: ac.Model, Mode: ac.Mode, Logger: log, Sandbox: cfg.Sandbox.Policy(),
+		Caps: adapters.Capabilities{Permissions: true, MCP: true, UsesEditorFS: true, Resume: true, Skills: "prompt"}}
 }

@@ -30,10 +30,9 @@ func ForCwd(base *adapters.Registry, cfg *config.Config, log zerolog.Logger) *ad
 	r := adapters.NewRegistry()
 	if base != nil {
 		for _, n := range base.Names() {
-			if a, err := base.Get(n); err == nil {
-				if _, _, persona := adapters.Describe(a); !persona {
-					r.Register(a)
-				}
+			a, _ := base.Get(n) // a name it lists
+			if _, _, persona := adapters.Describe(a); !persona {
+				r.Register(a)
 			}
 		}
 	}

@@ -18,7 +18,7 @@ func DecodeGemini(data []byte) []adapters.Event {
 
 // DecodeACP decodes a recorded `gemini --acp` stream with gemini's quirks.
 func DecodeACP(data []byte) []adapters.Event {
-	return decodeLines(&acpclient.ACPDecoder{Quirks: Quirks}, data)
+	return decodeLines(acpLines{&acpclient.ACPDecoder{Quirks: Quirks}}, data)
 }
 
 // decodeLines feeds data to d a line at a time, newline kept, as a

@@ -20,7 +20,7 @@ func DecodeQoder(data []byte) []adapters.Event {
 // DecodeACP decodes a recorded `qodercli --acp` stream with qodercli's
 // quirks.
 func DecodeACP(data []byte) []adapters.Event {
-	return decodeLines(&acpclient.ACPDecoder{Quirks: Quirks}, data)
+	return decodeLines(acpLines{&acpclient.ACPDecoder{Quirks: Quirks}}, data)
 }
 
 // decodeLines feeds data to d a line at a time, newline kept, as a

@@ -130,16 +130,14 @@ func (a *Adapter) Start(_ context.Context, opts adapters.SessionOptions) (adapte
 func Parse(data []byte) ([][]Step, error) {
 	var turns [][]Step
 	var cur []Step
-	n := 0
-	for line := range bytes.Lines(data) {
-		n++
+	for i, line := range bytes.Split(data, []byte("\n")) {
 		line = bytes.TrimSpace(line)
 		if len(line) == 0 || line[0] == '#' {
 			continue
 		}
 		var s Step
 		if err := json.Unmarshal(line, &s); err != nil {
-			return nil, fmt.Errorf("line %d: %w", n, err)
+			return nil, fmt.Errorf("line %d: %w", i+1, err)
 		}
 		if s.Turn {
 			turns = append(turns, cur)
@@ -192,17 +190,14 @@ func (s *Session) start(prompt []adapters.Content) (*adapters.Turn, error) {
 	if err != nil {
 		return nil, err
 	}
-	var steps []Step
+	steps := []Step{{Event: &adapters.Event{Type: adapters.EventText, Text: adapters.PromptText(prompt)}}}
 	if s.next < len(s.turns) {
 		steps = s.turns[s.next]
-	} else {
-		steps = []Step{{Event: &adapters.Event{Type: adapters.EventText, Text: adapters.PromptText(prompt)}}}
 	}
 	s.next++
-	p := &player{out: t}
 	go func() {
-		reason := cmp.Or(p.run(steps), adapters.StopEndTurn)
-		if p.cancelled() {
+		reason := cmp.Or(play(t, steps), adapters.StopEndTurn)
+		if t.IsCancelled() {
 			reason = adapters.StopCancelled
 		}
 		s.turn.End(t, adapters.Event{Type: adapters.EventDone, StopReason: reason})
@@ -226,61 +221,54 @@ func (s *Session) Close() error {
 	return nil
 }
 
-// player plays one turn, until the turn is cancelled.
-type player struct{ out *adapters.Turn }
-
-func (p *player) cancelled() bool { return p.out.IsCancelled() }
-
-// run plays steps; it returns a stop reason when a done event or a
-// cancellation ends the turn early.
-func (p *player) run(steps []Step) adapters.StopReason {
+// play plays steps into t, until t is cancelled; it returns a stop reason
+// when a done event or a cancellation ends the turn early.
+func play(t *adapters.Turn, steps []Step) adapters.StopReason {
 	for _, st := range steps {
-		if p.cancelled() {
+		if t.IsCancelled() {
 			return adapters.StopCancelled
 		}
-		if r := p.step(st); r != "" {
+		if r := step(t, st); r != "" {
 			return r
 		}
 	}
 	return ""
 }
 
-func (p *player) step(st Step) adapters.StopReason {
+func step(t *adapters.Turn, st Step) adapters.StopReason {
 	switch {
 	case st.Event != nil:
 		if st.Event.Type == adapters.EventDone {
 			return st.Event.StopReason
 		}
-		p.out.Emit(*st.Event)
+		t.Emit(*st.Event)
 	case st.SleepMS > 0:
-		t := time.NewTimer(time.Duration(st.SleepMS) * time.Millisecond)
-		defer t.Stop()
 		select {
-		case <-t.C:
-		case <-p.out.Cancelled():
+		case <-time.After(time.Duration(st.SleepMS) * time.Millisecond):
+		case <-t.Cancelled():
 			return adapters.StopCancelled
 		}
 	case st.Permission != nil:
-		return p.permission(st)
+		return permission(t, st)
 	case st.Question != nil:
-		return p.question(st.Question)
+		return question(t, st.Question)
 	case st.WaitCancel:
-		<-p.out.Cancelled()
+		<-t.Cancelled()
 		return adapters.StopCancelled
 	case st.Fail != "":
-		p.out.Emit(adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{Message: st.Fail, Code: adapters.CodeCrash, Fatal: true}})
+		t.Emit(adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{Message: st.Fail, Code: adapters.CodeCrash, Fatal: true}})
 		return adapters.StopEndTurn
 	}
 	return ""
 }
 
-func (p *player) question(q *adapters.QuestionRequest) adapters.StopReason {
+func question(t *adapters.Turn, q *adapters.QuestionRequest) adapters.StopReason {
 	req := adapters.NewQuestionRequest(q.ToolID, q.Questions)
-	p.out.Emit(adapters.Event{Type: adapters.EventQuestion, Question: req})
+	t.Emit(adapters.Event{Type: adapters.EventQuestion, Question: req})
 	var a adapters.Answers
 	select {
 	case a = <-req.Answer():
-	case <-p.out.Cancelled():
+	case <-t.Cancelled():
 		return adapters.StopCancelled
 	}
 	text := "declined"
@@ -293,17 +281,17 @@ func (p *player) question(q *adapters.QuestionRequest) adapters.StopReason {
 		b, _ := json.Marshal(a.Values)
 		text = "answers: " + string(b)
 	}
-	p.out.Emit(adapters.Event{Type: adapters.EventText, Text: text})
+	t.Emit(adapters.Event{Type: adapters.EventText, Text: text})
 	return ""
 }
 
-func (p *player) permission(st Step) adapters.StopReason {
-	d := p.out.Ask(context.Background(), adapters.NewPermissionRequest(st.Permission.Tool, st.Permission.Options))
+func permission(t *adapters.Turn, st Step) adapters.StopReason {
+	d := t.Ask(context.Background(), adapters.NewPermissionRequest(st.Permission.Tool, st.Permission.Options))
 	if d.Cancelled {
 		return adapters.StopCancelled
 	}
 	if d.Allowed() {
-		return p.run(st.Allowed)
+		return play(t, st.Allowed)
 	}
-	return p.run(st.Rejected)
+	return play(t, st.Rejected)
 }
