@@ -17,6 +17,7 @@ import (
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/adapters/acpclient"
+	"github.com/hubdev/hub/adapters/acpclient/acptest"
 	"github.com/hubdev/hub/adapters/gemini"
 	"github.com/hubdev/hub/internal/mockllm"
 	"github.com/hubdev/hub/internal/proc"
@@ -77,7 +78,7 @@ func TestGeminirec_Record(t *testing.T) {
 				var evs []adapters.Event
 				if mode == "acp" {
 					lines = geminirecACP(t, bin, mock, c)
-					evs = geminirecDecode(acpLines{&acpclient.ACPDecoder{Quirks: gemini.Quirks}}, lines)
+					evs = geminirecDecode(acptest.Lines{D: &acpclient.ACPDecoder{Quirks: gemini.Quirks}}, lines)
 				} else {
 					lines = geminirecStreamJSON(t, bin, mock, c)
 					evs = geminirecDecode(gemini.NewGeminiDecoder(), lines)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/adapters/acpclient"
+	"github.com/hubdev/hub/adapters/acpclient/acptest"
 )
 
 // update rewrites the expected.json golden files: go test -run X -update.
@@ -20,7 +21,7 @@ func DecodeQoder(data []byte) []adapters.Event {
 // DecodeACP decodes a recorded `qodercli --acp` stream with qodercli's
 // quirks.
 func DecodeACP(data []byte) []adapters.Event {
-	return decodeLines(acpLines{&acpclient.ACPDecoder{Quirks: Quirks}}, data)
+	return decodeLines(acptest.Lines{D: &acpclient.ACPDecoder{Quirks: Quirks}}, data)
 }
 
 // decodeLines feeds data to d a line at a time, newline kept, as a

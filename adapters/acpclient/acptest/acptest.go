@@ -1,4 +1,6 @@
-package qoder
+// Package acptest reads recorded ACP streams for tests: the golden tests
+// of the ACP agents (gemini, qoder, e2e) decode a recording line by line.
+package acptest
 
 import (
 	"bytes"
@@ -10,13 +12,13 @@ import (
 	"github.com/hubdev/hub/internal/jsonrpc"
 )
 
-// acpLines reads a recorded ACP stream, every message the agent wrote,
+// Lines reads a recorded ACP stream, every message the agent wrote,
 // through the decoder's entry points a session uses: updates and
 // permission requests as they come, the prompt's answer as the turn's end;
 // a session/new answer names the session, and the rest is raw.
-type acpLines struct{ d *acpclient.ACPDecoder }
+type Lines struct{ D *acpclient.ACPDecoder }
 
-func (a acpLines) Decode(line []byte) []adapters.Event {
+func (a Lines) Decode(line []byte) []adapters.Event {
 	var m struct {
 		Method         string
 		Params, Result json.RawMessage
@@ -30,22 +32,22 @@ func (a acpLines) Decode(line []byte) []adapters.Event {
 	case adapters.Unmarshal(line, &m) != nil:
 		return []adapters.Event{adapters.RawEvent("acp:invalid", line)}
 	case m.Method == "session/update" && adapters.Unmarshal(m.Params, &p) == nil && len(p.Update) > 0:
-		return a.d.DecodeUpdate(p.Update)
+		return a.D.DecodeUpdate(p.Update)
 	case m.Method == "session/request_permission":
-		if pr, err := a.d.DecodePermission(m.Params); err == nil {
+		if pr, err := a.D.DecodePermission(m.Params); err == nil {
 			return []adapters.Event{{Type: adapters.EventPermission, Permission: pr}}
 		}
 	case m.Method != "":
 	case m.Error != nil:
-		return a.d.EndTurn(adapters.Failure(acpclient.ACPError(m.Error.Code, m.Error.Message, m.Error.Data)))
+		return a.D.EndTurn(adapters.Failure(acpclient.ACPError(m.Error.Code, m.Error.Message, m.Error.Data)))
 	case adapters.Unmarshal(m.Result, &r) != nil:
 	case r.StopReason != "":
-		stop, usage := a.d.PromptResult(m.Result)
+		stop, usage := a.D.PromptResult(m.Result)
 		end := []adapters.Event{{Type: adapters.EventDone, StopReason: stop}}
 		if usage != nil {
 			end = append([]adapters.Event{{Type: adapters.EventUsage, Usage: usage}}, end...)
 		}
-		return a.d.EndTurn(end)
+		return a.D.EndTurn(end)
 	case r.SessionID != "":
 		return []adapters.Event{{Type: adapters.EventSessionInfo, Session: &adapters.SessionInfo{AgentSessionID: r.SessionID}}}
 	}
