@@ -132,8 +132,6 @@ func (d *CodexDecoder) notification(m CodexMessage) ([]adapters.Event, bool) {
 	case "error":
 		return d.errorNote(m.Params)
 	case "turn/completed":
-		clear(d.seen)
-		clear(d.rawCalls)
 		return d.turnCompleted(m.Params)
 	case "rawResponseItem/completed":
 		return d.rawItem(m.Params)
@@ -159,22 +157,30 @@ func (d *CodexDecoder) delta(params json.RawMessage, typ adapters.EventType) ([]
 	return []adapters.Event{{Type: typ, Text: p.Delta, MessageID: p.ItemID}}, true
 }
 
+// codexPlanStep is a step of app-server's plan (step, status) or of
+// exec's todo_list (text, completed).
+type codexPlanStep struct {
+	Step, Text, Status string
+	Completed          bool
+}
+
 func codexPlan(params json.RawMessage) ([]adapters.Event, bool) {
-	var p struct {
-		Plan []struct {
-			Step   string `json:"step"`
-			Status string `json:"status"`
-		} `json:"plan"`
-	}
+	var p struct{ Plan []codexPlanStep }
 	if adapters.Unmarshal(params, &p) != nil {
 		return nil, false
 	}
-	entries := make([]adapters.PlanEntry, 0, len(p.Plan))
-	for _, s := range p.Plan {
-		st := cmp.Or(codexPlanStatuses[s.Status], "pending")
-		entries = append(entries, adapters.PlanEntry{Content: s.Step, Priority: "medium", Status: st})
+	return codexPlanEvent(p.Plan), true
+}
+
+func codexPlanEvent(steps []codexPlanStep) []adapters.Event {
+	entries := make([]adapters.PlanEntry, 0, len(steps))
+	for _, s := range steps {
+		if s.Completed {
+			s.Status = "completed"
+		}
+		entries = append(entries, adapters.PlanEntry{Content: s.Step + s.Text, Priority: "medium", Status: cmp.Or(codexPlanStatuses[s.Status], "pending")})
 	}
-	return []adapters.Event{{Type: adapters.EventPlan, Plan: entries}}, true
+	return []adapters.Event{{Type: adapters.EventPlan, Plan: entries}}
 }
 
 var codexPlanStatuses = map[string]string{"inProgress": "in_progress", "in_progress": "in_progress", "completed": "completed"}
@@ -230,9 +236,9 @@ type codexTurnError struct {
 	AdditionalDetail string          `json:"additionalDetails"`
 }
 
-func (e codexTurnError) info(fatal bool) *adapters.ErrorInfo {
+func (e codexTurnError) info() adapters.ErrorInfo {
 	code, status := codexErrorCode(e.CodexErrorInfo)
-	return &adapters.ErrorInfo{Message: adapters.FirstLine(e.Message), Code: code, Fatal: fatal, Status: status, Detail: e.AdditionalDetail}
+	return adapters.ErrorInfo{Message: adapters.FirstLine(e.Message), Code: code, Status: status, Detail: e.AdditionalDetail}
 }
 
 func (d *CodexDecoder) errorNote(params json.RawMessage) ([]adapters.Event, bool) {
@@ -243,15 +249,23 @@ func (d *CodexDecoder) errorNote(params json.RawMessage) ([]adapters.Event, bool
 	if adapters.Unmarshal(params, &p) != nil {
 		return nil, false
 	}
-	if !p.WillRetry {
-		d.pending = p.Error.info(true)
-		return nil, true
+	return d.hold(p.Error.info(), p.WillRetry), true
+}
+
+// hold keeps an error back until the turn ends, for both transports: its
+// failure if it fails, a notice if codex recovers. A retry is told at
+// once, as a notice; its cause is the failure of a turn that tells none.
+func (d *CodexDecoder) hold(info adapters.ErrorInfo, retry bool) []adapters.Event {
+	if !retry {
+		info.Fatal = true
+		d.pending = &info
+		return nil
 	}
-	d.retried = p.Error.info(true)
-	d.retried.Message = "codex turn failed after retrying: " + d.retried.Message
-	info := p.Error.info(false)
+	cause := info
+	cause.Message, cause.Fatal = "codex turn failed after retrying: "+info.Message, true
+	d.retried = &cause
 	info.Retry = true
-	return []adapters.Event{{Type: adapters.EventError, Error: info}}, true
+	return []adapters.Event{{Type: adapters.EventError, Error: &info}}
 }
 
 func (d *CodexDecoder) turnCompleted(params json.RawMessage) ([]adapters.Event, bool) {
@@ -264,33 +278,37 @@ func (d *CodexDecoder) turnCompleted(params json.RawMessage) ([]adapters.Event, 
 	if adapters.Unmarshal(params, &p) != nil {
 		return nil, false
 	}
-	var out []adapters.Event
-	stop := adapters.StopEndTurn
-	switch p.Turn.Status {
-	case "interrupted":
-		stop = adapters.StopCancelled
-	case "failed":
-		info := cmp.Or(d.pending, d.retried, &adapters.ErrorInfo{Message: "codex turn failed", Code: adapters.CodeProvider, Fatal: true})
-		if e := p.Turn.Error; e != nil && e.Message != "" {
-			info = e.info(true)
-		}
-		out = append(out, adapters.Event{Type: adapters.EventError, Error: info})
-	default:
-		out = recovered(d.pending)
+	var failure *adapters.ErrorInfo
+	if e := p.Turn.Error; e != nil && e.Message != "" {
+		info := e.info()
+		info.Fatal = true
+		failure = &info
 	}
-	d.pending, d.retried, d.base = nil, nil, nil
-	return append(out, adapters.Event{Type: adapters.EventDone, StopReason: stop}), true
+	return d.endTurn(p.Turn.Status, failure), true
 }
 
-// recovered tells held, an error held back until the turn's end, when
-// codex completed the turn after all: a notice, not the turn's failure.
-func recovered(held *adapters.ErrorInfo) []adapters.Event {
-	if held == nil {
-		return nil
+// endTurn ends the turn for both transports: "failed" with failure, else
+// the error held back, else the last retry's cause; "interrupted" as
+// cancelled; else completed, an error held back told as a notice. usage
+// goes before the end.
+func (d *CodexDecoder) endTurn(status string, failure *adapters.ErrorInfo, usage ...adapters.Event) []adapters.Event {
+	var out []adapters.Event
+	stop := adapters.StopEndTurn
+	switch {
+	case status == "interrupted":
+		stop = adapters.StopCancelled
+	case status == "failed":
+		info := cmp.Or(failure, d.pending, d.retried, &adapters.ErrorInfo{Message: "codex turn failed", Code: adapters.CodeProvider, Fatal: true})
+		out = append(out, adapters.Event{Type: adapters.EventError, Error: info})
+	case d.pending != nil:
+		notice := *d.pending
+		notice.Fatal = false
+		out = append(out, adapters.Event{Type: adapters.EventError, Error: &notice})
 	}
-	notice := *held
-	notice.Fatal = false
-	return []adapters.Event{{Type: adapters.EventError, Error: &notice}}
+	d.pending, d.retried, d.base = nil, nil, nil
+	clear(d.seen)
+	clear(d.rawCalls)
+	return append(append(out, usage...), adapters.Event{Type: adapters.EventDone, StopReason: stop})
 }
 
 // codexErrorCode maps codexErrorInfo (a string or a one-key object) to an

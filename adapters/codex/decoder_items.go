@@ -117,11 +117,12 @@ func toolEvent(started map[string]bool, t *adapters.ToolCall, starting, complete
 	return []adapters.Event{{Type: adapters.EventToolUpdate, Tool: upd}}
 }
 
+// codexReasoningText is exec's text, or app-server's summary and content.
 func codexReasoningText(it codexItem) string {
 	var summary, content []string
 	_ = adapters.Unmarshal(it.Summary, &summary)
 	_ = adapters.Unmarshal(it.Content, &content)
-	return strings.Join(append(summary, content...), "\n\n")
+	return cmp.Or(it.Text, strings.Join(append(summary, content...), "\n\n"))
 }
 
 // finalText emits a completed message only when no deltas carried it.
@@ -174,11 +175,7 @@ func (d *CodexDecoder) tool(it codexItem) (*adapters.ToolCall, bool) {
 func (d *CodexDecoder) command(t *adapters.ToolCall, it codexItem) {
 	t.Name, t.Kind = "shell", adapters.KindExecute
 	t.Title = codexCommandTitle(it.Command, it.CommandActions)
-	// Structs with fields in map key order: same bytes as a map, less work.
-	t.RawInput, _ = json.Marshal(struct {
-		Command string `json:"command"`
-		Cwd     string `json:"cwd,omitempty"` // exec names none
-	}{it.Command, it.Cwd})
+	t.RawInput = codexCommandJSON(it.Command, it.Cwd)
 	if it.AggregatedOutput != nil || it.ExitCode != nil {
 		out := ""
 		if it.AggregatedOutput != nil {
@@ -192,6 +189,17 @@ func (d *CodexDecoder) command(t *adapters.ToolCall, it codexItem) {
 			Output   string `json:"output"`
 		}{it.ExitCode, codexTail(out)})
 	}
+}
+
+// codexCommandJSON is {"command": cmd, "cwd": cwd}, without a cwd when
+// codex names none (exec's items, unannounced calls).
+func codexCommandJSON(cmd, cwd string) json.RawMessage {
+	// A struct with fields in map key order: same bytes as a map, less work.
+	b, _ := json.Marshal(struct {
+		Command string `json:"command"`
+		Cwd     string `json:"cwd,omitempty"`
+	}{cmd, cwd})
+	return b
 }
 
 func (d *CodexDecoder) outputDelta(params json.RawMessage) ([]adapters.Event, bool) {

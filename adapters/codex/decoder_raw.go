@@ -64,7 +64,7 @@ func unannouncedCommand(id, args, output string) *adapters.ToolCall {
 		Output string `json:"output"`
 	}{codexTail(output)})
 	return &adapters.ToolCall{ID: id, Name: "shell", Kind: adapters.KindExecute, Title: cmd, Status: status,
-		RawInput: codexCommandJSON(cmd), RawOutput: out,
+		RawInput: codexCommandJSON(cmd, ""), RawOutput: out,
 		Content: []adapters.ToolContent{{Type: adapters.ToolContentText, Text: codexTail(output)}}}
 }
 
