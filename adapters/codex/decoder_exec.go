@@ -131,7 +131,7 @@ func (d *CodexExecDecoder) item(it *codexExecItem, phase string) ([]adapters.Eve
 	if it.ExitCode != nil || it.AggregatedOutput != "" {
 		ci.AggregatedOutput, ci.ExitCode = &it.AggregatedOutput, it.ExitCode
 	}
-	return d.app.itemEvents(ci, phase == "item.started", completed)
+	return d.app.itemEvents(ci, completed)
 }
 
 // codexExecTypes are app-server's names of the exec items decoded as
@@ -144,7 +144,7 @@ var codexExecTypes = map[string]string{"agent_message": "agentMessage", "command
 func codexExecFileChange(it *codexExecItem) *adapters.ToolCall {
 	var ch []codexChange
 	_ = adapters.Unmarshal(it.Changes, &ch) // a malformed list keeps what encoding/json filled in
-	t := &adapters.ToolCall{ID: it.ID, Status: codexStatus(it.Status), Name: "apply_patch", Kind: adapters.KindEdit,
+	t := &adapters.ToolCall{ID: it.ID, Status: codexStatuses[it.Status], Name: "apply_patch", Kind: adapters.KindEdit,
 		Title: codexChangeTitle(ch), RawInput: adapters.RawOrNil(it.Changes)}
 	for _, c := range ch {
 		t.Locations = append(t.Locations, adapters.Location{Path: c.Path})

@@ -69,12 +69,12 @@ func (d *CodexDecoder) item(params json.RawMessage, completed bool) ([]adapters.
 	if adapters.Unmarshal(params, &p) != nil {
 		return nil, false
 	}
-	return d.itemEvents(p.Item, !completed, completed)
+	return d.itemEvents(p.Item, completed)
 }
 
 // itemEvents are the events of an item starting, changing or completing;
 // exec's items come here under app-server's names.
-func (d *CodexDecoder) itemEvents(it codexItem, starting, completed bool) ([]adapters.Event, bool) {
+func (d *CodexDecoder) itemEvents(it codexItem, completed bool) ([]adapters.Event, bool) {
 	switch it.Type {
 	case "userMessage", "hookPrompt":
 		return nil, true
@@ -141,7 +141,7 @@ func (d *CodexDecoder) finalText(it codexItem, typ adapters.EventType, text stri
 }
 
 func (d *CodexDecoder) tool(it codexItem) (*adapters.ToolCall, bool) {
-	t := &adapters.ToolCall{ID: it.ID, Status: codexStatus(it.Status)}
+	t := &adapters.ToolCall{ID: it.ID, Status: codexStatuses[it.Status]}
 	switch it.Type {
 	case "commandExecution":
 		d.command(t, it)
@@ -239,31 +239,20 @@ func codexTail(s string) string {
 	return s
 }
 
-func codexStatus(s string) adapters.ToolStatus { return codexStatuses[s] }
-
 var codexStatuses = map[string]adapters.ToolStatus{"inProgress": adapters.StatusInProgress, "in_progress": adapters.StatusInProgress,
 	"completed": adapters.StatusCompleted, "failed": adapters.StatusFailed, "declined": adapters.StatusFailed}
 
 // codexCommandTitle prefers the parsed command over the shell wrapper.
 func codexCommandTitle(command string, actions json.RawMessage) string {
-	if len(actions) <= 2 { // absent or [] (null is also left to the command)
-		return command
-	}
-	var acts []struct {
-		Command string `json:"command"`
-	}
-	if adapters.Unmarshal(actions, &acts) == nil && len(acts) > 0 {
-		parts := make([]string, 0, len(acts))
-		for _, a := range acts {
-			if a.Command != "" {
-				parts = append(parts, a.Command)
-			}
-		}
-		if len(parts) > 0 {
-			return strings.Join(parts, " && ")
+	var acts []struct{ Command string }
+	_ = adapters.Unmarshal(actions, &acts)
+	var parts []string
+	for _, a := range acts {
+		if a.Command != "" {
+			parts = append(parts, a.Command)
 		}
 	}
-	return command
+	return cmp.Or(strings.Join(parts, " && "), command)
 }
 
 func codexChangeTitle(changes []codexChange) string {

@@ -82,15 +82,13 @@ func (d *GeminiDecoder) toolResult(l *geminiLine) []adapters.Event {
 	text := ""
 	if l.Output != nil {
 		text = *l.Output
-		raw, _ := json.Marshal(map[string]string{"output": text})
-		t.RawOutput = raw
+		t.RawOutput, _ = json.Marshal(map[string]string{"output": text})
 	}
 	if l.Status == "error" {
 		t.Status = adapters.StatusFailed
 		if l.Error != nil {
 			text = l.Error.Message
-			raw, _ := json.Marshal(l.Error)
-			t.RawOutput = raw
+			t.RawOutput, _ = json.Marshal(l.Error)
 		}
 	}
 	if text != "" {
