@@ -52,12 +52,11 @@ func (a *Adapter) startAppServer(ctx context.Context, opts adapters.SessionOptio
 	if err != nil {
 		return nil, adapters.StartError(err)
 	}
-	s := &appSession{a: a, p: p, dec: NewCodexDecoder(), opts: opts, mode: a.mode(opts), next: map[string]any{}}
+	s := &appSession{a: a, p: p, dec: NewCodexDecoder(), opts: opts, raw: a.unknownRecords(), mode: a.mode(opts), next: map[string]any{}}
 	if e := opts.Options[adapters.OptionEffort]; e != "" {
 		s.effort, s.next["effort"] = e, e
 	}
 	s.rpc = jsonrpc.New(p.Stdout, p.Stdin, jsonrpc.Options{Request: s.request, Notify: s.notify, Logger: a.log})
-	s.raw = a.unknownRecords()
 	s.dec.Cwd = opts.Cwd
 	go s.readLoop()
 	ictx, cancel := context.WithTimeout(ctx, a.InitTimeout)
@@ -80,22 +79,15 @@ func (a *Adapter) startAppServer(ctx context.Context, opts adapters.SessionOptio
 		_ = p.Stop()
 		return nil, err
 	}
-	listed := make(chan struct{})
-	go func() {
-		defer close(listed)
-		c, err := s.listModels(ctx, a.ModelListTimeout)
-		if err != nil {
-			a.log.Debug().Err(err).Msg("codex model/list unavailable; keeping the static model list")
-		}
-		a.setCatalog(c)
-	}()
+	var listed sync.WaitGroup
+	listed.Go(func() { s.listModels(ctx) })
 	if err := s.openThread(ctx); err != nil {
 		_ = p.Stop()
-		<-listed
+		listed.Wait()
 		return nil, err
 	}
 	trace.Mark(ctx, trace.Created)
-	<-listed
+	listed.Wait()
 	return s, nil
 }
 

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -40,7 +41,7 @@ type Adapter struct {
 
 	mu      sync.Mutex
 	catalog modelCatalog
-	version string // the codex version an app-server session reported
+	version atomic.Value // string: the codex version an app-server session reported
 }
 
 // New returns the codex adapter for cfg (zero value: `codex` on PATH).

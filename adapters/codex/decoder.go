@@ -21,22 +21,21 @@ type CodexDecoder struct {
 	// Cwd makes relative file-change paths absolute.
 	Cwd string
 
-	streamed map[string]bool     // items whose text arrived as deltas
-	started  map[string]bool     // tool items already announced
-	output   map[string]string   // command output so far, by item id
-	base     *codexTokens        // cumulative usage when the turn started
-	pending  *adapters.ErrorInfo // last non-retried error, reported at turn end
-	retried  *adapters.ErrorInfo // the last retry's cause: a failure's that tells none
-	// seen are the tool items of the turn; rawCalls the shell calls the
-	// model made, until their output (see decoder_raw.go).
-	seen     map[string]bool
+	streamed map[string]bool // items whose text arrived as deltas
+	// started are the turn's tool items, true until they complete.
+	started map[string]bool
+	output  map[string]string   // command output so far, by item id
+	base    *codexTokens        // cumulative usage when the turn started
+	pending *adapters.ErrorInfo // last non-retried error, reported at turn end
+	retried *adapters.ErrorInfo // the last retry's cause: a failure's that tells none
+	// rawCalls are the shell calls the model made, until their output
+	// (see decoder_raw.go).
 	rawCalls map[string]string // call id: arguments
 }
 
 // NewCodexDecoder returns a decoder for one app-server stream.
 func NewCodexDecoder() *CodexDecoder {
-	return &CodexDecoder{streamed: map[string]bool{}, started: map[string]bool{}, output: map[string]string{},
-		seen: map[string]bool{}, rawCalls: map[string]string{}}
+	return &CodexDecoder{streamed: map[string]bool{}, started: map[string]bool{}, output: map[string]string{}, rawCalls: map[string]string{}}
 }
 
 // CodexMessage is one JSON-RPC message of the app-server stream.
@@ -306,7 +305,7 @@ func (d *CodexDecoder) endTurn(status string, failure *adapters.ErrorInfo, usage
 		out = append(out, adapters.Event{Type: adapters.EventError, Error: &notice})
 	}
 	d.pending, d.retried, d.base = nil, nil, nil
-	clear(d.seen)
+	clear(d.started)
 	clear(d.rawCalls)
 	return append(append(out, usage...), adapters.Event{Type: adapters.EventDone, StopReason: stop})
 }

@@ -93,7 +93,6 @@ func (d *CodexDecoder) itemEvents(it codexItem, completed bool) ([]adapters.Even
 	if !ok {
 		return nil, false
 	}
-	d.seen[it.ID] = true
 	if completed {
 		delete(d.output, it.ID)
 	}
@@ -101,17 +100,13 @@ func (d *CodexDecoder) itemEvents(it codexItem, completed bool) ([]adapters.Even
 }
 
 // toolEvent is a tool item's event, for app-server and exec alike: its
-// call when it starts or is first seen (started keeps it until it
+// call when it starts or is first seen (started is true until it
 // completes), else an update with what the item now says.
 func toolEvent(started map[string]bool, t *adapters.ToolCall, starting, completed bool) []adapters.Event {
-	if starting || !started[t.ID] {
-		if !completed {
-			started[t.ID] = true
-		}
+	first := starting || !started[t.ID]
+	started[t.ID] = !completed
+	if first {
 		return []adapters.Event{{Type: adapters.EventToolCall, Tool: t}}
-	}
-	if completed {
-		delete(started, t.ID)
 	}
 	upd := &adapters.ToolCall{ID: t.ID, Status: t.Status, Content: t.Content, RawOutput: t.RawOutput, Locations: t.Locations}
 	return []adapters.Event{{Type: adapters.EventToolUpdate, Tool: upd}}

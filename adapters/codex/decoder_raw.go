@@ -42,7 +42,7 @@ func (d *CodexDecoder) rawItem(params json.RawMessage) ([]adapters.Event, bool) 
 	case "function_call_output":
 		args, ok := d.rawCalls[it.CallID]
 		delete(d.rawCalls, it.CallID)
-		if ok && !d.seen[it.CallID] {
+		if _, seen := d.started[it.CallID]; ok && !seen {
 			return []adapters.Event{{Type: adapters.EventToolCall, Tool: unannouncedCommand(it.CallID, args, rawOutputText(it.Output))}}, true
 		}
 	}

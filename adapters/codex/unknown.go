@@ -26,13 +26,10 @@ func userAgentVersion(ua string) string {
 
 // cliVersion is the codex version an app-server session reported, "" until
 // one did.
-func (a *Adapter) cliVersion() string { a.mu.Lock(); defer a.mu.Unlock(); return a.version }
+func (a *Adapter) cliVersion() string { v, _ := a.version.Load().(string); return v }
 
 func (a *Adapter) setCLIVersion(v string) {
-	if v == "" {
-		return
+	if v != "" {
+		a.version.Store(v)
 	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.version = v
 }
