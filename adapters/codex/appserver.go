@@ -107,9 +107,7 @@ func (s *appSession) addSkillRoots(ctx context.Context) error {
 	if perr != nil {
 		return fmt.Errorf("codex skills: %w", perr)
 	}
-	s.mu.Lock()
-	s.skills = text
-	s.mu.Unlock()
+	s.skills = text // before the session is anyone's: no lock
 	return nil
 }
 
@@ -141,8 +139,10 @@ func (s *appSession) openThread(ctx context.Context) error {
 	if err := s.call(ctx, method, params, &r); err != nil {
 		return fmt.Errorf("%w (thread %q)", err, s.opts.ResumeID)
 	}
-	if r.Model != "" {
-		s.a.setCurrentModel(r.Model)
+	if r.Model != "" { // the model codex chose for the thread
+		s.a.mu.Lock()
+		s.a.catalog.current = r.Model
+		s.a.mu.Unlock()
 	}
 	s.mu.Lock()
 	s.thread = r.Thread.ID

@@ -317,22 +317,15 @@ func codexErrorCode(raw json.RawMessage) (adapters.ErrorCode, int) {
 	status := 0
 	if adapters.Unmarshal(raw, &s) != nil {
 		var obj map[string]struct {
-			HTTPStatusCode *int `json:"httpStatusCode"`
+			HTTPStatusCode int `json:"httpStatusCode"`
 		}
 		_ = adapters.Unmarshal(raw, &obj)
 		for k, v := range obj {
-			if s = k; v.HTTPStatusCode != nil {
-				status = *v.HTTPStatusCode
-			}
+			s, status = k, cmp.Or(v.HTTPStatusCode, status)
 		}
 	}
-	switch {
-	case s == "rateLimitExceeded", s == "usageLimitExceeded", s == "sessionBudgetExceeded":
-		return adapters.CodeRateLimit, status
-	case s == "unauthorized":
-		return adapters.CodeAuth, status
-	case s == "contextWindowExceeded":
-		return adapters.CodeContext, status
-	}
-	return adapters.StatusCode(status), status
+	return cmp.Or(codexErrorCodes[s], adapters.StatusCode(status)), status
 }
+
+var codexErrorCodes = map[string]adapters.ErrorCode{"rateLimitExceeded": adapters.CodeRateLimit, "usageLimitExceeded": adapters.CodeRateLimit,
+	"sessionBudgetExceeded": adapters.CodeRateLimit, "unauthorized": adapters.CodeAuth, "contextWindowExceeded": adapters.CodeContext}

@@ -254,13 +254,7 @@ func codexChangeTitle(changes []codexChange) string {
 	if len(changes) == 0 {
 		return "Edit files"
 	}
-	verb := "Edit"
-	switch changes[0].Kind.Type {
-	case "add":
-		verb = "Create"
-	case "delete":
-		verb = "Delete"
-	}
+	verb := cmp.Or(map[string]string{"add": "Create", "delete": "Delete"}[changes[0].Kind.Type], "Edit")
 	title := verb + " " + filepath.Base(changes[0].Path)
 	if len(changes) > 1 {
 		title += fmt.Sprintf(" and %d more", len(changes)-1)
@@ -396,13 +390,8 @@ func CodexPermissionOptions(available []any) []adapters.PermissionOption {
 
 // CodexDecision maps a permission decision to the codex approval decision.
 func CodexDecision(d adapters.PermissionDecision) string {
-	switch {
-	case d.Cancelled:
+	if d.Cancelled {
 		return "cancel"
-	case d.Kind == adapters.AllowAlways:
-		return "acceptForSession"
-	case d.Kind == adapters.AllowOnce:
-		return "accept"
 	}
-	return "decline"
+	return cmp.Or(map[adapters.PermissionOptionKind]string{adapters.AllowAlways: "acceptForSession", adapters.AllowOnce: "accept"}[d.Kind], "decline")
 }

@@ -75,13 +75,6 @@ func (s *appSession) listModels(ctx context.Context) {
 	s.a.catalog = c
 }
 
-// setCurrentModel records the model codex chose for a thread.
-func (a *Adapter) setCurrentModel(model string) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.catalog.current = model
-}
-
 // models returns the model choices and the default: the app-server catalog
 // when one was listed, else the static list; configured extras appended.
 func (a *Adapter) models() ([]adapters.Option, string) {

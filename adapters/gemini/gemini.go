@@ -56,10 +56,7 @@ func Capabilities() adapters.Capabilities {
 func New(ac config.AgentConfig, version string, log zerolog.Logger) *acpclient.Adapter {
 	argv := ac.ArgvOr(DefaultArgv...)
 	env := merge(DefaultEnv, ac.Env)
-	plainShell := true
-	if v, ok := ac.Options[OptionPlainShell].(bool); ok {
-		plainShell = v
-	}
+	plainShell := ac.Options[OptionPlainShell] != false // only false keeps the pty
 	return acpclient.New(acpclient.Config{
 		Name: Name, Quirks: Quirks, Argv: argv, Env: env, Model: ac.Model, Mode: ac.Mode, Caps: Capabilities(),
 		ClientVersion: version, Logger: log, BeforeLoad: beforeLoad(log, time.Now),
