@@ -4,6 +4,7 @@
 package gemini
 
 import (
+	"cmp"
 	"context"
 	"maps"
 	"time"
@@ -123,10 +124,7 @@ func plainArgv(argv []string) []string {
 
 // approvalMode maps ACP mode ids to --approval-mode values.
 func approvalMode(mode string) string {
-	if mode == "autoEdit" {
-		return "auto_edit"
-	}
-	return mode
+	return cmp.Or(map[string]string{"autoEdit": "auto_edit"}[mode], mode)
 }
 
 func merge(base, over map[string]string) map[string]string {
