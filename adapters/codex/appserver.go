@@ -213,17 +213,24 @@ func answerWhen[T any](s *appSession, ch <-chan T, result func(T) (any, func(), 
 // refuse is the job that answers codex with err.
 func refuse(err error) jsonrpc.Job { return func() (any, func(), error) { return nil, nil, err } }
 
+// route forwards events to the running turn, keeping the thread id codex
+// reports; the done event ends the turn.
 func (s *appSession) route(events []adapters.Event) {
 	for _, e := range events {
-		if e.Type == adapters.EventSessionInfo && e.Session.AgentSessionID != "" {
-			s.mu.Lock()
+		s.mu.Lock()
+		switch {
+		case e.Type == adapters.EventSessionInfo && e.Session.AgentSessionID != "":
 			s.thread = e.Session.AgentSessionID
-			s.mu.Unlock()
-		}
-		if e.Type == adapters.EventRaw {
+		case e.Type == adapters.EventDone: // the turn and its id end together
+			s.turnID, s.perms = "", nil
+			s.turn.Emit(e)
+		case e.Type == adapters.EventRaw:
 			s.raw.Note(e.Source)
 		}
-		s.emit(e)
+		s.mu.Unlock()
+		if e.Type != adapters.EventDone {
+			s.turn.Emit(e) // outside the lock: it waits while the turn's queue is full
+		}
 	}
 }
 
@@ -233,16 +240,6 @@ func (s *appSession) call(ctx context.Context, method string, params, result any
 		return fmt.Errorf("codex %s: %w", method, err)
 	}
 	return nil
-}
-
-// emit forwards an event to the running turn; the done event ends it.
-func (s *appSession) emit(e adapters.Event) {
-	if e.Type == adapters.EventDone { // the turn and its id end together
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		s.turnID, s.perms = "", nil
-	}
-	s.turn.Emit(e)
 }
 
 // Prompt implements adapters.Session.
