@@ -6,6 +6,7 @@ package codex
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"maps"
 	"regexp"
@@ -118,9 +119,11 @@ func configOverrides(opts adapters.SessionOptions) []string {
 	return out
 }
 
+// tomlString and tomlArray write JSON, whose strings and arrays of
+// strings TOML reads alike (escapes included).
 func tomlString(s string) string {
-	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`, "\r", `\r`, "\t", `\t`)
-	return `"` + r.Replace(s) + `"`
+	b, _ := json.Marshal(s)
+	return string(b)
 }
 
 func tomlKey(s string) string {
@@ -133,11 +136,8 @@ func tomlKey(s string) string {
 var bareKey = regexp.MustCompile(`^[A-Za-z0-9_-]*$`)
 
 func tomlArray(a []string) string {
-	q := make([]string, len(a))
-	for i, s := range a {
-		q[i] = tomlString(s)
-	}
-	return "[" + strings.Join(q, ",") + "]"
+	b, _ := json.Marshal(append([]string{}, a...)) // [] for none, not null
+	return string(b)
 }
 
 func tomlTable(m map[string]string) string {
