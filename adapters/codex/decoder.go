@@ -71,22 +71,45 @@ func (d *CodexDecoder) DecodeMessage(m *CodexMessage, line []byte) []adapters.Ev
 	case codexQuiet[m.Method]:
 		return nil
 	}
-	if evs, ok := d.notification(*m); ok {
-		return evs
+	if decode, ok := codexNotifications[m.Method]; ok {
+		if evs, ok := decode(d, m.Params); ok {
+			return evs
+		}
 	}
 	return []adapters.Event{adapters.RawEvent("codex:"+m.Method, line)}
 }
 
+// codexDecode decodes one notification's params; false passes it on raw.
+type codexDecode = func(d *CodexDecoder, params json.RawMessage) ([]adapters.Event, bool)
+
+// codexNotifications are the notifications hub understands.
+var codexNotifications = map[string]codexDecode{
+	"thread/started":                    (*CodexDecoder).threadInfo,
+	"thread/name/updated":               (*CodexDecoder).threadName,
+	"item/agentMessage/delta":           codexTextDelta(adapters.EventText),
+	"item/reasoning/summaryTextDelta":   codexTextDelta(adapters.EventThought),
+	"item/reasoning/textDelta":          codexTextDelta(adapters.EventThought),
+	"item/commandExecution/outputDelta": (*CodexDecoder).outputDelta,
+	"item/fileChange/patchUpdated":      (*CodexDecoder).patchUpdated,
+	"item/started":                      codexItemPhase(false),
+	"item/completed":                    codexItemPhase(true),
+	"turn/plan/updated":                 (*CodexDecoder).plan,
+	"thread/tokenUsage/updated":         (*CodexDecoder).usage,
+	"error":                             (*CodexDecoder).errorNote,
+	"turn/completed":                    (*CodexDecoder).turnCompleted,
+	"rawResponseItem/completed":         (*CodexDecoder).rawItem,
+}
+
 func (d *CodexDecoder) response(m CodexMessage, line []byte) []adapters.Event {
-	if evs, ok := codexThreadInfo(m.Result); ok {
+	if evs, ok := d.threadInfo(m.Result); ok {
 		return evs
 	}
 	return []adapters.Event{adapters.RawEvent("codex:response", line)}
 }
 
-// codexThreadInfo is the session info of a thread/start (resume, fork)
-// result or a thread/started notification, which both carry the thread.
-func codexThreadInfo(raw json.RawMessage) ([]adapters.Event, bool) {
+// threadInfo is the session info of a thread/start (resume, fork) result
+// or a thread/started notification, which both carry the thread.
+func (*CodexDecoder) threadInfo(raw json.RawMessage) ([]adapters.Event, bool) {
 	var r struct {
 		Thread struct {
 			ID    string `json:"id"`
@@ -102,40 +125,14 @@ func codexThreadInfo(raw json.RawMessage) ([]adapters.Event, bool) {
 		Model: cmp.Or(r.Model, r.Thread.Model), Title: r.Thread.Name}}}, true
 }
 
-func (d *CodexDecoder) notification(m CodexMessage) ([]adapters.Event, bool) {
-	switch m.Method {
-	case "thread/started":
-		return codexThreadInfo(m.Params)
-	case "thread/name/updated":
-		var p struct {
-			ThreadName string `json:"threadName"`
-		}
-		if adapters.Unmarshal(m.Params, &p) != nil {
-			return nil, false
-		}
-		return []adapters.Event{{Type: adapters.EventSessionInfo, Session: &adapters.SessionInfo{Title: p.ThreadName}}}, true
-	case "item/agentMessage/delta":
-		return d.delta(m.Params, adapters.EventText)
-	case "item/reasoning/summaryTextDelta", "item/reasoning/textDelta":
-		return d.delta(m.Params, adapters.EventThought)
-	case "item/commandExecution/outputDelta":
-		return d.outputDelta(m.Params)
-	case "item/fileChange/patchUpdated":
-		return d.patchUpdated(m.Params)
-	case "item/started", "item/completed":
-		return d.item(m.Params, m.Method == "item/completed")
-	case "turn/plan/updated":
-		return codexPlan(m.Params)
-	case "thread/tokenUsage/updated":
-		return d.usage(m.Params)
-	case "error":
-		return d.errorNote(m.Params)
-	case "turn/completed":
-		return d.turnCompleted(m.Params)
-	case "rawResponseItem/completed":
-		return d.rawItem(m.Params)
+func (*CodexDecoder) threadName(params json.RawMessage) ([]adapters.Event, bool) {
+	var p struct {
+		ThreadName string `json:"threadName"`
 	}
-	return nil, false
+	if adapters.Unmarshal(params, &p) != nil {
+		return nil, false
+	}
+	return []adapters.Event{{Type: adapters.EventSessionInfo, Session: &adapters.SessionInfo{Title: p.ThreadName}}}, true
 }
 
 // codexDelta is the params of the item delta notifications.
@@ -144,16 +141,19 @@ type codexDelta struct {
 	Delta  string `json:"delta"`
 }
 
-func (d *CodexDecoder) delta(params json.RawMessage, typ adapters.EventType) ([]adapters.Event, bool) {
-	var p codexDelta
-	if adapters.Unmarshal(params, &p) != nil {
-		return nil, false
+// codexTextDelta decodes a message's or a reasoning's delta as typ.
+func codexTextDelta(typ adapters.EventType) codexDecode {
+	return func(d *CodexDecoder, params json.RawMessage) ([]adapters.Event, bool) {
+		var p codexDelta
+		if adapters.Unmarshal(params, &p) != nil {
+			return nil, false
+		}
+		d.streamed[p.ItemID] = true
+		if p.Delta == "" {
+			return nil, true
+		}
+		return []adapters.Event{{Type: typ, Text: p.Delta, MessageID: p.ItemID}}, true
 	}
-	d.streamed[p.ItemID] = true
-	if p.Delta == "" {
-		return nil, true
-	}
-	return []adapters.Event{{Type: typ, Text: p.Delta, MessageID: p.ItemID}}, true
 }
 
 // codexPlanStep is a step of app-server's plan (step, status) or of
@@ -163,7 +163,7 @@ type codexPlanStep struct {
 	Completed          bool
 }
 
-func codexPlan(params json.RawMessage) ([]adapters.Event, bool) {
+func (*CodexDecoder) plan(params json.RawMessage) ([]adapters.Event, bool) {
 	var p struct{ Plan []codexPlanStep }
 	if adapters.Unmarshal(params, &p) != nil {
 		return nil, false

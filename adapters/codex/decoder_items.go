@@ -62,14 +62,17 @@ func (k *codexChangeKind) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-func (d *CodexDecoder) item(params json.RawMessage, completed bool) ([]adapters.Event, bool) {
-	var p struct {
-		Item codexItem `json:"item"`
+// codexItemPhase decodes item/started or item/completed.
+func codexItemPhase(completed bool) codexDecode {
+	return func(d *CodexDecoder, params json.RawMessage) ([]adapters.Event, bool) {
+		var p struct {
+			Item codexItem `json:"item"`
+		}
+		if adapters.Unmarshal(params, &p) != nil {
+			return nil, false
+		}
+		return d.itemEvents(p.Item, completed)
 	}
-	if adapters.Unmarshal(params, &p) != nil {
-		return nil, false
-	}
-	return d.itemEvents(p.Item, completed)
 }
 
 // itemEvents are the events of an item starting, changing or completing;
