@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/hubdev/hub/adapters"
@@ -65,10 +66,16 @@ func (a *Adapter) policy(opts adapters.SessionOptions) (sandbox, approval string
 
 // SetModel implements adapters.Configurable: the next turn runs model.
 func (s *appSession) SetModel(_ context.Context, model string) error {
+	return s.change(&s.model, model, map[string]any{"model": model})
+}
+
+// change sets what the thread runs (field, for Surface) and the overrides
+// of the next turn/start.
+func (s *appSession) change(field *string, value string, overrides map[string]any) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.model = model
-	s.next["model"] = model
+	*field = value
+	maps.Copy(s.next, overrides)
 	return nil
 }
 
@@ -83,12 +90,7 @@ func (s *appSession) SetMode(_ context.Context, mode string) error {
 	case readOnly(s.opts) && mode != "read-only":
 		return fmt.Errorf("this session asks before every write, so codex stays read-only (%w)", adapters.ErrUnsupported)
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.mode = mode
-	s.next["approvalPolicy"] = p.approval
-	s.next["sandboxPolicy"] = map[string]any{"type": p.policyType}
-	return nil
+	return s.change(&s.mode, mode, map[string]any{"approvalPolicy": p.approval, "sandboxPolicy": map[string]any{"type": p.policyType}})
 }
 
 // SetOption implements adapters.OptionSetter for the reasoning effort.
@@ -96,11 +98,7 @@ func (s *appSession) SetOption(_ context.Context, id, value string) error {
 	if id != adapters.OptionEffort {
 		return fmt.Errorf("codex has no option %q (%w)", id, adapters.ErrUnsupported)
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.effort = value
-	s.next["effort"] = value
-	return nil
+	return s.change(&s.effort, value, map[string]any{"effort": value})
 }
 
 // Surface implements adapters.Surfacer: the models of app-server's
