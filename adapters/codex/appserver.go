@@ -258,8 +258,8 @@ func (s *appSession) Prompt(ctx context.Context, prompt []adapters.Content, emit
 		s.mu.Unlock()
 		return "", err
 	}
-	thread, skillText := s.thread, s.skills
-	params := map[string]any{"threadId": thread, "input": userInput(withSkills(prompt, skillText))}
+	skillText := s.skills
+	params := map[string]any{"threadId": s.thread, "input": userInput(withSkills(prompt, skillText))}
 	if len(s.opts.OutputSchema) > 0 {
 		params["outputSchema"] = s.opts.OutputSchema
 	}
