@@ -17,10 +17,7 @@ func (a *Adapter) unknownRecords() *adapters.UnknownRecords {
 // before the slash varies with the client name). "" when absent.
 func userAgentVersion(ua string) string {
 	first, _, _ := strings.Cut(strings.TrimSpace(ua), " ")
-	_, v, ok := strings.Cut(first, "/")
-	if !ok {
-		return ""
-	}
+	_, v, _ := strings.Cut(first, "/") // "" without one
 	return v
 }
 
