@@ -128,11 +128,9 @@ func (d *CodexDecoder) finalText(it codexItem, typ adapters.EventType, text stri
 	if !completed {
 		return nil
 	}
-	if d.streamed[it.ID] {
-		delete(d.streamed, it.ID)
-		return nil
-	}
-	if text == "" {
+	streamed := d.streamed[it.ID]
+	delete(d.streamed, it.ID)
+	if streamed || text == "" {
 		return nil
 	}
 	return []adapters.Event{{Type: typ, Text: text, MessageID: it.ID}}
