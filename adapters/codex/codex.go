@@ -89,10 +89,6 @@ func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adap
 	return a.startExec(opts)
 }
 
-func (a *Adapter) env(opts adapters.SessionOptions) []string {
-	return a.withSandboxHelper(adapters.Environ(nil, a.cfg.Env, opts.Env))
-}
-
 // configOverrides turns MCP servers and more workspace roots into `-c`
 // flags.
 func configOverrides(opts adapters.SessionOptions) []string {
