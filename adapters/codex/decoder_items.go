@@ -264,10 +264,8 @@ func codexChangeTitle(changes []codexChange) string {
 }
 
 func (d *CodexDecoder) abs(p string) string {
-	if abs, ok := adapters.AgentPath(d.Cwd, p); ok {
-		return abs
-	}
-	return p
+	abs, _ := adapters.AgentPath(d.Cwd, p) // "" when it cannot be resolved
+	return cmp.Or(abs, p)
 }
 
 func (d *CodexDecoder) changes(changes []codexChange) ([]adapters.Location, []adapters.ToolContent) {
@@ -292,8 +290,7 @@ func codexDiff(path string, c codexChange) adapters.ToolContent {
 	case "add":
 		tc.NewText = c.Diff
 	case "delete":
-		old := c.Diff
-		tc.OldText = &old
+		tc.OldText = &c.Diff // c is codexDiff's own copy
 	default:
 		old, nw := codexUnified(c.Diff)
 		tc.OldText, tc.NewText = &old, nw
