@@ -235,9 +235,10 @@ type codexTurnError struct {
 	AdditionalDetail string          `json:"additionalDetails"`
 }
 
+// info is the error as the turn's failure (hold makes a retry's a notice).
 func (e codexTurnError) info() adapters.ErrorInfo {
 	code, status := codexErrorCode(e.CodexErrorInfo)
-	return adapters.ErrorInfo{Message: adapters.FirstLine(e.Message), Code: code, Status: status, Detail: e.AdditionalDetail}
+	return adapters.ErrorInfo{Message: adapters.FirstLine(e.Message), Code: code, Fatal: true, Status: status, Detail: e.AdditionalDetail}
 }
 
 func (d *CodexDecoder) errorNote(params json.RawMessage) ([]adapters.Event, bool) {
@@ -256,14 +257,13 @@ func (d *CodexDecoder) errorNote(params json.RawMessage) ([]adapters.Event, bool
 // once, as a notice; its cause is the failure of a turn that tells none.
 func (d *CodexDecoder) hold(info adapters.ErrorInfo, retry bool) []adapters.Event {
 	if !retry {
-		info.Fatal = true
 		d.pending = &info
 		return nil
 	}
 	cause := info
-	cause.Message, cause.Fatal = "codex turn failed after retrying: "+info.Message, true
+	cause.Message = "codex turn failed after retrying: " + info.Message
 	d.retried = &cause
-	info.Retry = true
+	info.Retry, info.Fatal = true, false
 	return []adapters.Event{{Type: adapters.EventError, Error: &info}}
 }
 
@@ -279,9 +279,7 @@ func (d *CodexDecoder) turnCompleted(params json.RawMessage) ([]adapters.Event, 
 	}
 	var failure *adapters.ErrorInfo
 	if e := p.Turn.Error; e != nil && e.Message != "" {
-		info := e.info()
-		info.Fatal = true
-		failure = &info
+		failure = new(e.info())
 	}
 	return d.endTurn(p.Turn.Status, failure), true
 }

@@ -79,10 +79,8 @@ func (d *CodexExecDecoder) record(r *codexExecRecord, line []byte) []adapters.Ev
 		return d.app.endTurn("completed", nil, d.usage(r.Usage)...)
 	case "turn.failed":
 		var failure *adapters.ErrorInfo
-		if msg := r.Error.Message; msg != "" {
-			info := codexExecError(msg)
-			info.Fatal = true
-			failure = &info
+		if r.Error.Message != "" {
+			failure = new(codexExecError(r.Error.Message))
 		}
 		return d.app.endTurn("failed", failure)
 	case "error":
@@ -91,13 +89,14 @@ func (d *CodexExecDecoder) record(r *codexExecRecord, line []byte) []adapters.Ev
 	return []adapters.Event{adapters.RawEvent("codexexec:"+r.Type, line)}
 }
 
-// codexExecError is exec's error message: rate_limit when its cause is a 429.
+// codexExecError is exec's error message as the turn's failure (hold
+// makes a retry's a notice): rate_limit when its cause is a 429.
 func codexExecError(msg string) adapters.ErrorInfo {
 	code := adapters.CodeProvider
 	if strings.Contains(msg, "429") || strings.Contains(strings.ToLower(msg), "rate limit") {
 		code = adapters.CodeRateLimit
 	}
-	return adapters.ErrorInfo{Message: adapters.FirstLine(msg), Code: code}
+	return adapters.ErrorInfo{Message: adapters.FirstLine(msg), Code: code, Fatal: true}
 }
 
 // usage is the turn's share of the thread's cumulative usage u.
