@@ -206,8 +206,7 @@ func (d *CodexDecoder) usage(params json.RawMessage) ([]adapters.Event, bool) {
 	tu := p.TokenUsage
 	if d.base == nil {
 		// First report of this turn: usage before it is total minus last call.
-		b := codexSub(tu.Total, tu.Last)
-		d.base = &b
+		d.base = new(codexSub(tu.Total, tu.Last))
 	}
 	u := codexSub(tu.Total, *d.base).usage()
 	u.ContextUsed, u.ContextSize = tu.Last.InputTokens+tu.Last.OutputTokens, tu.Context
