@@ -122,7 +122,10 @@ func (s *appSession) Surface(context.Context) (adapters.Surface, error) {
 		choices = modes[:1]
 	}
 	sur.Options = append(sur.Options, adapters.ConfigOption{ID: adapters.OptionMode, Name: "Mode", Category: "mode", Value: mode, Choices: choices})
-	if efforts, def := s.a.efforts(model); len(efforts) > 0 {
+	s.a.mu.Lock()
+	efforts, def := slices.Clone(s.a.catalog.efforts[model]), s.a.catalog.defEffort[model]
+	s.a.mu.Unlock()
+	if len(efforts) > 0 {
 		e := adapters.ConfigOption{ID: adapters.OptionEffort, Name: "Reasoning effort", Category: "thought_level",
 			Value: cmp.Or(effort, def), Choices: efforts}
 		if !e.Accepts(e.Value) {
@@ -131,12 +134,4 @@ func (s *appSession) Surface(context.Context) (adapters.Surface, error) {
 		sur.Options = append(sur.Options, e)
 	}
 	return sur, nil
-}
-
-// efforts returns the reasoning efforts model takes and its default, from
-// the model/list catalog.
-func (a *Adapter) efforts(model string) ([]adapters.Option, string) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return slices.Clone(a.catalog.efforts[model]), a.catalog.defEffort[model]
 }
