@@ -35,7 +35,8 @@ type CodexDecoder struct {
 
 // NewCodexDecoder returns a decoder for one app-server stream.
 func NewCodexDecoder() *CodexDecoder {
-	return &CodexDecoder{streamed: map[string]bool{}, started: map[string]bool{}, output: map[string]string{}, rawCalls: map[string]string{}}
+	return &CodexDecoder{streamed: map[string]bool{}, started: map[string]bool{}, output: map[string]string{},
+		rawCalls: map[string]string{}}
 }
 
 // CodexMessage is one JSON-RPC message of the app-server stream.

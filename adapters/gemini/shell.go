@@ -71,7 +71,8 @@ func settingsFiles(env map[string]string, cwd string) []string {
 }
 
 func systemConfigDir() string {
-	return cmp.Or(map[string]string{"darwin": "/Library/Application Support/GeminiCli", "windows": `C:\ProgramData\gemini-cli`}[runtime.GOOS], "/etc/gemini-cli")
+	dirs := map[string]string{"darwin": "/Library/Application Support/GeminiCli", "windows": `C:\ProgramData\gemini-cli`}
+	return cmp.Or(dirs[runtime.GOOS], "/etc/gemini-cli")
 }
 
 // setsInteractiveShell reports whether the settings file at path (JSON
