@@ -15,12 +15,12 @@ import (
 const codexOutputLimit = 64 << 10
 
 type codexItem struct {
-	Type    string          `json:"type"`
-	ID      string          `json:"id"`
-	Text    string          `json:"text"`
-	Status  string          `json:"status"`
-	Summary json.RawMessage `json:"summary"`
-	Content json.RawMessage `json:"content"`
+	Type    string   `json:"type"`
+	ID      string   `json:"id"`
+	Text    string   `json:"text"`
+	Status  string   `json:"status"`
+	Summary []string `json:"summary"`
+	Content []string `json:"content"`
 
 	Command          string          `json:"command"`
 	Cwd              string          `json:"cwd"`
@@ -117,10 +117,7 @@ func toolEvent(started map[string]bool, t *adapters.ToolCall, starting, complete
 
 // codexReasoningText is exec's text, or app-server's summary and content.
 func codexReasoningText(it codexItem) string {
-	var summary, content []string
-	_ = adapters.Unmarshal(it.Summary, &summary)
-	_ = adapters.Unmarshal(it.Content, &content)
-	return cmp.Or(it.Text, strings.Join(append(summary, content...), "\n\n"))
+	return cmp.Or(it.Text, strings.Join(append(it.Summary, it.Content...), "\n\n"))
 }
 
 // finalText emits a completed message only when no deltas carried it.
