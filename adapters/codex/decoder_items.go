@@ -30,12 +30,12 @@ type codexItem struct {
 
 	Changes []codexChange `json:"changes"`
 
-	Server       string          `json:"server"`
-	Tool         string          `json:"tool"`
-	Arguments    json.RawMessage `json:"arguments"`
-	Result       json.RawMessage `json:"result"`
-	Error        json.RawMessage `json:"error"`
-	ContentItems json.RawMessage `json:"contentItems"`
+	Server       string                   `json:"server"`
+	Tool         string                   `json:"tool"`
+	Arguments    json.RawMessage          `json:"arguments"`
+	Result       json.RawMessage          `json:"result"`
+	Error        struct{ Message string } `json:"error"`
+	ContentItems json.RawMessage          `json:"contentItems"`
 
 	Query string `json:"query"`
 	Path  string `json:"path"`
@@ -322,12 +322,9 @@ func codexUnified(diff string) (old, nw string) {
 
 // codexMCPResult maps an MCP call's result or error.
 func codexMCPResult(it codexItem) ([]adapters.ToolContent, json.RawMessage) {
-	var e struct {
-		Message string `json:"message"`
-	}
-	// Absent or null error and result leave e and r empty.
-	if adapters.Unmarshal(it.Error, &e) == nil && e.Message != "" {
-		return []adapters.ToolContent{{Type: adapters.ToolContentText, Text: e.Message}}, adapters.RawOrNil(it.Result)
+	// Absent or null error and result leave the message and r empty.
+	if it.Error.Message != "" {
+		return []adapters.ToolContent{{Type: adapters.ToolContentText, Text: it.Error.Message}}, adapters.RawOrNil(it.Result)
 	}
 	var r struct {
 		Content []adapters.ToolContent `json:"content"`
