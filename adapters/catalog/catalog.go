@@ -110,7 +110,7 @@ func (e Entry) Spec() agentspec.Spec {
 		Name: e.Name, Bin: e.Bin, Package: e.NPM, ACPArgs: e.Args, Install: e.InstallHint(), Catalog: true, Env: e.Env,
 		ConfigDir: e.configDir,
 		SkillsDir: func(string, string) string { return "" },
-		AuthFiles: func(_, home string) []string { return e.authFiles(nil, home) },
+		AuthFiles: func(_, home string) []string { return e.authFiles(func(string) string { return "" }, home) },
 		Auth:      e.auth,
 		LoginFix:  e.LoginFix(),
 		Login:     e.Login,
@@ -135,9 +135,6 @@ func (e Entry) configDir(env agentspec.Env, home string) string {
 }
 
 func (e Entry) authFiles(env agentspec.Env, home string) []string {
-	if env == nil {
-		env = func(string) string { return "" }
-	}
 	out := make([]string, len(e.AuthFiles))
 	for i, f := range e.AuthFiles {
 		out[i] = expand(f, env, home)

@@ -52,12 +52,11 @@ func (a *Adapter) startAppServer(ctx context.Context, opts adapters.SessionOptio
 	if err != nil {
 		return nil, adapters.StartError(err)
 	}
-	s := &appSession{a: a, p: p, dec: NewCodexDecoder(), opts: opts, mode: a.mode(opts), next: map[string]any{}}
+	s := &appSession{a: a, p: p, dec: NewCodexDecoder(), opts: opts, raw: a.unknownRecords(), mode: a.mode(opts), next: map[string]any{}}
 	if e := opts.Options[adapters.OptionEffort]; e != "" {
 		s.effort, s.next["effort"] = e, e
 	}
 	s.rpc = jsonrpc.New(p.Stdout, p.Stdin, jsonrpc.Options{Request: s.request, Notify: s.notify, Logger: a.log})
-	s.raw = a.unknownRecords()
 	s.dec.Cwd = opts.Cwd
 	go s.readLoop()
 	ictx, cancel := context.WithTimeout(ctx, a.InitTimeout)
@@ -80,22 +79,15 @@ func (a *Adapter) startAppServer(ctx context.Context, opts adapters.SessionOptio
 		_ = p.Stop()
 		return nil, err
 	}
-	listed := make(chan struct{})
-	go func() {
-		defer close(listed)
-		c, err := s.listModels(ctx, a.ModelListTimeout)
-		if err != nil {
-			a.log.Debug().Err(err).Msg("codex model/list unavailable; keeping the static model list")
-		}
-		a.setCatalog(c)
-	}()
+	var listed sync.WaitGroup
+	listed.Go(func() { s.listModels(ctx) })
 	if err := s.openThread(ctx); err != nil {
 		_ = p.Stop()
-		<-listed
+		listed.Wait()
 		return nil, err
 	}
 	trace.Mark(ctx, trace.Created)
-	<-listed
+	listed.Wait()
 	return s, nil
 }
 
@@ -115,9 +107,7 @@ func (s *appSession) addSkillRoots(ctx context.Context) error {
 	if perr != nil {
 		return fmt.Errorf("codex skills: %w", perr)
 	}
-	s.mu.Lock()
-	s.skills = text
-	s.mu.Unlock()
+	s.skills = text // before the session is anyone's: no lock
 	return nil
 }
 
@@ -149,8 +139,10 @@ func (s *appSession) openThread(ctx context.Context) error {
 	if err := s.call(ctx, method, params, &r); err != nil {
 		return fmt.Errorf("%w (thread %q)", err, s.opts.ResumeID)
 	}
-	if r.Model != "" {
-		s.a.setCurrentModel(r.Model)
+	if r.Model != "" { // the model codex chose for the thread
+		s.a.mu.Lock()
+		s.a.catalog.current = r.Model
+		s.a.mu.Unlock()
 	}
 	s.mu.Lock()
 	s.thread = r.Thread.ID
@@ -221,17 +213,24 @@ func answerWhen[T any](s *appSession, ch <-chan T, result func(T) (any, func(), 
 // refuse is the job that answers codex with err.
 func refuse(err error) jsonrpc.Job { return func() (any, func(), error) { return nil, nil, err } }
 
+// route forwards events to the running turn, keeping the thread id codex
+// reports; the done event ends the turn.
 func (s *appSession) route(events []adapters.Event) {
 	for _, e := range events {
-		if e.Type == adapters.EventSessionInfo && e.Session.AgentSessionID != "" {
-			s.mu.Lock()
+		s.mu.Lock()
+		switch {
+		case e.Type == adapters.EventSessionInfo && e.Session.AgentSessionID != "":
 			s.thread = e.Session.AgentSessionID
-			s.mu.Unlock()
-		}
-		if e.Type == adapters.EventRaw {
+		case e.Type == adapters.EventDone: // the turn and its id end together
+			s.turnID, s.perms = "", nil
+			s.turn.Emit(e)
+		case e.Type == adapters.EventRaw:
 			s.raw.Note(e.Source)
 		}
-		s.emit(e)
+		s.mu.Unlock()
+		if e.Type != adapters.EventDone {
+			s.turn.Emit(e) // outside the lock: it waits while the turn's queue is full
+		}
 	}
 }
 
@@ -241,16 +240,6 @@ func (s *appSession) call(ctx context.Context, method string, params, result any
 		return fmt.Errorf("codex %s: %w", method, err)
 	}
 	return nil
-}
-
-// emit forwards an event to the running turn; the done event ends it.
-func (s *appSession) emit(e adapters.Event) {
-	if e.Type == adapters.EventDone { // the turn and its id end together
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		s.turnID, s.perms = "", nil
-	}
-	s.turn.Emit(e)
 }
 
 // Prompt implements adapters.Session.
@@ -269,8 +258,8 @@ func (s *appSession) Prompt(ctx context.Context, prompt []adapters.Content, emit
 		s.mu.Unlock()
 		return "", err
 	}
-	thread, skillText := s.thread, s.skills
-	params := map[string]any{"threadId": thread, "input": userInput(withSkills(prompt, skillText))}
+	skillText := s.skills
+	params := map[string]any{"threadId": s.thread, "input": userInput(withSkills(prompt, skillText))}
 	if len(s.opts.OutputSchema) > 0 {
 		params["outputSchema"] = s.opts.OutputSchema
 	}

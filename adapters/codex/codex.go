@@ -6,12 +6,14 @@ package codex
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"maps"
 	"regexp"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -40,7 +42,7 @@ type Adapter struct {
 
 	mu      sync.Mutex
 	catalog modelCatalog
-	version string // the codex version an app-server session reported
+	version atomic.Value // string: the codex version an app-server session reported
 }
 
 // New returns the codex adapter for cfg (zero value: `codex` on PATH).
@@ -87,10 +89,6 @@ func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adap
 	return a.startExec(opts)
 }
 
-func (a *Adapter) env(opts adapters.SessionOptions) []string {
-	return a.withSandboxHelper(adapters.Environ(nil, a.cfg.Env, opts.Env))
-}
-
 // configOverrides turns MCP servers and more workspace roots into `-c`
 // flags.
 func configOverrides(opts adapters.SessionOptions) []string {
@@ -117,9 +115,11 @@ func configOverrides(opts adapters.SessionOptions) []string {
 	return out
 }
 
+// tomlString and tomlArray write JSON, whose strings and arrays of
+// strings TOML reads alike (escapes included).
 func tomlString(s string) string {
-	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`, "\r", `\r`, "\t", `\t`)
-	return `"` + r.Replace(s) + `"`
+	b, _ := json.Marshal(s)
+	return string(b)
 }
 
 func tomlKey(s string) string {
@@ -132,11 +132,8 @@ func tomlKey(s string) string {
 var bareKey = regexp.MustCompile(`^[A-Za-z0-9_-]*$`)
 
 func tomlArray(a []string) string {
-	q := make([]string, len(a))
-	for i, s := range a {
-		q[i] = tomlString(s)
-	}
-	return "[" + strings.Join(q, ",") + "]"
+	b, _ := json.Marshal(append([]string{}, a...)) // [] for none, not null
+	return string(b)
 }
 
 func tomlTable(m map[string]string) string {

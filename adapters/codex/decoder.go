@@ -21,22 +21,22 @@ type CodexDecoder struct {
 	// Cwd makes relative file-change paths absolute.
 	Cwd string
 
-	streamed map[string]bool     // items whose text arrived as deltas
-	started  map[string]bool     // tool items already announced
-	output   map[string]string   // command output so far, by item id
-	base     *codexTokens        // cumulative usage when the turn started
-	pending  *adapters.ErrorInfo // last non-retried error, reported at turn end
-	retried  *adapters.ErrorInfo // the last retry's cause: a failure's that tells none
-	// seen are the tool items of the turn; rawCalls the shell calls the
-	// model made, until their output (see decoder_raw.go).
-	seen     map[string]bool
+	streamed map[string]bool // items whose text arrived as deltas
+	// started are the turn's tool items, true until they complete.
+	started map[string]bool
+	output  map[string]string   // command output so far, by item id
+	base    *codexTokens        // cumulative usage when the turn started
+	pending *adapters.ErrorInfo // last non-retried error, reported at turn end
+	retried *adapters.ErrorInfo // the last retry's cause: a failure's that tells none
+	// rawCalls are the shell calls the model made, until their output
+	// (see decoder_raw.go).
 	rawCalls map[string]string // call id: arguments
 }
 
 // NewCodexDecoder returns a decoder for one app-server stream.
 func NewCodexDecoder() *CodexDecoder {
 	return &CodexDecoder{streamed: map[string]bool{}, started: map[string]bool{}, output: map[string]string{},
-		seen: map[string]bool{}, rawCalls: map[string]string{}}
+		rawCalls: map[string]string{}}
 }
 
 // CodexMessage is one JSON-RPC message of the app-server stream.
@@ -72,22 +72,45 @@ func (d *CodexDecoder) DecodeMessage(m *CodexMessage, line []byte) []adapters.Ev
 	case codexQuiet[m.Method]:
 		return nil
 	}
-	if evs, ok := d.notification(*m); ok {
-		return evs
+	if decode, ok := codexNotifications[m.Method]; ok {
+		if evs, ok := decode(d, m.Params); ok {
+			return evs
+		}
 	}
 	return []adapters.Event{adapters.RawEvent("codex:"+m.Method, line)}
 }
 
+// codexDecode decodes one notification's params; false passes it on raw.
+type codexDecode = func(d *CodexDecoder, params json.RawMessage) ([]adapters.Event, bool)
+
+// codexNotifications are the notifications hub understands.
+var codexNotifications = map[string]codexDecode{
+	"thread/started":                    (*CodexDecoder).threadInfo,
+	"thread/name/updated":               (*CodexDecoder).threadName,
+	"item/agentMessage/delta":           codexTextDelta(adapters.EventText),
+	"item/reasoning/summaryTextDelta":   codexTextDelta(adapters.EventThought),
+	"item/reasoning/textDelta":          codexTextDelta(adapters.EventThought),
+	"item/commandExecution/outputDelta": (*CodexDecoder).outputDelta,
+	"item/fileChange/patchUpdated":      (*CodexDecoder).patchUpdated,
+	"item/started":                      codexItemPhase(false),
+	"item/completed":                    codexItemPhase(true),
+	"turn/plan/updated":                 (*CodexDecoder).plan,
+	"thread/tokenUsage/updated":         (*CodexDecoder).usage,
+	"error":                             (*CodexDecoder).errorNote,
+	"turn/completed":                    (*CodexDecoder).turnCompleted,
+	"rawResponseItem/completed":         (*CodexDecoder).rawItem,
+}
+
 func (d *CodexDecoder) response(m CodexMessage, line []byte) []adapters.Event {
-	if evs, ok := codexThreadInfo(m.Result); ok {
+	if evs, ok := d.threadInfo(m.Result); ok {
 		return evs
 	}
 	return []adapters.Event{adapters.RawEvent("codex:response", line)}
 }
 
-// codexThreadInfo is the session info of a thread/start (resume, fork)
-// result or a thread/started notification, which both carry the thread.
-func codexThreadInfo(raw json.RawMessage) ([]adapters.Event, bool) {
+// threadInfo is the session info of a thread/start (resume, fork) result
+// or a thread/started notification, which both carry the thread.
+func (*CodexDecoder) threadInfo(raw json.RawMessage) ([]adapters.Event, bool) {
 	var r struct {
 		Thread struct {
 			ID    string `json:"id"`
@@ -103,42 +126,14 @@ func codexThreadInfo(raw json.RawMessage) ([]adapters.Event, bool) {
 		Model: cmp.Or(r.Model, r.Thread.Model), Title: r.Thread.Name}}}, true
 }
 
-func (d *CodexDecoder) notification(m CodexMessage) ([]adapters.Event, bool) {
-	switch m.Method {
-	case "thread/started":
-		return codexThreadInfo(m.Params)
-	case "thread/name/updated":
-		var p struct {
-			ThreadName string `json:"threadName"`
-		}
-		if adapters.Unmarshal(m.Params, &p) != nil {
-			return nil, false
-		}
-		return []adapters.Event{{Type: adapters.EventSessionInfo, Session: &adapters.SessionInfo{Title: p.ThreadName}}}, true
-	case "item/agentMessage/delta":
-		return d.delta(m.Params, adapters.EventText)
-	case "item/reasoning/summaryTextDelta", "item/reasoning/textDelta":
-		return d.delta(m.Params, adapters.EventThought)
-	case "item/commandExecution/outputDelta":
-		return d.outputDelta(m.Params)
-	case "item/fileChange/patchUpdated":
-		return d.patchUpdated(m.Params)
-	case "item/started", "item/completed":
-		return d.item(m.Params, m.Method == "item/completed")
-	case "turn/plan/updated":
-		return codexPlan(m.Params)
-	case "thread/tokenUsage/updated":
-		return d.usage(m.Params)
-	case "error":
-		return d.errorNote(m.Params)
-	case "turn/completed":
-		clear(d.seen)
-		clear(d.rawCalls)
-		return d.turnCompleted(m.Params)
-	case "rawResponseItem/completed":
-		return d.rawItem(m.Params)
+func (*CodexDecoder) threadName(params json.RawMessage) ([]adapters.Event, bool) {
+	var p struct {
+		ThreadName string `json:"threadName"`
 	}
-	return nil, false
+	if adapters.Unmarshal(params, &p) != nil {
+		return nil, false
+	}
+	return []adapters.Event{{Type: adapters.EventSessionInfo, Session: &adapters.SessionInfo{Title: p.ThreadName}}}, true
 }
 
 // codexDelta is the params of the item delta notifications.
@@ -147,34 +142,45 @@ type codexDelta struct {
 	Delta  string `json:"delta"`
 }
 
-func (d *CodexDecoder) delta(params json.RawMessage, typ adapters.EventType) ([]adapters.Event, bool) {
-	var p codexDelta
-	if adapters.Unmarshal(params, &p) != nil {
-		return nil, false
+// codexTextDelta decodes a message's or a reasoning's delta as typ.
+func codexTextDelta(typ adapters.EventType) codexDecode {
+	return func(d *CodexDecoder, params json.RawMessage) ([]adapters.Event, bool) {
+		var p codexDelta
+		if adapters.Unmarshal(params, &p) != nil {
+			return nil, false
+		}
+		d.streamed[p.ItemID] = true
+		if p.Delta == "" {
+			return nil, true
+		}
+		return []adapters.Event{{Type: typ, Text: p.Delta, MessageID: p.ItemID}}, true
 	}
-	d.streamed[p.ItemID] = true
-	if p.Delta == "" {
-		return nil, true
-	}
-	return []adapters.Event{{Type: typ, Text: p.Delta, MessageID: p.ItemID}}, true
 }
 
-func codexPlan(params json.RawMessage) ([]adapters.Event, bool) {
-	var p struct {
-		Plan []struct {
-			Step   string `json:"step"`
-			Status string `json:"status"`
-		} `json:"plan"`
-	}
+// codexPlanStep is a step of app-server's plan (step, status) or of
+// exec's todo_list (text, completed).
+type codexPlanStep struct {
+	Step, Text, Status string
+	Completed          bool
+}
+
+func (*CodexDecoder) plan(params json.RawMessage) ([]adapters.Event, bool) {
+	var p struct{ Plan []codexPlanStep }
 	if adapters.Unmarshal(params, &p) != nil {
 		return nil, false
 	}
-	entries := make([]adapters.PlanEntry, 0, len(p.Plan))
-	for _, s := range p.Plan {
-		st := cmp.Or(codexPlanStatuses[s.Status], "pending")
-		entries = append(entries, adapters.PlanEntry{Content: s.Step, Priority: "medium", Status: st})
+	return codexPlanEvent(p.Plan), true
+}
+
+func codexPlanEvent(steps []codexPlanStep) []adapters.Event {
+	entries := make([]adapters.PlanEntry, 0, len(steps))
+	for _, s := range steps {
+		if s.Completed {
+			s.Status = "completed"
+		}
+		entries = append(entries, adapters.PlanEntry{Content: s.Step + s.Text, Priority: "medium", Status: cmp.Or(codexPlanStatuses[s.Status], "pending")})
 	}
-	return []adapters.Event{{Type: adapters.EventPlan, Plan: entries}}, true
+	return []adapters.Event{{Type: adapters.EventPlan, Plan: entries}}
 }
 
 var codexPlanStatuses = map[string]string{"inProgress": "in_progress", "in_progress": "in_progress", "completed": "completed"}
@@ -201,8 +207,7 @@ func (d *CodexDecoder) usage(params json.RawMessage) ([]adapters.Event, bool) {
 	tu := p.TokenUsage
 	if d.base == nil {
 		// First report of this turn: usage before it is total minus last call.
-		b := codexSub(tu.Total, tu.Last)
-		d.base = &b
+		d.base = new(codexSub(tu.Total, tu.Last))
 	}
 	u := codexSub(tu.Total, *d.base).usage()
 	u.ContextUsed, u.ContextSize = tu.Last.InputTokens+tu.Last.OutputTokens, tu.Context
@@ -230,9 +235,10 @@ type codexTurnError struct {
 	AdditionalDetail string          `json:"additionalDetails"`
 }
 
-func (e codexTurnError) info(fatal bool) *adapters.ErrorInfo {
+// info is the error as the turn's failure (hold makes a retry's a notice).
+func (e codexTurnError) info() adapters.ErrorInfo {
 	code, status := codexErrorCode(e.CodexErrorInfo)
-	return &adapters.ErrorInfo{Message: adapters.FirstLine(e.Message), Code: code, Fatal: fatal, Status: status, Detail: e.AdditionalDetail}
+	return adapters.ErrorInfo{Message: adapters.FirstLine(e.Message), Code: code, Fatal: true, Status: status, Detail: e.AdditionalDetail}
 }
 
 func (d *CodexDecoder) errorNote(params json.RawMessage) ([]adapters.Event, bool) {
@@ -243,15 +249,22 @@ func (d *CodexDecoder) errorNote(params json.RawMessage) ([]adapters.Event, bool
 	if adapters.Unmarshal(params, &p) != nil {
 		return nil, false
 	}
-	if !p.WillRetry {
-		d.pending = p.Error.info(true)
-		return nil, true
+	return d.hold(p.Error.info(), p.WillRetry), true
+}
+
+// hold keeps an error back until the turn ends, for both transports: its
+// failure if it fails, a notice if codex recovers. A retry is told at
+// once, as a notice; its cause is the failure of a turn that tells none.
+func (d *CodexDecoder) hold(info adapters.ErrorInfo, retry bool) []adapters.Event {
+	if !retry {
+		d.pending = &info
+		return nil
 	}
-	d.retried = p.Error.info(true)
-	d.retried.Message = "codex turn failed after retrying: " + d.retried.Message
-	info := p.Error.info(false)
-	info.Retry = true
-	return []adapters.Event{{Type: adapters.EventError, Error: info}}, true
+	cause := info
+	cause.Message = "codex turn failed after retrying: " + info.Message
+	d.retried = &cause
+	info.Retry, info.Fatal = true, false
+	return []adapters.Event{{Type: adapters.EventError, Error: &info}}
 }
 
 func (d *CodexDecoder) turnCompleted(params json.RawMessage) ([]adapters.Event, bool) {
@@ -264,33 +277,35 @@ func (d *CodexDecoder) turnCompleted(params json.RawMessage) ([]adapters.Event, 
 	if adapters.Unmarshal(params, &p) != nil {
 		return nil, false
 	}
-	var out []adapters.Event
-	stop := adapters.StopEndTurn
-	switch p.Turn.Status {
-	case "interrupted":
-		stop = adapters.StopCancelled
-	case "failed":
-		info := cmp.Or(d.pending, d.retried, &adapters.ErrorInfo{Message: "codex turn failed", Code: adapters.CodeProvider, Fatal: true})
-		if e := p.Turn.Error; e != nil && e.Message != "" {
-			info = e.info(true)
-		}
-		out = append(out, adapters.Event{Type: adapters.EventError, Error: info})
-	default:
-		out = recovered(d.pending)
+	var failure *adapters.ErrorInfo
+	if e := p.Turn.Error; e != nil && e.Message != "" {
+		failure = new(e.info())
 	}
-	d.pending, d.retried, d.base = nil, nil, nil
-	return append(out, adapters.Event{Type: adapters.EventDone, StopReason: stop}), true
+	return d.endTurn(p.Turn.Status, failure), true
 }
 
-// recovered tells held, an error held back until the turn's end, when
-// codex completed the turn after all: a notice, not the turn's failure.
-func recovered(held *adapters.ErrorInfo) []adapters.Event {
-	if held == nil {
-		return nil
+// endTurn ends the turn for both transports: "failed" with failure, else
+// the error held back, else the last retry's cause; "interrupted" as
+// cancelled; else completed, an error held back told as a notice. usage
+// goes before the end.
+func (d *CodexDecoder) endTurn(status string, failure *adapters.ErrorInfo, usage ...adapters.Event) []adapters.Event {
+	var out []adapters.Event
+	stop := adapters.StopEndTurn
+	switch {
+	case status == "interrupted":
+		stop = adapters.StopCancelled
+	case status == "failed":
+		info := cmp.Or(failure, d.pending, d.retried, &adapters.ErrorInfo{Message: "codex turn failed", Code: adapters.CodeProvider, Fatal: true})
+		out = append(out, adapters.Event{Type: adapters.EventError, Error: info})
+	case d.pending != nil:
+		notice := *d.pending
+		notice.Fatal = false
+		out = append(out, adapters.Event{Type: adapters.EventError, Error: &notice})
 	}
-	notice := *held
-	notice.Fatal = false
-	return []adapters.Event{{Type: adapters.EventError, Error: &notice}}
+	d.pending, d.retried, d.base = nil, nil, nil
+	clear(d.started)
+	clear(d.rawCalls)
+	return append(append(out, usage...), adapters.Event{Type: adapters.EventDone, StopReason: stop})
 }
 
 // codexErrorCode maps codexErrorInfo (a string or a one-key object) to an
@@ -300,22 +315,15 @@ func codexErrorCode(raw json.RawMessage) (adapters.ErrorCode, int) {
 	status := 0
 	if adapters.Unmarshal(raw, &s) != nil {
 		var obj map[string]struct {
-			HTTPStatusCode *int `json:"httpStatusCode"`
+			HTTPStatusCode int `json:"httpStatusCode"`
 		}
 		_ = adapters.Unmarshal(raw, &obj)
 		for k, v := range obj {
-			if s = k; v.HTTPStatusCode != nil {
-				status = *v.HTTPStatusCode
-			}
+			s, status = k, cmp.Or(v.HTTPStatusCode, status)
 		}
 	}
-	switch {
-	case s == "rateLimitExceeded", s == "usageLimitExceeded", s == "sessionBudgetExceeded":
-		return adapters.CodeRateLimit, status
-	case s == "unauthorized":
-		return adapters.CodeAuth, status
-	case s == "contextWindowExceeded":
-		return adapters.CodeContext, status
-	}
-	return adapters.StatusCode(status), status
+	return cmp.Or(codexErrorCodes[s], adapters.StatusCode(status)), status
 }
+
+var codexErrorCodes = map[string]adapters.ErrorCode{"rateLimitExceeded": adapters.CodeRateLimit, "usageLimitExceeded": adapters.CodeRateLimit,
+	"sessionBudgetExceeded": adapters.CodeRateLimit, "unauthorized": adapters.CodeAuth, "contextWindowExceeded": adapters.CodeContext}

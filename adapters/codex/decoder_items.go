@@ -15,12 +15,12 @@ import (
 const codexOutputLimit = 64 << 10
 
 type codexItem struct {
-	Type    string          `json:"type"`
-	ID      string          `json:"id"`
-	Text    string          `json:"text"`
-	Status  string          `json:"status"`
-	Summary json.RawMessage `json:"summary"`
-	Content json.RawMessage `json:"content"`
+	Type    string   `json:"type"`
+	ID      string   `json:"id"`
+	Text    string   `json:"text"`
+	Status  string   `json:"status"`
+	Summary []string `json:"summary"`
+	Content []string `json:"content"`
 
 	Command          string          `json:"command"`
 	Cwd              string          `json:"cwd"`
@@ -30,12 +30,12 @@ type codexItem struct {
 
 	Changes []codexChange `json:"changes"`
 
-	Server       string          `json:"server"`
-	Tool         string          `json:"tool"`
-	Arguments    json.RawMessage `json:"arguments"`
-	Result       json.RawMessage `json:"result"`
-	Error        json.RawMessage `json:"error"`
-	ContentItems json.RawMessage `json:"contentItems"`
+	Server       string                   `json:"server"`
+	Tool         string                   `json:"tool"`
+	Arguments    json.RawMessage          `json:"arguments"`
+	Result       json.RawMessage          `json:"result"`
+	Error        struct{ Message string } `json:"error"`
+	ContentItems json.RawMessage          `json:"contentItems"`
 
 	Query string `json:"query"`
 	Path  string `json:"path"`
@@ -62,19 +62,22 @@ func (k *codexChangeKind) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-func (d *CodexDecoder) item(params json.RawMessage, completed bool) ([]adapters.Event, bool) {
-	var p struct {
-		Item codexItem `json:"item"`
+// codexItemPhase decodes item/started or item/completed.
+func codexItemPhase(completed bool) codexDecode {
+	return func(d *CodexDecoder, params json.RawMessage) ([]adapters.Event, bool) {
+		var p struct {
+			Item codexItem `json:"item"`
+		}
+		if adapters.Unmarshal(params, &p) != nil {
+			return nil, false
+		}
+		return d.itemEvents(p.Item, completed)
 	}
-	if adapters.Unmarshal(params, &p) != nil {
-		return nil, false
-	}
-	return d.itemEvents(p.Item, !completed, completed)
 }
 
 // itemEvents are the events of an item starting, changing or completing;
 // exec's items come here under app-server's names.
-func (d *CodexDecoder) itemEvents(it codexItem, starting, completed bool) ([]adapters.Event, bool) {
+func (d *CodexDecoder) itemEvents(it codexItem, completed bool) ([]adapters.Event, bool) {
 	switch it.Type {
 	case "userMessage", "hookPrompt":
 		return nil, true
@@ -93,7 +96,6 @@ func (d *CodexDecoder) itemEvents(it codexItem, starting, completed bool) ([]ada
 	if !ok {
 		return nil, false
 	}
-	d.seen[it.ID] = true
 	if completed {
 		delete(d.output, it.ID)
 	}
@@ -101,27 +103,21 @@ func (d *CodexDecoder) itemEvents(it codexItem, starting, completed bool) ([]ada
 }
 
 // toolEvent is a tool item's event, for app-server and exec alike: its
-// call when it starts or is first seen (started keeps it until it
+// call when it starts or is first seen (started is true until it
 // completes), else an update with what the item now says.
 func toolEvent(started map[string]bool, t *adapters.ToolCall, starting, completed bool) []adapters.Event {
-	if starting || !started[t.ID] {
-		if !completed {
-			started[t.ID] = true
-		}
+	first := starting || !started[t.ID]
+	started[t.ID] = !completed
+	if first {
 		return []adapters.Event{{Type: adapters.EventToolCall, Tool: t}}
-	}
-	if completed {
-		delete(started, t.ID)
 	}
 	upd := &adapters.ToolCall{ID: t.ID, Status: t.Status, Content: t.Content, RawOutput: t.RawOutput, Locations: t.Locations}
 	return []adapters.Event{{Type: adapters.EventToolUpdate, Tool: upd}}
 }
 
+// codexReasoningText is exec's text, or app-server's summary and content.
 func codexReasoningText(it codexItem) string {
-	var summary, content []string
-	_ = adapters.Unmarshal(it.Summary, &summary)
-	_ = adapters.Unmarshal(it.Content, &content)
-	return strings.Join(append(summary, content...), "\n\n")
+	return cmp.Or(it.Text, strings.Join(append(it.Summary, it.Content...), "\n\n"))
 }
 
 // finalText emits a completed message only when no deltas carried it.
@@ -129,18 +125,16 @@ func (d *CodexDecoder) finalText(it codexItem, typ adapters.EventType, text stri
 	if !completed {
 		return nil
 	}
-	if d.streamed[it.ID] {
-		delete(d.streamed, it.ID)
-		return nil
-	}
-	if text == "" {
+	streamed := d.streamed[it.ID]
+	delete(d.streamed, it.ID)
+	if streamed || text == "" {
 		return nil
 	}
 	return []adapters.Event{{Type: typ, Text: text, MessageID: it.ID}}
 }
 
 func (d *CodexDecoder) tool(it codexItem) (*adapters.ToolCall, bool) {
-	t := &adapters.ToolCall{ID: it.ID, Status: codexStatus(it.Status)}
+	t := &adapters.ToolCall{ID: it.ID, Status: codexStatuses[it.Status]}
 	switch it.Type {
 	case "commandExecution":
 		d.command(t, it)
@@ -174,11 +168,7 @@ func (d *CodexDecoder) tool(it codexItem) (*adapters.ToolCall, bool) {
 func (d *CodexDecoder) command(t *adapters.ToolCall, it codexItem) {
 	t.Name, t.Kind = "shell", adapters.KindExecute
 	t.Title = codexCommandTitle(it.Command, it.CommandActions)
-	// Structs with fields in map key order: same bytes as a map, less work.
-	t.RawInput, _ = json.Marshal(struct {
-		Command string `json:"command"`
-		Cwd     string `json:"cwd,omitempty"` // exec names none
-	}{it.Command, it.Cwd})
+	t.RawInput = codexCommandJSON(it.Command, it.Cwd)
 	if it.AggregatedOutput != nil || it.ExitCode != nil {
 		out := ""
 		if it.AggregatedOutput != nil {
@@ -192,6 +182,17 @@ func (d *CodexDecoder) command(t *adapters.ToolCall, it codexItem) {
 			Output   string `json:"output"`
 		}{it.ExitCode, codexTail(out)})
 	}
+}
+
+// codexCommandJSON is {"command": cmd, "cwd": cwd}, without a cwd when
+// codex names none (exec's items, unannounced calls).
+func codexCommandJSON(cmd, cwd string) json.RawMessage {
+	// A struct with fields in map key order: same bytes as a map, less work.
+	b, _ := json.Marshal(struct {
+		Command string `json:"command"`
+		Cwd     string `json:"cwd,omitempty"`
+	}{cmd, cwd})
+	return b
 }
 
 func (d *CodexDecoder) outputDelta(params json.RawMessage) ([]adapters.Event, bool) {
@@ -231,44 +232,27 @@ func codexTail(s string) string {
 	return s
 }
 
-func codexStatus(s string) adapters.ToolStatus { return codexStatuses[s] }
-
 var codexStatuses = map[string]adapters.ToolStatus{"inProgress": adapters.StatusInProgress, "in_progress": adapters.StatusInProgress,
 	"completed": adapters.StatusCompleted, "failed": adapters.StatusFailed, "declined": adapters.StatusFailed}
 
 // codexCommandTitle prefers the parsed command over the shell wrapper.
 func codexCommandTitle(command string, actions json.RawMessage) string {
-	if len(actions) <= 2 { // absent or [] (null is also left to the command)
-		return command
-	}
-	var acts []struct {
-		Command string `json:"command"`
-	}
-	if adapters.Unmarshal(actions, &acts) == nil && len(acts) > 0 {
-		parts := make([]string, 0, len(acts))
-		for _, a := range acts {
-			if a.Command != "" {
-				parts = append(parts, a.Command)
-			}
-		}
-		if len(parts) > 0 {
-			return strings.Join(parts, " && ")
+	var acts []struct{ Command string }
+	_ = adapters.Unmarshal(actions, &acts)
+	var parts []string
+	for _, a := range acts {
+		if a.Command != "" {
+			parts = append(parts, a.Command)
 		}
 	}
-	return command
+	return cmp.Or(strings.Join(parts, " && "), command)
 }
 
 func codexChangeTitle(changes []codexChange) string {
 	if len(changes) == 0 {
 		return "Edit files"
 	}
-	verb := "Edit"
-	switch changes[0].Kind.Type {
-	case "add":
-		verb = "Create"
-	case "delete":
-		verb = "Delete"
-	}
+	verb := cmp.Or(map[string]string{"add": "Create", "delete": "Delete"}[changes[0].Kind.Type], "Edit")
 	title := verb + " " + filepath.Base(changes[0].Path)
 	if len(changes) > 1 {
 		title += fmt.Sprintf(" and %d more", len(changes)-1)
@@ -277,10 +261,8 @@ func codexChangeTitle(changes []codexChange) string {
 }
 
 func (d *CodexDecoder) abs(p string) string {
-	if abs, ok := adapters.AgentPath(d.Cwd, p); ok {
-		return abs
-	}
-	return p
+	abs, _ := adapters.AgentPath(d.Cwd, p) // "" when it cannot be resolved
+	return cmp.Or(abs, p)
 }
 
 func (d *CodexDecoder) changes(changes []codexChange) ([]adapters.Location, []adapters.ToolContent) {
@@ -305,8 +287,7 @@ func codexDiff(path string, c codexChange) adapters.ToolContent {
 	case "add":
 		tc.NewText = c.Diff
 	case "delete":
-		old := c.Diff
-		tc.OldText = &old
+		tc.OldText = &c.Diff // c is codexDiff's own copy
 	default:
 		old, nw := codexUnified(c.Diff)
 		tc.OldText, tc.NewText = &old, nw
@@ -341,12 +322,9 @@ func codexUnified(diff string) (old, nw string) {
 
 // codexMCPResult maps an MCP call's result or error.
 func codexMCPResult(it codexItem) ([]adapters.ToolContent, json.RawMessage) {
-	var e struct {
-		Message string `json:"message"`
-	}
-	// Absent or null error and result leave e and r empty.
-	if adapters.Unmarshal(it.Error, &e) == nil && e.Message != "" {
-		return []adapters.ToolContent{{Type: adapters.ToolContentText, Text: e.Message}}, adapters.RawOrNil(it.Result)
+	// Absent or null error and result leave the message and r empty.
+	if it.Error.Message != "" {
+		return []adapters.ToolContent{{Type: adapters.ToolContentText, Text: it.Error.Message}}, adapters.RawOrNil(it.Result)
 	}
 	var r struct {
 		Content []adapters.ToolContent `json:"content"`
@@ -404,13 +382,8 @@ func CodexPermissionOptions(available []any) []adapters.PermissionOption {
 
 // CodexDecision maps a permission decision to the codex approval decision.
 func CodexDecision(d adapters.PermissionDecision) string {
-	switch {
-	case d.Cancelled:
+	if d.Cancelled {
 		return "cancel"
-	case d.Kind == adapters.AllowAlways:
-		return "acceptForSession"
-	case d.Kind == adapters.AllowOnce:
-		return "accept"
 	}
-	return "decline"
+	return cmp.Or(map[adapters.PermissionOptionKind]string{adapters.AllowAlways: "acceptForSession", adapters.AllowOnce: "accept"}[d.Kind], "decline")
 }

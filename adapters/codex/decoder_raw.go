@@ -42,7 +42,7 @@ func (d *CodexDecoder) rawItem(params json.RawMessage) ([]adapters.Event, bool) 
 	case "function_call_output":
 		args, ok := d.rawCalls[it.CallID]
 		delete(d.rawCalls, it.CallID)
-		if ok && !d.seen[it.CallID] {
+		if _, seen := d.started[it.CallID]; ok && !seen {
 			return []adapters.Event{{Type: adapters.EventToolCall, Tool: unannouncedCommand(it.CallID, args, rawOutputText(it.Output))}}, true
 		}
 	}
@@ -64,7 +64,7 @@ func unannouncedCommand(id, args, output string) *adapters.ToolCall {
 		Output string `json:"output"`
 	}{codexTail(output)})
 	return &adapters.ToolCall{ID: id, Name: "shell", Kind: adapters.KindExecute, Title: cmd, Status: status,
-		RawInput: codexCommandJSON(cmd), RawOutput: out,
+		RawInput: codexCommandJSON(cmd, ""), RawOutput: out,
 		Content: []adapters.ToolContent{{Type: adapters.ToolContentText, Text: codexTail(output)}}}
 }
 

@@ -40,9 +40,6 @@ func codexAuth(env agentspec.Env, cfgDir, _ string) (agentspec.Auth, []string) {
 		}
 		return agentspec.Auth{State: agentspec.AuthAPIKey, Source: "CODEX_API_KEY"}, warns
 	}
-	if m == nil {
-		return agentspec.Auth{State: agentspec.AuthNone, Source: ""}, nil
-	}
 	if key, _ := m["OPENAI_API_KEY"].(string); key != "" || m["auth_mode"] == "apikey" {
 		return agentspec.Auth{State: agentspec.AuthAPIKey, Source: p}, nil
 	}

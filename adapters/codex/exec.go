@@ -2,6 +2,7 @@ package codex
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"syscall"
@@ -58,10 +59,7 @@ func schemaFile(schema json.RawMessage) (string, error) {
 		return "", fmt.Errorf("codex exec: temp file for the output schema: %w", err)
 	}
 	_, err = f.Write(schema)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	if err = errors.Join(err, f.Close()); err != nil {
 		_ = os.Remove(f.Name())
 		return "", fmt.Errorf("codex exec: write the output schema: %w", err)
 	}

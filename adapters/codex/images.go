@@ -27,11 +27,7 @@ var imageExt = map[string]string{"image/png": ".png", "image/jpeg": ".jpg", "ima
 // directory that cleanup removes. cleanup is never nil.
 func imageFiles(prompt []adapters.Content) (paths []string, cleanup func(), err error) {
 	dir := ""
-	cleanup = func() {
-		if dir != "" {
-			_ = os.RemoveAll(dir)
-		}
-	}
+	cleanup = func() { _ = os.RemoveAll(dir) } // "" is nothing to remove
 	tempFile := func(name string) (string, error) {
 		if dir == "" {
 			d, err := os.MkdirTemp("", "hub-codex-images-")

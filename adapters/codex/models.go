@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"slices"
-	"time"
 
 	"github.com/hubdev/hub/adapters"
 )
@@ -41,14 +40,16 @@ type modelListResult struct {
 	} `json:"data"`
 }
 
-// listModels asks app-server for its visible models; it gives up after
-// timeout so session start is not held up.
-func (s *appSession) listModels(ctx context.Context, timeout time.Duration) (modelCatalog, error) {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+// listModels records app-server's visible models for Capabilities; it
+// gives up after ModelListTimeout so session start is not held up. An
+// empty or missing list keeps the previous one.
+func (s *appSession) listModels(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(ctx, s.a.ModelListTimeout)
 	defer cancel()
 	var r modelListResult
 	if err := s.call(ctx, "model/list", map[string]any{}, &r); err != nil {
-		return modelCatalog{}, err
+		s.a.log.Debug().Err(err).Msg("codex model/list unavailable; keeping the static model list")
+		return
 	}
 	c := modelCatalog{efforts: map[string][]adapters.Option{}, defEffort: map[string]string{}}
 	for _, m := range r.Data {
@@ -56,8 +57,7 @@ func (s *appSession) listModels(ctx context.Context, timeout time.Duration) (mod
 		if m.Hidden || id == "" || slices.ContainsFunc(c.models, func(o adapters.Option) bool { return o.ID == id }) {
 			continue
 		}
-		name := cmp.Or(m.DisplayName, id)
-		c.models = append(c.models, adapters.Option{ID: id, Name: name, Description: m.Description})
+		c.models = append(c.models, adapters.Option{ID: id, Name: cmp.Or(m.DisplayName, id), Description: m.Description})
 		if m.IsDefault {
 			c.def = id
 		}
@@ -66,26 +66,13 @@ func (s *appSession) listModels(ctx context.Context, timeout time.Duration) (mod
 		}
 		c.defEffort[id] = m.DefaultEffort
 	}
-	return c, nil
-}
-
-// setCatalog records a model/list answer for Capabilities; an empty list
-// keeps the previous one.
-func (a *Adapter) setCatalog(c modelCatalog) {
 	if len(c.models) == 0 {
 		return
 	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	c.current = a.catalog.current
-	a.catalog = c
-}
-
-// setCurrentModel records the model codex chose for a thread.
-func (a *Adapter) setCurrentModel(model string) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.catalog.current = model
+	s.a.mu.Lock()
+	defer s.a.mu.Unlock()
+	c.current = s.a.catalog.current
+	s.a.catalog = c
 }
 
 // models returns the model choices and the default: the app-server catalog
@@ -102,12 +89,11 @@ func (a *Adapter) models() ([]adapters.Option, string) {
 			models = append([]adapters.Option{{ID: def, Name: def}}, models...)
 		}
 	}
-	if extra, ok := a.cfg.Options["models"].([]any); ok {
-		for _, m := range extra {
-			s, ok := m.(string)
-			if ok && !slices.ContainsFunc(models, func(o adapters.Option) bool { return o.ID == s }) {
-				models = append(models, adapters.Option{ID: s, Name: s})
-			}
+	extra, _ := a.cfg.Options["models"].([]any)
+	for _, m := range extra {
+		s, ok := m.(string)
+		if ok && !slices.ContainsFunc(models, func(o adapters.Option) bool { return o.ID == s }) {
+			models = append(models, adapters.Option{ID: s, Name: s})
 		}
 	}
 	return models, def

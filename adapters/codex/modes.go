@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/hubdev/hub/adapters"
@@ -65,10 +66,16 @@ func (a *Adapter) policy(opts adapters.SessionOptions) (sandbox, approval string
 
 // SetModel implements adapters.Configurable: the next turn runs model.
 func (s *appSession) SetModel(_ context.Context, model string) error {
+	return s.change(&s.model, model, map[string]any{"model": model})
+}
+
+// change sets what the thread runs (field, for Surface) and the overrides
+// of the next turn/start.
+func (s *appSession) change(field *string, value string, overrides map[string]any) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.model = model
-	s.next["model"] = model
+	*field = value
+	maps.Copy(s.next, overrides)
 	return nil
 }
 
@@ -83,12 +90,7 @@ func (s *appSession) SetMode(_ context.Context, mode string) error {
 	case readOnly(s.opts) && mode != "read-only":
 		return fmt.Errorf("this session asks before every write, so codex stays read-only (%w)", adapters.ErrUnsupported)
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.mode = mode
-	s.next["approvalPolicy"] = p.approval
-	s.next["sandboxPolicy"] = map[string]any{"type": p.policyType}
-	return nil
+	return s.change(&s.mode, mode, map[string]any{"approvalPolicy": p.approval, "sandboxPolicy": map[string]any{"type": p.policyType}})
 }
 
 // SetOption implements adapters.OptionSetter for the reasoning effort.
@@ -96,11 +98,7 @@ func (s *appSession) SetOption(_ context.Context, id, value string) error {
 	if id != adapters.OptionEffort {
 		return fmt.Errorf("codex has no option %q (%w)", id, adapters.ErrUnsupported)
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.effort = value
-	s.next["effort"] = value
-	return nil
+	return s.change(&s.effort, value, map[string]any{"effort": value})
 }
 
 // Surface implements adapters.Surfacer: the models of app-server's
@@ -124,7 +122,10 @@ func (s *appSession) Surface(context.Context) (adapters.Surface, error) {
 		choices = modes[:1]
 	}
 	sur.Options = append(sur.Options, adapters.ConfigOption{ID: adapters.OptionMode, Name: "Mode", Category: "mode", Value: mode, Choices: choices})
-	if efforts, def := s.a.efforts(model); len(efforts) > 0 {
+	s.a.mu.Lock()
+	efforts, def := slices.Clone(s.a.catalog.efforts[model]), s.a.catalog.defEffort[model]
+	s.a.mu.Unlock()
+	if len(efforts) > 0 {
 		e := adapters.ConfigOption{ID: adapters.OptionEffort, Name: "Reasoning effort", Category: "thought_level",
 			Value: cmp.Or(effort, def), Choices: efforts}
 		if !e.Accepts(e.Value) {
@@ -133,12 +134,4 @@ func (s *appSession) Surface(context.Context) (adapters.Surface, error) {
 		sur.Options = append(sur.Options, e)
 	}
 	return sur, nil
-}
-
-// efforts returns the reasoning efforts model takes and its default, from
-// the model/list catalog.
-func (a *Adapter) efforts(model string) ([]adapters.Option, string) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return slices.Clone(a.catalog.efforts[model]), a.catalog.defEffort[model]
 }

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/config"
 	"github.com/hubdev/hub/internal/proc"
 )
@@ -34,9 +35,10 @@ const linuxSandboxHelper = "codex-linux-sandbox"
 // ("" when codex's native binary was not found).
 var helperDirs sync.Map
 
-// withSandboxHelper returns env with the helper's directory in front of
-// PATH on Linux; elsewhere, or when codex's binary is not found, env as is.
-func (a *Adapter) withSandboxHelper(env []string) []string {
+// env is codex's environment, on Linux with the helper's directory in
+// front of PATH (unless codex's binary is not found).
+func (a *Adapter) env(opts adapters.SessionOptions) []string {
+	env := adapters.Environ(nil, a.cfg.Env, opts.Env)
 	if runtime.GOOS != "linux" {
 		return env
 	}

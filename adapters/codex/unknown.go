@@ -17,22 +17,16 @@ func (a *Adapter) unknownRecords() *adapters.UnknownRecords {
 // before the slash varies with the client name). "" when absent.
 func userAgentVersion(ua string) string {
 	first, _, _ := strings.Cut(strings.TrimSpace(ua), " ")
-	_, v, ok := strings.Cut(first, "/")
-	if !ok {
-		return ""
-	}
+	_, v, _ := strings.Cut(first, "/") // "" without one
 	return v
 }
 
 // cliVersion is the codex version an app-server session reported, "" until
 // one did.
-func (a *Adapter) cliVersion() string { a.mu.Lock(); defer a.mu.Unlock(); return a.version }
+func (a *Adapter) cliVersion() string { v, _ := a.version.Load().(string); return v }
 
 func (a *Adapter) setCLIVersion(v string) {
-	if v == "" {
-		return
+	if v != "" {
+		a.version.Store(v)
 	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.version = v
 }

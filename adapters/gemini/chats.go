@@ -26,10 +26,10 @@ var ErrChatFile = errors.New("gemini chat file")
 // to if it loaded the session at now; it returns the new path, or "" when
 // no file is in the way.
 func MoveAsideChat(home, sessionID string, now time.Time) (string, error) {
-	short, ok := chatShortID(sessionID)
-	if !ok {
+	if !chatIDStart.MatchString(sessionID) {
 		return "", nil
 	}
+	short := sessionID[:8]
 	stamp := now.UTC().Format("2006-01-02T15-04") // Date.toISOString() minute, ':' -> '-'
 	name := "session-" + stamp + "-" + short + ".jsonl"
 	matches, err := filepath.Glob(filepath.Join(home, ".gemini", "tmp", "*", "chats", name))
@@ -55,15 +55,8 @@ func MoveAsideChat(home, sessionID string, now time.Time) (string, error) {
 	return "", nil
 }
 
-// chatShortID is the id part of gemini's chat file names, when the id is
-// one gemini names files after unchanged.
-func chatShortID(id string) (string, bool) {
-	if !chatIDStart.MatchString(id) {
-		return "", false
-	}
-	return id[:8], true
-}
-
+// chatIDStart is the start of an id gemini names chat files after
+// unchanged: the id part of their names.
 var chatIDStart = regexp.MustCompile(`^[a-zA-Z0-9]{8}`)
 
 // chatSessionID reads the sessionId of a chat file's metadata line.

@@ -70,7 +70,7 @@ func (d *GeminiDecoder) line(l *geminiLine, line []byte) []adapters.Event {
 func (d *GeminiDecoder) toolUse(l *geminiLine) []adapters.Event {
 	title := geminiParam(l.Parameters, "command", "file_path", "absolute_path", "pattern", "query", "url", "dir_path", "path")
 	t := &adapters.ToolCall{ID: l.ToolID, Name: l.ToolName, Title: cmp.Or(title, l.ToolName),
-		Kind: GeminiToolKind(l.ToolName), Status: adapters.StatusInProgress, RawInput: adapters.RawOrNil(l.Parameters)}
+		Kind: cmp.Or(geminiKinds[l.ToolName], adapters.KindOther), Status: adapters.StatusInProgress, RawInput: adapters.RawOrNil(l.Parameters)}
 	if p := geminiParam(l.Parameters, "file_path", "absolute_path", "path", "dir_path"); p != "" {
 		t.Locations = []adapters.Location{{Path: p}}
 	}
@@ -82,15 +82,13 @@ func (d *GeminiDecoder) toolResult(l *geminiLine) []adapters.Event {
 	text := ""
 	if l.Output != nil {
 		text = *l.Output
-		raw, _ := json.Marshal(map[string]string{"output": text})
-		t.RawOutput = raw
+		t.RawOutput, _ = json.Marshal(map[string]string{"output": text})
 	}
 	if l.Status == "error" {
 		t.Status = adapters.StatusFailed
 		if l.Error != nil {
 			text = l.Error.Message
-			raw, _ := json.Marshal(l.Error)
-			t.RawOutput = raw
+			t.RawOutput, _ = json.Marshal(l.Error)
 		}
 	}
 	if text != "" {
@@ -119,11 +117,8 @@ func (d *GeminiDecoder) result(l *geminiLine) []adapters.Event {
 	return append(out, adapters.Event{Type: adapters.EventDone, StopReason: adapters.StopEndTurn})
 }
 
-// GeminiToolKind maps gemini-cli's built-in tool names to ACP tool kinds.
-func GeminiToolKind(name string) adapters.ToolKind {
-	return cmp.Or(geminiKinds[name], adapters.KindOther)
-}
-
+// geminiKinds are the ACP tool kinds of gemini-cli's built-in tools
+// (others are "other").
 var geminiKinds = map[string]adapters.ToolKind{"run_shell_command": adapters.KindExecute,
 	"read_file": adapters.KindRead, "read_many_files": adapters.KindRead,
 	"write_file": adapters.KindEdit, "replace": adapters.KindEdit, "edit": adapters.KindEdit,

@@ -23,14 +23,9 @@ var Doctor = agentspec.Spec{
 
 func geminiAuth(env agentspec.Env, cfgDir, _ string) (agentspec.Auth, []string) {
 	settings := filepath.Join(cfgDir, "settings.json")
-	selected := ""
-	if m := agentspec.ReadJSON(settings); m != nil {
-		if sec, ok := m["security"].(map[string]any); ok {
-			if a, ok := sec["auth"].(map[string]any); ok {
-				selected, _ = a["selectedType"].(string)
-			}
-		}
-	}
+	security, _ := agentspec.ReadJSON(settings)["security"].(map[string]any) // a missing level reads as a nil map
+	auth, _ := security["auth"].(map[string]any)
+	selected, _ := auth["selectedType"].(string)
 	creds := filepath.Join(cfgDir, "oauth_creds.json")
 	oauth := agentspec.FileExists(creds)
 	for _, k := range []string{"GEMINI_API_KEY", "GOOGLE_API_KEY"} {

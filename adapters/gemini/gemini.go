@@ -4,6 +4,7 @@
 package gemini
 
 import (
+	"cmp"
 	"context"
 	"maps"
 	"time"
@@ -56,10 +57,7 @@ func Capabilities() adapters.Capabilities {
 func New(ac config.AgentConfig, version string, log zerolog.Logger) *acpclient.Adapter {
 	argv := ac.ArgvOr(DefaultArgv...)
 	env := merge(DefaultEnv, ac.Env)
-	plainShell := true
-	if v, ok := ac.Options[OptionPlainShell].(bool); ok {
-		plainShell = v
-	}
+	plainShell := ac.Options[OptionPlainShell] != false // only false keeps the pty
 	return acpclient.New(acpclient.Config{
 		Name: Name, Quirks: Quirks, Argv: argv, Env: env, Model: ac.Model, Mode: ac.Mode, Caps: Capabilities(),
 		ClientVersion: version, Logger: log, BeforeLoad: beforeLoad(log, time.Now),
@@ -126,10 +124,7 @@ func plainArgv(argv []string) []string {
 
 // approvalMode maps ACP mode ids to --approval-mode values.
 func approvalMode(mode string) string {
-	if mode == "autoEdit" {
-		return "auto_edit"
-	}
-	return mode
+	return cmp.Or(map[string]string{"autoEdit": "auto_edit"}[mode], mode)
 }
 
 func merge(base, over map[string]string) map[string]string {

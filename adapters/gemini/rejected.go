@@ -78,9 +78,6 @@ func (s rejectSession) Close() error {
 // endBefore sends the failed updates due before ev: every refused call ev
 // is not about. An update that ends a call itself settles it.
 func (r *rejecter) endBefore(ev adapters.Event) {
-	if len(r.tools) == 0 {
-		return
-	}
 	var about string
 	if (ev.Type == adapters.EventToolCall || ev.Type == adapters.EventToolUpdate) && ev.Tool != nil {
 		about = ev.Tool.ID

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 
@@ -70,13 +71,8 @@ func settingsFiles(env map[string]string, cwd string) []string {
 }
 
 func systemConfigDir() string {
-	switch runtime.GOOS {
-	case "darwin":
-		return "/Library/Application Support/GeminiCli"
-	case "windows":
-		return `C:\ProgramData\gemini-cli`
-	}
-	return "/etc/gemini-cli"
+	dirs := map[string]string{"darwin": "/Library/Application Support/GeminiCli", "windows": `C:\ProgramData\gemini-cli`}
+	return cmp.Or(dirs[runtime.GOOS], "/etc/gemini-cli")
 }
 
 // setsInteractiveShell reports whether the settings file at path (JSON
@@ -103,41 +99,20 @@ func setsInteractiveShell(path string) bool {
 // stripJSONComments blanks // and /* */ comments outside strings, as the
 // strip-json-comments package gemini reads its settings with does.
 func stripJSONComments(b []byte) []byte {
-	out := make([]byte, 0, len(b))
-	inString := false
-	for i := 0; i < len(b); i++ {
-		c := b[i]
+	return jsonStringOrComment.ReplaceAllFunc(b, func(m []byte) []byte {
 		switch {
-		case inString:
-			out = append(out, c)
-			if c == '\\' && i+1 < len(b) {
-				i++
-				out = append(out, b[i])
-			} else if c == '"' {
-				inString = false
-			}
-		case c == '"':
-			inString = true
-			out = append(out, c)
-		case c == '/' && i+1 < len(b) && b[i+1] == '/':
-			end := bytes.IndexByte(b[i:], '\n')
-			if end < 0 {
-				return out
-			}
-			i += end - 1 // the newline itself is kept
-		case c == '/' && i+1 < len(b) && b[i+1] == '*':
-			end := bytes.Index(b[i+2:], []byte("*/"))
-			if end < 0 {
-				return out
-			}
-			i += end + 3
-			out = append(out, ' ')
-		default:
-			out = append(out, c)
+		case m[0] == '"':
+			return m
+		case len(m) >= 4 && bytes.HasPrefix(m, []byte("/*")) && bytes.HasSuffix(m, []byte("*/")):
+			return []byte(" ")
 		}
-	}
-	return out
+		return nil // a line comment (its newline is kept) or an unterminated one
+	})
 }
+
+// jsonStringOrComment is a string (its end may be missing), a line
+// comment, a block comment, or an unterminated block comment.
+var jsonStringOrComment = regexp.MustCompile(`"(?:[^"\\]|\\[\s\S])*"?|//[^\n]*|/\*[\s\S]*?\*/|/\*[\s\S]*`)
 
 // envMap reads an exec-style environment; the last assignment wins.
 func envMap(env []string) map[string]string {

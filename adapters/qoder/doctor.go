@@ -35,10 +35,7 @@ func qoderAuth(env agentspec.Env, cfgDir, _ string) (agentspec.Auth, []string) {
 // qodercli run (even --version) leaves machine_id and an empty
 // .credential-transaction there, so neither counts as a login.
 func hasQoderCredential(dir string) bool {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return false
-	}
+	entries, _ := os.ReadDir(dir) // none when dir cannot be read
 	for _, e := range entries {
 		name := e.Name()
 		if !e.Type().IsRegular() || name == "machine_id" || strings.HasPrefix(name, ".") {
