@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/hubdev/hub/acp"
@@ -17,6 +16,7 @@ import (
 	"github.com/hubdev/hub/internal/permission"
 	"github.com/hubdev/hub/internal/proc"
 	"github.com/hubdev/hub/internal/runner"
+	"github.com/hubdev/hub/personas"
 	"github.com/hubdev/hub/skills"
 )
 
@@ -129,17 +129,7 @@ func checkMode(e *env, opts acp.Options) error {
 	if err != nil {
 		return err
 	}
-	var ids []string
-	for _, m := range a.Capabilities().Modes {
-		if m.ID == opts.Mode {
-			return nil
-		}
-		ids = append(ids, m.ID)
-	}
-	if len(ids) == 0 {
-		return fmt.Errorf("--mode %s: %s has no modes", opts.Mode, name)
-	}
-	return fmt.Errorf("--mode %s: %s's modes are %s", opts.Mode, name, strings.Join(ids, ", "))
+	return personas.HasMode(a.Capabilities(), name, opts.Mode)
 }
 
 // fallbacks are the fallback agents config names, per agent.
