@@ -49,7 +49,7 @@ func runAcp(ctx context.Context, e *env, args []string) int {
 		AgentInfo:       schema.Implementation{Name: "hub", Title: "hub", Version: currentBuild().Version},
 		Skills:          skills.Source{TrustProject: e.trustProject},
 		Agents:          e.cfg.ACP.Agents,
-		Fallback:        fallbacks(e.cfg),
+		Fallback:        e.cfg.Fallbacks(),
 		ProviderTimeout: e.cfg.Fallback.ProviderTimeout.Duration,
 		AuthMethods:     func() []schema.AuthMethod { return authMethods(e) },
 		MaxLine:         e.cfg.ACP.MaxMessageMB << 20,
@@ -130,17 +130,6 @@ func checkMode(e *env, opts acp.Options) error {
 		return err
 	}
 	return personas.HasMode(a.Capabilities(), name, opts.Mode)
-}
-
-// fallbacks are the fallback agents config names, per agent.
-func fallbacks(cfg *config.Config) map[string][]string {
-	out := map[string][]string{}
-	for name, ac := range cfg.Agents {
-		if len(ac.Fallback) > 0 {
-			out[name] = ac.Fallback
-		}
-	}
-	return out
 }
 
 // sessionSettings loads the config that applies in an editor session's
