@@ -43,9 +43,9 @@ type Persona struct {
 	Name    string `json:"name,omitempty"`
 	File    string `json:"file"`
 	Backend string `json:"backend,omitempty"`
-	// State is "ready", "untrusted" (a project file 'hub trust' has not
-	// recorded), "cannot run" (its backend or its mode), or "not used" (it
-	// does not parse, or another file has its name).
+	// State is personas.Adapter.Verdict's ("ready", "untrusted", "cannot
+	// run", "not ready"), or "not used" (it does not parse, or another file
+	// has its name).
 	State    string   `json:"state"`
 	Problems []string `json:"problems,omitempty"`
 }

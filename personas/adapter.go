@@ -51,15 +51,29 @@ func (a *Adapter) Capabilities() adapters.Capabilities {
 	return c
 }
 
-// Ready is the persona's trust, then the backend's readiness.
+// Verdict is the persona's state, the one every front end says: "ready";
+// "untrusted" (a project file 'hub trust' has not recorded); "cannot run"
+// as written (on an agent hub does not know, in a mode its agent lacks);
+// or "not ready" (its agent cannot start here). err says why not.
+func (a *Adapter) Verdict() (state string, err error) {
+	switch {
+	case !a.P.Trusted:
+		return "untrusted", fmt.Errorf("%w: %s", ErrUntrusted, a.P.Untrusted)
+	case a.Backend == nil:
+		return "cannot run", a.noBackend()
+	}
+	if _, _, err := a.P.modeOn(a.Backend.Capabilities(), a.Backend.Name()); err != nil {
+		return "cannot run", err
+	}
+	if err := adapters.Ready(a.Backend); err != nil {
+		return "not ready", err
+	}
+	return "ready", nil
+}
+
+// Ready is nil when the persona's verdict is ready.
 func (a *Adapter) Ready() error {
-	if !a.P.Trusted {
-		return fmt.Errorf("%w: %s", ErrUntrusted, a.P.Untrusted)
-	}
-	if err := a.backendReady(); err != nil {
-		return err
-	}
-	_, _, err := a.P.modeOn(a.Backend.Capabilities(), a.Backend.Name())
+	_, err := a.Verdict()
 	return err
 }
 

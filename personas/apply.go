@@ -143,7 +143,21 @@ func (p Persona) modeOn(caps adapters.Capabilities, backend string) (mode, warn 
 	case caps.ModesLater: // its start refuses a mode it lacks
 		mode = m
 	default:
-		err = fmt.Errorf("mode %q: %s's modes are %s (%s): %w", m, backend, modeIDs(caps.Modes), p.File, adapters.ErrUnsupported)
+		err = fmt.Errorf("%w (%s)", HasMode(caps, backend, m), p.File)
 	}
 	return mode, warn, err
+}
+
+// HasMode is nil when agent, with caps, can start in mode m: one of its
+// modes, or any mode of an agent that tells them only at start (which
+// refuses one it lacks).
+func HasMode(caps adapters.Capabilities, agent, m string) error {
+	if caps.ModesLater || slices.ContainsFunc(caps.Modes, func(o adapters.Option) bool { return o.ID == m }) {
+		return nil
+	}
+	var ids []string
+	for _, o := range caps.Modes {
+		ids = append(ids, o.ID)
+	}
+	return fmt.Errorf("mode %q: %s's modes are %s: %w", m, agent, cmp.Or(strings.Join(ids, ", "), "none"), adapters.ErrUnsupported)
 }

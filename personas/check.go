@@ -1,7 +1,6 @@
 package personas
 
 import (
-	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -12,15 +11,13 @@ import (
 
 // Check is what 'hub doctor' says about a persona registered as a: whether
 // it can run (trust, its backend), and the tools and mode its backend
-// does not have. ok is false when it cannot run as written.
+// does not have. ok is false when its Verdict is not ready.
 func Check(a *Adapter) (problems []string, ok bool) {
 	p := a.P
-	ok = true
 	if !p.Trusted {
-		problems, ok = append(problems, p.Untrusted), false
-	}
-	if err := a.backendReady(); err != nil && p.Trusted {
-		problems, ok = append(problems, err.Error()), false
+		problems = append(problems, p.Untrusted)
+	} else if err := a.backendReady(); err != nil {
+		problems = append(problems, err.Error())
 	}
 	for _, t := range append(slices.Clone(p.Tools), p.Disallowed...) {
 		if !knownTool(t) {
@@ -30,12 +27,12 @@ func Check(a *Adapter) (problems []string, ok bool) {
 	if a.Backend != nil {
 		switch _, warn, err := p.modeOn(a.Backend.Capabilities(), a.Backend.Name()); {
 		case err != nil:
-			problems, ok = append(problems, err.Error()), false
+			problems = append(problems, err.Error())
 		case warn != "":
 			problems = append(problems, warn)
 		}
 	}
-	return append(problems, p.Notes...), ok
+	return append(problems, p.Notes...), a.Ready() == nil
 }
 
 func knownTool(t string) bool {
@@ -45,12 +42,4 @@ func knownTool(t string) bool {
 	}
 	// Claude's tools hub has no kind for: kept, never gated by kind.
 	return slices.Contains([]string{"todowrite", "task", "agent", "exitplanmode", "bashoutput", "killshell", "slashcommand"}, strings.SplitN(l, "(", 2)[0])
-}
-
-func modeIDs(opts []adapters.Option) string {
-	var ids []string
-	for _, o := range opts {
-		ids = append(ids, o.ID)
-	}
-	return cmp.Or(strings.Join(ids, ", "), "none")
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/hubdev/hub/acp"
@@ -17,6 +16,7 @@ import (
 	"github.com/hubdev/hub/internal/permission"
 	"github.com/hubdev/hub/internal/proc"
 	"github.com/hubdev/hub/internal/runner"
+	"github.com/hubdev/hub/personas"
 	"github.com/hubdev/hub/skills"
 )
 
@@ -49,7 +49,7 @@ func runAcp(ctx context.Context, e *env, args []string) int {
 		AgentInfo:       schema.Implementation{Name: "hub", Title: "hub", Version: currentBuild().Version},
 		Skills:          skills.Source{TrustProject: e.trustProject},
 		Agents:          e.cfg.ACP.Agents,
-		Fallback:        fallbacks(e.cfg),
+		Fallback:        e.cfg.Fallbacks(),
 		ProviderTimeout: e.cfg.Fallback.ProviderTimeout.Duration,
 		AuthMethods:     func() []schema.AuthMethod { return authMethods(e) },
 		MaxLine:         e.cfg.ACP.MaxMessageMB << 20,
@@ -129,28 +129,7 @@ func checkMode(e *env, opts acp.Options) error {
 	if err != nil {
 		return err
 	}
-	var ids []string
-	for _, m := range a.Capabilities().Modes {
-		if m.ID == opts.Mode {
-			return nil
-		}
-		ids = append(ids, m.ID)
-	}
-	if len(ids) == 0 {
-		return fmt.Errorf("--mode %s: %s has no modes", opts.Mode, name)
-	}
-	return fmt.Errorf("--mode %s: %s's modes are %s", opts.Mode, name, strings.Join(ids, ", "))
-}
-
-// fallbacks are the fallback agents config names, per agent.
-func fallbacks(cfg *config.Config) map[string][]string {
-	out := map[string][]string{}
-	for name, ac := range cfg.Agents {
-		if len(ac.Fallback) > 0 {
-			out[name] = ac.Fallback
-		}
-	}
-	return out
+	return personas.HasMode(a.Capabilities(), name, opts.Mode)
 }
 
 // sessionSettings loads the config that applies in an editor session's

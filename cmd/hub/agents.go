@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/hubdev/hub/adapters"
@@ -32,7 +31,7 @@ type personaRow struct {
 	Mode        string   `json:"mode,omitempty"`
 	Model       string   `json:"model,omitempty"`
 	Tools       []string `json:"tools,omitempty"`
-	// State is "ready", "untrusted" or "not ready"; Reason says why not.
+	// State is personas.Adapter.Verdict's; Reason says why not.
 	State  string `json:"state"`
 	Reason string `json:"reason,omitempty"`
 }
@@ -42,13 +41,14 @@ func personaOf(a adapters.Adapter) *personaRow {
 	if !ok {
 		return nil
 	}
+	state, err := p.Verdict()
 	row := &personaRow{Description: p.P.Description, Backend: p.BackendName(), File: p.P.File, Source: p.P.Source,
-		Mode: p.P.Mode, Model: p.P.Model, Tools: p.P.Tools, State: "ready"}
-	if err := p.Ready(); err != nil {
-		row.State, row.Reason = "not ready", err.Error()
-		if errors.Is(err, personas.ErrUntrusted) {
-			row.State, row.Reason = "untrusted", p.P.Untrusted
-		}
+		Mode: p.P.Mode, Model: p.P.Model, Tools: p.P.Tools, State: state}
+	switch {
+	case state == "untrusted":
+		row.Reason = p.P.Untrusted
+	case err != nil:
+		row.Reason = err.Error()
 	}
 	return row
 }

@@ -20,14 +20,8 @@ func personaChecks(e *env) []detect.Persona {
 		if !ok {
 			continue
 		}
-		problems, runs := personas.Check(p)
-		state := "ready"
-		switch {
-		case !p.P.Trusted:
-			state = "untrusted"
-		case !runs:
-			state = "cannot run"
-		}
+		problems, _ := personas.Check(p)
+		state, _ := p.Verdict()
 		out = append(out, detect.Persona{Name: n, File: p.P.File, Backend: p.BackendName(), State: state, Problems: problems})
 	}
 	for _, w := range warns {

@@ -356,6 +356,18 @@ func TestAcp_ModeMustBeTheAgentsOwn(t *testing.T) {
 	}
 }
 
+// An ACP agent tells its modes only when a session starts: hub acp --mode
+// takes any mode for it (its start refuses one it lacks), as a persona's
+// mode on it is taken, rather than refusing every mode.
+func TestAcp_ModeOfAnAgentThatTellsThemAtStart(t *testing.T) {
+	root := isolate(t)
+	addUserConfig(t, root, "[agents.later]\ncommand = [\"no-such-agent-binary\"]\n")
+	code, _, errOut := hub(t, strings.NewReader(""), "acp", "--agent", "later", "--mode", "architect")
+	if code != exitOK {
+		t.Fatalf("exit %d, want %d; stderr:\n%s", code, exitOK, errOut)
+	}
+}
+
 // readPrompt is what hub run ends up with: the argument, or stdin.
 func readPrompt(args []string, stdin io.Reader) (string, error) {
 	p, fromStdin, err := promptArgs(args, stdin)

@@ -37,7 +37,7 @@ the root session.
 func init() { commands["mcp"] = command{run: runMCP, help: mcpHelp} }
 
 func runMCP(ctx context.Context, e *env, args []string) int {
-	o := delegation.Options{Registry: e.registry, Rules: e.cfg.Permissions, Log: e.log, Hooks: e.hooks, Fallback: fallbacks(e.cfg),
+	o := delegation.Options{Registry: e.registry, Rules: e.cfg.Permissions, Log: e.log, Hooks: e.hooks, Fallback: e.cfg.Fallbacks(),
 		ProviderTimeout: e.cfg.Fallback.ProviderTimeout.Duration, AuditDir: e.cfg.AuditDir()}
 	fs := newFlagSet("mcp", e.stderr)
 	fs.StringVar((*string)(&o.Approve), "approve", "read-only", "answer the delegates' permission requests: all|read-only|none")

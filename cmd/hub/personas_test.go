@@ -267,6 +267,56 @@ func TestDoctor_JSONChecksPersonas(t *testing.T) {
 	}
 }
 
+// hub agents and hub doctor give every persona the same state: ready,
+// untrusted, cannot run (an agent hub does not know, a mode its agent
+// lacks) or not ready (its agent is not installed here).
+func TestPersonaState_AgentsAndDoctorAgree(t *testing.T) {
+	root := isolate(t)
+	addUserConfig(t, root, "[providers.mock]\nbase_url = \"http://127.0.0.1:1\"\nmodel = \"m\"\n")
+	agents := filepath.Join(root, "xdg_config_home", "hub", "agents")
+	persona := func(name, agent, mode string) {
+		writeFile(t, filepath.Join(agents, name+".md"), "---\nname: "+name+"\ndescription: d\nagent: "+agent+"\nmode: "+mode+"\n---\nx\n")
+	}
+	persona("reviewer", "mock", "default")
+	persona("ghost", "nowhere", "default")
+	persona("turbo", "mock", "turbo")
+	persona("absent", "claude", "default") // PATH holds no claude
+	chdir(t, projectWithPersona(t, root, "repo", "helper"))
+	want := map[string]string{"reviewer": "ready", "ghost": "cannot run", "turbo": "cannot run", "absent": "not ready", "helper": "untrusted"}
+
+	got := map[string][2]string{}
+	_, out, _ := hub(t, nil, "agents", "--json")
+	var rows []struct {
+		Name    string
+		Persona *struct{ State string }
+	}
+	if err := json.Unmarshal([]byte(out), &rows); err != nil {
+		t.Fatalf("hub agents: %v\n%s", err, out)
+	}
+	for _, r := range rows {
+		if r.Persona != nil {
+			got[r.Name] = [2]string{r.Persona.State}
+		}
+	}
+	_, out, _ = hub(t, nil, "doctor", "--json", "--timeout", "3s")
+	var r struct {
+		Personas []struct{ Name, State string }
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("hub doctor: %v\n%s", err, out)
+	}
+	for _, p := range r.Personas {
+		if p.Name != "" {
+			got[p.Name] = [2]string{got[p.Name][0], p.State}
+		}
+	}
+	for name, state := range want {
+		if g := got[name]; g != [2]string{state, state} {
+			t.Errorf("%s: hub agents says %q, hub doctor %q; want %q", name, g[0], g[1], state)
+		}
+	}
+}
+
 // hub doctor --agent PERSONA is that persona's check as the full report
 // tells it, in text and in JSON, and exits 1 when it cannot run.
 func TestDoctor_AgentPersonaIsItsCheck(t *testing.T) {

@@ -170,6 +170,15 @@ func (c *Config) AuditDir() string {
 	return TranscriptDir()
 }
 
+// Fallbacks are each agent's fallback list, as hub acp and hub mcp take them.
+func (c *Config) Fallbacks() map[string][]string {
+	out := map[string][]string{}
+	for name, ac := range c.Agents {
+		out[name] = ac.Fallback
+	}
+	return out
+}
+
 // Duration is a TOML string such as "90s" or "30m".
 type Duration struct {
 	time.Duration
