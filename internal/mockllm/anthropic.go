@@ -29,7 +29,7 @@ type AnthropicTurn struct {
 
 // AnthropicRequest is one request the server received.
 type AnthropicRequest struct {
-	Request
+	Body     []byte           `json:"-"` // as sent
 	Beta     bool             // ?beta=true was set
 	Model    string           `json:"model"`
 	Stream   bool             `json:"stream"`
@@ -63,7 +63,8 @@ func NewAnthropicServer(turns ...AnthropicTurn) *AnthropicServer {
 }
 
 func (s *AnthropicServer) messages(w http.ResponseWriter, r *http.Request) {
-	req := receive[AnthropicRequest](r)
+	var req AnthropicRequest
+	req.Body = read(r, &req)
 	req.Beta = r.URL.Query().Get("beta") == "true"
 	t, idx, ok := s.take(req, true)
 	if !ok {

@@ -31,7 +31,7 @@ type GeminiTurn struct {
 
 // GeminiRequest is one request the server received.
 type GeminiRequest struct {
-	Request
+	Body     []byte           `json:"-"` // as sent
 	Model    string           `json:"-"`
 	Method   string           `json:"-"` // "streamGenerateContent", "generateContent", "countTokens"
 	Contents []map[string]any `json:"contents"`
@@ -71,7 +71,8 @@ func (r GeminiRequest) scripted() bool {
 }
 
 func (s *GeminiServer) handle(w http.ResponseWriter, r *http.Request) {
-	req := receive[GeminiRequest](r)
+	var req GeminiRequest
+	req.Body = read(r, &req)
 	if i := strings.LastIndex(r.URL.Path, ":"); i >= 0 {
 		req.Method = r.URL.Path[i+1:]
 		req.Model = r.URL.Path[strings.LastIndex(r.URL.Path[:i], "/")+1 : i]
@@ -115,7 +116,7 @@ func (s *GeminiServer) answer(w http.ResponseWriter, r *http.Request, req Gemini
 		fmt.Fprintf(w, "data: %s\r\n\r\n", b)
 		flush(w)
 		if t.Hang {
-			s.hang(r)
+			<-r.Context().Done()
 			return
 		}
 	}

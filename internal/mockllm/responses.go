@@ -47,7 +47,7 @@ type ResponsesTurn struct {
 
 // ResponsesRequest is one request the server received.
 type ResponsesRequest struct {
-	Request
+	Body         []byte           `json:"-"` // as sent
 	Model        string           `json:"model"`
 	Instructions string           `json:"instructions"`
 	Input        []map[string]any `json:"input"`
@@ -93,7 +93,8 @@ stream_max_retries = 0
 }
 
 func (s *ResponsesServer) responses(w http.ResponseWriter, r *http.Request) {
-	req := receive[ResponsesRequest](r)
+	var req ResponsesRequest
+	req.Body = read(r, &req)
 	t, idx, ok := s.take(req, true)
 	if !ok {
 		responsesError(w, http.StatusInternalServerError, "", "mockllm: no scripted turn left")
