@@ -68,27 +68,24 @@ func (s *AnthropicServer) messages(w http.ResponseWriter, r *http.Request) {
 	req.Beta = r.URL.Query().Get("beta") == "true"
 	t, idx, ok := s.take(req, true)
 	if !ok {
-		anthropicError(w, 400, "invalid_request_error", "mockllm: script exhausted")
-		return
+		t = AnthropicTurn{Status: http.StatusBadRequest, ErrorMsg: "mockllm: script exhausted"}
 	}
-	if t.Status != 0 {
-		anthropicError(w, t.Status, cmp.Or(t.ErrorType, "invalid_request_error"), cmp.Or(t.ErrorMsg, "mock: forced error"))
-		return
-	}
-	var msg string
-	if t.ToolUses, msg, ok = resolveCalls(t.ToolUses, func(c *AnthropicToolUse) *string { return &c.Name }, req.Tools); !ok {
-		anthropicError(w, 400, "invalid_request_error", msg)
-		return
-	}
-	if !req.Stream {
+	uses, msg, offered := resolveCalls(t.ToolUses, func(c *AnthropicToolUse) *string { return &c.Name }, req.Tools)
+	t.ToolUses = uses
+	switch {
+	case t.Status != 0:
+		anthropicError(w, t.Status, t.ErrorType, cmp.Or(t.ErrorMsg, "mock: forced error"))
+	case !offered:
+		anthropicError(w, http.StatusBadRequest, "", msg)
+	case req.Stream:
+		anthropicStream(w, t, idx, req.Model)
+	default:
 		writeJSON(w, http.StatusOK, anthropicMessage(t, idx, req.Model, true))
-		return
 	}
-	anthropicStream(w, t, idx, req.Model)
 }
 
 func anthropicError(w http.ResponseWriter, status int, typ, msg string) {
-	writeJSON(w, status, map[string]any{"type": "error", "error": map[string]any{"type": typ, "message": msg}})
+	writeJSON(w, status, map[string]any{"type": "error", "error": map[string]any{"type": cmp.Or(typ, "invalid_request_error"), "message": msg}})
 }
 
 func anthropicStop(t AnthropicTurn) string {
