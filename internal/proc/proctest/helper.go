@@ -1,9 +1,10 @@
+// Package proctest makes fake programs for tests on every OS: the test binary
+// re-executed runs a Go function instead of its tests, so no test needs sh,
+// cat or python3 (Windows has none of them). A package's TestMain calls
+// Main; a test puts Command, ShellCommand or Install where the fake program
+// goes. WaitGone waits for a process to end by event (a pidfd, a process
+// handle), never by polling with sleeps.
 package proctest
-
-// Fake programs for tests on every OS: the test binary re-executed runs a
-// Go function instead of its tests, so no test needs sh, cat or python3
-// (Windows has none of them). A package's TestMain calls Main; a test puts
-// Command, ShellCommand or Install where the fake program goes.
 
 import (
 	"encoding/base64"

@@ -1,7 +1,5 @@
 //go:build linux
 
-// Package proctest waits for processes in tests by event (a pidfd becomes
-// readable when its process exits), never by polling with sleeps.
 package proctest
 
 import (
