@@ -152,10 +152,13 @@ func (s *OpenAIServer) stream(w http.ResponseWriter, r *http.Request, t OpenAITu
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	id := "chatcmpl-mock-" + strconv.Itoa(idx)
+	chunk := func(v map[string]any) {
+		v["id"], v["object"] = id, "chat.completion.chunk"
+		b, _ := json.Marshal(v)
+		_, _ = fmt.Fprintf(w, "data: %s\n\n", b)
+	}
 	send := func(delta map[string]any, finish any) {
-		chunk := map[string]any{"id": id, "object": "chat.completion.chunk", "model": "mock-model",
-			"choices": []map[string]any{{"index": 0, "delta": delta, "finish_reason": finish}}}
-		writeEvent(w, chunk)
+		chunk(map[string]any{"model": "mock-model", "choices": []map[string]any{{"index": 0, "delta": delta, "finish_reason": finish}}})
 	}
 	send(map[string]any{"role": "assistant", "content": ""}, nil)
 	for _, part := range split(t.Reasoning, t.ChunkSize) {
@@ -182,7 +185,7 @@ func (s *OpenAIServer) stream(w http.ResponseWriter, r *http.Request, t OpenAITu
 	}
 	send(map[string]any{}, finishReason(t))
 	if usage {
-		writeEvent(w, map[string]any{"id": id, "object": "chat.completion.chunk", "choices": []any{}, "usage": usageOf(t)})
+		chunk(map[string]any{"choices": []any{}, "usage": usageOf(t)})
 	}
 	_, _ = io.WriteString(w, "data: [DONE]\n\n")
 	flush(w)
@@ -248,11 +251,6 @@ func split(s string, n int) []string {
 		out, s = append(out, s[:cut]), s[cut:]
 	}
 	return out
-}
-
-func writeEvent(w io.Writer, v any) {
-	b, _ := json.Marshal(v)
-	_, _ = fmt.Fprintf(w, "data: %s\n\n", b)
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
