@@ -29,7 +29,7 @@ type AnthropicTurn struct {
 
 // AnthropicRequest is one request the server received.
 type AnthropicRequest struct {
-	Request
+	Body     []byte           `json:"-"` // as sent
 	Beta     bool             // ?beta=true was set
 	Model    string           `json:"model"`
 	Stream   bool             `json:"stream"`
@@ -63,64 +63,59 @@ func NewAnthropicServer(turns ...AnthropicTurn) *AnthropicServer {
 }
 
 func (s *AnthropicServer) messages(w http.ResponseWriter, r *http.Request) {
-	req := receive[AnthropicRequest](r)
+	var req AnthropicRequest
+	req.Body = read(r, &req)
 	req.Beta = r.URL.Query().Get("beta") == "true"
 	t, idx, ok := s.take(req, true)
 	if !ok {
-		anthropicError(w, 400, "invalid_request_error", "mockllm: script exhausted")
-		return
+		t = AnthropicTurn{Status: http.StatusBadRequest, ErrorMsg: "mockllm: script exhausted"}
 	}
-	if t.Status != 0 {
-		anthropicError(w, t.Status, cmp.Or(t.ErrorType, "invalid_request_error"), cmp.Or(t.ErrorMsg, "mock: forced error"))
-		return
+	uses, msg, offered := resolveCalls(t.ToolUses, func(c *AnthropicToolUse) *string { return &c.Name }, req.Tools)
+	t.ToolUses = uses
+	switch {
+	case t.Status != 0:
+		anthropicError(w, t.Status, t.ErrorType, cmp.Or(t.ErrorMsg, "mock: forced error"))
+	case !offered:
+		anthropicError(w, http.StatusBadRequest, "", msg)
+	case req.Stream:
+		anthropicStream(w, t, idx, req.Model)
+	default:
+		writeJSON(w, http.StatusOK, anthropicMessage(t, idx, req.Model))
 	}
-	var msg string
-	if t.ToolUses, msg, ok = resolveCalls(t.ToolUses, func(c *AnthropicToolUse) *string { return &c.Name }, req.Tools); !ok {
-		anthropicError(w, 400, "invalid_request_error", msg)
-		return
-	}
-	if !req.Stream {
-		writeJSON(w, http.StatusOK, anthropicMessage(t, idx, req.Model, true))
-		return
-	}
-	anthropicStream(w, t, idx, req.Model)
 }
 
 func anthropicError(w http.ResponseWriter, status int, typ, msg string) {
-	writeJSON(w, status, map[string]any{"type": "error", "error": map[string]any{"type": typ, "message": msg}})
+	writeJSON(w, status, map[string]any{"type": "error", "error": map[string]any{"type": cmp.Or(typ, "invalid_request_error"), "message": msg}})
 }
 
 func anthropicStop(t AnthropicTurn) string {
 	return stopOr(t.StopReason, len(t.ToolUses) > 0, "tool_use", "end_turn")
 }
 
-// anthropicMessage is the whole (non-streamed) message for a turn; with
-// full=false the content is empty, as in message_start.
-func anthropicMessage(t AnthropicTurn, idx int, model string, full bool) map[string]any {
+// anthropicMessage is the whole (non-streamed) message for a turn.
+func anthropicMessage(t AnthropicTurn, idx int, model string) map[string]any {
 	content := []any{}
-	var stop any
-	if full {
-		stop = anthropicStop(t)
-		if t.Thinking != "" {
-			content = append(content, map[string]any{"type": "thinking", "thinking": t.Thinking, "signature": "c2lnbmF0dXJl"})
-		}
-		if t.Text != "" {
-			content = append(content, map[string]any{"type": "text", "text": t.Text})
-		}
-		for i, tu := range t.ToolUses {
-			content = append(content, map[string]any{"type": "tool_use", "id": callID(tu.ID, "toolu_mock", idx, i),
-				"name": tu.Name, "input": json.RawMessage(cmp.Or(tu.Input, "{}"))})
-		}
+	if t.Thinking != "" {
+		content = append(content, map[string]any{"type": "thinking", "thinking": t.Thinking, "signature": "c2lnbmF0dXJl"})
+	}
+	if t.Text != "" {
+		content = append(content, map[string]any{"type": "text", "text": t.Text})
+	}
+	for i, tu := range t.ToolUses {
+		content = append(content, map[string]any{"type": "tool_use", "id": callID(tu.ID, "toolu_mock", idx, i),
+			"name": tu.Name, "input": json.RawMessage(cmp.Or(tu.Input, "{}"))})
 	}
 	return map[string]any{"id": fmt.Sprintf("msg_mock_%d", idx), "type": "message", "role": "assistant",
-		"model": cmp.Or(model, "claude-mock"), "content": content, "stop_reason": stop, "stop_sequence": nil,
+		"model": cmp.Or(model, "claude-mock"), "content": content, "stop_reason": anthropicStop(t), "stop_sequence": nil,
 		"usage": map[string]any{"input_tokens": 42, "output_tokens": 1, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}}
 }
 
 func anthropicStream(w http.ResponseWriter, t AnthropicTurn, idx int, model string) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
-	namedEvent(w, "message_start", map[string]any{"message": anthropicMessage(t, idx, model, false)})
+	start := anthropicMessage(AnthropicTurn{}, idx, model) // no content yet
+	start["stop_reason"] = nil
+	namedEvent(w, "message_start", map[string]any{"message": start})
 	block := 0
 	// send streams one content block: its start, text as deltas of type typ
 	// (the text in field), then the deltas in more, and its stop.

@@ -31,7 +31,7 @@ type GeminiTurn struct {
 
 // GeminiRequest is one request the server received.
 type GeminiRequest struct {
-	Request
+	Body     []byte           `json:"-"` // as sent
 	Model    string           `json:"-"`
 	Method   string           `json:"-"` // "streamGenerateContent", "generateContent", "countTokens"
 	Contents []map[string]any `json:"contents"`
@@ -71,51 +71,41 @@ func (r GeminiRequest) scripted() bool {
 }
 
 func (s *GeminiServer) handle(w http.ResponseWriter, r *http.Request) {
-	req := receive[GeminiRequest](r)
+	var req GeminiRequest
+	req.Body = read(r, &req)
 	if i := strings.LastIndex(r.URL.Path, ":"); i >= 0 {
 		req.Method = r.URL.Path[i+1:]
 		req.Model = r.URL.Path[strings.LastIndex(r.URL.Path[:i], "/")+1 : i]
 	}
-	t, _, ok := s.take(req, req.scripted())
+	scripted := req.scripted()
+	t, _, ok := s.take(req, scripted)
 	switch {
-	case req.scripted():
-		s.answer(w, r, req, t, ok)
 	case req.Method == "countTokens":
 		writeJSON(w, http.StatusOK, map[string]any{"totalTokens": 10})
+	case !scripted && req.Method == "generateContent":
+		writeJSON(w, http.StatusOK, geminiResponse([]map[string]any{{"text": `{"complexity_reasoning":"mock","complexity_score":10}`}}, true))
+	case !scripted:
+		geminiError(w, http.StatusNotFound, "mockllm: unknown path "+r.URL.Path, "NOT_FOUND")
+	case !ok:
+		geminiError(w, http.StatusInternalServerError, "mockllm: script exhausted", "INTERNAL")
+	case t.Status != 0:
+		geminiError(w, t.Status, "mockllm: forced error", "INVALID_ARGUMENT")
 	case req.Method == "generateContent":
-		writeJSON(w, http.StatusOK, geminiResponse([]map[string]any{{"text": `{"complexity_reasoning":"mock","complexity_score":10}`}}, "STOP", true))
+		writeJSON(w, http.StatusOK, geminiResponse(slices.Concat(geminiChunks(t)...), true))
 	default:
-		writeJSON(w, http.StatusNotFound, geminiErrBody(404, "mockllm: unknown path "+r.URL.Path, "NOT_FOUND"))
+		geminiStream(w, r, t)
 	}
 }
 
-func (s *GeminiServer) answer(w http.ResponseWriter, r *http.Request, req GeminiRequest, t GeminiTurn, ok bool) {
-	if !ok {
-		writeJSON(w, http.StatusInternalServerError, geminiErrBody(500, "mockllm: script exhausted", "INTERNAL"))
-		return
-	}
-	if t.Status != 0 {
-		writeJSON(w, t.Status, geminiErrBody(t.Status, "mockllm: forced error", "INVALID_ARGUMENT"))
-		return
-	}
-	chunks := geminiChunks(t)
-	if req.Method == "generateContent" {
-		writeJSON(w, http.StatusOK, geminiResponse(slices.Concat(chunks...), "STOP", true))
-		return
-	}
+func geminiStream(w http.ResponseWriter, r *http.Request, t GeminiTurn) {
 	w.Header().Set("Content-Type", "text/event-stream")
-	w.WriteHeader(http.StatusOK)
+	chunks := geminiChunks(t)
 	for i, parts := range chunks {
-		last := i == len(chunks)-1
-		finish := ""
-		if last && !t.Hang {
-			finish = "STOP"
-		}
-		b, _ := json.Marshal(geminiResponse(parts, finish, last && !t.Hang))
+		b, _ := json.Marshal(geminiResponse(parts, i == len(chunks)-1 && !t.Hang))
 		fmt.Fprintf(w, "data: %s\r\n\r\n", b)
 		flush(w)
 		if t.Hang {
-			s.hang(r)
+			<-r.Context().Done()
 			return
 		}
 	}
@@ -144,18 +134,18 @@ func geminiChunks(t GeminiTurn) [][]map[string]any {
 	return chunks
 }
 
-func geminiResponse(parts []map[string]any, finish string, usage bool) map[string]any {
+// geminiResponse is one response of parts; the final one carries the
+// finish reason and the usage.
+func geminiResponse(parts []map[string]any, final bool) map[string]any {
 	cand := map[string]any{"content": map[string]any{"role": "model", "parts": parts}, "index": 0}
-	if finish != "" {
-		cand["finishReason"] = finish
-	}
 	resp := map[string]any{"candidates": []any{cand}, "modelVersion": "mock"}
-	if usage {
+	if final {
+		cand["finishReason"] = "STOP"
 		resp["usageMetadata"] = map[string]any{"promptTokenCount": 42, "candidatesTokenCount": 17, "totalTokenCount": 59}
 	}
 	return resp
 }
 
-func geminiErrBody(code int, msg, status string) map[string]any {
-	return map[string]any{"error": map[string]any{"code": code, "message": msg, "status": status}}
+func geminiError(w http.ResponseWriter, code int, msg, status string) {
+	writeJSON(w, code, map[string]any{"error": map[string]any{"code": code, "message": msg, "status": status}})
 }

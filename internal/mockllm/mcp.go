@@ -1,6 +1,7 @@
 package mockllm
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -54,12 +55,9 @@ func resolveCalls[C any](calls []C, name func(*C) *string, tools []map[string]an
 func toolNames(tools []map[string]any) []string {
 	var out []string
 	for _, t := range tools {
-		if n, ok := t["name"].(string); ok {
+		f, _ := t["function"].(map[string]any)
+		if n, ok := cmp.Or(t["name"], f["name"]).(string); ok {
 			out = append(out, n)
-		} else if f, ok := t["function"].(map[string]any); ok {
-			if n, ok := f["name"].(string); ok {
-				out = append(out, n)
-			}
 		}
 	}
 	return out

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 )
@@ -60,7 +61,7 @@ type OpenAITurn struct {
 
 // OpenAIRequest is one request the server received.
 type OpenAIRequest struct {
-	Request
+	Body          []byte `json:"-"` // as sent
 	Model         string `json:"model"`
 	Stream        bool   `json:"stream"`
 	StreamOptions struct {
@@ -76,7 +77,7 @@ type OpenAIServer struct {
 	URL string
 
 	script[OpenAITurn, OpenAIRequest]
-	rejectStream bool
+	rejectStream atomic.Bool
 	hanging      chan struct{}
 	hangOnce     sync.Once
 }
@@ -102,11 +103,7 @@ func (s *OpenAIServer) Hanging() <-chan struct{} { return s.hanging }
 
 // SetRejectStream makes every stream:true request fail with 400, as some
 // servers do, without consuming a turn.
-func (s *OpenAIServer) SetRejectStream(reject bool) {
-	s.mu.Lock()
-	s.rejectStream = reject
-	s.mu.Unlock()
-}
+func (s *OpenAIServer) SetRejectStream(reject bool) { s.rejectStream.Store(reject) }
 
 func listModels(w http.ResponseWriter, _ *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"object": "list",
@@ -114,9 +111,19 @@ func listModels(w http.ResponseWriter, _ *http.Request) {
 }
 
 func (s *OpenAIServer) chat(w http.ResponseWriter, r *http.Request) {
-	req := receive[OpenAIRequest](r)
-	turn, idx := s.turnFor(req)
-	if !s.wait(r, turn.Delay) {
+	var req OpenAIRequest
+	req.Body = read(r, &req)
+	reject := req.Stream && s.rejectStream.Load()
+	turn, idx, ok := s.take(req, !reject)
+	switch { // a rejection consumes no turn
+	case reject:
+		turn = OpenAITurn{Status: http.StatusBadRequest, ErrorBody: "stream is not supported"}
+	case !ok:
+		turn = OpenAITurn{Status: http.StatusInternalServerError, ErrorBody: "mockllm: script exhausted"}
+	}
+	select {
+	case <-time.After(turn.Delay):
+	case <-r.Context().Done():
 		return
 	}
 	calls, msg, offered := resolveCalls(turn.ToolCalls, func(c *OpenAIToolCall) *string { return &c.Name }, req.Tools)
@@ -141,31 +148,17 @@ func (s *OpenAIServer) chat(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// turnFor records req and returns the next turn (from the first again
-// when looping); a stream rejection and the end of the script answer as
-// turns with a Status, and the rejection consumes none.
-func (s *OpenAIServer) turnFor(req OpenAIRequest) (OpenAITurn, int) {
-	s.mu.Lock()
-	reject := req.Stream && s.rejectStream
-	s.mu.Unlock()
-	t, idx, ok := s.take(req, !reject)
-	switch {
-	case reject:
-		return OpenAITurn{Status: http.StatusBadRequest, ErrorBody: "stream is not supported"}, idx
-	case !ok:
-		return OpenAITurn{Status: http.StatusInternalServerError, ErrorBody: "mockllm: script exhausted"}, idx
-	}
-	return t, idx
-}
-
 func (s *OpenAIServer) stream(w http.ResponseWriter, r *http.Request, t OpenAITurn, idx int, usage bool) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	id := "chatcmpl-mock-" + strconv.Itoa(idx)
+	chunk := func(v map[string]any) {
+		v["id"], v["object"] = id, "chat.completion.chunk"
+		b, _ := json.Marshal(v)
+		_, _ = fmt.Fprintf(w, "data: %s\n\n", b)
+	}
 	send := func(delta map[string]any, finish any) {
-		chunk := map[string]any{"id": id, "object": "chat.completion.chunk", "model": "mock-model",
-			"choices": []map[string]any{{"index": 0, "delta": delta, "finish_reason": finish}}}
-		writeEvent(w, chunk)
+		chunk(map[string]any{"model": "mock-model", "choices": []map[string]any{{"index": 0, "delta": delta, "finish_reason": finish}}})
 	}
 	send(map[string]any{"role": "assistant", "content": ""}, nil)
 	for _, part := range split(t.Reasoning, t.ChunkSize) {
@@ -177,7 +170,7 @@ func (s *OpenAIServer) stream(w http.ResponseWriter, r *http.Request, t OpenAITu
 	if t.Hang {
 		flush(w)
 		s.hangOnce.Do(func() { close(s.hanging) })
-		s.hang(r)
+		<-r.Context().Done()
 		return
 	}
 	for i, tc := range t.ToolCalls {
@@ -192,7 +185,7 @@ func (s *OpenAIServer) stream(w http.ResponseWriter, r *http.Request, t OpenAITu
 	}
 	send(map[string]any{}, finishReason(t))
 	if usage {
-		writeEvent(w, map[string]any{"id": id, "object": "chat.completion.chunk", "choices": []any{}, "usage": usageOf(t)})
+		chunk(map[string]any{"choices": []any{}, "usage": usageOf(t)})
 	}
 	_, _ = io.WriteString(w, "data: [DONE]\n\n")
 	flush(w)
@@ -230,7 +223,7 @@ func finishReason(t OpenAITurn) string {
 // else end.
 func stopOr(set string, tools bool, onTools, end string) string {
 	if tools {
-		return cmp.Or(set, onTools)
+		end = onTools
 	}
 	return cmp.Or(set, end)
 }
@@ -260,11 +253,6 @@ func split(s string, n int) []string {
 	return out
 }
 
-func writeEvent(w io.Writer, v any) {
-	b, _ := json.Marshal(v)
-	_, _ = fmt.Fprintf(w, "data: %s\n\n", b)
-}
-
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
@@ -275,26 +263,16 @@ func errBody(msg string) map[string]any {
 	return map[string]any{"error": map[string]any{"message": msg, "type": "mockllm_error"}}
 }
 
-func flush(w http.ResponseWriter) {
-	if f, ok := w.(http.Flusher); ok {
-		f.Flush()
-	}
-}
+func flush(w http.ResponseWriter) { _ = http.NewResponseController(w).Flush() }
 
 // resetConn drops the TCP connection with an RST so the client sees a
 // connection reset rather than a clean EOF.
 func resetConn(w http.ResponseWriter) {
-	hj, ok := w.(http.Hijacker)
-	if !ok {
+	conn, _, err := http.NewResponseController(w).Hijack()
+	if err != nil {
 		panic(http.ErrAbortHandler)
 	}
-	conn, _, err := hj.Hijack()
-	if err != nil {
-		return
-	}
-	if tc, ok := conn.(*net.TCPConn); ok {
-		_ = tc.SetLinger(0)
-	}
+	_ = conn.(*net.TCPConn).SetLinger(0)
 	_ = conn.Close()
 }
 

@@ -47,7 +47,7 @@ type ResponsesTurn struct {
 
 // ResponsesRequest is one request the server received.
 type ResponsesRequest struct {
-	Request
+	Body         []byte           `json:"-"` // as sent
 	Model        string           `json:"model"`
 	Instructions string           `json:"instructions"`
 	Input        []map[string]any `json:"input"`
@@ -93,45 +93,61 @@ stream_max_retries = 0
 }
 
 func (s *ResponsesServer) responses(w http.ResponseWriter, r *http.Request) {
-	req := receive[ResponsesRequest](r)
+	var req ResponsesRequest
+	req.Body = read(r, &req)
 	t, idx, ok := s.take(req, true)
-	if !ok {
+	calls, msg, offered := resolveCalls(t.ToolCalls, func(c *ResponsesToolCall) *string { return &c.Name }, req.Tools)
+	t.ToolCalls = calls
+	switch {
+	case !ok:
 		responsesError(w, http.StatusInternalServerError, "", "mockllm: no scripted turn left")
-		return
-	}
-	if t.Status != 0 {
+	case t.Status != 0:
 		if t.RetryAfter != "" {
 			w.Header().Set("Retry-After", t.RetryAfter)
 		}
 		responsesError(w, t.Status, t.ErrorBody, fmt.Sprintf("mockllm: scripted status %d", t.Status))
-		return
-	}
-	var msg string
-	if t.ToolCalls, msg, ok = resolveCalls(t.ToolCalls, func(c *ResponsesToolCall) *string { return &c.Name }, req.Tools); !ok {
+	case !offered:
 		responsesError(w, http.StatusBadRequest, "", msg)
-		return
+	default:
+		responsesStream(w, t, idx)
 	}
-	responsesStream(w, t, idx)
 }
 
 func responsesStream(w http.ResponseWriter, t ResponsesTurn, idx int) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
-	w.WriteHeader(http.StatusOK)
 	respID := fmt.Sprintf("resp_%d", idx)
 	namedEvent(w, "response.created", map[string]any{"response": map[string]any{"id": respID}})
 	out := 0
-	if t.Reasoning != "" {
-		responsesReasoning(w, t, idx, out)
+	// item streams one output item: added, text as deltas (events typ, at
+	// index key 0 of the item), done.
+	item := func(added, done map[string]any, typ, key, text string) {
+		namedEvent(w, "response.output_item.added", map[string]any{"output_index": out, "item": added})
+		if added["type"] == "reasoning" { // its text streams into its one summary part
+			namedEvent(w, "response.reasoning_summary_part.added", map[string]any{"item_id": added["id"],
+				"output_index": out, "summary_index": 0, "part": map[string]any{"type": "summary_text", "text": ""}})
+		}
+		for _, d := range split(text, t.ChunkSize) {
+			namedEvent(w, typ, map[string]any{"item_id": added["id"], "output_index": out, key: 0, "delta": d})
+		}
+		namedEvent(w, "response.output_item.done", map[string]any{"output_index": out, "item": done})
 		out++
+	}
+	if t.Reasoning != "" {
+		id := fmt.Sprintf("rs_%d", idx)
+		item(map[string]any{"type": "reasoning", "id": id, "summary": []any{}},
+			map[string]any{"type": "reasoning", "id": id, "summary": []any{map[string]any{"type": "summary_text", "text": t.Reasoning}}},
+			"response.reasoning_summary_text.delta", "summary_index", t.Reasoning)
 	}
 	if t.Text != "" {
-		responsesMessage(w, t, idx, out)
-		out++
+		id := fmt.Sprintf("msg_%d", idx)
+		item(map[string]any{"type": "message", "id": id, "role": "assistant", "content": []any{}},
+			map[string]any{"type": "message", "id": id, "role": "assistant", "content": []any{map[string]any{"type": "output_text", "text": t.Text}}},
+			"response.output_text.delta", "content_index", t.Text)
 	}
 	for i, tc := range t.ToolCalls {
-		responsesFunctionCall(w, tc, idx, i, out)
-		out++
+		added, done := responsesCall(tc, idx, i)
+		item(added, done, "", "", "")
 	}
 	u := cmp.Or(t.Usage, &ResponsesUsage{InputTokens: 20, CachedTokens: 2, OutputTokens: 10, ReasoningTokens: 3})
 	namedEvent(w, "response.completed", map[string]any{"response": map[string]any{"id": respID, "usage": map[string]any{
@@ -140,45 +156,16 @@ func responsesStream(w http.ResponseWriter, t ResponsesTurn, idx int) {
 		"total_tokens": u.InputTokens + u.OutputTokens}}})
 }
 
-func responsesReasoning(w http.ResponseWriter, t ResponsesTurn, idx, out int) {
-	id := fmt.Sprintf("rs_%d", idx)
-	namedEvent(w, "response.output_item.added", map[string]any{"output_index": out,
-		"item": map[string]any{"type": "reasoning", "id": id, "summary": []any{}}})
-	namedEvent(w, "response.reasoning_summary_part.added", map[string]any{"item_id": id,
-		"output_index": out, "summary_index": 0, "part": map[string]any{"type": "summary_text", "text": ""}})
-	for _, d := range split(t.Reasoning, t.ChunkSize) {
-		namedEvent(w, "response.reasoning_summary_text.delta", map[string]any{"item_id": id,
-			"output_index": out, "summary_index": 0, "delta": d})
-	}
-	namedEvent(w, "response.output_item.done", map[string]any{"output_index": out,
-		"item": map[string]any{"type": "reasoning", "id": id,
-			"summary": []any{map[string]any{"type": "summary_text", "text": t.Reasoning}}}})
-}
-
-func responsesMessage(w http.ResponseWriter, t ResponsesTurn, idx, out int) {
-	id := fmt.Sprintf("msg_%d", idx)
-	namedEvent(w, "response.output_item.added", map[string]any{"output_index": out,
-		"item": map[string]any{"type": "message", "id": id, "role": "assistant", "content": []any{}}})
-	for _, d := range split(t.Text, t.ChunkSize) {
-		namedEvent(w, "response.output_text.delta", map[string]any{"item_id": id,
-			"output_index": out, "content_index": 0, "delta": d})
-	}
-	namedEvent(w, "response.output_item.done", map[string]any{"output_index": out,
-		"item": map[string]any{"type": "message", "id": id, "role": "assistant",
-			"content": []any{map[string]any{"type": "output_text", "text": t.Text}}}})
-}
-
-func responsesFunctionCall(w http.ResponseWriter, tc ResponsesToolCall, idx, i, out int) {
-	item := map[string]any{"type": "function_call", "id": fmt.Sprintf("fc_%d_%d", idx, i), "call_id": callID(tc.CallID, "call", idx, i), "name": tc.Name}
-	done := maps.Clone(item)
+// responsesCall is a tool call's output item as added and as done.
+func responsesCall(tc ResponsesToolCall, idx, i int) (added, done map[string]any) {
+	added = map[string]any{"type": "function_call", "id": fmt.Sprintf("fc_%d_%d", idx, i), "call_id": callID(tc.CallID, "call", idx, i), "name": tc.Name}
 	if tc.Custom { // added and done alike, with the whole input
-		item["type"], item["input"] = "custom_tool_call", tc.Input
-		done = item
-	} else { // the arguments come with done
-		item["arguments"], done["arguments"] = "", tc.Args
+		added["type"], added["input"] = "custom_tool_call", tc.Input
+		return added, added
 	}
-	namedEvent(w, "response.output_item.added", map[string]any{"output_index": out, "item": item})
-	namedEvent(w, "response.output_item.done", map[string]any{"output_index": out, "item": done})
+	done = maps.Clone(added) // the arguments come with done
+	added["arguments"], done["arguments"] = "", tc.Args
+	return added, done
 }
 
 // namedEvent writes one SSE event with a name, v's type set to it, and

@@ -1,9 +1,10 @@
+// Package proctest makes fake programs for tests on every OS: the test binary
+// re-executed runs a Go function instead of its tests, so no test needs sh,
+// cat or python3 (Windows has none of them). A package's TestMain calls
+// Main; a test puts Command, ShellCommand or Install where the fake program
+// goes. WaitGone waits for a process to end by event (a pidfd, a process
+// handle), never by polling with sleeps.
 package proctest
-
-// Fake programs for tests on every OS: the test binary re-executed runs a
-// Go function instead of its tests, so no test needs sh, cat or python3
-// (Windows has none of them). A package's TestMain calls Main; a test puts
-// Command, ShellCommand or Install where the fake program goes.
 
 import (
 	"encoding/base64"
@@ -14,6 +15,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strconv"
@@ -30,9 +32,6 @@ const (
 	// flagRun64 is flagRun with the ops in one base64url JSON argument,
 	// safe inside both sh and cmd.exe command lines.
 	flagRun64 = "-hubtest.run64="
-	// flagHelper=NAME runs the package's own helper NAME with the
-	// arguments that follow.
-	flagHelper = "-hubtest.helper="
 	// envFake names, for a fake installed under its own name on Unix (a
 	// symlink carries no arguments), the ops it runs: a JSON array.
 	envFake = "HUB_TEST_FAKE_"
@@ -66,8 +65,6 @@ func dispatch(argv []string) (int, bool) {
 		case strings.HasPrefix(a, flagRun64):
 			raw, err := base64.RawURLEncoding.DecodeString(strings.TrimPrefix(a, flagRun64))
 			return runJSON(raw, err, argv[2:]), true
-		case strings.HasPrefix(a, flagHelper):
-			return runHelper(strings.TrimPrefix(a, flagHelper), argv[2:]), true
 		}
 	}
 	name := strings.TrimSuffix(filepath.Base(argv[0]), ".exe")
@@ -124,7 +121,7 @@ func Command(ops ...string) []string {
 
 // HelperCommand is the argv of the package's own helper name (see Main).
 func HelperCommand(name string, args ...string) []string {
-	return append([]string{self(), flagHelper + name}, args...)
+	return append(Command("helper:"+name), args...)
 }
 
 // ShellCommand is a command line doing ops that sh -c and cmd.exe /s /c
@@ -179,14 +176,9 @@ func Fake(t testing.TB, dir, name string, ops ...string) (path, env string) {
 	return p, envFake + envName(name) + "=" + string(v)
 }
 
-func envName(name string) string {
-	return strings.Map(func(r rune) rune {
-		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
-			return r
-		}
-		return '_'
-	}, name)
-}
+var notEnvName = regexp.MustCompile(`[^A-Za-z0-9]`)
+
+func envName(name string) string { return notEnvName.ReplaceAllString(name, "_") }
 
 func self() string {
 	exe, err := os.Executable()

@@ -1,7 +1,5 @@
 //go:build linux
 
-// Package proctest waits for processes in tests by event (a pidfd becomes
-// readable when its process exits), never by polling with sleeps.
 package proctest
 
 import (
@@ -24,14 +22,11 @@ func WaitGone(t testing.TB, pid int) {
 	}
 	defer unix.Close(fd)
 	fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
-	for {
-		n, err := unix.Poll(fds, 10_000)
-		if errors.Is(err, unix.EINTR) {
-			continue
-		}
-		if err != nil || n == 0 {
-			t.Fatalf("process %d is still running (%v)", pid, err)
-		}
-		return
+	n, err := unix.Poll(fds, 10_000)
+	for errors.Is(err, unix.EINTR) {
+		n, err = unix.Poll(fds, 10_000)
+	}
+	if err != nil || n == 0 {
+		t.Fatalf("process %d is still running (%v)", pid, err)
 	}
 }
