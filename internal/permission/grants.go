@@ -105,9 +105,6 @@ func OpenGrants(path string, now func() time.Time) *Grants {
 	return &Grants{path: path, now: now}
 }
 
-// Path is the store's file.
-func (g *Grants) Path() string { return g.path }
-
 type grantsFile struct {
 	Version int     `json:"version"`
 	Grants  []Grant `json:"grants"`

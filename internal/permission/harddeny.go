@@ -803,25 +803,18 @@ func forcePushMain(k *check) bool {
 func (k *check) downloads() {
 	r, c := k.r, k.c
 	prog := c.prog()
-	if len(c.argv) > 0 && c.argv[0].dynamic && c.argv[0].download {
-		r.setDeny(whyDownload)
-	}
 	runner := shells[prog] || interpreters[strings.TrimRight(prog, "0123456789.")] || prog == "source" || prog == "."
-	if runner {
-		if c.stdin.dl {
-			r.setDeny(whyPipe)
-		}
-		if slices.ContainsFunc(c.argv[1:], func(a arg) bool { return a.download || r.isDownloaded(a) }) {
-			r.setDeny(whyDownload)
-		}
-	}
-	if prog != "" && r.downloaded[path.Base(c.argv[0].text)] {
-		r.setDeny(whyDownload)
-	}
 	if archivers[prog] && (c.stdin.dl || slices.ContainsFunc(c.argv[1:], r.isDownloaded)) {
 		r.unpacked = true // what it unpacks is downloaded code too
 	}
-	if r.unpacked && len(c.argv) > 0 && (runner && len(c.argv) > 1 && relative(c.argv[len(c.argv)-1]) || relative(c.argv[0]) && strings.Contains(c.argv[0].text, "/")) {
+	switch { // the first reason found stands
+	case len(c.argv) > 0 && c.argv[0].dynamic && c.argv[0].download:
+		r.setDeny(whyDownload)
+	case runner && c.stdin.dl:
+		r.setDeny(whyPipe)
+	case runner && slices.ContainsFunc(c.argv[1:], func(a arg) bool { return a.download || r.isDownloaded(a) }),
+		prog != "" && r.downloaded[path.Base(c.argv[0].text)],
+		r.unpacked && len(c.argv) > 0 && (runner && len(c.argv) > 1 && relative(c.argv[len(c.argv)-1]) || relative(c.argv[0]) && strings.Contains(c.argv[0].text, "/")):
 		r.setDeny(whyDownload)
 	}
 	copied := slices.Contains([]string{"cp", "mv", "install", "ln"}, prog) && slices.ContainsFunc(operands(c.argv[1:]), r.isDownloaded)

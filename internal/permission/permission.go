@@ -84,11 +84,9 @@ func (req Request) each() []Request {
 	if len(files) <= 1 {
 		return []Request{req}
 	}
-	out := make([]Request, 0, len(files))
-	for _, f := range files {
-		r := req
-		r.Path = f
-		out = append(out, r)
+	out := make([]Request, len(files))
+	for i, f := range files {
+		out[i], out[i].Path = req, f
 	}
 	return out
 }
@@ -300,16 +298,8 @@ func (s *Service) Narrow(req Request) (v Verdict, ok bool) {
 // An "always allow" is kept only for a request it may cover (Coverable);
 // neither is kept for a request hub cannot tell apart from others.
 func (s *Service) Remember(req Request, kind adapters.PermissionOptionKind) {
-	var d Decision
-	switch kind {
-	case adapters.AllowAlways:
-		d = Allow
-	case adapters.RejectAlways:
-		d = Deny
-	default:
-		return
-	}
-	if Unclear(req) || anonymous(req) || (d == Allow && !Coverable(req)) {
+	d, ok := map[adapters.PermissionOptionKind]Decision{adapters.AllowAlways: Allow, adapters.RejectAlways: Deny}[kind]
+	if !ok || Unclear(req) || anonymous(req) || (d == Allow && !Coverable(req)) {
 		return // asked every time
 	}
 	key := AlwaysKey(req)
@@ -419,9 +409,9 @@ func AlwaysKey(req Request) string {
 	if len(files) == 0 {
 		return req.Tool
 	}
-	clean := make([]string, 0, len(files))
-	for _, f := range files {
-		clean = append(clean, filepath.Clean(f))
+	clean := make([]string, len(files))
+	for i, f := range files {
+		clean[i] = filepath.Clean(f)
 	}
 	slices.Sort(clean)
 	return req.Tool + "\x00path=" + strings.Join(slices.Compact(clean), ", ")

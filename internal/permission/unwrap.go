@@ -21,6 +21,13 @@ type runCtx struct {
 	opaque bool
 }
 
+// fork is x for a second reading that must not change x's scope.
+func (x *runCtx) fork() *runCtx {
+	y := *x
+	y.sc = x.sc.clone()
+	return &y
+}
+
 var (
 	downloaders  = set("curl", "wget", "wget2", "fetch", "aria2c", "http", "https", "xh", "lwp-download", "lwp-request")
 	shells       = set("sh", "bash", "zsh", "dash", "ksh", "mksh", "fish", "ash", "yash", "csh", "tcsh", "posh", "rbash", "hush")
@@ -94,9 +101,7 @@ func (r *reader) run(argv []arg, x *runCtx) input {
 		if p.dynamic {
 			r.out.unclear = true
 			if p.maybe { // ${G:-gpg}: also the program it names when unset
-				y := *x
-				y.sc = x.sc.clone()
-				r.run(append([]arg{{text: p.text}}, argv[1:]...), &y)
+				r.run(append([]arg{{text: p.text}}, argv[1:]...), x.fork())
 			}
 			if len(argv) > 2 && len(argv[1].text) > 1 && argv[1].text[0] == '-' && strings.ContainsRune(argv[1].text, 'c') {
 				r.shell(argv, x) // $SHELL -c '…': whatever the shell, the script is this one
@@ -525,9 +530,7 @@ func (r *reader) alsoRead(alt, cmd []arg, x *runCtx) {
 		return
 	}
 	r.out.unclear = true
-	y := *x
-	y.sc = x.sc.clone()
-	r.run(alt, &y)
+	r.run(alt, x.fork())
 }
 
 // xargs: its command gets the input's words (or those of its -a file) as
@@ -648,25 +651,18 @@ func (r *reader) find(argv []arg, x *runCtx) {
 // the expression.
 func findStarts(args []arg) []arg {
 	i := 0
-	for i < len(args) {
-		t := args[i].text
-		if t == "-H" || t == "-L" || t == "-P" || strings.HasPrefix(t, "-O") {
-			i++
-		} else if t == "-D" {
-			i += 2
-		} else {
-			break
+	for ; i < len(args) && (slices.Contains([]string{"-H", "-L", "-P", "-D"}, args[i].text) || strings.HasPrefix(args[i].text, "-O")); i++ {
+		if args[i].text == "-D" {
+			i++ // its debug options
 		}
 	}
-	var out []arg
-	for ; i < len(args); i++ {
-		t := args[i].text
-		if !args[i].dynamic && (strings.HasPrefix(t, "-") || t == "!" || t == "(" || t == ",") {
-			break
-		}
-		out = append(out, args[i])
+	args = args[min(i, len(args)):]
+	if j := slices.IndexFunc(args, func(a arg) bool {
+		return !a.dynamic && (strings.HasPrefix(a.text, "-") || slices.Contains([]string{"!", "(", ","}, a.text))
+	}); j >= 0 {
+		return args[:j]
 	}
-	return out
+	return args
 }
 
 // parallel runs its command once per argument after :::, through a shell.
@@ -708,12 +704,8 @@ func (r *reader) parallel(args []arg, x *runCtx) {
 }
 
 func joinArgs(args []arg) arg {
-	out := arg{}
-	for i, a := range args {
-		if i > 0 {
-			out.text += " "
-		}
-		out.text += a.text
+	out := arg{text: strings.Join(texts(args), " ")}
+	for _, a := range args {
 		out.dynamic = out.dynamic || a.dynamic
 		out.glob = out.glob || a.glob
 		out.download = out.download || a.download
@@ -850,9 +842,7 @@ func (r *reader) watch(argv []arg, x *runCtx) input {
 	x.opaque = true
 	if !same || looseDirect != direct { // the older reading too: what it refused stays refused
 		r.out.unclear = r.out.unclear || !same
-		y := *x
-		y.sc = x.sc.clone()
-		r.watchRun(argv, loose, looseDirect, &y)
+		r.watchRun(argv, loose, looseDirect, x.fork())
 	}
 	return r.watchRun(argv, cmd, direct, x)
 }
