@@ -153,6 +153,35 @@ func TestLocal_LinksOutsideRefused(t *testing.T) {
 	}
 }
 
+// A file checked inside the session directory and swapped for a link to
+// a file outside while the user is asked is not followed: the read and
+// the write open through the directory's os.Root (safefile), as the
+// native loop's read_file and write_file do.
+func TestLocal_LinkSwappedInWhileAskedNotFollowed(t *testing.T) {
+	for _, op := range []string{"read", "write"} {
+		t.Run(op, func(t *testing.T) {
+			dir, outside := t.TempDir(), t.TempDir()
+			secret, file := filepath.Join(outside, "secret.txt"), filepath.Join(dir, "a.txt")
+			must(t, os.WriteFile(secret, []byte("one\ntop secret\n"), 0o644))
+			must(t, os.WriteFile(file, []byte("one\ntwo\n"), 0o644))
+			symlink(t, secret, filepath.Join(dir, "probe"))
+			s := startFake(t, adapters.SessionOptions{Cwd: dir})
+			swap := func(pr *adapters.PermissionRequest) {
+				must(t, os.Remove(file))
+				must(t, os.Symlink(secret, file))
+				allowAll(pr)
+			}
+			got := texts(prompt(t, s, "/"+op+" "+file, swap))
+			if strings.Contains(got, "top secret") || rpcCode(t, got, op+":") == 0 {
+				t.Errorf("answer = %q, want an error", got)
+			}
+			if b, _ := os.ReadFile(secret); string(b) != "one\ntop secret\n" {
+				t.Fatalf("the file outside changed: %q", b)
+			}
+		})
+	}
+}
+
 func TestLocal_WriteAsked(t *testing.T) {
 	tests := []struct {
 		name    string
