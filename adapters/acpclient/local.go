@@ -10,7 +10,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"slices"
 	"strconv"
@@ -19,6 +18,7 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/adapters"
@@ -319,7 +319,7 @@ func (l *local) start(p schema.CreateTerminalRequest, dir string) (*terminal, er
 func commandLine(p schema.CreateTerminalRequest) (string, error) {
 	var parts []string
 	for _, e := range p.Env {
-		if !shellName(e.Name) {
+		if !syntax.ValidName(e.Name) {
 			return "", rpcErr(jsonrpc.CodeInvalidParams, "terminal/create: environment variable name %q is not a shell name", e.Name)
 		}
 		parts = append(parts, e.Name+"="+shellQuote(e.Value))
@@ -333,8 +333,6 @@ func commandLine(p schema.CreateTerminalRequest) (string, error) {
 	}
 	return strings.Join(parts, " "), nil
 }
-
-var shellName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`).MatchString
 
 func shellQuote(s string) string {
 	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+=:,./-") == "" {
