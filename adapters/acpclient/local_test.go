@@ -182,6 +182,26 @@ func TestLocal_LinkSwappedInWhileAskedNotFollowed(t *testing.T) {
 	}
 }
 
+// A file in an additional directory is read and written there, opened
+// through that directory (not the session directory's os.Root).
+func TestLocal_AdditionalDirectoryServed(t *testing.T) {
+	dir, extra := t.TempDir(), t.TempDir()
+	must(t, os.WriteFile(filepath.Join(extra, "a.txt"), []byte("one\ntwo\n"), 0o644))
+	s := startFake(t, adapters.SessionOptions{Cwd: dir, AddDirs: []string{extra}})
+	tests := []struct{ prompt, want string }{
+		{"/read " + filepath.Join(extra, "a.txt"), "read:two\n"},
+		{"/write " + filepath.Join(extra, "sub", "b.txt"), "write:{}"},
+	}
+	for _, tt := range tests {
+		if got := texts(prompt(t, s, tt.prompt, allowAll)); got != tt.want {
+			t.Errorf("%s: answer = %q, want %q", tt.prompt, got, tt.want)
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(extra, "sub", "b.txt")); err != nil || string(b) != "written by agent\n" {
+		t.Fatalf("write in the additional directory: %q %v", b, err)
+	}
+}
+
 func TestLocal_WriteAsked(t *testing.T) {
 	tests := []struct {
 		name    string
