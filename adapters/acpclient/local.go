@@ -10,7 +10,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"slices"
 	"strconv"
@@ -19,6 +18,7 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/adapters"
@@ -96,20 +96,23 @@ func (l *local) serve(ctx context.Context, method string, params json.RawMessage
 }
 
 // inside resolves the absolute path p, links included, and checks it lies
-// in the session directory or one of its additional directories.
-func (l *local) inside(p string) (string, error) {
+// in the session directory or one of its additional directories. It
+// returns the path and its name under that directory, top: files open by
+// name through top's os.Root (safefile), so a link swapped in since the
+// check (while the user was asked) is not followed.
+func (l *local) inside(p string) (real, top, name string, err error) {
 	if !filepath.IsAbs(p) {
-		return "", rpcErr(jsonrpc.CodeInvalidParams, "path must be absolute: %q", p)
+		return "", "", "", rpcErr(jsonrpc.CodeInvalidParams, "path must be absolute: %q", p)
 	}
 	if name, ok := aliasName(runtime.GOOS, p); ok {
-		return "", rpcErr(jsonrpc.CodeInvalidParams, "path %s: Windows opens %q under another name; use the name itself", p, name)
+		return "", "", "", rpcErr(jsonrpc.CodeInvalidParams, "path %s: Windows opens %q under another name; use the name itself", p, name)
 	}
 	for _, root := range l.roots {
 		if real, err := fspath.Resolve(runtime.GOOS, root, p); err == nil {
-			return real, nil
+			return real, root, fspath.RelTo(runtime.GOOS, root, real), nil
 		}
 	}
-	return "", rpcErr(jsonrpc.CodeInvalidParams, "path %s is outside the session directory %s", filepath.Clean(p), l.cwd)
+	return "", "", "", rpcErr(jsonrpc.CodeInvalidParams, "path %s is outside the session directory %s", filepath.Clean(p), l.cwd)
 }
 
 // aliasName finds a name Windows opens as another one, which the deny
@@ -153,7 +156,7 @@ func (l *local) readFile(ctx context.Context, params json.RawMessage) (any, erro
 	if err := json.Unmarshal(params, &p); err != nil {
 		return nil, rpcErr(jsonrpc.CodeInvalidParams, "invalid params: %v", err)
 	}
-	path, err := l.inside(p.Path)
+	path, top, name, err := l.inside(p.Path)
 	if err != nil {
 		return nil, err
 	}
@@ -163,7 +166,7 @@ func (l *local) readFile(ctx context.Context, params json.RawMessage) (any, erro
 	if err != nil {
 		return nil, err
 	}
-	data, err := safefile.Read(path, maxFileBytes)
+	data, err := safefile.ReadIn(top, name, maxFileBytes)
 	done(err == nil)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, rpcErr(schema.CodeResourceNotFound, "file not found: %s", path)
@@ -199,14 +202,14 @@ func (l *local) writeFile(ctx context.Context, params json.RawMessage) (any, err
 	if err := json.Unmarshal(params, &p); err != nil {
 		return nil, rpcErr(jsonrpc.CodeInvalidParams, "invalid params: %v", err)
 	}
-	path, err := l.inside(p.Path)
+	path, top, name, err := l.inside(p.Path)
 	if err != nil {
 		return nil, err
 	}
 	tc := l.call("write_file", adapters.KindEdit, "write "+l.show(path), map[string]any{"path": path})
 	tc.Locations = []adapters.Location{{Path: path}}
 	diff := adapters.ToolContent{Type: adapters.ToolContentDiff, Path: path, NewText: p.Content}
-	switch old, err := safefile.Read(path, maxFileBytes); {
+	switch old, err := safefile.ReadIn(top, name, maxFileBytes); {
 	case err == nil:
 		s := string(old)
 		diff.OldText = &s
@@ -218,10 +221,7 @@ func (l *local) writeFile(ctx context.Context, params json.RawMessage) (any, err
 	if err != nil {
 		return nil, err
 	}
-	err = os.MkdirAll(filepath.Dir(path), 0o755)
-	if err == nil {
-		err = os.WriteFile(path, []byte(p.Content), 0o644)
-	}
+	err = safefile.WriteIn(top, name, []byte(p.Content))
 	done(err == nil)
 	if err != nil {
 		return nil, rpcErr(jsonrpc.CodeInternalError, "write %s: %v", path, err)
@@ -248,7 +248,7 @@ func (l *local) createTerminal(ctx context.Context, params json.RawMessage) (any
 	}
 	dir := l.roots[0]
 	if p.Cwd != "" {
-		d, err := l.inside(p.Cwd)
+		d, _, _, err := l.inside(p.Cwd)
 		if err != nil {
 			return nil, err
 		}
@@ -319,7 +319,7 @@ func (l *local) start(p schema.CreateTerminalRequest, dir string) (*terminal, er
 func commandLine(p schema.CreateTerminalRequest) (string, error) {
 	var parts []string
 	for _, e := range p.Env {
-		if !shellName(e.Name) {
+		if !syntax.ValidName(e.Name) {
 			return "", rpcErr(jsonrpc.CodeInvalidParams, "terminal/create: environment variable name %q is not a shell name", e.Name)
 		}
 		parts = append(parts, e.Name+"="+shellQuote(e.Value))
@@ -333,8 +333,6 @@ func commandLine(p schema.CreateTerminalRequest) (string, error) {
 	}
 	return strings.Join(parts, " "), nil
 }
-
-var shellName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`).MatchString
 
 func shellQuote(s string) string {
 	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+=:,./-") == "" {

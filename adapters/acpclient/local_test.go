@@ -153,6 +153,55 @@ func TestLocal_LinksOutsideRefused(t *testing.T) {
 	}
 }
 
+// A file checked inside the session directory and swapped for a link to
+// a file outside while the user is asked is not followed: the read and
+// the write open through the directory's os.Root (safefile), as the
+// native loop's read_file and write_file do.
+func TestLocal_LinkSwappedInWhileAskedNotFollowed(t *testing.T) {
+	for _, op := range []string{"read", "write"} {
+		t.Run(op, func(t *testing.T) {
+			dir, outside := t.TempDir(), t.TempDir()
+			secret, file := filepath.Join(outside, "secret.txt"), filepath.Join(dir, "a.txt")
+			must(t, os.WriteFile(secret, []byte("one\ntop secret\n"), 0o644))
+			must(t, os.WriteFile(file, []byte("one\ntwo\n"), 0o644))
+			symlink(t, secret, filepath.Join(dir, "probe"))
+			s := startFake(t, adapters.SessionOptions{Cwd: dir})
+			swap := func(pr *adapters.PermissionRequest) {
+				must(t, os.Remove(file))
+				must(t, os.Symlink(secret, file))
+				allowAll(pr)
+			}
+			got := texts(prompt(t, s, "/"+op+" "+file, swap))
+			if strings.Contains(got, "top secret") || rpcCode(t, got, op+":") == 0 {
+				t.Errorf("answer = %q, want an error", got)
+			}
+			if b, _ := os.ReadFile(secret); string(b) != "one\ntop secret\n" {
+				t.Fatalf("the file outside changed: %q", b)
+			}
+		})
+	}
+}
+
+// A file in an additional directory is read and written there, opened
+// through that directory (not the session directory's os.Root).
+func TestLocal_AdditionalDirectoryServed(t *testing.T) {
+	dir, extra := t.TempDir(), t.TempDir()
+	must(t, os.WriteFile(filepath.Join(extra, "a.txt"), []byte("one\ntwo\n"), 0o644))
+	s := startFake(t, adapters.SessionOptions{Cwd: dir, AddDirs: []string{extra}})
+	tests := []struct{ prompt, want string }{
+		{"/read " + filepath.Join(extra, "a.txt"), "read:two\n"},
+		{"/write " + filepath.Join(extra, "sub", "b.txt"), "write:{}"},
+	}
+	for _, tt := range tests {
+		if got := texts(prompt(t, s, tt.prompt, allowAll)); got != tt.want {
+			t.Errorf("%s: answer = %q, want %q", tt.prompt, got, tt.want)
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(extra, "sub", "b.txt")); err != nil || string(b) != "written by agent\n" {
+		t.Fatalf("write in the additional directory: %q %v", b, err)
+	}
+}
+
 func TestLocal_WriteAsked(t *testing.T) {
 	tests := []struct {
 		name    string

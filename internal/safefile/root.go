@@ -47,6 +47,19 @@ func OpenIn(top, name string, flag int) (*os.File, error) {
 	return f, nil
 }
 
+// WriteIn sets the contents of the regular file name (slash-separated)
+// under top, creating it and its missing folders, opened by OpenIn: no
+// link is followed, and an existing file keeps its mode. It is not
+// atomic: a reader may see the file half written.
+func WriteIn(top, name string, data []byte) error {
+	f, err := OpenIn(top, name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	return errors.Join(err, f.Close())
+}
+
 // same checks that f is the regular file at name in d, not one a link there
 // leads to.
 func same(d *os.Root, name string, f *os.File) error {

@@ -71,6 +71,32 @@ func TestOpenIn_FollowsNoLink(t *testing.T) {
 	}
 }
 
+// TestWriteIn_ReplacesOrCreates: an existing file gets the new bytes
+// (none of the old left), a missing one is made with its folders, and a
+// link on the path is refused.
+func TestWriteIn_ReplacesOrCreates(t *testing.T) {
+	dir := t.TempDir()
+	mustDo(t, os.WriteFile(filepath.Join(dir, "a.txt"), []byte("a longer old text"), 0o644))
+	tests := []struct {
+		name string
+		err  error
+	}{
+		{"a.txt", nil},
+		{"new/deep/b.txt", nil},
+		{"link", ErrLinked},
+	}
+	if os.Symlink("a.txt", filepath.Join(dir, "link")) != nil {
+		tests = tests[:2]
+	}
+	for _, tt := range tests {
+		err := WriteIn(dir, tt.name, []byte("new"))
+		got, _ := os.ReadFile(filepath.Join(dir, filepath.FromSlash(tt.name)))
+		if tt.err == nil && (err != nil || string(got) != "new") || tt.err != nil && !errors.Is(err, tt.err) {
+			t.Errorf("WriteIn(%s) = %v, file %q; want error %v", tt.name, err, got, tt.err)
+		}
+	}
+}
+
 var errRefused = errors.New("refused")
 
 func mustDo(t *testing.T, err error) {

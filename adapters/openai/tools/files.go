@@ -214,12 +214,7 @@ func (e *Env) write(ctx context.Context, p, content string) error {
 		}
 		return nil
 	}
-	f, err := safefile.OpenIn(e.Root, e.rel(p), os.O_WRONLY|os.O_CREATE|os.O_TRUNC) // an existing file keeps its mode
-	if err == nil {
-		_, err = f.WriteString(content)
-		err = errors.Join(err, f.Close())
-	}
-	if err != nil {
+	if err := safefile.WriteIn(e.Root, e.rel(p), []byte(content)); err != nil {
 		return fmt.Errorf("write %s: %w", e.rel(p), err)
 	}
 	return nil
