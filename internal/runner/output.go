@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/conversation"
 	"github.com/hubdev/hub/internal/mask"
 )
 
@@ -206,7 +207,7 @@ func (w *output) event(ev adapters.Event) {
 }
 
 func toolLabel(t adapters.ToolCall) string {
-	s := cmp.Or(t.Title, t.Name, t.ID)
+	s := conversation.ToolTitle(t)
 	if t.Kind != "" {
 		s += " [" + string(t.Kind) + "]"
 	}
