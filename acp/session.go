@@ -290,7 +290,7 @@ func (ss *session) driveWithFallback(turnCtx context.Context, content []adapters
 		return conversation.Classify(failure), len(d.ToolCalls) > 0
 	}, func(_, next, why string) {
 		admitted() // before what follows it
-		ss.sayf("hub: %s; continuing with %s.\n\n", why, next)
+		ss.sayf("hub: %s.\n\n", conversation.HandoverLine(why, next))
 		ss.mu.Lock()
 		if ss.switchLocked(next, nil) { // drive retired a crashed agent; the next drive starts the new one
 			ss.sendCommands(true)

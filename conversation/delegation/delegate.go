@@ -237,7 +237,7 @@ func (d *Delegator) converse(ctx context.Context, from *live, r Request, progres
 		return c, toolStarted
 	}, func(_, next, why string) {
 		if progress != nil {
-			progress(fmt.Sprintf("hub: %s; continuing with %s", why, next))
+			progress("hub: " + conversation.HandoverLine(why, next))
 		}
 		fellBack = append(fellBack, why)
 		d.drop(res.Session)

@@ -228,7 +228,7 @@ func (w *output) fallback(from, to, reason string) {
 	if w.o.Format == FormatJSONL {
 		w.jsonl(hubLine{head: w.head("fallback"), From: from, To: to, Reason: reason})
 	}
-	w.line(w.color("33", fmt.Sprintf("%s: %s; continuing with %s", w.o.Name, reason, to)))
+	w.line(w.color("33", w.o.Name+": "+conversation.HandoverLine(reason, to)))
 }
 
 func (w *output) head(typ string) head {
