@@ -347,11 +347,7 @@ func (ss *session) drive(turnCtx context.Context, content []adapters.Content, wa
 		ss.sayf("\nhub: hook: %s\n", w)
 	}
 	ss.mu.Lock()
-	for _, f := range oc.Digest.Files() { // for the briefing
-		if len(ss.rec.Files) < handover.MaxFiles && !slices.Contains(ss.rec.Files, f) {
-			ss.rec.Files = append(ss.rec.Files, f)
-		}
-	}
+	ss.rec.Files = handover.AddFiles(ss.rec.Files, oc.Digest.Files()...) // for the briefing
 	ss.mu.Unlock()
 	crash := errors.Is(err, adapters.ErrClosed) || oc.Failure != nil && oc.Failure.Code == adapters.CodeCrash
 	stuck := errors.Is(err, adapters.ErrCancelTimeout)

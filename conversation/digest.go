@@ -192,9 +192,7 @@ func (d *Digest) AddTo(b *handover.Brief, request string) {
 		t.Tools = append(t.Tools, c.Title)
 	}
 	b.Turns = append(b.Turns, t)
-	for _, f := range d.Files() {
-		b.AddFile(f)
-	}
+	b.Files = handover.AddFiles(b.Files, d.Files()...)
 	if len(d.Plan) > 0 {
 		b.Plan = b.Plan[:0]
 		for _, e := range d.Plan {

@@ -271,8 +271,8 @@ func (d *Delegator) start(ctx context.Context, r Request, from *live) (*live, er
 	}
 	l.brief.Cwd = l.cwd
 	plan := conversation.PlanStart(a.Capabilities(), "", false, "", handover.Render(l.brief))
-	so := adapters.SessionOptions{Cwd: l.cwd, Model: l.model, Mode: l.mode, Access: d.o.Approve.Access(), Instructions: plan.Instructions,
-		CancelGrace: 2 * time.Second}
+	so := adapters.SessionOptions{Cwd: l.cwd, Model: l.model, Mode: l.mode, Access: d.o.Approve.Access(), CancelGrace: 2 * time.Second}
+	plan.Apply(&so)
 	// The gate puts what the rules leave open to the parent session
 	// (Options.Ask) when set, else to the approval policy.
 	answer := conversation.Answerer(d.o.Approve)

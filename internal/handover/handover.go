@@ -52,12 +52,15 @@ type Brief struct {
 	Cwd    string   `json:"cwd,omitempty"`
 }
 
-// AddFile notes a file a tool changed, once, up to MaxFiles.
-func (b *Brief) AddFile(path string) {
-	if path == "" || len(b.Files) >= MaxFiles || slices.Contains(b.Files, path) {
-		return
+// AddFiles adds to files, a brief's, the paths of files a tool changed,
+// each once, up to MaxFiles.
+func AddFiles(files []string, paths ...string) []string {
+	for _, p := range paths {
+		if p != "" && len(files) < MaxFiles && !slices.Contains(files, p) {
+			files = append(files, p)
+		}
 	}
-	b.Files = append(b.Files, path)
+	return files
 }
 
 // Render is the briefing, "" when there is no conversation to tell.
