@@ -283,7 +283,7 @@ func (d *Delegator) start(ctx context.Context, r Request, from *live) (*live, er
 		})
 	}
 	if d.o.MCPServers != nil {
-		so.MCPServers = d.o.MCPServers(l.agent)
+		so.MCPServers = conversation.MCPFor(a.Capabilities(), d.o.MCPServers(l.agent), d.o.Log.With().Str("agent", l.agent).Logger())
 	}
 	if l.gate, err = conversation.NewGate(conversation.GateOptions{Rules: d.o.Rules, Grants: d.o.Grants, Cwd: l.cwd, Agent: l.agent, Answerer: answer}); err != nil {
 		return nil, err
