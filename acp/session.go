@@ -349,13 +349,11 @@ func (ss *session) drive(turnCtx context.Context, content []adapters.Content, wa
 	ss.mu.Lock()
 	ss.rec.Files = handover.AddFiles(ss.rec.Files, oc.Digest.Files()...) // for the briefing
 	ss.mu.Unlock()
-	crash := errors.Is(err, adapters.ErrClosed) || oc.Failure != nil && oc.Failure.Code == adapters.CodeCrash
-	stuck := errors.Is(err, adapters.ErrCancelTimeout)
-	ss.retire(b, crash, stuck)
+	ss.retire(b, oc.Crashed, oc.Ending == conversation.Stuck)
 	switch {
-	case err == nil:
+	case oc.Ending == conversation.Answered:
 		return stopReason(oc.Stop), nil, oc.Digest
-	case stuck && !crash:
+	case oc.Ending == conversation.Stuck && !oc.Crashed:
 		ss.srv.log.Warn().Str("session", ss.id()).Msg("agent did not stop after cancel; restarting it")
 		return schema.StopCancelled, nil, oc.Digest
 	}

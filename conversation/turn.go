@@ -83,6 +83,33 @@ type Outcome struct {
 	// nil when it did not fail (a cancelled turn did not).
 	Failure  *adapters.ErrorInfo
 	Warnings []string // the hooks that failed during the turn
+	Ending   Ending
+	// Crashed says the agent is gone (it crashed, or the prompt found it
+	// closed): its session is to be closed.
+	Crashed bool
+}
+
+// Ending is how a turn ended, the one reading of RunTurn's error that each
+// front end translates.
+type Ending int
+
+const (
+	Answered Ending = iota // the agent ended the turn: Outcome.Stop
+	Failed                 // the agent failed it, or a hook blocked it: Outcome.Failure
+	Stuck                  // the agent did not stop within its grace after a cancel: close it
+	Lost                   // the agent never took the prompt, or the turn was cut off: the error says why
+)
+
+func ending(err error) Ending {
+	switch {
+	case err == nil:
+		return Answered
+	case errors.Is(err, adapters.ErrCancelTimeout):
+		return Stuck
+	case errors.As(err, new(*adapters.TurnError)):
+		return Failed
+	}
+	return Lost
 }
 
 // RunTurn runs one turn the way every front end does: the prompt hooks
@@ -142,6 +169,7 @@ func RunTurn(ctx context.Context, s TurnSpec) (Outcome, error) {
 		o.Stop = adapters.StopCancelled
 	}
 	o.Failure, err = classify(ctx, s.Session, err)
+	o.Ending, o.Crashed = ending(err), errors.Is(err, adapters.ErrClosed) || o.Failure != nil && o.Failure.Code == adapters.CodeCrash
 	return o, err
 }
 

@@ -405,7 +405,7 @@ func (d *Delegator) run(ctx context.Context, l *live, r Request, fallback bool, 
 	}
 	l.tmu.Unlock()
 	switch {
-	case errors.As(err, new(*adapters.TurnError)): // the agent's error, as the Outcome tells it
+	case oc.Ending == conversation.Failed: // the agent's error, as the Outcome tells it
 		res.Error = oc.Failure.Message
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		// told as such whether the agent's Prompt returned an error or,
