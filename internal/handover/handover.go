@@ -21,8 +21,8 @@ const (
 	// olderRequest and olderAnswer bound each older turn's request and
 	// final answer.
 	olderRequest, olderAnswer = 300, 600
-	// MaxFiles bounds the list of files changed.
-	MaxFiles       = 40
+	// maxFiles bounds the list of files changed.
+	maxFiles       = 40
 	gitStatTimeout = 2 * time.Second
 )
 
@@ -53,10 +53,10 @@ type Brief struct {
 }
 
 // AddFiles adds to files, a brief's, the paths of files a tool changed,
-// each once, up to MaxFiles.
+// each once, up to maxFiles.
 func AddFiles(files []string, paths ...string) []string {
 	for _, p := range paths {
-		if p != "" && len(files) < MaxFiles && !slices.Contains(files, p) {
+		if p != "" && len(files) < maxFiles && !slices.Contains(files, p) {
 			files = append(files, p)
 		}
 	}
