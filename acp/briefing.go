@@ -8,6 +8,7 @@ import (
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/conversation"
 	"github.com/hubdev/hub/internal/handover"
+	"github.com/hubdev/hub/internal/transcript"
 )
 
 // briefing returns hub's record of the conversation after the history's
@@ -100,31 +101,10 @@ func briefOf(hist []schema.SessionUpdate) handover.Brief {
 		if d == nil {
 			next()
 		}
-		d.Note(eventOf(u))
+		if c := u.AgentMessageChunk; c == nil || string(c.Content.Annotations) != string(forUser) { // not hub's own lines
+			d.Note(transcript.EventOf(u))
+		}
 	}
 	next()
 	return b
-}
-
-// eventOf is the event a history update was made of (mapEvent), as far as
-// a digest reads it: text (not hub's own lines), a tool call's title and
-// status, a plan.
-func eventOf(u schema.SessionUpdate) adapters.Event {
-	switch {
-	case u.AgentMessageChunk != nil && string(u.AgentMessageChunk.Content.Annotations) != string(forUser):
-		return adapters.Event{Type: adapters.EventText, Text: u.AgentMessageChunk.Content.Text, MessageID: u.AgentMessageChunk.MessageID}
-	case u.ToolCall != nil:
-		return adapters.Event{Type: adapters.EventToolCall, Tool: &adapters.ToolCall{ID: u.ToolCall.ToolCallID, Title: u.ToolCall.Title,
-			Status: adapters.ToolStatus(u.ToolCall.Status)}}
-	case u.ToolCallUpdate != nil:
-		return adapters.Event{Type: adapters.EventToolUpdate, Tool: &adapters.ToolCall{ID: u.ToolCallUpdate.ToolCallID,
-			Status: adapters.ToolStatus(u.ToolCallUpdate.Status)}}
-	case u.Plan != nil:
-		ev := adapters.Event{Type: adapters.EventPlan, Plan: []adapters.PlanEntry{}}
-		for _, e := range u.Plan.Entries {
-			ev.Plan = append(ev.Plan, adapters.PlanEntry(e))
-		}
-		return ev
-	}
-	return adapters.Event{}
 }

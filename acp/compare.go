@@ -261,7 +261,7 @@ func (cr *compareRun) ask(ctx context.Context, candidate string, q conversation.
 	cr.mu.Unlock()
 	p := q.Request
 	t := p.Tool
-	t.ID, t.Title = cr.cardID(candidate), candidate+": "+toolTitle(p.Tool)
+	t.ID, t.Title = cr.cardID(candidate), candidate+": "+conversation.ToolTitle(p.Tool)
 	q.Request = adapters.NewPermissionRequest(t, p.Options)
 	r := cr.ss.askEditor(ctx, q, false)
 	cr.ss.emit(cr.ss.toolUpdate(cr.card(last)))

@@ -167,7 +167,7 @@ func (ss *session) showDelegate(session, agent string, ev adapters.Event) {
 func delegateTool(session, agent string, t adapters.ToolCall, full bool) *adapters.ToolCall {
 	t.ID = "delegate/" + session + "/" + t.ID
 	if full || t.Title != "" {
-		t.Title = agent + ": " + toolTitle(t)
+		t.Title = agent + ": " + conversation.ToolTitle(t)
 	}
 	return &t
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/conversation"
 )
 
 // mapEvent is the one place adapters.Event becomes ACP session updates
@@ -170,16 +171,12 @@ func (ss *session) toolUpdate(t adapters.ToolCall) schema.SessionUpdate {
 	return schema.SessionUpdate{ToolCall: &tc}
 }
 
-func toolTitle(t adapters.ToolCall) string {
-	return cmp.Or(t.Title, t.Name, t.ID) // as the digest names it
-}
-
 // tool is a tool call as the editor gets it; full (a tool_call, or one a
 // permission request shows) titles one the agent did not.
 func (e *editorClient) tool(t adapters.ToolCall, full bool) schema.ToolCallUpdate {
 	u := schema.ToolCallUpdate{ToolCallID: t.ID, Title: t.Title, Name: t.Name, RawInput: t.RawInput, RawOutput: t.RawOutput}
 	if full {
-		u.Title = toolTitle(t)
+		u.Title = conversation.ToolTitle(t)
 	}
 	if t.Kind != "" {
 		u.Kind = oneOf(string(t.Kind), "other", toolKinds...)

@@ -290,7 +290,7 @@ func (ss *session) driveWithFallback(turnCtx context.Context, content []adapters
 		return conversation.Classify(failure), len(d.ToolCalls) > 0
 	}, func(_, next, why string) {
 		admitted() // before what follows it
-		ss.sayf("hub: %s; continuing with %s.\n\n", why, next)
+		ss.sayf("hub: %s.\n\n", conversation.HandoverLine(why, next))
 		ss.mu.Lock()
 		if ss.switchLocked(next, nil) { // drive retired a crashed agent; the next drive starts the new one
 			ss.sendCommands(true)
@@ -347,19 +347,13 @@ func (ss *session) drive(turnCtx context.Context, content []adapters.Content, wa
 		ss.sayf("\nhub: hook: %s\n", w)
 	}
 	ss.mu.Lock()
-	for _, f := range oc.Digest.Files() { // for the briefing
-		if len(ss.rec.Files) < handover.MaxFiles && !slices.Contains(ss.rec.Files, f) {
-			ss.rec.Files = append(ss.rec.Files, f)
-		}
-	}
+	ss.rec.Files = handover.AddFiles(ss.rec.Files, oc.Digest.Files()...) // for the briefing
 	ss.mu.Unlock()
-	crash := errors.Is(err, adapters.ErrClosed) || oc.Failure != nil && oc.Failure.Code == adapters.CodeCrash
-	stuck := errors.Is(err, adapters.ErrCancelTimeout)
-	ss.retire(b, crash, stuck)
+	ss.retire(b, oc.Crashed, oc.Ending == conversation.Stuck)
 	switch {
-	case err == nil:
+	case oc.Ending == conversation.Answered:
 		return stopReason(oc.Stop), nil, oc.Digest
-	case stuck && !crash:
+	case oc.Ending == conversation.Stuck && !oc.Crashed:
 		ss.srv.log.Warn().Str("session", ss.id()).Msg("agent did not stop after cancel; restarting it")
 		return schema.StopCancelled, nil, oc.Digest
 	}

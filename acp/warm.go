@@ -5,7 +5,6 @@ import (
 	"context"
 	"maps"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/hubdev/hub/acp/schema"
@@ -74,8 +73,7 @@ func (ss *session) startAgent(ctx context.Context) (adapters.Session, conversati
 		missed = ss.briefing(since)
 	}
 	plan := conversation.PlanStart(caps, id, fork, missed, all)
-	opts.ResumeID, opts.Fork = plan.ResumeID, plan.Fork
-	opts.Instructions = strings.TrimSpace(plan.Instructions + opts.Instructions)
+	plan.Apply(&opts)
 	b, fresh, err := ss.agent.StartResuming(ctx, a, opts)
 	if err != nil {
 		return nil, setup, adapters.NotStarted(name, err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -304,4 +305,11 @@ func PlanStart(caps adapters.Capabilities, id string, fork bool, missed, brief s
 		return StartPlan{Instructions: brief}
 	}
 	return StartPlan{Lead: brief}
+}
+
+// Apply starts so as p says: resuming (or forking) its session or afresh,
+// the briefing ahead of so's own instructions.
+func (p StartPlan) Apply(so *adapters.SessionOptions) {
+	so.ResumeID, so.Fork = p.ResumeID, p.Fork
+	so.Instructions = strings.TrimSpace(p.Instructions + so.Instructions)
 }

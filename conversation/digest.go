@@ -53,6 +53,10 @@ type ToolCall struct {
 	Status string `json:"status,omitempty"`
 }
 
+// ToolTitle is how every output names a tool call: its title, else its
+// name, else its id.
+func ToolTitle(t adapters.ToolCall) string { return cmp.Or(t.Title, t.Name, t.ID) }
+
 // Refusal is a tool call a decision (an EventDecision) did not allow.
 type Refusal struct {
 	ToolID string            `json:"toolId"`
@@ -130,7 +134,7 @@ func (d *Digest) tool(ev adapters.Event) (narration string) {
 			d.lastFinal = narration
 		}
 		d.final.Reset()
-		d.ToolCalls = append(d.ToolCalls, ToolCall{Title: cmp.Or(tc.Title, tc.Name, tc.ID), Kind: string(tc.Kind), Status: string(tc.Status)})
+		d.ToolCalls = append(d.ToolCalls, ToolCall{Title: ToolTitle(*tc), Kind: string(tc.Kind), Status: string(tc.Status)})
 		i, ok = len(d.ToolCalls)-1, true
 		d.byID[tc.ID] = i
 	}
@@ -188,9 +192,7 @@ func (d *Digest) AddTo(b *handover.Brief, request string) {
 		t.Tools = append(t.Tools, c.Title)
 	}
 	b.Turns = append(b.Turns, t)
-	for _, f := range d.Files() {
-		b.AddFile(f)
-	}
+	b.Files = handover.AddFiles(b.Files, d.Files()...)
 	if len(d.Plan) > 0 {
 		b.Plan = b.Plan[:0]
 		for _, e := range d.Plan {

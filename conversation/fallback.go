@@ -92,6 +92,10 @@ func FallbackReason(agent string, c Class, toolStarted bool) string {
 	return ""
 }
 
+// HandoverLine tells the user that next takes the turn over, and why
+// (FallbackReason), in the words of every front end.
+func HandoverLine(why, next string) string { return why + "; continuing with " + next }
+
 var fallbackWhy = map[Class]string{ClassNotInstalled: " is not installed", ClassStart: " could not start", ClassAuth: " is not logged in",
 	ClassRateLimit: " is rate-limited", ClassProvider: "'s provider is failing", ClassCrash: " crashed"}
 

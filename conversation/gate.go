@@ -1,7 +1,6 @@
 package conversation
 
 import (
-	"cmp"
 	"context"
 	"slices"
 	"sync"
@@ -128,7 +127,7 @@ func (g *Gate) AskAs(ctx context.Context, p *adapters.PermissionRequest, agent s
 	d := r.Decision
 	d.By, d.Reason = r.By, r.Reason
 	(*emit)(adapters.Event{Type: adapters.EventDecision, Permission: p, Decision: &adapters.Decision{
-		ToolID: p.Tool.ID, Title: cmp.Or(p.Tool.Title, p.Tool.Name), Kind: p.Tool.Kind,
+		ToolID: p.Tool.ID, Title: ToolTitle(p.Tool), Kind: p.Tool.Kind,
 		Allowed: d.Allowed(), By: r.By, Reason: r.Reason, Answer: &d}})
 	return d
 }

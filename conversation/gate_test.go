@@ -239,6 +239,38 @@ func TestGate_OutsideATurnDecidesNothing(t *testing.T) {
 	}
 }
 
+// A refused tool call is named in the gate's record as the digest names
+// the call itself (its title, else its name, else its id), so the refusal
+// a front end shows and the tool line it showed before agree.
+func TestGate_RefusalNamesTheToolAsTheDigest(t *testing.T) {
+	tests := []struct {
+		name string
+		tool adapters.ToolCall
+		want string
+	}{
+		{"titled", adapters.ToolCall{ID: "t1", Title: "rm -rf ~", Name: "bash"}, "rm -rf ~"},
+		{"named", adapters.ToolCall{ID: "t2", Name: "bash"}, "bash"},
+		{"neither", adapters.ToolCall{ID: "t3"}, "t3"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tool := command("rm -rf ~") // a hard deny
+			tool.ID, tool.Title, tool.Name = tt.tool.ID, tt.tool.Title, tt.tool.Name
+			r := newGateRun(t, GateOptions{Cwd: t.TempDir()}, ApproveAll)
+			_, dec := r.ask(t, tool, nil)
+			var d Digest
+			d.Note(adapters.Event{Type: adapters.EventToolCall, Tool: &tool})
+			d.Note(r.events[len(r.events)-1])
+			if len(d.Refused) != 1 || len(d.ToolCalls) != 1 {
+				t.Fatalf("refused %+v, tool calls %+v; want one each", d.Refused, d.ToolCalls)
+			}
+			if dec.Title != tt.want || d.Refused[0].Title != tt.want || d.ToolCalls[0].Title != tt.want {
+				t.Fatalf("decision %q, refusal %q, tool call %q; want all %q", dec.Title, d.Refused[0].Title, d.ToolCalls[0].Title, tt.want)
+			}
+		})
+	}
+}
+
 // A cancelled turn's request is no decision: no event.
 func TestGate_CancelledIsNoDecision(t *testing.T) {
 	r := newGateRun(t, GateOptions{Cwd: t.TempDir()}, ApproveAll)

@@ -83,7 +83,22 @@ type Outcome struct {
 	// nil when it did not fail (a cancelled turn did not).
 	Failure  *adapters.ErrorInfo
 	Warnings []string // the hooks that failed during the turn
+	Ending   Ending
+	// Crashed says the agent is gone (it crashed, or the prompt found it
+	// closed): its session is to be closed.
+	Crashed bool
 }
+
+// Ending is how a turn ended, the one reading of RunTurn's error that each
+// front end translates.
+type Ending int
+
+const (
+	Answered Ending = iota // the agent ended the turn: Outcome.Stop
+	Failed                 // the agent failed it, or a hook blocked it: Outcome.Failure
+	Stuck                  // the agent did not stop within its grace after a cancel: close it
+	Lost                   // the agent never took the prompt, or the turn was cut off: the error says why
+)
 
 // RunTurn runs one turn the way every front end does: the prompt hooks
 // gate it, the prompt goes to the agent with the hooks, the audit and the
@@ -138,10 +153,7 @@ func RunTurn(ctx context.Context, s TurnSpec) (Outcome, error) {
 	o := Outcome{Stop: stop, Digest: d, Warnings: s.Hooks.Flush(ctx)}
 	d.finish(context.WithoutCancel(ctx), before, s.Model, s.Workspace)
 	d.AgentSessionID = cmp.Or(d.AgentSessionID, s.Session.ID())
-	if errors.Is(err, adapters.ErrCancelTimeout) {
-		o.Stop = adapters.StopCancelled
-	}
-	o.Failure, err = classify(ctx, s.Session, err)
+	err = o.classify(ctx, s.Session, err)
 	return o, err
 }
 
@@ -188,31 +200,41 @@ func (s TurnSpec) observe(d *Digest, w *Watch) func(adapters.Event) {
 	}
 }
 
-// classify says why a turn failed, nil when it did not: a turn error as
-// the agent told it; a prompt the agent never took (a write to a process
-// that is gone, a closed session) as the agent's crash with its exit status
-// and stderr tail when it has exited. A crash reads in its own words only,
-// whatever the agent wrapped it in: it names the agent once.
-func classify(ctx context.Context, sess adapters.Session, err error) (*adapters.ErrorInfo, error) {
+// classify reads how the turn ended from the error the agent's Prompt
+// returned (Ending, Crashed) and why it failed (Failure, nil when it did
+// not): a turn error as the agent told it; a prompt the agent never took
+// (a write to a process that is gone, a closed session) as the agent's
+// crash with its exit status and stderr tail when it has exited. A crash
+// reads in its own words only, whatever the agent wrapped it in: it names
+// the agent once. It returns RunTurn's error.
+func (o *Outcome) classify(ctx context.Context, sess adapters.Session, err error) error {
 	var failed *adapters.TurnError
+	o.Crashed = errors.Is(err, adapters.ErrClosed)
 	switch {
-	case err == nil, errors.Is(err, adapters.ErrCancelTimeout):
-		return nil, err
+	case err == nil:
+		return nil
+	case errors.Is(err, adapters.ErrCancelTimeout):
+		o.Stop, o.Ending = adapters.StopCancelled, Stuck
+		return err
 	case errors.As(err, &failed):
+		o.Ending, o.Failure = Failed, &failed.Info
 		if failed.Info.Code == adapters.CodeCrash {
-			err = failed
+			o.Crashed, err = true, failed
 		}
-		return &failed.Info, err
-	case ctx.Err() != nil:
-		return nil, err
+		return err
 	}
+	o.Ending = Lost
+	if ctx.Err() != nil {
+		return err
+	}
+	o.Failure = adapters.ErrorOf(err)
 	if x, ok := sess.(adapters.Exiter); ok {
 		if crash := x.Exit(); crash != nil {
+			o.Failure = crash
 			if crash.Code == adapters.CodeCrash {
-				err = adapters.Mark(err, errors.New(crash.Message)) // the crash, not the broken pipe
+				o.Crashed, err = true, adapters.Mark(err, errors.New(crash.Message)) // the crash, not the broken pipe
 			}
-			return crash, err
 		}
 	}
-	return adapters.ErrorOf(err), err
+	return err
 }

@@ -116,6 +116,42 @@ func TestRunTurn_ClassifiesHowTheTurnEnded(t *testing.T) {
 	}
 }
 
+// The turn's end is read once, for every front end: answered, failed by
+// the agent, stuck after a cancel, or lost (the prompt reached no agent),
+// and whether the agent is gone.
+func TestRunTurn_EndingIsReadOnce(t *testing.T) {
+	crash := adapters.ErrorInfo{Message: "exit status 3", Code: adapters.CodeCrash, Fatal: true}
+	auth := adapters.ErrorInfo{Message: "not logged in", Code: adapters.CodeAuth, Fatal: true}
+	tests := []struct {
+		name    string
+		err     error
+		exit    *adapters.ErrorInfo
+		ending  Ending
+		crashed bool
+	}{
+		{"answered", nil, nil, Answered, false},
+		{"the agent's error", &adapters.TurnError{Info: auth}, nil, Failed, false},
+		{"the agent's crash", &adapters.TurnError{Info: crash}, nil, Failed, true},
+		{"stuck after a cancel", adapters.ErrCancelTimeout, nil, Stuck, false},
+		{"closed", adapters.ErrClosed, nil, Lost, true},
+		{"closed, exited logged out", adapters.ErrClosed, &auth, Lost, true},
+		{"a broken pipe to a crashed agent", errors.New("write |1: broken pipe"), &crash, Lost, true},
+		{"not taken", errors.New("session busy"), nil, Lost, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var sess adapters.Session = &fakeSession{stop: adapters.StopEndTurn, err: tt.err}
+			if tt.exit != nil {
+				sess = exitingSession{sess.(*fakeSession), tt.exit}
+			}
+			oc, _ := RunTurn(context.Background(), TurnSpec{Agent: "fake", Session: sess, Prompt: adapters.TextPrompt("hi")})
+			if oc.Ending != tt.ending || oc.Crashed != tt.crashed {
+				t.Fatalf("ending %v, crashed %v; want %v, %v", oc.Ending, oc.Crashed, tt.ending, tt.crashed)
+			}
+		})
+	}
+}
+
 // A turn cancelled before its prompt went (while its agent started, or a
 // fallback agent took it over) ends cancelled; the agent gets nothing.
 func TestRunTurn_CancelledBeforeThePromptSendsNothing(t *testing.T) {

@@ -237,7 +237,7 @@ func (d *Delegator) converse(ctx context.Context, from *live, r Request, progres
 		return c, toolStarted
 	}, func(_, next, why string) {
 		if progress != nil {
-			progress(fmt.Sprintf("hub: %s; continuing with %s", why, next))
+			progress("hub: " + conversation.HandoverLine(why, next))
 		}
 		fellBack = append(fellBack, why)
 		d.drop(res.Session)
@@ -271,8 +271,8 @@ func (d *Delegator) start(ctx context.Context, r Request, from *live) (*live, er
 	}
 	l.brief.Cwd = l.cwd
 	plan := conversation.PlanStart(a.Capabilities(), "", false, "", handover.Render(l.brief))
-	so := adapters.SessionOptions{Cwd: l.cwd, Model: l.model, Mode: l.mode, Access: d.o.Approve.Access(), Instructions: plan.Instructions,
-		CancelGrace: 2 * time.Second}
+	so := adapters.SessionOptions{Cwd: l.cwd, Model: l.model, Mode: l.mode, Access: d.o.Approve.Access(), CancelGrace: 2 * time.Second}
+	plan.Apply(&so)
 	// The gate puts what the rules leave open to the parent session
 	// (Options.Ask) when set, else to the approval policy.
 	answer := conversation.Answerer(d.o.Approve)
@@ -283,7 +283,7 @@ func (d *Delegator) start(ctx context.Context, r Request, from *live) (*live, er
 		})
 	}
 	if d.o.MCPServers != nil {
-		so.MCPServers = d.o.MCPServers(l.agent)
+		so.MCPServers = conversation.MCPFor(a.Capabilities(), d.o.MCPServers(l.agent), d.o.Log.With().Str("agent", l.agent).Logger())
 	}
 	if l.gate, err = conversation.NewGate(conversation.GateOptions{Rules: d.o.Rules, Grants: d.o.Grants, Cwd: l.cwd, Agent: l.agent, Answerer: answer}); err != nil {
 		return nil, err
@@ -405,7 +405,7 @@ func (d *Delegator) run(ctx context.Context, l *live, r Request, fallback bool, 
 	}
 	l.tmu.Unlock()
 	switch {
-	case errors.As(err, new(*adapters.TurnError)): // the agent's error, as the Outcome tells it
+	case oc.Ending == conversation.Failed: // the agent's error, as the Outcome tells it
 		res.Error = oc.Failure.Message
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		// told as such whether the agent's Prompt returned an error or,

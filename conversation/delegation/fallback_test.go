@@ -75,6 +75,7 @@ type fakeAgent struct {
 	prompts, closed, starts int
 	// got are the prompts' texts and the sessions' instructions.
 	got, instructions []string
+	mcp               [][]adapters.MCPServer // each session's
 }
 
 func answers(name string) *fakeAgent {
@@ -101,6 +102,7 @@ func (a *fakeAgent) Start(_ context.Context, so adapters.SessionOptions) (adapte
 	a.mu.Lock()
 	a.starts++
 	a.instructions = append(a.instructions, so.Instructions)
+	a.mcp = append(a.mcp, so.MCPServers)
 	a.mu.Unlock()
 	if a.onStart != nil {
 		a.onStart()

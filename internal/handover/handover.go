@@ -21,8 +21,8 @@ const (
 	// olderRequest and olderAnswer bound each older turn's request and
 	// final answer.
 	olderRequest, olderAnswer = 300, 600
-	// MaxFiles bounds the list of files changed.
-	MaxFiles       = 40
+	// maxFiles bounds the list of files changed.
+	maxFiles       = 40
 	gitStatTimeout = 2 * time.Second
 )
 
@@ -52,12 +52,15 @@ type Brief struct {
 	Cwd    string   `json:"cwd,omitempty"`
 }
 
-// AddFile notes a file a tool changed, once, up to MaxFiles.
-func (b *Brief) AddFile(path string) {
-	if path == "" || len(b.Files) >= MaxFiles || slices.Contains(b.Files, path) {
-		return
+// AddFiles adds to files, a brief's, the paths of files a tool changed,
+// each once, up to maxFiles.
+func AddFiles(files []string, paths ...string) []string {
+	for _, p := range paths {
+		if p != "" && len(files) < maxFiles && !slices.Contains(files, p) {
+			files = append(files, p)
+		}
 	}
-	b.Files = append(b.Files, path)
+	return files
 }
 
 // Render is the briefing, "" when there is no conversation to tell.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/conversation"
 	"github.com/hubdev/hub/internal/mask"
 )
 
@@ -206,7 +207,7 @@ func (w *output) event(ev adapters.Event) {
 }
 
 func toolLabel(t adapters.ToolCall) string {
-	s := cmp.Or(t.Title, t.Name, t.ID)
+	s := conversation.ToolTitle(t)
 	if t.Kind != "" {
 		s += " [" + string(t.Kind) + "]"
 	}
@@ -227,7 +228,7 @@ func (w *output) fallback(from, to, reason string) {
 	if w.o.Format == FormatJSONL {
 		w.jsonl(hubLine{head: w.head("fallback"), From: from, To: to, Reason: reason})
 	}
-	w.line(w.color("33", fmt.Sprintf("%s: %s; continuing with %s", w.o.Name, reason, to)))
+	w.line(w.color("33", w.o.Name+": "+conversation.HandoverLine(reason, to)))
 }
 
 func (w *output) head(typ string) head {

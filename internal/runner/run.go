@@ -140,12 +140,11 @@ func (r *run) turn(ctx context.Context, spec conversation.TurnSpec) error {
 		r.warn("hook: %s", w)
 	}
 	r.failure = oc.Failure
-	switch {
-	case errors.As(err, new(*adapters.TurnError)):
-	case errors.Is(err, adapters.ErrCancelTimeout):
+	switch oc.Ending {
+	case conversation.Stuck:
 		r.out.progress("agent did not stop within %s; closing it", r.o.Grace)
 		return nil
-	case err != nil:
+	case conversation.Lost:
 		return err
 	}
 	r.stop = oc.Stop

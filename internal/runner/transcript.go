@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/hubdev/hub/adapters"
@@ -87,8 +86,7 @@ func (r *run) handover(name string, caps adapters.Capabilities, so *adapters.Ses
 		r.out.progress("continuing %s session %s: %s is briefed on it", t.Agent, t.ID, name)
 	}
 	p := conversation.PlanStart(caps, so.ResumeID, so.Fork, "", brief)
-	so.ResumeID, so.Fork = p.ResumeID, p.Fork
-	so.Instructions = strings.TrimSpace(p.Instructions + so.Instructions)
+	p.Apply(so)
 	*prefix = p.Lead + *prefix
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/handover"
 	"github.com/hubdev/hub/internal/mask"
@@ -115,32 +116,40 @@ func (m *mdWriter) event(ev adapters.Event) {
 	}
 }
 
-// updateEvents are the events hub acp's session/updates were made from;
-// thoughts are folded away.
-var updateEvents = map[string]adapters.EventType{"agent_message_chunk": adapters.EventText, "tool_call": adapters.EventToolCall,
-	"tool_call_update": adapters.EventToolUpdate, "plan": adapters.EventPlan}
+// EventOf is the event hub acp made a session update from, as far as a
+// transcript or a digest reads it back: text, a tool call's id, title and
+// status, a plan. Thoughts and the rest are no event.
+func EventOf(u schema.SessionUpdate) adapters.Event {
+	switch {
+	case u.AgentMessageChunk != nil:
+		return adapters.Event{Type: adapters.EventText, Text: u.AgentMessageChunk.Content.Text, MessageID: u.AgentMessageChunk.MessageID}
+	case u.ToolCall != nil:
+		return adapters.Event{Type: adapters.EventToolCall, Tool: &adapters.ToolCall{ID: u.ToolCall.ToolCallID, Title: u.ToolCall.Title,
+			Status: adapters.ToolStatus(u.ToolCall.Status)}}
+	case u.ToolCallUpdate != nil:
+		return adapters.Event{Type: adapters.EventToolUpdate, Tool: &adapters.ToolCall{ID: u.ToolCallUpdate.ToolCallID,
+			Status: adapters.ToolStatus(u.ToolCallUpdate.Status)}}
+	case u.Plan != nil:
+		ev := adapters.Event{Type: adapters.EventPlan, Plan: []adapters.PlanEntry{}}
+		for _, e := range u.Plan.Entries {
+			ev.Plan = append(ev.Plan, adapters.PlanEntry(e))
+		}
+		return ev
+	}
+	return adapters.Event{}
+}
 
 // update renders one ACP session/update: the user's text, else as its event.
 func (m *mdWriter) update(raw json.RawMessage) {
-	var u struct {
-		Kind    string               `json:"sessionUpdate"`
-		Content json.RawMessage      `json:"content"`
-		ID      string               `json:"toolCallId"`
-		Title   string               `json:"title"`
-		Status  adapters.ToolStatus  `json:"status"`
-		Entries []adapters.PlanEntry `json:"entries"`
-	}
-	_ = json.Unmarshal(raw, &u) // a field of another shape is left empty
-	var chunk adapters.Content
-	_ = json.Unmarshal(u.Content, &chunk)
-	switch {
-	case u.Kind == "user_message_chunk" && m.last == "User":
-		m.b.WriteString(chunk.Text)
-	case u.Kind == "user_message_chunk":
-		m.section("User", chunk.Text)
+	var u schema.SessionUpdate
+	_ = json.Unmarshal(raw, &u) // one of another shape is no event
+	switch c := u.UserMessageChunk; {
+	case c != nil && m.last == "User":
+		m.b.WriteString(c.Content.Text)
+	case c != nil:
+		m.section("User", c.Content.Text)
 	default:
-		m.event(adapters.Event{Type: updateEvents[u.Kind], Text: chunk.Text, Plan: u.Entries,
-			Tool: &adapters.ToolCall{ID: u.ID, Title: u.Title, Status: u.Status}})
+		m.event(EventOf(u))
 	}
 }
 
