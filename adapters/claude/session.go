@@ -36,7 +36,7 @@ type Session struct {
 	mu       sync.Mutex
 	id       string
 	nextReq  int
-	pending  map[string]func(json.RawMessage, error) // control requests hub sent, by request id
+	replies  adapters.Replies[json.RawMessage] // to the control requests hub sent
 	readDone chan struct{}
 	raw      *adapters.UnknownRecords
 	opts     adapters.SessionOptions
@@ -58,7 +58,7 @@ type Session struct {
 
 func newSession(a *Adapter, p *proc.Process, opts adapters.SessionOptions) *Session {
 	s := &Session{a: a, p: p, dec: NewClaudeDecoder(), id: opts.ResumeID, opts: opts, steered: map[string]string{},
-		pending: map[string]func(json.RawMessage, error){}, readDone: make(chan struct{}), initDone: make(chan struct{})}
+		readDone: make(chan struct{}), initDone: make(chan struct{})}
 	s.dec.Control = s.onControl
 	s.rules = adapters.RulesOf(opts, s.interrupt, nil)
 	// Note runs on the reader goroutine, which owns the decoder.
@@ -243,16 +243,12 @@ func (s *Session) interrupt() {
 // no reply left to give, it is refused.
 func (s *Session) control(req map[string]any, reply func(json.RawMessage, error)) error {
 	s.mu.Lock()
-	if s.p.Exited() {
-		s.mu.Unlock()
-		return adapters.CrashError(s.p, "claude", ErrExited)
-	}
 	s.nextReq++
 	id := "hub_" + strconv.Itoa(s.nextReq)
-	if reply != nil {
-		s.pending[id] = reply
-	}
 	s.mu.Unlock()
+	if s.p.Exited() || reply != nil && !s.replies.Await(id, reply) {
+		return adapters.CrashError(s.p, "claude", ErrExited)
+	}
 	b, _ := json.Marshal(map[string]any{"type": "control_request", "request_id": id, "request": req}) // hub's own values
 	return s.write(b)
 }
@@ -327,12 +323,7 @@ func (s *Session) readLoop() {
 func (s *Session) exit() {
 	end := adapters.CrashEnd(s.p, "claude")
 	gone := adapters.CrashError(s.p, "claude", ErrExited) // s.p is gone: no second wait
-	s.mu.Lock()
-	for id, reply := range s.pending {
-		reply(nil, gone)
-		delete(s.pending, id)
-	}
-	s.mu.Unlock()
+	s.replies.Close(gone)
 	s.turn.Exited(s.turn.Cancelled(), end...)
 }
 
