@@ -79,11 +79,7 @@ func (s *Session) Prompt(ctx context.Context, prompt []adapters.Content, emit fu
 		return "", err
 	}
 	s.mu.Lock()
-	if s.p.Exited() {
-		s.mu.Unlock()
-		return "", adapters.CrashError(s.p, "claude", ErrExited)
-	}
-	t, err := s.turn.Start()
+	t, err := s.turn.StartOn(s.p, "claude", ErrExited)
 	if err != nil {
 		s.mu.Unlock()
 		return "", err

@@ -12,18 +12,14 @@ import (
 func (s *session) Prompt(ctx context.Context, prompt []adapters.Content, emit func(adapters.Event)) (adapters.StopReason, error) {
 	id := s.nextID("prompt")
 	s.mu.Lock()
-	switch {
-	case s.closed:
+	if s.closed {
 		s.mu.Unlock()
 		return "", fmt.Errorf("pi session: %w", adapters.ErrClosed)
-	case s.proc.Exited():
-		s.mu.Unlock()
-		return "", adapters.CrashError(s.proc, Name, adapters.ErrClosed)
 	}
-	t, err := s.turn.Start()
+	t, err := s.turn.StartOn(s.proc, Name, adapters.ErrClosed)
 	if err != nil {
 		s.mu.Unlock()
-		return "", fmt.Errorf("pi session: %w", err)
+		return "", err
 	}
 	if !s.announced && s.state.SessionID != "" {
 		s.announced = true
