@@ -2,6 +2,7 @@ package adapters
 
 import (
 	"context"
+	"strconv"
 	"sync"
 )
 
@@ -10,8 +11,17 @@ import (
 // Close answers the rest and refuses new ones. The zero value is ready.
 type Replies[T any] struct {
 	mu     sync.Mutex
+	seq    int
 	waits  map[string]func(T, error)
 	closed error
+}
+
+// NewID is prefix and a number no earlier NewID gave, a new request's id.
+func (r *Replies[T]) NewID(prefix string) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.seq++
+	return prefix + strconv.Itoa(r.seq)
 }
 
 // Await keeps reply for request id; it is false once Close ran.

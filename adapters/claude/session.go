@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"net/url"
 	"runtime"
-	"strconv"
 	"strings"
 	"sync"
 	"uuid"
@@ -35,7 +34,6 @@ type Session struct {
 
 	mu       sync.Mutex
 	id       string
-	nextReq  int
 	replies  adapters.Replies[json.RawMessage] // to the control requests hub sent
 	readDone chan struct{}
 	raw      *adapters.UnknownRecords
@@ -238,10 +236,7 @@ func (s *Session) interrupt() {
 // or why there is none, on the reader goroutine. Once claude exited, with
 // no reply left to give, it is refused.
 func (s *Session) control(req map[string]any, reply func(json.RawMessage, error)) error {
-	s.mu.Lock()
-	s.nextReq++
-	id := "hub_" + strconv.Itoa(s.nextReq)
-	s.mu.Unlock()
+	id := s.replies.NewID("hub_")
 	if s.p.Exited() || reply != nil && !s.replies.Await(id, reply) {
 		return adapters.CrashError(s.p, "claude", ErrExited)
 	}

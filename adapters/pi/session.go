@@ -59,7 +59,6 @@ type session struct {
 
 	mu        sync.Mutex
 	promptID  string // the running turn's prompt command
-	seq       int
 	closed    bool
 	state     piState
 	announced bool
@@ -97,7 +96,7 @@ func (s *session) read() {
 // auto_retry_start before answering, so the answer releases the held end of
 // a run pi does not retry, and a retried run keeps its turn.
 func (s *session) probeRetry() {
-	if err := s.write(map[string]any{"id": s.nextID("retry-probe"), "type": "get_state"}); err != nil {
+	if err := s.write(map[string]any{"id": s.replies.NewID("hub-retry-probe-"), "type": "get_state"}); err != nil {
 		s.log.Debug().Err(err).Msg("probe pi after a failed run")
 	}
 }
@@ -164,18 +163,11 @@ func (s *session) write(cmd map[string]any) error {
 	return nil
 }
 
-func (s *session) nextID(kind string) string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.seq++
-	return fmt.Sprintf("hub-%s-%d", kind, s.seq)
-}
-
 // call sends cmd and waits for its response, whose data it reads into
 // result (when not nil) as adapters.Unmarshal reads it.
 func (s *session) call(ctx context.Context, cmd map[string]any, result any) error {
 	typ := fmt.Sprint(cmd["type"])
-	id := s.nextID(typ)
+	id := s.replies.NewID("hub-" + typ + "-")
 	cmd["id"] = id
 	r, err := s.replies.Call(ctx, id, func() error { return s.write(cmd) })
 	switch {

@@ -10,7 +10,7 @@ import (
 
 // Prompt implements adapters.Session: one `prompt` command per turn.
 func (s *session) Prompt(ctx context.Context, prompt []adapters.Content, emit func(adapters.Event)) (adapters.StopReason, error) {
-	id := s.nextID("prompt")
+	id := s.replies.NewID("hub-prompt-")
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
@@ -65,7 +65,7 @@ func (s *session) interrupt() {
 	if s.turn.Current() == nil {
 		return
 	}
-	if err := s.write(map[string]any{"id": s.nextID("abort"), "type": "abort"}); err != nil {
+	if err := s.write(map[string]any{"id": s.replies.NewID("hub-abort-"), "type": "abort"}); err != nil {
 		s.log.Warn().Err(err).Msg("send abort to pi")
 	}
 }
