@@ -170,6 +170,11 @@ type ToolContent struct {
 	TerminalID string          `json:"terminalId,omitempty"`
 }
 
+// EditDiff is the diff content of replacing old with new in path.
+func EditDiff(path, old, new string) ToolContent {
+	return ToolContent{Type: ToolContentDiff, Path: path, OldText: &old, NewText: new}
+}
+
 // MCPContent is the text and image blocks of an MCP tool result's content
 // (decoded into ToolContent, whose members are named alike) as tool
 // output; other blocks, empty texts and members of neither are left out.

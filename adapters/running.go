@@ -1,6 +1,10 @@
 package adapters
 
-import "sync"
+import (
+	"sync"
+
+	"github.com/hubdev/hub/internal/proc"
+)
 
 // Running holds a session's one running turn: Prompt starts it, the
 // agent's reader emits to it, and its EventDone, End or Exited ends it.
@@ -20,6 +24,15 @@ func (r *Running) Start() (*Turn, error) {
 	}
 	r.turn = NewTurn()
 	return r.turn, nil
+}
+
+// StartOn is Start for a session of name's long-lived process p, which
+// once p exited refuses with its crash, wrapping closed (an ErrClosed).
+func (r *Running) StartOn(p *proc.Process, name string, closed error) (*Turn, error) {
+	if p.Exited() {
+		return nil, CrashError(p, name, closed)
+	}
+	return r.Start()
 }
 
 // Current is the running turn, nil when the session is idle.

@@ -54,6 +54,14 @@ func (o ConfigOption) Accepts(value string) bool {
 	return slices.ContainsFunc(o.Choices, func(c Option) bool { return c.ID == value })
 }
 
+// OfferValue adds the option's value to its choices when they lack it
+// (an agent's current value it does not list).
+func (o *ConfigOption) OfferValue() {
+	if !o.Accepts(o.Value) {
+		o.Choices = append(slices.Clip(o.Choices), Option{ID: o.Value, Name: o.Value})
+	}
+}
+
 // Surfacer is implemented by sessions that learn their surface from the
 // agent once started. Surface waits, bounded by ctx, for the agent's
 // answer; the front end calls it once, right after Start.

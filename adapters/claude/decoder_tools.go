@@ -85,13 +85,11 @@ func ClaudeToolCall(id, name string, input json.RawMessage) adapters.ToolCall {
 
 func claudeEditDiffs(path string, in *claudeToolInput) []adapters.ToolContent {
 	if len(in.Edits) == 0 {
-		old := in.OldString
-		return []adapters.ToolContent{{Type: adapters.ToolContentDiff, Path: path, OldText: &old, NewText: in.NewString}}
+		return []adapters.ToolContent{adapters.EditDiff(path, in.OldString, in.NewString)}
 	}
 	out := make([]adapters.ToolContent, 0, len(in.Edits))
 	for _, e := range in.Edits {
-		old := e.OldString
-		out = append(out, adapters.ToolContent{Type: adapters.ToolContentDiff, Path: path, OldText: &old, NewText: e.NewString})
+		out = append(out, adapters.EditDiff(path, e.OldString, e.NewString))
 	}
 	return out
 }

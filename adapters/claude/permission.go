@@ -87,16 +87,9 @@ func (s *Session) onControl(c ClaudeControl) {
 }
 
 func (s *Session) controlResponse(r *ClaudeControlResponse) {
-	s.mu.Lock()
-	reply := s.pending[r.RequestID]
-	delete(s.pending, r.RequestID)
-	s.mu.Unlock()
-	if reply == nil {
-		return
-	}
 	var err error
 	if r.Subtype == "error" {
 		err = errors.New(r.Error)
 	}
-	reply(r.Response, err)
+	s.replies.Answer(r.RequestID, r.Response, err)
 }

@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"net/url"
 	"runtime"
-	"strconv"
 	"strings"
 	"sync"
 	"uuid"
@@ -35,8 +34,7 @@ type Session struct {
 
 	mu       sync.Mutex
 	id       string
-	nextReq  int
-	pending  map[string]func(json.RawMessage, error) // control requests hub sent, by request id
+	replies  adapters.Replies[json.RawMessage] // to the control requests hub sent
 	readDone chan struct{}
 	raw      *adapters.UnknownRecords
 	opts     adapters.SessionOptions
@@ -58,7 +56,7 @@ type Session struct {
 
 func newSession(a *Adapter, p *proc.Process, opts adapters.SessionOptions) *Session {
 	s := &Session{a: a, p: p, dec: NewClaudeDecoder(), id: opts.ResumeID, opts: opts, steered: map[string]string{},
-		pending: map[string]func(json.RawMessage, error){}, readDone: make(chan struct{}), initDone: make(chan struct{})}
+		readDone: make(chan struct{}), initDone: make(chan struct{})}
 	s.dec.Control = s.onControl
 	s.rules = adapters.RulesOf(opts, s.interrupt, nil)
 	// Note runs on the reader goroutine, which owns the decoder.
@@ -79,11 +77,7 @@ func (s *Session) Prompt(ctx context.Context, prompt []adapters.Content, emit fu
 		return "", err
 	}
 	s.mu.Lock()
-	if s.p.Exited() {
-		s.mu.Unlock()
-		return "", adapters.CrashError(s.p, "claude", ErrExited)
-	}
-	t, err := s.turn.Start()
+	t, err := s.turn.StartOn(s.p, "claude", ErrExited)
 	if err != nil {
 		s.mu.Unlock()
 		return "", err
@@ -242,17 +236,10 @@ func (s *Session) interrupt() {
 // or why there is none, on the reader goroutine. Once claude exited, with
 // no reply left to give, it is refused.
 func (s *Session) control(req map[string]any, reply func(json.RawMessage, error)) error {
-	s.mu.Lock()
-	if s.p.Exited() {
-		s.mu.Unlock()
+	id := s.replies.NewID("hub_")
+	if s.p.Exited() || reply != nil && !s.replies.Await(id, reply) {
 		return adapters.CrashError(s.p, "claude", ErrExited)
 	}
-	s.nextReq++
-	id := "hub_" + strconv.Itoa(s.nextReq)
-	if reply != nil {
-		s.pending[id] = reply
-	}
-	s.mu.Unlock()
 	b, _ := json.Marshal(map[string]any{"type": "control_request", "request_id": id, "request": req}) // hub's own values
 	return s.write(b)
 }
@@ -327,12 +314,7 @@ func (s *Session) readLoop() {
 func (s *Session) exit() {
 	end := adapters.CrashEnd(s.p, "claude")
 	gone := adapters.CrashError(s.p, "claude", ErrExited) // s.p is gone: no second wait
-	s.mu.Lock()
-	for id, reply := range s.pending {
-		reply(nil, gone)
-		delete(s.pending, id)
-	}
-	s.mu.Unlock()
+	s.replies.Close(gone)
 	s.turn.Exited(s.turn.Cancelled(), end...)
 }
 

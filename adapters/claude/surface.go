@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/trace"
@@ -94,16 +93,12 @@ func surfaceOf(r initResponse, opts adapters.SessionOptions) adapters.Surface {
 		}
 	}
 	if len(model.Choices) > 0 {
-		if !model.Accepts(model.Value) {
-			model.Choices = append(model.Choices, adapters.Option{ID: model.Value, Name: model.Value})
-		}
+		model.OfferValue()
 		sur.Options = append(sur.Options, model)
 	}
 	mode := adapters.ConfigOption{ID: adapters.OptionMode, Name: "Mode", Category: "mode",
 		Value: cmp.Or(opts.Mode, r.CurrentPermissionMode, "default"), Choices: modes}
-	if !mode.Accepts(mode.Value) {
-		mode.Choices = append(slices.Clone(modes), adapters.Option{ID: mode.Value, Name: mode.Value})
-	}
+	mode.OfferValue()
 	sur.Options = append(sur.Options, mode)
 	if len(efforts) > 0 {
 		effort := adapters.ConfigOption{ID: adapters.OptionEffort, Name: "Effort", Category: "thought_level",

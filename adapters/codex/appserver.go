@@ -245,15 +245,11 @@ func (s *appSession) call(ctx context.Context, method string, params, result any
 // Prompt implements adapters.Session.
 func (s *appSession) Prompt(ctx context.Context, prompt []adapters.Content, emit func(adapters.Event)) (adapters.StopReason, error) {
 	s.mu.Lock()
-	switch {
-	case s.closing:
+	if s.closing {
 		s.mu.Unlock()
 		return "", adapters.ErrClosed
-	case s.p.Exited():
-		s.mu.Unlock()
-		return "", adapters.CrashError(s.p, appServer, adapters.ErrClosed)
 	}
-	out, err := s.turn.Start()
+	out, err := s.turn.StartOn(s.p, appServer, adapters.ErrClosed)
 	if err != nil {
 		s.mu.Unlock()
 		return "", err

@@ -67,6 +67,9 @@ func (d *CodexExecDecoder) record(r *codexExecRecord, line []byte) []adapters.Ev
 	case "thread.started":
 		return []adapters.Event{{Type: adapters.EventSessionInfo, Session: &adapters.SessionInfo{AgentSessionID: r.ThreadID}}}
 	case "turn.started":
+		// each process numbers its items from item_0, and a cancelled one
+		// left its tool items running
+		clear(d.app.started)
 		return nil
 	case "item.started", "item.updated", "item.completed":
 		if r.Item == nil {
@@ -116,7 +119,7 @@ func (d *CodexExecDecoder) item(it *codexExecItem, phase string) ([]adapters.Eve
 	completed := phase == "item.completed"
 	switch it.Type {
 	case "file_change":
-		return toolEvent(d.app.started, codexExecFileChange(it), phase == "item.started", completed), true
+		return toolEvent(d.app.started, codexExecFileChange(it), completed), true
 	case "error":
 		if !completed {
 			return nil, true

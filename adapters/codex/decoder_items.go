@@ -99,14 +99,14 @@ func (d *CodexDecoder) itemEvents(it codexItem, completed bool) ([]adapters.Even
 	if completed {
 		delete(d.output, it.ID)
 	}
-	return toolEvent(d.started, tool, !completed, completed), true
+	return toolEvent(d.started, tool, completed), true
 }
 
 // toolEvent is a tool item's event, for app-server and exec alike: its
-// call when it starts or is first seen (started is true until it
-// completes), else an update with what the item now says.
-func toolEvent(started map[string]bool, t *adapters.ToolCall, starting, completed bool) []adapters.Event {
-	first := starting || !started[t.ID]
+// call when it is not running (started is true until it completes), else
+// an update with what the item now says.
+func toolEvent(started map[string]bool, t *adapters.ToolCall, completed bool) []adapters.Event {
+	first := !started[t.ID]
 	started[t.ID] = !completed
 	if first {
 		return []adapters.Event{{Type: adapters.EventToolCall, Tool: t}}

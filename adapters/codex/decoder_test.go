@@ -368,6 +368,37 @@ func TestCodexExecDecoder_ItemsAsAppServers(t *testing.T) {
 	}
 }
 
+// codex exec numbers its items from item_0 in each process, and a
+// cancelled process never completes its tool items: the next process's
+// item_0 is a new tool call. An item.updated is an update, not a new call.
+func TestCodexExecDecoder_ToolItemsPerProcess(t *testing.T) {
+	cancelled := `{"type":"thread.started","thread_id":"t"}
+{"type":"turn.started"}
+{"type":"item.started","item":{"id":"item_0","type":"command_execution","command":"sleep 30","aggregated_output":"","exit_code":null,"status":"in_progress"}}
+`
+	tests := []struct{ name, stream, want string }{
+		{"next process reuses an id", cancelled + `{"type":"thread.started","thread_id":"t"}
+{"type":"turn.started"}
+{"type":"item.completed","item":{"id":"item_0","type":"web_search","query":"go"}}
+`, "tool_call tool_call"},
+		{"updated is an update", `{"type":"turn.started"}
+{"type":"item.started","item":{"id":"item_0","type":"command_execution","command":"ls","aggregated_output":"","exit_code":null,"status":"in_progress"}}
+{"type":"item.updated","item":{"id":"item_0","type":"command_execution","command":"ls","aggregated_output":"a\n","exit_code":null,"status":"in_progress"}}
+`, "tool_call tool_update"},
+	}
+	for _, tt := range tests {
+		var kinds []string
+		for _, e := range DecodeCodexExec([]byte(tt.stream)) {
+			if strings.HasPrefix(string(e.Type), "tool") {
+				kinds = append(kinds, string(e.Type))
+			}
+		}
+		if got := strings.Join(kinds, " "); got != tt.want {
+			t.Errorf("%s: tool events %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
 func TestCodexDecoder_MalformedIsRaw(t *testing.T) {
 	tests := []struct{ line, source string }{
 		{`{not json`, "codex:invalid"},

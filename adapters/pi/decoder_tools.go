@@ -108,12 +108,10 @@ func (d *PiDecoder) piDiffs(name string, a piArgs) []adapters.ToolContent {
 	case "edit":
 		var out []adapters.ToolContent
 		if a.OldText != nil && a.NewText != nil {
-			old := *a.OldText
-			out = append(out, adapters.ToolContent{Type: adapters.ToolContentDiff, Path: p, OldText: &old, NewText: *a.NewText})
+			out = append(out, adapters.EditDiff(p, *a.OldText, *a.NewText))
 		}
 		for _, e := range a.Edits {
-			old := e.OldText
-			out = append(out, adapters.ToolContent{Type: adapters.ToolContentDiff, Path: p, OldText: &old, NewText: e.NewText})
+			out = append(out, adapters.EditDiff(p, e.OldText, e.NewText))
 		}
 		return out
 	}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -50,6 +51,7 @@ type session struct {
 	proc    *proc.Process
 	dec     *PiDecoder
 	unknown *adapters.UnknownRecords
+	replies adapters.Replies[PiResponse]
 	writeMu sync.Mutex
 	done    chan struct{} // closed when the reader has seen the process exit
 	rules   adapters.TurnRules
@@ -57,8 +59,6 @@ type session struct {
 
 	mu        sync.Mutex
 	promptID  string // the running turn's prompt command
-	pending   map[string]chan PiResponse
-	seq       int
 	closed    bool
 	state     piState
 	announced bool
@@ -66,7 +66,7 @@ type session struct {
 
 func newSession(log zerolog.Logger, cwd string, p *proc.Process, unknown *adapters.UnknownRecords) *session {
 	s := &session{log: log.With().Str("agent", Name).Logger(), proc: p, unknown: unknown,
-		dec: NewPiDecoder(cwd), done: make(chan struct{}), pending: map[string]chan PiResponse{}}
+		dec: NewPiDecoder(cwd), done: make(chan struct{})}
 	s.dec.OnUIRequest = s.answerDialog
 	s.dec.OnResponse = s.onResponse
 	go s.read()
@@ -96,7 +96,7 @@ func (s *session) read() {
 // auto_retry_start before answering, so the answer releases the held end of
 // a run pi does not retry, and a retried run keeps its turn.
 func (s *session) probeRetry() {
-	if err := s.write(map[string]any{"id": s.nextID("retry-probe"), "type": "get_state"}); err != nil {
+	if err := s.write(map[string]any{"id": s.replies.NewID("hub-retry-probe-"), "type": "get_state"}); err != nil {
 		s.log.Debug().Err(err).Msg("probe pi after a failed run")
 	}
 }
@@ -116,15 +116,13 @@ func (s *session) route(ev adapters.Event) {
 }
 
 func (s *session) onResponse(r PiResponse) bool {
+	if s.replies.Answer(r.ID, r, nil) {
+		return true
+	}
 	s.mu.Lock()
-	ch, ok := s.pending[r.ID]
-	delete(s.pending, r.ID)
 	t, prompt := s.turn.Current(), s.promptID
 	s.mu.Unlock()
 	switch {
-	case ok:
-		ch <- r
-		return true
 	case t != nil && r.ID == prompt:
 		if !r.Success {
 			code := PiErrorCode(r.Error)
@@ -149,12 +147,8 @@ func (s *session) onExit() {
 	end := adapters.CrashEnd(s.proc, Name)
 	s.mu.Lock()
 	closing := s.closed
-	pending := s.pending
-	s.pending = map[string]chan PiResponse{}
 	s.mu.Unlock()
-	for _, ch := range pending {
-		close(ch)
-	}
+	s.replies.Close(adapters.ErrClosed)
 	s.turn.Exited(closing, end...)
 }
 
@@ -169,49 +163,26 @@ func (s *session) write(cmd map[string]any) error {
 	return nil
 }
 
-func (s *session) nextID(kind string) string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.seq++
-	return fmt.Sprintf("hub-%s-%d", kind, s.seq)
-}
-
 // call sends cmd and waits for its response, whose data it reads into
 // result (when not nil) as adapters.Unmarshal reads it.
 func (s *session) call(ctx context.Context, cmd map[string]any, result any) error {
 	typ := fmt.Sprint(cmd["type"])
-	id := s.nextID(typ)
+	id := s.replies.NewID("hub-" + typ + "-")
 	cmd["id"] = id
-	ch := make(chan PiResponse, 1)
-	s.mu.Lock()
-	if s.proc.Exited() { // onExit, which waits for the exit, answers what it finds pending
-		close(ch)
-	} else {
-		s.pending[id] = ch
-	}
-	s.mu.Unlock()
-	if err := s.write(cmd); err != nil {
+	r, err := s.replies.Call(ctx, id, func() error { return s.write(cmd) })
+	switch {
+	case err != nil && errors.Is(err, ctx.Err()):
+		return adapters.WithStderr(s.proc, fmt.Errorf("waiting for pi %s: %w", typ, err))
+	case err != nil: // the write failed, or pi exited first
 		return adapters.Gone(ctx, s.proc, Name, typ, err)
-	}
-	select {
-	case r, ok := <-ch:
-		switch {
-		case !ok: // pi exited first
-			return adapters.Gone(ctx, s.proc, Name, typ, adapters.ErrClosed)
-		case !r.Success:
-			return fmt.Errorf("pi rejected the command: %s: %s", typ, r.Error)
-		case result != nil:
-			if err := adapters.Unmarshal(r.Data, result); err != nil {
-				return fmt.Errorf("decode pi %s: %w", typ, err)
-			}
+	case !r.Success:
+		return fmt.Errorf("pi rejected the command: %s: %s", typ, r.Error)
+	case result != nil:
+		if err := adapters.Unmarshal(r.Data, result); err != nil {
+			return fmt.Errorf("decode pi %s: %w", typ, err)
 		}
-		return nil
-	case <-ctx.Done():
-		s.mu.Lock()
-		delete(s.pending, id)
-		s.mu.Unlock()
-		return adapters.WithStderr(s.proc, fmt.Errorf("waiting for pi %s: %w", typ, ctx.Err()))
 	}
+	return nil
 }
 
 func (s *session) loadState(ctx context.Context) error {

@@ -39,9 +39,7 @@ func (s *session) Surface(ctx context.Context) (adapters.Surface, error) {
 	}
 	var sur adapters.Surface
 	if model.Value != "" && len(model.Choices) > 0 {
-		if !model.Accepts(model.Value) {
-			model.Choices = append([]adapters.Option{{ID: model.Value, Name: model.Value}}, model.Choices...)
-		}
+		model.OfferValue()
 		sur.Options = append(sur.Options, model)
 	}
 	if st.Model != nil && st.Model.Reasoning {

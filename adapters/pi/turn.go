@@ -10,20 +10,16 @@ import (
 
 // Prompt implements adapters.Session: one `prompt` command per turn.
 func (s *session) Prompt(ctx context.Context, prompt []adapters.Content, emit func(adapters.Event)) (adapters.StopReason, error) {
-	id := s.nextID("prompt")
+	id := s.replies.NewID("hub-prompt-")
 	s.mu.Lock()
-	switch {
-	case s.closed:
+	if s.closed {
 		s.mu.Unlock()
 		return "", fmt.Errorf("pi session: %w", adapters.ErrClosed)
-	case s.proc.Exited():
-		s.mu.Unlock()
-		return "", adapters.CrashError(s.proc, Name, adapters.ErrClosed)
 	}
-	t, err := s.turn.Start()
+	t, err := s.turn.StartOn(s.proc, Name, adapters.ErrClosed)
 	if err != nil {
 		s.mu.Unlock()
-		return "", fmt.Errorf("pi session: %w", err)
+		return "", err
 	}
 	if !s.announced && s.state.SessionID != "" {
 		s.announced = true
@@ -69,7 +65,7 @@ func (s *session) interrupt() {
 	if s.turn.Current() == nil {
 		return
 	}
-	if err := s.write(map[string]any{"id": s.nextID("abort"), "type": "abort"}); err != nil {
+	if err := s.write(map[string]any{"id": s.replies.NewID("hub-abort-"), "type": "abort"}); err != nil {
 		s.log.Warn().Err(err).Msg("send abort to pi")
 	}
 }

@@ -171,7 +171,7 @@ func (e *Env) edit(ctx context.Context, p string, a editArgs) Result {
 	line := strings.Count(text[:strings.Index(text, from)], "\n") + 1
 	return Result{
 		Output:    fmt.Sprintf("edited %s (%d replacement(s))", e.rel(p), map[bool]int{true: n, false: 1}[a.ReplaceAll]),
-		Content:   []adapters.ToolContent{{Type: adapters.ToolContentDiff, Path: p, OldText: &old, NewText: updated}},
+		Content:   []adapters.ToolContent{adapters.EditDiff(p, old, updated)},
 		Locations: []adapters.Location{{Path: p, Line: line}},
 	}
 }
