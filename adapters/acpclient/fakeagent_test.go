@@ -154,6 +154,10 @@ func (a *fakeAgent) handle(m fakeMsg) {
 			return
 		}
 		a.session = "fake-1"
+		if strings.Contains(fmt.Sprint(p["cwd"]), "unknown-early") { // before any turn
+			a.update(map[string]any{"sessionUpdate": "hologram_update", "n": 0})
+			a.send(map[string]any{"jsonrpc": "2.0", "method": "x/telemetry", "params": map[string]any{"k": "v"}})
+		}
 		res := map[string]any{"sessionId": a.session, "configOptions": fakeConfig("", nil)}
 		if os.Getenv(fakeVersionEnv) == "odd" {
 			res["modes"] = map[string]any{"currentModeId": 5, "availableModes": []any{}}

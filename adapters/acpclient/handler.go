@@ -54,7 +54,9 @@ func (s *Session) onUpdate(params json.RawMessage) {
 // onUnknown passes an agent-to-client method hub does not serve to the
 // running turn as a raw event.
 func (s *Session) onUnknown(method string, params json.RawMessage) {
-	s.Note(methodEvent(method, params))
+	if ev := methodEvent(method, params); !s.turn.Emit(ev) {
+		s.raw.Note(ev.Source) // a turn notes its own
+	}
 }
 
 // Note passes ev to the running turn as the agent's own (what it says
@@ -79,6 +81,8 @@ func (s *Session) keepBetweenTurns(evs []adapters.Event) {
 				}
 				s.commands = ev.Commands
 			}
+		case adapters.EventRaw:
+			s.raw.Note(ev.Source) // a turn notes its own
 		default:
 			s.a.cfg.Logger.Debug().Str("type", string(ev.Type)).Msg("acp: update outside a turn dropped")
 		}

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hubdev/hub/acp/schema"
@@ -30,6 +31,9 @@ type Session struct {
 	local *local
 	env   []string
 	raw   *adapters.UnknownRecords
+	// version is initialize's agentInfo.version (a string), which raw
+	// names; raw may warn from the read loop before initialize answers.
+	version atomic.Value
 
 	mu      sync.Mutex
 	turn    adapters.Running // started under mu, as pending is taken
@@ -60,6 +64,7 @@ func (a *Adapter) startACP(ctx context.Context, opts adapters.SessionOptions) (*
 	}
 	s := &Session{a: a, opts: opts, proc: p, dec: &ACPDecoder{Quirks: a.cfg.Quirks}, env: env, closed: make(chan struct{}), commandsKept: make(chan struct{})}
 	s.local = newLocal(opts.Cwd, opts.AddDirs, a.cfg.Name, a.cfg.Sandbox, s.askLocal, a.cfg.Logger)
+	s.raw = unknownRecords(a.cfg, func() string { v, _ := s.version.Load().(string); return v })
 	log := a.cfg.Logger.With().Str("agent", a.cfg.Name).Logger()
 	s.conn = jsonrpc.New(p.Stdout, p.Stdin, jsonrpc.Options{Request: s.request, Notify: s.notify, Logger: log,
 		CancelMethod: "$/cancel_request", Cancellable: true}) // the agent may withdraw what it asks
@@ -128,7 +133,9 @@ func (s *Session) handshake(ctx context.Context) error {
 	trace.Mark(ctx, trace.Handshake)
 	s.caps = init.AgentCapabilities
 	s.a.learnInit(init)
-	s.raw = unknownRecords(s.a.cfg, init.AgentInfo)
+	if init.AgentInfo != nil {
+		s.version.Store(init.AgentInfo.Version)
+	}
 	if err := s.openSession(ctx); err != nil {
 		return err
 	}

@@ -14,16 +14,11 @@ import (
 // about.
 var specUnmapped = []string{"acp:" + schema.UpdateUserMessageChunk, "acp:" + schema.UpdateCurrentMode, "acp:" + schema.UpdateConfigOption}
 
-// unknownRecords warns about the records of a session's turns that hub
-// does not understand, naming the version the agent reported in
-// initialize (info).
-func unknownRecords(cfg Config, info *schema.Implementation) *adapters.UnknownRecords {
-	version := ""
-	if info != nil {
-		version = info.Version
-	}
+// unknownRecords warns about the records of a session that hub does not
+// understand, naming the version the agent reported in initialize.
+func unknownRecords(cfg Config, version func() string) *adapters.UnknownRecords {
 	return adapters.NewUnknownRecords(cfg.Logger, cfg.Name, cfg.Caps.TestedVersions, adapters.UnknownOptions{
-		Version: func() string { return version },
+		Version: version,
 		Quiet: func(source string) bool { // "_" methods are extensions any client may ignore
 			return strings.HasPrefix(source, "acp:_") || slices.Contains(specUnmapped, source)
 		}})

@@ -3,6 +3,7 @@ package acpclient
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -79,5 +80,33 @@ func TestSession_UnknownRecordsWarnOncePerTypeWithVersion(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// Records hub does not understand are warned about also when they come
+// outside a turn (here before session/new's answer), where they are dropped.
+func TestSession_UnknownRecordsOutsideATurnWarn(t *testing.T) {
+	var logs testlog.Buffer
+	a := New(Config{
+		Name: "fake", Argv: []string{os.Args[0]}, Env: map[string]string{fakeEnv: "1", fakeVersionEnv: "0.62.0"},
+		InitTimeout: 20 * time.Second, StopGrace: time.Second, Logger: zerolog.New(&logs).Level(zerolog.DebugLevel),
+	})
+	dir := filepath.Join(t.TempDir(), "unknown-early")
+	_ = os.Mkdir(dir, 0o755)
+	s, err := a.Start(context.Background(), adapters.SessionOptions{Cwd: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var warned []string
+	for _, w := range logs.Records("warn") {
+		if w["agent_version"] != "0.62.0" {
+			t.Errorf("warning %+v, want agent version 0.62.0", w)
+		}
+		warned = append(warned, w["record"])
+	}
+	slices.Sort(warned)
+	if want := []string{"acp:hologram_update", "acp:x/telemetry"}; !slices.Equal(warned, want) {
+		t.Errorf("warned about %q, want %q", warned, want)
 	}
 }
