@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -33,7 +34,23 @@ func TestMain(m *testing.M) {
 	} else if fx != "" {
 		os.Exit(fakeCodex(fx))
 	}
+	adapters.ExitTimer = watchedExitTimer
 	proctest.Main(m, nil)
+}
+
+// exitWaits, while a test sets it, hears each wait for a process's exit
+// (adapters.ExitTimer), which then never times out.
+var exitWaits atomic.Pointer[chan struct{}]
+
+func watchedExitTimer(d time.Duration) <-chan time.Time {
+	if waits := exitWaits.Load(); waits != nil {
+		select {
+		case *waits <- struct{}{}:
+		default:
+		}
+		return nil
+	}
+	return time.After(d)
 }
 
 func fakeCodex(fixture string) int {
@@ -386,29 +403,31 @@ func TestAppServer_GoneBetweenTurnsIsTheCrash(t *testing.T) {
 
 // A live app-server that refuses turn/start is told at once: its Exit
 // reads nil while it still runs, blocked on the stdin that Close releases,
-// and never waits for an exit that is not coming.
+// and never begins to wait for an exit that is not coming (a wait that
+// exitWaits hears, and that then lasts until Close).
 func TestAppServer_RefusedTurnIsToldWhileItRuns(t *testing.T) {
 	s, err := newFake(t, "appserver-text", "CODEX_FAKE_CRASH=refuse").a.Start(context.Background(), adapters.SessionOptions{Cwd: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := s.(*appSession).p
+	defer s.Close()
 	_, err = s.Prompt(context.Background(), adapters.TextPrompt("hi"), func(adapters.Event) {})
 	if err == nil || !strings.Contains(err.Error(), "turn refused") {
 		t.Fatalf("prompt error %v, want the refusal", err)
 	}
-	told := make(chan *adapters.ErrorInfo)
+	waits := make(chan struct{}, 1)
+	exitWaits.Store(&waits)
+	defer exitWaits.Store(nil)
+	told := make(chan *adapters.ErrorInfo, 1)
 	go func() { told <- s.(adapters.Exiter).Exit() }()
 	select {
 	case info := <-told:
 		if info != nil {
 			t.Errorf("Exit() = %+v for a live app-server", info)
 		}
-	case <-p.Done():
-		t.Fatal("Exit waited for the app-server's exit")
+	case <-waits:
+		t.Fatal("Exit waits for the exit of an app-server that still runs")
 	}
-	_ = s.Close()
-	<-p.Done()
 }
 
 // An app-server whose turn/interrupt fails is stopped, and its end reads
