@@ -20,9 +20,9 @@ type Flusher interface {
 // reaped, so its exit status and stderr can be told.
 const exitWait = 2 * time.Second
 
-// ExitTimer starts exitWait. A test sets it, before any process starts,
-// to see a reading begin to wait for an exit that should not be awaited.
-var ExitTimer = time.After
+// ExitTimer starts exitWait for a process. A test sets it, before any process
+// starts, to hear a reading begin to wait for an exit that is not coming.
+var ExitTimer = func(*proc.Process) <-chan time.Time { return time.After(exitWait) }
 
 // CrashInfo describes name's process as a crash, with its exit status
 // and stderr tail, once it has exited (waiting up to exitWait); ok is
@@ -30,7 +30,7 @@ var ExitTimer = time.After
 func CrashInfo(p *proc.Process, name string) (info *ErrorInfo, ok bool) {
 	select {
 	case <-p.Done():
-	case <-ExitTimer(exitWait):
+	case <-ExitTimer(p):
 		return nil, false
 	}
 	return &ErrorInfo{Code: CodeCrash, Fatal: true, Detail: p.StderrTail(10), Message: name + cmp.Or(p.Stopped(), " exited unexpectedly") + " " + howExited(p)}, true

@@ -34,23 +34,31 @@ func TestMain(m *testing.M) {
 	} else if fx != "" {
 		os.Exit(fakeCodex(fx))
 	}
-	adapters.ExitTimer = watchedExitTimer
+	exitTimer, adapters.ExitTimer = adapters.ExitTimer, watchedExitTimer
 	proctest.Main(m, nil)
 }
 
-// exitWaits, while a test sets it, hears each wait for a process's exit
-// (adapters.ExitTimer), which then never times out.
-var exitWaits atomic.Pointer[chan struct{}]
+// exitWatch, while a test sets it (exitWatched), hears each wait
+// (adapters.ExitTimer) for its process's exit, which then never times out.
+type exitWatch struct {
+	p     *proc.Process
+	waits chan struct{}
+}
 
-func watchedExitTimer(d time.Duration) <-chan time.Time {
-	if waits := exitWaits.Load(); waits != nil {
+var (
+	exitWatched atomic.Pointer[exitWatch]
+	exitTimer   func(*proc.Process) <-chan time.Time // adapters' own
+)
+
+func watchedExitTimer(p *proc.Process) <-chan time.Time {
+	if w := exitWatched.Load(); w != nil && w.p == p {
 		select {
-		case *waits <- struct{}{}:
+		case w.waits <- struct{}{}:
 		default:
 		}
 		return nil
 	}
-	return time.After(d)
+	return exitTimer(p)
 }
 
 func fakeCodex(fixture string) int {
@@ -404,7 +412,7 @@ func TestAppServer_GoneBetweenTurnsIsTheCrash(t *testing.T) {
 // A live app-server that refuses turn/start is told at once: its Exit
 // reads nil while it still runs, blocked on the stdin that Close releases,
 // and never begins to wait for an exit that is not coming (a wait that
-// exitWaits hears, and that then lasts until Close).
+// exitWatch hears, and that then lasts until Close).
 func TestAppServer_RefusedTurnIsToldWhileItRuns(t *testing.T) {
 	s, err := newFake(t, "appserver-text", "CODEX_FAKE_CRASH=refuse").a.Start(context.Background(), adapters.SessionOptions{Cwd: t.TempDir()})
 	if err != nil {
@@ -415,9 +423,9 @@ func TestAppServer_RefusedTurnIsToldWhileItRuns(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "turn refused") {
 		t.Fatalf("prompt error %v, want the refusal", err)
 	}
-	waits := make(chan struct{}, 1)
-	exitWaits.Store(&waits)
-	defer exitWaits.Store(nil)
+	w := &exitWatch{p: s.(*appSession).p, waits: make(chan struct{}, 1)}
+	exitWatched.Store(w)
+	defer exitWatched.Store(nil)
 	told := make(chan *adapters.ErrorInfo, 1)
 	go func() { told <- s.(adapters.Exiter).Exit() }()
 	select {
@@ -425,7 +433,7 @@ func TestAppServer_RefusedTurnIsToldWhileItRuns(t *testing.T) {
 		if info != nil {
 			t.Errorf("Exit() = %+v for a live app-server", info)
 		}
-	case <-waits:
+	case <-w.waits:
 		t.Fatal("Exit waits for the exit of an app-server that still runs")
 	}
 }
