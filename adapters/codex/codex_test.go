@@ -34,31 +34,27 @@ func TestMain(m *testing.M) {
 	} else if fx != "" {
 		os.Exit(fakeCodex(fx))
 	}
-	exitTimer, adapters.ExitTimer = adapters.ExitTimer, watchedExitTimer
+	adapters.ExitTimer = watchExits(adapters.ExitTimer)
 	proctest.Main(m, nil)
 }
 
-// exitWatch, while a test sets it (exitWatched), hears each wait
-// (adapters.ExitTimer) for its process's exit, which then never times out.
-type exitWatch struct {
-	p     *proc.Process
-	waits chan struct{}
-}
-
+// A wait (adapters.ExitTimer) for the exit of the process a test watches
+// is counted in exitWaits and ends at once; others take timer's.
 var (
-	exitWatched atomic.Pointer[exitWatch]
-	exitTimer   func(*proc.Process) <-chan time.Time // adapters' own
+	watchedExit atomic.Pointer[proc.Process]
+	exitWaits   atomic.Int32
 )
 
-func watchedExitTimer(p *proc.Process) <-chan time.Time {
-	if w := exitWatched.Load(); w != nil && w.p == p {
-		select {
-		case w.waits <- struct{}{}:
-		default:
+func watchExits(timer func(*proc.Process) <-chan time.Time) func(*proc.Process) <-chan time.Time {
+	over := make(chan time.Time)
+	close(over)
+	return func(p *proc.Process) <-chan time.Time {
+		if p != watchedExit.Load() {
+			return timer(p)
 		}
-		return nil
+		exitWaits.Add(1)
+		return over
 	}
-	return exitTimer(p)
 }
 
 func fakeCodex(fixture string) int {
@@ -411,30 +407,23 @@ func TestAppServer_GoneBetweenTurnsIsTheCrash(t *testing.T) {
 
 // A live app-server that refuses turn/start is told at once: its Exit
 // reads nil while it still runs, blocked on the stdin that Close releases,
-// and never begins to wait for an exit that is not coming (a wait that
-// exitWatch hears, and that then lasts until Close).
+// and never begins to wait for an exit that is not coming.
 func TestAppServer_RefusedTurnIsToldWhileItRuns(t *testing.T) {
 	s, err := newFake(t, "appserver-text", "CODEX_FAKE_CRASH=refuse").a.Start(context.Background(), adapters.SessionOptions{Cwd: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
+	p := s.(*appSession).p
+	watchedExit.Store(p)
+	exitWaits.Store(0)
+	defer watchedExit.Store(nil)
 	_, err = s.Prompt(context.Background(), adapters.TextPrompt("hi"), func(adapters.Event) {})
 	if err == nil || !strings.Contains(err.Error(), "turn refused") {
 		t.Fatalf("prompt error %v, want the refusal", err)
 	}
-	w := &exitWatch{p: s.(*appSession).p, waits: make(chan struct{}, 1)}
-	exitWatched.Store(w)
-	defer exitWatched.Store(nil)
-	told := make(chan *adapters.ErrorInfo, 1)
-	go func() { told <- s.(adapters.Exiter).Exit() }()
-	select {
-	case info := <-told:
-		if info != nil {
-			t.Errorf("Exit() = %+v for a live app-server", info)
-		}
-	case <-w.waits:
-		t.Fatal("Exit waits for the exit of an app-server that still runs")
+	if x := s.(adapters.Exiter).Exit(); x != nil || exitWaits.Load() != 0 || p.Exited() {
+		t.Errorf("Exit() = %+v after %d waits for the exit, running %v; want nil at once while it runs", x, exitWaits.Load(), !p.Exited())
 	}
 }
 
