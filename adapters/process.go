@@ -20,13 +20,17 @@ type Flusher interface {
 // reaped, so its exit status and stderr can be told.
 const exitWait = 2 * time.Second
 
+// ExitTimer starts exitWait for a process. A test sets it, before any process
+// starts, to hear a reading begin to wait for an exit that is not coming.
+var ExitTimer = func(*proc.Process) <-chan time.Time { return time.After(exitWait) }
+
 // CrashInfo describes name's process as a crash, with its exit status
 // and stderr tail, once it has exited (waiting up to exitWait); ok is
 // false when it still runs.
 func CrashInfo(p *proc.Process, name string) (info *ErrorInfo, ok bool) {
 	select {
 	case <-p.Done():
-	case <-time.After(exitWait):
+	case <-ExitTimer(p):
 		return nil, false
 	}
 	return &ErrorInfo{Code: CodeCrash, Fatal: true, Detail: p.StderrTail(10), Message: name + cmp.Or(p.Stopped(), " exited unexpectedly") + " " + howExited(p)}, true

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -26,7 +27,40 @@ func TestMain(m *testing.M) {
 		runFakeAgent()
 		os.Exit(0)
 	}
+	adapters.ExitTimer = watchExits(adapters.ExitTimer)
 	proctest.Main(m, nil)
+}
+
+// A wait (adapters.ExitTimer) for the exit of the process a test watches
+// is counted in exitWaits and ends at once; others take timer's.
+var (
+	watchedExit atomic.Pointer[proc.Process]
+	exitWaits   atomic.Int32
+)
+
+func watchExits(timer func(*proc.Process) <-chan time.Time) func(*proc.Process) <-chan time.Time {
+	over := make(chan time.Time)
+	close(over)
+	return func(p *proc.Process) <-chan time.Time {
+		if p != watchedExit.Load() {
+			return timer(p)
+		}
+		exitWaits.Add(1)
+		return over
+	}
+}
+
+// An agent that answered its prompt with an error runs on: Exit reads
+// nil at once, never waiting for an exit that is not coming.
+func TestSession_ExitOfALiveAgentIsAtOnce(t *testing.T) {
+	s := startFake(t, adapters.SessionOptions{})
+	watchedExit.Store(s.proc)
+	exitWaits.Store(0)
+	defer watchedExit.Store(nil)
+	prompt(t, s, "modelerror", nil)
+	if x := s.Exit(); x != nil || exitWaits.Load() != 0 || s.proc.Exited() {
+		t.Errorf("Exit() = %+v after %d waits for the exit, running %v; want nil at once while it runs", x, exitWaits.Load(), !s.proc.Exited())
+	}
 }
 
 func fakeAdapter(t *testing.T) *Adapter {

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -33,7 +34,27 @@ func TestMain(m *testing.M) {
 	} else if fx != "" {
 		os.Exit(fakeCodex(fx))
 	}
+	adapters.ExitTimer = watchExits(adapters.ExitTimer)
 	proctest.Main(m, nil)
+}
+
+// A wait (adapters.ExitTimer) for the exit of the process a test watches
+// is counted in exitWaits and ends at once; others take timer's.
+var (
+	watchedExit atomic.Pointer[proc.Process]
+	exitWaits   atomic.Int32
+)
+
+func watchExits(timer func(*proc.Process) <-chan time.Time) func(*proc.Process) <-chan time.Time {
+	over := make(chan time.Time)
+	close(over)
+	return func(p *proc.Process) <-chan time.Time {
+		if p != watchedExit.Load() {
+			return timer(p)
+		}
+		exitWaits.Add(1)
+		return over
+	}
 }
 
 func fakeCodex(fixture string) int {
@@ -386,29 +407,24 @@ func TestAppServer_GoneBetweenTurnsIsTheCrash(t *testing.T) {
 
 // A live app-server that refuses turn/start is told at once: its Exit
 // reads nil while it still runs, blocked on the stdin that Close releases,
-// and never waits for an exit that is not coming.
+// and never begins to wait for an exit that is not coming.
 func TestAppServer_RefusedTurnIsToldWhileItRuns(t *testing.T) {
 	s, err := newFake(t, "appserver-text", "CODEX_FAKE_CRASH=refuse").a.Start(context.Background(), adapters.SessionOptions{Cwd: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer s.Close()
 	p := s.(*appSession).p
+	watchedExit.Store(p)
+	exitWaits.Store(0)
+	defer watchedExit.Store(nil)
 	_, err = s.Prompt(context.Background(), adapters.TextPrompt("hi"), func(adapters.Event) {})
 	if err == nil || !strings.Contains(err.Error(), "turn refused") {
 		t.Fatalf("prompt error %v, want the refusal", err)
 	}
-	told := make(chan *adapters.ErrorInfo)
-	go func() { told <- s.(adapters.Exiter).Exit() }()
-	select {
-	case info := <-told:
-		if info != nil {
-			t.Errorf("Exit() = %+v for a live app-server", info)
-		}
-	case <-p.Done():
-		t.Fatal("Exit waited for the app-server's exit")
+	if x := s.(adapters.Exiter).Exit(); x != nil || exitWaits.Load() != 0 || p.Exited() {
+		t.Errorf("Exit() = %+v after %d waits for the exit, running %v; want nil at once while it runs", x, exitWaits.Load(), !p.Exited())
 	}
-	_ = s.Close()
-	<-p.Done()
 }
 
 // An app-server whose turn/interrupt fails is stopped, and its end reads
