@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -27,39 +26,21 @@ func TestMain(m *testing.M) {
 		runFakeAgent()
 		os.Exit(0)
 	}
-	adapters.ExitTimer = watchExits(adapters.ExitTimer)
+	exits = fixture.WatchExits()
 	proctest.Main(m, nil)
 }
 
-// A wait (adapters.ExitTimer) for the exit of the process a test watches
-// is counted in exitWaits and ends at once; others take timer's.
-var (
-	watchedExit atomic.Pointer[proc.Process]
-	exitWaits   atomic.Int32
-)
-
-func watchExits(timer func(*proc.Process) <-chan time.Time) func(*proc.Process) <-chan time.Time {
-	over := make(chan time.Time)
-	close(over)
-	return func(p *proc.Process) <-chan time.Time {
-		if p != watchedExit.Load() {
-			return timer(p)
-		}
-		exitWaits.Add(1)
-		return over
-	}
-}
+// exits counts the waits for the exit of a process a test watches.
+var exits *fixture.Exits
 
 // An agent that answered its prompt with an error runs on: Exit reads
 // nil at once, never waiting for an exit that is not coming.
 func TestSession_ExitOfALiveAgentIsAtOnce(t *testing.T) {
 	s := startFake(t, adapters.SessionOptions{})
-	watchedExit.Store(s.proc)
-	exitWaits.Store(0)
-	defer watchedExit.Store(nil)
+	waits := exits.Watch(t, s.proc)
 	prompt(t, s, "modelerror", nil)
-	if x := s.Exit(); x != nil || exitWaits.Load() != 0 || s.proc.Exited() {
-		t.Errorf("Exit() = %+v after %d waits for the exit, running %v; want nil at once while it runs", x, exitWaits.Load(), !s.proc.Exited())
+	if x := s.Exit(); x != nil || waits.Load() != 0 || s.proc.Exited() {
+		t.Errorf("Exit() = %+v after %d waits for the exit, running %v; want nil at once while it runs", x, waits.Load(), !s.proc.Exited())
 	}
 }
 

@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -20,7 +19,6 @@ import (
 	"github.com/hubdev/hub/internal/config"
 	"github.com/hubdev/hub/internal/fileuri"
 	"github.com/hubdev/hub/internal/fixture"
-	"github.com/hubdev/hub/internal/proc"
 )
 
 func TestMain(m *testing.M) {
@@ -28,36 +26,18 @@ func TestMain(m *testing.M) {
 		claudeFake(s)
 		os.Exit(0)
 	}
-	adapters.ExitTimer = watchExits(adapters.ExitTimer)
+	exits = fixture.WatchExits()
 	os.Exit(m.Run())
 }
 
-// A wait (adapters.ExitTimer) for the exit of the process a test watches
-// is counted in exitWaits and ends at once; others take timer's.
-var (
-	watchedExit atomic.Pointer[proc.Process]
-	exitWaits   atomic.Int32
-)
-
-func watchExits(timer func(*proc.Process) <-chan time.Time) func(*proc.Process) <-chan time.Time {
-	over := make(chan time.Time)
-	close(over)
-	return func(p *proc.Process) <-chan time.Time {
-		if p != watchedExit.Load() {
-			return timer(p)
-		}
-		exitWaits.Add(1)
-		return over
-	}
-}
+// exits counts the waits for the exit of a process a test watches.
+var exits *fixture.Exits
 
 // A claude that answered its turn runs on: Exit reads nil at once, never
 // waiting for an exit that is not coming.
 func TestSession_ExitOfALiveClaudeIsAtOnce(t *testing.T) {
 	_, s := startFake(t, "text", adapters.SessionOptions{})
-	watchedExit.Store(s.p)
-	exitWaits.Store(0)
-	defer watchedExit.Store(nil)
+	waits := exits.Watch(t, s.p)
 	ch, err := fixture.Prompt(context.Background(), s, adapters.TextPrompt("hello"))
 	if err != nil {
 		t.Fatal(err)
@@ -65,8 +45,8 @@ func TestSession_ExitOfALiveClaudeIsAtOnce(t *testing.T) {
 	if d := last(collect(t, ch, nil)); d.StopReason != adapters.StopEndTurn {
 		t.Fatalf("turn ended %+v", d)
 	}
-	if x := s.Exit(); x != nil || exitWaits.Load() != 0 || s.p.Exited() {
-		t.Errorf("Exit() = %+v after %d waits for the exit, running %v; want nil at once while it runs", x, exitWaits.Load(), !s.p.Exited())
+	if x := s.Exit(); x != nil || waits.Load() != 0 || s.p.Exited() {
+		t.Errorf("Exit() = %+v after %d waits for the exit, running %v; want nil at once while it runs", x, waits.Load(), !s.p.Exited())
 	}
 }
 

@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -34,28 +33,12 @@ func TestMain(m *testing.M) {
 	} else if fx != "" {
 		os.Exit(fakeCodex(fx))
 	}
-	adapters.ExitTimer = watchExits(adapters.ExitTimer)
+	exits = fixture.WatchExits()
 	proctest.Main(m, nil)
 }
 
-// A wait (adapters.ExitTimer) for the exit of the process a test watches
-// is counted in exitWaits and ends at once; others take timer's.
-var (
-	watchedExit atomic.Pointer[proc.Process]
-	exitWaits   atomic.Int32
-)
-
-func watchExits(timer func(*proc.Process) <-chan time.Time) func(*proc.Process) <-chan time.Time {
-	over := make(chan time.Time)
-	close(over)
-	return func(p *proc.Process) <-chan time.Time {
-		if p != watchedExit.Load() {
-			return timer(p)
-		}
-		exitWaits.Add(1)
-		return over
-	}
-}
+// exits counts the waits for the exit of a process a test watches.
+var exits *fixture.Exits
 
 func fakeCodex(fixture string) int {
 	data, err := os.ReadFile(filepath.Join(os.Getenv("CODEX_FAKE_DIR"), fixture, "stream.jsonl"))
@@ -415,15 +398,13 @@ func TestAppServer_RefusedTurnIsToldWhileItRuns(t *testing.T) {
 	}
 	defer s.Close()
 	p := s.(*appSession).p
-	watchedExit.Store(p)
-	exitWaits.Store(0)
-	defer watchedExit.Store(nil)
+	waits := exits.Watch(t, p)
 	_, err = s.Prompt(context.Background(), adapters.TextPrompt("hi"), func(adapters.Event) {})
 	if err == nil || !strings.Contains(err.Error(), "turn refused") {
 		t.Fatalf("prompt error %v, want the refusal", err)
 	}
-	if x := s.(adapters.Exiter).Exit(); x != nil || exitWaits.Load() != 0 || p.Exited() {
-		t.Errorf("Exit() = %+v after %d waits for the exit, running %v; want nil at once while it runs", x, exitWaits.Load(), !p.Exited())
+	if x := s.(adapters.Exiter).Exit(); x != nil || waits.Load() != 0 || p.Exited() {
+		t.Errorf("Exit() = %+v after %d waits for the exit, running %v; want nil at once while it runs", x, waits.Load(), !p.Exited())
 	}
 }
 
