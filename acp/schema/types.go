@@ -592,10 +592,10 @@ func (c ContentBlock) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON rejects unknown block types and missing required fields.
 func (c *ContentBlock) UnmarshalJSON(b []byte) error {
 	var a contentBlockAlias
-	if err := json.Unmarshal(b, &a); err != nil {
+	err := json.Unmarshal(b, &a)
+	if *c = ContentBlock(a); err != nil { // what it read too, for a reader that takes the rest (a transcript's export)
 		return err
 	}
-	*c = ContentBlock(a)
 	switch c.Type {
 	case BlockText:
 		if !hasKey(b, "text") {

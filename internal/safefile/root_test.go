@@ -85,7 +85,10 @@ func TestWriteIn_ReplacesOrCreates(t *testing.T) {
 		{"new/deep/b.txt", nil},
 		{"link", ErrLinked},
 	}
-	if os.Symlink("a.txt", filepath.Join(dir, "link")) != nil {
+	link := filepath.Join(dir, "link")
+	if os.Symlink("a.txt", link) != nil {
+		tests = tests[:2]
+	} else if _, err := os.Lstat(link); err != nil { // Wine's os.Symlink is a stub
 		tests = tests[:2]
 	}
 	for _, tt := range tests {

@@ -208,6 +208,20 @@ func TestMarkdown_EventsReadAsTheirUpdates(t *testing.T) {
 	}
 }
 
+// An old update whose content block has a member of another shape than
+// ACP's still exports its text: only that member is left out.
+func TestMarkdown_OddMemberKeepsTheText(t *testing.T) {
+	tests := []struct{ update, want string }{
+		{`{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"Fixed it.","size":"12"}}`, "## agent\n\nFixed it.\n"},
+		{`{"sessionUpdate":"user_message_chunk","content":{"type":"text","text":"fix it","resource":"file:///a"}}`, "## User\n\nfix it\n"},
+	}
+	for _, tt := range tests {
+		if got := Markdown([]Record{{Type: TypeUpdate, Update: []byte(tt.update)}}); got != tt.want {
+			t.Errorf("%s exports as %q, want %q", tt.update, got, tt.want)
+		}
+	}
+}
+
 func TestPath_RefusesUnsafeIDs(t *testing.T) {
 	for _, id := range []string{"", "../x", "a/b", "a..b", `c:\x`} {
 		if _, err := Path("/d", id); err == nil {
