@@ -68,8 +68,9 @@ func (d *CodexExecDecoder) record(r *codexExecRecord, line []byte) []adapters.Ev
 		return []adapters.Event{{Type: adapters.EventSessionInfo, Session: &adapters.SessionInfo{AgentSessionID: r.ThreadID}}}
 	case "turn.started":
 		// each process numbers its items from item_0, and a cancelled one
-		// left its tool items running
+		// left its tool items running and its errors held
 		clear(d.app.started)
+		d.app.pending, d.app.retried = nil, nil
 		return nil
 	case "item.started", "item.updated", "item.completed":
 		if r.Item == nil {

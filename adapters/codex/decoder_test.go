@@ -7,6 +7,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -395,6 +396,35 @@ func TestCodexExecDecoder_ToolItemsPerProcess(t *testing.T) {
 		}
 		if got := strings.Join(kinds, " "); got != tt.want {
 			t.Errorf("%s: tool events %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+// A cancelled codex exec process never ended its turn: the error it held
+// back is not the next process's, which completes with no notice or, failing
+// with no message of its own, with none of the old cause.
+func TestCodexExecDecoder_HeldErrorPerProcess(t *testing.T) {
+	cancelled := `{"type":"turn.started"}
+{"type":"error","message":"Reconnecting... 1/2 (exceeded retry limit, last status: 429 Too Many Requests)"}
+{"type":"error","message":"stream disconnected: 429 Too Many Requests"}
+`
+	for _, tc := range []struct {
+		next string
+		want []adapters.ErrorCode
+	}{
+		{`{"type":"turn.completed","usage":{"input_tokens":1,"output_tokens":1}}`, nil},
+		{`{"type":"turn.failed","error":{}}`, []adapters.ErrorCode{adapters.CodeProvider}},
+	} {
+		d := NewCodexExecDecoder()
+		decodeLines(d, []byte(cancelled))
+		var codes []adapters.ErrorCode
+		for _, e := range decodeLines(d, []byte("{\"type\":\"turn.started\"}\n"+tc.next+"\n")) {
+			if e.Type == adapters.EventError {
+				codes = append(codes, e.Error.Code)
+			}
+		}
+		if !slices.Equal(codes, tc.want) {
+			t.Errorf("%s: error codes %q, want %q", tc.next, codes, tc.want)
 		}
 	}
 }
