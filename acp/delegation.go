@@ -93,17 +93,7 @@ func (ss *session) delegateFunc(a adapters.Adapter) (adapters.DelegateFunc, []st
 func (ss *session) addDelegator(chain []string, register func(*delegation.Delegator) func()) *delegation.Delegator {
 	d := delegation.New(delegation.Options{Registry: ss.agents(), Cwd: ss.rec.Cwd, Rules: ss.set.Permissions, Grants: ss.srv.opts.Grants,
 		Log: ss.srv.log, Chain: chain, Ask: ss.delegatePermission, Observe: ss.showDelegate, Hooks: ss.set.Hooks, AuditDir: ss.srv.opts.TranscriptDir,
-		Fallback: ss.srv.opts.Fallback, ProviderTimeout: ss.srv.opts.ProviderTimeout,
-		MCPServers: func(agent string) []adapters.MCPServer {
-			if len(chain) >= cmp.Or(ss.srv.opts.DelegationDepth, 1) {
-				return nil // deep enough: this delegate cannot delegate further
-			}
-			e, ok := ss.delegationEntry(append(slices.Clone(chain), agent))
-			if !ok {
-				return nil
-			}
-			return []adapters.MCPServer{e}
-		}})
+		Fallback: ss.srv.opts.Fallback, ProviderTimeout: ss.srv.opts.ProviderTimeout, MCPServers: ss.delegateServers(chain)})
 	unregister := register(d)
 	h := &delegationHost{d: d, close: func() { unregister(); d.Close() }, root: len(chain) == 1}
 	ss.mu.Lock()
@@ -117,6 +107,23 @@ func (ss *session) addDelegator(chain []string, register func(*delegation.Delega
 		old.close()
 	}
 	return d
+}
+
+// delegateServers gives a delegate of chain's last agent hub's server, to
+// delegate further, while the depth allows and when the delegate takes
+// stdio servers: for one that takes none it would stay registered, unused,
+// until the session closes.
+func (ss *session) delegateServers(chain []string) func(agent string) []adapters.MCPServer {
+	return func(agent string) []adapters.MCPServer {
+		a, err := ss.agents().Get(agent)
+		if err != nil || !a.Capabilities().MCP || len(chain) >= cmp.Or(ss.srv.opts.DelegationDepth, 1) {
+			return nil
+		}
+		if e, ok := ss.delegationEntry(append(slices.Clone(chain), agent)); ok {
+			return []adapters.MCPServer{e}
+		}
+		return nil
+	}
 }
 
 // endDelegates cancels every running delegate turn (the root turn was

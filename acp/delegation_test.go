@@ -21,6 +21,42 @@ import (
 	"github.com/hubdev/hub/internal/mockllm"
 )
 
+// A delegate that takes no stdio MCP servers is not given hub's server,
+// and no delegation host is kept for it until the session closes; one that
+// takes them is, while the depth allows.
+func TestDelegation_HostOnlyForADelegateThatTakesHubsServer(t *testing.T) {
+	tests := []struct {
+		name  string
+		caps  adapters.Capabilities
+		depth int
+		hosts int
+	}{
+		{"stdio", adapters.Capabilities{MCP: true}, 2, 1},
+		{"http only", adapters.Capabilities{MCPHTTP: true}, 2, 0},
+		{"none", adapters.Capabilities{}, 2, 0},
+		{"deep enough", adapters.Capabilities{MCP: true}, 1, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			h := replay.New("")
+			h.AgentName, h.Caps = "helper", tc.caps
+			reg := adapters.NewRegistry()
+			reg.Register(h)
+			s := newServer(Options{Registry: reg, Logger: zerolog.Nop(), StateDir: t.TempDir(), Self: "/usr/local/bin/hub", DelegationDepth: tc.depth})
+			defer s.closeBridge()
+			ss := &session{srv: s, rec: &Record{Cwd: t.TempDir()}, seenTools: map[string]bool{}}
+			defer ss.endDelegates(true)
+			got := ss.delegateServers([]string{"root"})("helper")
+			ss.mu.Lock()
+			hosts := len(ss.delegs)
+			ss.mu.Unlock()
+			if hosts != tc.hosts || len(got) != tc.hosts {
+				t.Fatalf("%d hosts kept, servers %+v; want %d", hosts, got, tc.hosts)
+			}
+		})
+	}
+}
+
 // delegatingAgent stands for an agent CLI that calls hub's delegate tool:
 // its `hub mcp` child is played in-process, reaching the session through
 // the MCP server entry hub handed the agent. It delegates each prompt
