@@ -17,9 +17,11 @@ type TurnSpec struct {
 	Agent   string
 	Session adapters.Session
 	Prompt  []adapters.Content
-	// Lead is hub's text ahead of the prompt (a briefing), which the
-	// agent gets and the prompt hooks do not judge: they judge the user's.
-	Lead string
+	// Lead, when set, gives hub's text ahead of the prompt (a briefing),
+	// which the agent gets and the prompt hooks do not judge: they judge
+	// the user's. It is called once they let the prompt through, so a
+	// blocked prompt leaves the briefing for the next.
+	Lead func() string
 	// Hooks observe the event stream and may block the prompt; Audit records
 	// the prompt, the events and the turn's end. Each may be nil; their
 	// lifetime is the caller's (a session may keep them for many turns).
@@ -129,12 +131,15 @@ func RunTurn(ctx context.Context, s TurnSpec) (Outcome, error) {
 	}
 	observe := s.observe(d, watch)
 	endGate := s.Gate.begin(observe) // its decisions are the turn's events
-	prompt := s.withLead()
-	s.Audit.Prompt(s.Agent, prompt)
 	blocked := PromptHooks(ctx, s.Hooks, s.Agent, s.Prompt)
-	if blocked == nil && s.Admitted != nil {
-		s.Admitted()
+	prompt := s.Prompt
+	if blocked == nil {
+		prompt = s.withLead()
+		if s.Admitted != nil {
+			s.Admitted()
+		}
 	}
+	s.Audit.Prompt(s.Agent, prompt)
 	before := <-snap
 	d.before = before
 	stop, err := adapters.StopEndTurn, blocked
@@ -159,15 +164,19 @@ func RunTurn(ctx context.Context, s TurnSpec) (Outcome, error) {
 
 // withLead is the prompt the agent gets: the lead in front of its text.
 func (s TurnSpec) withLead() []adapters.Content {
+	var lead string
+	if s.Lead != nil {
+		lead = s.Lead()
+	}
 	switch {
-	case s.Lead == "":
+	case lead == "":
 		return s.Prompt
 	case len(s.Prompt) > 0 && s.Prompt[0].Type == adapters.ContentText:
 		first := s.Prompt[0]
-		first.Text = s.Lead + first.Text
+		first.Text = lead + first.Text
 		return slices.Concat([]adapters.Content{first}, s.Prompt[1:])
 	}
-	return slices.Concat([]adapters.Content{{Type: adapters.ContentText, Text: s.Lead}}, s.Prompt)
+	return slices.Concat([]adapters.Content{{Type: adapters.ContentText, Text: lead}}, s.Prompt)
 }
 
 // PromptHooks runs the UserPromptSubmit hooks of hs on a prompt of agent,
