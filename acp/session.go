@@ -333,8 +333,12 @@ func (ss *session) drive(turnCtx context.Context, content []adapters.Content, wa
 	case err != nil:
 		return schema.StopEndTurn, adapters.ErrorOf(err), new(conversation.Digest)
 	}
-	oc, err := conversation.RunTurn(turnCtx, conversation.TurnSpec{Agent: agent, Session: b, Prompt: content, Lead: ss.takeLead,
-		Hooks: ss.observer(agent), Audit: ss.audit, Gate: ss.gate, Emit: ss.forward, Workspace: cwd, Admitted: admitted,
+	lead := func() string {
+		defer admitted()
+		return ss.takeLead()
+	}
+	oc, err := conversation.RunTurn(turnCtx, conversation.TurnSpec{Agent: agent, Session: b, Prompt: content, Lead: lead,
+		Hooks: ss.observer(agent), Audit: ss.audit, Gate: ss.gate, Emit: ss.forward, Workspace: cwd,
 		Watch: watch, WatchBound: ss.srv.opts.ProviderTimeout})
 	for _, w := range oc.Warnings { // the turn's hooks that failed, before it ends
 		ss.srv.log.Warn().Str("session", ss.id()).Str("hook", w).Msg("hook failed")

@@ -17,10 +17,11 @@ type TurnSpec struct {
 	Agent   string
 	Session adapters.Session
 	Prompt  []adapters.Content
-	// Lead, when set, gives hub's text ahead of the prompt (a briefing),
-	// which the agent gets and the prompt hooks do not judge: they judge
-	// the user's. It is called once they let the prompt through, so a
-	// blocked prompt leaves the briefing for the next.
+	// Lead, when set, is called once the prompt hooks let the prompt
+	// through, before the agent gets it (a front end keeps the prompt from
+	// then on, never one a hook blocked), and gives hub's text to put ahead
+	// of it (a briefing), which the hooks do not judge: they judge the
+	// user's. A blocked prompt so leaves the briefing for the next.
 	Lead func() string
 	// Hooks observe the event stream and may block the prompt; Audit records
 	// the prompt, the events and the turn's end. Each may be nil; their
@@ -35,10 +36,6 @@ type TurnSpec struct {
 	// observers and the digest saw it; nil: none.
 	Emit    func(adapters.Event)
 	Narrate func(text string) // when set, gets the text written before a tool call (trimmed) as it starts
-	// Admitted, when set, is called once the prompt hooks let the prompt
-	// through, before the agent gets it: a front end keeps the prompt from
-	// then on, never one a hook blocked.
-	Admitted func()
 	// Workspace is the directory whose changed files the digest lists;
 	// "" lists only those the tool calls named.
 	Workspace string
@@ -135,9 +132,6 @@ func RunTurn(ctx context.Context, s TurnSpec) (Outcome, error) {
 	prompt := s.Prompt
 	if blocked == nil {
 		prompt = s.withLead()
-		if s.Admitted != nil {
-			s.Admitted()
-		}
 	}
 	s.Audit.Prompt(s.Agent, prompt)
 	before := <-snap
@@ -164,19 +158,19 @@ func RunTurn(ctx context.Context, s TurnSpec) (Outcome, error) {
 
 // withLead is the prompt the agent gets: the lead in front of its text.
 func (s TurnSpec) withLead() []adapters.Content {
-	var lead string
-	if s.Lead != nil {
-		lead = s.Lead()
+	if s.Lead == nil {
+		return s.Prompt
 	}
-	switch {
+	switch lead := s.Lead(); {
 	case lead == "":
 		return s.Prompt
 	case len(s.Prompt) > 0 && s.Prompt[0].Type == adapters.ContentText:
 		first := s.Prompt[0]
 		first.Text = lead + first.Text
 		return slices.Concat([]adapters.Content{first}, s.Prompt[1:])
+	default:
+		return slices.Concat([]adapters.Content{{Type: adapters.ContentText, Text: lead}}, s.Prompt)
 	}
-	return slices.Concat([]adapters.Content{{Type: adapters.ContentText, Text: lead}}, s.Prompt)
 }
 
 // PromptHooks runs the UserPromptSubmit hooks of hs on a prompt of agent,

@@ -152,11 +152,9 @@ type live struct {
 	lead  string
 }
 
-func (l *live) takeLead() string {
-	l.tmu.Lock()
-	defer l.tmu.Unlock()
-	lead := l.lead
-	l.lead = ""
+// takeLead gives the lead, once, to the run that has l busy.
+func (l *live) takeLead() (lead string) {
+	lead, l.lead = l.lead, ""
 	return lead
 }
 
