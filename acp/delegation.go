@@ -64,19 +64,19 @@ type delegationHost struct {
 
 // delegationEntry registers a delegation host for the agents in chain (the
 // root first; the last is the one that calls it) and returns the MCP
-// server entry that reaches it.
-func (ss *session) delegationEntry(chain []string) (adapters.MCPServer, bool) {
+// server entry that reaches it, none without a socket.
+func (ss *session) delegationEntry(chain []string) []adapters.MCPServer {
 	b, err := ss.srv.bridge()
 	if err != nil {
 		ss.srv.log.Warn().Err(err).Str("session", ss.id()).Msg("delegation off: no socket")
-		return adapters.MCPServer{}, false
+		return nil
 	}
 	var token string
 	ss.addDelegator(chain, func(d *delegation.Delegator) (unregister func()) {
 		token, unregister = b.Register(d)
 		return unregister
 	})
-	return adapters.MCPServer{Name: "hub", Type: "stdio", Command: ss.srv.opts.Self, Args: []string{"mcp"}, Env: b.Env(token)}, true
+	return []adapters.MCPServer{{Name: "hub", Type: "stdio", Command: ss.srv.opts.Self, Args: []string{"mcp"}, Env: b.Env(token)}}
 }
 
 // delegateFunc is the built-in delegate tool of agent a (the native loop):
@@ -119,10 +119,7 @@ func (ss *session) delegateServers(chain []string) func(agent string) []adapters
 		if err != nil || !a.Capabilities().MCP || len(chain) >= cmp.Or(ss.srv.opts.DelegationDepth, 1) {
 			return nil
 		}
-		if e, ok := ss.delegationEntry(append(slices.Clone(chain), agent)); ok {
-			return []adapters.MCPServer{e}
-		}
-		return nil
+		return ss.delegationEntry(append(slices.Clone(chain), agent))
 	}
 }
 

@@ -85,13 +85,6 @@ func (a *Adapter) Ready() error {
 	return err
 }
 
-func (a *Adapter) backendReady() error {
-	if a.Backend == nil {
-		return a.noBackend()
-	}
-	return adapters.Ready(a.Backend)
-}
-
 func (a *Adapter) noBackend() error {
 	return fmt.Errorf("%w %q: persona %s (%s) runs on it; fix its agent key (see 'hub agents')", adapters.ErrUnknownAgent, a.P.Agent, a.P.Name, a.P.File)
 }
