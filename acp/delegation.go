@@ -9,6 +9,7 @@ import (
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/conversation"
 	"github.com/hubdev/hub/conversation/delegation"
+	"github.com/hubdev/hub/personas"
 )
 
 // Delegation: with it on, the session's agent gets hub as an MCP server
@@ -110,13 +111,13 @@ func (ss *session) addDelegator(chain []string, register func(*delegation.Delega
 }
 
 // delegateServers gives a delegate of chain's last agent hub's server, to
-// delegate further, while the depth allows and when the delegate takes
-// stdio servers: for one that takes none it would stay registered, unused,
-// until the session closes.
+// delegate further, while the depth allows, when the delegate takes stdio
+// servers and may delegate (as the root agent, giveDelegation): for any
+// other it would stay registered, unused, until the session closes.
 func (ss *session) delegateServers(chain []string) func(agent string) []adapters.MCPServer {
 	return func(agent string) []adapters.MCPServer {
 		a, err := ss.agents().Get(agent)
-		if err != nil || !a.Capabilities().MCP || len(chain) >= cmp.Or(ss.srv.opts.DelegationDepth, 1) {
+		if err != nil || !a.Capabilities().MCP || !personas.MayDelegate(a) || len(chain) >= cmp.Or(ss.srv.opts.DelegationDepth, 1) {
 			return nil
 		}
 		return ss.delegationEntry(append(slices.Clone(chain), agent))
