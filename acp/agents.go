@@ -1,7 +1,6 @@
 package acp
 
 import (
-	"errors"
 	"slices"
 	"strings"
 	"sync"
@@ -23,14 +22,15 @@ type readiness struct {
 	errs map[string]error
 }
 
+// check is nil when a can run here: personas.Verdict with each agent's
+// readiness cached. Two sessions' personas of one name may be different
+// files, one trusted and one not: only an agent's readiness is cached.
 func (r *readiness) check(a adapters.Adapter) error {
-	// Two sessions' personas of one name may be different files, one
-	// trusted and one not: only the backend's readiness is cached.
-	if p, ok := a.(*personas.Adapter); ok && p.P.Trusted && p.Backend != nil {
-		a = p.Backend
-	} else if ok {
-		return p.Ready()
-	}
+	_, err := personas.Verdict(a, r.agent)
+	return err
+}
+
+func (r *readiness) agent(a adapters.Adapter) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.at == nil {
@@ -47,8 +47,8 @@ func (r *readiness) check(a adapters.Adapter) error {
 
 // agentChoices is the agent select: the pinned agents, else every
 // registered one, that can run here. The session's own agent stays listed
-// when it cannot, and an untrusted project's persona is listed, each
-// marked with the reason.
+// when it cannot, and so does a persona that cannot run as written, each
+// marked with its verdict and the reason, as 'hub agents' says them.
 func (s *server) agentChoices(reg *adapters.Registry, current string) []schema.SessionConfigSelectOption {
 	names := reg.Names()
 	if len(s.opts.Agents) > 0 {
@@ -63,8 +63,9 @@ func (s *server) agentChoices(reg *adapters.Registry, current string) []schema.S
 	var agents, persons []schema.SessionConfigSelectOption // personas after the agents
 	for _, n := range names {
 		a, err := reg.Get(n)
+		state := "not ready"
 		if err == nil {
-			err = s.ready.check(a)
+			state, err = personas.Verdict(a, s.ready.agent)
 		}
 		o := schema.SessionConfigSelectOption{Value: n, Name: n}
 		desc, backend, persona := adapters.Describe(a)
@@ -72,10 +73,8 @@ func (s *server) agentChoices(reg *adapters.Registry, current string) []schema.S
 		case err == nil && persona: // what it is for and what it runs on
 			o.Description = firstLine(desc) + " (on " + backend + ")"
 		case err == nil:
-		case errors.Is(err, personas.ErrUntrusted): // listed as such: choosing it is refused with the reason
-			o.Name, o.Description = n+" (untrusted)", firstLine(err.Error())
-		case n == current:
-			o.Name, o.Description = n+" (not ready)", firstLine(err.Error())
+		case state != "not ready" || n == current: // choosing it is refused with the reason
+			o.Name, o.Description = n+" ("+state+")", firstLine(err.Error())
 		default:
 			continue
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/conversation"
 	"github.com/hubdev/hub/conversation/delegation"
+	"github.com/hubdev/hub/personas"
 )
 
 // Delegation: with it on, the session's agent gets hub as an MCP server
@@ -64,19 +65,19 @@ type delegationHost struct {
 
 // delegationEntry registers a delegation host for the agents in chain (the
 // root first; the last is the one that calls it) and returns the MCP
-// server entry that reaches it.
-func (ss *session) delegationEntry(chain []string) (adapters.MCPServer, bool) {
+// server entry that reaches it, none without a socket.
+func (ss *session) delegationEntry(chain []string) []adapters.MCPServer {
 	b, err := ss.srv.bridge()
 	if err != nil {
 		ss.srv.log.Warn().Err(err).Str("session", ss.id()).Msg("delegation off: no socket")
-		return adapters.MCPServer{}, false
+		return nil
 	}
 	var token string
 	ss.addDelegator(chain, func(d *delegation.Delegator) (unregister func()) {
 		token, unregister = b.Register(d)
 		return unregister
 	})
-	return adapters.MCPServer{Name: "hub", Type: "stdio", Command: ss.srv.opts.Self, Args: []string{"mcp"}, Env: b.Env(token)}, true
+	return []adapters.MCPServer{{Name: "hub", Type: "stdio", Command: ss.srv.opts.Self, Args: []string{"mcp"}, Env: b.Env(token)}}
 }
 
 // delegateFunc is the built-in delegate tool of agent a (the native loop):
@@ -93,17 +94,7 @@ func (ss *session) delegateFunc(a adapters.Adapter) (adapters.DelegateFunc, []st
 func (ss *session) addDelegator(chain []string, register func(*delegation.Delegator) func()) *delegation.Delegator {
 	d := delegation.New(delegation.Options{Registry: ss.agents(), Cwd: ss.rec.Cwd, Rules: ss.set.Permissions, Grants: ss.srv.opts.Grants,
 		Log: ss.srv.log, Chain: chain, Ask: ss.delegatePermission, Observe: ss.showDelegate, Hooks: ss.set.Hooks, AuditDir: ss.srv.opts.TranscriptDir,
-		Fallback: ss.srv.opts.Fallback, ProviderTimeout: ss.srv.opts.ProviderTimeout,
-		MCPServers: func(agent string) []adapters.MCPServer {
-			if len(chain) >= cmp.Or(ss.srv.opts.DelegationDepth, 1) {
-				return nil // deep enough: this delegate cannot delegate further
-			}
-			e, ok := ss.delegationEntry(append(slices.Clone(chain), agent))
-			if !ok {
-				return nil
-			}
-			return []adapters.MCPServer{e}
-		}})
+		Fallback: ss.srv.opts.Fallback, ProviderTimeout: ss.srv.opts.ProviderTimeout, MCPServers: ss.delegateServers(chain)})
 	unregister := register(d)
 	h := &delegationHost{d: d, close: func() { unregister(); d.Close() }, root: len(chain) == 1}
 	ss.mu.Lock()
@@ -117,6 +108,20 @@ func (ss *session) addDelegator(chain []string, register func(*delegation.Delega
 		old.close()
 	}
 	return d
+}
+
+// delegateServers gives a delegate of chain's last agent hub's server, to
+// delegate further, while the depth allows, when the delegate takes stdio
+// servers and may delegate (as the root agent, giveDelegation): for any
+// other it would stay registered, unused, until the session closes.
+func (ss *session) delegateServers(chain []string) func(agent string) []adapters.MCPServer {
+	return func(agent string) []adapters.MCPServer {
+		a, err := ss.agents().Get(agent)
+		if err != nil || !a.Capabilities().MCP || !personas.MayDelegate(a) || len(chain) >= cmp.Or(ss.srv.opts.DelegationDepth, 1) {
+			return nil
+		}
+		return ss.delegationEntry(append(slices.Clone(chain), agent))
+	}
 }
 
 // endDelegates cancels every running delegate turn (the root turn was

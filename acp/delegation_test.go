@@ -19,7 +19,52 @@ import (
 	"github.com/hubdev/hub/conversation/delegation"
 	"github.com/hubdev/hub/internal/jsonrpc"
 	"github.com/hubdev/hub/internal/mockllm"
+	"github.com/hubdev/hub/personas"
 )
+
+// A delegate that takes no stdio MCP servers, or a persona whose file
+// leaves delegation out, is not given hub's server, and no delegation host
+// is kept for it until the session closes; one that takes them is, while
+// the depth allows.
+func TestDelegation_HostOnlyForADelegateThatTakesHubsServer(t *testing.T) {
+	tests := []struct {
+		name  string
+		caps  adapters.Capabilities
+		tools []string // set: helper is a persona with these tools
+		depth int
+		hosts int
+	}{
+		{"stdio", adapters.Capabilities{MCP: true}, nil, 2, 1},
+		{"http only", adapters.Capabilities{MCPHTTP: true}, nil, 2, 0},
+		{"none", adapters.Capabilities{}, nil, 2, 0},
+		{"deep enough", adapters.Capabilities{MCP: true}, nil, 1, 0},
+		{"persona that may delegate", adapters.Capabilities{MCP: true}, []string{"Read", "Task"}, 2, 1},
+		{"persona without delegation", adapters.Capabilities{MCP: true}, []string{"Read"}, 2, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			h := replay.New("")
+			h.AgentName, h.Caps = "helper", tc.caps
+			reg := adapters.NewRegistry()
+			if tc.tools != nil {
+				reg.Register(&personas.Adapter{P: personas.Persona{Name: "helper", Description: "d", Tools: tc.tools, ToolsSet: true, Trusted: true}, Backend: h})
+			} else {
+				reg.Register(h)
+			}
+			s := newServer(Options{Registry: reg, Logger: zerolog.Nop(), StateDir: t.TempDir(), Self: "/usr/local/bin/hub", DelegationDepth: tc.depth})
+			defer s.closeBridge()
+			ss := &session{srv: s, rec: &Record{Cwd: t.TempDir()}, seenTools: map[string]bool{}}
+			defer ss.endDelegates(true)
+			got := ss.delegateServers([]string{"root"})("helper")
+			ss.mu.Lock()
+			hosts := len(ss.delegs)
+			ss.mu.Unlock()
+			if hosts != tc.hosts || len(got) != tc.hosts {
+				t.Fatalf("%d hosts kept, servers %+v; want %d", hosts, got, tc.hosts)
+			}
+		})
+	}
+}
 
 // delegatingAgent stands for an agent CLI that calls hub's delegate tool:
 // its `hub mcp` child is played in-process, reaching the session through

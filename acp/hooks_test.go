@@ -133,6 +133,41 @@ func TestSession_BlockedPromptKeepsTheBriefingForTheNext(t *testing.T) {
 	}
 }
 
+// The session says the agent was given the conversation it missed with
+// the prompt that gave it, not with one a hook blocked.
+func TestSession_BlockedPromptDoesNotSayTheBriefingWent(t *testing.T) {
+	h, err := hooks.New(map[string][]config.HookConfig{"UserPromptSubmit": {{Command: proctest.ShellCommand("exitifstdin:SECRET:2:no secrets")}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := newClient(t, scriptFile(t, `{"event":{"type":"text","text":"done"}}`), func(o *Options) {
+		o.Settings = everywhere(Settings{Hooks: h})
+		o.Registry.Register(renamed{&forgetful{}, "second"})
+	})
+	sid, _ := c.start(t)
+	c.prompt(sid, "hello")
+	switchTo(c, sid, "second")
+	thoughts := func() (n int) {
+		for _, u := range c.updates(sid) {
+			if u.AgentThoughtChunk != nil {
+				n++
+			}
+		}
+		return n
+	}
+	before := thoughts()
+	if _, e := c.call("session/prompt", schema.PromptRequest{SessionID: sid, Prompt: []schema.ContentBlock{schema.TextBlock("my SECRET")}}); e == nil {
+		t.Fatal("the hook did not block the prompt")
+	}
+	if n := thoughts() - before; n != 0 {
+		t.Fatalf("%d thoughts with the blocked prompt, want none", n)
+	}
+	c.prompt(sid, "go on")
+	if n := thoughts() - before; n != 1 {
+		t.Fatalf("%d thoughts with the prompt that went, want the briefing's", n)
+	}
+}
+
 func TestSession_UserPromptSubmitBlocksCLIPrompt(t *testing.T) {
 	h, err := hooks.New(map[string][]config.HookConfig{"UserPromptSubmit": {{Command: proctest.ShellCommand("err:no secrets in prompts\n", "exit:2")}}})
 	if err != nil {

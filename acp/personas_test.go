@@ -132,6 +132,37 @@ func TestDelegation_PersonaWithoutDelegationGetsNoHubServer(t *testing.T) {
 	}
 }
 
+// The select says of each persona what 'hub agents' says (its Verdict): one
+// that cannot run as written is listed so, not hidden nor called ready.
+func TestAgentSelect_SaysEachPersonasVerdict(t *testing.T) {
+	tests := []struct {
+		name    string
+		persona *personas.Adapter
+		want    string
+	}{
+		{"unknown agent", &personas.Adapter{P: personas.Persona{Name: "lost", Agent: "nosuch", Trusted: true}}, "lost (cannot run)"},
+		{"mode its agent lacks", &personas.Adapter{P: personas.Persona{Name: "odd", Mode: "nosuchmode", Trusted: true}, Backend: replay.New("")}, "odd (cannot run)"},
+		{"untrusted", &personas.Adapter{P: personas.Persona{Name: "evil", Untrusted: "not trusted"}, Backend: replay.New("")}, "evil (untrusted)"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newClient(t, "", func(o *Options) {
+				o.Registry = adapters.NewRegistry()
+				o.Registry.Register(replay.New(""))
+				o.Registry.Register(tc.persona)
+				o.WarmAgents = -1
+			})
+			c.init(schema.ClientCapabilities{})
+			var r schema.NewSessionResponse
+			c.must("session/new", schema.NewSessionRequest{Cwd: t.TempDir(), McpServers: []schema.McpServer{}}, &r)
+			sel := agentSelect(t, r.ConfigOptions)
+			if len(sel) != 2 || sel[1].Name != tc.want || sel[1].Description == "" {
+				t.Fatalf("agent select %+v, want %q second with its reason", sel, tc.want)
+			}
+		})
+	}
+}
+
 // Personas follow the agents in the select, each described with what it
 // is for and the agent it runs on; an untrusted one is not offered.
 func TestAgentSelect_ListsPersonasAfterTheAgents(t *testing.T) {

@@ -333,15 +333,13 @@ func (ss *session) drive(turnCtx context.Context, content []adapters.Content, wa
 	case err != nil:
 		return schema.StopEndTurn, adapters.ErrorOf(err), new(conversation.Digest)
 	}
-	lead := ss.takeLead()
-	oc, err := conversation.RunTurn(turnCtx, conversation.TurnSpec{Agent: agent, Session: b, Prompt: content, Lead: lead,
-		Hooks: ss.observer(agent), Audit: ss.audit, Gate: ss.gate, Emit: ss.forward, Workspace: cwd, Admitted: admitted,
-		Watch: watch, WatchBound: ss.srv.opts.ProviderTimeout})
-	if oc.Failure != nil && oc.Failure.Code == adapters.CodeHook { // blocked, it reached no agent: the next prompt is briefed
-		ss.mu.Lock()
-		ss.plan.Lead = cmp.Or(ss.plan.Lead, lead)
-		ss.mu.Unlock()
+	lead := func() string {
+		defer admitted()
+		return ss.takeLead()
 	}
+	oc, err := conversation.RunTurn(turnCtx, conversation.TurnSpec{Agent: agent, Session: b, Prompt: content, Lead: lead,
+		Hooks: ss.observer(agent), Audit: ss.audit, Gate: ss.gate, Emit: ss.forward, Workspace: cwd,
+		Watch: watch, WatchBound: ss.srv.opts.ProviderTimeout})
 	for _, w := range oc.Warnings { // the turn's hooks that failed, before it ends
 		ss.srv.log.Warn().Str("session", ss.id()).Str("hook", w).Msg("hook failed")
 		ss.sayf("\nhub: hook: %s\n", w)

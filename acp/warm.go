@@ -99,9 +99,7 @@ func (ss *session) giveDelegation(a adapters.Adapter, setup conversation.Setup, 
 	case !a.Capabilities().MCP:
 		ss.srv.log.Warn().Str("session", ss.id()).Str("agent", a.Name()).Msg("delegation is on, but this agent takes no stdio MCP servers")
 	default:
-		if hub, ok := ss.delegationEntry([]string{a.Name()}); ok {
-			opts.MCPServers = append(slices.Clone(opts.MCPServers), hub)
-		}
+		opts.MCPServers = append(slices.Clone(opts.MCPServers), ss.delegationEntry([]string{a.Name()})...)
 	}
 }
 

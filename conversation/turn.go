@@ -17,9 +17,12 @@ type TurnSpec struct {
 	Agent   string
 	Session adapters.Session
 	Prompt  []adapters.Content
-	// Lead is hub's text ahead of the prompt (a briefing), which the
-	// agent gets and the prompt hooks do not judge: they judge the user's.
-	Lead string
+	// Lead, when set, is called once the prompt hooks let the prompt
+	// through, before the agent gets it (a front end keeps the prompt from
+	// then on, never one a hook blocked), and gives hub's text to put ahead
+	// of it (a briefing), which the hooks do not judge: they judge the
+	// user's. A blocked prompt so leaves the briefing for the next.
+	Lead func() string
 	// Hooks observe the event stream and may block the prompt; Audit records
 	// the prompt, the events and the turn's end. Each may be nil; their
 	// lifetime is the caller's (a session may keep them for many turns).
@@ -33,10 +36,6 @@ type TurnSpec struct {
 	// observers and the digest saw it; nil: none.
 	Emit    func(adapters.Event)
 	Narrate func(text string) // when set, gets the text written before a tool call (trimmed) as it starts
-	// Admitted, when set, is called once the prompt hooks let the prompt
-	// through, before the agent gets it: a front end keeps the prompt from
-	// then on, never one a hook blocked.
-	Admitted func()
 	// Workspace is the directory whose changed files the digest lists;
 	// "" lists only those the tool calls named.
 	Workspace string
@@ -129,12 +128,12 @@ func RunTurn(ctx context.Context, s TurnSpec) (Outcome, error) {
 	}
 	observe := s.observe(d, watch)
 	endGate := s.Gate.begin(observe) // its decisions are the turn's events
-	prompt := s.withLead()
-	s.Audit.Prompt(s.Agent, prompt)
 	blocked := PromptHooks(ctx, s.Hooks, s.Agent, s.Prompt)
-	if blocked == nil && s.Admitted != nil {
-		s.Admitted()
+	prompt := s.Prompt
+	if blocked == nil {
+		prompt = s.withLead()
 	}
+	s.Audit.Prompt(s.Agent, prompt)
 	before := <-snap
 	d.before = before
 	stop, err := adapters.StopEndTurn, blocked
@@ -159,15 +158,19 @@ func RunTurn(ctx context.Context, s TurnSpec) (Outcome, error) {
 
 // withLead is the prompt the agent gets: the lead in front of its text.
 func (s TurnSpec) withLead() []adapters.Content {
-	switch {
-	case s.Lead == "":
+	if s.Lead == nil {
+		return s.Prompt
+	}
+	switch lead := s.Lead(); {
+	case lead == "":
 		return s.Prompt
 	case len(s.Prompt) > 0 && s.Prompt[0].Type == adapters.ContentText:
 		first := s.Prompt[0]
-		first.Text = s.Lead + first.Text
+		first.Text = lead + first.Text
 		return slices.Concat([]adapters.Content{first}, s.Prompt[1:])
+	default:
+		return slices.Concat([]adapters.Content{{Type: adapters.ContentText, Text: lead}}, s.Prompt)
 	}
-	return slices.Concat([]adapters.Content{{Type: adapters.ContentText, Text: s.Lead}}, s.Prompt)
 }
 
 // PromptHooks runs the UserPromptSubmit hooks of hs on a prompt of agent,

@@ -55,17 +55,25 @@ func (a *Adapter) Capabilities() adapters.Capabilities {
 // "untrusted" (a project file 'hub trust' has not recorded); "cannot run"
 // as written (on an agent hub does not know, in a mode its agent lacks);
 // or "not ready" (its agent cannot start here). err says why not.
-func (a *Adapter) Verdict() (state string, err error) {
-	switch {
-	case !a.P.Trusted:
-		return "untrusted", fmt.Errorf("%w: %s", ErrUntrusted, a.P.Untrusted)
-	case a.Backend == nil:
-		return "cannot run", a.noBackend()
+func (a *Adapter) Verdict() (state string, err error) { return Verdict(a, adapters.Ready) }
+
+// Verdict is what every front end says of agent a: a persona's
+// Adapter.Verdict, or an agent's "ready" or "not ready". ready says
+// whether an agent can start here (adapters.Ready, or a cache of it).
+func Verdict(a adapters.Adapter, ready func(adapters.Adapter) error) (state string, err error) {
+	if p, ok := a.(*Adapter); ok {
+		switch {
+		case !p.P.Trusted:
+			return "untrusted", fmt.Errorf("%w: %s", ErrUntrusted, p.P.Untrusted)
+		case p.Backend == nil:
+			return "cannot run", p.noBackend()
+		}
+		if _, _, err := p.P.modeOn(p.Backend.Capabilities(), p.Backend.Name()); err != nil {
+			return "cannot run", err
+		}
+		a = p.Backend
 	}
-	if _, _, err := a.P.modeOn(a.Backend.Capabilities(), a.Backend.Name()); err != nil {
-		return "cannot run", err
-	}
-	if err := adapters.Ready(a.Backend); err != nil {
+	if err := ready(a); err != nil {
 		return "not ready", err
 	}
 	return "ready", nil
@@ -75,13 +83,6 @@ func (a *Adapter) Verdict() (state string, err error) {
 func (a *Adapter) Ready() error {
 	_, err := a.Verdict()
 	return err
-}
-
-func (a *Adapter) backendReady() error {
-	if a.Backend == nil {
-		return a.noBackend()
-	}
-	return adapters.Ready(a.Backend)
 }
 
 func (a *Adapter) noBackend() error {

@@ -16,7 +16,9 @@ func Check(a *Adapter) (problems []string, ok bool) {
 	p := a.P
 	if !p.Trusted {
 		problems = append(problems, p.Untrusted)
-	} else if err := a.backendReady(); err != nil {
+	} else if a.Backend == nil {
+		problems = append(problems, a.noBackend().Error())
+	} else if err := adapters.Ready(a.Backend); err != nil {
 		problems = append(problems, err.Error())
 	}
 	for _, t := range append(slices.Clone(p.Tools), p.Disallowed...) {

@@ -152,6 +152,12 @@ type live struct {
 	lead  string
 }
 
+// takeLead gives the lead, once, to the run that has l busy.
+func (l *live) takeLead() (lead string) {
+	lead, l.lead = l.lead, ""
+	return lead
+}
+
 // New returns a delegator; Close ends every session it started.
 func New(o Options) *Delegator {
 	o.Approve = cmp.Or(o.Approve, conversation.ApproveReadOnly)
@@ -377,13 +383,12 @@ func (d *Delegator) run(ctx context.Context, l *live, r Request, fallback bool, 
 		l.tmu.Unlock()
 		return Result{}, conversation.ClassNone, false, ErrBusy
 	}
-	lead := l.lead
-	l.busy, l.lead = true, ""
+	l.busy = true
 	l.tmu.Unlock()
 	ctx, cancel := context.WithTimeout(ctx, cmp.Or(r.Timeout, d.o.Timeout))
 	defer cancel()
 	dg := &conversation.Digest{}
-	oc, err := conversation.RunTurn(ctx, conversation.TurnSpec{Agent: l.agent, Session: l.sess, Prompt: adapters.TextPrompt(r.Prompt), Lead: lead,
+	oc, err := conversation.RunTurn(ctx, conversation.TurnSpec{Agent: l.agent, Session: l.sess, Prompt: adapters.TextPrompt(r.Prompt), Lead: l.takeLead,
 		Hooks: l.hooks, Audit: l.audit, Gate: l.gate, Emit: l.emit(d.o, dg, progress), Workspace: l.cwd, Digest: dg,
 		Watch: fallback, WatchBound: d.o.ProviderTimeout})
 	res := Result{Agent: l.agent, Session: l.id, AgentSessionID: dg.AgentSessionID, StopReason: string(oc.Stop), Answer: dg.Answer(),
@@ -398,8 +403,7 @@ func (d *Delegator) run(ctx context.Context, l *live, r Request, fallback bool, 
 	l.tmu.Lock()
 	l.busy = false
 	switch {
-	case oc.Failure != nil && oc.Failure.Code == adapters.CodeHook: // it reached no agent: not in the record, the briefing kept
-		l.lead = cmp.Or(l.lead, lead)
+	case oc.Failure != nil && oc.Failure.Code == adapters.CodeHook: // it reached no agent: not in the record
 	case !fallback || conversation.FallbackReason(l.agent, class, toolStarted) == "":
 		dg.AddTo(&l.brief, r.Prompt)
 	}

@@ -113,7 +113,7 @@ func (r *run) execute(ctx context.Context, watch bool) Summary {
 	})
 	defer audit.Close()
 	defer obs.Close()
-	spec := conversation.TurnSpec{Agent: a.Name(), Session: sess, Prompt: prompt, Lead: prefix, Hooks: obs, Audit: audit, Gate: r.gate, Emit: r.handle,
+	spec := conversation.TurnSpec{Agent: a.Name(), Session: sess, Prompt: prompt, Lead: func() string { return prefix }, Hooks: obs, Audit: audit, Gate: r.gate, Emit: r.handle,
 		Narrate: r.out.narration, Workspace: so.Cwd, Model: model, Digest: &r.digest, Watch: watch, WatchBound: r.o.ProviderTimeout}
 	if err := r.turn(runCtx, spec); err != nil && r.stopCause() == nil {
 		if word, _, _ := strings.Cut(err.Error(), " "); strings.TrimSuffix(word, ":") != a.Name() { // named once

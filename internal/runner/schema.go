@@ -123,7 +123,7 @@ func (r *run) conform(ctx context.Context, spec conversation.TurnSpec) {
 	if err != nil {
 		r.out.progress("the answer does not match --output-schema (%s); asking once more", firstError(err))
 		r.digest.NextTurn() // the repair turn's answer is the final one
-		spec.Watch, spec.Lead, spec.Prompt = false, "", adapters.TextPrompt(fmt.Sprintf(
+		spec.Watch, spec.Lead, spec.Prompt = false, nil, adapters.TextPrompt(fmt.Sprintf(
 			"Your answer did not match the schema: %s. Answer again with only JSON matching the schema.", firstError(err)))
 		if err := r.turn(ctx, spec); err != nil && r.stopCause() == nil {
 			r.failure = &adapters.ErrorInfo{Message: fmt.Sprintf("the repair turn for --output-schema failed: %v", err), Fatal: true}
