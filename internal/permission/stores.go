@@ -269,6 +269,29 @@ func configReads(args []arg) bool {
 // a helper, an askpass, a file included (it may set either).
 const gitCredKeys = "credential.|include.|includeif.|core.askpass"
 
+// gitProgramKeys are git's other keys whose value is a program git runs
+// later, or that let one run (a section ending in "." holds only such
+// keys; * is a subsection): setting one writes a config file no "always"
+// covers (gitControl), as writing .git/config does.
+var gitProgramKeys = strings.Fields(`alias. filter. gpg. pager. difftool. mergetool. man. browser. sendemail. protocol. safe. core.sshcommand
+	core.pager core.editor core.fsmonitor core.hookspath core.gitproxy core.alternaterefscommand sequence.editor diff.external diff.*.textconv
+	diff.*.command merge.*.driver remote.*.uploadpack remote.*.receivepack remote.*.vcs submodule.*.update uploadpack.packobjectshook
+	interactive.difffilter trailer.*.command trailer.*.cmd imap.tunnel web.browser init.templatedir ssh.variant`)
+
+// setsGitProgram reports git config writing a key of gitProgramKeys.
+func setsGitProgram(c *call) bool {
+	if c.prog() != "git" || len(c.argv) < 2 || c.argv[1].text != "config" || configReads(c.argv[2:]) {
+		return false
+	}
+	return slices.ContainsFunc(operands(skipValues(c.argv[2:], "-f", "--file", "--blob", "--type", "--default", "--comment")), func(a arg) bool {
+		key := strings.ToLower(a.text)
+		return slices.ContainsFunc(gitProgramKeys, func(p string) bool {
+			pre, suf, sub := strings.Cut(p, "*")
+			return strings.HasPrefix(key, pre) && (!sub && (key == p || strings.HasSuffix(p, ".")) || sub && len(key) >= len(p) && strings.HasSuffix(key, suf))
+		})
+	})
+}
+
 // gitHelperSet reports git given a credential helper for this run (-c
 // credential.helper=store, --config-env, GIT_CONFIG_KEY_0, an empty one
 // resets the list): it writes what it is given, as one configured does.

