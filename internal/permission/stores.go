@@ -270,26 +270,43 @@ func configReads(args []arg) bool {
 const gitCredKeys = "credential.|include.|includeif.|core.askpass"
 
 // gitProgramKeys are git's other keys whose value is a program git runs
-// later, or that let one run (a section ending in "." holds only such
-// keys; * is a subsection): setting one writes a config file no "always"
-// covers (gitControl), as writing .git/config does.
-var gitProgramKeys = strings.Fields(`alias. filter. gpg. pager. difftool. mergetool. man. browser. sendemail. protocol. safe. core.sshcommand
+// later, or that let one run (the first three; a section ending in "."
+// holds only such keys; * is a subsection): setting one writes a config
+// file no "always" covers (gitControl), as writing .git/config does, and
+// the program it names is read as run here (gitConfig).
+var gitProgramKeys = strings.Fields(`alias. safe. protocol. filter. gpg. pager. difftool. mergetool. man. browser. sendemail. core.sshcommand
 	core.pager core.editor core.fsmonitor core.hookspath core.gitproxy core.alternaterefscommand sequence.editor diff.external diff.*.textconv
 	diff.*.command merge.*.driver remote.*.uploadpack remote.*.receivepack remote.*.vcs submodule.*.update uploadpack.packobjectshook
 	interactive.difffilter trailer.*.command trailer.*.cmd imap.tunnel web.browser init.templatedir ssh.variant`)
 
+// gitProgramEnv are the variables naming a program git runs.
+var gitProgramEnv = strings.Fields("GIT_SSH_COMMAND GIT_SSH GIT_PAGER PAGER GIT_EDITOR GIT_SEQUENCE_EDITOR EDITOR VISUAL GIT_EXTERNAL_DIFF GIT_ASKPASS SSH_ASKPASS")
+
+// gitConfigOps are the operands of git config's args (set's or unset's
+// after the word) when it writes, none when it reads.
+func gitConfigOps(args []arg) []arg {
+	ops := operands(skipValues(args, "-f", "--file", "--blob", "--type", "--default", "--comment"))
+	switch {
+	case configReads(args):
+		return nil
+	case len(ops) > 0 && (ops[0].text == "set" || ops[0].text == "unset"):
+		return ops[1:]
+	}
+	return ops
+}
+
+// gitProgramKey reports a key among keys (of gitProgramKeys).
+func gitProgramKey(key string, keys []string) bool {
+	key = strings.ToLower(key)
+	return slices.ContainsFunc(keys, func(p string) bool {
+		pre, suf, sub := strings.Cut(p, "*")
+		return strings.HasPrefix(key, pre) && (!sub && (key == p || strings.HasSuffix(p, ".")) || sub && len(key) >= len(p) && strings.HasSuffix(key, suf))
+	})
+}
+
 // setsGitProgram reports git config writing a key of gitProgramKeys.
 func setsGitProgram(c *call) bool {
-	if c.prog() != "git" || len(c.argv) < 2 || c.argv[1].text != "config" || configReads(c.argv[2:]) {
-		return false
-	}
-	return slices.ContainsFunc(operands(skipValues(c.argv[2:], "-f", "--file", "--blob", "--type", "--default", "--comment")), func(a arg) bool {
-		key := strings.ToLower(a.text)
-		return slices.ContainsFunc(gitProgramKeys, func(p string) bool {
-			pre, suf, sub := strings.Cut(p, "*")
-			return strings.HasPrefix(key, pre) && (!sub && (key == p || strings.HasSuffix(p, ".")) || sub && len(key) >= len(p) && strings.HasSuffix(key, suf))
-		})
-	})
+	return c.prog() == "git" && len(c.argv) > 1 && c.argv[1].text == "config" && slices.ContainsFunc(gitConfigOps(c.argv[2:]), func(a arg) bool { return gitProgramKey(a.text, gitProgramKeys) })
 }
 
 // gitHelperSet reports git given a credential helper for this run (-c

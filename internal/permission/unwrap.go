@@ -428,15 +428,24 @@ func (r *reader) git(argv []arg, x *runCtx) []arg {
 		case t == "-c" || strings.HasPrefix(t, "--config-env") || strings.HasPrefix(t, "--exec-path"):
 			x.opaque = true
 			for _, v := range val { // -c and --config-env NAME=VALUE
-				r.gitConfig(v.text)
+				r.gitConfig(v, x)
 				if k, w, _ := strings.Cut(v.text, "="); strings.EqualFold(k, "core.worktree") {
 					named["--work-tree"] = &arg{text: w, dynamic: v.dynamic}
 				}
 			}
 		}
 	}
-	if len(args) >= 3 && args[0].text == "config" && strings.HasPrefix(args[1].text, "alias.") {
-		r.gitConfig(args[1].text + "=" + joinArgs(args[2:]).text)
+	if len(args) > 1 && args[0].text == "config" {
+		if ops := gitConfigOps(args[1:]); len(ops) > 1 {
+			r.gitConfig(arg{text: ops[0].text + "=" + joinArgs(ops[1:]).text, dynamic: anyDynamic(ops[1:])}, x)
+		}
+	}
+	for _, name := range gitProgramEnv { // GIT_PAGER=… git log; GIT_SSH_COMMAND=…; git fetch
+		if v, ok := layerEnv(x.layers, name); ok {
+			r.nested(v, x, nil)
+		} else if v, ok := x.sc.vars[name]; ok {
+			r.nested(v, x, nil)
+		}
 	}
 	if len(args) > 0 {
 		if def, ok := r.gitAliases[args[0].text]; ok && !r.active["git alias "+args[0].text] {
@@ -1013,10 +1022,13 @@ func (r *reader) at(argv []arg, x *runCtx) input {
 	return r.final(argv, x)
 }
 
-// gitConfig notes an alias set with git -c alias.NAME=VALUE or git config.
-func (r *reader) gitConfig(kv string) {
-	k, v, ok := strings.Cut(kv, "=")
+// gitConfig notes an alias set with git -c alias.NAME=VALUE or git config,
+// and reads a program git runs later (core.pager, …) as run here.
+func (r *reader) gitConfig(kv arg, x *runCtx) {
+	k, v, ok := strings.Cut(kv.text, "=")
 	if name, isAlias := strings.CutPrefix(k, "alias."); ok && isAlias {
 		r.gitAliases[name] = v
+	} else if ok && gitProgramKey(k, gitProgramKeys[3:]) {
+		r.nested(arg{text: v, dynamic: kv.dynamic}, x, nil)
 	}
 }
