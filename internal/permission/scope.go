@@ -11,8 +11,9 @@ import (
 // the command the user saw:
 //   - a destructive command (rm, dd, mkfs, git push --force, git reset
 //     --hard, chmod -R, …), a compound one (pipes, lists, redirects,
-//     substitutions) or one behind a wrapper (sudo, env, VAR=x, xargs, …)
-//     covers only itself, exactly;
+//     substitutions), one behind a wrapper (sudo, env, VAR=x, xargs, …)
+//     or one running a program it is given (git rebase -x) covers only
+//     itself, exactly;
 //   - any other command covers its program, subcommand and flags, with
 //     its other arguments free ("go test ./a" covers "go test ./b", not
 //     "go test -exec x ./b" nor "go build");
@@ -24,7 +25,7 @@ func AlwaysScope(tool, command string) string {
 	command = strings.TrimSpace(unwrapShell(command))
 	exact := tool + "\x00=" + command
 	argv, ok := plainCommand(command)
-	if !ok || wrapped(argv) || destructive(argv) {
+	if !ok || wrapped(argv) || destructive(argv) || len(readLine(command, nil).calls) > 1 { // it runs another (git -u, rebase -x, …)
 		return exact
 	}
 	return tool + "\x00" + strings.Join(commandShape(argv), " ")

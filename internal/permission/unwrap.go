@@ -440,6 +440,27 @@ func (r *reader) git(argv []arg, x *runCtx) []arg {
 			r.gitConfig(arg{text: ops[0].text + "=" + joinArgs(ops[1:]).text, dynamic: anyDynamic(ops[1:])}, x)
 		}
 	}
+	for _, w := range slices.Concat(x.layers...) { // GIT_CONFIG_KEY_0=core.pager GIT_CONFIG_VALUE_0=…, GIT_CONFIG_PARAMETERS="'k'='v'"
+		if n, key, ok := strings.Cut(w, "="); ok && strings.HasPrefix(n, "GIT_CONFIG_KEY_") {
+			if v, ok := layerEnv(x.layers, "GIT_CONFIG_VALUE_"+n[len("GIT_CONFIG_KEY_"):]); ok {
+				r.gitConfig(arg{text: key + "=" + v.text, dynamic: v.dynamic}, x)
+			}
+		} else if n == "GIT_CONFIG_PARAMETERS" {
+			for _, kv := range r.fields(parseWords(key), x.sc) {
+				r.gitConfig(kv, x)
+			}
+		}
+	}
+	if k := (&check{r: r}); len(args) > 1 { // clone -c, -u; fetch --upload-pack, push --receive-pack, rebase -x, …
+		sets, _ := k.optValues(args[1:], map[string]string{"clone": "c"}[args[0].text], "--config", "bBouj")
+		runs, _ := k.optValues(args[1:], map[string]string{"clone": "u", "rebase": "x"}[args[0].text], "--upload-pack --receive-pack --exec", "bBocj")
+		for _, v := range sets {
+			r.gitConfig(v, x)
+		}
+		for _, v := range runs {
+			r.nested(v, x, nil)
+		}
+	}
 	for _, name := range gitProgramEnv { // GIT_PAGER=… git log; GIT_SSH_COMMAND=…; git fetch
 		if v, ok := layerEnv(x.layers, name); ok {
 			r.nested(v, x, nil)
