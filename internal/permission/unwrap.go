@@ -67,6 +67,22 @@ var (
 	privileged = set("sudo", "doas", "pkexec", "runuser", "chroot", "su", "sg", "nsenter", "unshare", "systemd-run", "fakeroot")
 )
 
+// npxRunnerAt is where argv's npxRunners words stand (npm exec, npm --yes
+// exec, pnpm -C dir dlx: past the runner's options and, as it may be one,
+// a word right after an option), the last being the runner's.
+func npxRunnerAt(argv []string) []int {
+	var at []int
+	for i := 1; i < len(argv); i++ {
+		if npxRunners[progName(argv[0])+" "+argv[i]] {
+			at = append(at, i)
+		}
+		if !strings.HasPrefix(argv[i], "-") && (i == 1 || !strings.HasPrefix(argv[i-1], "-") || strings.Contains(argv[i-1], "=")) {
+			break
+		}
+	}
+	return at
+}
+
 func set(names ...string) map[string]bool {
 	m := make(map[string]bool, len(names))
 	for _, n := range names {
@@ -115,8 +131,11 @@ func (r *reader) run(argv []arg, x *runCtx) input {
 		}
 		name := progName(p.text)
 		sub := 1
-		if len(argv) > 1 && npxRunners[name+" "+argv[1].text] {
-			name, sub = "npx", 2
+		if at := npxRunnerAt(texts(argv)); len(at) > 0 {
+			for _, i := range at[:len(at)-1] { // the runner's word, or an option's value
+				r.run(append([]arg{{text: "npx"}}, argv[i+1:]...), x.fork())
+			}
+			name, sub = "npx", at[len(at)-1]+1
 		}
 		if opts, ok := plainWrappers[name]; ok {
 			rest, more := r.plainWrapper(name, opts, argv[sub:], x)
