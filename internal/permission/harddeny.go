@@ -167,7 +167,8 @@ func (k *check) hits(a arg, recursive bool) bool {
 	if !ok {
 		return a.download
 	}
-	follows := slices.Contains([]string{"chmod", "chown", "chgrp", "chattr", "setfacl", "shred", "truncate", "rsync"}, k.c.prog()) ||
+	follows := slices.Contains([]string{"chmod", "chattr", "setfacl", "shred", "truncate", "rsync"}, k.c.prog()) || // chown -R, chgrp -R: only with -H or -L
+		slices.Contains([]string{"chown", "chgrp"}, k.c.prog()) && hasShort(k.args(), "HL") ||
 		k.c.prog() == "find" && slices.ContainsFunc(k.args(), func(a arg) bool { return slices.Contains([]string{"-L", "-H", "-follow"}, a.text) })
 	deep := follows && (hasShort(k.args(), "L") || hasArg(k.args(), "-follow")) // find -L, chown -RL: the links under it too
 	return slices.ContainsFunc(paths, func(p string) bool {

@@ -437,7 +437,12 @@ func TestHardDeny_DeleteThroughSymlinkOnDisk(t *testing.T) {
 		{"ln -s chain k2 && rm -rf k2/*", true},
 		{"find . -delete", false},
 		{"chown -R me .", false},
-		{"chmod -R 777 keys", true},
+		{"chmod -R 777 keys", true}, // GNU chmod -R follows a link it is given
+		{"chmod -R u+w k*", true},
+		{"chown -R me keys", false}, // chown and chgrp -R act on the link itself (-P), not with -H or -L
+		{"chgrp -R staff k*", false},
+		{"chown -RH me keys", true},
+		{"chgrp -R -L staff chain", true},
 		{"truncate -s 0 keys/id_ed25519", true},
 		{"shred -u chain/id_ed25519", true},
 		{"rsync -a --delete x/ keys/", true},
