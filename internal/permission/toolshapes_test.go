@@ -406,6 +406,11 @@ func TestHardDeny_DeleteThroughSymlinkOnDisk(t *testing.T) {
 			t.Skip("no symlinks here:", err) // Wine's CreateSymbolicLinkW makes none, and says nothing
 		}
 	}
+	for link, target := range map[string]string{filepath.Join(home, "notes", "deep"): filepath.Join(home, ".ssh"), filepath.Join(ws, "sub", "n"): filepath.Join(home, "notes")} {
+		if err := os.Symlink(target, link); err != nil { // a link where a link leads
+			t.Fatal(err)
+		}
+	}
 	s := mustNew(t, config.PermissionRule{Tool: "*", Decision: "allow"})
 	for _, tt := range []struct {
 		cmd  string
@@ -427,6 +432,14 @@ func TestHardDeny_DeleteThroughSymlinkOnDisk(t *testing.T) {
 		{"find keys/ -delete", true},
 		{"find -L keys -delete", true},
 		{"find -L . -delete", true},
+		{"find -L notes -delete", true},
+		{"find -L notes/ -exec rm -rf {} +", true},
+		{"chown -RL me notes", true},
+		{"find -L sub -delete", true},
+		{"chown -RL me sub", true},
+		{"find -L sub -exec rm -f {} +", true},
+		{"find notes -delete", false},
+		{"find sub -exec rm -f {} +", false},
 		{"sudo rm -rf ./keys/", true},
 		{"bash -c 'cd keys && rm -rf *'", true},
 		{`rm -rf "$PWD"/rel/*`, true},
