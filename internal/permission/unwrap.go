@@ -472,9 +472,15 @@ func (r *reader) git(argv []arg, x *runCtx) []arg {
 	}
 	if k := (&check{r: r}); len(args) > 1 { // clone -c, -u; fetch --upload-pack, push --receive-pack, rebase -x, …
 		sets, _ := k.optValues(args[1:], map[string]string{"clone": "c"}[args[0].text], "--config", "bBouj")
-		runs, _ := k.optValues(args[1:], map[string]string{"clone": "u", "rebase": "x"}[args[0].text], "--upload-pack --receive-pack --exec", "bBocj")
+		runs, _ := k.optValues(args[1:], map[string]string{"clone": "u", "rebase": "x", "difftool": "x"}[args[0].text], `--upload-pack --receive-pack
+			--exec --extcmd --sendmail-cmd --setup --tree-filter --index-filter --msg-filter --env-filter --parent-filter --commit-filter --tag-name-filter`, "bBocjt")
 		for _, v := range sets {
 			r.gitConfig(v, x)
+		}
+		if rest := skipOpts(args[1:], ""); args[0].text == "submodule" && len(rest) > 1 && rest[0].text == "foreach" {
+			runs = append(runs, joinArgs(skipOpts(rest[1:], ""))) // a shell line
+		} else if args[0].text == "bisect" && args[1].text == "run" {
+			r.run(args[2:], x.fork())
 		}
 		for _, v := range runs {
 			r.nested(v, x, nil)
