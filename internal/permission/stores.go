@@ -304,9 +304,19 @@ func gitProgramKey(key string, keys []string) bool {
 	})
 }
 
-// setsGitProgram reports git config writing a key of gitProgramKeys.
+// setsGitProgram reports git config writing a key of gitProgramKeys, git
+// clone -c setting one, or git init or clone given a template (its hooks).
 func setsGitProgram(c *call) bool {
-	return c.prog() == "git" && len(c.argv) > 1 && c.argv[1].text == "config" && slices.ContainsFunc(gitConfigOps(c.argv[2:]), func(a arg) bool { return gitProgramKey(a.text, gitProgramKeys) })
+	if c.prog() != "git" || len(c.argv) < 2 {
+		return false
+	}
+	sub, args := c.argv[1].text, c.argv[2:]
+	keys := gitConfigOps(args)
+	if sub != "config" {
+		keys, _ = (&check{r: &reader{home: homeDir()}}).optValues(args, map[string]string{"clone": "c"}[sub], "--config", "bBouj")
+	}
+	return (sub == "init" || sub == "clone") && slices.ContainsFunc(args, func(a arg) bool { return strings.HasPrefix(a.text, "--template") }) ||
+		slices.ContainsFunc(keys, func(a arg) bool { k, _, _ := strings.Cut(a.text, "="); return gitProgramKey(k, gitProgramKeys) })
 }
 
 // gitHelperSet reports git given a credential helper for this run (-c

@@ -482,6 +482,15 @@ func (r *reader) git(argv []arg, x *runCtx) []arg {
 		} else if args[0].text == "bisect" && args[1].text == "run" {
 			r.run(args[2:], x.fork())
 		}
+		for _, a := range args[1:] { // an ext:: remote runs its words, "% " a space in one (with protocol.ext.allow)
+			if cmd, ok := strings.CutPrefix(a.text, "ext::"); ok {
+				var words []arg
+				for _, w := range strings.Fields(strings.ReplaceAll(cmd, "% ", "\x01")) {
+					words = append(words, arg{text: strings.ReplaceAll(w, "\x01", " "), dynamic: a.dynamic})
+				}
+				r.run(words, x.fork())
+			}
+		}
 		for _, v := range runs {
 			r.nested(v, x, nil)
 		}
