@@ -454,11 +454,40 @@ func (r *reader) git(argv []arg, x *runCtx) []arg {
 			}
 		}
 	}
-	if len(args) > 1 && args[0].text == "config" {
-		if ops := gitConfigOps(args[1:]); len(ops) > 1 {
-			r.gitConfig(arg{text: ops[0].text + "=" + joinArgs(ops[1:]).text, dynamic: anyDynamic(ops[1:])}, x)
+	r.gitRuns(args, x)
+	if len(args) > 0 {
+		if def, ok := r.gitAliases[args[0].text]; ok && !r.active["git alias "+args[0].text] {
+			r.active["git alias "+args[0].text] = true
+			defer func() { r.active["git alias "+args[0].text] = false }()
+			x.opaque = true
+			if strings.HasPrefix(def, "!") { // a shell command
+				r.nested(arg{text: def[1:] + " " + joinArgs(args[1:]).text}, x, nil)
+				return argv
+			}
+			ws := parseWords(def)
+			if ws == nil {
+				r.out.unclear = true
+				return argv
+			}
+			args = append(r.fields(ws, x.sc), args[1:]...)
+			stripped = true
 		}
 	}
+	r.gitWorkTree(x, named, args)
+	if !stripped {
+		return argv
+	}
+	out := append([]arg{argv[0]}, args...)
+	x.layers = append(x.layers[:len(x.layers):len(x.layers)], texts(out))
+	return out
+}
+
+// gitRuns reads the programs a git command (args, its subcommand first)
+// is given to run, now or later: by git config, -c or clone -c (gitConfig),
+// GIT_CONFIG_*, an option (clone -u, fetch --upload-pack, rebase -x, …),
+// submodule foreach, bisect run, an ext:: remote and GIT_PAGER-like
+// variables (gitProgramEnv).
+func (r *reader) gitRuns(args []arg, x *runCtx) {
 	for _, w := range slices.Concat(x.layers...) { // GIT_CONFIG_KEY_0=core.pager GIT_CONFIG_VALUE_0=…, GIT_CONFIG_PARAMETERS="'k'='v'"
 		if n, key, ok := strings.Cut(w, "="); ok && strings.HasPrefix(n, "GIT_CONFIG_KEY_") {
 			if v, ok := layerEnv(x.layers, "GIT_CONFIG_VALUE_"+n[len("GIT_CONFIG_KEY_"):]); ok {
@@ -471,6 +500,9 @@ func (r *reader) git(argv []arg, x *runCtx) []arg {
 		}
 	}
 	if k := (&check{r: r}); len(args) > 1 { // clone -c, -u; fetch --upload-pack, push --receive-pack, rebase -x, …
+		if ops := gitConfigOps(args[1:]); args[0].text == "config" && len(ops) > 1 {
+			r.gitConfig(arg{text: ops[0].text + "=" + joinArgs(ops[1:]).text, dynamic: anyDynamic(ops[1:])}, x)
+		}
 		sets, _ := k.optValues(args[1:], map[string]string{"clone": "c"}[args[0].text], "--config", "bBouj")
 		runs, _ := k.optValues(args[1:], map[string]string{"clone": "u", "rebase": "x", "difftool": "x"}[args[0].text], `--upload-pack --receive-pack
 			--exec --extcmd --sendmail-cmd --setup --tree-filter --index-filter --msg-filter --env-filter --parent-filter --commit-filter --tag-name-filter`, "bBocjt")
@@ -502,31 +534,6 @@ func (r *reader) git(argv []arg, x *runCtx) []arg {
 			r.nested(v, x, nil)
 		}
 	}
-	if len(args) > 0 {
-		if def, ok := r.gitAliases[args[0].text]; ok && !r.active["git alias "+args[0].text] {
-			r.active["git alias "+args[0].text] = true
-			defer func() { r.active["git alias "+args[0].text] = false }()
-			x.opaque = true
-			if strings.HasPrefix(def, "!") { // a shell command
-				r.nested(arg{text: def[1:] + " " + joinArgs(args[1:]).text}, x, nil)
-				return argv
-			}
-			ws := parseWords(def)
-			if ws == nil {
-				r.out.unclear = true
-				return argv
-			}
-			args = append(r.fields(ws, x.sc), args[1:]...)
-			stripped = true
-		}
-	}
-	r.gitWorkTree(x, named, args)
-	if !stripped {
-		return argv
-	}
-	out := append([]arg{argv[0]}, args...)
-	x.layers = append(x.layers[:len(x.layers):len(x.layers)], texts(out))
-	return out
 }
 
 // optSpec is how a program's options read: short ones in valued take a
