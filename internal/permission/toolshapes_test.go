@@ -459,6 +459,8 @@ func TestHardDeny_DeleteThroughSymlinkOnDisk(t *testing.T) {
 		{"chown -R me keys", false}, // chown and chgrp -R act on the link itself (-P), not with -H or -L
 		{"chgrp -R staff k*", false},
 		{"chown -RH me keys", true},
+		{"chown -R me keys/", true}, // the slash resolves the link
+		{"chgrp -R staff chain/.", true},
 		{"chgrp -R -L staff chain", true},
 		{"truncate -s 0 keys/id_ed25519", true},
 		{"shred -u chain/id_ed25519", true},
