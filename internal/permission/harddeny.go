@@ -167,27 +167,37 @@ func (k *check) hits(a arg, recursive bool) bool {
 	if !ok {
 		return a.download
 	}
-	follows := slices.Contains([]string{"chmod", "chown", "chgrp", "chattr", "setfacl", "shred", "truncate", "rsync"}, k.c.prog()) ||
+	follows := slices.Contains([]string{"chmod", "chattr", "setfacl", "shred", "truncate", "rsync"}, k.c.prog()) || // chown -R, chgrp -R: only with -H or -L
+		slices.Contains([]string{"chown", "chgrp"}, k.c.prog()) && hasShort(k.args(), "HL") ||
 		k.c.prog() == "find" && slices.ContainsFunc(k.args(), func(a arg) bool { return slices.Contains([]string{"-L", "-H", "-follow"}, a.text) })
-	deep := follows && (hasShort(k.args(), "L") || hasArg(k.args(), "-follow")) // find -L, chown -RL: the links under it too
+	deep := follows && (hasShort(k.args(), "L") || hasArg(k.args(), "-follow")) || // find -L, chown -RL: the links under it too
+		slices.ContainsFunc(k.c.layers, func(l []string) bool { // and find -L's -exec rm {}
+			return len(l) > 0 && progName(l[0]) == "find" && (slices.Contains(l, "-L") || slices.Contains(l, "-follow"))
+		})
 	return slices.ContainsFunc(paths, func(p string) bool {
 		return a.glob && k.r.protectedGlob(p, recursive || a.under) || !a.glob && k.r.protected(p, recursive || a.under)
 	}) || slices.ContainsFunc(k.onDisk(a, follows), func(d arg) bool { return k.hits(d, recursive) }) ||
 		deep && slices.ContainsFunc(k.linksUnder(paths), func(d arg) bool { return k.r.protected(d.text, true) })
 }
 
-// linksUnder are where the links under paths lead (the first 10,000
-// entries of each tree).
+// linksUnder are where the links under paths lead, and the links under
+// those (the first 10,000 entries of each of the first 32 trees).
 func (k *check) linksUnder(paths []string) []arg {
 	var out []arg
-	for _, p := range paths {
+	seen := map[string]bool{}
+	for i := 0; i < len(paths) && i < 32; i++ {
 		n := 0
-		_ = filepath.WalkDir(fromShellPath(p), func(q string, d fs.DirEntry, err error) error {
+		_ = filepath.WalkDir(fromShellPath(paths[i]), func(q string, d fs.DirEntry, err error) error {
 			if n++; n > 10000 {
 				return filepath.SkipAll
 			}
 			if err == nil && d.Type()&fs.ModeSymlink != 0 {
-				out = append(out, k.onDisk(arg{text: toSlash(q)}, true)...)
+				for _, t := range k.onDisk(arg{text: toSlash(q)}, true) {
+					out = append(out, t)
+					if !seen[t.text] && !k.r.protected(t.text, true) {
+						seen[t.text], paths = true, append(paths, t.text)
+					}
+				}
 			}
 			return nil
 		})

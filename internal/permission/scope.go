@@ -11,8 +11,9 @@ import (
 // the command the user saw:
 //   - a destructive command (rm, dd, mkfs, git push --force, git reset
 //     --hard, chmod -R, …), a compound one (pipes, lists, redirects,
-//     substitutions) or one behind a wrapper (sudo, env, VAR=x, xargs, …)
-//     covers only itself, exactly;
+//     substitutions), one behind a wrapper (sudo, env, VAR=x, xargs, …)
+//     or one running a program it is given (git rebase -x) covers only
+//     itself, exactly;
 //   - any other command covers its program, subcommand and flags, with
 //     its other arguments free ("go test ./a" covers "go test ./b", not
 //     "go test -exec x ./b" nor "go build");
@@ -24,7 +25,7 @@ func AlwaysScope(tool, command string) string {
 	command = strings.TrimSpace(unwrapShell(command))
 	exact := tool + "\x00=" + command
 	argv, ok := plainCommand(command)
-	if !ok || wrapped(argv) || destructive(argv) {
+	if !ok || wrapped(argv) || destructive(argv) || len(readLine(command, nil).calls) > 1 { // it runs another (git -u, rebase -x, …)
 		return exact
 	}
 	return tool + "\x00" + strings.Join(commandShape(argv), " ")
@@ -108,7 +109,7 @@ func wrapped(argv []string) bool {
 	prog := progName(argv[0])
 	_, plain := plainWrappers[prog]
 	return plain || shells[prog] || interpreters[strings.TrimRight(prog, "0123456789.")] || privileged[prog] ||
-		prog == "git" && len(argv) > 1 && strings.HasPrefix(argv[1], "-") ||
+		prog == "git" && len(argv) > 1 && strings.HasPrefix(argv[1], "-") || len(npxRunnerAt(argv)) > 0 ||
 		slices.Contains([]string{"env", "xargs", "eval", "source", ".", "watch", "parallel", "flock", "busybox", "script", "trap", "find", "ssh", "at", "batch"}, prog)
 }
 

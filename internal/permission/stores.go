@@ -269,6 +269,56 @@ func configReads(args []arg) bool {
 // a helper, an askpass, a file included (it may set either).
 const gitCredKeys = "credential.|include.|includeif.|core.askpass"
 
+// gitProgramKeys are git's other keys whose value is a program git runs
+// later, or that let one run (the first three; a section ending in "."
+// holds only such keys; * is a subsection): setting one writes a config
+// file no "always" covers (gitControl), as writing .git/config does, and
+// the program it names is read as run here (gitConfig).
+var gitProgramKeys = strings.Fields(`alias. safe. protocol. filter. gpg. pager. difftool. mergetool. man. browser. sendemail. core.sshcommand
+	core.pager core.editor core.fsmonitor core.hookspath core.gitproxy core.alternaterefscommand sequence.editor diff.external diff.*.textconv
+	diff.*.command merge.*.driver remote.*.uploadpack remote.*.receivepack remote.*.vcs submodule.*.update uploadpack.packobjectshook
+	interactive.difffilter trailer.*.command trailer.*.cmd imap.tunnel web.browser init.templatedir ssh.variant`)
+
+// gitProgramEnv are the variables naming a program git runs.
+var gitProgramEnv = strings.Fields("GIT_SSH_COMMAND GIT_SSH GIT_PAGER PAGER GIT_EDITOR GIT_SEQUENCE_EDITOR EDITOR VISUAL GIT_EXTERNAL_DIFF GIT_ASKPASS SSH_ASKPASS")
+
+// gitConfigOps are the operands of git config's args (set's or unset's
+// after the word) when it writes, none when it reads.
+func gitConfigOps(args []arg) []arg {
+	ops := operands(skipValues(args, "-f", "--file", "--blob", "--type", "--default", "--comment"))
+	switch {
+	case configReads(args):
+		return nil
+	case len(ops) > 0 && (ops[0].text == "set" || ops[0].text == "unset"):
+		return ops[1:]
+	}
+	return ops
+}
+
+// gitProgramKey reports a key among keys (of gitProgramKeys).
+func gitProgramKey(key string, keys []string) bool {
+	key = strings.ToLower(key)
+	return slices.ContainsFunc(keys, func(p string) bool {
+		pre, suf, sub := strings.Cut(p, "*")
+		return strings.HasPrefix(key, pre) && (!sub && (key == p || strings.HasSuffix(p, ".")) || sub && len(key) >= len(p) && strings.HasSuffix(key, suf))
+	})
+}
+
+// setsGitProgram reports git config writing a key of gitProgramKeys, git
+// clone -c setting one, or git init or clone given a template (its hooks).
+func setsGitProgram(c *call) bool {
+	if c.prog() != "git" || len(c.argv) < 2 {
+		return false
+	}
+	sub, args := c.argv[1].text, c.argv[2:]
+	keys := gitConfigOps(args)
+	if sub != "config" {
+		keys, _ = (&check{r: &reader{home: homeDir()}}).optValues(args, map[string]string{"clone": "c"}[sub], "--config", "bBouj")
+	}
+	return (sub == "init" || sub == "clone") && slices.ContainsFunc(args, func(a arg) bool { return strings.HasPrefix(a.text, "--template") }) ||
+		slices.ContainsFunc(keys, func(a arg) bool { k, _, _ := strings.Cut(a.text, "="); return gitProgramKey(k, gitProgramKeys) })
+}
+
 // gitHelperSet reports git given a credential helper for this run (-c
 // credential.helper=store, --config-env, GIT_CONFIG_KEY_0, an empty one
 // resets the list): it writes what it is given, as one configured does.

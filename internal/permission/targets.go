@@ -46,6 +46,9 @@ func (rd *reading) targets() []string {
 		for _, r := range c.redirs { // here-documents are stdin, not here
 			add(r.target, c.cwds)
 		}
+		if setsGitProgram(c) { // it writes the repository's (or --global's) config
+			add(arg{text: ".git/config"}, c.cwds)
+		}
 	}
 	return out
 }
@@ -164,7 +167,7 @@ func sensitivePath(p, cwd string) bool {
 }
 
 func sensitiveAt(p, home, cwd string) bool {
-	if secretAt(p, home) {
+	if secretAt(p, home) || gitControl(p) {
 		return true
 	}
 	if rel, ok := under(home, p); ok && rel != "." && strings.HasPrefix(filepath.ToSlash(rel), ".") {
@@ -175,6 +178,20 @@ func sensitiveAt(p, home, cwd string) bool {
 	}
 	_, ok := under(cwd, p)
 	return !ok
+}
+
+// gitControl reports a .git itself, or a config or hook under one: what git
+// reads to run a program later (core.pager, a hook), in any letter case
+// and as Windows names it too (GIT~1, ".git.").
+func gitControl(p string) bool {
+	parts := strings.Split(strings.ToLower(filepath.ToSlash(p)), "/")
+	for i, part := range parts {
+		if part = strings.TrimRight(part, ". "); part == ".git" || part == "git~1" {
+			rest := parts[i+1:]
+			return len(rest) == 0 || slices.Contains(rest, "hooks") || slices.Contains([]string{"config", "config.worktree"}, rest[len(rest)-1])
+		}
+	}
+	return false
 }
 
 // resolveLinks is p with symlinks resolved, as far as they exist (a file not

@@ -67,6 +67,22 @@ var (
 	privileged = set("sudo", "doas", "pkexec", "runuser", "chroot", "su", "sg", "nsenter", "unshare", "systemd-run", "fakeroot")
 )
 
+// npxRunnerAt is where argv's npxRunners words stand (npm exec, npm --yes
+// exec, pnpm -C dir dlx: past the runner's options and, as it may be one,
+// a word right after an option), the last being the runner's.
+func npxRunnerAt(argv []string) []int {
+	var at []int
+	for i := 1; i < len(argv); i++ {
+		if npxRunners[progName(argv[0])+" "+argv[i]] {
+			at = append(at, i)
+		}
+		if !strings.HasPrefix(argv[i], "-") && (i == 1 || !strings.HasPrefix(argv[i-1], "-") || strings.Contains(argv[i-1], "=")) {
+			break
+		}
+	}
+	return at
+}
+
 func set(names ...string) map[string]bool {
 	m := make(map[string]bool, len(names))
 	for _, n := range names {
@@ -115,8 +131,11 @@ func (r *reader) run(argv []arg, x *runCtx) input {
 		}
 		name := progName(p.text)
 		sub := 1
-		if len(argv) > 1 && npxRunners[name+" "+argv[1].text] {
-			name, sub = "npx", 2
+		if at := npxRunnerAt(texts(argv)); len(at) > 0 {
+			for _, i := range at[:len(at)-1] { // the runner's word, or an option's value
+				r.run(append([]arg{{text: "npx"}}, argv[i+1:]...), x.fork())
+			}
+			name, sub = "npx", at[len(at)-1]+1
 		}
 		if opts, ok := plainWrappers[name]; ok {
 			rest, more := r.plainWrapper(name, opts, argv[sub:], x)
@@ -428,16 +447,14 @@ func (r *reader) git(argv []arg, x *runCtx) []arg {
 		case t == "-c" || strings.HasPrefix(t, "--config-env") || strings.HasPrefix(t, "--exec-path"):
 			x.opaque = true
 			for _, v := range val { // -c and --config-env NAME=VALUE
-				r.gitConfig(v.text)
+				r.gitConfig(v, x)
 				if k, w, _ := strings.Cut(v.text, "="); strings.EqualFold(k, "core.worktree") {
 					named["--work-tree"] = &arg{text: w, dynamic: v.dynamic}
 				}
 			}
 		}
 	}
-	if len(args) >= 3 && args[0].text == "config" && strings.HasPrefix(args[1].text, "alias.") {
-		r.gitConfig(args[1].text + "=" + joinArgs(args[2:]).text)
-	}
+	r.gitRuns(args, x)
 	if len(args) > 0 {
 		if def, ok := r.gitAliases[args[0].text]; ok && !r.active["git alias "+args[0].text] {
 			r.active["git alias "+args[0].text] = true
@@ -463,6 +480,60 @@ func (r *reader) git(argv []arg, x *runCtx) []arg {
 	out := append([]arg{argv[0]}, args...)
 	x.layers = append(x.layers[:len(x.layers):len(x.layers)], texts(out))
 	return out
+}
+
+// gitRuns reads the programs a git command (args, its subcommand first)
+// is given to run, now or later: by git config, -c or clone -c (gitConfig),
+// GIT_CONFIG_*, an option (clone -u, fetch --upload-pack, rebase -x, …),
+// submodule foreach, bisect run, an ext:: remote and GIT_PAGER-like
+// variables (gitProgramEnv).
+func (r *reader) gitRuns(args []arg, x *runCtx) {
+	for _, w := range slices.Concat(x.layers...) { // GIT_CONFIG_KEY_0=core.pager GIT_CONFIG_VALUE_0=…, GIT_CONFIG_PARAMETERS="'k'='v'"
+		if n, key, ok := strings.Cut(w, "="); ok && strings.HasPrefix(n, "GIT_CONFIG_KEY_") {
+			if v, ok := layerEnv(x.layers, "GIT_CONFIG_VALUE_"+n[len("GIT_CONFIG_KEY_"):]); ok {
+				r.gitConfig(arg{text: key + "=" + v.text, dynamic: v.dynamic}, x)
+			}
+		} else if n == "GIT_CONFIG_PARAMETERS" {
+			for _, kv := range r.fields(parseWords(key), x.sc) {
+				r.gitConfig(kv, x)
+			}
+		}
+	}
+	if k := (&check{r: r}); len(args) > 1 { // clone -c, -u; fetch --upload-pack, push --receive-pack, rebase -x, …
+		if ops := gitConfigOps(args[1:]); args[0].text == "config" && len(ops) > 1 {
+			r.gitConfig(arg{text: ops[0].text + "=" + joinArgs(ops[1:]).text, dynamic: anyDynamic(ops[1:])}, x)
+		}
+		sets, _ := k.optValues(args[1:], map[string]string{"clone": "c"}[args[0].text], "--config", "bBouj")
+		runs, _ := k.optValues(args[1:], map[string]string{"clone": "u", "rebase": "x", "difftool": "x"}[args[0].text], `--upload-pack --receive-pack
+			--exec --extcmd --sendmail-cmd --setup --tree-filter --index-filter --msg-filter --env-filter --parent-filter --commit-filter --tag-name-filter`, "bBocjt")
+		for _, v := range sets {
+			r.gitConfig(v, x)
+		}
+		if rest := skipOpts(args[1:], ""); args[0].text == "submodule" && len(rest) > 1 && rest[0].text == "foreach" {
+			runs = append(runs, joinArgs(skipOpts(rest[1:], ""))) // a shell line
+		} else if args[0].text == "bisect" && args[1].text == "run" {
+			r.run(args[2:], x.fork())
+		}
+		for _, a := range args[1:] { // an ext:: remote runs its words, "% " a space in one (with protocol.ext.allow)
+			if cmd, ok := strings.CutPrefix(a.text, "ext::"); ok {
+				var words []arg
+				for _, w := range strings.Fields(strings.ReplaceAll(cmd, "% ", "\x01")) {
+					words = append(words, arg{text: strings.ReplaceAll(w, "\x01", " "), dynamic: a.dynamic})
+				}
+				r.run(words, x.fork())
+			}
+		}
+		for _, v := range runs {
+			r.nested(v, x, nil)
+		}
+	}
+	for _, name := range gitProgramEnv { // GIT_PAGER=… git log; GIT_SSH_COMMAND=…; git fetch
+		if v, ok := layerEnv(x.layers, name); ok {
+			r.nested(v, x, nil)
+		} else if v, ok := x.sc.vars[name]; ok {
+			r.nested(v, x, nil)
+		}
+	}
 }
 
 // optSpec is how a program's options read: short ones in valued take a
@@ -1013,10 +1084,13 @@ func (r *reader) at(argv []arg, x *runCtx) input {
 	return r.final(argv, x)
 }
 
-// gitConfig notes an alias set with git -c alias.NAME=VALUE or git config.
-func (r *reader) gitConfig(kv string) {
-	k, v, ok := strings.Cut(kv, "=")
+// gitConfig notes an alias set with git -c alias.NAME=VALUE or git config,
+// and reads a program git runs later (core.pager, …) as run here.
+func (r *reader) gitConfig(kv arg, x *runCtx) {
+	k, v, ok := strings.Cut(kv.text, "=")
 	if name, isAlias := strings.CutPrefix(k, "alias."); ok && isAlias {
 		r.gitAliases[name] = v
+	} else if ok && gitProgramKey(k, gitProgramKeys[3:]) {
+		r.nested(arg{text: v, dynamic: kv.dynamic}, x, nil)
 	}
 }
