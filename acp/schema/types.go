@@ -857,11 +857,11 @@ func (u SessionUpdate) MarshalJSON() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	tag := `{"sessionUpdate":"` + kind + `"`
+	out := append(append(append(make([]byte, 0, len(body)+len(kind)+20), `{"sessionUpdate":"`...), kind...), '"')
 	if len(body) > 2 { // not {}
-		tag += ","
+		out = append(out, ',')
 	}
-	return append([]byte(tag), body[1:]...), nil
+	return append(out, body[1:]...), nil
 }
 
 // UnmarshalJSON picks the variant by "sessionUpdate".
