@@ -573,7 +573,7 @@ type contentBlockAlias ContentBlock
 func (c ContentBlock) MarshalJSON() ([]byte, error) {
 	switch c.Type {
 	case BlockText:
-		return json.Marshal(struct {
+		return json.Marshal(&struct {
 			Type        string          `json:"type"`
 			Text        string          `json:"text"`
 			Annotations json.RawMessage `json:"annotations,omitempty"`

@@ -440,7 +440,7 @@ func (c *Conn) write(m any) error {
 // Notify sends a notification, its params marshalled with it (not to bytes
 // then copied: session/update's hot path); nil params are left out.
 func (c *Conn) Notify(method string, params any) error {
-	return c.write(struct {
+	return c.write(&struct {
 		JSONRPC string `json:"jsonrpc"`
 		Method  string `json:"method"`
 		Params  any    `json:"params,omitempty"`
