@@ -14,8 +14,10 @@ import (
 // schemaPath finds the ACP schema: $ACP_SCHEMA, else shared/acp/schema.json
 // by walking up from the package directory (the shared folder sits next to
 // the repository clone), else the byte-identical copy in the official SDK
-// that `make e2e-deps` installs under .cache/e2e (or $HUB_E2E_CACHE).
-func schemaPath() string {
+// that `make e2e-deps` installs under .cache/e2e (or $HUB_E2E_CACHE). Found
+// once: the test client validates every line, and BenchmarkEventOverhead
+// measured its stats (six per line without a schema) with hub's work.
+var schemaPath = sync.OnceValue(func() string {
 	if p := os.Getenv("ACP_SCHEMA"); p != "" {
 		return p
 	}
@@ -36,7 +38,7 @@ func schemaPath() string {
 		return p
 	}
 	return ""
-}
+})
 
 var schemaState struct {
 	once     sync.Once

@@ -82,7 +82,7 @@ func (ss *session) id() string { return ss.rec.SessionID }
 func (ss *session) send(u schema.SessionUpdate) {
 	ss.sendMu.Lock()
 	defer ss.sendMu.Unlock()
-	if err := ss.srv.conn.Notify("session/update", schema.SessionNotification{SessionID: ss.id(), Update: u}); err != nil {
+	if err := ss.srv.conn.Notify("session/update", &schema.SessionNotification{SessionID: ss.id(), Update: u}); err != nil {
 		ss.srv.log.Error().Err(err).Msg("session/update not sent")
 	}
 }

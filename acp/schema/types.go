@@ -573,7 +573,7 @@ type contentBlockAlias ContentBlock
 func (c ContentBlock) MarshalJSON() ([]byte, error) {
 	switch c.Type {
 	case BlockText:
-		return json.Marshal(struct {
+		return json.Marshal(&struct {
 			Type        string          `json:"type"`
 			Text        string          `json:"text"`
 			Annotations json.RawMessage `json:"annotations,omitempty"`
@@ -857,11 +857,11 @@ func (u SessionUpdate) MarshalJSON() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	tag := `{"sessionUpdate":"` + kind + `"`
+	out := append(append(append(make([]byte, 0, len(body)+len(kind)+20), `{"sessionUpdate":"`...), kind...), '"')
 	if len(body) > 2 { // not {}
-		tag += ","
+		out = append(out, ',')
 	}
-	return append([]byte(tag), body[1:]...), nil
+	return append(out, body[1:]...), nil
 }
 
 // UnmarshalJSON picks the variant by "sessionUpdate".

@@ -395,7 +395,7 @@ func (c *Conn) run(r *Request, j Job) {
 	}
 	switch e := (*Error)(nil); {
 	case err == nil:
-		_ = c.write(message{ID: r.ID, Result: b})
+		_ = c.write(message{JSONRPC: "2.0", ID: r.ID, Result: b})
 	case errors.As(err, &e):
 		c.writeError(r.ID, e)
 	case errors.Is(err, context.Canceled):
@@ -417,12 +417,11 @@ func (c *Conn) deliver(m message) {
 }
 
 func (c *Conn) writeError(id json.RawMessage, e *Error) {
-	_ = c.write(message{ID: id, Error: e})
+	_ = c.write(message{JSONRPC: "2.0", ID: id, Error: e})
 }
 
-// write sends m as one line, under the write lock.
-func (c *Conn) write(m message) error {
-	m.JSONRPC = "2.0"
+// write sends m, a message or Notify's, as one line, under the write lock.
+func (c *Conn) write(m any) error {
 	b, err := json.Marshal(m)
 	if err != nil {
 		c.opts.Logger.Error().Err(err).Msg("marshal outgoing message")
@@ -438,17 +437,14 @@ func (c *Conn) write(m message) error {
 	return nil
 }
 
-// Notify sends a notification; nil params are left out.
+// Notify sends a notification, its params marshalled with it (not to bytes
+// then copied: session/update's hot path); nil params are left out.
 func (c *Conn) Notify(method string, params any) error {
-	m := message{Method: method}
-	if params != nil {
-		b, err := json.Marshal(params)
-		if err != nil {
-			return fmt.Errorf("marshal %s params: %w", method, err)
-		}
-		m.Params = b
-	}
-	return c.write(m)
+	return c.write(&struct {
+		JSONRPC string `json:"jsonrpc"`
+		Method  string `json:"method"`
+		Params  any    `json:"params,omitempty"`
+	}{"2.0", method, params})
 }
 
 // Call sends a request and waits for its response, ctx, or the end of the
@@ -482,7 +478,7 @@ func (c *Conn) CallRaw(ctx context.Context, method string, params any) (json.Raw
 	}
 	c.pending[string(id)] = ch
 	c.pmu.Unlock()
-	if err := c.write(message{ID: id, Method: method, Params: b}); err != nil {
+	if err := c.write(message{JSONRPC: "2.0", ID: id, Method: method, Params: b}); err != nil {
 		c.take(id)
 		return nil, fmt.Errorf("%s: %w", method, err)
 	}

@@ -38,7 +38,11 @@ func (a *Audit) Prompt(agent string, prompt []adapters.Content) {
 
 // Event records one event; the first that names the agent's session id
 // names the file when the session had no id.
-func (a *Audit) Event(ev adapters.Event) { a.add(Record{Type: TypeEvent, Event: &ev}) }
+func (a *Audit) Event(ev adapters.Event) {
+	if a != nil { // &ev would copy every event to the heap, audited or not
+		a.add(Record{Type: TypeEvent, Event: new(ev)})
+	}
+}
 
 // EndTurn records the turn's end and syncs the file.
 func (a *Audit) EndTurn(stop adapters.StopReason) {
