@@ -21,7 +21,7 @@ type TurnSpec struct {
 	// through, before the agent gets it (a front end keeps the prompt from
 	// then on, never one a hook blocked), and gives hub's text to put ahead
 	// of it (a briefing), which the hooks do not judge: they judge the
-	// user's. A blocked prompt so leaves the briefing for the next.
+	// user's. A blocked or cancelled prompt so leaves it for the next.
 	Lead func() string
 	// Hooks observe the event stream and may block the prompt; Audit records
 	// the prompt, the events and the turn's end. Each may be nil; their
@@ -129,13 +129,13 @@ func RunTurn(ctx context.Context, s TurnSpec) (Outcome, error) {
 	observe := s.observe(d, watch)
 	endGate := s.Gate.begin(observe) // its decisions are the turn's events
 	blocked := PromptHooks(ctx, s.Hooks, s.Agent, s.Prompt)
+	before := <-snap
+	d.before = before
 	prompt := s.Prompt
-	if blocked == nil {
+	if blocked == nil && ctx.Err() == nil { // the lead goes only with a prompt that goes
 		prompt = s.withLead()
 	}
 	s.Audit.Prompt(s.Agent, prompt)
-	before := <-snap
-	d.before = before
 	stop, err := adapters.StopEndTurn, blocked
 	switch {
 	case ctx.Err() != nil: // cancelled before the prompt went: the agent gets nothing

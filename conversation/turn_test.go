@@ -153,14 +153,16 @@ func TestRunTurn_EndingIsReadOnce(t *testing.T) {
 }
 
 // A turn cancelled before its prompt went (while its agent started, or a
-// fallback agent took it over) ends cancelled; the agent gets nothing.
+// fallback agent took it over) ends cancelled; the agent gets nothing, and
+// its lead (a briefing) is not taken: it stays for the next prompt.
 func TestRunTurn_CancelledBeforeThePromptSendsNothing(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	sess := &fakeSession{stop: adapters.StopEndTurn}
-	oc, err := RunTurn(ctx, TurnSpec{Agent: "fake", Session: sess, Prompt: adapters.TextPrompt("hi")})
-	if sess.prompted || oc.Stop != adapters.StopCancelled || oc.Failure != nil || err != nil {
-		t.Fatalf("prompted %v, stop %q, failure %+v, error %v", sess.prompted, oc.Stop, oc.Failure, err)
+	taken := false
+	oc, err := RunTurn(ctx, TurnSpec{Agent: "fake", Session: sess, Prompt: adapters.TextPrompt("hi"), Lead: func() string { taken = true; return "brief" }})
+	if sess.prompted || taken || oc.Stop != adapters.StopCancelled || oc.Failure != nil || err != nil {
+		t.Fatalf("prompted %v, lead taken %v, stop %q, failure %+v, error %v", sess.prompted, taken, oc.Stop, oc.Failure, err)
 	}
 }
 
