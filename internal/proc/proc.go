@@ -127,7 +127,8 @@ func (p *Process) startPipes(path string) error {
 	p.cmd = cmd
 	ps, err := pipes(3)
 	if err != nil {
-		return p.launch(func() error { return err }) // closes what command opened
+		_ = p.launch(func() error { return err }) // closes what command opened
+		return err
 	}
 	inR, inW, outR, outW, errR, errW := ps[0], ps[1], ps[2], ps[3], ps[4], ps[5]
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
