@@ -18,9 +18,9 @@ import (
 
 // Why a run stops early: the cause its context is cancelled with.
 var (
-	causeInterrupt = errors.New("interrupted")
-	causeTimeout   = errors.New("timeout")
-	causeBudget    = errors.New("budget") // --max-tokens, --max-cost or counted --max-turns was reached
+	errInterrupted = errors.New("interrupted")
+	errTimedOut    = errors.New("timeout")
+	errOverBudget  = errors.New("budget") // --max-tokens, --max-cost or counted --max-turns was reached
 )
 
 type run struct {
@@ -199,19 +199,19 @@ func (r *run) watched(f func()) {
 				return
 			case <-r.done:
 				r.done = nil
-				r.begin(causeInterrupt)
+				r.begin(errInterrupted)
 			case <-r.o.Signals:
 				if r.stopCause() == nil {
-					r.begin(causeInterrupt)
+					r.begin(errInterrupted)
 				} else if b := r.agent.Current(); b != nil {
 					_ = b.Close()
 					return
 				}
 			case <-r.timeout:
 				r.timeout = nil
-				r.begin(causeTimeout)
+				r.begin(errTimedOut)
 			case <-r.budget.hit:
-				r.begin(causeBudget)
+				r.begin(errOverBudget)
 			}
 		}
 	}()
@@ -250,15 +250,15 @@ func (r *run) handle(ev adapters.Event) {
 func (r *run) finish(c error) Summary {
 	code, err, f := conversation.ExitOK, error(nil), r.failure
 	if c == nil && r.budget.kind != "" {
-		c = causeBudget // passed as the turn ended, before the watcher cancelled it
+		c = errOverBudget // passed as the turn ended, before the watcher cancelled it
 	}
 	switch {
-	case c == causeInterrupt:
+	case c == errInterrupted:
 		code, err = conversation.ExitInterrupted, fmt.Errorf("interrupted%s", r.lastError())
-	case c == causeBudget:
+	case c == errOverBudget:
 		r.stop, r.budgetHit = map[bool]adapters.StopReason{true: adapters.StopMaxTurnRequests, false: adapters.StopMaxTokens}[r.budget.kind == "turns"], r.budget.kind
 		code, err = conversation.ExitBudget, errors.New(r.budget.why)
-	case c == causeTimeout:
+	case c == errTimedOut:
 		code, err = conversation.ExitTimeout, fmt.Errorf("timed out after %s%s", r.o.Timeout, r.lastError())
 	case conversation.Classify(f) == conversation.ClassAuth:
 		code, err = conversation.ExitNotAuthenticated, fmt.Errorf("not authenticated: %s (run 'hub doctor --agent %s')", trimDetail(f.Message, f.Detail), r.o.Agent)

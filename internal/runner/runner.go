@@ -307,7 +307,7 @@ func runChain(ctx context.Context, o Options, out *output) Summary {
 		s, cur = r.execute(ctx, watch), len(attempts)
 		class, toolStarted := r.failureClass(s), len(r.digest.ToolCalls) > 0
 		if watch && r.outOfBudget(conversation.FallbackReason(agent, class, toolStarted)) {
-			s, class = r.finish(causeBudget), conversation.ClassNone
+			s, class = r.finish(errOverBudget), conversation.ClassNone
 		}
 		usage = conversation.AddUsage(usage, s.Usage)
 		attempts = append(attempts, Attempt{Agent: agent, ExitCode: s.ExitCode, Error: s.Error, Detail: s.Detail})
@@ -320,7 +320,7 @@ func runChain(ctx context.Context, o Options, out *output) Summary {
 		}
 	})
 	if why != "" && ctx.Err() != nil { // interrupted as the next agent was to take over
-		s = r.finish(causeInterrupt)
+		s = r.finish(errInterrupted)
 	}
 	s.Agent, s.Usage, s.DurationMs = r.o.Agent, usage, o.Now().Sub(start).Milliseconds()
 	if usage != nil {
