@@ -55,12 +55,25 @@ var (
 		"nsenter":     {"target", "setuid", "setgid"},
 		"strace":      {"output", "trace", "signal", "attach", "user"},
 		"xcrun":       {"sdk", "toolchain"},
-		"npx":         {"package", "workspace", "call"},
+		"npx":         {"package", "workspace", "call", "shell-mode"},
 		"bunx":        {"package"},
 		"uvx":         {"from", "with", "python", "with-requirements", "index", "default-index"},
 	}
 	// npxRunners run a package's program as npx does (they may fetch it).
 	npxRunners = set("npm exec", "npm x", "pnpm exec", "pnpm dlx", "yarn dlx", "yarn exec", "bun x")
+	// pnpmCommands are pnpm's own commands (and those it passes to npm): any
+	// other first word is a script or, failing that, a program pnpm runs
+	// ("pnpm eslint .", "pnpm sh -c …"), read as pnpm exec.
+	pnpmCommands = set("add", "i", "install", "it", "install-test", "ln", "link", "prune", "rb", "rebuild", "rm", "remove",
+		"un", "uninstall", "unlink", "up", "update", "upgrade", "import", "fetch", "patch", "patch-commit", "patch-remove",
+		"approve-builds", "ignored-builds", "audit", "ls", "list", "ll", "la", "outdated", "why", "licenses", "peers",
+		"run", "run-script", "t", "tst", "test", "exec", "dlx", "create", "start", "stop", "restart", "publish", "pack",
+		"recursive", "m", "multi", "server", "store", "root", "bin", "setup", "init", "deploy", "doctor", "c", "config",
+		"get", "set", "env", "runtime", "cat-file", "cat-index", "find-hash", "self-update", "dedupe", "cache", "clean",
+		"pm", "sbom", "help", "completion", "install-completion", "uninstall-completion", "with", "access", "adduser",
+		"bugs", "deprecate", "dist-tag", "docs", "edit", "info", "login", "logout", "owner", "ping", "prefix", "profile",
+		"pkg", "repo", "s", "se", "search", "set-script", "show", "star", "stars", "team", "token", "unpublish", "unstar",
+		"v", "version", "view", "whoami", "xmas")
 	// firstOperand wrappers take one operand before the command.
 	firstOperand = set("timeout", "chroot", "taskset", "chrt", "faketime", "sg")
 	// privileged wrappers: an allow rule for the program does not cover them.
@@ -69,12 +82,18 @@ var (
 
 // npxRunnerAt is where argv's npxRunners words stand (npm exec, npm --yes
 // exec, pnpm -C dir dlx: past the runner's options and, as it may be one,
-// a word right after an option), the last being the runner's.
+// a word right after an option; before a program pnpm runs itself), the
+// last being the runner's.
 func npxRunnerAt(argv []string) []int {
+	if progName(argv[0]) == "pnpx" { // pnpm dlx
+		return []int{0}
+	}
 	var at []int
 	for i := 1; i < len(argv); i++ {
 		if npxRunners[progName(argv[0])+" "+argv[i]] {
 			at = append(at, i)
+		} else if progName(argv[0]) == "pnpm" && !strings.HasPrefix(argv[i], "-") && !pnpmCommands[argv[i]] {
+			at = append(at, i-1) // the program starts here, as after "pnpm exec"
 		}
 		if !strings.HasPrefix(argv[i], "-") && (i == 1 || !strings.HasPrefix(argv[i-1], "-") || strings.Contains(argv[i-1], "=")) {
 			break
@@ -267,7 +286,7 @@ func (r *reader) plainWrapper(name, valued string, args []arg, x *runCtx) ([]arg
 		}
 	}
 	rest := optSpec{valued: valued, long: longValued[name], longValued: longValued[name]}.walk(args, func(o string, v arg) {
-		if name == "npx" && (o == "c" || o == "call") { // npx -c 'npm login': a shell line
+		if name == "npx" && (o == "c" || o == "call" || o == "shell-mode") { // npx -c 'npm login', pnpm exec --shell-mode '…': a shell line
 			r.nested(v, x, nil)
 		}
 	})
