@@ -55,12 +55,29 @@ var (
 		"nsenter":     {"target", "setuid", "setgid"},
 		"strace":      {"output", "trace", "signal", "attach", "user"},
 		"xcrun":       {"sdk", "toolchain"},
-		"npx":         {"package", "workspace", "call"},
+		"npx":         {"package", "workspace", "call", "shell-mode"},
 		"bunx":        {"package"},
 		"uvx":         {"from", "with", "python", "with-requirements", "index", "default-index"},
 	}
 	// npxRunners run a package's program as npx does (they may fetch it).
-	npxRunners = set("npm exec", "npm x", "pnpm exec", "pnpm dlx", "yarn dlx", "yarn exec", "bun x")
+	npxRunners = set("npm exec", "npm x", "pnpm exec", "pnpm dlx", "yarn dlx", "yarn exec", "bun x", "bun exec")
+	// pnpmCommands and bunCommands are the package managers' own commands
+	// (pnpm's and those it passes to npm). Any other first word, and a word
+	// after "bun run", is a script or, failing that, a program they run:
+	// "pnpm eslint .", "bun run ls" (bun: a word that is not a file path).
+	pnpmCommands = set("add", "i", "install", "it", "install-test", "ln", "link", "prune", "rb", "rebuild", "rm", "remove",
+		"un", "uninstall", "unlink", "up", "update", "upgrade", "import", "fetch", "patch", "patch-commit", "patch-remove",
+		"approve-builds", "ignored-builds", "audit", "ls", "list", "ll", "la", "outdated", "why", "licenses", "peers",
+		"run", "run-script", "t", "tst", "test", "exec", "dlx", "create", "start", "stop", "restart", "publish", "pack",
+		"recursive", "m", "multi", "server", "store", "root", "bin", "setup", "init", "deploy", "doctor", "c", "config",
+		"get", "set", "env", "runtime", "cat-file", "cat-index", "find-hash", "self-update", "dedupe", "cache", "clean",
+		"pm", "sbom", "help", "completion", "install-completion", "uninstall-completion", "with", "access", "adduser",
+		"bugs", "deprecate", "dist-tag", "docs", "edit", "info", "login", "logout", "owner", "ping", "prefix", "profile",
+		"pkg", "repo", "s", "se", "search", "set-script", "show", "star", "stars", "team", "token", "unpublish", "unstar",
+		"v", "version", "view", "whoami", "xmas")
+	bunCommands = set("run", "test", "x", "repl", "exec", "install", "i", "add", "a", "remove", "rm", "update", "outdated",
+		"audit", "link", "unlink", "pm", "publish", "patch", "patch-commit", "build", "init", "create", "c", "upgrade",
+		"info", "why", "help", "feedback", "completions", "discord", "getcompletes")
 	// firstOperand wrappers take one operand before the command.
 	firstOperand = set("timeout", "chroot", "taskset", "chrt", "faketime", "sg")
 	// privileged wrappers: an allow rule for the program does not cover them.
@@ -69,18 +86,32 @@ var (
 
 // npxRunnerAt is where argv's npxRunners words stand (npm exec, npm --yes
 // exec, pnpm -C dir dlx: past the runner's options and, as it may be one,
-// a word right after an option), the last being the runner's.
+// a word right after an option; before a program pnpm or bun runs
+// itself), the last being the runner's.
 func npxRunnerAt(argv []string) []int {
+	prog := progName(argv[0])
+	if prog == "pnpx" { // pnpm dlx
+		return []int{0}
+	}
 	var at []int
 	for i := 1; i < len(argv); i++ {
-		if npxRunners[progName(argv[0])+" "+argv[i]] {
+		w := argv[i]
+		switch {
+		case npxRunners[prog+" "+w], prog == "bun" && w == "run" && i+1 < len(argv) && programWord(argv[i+1]):
 			at = append(at, i)
+		case prog == "pnpm" && !strings.HasPrefix(w, "-") && !pnpmCommands[w], prog == "bun" && programWord(w) && !bunCommands[w]:
+			at = append(at, i-1) // the program starts here, as after "pnpm exec"
 		}
-		if !strings.HasPrefix(argv[i], "-") && (i == 1 || !strings.HasPrefix(argv[i-1], "-") || strings.Contains(argv[i-1], "=")) {
+		if !strings.HasPrefix(w, "-") && (i == 1 || !strings.HasPrefix(argv[i-1], "-") || strings.Contains(argv[i-1], "=")) {
 			break
 		}
 	}
 	return at
+}
+
+// programWord is a word bun runs as a program, not as a file.
+func programWord(w string) bool {
+	return w != "" && !strings.HasPrefix(w, "-") && !strings.ContainsAny(w, "./\\")
 }
 
 func set(names ...string) map[string]bool {
@@ -136,6 +167,9 @@ func (r *reader) run(argv []arg, x *runCtx) input {
 				r.run(append([]arg{{text: "npx"}}, argv[i+1:]...), x.fork())
 			}
 			name, sub = "npx", at[len(at)-1]+1
+			if argv[sub-1].text == "exec" && progName(p.text) == "bun" { // bun exec 'LINE' runs LINE in bun's shell
+				argv = slices.Insert(slices.Clone(argv), sub, arg{text: "-c"})
+			}
 		}
 		if opts, ok := plainWrappers[name]; ok {
 			rest, more := r.plainWrapper(name, opts, argv[sub:], x)
@@ -267,7 +301,7 @@ func (r *reader) plainWrapper(name, valued string, args []arg, x *runCtx) ([]arg
 		}
 	}
 	rest := optSpec{valued: valued, long: longValued[name], longValued: longValued[name]}.walk(args, func(o string, v arg) {
-		if name == "npx" && (o == "c" || o == "call") { // npx -c 'npm login': a shell line
+		if name == "npx" && (o == "c" || o == "call" || o == "shell-mode") { // npx -c 'npm login', pnpm exec --shell-mode '…': a shell line
 			r.nested(v, x, nil)
 		}
 	})
