@@ -297,14 +297,13 @@ var notWithAgents = map[string]string{
 // runFlags refuses the flags set that best of N cannot honour (bestOf) or
 // that only it takes (else), and says whether --agent was set.
 func runFlags(fs *flag.FlagSet, bestOf bool) (agentFlag bool, err error) {
-	only := []string{"n", "check", "check-timeout", "apply", "keep", "jobs"}
 	fs.Visit(func(f *flag.Flag) {
 		agentFlag = agentFlag || f.Name == "agent"
 		switch why := notWithAgents[f.Name]; {
 		case err != nil:
 		case bestOf && why != "":
 			err = fmt.Errorf("--%s %s; it does not apply to --agents", f.Name, why)
-		case !bestOf && slices.Contains(only, f.Name):
+		case !bestOf && strings.HasPrefix(f.Usage, "with --agents:"): // as its help says
 			err = fmt.Errorf("--%s is for best of N; it needs --agents", f.Name)
 		}
 	})
