@@ -62,23 +62,14 @@ func runMCP(ctx context.Context, e *env, args []string) int {
 // its agents, else a delegator of its own.
 func mcpHost(e *env, o delegation.Options) (delegation.Host, func()) {
 	remote, child, err := delegation.Dial(os.Getenv, e.log)
-	switch {
-	case child && err != nil:
-		e.log.Warn().Err(err).Msg("delegation parent unreachable")
-		return unreachable{err}, func() {}
-	case child:
-		return remote, remote.Close
+	if !child {
+		d := delegation.New(o)
+		return d, d.Close
 	}
-	d := delegation.New(o)
-	return d, d.Close
-}
-
-// unreachable answers every call with why the parent cannot be reached.
-type unreachable struct{ err error }
-
-func (unreachable) Agents() []delegation.AgentInfo { return nil }
-func (u unreachable) Delegate(context.Context, delegation.Request, delegation.Progress) (delegation.Result, error) {
-	return delegation.Result{}, u.err
+	if err != nil { // every call says so
+		e.log.Warn().Err(err).Msg("delegation parent unreachable")
+	}
+	return remote, remote.Close
 }
 
 // nopWriteCloser hands stdout to the MCP transport without letting it
