@@ -13,19 +13,9 @@ import (
 	"github.com/hubdev/hub/adapters"
 )
 
-const completionHelp = `Usage: hub completion bash|zsh|fish|powershell
-
-Prints the shell's completion script for hub: subcommands, each one's
-flags, and agent names for --agent and 'hub login' (asked of
-'hub agents --names' as you type, so configured agents are offered too).
-The script completes the name hub was installed under.
-`
-
 var shells = []string{"bash", "zsh", "fish", "powershell"}
 
-func init() {
-	commands["completion"] = command{run: runCompletion, help: completionHelp}
-}
+func init() { commands["completion"] = described("completion", runCompletion) }
 
 // completionFiles hold one script template per shell, given completionData.
 //

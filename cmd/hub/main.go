@@ -31,41 +31,6 @@ import (
 // Exit codes shared by every subcommand; `hub run` documents more.
 const exitOK, exitError, exitUsage = conversation.ExitOK, conversation.ExitAgentError, conversation.ExitUsage
 
-const usage = `hub drives coding agents (claude, codex, gemini, qodercli, pi, any ACP agent,
-or any OpenAI-compatible endpoint) from editors and CI.
-
-Usage:
-  hub acp [flags]                 serve the Agent Client Protocol on stdio (for Zed, JetBrains, ...)
-  hub run --agent NAME [flags] P  run one prompt headless (CI); see 'hub run --help'
-  hub mcp [flags]                 serve every agent as MCP tools on stdio (delegate, continue)
-  hub doctor [flags]              report every agent: installed, version, auth, fixes
-  hub agents                      list registered agents and their capabilities
-  hub skills list                 list discovered Agent Skills
-  hub sessions list|show|export|rm  the sessions hub acp recorded
-  hub grants list|revoke|clear    the "always allow" answers kept beyond the session
-  hub version                     print the version, commit, build date and platform
-  hub login [AGENT] / logout AGENT  the agent's own login, in this terminal (choose it without AGENT)
-  hub trust [DIR]                 trust the project's .hub/config.toml files as they are now
-  hub completion SHELL            print the bash, zsh, fish or powershell completion script
-  hub help [COMMAND]              this help, or COMMAND's flags and examples (also 'hub COMMAND --help')
-
-Global flags (before or after the subcommand; "--" ends every flag):
-  --config FILE     use FILE instead of the user config (~/.config/hub/config.toml)
-  --log-level LVL   trace|debug|info|warn|error (default warn, or $HUB_LOG); debug, or
-                    HUB_TRACE=1, also logs each hop of a turn and agent start
-  --log-file FILE   write logs to FILE instead of stderr
-  --trust-project   trust the project's .hub/config.toml for this run
-
-Configuration: user file, then .hub/config.toml in the project, then flags.
-A project file hub does not trust yet ('hub trust') cannot name programs,
-environment, endpoints, allow rules or wider modes; those keys are ignored.
-
-Examples:
-  hub run --agent claude "fix the failing test"
-  hub doctor
-  hub help run
-`
-
 // env is what every subcommand gets.
 type env struct {
 	cfg      *config.Config
@@ -88,8 +53,8 @@ type globalFlags struct {
 }
 
 type command struct {
-	run  func(ctx context.Context, e *env, args []string) int
-	help string
+	run            func(ctx context.Context, e *env, args []string) int
+	help, examples string
 	// hidden commands are left out of help and completion (hub man).
 	hidden bool
 }

@@ -9,7 +9,9 @@ import (
 )
 
 func init() {
-	commands["man"] = command{run: runMan, hidden: true, help: "Usage: hub man\n\nPrints hub's manual page (roff), as release archives carry it (hub.1).\n"}
+	man := described("man", runMan)
+	man.hidden = true
+	commands["man"] = man
 }
 
 // runMan writes hub(1): the usage, then every subcommand's help, flags

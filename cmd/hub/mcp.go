@@ -12,29 +12,7 @@ import (
 	"github.com/hubdev/hub/internal/delegate"
 )
 
-const mcpHelp = `Usage: hub mcp [--approve all|read-only|none] [--cwd DIR] [--timeout 10m]
-
-Serves hub as an MCP server on stdio, so any MCP client (claude, codex, an
-IDE) gets every agent on this machine as a tool:
-
-  agents    the agents that can run here, with their capabilities
-  delegate  {agent, prompt, cwd?, model?, mode?, timeout?}: one turn of that
-            agent through hub; progress as MCP progress notifications; the
-            final answer and a summary (stop reason, tool calls, files
-            changed, usage, and the session to continue)
-  continue  {session, prompt}: a follow-up on a delegate session
-
-A delegate's permission requests are answered as 'hub run' answers them:
-hub's rules first, then --approve (default read-only). Every agent started
-ends with the server. stdout carries only MCP messages.
-
-Started by an agent that hub acp runs with delegation on, it runs nothing
-itself: every call goes to that hub acp (HUB_DELEGATE_SOCKET), which puts
-the delegates' permission requests to the editor and shows their work in
-the root session.
-`
-
-func init() { commands["mcp"] = command{run: runMCP, help: mcpHelp} }
+func init() { commands["mcp"] = described("mcp", runMCP) }
 
 func runMCP(ctx context.Context, e *env, args []string) int {
 	o := delegation.Options{Registry: e.registry, Rules: e.cfg.Permissions, Log: e.log, Hooks: e.hooks, Fallback: e.cfg.Fallbacks(),
