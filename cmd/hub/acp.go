@@ -39,12 +39,12 @@ func runAcp(ctx context.Context, e *env, args []string) int {
 		Candidate:       runner.Candidate,
 		TranscriptDir:   e.cfg.AuditDir(),
 	}
-	fs := newFlagSet("acp", e.stderr)
+	fs := e.flagSet("acp")
 	agent := fs.String("agent", "", "agent for new sessions (default: config default_agent, else claude)")
 	fs.StringVar(&opts.StateDir, "state-dir", "", "session index directory (default: "+config.StateDir()+")")
 	fs.StringVar(&opts.Model, "model", "", "model of new sessions (default: the agent's own)")
 	fs.StringVar(&opts.Mode, "mode", "", "mode of new sessions, e.g. read-only or plan (default: the agent's own)")
-	if code, ok := parseFlags(fs, args); !ok {
+	if code, ok := e.parseFlags(fs, args); !ok {
 		return code
 	}
 	if fs.NArg() == 1 && fs.Arg(0) == "login" || fs.NArg() == 2 && (fs.Arg(0) == "login" || fs.Arg(0) == "logout") {

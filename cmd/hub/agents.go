@@ -43,10 +43,10 @@ func personaOf(a adapters.Adapter) *personaRow {
 }
 
 func runAgents(_ context.Context, e *env, args []string) int {
-	fs := newFlagSet("agents", e.stderr)
+	fs := e.flagSet("agents")
 	asJSON := fs.Bool("json", false, "print JSON")
 	names := fs.Bool("names", false, "print only the names, one a line (for completion scripts)")
-	if code, ok := parseNoArgs(fs, args); !ok {
+	if code, ok := e.parseNoArgs(fs, args); !ok {
 		return code
 	}
 	type row struct {

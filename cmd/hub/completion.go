@@ -55,8 +55,8 @@ type completionSpec struct {
 }
 
 func runCompletion(ctx context.Context, e *env, args []string) int {
-	fs := newFlagSet("completion", e.stderr)
-	if code, ok := parseFlags(fs, args); !ok {
+	fs := e.flagSet("completion")
+	if code, ok := e.parseFlags(fs, args); !ok {
 		return code
 	}
 	if fs.NArg() != 1 {

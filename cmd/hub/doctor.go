@@ -17,7 +17,7 @@ import (
 func init() { commands["doctor"] = described("doctor", runDoctor) }
 
 func runDoctor(ctx context.Context, e *env, args []string) int {
-	fs := newFlagSet("doctor", e.stderr)
+	fs := e.flagSet("doctor")
 	asJSON := fs.Bool("json", false, "print the report as JSON (schema: detect.Report)")
 	agent := fs.String("agent", "", "report only this agent; exit 1 when it cannot run")
 	probe := fs.Bool("probe", false, "also check that native endpoints answer")
@@ -25,7 +25,7 @@ func runDoctor(ctx context.Context, e *env, args []string) int {
 	timeout := fs.Duration("timeout", 5*time.Second, "timeout of each agent's probe")
 	listAll := fs.Bool("all", false, "also list the catalogued ACP agents that are not installed, with how to install them")
 	verbose := fs.Bool("v", false, "details for every agent (path, version range, dirs, auth source, capabilities)")
-	if code, ok := parseNoArgs(fs, args); !ok {
+	if code, ok := e.parseNoArgs(fs, args); !ok {
 		return code
 	}
 	o := detect.Options{Config: e.cfg, Registry: e.registry, Specs: all.DoctorSpecs(), Probe: *probe, Refresh: *refresh, Timeout: *timeout, All: *listAll}

@@ -17,10 +17,10 @@ func runGrants(_ context.Context, e *env, args []string) int {
 	if len(args) > 0 && args[0] != "" && args[0][0] != '-' {
 		sub, args = args[0], args[1:]
 	}
-	fs := newFlagSet("grants", e.stderr)
+	fs := e.flagSet("grants")
 	asJSON := fs.Bool("json", false, "list: print JSON")
 	here := fs.Bool("project", false, "list, clear: only the grants of the current project")
-	pos, code, ok := parseInterspersed(fs, args)
+	pos, code, ok := e.parseInterspersed(fs, args)
 	if !ok {
 		return code
 	}

@@ -26,8 +26,8 @@ func init() {
 }
 
 func runLogin(ctx context.Context, e *env, args []string, logout bool) int {
-	fs := newFlagSet("login", e.stderr)
-	if code, ok := parseFlags(fs, args); !ok {
+	fs := e.flagSet("login")
+	if code, ok := e.parseFlags(fs, args); !ok {
 		return code
 	}
 	name := fs.Arg(0)

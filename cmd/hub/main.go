@@ -206,14 +206,13 @@ func extractGlobal(g *globalFlags, args []string) []string {
 	return rest
 }
 
-// newFlagSet builds a subcommand flag set whose errors and help
-// (commandHelp) go to stderr; a flagCollector for stderr (flagsOf) gets
-// the set.
-func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
+// flagSet builds a subcommand flag set that prints nothing itself: e.parse*
+// write its errors and help (commandHelp) to stderr. A flagCollector for
+// stderr (flagsOf) gets the set.
+func (e *env) flagSet(name string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { commandHelp(stderr, name, fs) }
-	if c, ok := stderr.(*flagCollector); ok {
+	fs.SetOutput(io.Discard)
+	if c, ok := e.stderr.(*flagCollector); ok {
 		c.fs = fs
 	}
 	return fs
@@ -249,16 +248,15 @@ func table[T any](w io.Writer, header string, list []T, row func(T) string) {
 // parseFlags parses and maps -h to exit 0 (help on stderr) and bad flags to
 // exit 2 with one line naming the problem; ok is false when the command
 // should return code.
-func parseFlags(fs *flag.FlagSet, args []string) (code int, ok bool) {
-	return parseWith(fs, func() error { return fs.Parse(args) })
+func (e *env) parseFlags(fs *flag.FlagSet, args []string) (code int, ok bool) {
+	return e.parseWith(fs, func() error { return fs.Parse(args) })
 }
 
 // parseNoArgs is parseFlags for a command that takes no arguments: one is
 // a usage error.
-func parseNoArgs(fs *flag.FlagSet, args []string) (code int, ok bool) {
-	if code, ok = parseFlags(fs, args); ok && fs.NArg() > 0 {
-		fmt.Fprintf(fs.Output(), "%s %s: unexpected argument %q (see '%[1]s %[2]s --help')\n", progName, fs.Name(), fs.Arg(0))
-		return exitUsage, false
+func (e *env) parseNoArgs(fs *flag.FlagSet, args []string) (code int, ok bool) {
+	if code, ok = e.parseFlags(fs, args); ok && fs.NArg() > 0 {
+		return e.fail(exitUsage, "hub %s: unexpected argument %q (see 'hub %[1]s --help')\n", fs.Name(), fs.Arg(0)), false
 	}
 	return code, ok
 }
@@ -266,8 +264,8 @@ func parseNoArgs(fs *flag.FlagSet, args []string) (code int, ok bool) {
 // parseInterspersed is parseFlags for commands whose flags may also follow
 // their positional arguments (`hub run "fix it" --format jsonl`); "--" ends
 // the flags. It returns the positional arguments in order.
-func parseInterspersed(fs *flag.FlagSet, args []string) (pos []string, code int, ok bool) {
-	code, ok = parseWith(fs, func() error {
+func (e *env) parseInterspersed(fs *flag.FlagSet, args []string) (pos []string, code int, ok bool) {
+	code, ok = e.parseWith(fs, func() error {
 		for {
 			if err := fs.Parse(args); err != nil {
 				return err
@@ -283,20 +281,13 @@ func parseInterspersed(fs *flag.FlagSet, args []string) (pos []string, code int,
 	return pos, code, ok
 }
 
-func parseWith(fs *flag.FlagSet, parse func() error) (code int, ok bool) {
-	usage, out := fs.Usage, fs.Output()
-	fs.Usage = func() {}
-	fs.SetOutput(io.Discard)
-	err := parse()
-	fs.Usage = usage
-	fs.SetOutput(out)
-	switch {
+func (e *env) parseWith(fs *flag.FlagSet, parse func() error) (code int, ok bool) {
+	switch err := parse(); {
 	case errors.Is(err, flag.ErrHelp):
-		usage()
+		commandHelp(e.stderr, fs.Name(), fs)
 		return exitOK, false
 	case err != nil:
-		fmt.Fprintf(out, "%s %s: %v (see '%s %s --help')\n", progName, fs.Name(), err, progName, fs.Name())
-		return exitUsage, false
+		return e.fail(exitUsage, "hub %s: %v (see 'hub %[1]s --help')\n", fs.Name(), err), false
 	}
 	return 0, true
 }

@@ -17,8 +17,8 @@ func init() {
 // runMan writes hub(1): the usage, then every subcommand's help, flags
 // and examples, from the same texts and flag sets as --help.
 func runMan(ctx context.Context, e *env, args []string) int {
-	fs := newFlagSet("man", e.stderr)
-	if code, ok := parseNoArgs(fs, args); !ok {
+	fs := e.flagSet("man")
+	if code, ok := e.parseNoArgs(fs, args); !ok {
 		return code
 	}
 	w, up := e.stdout, strings.ToUpper(progName)

@@ -17,11 +17,11 @@ func init() { commands["mcp"] = described("mcp", runMCP) }
 func runMCP(ctx context.Context, e *env, args []string) int {
 	o := delegation.Options{Registry: e.registry, Rules: e.cfg.Permissions, Log: e.log, Hooks: e.hooks, Fallback: e.cfg.Fallbacks(),
 		ProviderTimeout: e.cfg.Fallback.ProviderTimeout.Duration, AuditDir: e.cfg.AuditDir()}
-	fs := newFlagSet("mcp", e.stderr)
+	fs := e.flagSet("mcp")
 	fs.StringVar((*string)(&o.Approve), "approve", "read-only", "answer the delegates' permission requests: all|read-only|none")
 	fs.StringVar(&o.Cwd, "cwd", e.cwd, "default working directory of the delegates")
 	fs.DurationVar(&o.Timeout, "timeout", 10*time.Minute, "default limit of a delegate turn")
-	if code, ok := parseNoArgs(fs, args); !ok {
+	if code, ok := e.parseNoArgs(fs, args); !ok {
 		return code
 	}
 	if !o.Approve.Valid() {

@@ -35,7 +35,7 @@ func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
 func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 
 func runRun(ctx context.Context, e *env, args []string) int {
-	fs := newFlagSet("run", e.stderr)
+	fs := e.flagSet("run")
 	o := runner.Options{Name: progName, Registry: e.registry, Stdout: e.stdout, Stderr: e.stderr, Log: e.log,
 		TranscriptDir: runsDir(), AuditDir: e.cfg.AuditDir(), Rules: e.cfg.Permissions, TrustProject: e.trustProject, Hooks: e.hooks,
 		Grants: permission.OpenGrants(permission.GrantsFile(config.StateDir()), nil), ProviderTimeout: e.cfg.Fallback.ProviderTimeout.Duration,
@@ -72,7 +72,7 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	fs.BoolVar(&bo.Apply, "apply", false, "with --agents: bring the winner's change into the working tree (if it did not change meanwhile)")
 	fs.BoolVar(&bo.Keep, "keep", false, "with --agents: keep the worktrees and branches")
 	fs.IntVar(&bo.Jobs, "jobs", 0, "with --agents: candidates run at once (default: the number of agents)")
-	pos, code, ok := parseInterspersed(fs, args)
+	pos, code, ok := e.parseInterspersed(fs, args)
 	if !ok {
 		return code
 	}

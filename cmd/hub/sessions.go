@@ -21,10 +21,10 @@ func runSessions(_ context.Context, e *env, args []string) int {
 	if len(args) > 0 && args[0] != "" && args[0][0] != '-' {
 		sub, args = args[0], args[1:]
 	}
-	fs := newFlagSet("sessions", e.stderr)
+	fs := e.flagSet("sessions")
 	asJSON := fs.Bool("json", false, "list: print JSON")
 	format := fs.String("format", "md", "export: md or json")
-	pos, code, ok := parseInterspersed(fs, args)
+	pos, code, ok := e.parseInterspersed(fs, args)
 	if !ok {
 		return code
 	}

@@ -15,9 +15,9 @@ func runSkills(_ context.Context, e *env, args []string) int {
 	if len(args) > 0 && args[0] == "list" {
 		args = args[1:]
 	}
-	fs := newFlagSet("skills", e.stderr)
+	fs := e.flagSet("skills")
 	asJSON := fs.Bool("json", false, "print JSON: {skills: [...], warnings: [...]}")
-	if code, ok := parseNoArgs(fs, args); !ok {
+	if code, ok := e.parseNoArgs(fs, args); !ok {
 		return code
 	}
 	list, warns := skills.DiscoverTrusting(e.cwd, "", e.trustProject)

@@ -15,8 +15,8 @@ import (
 func init() { commands["trust"] = described("trust", runTrust) }
 
 func runTrust(_ context.Context, e *env, args []string) int {
-	fs := newFlagSet("trust", e.stderr)
-	if code, ok := parseFlags(fs, args); !ok {
+	fs := e.flagSet("trust")
+	if code, ok := e.parseFlags(fs, args); !ok {
 		return code
 	}
 	abs, err := filepath.Abs(cmp.Or(fs.Arg(0), e.cwd))
