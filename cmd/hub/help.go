@@ -85,26 +85,18 @@ func visibleCommands() []string {
 	return names
 }
 
-// flagsOf is the flag set of a subcommand, read by running it with -h
-// against a collector standing in for stderr: newFlagSet hands it the set
-// and the command returns at its parse, before doing anything.
+// flagsOf is the flag set of a subcommand, read by running it with -h:
+// e.flagSet hands the set to flagsTo, and the command returns at its
+// parse, before doing anything.
 func flagsOf(ctx context.Context, e *env, name string) *flag.FlagSet {
-	c := &flagCollector{}
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	if cmd, ok := commands[name]; ok {
 		d := *e
-		d.stdout, d.stderr, d.stdin = io.Discard, c, strings.NewReader("")
+		d.stdout, d.stderr, d.stdin, d.flagsTo = io.Discard, io.Discard, strings.NewReader(""), &fs
 		cmd.run(ctx, &d, []string{"-h"})
 	}
-	if c.fs == nil {
-		return flag.NewFlagSet(name, flag.ContinueOnError)
-	}
-	return c.fs
+	return fs
 }
-
-// flagCollector discards what it is written and keeps the flag set.
-type flagCollector struct{ fs *flag.FlagSet }
-
-func (c *flagCollector) Write(p []byte) (int, error) { return len(p), nil }
 
 // describeEnv is an env for reading flag sets: e, the real one, when the
 // config loaded, else defaults (help must work with a broken config).

@@ -45,6 +45,8 @@ type env struct {
 	// loading the config of another directory (an editor session's).
 	configPath   string
 	trustProject bool
+	// flagsTo, when set (flagsOf), gets the flag set the command makes.
+	flagsTo **flag.FlagSet
 }
 
 type globalFlags struct {
@@ -207,13 +209,12 @@ func extractGlobal(g *globalFlags, args []string) []string {
 }
 
 // flagSet builds a subcommand flag set that prints nothing itself: e.parse*
-// write its errors and help (commandHelp) to stderr. A flagCollector for
-// stderr (flagsOf) gets the set.
+// write its errors and help (commandHelp) to stderr.
 func (e *env) flagSet(name string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	if c, ok := e.stderr.(*flagCollector); ok {
-		c.fs = fs
+	if e.flagsTo != nil {
+		*e.flagsTo = fs
 	}
 	return fs
 }
