@@ -20,26 +20,7 @@ import (
 	"github.com/hubdev/hub/skills"
 )
 
-const acpHelp = `Usage: hub acp [--agent NAME] [--model M] [--mode X] [--state-dir DIR]
-
-Serve the Agent Client Protocol (v1) on stdin/stdout, for editors such as Zed
-and JetBrains IDEs. stdout carries protocol messages only; logs go to stderr
-(or --log-file). Each editor session drives one agent; the editor can switch
-it with the "agent" session option, and pick "model"/"mode" when the agent
-offers them. Sessions are kept in DIR so the editor can list, load and
-resume them.
-
-Each session's agent starts as soon as the session opens, so the first
-prompt finds it ready; [acp] warm_agents (default 4, 0 = off) caps the
-agents kept up that way and idle_timeout (default "30m") closes one no prompt
-used, to be resumed on the next. [acp] agents = ["claude", "codex"] pins the
-editor's agent list; otherwise it lists every agent that can run here.
-
-Zed settings.json:
-  "agent_servers": { "hub": { "type": "custom", "command": "hub", "args": ["acp", "--agent", "codex", "--mode", "read-only"] } }
-`
-
-func init() { commands["acp"] = command{run: runAcp, help: acpHelp} }
+func init() { commands["acp"] = described("acp", runAcp) }
 
 func runAcp(ctx context.Context, e *env, args []string) int {
 	opts := acp.Options{
@@ -58,12 +39,12 @@ func runAcp(ctx context.Context, e *env, args []string) int {
 		Candidate:       runner.Candidate,
 		TranscriptDir:   e.cfg.AuditDir(),
 	}
-	fs := newFlagSet("acp", e.stderr)
+	fs := e.flagSet("acp")
 	agent := fs.String("agent", "", "agent for new sessions (default: config default_agent, else claude)")
 	fs.StringVar(&opts.StateDir, "state-dir", "", "session index directory (default: "+config.StateDir()+")")
 	fs.StringVar(&opts.Model, "model", "", "model of new sessions (default: the agent's own)")
 	fs.StringVar(&opts.Mode, "mode", "", "mode of new sessions, e.g. read-only or plan (default: the agent's own)")
-	if code, ok := parseFlags(fs, args); !ok {
+	if code, ok := e.parseFlags(fs, args); !ok {
 		return code
 	}
 	if fs.NArg() == 1 && fs.Arg(0) == "login" || fs.NArg() == 2 && (fs.Arg(0) == "login" || fs.Arg(0) == "logout") {

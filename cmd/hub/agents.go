@@ -9,18 +9,7 @@ import (
 	"github.com/hubdev/hub/personas"
 )
 
-const agentsHelp = `Usage: hub agents [--json | --names]
-
-Lists every registered agent (built-in adapters, [agents.NAME] entries from
-config, native provider profiles) with its capabilities, then the personas:
-agents defined in one Markdown file (Claude Code's subagent format, or
-hub's superset) found in <config dir>/agents, ~/.claude/agents and the
-project's .hub/agents and .claude/agents, with what they are for, the
-agent they run on, the file that won their name and whether they can run
-(a project's persona runs once 'hub trust' recorded it).
-`
-
-func init() { commands["agents"] = command{run: runAgents, help: agentsHelp} }
+func init() { commands["agents"] = described("agents", runAgents) }
 
 // personaRow is one persona as 'hub agents' shows it.
 type personaRow struct {
@@ -54,10 +43,10 @@ func personaOf(a adapters.Adapter) *personaRow {
 }
 
 func runAgents(_ context.Context, e *env, args []string) int {
-	fs := newFlagSet("agents", e.stderr)
+	fs := e.flagSet("agents")
 	asJSON := fs.Bool("json", false, "print JSON")
 	names := fs.Bool("names", false, "print only the names, one a line (for completion scripts)")
-	if code, ok := parseNoArgs(fs, args); !ok {
+	if code, ok := e.parseNoArgs(fs, args); !ok {
 		return code
 	}
 	type row struct {

@@ -14,31 +14,10 @@ import (
 	"github.com/hubdev/hub/detect"
 )
 
-const doctorHelp = `Usage: hub doctor [--json] [--agent NAME] [--all] [-v] [--probe] [--refresh] [--timeout 5s]
-
-Reports every agent hub knows (claude, codex, gemini, qodercli, pi, the
-installed agents of hub's catalogue of ACP agents such as opencode or
-copilot, ACP agents from config, native provider profiles and the shipped
-presets such as groq or ollama): where the binary is, its version against the tested
-range, config and skills dirs, how it would authenticate, warnings (e.g. an
-API key that silently changes billing) and one fix per problem. Presets you
-have not set up are summed up in a few lines at the end (--json lists all).
---agent NAME and -v show the details: path, version against the supported
-range, config and skills dirs, what decides auth, capabilities.
---all also lists the catalogued agents that are not installed, with how to
-install each. An ACP agent's capabilities are its own initialize answer,
-asked once per build of the agent and cached.
-Results are cached for 10 minutes; --refresh probes again. --probe also asks
-each native endpoint for GET {base}/models (never cached); without it
-doctor does not use the network.
-
-Exit codes: 0 report printed; 1 --agent NAME cannot run; 2 usage error.
-`
-
-func init() { commands["doctor"] = command{run: runDoctor, help: doctorHelp} }
+func init() { commands["doctor"] = described("doctor", runDoctor) }
 
 func runDoctor(ctx context.Context, e *env, args []string) int {
-	fs := newFlagSet("doctor", e.stderr)
+	fs := e.flagSet("doctor")
 	asJSON := fs.Bool("json", false, "print the report as JSON (schema: detect.Report)")
 	agent := fs.String("agent", "", "report only this agent; exit 1 when it cannot run")
 	probe := fs.Bool("probe", false, "also check that native endpoints answer")
@@ -46,7 +25,7 @@ func runDoctor(ctx context.Context, e *env, args []string) int {
 	timeout := fs.Duration("timeout", 5*time.Second, "timeout of each agent's probe")
 	listAll := fs.Bool("all", false, "also list the catalogued ACP agents that are not installed, with how to install them")
 	verbose := fs.Bool("v", false, "details for every agent (path, version range, dirs, auth source, capabilities)")
-	if code, ok := parseNoArgs(fs, args); !ok {
+	if code, ok := e.parseNoArgs(fs, args); !ok {
 		return code
 	}
 	o := detect.Options{Config: e.cfg, Registry: e.registry, Specs: all.DoctorSpecs(), Probe: *probe, Refresh: *refresh, Timeout: *timeout, All: *listAll}

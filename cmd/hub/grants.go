@@ -10,28 +10,17 @@ import (
 	"github.com/hubdev/hub/internal/permission"
 )
 
-const grantsHelp = `Usage: hub grants list [--json] [--project]
-       hub grants revoke ID
-       hub grants clear [--project]
-
-Durable grants are the "always allow" answers kept beyond the session (the
-editor's "Always allow … in this project for 7 days" option), in
-grants.json under the state dir. list shows the live ones; revoke removes
-one; clear removes every grant, or with --project those of the current
-project (the repository root of the working directory).
-`
-
-func init() { commands["grants"] = command{run: runGrants, help: grantsHelp} }
+func init() { commands["grants"] = described("grants", runGrants) }
 
 func runGrants(_ context.Context, e *env, args []string) int {
 	sub := "list"
 	if len(args) > 0 && args[0] != "" && args[0][0] != '-' {
 		sub, args = args[0], args[1:]
 	}
-	fs := newFlagSet("grants", e.stderr)
+	fs := e.flagSet("grants")
 	asJSON := fs.Bool("json", false, "list: print JSON")
 	here := fs.Bool("project", false, "list, clear: only the grants of the current project")
-	pos, code, ok := parseInterspersed(fs, args)
+	pos, code, ok := e.parseInterspersed(fs, args)
 	if !ok {
 		return code
 	}

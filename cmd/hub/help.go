@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"embed"
 	"flag"
 	"fmt"
 	"io"
@@ -52,28 +53,23 @@ func named(text string) string {
 // command only when it stands alone as one.
 var pathWord = regexp.MustCompile(`[A-Za-z0-9./_-]+`)
 
-// examples are printed after each command's help (login and logout carry theirs in it).
-var examples = map[string]string{
-	"acp": `  hub acp                                   serve your editor with the default agent
-  hub acp --agent codex --mode read-only    start sessions on codex, read-only`,
-	"run": `  hub run --agent claude "fix the failing test"
-  git diff | hub run --agent codex --format jsonl -
-  hub run --agent claude --approve all --timeout 10m -- "--verbose is broken"
-  hub run --agents claude,codex --check "go test ./..." --apply "fix the bug"`,
-	"mcp": `  claude mcp add hub -- hub mcp --approve read-only`,
-	"doctor": `  hub doctor                 every agent, one line each
-  hub doctor --agent claude -v --probe`,
-	"agents": `  hub agents --json`,
-	"skills": `  hub skills list --json`,
-	"sessions": `  hub sessions list
-  hub sessions export ID --format md > session.md`,
-	"grants": `  hub grants list --project
-  hub grants revoke ID`,
-	"trust": `  hub trust .`,
-	"completion": `  hub completion bash > ~/.local/share/bash-completion/completions/HUB_NAME
-  hub completion zsh > "${fpath[1]}/_HUB_NAME"
-  hub completion fish > ~/.config/fish/completions/HUB_NAME.fish
-  hub completion powershell | Out-String | Invoke-Expression`,
+//go:embed help
+var helpFiles embed.FS
+
+// usage is hub --help.
+var usage = helpFile("hub")
+
+// helpFile is help/NAME.txt.
+func helpFile(name string) string {
+	b, _ := helpFiles.ReadFile("help/" + name + ".txt")
+	return string(b)
+}
+
+// described is the command run whose help and examples (after
+// "Examples:") are help/NAME.txt.
+func described(name string, run func(ctx context.Context, e *env, args []string) int) command {
+	help, examples, _ := strings.Cut(helpFile(name), "\nExamples:\n")
+	return command{run: run, help: help, examples: examples}
 }
 
 // visibleCommands are the subcommands help, completion and the man page
@@ -89,26 +85,18 @@ func visibleCommands() []string {
 	return names
 }
 
-// flagsOf is the flag set of a subcommand, read by running it with -h
-// against a collector standing in for stderr: newFlagSet hands it the set
-// and the command returns at its parse, before doing anything.
+// flagsOf is the flag set of a subcommand, read by running it with -h:
+// e.flagSet hands the set to flagsTo, and the command returns at its
+// parse, before doing anything.
 func flagsOf(ctx context.Context, e *env, name string) *flag.FlagSet {
-	c := &flagCollector{}
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	if cmd, ok := commands[name]; ok {
 		d := *e
-		d.stdout, d.stderr, d.stdin = io.Discard, c, strings.NewReader("")
+		d.stdout, d.stderr, d.stdin, d.flagsTo = io.Discard, io.Discard, strings.NewReader(""), &fs
 		cmd.run(ctx, &d, []string{"-h"})
 	}
-	if c.fs == nil {
-		return flag.NewFlagSet(name, flag.ContinueOnError)
-	}
-	return c.fs
+	return fs
 }
-
-// flagCollector discards what it is written and keeps the flag set.
-type flagCollector struct{ fs *flag.FlagSet }
-
-func (c *flagCollector) Write(p []byte) (int, error) { return len(p), nil }
 
 // describeEnv is an env for reading flag sets: e, the real one, when the
 // config loaded, else defaults (help must work with a broken config).
@@ -191,8 +179,8 @@ func commandHelp(w io.Writer, name string, fs *flag.FlagSet) {
 	if printFlags(&flags, fs); flags.Len() > 0 {
 		fmt.Fprint(w, "\nFlags:\n", flags.String())
 	}
-	if ex := examples[name]; ex != "" {
-		fmt.Fprintf(w, "\nExamples:\n%s\n", strings.ReplaceAll(named(ex), "HUB_NAME", progName))
+	if ex := commands[name].examples; ex != "" {
+		fmt.Fprintf(w, "\nExamples:\n%s", strings.ReplaceAll(named(ex), "HUB_NAME", progName))
 	}
 	fmt.Fprint(w, named("\nGlobal flags (--config, --log-level, --log-file, --trust-project): see 'hub --help'.\n"))
 }

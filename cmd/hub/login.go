@@ -20,31 +20,14 @@ import (
 	"github.com/hubdev/hub/adapters/all"
 )
 
-const loginHelp = `Usage: hub login [AGENT]
-       hub logout AGENT
-
-Runs the agent's own login (or logout) in this terminal: claude auth login,
-codex login, qodercli login, or gemini, which asks how to sign in when it
-starts. Without AGENT, hub lists the agents that have a login and asks for
-one by number (without a terminal it lists them and exits 2). Editors offer
-the same login through ACP terminal auth, which runs 'hub acp ... login
-[AGENT]' (or 'hub login' for clients using _meta["terminal-auth"]).
-Exit code: the agent's.
-
-Examples:
-  hub login             choose the agent to log in to
-  hub login claude      claude auth login
-  hub logout codex      codex logout
-`
-
 func init() {
-	commands["login"] = command{run: func(ctx context.Context, e *env, args []string) int { return runLogin(ctx, e, args, false) }, help: loginHelp}
-	commands["logout"] = command{run: func(ctx context.Context, e *env, args []string) int { return runLogin(ctx, e, args, true) }, help: loginHelp}
+	commands["login"] = described("login", func(ctx context.Context, e *env, args []string) int { return runLogin(ctx, e, args, false) })
+	commands["logout"] = described("login", func(ctx context.Context, e *env, args []string) int { return runLogin(ctx, e, args, true) })
 }
 
 func runLogin(ctx context.Context, e *env, args []string, logout bool) int {
-	fs := newFlagSet("login", e.stderr)
-	if code, ok := parseFlags(fs, args); !ok {
+	fs := e.flagSet("login")
+	if code, ok := e.parseFlags(fs, args); !ok {
 		return code
 	}
 	name := fs.Arg(0)

@@ -31,41 +31,6 @@ import (
 // Exit codes shared by every subcommand; `hub run` documents more.
 const exitOK, exitError, exitUsage = conversation.ExitOK, conversation.ExitAgentError, conversation.ExitUsage
 
-const usage = `hub drives coding agents (claude, codex, gemini, qodercli, pi, any ACP agent,
-or any OpenAI-compatible endpoint) from editors and CI.
-
-Usage:
-  hub acp [flags]                 serve the Agent Client Protocol on stdio (for Zed, JetBrains, ...)
-  hub run --agent NAME [flags] P  run one prompt headless (CI); see 'hub run --help'
-  hub mcp [flags]                 serve every agent as MCP tools on stdio (delegate, continue)
-  hub doctor [flags]              report every agent: installed, version, auth, fixes
-  hub agents                      list registered agents and their capabilities
-  hub skills list                 list discovered Agent Skills
-  hub sessions list|show|export|rm  the sessions hub acp recorded
-  hub grants list|revoke|clear    the "always allow" answers kept beyond the session
-  hub version                     print the version, commit, build date and platform
-  hub login [AGENT] / logout AGENT  the agent's own login, in this terminal (choose it without AGENT)
-  hub trust [DIR]                 trust the project's .hub/config.toml files as they are now
-  hub completion SHELL            print the bash, zsh, fish or powershell completion script
-  hub help [COMMAND]              this help, or COMMAND's flags and examples (also 'hub COMMAND --help')
-
-Global flags (before or after the subcommand; "--" ends every flag):
-  --config FILE     use FILE instead of the user config (~/.config/hub/config.toml)
-  --log-level LVL   trace|debug|info|warn|error (default warn, or $HUB_LOG); debug, or
-                    HUB_TRACE=1, also logs each hop of a turn and agent start
-  --log-file FILE   write logs to FILE instead of stderr
-  --trust-project   trust the project's .hub/config.toml for this run
-
-Configuration: user file, then .hub/config.toml in the project, then flags.
-A project file hub does not trust yet ('hub trust') cannot name programs,
-environment, endpoints, allow rules or wider modes; those keys are ignored.
-
-Examples:
-  hub run --agent claude "fix the failing test"
-  hub doctor
-  hub help run
-`
-
 // env is what every subcommand gets.
 type env struct {
 	cfg      *config.Config
@@ -80,6 +45,8 @@ type env struct {
 	// loading the config of another directory (an editor session's).
 	configPath   string
 	trustProject bool
+	// flagsTo, when set (flagsOf), gets the flag set the command makes.
+	flagsTo **flag.FlagSet
 }
 
 type globalFlags struct {
@@ -88,8 +55,8 @@ type globalFlags struct {
 }
 
 type command struct {
-	run  func(ctx context.Context, e *env, args []string) int
-	help string
+	run            func(ctx context.Context, e *env, args []string) int
+	help, examples string
 	// hidden commands are left out of help and completion (hub man).
 	hidden bool
 }
@@ -241,15 +208,13 @@ func extractGlobal(g *globalFlags, args []string) []string {
 	return rest
 }
 
-// newFlagSet builds a subcommand flag set whose errors and help
-// (commandHelp) go to stderr; a flagCollector for stderr (flagsOf) gets
-// the set.
-func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
+// flagSet builds a subcommand flag set that prints nothing itself: e.parse*
+// write its errors and help (commandHelp) to stderr.
+func (e *env) flagSet(name string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { commandHelp(stderr, name, fs) }
-	if c, ok := stderr.(*flagCollector); ok {
-		c.fs = fs
+	fs.SetOutput(io.Discard)
+	if e.flagsTo != nil {
+		*e.flagsTo = fs
 	}
 	return fs
 }
@@ -284,16 +249,15 @@ func table[T any](w io.Writer, header string, list []T, row func(T) string) {
 // parseFlags parses and maps -h to exit 0 (help on stderr) and bad flags to
 // exit 2 with one line naming the problem; ok is false when the command
 // should return code.
-func parseFlags(fs *flag.FlagSet, args []string) (code int, ok bool) {
-	return parseWith(fs, func() error { return fs.Parse(args) })
+func (e *env) parseFlags(fs *flag.FlagSet, args []string) (code int, ok bool) {
+	return e.parseWith(fs, func() error { return fs.Parse(args) })
 }
 
 // parseNoArgs is parseFlags for a command that takes no arguments: one is
 // a usage error.
-func parseNoArgs(fs *flag.FlagSet, args []string) (code int, ok bool) {
-	if code, ok = parseFlags(fs, args); ok && fs.NArg() > 0 {
-		fmt.Fprintf(fs.Output(), "%s %s: unexpected argument %q (see '%[1]s %[2]s --help')\n", progName, fs.Name(), fs.Arg(0))
-		return exitUsage, false
+func (e *env) parseNoArgs(fs *flag.FlagSet, args []string) (code int, ok bool) {
+	if code, ok = e.parseFlags(fs, args); ok && fs.NArg() > 0 {
+		return e.fail(exitUsage, "hub %s: unexpected argument %q (see 'hub %[1]s --help')\n", fs.Name(), fs.Arg(0)), false
 	}
 	return code, ok
 }
@@ -301,8 +265,8 @@ func parseNoArgs(fs *flag.FlagSet, args []string) (code int, ok bool) {
 // parseInterspersed is parseFlags for commands whose flags may also follow
 // their positional arguments (`hub run "fix it" --format jsonl`); "--" ends
 // the flags. It returns the positional arguments in order.
-func parseInterspersed(fs *flag.FlagSet, args []string) (pos []string, code int, ok bool) {
-	code, ok = parseWith(fs, func() error {
+func (e *env) parseInterspersed(fs *flag.FlagSet, args []string) (pos []string, code int, ok bool) {
+	code, ok = e.parseWith(fs, func() error {
 		for {
 			if err := fs.Parse(args); err != nil {
 				return err
@@ -318,20 +282,13 @@ func parseInterspersed(fs *flag.FlagSet, args []string) (pos []string, code int,
 	return pos, code, ok
 }
 
-func parseWith(fs *flag.FlagSet, parse func() error) (code int, ok bool) {
-	usage, out := fs.Usage, fs.Output()
-	fs.Usage = func() {}
-	fs.SetOutput(io.Discard)
-	err := parse()
-	fs.Usage = usage
-	fs.SetOutput(out)
-	switch {
+func (e *env) parseWith(fs *flag.FlagSet, parse func() error) (code int, ok bool) {
+	switch err := parse(); {
 	case errors.Is(err, flag.ErrHelp):
-		usage()
+		commandHelp(e.stderr, fs.Name(), fs)
 		return exitOK, false
 	case err != nil:
-		fmt.Fprintf(out, "%s %s: %v (see '%s %s --help')\n", progName, fs.Name(), err, progName, fs.Name())
-		return exitUsage, false
+		return e.fail(exitUsage, "hub %s: %v (see 'hub %[1]s --help')\n", fs.Name(), err), false
 	}
 	return 0, true
 }

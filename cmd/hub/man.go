@@ -9,14 +9,16 @@ import (
 )
 
 func init() {
-	commands["man"] = command{run: runMan, hidden: true, help: "Usage: hub man\n\nPrints hub's manual page (roff), as release archives carry it (hub.1).\n"}
+	man := described("man", runMan)
+	man.hidden = true
+	commands["man"] = man
 }
 
 // runMan writes hub(1): the usage, then every subcommand's help, flags
 // and examples, from the same texts and flag sets as --help.
 func runMan(ctx context.Context, e *env, args []string) int {
-	fs := newFlagSet("man", e.stderr)
-	if code, ok := parseNoArgs(fs, args); !ok {
+	fs := e.flagSet("man")
+	if code, ok := e.parseNoArgs(fs, args); !ok {
 		return code
 	}
 	w, up := e.stdout, strings.ToUpper(progName)

@@ -12,38 +12,16 @@ import (
 	"github.com/hubdev/hub/internal/delegate"
 )
 
-const mcpHelp = `Usage: hub mcp [--approve all|read-only|none] [--cwd DIR] [--timeout 10m]
-
-Serves hub as an MCP server on stdio, so any MCP client (claude, codex, an
-IDE) gets every agent on this machine as a tool:
-
-  agents    the agents that can run here, with their capabilities
-  delegate  {agent, prompt, cwd?, model?, mode?, timeout?}: one turn of that
-            agent through hub; progress as MCP progress notifications; the
-            final answer and a summary (stop reason, tool calls, files
-            changed, usage, and the session to continue)
-  continue  {session, prompt}: a follow-up on a delegate session
-
-A delegate's permission requests are answered as 'hub run' answers them:
-hub's rules first, then --approve (default read-only). Every agent started
-ends with the server. stdout carries only MCP messages.
-
-Started by an agent that hub acp runs with delegation on, it runs nothing
-itself: every call goes to that hub acp (HUB_DELEGATE_SOCKET), which puts
-the delegates' permission requests to the editor and shows their work in
-the root session.
-`
-
-func init() { commands["mcp"] = command{run: runMCP, help: mcpHelp} }
+func init() { commands["mcp"] = described("mcp", runMCP) }
 
 func runMCP(ctx context.Context, e *env, args []string) int {
 	o := delegation.Options{Registry: e.registry, Rules: e.cfg.Permissions, Log: e.log, Hooks: e.hooks, Fallback: e.cfg.Fallbacks(),
 		ProviderTimeout: e.cfg.Fallback.ProviderTimeout.Duration, AuditDir: e.cfg.AuditDir()}
-	fs := newFlagSet("mcp", e.stderr)
+	fs := e.flagSet("mcp")
 	fs.StringVar((*string)(&o.Approve), "approve", "read-only", "answer the delegates' permission requests: all|read-only|none")
 	fs.StringVar(&o.Cwd, "cwd", e.cwd, "default working directory of the delegates")
 	fs.DurationVar(&o.Timeout, "timeout", 10*time.Minute, "default limit of a delegate turn")
-	if code, ok := parseNoArgs(fs, args); !ok {
+	if code, ok := e.parseNoArgs(fs, args); !ok {
 		return code
 	}
 	if !o.Approve.Valid() {
@@ -62,23 +40,14 @@ func runMCP(ctx context.Context, e *env, args []string) int {
 // its agents, else a delegator of its own.
 func mcpHost(e *env, o delegation.Options) (delegation.Host, func()) {
 	remote, child, err := delegation.Dial(os.Getenv, e.log)
-	switch {
-	case child && err != nil:
-		e.log.Warn().Err(err).Msg("delegation parent unreachable")
-		return unreachable{err}, func() {}
-	case child:
-		return remote, remote.Close
+	if !child {
+		d := delegation.New(o)
+		return d, d.Close
 	}
-	d := delegation.New(o)
-	return d, d.Close
-}
-
-// unreachable answers every call with why the parent cannot be reached.
-type unreachable struct{ err error }
-
-func (unreachable) Agents() []delegation.AgentInfo { return nil }
-func (u unreachable) Delegate(context.Context, delegation.Request, delegation.Progress) (delegation.Result, error) {
-	return delegation.Result{}, u.err
+	if err != nil { // every call says so
+		e.log.Warn().Err(err).Msg("delegation parent unreachable")
+	}
+	return remote, remote.Close
 }
 
 // nopWriteCloser hands stdout to the MCP transport without letting it

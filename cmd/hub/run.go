@@ -24,66 +24,7 @@ import (
 	"github.com/hubdev/hub/internal/sandbox"
 )
 
-const runHelp = `Usage: hub run --agent NAME [flags] PROMPT
-
-Runs one prompt headless (CI). The prompt is the argument, or stdin when
-PROMPT is "-" or stdin is piped and no argument is given. Flags may come
-before or after the prompt; "--" ends them (for a prompt starting with "-").
-
-  --format text   the final answer on stdout; progress on stderr
-  --format jsonl  one {"v":1,"type":...} event per line, then a "summary" line
-
---output-schema FILE holds the final answer to a JSON Schema (draft 2020-12,
-self-contained): codex gets it as its output schema, claude as --json-schema,
-the native loop as response_format where the provider takes it, the others
-as an instruction. hub validates the answer (a code fence dropped): text
-prints it as JSON, jsonl puts it in the summary's "output". An invalid or
-missing answer gets one repair turn; if that fails too, the run exits 8
-naming the first mismatch.
-
---resume ID continues the agent session a previous run printed; with --fork
-it continues a copy under a new id and leaves that session as it was
-(claude --fork-session, codex thread/fork; other agents refuse --fork).
---fallback codex,gemini (or fallback = [...] under the agent in config)
-tries each agent in turn when the one before could not do the work: not
-installed, not logged in, rate-limited past its retries, or crashed, and
-only before any tool call started. Each fallback is a stderr line and a
-jsonl {"type":"fallback"} event; the summary names the agent that answered
-and every attempt; the exit code is the last attempt's.
-
-Best of N: --agents claude,codex [--n 2] [--check CMD] [--apply] [--keep]
-[--jobs J] runs the prompt on each agent (n times), each candidate in its
-own git worktree made from HEAD plus your uncommitted changes (branch
-hub/<run>/<agent>-<i>), runs --check in each, and picks the winner: the
-candidates whose check passed (all that completed, without --check), by the
-smaller diff, then fewer denials, then the shorter time. --apply brings the
-winner's change into your working tree as uncommitted changes, only if the
-tree did not change meanwhile. Worktrees and branches are removed unless
---keep. Exit 0 with a winner, 1 without, 2 outside a git repository. Every
-other flag applies to each candidate (budgets: each its own); --agent,
---resume, --continue, --fork, --fallback and --output-schema are refused.
-
-hub keeps each run's conversation in its state dir (runs/ID.json), so
---resume ID with another --agent starts that agent briefed on it (the same
-handover as switching agents in an editor).
-
-Permission requests go through one order: the hard deny list, the config's
-deny rules, its allow and ask rules, --allow-tool patterns and the --skill's
-allowed-tools; what none of them decides, --approve answers: all (allow
-everything), read-only (allow read/search/fetch/think, reject the rest;
-default), none. A deny always wins, and names its reason in the summary.
-
-Exit codes:
-  0   completed                      4   not authenticated
-  1   agent error                    5   timeout
-  2   usage error                    6   completed, but a permission was denied
-  3   agent not installed            7   stopped by --max-turns, --max-tokens or --max-cost
-  8   the model hit its output       9   the model refused (stop reason refusal)
-      token limit (max_tokens)       10  the answer did not match --output-schema,
-  130 interrupted (SIGINT/SIGTERM)       also after one repair turn
-`
-
-func init() { commands["run"] = command{run: runRun, help: runHelp} }
+func init() { commands["run"] = described("run", runRun) }
 
 // runClock, when set (tests), is hub run's timer: it fires --timeout.
 var runClock func(time.Duration) <-chan time.Time
@@ -94,7 +35,7 @@ func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
 func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 
 func runRun(ctx context.Context, e *env, args []string) int {
-	fs := newFlagSet("run", e.stderr)
+	fs := e.flagSet("run")
 	o := runner.Options{Name: progName, Registry: e.registry, Stdout: e.stdout, Stderr: e.stderr, Log: e.log,
 		TranscriptDir: runsDir(), AuditDir: e.cfg.AuditDir(), Rules: e.cfg.Permissions, TrustProject: e.trustProject, Hooks: e.hooks,
 		Grants: permission.OpenGrants(permission.GrantsFile(config.StateDir()), nil), ProviderTimeout: e.cfg.Fallback.ProviderTimeout.Duration,
@@ -131,7 +72,7 @@ func runRun(ctx context.Context, e *env, args []string) int {
 	fs.BoolVar(&bo.Apply, "apply", false, "with --agents: bring the winner's change into the working tree (if it did not change meanwhile)")
 	fs.BoolVar(&bo.Keep, "keep", false, "with --agents: keep the worktrees and branches")
 	fs.IntVar(&bo.Jobs, "jobs", 0, "with --agents: candidates run at once (default: the number of agents)")
-	pos, code, ok := parseInterspersed(fs, args)
+	pos, code, ok := e.parseInterspersed(fs, args)
 	if !ok {
 		return code
 	}
@@ -297,14 +238,13 @@ var notWithAgents = map[string]string{
 // runFlags refuses the flags set that best of N cannot honour (bestOf) or
 // that only it takes (else), and says whether --agent was set.
 func runFlags(fs *flag.FlagSet, bestOf bool) (agentFlag bool, err error) {
-	only := []string{"n", "check", "check-timeout", "apply", "keep", "jobs"}
 	fs.Visit(func(f *flag.Flag) {
 		agentFlag = agentFlag || f.Name == "agent"
 		switch why := notWithAgents[f.Name]; {
 		case err != nil:
 		case bestOf && why != "":
 			err = fmt.Errorf("--%s %s; it does not apply to --agents", f.Name, why)
-		case !bestOf && slices.Contains(only, f.Name):
+		case !bestOf && strings.HasPrefix(f.Usage, "with --agents:"): // as its help says
 			err = fmt.Errorf("--%s is for best of N; it needs --agents", f.Name)
 		}
 	})

@@ -14,30 +14,17 @@ import (
 	"github.com/hubdev/hub/internal/transcript"
 )
 
-const sessionsHelp = `Usage: hub sessions list [--json]
-       hub sessions show ID
-       hub sessions export ID [--format md|json]
-       hub sessions rm ID
-
-The sessions hub recorded in its state dir: hub acp's session index, hub
-run's runs, the native loop's transcripts, and with transcripts = true
-every agent's (hub run's under the agent's session id). All are kept in
-one record format. List them newest first, show one as a readable
-conversation, export it as Markdown or as JSON (its records), or remove
-it with its transcripts.
-`
-
-func init() { commands["sessions"] = command{run: runSessions, help: sessionsHelp} }
+func init() { commands["sessions"] = described("sessions", runSessions) }
 
 func runSessions(_ context.Context, e *env, args []string) int {
 	sub := "list"
 	if len(args) > 0 && args[0] != "" && args[0][0] != '-' {
 		sub, args = args[0], args[1:]
 	}
-	fs := newFlagSet("sessions", e.stderr)
+	fs := e.flagSet("sessions")
 	asJSON := fs.Bool("json", false, "list: print JSON")
 	format := fs.String("format", "md", "export: md or json")
-	pos, code, ok := parseInterspersed(fs, args)
+	pos, code, ok := e.parseInterspersed(fs, args)
 	if !ok {
 		return code
 	}

@@ -9,26 +9,15 @@ import (
 	"github.com/hubdev/hub/skills"
 )
 
-const skillsHelp = `Usage: hub skills list [--json]
-
-Lists the Agent Skills (folders holding a SKILL.md) found in .hub/skills and
-.agents/skills of the current directory and each parent up to the repository
-root (nearest first; a nearer skill hides one of the same name), then in the
-user config dir's skills/, with where each came from. Malformed skills are reported as warnings on stderr.
-A project skill is "untrusted" until 'hub trust': instructions only (its
-allowed-tools are ignored), and your own skill of the same name wins.
-Use a skill with 'hub run --skill NAME' or '/NAME' in an ACP editor.
-`
-
-func init() { commands["skills"] = command{run: runSkills, help: skillsHelp} }
+func init() { commands["skills"] = described("skills", runSkills) }
 
 func runSkills(_ context.Context, e *env, args []string) int {
 	if len(args) > 0 && args[0] == "list" {
 		args = args[1:]
 	}
-	fs := newFlagSet("skills", e.stderr)
+	fs := e.flagSet("skills")
 	asJSON := fs.Bool("json", false, "print JSON: {skills: [...], warnings: [...]}")
-	if code, ok := parseNoArgs(fs, args); !ok {
+	if code, ok := e.parseNoArgs(fs, args); !ok {
 		return code
 	}
 	list, warns := skills.DiscoverTrusting(e.cwd, "", e.trustProject)

@@ -174,18 +174,20 @@ type Remote struct {
 var _ Host = (*Remote)(nil)
 
 // Dial checks that the bridge named in env (EnvSocket, EnvToken) answers;
-// ok is false when env names none.
+// ok is false when env names none. When it does not answer, r is still
+// the Remote, whose every call tries again and fails with ErrNoParent.
 func Dial(getenv func(string) string, log zerolog.Logger) (r *Remote, ok bool, err error) {
 	sock, token := getenv(EnvSocket), getenv(EnvToken)
 	if sock == "" {
 		return nil, false, nil
 	}
+	r = &Remote{addr: sock, token: token, log: log}
 	nc, err := dialSocket(sock)
 	if err != nil {
-		return nil, true, fmt.Errorf("%w: %w", ErrNoParent, err)
+		return r, true, fmt.Errorf("%w: %w", ErrNoParent, err)
 	}
 	_ = nc.Close()
-	return &Remote{addr: sock, token: token, log: log}, true, nil
+	return r, true, nil
 }
 
 // Close ends nothing: each call closes its own connection.
