@@ -18,11 +18,16 @@ import (
 
 // forgetful is an agent that may not resume: resume=false lacks the
 // capability, failResume has it but every resume fails. "crash" kills the
-// turn with a crash; every prompt's text is recorded.
+// turn with a crash ("answer, then crash" after a word), "wait" waits for
+// the cancel with no answer (waiting, when set, is closed as it does);
+// every prompt's text is recorded. exited makes the next session start as
+// one whose process exits at once: its prompt fails unseen.
 type forgetful struct {
 	resume, failResume, instructions, fork bool
+	waiting                                chan struct{}
 
 	mu      sync.Mutex
+	exited  bool
 	starts  int
 	prompts []string
 	instr   []string // each start's Instructions
@@ -42,7 +47,9 @@ func (a *forgetful) Start(_ context.Context, o adapters.SessionOptions) (adapter
 	a.starts++
 	a.instr = append(a.instr, o.Instructions)
 	a.opts = append(a.opts, o)
-	return &forgetfulSession{a: a}, nil
+	gone := a.exited
+	a.exited = false
+	return &forgetfulSession{a: a, gone: gone}, nil
 }
 
 func (a *forgetful) seen() (int, []string) {
@@ -51,11 +58,17 @@ func (a *forgetful) seen() (int, []string) {
 	return a.starts, append([]string(nil), a.prompts...)
 }
 
-type forgetfulSession struct{ a *forgetful }
+type forgetfulSession struct {
+	a    *forgetful
+	gone bool
+}
 
 func (s *forgetfulSession) ID() string   { return "forgetful-1" }
 func (s *forgetfulSession) Close() error { return nil }
 func (s *forgetfulSession) Prompt(ctx context.Context, p []adapters.Content, emit func(adapters.Event)) (adapters.StopReason, error) {
+	if s.gone { // as a write to a process that exited: a broken pipe
+		return "", fmt.Errorf("forgetful: write prompt: %w", adapters.ErrClosed)
+	}
 	text := adapters.PromptText(p)
 	s.a.mu.Lock()
 	s.a.prompts = append(s.a.prompts, text)
@@ -69,10 +82,19 @@ func (s *forgetfulSession) Prompt(ctx context.Context, p []adapters.Content, emi
 			Locations: []adapters.Location{{Path: osAbs("/repo/parser.go")}}}}
 		ch <- adapters.Event{Type: adapters.EventPlan, Plan: []adapters.PlanEntry{{Content: "fix the parser", Priority: "high", Status: "in_progress"}}}
 	}
-	if strings.HasSuffix(text, "crash") {
+	answer := adapters.Event{Type: adapters.EventText, Text: "answer to " + text[max(0, strings.LastIndex(text, "\n")+1):]}
+	switch {
+	case strings.HasSuffix(text, "wait"):
+		close(s.a.waiting)
+		<-ctx.Done()
+		return adapters.StopCancelled, nil
+	case strings.HasSuffix(text, "crash"):
+		if strings.HasSuffix(text, "answer, then crash") {
+			ch <- answer
+		}
 		ch <- adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{Message: "forgetful exited: exit status 3", Code: adapters.CodeCrash, Fatal: true}}
-	} else {
-		ch <- adapters.Event{Type: adapters.EventText, Text: "answer to " + text[max(0, strings.LastIndex(text, "\n")+1):]}
+	default:
+		ch <- answer
 	}
 	ch <- adapters.Event{Type: adapters.EventDone, StopReason: adapters.StopEndTurn}
 	close(ch)
@@ -236,6 +258,70 @@ func TestSwitchAgent_BackResumesAndBriefsWhatWasMissed(t *testing.T) {
 	if !strings.Contains(last, "second question") || strings.Contains(last, "first question") || !strings.HasSuffix(last, "third question") {
 		t.Fatalf("back on the first agent, its prompt %q: want only what it missed", last)
 	}
+}
+
+// What an agent switched back to missed goes with the first prompt that
+// reaches it: one it never answered (it had exited while idle, or a cancel
+// came first) leaves the briefing for the next prompt, to the agent
+// restarted resuming its session, and the user is told of it with the
+// prompt that gave it. A crash after the agent answered spent it.
+func TestSwitchAgent_BriefingWaitsForAPromptThatReachesTheAgent(t *testing.T) {
+	tests := []struct {
+		name   string
+		exited bool   // the agent switched back to exits while idle
+		prompt string // the first prompt back, which fails
+		again  bool   // the next prompt carries the briefing
+	}{
+		{name: "exited while idle", exited: true, prompt: "third question", again: true},
+		{name: "cancelled before it answered", prompt: "wait", again: true},
+		{name: "crashed after it answered", prompt: "answer, then crash"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			first, second := &forgetful{resume: true, waiting: make(chan struct{})}, &forgetful{}
+			c, sid := twoAgents(t, first, second)
+			c.prompt(sid, "first question")
+			switchTo(c, sid, "second")
+			c.prompt(sid, "second question")
+			first.mu.Lock()
+			first.exited = tt.exited
+			first.mu.Unlock()
+			switchTo(c, sid, "forgetful")
+			told := func() (n int) {
+				for _, u := range c.updates(sid) {
+					if u.AgentThoughtChunk != nil && strings.Contains(u.AgentThoughtChunk.Content.Text, "record of the conversation") {
+						n++
+					}
+				}
+				return n
+			}
+			before, done := told(), c.async("session/prompt", promptOf(sid, tt.prompt))
+			if tt.prompt == "wait" {
+				<-first.waiting
+				c.notify("session/cancel", schema.SessionIDRequest{SessionID: sid})
+			}
+			c.wait(done)
+			if n := told() - before; n != btoi(!tt.again) {
+				t.Fatalf("the user was told %d times that the briefing went with the failed prompt; want %d", n, btoi(!tt.again))
+			}
+			c.prompt(sid, "fourth question")
+			_, prompts := first.seen()
+			last := prompts[len(prompts)-1]
+			if strings.Contains(last, "second question") != tt.again || strings.Contains(last, "first question") || !strings.HasSuffix(last, "fourth question") {
+				t.Fatalf("the next prompt %q: want what the agent missed again %v", last, tt.again)
+			}
+			if n := told() - before; n != 1 {
+				t.Errorf("the user was told %d times the agent got its briefing; want once", n)
+			}
+		})
+	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // The handover briefing carries the newest turn whole, older turns cut to

@@ -65,12 +65,15 @@ func (ss *session) startAgent(ctx context.Context) (adapters.Session, conversati
 	if id == "" || !caps.Resume {
 		id, fork = ss.rec.ForkOf, true // a fork: the agent continues a copy of the source's session
 	}
-	since := ss.since
+	since, unheard := ss.since, ss.plan.Briefs() && ss.plan.ResumeID == ""
 	ss.mu.Unlock()
 	ss.giveDelegation(a, setup, &opts)
 	all, missed := ss.briefing(0), "" // since 0: a resume has seen all of it (or a copy)
-	if since > 0 {
+	switch {
+	case since > 0:
 		missed = ss.briefing(since)
+	case unheard: // the briefing of a fresh start never reached it: its session holds none of it
+		missed = all
 	}
 	plan := conversation.PlanStart(caps, id, fork, missed, all)
 	plan.Apply(&opts)
@@ -79,11 +82,11 @@ func (ss *session) startAgent(ctx context.Context) (adapters.Session, conversati
 		return nil, setup, adapters.NotStarted(name, err)
 	}
 	if fresh && plan.ResumeID != "" {
-		plan.Lead = all // it lost its session: all of it
+		plan.ResumeID, plan.Lead = "", all // it lost its session: all of it
 	}
 	ss.mu.Lock()
 	if ctx.Err() == nil {
-		ss.since, ss.rec.ForkOf, ss.plan = 0, "", plan // its own copy (or, when forking failed, a briefed start) from now on
+		ss.rec.ForkOf, ss.plan = "", plan // its own copy (or, when forking failed, a briefed start) from now on
 	}
 	ss.mu.Unlock()
 	return b, setup, nil

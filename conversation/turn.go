@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/hubdev/hub/adapters"
@@ -23,6 +24,13 @@ type TurnSpec struct {
 	// of it (a briefing), which the hooks do not judge: they judge the
 	// user's. A blocked or cancelled prompt so leaves it for the next.
 	Lead func() string
+	// Reached, when set, is called once the agent has the prompt Lead went
+	// ahead of: before its first answer (an event other than an error or
+	// what it may tell before reading the prompt) or at the turn's normal
+	// end. A prompt the agent never answered (it exited, the write failed,
+	// a cancel or a failure came first) leaves it uncalled: the front end
+	// keeps the lead for the next prompt, a duplicate rather than a loss.
+	Reached func()
 	// Hooks observe the event stream and may block the prompt; Audit records
 	// the prompt, the events and the turn's end. Each may be nil; their
 	// lifetime is the caller's (a session may keep them for many turns).
@@ -126,7 +134,8 @@ func RunTurn(ctx context.Context, s TurnSpec) (Outcome, error) {
 	} else {
 		go func() { snap <- TakeSnapshot(ctx, s.Workspace) }()
 	}
-	observe := s.observe(d, watch)
+	answer := &answer{}
+	observe := s.observe(d, watch, answer)
 	endGate := s.Gate.begin(observe) // its decisions are the turn's events
 	blocked := PromptHooks(ctx, s.Hooks, s.Agent, s.Prompt)
 	before := <-snap
@@ -141,7 +150,11 @@ func RunTurn(ctx context.Context, s TurnSpec) (Outcome, error) {
 	case ctx.Err() != nil: // cancelled before the prompt went: the agent gets nothing
 		stop, err = adapters.StopCancelled, nil
 	case blocked == nil:
+		answer.reached = s.Reached
 		stop, err = s.Session.Prompt(turnCtx, prompt, s.Hooks.Wrap(observe))
+		if err == nil && stop != adapters.StopCancelled {
+			answer.end()
+		}
 	}
 	if decided := watch.Stop(); decided != nil {
 		stop, err = adapters.StopEndTurn, &adapters.TurnError{Info: *decided}
@@ -190,8 +203,9 @@ func PromptHooks(ctx context.Context, hs *hooks.Observer, agent string, prompt [
 
 // observe is the chain each event goes through after the hooks: the
 // audit, the digest, then the front end.
-func (s TurnSpec) observe(d *Digest, w *Watch) func(adapters.Event) {
+func (s TurnSpec) observe(d *Digest, w *Watch, a *answer) func(adapters.Event) {
 	return func(ev adapters.Event) {
+		a.event(ev)
 		w.Observe(ev)
 		s.Audit.Event(ev)
 		if n := d.Note(ev); n != "" && s.Narrate != nil {
@@ -200,6 +214,30 @@ func (s TurnSpec) observe(d *Digest, w *Watch) func(adapters.Event) {
 		if s.Emit != nil {
 			s.Emit(ev)
 		}
+	}
+}
+
+// answer calls reached (TurnSpec.Reached, set as the prompt goes) once,
+// at the agent's first answer to the prompt.
+type answer struct {
+	once    sync.Once
+	reached func()
+}
+
+// event is the agent's answer unless it may come from an agent that
+// never read the prompt: an error (a crash, a refusal), its session's
+// details, its commands, an unknown record, or usage.
+func (a *answer) event(ev adapters.Event) {
+	switch ev.Type {
+	case adapters.EventError, adapters.EventSessionInfo, adapters.EventCommands, adapters.EventRaw, adapters.EventUsage:
+	default:
+		a.end()
+	}
+}
+
+func (a *answer) end() {
+	if a.reached != nil {
+		a.once.Do(a.reached)
 	}
 }
 
