@@ -317,6 +317,57 @@ func TestSwitchAgent_BriefingWaitsForAPromptThatReachesTheAgent(t *testing.T) {
 	}
 }
 
+// An agent switched to for the first time, briefed on all of the
+// conversation, that exited while idle hears all of it when it restarts,
+// even resuming the session it started (which holds none of it).
+func TestSwitchAgent_FreshBriefingSurvivesAnIdleExit(t *testing.T) {
+	first, second := &forgetful{}, &forgetful{resume: true, exited: true}
+	c, sid := twoAgents(t, first, second)
+	c.prompt(sid, "first question")
+	switchTo(c, sid, "second")
+	if _, e := c.call("session/prompt", promptOf(sid, "second question")); e == nil {
+		t.Fatal("the prompt to the exited agent succeeded")
+	}
+	c.prompt(sid, "third question")
+	second.mu.Lock()
+	defer second.mu.Unlock()
+	if last := second.prompts[len(second.prompts)-1]; len(second.opts) != 2 || second.opts[1].ResumeID == "" || !strings.Contains(last, "first question") {
+		t.Fatalf("starts %d, the restarted agent's prompt %q: want it to resume its session and hear the conversation", len(second.opts), last)
+	}
+}
+
+// A turn an agent switched back to never answered, handed over to its
+// fallback agent, leaves it what it missed: back on it, it hears the turns
+// from where it left, not only those since the fallback.
+func TestFallback_KeepsWhatTheAgentItLeftMissed(t *testing.T) {
+	first, second := &forgetful{resume: true}, &forgetful{}
+	reg := adapters.NewRegistry()
+	reg.Register(first)
+	reg.Register(renamed{second, "second"})
+	c := newClient(t, "", func(o *Options) {
+		o.Registry, o.DefaultAgent, o.Fallback = reg, "forgetful", map[string][]string{"forgetful": {"second"}}
+	})
+	sid, _ := c.start(t)
+	c.prompt(sid, "first question")
+	switchTo(c, sid, "second")
+	c.prompt(sid, "second question")
+	first.mu.Lock()
+	first.exited = true
+	first.mu.Unlock()
+	switchTo(c, sid, "forgetful")
+	c.prompt(sid, "third question")
+	if text := c.agentText(sid); !strings.Contains(text, "continuing with second") || !strings.HasSuffix(text, "answer to third question") {
+		t.Fatalf("text %q: want the second agent to take the turn over", text)
+	}
+	switchTo(c, sid, "forgetful")
+	c.prompt(sid, "fourth question")
+	_, prompts := first.seen()
+	last := prompts[len(prompts)-1]
+	if !strings.Contains(last, "second question") || !strings.Contains(last, "answer to third question") || strings.Contains(last, "first question") {
+		t.Fatalf("back on the first agent, its prompt %q: want all it missed, from the second question on", last)
+	}
+}
+
 func btoi(b bool) int {
 	if b {
 		return 1
