@@ -336,6 +336,27 @@ func TestSwitchAgent_FreshBriefingSurvivesAnIdleExit(t *testing.T) {
 	}
 }
 
+// An agent switched back to, then restarted for a setting before any
+// prompt, still hears what it missed with its first prompt.
+func TestSwitchAgent_BriefingSurvivesARestartForASetting(t *testing.T) {
+	first, second := &forgetful{resume: true}, &forgetful{}
+	reg := adapters.NewRegistry()
+	reg.Register(first)
+	reg.Register(renamed{second, "second"})
+	c := newClient(t, "", func(o *Options) { o.Registry, o.DefaultAgent, o.Self = reg, "forgetful", "/usr/local/bin/hub" })
+	sid, _ := c.start(t)
+	c.prompt(sid, "first question")
+	switchTo(c, sid, "second")
+	c.prompt(sid, "second question")
+	switchTo(c, sid, "forgetful")
+	c.must("session/set_config_option", schema.SetSessionConfigOptionRequest{SessionID: sid, ConfigID: "delegation", Value: json.RawMessage(`"on"`)}, nil)
+	c.prompt(sid, "third question")
+	starts, prompts := first.seen()
+	if last := prompts[len(prompts)-1]; starts != 3 || !strings.Contains(last, "second question") {
+		t.Fatalf("%d starts, the prompt %q: want the agent restarted and told what it missed", starts, last)
+	}
+}
+
 // A turn an agent switched back to never answered, handed over to its
 // fallback agent, leaves it what it missed: back on it, it hears the turns
 // from where it left, not only those since the fallback.
