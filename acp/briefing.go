@@ -45,18 +45,10 @@ func (ss *session) briefing(since int) string {
 	return handover.Render(b)
 }
 
-// lead is the briefing to put ahead of the prompt when the agent started
-// without the conversation (after a switch, a crash or a failed resume),
-// until briefed.
-func (ss *session) lead() string {
-	ss.mu.Lock()
-	defer ss.mu.Unlock()
-	return ss.plan.Lead
-}
-
-// briefed spends the start's briefing once a prompt reached the agent
-// (conversation.TurnSpec.Reached): it has seen the whole history from
-// now on. It tells the user.
+// briefed spends the briefing put ahead of the prompts since the agent
+// started without the conversation (after a switch, a crash or a failed
+// resume) once one reached it (conversation.TurnSpec.Reached): it has
+// seen the whole history from now on. It tells the user.
 func (ss *session) briefed() {
 	ss.mu.Lock()
 	p := ss.plan

@@ -317,22 +317,28 @@ func TestSwitchAgent_BriefingWaitsForAPromptThatReachesTheAgent(t *testing.T) {
 	}
 }
 
-// An agent switched to for the first time, briefed on all of the
-// conversation, that exited while idle hears all of it when it restarts,
-// even resuming the session it started (which holds none of it).
+// An agent switched to for the first time that exited while idle, before
+// the briefing of its start reached it, restarts afresh and briefed again
+// (through its instructions, else ahead of the prompt), not resumed into
+// the session that holds none of the conversation.
 func TestSwitchAgent_FreshBriefingSurvivesAnIdleExit(t *testing.T) {
-	first, second := &forgetful{}, &forgetful{resume: true, exited: true}
-	c, sid := twoAgents(t, first, second)
-	c.prompt(sid, "first question")
-	switchTo(c, sid, "second")
-	if _, e := c.call("session/prompt", promptOf(sid, "second question")); e == nil {
-		t.Fatal("the prompt to the exited agent succeeded")
-	}
-	c.prompt(sid, "third question")
-	second.mu.Lock()
-	defer second.mu.Unlock()
-	if last := second.prompts[len(second.prompts)-1]; len(second.opts) != 2 || second.opts[1].ResumeID == "" || !strings.Contains(last, "first question") {
-		t.Fatalf("starts %d, the restarted agent's prompt %q: want it to resume its session and hear the conversation", len(second.opts), last)
+	for _, instructions := range []bool{false, true} {
+		t.Run(fmt.Sprintf("instructions %v", instructions), func(t *testing.T) {
+			first, second := &forgetful{}, &forgetful{resume: true, instructions: instructions, exited: true}
+			c, sid := twoAgents(t, first, second)
+			c.prompt(sid, "first question")
+			switchTo(c, sid, "second")
+			if _, e := c.call("session/prompt", promptOf(sid, "second question")); e == nil {
+				t.Fatal("the prompt to the exited agent succeeded")
+			}
+			c.prompt(sid, "third question")
+			second.mu.Lock()
+			defer second.mu.Unlock()
+			brief := second.instr[len(second.instr)-1] + second.prompts[len(second.prompts)-1]
+			if len(second.opts) != 2 || second.opts[1].ResumeID != "" || !strings.Contains(brief, "first question") {
+				t.Fatalf("starts %v, the restarted agent's instructions and prompt %q: want a fresh start briefed on the conversation", second.opts, brief)
+			}
+		})
 	}
 }
 

@@ -337,7 +337,9 @@ func (ss *session) drive(turnCtx context.Context, content []adapters.Content, wa
 	}
 	lead := func() string {
 		defer admitted()
-		return ss.lead()
+		ss.mu.Lock()
+		defer ss.mu.Unlock()
+		return ss.plan.Lead // until briefed
 	}
 	oc, err := conversation.RunTurn(turnCtx, conversation.TurnSpec{Agent: agent, Session: b, Prompt: content, Lead: lead, Reached: ss.briefed,
 		Hooks: ss.observer(agent), Audit: ss.audit, Gate: ss.gate, Emit: ss.forward, Workspace: cwd,

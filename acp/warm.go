@@ -62,18 +62,18 @@ func (ss *session) startAgent(ctx context.Context) (adapters.Session, conversati
 		}}
 	caps := a.Capabilities()
 	id, fork := ss.rec.AgentSessionID, false
+	if ss.plan.Briefs() && ss.plan.ResumeID == "" { // a fresh start's briefing never reached it: its session holds none of it
+		id = ""
+	}
 	if id == "" || !caps.Resume {
 		id, fork = ss.rec.ForkOf, true // a fork: the agent continues a copy of the source's session
 	}
-	since, unheard := ss.since, ss.plan.Briefs() && ss.plan.ResumeID == ""
+	since := ss.since
 	ss.mu.Unlock()
 	ss.giveDelegation(a, setup, &opts)
 	all, missed := ss.briefing(0), "" // since 0: a resume has seen all of it (or a copy)
-	switch {
-	case since > 0:
+	if since > 0 {
 		missed = ss.briefing(since)
-	case unheard: // the briefing of a fresh start never reached it: its session holds none of it
-		missed = all
 	}
 	plan := conversation.PlanStart(caps, id, fork, missed, all)
 	plan.Apply(&opts)

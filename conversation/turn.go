@@ -134,8 +134,11 @@ func RunTurn(ctx context.Context, s TurnSpec) (Outcome, error) {
 	} else {
 		go func() { snap <- TakeSnapshot(ctx, s.Workspace) }()
 	}
-	answer := &answer{}
-	observe := s.observe(d, watch, answer)
+	reached := func() {} // observe sees the agent's events and the gate's decisions on what it asks: a prompt that went
+	if s.Reached != nil {
+		reached = sync.OnceFunc(s.Reached)
+	}
+	observe := s.observe(d, watch, reached)
 	endGate := s.Gate.begin(observe) // its decisions are the turn's events
 	blocked := PromptHooks(ctx, s.Hooks, s.Agent, s.Prompt)
 	before := <-snap
@@ -150,10 +153,9 @@ func RunTurn(ctx context.Context, s TurnSpec) (Outcome, error) {
 	case ctx.Err() != nil: // cancelled before the prompt went: the agent gets nothing
 		stop, err = adapters.StopCancelled, nil
 	case blocked == nil:
-		answer.reached = s.Reached
 		stop, err = s.Session.Prompt(turnCtx, prompt, s.Hooks.Wrap(observe))
 		if err == nil && stop != adapters.StopCancelled {
-			answer.end()
+			reached()
 		}
 	}
 	if decided := watch.Stop(); decided != nil {
@@ -203,9 +205,13 @@ func PromptHooks(ctx context.Context, hs *hooks.Observer, agent string, prompt [
 
 // observe is the chain each event goes through after the hooks: the
 // audit, the digest, then the front end.
-func (s TurnSpec) observe(d *Digest, w *Watch, a *answer) func(adapters.Event) {
+func (s TurnSpec) observe(d *Digest, w *Watch, reached func()) func(adapters.Event) {
 	return func(ev adapters.Event) {
-		a.event(ev)
+		switch ev.Type {
+		case adapters.EventError, adapters.EventSessionInfo, adapters.EventCommands, adapters.EventRaw, adapters.EventUsage: // an agent that never read the prompt may send these
+		default:
+			reached()
+		}
 		w.Observe(ev)
 		s.Audit.Event(ev)
 		if n := d.Note(ev); n != "" && s.Narrate != nil {
@@ -214,30 +220,6 @@ func (s TurnSpec) observe(d *Digest, w *Watch, a *answer) func(adapters.Event) {
 		if s.Emit != nil {
 			s.Emit(ev)
 		}
-	}
-}
-
-// answer calls reached (TurnSpec.Reached, set as the prompt goes) once,
-// at the agent's first answer to the prompt.
-type answer struct {
-	once    sync.Once
-	reached func()
-}
-
-// event is the agent's answer unless it may come from an agent that
-// never read the prompt: an error (a crash, a refusal), its session's
-// details, its commands, an unknown record, or usage.
-func (a *answer) event(ev adapters.Event) {
-	switch ev.Type {
-	case adapters.EventError, adapters.EventSessionInfo, adapters.EventCommands, adapters.EventRaw, adapters.EventUsage:
-	default:
-		a.end()
-	}
-}
-
-func (a *answer) end() {
-	if a.reached != nil {
-		a.once.Do(a.reached)
 	}
 }
 
