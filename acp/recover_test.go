@@ -363,6 +363,30 @@ func TestSwitchAgent_BriefingSurvivesARestartForASetting(t *testing.T) {
 	}
 }
 
+// An agent switched back to still hears what it missed when hub restarts
+// before a prompt reached it: the session loaded resumes it, briefed.
+func TestSwitchAgent_BriefingSurvivesAHubRestart(t *testing.T) {
+	first, second := &forgetful{resume: true}, &forgetful{}
+	reg := adapters.NewRegistry()
+	reg.Register(first)
+	reg.Register(renamed{second, "second"})
+	c := newClient(t, "", func(o *Options) { o.Registry, o.DefaultAgent = reg, "forgetful" })
+	sid, cwd := c.start(t)
+	c.prompt(sid, "first question")
+	switchTo(c, sid, "second")
+	c.prompt(sid, "second question")
+	switchTo(c, sid, "forgetful")
+	c.close()
+	c2 := startClient(t, Options{Registry: reg, StateDir: c.state, DefaultAgent: "forgetful"})
+	c2.init(schema.ClientCapabilities{})
+	c2.must("session/load", schema.LoadSessionRequest{SessionID: sid, Cwd: cwd, McpServers: []schema.McpServer{}}, nil)
+	c2.prompt(sid, "third question")
+	_, prompts := first.seen()
+	if last := prompts[len(prompts)-1]; !strings.Contains(last, "second question") || strings.Contains(last, "first question") {
+		t.Fatalf("after hub restarted, the agent's prompt %q: want what it missed", last)
+	}
+}
+
 // A turn an agent switched back to never answered, handed over to its
 // fallback agent, leaves it what it missed: back on it, it hears the turns
 // from where it left, not only those since the fallback.

@@ -69,10 +69,6 @@ type session struct {
 	// (briefed): its briefing (Lead) goes ahead of each prompt till then;
 	// the user hears of one that went with the start once it did.
 	plan conversation.StartPlan
-	// since is how much of the history the session's agent has seen (an
-	// agent switched back to resumes with the rest), until its briefing
-	// on the rest reached it; 0 for all.
-	since int
 	// persisted counts the History entries already saved; dropped those
 	// no longer kept in memory (they are on disk).
 	persisted, dropped int

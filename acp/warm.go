@@ -68,7 +68,7 @@ func (ss *session) startAgent(ctx context.Context) (adapters.Session, conversati
 	if id == "" || !caps.Resume {
 		id, fork = ss.rec.ForkOf, true // a fork: the agent continues a copy of the source's session
 	}
-	since := ss.since
+	since := ss.rec.Since
 	ss.mu.Unlock()
 	ss.giveDelegation(a, setup, &opts)
 	all, missed := ss.briefing(0), "" // since 0: a resume has seen all of it (or a copy)
