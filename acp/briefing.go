@@ -45,19 +45,19 @@ func (ss *session) briefing(since int) string {
 	return handover.Render(b)
 }
 
-// takeLead is the briefing to put ahead of the prompt when the agent
+// briefed spends the briefing put ahead of the prompts since the agent
 // started without the conversation (after a switch, a crash or a failed
-// resume), once, and tells the user.
-func (ss *session) takeLead() string {
+// resume) once one reached it (conversation.TurnSpec.Reached): it has
+// seen the whole history from now on. It tells the user.
+func (ss *session) briefed() {
 	ss.mu.Lock()
 	p := ss.plan
-	ss.plan = conversation.StartPlan{}
+	ss.plan, ss.rec.Since = conversation.StartPlan{}, 0
 	ss.mu.Unlock()
-	if p.Lead != "" || p.Instructions != "" {
+	if p.Briefs() {
 		ss.emit(schema.SessionUpdate{AgentThoughtChunk: &schema.ContentChunk{Content: schema.TextBlock(
 			"hub gave the agent its record of the conversation it missed.\n")}})
 	}
-	return p.Lead
 }
 
 // skillsUsed are the Agent Skills the turns' requests invoked as /commands.

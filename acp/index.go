@@ -47,6 +47,9 @@ type Record struct {
 	// session id and how many history entries it had seen, so switching
 	// back resumes it and tells it only what happened since.
 	Left map[string]AgentMark `json:"left,omitempty"`
+	// Since is how many history entries the agent switched back to had
+	// seen, until its briefing on the rest reached it; 0: all of them.
+	Since int `json:"since,omitempty"`
 	// Cost is what the session's turns cost so far, in USD (every
 	// attempt's, as the agent told it or hub priced it): the cumulative
 	// cost its usage_update tells.

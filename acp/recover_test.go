@@ -18,11 +18,16 @@ import (
 
 // forgetful is an agent that may not resume: resume=false lacks the
 // capability, failResume has it but every resume fails. "crash" kills the
-// turn with a crash; every prompt's text is recorded.
+// turn with a crash ("answer, then crash" after a word), "wait" waits for
+// the cancel with no answer (waiting, when set, is closed as it does);
+// every prompt's text is recorded. exited makes the next session start as
+// one whose process exits at once: its prompt fails unseen.
 type forgetful struct {
 	resume, failResume, instructions, fork bool
+	waiting                                chan struct{}
 
 	mu      sync.Mutex
+	exited  bool
 	starts  int
 	prompts []string
 	instr   []string // each start's Instructions
@@ -42,7 +47,9 @@ func (a *forgetful) Start(_ context.Context, o adapters.SessionOptions) (adapter
 	a.starts++
 	a.instr = append(a.instr, o.Instructions)
 	a.opts = append(a.opts, o)
-	return &forgetfulSession{a: a}, nil
+	gone := a.exited
+	a.exited = false
+	return &forgetfulSession{a: a, gone: gone}, nil
 }
 
 func (a *forgetful) seen() (int, []string) {
@@ -51,11 +58,17 @@ func (a *forgetful) seen() (int, []string) {
 	return a.starts, append([]string(nil), a.prompts...)
 }
 
-type forgetfulSession struct{ a *forgetful }
+type forgetfulSession struct {
+	a    *forgetful
+	gone bool
+}
 
 func (s *forgetfulSession) ID() string   { return "forgetful-1" }
 func (s *forgetfulSession) Close() error { return nil }
 func (s *forgetfulSession) Prompt(ctx context.Context, p []adapters.Content, emit func(adapters.Event)) (adapters.StopReason, error) {
+	if s.gone { // as a write to a process that exited: a broken pipe
+		return "", fmt.Errorf("forgetful: write prompt: %w", adapters.ErrClosed)
+	}
 	text := adapters.PromptText(p)
 	s.a.mu.Lock()
 	s.a.prompts = append(s.a.prompts, text)
@@ -69,10 +82,19 @@ func (s *forgetfulSession) Prompt(ctx context.Context, p []adapters.Content, emi
 			Locations: []adapters.Location{{Path: osAbs("/repo/parser.go")}}}}
 		ch <- adapters.Event{Type: adapters.EventPlan, Plan: []adapters.PlanEntry{{Content: "fix the parser", Priority: "high", Status: "in_progress"}}}
 	}
-	if strings.HasSuffix(text, "crash") {
+	answer := adapters.Event{Type: adapters.EventText, Text: "answer to " + text[max(0, strings.LastIndex(text, "\n")+1):]}
+	switch {
+	case strings.HasSuffix(text, "wait"):
+		close(s.a.waiting)
+		<-ctx.Done()
+		return adapters.StopCancelled, nil
+	case strings.HasSuffix(text, "crash"):
+		if strings.HasSuffix(text, "answer, then crash") {
+			ch <- answer
+		}
 		ch <- adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{Message: "forgetful exited: exit status 3", Code: adapters.CodeCrash, Fatal: true}}
-	} else {
-		ch <- adapters.Event{Type: adapters.EventText, Text: "answer to " + text[max(0, strings.LastIndex(text, "\n")+1):]}
+	default:
+		ch <- answer
 	}
 	ch <- adapters.Event{Type: adapters.EventDone, StopReason: adapters.StopEndTurn}
 	close(ch)
@@ -236,6 +258,172 @@ func TestSwitchAgent_BackResumesAndBriefsWhatWasMissed(t *testing.T) {
 	if !strings.Contains(last, "second question") || strings.Contains(last, "first question") || !strings.HasSuffix(last, "third question") {
 		t.Fatalf("back on the first agent, its prompt %q: want only what it missed", last)
 	}
+}
+
+// What an agent switched back to missed goes with the first prompt that
+// reaches it: one it never answered (it had exited while idle, or a cancel
+// came first) leaves the briefing for the next prompt, to the agent
+// restarted resuming its session, and the user is told of it with the
+// prompt that gave it. A crash after the agent answered spent it.
+func TestSwitchAgent_BriefingWaitsForAPromptThatReachesTheAgent(t *testing.T) {
+	tests := []struct {
+		name   string
+		exited bool   // the agent switched back to exits while idle
+		prompt string // the first prompt back, which fails
+		again  bool   // the next prompt carries the briefing
+	}{
+		{name: "exited while idle", exited: true, prompt: "third question", again: true},
+		{name: "cancelled before it answered", prompt: "wait", again: true},
+		{name: "crashed after it answered", prompt: "answer, then crash"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			first, second := &forgetful{resume: true, waiting: make(chan struct{})}, &forgetful{}
+			c, sid := twoAgents(t, first, second)
+			c.prompt(sid, "first question")
+			switchTo(c, sid, "second")
+			c.prompt(sid, "second question")
+			first.mu.Lock()
+			first.exited = tt.exited
+			first.mu.Unlock()
+			switchTo(c, sid, "forgetful")
+			told := func() (n int) {
+				for _, u := range c.updates(sid) {
+					if u.AgentThoughtChunk != nil && strings.Contains(u.AgentThoughtChunk.Content.Text, "record of the conversation") {
+						n++
+					}
+				}
+				return n
+			}
+			before, done := told(), c.async("session/prompt", promptOf(sid, tt.prompt))
+			if tt.prompt == "wait" {
+				<-first.waiting
+				c.notify("session/cancel", schema.SessionIDRequest{SessionID: sid})
+			}
+			c.wait(done)
+			if n := told() - before; n != btoi(!tt.again) {
+				t.Fatalf("the user was told %d times that the briefing went with the failed prompt; want %d", n, btoi(!tt.again))
+			}
+			c.prompt(sid, "fourth question")
+			_, prompts := first.seen()
+			last := prompts[len(prompts)-1]
+			if strings.Contains(last, "second question") != tt.again || strings.Contains(last, "first question") || !strings.HasSuffix(last, "fourth question") {
+				t.Fatalf("the next prompt %q: want what the agent missed again %v", last, tt.again)
+			}
+			if n := told() - before; n != 1 {
+				t.Errorf("the user was told %d times the agent got its briefing; want once", n)
+			}
+		})
+	}
+}
+
+// An agent switched to for the first time that exited while idle, before
+// the briefing of its start reached it, restarts afresh and briefed again
+// (through its instructions, else ahead of the prompt), not resumed into
+// the session that holds none of the conversation.
+func TestSwitchAgent_FreshBriefingSurvivesAnIdleExit(t *testing.T) {
+	for _, instructions := range []bool{false, true} {
+		t.Run(fmt.Sprintf("instructions %v", instructions), func(t *testing.T) {
+			first, second := &forgetful{}, &forgetful{resume: true, instructions: instructions, exited: true}
+			c, sid := twoAgents(t, first, second)
+			c.prompt(sid, "first question")
+			switchTo(c, sid, "second")
+			if _, e := c.call("session/prompt", promptOf(sid, "second question")); e == nil {
+				t.Fatal("the prompt to the exited agent succeeded")
+			}
+			c.prompt(sid, "third question")
+			second.mu.Lock()
+			defer second.mu.Unlock()
+			brief := second.instr[len(second.instr)-1] + second.prompts[len(second.prompts)-1]
+			if len(second.opts) != 2 || second.opts[1].ResumeID != "" || !strings.Contains(brief, "first question") {
+				t.Fatalf("starts %v, the restarted agent's instructions and prompt %q: want a fresh start briefed on the conversation", second.opts, brief)
+			}
+		})
+	}
+}
+
+// An agent switched back to, then restarted for a setting before any
+// prompt, still hears what it missed with its first prompt.
+func TestSwitchAgent_BriefingSurvivesARestartForASetting(t *testing.T) {
+	first, second := &forgetful{resume: true}, &forgetful{}
+	reg := adapters.NewRegistry()
+	reg.Register(first)
+	reg.Register(renamed{second, "second"})
+	c := newClient(t, "", func(o *Options) { o.Registry, o.DefaultAgent, o.Self = reg, "forgetful", "/usr/local/bin/hub" })
+	sid, _ := c.start(t)
+	c.prompt(sid, "first question")
+	switchTo(c, sid, "second")
+	c.prompt(sid, "second question")
+	switchTo(c, sid, "forgetful")
+	c.must("session/set_config_option", schema.SetSessionConfigOptionRequest{SessionID: sid, ConfigID: "delegation", Value: json.RawMessage(`"on"`)}, nil)
+	c.prompt(sid, "third question")
+	starts, prompts := first.seen()
+	if last := prompts[len(prompts)-1]; starts != 3 || !strings.Contains(last, "second question") {
+		t.Fatalf("%d starts, the prompt %q: want the agent restarted and told what it missed", starts, last)
+	}
+}
+
+// An agent switched back to still hears what it missed when hub restarts
+// before a prompt reached it: the session loaded resumes it, briefed.
+func TestSwitchAgent_BriefingSurvivesAHubRestart(t *testing.T) {
+	first, second := &forgetful{resume: true}, &forgetful{}
+	reg := adapters.NewRegistry()
+	reg.Register(first)
+	reg.Register(renamed{second, "second"})
+	c := newClient(t, "", func(o *Options) { o.Registry, o.DefaultAgent = reg, "forgetful" })
+	sid, cwd := c.start(t)
+	c.prompt(sid, "first question")
+	switchTo(c, sid, "second")
+	c.prompt(sid, "second question")
+	switchTo(c, sid, "forgetful")
+	c.close()
+	c2 := startClient(t, Options{Registry: reg, StateDir: c.state, DefaultAgent: "forgetful"})
+	c2.init(schema.ClientCapabilities{})
+	c2.must("session/load", schema.LoadSessionRequest{SessionID: sid, Cwd: cwd, McpServers: []schema.McpServer{}}, nil)
+	c2.prompt(sid, "third question")
+	_, prompts := first.seen()
+	if last := prompts[len(prompts)-1]; !strings.Contains(last, "second question") || strings.Contains(last, "first question") {
+		t.Fatalf("after hub restarted, the agent's prompt %q: want what it missed", last)
+	}
+}
+
+// A turn an agent switched back to never answered, handed over to its
+// fallback agent, leaves it what it missed: back on it, it hears the turns
+// from where it left, not only those since the fallback.
+func TestFallback_KeepsWhatTheAgentItLeftMissed(t *testing.T) {
+	first, second := &forgetful{resume: true}, &forgetful{}
+	reg := adapters.NewRegistry()
+	reg.Register(first)
+	reg.Register(renamed{second, "second"})
+	c := newClient(t, "", func(o *Options) {
+		o.Registry, o.DefaultAgent, o.Fallback = reg, "forgetful", map[string][]string{"forgetful": {"second"}}
+	})
+	sid, _ := c.start(t)
+	c.prompt(sid, "first question")
+	switchTo(c, sid, "second")
+	c.prompt(sid, "second question")
+	first.mu.Lock()
+	first.exited = true
+	first.mu.Unlock()
+	switchTo(c, sid, "forgetful")
+	c.prompt(sid, "third question")
+	if text := c.agentText(sid); !strings.Contains(text, "continuing with second") || !strings.HasSuffix(text, "answer to third question") {
+		t.Fatalf("text %q: want the second agent to take the turn over", text)
+	}
+	switchTo(c, sid, "forgetful")
+	c.prompt(sid, "fourth question")
+	_, prompts := first.seen()
+	last := prompts[len(prompts)-1]
+	if !strings.Contains(last, "second question") || !strings.Contains(last, "answer to third question") || strings.Contains(last, "first question") {
+		t.Fatalf("back on the first agent, its prompt %q: want all it missed, from the second question on", last)
+	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // The handover briefing carries the newest turn whole, older turns cut to

@@ -65,12 +65,10 @@ type session struct {
 	// crashed marks the agent session dead for the rest of this turn: the next
 	// prompt starts a fresh one (resuming the agent's session where it can).
 	crashed bool
-	// plan is how the agent last started: its briefing (Lead) goes ahead of
-	// the next prompt; the user hears of one that went with the start.
+	// plan is how the agent last started, until a prompt reached it
+	// (briefed): its briefing (Lead) goes ahead of each prompt till then;
+	// the user hears of one that went with the start once it did.
 	plan conversation.StartPlan
-	// since is how much of the history the session's agent has seen (an
-	// agent switched back to resumes with the rest); 0 for none.
-	since int
 	// persisted counts the History entries already saved; dropped those
 	// no longer kept in memory (they are on disk).
 	persisted, dropped int
@@ -335,9 +333,11 @@ func (ss *session) drive(turnCtx context.Context, content []adapters.Content, wa
 	}
 	lead := func() string {
 		defer admitted()
-		return ss.takeLead()
+		ss.mu.Lock()
+		defer ss.mu.Unlock()
+		return ss.plan.Lead // until briefed
 	}
-	oc, err := conversation.RunTurn(turnCtx, conversation.TurnSpec{Agent: agent, Session: b, Prompt: content, Lead: lead,
+	oc, err := conversation.RunTurn(turnCtx, conversation.TurnSpec{Agent: agent, Session: b, Prompt: content, Lead: lead, Reached: ss.briefed,
 		Hooks: ss.observer(agent), Audit: ss.audit, Gate: ss.gate, Emit: ss.forward, Workspace: cwd,
 		Watch: watch, WatchBound: ss.srv.opts.ProviderTimeout})
 	for _, w := range oc.Warnings { // the turn's hooks that failed, before it ends

@@ -62,10 +62,13 @@ func (ss *session) startAgent(ctx context.Context) (adapters.Session, conversati
 		}}
 	caps := a.Capabilities()
 	id, fork := ss.rec.AgentSessionID, false
+	if ss.plan.Briefs() && ss.plan.ResumeID == "" { // a fresh start's briefing never reached it: its session holds none of it
+		id = ""
+	}
 	if id == "" || !caps.Resume {
 		id, fork = ss.rec.ForkOf, true // a fork: the agent continues a copy of the source's session
 	}
-	since := ss.since
+	since := ss.rec.Since
 	ss.mu.Unlock()
 	ss.giveDelegation(a, setup, &opts)
 	all, missed := ss.briefing(0), "" // since 0: a resume has seen all of it (or a copy)
@@ -79,11 +82,11 @@ func (ss *session) startAgent(ctx context.Context) (adapters.Session, conversati
 		return nil, setup, adapters.NotStarted(name, err)
 	}
 	if fresh && plan.ResumeID != "" {
-		plan.Lead = all // it lost its session: all of it
+		plan.ResumeID, plan.Lead = "", all // it lost its session: all of it
 	}
 	ss.mu.Lock()
 	if ctx.Err() == nil {
-		ss.since, ss.rec.ForkOf, ss.plan = 0, "", plan // its own copy (or, when forking failed, a briefed start) from now on
+		ss.rec.ForkOf, ss.plan = "", plan // its own copy (or, when forking failed, a briefed start) from now on
 	}
 	ss.mu.Unlock()
 	return b, setup, nil

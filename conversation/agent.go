@@ -307,6 +307,9 @@ func PlanStart(caps adapters.Capabilities, id string, fork bool, missed, brief s
 	return StartPlan{Lead: brief}
 }
 
+// Briefs says the start briefs the agent, with it or ahead of the prompt.
+func (p StartPlan) Briefs() bool { return p.Lead != "" || p.Instructions != "" }
+
 // Apply starts so as p says: resuming (or forking) its session or afresh,
 // the briefing ahead of so's own instructions.
 func (p StartPlan) Apply(so *adapters.SessionOptions) {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/hubdev/hub/adapters"
@@ -23,6 +24,13 @@ type TurnSpec struct {
 	// of it (a briefing), which the hooks do not judge: they judge the
 	// user's. A blocked or cancelled prompt so leaves it for the next.
 	Lead func() string
+	// Reached, when set, is called once the agent has the prompt Lead went
+	// ahead of: before its first answer (an event other than an error or
+	// what it may tell before reading the prompt) or at the turn's normal
+	// end. A prompt the agent never answered (it exited, the write failed,
+	// a cancel or a failure came first) leaves it uncalled: the front end
+	// keeps the lead for the next prompt, a duplicate rather than a loss.
+	Reached func()
 	// Hooks observe the event stream and may block the prompt; Audit records
 	// the prompt, the events and the turn's end. Each may be nil; their
 	// lifetime is the caller's (a session may keep them for many turns).
@@ -126,7 +134,11 @@ func RunTurn(ctx context.Context, s TurnSpec) (Outcome, error) {
 	} else {
 		go func() { snap <- TakeSnapshot(ctx, s.Workspace) }()
 	}
-	observe := s.observe(d, watch)
+	reached := func() {} // observe sees the agent's events and the gate's decisions on what it asks: a prompt that went
+	if s.Reached != nil {
+		reached = sync.OnceFunc(s.Reached)
+	}
+	observe := s.observe(d, watch, reached)
 	endGate := s.Gate.begin(observe) // its decisions are the turn's events
 	blocked := PromptHooks(ctx, s.Hooks, s.Agent, s.Prompt)
 	before := <-snap
@@ -142,6 +154,9 @@ func RunTurn(ctx context.Context, s TurnSpec) (Outcome, error) {
 		stop, err = adapters.StopCancelled, nil
 	case blocked == nil:
 		stop, err = s.Session.Prompt(turnCtx, prompt, s.Hooks.Wrap(observe))
+		if err == nil && stop != adapters.StopCancelled {
+			reached()
+		}
 	}
 	if decided := watch.Stop(); decided != nil {
 		stop, err = adapters.StopEndTurn, &adapters.TurnError{Info: *decided}
@@ -190,8 +205,13 @@ func PromptHooks(ctx context.Context, hs *hooks.Observer, agent string, prompt [
 
 // observe is the chain each event goes through after the hooks: the
 // audit, the digest, then the front end.
-func (s TurnSpec) observe(d *Digest, w *Watch) func(adapters.Event) {
+func (s TurnSpec) observe(d *Digest, w *Watch, reached func()) func(adapters.Event) {
 	return func(ev adapters.Event) {
+		switch ev.Type {
+		case adapters.EventError, adapters.EventSessionInfo, adapters.EventCommands, adapters.EventRaw, adapters.EventUsage: // an agent that never read the prompt may send these
+		default:
+			reached()
+		}
 		w.Observe(ev)
 		s.Audit.Event(ev)
 		if n := d.Note(ev); n != "" && s.Narrate != nil {

@@ -166,6 +166,40 @@ func TestRunTurn_CancelledBeforeThePromptSendsNothing(t *testing.T) {
 	}
 }
 
+// The prompt with its lead reached the agent once it answered anything
+// (ahead of that answer's event) or ended the turn normally; never when it
+// was gone, crashed or was cancelled before that, whatever it told first.
+func TestRunTurn_ReachedOnceTheAgentAnswered(t *testing.T) {
+	text := adapters.Event{Type: adapters.EventText, Text: "hi"}
+	crash := adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{Code: adapters.CodeCrash, Message: "fake exited", Fatal: true}}
+	info := adapters.Event{Type: adapters.EventSessionInfo, Session: &adapters.SessionInfo{AgentSessionID: "agent-1"}}
+	crashed := &adapters.TurnError{Info: *crash.Error}
+	tests := []struct {
+		name string
+		sess fakeSession
+		want string // what the front end saw, in order
+	}{
+		{"answered", fakeSession{events: []adapters.Event{text}, stop: adapters.StopEndTurn}, "reached text"},
+		{"ended with no event", fakeSession{stop: adapters.StopEndTurn}, "reached"},
+		{"gone before the write", fakeSession{err: fmt.Errorf("write: %w", adapters.ErrClosed)}, ""},
+		{"told its session, then exited", fakeSession{events: []adapters.Event{info}, err: fmt.Errorf("read: %w", adapters.ErrClosed)}, "session_info"},
+		{"crashed before it answered", fakeSession{events: []adapters.Event{crash}, stop: adapters.StopEndTurn, err: crashed}, "error"},
+		{"cancelled before it answered", fakeSession{stop: adapters.StopCancelled}, ""},
+		{"crashed after it answered", fakeSession{events: []adapters.Event{text, crash}, stop: adapters.StopEndTurn, err: crashed}, "reached text error"},
+		{"cancelled after it answered", fakeSession{events: []adapters.Event{text}, stop: adapters.StopCancelled}, "reached text"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var saw []string
+			_, _ = RunTurn(context.Background(), TurnSpec{Agent: "fake", Session: &tt.sess, Prompt: adapters.TextPrompt("hi"), Lead: func() string { return "brief" },
+				Reached: func() { saw = append(saw, "reached") }, Emit: func(ev adapters.Event) { saw = append(saw, string(ev.Type)) }})
+			if got := strings.Join(saw, " "); got != tt.want {
+				t.Fatalf("the front end saw %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
 // A prompt an agent's gone process never took fails in one line that names
 // the agent once, with its exit status and last stderr line (the tail in
 // the failure's detail), whatever the agent wrapped its refusal in.

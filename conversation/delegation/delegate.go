@@ -147,15 +147,10 @@ type live struct {
 	busy                    bool
 	gate                    *conversation.Gate // the session's permission gate
 	// brief is the conversation so far, for an agent that takes it over;
-	// lead goes ahead of the first prompt of one that takes no instructions.
+	// lead goes ahead of the prompts of one that takes no instructions,
+	// until one reached it; the run that has l busy reads it.
 	brief handover.Brief
 	lead  string
-}
-
-// takeLead gives the lead, once, to the run that has l busy.
-func (l *live) takeLead() (lead string) {
-	lead, l.lead = l.lead, ""
-	return lead
 }
 
 // New returns a delegator; Close ends every session it started.
@@ -388,8 +383,8 @@ func (d *Delegator) run(ctx context.Context, l *live, r Request, fallback bool, 
 	ctx, cancel := context.WithTimeout(ctx, cmp.Or(r.Timeout, d.o.Timeout))
 	defer cancel()
 	dg := &conversation.Digest{}
-	oc, err := conversation.RunTurn(ctx, conversation.TurnSpec{Agent: l.agent, Session: l.sess, Prompt: adapters.TextPrompt(r.Prompt), Lead: l.takeLead,
-		Hooks: l.hooks, Audit: l.audit, Gate: l.gate, Emit: l.emit(d.o, dg, progress), Workspace: l.cwd, Digest: dg,
+	oc, err := conversation.RunTurn(ctx, conversation.TurnSpec{Agent: l.agent, Session: l.sess, Prompt: adapters.TextPrompt(r.Prompt), Lead: func() string { return l.lead },
+		Reached: func() { l.lead = "" }, Hooks: l.hooks, Audit: l.audit, Gate: l.gate, Emit: l.emit(d.o, dg, progress), Workspace: l.cwd, Digest: dg,
 		Watch: fallback, WatchBound: d.o.ProviderTimeout})
 	res := Result{Agent: l.agent, Session: l.id, AgentSessionID: dg.AgentSessionID, StopReason: string(oc.Stop), Answer: dg.Answer(),
 		ToolCalls: append([]ToolCall{}, dg.ToolCalls...), FilesChanged: dg.Files(), Usage: dg.Usage, Warnings: oc.Warnings}

@@ -323,6 +323,61 @@ func TestContinue_FallsBackBriefed(t *testing.T) {
 	}
 }
 
+// The next agent that took a delegate conversation over keeps the brief
+// ahead of its prompts until one reached it: a turn it failed or was
+// cancelled in before it answered leaves it for the next turn; one it
+// answered before failing spent it.
+func TestContinue_LeadWaitsForATurnTheAgentAnswered(t *testing.T) {
+	quota := adapters.ErrorInfo{Code: adapters.CodeRateLimit, Message: "quota", Fatal: true}
+	overloaded := adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{Code: adapters.CodeAgent, Message: "overloaded", Fatal: true}}
+	tests := []struct {
+		name  string
+		turn  []adapters.Event // the taking-over agent's first turn, ended by cancelling it when nil
+		again bool             // its next prompt carries the brief
+	}{
+		{name: "failed before it answered", turn: []adapters.Event{overloaded}, again: true},
+		{name: "cancelled before it answered", again: true},
+		{name: "failed after it answered", turn: []adapters.Event{{Type: adapters.EventText, Text: "looking"}, overloaded}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			first, second := answers("first"), answers("second")
+			first.script = [][]adapters.Event{first.events, {{Type: adapters.EventError, Error: &quota}}}
+			second.script = [][]adapters.Event{tt.turn, second.events}
+			reg := adapters.NewRegistry()
+			reg.Register(first)
+			reg.Register(second)
+			d := New(Options{Registry: reg, Cwd: t.TempDir(), Log: zerolog.Nop(), Fallback: map[string][]string{"first": {"second"}}})
+			defer d.Close()
+			ctx := context.Background()
+			r, err := d.Delegate(ctx, Request{Agent: "first", Prompt: "read the parser"}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.turn == nil {
+				second.started = make(chan struct{})
+				go func() {
+					<-second.started
+					d.CancelTurns()
+				}()
+			}
+			if c, _ := d.Delegate(ctx, Request{Session: r.Session, Prompt: "now fix it"}, nil); c.Agent != "second" || c.Error == "" {
+				t.Fatalf("continue: %+v; want second to take it over and fail", c)
+			}
+			second.started = nil
+			if c, err := d.Delegate(ctx, Request{Session: r.Session, Prompt: "and test it"}, nil); err != nil || c.Answer != "second answered" {
+				t.Fatalf("later continue: %+v, %v; want second's answer", c, err)
+			}
+			second.mu.Lock()
+			got := second.got
+			second.mu.Unlock()
+			if len(got) != 2 || strings.Contains(got[1], "read the parser") != tt.again || !strings.HasSuffix(got[1], "and test it") {
+				t.Fatalf("the second agent's prompts %q: want the brief again %v", got, tt.again)
+			}
+		})
+	}
+}
+
 // A cancel that lands between one agent's failure and the next agent's
 // start, or while the next agent starts, ends the delegate turn as
 // cancelled: no further agent takes the prompt, and one starting ends.
