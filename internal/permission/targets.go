@@ -37,6 +37,9 @@ func (rd *reading) targets() (all, changed []string) {
 				ps = append(ps, matches[:min(len(matches), maxGlobMatches)]...)
 			}
 			all = append(all, ps...)
+			if changes && a.under { // it stands for the files under it: in a .git, a config among them
+				ps = append(ps, filepath.Join(ps[0], "config"))
+			}
 			if changes {
 				changed = append(changed, ps...)
 			}

@@ -139,6 +139,10 @@ func TestService_AlwaysNeverCoversSensitiveTargets(t *testing.T) {
 		{"python3 -c 'print(1)'", `python3 -c "open('.git/hooks/pre-commit','w').write('x')"`},
 		{"python3 -c 'print(1)'", `python3 -c "import os; open(os.path.join('.GIT','config'),'a')"`},
 		{"git config core.autocrlf false", "git config core.pager 'less -R'"},
+		{"ls ./src", "ls .git | xargs -I{} cp x .git/{}"},
+		{"ls ./src", "find .git -name config | xargs sed -i s/a/b/"},
+		{"ln a b", "ln ~/.bashrc notes"}, // a hard link: notes is ~/.bashrc to every later check
+		{"cp -l a b", "cp -l /etc/hosts hosts"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.later, func(t *testing.T) {
