@@ -1,6 +1,7 @@
 package permission
 
 import (
+	"cmp"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -166,6 +167,46 @@ func TestService_AlwaysNeverCoversSensitiveTargets(t *testing.T) {
 		}
 		if _, ok := s.GrantOffer(edit); ok {
 			t.Errorf("a durable grant offered for editing %s", p)
+		}
+	}
+}
+
+// A workspace file hard-linked to one outside (ln ~/.bashrc notes, allowed
+// once) is written in place by a shell or another agent's edit tool, which
+// changes the outside file: no "always" covers writing it; reading it stays
+// covered.
+func TestService_AlwaysNeverCoversAHardLinkedWrite(t *testing.T) {
+	home := fakeHome(t)
+	ws := filepath.Join(home, "proj")
+	if err := os.MkdirAll(ws, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, ".bashrc"), []byte("alias ll=ls\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	notes := filepath.Join(ws, "notes")
+	if err := os.Link(filepath.Join(home, ".bashrc"), notes); err != nil {
+		t.Skipf("no hard links here: %v", err)
+	}
+	bash := func(cmd string) Request {
+		return Request{Tool: "Bash", Kind: adapters.KindExecute, Command: cmd, Cwd: ws}
+	}
+	edit := Request{Tool: "Edit", Kind: adapters.KindEdit, Path: notes, Cwd: ws}
+	for _, tt := range []struct {
+		first, later Request
+		covered      bool
+	}{
+		{bash("tee log.txt"), bash("tee -a notes"), false},
+		{bash("cp a b"), bash("cp x notes"), false},
+		{bash("truncate -s 0 a"), bash("truncate -s 0 notes"), false},
+		{edit, edit, false},
+		{bash("cat a.go"), bash("cat notes"), true},
+	} {
+		s := mustNew(t)
+		s.Remember(tt.first, adapters.AllowAlways)
+		s.Remember(tt.later, adapters.AllowAlways)
+		if v := s.Check(tt.later); (v.Decision == Allow) != tt.covered {
+			t.Errorf("%s %s after an always: %+v, want covered %v", tt.later.Tool, cmp.Or(tt.later.Command, tt.later.Path), v, tt.covered)
 		}
 	}
 }
