@@ -242,6 +242,32 @@ func TestRelay_DuplicateOptionIDsRefused(t *testing.T) {
 	}
 }
 
+// Reading .git/config is offered an "always" as reading any workspace
+// file is; writing a hook is not.
+func TestRelay_AlwaysOfferedForReadingGitConfigOnly(t *testing.T) {
+	for _, tt := range []struct {
+		cmd    string
+		always bool
+	}{{"cat .git/config", true}, {"grep -r url .git", true}, {"tee -a .git/hooks/pre-commit", false}, {"cp x .GIT/CONFIG", false}} {
+		raw, _ := json.Marshal(map[string]string{"command": tt.cmd})
+		tool := adapters.ToolCall{ID: "b", Name: "Bash", Title: tt.cmd, Kind: adapters.KindExecute, RawInput: raw}
+		b, _ := json.Marshal(map[string]any{"permission": map[string]any{"tool": tool}})
+		c := newClient(t, scriptFile(t, string(b)))
+		var kinds []string
+		c.perm = func(p schema.RequestPermissionRequest) (any, *jsonrpc.Error) {
+			for _, o := range p.Options {
+				kinds = append(kinds, o.Kind)
+			}
+			return selectKind("reject_once")(p)
+		}
+		sid, _ := c.start(t)
+		c.prompt(sid, "go")
+		if len(kinds) == 0 || slices.Contains(kinds, "allow_always") != tt.always {
+			t.Errorf("%q: options shown %v, want an always %v", tt.cmd, kinds, tt.always)
+		}
+	}
+}
+
 // A call no "always" may cover (a secret read) is shown without the
 // agent's "always allow", so neither hub nor the agent keeps one.
 func TestRelay_NoAlwaysOfferedForSecretRead(t *testing.T) {

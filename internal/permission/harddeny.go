@@ -65,6 +65,7 @@ const (
 	whyCredWrite = "writing into a credential store (~/.ssh, ~/.aws, ~/.netrc, …) is never allowed"
 	whyCredCode  = "inline code naming a credential store (~/.ssh, ~/.aws, ~/.netrc, …), or run in one, is never allowed: hub cannot read what it writes there"
 	whyForcePush = "force-pushing to main or master is never allowed"
+	whyCredLink  = "hard-linking a file of a credential store (~/.ssh, ~/.aws, ~/.netrc, …) is never allowed: its new name would read and change the key where no path check sees it"
 )
 
 // denyRule is one entry of the deny list: it looks at one simple command,
@@ -90,6 +91,7 @@ var denyRules = []denyRule{
 	{".env write", whyEnv, writesEnv},
 	{"credential store write", whyCredWrite, writesCredStore},
 	{"home work tree", whyCredWrite, plantsHome},
+	{"credential hard link", whyCredLink, linksCredStore},
 	{"force push", whyForcePush, forcePushMain},
 }
 
@@ -507,6 +509,25 @@ func writesCredStore(k *check) bool {
 // linking in it.
 func (k *check) replacesLink() bool {
 	return k.c.prog() == "ln" && (hasShort(k.args(), "nT") || hasLong(k.args(), "--no-dereference", "--no-target-directory"))
+}
+
+// linksCredStore reports a hard link made to a file of a credential store
+// (ln without -s, link, cp -l; cp -rl of a directory holding one): the
+// link is a plain file of the workspace to every later check.
+func linksCredStore(k *check) bool {
+	args, prog := k.args(), k.c.prog()
+	if !(prog == "link" || prog == "ln" && !hasShort(args, "s") && !hasLong(args, "--symbolic") || prog == "cp" && (hasShort(args, "l") || hasLong(args, "--link"))) {
+		return false
+	}
+	dirs, rest := k.optValues(args, "t", "--target-directory", "S")
+	srcs := operands(rest)
+	if len(dirs) == 0 && len(srcs) > 1 {
+		srcs = srcs[:len(srcs)-1] // the last is the link's name
+	}
+	return slices.ContainsFunc(srcs, func(a arg) bool {
+		a.under = a.under || prog == "cp" && (hasShort(args, "rRa") || hasLong(args, "--recursive", "--archive"))
+		return k.writesStore(a, true) // ln -L and BSD's ln follow a link given, GNU's may not: as if followed
+	})
 }
 
 // writesStore reports a written file in a credential store, by its name or

@@ -24,6 +24,7 @@ import (
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/config"
+	"github.com/hubdev/hub/internal/safefile"
 )
 
 // ErrInvalidRule marks a permission rule or policy hub cannot use.
@@ -329,7 +330,8 @@ func MustAsk(req Request) string {
 		if rd.must != "" {
 			return rd.must
 		}
-		targets = slices.Concat(targets, rd.targets())
+		all, _ := rd.targets()
+		targets = slices.Concat(targets, all)
 	}
 	if i := slices.IndexFunc(targets, IsSecretFile); i >= 0 {
 		return "reading secrets (" + filepath.Base(targets[i]) + ") is asked every time"
@@ -357,19 +359,33 @@ func anonymous(req Request) bool {
 // Coverable reports whether an "always" answer (or a grant) may cover req:
 // never a request that must be asked, nor a command hub cannot read, nor
 // a write or a command whose target is a home dotfile, a key, a
-// credential store or a file outside the workspace (sensitivePath).
+// credential store or a file outside the workspace (sensitivePath), nor
+// one that changes what git runs (gitControl) or a file of other names
+// (a hard link, whose other name may be outside: safefile.Linked).
 func Coverable(req Request) bool {
 	if Unclear(req) || anonymous(req) || MustAsk(req) != "" {
 		return false
 	}
-	var targets []string
+	var targets, changed []string
 	if !ReadOnly(req.Kind) {
-		targets = req.files()
+		targets, changed = req.files(), req.files()
 	}
 	if req.Command != "" {
-		targets = slices.Concat(targets, req.reading().targets())
+		all, ch := req.reading().targets()
+		targets, changed = slices.Concat(targets, all), slices.Concat(changed, ch)
 	}
-	return !slices.ContainsFunc(targets, func(t string) bool { return sensitivePath(t, req.Cwd) })
+	return !slices.ContainsFunc(targets, func(t string) bool { return sensitivePath(t, req.Cwd) }) &&
+		!slices.ContainsFunc(changed, func(t string) bool { return gitControl(t) || gitControl(resolveLinks(t)) || hardLinked(t) })
+}
+
+// hardLinked reports an existing regular file of more than one name.
+func hardLinked(p string) bool {
+	f, err := safefile.Open(p)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	return safefile.Linked(f)
 }
 
 // ReadOnly says whether a tool of kind only reads (read, search, think):

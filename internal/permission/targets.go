@@ -18,39 +18,68 @@ import (
 // curl's "@file" included) and its redirect targets, absolute against
 // the directories the command may run in (cd tracked), globs also as the
 // files they match. An operand hub cannot know before the command runs
-// ($VAR, $(…)), or a line it cannot read, is unknownTarget.
-func (rd *reading) targets() []string {
-	var out []string
+// ($VAR, $(…)), or a line it cannot read, is unknownTarget. changed are
+// those the line may change: all but what a fileReaders program reads,
+// and the config a git config setting a program writes.
+func (rd *reading) targets() (all, changed []string) {
 	if rd.unclear {
-		out = append(out, unknownTarget)
+		all = append(all, unknownTarget)
 	}
-	add := func(a arg, cwds []string) {
+	add := func(a arg, cwds []string, changes bool) {
 		paths, ok := resolve(a, cwds)
 		if !ok {
-			out = append(out, unknownTarget)
-			return
+			paths = []string{unknownTarget}
 		}
 		for _, p := range paths {
-			p = fromShellPath(p)
-			out = append(out, p)
-			if a.glob {
-				matches, _ := filepath.Glob(p)
-				out = append(out, matches[:min(len(matches), maxGlobMatches)]...)
+			ps := []string{fromShellPath(p)}
+			if a.glob && ok {
+				matches, _ := filepath.Glob(ps[0])
+				ps = append(ps, matches[:min(len(matches), maxGlobMatches)]...)
+			}
+			all = append(all, ps...)
+			if changes && a.under { // it stands for the files under it: in a .git, a config among them
+				ps = append(ps, filepath.Join(ps[0], "config"))
+			}
+			if changes {
+				changed = append(changed, ps...)
 			}
 		}
 	}
 	for _, c := range rd.calls {
 		for _, a := range slices.Concat(operandArgs(c), c.stdin.files) {
-			add(a, c.cwds)
+			add(a, c.cwds, !readsOnly(c))
 		}
 		for _, r := range c.redirs { // here-documents are stdin, not here
-			add(r.target, c.cwds)
+			add(r.target, c.cwds, r.op.String() != "<")
 		}
-		if setsGitProgram(c) { // it writes the repository's (or --global's) config
-			add(arg{text: ".git/config"}, c.cwds)
+		if setsGitProgram(c) || gitCode(c) { // it writes (or may) the repository's (or --global's) config
+			add(arg{text: ".git/config"}, c.cwds, true)
 		}
 	}
-	return out
+	return all, changed
+}
+
+// fileReaders are programs that only read the files they name (not less,
+// tree or sort: their -o writes one; not xxd: its second file).
+var fileReaders = set("cat", "ls", "head", "tail", "grep", "egrep", "fgrep", "rg", "wc", "stat", "file", "diff", "cmp", "du", "nl",
+	"md5sum", "sha1sum", "sha256sum", "sha512sum", "od", "hexdump", "strings", "readlink", "realpath", "find")
+
+// gitCode reports inline interpreter code (python -c, also under uv run)
+// naming a .git: hub cannot tell whether it writes a config or a hook.
+func gitCode(c *call) bool {
+	i := slices.IndexFunc(c.argv, func(a arg) bool { return interpreters[strings.TrimRight(progName(a.text), "0123456789.")] })
+	code, _ := interpCode(c.argv[max(i, 0):])
+	return i >= 0 && gitName().MatchString(code)
+}
+
+var gitName = lazyRE(`(?i)\.git(?:[^\w-]|$)|git~1`)
+
+// readsOnly reports a call of a fileReaders program (find without an
+// action that deletes or writes a file; what -exec runs is a call too).
+func readsOnly(c *call) bool {
+	return fileReaders[c.prog()] && !(c.prog() == "find" && slices.ContainsFunc(c.argv, func(a arg) bool {
+		return a.dynamic || a.text == "-delete" || strings.HasPrefix(a.text, "-fprint") || a.text == "-fls"
+	}))
 }
 
 // operandArgs are the words of c that may name files: its operands, a
@@ -61,7 +90,7 @@ func operandArgs(c *call) []arg {
 	}
 	var out []arg
 	for _, a := range c.argv[1:] {
-		if !a.dynamic && strings.HasPrefix(a.text, "-") {
+		if !a.dynamic && (strings.HasPrefix(a.text, "-") || c.prog() == "dd") { // dd if=FILE of=FILE
 			_, v, ok := strings.Cut(a.text, "=")
 			if !ok || v == "" {
 				continue
@@ -167,7 +196,7 @@ func sensitivePath(p, cwd string) bool {
 }
 
 func sensitiveAt(p, home, cwd string) bool {
-	if secretAt(p, home) || gitControl(p) {
+	if secretAt(p, home) {
 		return true
 	}
 	if rel, ok := under(home, p); ok && rel != "." && strings.HasPrefix(filepath.ToSlash(rel), ".") {

@@ -1,6 +1,7 @@
 package permission
 
 import (
+	"cmp"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -121,6 +122,28 @@ func TestService_AlwaysNeverCoversSensitiveTargets(t *testing.T) {
 		{"cp a b", "cp x sub/.git/modules/m/config"},
 		{"chmod +x a.sh", "chmod +x .git/hooks/pre-commit"},
 		{"ln -s a b", "ln -sf pc.sh .git/hooks/pre-commit"},
+		{"ln a b", "ln pc.sh .git/hooks/pre-commit"},
+		{"mv a b", "mv pc.sh .git/hooks/pre-commit"},
+		{"install a b", "install -m 755 pc.sh .git/hooks/"},
+		{"tee log.txt", "tee .git/config"},
+		{"tee log.txt", "tee GIT~1/config"},
+		{"tee log.txt", "tee .git./hooks/post-checkout"},
+		{"sed -i s/a/b/ a.go", "sed -i s/a/b/ .GIT/CONFIG"},
+		{"cat a.go", "cat pc.sh > .git/hooks/pre-commit"},
+		{"cat a.go", "cat pc.sh | tee -a .git/hooks/pre-commit"},
+		{"dd if=a of=b", "dd if=pc.sh of=.git/hooks/pre-commit"},
+		{"dd if=a of=b", "dd if=/etc/shadow of=b"}, // a read outside the workspace, as cat's
+		{"sort -o out a", "sort -o .git/config a"},
+		{"find . -name x", "find . -name config -fprint .git/config"},
+		{"find . -name x", "find .git -delete"},
+		{"ls src", "ls src > .git/config"},
+		{"python3 -c 'print(1)'", `python3 -c "open('.git/hooks/pre-commit','w').write('x')"`},
+		{"python3 -c 'print(1)'", `python3 -c "import os; open(os.path.join('.GIT','config'),'a')"`},
+		{"git config core.autocrlf false", "git config core.pager 'less -R'"},
+		{"ls ./src", "ls .git | xargs -I{} cp x .git/{}"},
+		{"ls ./src", "find .git -name config | xargs sed -i s/a/b/"},
+		{"ln a b", "ln ~/.bashrc notes"}, // a hard link: notes is ~/.bashrc to every later check
+		{"cp -l a b", "cp -l /etc/hosts hosts"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.later, func(t *testing.T) {
@@ -145,6 +168,87 @@ func TestService_AlwaysNeverCoversSensitiveTargets(t *testing.T) {
 		if _, ok := s.GrantOffer(edit); ok {
 			t.Errorf("a durable grant offered for editing %s", p)
 		}
+	}
+}
+
+// A workspace file hard-linked to one outside (ln ~/.bashrc notes, allowed
+// once) is written in place by a shell or another agent's edit tool, which
+// changes the outside file: no "always" covers writing it; reading it stays
+// covered.
+func TestService_AlwaysNeverCoversAHardLinkedWrite(t *testing.T) {
+	home := fakeHome(t)
+	ws := filepath.Join(home, "proj")
+	if err := os.MkdirAll(ws, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, ".bashrc"), []byte("alias ll=ls\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	notes := filepath.Join(ws, "notes")
+	if err := os.Link(filepath.Join(home, ".bashrc"), notes); err != nil {
+		t.Skipf("no hard links here: %v", err)
+	}
+	bash := func(cmd string) Request {
+		return Request{Tool: "Bash", Kind: adapters.KindExecute, Command: cmd, Cwd: ws}
+	}
+	edit := Request{Tool: "Edit", Kind: adapters.KindEdit, Path: notes, Cwd: ws}
+	for _, tt := range []struct {
+		first, later Request
+		covered      bool
+	}{
+		{bash("tee log.txt"), bash("tee -a notes"), false},
+		{bash("cp a b"), bash("cp x notes"), false},
+		{bash("truncate -s 0 a"), bash("truncate -s 0 notes"), false},
+		{edit, edit, false},
+		{bash("cat a.go"), bash("cat notes"), true},
+	} {
+		s := mustNew(t)
+		s.Remember(tt.first, adapters.AllowAlways)
+		s.Remember(tt.later, adapters.AllowAlways)
+		if v := s.Check(tt.later); (v.Decision == Allow) != tt.covered {
+			t.Errorf("%s %s after an always: %+v, want covered %v", tt.later.Tool, cmp.Or(tt.later.Command, tt.later.Path), v, tt.covered)
+		}
+	}
+}
+
+// Reading .git, its config or hooks changes nothing git runs: an
+// "always" covers it as it covers reading any workspace file.
+func TestService_AlwaysCoversReadingGitControl(t *testing.T) {
+	home := fakeHome(t)
+	ws := filepath.Join(home, "proj")
+	bash := func(cmd string) Request {
+		return Request{Tool: "Bash", Kind: adapters.KindExecute, Command: cmd, Cwd: ws}
+	}
+	tests := []struct{ first, later string }{
+		{"cat a.go", "cat .git/config"},
+		{"cat a.go", "cat .GIT/Config"},
+		{"cat a.go", "cat GIT~1/config"},
+		{"ls ./src", "ls .git"},
+		{"ls -la ./src", "ls -la .git/hooks"},
+		{"grep -r x src", "grep -r x .git"},
+		{"head -5 a.go", "head -5 .git/hooks/pre-commit"},
+		{"find .git -name config", "find .git -name config"},
+		{"wc -l a.go", "wc -l .git/config"},
+		{"stat a.go", "stat .git./config"},
+		{"git config --get user.email", "git config --get user.name"},
+		{"git config --list", "git config --list"},
+		{"diff a.go b.go", "diff .git/config .git/config.orig"},
+		{"wc -l < .git/config", "wc -l < .git/config"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.later, func(t *testing.T) {
+			s := mustNew(t)
+			s.Remember(bash(tt.first), adapters.AllowAlways)
+			if v := s.Check(bash(tt.later)); v.Decision != Allow {
+				t.Errorf("%q asked after an always for %q: %+v", tt.later, tt.first, v)
+			}
+		})
+	}
+	read := Request{Tool: "read_file", Kind: adapters.KindRead, Path: filepath.Join(ws, ".git", "config"), Cwd: ws}
+	s := mustNew(t)
+	s.Remember(read, adapters.AllowAlways)
+	if v := s.Check(read); v.Decision != Allow || !Coverable(read) {
+		t.Errorf("reading .git/config by the file tool: %+v, coverable %v", v, Coverable(read))
 	}
 }
 
@@ -524,9 +628,10 @@ func TestCommandTargets_Operands(t *testing.T) {
 		{`cat "$HOME/.netrc"`, []string{filepath.Join(home, ".netrc")}},
 		{"cat $F", []string{unknownTarget}},
 		{"echo $(cat .env)", []string{in(".env")}},
+		{"dd if=~/.ssh/k of=out bs=1", []string{filepath.Join(home, ".ssh", "k"), in("out")}},
 	}
 	for _, tt := range tests {
-		got := readLine(tt.cmd, []string{ws}).targets()
+		got, _ := readLine(tt.cmd, []string{ws}).targets()
 		for _, w := range tt.want {
 			if !slices.Contains(got, w) {
 				t.Errorf("%q: targets %q lack %q", tt.cmd, got, w)

@@ -7,7 +7,9 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"strconv"
 	"strings"
+	"time"
 )
 
 // OpenIn opens the regular file name (slash-separated) under the folder
@@ -49,15 +51,60 @@ func OpenIn(top, name string, flag int) (*os.File, error) {
 
 // WriteIn sets the contents of the regular file name (slash-separated)
 // under top, creating it and its missing folders, opened by OpenIn: no
-// link is followed, and an existing file keeps its mode. It is not
-// atomic: a reader may see the file half written.
+// link is followed, and an existing file keeps its mode. A file with
+// other names (hard links, which may be outside top: ln ~/.bashrc notes)
+// is replaced by a new file of the same mode, so they keep their
+// contents; a single-named one is written in place, which is not atomic:
+// a reader may see it half written.
 func WriteIn(top, name string, data []byte) error {
-	f, err := OpenIn(top, name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC)
+	f, err := OpenIn(top, name, os.O_WRONLY|os.O_CREATE)
+	if err != nil {
+		return err
+	}
+	st, err := f.Stat()
+	if err == nil && Linked(f) {
+		f.Close()
+		return replaceIn(top, name, data, st.Mode().Perm())
+	}
+	if err == nil {
+		err = f.Truncate(0)
+	}
+	if err == nil {
+		_, err = f.Write(data)
+	}
+	return errors.Join(err, f.Close())
+}
+
+// Linked reports a file of more than one name (a hard link), or one whose
+// names cannot be counted: writing it in place would change its other
+// names too, which may be outside the folder it was opened in.
+func Linked(f *os.File) bool {
+	st, err := f.Stat()
+	return err != nil || links(f, st) > 1
+}
+
+// replaceIn writes data to a new file beside name under top, then renames
+// it over name.
+func replaceIn(top, name string, data []byte, perm fs.FileMode) error {
+	dir, base := path.Split(name)
+	d, err := dirIn(top, dir, false)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	tmp := "." + base + "-" + strconv.FormatInt(time.Now().UnixNano(), 36) + ".tmp"
+	f, err := d.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 	if err != nil {
 		return err
 	}
 	_, err = f.Write(data)
-	return errors.Join(err, f.Close())
+	if err = errors.Join(err, f.Chmod(perm), f.Close()); err == nil { // Chmod: past the umask
+		err = d.Rename(tmp, base)
+	}
+	if err != nil {
+		_ = d.Remove(tmp)
+	}
+	return err
 }
 
 // same checks that f is the regular file at name in d, not one a link there

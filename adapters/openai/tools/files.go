@@ -32,7 +32,7 @@ func prepareRead(e *Env, a readArgs) (*Prepared, error) {
 
 func (e *Env) read(ctx context.Context, p string, offset, limit int) Result {
 	if e.Editor != nil && e.Editor.CanReadFile() {
-		if _, err := e.present(p); err != nil {
+		if _, _, err := e.present(p); err != nil {
 			return failed("%v", err)
 		}
 		s, err := e.Editor.ReadTextFile(ctx, p, offset, limit)
@@ -179,7 +179,7 @@ func (e *Env) edit(ctx context.Context, p string, a editArgs) Result {
 // current returns the file's text and whether it exists.
 func (e *Env) current(ctx context.Context, p string) (string, bool, error) {
 	if e.Editor != nil && e.Editor.CanReadFile() {
-		if ok, err := e.present(p); !ok || err != nil {
+		if ok, _, err := e.present(p); !ok || err != nil {
 			return "", false, err
 		}
 		s, err := e.Editor.ReadTextFile(ctx, p, 0, 0)
@@ -206,13 +206,16 @@ func (e *Env) current(ctx context.Context, p string) (string, bool, error) {
 
 func (e *Env) write(ctx context.Context, p, content string) error {
 	if e.Editor != nil && e.Editor.CanWriteFile() {
-		if _, err := e.present(p); err != nil {
+		_, linked, err := e.present(p)
+		if err != nil {
 			return err
 		}
-		if err := e.Editor.WriteTextFile(ctx, p, content); err != nil {
-			return fmt.Errorf("write %s via editor: %w", e.rel(p), err)
+		if !linked { // an editor writes a hard link in place, reaching its other names: WriteIn replaces it
+			if err := e.Editor.WriteTextFile(ctx, p, content); err != nil {
+				return fmt.Errorf("write %s via editor: %w", e.rel(p), err)
+			}
+			return nil
 		}
-		return nil
 	}
 	if err := safefile.WriteIn(e.Root, e.rel(p), []byte(content)); err != nil {
 		return fmt.Errorf("write %s: %w", e.rel(p), err)
@@ -223,13 +226,14 @@ func (e *Env) write(ctx context.Context, p, content string) error {
 // present reports whether p exists, failing when a link stands on its path
 // now (safefile.OpenIn): the editor opens by path, so it is not handed
 // one swapped in since the check (it may still meet one swapped in after).
-func (e *Env) present(p string) (bool, error) {
+// linked: the file has other names (safefile.Linked).
+func (e *Env) present(p string) (exists, linked bool, err error) {
 	f, err := safefile.OpenIn(e.Root, e.rel(p), os.O_RDONLY)
 	if errors.Is(err, os.ErrNotExist) {
-		return false, nil
+		return false, false, nil
 	}
 	if err != nil {
-		return false, fmt.Errorf("%s: %w", e.rel(p), err)
+		return false, false, fmt.Errorf("%s: %w", e.rel(p), err)
 	}
-	return true, f.Close()
+	return true, safefile.Linked(f), f.Close()
 }

