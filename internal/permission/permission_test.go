@@ -186,7 +186,7 @@ func TestAlwaysScope_NeverBroaderThanShown(t *testing.T) {
 		{"pnpm -C web dlx prettier .", "pnpm -C web dlx evil-pkg"},
 		{"yarn --cwd web dlx prettier", "yarn --cwd web dlx evil-pkg"},
 		// a second subcommand level, and options in front of the subcommand
-		{"git submodule status", "git submodule update --init"},
+		{"git submodule status", "git submodule update"},
 		{"git stash list", "git stash pop"},
 		{"git 'stash' list", "git stash pop"},
 		{"git.exe stash list", "git.exe stash pop"},
