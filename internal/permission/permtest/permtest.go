@@ -59,8 +59,9 @@ func Rows(shapesFile, cwd string) ([]Row, error) {
 }
 
 // AlwaysRows are the calls of the shapes file's "always" rows, three a
-// row: NAME-shown (answered "always"), NAME-again (the same command, then
-// covered) and NAME-later (the row's other command, still asked).
+// row: NAME-shown (asked, and an editor answers "always"), NAME-again (the
+// same command, then covered) and NAME-later (the row's other command,
+// still asked).
 func AlwaysRows(shapesFile string) ([]Row, error) {
 	return read(shapesFile, "", true)
 }
@@ -83,7 +84,7 @@ func read(shapesFile, cwd string, always bool) ([]Row, error) {
 		switch {
 		case cols[0] == "always" && len(cols) == 3:
 			if always {
-				rows = append(rows, execRow(name+"-shown", OK, cols[1]), execRow(name+"-again", OK, cols[1]), execRow(name+"-later", Ask, cols[2]))
+				rows = append(rows, execRow(name+"-shown", Ask, cols[1]), execRow(name+"-again", OK, cols[1]), execRow(name+"-later", Ask, cols[2]))
 			}
 			continue
 		case len(cols) < 2 || (cols[0] != "deny" && cols[0] != "ok"):
