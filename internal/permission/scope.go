@@ -106,18 +106,19 @@ var operandCommands = set(
 
 // commandShape is what an "always" keeps of a command. A command of
 // operandCommands keeps its program, subcommand words and flags, its
-// operands free. Any other keeps every word but file paths (below),
-// wherever it stands: a subcommand is never taken for an operand, nor an
-// option in front of it (docker --context x image ls, gh -R o/r repo
-// view) hides it. Flag values go the same way: a path is free, a word is
-// kept.
+// operands free. Any other keeps its first word and every other word but
+// file paths (pathWord), wherever it stands: no subcommand, at any
+// level, is taken for an operand, nor does an option in front of it hide
+// it (docker --context x image ls, gh -R o/r repo view). A flag's value
+// goes the same way: a path is free, a word is kept.
 func commandShape(argv []string) []string {
 	for n := min(len(argv), 3); n > 0; n-- {
 		if operandCommands[strings.Join(append([]string{progName(argv[0])}, argv[1:n]...), " ")] {
 			return append(slices.Clone(argv[:n]), slices.DeleteFunc(slices.Clone(argv[n:]), func(a string) bool { return !strings.HasPrefix(a, "-") })...)
 		}
 	}
-	return append([]string{argv[0]}, slices.DeleteFunc(slices.Clone(argv[1:]), pathWord)...)
+	keep := min(len(argv), 2) // the program and the word in a subcommand's place, even a path
+	return append(slices.Clone(argv[:keep]), slices.DeleteFunc(slices.Clone(argv[keep:]), pathWord)...)
 }
 
 // pathWord reports an operand naming a file, a directory or a URL: a
