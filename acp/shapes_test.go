@@ -3,6 +3,7 @@ package acp
 import (
 	"encoding/json"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -66,7 +67,7 @@ type askedEditor struct {
 
 func (e *askedEditor) perm(p schema.RequestPermissionRequest) (any, *jsonrpc.Error) {
 	e.mu.Lock()
-	e.asked[p.ToolCall.ToolCallID] = true
+	e.asked[path.Base(p.ToolCall.ToolCallID)] = true // a delegate's: delegate/SESSION/ID
 	e.mu.Unlock()
 	if strings.HasSuffix(p.ToolCall.ToolCallID, "-shown") {
 		return selectKind("allow_always")(p)
@@ -103,7 +104,7 @@ func TestShapes_HubACPClassifiesAlike(t *testing.T) {
 	t.Run("relay", func(t *testing.T) {
 		ws := permtest.Workspace(t)
 		rows := shapeRows(t, ws)
-		checkRelayed(t, rows, ws, allowAll)
+		checkRelayed(t, rows, ws, allowAll, false)
 	})
 	t.Run("native", func(t *testing.T) {
 		ws := permtest.Workspace(t)
@@ -113,17 +114,23 @@ func TestShapes_HubACPClassifiesAlike(t *testing.T) {
 
 // After an "always" for an always row's shown command (permtest.AlwaysRows),
 // hub acp answers the same command itself and asks again for the row's
-// later one, relaying an ACP agent and running the native loop.
+// later one, relaying an ACP agent, running the native loop, and for an
+// ACP agent the session's agent delegates to.
 func TestShapes_HubACPAlwaysNoBroaderThanShown(t *testing.T) {
 	t.Setenv("PATH", t.TempDir()) // a docker credential helper would make docker rows asked every time
-	for name, check := range map[string]func(*testing.T, []permtest.Row, string, config.PermissionsConfig){"relay": checkRelayed, "native": checkNative} {
+	none := config.PermissionsConfig{}
+	for name, check := range map[string]func(*testing.T, []permtest.Row, string){
+		"relay":    func(t *testing.T, rows []permtest.Row, ws string) { checkRelayed(t, rows, ws, none, false) },
+		"delegate": func(t *testing.T, rows []permtest.Row, ws string) { checkRelayed(t, rows, ws, none, true) },
+		"native":   func(t *testing.T, rows []permtest.Row, ws string) { checkNative(t, rows, ws, none) },
+	} {
 		t.Run(name, func(t *testing.T) {
 			ws := permtest.Workspace(t)
 			rows, err := permtest.AlwaysRows(filepath.Join("..", "internal", "permission", "testdata", "shapes.txt"))
 			if err != nil || len(rows) < 45 {
 				t.Fatalf("%d always rows, %v", len(rows), err)
 			}
-			check(t, rows, ws, config.PermissionsConfig{})
+			check(t, rows, ws)
 		})
 	}
 }
@@ -131,9 +138,9 @@ func TestShapes_HubACPAlwaysNoBroaderThanShown(t *testing.T) {
 // checkRelayed has the scripted ACP agent send rows through hub acp (see
 // relayRows) and checks each is refused unasked, asked, or allowed
 // unasked, as it wants.
-func checkRelayed(t *testing.T, rows []permtest.Row, ws string, perms config.PermissionsConfig) {
+func checkRelayed(t *testing.T, rows []permtest.Row, ws string, perms config.PermissionsConfig, delegated bool) {
 	t.Helper()
-	outcomes, ed := relayRows(t, rows, ws, perms)
+	outcomes, ed := relayRows(t, rows, ws, perms, delegated)
 	for _, r := range rows {
 		got := permtest.Deny
 		switch {
@@ -198,9 +205,11 @@ func checkNative(t *testing.T, rows []permtest.Row, ws string, perms config.Perm
 }
 
 // relayRows has the scripted ACP agent send rows' tool calls through hub
-// acp, in a session at cwd under perms: the outcome the agent reports per
-// row, and what the editor was asked.
-func relayRows(t *testing.T, rows []permtest.Row, cwd string, perms config.PermissionsConfig) (map[string]string, *askedEditor) {
+// acp, in a session at cwd under perms, as the session's agent or
+// (delegated) as the delegate of a session agent that delegates each
+// prompt: the outcome the agent reports per row, and what the editor was
+// asked.
+func relayRows(t *testing.T, rows []permtest.Row, cwd string, perms config.PermissionsConfig, delegated bool) (map[string]string, *askedEditor) {
 	t.Helper()
 	file := filepath.Join(t.TempDir(), "rows.json")
 	if err := permtest.WriteRows(file, rows); err != nil {
@@ -209,13 +218,18 @@ func relayRows(t *testing.T, rows []permtest.Row, cwd string, perms config.Permi
 	reg := adapters.NewRegistry()
 	reg.Register(acpclient.New(acpclient.Config{Name: "shapes", Argv: []string{os.Args[0], "-test.run=^TestShapesAgent$"},
 		Env: map[string]string{permtest.AgentEnv: file}, InitTimeout: 30 * time.Second, StopGrace: time.Second, Logger: zerolog.Nop()}))
-	c := startClient(t, Options{Registry: reg, DefaultAgent: "shapes", Logger: zerolog.Nop(), StateDir: t.TempDir(),
-		CancelGrace: time.Minute, Settings: everywhere(Settings{Permissions: perms})})
+	opts, prompt := Options{Registry: reg, DefaultAgent: "shapes", Logger: zerolog.Nop(), StateDir: t.TempDir(),
+		CancelGrace: time.Minute, Settings: everywhere(Settings{Permissions: perms})}, "go"
+	if delegated {
+		reg.Register(&delegatingAgent{})
+		opts.DefaultAgent, opts.Self, opts.Delegation, prompt = "root", "/usr/local/bin/hub", true, "shapes: go"
+	}
+	c := startClient(t, opts)
 	ed := &askedEditor{asked: map[string]bool{}}
 	c.perm = ed.perm
 	c.init(schema.ClientCapabilities{})
 	sid := c.newSession(cwd)
-	c.prompt(sid, "go")
+	c.prompt(sid, prompt)
 	return agentOutcomes(c.agentText(sid)), ed
 }
 
@@ -234,7 +248,7 @@ func TestShapes_RelayReadsTheSessionCwd(t *testing.T) {
 	}
 	rows := []permtest.Row{exec("append-key", "cat k >> .ssh/authorized_keys", permtest.Deny), exec("cd-aws", "cd .aws && env cp c credentials", permtest.Deny),
 		exec("notes", "echo x > notes.txt", permtest.OK), exec("call-cwd", "cat k >> .ssh/authorized_keys", permtest.OK, t.TempDir())}
-	outcomes, ed := relayRows(t, rows, home, allowAll)
+	outcomes, ed := relayRows(t, rows, home, allowAll, false)
 	for _, r := range rows {
 		got := permtest.Deny
 		if outcomes[r.Name] == "allowed" {
