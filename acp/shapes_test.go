@@ -3,6 +3,7 @@ package acp
 import (
 	"encoding/json"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -55,9 +56,10 @@ func shapeRows(t *testing.T, ws string) []permtest.Row {
 	return rows
 }
 
-// askedEditor is an editor that rejects every permission request and
-// records the tool calls it was asked about; it serves terminals and
-// files without running or reading anything.
+// askedEditor is an editor that rejects every permission request but an
+// always row's NAME-shown call (permtest.AlwaysRows), which it answers
+// "always", and records the tool calls it was asked about; it serves
+// terminals and files without running or reading anything.
 type askedEditor struct {
 	mu    sync.Mutex
 	asked map[string]bool
@@ -65,8 +67,11 @@ type askedEditor struct {
 
 func (e *askedEditor) perm(p schema.RequestPermissionRequest) (any, *jsonrpc.Error) {
 	e.mu.Lock()
-	e.asked[p.ToolCall.ToolCallID] = true
+	e.asked[path.Base(p.ToolCall.ToolCallID)] = true // a delegate's: delegate/SESSION/ID
 	e.mu.Unlock()
+	if strings.HasSuffix(p.ToolCall.ToolCallID, "-shown") {
+		return selectKind("allow_always")(p)
+	}
 	return selectKind("reject_once")(p)
 }
 
@@ -99,73 +104,112 @@ func TestShapes_HubACPClassifiesAlike(t *testing.T) {
 	t.Run("relay", func(t *testing.T) {
 		ws := permtest.Workspace(t)
 		rows := shapeRows(t, ws)
-		outcomes, ed := relayRows(t, rows, ws)
-		for _, r := range rows {
-			got := permtest.Deny
-			switch {
-			case ed.wasAsked(r.Name):
-				got = permtest.Ask
-			case outcomes[r.Name] == "allowed":
-				got = permtest.OK
-			case outcomes[r.Name] == "":
-				t.Errorf("%s: the agent reported no outcome", r.Name)
-			}
-			if got != r.Want {
-				t.Errorf("%s %v: %s (outcome %q), want %s", r.Name, r.ToolCall["rawInput"], got, outcomes[r.Name], r.Want)
-			}
-		}
+		checkRelayed(t, rows, ws, allowAll, false)
 	})
 	t.Run("native", func(t *testing.T) {
 		ws := permtest.Workspace(t)
-		rows := shapeRows(t, ws)
-		var calls []mockllm.OpenAIToolCall
-		var native []permtest.Row
-		for _, r := range rows {
-			if r.NativeTool != "" {
-				calls = append(calls, mockllm.OpenAIToolCall{ID: r.Name, Name: r.NativeTool, Args: r.NativeArgs})
-				native = append(native, r)
-			}
-		}
-		srv := mockllm.NewOpenAIServer(mockllm.OpenAITurn{ToolCalls: calls}, mockllm.OpenAITurn{Text: "done"})
-		defer srv.Close()
-		reg := adapters.NewRegistry()
-		reg.Register(openai.New(openai.Profile{Name: "native", BaseURL: srv.URL, Model: "mock-model", Local: true, Stream: true, ContextWindow: 1 << 20},
-			openai.Options{IdleTimeout: 30 * time.Second}))
-		c := startClient(t, Options{Registry: reg, DefaultAgent: "native", Logger: zerolog.Nop(), StateDir: t.TempDir(),
-			CancelGrace: time.Minute, Settings: everywhere(Settings{Permissions: allowAll})})
-		ed := &askedEditor{asked: map[string]bool{}}
-		c.perm, c.fs = ed.perm, ed.fs
-		c.init(schema.ClientCapabilities{FS: schema.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true}, Terminal: true})
-		sid := c.newSession(ws)
-		c.prompt(sid, "go")
-		status := map[string]string{}
-		for _, u := range c.updates(sid) {
-			switch {
-			case u.ToolCall != nil && u.ToolCall.Status != "":
-				status[u.ToolCall.ToolCallID] = u.ToolCall.Status
-			case u.ToolCallUpdate != nil && u.ToolCallUpdate.Status != "":
-				status[u.ToolCallUpdate.ToolCallID] = u.ToolCallUpdate.Status
-			}
-		}
-		for _, r := range native {
-			got := permtest.Deny
-			switch {
-			case ed.wasAsked(r.Name):
-				got = permtest.Ask
-			case status[r.Name] == "completed":
-				got = permtest.OK
-			}
-			if got != r.Want {
-				t.Errorf("%s %s %s: %s (status %q), want %s", r.Name, r.NativeTool, r.NativeArgs, got, status[r.Name], r.Want)
-			}
-		}
+		checkNative(t, shapeRows(t, ws), ws, allowAll)
 	})
 }
 
+// After an "always" for an always row's shown command (permtest.AlwaysRows),
+// hub acp answers the same command itself and asks again for the row's
+// later one, relaying an ACP agent, running the native loop, and for an
+// ACP agent the session's agent delegates to.
+func TestShapes_HubACPAlwaysNoBroaderThanShown(t *testing.T) {
+	t.Setenv("PATH", t.TempDir()) // a docker credential helper would make docker rows asked every time
+	none := config.PermissionsConfig{}
+	for name, check := range map[string]func(*testing.T, []permtest.Row, string){
+		"relay":    func(t *testing.T, rows []permtest.Row, ws string) { checkRelayed(t, rows, ws, none, false) },
+		"delegate": func(t *testing.T, rows []permtest.Row, ws string) { checkRelayed(t, rows, ws, none, true) },
+		"native":   func(t *testing.T, rows []permtest.Row, ws string) { checkNative(t, rows, ws, none) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			ws := permtest.Workspace(t)
+			rows, err := permtest.AlwaysRows(filepath.Join("..", "internal", "permission", "testdata", "shapes.txt"))
+			if err != nil || len(rows) < 45 {
+				t.Fatalf("%d always rows, %v", len(rows), err)
+			}
+			check(t, rows, ws)
+		})
+	}
+}
+
+// checkRelayed has the scripted ACP agent send rows through hub acp (see
+// relayRows) and checks each is refused unasked, asked, or allowed
+// unasked, as it wants.
+func checkRelayed(t *testing.T, rows []permtest.Row, ws string, perms config.PermissionsConfig, delegated bool) {
+	t.Helper()
+	outcomes, ed := relayRows(t, rows, ws, perms, delegated)
+	for _, r := range rows {
+		got := permtest.Deny
+		switch {
+		case ed.wasAsked(r.Name):
+			got = permtest.Ask
+		case outcomes[r.Name] == "allowed":
+			got = permtest.OK
+		case outcomes[r.Name] == "":
+			t.Errorf("%s: the agent reported no outcome", r.Name)
+		}
+		if got != r.Want {
+			t.Errorf("%s %v: %s (outcome %q), want %s", r.Name, r.ToolCall["rawInput"], got, outcomes[r.Name], r.Want)
+		}
+	}
+}
+
+// checkNative has hub acp's native loop make rows' calls in one reply, in
+// a session at ws under perms, and checks each as checkRelayed does.
+func checkNative(t *testing.T, rows []permtest.Row, ws string, perms config.PermissionsConfig) {
+	t.Helper()
+	var calls []mockllm.OpenAIToolCall
+	var native []permtest.Row
+	for _, r := range rows {
+		if r.NativeTool != "" {
+			calls = append(calls, mockllm.OpenAIToolCall{ID: r.Name, Name: r.NativeTool, Args: r.NativeArgs})
+			native = append(native, r)
+		}
+	}
+	srv := mockllm.NewOpenAIServer(mockllm.OpenAITurn{ToolCalls: calls}, mockllm.OpenAITurn{Text: "done"})
+	defer srv.Close()
+	reg := adapters.NewRegistry()
+	reg.Register(openai.New(openai.Profile{Name: "native", BaseURL: srv.URL, Model: "mock-model", Local: true, Stream: true, ContextWindow: 1 << 20},
+		openai.Options{IdleTimeout: 30 * time.Second}))
+	c := startClient(t, Options{Registry: reg, DefaultAgent: "native", Logger: zerolog.Nop(), StateDir: t.TempDir(),
+		CancelGrace: time.Minute, Settings: everywhere(Settings{Permissions: perms})})
+	ed := &askedEditor{asked: map[string]bool{}}
+	c.perm, c.fs = ed.perm, ed.fs
+	c.init(schema.ClientCapabilities{FS: schema.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true}, Terminal: true})
+	sid := c.newSession(ws)
+	c.prompt(sid, "go")
+	status := map[string]string{}
+	for _, u := range c.updates(sid) {
+		switch {
+		case u.ToolCall != nil && u.ToolCall.Status != "":
+			status[u.ToolCall.ToolCallID] = u.ToolCall.Status
+		case u.ToolCallUpdate != nil && u.ToolCallUpdate.Status != "":
+			status[u.ToolCallUpdate.ToolCallID] = u.ToolCallUpdate.Status
+		}
+	}
+	for _, r := range native {
+		got := permtest.Deny
+		switch {
+		case ed.wasAsked(r.Name):
+			got = permtest.Ask
+		case status[r.Name] == "completed":
+			got = permtest.OK
+		}
+		if got != r.Want {
+			t.Errorf("%s %s %s: %s (status %q), want %s", r.Name, r.NativeTool, r.NativeArgs, got, status[r.Name], r.Want)
+		}
+	}
+}
+
 // relayRows has the scripted ACP agent send rows' tool calls through hub
-// acp, in a session at cwd under a rule that allows everything: the
-// outcome the agent reports per row, and what the editor was asked.
-func relayRows(t *testing.T, rows []permtest.Row, cwd string) (map[string]string, *askedEditor) {
+// acp, in a session at cwd under perms, as the session's agent or
+// (delegated) as the delegate of a session agent that delegates each
+// prompt: the outcome the agent reports per row, and what the editor was
+// asked.
+func relayRows(t *testing.T, rows []permtest.Row, cwd string, perms config.PermissionsConfig, delegated bool) (map[string]string, *askedEditor) {
 	t.Helper()
 	file := filepath.Join(t.TempDir(), "rows.json")
 	if err := permtest.WriteRows(file, rows); err != nil {
@@ -174,13 +218,18 @@ func relayRows(t *testing.T, rows []permtest.Row, cwd string) (map[string]string
 	reg := adapters.NewRegistry()
 	reg.Register(acpclient.New(acpclient.Config{Name: "shapes", Argv: []string{os.Args[0], "-test.run=^TestShapesAgent$"},
 		Env: map[string]string{permtest.AgentEnv: file}, InitTimeout: 30 * time.Second, StopGrace: time.Second, Logger: zerolog.Nop()}))
-	c := startClient(t, Options{Registry: reg, DefaultAgent: "shapes", Logger: zerolog.Nop(), StateDir: t.TempDir(),
-		CancelGrace: time.Minute, Settings: everywhere(Settings{Permissions: allowAll})})
+	opts, prompt := Options{Registry: reg, DefaultAgent: "shapes", Logger: zerolog.Nop(), StateDir: t.TempDir(),
+		CancelGrace: time.Minute, Settings: everywhere(Settings{Permissions: perms})}, "go"
+	if delegated {
+		reg.Register(&delegatingAgent{})
+		opts.DefaultAgent, opts.Self, opts.Delegation, prompt = "root", "/usr/local/bin/hub", true, "shapes: go"
+	}
+	c := startClient(t, opts)
 	ed := &askedEditor{asked: map[string]bool{}}
 	c.perm = ed.perm
 	c.init(schema.ClientCapabilities{})
 	sid := c.newSession(cwd)
-	c.prompt(sid, "go")
+	c.prompt(sid, prompt)
 	return agentOutcomes(c.agentText(sid)), ed
 }
 
@@ -199,7 +248,7 @@ func TestShapes_RelayReadsTheSessionCwd(t *testing.T) {
 	}
 	rows := []permtest.Row{exec("append-key", "cat k >> .ssh/authorized_keys", permtest.Deny), exec("cd-aws", "cd .aws && env cp c credentials", permtest.Deny),
 		exec("notes", "echo x > notes.txt", permtest.OK), exec("call-cwd", "cat k >> .ssh/authorized_keys", permtest.OK, t.TempDir())}
-	outcomes, ed := relayRows(t, rows, home)
+	outcomes, ed := relayRows(t, rows, home, allowAll, false)
 	for _, r := range rows {
 		got := permtest.Deny
 		if outcomes[r.Name] == "allowed" {

@@ -14,9 +14,11 @@ import (
 //     substitutions), one behind a wrapper (sudo, env, VAR=x, xargs, …)
 //     or one running a program it is given (git rebase -x) covers only
 //     itself, exactly;
-//   - any other command covers its program, subcommand and flags, with
-//     its other arguments free ("go test ./a" covers "go test ./b", not
-//     "go test -exec x ./b" nor "go build");
+//   - a well-known command whose other words are operands covers its
+//     program, subcommand and flags, with its operands free ("go test
+//     ./a" covers "go test ./b", not "go test -exec x ./b" nor "go
+//     build"); any other covers its words but file paths ("acme db list"
+//     does not cover "acme db drop"; see commandShape);
 //   - a tool without a command covers the tool.
 func AlwaysScope(tool, command string) string {
 	if command == "" {
@@ -85,20 +87,44 @@ func parseWords(s string) []*syntax.Word {
 	return ce.Args
 }
 
-// commandShape keeps the program, its subcommand (a plain word right after
-// it) and every flag, dropping flag values and positional arguments.
+// operandCommands are well-known commands (program and subcommand words,
+// as typed right after the program) whose other words are all operands:
+// files, packages, branches, revisions, numbers. None has a further
+// subcommand level. A command not listed may have one (git stash list,
+// gh repo delete, docker compose down, terraform state rm, a company CLI),
+// so its words are kept but for file paths (see commandShape).
+var operandCommands = set(
+	"git add", "git blame", "git branch", "git checkout", "git cherry-pick", "git clone", "git commit", "git diff", "git fetch",
+	"git grep", "git init", "git log", "git merge", "git mv", "git pull", "git push", "git rebase", "git reset", "git restore",
+	"git revert", "git rm", "git show", "git status", "git switch", "git tag", "git describe", "git ls-files", "git rev-parse",
+	"go build", "go test", "go vet", "go run", "go install", "go get", "go fmt", "go generate", "go list", "go doc", "go clean",
+	"cargo build", "cargo test", "cargo check", "cargo run", "cargo clippy", "cargo fmt", "cargo doc", "cargo bench", "cargo add", "cargo install",
+	"npm install", "npm i", "npm ci", "npm test", "npm view", "npm ls", "pnpm install", "pnpm add", "yarn add", "yarn install", "bun add", "bun install",
+	"gh pr view", "gh pr diff", "gh pr checks", "gh pr checkout", "gh issue view", "gh run view",
+	"docker build", "docker pull", "docker logs", "docker inspect", "pytest", "jest", "tsc") // and fileReaders (cat, ls, grep, …)
+
+// commandShape is what an "always" keeps of a command. A command of
+// operandCommands keeps its program, subcommand words and flags, its
+// operands free. Any other keeps its first word and every other word but
+// file paths (pathWord), wherever it stands: no subcommand, at any
+// level, is taken for an operand, nor does an option in front of it hide
+// it (docker --context x image ls, gh -R o/r repo view). A flag's value
+// goes the same way: a path is free, a word is kept.
 func commandShape(argv []string) []string {
-	shape := []string{argv[0]}
-	rest := argv[1:]
-	if len(rest) > 0 && plainWord(rest[0]) {
-		shape, rest = append(shape, rest[0]), rest[1:]
+	for n := min(len(argv), 3); n > 0; n-- {
+		if k := strings.Join(append([]string{progName(argv[0])}, argv[1:n]...), " "); operandCommands[k] || n == 1 && fileReaders[k] {
+			return append(slices.Clone(argv[:n]), slices.DeleteFunc(slices.Clone(argv[n:]), func(a string) bool { return !strings.HasPrefix(a, "-") })...)
+		}
 	}
-	return append(shape, slices.DeleteFunc(slices.Clone(rest), func(a string) bool { return !strings.HasPrefix(a, "-") })...)
+	keep := min(len(argv), 2) // the program and the word in a subcommand's place, even a path
+	return append(slices.Clone(argv[:keep]), slices.DeleteFunc(slices.Clone(argv[keep:]), pathWord)...)
 }
 
-func plainWord(s string) bool {
-	return s != "" && s[0] != '-' && !strings.ContainsFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_')
+// pathWord reports an operand naming a file, a directory or a URL: a
+// word of path characters only, with a "/" or "." in it, not a flag.
+func pathWord(s string) bool {
+	return !strings.HasPrefix(s, "-") && strings.ContainsAny(s, "/.") && !strings.ContainsFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./~+@%,:", r))
 	})
 }
 

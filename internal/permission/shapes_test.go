@@ -3,6 +3,7 @@ package permission
 import (
 	"bufio"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -17,12 +18,21 @@ type shapeRow struct {
 	deny bool
 	cmd  string
 	cwd  string
+	// shown is an "always" row's command answered "always"; cmd is the
+	// later command it must not cover.
+	shown string
 }
 
-// readShapes reads testdata/shapes.txt: "deny|ok<TAB>COMMAND[<TAB>cwd=DIR]".
-// Its rows are read with no docker credential helper installed (docker
-// would log in to one, so a machine's PATH would change the verdict).
+// readShapes reads the "deny|ok<TAB>COMMAND[<TAB>cwd=DIR]" rows of
+// testdata/shapes.txt (readShapeFile).
 func readShapes(t *testing.T) []shapeRow {
+	return slices.DeleteFunc(readShapeFile(t), func(r shapeRow) bool { return r.shown != "" })
+}
+
+// readShapeFile reads testdata/shapes.txt, "always" rows included. Its
+// rows are read with no docker credential helper installed (docker
+// would log in to one, so a machine's PATH would change the verdict).
+func readShapeFile(t *testing.T) []shapeRow {
 	t.Helper()
 	t.Setenv("PATH", t.TempDir())
 	f, err := os.Open("testdata/shapes.txt")
@@ -38,6 +48,10 @@ func readShapes(t *testing.T) []shapeRow {
 			continue
 		}
 		cols := strings.Split(line, "\t")
+		if cols[0] == "always" && len(cols) == 3 {
+			rows = append(rows, shapeRow{line: n, shown: cols[1], cmd: cols[2], cwd: defaultShapeCwd})
+			continue
+		}
 		if len(cols) < 2 || len(cols) > 3 || cols[0] != "deny" && cols[0] != "ok" {
 			t.Fatalf("shapes.txt:%d: want deny|ok<TAB>COMMAND[<TAB>cwd=DIR], got %q", n, line)
 		}
@@ -80,6 +94,30 @@ func TestHardDeny_Shapes(t *testing.T) {
 	}
 	if deny < 250 || ok < 50 {
 		t.Errorf("shapes.txt holds %d destructive and %d harmless commands; want at least 250 and 50", deny, ok)
+	}
+}
+
+// After an "always" for the shown command of each "always" row of
+// shapes.txt, that command runs unasked and the row's later one (another
+// second-level subcommand) is still asked.
+func TestService_AlwaysShapes(t *testing.T) {
+	n := 0
+	for _, r := range readShapeFile(t) {
+		if r.shown == "" {
+			continue
+		}
+		n++
+		s := mustNew(t)
+		s.Remember(shapeRequest(r.shown, r.cwd), adapters.AllowAlways)
+		if v := s.Check(shapeRequest(r.shown, r.cwd)); v.Decision != Allow {
+			t.Errorf("shapes.txt:%d: the always for %q does not cover itself: %+v", r.line, r.shown, v)
+		}
+		if v := s.Check(shapeRequest(r.cmd, r.cwd)); v.Decision == Allow {
+			t.Errorf("shapes.txt:%d: the always for %q covers %q: %+v", r.line, r.shown, r.cmd, v)
+		}
+	}
+	if n < 15 {
+		t.Errorf("shapes.txt holds %d always rows; want at least 15", n)
 	}
 }
 

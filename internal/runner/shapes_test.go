@@ -16,7 +16,9 @@ import (
 	"github.com/hubdev/hub/adapters/acpclient"
 	"github.com/hubdev/hub/adapters/openai"
 	"github.com/hubdev/hub/conversation"
+	"github.com/hubdev/hub/internal/config"
 	"github.com/hubdev/hub/internal/mockllm"
+	"github.com/hubdev/hub/internal/permission"
 	"github.com/hubdev/hub/internal/permission/permtest"
 )
 
@@ -124,6 +126,70 @@ func TestShapes_HubRunClassifiesAlike(t *testing.T) {
 			}
 		}
 	})
+}
+
+// In hub run an "always" is a durable grant: one kept for an always row's
+// shown command (permtest.AlwaysRows) lets that command run, over
+// --approve none, and not the row's later one, with an ACP agent and with
+// the native loop. PATH is empty: no command found there runs.
+func TestShapes_HubRunAlwaysNoBroaderThanShown(t *testing.T) {
+	for _, agent := range []string{"shapes", "openai"} {
+		t.Run(agent, func(t *testing.T) {
+			ws := permtest.Workspace(t)
+			t.Setenv("PATH", t.TempDir())
+			rows, err := permtest.AlwaysRows(filepath.Join("..", "permission", "testdata", "shapes.txt"))
+			if err != nil || len(rows) < 45 {
+				t.Fatalf("%d always rows, %v", len(rows), err)
+			}
+			store := permission.OpenGrants(filepath.Join(t.TempDir(), "grants.json"), nil)
+			keeper, err := permission.New(config.PermissionsConfig{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			keeper.UseGrants(permission.GrantPolicy{Store: store, Project: config.ProjectRoot(ws), Lifetime: time.Hour, Agent: agent})
+			reg := adapters.NewRegistry()
+			var calls []mockllm.OpenAIToolCall
+			for _, r := range rows {
+				tool := adapters.ToolCall{Kind: adapters.KindExecute, RawInput: json.RawMessage(r.NativeArgs)}
+				if agent == "openai" {
+					tool.Name = r.NativeTool
+				}
+				if strings.HasSuffix(r.Name, "-shown") {
+					if _, err := keeper.Keep(permission.RequestOf(tool, ws)); err != nil {
+						t.Fatal(err)
+					}
+				}
+				calls = append(calls, mockllm.OpenAIToolCall{ID: r.Name, Name: r.NativeTool, Args: r.NativeArgs})
+			}
+			if agent == "shapes" {
+				file := filepath.Join(t.TempDir(), "rows.json")
+				if err := permtest.WriteRows(file, rows); err != nil {
+					t.Fatal(err)
+				}
+				reg.Register(acpclient.New(acpclient.Config{Name: "shapes", Argv: []string{os.Args[0], "-test.run=^TestShapesAgent$"},
+					Env: map[string]string{permtest.AgentEnv: file}, InitTimeout: 30 * time.Second, StopGrace: time.Second, Logger: zerolog.Nop()}))
+			} else {
+				srv := mockllm.NewOpenAIServer(mockllm.OpenAITurn{ToolCalls: calls}, mockllm.OpenAITurn{Text: "done"})
+				defer srv.Close()
+				retries := 0
+				reg.Register(openai.New(openai.Profile{Name: "openai", BaseURL: srv.URL, Model: "mock-model", APIKey: "k", Stream: true, ContextWindow: 1 << 20},
+					openai.Options{MaxRetries: &retries}))
+			}
+			var out, errb bytes.Buffer
+			s := Run(context.Background(), Options{Registry: reg, Agent: agent, Cwd: ws, Prompt: "go", Approve: conversation.ApproveNone, Format: FormatJSONL,
+				Grants: store, Stdout: &out, Stderr: &errb, Timeout: time.Minute, Grace: 2 * time.Second, StopAll: func() {}, SkillsUserDir: t.TempDir()})
+			denied := map[string]Denial{}
+			for _, d := range s.Denied {
+				denied[d.ToolID] = d
+			}
+			for _, r := range rows {
+				d, ok := denied[r.Name]
+				if want := strings.HasSuffix(r.Name, "-later"); ok != want || ok && !strings.HasPrefix(d.Reason, "--approve") {
+					t.Errorf("%s %s: denied %v (%q), want %v by --approve", r.Name, r.NativeArgs, ok, d.Reason, want)
+				}
+			}
+		})
+	}
 }
 
 // failedTools are the ids of the tool calls a jsonl run reports failed.

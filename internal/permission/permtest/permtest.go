@@ -55,6 +55,18 @@ type Row struct {
 // one working directory) and a row climbing with ".." (what it reaches
 // depends on how deep the test's home and workspace sit).
 func Rows(shapesFile, cwd string) ([]Row, error) {
+	return read(shapesFile, cwd, false)
+}
+
+// AlwaysRows are the calls of the shapes file's "always" rows, three a
+// row: NAME-shown (asked, and an editor answers "always"), NAME-again (the
+// same command, then covered) and NAME-later (the row's other command,
+// still asked).
+func AlwaysRows(shapesFile string) ([]Row, error) {
+	return read(shapesFile, "", true)
+}
+
+func read(shapesFile, cwd string, always bool) ([]Row, error) {
 	f, err := os.Open(shapesFile)
 	if err != nil {
 		return nil, fmt.Errorf("shape rows: %w", err)
@@ -68,25 +80,39 @@ func Rows(shapesFile, cwd string) ([]Row, error) {
 			continue
 		}
 		cols := strings.Split(line, "\t")
-		if len(cols) < 2 || (cols[0] != "deny" && cols[0] != "ok") {
-			return nil, fmt.Errorf("%s:%d: want deny|ok<TAB>COMMAND", shapesFile, n)
+		name := fmt.Sprintf("line%d", n)
+		switch {
+		case cols[0] == "always" && len(cols) == 3:
+			if always {
+				rows = append(rows, execRow(name+"-shown", Ask, cols[1]), execRow(name+"-again", OK, cols[1]), execRow(name+"-later", Ask, cols[2]))
+			}
+			continue
+		case len(cols) < 2 || (cols[0] != "deny" && cols[0] != "ok"):
+			return nil, fmt.Errorf("%s:%d: want deny|ok<TAB>COMMAND or always<TAB>SHOWN<TAB>LATER", shapesFile, n)
 		}
 		want, cmd := Class(cols[0]), cols[1]
-		if (len(cols) > 2 && strings.HasPrefix(cols[2], "cwd=")) || strings.Contains(cmd, "..") {
+		if always || (len(cols) > 2 && strings.HasPrefix(cols[2], "cwd=")) || strings.Contains(cmd, "..") {
 			continue
 		}
 		if want == OK && permission.MustAsk(permission.Request{Tool: "bash", Kind: adapters.KindExecute, Command: cmd, Cwd: cwd}) != "" {
 			want = Ask
 		}
-		name := fmt.Sprintf("line%d", n)
-		rows = append(rows, Row{Name: name, Want: want,
-			ToolCall:   map[string]any{"toolCallId": name, "title": cmd, "kind": "execute", "rawInput": map[string]any{"command": cmd}},
-			NativeTool: "bash", NativeArgs: jsonOf(map[string]any{"command": cmd})})
+		rows = append(rows, execRow(name, want, cmd))
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("shape rows: %w", err)
 	}
+	if always {
+		return rows, nil
+	}
 	return append(rows, shapeRows()...), nil
+}
+
+// execRow is cmd as an execute call and the native loop's bash call.
+func execRow(name string, want Class, cmd string) Row {
+	return Row{Name: name, Want: want,
+		ToolCall:   map[string]any{"toolCallId": name, "title": cmd, "kind": "execute", "rawInput": map[string]any{"command": cmd}},
+		NativeTool: "bash", NativeArgs: jsonOf(map[string]any{"command": cmd})}
 }
 
 // shapeRows are the tool-call shapes ACP allows that hub must read alike.
