@@ -33,16 +33,25 @@ var ErrNoParent = errors.New("cannot reach the hub acp that started this agent")
 // cleanup stay with the root session. It listens on a unix socket in a
 // private directory (TCP on loopback on Windows, see openSocket); each root
 // session is a Host behind its own token, which every call must carry.
+// Its address stays the same for its life: children keep it in their
+// environment, so a socket a tmp cleaner removed is made again there.
 type Bridge struct {
-	ln     net.Listener
+	addr   string
 	dir    string
 	log    zerolog.Logger
 	mu     sync.Mutex
+	ln     net.Listener
+	sock   os.FileInfo // ln's file, to tell it from none or another
 	hosts  map[string]Host
 	conns  map[net.Conn]bool
 	closed bool
+	done   chan struct{}
 	wg     sync.WaitGroup
 }
+
+// reopenEvery is how often a bridge looks for its socket file, so one
+// removed during a turn is back before long.
+const reopenEvery = 10 * time.Second
 
 // Listen opens a bridge.
 func Listen(log zerolog.Logger) (*Bridge, error) {
@@ -50,9 +59,63 @@ func Listen(log zerolog.Logger) (*Bridge, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &Bridge{ln: ln, dir: dir, log: log, hosts: map[string]Host{}, conns: map[net.Conn]bool{}}
-	b.wg.Go(b.accept)
+	b := &Bridge{addr: ln.Addr().String(), dir: dir, log: log, hosts: map[string]Host{}, conns: map[net.Conn]bool{}, done: make(chan struct{})}
+	b.serveOn(ln)
+	if dir != "" {
+		tick := time.NewTicker(reopenEvery)
+		b.wg.Go(func() { defer tick.Stop(); b.watch(tick.C) })
+	}
 	return b, nil
+}
+
+// serveOn makes ln the bridge's listener; the caller holds mu, or is
+// Listen.
+func (b *Bridge) serveOn(ln net.Listener) {
+	b.ln = ln
+	b.sock, _ = os.Stat(b.addr)
+	b.wg.Go(func() { b.accept(ln) })
+}
+
+// Reopen listens again at the bridge's address if its socket file (or its
+// directory) was removed or replaced: by systemd-tmpfiles, tmpwatch,
+// macOS's periodic cleaning or `rm -rf /tmp/*`. Calls in progress go on.
+func (b *Bridge) Reopen() error {
+	if b.dir == "" {
+		return nil
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if fi, err := os.Lstat(b.addr); b.closed || (err == nil && os.SameFile(fi, b.sock)) {
+		return nil
+	}
+	ln, err := relisten(b.dir, b.addr)
+	if err != nil {
+		return fmt.Errorf("the delegation socket %s was removed and cannot be made again (restart the agent server to get a new one): %w", b.addr, err)
+	}
+	if ul, ok := b.ln.(*net.UnixListener); ok {
+		ul.SetUnlinkOnClose(false) // its path is ln's now
+	}
+	_ = b.ln.Close()
+	b.serveOn(ln)
+	return nil
+}
+
+// watch reopens the socket at each tick, until Close; it warns once when
+// it cannot.
+func (b *Bridge) watch(tick <-chan time.Time) {
+	var failing bool
+	for {
+		select {
+		case <-b.done:
+			return
+		case <-tick:
+		}
+		err := b.Reopen()
+		if err != nil && !failing {
+			b.log.Warn().Err(err).Msg("delegation off until the socket is back")
+		}
+		failing = err != nil
+	}
 }
 
 // Register serves h behind a new token; the returned func withdraws it.
@@ -72,15 +135,18 @@ func (b *Bridge) Register(h Host) (token string, unregister func()) {
 
 // Env is the environment of a `hub mcp` child serving token's host.
 func (b *Bridge) Env(token string) map[string]string {
-	return map[string]string{EnvSocket: b.ln.Addr().String(), EnvToken: token}
+	return map[string]string{EnvSocket: b.addr, EnvToken: token}
 }
 
 // Close stops listening, ends every connection and removes the socket
 // (and its directory, if any).
 func (b *Bridge) Close() {
-	_ = b.ln.Close()
 	b.mu.Lock()
+	if !b.closed {
+		close(b.done)
+	}
 	b.closed = true
+	_ = b.ln.Close()
 	for nc := range b.conns {
 		_ = nc.Close() // ends its read loop, so its serve returns
 	}
@@ -91,9 +157,9 @@ func (b *Bridge) Close() {
 	}
 }
 
-func (b *Bridge) accept() {
+func (b *Bridge) accept(ln net.Listener) {
 	for {
-		nc, err := b.ln.Accept()
+		nc, err := ln.Accept()
 		if err != nil {
 			return
 		}
