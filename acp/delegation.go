@@ -45,6 +45,20 @@ func (s *server) bridge() (*delegation.Bridge, error) {
 	return s.delegBridge, s.bridgeErr
 }
 
+// reopenBridge makes the delegation socket again at its address if a tmp
+// cleaner removed it, before a turn whose agent may call it (the bridge
+// also looks every few seconds, for a turn that runs long).
+func (s *server) reopenBridge() {
+	s.bridgeMu.Lock()
+	defer s.bridgeMu.Unlock()
+	if s.delegBridge == nil {
+		return
+	}
+	if err := s.delegBridge.Reopen(); err != nil {
+		s.log.Warn().Err(err).Msg("delegation off")
+	}
+}
+
 func (s *server) closeBridge() {
 	s.bridgeMu.Lock()
 	b := s.delegBridge

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -236,6 +238,34 @@ func TestDelegation_DepthAndLoops(t *testing.T) {
 	c.prompt(sid, "root: do it yourself")
 	if got := agentText(c.updates(sid)); !strings.Contains(got, "tool error:") || !strings.Contains(got, "loop") {
 		t.Fatalf("loop answer %q", got)
+	}
+}
+
+// An editor session lives for days: a tmp cleaner that removes the
+// delegation socket, or its directory, between turns does not stop the
+// agent's `hub mcp`, started before with the address in its environment,
+// from delegating in the next turn.
+func TestDelegation_SurvivesTheSocketRemovedBetweenTurns(t *testing.T) {
+	for _, removed := range []string{"socket", "directory"} {
+		t.Run(removed, func(t *testing.T) {
+			root := &delegatingAgent{}
+			c, _ := delegationClient(t, root, `{"event":{"type":"text","text":"hi"}}`)
+			sid, _ := c.start(t)
+			c.prompt(sid, "helper: say hi")
+			root.mu.Lock()
+			sock := hubEntry(root.starts[0].MCPServers).Env[delegation.EnvSocket]
+			root.mu.Unlock()
+			if removed == "directory" {
+				sock = filepath.Dir(sock)
+			}
+			if err := os.RemoveAll(sock); err != nil {
+				t.Fatal(err)
+			}
+			c.prompt(sid, "helper: say hi again")
+			if got := agentText(c.updates(sid)); strings.Count(got, "root got: hi") != 2 {
+				t.Fatalf("agent text %q, want two answers from the helper", got)
+			}
+		})
 	}
 }
 
