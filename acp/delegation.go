@@ -35,8 +35,10 @@ func (s *server) delegationOn(v string) bool {
 	return s.delegationAvailable() && (v == delegationOn || (v == "" && s.opts.Delegation))
 }
 
-// bridge opens the server's delegation socket on first use.
+// bridge opens the server's delegation socket on first use, and again if
+// it was removed since: the agent about to start reaches it at once.
 func (s *server) bridge() (*delegation.Bridge, error) {
+	s.reopenBridge()
 	s.bridgeMu.Lock()
 	defer s.bridgeMu.Unlock()
 	if s.bridgeErr == nil && s.delegBridge == nil {

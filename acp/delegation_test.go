@@ -79,6 +79,9 @@ type delegatingAgent struct {
 	// cancel can stop the delegate.
 	detached bool
 	results  chan delegation.Result
+	// probes, when set, gets what Dial said at each start, as a real
+	// `hub mcp` child dials its parent when the agent starts it.
+	probes chan error
 }
 
 func (a *delegatingAgent) Name() string { return "root" }
@@ -89,6 +92,11 @@ func (a *delegatingAgent) Start(_ context.Context, o adapters.SessionOptions) (a
 	a.mu.Lock()
 	a.starts = append(a.starts, o)
 	a.mu.Unlock()
+	if a.probes != nil {
+		env := hubEntry(o.MCPServers).Env
+		_, _, err := delegation.Dial(func(k string) string { return env[k] }, zerolog.Nop())
+		a.probes <- err
+	}
 	return &delegatingSession{a: a, opts: o}, nil
 }
 
@@ -266,6 +274,28 @@ func TestDelegation_SurvivesTheSocketRemovedBetweenTurns(t *testing.T) {
 				t.Fatalf("agent text %q, want two answers from the helper", got)
 			}
 		})
+	}
+}
+
+// The agent of a session started after a tmp cleaner removed the socket
+// directory reaches hub from its start: its `hub mcp` child checks its
+// parent once, before any turn.
+func TestDelegation_ANewSessionAfterTheSocketWasRemoved(t *testing.T) {
+	root := &delegatingAgent{probes: make(chan error, 2)}
+	c, _ := delegationClient(t, root, `{"event":{"type":"text","text":"hi"}}`)
+	c.start(t)
+	if err := <-root.probes; err != nil {
+		t.Fatalf("the first agent's child: %v", err)
+	}
+	root.mu.Lock()
+	sock := hubEntry(root.starts[0].MCPServers).Env[delegation.EnvSocket]
+	root.mu.Unlock()
+	if err := os.RemoveAll(filepath.Dir(sock)); err != nil {
+		t.Fatal(err)
+	}
+	c.newSession(t.TempDir())
+	if err := <-root.probes; err != nil {
+		t.Fatalf("the second agent's child: %v", err)
 	}
 }
 
