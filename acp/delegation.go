@@ -48,8 +48,8 @@ func (s *server) bridge() (*delegation.Bridge, error) {
 }
 
 // reopenBridge makes the delegation socket again at its address if a tmp
-// cleaner removed it, before a turn whose agent may call it (the bridge
-// also looks every few seconds, for a turn that runs long).
+// cleaner removed it, before a turn whose agent may call it (during one, a
+// `hub mcp` child that cannot dial asks for it).
 func (s *server) reopenBridge() {
 	s.bridgeMu.Lock()
 	defer s.bridgeMu.Unlock()

@@ -82,6 +82,8 @@ type delegatingAgent struct {
 	// probes, when set, gets what Dial said at each start, as a real
 	// `hub mcp` child dials its parent when the agent starts it.
 	probes chan error
+	// dialed, when set, runs once the turn's child has reached hub.
+	dialed func()
 }
 
 func (a *delegatingAgent) Name() string { return "root" }
@@ -116,6 +118,9 @@ func (s *delegatingSession) Prompt(ctx context.Context, prompt []adapters.Conten
 		return adapters.StopEndTurn, nil
 	}
 	defer remote.Close()
+	if s.a.dialed != nil {
+		s.a.dialed()
+	}
 	dctx := ctx
 	if s.a.detached {
 		dctx = context.Background()
@@ -250,12 +255,20 @@ func TestDelegation_DepthAndLoops(t *testing.T) {
 }
 
 // An editor session lives for days: a tmp cleaner that removes the
-// delegation socket, or its directory, between turns does not stop the
-// agent's `hub mcp`, started before with the address in its environment,
-// from delegating in the next turn.
-func TestDelegation_SurvivesTheSocketRemovedBetweenTurns(t *testing.T) {
-	for _, removed := range []string{"socket", "directory"} {
-		t.Run(removed, func(t *testing.T) {
+// delegation socket, or its directory, between turns or during one does
+// not stop the agent's `hub mcp`, started before with the address in its
+// environment, from delegating.
+func TestDelegation_SurvivesTheSocketRemoved(t *testing.T) {
+	tests := []struct {
+		name        string
+		dir, during bool
+	}{
+		{"socket between turns", false, false},
+		{"directory between turns", true, false},
+		{"directory during a turn", true, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
 			root := &delegatingAgent{}
 			c, _ := delegationClient(t, root, `{"event":{"type":"text","text":"hi"}}`)
 			sid, _ := c.start(t)
@@ -263,11 +276,18 @@ func TestDelegation_SurvivesTheSocketRemovedBetweenTurns(t *testing.T) {
 			root.mu.Lock()
 			sock := hubEntry(root.starts[0].MCPServers).Env[delegation.EnvSocket]
 			root.mu.Unlock()
-			if removed == "directory" {
+			if tc.dir {
 				sock = filepath.Dir(sock)
 			}
-			if err := os.RemoveAll(sock); err != nil {
-				t.Fatal(err)
+			remove := func() {
+				if err := os.RemoveAll(sock); err != nil {
+					t.Error(err)
+				}
+			}
+			if tc.during {
+				root.dialed = remove
+			} else {
+				remove()
 			}
 			c.prompt(sid, "helper: say hi again")
 			if got := agentText(c.updates(sid)); strings.Count(got, "root got: hi") != 2 {

@@ -45,13 +45,8 @@ type Bridge struct {
 	hosts  map[string]Host
 	conns  map[net.Conn]bool
 	closed bool
-	done   chan struct{}
 	wg     sync.WaitGroup
 }
-
-// reopenEvery is how often a bridge looks for its socket file, so one
-// removed during a turn is back before long.
-const reopenEvery = 10 * time.Second
 
 // Listen opens a bridge.
 func Listen(log zerolog.Logger) (*Bridge, error) {
@@ -59,12 +54,8 @@ func Listen(log zerolog.Logger) (*Bridge, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &Bridge{addr: ln.Addr().String(), dir: dir, log: log, hosts: map[string]Host{}, conns: map[net.Conn]bool{}, done: make(chan struct{})}
+	b := &Bridge{addr: ln.Addr().String(), dir: dir, log: log, hosts: map[string]Host{}, conns: map[net.Conn]bool{}}
 	b.serveOn(ln)
-	if dir != "" {
-		tick := time.NewTicker(reopenEvery)
-		b.wg.Go(func() { defer tick.Stop(); b.watch(tick.C) })
-	}
 	return b, nil
 }
 
@@ -79,6 +70,8 @@ func (b *Bridge) serveOn(ln net.Listener) {
 // Reopen listens again at the bridge's address if its socket file (or its
 // directory) was removed or replaced: by systemd-tmpfiles, tmpwatch,
 // macOS's periodic cleaning or `rm -rf /tmp/*`. Calls in progress go on.
+// A child that cannot dial asks for it on the connection Dial kept, which
+// outlives the file.
 func (b *Bridge) Reopen() error {
 	if b.dir == "" {
 		return nil
@@ -98,24 +91,6 @@ func (b *Bridge) Reopen() error {
 	_ = b.ln.Close()
 	b.serveOn(ln)
 	return nil
-}
-
-// watch reopens the socket at each tick, until Close; it warns once when
-// it cannot.
-func (b *Bridge) watch(tick <-chan time.Time) {
-	var failing bool
-	for {
-		select {
-		case <-b.done:
-			return
-		case <-tick:
-		}
-		err := b.Reopen()
-		if err != nil && !failing {
-			b.log.Warn().Err(err).Msg("delegation off until the socket is back")
-		}
-		failing = err != nil
-	}
 }
 
 // Register serves h behind a new token; the returned func withdraws it.
@@ -142,9 +117,6 @@ func (b *Bridge) Env(token string) map[string]string {
 // (and its directory, if any).
 func (b *Bridge) Close() {
 	b.mu.Lock()
-	if !b.closed {
-		close(b.done)
-	}
 	b.closed = true
 	_ = b.ln.Close()
 	for nc := range b.conns {
@@ -224,6 +196,8 @@ func (b *Bridge) handle(ctx context.Context, conn *jsonrpc.Conn, r *jsonrpc.Requ
 	case "delegate":
 		res, err := h.Delegate(ctx, p.Request, progress)
 		return res, nil, err
+	case "reopen":
+		return nil, nil, b.Reopen()
 	}
 	return nil, nil, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "Method not found: "+r.Method, nil)
 }
@@ -235,6 +209,8 @@ func (b *Bridge) handle(ctx context.Context, conn *jsonrpc.Conn, r *jsonrpc.Requ
 type Remote struct {
 	addr, token string
 	log         zerolog.Logger
+	nc          net.Conn      // Dial's, kept: it outlives the socket's file
+	bell        *jsonrpc.Conn // on nc: asks the parent to make its socket again
 }
 
 var _ Host = (*Remote)(nil)
@@ -250,12 +226,13 @@ func Dial(getenv func(string) string, log zerolog.Logger) (r *Remote, ok bool, e
 	if err != nil {
 		return nil, true, fmt.Errorf("%w: %w", ErrNoParent, err)
 	}
-	_ = nc.Close()
-	return &Remote{addr: sock, token: token, log: log}, true, nil
+	r = &Remote{addr: sock, token: token, log: log, nc: nc, bell: jsonrpc.New(nc, nc, jsonrpc.Options{Logger: log})}
+	go func() { _ = r.bell.Serve(context.Background()) }()
+	return r, true, nil
 }
 
-// Close ends nothing: each call closes its own connection.
-func (r *Remote) Close() {}
+// Close hangs up the connection Dial kept; each call closes its own.
+func (r *Remote) Close() { r.bell.Close(); _ = r.nc.Close() }
 
 // Agents asks the parent for its agents; none when it cannot be reached.
 func (r *Remote) Agents() []AgentInfo {
@@ -286,6 +263,9 @@ func (r *Remote) Delegate(ctx context.Context, req Request, progress Progress) (
 // call makes one call on a connection of its own, closed when it returns.
 func (r *Remote) call(ctx context.Context, method string, req Request, progress Progress, out any) error {
 	nc, err := dialSocket(r.addr)
+	if err != nil && r.bell.Call(ctx, "reopen", callParams{Token: r.token}, nil) == nil {
+		nc, err = dialSocket(r.addr) // the parent made its socket again
+	}
 	if err != nil {
 		return err
 	}
