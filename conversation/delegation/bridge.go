@@ -83,7 +83,7 @@ func (b *Bridge) Reopen() error {
 	}
 	ln, err := relisten(b.dir, b.addr)
 	if err != nil {
-		return fmt.Errorf("the delegation socket %s was removed and cannot be made again (restart the agent server to get a new one): %w", b.addr, err)
+		return fmt.Errorf("the delegation socket %s was removed and cannot be made again (restart hub acp from the editor for a new one): %w", b.addr, err)
 	}
 	if ul, ok := b.ln.(*net.UnixListener); ok {
 		ul.SetUnlinkOnClose(false) // its path is ln's now
