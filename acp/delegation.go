@@ -36,29 +36,19 @@ func (s *server) delegationOn(v string) bool {
 }
 
 // bridge opens the server's delegation socket on first use, and again if
-// it was removed since: the agent about to start reaches it at once.
+// a tmp cleaner removed it since: the `hub mcp` child of the agent about to
+// start checks it once (one already running asks for it when it must).
 func (s *server) bridge() (*delegation.Bridge, error) {
-	s.reopenBridge()
 	s.bridgeMu.Lock()
 	defer s.bridgeMu.Unlock()
 	if s.bridgeErr == nil && s.delegBridge == nil {
 		s.delegBridge, s.bridgeErr = delegation.Listen(s.log)
+	} else if s.delegBridge != nil {
+		if err := s.delegBridge.Reopen(); err != nil {
+			return nil, err
+		}
 	}
 	return s.delegBridge, s.bridgeErr
-}
-
-// reopenBridge makes the delegation socket again at its address if a tmp
-// cleaner removed it, before a turn whose agent may call it (during one, a
-// `hub mcp` child that cannot dial asks for it).
-func (s *server) reopenBridge() {
-	s.bridgeMu.Lock()
-	defer s.bridgeMu.Unlock()
-	if s.delegBridge == nil {
-		return
-	}
-	if err := s.delegBridge.Reopen(); err != nil {
-		s.log.Warn().Err(err).Msg("delegation off")
-	}
 }
 
 func (s *server) closeBridge() {

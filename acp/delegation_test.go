@@ -70,8 +70,9 @@ func TestDelegation_HostOnlyForADelegateThatTakesHubsServer(t *testing.T) {
 
 // delegatingAgent stands for an agent CLI that calls hub's delegate tool:
 // its `hub mcp` child is played in-process, reaching the session through
-// the MCP server entry hub handed the agent. It delegates each prompt
-// ("AGENT: task") and answers with what came back.
+// the MCP server entry hub handed the agent, dialed once when the agent
+// starts, as the real child does. It delegates each prompt ("AGENT: task")
+// and answers with what came back.
 type delegatingAgent struct {
 	mu     sync.Mutex
 	starts []adapters.SessionOptions
@@ -79,11 +80,10 @@ type delegatingAgent struct {
 	// cancel can stop the delegate.
 	detached bool
 	results  chan delegation.Result
-	// probes, when set, gets what Dial said at each start, as a real
-	// `hub mcp` child dials its parent when the agent starts it.
+	// probes, when set, gets what Dial said at each start.
 	probes chan error
-	// dialed, when set, runs once the turn's child has reached hub.
-	dialed func()
+	// midTurn, when set, runs in the turn before the delegate call.
+	midTurn func()
 }
 
 func (a *delegatingAgent) Name() string { return "root" }
@@ -94,32 +94,36 @@ func (a *delegatingAgent) Start(_ context.Context, o adapters.SessionOptions) (a
 	a.mu.Lock()
 	a.starts = append(a.starts, o)
 	a.mu.Unlock()
+	env := hubEntry(o.MCPServers).Env
+	remote, _, err := delegation.Dial(func(k string) string { return env[k] }, zerolog.Nop())
 	if a.probes != nil {
-		env := hubEntry(o.MCPServers).Env
-		_, _, err := delegation.Dial(func(k string) string { return env[k] }, zerolog.Nop())
 		a.probes <- err
 	}
-	return &delegatingSession{a: a, opts: o}, nil
+	return &delegatingSession{a: a, remote: remote, dialErr: err}, nil
 }
 
 type delegatingSession struct {
-	a    *delegatingAgent
-	opts adapters.SessionOptions
+	a       *delegatingAgent
+	remote  *delegation.Remote // nil: no hub tool
+	dialErr error
 }
 
-func (s *delegatingSession) ID() string   { return "root-1" }
-func (s *delegatingSession) Close() error { return nil }
+func (s *delegatingSession) ID() string { return "root-1" }
+func (s *delegatingSession) Close() error {
+	if s.remote != nil {
+		s.remote.Close()
+	}
+	return nil
+}
 func (s *delegatingSession) Prompt(ctx context.Context, prompt []adapters.Content, emit func(adapters.Event)) (adapters.StopReason, error) {
 	agent, task, _ := strings.Cut(prompt[0].Text, ": ")
-	env := hubEntry(s.opts.MCPServers).Env
-	remote, ok, err := delegation.Dial(func(k string) string { return env[k] }, zerolog.Nop())
-	if !ok || err != nil {
-		emit(adapters.Event{Type: adapters.EventText, Text: fmt.Sprintf("no hub tool (%v)", err)})
+	remote := s.remote
+	if remote == nil {
+		emit(adapters.Event{Type: adapters.EventText, Text: fmt.Sprintf("no hub tool (%v)", s.dialErr)})
 		return adapters.StopEndTurn, nil
 	}
-	defer remote.Close()
-	if s.a.dialed != nil {
-		s.a.dialed()
+	if s.a.midTurn != nil {
+		s.a.midTurn()
 	}
 	dctx := ctx
 	if s.a.detached {
@@ -285,7 +289,7 @@ func TestDelegation_SurvivesTheSocketRemoved(t *testing.T) {
 				}
 			}
 			if tc.during {
-				root.dialed = remove
+				root.midTurn = remove
 			} else {
 				remove()
 			}

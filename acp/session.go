@@ -224,7 +224,6 @@ func (ss *session) runTurn(turn *conversation.Turn, prompt []schema.ContentBlock
 		ss.agent.Rest()
 	}()
 	turnCtx := turn.Context()
-	ss.srv.reopenBridge()
 	ss.agent.Use()
 	admit := sync.OnceFunc(func() { ss.recordUser(prompt) }) // once the hooks passed: a save before must not keep it
 	ss.span.Store(trace.From(turnCtx))
