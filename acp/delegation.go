@@ -35,12 +35,18 @@ func (s *server) delegationOn(v string) bool {
 	return s.delegationAvailable() && (v == delegationOn || (v == "" && s.opts.Delegation))
 }
 
-// bridge opens the server's delegation socket on first use.
+// bridge opens the server's delegation socket on first use, and again if
+// a tmp cleaner removed it since: the `hub mcp` child of the agent about to
+// start checks it once (one already running asks for it when it must).
 func (s *server) bridge() (*delegation.Bridge, error) {
 	s.bridgeMu.Lock()
 	defer s.bridgeMu.Unlock()
 	if s.bridgeErr == nil && s.delegBridge == nil {
 		s.delegBridge, s.bridgeErr = delegation.Listen(s.log)
+	} else if s.delegBridge != nil {
+		if err := s.delegBridge.Reopen(); err != nil {
+			return nil, err
+		}
 	}
 	return s.delegBridge, s.bridgeErr
 }

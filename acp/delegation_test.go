@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -68,8 +70,9 @@ func TestDelegation_HostOnlyForADelegateThatTakesHubsServer(t *testing.T) {
 
 // delegatingAgent stands for an agent CLI that calls hub's delegate tool:
 // its `hub mcp` child is played in-process, reaching the session through
-// the MCP server entry hub handed the agent. It delegates each prompt
-// ("AGENT: task") and answers with what came back.
+// the MCP server entry hub handed the agent, dialed once when the agent
+// starts, as the real child does. It delegates each prompt ("AGENT: task")
+// and answers with what came back.
 type delegatingAgent struct {
 	mu     sync.Mutex
 	starts []adapters.SessionOptions
@@ -77,6 +80,10 @@ type delegatingAgent struct {
 	// cancel can stop the delegate.
 	detached bool
 	results  chan delegation.Result
+	// probes, when set, gets what Dial said at each start.
+	probes chan error
+	// midTurn, when set, runs in the turn before the delegate call.
+	midTurn func()
 }
 
 func (a *delegatingAgent) Name() string { return "root" }
@@ -87,25 +94,37 @@ func (a *delegatingAgent) Start(_ context.Context, o adapters.SessionOptions) (a
 	a.mu.Lock()
 	a.starts = append(a.starts, o)
 	a.mu.Unlock()
-	return &delegatingSession{a: a, opts: o}, nil
+	env := hubEntry(o.MCPServers).Env
+	remote, _, err := delegation.Dial(func(k string) string { return env[k] }, zerolog.Nop())
+	if a.probes != nil {
+		a.probes <- err
+	}
+	return &delegatingSession{a: a, remote: remote, dialErr: err}, nil
 }
 
 type delegatingSession struct {
-	a    *delegatingAgent
-	opts adapters.SessionOptions
+	a       *delegatingAgent
+	remote  *delegation.Remote // nil: no hub tool
+	dialErr error
 }
 
-func (s *delegatingSession) ID() string   { return "root-1" }
-func (s *delegatingSession) Close() error { return nil }
+func (s *delegatingSession) ID() string { return "root-1" }
+func (s *delegatingSession) Close() error {
+	if s.remote != nil {
+		s.remote.Close()
+	}
+	return nil
+}
 func (s *delegatingSession) Prompt(ctx context.Context, prompt []adapters.Content, emit func(adapters.Event)) (adapters.StopReason, error) {
 	agent, task, _ := strings.Cut(prompt[0].Text, ": ")
-	env := hubEntry(s.opts.MCPServers).Env
-	remote, ok, err := delegation.Dial(func(k string) string { return env[k] }, zerolog.Nop())
-	if !ok || err != nil {
-		emit(adapters.Event{Type: adapters.EventText, Text: fmt.Sprintf("no hub tool (%v)", err)})
+	remote := s.remote
+	if remote == nil {
+		emit(adapters.Event{Type: adapters.EventText, Text: fmt.Sprintf("no hub tool (%v)", s.dialErr)})
 		return adapters.StopEndTurn, nil
 	}
-	defer remote.Close()
+	if s.a.midTurn != nil {
+		s.a.midTurn()
+	}
 	dctx := ctx
 	if s.a.detached {
 		dctx = context.Background()
@@ -236,6 +255,71 @@ func TestDelegation_DepthAndLoops(t *testing.T) {
 	c.prompt(sid, "root: do it yourself")
 	if got := agentText(c.updates(sid)); !strings.Contains(got, "tool error:") || !strings.Contains(got, "loop") {
 		t.Fatalf("loop answer %q", got)
+	}
+}
+
+// An editor session lives for days: a tmp cleaner that removes the
+// delegation socket, or its directory, between turns or during one does
+// not stop the agent's `hub mcp`, started before with the address in its
+// environment, from delegating.
+func TestDelegation_SurvivesTheSocketRemoved(t *testing.T) {
+	tests := []struct {
+		name        string
+		dir, during bool
+	}{
+		{"socket between turns", false, false},
+		{"directory between turns", true, false},
+		{"directory during a turn", true, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			root := &delegatingAgent{}
+			c, _ := delegationClient(t, root, `{"event":{"type":"text","text":"hi"}}`)
+			sid, _ := c.start(t)
+			c.prompt(sid, "helper: say hi")
+			root.mu.Lock()
+			sock := hubEntry(root.starts[0].MCPServers).Env[delegation.EnvSocket]
+			root.mu.Unlock()
+			if tc.dir {
+				sock = filepath.Dir(sock)
+			}
+			remove := func() {
+				if err := os.RemoveAll(sock); err != nil {
+					t.Error(err)
+				}
+			}
+			if tc.during {
+				root.midTurn = remove
+			} else {
+				remove()
+			}
+			c.prompt(sid, "helper: say hi again")
+			if got := agentText(c.updates(sid)); strings.Count(got, "root got: hi") != 2 {
+				t.Fatalf("agent text %q, want two answers from the helper", got)
+			}
+		})
+	}
+}
+
+// The agent of a session started after a tmp cleaner removed the socket
+// directory reaches hub from its start: its `hub mcp` child checks its
+// parent once, before any turn.
+func TestDelegation_ANewSessionAfterTheSocketWasRemoved(t *testing.T) {
+	root := &delegatingAgent{probes: make(chan error, 2)}
+	c, _ := delegationClient(t, root, `{"event":{"type":"text","text":"hi"}}`)
+	c.start(t)
+	if err := <-root.probes; err != nil {
+		t.Fatalf("the first agent's child: %v", err)
+	}
+	root.mu.Lock()
+	sock := hubEntry(root.starts[0].MCPServers).Env[delegation.EnvSocket]
+	root.mu.Unlock()
+	if err := os.RemoveAll(filepath.Dir(sock)); err != nil {
+		t.Fatal(err)
+	}
+	c.newSession(t.TempDir())
+	if err := <-root.probes; err != nil {
+		t.Fatalf("the second agent's child: %v", err)
 	}
 }
 

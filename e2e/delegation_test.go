@@ -111,6 +111,47 @@ func TestDelegation_ClaudeDelegatesToCodexThroughHub(t *testing.T) {
 	h.close() // asserts hub exits and leaves no process behind
 }
 
+// Real claude keeps its `hub mcp` child, with hub acp's socket address in
+// its environment, across turns: a tmp cleaner emptying the directory the
+// socket lives in between two turns does not stop the second delegation.
+func TestDelegation_SurvivesTheSocketRemovedBetweenTurns(t *testing.T) {
+	runtimeDir, err := os.MkdirTemp("/tmp", "e2e-run-") // short: a socket path has 104 bytes on macOS
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(runtimeDir)
+	second := delegateCall("say two")
+	second.ToolUses[0].ID = "toolu_delegate2"
+	claudeMock := mockllm.NewAnthropicServer(delegateCall("say one"), mockllm.AnthropicTurn{Text: "First done."},
+		second, mockllm.AnthropicTurn{Text: "Second done."})
+	defer claudeMock.Close()
+	codexMock := mockllm.NewResponsesServer(mockllm.ResponsesTurn{Text: "Answer alpha."}, mockllm.ResponsesTurn{Text: "Answer bravo."})
+	defer codexMock.Close()
+	h := startHub(t, delegationConfig(t, claudeMock, codexMock), []string{"XDG_RUNTIME_DIR=" + runtimeDir, "TMPDIR=" + runtimeDir}) // where hub from before XDG_RUNTIME_DIR put it too
+	h.initialize(nil)
+	sid := h.newSession(t.TempDir())
+	h.setPermissionHandler(func(map[string]any) string { return "allow_once" })
+	for i, prompt := range []string{"have codex say one", "have codex say two"} {
+		if i == 1 {
+			socks, _ := filepath.Glob(filepath.Join(runtimeDir, "hub-d-*"))
+			if len(socks) != 1 {
+				t.Fatalf("socket directories: %v, want one", socks)
+			}
+			if err := os.RemoveAll(socks[0]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if stop, _, err := h.prompt(sid, prompt); err != nil || stop != "end_turn" {
+			t.Fatalf("turn %d: stop=%q err=%v\n%s", i+1, stop, err, e2eTail(h.stderr(), 40))
+		}
+	}
+	reqs := claudeMock.Requests()
+	if len(reqs) != 4 || !strings.Contains(toolResultText(reqs[3]), "Answer bravo.") {
+		t.Fatalf("claude did not read codex's second answer: %d requests; tool results %s", len(reqs), toolResultText(reqs[len(reqs)-1]))
+	}
+	h.close() // asserts hub exits and leaves no process behind
+}
+
 // Cancelling the root turn while codex runs a command for claude ends
 // the delegate, its command and every process of the chain.
 func TestDelegation_CancelDuringTheDelegateLeavesNoProcess(t *testing.T) {

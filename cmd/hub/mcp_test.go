@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -94,6 +95,36 @@ func TestMCP_ChildRunsDelegatesOnItsParent(t *testing.T) {
 	defer parent.mu.Unlock()
 	if len(parent.reqs) != 1 || parent.reqs[0].Agent != "codex" {
 		t.Fatalf("parent got %+v", parent.reqs)
+	}
+}
+
+// A hub mcp child lives as long as its agent, with its parent's address in
+// its environment: a tmp cleaner removing the parent's socket directory
+// does not end its delegation: it asks the parent to make it again.
+func TestMCP_ChildDelegatesAfterItsParentsSocketWasRemoved(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("a loopback port has no file a cleaner could remove")
+	}
+	isolate(t)
+	b, err := delegation.Listen(zerolog.Nop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	token, _ := b.Register(&parentHost{})
+	env := b.Env(token)
+	for k, v := range env {
+		t.Setenv(k, v)
+	}
+	cs := mcpClient(t)
+	if text, isErr := delegateText(t, cs, "codex"); isErr {
+		t.Fatalf("delegate before: %q", text)
+	}
+	if err := os.RemoveAll(filepath.Dir(env[delegation.EnvSocket])); err != nil {
+		t.Fatal(err)
+	}
+	if text, isErr := delegateText(t, cs, "codex"); isErr || text != "parent ran list files" {
+		t.Fatalf("delegate after the socket was removed answered %q (error %v)", text, isErr)
 	}
 }
 

@@ -33,11 +33,15 @@ var ErrNoParent = errors.New("cannot reach the hub acp that started this agent")
 // cleanup stay with the root session. It listens on a unix socket in a
 // private directory (TCP on loopback on Windows, see openSocket); each root
 // session is a Host behind its own token, which every call must carry.
+// Its address stays the same for its life: children keep it in their
+// environment, so a socket a tmp cleaner removed is made again there.
 type Bridge struct {
-	ln     net.Listener
+	addr   string
 	dir    string
 	log    zerolog.Logger
 	mu     sync.Mutex
+	ln     net.Listener
+	sock   os.FileInfo // ln's file, to tell it from none or another
 	hosts  map[string]Host
 	conns  map[net.Conn]bool
 	closed bool
@@ -50,9 +54,43 @@ func Listen(log zerolog.Logger) (*Bridge, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &Bridge{ln: ln, dir: dir, log: log, hosts: map[string]Host{}, conns: map[net.Conn]bool{}}
-	b.wg.Go(b.accept)
+	b := &Bridge{addr: ln.Addr().String(), dir: dir, log: log, hosts: map[string]Host{}, conns: map[net.Conn]bool{}}
+	b.serveOn(ln)
 	return b, nil
+}
+
+// serveOn makes ln the bridge's listener; the caller holds mu, or is
+// Listen.
+func (b *Bridge) serveOn(ln net.Listener) {
+	b.ln = ln
+	b.sock, _ = os.Stat(b.addr)
+	b.wg.Go(func() { b.accept(ln) })
+}
+
+// Reopen listens again at the bridge's address if its socket file (or its
+// directory) was removed or replaced: by systemd-tmpfiles, tmpwatch,
+// macOS's periodic cleaning or `rm -rf /tmp/*`. Calls in progress go on.
+// A child that cannot dial asks for it on the connection Dial kept, which
+// outlives the file.
+func (b *Bridge) Reopen() error {
+	if b.dir == "" {
+		return nil
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if fi, err := os.Lstat(b.addr); b.closed || (err == nil && os.SameFile(fi, b.sock)) {
+		return nil
+	}
+	ln, err := relisten(b.dir, b.addr)
+	if err != nil {
+		return fmt.Errorf("the delegation socket %s was removed and cannot be made again (restart hub acp from the editor for a new one): %w", b.addr, err)
+	}
+	if ul, ok := b.ln.(*net.UnixListener); ok {
+		ul.SetUnlinkOnClose(false) // its path is ln's now
+	}
+	_ = b.ln.Close()
+	b.serveOn(ln)
+	return nil
 }
 
 // Register serves h behind a new token; the returned func withdraws it.
@@ -72,15 +110,15 @@ func (b *Bridge) Register(h Host) (token string, unregister func()) {
 
 // Env is the environment of a `hub mcp` child serving token's host.
 func (b *Bridge) Env(token string) map[string]string {
-	return map[string]string{EnvSocket: b.ln.Addr().String(), EnvToken: token}
+	return map[string]string{EnvSocket: b.addr, EnvToken: token}
 }
 
 // Close stops listening, ends every connection and removes the socket
 // (and its directory, if any).
 func (b *Bridge) Close() {
-	_ = b.ln.Close()
 	b.mu.Lock()
 	b.closed = true
+	_ = b.ln.Close()
 	for nc := range b.conns {
 		_ = nc.Close() // ends its read loop, so its serve returns
 	}
@@ -91,9 +129,9 @@ func (b *Bridge) Close() {
 	}
 }
 
-func (b *Bridge) accept() {
+func (b *Bridge) accept(ln net.Listener) {
 	for {
-		nc, err := b.ln.Accept()
+		nc, err := ln.Accept()
 		if err != nil {
 			return
 		}
@@ -158,6 +196,8 @@ func (b *Bridge) handle(ctx context.Context, conn *jsonrpc.Conn, r *jsonrpc.Requ
 	case "delegate":
 		res, err := h.Delegate(ctx, p.Request, progress)
 		return res, nil, err
+	case "reopen":
+		return nil, nil, b.Reopen()
 	}
 	return nil, nil, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "Method not found: "+r.Method, nil)
 }
@@ -169,6 +209,8 @@ func (b *Bridge) handle(ctx context.Context, conn *jsonrpc.Conn, r *jsonrpc.Requ
 type Remote struct {
 	addr, token string
 	log         zerolog.Logger
+	nc          net.Conn      // Dial's, kept: it outlives the socket's file
+	bell        *jsonrpc.Conn // on nc: asks the parent to make its socket again
 }
 
 var _ Host = (*Remote)(nil)
@@ -186,12 +228,18 @@ func Dial(getenv func(string) string, log zerolog.Logger) (r *Remote, ok bool, e
 	if err != nil {
 		return r, true, fmt.Errorf("%w: %w", ErrNoParent, err)
 	}
-	_ = nc.Close()
+	r.nc, r.bell = nc, jsonrpc.New(nc, nc, jsonrpc.Options{Logger: log})
+	go func() { _ = r.bell.Serve(context.Background()) }()
 	return r, true, nil
 }
 
-// Close ends nothing: each call closes its own connection.
-func (r *Remote) Close() {}
+// Close hangs up the connection Dial kept; each call closes its own.
+func (r *Remote) Close() {
+	if r.bell != nil {
+		r.bell.Close()
+		_ = r.nc.Close()
+	}
+}
 
 // Agents asks the parent for its agents; none when it cannot be reached.
 func (r *Remote) Agents() []AgentInfo {
@@ -222,6 +270,9 @@ func (r *Remote) Delegate(ctx context.Context, req Request, progress Progress) (
 // call makes one call on a connection of its own, closed when it returns.
 func (r *Remote) call(ctx context.Context, method string, req Request, progress Progress, out any) error {
 	nc, err := dialSocket(r.addr)
+	if err != nil && r.bell != nil && r.bell.Call(ctx, "reopen", callParams{Token: r.token}, nil) == nil {
+		nc, err = dialSocket(r.addr) // the parent made its socket again
+	}
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@
 package delegation
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"net/netip"
@@ -22,6 +23,9 @@ func openSocket() (net.Listener, string, error) {
 	}
 	return ln, "", nil
 }
+
+// relisten is never called: a port has no file a cleaner could remove.
+func relisten(string, string) (net.Listener, error) { return nil, errors.ErrUnsupported }
 
 // dialSocket connects to a bridge on loopback only: the token is never sent to
 // another host, whatever the environment names.
