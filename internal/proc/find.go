@@ -107,11 +107,14 @@ var (
 func scanPrograms(goos string, bins, dirs []string, pathext string) map[string]string {
 	found := map[string]string{}
 	if goos != "windows" {
+		var uniq []string // PATH often repeats a directory, and the install dirs repeat PATH's
+		for _, dir := range dirs {
+			if dir != "" && !slices.Contains(uniq, dir) {
+				uniq = append(uniq, dir)
+			}
+		}
 		for _, b := range bins {
-			for _, dir := range dirs {
-				if dir == "" {
-					continue
-				}
+			for _, dir := range uniq {
 				if p := findExec(goos, filepath.Join(dir, b), pathext); p != "" {
 					found[b] = p
 					break

@@ -65,10 +65,10 @@ func TestFindPrograms_SameAnswersAsLookPathPerName(t *testing.T) {
 	bins := []string{"claude", "gemini", "codex", "pi", "kilo", "absent"}
 	for _, goos := range []string{"linux", "darwin", "windows"} {
 		for _, pathext := range []string{"", ".Exe;.Cmd"} {
-			got := scanPrograms(goos, bins, []string{a, "", b}, pathext)
+			got := scanPrograms(goos, bins, []string{a, "", b, a}, pathext)
 			sep := map[bool]string{true: ";", false: ":"}[goos == "windows"]
 			for _, bin := range bins {
-				if want := LookPathFor(goos, bin, a+sep+sep+b, pathext); got[bin] != want {
+				if want := LookPathFor(goos, bin, a+sep+sep+b+sep+a, pathext); got[bin] != want {
 					t.Errorf("%s PATHEXT=%q %s: found %q, lookPath %q", goos, pathext, bin, got[bin], want)
 				}
 			}
