@@ -34,6 +34,15 @@ func (r *Registry) Get(name string) (Adapter, error) {
 	return a, nil
 }
 
+// Has reports whether an adapter is called name, without the error Get
+// builds for a missing one (it lists every name, sorted).
+func (r *Registry) Has(name string) bool {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	_, ok := r.adapters[name]
+	return ok
+}
+
 // Names lists registered adapters in sorted order.
 func (r *Registry) Names() []string {
 	r.mu.RLock()

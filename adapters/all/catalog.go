@@ -25,7 +25,7 @@ func registerCatalog(r *adapters.Registry, cfg *config.Config, log zerolog.Logge
 	found := proc.FindPrograms(bins)
 	for _, e := range catalog.Entries() {
 		user := cfg.Agents[e.Name]
-		if _, err := r.Get(e.Name); err == nil || user.Disabled {
+		if r.Has(e.Name) || user.Disabled {
 			continue
 		}
 		eff := e.Spec().ACPConfig(user)
@@ -51,8 +51,7 @@ func registerCatalog(r *adapters.Registry, cfg *config.Config, log zerolog.Logge
 func registerConfigACP(r *adapters.Registry, cfg *config.Config, log zerolog.Logger) {
 	for _, name := range cfg.AgentNames() {
 		ac := cfg.Agents[name]
-		_, err := r.Get(name)
-		if _, catalogued := catalog.Lookup(name); catalogued || !ac.IsACP(err == nil) || name == gemini.Name || name == qoder.Name {
+		if _, catalogued := catalog.Lookup(name); catalogued || !ac.IsACP(r.Has(name)) || name == gemini.Name || name == qoder.Name {
 			continue // a catalogued name is registered with its entry underneath
 		}
 		c := acpConfig(name, ac, cfg, log)

@@ -50,11 +50,11 @@ func Register(r *adapters.Registry, cfg *config.Config, opts Options, getenv fun
 	for _, j := range Profiles(cfg, getenv) {
 		p := j.Profile
 		_, configured := cfg.Providers[j.Name]
-		_, unknown := r.Get(j.Name) // nil: an adapter has the name already
+		taken := r.Has(j.Name) // an adapter has the name already
 		switch preset := j.Name != "openai" && !configured; {
 		case j.Err != nil && !preset:
 			opts.Logger.Warn().Err(j.Err).Str("profile", j.Name).Msg("native profile not registered")
-		case j.Err != nil, preset && (j.Name == "azure" || unknown == nil || !p.Local && (p.APIKeyEnv == "" || getenv(p.APIKeyEnv) == "")):
+		case j.Err != nil, preset && (j.Name == "azure" || taken || !p.Local && (p.APIKeyEnv == "" || getenv(p.APIKeyEnv) == "")):
 		default:
 			p.Model, p.Stream = cmp.Or(cfg.Agents[p.Name].Model, p.Model), p.Stream && !cfg.NoStream
 			r.Register(New(p, opts))

@@ -79,9 +79,8 @@ func isExec(p string) bool {
 }
 
 // FindProgramsFor resolves many bare program names at once, each as
-// LookPathFor would over dirs in order, listing every directory once
-// instead of probing each name in each directory: hub checks its whole
-// catalogue of agents on every start, and most of them are not installed.
+// LookPathFor would over dirs in order: hub checks its whole catalogue of
+// agents on every start, and most of them are not installed.
 func FindProgramsFor(goos string, bins, dirs []string, pathext string) map[string]string {
 	key := strings.Join([]string{goos, pathext, strings.Join(bins, "\x00"), strings.Join(dirs, "\x00")}, "\x01")
 	foundMu.Lock()
@@ -101,11 +100,30 @@ var (
 	foundMemo = map[string]map[string]string{}
 )
 
+// scanPrograms stats each name in each directory on Unix, where a failed
+// stat is about a microsecond and /usr/bin lists thousands of programs;
+// Windows, whose stats are slow and take each PATHEXT extension, lists
+// each directory once instead.
 func scanPrograms(goos string, bins, dirs []string, pathext string) map[string]string {
-	stem := func(name string) string {
-		if goos != "windows" {
-			return name
+	found := map[string]string{}
+	if goos != "windows" {
+		var uniq []string // PATH often repeats a directory, and the install dirs repeat PATH's
+		for _, dir := range dirs {
+			if dir != "" && !slices.Contains(uniq, dir) {
+				uniq = append(uniq, dir)
+			}
 		}
+		for _, b := range bins {
+			for _, dir := range uniq {
+				if p := findExec(goos, filepath.Join(dir, b), pathext); p != "" {
+					found[b] = p
+					break
+				}
+			}
+		}
+		return found
+	}
+	stem := func(name string) string {
 		name = strings.ToLower(name)
 		if ext := filepath.Ext(name); ext != "" && slices.Contains(winExts(pathext), ext) {
 			return strings.TrimSuffix(name, ext)
@@ -116,7 +134,6 @@ func scanPrograms(goos string, bins, dirs []string, pathext string) map[string]s
 	for _, b := range bins {
 		want[stem(b)] = b
 	}
-	found := map[string]string{}
 	for _, dir := range dirs {
 		if dir == "" || len(found) == len(want) {
 			continue

@@ -59,13 +59,16 @@ func TestFindPrograms_SameAnswersAsLookPathPerName(t *testing.T) {
 	touch(t, filepath.Join(a, "pi"), 0o644) // not executable: b's wins on Unix
 	touch(t, filepath.Join(a, "kilo"), 0o755)
 	touch(t, filepath.Join(b, "kilo"), 0o755) // the first directory wins
+	touch(t, filepath.Join(dir, "absent"), 0o755)
+	touch(t, filepath.Join(dir, "absent.exe"), 0o755)
+	t.Chdir(dir) // an empty PATH entry never finds a program in the working directory
 	bins := []string{"claude", "gemini", "codex", "pi", "kilo", "absent"}
 	for _, goos := range []string{"linux", "darwin", "windows"} {
 		for _, pathext := range []string{"", ".Exe;.Cmd"} {
-			got := scanPrograms(goos, bins, []string{a, "", b}, pathext)
+			got := scanPrograms(goos, bins, []string{a, "", b, a}, pathext)
 			sep := map[bool]string{true: ";", false: ":"}[goos == "windows"]
 			for _, bin := range bins {
-				if want := LookPathFor(goos, bin, a+sep+sep+b, pathext); got[bin] != want {
+				if want := LookPathFor(goos, bin, a+sep+sep+b+sep+a, pathext); got[bin] != want {
 					t.Errorf("%s PATHEXT=%q %s: found %q, lookPath %q", goos, pathext, bin, got[bin], want)
 				}
 			}
