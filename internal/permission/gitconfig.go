@@ -1,0 +1,269 @@
+package permission
+
+import (
+	"io"
+	"os"
+	"path"
+	"slices"
+	"strings"
+)
+
+// Git's config already on disk: the repository a git command uses (found
+// as git finds it) may come from a tarball, a zip or a folder committed
+// with its .git, and its config names programs git runs (core.fsmonitor,
+// core.pager, a filter, an alias). hub reads that file itself rather than
+// run git: no program runs, whatever git is on PATH.
+
+// gitKV is one key of a git config file: section and name in lower case,
+// a subsection as written.
+type gitKV struct{ key, val string }
+
+const (
+	maxGitConfig   = 1 << 20 // bytes read of one config file
+	maxGitIncludes = 10      // git's own limit of nested includes
+)
+
+var (
+	// gitLocal are the subcommands that reach no remote: an ext:: word
+	// among their operands is a message or a pattern, and the keys that
+	// name how to reach one (gitRemoteKeys) are not run.
+	gitLocal = set("status", "diff", "log", "show", "add", "commit", "checkout", "switch", "restore", "reset", "branch", "tag",
+		"stash", "rebase", "merge", "cherry-pick", "revert", "blame", "annotate", "grep", "ls-files", "ls-tree", "rev-parse",
+		"rev-list", "mv", "rm", "clean", "describe", "shortlog", "reflog", "notes", "bisect", "worktree", "format-patch", "am",
+		"apply", "init", "gc", "help", "version", "var", "cat-file", "show-ref", "for-each-ref", "range-diff", "cherry",
+		"whatchanged", "check-ignore", "commit-tree", "hash-object", "update-index", "update-ref", "name-rev", "fsck")
+	gitRemoteKeys = []string{"core.sshcommand", "core.gitproxy", "core.askpass", "ssh.variant", "remote.", "url.", "credential."}
+	// gitBang are keys (besides gitProgramKeys) whose value is a program
+	// when it starts with "!" (or is a path, for a credential helper).
+	gitBang = []string{"credential.helper", "credential.*.helper", "submodule.*.update"}
+	// gitData are booleans, and the keys of gitProgramKeys' sections that
+	// name no program.
+	gitData = set("", "true", "false", "yes", "no", "on", "off", "0", "1", "required", "format", "prompt", "trustexitcode",
+		"keepbackup", "keeptemporaries", "writetotemp", "hideresolved", "guidefault", "allowedsignersfile", "mintrustlevel",
+		"viewer", "from", "to", "cc", "bcc", "vcs", "hookspath")
+)
+
+// gitRepoConfig is the config of the repository a git command run in one
+// of x's directories uses (or the one --git-dir or GIT_DIR names).
+func (r *reader) gitRepoConfig(x *runCtx, gitDir *arg) []gitKV {
+	if gitDir == nil {
+		if v, ok := layerEnv(x.layers, "GIT_DIR"); ok {
+			gitDir = &v
+		} else if v, ok := x.sc.vars["GIT_DIR"]; ok {
+			gitDir = &v
+		}
+	}
+	var dirs []string
+	if gitDir != nil {
+		dirs, _ = resolve(*gitDir, x.sc.cwds)
+	} else {
+		for _, d := range x.sc.cwds {
+			dirs = append(dirs, findGitDir(d))
+		}
+	}
+	var out []gitKV
+	for _, g := range dirs {
+		if g == "" {
+			continue
+		}
+		if r.gitConfs[g] == nil {
+			common := g
+			if b, err := readCapped(path.Join(g, "commondir")); err == nil {
+				common = joinShell(g, strings.TrimSpace(string(b)))
+			}
+			r.gitConfs[g] = r.readGitConfig(path.Join(common, "config"), 0, r.readGitConfig(path.Join(g, "config.worktree"), 0, []gitKV{}))
+		}
+		out = append(out, r.gitConfs[g]...)
+	}
+	return out
+}
+
+// findGitDir is the repository git discovers from dir: dir/.git (a
+// directory, or a file naming one), else dir itself when it is one (a
+// bare repository: git's safe.bareRepository is "all" unless set), else
+// the same from its parent; "" when none.
+func findGitDir(dir string) string {
+	for d := dir; ; d = path.Dir(d) {
+		dot := path.Join(d, ".git")
+		if b, err := readCapped(dot); err == nil {
+			if g, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir:"); ok {
+				return joinShell(d, strings.TrimSpace(g))
+			}
+		}
+		for _, g := range []string{dot, d} {
+			if isGitDir(g) {
+				return g
+			}
+		}
+		if d == path.Dir(d) {
+			return ""
+		}
+	}
+}
+
+// isGitDir: a HEAD file and objects and refs (or a commondir holding them).
+func isGitDir(g string) bool {
+	at := func(name string, dir bool) bool {
+		fi, err := os.Stat(fromShellPath(path.Join(g, name)))
+		return err == nil && fi.IsDir() == dir
+	}
+	return at("HEAD", false) && (at("objects", true) && at("refs", true) || at("commondir", false))
+}
+
+// joinShell is p (a path as a config file writes it) from dir.
+func joinShell(dir, p string) string {
+	if p = toSlash(p); path.IsAbs(p) {
+		return path.Clean(p)
+	}
+	return path.Join(dir, p)
+}
+
+func readCapped(p string) ([]byte, error) {
+	f, err := os.Open(fromShellPath(p))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || fi.IsDir() {
+		return nil, os.ErrInvalid
+	}
+	return io.ReadAll(io.LimitReader(f, maxGitConfig))
+}
+
+// readGitConfig appends file's keys to out, those of the files it
+// includes (include.path, includeIf.*.path whatever the condition) in
+// their place.
+func (r *reader) readGitConfig(file string, depth int, out []gitKV) []gitKV {
+	b, err := readCapped(file)
+	if err != nil || depth > maxGitIncludes {
+		return out
+	}
+	for _, kv := range parseGitConfig(string(b)) {
+		out = append(out, kv)
+		if kv.key == "include.path" || strings.HasPrefix(kv.key, "includeif.") && strings.HasSuffix(kv.key, ".path") {
+			p := kv.val
+			if rest, ok := strings.CutPrefix(p, "~/"); ok {
+				p = path.Join(r.home, rest)
+			}
+			out = r.readGitConfig(joinShell(path.Dir(file), p), depth+1, out)
+		}
+	}
+	return out
+}
+
+// parseGitConfig reads git's ini syntax: [section], [section "sub"],
+// [section.sub], name = value (quotes, backslash escapes and line
+// continuations), a name alone (true), # and ; comments.
+func parseGitConfig(src string) []gitKV {
+	var out []gitKV
+	section := ""
+	lines := strings.Split(strings.TrimPrefix(strings.ReplaceAll(src, "\r\n", "\n"), "\ufeff"), "\n")
+	for i := 0; i < len(lines); i++ {
+		line := strings.TrimSpace(lines[i])
+		if strings.HasPrefix(line, "[") {
+			head, rest, _ := strings.Cut(line[1:], "]")
+			name, sub, quoted := strings.Cut(head, " \"")
+			section = strings.ToLower(strings.TrimSpace(name))
+			if quoted {
+				sub = strings.TrimSuffix(sub, "\"")
+				section += "." + strings.NewReplacer(`\"`, `"`, `\\`, `\`).Replace(sub)
+			}
+			line = strings.TrimSpace(rest) // [core] pager = x
+		}
+		if line == "" || line[0] == '#' || line[0] == ';' {
+			continue
+		}
+		name, val, _ := strings.Cut(line, "=")
+		for strings.HasSuffix(val, `\`) && !strings.HasSuffix(val, `\\`) && i+1 < len(lines) { // a continuation
+			i++
+			val = val[:len(val)-1] + lines[i]
+		}
+		out = append(out, gitKV{section + "." + strings.ToLower(strings.TrimSpace(name)), gitValue(val)})
+	}
+	return out
+}
+
+// gitValue is a value as git reads it: quotes dropped, escapes replaced,
+// a comment outside quotes cut, the ends trimmed.
+func gitValue(v string) string {
+	var b strings.Builder
+	quoted := false
+	for i := 0; i < len(v); i++ {
+		switch c := v[i]; {
+		case c == '"':
+			quoted = !quoted
+		case c == '\\' && i+1 < len(v):
+			i++
+			c = v[i]
+			if e, ok := map[byte]byte{'n': '\n', 't': '\t', 'b': '\b'}[c]; ok {
+				c = e
+			}
+			b.WriteByte(c)
+		case (c == '#' || c == ';') && !quoted:
+			return strings.TrimSpace(b.String())
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return strings.TrimSpace(b.String())
+}
+
+// gitAlias is the alias git runs for sub: of -c or an earlier git config
+// on the line, of the repository's config, of the user's own.
+func (r *reader) gitAlias(sub string, repo []gitKV) (string, bool) {
+	sub = strings.ToLower(sub)
+	if def, ok := r.gitAliases[sub]; ok {
+		return def, true
+	}
+	if r.gitConfs["~"] == nil {
+		conf := r.readGitConfig(path.Join(r.home, ".gitconfig"), 0, []gitKV{})
+		r.gitConfs["~"] = r.readGitConfig(path.Join(r.home, ".config/git/config"), 0, conf)
+	}
+	def, ok := "", false
+	for _, kv := range append(r.gitConfs["~"], repo...) { // the last one wins, as in git
+		if kv.key == "alias."+sub {
+			def, ok = kv.val, true
+		}
+	}
+	return def, ok
+}
+
+// gitRepoRunsFor reads the programs the repository's config has git run
+// for sub as run here. The user's own config is theirs: not read.
+func (r *reader) gitRepoRunsFor(sub string, repo []gitKV, x *runCtx) {
+	for _, kv := range repo {
+		name := kv.key[strings.LastIndex(kv.key, ".")+1:]
+		switch {
+		case gitLocal[sub] && gitProgramKey(kv.key, gitRemoteKeys): // how to reach a remote: a local command reaches none
+		case strings.HasPrefix(kv.key, "url.") || name == "url" || name == "pushurl":
+			r.gitURL(kv.key, arg{text: kv.val}, x)
+		case gitData[strings.ToLower(kv.val)] || gitData[name]: // a boolean, or a key of a program's section that is no program
+		case gitProgramKey(kv.key, gitBang) && !strings.HasPrefix(kv.val, "!") && !strings.Contains(kv.val, "/"): // git-credential-NAME, a submodule update mode
+		case gitProgramKey(kv.key, gitProgramKeys[3:]) || gitProgramKey(kv.key, slices.Concat(gitBang, []string{"core.askpass"})):
+			r.nested(arg{text: strings.TrimPrefix(kv.val, "!")}, x, nil)
+		}
+	}
+}
+
+// gitURL reads an ext:: remote in a config value or in a url.BASE key
+// (url.ext::cmd.insteadOf) as run here.
+func (r *reader) gitURL(key string, v arg, x *runCtx) {
+	if base := key[min(4, len(key)):]; strings.EqualFold(key[:len(key)-len(base)], "url.") && strings.Contains(base, ".") {
+		r.ext(arg{text: base[:strings.LastIndex(base, ".")], dynamic: v.dynamic}, x)
+	}
+	r.ext(v, x)
+}
+
+// ext reads an ext:: remote's command (its words, "% " a space in one):
+// git runs it with protocol.ext.allow.
+func (r *reader) ext(a arg, x *runCtx) {
+	cmd, ok := strings.CutPrefix(a.text, "ext::")
+	if !ok {
+		return
+	}
+	var words []arg
+	for _, w := range strings.Fields(strings.ReplaceAll(cmd, "% ", "\x01")) {
+		words = append(words, arg{text: strings.ReplaceAll(w, "\x01", " "), dynamic: a.dynamic})
+	}
+	r.run(words, x.fork())
+}
