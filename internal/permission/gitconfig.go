@@ -20,8 +20,8 @@ import (
 type gitKV struct{ key, val string }
 
 const (
-	maxGitConfig   = 1 << 20 // bytes read of one config file
-	maxGitIncludes = 10      // git's own limit of nested includes
+	maxGitConfig = 256 << 10 // bytes read of one config file
+	maxGitFiles  = 16        // config files read for one repository, with their includes
 )
 
 var (
@@ -73,7 +73,7 @@ func (r *reader) gitRepoConfig(x *runCtx, gitDir *arg) []gitKV {
 		}
 		ps, known := resolve((&check{r: r}).tilde(v), x.sc.cwds)
 		for _, p := range ps {
-			out = r.readGitConfig(path.Join(p, file), 0, out)
+			out = append(out, r.gitFiles(path.Join(p, file))...)
 		}
 		r.out.unclear = r.out.unclear || !known
 	}
@@ -86,7 +86,7 @@ func (r *reader) gitRepoConfig(x *runCtx, gitDir *arg) []gitKV {
 			if b, err := readCapped(path.Join(g, "commondir")); err == nil {
 				common = joinShell(g, strings.TrimSpace(string(b)))
 			}
-			r.gitConfs[g] = r.readGitConfig(path.Join(g, "config.worktree"), 0, r.readGitConfig(path.Join(common, "config"), 0, []gitKV{}))
+			r.gitConfs[g] = r.gitFiles(path.Join(common, "config"), path.Join(g, "config.worktree"))
 		}
 		out = append(out, r.gitConfs[g]...)
 	}
@@ -133,26 +133,39 @@ func joinShell(dir, p string) string {
 	return path.Join(dir, p)
 }
 
+// readCapped reads the start of a regular file (a FIFO planted in a
+// tarball would block the open).
 func readCapped(p string) ([]byte, error) {
+	if fi, err := os.Stat(fromShellPath(p)); err != nil || !fi.Mode().IsRegular() {
+		return nil, os.ErrInvalid
+	}
 	f, err := os.Open(fromShellPath(p))
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err != nil || fi.IsDir() {
-		return nil, os.ErrInvalid
-	}
 	return io.ReadAll(io.LimitReader(f, maxGitConfig))
+}
+
+// gitFiles are the keys of files, in order (a later one wins), and of
+// the files they include: maxGitFiles files at most.
+func (r *reader) gitFiles(files ...string) []gitKV {
+	left, out := maxGitFiles, []gitKV{}
+	for _, f := range files {
+		out = r.readGitConfig(f, &left, out)
+	}
+	return out
 }
 
 // readGitConfig appends file's keys to out, those of the files it
 // includes (include.path, includeIf.*.path whatever the condition) in
 // their place.
-func (r *reader) readGitConfig(file string, depth int, out []gitKV) []gitKV {
+func (r *reader) readGitConfig(file string, left *int, out []gitKV) []gitKV {
 	b, err := readCapped(file)
-	if err != nil || depth > maxGitIncludes {
+	if err != nil || *left <= 0 {
 		return out
 	}
+	*left--
 	for _, kv := range parseGitConfig(string(b)) {
 		out = append(out, kv)
 		if kv.key == "include.path" || strings.HasPrefix(kv.key, "includeif.") && strings.HasSuffix(kv.key, ".path") {
@@ -160,7 +173,7 @@ func (r *reader) readGitConfig(file string, depth int, out []gitKV) []gitKV {
 			if rest, ok := strings.CutPrefix(p, "~/"); ok {
 				p = path.Join(r.home, rest)
 			}
-			out = r.readGitConfig(joinShell(path.Dir(file), p), depth+1, out)
+			out = r.readGitConfig(joinShell(path.Dir(file), p), left, out)
 		}
 	}
 	return out
@@ -232,7 +245,7 @@ func (r *reader) gitAlias(sub string, repo []gitKV) (string, bool) {
 	}
 	if r.gitConfs["~"] == nil {
 		xdg := cmp.Or(toSlash(os.Getenv("XDG_CONFIG_HOME")), path.Join(r.home, ".config"))
-		r.gitConfs["~"] = r.readGitConfig(path.Join(xdg, "git/config"), 0, r.readGitConfig(path.Join(r.home, ".gitconfig"), 0, []gitKV{}))
+		r.gitConfs["~"] = r.gitFiles(path.Join(xdg, "git/config"), path.Join(r.home, ".gitconfig"))
 	}
 	def, ok, theirs := "", false, len(r.gitConfs["~"])
 	for i, kv := range slices.Concat(r.gitConfs["~"], repo) { // the last one wins, as in git
@@ -256,10 +269,13 @@ func gitAsked(kv gitKV, repo bool) string {
 // gitRepoRunsFor reads the programs the repository's config has git run
 // for sub as run here. The user's own config is theirs: not read.
 func (r *reader) gitRepoRunsFor(sub string, repo []gitKV, x *runCtx) {
+	local := gitLocal[sub] && !slices.ContainsFunc(repo, func(kv gitKV) bool { // a partial clone fetches what a local command needs
+		return kv.key == "extensions.partialclone" || strings.HasPrefix(kv.key, "remote.") && strings.HasSuffix(kv.key, ".promisor")
+	})
 	for _, kv := range repo {
 		name := kv.key[strings.LastIndex(kv.key, ".")+1:]
 		switch {
-		case gitLocal[sub] && gitProgramKey(kv.key, gitRemoteKeys): // how to reach a remote: a local command reaches none
+		case local && gitProgramKey(kv.key, gitRemoteKeys): // how to reach a remote: a local command reaches none
 		case strings.HasPrefix(kv.key, "url.") || name == "url" || name == "pushurl":
 			if strings.Contains(kv.key+kv.val, "ext::") {
 				r.out.must = cmp.Or(r.out.must, gitAsked(kv, true))

@@ -85,6 +85,7 @@ func plantRepos(t *testing.T) string {
 		"ssh/.git":         "[core]\n\tsshCommand = rm -rf ~\n[remote \"origin\"]\n\turl = ext::rm -rf /\n",
 		"fine/.git":        "[core]\n\tbare = false\n\tfsmonitor = false\n\tpager = less -R\n[filter \"lfs\"]\n\trequired = true\n[credential]\n\thelper = store\n",
 		"fine/nested/.git": "[core]\n\tpager = cat\n",
+		"promisor/.git":    "[extensions]\n\tpartialClone = origin\n[remote \"origin\"]\n\tpromisor = true\n\turl = ext::rm -rf /\n",
 	} {
 		maps.Copy(files, repo(dir, config))
 	}
