@@ -21,7 +21,7 @@ type gitKV struct{ key, val string }
 
 const (
 	maxGitConfig = 256 << 10 // bytes read of one config file
-	maxGitFiles  = 16        // config files read for one repository, with their includes
+	maxGitFiles  = 64        // config files read for one repository: its own, its submodules, their includes
 )
 
 var (
@@ -86,7 +86,12 @@ func (r *reader) gitRepoConfig(x *runCtx, gitDir *arg) []gitKV {
 			if b, err := readCapped(path.Join(g, "commondir")); err == nil {
 				common = joinShell(g, strings.TrimSpace(string(b)))
 			}
-			r.gitConfs[g] = r.gitFiles(path.Join(common, "config"), path.Join(g, "config.worktree"))
+			files := []string{path.Join(common, "config"), path.Join(g, "config.worktree")}
+			mods, _ := os.ReadDir(fromShellPath(path.Join(common, "modules")))
+			for _, m := range mods { // a submodule's: git status, diff and fetch run git in it
+				files = append(files, path.Join(common, "modules", m.Name(), "config"))
+			}
+			r.gitConfs[g] = r.gitFiles(files...)
 		}
 		out = append(out, r.gitConfs[g]...)
 	}
@@ -144,7 +149,7 @@ func readCapped(p string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	return io.ReadAll(io.LimitReader(f, maxGitConfig))
+	return io.ReadAll(io.LimitReader(f, maxGitConfig+1))
 }
 
 // gitFiles are the keys of files, in order (a later one wins), and of
@@ -159,13 +164,20 @@ func (r *reader) gitFiles(files ...string) []gitKV {
 
 // readGitConfig appends file's keys to out, those of the files it
 // includes (include.path, includeIf.*.path whatever the condition) in
-// their place.
+// their place. A file past the bounds (maxGitConfig, maxGitFiles) leaves
+// the line unclear: what git would run there is not read.
 func (r *reader) readGitConfig(file string, left *int, out []gitKV) []gitKV {
 	b, err := readCapped(file)
-	if err != nil || *left <= 0 {
+	if err != nil {
 		return out
 	}
-	*left--
+	if *left--; *left < 0 || len(b) > maxGitConfig {
+		r.out.unclear = true
+		b = b[:min(len(b), maxGitConfig)]
+	}
+	if *left < 0 {
+		return out
+	}
 	for _, kv := range parseGitConfig(string(b)) {
 		out = append(out, kv)
 		if kv.key == "include.path" || strings.HasPrefix(kv.key, "includeif.") && strings.HasSuffix(kv.key, ".path") {

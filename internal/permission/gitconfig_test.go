@@ -38,7 +38,8 @@ func TestParseGitConfig_ReadsGitSyntax(t *testing.T) {
 
 // The repository git finds is the one whose config is read: through a
 // .git file naming a worktree's directory (and its commondir), an
-// include, up from a subdirectory; an include loop ends.
+// include, up from a subdirectory, a submodule's under .git/modules; an
+// include loop ends, and a config past hub's bounds leaves it unclear.
 func TestHardDeny_GitConfigOnDisk(t *testing.T) {
 	fakeHome(t)
 	ws := t.TempDir()
@@ -50,26 +51,36 @@ func TestHardDeny_GitConfigOnDisk(t *testing.T) {
 	wt := filepath.Join(main, "worktrees", "wt")
 	write(t, filepath.Join(wt, "HEAD"), "ref: refs/heads/wt\n")
 	write(t, filepath.Join(wt, "commondir"), "../..\n")
-	write(t, filepath.Join(ws, "wt", ".git"), "gitdir: "+wt+"\n")                                                                                 // absolute, as git writes it (C:/… on Windows)
-	write(t, filepath.Join(ws, "rel", ".git"), "gitdir: ../main/.git/worktrees/wt\n")                                                             // relative
-	write(t, filepath.Join(ws, "big", ".git", "config"), "[core]\n\tpager = "+strings.Repeat("x", maxGitConfig)+"\n[core]\n\tpager = rm -rf ~\n") // past the cap: not read
-	write(t, filepath.Join(ws, "big", ".git", "HEAD"), "ref: refs/heads/main\n")
-	mkdirs(t, filepath.Join(ws, "big", ".git", "objects"), filepath.Join(ws, "big", ".git", "refs"), filepath.Join(ws, "wt", "deep", "er"))
+	write(t, filepath.Join(ws, "wt", ".git"), "gitdir: "+wt+"\n")                     // absolute, as git writes it (C:/… on Windows)
+	write(t, filepath.Join(ws, "rel", ".git"), "gitdir: ../main/.git/worktrees/wt\n") // relative
+	mkdirs(t, filepath.Join(ws, "wt", "deep", "er"))
+	repo := func(dir, config string) {
+		write(t, filepath.Join(ws, dir, ".git", "config"), config)
+		write(t, filepath.Join(ws, dir, ".git", "HEAD"), "ref: refs/heads/main\n")
+		mkdirs(t, filepath.Join(ws, dir, ".git", "objects"), filepath.Join(ws, dir, ".git", "refs"))
+	}
+	repo("big", "[core]\n\tpager = "+strings.Repeat("x", maxGitConfig)+"\n[core]\n\tpager = rm -rf ~\n") // padded past the cap
+	repo("super", "[submodule \"m\"]\n\turl = ../m\n")
+	write(t, filepath.Join(ws, "super", ".git", "modules", "m", "config"), "[core]\n\tfsmonitor = rm -rf ~\n")
+	repo("many", strings.Repeat("[include]\n\tpath = x.inc\n", maxGitFiles))
+	write(t, filepath.Join(ws, "many", ".git", "x.inc"), "[user]\n\tname = x\n")
 	tests := []struct {
-		dir, cmd string
-		deny     bool
+		dir, cmd      string
+		deny, unclear bool
 	}{
-		{"main", "git status", true},
-		{"wt/deep/er", "git status", true},
-		{"rel", "git diff", true},
-		{".", "git -C rel diff", true},
-		{".", "git status", false},
-		{"big", "git log", false},
+		{"main", "git status", true, true}, // the include loop: git itself stops at depth 10
+		{"wt/deep/er", "git status", true, true},
+		{"rel", "git diff", true, true},
+		{".", "git -C rel diff", true, true},
+		{".", "git status", false, false},
+		{"big", "git log", false, true},
+		{"super", "git status", true, false}, // git status runs git in the submodule
+		{"many", "git status", false, true},
 	}
 	for _, tc := range tests {
-		cwd := filepath.Join(ws, filepath.FromSlash(tc.dir))
-		if _, denied := HardDeny(shapeRequest(tc.cmd, cwd)); denied != tc.deny {
-			t.Errorf("%q in %s: denied=%v, want %v", tc.cmd, tc.dir, denied, tc.deny)
+		req := shapeRequest(tc.cmd, filepath.Join(ws, filepath.FromSlash(tc.dir)))
+		if _, denied := HardDeny(req); denied != tc.deny || Unclear(req) != tc.unclear {
+			t.Errorf("%q in %s: denied=%v unclear=%v, want %v %v", tc.cmd, tc.dir, denied, Unclear(req), tc.deny, tc.unclear)
 		}
 	}
 }
