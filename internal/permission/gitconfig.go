@@ -192,60 +192,72 @@ func (r *reader) readGitConfig(file string, left *int, out []gitKV) []gitKV {
 }
 
 // parseGitConfig reads git's ini syntax: [section], [section "sub"],
-// [section.sub], name = value (quotes, backslash escapes and line
-// continuations), a name alone (true), # and ; comments.
+// [section.sub], name = value (gitValue), a name alone (true), # and ;
+// comments.
 func parseGitConfig(src string) []gitKV {
 	var out []gitKV
 	section := ""
-	lines := strings.Split(strings.TrimPrefix(strings.ReplaceAll(src, "\r\n", "\n"), "\ufeff"), "\n")
-	for i := 0; i < len(lines); i++ {
-		line := strings.TrimSpace(lines[i])
-		if strings.HasPrefix(line, "[") {
-			head, rest, _ := strings.Cut(line[1:], "]")
-			name, sub, quoted := strings.Cut(head, " \"")
-			section = strings.ToLower(strings.TrimSpace(name))
-			if quoted {
-				sub = strings.TrimSuffix(sub, "\"")
-				section += "." + strings.NewReplacer(`\"`, `"`, `\\`, `\`).Replace(sub)
+	src = strings.TrimPrefix(strings.ReplaceAll(src, "\r\n", "\n"), "\ufeff")
+	for src != "" {
+		line, next, _ := strings.Cut(src, "\n")
+		t := strings.TrimLeft(line, " \t") // a suffix of line
+		if strings.HasPrefix(t, "[") {
+			head, rest, _ := strings.Cut(t[1:], "]")
+			section = strings.ToLower(strings.TrimSpace(head))                        // [section], [section.sub]
+			if i := strings.Index(t, ` "`); i >= 0 && i < strings.IndexByte(t, ']') { // [section "sub"]: sub as written, a ] in it too
+				sub, after, _ := strings.Cut(t[i+2:], `"]`)
+				section, rest = strings.ToLower(strings.TrimSpace(t[1:i]))+"."+strings.NewReplacer(`\"`, `"`, `\\`, `\`).Replace(sub), after
 			}
-			line = strings.TrimSpace(rest) // [core] pager = x
+			t = strings.TrimLeft(rest, " \t")
 		}
-		if line == "" || line[0] == '#' || line[0] == ';' {
+		at := strings.IndexByte(t, '=')
+		name, _, _ := strings.Cut(strings.ReplaceAll(t[:max(at, 0)], ";", "#"), "#")
+		if at < 0 { // a name alone (true), maybe a comment
+			name, _, _ = strings.Cut(strings.ReplaceAll(t, ";", "#"), "#")
+		}
+		if name = strings.TrimSpace(name); name == "" || strings.ContainsAny(t[:1], "#;") {
+			src = next
 			continue
 		}
-		name, val, _ := strings.Cut(line, "=")
-		for strings.HasSuffix(val, `\`) && !strings.HasSuffix(val, `\\`) && i+1 < len(lines) { // a continuation
-			i++
-			val = val[:len(val)-1] + lines[i]
+		val := ""
+		if at >= 0 {
+			val, src = gitValue(src[len(line)-len(t)+at+1:])
+		} else {
+			src = next
 		}
-		out = append(out, gitKV{section + "." + strings.ToLower(strings.TrimSpace(name)), gitValue(val)})
+		out = append(out, gitKV{section + "." + strings.ToLower(name), val})
 	}
 	return out
 }
 
-// gitValue is a value as git reads it: quotes dropped, escapes replaced,
-// a comment outside quotes cut, the ends trimmed.
-func gitValue(v string) string {
+// gitValue reads a value as git does from the text after its "=": quotes
+// dropped, escapes replaced, a backslash at the end of a line joining the
+// next, a comment outside quotes ending it; it returns the value and the
+// text after it.
+func gitValue(s string) (string, string) {
 	var b strings.Builder
 	quoted := false
-	for i := 0; i < len(v); i++ {
-		switch c := v[i]; {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '\n':
+			return strings.TrimSpace(b.String()), s[i+1:]
 		case c == '"':
 			quoted = !quoted
-		case c == '\\' && i+1 < len(v):
+		case c == '\\' && i+1 < len(s):
 			i++
-			c = v[i]
-			if e, ok := map[byte]byte{'n': '\n', 't': '\t', 'b': '\b'}[c]; ok {
-				c = e
+			if e, ok := map[byte]byte{'n': '\n', 't': '\t', 'b': '\b', '\n': 0}[s[i]]; !ok {
+				b.WriteByte(s[i])
+			} else if e != 0 {
+				b.WriteByte(e)
 			}
-			b.WriteByte(c)
 		case (c == '#' || c == ';') && !quoted:
-			return strings.TrimSpace(b.String())
+			_, rest, _ := strings.Cut(s[i:], "\n")
+			return strings.TrimSpace(b.String()), rest
 		default:
 			b.WriteByte(c)
 		}
 	}
-	return strings.TrimSpace(b.String())
+	return strings.TrimSpace(b.String()), ""
 }
 
 // gitAlias is the alias git runs for sub: of -c or an earlier git config

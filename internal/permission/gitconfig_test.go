@@ -28,6 +28,11 @@ func TestParseGitConfig_ReadsGitSyntax(t *testing.T) {
 		{"[core]\n\tpager = rm \\\n -rf ~\n", []gitKV{{"core.pager", "rm  -rf ~"}}},
 		{"[core]\n\tpager = a\\tb\\\\c\\\"d\n", []gitKV{{"core.pager", "a\tb\\c\"d"}}},
 		{"[core]\n\tbare\n; comment\n# comment\n", []gitKV{{"core.bare", ""}}},
+		{"[core]\n\teditor = vim # \\\n\tfsmonitor = rm -rf ~\n", []gitKV{{"core.editor", "vim"}, {"core.fsmonitor", "rm -rf ~"}}}, // no continuation in a comment
+		{"[core] pager = \"less\"\n", []gitKV{{"core.pager", "less"}}},
+		{"[filter \"a]b\"] smudge = rm -rf ~\n", []gitKV{{"filter.a]b.smudge", "rm -rf ~"}}},
+		{"[url \"ext::a=b\"]\n\tinsteadOf = x\n", []gitKV{{"url.ext::a=b.insteadof", "x"}}},
+		{"[core]\n\tpager = \"a\\\n b\"\n", []gitKV{{"core.pager", "a b"}}},
 	}
 	for _, tc := range tests {
 		if got := parseGitConfig(tc.src); !slices.Equal(got, tc.want) {
