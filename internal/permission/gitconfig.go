@@ -45,7 +45,9 @@ var (
 )
 
 // gitRepoConfig is the config of the repository a git command run in one
-// of x's directories uses (or the one --git-dir or GIT_DIR names).
+// of x's directories uses (or the one --git-dir or GIT_DIR names), after
+// the configs the line names (GIT_CONFIG_GLOBAL, HOME, …): none is the
+// user's own.
 func (r *reader) gitRepoConfig(x *runCtx, gitDir *arg) []gitKV {
 	if gitDir == nil {
 		if v, ok := layerEnv(x.layers, "GIT_DIR"); ok {
@@ -281,8 +283,8 @@ func (r *reader) gitAlias(sub string, repo []gitKV) (string, bool) {
 	return def, ok
 }
 
-// gitAsked is why a command is asked every time when git runs what kv of
-// the repository's config says.
+// gitAsked is why a command is asked every time when git runs kv's value
+// from a config that is not the user's (repo); "" from theirs.
 func gitAsked(kv gitKV, repo bool) string {
 	if !repo {
 		return ""
@@ -290,8 +292,9 @@ func gitAsked(kv gitKV, repo bool) string {
 	return "git runs " + kv.val + " as a git config that is not yours says (" + kv.key + "): it is asked every time"
 }
 
-// gitRepoRunsFor reads the programs the repository's config has git run
-// for sub as run here. The user's own config is theirs: not read.
+// gitRepoRunsFor reads the programs the repository's config (or one the
+// line names) has git run for sub as run here. The user's own config is
+// theirs: not read.
 func (r *reader) gitRepoRunsFor(sub string, repo []gitKV, x *runCtx) {
 	local := gitLocal[sub] && !slices.ContainsFunc(repo, func(kv gitKV) bool { // a partial clone fetches what a local command needs
 		return kv.key == "extensions.partialclone" || strings.HasPrefix(kv.key, "remote.") && strings.HasSuffix(kv.key, ".promisor")
