@@ -96,8 +96,45 @@ func (r *reader) gitRepoConfig(x *runCtx, gitDir *arg) []gitKV {
 			r.gitConfs[g] = r.gitFiles(files...)
 		}
 		out = append(out, r.gitConfs[g]...)
+		r.gitHooks(g, r.gitConfs[g], x)
 	}
 	return out
+}
+
+// gitHooks reads the repository's shell hooks (in its hooks directory and
+// core.hooksPath) for what the deny list refuses: git runs them for most
+// commands (reference-transaction and post-index-change for any that
+// writes a ref or the index). Only a refusal is kept: a hook the user
+// installed (git lfs, pre-commit) adds nothing to ask. A hook's own git
+// commands read no hooks.
+func (r *reader) gitHooks(g string, conf []gitKV, x *runCtx) {
+	if r.active["git hooks"] {
+		return
+	}
+	dirs := []string{path.Join(g, "hooks")}
+	if b, err := readCapped(path.Join(g, "commondir")); err == nil {
+		dirs[0] = path.Join(joinShell(g, strings.TrimSpace(string(b))), "hooks")
+	}
+	for _, kv := range conf {
+		if kv.key == "core.hookspath" {
+			dirs = append(dirs, joinShell(strings.TrimSuffix(g, "/.git"), kv.val))
+		}
+	}
+	for _, dir := range dirs {
+		hooks, _ := os.ReadDir(fromShellPath(dir))
+		for _, h := range hooks[:min(len(hooks), maxGitFiles)] {
+			b, err := readCapped(path.Join(dir, h.Name()))
+			first, _, _ := strings.Cut(string(b), "\n")
+			if err != nil || strings.HasSuffix(h.Name(), ".sample") || strings.HasPrefix(first, "#!") && !slices.ContainsFunc(strings.Fields(first[2:]), func(w string) bool { return shells[progName(w)] }) {
+				continue
+			}
+			sub, sc := newReader()
+			sub.active["git hooks"] = true
+			sc.cwds = x.sc.cwds
+			sub.script(string(b), sc, input{})
+			r.setDeny(sub.out.deny)
+		}
+	}
 }
 
 // findGitDir is the repository git discovers from dir: dir/.git (a
