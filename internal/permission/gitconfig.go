@@ -122,10 +122,12 @@ func (r *reader) gitHooks(g string, conf []gitKV, x *runCtx) {
 	}
 	for _, dir := range dirs {
 		hooks, _ := os.ReadDir(fromShellPath(dir))
+		hooks = slices.DeleteFunc(hooks, func(h os.DirEntry) bool { return strings.HasSuffix(h.Name(), ".sample") })
+		r.out.unclear = r.out.unclear || len(hooks) > maxGitFiles
 		for _, h := range hooks[:min(len(hooks), maxGitFiles)] {
 			b, err := readCapped(path.Join(dir, h.Name()))
 			first, _, _ := strings.Cut(string(b), "\n")
-			if err != nil || strings.HasSuffix(h.Name(), ".sample") || strings.HasPrefix(first, "#!") && !slices.ContainsFunc(strings.Fields(first[2:]), func(w string) bool { return shells[progName(w)] }) {
+			if err != nil || strings.HasPrefix(first, "#!") && !slices.ContainsFunc(strings.Fields(first[2:]), func(w string) bool { return shells[progName(w)] }) {
 				continue
 			}
 			sub, sc := newReader()
