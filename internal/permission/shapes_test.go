@@ -3,12 +3,14 @@ package permission
 import (
 	"bufio"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/config"
+	"github.com/hubdev/hub/internal/permission/permtest/plant"
 )
 
 const defaultShapeCwd = "/work/project-under-test"
@@ -29,12 +31,17 @@ func readShapes(t *testing.T) []shapeRow {
 	return slices.DeleteFunc(readShapeFile(t), func(r shapeRow) bool { return r.shown != "" })
 }
 
-// readShapeFile reads testdata/shapes.txt, "always" rows included. Its
-// rows are read with no docker credential helper installed (docker
+// readShapeFile reads testdata/shapes.txt, "always" rows included; a
+// relative cwd= DIR is under a workspace planted with testdata/planted.txt.
+// Its rows are read with no docker credential helper installed (docker
 // would log in to one, so a machine's PATH would change the verdict).
 func readShapeFile(t *testing.T) []shapeRow {
 	t.Helper()
 	t.Setenv("PATH", t.TempDir())
+	planted := t.TempDir()
+	if err := plant.Files("testdata/planted.txt", planted); err != nil {
+		t.Fatal(err)
+	}
 	f, err := os.Open("testdata/shapes.txt")
 	if err != nil {
 		t.Fatal(err)
@@ -62,6 +69,9 @@ func readShapeFile(t *testing.T) []shapeRow {
 				t.Fatalf("shapes.txt:%d: third column %q is not cwd=DIR", n, cols[2])
 			}
 			row.cwd = dir
+			if !strings.HasPrefix(dir, "/") {
+				row.cwd = filepath.Join(planted, filepath.FromSlash(dir))
+			}
 		}
 		rows = append(rows, row)
 	}

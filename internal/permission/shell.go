@@ -102,6 +102,7 @@ type reader struct {
 	downloaded map[string]bool // base names of the files a download wrote
 	substOut   map[*syntax.CmdSubst]string
 	gitAliases map[string]string
+	gitConfs   map[string][]gitKV // a repository's config by its git directory, "~" the user's
 	aliases    map[string]string
 	unpacked   bool              // a downloaded archive was unpacked: its files are downloaded code
 	links      map[string]string // symlinks made earlier on the line: path -> target
@@ -132,7 +133,7 @@ const (
 
 func newReader() (*reader, *scope) {
 	r := &reader{out: &reading{}, home: homeDir(), funcs: map[string]*syntax.Stmt{}, called: map[string]bool{}, active: map[string]bool{},
-		downloaded: map[string]bool{}, substOut: map[*syntax.CmdSubst]string{}, gitAliases: map[string]string{}, aliases: map[string]string{}, links: map[string]string{}}
+		downloaded: map[string]bool{}, substOut: map[*syntax.CmdSubst]string{}, gitAliases: map[string]string{}, gitConfs: map[string][]gitKV{}, aliases: map[string]string{}, links: map[string]string{}}
 	return r, &scope{vars: map[string]arg{"HOME": {text: r.home}}}
 }
 

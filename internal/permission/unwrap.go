@@ -488,24 +488,31 @@ func (r *reader) git(argv []arg, x *runCtx) []arg {
 			}
 		}
 	}
+	repo := r.gitRepoConfig(x, named["--git-dir"])
+	for n := 0; len(args) > 0 && n < maxDepth && !gitLocal[args[0].text]; n++ { // an alias may name another; git runs a builtin before one
+		def, ok := r.gitAlias(args[0].text, repo)
+		if !ok || r.active["git alias "+args[0].text] {
+			break
+		}
+		x.opaque = true
+		if strings.HasPrefix(def, "!") { // a shell command
+			r.gitRuns(args, x)
+			r.active["git alias "+args[0].text] = true
+			r.nested(arg{text: def[1:] + " " + joinArgs(args[1:]).text}, x, nil)
+			r.active["git alias "+args[0].text] = false
+			return argv
+		}
+		ws := parseWords(def)
+		if ws == nil {
+			r.out.unclear = true
+			return argv
+		}
+		args = append(r.fields(ws, x.sc), args[1:]...)
+		stripped = true
+	}
 	r.gitRuns(args, x)
 	if len(args) > 0 {
-		if def, ok := r.gitAliases[args[0].text]; ok && !r.active["git alias "+args[0].text] {
-			r.active["git alias "+args[0].text] = true
-			defer func() { r.active["git alias "+args[0].text] = false }()
-			x.opaque = true
-			if strings.HasPrefix(def, "!") { // a shell command
-				r.nested(arg{text: def[1:] + " " + joinArgs(args[1:]).text}, x, nil)
-				return argv
-			}
-			ws := parseWords(def)
-			if ws == nil {
-				r.out.unclear = true
-				return argv
-			}
-			args = append(r.fields(ws, x.sc), args[1:]...)
-			stripped = true
-		}
+		r.gitRepoRunsFor(args[0].text, repo, x)
 	}
 	r.gitWorkTree(x, named, args)
 	if !stripped {
@@ -548,13 +555,12 @@ func (r *reader) gitRuns(args []arg, x *runCtx) {
 		} else if args[0].text == "bisect" && args[1].text == "run" {
 			r.run(args[2:], x.fork())
 		}
-		for _, a := range args[1:] { // an ext:: remote runs its words, "% " a space in one (with protocol.ext.allow)
-			if cmd, ok := strings.CutPrefix(a.text, "ext::"); ok {
-				var words []arg
-				for _, w := range strings.Fields(strings.ReplaceAll(cmd, "% ", "\x01")) {
-					words = append(words, arg{text: strings.ReplaceAll(w, "\x01", " "), dynamic: a.dynamic})
-				}
-				r.run(words, x.fork())
+		for _, a := range args[1:] { // a remote, or an option's (archive --remote=ext::…); a local command's is a message
+			if _, v, ok := strings.Cut(a.text, "="); ok && strings.HasPrefix(a.text, "-") {
+				a.text = v
+			}
+			if !gitLocal[args[0].text] {
+				r.ext(a, x)
 			}
 		}
 		for _, v := range runs {
@@ -1122,9 +1128,12 @@ func (r *reader) at(argv []arg, x *runCtx) input {
 // and reads a program git runs later (core.pager, …) as run here.
 func (r *reader) gitConfig(kv arg, x *runCtx) {
 	k, v, ok := strings.Cut(kv.text, "=")
-	if name, isAlias := strings.CutPrefix(k, "alias."); ok && isAlias {
+	if name, isAlias := strings.CutPrefix(strings.ToLower(k), "alias."); ok && isAlias {
 		r.gitAliases[name] = v
-	} else if ok && gitProgramKey(k, gitProgramKeys[3:]) {
-		r.nested(arg{text: v, dynamic: kv.dynamic}, x, nil)
+	} else if ok {
+		r.gitURL(k, arg{text: v, dynamic: kv.dynamic}, x)
+		if gitProgramKey(k, gitProgramKeys[3:]) {
+			r.nested(arg{text: v, dynamic: kv.dynamic}, x, nil)
+		}
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/jsonrpc"
 	"github.com/hubdev/hub/internal/permission"
+	"github.com/hubdev/hub/internal/permission/permtest/plant"
 )
 
 // Class is how hub treats a row: refused without asking anyone, asked
@@ -49,11 +50,13 @@ type Row struct {
 }
 
 // Rows are the rows of the shapes file (COMMAND rows as an execute call
-// and a bash call, judged in the workspace cwd) followed by the tool-call
-// shapes. Left out, because the permission package's own table runs them
-// with the real home directory: a row with a cwd= column (a session has
-// one working directory) and a row climbing with ".." (what it reaches
-// depends on how deep the test's home and workspace sit).
+// and a bash call, judged in the workspace cwd, which it plants with the
+// planted.txt beside it; a row whose cwd= is relative runs after a cd
+// there) followed by the tool-call shapes. Left out, because the
+// permission package's own table runs them with the real home directory:
+// a row with an absolute cwd= (a session has one working directory) and
+// a row climbing with ".." (what it reaches depends on how deep the
+// test's home and workspace sit).
 func Rows(shapesFile, cwd string) ([]Row, error) {
 	return read(shapesFile, cwd, false)
 }
@@ -67,6 +70,11 @@ func AlwaysRows(shapesFile string) ([]Row, error) {
 }
 
 func read(shapesFile, cwd string, always bool) ([]Row, error) {
+	if !always {
+		if err := plant.Files(filepath.Join(filepath.Dir(shapesFile), "planted.txt"), cwd); err != nil {
+			return nil, err
+		}
+	}
 	f, err := os.Open(shapesFile)
 	if err != nil {
 		return nil, fmt.Errorf("shape rows: %w", err)
@@ -91,6 +99,9 @@ func read(shapesFile, cwd string, always bool) ([]Row, error) {
 			return nil, fmt.Errorf("%s:%d: want deny|ok<TAB>COMMAND or always<TAB>SHOWN<TAB>LATER", shapesFile, n)
 		}
 		want, cmd := Class(cols[0]), cols[1]
+		if dir, ok := strings.CutPrefix(cols[len(cols)-1], "cwd="); ok && !strings.HasPrefix(dir, "/") {
+			cols, cmd = cols[:2], "cd "+dir+" && "+cmd // a planted repository's
+		}
 		if always || (len(cols) > 2 && strings.HasPrefix(cols[2], "cwd=")) || strings.Contains(cmd, "..") {
 			continue
 		}

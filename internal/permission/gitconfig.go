@@ -1,0 +1,380 @@
+package permission
+
+import (
+	"cmp"
+	"io"
+	"os"
+	"path"
+	"slices"
+	"strings"
+)
+
+// Git's config already on disk: the repository a git command uses (found
+// as git finds it) may come from a tarball, a zip or a folder committed
+// with its .git, and its config names programs git runs (core.fsmonitor,
+// core.pager, a filter, an alias). hub reads that file itself rather than
+// run git: no program runs, whatever git is on PATH.
+
+// gitKV is one key of a git config file: section and name in lower case,
+// a subsection as written.
+type gitKV struct{ key, val string }
+
+const (
+	maxGitConfig = 256 << 10 // bytes read of one config file
+	maxGitFiles  = 64        // config files read for one repository: its own, its submodules, their includes
+)
+
+var (
+	// gitLocal are the subcommands that reach no remote: an ext:: word
+	// among their operands is a message or a pattern, and the keys that
+	// name how to reach one (gitRemoteKeys) are not run.
+	gitLocal = set("status", "diff", "log", "show", "add", "commit", "checkout", "switch", "restore", "reset", "branch", "tag",
+		"stash", "rebase", "merge", "cherry-pick", "revert", "blame", "annotate", "grep", "ls-files", "ls-tree", "rev-parse",
+		"rev-list", "mv", "rm", "clean", "describe", "shortlog", "reflog", "notes", "bisect", "worktree", "format-patch", "am",
+		"apply", "init", "gc", "help", "version", "var", "cat-file", "show-ref", "for-each-ref", "range-diff", "cherry",
+		"whatchanged", "check-ignore", "commit-tree", "hash-object", "update-index", "update-ref", "name-rev", "fsck")
+	gitRemoteKeys = []string{"core.sshcommand", "core.gitproxy", "core.askpass", "ssh.variant", "remote.", "url.", "credential."}
+	// gitBang are keys (besides gitProgramKeys) whose value is a program
+	// when it starts with "!" (or is a path, for a credential helper).
+	gitBang = []string{"credential.helper", "credential.*.helper", "submodule.*.update"}
+	// gitData are booleans, and the keys of gitProgramKeys' sections that
+	// name no program.
+	gitData = set("", "true", "false", "yes", "no", "on", "off", "0", "1", "required", "format", "prompt", "trustexitcode",
+		"keepbackup", "keeptemporaries", "writetotemp", "hideresolved", "guidefault", "allowedsignersfile", "mintrustlevel",
+		"viewer", "from", "to", "cc", "bcc", "vcs", "hookspath")
+)
+
+// gitRepoConfig is the config of the repository a git command run in one
+// of x's directories uses (or the one --git-dir or GIT_DIR names), after
+// the configs the line names (GIT_CONFIG_GLOBAL, HOME, …): none is the
+// user's own.
+func (r *reader) gitRepoConfig(x *runCtx, gitDir *arg) []gitKV {
+	if gitDir == nil {
+		if v, ok := layerEnv(x.layers, "GIT_DIR"); ok {
+			gitDir = &v
+		} else if v, ok := x.sc.vars["GIT_DIR"]; ok {
+			gitDir = &v
+		}
+	}
+	var dirs []string
+	if gitDir != nil {
+		dirs, _ = resolve(*gitDir, x.sc.cwds)
+	} else {
+		for _, d := range x.sc.cwds {
+			dirs = append(dirs, findGitDir(d))
+		}
+	}
+	var out []gitKV
+	for env, file := range map[string]string{"GIT_CONFIG_GLOBAL": "", "GIT_CONFIG_SYSTEM": "", "HOME": ".gitconfig", "XDG_CONFIG_HOME": "git/config"} {
+		v, ok := layerEnv(x.layers, env) // a config the line names is not the user's own
+		if !ok {
+			v, ok = x.sc.vars[env]
+		}
+		if !ok || v.text == r.home {
+			continue
+		}
+		ps, known := resolve((&check{r: r}).tilde(v), x.sc.cwds)
+		for _, p := range ps {
+			out = append(out, r.gitFiles(path.Join(p, file))...)
+		}
+		r.out.unclear = r.out.unclear || !known
+	}
+	for _, g := range dirs {
+		if g == "" {
+			continue
+		}
+		if r.gitConfs[g] == nil {
+			common := g
+			if b, err := readCapped(path.Join(g, "commondir")); err == nil {
+				common = joinShell(g, strings.TrimSpace(string(b)))
+			}
+			files := []string{path.Join(common, "config"), path.Join(g, "config.worktree")}
+			mods, _ := os.ReadDir(fromShellPath(path.Join(common, "modules")))
+			for _, m := range mods { // a submodule's: git status, diff and fetch run git in it
+				files = append(files, path.Join(common, "modules", m.Name(), "config"))
+			}
+			r.gitConfs[g] = r.gitFiles(files...)
+		}
+		out = append(out, r.gitConfs[g]...)
+		r.gitHooks(g, r.gitConfs[g], x)
+	}
+	return out
+}
+
+// gitHooks reads the repository's shell hooks (in its hooks directory and
+// core.hooksPath) for what the deny list refuses: git runs them for most
+// commands (reference-transaction and post-index-change for any that
+// writes a ref or the index). Only a refusal is kept: a hook the user
+// installed (git lfs, pre-commit) adds nothing to ask. A hook's own git
+// commands read no hooks.
+func (r *reader) gitHooks(g string, conf []gitKV, x *runCtx) {
+	if r.active["git hooks"] {
+		return
+	}
+	dirs := []string{path.Join(g, "hooks")}
+	if b, err := readCapped(path.Join(g, "commondir")); err == nil {
+		dirs[0] = path.Join(joinShell(g, strings.TrimSpace(string(b))), "hooks")
+	}
+	for _, kv := range conf {
+		if kv.key == "core.hookspath" {
+			dirs = append(dirs, joinShell(strings.TrimSuffix(g, "/.git"), kv.val))
+		}
+	}
+	for _, dir := range dirs {
+		hooks, _ := os.ReadDir(fromShellPath(dir))
+		hooks = slices.DeleteFunc(hooks, func(h os.DirEntry) bool { return strings.HasSuffix(h.Name(), ".sample") })
+		r.out.unclear = r.out.unclear || len(hooks) > maxGitFiles
+		for _, h := range hooks[:min(len(hooks), maxGitFiles)] {
+			b, err := readCapped(path.Join(dir, h.Name()))
+			first, _, _ := strings.Cut(string(b), "\n")
+			if err != nil || strings.HasPrefix(first, "#!") && !slices.ContainsFunc(strings.Fields(first[2:]), func(w string) bool { return shells[progName(w)] }) {
+				continue
+			}
+			sub, sc := newReader()
+			sub.active["git hooks"] = true
+			sc.cwds = x.sc.cwds
+			sub.script(string(b), sc, input{})
+			r.setDeny(sub.out.deny)
+		}
+	}
+}
+
+// findGitDir is the repository git discovers from dir: dir/.git (a
+// directory, or a file naming one), else dir itself when it is one (a
+// bare repository: git's safe.bareRepository is "all" unless set), else
+// the same from its parent; "" when none.
+func findGitDir(dir string) string {
+	for d := dir; ; d = path.Dir(d) {
+		dot := path.Join(d, ".git")
+		if b, err := readCapped(dot); err == nil {
+			if g, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir:"); ok {
+				return joinShell(d, strings.TrimSpace(g))
+			}
+		}
+		for _, g := range []string{dot, d} {
+			if isGitDir(g) {
+				return g
+			}
+		}
+		if d == path.Dir(d) {
+			return ""
+		}
+	}
+}
+
+// isGitDir: a HEAD file and objects and refs (or a commondir holding them).
+func isGitDir(g string) bool {
+	at := func(name string, dir bool) bool {
+		fi, err := os.Stat(fromShellPath(path.Join(g, name)))
+		return err == nil && fi.IsDir() == dir
+	}
+	return at("HEAD", false) && (at("objects", true) && at("refs", true) || at("commondir", false))
+}
+
+// joinShell is p (a path as a config file writes it) from dir.
+func joinShell(dir, p string) string {
+	if p = toSlash(p); path.IsAbs(p) {
+		return path.Clean(p)
+	}
+	return path.Join(dir, p)
+}
+
+// readCapped reads the start of a regular file (a FIFO planted in a
+// tarball would block the open).
+func readCapped(p string) ([]byte, error) {
+	if fi, err := os.Stat(fromShellPath(p)); err != nil || !fi.Mode().IsRegular() {
+		return nil, os.ErrInvalid
+	}
+	f, err := os.Open(fromShellPath(p))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, maxGitConfig+1))
+}
+
+// gitFiles are the keys of files, in order (a later one wins), and of
+// the files they include: maxGitFiles files at most.
+func (r *reader) gitFiles(files ...string) []gitKV {
+	left, out := maxGitFiles, []gitKV{}
+	for _, f := range files {
+		out = r.readGitConfig(f, &left, out)
+	}
+	return out
+}
+
+// readGitConfig appends file's keys to out, those of the files it
+// includes (include.path, includeIf.*.path whatever the condition) in
+// their place. A file past the bounds (maxGitConfig, maxGitFiles) leaves
+// the line unclear: what git would run there is not read.
+func (r *reader) readGitConfig(file string, left *int, out []gitKV) []gitKV {
+	b, err := readCapped(file)
+	if err != nil {
+		return out
+	}
+	if *left--; *left < 0 || len(b) > maxGitConfig {
+		r.out.unclear = true
+		b = b[:min(len(b), maxGitConfig)]
+	}
+	if *left < 0 {
+		return out
+	}
+	for _, kv := range parseGitConfig(string(b)) {
+		out = append(out, kv)
+		if kv.key == "include.path" || strings.HasPrefix(kv.key, "includeif.") && strings.HasSuffix(kv.key, ".path") {
+			p := kv.val
+			if rest, ok := strings.CutPrefix(p, "~/"); ok {
+				p = path.Join(r.home, rest)
+			}
+			out = r.readGitConfig(joinShell(path.Dir(file), p), left, out)
+		}
+	}
+	return out
+}
+
+// parseGitConfig reads git's ini syntax: [section], [section "sub"],
+// [section.sub], name = value (gitValue), a name alone (true), # and ;
+// comments.
+func parseGitConfig(src string) []gitKV {
+	var out []gitKV
+	section := ""
+	src = strings.TrimPrefix(strings.ReplaceAll(src, "\r\n", "\n"), "\ufeff")
+	for src != "" {
+		line, next, _ := strings.Cut(src, "\n")
+		t := strings.TrimLeft(line, " \t") // a suffix of line
+		if strings.HasPrefix(t, "[") {
+			head, rest, _ := strings.Cut(t[1:], "]")
+			section = strings.ToLower(strings.TrimSpace(head))                        // [section], [section.sub]
+			if i := strings.Index(t, ` "`); i >= 0 && i < strings.IndexByte(t, ']') { // [section "sub"]: sub as written, a ] in it too
+				sub, after, _ := strings.Cut(t[i+2:], `"]`)
+				section, rest = strings.ToLower(strings.TrimSpace(t[1:i]))+"."+strings.NewReplacer(`\"`, `"`, `\\`, `\`).Replace(sub), after
+			}
+			t = strings.TrimLeft(rest, " \t")
+		}
+		at := strings.IndexByte(t, '=')
+		name, _, _ := strings.Cut(strings.ReplaceAll(t[:max(at, 0)], ";", "#"), "#")
+		if at < 0 { // a name alone (true), maybe a comment
+			name, _, _ = strings.Cut(strings.ReplaceAll(t, ";", "#"), "#")
+		}
+		if name = strings.TrimSpace(name); name == "" || strings.ContainsAny(t[:1], "#;") {
+			src = next
+			continue
+		}
+		val := ""
+		if at >= 0 {
+			val, src = gitValue(src[len(line)-len(t)+at+1:])
+		} else {
+			src = next
+		}
+		out = append(out, gitKV{section + "." + strings.ToLower(name), val})
+	}
+	return out
+}
+
+// gitValue reads a value as git does from the text after its "=": quotes
+// dropped, escapes replaced, a backslash at the end of a line joining the
+// next, a comment outside quotes ending it; it returns the value and the
+// text after it.
+func gitValue(s string) (string, string) {
+	var b strings.Builder
+	quoted := false
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '\n':
+			return strings.TrimSpace(b.String()), s[i+1:]
+		case c == '"':
+			quoted = !quoted
+		case c == '\\' && i+1 < len(s):
+			i++
+			if e, ok := map[byte]byte{'n': '\n', 't': '\t', 'b': '\b', '\n': 0}[s[i]]; !ok {
+				b.WriteByte(s[i])
+			} else if e != 0 {
+				b.WriteByte(e)
+			}
+		case (c == '#' || c == ';') && !quoted:
+			_, rest, _ := strings.Cut(s[i:], "\n")
+			return strings.TrimSpace(b.String()), rest
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return strings.TrimSpace(b.String()), ""
+}
+
+// gitAlias is the alias git runs for sub: of -c or an earlier git config
+// on the line, of the repository's config, of the user's own.
+func (r *reader) gitAlias(sub string, repo []gitKV) (string, bool) {
+	sub = strings.ToLower(sub)
+	if def, ok := r.gitAliases[sub]; ok {
+		return def, true
+	}
+	if r.gitConfs["~"] == nil {
+		xdg := cmp.Or(toSlash(os.Getenv("XDG_CONFIG_HOME")), path.Join(r.home, ".config"))
+		r.gitConfs["~"] = r.gitFiles(path.Join(xdg, "git/config"), path.Join(r.home, ".gitconfig"))
+	}
+	def, ok, theirs := "", false, len(r.gitConfs["~"])
+	for i, kv := range slices.Concat(r.gitConfs["~"], repo) { // the last one wins, as in git
+		if kv.key == "alias."+sub {
+			def, ok = kv.val, true
+			r.out.must = cmp.Or(r.out.must, gitAsked(kv, i >= theirs))
+		}
+	}
+	return def, ok
+}
+
+// gitAsked is why a command is asked every time when git runs kv's value
+// from a config that is not the user's (repo); "" from theirs.
+func gitAsked(kv gitKV, repo bool) string {
+	if !repo {
+		return ""
+	}
+	return "git runs " + kv.val + " as a git config that is not yours says (" + kv.key + "): it is asked every time"
+}
+
+// gitRepoRunsFor reads the programs the repository's config (or one the
+// line names) has git run for sub as run here. The user's own config is
+// theirs: not read.
+func (r *reader) gitRepoRunsFor(sub string, repo []gitKV, x *runCtx) {
+	local := gitLocal[sub] && !slices.ContainsFunc(repo, func(kv gitKV) bool { // a partial clone fetches what a local command needs
+		return kv.key == "extensions.partialclone" || strings.HasPrefix(kv.key, "remote.") && strings.HasSuffix(kv.key, ".promisor")
+	})
+	for _, kv := range repo {
+		name := kv.key[strings.LastIndex(kv.key, ".")+1:]
+		switch {
+		case local && gitProgramKey(kv.key, gitRemoteKeys): // how to reach a remote: a local command reaches none
+		case strings.HasPrefix(kv.key, "url.") || name == "url" || name == "pushurl":
+			if strings.Contains(kv.key+kv.val, "ext::") {
+				r.out.must = cmp.Or(r.out.must, gitAsked(kv, true))
+			}
+			r.gitURL(kv.key, arg{text: kv.val}, x)
+		case gitData[strings.ToLower(kv.val)] || gitData[name]: // a boolean, or a key of a program's section that is no program
+		case gitProgramKey(kv.key, gitBang) && !strings.HasPrefix(kv.val, "!") && !strings.Contains(kv.val, "/"): // git-credential-NAME, a submodule update mode
+		case gitProgramKey(kv.key, gitProgramKeys[3:]) || gitProgramKey(kv.key, slices.Concat(gitBang, []string{"core.askpass"})):
+			r.out.must = cmp.Or(r.out.must, gitAsked(kv, true))
+			r.nested(arg{text: strings.TrimPrefix(kv.val, "!")}, x, nil)
+		}
+	}
+}
+
+// gitURL reads an ext:: remote in a config value or in a url.BASE key
+// (url.ext::cmd.insteadOf) as run here.
+func (r *reader) gitURL(key string, v arg, x *runCtx) {
+	if base := key[min(4, len(key)):]; strings.EqualFold(key[:len(key)-len(base)], "url.") && strings.Contains(base, ".") {
+		r.ext(arg{text: base[:strings.LastIndex(base, ".")], dynamic: v.dynamic}, x)
+	}
+	r.ext(v, x)
+}
+
+// ext reads an ext:: remote's command (its words, "% " a space in one):
+// git runs it with protocol.ext.allow.
+func (r *reader) ext(a arg, x *runCtx) {
+	cmd, ok := strings.CutPrefix(a.text, "ext::")
+	if !ok {
+		return
+	}
+	var words []arg
+	for _, w := range strings.Fields(strings.ReplaceAll(cmd, "% ", "\x01")) {
+		words = append(words, arg{text: strings.ReplaceAll(w, "\x01", " "), dynamic: a.dynamic})
+	}
+	r.run(words, x.fork())
+}

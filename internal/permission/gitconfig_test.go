@@ -1,0 +1,153 @@
+package permission
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/hubdev/hub/adapters"
+)
+
+func TestParseGitConfig_ReadsGitSyntax(t *testing.T) {
+	tests := []struct {
+		src  string
+		want []gitKV
+	}{
+		{"[core]\n\tpager = less -R\n", []gitKV{{"core.pager", "less -R"}}},
+		{"[Core]\nPAGER=x", []gitKV{{"core.pager", "x"}}},
+		{"[core] pager = x", []gitKV{{"core.pager", "x"}}},
+		{"\ufeff[core]\r\n\tpager = x\r\n", []gitKV{{"core.pager", "x"}}},
+		{"[filter \"Lfs\"]\n\tsmudge = a", []gitKV{{"filter.Lfs.smudge", "a"}}},
+		{"[filter \"a\\\"b\"]\n\tsmudge = a", []gitKV{{"filter.a\"b.smudge", "a"}}},
+		{"[diff.X]\n\texternal = a", []gitKV{{"diff.x.external", "a"}}},
+		{"[alias]\n\tx = \"!rm -rf ~\" # a comment\n", []gitKV{{"alias.x", "!rm -rf ~"}}},
+		{"[alias]\n\tx = !echo '#' ; rm -rf ~\n", []gitKV{{"alias.x", "!echo '"}}},
+		{"[alias]\n\tx = \"!echo ';' ; rm -rf ~\"\n", []gitKV{{"alias.x", "!echo ';' ; rm -rf ~"}}},
+		{"[core]\n\tpager = rm \\\n -rf ~\n", []gitKV{{"core.pager", "rm  -rf ~"}}},
+		{"[core]\n\tpager = a\\tb\\\\c\\\"d\n", []gitKV{{"core.pager", "a\tb\\c\"d"}}},
+		{"[core]\n\tbare\n; comment\n# comment\n", []gitKV{{"core.bare", ""}}},
+		{"[core]\n\teditor = vim # \\\n\tfsmonitor = rm -rf ~\n", []gitKV{{"core.editor", "vim"}, {"core.fsmonitor", "rm -rf ~"}}}, // no continuation in a comment
+		{"[core] pager = \"less\"\n", []gitKV{{"core.pager", "less"}}},
+		{"[filter \"a]b\"] smudge = rm -rf ~\n", []gitKV{{"filter.a]b.smudge", "rm -rf ~"}}},
+		{"[url \"ext::a=b\"]\n\tinsteadOf = x\n", []gitKV{{"url.ext::a=b.insteadof", "x"}}},
+		{"[core]\n\tpager = \"a\\\n b\"\n", []gitKV{{"core.pager", "a b"}}},
+	}
+	for _, tc := range tests {
+		if got := parseGitConfig(tc.src); !slices.Equal(got, tc.want) {
+			t.Errorf("%q: %q, want %q", tc.src, got, tc.want)
+		}
+	}
+}
+
+// The repository git finds is the one whose config is read: through a
+// .git file naming a worktree's directory (and its commondir), an
+// include, up from a subdirectory, a submodule's under .git/modules; an
+// include loop ends, and a config past hub's bounds leaves it unclear.
+func TestHardDeny_GitConfigOnDisk(t *testing.T) {
+	fakeHome(t)
+	ws := t.TempDir()
+	main := filepath.Join(ws, "main", ".git")
+	write(t, filepath.Join(main, "HEAD"), "ref: refs/heads/main\n")
+	write(t, filepath.Join(main, "config"), "[include]\n\tpath = loop.inc\n")
+	write(t, filepath.Join(main, "loop.inc"), "[include]\n\tpath = loop.inc\n[core]\n\tfsmonitor = rm -rf ~\n")
+	mkdirs(t, filepath.Join(main, "objects"), filepath.Join(main, "refs"))
+	wt := filepath.Join(main, "worktrees", "wt")
+	write(t, filepath.Join(wt, "HEAD"), "ref: refs/heads/wt\n")
+	write(t, filepath.Join(wt, "commondir"), "../..\n")
+	write(t, filepath.Join(ws, "wt", ".git"), "gitdir: "+wt+"\n")                     // absolute, as git writes it (C:/… on Windows)
+	write(t, filepath.Join(ws, "rel", ".git"), "gitdir: ../main/.git/worktrees/wt\n") // relative
+	mkdirs(t, filepath.Join(ws, "wt", "deep", "er"))
+	repo := func(dir, config string) {
+		write(t, filepath.Join(ws, dir, ".git", "config"), config)
+		write(t, filepath.Join(ws, dir, ".git", "HEAD"), "ref: refs/heads/main\n")
+		mkdirs(t, filepath.Join(ws, dir, ".git", "objects"), filepath.Join(ws, dir, ".git", "refs"))
+	}
+	repo("big", "[core]\n\tpager = "+strings.Repeat("x", maxGitConfig)+"\n[core]\n\tpager = rm -rf ~\n") // padded past the cap
+	repo("super", "[submodule \"m\"]\n\turl = ../m\n")
+	write(t, filepath.Join(ws, "super", ".git", "modules", "m", "config"), "[core]\n\tfsmonitor = rm -rf ~\n")
+	repo("many", strings.Repeat("[include]\n\tpath = x.inc\n", maxGitFiles))
+	write(t, filepath.Join(ws, "many", ".git", "x.inc"), "[user]\n\tname = x\n")
+	tests := []struct {
+		dir, cmd      string
+		deny, unclear bool
+	}{
+		{"main", "git status", true, true}, // the include loop: git itself stops at depth 10
+		{"wt/deep/er", "git status", true, true},
+		{"rel", "git diff", true, true},
+		{".", "git -C rel diff", true, true},
+		{".", "git status", false, false},
+		{"big", "git log", false, true},
+		{"super", "git status", true, false}, // git status runs git in the submodule
+		{"many", "git status", false, true},
+	}
+	for _, tc := range tests {
+		req := shapeRequest(tc.cmd, filepath.Join(ws, filepath.FromSlash(tc.dir)))
+		if _, denied := HardDeny(req); denied != tc.deny || Unclear(req) != tc.unclear {
+			t.Errorf("%q in %s: denied=%v unclear=%v, want %v %v", tc.cmd, tc.dir, denied, Unclear(req), tc.deny, tc.unclear)
+		}
+	}
+}
+
+// The user's own config is theirs: its aliases are expanded (what runs
+// is read), its programs (a pager) are not asked about.
+func TestService_UserGitConfigAliasesOnly(t *testing.T) {
+	home := fakeHome(t)
+	write(t, filepath.Join(home, ".gitconfig"), "[alias]\n\twipe = !rm -rf ~\n\tfp = push -f origin main\n[core]\n\tpager = delta\n")
+	write(t, filepath.Join(home, ".config", "git", "config"), "[alias]\n\tnuke = !rm -rf /\n")
+	ws := t.TempDir()
+	for _, cmd := range []string{"git wipe", "git fp", "git nuke", "git -C sub wipe"} {
+		if _, denied := HardDeny(shapeRequest(cmd, ws)); !denied {
+			t.Errorf("%q with the user's alias: not denied", cmd)
+		}
+	}
+	s := mustNew(t)
+	log := shapeRequest("git log", ws)
+	s.Remember(log, adapters.AllowAlways)
+	if v := s.Check(log); v.Decision != Allow {
+		t.Errorf("git log under the user's own pager: %+v, want the always to cover it", v)
+	}
+}
+
+// An always for a git command does not cover it in a repository whose
+// config has git run a program of its own (one the deny list does not
+// know).
+func TestService_AlwaysForGitNotInAnUntrustedRepository(t *testing.T) {
+	fakeHome(t)
+	ws := t.TempDir()
+	for repo, config := range map[string]string{"clean": "[core]\n\tbare = false\n", "tarball": "[core]\n\tfsmonitor = ./collect.sh\n",
+		"aliased": "[alias]\n\tst = push --force origin feature\n"} {
+		write(t, filepath.Join(ws, repo, ".git", "config"), config)
+		write(t, filepath.Join(ws, repo, ".git", "HEAD"), "ref: refs/heads/main\n")
+		mkdirs(t, filepath.Join(ws, repo, ".git", "objects"), filepath.Join(ws, repo, ".git", "refs"))
+	}
+	s := mustNew(t)
+	s.Remember(shapeRequest("git status", filepath.Join(ws, "clean")), adapters.AllowAlways)
+	s.Remember(shapeRequest("git st", filepath.Join(ws, "clean")), adapters.AllowAlways)
+	for _, tc := range []struct {
+		repo, cmd string
+		allow     bool
+	}{{"clean", "git status", true}, {"tarball", "git status", false}, {"clean", "git st", true}, {"aliased", "git st", false}} {
+		if v := s.Check(shapeRequest(tc.cmd, filepath.Join(ws, tc.repo))); (v.Decision == Allow) != tc.allow {
+			t.Errorf("%q in %s after an always in clean: %+v, want allowed=%v", tc.cmd, tc.repo, v, tc.allow)
+		}
+	}
+}
+
+func write(t *testing.T, p, content string) {
+	t.Helper()
+	mkdirs(t, filepath.Dir(p))
+	if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func mkdirs(t *testing.T, dirs ...string) {
+	t.Helper()
+	for _, d := range dirs {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
