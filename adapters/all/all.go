@@ -48,6 +48,9 @@ func Registry(cfg *config.Config, log zerolog.Logger) *adapters.Registry {
 	r := adapters.NewRegistry()
 	for _, a := range agents {
 		if ac := cfg.Agents[a.doctor.Name]; !ac.Disabled {
+			if a.doctor.Name == gemini.Name { // --trust-project trusts the folder for gemini too
+				ac = gemini.Trusting(ac, cfg.TrustProject)
+			}
 			r.Register(a.build(ac, log))
 		}
 	}
