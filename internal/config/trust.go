@@ -115,6 +115,25 @@ const MaxProjectFile = 1 << 20
 // or FIFO is refused at once.
 func ReadProjectFile(path string) ([]byte, error) { return safefile.Read(path, MaxProjectFile) }
 
+// ReadContainedProjectFile is ReadProjectFile of a file whose text goes to
+// the model unasked (AGENTS.md): a link is followed only to a file of the
+// same project (its ProjectRoot), so a repository's AGENTS.md linked to
+// ~/.ssh/id_rsa is refused, not read past the permission gate.
+func ReadContainedProjectFile(path string) ([]byte, error) {
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return nil, err
+	}
+	root, err := filepath.EvalSymlinks(ProjectRoot(filepath.Dir(path)))
+	if err != nil {
+		return nil, err
+	}
+	if rel, err := filepath.Rel(root, real); err != nil || !filepath.IsLocal(rel) {
+		return nil, fmt.Errorf("%s: %w to %s, outside the project %s", path, safefile.ErrLinked, real, root)
+	}
+	return ReadProjectFile(real)
+}
+
 // modeRank orders modes by what the agent may do unasked: plan and
 // read-only change nothing, default asks, anything else asks less.
 func modeRank(mode string) int {
