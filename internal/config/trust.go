@@ -240,6 +240,16 @@ func (c *Config) restrict(f *Config, path string) {
 	set["acp.delegation"] = f.ACP.Delegation != nil || f.ACP.DelegationDepth > 0
 	set["permissions.grants ("+p.Grants+")"] = p.Grants != "" && p.GrantScope() != GrantsSession
 	set["permissions.grant_days"], set["log.file"] = p.GrantDays != 0, f.Log.File != ""
+	// Neither may hide what hub does here: the audit transcripts, or these
+	// warnings behind a level quieter than warn.
+	quiet := !slices.Contains([]string{"", "trace", "debug", "info", "warn"}, strings.ToLower(strings.TrimSpace(f.Log.Level)))
+	set["transcripts (false)"], set["log.level ("+f.Log.Level+")"] = f.Transcripts != nil && !*f.Transcripts, quiet
+	if quiet {
+		f.Log.Level = ""
+	}
+	if set["transcripts (false)"] {
+		f.Transcripts = nil
+	}
 	if p.GrantScope() != GrantsSession {
 		p.Grants = ""
 	}
