@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/hubdev/hub/adapters/claude"
 	"github.com/hubdev/hub/internal/config"
 	"github.com/hubdev/hub/personas"
 	"github.com/hubdev/hub/skills"
@@ -18,7 +19,8 @@ Trusts the project config files that apply in DIR (default: the current
 directory): DIR/.hub/config.toml and those of its parents up to the
 repository root, as they are now, and the SKILL.md of each project skill
 (.hub/skills, .agents/skills) and project persona (.hub/agents,
-.claude/agents). Until then hub ignores their keys that run
+.claude/agents), and DIR's .claude/settings.json and settings.local.json,
+which claude reads only once trusted. Until then hub ignores their keys that run
 code or widen authority (agent commands, args, env and options, provider
 endpoints, presets and keys, allow and ask rules, modes wider than yours,
 log files, hooks), a project skill's allowed-tools, and a project skill
@@ -38,7 +40,7 @@ func runTrust(_ context.Context, e *env, args []string) int {
 	if err != nil {
 		return e.fail(exitUsage, "hub trust: %v\n", err)
 	}
-	files := slices.Concat(config.ProjectFiles(abs), skills.ProjectFiles(abs), personas.ProjectFiles(abs))
+	files := slices.Concat(config.ProjectFiles(abs), skills.ProjectFiles(abs), personas.ProjectFiles(abs), claude.ProjectSettings(abs))
 	if err := config.TrustFiles(files); err != nil {
 		return e.fail(exitError, "hub trust: %v\n", err)
 	}
