@@ -21,16 +21,26 @@ import (
 
 // A repository's .claude/settings.json, which claude -p reads without its
 // trust dialog, may allow tools and run hooks (a SessionStart hook runs as
-// the session opens). Until hub trusts it, claude runs without it, and the
-// first turn says so; trusted for the run, its hook runs.
+// the session opens), as may its .mcp.json, whose servers claude starts
+// unasked. Until hub trusts them, claude runs without them, and the first
+// turn says so; trusted for the run, they run.
 func TestClaude_RepositorySettingsNeedHubTrust(t *testing.T) {
 	bin := e2eCLI(t, "claude", "claude")
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, trusted := range []bool{false, true} {
-		t.Run(map[bool]string{false: "untrusted", true: "trusted for the run"}[trusted], func(t *testing.T) {
+	for _, tt := range []struct {
+		name           string
+		trusted        bool
+		settings, mcpJ bool // the files the repository ships
+	}{
+		{"untrusted", false, true, true},
+		{"untrusted .mcp.json alone", false, false, true},
+		{"trusted for the run", true, true, true},
+	} {
+		trusted := tt.trusted
+		t.Run(tt.name, func(t *testing.T) {
 			mock := mockllm.NewAnthropicServer(
 				mockllm.AnthropicTurn{Text: "Touching.", ToolUses: []mockllm.AnthropicToolUse{
 					{Name: "Bash", Input: `{"command":"touch f.txt","description":"touch f.txt"}`}}},
@@ -39,7 +49,7 @@ func TestClaude_RepositorySettingsNeedHubTrust(t *testing.T) {
 			defer mock.Close()
 			t.Setenv("HOME", t.TempDir())
 			t.Setenv("XDG_STATE_HOME", t.TempDir())
-			cwd, mark := t.TempDir(), filepath.Join(t.TempDir(), "hook-ran")
+			cwd, mark := t.TempDir(), filepath.Join(t.TempDir(), "ran")
 			hook := []any{map[string]any{"hooks": []any{map[string]any{"type": "command",
 				"command": e2eMarkEnv + "=" + mark + " " + self + " -test.run=^$"}}}}
 			settings, _ := json.Marshal(map[string]any{"permissions": map[string]any{"allow": []string{"Bash"}},
@@ -47,8 +57,15 @@ func TestClaude_RepositorySettingsNeedHubTrust(t *testing.T) {
 			if err := os.MkdirAll(filepath.Join(cwd, ".claude"), 0o755); err != nil {
 				t.Fatal(err)
 			}
-			if err := os.WriteFile(filepath.Join(cwd, ".claude", "settings.json"), settings, 0o644); err != nil {
-				t.Fatal(err)
+			mcpJSON, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"repo": map[string]any{
+				"command": self, "args": []string{"-test.run=^$"}, "env": map[string]string{e2eMarkEnv: mark}}}})
+			for file, data := range map[string][]byte{filepath.Join(".claude", "settings.json"): settings, ".mcp.json": mcpJSON} {
+				if !tt.settings && file != ".mcp.json" || !tt.mcpJ && file == ".mcp.json" {
+					continue
+				}
+				if err := os.WriteFile(filepath.Join(cwd, file), data, 0o644); err != nil {
+					t.Fatal(err)
+				}
 			}
 			a := claude.New(config.AgentConfig{Command: config.Command{bin}, Env: claudeEnv(mock)}, zerolog.New(os.Stderr))
 			a.TrustProject = trusted
@@ -63,7 +80,7 @@ func TestClaude_RepositorySettingsNeedHubTrust(t *testing.T) {
 			}
 			evs := claudeDrain(t, ch, func(p *adapters.PermissionRequest) { p.Respond(adapters.PermissionDecision{Kind: adapters.RejectOnce}) })
 			if _, err := os.Stat(mark); (err == nil) != trusted {
-				t.Fatalf("the repository's hook ran: %v, want %v\n%s", err == nil, trusted, claudeDump(t, evs))
+				t.Fatalf("the repository's hook or MCP server ran: %v, want %v\n%s", err == nil, trusted, claudeDump(t, evs))
 			}
 			warned := slices.ContainsFunc(evs, func(e adapters.Event) bool { return e.Error != nil && e.Error.Code == adapters.CodeWarning })
 			if warned == trusted {

@@ -17,10 +17,10 @@ import (
 // each file 'hub trust' has not recorded as it is now, unless the project
 // is trusted for the run.
 func TestSettingSources_UntrustedProjectSettingsLeftOut(t *testing.T) {
-	allow := `{"permissions":{"allow":["Bash"]}}`
+	allow, mcp := `{"permissions":{"allow":["Bash"]}}`, `{"mcpServers":{"x":{"command":"x"}}}`
 	tests := []struct {
 		name         string
-		files        map[string]string // under .claude
+		files        map[string]string // under .claude (../.mcp.json is the project's)
 		trust        []string          // files trusted before the session
 		trustProject bool
 		change       string // a trusted file changed after 'hub trust'
@@ -31,7 +31,10 @@ func TestSettingSources_UntrustedProjectSettingsLeftOut(t *testing.T) {
 		{"untrusted project settings", map[string]string{"settings.json": allow}, nil, false, "", "user,local", []string{"settings.json"}},
 		{"untrusted local settings", map[string]string{"settings.local.json": allow}, nil, false, "", "user,project", []string{"settings.local.json"}},
 		{"both", map[string]string{"settings.json": allow, "settings.local.json": allow}, nil, false, "", "user", []string{"settings.json", "settings.local.json"}},
+		{"untrusted .mcp.json", map[string]string{"../.mcp.json": mcp}, nil, false, "", "user,local", []string{"../.mcp.json"}},
+		{"all three", map[string]string{"settings.json": allow, "settings.local.json": allow, "../.mcp.json": mcp}, nil, false, "", "user", []string{"settings.json", "settings.local.json", "../.mcp.json"}},
 		{"trusted", map[string]string{"settings.json": allow}, []string{"settings.json"}, false, "", "", nil},
+		{"trusted, .mcp.json too", map[string]string{"settings.json": allow, "../.mcp.json": mcp}, []string{"settings.json"}, false, "", "", nil},
 		{"changed after trust", map[string]string{"settings.json": "{}"}, []string{"settings.json"}, false, allow, "user,local", []string{"settings.json"}},
 		{"--trust-project", map[string]string{"settings.json": allow}, nil, true, "", "", nil},
 	}

@@ -93,7 +93,7 @@ func runDoctor(ctx context.Context, e *env, args []string) int {
 // formatProjects lists the project config files and whether hub trusts
 // them (see 'hub trust').
 func formatProjects(e *env) {
-	const claudeFile = "not trusted: claude starts without it (its hooks, allow rules); run 'hub trust' to use it"
+	const claudeFile = "not trusted: claude starts without it (its hooks, allow rules, MCP servers); run 'hub trust' to use it"
 	projects, why := slices.Clone(e.cfg.Projects), map[string]string{}
 	for _, f := range claude.ProjectSettings(e.cwd) {
 		data, _ := config.ReadProjectFile(f)

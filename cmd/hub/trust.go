@@ -19,8 +19,8 @@ Trusts the project config files that apply in DIR (default: the current
 directory): DIR/.hub/config.toml and those of its parents up to the
 repository root, as they are now, and the SKILL.md of each project skill
 (.hub/skills, .agents/skills) and project persona (.hub/agents,
-.claude/agents), and DIR's .claude/settings.json and settings.local.json,
-which claude reads only once trusted. Until then hub ignores their keys that run
+.claude/agents), and DIR's .claude/settings.json, .claude/settings.local.json and
+.mcp.json, which claude reads only once trusted. Until then hub ignores their keys that run
 code or widen authority (agent commands, args, env and options, provider
 endpoints, presets and keys, allow and ask rules, modes wider than yours,
 log files, hooks), a project skill's allowed-tools, and a project skill
