@@ -94,8 +94,9 @@ func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adap
 	s := newSession(a, p, opts)
 	s.start = trace.From(ctx)
 	if len(untrusted) > 0 {
-		s.notice = fmt.Sprintf("claude runs without %s: hub has not trusted the project's settings, which may allow tools and run hooks (run 'hub trust' in %s, or pass --trust-project)",
-			strings.Join(untrusted, " and "), opts.Cwd)
+		memory := map[bool]string{true: " (and so without the project's CLAUDE.md)"}[!strings.Contains(sources, "project")]
+		s.notice = fmt.Sprintf("claude runs without %s%s: hub has not trusted them, and they may allow tools, run hooks and start MCP servers (run 'hub trust' in %s, or pass --trust-project)",
+			strings.Join(untrusted, " and "), memory, opts.Cwd)
 	}
 	go s.readLoop()
 	s.sendInitialize()
