@@ -55,7 +55,35 @@ func IsTrusted(path string, data []byte) bool {
 	if err != nil {
 		return false
 	}
-	return loadTrust()[abs] == fileHash(data)
+	store, sum := loadTrust(), fileHash(data)
+	if store[abs] == sum {
+		return true
+	}
+	// A linked worktree (hub run --agents makes one per candidate) holds
+	// the repository's files: trusted in the main worktree with these
+	// bytes, a file is trusted there too.
+	root := ProjectRoot(filepath.Dir(abs))
+	main, ok := mainWorktree(root)
+	rel, err := filepath.Rel(root, abs)
+	return ok && err == nil && store[filepath.Join(main, rel)] == sum
+}
+
+// mainWorktree is the main worktree of the linked worktree root: its .git
+// file names <main>/.git/worktrees/<name>, whose gitdir file names root's
+// .git back, so a repository cannot pass for another's worktree.
+func mainWorktree(root string) (string, bool) {
+	b, err := safefile.Read(filepath.Join(root, ".git"), 4096)
+	gitdir, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir: ")
+	if err != nil || !ok || !filepath.IsAbs(gitdir) {
+		return "", false
+	}
+	back, err := safefile.Read(filepath.Join(gitdir, "gitdir"), 4096)
+	wts := filepath.Dir(gitdir)
+	if err != nil || filepath.Clean(strings.TrimSpace(string(back))) != filepath.Join(root, ".git") ||
+		filepath.Base(wts) != "worktrees" || filepath.Base(filepath.Dir(wts)) != ".git" {
+		return "", false
+	}
+	return filepath.Dir(filepath.Dir(wts)), true
 }
 
 // ProjectFiles are the project config files that apply in dir, outermost
