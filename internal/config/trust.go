@@ -18,7 +18,7 @@ import (
 // A project config file comes with the repository, so whoever wrote the
 // repository wrote it. Until the user trusts it (`hub trust`), hub ignores
 // its keys that run code or widen authority, and keeps the harmless ones
-// (model, narrowing modes, deny rules, log level, [acp] tuning); hooks run
+// (model, narrowing modes, deny rules, a louder log level, [acp] tuning); hooks run
 // commands, so they are dropped. Trust is
 // recorded per file with a hash of its bytes: a changed file is untrusted
 // again. The user's own config is always trusted.
