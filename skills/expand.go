@@ -42,7 +42,8 @@ var refPattern = regexp.MustCompile(`(?:\./)?[A-Za-z0-9_.-]+(?:/[A-Za-z0-9_.-]+)
 
 // ReferencedFiles returns the text files of the skill folder whose relative
 // path appears in the body, in order of first mention. Binary or huge
-// files are skipped: the agent can open them itself.
+// files, and files reached through a link, are skipped: the agent can
+// open them itself, through its permission gate.
 func (s Skill) ReferencedFiles() []File {
 	var out []File
 	seen := map[string]bool{}
@@ -52,7 +53,7 @@ func (s Skill) ReferencedFiles() []File {
 			continue
 		}
 		seen[rel] = true
-		data, err := safefile.Read(filepath.Join(s.Dir, filepath.FromSlash(rel)), maxFileBytes)
+		data, err := safefile.ReadIn(s.Dir, rel, maxFileBytes) // no link: a repository's skill may not inline ~/.ssh/id_rsa
 		if err != nil || !utf8.Valid(data) || bytes.IndexByte(data, 0) >= 0 {
 			continue
 		}

@@ -28,16 +28,28 @@ import (
 // agent is one agent CLI hub ships: its doctor spec and its adapter.
 type agent struct {
 	doctor agentspec.Spec
-	build  func(config.AgentConfig, zerolog.Logger) adapters.Adapter
+	build  func(*config.Config, config.AgentConfig, zerolog.Logger) adapters.Adapter
 }
 
 // agents is the list of every agent CLI hub ships.
 var agents = []agent{
-	{claude.Doctor, func(ac config.AgentConfig, log zerolog.Logger) adapters.Adapter { return claude.New(ac, log) }},
-	{codex.Doctor, func(ac config.AgentConfig, log zerolog.Logger) adapters.Adapter { return codex.New(ac, log) }},
-	{gemini.Doctor, func(ac config.AgentConfig, log zerolog.Logger) adapters.Adapter { return gemini.New(ac, "", log) }},
-	{qoder.Doctor, func(ac config.AgentConfig, log zerolog.Logger) adapters.Adapter { return qoder.New(ac, "", log) }},
-	{pi.Doctor, func(ac config.AgentConfig, log zerolog.Logger) adapters.Adapter { return pi.New(ac, log) }},
+	{claude.Doctor, func(cfg *config.Config, ac config.AgentConfig, log zerolog.Logger) adapters.Adapter {
+		a := claude.New(ac, log)
+		a.TrustProject = cfg.TrustProject
+		return a
+	}},
+	{codex.Doctor, func(_ *config.Config, ac config.AgentConfig, log zerolog.Logger) adapters.Adapter {
+		return codex.New(ac, log)
+	}},
+	{gemini.Doctor, func(cfg *config.Config, ac config.AgentConfig, log zerolog.Logger) adapters.Adapter {
+		return gemini.New(gemini.Trusting(ac, cfg.TrustProject), "", log)
+	}},
+	{qoder.Doctor, func(_ *config.Config, ac config.AgentConfig, log zerolog.Logger) adapters.Adapter {
+		return qoder.New(ac, "", log)
+	}},
+	{pi.Doctor, func(_ *config.Config, ac config.AgentConfig, log zerolog.Logger) adapters.Adapter {
+		return pi.New(ac, log)
+	}},
 }
 
 // Registry returns a registry with the built-in adapters and every agent
@@ -48,7 +60,7 @@ func Registry(cfg *config.Config, log zerolog.Logger) *adapters.Registry {
 	r := adapters.NewRegistry()
 	for _, a := range agents {
 		if ac := cfg.Agents[a.doctor.Name]; !ac.Disabled {
-			r.Register(a.build(ac, log))
+			r.Register(a.build(cfg, ac, log))
 		}
 	}
 	registerNative(r, cfg, log)

@@ -43,6 +43,9 @@ type Adapter struct {
 	model string
 	mode  string
 	log   zerolog.Logger
+	// TrustProject lets claude read the project's settings files although
+	// hub has not trusted them (--trust-project).
+	TrustProject bool
 }
 
 // New builds the adapter from `[agents.claude]`; an empty command means
@@ -82,12 +85,19 @@ func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adap
 	if err != nil {
 		return nil, err
 	}
+	sources, untrusted := a.settingSources(opts.Cwd)
+	args = adapters.AppendFlags(args, "--setting-sources", sources)
 	p, err := proc.Start(context.WithoutCancel(ctx), proc.Spec{Path: a.argv[0], Args: args, Dir: opts.Cwd, Env: a.environ(opts)})
 	if err != nil {
 		return nil, adapters.StartError(err)
 	}
 	s := newSession(a, p, opts)
 	s.start = trace.From(ctx)
+	if len(untrusted) > 0 {
+		memory := map[bool]string{true: " (and so without the project's CLAUDE.md)"}[!strings.Contains(sources, "project")]
+		s.notice = fmt.Sprintf("claude runs without %s%s: hub has not trusted them, and they may allow tools, run hooks and start MCP servers (run 'hub trust' in %s, or pass --trust-project)",
+			strings.Join(untrusted, " and "), memory, opts.Cwd)
+	}
 	go s.readLoop()
 	s.sendInitialize()
 	if opts.ResumeID != "" {

@@ -52,6 +52,8 @@ type Session struct {
 	init     initResponse
 	initErr  error
 	start    *trace.Span // the start's trace; nil when off
+	// notice starts the first turn: the project settings claude runs without.
+	notice string
 }
 
 func newSession(a *Adapter, p *proc.Process, opts adapters.SessionOptions) *Session {
@@ -83,7 +85,12 @@ func (s *Session) Prompt(ctx context.Context, prompt []adapters.Content, emit fu
 		return "", err
 	}
 	clear(s.steered)
+	notice := s.notice
+	s.notice = ""
 	s.mu.Unlock()
+	if notice != "" {
+		emit(adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{Message: notice, Code: adapters.CodeWarning}})
+	}
 	s.p.Trace(ctx)
 	if err := s.write(line); err != nil {
 		s.turn.End(t)

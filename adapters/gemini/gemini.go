@@ -22,13 +22,29 @@ const Name = "gemini"
 // TestedVersions is the gemini-cli release the adapter was tested with.
 const TestedVersions = "0.61.0"
 
-// DefaultArgv starts gemini as an ACP agent; --skip-trust keeps approval
-// modes working in folders gemini has not been told to trust.
-var DefaultArgv = []string{"gemini", "--acp", "--skip-trust"}
+// DefaultArgv starts gemini as an ACP agent. Without --skip-trust: in a
+// folder the user has not trusted, gemini's folder trust keeps the
+// repository's .gemini/settings.json (MCP servers, hooks) and .env from
+// loading; hub trusts a folder for gemini only under --trust-project
+// (Trusting).
+var DefaultArgv = []string{"gemini", "--acp"}
 
 // DefaultEnv keeps gemini in one process (its relauncher parent ignores
 // SIGINT/SIGTERM).
 var DefaultEnv = map[string]string{"GEMINI_CLI_NO_RELAUNCH": "true"}
+
+// trustEnv is gemini's switch that trusts the workspace for one run.
+const trustEnv = "GEMINI_CLI_TRUST_WORKSPACE"
+
+// Trusting is ac trusting the workspace for gemini's folder trust when
+// the user trusted the project for this run (--trust-project), unless ac
+// says otherwise.
+func Trusting(ac config.AgentConfig, trustProject bool) config.AgentConfig {
+	if _, set := ac.Env[trustEnv]; trustProject && !set {
+		ac.Env = merge(ac.Env, map[string]string{trustEnv: "true"})
+	}
+	return ac
+}
 
 // Capabilities of gemini in ACP mode.
 func Capabilities() adapters.Capabilities {
@@ -111,15 +127,14 @@ func beforeLoad(log zerolog.Logger, now func() time.Time) func(string, []string)
 // FallbackArgv is the stream-json command line for one prompt: the
 // configured program and its non-ACP arguments plus headless flags.
 func FallbackArgv(argv []string, prompt, resumeID string, o adapters.SessionOptions) []string {
-	out := adapters.AppendFlags(append(plainArgv(argv), "-o", "stream-json", "--skip-trust"),
+	out := adapters.AppendFlags(append(plainArgv(argv), "-o", "stream-json"),
 		"-m", o.Model, "--approval-mode", approvalMode(o.Mode), "--resume", resumeID)
 	return append(out, "-p", prompt)
 }
 
-// plainArgv is argv without the flags of DefaultArgv that the other modes
-// do not take.
+// plainArgv is argv without the ACP flags the other modes do not take.
 func plainArgv(argv []string) []string {
-	return acpclient.WithoutFlags(argv, "--acp", "--experimental-acp", "--skip-trust")
+	return acpclient.WithoutFlags(argv, "--acp", "--experimental-acp")
 }
 
 // approvalMode maps ACP mode ids to --approval-mode values.

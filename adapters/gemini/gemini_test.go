@@ -18,9 +18,10 @@ func TestFallbackArgv_Flags(t *testing.T) {
 		opts   adapters.SessionOptions
 		want   string
 	}{
-		{"default", DefaultArgv, "", adapters.SessionOptions{}, "gemini -o stream-json --skip-trust -p hi"},
+		{"default", DefaultArgv, "", adapters.SessionOptions{}, "gemini -o stream-json -p hi"},
+		{"the user's --skip-trust kept", []string{"gemini", "--acp", "--skip-trust"}, "", adapters.SessionOptions{}, "gemini --skip-trust -o stream-json -p hi"},
 		{"resume model mode", []string{"/opt/gemini", "--acp", "--debug"}, "s1", adapters.SessionOptions{Model: "m", Mode: "autoEdit"},
-			"/opt/gemini --debug -o stream-json --skip-trust -m m --approval-mode auto_edit --resume s1 -p hi"},
+			"/opt/gemini --debug -o stream-json -m m --approval-mode auto_edit --resume s1 -p hi"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -44,8 +44,8 @@ func projectInstructions(cwd string) (string, string) {
 		for _, name := range []string{"AGENTS.md", "CLAUDE.md"} {
 			p := filepath.Join(dir, name)
 			// A repository's file: a FIFO or /dev/zero symlink must not
-			// block or fill memory (ReadProjectFile refuses them).
-			if b, err := config.ReadProjectFile(p); err == nil {
+			// block or fill memory, nor link to the user's files.
+			if b, err := config.ReadContainedProjectFile(p); err == nil {
 				s := string(b)
 				if len(s) > projectFileBudget {
 					s = s[:projectFileBudget] + "\n[truncated]"

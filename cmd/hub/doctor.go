@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -11,7 +12,9 @@ import (
 	"github.com/mattn/go-isatty"
 
 	"github.com/hubdev/hub/adapters/all"
+	"github.com/hubdev/hub/adapters/claude"
 	"github.com/hubdev/hub/detect"
+	"github.com/hubdev/hub/internal/config"
 )
 
 func init() { commands["doctor"] = described("doctor", runDoctor) }
@@ -69,14 +72,20 @@ func runDoctor(ctx context.Context, e *env, args []string) int {
 // formatProjects lists the project config files and whether hub trusts
 // them (see 'hub trust').
 func formatProjects(e *env) {
-	if len(e.cfg.Projects) == 0 {
+	const claudeFile = "not trusted: claude starts without it (its hooks, allow rules, MCP servers); run 'hub trust' to use it"
+	projects, why := slices.Clone(e.cfg.Projects), map[string]string{}
+	for _, f := range claude.ProjectSettings(e.cwd) {
+		data, _ := config.ReadProjectFile(f)
+		projects, why[f] = append(projects, config.ProjectFile{Path: f, Trusted: e.trustProject || config.IsTrusted(f, data)}), claudeFile
+	}
+	if len(projects) == 0 {
 		return
 	}
 	fmt.Fprintln(e.stdout, "\nProject config:")
-	for _, p := range e.cfg.Projects {
+	for _, p := range projects {
 		state := "trusted"
 		if !p.Trusted {
-			state = "not trusted: its commands, env, endpoints, allow rules and wider modes are ignored; run 'hub trust' to use them"
+			state = cmp.Or(why[p.Path], "not trusted: its commands, env, endpoints, allow rules and wider modes are ignored; run 'hub trust' to use them")
 		}
 		fmt.Fprintf(e.stdout, "  %s  %s\n", p.Path, state)
 	}

@@ -9,6 +9,56 @@ import (
 	"github.com/hubdev/hub/internal/proc/proctest"
 )
 
+// claude -p reads the repository's .claude/settings.json (hooks, allow
+// rules) without its trust dialog: hub starts claude without it until
+// 'hub trust' records it, and again once it changes; --trust-project
+// trusts it for the run.
+func TestTrust_ClaudeProjectSettingsNeedHubTrust(t *testing.T) {
+	root := isolate(t)
+	repo := filepath.Join(root, "repo")
+	argsFile := filepath.Join(root, "args")
+	proctest.Install(t, filepath.Join(root, "bin"), "claude", "args>:"+argsFile, "exit:1")
+	settings := filepath.Join(repo, ".claude", "settings.json")
+	if err := os.MkdirAll(filepath.Dir(settings), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(settings, []byte(`{"hooks":{"SessionStart":[]}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	chdir(t, repo)
+	without := func(args ...string) bool {
+		t.Helper()
+		_ = os.Remove(argsFile)
+		hub(t, strings.NewReader(""), append(args, "run", "--agent", "claude", "hi")...)
+		got, err := os.ReadFile(argsFile)
+		if err != nil {
+			t.Fatalf("claude did not start: %v", err)
+		}
+		return strings.Contains(string(got), "--setting-sources user,local")
+	}
+	if !without() {
+		t.Fatal("untrusted: claude started with the repository's settings")
+	}
+	if _, out, _ := hub(t, nil, "doctor"); !strings.Contains(out, settings+"  not trusted: claude starts without it") {
+		t.Errorf("hub doctor does not list %s as untrusted:\n%s", settings, out)
+	}
+	if code, out, _ := hub(t, nil, "trust"); code != exitOK || !strings.Contains(out, settings) {
+		t.Fatalf("hub trust: exit %d, %q; want %s recorded", code, out, settings)
+	}
+	if without() {
+		t.Fatal("trusted: claude started without the project's settings")
+	}
+	if err := os.WriteFile(settings, []byte(`{"permissions":{"allow":["Bash"]}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if !without() {
+		t.Fatal("changed after hub trust: claude started with the new settings")
+	}
+	if without("--trust-project") {
+		t.Fatal("--trust-project: claude started without the project's settings")
+	}
+}
+
 // A cloned repository's config cannot make hub run a program until the
 // user trusts it; a change to the file takes the trust away again.
 func TestTrust_ProjectConfigRunsNothingUntilTrusted(t *testing.T) {

@@ -95,6 +95,38 @@ func TestLoad_UntrustedModeOnlyNarrowsTheUsers(t *testing.T) {
 	}
 }
 
+// An untrusted project file may not hide what hub does in it: it cannot
+// turn the user's audit transcripts off, nor quiet the log below warn,
+// where hub says which of its keys it ignored; it may make either louder.
+func TestLoad_UntrustedProjectCannotHideItself(t *testing.T) {
+	tests := []struct {
+		name, user, project string
+		transcripts         bool
+		level               string
+	}{
+		{"transcripts off", "transcripts = true\n", "transcripts = false\n", true, ""},
+		{"transcripts on", "", "transcripts = true\n", true, ""},
+		{"log error", "[log]\nlevel = \"info\"\n", "[log]\nlevel = \"error\"\n", false, "info"},
+		{"log disabled", "", "[log]\nlevel = \"Disabled\"\n", false, ""},
+		{"log numeric", "", "[log]\nlevel = \"100\"\n", false, ""},
+		{"log debug", "", "[log]\nlevel = \"debug\"\n", false, "debug"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := Load(testRepo(t, tt.user, tt.project), "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := c.AuditDir() != ""; got != tt.transcripts {
+				t.Errorf("transcripts on: %v, want %v", got, tt.transcripts)
+			}
+			if c.Log.Level != tt.level {
+				t.Errorf("log level %q, want %q", c.Log.Level, tt.level)
+			}
+		})
+	}
+}
+
 // An untrusted preset is refused when it changes the endpoint, as
 // base_url is.
 func TestLoad_UntrustedPresetCannotRepointAnEndpoint(t *testing.T) {

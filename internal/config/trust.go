@@ -18,7 +18,7 @@ import (
 // A project config file comes with the repository, so whoever wrote the
 // repository wrote it. Until the user trusts it (`hub trust`), hub ignores
 // its keys that run code or widen authority, and keeps the harmless ones
-// (model, narrowing modes, deny rules, log level, [acp] tuning); hooks run
+// (model, narrowing modes, deny rules, a louder log level, [acp] tuning); hooks run
 // commands, so they are dropped. Trust is
 // recorded per file with a hash of its bytes: a changed file is untrusted
 // again. The user's own config is always trusted.
@@ -55,7 +55,35 @@ func IsTrusted(path string, data []byte) bool {
 	if err != nil {
 		return false
 	}
-	return loadTrust()[abs] == fileHash(data)
+	store, sum := loadTrust(), fileHash(data)
+	if store[abs] == sum {
+		return true
+	}
+	// A linked worktree (hub run --agents makes one per candidate) holds
+	// the repository's files: trusted in the main worktree with these
+	// bytes, a file is trusted there too.
+	root := ProjectRoot(filepath.Dir(abs))
+	main, ok := mainWorktree(root)
+	rel, err := filepath.Rel(root, abs)
+	return ok && err == nil && store[filepath.Join(main, rel)] == sum
+}
+
+// mainWorktree is the main worktree of the linked worktree root: its .git
+// file names <main>/.git/worktrees/<name>, whose gitdir file names root's
+// .git back, so a repository cannot pass for another's worktree.
+func mainWorktree(root string) (string, bool) {
+	b, err := safefile.Read(filepath.Join(root, ".git"), 4096)
+	gitdir, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir: ")
+	if err != nil || !ok || !filepath.IsAbs(gitdir) {
+		return "", false
+	}
+	back, err := safefile.Read(filepath.Join(gitdir, "gitdir"), 4096)
+	wts := filepath.Dir(gitdir)
+	if err != nil || filepath.Clean(strings.TrimSpace(string(back))) != filepath.Join(root, ".git") ||
+		filepath.Base(wts) != "worktrees" || filepath.Base(filepath.Dir(wts)) != ".git" {
+		return "", false
+	}
+	return filepath.Dir(filepath.Dir(wts)), true
 }
 
 // ProjectFiles are the project config files that apply in dir, outermost
@@ -114,6 +142,25 @@ const MaxProjectFile = 1 << 20
 // symlink to one is followed) of at most MaxProjectFile bytes. A device
 // or FIFO is refused at once.
 func ReadProjectFile(path string) ([]byte, error) { return safefile.Read(path, MaxProjectFile) }
+
+// ReadContainedProjectFile is ReadProjectFile of a file whose text goes to
+// the model unasked (AGENTS.md): a link is followed only to a file of the
+// same project (its ProjectRoot), so a repository's AGENTS.md linked to
+// ~/.ssh/id_rsa is refused, not read past the permission gate.
+func ReadContainedProjectFile(path string) ([]byte, error) {
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return nil, err
+	}
+	root, err := filepath.EvalSymlinks(ProjectRoot(filepath.Dir(path)))
+	if err != nil {
+		return nil, err
+	}
+	if rel, err := filepath.Rel(root, real); err != nil || !filepath.IsLocal(rel) {
+		return nil, fmt.Errorf("%s: %w to %s, outside the project %s", path, safefile.ErrLinked, real, root)
+	}
+	return ReadProjectFile(real)
+}
 
 // modeRank orders modes by what the agent may do unasked: plan and
 // read-only change nothing, default asks, anything else asks less.
@@ -221,6 +268,16 @@ func (c *Config) restrict(f *Config, path string) {
 	set["acp.delegation"] = f.ACP.Delegation != nil || f.ACP.DelegationDepth > 0
 	set["permissions.grants ("+p.Grants+")"] = p.Grants != "" && p.GrantScope() != GrantsSession
 	set["permissions.grant_days"], set["log.file"] = p.GrantDays != 0, f.Log.File != ""
+	// Neither may hide what hub does here: the audit transcripts, or these
+	// warnings behind a level quieter than warn.
+	quiet := !slices.Contains([]string{"", "trace", "debug", "info", "warn"}, strings.ToLower(strings.TrimSpace(f.Log.Level)))
+	set["transcripts (false)"], set["log.level ("+f.Log.Level+")"] = f.Transcripts != nil && !*f.Transcripts, quiet
+	if quiet {
+		f.Log.Level = ""
+	}
+	if set["transcripts (false)"] {
+		f.Transcripts = nil
+	}
 	if p.GrantScope() != GrantsSession {
 		p.Grants = ""
 	}

@@ -82,3 +82,47 @@ decision = "allow"
 		t.Errorf("after hub trust: evil %+v, projects %+v, ignored %v", c.Agents["evil"], c.Projects, c.Ignored)
 	}
 }
+
+// A linked worktree of a trusted repository (a hub run --agents candidate)
+// holds its trusted files: the same bytes are trusted there. Another
+// repository cannot pass for one with a .git file of its own, nor a
+// changed file in a real worktree.
+func TestIsTrusted_LinkedWorktreeOfATrustedRepository(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	root := t.TempDir()
+	main, wt, forged := filepath.Join(root, "main"), filepath.Join(root, "wt"), filepath.Join(root, "forged")
+	data := []byte("[agents.claude]\nmodel = \"opus\"\n")
+	write := func(p, s string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gitdir := filepath.Join(main, ".git", "worktrees", "wt")
+	write(filepath.Join(gitdir, "gitdir"), filepath.Join(wt, ".git")+"\n") // git's link back
+	write(filepath.Join(wt, ".git"), "gitdir: "+gitdir+"\n")
+	write(filepath.Join(forged, ".git"), "gitdir: "+gitdir+"\n")
+	for _, dir := range []string{main, wt, forged} {
+		write(ProjectPath(dir), string(data))
+	}
+	if err := TrustFiles([]string{ProjectPath(main)}); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		dir  string
+		data []byte
+		want bool
+	}{
+		{wt, data, true},
+		{wt, append(data, '#'), false},
+		{forged, data, false},
+	}
+	for _, tt := range tests {
+		if got := IsTrusted(ProjectPath(tt.dir), tt.data); got != tt.want {
+			t.Errorf("IsTrusted(%s, %q) = %v, want %v", ProjectPath(tt.dir), tt.data, got, tt.want)
+		}
+	}
+}

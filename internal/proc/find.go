@@ -24,13 +24,14 @@ func ListSep(goos string) string {
 // LookPathFor finds bin in the directories of pathEnv as goos would run
 // it: on Windows with each PATHEXT extension (a .ps1 is not a program
 // CreateProcess starts, so it never counts), elsewhere an executable file.
-// A bin with a directory is only checked.
+// A bin with a directory is only checked; a relative directory of pathEnv
+// is skipped.
 func LookPathFor(goos, bin, pathEnv, pathext string) string {
 	if strings.ContainsAny(bin, `/\`) {
 		return findExec(goos, bin, pathext)
 	}
 	for _, dir := range strings.Split(pathEnv, ListSep(goos)) {
-		if dir == "" {
+		if !filepath.IsAbs(dir) { // "." or node_modules/.bin: the repository's own, as exec.LookPath says (ErrDot)
 			continue
 		}
 		if p := findExec(goos, filepath.Join(dir, bin), pathext); p != "" {
@@ -109,7 +110,7 @@ func scanPrograms(goos string, bins, dirs []string, pathext string) map[string]s
 	if goos != "windows" {
 		var uniq []string // PATH often repeats a directory, and the install dirs repeat PATH's
 		for _, dir := range dirs {
-			if dir != "" && !slices.Contains(uniq, dir) {
+			if filepath.IsAbs(dir) && !slices.Contains(uniq, dir) { // "" and "." too: the repository's own (ErrDot)
 				uniq = append(uniq, dir)
 			}
 		}
@@ -135,7 +136,7 @@ func scanPrograms(goos string, bins, dirs []string, pathext string) map[string]s
 		want[stem(b)] = b
 	}
 	for _, dir := range dirs {
-		if dir == "" || len(found) == len(want) {
+		if !filepath.IsAbs(dir) || len(found) == len(want) {
 			continue
 		}
 		names, err := readNames(dir)

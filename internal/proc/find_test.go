@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 )
 
@@ -46,6 +47,31 @@ func TestLookPath_PerOSRules(t *testing.T) {
 				t.Fatalf("LookPathFor = %q, want %q", got, tt.want)
 			}
 		})
+	}
+}
+
+// A relative PATH entry ("." or node_modules/.bin) names the directory hub
+// runs in, a cloned repository: its programs are never the agent CLI (hub
+// doctor would run them for their version), as exec.LookPath refuses them.
+func TestLookPath_SkipsRelativeDirs(t *testing.T) {
+	repo := t.TempDir()
+	t.Chdir(repo)
+	for _, p := range []string{"claude", "claude.cmd", filepath.Join("node_modules", ".bin", "codex"), filepath.Join("node_modules", ".bin", "codex.cmd")} {
+		touch(t, filepath.Join(repo, p), 0o755)
+	}
+	rel := filepath.Join("node_modules", ".bin")
+	for _, goos := range []string{"linux", "darwin", "windows"} {
+		sep := ListSep(goos)
+		for _, path := range []string{".", rel, "." + sep + rel, sep + "." + sep} {
+			for _, bin := range []string{"claude", "codex"} {
+				if got := LookPathFor(goos, bin, path, ""); got != "" {
+					t.Errorf("%s PATH=%q: LookPathFor(%s) = %q, want none", goos, path, bin, got)
+				}
+			}
+			if got := scanPrograms(goos, []string{"claude", "codex"}, strings.Split(path, sep), ""); len(got) > 0 {
+				t.Errorf("%s PATH=%q: scanPrograms = %v, want none", goos, path, got)
+			}
+		}
 	}
 }
 

@@ -101,7 +101,10 @@ func (r *run) sessionOptions(name string, caps adapters.Capabilities) (so adapte
 	}
 	switch list := o.skills; {
 	case len(list) == 0:
-	case caps.Skills == "native":
+	case caps.Skills == "native" && !slices.ContainsFunc(list, func(s skills.Skill) bool { return !s.Trusted }):
+		// Placed, its own SKILL.md reaches the agent, which honours its
+		// allowed-tools and hooks unasked (claude): an untrusted one goes in
+		// the prompt.
 		dir, undo, err := skills.PlaceTemp(list)
 		if err != nil {
 			return so, "", cleanup, err

@@ -305,6 +305,37 @@ func TestRun_SkillDelivery(t *testing.T) {
 	}
 }
 
+// A project skill hub does not trust is instructions only: placed where a
+// native agent loads skills, its own SKILL.md would reach the agent, which
+// honours its allowed-tools (claude: without asking hub's gate) and hooks.
+// It goes in the prompt instead; trusted for the run, it is placed.
+func TestRun_UntrustedProjectSkillNeverPlacedNatively(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	base, _ := filepath.Abs("../../testdata/skills")
+	for _, trust := range []bool{false, true} {
+		t.Run(fmt.Sprintf("trust=%v", trust), func(t *testing.T) {
+			var placed bool
+			a := &fakeAdapter{name: "fake", caps: adapters.Capabilities{Skills: "native"}}
+			a.script = func(_ context.Context, _ <-chan struct{}, out chan<- adapters.Event) {
+				a.mu.Lock()
+				placed = len(a.opts.SkillDirs) > 0
+				a.mu.Unlock()
+				out <- done(adapters.StopEndTurn)
+			}
+			s, _, _ := runFake(t, context.Background(), a, func(o *Options) {
+				o.Cwd, o.SkillsUserDir, o.Skills, o.Prompt, o.TrustProject = filepath.Join(base, "project"), filepath.Join(base, "user"), []string{"pdf-tools"}, "read it", trust
+			})
+			if s.ExitCode != 0 {
+				t.Fatalf("exit %d: %s", s.ExitCode, s.Error)
+			}
+			inPrompt := strings.Contains(adapters.PromptText(a.prompt), `<skill name="pdf-tools"`)
+			if placed != trust || inPrompt == trust {
+				t.Fatalf("placed %v, in the prompt %v; want placed only when trusted", placed, inPrompt)
+			}
+		})
+	}
+}
+
 // neverClosed blocks a fake agent that ignores every cancel.
 var neverClosed = make(chan struct{})
 

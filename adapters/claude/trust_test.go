@@ -1,0 +1,76 @@
+package claude
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/rs/zerolog"
+
+	"github.com/hubdev/hub/internal/config"
+)
+
+// claude -p reads the repository's .claude/settings.json and
+// settings.local.json without its trust dialog: their permissions.allow
+// skip hub's gate and their hooks run commands. hub starts claude without
+// each file 'hub trust' has not recorded as it is now, unless the project
+// is trusted for the run.
+func TestSettingSources_UntrustedProjectSettingsLeftOut(t *testing.T) {
+	allow, mcp := `{"permissions":{"allow":["Bash"]}}`, `{"mcpServers":{"x":{"command":"x"}}}`
+	tests := []struct {
+		name         string
+		files        map[string]string // under .claude (../.mcp.json is the project's)
+		trust        []string          // files trusted before the session
+		trustProject bool
+		change       string // a trusted file changed after 'hub trust'
+		want         string
+		untrusted    []string
+	}{
+		{"no settings", nil, nil, false, "", "", nil},
+		{"untrusted project settings", map[string]string{"settings.json": allow}, nil, false, "", "user,local", []string{"settings.json"}},
+		{"untrusted local settings", map[string]string{"settings.local.json": allow}, nil, false, "", "user,project", []string{"settings.local.json"}},
+		{"both", map[string]string{"settings.json": allow, "settings.local.json": allow}, nil, false, "", "user", []string{"settings.json", "settings.local.json"}},
+		{"untrusted .mcp.json", map[string]string{"../.mcp.json": mcp}, nil, false, "", "user,local", []string{"../.mcp.json"}},
+		{"all three", map[string]string{"settings.json": allow, "settings.local.json": allow, "../.mcp.json": mcp}, nil, false, "", "user", []string{"settings.json", "settings.local.json", "../.mcp.json"}},
+		{"trusted", map[string]string{"settings.json": allow}, []string{"settings.json"}, false, "", "", nil},
+		{"trusted, .mcp.json too", map[string]string{"settings.json": allow, "../.mcp.json": mcp}, []string{"settings.json"}, false, "", "", nil},
+		{"changed after trust", map[string]string{"settings.json": "{}"}, []string{"settings.json"}, false, allow, "user,local", []string{"settings.json"}},
+		{"--trust-project", map[string]string{"settings.json": allow}, nil, true, "", "", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv("XDG_STATE_HOME", t.TempDir())
+			cwd := t.TempDir()
+			if err := os.MkdirAll(filepath.Join(cwd, ".claude"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			for name, data := range tt.files {
+				if err := os.WriteFile(filepath.Join(cwd, ".claude", name), []byte(data), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := config.TrustFiles(ProjectSettings(cwd)); err != nil {
+				t.Fatal(err)
+			}
+			if tt.trust == nil { // undo: trust only what the row says
+				t.Setenv("XDG_STATE_HOME", t.TempDir())
+			}
+			if tt.change != "" {
+				if err := os.WriteFile(filepath.Join(cwd, ".claude", "settings.json"), []byte(tt.change), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			a := New(config.AgentConfig{}, zerolog.Nop())
+			a.TrustProject = tt.trustProject
+			got, untrusted := a.settingSources(cwd)
+			var want []string
+			for _, f := range tt.untrusted {
+				want = append(want, filepath.Join(cwd, ".claude", f))
+			}
+			if got != tt.want || !slices.Equal(untrusted, want) {
+				t.Errorf("settingSources = %q %q, want %q %q", got, untrusted, tt.want, want)
+			}
+		})
+	}
+}
