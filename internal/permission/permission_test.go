@@ -185,6 +185,8 @@ func TestAlwaysScope_NeverBroaderThanShown(t *testing.T) {
 		{"npm --yes exec prettier .", "npm --yes exec evil-pkg"},
 		{"pnpm -C web dlx prettier .", "pnpm -C web dlx evil-pkg"},
 		{"yarn --cwd web dlx prettier", "yarn --cwd web dlx evil-pkg"},
+		{"rg --pre pdftotext x docs", "rg --pre rm x docs"}, // rg runs it on every file it searches
+		{"rg --hostname-bin hostname x", "rg --hostname-bin ./evil x"},
 	}
 	for _, tt := range tests {
 		if AlwaysScope("Bash", tt.allowed) == AlwaysScope("Bash", tt.later) {

@@ -144,6 +144,7 @@ func TestService_AlwaysNeverCoversSensitiveTargets(t *testing.T) {
 		{"ls ./src", "find .git -name config | xargs sed -i s/a/b/"},
 		{"ln a b", "ln ~/.bashrc notes"}, // a hard link: notes is ~/.bashrc to every later check
 		{"cp -l a b", "cp -l /etc/hosts hosts"},
+		{"rg --pre pdftotext x docs", "rg --pre ./t x .git"}, // rg, a reader, runs ./t on every file of .git
 	}
 	for _, tt := range tests {
 		t.Run(tt.later, func(t *testing.T) {

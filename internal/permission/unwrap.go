@@ -197,6 +197,9 @@ func (r *reader) run(argv []arg, x *runCtx) input {
 		case name == "find":
 			r.find(argv, x)
 			return r.final(argv, x)
+		case name == "rg":
+			r.rg(argv, x)
+			return r.final(argv, x)
 		case name == "parallel":
 			r.parallel(argv[1:], x)
 			return input{kind: inUnknown}
@@ -768,6 +771,30 @@ func findStarts(args []arg) []arg {
 		return args[:j]
 	}
 	return args
+}
+
+// rg: --pre PROG runs PROG on every file it searches, as find -exec does
+// (under its operands and ".", its default; a pattern or an option's value
+// taken as a path too), --hostname-bin PROG runs PROG.
+func (r *reader) rg(argv []arg, x *runCtx) {
+	var progs, paths []arg
+	for i := 1; i < len(argv); i++ {
+		a := argv[i]
+		n, v, eq := strings.Cut(a.text, "=")
+		switch {
+		case (n == "--pre" || n == "--hostname-bin") && !eq && i+1 < len(argv):
+			i++
+			progs = append(progs, argv[i])
+		case (n == "--pre" || n == "--hostname-bin") && v != "":
+			a.text = v
+			progs = append(progs, a)
+		case a.dynamic || !strings.HasPrefix(a.text, "-"):
+			paths = append(paths, a)
+		}
+	}
+	for _, p := range progs {
+		r.run(append([]arg{p}, underAll(append(paths, arg{text: "."}), ".")...), &runCtx{sc: x.sc.clone(), layers: x.layers, opaque: true})
+	}
 }
 
 // parallel runs its command once per argument after :::, through a shell.
