@@ -211,11 +211,18 @@ func sensitiveAt(p, home, cwd string) bool {
 
 // gitControl reports a .git itself, or a config or hook under one: what git
 // reads to run a program later (core.pager, a hook), in any letter case
-// and as Windows names it too (GIT~1, ".git.").
+// and as Windows names it too (GIT~1, ".git.", NTFS's ".git::$INDEX_ALLOCATION"
+// and "config::$DATA": a name's stream).
 func gitControl(p string) bool {
 	parts := strings.Split(strings.ToLower(filepath.ToSlash(p)), "/")
+	for i := range parts {
+		if stream := strings.IndexByte(parts[i], ':'); stream > 0 {
+			parts[i] = parts[i][:stream]
+		}
+		parts[i] = strings.TrimRight(parts[i], ". ")
+	}
 	for i, part := range parts {
-		if part = strings.TrimRight(part, ". "); part == ".git" || part == "git~1" {
+		if part == ".git" || part == "git~1" {
 			rest := parts[i+1:]
 			return len(rest) == 0 || slices.Contains(rest, "hooks") || slices.Contains([]string{"config", "config.worktree"}, rest[len(rest)-1])
 		}

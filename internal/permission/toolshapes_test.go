@@ -128,6 +128,9 @@ func TestService_AlwaysNeverCoversSensitiveTargets(t *testing.T) {
 		{"tee log.txt", "tee .git/config"},
 		{"tee log.txt", "tee GIT~1/config"},
 		{"tee log.txt", "tee .git./hooks/post-checkout"},
+		{"tee log.txt", "tee '.git::$INDEX_ALLOCATION/hooks/pre-commit'"}, // NTFS: the folder by its stream's name
+		{"tee log.txt", "tee '.git/config::$DATA'"},
+		{"tee log.txt", "tee '.git:$I30:$INDEX_ALLOCATION/config'"},
 		{"sed -i s/a/b/ a.go", "sed -i s/a/b/ .GIT/CONFIG"},
 		{"cat a.go", "cat pc.sh > .git/hooks/pre-commit"},
 		{"cat a.go", "cat pc.sh | tee -a .git/hooks/pre-commit"},
