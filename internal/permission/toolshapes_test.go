@@ -248,6 +248,12 @@ func TestService_AlwaysCoversReadingGitControl(t *testing.T) {
 			}
 		})
 	}
+	for cmd, want := range map[string]bool{"dd if=.git/config of=cfg.bak": true, "dd if=cfg.bak of=.git/config": false,
+		"dd if=.git/config if=x of=.git/config": false} {
+		if got := Coverable(bash(cmd)); got != want { // dd matches exactly: whether its own always covers it
+			t.Errorf("%q: coverable %v, want %v (dd reads if=, writes of=)", cmd, got, want)
+		}
+	}
 	read := Request{Tool: "read_file", Kind: adapters.KindRead, Path: filepath.Join(ws, ".git", "config"), Cwd: ws}
 	s := mustNew(t)
 	s.Remember(read, adapters.AllowAlways)
