@@ -207,6 +207,9 @@ func (ss *session) switchLocked(name string, start func()) (hadCommands bool) {
 		ss.rec.Left[ss.rec.Agent] = AgentMark{SessionID: ss.rec.AgentSessionID, Seen: cmp.Or(ss.rec.Since, ss.dropped+len(ss.rec.History))}
 	}
 	back := ss.rec.Left[name]
+	if back.Seen == 0 { // it left before the first turn: its session holds none of it (Since 0 would read as all)
+		back = AgentMark{}
+	}
 	delete(ss.rec.Left, name)
 	ss.rec.Agent, ss.rec.AgentSessionID, ss.rec.Model, ss.rec.Mode, ss.rec.Options = name, back.SessionID, "", "", nil
 	ss.rec.Since, ss.plan = back.Seen, conversation.StartPlan{} // the new agent has seen the history up to here

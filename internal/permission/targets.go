@@ -46,8 +46,12 @@ func (rd *reading) targets() (all, changed []string) {
 		}
 	}
 	for _, c := range rd.calls {
-		for _, a := range slices.Concat(operandArgs(c), c.stdin.files) {
+		out, in := operandArgs(c)
+		for _, a := range slices.Concat(out, c.stdin.files) {
 			add(a, c.cwds, !readsOnly(c))
+		}
+		for _, a := range in {
+			add(a, c.cwds, false)
 		}
 		for _, r := range c.redirs { // here-documents are stdin, not here
 			add(r.target, c.cwds, r.op.String() != "<")
@@ -83,13 +87,14 @@ func readsOnly(c *call) bool {
 }
 
 // operandArgs are the words of c that may name files: its operands, a
-// flag's "=value" and "@file" (curl -d @file).
-func operandArgs(c *call) []arg {
+// flag's "=value" and "@file" (curl -d @file); in are those dd only reads
+// (if=FILE).
+func operandArgs(c *call) (out, in []arg) {
 	if len(c.argv) < 2 {
-		return nil
+		return nil, nil
 	}
-	var out []arg
 	for _, a := range c.argv[1:] {
+		input := c.prog() == "dd" && strings.HasPrefix(a.text, "if=")
 		if !a.dynamic && (strings.HasPrefix(a.text, "-") || c.prog() == "dd") { // dd if=FILE of=FILE
 			_, v, ok := strings.Cut(a.text, "=")
 			if !ok || v == "" {
@@ -101,9 +106,13 @@ func operandArgs(c *call) []arg {
 			a.text = v
 		}
 		a.text = strings.TrimPrefix(strings.TrimPrefix(a.text, "@"), "file://")
-		out = append(out, a)
+		if input {
+			in = append(in, a)
+		} else {
+			out = append(out, a)
+		}
 	}
-	return out
+	return out, in
 }
 
 // fromShellPath turns the reader's slash paths back into the OS's (/c/x
@@ -211,11 +220,18 @@ func sensitiveAt(p, home, cwd string) bool {
 
 // gitControl reports a .git itself, or a config or hook under one: what git
 // reads to run a program later (core.pager, a hook), in any letter case
-// and as Windows names it too (GIT~1, ".git.").
+// and as Windows names it too (GIT~1, ".git.", NTFS's ".git::$INDEX_ALLOCATION"
+// and "config::$DATA": a name's stream).
 func gitControl(p string) bool {
 	parts := strings.Split(strings.ToLower(filepath.ToSlash(p)), "/")
+	for i := range parts {
+		if stream := strings.IndexByte(parts[i], ':'); stream > 0 {
+			parts[i] = parts[i][:stream]
+		}
+		parts[i] = strings.TrimRight(parts[i], ". ")
+	}
 	for i, part := range parts {
-		if part = strings.TrimRight(part, ". "); part == ".git" || part == "git~1" {
+		if part == ".git" || part == "git~1" {
 			rest := parts[i+1:]
 			return len(rest) == 0 || slices.Contains(rest, "hooks") || slices.Contains([]string{"config", "config.worktree"}, rest[len(rest)-1])
 		}

@@ -128,6 +128,9 @@ func TestService_AlwaysNeverCoversSensitiveTargets(t *testing.T) {
 		{"tee log.txt", "tee .git/config"},
 		{"tee log.txt", "tee GIT~1/config"},
 		{"tee log.txt", "tee .git./hooks/post-checkout"},
+		{"tee log.txt", "tee '.git::$INDEX_ALLOCATION/hooks/pre-commit'"}, // NTFS: the folder by its stream's name
+		{"tee log.txt", "tee '.git/config::$DATA'"},
+		{"tee log.txt", "tee '.git:$I30:$INDEX_ALLOCATION/config'"},
 		{"sed -i s/a/b/ a.go", "sed -i s/a/b/ .GIT/CONFIG"},
 		{"cat a.go", "cat pc.sh > .git/hooks/pre-commit"},
 		{"cat a.go", "cat pc.sh | tee -a .git/hooks/pre-commit"},
@@ -144,6 +147,7 @@ func TestService_AlwaysNeverCoversSensitiveTargets(t *testing.T) {
 		{"ls ./src", "find .git -name config | xargs sed -i s/a/b/"},
 		{"ln a b", "ln ~/.bashrc notes"}, // a hard link: notes is ~/.bashrc to every later check
 		{"cp -l a b", "cp -l /etc/hosts hosts"},
+		{"rg --pre pdftotext x docs", "rg --pre ./t x .git"}, // rg, a reader, runs ./t on every file of .git
 	}
 	for _, tt := range tests {
 		t.Run(tt.later, func(t *testing.T) {
@@ -243,6 +247,12 @@ func TestService_AlwaysCoversReadingGitControl(t *testing.T) {
 				t.Errorf("%q asked after an always for %q: %+v", tt.later, tt.first, v)
 			}
 		})
+	}
+	for cmd, want := range map[string]bool{"dd if=.git/config of=cfg.bak": true, "dd if=cfg.bak of=.git/config": false,
+		"dd if=.git/config if=x of=.git/config": false} {
+		if got := Coverable(bash(cmd)); got != want { // dd matches exactly: whether its own always covers it
+			t.Errorf("%q: coverable %v, want %v (dd reads if=, writes of=)", cmd, got, want)
+		}
 	}
 	read := Request{Tool: "read_file", Kind: adapters.KindRead, Path: filepath.Join(ws, ".git", "config"), Cwd: ws}
 	s := mustNew(t)

@@ -94,12 +94,16 @@ func npxRunnerAt(argv []string) []int {
 		return []int{0}
 	}
 	var at []int
+	run := false // past "bun run": its options, then a program, script or file
 	for i := 1; i < len(argv); i++ {
 		w := argv[i]
 		switch {
-		case npxRunners[prog+" "+w], prog == "bun" && w == "run" && i+1 < len(argv) && programWord(argv[i+1]):
+		case npxRunners[prog+" "+w]:
 			at = append(at, i)
-		case prog == "pnpm" && !strings.HasPrefix(w, "-") && !pnpmCommands[w], prog == "bun" && programWord(w) && !bunCommands[w]:
+		case prog == "bun" && w == "run" && !run:
+			run = true
+			continue
+		case prog == "pnpm" && !strings.HasPrefix(w, "-") && !pnpmCommands[w], prog == "bun" && programWord(w) && (run || !bunCommands[w]):
 			at = append(at, i-1) // the program starts here, as after "pnpm exec"
 		}
 		if !strings.HasPrefix(w, "-") && (i == 1 || !strings.HasPrefix(argv[i-1], "-") || strings.Contains(argv[i-1], "=")) {
@@ -107,6 +111,16 @@ func npxRunnerAt(argv []string) []int {
 		}
 	}
 	return at
+}
+
+// shellMode reports a runner that hands its words to a shell: bun exec
+// 'LINE', and pnpm's with -c or --shell-mode before its exec or dlx
+// (pnpm -rc exec 'LINE'; after it, they are the program's).
+func shellMode(runner []arg) bool {
+	prog, last := progName(runner[0].text), runner[len(runner)-1].text
+	return prog == "bun" && last == "exec" || prog == "pnpm" && slices.ContainsFunc(runner[1:], func(a arg) bool {
+		return strings.HasPrefix(a.text, "--shell-mode") || len(a.text) > 1 && a.text[0] == '-' && a.text[1] != '-' && strings.ContainsRune(a.text, 'c')
+	})
 }
 
 // programWord is a word bun runs as a program, not as a file.
@@ -167,8 +181,13 @@ func (r *reader) run(argv []arg, x *runCtx) input {
 				r.run(append([]arg{{text: "npx"}}, argv[i+1:]...), x.fork())
 			}
 			name, sub = "npx", at[len(at)-1]+1
-			if argv[sub-1].text == "exec" && progName(p.text) == "bun" { // bun exec 'LINE' runs LINE in bun's shell
-				argv = slices.Insert(slices.Clone(argv), sub, arg{text: "-c"})
+			if line := argv[sub:]; shellMode(argv[:sub]) { // its words are one line a shell runs
+				if len(line) > 0 && line[0].text == "--" {
+					line = line[1:]
+				}
+				if len(line) > 0 {
+					argv = append(slices.Clone(argv[:sub]), arg{text: "-c"}, joinArgs(line))
+				}
 			}
 		}
 		if opts, ok := plainWrappers[name]; ok {
@@ -196,6 +215,9 @@ func (r *reader) run(argv []arg, x *runCtx) input {
 			continue
 		case name == "find":
 			r.find(argv, x)
+			return r.final(argv, x)
+		case name == "rg":
+			r.rg(argv, x)
 			return r.final(argv, x)
 		case name == "parallel":
 			r.parallel(argv[1:], x)
@@ -774,6 +796,30 @@ func findStarts(args []arg) []arg {
 		return args[:j]
 	}
 	return args
+}
+
+// rg: --pre PROG runs PROG on every file it searches, as find -exec does
+// (under its operands and ".", its default; a pattern or an option's value
+// taken as a path too), --hostname-bin PROG runs PROG.
+func (r *reader) rg(argv []arg, x *runCtx) {
+	var progs, paths []arg
+	for i := 1; i < len(argv); i++ {
+		a := argv[i]
+		n, v, eq := strings.Cut(a.text, "=")
+		switch {
+		case (n == "--pre" || n == "--hostname-bin") && !eq && i+1 < len(argv):
+			i++
+			progs = append(progs, argv[i])
+		case (n == "--pre" || n == "--hostname-bin") && v != "":
+			a.text = v
+			progs = append(progs, a)
+		case a.dynamic || !strings.HasPrefix(a.text, "-"):
+			paths = append(paths, a)
+		}
+	}
+	for _, p := range progs {
+		r.run(append([]arg{p}, underAll(append(paths, arg{text: "."}), ".")...), &runCtx{sc: x.sc.clone(), layers: x.layers, opaque: true})
+	}
 }
 
 // parallel runs its command once per argument after :::, through a shell.
