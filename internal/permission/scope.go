@@ -1,6 +1,7 @@
 package permission
 
 import (
+	"path"
 	"slices"
 	"strings"
 
@@ -27,7 +28,8 @@ func AlwaysScope(tool, command string) string {
 	command = strings.TrimSpace(unwrapShell(command))
 	exact := tool + "\x00=" + command
 	argv, ok := plainCommand(command)
-	if !ok || wrapped(argv) || destructive(argv) || len(readLine(command, nil).calls) > 1 { // it runs another (git -u, rebase -x, …)
+	if !ok || wrapped(argv) || destructive(argv) || hasFlag(argv[1:], programFlags[progName(argv[0])]...) ||
+		len(readLine(command, nil).calls) > 1 { // it runs another (git -u, rebase -x, …)
 		return exact
 	}
 	return tool + "\x00" + strings.Join(commandShape(argv), " ")
@@ -103,6 +105,12 @@ var operandCommands = set(
 	"gh pr view", "gh pr diff", "gh pr checks", "gh pr checkout", "gh issue view", "gh run view",
 	"docker build", "docker pull", "docker logs", "docker inspect", "pytest", "jest", "tsc") // and fileReaders (cat, ls, grep, …)
 
+// programFlags are options whose value is a program the command runs, or
+// loads, a shape would drop (go test -exec, rg --pre, cargo --config
+// build.rustc-wrapper=…, pytest -p PLUGIN).
+var programFlags = map[string][]string{"go": {"-exec", "--exec", "-toolexec", "--toolexec", "-vettool", "--vettool"},
+	"rg": {"--pre"}, "cargo": {"--config"}, "pytest": {"-p"}}
+
 // commandShape is what an "always" keeps of a command. A command of
 // operandCommands keeps its program, subcommand words and flags, its
 // operands free. Any other keeps its first word and every other word but
@@ -121,11 +129,17 @@ func commandShape(argv []string) []string {
 }
 
 // pathWord reports an operand naming a file, a directory or a URL: a
-// word of path characters only, with a "/" or "." in it, not a flag.
+// word of path characters only, not a flag, that reads as one: a URL, a
+// path from /, . or ~, or a name with an extension. A slash alone makes
+// no path (kubectl's pod/web, an image acme/tool), nor does a colon (an
+// image's tag, a volume /:/host).
 func pathWord(s string) bool {
-	return !strings.HasPrefix(s, "-") && strings.ContainsAny(s, "/.") && !strings.ContainsFunc(s, func(r rune) bool {
+	if strings.HasPrefix(s, "-") || !strings.ContainsAny(s, "/.") || strings.ContainsFunc(s, func(r rune) bool {
 		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./~+@%,:", r))
-	})
+	}) {
+		return false
+	}
+	return strings.Contains(s, "://") || !strings.Contains(s, ":") && (strings.ContainsAny(s[:1], "/.~") || strings.Contains(path.Base(s), "."))
 }
 
 // wrapped reports a command that runs another command, whose shape it
@@ -175,7 +189,7 @@ func destructiveGit(args []string) bool {
 	case "clean", "restore", "filter-branch", "filter-repo", "gc", "prune", "reflog", "update-ref":
 		return true
 	case "checkout", "switch":
-		return hasFlag(rest, "-f", "--force", "--", ".", "--discard-changes")
+		return hasFlag(rest, "-f", "--force", "--", ".", "--discard-changes") || sub == "checkout" && checkoutPaths(rest)
 	case "branch", "tag":
 		return hasFlag(rest, "-D", "-d", "--delete", "-f", "--force")
 	case "stash":
@@ -184,6 +198,14 @@ func destructiveGit(args []string) bool {
 		return hasFlag(rest, "--amend", "--root", "-i", "--interactive")
 	}
 	return false
+}
+
+// checkoutPaths reports a git checkout (args after it) that may overwrite
+// files with a revision's, discarding their changes: two operands (a
+// revision and a path) or a file path, and no new branch.
+func checkoutPaths(args []string) bool {
+	ops := slices.DeleteFunc(slices.Clone(args), func(a string) bool { return strings.HasPrefix(a, "-") })
+	return !hasFlag(args, "-b", "-B", "--orphan") && (len(ops) > 1 || slices.ContainsFunc(ops, pathWord))
 }
 
 // hasFlag reports whether args hold one of flags, also inside a short
