@@ -105,6 +105,11 @@ var operandCommands = set(
 	"gh pr view", "gh pr diff", "gh pr checks", "gh pr checkout", "gh issue view", "gh run view",
 	"docker build", "docker pull", "docker logs", "docker inspect", "pytest", "jest", "tsc") // and fileReaders (cat, ls, grep, …)
 
+// fetchers are operandCommands whose operand may be a package they fetch
+// and build or install, so run (its install scripts, build.rs, a binary
+// on PATH), as npx runs one: only a local one (./x, /x, ~/x) is free.
+var fetchers = set("go run", "go install", "cargo install", "npm install", "npm i", "pnpm install", "pnpm add", "yarn add", "bun add", "bun install")
+
 // programFlags are options whose value is a program the command runs, or
 // loads, a shape would drop (go test -exec, rg --pre, cargo --config
 // build.rustc-wrapper=…, pytest -p PLUGIN).
@@ -121,7 +126,9 @@ var programFlags = map[string][]string{"go": {"-exec", "--exec", "-toolexec", "-
 func commandShape(argv []string) []string {
 	for n := min(len(argv), 3); n > 0; n-- {
 		if k := strings.Join(append([]string{progName(argv[0])}, argv[1:n]...), " "); operandCommands[k] || n == 1 && fileReaders[k] {
-			return append(slices.Clone(argv[:n]), slices.DeleteFunc(slices.Clone(argv[n:]), func(a string) bool { return !strings.HasPrefix(a, "-") })...)
+			return append(slices.Clone(argv[:n]), slices.DeleteFunc(slices.Clone(argv[n:]), func(a string) bool {
+				return !strings.HasPrefix(a, "-") && (!fetchers[k] || strings.ContainsAny(a[:min(len(a), 1)], "./~"))
+			})...)
 		}
 	}
 	keep := min(len(argv), 2) // the program and the word in a subcommand's place, even a path
