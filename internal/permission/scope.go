@@ -132,21 +132,25 @@ func commandShape(argv []string) []string {
 		}
 	}
 	keep := min(len(argv), 2) // the program and the word in a subcommand's place, even a path
-	return append(slices.Clone(argv[:keep]), slices.DeleteFunc(slices.Clone(argv[keep:]), pathWord)...)
+	config := progName(argv[0]) == "git" && argv[keep-1] == "config"
+	return append(slices.Clone(argv[:keep]), slices.DeleteFunc(slices.Clone(argv[keep:]), func(a string) bool {
+		return pathWord(a) || config && !strings.HasPrefix(a, "-") && strings.Contains(a, ".") // a key: what git runs is asked apart
+	})...)
 }
 
 // pathWord reports an operand naming a file, a directory or a URL: a
 // word of path characters only, not a flag, that reads as one: a URL, a
-// path from /, . or ~, or a name with an extension. A slash alone makes
-// no path (kubectl's pod/web, an image acme/tool), nor does a colon (an
-// image's tag, a volume /:/host).
+// path from /, . or ~, or one with a directory and an extension. A slash
+// alone makes no path (kubectl's pod/web, an image acme/tool), nor does a
+// dot alone (a script build.prod, a resource aws_s3_bucket.b, a secret
+// app.config) or a colon (an image's tag, a volume /:/host).
 func pathWord(s string) bool {
 	if strings.HasPrefix(s, "-") || !strings.ContainsAny(s, "/.") || strings.ContainsFunc(s, func(r rune) bool {
 		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./~+@%,:", r))
 	}) {
 		return false
 	}
-	return strings.Contains(s, "://") || !strings.Contains(s, ":") && (strings.ContainsAny(s[:1], "/.~") || strings.Contains(path.Base(s), "."))
+	return strings.Contains(s, "://") || !strings.Contains(s, ":") && (strings.ContainsAny(s[:1], "/.~") || strings.Contains(s, "/") && strings.Contains(path.Base(s), "."))
 }
 
 // wrapped reports a command that runs another command, whose shape it
