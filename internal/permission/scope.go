@@ -114,7 +114,7 @@ var fetchers = set("go run", "go install", "cargo install", "npm install", "npm 
 // loads, a shape would drop (go test -exec, rg --pre, cargo --config
 // build.rustc-wrapper=…, pytest -p PLUGIN).
 var programFlags = map[string][]string{"go": {"-exec", "--exec", "-toolexec", "--toolexec", "-vettool", "--vettool"},
-	"rg": {"--pre"}, "cargo": {"--config"}, "pytest": {"-p"}}
+	"rg": {"--pre", "--hostname-bin"}, "cargo": {"--config"}, "pytest": {"-p"}}
 
 // commandShape is what an "always" keeps of a command. A command of
 // operandCommands keeps its program, subcommand words and flags, its
