@@ -110,11 +110,11 @@ var operandCommands = set(
 // on PATH), as npx runs one: only a local one (./x, /x, ~/x) is free.
 var fetchers = set("go run", "go install", "cargo install", "npm install", "npm i", "pnpm install", "pnpm add", "yarn add", "bun add", "bun install")
 
-// programFlags are options whose value is a program the command runs, or
-// loads, a shape would drop (go test -exec, rg --pre, cargo --config
-// build.rustc-wrapper=…, pytest -p PLUGIN).
-var programFlags = map[string][]string{"go": {"-exec", "--exec", "-toolexec", "--toolexec", "-vettool", "--vettool"},
-	"rg": {"--pre", "--hostname-bin"}, "cargo": {"--config"}, "pytest": {"-p"}}
+// programFlags are options whose value may name a program the command
+// runs, or loads, a shape would drop (cargo --config
+// build.rustc-wrapper=…, pytest -p PLUGIN); go's and rg's are calls of
+// their own (toolRuns).
+var programFlags = map[string][]string{"cargo": {"--config"}, "pytest": {"-p"}}
 
 // commandShape is what an "always" keeps of a command. A command of
 // operandCommands keeps its program, subcommand words and flags, its

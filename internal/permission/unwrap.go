@@ -182,6 +182,7 @@ func (r *reader) run(argv []arg, x *runCtx) input {
 			argv = rest
 			continue
 		}
+		r.toolRuns(name, argv[1:], x)
 		switch {
 		case name == "env":
 			argv = r.env(argv[1:], x)
@@ -567,6 +568,26 @@ func (r *reader) gitRuns(args []arg, x *runCtx) {
 		} else if v, ok := x.sc.vars[name]; ok {
 			r.nested(v, x, nil)
 		}
+	}
+}
+
+// toolRuns reads the programs go and rg are given to run: go -exec's and
+// -toolexec's command line, go vet -vettool's, rg --pre's and
+// --hostname-bin's program.
+func (r *reader) toolRuns(name string, args []arg, x *runCtx) {
+	k, progs := &check{r: r}, []arg(nil)
+	switch name {
+	case "go":
+		lines, _ := k.optValues(args, "", "-exec --exec -toolexec --toolexec", "")
+		for _, v := range lines {
+			r.nested(v, x, nil)
+		}
+		progs, _ = k.optValues(args, "", "-vettool --vettool", "")
+	case "rg":
+		progs, _ = k.optValues(args, "", "--pre --hostname-bin", "")
+	}
+	for _, v := range progs {
+		r.run([]arg{v}, x.fork())
 	}
 }
 
