@@ -94,10 +94,11 @@ func parseWords(s string) []*syntax.Word {
 // files, packages, branches, revisions, numbers. None has a further
 // subcommand level. A command not listed may have one (git stash list,
 // gh repo delete, docker compose down, terraform state rm, a company CLI),
-// so its words are kept but for file paths (see commandShape).
+// so its words are kept but for file paths (see commandShape). Nor is git
+// push, whose branch is where it lands (feat, not main).
 var operandCommands = set(
 	"git add", "git blame", "git branch", "git checkout", "git cherry-pick", "git clone", "git commit", "git diff", "git fetch",
-	"git grep", "git init", "git log", "git merge", "git mv", "git pull", "git push", "git rebase", "git reset", "git restore",
+	"git grep", "git init", "git log", "git merge", "git mv", "git pull", "git rebase", "git reset", "git restore",
 	"git revert", "git rm", "git show", "git status", "git switch", "git tag", "git describe", "git ls-files", "git rev-parse",
 	"go build", "go test", "go vet", "go run", "go install", "go get", "go fmt", "go generate", "go list", "go doc", "go clean",
 	"cargo build", "cargo test", "cargo check", "cargo run", "cargo clippy", "cargo fmt", "cargo doc", "cargo bench", "cargo add", "cargo install",
