@@ -141,6 +141,13 @@ func TestAlwaysScope_CommandShapes(t *testing.T) {
 		{"bash -c 'go test ./a && rm -rf x'", "bash -c 'go test ./a'", false},
 		{"go test ./a", "go test -exec x ./b", false},
 		{"go test -run A ./a", "go test -run B ./b", true},
+		{"git checkout main", "git checkout feature/x", true},
+		{"git checkout -b x origin/main", "git checkout -b y origin/dev", true},
+		{"sed -n 1,20p src/a.go", "sed -n 1,20p ./b.go", true},
+		{"kubectl logs pod/web", "kubectl logs pod/api", false},
+		{"go run ./cmd/a", "go run ./cmd/b", true},
+		{"npm install", "npm install", true},
+		{"npm i -D ./pkgs/a", "npm i -D ../pkgs/b", true},
 	}
 	for _, tt := range tests {
 		if got := AlwaysScope("Bash", tt.a) == AlwaysScope("Bash", tt.b); got != tt.same {

@@ -1,6 +1,7 @@
 package permission
 
 import (
+	"path"
 	"slices"
 	"strings"
 
@@ -27,7 +28,8 @@ func AlwaysScope(tool, command string) string {
 	command = strings.TrimSpace(unwrapShell(command))
 	exact := tool + "\x00=" + command
 	argv, ok := plainCommand(command)
-	if !ok || wrapped(argv) || destructive(argv) || len(readLine(command, nil).calls) > 1 { // it runs another (git -u, rebase -x, …)
+	if !ok || wrapped(argv) || destructive(argv) || hasFlag(argv[1:], programFlags[progName(argv[0])]...) ||
+		len(readLine(command, nil).calls) > 1 { // it runs another (git -u, rebase -x, …)
 		return exact
 	}
 	return tool + "\x00" + strings.Join(commandShape(argv), " ")
@@ -92,16 +94,28 @@ func parseWords(s string) []*syntax.Word {
 // files, packages, branches, revisions, numbers. None has a further
 // subcommand level. A command not listed may have one (git stash list,
 // gh repo delete, docker compose down, terraform state rm, a company CLI),
-// so its words are kept but for file paths (see commandShape).
+// so its words are kept but for file paths (see commandShape). Nor is git
+// push, whose branch is where it lands (feat, not main).
 var operandCommands = set(
 	"git add", "git blame", "git branch", "git checkout", "git cherry-pick", "git clone", "git commit", "git diff", "git fetch",
-	"git grep", "git init", "git log", "git merge", "git mv", "git pull", "git push", "git rebase", "git reset", "git restore",
+	"git grep", "git init", "git log", "git merge", "git mv", "git pull", "git rebase", "git reset", "git restore",
 	"git revert", "git rm", "git show", "git status", "git switch", "git tag", "git describe", "git ls-files", "git rev-parse",
 	"go build", "go test", "go vet", "go run", "go install", "go get", "go fmt", "go generate", "go list", "go doc", "go clean",
 	"cargo build", "cargo test", "cargo check", "cargo run", "cargo clippy", "cargo fmt", "cargo doc", "cargo bench", "cargo add", "cargo install",
 	"npm install", "npm i", "npm ci", "npm test", "npm view", "npm ls", "pnpm install", "pnpm add", "yarn add", "yarn install", "bun add", "bun install",
 	"gh pr view", "gh pr diff", "gh pr checks", "gh pr checkout", "gh issue view", "gh run view",
 	"docker build", "docker pull", "docker logs", "docker inspect", "pytest", "jest", "tsc") // and fileReaders (cat, ls, grep, …)
+
+// fetchers are operandCommands whose operand may be a package they fetch
+// and build or install, so run (its install scripts, build.rs, a binary
+// on PATH), as npx runs one: only a local one (./x, /x, ~/x) is free.
+var fetchers = set("go run", "go install", "cargo install", "npm install", "npm i", "pnpm install", "pnpm add", "yarn add", "bun add", "bun install")
+
+// programFlags are options whose value may name a program the command
+// runs, or loads, a shape would drop (cargo --config
+// build.rustc-wrapper=…, pytest -p PLUGIN); go's and rg's are calls of
+// their own (toolRuns, rg).
+var programFlags = map[string][]string{"cargo": {"--config"}, "pytest": {"-p"}}
 
 // commandShape is what an "always" keeps of a command. A command of
 // operandCommands keeps its program, subcommand words and flags, its
@@ -113,19 +127,31 @@ var operandCommands = set(
 func commandShape(argv []string) []string {
 	for n := min(len(argv), 3); n > 0; n-- {
 		if k := strings.Join(append([]string{progName(argv[0])}, argv[1:n]...), " "); operandCommands[k] || n == 1 && fileReaders[k] {
-			return append(slices.Clone(argv[:n]), slices.DeleteFunc(slices.Clone(argv[n:]), func(a string) bool { return !strings.HasPrefix(a, "-") })...)
+			return append(slices.Clone(argv[:n]), slices.DeleteFunc(slices.Clone(argv[n:]), func(a string) bool {
+				return !strings.HasPrefix(a, "-") && (!fetchers[k] || strings.ContainsAny(a[:min(len(a), 1)], "./~"))
+			})...)
 		}
 	}
 	keep := min(len(argv), 2) // the program and the word in a subcommand's place, even a path
-	return append(slices.Clone(argv[:keep]), slices.DeleteFunc(slices.Clone(argv[keep:]), pathWord)...)
+	config := progName(argv[0]) == "git" && argv[keep-1] == "config"
+	return append(slices.Clone(argv[:keep]), slices.DeleteFunc(slices.Clone(argv[keep:]), func(a string) bool {
+		return pathWord(a) || config && !strings.HasPrefix(a, "-") && strings.Contains(a, ".") // a key: what git runs is asked apart
+	})...)
 }
 
 // pathWord reports an operand naming a file, a directory or a URL: a
-// word of path characters only, with a "/" or "." in it, not a flag.
+// word of path characters only, not a flag, that reads as one: a URL, a
+// path from /, . or ~, or one with a directory and an extension. A slash
+// alone makes no path (kubectl's pod/web, an image acme/tool), nor does a
+// dot alone (a script build.prod, a resource aws_s3_bucket.b, a secret
+// app.config) or a colon (an image's tag, a volume /:/host).
 func pathWord(s string) bool {
-	return !strings.HasPrefix(s, "-") && strings.ContainsAny(s, "/.") && !strings.ContainsFunc(s, func(r rune) bool {
+	if strings.HasPrefix(s, "-") || !strings.ContainsAny(s, "/.") || strings.ContainsFunc(s, func(r rune) bool {
 		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./~+@%,:", r))
-	})
+	}) {
+		return false
+	}
+	return strings.Contains(s, "://") || !strings.Contains(s, ":") && (strings.ContainsAny(s[:1], "/.~") || strings.Contains(s, "/") && strings.Contains(path.Base(s), "."))
 }
 
 // wrapped reports a command that runs another command, whose shape it
@@ -175,7 +201,7 @@ func destructiveGit(args []string) bool {
 	case "clean", "restore", "filter-branch", "filter-repo", "gc", "prune", "reflog", "update-ref":
 		return true
 	case "checkout", "switch":
-		return hasFlag(rest, "-f", "--force", "--", ".", "--discard-changes")
+		return hasFlag(rest, "-f", "--force", "--", ".", "--discard-changes") || sub == "checkout" && checkoutPaths(rest)
 	case "branch", "tag":
 		return hasFlag(rest, "-D", "-d", "--delete", "-f", "--force")
 	case "stash":
@@ -184,6 +210,14 @@ func destructiveGit(args []string) bool {
 		return hasFlag(rest, "--amend", "--root", "-i", "--interactive")
 	}
 	return false
+}
+
+// checkoutPaths reports a git checkout (args after it) that may overwrite
+// files with a revision's, discarding their changes: two operands (a
+// revision and a path) or a file path, and no new branch.
+func checkoutPaths(args []string) bool {
+	ops := slices.DeleteFunc(slices.Clone(args), func(a string) bool { return strings.HasPrefix(a, "-") })
+	return !hasFlag(args, "-b", "-B", "--orphan") && (len(ops) > 1 || slices.ContainsFunc(ops, pathWord))
 }
 
 // hasFlag reports whether args hold one of flags, also inside a short

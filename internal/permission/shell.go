@@ -59,8 +59,10 @@ func (c *call) prog() string {
 	return progName(c.argv[0].text)
 }
 
+// progName is the program a command word runs, also when named by a
+// Windows path ('C:\Program Files\Git\usr\bin\RM.EXE' is rm).
 func progName(s string) string {
-	return strings.TrimSuffix(strings.ToLower(path.Base(s)), ".exe")
+	return strings.TrimSuffix(strings.ToLower(path.Base(strings.ReplaceAll(s, `\`, "/"))), ".exe")
 }
 
 // input is what a command reads on stdin.

@@ -201,6 +201,7 @@ func (r *reader) run(argv []arg, x *runCtx) input {
 			argv = rest
 			continue
 		}
+		r.toolRuns(name, argv[1:], x)
 		switch {
 		case name == "env":
 			argv = r.env(argv[1:], x)
@@ -595,6 +596,23 @@ func (r *reader) gitRuns(args []arg, x *runCtx) {
 		} else if v, ok := x.sc.vars[name]; ok {
 			r.nested(v, x, nil)
 		}
+	}
+}
+
+// toolRuns reads the programs go is given to run: -exec's and
+// -toolexec's command line, go vet -vettool's program (rg's: see rg).
+func (r *reader) toolRuns(name string, args []arg, x *runCtx) {
+	if name != "go" {
+		return
+	}
+	k := &check{r: r}
+	lines, _ := k.optValues(args, "", "-exec --exec -toolexec --toolexec", "")
+	for _, v := range lines {
+		r.nested(v, x, nil)
+	}
+	progs, _ := k.optValues(args, "", "-vettool --vettool", "")
+	for _, v := range progs {
+		r.run([]arg{v}, x.fork())
 	}
 }
 
