@@ -117,12 +117,16 @@ func TestService_AlwaysShapes(t *testing.T) {
 			continue
 		}
 		n++
+		cwd, err := filepath.Abs(r.cwd) // on Windows, /work/… has no drive: its files would be outside the workspace
+		if err != nil {
+			t.Fatal(err)
+		}
 		s := mustNew(t)
-		s.Remember(shapeRequest(r.shown, r.cwd), adapters.AllowAlways)
-		if v := s.Check(shapeRequest(r.shown, r.cwd)); v.Decision != Allow {
+		s.Remember(shapeRequest(r.shown, cwd), adapters.AllowAlways)
+		if v := s.Check(shapeRequest(r.shown, cwd)); v.Decision != Allow {
 			t.Errorf("shapes.txt:%d: the always for %q does not cover itself: %+v", r.line, r.shown, v)
 		}
-		if v := s.Check(shapeRequest(r.cmd, r.cwd)); v.Decision == Allow {
+		if v := s.Check(shapeRequest(r.cmd, cwd)); v.Decision == Allow {
 			t.Errorf("shapes.txt:%d: the always for %q covers %q: %+v", r.line, r.shown, r.cmd, v)
 		}
 	}
