@@ -161,14 +161,7 @@ func checkRelayed(t *testing.T, rows []permtest.Row, ws string, perms config.Per
 // a session at ws under perms, and checks each as checkRelayed does.
 func checkNative(t *testing.T, rows []permtest.Row, ws string, perms config.PermissionsConfig) {
 	t.Helper()
-	var calls []mockllm.OpenAIToolCall
-	var native []permtest.Row
-	for _, r := range rows {
-		if r.NativeTool != "" {
-			calls = append(calls, mockllm.OpenAIToolCall{ID: r.Name, Name: r.NativeTool, Args: r.NativeArgs})
-			native = append(native, r)
-		}
-	}
+	calls, native := permtest.NativeCalls(rows)
 	srv := mockllm.NewOpenAIServer(mockllm.OpenAITurn{ToolCalls: calls}, mockllm.OpenAITurn{Text: "done"})
 	defer srv.Close()
 	reg := adapters.NewRegistry()

@@ -90,14 +90,7 @@ func TestShapes_HubRunClassifiesAlike(t *testing.T) {
 	})
 	t.Run("native, --approve read-only", func(t *testing.T) {
 		rows, ws := shapeSetup(t)
-		var calls []mockllm.OpenAIToolCall
-		var native []permtest.Row
-		for _, r := range rows {
-			if r.NativeTool != "" {
-				calls = append(calls, mockllm.OpenAIToolCall{ID: r.Name, Name: r.NativeTool, Args: r.NativeArgs})
-				native = append(native, r)
-			}
-		}
+		calls, native := permtest.NativeCalls(rows)
 		srv := mockllm.NewOpenAIServer(mockllm.OpenAITurn{ToolCalls: calls}, mockllm.OpenAITurn{Text: "done"})
 		defer srv.Close()
 		reg := adapters.NewRegistry()

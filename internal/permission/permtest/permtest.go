@@ -18,6 +18,7 @@ import (
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/jsonrpc"
+	"github.com/hubdev/hub/internal/mockllm"
 	"github.com/hubdev/hub/internal/permission"
 	"github.com/hubdev/hub/internal/permission/permtest/plant"
 )
@@ -178,6 +179,20 @@ func shapeRows() []Row {
 		{Name: "plain-ls", Want: OK, ToolCall: call("plain-ls", map[string]any{"title": "ls", "kind": "execute", "rawInput": map[string]any{"command": []string{"ls", "-la"}}}),
 			NativeTool: "bash", NativeArgs: bash("ls -la")},
 	}
+}
+
+// NativeCalls are the native loop's calls of rows (those that have one),
+// made in one model reply, and those rows in the same order.
+func NativeCalls(rows []Row) ([]mockllm.OpenAIToolCall, []Row) {
+	var calls []mockllm.OpenAIToolCall
+	var native []Row
+	for _, r := range rows {
+		if r.NativeTool != "" {
+			calls = append(calls, mockllm.OpenAIToolCall{ID: r.Name, Name: r.NativeTool, Args: r.NativeArgs})
+			native = append(native, r)
+		}
+	}
+	return calls, native
 }
 
 func jsonOf(v any) string {
