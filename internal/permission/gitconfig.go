@@ -232,73 +232,131 @@ func (r *reader) readGitConfig(file string, left *int, out []gitKV) []gitKV {
 	return out
 }
 
-// parseGitConfig reads git's ini syntax: [section], [section "sub"],
-// [section.sub], name = value (gitValue), a name alone (true), # and ;
-// comments.
+// parseGitConfig reads git's ini syntax as git's own parser does
+// (config.c): characters, not lines ([a][core]pager=x is core.pager, a
+// lone \r a space), [section], [section "sub"] (\x is x), [section.sub],
+// name = value (gitValue), a name alone (true), # and ; comments. A line
+// git refuses is skipped (git refuses the file and runs nothing: reading
+// on costs a question at most).
 func parseGitConfig(src string) []gitKV {
 	var out []gitKV
-	section := ""
-	src = strings.TrimPrefix(strings.ReplaceAll(src, "\r\n", "\n"), "\ufeff")
-	for src != "" {
-		line, next, _ := strings.Cut(src, "\n")
-		t := strings.TrimLeft(line, " \t") // a suffix of line
-		if strings.HasPrefix(t, "[") {
-			head, rest, _ := strings.Cut(t[1:], "]")
-			section = strings.ToLower(strings.TrimSpace(head))                        // [section], [section.sub]
-			if i := strings.Index(t, ` "`); i >= 0 && i < strings.IndexByte(t, ']') { // [section "sub"]: sub as written, a ] in it too
-				sub, after, _ := strings.Cut(t[i+2:], `"]`)
-				section, rest = strings.ToLower(strings.TrimSpace(t[1:i]))+"."+strings.NewReplacer(`\"`, `"`, `\\`, `\`).Replace(sub), after
+	s, section := strings.TrimPrefix(strings.ReplaceAll(src, "\r\n", "\n"), "\ufeff"), ""
+	for i := 0; i < len(s); {
+		ok := true
+		switch c := s[i]; {
+		case gitSpace(c):
+			i++
+		case c == '[':
+			if sec, next, good := gitSection(s, i+1); good {
+				section, i = sec, next
+			} else {
+				ok = false
 			}
-			t = strings.TrimLeft(rest, " \t")
+		case 'a' <= c|0x20 && c|0x20 <= 'z':
+			j := gitSpan(s, i, gitKeyChar)
+			name, val := section+"."+strings.ToLower(s[i:j]), ""
+			switch j = gitSpan(s, j, func(c byte) bool { return c == ' ' || c == '\t' }); {
+			case j < len(s) && s[j] == '=':
+				if val, s, ok = gitValue(s[j+1:]); ok {
+					out = append(out, gitKV{name, val})
+				}
+				i, ok = 0, true // gitValue ended the line
+			case j < len(s) && s[j] != '\n':
+				ok = false
+			default:
+				out, i = append(out, gitKV{name, val}), j+1
+			}
+		default:
+			ok = false // a comment, or a line git refuses
 		}
-		at := strings.IndexByte(t, '=')
-		name, _, _ := strings.Cut(strings.ReplaceAll(t[:max(at, 0)], ";", "#"), "#")
-		if at < 0 { // a name alone (true), maybe a comment
-			name, _, _ = strings.Cut(strings.ReplaceAll(t, ";", "#"), "#")
+		if !ok {
+			_, s, _ = strings.Cut(s[i:], "\n")
+			i = 0
 		}
-		if name = strings.TrimSpace(name); name == "" || strings.ContainsAny(t[:1], "#;") {
-			src = next
-			continue
-		}
-		val := ""
-		if at >= 0 {
-			val, src = gitValue(src[len(line)-len(t)+at+1:])
-		} else {
-			src = next
-		}
-		out = append(out, gitKV{section + "." + strings.ToLower(name), val})
 	}
 	return out
 }
 
+func gitSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+func gitKeyChar(c byte) bool {
+	return 'a' <= c|0x20 && c|0x20 <= 'z' || '0' <= c && c <= '9' || c == '-'
+}
+
+// gitSpan is the index after the run of bytes from i that keep accepts.
+func gitSpan(s string, i int, keep func(byte) bool) int {
+	for i < len(s) && keep(s[i]) {
+		i++
+	}
+	return i
+}
+
+// gitSection reads a section header from after its "[": the section in
+// lower case (a subsection as written, \x is x), the index after its
+// "]", false when git refuses it.
+func gitSection(s string, i int) (string, int, bool) {
+	j := gitSpan(s, i, func(c byte) bool { return gitKeyChar(c) || c == '.' })
+	name := strings.ToLower(s[i:j])
+	if j < len(s) && s[j] == ']' {
+		return name, j + 1, name != ""
+	}
+	if k := gitSpan(s, j, func(c byte) bool { return c == ' ' || c == '\t' || c == '\r' }); k == j || k >= len(s) || s[k] != '"' {
+		return "", 0, false
+	} else {
+		j = k
+	}
+	var sub strings.Builder
+	for j++; j < len(s) && s[j] != '"'; j++ {
+		if s[j] == '\\' {
+			j++
+		}
+		if j >= len(s) || s[j] == '\n' {
+			return "", 0, false
+		}
+		sub.WriteByte(s[j])
+	}
+	return name + "." + sub.String(), j + 2, j+1 < len(s) && s[j+1] == ']'
+}
+
 // gitValue reads a value as git does from the text after its "=": quotes
 // dropped, escapes replaced, a backslash at the end of a line joining the
-// next, a comment outside quotes ending it; it returns the value and the
-// text after it.
-func gitValue(s string) (string, string) {
+// next, a comment outside quotes ending it, a space, tab or lone \r
+// outside quotes a space (those ending it dropped), a NUL its end; it
+// returns the value, the text after it (the next line when git refuses
+// it: an open quote, an unknown escape), and whether git takes it.
+func gitValue(s string) (string, string, bool) {
 	var b strings.Builder
-	quoted := false
+	quoted, comment, space := false, false, 0
 	for i := 0; i < len(s); i++ {
 		switch c := s[i]; {
 		case c == '\n':
-			return strings.TrimSpace(b.String()), s[i+1:]
-		case c == '"':
-			quoted = !quoted
-		case c == '\\' && i+1 < len(s):
-			i++
-			if e, ok := map[byte]byte{'n': '\n', 't': '\t', 'b': '\b', '\n': 0}[s[i]]; !ok {
-				b.WriteByte(s[i])
-			} else if e != 0 {
-				b.WriteByte(e)
-			}
+			v, _, _ := strings.Cut(b.String(), "\x00")
+			return v, s[i+1:], !quoted
+		case comment:
+		case gitSpace(c) && !quoted:
+			space += min(b.Len(), 1)
 		case (c == '#' || c == ';') && !quoted:
-			_, rest, _ := strings.Cut(s[i:], "\n")
-			return strings.TrimSpace(b.String()), rest
+			comment = true
 		default:
-			b.WriteByte(c)
+			b.WriteString(strings.Repeat(" ", space))
+			space = 0
+			switch {
+			case c == '"':
+				quoted = !quoted
+			case c != '\\':
+				b.WriteByte(c)
+			case i+1 < len(s): // a backslash ending the file is dropped
+				i++
+				e, ok := map[byte]string{'n': "\n", 't': "\t", 'b': "\b", '\n': "", '\\': `\`, '"': `"`}[s[i]]
+				if !ok {
+					_, rest, _ := strings.Cut(s[i:], "\n")
+					return "", rest, false
+				}
+				b.WriteString(e)
+			}
 		}
 	}
-	return strings.TrimSpace(b.String()), ""
+	v, _, _ := strings.Cut(b.String(), "\x00")
+	return v, "", !quoted
 }
 
 // gitAlias is the alias git runs for sub: of -c or an earlier git config

@@ -33,6 +33,17 @@ func TestParseGitConfig_ReadsGitSyntax(t *testing.T) {
 		{"[filter \"a]b\"] smudge = rm -rf ~\n", []gitKV{{"filter.a]b.smudge", "rm -rf ~"}}},
 		{"[url \"ext::a=b\"]\n\tinsteadOf = x\n", []gitKV{{"url.ext::a=b.insteadof", "x"}}},
 		{"[core]\n\tpager = \"a\\\n b\"\n", []gitKV{{"core.pager", "a b"}}},
+		// git's parser reads characters, not lines (config.c): as `git config -f FILE --list` reads them
+		{"[alias][core]fsmonitor = rm -rf ~\n", []gitKV{{"core.fsmonitor", "rm -rf ~"}}},
+		{"[alias]\r[core]\rfsmonitor = rm -rf ~\n", []gitKV{{"core.fsmonitor", "rm -rf ~"}}},
+		{"[filter\t\"lfs\"]\n\tsmudge = rm -rf ~\n", []gitKV{{"filter.lfs.smudge", "rm -rf ~"}}},
+		{"[url \"e\\xt::rm -rf /\"]\n\tinsteadOf = origin\n", []gitKV{{"url.ext::rm -rf /.insteadof", "origin"}}},
+		{"[diff \"a\\\"]b\"]\n\ttextconv = x\n", []gitKV{{"diff.a\"]b.textconv", "x"}}},
+		{"[core]\n\tfsmonitor = rm\r-rf   ~\n", []gitKV{{"core.fsmonitor", "rm -rf   ~"}}},
+		{"[core]\n\tpager = true\x00rm -rf ~\n", []gitKV{{"core.pager", "true"}}},
+		{"[core]\n\tpager = rm -rf ~\\", []gitKV{{"core.pager", "rm -rf ~"}}},
+		{"[core]\n\tpager = x\v\n", []gitKV{{"core.pager", "x\v"}}},
+		{"[core]\n\tpager = x\n[core \"x\" ]\n\tpager = y\n[core]\n\tpager = \"z\n\tfsmonitor = \\q\n\teditor = e\n", []gitKV{{"core.pager", "x"}, {"core.pager", "y"}, {"core.editor", "e"}}}, // git refuses the file (and runs nothing): a line it refuses is skipped
 	}
 	for _, tc := range tests {
 		if got := parseGitConfig(tc.src); !slices.Equal(got, tc.want) {
