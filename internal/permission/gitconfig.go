@@ -84,16 +84,8 @@ func (r *reader) gitRepoConfig(x *runCtx, gitDir *arg) []gitKV {
 			continue
 		}
 		if r.gitConfs[g] == nil {
-			common := g
-			if b, err := readCapped(path.Join(g, "commondir")); err == nil {
-				common = joinShell(g, strings.TrimSpace(string(b)))
-			}
-			files := []string{path.Join(common, "config"), path.Join(g, "config.worktree")}
-			mods, _ := os.ReadDir(fromShellPath(path.Join(common, "modules")))
-			for _, m := range mods { // a submodule's: git status, diff and fetch run git in it
-				files = append(files, path.Join(common, "modules", m.Name(), "config"))
-			}
-			r.gitConfs[g] = r.gitFiles(files...)
+			files, left := []string{path.Join(gitCommon(g), "config"), path.Join(g, "config.worktree")}, maxGitFiles
+			r.gitConfs[g] = r.gitFiles(r.gitModules(path.Join(gitCommon(g), "modules"), files, &left)...)
 		}
 		out = append(out, r.gitConfs[g]...)
 		r.gitHooks(g, r.gitConfs[g], x)
@@ -111,10 +103,7 @@ func (r *reader) gitHooks(g string, conf []gitKV, x *runCtx) {
 	if r.active["git hooks"] {
 		return
 	}
-	dirs := []string{path.Join(g, "hooks")}
-	if b, err := readCapped(path.Join(g, "commondir")); err == nil {
-		dirs[0] = path.Join(joinShell(g, strings.TrimSpace(string(b))), "hooks")
-	}
+	dirs := []string{path.Join(gitCommon(g), "hooks")}
 	for _, kv := range conf {
 		if kv.key == "core.hookspath" {
 			dirs = append(dirs, joinShell(strings.TrimSuffix(g, "/.git"), kv.val))
@@ -162,13 +151,50 @@ func findGitDir(dir string) string {
 	}
 }
 
-// isGitDir: a HEAD file and objects and refs (or a commondir holding them).
+// isGitDir is git's is_git_directory, a little wider: a HEAD that is no
+// directory (a symlink to refs/… that leads nowhere is one), objects and
+// refs in the common directory (git asks only that it may enter them: an
+// executable file is one).
 func isGitDir(g string) bool {
-	at := func(name string, dir bool) bool {
-		fi, err := os.Stat(fromShellPath(path.Join(g, name)))
-		return err == nil && fi.IsDir() == dir
+	head, err := os.Lstat(fromShellPath(path.Join(g, "HEAD")))
+	return err == nil && !head.IsDir() && exists(path.Join(gitCommon(g), "objects"), false) && exists(path.Join(gitCommon(g), "refs"), false)
+}
+
+// exists reports a file at p (a directory, if dir), through symlinks.
+func exists(p string, dir bool) bool {
+	fi, err := os.Stat(fromShellPath(p))
+	return err == nil && (!dir || fi.IsDir())
+}
+
+// gitCommon is the directory holding the config, objects and refs of the
+// git directory g (a worktree's names it in its commondir file).
+func gitCommon(g string) string {
+	if b, err := readCapped(path.Join(g, "commondir")); err == nil {
+		return joinShell(g, strings.TrimSpace(string(b)))
 	}
-	return at("HEAD", false) && (at("objects", true) && at("refs", true) || at("commondir", false))
+	return g
+}
+
+// gitModules adds to files the configs of the submodules under a modules
+// directory and their own, nested (a submodule's name may hold slashes:
+// modules/libs/foo): git status, diff and fetch run git in each. Past
+// left directories read, the line is unclear.
+func (r *reader) gitModules(dir string, files []string, left *int) []string {
+	ents, err := os.ReadDir(fromShellPath(dir))
+	if *left -= min(len(ents), 1); err != nil || *left < 0 {
+		r.out.unclear = r.out.unclear || *left < 0
+		return files
+	}
+	for _, e := range ents {
+		switch d := path.Join(dir, e.Name()); {
+		case !exists(d, true): // a symlink to one is one
+		case isGitDir(d) || exists(path.Join(d, "config"), false):
+			files = r.gitModules(path.Join(d, "modules"), append(files, path.Join(d, "config")), left)
+		default:
+			files = r.gitModules(d, files, left)
+		}
+	}
+	return files
 }
 
 // joinShell is p (a path as a config file writes it) from dir.
