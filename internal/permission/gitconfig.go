@@ -37,11 +37,12 @@ var (
 	// gitBang are keys (besides gitProgramKeys) whose value is a program
 	// when it starts with "!" (or is a path, for a credential helper).
 	gitBang = []string{"credential.helper", "credential.*.helper", "submodule.*.update"}
-	// gitData are booleans, and the keys of gitProgramKeys' sections that
-	// name no program.
+	// gitData are booleans, the keys of gitProgramKeys' sections that name
+	// no program, and the filters git lfs install writes (the user's git-lfs).
 	gitData = set("", "true", "false", "yes", "no", "on", "off", "0", "1", "required", "format", "prompt", "trustexitcode",
 		"keepbackup", "keeptemporaries", "writetotemp", "hideresolved", "guidefault", "allowedsignersfile", "mintrustlevel",
-		"viewer", "from", "to", "cc", "bcc", "vcs", "hookspath")
+		"viewer", "from", "to", "cc", "bcc", "vcs", "hookspath", "git-lfs clean -- %f", "git-lfs smudge -- %f",
+		"git-lfs smudge --skip -- %f", "git-lfs filter-process", "git-lfs filter-process --skip")
 )
 
 // gitRepoConfig is the config of the repository a git command run in one

@@ -128,7 +128,7 @@ func TestService_AlwaysForGitNotInAnUntrustedRepository(t *testing.T) {
 	fakeHome(t)
 	ws := t.TempDir()
 	for repo, config := range map[string]string{"clean": "[core]\n\tbare = false\n", "tarball": "[core]\n\tfsmonitor = ./collect.sh\n",
-		"aliased": "[alias]\n\tst = push --force origin feature\n"} {
+		"aliased": "[alias]\n\tst = push --force origin feature\n", "cloned": clonedConfig} {
 		write(t, filepath.Join(ws, repo, ".git", "config"), config)
 		write(t, filepath.Join(ws, repo, ".git", "HEAD"), "ref: refs/heads/main\n")
 		mkdirs(t, filepath.Join(ws, repo, ".git", "objects"), filepath.Join(ws, repo, ".git", "refs"))
@@ -136,15 +136,26 @@ func TestService_AlwaysForGitNotInAnUntrustedRepository(t *testing.T) {
 	s := mustNew(t)
 	s.Remember(shapeRequest("git status", filepath.Join(ws, "clean")), adapters.AllowAlways)
 	s.Remember(shapeRequest("git st", filepath.Join(ws, "clean")), adapters.AllowAlways)
+	s.Remember(shapeRequest("git pull", filepath.Join(ws, "clean")), adapters.AllowAlways)
 	for _, tc := range []struct {
 		repo, cmd string
 		allow     bool
-	}{{"clean", "git status", true}, {"tarball", "git status", false}, {"clean", "git st", true}, {"aliased", "git st", false}} {
+	}{{"clean", "git status", true}, {"tarball", "git status", false}, {"clean", "git st", true}, {"aliased", "git st", false}, {"cloned", "git status", true}, {"cloned", "git pull", true}} {
 		if v := s.Check(shapeRequest(tc.cmd, filepath.Join(ws, tc.repo))); (v.Decision == Allow) != tc.allow {
 			t.Errorf("%q in %s after an always in clean: %+v, want allowed=%v", tc.cmd, tc.repo, v, tc.allow)
 		}
 	}
 }
+
+// clonedConfig is a plain clone's, after git lfs install --local
+// (--skip-smudge) and husky's install.
+const clonedConfig = "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n\tlogallrefupdates = true\n" +
+	"[remote \"origin\"]\n\turl = https://github.com/x/y.git\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n" +
+	"[branch \"main\"]\n\tremote = origin\n\tmerge = refs/heads/main\n[lfs]\n\trepositoryformatversion = 0\n" +
+	"[lfs \"https://github.com/x/y.git/info/lfs\"]\n\taccess = basic\n" +
+	"[filter \"lfs\"]\n\tclean = git-lfs clean -- %f\n\tsmudge = git-lfs smudge -- %f\n\tprocess = git-lfs filter-process\n\trequired = true\n" +
+	"[filter \"lfs\"]\n\tsmudge = git-lfs smudge --skip -- %f\n\tprocess = git-lfs filter-process --skip\n" +
+	"[core]\n\thooksPath = .husky/_\n[submodule \"x\"]\n\turl = https://x.invalid/x\n\tactive = true\n"
 
 func write(t *testing.T, p, content string) {
 	t.Helper()
