@@ -99,11 +99,14 @@ func (r *reader) gitRepoConfig(x *runCtx, gitDir *arg) []gitKV {
 // commands (reference-transaction and post-index-change for any that
 // writes a ref or the index). Only a refusal is kept: a hook the user
 // installed (git lfs, pre-commit) adds nothing to ask. A hook's own git
-// commands read no hooks.
+// commands read no hooks; a line's hooks are read once, maxGitConfig
+// bytes of them at most (past it the line is unclear).
 func (r *reader) gitHooks(g string, conf []gitKV, x *runCtx) {
-	if r.active["git hooks"] {
+	if r.active["git hooks"] || r.active["git hooks "+g] {
 		return
 	}
+	r.active["git hooks "+g] = true
+	left := maxGitConfig
 	dirs := []string{path.Join(gitCommon(g), "hooks")}
 	for _, kv := range conf {
 		if kv.key == "core.hookspath" {
@@ -116,6 +119,10 @@ func (r *reader) gitHooks(g string, conf []gitKV, x *runCtx) {
 		r.out.unclear = r.out.unclear || len(hooks) > maxGitFiles
 		for _, h := range hooks[:min(len(hooks), maxGitFiles)] {
 			b, err := readCapped(path.Join(dir, h.Name()))
+			if left -= len(b); left < 0 {
+				r.out.unclear = true
+				return
+			}
 			first, _, _ := strings.Cut(string(b), "\n")
 			if err != nil || strings.HasPrefix(first, "#!") && !slices.ContainsFunc(strings.Fields(first[2:]), func(w string) bool { return shells[progName(w)] }) {
 				continue
@@ -221,29 +228,33 @@ func readCapped(p string) ([]byte, error) {
 }
 
 // gitFiles are the keys of files, in order (a later one wins), and of
-// the files they include: maxGitFiles files at most.
+// the files they include: maxGitFiles files and maxGitConfig bytes at
+// most, all together (each value may be a program to read).
 func (r *reader) gitFiles(files ...string) []gitKV {
-	left, out := maxGitFiles, []gitKV{}
+	left, out := gitLeft{maxGitFiles, maxGitConfig}, []gitKV{}
 	for _, f := range files {
 		out = r.readGitConfig(f, &left, out)
 	}
 	return out
 }
 
+// gitLeft is what is left to read of a repository's git files.
+type gitLeft struct{ files, bytes int }
+
 // readGitConfig appends file's keys to out, those of the files it
 // includes (include.path, includeIf.*.path whatever the condition) in
-// their place. A file past the bounds (maxGitConfig, maxGitFiles) leaves
-// the line unclear: what git would run there is not read.
-func (r *reader) readGitConfig(file string, left *int, out []gitKV) []gitKV {
+// their place. A file past the bounds (gitLeft) leaves the line unclear:
+// what git would run there is not read.
+func (r *reader) readGitConfig(file string, left *gitLeft, out []gitKV) []gitKV {
 	b, err := readCapped(file)
 	if err != nil {
 		return out
 	}
-	if *left--; *left < 0 || len(b) > maxGitConfig {
+	if left.files--; left.files < 0 || len(b) > left.bytes {
 		r.out.unclear = true
-		b = b[:min(len(b), maxGitConfig)]
+		b = b[:max(0, min(len(b), left.bytes))]
 	}
-	if *left < 0 {
+	if left.bytes -= len(b); left.files < 0 {
 		return out
 	}
 	for _, kv := range parseGitConfig(string(b)) {

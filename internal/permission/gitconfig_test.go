@@ -1,6 +1,7 @@
 package permission
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -80,6 +81,13 @@ func TestHardDeny_GitConfigOnDisk(t *testing.T) {
 	write(t, filepath.Join(ws, "super", ".git", "modules", "m", "config"), "[core]\n\tfsmonitor = rm -rf ~\n")
 	repo("many", strings.Repeat("[include]\n\tpath = x.inc\n", maxGitFiles))
 	write(t, filepath.Join(ws, "many", ".git", "x.inc"), "[user]\n\tname = x\n")
+	// each file under the cap, together past it (a file including itself 8 times took 30 s a command)
+	repo("self", "[include]\n\tpath = 0\n\tpath = 1\n\tpath = 2\n\tpath = 3\n\tpath = 4\n\tpath = 5\n\tpath = 6\n\tpath = 7\n\tpath = 8\n")
+	repo("hooks", "[core]\n\tbare = false\n")
+	for i := range 9 {
+		write(t, filepath.Join(ws, "self", ".git", fmt.Sprint(i)), strings.Repeat("#", maxGitConfig/8))
+		write(t, filepath.Join(ws, "hooks", ".git", "hooks", fmt.Sprint("post-checkout", i)), "#!/bin/sh\n"+strings.Repeat("#", maxGitConfig/8))
+	}
 	tests := []struct {
 		dir, cmd      string
 		deny, unclear bool
@@ -92,6 +100,8 @@ func TestHardDeny_GitConfigOnDisk(t *testing.T) {
 		{"big", "git log", false, true},
 		{"super", "git status", true, false}, // git status runs git in the submodule
 		{"many", "git status", false, true},
+		{"self", "git status", false, true},
+		{"hooks", "git status", false, true},
 	}
 	for _, tc := range tests {
 		req := shapeRequest(tc.cmd, filepath.Join(ws, filepath.FromSlash(tc.dir)))
