@@ -3,6 +3,7 @@ package permission
 import (
 	"cmp"
 	"io"
+	"maps"
 	"os"
 	"path"
 	"slices"
@@ -33,6 +34,20 @@ var (
 		"rev-list", "mv", "rm", "clean", "describe", "shortlog", "reflog", "notes", "bisect", "worktree", "format-patch", "am",
 		"apply", "init", "gc", "help", "version", "var", "cat-file", "show-ref", "for-each-ref", "range-diff", "cherry",
 		"whatchanged", "check-ignore", "commit-tree", "hash-object", "update-index", "update-ref", "name-rev", "fsck")
+	// gitCommands are git's builtins (git --list-cmds=builtins, 2.39 and
+	// later) and the git-NAME programs it ships or users install: git
+	// runs one before an alias of its name.
+	gitCommands = set(slices.Concat(slices.Collect(maps.Keys(gitLocal)), strings.Fields(`archive bisect--helper bugreport
+		bundle check-attr check-mailmap check-ref-format checkout--worker checkout-index clone column commit-graph config
+		count-objects credential credential-cache credential-store diagnose diff-files diff-index diff-tree difftool env--helper
+		fast-export fast-import fetch fetch-pack fmt-merge-msg for-each-repo fsck-objects fsmonitor--daemon get-tar-commit-id
+		hook index-pack init-db interpret-trailers ls-remote mailinfo mailsplit maintenance merge-base merge-file merge-index
+		merge-ours merge-recursive merge-subtree merge-tree mktag mktree multi-pack-index name-rev pack-objects pack-redundant
+		pack-refs patch-id pickaxe prune prune-packed pull push read-tree receive-pack remote remote-ext remote-fd repack replace
+		rerere send-pack show-branch show-index sparse-checkout stage stripspace submodule--helper symbolic-ref unpack-file
+		unpack-objects update-server-info upload-archive upload-pack verify-commit verify-pack verify-tag write-tree replay refs
+		backfill last-modified submodule filter-branch mergetool request-pull send-email instaweb subtree lfs p4 svn gui citool
+		quiltimport web--browse difftool--helper`))...)
 	gitRemoteKeys = []string{"core.sshcommand", "core.gitproxy", "core.askpass", "ssh.variant", "remote.", "url.", "credential."}
 	// gitBang are keys (besides gitProgramKeys) whose value is a program
 	// when it starts with "!" (or is a path, for a credential helper).
