@@ -1,7 +1,9 @@
 package permission
 
 import (
+	"bytes"
 	"cmp"
+	"encoding/binary"
 	"io"
 	"maps"
 	"os"
@@ -23,6 +25,7 @@ type gitKV struct{ key, val string }
 const (
 	maxGitConfig = 256 << 10 // bytes read of one config file
 	maxGitFiles  = 64        // config files read for one repository: its own, its submodules, their includes
+	maxGitIndex  = 64 << 20  // bytes read of an index, for its submodules
 )
 
 var (
@@ -102,6 +105,8 @@ func (r *reader) gitRepoConfig(x *runCtx, gitDir *arg) []gitKV {
 		if r.gitConfs[g] == nil {
 			files, left := []string{path.Join(gitCommon(g), "config"), path.Join(g, "config.worktree")}, maxGitFiles
 			r.gitConfs[g] = r.gitFiles(r.gitModules(path.Join(gitCommon(g), "modules"), files, &left)...)
+			sha256 := slices.Contains(r.gitConfs[g], gitKV{"extensions.objectformat", "sha256"})
+			r.gitConfs[g] = append(r.gitConfs[g], r.gitFiles(r.gitLinks(g, sha256)...)...)
 		}
 		out = append(out, r.gitConfs[g]...)
 		r.gitHooks(g, r.gitConfs[g], x)
@@ -133,7 +138,7 @@ func (r *reader) gitHooks(g string, conf []gitKV, x *runCtx) {
 		hooks = slices.DeleteFunc(hooks, func(h os.DirEntry) bool { return strings.HasSuffix(h.Name(), ".sample") })
 		r.out.unclear = r.out.unclear || len(hooks) > maxGitFiles
 		for _, h := range hooks[:min(len(hooks), maxGitFiles)] {
-			b, err := readCapped(path.Join(dir, h.Name()))
+			b, err := readCapped(path.Join(dir, h.Name()), maxGitConfig)
 			if left -= len(b); left < 0 {
 				r.out.unclear = true
 				return
@@ -157,13 +162,10 @@ func (r *reader) gitHooks(g string, conf []gitKV, x *runCtx) {
 // the same from its parent; "" when none.
 func findGitDir(dir string) string {
 	for d := dir; ; d = path.Dir(d) {
-		dot := path.Join(d, ".git")
-		if b, err := readCapped(dot); err == nil {
-			if g, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir:"); ok {
-				return joinShell(d, strings.TrimSpace(g))
-			}
+		if g, ok := gitFile(d); ok {
+			return g
 		}
-		for _, g := range []string{dot, d} {
+		for _, g := range []string{path.Join(d, ".git"), d} {
 			if isGitDir(g) {
 				return g
 			}
@@ -192,7 +194,7 @@ func exists(p string, dir bool) bool {
 // gitCommon is the directory holding the config, objects and refs of the
 // git directory g (a worktree's names it in its commondir file).
 func gitCommon(g string) string {
-	if b, err := readCapped(path.Join(g, "commondir")); err == nil {
+	if b, err := readCapped(path.Join(g, "commondir"), maxGitConfig); err == nil {
 		return joinShell(g, strings.TrimSpace(string(b)))
 	}
 	return g
@@ -228,9 +230,63 @@ func joinShell(dir, p string) string {
 	return path.Join(dir, p)
 }
 
-// readCapped reads the start of a regular file (a FIFO planted in a
-// tarball would block the open).
-func readCapped(p string) ([]byte, error) {
+// gitLinks are the configs of the submodules in the index of the git
+// directory g (its entries of mode 160000; index versions 2 to 4) where
+// they are checked out: git status and diff run git in each, wherever its
+// .git file points. An index past maxGitIndex leaves the line unclear.
+func (r *reader) gitLinks(g string, sha256 bool) []string {
+	root, ok := strings.CutSuffix(g, "/.git")
+	b, err := readCapped(path.Join(g, "index"), maxGitIndex)
+	if !ok || err != nil || len(b) < 12 || string(b[:4]) != "DIRC" {
+		return nil
+	}
+	r.out.unclear = r.out.unclear || len(b) > maxGitIndex
+	var out []string
+	version, fixed, name := binary.BigEndian.Uint32(b[4:]), 62, "" // stat data, object id, flags
+	if sha256 {
+		fixed += 12
+	}
+	for at, n := 12, binary.BigEndian.Uint32(b[8:]); n > 0 && at+fixed <= len(b); n-- {
+		start, mode, p := at, binary.BigEndian.Uint32(b[at+24:]), at+fixed
+		if version >= 3 && b[at+fixed-2]&0x40 != 0 { // extended flags
+			p += 2
+		}
+		strip := len(name) // versions 2 and 3 write each path whole
+		if version == 4 { // the bytes of the previous path to drop, as git's varint
+			strip = int(b[min(p, len(b)-1)] & 127)
+			for p++; p < len(b) && b[p-1]&128 != 0; p++ {
+				strip = (strip+1)<<7 + int(b[p]&127)
+			}
+		}
+		end := bytes.IndexByte(b[min(p, len(b)):], 0)
+		if end < 0 || strip < 0 || strip > len(name) {
+			break
+		}
+		name = name[:len(name)-strip] + string(b[p:p+end])
+		if at = p + end + 1; version < 4 {
+			at = start + (p+end-start+8)&^7 // NUL-padded to 8 bytes
+		}
+		if sub := path.Join(root, name); mode == 0o160000 {
+			if d, ok := gitFile(sub); ok {
+				out = append(out, path.Join(gitCommon(d), "config"))
+			} else if isGitDir(path.Join(sub, ".git")) {
+				out = append(out, path.Join(sub, ".git", "config"))
+			}
+		}
+	}
+	return out
+}
+
+// gitFile is the git directory the .git file in d names.
+func gitFile(d string) (string, bool) {
+	b, err := readCapped(path.Join(d, ".git"), maxGitConfig)
+	g, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir:")
+	return joinShell(d, strings.TrimSpace(g)), err == nil && ok
+}
+
+// readCapped reads the start of a regular file, limit bytes and one more
+// (a FIFO planted in a tarball would block the open).
+func readCapped(p string, limit int64) ([]byte, error) {
 	if fi, err := os.Stat(fromShellPath(p)); err != nil || !fi.Mode().IsRegular() {
 		return nil, os.ErrInvalid
 	}
@@ -239,7 +295,7 @@ func readCapped(p string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	return io.ReadAll(io.LimitReader(f, maxGitConfig+1))
+	return io.ReadAll(io.LimitReader(f, limit+1))
 }
 
 // gitFiles are the keys of files, in order (a later one wins), and of
@@ -261,7 +317,7 @@ type gitLeft struct{ files, bytes int }
 // their place. A file past the bounds (gitLeft) leaves the line unclear:
 // what git would run there is not read.
 func (r *reader) readGitConfig(file string, left *gitLeft, out []gitKV) []gitKV {
-	b, err := readCapped(file)
+	b, err := readCapped(file, maxGitConfig)
 	if err != nil {
 		return out
 	}

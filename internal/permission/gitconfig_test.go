@@ -111,6 +111,52 @@ func TestHardDeny_GitConfigOnDisk(t *testing.T) {
 	}
 }
 
+// git status runs git in each submodule of the index (an entry of mode
+// 160000, .gitmodules or not), wherever its .git file points: that
+// repository's config is read too, in index versions 2, 3 and 4.
+func TestHardDeny_GitConfigOfIndexSubmodules(t *testing.T) {
+	fakeHome(t)
+	ws := t.TempDir()
+	for _, v := range []byte{2, 3, 4} {
+		top := filepath.Join(ws, fmt.Sprint("v", v))
+		write(t, filepath.Join(top, ".git", "config"), "[core]\n\tbare = false\n")
+		write(t, filepath.Join(top, ".git", "HEAD"), "ref: refs/heads/main\n")
+		mkdirs(t, filepath.Join(top, ".git", "objects"), filepath.Join(top, ".git", "refs"))
+		write(t, filepath.Join(top, "elsewhere", "config"), "[core]\n\tfsmonitor = rm -rf ~\n")
+		write(t, filepath.Join(top, "lib", "sub", ".git"), "gitdir: ../../elsewhere\n")
+		write(t, filepath.Join(top, ".git", "index"), string(gitIndex(v, "a.go", "lib/s", "lib/sub")))
+		if _, denied := HardDeny(shapeRequest("git status", top)); !denied {
+			t.Errorf("git status over a submodule in an index of version %d: not denied", v)
+		}
+	}
+}
+
+// gitIndex is an index of version v whose last path is a submodule's.
+func gitIndex(v byte, paths ...string) []byte {
+	b := []byte{'D', 'I', 'R', 'C', 0, 0, 0, v, 0, 0, 0, byte(len(paths))}
+	prev := ""
+	for i, p := range paths {
+		entry := make([]byte, 62)
+		entry[26], entry[27] = 0x81, 0xa4 // 100644
+		if i == len(paths)-1 {
+			entry[26], entry[27] = 0xe0, 0 // 160000
+		}
+		entry[61] = byte(len(p))
+		if v == 4 { // the bytes to drop of the previous path (one varint byte), then the rest
+			common := 0
+			for common < min(len(p), len(prev)) && p[common] == prev[common] {
+				common++
+			}
+			b = append(append(append(b, entry...), byte(len(prev)-common)), p[common:]...)
+			b, prev = append(b, 0), p
+			continue
+		}
+		b = append(append(b, entry...), p...)
+		b = append(b, make([]byte, 8-(62+len(p))%8)...)
+	}
+	return b
+}
+
 // The user's own config is theirs: its aliases are expanded (what runs
 // is read), its programs (a pager) are not asked about.
 func TestService_UserGitConfigAliasesOnly(t *testing.T) {
