@@ -252,7 +252,7 @@ func (r *reader) gitLinks(g string, sha256 bool) []string {
 			p += 2
 		}
 		strip := len(name) // versions 2 and 3 write each path whole
-		if version == 4 { // the bytes of the previous path to drop, as git's varint
+		if version == 4 {  // the bytes of the previous path to drop, as git's varint
 			strip = int(b[min(p, len(b)-1)] & 127)
 			for p++; p < len(b) && b[p-1]&128 != 0; p++ {
 				strip = (strip+1)<<7 + int(b[p]&127)
