@@ -103,10 +103,8 @@ func (r *reader) gitRepoConfig(x *runCtx, gitDir *arg) []gitKV {
 			continue
 		}
 		if r.gitConfs[g] == nil {
-			files, left := []string{path.Join(gitCommon(g), "config"), path.Join(g, "config.worktree")}, maxGitFiles
-			r.gitConfs[g] = r.gitFiles(r.gitModules(path.Join(gitCommon(g), "modules"), files, &left)...)
-			sha256 := slices.Contains(r.gitConfs[g], gitKV{"extensions.objectformat", "sha256"})
-			r.gitConfs[g] = append(r.gitConfs[g], r.gitFiles(r.gitLinks(g, sha256)...)...)
+			own, left := r.gitFiles(path.Join(gitCommon(g), "config"), path.Join(g, "config.worktree")), maxGitFiles
+			r.gitConfs[g] = slices.Concat(own, r.gitFiles(r.gitModules(path.Join(gitCommon(g), "modules"), nil, &left)...), r.gitFiles(r.gitLinks(g, own)...))
 		}
 		out = append(out, r.gitConfs[g]...)
 		r.gitHooks(g, r.gitConfs[g], x)
@@ -232,10 +230,22 @@ func joinShell(dir, p string) string {
 
 // gitLinks are the configs of the submodules in the index of the git
 // directory g (its entries of mode 160000; index versions 2 to 4) where
-// they are checked out: git status and diff run git in each, wherever its
-// .git file points. An index past maxGitIndex leaves the line unclear.
-func (r *reader) gitLinks(g string, sha256 bool) []string {
+// they are checked out in its work tree (g's parent, a linked worktree's,
+// core.worktree of its config conf): git status and diff run git in each,
+// wherever its .git file points. An index past maxGitIndex leaves the
+// line unclear.
+func (r *reader) gitLinks(g string, conf []gitKV) []string {
 	root, ok := strings.CutSuffix(g, "/.git")
+	if b, err := readCapped(path.Join(g, "gitdir"), maxGitConfig); err == nil { // a linked worktree's: its .git file
+		root, ok = path.Dir(joinShell(g, strings.TrimSpace(string(b)))), true
+	}
+	sha256 := false
+	for _, kv := range conf {
+		if kv.key == "core.worktree" { // a submodule's
+			root, ok = joinShell(g, kv.val), true
+		}
+		sha256 = sha256 || kv == gitKV{"extensions.objectformat", "sha256"}
+	}
 	b, err := readCapped(path.Join(g, "index"), maxGitIndex)
 	if !ok || err != nil || len(b) < 12 || string(b[:4]) != "DIRC" {
 		return nil

@@ -129,6 +129,28 @@ func TestHardDeny_GitConfigOfIndexSubmodules(t *testing.T) {
 			t.Errorf("git status over a submodule in an index of version %d: not denied", v)
 		}
 	}
+	// the work tree of a linked worktree (its gitdir file), of a submodule (its core.worktree)
+	wt := filepath.Join(ws, "v2", ".git", "worktrees", "w")
+	write(t, filepath.Join(wt, "HEAD"), "ref: refs/heads/w\n")
+	write(t, filepath.Join(wt, "commondir"), "../..\n")
+	write(t, filepath.Join(wt, "gitdir"), filepath.Join(ws, "w", ".git")+"\n")
+	write(t, filepath.Join(wt, "index"), string(gitIndex(2, "lib/sub")))
+	write(t, filepath.Join(ws, "w", ".git"), "gitdir: "+wt+"\n")
+	write(t, filepath.Join(ws, "w", "lib", "sub", ".git"), "gitdir: ../../../v2/elsewhere\n")
+	m := filepath.Join(ws, "v3", ".git", "modules", "m")
+	write(t, filepath.Join(m, "config"), "[core]\n\tworktree = ../../../m\n")
+	write(t, filepath.Join(m, "HEAD"), "ref: refs/heads/main\n")
+	mkdirs(t, filepath.Join(m, "objects"), filepath.Join(m, "refs"))
+	write(t, filepath.Join(m, "index"), string(gitIndex(2, "lib/sub")))
+	write(t, filepath.Join(ws, "v3", "m", ".git"), "gitdir: ../.git/modules/m\n")
+	write(t, filepath.Join(ws, "v3", "m", "lib", "sub", ".git"), "gitdir: ../../../elsewhere\n")
+	write(t, filepath.Join(ws, "v3", ".git", "config"), "[core]\n\tbare = false\n[submodule \"m\"]\n\tactive = true\n")
+	must(t, os.WriteFile(filepath.Join(ws, "v3", ".git", "index"), nil, 0o600))
+	for _, dir := range []string{"w", "v3/m"} {
+		if _, denied := HardDeny(shapeRequest("git status", filepath.Join(ws, dir))); !denied {
+			t.Errorf("git status in %s over a submodule: not denied", dir)
+		}
+	}
 }
 
 // gitIndex is an index of version v whose last path is a submodule's.
@@ -217,6 +239,13 @@ func write(t *testing.T, p, content string) {
 	t.Helper()
 	mkdirs(t, filepath.Dir(p))
 	if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
 		t.Fatal(err)
 	}
 }

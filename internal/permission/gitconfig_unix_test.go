@@ -60,10 +60,3 @@ func TestHardDeny_GitDirAsGitTakesIt(t *testing.T) {
 		}
 	}
 }
-
-func must(t *testing.T, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
-}
