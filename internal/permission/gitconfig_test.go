@@ -151,16 +151,32 @@ func TestHardDeny_GitConfigOfIndexSubmodules(t *testing.T) {
 			t.Errorf("git status in %s over a submodule: not denied", dir)
 		}
 	}
+	// 40 submodules, under .git/modules and in the index: each config is read once, within the bounds
+	many := filepath.Join(ws, "many")
+	write(t, filepath.Join(many, ".git", "config"), "[core]\n\tbare = false\n")
+	write(t, filepath.Join(many, ".git", "HEAD"), "ref: refs/heads/main\n")
+	mkdirs(t, filepath.Join(many, ".git", "objects"), filepath.Join(many, ".git", "refs"))
+	var subs []string
+	for i := range 40 {
+		name := fmt.Sprint("sub", i)
+		subs = append(subs, name)
+		write(t, filepath.Join(many, ".git", "modules", name, "config"), "[core]\n\tbare = false\n")
+		write(t, filepath.Join(many, name, ".git"), "gitdir: ../.git/modules/"+name+"\n")
+	}
+	write(t, filepath.Join(many, ".git", "index"), string(gitIndex(2, subs...)))
+	if req := shapeRequest("git status", many); Unclear(req) {
+		t.Errorf("git status over 40 submodules: unclear")
+	}
 }
 
-// gitIndex is an index of version v whose last path is a submodule's.
+// gitIndex is an index of version v; a path holding "sub" is a submodule.
 func gitIndex(v byte, paths ...string) []byte {
 	b := []byte{'D', 'I', 'R', 'C', 0, 0, 0, v, 0, 0, 0, byte(len(paths))}
 	prev := ""
-	for i, p := range paths {
+	for _, p := range paths {
 		entry := make([]byte, 62)
 		entry[26], entry[27] = 0x81, 0xa4 // 100644
-		if i == len(paths)-1 {
+		if strings.Contains(p, "sub") {
 			entry[26], entry[27] = 0xe0, 0 // 160000
 		}
 		entry[61] = byte(len(p))
