@@ -68,11 +68,21 @@ var (
 // the configs the line names (GIT_CONFIG_GLOBAL, HOME, …): none is the
 // user's own.
 func (r *reader) gitRepoConfig(x *runCtx, gitDir *arg) []gitKV {
-	if gitDir == nil {
-		if v, ok := layerEnv(x.layers, "GIT_DIR"); ok {
-			gitDir = &v
-		} else if v, ok := x.sc.vars["GIT_DIR"]; ok {
-			gitDir = &v
+	lineEnv := func(name string) (arg, bool) {
+		if v, ok := layerEnv(x.layers, name); ok {
+			return v, true
+		}
+		v, ok := x.sc.vars[name]
+		return v, ok
+	}
+	if v, ok := lineEnv("GIT_DIR"); ok && gitDir == nil {
+		gitDir = &v
+	}
+	defer func(home string) { r.home = home }(r.home) // ~/ in an include is the line's HOME
+	own := r.home
+	if v, ok := lineEnv("HOME"); ok {
+		if ps, _ := resolve((&check{r: r}).tilde(v), x.sc.cwds); len(ps) == 1 {
+			r.home = ps[0]
 		}
 	}
 	var dirs []string
@@ -85,11 +95,8 @@ func (r *reader) gitRepoConfig(x *runCtx, gitDir *arg) []gitKV {
 	}
 	var out []gitKV
 	for env, file := range map[string]string{"GIT_CONFIG_GLOBAL": "", "GIT_CONFIG_SYSTEM": "", "HOME": ".gitconfig", "XDG_CONFIG_HOME": "git/config"} {
-		v, ok := layerEnv(x.layers, env) // a config the line names is not the user's own
-		if !ok {
-			v, ok = x.sc.vars[env]
-		}
-		if !ok || v.text == r.home {
+		v, ok := lineEnv(env) // a config the line names is not the user's own
+		if !ok || v.text == own {
 			continue
 		}
 		ps, known := resolve((&check{r: r}).tilde(v), x.sc.cwds)
@@ -102,12 +109,13 @@ func (r *reader) gitRepoConfig(x *runCtx, gitDir *arg) []gitKV {
 		if g == "" {
 			continue
 		}
-		if r.gitConfs[g] == nil {
-			own, left := r.gitFiles(path.Join(gitCommon(g), "config"), path.Join(g, "config.worktree")), maxGitFiles
-			r.gitConfs[g] = slices.Concat(own, r.gitFiles(r.gitModules(path.Join(gitCommon(g), "modules"), nil, &left)...), r.gitFiles(r.gitLinks(g, own)...))
+		key := g + "\x00" + r.home
+		if r.gitConfs[key] == nil {
+			conf, left := r.gitFiles(path.Join(gitCommon(g), "config"), path.Join(g, "config.worktree")), maxGitFiles
+			r.gitConfs[key] = slices.Concat(conf, r.gitFiles(r.gitModules(path.Join(gitCommon(g), "modules"), nil, &left)...), r.gitFiles(r.gitLinks(g, conf)...))
 		}
-		out = append(out, r.gitConfs[g]...)
-		r.gitHooks(g, r.gitConfs[g], x)
+		out = append(out, r.gitConfs[key]...)
+		r.gitHooks(g, r.gitConfs[key], x)
 	}
 	return out
 }
