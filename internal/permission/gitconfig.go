@@ -1,8 +1,11 @@
 package permission
 
 import (
+	"bytes"
 	"cmp"
+	"encoding/binary"
 	"io"
+	"maps"
 	"os"
 	"path"
 	"slices"
@@ -22,6 +25,7 @@ type gitKV struct{ key, val string }
 const (
 	maxGitConfig = 256 << 10 // bytes read of one config file
 	maxGitFiles  = 64        // config files read for one repository: its own, its submodules, their includes
+	maxGitIndex  = 64 << 20  // bytes read of an index, for its submodules
 )
 
 var (
@@ -33,15 +37,30 @@ var (
 		"rev-list", "mv", "rm", "clean", "describe", "shortlog", "reflog", "notes", "bisect", "worktree", "format-patch", "am",
 		"apply", "init", "gc", "help", "version", "var", "cat-file", "show-ref", "for-each-ref", "range-diff", "cherry",
 		"whatchanged", "check-ignore", "commit-tree", "hash-object", "update-index", "update-ref", "name-rev", "fsck")
+	// gitCommands are git's builtins (git --list-cmds=builtins, 2.39 and
+	// later) and the git-NAME programs it ships or users install: git
+	// runs one before an alias of its name.
+	gitCommands = set(slices.Concat(slices.Collect(maps.Keys(gitLocal)), strings.Fields(`archive bisect--helper bugreport
+		bundle check-attr check-mailmap check-ref-format checkout--worker checkout-index clone column commit-graph config
+		count-objects credential credential-cache credential-store diagnose diff-files diff-index diff-tree difftool env--helper
+		fast-export fast-import fetch fetch-pack fmt-merge-msg for-each-repo fsck-objects fsmonitor--daemon get-tar-commit-id
+		hook index-pack init-db interpret-trailers ls-remote mailinfo mailsplit maintenance merge-base merge-file merge-index
+		merge-ours merge-recursive merge-subtree merge-tree mktag mktree multi-pack-index name-rev pack-objects pack-redundant
+		pack-refs patch-id pickaxe prune prune-packed pull push read-tree receive-pack remote remote-ext remote-fd repack replace
+		rerere send-pack show-branch show-index sparse-checkout stage stripspace submodule--helper symbolic-ref unpack-file
+		unpack-objects update-server-info upload-archive upload-pack verify-commit verify-pack verify-tag write-tree replay refs
+		backfill last-modified submodule filter-branch mergetool request-pull send-email instaweb subtree lfs p4 svn gui citool
+		quiltimport web--browse difftool--helper`))...)
 	gitRemoteKeys = []string{"core.sshcommand", "core.gitproxy", "core.askpass", "ssh.variant", "remote.", "url.", "credential."}
 	// gitBang are keys (besides gitProgramKeys) whose value is a program
 	// when it starts with "!" (or is a path, for a credential helper).
 	gitBang = []string{"credential.helper", "credential.*.helper", "submodule.*.update"}
-	// gitData are booleans, and the keys of gitProgramKeys' sections that
-	// name no program.
+	// gitData are booleans, the keys of gitProgramKeys' sections that name
+	// no program, and the filters git lfs install writes (the user's git-lfs).
 	gitData = set("", "true", "false", "yes", "no", "on", "off", "0", "1", "required", "format", "prompt", "trustexitcode",
 		"keepbackup", "keeptemporaries", "writetotemp", "hideresolved", "guidefault", "allowedsignersfile", "mintrustlevel",
-		"viewer", "from", "to", "cc", "bcc", "vcs", "hookspath")
+		"viewer", "from", "to", "cc", "bcc", "vcs", "hookspath", "git-lfs clean -- %f", "git-lfs smudge -- %f",
+		"git-lfs smudge --skip -- %f", "git-lfs filter-process", "git-lfs filter-process --skip")
 )
 
 // gitRepoConfig is the config of the repository a git command run in one
@@ -49,11 +68,21 @@ var (
 // the configs the line names (GIT_CONFIG_GLOBAL, HOME, …): none is the
 // user's own.
 func (r *reader) gitRepoConfig(x *runCtx, gitDir *arg) []gitKV {
-	if gitDir == nil {
-		if v, ok := layerEnv(x.layers, "GIT_DIR"); ok {
-			gitDir = &v
-		} else if v, ok := x.sc.vars["GIT_DIR"]; ok {
-			gitDir = &v
+	lineEnv := func(name string) (arg, bool) {
+		if v, ok := layerEnv(x.layers, name); ok {
+			return v, true
+		}
+		v, ok := x.sc.vars[name]
+		return v, ok
+	}
+	if v, ok := lineEnv("GIT_DIR"); ok && gitDir == nil {
+		gitDir = &v
+	}
+	defer func(home string) { r.home = home }(r.home) // ~/ in an include is the line's HOME
+	own := r.home
+	if v, ok := lineEnv("HOME"); ok {
+		if ps, _ := resolve((&check{r: r}).tilde(v), x.sc.cwds); len(ps) == 1 {
+			r.home = ps[0]
 		}
 	}
 	var dirs []string
@@ -66,11 +95,8 @@ func (r *reader) gitRepoConfig(x *runCtx, gitDir *arg) []gitKV {
 	}
 	var out []gitKV
 	for env, file := range map[string]string{"GIT_CONFIG_GLOBAL": "", "GIT_CONFIG_SYSTEM": "", "HOME": ".gitconfig", "XDG_CONFIG_HOME": "git/config"} {
-		v, ok := layerEnv(x.layers, env) // a config the line names is not the user's own
-		if !ok {
-			v, ok = x.sc.vars[env]
-		}
-		if !ok || v.text == r.home {
+		v, ok := lineEnv(env) // a config the line names is not the user's own
+		if !ok || v.text == own {
 			continue
 		}
 		ps, known := resolve((&check{r: r}).tilde(v), x.sc.cwds)
@@ -83,20 +109,13 @@ func (r *reader) gitRepoConfig(x *runCtx, gitDir *arg) []gitKV {
 		if g == "" {
 			continue
 		}
-		if r.gitConfs[g] == nil {
-			common := g
-			if b, err := readCapped(path.Join(g, "commondir")); err == nil {
-				common = joinShell(g, strings.TrimSpace(string(b)))
-			}
-			files := []string{path.Join(common, "config"), path.Join(g, "config.worktree")}
-			mods, _ := os.ReadDir(fromShellPath(path.Join(common, "modules")))
-			for _, m := range mods { // a submodule's: git status, diff and fetch run git in it
-				files = append(files, path.Join(common, "modules", m.Name(), "config"))
-			}
-			r.gitConfs[g] = r.gitFiles(files...)
+		key := g + "\x00" + r.home
+		if r.gitConfs[key] == nil {
+			conf, left := r.gitFiles(path.Join(gitCommon(g), "config"), path.Join(g, "config.worktree")), maxGitFiles
+			r.gitConfs[key] = slices.Concat(conf, r.gitFiles(r.gitModules(path.Join(gitCommon(g), "modules"), nil, &left)...), r.gitFiles(r.gitLinks(g, conf)...))
 		}
-		out = append(out, r.gitConfs[g]...)
-		r.gitHooks(g, r.gitConfs[g], x)
+		out = append(out, r.gitConfs[key]...)
+		r.gitHooks(g, r.gitConfs[key], x)
 	}
 	return out
 }
@@ -106,15 +125,15 @@ func (r *reader) gitRepoConfig(x *runCtx, gitDir *arg) []gitKV {
 // commands (reference-transaction and post-index-change for any that
 // writes a ref or the index). Only a refusal is kept: a hook the user
 // installed (git lfs, pre-commit) adds nothing to ask. A hook's own git
-// commands read no hooks.
+// commands read no hooks; a line's hooks are read once, maxGitConfig
+// bytes of them at most (past it the line is unclear).
 func (r *reader) gitHooks(g string, conf []gitKV, x *runCtx) {
-	if r.active["git hooks"] {
+	if r.active["git hooks"] || r.active["git hooks "+g] {
 		return
 	}
-	dirs := []string{path.Join(g, "hooks")}
-	if b, err := readCapped(path.Join(g, "commondir")); err == nil {
-		dirs[0] = path.Join(joinShell(g, strings.TrimSpace(string(b))), "hooks")
-	}
+	r.active["git hooks "+g] = true
+	left := maxGitConfig
+	dirs := []string{path.Join(gitCommon(g), "hooks")}
 	for _, kv := range conf {
 		if kv.key == "core.hookspath" {
 			dirs = append(dirs, joinShell(strings.TrimSuffix(g, "/.git"), kv.val))
@@ -125,7 +144,11 @@ func (r *reader) gitHooks(g string, conf []gitKV, x *runCtx) {
 		hooks = slices.DeleteFunc(hooks, func(h os.DirEntry) bool { return strings.HasSuffix(h.Name(), ".sample") })
 		r.out.unclear = r.out.unclear || len(hooks) > maxGitFiles
 		for _, h := range hooks[:min(len(hooks), maxGitFiles)] {
-			b, err := readCapped(path.Join(dir, h.Name()))
+			b, err := readCapped(path.Join(dir, h.Name()), maxGitConfig)
+			if left -= len(b); left < 0 {
+				r.out.unclear = true
+				return
+			}
 			first, _, _ := strings.Cut(string(b), "\n")
 			if err != nil || strings.HasPrefix(first, "#!") && !slices.ContainsFunc(strings.Fields(first[2:]), func(w string) bool { return shells[progName(w)] }) {
 				continue
@@ -145,13 +168,10 @@ func (r *reader) gitHooks(g string, conf []gitKV, x *runCtx) {
 // the same from its parent; "" when none.
 func findGitDir(dir string) string {
 	for d := dir; ; d = path.Dir(d) {
-		dot := path.Join(d, ".git")
-		if b, err := readCapped(dot); err == nil {
-			if g, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir:"); ok {
-				return joinShell(d, strings.TrimSpace(g))
-			}
+		if g, ok := gitFile(d); ok {
+			return g
 		}
-		for _, g := range []string{dot, d} {
+		for _, g := range []string{path.Join(d, ".git"), d} {
 			if isGitDir(g) {
 				return g
 			}
@@ -162,13 +182,50 @@ func findGitDir(dir string) string {
 	}
 }
 
-// isGitDir: a HEAD file and objects and refs (or a commondir holding them).
+// isGitDir is git's is_git_directory, a little wider: a HEAD that is no
+// directory (a symlink to refs/… that leads nowhere is one), objects and
+// refs in the common directory (git asks only that it may enter them: an
+// executable file is one).
 func isGitDir(g string) bool {
-	at := func(name string, dir bool) bool {
-		fi, err := os.Stat(fromShellPath(path.Join(g, name)))
-		return err == nil && fi.IsDir() == dir
+	head, err := os.Lstat(fromShellPath(path.Join(g, "HEAD")))
+	return err == nil && !head.IsDir() && exists(path.Join(gitCommon(g), "objects"), false) && exists(path.Join(gitCommon(g), "refs"), false)
+}
+
+// exists reports a file at p (a directory, if dir), through symlinks.
+func exists(p string, dir bool) bool {
+	fi, err := os.Stat(fromShellPath(p))
+	return err == nil && (!dir || fi.IsDir())
+}
+
+// gitCommon is the directory holding the config, objects and refs of the
+// git directory g (a worktree's names it in its commondir file).
+func gitCommon(g string) string {
+	if b, err := readCapped(path.Join(g, "commondir"), maxGitConfig); err == nil {
+		return joinShell(g, strings.TrimSpace(string(b)))
 	}
-	return at("HEAD", false) && (at("objects", true) && at("refs", true) || at("commondir", false))
+	return g
+}
+
+// gitModules adds to files the configs of the submodules under a modules
+// directory and their own, nested (a submodule's name may hold slashes:
+// modules/libs/foo): git status, diff and fetch run git in each. Past
+// left directories read, the line is unclear.
+func (r *reader) gitModules(dir string, files []string, left *int) []string {
+	ents, err := os.ReadDir(fromShellPath(dir))
+	if *left -= min(len(ents), 1); err != nil || *left < 0 {
+		r.out.unclear = r.out.unclear || *left < 0
+		return files
+	}
+	for _, e := range ents {
+		switch d := path.Join(dir, e.Name()); {
+		case !exists(d, true): // a symlink to one is one
+		case isGitDir(d) || exists(path.Join(d, "config"), false):
+			files = r.gitModules(path.Join(d, "modules"), append(files, path.Join(d, "config")), left)
+		default:
+			files = r.gitModules(d, files, left)
+		}
+	}
+	return files
 }
 
 // joinShell is p (a path as a config file writes it) from dir.
@@ -179,9 +236,75 @@ func joinShell(dir, p string) string {
 	return path.Join(dir, p)
 }
 
-// readCapped reads the start of a regular file (a FIFO planted in a
-// tarball would block the open).
-func readCapped(p string) ([]byte, error) {
+// gitLinks are the configs of the submodules in the index of the git
+// directory g (its entries of mode 160000; index versions 2 to 4) where
+// they are checked out in its work tree (g's parent, a linked worktree's,
+// core.worktree of its config conf): git status and diff run git in each,
+// wherever its .git file points. An index past maxGitIndex leaves the
+// line unclear.
+func (r *reader) gitLinks(g string, conf []gitKV) []string {
+	root, ok := strings.CutSuffix(g, "/.git")
+	if b, err := readCapped(path.Join(g, "gitdir"), maxGitConfig); err == nil { // a linked worktree's: its .git file
+		root, ok = path.Dir(joinShell(g, strings.TrimSpace(string(b)))), true
+	}
+	sha256 := false
+	for _, kv := range conf {
+		if kv.key == "core.worktree" { // a submodule's
+			root, ok = joinShell(g, kv.val), true
+		}
+		sha256 = sha256 || kv == gitKV{"extensions.objectformat", "sha256"}
+	}
+	b, err := readCapped(path.Join(g, "index"), maxGitIndex)
+	if !ok || err != nil || len(b) < 12 || string(b[:4]) != "DIRC" {
+		return nil
+	}
+	r.out.unclear = r.out.unclear || len(b) > maxGitIndex
+	var out []string
+	version, fixed, name := binary.BigEndian.Uint32(b[4:]), 62, "" // stat data, object id, flags
+	if sha256 {
+		fixed += 12
+	}
+	for at, n := 12, binary.BigEndian.Uint32(b[8:]); n > 0 && at+fixed <= len(b); n-- {
+		start, mode, p := at, binary.BigEndian.Uint32(b[at+24:]), at+fixed
+		if version >= 3 && b[at+fixed-2]&0x40 != 0 { // extended flags
+			p += 2
+		}
+		strip := len(name) // versions 2 and 3 write each path whole
+		if version == 4 {  // the bytes of the previous path to drop, as git's varint
+			strip = int(b[min(p, len(b)-1)] & 127)
+			for p++; p < len(b) && b[p-1]&128 != 0; p++ {
+				strip = (strip+1)<<7 + int(b[p]&127)
+			}
+		}
+		end := bytes.IndexByte(b[min(p, len(b)):], 0)
+		if end < 0 || strip < 0 || strip > len(name) {
+			break
+		}
+		name = name[:len(name)-strip] + string(b[p:p+end])
+		if at = p + end + 1; version < 4 {
+			at = start + (p+end-start+8)&^7 // NUL-padded to 8 bytes
+		}
+		if sub := path.Join(root, name); mode == 0o160000 {
+			if d, ok := gitFile(sub); ok {
+				out = append(out, path.Join(gitCommon(d), "config"))
+			} else if isGitDir(path.Join(sub, ".git")) {
+				out = append(out, path.Join(sub, ".git", "config"))
+			}
+		}
+	}
+	return out
+}
+
+// gitFile is the git directory the .git file in d names.
+func gitFile(d string) (string, bool) {
+	b, err := readCapped(path.Join(d, ".git"), maxGitConfig)
+	g, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir:")
+	return joinShell(d, strings.TrimSpace(g)), err == nil && ok
+}
+
+// readCapped reads the start of a regular file, limit bytes and one more
+// (a FIFO planted in a tarball would block the open).
+func readCapped(p string, limit int64) ([]byte, error) {
 	if fi, err := os.Stat(fromShellPath(p)); err != nil || !fi.Mode().IsRegular() {
 		return nil, os.ErrInvalid
 	}
@@ -190,33 +313,37 @@ func readCapped(p string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	return io.ReadAll(io.LimitReader(f, maxGitConfig+1))
+	return io.ReadAll(io.LimitReader(f, limit+1))
 }
 
 // gitFiles are the keys of files, in order (a later one wins), and of
-// the files they include: maxGitFiles files at most.
+// the files they include: maxGitFiles files and maxGitConfig bytes at
+// most, all together (each value may be a program to read).
 func (r *reader) gitFiles(files ...string) []gitKV {
-	left, out := maxGitFiles, []gitKV{}
+	left, out := gitLeft{maxGitFiles, maxGitConfig}, []gitKV{}
 	for _, f := range files {
 		out = r.readGitConfig(f, &left, out)
 	}
 	return out
 }
 
+// gitLeft is what is left to read of a repository's git files.
+type gitLeft struct{ files, bytes int }
+
 // readGitConfig appends file's keys to out, those of the files it
 // includes (include.path, includeIf.*.path whatever the condition) in
-// their place. A file past the bounds (maxGitConfig, maxGitFiles) leaves
-// the line unclear: what git would run there is not read.
-func (r *reader) readGitConfig(file string, left *int, out []gitKV) []gitKV {
-	b, err := readCapped(file)
+// their place. A file past the bounds (gitLeft) leaves the line unclear:
+// what git would run there is not read.
+func (r *reader) readGitConfig(file string, left *gitLeft, out []gitKV) []gitKV {
+	b, err := readCapped(file, maxGitConfig)
 	if err != nil {
 		return out
 	}
-	if *left--; *left < 0 || len(b) > maxGitConfig {
+	if left.files--; left.files < 0 || len(b) > left.bytes {
 		r.out.unclear = true
-		b = b[:min(len(b), maxGitConfig)]
+		b = b[:max(0, min(len(b), left.bytes))]
 	}
-	if *left < 0 {
+	if left.bytes -= len(b); left.files < 0 {
 		return out
 	}
 	for _, kv := range parseGitConfig(string(b)) {
@@ -232,73 +359,131 @@ func (r *reader) readGitConfig(file string, left *int, out []gitKV) []gitKV {
 	return out
 }
 
-// parseGitConfig reads git's ini syntax: [section], [section "sub"],
-// [section.sub], name = value (gitValue), a name alone (true), # and ;
-// comments.
+// parseGitConfig reads git's ini syntax as git's own parser does
+// (config.c): characters, not lines ([a][core]pager=x is core.pager, a
+// lone \r a space), [section], [section "sub"] (\x is x), [section.sub],
+// name = value (gitValue), a name alone (true), # and ; comments. A line
+// git refuses is skipped (git refuses the file and runs nothing: reading
+// on costs a question at most).
 func parseGitConfig(src string) []gitKV {
 	var out []gitKV
-	section := ""
-	src = strings.TrimPrefix(strings.ReplaceAll(src, "\r\n", "\n"), "\ufeff")
-	for src != "" {
-		line, next, _ := strings.Cut(src, "\n")
-		t := strings.TrimLeft(line, " \t") // a suffix of line
-		if strings.HasPrefix(t, "[") {
-			head, rest, _ := strings.Cut(t[1:], "]")
-			section = strings.ToLower(strings.TrimSpace(head))                        // [section], [section.sub]
-			if i := strings.Index(t, ` "`); i >= 0 && i < strings.IndexByte(t, ']') { // [section "sub"]: sub as written, a ] in it too
-				sub, after, _ := strings.Cut(t[i+2:], `"]`)
-				section, rest = strings.ToLower(strings.TrimSpace(t[1:i]))+"."+strings.NewReplacer(`\"`, `"`, `\\`, `\`).Replace(sub), after
+	s, section := strings.TrimPrefix(strings.ReplaceAll(src, "\r\n", "\n"), "\ufeff"), ""
+	for i := 0; i < len(s); {
+		ok := true
+		switch c := s[i]; {
+		case gitSpace(c):
+			i++
+		case c == '[':
+			if sec, next, good := gitSection(s, i+1); good {
+				section, i = sec, next
+			} else {
+				ok = false
 			}
-			t = strings.TrimLeft(rest, " \t")
+		case 'a' <= c|0x20 && c|0x20 <= 'z':
+			j := gitSpan(s, i, gitKeyChar)
+			name, val := section+"."+strings.ToLower(s[i:j]), ""
+			switch j = gitSpan(s, j, func(c byte) bool { return c == ' ' || c == '\t' }); {
+			case j < len(s) && s[j] == '=':
+				if val, s, ok = gitValue(s[j+1:]); ok {
+					out = append(out, gitKV{name, val})
+				}
+				i, ok = 0, true // gitValue ended the line
+			case j < len(s) && s[j] != '\n':
+				ok = false
+			default:
+				out, i = append(out, gitKV{name, val}), j+1
+			}
+		default:
+			ok = false // a comment, or a line git refuses
 		}
-		at := strings.IndexByte(t, '=')
-		name, _, _ := strings.Cut(strings.ReplaceAll(t[:max(at, 0)], ";", "#"), "#")
-		if at < 0 { // a name alone (true), maybe a comment
-			name, _, _ = strings.Cut(strings.ReplaceAll(t, ";", "#"), "#")
+		if !ok {
+			_, s, _ = strings.Cut(s[i:], "\n")
+			i = 0
 		}
-		if name = strings.TrimSpace(name); name == "" || strings.ContainsAny(t[:1], "#;") {
-			src = next
-			continue
-		}
-		val := ""
-		if at >= 0 {
-			val, src = gitValue(src[len(line)-len(t)+at+1:])
-		} else {
-			src = next
-		}
-		out = append(out, gitKV{section + "." + strings.ToLower(name), val})
 	}
 	return out
 }
 
+func gitSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+func gitKeyChar(c byte) bool {
+	return 'a' <= c|0x20 && c|0x20 <= 'z' || '0' <= c && c <= '9' || c == '-'
+}
+
+// gitSpan is the index after the run of bytes from i that keep accepts.
+func gitSpan(s string, i int, keep func(byte) bool) int {
+	for i < len(s) && keep(s[i]) {
+		i++
+	}
+	return i
+}
+
+// gitSection reads a section header from after its "[": the section in
+// lower case (a subsection as written, \x is x), the index after its
+// "]", false when git refuses it.
+func gitSection(s string, i int) (string, int, bool) {
+	j := gitSpan(s, i, func(c byte) bool { return gitKeyChar(c) || c == '.' })
+	name := strings.ToLower(s[i:j])
+	if j < len(s) && s[j] == ']' {
+		return name, j + 1, name != ""
+	}
+	if k := gitSpan(s, j, func(c byte) bool { return c == ' ' || c == '\t' || c == '\r' }); k == j || k >= len(s) || s[k] != '"' {
+		return "", 0, false
+	} else {
+		j = k
+	}
+	var sub strings.Builder
+	for j++; j < len(s) && s[j] != '"'; j++ {
+		if s[j] == '\\' {
+			j++
+		}
+		if j >= len(s) || s[j] == '\n' {
+			return "", 0, false
+		}
+		sub.WriteByte(s[j])
+	}
+	return name + "." + sub.String(), j + 2, j+1 < len(s) && s[j+1] == ']'
+}
+
 // gitValue reads a value as git does from the text after its "=": quotes
 // dropped, escapes replaced, a backslash at the end of a line joining the
-// next, a comment outside quotes ending it; it returns the value and the
-// text after it.
-func gitValue(s string) (string, string) {
+// next, a comment outside quotes ending it, a space, tab or lone \r
+// outside quotes a space (those ending it dropped), a NUL its end; it
+// returns the value, the text after it (the next line when git refuses
+// it: an open quote, an unknown escape), and whether git takes it.
+func gitValue(s string) (string, string, bool) {
 	var b strings.Builder
-	quoted := false
+	quoted, comment, space := false, false, 0
 	for i := 0; i < len(s); i++ {
 		switch c := s[i]; {
 		case c == '\n':
-			return strings.TrimSpace(b.String()), s[i+1:]
-		case c == '"':
-			quoted = !quoted
-		case c == '\\' && i+1 < len(s):
-			i++
-			if e, ok := map[byte]byte{'n': '\n', 't': '\t', 'b': '\b', '\n': 0}[s[i]]; !ok {
-				b.WriteByte(s[i])
-			} else if e != 0 {
-				b.WriteByte(e)
-			}
+			v, _, _ := strings.Cut(b.String(), "\x00")
+			return v, s[i+1:], !quoted
+		case comment:
+		case gitSpace(c) && !quoted:
+			space += min(b.Len(), 1)
 		case (c == '#' || c == ';') && !quoted:
-			_, rest, _ := strings.Cut(s[i:], "\n")
-			return strings.TrimSpace(b.String()), rest
+			comment = true
 		default:
-			b.WriteByte(c)
+			b.WriteString(strings.Repeat(" ", space))
+			space = 0
+			switch {
+			case c == '"':
+				quoted = !quoted
+			case c != '\\':
+				b.WriteByte(c)
+			case i+1 < len(s): // a backslash ending the file is dropped
+				i++
+				e, ok := map[byte]string{'n': "\n", 't': "\t", 'b': "\b", '\n': "", '\\': `\`, '"': `"`}[s[i]]
+				if !ok {
+					_, rest, _ := strings.Cut(s[i:], "\n")
+					return "", rest, false
+				}
+				b.WriteString(e)
+			}
 		}
 	}
-	return strings.TrimSpace(b.String()), ""
+	v, _, _ := strings.Cut(b.String(), "\x00")
+	return v, "", !quoted
 }
 
 // gitAlias is the alias git runs for sub: of -c or an earlier git config

@@ -1,6 +1,7 @@
 package permission
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -33,6 +34,17 @@ func TestParseGitConfig_ReadsGitSyntax(t *testing.T) {
 		{"[filter \"a]b\"] smudge = rm -rf ~\n", []gitKV{{"filter.a]b.smudge", "rm -rf ~"}}},
 		{"[url \"ext::a=b\"]\n\tinsteadOf = x\n", []gitKV{{"url.ext::a=b.insteadof", "x"}}},
 		{"[core]\n\tpager = \"a\\\n b\"\n", []gitKV{{"core.pager", "a b"}}},
+		// git's parser reads characters, not lines (config.c): as `git config -f FILE --list` reads them
+		{"[alias][core]fsmonitor = rm -rf ~\n", []gitKV{{"core.fsmonitor", "rm -rf ~"}}},
+		{"[alias]\r[core]\rfsmonitor = rm -rf ~\n", []gitKV{{"core.fsmonitor", "rm -rf ~"}}},
+		{"[filter\t\"lfs\"]\n\tsmudge = rm -rf ~\n", []gitKV{{"filter.lfs.smudge", "rm -rf ~"}}},
+		{"[url \"e\\xt::rm -rf /\"]\n\tinsteadOf = origin\n", []gitKV{{"url.ext::rm -rf /.insteadof", "origin"}}},
+		{"[diff \"a\\\"]b\"]\n\ttextconv = x\n", []gitKV{{"diff.a\"]b.textconv", "x"}}},
+		{"[core]\n\tfsmonitor = rm\r-rf   ~\n", []gitKV{{"core.fsmonitor", "rm -rf   ~"}}},
+		{"[core]\n\tpager = true\x00rm -rf ~\n", []gitKV{{"core.pager", "true"}}},
+		{"[core]\n\tpager = rm -rf ~\\", []gitKV{{"core.pager", "rm -rf ~"}}},
+		{"[core]\n\tpager = x\v\n", []gitKV{{"core.pager", "x\v"}}},
+		{"[core]\n\tpager = x\n[core \"x\" ]\n\tpager = y\n[core]\n\tpager = \"z\n\tfsmonitor = \\q\n\teditor = e\n", []gitKV{{"core.pager", "x"}, {"core.pager", "y"}, {"core.editor", "e"}}}, // git refuses the file (and runs nothing): a line it refuses is skipped
 	}
 	for _, tc := range tests {
 		if got := parseGitConfig(tc.src); !slices.Equal(got, tc.want) {
@@ -69,6 +81,13 @@ func TestHardDeny_GitConfigOnDisk(t *testing.T) {
 	write(t, filepath.Join(ws, "super", ".git", "modules", "m", "config"), "[core]\n\tfsmonitor = rm -rf ~\n")
 	repo("many", strings.Repeat("[include]\n\tpath = x.inc\n", maxGitFiles))
 	write(t, filepath.Join(ws, "many", ".git", "x.inc"), "[user]\n\tname = x\n")
+	// each file under the cap, together past it (a file including itself 8 times took 30 s a command)
+	repo("self", "[include]\n\tpath = 0\n\tpath = 1\n\tpath = 2\n\tpath = 3\n\tpath = 4\n\tpath = 5\n\tpath = 6\n\tpath = 7\n\tpath = 8\n")
+	repo("hooks", "[core]\n\tbare = false\n")
+	for i := range 9 {
+		write(t, filepath.Join(ws, "self", ".git", fmt.Sprint(i)), strings.Repeat("#", maxGitConfig/8))
+		write(t, filepath.Join(ws, "hooks", ".git", "hooks", fmt.Sprint("post-checkout", i)), "#!/bin/sh\n"+strings.Repeat("#", maxGitConfig/8))
+	}
 	tests := []struct {
 		dir, cmd      string
 		deny, unclear bool
@@ -81,6 +100,8 @@ func TestHardDeny_GitConfigOnDisk(t *testing.T) {
 		{"big", "git log", false, true},
 		{"super", "git status", true, false}, // git status runs git in the submodule
 		{"many", "git status", false, true},
+		{"self", "git status", false, true},
+		{"hooks", "git status", false, true},
 	}
 	for _, tc := range tests {
 		req := shapeRequest(tc.cmd, filepath.Join(ws, filepath.FromSlash(tc.dir)))
@@ -88,6 +109,90 @@ func TestHardDeny_GitConfigOnDisk(t *testing.T) {
 			t.Errorf("%q in %s: denied=%v unclear=%v, want %v %v", tc.cmd, tc.dir, denied, Unclear(req), tc.deny, tc.unclear)
 		}
 	}
+}
+
+// git status runs git in each submodule of the index (an entry of mode
+// 160000, .gitmodules or not), wherever its .git file points: that
+// repository's config is read too, in index versions 2, 3 and 4.
+func TestHardDeny_GitConfigOfIndexSubmodules(t *testing.T) {
+	fakeHome(t)
+	ws := t.TempDir()
+	for _, v := range []byte{2, 3, 4} {
+		top := filepath.Join(ws, fmt.Sprint("v", v))
+		write(t, filepath.Join(top, ".git", "config"), "[core]\n\tbare = false\n")
+		write(t, filepath.Join(top, ".git", "HEAD"), "ref: refs/heads/main\n")
+		mkdirs(t, filepath.Join(top, ".git", "objects"), filepath.Join(top, ".git", "refs"))
+		write(t, filepath.Join(top, "elsewhere", "config"), "[core]\n\tfsmonitor = rm -rf ~\n")
+		write(t, filepath.Join(top, "lib", "sub", ".git"), "gitdir: ../../elsewhere\n")
+		write(t, filepath.Join(top, ".git", "index"), string(gitIndex(v, "a.go", "lib/s", "lib/sub")))
+		if _, denied := HardDeny(shapeRequest("git status", top)); !denied {
+			t.Errorf("git status over a submodule in an index of version %d: not denied", v)
+		}
+	}
+	// the work tree of a linked worktree (its gitdir file), of a submodule (its core.worktree)
+	wt := filepath.Join(ws, "v2", ".git", "worktrees", "w")
+	write(t, filepath.Join(wt, "HEAD"), "ref: refs/heads/w\n")
+	write(t, filepath.Join(wt, "commondir"), "../..\n")
+	write(t, filepath.Join(wt, "gitdir"), filepath.Join(ws, "w", ".git")+"\n")
+	write(t, filepath.Join(wt, "index"), string(gitIndex(2, "lib/sub")))
+	write(t, filepath.Join(ws, "w", ".git"), "gitdir: "+wt+"\n")
+	write(t, filepath.Join(ws, "w", "lib", "sub", ".git"), "gitdir: ../../../v2/elsewhere\n")
+	m := filepath.Join(ws, "v3", ".git", "modules", "m")
+	write(t, filepath.Join(m, "config"), "[core]\n\tworktree = ../../../m\n")
+	write(t, filepath.Join(m, "HEAD"), "ref: refs/heads/main\n")
+	mkdirs(t, filepath.Join(m, "objects"), filepath.Join(m, "refs"))
+	write(t, filepath.Join(m, "index"), string(gitIndex(2, "lib/sub")))
+	write(t, filepath.Join(ws, "v3", "m", ".git"), "gitdir: ../.git/modules/m\n")
+	write(t, filepath.Join(ws, "v3", "m", "lib", "sub", ".git"), "gitdir: ../../../elsewhere\n")
+	write(t, filepath.Join(ws, "v3", ".git", "config"), "[core]\n\tbare = false\n[submodule \"m\"]\n\tactive = true\n")
+	must(t, os.WriteFile(filepath.Join(ws, "v3", ".git", "index"), nil, 0o600))
+	for _, dir := range []string{"w", "v3/m"} {
+		if _, denied := HardDeny(shapeRequest("git status", filepath.Join(ws, dir))); !denied {
+			t.Errorf("git status in %s over a submodule: not denied", dir)
+		}
+	}
+	// 40 submodules, under .git/modules and in the index: each config is read once, within the bounds
+	many := filepath.Join(ws, "many")
+	write(t, filepath.Join(many, ".git", "config"), "[core]\n\tbare = false\n")
+	write(t, filepath.Join(many, ".git", "HEAD"), "ref: refs/heads/main\n")
+	mkdirs(t, filepath.Join(many, ".git", "objects"), filepath.Join(many, ".git", "refs"))
+	var subs []string
+	for i := range 40 {
+		name := fmt.Sprint("sub", i)
+		subs = append(subs, name)
+		write(t, filepath.Join(many, ".git", "modules", name, "config"), "[core]\n\tbare = false\n")
+		write(t, filepath.Join(many, name, ".git"), "gitdir: ../.git/modules/"+name+"\n")
+	}
+	write(t, filepath.Join(many, ".git", "index"), string(gitIndex(2, subs...)))
+	if req := shapeRequest("git status", many); Unclear(req) {
+		t.Errorf("git status over 40 submodules: unclear")
+	}
+}
+
+// gitIndex is an index of version v; a path holding "sub" is a submodule.
+func gitIndex(v byte, paths ...string) []byte {
+	b := []byte{'D', 'I', 'R', 'C', 0, 0, 0, v, 0, 0, 0, byte(len(paths))}
+	prev := ""
+	for _, p := range paths {
+		entry := make([]byte, 62)
+		entry[26], entry[27] = 0x81, 0xa4 // 100644
+		if strings.Contains(p, "sub") {
+			entry[26], entry[27] = 0xe0, 0 // 160000
+		}
+		entry[61] = byte(len(p))
+		if v == 4 { // the bytes to drop of the previous path (one varint byte), then the rest
+			common := 0
+			for common < min(len(p), len(prev)) && p[common] == prev[common] {
+				common++
+			}
+			b = append(append(append(b, entry...), byte(len(prev)-common)), p[common:]...)
+			b, prev = append(b, 0), p
+			continue
+		}
+		b = append(append(b, entry...), p...)
+		b = append(b, make([]byte, 8-(62+len(p))%8)...)
+	}
+	return b
 }
 
 // The user's own config is theirs: its aliases are expanded (what runs
@@ -117,7 +222,7 @@ func TestService_AlwaysForGitNotInAnUntrustedRepository(t *testing.T) {
 	fakeHome(t)
 	ws := t.TempDir()
 	for repo, config := range map[string]string{"clean": "[core]\n\tbare = false\n", "tarball": "[core]\n\tfsmonitor = ./collect.sh\n",
-		"aliased": "[alias]\n\tst = push --force origin feature\n"} {
+		"aliased": "[alias]\n\tst = push --force origin feature\n", "cloned": clonedConfig} {
 		write(t, filepath.Join(ws, repo, ".git", "config"), config)
 		write(t, filepath.Join(ws, repo, ".git", "HEAD"), "ref: refs/heads/main\n")
 		mkdirs(t, filepath.Join(ws, repo, ".git", "objects"), filepath.Join(ws, repo, ".git", "refs"))
@@ -125,20 +230,38 @@ func TestService_AlwaysForGitNotInAnUntrustedRepository(t *testing.T) {
 	s := mustNew(t)
 	s.Remember(shapeRequest("git status", filepath.Join(ws, "clean")), adapters.AllowAlways)
 	s.Remember(shapeRequest("git st", filepath.Join(ws, "clean")), adapters.AllowAlways)
+	s.Remember(shapeRequest("git pull", filepath.Join(ws, "clean")), adapters.AllowAlways)
 	for _, tc := range []struct {
 		repo, cmd string
 		allow     bool
-	}{{"clean", "git status", true}, {"tarball", "git status", false}, {"clean", "git st", true}, {"aliased", "git st", false}} {
+	}{{"clean", "git status", true}, {"tarball", "git status", false}, {"clean", "git st", true}, {"aliased", "git st", false}, {"cloned", "git status", true}, {"cloned", "git pull", true}} {
 		if v := s.Check(shapeRequest(tc.cmd, filepath.Join(ws, tc.repo))); (v.Decision == Allow) != tc.allow {
 			t.Errorf("%q in %s after an always in clean: %+v, want allowed=%v", tc.cmd, tc.repo, v, tc.allow)
 		}
 	}
 }
 
+// clonedConfig is a plain clone's, after git lfs install --local
+// (--skip-smudge) and husky's install.
+const clonedConfig = "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n\tlogallrefupdates = true\n" +
+	"[remote \"origin\"]\n\turl = https://github.com/x/y.git\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n" +
+	"[branch \"main\"]\n\tremote = origin\n\tmerge = refs/heads/main\n[lfs]\n\trepositoryformatversion = 0\n" +
+	"[lfs \"https://github.com/x/y.git/info/lfs\"]\n\taccess = basic\n" +
+	"[filter \"lfs\"]\n\tclean = git-lfs clean -- %f\n\tsmudge = git-lfs smudge -- %f\n\tprocess = git-lfs filter-process\n\trequired = true\n" +
+	"[filter \"lfs\"]\n\tsmudge = git-lfs smudge --skip -- %f\n\tprocess = git-lfs filter-process --skip\n" +
+	"[core]\n\thooksPath = .husky/_\n[submodule \"x\"]\n\turl = https://x.invalid/x\n\tactive = true\n"
+
 func write(t *testing.T, p, content string) {
 	t.Helper()
 	mkdirs(t, filepath.Dir(p))
 	if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
 		t.Fatal(err)
 	}
 }

@@ -3,6 +3,7 @@
 package permission
 
 import (
+	"os"
 	"path/filepath"
 	"syscall"
 	"testing"
@@ -24,6 +25,38 @@ func TestHardDeny_GitConfigFIFONotOpened(t *testing.T) {
 	for _, dir := range []string{"inc", "dot"} {
 		if _, denied := HardDeny(shapeRequest("git status", filepath.Join(ws, dir))); denied {
 			t.Errorf("git status in %s: denied", dir)
+		}
+	}
+}
+
+// A repository git takes though its files are not the usual ones (git
+// 2.39 runs its aliases): HEAD a symlink to refs/… that leads nowhere,
+// objects or refs an executable file, a submodule's directory a symlink.
+func TestHardDeny_GitDirAsGitTakesIt(t *testing.T) {
+	fakeHome(t)
+	ws := t.TempDir()
+	evil := "[alias]\n\tx = !rm -rf ~\n[core]\n\tfsmonitor = rm -rf ~\n"
+	for _, dir := range []string{"headlink", "objfile", "reffile", "super"} {
+		write(t, filepath.Join(ws, dir, ".git", "HEAD"), "ref: refs/heads/main\n")
+		mkdirs(t, filepath.Join(ws, dir, ".git", "objects"), filepath.Join(ws, dir, ".git", "refs"))
+		write(t, filepath.Join(ws, dir, ".git", "config"), evil)
+	}
+	must(t, os.Remove(filepath.Join(ws, "headlink", ".git", "HEAD")))
+	must(t, os.Symlink("refs/heads/main", filepath.Join(ws, "headlink", ".git", "HEAD")))
+	for dir, name := range map[string]string{"objfile": "objects", "reffile": "refs"} {
+		p := filepath.Join(ws, dir, ".git", name)
+		must(t, os.Remove(p))
+		must(t, os.WriteFile(p, nil, 0o700))
+	}
+	write(t, filepath.Join(ws, "super", ".git", "config"), "[core]\n\tbare = false\n")
+	mkdirs(t, filepath.Join(ws, "super", ".git", "modules"))
+	must(t, os.Rename(filepath.Join(ws, "objfile", ".git"), filepath.Join(ws, "elsewhere")))
+	must(t, os.Symlink(filepath.Join(ws, "elsewhere"), filepath.Join(ws, "super", ".git", "modules", "m")))
+	for _, tc := range []struct{ dir, cmd string }{
+		{"headlink", "git x"}, {"headlink", "git status"}, {"reffile", "git x"}, {"super", "git status"},
+	} {
+		if _, denied := HardDeny(shapeRequest(tc.cmd, filepath.Join(ws, tc.dir))); !denied {
+			t.Errorf("%q in %s: not denied", tc.cmd, tc.dir)
 		}
 	}
 }

@@ -277,7 +277,8 @@ const gitCredKeys = "credential.|include.|includeif.|core.askpass"
 var gitProgramKeys = strings.Fields(`alias. safe. protocol. filter. gpg. pager. difftool. mergetool. man. browser. sendemail. core.sshcommand
 	core.pager core.editor core.fsmonitor core.hookspath core.gitproxy core.alternaterefscommand sequence.editor diff.external diff.*.textconv
 	diff.*.command merge.*.driver remote.*.uploadpack remote.*.receivepack remote.*.vcs submodule.*.update uploadpack.packobjectshook
-	interactive.difffilter trailer.*.command trailer.*.cmd imap.tunnel web.browser init.templatedir ssh.variant`)
+	interactive.difffilter trailer.*.command trailer.*.cmd imap.tunnel web.browser init.templatedir ssh.variant tar.*.command
+	lfs.customtransfer. lfs.extension.`)
 
 // gitProgramEnv are the variables naming a program git runs.
 var gitProgramEnv = strings.Fields("GIT_SSH_COMMAND GIT_SSH GIT_PAGER PAGER GIT_EDITOR GIT_SEQUENCE_EDITOR EDITOR VISUAL GIT_EXTERNAL_DIFF GIT_ASKPASS SSH_ASKPASS")

@@ -512,7 +512,7 @@ func (r *reader) git(argv []arg, x *runCtx) []arg {
 		}
 	}
 	repo := r.gitRepoConfig(x, named["--git-dir"])
-	for n := 0; len(args) > 0 && n < maxDepth && !gitLocal[args[0].text]; n++ { // an alias may name another; git runs a builtin before one
+	for n := 0; len(args) > 0 && n < maxDepth && !gitCommands[args[0].text]; n++ { // an alias may name another; git runs its own command before one
 		def, ok := r.gitAlias(args[0].text, repo)
 		if !ok || r.active["git alias "+args[0].text] {
 			break
