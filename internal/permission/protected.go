@@ -3,6 +3,7 @@ package permission
 import (
 	"maps"
 	"path"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -59,14 +60,52 @@ var credStores = append(slices.Clone(sandbox.CredentialStores), ".docker", "Libr
 	".local/share/gem/credentials", ".config/composer/auth.json", ".composer/auth.json", ".config/helm/repositories.yaml", ".local/share/uv/credentials")
 
 // credStoreAt reports rel (a slash path inside a home) in a credential
-// store, or, when parents, a directory holding one. Case is folded: the
-// file systems of macOS and Windows fold it.
+// store, or, when parents, a directory holding one. Each name is read as
+// macOS and Windows read it (winNames): letter case folded, and on
+// Windows ".ssh." and "SSH~1" are ~/.ssh.
 func credStoreAt(rel string, parents bool) bool {
-	rel = strings.ToLower(rel)
-	return rel != "" && rel != "." && slices.ContainsFunc(credStores, func(s string) bool {
-		s = strings.ToLower(s)
-		return rel == s || strings.HasPrefix(rel, s+"/") || parents && strings.HasPrefix(s, rel+"/")
+	if rel == "" || rel == "." {
+		return false
+	}
+	parts := winNames(rel)
+	return slices.ContainsFunc(credStores, func(s string) bool {
+		store := strings.Split(s, "/")
+		n := min(len(parts), len(store))
+		for i := range n {
+			if !names(parts[i], store[i]) {
+				return false
+			}
+		}
+		return len(parts) >= len(store) || parents
 	})
+}
+
+// winNames are p's names as Windows reads them: letter case folded, an
+// NTFS stream (":$DATA", "::$INDEX_ALLOCATION") and trailing dots and
+// spaces dropped.
+func winNames(p string) []string {
+	parts := strings.Split(strings.ToLower(filepath.ToSlash(p)), "/")
+	for i, part := range parts {
+		if stream := strings.IndexByte(part, ':'); stream > 0 {
+			part = part[:stream]
+		}
+		parts[i] = strings.TrimRight(part, ". ")
+	}
+	return parts
+}
+
+// shortName is a Windows 8.3 name: up to six characters, ~N, an extension.
+var shortName = lazyRE(`^([^~.]{1,6})~[0-9]+(\.[^.]{0,3})?$`)
+
+// names reports whether part (one of winNames) names long: the same, or
+// its 8.3 short name ("ssh~1" for .ssh, "git-cr~1" for .git-credentials).
+func names(part, long string) bool {
+	long = strings.ToLower(long)
+	if part == long {
+		return true
+	}
+	m := shortName().FindStringSubmatch(part)
+	return m != nil && strings.HasPrefix(strings.NewReplacer(".", "", " ", "").Replace(long), m[1])
 }
 
 // protected reports whether deleting p (recursively or not) is refused.

@@ -165,13 +165,14 @@ func IsSecretFile(p string) bool {
 }
 
 func secretAt(p, home string) bool {
-	base := strings.ToLower(filepath.Base(p))
+	parts := winNames(p)
+	base := parts[len(parts)-1]
 	switch {
 	case IsEnvFile(p), secretNames[base], keyExts[filepath.Ext(base)]:
 		return true
 	case strings.HasSuffix(base, ".pub"), base == "known_hosts":
 		return false
-	case strings.HasPrefix(base, "id_") && strings.EqualFold(filepath.Base(filepath.Dir(p)), ".ssh"):
+	case strings.HasPrefix(base, "id_") && len(parts) > 1 && names(parts[len(parts)-2], ".ssh"):
 		return true
 	}
 	return inCredentialDir(p, home)
@@ -223,15 +224,9 @@ func sensitiveAt(p, home, cwd string) bool {
 // and as Windows names it too (GIT~1, ".git.", NTFS's ".git::$INDEX_ALLOCATION"
 // and "config::$DATA": a name's stream).
 func gitControl(p string) bool {
-	parts := strings.Split(strings.ToLower(filepath.ToSlash(p)), "/")
-	for i := range parts {
-		if stream := strings.IndexByte(parts[i], ':'); stream > 0 {
-			parts[i] = parts[i][:stream]
-		}
-		parts[i] = strings.TrimRight(parts[i], ". ")
-	}
+	parts := winNames(p)
 	for i, part := range parts {
-		if part == ".git" || part == "git~1" {
+		if names(part, ".git") {
 			rest := parts[i+1:]
 			return len(rest) == 0 || slices.Contains(rest, "hooks") || slices.Contains([]string{"config", "config.worktree"}, rest[len(rest)-1])
 		}

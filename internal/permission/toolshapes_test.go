@@ -424,6 +424,19 @@ func TestIsSecretFile_CredentialStores(t *testing.T) {
 		{".config/gcloud-old/notes", false},
 		{".config/ghostty/config", false},
 		{".cargo/config.toml", false},
+		// as Windows names them: trailing dots, an NTFS stream, 8.3 short names
+		{".ssh./config", true},
+		{".ssh/id_rsa.", true},
+		{".ssh::$INDEX_ALLOCATION/config", true},
+		{"SSH~1/config", true},
+		{"SSH~1/id_ed25519", true},
+		{"AWS~1/credentials", true},
+		{"GIT-CR~1", true},
+		{".config./GH/hosts.yml", true},
+		{"CONFIG~1/gh/hosts.yml", true},
+		{"SSHX/config", false},
+		{"SSHTOO~1/config", false},
+		{".sshd/config", false},
 	}
 	for _, tc := range tests {
 		if got := IsSecretFile(filepath.Join(home, filepath.FromSlash(tc.rel))); got != tc.secret {
