@@ -24,9 +24,8 @@ const TestedVersions = "0.61.0"
 
 // DefaultArgv starts gemini as an ACP agent. Without --skip-trust: in a
 // folder the user has not trusted, gemini's folder trust keeps the
-// repository's .gemini/settings.json (MCP servers, hooks) and .env from
-// loading; hub trusts a folder for gemini only under --trust-project
-// (Trusting).
+// repository's .gemini/settings.json (MCP servers, hooks) from loading;
+// hub trusts a folder for gemini only under --trust-project (Trusting).
 var DefaultArgv = []string{"gemini", "--acp"}
 
 // DefaultEnv keeps gemini in one process (its relauncher parent ignores
