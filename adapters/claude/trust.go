@@ -3,6 +3,7 @@ package claude
 import (
 	"errors"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -31,20 +32,26 @@ var projectSources = []struct {
 
 // projectFiles are the files of projectSources in cwd, each with its
 // source: a dir's .md files, and any link or unreadable entry in it (never
-// trusted, so claude runs without its source).
+// trusted, so claude runs without its source). claude reads those dirs in
+// cwd's parents too, up to the repository root, short of the home dir.
 func projectFiles(cwd string) (sources, paths []string) {
+	home, _ := os.UserHomeDir()
 	for _, s := range projectSources {
-		root := filepath.Join(cwd, s.file)
 		if !s.dir {
-			sources, paths = append(sources, s.source), append(paths, root)
+			sources, paths = append(sources, s.source), append(paths, filepath.Join(cwd, s.file))
 			continue
 		}
-		_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-			if err != nil && !errors.Is(err, fs.ErrNotExist) || err == nil && !d.IsDir() && (!d.Type().IsRegular() || filepath.Ext(p) == ".md") {
-				sources, paths = append(sources, s.source), append(paths, p)
+		for _, dir := range config.ProjectDirs(cwd) {
+			if home != "" && dir == filepath.Clean(home) {
+				break
 			}
-			return nil
-		})
+			_ = filepath.WalkDir(filepath.Join(dir, s.file), func(p string, d fs.DirEntry, err error) error {
+				if err != nil && !errors.Is(err, fs.ErrNotExist) || err == nil && !d.IsDir() && (!d.Type().IsRegular() || filepath.Ext(p) == ".md") {
+					sources, paths = append(sources, s.source), append(paths, p)
+				}
+				return nil
+			})
+		}
 	}
 	return sources, paths
 }

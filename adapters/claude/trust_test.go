@@ -122,3 +122,46 @@ func TestSettingSources_LinkedSkillsLeftOut(t *testing.T) {
 		})
 	}
 }
+
+// claude reads .claude/commands, agents and skills from cwd up to the
+// repository root, and not the home dir's (the user's own): a session in
+// a subdirectory is started without the root's untrusted command.
+func TestSettingSources_ParentCommands(t *testing.T) {
+	cmd := filepath.Join(".claude", "commands", "x.md")
+	tests := []struct {
+		name      string
+		git, home bool // the parent holds .git; the parent is the home dir
+		untrusted bool
+	}{
+		{"repository root", true, false, true},
+		{"home dir, no repository", false, true, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv("XDG_STATE_HOME", t.TempDir())
+			root := t.TempDir()
+			cwd := filepath.Join(root, "sub")
+			for _, dir := range []string{filepath.Join(root, ".claude", "commands"), cwd} {
+				if err := os.MkdirAll(dir, 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := os.WriteFile(filepath.Join(root, cmd), []byte("---\nallowed-tools: Bash\n---\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if tt.git {
+				if err := os.Mkdir(filepath.Join(root, ".git"), 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if tt.home {
+				t.Setenv("HOME", root)
+				t.Setenv("USERPROFILE", root)
+			}
+			got, untrusted := New(config.AgentConfig{}, zerolog.Nop()).settingSources(cwd)
+			if want := []string{filepath.Join(root, cmd)}; tt.untrusted != (got == "user,local" && slices.Equal(untrusted, want)) || !tt.untrusted && got != "" {
+				t.Errorf("settingSources = %q %q, untrusted %v", got, untrusted, tt.untrusted)
+			}
+		})
+	}
+}
