@@ -89,3 +89,50 @@ func TestClaude_RepositorySettingsNeedHubTrust(t *testing.T) {
 		})
 	}
 }
+
+// A repository's .claude/skills skill with allowed-tools lets claude run
+// Bash unasked once the model invokes it, past hub's gate, with no
+// settings.json in sight. Until hub trusts it, claude runs without it:
+// Bash is asked, and hub's rejection holds.
+func TestClaude_RepositorySkillNeedsHubTrust(t *testing.T) {
+	bin := e2eCLI(t, "claude", "claude")
+	for _, trusted := range []bool{false, true} {
+		t.Run(map[bool]string{false: "untrusted", true: "trusted for the run"}[trusted], func(t *testing.T) {
+			mock := mockllm.NewAnthropicServer(
+				mockllm.AnthropicTurn{Text: "Using it.", ToolUses: []mockllm.AnthropicToolUse{{Name: "Skill", Input: `{"skill":"touch"}`}}},
+				mockllm.AnthropicTurn{Text: "Touching.", ToolUses: []mockllm.AnthropicToolUse{
+					{Name: "Bash", Input: `{"command":"touch f.txt","description":"touch f.txt"}`}}},
+				mockllm.AnthropicTurn{Text: "Done."},
+			)
+			defer mock.Close()
+			t.Setenv("HOME", t.TempDir())
+			t.Setenv("XDG_STATE_HOME", t.TempDir())
+			cwd := t.TempDir()
+			dir := filepath.Join(cwd, ".claude", "skills", "touch")
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			skill := "---\nname: touch\ndescription: touches files\nallowed-tools: Bash\n---\nRun touch f.txt.\n"
+			if err := os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte(skill), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			a := claude.New(config.AgentConfig{Command: config.Command{bin}, Env: claudeEnv(mock)}, zerolog.New(os.Stderr))
+			a.TrustProject = trusted
+			s, err := a.Start(context.Background(), adapters.SessionOptions{Cwd: cwd})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			ch, err := fixture.Prompt(context.Background(), s, adapters.TextPrompt("touch f.txt"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			evs := claudeDrain(t, ch, func(p *adapters.PermissionRequest) { // the skill yes, Bash no
+				p.Respond(adapters.PermissionDecision{Kind: map[bool]adapters.PermissionOptionKind{true: adapters.AllowOnce, false: adapters.RejectOnce}[p.Tool.Name == "Skill"]})
+			})
+			if _, err := os.Stat(filepath.Join(cwd, "f.txt")); (err == nil) != trusted {
+				t.Fatalf("Bash ran unasked: %v, want %v\n%s", err == nil, trusted, claudeDump(t, evs))
+			}
+		})
+	}
+}

@@ -95,6 +95,9 @@ func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adap
 	s.start = trace.From(ctx)
 	if len(untrusted) > 0 {
 		memory := map[bool]string{true: " (and so without the project's CLAUDE.md)"}[!strings.Contains(sources, "project")]
+		if n := len(untrusted); n > 3 { // a repository's many commands: still one line
+			untrusted = append(untrusted[:2], fmt.Sprintf("%d more", n-2))
+		}
 		s.notice = fmt.Sprintf("claude runs without %s%s: hub has not trusted them, and they may allow tools, run hooks and start MCP servers (run 'hub trust' in %s, or pass --trust-project)",
 			strings.Join(untrusted, " and "), memory, opts.Cwd)
 	}

@@ -3,6 +3,7 @@ package claude
 import (
 	"errors"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -14,23 +15,55 @@ import (
 // the file of each in the session's directory. claude -p reads them
 // without its trust dialog, and they may allow tools past hub's gate
 // (permissions.allow) and run commands (hooks, apiKeyHelper, the MCP
-// servers of .mcp.json).
-var projectSources = []struct{ source, file string }{
-	{"project", filepath.Join(".claude", "settings.json")},
-	{"local", filepath.Join(".claude", "settings.local.json")},
-	{"project", ".mcp.json"},
+// servers of .mcp.json). A dir's files are claude's skills, commands and
+// subagents, read with the project source: their allowed-tools, tools,
+// permissionMode and hooks grant as much.
+var projectSources = []struct {
+	source, file string
+	dir          bool
+}{
+	{"project", filepath.Join(".claude", "settings.json"), false},
+	{"local", filepath.Join(".claude", "settings.local.json"), false},
+	{"project", ".mcp.json", false},
+	{"project", filepath.Join(".claude", "skills"), true},
+	{"project", filepath.Join(".claude", "commands"), true},
+	{"project", filepath.Join(".claude", "agents"), true},
+}
+
+// projectFiles are the files of projectSources in cwd, each with its
+// source: a dir's .md files, and any link or unreadable entry in it (never
+// trusted, so claude runs without its source). claude reads those dirs in
+// cwd's parents too, up to the repository root, short of the home dir.
+func projectFiles(cwd string) (sources, paths []string) {
+	home, _ := os.UserHomeDir()
+	for _, s := range projectSources {
+		if !s.dir {
+			sources, paths = append(sources, s.source), append(paths, filepath.Join(cwd, s.file))
+			continue
+		}
+		for _, dir := range config.ProjectDirs(cwd) {
+			if home != "" && dir == filepath.Clean(home) {
+				break
+			}
+			_ = filepath.WalkDir(filepath.Join(dir, s.file), func(p string, d fs.DirEntry, err error) error {
+				if err != nil && !errors.Is(err, fs.ErrNotExist) || err == nil && !d.IsDir() && (!d.Type().IsRegular() || filepath.Ext(p) == ".md") {
+					sources, paths = append(sources, s.source), append(paths, p)
+				}
+				return nil
+			})
+		}
+	}
+	return sources, paths
 }
 
 // ProjectSettings are the claude settings files of the project in cwd, for
 // 'hub trust' to record.
 func ProjectSettings(cwd string) []string {
-	var out []string
-	for _, s := range projectSources {
-		if _, err := config.ReadProjectFile(filepath.Join(cwd, s.file)); err == nil {
-			out = append(out, filepath.Join(cwd, s.file))
-		}
-	}
-	return out
+	_, paths := projectFiles(cwd)
+	return slices.DeleteFunc(paths, func(p string) bool {
+		_, err := config.ReadProjectFile(p)
+		return err != nil
+	})
 }
 
 // settingSources is claude's --setting-sources for a session in cwd: ""
@@ -39,11 +72,11 @@ func ProjectSettings(cwd string) []string {
 // the trusted ones, with the files left out.
 func (a *Adapter) settingSources(cwd string) (sources string, untrusted []string) {
 	keep := []string{"user", "project", "local"}
-	for _, s := range projectSources {
-		path := filepath.Join(cwd, s.file)
+	srcs, paths := projectFiles(cwd)
+	for i, path := range paths {
 		data, err := config.ReadProjectFile(path)
 		if !a.TrustProject && !errors.Is(err, fs.ErrNotExist) && (err != nil || !config.IsTrusted(path, data)) {
-			keep, untrusted = slices.DeleteFunc(keep, func(k string) bool { return k == s.source }), append(untrusted, path)
+			keep, untrusted = slices.DeleteFunc(keep, func(k string) bool { return k == srcs[i] }), append(untrusted, path)
 		}
 	}
 	if len(untrusted) == 0 {

@@ -18,6 +18,7 @@ import (
 // is trusted for the run.
 func TestSettingSources_UntrustedProjectSettingsLeftOut(t *testing.T) {
 	allow, mcp := `{"permissions":{"allow":["Bash"]}}`, `{"mcpServers":{"x":{"command":"x"}}}`
+	skill := "---\nname: x\ndescription: x\nallowed-tools: Bash\n---\n"
 	tests := []struct {
 		name         string
 		files        map[string]string // under .claude (../.mcp.json is the project's)
@@ -37,6 +38,12 @@ func TestSettingSources_UntrustedProjectSettingsLeftOut(t *testing.T) {
 		{"trusted, .mcp.json too", map[string]string{"settings.json": allow, "../.mcp.json": mcp}, []string{"settings.json"}, false, "", "", nil},
 		{"changed after trust", map[string]string{"settings.json": "{}"}, []string{"settings.json"}, false, allow, "user,local", []string{"settings.json"}},
 		{"--trust-project", map[string]string{"settings.json": allow}, nil, true, "", "", nil},
+		// Their skills, commands and subagents grant tools too (allowed-tools,
+		// tools, permissionMode, hooks): claude reads them with the project source.
+		{"untrusted skill", map[string]string{"skills/x/SKILL.md": skill}, nil, false, "", "user,local", []string{"skills/x/SKILL.md"}},
+		{"untrusted command", map[string]string{"commands/a/x.md": skill}, nil, false, "", "user,local", []string{"commands/a/x.md"}},
+		{"untrusted subagent", map[string]string{"agents/x.md": skill}, nil, false, "", "user,local", []string{"agents/x.md"}},
+		{"trusted skill", map[string]string{"skills/x/SKILL.md": skill}, []string{"skills/x/SKILL.md"}, false, "", "", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -46,6 +53,9 @@ func TestSettingSources_UntrustedProjectSettingsLeftOut(t *testing.T) {
 				t.Fatal(err)
 			}
 			for name, data := range tt.files {
+				if err := os.MkdirAll(filepath.Dir(filepath.Join(cwd, ".claude", name)), 0o755); err != nil {
+					t.Fatal(err)
+				}
 				if err := os.WriteFile(filepath.Join(cwd, ".claude", name), []byte(data), 0o644); err != nil {
 					t.Fatal(err)
 				}
@@ -70,6 +80,87 @@ func TestSettingSources_UntrustedProjectSettingsLeftOut(t *testing.T) {
 			}
 			if got != tt.want || !slices.Equal(untrusted, want) {
 				t.Errorf("settingSources = %q %q, want %q %q", got, untrusted, tt.want, want)
+			}
+		})
+	}
+}
+
+// A skills dir, or a skill in it, linked out of the repository is read by
+// claude through the link: hub cannot record what it will read, so the
+// project source is left out even after 'hub trust'.
+func TestSettingSources_LinkedSkillsLeftOut(t *testing.T) {
+	for _, link := range []string{filepath.Join(".claude", "skills"), filepath.Join(".claude", "skills", "x")} {
+		t.Run(link, func(t *testing.T) {
+			t.Setenv("XDG_STATE_HOME", t.TempDir())
+			cwd, out := t.TempDir(), t.TempDir()
+			if err := os.MkdirAll(filepath.Join(out, "x"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(out, "x", "SKILL.md"), []byte("---\nname: x\nallowed-tools: Bash\n---\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.MkdirAll(filepath.Dir(filepath.Join(cwd, link)), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			target := out
+			if filepath.Base(link) == "x" {
+				target = filepath.Join(out, "x")
+			}
+			if err := os.Symlink(target, filepath.Join(cwd, link)); err != nil {
+				t.Skip(err)
+			}
+			if fi, err := os.Lstat(filepath.Join(cwd, link)); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+				t.Skip("no symlinks here")
+			}
+			if err := config.TrustFiles(ProjectSettings(cwd)); err != nil {
+				t.Fatal(err)
+			}
+			a := New(config.AgentConfig{}, zerolog.Nop())
+			if got, untrusted := a.settingSources(cwd); got != "user,local" || len(untrusted) != 1 {
+				t.Errorf("settingSources = %q %q, want user,local and the link", got, untrusted)
+			}
+		})
+	}
+}
+
+// claude reads .claude/commands, agents and skills from cwd up to the
+// repository root, and not the home dir's (the user's own): a session in
+// a subdirectory is started without the root's untrusted command.
+func TestSettingSources_ParentCommands(t *testing.T) {
+	cmd := filepath.Join(".claude", "commands", "x.md")
+	tests := []struct {
+		name      string
+		git, home bool // the parent holds .git; the parent is the home dir
+		untrusted bool
+	}{
+		{"repository root", true, false, true},
+		{"home dir, no repository", false, true, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv("XDG_STATE_HOME", t.TempDir())
+			root := t.TempDir()
+			cwd := filepath.Join(root, "sub")
+			for _, dir := range []string{filepath.Join(root, ".claude", "commands"), cwd} {
+				if err := os.MkdirAll(dir, 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := os.WriteFile(filepath.Join(root, cmd), []byte("---\nallowed-tools: Bash\n---\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if tt.git {
+				if err := os.Mkdir(filepath.Join(root, ".git"), 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if tt.home {
+				t.Setenv("HOME", root)
+				t.Setenv("USERPROFILE", root)
+			}
+			got, untrusted := New(config.AgentConfig{}, zerolog.Nop()).settingSources(cwd)
+			if want := []string{filepath.Join(root, cmd)}; tt.untrusted != (got == "user,local" && slices.Equal(untrusted, want)) || !tt.untrusted && got != "" {
+				t.Errorf("settingSources = %q %q, untrusted %v", got, untrusted, tt.untrusted)
 			}
 		})
 	}

@@ -1,5 +1,5 @@
 // Package gemini drives Google's Gemini CLI through its native ACP mode
-// (`gemini --acp --skip-trust`), falling back to `gemini -p ... -o
+// (`gemini --acp`), falling back to `gemini -p ... -o
 // stream-json` when the ACP handshake fails.
 package gemini
 

@@ -49,7 +49,19 @@ type Error struct {
 	Data    any    `json:"data,omitempty"`
 }
 
-func (e *Error) Error() string { return fmt.Sprintf("json-rpc error %d: %s", e.Code, e.Message) }
+// Error says the message and, when data gives it, the cause: a bare
+// string, or {"details": ...} (the ACP SDK's internal errors).
+func (e *Error) Error() string {
+	msg := fmt.Sprintf("json-rpc error %d: %s", e.Code, e.Message)
+	details, ok := e.Data.(string)
+	if m, isMap := e.Data.(map[string]any); isMap {
+		details, ok = m["details"].(string)
+	}
+	if ok && details != "" {
+		return msg + ": " + details
+	}
+	return msg
+}
 
 // NewError builds an *Error.
 func NewError(code int, msg string, data any) *Error {

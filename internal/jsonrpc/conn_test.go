@@ -429,3 +429,25 @@ func TestConn_OversizedLineIsNotHeldWhole(t *testing.T) {
 		t.Fatalf("skipping a %d MiB line allocated %d MiB", lineLen>>20, got>>20)
 	}
 }
+
+// An agent's "Internal error" names its cause in data (the ACP SDK's
+// {"details": ...}): gemini refusing yolo in a folder it does not trust
+// said only "Internal error" to the user.
+func TestError_SaysTheDetails(t *testing.T) {
+	tests := []struct{ data, want string }{
+		{`{"details":"Cannot enable privileged approval modes in an untrusted folder."}`, "json-rpc error -32603: Internal error: Cannot enable privileged approval modes in an untrusted folder."},
+		{`"no such mode"`, "json-rpc error -32603: Internal error: no such mode"},
+		{`{"other":1}`, "json-rpc error -32603: Internal error"},
+		{`null`, "json-rpc error -32603: Internal error"},
+	}
+	for _, tt := range tests {
+		p := newPeer(t, Options{})
+		errc := make(chan error, 1)
+		go func() { errc <- p.conn.Call(context.Background(), "session/set_mode", nil, nil) }()
+		id := p.next()["id"]
+		p.send(`{"jsonrpc":"2.0","id":` + string(id) + `,"error":{"code":-32603,"message":"Internal error","data":` + tt.data + `}}`)
+		if err := <-errc; err == nil || err.Error() != tt.want {
+			t.Errorf("data %s: error %v, want %q", tt.data, err, tt.want)
+		}
+	}
+}

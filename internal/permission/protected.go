@@ -162,23 +162,30 @@ func (r *reader) holdsCredStore(p string) bool {
 }
 
 // homeOf finds the home directory p is (in): yours, root's, or a user's
-// under /home or /Users; rel is p inside it.
+// under /home or /Users; rel is p inside it. Letter case is folded, as
+// macOS and Windows read a path: /users/me/.ssh is /Users/me/.ssh there.
 func (r *reader) homeOf(p string) (home, rel string) {
+	cut := func(p, prefix string) (string, bool) {
+		if len(p) < len(prefix) || !strings.EqualFold(p[:len(prefix)], prefix) {
+			return "", false
+		}
+		return p[len(prefix):], true
+	}
 	for _, h := range []string{r.home, "/root", "/var/root"} {
 		if h == "/" || h == "" {
 			continue
 		}
-		if p == h {
+		if strings.EqualFold(p, h) {
 			return h, ""
 		}
-		if strings.HasPrefix(p, h+"/") {
-			return h, p[len(h)+1:]
+		if rest, ok := cut(p, h+"/"); ok {
+			return h, rest
 		}
 	}
 	for _, base := range []string{"/home/", "/Users/"} {
-		if rest, ok := strings.CutPrefix(p, base); ok && rest != "" {
+		if rest, ok := cut(p, base); ok && rest != "" {
 			name, in, _ := strings.Cut(rest, "/")
-			if name == "Shared" && base == "/Users/" {
+			if strings.EqualFold(name, "Shared") && base == "/Users/" {
 				continue
 			}
 			return base + name, in
