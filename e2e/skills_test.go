@@ -190,7 +190,8 @@ func TestSkills_Claude(t *testing.T) {
 	home, cwd := t.TempDir(), t.TempDir()
 	skillsE2EProject(t, cwd)
 	before := skillsE2ETree(t, cwd)
-	r := runHub(t, home, claudeHubConfig(t, mock), "", "--agent", "claude", "--cwd", cwd, "--skill", skillsE2EName, "--format", "jsonl", "take a note")
+	// trusted: an untrusted project skill only goes into the prompt (TestRun_UntrustedProjectSkillNeverPlacedNatively)
+	r := runHub(t, home, claudeHubConfig(t, mock), "", "--agent", "claude", "--cwd", cwd, "--trust-project", "--skill", skillsE2EName, "--format", "jsonl", "take a note")
 	if r.code != 0 || !strings.Contains(runText(r), "Noted.") {
 		t.Fatalf("exit %d stdout %q\n%s", r.code, r.stdout, e2eTail(r.stderr, 30))
 	}
