@@ -379,8 +379,8 @@ func (d *ACPDecoder) PromptResult(result json.RawMessage) (adapters.StopReason, 
 	return cmp.Or(adapters.StopReason(r.StopReason), adapters.StopEndTurn), usage
 }
 
-// resultEvents end a turn the agent answered: its usage, when known, and done.
-func (d *ACPDecoder) resultEvents(result json.RawMessage) []adapters.Event {
+// ResultEvents end a turn the agent answered: its usage, when known, and done.
+func (d *ACPDecoder) ResultEvents(result json.RawMessage) []adapters.Event {
 	stop, usage := d.PromptResult(result)
 	var out []adapters.Event
 	if usage != nil {

@@ -73,7 +73,7 @@ func (d lineDecoder) message(m *acpMessage, line []byte) []adapters.Event {
 	switch {
 	case adapters.Unmarshal(m.Result, &r) != nil:
 	case r.StopReason != "":
-		return d.resultEvents(m.Result)
+		return d.ResultEvents(m.Result)
 	case r.SessionID != "":
 		return []adapters.Event{{Type: adapters.EventSessionInfo, Session: &adapters.SessionInfo{AgentSessionID: r.SessionID}}}
 	}

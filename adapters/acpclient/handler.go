@@ -123,13 +123,8 @@ func (s *Session) clientCaps() schema.ClientCapabilities {
 // others are refused, whoever could serve them.
 func (s *Session) advertised(method string) bool {
 	c := s.clientCaps()
-	switch method {
-	case "fs/read_text_file":
-		return c.FS.ReadTextFile
-	case "fs/write_text_file":
-		return c.FS.WriteTextFile
-	}
-	return strings.HasPrefix(method, "terminal/") && c.Terminal
+	fs := map[string]bool{"fs/read_text_file": c.FS.ReadTextFile, "fs/write_text_file": c.FS.WriteTextFile}
+	return fs[method] || strings.HasPrefix(method, "terminal/") && c.Terminal
 }
 
 var cancelledOutcome = schema.RequestPermissionResponse{Outcome: schema.RequestPermissionOutcome{Outcome: "cancelled"}}

@@ -55,7 +55,7 @@ func (s *Session) endEvents(t *adapters.Turn, res json.RawMessage, err error) []
 	var re *jsonrpc.Error
 	switch {
 	case err == nil:
-		evs := s.dec.resultEvents(res)
+		evs := s.dec.ResultEvents(res)
 		if cancelled {
 			evs[len(evs)-1].StopReason = adapters.StopCancelled
 		}

@@ -103,11 +103,11 @@ func rawOutputText(raw json.RawMessage) string {
 		Text string `json:"text"`
 	}
 	_ = adapters.Unmarshal(raw, &parts)
-	texts := make([]string, 0, len(parts))
+	var b strings.Builder
 	for _, p := range parts {
-		texts = append(texts, p.Text)
+		b.WriteString(p.Text)
 	}
-	return strings.Join(texts, "")
+	return b.String()
 }
 
 var exitCodeLine = regexp.MustCompile(`(?m)^Process exited with code (-?\d+)`)

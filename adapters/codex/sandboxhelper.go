@@ -1,8 +1,8 @@
 package codex
 
 import (
-	"bytes"
 	"crypto/sha256"
+	"debug/elf"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -124,7 +124,7 @@ func isELF(path string) bool {
 	defer f.Close()
 	magic := make([]byte, 4)
 	_, err = io.ReadFull(f, magic)
-	return err == nil && bytes.Equal(magic, []byte("\x7fELF"))
+	return err == nil && string(magic) == elf.ELFMAG
 }
 
 // prependPath puts dir in front of env's PATH (the last PATH entry wins,

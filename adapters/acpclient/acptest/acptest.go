@@ -42,12 +42,7 @@ func (a Lines) Decode(line []byte) []adapters.Event {
 		return a.D.EndTurn(adapters.Failure(acpclient.ACPError(m.Error.Code, m.Error.Message, m.Error.Data)))
 	case adapters.Unmarshal(m.Result, &r) != nil:
 	case r.StopReason != "":
-		stop, usage := a.D.PromptResult(m.Result)
-		end := []adapters.Event{{Type: adapters.EventDone, StopReason: stop}}
-		if usage != nil {
-			end = append([]adapters.Event{{Type: adapters.EventUsage, Usage: usage}}, end...)
-		}
-		return a.D.EndTurn(end)
+		return a.D.EndTurn(a.D.ResultEvents(m.Result))
 	case r.SessionID != "":
 		return []adapters.Event{{Type: adapters.EventSessionInfo, Session: &adapters.SessionInfo{AgentSessionID: r.SessionID}}}
 	}
