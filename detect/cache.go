@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"maps"
 	"os"
 	"path/filepath"
@@ -42,14 +43,10 @@ func (p *prober) cacheKey(jobs []job) string {
 	for _, s := range p.o.Specs {
 		keys = append(keys, s.EnvVars...)
 	}
-	var native []string // the native profiles' API key variables
-	for _, j := range p.native {
-		if j.Profile.APIKeyEnv != "" {
-			native = append(native, j.Profile.APIKeyEnv)
-		}
+	for _, j := range p.native { // Profiles lists them in a stable order
+		keys = append(keys, j.Profile.APIKeyEnv)
 	}
-	slices.Sort(native)
-	for _, k := range append(keys, native...) {
+	for _, k := range keys {
 		fmt.Fprintf(h, "%s=%s\n", k, p.env[k])
 	}
 	// Credentials named by agent configs (codex's env_key, ...) are not
@@ -76,7 +73,7 @@ func (p *prober) cacheKey(jobs []job) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-func stamp(h interface{ Write([]byte) (int, error) }, path string) {
+func stamp(h io.Writer, path string) {
 	if path == "" {
 		fmt.Fprintln(h, "-")
 		return

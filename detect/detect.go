@@ -246,9 +246,7 @@ func (p *prober) probeCLI(ctx context.Context, s agentspec.Spec, bin string, exp
 	a := Agent{Name: s.Name, Kind: "cli", TestedRange: s.Tested, TestedVersion: s.Verified, Capabilities: p.caps(s.Name)}
 	a.ConfigDir = s.ConfigDir(p.getenv, p.home)
 	a.SkillsDir = s.SkillsDir(a.ConfigDir, p.home)
-	var warns []string
-	a.Auth, warns = s.Auth(p.getenv, a.ConfigDir, p.home)
-	a.Warnings = append(a.Warnings, warns...)
+	a.Auth, a.Warnings = s.Auth(p.getenv, a.ConfigDir, p.home)
 	p.locate(ctx, &a, bin, explicit)
 	if !a.Installed {
 		a.Fix = cmp.Or(a.Fix, fmt.Sprintf("not installed: npm install -g %s", s.Package))
@@ -278,12 +276,8 @@ func (p *prober) probeCLI(ctx context.Context, s agentspec.Spec, bin string, exp
 
 // locate finds bin on the probed PATH, else through a login shell.
 func (p *prober) locate(ctx context.Context, a *Agent, bin string, explicit bool) {
-	via := "path"
-	if explicit {
-		via = "config"
-	}
 	if path := p.lookPath(bin); path != "" {
-		a.Installed, a.Path, a.FoundVia = true, path, via
+		a.Installed, a.Path, a.FoundVia = true, path, map[bool]string{false: "path", true: "config"}[explicit]
 		return
 	}
 	if path := proc.LookPathFor(p.o.GOOS, bin, strings.Join(proc.KnownDirs(p.o.GOOS, p.getenv, p.home), proc.ListSep(p.o.GOOS)), p.getenv("PATHEXT")); path != "" {
@@ -383,8 +377,7 @@ func npmVersion(path, pkg string) string {
 }
 
 func (p *prober) probeACP(ctx context.Context, name string, ac config.AgentConfig) Agent {
-	a := Agent{Name: name, Kind: "acp", Auth: agentspec.Auth{State: agentspec.AuthUnknown}}
-	a.Capabilities = p.caps(name)
+	a := Agent{Name: name, Kind: "acp", Auth: agentspec.Auth{State: agentspec.AuthUnknown}, Capabilities: p.caps(name)}
 	p.locate(ctx, &a, ac.Command[0], true)
 	if !a.Installed {
 		a.Fix = fmt.Sprintf("command %q of [agents.%s] not found: install it or fix the path in hub's config", ac.Command[0], name)

@@ -19,13 +19,10 @@ import (
 // config does not mention (openai.Profiles lists them, so doctor reports
 // exactly what hub can register).
 func (p *prober) probeNative(ctx context.Context, j openai.Named) Agent {
-	a := Agent{Name: j.Name, Kind: "native"}
-	a.Capabilities = p.caps(j.Name)
 	prof := j.Profile
 	pc, configured := p.o.Config.Providers[j.Name]
-	ep := &Endpoint{BaseURL: prof.BaseURL, Model: prof.Model, KeyEnv: prof.APIKeyEnv, Local: prof.Local, Configured: configured}
-	ep.Preset = openai.PresetOf(j.Name, pc)
-	a.Endpoint = ep
+	ep := &Endpoint{BaseURL: prof.BaseURL, Model: prof.Model, KeyEnv: prof.APIKeyEnv, Local: prof.Local, Configured: configured, Preset: openai.PresetOf(j.Name, pc)}
+	a := Agent{Name: j.Name, Kind: "native", Capabilities: p.caps(j.Name), Endpoint: ep}
 	if j.Err != nil {
 		a.Auth = agentspec.Auth{State: agentspec.AuthUnknown}
 		a.Fix = nativeConfigFix(j, ep)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/hubdev/hub/adapters"
@@ -110,7 +111,8 @@ func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adap
 }
 
 // gate marks what the persona's own rules deny as refused and what they
-// ask as must-ask (permission.Service.Narrow), for the session's gate.
+// ask as must-ask (permission.Service.Narrow), for the session's gate, and
+// names the persona in each request, so the user knows who asks.
 func (p Persona) gate(next adapters.PermissionFunc, cwd string) adapters.PermissionFunc {
 	if next == nil {
 		return nil
@@ -125,6 +127,9 @@ func (p Persona) gate(next adapters.PermissionFunc, cwd string) adapters.Permiss
 			req.Refusal = &adapters.Refusal{By: "persona " + p.Name, Reason: v.Reason}
 		case permission.Ask:
 			req.MustAsk = "persona " + p.Name + ": " + v.Reason
+		}
+		if !strings.HasPrefix(req.Tool.Title, p.Name+": ") {
+			req.Tool.Title = p.Name + ": " + strings.TrimSpace(req.Tool.Title)
 		}
 		return next(ctx, req)
 	}

@@ -62,17 +62,3 @@ func (p Persona) delegation(opts *adapters.SessionOptions) {
 		return next(ctx, r)
 	}
 }
-
-// titled names the persona in each permission request, so the user
-// knows who asks.
-func (p Persona) titled(next adapters.PermissionFunc) adapters.PermissionFunc {
-	if next == nil {
-		return nil
-	}
-	return func(ctx context.Context, req *adapters.PermissionRequest) adapters.PermissionDecision {
-		if !strings.HasPrefix(req.Tool.Title, p.Name+": ") {
-			req.Tool.Title = p.Name + ": " + strings.TrimSpace(req.Tool.Title)
-		}
-		return next(ctx, req)
-	}
-}

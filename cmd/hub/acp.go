@@ -125,10 +125,7 @@ func sessionSettings(e *env, cwd string) (acp.Settings, error) {
 	if err != nil {
 		return acp.Settings{}, fmt.Errorf("%s: %w", cwd, err)
 	}
-	own := cfg.Hooks
-	if own == nil {
-		own = map[string][]config.HookConfig{} // none here: not the launch directory's
-	}
-	return acp.Settings{Permissions: cfg.Permissions, Hooks: hk, HookConfig: own, Notice: cfg.UntrustedNotice(),
+	// cfg.Hooks is never nil: none here means none, not the launch directory's.
+	return acp.Settings{Permissions: cfg.Permissions, Hooks: hk, HookConfig: cfg.Hooks, Notice: cfg.UntrustedNotice(),
 		Registry: all.ForCwd(e.registry, cfg, e.log)}, nil
 }

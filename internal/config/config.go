@@ -458,7 +458,8 @@ type ProjectFile struct {
 // exist. trustProject trusts the project files for this run
 // (--trust-project) whatever the trust store says.
 func LoadTrusting(cwd, explicit string, trustProject bool) (*Config, error) {
-	c := &Config{Agents: map[string]AgentConfig{}, Providers: map[string]ProviderConfig{}, UntrustedAgents: map[string]string{}, Cwd: cwd, TrustProject: trustProject}
+	c := &Config{Agents: map[string]AgentConfig{}, Providers: map[string]ProviderConfig{}, UntrustedAgents: map[string]string{},
+		Hooks: map[string][]HookConfig{}, MCPServers: map[string]MCPServerConfig{}, Cwd: cwd, TrustProject: trustProject}
 	if err := c.mergeFile(cmp.Or(explicit, UserPath()), explicit != "", false); err != nil {
 		return nil, err
 	}
@@ -506,13 +507,7 @@ func (c *Config) merge(f *Config) {
 		c.Providers[k] = v.Over(c.Providers[k])
 	}
 	for ev, hs := range f.Hooks { // after those of earlier files
-		if c.Hooks == nil {
-			c.Hooks = map[string][]HookConfig{}
-		}
 		c.Hooks[ev] = append(c.Hooks[ev], hs...)
-	}
-	if len(f.MCPServers) > 0 && c.MCPServers == nil {
-		c.MCPServers = map[string]MCPServerConfig{}
 	}
 	maps.Copy(c.MCPServers, f.MCPServers)
 	c.DefaultAgent = cmp.Or(f.DefaultAgent, c.DefaultAgent)

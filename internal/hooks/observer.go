@@ -62,15 +62,7 @@ func (o *Observer) Prompt(ctx context.Context, agent string, prompt []adapters.C
 		return Outcome{}
 	}
 	o.wait(ctx)
-	o.mu.Lock()
-	in := o.base
-	o.mu.Unlock()
-	in.Event, in.Prompt = UserPromptSubmit, adapters.PromptText(prompt)
-	out := o.r.Run(ctx, in)
-	o.mu.Lock()
-	o.warnings = append(o.warnings, out.Warnings...)
-	o.mu.Unlock()
-	return out
+	return o.run(ctx, Input{Event: UserPromptSubmit, Prompt: adapters.PromptText(prompt)})
 }
 
 // Blocked is the turn error of a prompt a UserPromptSubmit hook blocked:
@@ -183,20 +175,19 @@ func (o *Observer) enqueue(in Input) {
 	go func() {
 		defer close(done)
 		<-prev
-		o.run(in)
+		if o.ctx.Err() == nil { // once Close was called it runs nothing
+			o.run(o.ctx, in)
+		}
 	}()
 }
 
-// run runs one queued event's hooks, with the session as it is known now;
-// once Close was called it runs nothing.
-func (o *Observer) run(in Input) {
+// run runs one event's hooks, with the session as it is known now, and
+// keeps their warnings.
+func (o *Observer) run(ctx context.Context, in Input) Outcome {
 	o.mu.Lock()
 	in.Session, in.Cwd, in.Agent = o.base.Session, o.base.Cwd, o.base.Agent
 	o.mu.Unlock()
-	if o.ctx.Err() != nil {
-		return
-	}
-	out := o.r.Run(o.ctx, in)
+	out := o.r.Run(ctx, in)
 	warnings := out.Warnings
 	if out.Decision == Deny && in.Event == PreToolUse && len(warnings) == 0 {
 		warnings = append(warnings, fmt.Sprintf("a PreToolUse hook would deny %s (%s), but hub cannot stop %s's tools: observed only",
@@ -205,6 +196,7 @@ func (o *Observer) run(in Input) {
 	o.mu.Lock()
 	o.warnings = append(o.warnings, warnings...)
 	o.mu.Unlock()
+	return out
 }
 
 // outputOf is a finished call's output: its text content, else its raw

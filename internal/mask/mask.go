@@ -33,7 +33,7 @@ const minValue = 8
 
 // Masker hides one set of secrets. A nil *Masker masks nothing.
 type Masker struct {
-	values *strings.Replacer // nil when no variable holds a secret
+	values *strings.Replacer // the secret variables' values
 }
 
 // Default is the masker for this process's environment, built on first
@@ -52,16 +52,11 @@ func New(environ []string) *Masker {
 	}
 	// Longest first, so a secret that contains another is masked whole.
 	slices.SortFunc(vals, func(a, b string) int { return len(b) - len(a) })
-	vals = slices.Compact(vals)
-	m := &Masker{}
-	if len(vals) > 0 {
-		pairs := make([]string, 0, 2*len(vals))
-		for _, v := range vals {
-			pairs = append(pairs, v, Masked)
-		}
-		m.values = strings.NewReplacer(pairs...)
+	pairs := make([]string, 0, 2*len(vals))
+	for _, v := range slices.Compact(vals) {
+		pairs = append(pairs, v, Masked)
 	}
-	return m
+	return &Masker{values: strings.NewReplacer(pairs...)}
 }
 
 func secretName(name string) bool {
@@ -105,10 +100,7 @@ func (m *Masker) String(s string) string {
 	if m == nil || s == "" {
 		return s
 	}
-	if m.values != nil {
-		s = m.values.Replace(s)
-	}
-	return tokenShapes().ReplaceAllStringFunc(s, maskToken)
+	return tokenShapes().ReplaceAllStringFunc(m.values.Replace(s), maskToken)
 }
 
 // JSON masks inside the string literals of the JSON text b (one value or
