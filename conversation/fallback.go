@@ -205,8 +205,7 @@ func (w *Watch) Observe(ev adapters.Event) {
 			}
 			w.decideLocked(*ev.Error, msg)
 		case ClassProvider, ClassRateLimit:
-			e := *ev.Error
-			w.last = &e
+			w.last = new(*ev.Error)
 			if w.timer == nil {
 				w.timer = time.AfterFunc(w.bound, w.expire)
 			}
