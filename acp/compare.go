@@ -36,10 +36,7 @@ const (
 // /compare is offered where it can run: in a git working tree (the cwd or
 // a parent has .git).
 func (ss *session) hubCommands() []adapters.Command {
-	if ss.srv.opts.Candidate == nil {
-		return nil
-	}
-	if _, err := os.Lstat(filepath.Join(config.ProjectRoot(ss.rec.Cwd), ".git")); err != nil {
+	if _, err := os.Lstat(filepath.Join(config.ProjectRoot(ss.rec.Cwd), ".git")); err != nil || ss.srv.opts.Candidate == nil {
 		return nil
 	}
 	return []adapters.Command{{Name: compareName,

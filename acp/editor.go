@@ -40,14 +40,7 @@ func (e *editorClient) CanTerminal() bool  { return e.caps.Terminal }
 
 // ReadTextFile reads path through the editor (Call).
 func (e *editorClient) ReadTextFile(ctx context.Context, path string, line, limit int) (string, error) {
-	req := schema.ReadTextFileRequest{Path: path}
-	if line > 0 {
-		req.Line = &line
-	}
-	if limit > 0 {
-		req.Limit = &limit
-	}
-	p, _ := json.Marshal(req)
+	p, _ := json.Marshal(schema.ReadTextFileRequest{Path: path, Line: nonZero(max(line, 0)), Limit: nonZero(max(limit, 0))})
 	res, err := e.Call(ctx, "fs/read_text_file", p)
 	var out schema.ReadTextFileResponse
 	if err == nil {

@@ -75,15 +75,17 @@ func usageOf(u *adapters.Usage) *schema.Usage {
 	if u == nil {
 		return nil
 	}
-	opt := func(n int64) *int64 {
-		if n == 0 {
-			return nil
-		}
-		return &n
-	}
 	return &schema.Usage{TotalTokens: u.InputTokens + u.OutputTokens + u.ThoughtTokens + u.CacheReadTokens + u.CacheWriteTokens,
-		InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, ThoughtTokens: opt(u.ThoughtTokens),
-		CachedReadTokens: opt(u.CacheReadTokens), CachedWriteTokens: opt(u.CacheWriteTokens)}
+		InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, ThoughtTokens: nonZero(u.ThoughtTokens),
+		CachedReadTokens: nonZero(u.CacheReadTokens), CachedWriteTokens: nonZero(u.CacheWriteTokens)}
+}
+
+// nonZero is &v, or nil for the zero value: a member the wire leaves out.
+func nonZero[T comparable](v T) *T {
+	if v == *new(T) {
+		return nil
+	}
+	return &v
 }
 
 // usageUpdate reports u's context window and cost, the session's so far
@@ -185,11 +187,7 @@ func (e *editorClient) tool(t adapters.ToolCall, full bool) schema.ToolCallUpdat
 		u.Status = oneOf(string(t.Status), "", "pending", "in_progress", "completed", "failed")
 	}
 	for _, l := range t.Locations {
-		loc := schema.ToolCallLocation{Path: e.abs(l.Path)}
-		if l.Line > 0 {
-			loc.Line = new(l.Line)
-		}
-		u.Locations = append(u.Locations, loc)
+		u.Locations = append(u.Locations, schema.ToolCallLocation{Path: e.abs(l.Path), Line: nonZero(max(l.Line, 0))})
 	}
 	for _, c := range t.Content {
 		if tc, ok := e.toolContent(c); ok {
@@ -202,11 +200,9 @@ func (e *editorClient) tool(t adapters.ToolCall, full bool) schema.ToolCallUpdat
 func (e *editorClient) toolContent(c adapters.ToolContent) (schema.ToolCallContent, bool) {
 	switch c.Type {
 	case adapters.ToolContentText:
-		b := schema.TextBlock(c.Text)
-		return schema.ToolCallContent{Type: "content", Content: &b}, true
+		return schema.ToolCallContent{Type: "content", Content: new(schema.TextBlock(c.Text))}, true
 	case adapters.ToolContentImage:
-		b := schema.ContentBlock{Type: schema.BlockImage, Data: c.Data, MimeType: c.MimeType}
-		return schema.ToolCallContent{Type: "content", Content: &b}, true
+		return schema.ToolCallContent{Type: "content", Content: &schema.ContentBlock{Type: schema.BlockImage, Data: c.Data, MimeType: c.MimeType}}, true
 	case adapters.ToolContentDiff:
 		return schema.ToolCallContent{Type: "diff", Path: e.abs(c.Path), OldText: c.OldText, NewText: c.NewText}, true
 	case adapters.ToolContentTerminal:

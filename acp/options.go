@@ -175,15 +175,13 @@ func (r *Record) fields() map[string]*string {
 // editor's command list with the skills alone.
 func (ss *session) switchAgent(name string) (after func(), err error) {
 	ss.mu.Lock()
-	if ss.running {
+	switch {
+	case ss.running:
 		ss.mu.Unlock()
 		return nil, invalidParams("cannot switch agent during a prompt; cancel it first")
-	}
-	if ss.rec.Agent == name {
+	case ss.rec.Agent == name:
 		ss.mu.Unlock()
-		return nil, nil
-	}
-	if ss.switchLocked(name, ss.agent.LaunchWarm) {
+	case ss.switchLocked(name, ss.agent.LaunchWarm):
 		return func() { ss.sendCommands(true) }, nil
 	}
 	return nil, nil

@@ -70,19 +70,13 @@ func (e *editorClient) elicit(ctx context.Context, q *adapters.QuestionRequest) 
 	req := schema.CreateElicitationRequest{SessionID: e.sessionID, ToolCallID: q.ToolID, Mode: "form",
 		Message: questionMessage(q), RequestedSchema: form}
 	var resp schema.CreateElicitationResponse
-	cancelled, err := e.call(ctx, "elicitation/create", req, &resp)
-	if cancelled {
+	switch cancelled, err := e.call(ctx, "elicitation/create", req, &resp); {
+	case cancelled || err == nil && resp.Action == "cancel":
 		return adapters.Answers{Cancelled: true}
-	}
-	if err != nil {
+	case err != nil:
 		e.log.Warn().Err(err).Msg("elicitation failed; the agent hears the user declined")
-		return adapters.Answers{Declined: true}
-	}
-	switch resp.Action {
-	case "accept":
+	case resp.Action == "accept":
 		return adapters.Answers{Values: contentValues(resp.Content)}
-	case "cancel":
-		return adapters.Answers{Cancelled: true}
 	}
 	return adapters.Answers{Declined: true}
 }
@@ -116,18 +110,15 @@ func (e *editorClient) askByPermission(ctx context.Context, q *adapters.Question
 	}
 	opts = append(opts, schema.PermissionOption{OptionID: "decline", Name: "Don't answer", Kind: string(adapters.RejectOnce)})
 	id, cancelled, err := e.choose(ctx, schema.ToolCallUpdate{ToolCallID: cmp.Or(q.ToolID, "question"), Title: cmp.Or(qq.Text, qq.Header), Kind: "other"}, opts)
-	switch {
+	switch i, bad := strconv.Atoi(strings.TrimPrefix(id, "answer_")); {
 	case cancelled:
 		return adapters.Answers{Cancelled: true}
 	case err != nil:
 		e.log.Warn().Err(err).Msg("question as permission failed; the agent hears the user declined")
-		return adapters.Answers{Declined: true}
+	case bad == nil && i >= 0 && i < len(labels):
+		return adapters.Answers{Values: map[string][]string{qq.ID: {labels[i]}}}
 	}
-	i, err := strconv.Atoi(strings.TrimPrefix(id, "answer_"))
-	if err != nil || i < 0 || i >= len(labels) {
-		return adapters.Answers{Declined: true}
-	}
-	return adapters.Answers{Values: map[string][]string{qq.ID: {labels[i]}}}
+	return adapters.Answers{Declined: true}
 }
 
 func optionLabels(q adapters.Question) []string {

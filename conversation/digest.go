@@ -154,8 +154,7 @@ func (d *Digest) error(e *adapters.ErrorInfo) {
 		d.Errors = append(d.Errors, e.Message)
 	}
 	if e != nil && (e.Fatal || d.Fatal == nil) {
-		c := *e
-		d.Fatal = &c
+		d.Fatal = new(*e)
 	}
 }
 
@@ -272,8 +271,7 @@ func AddUsage(a, b *adapters.Usage) *adapters.Usage {
 	case b == nil:
 		return a
 	case a == nil:
-		c := *b
-		return &c
+		return new(*b)
 	}
 	s, add := *a, counters(b)
 	for i, p := range counters(&s)[:summed] {

@@ -53,10 +53,8 @@ func Classify(e *adapters.ErrorInfo) Class {
 		return ClassRateLimit
 	case e.Status >= 500, providerPhrases.MatchString(e.Message):
 		return ClassProvider
-	case e.Code == adapters.CodeCrash:
-		return ClassCrash
-	case e.Code == adapters.CodeStart:
-		return ClassStart
+	case e.Code == adapters.CodeCrash, e.Code == adapters.CodeStart:
+		return Class(e.Code)
 	}
 	return ClassNone
 }
@@ -207,8 +205,7 @@ func (w *Watch) Observe(ev adapters.Event) {
 			}
 			w.decideLocked(*ev.Error, msg)
 		case ClassProvider, ClassRateLimit:
-			e := *ev.Error
-			w.last = &e
+			w.last = new(*ev.Error)
 			if w.timer == nil {
 				w.timer = time.AfterFunc(w.bound, w.expire)
 			}

@@ -1,6 +1,7 @@
 package conversation
 
 import (
+	"cmp"
 	"context"
 	"slices"
 	"sync"
@@ -85,9 +86,7 @@ func NewGate(o GateOptions) (*Gate, error) {
 		rules.UseGrants(permission.GrantPolicy{Store: o.Grants, Project: config.ProjectRoot(o.Cwd),
 			UserWide: o.Rules.GrantScope() == config.GrantsUser, Lifetime: o.Rules.GrantLifetime()})
 	}
-	if o.Answerer == nil {
-		o.Answerer = ApproveNone
-	}
+	o.Answerer = cmp.Or(o.Answerer, Answerer(ApproveNone))
 	return &Gate{rules: rules, o: o}, nil
 }
 

@@ -1,6 +1,7 @@
 package conversation
 
 import (
+	"cmp"
 	"context"
 	"slices"
 	"sync"
@@ -27,7 +28,7 @@ type Turn struct {
 }
 
 // noWait is what the first turn and the first ordered step wait for.
-var noWait = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
+var noWait <-chan struct{} = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
 
 // Context is the turn's: a cancel or the turn's end cancels it.
 func (t *Turn) Context() context.Context { return t.ctx }
@@ -40,7 +41,7 @@ func (t *Turn) Release() { close(t.done) }
 func (t *Turns) Accept(ctx context.Context) *Turn {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	turn := &Turn{after: orClosed(t.last), done: make(chan struct{})}
+	turn := &Turn{after: cmp.Or(t.last, noWait), done: make(chan struct{})}
 	turn.ctx, turn.cancel = context.WithCancel(ctx)
 	t.last = turn.done
 	t.accepted = append(t.accepted, turn)
@@ -114,15 +115,7 @@ func (t *Turns) Idle(f func() bool) bool {
 func (t *Turns) Order() (prev <-chan struct{}, done func()) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	prev, next := orClosed(t.ordered), make(chan struct{})
+	prev, next := cmp.Or(t.ordered, noWait), make(chan struct{})
 	t.ordered = next
 	return prev, func() { close(next) }
-}
-
-// orClosed is c, or a closed channel for none.
-func orClosed(c <-chan struct{}) <-chan struct{} {
-	if c == nil {
-		return noWait
-	}
-	return c
 }

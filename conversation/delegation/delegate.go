@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -143,8 +144,8 @@ type live struct {
 	sess                    adapters.Session
 	hooks                   *hooks.Observer   // nil unless hooks observe this delegate
 	audit                   *transcript.Audit // nil unless transcripts are on and the agent keeps none
-	tmu                     sync.Mutex
-	busy                    bool
+	tmu                     sync.Mutex        // guards brief
+	busy                    atomic.Bool
 	gate                    *conversation.Gate // the session's permission gate
 	// brief is the conversation so far, for an agent that takes it over;
 	// lead goes ahead of the prompts of one that takes no instructions,
@@ -373,13 +374,9 @@ func (d *Delegator) Close() {
 // whether a tool call of it started; unless that agent takes it over, the
 // turn is part of l's conversation.
 func (d *Delegator) run(ctx context.Context, l *live, r Request, fallback bool, progress Progress) (Result, conversation.Class, bool, error) {
-	l.tmu.Lock()
-	if l.busy {
-		l.tmu.Unlock()
+	if !l.busy.CompareAndSwap(false, true) {
 		return Result{}, conversation.ClassNone, false, ErrBusy
 	}
-	l.busy = true
-	l.tmu.Unlock()
 	ctx, cancel := context.WithTimeout(ctx, cmp.Or(r.Timeout, d.o.Timeout))
 	defer cancel()
 	dg := &conversation.Digest{}
@@ -396,13 +393,13 @@ func (d *Delegator) run(ctx context.Context, l *live, r Request, fallback bool, 
 		class = conversation.Classify(oc.Failure)
 	}
 	l.tmu.Lock()
-	l.busy = false
 	switch {
 	case oc.Failure != nil && oc.Failure.Code == adapters.CodeHook: // it reached no agent: not in the record
 	case !fallback || conversation.FallbackReason(l.agent, class, toolStarted) == "":
 		dg.AddTo(&l.brief, r.Prompt)
 	}
 	l.tmu.Unlock()
+	l.busy.Store(false) // after the brief holds the turn: a follow-up reads it
 	switch {
 	case oc.Ending == conversation.Failed: // the agent's error, as the Outcome tells it
 		res.Error = oc.Failure.Message

@@ -175,10 +175,8 @@ func (w *output) detail(d string) {
 // request (or the call the agent refused itself), the answer and what
 // decided it, and why.
 func (w *output) decided(ev adapters.Event) {
-	d, p := ev.Decision, ev.Permission
-	if p == nil {
-		p = &adapters.PermissionRequest{Tool: adapters.ToolCall{ID: d.ToolID, Title: d.Title, Kind: d.Kind}}
-	}
+	d := ev.Decision
+	p := cmp.Or(ev.Permission, &adapters.PermissionRequest{Tool: adapters.ToolCall{ID: d.ToolID, Title: d.Title, Kind: d.Kind}})
 	if w.o.Format == FormatJSONL {
 		answer := cmp.Or(d.Answer, &adapters.PermissionDecision{Kind: map[bool]adapters.PermissionOptionKind{true: adapters.AllowOnce, false: adapters.RejectOnce}[d.Allowed]})
 		w.jsonl(envelope{V: EnvelopeVersion, TS: w.ts(), Candidate: w.o.Candidate, Event: adapters.Event{Type: adapters.EventPermission, Permission: p},
