@@ -10,6 +10,8 @@ import (
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/hubdev/hub/internal/safefile"
 )
 
 // Git's config already on disk: the repository a git command uses (found
@@ -303,12 +305,10 @@ func gitFile(d string) (string, bool) {
 }
 
 // readCapped reads the start of a regular file, limit bytes and one more
-// (a FIFO planted in a tarball would block the open).
+// (a FIFO planted in a tarball, or swapped in, is neither opened nor
+// waited on: safefile.Open).
 func readCapped(p string, limit int64) ([]byte, error) {
-	if fi, err := os.Stat(fromShellPath(p)); err != nil || !fi.Mode().IsRegular() {
-		return nil, os.ErrInvalid
-	}
-	f, err := os.Open(fromShellPath(p))
+	f, err := safefile.Open(fromShellPath(p))
 	if err != nil {
 		return nil, err
 	}
