@@ -135,13 +135,7 @@ func (r *reader) gitHooks(g string, conf []gitKV, x *runCtx) {
 	}
 	r.active["git hooks "+g] = true
 	left := maxGitConfig
-	dirs := []string{path.Join(gitCommon(g), "hooks")}
-	for _, kv := range conf {
-		if kv.key == "core.hookspath" {
-			dirs = append(dirs, joinShell(strings.TrimSuffix(g, "/.git"), kv.val))
-		}
-	}
-	for _, dir := range dirs {
+	for _, dir := range hookDirs(g, conf) {
 		hooks, _ := os.ReadDir(fromShellPath(dir))
 		hooks = slices.DeleteFunc(hooks, func(h os.DirEntry) bool { return strings.HasSuffix(h.Name(), ".sample") })
 		r.out.unclear = r.out.unclear || len(hooks) > maxGitFiles
@@ -162,6 +156,18 @@ func (r *reader) gitHooks(g string, conf []gitKV, x *runCtx) {
 			r.setDeny(sub.out.deny)
 		}
 	}
+}
+
+// hookDirs are the git directory g's hooks directory, then those its
+// config's core.hooksPath names (a relative one from the work tree).
+func hookDirs(g string, conf []gitKV) []string {
+	dirs := []string{path.Join(gitCommon(g), "hooks")}
+	for _, kv := range conf {
+		if kv.key == "core.hookspath" {
+			dirs = append(dirs, joinShell(strings.TrimSuffix(g, "/.git"), kv.val))
+		}
+	}
+	return dirs
 }
 
 // findGitDir is the repository git discovers from dir: dir/.git (a

@@ -234,6 +234,47 @@ func gitControl(p string) bool {
 	return false
 }
 
+// fillsGit reports a directory filled with files hub cannot name (an
+// archive's members, a copied directory's contents, a diff's files) where
+// one may be a repository's config or hook: the workspace cwd, a work tree
+// (it holds a .git), a .git, a hooks directory or one above it, or a
+// directory no "always" covers (sensitivePath: outside, a home dotfile).
+func fillsGit(d, cwd string) bool {
+	if d == unknownTarget {
+		return true
+	}
+	p := fromShellPath(d)
+	_, err := os.Lstat(filepath.Join(p, ".git"))
+	rel, in := under(cwd, p)
+	relLinked, inLinked := under(resolveLinks(cwd), resolveLinks(p))
+	return err == nil || in && rel == "." || inLinked && relLinked == "." || sensitivePath(p, cwd) ||
+		gitControl(p) || gitControl(resolveLinks(p)) || hookWrite(p)
+}
+
+// hookWrite reports a write into (or of a directory above, in the work
+// tree) a hooks directory core.hooksPath names in the config of the
+// repository p is in (.githooks, husky's .husky/_): git runs what is
+// there as it runs .git/hooks. Letter case is folded, as macOS's and
+// Windows' file systems fold it.
+func hookWrite(p string) bool {
+	p = path.Clean(toSlash(p))
+	g := findGitDir(path.Dir(p))
+	if g == "" {
+		return false
+	}
+	r, _ := newReader()
+	p, root := strings.ToLower(p), strings.ToLower(strings.TrimSuffix(g, "/.git"))
+	for _, h := range hookDirs(g, r.gitFiles(path.Join(gitCommon(g), "config"), path.Join(g, "config.worktree")))[1:] {
+		if h = strings.ToLower(path.Clean(h)); path.Base(h) == "_" {
+			h = path.Dir(h) // husky's: .husky/_/pre-commit runs .husky/pre-commit
+		}
+		if p == h || strings.HasPrefix(p, h+"/") || strings.HasPrefix(h, p+"/") && strings.HasPrefix(p, root+"/") {
+			return true
+		}
+	}
+	return false
+}
+
 // resolveLinks is p with symlinks resolved, as far as they exist (a file not
 // yet written resolves through its directory).
 func resolveLinks(p string) string {
