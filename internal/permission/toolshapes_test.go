@@ -244,7 +244,9 @@ func TestService_AlwaysNeverCoversAHooksPathWrite(t *testing.T) {
 		write(t, filepath.Join(ws, ".git", "HEAD"), "ref: refs/heads/main\n")
 		write(t, filepath.Join(ws, ".git", "config"), "[core]\n\thooksPath = "+tt.hooks+"\n")
 		mkdirs(t, filepath.Join(ws, ".git", "objects"), filepath.Join(ws, ".git", "refs"), filepath.Join(ws, filepath.FromSlash(tt.hooks)))
-		bash := func(cmd string) Request { return Request{Tool: "Bash", Kind: adapters.KindExecute, Command: cmd, Cwd: ws} }
+		bash := func(cmd string) Request {
+			return Request{Tool: "Bash", Kind: adapters.KindExecute, Command: cmd, Cwd: ws}
+		}
 		s := mustNew(t)
 		s.Remember(bash(tt.first), adapters.AllowAlways)
 		s.Remember(bash(tt.later), adapters.AllowAlways)
