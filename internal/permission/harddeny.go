@@ -576,7 +576,7 @@ func (k *check) writtenFiles() []arg {
 		if hasShort(args, "i") || hasLong(args, "--in-place") { // -i, -Ei, -pi, --in-place=.bak
 			out = append(out, ops...)
 		}
-	case "tar", "bsdtar", "gtar", "unzip", "7z", "7za", "7zr", "cpio", "pax", "patch": // everything under the directory an archive (or a diff) is unpacked in
+	case "tar", "bsdtar", "gtar", "unzip", "7z", "7za", "7zr", "cpio", "pax", "patch", "jar": // everything under the directory an archive (or a diff) is unpacked in
 		out = append(out, k.unpackDirs(prog, args)...)
 	case "git":
 		out = append(out, k.gitWrites(args)...)
@@ -695,6 +695,10 @@ func (k *check) unpackDirs(prog string, args []arg) []arg {
 	case !strings.HasPrefix(first, "-") && strings.Contains(first, "x"): // tar xzf
 	case !hasShort(args, "x") && !hasLong(args, "--extract", "--get"):
 		return nil
+	}
+	if prog == "cpio" && !hasLong(args, "--no-absolute-filenames") || prog == "pax" || strings.HasSuffix(prog, "tar") &&
+		(hasShort(args, "P") || hasLong(args, "--absolute-names") || !strings.HasPrefix(first, "-") && strings.Contains(first, "P")) {
+		k.unknown() // members named from / are written there, wherever it unpacks
 	}
 	dirs, _ := k.optValues(args, short, long, "")
 	if dirs == nil {
