@@ -492,6 +492,15 @@ func gitValue(s string) (string, string, bool) {
 	return v, "", !quoted
 }
 
+// userGitConf is the user's own git config (XDG's, then ~/.gitconfig).
+func (r *reader) userGitConf() []gitKV {
+	if r.gitConfs["~"] == nil {
+		xdg := cmp.Or(toSlash(os.Getenv("XDG_CONFIG_HOME")), path.Join(r.home, ".config"))
+		r.gitConfs["~"] = r.gitFiles(path.Join(xdg, "git/config"), path.Join(r.home, ".gitconfig"))
+	}
+	return r.gitConfs["~"]
+}
+
 // gitAlias is the alias git runs for sub: of -c or an earlier git config
 // on the line, of the repository's config, of the user's own.
 func (r *reader) gitAlias(sub string, repo []gitKV) (string, bool) {
@@ -499,11 +508,7 @@ func (r *reader) gitAlias(sub string, repo []gitKV) (string, bool) {
 	if def, ok := r.gitAliases[sub]; ok {
 		return def, true
 	}
-	if r.gitConfs["~"] == nil {
-		xdg := cmp.Or(toSlash(os.Getenv("XDG_CONFIG_HOME")), path.Join(r.home, ".config"))
-		r.gitConfs["~"] = r.gitFiles(path.Join(xdg, "git/config"), path.Join(r.home, ".gitconfig"))
-	}
-	def, ok, theirs := "", false, len(r.gitConfs["~"])
+	def, ok, theirs := "", false, len(r.userGitConf())
 	for i, kv := range slices.Concat(r.gitConfs["~"], repo) { // the last one wins, as in git
 		if kv.key == "alias."+sub {
 			def, ok = kv.val, true

@@ -264,7 +264,8 @@ func hookWrite(p string) bool {
 	}
 	r, _ := newReader()
 	p, root := strings.ToLower(p), strings.ToLower(strings.TrimSuffix(g, "/.git"))
-	for _, h := range hookDirs(g, r.gitFiles(path.Join(gitCommon(g), "config"), path.Join(g, "config.worktree")))[1:] {
+	conf := slices.Concat(r.userGitConf(), r.gitFiles(path.Join(gitCommon(g), "config"), path.Join(g, "config.worktree")))
+	for _, h := range hookDirs(g, conf)[1:] {
 		if h = strings.ToLower(path.Clean(h)); path.Base(h) == "_" {
 			h = path.Dir(h) // husky's: .husky/_/pre-commit runs .husky/pre-commit
 		}

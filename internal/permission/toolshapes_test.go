@@ -259,6 +259,15 @@ func TestService_AlwaysNeverCoversAHooksPathWrite(t *testing.T) {
 			t.Errorf("an always kept for editing %s: %+v", edit.Path, v)
 		}
 	}
+	// the user's own relative core.hooksPath applies in every repository
+	write(t, filepath.Join(home, ".gitconfig"), "[core]\n\thooksPath = .team-hooks\n")
+	ws := filepath.Join(home, "projgithooks")
+	later := Request{Tool: "Bash", Kind: adapters.KindExecute, Command: "cp x .team-hooks/pre-push", Cwd: ws}
+	s := mustNew(t)
+	s.Remember(later, adapters.AllowAlways)
+	if v := s.Check(later); v.Decision == Allow {
+		t.Errorf("%q after an always: %+v", later.Command, v)
+	}
 }
 
 // Reading .git, its config or hooks changes nothing git runs: an
