@@ -116,7 +116,8 @@ var fetchers = set("go run", "go install", "cargo install", "npm install", "npm 
 // runs, or loads, a shape would drop (cargo --config
 // build.rustc-wrapper=…, pytest -p PLUGIN); go's and rg's are calls of
 // their own (toolRuns, rg).
-var programFlags = map[string][]string{"cargo": {"--config"}, "pytest": {"-p"}}
+var programFlags = map[string][]string{"cargo": {"--config"}, "pytest": {"-p"}, "curl": {"-K", "--config"}, "wget": {"-i", "--input-file", "-e", "--execute", "--config"},
+	"kubectl": {"--kubeconfig"}, "helm": {"--kubeconfig"}, "docker": {"--config"}} // a file of URLs or settings; a kubeconfig's exec plugin, docker's credential helper
 
 // commandShape is what an "always" keeps of a command. A command of
 // operandCommands keeps its program, subcommand words and flags, its
