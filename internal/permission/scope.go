@@ -132,7 +132,8 @@ func commandShape(argv []string) []string {
 		!hasFlag(argv, "-X", "--request", "-d", "--data", "--data-raw", "--data-binary", "--data-urlencode", "--json", "-F", "--form", "-T",
 			"--upload-file", "--method", "--post-data", "--post-file", "--body-data", "--body-file")
 	for i, a := range argv { // a URL keeps its host, and its path unless the command only fetches from it
-		if u, err := url.Parse(a); err == nil && reader && urlWord(a) {
+		if reader && urlWord(a) {
+			u, _ := url.Parse(a)
 			argv[i] = u.Scheme + "://" + u.Host
 		}
 	}
@@ -140,7 +141,8 @@ func commandShape(argv []string) []string {
 		if k := strings.Join(append([]string{progName(argv[0])}, argv[1:n]...), " "); operandCommands[k] || n == 1 && fileReaders[k] {
 			out := slices.Clone(argv[:n])
 			for i, a := range argv[n:] {
-				if strings.HasPrefix(a, "-") || urlWord(a) || placeFlags[argv[n+i-1]] || fetchers[k] && !strings.ContainsAny(a[:min(len(a), 1)], "./~") {
+				if strings.HasPrefix(a, "-") || urlWord(a) || !fileReaders[k] && placeFlags[argv[n+i-1]] || // grep -R, ls -H
+					fetchers[k] && !strings.ContainsAny(a[:min(len(a), 1)], "./~") {
 					out = append(out, a)
 				}
 			}
