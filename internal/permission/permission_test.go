@@ -155,6 +155,7 @@ func TestAlwaysScope_CommandShapes(t *testing.T) {
 		{"curl -s https://api.a.invalid/x", "curl -s https://evil.invalid/x", false},
 		{"git push https://a.invalid/r.git x", "git push https://a.invalid/s.git x", false},
 		{"gh pr view 5 -R o/r", "gh pr view 5 -R a/b", false},
+		{"git clone git@a.invalid:o/r.git", "git clone git@a.invalid:o/s.git", true},
 		{"grep -R foo src", "grep -R bar lib", true}, // grep's -R and -H take no value
 		{"grep -H foo src", "grep -H bar src", true},
 	}

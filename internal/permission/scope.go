@@ -132,9 +132,8 @@ func commandShape(argv []string) []string {
 		!hasFlag(argv, "-X", "--request", "-d", "--data", "--data-raw", "--data-binary", "--data-urlencode", "--json", "-F", "--form", "-T",
 			"--upload-file", "--method", "--post-data", "--post-file", "--body-data", "--body-file")
 	for i, a := range argv { // a URL keeps its host, and its path unless the command only fetches from it
-		if reader && urlWord(a) {
-			u, _ := url.Parse(a)
-			argv[i] = u.Scheme + "://" + u.Host
+		if h := urlHost(a); reader && h != "" {
+			argv[i] = h
 		}
 	}
 	for n := min(len(argv), 3); n > 0; n-- {
@@ -165,11 +164,18 @@ var urlReaders = set("curl", "wget", "git clone", "git fetch", "git pull", "git 
 // daemon, a registry): their value is kept, as a subcommand is.
 var placeFlags = set("-R", "--repo", "--hostname", "-H", "--host", "--context", "--registry", "--index", "--upload-pack", "--exec")
 
-// urlWord reports a URL.
-func urlWord(s string) bool {
-	u, err := url.Parse(s)
-	return err == nil && u.Scheme != "" && strings.Contains(s, "://")
+func urlWord(s string) bool { return urlHost(s) != "" }
+
+// urlHost is a URL's scheme and host (and port), or git's user@host: of
+// user@host:path; "" for a word that is no URL.
+func urlHost(s string) string {
+	if u, err := url.Parse(s); err == nil && u.Scheme != "" && strings.Contains(s, "://") {
+		return u.Scheme + "://" + u.Host
+	}
+	return scpURL().FindString(s)
 }
+
+var scpURL = lazyRE(`^[\w.-]+@[\w.-]+:`)
 
 // pathWord reports an operand naming a file, a directory or a URL: a
 // word of path characters only, not a flag, that reads as one: a URL, a
