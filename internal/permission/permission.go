@@ -367,6 +367,7 @@ func Coverable(req Request) bool {
 		return false
 	}
 	var targets, changed []string
+	hooks := hookDirsOf{}
 	if !ReadOnly(req.Kind) {
 		targets, changed = req.files(), req.files()
 	}
@@ -374,13 +375,13 @@ func Coverable(req Request) bool {
 		rd := req.reading()
 		all, ch := rd.targets()
 		targets, changed = slices.Concat(targets, all), slices.Concat(changed, ch)
-		if slices.ContainsFunc(rd.fills, func(d string) bool { return fillsGit(d, req.Cwd) }) {
+		if slices.ContainsFunc(rd.fills, func(d string) bool { return fillsGit(d, req.Cwd, hooks) }) {
 			return false
 		}
 	}
 	return !slices.ContainsFunc(targets, func(t string) bool { return sensitivePath(t, req.Cwd) }) &&
 		!slices.ContainsFunc(changed, func(t string) bool {
-			return gitControl(t) || gitControl(resolveLinks(t)) || hookWrite(t) || hookWrite(resolveLinks(t)) || hardLinked(t)
+			return gitControl(t) || gitControl(resolveLinks(t)) || hooks.written(t) || hooks.written(resolveLinks(t)) || hardLinked(t)
 		})
 }
 
