@@ -10,6 +10,8 @@ import (
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/hubdev/hub/internal/safefile"
 )
 
 // Git's config already on disk: the repository a git command uses (found
@@ -133,13 +135,7 @@ func (r *reader) gitHooks(g string, conf []gitKV, x *runCtx) {
 	}
 	r.active["git hooks "+g] = true
 	left := maxGitConfig
-	dirs := []string{path.Join(gitCommon(g), "hooks")}
-	for _, kv := range conf {
-		if kv.key == "core.hookspath" {
-			dirs = append(dirs, joinShell(strings.TrimSuffix(g, "/.git"), kv.val))
-		}
-	}
-	for _, dir := range dirs {
+	for _, dir := range hookDirs(g, conf) {
 		hooks, _ := os.ReadDir(fromShellPath(dir))
 		hooks = slices.DeleteFunc(hooks, func(h os.DirEntry) bool { return strings.HasSuffix(h.Name(), ".sample") })
 		r.out.unclear = r.out.unclear || len(hooks) > maxGitFiles
@@ -160,6 +156,18 @@ func (r *reader) gitHooks(g string, conf []gitKV, x *runCtx) {
 			r.setDeny(sub.out.deny)
 		}
 	}
+}
+
+// hookDirs are the git directory g's hooks directory, then those its
+// config's core.hooksPath names (a relative one from the work tree).
+func hookDirs(g string, conf []gitKV) []string {
+	dirs := []string{path.Join(gitCommon(g), "hooks")}
+	for _, kv := range conf {
+		if kv.key == "core.hookspath" {
+			dirs = append(dirs, joinShell(strings.TrimSuffix(g, "/.git"), kv.val))
+		}
+	}
+	return dirs
 }
 
 // findGitDir is the repository git discovers from dir: dir/.git (a
@@ -303,12 +311,10 @@ func gitFile(d string) (string, bool) {
 }
 
 // readCapped reads the start of a regular file, limit bytes and one more
-// (a FIFO planted in a tarball would block the open).
+// (a FIFO planted in a tarball, or swapped in, is neither opened nor
+// waited on: safefile.Open).
 func readCapped(p string, limit int64) ([]byte, error) {
-	if fi, err := os.Stat(fromShellPath(p)); err != nil || !fi.Mode().IsRegular() {
-		return nil, os.ErrInvalid
-	}
-	f, err := os.Open(fromShellPath(p))
+	f, err := safefile.Open(fromShellPath(p))
 	if err != nil {
 		return nil, err
 	}
@@ -486,6 +492,15 @@ func gitValue(s string) (string, string, bool) {
 	return v, "", !quoted
 }
 
+// userGitConf is the user's own git config (XDG's, then ~/.gitconfig).
+func (r *reader) userGitConf() []gitKV {
+	if r.gitConfs["~"] == nil {
+		xdg := cmp.Or(toSlash(os.Getenv("XDG_CONFIG_HOME")), path.Join(r.home, ".config"))
+		r.gitConfs["~"] = r.gitFiles(path.Join(xdg, "git/config"), path.Join(r.home, ".gitconfig"))
+	}
+	return r.gitConfs["~"]
+}
+
 // gitAlias is the alias git runs for sub: of -c or an earlier git config
 // on the line, of the repository's config, of the user's own.
 func (r *reader) gitAlias(sub string, repo []gitKV) (string, bool) {
@@ -493,11 +508,7 @@ func (r *reader) gitAlias(sub string, repo []gitKV) (string, bool) {
 	if def, ok := r.gitAliases[sub]; ok {
 		return def, true
 	}
-	if r.gitConfs["~"] == nil {
-		xdg := cmp.Or(toSlash(os.Getenv("XDG_CONFIG_HOME")), path.Join(r.home, ".config"))
-		r.gitConfs["~"] = r.gitFiles(path.Join(xdg, "git/config"), path.Join(r.home, ".gitconfig"))
-	}
-	def, ok, theirs := "", false, len(r.gitConfs["~"])
+	def, ok, theirs := "", false, len(r.userGitConf())
 	for i, kv := range slices.Concat(r.gitConfs["~"], repo) { // the last one wins, as in git
 		if kv.key == "alias."+sub {
 			def, ok = kv.val, true

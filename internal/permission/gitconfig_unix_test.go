@@ -29,6 +29,46 @@ func TestHardDeny_GitConfigFIFONotOpened(t *testing.T) {
 	}
 }
 
+// A FIFO swapped in between the check that a git file is regular and its
+// open is never read: the open does not wait for a writer. A swapper
+// flips a link between a file holding "x" and a FIFO, and opens the FIFO
+// for writing whenever a reader waits on it (which ends that wait with
+// nothing read): a read is "x" or an error, never an empty file.
+func TestReadCapped_FIFOSwappedInNeverWaitedOn(t *testing.T) {
+	dir := t.TempDir()
+	reg, fifo, p := filepath.Join(dir, "reg"), filepath.Join(dir, "fifo"), filepath.Join(dir, "config")
+	write(t, reg, "x")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip("no FIFOs here:", err)
+	}
+	must(t, os.Symlink(reg, p))
+	done, swapped := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(swapped)
+		for i := 0; ; i++ {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			tmp := filepath.Join(dir, "tmp")
+			_ = os.Symlink([]string{reg, fifo}[i%2], tmp)
+			_ = os.Rename(tmp, p)
+			if w, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+				w.Close() // a reader waited on the FIFO
+			}
+		}
+	}()
+	for i := 0; i < 20000; i++ {
+		if b, err := readCapped(p, maxGitConfig); err == nil && string(b) != "x" {
+			t.Errorf("read %d: %q from a FIFO, want an error", i, b)
+			break
+		}
+	}
+	close(done)
+	<-swapped
+}
+
 // A repository git takes though its files are not the usual ones (git
 // 2.39 runs its aliases): HEAD a symlink to refs/… that leads nowhere,
 // objects or refs an executable file, a submodule's directory a symlink.

@@ -122,6 +122,16 @@ func (r *reader) emit(c *call) {
 	}
 	k.downloads()
 	r.symlinks(c)
+	for _, w := range k.writtenFiles() {
+		if !w.under || c.prog() == "git" { // a clone's files are git's own
+			continue
+		}
+		ps, ok := k.paths(w)
+		if !ok {
+			ps = append(ps, unknownTarget)
+		}
+		r.out.fills = append(r.out.fills, ps...)
+	}
 }
 
 // symlinks notes ln -s TARGET NAME, so that NAME/ later means TARGET.
@@ -566,7 +576,7 @@ func (k *check) writtenFiles() []arg {
 		if hasShort(args, "i") || hasLong(args, "--in-place") { // -i, -Ei, -pi, --in-place=.bak
 			out = append(out, ops...)
 		}
-	case "tar", "bsdtar", "gtar", "unzip", "7z", "7za", "7zr", "cpio": // everything under the directory an archive is unpacked in
+	case "tar", "bsdtar", "gtar", "unzip", "7z", "7za", "7zr", "cpio", "pax", "patch", "jar": // everything under the directory an archive (or a diff) is unpacked in
 		out = append(out, k.unpackDirs(prog, args)...)
 	case "git":
 		out = append(out, k.gitWrites(args)...)
@@ -645,17 +655,33 @@ func (k *check) unnamedIn(dir arg) {
 }
 
 // unpackDirs are the directories an archive is unpacked in (tar -x -C,
-// unzip -d, 7z x -o, cpio -i -D; else here), standing for the files under
-// them: hub cannot name what an archive holds.
+// unzip -d, 7z x -o, cpio -i -D, pax -r, pax -rw's last operand, patch -d
+// without a file to patch; else here), standing for the files under
+// them: hub cannot name what an archive or a diff holds.
 func (k *check) unpackDirs(prog string, args []arg) []arg {
 	first := ""
 	if len(args) > 0 {
 		first = args[0].text
 	}
 	short, long := "C", "--directory"
-	switch {
+	switch ops := operands(args); {
 	case prog == "unzip":
+		if hasShort(args, "lptvZc") {
+			return nil // lists, tests or prints
+		}
 		short, long = "d", ""
+	case prog == "pax" && hasShort(args, "r") && hasShort(args, "w") && len(ops) > 0:
+		return []arg{{text: ops[len(ops)-1].text, dynamic: ops[len(ops)-1].dynamic, under: true}}
+	case prog == "pax":
+		if !hasShort(args, "r") {
+			return nil
+		}
+		short, long = "", ""
+	case prog == "patch":
+		if len(operands(skipValues(args, "-p", "-i", "-o", "-r", "-B", "-D", "-F", "-V", "-Y", "-z", "-g", "-d", "--input", "--reject-file"))) > 0 || hasShort(args, "o") || hasLong(args, "--output") {
+			return nil // the file named, or the output
+		}
+		short = "d"
 	case strings.HasPrefix(prog, "7z"):
 		if first != "x" && first != "e" {
 			return nil
@@ -669,6 +695,10 @@ func (k *check) unpackDirs(prog string, args []arg) []arg {
 	case !strings.HasPrefix(first, "-") && strings.Contains(first, "x"): // tar xzf
 	case !hasShort(args, "x") && !hasLong(args, "--extract", "--get"):
 		return nil
+	}
+	if prog == "cpio" && !hasLong(args, "--no-absolute-filenames") || prog == "pax" || strings.HasSuffix(prog, "tar") &&
+		(hasShort(args, "P") || hasLong(args, "--absolute-names") || !strings.HasPrefix(first, "-") && strings.Contains(first, "P")) {
+		k.unknown() // members named from / are written there, wherever it unpacks
 	}
 	dirs, _ := k.optValues(args, short, long, "")
 	if dirs == nil {
@@ -712,6 +742,9 @@ func (k *check) optValues(args []arg, short, long, valued string) (vals, rest []
 func (k *check) gitWrites(args []arg) []arg {
 	if len(args) == 0 {
 		return nil
+	}
+	if args[0].text == "apply" && hasLong(args, "--unsafe-paths") {
+		k.unknown() // git apply refuses a diff's .git/… and ../… unless told this: then it writes anywhere
 	}
 	opts, ends := args[1:], []arg(nil) // after --, operands only
 	if i := slices.IndexFunc(opts, func(a arg) bool { return a.text == "--" }); i >= 0 {

@@ -367,15 +367,22 @@ func Coverable(req Request) bool {
 		return false
 	}
 	var targets, changed []string
+	hooks := hookDirsOf{}
 	if !ReadOnly(req.Kind) {
 		targets, changed = req.files(), req.files()
 	}
 	if req.Command != "" {
-		all, ch := req.reading().targets()
+		rd := req.reading()
+		all, ch := rd.targets()
 		targets, changed = slices.Concat(targets, all), slices.Concat(changed, ch)
+		if slices.ContainsFunc(rd.fills, func(d string) bool { return fillsGit(d, req.Cwd, hooks) }) {
+			return false
+		}
 	}
 	return !slices.ContainsFunc(targets, func(t string) bool { return sensitivePath(t, req.Cwd) }) &&
-		!slices.ContainsFunc(changed, func(t string) bool { return gitControl(t) || gitControl(resolveLinks(t)) || hardLinked(t) })
+		!slices.ContainsFunc(changed, func(t string) bool {
+			return gitControl(t) || gitControl(resolveLinks(t)) || hooks.written(t) || hooks.written(resolveLinks(t)) || hardLinked(t)
+		})
 }
 
 // hardLinked reports an existing regular file of more than one name.

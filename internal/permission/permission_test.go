@@ -148,6 +148,16 @@ func TestAlwaysScope_CommandShapes(t *testing.T) {
 		{"go run ./cmd/a", "go run ./cmd/b", true},
 		{"npm install", "npm install", true},
 		{"npm i -D ./pkgs/a", "npm i -D ../pkgs/b", true},
+		{"curl -s https://api.a.invalid/x", "curl -s https://api.a.invalid/y?q=1", true}, // a fetch: the path varies on its host
+		{"git clone https://a.invalid/r.git", "git clone https://a.invalid/s.git", true},
+		{"git fetch https://a.invalid/r.git main", "git fetch https://a.invalid/r.git dev", true},
+		{"gh pr view 5 -R o/r", "gh pr view 6 -R o/r", true},
+		{"curl -s https://api.a.invalid/x", "curl -s https://evil.invalid/x", false},
+		{"git push https://a.invalid/r.git x", "git push https://a.invalid/s.git x", false},
+		{"gh pr view 5 -R o/r", "gh pr view 5 -R a/b", false},
+		{"git clone git@a.invalid:o/r.git", "git clone git@a.invalid:o/s.git", true},
+		{"grep -R foo src", "grep -R bar lib", true}, // grep's -R and -H take no value
+		{"grep -H foo src", "grep -H bar src", true},
 	}
 	for _, tt := range tests {
 		if got := AlwaysScope("Bash", tt.a) == AlwaysScope("Bash", tt.b); got != tt.same {

@@ -1,6 +1,7 @@
 package permission
 
 import (
+	"net/url"
 	"path"
 	"slices"
 	"strings"
@@ -115,7 +116,8 @@ var fetchers = set("go run", "go install", "cargo install", "npm install", "npm 
 // runs, or loads, a shape would drop (cargo --config
 // build.rustc-wrapper=…, pytest -p PLUGIN); go's and rg's are calls of
 // their own (toolRuns, rg).
-var programFlags = map[string][]string{"cargo": {"--config"}, "pytest": {"-p"}}
+var programFlags = map[string][]string{"cargo": {"--config"}, "pytest": {"-p"}, "curl": {"-K", "--config"}, "wget": {"-i", "--input-file", "-e", "--execute", "--config"},
+	"kubectl": {"--kubeconfig"}, "helm": {"--kubeconfig"}, "docker": {"--config"}} // a file of URLs or settings; a kubeconfig's exec plugin, docker's credential helper
 
 // commandShape is what an "always" keeps of a command. A command of
 // operandCommands keeps its program, subcommand words and flags, its
@@ -125,19 +127,55 @@ var programFlags = map[string][]string{"cargo": {"--config"}, "pytest": {"-p"}}
 // it (docker --context x image ls, gh -R o/r repo view). A flag's value
 // goes the same way: a path is free, a word is kept.
 func commandShape(argv []string) []string {
+	argv = slices.Clone(argv)
+	reader := (urlReaders[progName(argv[0])] || len(argv) > 1 && urlReaders[progName(argv[0])+" "+argv[1]]) &&
+		!hasFlag(argv, "-X", "--request", "-d", "--data", "--data-raw", "--data-binary", "--data-urlencode", "--json", "-F", "--form", "-T",
+			"--upload-file", "--method", "--post-data", "--post-file", "--body-data", "--body-file")
+	for i, a := range argv { // a URL keeps its host, and its path unless the command only fetches from it
+		if h := urlHost(a); reader && h != "" {
+			argv[i] = h
+		}
+	}
 	for n := min(len(argv), 3); n > 0; n-- {
 		if k := strings.Join(append([]string{progName(argv[0])}, argv[1:n]...), " "); operandCommands[k] || n == 1 && fileReaders[k] {
-			return append(slices.Clone(argv[:n]), slices.DeleteFunc(slices.Clone(argv[n:]), func(a string) bool {
-				return !strings.HasPrefix(a, "-") && (!fetchers[k] || strings.ContainsAny(a[:min(len(a), 1)], "./~"))
-			})...)
+			out := slices.Clone(argv[:n])
+			for i, a := range argv[n:] {
+				if strings.HasPrefix(a, "-") || urlWord(a) || !fileReaders[k] && placeFlags[argv[n+i-1]] || // grep -R, ls -H
+					fetchers[k] && !strings.ContainsAny(a[:min(len(a), 1)], "./~") {
+					out = append(out, a)
+				}
+			}
+			return out
 		}
 	}
 	keep := min(len(argv), 2) // the program and the word in a subcommand's place, even a path
 	config := progName(argv[0]) == "git" && argv[keep-1] == "config"
-	return append(slices.Clone(argv[:keep]), slices.DeleteFunc(slices.Clone(argv[keep:]), func(a string) bool {
-		return pathWord(a) || config && !strings.HasPrefix(a, "-") && strings.Contains(a, ".") // a key: what git runs is asked apart
+	return append(argv[:keep], slices.DeleteFunc(argv[keep:], func(a string) bool {
+		return pathWord(a) && !urlWord(a) || config && !strings.HasPrefix(a, "-") && strings.Contains(a, ".") // a key: what git runs is asked apart
 	})...)
 }
+
+// urlReaders fetch what a URL names (without a method or data to send),
+// so an "always" for one lets its path vary on the same host; any other
+// command keeps the whole URL.
+var urlReaders = set("curl", "wget", "git clone", "git fetch", "git pull", "git ls-remote")
+
+// placeFlags name where a command acts (gh's repository, docker's
+// daemon, a registry): their value is kept, as a subcommand is.
+var placeFlags = set("-R", "--repo", "--hostname", "-H", "--host", "--context", "--registry", "--index", "--upload-pack", "--exec")
+
+func urlWord(s string) bool { return urlHost(s) != "" }
+
+// urlHost is a URL's scheme and host (and port), or git's user@host: of
+// user@host:path; "" for a word that is no URL.
+func urlHost(s string) string {
+	if u, err := url.Parse(s); err == nil && u.Scheme != "" && strings.Contains(s, "://") {
+		return u.Scheme + "://" + u.Host
+	}
+	return scpURL().FindString(s)
+}
+
+var scpURL = lazyRE(`^[\w.-]+@[\w.-]+:`)
 
 // pathWord reports an operand naming a file, a directory or a URL: a
 // word of path characters only, not a flag, that reads as one: a URL, a

@@ -234,6 +234,9 @@ func TestUnclear_Shapes(t *testing.T) {
 		{`cd "$X" && git checkout main`, false}, // as before: not a work tree named for git
 		{`docker run "$IMG"`, false},
 		{`cp "$F" ./build/`, false},
+		{`git apply --unsafe-paths x.diff`, true}, // git then writes a diff's .git/hooks/… and ../…
+		{`git apply x.diff`, false},               // git refuses those itself
+		{`git am x.patch`, false},
 		{`echo KEY > ./out`, false},
 		{"rm -rf 'unclosed", true},
 		{"ls -la", false},

@@ -86,10 +86,11 @@ const (
 // reading is everything hub reads out of one command line.
 type reading struct {
 	calls   []*call
-	unclear bool   // a program hub cannot know, or a line it cannot parse
-	deny    string // a verdict found while walking (fork bomb, downloaded code)
-	must    string // why it is asked every time, whatever allows it
-	alone   bool   // a verdict read a file another command of the line may change
+	unclear bool     // a program hub cannot know, or a line it cannot parse
+	deny    string   // a verdict found while walking (fork bomb, downloaded code)
+	must    string   // why it is asked every time, whatever allows it
+	alone   bool     // a verdict read a file another command of the line may change
+	fills   []string // directories filled with files hub cannot name (an archive's, a copied directory's)
 }
 
 // reader walks one command line.

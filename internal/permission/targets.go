@@ -234,6 +234,55 @@ func gitControl(p string) bool {
 	return false
 }
 
+// fillsGit reports a directory filled with files hub cannot name (an
+// archive's members, a copied directory's contents, a diff's files) where
+// one may be a repository's config or hook: the workspace cwd, a work tree
+// (it holds a .git), a .git, a hooks directory or one above it, or a
+// directory no "always" covers (sensitivePath: outside, a home dotfile).
+func fillsGit(d, cwd string, hooks hookDirsOf) bool {
+	if d == unknownTarget {
+		return true
+	}
+	p := fromShellPath(d)
+	_, err := os.Lstat(filepath.Join(p, ".git"))
+	rel, in := under(cwd, p)
+	relLinked, inLinked := under(resolveLinks(cwd), resolveLinks(p))
+	return err == nil || in && rel == "." || inLinked && relLinked == "." || sensitivePath(p, cwd) ||
+		gitControl(p) || gitControl(resolveLinks(p)) || hooks.written(p)
+}
+
+// hookDirsOf are, by directory, its work tree's root and the hooks
+// directories core.hooksPath names in its repository's config (or the
+// user's), in lower case: a directory's repository is read once.
+type hookDirsOf map[string][]string
+
+// written reports a write into (or of a directory above, in the work
+// tree) such a hooks directory (.githooks, husky's .husky/_): git runs
+// what is there as it runs .git/hooks. Letter case is folded, as macOS's
+// and Windows' file systems fold it.
+func (hd hookDirsOf) written(p string) bool {
+	p = path.Clean(toSlash(p))
+	dirs, ok := hd[path.Dir(p)]
+	if !ok {
+		if g := findGitDir(path.Dir(p)); g != "" {
+			r, _ := newReader()
+			dirs = hookDirs(g, slices.Concat(r.userGitConf(), r.gitFiles(path.Join(gitCommon(g), "config"), path.Join(g, "config.worktree"))))
+			dirs[0] = strings.TrimSuffix(g, "/.git") // the work tree's root, in place of .git/hooks
+		}
+		for i, h := range dirs {
+			if h = strings.ToLower(path.Clean(h)); i > 0 && path.Base(h) == "_" {
+				h = path.Dir(h) // husky's: .husky/_/pre-commit runs .husky/pre-commit
+			}
+			dirs[i] = h
+		}
+		hd[path.Dir(p)] = dirs
+	}
+	p = strings.ToLower(p)
+	return len(dirs) > 0 && slices.ContainsFunc(dirs[1:], func(h string) bool {
+		return p == h || strings.HasPrefix(p, h+"/") || strings.HasPrefix(h, p+"/") && strings.HasPrefix(p, dirs[0]+"/")
+	})
+}
+
 // resolveLinks is p with symlinks resolved, as far as they exist (a file not
 // yet written resolves through its directory).
 func resolveLinks(p string) string {

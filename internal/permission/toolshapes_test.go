@@ -215,6 +215,61 @@ func TestService_AlwaysNeverCoversAHardLinkedWrite(t *testing.T) {
 	}
 }
 
+// A repository's own core.hooksPath (.githooks, husky's .husky/_, whose
+// stubs run .husky/NAME) is its hooks directory: writing there is writing
+// a hook, asked every time as a .git/hooks write is; writing beside it
+// is not.
+func TestService_AlwaysNeverCoversAHooksPathWrite(t *testing.T) {
+	home := fakeHome(t)
+	for _, tt := range []struct {
+		hooks, first, later string
+		covered             bool
+	}{
+		{".githooks", "cp a b", "cp x .githooks/pre-commit", false},
+		{".githooks", "tee log.txt", "tee -a .GitHooks/pre-push", false},
+		{".githooks", "mv a b", "mv evil .githooks", false},
+		{".githooks", "ln -s a b", "ln -sf ../x.sh .githooks/post-checkout", false},
+		{".githooks", "cat a.go", "cat x.sh > ./sub/../.githooks/pre-commit", false},
+		{".githooks", "tar -C ./src -xf x.tar", "tar -C ./.githooks -xf x.tar", false},
+		{"tools/hooks", "cp a b", "cp -r evil tools", false},
+		{"tools/hooks", "cp a b", "cp x tools/hooks/pre-commit", false},
+		{".husky/_", "cp a b", "cp x .husky/pre-commit", false},
+		{".husky/_", "cp a b", "cp x .husky/_/h", false},
+		{".githooks", "cp a b", "cp x .github/ci.yml", true},
+		{".githooks", "cp a b", "cp x githooks.md", true},
+		{".husky/_", "cp a b", "cp x src/husky.ts", true},
+		{".githooks", "cat a.go", "cat .githooks/pre-commit", true},
+	} {
+		ws := filepath.Join(home, "proj"+strings.NewReplacer("/", "", ".", "", "_", "").Replace(tt.hooks))
+		write(t, filepath.Join(ws, ".git", "HEAD"), "ref: refs/heads/main\n")
+		write(t, filepath.Join(ws, ".git", "config"), "[core]\n\thooksPath = "+tt.hooks+"\n")
+		mkdirs(t, filepath.Join(ws, ".git", "objects"), filepath.Join(ws, ".git", "refs"), filepath.Join(ws, filepath.FromSlash(tt.hooks)))
+		bash := func(cmd string) Request {
+			return Request{Tool: "Bash", Kind: adapters.KindExecute, Command: cmd, Cwd: ws}
+		}
+		s := mustNew(t)
+		s.Remember(bash(tt.first), adapters.AllowAlways)
+		s.Remember(bash(tt.later), adapters.AllowAlways)
+		if v := s.Check(bash(tt.later)); (v.Decision == Allow) != tt.covered {
+			t.Errorf("hooksPath %s: %q after an always: %+v, want covered %v", tt.hooks, tt.later, v, tt.covered)
+		}
+		edit := Request{Tool: "Edit", Kind: adapters.KindEdit, Path: filepath.Join(ws, filepath.FromSlash(tt.hooks), "pre-commit"), Cwd: ws}
+		s.Remember(edit, adapters.AllowAlways)
+		if v := s.Check(edit); v.Decision == Allow {
+			t.Errorf("an always kept for editing %s: %+v", edit.Path, v)
+		}
+	}
+	// the user's own relative core.hooksPath applies in every repository
+	write(t, filepath.Join(home, ".gitconfig"), "[core]\n\thooksPath = .team-hooks\n")
+	ws := filepath.Join(home, "projgithooks")
+	later := Request{Tool: "Bash", Kind: adapters.KindExecute, Command: "cp x .team-hooks/pre-push", Cwd: ws}
+	s := mustNew(t)
+	s.Remember(later, adapters.AllowAlways)
+	if v := s.Check(later); v.Decision == Allow {
+		t.Errorf("%q after an always: %+v", later.Command, v)
+	}
+}
+
 // Reading .git, its config or hooks changes nothing git runs: an
 // "always" covers it as it covers reading any workspace file.
 func TestService_AlwaysCoversReadingGitControl(t *testing.T) {
