@@ -1,8 +1,6 @@
 package claude
 
 import (
-	"errors"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -45,12 +43,9 @@ func projectFiles(cwd string) (sources, paths []string) {
 			if home != "" && dir == filepath.Clean(home) {
 				break
 			}
-			_ = filepath.WalkDir(filepath.Join(dir, s.file), func(p string, d fs.DirEntry, err error) error {
-				if err != nil && !errors.Is(err, fs.ErrNotExist) || err == nil && !d.IsDir() && (!d.Type().IsRegular() || filepath.Ext(p) == ".md") {
-					sources, paths = append(sources, s.source), append(paths, p)
-				}
-				return nil
-			})
+			for _, p := range config.FilesUnder(filepath.Join(dir, s.file), ".md") {
+				sources, paths = append(sources, s.source), append(paths, p)
+			}
 		}
 	}
 	return sources, paths
@@ -60,27 +55,33 @@ func projectFiles(cwd string) (sources, paths []string) {
 // 'hub trust' to record.
 func ProjectSettings(cwd string) []string {
 	_, paths := projectFiles(cwd)
-	return slices.DeleteFunc(paths, func(p string) bool {
-		_, err := config.ReadProjectFile(p)
-		return err != nil
-	})
+	return config.Trustable(paths)
 }
 
-// settingSources is claude's --setting-sources for a session in cwd: ""
-// (all of them) when the project is trusted for the run or each of its
-// settings files is absent or trusted as it is now; else the user's and
-// the trusted ones, with the files left out.
-func (a *Adapter) settingSources(cwd string) (sources string, untrusted []string) {
+// settingSources is claude's --setting-sources for a session in cwd: nil
+// (no flag: the user's own, or all) when the project is trusted for the
+// run or each of its settings files is absent or trusted as it is now;
+// else the sources both the user's own --setting-sources (in claude's
+// args) and trust allow, never wider than either, with the files left out.
+func (a *Adapter) settingSources(cwd string) (sources, untrusted []string) {
 	keep := []string{"user", "project", "local"}
+	for i, arg := range a.argv[1:] {
+		v, ok := strings.CutPrefix(arg, "--setting-sources=")
+		if !ok && arg == "--setting-sources" && i+2 < len(a.argv) {
+			v, ok = a.argv[i+2], true
+		}
+		if ok {
+			keep = strings.Split(strings.ReplaceAll(v, " ", ""), ",")
+		}
+	}
 	srcs, paths := projectFiles(cwd)
 	for i, path := range paths {
-		data, err := config.ReadProjectFile(path)
-		if !a.TrustProject && !errors.Is(err, fs.ErrNotExist) && (err != nil || !config.IsTrusted(path, data)) {
+		if !a.TrustProject && config.UntrustedFile(path) {
 			keep, untrusted = slices.DeleteFunc(keep, func(k string) bool { return k == srcs[i] }), append(untrusted, path)
 		}
 	}
 	if len(untrusted) == 0 {
-		return "", nil
+		return nil, nil
 	}
-	return strings.Join(keep, ","), untrusted
+	return append([]string{}, keep...), untrusted
 }
