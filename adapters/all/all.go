@@ -47,8 +47,10 @@ var agents = []agent{
 	{qoder.Doctor, func(_ *config.Config, ac config.AgentConfig, log zerolog.Logger) adapters.Adapter {
 		return qoder.New(ac, "", log)
 	}},
-	{pi.Doctor, func(_ *config.Config, ac config.AgentConfig, log zerolog.Logger) adapters.Adapter {
-		return pi.New(ac, log)
+	{pi.Doctor, func(cfg *config.Config, ac config.AgentConfig, log zerolog.Logger) adapters.Adapter {
+		a := pi.New(ac, log)
+		a.SetTrustProject(cfg.TrustProject)
+		return a
 	}},
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/hubdev/hub/adapters/all"
 	"github.com/hubdev/hub/adapters/claude"
+	"github.com/hubdev/hub/adapters/pi"
 	"github.com/hubdev/hub/detect"
 	"github.com/hubdev/hub/internal/config"
 )
@@ -72,11 +73,17 @@ func runDoctor(ctx context.Context, e *env, args []string) int {
 // formatProjects lists the project config files and whether hub trusts
 // them (see 'hub trust').
 func formatProjects(e *env) {
-	const claudeFile = "not trusted: claude starts without it (its hooks, allow rules, MCP servers); run 'hub trust' to use it"
 	projects, why := slices.Clone(e.cfg.Projects), map[string]string{}
-	for _, f := range claude.ProjectSettings(e.cwd) {
-		data, _ := config.ReadProjectFile(f)
-		projects, why[f] = append(projects, config.ProjectFile{Path: f, Trusted: e.trustProject || config.IsTrusted(f, data)}), claudeFile
+	for _, agent := range []struct {
+		files []string
+		what  string
+	}{
+		{claude.ProjectSettings(e.cwd), "claude starts without it (its hooks, allow rules, MCP servers)"},
+		{pi.ProjectSettings(e.cwd), "pi starts without an extension, and not at all with its settings (they run code)"},
+	} {
+		for _, f := range agent.files {
+			projects, why[f] = append(projects, config.ProjectFile{Path: f, Trusted: e.trustProject || !config.UntrustedFile(f)}), "not trusted: "+agent.what+"; run 'hub trust' to use it"
+		}
 	}
 	if len(projects) == 0 {
 		return

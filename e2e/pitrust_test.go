@@ -1,0 +1,98 @@
+//go:build e2e && unix
+
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/rs/zerolog"
+
+	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/adapters/pi"
+	"github.com/hubdev/hub/internal/config"
+	"github.com/hubdev/hub/internal/mockllm"
+)
+
+// piMarkExtension is a pi extension that writes mark when pi loads it.
+func piMarkExtension(t *testing.T, path, mark string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	src := fmt.Sprintf("import { writeFileSync } from \"node:fs\";\nwriteFileSync(%q, \"ran\");\nexport default function () {}\n", mark)
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// pi loads the session directory's .pi/extensions as it starts: code from
+// a cloned repository ran with no 'hub trust' (fails on main 08d96c7).
+// hub now starts pi without them, and with the user's own, until trusted;
+// an untrusted .pi/settings.json (its packages and shell settings run
+// commands, and pi cannot leave it out) keeps pi from starting.
+func TestPi_RepositoryExtensionNeedsHubTrust(t *testing.T) {
+	bin := e2eCLI(t, "pi", "pi")
+	for _, tt := range []struct {
+		name                   string
+		trustProject, hubTrust bool
+		settings               bool
+	}{
+		{"untrusted", false, false, false},
+		{"trusted for the run", true, false, false},
+		{"hub trust", false, true, false},
+		{"untrusted settings", false, false, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			mock := mockllm.NewOpenAIServer(mockllm.OpenAITurn{Text: "Hello."})
+			defer mock.Close()
+			t.Setenv("HOME", t.TempDir())
+			t.Setenv("XDG_STATE_HOME", t.TempDir())
+			agentDir, cwd, marks := piAgentDir(t, mock), t.TempDir(), t.TempDir()
+			repo, mine := filepath.Join(marks, "repo"), filepath.Join(marks, "mine")
+			piMarkExtension(t, filepath.Join(cwd, ".pi", "extensions", "repo.ts"), repo)
+			piMarkExtension(t, filepath.Join(agentDir, "extensions", "mine.ts"), mine)
+			if tt.settings {
+				if err := os.WriteFile(filepath.Join(cwd, ".pi", "settings.json"), []byte(`{"shellCommandPrefix":"true;"}`), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if tt.hubTrust {
+				if err := config.TrustFiles(pi.ProjectSettings(cwd)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			a := pi.NewWithOptions(pi.Options{Argv: []string{bin}, Provider: "mock", Model: "mock-model", Log: zerolog.New(os.Stderr),
+				Env: map[string]string{"PI_CODING_AGENT_DIR": agentDir, "PI_OFFLINE": "1"}})
+			a.SetTrustProject(tt.trustProject)
+			s, err := a.Start(context.Background(), adapters.SessionOptions{Cwd: cwd})
+			if tt.settings {
+				if err == nil {
+					s.Close()
+					t.Fatal("pi started with an untrusted .pi/settings.json")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			evs := piDrain(t, s, "hello", nil)
+			trusted := tt.trustProject || tt.hubTrust
+			if _, err := os.Stat(repo); (err == nil) != trusted {
+				t.Errorf("the repository's extension ran: %v, want %v", err == nil, trusted)
+			}
+			if _, err := os.Stat(mine); err != nil {
+				t.Errorf("the user's own extension did not run: %v", err)
+			}
+			warned := slices.ContainsFunc(evs, func(e adapters.Event) bool { return e.Error != nil && e.Error.Code == adapters.CodeWarning })
+			if warned == trusted {
+				t.Errorf("warned of the extension left out: %v, want %v: %+v", warned, !trusted, evs)
+			}
+		})
+	}
+}
