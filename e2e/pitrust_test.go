@@ -30,6 +30,42 @@ func piMarkExtension(t *testing.T, path, mark string) {
 	}
 }
 
+// Through hub run: the repository's extension runs only under
+// --trust-project, and an untrusted .pi/settings.json fails the run.
+func TestRunPi_RepositoryExtensionNeedsHubTrust(t *testing.T) {
+	bin := e2eCLI(t, "pi", "pi")
+	for _, tt := range []struct {
+		name     string
+		flags    []string
+		settings bool
+		ran      bool
+	}{
+		{"untrusted", nil, false, false},
+		{"--trust-project", []string{"--trust-project"}, false, true},
+		{"untrusted settings", nil, true, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			mock := mockllm.NewOpenAIServer(mockllm.OpenAITurn{Text: "Hello."})
+			defer mock.Close()
+			cwd, mark := t.TempDir(), filepath.Join(t.TempDir(), "ran")
+			piMarkExtension(t, filepath.Join(cwd, ".pi", "extensions", "repo.ts"), mark)
+			if tt.settings {
+				if err := os.WriteFile(filepath.Join(cwd, ".pi", "settings.json"), []byte(`{}`), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			args := append(slices.Clone(tt.flags), "--agent", "pi", "--cwd", cwd, "--format", "jsonl", "hello")
+			r := runHub(t, t.TempDir(), piHubCfg(bin, piAgentDir(t, mock)), "", args...)
+			if _, err := os.Stat(mark); (err == nil) != tt.ran {
+				t.Errorf("the repository's extension ran: %v, want %v\n%s", err == nil, tt.ran, r.stdout)
+			}
+			if (r.code == 0) == tt.settings {
+				t.Errorf("exit %d with untrusted settings %v\n%s%s", r.code, tt.settings, r.stdout, e2eTail(r.stderr, 10))
+			}
+		})
+	}
+}
+
 // pi loads the session directory's .pi/extensions as it starts: code from
 // a cloned repository ran with no 'hub trust' (fails on main 08d96c7).
 // hub now starts pi without them, and with the user's own, until trusted;
