@@ -85,10 +85,7 @@ func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adap
 	if err != nil {
 		return nil, err
 	}
-	sources, untrusted := a.settingSources(opts.Cwd)
-	if sources != nil { // after the user's own: claude takes the last
-		args = append(args, "--setting-sources", strings.Join(sources, ","))
-	}
+	args, untrusted, noProject := config.SettingSources(args, opts.Cwd, ".claude", a.TrustProject)
 	p, err := proc.Start(context.WithoutCancel(ctx), proc.Spec{Path: a.argv[0], Args: args, Dir: opts.Cwd, Env: a.environ(opts)})
 	if err != nil {
 		return nil, adapters.StartError(err)
@@ -96,7 +93,7 @@ func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adap
 	s := newSession(a, p, opts)
 	s.start = trace.From(ctx)
 	if len(untrusted) > 0 {
-		memory := map[bool]string{true: " (and so without the project's CLAUDE.md)"}[!slices.Contains(sources, "project")]
+		memory := map[bool]string{true: " (and so without the project's CLAUDE.md)"}[noProject]
 		s.notice = config.LeftOut("claude", untrusted, memory, "allow tools, run hooks and start MCP servers", opts.Cwd)
 	}
 	go s.readLoop()

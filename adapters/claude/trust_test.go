@@ -12,6 +12,23 @@ import (
 	"github.com/hubdev/hub/internal/config"
 )
 
+// settingSources is the --setting-sources claude gets for a session in
+// cwd (nil: none of hub's), with the files left out: at most one, the
+// last of its args.
+func (a *Adapter) settingSources(cwd string) (sources, untrusted []string) {
+	args, untrusted, _ := config.SettingSources(a.argv[1:], cwd, ".claude", a.TrustProject)
+	if n := len(args); len(untrusted) > 0 {
+		if slices.Index(args, "--setting-sources") != n-2 || slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(a, "--setting-sources=") }) {
+			panic("more than one --setting-sources")
+		}
+		if args[n-1] == "" {
+			return []string{}, untrusted
+		}
+		return strings.Split(args[n-1], ","), untrusted
+	}
+	return nil, nil
+}
+
 // claude -p reads the repository's .claude/settings.json and
 // settings.local.json without its trust dialog: their permissions.allow
 // skip hub's gate and their hooks run commands. hub starts claude without
