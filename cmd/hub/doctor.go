@@ -12,8 +12,6 @@ import (
 	"github.com/mattn/go-isatty"
 
 	"github.com/hubdev/hub/adapters/all"
-	"github.com/hubdev/hub/adapters/claude"
-	"github.com/hubdev/hub/adapters/pi"
 	"github.com/hubdev/hub/detect"
 	"github.com/hubdev/hub/internal/config"
 )
@@ -74,15 +72,12 @@ func runDoctor(ctx context.Context, e *env, args []string) int {
 // them (see 'hub trust').
 func formatProjects(e *env) {
 	projects, why := slices.Clone(e.cfg.Projects), map[string]string{}
-	for _, agent := range []struct {
-		files []string
-		what  string
-	}{
-		{claude.ProjectSettings(e.cwd), "claude starts without it (its hooks, allow rules, MCP servers)"},
-		{pi.ProjectSettings(e.cwd), "pi starts without an extension, and not at all with its settings (they run code)"},
-	} {
-		for _, f := range agent.files {
-			projects, why[f] = append(projects, config.ProjectFile{Path: f, Trusted: e.trustProject || !config.UntrustedFile(f)}), "not trusted: "+agent.what+"; run 'hub trust' to use it"
+	for _, agent := range all.AgentFiles(e.cwd) {
+		for _, f := range agent.Files {
+			if _, listed := why[f]; listed { // .mcp.json: claude's and qodercli's
+				continue
+			}
+			projects, why[f] = append(projects, config.ProjectFile{Path: f, Trusted: e.trustProject || !config.UntrustedFile(f)}), "not trusted: "+agent.Without+"; run 'hub trust' to use it"
 		}
 	}
 	if len(projects) == 0 {
