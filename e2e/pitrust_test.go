@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/rs/zerolog"
@@ -63,6 +64,32 @@ func TestRunPi_RepositoryExtensionNeedsHubTrust(t *testing.T) {
 				t.Errorf("exit %d with untrusted settings %v\n%s%s", r.code, tt.settings, r.stdout, e2eTail(r.stderr, 10))
 			}
 		})
+	}
+}
+
+// Through hub acp: an editor's session in an untrusted repository runs pi
+// without its extension, and the first turn names the file, once.
+func TestPi_ACPRepositoryExtensionLeftOut(t *testing.T) {
+	bin := e2eCLI(t, "pi", "pi")
+	mock := mockllm.NewOpenAIServer(mockllm.OpenAITurn{Text: "Hello."}, mockllm.OpenAITurn{Text: "Again."})
+	defer mock.Close()
+	cwd, mark := t.TempDir(), filepath.Join(t.TempDir(), "ran")
+	ext := filepath.Join(cwd, ".pi", "extensions", "repo.ts")
+	piMarkExtension(t, ext, mark)
+	h := startHub(t, piHubCfg(bin, piAgentDir(t, mock)), nil)
+	h.initialize(map[string]any{})
+	sid := h.newSession(cwd)
+	for i, want := range []bool{true, false} {
+		stop, updates, err := h.prompt(sid, "hello")
+		if err != nil || stop != "end_turn" {
+			t.Fatalf("turn %d: stop=%q err=%v\n%s", i+1, stop, err, h.stderr())
+		}
+		if got := strings.Contains(piAgentText(updates), ext); got != want {
+			t.Errorf("turn %d names the extension left out: %v, want %v: %q", i+1, got, want, piAgentText(updates))
+		}
+	}
+	if _, err := os.Stat(mark); err == nil {
+		t.Error("the repository's extension ran under hub acp")
 	}
 }
 
