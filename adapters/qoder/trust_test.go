@@ -32,6 +32,7 @@ func TestSessionArgv_UntrustedProjectSettingsLeftOut(t *testing.T) {
 		{"untrusted .mcp.json", nil, map[string]string{".mcp.json": `{"mcpServers":{"x":{"command":"x"}}}`}, false, false, "user,local"},
 		{"untrusted skill", nil, map[string]string{".qoder/skills/x/SKILL.md": "---\nname: x\n---\n"}, false, false, "user,local"},
 		{"untrusted command", nil, map[string]string{".qoder/commands/x.md": "x"}, false, false, "user,local"},
+		{"untrusted .agents skill", nil, map[string]string{".agents/skills/x/SKILL.md": "---\nname: x\n---\n"}, false, false, "user,local"},
 		{"hub trust", nil, map[string]string{".qoder/settings.json": allow}, true, false, "-"},
 		{"--trust-project", nil, map[string]string{".qoder/settings.json": allow}, false, true, "-"},
 		{"the user's own, narrower", []string{"--setting-sources", "user"}, map[string]string{".qoder/settings.local.json": allow}, false, false, "user"},

@@ -14,17 +14,20 @@ import (
 // tools past hub's gate (permissions.allow) and run commands (hooks,
 // apiKeyHelper, the MCP servers of .mcp.json). A folder's files are
 // skills, commands and subagents, read with the project source: their
-// allowed-tools, tools, permissionMode and hooks grant as much.
+// allowed-tools, tools, permissionMode and hooks grant as much. An entry
+// with only is read by that CLI alone (qodercli's .agents/skills).
 var settingsSources = []struct {
 	source, file string
 	folder       bool
+	only         string
 }{
-	{"project", "settings.json", false},
-	{"local", "settings.local.json", false},
-	{"project", filepath.Join("..", ".mcp.json"), false},
-	{"project", "skills", true},
-	{"project", "commands", true},
-	{"project", "agents", true},
+	{"project", "settings.json", false, ""},
+	{"local", "settings.local.json", false, ""},
+	{"project", filepath.Join("..", ".mcp.json"), false, ""},
+	{"project", "skills", true, ""},
+	{"project", "commands", true, ""},
+	{"project", "agents", true, ""},
+	{"project", filepath.Join("..", ".agents", "skills"), true, ".qoder"},
 }
 
 // settingsFiles are the files of settingsSources in cwd, each with its
@@ -35,6 +38,9 @@ var settingsSources = []struct {
 func settingsFiles(cwd, dir string) (sources, paths []string) {
 	home, _ := os.UserHomeDir()
 	for _, s := range settingsSources {
+		if s.only != "" && s.only != dir {
+			continue
+		}
 		if !s.folder {
 			sources, paths = append(sources, s.source), append(paths, filepath.Join(cwd, dir, s.file))
 			continue
