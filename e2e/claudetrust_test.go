@@ -136,3 +136,65 @@ func TestClaude_RepositorySkillNeedsHubTrust(t *testing.T) {
 		})
 	}
 }
+
+// A user who starts claude with --setting-sources user (claude's args in
+// hub's config) keeps the project's settings.local.json out even when hub
+// trusts it: with an untrusted settings.json next to it, hub's own
+// user,local came after the user's list and claude took it, so the local
+// file's SessionStart hook ran (fails on main 08d96c7). Now claude gets
+// the sources both lists allow; with "project" alone, none.
+func TestClaude_UsersSettingSourcesNarrowHubs(t *testing.T) {
+	bin := e2eCLI(t, "claude", "claude")
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name, sources string
+		ran           bool
+	}{
+		{"user", "user", false},
+		{"project", "project", false},
+		{"user,local", "user,local", true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			mock := mockllm.NewAnthropicServer(mockllm.AnthropicTurn{Text: "Hello."})
+			defer mock.Close()
+			t.Setenv("HOME", t.TempDir())
+			t.Setenv("XDG_STATE_HOME", t.TempDir())
+			cwd, mark := t.TempDir(), filepath.Join(t.TempDir(), "ran")
+			hook := []any{map[string]any{"hooks": []any{map[string]any{"type": "command",
+				"command": e2eMarkEnv + "=" + mark + " " + self + " -test.run=^$"}}}}
+			local, _ := json.Marshal(map[string]any{"hooks": map[string]any{"SessionStart": hook, "UserPromptSubmit": hook}})
+			if err := os.MkdirAll(filepath.Join(cwd, ".claude"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(cwd, ".claude", "settings.local.json"), local, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := config.TrustFiles(claude.ProjectSettings(cwd)); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(cwd, ".claude", "settings.json"), []byte(`{"hooks":{"SessionStart":[]}}`), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			a := claude.New(config.AgentConfig{Command: config.Command{bin, "--setting-sources", tt.sources}, Env: claudeEnv(mock)}, zerolog.New(os.Stderr))
+			s, err := a.Start(context.Background(), adapters.SessionOptions{Cwd: cwd})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			ch, err := fixture.Prompt(context.Background(), s, adapters.TextPrompt("hello"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			evs := claudeDrain(t, ch, nil)
+			if last := evs[len(evs)-1]; last.Type != adapters.EventDone || last.StopReason != adapters.StopEndTurn {
+				t.Fatalf("turn did not end well: %s", claudeDump(t, evs))
+			}
+			if _, err := os.Stat(mark); (err == nil) != tt.ran {
+				t.Errorf("the trusted settings.local.json hook ran: %v, want %v\n%s", err == nil, tt.ran, claudeDump(t, evs))
+			}
+		})
+	}
+}

@@ -31,7 +31,7 @@ func TestQoder_VersionAndACPHandshake(t *testing.T) {
 	if err != nil || strings.TrimSpace(string(out)) != qoder.TestedVersions {
 		t.Fatalf("qodercli --version = %q, %v; want %s", out, err, qoder.TestedVersions)
 	}
-	a := qoder.New(config.AgentConfig{Command: config.Command{bin, "--acp"}}, "e2e", zerolog.New(os.Stderr).Level(zerolog.InfoLevel))
+	a := qoder.New(config.AgentConfig{Command: config.Command{bin, "--acp"}}, "e2e", false, zerolog.New(os.Stderr).Level(zerolog.InfoLevel))
 	s, err := a.Start(ctx, adapters.SessionOptions{Cwd: t.TempDir()})
 	if err != nil {
 		// Not logged in: the handshake must fail with a clear auth error.

@@ -60,6 +60,10 @@ type Config struct {
 	// WrapStart, when set, runs every Start: it may adjust the options
 	// and wrap the session start returns (agent-specific repairs).
 	WrapStart func(ctx context.Context, opts adapters.SessionOptions, start StartFunc) (adapters.Session, error)
+	// SessionArgv, when set, is the command line of a session (Argv with
+	// the project files hub has not trusted left out), with the notice its
+	// first turn starts with.
+	SessionArgv func(opts adapters.SessionOptions) (argv []string, notice string)
 	// LearnCaps replaces Caps' prompt, resume and MCP transport flags with
 	// what the agent's initialize answer says, once a session started.
 	LearnCaps bool

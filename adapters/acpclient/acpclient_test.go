@@ -112,6 +112,33 @@ func prompt(t *testing.T, s *Session, text string, decide func(*adapters.Permiss
 	return collect(t, ch, decide)
 }
 
+// SessionArgv's command line starts the session's agent (the project's
+// untrusted files left out), and its notice opens the first turn only.
+func TestSession_SessionArgvAndNotice(t *testing.T) {
+	a := fakeAdapter(t)
+	a.cfg.Argv = []string{"no-such-agent-program"}
+	a.cfg.SessionArgv = func(opts adapters.SessionOptions) ([]string, string) {
+		return []string{os.Args[0]}, "runs without " + opts.Cwd
+	}
+	cwd := t.TempDir()
+	s, err := a.Start(context.Background(), adapters.SessionOptions{Cwd: cwd})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	warned := func(evs []adapters.Event) bool {
+		return slices.ContainsFunc(evs, func(e adapters.Event) bool {
+			return e.Error != nil && e.Error.Code == adapters.CodeWarning && e.Error.Message == "runs without "+cwd
+		})
+	}
+	if evs := prompt(t, s.(*Session), "hello", nil); !warned(evs) {
+		t.Errorf("first turn = %+v, want the notice", evs)
+	}
+	if evs := prompt(t, s.(*Session), "again", nil); warned(evs) {
+		t.Errorf("second turn = %+v, want no notice", evs)
+	}
+}
+
 func TestSession_UpdatesForwarded(t *testing.T) {
 	s := startFake(t, adapters.SessionOptions{})
 	if s.ID() != "fake-1" {

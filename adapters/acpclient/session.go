@@ -55,14 +55,20 @@ var (
 )
 
 func (a *Adapter) startACP(ctx context.Context, opts adapters.SessionOptions) (*Session, error) {
-	env := adapters.Environ(nil, a.cfg.Env, opts.Env)
+	env, argv, notice := adapters.Environ(nil, a.cfg.Env, opts.Env), a.cfg.Argv, ""
+	if a.cfg.SessionArgv != nil {
+		argv, notice = a.cfg.SessionArgv(opts)
+	}
 	p, err := proc.Start(context.WithoutCancel(ctx), proc.Spec{
-		Path: a.cfg.Argv[0], Args: a.cfg.Argv[1:], Dir: opts.Cwd, Env: env, Grace: a.cfg.StopGrace,
+		Path: argv[0], Args: argv[1:], Dir: opts.Cwd, Env: env, Grace: a.cfg.StopGrace,
 	})
 	if err != nil {
 		return nil, adapters.StartError(err)
 	}
 	s := &Session{a: a, opts: opts, proc: p, dec: &ACPDecoder{Quirks: a.cfg.Quirks}, env: env, closed: make(chan struct{}), commandsKept: make(chan struct{})}
+	if notice != "" {
+		s.pending = []adapters.Event{{Type: adapters.EventError, Error: &adapters.ErrorInfo{Message: notice, Code: adapters.CodeWarning}}}
+	}
 	s.local = newLocal(opts.Cwd, opts.AddDirs, a.cfg.Name, a.cfg.Sandbox, s.askLocal, a.cfg.Logger)
 	s.raw = unknownRecords(a.cfg, func() string { v, _ := s.version.Load().(string); return v })
 	log := a.cfg.Logger.With().Str("agent", a.cfg.Name).Logger()

@@ -44,12 +44,32 @@ var agents = []agent{
 	{gemini.Doctor, func(cfg *config.Config, ac config.AgentConfig, log zerolog.Logger) adapters.Adapter {
 		return gemini.New(gemini.Trusting(ac, cfg.TrustProject), "", log)
 	}},
-	{qoder.Doctor, func(_ *config.Config, ac config.AgentConfig, log zerolog.Logger) adapters.Adapter {
-		return qoder.New(ac, "", log)
+	{qoder.Doctor, func(cfg *config.Config, ac config.AgentConfig, log zerolog.Logger) adapters.Adapter {
+		return qoder.New(ac, "", cfg.TrustProject, log)
 	}},
-	{pi.Doctor, func(_ *config.Config, ac config.AgentConfig, log zerolog.Logger) adapters.Adapter {
-		return pi.New(ac, log)
+	{pi.Doctor, func(cfg *config.Config, ac config.AgentConfig, log zerolog.Logger) adapters.Adapter {
+		a := pi.New(ac, log)
+		a.SetTrustProject(cfg.TrustProject)
+		return a
 	}},
+}
+
+// AgentFile is a set of project files an agent CLI reads, with what the CLI
+// does without them.
+type AgentFile struct {
+	Files   []string
+	Without string
+}
+
+// AgentFiles are the files of the project in cwd that an agent CLI reads
+// unasked and hub lets it read only once 'hub trust' recorded them, each
+// set with what the CLI does without them.
+func AgentFiles(cwd string) []AgentFile {
+	return []AgentFile{
+		{claude.ProjectSettings(cwd), "claude starts without it (its hooks, allow rules, MCP servers)"},
+		{qoder.ProjectSettings(cwd), "qodercli starts without it (its hooks, allow rules, MCP servers)"},
+		{pi.ProjectSettings(cwd), "pi starts without an extension, and not at all with its settings (they run code)"},
+	}
 }
 
 // Registry returns a registry with the built-in adapters and every agent

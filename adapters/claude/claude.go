@@ -85,8 +85,7 @@ func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adap
 	if err != nil {
 		return nil, err
 	}
-	sources, untrusted := a.settingSources(opts.Cwd)
-	args = adapters.AppendFlags(args, "--setting-sources", sources)
+	args, untrusted, noProject := config.SettingSources(args, opts.Cwd, ".claude", a.TrustProject)
 	p, err := proc.Start(context.WithoutCancel(ctx), proc.Spec{Path: a.argv[0], Args: args, Dir: opts.Cwd, Env: a.environ(opts)})
 	if err != nil {
 		return nil, adapters.StartError(err)
@@ -94,12 +93,8 @@ func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adap
 	s := newSession(a, p, opts)
 	s.start = trace.From(ctx)
 	if len(untrusted) > 0 {
-		memory := map[bool]string{true: " (and so without the project's CLAUDE.md)"}[!strings.Contains(sources, "project")]
-		if n := len(untrusted); n > 3 { // a repository's many commands: still one line
-			untrusted = append(untrusted[:2], fmt.Sprintf("%d more", n-2))
-		}
-		s.notice = fmt.Sprintf("claude runs without %s%s: hub has not trusted them, and they may allow tools, run hooks and start MCP servers (run 'hub trust' in %s, or pass --trust-project)",
-			strings.Join(untrusted, " and "), memory, opts.Cwd)
+		memory := map[bool]string{true: " (and so without the project's CLAUDE.md)"}[noProject]
+		s.notice = config.LeftOut("claude", untrusted, memory, "allow tools, run hooks and start MCP servers", opts.Cwd)
 	}
 	go s.readLoop()
 	s.sendInitialize()

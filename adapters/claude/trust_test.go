@@ -4,12 +4,30 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/rs/zerolog"
 
 	"github.com/hubdev/hub/internal/config"
 )
+
+// settingSources is the --setting-sources claude gets for a session in
+// cwd (nil: none of hub's), with the files left out: at most one, the
+// last of its args.
+func (a *Adapter) settingSources(cwd string) (sources, untrusted []string) {
+	args, untrusted, _ := config.SettingSources(a.argv[1:], cwd, ".claude", a.TrustProject)
+	if n := len(args); len(untrusted) > 0 {
+		if slices.Index(args, "--setting-sources") != n-2 || slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(a, "--setting-sources=") }) {
+			panic("more than one --setting-sources")
+		}
+		if args[n-1] == "" {
+			return []string{}, untrusted
+		}
+		return strings.Split(args[n-1], ","), untrusted
+	}
+	return nil, nil
+}
 
 // claude -p reads the repository's .claude/settings.json and
 // settings.local.json without its trust dialog: their permissions.allow
@@ -73,13 +91,52 @@ func TestSettingSources_UntrustedProjectSettingsLeftOut(t *testing.T) {
 			}
 			a := New(config.AgentConfig{}, zerolog.Nop())
 			a.TrustProject = tt.trustProject
-			got, untrusted := a.settingSources(cwd)
+			srcs, untrusted := a.settingSources(cwd)
+			got := strings.Join(srcs, ",")
 			var want []string
 			for _, f := range tt.untrusted {
 				want = append(want, filepath.Join(cwd, ".claude", f))
 			}
 			if got != tt.want || !slices.Equal(untrusted, want) {
 				t.Errorf("settingSources = %q %q, want %q %q", got, untrusted, tt.want, want)
+			}
+		})
+	}
+}
+
+// A user's own --setting-sources (claude's args in config) and hub's
+// trust both narrow: claude gets the sources both allow, never one the
+// user left out because the project has untrusted files.
+func TestSettingSources_UsersOwnListNarrowsToo(t *testing.T) {
+	tests := []struct {
+		name  string
+		args  []string
+		files []string // under .claude, untrusted
+		want  []string // nil: no flag of hub's
+	}{
+		{"user only, untrusted project", []string{"--setting-sources", "user"}, []string{"settings.json"}, []string{"user"}},
+		{"= form", []string{"--setting-sources=user,project"}, []string{"settings.json"}, []string{"user"}},
+		{"spaces", []string{"--setting-sources", "user, local"}, []string{"settings.json"}, []string{"user", "local"}},
+		{"nothing left", []string{"--setting-sources", "project"}, []string{"settings.json"}, []string{}},
+		{"the last one counts", []string{"--setting-sources", "project", "--setting-sources", "local"}, []string{"settings.local.json"}, []string{}},
+		{"all trusted: the user's own stands", []string{"--setting-sources", "user"}, nil, nil},
+		{"no list of the user's", nil, []string{"settings.local.json"}, []string{"user", "project"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv("XDG_STATE_HOME", t.TempDir())
+			cwd := t.TempDir()
+			if err := os.MkdirAll(filepath.Join(cwd, ".claude"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range tt.files {
+				if err := os.WriteFile(filepath.Join(cwd, ".claude", f), []byte(`{"permissions":{"allow":["Bash"]}}`), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			a := New(config.AgentConfig{Command: append(config.Command{"claude"}, tt.args...)}, zerolog.Nop())
+			if got, _ := a.settingSources(cwd); !slices.Equal(got, tt.want) || (got == nil) != (tt.want == nil) {
+				t.Errorf("settingSources = %q, want %q", got, tt.want)
 			}
 		})
 	}
@@ -116,7 +173,7 @@ func TestSettingSources_LinkedSkillsLeftOut(t *testing.T) {
 				t.Fatal(err)
 			}
 			a := New(config.AgentConfig{}, zerolog.Nop())
-			if got, untrusted := a.settingSources(cwd); got != "user,local" || len(untrusted) != 1 {
+			if got, untrusted := a.settingSources(cwd); strings.Join(got, ",") != "user,local" || len(untrusted) != 1 {
 				t.Errorf("settingSources = %q %q, want user,local and the link", got, untrusted)
 			}
 		})
@@ -158,7 +215,8 @@ func TestSettingSources_ParentCommands(t *testing.T) {
 				t.Setenv("HOME", root)
 				t.Setenv("USERPROFILE", root)
 			}
-			got, untrusted := New(config.AgentConfig{}, zerolog.Nop()).settingSources(cwd)
+			srcs, untrusted := New(config.AgentConfig{}, zerolog.Nop()).settingSources(cwd)
+			got := strings.Join(srcs, ",")
 			if want := []string{filepath.Join(root, cmd)}; tt.untrusted != (got == "user,local" && slices.Equal(untrusted, want)) || !tt.untrusted && got != "" {
 				t.Errorf("settingSources = %q %q, untrusted %v", got, untrusted, tt.untrusted)
 			}

@@ -51,6 +51,9 @@ type Options struct {
 	Log                         zerolog.Logger
 	// StopGrace is the process stop grace (default proc.DefaultGrace).
 	StopGrace time.Duration
+	// TrustProject lets pi run the project's files although hub has not
+	// trusted them (--trust-project).
+	TrustProject bool
 }
 
 // Adapter starts pi sessions.
@@ -125,7 +128,11 @@ func (a *Adapter) Start(ctx context.Context, so adapters.SessionOptions) (adapte
 	if len(so.AddDirs) > 0 {
 		a.opts.Log.Warn().Strs("dirs", so.AddDirs).Msg("pi takes no additional workspace roots; it works in the session's cwd")
 	}
-	p, err := proc.Start(context.Background(), proc.Spec{Path: a.opts.Argv[0], Args: a.Args(so), Dir: so.Cwd,
+	trust, notice, err := a.trustArgs(so)
+	if err != nil {
+		return nil, adapters.Mark(ErrStart, err)
+	}
+	p, err := proc.Start(context.Background(), proc.Spec{Path: a.opts.Argv[0], Args: append(a.Args(so), trust...), Dir: so.Cwd,
 		Env: adapters.Environ(nil, a.opts.Env, so.Env), Grace: a.opts.StopGrace})
 	if err != nil {
 		if errors.Is(err, proc.ErrNotFound) {
@@ -134,6 +141,7 @@ func (a *Adapter) Start(ctx context.Context, so adapters.SessionOptions) (adapte
 		return nil, adapters.StartError(err)
 	}
 	s := newSession(a.opts.Log, so.Cwd, p, a.unknown)
+	s.notice = notice
 	s.rules = adapters.RulesOf(so, s.interrupt, nil)
 	startCtx, cancel := context.WithTimeout(ctx, startTimeout)
 	defer cancel()

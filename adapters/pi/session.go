@@ -62,6 +62,8 @@ type session struct {
 	closed    bool
 	state     piState
 	announced bool
+	// notice starts the first turn: the project files pi runs without.
+	notice string
 }
 
 func newSession(log zerolog.Logger, cwd string, p *proc.Process, unknown *adapters.UnknownRecords) *session {

@@ -26,6 +26,10 @@ func (s *session) Prompt(ctx context.Context, prompt []adapters.Content, emit fu
 		t.Emit(adapters.Event{Type: adapters.EventSessionInfo, Session: &adapters.SessionInfo{
 			AgentSessionID: s.state.SessionID, Model: s.state.Model.ref()}})
 	}
+	if s.notice != "" {
+		t.Emit(adapters.Event{Type: adapters.EventError, Error: &adapters.ErrorInfo{Message: s.notice, Code: adapters.CodeWarning}})
+		s.notice = ""
+	}
 	s.promptID = id
 	s.mu.Unlock()
 

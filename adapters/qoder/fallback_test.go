@@ -25,7 +25,7 @@ func TestAdapter_FallbackTextOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	argv := proctest.Command("exitifarg:--acp:3", "cat:"+fix) // no ACP: exit 3 when asked for it
-	a := New(config.AgentConfig{Command: config.Command(append(argv, "--acp"))}, "test", zerolog.Nop())
+	a := New(config.AgentConfig{Command: config.Command(append(argv, "--acp"))}, "test", false, zerolog.Nop())
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	s, err := a.Start(ctx, adapters.SessionOptions{Cwd: t.TempDir()})

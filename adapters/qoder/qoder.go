@@ -40,19 +40,43 @@ func Capabilities() adapters.Capabilities {
 	}
 }
 
-// New builds the adapter from the [agents.qodercli] config entry.
-func New(ac config.AgentConfig, version string, log zerolog.Logger) *acpclient.Adapter {
+// New builds the adapter from the [agents.qodercli] config entry;
+// trustProject lets qodercli read the project's settings files although
+// hub has not trusted them (--trust-project).
+func New(ac config.AgentConfig, version string, trustProject bool, log zerolog.Logger) *acpclient.Adapter {
 	argv := ac.ArgvOr(DefaultArgv...)
 	return acpclient.New(acpclient.Config{
 		Name: Name, Quirks: Quirks, Argv: argv, Env: ac.Env, Model: ac.Model, Mode: ac.Mode, Caps: Capabilities(),
 		StopGrace: stopGrace, ClientVersion: version, Logger: log,
+		SessionArgv: func(o adapters.SessionOptions) ([]string, string) { return SessionArgv(argv, o.Cwd, trustProject) },
 		Fallback: acpclient.StreamJSON{Name: Name, Env: ac.Env, Logger: log, Grace: 10 * time.Second,
-			Argv:           func(p, id string, o adapters.SessionOptions) []string { return FallbackArgv(argv, p, id, o) },
+			Argv: func(p, id string, o adapters.SessionOptions) []string {
+				argv, _ := SessionArgv(argv, o.Cwd, trustProject)
+				return FallbackArgv(argv, p, id, o)
+			},
 			NewDecoder:     func() adapters.LineDecoder { return NewQoderDecoder() },
 			TestedVersions: TestedVersions, Version: adapters.CLIVersion(plainArgv(argv), ac.Env, 10*time.Second),
 		}.Fallback(),
 	})
 }
+
+// SessionArgv is argv for a session in cwd: qodercli, a claude fork,
+// reads the project's .qoder settings, skills, commands, agents and
+// .mcp.json without asking when its input is not a terminal, so it runs
+// without those hub has not trusted (--setting-sources), and the notice
+// says so.
+func SessionArgv(argv []string, cwd string, trustProject bool) ([]string, string) {
+	args, untrusted, noProject := config.SettingSources(argv[1:], cwd, ".qoder", trustProject)
+	if len(untrusted) == 0 {
+		return argv, ""
+	}
+	memory := map[bool]string{true: " (and so without the project's memory files)"}[noProject]
+	return append([]string{argv[0]}, args...), config.LeftOut(Name, untrusted, memory, "allow tools, run hooks and start MCP servers", cwd)
+}
+
+// ProjectSettings are qodercli's settings files of the project in cwd, for
+// 'hub trust' to record.
+func ProjectSettings(cwd string) []string { return config.SettingsFiles(cwd, ".qoder") }
 
 // plainArgv is argv without --acp.
 func plainArgv(argv []string) []string { return acpclient.WithoutFlags(argv, "--acp") }

@@ -12,7 +12,6 @@ import (
 	"github.com/mattn/go-isatty"
 
 	"github.com/hubdev/hub/adapters/all"
-	"github.com/hubdev/hub/adapters/claude"
 	"github.com/hubdev/hub/detect"
 	"github.com/hubdev/hub/internal/config"
 )
@@ -72,11 +71,14 @@ func runDoctor(ctx context.Context, e *env, args []string) int {
 // formatProjects lists the project config files and whether hub trusts
 // them (see 'hub trust').
 func formatProjects(e *env) {
-	const claudeFile = "not trusted: claude starts without it (its hooks, allow rules, MCP servers); run 'hub trust' to use it"
 	projects, why := slices.Clone(e.cfg.Projects), map[string]string{}
-	for _, f := range claude.ProjectSettings(e.cwd) {
-		data, _ := config.ReadProjectFile(f)
-		projects, why[f] = append(projects, config.ProjectFile{Path: f, Trusted: e.trustProject || config.IsTrusted(f, data)}), claudeFile
+	for _, agent := range all.AgentFiles(e.cwd) {
+		for _, f := range agent.Files {
+			if _, listed := why[f]; listed { // .mcp.json: claude's and qodercli's
+				continue
+			}
+			projects, why[f] = append(projects, config.ProjectFile{Path: f, Trusted: e.trustProject || !config.UntrustedFile(f)}), "not trusted: "+agent.Without+"; run 'hub trust' to use it"
+		}
 	}
 	if len(projects) == 0 {
 		return

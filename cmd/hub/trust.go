@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/hubdev/hub/adapters/claude"
+	"github.com/hubdev/hub/adapters/all"
 	"github.com/hubdev/hub/internal/config"
 	"github.com/hubdev/hub/personas"
 	"github.com/hubdev/hub/skills"
@@ -24,7 +24,10 @@ func runTrust(_ context.Context, e *env, args []string) int {
 	if err != nil {
 		return e.fail(exitUsage, "hub trust: %v\n", err)
 	}
-	files := slices.Concat(config.ProjectFiles(abs), skills.ProjectFiles(abs), personas.ProjectFiles(abs), claude.ProjectSettings(abs))
+	files := slices.Concat(config.ProjectFiles(abs), skills.ProjectFiles(abs), personas.ProjectFiles(abs))
+	for _, agent := range all.AgentFiles(abs) {
+		files = append(files, agent.Files...)
+	}
 	if err := config.TrustFiles(files); err != nil {
 		return e.fail(exitError, "hub trust: %v\n", err)
 	}

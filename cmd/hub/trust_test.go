@@ -13,12 +13,24 @@ import (
 // rules) without its trust dialog: hub starts claude without it until
 // 'hub trust' records it, and again once it changes; --trust-project
 // trusts it for the run.
+// qodercli, a claude fork, and pi (its .pi/extensions) are gated the same
+// way.
 func TestTrust_ClaudeProjectSettingsNeedHubTrust(t *testing.T) {
+	for _, tt := range []struct{ agent, file, leftOut string }{
+		{"claude", filepath.Join(".claude", "settings.json"), "--setting-sources user,local"},
+		{"qodercli", filepath.Join(".qoder", "settings.json"), "--setting-sources user,local"},
+		{"pi", filepath.Join(".pi", "extensions", "x.ts"), "--no-extensions"},
+	} {
+		t.Run(tt.agent, func(t *testing.T) { testAgentFilesNeedHubTrust(t, tt.agent, tt.file, tt.leftOut) })
+	}
+}
+
+func testAgentFilesNeedHubTrust(t *testing.T, agent, file, leftOut string) {
 	root := isolate(t)
 	repo := filepath.Join(root, "repo")
 	argsFile := filepath.Join(root, "args")
-	proctest.Install(t, filepath.Join(root, "bin"), "claude", "args>:"+argsFile, "exit:1")
-	settings := filepath.Join(repo, ".claude", "settings.json")
+	proctest.Install(t, filepath.Join(root, "bin"), agent, "args>:"+argsFile, "exit:1")
+	settings := filepath.Join(repo, file)
 	if err := os.MkdirAll(filepath.Dir(settings), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -29,17 +41,17 @@ func TestTrust_ClaudeProjectSettingsNeedHubTrust(t *testing.T) {
 	without := func(args ...string) bool {
 		t.Helper()
 		_ = os.Remove(argsFile)
-		hub(t, strings.NewReader(""), append(args, "run", "--agent", "claude", "hi")...)
+		hub(t, strings.NewReader(""), append(args, "run", "--agent", agent, "hi")...)
 		got, err := os.ReadFile(argsFile)
 		if err != nil {
-			t.Fatalf("claude did not start: %v", err)
+			t.Fatalf("%s did not start: %v", agent, err)
 		}
-		return strings.Contains(string(got), "--setting-sources user,local")
+		return strings.Contains(string(got), leftOut)
 	}
 	if !without() {
-		t.Fatal("untrusted: claude started with the repository's settings")
+		t.Fatalf("untrusted: %s started with the repository's settings", agent)
 	}
-	if _, out, _ := hub(t, nil, "doctor"); !strings.Contains(out, settings+"  not trusted: claude starts without it") {
+	if _, out, _ := hub(t, nil, "doctor"); !strings.Contains(out, settings+"  not trusted: "+agent+" starts without") {
 		t.Errorf("hub doctor does not list %s as untrusted:\n%s", settings, out)
 	}
 	if code, out, _ := hub(t, nil, "trust"); code != exitOK || !strings.Contains(out, settings) {

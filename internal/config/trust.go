@@ -146,7 +146,9 @@ func ReadProjectFile(path string) ([]byte, error) { return safefile.Read(path, M
 // ReadContainedProjectFile is ReadProjectFile of a file whose text goes to
 // the model unasked (AGENTS.md): a link is followed only to a file of the
 // same project (its ProjectRoot), so a repository's AGENTS.md linked to
-// ~/.ssh/id_rsa is refused, not read past the permission gate.
+// ~/.ssh/id_rsa is refused, not read past the permission gate. The file
+// the links name is opened under the project through no link, so a
+// folder swapped for a link after the check is refused, not followed.
 func ReadContainedProjectFile(path string) ([]byte, error) {
 	real, err := filepath.EvalSymlinks(path)
 	if err != nil {
@@ -156,10 +158,11 @@ func ReadContainedProjectFile(path string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if rel, err := filepath.Rel(root, real); err != nil || !filepath.IsLocal(rel) {
+	rel, err := filepath.Rel(root, real)
+	if err != nil || !filepath.IsLocal(rel) {
 		return nil, fmt.Errorf("%s: %w to %s, outside the project %s", path, safefile.ErrLinked, real, root)
 	}
-	return ReadProjectFile(real)
+	return safefile.ReadIn(root, filepath.ToSlash(rel), MaxProjectFile)
 }
 
 // modeRank orders modes by what the agent may do unasked: plan and
