@@ -69,6 +69,9 @@ func TestGemini_FallbackKeepsTheModeOrFails(t *testing.T) {
 			if r.code != tt.code || (err == nil) != tt.trusted || (s["error"] != nil) == tt.trusted {
 				t.Fatalf("exit %d (want %d), a.txt %q (%v), summary %v\n%s", r.code, tt.code, data, err, s, e2eTail(r.stderr, 20))
 			}
+			if why := fmt.Sprint(s["error"], s["detail"]); strings.ContainsRune(why, '\x1b') {
+				t.Fatalf("the failure's line carries gemini's terminal codes: %q", why)
+			}
 		})
 	}
 }
