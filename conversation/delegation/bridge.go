@@ -213,6 +213,7 @@ type Remote struct {
 	mu          sync.Mutex
 	nc          net.Conn      // kept: it outlives the socket's file
 	bell        *jsonrpc.Conn // on nc: asks the parent to make its socket again
+	closed      bool          // no connection is kept any more
 }
 
 var _ Host = (*Remote)(nil)
@@ -238,7 +239,7 @@ func Dial(getenv func(string) string, log zerolog.Logger) (r *Remote, ok bool, e
 func (r *Remote) keepBell() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.bell != nil {
+	if r.bell != nil || r.closed {
 		return nil
 	}
 	nc, err := dialSocket(r.addr)
@@ -272,6 +273,7 @@ func (r *Remote) reopen(ctx context.Context, dialErr error) error {
 func (r *Remote) Close() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.closed = true
 	if r.bell != nil {
 		r.bell.Close()
 		_ = r.nc.Close()
