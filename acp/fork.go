@@ -29,6 +29,9 @@ func (s *server) forkSession(_ context.Context, p schema.ForkSessionRequest) (an
 	rec := &Record{SessionID: "hub_" + newID(12), Agent: src.Agent, Cwd: p.Cwd, AddDirs: p.AdditionalDirectories, Title: src.Title,
 		Model: src.Model, Mode: src.Mode, Options: maps.Clone(src.Options), Handover: src.Handover, ForkOf: src.AgentSessionID,
 		UpdatedAt: s.opts.Now()}
+	if src.Unbriefed {
+		rec.ForkOf = "" // its agent session holds none of the conversation: the fork's agent is briefed
+	}
 	if other := p.Meta.Hub.Agent; other != "" && other != src.Agent {
 		set, err := s.settingsFor(p.Cwd) // the agents there: a persona of that project
 		if err != nil {

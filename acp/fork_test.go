@@ -66,6 +66,27 @@ func TestFork_DivergesAndForksTheAgentSession(t *testing.T) {
 	}
 }
 
+// A fork of a session whose agent started afresh and was not yet briefed
+// (its prompt failed unread) does not fork that agent session, which
+// holds none of the conversation: the fork's agent starts briefed.
+func TestFork_OfAnUnbriefedAgentSessionBriefsTheFork(t *testing.T) {
+	first, second := &forgetful{}, &forgetful{resume: true, fork: true, exited: true}
+	c, sid := twoAgents(t, first, second)
+	c.prompt(sid, "the bug is in parser.go")
+	switchTo(c, sid, "second")
+	if _, e := c.call("session/prompt", promptOf(sid, "look")); e == nil {
+		t.Fatal("the prompt to the exited agent succeeded")
+	}
+	fid := fork(t, c, sid, t.TempDir(), "")
+	c.prompt(fid, "fix it")
+	second.mu.Lock()
+	defer second.mu.Unlock()
+	last := second.opts[len(second.opts)-1]
+	if last.ResumeID != "" || !strings.Contains(second.prompts[len(second.prompts)-1], "the bug is in parser.go") {
+		t.Fatalf("the fork's agent started with %+v and prompt %q: want a fresh start briefed on the record", last, second.prompts[len(second.prompts)-1])
+	}
+}
+
 // An agent that cannot fork, or another agent named in _meta.hub.agent,
 // starts the fork briefed on the record.
 func TestFork_IntoAnAgentThatCannotForkBriefsIt(t *testing.T) {
