@@ -52,7 +52,7 @@ func (ss *session) briefing(since int) string {
 func (ss *session) briefed() {
 	ss.mu.Lock()
 	p := ss.plan
-	ss.plan, ss.rec.Since = conversation.StartPlan{}, 0
+	ss.plan, ss.rec.Since, ss.rec.Unbriefed = conversation.StartPlan{}, 0, false
 	ss.mu.Unlock()
 	if p.Briefs() {
 		ss.emit(schema.SessionUpdate{AgentThoughtChunk: &schema.ContentChunk{Content: schema.TextBlock(

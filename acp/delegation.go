@@ -51,6 +51,20 @@ func (s *server) bridge() (*delegation.Bridge, error) {
 	return s.delegBridge, s.bridgeErr
 }
 
+// reopenBridge makes the delegation socket again, once opened, if a tmp
+// cleaner removed it: a `hub mcp` child started since had no connection on
+// which to ask for it (see delegation.Remote).
+func (s *server) reopenBridge() {
+	s.bridgeMu.Lock()
+	defer s.bridgeMu.Unlock()
+	if s.delegBridge == nil {
+		return
+	}
+	if err := s.delegBridge.Reopen(); err != nil {
+		s.log.Warn().Err(err).Msg("delegation socket")
+	}
+}
+
 func (s *server) closeBridge() {
 	s.bridgeMu.Lock()
 	b := s.delegBridge

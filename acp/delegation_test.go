@@ -85,6 +85,9 @@ type delegatingAgent struct {
 	probes chan error
 	// midTurn, when set, runs in the turn before the delegate call.
 	midTurn func()
+	// lateChild starts the agent's `hub mcp` child in each turn, as an
+	// agent that starts (or restarts) its MCP servers late does.
+	lateChild bool
 }
 
 func (a *delegatingAgent) Name() string { return "root" }
@@ -125,6 +128,13 @@ func (s *delegatingSession) Prompt(ctx context.Context, prompt []adapters.Conten
 	}
 	if s.a.midTurn != nil {
 		s.a.midTurn()
+	}
+	if s.a.lateChild {
+		s.a.mu.Lock()
+		env := hubEntry(s.a.starts[len(s.a.starts)-1].MCPServers).Env
+		s.a.mu.Unlock()
+		remote, _, _ = delegation.Dial(func(k string) string { return env[k] }, zerolog.Nop())
+		defer remote.Close()
 	}
 	dctx := ctx
 	if s.a.detached {
@@ -300,6 +310,27 @@ func TestDelegation_SurvivesTheSocketRemoved(t *testing.T) {
 				t.Fatalf("agent text %q, want two answers from the helper", got)
 			}
 		})
+	}
+}
+
+// A `hub mcp` child an agent starts mid-session, after a tmp cleaner
+// removed the socket, has no connection on which to ask for it again:
+// each prompt makes it again before the turn, so the child reaches hub.
+func TestDelegation_AChildStartedAfterTheSocketWasRemoved(t *testing.T) {
+	skipWithoutSocketFile(t)
+	root := &delegatingAgent{lateChild: true}
+	c, _ := delegationClient(t, root, `{"event":{"type":"text","text":"hi"}}`)
+	sid, _ := c.start(t)
+	c.prompt(sid, "helper: say hi")
+	root.mu.Lock()
+	sock := hubEntry(root.starts[0].MCPServers).Env[delegation.EnvSocket]
+	root.mu.Unlock()
+	if err := os.RemoveAll(filepath.Dir(sock)); err != nil {
+		t.Fatal(err)
+	}
+	c.prompt(sid, "helper: say hi again")
+	if got := agentText(c.updates(sid)); strings.Count(got, "root got: hi") != 2 {
+		t.Fatalf("agent text %q, want two answers from the helper", got)
 	}
 }
 

@@ -29,6 +29,11 @@ func (s *server) forkSession(_ context.Context, p schema.ForkSessionRequest) (an
 	rec := &Record{SessionID: "hub_" + newID(12), Agent: src.Agent, Cwd: p.Cwd, AddDirs: p.AdditionalDirectories, Title: src.Title,
 		Model: src.Model, Mode: src.Mode, Options: maps.Clone(src.Options), Handover: src.Handover, ForkOf: src.AgentSessionID,
 		UpdatedAt: s.opts.Now()}
+	if src.Unbriefed {
+		rec.ForkOf = "" // its agent session holds none of the conversation: the fork's agent is briefed
+	} else {
+		rec.Since = src.Since // what its agent session has not heard yet, the copy has not either
+	}
 	if other := p.Meta.Hub.Agent; other != "" && other != src.Agent {
 		set, err := s.settingsFor(p.Cwd) // the agents there: a persona of that project
 		if err != nil {
@@ -37,7 +42,7 @@ func (s *server) forkSession(_ context.Context, p schema.ForkSessionRequest) (an
 		if _, err := cmp.Or(set.Registry, s.opts.Registry).Get(other); err != nil {
 			return nil, nil, invalidParams("unknown agent %q", other)
 		}
-		rec.Agent, rec.ForkOf, rec.Model, rec.Mode, rec.Options = other, "", "", "", nil
+		rec.Agent, rec.ForkOf, rec.Since, rec.Model, rec.Mode, rec.Options = other, "", 0, "", "", nil
 	}
 	rec.History = src.History // a copy of its own
 	ss, err := s.open(rec, p.McpServers)

@@ -1,10 +1,12 @@
 package acp
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/hubdev/hub/acp/schema"
+	"github.com/hubdev/hub/adapters"
 )
 
 func fork(t *testing.T, c *tclient, sid, cwd, agent string) string {
@@ -63,6 +65,48 @@ func TestFork_DivergesAndForksTheAgentSession(t *testing.T) {
 	}
 	if got := userTexts(t, c, sid, cwd); got != "shared start|only in the original" {
 		t.Errorf("original history %q", got)
+	}
+}
+
+// A fork of a session whose agent started afresh and was not yet briefed
+// (its prompt failed unread) does not fork that agent session, which
+// holds none of the conversation: the fork's agent starts briefed.
+func TestFork_OfAnUnbriefedAgentSessionBriefsTheFork(t *testing.T) {
+	first, second := &forgetful{}, &forgetful{resume: true, fork: true, exited: true}
+	c, sid := twoAgents(t, first, second)
+	c.prompt(sid, "the bug is in parser.go")
+	switchTo(c, sid, "second")
+	if _, e := c.call("session/prompt", promptOf(sid, "look")); e == nil {
+		t.Fatal("the prompt to the exited agent succeeded")
+	}
+	fid := fork(t, c, sid, t.TempDir(), "")
+	c.prompt(fid, "fix it")
+	second.mu.Lock()
+	defer second.mu.Unlock()
+	last := second.opts[len(second.opts)-1]
+	if last.ResumeID != "" || !strings.Contains(second.prompts[len(second.prompts)-1], "the bug is in parser.go") {
+		t.Fatalf("the fork's agent started with %+v and prompt %q: want a fresh start briefed on the record", last, second.prompts[len(second.prompts)-1])
+	}
+}
+
+// A fork of a session whose agent was switched back to and has not yet
+// heard what it missed forks that agent's session, and the fork's agent
+// hears what it missed.
+func TestFork_OfASwitchedBackAgentTellsWhatItMissed(t *testing.T) {
+	first := &forgetful{resume: true, fork: true}
+	c, sid := twoAgents(t, first, &forgetful{})
+	c.prompt(sid, "first question")
+	switchTo(c, sid, "second")
+	c.prompt(sid, "second question")
+	switchTo(c, sid, "forgetful")
+	fid := fork(t, c, sid, t.TempDir(), "")
+	c.prompt(fid, "third question")
+	first.mu.Lock()
+	defer first.mu.Unlock()
+	forked := slices.ContainsFunc(first.opts, func(o adapters.SessionOptions) bool { return o.Fork && o.ResumeID == "forgetful-1" })
+	prompt := first.prompts[len(first.prompts)-1]
+	if !forked || !strings.Contains(prompt, "second question") || strings.Contains(prompt, "first question") {
+		t.Fatalf("the fork's agent forked its session: %v; its prompt %q: want it told what it missed", forked, prompt)
 	}
 }
 

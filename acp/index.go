@@ -50,6 +50,10 @@ type Record struct {
 	// Since is how many history entries the agent switched back to had
 	// seen, until its briefing on the rest reached it; 0: all of them.
 	Since int `json:"since,omitempty"`
+	// Unbriefed marks the agent's session as a fresh start its briefing
+	// has not reached: it holds none of the conversation, so the next
+	// start (in this hub or after a restart) is afresh and briefed again.
+	Unbriefed bool `json:"unbriefed,omitempty"`
 	// Cost is what the session's turns cost so far, in USD (every
 	// attempt's, as the agent told it or hub priced it): the cumulative
 	// cost its usage_update tells.

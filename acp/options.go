@@ -201,7 +201,7 @@ func (ss *session) switchLocked(name string, start func()) (hadCommands bool) {
 	}
 	// Until its briefing reached it, the agent has seen what it had before:
 	// nothing, when that was a fresh start's (its session is no use).
-	if ss.rec.AgentSessionID != "" && (!ss.plan.Briefs() || ss.plan.ResumeID != "") {
+	if ss.rec.AgentSessionID != "" && !ss.rec.Unbriefed {
 		ss.rec.Left[ss.rec.Agent] = AgentMark{SessionID: ss.rec.AgentSessionID, Seen: cmp.Or(ss.rec.Since, ss.dropped+len(ss.rec.History))}
 	}
 	back := ss.rec.Left[name]
@@ -210,7 +210,7 @@ func (ss *session) switchLocked(name string, start func()) (hadCommands bool) {
 	}
 	delete(ss.rec.Left, name)
 	ss.rec.Agent, ss.rec.AgentSessionID, ss.rec.Model, ss.rec.Mode, ss.rec.Options = name, back.SessionID, "", "", nil
-	ss.rec.Since, ss.plan = back.Seen, conversation.StartPlan{} // the new agent has seen the history up to here
+	ss.rec.Since, ss.rec.Unbriefed, ss.plan = back.Seen, false, conversation.StartPlan{} // the new agent has seen the history up to here
 	hadCommands = len(ss.agentCommands) > 0
 	ss.agentCommands = nil
 	ss.mu.Unlock()

@@ -403,6 +403,56 @@ func TestSwitchAgent_BriefingSurvivesAHubRestart(t *testing.T) {
 	}
 }
 
+// An agent switched to afresh whose briefing has not reached it when hub
+// restarts (no prompt yet, or one it never read) is started afresh and
+// briefed by the hub that loads the session, not resumed into its session
+// that holds none of the conversation; once briefed, it is not briefed
+// again.
+func TestSwitchAgent_FreshBriefingSurvivesAHubRestart(t *testing.T) {
+	for _, tt := range []struct {
+		name         string
+		instructions bool
+		failed       bool // a prompt the agent never read came before the restart
+	}{
+		{"no prompt yet", false, false},
+		{"no prompt yet, instructions", true, false},
+		{"a prompt it never read", false, true},
+		{"a prompt it never read, instructions", true, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			first, second := &forgetful{}, &forgetful{resume: true, instructions: tt.instructions, exited: tt.failed}
+			reg := adapters.NewRegistry()
+			reg.Register(first)
+			reg.Register(renamed{second, "second"})
+			c := newClient(t, "", func(o *Options) { o.Registry, o.DefaultAgent = reg, "forgetful" })
+			sid, cwd := c.start(t)
+			c.prompt(sid, "first question")
+			switchTo(c, sid, "second")
+			if tt.failed {
+				if _, e := c.call("session/prompt", promptOf(sid, "second question")); e == nil {
+					t.Fatal("the prompt to the exited agent succeeded")
+				}
+			}
+			c.close()
+			c2 := startClient(t, Options{Registry: reg, StateDir: c.state, DefaultAgent: "forgetful"})
+			c2.init(schema.ClientCapabilities{})
+			c2.must("session/load", schema.LoadSessionRequest{SessionID: sid, Cwd: cwd, McpServers: []schema.McpServer{}}, nil)
+			c2.prompt(sid, "third question")
+			c2.prompt(sid, "fourth question")
+			second.mu.Lock()
+			defer second.mu.Unlock()
+			n := len(second.opts)
+			brief := second.instr[n-1] + second.prompts[len(second.prompts)-2]
+			if second.opts[n-1].ResumeID != "" || !strings.Contains(brief, "first question") {
+				t.Fatalf("after hub restarted: start %+v, instructions and prompt %q: want a fresh start briefed on the conversation", second.opts[n-1], brief)
+			}
+			if last := second.prompts[len(second.prompts)-1]; strings.Contains(last, "first question") {
+				t.Fatalf("the prompt after the briefed one %q: the briefing went twice", last)
+			}
+		})
+	}
+}
+
 // A turn an agent switched back to never answered, handed over to its
 // fallback agent, leaves it what it missed: back on it, it hears the turns
 // from where it left, not only those since the fallback.

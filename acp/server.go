@@ -647,6 +647,7 @@ func (s *server) beginPrompt(ctx context.Context, p schema.PromptRequest) jsonrp
 		if !ok {
 			return schema.PromptResponse{StopReason: schema.StopCancelled}, nil, nil
 		}
+		s.reopenBridge()
 		reason, usage, err := ss.runTurn(turn, p.Prompt)
 		// The next queued prompt starts once this answer is written.
 		next := turn.Release

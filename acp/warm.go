@@ -62,7 +62,7 @@ func (ss *session) startAgent(ctx context.Context) (adapters.Session, conversati
 		}}
 	caps := a.Capabilities()
 	id, fork := ss.rec.AgentSessionID, false
-	if ss.plan.Briefs() && ss.plan.ResumeID == "" { // a fresh start's briefing never reached it: its session holds none of it
+	if ss.rec.Unbriefed { // a fresh start's briefing never reached it: its session holds none of it
 		id = ""
 	}
 	if id == "" || !caps.Resume {
@@ -86,7 +86,7 @@ func (ss *session) startAgent(ctx context.Context) (adapters.Session, conversati
 	}
 	ss.mu.Lock()
 	if ctx.Err() == nil {
-		ss.rec.ForkOf, ss.plan = "", plan // its own copy (or, when forking failed, a briefed start) from now on
+		ss.rec.ForkOf, ss.plan, ss.rec.Unbriefed = "", plan, plan.Briefs() && plan.ResumeID == "" // its own copy (or, when forking failed, a briefed start) from now on
 	}
 	ss.mu.Unlock()
 	return b, setup, nil

@@ -41,9 +41,12 @@ type Digest struct {
 	Refused []Refusal
 	// FilesChanged are the files the turn changed in its workspace's git
 	// repository, by any means (an edit tool or a shell command); outside a
-	// repository, the files its changing tool calls named.
+	// repository, the files its changing tool calls named, but those
+	// every call naming them failed to change (changedNothing).
 	FilesChanged []FileChange
-	before       *Snapshot // the workspace before the first turn (NextTurn keeps it)
+	named        [][2]string // a changing tool call's path and id
+	saidFailed   []string    // the tool calls the agent said failed
+	before       *Snapshot   // the workspace before the first turn (NextTurn keeps it)
 }
 
 // ToolCall is one tool call of a turn, as it ended.
@@ -141,12 +144,34 @@ func (d *Digest) tool(ev adapters.Event) (narration string) {
 	if ok && tc.Status != "" {
 		d.ToolCalls[i].Status = string(tc.Status)
 	}
+	if tc.Status == adapters.StatusFailed && (len(tc.Content) > 0 || tc.RawOutput != nil) {
+		d.saidFailed = append(d.saidFailed, tc.ID) // in the agent's words: not a call left open that the turn's end closed
+	}
 	for _, l := range tc.Locations {
 		if tc.Kind.ChangesFiles() && !slices.ContainsFunc(d.FilesChanged, func(f FileChange) bool { return f.Path == l.Path }) {
 			d.FilesChanged = append(d.FilesChanged, FileChange{Path: l.Path, Status: "modified"})
 		}
+		if tc.Kind.ChangesFiles() && tc.ID != "" {
+			d.named = append(d.named, [2]string{l.Path, tc.ID})
+		}
 	}
 	return narration
+}
+
+// changedNothing says every tool call naming f failed in the agent's words
+// or was refused: outside a repository, f is no change of the turn's.
+func (d *Digest) changedNothing(f FileChange) bool {
+	n := 0
+	for _, c := range d.named {
+		if c[0] != f.Path {
+			continue
+		}
+		if !slices.Contains(d.saidFailed, c[1]) && !slices.ContainsFunc(d.Refused, func(r Refusal) bool { return r.ToolID == c[1] }) {
+			return false
+		}
+		n++
+	}
+	return n > 0
 }
 
 func (d *Digest) error(e *adapters.ErrorInfo) {
@@ -204,15 +229,14 @@ func (d *Digest) AddTo(b *handover.Brief, request string) {
 // (else the paths the tool calls named) and the price of the usage when
 // the agent reported none.
 func (d *Digest) finish(ctx context.Context, before *Snapshot, model, workspace string) {
-	switch {
-	case before != nil && before.root != "":
+	if before != nil && before.root != "" {
 		d.FilesChanged = before.Changes(ctx)
-	case workspace != "":
-		// as git names them: from the workspace, with slashes
-		for i, f := range d.FilesChanged {
-			if rel, err := filepath.Rel(workspace, f.Path); err == nil && filepath.IsAbs(f.Path) && filepath.IsLocal(rel) {
-				d.FilesChanged[i].Path = filepath.ToSlash(rel)
-			}
+	} else if d.FilesChanged = slices.DeleteFunc(d.FilesChanged, d.changedNothing); len(d.FilesChanged) == 0 {
+		d.FilesChanged = nil
+	}
+	for i, f := range d.FilesChanged { // as git names them: from the workspace, with slashes
+		if rel, err := filepath.Rel(workspace, f.Path); err == nil && workspace != "" && filepath.IsAbs(f.Path) && filepath.IsLocal(rel) {
+			d.FilesChanged[i].Path = filepath.ToSlash(rel)
 		}
 	}
 	// This turn's usage is priced, not the sum: an earlier turn's cost

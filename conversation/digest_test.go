@@ -81,6 +81,46 @@ func TestDigest_FinalAnswerAndNarration(t *testing.T) {
 
 // A repair turn (NextTurn) on a priced model adds its own cost to the
 // first turn's: the sum is priced per turn, never left at the first's.
+// Outside a repository the files changed are those the changing tool
+// calls named, but not those every naming call failed to change: one the
+// agent said failed, or one refused. A call the turn's end closed as
+// failed (the agent never said) may have changed it.
+func TestDigest_FilesChangedLeaveOutWhatFailed(t *testing.T) {
+	edit := func(id string) adapters.Event {
+		return adapters.Event{Type: adapters.EventToolCall, Tool: &adapters.ToolCall{ID: id, Kind: adapters.KindEdit, Locations: []adapters.Location{{Path: "/w/a.go"}}}}
+	}
+	failed := func(id string, said bool) adapters.Event {
+		tc := &adapters.ToolCall{ID: id, Status: adapters.StatusFailed}
+		if said {
+			tc.RawOutput = []byte(`{"error":"no such tool"}`)
+		}
+		return adapters.Event{Type: adapters.EventToolUpdate, Tool: tc}
+	}
+	refused := adapters.Event{Type: adapters.EventDecision, Decision: &adapters.Decision{ToolID: "t1", Allowed: false, By: "rule"}}
+	for _, tt := range []struct {
+		name   string
+		events []adapters.Event
+		want   []string
+	}{
+		{"an edit", []adapters.Event{edit("t1")}, []string{"/w/a.go"}},
+		{"the agent said it failed", []adapters.Event{edit("t1"), failed("t1", true)}, nil},
+		{"refused", []adapters.Event{refused, edit("t1"), failed("t1", false)}, nil},
+		{"closed by the turn's end", []adapters.Event{edit("t1"), failed("t1", false)}, []string{"/w/a.go"}},
+		{"failed, then another worked", []adapters.Event{edit("t1"), failed("t1", true), edit("t2")}, []string{"/w/a.go"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			d := &Digest{}
+			for _, ev := range tt.events {
+				d.Note(ev)
+			}
+			d.finish(context.Background(), nil, "", "")
+			if got := d.Files(); !reflect.DeepEqual(got, append([]string{}, tt.want...)) {
+				t.Fatalf("files changed %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
 func TestDigest_NextTurnPricesEachTurn(t *testing.T) {
 	p, ok := PriceOf("gpt-4o")
 	if !ok {

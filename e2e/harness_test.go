@@ -50,6 +50,9 @@ func TestMain(m *testing.M) {
 		_ = os.WriteFile(mark, nil, 0o600)
 		os.Exit(0)
 	}
+	if cli := os.Getenv(e2eNoACPEnv); cli != "" {
+		e2eNoACP(cli)
+	}
 	code := m.Run()
 	if e2eBinDir != "" {
 		os.RemoveAll(e2eBinDir)

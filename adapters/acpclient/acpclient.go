@@ -179,6 +179,8 @@ func (a *Adapter) start(ctx context.Context, opts adapters.SessionOptions) (adap
 	}
 	if a.cfg.Fallback != nil && errors.Is(err, ErrInitialize) {
 		a.cfg.Logger.Warn().Err(err).Str("agent", a.cfg.Name).Msg("acp handshake failed; using the stream-json fallback")
+		// the configured model and mode, as an ACP session applies them after it starts
+		opts.Model, opts.Mode = cmp.Or(opts.Model, a.cfg.Model), cmp.Or(opts.Mode, a.cfg.Mode)
 		return a.cfg.Fallback(ctx, opts, err)
 	}
 	return nil, err

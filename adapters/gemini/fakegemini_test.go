@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -26,6 +27,8 @@ const (
 	fakeStreamEnv  = "HUB_GEMINI_FAKE_STREAM"
 	// fakeEnvFile names a file the fake writes its GEMINI_PTY_INFO to.
 	fakeEnvFile = "HUB_GEMINI_FAKE_ENVFILE"
+	// fakeArgsFile names a file the fake writes its arguments to.
+	fakeArgsFile = "HUB_GEMINI_FAKE_ARGSFILE"
 	// fakeRetryEnv, with `-o stream-json`, is a line the fake writes to
 	// its debug log before it hangs.
 	fakeRetryEnv = "HUB_GEMINI_FAKE_RETRY"
@@ -42,6 +45,9 @@ func fakeGemini(args []string) int {
 	if f := os.Getenv(fakeEnvFile); f != "" {
 		v, ok := os.LookupEnv(ptyInfoEnv)
 		_ = os.WriteFile(f, fmt.Appendf(nil, "%v %s", ok, v), 0o644)
+	}
+	if f := os.Getenv(fakeArgsFile); f != "" && !slices.Contains(args, "--version") {
+		_ = os.WriteFile(f, []byte(strings.Join(args, " ")), 0o644)
 	}
 	switch {
 	case slices.Contains(args, "--version"):

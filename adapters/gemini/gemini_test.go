@@ -1,6 +1,9 @@
 package gemini
 
 import (
+	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -27,6 +30,42 @@ func TestFallbackArgv_Flags(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := strings.Join(FallbackArgv(tt.argv, "hi", tt.resume, tt.opts), " "); got != tt.want {
 				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// The stream-json fallback runs with the model and mode of the agent's
+// config, as an ACP session does, unless the session names its own: it
+// ran gemini's default mode, so a `mode = "yolo"` run could not edit and
+// said nothing.
+func TestFallback_TakesTheConfiguredModelAndMode(t *testing.T) {
+	tests := []struct {
+		name string
+		opts adapters.SessionOptions
+		want string
+	}{
+		{"the config's", adapters.SessionOptions{}, "-m cfg-model --approval-mode yolo"},
+		{"the session's first", adapters.SessionOptions{Model: "m2", Mode: "autoEdit"}, "-m m2 --approval-mode auto_edit"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			env := hermeticEnv(dir)
+			args := filepath.Join(dir, "args")
+			env[fakeEnv], env[fakeStreamEnv], env[fakeArgsFile] = "1", recorded(t, "streamjson-text"), args
+			a := New(config.AgentConfig{Command: config.Command{os.Args[0], "--acp"}, Env: env, Model: "cfg-model", Mode: "yolo"}, "test", zerolog.Nop())
+			tt.opts.Cwd = dir
+			s, err := a.Start(context.Background(), tt.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			var evs []adapters.Event
+			run(t, s, &evs)
+			got, err := os.ReadFile(args)
+			if err != nil || !strings.Contains(string(got), tt.want) {
+				t.Fatalf("fallback args %q (%v), want %q in them", got, err, tt.want)
 			}
 		})
 	}

@@ -128,6 +128,46 @@ func TestMCP_ChildDelegatesAfterItsParentsSocketWasRemoved(t *testing.T) {
 	}
 }
 
+// A hub mcp child started while its parent's socket was gone (its agent
+// started the server mid-session) fails its delegation as its parent
+// being unreachable, reaches the parent once the parent made the socket
+// again (its next prompt does), and from then on asks for it itself.
+func TestMCP_ChildStartedAfterItsParentsSocketWasRemoved(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("a loopback port has no file a cleaner could remove")
+	}
+	isolate(t)
+	b, err := delegation.Listen(zerolog.Nop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	token, _ := b.Register(&parentHost{})
+	env := b.Env(token)
+	for k, v := range env {
+		t.Setenv(k, v)
+	}
+	dir := filepath.Dir(env[delegation.EnvSocket])
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	cs := mcpClient(t)
+	if text, isErr := delegateText(t, cs, "codex"); !isErr || !strings.Contains(text, delegation.ErrNoParent.Error()) {
+		t.Fatalf("delegate with the socket gone answered %q (error %v), want a tool error naming the missing parent", text, isErr)
+	}
+	if err := b.Reopen(); err != nil { // as the parent's next prompt does
+		t.Fatal(err)
+	}
+	for _, when := range []string{"after the parent made it again", "after it was removed again"} {
+		if text, isErr := delegateText(t, cs, "codex"); isErr || text != "parent ran list files" {
+			t.Fatalf("delegate %s answered %q (error %v)", when, text, isErr)
+		}
+		if err := os.RemoveAll(dir); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // Standalone, hub mcp's delegate falls back through the config's fallback
 // lists: a delegate whose agent crashed is answered by the next one, and
 // the summary says so.

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"os"
 	"sync"
@@ -209,8 +210,10 @@ func (b *Bridge) handle(ctx context.Context, conn *jsonrpc.Conn, r *jsonrpc.Requ
 type Remote struct {
 	addr, token string
 	log         zerolog.Logger
-	nc          net.Conn      // Dial's, kept: it outlives the socket's file
+	mu          sync.Mutex
+	nc          net.Conn      // kept: it outlives the socket's file
 	bell        *jsonrpc.Conn // on nc: asks the parent to make its socket again
+	closed      bool          // no connection is kept any more
 }
 
 var _ Host = (*Remote)(nil)
@@ -224,17 +227,53 @@ func Dial(getenv func(string) string, log zerolog.Logger) (r *Remote, ok bool, e
 		return nil, false, nil
 	}
 	r = &Remote{addr: sock, token: token, log: log}
-	nc, err := dialSocket(sock)
-	if err != nil {
+	if err := r.keepBell(); err != nil {
 		return r, true, fmt.Errorf("%w: %w", ErrNoParent, err)
 	}
-	r.nc, r.bell = nc, jsonrpc.New(nc, nc, jsonrpc.Options{Logger: log})
-	go func() { _ = r.bell.Serve(context.Background()) }()
 	return r, true, nil
 }
 
-// Close hangs up the connection Dial kept; each call closes its own.
+// keepBell keeps a connection to the parent, unless one is kept: Dial's,
+// or for a child that could not dial at its start (its parent's socket
+// was removed), the first once the parent made it again.
+func (r *Remote) keepBell() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.bell != nil || r.closed {
+		return nil
+	}
+	nc, err := dialSocket(r.addr)
+	if err != nil {
+		return err
+	}
+	r.nc, r.bell = nc, jsonrpc.New(nc, nc, jsonrpc.Options{Logger: r.log})
+	go func() { _ = r.bell.Serve(context.Background()) }()
+	return nil
+}
+
+// reopen asks the parent, on the kept connection, to make its socket again.
+func (r *Remote) reopen(ctx context.Context, dialErr error) error {
+	r.mu.Lock()
+	bell := r.bell
+	r.mu.Unlock()
+	if bell == nil && errors.Is(dialErr, fs.ErrNotExist) {
+		return fmt.Errorf("%w (hub acp ended, or a tmp cleaner removed its socket, which it makes again at the session's next prompt: ask again then)", dialErr)
+	}
+	if bell == nil {
+		return dialErr
+	}
+	err := bell.Call(ctx, "reopen", callParams{Token: r.token}, nil)
+	if refused, ok := errors.AsType[*jsonrpc.Error](err); ok {
+		return errors.New(refused.Message) // why the parent cannot: still unreachable (ErrNoParent), not the call's answer
+	}
+	return err
+}
+
+// Close hangs up the kept connection; each call closes its own.
 func (r *Remote) Close() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.closed = true
 	if r.bell != nil {
 		r.bell.Close()
 		_ = r.nc.Close()
@@ -270,12 +309,15 @@ func (r *Remote) Delegate(ctx context.Context, req Request, progress Progress) (
 // call makes one call on a connection of its own, closed when it returns.
 func (r *Remote) call(ctx context.Context, method string, req Request, progress Progress, out any) error {
 	nc, err := dialSocket(r.addr)
-	if err != nil && r.bell != nil && r.bell.Call(ctx, "reopen", callParams{Token: r.token}, nil) == nil {
-		nc, err = dialSocket(r.addr) // the parent made its socket again
+	if err != nil {
+		if err = r.reopen(ctx, err); err == nil {
+			nc, err = dialSocket(r.addr) // the parent made its socket again
+		}
 	}
 	if err != nil {
 		return err
 	}
+	_ = r.keepBell() // the parent answers: a child that could not dial at its start can ask it from now on
 	conn := jsonrpc.New(nc, nc, jsonrpc.Options{Logger: r.log, Notify: func(n *jsonrpc.Request) {
 		var p progressParams
 		if n.Method == "progress" && progress != nil && json.Unmarshal(n.Params, &p) == nil {

@@ -6,11 +6,14 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"io/fs"
 	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rs/zerolog"
 )
 
 // ask delegates once through r and fails the test unless the host answered.
@@ -67,6 +70,42 @@ func TestBridge_SurvivesItsSocketRemoved(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// A child started while the socket was gone (an agent starting its MCP
+// server mid-session) has no connection to ask on: its call fails as the
+// parent's being unreachable until the parent makes the socket again (at
+// the next prompt), and from then on it asks for it as a child started
+// before does.
+func TestBridge_ChildStartedAfterItsSocketWasRemoved(t *testing.T) {
+	for _, remove := range []func(b *Bridge) error{
+		func(b *Bridge) error { return os.Remove(b.addr) },
+		func(b *Bridge) error { return os.RemoveAll(b.dir) },
+	} {
+		b := listen(t)
+		defer b.Close()
+		token, _ := b.Register(newFakeHost())
+		if err := remove(b); err != nil {
+			t.Fatal(err)
+		}
+		env := b.Env(token)
+		r, child, err := Dial(func(k string) string { return env[k] }, zerolog.Nop())
+		if !child || !errors.Is(err, ErrNoParent) {
+			t.Fatalf("Dial with the socket gone: child=%v err=%v", child, err)
+		}
+		defer r.Close()
+		if _, err := r.Delegate(context.Background(), Request{Agent: "codex", Prompt: "x"}, nil); !errors.Is(err, ErrNoParent) || !errors.Is(err, fs.ErrNotExist) {
+			t.Fatalf("Delegate with the socket gone = %v, want ErrNoParent for the missing socket", err)
+		}
+		if err := b.Reopen(); err != nil { // as the session's next prompt does
+			t.Fatal(err)
+		}
+		ask(t, r, "after the parent made it again")
+		if err := remove(b); err != nil {
+			t.Fatal(err)
+		}
+		ask(t, r, "after it was removed again")
 	}
 }
 

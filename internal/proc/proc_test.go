@@ -132,6 +132,28 @@ func TestRing_KeepsTail(t *testing.T) {
 	}
 }
 
+// The stderr tail hub reports is plain text: gemini writes its refusal in
+// red (ESC[31m … ESC[0m), which reached the editor, the jsonl and hub run's
+// error line as escape codes.
+func TestRing_TailLinesArePlainText(t *testing.T) {
+	cases := []struct{ name, in, want string }{
+		{"colour", "\x1b[31mGemini CLI is not running in a trusted directory.\x1b[0m\n", "Gemini CLI is not running in a trusted directory."},
+		{"bold and 256 colours", "\x1b[1;38;5;196merror:\x1b[0m bad\n", "error: bad"},
+		{"a line of codes only", "first\n\x1b[2K\x1b[1G\nlast\n", "first | last"},
+		{"a title (OSC)", "\x1b]0;gemini\x07ready\n", "ready"},
+		{"plain text untouched", "a [31m b\n", "a [31m b"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := NewRing(1 << 10)
+			_, _ = r.Write([]byte(tc.in))
+			if got := r.TailLines(3); got != tc.want {
+				t.Fatalf("TailLines = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
 func TestRing_CutsAtUTF8BoundaryAndSaysTruncated(t *testing.T) {
 	cases := []struct {
 		name, in, want string

@@ -1,6 +1,7 @@
 package proc
 
 import (
+	"regexp"
 	"strings"
 	"sync"
 )
@@ -44,12 +45,17 @@ func (r *Ring) Snapshot() (string, bool) {
 	return string(r.buf), r.truncated
 }
 
-// TailLines returns the last n non-empty lines joined by " | ".
+// terminalCodes are the colour and cursor sequences (CSI, OSC) a CLI
+// writes for a terminal, which an editor or a log shows as noise.
+var terminalCodes = regexp.MustCompile("\x1b\\[[0-?]*[ -/]*[@-~]|\x1b\\][^\x07\x1b]*(?:\x07|\x1b\\\\)")
+
+// TailLines returns the last n non-empty lines joined by " | ", as
+// plain text.
 func (r *Ring) TailLines(n int) string {
 	lines := strings.Split(strings.TrimSpace(r.String()), "\n")
 	var keep []string
 	for i := len(lines) - 1; i >= 0 && len(keep) < n; i-- {
-		if l := strings.TrimSpace(lines[i]); l != "" {
+		if l := strings.TrimSpace(terminalCodes.ReplaceAllString(lines[i], "")); l != "" {
 			keep = append([]string{l}, keep...)
 		}
 	}

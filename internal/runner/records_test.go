@@ -179,6 +179,10 @@ func TestRun_SnapshotsItsWorkspaceOnce(t *testing.T) {
 func TestRun_FilesChangedOutsideARepository(t *testing.T) {
 	edit := adapters.Event{Type: adapters.EventToolCall, Tool: &adapters.ToolCall{ID: "t1", Title: "Edit parser.go", Kind: adapters.KindEdit,
 		Locations: []adapters.Location{{Path: "/repo/parser.go"}}}}
+	failed := adapters.Event{Type: adapters.EventToolUpdate, Tool: &adapters.ToolCall{ID: "t1", Status: adapters.StatusFailed,
+		Content: []adapters.ToolContent{{Type: adapters.ToolContentText, Text: `Tool "write_file" not found`}}}}
+	edit2 := adapters.Event{Type: adapters.EventToolCall, Tool: &adapters.ToolCall{ID: "t2", Title: "Edit parser.go", Kind: adapters.KindEdit,
+		Locations: []adapters.Location{{Path: "/repo/parser.go"}}, Status: adapters.StatusCompleted}}
 	for _, tt := range []struct {
 		name   string
 		script fakeScript
@@ -186,6 +190,10 @@ func TestRun_FilesChangedOutsideARepository(t *testing.T) {
 	}{
 		{"no edit", steps(text("x"), done(adapters.StopEndTurn)), `"filesChanged":null`},
 		{"an edit", steps(edit, text("x"), done(adapters.StopEndTurn)), `"filesChanged":[{"path":"/repo/parser.go","status":"modified","added":0,"removed":0}]`},
+		// an edit that failed (say the agent had no write tool) changed nothing
+		{"a failed edit", steps(edit, failed, text("x"), done(adapters.StopEndTurn)), `"filesChanged":null`},
+		{"a failed edit then one that worked", steps(edit, failed, edit2, text("x"), done(adapters.StopEndTurn)),
+			`"filesChanged":[{"path":"/repo/parser.go","status":"modified","added":0,"removed":0}]`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, out, _ := runFake(t, context.Background(), &fakeAdapter{name: "fake", script: tt.script},
