@@ -38,8 +38,9 @@ var (
 		"apply", "init", "gc", "help", "version", "var", "cat-file", "show-ref", "for-each-ref", "range-diff", "cherry",
 		"whatchanged", "check-ignore", "commit-tree", "hash-object", "update-index", "update-ref", "name-rev", "fsck")
 	// gitCommands are git's builtins (git --list-cmds=builtins, 2.39 and
-	// later) and the git-NAME programs it ships or users install: git
-	// runs one before an alias of its name.
+	// later) and the git-NAME programs every git ships: git runs one before
+	// an alias of its name. Those a git may lack (lfs, svn, send-email,
+	// subtree, …) are not here: without one, git runs the alias.
 	gitCommands = set(slices.Concat(slices.Collect(maps.Keys(gitLocal)), strings.Fields(`archive bisect--helper bugreport
 		bundle check-attr check-mailmap check-ref-format checkout--worker checkout-index clone column commit-graph config
 		count-objects credential credential-cache credential-store diagnose diff-files diff-index diff-tree difftool env--helper
@@ -49,8 +50,7 @@ var (
 		pack-refs patch-id pickaxe prune prune-packed pull push read-tree receive-pack remote remote-ext remote-fd repack replace
 		rerere send-pack show-branch show-index sparse-checkout stage stripspace submodule--helper symbolic-ref unpack-file
 		unpack-objects update-server-info upload-archive upload-pack verify-commit verify-pack verify-tag write-tree replay refs
-		backfill last-modified submodule filter-branch mergetool request-pull send-email instaweb subtree lfs p4 svn gui citool
-		quiltimport web--browse difftool--helper`))...)
+		backfill last-modified submodule filter-branch mergetool request-pull quiltimport web--browse difftool--helper`))...)
 	gitRemoteKeys = []string{"core.sshcommand", "core.gitproxy", "core.askpass", "ssh.variant", "remote.", "url.", "credential."}
 	// gitBang are keys (besides gitProgramKeys) whose value is a program
 	// when it starts with "!" (or is a path, for a credential helper).
@@ -67,20 +67,14 @@ var (
 // of x's directories uses (or the one --git-dir or GIT_DIR names), after
 // the configs the line names (GIT_CONFIG_GLOBAL, HOME, …): none is the
 // user's own.
-func (r *reader) gitRepoConfig(x *runCtx, gitDir *arg) []gitKV {
-	lineEnv := func(name string) (arg, bool) {
-		if v, ok := layerEnv(x.layers, name); ok {
-			return v, true
-		}
-		v, ok := x.sc.vars[name]
-		return v, ok
-	}
-	if v, ok := lineEnv("GIT_DIR"); ok && gitDir == nil {
+func (r *reader) gitRepoConfig(x *runCtx, named map[string]*arg) []gitKV {
+	gitDir := named["--git-dir"]
+	if v, ok := x.env("GIT_DIR"); ok && gitDir == nil {
 		gitDir = &v
 	}
 	defer func(home string) { r.home = home }(r.home) // ~/ in an include is the line's HOME
 	own := r.home
-	if v, ok := lineEnv("HOME"); ok {
+	if v, ok := x.env("HOME"); ok {
 		if ps, _ := resolve((&check{r: r}).tilde(v), x.sc.cwds); len(ps) == 1 {
 			r.home = ps[0]
 		}
@@ -94,8 +88,8 @@ func (r *reader) gitRepoConfig(x *runCtx, gitDir *arg) []gitKV {
 		}
 	}
 	var out []gitKV
-	for env, file := range map[string]string{"GIT_CONFIG_GLOBAL": "", "GIT_CONFIG_SYSTEM": "", "HOME": ".gitconfig", "XDG_CONFIG_HOME": "git/config"} {
-		v, ok := lineEnv(env) // a config the line names is not the user's own
+	for env, file := range map[string]string{"GIT_CONFIG_GLOBAL": "", "GIT_CONFIG_SYSTEM": "", "HOME": ".gitconfig", "XDG_CONFIG_HOME": "git/config", "GIT_COMMON_DIR": "config"} {
+		v, ok := x.env(env) // a config the line names is not the user's own
 		if !ok || v.text == own {
 			continue
 		}
@@ -115,7 +109,7 @@ func (r *reader) gitRepoConfig(x *runCtx, gitDir *arg) []gitKV {
 			r.gitConfs[key] = slices.Concat(conf, r.gitFiles(r.gitModules(path.Join(gitCommon(g), "modules"), nil, &left)...), r.gitFiles(r.gitLinks(g, conf)...))
 		}
 		out = append(out, r.gitConfs[key]...)
-		r.gitHooks(g, r.gitConfs[key], x)
+		r.gitHooks(g, r.gitConfs[key], named["hooks"], x)
 	}
 	return out
 }
@@ -127,18 +121,28 @@ func (r *reader) gitRepoConfig(x *runCtx, gitDir *arg) []gitKV {
 // installed (git lfs, pre-commit) adds nothing to ask. A hook's own git
 // commands read no hooks; a line's hooks are read once, maxGitConfig
 // bytes of them at most (past it the line is unclear).
-func (r *reader) gitHooks(g string, conf []gitKV, x *runCtx) {
-	if r.active["git hooks"] || r.active["git hooks "+g] {
-		return
+func (r *reader) gitHooks(g string, conf []gitKV, cli *arg, x *runCtx) {
+	if cli != nil { // git -c core.hooksPath=DIR
+		conf = append(slices.Clip(conf), gitKV{"core.hookspath", cli.text})
+		r.out.unclear = r.out.unclear || cli.dynamic
 	}
-	r.active["git hooks "+g] = true
-	left := maxGitConfig
 	dirs := []string{path.Join(gitCommon(g), "hooks")}
 	for _, kv := range conf {
-		if kv.key == "core.hookspath" {
+		if kv.key == "core.hookspath" { // relative to where git runs hooks: the work tree's top
 			dirs = append(dirs, joinShell(strings.TrimSuffix(g, "/.git"), kv.val))
+			for _, d := range x.sc.cwds {
+				dirs = append(dirs, joinShell(gitWorkRoot(d), kv.val))
+			}
 		}
 	}
+	slices.Sort(dirs)
+	dirs = slices.Compact(dirs)
+	key := "git hooks " + strings.Join(dirs, "\x00")
+	if r.active["git hooks"] || r.active[key] {
+		return
+	}
+	r.active[key] = true
+	left := maxGitConfig
 	for _, dir := range dirs {
 		hooks, _ := os.ReadDir(fromShellPath(dir))
 		hooks = slices.DeleteFunc(hooks, func(h os.DirEntry) bool { return strings.HasSuffix(h.Name(), ".sample") })
@@ -160,6 +164,17 @@ func (r *reader) gitHooks(g string, conf []gitKV, x *runCtx) {
 			r.setDeny(sub.out.deny)
 		}
 	}
+}
+
+// gitWorkRoot is the nearest of dir and its parents holding a .git (a
+// directory, or a file naming one elsewhere); dir when none.
+func gitWorkRoot(dir string) string {
+	for d := dir; d != path.Dir(d); d = path.Dir(d) {
+		if _, err := os.Lstat(fromShellPath(path.Join(d, ".git"))); err == nil {
+			return d
+		}
+	}
+	return dir
 }
 
 // findGitDir is the repository git discovers from dir: dir/.git (a
@@ -523,9 +538,19 @@ func (r *reader) gitRepoRunsFor(sub string, repo []gitKV, x *runCtx) {
 	local := gitLocal[sub] && !slices.ContainsFunc(repo, func(kv gitKV) bool { // a partial clone fetches what a local command needs
 		return kv.key == "extensions.partialclone" || strings.HasPrefix(kv.key, "remote.") && strings.HasSuffix(kv.key, ".promisor")
 	})
+	corrects := !gitCommands[sub] && slices.ContainsFunc(repo, func(kv gitKV) bool { // help.autocorrect: git runs the nearest command or alias
+		return kv.key == "help.autocorrect" && !slices.Contains([]string{"0", "false", "off", "no", "never", "show"}, strings.ToLower(kv.val))
+	})
 	for _, kv := range repo {
 		name := kv.key[strings.LastIndex(kv.key, ".")+1:]
 		switch {
+		case corrects && strings.HasPrefix(kv.key, "alias."):
+			r.out.must = cmp.Or(r.out.must, gitAsked(kv, true))
+			line := "git " + kv.val
+			if def, ok := strings.CutPrefix(kv.val, "!"); ok {
+				line = def
+			}
+			r.nested(arg{text: line}, x, nil)
 		case local && gitProgramKey(kv.key, gitRemoteKeys): // how to reach a remote: a local command reaches none
 		case strings.HasPrefix(kv.key, "url.") || name == "url" || name == "pushurl":
 			if strings.Contains(kv.key+kv.val, "ext::") {

@@ -786,7 +786,7 @@ func forcePushMain(k *check) bool {
 	force, del, all := false, false, false
 	var refs []arg
 	for i := 1; i < len(args); i++ {
-		t := args[i].text
+		t := longName(args[i].text, "--force", "--force-with-lease", "--mirror", "--delete", "--push-option", "--repo", "--receive-pack", "--exec")
 		switch {
 		case slices.Contains([]string{"-o", "--push-option", "--repo", "--receive-pack", "--exec"}, t):
 			i++ // its value

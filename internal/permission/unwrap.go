@@ -21,6 +21,16 @@ type runCtx struct {
 	opaque bool
 }
 
+// env is the variable name as the line sets it for the program: an
+// assignment or env layer before it, else an earlier export or assignment.
+func (x *runCtx) env(name string) (arg, bool) {
+	if v, ok := layerEnv(x.layers, name); ok {
+		return v, true
+	}
+	v, ok := x.sc.vars[name]
+	return v, ok
+}
+
 // fork is x for a second reading that must not change x's scope.
 func (x *runCtx) fork() *runCtx {
 	y := *x
@@ -503,35 +513,48 @@ func (r *reader) git(argv []arg, x *runCtx) []arg {
 			}
 		case t == "-c" || strings.HasPrefix(t, "--config-env") || strings.HasPrefix(t, "--exec-path"):
 			x.opaque = true
-			for _, v := range val { // -c and --config-env NAME=VALUE
+			if v, ok := strings.CutPrefix(t, "--config-env="); ok {
+				val = []arg{{text: v, dynamic: a.dynamic}}
+			}
+			for _, v := range val { // -c NAME=VALUE, --config-env NAME=VARIABLE
+				if t != "-c" {
+					k, env, _ := strings.Cut(v.text, "=")
+					w, set := x.env(env)
+					v = arg{text: k + "=" + w.text, dynamic: v.dynamic || w.dynamic || !set}
+				}
 				r.gitConfig(v, x)
-				if k, w, _ := strings.Cut(v.text, "="); strings.EqualFold(k, "core.worktree") {
-					named["--work-tree"] = &arg{text: w, dynamic: v.dynamic}
+				k, w, _ := strings.Cut(v.text, "=")
+				if name := map[string]string{"core.worktree": "--work-tree", "core.hookspath": "hooks"}[strings.ToLower(k)]; name != "" {
+					named[name] = &arg{text: w, dynamic: v.dynamic}
 				}
 			}
 		}
 	}
-	repo := r.gitRepoConfig(x, named["--git-dir"])
+	repo := r.gitRepoConfig(x, named)
 	for n := 0; len(args) > 0 && n < maxDepth && !gitCommands[args[0].text]; n++ { // an alias may name another; git runs its own command before one
 		def, ok := r.gitAlias(args[0].text, repo)
 		if !ok || r.active["git alias "+args[0].text] {
 			break
 		}
 		x.opaque = true
-		if strings.HasPrefix(def, "!") { // a shell command
+		name, ws := args[0].text, parseWords(def)
+		if strings.HasPrefix(def, "!") { // a shell command, as git runs it: sh -c 'DEF "$@"' DEF ARGS…
 			r.gitRuns(args, x)
-			r.active["git alias "+args[0].text] = true
-			r.nested(arg{text: def[1:] + " " + joinArgs(args[1:]).text}, x, nil)
-			r.active["git alias "+args[0].text] = false
+			r.active["git alias "+name] = true
+			r.nested(arg{text: def[1:] + ` "$@"`}, x, append([]arg{{text: def}}, args[1:]...))
+			r.active["git alias "+name] = false
 			return argv
-		}
-		ws := parseWords(def)
-		if ws == nil {
+		} else if ws == nil {
 			r.out.unclear = true
 			return argv
 		}
 		args = append(r.fields(ws, x.sc), args[1:]...)
 		stripped = true
+		if strings.HasPrefix(args[0].text, "-") { // git's own options (-c, -C) in front: read as typed
+			r.active["git alias "+name] = true
+			defer func() { r.active["git alias "+name] = false }()
+			return r.git(append([]arg{argv[0]}, args...), x)
+		}
 	}
 	r.gitRuns(args, x)
 	if len(args) > 0 {
@@ -567,9 +590,21 @@ func (r *reader) gitRuns(args []arg, x *runCtx) {
 		if ops := gitConfigOps(args[1:]); args[0].text == "config" && len(ops) > 1 {
 			r.gitConfig(arg{text: ops[0].text + "=" + joinArgs(ops[1:]).text, dynamic: anyDynamic(ops[1:])}, x)
 		}
-		sets, _ := k.optValues(args[1:], map[string]string{"clone": "c"}[args[0].text], "--config", "bBouj")
-		runs, _ := k.optValues(args[1:], map[string]string{"clone": "u", "rebase": "x", "difftool": "x"}[args[0].text], `--upload-pack --receive-pack
-			--exec --extcmd --sendmail-cmd --setup --tree-filter --index-filter --msg-filter --env-filter --parent-filter --commit-filter --tag-name-filter`, "bBocjt")
+		long := `--upload-pack --receive-pack --exec --extcmd --sendmail-cmd --to-cmd --cc-cmd --header-cmd --setup --tree-filter
+			--index-filter --msg-filter --env-filter --parent-filter --commit-filter --tag-name-filter`
+		opts := slices.Clone(args[1:]) // --exe is --exec: git takes a long option's unique prefix
+		for i, a := range opts {
+			opts[i].text = longName(a.text, strings.Fields(long+" --config --open-files-in-pager")...)
+			v, ok := strings.CutPrefix(opts[i].text, "--open-files-in-pager=")
+			if j := strings.IndexByte(a.text, 'O'); !ok && j > 0 && j < len(a.text)-1 && a.text[0] == '-' && a.text[1] != '-' {
+				v, ok = a.text[j+1:], true // -nOPAGER
+			}
+			if ok && args[0].text == "grep" { // git grep -O'PAGER' runs PAGER on the files found
+				opts[i].text = "--exec=" + v
+			}
+		}
+		sets, _ := k.optValues(opts, map[string]string{"clone": "c"}[args[0].text], "--config", "bBouj")
+		runs, _ := k.optValues(opts, map[string]string{"clone": "u", "rebase": "x", "difftool": "x"}[args[0].text], long, "bBocjt")
 		for _, v := range sets {
 			r.gitConfig(v, x)
 		}
@@ -591,9 +626,7 @@ func (r *reader) gitRuns(args []arg, x *runCtx) {
 		}
 	}
 	for _, name := range gitProgramEnv { // GIT_PAGER=… git log; GIT_SSH_COMMAND=…; git fetch
-		if v, ok := layerEnv(x.layers, name); ok {
-			r.nested(v, x, nil)
-		} else if v, ok := x.sc.vars[name]; ok {
+		if v, ok := x.env(name); ok {
 			r.nested(v, x, nil)
 		}
 	}
@@ -1196,8 +1229,8 @@ func (r *reader) gitConfig(kv arg, x *runCtx) {
 		r.gitAliases[name] = v
 	} else if ok {
 		r.gitURL(k, arg{text: v, dynamic: kv.dynamic}, x)
-		if gitProgramKey(k, gitProgramKeys[3:]) {
-			r.nested(arg{text: v, dynamic: kv.dynamic}, x, nil)
+		if gitProgramKey(k, slices.Concat(gitProgramKeys[3:], gitBang)) {
+			r.nested(arg{text: strings.TrimPrefix(v, "!"), dynamic: kv.dynamic}, x, nil)
 		}
 	}
 }
