@@ -126,7 +126,10 @@ func (r *reader) gitHooks(g string, conf []gitKV, cli *arg, x *runCtx) {
 		conf = append(slices.Clip(conf), gitKV{"core.hookspath", cli.text})
 		r.out.unclear = r.out.unclear || cli.dynamic
 	}
-	dirs := []string{path.Join(gitCommon(g), "hooks")}
+	dirs, left := []string{path.Join(gitCommon(g), "hooks")}, maxGitFiles
+	for _, c := range r.gitModules(path.Join(gitCommon(g), "modules"), nil, &left) { // git submodule update checks each out
+		dirs = append(dirs, path.Join(path.Dir(c), "hooks"))
+	}
 	for _, kv := range conf {
 		if kv.key == "core.hookspath" { // relative to where git runs hooks: the work tree's top
 			dirs = append(dirs, joinShell(strings.TrimSuffix(g, "/.git"), kv.val))
@@ -142,7 +145,7 @@ func (r *reader) gitHooks(g string, conf []gitKV, cli *arg, x *runCtx) {
 		return
 	}
 	r.active[key] = true
-	left := maxGitConfig
+	left = maxGitConfig
 	for _, dir := range dirs {
 		hooks, _ := os.ReadDir(fromShellPath(dir))
 		hooks = slices.DeleteFunc(hooks, func(h os.DirEntry) bool { return strings.HasSuffix(h.Name(), ".sample") })

@@ -594,7 +594,7 @@ func (r *reader) gitRuns(args []arg, x *runCtx) {
 			--index-filter --msg-filter --env-filter --parent-filter --commit-filter --tag-name-filter`
 		opts := slices.Clone(args[1:]) // --exe is --exec: git takes a long option's unique prefix
 		for i, a := range opts {
-			opts[i].text = longName(a.text, strings.Fields(long+" --config --open-files-in-pager")...)
+			opts[i].text = longName(a.text, strings.Fields(long+" --config --template --open-files-in-pager")...)
 			v, ok := strings.CutPrefix(opts[i].text, "--open-files-in-pager=")
 			if j := strings.IndexByte(a.text, 'O'); !ok && j > 0 && j < len(a.text)-1 && a.text[0] == '-' && a.text[1] != '-' {
 				v, ok = a.text[j+1:], true // -nOPAGER
@@ -605,6 +605,13 @@ func (r *reader) gitRuns(args []arg, x *runCtx) {
 		}
 		sets, _ := k.optValues(opts, map[string]string{"clone": "c"}[args[0].text], "--config", "bBouj")
 		runs, _ := k.optValues(opts, map[string]string{"clone": "u", "rebase": "x", "difftool": "x"}[args[0].text], long, "bBocjt")
+		tpls, _ := k.optValues(opts, "", "--template", "")
+		if v, ok := x.env("GIT_TEMPLATE_DIR"); ok {
+			tpls = append(tpls, v)
+		}
+		for _, v := range tpls {
+			sets = append(sets, arg{text: "init.templateDir=" + v.text, dynamic: v.dynamic})
+		}
 		for _, v := range sets {
 			r.gitConfig(v, x)
 		}
@@ -1231,6 +1238,13 @@ func (r *reader) gitConfig(kv arg, x *runCtx) {
 		r.gitURL(k, arg{text: v, dynamic: kv.dynamic}, x)
 		if gitProgramKey(k, slices.Concat(gitProgramKeys[3:], gitBang)) {
 			r.nested(arg{text: strings.TrimPrefix(v, "!"), dynamic: kv.dynamic}, x, nil)
+		}
+		if strings.EqualFold(k, "init.templateDir") { // git clone copies its hooks, then runs post-checkout
+			ps, known := resolve((&check{r: r}).tilde(arg{text: v, dynamic: kv.dynamic}), x.sc.cwds)
+			r.out.unclear = r.out.unclear || !known
+			for _, p := range ps {
+				r.gitHooks(p, nil, nil, x)
+			}
 		}
 	}
 }
