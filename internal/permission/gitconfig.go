@@ -67,8 +67,7 @@ var (
 // of x's directories uses (or the one --git-dir or GIT_DIR names), after
 // the configs the line names (GIT_CONFIG_GLOBAL, HOME, …): none is the
 // user's own.
-func (r *reader) gitRepoConfig(x *runCtx, named map[string]*arg) []gitKV {
-	gitDir := named["--git-dir"]
+func (r *reader) gitRepoConfig(x *runCtx, gitDir *arg) []gitKV {
 	if v, ok := x.env("GIT_DIR"); ok && gitDir == nil {
 		gitDir = &v
 	}
@@ -109,7 +108,7 @@ func (r *reader) gitRepoConfig(x *runCtx, named map[string]*arg) []gitKV {
 			r.gitConfs[key] = slices.Concat(conf, r.gitFiles(r.gitModules(path.Join(gitCommon(g), "modules"), nil, &left)...), r.gitFiles(r.gitLinks(g, conf)...))
 		}
 		out = append(out, r.gitConfs[key]...)
-		r.gitHooks(g, r.gitConfs[key], named["hooks"], x)
+		r.gitHooks(g, r.gitConfs[key], x)
 	}
 	return out
 }
@@ -121,23 +120,35 @@ func (r *reader) gitRepoConfig(x *runCtx, named map[string]*arg) []gitKV {
 // installed (git lfs, pre-commit) adds nothing to ask. A hook's own git
 // commands read no hooks; a line's hooks are read once, maxGitConfig
 // bytes of them at most (past it the line is unclear).
-func (r *reader) gitHooks(g string, conf []gitKV, cli *arg, x *runCtx) {
-	if cli != nil { // git -c core.hooksPath=DIR
-		conf = append(slices.Clip(conf), gitKV{"core.hookspath", cli.text})
-		r.out.unclear = r.out.unclear || cli.dynamic
-	}
+func (r *reader) gitHooks(g string, conf []gitKV, x *runCtx) {
 	dirs, left := []string{path.Join(gitCommon(g), "hooks")}, maxGitFiles
 	for _, c := range r.gitModules(path.Join(gitCommon(g), "modules"), nil, &left) { // git submodule update checks each out
 		dirs = append(dirs, path.Join(path.Dir(c), "hooks"))
 	}
 	for _, kv := range conf {
-		if kv.key == "core.hookspath" { // relative to where git runs hooks: the work tree's top
-			dirs = append(dirs, joinShell(strings.TrimSuffix(g, "/.git"), kv.val))
-			for _, d := range x.sc.cwds {
-				dirs = append(dirs, joinShell(gitWorkRoot(d), kv.val))
-			}
+		if kv.key == "core.hookspath" {
+			dirs = append(dirs, gitHooksPath(strings.TrimSuffix(g, "/.git"), kv.val, x)...)
 		}
 	}
+	r.readHooks(dirs, x)
+}
+
+// gitHooksPath are the directories a core.hooksPath value may name: a
+// relative one is from the work tree's top, where git runs hooks (root,
+// or the top above one of x's directories when .git is a file).
+func gitHooksPath(root, val string, x *runCtx) []string {
+	var dirs []string
+	if root != "" {
+		dirs = append(dirs, joinShell(root, val))
+	}
+	for _, d := range x.sc.cwds {
+		dirs = append(dirs, joinShell(gitWorkRoot(d), val))
+	}
+	return dirs
+}
+
+// readHooks reads the hooks in dirs (see gitHooks).
+func (r *reader) readHooks(dirs []string, x *runCtx) {
 	slices.Sort(dirs)
 	dirs = slices.Compact(dirs)
 	key := "git hooks " + strings.Join(dirs, "\x00")
@@ -145,7 +156,7 @@ func (r *reader) gitHooks(g string, conf []gitKV, cli *arg, x *runCtx) {
 		return
 	}
 	r.active[key] = true
-	left = maxGitConfig
+	left := maxGitConfig
 	for _, dir := range dirs {
 		hooks, _ := os.ReadDir(fromShellPath(dir))
 		hooks = slices.DeleteFunc(hooks, func(h os.DirEntry) bool { return strings.HasSuffix(h.Name(), ".sample") })

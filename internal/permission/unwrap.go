@@ -491,7 +491,7 @@ func (r *reader) git(argv []arg, x *runCtx) []arg {
 			x.layers = append(x.layers[:len(x.layers):len(x.layers)], []string{name + "=" + v.text})
 		}
 	}
-	stripped, named := false, map[string]*arg{} // --work-tree, --git-dir, a -C hub cannot know
+	stripped, named, sets := false, map[string]*arg{}, []arg(nil) // --work-tree, --git-dir, a -C hub cannot know
 	for len(args) > 0 && strings.HasPrefix(args[0].text, "-") && (!args[0].dynamic || strings.HasPrefix(args[0].text, "--work-tree=") || strings.HasPrefix(args[0].text, "--git-dir=")) {
 		a, t := args[0], args[0].text
 		stripped, args = true, args[1:]
@@ -522,15 +522,17 @@ func (r *reader) git(argv []arg, x *runCtx) []arg {
 					w, set := x.env(env)
 					v = arg{text: k + "=" + w.text, dynamic: v.dynamic || w.dynamic || !set}
 				}
-				r.gitConfig(v, x)
-				k, w, _ := strings.Cut(v.text, "=")
-				if name := map[string]string{"core.worktree": "--work-tree", "core.hookspath": "hooks"}[strings.ToLower(k)]; name != "" {
-					named[name] = &arg{text: w, dynamic: v.dynamic}
+				sets = append(sets, v)
+				if k, w, _ := strings.Cut(v.text, "="); strings.EqualFold(k, "core.worktree") {
+					named["--work-tree"] = &arg{text: w, dynamic: v.dynamic}
 				}
 			}
 		}
 	}
-	repo := r.gitRepoConfig(x, named)
+	for _, v := range sets { // in the directory of the last -C
+		r.gitConfig(v, x)
+	}
+	repo := r.gitRepoConfig(x, named["--git-dir"])
 	for n := 0; len(args) > 0 && n < maxDepth && !gitCommands[args[0].text]; n++ { // an alias may name another; git runs its own command before one
 		def, ok := r.gitAlias(args[0].text, repo)
 		if !ok || r.active["git alias "+args[0].text] {
@@ -1239,11 +1241,15 @@ func (r *reader) gitConfig(kv arg, x *runCtx) {
 		if gitProgramKey(k, slices.Concat(gitProgramKeys[3:], gitBang)) {
 			r.nested(arg{text: strings.TrimPrefix(v, "!"), dynamic: kv.dynamic}, x, nil)
 		}
-		if strings.EqualFold(k, "init.templateDir") { // git clone copies its hooks, then runs post-checkout
+		switch strings.ToLower(k) { // hooks git runs: the directory's, a template's (git clone runs post-checkout)
+		case "core.hookspath":
+			r.out.unclear = r.out.unclear || kv.dynamic
+			r.readHooks(gitHooksPath("", v, x), x)
+		case "init.templatedir":
 			ps, known := resolve((&check{r: r}).tilde(arg{text: v, dynamic: kv.dynamic}), x.sc.cwds)
 			r.out.unclear = r.out.unclear || !known
 			for _, p := range ps {
-				r.gitHooks(p, nil, nil, x)
+				r.readHooks([]string{joinShell(p, "hooks")}, x)
 			}
 		}
 	}
