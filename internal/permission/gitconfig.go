@@ -168,13 +168,17 @@ func (r *reader) readHooks(dirs []string, x *runCtx) {
 				return
 			}
 			first, _, _ := strings.Cut(string(b), "\n")
+			script := string(b)
+			if prog, one, _ := strings.Cut(strings.TrimSpace(strings.TrimPrefix(first, "#!")), " "); strings.HasPrefix(first, "#!") && progName(prog) == "env" {
+				script = prog + " " + quoteWord(strings.TrimSpace(one)) + " hook\n" + script // the kernel runs env ONE-ARGUMENT HOOK: -S splits it
+			}
 			if err != nil || strings.HasPrefix(first, "#!") && !slices.ContainsFunc(strings.Fields(first[2:]), func(w string) bool { return shells[progName(w)] }) {
-				continue
+				script, _, _ = strings.Cut(script, "\n")
 			}
 			sub, sc := newReader()
 			sub.active["git hooks"] = true
 			sc.cwds = x.sc.cwds
-			sub.script(string(b), sc, input{})
+			sub.script(script, sc, input{})
 			r.setDeny(sub.out.deny)
 		}
 	}
