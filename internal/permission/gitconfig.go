@@ -81,10 +81,16 @@ func (r *reader) gitRepoConfig(x *runCtx, gitDir *arg) []gitKV {
 	var dirs []string
 	if gitDir != nil {
 		dirs, _ = resolve(*gitDir, x.sc.cwds)
+		for i, d := range dirs {
+			if g, ok := gitFile(d); ok {
+				dirs[i] = g
+			}
+		}
 	} else {
 		for _, d := range x.sc.cwds {
 			dirs = append(dirs, findGitDir(d))
 		}
+		r.out.unclear = r.out.unclear || len(x.sc.cwds) == 0 // after cd "$D": any repository's config
 	}
 	var out []gitKV
 	for env, file := range map[string]string{"GIT_CONFIG_GLOBAL": "", "GIT_CONFIG_SYSTEM": "", "HOME": ".gitconfig", "XDG_CONFIG_HOME": "git/config", "GIT_COMMON_DIR": "config"} {
@@ -201,7 +207,7 @@ func gitWorkRoot(dir string) string {
 // the same from its parent; "" when none.
 func findGitDir(dir string) string {
 	for d := dir; ; d = path.Dir(d) {
-		if g, ok := gitFile(d); ok {
+		if g, ok := gitFile(path.Join(d, ".git")); ok {
 			return g
 		}
 		for _, g := range []string{path.Join(d, ".git"), d} {
@@ -318,7 +324,7 @@ func (r *reader) gitLinks(g string, conf []gitKV) []string {
 			at = start + (p+end-start+8)&^7 // NUL-padded to 8 bytes
 		}
 		if sub := path.Join(root, name); mode == 0o160000 {
-			if d, ok := gitFile(sub); ok {
+			if d, ok := gitFile(path.Join(sub, ".git")); ok {
 				out = append(out, path.Join(gitCommon(d), "config"))
 			} else if isGitDir(path.Join(sub, ".git")) {
 				out = append(out, path.Join(sub, ".git", "config"))
@@ -328,11 +334,12 @@ func (r *reader) gitLinks(g string, conf []gitKV) []string {
 	return out
 }
 
-// gitFile is the git directory the .git file in d names.
-func gitFile(d string) (string, bool) {
-	b, err := readCapped(path.Join(d, ".git"), maxGitConfig)
+// gitFile is the git directory the .git file p names (or GIT_DIR, which
+// git follows the same way).
+func gitFile(p string) (string, bool) {
+	b, err := readCapped(p, maxGitConfig)
 	g, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir:")
-	return joinShell(d, strings.TrimSpace(g)), err == nil && ok
+	return joinShell(path.Dir(p), strings.TrimSpace(g)), err == nil && ok
 }
 
 // readCapped reads the start of a regular file, limit bytes and one more
@@ -370,6 +377,7 @@ type gitLeft struct{ files, bytes int }
 func (r *reader) readGitConfig(file string, left *gitLeft, out []gitKV) []gitKV {
 	b, err := readCapped(file, maxGitConfig)
 	if err != nil {
+		r.out.unclear = r.out.unclear || exists(file, false) // a FIFO, /dev/stdin: git reads what hub cannot
 		return out
 	}
 	if left.files--; left.files < 0 || len(b) > left.bytes {

@@ -287,6 +287,9 @@ func (r *reader) run(argv []arg, x *runCtx) input {
 			x.sc.pos = append([]arg{p0}, ops...)
 			return r.final(argv, x)
 		case name == "cd" || name == "pushd" || name == "popd":
+			if _, ok := x.env("CDPATH"); ok { // cd DIR goes to a CDPATH entry's DIR
+				argv = []arg{argv[0], unknown}
+			}
 			r.cd(name, argv[1:], x.sc)
 			return r.final(argv, x)
 		}
@@ -529,7 +532,16 @@ func (r *reader) git(argv []arg, x *runCtx) []arg {
 			}
 		}
 	}
-	for _, v := range sets { // in the directory of the last -C
+	for _, w := range slices.Concat(x.layers...) { // GIT_CONFIG_KEY_0=core.pager GIT_CONFIG_VALUE_0=…, GIT_CONFIG_PARAMETERS="'k'='v'"
+		if n, key, ok := strings.Cut(w, "="); ok && strings.HasPrefix(n, "GIT_CONFIG_KEY_") {
+			if v, ok := layerEnv(x.layers, "GIT_CONFIG_VALUE_"+n[len("GIT_CONFIG_KEY_"):]); ok {
+				sets = append(sets, arg{text: key + "=" + v.text, dynamic: v.dynamic})
+			}
+		} else if n == "GIT_CONFIG_PARAMETERS" {
+			sets = append(sets, r.fields(parseWords(key), x.sc)...)
+		}
+	}
+	for _, v := range sets { // in the directory of the last -C, before an alias is looked up
 		r.gitConfig(v, x)
 	}
 	repo := r.gitRepoConfig(x, named["--git-dir"])
@@ -577,17 +589,6 @@ func (r *reader) git(argv []arg, x *runCtx) []arg {
 // submodule foreach, bisect run, an ext:: remote and GIT_PAGER-like
 // variables (gitProgramEnv).
 func (r *reader) gitRuns(args []arg, x *runCtx) {
-	for _, w := range slices.Concat(x.layers...) { // GIT_CONFIG_KEY_0=core.pager GIT_CONFIG_VALUE_0=…, GIT_CONFIG_PARAMETERS="'k'='v'"
-		if n, key, ok := strings.Cut(w, "="); ok && strings.HasPrefix(n, "GIT_CONFIG_KEY_") {
-			if v, ok := layerEnv(x.layers, "GIT_CONFIG_VALUE_"+n[len("GIT_CONFIG_KEY_"):]); ok {
-				r.gitConfig(arg{text: key + "=" + v.text, dynamic: v.dynamic}, x)
-			}
-		} else if n == "GIT_CONFIG_PARAMETERS" {
-			for _, kv := range r.fields(parseWords(key), x.sc) {
-				r.gitConfig(kv, x)
-			}
-		}
-	}
 	if k := (&check{r: r}); len(args) > 1 { // clone -c, -u; fetch --upload-pack, push --receive-pack, rebase -x, …
 		if ops := gitConfigOps(args[1:]); args[0].text == "config" && len(ops) > 1 {
 			r.gitConfig(arg{text: ops[0].text + "=" + joinArgs(ops[1:]).text, dynamic: anyDynamic(ops[1:])}, x)
@@ -1108,6 +1109,8 @@ func (r *reader) cd(name string, args []arg, sc *scope) {
 		target = unknown // a directory from the stack
 	case len(ops) == 0:
 		target, _, _ = r.lookup("HOME", sc) // unknown when hub does not know it
+	case ops[0].glob:
+		target = unknown // cd ../x*: the shell picks the directory
 	default:
 		target = ops[0]
 	}
