@@ -44,8 +44,9 @@ func Unclear(req Request) bool {
 // in any letter case, since macOS and Windows file systems ignore case)
 // other than a committed template (.env.example, .env.sample, …).
 func IsEnvFile(p string) bool {
-	base := strings.ToLower(filepath.Base(strings.Trim(p, `"'`)))
-	if base != ".env" && !strings.HasPrefix(base, ".env.") {
+	parts := winNames(strings.Trim(p, `"'`)) // as Windows also names it: .env::$DATA, ".env.", ENV~1
+	base := parts[len(parts)-1]
+	if !names(base, ".env") && !strings.HasPrefix(base, ".env.") {
 		return false
 	}
 	return !slices.Contains([]string{".env.example", ".env.sample", ".env.template", ".env.dist"}, base)
