@@ -377,7 +377,7 @@ type gitLeft struct{ files, bytes int }
 func (r *reader) readGitConfig(file string, left *gitLeft, out []gitKV) []gitKV {
 	b, err := readCapped(file, maxGitConfig)
 	if err != nil {
-		r.out.unclear = r.out.unclear || exists(file, false) // a FIFO, /dev/stdin: git reads what hub cannot
+		r.out.unclear = r.out.unclear || exists(file, false) && file != "/dev/null" // a FIFO, /dev/stdin: git reads what hub cannot
 		return out
 	}
 	if left.files--; left.files < 0 || len(b) > left.bytes {

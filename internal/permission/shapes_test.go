@@ -237,6 +237,7 @@ func TestUnclear_Shapes(t *testing.T) {
 		{`CDPATH=.. cd fsmonitor && git status`, true},
 		{`export CDPATH=..; cd fsmonitor; git status`, true},
 		{`GIT_CONFIG_GLOBAL=/dev/stdin git status <<< '[core]fsmonitor=rm -rf ~'`, true},
+		{`GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_SYSTEM=/dev/null git status`, false},
 		{`docker run "$IMG"`, false},
 		{`cp "$F" ./build/`, false},
 		{`echo KEY > ./out`, false},
