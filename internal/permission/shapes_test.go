@@ -238,6 +238,8 @@ func TestUnclear_Shapes(t *testing.T) {
 		{`export CDPATH=..; cd fsmonitor; git status`, true},
 		{`GIT_CONFIG_GLOBAL=/dev/stdin git status <<< '[core]fsmonitor=rm -rf ~'`, true},
 		{`GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_SYSTEM=/dev/null git status`, false},
+		{`find .. -name .git -execdir git status \;`, true},
+		{`find . -name x -exec git add {} +`, false},
 		{`docker run "$IMG"`, false},
 		{`cp "$F" ./build/`, false},
 		{`echo KEY > ./out`, false},

@@ -832,6 +832,7 @@ func (r *reader) find(argv []arg, x *runCtx) {
 			j++
 		}
 		cmd := append([]arg(nil), args[i+1:j]...)
+		r.out.unclear = r.out.unclear || strings.HasSuffix(args[i].text, "dir") // run in each file's directory: git there runs its repository's config
 		i = j
 		if len(cmd) == 0 {
 			continue
