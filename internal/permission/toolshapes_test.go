@@ -442,6 +442,9 @@ func TestIsSecretFile_CredentialStores(t *testing.T) {
 		{"project/.ENV.LOCAL::$DATA", true},
 		{"project/.env.example.", false},
 		{"project/ENVS~1.TXT", false},
+		{"project/HEAD:.env", true}, // git show HEAD:.env
+		{"project/main~2:server.pem", true},
+		{"project/HEAD:a.go", false},
 	}
 	for _, tc := range tests {
 		if got := IsSecretFile(filepath.Join(home, filepath.FromSlash(tc.rel))); got != tc.secret {
