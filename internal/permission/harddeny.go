@@ -303,10 +303,11 @@ func deletes(k *check) bool {
 		}
 		return k.hits(arg{text: "."}, true)
 	}
-	if !slices.Contains([]string{"rm", "unlink", "shred", "srm", "wipe", "rmdir", "truncate"}, prog) {
+	if !slices.Contains([]string{"rm", "unlink", "shred", "srm", "wipe", "rmdir", "truncate", "rimraf"}, prog) {
 		return false
 	}
-	recursive := (prog == "rm" || prog == "shred" || prog == "srm" || prog == "wipe") && (hasShort(args, "rR") || hasLong(args, "--recursive"))
+	recursive := (prog == "rm" || prog == "shred" || prog == "srm" || prog == "wipe") && (hasShort(args, "rR") || hasLong(args, "--recursive")) ||
+		prog == "rimraf" // node's rm -rf (npx rimraf dist)
 	if prog == "truncate" {
 		args = skipValues(args, "-s", "--size", "-r", "--reference")
 	}

@@ -166,7 +166,7 @@ func wrapped(argv []string) bool {
 }
 
 // destructivePrograms delete or overwrite data whatever their flags say.
-var destructivePrograms = set("rm", "rmdir", "unlink", "dd", "shred", "truncate", "wipefs", "fdisk", "sfdisk", "parted",
+var destructivePrograms = set("rm", "rimraf", "rmdir", "unlink", "dd", "shred", "truncate", "wipefs", "fdisk", "sfdisk", "parted",
 	"mv", "kill", "killall", "pkill", "reboot", "shutdown", "halt", "poweroff", "srm", "wipe", "mkswap", "mke2fs", "cp",
 	"install", "ln", "tee", "rsync", "blkdiscard", "chattr")
 
