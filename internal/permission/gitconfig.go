@@ -92,8 +92,12 @@ func (r *reader) gitRepoConfig(x *runCtx, gitDir *arg) []gitKV {
 		}
 		r.out.unclear = r.out.unclear || len(x.sc.cwds) == 0 // after cd "$D": any repository's config
 	}
+	if v, ok := x.env("GIT_COMMON_DIR"); ok { // git takes its config and hooks
+		ps, known := resolve((&check{r: r}).tilde(v), x.sc.cwds)
+		dirs, r.out.unclear = append(dirs, ps...), r.out.unclear || !known
+	}
 	var out []gitKV
-	for env, file := range map[string]string{"GIT_CONFIG_GLOBAL": "", "GIT_CONFIG_SYSTEM": "", "HOME": ".gitconfig", "XDG_CONFIG_HOME": "git/config", "GIT_COMMON_DIR": "config"} {
+	for env, file := range map[string]string{"GIT_CONFIG_GLOBAL": "", "GIT_CONFIG_SYSTEM": "", "HOME": ".gitconfig", "XDG_CONFIG_HOME": "git/config"} {
 		v, ok := x.env(env) // a config the line names is not the user's own
 		if !ok || v.text == own {
 			continue
