@@ -135,9 +135,17 @@ func (r *reader) gitHooks(g string, conf []gitKV, x *runCtx) {
 	for _, c := range r.gitModules(path.Join(gitCommon(g), "modules"), nil, &left) { // git submodule update checks each out
 		dirs = append(dirs, path.Join(path.Dir(c), "hooks"))
 	}
+	roots := []string{strings.TrimSuffix(g, "/.git")}
 	for _, kv := range conf {
-		if kv.key == "core.hookspath" {
-			dirs = append(dirs, gitHooksPath(strings.TrimSuffix(g, "/.git"), kv.val, x)...)
+		if kv.key == "core.worktree" {
+			roots = append(roots, joinShell(g, kv.val))
+		}
+	}
+	for _, kv := range conf {
+		for _, root := range roots {
+			if kv.key == "core.hookspath" {
+				dirs = append(dirs, gitHooksPath(root, kv.val, x)...)
+			}
 		}
 	}
 	r.readHooks(dirs, x)
