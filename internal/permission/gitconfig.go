@@ -40,8 +40,9 @@ var (
 		"apply", "init", "gc", "help", "version", "var", "cat-file", "show-ref", "for-each-ref", "range-diff", "cherry",
 		"whatchanged", "check-ignore", "commit-tree", "hash-object", "update-index", "update-ref", "name-rev", "fsck")
 	// gitCommands are git's builtins (git --list-cmds=builtins, 2.39 and
-	// later) and the git-NAME programs it ships or users install: git
-	// runs one before an alias of its name.
+	// later) and the git-NAME programs every git ships: git runs one before
+	// an alias of its name. Those a git may lack (lfs, svn, send-email,
+	// subtree, …) are not here: without one, git runs the alias.
 	gitCommands = set(slices.Concat(slices.Collect(maps.Keys(gitLocal)), strings.Fields(`archive bisect--helper bugreport
 		bundle check-attr check-mailmap check-ref-format checkout--worker checkout-index clone column commit-graph config
 		count-objects credential credential-cache credential-store diagnose diff-files diff-index diff-tree difftool env--helper
@@ -51,8 +52,7 @@ var (
 		pack-refs patch-id pickaxe prune prune-packed pull push read-tree receive-pack remote remote-ext remote-fd repack replace
 		rerere send-pack show-branch show-index sparse-checkout stage stripspace submodule--helper symbolic-ref unpack-file
 		unpack-objects update-server-info upload-archive upload-pack verify-commit verify-pack verify-tag write-tree replay refs
-		backfill last-modified submodule filter-branch mergetool request-pull send-email instaweb subtree lfs p4 svn gui citool
-		quiltimport web--browse difftool--helper`))...)
+		backfill last-modified submodule filter-branch mergetool request-pull quiltimport web--browse difftool--helper`))...)
 	gitRemoteKeys = []string{"core.sshcommand", "core.gitproxy", "core.askpass", "ssh.variant", "remote.", "url.", "credential."}
 	// gitBang are keys (besides gitProgramKeys) whose value is a program
 	// when it starts with "!" (or is a path, for a credential helper).
@@ -70,19 +70,12 @@ var (
 // the configs the line names (GIT_CONFIG_GLOBAL, HOME, …): none is the
 // user's own.
 func (r *reader) gitRepoConfig(x *runCtx, gitDir *arg) []gitKV {
-	lineEnv := func(name string) (arg, bool) {
-		if v, ok := layerEnv(x.layers, name); ok {
-			return v, true
-		}
-		v, ok := x.sc.vars[name]
-		return v, ok
-	}
-	if v, ok := lineEnv("GIT_DIR"); ok && gitDir == nil {
+	if v, ok := x.env("GIT_DIR"); ok && gitDir == nil {
 		gitDir = &v
 	}
 	defer func(home string) { r.home = home }(r.home) // ~/ in an include is the line's HOME
 	own := r.home
-	if v, ok := lineEnv("HOME"); ok {
+	if v, ok := x.env("HOME"); ok {
 		if ps, _ := resolve((&check{r: r}).tilde(v), x.sc.cwds); len(ps) == 1 {
 			r.home = ps[0]
 		}
@@ -90,14 +83,24 @@ func (r *reader) gitRepoConfig(x *runCtx, gitDir *arg) []gitKV {
 	var dirs []string
 	if gitDir != nil {
 		dirs, _ = resolve(*gitDir, x.sc.cwds)
+		for i, d := range dirs {
+			if g, ok := gitFile(d); ok {
+				dirs[i] = g
+			}
+		}
 	} else {
 		for _, d := range x.sc.cwds {
 			dirs = append(dirs, findGitDir(d))
 		}
+		r.out.unclear = r.out.unclear || len(x.sc.cwds) == 0 // after cd "$D": any repository's config
+	}
+	if v, ok := x.env("GIT_COMMON_DIR"); ok { // git takes its config and hooks
+		ps, known := resolve((&check{r: r}).tilde(v), x.sc.cwds)
+		dirs, r.out.unclear = append(dirs, ps...), r.out.unclear || !known
 	}
 	var out []gitKV
 	for env, file := range map[string]string{"GIT_CONFIG_GLOBAL": "", "GIT_CONFIG_SYSTEM": "", "HOME": ".gitconfig", "XDG_CONFIG_HOME": "git/config"} {
-		v, ok := lineEnv(env) // a config the line names is not the user's own
+		v, ok := x.env(env) // a config the line names is not the user's own
 		if !ok || v.text == own {
 			continue
 		}
@@ -130,12 +133,43 @@ func (r *reader) gitRepoConfig(x *runCtx, gitDir *arg) []gitKV {
 // commands read no hooks; a line's hooks are read once, maxGitConfig
 // bytes of them at most (past it the line is unclear).
 func (r *reader) gitHooks(g string, conf []gitKV, x *runCtx) {
-	if r.active["git hooks"] || r.active["git hooks "+g] {
+	dirs, left := hookDirs(g, conf), maxGitFiles
+	for _, c := range r.gitModules(path.Join(gitCommon(g), "modules"), nil, &left) { // git submodule update checks each out
+		dirs = append(dirs, path.Join(path.Dir(c), "hooks"))
+	}
+	for _, kv := range conf {
+		if kv.key == "core.hookspath" {
+			dirs = append(dirs, gitHooksPath("", kv.val, x)...)
+		}
+	}
+	r.readHooks(dirs, x)
+}
+
+// gitHooksPath are the directories a core.hooksPath value may name: a
+// relative one is from the work tree's top, where git runs hooks (root,
+// or the top above one of x's directories when .git is a file).
+func gitHooksPath(root, val string, x *runCtx) []string {
+	var dirs []string
+	if root != "" {
+		dirs = append(dirs, joinShell(root, val))
+	}
+	for _, d := range x.sc.cwds {
+		dirs = append(dirs, joinShell(gitWorkRoot(d), val))
+	}
+	return dirs
+}
+
+// readHooks reads the hooks in dirs (see gitHooks).
+func (r *reader) readHooks(dirs []string, x *runCtx) {
+	slices.Sort(dirs)
+	dirs = slices.Compact(dirs)
+	key := "git hooks " + strings.Join(dirs, "\x00")
+	if r.active["git hooks"] || r.active[key] {
 		return
 	}
-	r.active["git hooks "+g] = true
+	r.active[key] = true
 	left := maxGitConfig
-	for _, dir := range hookDirs(g, conf) {
+	for _, dir := range dirs {
 		hooks, _ := os.ReadDir(fromShellPath(dir))
 		hooks = slices.DeleteFunc(hooks, func(h os.DirEntry) bool { return strings.HasSuffix(h.Name(), ".sample") })
 		r.out.unclear = r.out.unclear || len(hooks) > maxGitFiles
@@ -146,28 +180,51 @@ func (r *reader) gitHooks(g string, conf []gitKV, x *runCtx) {
 				return
 			}
 			first, _, _ := strings.Cut(string(b), "\n")
+			script := string(b)
+			if prog, one, _ := strings.Cut(strings.TrimSpace(strings.TrimPrefix(first, "#!")), " "); strings.HasPrefix(first, "#!") && progName(prog) == "env" {
+				script = prog + " " + quoteWord(strings.TrimSpace(one)) + " hook\n" + script // the kernel runs env ONE-ARGUMENT HOOK: -S splits it
+			}
 			if err != nil || strings.HasPrefix(first, "#!") && !slices.ContainsFunc(strings.Fields(first[2:]), func(w string) bool { return shells[progName(w)] }) {
-				continue
+				script, _, _ = strings.Cut(script, "\n")
 			}
 			sub, sc := newReader()
 			sub.active["git hooks"] = true
 			sc.cwds = x.sc.cwds
-			sub.script(string(b), sc, input{})
+			sub.script(script, sc, input{})
 			r.setDeny(sub.out.deny)
 		}
 	}
 }
 
 // hookDirs are the git directory g's hooks directory, then those its
-// config's core.hooksPath names (a relative one from the work tree).
+// config's core.hooksPath names (a relative one from the work tree, or
+// the one core.worktree moves it to).
 func hookDirs(g string, conf []gitKV) []string {
-	dirs := []string{path.Join(gitCommon(g), "hooks")}
+	dirs, roots := []string{path.Join(gitCommon(g), "hooks")}, []string{strings.TrimSuffix(g, "/.git")}
 	for _, kv := range conf {
-		if kv.key == "core.hookspath" {
-			dirs = append(dirs, joinShell(strings.TrimSuffix(g, "/.git"), kv.val))
+		if kv.key == "core.worktree" {
+			roots = append(roots, joinShell(g, kv.val))
+		}
+	}
+	for _, kv := range conf {
+		for _, root := range roots {
+			if kv.key == "core.hookspath" {
+				dirs = append(dirs, joinShell(root, kv.val))
+			}
 		}
 	}
 	return dirs
+}
+
+// gitWorkRoot is the nearest of dir and its parents holding a .git (a
+// directory, or a file naming one elsewhere); dir when none.
+func gitWorkRoot(dir string) string {
+	for d := dir; d != path.Dir(d); d = path.Dir(d) {
+		if _, err := os.Lstat(fromShellPath(path.Join(d, ".git"))); err == nil {
+			return d
+		}
+	}
+	return dir
 }
 
 // findGitDir is the repository git discovers from dir: dir/.git (a
@@ -176,7 +233,7 @@ func hookDirs(g string, conf []gitKV) []string {
 // the same from its parent; "" when none.
 func findGitDir(dir string) string {
 	for d := dir; ; d = path.Dir(d) {
-		if g, ok := gitFile(d); ok {
+		if g, ok := gitFile(path.Join(d, ".git")); ok {
 			return g
 		}
 		for _, g := range []string{path.Join(d, ".git"), d} {
@@ -293,7 +350,7 @@ func (r *reader) gitLinks(g string, conf []gitKV) []string {
 			at = start + (p+end-start+8)&^7 // NUL-padded to 8 bytes
 		}
 		if sub := path.Join(root, name); mode == 0o160000 {
-			if d, ok := gitFile(sub); ok {
+			if d, ok := gitFile(path.Join(sub, ".git")); ok {
 				out = append(out, path.Join(gitCommon(d), "config"))
 			} else if isGitDir(path.Join(sub, ".git")) {
 				out = append(out, path.Join(sub, ".git", "config"))
@@ -303,11 +360,12 @@ func (r *reader) gitLinks(g string, conf []gitKV) []string {
 	return out
 }
 
-// gitFile is the git directory the .git file in d names.
-func gitFile(d string) (string, bool) {
-	b, err := readCapped(path.Join(d, ".git"), maxGitConfig)
+// gitFile is the git directory the .git file p names (or GIT_DIR, which
+// git follows the same way).
+func gitFile(p string) (string, bool) {
+	b, err := readCapped(p, maxGitConfig)
 	g, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir:")
-	return joinShell(d, strings.TrimSpace(g)), err == nil && ok
+	return joinShell(path.Dir(p), strings.TrimSpace(g)), err == nil && ok
 }
 
 // readCapped reads the start of a regular file, limit bytes and one more
@@ -343,6 +401,7 @@ type gitLeft struct{ files, bytes int }
 func (r *reader) readGitConfig(file string, left *gitLeft, out []gitKV) []gitKV {
 	b, err := readCapped(file, maxGitConfig)
 	if err != nil {
+		r.out.unclear = r.out.unclear || exists(file, false) && file != "/dev/null" // a FIFO, /dev/stdin: git reads what hub cannot
 		return out
 	}
 	if left.files--; left.files < 0 || len(b) > left.bytes {
@@ -534,9 +593,19 @@ func (r *reader) gitRepoRunsFor(sub string, repo []gitKV, x *runCtx) {
 	local := gitLocal[sub] && !slices.ContainsFunc(repo, func(kv gitKV) bool { // a partial clone fetches what a local command needs
 		return kv.key == "extensions.partialclone" || strings.HasPrefix(kv.key, "remote.") && strings.HasSuffix(kv.key, ".promisor")
 	})
+	corrects := !gitCommands[sub] && slices.ContainsFunc(repo, func(kv gitKV) bool { // help.autocorrect: git runs the nearest command or alias
+		return kv.key == "help.autocorrect" && !slices.Contains([]string{"0", "false", "off", "no", "never", "show"}, strings.ToLower(kv.val))
+	})
 	for _, kv := range repo {
 		name := kv.key[strings.LastIndex(kv.key, ".")+1:]
 		switch {
+		case corrects && strings.HasPrefix(kv.key, "alias."):
+			r.out.must = cmp.Or(r.out.must, gitAsked(kv, true))
+			line := "git " + kv.val
+			if def, ok := strings.CutPrefix(kv.val, "!"); ok {
+				line = def
+			}
+			r.nested(arg{text: line}, x, nil)
 		case local && gitProgramKey(kv.key, gitRemoteKeys): // how to reach a remote: a local command reaches none
 		case strings.HasPrefix(kv.key, "url.") || name == "url" || name == "pushurl":
 			if strings.Contains(kv.key+kv.val, "ext::") {

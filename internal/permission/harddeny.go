@@ -44,8 +44,9 @@ func Unclear(req Request) bool {
 // in any letter case, since macOS and Windows file systems ignore case)
 // other than a committed template (.env.example, .env.sample, …).
 func IsEnvFile(p string) bool {
-	base := strings.ToLower(filepath.Base(strings.Trim(p, `"'`)))
-	if base != ".env" && !strings.HasPrefix(base, ".env.") {
+	parts := winNames(strings.Trim(p, `"'`)) // as Windows also names it: .env::$DATA, ".env.", ENV~1
+	base := parts[len(parts)-1]
+	if !names(base, ".env") && !strings.HasPrefix(base, ".env.") {
 		return false
 	}
 	return !slices.Contains([]string{".env.example", ".env.sample", ".env.template", ".env.dist"}, base)
@@ -312,10 +313,11 @@ func deletes(k *check) bool {
 		}
 		return k.hits(arg{text: "."}, true)
 	}
-	if !slices.Contains([]string{"rm", "unlink", "shred", "srm", "wipe", "rmdir", "truncate"}, prog) {
+	if !slices.Contains([]string{"rm", "unlink", "shred", "srm", "wipe", "rmdir", "truncate", "rimraf"}, prog) {
 		return false
 	}
-	recursive := (prog == "rm" || prog == "shred" || prog == "srm" || prog == "wipe") && (hasShort(args, "rR") || hasLong(args, "--recursive"))
+	recursive := (prog == "rm" || prog == "shred" || prog == "srm" || prog == "wipe") && (hasShort(args, "rR") || hasLong(args, "--recursive")) ||
+		prog == "rimraf" // node's rm -rf (npx rimraf dist)
 	if prog == "truncate" {
 		args = skipValues(args, "-s", "--size", "-r", "--reference")
 	}
@@ -819,7 +821,7 @@ func forcePushMain(k *check) bool {
 	force, del, all := false, false, false
 	var refs []arg
 	for i := 1; i < len(args); i++ {
-		t := args[i].text
+		t := longName(args[i].text, "--force", "--force-with-lease", "--mirror", "--delete", "--push-option", "--repo", "--receive-pack", "--exec")
 		switch {
 		case slices.Contains([]string{"-o", "--push-option", "--repo", "--receive-pack", "--exec"}, t):
 			i++ // its value

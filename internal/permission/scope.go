@@ -204,7 +204,7 @@ func wrapped(argv []string) bool {
 }
 
 // destructivePrograms delete or overwrite data whatever their flags say.
-var destructivePrograms = set("rm", "rmdir", "unlink", "dd", "shred", "truncate", "wipefs", "fdisk", "sfdisk", "parted",
+var destructivePrograms = set("rm", "rimraf", "rmdir", "unlink", "dd", "shred", "truncate", "wipefs", "fdisk", "sfdisk", "parted",
 	"mv", "kill", "killall", "pkill", "reboot", "shutdown", "halt", "poweroff", "srm", "wipe", "mkswap", "mke2fs", "cp",
 	"install", "ln", "tee", "rsync", "blkdiscard", "chattr")
 
@@ -258,10 +258,27 @@ func checkoutPaths(args []string) bool {
 	return !hasFlag(args, "-b", "-B", "--orphan") && (len(ops) > 1 || slices.ContainsFunc(ops, pathWord))
 }
 
+// longName is the long option of names that t (--name or --name=value)
+// abbreviates, as git's and GNU's parsers take a unique prefix (--har is
+// --hard; one that is not unique, which they refuse, is the first); t
+// when none.
+func longName(t string, names ...string) string {
+	n, v, eq := strings.Cut(t, "=")
+	i := slices.IndexFunc(names, func(f string) bool { return strings.HasPrefix(f, n) })
+	switch {
+	case i < 0 || len(n) < 5 || !strings.HasPrefix(n, "--") || slices.Contains(names, n):
+		return t
+	case eq:
+		return names[i] + "=" + v
+	}
+	return names[i]
+}
+
 // hasFlag reports whether args hold one of flags, also inside a short
-// option cluster ("-rf" holds "-f").
+// option cluster ("-rf" holds "-f"), or abbreviated (longName).
 func hasFlag(args []string, flags ...string) bool {
 	for _, a := range args {
+		a = longName(a, flags...)
 		for _, f := range flags {
 			if a == f || strings.HasPrefix(a, f+"=") {
 				return true

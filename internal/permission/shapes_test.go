@@ -229,9 +229,17 @@ func TestUnclear_Shapes(t *testing.T) {
 		{`gpg --homedir "$(mktemp -d)" --import k`, true},
 		{`GNUPGHOME=$(mktemp -d) gpg --import k`, true},
 		{`gh "$X" login`, true},
-		{`git -C "$D" status`, false},
+		{`git -C "$D" status`, true}, // git runs what that directory's repository config says (core.fsmonitor, an alias)
+		{`cd ../fsmon* && git status`, true},
 		{`git --work-tree="$W" diff`, false},
-		{`cd "$X" && git checkout main`, false}, // as before: not a work tree named for git
+		{`cd "$X" && git checkout main`, true},
+		{`cd "$X" && ls`, false},
+		{`CDPATH=.. cd fsmonitor && git status`, true},
+		{`export CDPATH=..; cd fsmonitor; git status`, true},
+		{`GIT_CONFIG_GLOBAL=/dev/stdin git status <<< '[core]fsmonitor=rm -rf ~'`, true},
+		{`GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_SYSTEM=/dev/null git status`, false},
+		{`find .. -name .git -execdir git status \;`, true},
+		{`find . -name x -exec git add {} +`, false},
 		{`docker run "$IMG"`, false},
 		{`cp "$F" ./build/`, false},
 		{`git apply --unsafe-paths x.diff`, true}, // git then writes a diff's .git/hooks/… and ../…

@@ -161,6 +161,9 @@ func IsSecretFile(p string) bool {
 		return false
 	}
 	home, _ := os.UserHomeDir()
+	if _, file, rev := strings.Cut(filepath.Base(p), ":"); rev && file != "" && IsSecretFile(filepath.Join(filepath.Dir(p), file)) {
+		return true // git show HEAD:.env, C:.env
+	}
 	return secretAt(p, home) || secretAt(resolveLinks(p), resolveLinks(home))
 }
 

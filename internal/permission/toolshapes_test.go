@@ -492,6 +492,14 @@ func TestIsSecretFile_CredentialStores(t *testing.T) {
 		{"SSHX/config", false},
 		{"SSHTOO~1/config", false},
 		{".sshd/config", false},
+		{"project/.env::$DATA", true},
+		{"project/ENV~1", true},
+		{"project/.ENV.LOCAL::$DATA", true},
+		{"project/.env.example.", false},
+		{"project/ENVS~1.TXT", false},
+		{"project/HEAD:.env", true}, // git show HEAD:.env
+		{"project/main~2:server.pem", true},
+		{"project/HEAD:a.go", false},
 	}
 	for _, tc := range tests {
 		if got := IsSecretFile(filepath.Join(home, filepath.FromSlash(tc.rel))); got != tc.secret {

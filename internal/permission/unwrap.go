@@ -21,6 +21,16 @@ type runCtx struct {
 	opaque bool
 }
 
+// env is the variable name as the line sets it for the program: an
+// assignment or env layer before it, else an earlier export or assignment.
+func (x *runCtx) env(name string) (arg, bool) {
+	if v, ok := layerEnv(x.layers, name); ok {
+		return v, true
+	}
+	v, ok := x.sc.vars[name]
+	return v, ok
+}
+
 // fork is x for a second reading that must not change x's scope.
 func (x *runCtx) fork() *runCtx {
 	y := *x
@@ -277,6 +287,9 @@ func (r *reader) run(argv []arg, x *runCtx) input {
 			x.sc.pos = append([]arg{p0}, ops...)
 			return r.final(argv, x)
 		case name == "cd" || name == "pushd" || name == "popd":
+			if _, ok := x.env("CDPATH"); ok { // cd DIR goes to a CDPATH entry's DIR
+				argv = []arg{argv[0], unknown}
+			}
 			r.cd(name, argv[1:], x.sc)
 			return r.final(argv, x)
 		}
@@ -481,7 +494,7 @@ func (r *reader) git(argv []arg, x *runCtx) []arg {
 			x.layers = append(x.layers[:len(x.layers):len(x.layers)], []string{name + "=" + v.text})
 		}
 	}
-	stripped, named := false, map[string]*arg{} // --work-tree, --git-dir, a -C hub cannot know
+	stripped, named, sets := false, map[string]*arg{}, []arg(nil) // --work-tree, --git-dir, a -C hub cannot know
 	for len(args) > 0 && strings.HasPrefix(args[0].text, "-") && (!args[0].dynamic || strings.HasPrefix(args[0].text, "--work-tree=") || strings.HasPrefix(args[0].text, "--git-dir=")) {
 		a, t := args[0], args[0].text
 		stripped, args = true, args[1:]
@@ -503,13 +516,33 @@ func (r *reader) git(argv []arg, x *runCtx) []arg {
 			}
 		case t == "-c" || strings.HasPrefix(t, "--config-env") || strings.HasPrefix(t, "--exec-path"):
 			x.opaque = true
-			for _, v := range val { // -c and --config-env NAME=VALUE
-				r.gitConfig(v, x)
+			if v, ok := strings.CutPrefix(t, "--config-env="); ok {
+				val = []arg{{text: v, dynamic: a.dynamic}}
+			}
+			for _, v := range val { // -c NAME=VALUE, --config-env NAME=VARIABLE
+				if t != "-c" {
+					k, env, _ := strings.Cut(v.text, "=")
+					w, set := x.env(env)
+					v = arg{text: k + "=" + w.text, dynamic: v.dynamic || w.dynamic || !set}
+				}
+				sets = append(sets, v)
 				if k, w, _ := strings.Cut(v.text, "="); strings.EqualFold(k, "core.worktree") {
 					named["--work-tree"] = &arg{text: w, dynamic: v.dynamic}
 				}
 			}
 		}
+	}
+	for _, w := range slices.Concat(x.layers...) { // GIT_CONFIG_KEY_0=core.pager GIT_CONFIG_VALUE_0=…, GIT_CONFIG_PARAMETERS="'k'='v'"
+		if n, key, ok := strings.Cut(w, "="); ok && strings.HasPrefix(n, "GIT_CONFIG_KEY_") {
+			if v, ok := layerEnv(x.layers, "GIT_CONFIG_VALUE_"+n[len("GIT_CONFIG_KEY_"):]); ok {
+				sets = append(sets, arg{text: key + "=" + v.text, dynamic: v.dynamic})
+			}
+		} else if n == "GIT_CONFIG_PARAMETERS" {
+			sets = append(sets, r.fields(parseWords(key), x.sc)...)
+		}
+	}
+	for _, v := range sets { // in the directory of the last -C, before an alias is looked up
+		r.gitConfig(v, x)
 	}
 	repo := r.gitRepoConfig(x, named["--git-dir"])
 	for n := 0; len(args) > 0 && n < maxDepth && !gitCommands[args[0].text]; n++ { // an alias may name another; git runs its own command before one
@@ -518,20 +551,24 @@ func (r *reader) git(argv []arg, x *runCtx) []arg {
 			break
 		}
 		x.opaque = true
-		if strings.HasPrefix(def, "!") { // a shell command
+		name, ws := args[0].text, parseWords(def)
+		if strings.HasPrefix(def, "!") { // a shell command, as git runs it: sh -c 'DEF "$@"' DEF ARGS…
 			r.gitRuns(args, x)
-			r.active["git alias "+args[0].text] = true
-			r.nested(arg{text: def[1:] + " " + joinArgs(args[1:]).text}, x, nil)
-			r.active["git alias "+args[0].text] = false
+			r.active["git alias "+name] = true
+			r.nested(arg{text: def[1:] + ` "$@"`}, x, append([]arg{{text: def}}, args[1:]...))
+			r.active["git alias "+name] = false
 			return argv
-		}
-		ws := parseWords(def)
-		if ws == nil {
+		} else if ws == nil {
 			r.out.unclear = true
 			return argv
 		}
 		args = append(r.fields(ws, x.sc), args[1:]...)
 		stripped = true
+		if strings.HasPrefix(args[0].text, "-") { // git's own options (-c, -C) in front: read as typed
+			r.active["git alias "+name] = true
+			defer func() { r.active["git alias "+name] = false }()
+			return r.git(append([]arg{argv[0]}, args...), x)
+		}
 	}
 	r.gitRuns(args, x)
 	if len(args) > 0 {
@@ -552,24 +589,32 @@ func (r *reader) git(argv []arg, x *runCtx) []arg {
 // submodule foreach, bisect run, an ext:: remote and GIT_PAGER-like
 // variables (gitProgramEnv).
 func (r *reader) gitRuns(args []arg, x *runCtx) {
-	for _, w := range slices.Concat(x.layers...) { // GIT_CONFIG_KEY_0=core.pager GIT_CONFIG_VALUE_0=…, GIT_CONFIG_PARAMETERS="'k'='v'"
-		if n, key, ok := strings.Cut(w, "="); ok && strings.HasPrefix(n, "GIT_CONFIG_KEY_") {
-			if v, ok := layerEnv(x.layers, "GIT_CONFIG_VALUE_"+n[len("GIT_CONFIG_KEY_"):]); ok {
-				r.gitConfig(arg{text: key + "=" + v.text, dynamic: v.dynamic}, x)
-			}
-		} else if n == "GIT_CONFIG_PARAMETERS" {
-			for _, kv := range r.fields(parseWords(key), x.sc) {
-				r.gitConfig(kv, x)
-			}
-		}
-	}
 	if k := (&check{r: r}); len(args) > 1 { // clone -c, -u; fetch --upload-pack, push --receive-pack, rebase -x, …
 		if ops := gitConfigOps(args[1:]); args[0].text == "config" && len(ops) > 1 {
 			r.gitConfig(arg{text: ops[0].text + "=" + joinArgs(ops[1:]).text, dynamic: anyDynamic(ops[1:])}, x)
 		}
-		sets, _ := k.optValues(args[1:], map[string]string{"clone": "c"}[args[0].text], "--config", "bBouj")
-		runs, _ := k.optValues(args[1:], map[string]string{"clone": "u", "rebase": "x", "difftool": "x"}[args[0].text], `--upload-pack --receive-pack
-			--exec --extcmd --sendmail-cmd --setup --tree-filter --index-filter --msg-filter --env-filter --parent-filter --commit-filter --tag-name-filter`, "bBocjt")
+		long := `--upload-pack --receive-pack --exec --extcmd --sendmail-cmd --to-cmd --cc-cmd --header-cmd --setup --tree-filter
+			--index-filter --msg-filter --env-filter --parent-filter --commit-filter --tag-name-filter`
+		opts := slices.Clone(args[1:]) // --exe is --exec: git takes a long option's unique prefix
+		for i, a := range opts {
+			opts[i].text = longName(a.text, strings.Fields(long+" --config --template --open-files-in-pager")...)
+			v, ok := strings.CutPrefix(opts[i].text, "--open-files-in-pager=")
+			if j := strings.IndexByte(a.text, 'O'); !ok && j > 0 && j < len(a.text)-1 && a.text[0] == '-' && a.text[1] != '-' {
+				v, ok = a.text[j+1:], true // -nOPAGER
+			}
+			if ok && args[0].text == "grep" { // git grep -O'PAGER' runs PAGER on the files found
+				opts[i].text = "--exec=" + v
+			}
+		}
+		sets, _ := k.optValues(opts, map[string]string{"clone": "c"}[args[0].text], "--config", "bBouj")
+		runs, _ := k.optValues(opts, map[string]string{"clone": "u", "rebase": "x", "difftool": "x"}[args[0].text], long, "bBocjt")
+		tpls, _ := k.optValues(opts, "", "--template", "")
+		if v, ok := x.env("GIT_TEMPLATE_DIR"); ok {
+			tpls = append(tpls, v)
+		}
+		for _, v := range tpls {
+			sets = append(sets, arg{text: "init.templateDir=" + v.text, dynamic: v.dynamic})
+		}
 		for _, v := range sets {
 			r.gitConfig(v, x)
 		}
@@ -591,9 +636,7 @@ func (r *reader) gitRuns(args []arg, x *runCtx) {
 		}
 	}
 	for _, name := range gitProgramEnv { // GIT_PAGER=… git log; GIT_SSH_COMMAND=…; git fetch
-		if v, ok := layerEnv(x.layers, name); ok {
-			r.nested(v, x, nil)
-		} else if v, ok := x.sc.vars[name]; ok {
+		if v, ok := x.env(name); ok {
 			r.nested(v, x, nil)
 		}
 	}
@@ -789,6 +832,7 @@ func (r *reader) find(argv []arg, x *runCtx) {
 			j++
 		}
 		cmd := append([]arg(nil), args[i+1:j]...)
+		r.out.unclear = r.out.unclear || strings.HasSuffix(args[i].text, "dir") // run in each file's directory: git there runs its repository's config
 		i = j
 		if len(cmd) == 0 {
 			continue
@@ -1066,6 +1110,8 @@ func (r *reader) cd(name string, args []arg, sc *scope) {
 		target = unknown // a directory from the stack
 	case len(ops) == 0:
 		target, _, _ = r.lookup("HOME", sc) // unknown when hub does not know it
+	case ops[0].glob:
+		target = unknown // cd ../x*: the shell picks the directory
 	default:
 		target = ops[0]
 	}
@@ -1196,8 +1242,19 @@ func (r *reader) gitConfig(kv arg, x *runCtx) {
 		r.gitAliases[name] = v
 	} else if ok {
 		r.gitURL(k, arg{text: v, dynamic: kv.dynamic}, x)
-		if gitProgramKey(k, gitProgramKeys[3:]) {
-			r.nested(arg{text: v, dynamic: kv.dynamic}, x, nil)
+		if gitProgramKey(k, slices.Concat(gitProgramKeys[3:], gitBang)) {
+			r.nested(arg{text: strings.TrimPrefix(v, "!"), dynamic: kv.dynamic}, x, nil)
+		}
+		switch strings.ToLower(k) { // hooks git runs: the directory's, a template's (git clone runs post-checkout)
+		case "core.hookspath":
+			r.out.unclear = r.out.unclear || kv.dynamic
+			r.readHooks(gitHooksPath("", v, x), x)
+		case "init.templatedir":
+			ps, known := resolve((&check{r: r}).tilde(arg{text: v, dynamic: kv.dynamic}), x.sc.cwds)
+			r.out.unclear = r.out.unclear || !known
+			for _, p := range ps {
+				r.readHooks([]string{joinShell(p, "hooks")}, x)
+			}
 		}
 	}
 }
