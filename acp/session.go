@@ -57,8 +57,9 @@ type session struct {
 	delegs        []*delegationHost        // delegation: the hosts of the delegate tool
 	seenTools     map[string]bool
 	agentCommands []adapters.Command
-	live          *adapters.Surface // what the running agent reported it offers; nil until then
-	waited        atomic.Bool       // the last prompt waited for its agent to start
+	live          *adapters.Surface  // what the running agent reported it offers; nil until then
+	runFrom       *adapters.Registry // where the agent is run from when not agents(): one taking a persona's turn over
+	waited        atomic.Bool        // the last prompt waited for its agent to start
 	// chunk accumulates the text of the last history entry while streamed
 	// chunks keep merging into it, so a long answer costs O(n), not O(n²).
 	chunk strings.Builder
@@ -279,7 +280,10 @@ func (ss *session) driveWithFallback(turnCtx context.Context, content []adapters
 	var failure *adapters.ErrorInfo
 	var usage *adapters.Usage
 	priced := false
-	walk := conversation.Fallbacks{Registry: ss.agents(), List: ss.srv.opts.Fallback[first], Ready: ss.srv.ready.check}
+	ss.mu.Lock()
+	reg := conversation.FallbackAgents(cmp.Or(ss.runFrom, ss.agents()), first, ss.srv.opts.Fallback[first])
+	ss.mu.Unlock()
+	walk := conversation.Fallbacks{Registry: reg, List: ss.srv.opts.Fallback[first], Ready: ss.srv.ready.check}
 	walk.Walk(turnCtx, first, func(_ string, watch bool) (conversation.Class, bool) {
 		var d *conversation.Digest
 		reason, failure, d = ss.drive(turnCtx, content, watch, admitted)
@@ -290,7 +294,7 @@ func (ss *session) driveWithFallback(turnCtx context.Context, content []adapters
 		admitted() // before what follows it
 		ss.sayf("hub: %s.\n\n", conversation.HandoverLine(why, next))
 		ss.mu.Lock()
-		if ss.switchLocked(next, nil) { // drive retired a crashed agent; the next drive starts the new one
+		if ss.switchLocked(next, reg, nil) { // drive retired a crashed agent; the next drive starts the new one
 			ss.sendCommands(true)
 		}
 		ss.send(schema.SessionUpdate{ConfigOption: &schema.ConfigOptionUpdate{ConfigOptions: ss.configOptions()}})

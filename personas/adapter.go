@@ -21,6 +21,9 @@ var ErrUntrusted = errors.New("untrusted persona")
 type Adapter struct {
 	P       Persona
 	Backend adapters.Adapter
+	// As, when set, is the name it runs under instead of the persona's:
+	// an agent taking a persona's turn over (conversation.FallbackAgents).
+	As string
 }
 
 var _ adapters.Adapter = (*Adapter)(nil)
@@ -28,7 +31,7 @@ var _ adapters.Adapter = (*Adapter)(nil)
 var _ adapters.Persona = (*Adapter)(nil)
 
 // Name is the persona's name.
-func (a *Adapter) Name() string { return a.P.Name }
+func (a *Adapter) Name() string { return cmp.Or(a.As, a.P.Name) }
 
 // Description says when to use the persona.
 func (a *Adapter) Description() string { return a.P.Description }

@@ -33,7 +33,10 @@ type scenario struct {
 	// persona, when set, has the first agent run as a persona with these
 	// permission rules.
 	persona []config.PermissionRule
-	check   func(t *testing.T, fe frontEnd, w world, o outcome)
+	// secondAsks, when set, is the shell command the fallback agent
+	// "second" asks to run before it answers.
+	secondAsks string
+	check      func(t *testing.T, fe frontEnd, w world, o outcome)
 	// timeout bounds the turn where the front end bounds turns (default
 	// hangGuard).
 	timeout time.Duration
@@ -131,6 +134,21 @@ func scenarios() []scenario {
 			persona: askPush, check: askedByPersona},
 		{name: "a persona's ask rule asks the native loop's chain", model: []mockllm.OpenAITurn{bash("git status; git push"), {Text: "done."}},
 			persona: askPush, check: askedByPersona},
+		// The agent that takes a persona's turn over runs as the persona:
+		// a fallback never widens what the persona narrowed.
+		{name: "a persona's ask rule holds on the agent it falls back to", model: nil, persona: askPush, secondAsks: "git push origin",
+			check: func(t *testing.T, fe frontEnd, w world, o outcome) {
+				switch {
+				case !fe.fallback:
+					fellBack("", conversation.ClassProvider)(t, fe, w, o)
+				case o.Answered != "second":
+					t.Errorf("answered by %q (fell back %q), want second", o.Answered, o.FellBack)
+				case fe.name == "hub acp" && !slices.Contains(o.Asked, "first: git push origin"):
+					t.Errorf("the editor was asked %q, want the persona's rule to ask second's git push", o.Asked)
+				default:
+					askedByPersona(t, fe, w, o)
+				}
+			}},
 		{name: "a persona's ask rule leaves other commands be", cli: &fake{ask: "git status", text: "done."}, persona: askPush,
 			check: func(t *testing.T, _ frontEnd, _ world, o outcome) {
 				if len(o.Refusals) != 0 || !strings.Contains(o.Text, "ran it") {
