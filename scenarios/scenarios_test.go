@@ -161,6 +161,28 @@ func scenarios() []scenario {
 			hooks: blockPrompts, check: blocked},
 		{name: "a call repeated three times is asked, or stopped", model: []mockllm.OpenAITurn{readme, readme, readme, {Text: "done."}},
 			check: repeatedAsked},
+		// The agent that took the turn over is in the audit record, with
+		// its answer; the native first agent's failed attempt in its own.
+		{name: "a fallback agent's answer is in the audit record", model: nil,
+			check: func(t *testing.T, fe frontEnd, w world, o outcome) {
+				if !fe.fallback {
+					return
+				}
+				all, err := transcripts.List(w.audit)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, s := range all { // hub acp's one record names the agent each prompt went to
+					recs, _ := transcripts.Read(w.audit, s.ID)
+					for agent, r := s.Agent, recs; len(r) > 0; r = r[1:] {
+						agent = cmp.Or(r[0].Agent, agent)
+						if e := r[0].Event; agent == "second" && e != nil && e.Type == adapters.EventText && strings.Contains(e.Text, "second answered") {
+							return
+						}
+					}
+				}
+				t.Errorf("none of the %d audit transcripts %+v records second's answer as second's", len(all), all)
+			}},
 		// With config transcripts = true, every front end keeps an audit
 		// transcript of a CLI agent's turn.
 		{name: "a CLI agent's decision is in the audit record", cli: &fake{ask: "rm -rf ~", text: "done."},
