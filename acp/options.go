@@ -183,7 +183,7 @@ func (ss *session) switchAgent(name string) (after func(), err error) {
 		ss.mu.Unlock()
 		return nil, nil
 	}
-	if ss.switchLocked(name, nil, ss.agent.LaunchWarm) {
+	if ss.switchLocked(name, "", ss.agent.LaunchWarm) {
 		return func() { ss.sendCommands(true) }, nil
 	}
 	return nil, nil
@@ -193,11 +193,11 @@ func (ss *session) switchAgent(name string) (after func(), err error) {
 // to wait for the old agent's exit; nil: the next prompt's) runs, then the old
 // agent is closed, its session id kept to resume on a switch back; the new one
 // resumes its own session if it had one. It reports whether the old agent had
-// slash commands to take back. The new agent is run from reg (nil: agents()).
+// slash commands to take back. The new agent runs as persona ("": itself).
 // Called with ss.mu held; returns with it released.
-func (ss *session) switchLocked(name string, reg *adapters.Registry, start func()) (hadCommands bool) {
+func (ss *session) switchLocked(name, persona string, start func()) (hadCommands bool) {
 	b := ss.agent.Switch()
-	ss.live, ss.runFrom = nil, reg
+	ss.live = nil
 	ss.noteAgentSessionID(b)
 	if ss.rec.Left == nil {
 		ss.rec.Left = map[string]AgentMark{}
@@ -212,7 +212,7 @@ func (ss *session) switchLocked(name string, reg *adapters.Registry, start func(
 		back = AgentMark{}
 	}
 	delete(ss.rec.Left, name)
-	ss.rec.Agent, ss.rec.AgentSessionID, ss.rec.Model, ss.rec.Mode, ss.rec.Options = name, back.SessionID, "", "", nil
+	ss.rec.Agent, ss.rec.Persona, ss.rec.AgentSessionID, ss.rec.Model, ss.rec.Mode, ss.rec.Options = name, persona, back.SessionID, "", "", nil
 	ss.rec.Since, ss.plan = back.Seen, conversation.StartPlan{} // the new agent has seen the history up to here
 	hadCommands = len(ss.agentCommands) > 0
 	ss.agentCommands = nil
