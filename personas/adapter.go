@@ -113,14 +113,28 @@ func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adap
 	return &warned{Forward: adapters.Forward{Session: s}, warns: warns}, nil
 }
 
-// gate marks what the persona's own rules deny as refused and what they
+// Delegated narrows next, the permission requests of a delegate of chain's
+// last agent, by the own deny and ask rules of each persona of chain: a
+// persona never widens through what it delegates. Its tools stay its own.
+func Delegated(reg *adapters.Registry, chain []string, next adapters.PermissionFunc, cwd string) adapters.PermissionFunc {
+	for _, n := range chain {
+		if a, _ := reg.Get(n); a != nil {
+			if p, ok := a.(*Adapter); ok {
+				next = p.P.gate(config.PermissionsConfig{Rules: p.P.own()}, next, cwd)
+			}
+		}
+	}
+	return next
+}
+
+// gate marks what rules (the persona's) deny as refused and what they
 // ask as must-ask (permission.Service.Narrow), for the session's gate, and
 // names the persona in each request, so the user knows who asks.
-func (p Persona) gate(next adapters.PermissionFunc, cwd string) adapters.PermissionFunc {
+func (p Persona) gate(rules config.PermissionsConfig, next adapters.PermissionFunc, cwd string) adapters.PermissionFunc {
 	if next == nil {
 		return nil
 	}
-	own, err := permission.New(p.Rules(config.PermissionsConfig{}))
+	own, err := permission.New(rules)
 	if err != nil { // Parse checked every rule
 		own, _ = permission.New(config.PermissionsConfig{})
 	}

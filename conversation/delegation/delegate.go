@@ -25,6 +25,7 @@ import (
 	"github.com/hubdev/hub/internal/hooks"
 	"github.com/hubdev/hub/internal/permission"
 	"github.com/hubdev/hub/internal/transcript"
+	"github.com/hubdev/hub/personas"
 )
 
 // Errors a delegate can end in before any turn ran.
@@ -290,7 +291,7 @@ func (d *Delegator) start(ctx context.Context, reg *adapters.Registry, r Request
 	if l.gate, err = conversation.NewGate(conversation.GateOptions{Rules: d.o.Rules, Grants: d.o.Grants, Cwd: l.cwd, Agent: l.agent, Answerer: answer}); err != nil {
 		return nil, err
 	}
-	so.Permission = l.gate.Ask
+	so.Permission = personas.Delegated(d.o.Registry, d.o.Chain, l.gate.Ask, l.cwd)
 	l.hooks, l.audit = conversation.Observers(a.Capabilities(), d.o.Hooks, d.o.AuditDir, transcript.Meta{Agent: r.Agent, Cwd: l.cwd, Model: r.Model}, func(err error) {
 		d.o.Log.Warn().Err(err).Str("agent", r.Agent).Msg("the delegate's transcript was not written")
 	})
