@@ -116,7 +116,7 @@ type Fallbacks struct {
 
 // FallbackAgents is reg where, when first is a persona, each agent of list
 // runs as that persona under its own name: the agent taking the turn over
-// keeps the persona's rules, tools, mode and prompt (one whose mode it
+// keeps the persona's rules, tools, mode and prompt, not its backend's model (one whose mode it
 // lacks cannot run), since a fallback never widens what a persona narrowed.
 func FallbackAgents(reg *adapters.Registry, first string, list []string) *adapters.Registry {
 	a, _ := reg.Get(first)
@@ -124,11 +124,13 @@ func FallbackAgents(reg *adapters.Registry, first string, list []string) *adapte
 	if !ok || len(list) == 0 {
 		return reg
 	}
+	as := p.P
+	as.Model = "" // a model name is its backend's: the next agent runs on its own
 	out := adapters.NewRegistry()
 	for _, n := range reg.Names() {
 		b, _ := reg.Get(n)
 		if slices.Contains(list, n) && n != first {
-			b = &personas.Adapter{P: p.P, Backend: b, As: n}
+			b = &personas.Adapter{P: as, Backend: b, As: n}
 		}
 		out.Register(b)
 	}

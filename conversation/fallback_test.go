@@ -161,7 +161,7 @@ func TestFallbackAgents_RunAsThePersona(t *testing.T) {
 	for _, n := range []string{"a", "b", "c"} {
 		reg.Register(namedAdapter(n))
 	}
-	reg.Register(&personas.Adapter{P: personas.Persona{Name: "p", Trusted: true}, Backend: namedAdapter("a")})
+	reg.Register(&personas.Adapter{P: personas.Persona{Name: "p", Model: "a-model", Trusted: true}, Backend: namedAdapter("a")})
 	reg.Register(&personas.Adapter{P: personas.Persona{Name: "q", Mode: "review", Trusted: true}, Backend: namedAdapter("a")})
 	tests := []struct {
 		name, first string
@@ -177,7 +177,7 @@ func TestFallbackAgents_RunAsThePersona(t *testing.T) {
 			got := FallbackAgents(reg, tt.first, []string{"b"})
 			b, _ := got.Get("b")
 			persona := ""
-			if p, ok := b.(*personas.Adapter); ok {
+			if p, ok := b.(*personas.Adapter); ok && p.P.Model == "" { // a-model is a's
 				persona = p.P.Name
 			}
 			if persona != tt.wantPersona || b.Name() != "b" {
