@@ -116,8 +116,9 @@ type Fallbacks struct {
 
 // FallbackAgents is reg where, when first is a persona, each agent of list
 // runs as that persona under its own name: the agent taking the turn over
-// keeps the persona's rules, tools, mode and prompt, not its backend's model (one whose mode it
-// lacks cannot run), since a fallback never widens what a persona narrowed.
+// keeps the persona's rules, tools, mode and prompt (one whose mode it
+// lacks cannot run), not its backend's model, since a fallback never
+// widens what a persona narrowed.
 func FallbackAgents(reg *adapters.Registry, first string, list []string) *adapters.Registry {
 	a, _ := reg.Get(first)
 	p, ok := a.(*personas.Adapter)
