@@ -144,17 +144,25 @@ func TestDelegation_PersonasOwnRulesBindItsDelegates(t *testing.T) {
 		tools     []string
 		want      string
 		editorSaw bool
+		// down: the persona's own agent is down, and root takes its turn
+		// over (running as the persona).
+		down bool
 	}{
-		{"its deny refuses the delegate's command", []config.PermissionRule{{Tool: "Bash", Decision: "deny"}}, nil, "root got: refused", false},
-		{"its ask asks the editor", []config.PermissionRule{{Tool: "Bash", Decision: "ask"}}, nil, "root got: removed", true},
-		{"a tool it does not list is the delegate's to use", nil, []string{"Read"}, "root got: removed", true},
+		{"its deny refuses the delegate's command", []config.PermissionRule{{Tool: "Bash", Decision: "deny"}}, nil, "root got: refused", false, false},
+		{"its ask asks the editor", []config.PermissionRule{{Tool: "Bash", Decision: "ask"}}, nil, "root got: removed", true, false},
+		{"a tool it does not list is the delegate's to use", nil, []string{"Read"}, "root got: removed", true, false},
+		{"its deny binds the delegates of its fallback agent", []config.PermissionRule{{Tool: "Bash", Decision: "deny"}}, nil, "root got: refused", false, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			root := &delegatingAgent{}
 			c, _ := delegationClient(t, root, helperScript, func(o *Options) {
+				var backend adapters.Adapter = root
+				if tc.down {
+					backend, o.Fallback = &scripted{name: "inner", startErr: fmt.Errorf("down: %w", adapters.ErrNotAuthenticated)}, map[string][]string{"lead": {"root"}}
+				}
 				o.Registry.Register(&personas.Adapter{P: personas.Persona{Name: "lead", Description: "d", Permissions: tc.rules,
-					Tools: tc.tools, ToolsSet: tc.tools != nil, Delegates: []string{"helper"}, Trusted: true}, Backend: root})
+					Tools: tc.tools, ToolsSet: tc.tools != nil, Delegates: []string{"helper"}, Trusted: true}, Backend: backend})
 				o.DefaultAgent = "lead"
 			})
 			var asked []string
