@@ -141,7 +141,7 @@ func (p Persona) gate(rules config.PermissionsConfig, next adapters.PermissionFu
 	return func(ctx context.Context, req *adapters.PermissionRequest) adapters.PermissionDecision {
 		switch v, _ := own.Narrow(permission.RequestOf(req.Tool, cwd)); v.Decision {
 		case permission.Deny:
-			req.Refusal = &adapters.Refusal{By: "persona " + p.Name, Reason: v.Reason}
+			req.Refusal = &adapters.Refusal{By: "persona " + p.Name, Reason: "persona " + p.Name + ": " + v.Reason} // its rules' index is no rule of the user's
 		case permission.Ask:
 			req.MustAsk = "persona " + p.Name + ": " + v.Reason
 		}

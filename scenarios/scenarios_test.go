@@ -149,6 +149,16 @@ func scenarios() []scenario {
 					askedByPersona(t, fe, w, o)
 				}
 			}},
+		{name: "a persona's deny rule holds on the agent it falls back to", model: nil, persona: denyPush, secondAsks: "git push origin",
+			check: func(t *testing.T, fe frontEnd, w world, o outcome) {
+				if !fe.fallback {
+					fellBack("", conversation.ClassProvider)(t, fe, w, o)
+					return
+				}
+				if o.Answered != "second" || len(o.Refusals) != 1 || !strings.Contains(o.Refusals[0], "persona first") || strings.Contains(o.Text, "ran it") || (o.Exit >= 0 && o.Exit != conversation.ExitDenied) {
+					t.Errorf("answered by %q, refusals %q, exit %d, text %q: want second's git push refused once, naming the persona (exit 6)", o.Answered, o.Refusals, o.Exit, o.Text)
+				}
+			}},
 		{name: "a persona's ask rule leaves other commands be", cli: &fake{ask: "git status", text: "done."}, persona: askPush,
 			check: func(t *testing.T, _ frontEnd, _ world, o outcome) {
 				if len(o.Refusals) != 0 || !strings.Contains(o.Text, "ran it") {
@@ -201,7 +211,8 @@ func scenarios() []scenario {
 	}
 }
 
-var askPush = []config.PermissionRule{{Tool: "Bash", Command: "git push", Decision: "ask"}}
+var askPush, denyPush = []config.PermissionRule{{Tool: "Bash", Command: "git push", Decision: "ask"}},
+	[]config.PermissionRule{{Tool: "Bash", Command: "git push", Decision: "deny"}}
 
 var blockPrompts = map[string][]config.HookConfig{"UserPromptSubmit": {{Command: proctest.ShellCommand("err:no tasks today\n", "exit:2")}}}
 
