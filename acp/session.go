@@ -193,7 +193,7 @@ func (ss *session) agents() *adapters.Registry {
 // as the persona the session runs (conversation.FallbackAgents). Caller
 // holds ss.mu.
 func (ss *session) runnersLocked(list ...string) *adapters.Registry {
-	return conversation.FallbackAgents(ss.agents(), cmp.Or(ss.rec.Persona, ss.rec.Agent), append(list, ss.rec.Agent))
+	return conversation.FallbackAgents(ss.agents(), cmp.Or(ss.rec.Persona, ss.rec.Agent), append([]string{ss.rec.Agent}, list...))
 }
 
 // noteAgentSessionID keeps agent session b's own id for resume even when
