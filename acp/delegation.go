@@ -112,7 +112,10 @@ func (ss *session) delegateFunc(a adapters.Adapter) (adapters.DelegateFunc, []st
 // with the session; register serves it to the agent that calls it. A root
 // delegator replaces the one before: that agent was restarted.
 func (ss *session) addDelegator(chain []string, register func(*delegation.Delegator) func()) *delegation.Delegator {
-	d := delegation.New(delegation.Options{Registry: ss.agents(), Cwd: ss.rec.Cwd, Rules: ss.set.Permissions, Grants: ss.srv.opts.Grants,
+	ss.mu.Lock()
+	reg := ss.runnersLocked() // the session's agent as the persona it runs as, whose rules bind its delegates
+	ss.mu.Unlock()
+	d := delegation.New(delegation.Options{Registry: reg, Cwd: ss.rec.Cwd, Rules: ss.set.Permissions, Grants: ss.srv.opts.Grants,
 		Log: ss.srv.log, Chain: chain, Ask: ss.delegatePermission, Observe: ss.showDelegate, Hooks: ss.set.Hooks, AuditDir: ss.srv.opts.TranscriptDir,
 		Fallback: ss.srv.opts.Fallback, ProviderTimeout: ss.srv.opts.ProviderTimeout, MCPServers: ss.delegateServers(chain)})
 	unregister := register(d)

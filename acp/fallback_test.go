@@ -10,10 +10,12 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/hubdev/hub/acp/schema"
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/adapters/openai"
 	"github.com/hubdev/hub/internal/fixture"
 	"github.com/hubdev/hub/internal/mockllm"
+	"github.com/hubdev/hub/personas"
 )
 
 // scripted is an agent that fails to start with startErr, or plays events.
@@ -161,6 +163,31 @@ func TestFallback_OverACPFollowsTheFirstAgentsList(t *testing.T) {
 	}
 	if text := c.agentText(sid); !strings.Contains(text, "continuing with third.") || !strings.HasSuffix(text, "third answered") {
 		t.Fatalf("text %q, want second then third (first's list), not fourth (second's)", text)
+	}
+}
+
+// The agent that took a persona's turn over runs as the persona for the
+// rest of the session, a hub restart included: it never widens what the
+// persona narrowed.
+func TestFallback_TheNextAgentStaysThePersona(t *testing.T) {
+	reg := adapters.NewRegistry()
+	inner := &scripted{name: "inner", startErr: fmt.Errorf("down: %w", adapters.ErrNotAuthenticated)}
+	reg.Register(&personas.Adapter{P: personas.Persona{Name: "first", Description: "d", Prompt: "You only review.", Trusted: true}, Backend: inner})
+	second := &forgetful{}
+	reg.Register(renamed{second, "second"})
+	opts := Options{Registry: reg, DefaultAgent: "first", Logger: zerolog.Nop(), StateDir: t.TempDir(), Fallback: map[string][]string{"first": {"second"}}}
+	c := startClient(t, opts)
+	sid, cwd := c.start(t)
+	c.prompt(sid, "fix it")
+	c.close()
+	c2 := startClient(t, opts)
+	c2.init(schema.ClientCapabilities{})
+	c2.must("session/load", schema.LoadSessionRequest{SessionID: sid, Cwd: cwd, McpServers: []schema.McpServer{}}, nil)
+	c2.prompt(sid, "and now?")
+	second.mu.Lock()
+	defer second.mu.Unlock()
+	if len(second.instr) != 2 || !strings.Contains(second.instr[0], "You only review.") || !strings.Contains(second.instr[1], "You only review.") {
+		t.Fatalf("second started with instructions %q, want the persona's at the fallback and after hub restarted", second.instr)
 	}
 }
 

@@ -24,6 +24,7 @@ import (
 type Record struct {
 	SessionID      string            `json:"sessionId"`
 	Agent          string            `json:"agent"`
+	Persona        string            `json:"persona,omitempty"` // Agent runs as it: Agent took a persona's turn over
 	AgentSessionID string            `json:"agentSessionId,omitempty"`
 	Cwd            string            `json:"cwd"`
 	Title          string            `json:"title,omitempty"`

@@ -98,7 +98,7 @@ func TestNativeSession_EachCallDecidedOnce(t *testing.T) {
 		{name: "always", turns: []mockllm.OpenAITurn{write, write}, asked: 1, written: true},
 		{name: "a persona's ask rule", turns: []mockllm.OpenAITurn{write}, rules: []config.PermissionRule{rule("write_file", "allow")},
 			persona: []config.PermissionRule{rule("Write", "ask")}, asked: 1, written: true},
-		{name: "a persona's deny rule", turns: []mockllm.OpenAITurn{write}, persona: []config.PermissionRule{rule("Write", "deny")}, refused: "careful: Write a.txt\": denied by"},
+		{name: "a persona's deny rule", turns: []mockllm.OpenAITurn{write}, persona: []config.PermissionRule{rule("Write", "deny")}, refused: "careful: Write a.txt\": persona careful: denied by"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

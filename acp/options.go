@@ -181,7 +181,7 @@ func (ss *session) switchAgent(name string) (after func(), err error) {
 		return nil, invalidParams("cannot switch agent during a prompt; cancel it first")
 	case ss.rec.Agent == name:
 		ss.mu.Unlock()
-	case ss.switchLocked(name, ss.agent.LaunchWarm):
+	case ss.switchLocked(name, "", ss.agent.LaunchWarm):
 		return func() { ss.sendCommands(true) }, nil
 	}
 	return nil, nil
@@ -191,8 +191,9 @@ func (ss *session) switchAgent(name string) (after func(), err error) {
 // to wait for the old agent's exit; nil: the next prompt's) runs, then the old
 // agent is closed, its session id kept to resume on a switch back; the new one
 // resumes its own session if it had one. It reports whether the old agent had
-// slash commands to take back. Called with ss.mu held; returns with it released.
-func (ss *session) switchLocked(name string, start func()) (hadCommands bool) {
+// slash commands to take back. The new agent runs as persona ("": itself).
+// Called with ss.mu held; returns with it released.
+func (ss *session) switchLocked(name, persona string, start func()) (hadCommands bool) {
 	b := ss.agent.Switch()
 	ss.live = nil
 	ss.noteAgentSessionID(b)
@@ -209,7 +210,7 @@ func (ss *session) switchLocked(name string, start func()) (hadCommands bool) {
 		back = AgentMark{}
 	}
 	delete(ss.rec.Left, name)
-	ss.rec.Agent, ss.rec.AgentSessionID, ss.rec.Model, ss.rec.Mode, ss.rec.Options = name, back.SessionID, "", "", nil
+	ss.rec.Agent, ss.rec.Persona, ss.rec.AgentSessionID, ss.rec.Model, ss.rec.Mode, ss.rec.Options = name, persona, back.SessionID, "", "", nil
 	ss.rec.Since, ss.rec.Unbriefed, ss.plan = back.Seen, false, conversation.StartPlan{} // the new agent has seen the history up to here
 	hadCommands = len(ss.agentCommands) > 0
 	ss.agentCommands = nil

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -14,6 +15,8 @@ import (
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/adapters/openai"
 	"github.com/hubdev/hub/adapters/replay"
+	"github.com/hubdev/hub/internal/config"
+	"github.com/hubdev/hub/internal/jsonrpc"
 	"github.com/hubdev/hub/internal/mockllm"
 	"github.com/hubdev/hub/personas"
 )
@@ -127,6 +130,56 @@ func TestDelegation_PersonaWithoutDelegationGetsNoHubServer(t *testing.T) {
 			defer root.mu.Unlock()
 			if len(root.starts) != 1 || (hubEntry(root.starts[0].MCPServers).Name != "") != tc.offered {
 				t.Fatalf("%d starts, MCP servers %+v: want hub's offered %v", len(root.starts), root.starts[0].MCPServers, tc.offered)
+			}
+		})
+	}
+}
+
+// A persona's own deny and ask rules bind the agents it delegates to: it
+// never widens through a delegate. Its tools list stays its own.
+func TestDelegation_PersonasOwnRulesBindItsDelegates(t *testing.T) {
+	tests := []struct {
+		name      string
+		rules     []config.PermissionRule
+		tools     []string
+		want      string
+		editorSaw bool
+		// down: the persona's own agent is down, and root takes its turn
+		// over (running as the persona).
+		down bool
+	}{
+		{"its deny refuses the delegate's command", []config.PermissionRule{{Tool: "Bash", Decision: "deny"}}, nil, "root got: refused", false, false},
+		{"its ask asks the editor", []config.PermissionRule{{Tool: "Bash", Decision: "ask"}}, nil, "root got: removed", true, false},
+		{"a tool it does not list is the delegate's to use", nil, []string{"Read"}, "root got: removed", true, false},
+		{"its deny binds the delegates of its fallback agent", []config.PermissionRule{{Tool: "Bash", Decision: "deny"}}, nil, "root got: refused", false, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			root := &delegatingAgent{}
+			c, _ := delegationClient(t, root, helperScript, func(o *Options) {
+				var backend adapters.Adapter = root
+				if tc.down {
+					backend, o.Fallback = &scripted{name: "inner", startErr: fmt.Errorf("down: %w", adapters.ErrNotAuthenticated)}, map[string][]string{"lead": {"root"}}
+				}
+				o.Registry.Register(&personas.Adapter{P: personas.Persona{Name: "lead", Description: "d", Permissions: tc.rules,
+					Tools: tc.tools, ToolsSet: tc.tools != nil, Delegates: []string{"helper"}, Trusted: true}, Backend: backend})
+				o.DefaultAgent = "lead"
+			})
+			var asked []string
+			var mu sync.Mutex
+			allow := selectKind("allow_once")
+			c.perm = func(p schema.RequestPermissionRequest) (any, *jsonrpc.Error) {
+				mu.Lock()
+				asked = append(asked, p.ToolCall.Title)
+				mu.Unlock()
+				return allow(p)
+			}
+			sid, _ := c.start(t)
+			c.prompt(sid, "helper: clean up")
+			mu.Lock()
+			defer mu.Unlock()
+			if got := agentText(c.updates(sid)); !strings.HasSuffix(got, tc.want) || (len(asked) > 0) != tc.editorSaw {
+				t.Fatalf("root answer %q, editor asked %q: want %q, asked %v", got, asked, tc.want, tc.editorSaw)
 			}
 		})
 	}

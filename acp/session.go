@@ -21,6 +21,7 @@ import (
 	"github.com/hubdev/hub/internal/permission"
 	"github.com/hubdev/hub/internal/trace"
 	"github.com/hubdev/hub/internal/transcript"
+	"github.com/hubdev/hub/personas"
 )
 
 // session is one editor session; it runs on one agent session at a time
@@ -187,6 +188,14 @@ func (ss *session) agents() *adapters.Registry {
 	return cmp.Or(ss.set.Registry, ss.srv.opts.Registry)
 }
 
+// runnersLocked are the agents as the session runs them: its agent as the
+// persona whose turn it took over (rec.Persona), and the agents of list
+// as the persona the session runs (conversation.FallbackAgents). Caller
+// holds ss.mu.
+func (ss *session) runnersLocked(list ...string) *adapters.Registry {
+	return conversation.FallbackAgents(ss.agents(), cmp.Or(ss.rec.Persona, ss.rec.Agent), append([]string{ss.rec.Agent}, list...))
+}
+
 // noteAgentSessionID keeps agent session b's own id for resume even when
 // its session_info event came before any turn and had no one to reach.
 // Caller holds ss.mu.
@@ -279,7 +288,10 @@ func (ss *session) driveWithFallback(turnCtx context.Context, content []adapters
 	var failure *adapters.ErrorInfo
 	var usage *adapters.Usage
 	priced := false
-	walk := conversation.Fallbacks{Registry: ss.agents(), List: ss.srv.opts.Fallback[first], Ready: ss.srv.ready.check}
+	ss.mu.Lock()
+	reg := ss.runnersLocked(ss.srv.opts.Fallback[first]...)
+	ss.mu.Unlock()
+	walk := conversation.Fallbacks{Registry: reg, List: ss.srv.opts.Fallback[first], Ready: ss.srv.ready.check}
 	walk.Walk(turnCtx, first, func(_ string, watch bool) (conversation.Class, bool) {
 		var d *conversation.Digest
 		reason, failure, d = ss.drive(turnCtx, content, watch, admitted)
@@ -289,8 +301,14 @@ func (ss *session) driveWithFallback(turnCtx context.Context, content []adapters
 	}, func(_, next, why string) {
 		admitted() // before what follows it
 		ss.sayf("hub: %s.\n\n", conversation.HandoverLine(why, next))
+		persona := ""
+		if a, _ := reg.Get(next); a != nil {
+			if p, ok := a.(*personas.Adapter); ok && p.As != "" { // next runs as first's persona, from now on
+				persona = p.P.Name
+			}
+		}
 		ss.mu.Lock()
-		if ss.switchLocked(next, nil) { // drive retired a crashed agent; the next drive starts the new one
+		if ss.switchLocked(next, persona, nil) { // drive retired a crashed agent; the next drive starts the new one
 			ss.sendCommands(true)
 		}
 		ss.send(schema.SessionUpdate{ConfigOption: &schema.ConfigOptionUpdate{ConfigOptions: ss.configOptions()}})

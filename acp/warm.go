@@ -48,7 +48,7 @@ func (ss *session) newAgent() *conversation.Agent {
 func (ss *session) startAgent(ctx context.Context) (adapters.Session, conversation.Setup, error) {
 	ss.mu.Lock()
 	name := ss.rec.Agent
-	a, err := ss.agents().Get(name)
+	a, err := ss.runnersLocked().Get(name)
 	if err != nil || ctx.Err() != nil {
 		ss.mu.Unlock()
 		return nil, conversation.Setup{}, cmp.Or(err, ctx.Err())

@@ -6,11 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"sync"
 	"time"
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/proc"
+	"github.com/hubdev/hub/personas"
 )
 
 // Class is why an agent could not do the work, as the fallback rule sees
@@ -108,6 +110,30 @@ type Fallbacks struct {
 	// Skipped, when set, hears of each agent of List the turn reached but
 	// passed over, unknown or not ready, with why (before the handover).
 	Skipped func(agent string, err error)
+}
+
+// FallbackAgents is reg where, when first is a persona, each agent of list
+// runs as that persona under its own name: the agent taking the turn over
+// keeps the persona's rules, tools, mode and prompt (one whose mode it
+// lacks cannot run), not its backend's model, since a fallback never
+// widens what a persona narrowed.
+func FallbackAgents(reg *adapters.Registry, first string, list []string) *adapters.Registry {
+	a, _ := reg.Get(first)
+	p, ok := a.(*personas.Adapter)
+	if !ok || len(list) == 0 {
+		return reg
+	}
+	as := p.P
+	as.Model = "" // a model name is its backend's: the next agent runs on its own
+	out := adapters.NewRegistry()
+	for _, n := range reg.Names() {
+		b, _ := reg.Get(n)
+		if slices.Contains(list, n) && n != first {
+			b = &personas.Adapter{P: as, Backend: b, As: n}
+		}
+		out.Register(b)
+	}
+	return out
 }
 
 // Walk tries the turn on first, then on each agent that takes it over.

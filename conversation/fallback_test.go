@@ -10,6 +10,7 @@ import (
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/proc"
+	"github.com/hubdev/hub/personas"
 )
 
 func TestClassify_EveryAgentAlike(t *testing.T) {
@@ -150,6 +151,45 @@ func TestWatch_NilWatchesNothing(t *testing.T) {
 	w.Observe(retry(401))
 	if d := w.Stop(); d != nil {
 		t.Fatalf("nil watch decided %+v", d)
+	}
+}
+
+// A fallback agent of a persona runs as the persona, under its own name;
+// one that lacks the persona's mode cannot run, so the walk passes it over.
+func TestFallbackAgents_RunAsThePersona(t *testing.T) {
+	reg := adapters.NewRegistry()
+	for _, n := range []string{"a", "b", "c"} {
+		reg.Register(namedAdapter(n))
+	}
+	reg.Register(&personas.Adapter{P: personas.Persona{Name: "p", Model: "a-model", Trusted: true}, Backend: namedAdapter("a")})
+	reg.Register(&personas.Adapter{P: personas.Persona{Name: "q", Mode: "review", Trusted: true}, Backend: namedAdapter("a")})
+	tests := []struct {
+		name, first string
+		wantPersona string // of b, "" when it runs as itself
+		wantReady   bool
+	}{
+		{"an agent's fallback runs as itself", "a", "", true},
+		{"a persona's fallback runs as the persona", "p", "p", true},
+		{"one lacking the persona's mode cannot run", "q", "q", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := FallbackAgents(reg, tt.first, []string{"b"})
+			b, _ := got.Get("b")
+			persona := ""
+			if p, ok := b.(*personas.Adapter); ok && p.P.Model == "" { // a-model is a's
+				persona = p.P.Name
+			}
+			if persona != tt.wantPersona || b.Name() != "b" {
+				t.Errorf("b is %q running as persona %q, want b as %q", b.Name(), persona, tt.wantPersona)
+			}
+			if err := adapters.Ready(b); (err == nil) != tt.wantReady {
+				t.Errorf("b ready: %v, want ready %v", err, tt.wantReady)
+			}
+			if c, _ := got.Get("c"); c != namedAdapter("c") {
+				t.Errorf("c, not on the list, is %#v", c)
+			}
+		})
 	}
 }
 

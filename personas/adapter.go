@@ -21,6 +21,9 @@ var ErrUntrusted = errors.New("untrusted persona")
 type Adapter struct {
 	P       Persona
 	Backend adapters.Adapter
+	// As, when set, is the name it runs under instead of the persona's:
+	// an agent taking a persona's turn over (conversation.FallbackAgents).
+	As string
 }
 
 var _ adapters.Adapter = (*Adapter)(nil)
@@ -28,7 +31,7 @@ var _ adapters.Adapter = (*Adapter)(nil)
 var _ adapters.Persona = (*Adapter)(nil)
 
 // Name is the persona's name.
-func (a *Adapter) Name() string { return a.P.Name }
+func (a *Adapter) Name() string { return cmp.Or(a.As, a.P.Name) }
 
 // Description says when to use the persona.
 func (a *Adapter) Description() string { return a.P.Description }
@@ -110,21 +113,35 @@ func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adap
 	return &warned{Forward: adapters.Forward{Session: s}, warns: warns}, nil
 }
 
-// gate marks what the persona's own rules deny as refused and what they
+// Delegated narrows next, the permission requests of a delegate of chain's
+// last agent, by the own deny and ask rules of each persona of chain: a
+// persona never widens through what it delegates. Its tools stay its own.
+func Delegated(reg *adapters.Registry, chain []string, next adapters.PermissionFunc, cwd string) adapters.PermissionFunc {
+	for _, n := range chain {
+		if a, _ := reg.Get(n); a != nil {
+			if p, ok := a.(*Adapter); ok {
+				next = p.P.gate(config.PermissionsConfig{Rules: p.P.own()}, next, cwd)
+			}
+		}
+	}
+	return next
+}
+
+// gate marks what rules (the persona's) deny as refused and what they
 // ask as must-ask (permission.Service.Narrow), for the session's gate, and
 // names the persona in each request, so the user knows who asks.
-func (p Persona) gate(next adapters.PermissionFunc, cwd string) adapters.PermissionFunc {
+func (p Persona) gate(rules config.PermissionsConfig, next adapters.PermissionFunc, cwd string) adapters.PermissionFunc {
 	if next == nil {
 		return nil
 	}
-	own, err := permission.New(p.Rules(config.PermissionsConfig{}))
+	own, err := permission.New(rules)
 	if err != nil { // Parse checked every rule
 		own, _ = permission.New(config.PermissionsConfig{})
 	}
 	return func(ctx context.Context, req *adapters.PermissionRequest) adapters.PermissionDecision {
 		switch v, _ := own.Narrow(permission.RequestOf(req.Tool, cwd)); v.Decision {
 		case permission.Deny:
-			req.Refusal = &adapters.Refusal{By: "persona " + p.Name, Reason: v.Reason}
+			req.Refusal = &adapters.Refusal{By: "persona " + p.Name, Reason: "persona " + p.Name + ": " + v.Reason} // its rules' index is no rule of the user's
 		case permission.Ask:
 			req.MustAsk = "persona " + p.Name + ": " + v.Reason
 		}

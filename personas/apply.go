@@ -78,10 +78,15 @@ func (p Persona) Rules(user config.PermissionsConfig) config.PermissionsConfig {
 	for _, name := range p.Disallowed {
 		out.Rules = append(out.Rules, config.PermissionRule{Tool: name, Decision: "deny"})
 	}
-	out.Rules = append(out.Rules, slices.DeleteFunc(slices.Clone(p.Permissions), func(r config.PermissionRule) bool {
-		return !slices.Contains([]string{"deny", "ask"}, strings.ToLower(strings.TrimSpace(r.Decision)))
-	})...)
+	out.Rules = append(out.Rules, p.own()...)
 	return out
+}
+
+// own are the persona's own deny and ask rules.
+func (p Persona) own() []config.PermissionRule {
+	return slices.DeleteFunc(slices.Clone(p.Permissions), func(r config.PermissionRule) bool {
+		return !slices.Contains([]string{"deny", "ask"}, strings.ToLower(strings.TrimSpace(r.Decision)))
+	})
 }
 
 // Apply fits opts to the persona on a backend with caps: its prompt
@@ -118,7 +123,7 @@ func (p Persona) Apply(opts adapters.SessionOptions, caps adapters.Capabilities,
 		}
 		opts.Tools = f
 	}
-	opts.Permission = p.gate(opts.Permission, opts.Cwd)
+	opts.Permission = p.gate(p.Rules(config.PermissionsConfig{}), opts.Permission, opts.Cwd)
 	if text, ws := p.skillInstructions(opts.Cwd); text != "" || len(ws) > 0 {
 		opts.Instructions = strings.TrimSpace(opts.Instructions + "\n\n" + text)
 		warns = append(warns, ws...)

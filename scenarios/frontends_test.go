@@ -72,7 +72,7 @@ func newWorld(t *testing.T, sc scenario, retries int) world {
 	if sc.persona != nil {
 		w.reg.Register(&personas.Adapter{P: personas.Persona{Name: "first", Description: "d", Permissions: sc.persona, Trusted: true}, Backend: first})
 	}
-	w.reg.Register(&fake{name: "second", text: "second answered"})
+	w.reg.Register(&fake{name: "second", ask: sc.secondAsks, text: "second answered"})
 	return w
 }
 

@@ -33,7 +33,10 @@ type scenario struct {
 	// persona, when set, has the first agent run as a persona with these
 	// permission rules.
 	persona []config.PermissionRule
-	check   func(t *testing.T, fe frontEnd, w world, o outcome)
+	// secondAsks, when set, is the shell command the fallback agent
+	// "second" asks to run before it answers.
+	secondAsks string
+	check      func(t *testing.T, fe frontEnd, w world, o outcome)
 	// timeout bounds the turn where the front end bounds turns (default
 	// hangGuard).
 	timeout time.Duration
@@ -131,6 +134,31 @@ func scenarios() []scenario {
 			persona: askPush, check: askedByPersona},
 		{name: "a persona's ask rule asks the native loop's chain", model: []mockllm.OpenAITurn{bash("git status; git push"), {Text: "done."}},
 			persona: askPush, check: askedByPersona},
+		// The agent that takes a persona's turn over runs as the persona:
+		// a fallback never widens what the persona narrowed.
+		{name: "a persona's ask rule holds on the agent it falls back to", model: nil, persona: askPush, secondAsks: "git push origin",
+			check: func(t *testing.T, fe frontEnd, w world, o outcome) {
+				switch {
+				case !fe.fallback:
+					fellBack("", conversation.ClassProvider)(t, fe, w, o)
+				case o.Answered != "second":
+					t.Errorf("answered by %q (fell back %q), want second", o.Answered, o.FellBack)
+				case fe.name == "hub acp" && !slices.Contains(o.Asked, "first: git push origin"):
+					t.Errorf("the editor was asked %q, want the persona's rule to ask second's git push", o.Asked)
+				default:
+					askedByPersona(t, fe, w, o)
+				}
+			}},
+		{name: "a persona's deny rule holds on the agent it falls back to", model: nil, persona: denyPush, secondAsks: "git push origin",
+			check: func(t *testing.T, fe frontEnd, w world, o outcome) {
+				if !fe.fallback {
+					fellBack("", conversation.ClassProvider)(t, fe, w, o)
+					return
+				}
+				if o.Answered != "second" || len(o.Refusals) != 1 || !strings.Contains(o.Refusals[0], "persona first") || strings.Contains(o.Text, "ran it") || (o.Exit >= 0 && o.Exit != conversation.ExitDenied) {
+					t.Errorf("answered by %q, refusals %q, exit %d, text %q: want second's git push refused once, naming the persona (exit 6)", o.Answered, o.Refusals, o.Exit, o.Text)
+				}
+			}},
 		{name: "a persona's ask rule leaves other commands be", cli: &fake{ask: "git status", text: "done."}, persona: askPush,
 			check: func(t *testing.T, _ frontEnd, _ world, o outcome) {
 				if len(o.Refusals) != 0 || !strings.Contains(o.Text, "ran it") {
@@ -143,6 +171,28 @@ func scenarios() []scenario {
 			hooks: blockPrompts, check: blocked},
 		{name: "a call repeated three times is asked, or stopped", model: []mockllm.OpenAITurn{readme, readme, readme, {Text: "done."}},
 			check: repeatedAsked},
+		// The agent that took the turn over is in the audit record, with
+		// its answer; the native first agent's failed attempt in its own.
+		{name: "a fallback agent's answer is in the audit record", model: nil,
+			check: func(t *testing.T, fe frontEnd, w world, o outcome) {
+				if !fe.fallback {
+					return
+				}
+				all, err := transcripts.List(w.audit)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, s := range all { // hub acp's one record names the agent each prompt went to
+					recs, _ := transcripts.Read(w.audit, s.ID)
+					for agent, r := s.Agent, recs; len(r) > 0; r = r[1:] {
+						agent = cmp.Or(r[0].Agent, agent)
+						if e := r[0].Event; agent == "second" && e != nil && e.Type == adapters.EventText && strings.Contains(e.Text, "second answered") {
+							return
+						}
+					}
+				}
+				t.Errorf("none of the %d audit transcripts %+v records second's answer as second's", len(all), all)
+			}},
 		// With config transcripts = true, every front end keeps an audit
 		// transcript of a CLI agent's turn.
 		{name: "a CLI agent's decision is in the audit record", cli: &fake{ask: "rm -rf ~", text: "done."},
@@ -161,7 +211,8 @@ func scenarios() []scenario {
 	}
 }
 
-var askPush = []config.PermissionRule{{Tool: "Bash", Command: "git push", Decision: "ask"}}
+var askPush, denyPush = []config.PermissionRule{{Tool: "Bash", Command: "git push", Decision: "ask"}},
+	[]config.PermissionRule{{Tool: "Bash", Command: "git push", Decision: "deny"}}
 
 var blockPrompts = map[string][]config.HookConfig{"UserPromptSubmit": {{Command: proctest.ShellCommand("err:no tasks today\n", "exit:2")}}}
 

@@ -26,6 +26,7 @@ import (
 	"github.com/hubdev/hub/internal/hooks"
 	"github.com/hubdev/hub/internal/permission"
 	"github.com/hubdev/hub/internal/transcript"
+	"github.com/hubdev/hub/personas"
 )
 
 // Errors a delegate can end in before any turn ran.
@@ -217,7 +218,8 @@ func (d *Delegator) converse(ctx context.Context, from *live, r Request, progres
 	var fellBack []string
 	var usage *adapters.Usage
 	l := from
-	walk := conversation.Fallbacks{Registry: d.o.Registry, List: d.o.Fallback[r.Agent], Ready: func(a adapters.Adapter) error {
+	reg := conversation.FallbackAgents(d.o.Registry, r.Agent, d.o.Fallback[r.Agent])
+	walk := conversation.Fallbacks{Registry: reg, List: d.o.Fallback[r.Agent], Ready: func(a adapters.Adapter) error {
 		if slices.Contains(d.o.Chain, a.Name()) {
 			return ErrLoop // a fallback to one would be a loop
 		}
@@ -226,7 +228,7 @@ func (d *Delegator) converse(ctx context.Context, from *live, r Request, progres
 	why := walk.Walk(ctx, r.Agent, func(agent string, watch bool) (c conversation.Class, toolStarted bool) {
 		r.Agent, res = agent, Result{Agent: agent}
 		if l == nil { // a new session, or one that takes from's conversation over
-			if l, err = d.start(ctx, r, from); err != nil {
+			if l, err = d.start(ctx, reg, r, from); err != nil {
 				return conversation.ClassifyStart(err), false
 			}
 			if err = d.keep(l); err != nil {
@@ -254,11 +256,11 @@ func (d *Delegator) converse(ctx context.Context, from *live, r Request, progres
 	return res, err
 }
 
-// start starts a delegate session on r.Agent; one that takes from's
+// start starts a delegate session on r.Agent of reg; one that takes from's
 // conversation over keeps its id and is briefed on it as hub acp briefs an
 // agent it switches to (conversation.PlanStart).
-func (d *Delegator) start(ctx context.Context, r Request, from *live) (*live, error) {
-	a, err := d.o.Registry.Get(r.Agent)
+func (d *Delegator) start(ctx context.Context, reg *adapters.Registry, r Request, from *live) (*live, error) {
+	a, err := reg.Get(r.Agent)
 	if err != nil {
 		return nil, fmt.Errorf("%w (see the agents tool)", err)
 	}
@@ -290,7 +292,7 @@ func (d *Delegator) start(ctx context.Context, r Request, from *live) (*live, er
 	if l.gate, err = conversation.NewGate(conversation.GateOptions{Rules: d.o.Rules, Grants: d.o.Grants, Cwd: l.cwd, Agent: l.agent, Answerer: answer}); err != nil {
 		return nil, err
 	}
-	so.Permission = l.gate.Ask
+	so.Permission = personas.Delegated(d.o.Registry, d.o.Chain, l.gate.Ask, l.cwd)
 	l.hooks, l.audit = conversation.Observers(a.Capabilities(), d.o.Hooks, d.o.AuditDir, transcript.Meta{Agent: r.Agent, Cwd: l.cwd, Model: r.Model}, func(err error) {
 		d.o.Log.Warn().Err(err).Str("agent", r.Agent).Msg("the delegate's transcript was not written")
 	})

@@ -296,6 +296,7 @@ func runChain(ctx context.Context, o Options, out *output) Summary {
 	for _, n := range o.notes { // told once; every attempt's summary carries them
 		out.warning(n)
 	}
+	o.Registry = conversation.FallbackAgents(o.Registry, o.Agent, o.Fallback)
 	walk := conversation.Fallbacks{Registry: o.Registry, List: o.Fallback, Ready: adapters.Ready, Skipped: func(agent string, err error) {
 		attempts = append(attempts, Attempt{Agent: agent, ExitCode: classifyStartError(err), Error: oneLine(err.Error())})
 	}}
