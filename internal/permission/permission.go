@@ -55,16 +55,23 @@ type Request struct {
 	// Dirs are where Command runs when the tool call names it (its cwd or
 	// workdir, absolute); else it runs in Cwd.
 	Dirs []string
+	// Argv says Command quotes an argv the agent runs without a shell: it
+	// is read as sh only (see windowsDeny).
+	Argv bool
 }
 
 // reading is req's command read where it runs (a request built without
 // a directory runs in hub's).
 func (req Request) reading() *reading {
+	return readLine(req.Command, req.dirs())
+}
+
+func (req Request) dirs() []string {
 	if len(req.Dirs) > 0 {
-		return readLine(req.Command, req.Dirs)
+		return req.Dirs
 	}
 	wd, _ := os.Getwd()
-	return readLine(req.Command, []string{cmp.Or(req.Cwd, wd)})
+	return []string{cmp.Or(req.Cwd, wd)}
 }
 
 // files are the files req names.
