@@ -101,6 +101,9 @@ func cmdWord(s string, i int) (arg, int) {
 	for ; i < len(s); i++ {
 		c := s[i]
 		switch {
+		case c == 1 && i+1 < len(s): // a character of a variable's value
+			i++
+			c = s[i]
 		case c == '"':
 			quoted = !quoted
 			continue
@@ -147,7 +150,10 @@ func (r *reader) cmdExpand(src string, sc *scope) string {
 			if v.dynamic {
 				b.WriteByte(0)
 			} else {
-				b.WriteString(strings.ReplaceAll(v.text, "/", `\`))
+				for _, c := range []byte(strings.ReplaceAll(v.text, "/", `\`)) { // one word, whatever it holds
+					b.WriteByte(1)
+					b.WriteByte(c)
+				}
 			}
 			i += j + 1
 		}
@@ -315,12 +321,14 @@ func firstLine(s string) string {
 	return s
 }
 
-// cmdJoin joins words into a command line, quoting those with spaces.
+// cmdJoin joins words into a command line, quoting those with spaces (as
+// a program's runtime does) or with a , ; or = (a word that may be a path
+// stays one: reading it whole refuses no less).
 func cmdJoin(args []arg) arg {
 	q := make([]arg, len(args))
 	for i, a := range args {
 		q[i] = a
-		if strings.ContainsAny(a.text, " \t") && !strings.Contains(a.text, `"`) && len(args) > 1 {
+		if strings.ContainsAny(a.text, " \t,;=") && !strings.Contains(a.text, `"`) && len(args) > 1 {
 			q[i].text = `"` + a.text + `"`
 		}
 	}
