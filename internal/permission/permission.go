@@ -521,8 +521,13 @@ func commandMatches(req Request, prefix string, any bool) bool {
 	if len(want) == 0 {
 		return false
 	}
-	n := 0
-	for _, c := range req.reading().calls {
+	n, calls := 0, req.reading().calls
+	if any { // a deny matches as the deny list does: any reading of a raw line
+		for _, rd := range req.windowsReadings() {
+			calls = append(calls, rd.calls...)
+		}
+	}
+	for _, c := range calls {
 		if len(c.argv) == 0 {
 			continue
 		}

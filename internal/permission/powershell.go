@@ -28,18 +28,23 @@ import (
 // which: a line any reading refuses is refused. Only refusals count, so an
 // ordinary sh line stays as clear as sh reads it.
 func (req Request) windowsDeny() string {
-	if req.Argv {
-		return ""
-	}
-	for _, line := range []struct {
-		read func(*reader, string, *runCtx) input
-		src  string
-	}{{(*reader).psScript, req.Command}, {(*reader).cmdScript, firstLine(req.Command)}} {
-		if rd := readAs(line.src, req.dirs(), func(r *reader, sc *scope) { line.read(r, line.src, &runCtx{sc: sc}) }); rd.deny != "" {
+	for _, rd := range req.windowsReadings() {
+		if rd.deny != "" {
 			return rd.deny
 		}
 	}
 	return ""
+}
+
+// windowsReadings are req's line read as PowerShell and as cmd.exe (the
+// first line: cmd /c runs no more); none for an argv.
+func (req Request) windowsReadings() []*reading {
+	if req.Argv || req.Command == "" {
+		return nil
+	}
+	ps := readAs(req.Command, req.dirs(), func(r *reader, sc *scope) { r.psScript(req.Command, &runCtx{sc: sc}) })
+	first := firstLine(req.Command)
+	return []*reading{ps, readAs(first, req.dirs(), func(r *reader, sc *scope) { r.cmdScript(first, &runCtx{sc: sc}) })}
 }
 
 // psWord is one argument: its values (a, b is an array of two) and how
@@ -547,6 +552,11 @@ func (r *reader) psCommand(c psCmd, x *runCtx, text string) input {
 		prog = joinArgs(first.vals)
 	}
 	if spec, ok := psCmdlets[psCmdletName(prog)]; ok && !prog.dynamic {
+		words := []string{prog.text} // the cmdlet's own words are a layer, as a wrapper's: a rule may name them
+		for _, w := range c.words[1:] {
+			words = append(words, w.raw)
+		}
+		x.layers = append(x.layers[:len(x.layers):len(x.layers)], words)
 		return r.psCmdlet(spec, c.words[1:], x)
 	}
 	argv := []arg{prog}

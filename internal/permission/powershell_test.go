@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/hubdev/hub/adapters"
+	"github.com/hubdev/hub/internal/config"
 )
 
 // A raw line may run in PowerShell or cmd.exe on Windows: it is refused
@@ -90,6 +91,33 @@ func TestPowerShellReader_Calls(t *testing.T) {
 		want := slices.Sorted(slices.Values(tt.want))
 		if !slices.Equal(got, want) {
 			t.Errorf("%q: calls %q, want %q", tt.line, got, want)
+		}
+	}
+}
+
+// A deny rule naming a program matches the cmdlets and builtins that stand
+// for it, and one naming a cmdlet matches it inside pwsh -c; an allow rule
+// still needs every command of the sh reading.
+func TestPowerShellReader_Rules(t *testing.T) {
+	s := mustNew(t,
+		config.PermissionRule{Tool: "bash", Command: "rm", Decision: "deny"},
+		config.PermissionRule{Tool: "bash", Command: "Invoke-WebRequest", Decision: "deny"},
+		config.PermissionRule{Tool: "bash", Command: "dotnet build", Decision: "allow"})
+	for _, tt := range []struct {
+		line string
+		want Decision
+	}{
+		{"Remove-Item -Recurse ./build", Deny},
+		{`pwsh -c "ri ./build"`, Deny},
+		{`cmd /c "rd /s /q build"`, Deny},
+		{"del /q out.txt", Deny},
+		{`pwsh -c "Invoke-WebRequest https://example.com"`, Deny},
+		{"dotnet build", Allow},
+		{`dotnet build; Remove-Item x`, Deny},
+	} {
+		v, _ := s.Decide(Request{Tool: "bash", Kind: adapters.KindExecute, Command: tt.line, Cwd: defaultShapeCwd})
+		if v.Decision != tt.want {
+			t.Errorf("%q: %+v, want %s", tt.line, v, tt.want)
 		}
 	}
 }
