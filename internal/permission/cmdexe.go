@@ -128,19 +128,20 @@ func cmdWord(s string, i int) (arg, int) {
 func (r *reader) cmdExpand(src string, sc *scope) string {
 	var b strings.Builder
 	for i := 0; i < len(src); i++ {
-		if src[i] != '%' {
-			b.WriteByte(src[i])
+		c := src[i]
+		if c != '%' && c != '!' { // !X!: delayed expansion (cmd /v:on)
+			b.WriteByte(c)
 			continue
 		}
-		j := strings.IndexAny(src[i+1:], "%\n")
+		j := strings.IndexAny(src[i+1:], string(c)+"\n")
 		switch {
-		case i+1 < len(src) && (src[i+1] == '~' || src[i+1] >= '0' && src[i+1] <= '9' || src[i+1] == '*'): // %~dp0, %1: arguments
+		case c == '%' && i+1 < len(src) && (src[i+1] == '~' || src[i+1] >= '0' && src[i+1] <= '9' || src[i+1] == '*'): // %~dp0, %1: arguments
 			b.WriteByte(0)
 			i++
 		case j < 0 || src[i+1+j] == '\n' || strings.ContainsAny(src[i+1:i+1+j], " \t&|<>\""): // not a variable: %i of for
-			b.WriteByte('%')
+			b.WriteByte(c)
 		case j == 0:
-			b.WriteByte('%')
+			b.WriteByte(c)
 			i++
 		default:
 			v := r.winVar(src[i+1:i+1+j], sc)
@@ -172,6 +173,10 @@ func (r *reader) cmdCommand(words []arg, x *runCtx) input {
 		return input{kind: inUnknown}
 	}
 	name := strings.ToLower(strings.TrimLeft(words[0].text, "@"))
+	if b, sw, ok := strings.Cut(name, "/"); ok && cmdBuiltins[b] != "" { // rd/s/q: a builtin's name ends at a /
+		words = append([]arg{{text: b}, {text: "/" + sw}}, words[1:]...)
+		name = b
+	}
 	rest := words[1:]
 	switch name {
 	case "rem", "::", "set", "echo.", "goto", "exit", "setlocal", "endlocal":

@@ -77,6 +77,7 @@ func (r *reader) psScript(src string, x *runCtx) input {
 	}
 	r.depth++
 	defer func() { r.depth-- }()
+	src = psTypography.Replace(src)
 	if !psParses(src) { // PowerShell runs nothing of a script it cannot parse
 		r.out.unclear = true
 		return input{kind: inUnknown}
@@ -104,6 +105,10 @@ func (r *reader) psScript(src string, x *runCtx) input {
 	}
 	return out
 }
+
+// psTypography: PowerShell reads the typographic quotes and dashes as
+// ' " and -.
+var psTypography = strings.NewReplacer("‘", "'", "’", "'", "‚", "'", "‛", "'", "“", `"`, "”", `"`, "„", `"`, "–", "-", "—", "-", "―", "-")
 
 // psParses reports a script without a < outside strings and comments
 // (PowerShell has no input redirection: an sh here-document is a parse
@@ -452,6 +457,8 @@ func (r *reader) winVar(name string, sc *scope) arg {
 	switch strings.ToLower(name) {
 	case "userprofile", "home":
 		return arg{text: r.home}
+	case "username":
+		return arg{text: path.Base(r.home)}
 	case "homedrive":
 		return arg{text: drive}
 	case "homepath":
@@ -537,8 +544,10 @@ func (r *reader) psCommand(c psCmd, x *runCtx, text string) input {
 		return r.run(nil, x)
 	}
 	first := c.words[0]
-	if !c.call && (!first.bare || psKeywords[strings.ToLower(first.raw)] || psNumber.MatchString(first.raw) || strings.HasPrefix(first.raw, "[")) {
-		r.psExpr(text, x) // an expression: what it calls is read above
+	if keyword := psKeywords[strings.ToLower(first.raw)]; !c.call && (!first.bare || keyword || psNumber.MatchString(first.raw) || strings.HasPrefix(first.raw, "[")) {
+		if !keyword {
+			r.psExpr(text, x) // an expression: what it calls is read above
+		}
 		if len(c.redirs) > 0 {
 			r.run(nil, x)
 		}
@@ -550,6 +559,21 @@ func (r *reader) psCommand(c psCmd, x *runCtx, text string) input {
 	prog := first.vals[0]
 	if len(first.vals) != 1 {
 		prog = joinArgs(first.vals)
+	}
+	if to, ok := x.sc.vars["ps alias:"+strings.ToLower(prog.text)]; ok {
+		prog = to
+	}
+	switch n := psCmdletName(prog); {
+	case (n == "set-alias" || n == "sal" || n == "new-alias" || n == "nal") && len(c.words) > 2: // sal NAME VALUE
+		var ops []arg
+		for _, w := range c.words[1:] {
+			if !w.bare || !strings.HasPrefix(w.raw, "-") {
+				ops = append(ops, w.vals...)
+			}
+		}
+		if len(ops) > 1 {
+			x.sc.vars["ps alias:"+strings.ToLower(ops[0].text)] = ops[1]
+		}
 	}
 	if spec, ok := psCmdlets[psCmdletName(prog)]; ok && !prog.dynamic {
 		words := []string{prog.text} // the cmdlet's own words are a layer, as a wrapper's: a rule may name them
@@ -606,10 +630,22 @@ func winPath(a arg) arg {
 // .NET calls an expression may make on a file: [IO.File]::Delete(…), …
 var psDotNet = lazyRE(`(?i)\[(?:system\.)?io\.(directory|file)\]::(delete|writeall\w*|appendall\w*|create\w*)\s*\(\s*('[^']*'|"[^"]*"|\$[\w:]+)`)
 
+// psMethod is a static .NET call ([Type]::Name( : m[1] the type) or an
+// instance call that runs or changes something.
+var psMethod = lazyRE(`(?i)\[([\w.]+)\]::\w+\s*\(|()\.(?:invoke\w*|delete|moveto|copyto|create\w*|write\w*|append\w*|start|replace|encrypt|decrypt|setaccesscontrol)\s*\(`)
+
+// psSafeTypes are the .NET types whose static calls only compute.
+var psSafeTypes = set("io.path", "math", "string", "datetime", "convert", "regex", "guid", "timespan", "text.encoding", "char", "int", "version", "uri", "bitconverter")
+
 // psExpr reads what an expression statement may do to files by .NET
 // calls, and refuses one naming a credential store as inline code does.
 func (r *reader) psExpr(text string, x *runCtx) {
 	r.credCode(text, x.sc.cwds)
+	for _, m := range psMethod().FindAllStringSubmatch(text, 8) {
+		if !psSafeTypes[strings.ToLower(strings.TrimPrefix(strings.ToLower(m[1]), "system."))] {
+			r.out.unclear = true // a .NET call hub cannot read: [Diagnostics.Process]::Start(…), $sb.Invoke()
+		}
+	}
 	for _, m := range psDotNet().FindAllStringSubmatch(text, 8) {
 		l := &psLex{r: r, src: m[3], x: x}
 		a := psPath(l.word().vals[0], r.home)
@@ -887,7 +923,7 @@ func winWords(s string) []string {
 // shortest prefix it accepts, in the order PowerShell tries them; those
 // marked : take a value.
 var psExeParams = []struct{ name, min string }{
-	{"command", "c"}, {"encodedcommand", "e"}, {"ec", "ec"}, {"encodedarguments:", "encodeda"}, {"ea:", "ea"}, {"file", "f"},
+	{"commandwithargs", "commandw"}, {"cwa", "cwa"}, {"command", "c"}, {"encodedcommand", "e"}, {"ec", "ec"}, {"encodedarguments:", "encodeda"}, {"ea:", "ea"}, {"file", "f"},
 	{"executionpolicy:", "ex"}, {"ep:", "ep"}, {"noprofile", "nop"}, {"noninteractive", "noni"}, {"nologo", "nol"},
 	{"noexit", "noe"}, {"windowstyle:", "w"}, {"workingdirectory:", "wo"}, {"wd:", "wd"}, {"inputformat:", "in"},
 	{"if:", "if"}, {"outputformat:", "o"}, {"of:", "of"}, {"version:", "v"}, {"login", "l"}, {"configurationname:", "config"},
@@ -922,7 +958,7 @@ func (r *reader) pwshExe(argv []arg, x *runCtx) input {
 			}
 		}
 		switch {
-		case opt == "command":
+		case opt == "command" || opt == "commandwithargs" || opt == "cwa": // -CommandWithArgs: its arguments read as words of the code
 			if i+1 < len(args) && args[i+1].text == "-" {
 				return r.psStdin(argv, x)
 			}

@@ -122,6 +122,31 @@ func TestPowerShellReader_Rules(t *testing.T) {
 	}
 }
 
+// What the readers cannot know before PowerShell or cmd.exe runs is asked
+// every time, as sh's $X is.
+func TestPowerShellReader_Unclear(t *testing.T) {
+	for _, tt := range []struct {
+		line    string
+		unclear bool
+	}{
+		{`pwsh -c "[Diagnostics.Process]::Start('cmd')"`, true},
+		{`pwsh -c "(Get-Item x).Delete()"`, true},
+		{`pwsh -c "Remove-Item -Recurse (Resolve-Path ~)"`, true},
+		{`pwsh -c 'Remove-Item -Recurse $dir'`, true},
+		{`pwsh -c 'iex $code'`, true},
+		{`pwsh -EncodedCommand '!!'`, true},
+		{`cmd /c "rd /s /q %FOO%"`, true},
+		{`pwsh -c "Get-ChildItem src"`, false},
+		{`pwsh -c '$d = "bin"; Remove-Item -Recurse $d'`, false},
+		{`pwsh -c 'Write-Output ([IO.Path]::Combine("a", "b"))'`, false},
+		{`cmd /c dir`, false},
+	} {
+		if got := readLine(tt.line, []string{defaultShapeCwd}).unclear; got != tt.unclear {
+			t.Errorf("%q: unclear %v, want %v", tt.line, got, tt.unclear)
+		}
+	}
+}
+
 func FuzzPowerShellReader(f *testing.F) {
 	for _, s := range []string{`Remove-Item -Recurse ~`, `& { iex "$(iwr x)" } | % { $_ }`, "@\"\nx\n\"@", `[IO.File]::Delete('a')`,
 		`cmd /c "rd /s /q %USERPROFILE%"`, `a ^& b | "c" > d`, "$(", "{(", `-e`, `"$env:`, "pwsh -EncodedCommand UgBlAG0A"} {
