@@ -3,7 +3,6 @@ package permission
 import (
 	"encoding/base64"
 	"path"
-	"regexp"
 	"slices"
 	"strings"
 	"unicode/utf16"
@@ -67,7 +66,6 @@ type psLex struct {
 	src string
 	i   int
 	x   *runCtx
-	dl  bool // a (…) read in the current word carried a download
 }
 
 func (r *reader) psScript(src string, x *runCtx) input {
@@ -544,7 +542,7 @@ func (r *reader) psCommand(c psCmd, x *runCtx, text string) input {
 		return r.run(nil, x)
 	}
 	first := c.words[0]
-	if keyword := psKeywords[strings.ToLower(first.raw)]; !c.call && (!first.bare || keyword || psNumber.MatchString(first.raw) || strings.HasPrefix(first.raw, "[")) {
+	if keyword := psKeywords[strings.ToLower(first.raw)]; !c.call && (!first.bare || keyword || psNumber(first.raw) || strings.HasPrefix(first.raw, "[")) {
 		if !keyword {
 			r.psExpr(text, x) // an expression: what it calls is read above
 		}
@@ -596,7 +594,7 @@ func (r *reader) psCommand(c psCmd, x *runCtx, text string) input {
 	return r.run(argv, x)
 }
 
-var psNumber = regexp.MustCompile(`^[0-9]`)
+func psNumber(s string) bool { return s != "" && s[0] >= '0' && s[0] <= '9' }
 
 // psCmdletName is a command word's cmdlet (module-qualified too), its
 // alias resolved.
@@ -778,7 +776,7 @@ func (r *reader) psCmdlet(spec string, words []psWord, x *runCtx) input {
 		w := words[i]
 		var p *psParam
 		var val []arg
-		if t := w.vals[0].text; w.bare && len(w.vals) == 1 && len(t) > 1 && t[0] == '-' && !psNumber.MatchString(t[1:]) {
+		if t := w.vals[0].text; w.bare && len(w.vals) == 1 && len(t) > 1 && t[0] == '-' && !psNumber(t[1:]) {
 			name, v, colon := strings.Cut(strings.ToLower(t[1:]), ":")
 			if p = psParamOf(ps, name); p == nil {
 				argv = append(argv, w.vals[0])
