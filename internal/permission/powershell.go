@@ -549,6 +549,9 @@ func (r *reader) psCommand(c psCmd, x *runCtx, text string) input {
 		if len(c.redirs) > 0 {
 			r.run(nil, x)
 		}
+		if len(c.words) == 1 && len(first.vals) == 1 && !first.bare && !first.vals[0].dynamic { // "text" | iex
+			return input{kind: inText, text: first.vals[0].text + "\n"}
+		}
 		return input{kind: inUnknown, dl: slices.ContainsFunc(first.vals, func(a arg) bool { return a.download })}
 	}
 	if c.call && len(first.vals) == 1 && first.vals[0].text == "{}" {
