@@ -188,7 +188,8 @@ func (l *psLex) pipeline() []psCmd {
 			l.i += 2
 			return append(pipe, cmd)
 		case c == '|':
-			l.i++
+			for l.i++; l.i < len(l.src) && strings.ContainsRune(" \t\r\n", rune(l.src[l.i])); l.i++ { // the pipeline goes on past a line break
+			}
 			pipe, cmd = append(pipe, cmd), psCmd{}
 			continue
 		case c == '&' && len(cmd.words) == 0 && !cmd.call, c == '.' && len(cmd.words) == 0 && !cmd.call && l.i+1 < len(l.src) && strings.ContainsRune(" \t'\"{$", rune(l.src[l.i+1])):
@@ -202,9 +203,10 @@ func (l *psLex) pipeline() []psCmd {
 			l.comment()
 			continue
 		case strings.HasPrefix(l.src[l.i:], "<#"):
-			l.i = len(l.src)
-			if j := strings.Index(l.src[:len(l.src)], "#>"); j >= 0 {
-				l.i = max(j+2, l.i)
+			if j := strings.Index(l.src[l.i:], "#>"); j >= 0 {
+				l.i += j + 2
+			} else {
+				l.i = len(l.src)
 			}
 			continue
 		}
@@ -285,7 +287,6 @@ func (l *psLex) word() psWord {
 	w := psWord{bare: true}
 	cur := arg{}
 	glob := false
-	quoted := false
 	flush := func() {
 		cur.glob = glob
 		w.vals = append(w.vals, cur)
@@ -293,7 +294,7 @@ func (l *psLex) word() psWord {
 	}
 	for l.i < len(l.src) {
 		c := l.src[l.i]
-		if strings.ContainsRune(" \t\r\n;|)}", rune(c)) || c == '&' || l.i > start && (c == '>' || strings.HasPrefix(l.src[l.i:], "2>")) && !quoted {
+		if strings.ContainsRune(" \t\r\n;|)}", rune(c)) || c == '&' || l.i > start && (c == '>' || strings.HasPrefix(l.src[l.i:], "2>")) {
 			break
 		}
 		switch {

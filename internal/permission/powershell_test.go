@@ -25,6 +25,8 @@ func TestWindowsDeny_RawLines(t *testing.T) {
 		"Set-Content -Path .env -Value KEY=1",
 		`echo "\$(Remove-Item -Recurse ~)"`, // \ escapes nothing in PowerShell
 		"Remove-Item -Recurse -Force .\\bin; rd /s /q %USERPROFILE%",
+		"Get-Item ~ |\n  Remove-Item -Recurse", // a pipeline goes on past a line break
+		"Get-ChildItem <# a\ncomment #>\nRemove-Item -Recurse ~",
 	} {
 		if rd := readLine(line, []string{defaultShapeCwd}); rd.deny != "" {
 			t.Errorf("%q: sh refuses it already (%s): not a test of the Windows readings", line, rd.deny)
