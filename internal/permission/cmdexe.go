@@ -34,7 +34,9 @@ func (r *reader) cmdScript(src string, x *runCtx) input {
 	var redirs []redir
 	in, out := x.stdin, input{kind: inUnknown}
 	end := func(pipe bool) {
-		if len(words) > 0 || len(redirs) > 0 {
+		if r.steps++; r.steps > maxSteps {
+			r.out.unclear = true
+		} else if len(words) > 0 || len(redirs) > 0 {
 			y := &runCtx{sc: x.sc, stdin: in, redirs: redirs, layers: x.layers, opaque: x.opaque}
 			out = r.cmdCommand(words, y)
 		}
@@ -43,7 +45,7 @@ func (r *reader) cmdScript(src string, x *runCtx) input {
 			in = out
 		}
 	}
-	for i := 0; i < len(src) && r.steps < maxSteps; {
+	for i := 0; i < len(src); {
 		c := src[i]
 		switch {
 		case c == ' ' || c == '\t' || c == ',' || c == ';':
@@ -80,7 +82,6 @@ func (r *reader) cmdScript(src string, x *runCtx) input {
 			w, i = cmdWord(src, i)
 			words = append(words, w)
 		}
-		r.steps++
 	}
 	end(false)
 	return out

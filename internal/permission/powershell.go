@@ -82,8 +82,11 @@ func (r *reader) psScript(src string, x *runCtx) input {
 	}
 	l := &psLex{r: r, src: src, x: x}
 	out := input{kind: inUnknown}
-	for l.i < len(l.src) && r.steps < maxSteps {
-		r.steps++
+	for l.i < len(l.src) {
+		if r.steps++; r.steps > maxSteps {
+			r.out.unclear = true // as the sh reader: a line too long to read is asked every time
+			break
+		}
 		start := l.i
 		name, assign := l.assignment()
 		pipe := l.pipeline()

@@ -27,6 +27,7 @@ func TestWindowsDeny_RawLines(t *testing.T) {
 		"Remove-Item -Recurse -Force .\\bin; rd /s /q %USERPROFILE%",
 		"Get-Item ~ |\n  Remove-Item -Recurse", // a pipeline goes on past a line break
 		"Get-ChildItem <# a\ncomment #>\nRemove-Item -Recurse ~",
+		"dir " + strings.Repeat("a ", 5000) + "& rd /s /q %USERPROFILE%", // many words are one command
 	} {
 		if rd := readLine(line, []string{defaultShapeCwd}); rd.deny != "" {
 			t.Errorf("%q: sh refuses it already (%s): not a test of the Windows readings", line, rd.deny)
