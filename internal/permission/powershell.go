@@ -342,6 +342,10 @@ func (l *psLex) word() psWord {
 			w.bare = w.bare && l.i > start
 			l.variable(&cur)
 			continue
+		case c == '@' && l.i == start && l.i+1 < len(l.src) && psVarName().MatchString("$"+l.src[l.i+1:]): // @p: splatted parameters hub cannot know
+			l.variable(&cur)
+			cur.dynamic, w.bare = true, false
+			continue
 		case c == '*' || c == '?' || c == '[':
 			glob = true
 		}
@@ -887,7 +891,7 @@ func (r *reader) psStart(named map[string][]arg, outs []arg, x *runCtx) input {
 			continue
 		}
 		for _, f := range winWords(a.text) {
-			argv = append(argv, arg{text: f})
+			argv = append(argv, psPath(arg{text: f}, r.home))
 		}
 	}
 	for i := 1; i < len(outs); i += 2 {

@@ -139,6 +139,7 @@ func TestPowerShellReader_Unclear(t *testing.T) {
 		{`pwsh -c 'iex $code'`, true},
 		{`pwsh -EncodedCommand '!!'`, true},
 		{`cmd /c "rd /s /q %FOO%"`, true},
+		{`pwsh -c '$p = @{Path="~"; Recurse=$true}; Remove-Item @p'`, true},
 		{`pwsh -c "Get-ChildItem src"`, false},
 		{`pwsh -c '$d = "bin"; Remove-Item -Recurse $d'`, false},
 		{`pwsh -c 'Write-Output ([IO.Path]::Combine("a", "b"))'`, false},
