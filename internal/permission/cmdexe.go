@@ -214,11 +214,9 @@ func (r *reader) cmdCommand(words []arg, x *runCtx) input {
 	}
 	spec, ok := cmdBuiltins[name]
 	if !ok {
-		if p := progName(words[0].text); p != "cmd" && p != "pwsh" && p != "powershell" {
-			for i := range rest {
-				if !strings.HasPrefix(rest[i].text, "/") {
-					rest[i] = winPath(rest[i])
-				}
+		for i := range rest {
+			if !winShell(words[0]) && !strings.HasPrefix(rest[i].text, "/") {
+				rest[i] = winPath(rest[i])
 			}
 		}
 		return r.run(append([]arg{words[0]}, rest...), x)

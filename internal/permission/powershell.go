@@ -593,10 +593,9 @@ func (r *reader) psCommand(c psCmd, x *runCtx, text string) input {
 		return r.psCmdlet(spec, c.words[1:], x)
 	}
 	argv := []arg{prog}
-	native := !prog.dynamic && (progName(prog.text) == "cmd" || progName(prog.text) == "pwsh" || progName(prog.text) == "powershell")
 	for _, w := range c.words[1:] {
 		for _, v := range w.vals {
-			if !native {
+			if !winShell(prog) {
 				v = psPath(v, r.home)
 			}
 			argv = append(argv, v)
@@ -628,6 +627,13 @@ func psPath(a arg, home string) arg {
 		a.text = home + a.text[1:]
 	}
 	return a
+}
+
+// winShell reports cmd, pwsh or powershell: their arguments are code they
+// read, not paths.
+func winShell(a arg) bool {
+	p := progName(a.text)
+	return !a.dynamic && (p == "cmd" || p == "pwsh" || p == "powershell")
 }
 
 // winPath is a word with \ read as /.
@@ -891,7 +897,11 @@ func (r *reader) psStart(named map[string][]arg, outs []arg, x *runCtx) input {
 			continue
 		}
 		for _, f := range winWords(a.text) {
-			argv = append(argv, psPath(arg{text: f}, r.home))
+			if f := (arg{text: f}); winShell(argv[0]) {
+				argv = append(argv, f) // code: the shell reads it
+			} else {
+				argv = append(argv, psPath(f, r.home))
+			}
 		}
 	}
 	for i := 1; i < len(outs); i += 2 {
