@@ -18,6 +18,9 @@ func HardDeny(req Request) (string, bool) {
 		if rd := req.reading(); rd.deny != "" {
 			return rd.deny, true
 		}
+		if why := req.windowsDeny(); why != "" {
+			return why, true
+		}
 	}
 	if req.Path != "" && req.Kind != "read" && req.Kind != "search" && IsEnvFile(req.Path) {
 		return whyEnv, true

@@ -55,16 +55,23 @@ type Request struct {
 	// Dirs are where Command runs when the tool call names it (its cwd or
 	// workdir, absolute); else it runs in Cwd.
 	Dirs []string
+	// Argv says Command quotes an argv the agent runs without a shell: it
+	// is read as sh only (see windowsDeny).
+	Argv bool
 }
 
 // reading is req's command read where it runs (a request built without
 // a directory runs in hub's).
 func (req Request) reading() *reading {
+	return readLine(req.Command, req.dirs())
+}
+
+func (req Request) dirs() []string {
 	if len(req.Dirs) > 0 {
-		return readLine(req.Command, req.Dirs)
+		return req.Dirs
 	}
 	wd, _ := os.Getwd()
-	return readLine(req.Command, []string{cmp.Or(req.Cwd, wd)})
+	return []string{cmp.Or(req.Cwd, wd)}
 }
 
 // files are the files req names.
@@ -521,8 +528,13 @@ func commandMatches(req Request, prefix string, any bool) bool {
 	if len(want) == 0 {
 		return false
 	}
-	n := 0
-	for _, c := range req.reading().calls {
+	n, calls := 0, req.reading().calls
+	if any { // a deny matches as the deny list does: any reading of a raw line
+		for _, rd := range req.windowsReadings() {
+			calls = append(calls, rd.calls...)
+		}
+	}
+	for _, c := range calls {
 		if len(c.argv) == 0 {
 			continue
 		}

@@ -182,7 +182,7 @@ func (r *reader) homeOf(p string) (home, rel string) {
 			return h, rest
 		}
 	}
-	for _, base := range []string{"/home/", "/Users/"} {
+	for _, base := range []string{"/home/", "/Users/", p[:min(len(p), 2)] + "/Users/"} { // and C:\Users\NAME, /c/Users/NAME
 		if rest, ok := cut(p, base); ok && rest != "" {
 			name, in, _ := strings.Cut(rest, "/")
 			if strings.EqualFold(name, "Shared") && base == "/Users/" {
@@ -205,7 +205,7 @@ func (r *reader) protectedGlob(pattern string, recursive bool) bool {
 	if prefix != pattern && (inSystemTree(prefix) || r.inCredStore(prefix, false)) {
 		return true
 	}
-	homes := []string{r.home, "/root", "/home/user", "/Users/user"}
+	homes := []string{r.home, "/root", "/home/user", "/Users/user", "/c/Users/user"}
 	if h, _ := r.homeOf(prefix); h != "" {
 		homes = append(homes, h)
 	}
@@ -220,7 +220,7 @@ func (r *reader) credGlob(pattern string) bool {
 	}
 	parts := strings.Split(strings.ToLower(pattern), "/")
 	h, _ := r.homeOf(literalPrefix(pattern))
-	for _, home := range []string{r.home, "/root", "/home/user", "/Users/user", h} {
+	for _, home := range []string{r.home, "/root", "/home/user", "/Users/user", "/c/Users/user", h} {
 		for _, s := range credStores {
 			c := strings.ToLower(path.Join(home, s))
 			n := strings.Count(c, "/") + 1

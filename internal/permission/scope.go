@@ -198,7 +198,7 @@ func pathWord(s string) bool {
 func wrapped(argv []string) bool {
 	prog := progName(argv[0])
 	_, plain := plainWrappers[prog]
-	return plain || shells[prog] || interpreters[strings.TrimRight(prog, "0123456789.")] || privileged[prog] ||
+	return plain || shells[prog] || psRunners[psCmdletName(arg{text: argv[0]})] || interpreters[strings.TrimRight(prog, "0123456789.")] || privileged[prog] ||
 		prog == "git" && len(argv) > 1 && strings.HasPrefix(argv[1], "-") || len(npxRunnerAt(argv)) > 0 ||
 		slices.Contains([]string{"env", "xargs", "eval", "source", ".", "watch", "parallel", "flock", "busybox", "script", "trap", "find", "ssh", "at", "batch"}, prog)
 }
@@ -213,7 +213,7 @@ func destructive(argv []string) bool {
 	prog := progName(argv[0])
 	args := argv[1:]
 	switch {
-	case destructivePrograms[prog], strings.HasPrefix(prog, "mkfs"):
+	case destructivePrograms[prog], strings.HasPrefix(prog, "mkfs"), destructivePrograms[psProgram(argv[0])], prog == "format":
 		return true
 	case prog == "chmod", prog == "chown", prog == "chgrp":
 		return hasFlag(args, "-R", "--recursive")

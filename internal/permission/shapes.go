@@ -22,6 +22,7 @@ func RequestOf(tc adapters.ToolCall, cwd string) Request {
 	switch {
 	case req.Command != "":
 		req.Kind, req.Dirs = adapters.KindExecute, dirsOf(tc, cwd)
+		req.Argv = argvOnly(tc)
 	case req.Tool == "delegate_agent":
 		var a struct{ Agent, Session string }
 		_ = json.Unmarshal(tc.RawInput, &a)
@@ -206,6 +207,26 @@ func commandValue(raw json.RawMessage) string {
 		words[i] = quoteWord(a)
 	}
 	return strings.Join(words, " ")
+}
+
+// argvOnly reports a tool call whose commands are all argv arrays.
+func argvOnly(tc adapters.ToolCall) bool {
+	n, argvs := 0, 0
+	walkInput(tc.RawInput, func(obj map[string]json.RawMessage) {
+		for _, k := range commandKeys {
+			if obj[k] != nil {
+				var argv []string
+				n++
+				if json.Unmarshal(obj[k], &argv) == nil {
+					argvs++
+				}
+			}
+		}
+		if obj["args"] != nil {
+			n++
+		}
+	})
+	return n > 0 && n == argvs
 }
 
 // quoteWord quotes one argv element for the shell reader.

@@ -143,6 +143,11 @@ func newReader() (*reader, *scope) {
 // readLine reads a command line run in one of dirs (none: a directory hub
 // cannot know).
 func readLine(src string, dirs []string) *reading {
+	return readAs(src, dirs, func(r *reader, sc *scope) { r.script(src, sc, input{}) })
+}
+
+// readAs reads a line in one of dirs by the grammar read walks.
+func readAs(src string, dirs []string, read func(*reader, *scope)) *reading {
 	r, sc := newReader()
 	for _, d := range dirs {
 		if d != "" {
@@ -152,7 +157,7 @@ func readLine(src string, dirs []string) *reading {
 	if len(sc.cwds) == 1 {
 		sc.vars["PWD"] = arg{text: sc.cwds[0]}
 	}
-	r.script(src, sc, input{})
+	read(r, sc)
 	for name, body := range r.funcs { // defined, never called here: still runnable
 		if !r.called[name] {
 			fs := sc.clone()

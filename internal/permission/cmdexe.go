@@ -1,0 +1,340 @@
+package permission
+
+import (
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// The cmd.exe reader: a line cmd /c runs, read into the calls the sh
+// reader makes. %VAR% expands first (the home's variables as the home,
+// others unknown), then commands split at & && || | ( ) and newlines;
+// ^ escapes, "…" quotes; the builtins read as the programs they stand for
+// (rd /s as rm -r, del as rm, mklink as ln, …: cmdBuiltins); if and for
+// run the command they hold.
+
+// cmdBuiltins: a builtin and what it reads as, its switches mapped
+// ("s=-r": /S read as -r); other switches are dropped.
+var cmdBuiltins = map[string]string{
+	"rd": "rm|s=-r", "rmdir": "rm|s=-r", "del": "rm -r|", "erase": "rm -r|", "copy": "cp|", "xcopy": "cp -r|",
+	"move": "mv|", "ren": "mv|", "rename": "mv|", "type": "cat|", "format": "mkfs|", "cd": "cd|", "chdir": "cd|",
+	"pushd": "pushd|", "popd": "popd|", "robocopy": "rsync -r|mir=--delete purge=--delete mov=--remove-source-files move=--remove-source-files",
+	"mklink": "ln -s|h=-h",
+}
+
+func (r *reader) cmdScript(src string, x *runCtx) input {
+	if r.depth >= maxDepth {
+		r.out.unclear = true
+		return input{kind: inUnknown}
+	}
+	r.depth++
+	defer func() { r.depth-- }()
+	src = r.cmdExpand(src, x.sc)
+	var words []arg
+	var redirs []redir
+	in, out := x.stdin, input{kind: inUnknown}
+	end := func(pipe bool) {
+		if r.steps++; r.steps > maxSteps {
+			r.out.unclear = true
+		} else if len(words) > 0 || len(redirs) > 0 {
+			y := &runCtx{sc: x.sc, stdin: in, redirs: redirs, layers: x.layers, opaque: x.opaque}
+			out = r.cmdCommand(words, y)
+		}
+		words, redirs, in = nil, nil, x.stdin
+		if pipe {
+			in = out
+		}
+	}
+	for i := 0; i < len(src); {
+		c := src[i]
+		switch {
+		case c == ' ' || c == '\t' || c == ',' || c == ';':
+			i++
+		case c == '&' || c == '\n' || c == '\r' || c == '(' && len(words) == 0 || c == ')':
+			i++
+			if strings.HasPrefix(src[i:], "&") {
+				i++
+			}
+			end(false)
+		case c == '|':
+			i++
+			pipe := !strings.HasPrefix(src[i:], "|")
+			if !pipe {
+				i++
+			}
+			end(pipe)
+		case c == '>' || c == '<' || strings.ContainsRune("0123456789", rune(c)) && i+1 < len(src) && src[i+1] == '>':
+			op, n := psRedir(src[i:])
+			if c == '<' {
+				op, n = "", 1
+			}
+			i += n
+			var t arg
+			t, i = cmdWord(src, skipBlanks(src, i))
+			if op != "" {
+				redirs = append(redirs, redir{op: map[bool]syntax.RedirOperator{true: syntax.AppOut, false: syntax.RdrOut}[op == ">>"], target: psPath(t, r.home)})
+			}
+		case c == '(': // a block after if's condition, for's set: one word
+			j := min(psMatch(src, i), len(src)-1)
+			words, i = append(words, arg{text: src[i : j+1]}), j+1
+		default:
+			var w arg
+			w, i = cmdWord(src, i)
+			words = append(words, w)
+		}
+	}
+	end(false)
+	return out
+}
+
+func skipBlanks(s string, i int) int {
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
+		i++
+	}
+	return i
+}
+
+// cmdWord reads one word at i: ^ escapes, "…" quotes (dropped), \x00
+// marks a variable hub does not know.
+func cmdWord(s string, i int) (arg, int) {
+	var a arg
+	quoted := false
+	for ; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == 1 && i+1 < len(s): // a character of a variable's value
+			i++
+			c = s[i]
+		case c == '"':
+			quoted = !quoted
+			continue
+		case quoted:
+		case c == '^' && i+1 < len(s):
+			i++
+			c = s[i]
+		case strings.ContainsRune(" \t,;&|<>()\r\n", rune(c)):
+			return a, i
+		case c == '*' || c == '?':
+			a.glob = true
+		}
+		if c == 0 {
+			a.dynamic = true
+		}
+		a.text += string(c)
+	}
+	return a, i
+}
+
+// cmdExpand expands %VAR% as cmd does before it reads a line.
+func (r *reader) cmdExpand(src string, sc *scope) string {
+	var b strings.Builder
+	for i := 0; i < len(src); i++ {
+		c := src[i]
+		if c != '%' && c != '!' { // !X!: delayed expansion (cmd /v:on)
+			b.WriteByte(c)
+			continue
+		}
+		j := strings.IndexAny(src[i+1:], string(c)+"\n")
+		switch {
+		case c == '%' && i+1 < len(src) && (src[i+1] == '~' || src[i+1] >= '0' && src[i+1] <= '9' || src[i+1] == '*'): // %~dp0, %1: arguments
+			b.WriteByte(0)
+			i++
+		case j < 0 || src[i+1+j] == '\n' || strings.ContainsAny(src[i+1:i+1+j], " \t&|<>\""): // not a variable: %i of for
+			b.WriteByte(c)
+		case j == 0:
+			b.WriteByte(c)
+			i++
+		default:
+			v := r.winVar(src[i+1:i+1+j], sc)
+			if strings.ContainsAny(src[i+1:i+1+j], ":") {
+				v = unknown // %X:~0,2%, %X:a=b%
+			}
+			if v.dynamic {
+				b.WriteByte(0)
+			} else {
+				for _, c := range []byte(strings.ReplaceAll(v.text, "/", `\`)) { // one word, whatever it holds
+					b.WriteByte(1)
+					b.WriteByte(c)
+				}
+			}
+			i += j + 1
+		}
+	}
+	return b.String()
+}
+
+// cmdCommand runs one command: a builtin as its program, if's and for's
+// command, anything else as the program it names.
+func (r *reader) cmdCommand(words []arg, x *runCtx) input {
+	if len(words) == 0 {
+		return r.run(nil, x)
+	}
+	if block, ok := strings.CutPrefix(words[0].text, "("); ok {
+		r.cmdScript(strings.TrimSuffix(block, ")"), x)
+		return input{kind: inUnknown}
+	}
+	name := strings.ToLower(strings.TrimLeft(words[0].text, "@"))
+	if b, sw, ok := strings.Cut(name, "/"); ok && cmdBuiltins[b] != "" { // rd/s/q: a builtin's name ends at a /
+		words = append([]arg{{text: b}, {text: "/" + sw}}, words[1:]...)
+		name = b
+	}
+	rest := words[1:]
+	switch name {
+	case "rem", "::", "set", "echo.", "goto", "exit", "setlocal", "endlocal":
+		return r.run(nil, x)
+	case "call":
+		return r.cmdCommand(rest, x)
+	case "start": // start ["title"] [/switches] program …
+		for len(rest) > 0 && (strings.HasPrefix(rest[0].text, "/") || rest[0].text == "") {
+			rest = rest[1:]
+		}
+		return r.cmdCommand(rest, x)
+	case "if": // both branches
+		body := cmdIfBody(rest)
+		for i, a := range body {
+			if strings.EqualFold(a.text, "else") {
+				r.cmdCommand(body[i+1:], x.fork())
+				body = body[:i]
+				break
+			}
+		}
+		return r.cmdCommand(body, x)
+	case "for":
+		for i, w := range rest {
+			if strings.EqualFold(w.text, "do") {
+				for j := range rest[i+1:] {
+					if strings.HasPrefix(rest[i+1+j].text, "%") {
+						rest[i+1+j] = arg{text: "\x00", dynamic: true}
+					}
+				}
+				return r.cmdCommand(rest[i+1:], x)
+			}
+		}
+		return r.run(nil, x)
+	}
+	spec, ok := cmdBuiltins[name]
+	if !ok {
+		for i := range rest {
+			if !winShell(words[0]) && !strings.HasPrefix(rest[i].text, "/") {
+				rest[i] = winPath(rest[i])
+			}
+		}
+		return r.run(append([]arg{words[0]}, rest...), x)
+	}
+	prog, switches, _ := strings.Cut(spec, "|")
+	var argv, ops []arg
+	for _, p := range strings.Fields(prog) {
+		argv = append(argv, arg{text: p})
+	}
+	hard := false
+	for _, w := range rest {
+		if !strings.HasPrefix(w.text, "/") || len(w.text) < 2 {
+			ops = append(ops, winPath(w))
+			continue
+		}
+		for _, s := range strings.Split(strings.ToLower(w.text[1:]), "/") { // /s/q
+			for _, m := range strings.Fields(switches) {
+				if k, flag, _ := strings.Cut(m, "="); k == s {
+					argv = append(argv, arg{text: flag})
+					hard = hard || flag == "-h"
+				}
+			}
+		}
+	}
+	if prog == "cd" && len(ops) == 0 { // cd alone shows the directory
+		return r.run(nil, x)
+	}
+	if name == "mklink" && len(ops) == 2 { // mklink [/d|/h|/j] LINK TARGET
+		ops[0], ops[1] = ops[1], ops[0]
+		if hard {
+			argv = []arg{{text: "ln"}}
+		}
+	}
+	if len(ops) > 0 {
+		argv = append(argv, arg{text: "--"})
+	}
+	return r.run(append(argv, ops...), x)
+}
+
+// cmdIfBody is the command of if [/i] [not] CONDITION COMMAND.
+func cmdIfBody(w []arg) []arg {
+	for len(w) > 0 && (strings.EqualFold(w[0].text, "/i") || strings.EqualFold(w[0].text, "not")) {
+		w = w[1:]
+	}
+	n := 1 // A==B
+	if len(w) > 0 {
+		switch strings.ToLower(w[0].text) {
+		case "exist", "defined", "errorlevel", "cmdextversion":
+			n = 2
+		}
+	}
+	if len(w) > 1 && strings.Contains("equneqlssleqgtrgeq==", strings.ToLower(w[1].text)) {
+		n = 3
+	}
+	if n > len(w) {
+		return nil
+	}
+	return w[n:]
+}
+
+// cmdExe reads cmd /c LINE (or /k, /r): the rest of its words as one
+// line; with no line, the commands on stdin.
+func (r *reader) cmdExe(argv []arg, x *runCtx) input {
+	for i, a := range argv[1:] {
+		t := strings.ToLower(a.text)
+		if a.dynamic {
+			r.out.unclear = true
+			break
+		}
+		if t == "/c" || t == "/k" || t == "/r" || strings.HasPrefix(t, "/c") && !strings.HasPrefix(t, "/c:") {
+			rest := argv[2+i:]
+			if len(t) > 2 { // /cLINE
+				rest = append([]arg{{text: a.text[2:]}}, rest...)
+			}
+			line := cmdJoin(rest)
+			line.text = firstLine(line.text)
+			if r.readable(line) {
+				if s := line.text; strings.HasPrefix(s, `"`) && strings.Count(s, `"`) >= 2 { // cmd drops the outer quotes
+					stripped := s[1:strings.LastIndexByte(s, '"')] + s[strings.LastIndexByte(s, '"')+1:]
+					r.cmdScript(stripped, x.fork())
+				}
+				r.cmdScript(line.text, x.fork())
+			}
+			return input{kind: inUnknown}
+		}
+		if !strings.HasPrefix(t, "/") {
+			break
+		}
+	}
+	if x.stdin.kind == inText {
+		in := x.stdin
+		x.stdin = input{}
+		return r.cmdScript(in.text, x)
+	}
+	if x.stdin.kind == inUnknown && !x.stdin.dl {
+		r.out.unclear = true
+	}
+	return r.final(argv, x)
+}
+
+// firstLine is what cmd /c runs of a line: up to its first line break.
+func firstLine(s string) string {
+	if j := strings.IndexAny(s, "\r\n"); j >= 0 {
+		return s[:j]
+	}
+	return s
+}
+
+// cmdJoin joins words into a command line, quoting those with spaces (as
+// a program's runtime does) or with a , ; or = (a word that may be a path
+// stays one: reading it whole refuses no less).
+func cmdJoin(args []arg) arg {
+	q := make([]arg, len(args))
+	for i, a := range args {
+		q[i] = a
+		if strings.ContainsAny(a.text, " \t,;=") && !strings.Contains(a.text, `"`) && len(args) > 1 {
+			q[i].text = `"` + a.text + `"`
+		}
+	}
+	return joinArgs(q)
+}

@@ -1,0 +1,1057 @@
+package permission
+
+import (
+	"encoding/base64"
+	"path"
+	"slices"
+	"strings"
+	"unicode/utf16"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// The PowerShell reader: a line PowerShell runs (pwsh -c, powershell.exe
+// -EncodedCommand, the native loop's shell on Windows) read into the calls
+// the sh reader makes, each cmdlet as the program it stands for
+// (Remove-Item -Recurse as rm -r, Set-Content as tee, …: psCmdlets), so
+// the deny list, the rules and the "always" scopes apply unchanged.
+// Statements split at ; newlines | && ||; quotes, backtick escapes, $var
+// and $env:X expand as far as they are static; (…), $(…), @(…) and script
+// blocks {…} are read as code wherever they stand (ForEach-Object,
+// Invoke-Command, Start-Job bodies, functions, branches). No maintained Go
+// parser of PowerShell exists: this is a small tokenizer.
+
+// windowsDeny is the deny list's verdict on req's line read as PowerShell
+// and as cmd.exe read it. An agent's line may run in either on Windows
+// (codex's and the native loop's PowerShell, cmd /c) and hub cannot tell
+// which: a line any reading refuses is refused. Only refusals count, so an
+// ordinary sh line stays as clear as sh reads it.
+func (req Request) windowsDeny() string {
+	for _, rd := range req.windowsReadings() {
+		if rd.deny != "" {
+			return rd.deny
+		}
+	}
+	return ""
+}
+
+// windowsReadings are req's line read as PowerShell and as cmd.exe (the
+// first line: cmd /c runs no more); none for an argv.
+func (req Request) windowsReadings() []*reading {
+	if req.Argv || req.Command == "" {
+		return nil
+	}
+	ps := readAs(req.Command, req.dirs(), func(r *reader, sc *scope) { r.psScript(req.Command, &runCtx{sc: sc}) })
+	first := firstLine(req.Command)
+	return []*reading{ps, readAs(first, req.dirs(), func(r *reader, sc *scope) { r.cmdScript(first, &runCtx{sc: sc}) })}
+}
+
+// psWord is one argument: its values (a, b is an array of two) and how
+// PowerShell reads it.
+type psWord struct {
+	vals []arg
+	bare bool // a bareword: a command name, a -Parameter or a literal
+	raw  string
+}
+
+type psCmd struct {
+	words  []psWord
+	redirs []redir
+	call   bool // after the call operator & or .
+}
+
+// psLex reads PowerShell source one statement at a time.
+type psLex struct {
+	r   *reader
+	src string
+	i   int
+	x   *runCtx
+}
+
+func (r *reader) psScript(src string, x *runCtx) input {
+	if r.depth >= maxDepth {
+		r.out.unclear = true
+		return input{kind: inUnknown}
+	}
+	r.depth++
+	defer func() { r.depth-- }()
+	src = psTypography.Replace(src)
+	if !psParses(src) { // PowerShell runs nothing of a script it cannot parse
+		r.out.unclear = true
+		return input{kind: inUnknown}
+	}
+	l := &psLex{r: r, src: src, x: x}
+	out := input{kind: inUnknown}
+	for l.i < len(l.src) {
+		if r.steps++; r.steps > maxSteps {
+			r.out.unclear = true // as the sh reader: a line too long to read is asked every time
+			break
+		}
+		start := l.i
+		name, assign := l.assignment()
+		pipe := l.pipeline()
+		if len(pipe) > 0 {
+			out = r.psPipeline(pipe, x, strings.TrimSpace(src[start:l.i]))
+		}
+		if assign != "" {
+			v := arg{text: "\x00", dynamic: true}
+			if len(pipe) == 1 && len(pipe[0].words) == 1 && !pipe[0].words[0].bare && len(pipe[0].words[0].vals) == 1 {
+				v = pipe[0].words[0].vals[0]
+			}
+			x.sc.vars[name] = v
+		}
+		if l.i == start {
+			l.i++ // a stray ) or }
+		}
+	}
+	return out
+}
+
+// psTypography: PowerShell reads the typographic quotes and dashes as
+// ' " and -.
+var psTypography = strings.NewReplacer("‘", "'", "’", "'", "‚", "'", "‛", "'", "“", `"`, "”", `"`, "„", `"`, "–", "-", "—", "-", "―", "-")
+
+// psParses reports a script without a < outside strings and comments
+// (PowerShell has no input redirection: an sh here-document is a parse
+// error, and then nothing runs).
+func psParses(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch {
+		case strings.HasPrefix(s[i:], "<#"):
+			j := strings.Index(s[i:], "#>")
+			if j < 0 {
+				return true
+			}
+			i += j + 1
+		case s[i] == '<':
+			return false
+		case s[i] == '#':
+			for i < len(s) && s[i] != '\n' {
+				i++
+			}
+		case s[i] == '`':
+			i++
+		case s[i] == '\'' || s[i] == '"':
+			i = psStringEnd(s, i)
+		}
+	}
+	return true
+}
+
+// psStringEnd is the index of the quote closing the string at i.
+func psStringEnd(s string, i int) int {
+	q := s[i]
+	if i > 0 && s[i-1] == '@' && (strings.HasPrefix(s[i+1:], "\n") || strings.HasPrefix(s[i+1:], "\r\n")) { // a here-string
+		if j := strings.Index(s[i:], "\n"+string(q)+"@"); j >= 0 {
+			return i + j + 1
+		}
+		return len(s)
+	}
+	for i++; i < len(s); i++ {
+		switch {
+		case s[i] == '`' && q == '"':
+			i++
+		case s[i] == q && i+1 < len(s) && s[i+1] == q:
+			i++
+		case s[i] == q:
+			return i
+		}
+	}
+	return len(s)
+}
+
+var psAssign = lazyRE(`^\s*\$(?:\{([^}]*)\}|([\w:]+))\s*[-+*/%]?=[^=]`)
+
+// assignment reads "$name =" at the start of a statement.
+func (l *psLex) assignment() (string, string) {
+	m := psAssign().FindStringSubmatchIndex(l.src[l.i:])
+	if m == nil {
+		return "", ""
+	}
+	name := strings.ToLower(l.src[l.i+max(m[2], m[4]) : l.i+max(m[3], m[5])])
+	l.i += m[1] - 1
+	return "ps:" + name, "="
+}
+
+// pipeline reads commands up to the end of a statement.
+func (l *psLex) pipeline() []psCmd {
+	var pipe []psCmd
+	cmd := psCmd{}
+	for {
+		l.space()
+		if l.i >= len(l.src) {
+			break
+		}
+		c := l.src[l.i]
+		switch {
+		case c == ';' || c == '\n' || c == '\r' || c == ')' || c == '}':
+			l.i++
+			return append(pipe, cmd)
+		case strings.HasPrefix(l.src[l.i:], "&&") || strings.HasPrefix(l.src[l.i:], "||"):
+			l.i += 2
+			return append(pipe, cmd)
+		case c == '|':
+			for l.i++; l.i < len(l.src) && strings.ContainsRune(" \t\r\n", rune(l.src[l.i])); l.i++ { // the pipeline goes on past a line break
+			}
+			pipe, cmd = append(pipe, cmd), psCmd{}
+			continue
+		case c == '&' && len(cmd.words) == 0 && !cmd.call, c == '.' && len(cmd.words) == 0 && !cmd.call && l.i+1 < len(l.src) && strings.ContainsRune(" \t'\"{$", rune(l.src[l.i+1])):
+			l.i++
+			cmd.call = true
+			continue
+		case c == '&':
+			l.i++ // a background job: the statement ends
+			return append(pipe, cmd)
+		case c == '#':
+			l.comment()
+			continue
+		case strings.HasPrefix(l.src[l.i:], "<#"):
+			if j := strings.Index(l.src[l.i:], "#>"); j >= 0 {
+				l.i += j + 2
+			} else {
+				l.i = len(l.src)
+			}
+			continue
+		}
+		if op, n := psRedir(l.src[l.i:]); n > 0 {
+			l.i += n
+			if op == "" { // 2>&1: a copy of a stream
+				continue
+			}
+			l.space()
+			w := l.word()
+			for _, v := range w.vals {
+				cmd.redirs = append(cmd.redirs, redir{op: map[bool]syntax.RedirOperator{true: syntax.AppOut, false: syntax.RdrOut}[op == ">>"], target: psPath(v, l.r.home)})
+			}
+			continue
+		}
+		if strings.HasPrefix(l.src[l.i:], "--%") { // stop parsing: the rest of the line as it is
+			l.i += 3
+			end := strings.IndexAny(l.src[l.i:], "\n|")
+			if end < 0 {
+				end = len(l.src) - l.i
+			}
+			for _, f := range strings.Fields(l.src[l.i : l.i+end]) {
+				cmd.words = append(cmd.words, psWord{vals: []arg{{text: f, dynamic: strings.Contains(f, "%")}}, bare: true, raw: f})
+			}
+			l.i += end
+			continue
+		}
+		cmd.words = append(cmd.words, l.word())
+	}
+	if len(cmd.words) > 0 || len(cmd.redirs) > 0 || len(pipe) > 0 {
+		pipe = append(pipe, cmd)
+	}
+	return pipe
+}
+
+// psRedir is the redirection at the start of s: ">" or ">>" (any stream,
+// to a file), "" for a stream merge (2>&1); n is its length.
+func psRedir(s string) (op string, n int) {
+	if len(s) > 1 && strings.ContainsRune("123456*", rune(s[0])) && s[1] == '>' {
+		n, s = 1, s[1:]
+	}
+	switch {
+	case strings.HasPrefix(s, ">&"):
+		return "", n + 3
+	case strings.HasPrefix(s, ">>"):
+		return ">>", n + 2
+	case strings.HasPrefix(s, ">"):
+		return ">", n + 1
+	}
+	return "", 0
+}
+
+func (l *psLex) space() {
+	for l.i < len(l.src) {
+		switch {
+		case l.src[l.i] == ' ' || l.src[l.i] == '\t':
+			l.i++
+		case strings.HasPrefix(l.src[l.i:], "`\n"), strings.HasPrefix(l.src[l.i:], "`\r\n"): // a line continued
+			l.i = strings.IndexByte(l.src[l.i:], '\n') + l.i + 1
+		default:
+			return
+		}
+	}
+}
+
+func (l *psLex) comment() {
+	if j := strings.IndexByte(l.src[l.i:], '\n'); j >= 0 {
+		l.i += j
+	} else {
+		l.i = len(l.src)
+	}
+}
+
+// word reads one argument: its parts up to a space or an operator, and
+// the array elements a comma separates.
+func (l *psLex) word() psWord {
+	start := l.i
+	w := psWord{bare: true}
+	cur := arg{}
+	glob := false
+	flush := func() {
+		cur.glob = glob
+		w.vals = append(w.vals, cur)
+		cur, glob = arg{}, false
+	}
+	for l.i < len(l.src) {
+		c := l.src[l.i]
+		if strings.ContainsRune(" \t\r\n;|)}", rune(c)) || c == '&' || l.i > start && (c == '>' || strings.HasPrefix(l.src[l.i:], "2>")) {
+			break
+		}
+		switch {
+		case c == ',':
+			l.i++
+			flush()
+			l.space()
+			continue
+		case c == '@' && l.i+2 < len(l.src) && (l.src[l.i+1] == '\'' || l.src[l.i+1] == '"') && psStringEnd(l.src, l.i+1) != psStringEnd(l.src[l.i+1:], 0)+l.i+1:
+			w.bare = false // a here-string: its text as it is; with a $ in @"…"@, unknown
+			end := psStringEnd(l.src, l.i+1)
+			cur.text += l.src[min(l.i+3, end):end]
+			cur.dynamic = cur.dynamic || l.src[l.i+1] == '"' && strings.Contains(l.src[l.i:end], "$")
+			l.i = min(end+2, len(l.src))
+			continue
+		case c == '\'':
+			w.bare = w.bare && l.i > start
+			cur.text += l.single()
+			continue
+		case c == '"':
+			w.bare = w.bare && l.i > start
+			l.double(&cur)
+			continue
+		case c == '`' && l.i+1 < len(l.src):
+			cur.text += psEscape(l.src[l.i+1])
+			l.i += 2
+			continue
+		case c == '$' && l.i+1 < len(l.src) && l.src[l.i+1] == '(', c == '@' && l.i+1 < len(l.src) && (l.src[l.i+1] == '(' || l.src[l.i+1] == '{'), c == '(', c == '{':
+			w.bare = w.bare && l.i > start
+			l.i += map[bool]int{true: 1, false: 0}[c == '$' || c == '@']
+			open := l.src[l.i]
+			dl := l.sub(open)
+			if open == '(' || c == '@' {
+				cur.dynamic, cur.subst, cur.download = true, true, cur.download || dl
+				cur.text += "\x00"
+			} else {
+				cur.dynamic = true // a script block as a value
+				cur.text += "{}"
+			}
+			continue
+		case c == '$':
+			w.bare = w.bare && l.i > start
+			l.variable(&cur)
+			continue
+		case c == '@' && l.i == start && l.i+1 < len(l.src) && psVarName().MatchString("$"+l.src[l.i+1:]): // @p: splatted parameters hub cannot know
+			l.variable(&cur)
+			cur.dynamic, w.bare = true, false
+			continue
+		case c == '*' || c == '?' || c == '[':
+			glob = true
+		}
+		cur.text += string(c)
+		l.i++
+	}
+	flush()
+	w.raw = l.src[start:l.i]
+	return w
+}
+
+func psEscape(c byte) string {
+	if e, ok := map[byte]string{'n': "\n", 't': "\t", 'r': "\r", '0': "\x00", 'a': "\a", 'b': "\b", 'e': "\x1b", 'f': "\f", 'v': "\v"}[c]; ok {
+		return e
+	}
+	return string(c)
+}
+
+// single reads a '…' string (” is ').
+func (l *psLex) single() string {
+	var b strings.Builder
+	for l.i++; l.i < len(l.src); l.i++ {
+		c := l.src[l.i]
+		if c != '\'' {
+			b.WriteByte(c)
+			continue
+		}
+		if l.i+1 < len(l.src) && l.src[l.i+1] == '\'' {
+			b.WriteByte('\'')
+			l.i++
+			continue
+		}
+		l.i++
+		return b.String()
+	}
+	return b.String()
+}
+
+// double reads a "…" string into cur: backtick escapes, "" is ", $var
+// and $(…) expand.
+func (l *psLex) double(cur *arg) {
+	for l.i++; l.i < len(l.src); {
+		c := l.src[l.i]
+		switch {
+		case c == '"' && l.i+1 < len(l.src) && l.src[l.i+1] == '"':
+			cur.text += `"`
+			l.i += 2
+		case c == '"':
+			l.i++
+			return
+		case c == '`' && l.i+1 < len(l.src):
+			cur.text += psEscape(l.src[l.i+1])
+			l.i += 2
+		case c == '$' && l.i+1 < len(l.src) && l.src[l.i+1] == '(':
+			l.i++
+			cur.download = l.sub('(') || cur.download
+			cur.dynamic, cur.subst = true, true
+			cur.text += "\x00"
+		case c == '$':
+			l.variable(cur)
+		default:
+			cur.text += string(c)
+			l.i++
+		}
+	}
+}
+
+var psVarName = lazyRE(`^\$(?:\{([^}]*)\}|((?:[A-Za-z]\w*:)?[\w?]+|[$^?_]))`)
+
+// variable expands $name, ${name} or $env:NAME into cur.
+func (l *psLex) variable(cur *arg) {
+	m := psVarName().FindStringSubmatch(l.src[l.i:])
+	if m == nil {
+		cur.text += "$"
+		l.i++
+		return
+	}
+	l.i += len(m[0])
+	v := l.r.psVar(strings.ToLower(m[1]+m[2]), l.x.sc)
+	cur.text += v.text
+	cur.dynamic = cur.dynamic || v.dynamic
+	cur.download = cur.download || v.download
+}
+
+// psVar is a variable's value, where hub knows it: the home ($HOME,
+// $env:USERPROFILE, …, as %USERPROFILE% in cmd.exe: winVar), the
+// directory, one set earlier on the line.
+func (r *reader) psVar(name string, sc *scope) arg {
+	if env, ok := strings.CutPrefix(name, "env:"); ok {
+		return r.winVar(env, sc)
+	}
+	switch name {
+	case "home":
+		return arg{text: r.home}
+	case "pwd":
+		return r.winVar("cd", sc)
+	case "null", "false":
+		return arg{}
+	case "true":
+		return arg{text: "True"}
+	}
+	if v, ok := sc.vars["ps:"+name]; ok {
+		return v
+	}
+	return unknown
+}
+
+// winVar is an environment variable of Windows hub knows the value of:
+// the home and the folders in it, the system's folders, the directory.
+func (r *reader) winVar(name string, sc *scope) arg {
+	drive, rest := "", r.home
+	if len(r.home) > 2 && r.home[2] == '/' {
+		drive, rest = r.home[:2], r.home[2:]
+	}
+	switch strings.ToLower(name) {
+	case "userprofile", "home":
+		return arg{text: r.home}
+	case "username":
+		return arg{text: path.Base(r.home)}
+	case "homedrive":
+		return arg{text: drive}
+	case "homepath":
+		return arg{text: rest}
+	case "appdata":
+		return arg{text: r.home + "/AppData/Roaming"}
+	case "localappdata":
+		return arg{text: r.home + "/AppData/Local"}
+	case "systemroot", "windir":
+		return arg{text: "C:/Windows"}
+	case "systemdrive":
+		return arg{text: "C:"}
+	case "programfiles", "programw6432":
+		return arg{text: "C:/Program Files"}
+	case "programdata", "allusersprofile":
+		return arg{text: "C:/ProgramData"}
+	case "cd":
+		if len(sc.cwds) == 1 {
+			return arg{text: sc.cwds[0]}
+		}
+	}
+	return unknown
+}
+
+// sub reads the code from the bracket at l.i to its match, and reports
+// whether what it writes carries a download.
+func (l *psLex) sub(open byte) bool {
+	end := psMatch(l.src, l.i)
+	body := l.src[l.i+1 : max(end, l.i+1)]
+	l.i = min(end+1, len(l.src))
+	sub := &runCtx{sc: l.x.sc.clone(), layers: l.x.layers, opaque: l.x.opaque}
+	return l.r.psScript(body, sub).dl
+}
+
+// psMatch is the index of the bracket closing the one at i (len(s) when
+// none), past quotes and nested brackets.
+func psMatch(s string, i int) int {
+	depth := 0
+	for ; i < len(s); i++ {
+		switch s[i] {
+		case '(', '{':
+			depth++
+		case ')', '}':
+			if depth--; depth == 0 {
+				return i
+			}
+		case '`':
+			i++
+		case '\'':
+			for i++; i < len(s) && s[i] != '\''; i++ {
+			}
+		case '"':
+			for i++; i < len(s) && s[i] != '"'; i++ {
+				if s[i] == '`' {
+					i++
+				}
+			}
+		}
+	}
+	return len(s)
+}
+
+// psKeywords start statements that run no command of their name.
+var psKeywords = set("if", "elseif", "else", "while", "do", "until", "for", "foreach", "switch", "try", "catch", "finally",
+	"trap", "function", "filter", "workflow", "param", "begin", "process", "end", "return", "throw", "exit", "break",
+	"continue", "data", "class", "enum", "using", "dynamicparam", "clean", "configuration")
+
+func (r *reader) psPipeline(pipe []psCmd, x *runCtx, text string) input {
+	in := x.stdin
+	for _, c := range pipe {
+		y := &runCtx{sc: x.sc, stdin: in, redirs: c.redirs, layers: x.layers, opaque: x.opaque}
+		if len(pipe) > 1 {
+			y.sc = x.sc.clone()
+		}
+		in = r.psCommand(c, y, text)
+	}
+	return in
+}
+
+// psCommand runs one command of a pipeline.
+func (r *reader) psCommand(c psCmd, x *runCtx, text string) input {
+	if len(c.words) == 0 {
+		return r.run(nil, x)
+	}
+	first := c.words[0]
+	if keyword := psKeywords[strings.ToLower(first.raw)]; !c.call && (!first.bare || keyword || psNumber(first.raw) || strings.HasPrefix(first.raw, "[")) {
+		if !keyword {
+			r.psExpr(text, x) // an expression: what it calls is read above
+		}
+		if len(c.redirs) > 0 {
+			r.run(nil, x)
+		}
+		if len(c.words) == 1 && len(first.vals) == 1 && !first.bare && !first.vals[0].dynamic { // "text" | iex
+			return input{kind: inText, text: first.vals[0].text + "\n"}
+		}
+		return input{kind: inUnknown, dl: slices.ContainsFunc(first.vals, func(a arg) bool { return a.download })}
+	}
+	if c.call && len(first.vals) == 1 && first.vals[0].text == "{}" {
+		return input{kind: inUnknown} // & { … }: read above
+	}
+	prog := first.vals[0]
+	if len(first.vals) != 1 {
+		prog = joinArgs(first.vals)
+	}
+	if to, ok := x.sc.vars["ps alias:"+strings.ToLower(prog.text)]; ok {
+		prog = to
+	}
+	switch n := psCmdletName(prog); {
+	case (n == "set-alias" || n == "sal" || n == "new-alias" || n == "nal") && len(c.words) > 2: // sal NAME VALUE
+		var ops []arg
+		for _, w := range c.words[1:] {
+			if !w.bare || !strings.HasPrefix(w.raw, "-") {
+				ops = append(ops, w.vals...)
+			}
+		}
+		if len(ops) > 1 {
+			x.sc.vars["ps alias:"+strings.ToLower(ops[0].text)] = ops[1]
+		}
+	}
+	if spec, ok := psCmdlets[psCmdletName(prog)]; ok && !prog.dynamic {
+		words := []string{prog.text} // the cmdlet's own words are a layer, as a wrapper's: a rule may name them
+		for _, w := range c.words[1:] {
+			words = append(words, w.raw)
+		}
+		x.layers = append(x.layers[:len(x.layers):len(x.layers)], words)
+		return r.psCmdlet(spec, c.words[1:], x)
+	}
+	argv := []arg{prog}
+	for _, w := range c.words[1:] {
+		quoted := strings.HasPrefix(w.raw, "'") || strings.HasPrefix(w.raw, `"`)
+		for _, v := range w.vals {
+			switch {
+			case winShell(prog):
+			case quoted: // PowerShell gives a program a quoted ~ as it is
+				v = winPath(v)
+			default:
+				v = psPath(v, r.home)
+			}
+			argv = append(argv, v)
+		}
+	}
+	return r.run(argv, x)
+}
+
+func psNumber(s string) bool { return s != "" && s[0] >= '0' && s[0] <= '9' }
+
+// psCmdletName is a command word's cmdlet (module-qualified too), its
+// alias resolved.
+func psCmdletName(a arg) string {
+	n := strings.ToLower(a.text)
+	if i := strings.LastIndexByte(n, '\\'); i >= 0 && strings.Contains(n[:i], ".") {
+		n = n[i+1:]
+	}
+	if c, ok := psAliases[n]; ok {
+		return c
+	}
+	return n
+}
+
+// psPath is a word as the programs of Windows read a path: \ is /, a
+// leading ~ is the home.
+func psPath(a arg, home string) arg {
+	a = winPath(a)
+	if a.text == "~" || strings.HasPrefix(a.text, "~/") {
+		a.text = home + a.text[1:]
+	}
+	return a
+}
+
+// winShell reports cmd, pwsh or powershell: their arguments are code they
+// read, not paths.
+func winShell(a arg) bool {
+	p := progName(a.text)
+	return !a.dynamic && (p == "cmd" || p == "pwsh" || p == "powershell")
+}
+
+// winPath is a word with \ read as /.
+func winPath(a arg) arg {
+	a.text = strings.ReplaceAll(a.text, `\`, "/")
+	return a
+}
+
+// .NET calls an expression may make on a file: [IO.File]::Delete(…), …
+var psDotNet = lazyRE(`(?i)\[(?:system\.)?io\.(directory|file)\]::(delete|writeall\w*|appendall\w*|create\w*)\s*\(\s*('[^']*'|"[^"]*"|\$[\w:]+)`)
+
+// psMethod is a static .NET call ([Type]::Name( : m[1] the type) or an
+// instance call that runs or changes something.
+var psMethod = lazyRE(`(?i)\[([\w.]+)\]::\w+\s*\(|()\.(?:invoke\w*|delete|moveto|copyto|create\w*|write\w*|append\w*|start|replace|encrypt|decrypt|setaccesscontrol)\s*\(`)
+
+// psSafeTypes are the .NET types whose static calls only compute.
+var psSafeTypes = set("io.path", "math", "string", "datetime", "convert", "regex", "guid", "timespan", "text.encoding", "char", "int", "version", "uri", "bitconverter")
+
+// psExpr reads what an expression statement may do to files by .NET
+// calls, and refuses one naming a credential store as inline code does.
+func (r *reader) psExpr(text string, x *runCtx) {
+	r.credCode(text, x.sc.cwds)
+	for _, m := range psMethod().FindAllStringSubmatch(text, 8) {
+		if !psSafeTypes[strings.ToLower(strings.TrimPrefix(strings.ToLower(m[1]), "system."))] {
+			r.out.unclear = true // a .NET call hub cannot read: [Diagnostics.Process]::Start(…), $sb.Invoke()
+		}
+	}
+	for _, m := range psDotNet().FindAllStringSubmatch(text, 8) {
+		l := &psLex{r: r, src: m[3], x: x}
+		a := psPath(l.word().vals[0], r.home)
+		argv := []arg{{text: "tee"}, a}
+		if strings.HasPrefix(strings.ToLower(m[2]), "delete") {
+			argv = []arg{{text: "rm"}, {text: "-r"}, a}
+		}
+		r.run(argv, &runCtx{sc: x.sc, layers: x.layers, opaque: true})
+	}
+}
+
+// A cmdlet's reading: the program it stands for, then its parameters:
+// "Name" a switch, "Name=-x" a switch read as -x, "Name:" a value,
+// "Name:+" a value read as an operand, "Name:-o" one read as -o VALUE,
+// "Name@" a positional one read as an operand (in order; "Name@-d" as
+// -d VALUE, "Name@_" dropped). Aliases of a parameter follow it after /.
+var psCmdlets = map[string]string{
+	"remove-item":        "rm -r|Path@ LiteralPath:+/PSPath/LP Filter: Include: Exclude: Recurse Force=-f Credential: Stream:",
+	"clear-content":      "truncate -s 0|Path@ LiteralPath:+/PSPath/LP Filter: Include: Exclude: Force Credential: Stream:",
+	"set-content":        "tee|Path@ Value@_ LiteralPath:+/PSPath/LP PassThru Filter: Include: Exclude: Force Credential: NoNewline Encoding: AsByteStream Stream:",
+	"add-content":        "tee -a|Path@ Value@_ LiteralPath:+/PSPath/LP PassThru Filter: Include: Exclude: Force Credential: NoNewline Encoding: AsByteStream Stream:",
+	"out-file":           "tee|FilePath@/Path Encoding@_ LiteralPath:+/PSPath/LP Append=-a Force NoClobber/NoOverwrite Width: NoNewline InputObject:",
+	"tee-object":         "tee|FilePath@ LiteralPath:+/PSPath/LP Append=-a Variable: InputObject: Encoding:",
+	"copy-item":          "cp|Path@ Destination@ LiteralPath:+/PSPath/LP Container Force Filter: Include: Exclude: Recurse=-r PassThru Credential: FromSession: ToSession:",
+	"move-item":          "mv|Path@ Destination@ LiteralPath:+/PSPath/LP Force Filter: Include: Exclude: PassThru Credential:",
+	"rename-item":        "mv|Path@ NewName@ LiteralPath:+/PSPath/LP Force PassThru Credential:",
+	"new-item":           "new-item|Path@ Name: ItemType:/Type Value:/Target Force Credential:",
+	"set-location":       "cd|Path@ LiteralPath:+/PSPath/LP PassThru StackName:",
+	"push-location":      "pushd|Path@ LiteralPath:+/PSPath/LP PassThru StackName:",
+	"pop-location":       "popd|PassThru StackName:",
+	"get-childitem":      "ls|Path@ Filter@_ LiteralPath:+/PSPath/LP Include: Exclude: Recurse=-R/s Depth: Force Name Attributes: FollowSymlink=-L Directory/ad File/af Hidden/ah ReadOnly/ar System/as",
+	"get-item":           "ls -d|Path@ LiteralPath:+/PSPath/LP Filter: Include: Exclude: Force Stream: Credential:",
+	"get-content":        "cat|Path@ LiteralPath:+/PSPath/LP ReadCount: TotalCount:/First/Head Tail:/Last Filter: Include: Exclude: Force Credential: Delimiter: Wait Raw Encoding: AsByteStream Stream:",
+	"write-output":       "echo|InputObject@ NoEnumerate",
+	"invoke-expression":  "pwsh -Command|Command@",
+	"invoke-webrequest":  "curl|Uri@ OutFile:-o Method: Body: Headers: ContentType: UseBasicParsing UserAgent: TimeoutSec: Credential: Proxy: SessionVariable: WebSession: InFile: PassThru SkipCertificateCheck Authentication: Token: MaximumRedirection: Form: UseDefaultCredentials",
+	"invoke-restmethod":  "curl|Uri@ OutFile:-o Method: Body: Headers: ContentType: UseBasicParsing UserAgent: TimeoutSec: Credential: Proxy: SessionVariable: WebSession: InFile: PassThru SkipCertificateCheck Authentication: Token: MaximumRedirection: Form: UseDefaultCredentials",
+	"start-bitstransfer": "curl|Source@ Destination@-o Credential: Asynchronous DisplayName: Priority: TransferType:",
+	"expand-archive":     "unzip|Path@ DestinationPath@-d LiteralPath:+/PSPath/LP Force PassThru",
+	"start-process":      "start-process|FilePath@ ArgumentList@/Args Verb: WorkingDirectory: PassThru Credential: LoadUserProfile NoNewWindow RedirectStandardError:-o RedirectStandardInput: RedirectStandardOutput:-o WindowStyle: Wait UseNewEnvironment Environment:",
+	"format-volume":      "mkfs|DriveLetter@",
+	"clear-disk":         "mkfs|Number@",
+	"stop-computer":      "shutdown|",
+	"restart-computer":   "shutdown -r|",
+}
+
+var psAliases = map[string]string{
+	"rm": "remove-item", "ri": "remove-item", "rd": "remove-item", "rmdir": "remove-item", "del": "remove-item", "erase": "remove-item",
+	"clc": "clear-content", "sc": "set-content", "ac": "add-content", "tee": "tee-object", "cp": "copy-item", "copy": "copy-item",
+	"cpi": "copy-item", "mv": "move-item", "move": "move-item", "mi": "move-item", "ren": "rename-item", "rni": "rename-item",
+	"ni": "new-item", "md": "new-item", "mkdir": "new-item", "cd": "set-location", "chdir": "set-location", "sl": "set-location",
+	"pushd": "push-location", "popd": "pop-location", "gci": "get-childitem", "ls": "get-childitem", "dir": "get-childitem",
+	"gi": "get-item", "gc": "get-content", "cat": "get-content", "type": "get-content", "echo": "write-output", "write": "write-output",
+	"iex": "invoke-expression", "iwr": "invoke-webrequest", "curl": "invoke-webrequest", "wget": "invoke-webrequest",
+	"irm": "invoke-restmethod", "saps": "start-process", "start": "start-process",
+}
+
+// psRunners are the cmdlets that run code they are given: an "always"
+// for one covers only itself.
+var psRunners = set("invoke-expression", "start-process", "invoke-command", "icm", "foreach-object", "%", "foreach",
+	"where-object", "?", "where", "start-job", "sajb", "start-threadjob", "invoke-item", "ii", "new-item")
+
+// psProgram is the program a cmdlet (or alias) reads as ("" for none).
+func psProgram(word string) string {
+	prog, _, _ := strings.Cut(psCmdlets[psCmdletName(arg{text: word})], " ")
+	prog, _, _ = strings.Cut(prog, "|")
+	return prog
+}
+
+// psCommon are the parameters every cmdlet takes.
+const psCommon = " Verbose/vb Debug/db ErrorAction:/ea WarningAction:/wa InformationAction:/infa ProgressAction:/proga ErrorVariable:/ev WarningVariable:/wv InformationVariable:/iv OutVariable:/ov OutBuffer:/ob PipelineVariable:/pv WhatIf/wi Confirm/cf UseTransaction/usetx"
+
+type psParam struct {
+	names []string // the name, then its aliases (lower case)
+	kind  byte     // 0 a switch, ':' a named value, '@' a positional one
+	flag  string   // the program's flag it is read as; "+" an operand, "_" dropped
+}
+
+// psParams parses a cmdlet's parameters.
+func psParams(spec string) []psParam {
+	var ps []psParam
+	for _, f := range strings.Fields(spec + psCommon) {
+		names := strings.Split(strings.ToLower(f), "/")
+		p := psParam{names: names}
+		if i := strings.IndexAny(names[0], "=:@"); i >= 0 {
+			p.kind, p.flag, p.names[0] = names[0][i], names[0][i+1:], names[0][:i]
+			if p.kind == '=' {
+				p.kind = 0
+			}
+		}
+		if p.kind == '@' && p.flag == "" {
+			p.flag = "+"
+		}
+		ps = append(ps, p)
+	}
+	return ps
+}
+
+// psParamOf is the parameter -name names: an exact name or alias, else
+// the one it is a unique prefix of; nil when none or several.
+func psParamOf(ps []psParam, name string) *psParam {
+	var found *psParam
+	for i := range ps {
+		if slices.Contains(ps[i].names, name) {
+			return &ps[i]
+		}
+		if strings.HasPrefix(ps[i].names[0], name) {
+			if found != nil {
+				return nil
+			}
+			found = &ps[i]
+		}
+	}
+	return found
+}
+
+// psCmdlet reads a cmdlet as its program; a parameter it does not know
+// is passed on as it is (PowerShell would refuse it: reading it as the
+// program's flag refuses no less).
+func (r *reader) psCmdlet(spec string, words []psWord, x *runCtx) input {
+	prog, params, _ := strings.Cut(spec, "|")
+	ps := psParams(params)
+	argv := []arg{}
+	for _, p := range strings.Fields(prog) {
+		argv = append(argv, arg{text: p})
+	}
+	named := map[string][]arg{}
+	var ops []arg
+	for i := 0; i < len(words); i++ {
+		w := words[i]
+		var p *psParam
+		var val []arg
+		if t := w.vals[0].text; w.bare && len(w.vals) == 1 && len(t) > 1 && t[0] == '-' && !psNumber(t[1:]) {
+			name, v, colon := strings.Cut(strings.ToLower(t[1:]), ":")
+			if p = psParamOf(ps, name); p == nil {
+				argv = append(argv, w.vals[0])
+				continue
+			}
+			if colon {
+				val = []arg{{text: v}}
+			} else if p.kind != 0 && i+1 < len(words) {
+				i++
+				val = words[i].vals
+			}
+		} else {
+			val = w.vals
+			if j := slices.IndexFunc(ps, func(q psParam) bool { return q.kind == '@' && named[q.names[0]] == nil }); j >= 0 {
+				p = &ps[j]
+			} else {
+				ops = append(ops, val...) // more than it takes: read as operands
+				continue
+			}
+		}
+		named[p.names[0]] = append(named[p.names[0]], val...)
+		switch {
+		case p.kind == 0 && p.flag != "":
+			argv = append(argv, arg{text: p.flag})
+		case p.flag == "+":
+			ops = append(ops, val...)
+		case p.flag != "" && p.flag != "_":
+			for _, v := range val {
+				argv = append(argv, arg{text: p.flag}, psPath(v, r.home))
+			}
+		}
+	}
+	for i := range ops {
+		ops[i] = psPath(ops[i], r.home)
+	}
+	switch argv[0].text {
+	case "new-item":
+		argv, ops = r.psNewItem(named)
+	case "start-process":
+		return r.psStart(named, argv[1:], x)
+	case "rm":
+		if len(ops) == 0 && x.stdin.kind != inNone { // the files piped in
+			argv = append([]arg{{text: "xargs"}}, argv...)
+		}
+	case "pwsh":
+		ops = []arg{joinArgs(ops)}
+		if len(words) == 0 {
+			ops[0] = arg{text: "-"}
+		}
+	}
+	if argv[0].text != "echo" && argv[0].text != "pwsh" && len(ops) > 0 && !strings.HasPrefix(ops[0].text, "-") {
+		argv = append(argv, arg{text: "--"})
+	}
+	return r.run(append(argv, ops...), x)
+}
+
+// psNewItem reads New-Item by its -ItemType (any prefix of a type).
+func (r *reader) psNewItem(named map[string][]arg) (argv, ops []arg) {
+	paths := named["path"]
+	if n := named["name"]; len(n) > 0 {
+		if len(paths) == 0 {
+			paths = []arg{{text: "."}}
+		}
+		for i := range paths {
+			paths[i].text = path.Join(paths[i].text, n[0].text)
+			paths[i].dynamic = paths[i].dynamic || n[0].dynamic
+		}
+	}
+	for i := range paths {
+		paths[i] = psPath(paths[i], r.home)
+	}
+	typ := strings.ToLower(joinArgs(named["itemtype"]).text)
+	target := named["value"]
+	for i := range target {
+		target[i] = psPath(target[i], r.home)
+	}
+	switch {
+	case typ == "":
+		return []arg{{text: "tee"}}, paths
+	case strings.HasPrefix("symboliclink", typ), strings.HasPrefix("junction", typ):
+		return []arg{{text: "ln"}, {text: "-s"}}, append(target, paths...)
+	case strings.HasPrefix("hardlink", typ):
+		return []arg{{text: "ln"}}, append(target, paths...)
+	case strings.HasPrefix("directory", typ):
+		return []arg{{text: "mkdir"}, {text: "-p"}}, paths
+	}
+	return []arg{{text: "tee"}}, paths
+}
+
+// psStart reads Start-Process: its program with the words of its
+// argument list, its output to the files it names.
+func (r *reader) psStart(named map[string][]arg, outs []arg, x *runCtx) input {
+	prog := named["filepath"]
+	if len(prog) == 0 {
+		return r.run(nil, x)
+	}
+	argv := []arg{psPath(prog[0], r.home)}
+	for _, a := range named["argumentlist"] {
+		if a.dynamic {
+			argv = append(argv, a)
+			continue
+		}
+		for _, f := range winWords(a.text) {
+			if f := (arg{text: f}); winShell(argv[0]) {
+				argv = append(argv, f) // code: the shell reads it
+			} else {
+				argv = append(argv, psPath(f, r.home))
+			}
+		}
+	}
+	for i := 1; i < len(outs); i += 2 {
+		x.redirs = append(x.redirs, redir{op: syntax.RdrOut, target: outs[i]})
+	}
+	x.opaque = true
+	return r.run(argv, x)
+}
+
+// winWords splits a Windows command line as programs do: at spaces
+// outside double quotes.
+func winWords(s string) []string {
+	var out []string
+	var b strings.Builder
+	quoted, has := false, false
+	for _, c := range s {
+		switch {
+		case c == '"':
+			quoted, has = !quoted, true
+		case (c == ' ' || c == '\t') && !quoted:
+			if has {
+				out = append(out, b.String())
+			}
+			b.Reset()
+			has = false
+		default:
+			b.WriteRune(c)
+			has = true
+		}
+	}
+	if has {
+		out = append(out, b.String())
+	}
+	return out
+}
+
+// psExeParams are pwsh's and powershell.exe's parameters, each with the
+// shortest prefix it accepts, in the order PowerShell tries them; those
+// marked : take a value.
+var psExeParams = []struct{ name, min string }{
+	{"commandwithargs", "commandw"}, {"cwa", "cwa"}, {"command", "c"}, {"encodedcommand", "e"}, {"ec", "ec"}, {"encodedarguments:", "encodeda"}, {"ea:", "ea"}, {"file", "f"},
+	{"executionpolicy:", "ex"}, {"ep:", "ep"}, {"noprofile", "nop"}, {"noninteractive", "noni"}, {"nologo", "nol"},
+	{"noexit", "noe"}, {"windowstyle:", "w"}, {"workingdirectory:", "wo"}, {"wd:", "wd"}, {"inputformat:", "in"},
+	{"if:", "if"}, {"outputformat:", "o"}, {"of:", "of"}, {"version:", "v"}, {"login", "l"}, {"configurationname:", "config"},
+	{"configurationfile:", "configurationf"}, {"custompipename:", "cus"}, {"settingsfile:", "settings"}, {"sta", "sta"},
+	{"mta", "mta"}, {"psconsolefile:", "psc"}, {"interactive", "i"}, {"help", "h"}, {"?", "?"}, {"noprofileloadtime", "noprofilel"},
+}
+
+// pwshExe reads pwsh or powershell.exe: -Command's words joined (- is
+// stdin), -EncodedCommand decoded, -File's script; the first word no
+// parameter names starts the command.
+func (r *reader) pwshExe(argv []arg, x *runCtx) input {
+	r.interp(argv, x) // inline code naming a credential store, as for any interpreter
+	args := argv[1:]
+	for i := 0; i < len(args); i++ {
+		t := args[i].text
+		if args[i].dynamic {
+			r.out.unclear = true
+			return r.final(argv, x)
+		}
+		name := strings.ToLower(strings.TrimLeft(t, "-/"))
+		if t == "-" {
+			return r.psStdin(argv, x)
+		}
+		if name == "" || t[0] != '-' && t[0] != '/' {
+			return r.psRun(joinArgs(args[i:]), argv, x)
+		}
+		opt := ""
+		for _, p := range psExeParams {
+			if n := strings.TrimSuffix(p.name, ":"); strings.HasPrefix(n, name) && strings.HasPrefix(name, p.min) {
+				opt = p.name
+				break
+			}
+		}
+		switch {
+		case opt == "command" || opt == "commandwithargs" || opt == "cwa": // -CommandWithArgs: its arguments read as words of the code
+			if i+1 < len(args) && args[i+1].text == "-" {
+				return r.psStdin(argv, x)
+			}
+			return r.psRun(joinArgs(args[i+1:]), argv, x)
+		case opt == "encodedcommand" || opt == "ec":
+			if i+1 >= len(args) {
+				return r.final(argv, x)
+			}
+			code, ok := psDecode(args[i+1].text)
+			if !ok {
+				r.out.unclear = true
+				return r.final(argv, x)
+			}
+			r.credCode(code, x.sc.cwds)
+			return r.psRun(arg{text: code}, argv, x)
+		case opt == "file":
+			if i+1 < len(args) && args[i+1].text == "-" {
+				return r.psStdin(argv, x)
+			}
+			return r.final(argv, x) // a script file
+		case opt == "":
+			return r.psRun(joinArgs(args[i:]), argv, x) // not a parameter: the command starts here
+		case strings.HasSuffix(opt, ":"):
+			i++
+		}
+	}
+	return r.psStdin(argv, x)
+}
+
+// psRun reads code given to pwsh.
+func (r *reader) psRun(code arg, argv []arg, x *runCtx) input {
+	if code.text == "" && !code.dynamic {
+		return r.psStdin(argv, x)
+	}
+	if r.readable(code) {
+		sc := x.sc.clone()
+		sc.layer, sc.opq = x.layers, x.opaque
+		r.psScript(code.text, &runCtx{sc: sc, stdin: x.stdin, layers: x.layers, opaque: x.opaque})
+	}
+	return input{kind: inUnknown}
+}
+
+// psStdin: pwsh reading its commands from stdin (-Command -, or none).
+func (r *reader) psStdin(argv []arg, x *runCtx) input {
+	switch in := x.stdin; {
+	case in.kind == inText:
+		x.stdin = input{}
+		r.psRun(arg{text: in.text}, argv, x)
+		return input{kind: inUnknown}
+	case in.kind == inUnknown && !in.dl:
+		r.out.unclear = true
+	}
+	return r.final(argv, x) // a download on stdin is refused by the downloads rule
+}
+
+// psDecode decodes -EncodedCommand: base64 of UTF-16LE.
+func psDecode(s string) (string, bool) {
+	b, err := base64.StdEncoding.DecodeString(s)
+	if err != nil {
+		if b, err = base64.RawStdEncoding.DecodeString(strings.TrimRight(s, "=")); err != nil {
+			return "", false
+		}
+	}
+	if len(b)%2 != 0 {
+		return "", false
+	}
+	u := make([]uint16, len(b)/2)
+	for i := range u {
+		u[i] = uint16(b[2*i]) | uint16(b[2*i+1])<<8
+	}
+	return string(utf16.Decode(u)), true
+}
