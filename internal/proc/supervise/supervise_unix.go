@@ -60,6 +60,7 @@ const (
 // see that before it saw the watch pipe close.
 func supervise(path string, args []string) int {
 	catchSignals()
+	adoptOrphans()
 	// Inherited descriptors lose close-on-exec; without it the agent's tree
 	// would hold the status pipe open and hub would wait for it to end.
 	for _, fd := range []int{watchFD, statusFD, resultFD} {
@@ -82,7 +83,8 @@ func supervise(path string, args []string) int {
 	go func() {
 		for buf := make([]byte, 64); ; {
 			if _, err := watch.Read(buf); err != nil {
-				killGroup() // hub is gone
+				_ = agent.Kill() // hub is gone: the agent's end below ends the rest
+				return
 			}
 		}
 	}()
@@ -91,6 +93,7 @@ func supervise(path string, args []string) int {
 			_, _ = result.WriteString(strconv.FormatUint(uint64(uint32(ws)), 10))
 		}
 	}
+	killOrphans()
 	killGroup()
 	return 0
 }
