@@ -88,14 +88,29 @@ func supervise(path string, args []string) int {
 			}
 		}
 	}()
-	if st, err := agent.Wait(); err == nil {
-		if ws, ok := st.Sys().(syscall.WaitStatus); ok {
-			_, _ = result.WriteString(strconv.FormatUint(uint64(uint32(ws)), 10))
-		}
+	if ws, ok := waitAgent(agent.Pid); ok {
+		_, _ = result.WriteString(strconv.FormatUint(uint64(uint32(ws)), 10))
 	}
 	killOrphans()
 	killGroup()
 	return 0
+}
+
+// waitAgent waits for the agent's exit, reaping on the way the orphans
+// the supervisor adopted (adoptOrphans), which would else stay zombies
+// for as long as the agent runs.
+func waitAgent(pid int) (syscall.WaitStatus, bool) {
+	for {
+		var ws syscall.WaitStatus
+		got, err := syscall.Wait4(-1, &ws, 0, nil)
+		switch {
+		case err == syscall.EINTR:
+		case err != nil:
+			return 0, false
+		case got == pid:
+			return ws, true
+		}
+	}
 }
 
 // catchSignals makes the supervisor outlive the signals that end or stop
