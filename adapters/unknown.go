@@ -3,12 +3,15 @@ package adapters
 import (
 	"cmp"
 	"context"
-	"os/exec"
+	"io"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/rs/zerolog"
+
+	"github.com/hubdev/hub/internal/proc"
 )
 
 // UnknownRecords warns the first time a stream meets each record type hub
@@ -77,16 +80,21 @@ func (u *UnknownRecords) warn(source string) {
 
 // CLIVersion returns a func that runs `argv --version` once (bounded by
 // timeout) and reports the first line of its output, "" when it fails: for
-// channels that do not name the agent's version themselves.
+// channels that do not name the agent's version themselves. It runs
+// supervised, as an agent does: a child the program leaves (a shim's node)
+// ends with it, and its output's end is the tree's.
 func CLIVersion(argv []string, env map[string]string, timeout time.Duration) func() string {
 	return sync.OnceValue(func() string {
 		ctx, cancel := context.WithTimeout(context.Background(), timeout)
 		defer cancel()
-		cmd := exec.CommandContext(ctx, argv[0], append(append([]string{}, argv[1:]...), "--version")...)
-		cmd.Env = Environ(nil, env)
-		cmd.WaitDelay = time.Second // a child holding stdout must not outlast the timeout
-		out, err := cmd.Output()
+		p, err := proc.Start(ctx, proc.Spec{Path: argv[0], Args: append(slices.Clone(argv[1:]), "--version"), Env: Environ(nil, env), Grace: time.Second})
 		if err != nil {
+			return ""
+		}
+		_ = p.Stdin.Close()
+		defer context.AfterFunc(ctx, func() { _ = p.Stdout.Close() })() // a child that left the group holds it
+		out, err := io.ReadAll(p.Stdout)
+		if err = cmp.Or(err, p.Wait()); err != nil {
 			return ""
 		}
 		return strings.TrimSpace(FirstLine(string(out)))

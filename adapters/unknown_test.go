@@ -3,7 +3,9 @@ package adapters
 import (
 	"bytes"
 	"encoding/json"
+	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -73,4 +75,24 @@ func TestCLIVersion_FirstLineOrEmpty(t *testing.T) {
 			}
 		})
 	}
+}
+
+// An agent's --version that leaves a child of its own (a node shim's
+// node, a program that starts its server anyway) is told, and the child
+// is ended with it, as an agent's session is: hub leaves no process.
+func TestCLIVersion_LeavesNoProcess(t *testing.T) {
+	pidFile := filepath.Join(t.TempDir(), "child")
+	v := CLIVersion(proctest.Command("child:"+pidFile, "out:1.2.3\n"), nil, 30*time.Second)
+	if got := v(); got != "1.2.3" {
+		t.Errorf("version = %q, want 1.2.3", got)
+	}
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(string(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	proctest.WaitGone(t, pid)
 }

@@ -103,7 +103,7 @@ type Ending int
 const (
 	Answered Ending = iota // the agent ended the turn: Outcome.Stop
 	Failed                 // the agent failed it, or a hook blocked it: Outcome.Failure
-	Stuck                  // the agent did not stop within its grace after a cancel: close it
+	Stuck                  // the agent did not stop within its grace after a cancel: RunTurn closes its session
 	Lost                   // the agent never took the prompt, or the turn was cut off: the error says why
 )
 
@@ -238,6 +238,7 @@ func (o *Outcome) classify(ctx context.Context, sess adapters.Session, err error
 		return nil
 	case errors.Is(err, adapters.ErrCancelTimeout):
 		o.Stop, o.Ending = adapters.StopCancelled, Stuck
+		go func() { _ = sess.Close() }() // its tools run on until its process is stopped, whichever front end ran it
 		return err
 	case errors.As(err, &failed):
 		o.Ending, o.Failure = Failed, &failed.Info

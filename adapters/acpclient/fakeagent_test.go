@@ -219,6 +219,18 @@ func (a *fakeAgent) prompt(id json.RawMessage, p map[string]any) {
 		a.terminal()
 	case cmd == "/term":
 		a.terminalWith(strings.TrimPrefix(text, "/term "))
+	case cmd == "/termcrash": // crashes once its terminal's command said something
+		var p map[string]any
+		_ = json.Unmarshal([]byte(strings.TrimPrefix(text, "/termcrash ")), &p)
+		p["sessionId"] = a.session
+		var c struct{ TerminalID string }
+		_ = json.Unmarshal(a.call("terminal/create", p).Result, &c)
+		for said := false; !said; {
+			var o struct{ Output string }
+			_ = json.Unmarshal(a.call("terminal/output", map[string]any{"sessionId": a.session, "terminalId": c.TerminalID}).Result, &o)
+			said = o.Output != ""
+		}
+		os.Exit(3)
 	case cmd == "/call":
 		method, params, _ := strings.Cut(strings.TrimPrefix(text, "/call "), " ")
 		a.callRaw(method, params)

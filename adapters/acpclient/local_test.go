@@ -1,16 +1,19 @@
 package acpclient
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/fspath"
 	"github.com/hubdev/hub/internal/proc/proctest"
+	"github.com/hubdev/hub/internal/sandbox"
 )
 
 // allowAll answers every permission request yes, as a careless user or
@@ -383,4 +386,33 @@ func TestLocal_TerminalEnvShownAndChecked(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A terminal ends with the agent that started it: an agent that crashed
+// while its command ran leaves no process, though no one closed its
+// session (a delegate's stays open for follow-ups, a crash between turns
+// meets no turn).
+func TestLocal_TerminalEndsWithItsCrashedAgent(t *testing.T) {
+	dir := t.TempDir()
+	pidFile := filepath.Join(dir, "pid")
+	a := fakeAdapter(t)
+	a.cfg.Sandbox.Mode = sandbox.Off // the pid it writes is the host's
+	b, err := a.Start(context.Background(), adapters.SessionOptions{Cwd: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	s := b.(*Session)
+	call := strings.Replace(termCall(proctest.Command("pid:"+pidFile, "out:started\n", "hang"), ""), "/term ", "/termcrash ", 1)
+	prompt(t, s, call, allowAll)
+	<-s.proc.Done()
+	raw, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatalf("the terminal's command did not run: %v", err)
+	}
+	pid, err := strconv.Atoi(string(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	proctest.WaitGone(t, pid)
 }

@@ -78,7 +78,10 @@ func (a *Adapter) startACP(ctx context.Context, opts adapters.SessionOptions) (*
 		_ = s.conn.Serve(context.Background())
 		adapters.CrashEnd(p, a.cfg.Name) // stops an agent that closed its output but runs on
 	}()
-	go closeOnExit(p, s.conn, s.closed)
+	go func() {
+		closeOnExit(p, s.conn, s.closed)
+		s.local.releaseAll() // its terminals end with it, closed or not (a crashed delegate's stays open)
+	}()
 	sctx, cancel := context.WithTimeout(ctx, a.cfg.InitTimeout)
 	defer cancel()
 	if err := s.handshake(sctx); err != nil {

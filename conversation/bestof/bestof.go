@@ -272,9 +272,10 @@ func check(ctx context.Context, dir, command string, timeout time.Duration) (str
 		return "failed", err.Error()
 	}
 	_ = p.Stdin.Close()
-	data, _ := io.ReadAll(io.LimitReader(p.Stdout, 1<<20))
+	out := proc.NewRing(64 << 10) // read to the end: a check that fills the pipe waits for it
+	_, _ = io.Copy(out, p.Stdout)
 	werr := p.Wait()
-	lines := strings.Split(strings.TrimRight(string(data)+p.StderrTail(10), "\n"), "\n")
+	lines := strings.Split(strings.TrimRight(out.String()+p.StderrTail(10), "\n"), "\n")
 	tail := strings.Join(lines[max(0, len(lines)-10):], "\n")
 	switch {
 	case ctx.Err() != nil:

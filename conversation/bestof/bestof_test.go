@@ -1,6 +1,7 @@
 package bestof
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"os/exec"
@@ -119,6 +120,11 @@ func TestCheck_RunsTheCommandLineInTheWorktree(t *testing.T) {
 		{"fails with its output", proctest.ShellCommand("out:FAIL TestX\n", "exit:1"), "failed", "FAIL TestX"},
 		{"reads the candidate's files", proctest.ShellCommand("has:result.txt:fail"), "failed", "want \"fail\""},
 		{"quoted words", proctest.Quote(proctest.Command()[0]) + ` "-hubtest.run" "out:a b" --`, "passed", "a b"},
+		// go test -v: more output than a pipe holds, the verdict last
+		{"long output", proctest.ShellCommand("cat:long.txt", "out:ok all\n"), "passed", "ok all"},
+	}
+	if err := os.WriteFile(filepath.Join(dir, "long.txt"), bytes.Repeat([]byte("=== RUN TestX\n"), 200_000), 0o644); err != nil {
+		t.Fatal(err)
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -32,6 +32,8 @@ func TestHelperOrphan(t *testing.T) {
 		orphanHub()
 	case "agent":
 		orphanAgent()
+	case "detaching":
+		detachingAgent()
 	case "grandchild":
 		r, w, _ := os.Pipe()
 		_, _ = r.Read(make([]byte, 1))
@@ -84,6 +86,56 @@ func orphanAgent() {
 	fmt.Printf("%d %d\n", os.Getpid(), gc.Process.Pid)
 	_, _ = io.Copy(io.Discard, os.Stdin)
 	syscall.Exit(0) // at once, as a real agent: no race-detector exit delay
+}
+
+// detachingAgent starts a grandchild in a session of its own (node's
+// spawn with detached: true, a daemon), as far from the agent's process
+// group as it can get, prints both pids and exits when told on stdin.
+func detachingAgent() {
+	gc := orphanCmd("grandchild")
+	gc.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := gc.Start(); err != nil {
+		fmt.Println("error", err)
+		syscall.Exit(1)
+	}
+	fmt.Printf("%d %d\n", os.Getpid(), gc.Process.Pid)
+	_, _ = io.Copy(io.Discard, os.Stdin)
+	syscall.Exit(0)
+}
+
+// A grandchild the agent started in a session of its own, outside the
+// process group, ends with the agent: when the agent exits and when hub
+// stops it.
+func TestSupervisor_DetachedGrandchildEndsWithTheAgent(t *testing.T) {
+	for _, how := range []string{"exits", "stopped"} {
+		t.Run(how, func(t *testing.T) {
+			cmd := orphanCmd("detaching")
+			p, err := Start(context.Background(), Spec{Path: cmd.Path, Args: cmd.Args[1:], Env: cmd.Env})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var agent, grandchild int
+			line, _ := bufio.NewReader(p.Stdout).ReadString('\n')
+			if _, err := fmt.Sscan(line, &agent, &grandchild); err != nil {
+				t.Fatalf("agent said %q: %v", line, err)
+			}
+			gc, err := unix.PidfdOpen(grandchild, 0)
+			if err != nil {
+				t.Fatalf("pidfd_open grandchild %d: %v", grandchild, err)
+			}
+			defer unix.Close(gc)
+			if how == "exits" {
+				_ = p.Stdin.Close()
+				_ = p.Wait()
+			} else {
+				_ = p.Stop()
+			}
+			if !pidfdExits(gc) {
+				_ = unix.PidfdSendSignal(gc, unix.SIGKILL, nil, 0)
+				t.Fatal("the detached grandchild outlived its agent")
+			}
+		})
+	}
 }
 
 // TestSupervisor_HubDeathUnderLoadLeavesNoGrandchild kills hub while the

@@ -60,6 +60,7 @@ const (
 // see that before it saw the watch pipe close.
 func supervise(path string, args []string) int {
 	catchSignals()
+	adoptOrphans()
 	// Inherited descriptors lose close-on-exec; without it the agent's tree
 	// would hold the status pipe open and hub would wait for it to end.
 	for _, fd := range []int{watchFD, statusFD, resultFD} {
@@ -82,17 +83,34 @@ func supervise(path string, args []string) int {
 	go func() {
 		for buf := make([]byte, 64); ; {
 			if _, err := watch.Read(buf); err != nil {
-				killGroup() // hub is gone
+				_ = agent.Kill() // hub is gone: the agent's end below ends the rest
+				return
 			}
 		}
 	}()
-	if st, err := agent.Wait(); err == nil {
-		if ws, ok := st.Sys().(syscall.WaitStatus); ok {
-			_, _ = result.WriteString(strconv.FormatUint(uint64(uint32(ws)), 10))
-		}
+	if ws, ok := waitAgent(agent.Pid); ok {
+		_, _ = result.WriteString(strconv.FormatUint(uint64(uint32(ws)), 10))
 	}
+	killOrphans()
 	killGroup()
 	return 0
+}
+
+// waitAgent waits for the agent's exit, reaping on the way the orphans
+// the supervisor adopted (adoptOrphans), which would else stay zombies
+// for as long as the agent runs.
+func waitAgent(pid int) (syscall.WaitStatus, bool) {
+	for {
+		var ws syscall.WaitStatus
+		got, err := syscall.Wait4(-1, &ws, 0, nil)
+		switch {
+		case err == syscall.EINTR:
+		case err != nil:
+			return 0, false
+		case got == pid:
+			return ws, true
+		}
+	}
 }
 
 // catchSignals makes the supervisor outlive the signals that end or stop
