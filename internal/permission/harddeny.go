@@ -123,7 +123,7 @@ func (r *reader) emit(c *call) {
 	k.downloads()
 	r.symlinks(c)
 	for _, w := range k.writtenFiles() {
-		if !w.under || c.prog() == "git" { // a clone's files are git's own
+		if !w.under && !w.lands || c.prog() == "git" { // a clone's files are git's own
 			continue
 		}
 		ps, ok := k.paths(w)
@@ -639,7 +639,7 @@ func (k *check) copyDests(args []arg) []arg {
 		case o.dynamic && base != "." && base != "..":
 			k.unnamedIn(dest)
 		default: // x/, x/. and x/.. copy what is in them (rsync, BSD cp): files hub cannot name
-			out = append(out, arg{text: path.Join(dest.text, base), glob: dest.glob || o.glob, under: dest.under || base == "." || base == ".."})
+			out = append(out, arg{text: path.Join(dest.text, base), glob: dest.glob || o.glob, under: dest.under || base == "." || base == "..", lands: true})
 		}
 	}
 	return out

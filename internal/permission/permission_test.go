@@ -158,6 +158,9 @@ func TestAlwaysScope_CommandShapes(t *testing.T) {
 		{"git clone git@a.invalid:o/r.git", "git clone git@a.invalid:o/s.git", true},
 		{"grep -R foo src", "grep -R bar lib", true}, // grep's -R and -H take no value
 		{"grep -H foo src", "grep -H bar src", true},
+		{"curl -s https://API.a.invalid/x", "curl -s https://api.a.invalid/y", true}, // a host's letter case is no other host
+		{"git pull https://a.invalid/r.git", "git pull https://a.invalid/s.git", false},
+		{"curl -s https://a.invalid/%zz", "curl -s https://b.invalid/%zz", false},
 	}
 	for _, tt := range tests {
 		if got := AlwaysScope("Bash", tt.a) == AlwaysScope("Bash", tt.b); got != tt.same {

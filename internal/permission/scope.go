@@ -157,8 +157,9 @@ func commandShape(argv []string) []string {
 
 // urlReaders fetch what a URL names (without a method or data to send),
 // so an "always" for one lets its path vary on the same host; any other
-// command keeps the whole URL.
-var urlReaders = set("curl", "wget", "git clone", "git fetch", "git pull", "git ls-remote")
+// command keeps the whole URL (git pull merges what another repository of
+// the host holds, its hooks directory's files too, into the work tree).
+var urlReaders = set("curl", "wget", "git clone", "git fetch", "git ls-remote")
 
 // placeFlags name where a command acts (gh's repository, docker's
 // daemon, a registry): their value is kept, as a subcommand is.
@@ -167,10 +168,14 @@ var placeFlags = set("-R", "--repo", "--hostname", "-H", "--host", "--context", 
 func urlWord(s string) bool { return urlHost(s) != "" }
 
 // urlHost is a URL's scheme and host (and port), or git's user@host: of
-// user@host:path; "" for a word that is no URL.
+// user@host:path; "" for a word that is no URL. A URL Go cannot parse
+// (https://a/%zz, curl's https://{a,b}/) is kept whole: hub cannot tell
+// its host.
 func urlHost(s string) string {
 	if u, err := url.Parse(s); err == nil && u.Scheme != "" && strings.Contains(s, "://") {
-		return u.Scheme + "://" + u.Host
+		return u.Scheme + "://" + strings.ToLower(u.Host)
+	} else if err != nil && strings.Contains(s, "://") && !strings.HasPrefix(s, "-") {
+		return s
 	}
 	return scpURL().FindString(s)
 }

@@ -279,7 +279,14 @@ func (hd hookDirsOf) written(p string) bool {
 	}
 	p = strings.ToLower(p)
 	return len(dirs) > 0 && slices.ContainsFunc(dirs[1:], func(h string) bool {
-		return p == h || strings.HasPrefix(p, h+"/") || strings.HasPrefix(h, p+"/") && strings.HasPrefix(p, dirs[0]+"/")
+		for a := h; ; { // h, or one above it in the work tree
+			if m, _ := path.Match(p, a); m || p == a { // p may be a pattern (cp -r tpl/* .)
+				return true
+			}
+			if a = path.Dir(a); a == "/" || !strings.HasPrefix(a, dirs[0]+"/") {
+				return strings.HasPrefix(p, h+"/")
+			}
+		}
 	})
 }
 

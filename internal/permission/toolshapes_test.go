@@ -239,6 +239,16 @@ func TestService_AlwaysNeverCoversAHooksPathWrite(t *testing.T) {
 		{".githooks", "cp a b", "cp x githooks.md", true},
 		{".husky/_", "cp a b", "cp x src/husky.ts", true},
 		{".githooks", "cat a.go", "cat .githooks/pre-commit", true},
+		// a copy that lands as the hooks directory, or one above it, in a directory named
+		{".githooks", "cp a b", "cp -r tpl/.githooks .", false},
+		{".githooks", "mv a b", "mv tpl/.githooks ./", false},
+		{"tools/hooks", "cp a b", "cp -r tpl/tools .", false},
+		{"tools/hooks", "rsync -a a b", "rsync -a tpl/tools .", false},
+		{"tools/hooks", "cp a b", "cp -r tpl/* .", false},
+		{"tools/hooks", "cp a b", "cp -rt . tpl/tools", false},
+		{"tools/hooks", "cp a b", "cp -r tpl/src .", true},
+		{"tools/hooks", "cp a b", "cp tpl/*.go .", true},
+		{"tools/hooks", "cp a b", "cp -r tpl/* ./build", true},
 	} {
 		ws := filepath.Join(home, "proj"+strings.NewReplacer("/", "", ".", "", "_", "").Replace(tt.hooks))
 		write(t, filepath.Join(ws, ".git", "HEAD"), "ref: refs/heads/main\n")
