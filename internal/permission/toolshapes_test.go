@@ -113,6 +113,9 @@ func TestService_AlwaysNeverCoversSensitiveTargets(t *testing.T) {
 		{"git clone -c core.autocrlf=false u", "git clone -c alias.st='!sh x' u"},
 		{"git init", "git init --template ./tpl"},
 		{"git clone u", "git clone --template ./tpl u"},
+		{"git clone u", "git clone --templ=./tpl u"}, // git takes a long option abbreviated
+		{"git init", "git init --temp ./tpl"},
+		{"git clone -c core.autocrlf=false u", "git clone --conf core.hooksPath=./h u"},
 		{"echo hi", "echo '[core] pager = x' >> .git/config"},
 		{"tee log.txt", "tee -a .git/hooks/pre-commit"},
 		{"sed -i s/a/b/ a.go", "sed -i s/a/b/ .git/config"},
