@@ -164,10 +164,19 @@ func hookDirs(g string, conf []gitKV) []string {
 	dirs := []string{path.Join(gitCommon(g), "hooks")}
 	for _, kv := range conf {
 		if kv.key == "core.hookspath" {
-			dirs = append(dirs, joinShell(strings.TrimSuffix(g, "/.git"), kv.val))
+			dirs = append(dirs, joinShell(workTree(g), kv.val))
 		}
 	}
 	return dirs
+}
+
+// workTree is the work tree of the git directory g: a linked worktree's
+// (git worktree add) as its gitdir file names it, else g's parent.
+func workTree(g string) string {
+	if b, err := readCapped(path.Join(g, "gitdir"), maxGitConfig); err == nil {
+		return path.Dir(toSlash(strings.TrimSpace(string(b))))
+	}
+	return strings.TrimSuffix(g, "/.git")
 }
 
 // findGitDir is the repository git discovers from dir: dir/.git (a

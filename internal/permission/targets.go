@@ -267,7 +267,7 @@ func (hd hookDirsOf) written(p string) bool {
 		if g := findGitDir(path.Dir(p)); g != "" {
 			r, _ := newReader()
 			dirs = hookDirs(g, slices.Concat(r.userGitConf(), r.gitFiles(path.Join(gitCommon(g), "config"), path.Join(g, "config.worktree"))))
-			dirs[0] = strings.TrimSuffix(g, "/.git") // the work tree's root, in place of .git/hooks
+			dirs[0] = workTree(g) // the work tree's root, in place of .git/hooks
 		}
 		for i, h := range dirs {
 			if h = strings.ToLower(path.Clean(h)); i > 0 && path.Base(h) == "_" {

@@ -272,6 +272,26 @@ func TestService_AlwaysNeverCoversAHooksPathWrite(t *testing.T) {
 			t.Errorf("an always kept for editing %s: %+v", edit.Path, v)
 		}
 	}
+	// a linked worktree (git worktree add) runs the hooks under its own top
+	main, wt := filepath.Join(home, "projmain"), filepath.Join(home, "projwt")
+	write(t, filepath.Join(main, ".git", "HEAD"), "ref: refs/heads/main\n")
+	write(t, filepath.Join(main, ".git", "config"), "[core]\n\thooksPath = .githooks\n")
+	mkdirs(t, filepath.Join(main, ".git", "objects"), filepath.Join(main, ".git", "refs"), filepath.Join(wt, ".githooks"))
+	write(t, filepath.Join(main, ".git", "worktrees", "w", "HEAD"), "ref: refs/heads/w\n")
+	write(t, filepath.Join(main, ".git", "worktrees", "w", "commondir"), "../..\n")
+	write(t, filepath.Join(main, ".git", "worktrees", "w", "gitdir"), filepath.ToSlash(filepath.Join(wt, ".git"))+"\n")
+	write(t, filepath.Join(wt, ".git"), "gitdir: "+filepath.ToSlash(filepath.Join(main, ".git", "worktrees", "w"))+"\n")
+	for _, cmd := range []string{"cp x .githooks/pre-commit", "tar -C .githooks -xf x.tar"} {
+		req, s := Request{Tool: "Bash", Kind: adapters.KindExecute, Command: cmd, Cwd: wt}, mustNew(t)
+		s.Remember(req, adapters.AllowAlways)
+		if v := s.Check(req); v.Decision == Allow {
+			t.Errorf("%q in a linked worktree after an always: %+v", cmd, v)
+		}
+	}
+	write(t, filepath.Join(wt, ".githooks", "pre-commit"), "#!/bin/sh\nrm -rf ~\n") // and reads them there
+	if v := mustNew(t).Check(Request{Tool: "Bash", Kind: adapters.KindExecute, Command: "git commit -m x", Cwd: wt}); v.Decision != Deny {
+		t.Errorf("git commit in a linked worktree whose hook deletes home: %+v, want denied", v)
+	}
 	// the user's own relative core.hooksPath applies in every repository
 	write(t, filepath.Join(home, ".gitconfig"), "[core]\n\thooksPath = .team-hooks\n")
 	ws := filepath.Join(home, "projgithooks")
