@@ -113,6 +113,19 @@ func TestService_AlwaysNeverCoversSensitiveTargets(t *testing.T) {
 		{"git clone -c core.autocrlf=false u", "git clone -c alias.st='!sh x' u"},
 		{"git init", "git init --template ./tpl"},
 		{"git clone u", "git clone --template ./tpl u"},
+		// an archive or a diff unpacked in the workspace, its directory read past another option's value
+		{"unzip -o x.zip -d ./build", "unzip -o x.zip -dsrc/.."},
+		{"unzip -o x.zip -d ./build", "unzip -o x.zip -d.git"},
+		{"unzip -o x.zip -d ./build", "unzip -o x.zip -x -c"}, // past the archive, -c is a member's name
+		{"unzip -o x.zip -d ./build", "unzip -Plpt x.zip"},
+		{"unzip -o x.zip -d ./build", "unzip -Pdpass x.zip"},
+		{"patch -d ./build -p1 -i x.diff", "patch -p1 -iconfig.diff"},
+		{"patch -d ./build -p1 -i x.diff", "patch -p1 -dtools/.. -i x.diff"},
+		{"patch -d ./build -p1 -i x.diff", "patch --directory . -p1 -i x.diff"},
+		{"patch -d ./build -p1 -i x.diff", "patch -rfoo.rej -p1 -i x.diff"},
+		{"tar -xf x.tar -C ./build", "tar -xfCx.tgz"},
+		{"7z x a.7z -obuild", "7z x a.7z -aoa"},
+		{"7z x a.7z -obuild", "7z x a.7z -poops"},
 		{"git clone u", "git clone --templ=./tpl u"}, // git takes a long option abbreviated
 		{"git init", "git init --temp ./tpl"},
 		{"git clone -c core.autocrlf=false u", "git clone --conf core.hooksPath=./h u"},
@@ -252,6 +265,10 @@ func TestService_AlwaysNeverCoversAHooksPathWrite(t *testing.T) {
 		{"tools/hooks", "cp a b", "cp -r tpl/src .", true},
 		{"tools/hooks", "cp a b", "cp tpl/*.go .", true},
 		{"tools/hooks", "cp a b", "cp -r tpl/* ./build", true},
+		{".githooks", "cp a b", "tar -xvzf dist.tgz -Cbuild", true},
+		{".githooks", "cp a b", "7z x a.7z -obuild -aoa", true},
+		{".githooks", "cp a b", "patch -p1 -o out.c -i x.diff", true},
+		{".githooks", "cp a b", "unzip -qq -l x.zip", true},
 	} {
 		ws := filepath.Join(home, "proj"+strings.NewReplacer("/", "", ".", "", "_", "").Replace(tt.hooks))
 		write(t, filepath.Join(ws, ".git", "HEAD"), "ref: refs/heads/main\n")
