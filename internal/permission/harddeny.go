@@ -703,8 +703,9 @@ func (k *check) unpackDirs(prog string, args []arg) []arg {
 		return nil
 	}
 	if prog == "cpio" && !hasLong(args, "--no-absolute-filenames") || prog == "pax" || strings.HasSuffix(prog, "tar") &&
-		(hasShort(args, "P") || hasLong(args, "--absolute-names") || !strings.HasPrefix(first, "-") && strings.Contains(first, "P")) {
-		k.unknown() // members named from / are written there, wherever it unpacks
+		(hasShort(args, "P") || hasLong(args, "--absolute-names") || !strings.HasPrefix(first, "-") && strings.Contains(first, "P")) ||
+		prog == "unzip" && hasShort(args, ":") || strings.HasPrefix(prog, "7z") && slices.ContainsFunc(args, func(a arg) bool { return strings.HasPrefix(a.text, "-spf") }) {
+		k.unknown() // members named from / (or ../, unzip -:) are written there, wherever it unpacks
 	}
 	dirs, _ := k.optValues(args, short, long, unpackValued(prog))
 	if dirs == nil {

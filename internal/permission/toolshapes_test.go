@@ -126,6 +126,8 @@ func TestService_AlwaysNeverCoversSensitiveTargets(t *testing.T) {
 		{"tar -xf x.tar -C ./build", "tar -xfCx.tgz"},
 		{"7z x a.7z -obuild", "7z x a.7z -aoa"},
 		{"7z x a.7z -obuild", "7z x a.7z -poops"},
+		{"unzip -o x.zip -d ./build", "unzip -: -o x.zip -d ./build"}, // members named ../x escape it
+		{"7z x a.7z -obuild", "7z x a.7z -obuild -spf"},
 		{"git clone u", "git clone --templ=./tpl u"}, // git takes a long option abbreviated
 		{"git init", "git init --temp ./tpl"},
 		{"git clone -c core.autocrlf=false u", "git clone --conf core.hooksPath=./h u"},
