@@ -161,6 +161,9 @@ func TestAlwaysScope_CommandShapes(t *testing.T) {
 		{"curl -s https://API.a.invalid/x", "curl -s https://api.a.invalid/y", true}, // a host's letter case is no other host
 		{"git pull https://a.invalid/r.git", "git pull https://a.invalid/s.git", false},
 		{"curl -s https://a.invalid/%zz", "curl -s https://b.invalid/%zz", false},
+		{"curl -s api.a.invalid/x.json", "curl -s api.a.invalid/y.json", true}, // no scheme: still a fetch of one host
+		{"curl -s -o out/a.json https://a.invalid/x", "curl -s -o out/b.json https://a.invalid/y", true},
+		{"git fetch origin feat:main", "git fetch origin feat:evil", false},
 	}
 	for _, tt := range tests {
 		if got := AlwaysScope("Bash", tt.a) == AlwaysScope("Bash", tt.b); got != tt.same {

@@ -131,7 +131,12 @@ func commandShape(argv []string) []string {
 	reader := (urlReaders[progName(argv[0])] || len(argv) > 1 && urlReaders[progName(argv[0])+" "+argv[1]]) &&
 		!hasFlag(argv, "-X", "--request", "-d", "--data", "--data-raw", "--data-binary", "--data-urlencode", "--json", "-F", "--form", "-T",
 			"--upload-file", "--method", "--post-data", "--post-file", "--body-data", "--body-file")
+	web := progName(argv[0]) == "curl" || progName(argv[0]) == "wget"
 	for i, a := range argv { // a URL keeps its host, and its path unless the command only fetches from it
+		if web && i > 0 && bareURL().MatchString(a) { // curl api.a.invalid/x.json: no path, a URL without its scheme
+			a = "http://" + a
+			argv[i] = a
+		}
 		if h := urlHost(a); reader && h != "" {
 			argv[i] = h
 		}
@@ -177,10 +182,19 @@ func urlHost(s string) string {
 	} else if err != nil && strings.Contains(s, "://") && !strings.HasPrefix(s, "-") {
 		return s
 	}
-	return scpURL().FindString(s)
+	if h := scpURL().FindString(s); h != "" || !scpHost().MatchString(s) {
+		return h
+	}
+	return s // host:path without a user (git, scp, rsync): kept whole, as hub cannot tell it from a refspec
 }
 
+var scpHost = lazyRE(`^[\w.-]{2,}:`)
+
 var scpURL = lazyRE(`^[\w.-]+@[\w.-]+:`)
+
+// bareURL is a host (dotted, or with a port) and a path, as curl and wget
+// take a URL without its scheme.
+var bareURL = lazyRE(`^[\w-]+(\.[\w-]+)+(:\d+)?/|^[\w.-]+:\d+(/|$)`)
 
 // pathWord reports an operand naming a file, a directory or a URL: a
 // word of path characters only, not a flag, that reads as one: a URL, a
