@@ -164,6 +164,7 @@ func TestAlwaysScope_CommandShapes(t *testing.T) {
 		{"curl -s api.a.invalid/x.json", "curl -s api.a.invalid/y.json", true}, // no scheme: still a fetch of one host
 		{"curl -s -o out/a.json https://a.invalid/x", "curl -s -o out/b.json https://a.invalid/y", true},
 		{"git fetch origin feat:main", "git fetch origin feat:evil", false},
+		{"curl -s -H 'Accept: a/json' https://a.invalid/x", "curl -s -H 'Accept: a/json' https://a.invalid/y", true},
 	}
 	for _, tt := range tests {
 		if got := AlwaysScope("Bash", tt.a) == AlwaysScope("Bash", tt.b); got != tt.same {

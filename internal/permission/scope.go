@@ -130,7 +130,10 @@ func commandShape(argv []string) []string {
 	argv = slices.Clone(argv)
 	reader := (urlReaders[progName(argv[0])] || len(argv) > 1 && urlReaders[progName(argv[0])+" "+argv[1]]) &&
 		!hasFlag(argv, "-X", "--request", "-d", "--data", "--data-raw", "--data-binary", "--data-urlencode", "--json", "-F", "--form", "-T",
-			"--upload-file", "--method", "--post-data", "--post-file", "--body-data", "--body-file")
+			"--upload-file", "--method", "--post-data", "--post-file", "--body-data", "--body-file") &&
+		!slices.ContainsFunc(argv[1:], func(a string) bool { // git fetch URL main:main writes a branch of the work tree's
+			return progName(argv[0]) == "git" && !strings.HasPrefix(a, "-") && strings.Contains(a, ":") && !strings.Contains(a, "://") && scpURL().FindString(a) == ""
+		})
 	web := progName(argv[0]) == "curl" || progName(argv[0]) == "wget"
 	for i, a := range argv { // a URL keeps its host, and its path unless the command only fetches from it
 		if web && i > 0 && bareURL().MatchString(a) { // curl api.a.invalid/x.json: no path, a URL without its scheme
