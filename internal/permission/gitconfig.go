@@ -200,7 +200,7 @@ func (r *reader) readHooks(dirs []string, x *runCtx) {
 // config's core.hooksPath names (a relative one from the work tree, or
 // the one core.worktree moves it to).
 func hookDirs(g string, conf []gitKV) []string {
-	dirs, roots := []string{path.Join(gitCommon(g), "hooks")}, []string{strings.TrimSuffix(g, "/.git")}
+	dirs, roots := []string{path.Join(gitCommon(g), "hooks")}, []string{workTree(g)}
 	for _, kv := range conf {
 		if kv.key == "core.worktree" {
 			roots = append(roots, joinShell(g, kv.val))
@@ -225,6 +225,15 @@ func gitWorkRoot(dir string) string {
 		}
 	}
 	return dir
+}
+
+// workTree is the work tree of the git directory g: a linked worktree's
+// (git worktree add) as its gitdir file names it, else g's parent.
+func workTree(g string) string {
+	if b, err := readCapped(path.Join(g, "gitdir"), maxGitConfig); err == nil {
+		return path.Dir(toSlash(strings.TrimSpace(string(b))))
+	}
+	return strings.TrimSuffix(g, "/.git")
 }
 
 // findGitDir is the repository git discovers from dir: dir/.git (a

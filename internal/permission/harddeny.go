@@ -127,7 +127,7 @@ func (r *reader) emit(c *call) {
 	k.downloads()
 	r.symlinks(c)
 	for _, w := range k.writtenFiles() {
-		if !w.under || c.prog() == "git" { // a clone's files are git's own
+		if !w.under && !w.lands || c.prog() == "git" { // a clone's files are git's own
 			continue
 		}
 		ps, ok := k.paths(w)
@@ -644,7 +644,7 @@ func (k *check) copyDests(args []arg) []arg {
 		case o.dynamic && base != "." && base != "..":
 			k.unnamedIn(dest)
 		default: // x/, x/. and x/.. copy what is in them (rsync, BSD cp): files hub cannot name
-			out = append(out, arg{text: path.Join(dest.text, base), glob: dest.glob || o.glob, under: dest.under || base == "." || base == ".."})
+			out = append(out, arg{text: path.Join(dest.text, base), glob: dest.glob || o.glob, under: dest.under || base == "." || base == "..", lands: true})
 		}
 	}
 	return out
@@ -671,7 +671,11 @@ func (k *check) unpackDirs(prog string, args []arg) []arg {
 	short, long := "C", "--directory"
 	switch ops := operands(args); {
 	case prog == "unzip":
-		if hasShort(args, "lptvZc") {
+		_, opts := k.optValues(args, "dP", "", "") // -dsrc/.. and -Ppass hold values, not options
+		if i := slices.IndexFunc(opts, func(a arg) bool { return !strings.HasPrefix(a.text, "-") }); i >= 0 {
+			opts = opts[:i] // past the archive, words are members (unzip x.zip -x -c extracts)
+		}
+		if hasShort(opts, "lptvZc") {
 			return nil // lists, tests or prints
 		}
 		short, long = "d", ""
@@ -683,7 +687,9 @@ func (k *check) unpackDirs(prog string, args []arg) []arg {
 		}
 		short, long = "", ""
 	case prog == "patch":
-		if len(operands(skipValues(args, "-p", "-i", "-o", "-r", "-B", "-D", "-F", "-V", "-Y", "-z", "-g", "-d", "--input", "--reject-file"))) > 0 || hasShort(args, "o") || hasLong(args, "--output") {
+		outs, rest := k.optValues(args, "o", "--output", "piBDFVYzgdr") // -iconfig.diff, -dtools: values, not -o
+		if len(outs) > 0 || len(operands(skipValues(rest, "-p", "-i", "-r", "-B", "-D", "-F", "-V", "-Y", "-z", "-g", "-d", "--input", "--reject-file",
+			"--directory", "--strip", "--prefix", "--suffix", "--basename-prefix", "--fuzz", "--ifdef", "--version-control", "--get"))) > 0 {
 			return nil // the file named, or the output
 		}
 		short = "d"
@@ -702,10 +708,11 @@ func (k *check) unpackDirs(prog string, args []arg) []arg {
 		return nil
 	}
 	if prog == "cpio" && !hasLong(args, "--no-absolute-filenames") || prog == "pax" || strings.HasSuffix(prog, "tar") &&
-		(hasShort(args, "P") || hasLong(args, "--absolute-names") || !strings.HasPrefix(first, "-") && strings.Contains(first, "P")) {
-		k.unknown() // members named from / are written there, wherever it unpacks
+		(hasShort(args, "P") || hasLong(args, "--absolute-names") || !strings.HasPrefix(first, "-") && strings.Contains(first, "P")) ||
+		prog == "unzip" && hasShort(args, ":") || strings.HasPrefix(prog, "7z") && slices.ContainsFunc(args, func(a arg) bool { return strings.HasPrefix(a.text, "-spf") }) {
+		k.unknown() // members named from / (or ../, unzip -:) are written there, wherever it unpacks
 	}
-	dirs, _ := k.optValues(args, short, long, "")
+	dirs, _ := k.optValues(args, short, long, unpackValued(prog))
 	if dirs == nil {
 		dirs = []arg{{text: "."}}
 	}
@@ -713,6 +720,18 @@ func (k *check) unpackDirs(prog string, args []arg) []arg {
 		dirs[i].under = true
 	}
 	return dirs
+}
+
+// unpackValued are the other short options of an unpacker that take a
+// value: tar -xfC.tgz reads C.tgz (no -C), 7z's -aoa and -poops are no -o.
+func unpackValued(prog string) string {
+	switch {
+	case strings.HasPrefix(prog, "7z"):
+		return "abcdefghijklmnpqrstuvwxyz" // a switch a word, its value after its name
+	case strings.HasSuffix(prog, "tar"):
+		return "fbgHIKLNTVXF"
+	}
+	return map[string]string{"unzip": "P", "patch": "piBDFVYzgor", "cpio": "EFHIMOR"}[prog]
 }
 
 // optValues splits an option out of args wherever it stands (-s V, -xs V,

@@ -158,6 +158,13 @@ func TestAlwaysScope_CommandShapes(t *testing.T) {
 		{"git clone git@a.invalid:o/r.git", "git clone git@a.invalid:o/s.git", true},
 		{"grep -R foo src", "grep -R bar lib", true}, // grep's -R and -H take no value
 		{"grep -H foo src", "grep -H bar src", true},
+		{"curl -s https://API.a.invalid/x", "curl -s https://api.a.invalid/y", true}, // a host's letter case is no other host
+		{"git pull https://a.invalid/r.git", "git pull https://a.invalid/s.git", false},
+		{"curl -s https://a.invalid/%zz", "curl -s https://b.invalid/%zz", false},
+		{"curl -s api.a.invalid/x.json", "curl -s api.a.invalid/y.json", true}, // no scheme: still a fetch of one host
+		{"curl -s -o out/a.json https://a.invalid/x", "curl -s -o out/b.json https://a.invalid/y", true},
+		{"git fetch origin feat:main", "git fetch origin feat:evil", false},
+		{"curl -s -H 'Accept: a/json' https://a.invalid/x", "curl -s -H 'Accept: a/json' https://a.invalid/y", true},
 	}
 	for _, tt := range tests {
 		if got := AlwaysScope("Bash", tt.a) == AlwaysScope("Bash", tt.b); got != tt.same {

@@ -130,8 +130,16 @@ func commandShape(argv []string) []string {
 	argv = slices.Clone(argv)
 	reader := (urlReaders[progName(argv[0])] || len(argv) > 1 && urlReaders[progName(argv[0])+" "+argv[1]]) &&
 		!hasFlag(argv, "-X", "--request", "-d", "--data", "--data-raw", "--data-binary", "--data-urlencode", "--json", "-F", "--form", "-T",
-			"--upload-file", "--method", "--post-data", "--post-file", "--body-data", "--body-file")
+			"--upload-file", "--method", "--post-data", "--post-file", "--body-data", "--body-file") &&
+		!slices.ContainsFunc(argv[1:], func(a string) bool { // git fetch URL main:main writes a branch of the work tree's
+			return progName(argv[0]) == "git" && !strings.HasPrefix(a, "-") && strings.Contains(a, ":") && !strings.Contains(a, "://") && scpURL().FindString(a) == ""
+		})
+	web := progName(argv[0]) == "curl" || progName(argv[0]) == "wget"
 	for i, a := range argv { // a URL keeps its host, and its path unless the command only fetches from it
+		if web && i > 0 && bareURL().MatchString(a) { // curl api.a.invalid/x.json: no path, a URL without its scheme
+			a = "http://" + a
+			argv[i] = a
+		}
 		if h := urlHost(a); reader && h != "" {
 			argv[i] = h
 		}
@@ -157,8 +165,9 @@ func commandShape(argv []string) []string {
 
 // urlReaders fetch what a URL names (without a method or data to send),
 // so an "always" for one lets its path vary on the same host; any other
-// command keeps the whole URL.
-var urlReaders = set("curl", "wget", "git clone", "git fetch", "git pull", "git ls-remote")
+// command keeps the whole URL (git pull merges what another repository of
+// the host holds, its hooks directory's files too, into the work tree).
+var urlReaders = set("curl", "wget", "git clone", "git fetch", "git ls-remote")
 
 // placeFlags name where a command acts (gh's repository, docker's
 // daemon, a registry): their value is kept, as a subcommand is.
@@ -167,15 +176,28 @@ var placeFlags = set("-R", "--repo", "--hostname", "-H", "--host", "--context", 
 func urlWord(s string) bool { return urlHost(s) != "" }
 
 // urlHost is a URL's scheme and host (and port), or git's user@host: of
-// user@host:path; "" for a word that is no URL.
+// user@host:path; "" for a word that is no URL. A URL Go cannot parse
+// (https://a/%zz, curl's https://{a,b}/) is kept whole: hub cannot tell
+// its host.
 func urlHost(s string) string {
 	if u, err := url.Parse(s); err == nil && u.Scheme != "" && strings.Contains(s, "://") {
-		return u.Scheme + "://" + u.Host
+		return u.Scheme + "://" + strings.ToLower(u.Host)
+	} else if err != nil && strings.Contains(s, "://") && !strings.HasPrefix(s, "-") {
+		return s
 	}
-	return scpURL().FindString(s)
+	if h := scpURL().FindString(s); h != "" || !scpHost().MatchString(s) {
+		return h
+	}
+	return s // host:path without a user (git, scp, rsync): kept whole, as hub cannot tell it from a refspec
 }
 
+var scpHost = lazyRE(`^[\w.-]{2,}:`)
+
 var scpURL = lazyRE(`^[\w.-]+@[\w.-]+:`)
+
+// bareURL is a host (dotted, or with a port) and a path, as curl and wget
+// take a URL without its scheme.
+var bareURL = lazyRE(`^[\w-]+(\.[\w-]+)+(:\d+)?/|^[\w.-]+:\d+(/|$)`)
 
 // pathWord reports an operand naming a file, a directory or a URL: a
 // word of path characters only, not a flag, that reads as one: a URL, a

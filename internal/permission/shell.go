@@ -35,6 +35,7 @@ type arg struct {
 	subst    bool // comes from a command substitution
 	maybe    bool // dynamic, but text is one of its values (${X:-/})
 	onDisk   bool // already resolved through the links on disk (check.onDisk)
+	lands    bool // a copied file's name in the destination directory (cp -r x/hooks .)
 }
 
 type redir struct {
@@ -90,7 +91,7 @@ type reading struct {
 	deny    string   // a verdict found while walking (fork bomb, downloaded code)
 	must    string   // why it is asked every time, whatever allows it
 	alone   bool     // a verdict read a file another command of the line may change
-	fills   []string // directories filled with files hub cannot name (an archive's, a copied directory's)
+	fills   []string // directories filled with files hub cannot name (an archive's, a copied directory's), and where copies land
 }
 
 // reader walks one command line.

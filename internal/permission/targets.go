@@ -270,7 +270,7 @@ func (hd hookDirsOf) written(p string) bool {
 		if g := findGitDir(path.Dir(p)); g != "" {
 			r, _ := newReader()
 			dirs = hookDirs(g, slices.Concat(r.userGitConf(), r.gitFiles(path.Join(gitCommon(g), "config"), path.Join(g, "config.worktree"))))
-			dirs[0] = strings.TrimSuffix(g, "/.git") // the work tree's root, in place of .git/hooks
+			dirs[0] = workTree(g) // the work tree's root, in place of .git/hooks
 		}
 		for i, h := range dirs {
 			if h = strings.ToLower(path.Clean(h)); i > 0 && path.Base(h) == "_" {
@@ -282,7 +282,14 @@ func (hd hookDirsOf) written(p string) bool {
 	}
 	p = strings.ToLower(p)
 	return len(dirs) > 0 && slices.ContainsFunc(dirs[1:], func(h string) bool {
-		return p == h || strings.HasPrefix(p, h+"/") || strings.HasPrefix(h, p+"/") && strings.HasPrefix(p, dirs[0]+"/")
+		for a := h; ; { // h, or one above it in the work tree
+			if m, _ := path.Match(p, a); m || p == a { // p may be a pattern (cp -r tpl/* .)
+				return true
+			}
+			if a = path.Dir(a); a == "/" || !strings.HasPrefix(a, dirs[0]+"/") {
+				return strings.HasPrefix(p, h+"/")
+			}
+		}
 	})
 }
 

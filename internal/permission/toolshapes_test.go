@@ -113,6 +113,24 @@ func TestService_AlwaysNeverCoversSensitiveTargets(t *testing.T) {
 		{"git clone -c core.autocrlf=false u", "git clone -c alias.st='!sh x' u"},
 		{"git init", "git init --template ./tpl"},
 		{"git clone u", "git clone --template ./tpl u"},
+		// an archive or a diff unpacked in the workspace, its directory read past another option's value
+		{"unzip -o x.zip -d ./build", "unzip -o x.zip -dsrc/.."},
+		{"unzip -o x.zip -d ./build", "unzip -o x.zip -d.git"},
+		{"unzip -o x.zip -d ./build", "unzip -o x.zip -x -c"}, // past the archive, -c is a member's name
+		{"unzip -o x.zip -d ./build", "unzip -Plpt x.zip"},
+		{"unzip -o x.zip -d ./build", "unzip -Pdpass x.zip"},
+		{"patch -d ./build -p1 -i x.diff", "patch -p1 -iconfig.diff"},
+		{"patch -d ./build -p1 -i x.diff", "patch -p1 -dtools/.. -i x.diff"},
+		{"patch -d ./build -p1 -i x.diff", "patch --directory . -p1 -i x.diff"},
+		{"patch -d ./build -p1 -i x.diff", "patch -rfoo.rej -p1 -i x.diff"},
+		{"tar -xf x.tar -C ./build", "tar -xfCx.tgz"},
+		{"7z x a.7z -obuild", "7z x a.7z -aoa"},
+		{"7z x a.7z -obuild", "7z x a.7z -poops"},
+		{"unzip -o x.zip -d ./build", "unzip -: -o x.zip -d ./build"}, // members named ../x escape it
+		{"7z x a.7z -obuild", "7z x a.7z -obuild -spf"},
+		{"git clone u", "git clone --templ=./tpl u"}, // git takes a long option abbreviated
+		{"git init", "git init --temp ./tpl"},
+		{"git clone -c core.autocrlf=false u", "git clone --conf core.hooksPath=./h u"},
 		{"echo hi", "echo '[core] pager = x' >> .git/config"},
 		{"tee log.txt", "tee -a .git/hooks/pre-commit"},
 		{"sed -i s/a/b/ a.go", "sed -i s/a/b/ .git/config"},
@@ -239,6 +257,20 @@ func TestService_AlwaysNeverCoversAHooksPathWrite(t *testing.T) {
 		{".githooks", "cp a b", "cp x githooks.md", true},
 		{".husky/_", "cp a b", "cp x src/husky.ts", true},
 		{".githooks", "cat a.go", "cat .githooks/pre-commit", true},
+		// a copy that lands as the hooks directory, or one above it, in a directory named
+		{".githooks", "cp a b", "cp -r tpl/.githooks .", false},
+		{".githooks", "mv a b", "mv tpl/.githooks ./", false},
+		{"tools/hooks", "cp a b", "cp -r tpl/tools .", false},
+		{"tools/hooks", "rsync -a a b", "rsync -a tpl/tools .", false},
+		{"tools/hooks", "cp a b", "cp -r tpl/* .", false},
+		{"tools/hooks", "cp a b", "cp -rt . tpl/tools", false},
+		{"tools/hooks", "cp a b", "cp -r tpl/src .", true},
+		{"tools/hooks", "cp a b", "cp tpl/*.go .", true},
+		{"tools/hooks", "cp a b", "cp -r tpl/* ./build", true},
+		{".githooks", "cp a b", "tar -xvzf dist.tgz -Cbuild", true},
+		{".githooks", "cp a b", "7z x a.7z -obuild -aoa", true},
+		{".githooks", "cp a b", "patch -p1 -o out.c -i x.diff", true},
+		{".githooks", "cp a b", "unzip -qq -l x.zip", true},
 	} {
 		ws := filepath.Join(home, "proj"+strings.NewReplacer("/", "", ".", "", "_", "").Replace(tt.hooks))
 		write(t, filepath.Join(ws, ".git", "HEAD"), "ref: refs/heads/main\n")
@@ -258,6 +290,26 @@ func TestService_AlwaysNeverCoversAHooksPathWrite(t *testing.T) {
 		if v := s.Check(edit); v.Decision == Allow {
 			t.Errorf("an always kept for editing %s: %+v", edit.Path, v)
 		}
+	}
+	// a linked worktree (git worktree add) runs the hooks under its own top
+	main, wt := filepath.Join(home, "projmain"), filepath.Join(home, "projwt")
+	write(t, filepath.Join(main, ".git", "HEAD"), "ref: refs/heads/main\n")
+	write(t, filepath.Join(main, ".git", "config"), "[core]\n\thooksPath = .githooks\n")
+	mkdirs(t, filepath.Join(main, ".git", "objects"), filepath.Join(main, ".git", "refs"), filepath.Join(wt, ".githooks"))
+	write(t, filepath.Join(main, ".git", "worktrees", "w", "HEAD"), "ref: refs/heads/w\n")
+	write(t, filepath.Join(main, ".git", "worktrees", "w", "commondir"), "../..\n")
+	write(t, filepath.Join(main, ".git", "worktrees", "w", "gitdir"), filepath.ToSlash(filepath.Join(wt, ".git"))+"\n")
+	write(t, filepath.Join(wt, ".git"), "gitdir: "+filepath.ToSlash(filepath.Join(main, ".git", "worktrees", "w"))+"\n")
+	for _, cmd := range []string{"cp x .githooks/pre-commit", "tar -C .githooks -xf x.tar"} {
+		req, s := Request{Tool: "Bash", Kind: adapters.KindExecute, Command: cmd, Cwd: wt}, mustNew(t)
+		s.Remember(req, adapters.AllowAlways)
+		if v := s.Check(req); v.Decision == Allow {
+			t.Errorf("%q in a linked worktree after an always: %+v", cmd, v)
+		}
+	}
+	write(t, filepath.Join(wt, ".githooks", "pre-commit"), "#!/bin/sh\nrm -rf ~\n") // and reads them there
+	if v := mustNew(t).Check(Request{Tool: "Bash", Kind: adapters.KindExecute, Command: "git commit -m x", Cwd: wt}); v.Decision != Deny {
+		t.Errorf("git commit in a linked worktree whose hook deletes home: %+v, want denied", v)
 	}
 	// the user's own relative core.hooksPath applies in every repository
 	write(t, filepath.Join(home, ".gitconfig"), "[core]\n\thooksPath = .team-hooks\n")

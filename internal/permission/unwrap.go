@@ -574,6 +574,9 @@ func (r *reader) git(argv []arg, x *runCtx) []arg {
 			return r.git(append([]arg{argv[0]}, args...), x)
 		}
 	}
+	if spelled := gitSpelled(args); !slices.Equal(texts(spelled), texts(args)) {
+		args, stripped = spelled, true
+	}
 	r.gitRuns(args, x)
 	if len(args) > 0 {
 		r.gitRepoRunsFor(args[0].text, repo, x)
@@ -584,6 +587,31 @@ func (r *reader) git(argv []arg, x *runCtx) []arg {
 	}
 	out := append([]arg{argv[0]}, args...)
 	x.layers = append(x.layers[:len(x.layers):len(x.layers)], texts(out))
+	return out
+}
+
+// gitLongs are the long options of a git subcommand hub reads (a program
+// it runs, a config, a template, a directory it fills), which git also
+// takes abbreviated to any prefix: git push --rec=CMD is --receive-pack=CMD.
+var gitLongs = map[string][]string{"clone": strings.Fields("--upload-pack --config --template --separate-git-dir --reference"),
+	"init": {"--template", "--separate-git-dir"}, "fetch": {"--upload-pack"}, "pull": {"--upload-pack"}, "ls-remote": {"--upload-pack", "--exec"},
+	"push": {"--receive-pack", "--exec"}, "rebase": {"--exec"}, "archive": {"--exec"}, "difftool": {"--extcmd"}, "send-email": {"--sendmail-cmd"}}
+
+// gitSpelled is args (the subcommand first) with such options spelled out.
+func gitSpelled(args []arg) []arg {
+	if len(args) == 0 {
+		return args
+	}
+	out := slices.Clone(args)
+	for i, a := range out[1:] {
+		name, v, eq := strings.Cut(a.text, "=")
+		if a.text == "--" {
+			break
+		}
+		if j := slices.IndexFunc(gitLongs[args[0].text], func(l string) bool { return len(name) > 3 && strings.HasPrefix(l, name) }); j >= 0 {
+			out[i+1].text = gitLongs[args[0].text][j] + map[bool]string{true: "=" + v}[eq]
+		}
+	}
 	return out
 }
 
