@@ -191,6 +191,33 @@ func TestFallback_TheNextAgentStaysThePersona(t *testing.T) {
 	}
 }
 
+// A session whose agent runs as a persona that is gone when hub loads it
+// again (its file removed or no longer readable) does not run the agent
+// bare: that would drop every rule the persona added.
+func TestFallback_APersonaGoneStopsItsFallbackAgent(t *testing.T) {
+	reg, reg2 := adapters.NewRegistry(), adapters.NewRegistry()
+	inner := &scripted{name: "inner", startErr: fmt.Errorf("down: %w", adapters.ErrNotAuthenticated)}
+	reg.Register(&personas.Adapter{P: personas.Persona{Name: "first", Description: "d", Prompt: "You only review.", Trusted: true}, Backend: inner})
+	second := &forgetful{}
+	reg.Register(renamed{second, "second"})
+	reg2.Register(renamed{second, "second"})
+	opts := Options{Registry: reg, DefaultAgent: "first", Logger: zerolog.Nop(), StateDir: t.TempDir(), Fallback: map[string][]string{"first": {"second"}}}
+	c := startClient(t, opts)
+	sid, cwd := c.start(t)
+	c.prompt(sid, "fix it")
+	c.close()
+	opts.Registry = reg2
+	c2 := startClient(t, opts)
+	c2.init(schema.ClientCapabilities{})
+	c2.must("session/load", schema.LoadSessionRequest{SessionID: sid, Cwd: cwd, McpServers: []schema.McpServer{}}, nil)
+	_, rpcErr := c2.call("session/prompt", schema.PromptRequest{SessionID: sid, Prompt: []schema.ContentBlock{schema.TextBlock("and now?")}})
+	second.mu.Lock()
+	defer second.mu.Unlock()
+	if len(second.instr) != 1 {
+		t.Fatalf("second started %d times (instructions %q, prompt error %v): want it refused once its persona is gone", len(second.instr), second.instr, rpcErr)
+	}
+}
+
 // A turn hub prices (no agent told its cost) costs every attempt's usage,
 // as hub run's summary says: the editor's last cost is the sum, once.
 func TestFallback_PricedCostIsEveryAttempts(t *testing.T) {

@@ -193,7 +193,22 @@ func (ss *session) agents() *adapters.Registry {
 // as the persona the session runs (conversation.FallbackAgents). Caller
 // holds ss.mu.
 func (ss *session) runnersLocked(list ...string) *adapters.Registry {
-	return conversation.FallbackAgents(ss.agents(), cmp.Or(ss.rec.Persona, ss.rec.Agent), append([]string{ss.rec.Agent}, list...))
+	reg := ss.agents()
+	if a, _ := reg.Get(ss.rec.Persona); ss.rec.Persona != "" && !isPersona(a) { // gone since: the agent never runs bare
+		gone := adapters.NewRegistry()
+		for _, n := range reg.Names() {
+			a, _ := reg.Get(n)
+			gone.Register(a)
+		}
+		gone.Register(&personas.Adapter{P: personas.Persona{Name: ss.rec.Persona, Untrusted: "its file is gone or unreadable; pick another agent"}})
+		reg = gone
+	}
+	return conversation.FallbackAgents(reg, cmp.Or(ss.rec.Persona, ss.rec.Agent), append([]string{ss.rec.Agent}, list...))
+}
+
+func isPersona(a adapters.Adapter) bool {
+	_, ok := a.(*personas.Adapter)
+	return ok
 }
 
 // noteAgentSessionID keeps agent session b's own id for resume even when

@@ -72,6 +72,9 @@ func Verdict(a adapters.Adapter, ready func(adapters.Adapter) error) (state stri
 		case p.Backend == nil:
 			return "cannot run", p.noBackend()
 		}
+		if err := p.carries(); err != nil {
+			return "cannot run", err
+		}
 		if _, _, err := p.P.modeOn(p.Backend.Capabilities(), p.Backend.Name()); err != nil {
 			return "cannot run", err
 		}
@@ -89,6 +92,19 @@ func (a *Adapter) Ready() error {
 	return err
 }
 
+// carries is an error when a takes a persona's turn over (As) but is
+// itself a persona of another mode: its mode would replace the carried
+// one's, and a mode named by a backend has no order hub could call
+// narrower, so the agent cannot take the turn (Permissions as shown).
+func (a *Adapter) carries() error {
+	in, ok := a.Backend.(*Adapter)
+	if !ok || a.As == "" || cmp.Or(in.P.Mode, ModeDefault) == cmp.Or(a.P.Mode, ModeDefault) {
+		return nil
+	}
+	return fmt.Errorf("persona %s runs in mode %s, not persona %s's %s: it cannot take %s's turn over: %w",
+		in.P.Name, cmp.Or(in.P.Mode, ModeDefault), a.P.Name, cmp.Or(a.P.Mode, ModeDefault), a.P.Name, adapters.ErrUnsupported)
+}
+
 func (a *Adapter) noBackend() error {
 	return fmt.Errorf("%w %q: persona %s (%s) runs on it; fix its agent key (see 'hub agents')", adapters.ErrUnknownAgent, a.P.Agent, a.P.Name, a.P.File)
 }
@@ -101,6 +117,9 @@ func (a *Adapter) Start(ctx context.Context, opts adapters.SessionOptions) (adap
 	}
 	if a.Backend == nil {
 		return nil, a.noBackend()
+	}
+	if err := a.carries(); err != nil {
+		return nil, err
 	}
 	opts, warns, err := a.P.Apply(opts, a.Backend.Capabilities(), a.Backend.Name())
 	if err != nil {

@@ -118,8 +118,17 @@ func (p Persona) Apply(opts adapters.SessionOptions, caps adapters.Capabilities,
 		warns = append(warns, "persona "+p.Name+": "+warn)
 	}
 	if f := p.Filter(); f != nil {
-		if opts.Tools != nil {
-			f.Deny = append(f.Deny, opts.Tools.Deny...)
+		if o := opts.Tools; o != nil { // the persona whose turn it takes over narrowed them first
+			f.Deny = append(f.Deny, o.Deny...)
+			switch {
+			case o.Allow == nil:
+			case f.Allow == nil:
+				f.Allow = o.Allow
+			default: // what both list
+				f.Allow = slices.DeleteFunc(f.Allow, func(e string) bool {
+					return !slices.ContainsFunc(o.Allow, func(a string) bool { return strings.EqualFold(a, e) })
+				})
+			}
 		}
 		opts.Tools = f
 	}

@@ -46,6 +46,34 @@ func TestApply_ModeNeverBypassesTheGate(t *testing.T) {
 	}
 }
 
+// A fallback persona runs under the persona whose turn it takes over
+// (conversation.FallbackAgents): its tools never widen the first one's.
+func TestApply_FallbackPersonaKeepsTheCarriedTools(t *testing.T) {
+	caps := adapters.Capabilities{Modes: []adapters.Option{{ID: "plan"}}}
+	carried := Persona{Name: "reader", Tools: []string{"Read", "Grep"}, ToolsSet: true, Trusted: true}
+	for _, own := range []Persona{
+		{Name: "nofetch", Disallowed: []string{"WebFetch"}, Trusted: true},
+		{Name: "wide", Tools: []string{"Read", "Bash", "mcp__db__query"}, ToolsSet: true, Trusted: true},
+	} {
+		b := &capture{caps: caps}
+		outer := &Adapter{P: carried, Backend: &Adapter{P: own, Backend: b}, As: "second"}
+		if _, err := outer.Start(context.Background(), adapters.SessionOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		for _, tool := range []struct {
+			name string
+			kind adapters.ToolKind
+		}{{"mcp__db__query", adapters.KindOther}, {"delegate_agent", adapters.KindOther}, {"Bash", adapters.KindExecute}} {
+			if b.got.Tools.Permits(tool.name, tool.kind) {
+				t.Errorf("%s taking %s's turn over: filter %+v permits %s", own.Name, carried.Name, b.got.Tools, tool.name)
+			}
+		}
+		if !b.got.Tools.Permits("Read", adapters.KindRead) {
+			t.Errorf("%s taking %s's turn over: filter %+v refuses Read, which both list", own.Name, carried.Name, b.got.Tools)
+		}
+	}
+}
+
 // Doctor, hub agents and the run tell one truth about a persona's mode: what doctor
 // says cannot run never starts its backend (in a mode that might grant
 // more than the persona says), and what it passes starts in the mode

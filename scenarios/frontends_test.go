@@ -70,9 +70,14 @@ func newWorld(t *testing.T, sc scenario, retries int) world {
 	}
 	w.reg.Register(first)
 	if sc.persona != nil {
-		w.reg.Register(&personas.Adapter{P: personas.Persona{Name: "first", Description: "d", Permissions: sc.persona, Trusted: true}, Backend: first})
+		w.reg.Register(&personas.Adapter{P: personas.Persona{Name: "first", Description: "d", Permissions: sc.persona, Mode: sc.modes[0], Trusted: true}, Backend: first})
 	}
-	w.reg.Register(&fake{name: "second", ask: sc.secondAsks, text: "second answered"})
+	second := &fake{name: "second", ask: sc.secondAsks, text: "second answered"}
+	if sc.modes[1] != "" {
+		second.name, second.modes = "second-cli", []adapters.Option{{ID: personas.ModePlan}, {ID: "acceptEdits"}}
+		w.reg.Register(&personas.Adapter{P: personas.Persona{Name: "second", Description: "d", Mode: sc.modes[1], Trusted: true}, Backend: second})
+	}
+	w.reg.Register(second)
 	return w
 }
 
@@ -269,11 +274,12 @@ func failureOf(msg string) conversation.Class {
 // for the shell command ask (when set) first, saying whether it ran.
 type fake struct {
 	name, ask, text string
+	modes           []adapters.Option
 }
 
 func (a *fake) Name() string { return a.name }
 func (a *fake) Capabilities() adapters.Capabilities {
-	return adapters.Capabilities{Permissions: true}
+	return adapters.Capabilities{Permissions: true, Modes: a.modes}
 }
 func (a *fake) Start(_ context.Context, o adapters.SessionOptions) (adapters.Session, error) {
 	return &fakeSession{a: a, o: o}, nil

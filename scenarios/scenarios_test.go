@@ -33,6 +33,9 @@ type scenario struct {
 	// persona, when set, has the first agent run as a persona with these
 	// permission rules.
 	persona []config.PermissionRule
+	// modes, when set, are the modes of the persona and of "second",
+	// then a persona of that mode on an agent that has both.
+	modes [2]string
 	// secondAsks, when set, is the shell command the fallback agent
 	// "second" asks to run before it answers.
 	secondAsks string
@@ -159,6 +162,17 @@ func scenarios() []scenario {
 					t.Errorf("answered by %q, refusals %q, exit %d, text %q: want second's git push refused once, naming the persona (exit 6)", o.Answered, o.Refusals, o.Exit, o.Text)
 				}
 			}},
+		// A fallback persona of another mode would run in its own mode
+		// (acceptEdits over plan): it is passed over; one of the same
+		// mode takes the turn over.
+		{name: "a persona's fallback persona of another mode is passed over", model: []mockllm.OpenAITurn{{Status: 401}}, persona: denyPush,
+			modes: [2]string{"plan", "acceptEdits"}, check: func(t *testing.T, fe frontEnd, w world, o outcome) {
+				if o.Answered == "second" || strings.Contains(o.Text, "second answered") || o.Failure != conversation.ClassAuth {
+					t.Errorf("answered by %q (failure %q), text %q: want second passed over and first's auth failure", o.Answered, o.Failure, o.Text)
+				}
+			}},
+		{name: "a persona's fallback persona of its mode takes the turn over", model: []mockllm.OpenAITurn{{Status: 401}}, persona: denyPush,
+			modes: [2]string{"plan", "plan"}, check: fellBack("first is not logged in", conversation.ClassAuth)},
 		{name: "a persona's ask rule leaves other commands be", cli: &fake{ask: "git status", text: "done."}, persona: askPush,
 			check: func(t *testing.T, _ frontEnd, _ world, o outcome) {
 				if len(o.Refusals) != 0 || !strings.Contains(o.Text, "ran it") {

@@ -305,6 +305,13 @@ func (r *reader) stmt(st *syntax.Stmt, sc *scope, stdin input) input {
 		for _, as := range c.Args {
 			r.assign(as, sc)
 		}
+	case *syntax.LetClause, *syntax.ArithmCmd: // ((D=5)) sets D to what hub does not compute
+		syntax.Walk(c, func(n syntax.Node) bool {
+			if l, ok := n.(*syntax.Lit); ok && syntax.ValidName(l.Value) {
+				sc.vars[l.Value] = unknown
+			}
+			return true
+		})
 	case *syntax.TimeClause:
 		return r.stmt(c.Stmt, sc, stdin)
 	case *syntax.CoprocClause:

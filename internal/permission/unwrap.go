@@ -185,6 +185,7 @@ func (r *reader) run(argv []arg, x *runCtx) input {
 			continue
 		}
 		name := progName(p.text)
+		readsInto(name, argv[1:], x.sc)
 		sub := 1
 		if at := npxRunnerAt(texts(argv)); len(at) > 0 {
 			for _, i := range at[:len(at)-1] { // the runner's word, or an option's value
@@ -482,6 +483,33 @@ func (r *reader) splitString(s string, sc *scope) []arg {
 		return []arg{{text: s}}
 	}
 	return r.fields(f, sc)
+}
+
+// readsInto makes unknown the variables builtin name sets from what only
+// the shell knows (read D, mapfile D, getopts o D, printf -v D, let D=…,
+// unset D), and every variable after a sourced script: D=/repo; read D;
+// git -C "$D" is not /repo.
+func readsInto(name string, args []arg, sc *scope) {
+	switch name {
+	case "source", ".":
+		for k := range sc.vars {
+			sc.vars[k] = unknown
+		}
+	case "printf":
+		for i, a := range args {
+			if v, ok := strings.CutPrefix(a.text, "-v"); ok && v == "" && i+1 < len(args) {
+				sc.vars[args[i+1].text] = unknown
+			} else if ok {
+				sc.vars[v] = unknown
+			}
+		}
+	case "read", "mapfile", "readarray", "getopts", "let", "unset":
+		for _, a := range args {
+			if k, _, _ := strings.Cut(a.text, "="); syntax.ValidName(k) {
+				sc.vars[k] = unknown
+			}
+		}
+	}
 }
 
 func isAssignment(s string) bool {
