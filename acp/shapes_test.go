@@ -218,7 +218,7 @@ func relayRows(t *testing.T, rows []permtest.Row, cwd string, perms config.Permi
 		opts.DefaultAgent, opts.Self, opts.Delegation, prompt = "root", "/usr/local/bin/hub", true, "shapes: go"
 	}
 	c := startClient(t, opts)
-	c.guard = 5 * hangGuard // one prompt makes every row's call, each asked over two pipes: a minute under Wine
+	c.guard = 10 * hangGuard // one prompt makes every row's call, each asked over two pipes: minutes under Wine
 	ed := &askedEditor{asked: map[string]bool{}}
 	c.perm = ed.perm
 	c.init(schema.ClientCapabilities{})

@@ -54,6 +54,10 @@ func classOf(d Denial, denied bool) permtest.Class {
 	return permtest.Deny
 }
 
+// shapesHangGuard ends a shapes run that hangs. It is not a timing
+// assertion: under Wine a run of every row takes over a minute.
+const shapesHangGuard = 10 * time.Minute
+
 // Every row is classified by hub run as by hub acp (acp's
 // TestShapes_HubACPClassifiesAlike): hub run --approve all with an ACP
 // agent, and hub run with the native loop (under --approve read-only, so
@@ -70,7 +74,7 @@ func TestShapes_HubRunClassifiesAlike(t *testing.T) {
 			Env: map[string]string{permtest.AgentEnv: file}, InitTimeout: 30 * time.Second, StopGrace: time.Second, Logger: zerolog.Nop()}))
 		var out, errb bytes.Buffer
 		s := Run(context.Background(), Options{Registry: reg, Agent: "shapes", Cwd: ws, Prompt: "go", Approve: conversation.ApproveAll, Format: FormatText,
-			Stdout: &out, Stderr: &errb, Timeout: time.Minute, Grace: 2 * time.Second, StopAll: func() {}, SkillsUserDir: t.TempDir()})
+			Stdout: &out, Stderr: &errb, Timeout: shapesHangGuard, Grace: 2 * time.Second, StopAll: func() {}, SkillsUserDir: t.TempDir()})
 		if s.ExitCode != conversation.ExitDenied {
 			t.Fatalf("exit %d (%s), want %d: the refusals are counted\n%s", s.ExitCode, s.Error, conversation.ExitDenied, errb.String())
 		}
@@ -99,7 +103,7 @@ func TestShapes_HubRunClassifiesAlike(t *testing.T) {
 			openai.Options{MaxRetries: &retries}))
 		var out, errb bytes.Buffer
 		s := Run(context.Background(), Options{Registry: reg, Agent: "openai", Cwd: ws, Prompt: "go", Approve: conversation.ApproveReadOnly, Format: FormatJSONL,
-			Stdout: &out, Stderr: &errb, Timeout: time.Minute, Grace: 2 * time.Second, StopAll: func() {}, SkillsUserDir: t.TempDir()})
+			Stdout: &out, Stderr: &errb, Timeout: shapesHangGuard, Grace: 2 * time.Second, StopAll: func() {}, SkillsUserDir: t.TempDir()})
 		if s.ExitCode != conversation.ExitDenied {
 			t.Fatalf("exit %d (%s), want %d\n%s", s.ExitCode, s.Error, conversation.ExitDenied, errb.String())
 		}
@@ -170,7 +174,7 @@ func TestShapes_HubRunAlwaysNoBroaderThanShown(t *testing.T) {
 			}
 			var out, errb bytes.Buffer
 			s := Run(context.Background(), Options{Registry: reg, Agent: agent, Cwd: ws, Prompt: "go", Approve: conversation.ApproveNone, Format: FormatJSONL,
-				Grants: store, Stdout: &out, Stderr: &errb, Timeout: time.Minute, Grace: 2 * time.Second, StopAll: func() {}, SkillsUserDir: t.TempDir()})
+				Grants: store, Stdout: &out, Stderr: &errb, Timeout: shapesHangGuard, Grace: 2 * time.Second, StopAll: func() {}, SkillsUserDir: t.TempDir()})
 			denied := map[string]Denial{}
 			for _, d := range s.Denied {
 				denied[d.ToolID] = d
