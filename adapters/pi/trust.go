@@ -2,10 +2,14 @@ package pi
 
 import (
 	"cmp"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/hubdev/hub/adapters"
 	"github.com/hubdev/hub/internal/config"
@@ -49,14 +53,39 @@ func (a *Adapter) trustArgs(so adapters.SessionOptions) (args []string, notice s
 	}
 	args = []string{"--no-extensions"}
 	home, _ := os.UserHomeDir()
-	own := filepath.Join(cmp.Or(so.Env[agentDirEnv], a.opts.Env[agentDirEnv], os.Getenv(agentDirEnv), filepath.Join(home, ".pi", "agent")), "extensions")
-	entries, _ := os.ReadDir(own)
+	agentDir := cmp.Or(so.Env[agentDirEnv], a.opts.Env[agentDirEnv], os.Getenv(agentDirEnv), filepath.Join(home, ".pi", "agent"))
+	entries, _ := os.ReadDir(filepath.Join(agentDir, "extensions"))
+	off := userOverrides(agentDir)
 	for _, e := range entries {
-		if ext := filepath.Ext(e.Name()); e.IsDir() || e.Type()&os.ModeSymlink != 0 || ext == ".ts" || ext == ".js" {
-			args = append(args, "-e", filepath.Join(own, e.Name()))
+		rel := "extensions/" + e.Name()
+		if ext := filepath.Ext(e.Name()); (e.IsDir() || e.Type()&os.ModeSymlink != 0 || ext == ".ts" || ext == ".js") &&
+			!strings.HasPrefix(e.Name(), ".") && e.Name() != "node_modules" && !off(rel, e.Name()) {
+			args = append(args, "-e", filepath.Join(agentDir, rel))
 		}
 	}
 	return args, config.LeftOut("pi", untrusted, " (and so without the extensions your settings and packages name)", "run code as pi starts", so.Cwd), nil
+}
+
+// userOverrides reports whether the user turned an extension of theirs
+// off in pi's settings, as pi reads its "extensions" list: "!glob" off,
+// "+path" back on, "-path" off (paths from agentDir, with slashes).
+func userOverrides(agentDir string) func(rel, name string) bool {
+	var s struct{ Extensions []string }
+	if b, err := config.ReadProjectFile(filepath.Join(agentDir, "settings.json")); err == nil {
+		_ = json.Unmarshal(b, &s)
+	}
+	return func(rel, name string) bool {
+		is := func(sign string, match func(p string) bool) bool {
+			return slices.ContainsFunc(s.Extensions, func(p string) bool { q, ok := strings.CutPrefix(p, sign); return ok && match(q) })
+		}
+		exact := func(p string) bool { return strings.TrimPrefix(filepath.ToSlash(p), "./") == rel }
+		glob := func(p string) bool {
+			ok1, _ := doublestar.Match(p, rel)
+			ok2, _ := doublestar.Match(p, name)
+			return ok1 || ok2
+		}
+		return is("-", exact) || is("!", glob) && !is("+", exact)
+	}
 }
 
 // agentDirEnv is pi's own folder (settings, extensions), ~/.pi/agent unset.
