@@ -126,6 +126,8 @@ func TestDigest_FilesChangedLeaveOutWhatFailed(t *testing.T) {
 	}
 }
 
+// A repair turn (NextTurn) on a priced model adds its own cost to the
+// first turn's: the sum is priced per turn, never left at the first's.
 func TestDigest_NextTurnPricesEachTurn(t *testing.T) {
 	p, ok := PriceOf("gpt-4o")
 	if !ok {
