@@ -55,26 +55,44 @@ func (a *Adapter) trustArgs(so adapters.SessionOptions) (args []string, notice s
 	home, _ := os.UserHomeDir()
 	agentDir := cmp.Or(so.Env[agentDirEnv], a.opts.Env[agentDirEnv], os.Getenv(agentDirEnv), filepath.Join(home, ".pi", "agent"))
 	entries, _ := os.ReadDir(filepath.Join(agentDir, "extensions"))
-	off := userOverrides(agentDir)
+	var own []string
 	for _, e := range entries {
-		rel := "extensions/" + e.Name()
 		if ext := filepath.Ext(e.Name()); (e.IsDir() || e.Type()&os.ModeSymlink != 0 || ext == ".ts" || ext == ".js") &&
-			!strings.HasPrefix(e.Name(), ".") && e.Name() != "node_modules" && !off(rel, e.Name()) {
-			args = append(args, "-e", filepath.Join(agentDir, rel))
+			!strings.HasPrefix(e.Name(), ".") && e.Name() != "node_modules" {
+			own = append(own, filepath.Join(agentDir, "extensions", e.Name()))
 		}
 	}
-	return args, config.LeftOut("pi", untrusted, " (and so without the extensions your settings and packages name)", "run code as pi starts", so.Cwd), nil
+	named, off := userExtensions(agentDir, home)
+	for _, p := range append(own, named...) {
+		rel, err := filepath.Rel(agentDir, p)
+		if _, missing := os.Stat(p); err == nil && missing == nil && !off(filepath.ToSlash(rel), filepath.Base(p)) {
+			args = append(args, "-e", p)
+		}
+	}
+	return args, config.LeftOut("pi", untrusted, " (and so without the extensions your packages name)", "run code as pi starts", so.Cwd), nil
 }
 
-// userOverrides reports whether the user turned an extension of theirs
-// off in pi's settings, as pi reads its "extensions" list: "!glob" off,
-// "+path" back on, "-path" off (paths from agentDir, with slashes).
-func userOverrides(agentDir string) func(rel, name string) bool {
+// userExtensions are the extension paths the user's pi settings name (from
+// agentDir, or ~), and whether the user turned an extension of theirs off
+// there, as pi reads its "extensions" list: "!glob" off, "+path" back on,
+// "-path" off (paths from agentDir, with slashes).
+func userExtensions(agentDir, home string) (named []string, off func(rel, name string) bool) {
 	var s struct{ Extensions []string }
 	if b, err := config.ReadProjectFile(filepath.Join(agentDir, "settings.json")); err == nil {
 		_ = json.Unmarshal(b, &s)
 	}
-	return func(rel, name string) bool {
+	for _, p := range s.Extensions {
+		if p = strings.TrimSpace(p); p != "" && !strings.ContainsAny(p[:1], "!+-") && !strings.ContainsAny(p, "*?") {
+			if t, ok := strings.CutPrefix(p, "~"); ok {
+				p = filepath.Join(home, t)
+			}
+			if !filepath.IsAbs(p) {
+				p = filepath.Join(agentDir, p)
+			}
+			named = append(named, p)
+		}
+	}
+	return named, func(rel, name string) bool {
 		is := func(sign string, match func(p string) bool) bool {
 			return slices.ContainsFunc(s.Extensions, func(p string) bool { q, ok := strings.CutPrefix(p, sign); return ok && match(q) })
 		}
