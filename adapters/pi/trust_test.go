@@ -19,6 +19,7 @@ func TestTrustArgs_UserExtensionsAsPiLoadsThem(t *testing.T) {
 	t.Setenv("XDG_STATE_HOME", t.TempDir())
 	home := t.TempDir()
 	t.Setenv("HOME", home)
+	t.Setenv("USERPROFILE", home) // os.UserHomeDir on Windows
 	agentDir, cwd := t.TempDir(), t.TempDir()
 	own := filepath.Join(agentDir, "extensions")
 	write := func(path, text string) {
