@@ -57,9 +57,9 @@ func (a *Adapter) trustArgs(so adapters.SessionOptions) (args []string, notice s
 	entries, _ := os.ReadDir(filepath.Join(agentDir, "extensions"))
 	var own []string
 	for _, e := range entries {
-		if ext := filepath.Ext(e.Name()); (e.IsDir() || e.Type()&os.ModeSymlink != 0 || ext == ".ts" || ext == ".js") &&
-			!strings.HasPrefix(e.Name(), ".") && e.Name() != "node_modules" {
-			own = append(own, filepath.Join(agentDir, "extensions", e.Name()))
+		p := filepath.Join(agentDir, "extensions", e.Name())
+		if !strings.HasPrefix(e.Name(), ".") && e.Name() != "node_modules" && loadable(p) {
+			own = append(own, p)
 		}
 	}
 	named, off := userExtensions(agentDir, home)
@@ -69,7 +69,20 @@ func (a *Adapter) trustArgs(so adapters.SessionOptions) (args []string, notice s
 			args = append(args, "-e", p)
 		}
 	}
-	return args, config.LeftOut("pi", untrusted, " (and so without the extensions your packages name)", "run code as pi starts", so.Cwd), nil
+	return args, config.LeftOut("pi", untrusted, " (and so without the extensions of pi packages)", "run code as pi starts", so.Cwd), nil
+}
+
+// loadable reports whether pi's discovery loads p as an extension: a .ts
+// or .js file, or a folder with an index or a package.json.
+func loadable(p string) bool {
+	fi, err := os.Stat(p)
+	if err != nil || !fi.IsDir() {
+		return err == nil && (filepath.Ext(p) == ".ts" || filepath.Ext(p) == ".js")
+	}
+	return slices.ContainsFunc([]string{"index.ts", "index.js", "package.json"}, func(f string) bool {
+		_, err := os.Stat(filepath.Join(p, f))
+		return err == nil
+	})
 }
 
 // userExtensions are the extension paths the user's pi settings name (from

@@ -12,9 +12,10 @@ import (
 // With the project's extensions left out (--no-extensions), hub names the
 // user's own again with -e: only those pi itself would load. An extension
 // the user turned off in pi's settings ("-extensions/x.ts", "!pattern"),
-// and what pi's discovery skips (a dot entry, node_modules), ran or failed
-// to load as an extension under hub, and the paths the settings name
-// (from pi's folder, or ~) were left out (fails on 2334cdb).
+// and what pi's discovery skips (a dot entry, node_modules, a folder of no
+// index), ran or failed to load as an extension under hub, and the paths
+// the settings name (from pi's folder, or ~) were left out (fails on
+// 2334cdb).
 func TestTrustArgs_UserExtensionsAsPiLoadsThem(t *testing.T) {
 	t.Setenv("XDG_STATE_HOME", t.TempDir())
 	home := t.TempDir()
@@ -32,7 +33,7 @@ func TestTrustArgs_UserExtensionsAsPiLoadsThem(t *testing.T) {
 		}
 	}
 	write(filepath.Join(cwd, ".pi", "extensions", "repo.ts"), "")
-	for _, f := range []string{"on.ts", "off.ts", "globbed-off.js", "forced.ts", "dir/index.ts", ".hidden.ts", "node_modules/dep/index.js"} {
+	for _, f := range []string{"on.ts", "off.ts", "globbed-off.js", "forced.ts", "dir/index.ts", "lib/helper.ts", ".hidden.ts", "node_modules/dep/index.js"} {
 		write(filepath.Join(own, f), "")
 	}
 	write(filepath.Join(agentDir, "mine", "a,b.ts"), "")
