@@ -26,6 +26,9 @@ type PerPrompt struct {
 	NewDecoder func() LineDecoder
 	// Rules are the turns' rules; the session sets their Interrupt.
 	Rules TurnRules
+	// Notice (may be "") starts the first turn, as a warning: the
+	// project files the agent runs without.
+	Notice string
 
 	id       atomic.Value   // string: the agent session the next prompt resumes
 	turn     Running        // started under mu
@@ -67,6 +70,10 @@ func (s *PerPrompt) start(ctx context.Context, prompt []Content) (*Turn, error) 
 	if err != nil {
 		s.turn.End(t)
 		return nil, err
+	}
+	if s.Notice != "" {
+		t.Emit(Event{Type: EventError, Error: &ErrorInfo{Message: s.Notice, Code: CodeWarning}})
+		s.Notice = ""
 	}
 	s.watchers.Go(func() { s.watch(p, t) })
 	go s.run(p, t, done)

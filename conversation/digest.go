@@ -159,14 +159,23 @@ func (d *Digest) tool(ev adapters.Event) (narration string) {
 }
 
 // changedNothing says every tool call naming f failed in the agent's words
-// or was refused: outside a repository, f is no change of the turn's.
+// or was refused: outside a repository, f is no change of the turn's,
+// unless a shell command ran (hub cannot tell which files it wrote).
 func (d *Digest) changedNothing(f FileChange) bool {
+	refused := func(id string) bool {
+		return slices.ContainsFunc(d.Refused, func(r Refusal) bool { return r.ToolID == id })
+	}
+	for id, i := range d.byID {
+		if d.ToolCalls[i].Kind == string(adapters.KindExecute) && !refused(id) {
+			return false
+		}
+	}
 	n := 0
 	for _, c := range d.named {
 		if c[0] != f.Path {
 			continue
 		}
-		if !slices.Contains(d.saidFailed, c[1]) && !slices.ContainsFunc(d.Refused, func(r Refusal) bool { return r.ToolID == c[1] }) {
+		if !slices.Contains(d.saidFailed, c[1]) && !refused(c[1]) {
 			return false
 		}
 		n++

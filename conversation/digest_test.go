@@ -79,12 +79,11 @@ func TestDigest_FinalAnswerAndNarration(t *testing.T) {
 	}
 }
 
-// A repair turn (NextTurn) on a priced model adds its own cost to the
-// first turn's: the sum is priced per turn, never left at the first's.
 // Outside a repository the files changed are those the changing tool
 // calls named, but not those every naming call failed to change: one the
 // agent said failed, or one refused. A call the turn's end closed as
-// failed (the agent never said) may have changed it.
+// failed (the agent never said) may have changed it, and so may a shell
+// command the turn ran (hub cannot tell what it wrote).
 func TestDigest_FilesChangedLeaveOutWhatFailed(t *testing.T) {
 	edit := func(id string) adapters.Event {
 		return adapters.Event{Type: adapters.EventToolCall, Tool: &adapters.ToolCall{ID: id, Kind: adapters.KindEdit, Locations: []adapters.Location{{Path: "/w/a.go"}}}}
@@ -97,6 +96,10 @@ func TestDigest_FilesChangedLeaveOutWhatFailed(t *testing.T) {
 		return adapters.Event{Type: adapters.EventToolUpdate, Tool: tc}
 	}
 	refused := adapters.Event{Type: adapters.EventDecision, Decision: &adapters.Decision{ToolID: "t1", Allowed: false, By: "rule"}}
+	refusedShell := adapters.Event{Type: adapters.EventDecision, Decision: &adapters.Decision{ToolID: "t3", Allowed: false, By: "rule"}}
+	shell := func(id string) adapters.Event {
+		return adapters.Event{Type: adapters.EventToolCall, Tool: &adapters.ToolCall{ID: id, Kind: adapters.KindExecute, Title: "sed -i s/a/b/ a.go"}}
+	}
 	for _, tt := range []struct {
 		name   string
 		events []adapters.Event
@@ -107,6 +110,8 @@ func TestDigest_FilesChangedLeaveOutWhatFailed(t *testing.T) {
 		{"refused", []adapters.Event{refused, edit("t1"), failed("t1", false)}, nil},
 		{"closed by the turn's end", []adapters.Event{edit("t1"), failed("t1", false)}, []string{"/w/a.go"}},
 		{"failed, then another worked", []adapters.Event{edit("t1"), failed("t1", true), edit("t2")}, []string{"/w/a.go"}},
+		{"failed, then a shell command ran", []adapters.Event{edit("t1"), failed("t1", true), shell("t2")}, []string{"/w/a.go"}},
+		{"failed, and a shell command refused", []adapters.Event{edit("t1"), failed("t1", true), refusedShell, shell("t3")}, nil},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			d := &Digest{}
@@ -121,6 +126,8 @@ func TestDigest_FilesChangedLeaveOutWhatFailed(t *testing.T) {
 	}
 }
 
+// A repair turn (NextTurn) on a priced model adds its own cost to the
+// first turn's: the sum is priced per turn, never left at the first's.
 func TestDigest_NextTurnPricesEachTurn(t *testing.T) {
 	p, ok := PriceOf("gpt-4o")
 	if !ok {

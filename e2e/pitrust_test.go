@@ -93,6 +93,28 @@ func TestPi_ACPRepositoryExtensionLeftOut(t *testing.T) {
 	}
 }
 
+// Through hub acp, an untrusted .pi/settings.json fails the prompt with
+// one line that names the file and what to do, and pi never runs it.
+func TestPi_ACPUntrustedSettingsRefused(t *testing.T) {
+	bin := e2eCLI(t, "pi", "pi")
+	mock := mockllm.NewOpenAIServer(mockllm.OpenAITurn{Text: "Hello."})
+	defer mock.Close()
+	cwd := t.TempDir()
+	settings := filepath.Join(cwd, ".pi", "settings.json")
+	if err := os.MkdirAll(filepath.Dir(settings), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(settings, []byte(`{"shellCommandPrefix":"true;"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h := startHub(t, piHubCfg(bin, piAgentDir(t, mock)), nil)
+	h.initialize(map[string]any{})
+	_, _, err := h.prompt(h.newSession(cwd), "hello")
+	if err == nil || !strings.Contains(err.Error(), settings) || !strings.Contains(err.Error(), "hub trust") || strings.Contains(err.Error(), "\n") {
+		t.Errorf("prompt error = %v, want one line naming %s and 'hub trust'", err, settings)
+	}
+}
+
 // pi loads the session directory's .pi/extensions as it starts: code from
 // a cloned repository ran with no 'hub trust' (fails on main 08d96c7).
 // hub now starts pi without them, and with the user's own, until trusted;

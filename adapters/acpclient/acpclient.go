@@ -181,7 +181,11 @@ func (a *Adapter) start(ctx context.Context, opts adapters.SessionOptions) (adap
 		a.cfg.Logger.Warn().Err(err).Str("agent", a.cfg.Name).Msg("acp handshake failed; using the stream-json fallback")
 		// the configured model and mode, as an ACP session applies them after it starts
 		opts.Model, opts.Mode = cmp.Or(opts.Model, a.cfg.Model), cmp.Or(opts.Mode, a.cfg.Mode)
-		return a.cfg.Fallback(ctx, opts, err)
+		s, err := a.cfg.Fallback(ctx, opts, err)
+		if pp, ok := s.(*adapters.PerPrompt); ok && a.cfg.SessionArgv != nil {
+			_, pp.Notice = a.cfg.SessionArgv(opts) // what its ACP session's first turn would have said
+		}
+		return s, err
 	}
 	return nil, err
 }

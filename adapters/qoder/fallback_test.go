@@ -2,6 +2,7 @@ package qoder
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -50,5 +51,46 @@ func TestAdapter_FallbackTextOnce(t *testing.T) {
 	}
 	if last.Type != adapters.EventDone || last.StopReason != adapters.StopEndTurn {
 		t.Errorf("last event = %+v, want done/end_turn", last)
+	}
+}
+
+// The stream-json fallback runs qodercli without the project's untrusted
+// settings too, and its first turn says so, as an ACP session's does: it
+// left them out without a word (fails on 2334cdb).
+func TestAdapter_FallbackNamesSettingsLeftOut(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	fix, err := filepath.Abs("testdata/streamjson-tool-partial/stream.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cwd := t.TempDir()
+	settings := filepath.Join(cwd, ".qoder", "settings.json")
+	if err := os.MkdirAll(filepath.Dir(settings), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(settings, []byte(`{"permissions":{"allow":["Bash"]}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	argv := proctest.Command("exitifarg:--acp:3", "cat:"+fix)
+	a := New(config.AgentConfig{Command: config.Command(append(argv, "--acp"))}, "test", false, zerolog.Nop())
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	s, err := a.Start(ctx, adapters.SessionOptions{Cwd: cwd})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for turn, want := range []bool{true, false} {
+		ch, err := fixture.Prompt(ctx, s, adapters.TextPrompt("hi"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		warned := false
+		for ev := range ch {
+			warned = warned || ev.Error != nil && ev.Error.Code == adapters.CodeWarning && strings.Contains(ev.Error.Message, settings)
+		}
+		if warned != want {
+			t.Errorf("turn %d named %s: %v, want %v", turn+1, settings, warned, want)
+		}
 	}
 }

@@ -38,6 +38,8 @@ func TestSessionArgv_UntrustedProjectSettingsLeftOut(t *testing.T) {
 		{"the user's own, narrower", []string{"--setting-sources", "user"}, map[string]string{".qoder/settings.local.json": allow}, false, false, "user"},
 		{"the user's own, = form", []string{"--setting-sources=project,local"}, map[string]string{".qoder/settings.json": allow}, false, false, "local"},
 		{"the user's own, all trusted", []string{"--setting-sources", "user"}, nil, false, false, "user"},
+		// qodercli reads every --setting-sources given, not the last (claude's)
+		{"the user's own, twice", []string{"--setting-sources", "user", "--setting-sources=project"}, map[string]string{".qoder/settings.local.json": allow}, false, false, "user,project"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -68,20 +68,26 @@ func SettingsFiles(cwd, dir string) []string {
 // included) for a session in cwd: as it is when the project is trusted
 // for the run or each of its settings files is absent or trusted as it
 // is now; else with one --setting-sources of the sources both the user's
-// own list (the last, as claude reads it) and trust allow, never wider
+// own list (the last, as claude reads it; every one, as qodercli does) and trust allow, never wider
 // than either, with the files left out and whether the project source is.
 func SettingSources(args []string, cwd, dir string, trustProject bool) (out, untrusted []string, noProject bool) {
-	keep := []string{"user", "project", "local"}
+	keep, own := []string{"user", "project", "local"}, []string(nil)
 	for i := 0; i < len(args); i++ {
 		v, ok := strings.CutPrefix(args[i], "--setting-sources=")
 		if !ok && args[i] == "--setting-sources" && i+1 < len(args) {
 			v, ok, i = args[i+1], true, i+1
 		}
 		if ok {
-			keep = strings.Split(strings.ReplaceAll(v, " ", ""), ",")
+			if dir != ".qoder" { // claude reads the last; qodercli every one
+				own = nil
+			}
+			own, keep = append(own, strings.Split(strings.ReplaceAll(v, " ", ""), ",")...), nil
 			continue
 		}
 		out = append(out, args[i])
+	}
+	if keep == nil { // the user's own
+		keep = own
 	}
 	srcs, paths := settingsFiles(cwd, dir)
 	for i, path := range paths {

@@ -142,6 +142,9 @@ func TestRing_TailLinesArePlainText(t *testing.T) {
 		{"a line of codes only", "first\n\x1b[2K\x1b[1G\nlast\n", "first | last"},
 		{"a title (OSC)", "\x1b]0;gemini\x07ready\n", "ready"},
 		{"plain text untouched", "a [31m b\n", "a [31m b"},
+		{"a progress line (\\r) shows its last state", "Downloading 10%\rDownloading 90%\rDone.\n", "Done."},
+		{"a CRLF line", "one\r\ntwo\r\n", "one | two"},
+		{"cursor save, charset and keypad escapes", "\x1b7\x1b(Bready\x1b8\x1b=\n", "ready"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -45,17 +45,20 @@ func (r *Ring) Snapshot() (string, bool) {
 	return string(r.buf), r.truncated
 }
 
-// terminalCodes are the colour and cursor sequences (CSI, OSC) a CLI
-// writes for a terminal, which an editor or a log shows as noise.
-var terminalCodes = regexp.MustCompile("\x1b\\[[0-?]*[ -/]*[@-~]|\x1b\\][^\x07\x1b]*(?:\x07|\x1b\\\\)")
+// terminalCodes are the colour and cursor sequences (CSI, OSC, and the
+// short ones such as ESC 7 or ESC ( B) a CLI writes for a terminal, which
+// an editor or a log shows as noise.
+var terminalCodes = regexp.MustCompile("\x1b\\[[0-?]*[ -/]*[@-~]|\x1b\\][^\x07\x1b]*(?:\x07|\x1b\\\\)|\x1b[ -/]*[0-~]")
 
 // TailLines returns the last n non-empty lines joined by " | ", as
-// plain text.
+// plain text: of a line a carriage return rewrote (a progress bar), what
+// the terminal showed last.
 func (r *Ring) TailLines(n int) string {
 	lines := strings.Split(strings.TrimSpace(r.String()), "\n")
 	var keep []string
 	for i := len(lines) - 1; i >= 0 && len(keep) < n; i-- {
-		if l := strings.TrimSpace(terminalCodes.ReplaceAllString(lines[i], "")); l != "" {
+		l := strings.TrimSpace(terminalCodes.ReplaceAllString(lines[i], ""))
+		if l = strings.TrimSpace(l[strings.LastIndexByte(l, '\r')+1:]); l != "" {
 			keep = append([]string{l}, keep...)
 		}
 	}
