@@ -312,6 +312,10 @@ func TestCancel_StuckAgentStillAnswered(t *testing.T) {
 	if r := c.wait(ch); !strings.Contains(string(r.Result), "cancelled") {
 		t.Fatalf("got %s %v", r.Result, r.Error)
 	}
+	// the editor is told which agent hub stopped (its first "stuck" is the turn's own text)
+	if told := strings.TrimPrefix(c.agentText(sid), "stuck"); !strings.Contains(told, "stuck") {
+		t.Fatalf("the editor was told %q, not that hub stopped the agent", told)
+	}
 }
 
 // C34: a prompt sent while a turn runs is queued and answered after it,

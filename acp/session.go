@@ -386,6 +386,7 @@ func (ss *session) drive(turnCtx context.Context, content []adapters.Content, wa
 		return stopReason(oc.Stop), nil, oc.Digest
 	case oc.Ending == conversation.Stuck && !oc.Crashed:
 		ss.srv.log.Warn().Str("session", ss.id()).Msg("agent did not stop after cancel; restarting it")
+		ss.sayf("\nhub: %s did not stop after the cancel; hub stopped it, and your next prompt starts it again.\n", agent)
 		return schema.StopCancelled, nil, oc.Digest
 	}
 	return schema.StopEndTurn, cmp.Or(oc.Failure, adapters.ErrorOf(err)), oc.Digest // a turn error's Failure is its own

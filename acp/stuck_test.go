@@ -2,6 +2,7 @@ package acp
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"github.com/hubdev/hub/adapters"
@@ -20,6 +21,7 @@ func (stuck) Start(_ context.Context, o adapters.SessionOptions) (adapters.Sessi
 type stuckSession struct {
 	stop  chan struct{}
 	grace time.Duration
+	once  sync.Once
 }
 
 func (s *stuckSession) ID() string { return "stuck" }
@@ -33,11 +35,9 @@ func (s *stuckSession) Prompt(ctx context.Context, _ []adapters.Content, emit fu
 	}()
 	return fixture.Serve(ctx, ch, emit, adapters.TurnRules{Grace: s.grace})
 }
+
+// Close may run twice at once: RunTurn and hub acp both close a stuck session.
 func (s *stuckSession) Close() error {
-	select {
-	case <-s.stop:
-	default:
-		close(s.stop)
-	}
+	s.once.Do(func() { close(s.stop) })
 	return nil
 }

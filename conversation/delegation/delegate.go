@@ -147,6 +147,7 @@ type live struct {
 	audit                   *transcript.Audit // nil unless transcripts are on and the agent keeps none
 	tmu                     sync.Mutex        // guards brief
 	busy                    atomic.Bool
+	stuck                   atomic.Bool        // its agent ignored a cancel: RunTurn closes it
 	gate                    *conversation.Gate // the session's permission gate
 	// brief is the conversation so far, for an agent that takes it over;
 	// lead goes ahead of the prompts of one that takes no instructions,
@@ -218,6 +219,10 @@ func (d *Delegator) converse(ctx context.Context, from *live, r Request, progres
 	var fellBack []string
 	var usage *adapters.Usage
 	l := from
+	if from != nil && from.stuck.Load() { // closed: a new session of its agent takes the conversation over
+		d.drop(from.id)
+		l = nil
+	}
 	reg := conversation.FallbackAgents(d.o.Registry, r.Agent, d.o.Fallback[r.Agent])
 	walk := conversation.Fallbacks{Registry: reg, List: d.o.Fallback[r.Agent], Ready: func(a adapters.Adapter) error {
 		if slices.Contains(d.o.Chain, a.Name()) {
@@ -401,6 +406,7 @@ func (d *Delegator) run(ctx context.Context, l *live, r Request, fallback bool, 
 		dg.AddTo(&l.brief, r.Prompt)
 	}
 	l.tmu.Unlock()
+	l.stuck.Store(oc.Ending == conversation.Stuck)
 	l.busy.Store(false) // after the brief holds the turn: a follow-up reads it
 	switch {
 	case oc.Ending == conversation.Failed: // the agent's error, as the Outcome tells it

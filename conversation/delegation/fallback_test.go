@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -53,6 +54,34 @@ func TestContinue_BlockedPromptIsKeptFromTheBrief(t *testing.T) {
 	}
 }
 
+// A delegate whose agent ignored a cancel is closed (it would run its
+// tools on); a follow-up to it goes to a new session of the same agent,
+// briefed on the conversation, not to the closed one.
+func TestContinue_StuckDelegateRestartsBriefed(t *testing.T) {
+	a := answers("fake")
+	a.stuck = make(chan struct{})
+	reg := adapters.NewRegistry()
+	reg.Register(a)
+	d := New(Options{Registry: reg, Cwd: t.TempDir(), Log: zerolog.Nop()})
+	defer d.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() { <-a.stuck; cancel() }()
+	r, err := d.Delegate(ctx, Request{Agent: "fake", Prompt: "read the parser"}, nil)
+	if err != nil || r.Session == "" {
+		t.Fatalf("the stuck turn: %+v, %v", r, err)
+	}
+	c, err := d.Delegate(context.Background(), Request{Session: r.Session, Prompt: "now fix it"}, nil)
+	if err != nil || c.Error != "" || c.Session != r.Session || !strings.Contains(c.Answer, "fake answered") {
+		t.Fatalf("follow-up: %+v, %v; want the agent restarted under the same session", c, err)
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.starts != 2 || !strings.Contains(a.got[len(a.got)-1]+a.instructions[1], "read the parser") {
+		t.Fatalf("%d sessions started, prompts %q: want a second, briefed", a.starts, a.got)
+	}
+}
+
 // fakeAgent is an agent of the fallback tests: one that is not ready, one
 // that cannot start, or one whose turn is events (then waits for the
 // turn's end when hang). It counts its prompts and its sessions closed.
@@ -70,6 +99,9 @@ type fakeAgent struct {
 	caps    adapters.Capabilities
 	script  [][]adapters.Event
 	onStart func()
+	// stuck, when set, is closed as the first turn starts; that turn
+	// does not stop when cancelled.
+	stuck chan struct{}
 
 	mu                      sync.Mutex
 	prompts, closed, starts int
@@ -107,7 +139,7 @@ func (a *fakeAgent) Start(_ context.Context, so adapters.SessionOptions) (adapte
 	if a.onStart != nil {
 		a.onStart()
 	}
-	return &fakeSession{a}, nil
+	return &fakeSession{a: a}, nil
 }
 
 func (a *fakeAgent) counts() (prompts, closed int) {
@@ -116,10 +148,14 @@ func (a *fakeAgent) counts() (prompts, closed int) {
 	return a.prompts, a.closed
 }
 
-type fakeSession struct{ a *fakeAgent }
+type fakeSession struct {
+	a      *fakeAgent
+	closed atomic.Bool
+}
 
 func (s *fakeSession) ID() string { return s.a.name + "-session" }
 func (s *fakeSession) Close() error {
+	s.closed.Store(true)
 	s.a.mu.Lock()
 	s.a.closed++
 	s.a.mu.Unlock()
@@ -127,6 +163,9 @@ func (s *fakeSession) Close() error {
 }
 
 func (s *fakeSession) Prompt(ctx context.Context, prompt []adapters.Content, emit func(adapters.Event)) (adapters.StopReason, error) {
+	if s.closed.Load() {
+		return "", adapters.ErrClosed
+	}
 	s.a.mu.Lock()
 	s.a.prompts++
 	s.a.got = append(s.a.got, adapters.PromptText(prompt))
@@ -134,7 +173,13 @@ func (s *fakeSession) Prompt(ctx context.Context, prompt []adapters.Content, emi
 	if n := len(s.a.script); n > 0 {
 		events = s.a.script[min(s.a.prompts, n)-1]
 	}
+	stuck := s.a.stuck != nil && s.a.prompts == 1
 	s.a.mu.Unlock()
+	if stuck { // ignores the cancel
+		close(s.a.stuck)
+		<-ctx.Done()
+		return adapters.StopCancelled, adapters.ErrCancelTimeout
+	}
 	if s.a.started != nil {
 		close(s.a.started)
 		<-ctx.Done()

@@ -34,6 +34,14 @@ func TestHelperOrphan(t *testing.T) {
 		orphanAgent()
 	case "detaching":
 		detachingAgent()
+	case "daemon":
+		daemon()
+	case "exit7":
+		exit7Agent()
+	case "orphaner":
+		orphaner()
+	case "drain":
+		_, _ = io.Copy(io.Discard, os.Stdin)
 	case "grandchild":
 		r, w, _ := os.Pipe()
 		_, _ = r.Read(make([]byte, 1))
@@ -90,17 +98,78 @@ func orphanAgent() {
 
 // detachingAgent starts a grandchild in a session of its own (node's
 // spawn with detached: true, a daemon), as far from the agent's process
-// group as it can get, prints both pids and exits when told on stdin.
+// group as it can get, which starts a child in yet another session; it
+// prints the three pids and exits when told on stdin.
 func detachingAgent() {
-	gc := orphanCmd("grandchild")
+	gc := orphanCmd("daemon")
 	gc.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := gc.Start(); err != nil {
+	out, err := gc.StdoutPipe()
+	if err == nil {
+		err = gc.Start()
+	}
+	if err != nil {
 		fmt.Println("error", err)
 		syscall.Exit(1)
 	}
-	fmt.Printf("%d %d\n", os.Getpid(), gc.Process.Pid)
+	line, _ := bufio.NewReader(out).ReadString('\n')
+	fmt.Printf("%d %d %s", os.Getpid(), gc.Process.Pid, line)
 	_, _ = io.Copy(io.Discard, os.Stdin)
 	syscall.Exit(0)
+}
+
+// daemon starts a grandchild in a session of its own, prints its pid and
+// blocks, as a daemon that starts its workers detached.
+func daemon() {
+	gc := orphanCmd("grandchild")
+	gc.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := gc.Start(); err != nil {
+		syscall.Exit(1)
+	}
+	fmt.Println(gc.Process.Pid)
+	select {}
+}
+
+// exit7Agent leaves orphans that the supervisor adopts and that exit
+// with it (they read a pipe only it holds), then exits with status 7.
+func exit7Agent() {
+	r, w, err := os.Pipe()
+	for i := 0; i < 8 && err == nil; i++ {
+		cmd := orphanCmd("orphaner")
+		cmd.Stdin = r
+		err = cmd.Run()
+	}
+	if err != nil {
+		syscall.Exit(1)
+	}
+	_ = r.Close()
+	runtime.KeepAlive(w)
+	syscall.Exit(7)
+}
+
+// orphaner starts a detached "drain" of its stdin and exits, leaving it
+// to the nearest subreaper.
+func orphaner() {
+	cmd := orphanCmd("drain")
+	cmd.Stdin = os.Stdin
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if cmd.Start() != nil {
+		syscall.Exit(1)
+	}
+}
+
+// The supervisor reaps the orphans it adopted while it waits for the
+// agent: one that exits with the agent must not take the agent's status.
+func TestSupervisor_AgentStatusSurvivesOrphansExitingWithIt(t *testing.T) {
+	defer startLoad(t)()
+	cmd := orphanCmd("exit7")
+	p, err := Start(context.Background(), Spec{Path: cmd.Path, Args: cmd.Args[1:], Env: cmd.Env})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = p.Wait()
+	if got := p.ExitCode(); got != 7 {
+		t.Errorf("exit code = %d, want the agent's 7", got)
+	}
 }
 
 // A grandchild the agent started in a session of its own, outside the
@@ -114,25 +183,31 @@ func TestSupervisor_DetachedGrandchildEndsWithTheAgent(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var agent, grandchild int
+			var agent, grandchild, its int
 			line, _ := bufio.NewReader(p.Stdout).ReadString('\n')
-			if _, err := fmt.Sscan(line, &agent, &grandchild); err != nil {
+			if _, err := fmt.Sscan(line, &agent, &grandchild, &its); err != nil {
 				t.Fatalf("agent said %q: %v", line, err)
 			}
-			gc, err := unix.PidfdOpen(grandchild, 0)
-			if err != nil {
-				t.Fatalf("pidfd_open grandchild %d: %v", grandchild, err)
+			var fds []int
+			for _, pid := range []int{grandchild, its} {
+				fd, err := unix.PidfdOpen(pid, 0)
+				if err != nil {
+					t.Fatalf("pidfd_open %d: %v", pid, err)
+				}
+				defer unix.Close(fd)
+				fds = append(fds, fd)
 			}
-			defer unix.Close(gc)
 			if how == "exits" {
 				_ = p.Stdin.Close()
 				_ = p.Wait()
 			} else {
 				_ = p.Stop()
 			}
-			if !pidfdExits(gc) {
-				_ = unix.PidfdSendSignal(gc, unix.SIGKILL, nil, 0)
-				t.Fatal("the detached grandchild outlived its agent")
+			for i, fd := range fds {
+				if !pidfdExits(fd) {
+					_ = unix.PidfdSendSignal(fd, unix.SIGKILL, nil, 0)
+					t.Errorf("the detached process %d (of %d) outlived its agent", i+1, len(fds))
+				}
 			}
 		})
 	}

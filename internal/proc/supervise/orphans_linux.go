@@ -4,6 +4,7 @@ import (
 	"os"
 	"strconv"
 	"syscall"
+	"time"
 )
 
 // adoptOrphans makes the supervisor the reaper of the agent's tree: a
@@ -14,10 +15,31 @@ func adoptOrphans() {
 	_, _, _ = syscall.RawSyscall(syscall.SYS_PRCTL, prSetChildSubreaper, 1, 0)
 }
 
-// killOrphans kills the children the supervisor adopted, and the process
-// group each leads, once the agent is gone; the group kill that follows
-// ends those that stayed in the agent's group.
+// killOrphans kills the supervisor's children (adopted once the agent is
+// gone), and the process group each leads, reaping them until none is
+// left: a killed child's own children, in sessions of their own, are
+// adopted in turn. A child is never reaped but here, so its pid cannot
+// have been reused when it is killed. A process that does not die (stuck
+// in the kernel) delays the group kill that follows by a second at most.
 func killOrphans() {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			killChildren()
+			if _, err := syscall.Wait4(-1, nil, 0, nil); err != nil && err != syscall.EINTR {
+				return // ECHILD: the tree is gone
+			}
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(time.Second):
+	}
+}
+
+// killChildren SIGKILLs each child of the supervisor and the group it leads.
+func killChildren() {
 	tasks, _ := os.ReadDir("/proc/self/task")
 	for _, task := range tasks {
 		b, _ := os.ReadFile("/proc/self/task/" + task.Name() + "/children")
