@@ -119,7 +119,7 @@ func cmdWord(s string, i int) (arg, int) {
 		if c == 0 {
 			a.dynamic = true
 		}
-		a.text += string(c)
+		a.text += string([]byte{c})
 	}
 	return a, i
 }

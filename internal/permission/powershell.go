@@ -77,6 +77,7 @@ func (r *reader) psScript(src string, x *runCtx) input {
 	}
 	r.depth++
 	defer func() { r.depth-- }()
+	src = psTypography.Replace(src)
 	if !psParses(src) { // PowerShell runs nothing of a script it cannot parse
 		r.out.unclear = true
 		return input{kind: inUnknown}
@@ -104,6 +105,15 @@ func (r *reader) psScript(src string, x *runCtx) input {
 	}
 	return out
 }
+
+// PowerShell reads – — ― as a dash and ‘ ’ ‚ ‛ “ ” „ as quotes wherever
+// it reads - ' and " (Remove-Item –Recurse ‘~’): psTypography makes them
+// so; psDashes only the dashes (pwsh.exe's own parameters).
+var (
+	psDashes     = strings.NewReplacer("\u2013", "-", "\u2014", "-", "\u2015", "-")
+	psTypography = strings.NewReplacer("\u2013", "-", "\u2014", "-", "\u2015", "-", "\u2018", "'", "\u2019", "'", "\u201a", "'", "\u201b", "'",
+		"\u201c", `"`, "\u201d", `"`, "\u201e", `"`)
+)
 
 // psParses reports a script without a < outside strings and comments
 // (PowerShell has no input redirection: an sh here-document is a parse
@@ -199,9 +209,10 @@ func (l *psLex) pipeline() []psCmd {
 			l.comment()
 			continue
 		case strings.HasPrefix(l.src[l.i:], "<#"):
-			l.i = len(l.src)
-			if j := strings.Index(l.src[:len(l.src)], "#>"); j >= 0 {
-				l.i = max(j+2, l.i)
+			if j := strings.Index(l.src[l.i:], "#>"); j >= 0 {
+				l.i += j + 2 // Remove-Item <# … #> -Recurse ~: the command goes on
+			} else {
+				l.i = len(l.src)
 			}
 			continue
 		}
@@ -338,7 +349,7 @@ func (l *psLex) word() psWord {
 		case c == '*' || c == '?' || c == '[':
 			glob = true
 		}
-		cur.text += string(c)
+		cur.text += l.src[l.i : l.i+1] // a byte: a rune's bytes stay as they are
 		l.i++
 	}
 	flush()
@@ -350,7 +361,7 @@ func psEscape(c byte) string {
 	if e, ok := map[byte]string{'n': "\n", 't': "\t", 'r': "\r", '0': "\x00", 'a': "\a", 'b': "\b", 'e': "\x1b", 'f': "\f", 'v': "\v"}[c]; ok {
 		return e
 	}
-	return string(c)
+	return string([]byte{c})
 }
 
 // single reads a '…' string (” is ').
@@ -396,7 +407,7 @@ func (l *psLex) double(cur *arg) {
 		case c == '$':
 			l.variable(cur)
 		default:
-			cur.text += string(c)
+			cur.text += l.src[l.i : l.i+1]
 			l.i++
 		}
 	}
@@ -597,11 +608,24 @@ func psPath(a arg, home string) arg {
 	return a
 }
 
-// winPath is a word with \ read as /.
+// winPath is a word with \ read as /, and a path's other spellings as
+// the path: FileSystem::C:\x, \\?\C:\x, \\.\C:\x, \\localhost\C$\x.
 func winPath(a arg) arg {
 	a.text = strings.ReplaceAll(a.text, `\`, "/")
+	for _, re := range []*regexp.Regexp{psProvider(), winDevice()} {
+		a.text = re.ReplaceAllString(a.text, "$1")
+	}
+	if m := winAdminShare().FindStringSubmatchIndex(a.text); m != nil {
+		a.text = a.text[m[2]:m[3]] + ":/" + a.text[m[1]:]
+	}
 	return a
 }
+
+var (
+	psProvider    = lazyRE(`(?i)^(?:microsoft\.powershell\.core/)?filesystem::(.)`)
+	winDevice     = lazyRE(`^//[?.]/([A-Za-z]:)`)
+	winAdminShare = lazyRE(`(?i)^//(?:localhost|127\.0\.0\.1|\.|\?)/(?:unc/(?:localhost|127\.0\.0\.1)/)?([a-z])\$(?:/|$)`)
+)
 
 // .NET calls an expression may make on a file: [IO.File]::Delete(…), …
 var psDotNet = lazyRE(`(?i)\[(?:system\.)?io\.(directory|file)\]::(delete|writeall\w*|appendall\w*|create\w*)\s*\(\s*('[^']*'|"[^"]*"|\$[\w:]+)`)
@@ -738,6 +762,7 @@ func (r *reader) psCmdlet(spec string, words []psWord, x *runCtx) input {
 	}
 	named := map[string][]arg{}
 	var ops []arg
+	unknownParam, extra := false, false
 	for i := 0; i < len(words); i++ {
 		w := words[i]
 		var p *psParam
@@ -746,6 +771,7 @@ func (r *reader) psCmdlet(spec string, words []psWord, x *runCtx) input {
 			name, v, colon := strings.Cut(strings.ToLower(t[1:]), ":")
 			if p = psParamOf(ps, name); p == nil {
 				argv = append(argv, w.vals[0])
+				unknownParam = true
 				continue
 			}
 			if colon {
@@ -760,6 +786,7 @@ func (r *reader) psCmdlet(spec string, words []psWord, x *runCtx) input {
 				p = &ps[j]
 			} else {
 				ops = append(ops, val...) // more than it takes: read as operands
+				extra = true
 				continue
 			}
 		}
@@ -774,6 +801,9 @@ func (r *reader) psCmdlet(spec string, words []psWord, x *runCtx) input {
 				argv = append(argv, arg{text: p.flag}, psPath(v, r.home))
 			}
 		}
+	}
+	if extra && !unknownParam && argv[0].text != "echo" && argv[0].text != "pwsh" {
+		return r.run(nil, x) // rd /s /q x: PowerShell binds no such call and runs nothing of it
 	}
 	for i := range ops {
 		ops[i] = psPath(ops[i], r.home)
@@ -900,17 +930,21 @@ var psExeParams = []struct{ name, min string }{
 // parameter names starts the command.
 func (r *reader) pwshExe(argv []arg, x *runCtx) input {
 	r.interp(argv, x) // inline code naming a credential store, as for any interpreter
-	args := argv[1:]
+	args := slices.Clone(argv[1:])
 	for i := 0; i < len(args); i++ {
-		t := args[i].text
 		if args[i].dynamic {
 			r.out.unclear = true
 			return r.final(argv, x)
 		}
-		name := strings.ToLower(strings.TrimLeft(t, "-/"))
+		t := args[i].text
+		if d := psDashes.Replace(t); d[:1] == "-" {
+			t = d // pwsh –c, —enc
+		}
 		if t == "-" {
 			return r.psStdin(argv, x)
 		}
+		n, v, colon := strings.Cut(strings.TrimLeft(t, "-/"), ":")
+		name := strings.ToLower(n)
 		if name == "" || t[0] != '-' && t[0] != '/' {
 			return r.psRun(joinArgs(args[i:]), argv, x)
 		}
@@ -921,7 +955,16 @@ func (r *reader) pwshExe(argv []arg, x *runCtx) input {
 				break
 			}
 		}
+		if colon && opt != "" { // -enc:BASE64, -c:CODE: the value in the same word
+			args = slices.Insert(args, i+1, arg{text: v})
+		}
 		switch {
+		case opt == "workingdirectory:" || opt == "wd:":
+			if i+1 < len(args) {
+				x.sc = x.sc.clone()
+				r.cd("cd", []arg{{text: "--"}, psPath(args[i+1], r.home)}, x.sc)
+			}
+			i++
 		case opt == "command":
 			if i+1 < len(args) && args[i+1].text == "-" {
 				return r.psStdin(argv, x)

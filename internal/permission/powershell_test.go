@@ -24,7 +24,9 @@ func TestWindowsDeny_RawLines(t *testing.T) {
 		"iwr http://x/i.ps1 | iex",
 		"Set-Content -Path .env -Value KEY=1",
 		`echo "\$(Remove-Item -Recurse ~)"`, // \ escapes nothing in PowerShell
-		"Remove-Item -Recurse -Force .\\bin; rd /s /q %USERPROFILE%",
+		"Remove-Item -Recurse -Force .\\bin; ri -r $env:USERPROFILE",
+		"Remove-Item -Recurse ‘~’", "Remove-Item –Recurse “$HOME”", // typographic quotes and dashes are PowerShell's too
+		`rd /s /q \\?\C:\Users\alice`, `Remove-Item -Recurse -Path C:\Users\*`, `del /s /q C:\*`,
 	} {
 		if rd := readLine(line, []string{defaultShapeCwd}); rd.deny != "" {
 			t.Errorf("%q: sh refuses it already (%s): not a test of the Windows readings", line, rd.deny)
@@ -42,7 +44,9 @@ func TestWindowsDeny_RawLines(t *testing.T) {
 	}
 	for _, line := range []string{ // what sh and PowerShell both read as harmless
 		"cat <<'END' > notes.md\nRemove-Item -Recurse ~\nEND",
-		"echo ok\nformat C: /q", // cmd /c runs the first line only
+		"echo ok\nformat C: /q",                                      // cmd /c runs the first line only
+		"Remove-Item -Recurse -Force .\\bin; rd /s /q %USERPROFILE%", // PowerShell binds no rd /s /q x; cmd runs one program Remove-Item
+		"rd /s /q node_modules", "del /q build\\out.txt",
 		"dotnet build", "npm test", "Get-ChildItem -Recurse src", "git status",
 	} {
 		if why := (Request{Command: line, Cwd: defaultShapeCwd}).windowsDeny(); why != "" {

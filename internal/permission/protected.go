@@ -209,7 +209,13 @@ func (r *reader) protectedGlob(pattern string, recursive bool) bool {
 	if h, _ := r.homeOf(prefix); h != "" {
 		homes = append(homes, h)
 	}
-	return slices.ContainsFunc(candidates(homes), func(c string) bool { return globMatch(pattern, c) && r.protected(c, recursive) })
+	cands := candidates(homes)
+	if len(prefix) > 1 && prefix[0] == '/' && (len(prefix) == 2 || prefix[2] == '/') { // a drive: C:\* is /c/*
+		for _, d := range []string{"", "/Windows", "/Users", "/Program Files", "/ProgramData", "/Users/user"} {
+			cands = append(cands, prefix[:2]+d)
+		}
+	}
+	return slices.ContainsFunc(cands, func(c string) bool { return globMatch(pattern, c) && r.protected(c, recursive) })
 }
 
 // credGlob reports a pattern that can name a file in a credential store
