@@ -88,14 +88,15 @@ func (r *reader) psScript(src string, x *runCtx) input {
 		r.steps++
 		start := l.i
 		name, assign := l.assignment()
+		rhs := l.i
 		pipe := l.pipeline()
 		if len(pipe) > 0 {
 			out = r.psPipeline(pipe, x, strings.TrimSpace(src[start:l.i]))
 		}
 		if assign != "" {
 			v := arg{text: "\x00", dynamic: true}
-			if len(pipe) == 1 && len(pipe[0].words) == 1 && !pipe[0].words[0].bare && len(pipe[0].words[0].vals) == 1 {
-				v = pipe[0].words[0].vals[0]
+			if vals, ok := l.literal(strings.TrimRight(l.src[rhs:l.i], "; \t\r\n)}")); ok && len(vals) == 1 { // $p = 'r'+'m'
+				v = vals[0]
 			}
 			x.sc.vars[name] = v
 		}
@@ -331,8 +332,22 @@ func (l *psLex) word() psWord {
 			continue
 		case c == '$' && l.i+1 < len(l.src) && l.src[l.i+1] == '(', c == '@' && l.i+1 < len(l.src) && (l.src[l.i+1] == '(' || l.src[l.i+1] == '{'), c == '(', c == '{':
 			w.bare = w.bare && l.i > start
+			value := l.i == start || l.src[l.i-1] == ',' // not a method's arguments
 			l.i += map[bool]int{true: 1, false: 0}[c == '$' || c == '@']
 			open := l.src[l.i]
+			if end := psMatch(l.src, l.i); open == '(' && value && end < len(l.src) {
+				if vals, ok := l.literal(l.src[l.i+1 : end]); ok { // ('r'+'m'), @('~'): values hub can compute
+					for j, v := range vals {
+						if j > 0 {
+							flush()
+						}
+						cur.text += v.text
+						cur.dynamic = cur.dynamic || v.dynamic || end+1 < len(l.src) && strings.ContainsRune(".[", rune(l.src[end+1]))
+					}
+					l.i = end + 1
+					continue
+				}
+			}
 			dl := l.sub(open)
 			if open == '(' || c == '@' {
 				cur.dynamic, cur.subst, cur.download = true, true, cur.download || dl
@@ -341,6 +356,10 @@ func (l *psLex) word() psWord {
 				cur.dynamic = true // a script block as a value
 				cur.text += "{}"
 			}
+			continue
+		case c == '@' && l.i == start && psSplat().MatchString(l.src[l.i:]): // @args: parameters only PowerShell knows
+			l.i += len(psSplat().FindString(l.src[l.i:]))
+			cur.text, cur.dynamic = cur.text+"\x00", true
 			continue
 		case c == '$':
 			w.bare = w.bare && l.i > start
@@ -355,6 +374,38 @@ func (l *psLex) word() psWord {
 	flush()
 	w.raw = l.src[start:l.i]
 	return w
+}
+
+var psSplat = lazyRE(`^@[\w?:]+`)
+
+// literal is the value of an expression of strings and variables joined
+// by + (and listed by ,): 'r'+'m', "$HOME" + '\.ssh', 'a','b'; ok is
+// false for anything else.
+func (l *psLex) literal(src string) (vals []arg, ok bool) {
+	s := &psLex{r: l.r, src: psTypography.Replace(src), x: l.x}
+	cur, operand := arg{}, true
+	for s.space(); s.i < len(s.src); s.space() {
+		switch c := s.src[s.i]; {
+		case operand && c == '\'':
+			cur.text += s.single()
+		case operand && c == '"':
+			s.double(&cur)
+		case operand && c == '$' && !strings.HasPrefix(s.src[s.i:], "$("):
+			s.variable(&cur)
+		case !operand && (c == '+' || c == ','):
+			s.i++
+			if c == ',' {
+				vals, cur = append(vals, cur), arg{}
+			}
+		case c == '\n' || c == '\r':
+			s.i++
+			continue
+		default:
+			return nil, false
+		}
+		operand = !operand
+	}
+	return append(vals, cur), !operand
 }
 
 func psEscape(c byte) string {
@@ -630,10 +681,21 @@ var (
 // .NET calls an expression may make on a file: [IO.File]::Delete(…), …
 var psDotNet = lazyRE(`(?i)\[(?:system\.)?io\.(directory|file)\]::(delete|writeall\w*|appendall\w*|create\w*)\s*\(\s*('[^']*'|"[^"]*"|\$[\w:]+)`)
 
+var psCodeCall = lazyRE(`(?i)(?:\[(?:system\.management\.automation\.)?scriptblock\]::create|\.invokescript|\.newscriptblock|\.addscript)\s*\(`)
+
 // psExpr reads what an expression statement may do to files by .NET
 // calls, and refuses one naming a credential store as inline code does.
 func (r *reader) psExpr(text string, x *runCtx) {
 	r.credCode(text, x.sc.cwds)
+	for _, m := range psCodeCall().FindAllStringIndex(text, 8) { // [scriptblock]::Create('…'): code
+		end := psMatch(text, m[1]-1)
+		l := &psLex{r: r, src: text, x: x}
+		if vals, ok := l.literal(text[m[1]:min(end, len(text))]); ok && len(vals) == 1 && r.readable(vals[0]) {
+			r.psScript(vals[0].text, &runCtx{sc: x.sc.clone(), layers: x.layers, opaque: true})
+		} else {
+			r.out.unclear = true
+		}
+	}
 	for _, m := range psDotNet().FindAllStringSubmatch(text, 8) {
 		l := &psLex{r: r, src: m[3], x: x}
 		a := psPath(l.word().vals[0], r.home)

@@ -27,6 +27,7 @@ func TestWindowsDeny_RawLines(t *testing.T) {
 		"Remove-Item -Recurse -Force .\\bin; ri -r $env:USERPROFILE",
 		"Remove-Item -Recurse ‘~’", "Remove-Item –Recurse “$HOME”", // typographic quotes and dashes are PowerShell's too
 		`rd /s /q \\?\C:\Users\alice`, `Remove-Item -Recurse -Path C:\Users\*`, `del /s /q C:\*`,
+		"Remove-Item -Recurse -Path @('~')", "& ('r'+'m') -r ~", "iex ('Remove-'+'Item -Recurse ~')",
 	} {
 		if rd := readLine(line, []string{defaultShapeCwd}); rd.deny != "" {
 			t.Errorf("%q: sh refuses it already (%s): not a test of the Windows readings", line, rd.deny)
@@ -84,6 +85,8 @@ func TestPowerShellReader_Calls(t *testing.T) {
 		{`cmd /c "if exist a rd /s /q a else echo no"`, []string{"rm -r -- a", "echo no"}},
 		{`cmd /c "for %i in (a b) do rd /s %i"`, []string{"rm -r -- \x00"}},
 		{`cmd /c "git status || e^cho x"`, []string{"git status", "echo x"}},
+		{`pwsh -c 'Remove-Item @a -Recurse'`, []string{"rm -r -- \x00"}}, // splatting: parameters only PowerShell knows
+		{`pwsh -c 'Get-ChildItem ("a"+"b"), "c"'`, []string{"ls -- ab c"}},
 	} {
 		var got []string
 		for _, c := range readLine(tt.line, []string{defaultShapeCwd}).calls {
