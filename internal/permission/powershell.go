@@ -528,6 +528,10 @@ func (r *reader) winVar(name string, sc *scope) arg {
 		return arg{text: "C:"}
 	case "programfiles", "programw6432":
 		return arg{text: "C:/Program Files"}
+	case "programfiles(x86)":
+		return arg{text: "C:/Program Files (x86)"}
+	case "comspec":
+		return arg{text: "C:/Windows/System32/cmd.exe"}
 	case "programdata", "allusersprofile":
 		return arg{text: "C:/ProgramData"}
 	case "cd":

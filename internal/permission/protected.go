@@ -182,7 +182,11 @@ func (r *reader) homeOf(p string) (home, rel string) {
 			return h, rest
 		}
 	}
-	for _, base := range []string{"/home/", "/Users/", p[:min(len(p), 2)] + "/Users/"} { // and C:\Users\NAME, /c/Users/NAME
+	wsl := "\x00" // WSL's /mnt/c/Users/NAME
+	if strings.HasPrefix(p, "/mnt/") {
+		wsl = p[:min(len(p), 6)] + "/Users/"
+	}
+	for _, base := range []string{"/home/", "/Users/", p[:min(len(p), 2)] + "/Users/", wsl} { // and C:\Users\NAME, /c/Users/NAME
 		if rest, ok := cut(p, base); ok && rest != "" {
 			name, in, _ := strings.Cut(rest, "/")
 			if strings.EqualFold(name, "Shared") && base == "/Users/" {

@@ -227,6 +227,10 @@ func (r *reader) run(argv []arg, x *runCtx) input {
 			return r.pwshExe(argv, x)
 		case name == "cmd":
 			return r.cmdExe(argv, x)
+		case name == "wsl":
+			return r.wsl(argv, x)
+		case winExes[strings.TrimSuffix(name, ".com")]:
+			return r.cmdCommand(argv, x)
 		case shells[name]:
 			return r.shell(argv, x)
 		case name == "su" || name == "script":
