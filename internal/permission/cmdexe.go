@@ -21,7 +21,7 @@ var cmdBuiltins = map[string]string{
 	"rd": "rm|s=-r", "rmdir": "rm|s=-r", "del": "rm -r|", "erase": "rm -r|", "copy": "cp|", "xcopy": "cp -r|",
 	"move": "mv|", "ren": "mv|", "rename": "mv|", "type": "cat|", "format": "mkfs|", "cd": "cd|", "chdir": "cd|",
 	"pushd": "pushd|", "popd": "popd|", "robocopy": "rsync -r|mir=--delete purge=--delete mov=--remove-source-files move=--remove-source-files",
-	"mklink": "ln -s|h=-h", "icacls": "chmod 0|t=-R", "takeown": "chown x|r=-R",
+	"mklink": "ln -s|h=-h", "dir": "ls|", "icacls": "chmod 0|t=-R", "takeown": "chown x|r=-R",
 }
 
 // winExes are the programs of cmdBuiltins that are programs of Windows,
