@@ -401,6 +401,19 @@ func (r *reader) wsl(argv []arg, x *runCtx) input {
 	return r.shell([]arg{{text: "sh"}}, x) // a shell reading stdin
 }
 
+// winLater reads the command line a Windows program is given to run, now
+// or later: wmic process call create LINE, schtasks /create /tr LINE.
+func (r *reader) winLater(argv []arg, x *runCtx) input {
+	for i := 1; i+1 < len(argv); i++ {
+		if t := strings.ToLower(argv[i].text); t == "create" || t == "/tr" || t == "-tr" {
+			if r.readable(argv[i+1]) {
+				r.cmdScript(argv[i+1].text, &runCtx{sc: x.sc.clone(), layers: x.layers, opaque: true})
+			}
+		}
+	}
+	return r.final(argv, x)
+}
+
 // firstLine is what cmd /c runs of a line: up to its first line break.
 func firstLine(s string) string {
 	if j := strings.IndexAny(s, "\r\n"); j >= 0 {

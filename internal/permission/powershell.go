@@ -348,6 +348,7 @@ func (l *psLex) word() psWord {
 					continue
 				}
 			}
+			cur.download = cur.download || open == '(' && psCradle().MatchString(cur.text) // (New-Object Net.WebClient).DownloadString(…)
 			dl := l.sub(open)
 			if open == '(' || c == '@' {
 				cur.dynamic, cur.subst, cur.download = true, true, cur.download || dl
@@ -586,6 +587,15 @@ var psKeywords = set("if", "elseif", "else", "while", "do", "until", "for", "for
 	"continue", "data", "class", "enum", "using", "dynamicparam", "clean", "configuration")
 
 func (r *reader) psPipeline(pipe []psCmd, x *runCtx, text string) input {
+	if m := psSpawn().FindStringIndex(text); m != nil { // a process made by WMI or .NET: its strings as a command line
+		var vals []arg
+		for _, s := range psQuoted().FindAllString(text[m[1]:], 4) {
+			vals = append(vals, (&psLex{r: r, src: s, x: x}).word().vals...)
+		}
+		if line := joinArgs(vals); len(vals) > 0 && r.readable(line) {
+			r.cmdScript(line.text, &runCtx{sc: x.sc.clone(), layers: x.layers, opaque: true})
+		}
+	}
 	in := x.stdin
 	for _, c := range pipe {
 		y := &runCtx{sc: x.sc, stdin: in, redirs: c.redirs, layers: x.layers, opaque: x.opaque}
@@ -657,6 +667,7 @@ func psCmdletName(a arg) string {
 // leading ~ is the home.
 func psPath(a arg, home string) arg {
 	a = winPath(a)
+	a.glob = a.glob || strings.ContainsAny(a.text, "*?[") // -Path expands wildcards, quoted or not
 	if a.text == "~" || strings.HasPrefix(a.text, "~/") {
 		a.text = home + a.text[1:]
 	}
@@ -685,6 +696,13 @@ var (
 // .NET calls an expression may make on a file: [IO.File]::Delete(…), …
 var psDotNet = lazyRE(`(?i)\[(?:system\.)?io\.(directory|file)\]::(delete|writeall\w*|appendall\w*|create\w*)\s*\(\s*('[^']*'|"[^"]*"|\$[\w:]+)`)
 
+var (
+	psCradle   = lazyRE(`(?i)\.download(string|data)(async|taskasync)?$`)
+	psDownload = lazyRE(`(?i)\.downloadfile(?:async|taskasync)?\s*\(\s*('[^']*'|"[^"]*")\s*,\s*('[^']*'|"[^"]*"|\$[\w:]+)`)
+	psSpawn    = lazyRE(`(?i)win32_process\b.*\bcreate\b|\bprocess\]::start\s*\(`)
+	psQuoted   = lazyRE(`'[^']*'|"[^"]*"`)
+)
+
 var psCodeCall = lazyRE(`(?i)(?:\[(?:system\.management\.automation\.)?scriptblock\]::create|\.invokescript|\.newscriptblock|\.addscript)\s*\(`)
 
 // psExpr reads what an expression statement may do to files by .NET
@@ -708,6 +726,10 @@ func (r *reader) psExpr(text string, x *runCtx) {
 			argv = []arg{{text: "rm"}, {text: "-r"}, a}
 		}
 		r.run(argv, &runCtx{sc: x.sc, layers: x.layers, opaque: true})
+	}
+	for _, m := range psDownload().FindAllStringSubmatch(text, 8) { // WebClient's DownloadFile(URL, FILE): curl -o FILE URL
+		url, file := (&psLex{r: r, src: m[1], x: x}).word().vals[0], (&psLex{r: r, src: m[2], x: x}).word().vals[0]
+		r.run([]arg{{text: "curl"}, {text: "-o"}, psPath(file, r.home), url}, &runCtx{sc: x.sc, layers: x.layers})
 	}
 }
 

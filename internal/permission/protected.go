@@ -23,7 +23,7 @@ import (
 //     home the directories that hold what cannot be rebuilt: .ssh, .gnupg,
 //     .aws, .azure, .kube, .docker, .password-store, .config, .local,
 //     .mozilla, .thunderbird, Documents, Desktop, Pictures, Music, Videos,
-//     Movies, Downloads, Library;
+//     Movies, Downloads, Library, AppData (in any letter case);
 //   - anything inside a credential store (credStores: ~/.ssh, ~/.aws,
 //     ~/.config/gcloud, ~/.netrc, …), and recursively a directory
 //     holding one (~/.local/share, ~/.cargo).
@@ -48,7 +48,7 @@ var usrLocal = set("/usr/local", "/usr/local/bin", "/usr/local/lib", "/usr/local
 	"/usr/local/include", "/usr/local/etc", "/usr/local/Cellar", "/usr/local/Homebrew")
 
 var homeDirs = set(".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker", ".password-store", ".config", ".local",
-	".mozilla", ".thunderbird", "Documents", "Desktop", "Pictures", "Music", "Videos", "Movies", "Downloads", "Library")
+	".mozilla", ".thunderbird", "Documents", "Desktop", "Pictures", "Music", "Videos", "Movies", "Downloads", "Library", "AppData")
 
 // credStores are home's credential stores: those the sandbox hides, all
 // of ~/.docker, and those the programs of storeTools write (macOS's
@@ -126,7 +126,7 @@ func (r *reader) protected(p string, recursive bool) bool {
 	if h == "" {
 		return false
 	}
-	return rel == "" || !strings.Contains(rel, "/") && homeDirs[rel]
+	return rel == "" || !strings.Contains(rel, "/") && slices.ContainsFunc(slices.Collect(maps.Keys(homeDirs)), func(d string) bool { return strings.EqualFold(d, rel) })
 }
 
 // winRoot: a drive (C:\ is /c in the shells of Windows) and its system

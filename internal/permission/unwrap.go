@@ -229,6 +229,8 @@ func (r *reader) run(argv []arg, x *runCtx) input {
 			return r.cmdExe(argv, x)
 		case name == "wsl":
 			return r.wsl(argv, x)
+		case name == "wmic" || name == "schtasks":
+			return r.winLater(argv, x)
 		case winExes[strings.TrimSuffix(name, ".com")]:
 			return r.cmdCommand(argv, x)
 		case shells[name]:
