@@ -1,6 +1,7 @@
 package permission
 
 import (
+	"cmp"
 	"encoding/base64"
 	"path"
 	"regexp"
@@ -597,10 +598,18 @@ func (r *reader) psPipeline(pipe []psCmd, x *runCtx, text string) input {
 		}
 	}
 	in := x.stdin
-	for _, c := range pipe {
+	for i, c := range pipe {
 		y := &runCtx{sc: x.sc, stdin: in, redirs: c.redirs, layers: x.layers, opaque: x.opaque}
 		if len(pipe) > 1 {
 			y.sc = x.sc.clone()
+		}
+		if w := c.words; i == 0 && len(pipe) > 1 && !c.call && len(w) == 1 && !w[0].bare && !slices.ContainsFunc(w[0].vals, func(a arg) bool { return a.dynamic }) {
+			vals := slices.Clone(w[0].vals) // "~" | Remove-Item: a value piped on, as Write-Output's
+			for j := range vals {
+				vals[j] = psPath(vals[j], r.home)
+			}
+			in = r.run(append([]arg{{text: "echo"}}, vals...), y)
+			continue
 		}
 		in = r.psCommand(c, y, text)
 	}
@@ -627,6 +636,12 @@ func (r *reader) psCommand(c psCmd, x *runCtx, text string) input {
 	if len(first.vals) != 1 {
 		prog = joinArgs(first.vals)
 	}
+	if to, ok := x.sc.vars["psalias:"+strings.ToLower(prog.text)]; ok && !prog.dynamic { // Set-Alias x Remove-Item; x -r ~
+		prog = to
+	}
+	if n := psCmdletName(prog); n == "set-alias" || n == "sal" || n == "new-alias" || n == "nal" {
+		r.psAlias(c.words[1:], x.sc)
+	}
 	if spec, ok := psCmdlets[psCmdletName(prog)]; ok && !prog.dynamic {
 		words := []string{prog.text} // the cmdlet's own words are a layer, as a wrapper's: a rule may name them
 		for _, w := range c.words[1:] {
@@ -646,6 +661,33 @@ func (r *reader) psCommand(c psCmd, x *runCtx, text string) input {
 		}
 	}
 	return r.run(argv, x)
+}
+
+// psAlias keeps the alias Set-Alias [-Name] N [-Value] V makes: later
+// commands named N run V (unknown when V is).
+func (r *reader) psAlias(words []psWord, sc *scope) {
+	var pos []arg
+	named := map[string]arg{}
+	for i := 0; i < len(words); i++ {
+		t := strings.ToLower(words[i].vals[0].text)
+		switch {
+		case words[i].bare && len(t) > 1 && t[0] == '-' && i+1 < len(words) && (strings.HasPrefix("-name", t) || strings.HasPrefix("-value", t)):
+			named[t[:2]], i = words[i+1].vals[0], i+1
+		case words[i].bare && len(t) > 2 && (strings.HasPrefix("-option", t) || strings.HasPrefix("-scope", t) || strings.HasPrefix("-description", t)):
+			i++
+		case words[i].bare && strings.HasPrefix(t, "-"):
+		default:
+			pos = append(pos, words[i].vals[0])
+		}
+	}
+	for _, k := range []string{"-n", "-v"} {
+		if _, ok := named[k]; !ok && len(pos) > 0 {
+			named[k], pos = pos[0], pos[1:]
+		}
+	}
+	if n, ok := named["-n"]; ok && !n.dynamic {
+		sc.vars["psalias:"+strings.ToLower(n.text)] = cmp.Or(named["-v"], unknown)
+	}
 }
 
 var psNumber = regexp.MustCompile(`^[0-9]`)
@@ -904,6 +946,10 @@ func (r *reader) psCmdlet(spec string, words []psWord, x *runCtx) input {
 	case "rm":
 		if len(ops) == 0 && x.stdin.kind != inNone { // the files piped in
 			argv = append([]arg{{text: "xargs"}}, argv...)
+		}
+	case "cp", "mv":
+		if named["path"] == nil && named["literalpath"] == nil && len(ops) == 1 && x.stdin.kind != inNone { // gci ~ | Move-Item -Destination X
+			argv, ops = append(append([]arg{{text: "xargs"}}, argv...), arg{text: "-t"}, ops[0]), nil
 		}
 	case "pwsh":
 		ops = []arg{joinArgs(ops)}
