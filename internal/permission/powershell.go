@@ -237,7 +237,9 @@ func (l *psLex) pipeline() []psCmd {
 				end = len(l.src) - l.i
 			}
 			for _, f := range strings.Fields(l.src[l.i : l.i+end]) {
-				cmd.words = append(cmd.words, psWord{vals: []arg{{text: f, dynamic: strings.Contains(f, "%")}}, bare: true, raw: f})
+				e := l.r.cmdExpand(f, l.x.sc) // PowerShell expands %VAR% there, as cmd does
+				a := arg{text: strings.NewReplacer("\x01", "", "\x00", "").Replace(e), dynamic: strings.Contains(e, "\x00")}
+				cmd.words = append(cmd.words, psWord{vals: []arg{a}, bare: true, raw: f})
 			}
 			l.i += end
 			continue
@@ -394,6 +396,9 @@ func (l *psLex) literal(src string) (vals []arg, ok bool) {
 			s.double(&cur)
 		case operand && c == '$' && !strings.HasPrefix(s.src[s.i:], "$("):
 			s.variable(&cur)
+		case operand && (strings.HasPrefix(s.src[s.i:], "@'\n") || strings.HasPrefix(s.src[s.i:], "@\"\n")): // a here-string
+			w := s.word()
+			cur.text, cur.dynamic = cur.text+w.vals[0].text, cur.dynamic || w.vals[0].dynamic
 		case !operand && (c == '+' || c == ','):
 			s.i++
 			if c == ',' {
