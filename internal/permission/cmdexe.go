@@ -416,10 +416,14 @@ func (r *reader) winLater(argv []arg, x *runCtx) input {
 
 // firstLine is what cmd /c runs of a line: up to its first line break.
 func firstLine(s string) string {
-	if j := strings.IndexAny(s, "\r\n"); j >= 0 {
-		return s[:j]
+	j := strings.IndexAny(s, "\r\n")
+	switch {
+	case j < 0:
+		return s
+	case j > 0 && s[j-1] == '^': // rd /s /q ^<newline>%USERPROFILE%: the line goes on
+		return s[:j-1] + firstLine(strings.TrimPrefix(strings.TrimPrefix(s[j:], "\r"), "\n"))
 	}
-	return s
+	return s[:j]
 }
 
 // cmdJoin joins words into a command line, quoting those with spaces (as
