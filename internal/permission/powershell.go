@@ -655,6 +655,11 @@ func (r *reader) psCommand(c psCmd, x *runCtx, text string) input {
 		x.layers = append(x.layers[:len(x.layers):len(x.layers)], words)
 		return r.psCmdlet(spec, c.words[1:], x)
 	}
+	if n := psCmdletName(prog); (n == "foreach-object" || n == "%" || n == "foreach") && slices.ContainsFunc(c.words[1:], func(w psWord) bool {
+		return w.bare && strings.EqualFold(w.raw, "delete")
+	}) {
+		return r.run([]arg{{text: "xargs"}, {text: "rm"}, {text: "-r"}}, x) // gci ~ -r | % Delete: each item piped in deleted
+	}
 	argv := []arg{prog}
 	native := !prog.dynamic && (progName(prog.text) == "cmd" || progName(prog.text) == "pwsh" || progName(prog.text) == "powershell")
 	for _, w := range c.words[1:] {
@@ -948,8 +953,8 @@ func (r *reader) psCmdlet(spec string, words []psWord, x *runCtx) input {
 		argv, ops = r.psNewItem(named)
 	case "start-process":
 		return r.psStart(named, argv[1:], x)
-	case "rm":
-		if len(ops) == 0 && x.stdin.kind != inNone { // the files piped in
+	case "rm", "truncate", "tee":
+		if len(ops) == 0 && x.stdin.kind != inNone { // the files piped in (gci ~\.ssh | Clear-Content)
 			argv = append([]arg{{text: "xargs"}}, argv...)
 		}
 	case "cp", "mv":
