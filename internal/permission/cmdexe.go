@@ -1,6 +1,7 @@
 package permission
 
 import (
+	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -164,10 +165,8 @@ func (r *reader) cmdExpand(src string, sc *scope) string {
 			b.WriteByte('%')
 			i++
 		default:
-			v := r.winVar(src[i+1:i+1+j], sc)
-			if strings.ContainsAny(src[i+1:i+1+j], ":") {
-				v = unknown // %X:~0,2%, %X:a=b%
-			}
+			name, edit, _ := strings.Cut(src[i+1:i+1+j], ":")
+			v := cmdEdit(r.winVar(name, sc), edit)
 			if v.dynamic {
 				b.WriteByte(0)
 			} else {
@@ -180,6 +179,34 @@ func (r *reader) cmdExpand(src string, sc *scope) string {
 		}
 	}
 	return b.String()
+}
+
+// cmdEdit is %X:~START[,LEN]% (a substring) or %X:OLD=NEW% (a
+// replacement, any letter case) of v; unknown for any other edit.
+func cmdEdit(v arg, edit string) arg {
+	if edit == "" || v.dynamic {
+		return v
+	}
+	if old, repl, ok := strings.Cut(edit, "="); ok && old != "" && !strings.HasPrefix(old, "*") {
+		v.text = regexp.MustCompile(`(?i)`+regexp.QuoteMeta(old)).ReplaceAllLiteralString(v.text, repl)
+		return v
+	}
+	var start, n int
+	if k, err := fmt.Sscanf(strings.TrimPrefix(edit, "~"), "%d,%d", &start, &n); !strings.HasPrefix(edit, "~") || k == 0 && err != nil {
+		return unknown
+	} else if k == 1 {
+		n = len(v.text)
+	}
+	l := len(v.text)
+	if start < 0 {
+		start = max(l+start, 0)
+	}
+	end := min(start+n, l)
+	if n < 0 {
+		end = l + n
+	}
+	v.text = v.text[min(start, l):max(end, min(start, l))]
+	return v
 }
 
 // cmdCommand runs one command: a builtin as its program, if's and for's

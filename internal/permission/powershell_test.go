@@ -29,7 +29,8 @@ func TestWindowsDeny_RawLines(t *testing.T) {
 		`rd /s /q \\?\C:\Users\alice`, `Remove-Item -Recurse -Path C:\Users\*`, `del /s /q C:\*`,
 		"Remove-Item -Recurse -Path @('~')", "& ('r'+'m') -r ~", "iex ('Remove-'+'Item -Recurse ~')",
 		"Set-Alias x Remove-Item; x -Recurse ~", `"~" | Remove-Item -Recurse`,
-		"rd /s /q ^\n%USERPROFILE%", // ^ continues cmd's line
+		"rd /s /q ^\n%USERPROFILE%",                               // ^ continues cmd's line
+		"rd /s /q %USERPROFILE:~0%", "rd /s /q %USERPROFILE:Q=q%", // a substring, a replacement
 	} {
 		if rd := readLine(line, []string{defaultShapeCwd}); rd.deny != "" {
 			t.Errorf("%q: sh refuses it already (%s): not a test of the Windows readings", line, rd.deny)
