@@ -816,6 +816,8 @@ var psCmdlets = map[string]string{
 	"start-process":      "start-process|FilePath@ ArgumentList@/Args Verb: WorkingDirectory: PassThru Credential: LoadUserProfile NoNewWindow RedirectStandardError:-o RedirectStandardInput: RedirectStandardOutput:-o WindowStyle: Wait UseNewEnvironment Environment:",
 	"format-volume":      "mkfs|DriveLetter@",
 	"clear-disk":         "mkfs|Number@",
+	"initialize-disk":    "mkfs|Number@",
+	"remove-partition":   "mkfs|DiskNumber@ PartitionNumber@",
 	"stop-computer":      "shutdown|",
 	"restart-computer":   "shutdown -r|",
 }
