@@ -380,12 +380,19 @@ func (l *psLex) word() psWord {
 	return w
 }
 
-var psSplat = lazyRE(`^@[\w?:]+`)
+var (
+	psSplat    = lazyRE(`^@[\w?:]+`)
+	psJoinPath = lazyRE(`(?i)^\s*join-path\s+(?:-path\s+)?([^\s;|(){}]+)\s+(?:-childpath\s+)?([^\s;|(){}]+)\s*$`)
+)
 
 // literal is the value of an expression of strings and variables joined
 // by + (and listed by ,): 'r'+'m', "$HOME" + '\.ssh', 'a','b'; ok is
 // false for anything else.
 func (l *psLex) literal(src string) (vals []arg, ok bool) {
+	if m := psJoinPath().FindStringSubmatch(src); m != nil { // Join-Path $HOME .ssh
+		a, b := (&psLex{r: l.r, src: m[1], x: l.x}).word().vals[0], (&psLex{r: l.r, src: m[2], x: l.x}).word().vals[0]
+		return []arg{{text: a.text + "/" + b.text, dynamic: a.dynamic || b.dynamic}}, true
+	}
 	s := &psLex{r: l.r, src: psTypography.Replace(src), x: l.x}
 	cur, operand := arg{}, true
 	for s.space(); s.i < len(s.src); s.space() {
