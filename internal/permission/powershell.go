@@ -618,7 +618,9 @@ func (r *reader) psPipeline(pipe []psCmd, x *runCtx, text string) input {
 		if w := c.words; i == 0 && len(pipe) > 1 && !c.call && len(w) == 1 && !w[0].bare && !slices.ContainsFunc(w[0].vals, func(a arg) bool { return a.dynamic }) {
 			vals := slices.Clone(w[0].vals) // "~" | Remove-Item: a value piped on, as Write-Output's
 			for j := range vals {
-				vals[j] = psPath(vals[j], r.home)
+				if !strings.ContainsAny(vals[j].text, " \t\n") { // a path, not a line of code ("…" | iex)
+					vals[j] = psPath(vals[j], r.home)
+				}
 			}
 			in = r.run(append([]arg{{text: "echo"}}, vals...), y)
 			continue
