@@ -62,7 +62,7 @@ func (r *reader) cmdScript(src string, x *runCtx) input {
 	for i := 0; i < len(src) && r.steps < maxSteps; {
 		c := src[i]
 		switch {
-		case c == ' ' || c == '\t' || c == ',' || c == ';':
+		case c == ' ' || c == '\t' || c == ',' || c == ';' || c == '=' && len(words) == 0: // =rd: = before a command is a blank too
 			i++
 		case c == '&' || c == '\n' || c == '\r' || c == '(' && len(words) == 0 || c == ')':
 			i++

@@ -544,6 +544,8 @@ func (r *reader) winVar(name string, sc *scope) arg {
 		return arg{text: "C:/Program Files"}
 	case "programfiles(x86)":
 		return arg{text: "C:/Program Files (x86)"}
+	case "public":
+		return arg{text: "C:/Users/Public"}
 	case "comspec":
 		return arg{text: "C:/Windows/System32/cmd.exe"}
 	case "programdata", "allusersprofile":
