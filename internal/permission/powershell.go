@@ -305,6 +305,10 @@ func (l *psLex) word() psWord {
 	}
 	for l.i < len(l.src) {
 		c := l.src[l.i]
+		if j := skipBlanks(l.src, l.i); (c == ' ' || c == '\t') && j < len(l.src) && l.src[j] == ',' {
+			l.i = j // ./a , ~: the array goes on past blanks
+			continue
+		}
 		if strings.ContainsRune(" \t\r\n;|)}", rune(c)) || c == '&' || l.i > start && (c == '>' || strings.HasPrefix(l.src[l.i:], "2>")) && !quoted {
 			break
 		}
@@ -312,7 +316,9 @@ func (l *psLex) word() psWord {
 		case c == ',':
 			l.i++
 			flush()
-			l.space()
+			for l.space(); l.i < len(l.src) && (l.src[l.i] == '\n' || l.src[l.i] == '\r'); l.space() {
+				l.i++ // ./a,<newline>~: the array goes on
+			}
 			continue
 		case c == '@' && l.i+2 < len(l.src) && (l.src[l.i+1] == '\'' || l.src[l.i+1] == '"') && psStringEnd(l.src, l.i+1) != psStringEnd(l.src[l.i+1:], 0)+l.i+1:
 			w.bare = false // a here-string: its text as it is; with a $ in @"…"@, unknown
@@ -381,6 +387,7 @@ func (l *psLex) word() psWord {
 }
 
 var (
+	cmdSwitch  = lazyRE(`^/[A-Za-z]{1,2}$`) // cmd's /s, /q, /y: not a path PowerShell is given
 	psSplat    = lazyRE(`^@[\w?:]+`)
 	psJoinPath = lazyRE(`(?i)^\s*join-path\s+(?:-path\s+)?([^\s;|(){}]+)\s+(?:-childpath\s+)?([^\s;|(){}]+)\s*$`)
 )
@@ -955,7 +962,7 @@ func (r *reader) psCmdlet(spec string, words []psWord, x *runCtx) input {
 			}
 		}
 	}
-	if extra && !unknownParam && argv[0].text != "echo" && argv[0].text != "pwsh" {
+	if extra && !unknownParam && argv[0].text != "echo" && argv[0].text != "pwsh" && slices.ContainsFunc(ops, func(a arg) bool { return cmdSwitch().MatchString(a.text) }) {
 		return r.run(nil, x) // rd /s /q x: PowerShell binds no such call and runs nothing of it
 	}
 	for i := range ops {
