@@ -50,7 +50,9 @@ func (r *reader) cmdScript(src string, x *runCtx) input {
 	var redirs []redir
 	in, out := x.stdin, input{kind: inUnknown}
 	end := func(pipe bool) {
-		if len(words) > 0 || len(redirs) > 0 {
+		if r.steps++; r.steps > maxSteps {
+			r.out.unclear = true
+		} else if len(words) > 0 || len(redirs) > 0 {
 			y := &runCtx{sc: x.sc, stdin: in, redirs: redirs, layers: x.layers, opaque: x.opaque}
 			out = r.cmdCommand(words, y)
 		}
@@ -59,7 +61,7 @@ func (r *reader) cmdScript(src string, x *runCtx) input {
 			in = out
 		}
 	}
-	for i := 0; i < len(src) && r.steps < maxSteps; {
+	for i := 0; i < len(src); {
 		c := src[i]
 		switch {
 		case c == ' ' || c == '\t' || c == ',' || c == ';' || c == '=' && len(words) == 0: // =rd: = before a command is a blank too
@@ -100,7 +102,6 @@ func (r *reader) cmdScript(src string, x *runCtx) input {
 			w, i = cmdWord(src[:end], i)
 			words = append(words, w)
 		}
-		r.steps++
 	}
 	end(false)
 	return out
@@ -150,19 +151,20 @@ func cmdWord(s string, i int) (arg, int) {
 func (r *reader) cmdExpand(src string, sc *scope) string {
 	var b strings.Builder
 	for i := 0; i < len(src); i++ {
-		if src[i] != '%' {
-			b.WriteByte(src[i])
+		c := src[i]
+		if c != '%' && c != '!' { // !X!: delayed expansion (cmd /v:on)
+			b.WriteByte(c)
 			continue
 		}
-		j := strings.IndexAny(src[i+1:], "%\n")
+		j := strings.IndexAny(src[i+1:], string(c)+"\n")
 		switch {
-		case i+1 < len(src) && (src[i+1] == '~' || src[i+1] >= '0' && src[i+1] <= '9' || src[i+1] == '*'): // %~dp0, %1: arguments
+		case c == '%' && i+1 < len(src) && (src[i+1] == '~' || src[i+1] >= '0' && src[i+1] <= '9' || src[i+1] == '*'): // %~dp0, %1: arguments
 			b.WriteByte(0)
 			i++
 		case j < 0 || src[i+1+j] == '\n' || strings.ContainsAny(src[i+1:i+1+j], " \t&|<>\""): // not a variable: %i of for
-			b.WriteByte('%')
+			b.WriteByte(c)
 		case j == 0:
-			b.WriteByte('%')
+			b.WriteByte(c)
 			i++
 		default:
 			name, edit, _ := strings.Cut(src[i+1:i+1+j], ":")
@@ -220,6 +222,10 @@ func (r *reader) cmdCommand(words []arg, x *runCtx) input {
 		return input{kind: inUnknown}
 	}
 	name := strings.ToLower(strings.TrimLeft(words[0].text, "@"))
+	if b, sw, ok := strings.Cut(name, "/"); ok && cmdBuiltins[b] != "" { // rd/s/q: a builtin's name ends at a /
+		words = append([]arg{{text: b}, {text: "/" + sw}}, words[1:]...)
+		name = b
+	}
 	rest := words[1:]
 	switch name {
 	case "rem", "::", "set", "echo.", "goto", "exit", "setlocal", "endlocal":
@@ -249,11 +255,9 @@ func (r *reader) cmdCommand(words []arg, x *runCtx) input {
 		spec, ok = cmdBuiltins[exe], true // C:\Windows\System32\robocopy.exe, format.com
 	}
 	if !ok {
-		if p := progName(words[0].text); p != "cmd" && p != "pwsh" && p != "powershell" {
-			for i := range rest {
-				if !strings.HasPrefix(rest[i].text, "/") {
-					rest[i] = winPath(rest[i])
-				}
+		for i := range rest {
+			if !winShell(words[0]) && !strings.HasPrefix(rest[i].text, "/") {
+				rest[i] = winPath(rest[i])
 			}
 		}
 		return r.run(append([]arg{words[0]}, rest...), x)

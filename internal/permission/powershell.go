@@ -68,7 +68,6 @@ type psLex struct {
 	src string
 	i   int
 	x   *runCtx
-	dl  bool // a (…) read in the current word carried a download
 }
 
 func (r *reader) psScript(src string, x *runCtx) input {
@@ -85,8 +84,11 @@ func (r *reader) psScript(src string, x *runCtx) input {
 	}
 	l := &psLex{r: r, src: src, x: x}
 	out := input{kind: inUnknown}
-	for l.i < len(l.src) && r.steps < maxSteps {
-		r.steps++
+	for l.i < len(l.src) {
+		if r.steps++; r.steps > maxSteps {
+			r.out.unclear = true // as the sh reader: a line too long to read is asked every time
+			break
+		}
 		start := l.i
 		name, assign := l.assignment()
 		rhs := l.i
@@ -197,7 +199,8 @@ func (l *psLex) pipeline() []psCmd {
 			l.i += 2
 			return append(pipe, cmd)
 		case c == '|':
-			l.i++
+			for l.i++; l.i < len(l.src) && strings.ContainsRune(" \t\r\n", rune(l.src[l.i])); l.i++ { // the pipeline goes on past a line break
+			}
 			pipe, cmd = append(pipe, cmd), psCmd{}
 			continue
 		case c == '&' && len(cmd.words) == 0 && !cmd.call, c == '.' && len(cmd.words) == 0 && !cmd.call && l.i+1 < len(l.src) && strings.ContainsRune(" \t'\"{$", rune(l.src[l.i+1])):
@@ -297,7 +300,6 @@ func (l *psLex) word() psWord {
 	w := psWord{bare: true}
 	cur := arg{}
 	glob := false
-	quoted := false
 	flush := func() {
 		cur.glob = glob
 		w.vals = append(w.vals, cur)
@@ -309,7 +311,7 @@ func (l *psLex) word() psWord {
 			l.i = j // ./a , ~: the array goes on past blanks
 			continue
 		}
-		if strings.ContainsRune(" \t\r\n;|)}", rune(c)) || c == '&' || l.i > start && (c == '>' || strings.HasPrefix(l.src[l.i:], "2>")) && !quoted {
+		if strings.ContainsRune(" \t\r\n;|)}", rune(c)) || c == '&' || l.i > start && (c == '>' || strings.HasPrefix(l.src[l.i:], "2>")) {
 			break
 		}
 		switch {
@@ -374,6 +376,10 @@ func (l *psLex) word() psWord {
 		case c == '$':
 			w.bare = w.bare && l.i > start
 			l.variable(&cur)
+			continue
+		case c == '@' && l.i == start && l.i+1 < len(l.src) && psVarName().MatchString("$"+l.src[l.i+1:]): // @p: splatted parameters hub cannot know
+			l.variable(&cur)
+			cur.dynamic, w.bare = true, false
 			continue
 		case c == '*' || c == '?' || c == '[':
 			glob = true
@@ -535,6 +541,8 @@ func (r *reader) winVar(name string, sc *scope) arg {
 	switch strings.ToLower(name) {
 	case "userprofile", "home":
 		return arg{text: r.home}
+	case "username":
+		return arg{text: path.Base(r.home)}
 	case "homedrive":
 		return arg{text: drive}
 	case "homepath":
@@ -645,10 +653,15 @@ func (r *reader) psCommand(c psCmd, x *runCtx, text string) input {
 		return r.run(nil, x)
 	}
 	first := c.words[0]
-	if !c.call && (!first.bare || psKeywords[strings.ToLower(first.raw)] || psNumber.MatchString(first.raw) || strings.HasPrefix(first.raw, "[")) {
-		r.psExpr(text, x) // an expression: what it calls is read above
+	if keyword := psKeywords[strings.ToLower(first.raw)]; !c.call && (!first.bare || keyword || psNumber(first.raw) || strings.HasPrefix(first.raw, "[")) {
+		if !keyword {
+			r.psExpr(text, x) // an expression: what it calls is read above
+		}
 		if len(c.redirs) > 0 {
 			r.run(nil, x)
+		}
+		if len(c.words) == 1 && len(first.vals) == 1 && !first.bare && !first.vals[0].dynamic { // "text" | iex
+			return input{kind: inText, text: first.vals[0].text + "\n"}
 		}
 		return input{kind: inUnknown, dl: slices.ContainsFunc(first.vals, func(a arg) bool { return a.download })}
 	}
@@ -679,10 +692,9 @@ func (r *reader) psCommand(c psCmd, x *runCtx, text string) input {
 		return r.run([]arg{{text: "xargs"}, {text: "rm"}, {text: "-r"}}, x) // gci ~ -r | % Delete: each item piped in deleted
 	}
 	argv := []arg{prog}
-	native := !prog.dynamic && (progName(prog.text) == "cmd" || progName(prog.text) == "pwsh" || progName(prog.text) == "powershell")
 	for _, w := range c.words[1:] {
 		for _, v := range w.vals {
-			if !native {
+			if !winShell(prog) {
 				v = psPath(v, r.home)
 			}
 			argv = append(argv, v)
@@ -718,7 +730,7 @@ func (r *reader) psAlias(words []psWord, sc *scope) {
 	}
 }
 
-var psNumber = regexp.MustCompile(`^[0-9]`)
+func psNumber(s string) bool { return s != "" && s[0] >= '0' && s[0] <= '9' }
 
 // psCmdletName is a command word's cmdlet (module-qualified too), its
 // alias resolved.
@@ -742,6 +754,13 @@ func psPath(a arg, home string) arg {
 		a.text = home + a.text[1:]
 	}
 	return a
+}
+
+// winShell reports cmd, pwsh or powershell: their arguments are code they
+// read, not paths.
+func winShell(a arg) bool {
+	p := progName(a.text)
+	return !a.dynamic && (p == "cmd" || p == "pwsh" || p == "powershell")
 }
 
 // winPath is a word with \ read as /, and a path's other spellings as
@@ -775,6 +794,13 @@ var (
 
 var psCodeCall = lazyRE(`(?i)(?:\[(?:system\.management\.automation\.)?scriptblock\]::create|\.invokescript|\.newscriptblock|\.addscript)\s*\(`)
 
+// psMethod is a static .NET call ([Type]::Name( : m[1] the type) or an
+// instance call that runs or changes something.
+var psMethod = lazyRE(`(?i)\[([\w.]+)\]::\w+\s*\(|()\.(?:invoke\w*|delete|moveto|copyto|create\w*|write\w*|append\w*|start|replace|encrypt|decrypt|setaccesscontrol)\s*\(`)
+
+// psSafeTypes are the .NET types whose static calls only compute.
+var psSafeTypes = set("io.path", "math", "string", "datetime", "convert", "regex", "guid", "timespan", "text.encoding", "char", "int", "version", "uri", "bitconverter")
+
 // psExpr reads what an expression statement may do to files by .NET
 // calls, and refuses one naming a credential store as inline code does.
 func (r *reader) psExpr(text string, x *runCtx) {
@@ -786,6 +812,11 @@ func (r *reader) psExpr(text string, x *runCtx) {
 			r.psScript(vals[0].text, &runCtx{sc: x.sc.clone(), layers: x.layers, opaque: true})
 		} else {
 			r.out.unclear = true
+		}
+	}
+	for _, m := range psMethod().FindAllStringSubmatch(text, 8) {
+		if !psSafeTypes[strings.ToLower(strings.TrimPrefix(strings.ToLower(m[1]), "system."))] {
+			r.out.unclear = true // a .NET call hub cannot read: [Diagnostics.Process]::Start(…), $sb.Invoke()
 		}
 	}
 	for _, m := range psDotNet().FindAllStringSubmatch(text, 8) {
@@ -927,7 +958,7 @@ func (r *reader) psCmdlet(spec string, words []psWord, x *runCtx) input {
 		w := words[i]
 		var p *psParam
 		var val []arg
-		if t := w.vals[0].text; w.bare && len(w.vals) == 1 && len(t) > 1 && t[0] == '-' && !psNumber.MatchString(t[1:]) {
+		if t := w.vals[0].text; w.bare && len(w.vals) == 1 && len(t) > 1 && t[0] == '-' && !psNumber(t[1:]) {
 			name, v, colon := strings.Cut(strings.ToLower(t[1:]), ":")
 			if p = psParamOf(ps, name); p == nil {
 				argv = append(argv, w.vals[0])
@@ -1040,7 +1071,11 @@ func (r *reader) psStart(named map[string][]arg, outs []arg, x *runCtx) input {
 			continue
 		}
 		for _, f := range winWords(a.text) {
-			argv = append(argv, arg{text: f})
+			if f := (arg{text: f}); winShell(argv[0]) {
+				argv = append(argv, f) // code: the shell reads it
+			} else {
+				argv = append(argv, psPath(f, r.home))
+			}
 		}
 	}
 	for i := 1; i < len(outs); i += 2 {
@@ -1081,7 +1116,7 @@ func winWords(s string) []string {
 // shortest prefix it accepts, in the order PowerShell tries them; those
 // marked : take a value.
 var psExeParams = []struct{ name, min string }{
-	{"command", "c"}, {"encodedcommand", "e"}, {"ec", "ec"}, {"encodedarguments:", "encodeda"}, {"ea:", "ea"}, {"file", "f"},
+	{"commandwithargs", "commandw"}, {"cwa", "cwa"}, {"command", "c"}, {"encodedcommand", "e"}, {"ec", "ec"}, {"encodedarguments:", "encodeda"}, {"ea:", "ea"}, {"file", "f"},
 	{"executionpolicy:", "ex"}, {"ep:", "ep"}, {"noprofile", "nop"}, {"noninteractive", "noni"}, {"nologo", "nol"},
 	{"noexit", "noe"}, {"windowstyle:", "w"}, {"workingdirectory:", "wo"}, {"wd:", "wd"}, {"inputformat:", "in"},
 	{"if:", "if"}, {"outputformat:", "o"}, {"of:", "of"}, {"version:", "v"}, {"login", "l"}, {"configurationname:", "config"},
@@ -1101,7 +1136,7 @@ func (r *reader) pwshExe(argv []arg, x *runCtx) input {
 			return r.final(argv, x)
 		}
 		t := args[i].text
-		if d := psDashes.Replace(t); d[:1] == "-" {
+		if d := psDashes.Replace(t); strings.HasPrefix(d, "-") {
 			t = d // pwsh –c, —enc
 		}
 		if t == "-" {
@@ -1129,7 +1164,7 @@ func (r *reader) pwshExe(argv []arg, x *runCtx) input {
 				r.cd("cd", []arg{{text: "--"}, psPath(args[i+1], r.home)}, x.sc)
 			}
 			i++
-		case opt == "command":
+		case opt == "command" || opt == "commandwithargs" || opt == "cwa": // -CommandWithArgs: its arguments read as words of the code
 			if i+1 < len(args) && args[i+1].text == "-" {
 				return r.psStdin(argv, x)
 			}

@@ -31,6 +31,9 @@ func TestWindowsDeny_RawLines(t *testing.T) {
 		"Set-Alias x Remove-Item; x -Recurse ~", `"~" | Remove-Item -Recurse`,
 		"rd /s /q ^\n%USERPROFILE%",                               // ^ continues cmd's line
 		"rd /s /q %USERPROFILE:~0%", "rd /s /q %USERPROFILE:Q=q%", // a substring, a replacement
+		"Get-Item ~ |\n  Remove-Item -Recurse", // a pipeline goes on past a line break
+		"Get-ChildItem <# a\ncomment #>\nRemove-Item -Recurse ~",
+		"dir " + strings.Repeat("a ", 5000) + "& rd /s /q %USERPROFILE%", // many words are one command
 	} {
 		if rd := readLine(line, []string{defaultShapeCwd}); rd.deny != "" {
 			t.Errorf("%q: sh refuses it already (%s): not a test of the Windows readings", line, rd.deny)
@@ -130,6 +133,32 @@ func TestPowerShellReader_Rules(t *testing.T) {
 		v, _ := s.Decide(Request{Tool: "bash", Kind: adapters.KindExecute, Command: tt.line, Cwd: defaultShapeCwd})
 		if v.Decision != tt.want {
 			t.Errorf("%q: %+v, want %s", tt.line, v, tt.want)
+		}
+	}
+}
+
+// What the readers cannot know before PowerShell or cmd.exe runs is asked
+// every time, as sh's $X is.
+func TestPowerShellReader_Unclear(t *testing.T) {
+	for _, tt := range []struct {
+		line    string
+		unclear bool
+	}{
+		{`pwsh -c "[Diagnostics.Process]::Start('cmd')"`, true},
+		{`pwsh -c "(Get-Item x).Delete()"`, true},
+		{`pwsh -c "Remove-Item -Recurse (Resolve-Path ~)"`, true},
+		{`pwsh -c 'Remove-Item -Recurse $dir'`, true},
+		{`pwsh -c 'iex $code'`, true},
+		{`pwsh -EncodedCommand '!!'`, true},
+		{`cmd /c "rd /s /q %FOO%"`, true},
+		{`pwsh -c '$p = @{Path="~"; Recurse=$true}; Remove-Item @p'`, true},
+		{`pwsh -c "Get-ChildItem src"`, false},
+		{`pwsh -c '$d = "bin"; Remove-Item -Recurse $d'`, false},
+		{`pwsh -c 'Write-Output ([IO.Path]::Combine("a", "b"))'`, false},
+		{`cmd /c dir`, false},
+	} {
+		if got := readLine(tt.line, []string{defaultShapeCwd}).unclear; got != tt.unclear {
+			t.Errorf("%q: unclear %v, want %v", tt.line, got, tt.unclear)
 		}
 	}
 }

@@ -209,7 +209,7 @@ func (r *reader) protectedGlob(pattern string, recursive bool) bool {
 	if prefix != pattern && (inSystemTree(prefix) || r.inCredStore(prefix, false)) {
 		return true
 	}
-	homes := []string{r.home, "/root", "/home/user", "/Users/user"}
+	homes := []string{r.home, "/root", "/home/user", "/Users/user", "/c/Users/user"}
 	if h, _ := r.homeOf(prefix); h != "" {
 		homes = append(homes, h)
 	}
@@ -230,7 +230,7 @@ func (r *reader) credGlob(pattern string) bool {
 	}
 	parts := strings.Split(strings.ToLower(pattern), "/")
 	h, _ := r.homeOf(literalPrefix(pattern))
-	for _, home := range []string{r.home, "/root", "/home/user", "/Users/user", h} {
+	for _, home := range []string{r.home, "/root", "/home/user", "/Users/user", "/c/Users/user", h} {
 		for _, s := range credStores {
 			c := strings.ToLower(path.Join(home, s))
 			n := strings.Count(c, "/") + 1
