@@ -1,6 +1,9 @@
 package permission
 
 import (
+	"fmt"
+	"regexp"
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -19,8 +22,12 @@ var cmdBuiltins = map[string]string{
 	"rd": "rm|s=-r", "rmdir": "rm|s=-r", "del": "rm -r|", "erase": "rm -r|", "copy": "cp|", "xcopy": "cp -r|",
 	"move": "mv|", "ren": "mv|", "rename": "mv|", "type": "cat|", "format": "mkfs|", "cd": "cd|", "chdir": "cd|",
 	"pushd": "pushd|", "popd": "popd|", "robocopy": "rsync -r|mir=--delete purge=--delete mov=--remove-source-files move=--remove-source-files",
-	"mklink": "ln -s|h=-h",
+	"mklink": "ln -s|h=-h", "dir": "ls|", "icacls": "chmod 0|t=-R", "takeown": "chown x|r=-R",
 }
+
+// winExes are the programs of cmdBuiltins that are programs of Windows,
+// whichever shell runs them.
+var winExes = set("robocopy", "xcopy", "format", "icacls", "takeown")
 
 func (r *reader) cmdScript(src string, x *runCtx) input {
 	if r.depth >= maxDepth {
@@ -29,6 +36,15 @@ func (r *reader) cmdScript(src string, x *runCtx) input {
 	}
 	r.depth++
 	defer func() { r.depth-- }()
+	if sets := cmdSet().FindAllStringSubmatch(src, 8); len(sets) > 0 && x.sc.vars["cmd:late"].text == "" {
+		late := src // call %X% and !X! expand again after set X=… ran: read the line with their values too
+		for _, m := range sets {
+			late = regexp.MustCompile(`(?i)[%!]`+regexp.QuoteMeta(m[1])+`[%!]`).ReplaceAllLiteralString(late, m[2])
+		}
+		y := x.fork()
+		y.sc.vars["cmd:late"] = arg{text: "1"}
+		r.cmdScript(late, y)
+	}
 	src = r.cmdExpand(src, x.sc)
 	var words []arg
 	var redirs []redir
@@ -48,7 +64,7 @@ func (r *reader) cmdScript(src string, x *runCtx) input {
 	for i := 0; i < len(src); {
 		c := src[i]
 		switch {
-		case c == ' ' || c == '\t' || c == ',' || c == ';':
+		case c == ' ' || c == '\t' || c == ',' || c == ';' || c == '=' && len(words) == 0: // =rd: = before a command is a blank too
 			i++
 		case c == '&' || c == '\n' || c == '\r' || c == '(' && len(words) == 0 || c == ')':
 			i++
@@ -75,17 +91,23 @@ func (r *reader) cmdScript(src string, x *runCtx) input {
 				redirs = append(redirs, redir{op: map[bool]syntax.RedirOperator{true: syntax.AppOut, false: syntax.RdrOut}[op == ">>"], target: psPath(t, r.home)})
 			}
 		case c == '(': // a block after if's condition, for's set: one word
-			j := min(psMatch(src, i), len(src)-1)
+			j := min(psMatch(strings.ReplaceAll(src, "`", "'"), i), len(src)-1) // ` escapes nothing in cmd: (`cmd`) of for /f
 			words, i = append(words, arg{text: src[i : j+1]}), j+1
 		default:
+			end := len(src)
+			if k := strings.IndexAny(src[i:], "/: \t\"&|<>()"); len(words) == 0 && k > 0 && src[i+k] == '/' {
+				end = i + k // cmd/c, rd/s/q: a / ends a command's name
+			}
 			var w arg
-			w, i = cmdWord(src, i)
+			w, i = cmdWord(src[:end], i)
 			words = append(words, w)
 		}
 	}
 	end(false)
 	return out
 }
+
+var cmdSet = lazyRE(`(?i)\bset\s+"?(\w+)=([^&|"\r\n]*)`)
 
 func skipBlanks(s string, i int) int {
 	for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
@@ -120,7 +142,7 @@ func cmdWord(s string, i int) (arg, int) {
 		if c == 0 {
 			a.dynamic = true
 		}
-		a.text += string(c)
+		a.text += string([]byte{c})
 	}
 	return a, i
 }
@@ -145,10 +167,8 @@ func (r *reader) cmdExpand(src string, sc *scope) string {
 			b.WriteByte(c)
 			i++
 		default:
-			v := r.winVar(src[i+1:i+1+j], sc)
-			if strings.ContainsAny(src[i+1:i+1+j], ":") {
-				v = unknown // %X:~0,2%, %X:a=b%
-			}
+			name, edit, _ := strings.Cut(src[i+1:i+1+j], ":")
+			v := cmdEdit(r.winVar(name, sc), edit)
 			if v.dynamic {
 				b.WriteByte(0)
 			} else {
@@ -161,6 +181,34 @@ func (r *reader) cmdExpand(src string, sc *scope) string {
 		}
 	}
 	return b.String()
+}
+
+// cmdEdit is %X:~START[,LEN]% (a substring) or %X:OLD=NEW% (a
+// replacement, any letter case) of v; unknown for any other edit.
+func cmdEdit(v arg, edit string) arg {
+	if edit == "" || v.dynamic {
+		return v
+	}
+	if old, repl, ok := strings.Cut(edit, "="); ok && old != "" && !strings.HasPrefix(old, "*") {
+		v.text = regexp.MustCompile(`(?i)`+regexp.QuoteMeta(old)).ReplaceAllLiteralString(v.text, repl)
+		return v
+	}
+	var start, n int
+	if k, err := fmt.Sscanf(strings.TrimPrefix(edit, "~"), "%d,%d", &start, &n); !strings.HasPrefix(edit, "~") || k == 0 && err != nil {
+		return unknown
+	} else if k == 1 {
+		n = len(v.text)
+	}
+	l := len(v.text)
+	if start < 0 {
+		start = max(l+start, 0)
+	}
+	end := min(start+n, l)
+	if n < 0 {
+		end = l + n
+	}
+	v.text = v.text[min(start, l):max(end, min(start, l))]
+	return v
 }
 
 // cmdCommand runs one command: a builtin as its program, if's and for's
@@ -200,19 +248,12 @@ func (r *reader) cmdCommand(words []arg, x *runCtx) input {
 		}
 		return r.cmdCommand(body, x)
 	case "for":
-		for i, w := range rest {
-			if strings.EqualFold(w.text, "do") {
-				for j := range rest[i+1:] {
-					if strings.HasPrefix(rest[i+1+j].text, "%") {
-						rest[i+1+j] = arg{text: "\x00", dynamic: true}
-					}
-				}
-				return r.cmdCommand(rest[i+1:], x)
-			}
-		}
-		return r.run(nil, x)
+		return r.cmdFor(rest, x)
 	}
 	spec, ok := cmdBuiltins[name]
+	if exe := strings.TrimSuffix(progName(words[0].text), ".com"); !ok && winExes[exe] {
+		spec, ok = cmdBuiltins[exe], true // C:\Windows\System32\robocopy.exe, format.com
+	}
 	if !ok {
 		for i := range rest {
 			if !winShell(words[0]) && !strings.HasPrefix(rest[i].text, "/") {
@@ -228,7 +269,7 @@ func (r *reader) cmdCommand(words []arg, x *runCtx) input {
 	}
 	hard := false
 	for _, w := range rest {
-		if !strings.HasPrefix(w.text, "/") || len(w.text) < 2 {
+		if !strings.HasPrefix(w.text, "/") || len(w.text) < 2 || w.text == r.home || strings.HasPrefix(w.text, r.home+"/") { // a home like /home/me is no switch
 			ops = append(ops, winPath(w))
 			continue
 		}
@@ -250,10 +291,55 @@ func (r *reader) cmdCommand(words []arg, x *runCtx) input {
 			argv = []arg{{text: "ln"}}
 		}
 	}
+	if argv[0].text == "rsync" && len(ops) > 2 { // robocopy SRC DEST FILE…: DEST last, as rsync's
+		ops = append(append([]arg{ops[0]}, ops[2:]...), ops[1])
+	}
 	if len(ops) > 0 {
 		argv = append(argv, arg{text: "--"})
 	}
 	return r.run(append(argv, ops...), x)
+}
+
+// cmdFor reads for [/d | /r DIR | /l | /f "…"] %i in (SET) do COMMAND:
+// COMMAND once for each item of SET (each word, under DIR for /r); for
+// /f ('cmd'), cmd runs too and its lines are the items, unknown.
+func (r *reader) cmdFor(rest []arg, x *runCtx) input {
+	in := slices.IndexFunc(rest, func(a arg) bool { return strings.EqualFold(a.text, "in") })
+	do := slices.IndexFunc(rest, func(a arg) bool { return strings.EqualFold(a.text, "do") })
+	if in < 1 || do < in+2 {
+		return r.run(nil, x)
+	}
+	loop, set := rest[in-1].text, strings.TrimSuffix(strings.TrimPrefix(rest[in+1].text, "("), ")")
+	flag := func(f string) int {
+		return slices.IndexFunc(rest[:in], func(a arg) bool { return strings.EqualFold(a.text, f) })
+	}
+	items := []arg{unknown}
+	switch {
+	case flag("/f") >= 0 && len(set) > 1 && strings.ContainsRune("'`", rune(set[0])):
+		r.cmdScript(strings.Trim(set, "'`"), x.fork())
+	case flag("/f") < 0 && flag("/l") < 0:
+		items = nil
+		for _, f := range strings.Fields(set) {
+			item, _ := cmdWord(f, 0)
+			if i := flag("/r"); i >= 0 && i+1 < in-1 {
+				item.text = rest[i+1].text + "/" + item.text
+			}
+			items = append(items, winPath(item))
+		}
+	}
+	for _, item := range items {
+		body := slices.Clone(rest[do+1:])
+		for j, w := range body {
+			switch {
+			case strings.Contains(w.text, loop) && !item.dynamic:
+				body[j] = arg{text: strings.ReplaceAll(w.text, loop, item.text), glob: w.glob || item.glob}
+			case strings.Contains(w.text, loop), strings.HasPrefix(w.text, "%"):
+				body[j] = arg{text: "\x00", dynamic: true}
+			}
+		}
+		r.cmdCommand(body, x.fork())
+	}
+	return input{kind: inUnknown}
 }
 
 // cmdIfBody is the command of if [/i] [not] CONDITION COMMAND.
@@ -317,12 +403,58 @@ func (r *reader) cmdExe(argv []arg, x *runCtx) input {
 	return r.final(argv, x)
 }
 
+// wsl reads wsl.exe: its command line (its first word no option names,
+// or after --) run by Linux's shell, or the argv after -e run as it is.
+func (r *reader) wsl(argv []arg, x *runCtx) input {
+	args := argv[1:]
+	for i := 0; i < len(args); i++ {
+		switch t := strings.ToLower(args[i].text); {
+		case args[i].dynamic:
+			r.out.unclear = true
+			return r.final(argv, x)
+		case t == "-e" || t == "--exec":
+			return r.run(args[i+1:], x)
+		case t == "--":
+			return r.nested(cmdJoin(args[i+1:]), x, nil)
+		case t == "--cd" && i+1 < len(args):
+			x.sc = x.sc.clone()
+			r.cd("cd", []arg{{text: "--"}, psPath(args[i+1], r.home)}, x.sc)
+			i++
+		case slices.Contains([]string{"-d", "--distribution", "-u", "--user", "--shell-type", "--distribution-id"}, t):
+			i++
+		case t == "--system":
+		case strings.HasPrefix(t, "-"):
+			return r.final(argv, x) // --list, --shutdown, …: no command
+		default:
+			return r.nested(cmdJoin(args[i:]), x, nil)
+		}
+	}
+	return r.shell([]arg{{text: "sh"}}, x) // a shell reading stdin
+}
+
+// winLater reads the command line a Windows program is given to run, now
+// or later: wmic process call create LINE, schtasks /create /tr LINE.
+func (r *reader) winLater(argv []arg, x *runCtx) input {
+	for i := 1; i+1 < len(argv); i++ {
+		if t := strings.ToLower(argv[i].text); t == "create" || t == "/tr" || t == "-tr" {
+			if r.readable(argv[i+1]) {
+				r.cmdScript(argv[i+1].text, &runCtx{sc: x.sc.clone(), layers: x.layers, opaque: true})
+			}
+		}
+	}
+	return r.final(argv, x)
+}
+
 // firstLine is what cmd /c runs of a line: up to its first line break.
 func firstLine(s string) string {
-	if j := strings.IndexAny(s, "\r\n"); j >= 0 {
-		return s[:j]
+	j := strings.IndexAny(s, "\r\n")
+	switch {
+	case j < 0:
+		return s
+	case j > 0 && s[j-1] == '^': // rd /s /q ^<newline>%USERPROFILE%: the line goes on
+		return s[:j-1] + firstLine(strings.TrimPrefix(strings.TrimPrefix(s[j:], "\r"), "\n"))
 	}
-	return s
+	return s[:j]
 }
 
 // cmdJoin joins words into a command line, quoting those with spaces (as

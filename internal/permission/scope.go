@@ -222,7 +222,7 @@ func wrapped(argv []string) bool {
 	_, plain := plainWrappers[prog]
 	return plain || shells[prog] || psRunners[psCmdletName(arg{text: argv[0]})] || interpreters[strings.TrimRight(prog, "0123456789.")] || privileged[prog] ||
 		prog == "git" && len(argv) > 1 && strings.HasPrefix(argv[1], "-") || len(npxRunnerAt(argv)) > 0 ||
-		slices.Contains([]string{"env", "xargs", "eval", "source", ".", "watch", "parallel", "flock", "busybox", "script", "trap", "find", "ssh", "at", "batch"}, prog)
+		slices.Contains([]string{"env", "xargs", "eval", "source", ".", "watch", "parallel", "flock", "busybox", "script", "trap", "find", "ssh", "at", "batch", "wsl"}, prog)
 }
 
 // destructivePrograms delete or overwrite data whatever their flags say.
@@ -235,7 +235,7 @@ func destructive(argv []string) bool {
 	prog := progName(argv[0])
 	args := argv[1:]
 	switch {
-	case destructivePrograms[prog], strings.HasPrefix(prog, "mkfs"), destructivePrograms[psProgram(argv[0])], prog == "format":
+	case destructivePrograms[prog], strings.HasPrefix(prog, "mkfs"), destructivePrograms[psProgram(argv[0])], winExes[strings.TrimSuffix(prog, ".com")], prog == "mklink": // robocopy's /MIR looks like a path to the shape
 		return true
 	case prog == "chmod", prog == "chown", prog == "chgrp":
 		return hasFlag(args, "-R", "--recursive")

@@ -41,7 +41,7 @@ func (x *runCtx) fork() *runCtx {
 var (
 	downloaders  = set("curl", "wget", "wget2", "fetch", "aria2c", "http", "https", "xh", "lwp-download", "lwp-request")
 	shells       = set("sh", "bash", "zsh", "dash", "ksh", "mksh", "fish", "ash", "yash", "csh", "tcsh", "posh", "rbash", "hush", "cmd")
-	interpreters = set("python", "python2", "python3", "perl", "ruby", "node", "nodejs", "php", "deno", "bun", "lua", "tclsh", "rscript", "osascript", "pwsh", "powershell")
+	interpreters = set("python", "python2", "python3", "perl", "ruby", "node", "nodejs", "php", "deno", "bun", "lua", "tclsh", "rscript", "osascript", "pwsh", "powershell", "pwsh-preview")
 	// transparent wrappers change neither who runs nor what.
 	plainWrappers = map[string]string{ // name -> its options that take a value
 		"nohup": "", "time": "fo", "command": "", "builtin": "", "exec": "a", "stdbuf": "ioe", "unbuffer": "",
@@ -234,10 +234,16 @@ func (r *reader) run(argv []arg, x *runCtx) input {
 		case name == "parallel":
 			r.parallel(argv[1:], x)
 			return input{kind: inUnknown}
-		case name == "pwsh" || name == "powershell":
+		case name == "pwsh" || name == "powershell" || name == "pwsh-preview":
 			return r.pwshExe(argv, x)
 		case name == "cmd":
 			return r.cmdExe(argv, x)
+		case name == "wsl":
+			return r.wsl(argv, x)
+		case name == "wmic" || name == "schtasks":
+			return r.winLater(argv, x)
+		case winExes[strings.TrimSuffix(name, ".com")]:
+			return r.cmdCommand(argv, x)
 		case shells[name]:
 			return r.shell(argv, x)
 		case name == "su" || name == "script":
