@@ -25,6 +25,7 @@ import (
 type forgetful struct {
 	resume, failResume, instructions, fork bool
 	waiting                                chan struct{}
+	started                                chan struct{} // when not nil, told of each start
 
 	mu      sync.Mutex
 	exited  bool
@@ -49,6 +50,9 @@ func (a *forgetful) Start(_ context.Context, o adapters.SessionOptions) (adapter
 	a.opts = append(a.opts, o)
 	gone := a.exited
 	a.exited = false
+	if a.started != nil {
+		a.started <- struct{}{}
+	}
 	return &forgetfulSession{a: a, gone: gone}, nil
 }
 
@@ -361,7 +365,7 @@ func TestSwitchAgent_FreshBriefingSurvivesAnIdleExit(t *testing.T) {
 // An agent switched back to, then restarted for a setting before any
 // prompt, still hears what it missed with its first prompt.
 func TestSwitchAgent_BriefingSurvivesARestartForASetting(t *testing.T) {
-	first, second := &forgetful{resume: true}, &forgetful{}
+	first, second := &forgetful{resume: true, started: make(chan struct{}, 8)}, &forgetful{}
 	reg := adapters.NewRegistry()
 	reg.Register(first)
 	reg.Register(renamed{second, "second"})
@@ -371,6 +375,8 @@ func TestSwitchAgent_BriefingSurvivesARestartForASetting(t *testing.T) {
 	switchTo(c, sid, "second")
 	c.prompt(sid, "second question")
 	switchTo(c, sid, "forgetful")
+	<-first.started // the session's start
+	<-first.started // the warm start on the switch back: the setting now needs a restart
 	c.must("session/set_config_option", schema.SetSessionConfigOptionRequest{SessionID: sid, ConfigID: "delegation", Value: json.RawMessage(`"on"`)}, nil)
 	c.prompt(sid, "third question")
 	starts, prompts := first.seen()
