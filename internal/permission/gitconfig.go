@@ -3,7 +3,9 @@ package permission
 import (
 	"bytes"
 	"cmp"
+	"crypto/sha256"
 	"encoding/binary"
+	"fmt"
 	"io"
 	"maps"
 	"os"
@@ -114,6 +116,7 @@ func (r *reader) gitRepoConfig(x *runCtx, gitDir *arg) []gitKV {
 		if g == "" {
 			continue
 		}
+		r.out.repos = append(r.out.repos, gitCommon(g))
 		key := g + "\x00" + r.home
 		if r.gitConfs[key] == nil {
 			conf, left := r.gitFiles(path.Join(gitCommon(g), "config"), path.Join(g, "config.worktree")), maxGitFiles
@@ -175,6 +178,9 @@ func (r *reader) readHooks(dirs []string, x *runCtx) {
 		r.out.unclear = r.out.unclear || len(hooks) > maxGitFiles
 		for _, h := range hooks[:min(len(hooks), maxGitFiles)] {
 			b, err := readCapped(path.Join(dir, h.Name()), maxGitConfig)
+			fi, _ := os.Stat(fromShellPath(path.Join(dir, h.Name())))
+			sum := sha256.Sum256(b)
+			r.out.hooks = append(r.out.hooks, fmt.Sprintf("%s %v %x", path.Join(dir, h.Name()), fi != nil && fi.Mode()&0o111 != 0, sum[:8]))
 			if left -= len(b); left < 0 {
 				r.out.unclear = true
 				return

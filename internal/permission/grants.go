@@ -56,11 +56,13 @@ func (g Grant) Key() string {
 // Covers is what the grant allows, as a user reads it: an exact command,
 // a command shape ("…" for the free arguments), a file, or the whole tool.
 func (g Grant) Covers() string {
-	switch {
+	switch _, repo, _ := strings.Cut(g.Scope, repoSep); {
 	case g.Scope == "":
 		return "`" + g.Tool + "`"
 	case strings.HasPrefix(g.Scope, "path="):
 		return g.Tool + " on `" + g.What() + "`"
+	case repo != "":
+		return "`" + g.What() + "` in the repository " + strings.Split(repo, " #")[0] + " (its hooks as they are)"
 	}
 	return "`" + g.What() + "`"
 }
@@ -68,6 +70,8 @@ func (g Grant) Covers() string {
 // What is the grant's scope alone: a command ("…" stands for its other
 // arguments), a file, or "(any call)" for a tool without either.
 func (g Grant) What() string {
+	scope, _, _ := strings.Cut(g.Scope, repoSep)
+	g.Scope = scope
 	switch {
 	case g.Scope == "":
 		return "(any call)"
