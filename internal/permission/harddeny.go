@@ -881,7 +881,8 @@ func forcePushMain(k *check) bool {
 		if !hasColon {
 			dst = src
 		}
-		if r.dynamic || dst == "HEAD" || dst == "@" {
+		dst = strings.ToLower(dst) // a remote on a file system that folds case (a path on macOS or Windows) takes MAIN for main
+		if r.dynamic || dst == "head" || dst == "@" {
 			k.unknown()
 			continue
 		}
