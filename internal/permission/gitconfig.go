@@ -112,6 +112,12 @@ func (r *reader) gitRepoConfig(x *runCtx, gitDir *arg) []gitKV {
 		}
 		r.out.unclear = r.out.unclear || !known
 	}
+	for _, d := range slices.Concat(x.sc.cwds, dirs) { // a .git an archive or a copy put there earlier on the line: not on disk yet
+		r.out.unclear = r.out.unclear || slices.ContainsFunc(r.out.fills, func(f string) bool {
+			_, in := under(fromShellPath(f), fromShellPath(d))
+			return in
+		})
+	}
 	for _, g := range dirs {
 		if g == "" {
 			continue

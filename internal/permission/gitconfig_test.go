@@ -251,13 +251,10 @@ func TestService_AlwaysForGitNotInAnUntrustedRepository(t *testing.T) {
 func TestService_AlwaysForGitCoversItsRepositoryOnly(t *testing.T) {
 	fakeHome(t)
 	ws := t.TempDir()
-	for _, repo := range []string{"a", "b"} {
-		write(t, filepath.Join(ws, repo, ".git", "config"), "[core]\n\tbare = false\n")
-		write(t, filepath.Join(ws, repo, ".git", "HEAD"), "ref: refs/heads/main\n")
-		write(t, filepath.Join(ws, repo, ".git", "hooks", "pre-commit"), "#!/bin/sh\nmake lint\n")
-		mkdirs(t, filepath.Join(ws, repo, ".git", "objects"), filepath.Join(ws, repo, ".git", "refs"), filepath.Join(ws, repo, "sub"))
-	}
-	write(t, filepath.Join(ws, "b", ".git", "hooks", "pre-commit"), "#!/bin/sh\n./.payload\n")
+	hookedRepo(t, filepath.Join(ws, "a"), "#!/bin/sh\nmake lint\n")
+	hookedRepo(t, filepath.Join(ws, "b"), "#!/bin/sh\n./.payload\n")
+	write(t, filepath.Join(ws, "home", ".gitconfig"), "[alias]\n\tci = commit\n")
+	t.Setenv("HOME", filepath.Join(ws, "home"))
 	write(t, filepath.Join(ws, "wt", ".git"), "gitdir: ../a/.git/worktrees/wt\n")
 	write(t, filepath.Join(ws, "a", ".git", "worktrees", "wt", "commondir"), "../..\n")
 	write(t, filepath.Join(ws, "a", ".git", "worktrees", "wt", "HEAD"), "ref: refs/heads/feat\n")
@@ -266,7 +263,7 @@ func TestService_AlwaysForGitCoversItsRepositoryOnly(t *testing.T) {
 		r.Dirs = []string{filepath.Join(ws, dir)}
 		return r
 	}
-	shown := []string{"git commit -m wip", "GIT_DIR=../b/.git git status", "go test ./...", "git -c core.hooksPath=../b/.git/hooks commit -m x"}
+	shown := []string{"git commit -m wip", "GIT_DIR=../b/.git git status", "go test ./...", "git -c core.hooksPath=../b/.git/hooks commit -m x", "git ci -m wip"}
 	s := mustNew(t)
 	for _, cmd := range shown {
 		s.Remember(req(cmd, "a"), adapters.AllowAlways)
@@ -282,7 +279,7 @@ func TestService_AlwaysForGitCoversItsRepositoryOnly(t *testing.T) {
 		allow    bool
 	}{{"git commit -m wip", "a", true}, {"git commit -m other", "a/sub", true}, {"git commit -m wip", "wt", true}, {"git commit -m wip", "b", false},
 		{"git commit -m wip", "b/sub", false}, {"git commit -m wip", ".", false}, {"GIT_DIR=../b/.git git status", "a", true},
-		{"go test ./...", "b", true}, {"git -c core.hooksPath=../b/.git/hooks commit -m x", "a", true}} {
+		{"go test ./...", "b", true}, {"git -c core.hooksPath=../b/.git/hooks commit -m x", "a", true}, {"git ci -m wip", "a/sub", true}, {"git ci -m wip", "b", false}} {
 		check("before", tc.cmd, tc.dir, tc.allow)
 	}
 	write(t, filepath.Join(ws, "b", ".git", "hooks", "pre-commit"), "#!/bin/sh\n./.payload --again\n")
@@ -296,6 +293,16 @@ func TestService_AlwaysForGitCoversItsRepositoryOnly(t *testing.T) {
 	if err := os.Chmod(filepath.Join(ws, "a", ".git", "hooks", "post-commit"), 0o755); err == nil && runtime.GOOS != "windows" {
 		check("a hook made executable", "git commit -m wip", "a", false)
 	}
+}
+
+// hookedRepo makes a repository at dir (a subdirectory sub too) whose
+// pre-commit hook is hook.
+func hookedRepo(t *testing.T, dir, hook string) {
+	t.Helper()
+	write(t, filepath.Join(dir, ".git", "config"), "[core]\n\tbare = false\n")
+	write(t, filepath.Join(dir, ".git", "HEAD"), "ref: refs/heads/main\n")
+	write(t, filepath.Join(dir, ".git", "hooks", "pre-commit"), hook)
+	mkdirs(t, filepath.Join(dir, ".git", "objects"), filepath.Join(dir, ".git", "refs"), filepath.Join(dir, "sub"))
 }
 
 // clonedConfig is a plain clone's, after git lfs install --local
