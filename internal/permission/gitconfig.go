@@ -170,6 +170,11 @@ func gitHooksPath(root, val string, x *runCtx) []string {
 
 // readHooks reads the hooks in dirs (see gitHooks).
 func (r *reader) readHooks(dirs []string, x *runCtx) {
+	for _, d := range dirs {
+		if path.Base(d) == "_" { // husky's .husky/_/pre-commit runs .husky/pre-commit
+			dirs = append(dirs, path.Dir(d))
+		}
+	}
 	slices.Sort(dirs)
 	dirs = slices.Compact(dirs)
 	key := "git hooks " + strings.Join(dirs, "\x00")

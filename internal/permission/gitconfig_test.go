@@ -290,6 +290,14 @@ func TestService_AlwaysForGitCoversItsRepositoryOnly(t *testing.T) {
 	check("a hook added", "git commit -m wip", "wt", false)
 	s.Remember(req("git commit -m wip", "a"), adapters.AllowAlways)
 	check("asked again", "git commit -m wip", "a", true)
+	hookedRepo(t, filepath.Join(ws, "h"), "")
+	write(t, filepath.Join(ws, "h", ".git", "config"), "[core]\n\thooksPath = .husky/_\n")
+	write(t, filepath.Join(ws, "h", ".husky", "_", "pre-commit"), "#!/usr/bin/env sh\n. \"$(dirname \"$0\")/h\"\n")
+	write(t, filepath.Join(ws, "h", ".husky", "pre-commit"), "npm test\n")
+	s.Remember(req("git commit -m wip", "h"), adapters.AllowAlways)
+	check("husky", "git commit -m wip", "h", true)
+	write(t, filepath.Join(ws, "h", ".husky", "pre-commit"), "./.payload\n")
+	check("husky's hook changed", "git commit -m wip", "h", false)
 	if err := os.Chmod(filepath.Join(ws, "a", ".git", "hooks", "post-commit"), 0o755); err == nil && runtime.GOOS != "windows" {
 		check("a hook made executable", "git commit -m wip", "a", false)
 	}
