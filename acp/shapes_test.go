@@ -126,7 +126,7 @@ func TestShapes_HubACPAlwaysNoBroaderThanShown(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			ws := permtest.Workspace(t)
-			rows, err := permtest.AlwaysRows(filepath.Join("..", "internal", "permission", "testdata", "shapes.txt"))
+			rows, err := permtest.AlwaysRows(filepath.Join("..", "internal", "permission", "testdata", "shapes.txt"), ws)
 			if err != nil || len(rows) < 45 {
 				t.Fatalf("%d always rows, %v", len(rows), err)
 			}

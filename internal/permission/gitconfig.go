@@ -3,7 +3,9 @@ package permission
 import (
 	"bytes"
 	"cmp"
+	"crypto/sha256"
 	"encoding/binary"
+	"fmt"
 	"io"
 	"maps"
 	"os"
@@ -110,10 +112,17 @@ func (r *reader) gitRepoConfig(x *runCtx, gitDir *arg) []gitKV {
 		}
 		r.out.unclear = r.out.unclear || !known
 	}
+	for _, d := range slices.Concat(x.sc.cwds, dirs) { // a .git an archive or a copy put there earlier on the line: not on disk yet
+		r.out.unclear = r.out.unclear || slices.ContainsFunc(r.out.fills, func(f string) bool {
+			_, in := under(fromShellPath(f), fromShellPath(d))
+			return in
+		})
+	}
 	for _, g := range dirs {
 		if g == "" {
 			continue
 		}
+		r.out.repos = append(r.out.repos, gitCommon(g))
 		key := g + "\x00" + r.home
 		if r.gitConfs[key] == nil {
 			conf, left := r.gitFiles(path.Join(gitCommon(g), "config"), path.Join(g, "config.worktree")), maxGitFiles
@@ -161,6 +170,11 @@ func gitHooksPath(root, val string, x *runCtx) []string {
 
 // readHooks reads the hooks in dirs (see gitHooks).
 func (r *reader) readHooks(dirs []string, x *runCtx) {
+	for _, d := range dirs {
+		if path.Base(d) == "_" { // husky's .husky/_/pre-commit runs .husky/pre-commit
+			dirs = append(dirs, path.Dir(d))
+		}
+	}
 	slices.Sort(dirs)
 	dirs = slices.Compact(dirs)
 	key := "git hooks " + strings.Join(dirs, "\x00")
@@ -175,6 +189,9 @@ func (r *reader) readHooks(dirs []string, x *runCtx) {
 		r.out.unclear = r.out.unclear || len(hooks) > maxGitFiles
 		for _, h := range hooks[:min(len(hooks), maxGitFiles)] {
 			b, err := readCapped(path.Join(dir, h.Name()), maxGitConfig)
+			fi, _ := os.Stat(fromShellPath(path.Join(dir, h.Name())))
+			sum := sha256.Sum256(b)
+			r.out.hooks = append(r.out.hooks, fmt.Sprintf("%s %v %x", path.Join(dir, h.Name()), fi != nil && fi.Mode()&0o111 != 0, sum[:8]))
 			if left -= len(b); left < 0 {
 				r.out.unclear = true
 				return

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -215,9 +216,10 @@ func TestService_UserGitConfigAliasesOnly(t *testing.T) {
 	}
 }
 
-// An always for a git command does not cover it in a repository whose
-// config has git run a program of its own (one the deny list does not
-// know).
+// An always for a git command, given in that repository, does not cover
+// it in a repository whose config has git run a program of its own (one
+// the deny list does not know); a plain clone's config (lfs, husky) does
+// not keep it from covering.
 func TestService_AlwaysForGitNotInAnUntrustedRepository(t *testing.T) {
 	fakeHome(t)
 	ws := t.TempDir()
@@ -228,17 +230,87 @@ func TestService_AlwaysForGitNotInAnUntrustedRepository(t *testing.T) {
 		mkdirs(t, filepath.Join(ws, repo, ".git", "objects"), filepath.Join(ws, repo, ".git", "refs"))
 	}
 	s := mustNew(t)
-	s.Remember(shapeRequest("git status", filepath.Join(ws, "clean")), adapters.AllowAlways)
-	s.Remember(shapeRequest("git st", filepath.Join(ws, "clean")), adapters.AllowAlways)
-	s.Remember(shapeRequest("git pull", filepath.Join(ws, "clean")), adapters.AllowAlways)
-	for _, tc := range []struct {
+	cases := []struct {
 		repo, cmd string
 		allow     bool
-	}{{"clean", "git status", true}, {"tarball", "git status", false}, {"clean", "git st", true}, {"aliased", "git st", false}, {"cloned", "git status", true}, {"cloned", "git pull", true}} {
+	}{{"clean", "git status", true}, {"tarball", "git status", false}, {"clean", "git st", true}, {"aliased", "git st", false}, {"cloned", "git status", true}, {"cloned", "git pull", true}}
+	for _, tc := range cases {
+		s.Remember(shapeRequest(tc.cmd, filepath.Join(ws, tc.repo)), adapters.AllowAlways)
+	}
+	for _, tc := range cases {
 		if v := s.Check(shapeRequest(tc.cmd, filepath.Join(ws, tc.repo))); (v.Decision == Allow) != tc.allow {
-			t.Errorf("%q in %s after an always in clean: %+v, want allowed=%v", tc.cmd, tc.repo, v, tc.allow)
+			t.Errorf("%q in %s after an always there: %+v, want allowed=%v", tc.cmd, tc.repo, v, tc.allow)
 		}
 	}
+}
+
+// An always for a git command covers it in that repository only (a
+// subdirectory, a linked worktree of it, the same GIT_DIR), and only while
+// its hooks are those it had: not in another repository, nor after a hook
+// changed, was added or made executable. Non-git commands are unchanged.
+func TestService_AlwaysForGitCoversItsRepositoryOnly(t *testing.T) {
+	fakeHome(t)
+	ws := t.TempDir()
+	hookedRepo(t, filepath.Join(ws, "a"), "#!/bin/sh\nmake lint\n")
+	hookedRepo(t, filepath.Join(ws, "b"), "#!/bin/sh\n./.payload\n")
+	write(t, filepath.Join(ws, "home", ".gitconfig"), "[alias]\n\tci = commit\n")
+	t.Setenv("HOME", filepath.Join(ws, "home"))
+	write(t, filepath.Join(ws, "wt", ".git"), "gitdir: ../a/.git/worktrees/wt\n")
+	write(t, filepath.Join(ws, "a", ".git", "worktrees", "wt", "commondir"), "../..\n")
+	write(t, filepath.Join(ws, "a", ".git", "worktrees", "wt", "HEAD"), "ref: refs/heads/feat\n")
+	req := func(cmd, dir string) Request {
+		r := shapeRequest(cmd, ws)
+		r.Dirs = []string{filepath.Join(ws, dir)}
+		return r
+	}
+	shown := []string{"git commit -m wip", "GIT_DIR=../b/.git git status", "go test ./...", "git -c core.hooksPath=../b/.git/hooks commit -m x", "git ci -m wip"}
+	s := mustNew(t)
+	for _, cmd := range shown {
+		s.Remember(req(cmd, "a"), adapters.AllowAlways)
+	}
+	check := func(when, cmd, dir string, allow bool) {
+		t.Helper()
+		if v := s.Check(req(cmd, dir)); (v.Decision == Allow) != allow {
+			t.Errorf("%s: %q in %s: %+v, want allowed=%v", when, cmd, dir, v, allow)
+		}
+	}
+	for _, tc := range []struct {
+		cmd, dir string
+		allow    bool
+	}{{"git commit -m wip", "a", true}, {"git commit -m other", "a/sub", true}, {"git commit -m wip", "wt", true}, {"git commit -m wip", "b", false},
+		{"git commit -m wip", "b/sub", false}, {"git commit -m wip", ".", false}, {"GIT_DIR=../b/.git git status", "a", true},
+		{"go test ./...", "b", true}, {"git -c core.hooksPath=../b/.git/hooks commit -m x", "a", true}, {"git ci -m wip", "a/sub", true}, {"git ci -m wip", "b", false}} {
+		check("before", tc.cmd, tc.dir, tc.allow)
+	}
+	write(t, filepath.Join(ws, "b", ".git", "hooks", "pre-commit"), "#!/bin/sh\n./.payload --again\n")
+	check("b's hook changed", "GIT_DIR=../b/.git git status", "a", false)
+	check("b's hook changed", "git -c core.hooksPath=../b/.git/hooks commit -m x", "a", false)
+	write(t, filepath.Join(ws, "a", ".git", "hooks", "post-commit"), "#!/bin/sh\n./.payload\n")
+	check("a hook added", "git commit -m wip", "a", false)
+	check("a hook added", "git commit -m wip", "wt", false)
+	s.Remember(req("git commit -m wip", "a"), adapters.AllowAlways)
+	check("asked again", "git commit -m wip", "a", true)
+	hookedRepo(t, filepath.Join(ws, "h"), "")
+	write(t, filepath.Join(ws, "h", ".git", "config"), "[core]\n\thooksPath = .husky/_\n")
+	write(t, filepath.Join(ws, "h", ".husky", "_", "pre-commit"), "#!/usr/bin/env sh\n. \"$(dirname \"$0\")/h\"\n")
+	write(t, filepath.Join(ws, "h", ".husky", "pre-commit"), "npm test\n")
+	s.Remember(req("git commit -m wip", "h"), adapters.AllowAlways)
+	check("husky", "git commit -m wip", "h", true)
+	write(t, filepath.Join(ws, "h", ".husky", "pre-commit"), "./.payload\n")
+	check("husky's hook changed", "git commit -m wip", "h", false)
+	if err := os.Chmod(filepath.Join(ws, "a", ".git", "hooks", "post-commit"), 0o755); err == nil && runtime.GOOS != "windows" {
+		check("a hook made executable", "git commit -m wip", "a", false)
+	}
+}
+
+// hookedRepo makes a repository at dir (a subdirectory sub too) whose
+// pre-commit hook is hook.
+func hookedRepo(t *testing.T, dir, hook string) {
+	t.Helper()
+	write(t, filepath.Join(dir, ".git", "config"), "[core]\n\tbare = false\n")
+	write(t, filepath.Join(dir, ".git", "HEAD"), "ref: refs/heads/main\n")
+	write(t, filepath.Join(dir, ".git", "hooks", "pre-commit"), hook)
+	mkdirs(t, filepath.Join(dir, ".git", "objects"), filepath.Join(dir, ".git", "refs"), filepath.Join(dir, "sub"))
 }
 
 // clonedConfig is a plain clone's, after git lfs install --local

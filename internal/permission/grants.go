@@ -56,18 +56,25 @@ func (g Grant) Key() string {
 // Covers is what the grant allows, as a user reads it: an exact command,
 // a command shape ("…" for the free arguments), a file, or the whole tool.
 func (g Grant) Covers() string {
+	scope, repo, _ := strings.Cut(g.Scope, repoSep)
 	switch {
 	case g.Scope == "":
 		return "`" + g.Tool + "`"
 	case strings.HasPrefix(g.Scope, "path="):
 		return g.Tool + " on `" + g.What() + "`"
+	case repo != "":
+		return "`" + Grant{Scope: scope}.What() + "` in the repository " + strings.Split(repo, " #")[0] + " (its hooks as they are)"
 	}
 	return "`" + g.What() + "`"
 }
 
 // What is the grant's scope alone: a command ("…" stands for its other
-// arguments), a file, or "(any call)" for a tool without either.
+// arguments) and the repository it runs git in, a file, or "(any call)"
+// for a tool without either.
 func (g Grant) What() string {
+	if scope, repo, ok := strings.Cut(g.Scope, repoSep); ok {
+		return Grant{Scope: scope}.What() + " (in " + strings.Split(repo, " #")[0] + ")"
+	}
 	switch {
 	case g.Scope == "":
 		return "(any call)"

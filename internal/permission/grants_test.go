@@ -227,6 +227,39 @@ func TestGrants_ProjectAndAgentScoping(t *testing.T) {
 	}
 }
 
+// A grant for a git command, even a user-wide one, holds in its
+// repository only, while its hooks are unchanged; the offer and the list
+// name the repository.
+func TestGrants_GitCommandHoldsInItsRepositoryOnly(t *testing.T) {
+	fakeHome(t)
+	path, c, ws := filepath.Join(t.TempDir(), "grants.json"), newClock(), t.TempDir()
+	a, b := filepath.Join(ws, "a"), filepath.Join(ws, "b")
+	hookedRepo(t, a, "#!/bin/sh\nmake lint\n")
+	hookedRepo(t, b, "#!/bin/sh\n./.payload\n")
+	in := func(dir string) Request {
+		return Request{Tool: "Bash", Kind: adapters.KindExecute, Command: "git commit -m wip", Cwd: dir}
+	}
+	s := session(t, path, c, a, true)
+	if offer, _ := s.GrantOffer(in(a)); !strings.Contains(offer, "`git commit -m …` in the repository ") || !strings.Contains(offer, "/a/.git (its hooks") {
+		t.Errorf("offer %q names no repository", offer)
+	}
+	g, err := s.Keep(in(a))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(g.What(), "git commit -m … (in ") || !strings.HasSuffix(g.What(), "/a/.git)") {
+		t.Errorf("the grant lists as %q", g.What())
+	}
+	other := session(t, path, c, b, false)
+	if !granted(other, in(filepath.Join(a, "sub"))) || granted(other, in(b)) {
+		t.Errorf("a user-wide git commit grant of a: in a/sub %v, in b %v; want true, false", granted(other, in(filepath.Join(a, "sub"))), granted(other, in(b)))
+	}
+	write(t, filepath.Join(a, ".git", "hooks", "pre-commit"), "#!/bin/sh\n./.payload\n")
+	if granted(other, in(a)) {
+		t.Error("the grant holds after a's hook changed")
+	}
+}
+
 // A corrupt grants file is reported, never overwritten; meanwhile nothing
 // is granted (the user is asked).
 func TestGrants_CorruptFileReported(t *testing.T) {

@@ -729,7 +729,7 @@ func unpackValued(prog string) string {
 	case strings.HasPrefix(prog, "7z"):
 		return "abcdefghijklmnpqrstuvwxyz" // a switch a word, its value after its name
 	case strings.HasSuffix(prog, "tar"):
-		return "fbgHIKLNTVXF"
+		return "fbgHIKLNTVXFs" // bsdtar -s PATTERN renames members; GNU tar's -s takes none: read as taking one, a -C after it is not trusted
 	}
 	return map[string]string{"unzip": "P", "patch": "piBDFVYzgor", "cpio": "EFHIMOR"}[prog]
 }
@@ -752,6 +752,8 @@ func (k *check) optValues(args []arg, short, long, valued string) (vals, rest []
 			vals, i = append(vals, args[i+1]), i+1
 		case ours && j < len(t)-1:
 			vals = append(vals, arg{text: t[j+1:], dynamic: a.dynamic})
+		case j == len(t)-1 && j > 0 && t[0] == '-' && t[1] != '-' && i+1 < len(args): // another option's value: tar -xf -C is the archive "-C"
+			rest, i = append(rest, a, args[i+1]), i+1
 		default:
 			rest = append(rest, a)
 		}
@@ -881,7 +883,8 @@ func forcePushMain(k *check) bool {
 		if !hasColon {
 			dst = src
 		}
-		if r.dynamic || dst == "HEAD" || dst == "@" {
+		dst = strings.ToLower(dst) // a remote on a file system that folds case (a path on macOS or Windows) takes MAIN for main
+		if r.dynamic || dst == "head" || dst == "@" {
 			k.unknown()
 			continue
 		}

@@ -429,11 +429,11 @@ func RejectKey(req Request) string {
 }
 
 // AlwaysKey is what an "always" answer to req covers: the command's scope
-// (see AlwaysScope), else the files a file tool touches (never the whole
-// tool), else the tool.
+// (see AlwaysScope) in the repositories its git commands use (repoKey),
+// else the files a file tool touches (never the whole tool), else the tool.
 func AlwaysKey(req Request) string {
 	if req.Command != "" {
-		return AlwaysScope(req.Tool, req.Command)
+		return AlwaysScope(req.Tool, req.Command) + req.reading().repoKey()
 	}
 	files := req.files()
 	if len(files) == 0 {

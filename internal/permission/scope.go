@@ -1,6 +1,8 @@
 package permission
 
 import (
+	"crypto/sha256"
+	"fmt"
 	"net/url"
 	"path"
 	"slices"
@@ -35,6 +37,26 @@ func AlwaysScope(tool, command string) string {
 	}
 	return tool + "\x00" + strings.Join(commandShape(argv), " ")
 }
+
+// repoKey is what an "always" for a line running git adds to its scope:
+// the repositories the line's git commands use (as git finds them: -C,
+// cd, GIT_DIR, a linked worktree's common directory) and a digest of the
+// hooks git would run there. git runs hooks for nearly every command (a
+// ref or the index written is enough), and hub reads them only for the
+// deny list: the user saw this command in this repository with these
+// hooks, not in another one, nor after a checkout, an install script or
+// an archive changed them. "" for a line that runs git in none.
+func (rd *reading) repoKey() string {
+	if len(rd.repos) == 0 {
+		return ""
+	}
+	repos, hooks := slices.Compact(slices.Sorted(slices.Values(rd.repos))), slices.Compact(slices.Sorted(slices.Values(rd.hooks)))
+	sum := sha256.Sum256([]byte(strings.Join(hooks, "\n")))
+	return fmt.Sprintf("%s%s #%x", repoSep, strings.Join(repos, " "), sum[:6])
+}
+
+// repoSep starts repoKey's part of a key.
+const repoSep = "\x00in "
 
 // plainCommand is the argv of a command line that is one simple command
 // whose words are all static: no list, pipe, redirect, substitution,

@@ -23,6 +23,9 @@ type shapeRow struct {
 	// shown is an "always" row's command answered "always"; cmd is the
 	// later command it must not cover.
 	shown string
+	// laterDir is where an "always" row's later command runs (the tool
+	// call names it), when not in cwd.
+	laterDir string
 }
 
 // readShapes reads the "deny|ok<TAB>COMMAND[<TAB>cwd=DIR]" rows of
@@ -57,6 +60,10 @@ func readShapeFile(t *testing.T) []shapeRow {
 		cols := strings.Split(line, "\t")
 		if cols[0] == "always" && len(cols) == 3 {
 			rows = append(rows, shapeRow{line: n, shown: cols[1], cmd: cols[2], cwd: defaultShapeCwd})
+			continue
+		}
+		if dir, ok := strings.CutPrefix(cols[len(cols)-1], "cwd="); ok && cols[0] == "always" && len(cols) == 4 { // the later one runs in a planted DIR
+			rows = append(rows, shapeRow{line: n, shown: cols[1], cmd: cols[2], cwd: planted, laterDir: filepath.Join(planted, filepath.FromSlash(dir))})
 			continue
 		}
 		if len(cols) < 2 || len(cols) > 3 || cols[0] != "deny" && cols[0] != "ok" {
@@ -126,7 +133,11 @@ func TestService_AlwaysShapes(t *testing.T) {
 		if v := s.Check(shapeRequest(r.shown, cwd)); v.Decision != Allow {
 			t.Errorf("shapes.txt:%d: the always for %q does not cover itself: %+v", r.line, r.shown, v)
 		}
-		if v := s.Check(shapeRequest(r.cmd, cwd)); v.Decision == Allow {
+		later := shapeRequest(r.cmd, cwd)
+		if r.laterDir != "" {
+			later.Dirs = []string{r.laterDir}
+		}
+		if v := s.Check(later); v.Decision == Allow {
 			t.Errorf("shapes.txt:%d: the always for %q covers %q: %+v", r.line, r.shown, r.cmd, v)
 		}
 	}

@@ -369,6 +369,42 @@ func TestService_AlwaysCoversReadingGitControl(t *testing.T) {
 	}
 }
 
+// An archive unpacked into a subdirectory stays coverable (the always
+// then covers no git command of a .git planted there: its key names the
+// repository and its hooks), but not where hub misreads the directory
+// (another option's value: tar -xf -C, bsdtar -s '-C…'), nor a line that
+// runs git where it unpacked or copied files (the .git is not on disk
+// when hub reads the line), nor an archive whose members may be named
+// from / (cpio without --no-absolute-filenames): asked, not refused.
+func TestCoverable_ArchivesAndAGitDirectoryTheyMayPlant(t *testing.T) {
+	fakeHome(t)
+	ws := t.TempDir()
+	for cmd, want := range map[string]bool{
+		"tar -xzf vendor.tgz -C ./vendor":                           true,
+		"bsdtar -xf ./a.tar -C ./src":                               true,
+		"tar -xf ./a.tar -C ./src && git status":                    true,
+		"cpio -idm --no-absolute-filenames -D ./vendor < x.cpio":    true,
+		`bsdtar -xf ./a.tar -s '-C*\./src-.-' ./src`:                false,
+		"bsdtar -xf ./a.tar -s -C ./src":                            false,
+		"tar -xf -C ./src":                                          false,
+		"tar -xf ./a.tar -C ./src && cd ./src && git status":        false,
+		"tar -xf ./a.tar -C ./src; git -C ./src/lib log -1":         false,
+		"unzip -o x.zip -d ./vendor && git -C ./vendor log":         false,
+		"cp -r ./tpl ./lib && cd ./lib/tpl && git status":           false,
+		"tar -xf ./a.tar -C ./src && GIT_DIR=./src/.git git status": false,
+		"cpio -idm < x.cpio":                                        false,
+		"rpm2cpio ./x.rpm | cpio -idmv":                             false,
+	} {
+		req := Request{Tool: "bash", Kind: adapters.KindExecute, Command: cmd, Cwd: ws}
+		if got := Coverable(req); got != want {
+			t.Errorf("%q: coverable %v, want %v", cmd, got, want)
+		}
+		if why, denied := HardDeny(req); denied {
+			t.Errorf("%q: denied (%s), want asked", cmd, why)
+		}
+	}
+}
+
 // A command is read where it runs, not where hub runs: a file written
 // under a name hub cannot know is unclear in a home (it may be a key),
 // so no "always" covers it there.

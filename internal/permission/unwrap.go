@@ -213,6 +213,9 @@ func (r *reader) run(argv []arg, x *runCtx) input {
 			continue
 		}
 		r.toolRuns(name, argv[1:], x)
+		if words := texts(argv[:min(len(argv), 3)]); len(words) > 1 && (gitRunners[name+" "+words[1]] || len(words) > 2 && gitRunners[name+" "+words[1]+" "+words[2]]) {
+			r.gitRepoConfig(x, nil) // they run git here: its hooks, for the deny list and an always's key
+		}
 		switch {
 		case name == "env":
 			argv = r.env(argv[1:], x)
@@ -623,6 +626,11 @@ func (r *reader) git(argv []arg, x *runCtx) []arg {
 	x.layers = append(x.layers[:len(x.layers):len(x.layers)], texts(out))
 	return out
 }
+
+// gitRunners are commands that run git (a checkout, a commit, a push) in
+// the repository they run in, so its hooks.
+var gitRunners = set("gh pr checkout", "gh pr merge", "gh pr create", "gh repo sync", "npm version", "pnpm version", "yarn version",
+	"pre-commit run", "lefthook run")
 
 // gitLongs are the long options of a git subcommand hub reads (a program
 // it runs, a config, a template, a directory it fills), which git also

@@ -134,7 +134,7 @@ func TestShapes_HubRunAlwaysNoBroaderThanShown(t *testing.T) {
 		t.Run(agent, func(t *testing.T) {
 			ws := permtest.Workspace(t)
 			t.Setenv("PATH", t.TempDir())
-			rows, err := permtest.AlwaysRows(filepath.Join("..", "permission", "testdata", "shapes.txt"))
+			rows, err := permtest.AlwaysRows(filepath.Join("..", "permission", "testdata", "shapes.txt"), ws)
 			if err != nil || len(rows) < 45 {
 				t.Fatalf("%d always rows, %v", len(rows), err)
 			}

@@ -65,16 +65,15 @@ func Rows(shapesFile, cwd string) ([]Row, error) {
 // AlwaysRows are the calls of the shapes file's "always" rows, three a
 // row: NAME-shown (asked, and an editor answers "always"), NAME-again (the
 // same command, then covered) and NAME-later (the row's other command,
-// still asked).
-func AlwaysRows(shapesFile string) ([]Row, error) {
-	return read(shapesFile, "", true)
+// still asked; run in the row's cwd=DIR, a tool call's "cwd", when it
+// has one), in the workspace cwd, which it plants as Rows does.
+func AlwaysRows(shapesFile, cwd string) ([]Row, error) {
+	return read(shapesFile, cwd, true)
 }
 
 func read(shapesFile, cwd string, always bool) ([]Row, error) {
-	if !always {
-		if err := plant.Files(filepath.Join(filepath.Dir(shapesFile), "planted.txt"), cwd); err != nil {
-			return nil, err
-		}
+	if err := plant.Files(filepath.Join(filepath.Dir(shapesFile), "planted.txt"), cwd); err != nil {
+		return nil, err
 	}
 	f, err := os.Open(shapesFile)
 	if err != nil {
@@ -91,9 +90,14 @@ func read(shapesFile, cwd string, always bool) ([]Row, error) {
 		cols := strings.Split(line, "\t")
 		name := fmt.Sprintf("line%d", n)
 		switch {
-		case cols[0] == "always" && len(cols) == 3:
+		case cols[0] == "always" && (len(cols) == 3 || len(cols) == 4 && strings.HasPrefix(cols[3], "cwd=")):
 			if always {
-				rows = append(rows, execRow(name+"-shown", Ask, cols[1]), execRow(name+"-again", OK, cols[1]), execRow(name+"-later", Ask, cols[2]))
+				later := execRow(name+"-later", Ask, cols[2])
+				if len(cols) == 4 { // where the agent says the later command runs
+					dir := jsonOf(map[string]any{"command": cols[2], "cwd": strings.TrimPrefix(cols[3], "cwd=")})
+					later.ToolCall["rawInput"], later.NativeArgs = json.RawMessage(dir), dir
+				}
+				rows = append(rows, execRow(name+"-shown", Ask, cols[1]), execRow(name+"-again", OK, cols[1]), later)
 			}
 			continue
 		case len(cols) < 2 || (cols[0] != "deny" && cols[0] != "ok"):
