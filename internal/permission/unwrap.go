@@ -212,6 +212,10 @@ func (r *reader) run(argv []arg, x *runCtx) input {
 			argv = rest
 			continue
 		}
+		if as, ok := r.winRead(argv); ok { // reg delete KEY as rm -r, certutil -urlcache as wget, …
+			r.run(as, x.fork())
+			return r.final(argv, x)
+		}
 		r.toolRuns(name, argv[1:], x)
 		switch {
 		case name == "env":
